@@ -1,0 +1,308 @@
+/*
+ * analyze.c: the first analyses (groups, kernels, steps, runs), see analyze.h.
+ *
+ * Aggregation is done by SQLite over the store with integer nanoseconds, so
+ * sums are exact; classification is done here in C once per distinct
+ * (kind, name) pair, not once per event.
+ */
+#include "analyze.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/buf.h"
+#include "../util/diag.h"
+#include "../util/xalloc.h"
+
+static int prep(struct store *s, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(store_db(s), sql, -1, st, NULL) != SQLITE_OK) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		return -1;
+	}
+	return 0;
+}
+
+static int failed(struct store *s, sqlite3_stmt *st)
+{
+	diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+	sqlite3_finalize(st);
+	return -1;
+}
+
+static enum activity_kind kind_of(const char *k)
+{
+	return !strcmp(k, "kernel") ? ACT_KERNEL : !strcmp(k, "memcpy") ? ACT_MEMCPY : ACT_MEMSET;
+}
+
+/* activity_groups: one row per distinct (kind, name) of the experiment. */
+static int classify_all(struct store *s, const char *exp, const struct classifier *c)
+{
+	sqlite3_stmt *sel, *ins;
+	if (prep(s, "SELECT DISTINCT a.kind, a.name_id, n.name FROM activities a"
+		    " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
+		    " JOIN names n ON n.id = a.name_id WHERE r.experiment = ?1", &sel) < 0)
+		return -1;
+	if (prep(s, "INSERT INTO activity_groups VALUES(?1, ?2, ?3, ?4)", &ins) < 0) {
+		sqlite3_finalize(sel);
+		return -1;
+	}
+	sqlite3_bind_text(sel, 1, exp, -1, SQLITE_STATIC);
+	int rc;
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		const char *kind = (const char *)sqlite3_column_text(sel, 0);
+		const char *name = (const char *)sqlite3_column_text(sel, 2);
+		const char *g = classify(c, kind_of(kind), name);
+		sqlite3_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 2, kind, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(ins, 3, sqlite3_column_int64(sel, 1));
+		sqlite3_bind_text(ins, 4, g, -1, SQLITE_STATIC);
+		if (sqlite3_step(ins) != SQLITE_DONE) {
+			sqlite3_finalize(ins);
+			return failed(s, sel);
+		}
+		sqlite3_reset(ins);
+	}
+	sqlite3_finalize(ins);
+	if (rc != SQLITE_DONE)
+		return failed(s, sel);
+	sqlite3_finalize(sel);
+	return 0;
+}
+
+static int build_groups(struct store *s, const char *exp, const struct classifier *c, struct table **out)
+{
+	const char *const *groups;
+	size_t ng = classifier_groups(c, &groups);
+	struct table *t = table_new("groups", "GPU time by kernel group, per run and rank",
+				    "run:text,rank:int,group:text,time_us:us,fraction:frac");
+	/* Every (run, rank) with its per-group sums; groups absent from a rank are 0. */
+	sqlite3_stmt *ranks, *sums;
+	if (prep(s, "SELECT r.run, t.rank, group_concat(t.id) FROM traces t JOIN runs r ON r.id = t.run_id"
+		    " WHERE r.experiment = ?1 GROUP BY r.id, t.rank ORDER BY r.position, t.rank", &ranks) < 0)
+		goto fail;
+	if (prep(s, "SELECT g.grp, sum(a.dur_ns) FROM activities a JOIN traces t ON t.id = a.trace_id"
+		    " JOIN runs r ON r.id = t.run_id"
+		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = a.kind AND g.name_id = a.name_id"
+		    " WHERE r.experiment = ?1 AND r.run = ?2 AND t.rank = ?3 GROUP BY g.grp", &sums) < 0) {
+		sqlite3_finalize(ranks);
+		goto fail;
+	}
+	sqlite3_bind_text(ranks, 1, exp, -1, SQLITE_STATIC);
+	int64_t *ns = xcalloc(ng, sizeof(*ns));
+	int rc;
+	while ((rc = sqlite3_step(ranks)) == SQLITE_ROW) {
+		const char *run = (const char *)sqlite3_column_text(ranks, 0);
+		int64_t rank = sqlite3_column_int64(ranks, 1);
+		memset(ns, 0, ng * sizeof(*ns));
+		int64_t total = 0;
+		sqlite3_bind_text(sums, 1, exp, -1, SQLITE_STATIC);
+		sqlite3_bind_text(sums, 2, run, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(sums, 3, rank);
+		while (sqlite3_step(sums) == SQLITE_ROW) {
+			const char *g = (const char *)sqlite3_column_text(sums, 0);
+			int64_t v = sqlite3_column_int64(sums, 1);
+			for (size_t i = 0; i < ng; i++)
+				if (!strcmp(groups[i], g))
+					ns[i] = v;
+			total += v;
+		}
+		sqlite3_reset(sums);
+		for (size_t i = 0; i < ng; i++) {
+			size_t row = table_add_row(t);
+			table_set_text(t, row, 0, run);
+			table_set_int(t, row, 1, rank);
+			table_set_text(t, row, 2, groups[i]);
+			table_set_ns(t, row, 3, ns[i]);
+			if (total > 0)
+				table_set_real(t, row, 4, (double)ns[i] / (double)total);
+		}
+	}
+	free(ns);
+	sqlite3_finalize(sums);
+	if (rc != SQLITE_DONE) {
+		failed(s, ranks);
+		goto fail;
+	}
+	sqlite3_finalize(ranks);
+	/* Keep the aggregate in the store for users' queries. */
+	sqlite3_stmt *ins;
+	if (prep(s, "INSERT INTO group_times VALUES(?1,?2,?3,?4,?5,?6)", &ins) < 0)
+		goto fail;
+	for (size_t r = 0; r < t->nrows; r++) {
+		sqlite3_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 2, table_cell(t, r, 0)->v.text, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 3, table_cell(t, r, 1)->v.i);
+		sqlite3_bind_text(ins, 4, table_cell(t, r, 2)->v.text, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 5, table_cell(t, r, 3)->v.i);
+		if (table_cell(t, r, 4)->null)
+			sqlite3_bind_null(ins, 6);
+		else
+			sqlite3_bind_double(ins, 6, table_cell(t, r, 4)->v.f);
+		if (sqlite3_step(ins) != SQLITE_DONE) {
+			failed(s, ins);
+			goto fail;
+		}
+		sqlite3_reset(ins);
+	}
+	sqlite3_finalize(ins);
+	*out = t;
+	return 0;
+fail:
+	table_free(t);
+	return -1;
+}
+
+static int build_kernels(struct store *s, const char *exp, struct table **out)
+{
+	struct table *t = table_new("kernels", "Kernels per run and rank, by total GPU time",
+				    "run:text,rank:int,name:text,group:text,calls:int,total_us:us,mean_us:us,min_us:us,max_us:us");
+	sqlite3_stmt *st;
+	if (prep(s, "INSERT INTO kernel_stats SELECT r.experiment, r.run, t.rank, a.name_id, g.grp, count(*),"
+		    " sum(a.dur_ns), min(a.dur_ns), max(a.dur_ns) FROM activities a"
+		    " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
+		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = a.kind AND g.name_id = a.name_id"
+		    " WHERE r.experiment = ?1 AND a.kind = 'kernel' GROUP BY r.id, t.rank, a.name_id", &st) < 0)
+		goto fail;
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		failed(s, st);
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	if (prep(s, "SELECT k.run, k.rank, n.name, k.grp, k.calls, k.total_ns, k.min_ns, k.max_ns"
+		    " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
+		    " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
+		    " WHERE k.experiment = ?1 ORDER BY r.position, k.rank, k.total_ns DESC, n.name", &st) < 0)
+		goto fail;
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, (const char *)sqlite3_column_text(st, 0));
+		table_set_int(t, row, 1, sqlite3_column_int64(st, 1));
+		table_set_text(t, row, 2, (const char *)sqlite3_column_text(st, 2));
+		table_set_text(t, row, 3, (const char *)sqlite3_column_text(st, 3));
+		int64_t calls = sqlite3_column_int64(st, 4), total = sqlite3_column_int64(st, 5);
+		table_set_int(t, row, 4, calls);
+		table_set_ns(t, row, 5, total);
+		/* Mean rounded to the nearest ns, halves up: floor((2*total + calls) / (2*calls)). */
+		table_set_ns(t, row, 6, (2 * total + calls) / (2 * calls));
+		table_set_ns(t, row, 7, sqlite3_column_int64(st, 6));
+		table_set_ns(t, row, 8, sqlite3_column_int64(st, 7));
+	}
+	if (rc != SQLITE_DONE) {
+		failed(s, st);
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	*out = t;
+	return 0;
+fail:
+	table_free(t);
+	return -1;
+}
+
+static int build_steps(struct store *s, const char *exp, struct table **out)
+{
+	struct table *t = table_new("steps", "Duration of each profiled training step (ProfilerStep#N, host side)",
+				    "run:text,rank:int,step:int,step_us:us");
+	sqlite3_stmt *st;
+	if (prep(s, "SELECT r.run, t.rank, s.step, s.dur_ns FROM steps s JOIN traces t ON t.id = s.trace_id"
+		    " JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
+		    " ORDER BY r.position, t.rank, s.step, s.start_ns", &st) < 0) {
+		table_free(t);
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, (const char *)sqlite3_column_text(st, 0));
+		table_set_int(t, row, 1, sqlite3_column_int64(st, 1));
+		table_set_int(t, row, 2, sqlite3_column_int64(st, 2));
+		table_set_ns(t, row, 3, sqlite3_column_int64(st, 3));
+	}
+	if (rc != SQLITE_DONE) {
+		table_free(t);
+		return failed(s, st);
+	}
+	sqlite3_finalize(st);
+	*out = t;
+	return 0;
+}
+
+static int build_runs(struct store *s, const char *exp, struct table **out)
+{
+	struct table *t = table_new("runs", "Runs",
+				    "run:text,label:text,gpus:int,ranks:int,model:text,batch:int,strategy:text,"
+				    "device:text,kernels:int,mean_step_us:us");
+	sqlite3_stmt *st;
+	/*
+	 * gpus: the manifest's value, else the largest world_size a trace
+	 * records, else the number of rank files.
+	 */
+	if (prep(s, "SELECT r.run, r.label, coalesce(r.gpus, max(t.world_size), count(DISTINCT t.rank)),"
+		    " count(DISTINCT t.rank), r.model, r.batch, r.strategy,"
+		    " (SELECT d.name FROM devices d JOIN traces t2 ON t2.id = d.trace_id WHERE t2.run_id = r.id"
+		    "   ORDER BY t2.rank, d.device LIMIT 1),"
+		    " (SELECT count(*) FROM activities a JOIN traces t3 ON t3.id = a.trace_id"
+		    "   WHERE t3.run_id = r.id AND a.kind = 'kernel'),"
+		    " (SELECT avg(s.dur_ns) FROM steps s JOIN traces t4 ON t4.id = s.trace_id WHERE t4.run_id = r.id)"
+		    " FROM runs r LEFT JOIN traces t ON t.run_id = r.id WHERE r.experiment = ?1"
+		    " GROUP BY r.id ORDER BY r.position", &st) < 0) {
+		table_free(t);
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t row = table_add_row(t);
+		for (int c = 0; c < 10; c++) {
+			if (sqlite3_column_type(st, c) == SQLITE_NULL)
+				continue;
+			switch (t->cols[c].type) {
+			case COL_TEXT:
+				table_set_text(t, row, (size_t)c, (const char *)sqlite3_column_text(st, c));
+				break;
+			case COL_US: {
+				/* mean of integer ns, rounded to the nearest ns */
+				double v = sqlite3_column_double(st, c);
+				table_set_ns(t, row, (size_t)c, (int64_t)(v + 0.5));
+				break;
+			}
+			default:
+				table_set_int(t, row, (size_t)c, sqlite3_column_int64(st, c));
+			}
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		table_free(t);
+		return failed(s, st);
+	}
+	sqlite3_finalize(st);
+	*out = t;
+	return 0;
+}
+
+int analyze_experiment(struct store *s, const char *experiment, const struct classifier *c,
+		       struct analysis *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (classify_all(s, experiment, c) < 0 || build_groups(s, experiment, c, &out->groups) < 0 ||
+	    build_kernels(s, experiment, &out->kernels) < 0 || build_steps(s, experiment, &out->steps) < 0 ||
+	    build_runs(s, experiment, &out->runs) < 0) {
+		analysis_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+void analysis_release(struct analysis *a)
+{
+	table_free(a->runs);
+	table_free(a->groups);
+	table_free(a->kernels);
+	table_free(a->steps);
+	memset(a, 0, sizeof(*a));
+}

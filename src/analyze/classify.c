@@ -1,0 +1,219 @@
+/*
+ * classify.c: the classification presets and rule matching.
+ *
+ * Rules are data: each preset is a table of (group, pattern) pairs tried in
+ * order. The "default" preset puts attention before matrix-mul because
+ * cuDNN's fused attention kernels carry both words
+ * ("cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_..."), and
+ * communication first because NCCL kernels are never compute.
+ */
+#include "classify.h"
+
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../util/buf.h"
+#include "../util/diag.h"
+#include "../util/xalloc.h"
+
+struct crule {
+	char *group;
+	char *pattern;
+	int is_regex, ignore_case;
+	regex_t re;
+};
+
+struct classifier {
+	char *name;
+	char *memory_group; /* group of memcpy/memset activities, NULL for manifest rules */
+	struct crule *rules;
+	size_t nrules;
+	const char **groups;
+	size_t ngroups;
+	char *description;
+};
+
+static const struct classify_rule default_rules[] = {
+	{"communication", "nccl", 0, 1},
+	{"attention", "flash", 0, 1},
+	{"attention", "fmha", 0, 1},
+	{"attention", "sdpa", 0, 1},
+	{"attention", "attention", 0, 1},
+	{"matrix-mul", "gemm", 0, 1},
+	{"matrix-mul", "nvjet", 0, 1},
+	{"matrix-mul", "xmma", 0, 1},
+	{"matrix-mul", "wgmma", 0, 1},
+	{"matrix-mul", "hmma", 0, 1},
+	{"matrix-mul", "cutlass", 0, 1},
+	{"matrix-mul", "cublas", 0, 1},
+	{"memory", "copy_device_to_device", 0, 1},
+	{"memory", "memcpy", 0, 1},
+	{"memory", "memset", 0, 1},
+	{"elementwise", "at::native", 0, 0},
+	{"elementwise", "elementwise", 0, 1},
+	{"elementwise", "reduce", 0, 1},
+	{"elementwise", "softmax", 0, 1},
+	{"elementwise", "norm", 0, 1},
+	{"elementwise", "triton", 0, 1},
+};
+
+/*
+ * get_ins_group of Payoungkhamdee & Phattiyaphaibun (2021), in its order:
+ * gemm -> MATRIX-MUL; nccl or copy_device_to_device (any case) ->
+ * MEMORY_MGMT; ::native, vectorized_elementwise, _cpp1_ii, reduce_kernel ->
+ * CUSTOM_OPS; memcpy/memset activities are MEMORY_MGMT before any rule.
+ */
+static const struct classify_rule payoungkhamdee_rules[] = {
+	{"matrix-mul", "gemm", 0, 0},
+	{"memory_mgmt", "nccl", 0, 1},
+	{"memory_mgmt", "copy_device_to_device", 0, 1},
+	{"custom_ops", "::native", 0, 0},
+	{"custom_ops", "vectorized_elementwise", 0, 0},
+	{"custom_ops", "_cpp1_ii", 0, 0},
+	{"custom_ops", "reduce_kernel", 0, 0},
+};
+
+static const char *const preset_names[] = {"default", "payoungkhamdee2021", NULL};
+
+const char *const *classifier_presets(void)
+{
+	return preset_names;
+}
+
+static void add_group(struct classifier *c, const char *g, size_t *cap)
+{
+	for (size_t i = 0; i < c->ngroups; i++)
+		if (!strcmp(c->groups[i], g))
+			return;
+	c->groups = xgrow(c->groups, cap, c->ngroups + 1, sizeof(*c->groups));
+	c->groups[c->ngroups++] = g;
+}
+
+static struct classifier *build(const char *name, const char *memory_group,
+				const struct classify_rule *rules, size_t n, const char *const *order)
+{
+	struct classifier *c = xcalloc(1, sizeof(*c));
+	c->name = xstrdup(name);
+	c->memory_group = memory_group ? xstrdup(memory_group) : NULL;
+	c->rules = xcalloc(n ? n : 1, sizeof(*c->rules));
+	struct buf d;
+	buf_init(&d);
+	if (memory_group)
+		buf_printf(&d, "memcpy and memset activities -> %s\n", memory_group);
+	for (size_t i = 0; i < n; i++) {
+		struct crule *r = &c->rules[i];
+		r->group = xstrdup(rules[i].group);
+		r->pattern = xstrdup(rules[i].pattern);
+		r->is_regex = rules[i].is_regex;
+		r->ignore_case = rules[i].ignore_case;
+		if (r->is_regex) {
+			int flags = REG_EXTENDED | REG_NOSUB | (r->ignore_case ? REG_ICASE : 0);
+			int rc = regcomp(&r->re, r->pattern, flags);
+			if (rc) {
+				char msg[200];
+				regerror(rc, &r->re, msg, sizeof(msg));
+				diag_error(NULL, "invalid regular expression '%s': %s", r->pattern, msg);
+				c->nrules = i;
+				buf_release(&d);
+				classifier_free(c);
+				return NULL;
+			}
+		}
+		c->nrules = i + 1;
+		buf_printf(&d, "name %s '%s'%s -> %s\n", r->is_regex ? "matches" : "contains", r->pattern,
+			   r->ignore_case ? " (any case)" : "", r->group);
+	}
+	buf_adds(&d, "anything else -> other\n");
+	c->description = buf_detach(&d);
+	buf_release(&d);
+	size_t cap = 0;
+	for (size_t i = 0; order && order[i]; i++)
+		add_group(c, order[i], &cap);
+	for (size_t i = 0; i < c->nrules; i++)
+		add_group(c, c->rules[i].group, &cap);
+	if (c->memory_group)
+		add_group(c, c->memory_group, &cap);
+	add_group(c, "other", &cap);
+	return c;
+}
+
+struct classifier *classifier_preset(const char *name)
+{
+	if (!strcmp(name, "default")) {
+		static const char *const order[] = {"matrix-mul", "attention", "communication", "memory",
+						    "elementwise", NULL};
+		return build(name, "memory", default_rules, sizeof(default_rules) / sizeof(default_rules[0]), order);
+	}
+	if (!strcmp(name, "payoungkhamdee2021")) {
+		static const char *const order[] = {"matrix-mul", "memory_mgmt", "custom_ops", NULL};
+		return build(name, "memory_mgmt", payoungkhamdee_rules,
+			     sizeof(payoungkhamdee_rules) / sizeof(payoungkhamdee_rules[0]), order);
+	}
+	return NULL;
+}
+
+struct classifier *classifier_rules(const struct classify_rule *rules, size_t n)
+{
+	return build("manifest rules", NULL, rules, n, NULL);
+}
+
+void classifier_free(struct classifier *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nrules; i++) {
+		if (c->rules[i].is_regex)
+			regfree(&c->rules[i].re);
+		free(c->rules[i].group);
+		free(c->rules[i].pattern);
+	}
+	free(c->rules);
+	free(c->groups);
+	free(c->name);
+	free(c->memory_group);
+	free(c->description);
+	free(c);
+}
+
+static int contains(const char *hay, const char *needle, int ignore_case)
+{
+	if (!ignore_case)
+		return strstr(hay, needle) != NULL;
+	size_t n = strlen(needle);
+	for (; *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return 1;
+	return 0;
+}
+
+const char *classify(const struct classifier *c, enum activity_kind kind, const char *name)
+{
+	if (kind != ACT_KERNEL && c->memory_group)
+		return c->memory_group;
+	for (size_t i = 0; i < c->nrules; i++) {
+		const struct crule *r = &c->rules[i];
+		int hit = r->is_regex ? regexec(&r->re, name, 0, NULL, 0) == 0
+				      : contains(name, r->pattern, r->ignore_case);
+		if (hit)
+			return r->group;
+	}
+	return "other";
+}
+
+size_t classifier_groups(const struct classifier *c, const char *const **groups)
+{
+	*groups = c->groups;
+	return c->ngroups;
+}
+
+const char *classifier_name(const struct classifier *c)
+{
+	return c->name;
+}
+
+const char *classifier_describe(const struct classifier *c)
+{
+	return c->description;
+}

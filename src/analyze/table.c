@@ -1,0 +1,148 @@
+/* table.c: the analysis tables of table.h. */
+#include "table.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
+
+static enum col_type parse_type(const char *s, size_t n)
+{
+	if (n == 3 && !memcmp(s, "int", 3))
+		return COL_INT;
+	if (n == 2 && !memcmp(s, "us", 2))
+		return COL_US;
+	if (n == 4 && !memcmp(s, "frac", 4))
+		return COL_FRAC;
+	if (n == 4 && !memcmp(s, "real", 4))
+		return COL_REAL;
+	return COL_TEXT;
+}
+
+struct table *table_new(const char *name, const char *title, const char *cols)
+{
+	struct table *t = xcalloc(1, sizeof(*t));
+	t->name = xstrdup(name);
+	t->title = xstrdup(title);
+	size_t cap = 0;
+	const char *p = cols;
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const char *colon = memchr(p, ':', len);
+		size_t nlen = colon ? (size_t)(colon - p) : len;
+		t->cols = xgrow(t->cols, &cap, t->ncols + 1, sizeof(*t->cols));
+		t->cols[t->ncols].name = xstrndup(p, nlen);
+		t->cols[t->ncols].type = colon ? parse_type(colon + 1, len - nlen - 1) : COL_TEXT;
+		t->ncols++;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return t;
+}
+
+void table_free(struct table *t)
+{
+	if (!t)
+		return;
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < t->ncols; c++)
+			if (t->cols[c].type == COL_TEXT)
+				free(t->cells[r * t->ncols + c].v.text);
+	for (size_t c = 0; c < t->ncols; c++)
+		free(t->cols[c].name);
+	free(t->cols);
+	free(t->cells);
+	free(t->name);
+	free(t->title);
+	free(t);
+}
+
+size_t table_add_row(struct table *t)
+{
+	t->cells = xgrow(t->cells, &t->cap, (t->nrows + 1) * t->ncols, sizeof(*t->cells));
+	struct cell *row = t->cells + t->nrows * t->ncols;
+	for (size_t c = 0; c < t->ncols; c++) {
+		memset(&row[c], 0, sizeof(row[c]));
+		row[c].null = 1;
+	}
+	return t->nrows++;
+}
+
+static struct cell *cell_at(struct table *t, size_t row, size_t col)
+{
+	return &t->cells[row * t->ncols + col];
+}
+
+void table_set_text(struct table *t, size_t row, size_t col, const char *s)
+{
+	struct cell *c = cell_at(t, row, col);
+	free(c->null ? NULL : c->v.text);
+	c->v.text = xstrdup(s);
+	c->null = 0;
+}
+
+void table_set_int(struct table *t, size_t row, size_t col, int64_t v)
+{
+	struct cell *c = cell_at(t, row, col);
+	c->v.i = v;
+	c->null = 0;
+}
+
+void table_set_ns(struct table *t, size_t row, size_t col, int64_t ns)
+{
+	table_set_int(t, row, col, ns);
+}
+
+void table_set_real(struct table *t, size_t row, size_t col, double v)
+{
+	struct cell *c = cell_at(t, row, col);
+	c->v.f = v;
+	c->null = 0;
+}
+
+const struct cell *table_cell(const struct table *t, size_t row, size_t col)
+{
+	return &t->cells[row * t->ncols + col];
+}
+
+int table_col_index(const struct table *t, const char *name)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		if (!strcmp(t->cols[c].name, name))
+			return (int)c;
+	return -1;
+}
+
+void format_ns_as_us(int64_t ns, struct buf *out)
+{
+	/* Integer arithmetic: 1234567 ns -> "1234.567", never a rounding step. */
+	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	buf_printf(out, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", mag / 1000, mag % 1000);
+}
+
+void table_format_cell(const struct table *t, size_t row, size_t col, struct buf *out)
+{
+	const struct cell *c = table_cell(t, row, col);
+	if (c->null)
+		return;
+	switch (t->cols[col].type) {
+	case COL_TEXT:
+		buf_adds(out, c->v.text);
+		break;
+	case COL_INT:
+		buf_printf(out, "%" PRId64, c->v.i);
+		break;
+	case COL_US:
+		format_ns_as_us(c->v.i, out);
+		break;
+	case COL_FRAC:
+		buf_printf(out, "%.6f", c->v.f);
+		break;
+	case COL_REAL:
+		buf_printf(out, "%.6g", c->v.f);
+		break;
+	}
+}

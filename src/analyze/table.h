@@ -1,0 +1,69 @@
+/*
+ * table.h: the tables that analyses produce.
+ *
+ * A table is what one analysis hands on to the report: named, typed columns
+ * and rows of cells. The report writes each one as data/<name>.csv and as an
+ * HTML table; charts are built from them. Times are stored as integer
+ * nanoseconds (COL_US) and always shown in microseconds with three decimals,
+ * so no precision is lost between the trace and the CSV.
+ *
+ * A table owns its strings (copied in table_set_text) and is freed with
+ * table_free().
+ */
+#ifndef PERFSTUDY_TABLE_H
+#define PERFSTUDY_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/buf.h"
+
+enum col_type {
+	COL_TEXT, /* a string from an input or from perfstudy */
+	COL_INT,  /* a count, a rank, a step number */
+	COL_US,   /* a time held in integer ns, shown in us as "%lld.%03lld" */
+	COL_FRAC, /* a fraction in 0..1, shown with 6 decimals */
+	COL_REAL, /* any other real number, shown with %.6g */
+};
+
+struct table_col {
+	char *name; /* CSV header, e.g. "total_us" */
+	enum col_type type;
+};
+
+struct cell {
+	int null; /* an empty CSV field */
+	union {
+		char *text;
+		int64_t i;
+		double f;
+	} v;
+};
+
+struct table {
+	char *name;  /* file stem: data/<name>.csv */
+	char *title; /* caption in the report */
+	size_t ncols;
+	struct table_col *cols;
+	size_t nrows, cap;
+	struct cell *cells; /* row-major, nrows * ncols */
+};
+
+/* A new empty table; cols is "name:type,name:type", type one of text,int,us,frac,real. */
+struct table *table_new(const char *name, const char *title, const char *cols);
+void table_free(struct table *t);
+/* Appends a row of null cells and returns its index. */
+size_t table_add_row(struct table *t);
+void table_set_text(struct table *t, size_t row, size_t col, const char *s);
+void table_set_int(struct table *t, size_t row, size_t col, int64_t v);
+void table_set_ns(struct table *t, size_t row, size_t col, int64_t ns);
+void table_set_real(struct table *t, size_t row, size_t col, double v);
+const struct cell *table_cell(const struct table *t, size_t row, size_t col);
+/* Column index by name, or -1. */
+int table_col_index(const struct table *t, const char *name);
+/* Appends the cell's canonical text (what the CSV holds, unquoted) to out. */
+void table_format_cell(const struct table *t, size_t row, size_t col, struct buf *out);
+/* Formats integer nanoseconds as microseconds with three decimals ("-0.001" style for negatives). */
+void format_ns_as_us(int64_t ns, struct buf *out);
+
+#endif

@@ -1,0 +1,1009 @@
+/*
+ * chart_render.c: draws a chart model with cairo; the only file that
+ * includes it.
+ *
+ * draw_chart() lays a chart out on any cairo_t of a given size in points;
+ * open_surface() picks the SVG, PDF or PNG surface, so every figure comes in
+ * every format from the same drawing. The layout is computed from measured
+ * text (cairo_text_extents), never from guessed character widths: margins
+ * grow to hold the tick labels, the rotated axis label, the category labels
+ * and the legend, and labels are shortened in the middle when they would
+ * not fit. Figures go into papers, so sizes are in points, the smallest text
+ * is 7 pt and the colours are the Okabe-Ito palette, which stays readable
+ * for colour-blind readers and in greyscale print.
+ */
+#include "chart.h"
+
+#include <cairo.h>
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../util/buf.h"
+#include "../util/diag.h"
+#include "../util/xalloc.h"
+
+#define FONT "DejaVu Sans"
+
+/* Text sizes in points; nothing goes below 7 pt, the usual floor for print. */
+#define TITLE_PT 9.0
+#define AXIS_PT 8.0
+#define TICK_PT 7.0
+#define LABEL_PT 7.0
+#define LEGEND_PT 7.5
+#define NODATA_PT 9.0
+
+/* Spacing in points. */
+#define PAD 6.0          /* figure edge to anything drawn */
+#define GAP 3.0          /* text to what it labels */
+#define TICK_LEN 3.0
+#define LEGEND_GAP 12.0  /* plot area to legend */
+#define SWATCH 7.0
+#define LABEL_ANGLE 35.0 /* degrees, for category labels that do not fit flat */
+#define MAX_LABEL_CHARS 45
+
+/* Default figure: a full text width in a two-column paper. */
+#define DEFAULT_WIDTH_IN 7.0
+#define DEFAULT_HEIGHT_IN 3.5
+#define DEFAULT_DPI 300.0
+
+/*
+ * cairo 1.16 stamps each PDF with the time it was made; a fixed date keeps
+ * two builds of the same study byte-identical. cairo writes no other time or
+ * random ID into the PDF or PNG; the SVG's one varying id is handled by
+ * svg_pin_surface_id().
+ */
+#define PDF_DATE "2000-01-01T00:00:00Z"
+
+/* Okabe & Ito (2008), black last: it is kept for the eighth series. */
+static const double palette[][3] = {
+	{0xE6 / 255.0, 0x9F / 255.0, 0x00 / 255.0}, /* orange */
+	{0x56 / 255.0, 0xB4 / 255.0, 0xE9 / 255.0}, /* sky blue */
+	{0x00 / 255.0, 0x9E / 255.0, 0x73 / 255.0}, /* bluish green */
+	{0xF0 / 255.0, 0xE4 / 255.0, 0x42 / 255.0}, /* yellow */
+	{0x00 / 255.0, 0x72 / 255.0, 0xB2 / 255.0}, /* blue */
+	{0xD5 / 255.0, 0x5E / 255.0, 0x00 / 255.0}, /* vermillion */
+	{0xCC / 255.0, 0x79 / 255.0, 0xA7 / 255.0}, /* reddish purple */
+	{0x00 / 255.0, 0x00 / 255.0, 0x00 / 255.0}, /* black */
+};
+#define NPALETTE (sizeof(palette) / sizeof(palette[0]))
+
+enum fmt { FMT_SVG, FMT_PDF, FMT_PNG };
+static const char *const fmt_ext[] = {"svg", "pdf", "png"};
+
+/* The chart's strings, made safe to hand to cairo. */
+struct text {
+	char *title, *value_label;
+	char **cats, **series;
+};
+
+/* A value axis: ticks at lo, lo + step, ..., hi. */
+struct axis {
+	double lo, hi, step;
+	size_t nticks;
+	int decimals; /* -1: print with %g */
+};
+
+/* Rectangle of the plot area, in points from the top left. */
+struct box {
+	double x0, y0, x1, y1;
+};
+
+static void add_utf8(struct buf *b, unsigned long cp)
+{
+	char u[4];
+	size_t n;
+
+	if (cp < 0x80) {
+		u[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		u[0] = (char)(0xc0 | (cp >> 6));
+		u[1] = (char)(0x80 | (cp & 0x3f));
+		n = 2;
+	} else if (cp < 0x10000) {
+		u[0] = (char)(0xe0 | (cp >> 12));
+		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[2] = (char)(0x80 | (cp & 0x3f));
+		n = 3;
+	} else {
+		u[0] = (char)(0xf0 | (cp >> 18));
+		u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[3] = (char)(0x80 | (cp & 0x3f));
+		n = 4;
+	}
+	buf_add(b, u, n);
+}
+
+/*
+ * Returns a copy of s that cairo accepts. cairo refuses a whole string, and
+ * puts the context into an error state, when it holds a byte sequence that
+ * is not valid UTF-8 or that encodes a surrogate or a noncharacter; a trace
+ * can hold any bytes in a kernel name, so each bad byte becomes U+FFFD.
+ * Control characters become spaces: the toy text API draws one line.
+ */
+static char *clean_text(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	struct buf b;
+
+	buf_init(&b);
+	while (*p) {
+		unsigned long cp, min;
+		size_t n, i;
+
+		if (*p < 0x80) {
+			buf_addc(&b, (*p < 0x20 || *p == 0x7f) ? ' ' : (char)*p);
+			p++;
+			continue;
+		}
+		if (*p >= 0xc2 && *p <= 0xdf) {
+			n = 2, min = 0x80, cp = *p & 0x1f;
+		} else if (*p >= 0xe0 && *p <= 0xef) {
+			n = 3, min = 0x800, cp = *p & 0x0f;
+		} else if (*p >= 0xf0 && *p <= 0xf4) {
+			n = 4, min = 0x10000, cp = *p & 0x07;
+		} else {
+			add_utf8(&b, 0xfffd);
+			p++;
+			continue;
+		}
+		for (i = 1; i < n && (p[i] & 0xc0) == 0x80; i++)
+			cp = (cp << 6) | (p[i] & 0x3f);
+		if (i < n || cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ||
+		    (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe) {
+			add_utf8(&b, 0xfffd);
+			p++;
+			continue;
+		}
+		if (cp < 0xa0)
+			buf_addc(&b, ' '); /* C1 controls */
+		else
+			buf_add(&b, p, n);
+		p += n;
+	}
+	return b.data; /* the bytes move to the caller; b is not used again */
+}
+
+static void set_font(cairo_t *cr, double size, int bold)
+{
+	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
+			       bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, size);
+}
+
+static double text_width(cairo_t *cr, const char *s)
+{
+	cairo_text_extents_t te;
+	cairo_text_extents(cr, s, &te);
+	return te.x_advance;
+}
+
+/* Ascent plus descent of the current font: the height every line reserves. */
+static double line_height(cairo_t *cr)
+{
+	cairo_font_extents_t fe;
+	cairo_font_extents(cr, &fe);
+	return fe.ascent + fe.descent;
+}
+
+/*
+ * Returns a new string: s shortened in the middle to at most max_chars
+ * characters and max_w points in the current font; "" if not even the
+ * ellipsis fits.
+ */
+static char *fit_text(cairo_t *cr, const char *s, double max_w, size_t max_chars)
+{
+	size_t n = 0;
+	for (const char *p = s; *p; p++)
+		n += ((unsigned char)*p & 0xc0) != 0x80;
+	if (n > max_chars)
+		n = max_chars;
+	for (; n > 0; n--) {
+		char *t = chart_shorten_middle(s, n);
+		if (text_width(cr, t) <= max_w)
+			return t;
+		free(t);
+	}
+	return xstrdup("");
+}
+
+/*
+ * Draws s with its anchor at (x, y): halign 0 puts the left end there, 1
+ * the right end; valign 0 the top of the line box, 1 its bottom.
+ */
+static void show_text(cairo_t *cr, const char *s, double x, double y, double halign,
+		      double valign)
+{
+	cairo_font_extents_t fe;
+	cairo_font_extents(cr, &fe);
+	cairo_move_to(cr, x - halign * text_width(cr, s),
+		      y + fe.ascent - valign * (fe.ascent + fe.descent));
+	cairo_show_text(cr, s);
+}
+
+/*
+ * Draws s rotated by angle radians counter-clockwise, with the middle of its
+ * line box at (x, y): its right end when right is set, else its centre.
+ */
+static void show_rotated(cairo_t *cr, const char *s, double x, double y, double angle, int right)
+{
+	cairo_font_extents_t fe;
+	cairo_font_extents(cr, &fe);
+	double w = text_width(cr, s);
+	cairo_save(cr);
+	cairo_translate(cr, x, y);
+	cairo_rotate(cr, -angle);
+	cairo_move_to(cr, right ? -w : -w / 2, (fe.ascent - fe.descent) / 2);
+	cairo_show_text(cr, s);
+	cairo_restore(cr);
+}
+
+static void set_grey(cairo_t *cr, double g)
+{
+	cairo_set_source_rgb(cr, g, g, g);
+}
+
+static void set_series_colour(cairo_t *cr, size_t series)
+{
+	const double *rgb = palette[series % NPALETTE];
+	cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+}
+
+static double finite_or_0(double v)
+{
+	return isfinite(v) ? v : 0;
+}
+
+/*
+ * Picks round ticks over [lo, hi]: a step of 1, 2, 2.5 or 5 times a power
+ * of ten giving about five intervals, and the axis widened to whole steps.
+ */
+static void axis_nice(struct axis *a, double lo, double hi)
+{
+	static const double mult[] = {1, 2, 2.5, 5, 10};
+	if (!(hi > lo)) {
+		lo = fmin(lo, 0);
+		hi = lo + 1;
+	}
+	double raw = (hi - lo) / 5;
+	int k = (int)floor(log10(raw));
+	double mag = pow(10, k), m = 10;
+	for (size_t i = 0; i < sizeof(mult) / sizeof(mult[0]); i++) {
+		if (mult[i] * mag >= raw * (1 - 1e-9)) {
+			m = mult[i];
+			break;
+		}
+	}
+	if (m == 10) {
+		m = 1;
+		k++;
+		mag *= 10;
+	}
+	a->step = m * mag;
+	/* A sum like 0.1 + 0.2 + 0.7 must not cost a whole extra step. */
+	a->lo = floor(lo / a->step + 1e-6) * a->step;
+	a->hi = ceil(hi / a->step - 1e-6) * a->step;
+	a->nticks = (size_t)llround((a->hi - a->lo) / a->step) + 1;
+	if (a->hi >= 1e7 || a->lo <= -1e7 || a->step < 1e-6) {
+		a->decimals = -1;
+	} else {
+		int d = (m == 2.5) - k; /* 0.25 needs two decimals, 25 none */
+		a->decimals = d > 0 ? d : 0;
+	}
+}
+
+static double axis_tick(const struct axis *a, size_t i)
+{
+	double v = a->lo + (double)i * a->step;
+	return fabs(v) < a->step * 1e-9 ? 0 : v; /* no "-0.0" */
+}
+
+/* Typeset negative numbers take a minus sign (U+2212), as wide as a digit, not a hyphen. */
+static const char *minus(double v)
+{
+	return v < 0 ? "\xe2\x88\x92" : "";
+}
+
+/* Returns the tick label for v, owned by the caller. */
+static char *axis_label(const struct axis *a, double v)
+{
+	if (a->decimals < 0)
+		return xasprintf("%s%g", minus(v), fabs(v));
+	return xasprintf("%s%.*f", minus(v), a->decimals, fabs(v));
+}
+
+/* Returns v with three significant digits (no exponent below 10^7), owned by the caller. */
+static char *value_text(double v)
+{
+	double m = fabs(v);
+	if (m == 0)
+		return xstrdup("0");
+	if (m >= 1e7 || m < 1e-3)
+		return xasprintf("%s%.3g", minus(v), m);
+	return xasprintf("%s%.*f", minus(v), m >= 100 ? 0 : m >= 10 ? 1 : m >= 1 ? 2 : 3, m);
+}
+
+static double axis_max_label_width(cairo_t *cr, const struct axis *a)
+{
+	double w = 0;
+	for (size_t i = 0; i < a->nticks; i++) {
+		char *s = axis_label(a, axis_tick(a, i));
+		w = fmax(w, text_width(cr, s));
+		free(s);
+	}
+	return w;
+}
+
+/* Returns the y below which the plot may start: the title's block, drawn later. */
+static double title_bottom(cairo_t *cr, const struct text *t)
+{
+	if (!t->title[0])
+		return PAD;
+	set_font(cr, TITLE_PT, 1);
+	return PAD + line_height(cr) + 2 * GAP;
+}
+
+/* Draws the title centred over [x0, x1] if it fits there, else over the figure. */
+static void draw_title(cairo_t *cr, const struct text *t, double w, double x0, double x1)
+{
+	if (!t->title[0])
+		return;
+	set_font(cr, TITLE_PT, 1);
+	char *s = fit_text(cr, t->title, w - 2 * PAD, (size_t)-1);
+	double tw = text_width(cr, s);
+	double cx = (x0 + x1) / 2;
+	if (cx - tw / 2 < PAD || cx + tw / 2 > w - PAD)
+		cx = w / 2;
+	set_grey(cr, 0);
+	show_text(cr, s, cx, PAD, 0.5, 0);
+	free(s);
+}
+
+static void draw_no_data(cairo_t *cr, const struct text *t, double w, double h)
+{
+	draw_title(cr, t, w, 0, w);
+	double top = title_bottom(cr, t);
+	set_font(cr, NODATA_PT, 0);
+	set_grey(cr, 0.4);
+	show_text(cr, "no data", w / 2, (top + h - PAD) / 2, 0.5, 0.5);
+}
+
+/*
+ * Draws the value axis label rotated, centred on the plot's height, just
+ * left of the tick labels, whose widest is tick_w wide.
+ */
+static void draw_value_label_left(cairo_t *cr, const struct text *t, const struct box *b,
+				  double tick_w)
+{
+	if (!t->value_label[0])
+		return;
+	set_font(cr, AXIS_PT, 0);
+	char *s = fit_text(cr, t->value_label, b->y1 - b->y0, (size_t)-1);
+	double lh = line_height(cr);
+	set_grey(cr, 0);
+	show_rotated(cr, s, b->x0 - TICK_LEN - GAP - tick_w - 2 * GAP - lh / 2,
+		     (b->y0 + b->y1) / 2, M_PI / 2, 0);
+	free(s);
+}
+
+/* The legend of a stacked bar chart, laid out before the plot area is known. */
+struct legend {
+	size_t n, ncols, nrows;
+	char **text;
+	double col_w, row_h, width;
+};
+
+static void legend_layout(cairo_t *cr, struct legend *lg, const struct text *t, size_t n,
+			  double w, double avail_h)
+{
+	memset(lg, 0, sizeof(*lg));
+	if (n < 2)
+		return; /* one series needs no key: the value label says what it is */
+	set_font(cr, LEGEND_PT, 0);
+	lg->n = n;
+	lg->row_h = line_height(cr) * 1.3;
+	lg->ncols = (size_t)ceil(n * lg->row_h / fmax(avail_h, lg->row_h));
+	if (lg->ncols < 1)
+		lg->ncols = 1;
+	lg->nrows = (n + lg->ncols - 1) / lg->ncols;
+	double max_text = 0.3 * w / (double)lg->ncols - SWATCH - GAP;
+	lg->text = xcalloc(n, sizeof(*lg->text));
+	double tw = 0;
+	for (size_t i = 0; i < n; i++) {
+		lg->text[i] = fit_text(cr, t->series[i], max_text, MAX_LABEL_CHARS);
+		tw = fmax(tw, text_width(cr, lg->text[i]));
+	}
+	lg->col_w = SWATCH + GAP + tw;
+	lg->width = (double)lg->ncols * lg->col_w + (double)(lg->ncols - 1) * 2 * GAP;
+}
+
+/*
+ * Lists the series top down in the order they are stacked bottom up, so the
+ * key reads like the bars next to it.
+ */
+static void legend_draw(cairo_t *cr, const struct legend *lg, double x, double y)
+{
+	set_font(cr, LEGEND_PT, 0);
+	for (size_t k = 0; k < lg->n; k++) {
+		size_t s = lg->n - 1 - k;
+		double cx = x + (double)(k / lg->nrows) * (lg->col_w + 2 * GAP);
+		double cy = y + (double)(k % lg->nrows) * lg->row_h + lg->row_h / 2;
+		set_series_colour(cr, s);
+		cairo_rectangle(cr, cx, cy - SWATCH / 2, SWATCH, SWATCH);
+		cairo_fill(cr);
+		set_grey(cr, 0);
+		show_text(cr, lg->text[s], cx + SWATCH + GAP, cy, 0, 0.5);
+	}
+}
+
+static void legend_release(struct legend *lg)
+{
+	for (size_t i = 0; i < lg->n; i++)
+		free(lg->text[i]);
+	free(lg->text);
+}
+
+/* How the category labels under a stacked bar chart sit. */
+struct catlabels {
+	double angle;  /* radians counter-clockwise; 0 is flat */
+	size_t every;  /* label every k-th category when lines would overlap */
+	double below;  /* space they take under the axis */
+	double left;   /* how far the first label reaches left of its bar's centre */
+	char **text;
+};
+
+static void catlabels_release(struct catlabels *cl, size_t n)
+{
+	if (cl->text)
+		for (size_t i = 0; i < n; i++)
+			free(cl->text[i]);
+	free(cl->text);
+	cl->text = NULL;
+}
+
+static void catlabels_layout(cairo_t *cr, struct catlabels *cl, const struct text *t, size_t n,
+			     double slot, double max_below)
+{
+	set_font(cr, LABEL_PT, 0);
+	double lh = line_height(cr);
+	int flat = 1;
+
+	catlabels_release(cl, n);
+	cl->text = xcalloc(n, sizeof(*cl->text));
+	for (size_t i = 0; i < n && flat; i++)
+		if (text_width(cr, t->cats[i]) > slot - 2 * GAP ||
+		    strlen(t->cats[i]) > MAX_LABEL_CHARS)
+			flat = 0;
+	cl->every = 1;
+	if (flat) {
+		cl->angle = 0;
+		cl->below = GAP + lh;
+	} else {
+		/* Neighbouring slanted lines are slot * sin(angle) apart. */
+		cl->angle = LABEL_ANGLE * M_PI / 180;
+		if (slot * sin(cl->angle) < lh * 1.1) {
+			cl->angle = M_PI / 2;
+			cl->every = (size_t)ceil(lh * 1.1 / slot);
+		}
+	}
+	double sa = sin(cl->angle), ca = cos(cl->angle);
+	double max_w = flat ? slot - 2 * GAP : (max_below - GAP - lh * ca) / sa;
+	double widest = 0, first = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i % cl->every) {
+			cl->text[i] = xstrdup("");
+			continue;
+		}
+		cl->text[i] = fit_text(cr, t->cats[i], max_w, MAX_LABEL_CHARS);
+		double tw = text_width(cr, cl->text[i]);
+		widest = fmax(widest, tw);
+		if (i == 0)
+			first = tw;
+	}
+	if (flat) {
+		cl->left = first / 2;
+	} else {
+		cl->below = GAP + lh * ca + widest * sa;
+		cl->left = first * ca + lh / 2 * sa;
+	}
+}
+
+static void draw_value_grid_y(cairo_t *cr, const struct axis *a, const struct box *b)
+{
+	double scale = (b->y1 - b->y0) / (a->hi - a->lo);
+	set_font(cr, TICK_PT, 0);
+	for (size_t i = 0; i < a->nticks; i++) {
+		double v = axis_tick(a, i);
+		double y = b->y1 - (v - a->lo) * scale;
+		set_grey(cr, 0.87);
+		cairo_set_line_width(cr, 0.4);
+		cairo_move_to(cr, b->x0, y);
+		cairo_line_to(cr, b->x1, y);
+		cairo_stroke(cr);
+		set_grey(cr, 0.2);
+		cairo_set_line_width(cr, 0.6);
+		cairo_move_to(cr, b->x0 - TICK_LEN, y);
+		cairo_line_to(cr, b->x0, y);
+		cairo_stroke(cr);
+		char *s = axis_label(a, v);
+		show_text(cr, s, b->x0 - TICK_LEN - GAP, y, 1, 0.5);
+		free(s);
+	}
+}
+
+static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *t, double w,
+			 double h)
+{
+	size_t nc = c->ncat, ns = c->nseries;
+	struct axis a;
+	struct legend lg;
+	struct catlabels cl = {0};
+	struct box b;
+
+	/* Positive segments stack up from 0 and negative ones down, as in most tools. */
+	double lo = 0, hi = 0;
+	for (size_t i = 0; i < nc; i++) {
+		double pos = 0, neg = 0;
+		for (size_t s = 0; s < ns; s++) {
+			double v = finite_or_0(c->values[i * ns + s]);
+			if (v > 0)
+				pos += v;
+			else
+				neg += v;
+		}
+		hi = fmax(hi, pos);
+		lo = fmin(lo, neg);
+	}
+	axis_nice(&a, lo, hi);
+
+	set_font(cr, TICK_PT, 0);
+	double tick_h = line_height(cr);
+	b.y0 = fmax(title_bottom(cr, t), PAD + tick_h / 2);
+
+	legend_layout(cr, &lg, t, ns, w, h - b.y0 - PAD - 40);
+	b.x1 = w - PAD - (lg.n ? lg.width + LEGEND_GAP : 0);
+
+	set_font(cr, TICK_PT, 0);
+	double tick_w = axis_max_label_width(cr, &a);
+	double axis_left = PAD + tick_w + GAP + TICK_LEN;
+	if (t->value_label[0]) {
+		set_font(cr, AXIS_PT, 0);
+		axis_left += line_height(cr) + 2 * GAP;
+	}
+
+	/*
+	 * The labels' space depends on the bar width, and slanted labels can
+	 * push the left margin, which narrows the bars: settle it in a few rounds.
+	 */
+	b.x0 = axis_left;
+	for (int round = 0; round < 3; round++) {
+		double slot = (b.x1 - b.x0) / (double)nc;
+		catlabels_layout(cr, &cl, t, nc, slot, 0.4 * h);
+		double need = PAD + cl.left - slot / 2;
+		if (need <= b.x0)
+			break;
+		b.x0 = need;
+	}
+	b.y1 = h - PAD - cl.below;
+	double slot = (b.x1 - b.x0) / (double)nc;
+	double scale = (b.y1 - b.y0) / (a.hi - a.lo);
+	double y_zero = b.y1 - (0 - a.lo) * scale;
+
+	draw_title(cr, t, w, b.x0, b.x1);
+	draw_value_grid_y(cr, &a, &b);
+
+	double bar_w = fmin(slot * 0.7, 60);
+	for (size_t i = 0; i < nc; i++) {
+		double cx = b.x0 + ((double)i + 0.5) * slot;
+		double up = 0, down = 0;
+		for (size_t s = 0; s < ns; s++) {
+			double v = finite_or_0(c->values[i * ns + s]);
+			if (v == 0)
+				continue;
+			double base = v > 0 ? up : down;
+			double y_a = y_zero - base * scale, y_b = y_zero - (base + v) * scale;
+			if (v > 0)
+				up += v;
+			else
+				down += v;
+			cairo_rectangle(cr, cx - bar_w / 2, fmin(y_a, y_b), bar_w, fabs(y_a - y_b));
+			set_series_colour(cr, s);
+			cairo_fill_preserve(cr);
+			/* A hairline between segments keeps neighbours apart in greyscale. */
+			cairo_set_source_rgb(cr, 1, 1, 1);
+			cairo_set_line_width(cr, 0.3);
+			cairo_stroke(cr);
+		}
+	}
+
+	set_grey(cr, 0.2);
+	cairo_set_line_width(cr, 0.6);
+	cairo_move_to(cr, b.x0, b.y0 - 0.3);
+	cairo_line_to(cr, b.x0, b.y1 + 0.3);
+	cairo_move_to(cr, b.x0, y_zero);
+	cairo_line_to(cr, b.x1, y_zero);
+	cairo_stroke(cr);
+
+	set_font(cr, LABEL_PT, 0);
+	double lh = line_height(cr);
+	set_grey(cr, 0);
+	for (size_t i = 0; i < nc; i++) {
+		double cx = b.x0 + ((double)i + 0.5) * slot;
+		if (!cl.text[i][0])
+			continue;
+		if (cl.angle == 0)
+			show_text(cr, cl.text[i], cx, b.y1 + GAP, 0.5, 0);
+		else
+			show_rotated(cr, cl.text[i], cx, b.y1 + GAP + lh / 2 * cos(cl.angle),
+				     cl.angle, 1);
+	}
+
+	draw_value_label_left(cr, t, &b, tick_w);
+	if (lg.n)
+		legend_draw(cr, &lg, b.x1 + LEGEND_GAP, b.y0);
+	legend_release(&lg);
+	catlabels_release(&cl, nc);
+}
+
+static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double w,
+		      double h)
+{
+	size_t nc = c->ncat, ns = c->nseries;
+	struct axis a;
+	struct box b;
+	char **label = xcalloc(nc, sizeof(*label));
+	char **vtext = xcalloc(nc, sizeof(*vtext));
+
+	double lo = 0, hi = 0;
+	for (size_t i = 0; i < nc; i++) {
+		double v = finite_or_0(c->values[i * ns]);
+		lo = fmin(lo, v);
+		hi = fmax(hi, v);
+	}
+	axis_nice(&a, lo, hi);
+
+	/* Room for the printed values beside the bar ends, on either side of 0. */
+	set_font(cr, TICK_PT, 0);
+	double pos_pad = 0, neg_pad = 0;
+	for (size_t i = 0; i < nc; i++) {
+		double v = finite_or_0(c->values[i * ns]);
+		vtext[i] = value_text(v);
+		double tw = text_width(cr, vtext[i]) + GAP;
+		if (v < 0)
+			neg_pad = fmax(neg_pad, tw);
+		else
+			pos_pad = fmax(pos_pad, tw);
+	}
+	double tick_h = line_height(cr);
+	char *s_lo = axis_label(&a, axis_tick(&a, 0));
+	char *s_hi = axis_label(&a, axis_tick(&a, a.nticks - 1));
+	double tw_lo = text_width(cr, s_lo), tw_hi = text_width(cr, s_hi);
+	free(s_lo);
+	free(s_hi);
+
+	set_font(cr, LABEL_PT, 0);
+	double lh = line_height(cr);
+	double label_w = 0;
+	for (size_t i = 0; i < nc; i++) {
+		label[i] = fit_text(cr, t->cats[i], 0.45 * w, MAX_LABEL_CHARS);
+		label_w = fmax(label_w, text_width(cr, label[i]));
+	}
+
+	b.y0 = title_bottom(cr, t);
+	b.y1 = h - PAD - tick_h - GAP - TICK_LEN;
+	if (t->value_label[0]) {
+		set_font(cr, AXIS_PT, 0);
+		b.y1 -= line_height(cr) + GAP;
+	}
+	b.x0 = fmax(PAD + label_w + 2 * GAP, PAD + tw_lo / 2 - neg_pad);
+	b.x1 = w - PAD - fmax(0, tw_hi / 2 - pos_pad);
+	double d0 = b.x0 + neg_pad, d1 = b.x1 - pos_pad; /* where lo and hi fall */
+	double scale = (d1 - d0) / (a.hi - a.lo);
+	double x_zero = d0 + (0 - a.lo) * scale;
+
+	draw_title(cr, t, w, b.x0, b.x1);
+
+	set_font(cr, TICK_PT, 0);
+	for (size_t i = 0; i < a.nticks; i++) {
+		double v = axis_tick(&a, i);
+		double x = d0 + (v - a.lo) * scale;
+		set_grey(cr, 0.87);
+		cairo_set_line_width(cr, 0.4);
+		cairo_move_to(cr, x, b.y0);
+		cairo_line_to(cr, x, b.y1);
+		cairo_stroke(cr);
+		set_grey(cr, 0.2);
+		cairo_set_line_width(cr, 0.6);
+		cairo_move_to(cr, x, b.y1);
+		cairo_line_to(cr, x, b.y1 + TICK_LEN);
+		cairo_stroke(cr);
+		char *s = axis_label(&a, v);
+		show_text(cr, s, x, b.y1 + TICK_LEN + GAP, 0.5, 0);
+		free(s);
+	}
+
+	double row = (b.y1 - b.y0) / (double)nc;
+	size_t every = row >= lh ? 1 : (size_t)ceil(lh / row);
+	double bar_h = fmin(row * 0.7, 18);
+	for (size_t i = 0; i < nc; i++) {
+		double v = finite_or_0(c->values[i * ns]);
+		double cy = b.y0 + ((double)i + 0.5) * row;
+		double xv = x_zero + v * scale;
+		set_series_colour(cr, 0);
+		cairo_rectangle(cr, fmin(x_zero, xv), cy - bar_h / 2, fabs(xv - x_zero), bar_h);
+		cairo_fill(cr);
+		if (i % every)
+			continue;
+		set_font(cr, LABEL_PT, 0);
+		set_grey(cr, 0);
+		show_text(cr, label[i], b.x0 - 2 * GAP, cy, 1, 0.5);
+		set_font(cr, TICK_PT, 0);
+		set_grey(cr, 0.25);
+		show_text(cr, vtext[i], v < 0 ? xv - GAP : xv + GAP, cy, v < 0, 0.5);
+	}
+
+	set_grey(cr, 0.2);
+	cairo_set_line_width(cr, 0.6);
+	cairo_move_to(cr, d0, b.y1);
+	cairo_line_to(cr, d1, b.y1);
+	cairo_move_to(cr, x_zero, b.y0);
+	cairo_line_to(cr, x_zero, b.y1);
+	cairo_stroke(cr);
+
+	if (t->value_label[0]) {
+		set_font(cr, AXIS_PT, 0);
+		char *s = fit_text(cr, t->value_label, w - 2 * PAD, (size_t)-1);
+		double cx = (d0 + d1) / 2, tw = text_width(cr, s);
+		cx = fmin(fmax(cx, PAD + tw / 2), w - PAD - tw / 2);
+		set_grey(cr, 0);
+		show_text(cr, s, cx, h - PAD, 0.5, 1);
+		free(s);
+	}
+
+	for (size_t i = 0; i < nc; i++) {
+		free(label[i]);
+		free(vtext[i]);
+	}
+	free(label);
+	free(vtext);
+}
+
+/* Draws c onto cr, whose user space is w x h points. */
+static void draw_chart(cairo_t *cr, const struct chart *c, double w, double h)
+{
+	struct text t;
+	cairo_font_options_t *fo = cairo_font_options_create();
+
+	/*
+	 * Unhinted metrics make text measure the same on every surface, so the
+	 * PNG, PDF and SVG share one layout.
+	 */
+	cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
+	cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
+	cairo_set_font_options(cr, fo);
+	cairo_font_options_destroy(fo);
+
+	t.title = clean_text(c->title);
+	t.value_label = clean_text(c->value_label);
+	t.cats = xcalloc(c->ncat, sizeof(*t.cats));
+	t.series = xcalloc(c->nseries, sizeof(*t.series));
+	for (size_t i = 0; i < c->ncat; i++)
+		t.cats[i] = clean_text(c->categories[i]);
+	for (size_t i = 0; i < c->nseries; i++)
+		t.series[i] = clean_text(c->series[i]);
+
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+	cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+
+	if (!c->ncat || !c->nseries)
+		draw_no_data(cr, &t, w, h);
+	else if (c->kind == CHART_HBAR)
+		draw_hbar(cr, c, &t, w, h);
+	else
+		draw_stacked(cr, c, &t, w, h);
+
+	for (size_t i = 0; i < c->ncat; i++)
+		free(t.cats[i]);
+	for (size_t i = 0; i < c->nseries; i++)
+		free(t.series[i]);
+	free(t.cats);
+	free(t.series);
+	free(t.title);
+	free(t.value_label);
+}
+
+/*
+ * Every surface writes into memory: a figure is at most a few hundred kB,
+ * the file is then written in one place, and a drawing that fails never
+ * touches the disk.
+ */
+static cairo_status_t sink_write(void *closure, const unsigned char *data, unsigned int len)
+{
+	buf_add(closure, data, len);
+	return CAIRO_STATUS_SUCCESS;
+}
+
+/*
+ * Returns the surface that fmt draws on, w x h points (PNG: pixels at dpi);
+ * SVG and PDF stream into out as they are drawn, a PNG only when written.
+ * The caller checks cairo_surface_status() and destroys it.
+ */
+static cairo_surface_t *open_surface(enum fmt fmt, struct buf *out, const char *title, double w,
+				     double h, double dpi)
+{
+	cairo_surface_t *s;
+
+	switch (fmt) {
+	case FMT_SVG:
+		s = cairo_svg_surface_create_for_stream(sink_write, out, w, h);
+		cairo_svg_surface_restrict_to_version(s, CAIRO_SVG_VERSION_1_1);
+		/* Sized in pt, so the figure prints at its real size. */
+		cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PT);
+		break;
+	case FMT_PDF:
+		s = cairo_pdf_surface_create_for_stream(sink_write, out, w, h);
+		cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATE_DATE, PDF_DATE);
+		cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "perfstudy");
+		if (title[0])
+			cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_TITLE, title);
+		break;
+	case FMT_PNG:
+	default:
+		/* Opaque white background: RGB24 keeps the PNG free of an alpha channel. */
+		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)lround(w / 72 * dpi),
+					       (int)lround(h / 72 * dpi));
+		break;
+	}
+	return s;
+}
+
+/*
+ * cairo names the SVG's page group after a process-wide surface counter,
+ * "surface1" for the first surface a process makes and "surface35" for a
+ * later one; nothing refers to the id, so it is pinned to keep the bytes of
+ * a figure independent of what was drawn before it.
+ */
+static void svg_pin_surface_id(struct buf *svg)
+{
+	static const char key[] = "<g id=\"surface";
+	char *p = strstr(svg->data, key);
+	if (!p)
+		return;
+	char *digits = p + sizeof(key) - 1, *end = digits;
+	while (*end >= '0' && *end <= '9')
+		end++;
+	if (end == digits || end[0] != '"')
+		return;
+	size_t tail = svg->len - (size_t)(end - svg->data);
+	*digits = '1';
+	memmove(digits + 1, end, tail + 1);
+	svg->len -= (size_t)(end - digits) - 1;
+}
+
+/* Draws c into out in fmt; returns cairo's status. */
+static cairo_status_t render(const struct chart *c, enum fmt fmt, double w, double h, double dpi,
+			     struct buf *out)
+{
+	char *title = clean_text(c->title);
+	cairo_surface_t *surface = open_surface(fmt, out, title, w, h, dpi);
+	cairo_status_t st = cairo_surface_status(surface);
+
+	if (!st) {
+		cairo_t *cr = cairo_create(surface);
+		if (fmt == FMT_PNG)
+			cairo_scale(cr, dpi / 72, dpi / 72);
+		draw_chart(cr, c, w, h);
+		st = cairo_status(cr);
+		cairo_destroy(cr);
+	}
+	if (!st) {
+		if (fmt == FMT_PNG) {
+			st = cairo_surface_write_to_png_stream(surface, sink_write, out);
+		} else {
+			cairo_surface_finish(surface);
+			st = cairo_surface_status(surface);
+		}
+	}
+	cairo_surface_destroy(surface);
+	free(title);
+	return st;
+}
+
+/* Writes data to path through path.tmp and a rename; returns 0 or -1 after reporting. */
+static int write_file(const char *path, const struct buf *data)
+{
+	char *tmp = xasprintf("%s.tmp", path);
+	FILE *f = fopen(tmp, "wb");
+	int ret = -1;
+
+	if (!f) {
+		diag_syserror(path, "cannot write figure: %s", strerror(errno));
+		goto out;
+	}
+	errno = 0;
+	if (fwrite(data->data, 1, data->len, f) != data->len) {
+		diag_syserror(path, "cannot write figure: %s", strerror(errno ? errno : EIO));
+		fclose(f);
+		unlink(tmp);
+		goto out;
+	}
+	/* A full disk often shows only when the last block is flushed. */
+	if (fclose(f)) {
+		diag_syserror(path, "cannot write figure: %s", strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, path)) {
+		diag_syserror(path, "cannot write figure: %s", strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(tmp);
+	return ret;
+}
+
+static int write_one(const struct chart *c, const char *dir, enum fmt fmt, double w, double h,
+		     double dpi)
+{
+	char *path = xasprintf("%s/%s.%s", dir, c->name, fmt_ext[fmt]);
+	struct buf out;
+	int ret = -1;
+
+	buf_init(&out);
+	cairo_status_t st = render(c, fmt, w, h, dpi, &out);
+	if (st) {
+		diag_syserror(path, "cannot write figure: %s", cairo_status_to_string(st));
+		goto out;
+	}
+	if (fmt == FMT_SVG)
+		svg_pin_surface_id(&out);
+	ret = write_file(path, &out);
+out:
+	buf_release(&out);
+	free(path);
+	return ret;
+}
+
+static int valid_name(const char *s)
+{
+	if (!s[0])
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+static double or_default(double v, double def)
+{
+	return isfinite(v) && v > 0 ? v : def;
+}
+
+int chart_write(const struct chart *c, const char *dir, const struct chart_style *style)
+{
+	struct chart_style st = {0, 0, 0};
+
+	if (!valid_name(c->name)) {
+		diag_error(NULL, "invalid figure name '%s': use [a-z0-9_-]", c->name);
+		return -1;
+	}
+	if (style)
+		st = *style;
+	double w = or_default(st.width_in, DEFAULT_WIDTH_IN) * 72;
+	double h = or_default(st.height_in, DEFAULT_HEIGHT_IN) * 72;
+	double dpi = or_default(st.dpi, DEFAULT_DPI);
+	for (enum fmt f = FMT_SVG; f <= FMT_PNG; f++)
+		if (write_one(c, dir, f, w, h, dpi))
+			return -1;
+	return 0;
+}

@@ -1,0 +1,64 @@
+/* figures.c: chart models from analysis tables, see figures.h. */
+#include "figures.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/buf.h"
+#include "../util/xalloc.h"
+
+struct chart *figure_group_fractions(const struct table *groups, const char *const *group_order,
+				     size_t ngroups)
+{
+	struct chart *c = chart_new(CHART_STACKED_BAR, "group_fractions",
+				    "GPU time by kernel group", "share of GPU time");
+	for (size_t g = 0; g < ngroups; g++)
+		chart_add_series(c, group_order[g]);
+	int crun = table_col_index(groups, "run"), crank = table_col_index(groups, "rank");
+	int cgroup = table_col_index(groups, "group"), cfrac = table_col_index(groups, "fraction");
+	struct buf label, last;
+	buf_init(&label);
+	buf_init(&last);
+	size_t cat = 0;
+	for (size_t r = 0; r < groups->nrows; r++) {
+		buf_reset(&label);
+		buf_printf(&label, "%s r%" PRId64, table_cell(groups, r, (size_t)crun)->v.text,
+			   table_cell(groups, r, (size_t)crank)->v.i);
+		if (!c->ncat || strcmp(label.data, last.data)) {
+			cat = chart_add_category(c, label.data);
+			buf_reset(&last);
+			buf_adds(&last, label.data);
+		}
+		const struct cell *f = table_cell(groups, r, (size_t)cfrac);
+		const char *g = table_cell(groups, r, (size_t)cgroup)->v.text;
+		for (size_t s = 0; s < ngroups; s++)
+			if (!strcmp(group_order[s], g) && !f->null)
+				chart_set(c, cat, s, f->v.f);
+	}
+	buf_release(&label);
+	buf_release(&last);
+	return c;
+}
+
+struct chart *figure_top_kernels(const struct table *kernels, const char *run, int64_t rank, int top_n,
+				 const char *name)
+{
+	char *title = xasprintf("Top %d kernels by total time: %s, rank %" PRId64, top_n, run, rank);
+	struct chart *c = chart_new(CHART_HBAR, name, title, "total time (ms)");
+	free(title);
+	chart_add_series(c, "total");
+	int crun = table_col_index(kernels, "run"), crank = table_col_index(kernels, "rank");
+	int cname = table_col_index(kernels, "name"), ctotal = table_col_index(kernels, "total_us");
+	int n = 0;
+	/* kernels.csv is sorted by total time within (run, rank). */
+	for (size_t r = 0; r < kernels->nrows && n < top_n; r++) {
+		if (strcmp(table_cell(kernels, r, (size_t)crun)->v.text, run) ||
+		    table_cell(kernels, r, (size_t)crank)->v.i != rank)
+			continue;
+		size_t cat = chart_add_category(c, table_cell(kernels, r, (size_t)cname)->v.text);
+		chart_set(c, cat, 0, (double)table_cell(kernels, r, (size_t)ctotal)->v.i / 1e6);
+		n++;
+	}
+	return c;
+}

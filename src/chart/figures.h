@@ -1,0 +1,26 @@
+/*
+ * figures.h: the study's figures as chart models, built from analysis tables.
+ *
+ * This is where a table becomes a chart: which column is a bar, which is a
+ * segment, what the axis says. It never draws; chart_write() does. Every
+ * function returns a new chart the caller frees with chart_free().
+ */
+#ifndef PERFSTUDY_FIGURES_H
+#define PERFSTUDY_FIGURES_H
+
+#include "../analyze/table.h"
+#include "chart.h"
+
+/*
+ * Stacked bars of groups.csv: one bar per (run, rank) in table order, one
+ * segment per group in the order given (so a group keeps its colour across
+ * figures), height = fraction of the rank's GPU time.
+ */
+struct chart *figure_group_fractions(const struct table *groups, const char *const *group_order,
+				     size_t ngroups);
+
+/* Horizontal bars: the top_n kernels of one run and rank by total time (ms). */
+struct chart *figure_top_kernels(const struct table *kernels, const char *run, int64_t rank, int top_n,
+				 const char *name);
+
+#endif

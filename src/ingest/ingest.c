@@ -1,0 +1,151 @@
+/*
+ * ingest.c: format detection and the reader table.
+ *
+ * The format of an input is decided by its content (after inflating gzip),
+ * never by its name: users rename files, and .json is used by several tools.
+ */
+#include "ingest.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../util/diag.h"
+
+extern const struct reader kineto_reader;
+
+static const struct reader *const readers[] = {
+	&kineto_reader,
+};
+
+const struct reader *const *ingest_readers(size_t *n)
+{
+	*n = sizeof(readers) / sizeof(readers[0]);
+	return readers;
+}
+
+int ingest_file(const char *path, const struct ingest_sink *sink, struct ingest_counts *counts,
+		const char **format, struct source_meta *meta)
+{
+	struct source src;
+	memset(counts, 0, sizeof(*counts));
+	if (format)
+		*format = NULL;
+	if (source_load(&src, path) < 0)
+		return -1;
+	if (meta)
+		*meta = src.meta;
+	int ret = -1;
+	size_t head = src.len < 4096 ? src.len : 4096;
+	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
+		if (!readers[i]->detect(src.data, head))
+			continue;
+		if (format)
+			*format = readers[i]->name;
+		ret = readers[i]->read(&src, sink, counts);
+		goto out;
+	}
+	if (src.len == 0)
+		diag_error(path, "empty file%s", src.meta.gzip ? " (after inflating gzip)" : "");
+	else
+		diag_error(path, "unknown format: not a Kineto JSON trace (first byte 0x%02x)",
+			   (unsigned char)src.data[0]);
+out:
+	source_release(&src);
+	return ret;
+}
+
+/*
+ * Decimal text to integer nanoseconds from microseconds: the digits are
+ * collected as an integer mantissa with a decimal exponent, then scaled by
+ * 10^(exp + 3) with integer arithmetic, so "4443677150109.176" becomes
+ * exactly 4443677150109176.
+ */
+int parse_us_to_ns(const char *s, size_t n, int64_t *ns)
+{
+	size_t i = 0;
+	int neg = 0;
+	if (i < n && (s[i] == '-' || s[i] == '+'))
+		neg = s[i++] == '-';
+	uint64_t mant = 0;
+	int digits = 0, exp10 = 0, any = 0, dropped_nonzero = 0;
+	int round_digit = -1; /* first digit beyond what the mantissa holds */
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		any = 1;
+		if (digits < 19) {
+			mant = mant * 10 + (uint64_t)(s[i] - '0');
+			if (mant)
+				digits++;
+		} else {
+			if (round_digit < 0)
+				round_digit = s[i] - '0';
+			else if (s[i] != '0')
+				dropped_nonzero = 1;
+			exp10++;
+		}
+	}
+	if (i < n && s[i] == '.') {
+		i++;
+		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+			any = 1;
+			if (digits < 19) {
+				mant = mant * 10 + (uint64_t)(s[i] - '0');
+				if (mant)
+					digits++;
+				exp10--;
+			} else if (round_digit < 0) {
+				round_digit = s[i] - '0';
+			} else if (s[i] != '0') {
+				dropped_nonzero = 1;
+			}
+		}
+	}
+	if (!any)
+		return -1;
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		int eneg = 0;
+		if (i < n && (s[i] == '-' || s[i] == '+'))
+			eneg = s[i++] == '-';
+		int e = 0, edigits = 0;
+		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, edigits++)
+			if (e < 10000)
+				e = e * 10 + (s[i] - '0');
+		if (!edigits)
+			return -1;
+		exp10 += eneg ? -e : e;
+	}
+	if (i != n)
+		return -1;
+	exp10 += 3; /* microseconds to nanoseconds */
+	(void)dropped_nonzero;
+	if (mant == 0) {
+		*ns = 0;
+		return 0;
+	}
+	while (exp10 > 0) {
+		if (mant > UINT64_MAX / 10)
+			return -1;
+		mant *= 10;
+		exp10--;
+	}
+	if (exp10 < 0) {
+		if (exp10 < -19) {
+			mant = 0; /* below half a nanosecond: mant < 10^19 <= div / 10 */
+		} else {
+			uint64_t div = 1;
+			for (int k = 0; k < -exp10; k++)
+				div *= 10;
+			uint64_t q = mant / div, rem = mant % div;
+			/* Round half away from zero. */
+			if (rem >= div - rem)
+				q++;
+			mant = q;
+		}
+	} else if (round_digit >= 5) {
+		mant++;
+	}
+	if (mant > (uint64_t)INT64_MAX)
+		return -1;
+	*ns = neg ? -(int64_t)mant : (int64_t)mant;
+	return 0;
+}

@@ -1,0 +1,265 @@
+/*
+ * kineto.c: the reader for PyTorch profiler (Kineto) Chrome-trace JSON.
+ *
+ * kineto_json.cpp walks the JSON; this file decides what each event means.
+ * Kineto writes complete events (ph "X") whose "cat" says what they are:
+ *   kernel, gpu_memcpy, gpu_memset          GPU activities
+ *   cuda_runtime, cuda_driver               host launches (correlation links them to kernels)
+ *   user_annotation, gpu_user_annotation    named ranges (ProfilerStep#N, forward, ...)
+ *   cpu_op                                  counted only
+ * Very old traces spell them Kernel, Memcpy, Memset, Runtime; categories are
+ * compared without case. "ts" and "dur" are microseconds as decimal text,
+ * turned into integer nanoseconds exactly (parse_us_to_ns): a trace's ts
+ * of 4443677150109.176 has 16 significant digits, one more than a double
+ * keeps at that magnitude.
+ *
+ * An event with a missing, non-numeric or negative time is skipped with a
+ * warning naming its byte offset; the count of skipped events is reported.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../util/buf.h"
+#include "../util/diag.h"
+#include "../util/xalloc.h"
+#include "ingest.h"
+#include "kineto_json.h"
+
+enum ev_class { EV_OTHER, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_RUNTIME, EV_DRIVER, EV_ANNOT, EV_GPU_ANNOT, EV_CPU_OP };
+
+struct kctx {
+	const struct source *src;
+	const struct ingest_sink *sink;
+	struct ingest_counts *counts;
+	int64_t warned;
+	int failed;
+};
+
+static enum ev_class classify_cat(const struct kj_str *cat)
+{
+	static const struct {
+		const char *name;
+		enum ev_class cls;
+	} cats[] = {
+		{"kernel", EV_KERNEL},         {"gpu_memcpy", EV_MEMCPY},   {"memcpy", EV_MEMCPY},
+		{"gpu_memset", EV_MEMSET},     {"memset", EV_MEMSET},       {"cuda_runtime", EV_RUNTIME},
+		{"runtime", EV_RUNTIME},       {"cuda_driver", EV_DRIVER},  {"user_annotation", EV_ANNOT},
+		{"gpu_user_annotation", EV_GPU_ANNOT}, {"cpu_op", EV_CPU_OP}, {"operator", EV_CPU_OP},
+	};
+	if (!cat->p)
+		return EV_OTHER;
+	for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++)
+		if (!strcasecmp(cat->p, cats[i].name))
+			return cats[i].cls;
+	return EV_OTHER;
+}
+
+/* "Memcpy HtoD (Pageable -> Device)" -> "HtoD"; NULL when the name says nothing. */
+static const char *copy_kind_of(const char *name, char out[16])
+{
+	static const char *const kinds[] = {"HtoD", "DtoH", "DtoD", "HtoH", "PtoP", "HtoA", "AtoH", "AtoA", "DtoA", "AtoD"};
+	if (!name)
+		return NULL;
+	const char *p = strstr(name, "Memcpy ");
+	if (!p)
+		return NULL;
+	p += 7;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strncmp(p, kinds[i], 4) && (p[4] == ' ' || p[4] == '\0')) {
+			memcpy(out, kinds[i], 5);
+			return out;
+		}
+	return NULL;
+}
+
+static void warn_skip(struct kctx *k, const struct kj_event *ev, const char *what)
+{
+	k->counts->skipped++;
+	if (k->warned++ < 5) {
+		char where[64];
+		snprintf(where, sizeof(where), "byte %zu", ev->offset);
+		struct buf b;
+		buf_init(&b);
+		buf_printf(&b, "%s: %s", k->src->path, where);
+		diag_warning(b.data, "skipped event '%.80s': %s", ev->name.p ? ev->name.p : "", what);
+		buf_release(&b);
+	}
+}
+
+static int on_event(void *ctx, const struct kj_event *ev)
+{
+	struct kctx *k = ctx;
+	k->counts->events++;
+	if (!ev->ph.p || strcmp(ev->ph.p, "X"))
+		return 0;
+	enum ev_class cls = classify_cat(&ev->cat);
+	if (cls == EV_OTHER)
+		return 0;
+	if (cls == EV_CPU_OP) {
+		k->counts->cpu_ops++;
+		return 0;
+	}
+	int64_t ts, dur;
+	if (!ev->ts.p || ev->ts_bad || parse_us_to_ns(ev->ts.p, ev->ts.n, &ts) < 0) {
+		warn_skip(k, ev, ev->ts.p || ev->ts_bad ? "'ts' is not a representable number" : "no 'ts'");
+		return 0;
+	}
+	if (!ev->dur.p || ev->dur_bad || parse_us_to_ns(ev->dur.p, ev->dur.n, &dur) < 0) {
+		warn_skip(k, ev, ev->dur.p || ev->dur_bad ? "'dur' is not a representable number" : "no 'dur'");
+		return 0;
+	}
+	if (dur < 0) {
+		warn_skip(k, ev, "negative 'dur'");
+		return 0;
+	}
+	if (ts > INT64_MAX - dur) {
+		warn_skip(k, ev, "'ts' + 'dur' beyond the int64 nanosecond range");
+		return 0;
+	}
+	const char *name = ev->name.p ? ev->name.p : "";
+	int r = 0;
+	switch (cls) {
+	case EV_KERNEL:
+	case EV_MEMCPY:
+	case EV_MEMSET: {
+		char ck[16];
+		struct gpu_activity a = {
+			.kind = cls == EV_KERNEL ? ACT_KERNEL : cls == EV_MEMCPY ? ACT_MEMCPY : ACT_MEMSET,
+			.name = name,
+			.start_ns = ts,
+			.dur_ns = dur,
+			.device = ev->has_device && ev->device >= 0 && ev->device <= INT32_MAX ? (int)ev->device : -1,
+			.stream = ev->has_stream ? ev->stream : -1,
+			.correlation = ev->has_correlation ? ev->correlation : -1,
+			.bytes = ev->has_bytes ? ev->bytes : -1,
+			.copy_kind = cls == EV_MEMCPY ? copy_kind_of(name, ck) : NULL,
+		};
+		if (cls == EV_KERNEL)
+			k->counts->kernels++;
+		else if (cls == EV_MEMCPY)
+			k->counts->memcpys++;
+		else
+			k->counts->memsets++;
+		if (k->sink->activity)
+			r = k->sink->activity(k->sink->ctx, &a);
+		break;
+	}
+	case EV_RUNTIME:
+	case EV_DRIVER: {
+		struct runtime_call rc = {
+			.name = name,
+			.start_ns = ts,
+			.dur_ns = dur,
+			.correlation = ev->has_correlation ? ev->correlation : -1,
+			.tid = ev->tid,
+			.is_driver = cls == EV_DRIVER,
+		};
+		k->counts->runtime++;
+		if (k->sink->runtime)
+			r = k->sink->runtime(k->sink->ctx, &rc);
+		break;
+	}
+	case EV_ANNOT:
+	case EV_GPU_ANNOT: {
+		struct annotation an = {
+			.name = name,
+			.start_ns = ts,
+			.dur_ns = dur,
+			.on_gpu = cls == EV_GPU_ANNOT,
+			.tid = cls == EV_GPU_ANNOT && ev->has_stream ? ev->stream : ev->tid,
+		};
+		if (cls == EV_GPU_ANNOT)
+			k->counts->gpu_annotations++;
+		else
+			k->counts->annotations++;
+		if (cls == EV_ANNOT && !strncmp(name, "ProfilerStep#", 13))
+			k->counts->steps++;
+		if (k->sink->annotation)
+			r = k->sink->annotation(k->sink->ctx, &an);
+		break;
+	}
+	default:
+		break;
+	}
+	if (r) {
+		k->failed = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int kineto_detect(const char *head, size_t n)
+{
+	size_t i = 0;
+	if (n >= 3 && (unsigned char)head[0] == 0xef && (unsigned char)head[1] == 0xbb && (unsigned char)head[2] == 0xbf)
+		i = 3; /* UTF-8 byte order mark */
+	while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
+		i++;
+	return i < n && head[i] == '{';
+}
+
+static int kineto_read(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts)
+{
+	struct kctx k = {.src = src, .sink = sink, .counts = counts};
+	struct kj_meta meta;
+	struct kj_error err;
+	const char *data = src->data;
+	size_t len = src->len;
+	if (len >= 3 && (unsigned char)data[0] == 0xef && (unsigned char)data[1] == 0xbb && (unsigned char)data[2] == 0xbf) {
+		data += 3;
+		len -= 3;
+	}
+	int r = kj_parse(data, len, on_event, &k, &meta, &err);
+	if (r < 0) {
+		struct buf where;
+		buf_init(&where);
+		buf_printf(&where, "%s: byte %zu", src->path, err.offset + (size_t)(data - src->data));
+		diag_error(where.data, "%s", err.message);
+		buf_release(&where);
+		return -1;
+	}
+	if (r > 0 || k.failed) {
+		kj_meta_release(&meta);
+		return -1;
+	}
+	int ret = 0;
+	if (!meta.has_trace_events) {
+		diag_error(src->path, "not a Kineto trace: no 'traceEvents' array");
+		ret = -1;
+		goto out;
+	}
+	if (counts->skipped > 5)
+		diag_warning(src->path, "skipped %" PRId64 " malformed events in all", counts->skipped);
+	struct device_info *devs = xcalloc(meta.ndevices ? meta.ndevices : 1, sizeof(*devs));
+	for (size_t i = 0; i < meta.ndevices; i++) {
+		const struct kj_device *d = &meta.devices[i];
+		devs[i].id = d->id >= 0 && d->id <= INT32_MAX ? (int)d->id : (int)i;
+		devs[i].name = d->name.p ? d->name.p : "";
+		devs[i].total_mem = d->total_mem;
+		devs[i].sm_count = d->num_sms >= 0 && d->num_sms <= INT32_MAX ? (int)d->num_sms : -1;
+		devs[i].cc_major = d->cc_major >= 0 && d->cc_major < 100 ? (int)d->cc_major : -1;
+		devs[i].cc_minor = d->cc_minor >= 0 && d->cc_minor < 100 ? (int)d->cc_minor : -1;
+	}
+	struct trace_info info = {
+		.format = "kineto",
+		.rank = meta.rank >= 0 && meta.rank <= INT32_MAX ? (int)meta.rank : -1,
+		.world_size = meta.world_size > 0 && meta.world_size <= INT32_MAX ? (int)meta.world_size : -1,
+		.ndevices = meta.ndevices,
+		.devices = devs,
+	};
+	if (sink->info && sink->info(sink->ctx, &info))
+		ret = -1;
+	free(devs);
+out:
+	kj_meta_release(&meta);
+	return ret;
+}
+
+const struct reader kineto_reader = {
+	.name = "kineto",
+	.detect = kineto_detect,
+	.read = kineto_read,
+};

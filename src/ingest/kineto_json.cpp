@@ -1,0 +1,326 @@
+/*
+ * kineto_json.cpp: the simdjson on-demand walk over a Kineto trace.
+ *
+ * The one C++ file of the ingest stage (chosen by measurement: see
+ * bench/JSON_LIBRARY.md). It is written with error codes, not exceptions,
+ * and nothing C++ crosses the C API of kineto_json.h. Strings handed to C are
+ * copied into reusable std::string buffers so they are NUL-terminated.
+ */
+#include "kineto_json.h"
+
+#include <simdjson.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace simdjson;
+
+namespace {
+
+struct device_store {
+	std::vector<kj_device> devs;
+	std::vector<std::string> names;
+};
+
+void set_error(kj_error *err, size_t offset, const char *what, error_code code)
+{
+	err->offset = offset;
+	if (code != SUCCESS)
+		snprintf(err->message, sizeof(err->message), "%s (%s)", what, error_message(code));
+	else
+		snprintf(err->message, sizeof(err->message), "%s", what);
+}
+
+/* Offset of the iterator's position in the text, or fallback when unknown. */
+size_t where(ondemand::document &doc, const char *base, size_t fallback)
+{
+	const char *loc = nullptr;
+	if (doc.current_location().get(loc) == SUCCESS && loc)
+		return (size_t)(loc - base);
+	return fallback;
+}
+
+bool take_string(ondemand::value v, std::string &buf, kj_str &out)
+{
+	std::string_view sv;
+	if (v.get_string().get(sv) != SUCCESS)
+		return false;
+	buf.assign(sv.data(), sv.size());
+	out.p = buf.c_str();
+	out.n = buf.size();
+	return true;
+}
+
+bool take_int(ondemand::value v, int64_t &out)
+{
+	ondemand::json_type t;
+	if (v.type().get(t) != SUCCESS || t != ondemand::json_type::number)
+		return false;
+	int64_t i;
+	if (v.get_int64().get(i) == SUCCESS) {
+		out = i;
+		return true;
+	}
+	return false;
+}
+
+/* A number's raw text into buf (trailing spaces trimmed); false when not a number. */
+bool take_number_text(ondemand::value v, std::string &buf, kj_str &out)
+{
+	ondemand::json_type t;
+	if (v.type().get(t) != SUCCESS || t != ondemand::json_type::number)
+		return false;
+	std::string_view raw = v.raw_json_token();
+	while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' ||
+				raw.back() == '\t'))
+		raw.remove_suffix(1);
+	buf.assign(raw.data(), raw.size());
+	out.p = buf.c_str();
+	out.n = buf.size();
+	return true;
+}
+
+error_code read_args(ondemand::object args, kj_event &ev)
+{
+	for (auto field : args) {
+		std::string_view key;
+		error_code e = field.unescaped_key().get(key);
+		if (e)
+			return e;
+		ondemand::value v;
+		if ((e = field.value().get(v)))
+			return e;
+		int64_t i;
+		if (key == "device") {
+			if (take_int(v, i)) { ev.device = i; ev.has_device = 1; }
+		} else if (key == "stream") {
+			if (take_int(v, i)) { ev.stream = i; ev.has_stream = 1; }
+		} else if (key == "correlation") {
+			if (take_int(v, i)) { ev.correlation = i; ev.has_correlation = 1; }
+		} else if (key == "bytes") {
+			if (take_int(v, i)) { ev.bytes = i; ev.has_bytes = 1; }
+		} else if (key == "External id" || key == "external id") {
+			if (take_int(v, i)) { ev.external_id = i; ev.has_external_id = 1; }
+		}
+	}
+	return SUCCESS;
+}
+
+struct event_bufs {
+	std::string ph, cat, name, ts, dur;
+};
+
+error_code read_event(ondemand::object obj, kj_event &ev, event_bufs &b)
+{
+	for (auto field : obj) {
+		std::string_view key;
+		error_code e = field.unescaped_key().get(key);
+		if (e)
+			return e;
+		ondemand::value v;
+		if ((e = field.value().get(v)))
+			return e;
+		if (key == "ph") {
+			take_string(v, b.ph, ev.ph);
+		} else if (key == "cat") {
+			take_string(v, b.cat, ev.cat);
+		} else if (key == "name") {
+			take_string(v, b.name, ev.name);
+		} else if (key == "ts") {
+			if (!take_number_text(v, b.ts, ev.ts))
+				ev.ts_bad = 1;
+		} else if (key == "dur") {
+			if (!take_number_text(v, b.dur, ev.dur))
+				ev.dur_bad = 1;
+		} else if (key == "tid") {
+			int64_t i;
+			if (take_int(v, i))
+				ev.tid = i;
+		} else if (key == "args") {
+			ondemand::object args;
+			if (v.get_object().get(args) == SUCCESS) {
+				if ((e = read_args(args, ev)))
+					return e;
+			}
+		}
+	}
+	return SUCCESS;
+}
+
+error_code read_devices(ondemand::array arr, device_store &ds)
+{
+	for (auto elem : arr) {
+		ondemand::object o;
+		error_code e = elem.get_object().get(o);
+		if (e)
+			return e;
+		kj_device d;
+		d.id = -1;
+		d.name.p = nullptr;
+		d.name.n = 0;
+		d.total_mem = d.num_sms = d.cc_major = d.cc_minor = -1;
+		std::string name;
+		for (auto field : o) {
+			std::string_view key;
+			if ((e = field.unescaped_key().get(key)))
+				return e;
+			ondemand::value v;
+			if ((e = field.value().get(v)))
+				return e;
+			int64_t i;
+			if (key == "id") {
+				if (take_int(v, i)) d.id = i;
+			} else if (key == "name") {
+				std::string_view sv;
+				if (v.get_string().get(sv) == SUCCESS)
+					name.assign(sv.data(), sv.size());
+			} else if (key == "totalGlobalMem") {
+				if (take_int(v, i)) d.total_mem = i;
+			} else if (key == "numSms") {
+				if (take_int(v, i)) d.num_sms = i;
+			} else if (key == "computeMajor") {
+				if (take_int(v, i)) d.cc_major = i;
+			} else if (key == "computeMinor") {
+				if (take_int(v, i)) d.cc_minor = i;
+			}
+		}
+		ds.devs.push_back(d);
+		ds.names.push_back(name);
+	}
+	return SUCCESS;
+}
+
+} /* namespace */
+
+namespace {
+
+int parse_doc(const char *data, size_t len, kj_event_fn on_event, void *ctx, kj_meta *meta,
+	      device_store &ds, kj_error *err)
+{
+	ondemand::parser parser;
+	padded_string_view json(data, len, len + SIMDJSON_PADDING);
+	ondemand::document doc;
+	error_code e = parser.iterate(json).get(doc);
+	if (e) {
+		set_error(err, 0, "cannot parse JSON", e);
+		return -1;
+	}
+	ondemand::object root;
+	if ((e = doc.get_object().get(root))) {
+		set_error(err, where(doc, data, 0), "expected a JSON object at the top level", e);
+		return -1;
+	}
+	event_bufs bufs;
+	size_t last = 0;
+	for (auto field : root) {
+		std::string_view key;
+		if ((e = field.unescaped_key().get(key)))
+			break;
+		if (key == "traceEvents") {
+			ondemand::array arr;
+			if ((e = field.value().get_array().get(arr))) {
+				set_error(err, where(doc, data, last), "expected an array for 'traceEvents'", e);
+				return -1;
+			}
+			meta->has_trace_events = 1;
+			for (auto elem : arr) {
+				ondemand::object obj;
+				last = where(doc, data, last);
+				if ((e = elem.get_object().get(obj))) {
+					set_error(err, last, "expected an event object in 'traceEvents'", e);
+					return -1;
+				}
+				kj_event ev;
+				std::memset(&ev, 0, sizeof(ev));
+				ev.offset = last;
+				ev.tid = -1;
+				if ((e = read_event(obj, ev, bufs)))
+					break;
+				if (on_event(ctx, &ev))
+					return 1;
+			}
+			if (e)
+				break;
+		} else if (key == "distributedInfo") {
+			ondemand::object o;
+			if (field.value().get_object().get(o) == SUCCESS) {
+				meta->has_distributed = 1;
+				for (auto f2 : o) {
+					std::string_view k2;
+					if ((e = f2.unescaped_key().get(k2)))
+						break;
+					ondemand::value v;
+					if ((e = f2.value().get(v)))
+						break;
+					int64_t i;
+					if (k2 == "rank" && take_int(v, i))
+						meta->rank = i;
+					else if (k2 == "world_size" && take_int(v, i))
+						meta->world_size = i;
+				}
+				if (e)
+					break;
+			}
+		} else if (key == "deviceProperties") {
+			ondemand::array arr;
+			if (field.value().get_array().get(arr) == SUCCESS) {
+				if ((e = read_devices(arr, ds)))
+					break;
+			}
+		}
+	}
+	if (e) {
+		set_error(err, where(doc, data, last), "malformed JSON", e);
+		return -1;
+	}
+	/*
+	 * on-demand parses lazily: after the root object the iterator must be at
+	 * the end; a location there means content follows the object.
+	 */
+	const char *rest = nullptr;
+	if (doc.current_location().get(rest) == SUCCESS && rest && rest < data + len) {
+		set_error(err, (size_t)(rest - data), "unexpected content after the top-level object", SUCCESS);
+		return -1;
+	}
+	return 0;
+}
+
+} /* namespace */
+
+extern "C" int kj_parse(const char *data, size_t len, kj_event_fn on_event, void *ctx,
+			kj_meta *meta, kj_error *err)
+{
+	std::memset(meta, 0, sizeof(*meta));
+	meta->rank = meta->world_size = -1;
+	device_store *ds = nullptr;
+	try {
+		ds = new device_store;
+		int r = parse_doc(data, len, on_event, ctx, meta, *ds, err);
+		if (r < 0) {
+			delete ds;
+			return -1;
+		}
+		for (size_t i = 0; i < ds->devs.size(); i++) {
+			ds->devs[i].name.p = ds->names[i].c_str();
+			ds->devs[i].name.n = ds->names[i].size();
+		}
+		meta->ndevices = ds->devs.size();
+		meta->devices = ds->devs.empty() ? nullptr : ds->devs.data();
+		meta->priv = ds;
+		return r;
+	} catch (...) {
+		delete ds;
+		set_error(err, 0, "internal error while parsing JSON", SUCCESS);
+		return -1;
+	}
+}
+
+extern "C" void kj_meta_release(kj_meta *meta)
+{
+	delete static_cast<device_store *>(meta->priv);
+	meta->priv = nullptr;
+	meta->devices = nullptr;
+	meta->ndevices = 0;
+}

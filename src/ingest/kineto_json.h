@@ -1,0 +1,75 @@
+/*
+ * kineto_json.h: the C face of the simdjson shim (kineto_json.cpp).
+ *
+ * simdjson is a C++ library; this one small C++ file walks a Kineto
+ * Chrome-trace document with simdjson's on-demand API and hands each event
+ * to C as flat fields. It knows JSON and the Kineto layout, nothing of what
+ * the events mean: kineto.c does that. Numbers for ts/dur are passed as their
+ * raw JSON text so that no precision is lost (see parse_us_to_ns).
+ *
+ * All pointers in the structs are valid only during the callback.
+ */
+#ifndef PERFSTUDY_KINETO_JSON_H
+#define PERFSTUDY_KINETO_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kj_str {
+	const char *p; /* NUL-terminated, unescaped; NULL when absent */
+	size_t n;
+};
+
+struct kj_event {
+	size_t offset; /* byte offset of the event object in the JSON text */
+	struct kj_str ph, cat, name;
+	struct kj_str ts, dur; /* raw number text in microseconds; p NULL when absent */
+	int ts_bad, dur_bad;   /* present but not a number */
+	int64_t tid;           /* -1 when absent or not an integer */
+	/* args: has_* says whether the integer was present */
+	int has_device, has_stream, has_correlation, has_bytes, has_external_id;
+	int64_t device, stream, correlation, bytes, external_id;
+};
+
+struct kj_device {
+	int64_t id;
+	struct kj_str name;
+	int64_t total_mem, num_sms, cc_major, cc_minor; /* -1 when absent */
+};
+
+struct kj_meta {
+	int has_distributed;
+	int64_t rank, world_size; /* -1 when absent */
+	size_t ndevices;
+	const struct kj_device *devices;
+	int has_trace_events;
+	void *priv; /* the shim's storage behind devices */
+};
+
+struct kj_error {
+	size_t offset;     /* byte offset where the problem was found */
+	char message[200]; /* what was expected */
+};
+
+typedef int (*kj_event_fn)(void *ctx, const struct kj_event *ev);
+
+/*
+ * Parses the Kineto document in data[0..len) (followed by at least 64 bytes
+ * of padding). Calls on_event for each element of traceEvents, in order, and
+ * fills *meta at the end (device strings stay valid until kj_meta_release).
+ * Returns 0; 1 when on_event returned non-zero (stopped); -1 on malformed
+ * JSON or a document that is not a Kineto trace, with *err filled.
+ */
+int kj_parse(const char *data, size_t len, kj_event_fn on_event, void *ctx,
+	     struct kj_meta *meta, struct kj_error *err);
+void kj_meta_release(struct kj_meta *meta);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

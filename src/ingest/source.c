@@ -1,0 +1,175 @@
+/*
+ * source.c: loads an input file whole, inflating gzip.
+ *
+ * Traces are read in one piece because simdjson parses a padded buffer; the
+ * streaming reader for traces larger than memory is planned in the
+ * performance issue. Corrupt or truncated gzip is the user's input problem
+ * (exit 1), a failed read(2) is the system's (exit 3).
+ */
+#include "source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "../util/diag.h"
+#include "../util/sha256.h"
+#include "../util/xalloc.h"
+
+static int read_all(const char *path, unsigned char **out, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		diag_syserror(path, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		diag_syserror(path, "cannot stat: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		diag_error(path, "is a directory, expected a trace file");
+		close(fd);
+		return -1;
+	}
+	size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
+	unsigned char *p = xmalloc(cap);
+	size_t n = 0;
+	for (;;) {
+		if (n == cap)
+			p = xgrow(p, &cap, n + 65536, 1);
+		ssize_t r = read(fd, p + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			diag_syserror(path, "cannot read: %s", strerror(errno));
+			free(p);
+			close(fd);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	*out = p;
+	*len = n;
+	return 0;
+}
+
+static char *pad_copy(const unsigned char *p, size_t n)
+{
+	char *d = xmalloc(n + SOURCE_PADDING);
+	memcpy(d, p, n);
+	memset(d + n, 0, SOURCE_PADDING);
+	return d;
+}
+
+/* Inflates every gzip member of in; returns the padded output or NULL after diag. */
+static char *inflate_all(const char *path, const unsigned char *in, size_t n, size_t *outlen)
+{
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+		diag_syserror(path, "cannot start zlib");
+		return NULL;
+	}
+	size_t cap = n * 8 + SOURCE_PADDING, len = 0;
+	char *out = xmalloc(cap);
+	z.next_in = (unsigned char *)in;
+	z.avail_in = n > UINT32_MAX ? UINT32_MAX : (uInt)n;
+	size_t consumed_before = 0;
+	int ret;
+	for (;;) {
+		if (cap - len < SOURCE_PADDING + 65536)
+			out = xgrow(out, &cap, len + SOURCE_PADDING + 65536 + cap / 2, 1);
+		size_t room = cap - len - SOURCE_PADDING;
+		z.next_out = (unsigned char *)out + len;
+		z.avail_out = room > UINT32_MAX ? UINT32_MAX : (uInt)room;
+		ret = inflate(&z, Z_NO_FLUSH);
+		len = (size_t)((char *)z.next_out - out);
+		if (z.avail_in == 0 && (size_t)(z.next_in - in) < n) {
+			size_t off = (size_t)(z.next_in - in);
+			z.avail_in = n - off > UINT32_MAX ? UINT32_MAX : (uInt)(n - off);
+		}
+		if (ret == Z_STREAM_END) {
+			size_t off = (size_t)(z.next_in - in);
+			/* Another member follows (gzip allows concatenation); trailing zeros are padding. */
+			while (off < n && in[off] == 0)
+				off++;
+			if (off >= n)
+				break;
+			if (n - off < 2 || in[off] != 0x1f || in[off + 1] != 0x8b) {
+				diag_error(path, "trailing garbage after gzip data at byte %zu", off);
+				goto fail;
+			}
+			inflateReset(&z);
+			z.next_in = (unsigned char *)in + off;
+			z.avail_in = n - off > UINT32_MAX ? UINT32_MAX : (uInt)(n - off);
+			consumed_before = off;
+			continue;
+		}
+		if (ret == Z_OK || ret == Z_BUF_ERROR) {
+			if (ret == Z_BUF_ERROR && z.avail_in == 0 && (size_t)(z.next_in - in) >= n) {
+				diag_error(path, "truncated gzip stream after %zu bytes of uncompressed data", len);
+				goto fail;
+			}
+			continue;
+		}
+		if (ret == Z_MEM_ERROR) {
+			fputs("perfstudy: error: out of memory\n", stderr);
+			exit(3);
+		}
+		diag_error(path, "corrupt gzip data near byte %zu: %s", (size_t)(z.next_in - in),
+			   z.msg ? z.msg : "invalid data");
+		goto fail;
+	}
+	(void)consumed_before;
+	inflateEnd(&z);
+	memset(out + len, 0, SOURCE_PADDING);
+	*outlen = len;
+	return out;
+fail:
+	inflateEnd(&z);
+	free(out);
+	return NULL;
+}
+
+int source_load(struct source *src, const char *path)
+{
+	memset(src, 0, sizeof(*src));
+	src->path = path;
+	unsigned char *raw;
+	size_t n;
+	if (read_all(path, &raw, &n) < 0)
+		return -1;
+	struct sha256 h;
+	sha256_init(&h);
+	sha256_update(&h, raw, n);
+	sha256_final_hex(&h, src->meta.sha256);
+	src->meta.size = (int64_t)n;
+	if (n >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
+		src->meta.gzip = 1;
+		src->data = inflate_all(path, raw, n, &src->len);
+		free(raw);
+		return src->data ? 0 : -1;
+	}
+	src->data = pad_copy(raw, n);
+	src->len = n;
+	free(raw);
+	return 0;
+}
+
+void source_release(struct source *src)
+{
+	free(src->data);
+	src->data = NULL;
+	src->len = 0;
+}

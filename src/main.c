@@ -1,0 +1,78 @@
+/*
+ * main.c: perfstudy's entry point: finds the subcommand in a table and runs it.
+ *
+ * The pipeline itself lives in the stages under src/ (manifest, ingest,
+ * store, analyze, chart, report); cmd_*.c tie them together.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "util/diag.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	void (*usage)(void);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"build", cmd_build, usage_build, "read traces or manifests, write the store, figures and HTML report"},
+	{"inspect", cmd_inspect, usage_inspect, "say what each file is and what it holds"},
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: perfstudy <command> [options] [args]\n"
+		   "       perfstudy --version | --help | help <command>\n\ncommands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nexit codes: 0 ok, 1 bad input, 2 usage, 3 I/O or system error\n");
+}
+
+static const struct command *find(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+		printf("perfstudy %s\n", PERFSTUDY_VERSION);
+		return EXIT_OK;
+	}
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(cmd, "help")) {
+		if (argc < 3) {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		const struct command *c = find(argv[2]);
+		if (!c) {
+			fprintf(stderr, "perfstudy: error: unknown command '%s'\n", argv[2]);
+			return EXIT_USAGE;
+		}
+		c->usage();
+		return EXIT_OK;
+	}
+	const struct command *c = find(cmd);
+	if (!c) {
+		fprintf(stderr, "perfstudy: error: unknown command '%s' (see perfstudy --help)\n", cmd);
+		return EXIT_USAGE;
+	}
+	return c->run(argc - 1, argv + 1);
+}

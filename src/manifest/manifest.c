@@ -1,0 +1,1231 @@
+/*
+ * manifest.c: reads and checks a study manifest (see manifest.h and
+ * docs/manifest.md).
+ *
+ * Two passes. libyaml's event API first builds a small tree of our own that
+ * keeps every node's line and column; the checker then walks that tree key by
+ * key in document order, so errors come out in the order the user reads the
+ * file. A syntax error stops the first pass (libyaml cannot resume); every
+ * other error is reported and the walk goes on, so one run of perfstudy shows
+ * as many problems as possible.
+ *
+ * Aliases (*name) are rejected: a manifest is short enough to repeat a value,
+ * and a per-run 'model' already overrides the shared one key by key. Anchors
+ * alone are harmless and ignored. Tags are ignored too.
+ */
+#include "manifest/manifest.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <glob.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <yaml.h>
+
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+
+/* Deeper nesting than any manifest needs; it bounds the recursion below. */
+#define MAX_DEPTH 64
+
+/* Longest value quoted back in a message before it is cut short. */
+#define MAX_QUOTE 40
+
+enum ynode_kind { Y_SCALAR, Y_MAPPING, Y_SEQUENCE };
+
+/* One YAML node with where it starts in the file. */
+struct ynode {
+	enum ynode_kind kind;
+	int line, col;    /* 1-based */
+	int null;         /* a plain scalar meaning "no value": empty, ~, null */
+	int bad;          /* already reported (an alias): checks skip it quietly */
+	char *value;      /* scalars: the text, NUL-terminated */
+	size_t n, cap;    /* sequences: items; mappings: key, value, key, value ... */
+	struct ynode **items;
+};
+
+struct ctx {
+	const char *path;
+	size_t errors;
+	struct manifest *m;
+	size_t prefix_len; /* length of m->dir plus '/' as prepended to relative paths */
+	struct manifest_model *own; /* each run's own 'model' keys, merged at the end */
+};
+
+static void ynode_free(struct ynode *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->n; i++)
+		ynode_free(n->items[i]);
+	free(n->items);
+	free(n->value);
+	free(n);
+}
+
+static void report(struct ctx *c, int line, int col, int sys, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int len = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	char *msg = xmalloc(len > 0 ? (size_t)len + 1 : 1);
+	msg[0] = '\0';
+	if (len > 0)
+		vsnprintf(msg, (size_t)len + 1, fmt, ap);
+	char *where = line > 0 ? xasprintf("%s:%d:%d", c->path, line, col) : xstrdup(c->path);
+	if (sys)
+		diag_syserror(where, "%s", msg);
+	else
+		diag_error(where, "%s", msg);
+	free(where);
+	free(msg);
+	c->errors++;
+}
+
+static void err_at(struct ctx *c, const struct ynode *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void err_at(struct ctx *c, const struct ynode *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(c, n ? n->line : 0, n ? n->col : 0, 0, fmt, ap);
+	va_end(ap);
+}
+
+static void syserr_at(struct ctx *c, const struct ynode *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void syserr_at(struct ctx *c, const struct ynode *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(c, n ? n->line : 0, n ? n->col : 0, 1, fmt, ap);
+	va_end(ap);
+}
+
+static void err_mark(struct ctx *c, yaml_mark_t mark, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void err_mark(struct ctx *c, yaml_mark_t mark, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(c, (int)mark.line + 1, (int)mark.column + 1, 0, fmt, ap);
+	va_end(ap);
+}
+
+/* Returns b's bytes (caller frees) and releases b. */
+static char *take(struct buf *b)
+{
+	char *s = buf_detach(b);
+	buf_release(b);
+	return s;
+}
+
+/* First pass: events to tree. */
+
+static void syntax_error(struct ctx *c, const yaml_parser_t *p)
+{
+	const char *text = c->m->text;
+	if (p->error == YAML_MEMORY_ERROR) {
+		fputs("perfstudy: error: out of memory\n", stderr);
+		exit(EXIT_SYSTEM);
+	}
+	const char *problem = p->problem ? p->problem : "invalid YAML";
+	if (p->error == YAML_READER_ERROR) {
+		/* The reader (bad UTF-8, control characters) knows only a byte offset. */
+		yaml_mark_t mark = {0};
+		for (size_t i = 0; i < p->problem_offset && text[i]; i++) {
+			if (text[i] == '\n') {
+				mark.line++;
+				mark.column = 0;
+			} else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+				mark.column++;
+			}
+		}
+		err_mark(c, mark, "%s", problem);
+	} else if (p->context) {
+		err_mark(c, p->problem_mark, "%s (%s at %d:%d)", problem, p->context,
+			(int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
+	} else {
+		err_mark(c, p->problem_mark, "%s", problem);
+	}
+}
+
+static int next_event(struct ctx *c, yaml_parser_t *p, yaml_event_t *ev)
+{
+	if (!yaml_parser_parse(p, ev)) {
+		syntax_error(c, p);
+		return -1;
+	}
+	return 0;
+}
+
+static int is_null_scalar(const yaml_event_t *ev)
+{
+	const char *s = (const char *)ev->data.scalar.value;
+	if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return 0;
+	return !strcmp(s, "") || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+		!strcmp(s, "NULL");
+}
+
+static void add_item(struct ynode *parent, struct ynode *child)
+{
+	parent->items = xgrow(parent->items, &parent->cap, parent->n + 1, sizeof(*parent->items));
+	parent->items[parent->n++] = child;
+}
+
+/*
+ * Builds the node that starts with event ev (which it deletes) and everything
+ * inside it. Returns NULL after a syntax error, already reported.
+ */
+static struct ynode *load_node(struct ctx *c, yaml_parser_t *p, yaml_event_t *ev, int depth)
+{
+	struct ynode *n = xcalloc(1, sizeof(*n));
+	n->line = (int)ev->start_mark.line + 1;
+	n->col = (int)ev->start_mark.column + 1;
+	yaml_event_type_t end;
+
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT:
+		n->kind = Y_SCALAR;
+		n->value = xstrndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
+		n->null = is_null_scalar(ev);
+		yaml_event_delete(ev);
+		return n;
+	case YAML_ALIAS_EVENT:
+		err_at(c, n, "alias '*%s' is not supported, repeat the value instead",
+			(const char *)ev->data.alias.anchor);
+		n->kind = Y_SCALAR;
+		n->value = xstrdup("");
+		n->bad = 1;
+		yaml_event_delete(ev);
+		return n;
+	case YAML_SEQUENCE_START_EVENT:
+		n->kind = Y_SEQUENCE;
+		end = YAML_SEQUENCE_END_EVENT;
+		break;
+	case YAML_MAPPING_START_EVENT:
+		n->kind = Y_MAPPING;
+		end = YAML_MAPPING_END_EVENT;
+		break;
+	default:
+		/* libyaml only starts a node with the events above. */
+		err_at(c, n, "unexpected YAML event");
+		yaml_event_delete(ev);
+		free(n);
+		return NULL;
+	}
+	yaml_event_delete(ev);
+	if (depth >= MAX_DEPTH) {
+		err_at(c, n, "nesting deeper than %d levels", MAX_DEPTH);
+		free(n);
+		return NULL;
+	}
+	for (;;) {
+		yaml_event_t child;
+		if (next_event(c, p, &child))
+			goto fail;
+		if (child.type == end) {
+			yaml_event_delete(&child);
+			return n;
+		}
+		struct ynode *cn = load_node(c, p, &child, depth + 1);
+		if (!cn)
+			goto fail;
+		add_item(n, cn);
+	}
+fail:
+	ynode_free(n);
+	return NULL;
+}
+
+/*
+ * Reads the single document of the manifest. Returns its root node, or NULL
+ * after reporting a syntax error or an empty file.
+ */
+static struct ynode *load_tree(struct ctx *c, const char *text, size_t len)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	struct ynode *root = NULL;
+
+	if (!yaml_parser_initialize(&p)) {
+		fputs("perfstudy: error: out of memory\n", stderr);
+		exit(EXIT_SYSTEM);
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	if (next_event(c, &p, &ev)) /* stream start */
+		goto out;
+	yaml_event_delete(&ev);
+	if (next_event(c, &p, &ev))
+		goto out;
+	if (ev.type == YAML_STREAM_END_EVENT) {
+		yaml_event_delete(&ev);
+		goto empty;
+	}
+	yaml_event_delete(&ev); /* document start */
+	if (next_event(c, &p, &ev))
+		goto out;
+	root = load_node(c, &p, &ev, 0);
+	if (!root)
+		goto out;
+	if (next_event(c, &p, &ev)) /* document end */
+		goto fail;
+	yaml_event_delete(&ev);
+	if (next_event(c, &p, &ev))
+		goto fail;
+	if (ev.type != YAML_STREAM_END_EVENT) {
+		err_mark(c, ev.start_mark, "expected one YAML document, found a second one");
+		yaml_event_delete(&ev);
+		goto fail;
+	}
+	yaml_event_delete(&ev);
+	if (root->kind == Y_SCALAR && root->null) {
+		ynode_free(root);
+		root = NULL;
+		goto empty;
+	}
+	goto out;
+empty:
+	err_mark(c, (yaml_mark_t){0}, "empty manifest, expected a mapping with 'title' and 'runs'");
+	goto out;
+fail:
+	ynode_free(root);
+	root = NULL;
+out:
+	yaml_parser_delete(&p);
+	return root;
+}
+
+/* Second pass helpers: describing and converting nodes. */
+
+/* Returns how node n is named in "got ..." (caller frees). */
+static char *describe(const struct ynode *n)
+{
+	if (n->kind == Y_MAPPING)
+		return xstrdup("a mapping");
+	if (n->kind == Y_SEQUENCE)
+		return xstrdup("a sequence");
+	if (n->null)
+		return xstrdup("an empty value");
+	struct buf b;
+	buf_init(&b);
+	buf_addc(&b, '\'');
+	size_t i;
+	for (i = 0; i < MAX_QUOTE && n->value[i]; i++) {
+		char ch = n->value[i];
+		if (ch == '\n')
+			buf_adds(&b, "\\n");
+		else if (ch == '\t')
+			buf_adds(&b, "\\t");
+		else
+			buf_addc(&b, ch);
+	}
+	if (n->value[i]) {
+		/* Do not cut a UTF-8 sequence in half. */
+		while (b.len > 1 && ((unsigned char)b.data[b.len - 1] & 0xC0) == 0x80)
+			b.len--;
+		if (b.len > 1 && (unsigned char)b.data[b.len - 1] >= 0xC0)
+			b.len--;
+		b.data[b.len] = '\0';
+		buf_adds(&b, "...");
+	}
+	buf_addc(&b, '\'');
+	return take(&b);
+}
+
+static void err_type(struct ctx *c, const struct ynode *key, const struct ynode *v, const char *what)
+{
+	char *got = describe(v);
+	err_at(c, v, "expected %s for '%s', got %s", what, key->value, got);
+	free(got);
+}
+
+/* Returns 1 when v holds a value, 0 when it is empty or already reported. */
+static int present(const struct ynode *v)
+{
+	return !v->bad && !(v->kind == Y_SCALAR && v->null);
+}
+
+static int get_string(struct ctx *c, const struct ynode *key, const struct ynode *v, char **out)
+{
+	if (!present(v))
+		return 0;
+	if (v->kind != Y_SCALAR) {
+		err_type(c, key, v, "a string");
+		return -1;
+	}
+	free(*out);
+	*out = xstrdup(v->value);
+	return 1;
+}
+
+/*
+ * Reads an integer in [min, max] into *out. Returns 1 when set, 0 when v is
+ * empty, -1 after an error.
+ */
+static int get_int(struct ctx *c, const struct ynode *key, const struct ynode *v, int64_t min,
+	int64_t max, int64_t *out)
+{
+	if (!present(v))
+		return 0;
+	if (v->kind != Y_SCALAR || !v->value[0] || isspace((unsigned char)v->value[0])) {
+		err_type(c, key, v, "an integer");
+		return -1;
+	}
+	char *end;
+	errno = 0;
+	long long x = strtoll(v->value, &end, 10);
+	if (*end) {
+		err_type(c, key, v, "an integer");
+		return -1;
+	}
+	if (errno == ERANGE || x < min || x > max) {
+		int too_big = x > 0 && (errno == ERANGE || x > max);
+		if (max != INT64_MAX && max != INT_MAX && min != INT64_MIN)
+			err_at(c, v, "'%s' must be between %lld and %lld, got %s", key->value,
+				(long long)min, (long long)max, v->value);
+		else if (too_big)
+			err_at(c, v, "'%s' must be at most %lld, got %s", key->value, (long long)max,
+				v->value);
+		else
+			err_at(c, v, "'%s' must be at least %lld, got %s", key->value, (long long)min,
+				v->value);
+		return -1;
+	}
+	*out = x;
+	return 1;
+}
+
+static int get_posint(struct ctx *c, const struct ynode *key, const struct ynode *v, int *out)
+{
+	int64_t x;
+	int r = get_int(c, key, v, 1, INT_MAX, &x);
+	if (r > 0)
+		*out = (int)x;
+	return r;
+}
+
+/* Reads a finite number greater than 0. */
+static int get_posnum(struct ctx *c, const struct ynode *key, const struct ynode *v, double *out)
+{
+	if (!present(v))
+		return 0;
+	if (v->kind != Y_SCALAR || !v->value[0] || isspace((unsigned char)v->value[0])) {
+		err_type(c, key, v, "a number");
+		return -1;
+	}
+	char *end;
+	double x = strtod(v->value, &end);
+	if (*end) {
+		err_type(c, key, v, "a number");
+		return -1;
+	}
+	if (!isfinite(x)) {
+		err_type(c, key, v, "a finite number");
+		return -1;
+	}
+	if (!(x > 0)) {
+		err_at(c, v, "'%s' must be greater than 0, got %s", key->value, v->value);
+		return -1;
+	}
+	*out = x;
+	return 1;
+}
+
+static int get_bool(struct ctx *c, const struct ynode *key, const struct ynode *v, int *out)
+{
+	if (!present(v))
+		return 0;
+	if (v->kind == Y_SCALAR && !strcmp(v->value, "true")) {
+		*out = 1;
+		return 1;
+	}
+	if (v->kind == Y_SCALAR && !strcmp(v->value, "false")) {
+		*out = 0;
+		return 1;
+	}
+	err_type(c, key, v, "true or false");
+	return -1;
+}
+
+/* Returns 1 when v is a mapping, 0 when empty, -1 after reporting it is not. */
+static int want_mapping(struct ctx *c, const struct ynode *key, const struct ynode *v)
+{
+	if (!present(v))
+		return 0;
+	if (v->kind != Y_MAPPING) {
+		err_type(c, key, v, "a mapping");
+		return -1;
+	}
+	return 1;
+}
+
+/* Optimal string alignment distance, or a large number for long strings. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	enum { MAXLEN = 32 };
+	size_t la = strlen(a), lb = strlen(b);
+	size_t rows[3][MAXLEN + 1];
+	if (la > MAXLEN || lb > MAXLEN)
+		return (size_t)-1;
+	for (size_t j = 0; j <= lb; j++)
+		rows[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t *cur = rows[i % 3], *prev = rows[(i - 1) % 3], *prev2 = rows[(i + 1) % 3];
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1];
+			size_t d = prev[j] + 1;
+			if (cur[j - 1] + 1 < d)
+				d = cur[j - 1] + 1;
+			if (prev[j - 1] + cost < d)
+				d = prev[j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+				prev2[j - 2] + 1 < d)
+				d = prev2[j - 2] + 1;
+			cur[j] = d;
+		}
+	}
+	return rows[la % 3][lb];
+}
+
+/* Returns the name closest to s within edit distance 2, or NULL. */
+static const char *suggest(const char *s, const char *const *names, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = 3;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(s, names[i]);
+		if (d < best_d && d < strlen(s)) {
+			best = names[i];
+			best_d = d;
+		}
+	}
+	return best;
+}
+
+/*
+ * Returns the index in names of the key of the pair at items[i] of mapping
+ * map, or -1 after reporting an unknown, duplicate or non-scalar key. seen[]
+ * (one slot per name, NULL at first) remembers keys met so far.
+ */
+static int field_index(struct ctx *c, const struct ynode *map, size_t i,
+	const char *const *names, size_t n, const struct ynode **seen)
+{
+	const struct ynode *k = map->items[i];
+	if (k->bad)
+		return -1;
+	if (k->kind != Y_SCALAR) {
+		char *got = describe(k);
+		err_at(c, k, "expected a key name, got %s", got);
+		free(got);
+		return -1;
+	}
+	for (size_t j = 0; j < n; j++) {
+		if (strcmp(k->value, names[j]))
+			continue;
+		if (seen[j]) {
+			err_at(c, k, "duplicate key '%s' (first at %d:%d)", k->value, seen[j]->line,
+				seen[j]->col);
+			return -1;
+		}
+		seen[j] = k;
+		return (int)j;
+	}
+	const char *s = suggest(k->value, names, n);
+	if (s)
+		err_at(c, k, "unknown key '%s' (did you mean '%s'?)", k->value, s);
+	else
+		err_at(c, k, "unknown key '%s'", k->value);
+	return -1;
+}
+
+/*
+ * Reports a required key that is absent (at the mapping's start) or has an
+ * empty value (at the key). key is the key node from field_index's seen[].
+ */
+static void require(struct ctx *c, const struct ynode *map, const struct ynode *key, const char *name)
+{
+	if (!key) {
+		err_at(c, map, "missing required key '%s'", name);
+		return;
+	}
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ynode *v = map->items[i + 1];
+		if (map->items[i] == key && !present(v) && !v->bad)
+			err_at(c, key, "missing value for '%s'", name);
+	}
+}
+
+/* Paths. */
+
+/* Returns path p as seen from the working directory (caller frees). */
+static char *resolve(const struct ctx *c, const char *p)
+{
+	if (p[0] == '/' || !c->prefix_len)
+		return xstrdup(p);
+	if (c->prefix_len == strlen(c->m->dir))
+		return xasprintf("%s%s", c->m->dir, p);
+	return xasprintf("%s/%s", c->m->dir, p);
+}
+
+/* Like resolve(), but escapes glob characters in the manifest's directory. */
+static char *resolve_pattern(const struct ctx *c, const char *p)
+{
+	if (p[0] == '/' || !c->prefix_len)
+		return xstrdup(p);
+	struct buf b;
+	buf_init(&b);
+	for (const char *s = c->m->dir; *s; s++) {
+		if (strchr("*?[]\\", *s))
+			buf_addc(&b, '\\');
+		buf_addc(&b, *s);
+	}
+	if (c->prefix_len > strlen(c->m->dir))
+		buf_addc(&b, '/');
+	buf_adds(&b, p);
+	return take(&b);
+}
+
+/*
+ * Returns match f of pattern v as the user would write it: glob(3) hands back
+ * the directory prefix unescaped, so dropping prefix_len bytes undoes it.
+ */
+static const char *as_written(const struct ctx *c, const struct ynode *v, const char *f)
+{
+	if (v->value[0] == '/' || strlen(f) < c->prefix_len)
+		return f;
+	return f + c->prefix_len;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Expands one trace pattern v into run r's traces. */
+static void add_traces(struct ctx *c, struct manifest_run *r, size_t *cap, const struct ynode *v)
+{
+	char *pat = resolve_pattern(c, v->value);
+	glob_t g;
+	int rc = glob(pat, 0, NULL, &g);
+	if (rc == GLOB_NOMATCH) {
+		err_at(c, v, "no file matches '%s'", v->value);
+		goto out;
+	}
+	if (rc == GLOB_NOSPACE) {
+		fputs("perfstudy: error: out of memory\n", stderr);
+		exit(EXIT_SYSTEM);
+	}
+	if (rc) {
+		syserr_at(c, v, "cannot read a directory while expanding '%s'", v->value);
+		goto out;
+	}
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *f = g.gl_pathv[i];
+		struct stat st;
+		if (stat(f, &st)) {
+			syserr_at(c, v, "cannot access '%s': %s", as_written(c, v, f), strerror(errno));
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			err_at(c, v, "'%s' is a directory, expected a trace file", as_written(c, v, f));
+			continue;
+		}
+		r->traces = xgrow(r->traces, cap, r->ntraces + 1, sizeof(*r->traces));
+		r->traces[r->ntraces++] = xstrdup(f);
+	}
+out:
+	globfree(&g);
+	free(pat);
+}
+
+static void get_traces(struct ctx *c, struct manifest_run *r, const struct ynode *key,
+	const struct ynode *v)
+{
+	size_t cap = 0;
+	if (!present(v))
+		return;
+	if (v->kind == Y_SCALAR) {
+		add_traces(c, r, &cap, v);
+	} else if (v->kind == Y_SEQUENCE) {
+		if (!v->n)
+			err_at(c, v, "'traces' must not be empty");
+		for (size_t i = 0; i < v->n; i++) {
+			const struct ynode *it = v->items[i];
+			if (it->bad)
+				continue;
+			if (it->kind != Y_SCALAR || it->null) {
+				char *got = describe(it);
+				err_at(c, it, "expected a path or glob pattern in 'traces', got %s", got);
+				free(got);
+				continue;
+			}
+			add_traces(c, r, &cap, it);
+		}
+	} else {
+		err_type(c, key, v, "a path or a list of paths");
+		return;
+	}
+	if (r->ntraces > 1)
+		qsort(r->traces, r->ntraces, sizeof(*r->traces), cmp_str);
+	size_t w = 0;
+	for (size_t i = 0; i < r->ntraces; i++) {
+		if (w && !strcmp(r->traces[w - 1], r->traces[i]))
+			free(r->traces[i]);
+		else
+			r->traces[w++] = r->traces[i];
+	}
+	r->ntraces = w;
+}
+
+/* Sections. */
+
+static const char *const model_keys[] = {
+	"name", "layers", "hidden", "heads", "ffn", "seq", "vocab",
+};
+#define NMODEL_KEYS (sizeof(model_keys) / sizeof(model_keys[0]))
+
+static void get_model(struct ctx *c, struct manifest_model *mm, const struct ynode *key,
+	const struct ynode *map)
+{
+	const struct ynode *seen[NMODEL_KEYS] = {0};
+	int64_t *ints[] = {
+		NULL, &mm->layers, &mm->hidden, &mm->heads, &mm->ffn, &mm->seq, &mm->vocab,
+	};
+	if (want_mapping(c, key, map) <= 0)
+		return;
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		int f = field_index(c, map, i, model_keys, NMODEL_KEYS, seen);
+		if (f == 0)
+			get_string(c, k, v, &mm->name);
+		else if (f > 0)
+			get_int(c, k, v, 1, INT64_MAX, ints[f]);
+	}
+}
+
+static void get_hardware(struct ctx *c, const struct ynode *key, const struct ynode *map)
+{
+	static const char *const keys[] = {"nvidia_smi", "interconnect", "peak_tflops"};
+	const struct ynode *seen[3] = {0};
+	struct manifest *m = c->m;
+	if (want_mapping(c, key, map) <= 0)
+		return;
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		switch (field_index(c, map, i, keys, 3, seen)) {
+		case 0: {
+			char *p = NULL;
+			if (get_string(c, k, v, &p) <= 0)
+				break;
+			char *r = resolve(c, p);
+			struct stat st;
+			if (stat(r, &st)) {
+				if (errno == ENOENT || errno == ENOTDIR)
+					err_at(c, v, "'%s' does not exist", p);
+				else
+					syserr_at(c, v, "cannot access '%s': %s", p, strerror(errno));
+				free(r);
+			} else if (S_ISDIR(st.st_mode)) {
+				err_at(c, v, "'%s' is a directory, expected an nvidia-smi -q -x file", p);
+				free(r);
+			} else {
+				free(m->hardware.nvidia_smi);
+				m->hardware.nvidia_smi = r;
+			}
+			free(p);
+			break;
+		}
+		case 1:
+			get_string(c, k, v, &m->hardware.interconnect);
+			break;
+		case 2:
+			get_posnum(c, k, v, &m->hardware.peak_tflops);
+			break;
+		}
+	}
+}
+
+static void get_figures(struct ctx *c, const struct ynode *key, const struct ynode *map)
+{
+	static const char *const keys[] = {"top_n", "width_in", "height_in"};
+	const struct ynode *seen[3] = {0};
+	struct manifest *m = c->m;
+	if (want_mapping(c, key, map) <= 0)
+		return;
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		int64_t x;
+		switch (field_index(c, map, i, keys, 3, seen)) {
+		case 0:
+			if (get_int(c, k, v, 1, 50, &x) > 0)
+				m->figures.top_n = (int)x;
+			break;
+		case 1:
+			get_posnum(c, k, v, &m->figures.width_in);
+			break;
+		case 2:
+			get_posnum(c, k, v, &m->figures.height_in);
+			break;
+		}
+	}
+}
+
+static const char *const presets[] = {"default", "payoungkhamdee2021"};
+#define NPRESETS (sizeof(presets) / sizeof(presets[0]))
+
+static void get_preset(struct ctx *c, const struct ynode *key, const struct ynode *v)
+{
+	char *p = NULL;
+	if (get_string(c, key, v, &p) <= 0)
+		return;
+	for (size_t i = 0; i < NPRESETS; i++) {
+		if (!strcmp(p, presets[i])) {
+			free(c->m->classify_preset);
+			c->m->classify_preset = p;
+			return;
+		}
+	}
+	const char *s = suggest(p, presets, NPRESETS);
+	if (s)
+		err_at(c, v, "unknown classify preset '%s' (did you mean '%s'?)", p, s);
+	else
+		err_at(c, v, "unknown classify preset '%s' (expected 'default' or 'payoungkhamdee2021')",
+			p);
+	free(p);
+}
+
+static void get_rule(struct ctx *c, const struct ynode *map)
+{
+	static const char *const keys[] = {"group", "contains", "regex", "ignore_case"};
+	const struct ynode *seen[4] = {0};
+	struct manifest_rule rule = {0};
+	const struct ynode *regex_node = NULL;
+	size_t errors = c->errors;
+
+	if (map->bad)
+		return;
+	if (map->kind != Y_MAPPING) {
+		char *got = describe(map);
+		err_at(c, map, "expected a mapping for a classify rule, got %s", got);
+		free(got);
+		return;
+	}
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		switch (field_index(c, map, i, keys, 4, seen)) {
+		case 0:
+			get_string(c, k, v, &rule.group);
+			break;
+		case 1:
+		case 2:
+			if (seen[1] && seen[2]) {
+				err_at(c, k, "a rule has either 'contains' or 'regex', not both");
+				break;
+			}
+			if (get_string(c, k, v, &rule.pattern) > 0) {
+				rule.is_regex = !strcmp(k->value, "regex");
+				if (rule.is_regex)
+					regex_node = v;
+			}
+			break;
+		case 3:
+			get_bool(c, k, v, &rule.ignore_case);
+			break;
+		}
+	}
+	require(c, map, seen[0], "group");
+	if (rule.group && !rule.group[0])
+		err_at(c, seen[0], "'group' must not be empty");
+	if (!seen[1] && !seen[2])
+		err_at(c, map, "missing required key 'contains' or 'regex'");
+	else if (!(seen[1] && seen[2]))
+		require(c, map, seen[1] ? seen[1] : seen[2], seen[1] ? "contains" : "regex");
+	if (regex_node) {
+		regex_t re;
+		int rc = regcomp(&re, rule.pattern,
+			REG_EXTENDED | REG_NOSUB | (rule.ignore_case ? REG_ICASE : 0));
+		if (rc) {
+			char msg[256];
+			regerror(rc, &re, msg, sizeof(msg));
+			err_at(c, regex_node, "invalid regex '%s': %s", rule.pattern, msg);
+		} else {
+			regfree(&re);
+		}
+	}
+	if (c->errors != errors) {
+		free(rule.group);
+		free(rule.pattern);
+		return;
+	}
+	struct manifest *m = c->m;
+	m->rules = xrealloc(m->rules, (m->nrules + 1) * sizeof(*m->rules));
+	m->rules[m->nrules++] = rule;
+}
+
+static void get_classify(struct ctx *c, const struct ynode *key, const struct ynode *v)
+{
+	static const char *const keys[] = {"preset", "rules"};
+	const struct ynode *seen[2] = {0};
+	if (!present(v))
+		return;
+	if (v->kind == Y_SCALAR) {
+		get_preset(c, key, v);
+		return;
+	}
+	if (v->kind != Y_MAPPING) {
+		err_type(c, key, v, "a preset name or a mapping");
+		return;
+	}
+	for (size_t i = 0; i < v->n; i += 2) {
+		const struct ynode *k = v->items[i], *val = v->items[i + 1];
+		switch (field_index(c, v, i, keys, 2, seen)) {
+		case 0:
+			get_preset(c, k, val);
+			break;
+		case 1:
+			if (!present(val))
+				break;
+			if (val->kind != Y_SEQUENCE) {
+				err_type(c, k, val, "a list of rules");
+				break;
+			}
+			if (!val->n)
+				err_at(c, val, "'rules' must not be empty");
+			for (size_t j = 0; j < val->n; j++)
+				get_rule(c, val->items[j]);
+			break;
+		}
+	}
+	if (seen[0] && seen[1])
+		err_at(c, seen[1], "'classify' takes either 'preset' or 'rules', not both");
+	else if (!seen[0] && !seen[1])
+		err_at(c, v, "missing required key 'preset' or 'rules'");
+	else
+		require(c, v, seen[0] ? seen[0] : seen[1], seen[0] ? "preset" : "rules");
+}
+
+static int valid_id(const char *s, const char *extra)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(extra, *s))
+			return 0;
+	return 1;
+}
+
+static void get_run(struct ctx *c, const struct ynode *map, struct manifest_run *r,
+	struct manifest_model *own, const struct ynode **id_node)
+{
+	static const char *const keys[] = {
+		"id", "label", "gpus", "batch", "strategy", "model", "traces",
+	};
+	const struct ynode *seen[7] = {0};
+	r->line = map->line;
+	r->col = map->col;
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		switch (field_index(c, map, i, keys, 7, seen)) {
+		case 0:
+			if (get_string(c, k, v, &r->id) <= 0)
+				break;
+			if (!valid_id(r->id, "._-")) {
+				err_at(c, v, "invalid run id '%s': use letters, digits, '.', '_' and '-'",
+					r->id);
+				free(r->id);
+				r->id = NULL;
+			} else {
+				*id_node = v;
+			}
+			break;
+		case 1:
+			get_string(c, k, v, &r->label);
+			break;
+		case 2:
+			get_posint(c, k, v, &r->gpus);
+			break;
+		case 3:
+			get_posint(c, k, v, &r->batch);
+			break;
+		case 4:
+			get_string(c, k, v, &r->strategy);
+			break;
+		case 5:
+			get_model(c, own, k, v);
+			break;
+		case 6:
+			get_traces(c, r, k, v);
+			break;
+		}
+	}
+	require(c, map, seen[0], "id");
+	require(c, map, seen[6], "traces");
+}
+
+/*
+ * Fills a run's model: the manifest's defaults, then the run's own keys.
+ * Takes own's name.
+ */
+static void merge_model(struct manifest_model *dst, const struct manifest_model *def,
+	struct manifest_model *own)
+{
+	dst->name = own->name ? own->name : def->name ? xstrdup(def->name) : NULL;
+	own->name = NULL;
+	dst->layers = own->layers ? own->layers : def->layers;
+	dst->hidden = own->hidden ? own->hidden : def->hidden;
+	dst->heads = own->heads ? own->heads : def->heads;
+	dst->ffn = own->ffn ? own->ffn : def->ffn;
+	dst->seq = own->seq ? own->seq : def->seq;
+	dst->vocab = own->vocab ? own->vocab : def->vocab;
+}
+
+static void get_runs(struct ctx *c, const struct ynode *key, const struct ynode *v)
+{
+	struct manifest *m = c->m;
+	if (!present(v))
+		return;
+	if (v->kind != Y_SEQUENCE) {
+		err_type(c, key, v, "a list of runs");
+		return;
+	}
+	if (!v->n) {
+		err_at(c, v, "'runs' must not be empty");
+		return;
+	}
+	m->runs = xcalloc(v->n, sizeof(*m->runs));
+	c->own = xcalloc(v->n, sizeof(*c->own));
+	const struct ynode **ids = xcalloc(v->n, sizeof(*ids));
+	for (size_t i = 0; i < v->n; i++) {
+		const struct ynode *it = v->items[i];
+		struct manifest_run *r = &m->runs[m->nruns++];
+		if (it->bad)
+			continue;
+		if (it->kind != Y_MAPPING) {
+			char *got = describe(it);
+			err_at(c, it, "expected a mapping for a run, got %s", got);
+			free(got);
+			continue;
+		}
+		get_run(c, it, r, &c->own[i], &ids[i]);
+		for (size_t j = 0; j < i && ids[i]; j++) {
+			if (ids[j] && !strcmp(m->runs[j].id, r->id)) {
+				err_at(c, ids[i], "duplicate run id '%s' (first at %d:%d)", r->id,
+					ids[j]->line, ids[j]->col);
+				break;
+			}
+		}
+	}
+	free(ids);
+}
+
+/* Sets m->id from 'id' (at node v) or else from the file name, lowercased. */
+static void set_id(struct ctx *c, const struct ynode *v)
+{
+	struct manifest *m = c->m;
+	int from_file = !m->id;
+	if (from_file) {
+		const char *base = strrchr(m->path, '/');
+		base = base ? base + 1 : m->path;
+		size_t n = strlen(base);
+		if (n > 5 && !strcasecmp(base + n - 5, ".yaml"))
+			n -= 5;
+		else if (n > 4 && !strcasecmp(base + n - 4, ".yml"))
+			n -= 4;
+		m->id = xstrndup(base, n);
+	}
+	for (char *s = m->id; *s; s++)
+		*s = (char)tolower((unsigned char)*s);
+	if (valid_id(m->id, "_-"))
+		return;
+	if (from_file)
+		err_at(c, NULL,
+			"cannot use the file name '%s' as the experiment id: set 'id' to lowercase letters, digits, '_' and '-'",
+			m->id);
+	else
+		err_at(c, v, "invalid experiment id '%s': use letters, digits, '_' and '-'", v->value);
+}
+
+static void check_root(struct ctx *c, const struct ynode *root)
+{
+	static const char *const keys[] = {
+		"version", "id", "title", "description", "hardware", "model", "runs",
+		"classify", "figures",
+	};
+	const struct ynode *seen[9] = {0};
+	const struct ynode *id_node = NULL;
+	struct manifest *m = c->m;
+
+	if (root->bad)
+		return;
+	if (root->kind != Y_MAPPING) {
+		char *got = describe(root);
+		err_at(c, root, "expected a mapping at the top of the manifest, got %s", got);
+		free(got);
+		return;
+	}
+	for (size_t i = 0; i < root->n; i += 2) {
+		const struct ynode *k = root->items[i], *v = root->items[i + 1];
+		int64_t x;
+		switch (field_index(c, root, i, keys, 9, seen)) {
+		case 0:
+			if (get_int(c, k, v, INT64_MIN, INT64_MAX, &x) > 0 && x != 1)
+				err_at(c, v, "unsupported manifest version %lld (expected 1)", (long long)x);
+			break;
+		case 1:
+			if (get_string(c, k, v, &m->id) > 0)
+				id_node = v;
+			break;
+		case 2:
+			if (get_string(c, k, v, &m->title) > 0 && !m->title[0])
+				err_at(c, v, "'title' must not be empty");
+			break;
+		case 3:
+			get_string(c, k, v, &m->description);
+			break;
+		case 4:
+			get_hardware(c, k, v);
+			break;
+		case 5:
+			get_model(c, &m->model, k, v);
+			break;
+		case 6:
+			get_runs(c, k, v);
+			break;
+		case 7:
+			get_classify(c, k, v);
+			break;
+		case 8:
+			get_figures(c, k, v);
+			break;
+		}
+	}
+	require(c, root, seen[2], "title");
+	require(c, root, seen[6], "runs");
+	/* The manifest's model may come after 'runs', so runs inherit it only now. */
+	for (size_t i = 0; i < m->nruns; i++) {
+		struct manifest_run *r = &m->runs[i];
+		merge_model(&r->model, &m->model, &c->own[i]);
+		if (!r->label && r->id)
+			r->label = xstrdup(r->id);
+	}
+	set_id(c, id_node);
+}
+
+/* Reads the whole file at path; returns NULL after reporting why not. */
+static char *read_file(struct ctx *c, size_t *len)
+{
+	FILE *f = fopen(c->path, "rb");
+	if (!f) {
+		diag_syserror(c->path, "cannot open: %s", strerror(errno));
+		c->errors++;
+		return NULL;
+	}
+	struct buf b;
+	buf_init(&b);
+	char chunk[8192];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&b, chunk, n);
+	if (ferror(f)) {
+		diag_syserror(c->path, "cannot read: %s", strerror(errno));
+		c->errors++;
+		buf_release(&b);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	*len = b.len;
+	return take(&b);
+}
+
+int manifest_load(const char *path, struct manifest **out)
+{
+	struct ctx c = {.path = path};
+	struct manifest *m = xcalloc(1, sizeof(*m));
+	struct ynode *root = NULL;
+	size_t len = 0;
+
+	*out = NULL;
+	c.m = m;
+	m->path = xstrdup(path);
+	char *tmp = xstrdup(path);
+	m->dir = xstrdup(dirname(tmp));
+	free(tmp);
+	size_t dl = strlen(m->dir);
+	if (!strcmp(m->dir, "."))
+		c.prefix_len = 0;
+	else if (dl && m->dir[dl - 1] == '/')
+		c.prefix_len = dl;
+	else
+		c.prefix_len = dl + 1;
+	m->figures.top_n = 10;
+
+	m->text = read_file(&c, &len);
+	if (!m->text)
+		goto out;
+	root = load_tree(&c, m->text, len);
+	if (!root)
+		goto out;
+	check_root(&c, root);
+	if (!m->classify_preset && !m->nrules && !c.errors)
+		m->classify_preset = xstrdup("default");
+out:
+	ynode_free(root);
+	free(c.own);
+	if (c.errors) {
+		manifest_free(m);
+		return -1;
+	}
+	*out = m;
+	return 0;
+}
+
+static void model_release(struct manifest_model *mm)
+{
+	free(mm->name);
+}
+
+void manifest_free(struct manifest *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nruns; i++) {
+		struct manifest_run *r = &m->runs[i];
+		free(r->id);
+		free(r->label);
+		free(r->strategy);
+		model_release(&r->model);
+		for (size_t j = 0; j < r->ntraces; j++)
+			free(r->traces[j]);
+		free(r->traces);
+	}
+	free(m->runs);
+	for (size_t i = 0; i < m->nrules; i++) {
+		free(m->rules[i].group);
+		free(m->rules[i].pattern);
+	}
+	free(m->rules);
+	free(m->classify_preset);
+	model_release(&m->model);
+	free(m->hardware.nvidia_smi);
+	free(m->hardware.interconnect);
+	free(m->title);
+	free(m->description);
+	free(m->id);
+	free(m->text);
+	free(m->dir);
+	free(m->path);
+	free(m);
+}

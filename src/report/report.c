@@ -1,0 +1,378 @@
+/*
+ * report.c: the static site of report.h.
+ *
+ * This file only fills template dictionaries with plain text and writes
+ * files; the markup lives in templates/ and the look in assets/, both
+ * embedded in the binary, and ctemplate escapes every value (see tmpl.h).
+ * Every file is written to "<path>.tmp" and renamed into place, so a reader
+ * never sees half a page. Nothing here depends on the clock or on the
+ * environment: the same experiment gives the same bytes.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "../util/buf.h"
+#include "../util/diag.h"
+#include "../util/xalloc.h"
+#include "embedded.h"
+#include "tmpl.h"
+
+#ifndef PERFSTUDY_VERSION
+#define PERFSTUDY_VERSION "unknown"
+#endif
+
+static const struct embedded_file *embedded_find(const char *path)
+{
+	for (unsigned long i = 0; i < embedded_count; i++)
+		if (!strcmp(embedded_files[i].path, path))
+			return &embedded_files[i];
+	return NULL;
+}
+
+/*
+ * Folder and file names come from the experiment id and table names; they
+ * are meant to be [a-z0-9_-], and anything that could climb out of the site
+ * (a slash, a leading dot) is refused rather than written somewhere else.
+ */
+static int check_stem(const char *what, const char *s)
+{
+	int ok = s && s[0] != '\0' && s[0] != '.';
+	for (const char *p = s; ok && *p; p++)
+		ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		     (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' || *p == '.';
+	if (!ok)
+		diag_error(NULL, "%s '%s' is not a valid file name", what, s ? s : "");
+	return ok ? 0 : -1;
+}
+
+/* Creates path and its missing parents, like mkdir -p. */
+static int mkdir_p(const char *path)
+{
+	if (path[0] == '\0')
+		return 0;
+	char *p = xstrdup(path);
+	int rc = 0;
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		struct stat st;
+		if (mkdir(p, 0777) && (errno != EEXIST || stat(p, &st) || !S_ISDIR(st.st_mode))) {
+			if (errno == EEXIST)
+				errno = ENOTDIR;
+			diag_syserror(p, "cannot create directory: %s", strerror(errno));
+			rc = -1;
+			break;
+		}
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+	return rc;
+}
+
+typedef int (*fill_fn)(FILE *f, const void *arg);
+
+/*
+ * Writes path through path.tmp: fill writes the bytes, then the file is
+ * closed and renamed over path. Returns 0, or -1 after diag_syserror with
+ * the temporary file removed.
+ */
+static int write_atomic(const char *path, fill_fn fill, const void *arg)
+{
+	char *tmp = xasprintf("%s.tmp", path);
+	int rc = -1;
+	FILE *f = fopen(tmp, "wb");
+	if (!f) {
+		diag_syserror(tmp, "cannot write: %s", strerror(errno));
+		goto out;
+	}
+	errno = 0;
+	int failed = fill(f, arg) != 0;
+	int err = errno;
+	if (fclose(f) && !failed) {
+		failed = 1;
+		err = errno;
+	}
+	if (failed) {
+		diag_syserror(tmp, "cannot write: %s", strerror(err ? err : EIO));
+		remove(tmp);
+		goto out;
+	}
+	if (rename(tmp, path)) {
+		diag_syserror(path, "cannot write: %s", strerror(errno));
+		remove(tmp);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(tmp);
+	return rc;
+}
+
+struct bytes {
+	const char *data;
+	size_t len;
+};
+
+static int fill_bytes(FILE *f, const void *arg)
+{
+	const struct bytes *b = arg;
+	return fwrite(b->data, 1, b->len, f) == b->len ? 0 : -1;
+}
+
+static int fill_csv(FILE *f, const void *arg)
+{
+	return csv_write_table(f, arg);
+}
+
+static int write_bytes(const char *path, const char *data, size_t len)
+{
+	struct bytes b = { data, len };
+	return write_atomic(path, fill_bytes, &b);
+}
+
+static int write_csv(const char *dir, const struct table *t)
+{
+	if (check_stem("table name", t->name))
+		return -1;
+	char *path = xasprintf("%s/%s.csv", dir, t->name);
+	int rc = write_atomic(path, fill_csv, t);
+	free(path);
+	return rc;
+}
+
+/* Expands templates/<name> with d and writes it to path. */
+static int write_page(const char *path, const char *name, const struct tmpl_dict *d)
+{
+	char *tpath = xasprintf("templates/%s", name);
+	const struct embedded_file *tpl = embedded_find(tpath);
+	struct buf html;
+	buf_init(&html);
+	int rc = -1;
+	if (!tpl) {
+		diag_syserror(tpath, "internal error: template is not embedded");
+		goto out;
+	}
+	if (tmpl_expand(tpath, tpl->data, d, &html))
+		goto out;
+	rc = write_bytes(path, html.data, html.len);
+out:
+	buf_release(&html);
+	free(tpath);
+	return rc;
+}
+
+/*
+ * Shows section NAME with {{TEXT}} = value when value is non-empty, and
+ * NAME_NONE otherwise, so the template words the missing case.
+ */
+static void set_optional(struct tmpl_dict *d, const char *name, const char *value)
+{
+	if (value && value[0]) {
+		tmpl_set(tmpl_add_section(d, name), "TEXT", value);
+	} else {
+		char *none = xasprintf("%s_NONE", name);
+		tmpl_show_section(d, none);
+		free(none);
+	}
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n > m && !memcmp(s + n - m, suffix, m);
+}
+
+/*
+ * The header a reader sees: the CSV column name with its unit suffix moved
+ * into the unit ("total_us" -> "total", "µs") and underscores as spaces.
+ * The CSV name stays in the cell's title.
+ */
+static void set_column(struct tmpl_dict *col, const struct table_col *tc)
+{
+	static const char *const class_of[] = {
+		[COL_TEXT] = "text",
+		[COL_INT] = "num int",
+		[COL_US] = "num us",
+		[COL_FRAC] = "num frac",
+		[COL_REAL] = "num real",
+	};
+	const char *unit = NULL;
+	size_t len = strlen(tc->name);
+	if (tc->type == COL_US) {
+		unit = "µs";
+		if (has_suffix(tc->name, "_us"))
+			len -= 3;
+	} else if (tc->type == COL_FRAC) {
+		unit = "0–1";
+	} else if (has_suffix(tc->name, "_bytes")) {
+		unit = "bytes";
+		len -= 6;
+	}
+	char *label = xstrndup(tc->name, len);
+	for (char *p = label; *p; p++)
+		if (*p == '_')
+			*p = ' ';
+	tmpl_set(col, "COL_LABEL", label);
+	tmpl_set(col, "COL_CSV", tc->name);
+	tmpl_set(col, "COL_CLASS", class_of[tc->type]);
+	if (unit)
+		tmpl_set(tmpl_add_section(col, "UNIT"), "TEXT", unit);
+	free(label);
+}
+
+/* Fills one table's section: name, title, headers and every cell as the CSV has it. */
+static void set_table(struct tmpl_dict *sec, const struct table *t)
+{
+	tmpl_set(sec, "TABLE_NAME", t->name);
+	tmpl_set(sec, "TABLE_TITLE", t->title);
+	tmpl_set_int(sec, "TABLE_ROWS", (long long)t->nrows);
+	if (t->nrows != 1)
+		tmpl_show_section(sec, "PLURAL");
+	for (size_t c = 0; c < t->ncols; c++)
+		set_column(tmpl_add_section(sec, "COL"), &t->cols[c]);
+	struct buf v;
+	buf_init(&v);
+	for (size_t r = 0; r < t->nrows; r++) {
+		struct tmpl_dict *row = tmpl_add_section(sec, "ROW");
+		for (size_t c = 0; c < t->ncols; c++) {
+			struct tmpl_dict *cell = tmpl_add_section(row, "CELL");
+			buf_reset(&v);
+			table_format_cell(t, r, c, &v);
+			tmpl_set(cell, "CELL_VALUE", v.data);
+			tmpl_set(cell, "CELL_CLASS", t->cols[c].type == COL_TEXT ? "text" : "num");
+		}
+	}
+	buf_release(&v);
+}
+
+static void set_experiment(struct tmpl_dict *d, const struct report_experiment *e)
+{
+	tmpl_set(d, "VERSION", PERFSTUDY_VERSION);
+	tmpl_set(d, "TITLE", e->title);
+	set_optional(d, "DESCRIPTION", e->description);
+	set_optional(d, "NEWEST", e->newest_trace_date);
+	tmpl_set_int(d, "GPUS_MAX", e->gpus_max);
+	set_optional(d, "MODELS", e->models);
+	tmpl_set(d, "CLASSIFICATION", e->classification);
+
+	if (e->runs)
+		set_table(tmpl_add_section(d, "RUNS"), e->runs);
+	else
+		tmpl_show_section(d, "RUNS_NONE");
+
+	for (size_t i = 0; i < e->nfigures; i++) {
+		struct tmpl_dict *fig = tmpl_add_section(d, "FIGURE");
+		tmpl_set(fig, "FIG_NAME", e->figures[i].name);
+		tmpl_set(fig, "FIG_CAPTION", e->figures[i].caption);
+		tmpl_set_int(fig, "FIG_NUMBER", (long long)i + 1);
+	}
+	if (e->nfigures)
+		tmpl_show_section(d, "FIGURES");
+
+	for (size_t i = 0; i < e->ntables; i++)
+		set_table(tmpl_add_section(d, "TABLE"), e->tables[i]);
+	if (e->ntables)
+		tmpl_show_section(d, "TABLES");
+
+	tmpl_set(d, "RULES", e->methods_rules);
+
+	for (size_t i = 0; i < e->ninputs; i++) {
+		struct tmpl_dict *in = tmpl_add_section(d, "INPUT");
+		tmpl_set(in, "PATH", e->inputs[i].path);
+		tmpl_set_int(in, "SIZE", (long long)e->inputs[i].size);
+		tmpl_set(in, "SHA256", e->inputs[i].sha256);
+	}
+	tmpl_show_section(d, e->ninputs ? "INPUTS" : "INPUTS_NONE");
+
+	if (e->manifest_text)
+		tmpl_set(tmpl_add_section(d, "MANIFEST"), "TEXT", e->manifest_text);
+	else
+		tmpl_show_section(d, "MANIFEST_NONE");
+
+	for (size_t i = 0; i < e->nwarnings; i++)
+		tmpl_set(tmpl_add_section(d, "WARNING"), "TEXT", e->warnings[i]);
+	tmpl_show_section(d, e->nwarnings ? "WARNINGS" : "WARNINGS_NONE");
+}
+
+int report_write_experiment(const char *site, const struct report_experiment *e)
+{
+	if (check_stem("experiment id", e->id))
+		return -1;
+	char *dir = xasprintf("%s/%s", site, e->id);
+	char *data = xasprintf("%s/data", dir);
+	char *page = xasprintf("%s/index.html", dir);
+	struct tmpl_dict *d = NULL;
+	int rc = -1;
+	if (mkdir_p(data))
+		goto out;
+	if (e->runs && write_csv(data, e->runs))
+		goto out;
+	for (size_t i = 0; i < e->ntables; i++)
+		if (write_csv(data, e->tables[i]))
+			goto out;
+	d = tmpl_dict_new();
+	set_experiment(d, e);
+	rc = write_page(page, "experiment.tpl", d);
+out:
+	tmpl_dict_free(d);
+	free(page);
+	free(data);
+	free(dir);
+	return rc;
+}
+
+/* Writes every embedded assets/<file> to <site>/assets/<file>. */
+static int write_assets(const char *site)
+{
+	char *dir = xasprintf("%s/assets", site);
+	int rc = mkdir_p(dir);
+	for (unsigned long i = 0; rc == 0 && i < embedded_count; i++) {
+		const struct embedded_file *ef = &embedded_files[i];
+		if (strncmp(ef->path, "assets/", 7))
+			continue;
+		char *path = xasprintf("%s/%s", site, ef->path);
+		rc = write_bytes(path, ef->data, ef->size);
+		free(path);
+	}
+	free(dir);
+	return rc;
+}
+
+int report_write_index(const char *site, const struct report_experiment *const *e, size_t n)
+{
+	char *page = xasprintf("%s/index.html", site);
+	struct tmpl_dict *d = NULL;
+	int rc = -1;
+	for (size_t i = 0; i < n; i++)
+		if (check_stem("experiment id", e[i]->id))
+			goto out;
+	if (mkdir_p(site) || write_assets(site))
+		goto out;
+	d = tmpl_dict_new();
+	tmpl_set(d, "VERSION", PERFSTUDY_VERSION);
+	for (size_t i = 0; i < n; i++) {
+		struct tmpl_dict *x = tmpl_add_section(d, "EXPERIMENT");
+		tmpl_set(x, "ID", e[i]->id);
+		tmpl_set(x, "TITLE", e[i]->title);
+		set_optional(x, "HEADLINE", e[i]->headline);
+		set_optional(x, "NEWEST", e[i]->newest_trace_date);
+		tmpl_set_int(x, "GPUS_MAX", e[i]->gpus_max);
+		set_optional(x, "MODELS", e[i]->models);
+	}
+	tmpl_show_section(d, n ? "EXPERIMENTS" : "EXPERIMENTS_NONE");
+	rc = write_page(page, "index.tpl", d);
+out:
+	tmpl_dict_free(d);
+	free(page);
+	return rc;
+}

@@ -1,0 +1,70 @@
+/*
+ * report.h: the static HTML site.
+ *
+ * The build command hands the report a description of each experiment: its
+ * tables (analysis output), its figures (already drawn by chart_write into
+ * <site>/<id>/figures/), and provenance. The report writes, through the
+ * templates in templates/ (embedded into the binary at build time) and the
+ * CSS in assets/:
+ *   <site>/index.html                 every experiment, linking to its page
+ *   <site>/assets/style.css
+ *   <site>/<id>/index.html            run table, figures with captions, tables, Methods, Provenance
+ *   <site>/<id>/data/<table>.csv      every table, one CSV each
+ * Every string that came from an input is escaped (HTML by the template
+ * engine, CSV by csv_write_table). The report owns nothing it is given.
+ */
+#ifndef PERFSTUDY_REPORT_H
+#define PERFSTUDY_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../analyze/table.h"
+
+struct report_figure {
+	const char *name;    /* file stem in figures/ */
+	const char *caption; /* one or two sentences, plain text */
+};
+
+struct report_input {
+	const char *path; /* as given by the user or manifest */
+	int64_t size;     /* bytes */
+	const char *sha256; /* 64 hex digits */
+};
+
+struct report_experiment {
+	const char *id;          /* folder name, [a-z0-9_-] */
+	const char *title;
+	const char *description; /* may be NULL */
+	const char *classification; /* preset name or "manifest rules" */
+	const char *newest_trace_date; /* "YYYY-MM-DD" or NULL */
+	const char *headline;    /* one line for the index, may be NULL */
+	int gpus_max;
+	const char *models;      /* comma-separated model names, may be NULL */
+	const struct table *runs; /* shown first; also written as data/runs.csv */
+	size_t ntables;
+	const struct table *const *tables; /* each shown and written as data/<name>.csv */
+	size_t nfigures;
+	const struct report_figure *figures;
+	const char *methods_rules; /* the classification rules, plain text, shown in Methods */
+	size_t ninputs;
+	const struct report_input *inputs;
+	const char *manifest_text; /* the manifest as written, or NULL for a directory build */
+	size_t nwarnings;
+	const char *const *warnings;
+};
+
+/* Writes <site>/<id>/index.html and its CSVs. Returns 0, or -1 after diag. */
+int report_write_experiment(const char *site, const struct report_experiment *e);
+/* Writes <site>/index.html and <site>/assets/. Returns 0, or -1 after diag. */
+int report_write_index(const char *site, const struct report_experiment *const *e, size_t n);
+
+/*
+ * Writes t as CSV to f: header row, RFC 4180 quoting, and text cells that
+ * start with '=', '+', '-', '@' (or tab/CR) prefixed with a single quote so a
+ * spreadsheet shows them as text. Returns 0 or -1 on a write error.
+ */
+int csv_write_table(FILE *f, const struct table *t);
+
+#endif

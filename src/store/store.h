@@ -1,0 +1,68 @@
+/*
+ * store.h: the SQLite store, DIR/perfstudy.db.
+ *
+ * Every reader's events land here, normalized; every analysis reads from
+ * here. The schema (SCHEMA in store.c, documented in the README) is a
+ * deliverable: users open the database with sqlite3 and query it. Times are
+ * integer nanoseconds on each trace's own clock; names are interned in
+ * `names`.
+ *
+ * The store owns its sqlite3 handle and prepared statements; store_close()
+ * finalizes them. Functions return 0 (or a row id >= 1) and -1 after
+ * reporting through diag.
+ */
+#ifndef PERFSTUDY_STORE_H
+#define PERFSTUDY_STORE_H
+
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "../ingest/ingest.h"
+
+struct store;
+
+struct store_run {
+	const char *experiment;
+	const char *run;      /* run id within the experiment */
+	const char *label;
+	int position;         /* order in the manifest or on the command line */
+	int gpus;             /* 0: from the traces */
+	int batch;            /* 0: not given */
+	const char *strategy; /* may be NULL */
+	const char *model;    /* may be NULL */
+	int64_t layers, hidden, heads, ffn, seq, vocab; /* 0: not given */
+};
+
+/* Creates (or replaces) the database at path with the schema. */
+int store_open(const char *path, struct store **out);
+/* Finalizes statements and closes; returns -1 if the close failed. */
+int store_close(struct store *s);
+sqlite3 *store_db(struct store *s);
+
+int store_begin(struct store *s);
+int store_commit(struct store *s);
+void store_rollback(struct store *s);
+
+int store_add_experiment(struct store *s, const char *id, const char *title, const char *source_path,
+			 const char *manifest_text, const char *classification);
+int64_t store_add_run(struct store *s, const struct store_run *r);
+/* A trace file of a run; rank is the position among the run's files until store_set_trace_info. */
+int64_t store_add_trace(struct store *s, int64_t run_id, const char *path, int file_index);
+/* Records what was read: format, size and hash, counts, time range. */
+int store_finish_trace(struct store *s, int64_t trace_id, const char *format,
+		       const struct source_meta *meta, const struct ingest_counts *counts);
+
+/*
+ * An ingest_sink whose events go to trace_id (its info callback records the
+ * rank, world size and devices); ctx lives as long as s.
+ */
+void store_sink(struct store *s, int64_t trace_id, struct ingest_sink *sink);
+
+/* Interns a name; returns its id. */
+int64_t store_name_id(struct store *s, const char *name);
+
+/* Runs SQL with no result rows (schema changes, aggregates); -1 after diag. */
+int store_exec(struct store *s, const char *sql);
+
+#endif

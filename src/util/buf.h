@@ -1,0 +1,30 @@
+/*
+ * buf.h: a growable byte buffer, always NUL-terminated.
+ *
+ * Used instead of strcat/sprintf wherever text is assembled. A struct buf is
+ * embedded by its user: buf_init() before use, buf_release() frees the bytes.
+ * buf_detach() hands the bytes to the caller and leaves the buffer released
+ * (buf_init it again to reuse it; buf_release on it is harmless).
+ */
+#ifndef PERFSTUDY_BUF_H
+#define PERFSTUDY_BUF_H
+
+#include <stddef.h>
+
+struct buf {
+	char *data; /* NUL-terminated; never NULL after buf_init */
+	size_t len;
+	size_t cap;
+};
+
+void buf_init(struct buf *b);
+void buf_release(struct buf *b);
+void buf_reset(struct buf *b);
+void buf_add(struct buf *b, const void *p, size_t n);
+void buf_adds(struct buf *b, const char *s);
+void buf_addc(struct buf *b, char c);
+void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Returns the bytes (caller frees) and leaves b released. */
+char *buf_detach(struct buf *b);
+
+#endif

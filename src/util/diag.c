@@ -1,0 +1,106 @@
+/* diag.c: error and warning reporting, see diag.h. */
+#include "diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "buf.h"
+#include "xalloc.h"
+
+static size_t n_errors;
+static int system_failed;
+static char **warnings;
+static size_t n_warnings, cap_warnings;
+static int quiet;
+
+static char *format(const char *where, const char *level, const char *fmt, va_list ap)
+{
+	struct buf b;
+	buf_init(&b);
+	buf_printf(&b, "%s: %s: ", where ? where : "perfstudy", level);
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n > 0) {
+		char *msg = xmalloc((size_t)n + 1);
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+		buf_adds(&b, msg);
+		free(msg);
+	}
+	return buf_detach(&b) ;
+}
+
+void diag_error(const char *where, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *m = format(where, "error", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s\n", m);
+	free(m);
+	n_errors++;
+}
+
+void diag_syserror(const char *where, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *m = format(where, "error", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s\n", m);
+	free(m);
+	n_errors++;
+	system_failed = 1;
+}
+
+void diag_warning(const char *where, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *m = format(where, "warning", fmt, ap);
+	va_end(ap);
+	if (!quiet)
+		fprintf(stderr, "%s\n", m);
+	warnings = xgrow(warnings, &cap_warnings, n_warnings + 1, sizeof(*warnings));
+	warnings[n_warnings++] = m;
+}
+
+size_t diag_error_count(void)
+{
+	return n_errors;
+}
+
+int diag_exit_code(void)
+{
+	if (system_failed)
+		return EXIT_SYSTEM;
+	return n_errors ? EXIT_INPUT : EXIT_OK;
+}
+
+size_t diag_warning_count(void)
+{
+	return n_warnings;
+}
+
+const char *diag_warning_text(size_t i)
+{
+	return i < n_warnings ? warnings[i] : NULL;
+}
+
+void diag_set_quiet(int q)
+{
+	quiet = q;
+}
+
+void diag_reset(void)
+{
+	for (size_t i = 0; i < n_warnings; i++)
+		free(warnings[i]);
+	free(warnings);
+	warnings = NULL;
+	n_warnings = cap_warnings = 0;
+	n_errors = 0;
+	system_failed = 0;
+}

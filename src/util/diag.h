@@ -1,0 +1,43 @@
+/*
+ * diag.h: the one place diagnostics go through.
+ *
+ * Library code reports problems here and returns -1; only cmd_* and main
+ * turn them into exit codes. A message reads like a compiler's:
+ *   experiments/a.yaml:12:5: error: unknown key 'rnus'
+ * Every error is counted; warnings are also kept in a list so that the
+ * report's Provenance section can show what was met while reading.
+ */
+#ifndef PERFSTUDY_DIAG_H
+#define PERFSTUDY_DIAG_H
+
+#include <stddef.h>
+
+/* Exit codes, documented in the README. */
+enum {
+	EXIT_OK = 0,
+	EXIT_INPUT = 1,  /* bad input: a trace, a manifest, a value */
+	EXIT_USAGE = 2,  /* bad command line */
+	EXIT_SYSTEM = 3, /* I/O or system failure */
+};
+
+/* What kind of failure the last error was; cmd_* map it to an exit code. */
+enum diag_kind { DIAG_INPUT = 1, DIAG_SYSTEM = 3 };
+
+/* "where" is "file", "file:line:col", "file: byte N" ... or NULL. */
+void diag_error(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Like diag_error but marks the failure as I/O or system (exit 3). */
+void diag_syserror(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_warning(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+size_t diag_error_count(void);
+/* EXIT_SYSTEM if any system error was reported, else EXIT_INPUT if any error, else EXIT_OK. */
+int diag_exit_code(void);
+/* Warnings recorded so far, in order; owned by diag. */
+size_t diag_warning_count(void);
+const char *diag_warning_text(size_t i);
+/* Silences warnings on stderr (they are still recorded). */
+void diag_set_quiet(int quiet);
+/* Forgets all errors and warnings (tests). */
+void diag_reset(void);
+
+#endif

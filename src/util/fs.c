@@ -1,0 +1,136 @@
+/* fs.c: directory creation, removal and the atomic swap of fs.h. */
+#include "fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "xalloc.h"
+
+int fs_mkdirs(const char *path)
+{
+	char *p = xstrdup(path);
+	int ret = 0;
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+			diag_syserror(p, "cannot create directory: %s", strerror(errno));
+			ret = -1;
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return ret;
+}
+
+int fs_remove_tree(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlink(path) < 0) {
+			diag_syserror(path, "cannot remove: %s", strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	DIR *d = opendir(path);
+	if (!d) {
+		diag_syserror(path, "cannot open directory: %s", strerror(errno));
+		return -1;
+	}
+	int ret = 0;
+	struct dirent *e;
+	struct buf b;
+	buf_init(&b);
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		buf_reset(&b);
+		buf_printf(&b, "%s/%s", path, e->d_name);
+		if (fs_remove_tree(b.data) < 0)
+			ret = -1;
+	}
+	buf_release(&b);
+	closedir(d);
+	if (rmdir(path) < 0) {
+		diag_syserror(path, "cannot remove directory: %s", strerror(errno));
+		ret = -1;
+	}
+	return ret;
+}
+
+int fs_is_dir(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -1;
+	return S_ISDIR(st.st_mode) ? 1 : 0;
+}
+
+int fs_replace_dir(const char *fresh, const char *target)
+{
+	struct stat st;
+	if (lstat(target, &st) < 0) {
+		if (rename(fresh, target) < 0) {
+			diag_syserror(target, "cannot move the new output into place: %s", strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	/* Two renames: the old output stays whole until the new one is in place. */
+	char *old = xasprintf("%s.old.%ld", target, (long)getpid());
+	int ret = 0;
+	if (rename(target, old) < 0) {
+		diag_syserror(target, "cannot move the previous output aside: %s", strerror(errno));
+		ret = -1;
+	} else if (rename(fresh, target) < 0) {
+		diag_syserror(target, "cannot move the new output into place: %s", strerror(errno));
+		rename(old, target);
+		ret = -1;
+	} else {
+		fs_remove_tree(old);
+	}
+	free(old);
+	return ret;
+}
+
+int fs_write_file(const char *path, const void *data, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp", path);
+	int ret = -1;
+	FILE *f = fopen(tmp, "wb");
+	if (!f) {
+		diag_syserror(tmp, "cannot write: %s", strerror(errno));
+		goto out;
+	}
+	size_t w = fwrite(data, 1, len, f);
+	if (fclose(f) != 0 || w != len) {
+		diag_syserror(tmp, "cannot write: %s", strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, path) < 0) {
+		diag_syserror(path, "cannot write: %s", strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(tmp);
+	return ret;
+}

@@ -1,0 +1,25 @@
+/*
+ * fs.h: the few file-system operations the build needs.
+ *
+ * The build writes its whole output into a fresh directory beside the
+ * target and swaps it in at the end (fs_replace_dir), so a failed build
+ * never leaves a half-written site. All functions report through diag and
+ * return 0 or -1.
+ */
+#ifndef PERFSTUDY_FS_H
+#define PERFSTUDY_FS_H
+
+#include <stddef.h>
+
+/* mkdir -p. */
+int fs_mkdirs(const char *path);
+/* rm -rf; does not follow symlinks. */
+int fs_remove_tree(const char *path);
+/* Replaces target by fresh (both in the same parent directory). */
+int fs_replace_dir(const char *fresh, const char *target);
+/* 1 when path is a directory, 0 when not, -1 when it does not exist. */
+int fs_is_dir(const char *path);
+/* Writes len bytes to path through path.tmp + rename. */
+int fs_write_file(const char *path, const void *data, size_t len);
+
+#endif

@@ -1,0 +1,184 @@
+{{%AUTOESCAPE context="HTML"}}
+{{! experiment.tpl: one experiment's page: runs, figures, tables, Methods, Provenance. }}
+{{! AUTOESCAPE above makes ctemplate escape every value for the context it lands in; }}
+{{! <pre> blocks use :pre_escape, which escapes like :h but keeps line breaks. }}
+{{! The runs table and the other tables share the same markup; keep the two in step. }}
+<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="perfstudy {{VERSION}}">
+<title>{{TITLE}} · perfstudy</title>
+<link rel="stylesheet" href="../assets/style.css">
+<script src="../assets/sort.js" defer></script>
+</head>
+<body>
+<header class="site">
+<div class="wrap"><a class="brand" href="../index.html">perfstudy</a></div>
+</header>
+<main class="wrap">
+<nav class="back"><a href="../index.html">&larr; All experiments</a></nav>
+<h1>{{TITLE}}</h1>
+{{#DESCRIPTION}}
+<p class="lead">{{TEXT}}</p>
+{{/DESCRIPTION}}
+<dl class="facts">
+<div><dt>Newest trace</dt><dd>{{#NEWEST}}{{TEXT}}{{/NEWEST}}{{#NEWEST_NONE}}unknown{{/NEWEST_NONE}}</dd></div>
+<div><dt>GPUs (max)</dt><dd class="num">{{GPUS_MAX}}</dd></div>
+<div><dt>Models</dt><dd>{{#MODELS}}{{TEXT}}{{/MODELS}}{{#MODELS_NONE}}not recorded{{/MODELS_NONE}}</dd></div>
+<div><dt>Classification</dt><dd>{{CLASSIFICATION}}</dd></div>
+</dl>
+<nav class="toc" aria-label="Contents">
+<a href="#runs">Runs</a>
+{{#FIGURES}}
+<a href="#figures">Figures</a>
+{{/FIGURES}}
+{{#TABLES}}
+<a href="#tables">Tables</a>
+{{/TABLES}}
+<a href="#methods">Methods</a>
+<a href="#provenance">Provenance</a>
+</nav>
+
+<section id="runs">
+<h2>Runs</h2>
+{{#RUNS}}
+<div class="table-head">
+<p class="meta">{{TABLE_ROWS}} row{{#PLURAL}}s{{/PLURAL}}</p>
+<a class="download" href="data/{{TABLE_NAME}}.csv" download>CSV</a>
+</div>
+<div class="table-wrap">
+<table class="data sortable">
+<thead>
+<tr>
+{{#COL}}
+<th scope="col" class="{{COL_CLASS}}" title="CSV column {{COL_CSV}}">{{COL_LABEL}}{{#UNIT}} <span class="unit">({{TEXT}})</span>{{/UNIT}}</th>
+{{/COL}}
+</tr>
+</thead>
+<tbody>
+{{#ROW}}
+<tr>{{#CELL}}<td class="{{CELL_CLASS}}">{{CELL_VALUE}}</td>{{/CELL}}</tr>
+{{/ROW}}
+</tbody>
+</table>
+</div>
+{{/RUNS}}
+{{#RUNS_NONE}}
+<p>No runs.</p>
+{{/RUNS_NONE}}
+</section>
+
+{{#FIGURES}}
+<section id="figures">
+<h2>Figures</h2>
+{{#FIGURE}}
+<figure id="figure-{{FIG_NAME}}">
+<a href="figures/{{FIG_NAME}}.svg"><img src="figures/{{FIG_NAME}}.svg" alt="{{FIG_CAPTION}}"></a>
+<figcaption>
+<span class="fig-no">Figure {{FIG_NUMBER}}.</span> {{FIG_CAPTION}}
+<span class="downloads">
+<a href="figures/{{FIG_NAME}}.svg">SVG</a>
+<a href="figures/{{FIG_NAME}}.pdf">PDF</a>
+<a href="figures/{{FIG_NAME}}.png">PNG</a>
+</span>
+</figcaption>
+</figure>
+{{/FIGURE}}
+</section>
+{{/FIGURES}}
+
+{{#TABLES}}
+<section id="tables">
+<h2>Tables</h2>
+{{#TABLE}}
+<section class="table" id="table-{{TABLE_NAME}}">
+<h3>{{TABLE_TITLE}}</h3>
+<div class="table-head">
+<p class="meta"><code>{{TABLE_NAME}}.csv</code> &middot; {{TABLE_ROWS}} row{{#PLURAL}}s{{/PLURAL}}</p>
+<a class="download" href="data/{{TABLE_NAME}}.csv" download>CSV</a>
+</div>
+<div class="table-wrap">
+<table class="data sortable">
+<thead>
+<tr>
+{{#COL}}
+<th scope="col" class="{{COL_CLASS}}" title="CSV column {{COL_CSV}}">{{COL_LABEL}}{{#UNIT}} <span class="unit">({{TEXT}})</span>{{/UNIT}}</th>
+{{/COL}}
+</tr>
+</thead>
+<tbody>
+{{#ROW}}
+<tr>{{#CELL}}<td class="{{CELL_CLASS}}">{{CELL_VALUE}}</td>{{/CELL}}</tr>
+{{/ROW}}
+</tbody>
+</table>
+</div>
+</section>
+{{/TABLE}}
+</section>
+{{/TABLES}}
+
+<section id="methods">
+<h2>Methods</h2>
+<p>All times are in microseconds (µs), shown with three decimals of the nanosecond values read from the traces; fractions run from 0 to 1. Each table is also in <code>data/</code> as CSV, with the same numbers as shown here.</p>
+<dl class="defs">
+<dt><code>groups.csv</code></dt>
+<dd>For each run and rank, the summed duration of that rank's GPU activities (kernels, memcpy and memset) in each group, over the whole trace file. The fraction is that sum divided by the sum over all groups of the same run and rank.</dd>
+<dt><code>kernels.csv</code></dt>
+<dd>One row per kernel name: the number of calls, and the total, mean, minimum and maximum duration in µs.</dd>
+<dt><code>steps.csv</code></dt>
+<dd>The duration in µs of each <code>ProfilerStep#N</code> annotation range.</dd>
+</dl>
+<h3>Classification</h3>
+<p>Activities are assigned to groups by these rules (<strong>{{CLASSIFICATION}}</strong>):</p>
+<pre class="rules">{{RULES:pre_escape}}</pre>
+</section>
+
+<section id="provenance">
+<h2>Provenance</h2>
+<p>Built by perfstudy {{VERSION}} from the inputs below.</p>
+<h3>Inputs</h3>
+{{#INPUTS}}
+<div class="table-wrap">
+<table class="data inputs">
+<thead>
+<tr><th scope="col" class="text">Path</th><th scope="col" class="num">Size <span class="unit">(bytes)</span></th><th scope="col" class="text">SHA-256</th></tr>
+</thead>
+<tbody>
+{{#INPUT}}
+<tr><td class="text path">{{PATH}}</td><td class="num">{{SIZE}}</td><td class="text"><code class="hash">{{SHA256}}</code></td></tr>
+{{/INPUT}}
+</tbody>
+</table>
+</div>
+{{/INPUTS}}
+{{#INPUTS_NONE}}
+<p>No inputs were recorded.</p>
+{{/INPUTS_NONE}}
+<h3>Manifest</h3>
+{{#MANIFEST}}
+<pre class="manifest">{{TEXT:pre_escape}}</pre>
+{{/MANIFEST}}
+{{#MANIFEST_NONE}}
+<p>Built from a directory of traces, without a manifest.</p>
+{{/MANIFEST_NONE}}
+<h3>Warnings</h3>
+{{#WARNINGS}}
+<ul class="warnings">
+{{#WARNING}}
+<li>{{TEXT}}</li>
+{{/WARNING}}
+</ul>
+{{/WARNINGS}}
+{{#WARNINGS_NONE}}
+<p>None.</p>
+{{/WARNINGS_NONE}}
+</section>
+</main>
+<footer class="site">
+<div class="wrap">Generated by perfstudy {{VERSION}}. <a href="../index.html">All experiments</a></div>
+</footer>
+</body>
+</html>

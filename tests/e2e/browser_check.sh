@@ -1,0 +1,125 @@
+#!/bin/bash
+# browser_check.sh: loads every page of a built site in headless Chromium and
+# checks the DOM the browser built, not the bytes perfstudy wrote: the
+# expected elements are there, the local sort script ran, and nothing from an
+# input turned into markup (a live <script>, an on* handler, a javascript: URL).
+#
+# Usage: tests/e2e/browser_check.sh SITE_DIR
+# Exit: 0 all pages pass, 1 a check failed, 2 usage, 77 Chromium not installed
+# (the automake "skipped" code). CHROMIUM=/path/to/binary picks the browser.
+
+set -u
+
+if [ $# -ne 1 ] || [ ! -d "$1" ]; then
+	echo "usage: $0 SITE_DIR" >&2
+	exit 2
+fi
+site=$(cd "$1" && pwd)
+
+browser=${CHROMIUM:-}
+if [ -z "$browser" ]; then
+	for b in chromium chromium-browser google-chrome; do
+		if command -v "$b" >/dev/null 2>&1; then
+			browser=$b
+			break
+		fi
+	done
+fi
+if [ -z "$browser" ]; then
+	echo "browser_check: skipped: chromium is not installed" >&2
+	exit 77
+fi
+
+profile=$(mktemp -d)
+trap 'rm -rf "$profile"' EXIT
+failures=0
+
+fail() {
+	echo "$1: error: $2" >&2
+	failures=$((failures + 1))
+}
+
+# The DOM of one page after load, on stdout; the browser's own chatter is dropped.
+dump_dom() {
+	timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking --disable-component-update \
+		--disable-sync --user-data-dir="$profile" --dump-dom "file://$1" 2>/dev/null
+}
+
+need() {
+	local page=$1 dom=$2 pattern=$3 what=$4
+	grep -qF -- "$pattern" <<<"$dom" || fail "$page" "missing $what"
+}
+
+check_common() {
+	local page=$1 dom=$2
+	need "$page" "$dom" "<h1>" "<h1>"
+	need "$page" "$dom" "style.css" "the stylesheet link"
+	# Text from an input shows as &lt;script&gt;; a literal tag is an injection.
+	if grep -qiF "<script>alert" <<<"$dom"; then
+		fail "$page" "an input became a live <script> element"
+	fi
+	local scripts
+	scripts=$(grep -oiE "<script[^>]*>" <<<"$dom" | grep -vF '<script src="../assets/sort.js" defer="">')
+	[ -z "$scripts" ] || fail "$page" "unexpected script element: $(head -n1 <<<"$scripts")"
+	if grep -qiE "<[a-z][^>]*[[:space:]]on[a-z]+=\"" <<<"$dom"; then
+		fail "$page" "an element carries an on* event handler"
+	fi
+	if grep -qiE "(href|src)=\"[[:space:]]*javascript:" <<<"$dom"; then
+		fail "$page" "a javascript: URL"
+	fi
+	if grep -qiE "(href|src)=\"(https?:)?//" <<<"$dom"; then
+		fail "$page" "a link or resource outside the site"
+	fi
+}
+
+pages=0
+index="$site/index.html"
+if [ ! -f "$index" ]; then
+	fail "$index" "no such file"
+else
+	dom=$(dump_dom "$index")
+	pages=$((pages + 1))
+	if [ -z "$dom" ]; then
+		fail "$index" "chromium returned no DOM"
+	else
+		check_common "$index" "$dom"
+	fi
+fi
+
+for page in "$site"/*/index.html; do
+	[ -f "$page" ] || continue
+	dir=$(dirname "$page")
+	dom=$(dump_dom "$page")
+	pages=$((pages + 1))
+	if [ -z "$dom" ]; then
+		fail "$page" "chromium returned no DOM"
+		continue
+	fi
+	check_common "$page" "$dom"
+	id=$(basename "$dir")
+	grep -qF "href=\"$id/index.html\"" "$index" 2>/dev/null ||
+		fail "$index" "no link to $id/index.html"
+	need "$page" "$dom" 'href="../index.html"' "the link back to ../index.html"
+	need "$page" "$dom" "<table" "a <table>"
+	need "$page" "$dom" 'id="methods"' "the Methods section"
+	need "$page" "$dom" 'id="provenance"' "the Provenance section"
+	# sort.js turns headers into buttons: proof that the local script ran.
+	need "$page" "$dom" '<button type="button" class="sort">' "sort buttons (sort.js did not run)"
+	for svg in "$dir"/figures/*.svg; do
+		[ -f "$svg" ] || continue
+		name=$(basename "$svg" .svg)
+		need "$page" "$dom" "<img src=\"figures/$name.svg\"" "<img> for figures/$name.svg"
+	done
+	for csv in "$dir"/data/*.csv; do
+		[ -f "$csv" ] || continue
+		name=$(basename "$csv")
+		need "$page" "$dom" "href=\"data/$name\"" "a CSV link to data/$name"
+	done
+done
+
+if [ "$failures" -ne 0 ]; then
+	echo "browser_check: $failures problem(s) in $pages page(s)" >&2
+	exit 1
+fi
+echo "browser_check: $pages page(s) ok"

@@ -1,0 +1,437 @@
+/*
+ * test_chart.c: the chart model, the middle-shortening of labels, and the
+ * files chart_write() leaves behind (formats, sizes, escaping, determinism,
+ * failures that keep the previous figure).
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../src/chart/chart.h"
+#include "../../src/util/buf.h"
+#include "../../src/util/diag.h"
+#include "../../src/util/xalloc.h"
+#include "check.h"
+
+/* Returns the file's bytes (caller frees) and its length in *len, or NULL. */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct buf b;
+	char chunk[8192];
+	size_t n;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	buf_init(&b);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&b, chunk, n);
+	fclose(f);
+	*len = b.len;
+	return b.data; /* the bytes move to the caller */
+}
+
+static char *slurp_in(const char *dir, const char *file, size_t *len)
+{
+	char *path = xasprintf("%s/%s", dir, file);
+	char *s = slurp(path, len);
+	free(path);
+	return s;
+}
+
+static int contains(const char *hay, size_t len, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (size_t i = 0; i + n <= len; i++)
+		if (!memcmp(hay + i, needle, n))
+			return 1;
+	return 0;
+}
+
+static size_t count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		if (unlink(p))
+			remove_tree(p);
+		free(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static char *make_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+	char *t = xasprintf("%s/test_chart.XXXXXX", base && base[0] ? base : "/tmp");
+	if (!mkdtemp(t)) {
+		perror(t);
+		exit(1);
+	}
+	return t;
+}
+
+/* Number of UTF-8 characters in s, or -1 if s is not valid UTF-8. */
+static long utf8_chars(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	long n = 0;
+	while (*p) {
+		size_t len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3
+			   : (*p & 0xf8) == 0xf0 ? 4 : 0;
+		if (!len)
+			return -1;
+		for (size_t i = 1; i < len; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				return -1;
+		p += len;
+		n++;
+	}
+	return n;
+}
+
+static void test_model_growth(void)
+{
+	struct chart *c = chart_new(CHART_STACKED_BAR, "m", "t", "v");
+
+	CHECK_INT(chart_add_category(c, "a"), 0);
+	CHECK_INT(chart_add_category(c, "b"), 1);
+	CHECK(c->values == NULL || c->nseries == 0);
+	CHECK_INT(chart_add_series(c, "s0"), 0);
+	chart_set(c, 0, 0, 1.5);
+	chart_set(c, 1, 0, 2.5);
+
+	/* A series added after the categories widens every row. */
+	CHECK_INT(chart_add_series(c, "s1"), 1);
+	CHECK(chart_get(c, 0, 0) == 1.5);
+	CHECK(chart_get(c, 1, 0) == 2.5);
+	CHECK(chart_get(c, 0, 1) == 0);
+	CHECK(chart_get(c, 1, 1) == 0);
+	chart_set(c, 0, 1, 10);
+	chart_set(c, 1, 1, 20);
+
+	/* Rows added later start at 0 and leave the others alone. */
+	CHECK_INT(chart_add_category(c, "c"), 2);
+	CHECK(chart_get(c, 2, 0) == 0 && chart_get(c, 2, 1) == 0);
+	chart_set(c, 2, 1, 30);
+	CHECK_INT(chart_add_series(c, "s2"), 2);
+	CHECK(chart_get(c, 0, 0) == 1.5 && chart_get(c, 0, 1) == 10 && chart_get(c, 0, 2) == 0);
+	CHECK(chart_get(c, 1, 0) == 2.5 && chart_get(c, 1, 1) == 20 && chart_get(c, 1, 2) == 0);
+	CHECK(chart_get(c, 2, 0) == 0 && chart_get(c, 2, 1) == 30 && chart_get(c, 2, 2) == 0);
+	/* The documented layout: row-major by category. */
+	CHECK(c->values[1 * 3 + 1] == 20);
+	CHECK(c->values[2 * 3 + 1] == 30);
+
+	/* Many of each, interleaved; each new cell gets cat * 1000 + series. */
+	for (int i = 0; i < 40; i++) {
+		char *l = xasprintf("x%d", i);
+		if (i % 2) {
+			size_t s = chart_add_series(c, l);
+			for (size_t cat = 0; cat < c->ncat; cat++)
+				chart_set(c, cat, s, (double)(cat * 1000 + s));
+		} else {
+			size_t cat = chart_add_category(c, l);
+			for (size_t s = 0; s < c->nseries; s++)
+				chart_set(c, cat, s, (double)(cat * 1000 + s));
+		}
+		free(l);
+	}
+	CHECK_INT(c->ncat, 23);
+	CHECK_INT(c->nseries, 23);
+	int ok = 1;
+	for (size_t cat = 0; cat < c->ncat; cat++)
+		for (size_t s = 0; s < c->nseries; s++)
+			if ((cat >= 3 || s >= 3) && chart_get(c, cat, s) != (double)(cat * 1000 + s))
+				ok = 0;
+	CHECK(ok);
+	CHECK(chart_get(c, 1, 1) == 20);
+	CHECK_STR(c->categories[2], "c");
+	CHECK_STR(c->series[2], "s2");
+	chart_free(c);
+	chart_free(NULL);
+}
+
+static void test_shorten(void)
+{
+	static const struct {
+		const char *in;
+		size_t max;
+		const char *want;
+	} cases[] = {
+		{"abcdef", 10, "abcdef"},
+		{"abcdef", 6, "abcdef"},
+		{"abcdefghij", 5, "ab\xe2\x80\xa6ij"},
+		{"abcdefghij", 4, "ab\xe2\x80\xa6j"},
+		{"abcdefghij", 2, "a\xe2\x80\xa6"},
+		{"abc", 1, "\xe2\x80\xa6"},
+		{"abc", 0, ""},
+		{"", 0, ""},
+		/* é is two bytes, 日本語 three each: cuts fall between characters. */
+		{"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 4, "\xc3\xa9\xc3\xa9\xe2\x80\xa6\xc3\xa9"},
+		{"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe6\x97\xa5\xe6\x9c\xac", 3,
+		 "\xe6\x97\xa5\xe2\x80\xa6\xe6\x9c\xac"},
+		{"a\xf0\x9f\x98\x80" "bcd\xf0\x9f\x98\x80", 4, "a\xf0\x9f\x98\x80\xe2\x80\xa6\xf0\x9f\x98\x80"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = chart_shorten_middle(cases[i].in, cases[i].max);
+		CHECK_STR(s, cases[i].want);
+		free(s);
+	}
+
+	/* Every length of a mixed string gives valid UTF-8 of exactly that length. */
+	const char *mixed = "void \xc3\xa9\xe6\x97\xa5<\xf0\x9f\x98\x80, \xe6\x9c\xac>(int\xc3\xa9)";
+	long n = utf8_chars(mixed);
+	CHECK(n == 19);
+	int ok = 1;
+	for (long max = 0; max <= n + 2; max++) {
+		char *s = chart_shorten_middle(mixed, (size_t)max);
+		if (utf8_chars(s) != (max < n ? max : n))
+			ok = 0;
+		free(s);
+	}
+	CHECK(ok);
+
+	const char *kernel = "void at::native::vectorized_elementwise_kernel<4, "
+			     "at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, "
+			     "at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)";
+	char *s = chart_shorten_middle(kernel, 45);
+	CHECK_INT(utf8_chars(s), 45);
+	/* 44 characters around the ellipsis: 22 from each end. */
+	CHECK_STR(s, "void at::native::vecto\xe2\x80\xa6" "td::array<char*, 3ul>)");
+	free(s);
+}
+
+static struct chart *sample_stacked(const char *name)
+{
+	static const char *const groups[] = {"matrix-mul", "attention", "communication",
+					     "memory", "elementwise", "other"};
+	struct chart *c = chart_new(CHART_STACKED_BAR, name, "GPU time by kernel group",
+				    "share of GPU time");
+	for (int i = 0; i < 4; i++) {
+		char *l = xasprintf("gpt2 %dgpu r0", 1 << i);
+		chart_add_category(c, l);
+		free(l);
+	}
+	for (size_t s = 0; s < 6; s++)
+		chart_add_series(c, groups[s]);
+	for (size_t i = 0; i < 4; i++)
+		for (size_t s = 0; s < 6; s++)
+			chart_set(c, i, s, (double)(s + 1 + i) / 60.0);
+	return c;
+}
+
+/* PNG: 8-byte signature, then the IHDR chunk with big-endian width and height. */
+static void check_png(const char *buf, size_t len, uint32_t want_w, uint32_t want_h)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	CHECK(len > 24);
+	if (len <= 24)
+		return;
+	CHECK(!memcmp(p, "\x89PNG\r\n\x1a\n", 8));
+	CHECK(!memcmp(p + 12, "IHDR", 4));
+	uint32_t w = (uint32_t)p[16] << 24 | (uint32_t)p[17] << 16 | (uint32_t)p[18] << 8 | p[19];
+	uint32_t h = (uint32_t)p[20] << 24 | (uint32_t)p[21] << 16 | (uint32_t)p[22] << 8 | p[23];
+	CHECK_INT(w, want_w);
+	CHECK_INT(h, want_h);
+}
+
+static void test_write_formats(void)
+{
+	char *dir = make_tmpdir();
+	struct chart *c = sample_stacked("shares");
+	size_t len;
+	char *s;
+
+	CHECK_INT(chart_write(c, dir, NULL), 0);
+	CHECK_INT(count_entries(dir), 3); /* no .tmp left behind */
+
+	s = slurp_in(dir, "shares.png", &len);
+	CHECK(s != NULL);
+	if (s)
+		check_png(s, len, 7 * 300, 1050); /* 7 in x 3.5 in at 300 dpi */
+	free(s);
+	s = slurp_in(dir, "shares.pdf", &len);
+	CHECK(s && len > 5 && !memcmp(s, "%PDF-", 5));
+	CHECK(s && contains(s, len, "%%EOF"));
+	free(s);
+	s = slurp_in(dir, "shares.svg", &len);
+	CHECK(s && len > 5 && !memcmp(s, "<?xml", 5));
+	CHECK(s && contains(s, len, "</svg>"));
+	CHECK(s && contains(s, len, "width=\"504pt\"") && contains(s, len, "height=\"252pt\""));
+	free(s);
+
+	/* A style: 3.5 in x 2 in at 100 dpi. */
+	struct chart_style st = {3.5, 2, 100};
+	CHECK_INT(chart_write(c, dir, &st), 0);
+	s = slurp_in(dir, "shares.png", &len);
+	if (s)
+		check_png(s, len, 350, 200);
+	free(s);
+
+	chart_free(c);
+	remove_tree(dir);
+	free(dir);
+}
+
+static void test_escaping_and_odd_text(void)
+{
+	char *dir = make_tmpdir();
+	struct chart *c = chart_new(CHART_HBAR, "esc", "a & b <c>", "time (ms) <&>");
+	size_t len;
+
+	chart_add_series(c, "time");
+	chart_add_category(c, "<script>alert(1)</script>");
+	chart_add_category(c, "bad \xff\xfe utf-8 \xed\xa0\x80 and \xef\xbf\xbe \x01\n tab\t");
+	chart_add_category(c, "truncated \xe6\x97");
+	chart_set(c, 0, 0, 3);
+	chart_set(c, 1, 0, -1.25);
+	chart_set(c, 2, 0, NAN);
+	CHECK_INT(chart_write(c, dir, NULL), 0);
+	char *s = slurp_in(dir, "esc.svg", &len);
+	CHECK(s != NULL);
+	CHECK(s && !contains(s, len, "<script"));
+	CHECK(s && !contains(s, len, "<c>"));
+	free(s);
+
+	/* The same labels on the other kind of chart, as series and categories. */
+	struct chart *d = chart_new(CHART_STACKED_BAR, "esc2", "<script>x</script>", "");
+	chart_add_category(d, "<script>alert(1)</script>");
+	chart_add_series(d, "<script>s</script>");
+	chart_add_series(d, "\xc0\xaf overlong");
+	chart_set(d, 0, 0, 1);
+	chart_set(d, 0, 1, 2);
+	CHECK_INT(chart_write(d, dir, NULL), 0);
+	s = slurp_in(dir, "esc2.svg", &len);
+	CHECK(s && !contains(s, len, "<script"));
+	free(s);
+	CHECK_INT(count_entries(dir), 6);
+
+	chart_free(c);
+	chart_free(d);
+	remove_tree(dir);
+	free(dir);
+}
+
+static void test_deterministic(void)
+{
+	char *d1 = make_tmpdir(), *d2 = make_tmpdir();
+	static const char *const files[] = {"det.svg", "det.pdf", "det.png"};
+	struct chart *c = sample_stacked("det");
+
+	CHECK_INT(chart_write(c, d1, NULL), 0);
+	CHECK_INT(chart_write(c, d2, NULL), 0);
+	for (size_t i = 0; i < 3; i++) {
+		size_t l1, l2;
+		char *a = slurp_in(d1, files[i], &l1), *b = slurp_in(d2, files[i], &l2);
+		CHECK(a && b && l1 == l2 && !memcmp(a, b, l1));
+		if (!(a && b && l1 == l2 && !memcmp(a, b, l1)))
+			fprintf(stderr, "  %s differs between two renders\n", files[i]);
+		free(a);
+		free(b);
+	}
+	chart_free(c);
+	remove_tree(d1);
+	remove_tree(d2);
+	free(d1);
+	free(d2);
+}
+
+static void test_empty(void)
+{
+	char *dir = make_tmpdir();
+	struct chart *c = chart_new(CHART_STACKED_BAR, "empty", "nothing here", "share");
+	size_t len;
+
+	CHECK_INT(chart_write(c, dir, NULL), 0);
+	char *s = slurp_in(dir, "empty.png", &len);
+	if (s)
+		check_png(s, len, 2100, 1050);
+	free(s);
+	s = slurp_in(dir, "empty.pdf", &len);
+	CHECK(s && len > 5 && !memcmp(s, "%PDF-", 5));
+	free(s);
+
+	/* Categories but no series: still "no data", for both kinds. */
+	chart_add_category(c, "a");
+	c->kind = CHART_HBAR;
+	CHECK_INT(chart_write(c, dir, NULL), 0);
+	CHECK_INT(count_entries(dir), 3);
+	chart_free(c);
+	remove_tree(dir);
+	free(dir);
+}
+
+static void test_failures(void)
+{
+	char *dir = make_tmpdir();
+	struct chart *c = sample_stacked("keep");
+	size_t len0, len1;
+
+	diag_reset();
+	char *missing = xasprintf("%s/no/such/dir", dir);
+	fprintf(stderr, "test_chart: three errors expected below\n");
+	CHECK_INT(chart_write(c, missing, NULL), -1);
+	CHECK_INT(diag_error_count(), 1);
+	CHECK_INT(diag_exit_code(), EXIT_SYSTEM);
+	free(missing);
+
+	/* A failure on the PNG keeps the previous PNG, byte for byte. */
+	CHECK_INT(chart_write(c, dir, NULL), 0);
+	char *before = slurp_in(dir, "keep.png", &len0);
+	char *blocker = xasprintf("%s/keep.png.tmp", dir);
+	CHECK(mkdir(blocker, 0700) == 0);
+	chart_set(c, 0, 0, 5);
+	CHECK_INT(chart_write(c, dir, NULL), -1);
+	char *after = slurp_in(dir, "keep.png", &len1);
+	CHECK(before && after && len0 == len1 && !memcmp(before, after, len0));
+	rmdir(blocker);
+	free(blocker);
+	free(before);
+	free(after);
+
+	/* A name that would leave dir. */
+	free(c->name);
+	c->name = xstrdup("../x");
+	CHECK_INT(chart_write(c, dir, NULL), -1);
+	CHECK_INT(diag_error_count(), 3);
+	diag_reset();
+
+	chart_free(c);
+	remove_tree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	test_model_growth();
+	test_shorten();
+	test_write_formats();
+	test_escaping_and_odd_text();
+	test_deterministic();
+	test_empty();
+	test_failures();
+	return check_result("test_chart");
+}
