@@ -57,7 +57,7 @@ def main():
 
     width = max(len(lib(p)) for p in a.progs)
     print(f"# {len(traces)} trace(s), {a.n} run(s) each")
-    overall = collections.defaultdict(lambda: {"mbps": [], "rss": 0, "bytes": 0})
+    overall = collections.defaultdict(lambda: {"mbps": [], "rss": 0, "ratio": 0})
     for trace in traces:
         ok = {p: [r for r in res[trace, p] if "fail" not in r] for p in a.progs}
         size = next((rs[0]["bytes"] for rs in ok.values() if rs), "?")
@@ -78,6 +78,7 @@ def main():
             o = overall[p]
             o["mbps"] += mb
             o["rss"] = max(o["rss"], rss)
+            o["ratio"] = max(o["ratio"], rss * 1048576 / int(rs[0]["bytes"]))
             sums[lib(p)] = rs[0]["sum"]
         groups = collections.defaultdict(list)
         for name, s in sums.items():
@@ -100,7 +101,7 @@ def main():
             o = overall[p]
             if o["mbps"]:
                 print(f"{lib(p):<{width}}  {statistics.median(o['mbps']):9.1f} MB/s"
-                      f"   peak RSS {o['rss']:.1f} MB")
+                      f"   peak RSS {o['rss']:.1f} MB, at most {o['ratio']:.2f} x input")
 
 
 if __name__ == "__main__":

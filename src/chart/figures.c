@@ -41,6 +41,48 @@ struct chart *figure_group_fractions(const struct table *groups, const char *con
 	return c;
 }
 
+/*
+ * A kernel's label for a chart: "void ns::kernel<T>(args)" becomes
+ * "kernel<T>": the return type, the argument list and namespace qualifiers
+ * outside template brackets say nothing that tells kernels apart, and
+ * the renderer shortens what is left in the middle. Full names stay in
+ * kernels.csv and the HTML table.
+ */
+char *kernel_label(const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = name;
+	if (!strncmp(p, "void ", 5))
+		p += 5, n -= 5;
+	/* Drop a trailing top-level argument list. */
+	if (n && p[n - 1] == ')') {
+		int depth = 0;
+		for (size_t i = n; i-- > 0;) {
+			if (p[i] == ')')
+				depth++;
+			else if (p[i] == '(' && --depth == 0) {
+				if (i > 0)
+					n = i;
+				break;
+			}
+		}
+	}
+	/* Keep what follows the last "::" outside <...> and (...). */
+	size_t start = 0;
+	int depth = 0;
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (p[i] == '<' || p[i] == '(')
+			depth++;
+		else if ((p[i] == '>' || p[i] == ')') && depth > 0)
+			depth--;
+		else if (depth == 0 && p[i] == ':' && p[i + 1] == ':')
+			start = i + 2;
+	}
+	if (start >= n)
+		start = 0;
+	return xstrndup(p + start, n - start);
+}
+
 struct chart *figure_top_kernels(const struct table *kernels, const char *run, int64_t rank, int top_n,
 				 const char *name)
 {
@@ -56,7 +98,9 @@ struct chart *figure_top_kernels(const struct table *kernels, const char *run, i
 		if (strcmp(table_cell(kernels, r, (size_t)crun)->v.text, run) ||
 		    table_cell(kernels, r, (size_t)crank)->v.i != rank)
 			continue;
-		size_t cat = chart_add_category(c, table_cell(kernels, r, (size_t)cname)->v.text);
+		char *label = kernel_label(table_cell(kernels, r, (size_t)cname)->v.text);
+		size_t cat = chart_add_category(c, label);
+		free(label);
 		chart_set(c, cat, 0, (double)table_cell(kernels, r, (size_t)ctotal)->v.i / 1e6);
 		n++;
 	}

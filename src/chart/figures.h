@@ -23,4 +23,7 @@ struct chart *figure_group_fractions(const struct table *groups, const char *con
 struct chart *figure_top_kernels(const struct table *kernels, const char *run, int64_t rank, int top_n,
 				 const char *name);
 
+/* A short label for a kernel name (see figures.c); the caller frees it. */
+char *kernel_label(const char *name);
+
 #endif

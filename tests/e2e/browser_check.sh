@@ -46,6 +46,15 @@ dump_dom() {
 		--disable-sync --user-data-dir="$profile" --dump-dom "file://$1" 2>/dev/null
 }
 
+# A page that opens a dialog (an injected alert(), say) never finishes loading.
+no_dom() {
+	if [ "$2" -eq 124 ]; then
+		fail "$1" "page did not finish loading in 60 s (a script opening a dialog, such as an injected alert(), does this)"
+	else
+		fail "$1" "chromium returned no DOM (exit $2)"
+	fi
+}
+
 need() {
 	local page=$1 dom=$2 pattern=$3 what=$4
 	grep -qF -- "$pattern" <<<"$dom" || fail "$page" "missing $what"
@@ -79,9 +88,10 @@ if [ ! -f "$index" ]; then
 	fail "$index" "no such file"
 else
 	dom=$(dump_dom "$index")
+	rc=$?
 	pages=$((pages + 1))
 	if [ -z "$dom" ]; then
-		fail "$index" "chromium returned no DOM"
+		no_dom "$index" "$rc"
 	else
 		check_common "$index" "$dom"
 	fi
@@ -91,9 +101,10 @@ for page in "$site"/*/index.html; do
 	[ -f "$page" ] || continue
 	dir=$(dirname "$page")
 	dom=$(dump_dom "$page")
+	rc=$?
 	pages=$((pages + 1))
 	if [ -z "$dom" ]; then
-		fail "$page" "chromium returned no DOM"
+		no_dom "$page" "$rc"
 		continue
 	fi
 	check_common "$page" "$dom"
