@@ -214,10 +214,22 @@ static int kineto_read(const struct source *src, const struct ingest_sink *sink,
 	}
 	int r = kj_parse(data, len, on_event, &k, &meta, &err);
 	if (r < 0) {
+		/* Line and column (1-based, in bytes) of the offset, for the editor. */
+		size_t off = err.offset + (size_t)(data - src->data), line = 1, col = 1;
+		for (size_t i = 0; i < off && i < src->len; i++) {
+			if (src->data[i] == '\n') {
+				line++;
+				col = 1;
+			} else {
+				col++;
+			}
+		}
 		struct buf where;
 		buf_init(&where);
-		buf_printf(&where, "%s: byte %zu", src->path, err.offset + (size_t)(data - src->data));
-		diag_error(where.data, "%s", err.message);
+		buf_printf(&where, "%s:%zu:%zu", src->path, line, col);
+		diag_error(where.data, "%s at byte %zu%s%s%s", err.message, off,
+			   src->meta.gzip ? " of the uncompressed JSON" : "", err.detail[0] ? ": " : "",
+			   err.detail);
 		buf_release(&where);
 		return -1;
 	}

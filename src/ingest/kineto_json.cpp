@@ -27,10 +27,14 @@ struct device_store {
 void set_error(kj_error *err, size_t offset, const char *what, error_code code)
 {
 	err->offset = offset;
-	if (code != SUCCESS)
-		snprintf(err->message, sizeof(err->message), "%s (%s)", what, error_message(code));
-	else
-		snprintf(err->message, sizeof(err->message), "%s", what);
+	snprintf(err->message, sizeof(err->message), "%s", what);
+	/* simdjson's messages are sentences; ours are lowercase, without a full stop. */
+	std::string m = code != SUCCESS ? error_message(code) : "";
+	if (m.size() > 1 && m[0] >= 'A' && m[0] <= 'Z' && m[1] >= 'a' && m[1] <= 'z')
+		m[0] = (char)(m[0] - 'A' + 'a');
+	while (!m.empty() && m.back() == '.')
+		m.pop_back();
+	snprintf(err->detail, sizeof(err->detail), "%s", m.c_str());
 }
 
 /* Offset of the iterator's position in the text, or fallback when unknown. */
@@ -209,7 +213,7 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, void *ctx, kj_
 	}
 	ondemand::object root;
 	if ((e = doc.get_object().get(root))) {
-		set_error(err, where(doc, data, 0), "expected a JSON object at the top level", e);
+		set_error(err, where(doc, data, 0), "malformed JSON document", e);
 		return -1;
 	}
 	event_bufs bufs;

@@ -53,6 +53,7 @@ struct kj_meta {
 struct kj_error {
 	size_t offset;     /* byte offset where the problem was found */
 	char message[200]; /* what was expected */
+	char detail[200];  /* simdjson's reason, or empty */
 };
 
 typedef int (*kj_event_fn)(void *ctx, const struct kj_event *ev);
