@@ -30,14 +30,6 @@ ALL_CFLAGS := -Isrc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN)
 ALL_CXXFLAGS := -Isrc -std=c++17 -Wall -Wextra $(CXXFLAGS) $(SAN) $(DEP_CFLAGS) -MMD -MP
 LDLIBS := $(DEP_LIBS)
 
-# simdjson's on-demand parser is compiled for the target given here, not
-# picked at run time: SSE4.2 + PCLMUL (its "westmere" kernel) runs on every
-# x86-64 server since 2010. `make SIMDJSON_ARCH=-march=native` for the
-# fastest build on one machine (see bench/JSON_LIBRARY.md).
-ifeq ($(shell uname -m),x86_64)
-SIMDJSON_ARCH ?= -msse4.2 -mpclmul
-endif
-
 B := build
 C_SRCS := $(sort $(wildcard src/*.c src/*/*.c))
 CXX_SRCS := $(sort $(wildcard src/*/*.cpp))
@@ -63,9 +55,6 @@ $(B)/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_CXXFLAGS) -c -o $@ $<
 
-$(B)/src/ingest/kineto_json.o: src/ingest/kineto_json.cpp
-	@mkdir -p $(dir $@)
-	$(CXX) $(ALL_CXXFLAGS) $(SIMDJSON_ARCH) -c -o $@ $<
 
 # Templates and CSS are compiled into the binary, so perfstudy runs from anywhere.
 $(B)/embed: tools/embed.c
@@ -81,7 +70,7 @@ $(B)/gen/embedded.o: $(B)/gen/embedded.c
 
 $(B)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/check.h
 	@mkdir -p $(dir $@)
-	$(CXX) $(SAN) -x c -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) $(DEP_CFLAGS) -Isrc -c -o $@.o $<
+	$(CXX) $(SAN) -x c -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) $(DEP_CFLAGS) -DPERFSTUDY_VERSION='"$(VERSION)"' -Isrc -c -o $@.o $<
 	$(CXX) $(SAN) -o $@ $@.o $(LIB_OBJS) $(LDLIBS)
 
 unit: $(TEST_BINS)

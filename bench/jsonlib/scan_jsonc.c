@@ -77,9 +77,10 @@ int kt_scan(const char *json, size_t len, struct kt_sum *sum)
 
 	if (!root)
 		return 1;
-	if (!json_object_object_get_ex(root, "traceEvents", &events))
+	if (!json_object_object_get_ex(root, "traceEvents", &events) ||
+	    !json_object_is_type(events, json_type_array))
 		events = NULL;
-	n = json_object_array_length(events);
+	n = events ? json_object_array_length(events) : 0;
 	for (i = 0; i < n; i++) {
 		struct kt_event ev;
 

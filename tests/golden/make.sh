@@ -1,0 +1,26 @@
+#!/bin/bash
+# make.sh: regenerates tests/golden/h200/*.csv from the raw traces with the
+# independent reference tests/golden/expected.py (Python's json module, not
+# perfstudy). With --check, compares instead of writing.
+set -eu
+cd "$(dirname "$0")/../.."
+E=experiments/h200/traces
+ARGS=(gpt2-1gpu=$E/gpt2-124m/1gpu/rank0.pt.trace.json.gz
+      gpt2-2gpu-ddp=$E/gpt2-124m/2gpu-ddp/rank0.pt.trace.json.gz,$E/gpt2-124m/2gpu-ddp/rank1.pt.trace.json.gz
+      bert-1gpu=$E/bert-base/1gpu/rank0.pt.trace.json.gz
+      bert-2gpu-ddp=$E/bert-base/2gpu-ddp/rank0.pt.trace.json.gz,$E/bert-base/2gpu-ddp/rank1.pt.trace.json.gz
+      bert-2gpu-zero1=$E/bert-base/2gpu-zero1/rank0.pt.trace.json.gz,$E/bert-base/2gpu-zero1/rank1.pt.trace.json.gz)
+out=tests/golden/h200
+if [ "${1:-}" = --check ]; then
+	out=$(mktemp -d)
+	trap 'rm -rf "$out"' EXIT
+fi
+python3 tests/golden/expected.py groups default "${ARGS[@]}" > "$out/groups.csv"
+python3 tests/golden/expected.py kernels default "${ARGS[@]}" > "$out/kernels.csv"
+python3 tests/golden/expected.py steps default "${ARGS[@]}" > "$out/steps.csv"
+python3 tests/golden/expected.py groups payoungkhamdee2021 "${ARGS[@]}" > "$out/groups-payoungkhamdee2021.csv"
+if [ "${1:-}" = --check ]; then
+	for f in groups kernels steps groups-payoungkhamdee2021; do
+		cmp "$out/$f.csv" "tests/golden/h200/$f.csv"
+	done
+fi

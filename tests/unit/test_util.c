@@ -1,0 +1,138 @@
+/*
+ * test_util.c: SHA-256 against the FIPS 180-4 / NIST test vectors, the
+ * growable buffer, microsecond text to integer nanoseconds, and tables.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/table.h"
+#include "check.h"
+#include "ingest/ingest.h"
+#include "util/buf.h"
+#include "util/sha256.h"
+#include "util/xalloc.h"
+
+static void sha(const void *p, size_t n, char out[65])
+{
+	struct sha256 s;
+	sha256_init(&s);
+	sha256_update(&s, p, n);
+	sha256_final_hex(&s, out);
+}
+
+static void test_sha256(void)
+{
+	char h[65];
+	sha("", 0, h);
+	CHECK_STR(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	sha("abc", 3, h);
+	CHECK_STR(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	sha(m, strlen(m), h);
+	CHECK_STR(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	/* One million 'a', fed in uneven pieces to exercise the block buffer. */
+	char *a = xmalloc(1000000);
+	memset(a, 'a', 1000000);
+	struct sha256 s;
+	sha256_init(&s);
+	size_t off = 0, step = 1;
+	while (off < 1000000) {
+		size_t n = step < 1000000 - off ? step : 1000000 - off;
+		sha256_update(&s, a + off, n);
+		off += n;
+		step = step * 3 % 997 + 1;
+	}
+	sha256_final_hex(&s, h);
+	CHECK_STR(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	free(a);
+}
+
+static void test_buf(void)
+{
+	struct buf b;
+	buf_init(&b);
+	for (int i = 0; i < 1000; i++)
+		buf_printf(&b, "%d,", i);
+	CHECK_INT(b.len, 3890);
+	CHECK(!strncmp(b.data, "0,1,2,", 6));
+	char *p = buf_detach(&b);
+	CHECK(b.data == NULL);
+	buf_release(&b);
+	free(p);
+}
+
+static void test_us_to_ns(void)
+{
+	static const struct {
+		const char *text;
+		int ok;
+		int64_t ns;
+	} cases[] = {
+		{"4443677150109.176", 1, 4443677150109176},
+		{"1712195495505582.988", 1, 1712195495505582988},
+		{"0", 1, 0},
+		{"10.5", 1, 10500},
+		{"3.3335", 1, 3334},  /* 3333.5 ns rounds half up */
+		{"2.9995", 1, 3000},
+		{"0.0005", 1, 1},
+		{"0.0004999", 1, 0},
+		{"-1.5", 1, -1500},
+		{"-0.0005", 1, -1},   /* half away from zero */
+		{"1e1", 1, 10000},
+		{"1.5E+3", 1, 1500000},
+		{"25e-4", 1, 3},      /* 2.5 ns */
+		{"9223372036854775.807", 1, INT64_MAX},
+		{"9223372036854775.808", 0, 0},
+		{"1e300", 0, 0},
+		{"", 0, 0},
+		{"-", 0, 0},
+		{"1.2.3", 0, 0},
+		{"12a", 0, 0},
+		{"1e", 0, 0},
+		{".", 0, 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int64_t ns = -42;
+		int r = parse_us_to_ns(cases[i].text, strlen(cases[i].text), &ns);
+		if (cases[i].ok) {
+			CHECK_INT(r, 0);
+			CHECK_INT(ns, cases[i].ns);
+		} else {
+			CHECK_INT(r, -1);
+		}
+	}
+}
+
+static void test_table(void)
+{
+	struct table *t = table_new("t", "title", "name:text,n:int,time_us:us,f:frac");
+	CHECK_INT(t->ncols, 4);
+	CHECK_INT(t->cols[2].type, COL_US);
+	size_t r = table_add_row(t);
+	table_set_text(t, r, 0, "x");
+	table_set_int(t, r, 1, -7);
+	table_set_ns(t, r, 2, -1234567);
+	struct buf b;
+	buf_init(&b);
+	table_format_cell(t, r, 2, &b);
+	CHECK_STR(b.data, "-1234.567");
+	buf_reset(&b);
+	table_format_cell(t, r, 3, &b);
+	CHECK_STR(b.data, ""); /* null cell */
+	buf_reset(&b);
+	format_ns_as_us(5, &b);
+	CHECK_STR(b.data, "0.005");
+	buf_release(&b);
+	CHECK_INT(table_col_index(t, "f"), 3);
+	CHECK_INT(table_col_index(t, "nope"), -1);
+	table_free(t);
+}
+
+int main(void)
+{
+	test_sha256();
+	test_buf();
+	test_us_to_ns();
+	test_table();
+	return check_result("test_util");
+}
