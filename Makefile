@@ -40,12 +40,17 @@ EMBED_FILES := $(sort $(wildcard templates/*.tpl assets/*))
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(B)/tests/%)
 
-.PHONY: all check unit e2e example clean install bench
+.PHONY: all check unit e2e example clean install bench deps test-deps perfstudy
 
 all: perfstudy
 
-perfstudy: $(OBJS)
+# The binary is linked inside the build directory (B=build-san keeps a
+# sanitizer build apart) and copied to ./perfstudy whenever it differs.
+$(B)/perfstudy: $(OBJS)
 	$(CXX) $(SAN) -o $@ $(OBJS) $(LDLIBS)
+
+perfstudy: $(B)/perfstudy
+	@cmp -s $< $@ || cp $< $@
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -92,7 +97,13 @@ install: perfstudy
 	install -m 755 perfstudy $(DESTDIR)$(PREFIX)/bin/perfstudy
 	install -m 644 perfstudy.1 $(DESTDIR)$(PREFIX)/share/man/man1/perfstudy.1
 
+deps:
+	@sh tools/install-deps.sh build
+
+test-deps:
+	@sh tools/install-deps.sh test
+
 clean:
-	rm -rf $(B) perfstudy
+	rm -rf build build-san perfstudy
 
 -include $(OBJS:.o=.d)

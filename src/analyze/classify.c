@@ -115,6 +115,8 @@ static struct classifier *build(const char *name, const char *memory_group,
 				char msg[200];
 				regerror(rc, &r->re, msg, sizeof(msg));
 				diag_error(NULL, "invalid regular expression '%s': %s", r->pattern, msg);
+				free(r->group);
+				free(r->pattern);
 				c->nrules = i;
 				buf_release(&d);
 				classifier_free(c);

@@ -1,0 +1,25 @@
+#!/bin/sh
+# install-deps.sh: installs the Debian 12 packages perfstudy needs that are
+# missing. "build": compiler, libraries, fonts. "test": also what the test
+# suite uses (python3 for the independent reference, sqlite3, chromium for
+# the site's browser test, valgrind). Runs apt-get only when something is
+# missing; uses sudo when not root.
+set -eu
+BUILD="make gcc g++ pkg-config libyaml-dev libsqlite3-dev libcairo2-dev libctemplate-dev libxml2-dev zlib1g-dev libsimdjson-dev fonts-dejavu-core"
+TEST="python3 sqlite3 chromium valgrind"
+case "${1:-build}" in
+build) want=$BUILD ;;
+test) want="$BUILD $TEST" ;;
+*) echo "usage: $0 build|test" >&2; exit 2 ;;
+esac
+missing=
+for p in $want; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing"
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update
+$SUDO apt-get install -y --no-install-recommends $missing
