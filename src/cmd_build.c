@@ -407,6 +407,7 @@ struct exp_output {
 	char **input_strs;
 	size_t ninputs;
 	char *models;
+	char *date;
 	int gpus_max;
 };
 
@@ -425,6 +426,7 @@ static void exp_output_release(struct exp_output *o)
 	free(o->input_strs);
 	free(o->inputs);
 	free(o->models);
+	free(o->date);
 }
 
 static int add_figure(struct exp_output *o, size_t *cap, struct chart *c, const char *dir,
@@ -465,17 +467,30 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 		o->ninputs++;
 	}
 	sqlite3_finalize(st);
+	/*
+	 * Models in manifest order without repeats; the most GPUs of any run;
+	 * the newest trace's date, from its epoch offset (Kineto's
+	 * baseTimeNanoseconds) or, without one, from times that already are
+	 * epoch times (plausible between 2000 and 2100).
+	 */
 	if (sqlite3_prepare_v2(store_db(s),
-			       "SELECT group_concat(model, ', '), max(g) FROM (SELECT DISTINCT r.model AS model,"
-			       " coalesce(r.gpus, (SELECT max(coalesce(world_size, 0)) FROM traces t WHERE t.run_id = r.id),"
-			       " (SELECT count(*) FROM traces t WHERE t.run_id = r.id)) AS g"
-			       " FROM runs r WHERE r.experiment = ?1)", -1, &st, NULL) != SQLITE_OK)
+			       "SELECT (SELECT group_concat(model, ', ') FROM (SELECT model FROM runs"
+			       "   WHERE experiment = ?1 AND model IS NOT NULL GROUP BY model ORDER BY min(position))),"
+			       " (SELECT max(g) FROM (SELECT coalesce(r.gpus, (SELECT max(world_size) FROM traces t"
+			       "   WHERE t.run_id = r.id), (SELECT count(*) FROM traces t WHERE t.run_id = r.id)) AS g"
+			       "   FROM runs r WHERE r.experiment = ?1)),"
+			       " (SELECT date(max(t.last_ns + coalesce(t.epoch_offset_ns, 0)) / 1000000000, 'unixepoch')"
+			       "   FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
+			       "   AND t.last_ns + coalesce(t.epoch_offset_ns, 0) BETWEEN 946684800000000000 AND 4102444800000000000)",
+			       -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
 			o->models = xstrdup((const char *)sqlite3_column_text(st, 0));
 		o->gpus_max = sqlite3_column_int(st, 1);
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			o->date = xstrdup((const char *)sqlite3_column_text(st, 2));
 	}
 	sqlite3_finalize(st);
 	return 0;
@@ -678,6 +693,7 @@ int cmd_build(int argc, char **argv)
 			.description = e->description,
 			.classification = classifier_name(e->cls),
 			.gpus_max = o->gpus_max,
+			.newest_trace_date = o->date,
 			.models = o->models,
 			.runs = o->an.runs,
 			.ntables = 3,

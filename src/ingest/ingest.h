@@ -64,6 +64,7 @@ struct trace_info {
 	const char *format;   /* reader name, e.g. "kineto" */
 	int rank;             /* -1: not recorded */
 	int world_size;       /* -1: not recorded */
+	int64_t epoch_offset_ns; /* add to a time to get Unix epoch ns; -1: unknown */
 	size_t ndevices;
 	const struct device_info *devices;
 };

@@ -259,6 +259,7 @@ static int kineto_read(const struct source *src, const struct ingest_sink *sink,
 		.format = "kineto",
 		.rank = meta.rank >= 0 && meta.rank <= INT32_MAX ? (int)meta.rank : -1,
 		.world_size = meta.world_size > 0 && meta.world_size <= INT32_MAX ? (int)meta.world_size : -1,
+		.epoch_offset_ns = meta.base_time_ns,
 		.ndevices = meta.ndevices,
 		.devices = devs,
 	};

@@ -267,6 +267,11 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, void *ctx, kj_
 				if (e)
 					break;
 			}
+		} else if (key == "baseTimeNanoseconds") {
+			ondemand::value v;
+			int64_t i;
+			if (field.value().get(v) == SUCCESS && take_int(v, i))
+				meta->base_time_ns = i;
 		} else if (key == "deviceProperties") {
 			ondemand::array arr;
 			if (field.value().get_array().get(arr) == SUCCESS) {
@@ -297,7 +302,7 @@ extern "C" int kj_parse(const char *data, size_t len, kj_event_fn on_event, void
 			kj_meta *meta, kj_error *err)
 {
 	std::memset(meta, 0, sizeof(*meta));
-	meta->rank = meta->world_size = -1;
+	meta->rank = meta->world_size = meta->base_time_ns = -1;
 	device_store *ds = nullptr;
 	try {
 		ds = new device_store;

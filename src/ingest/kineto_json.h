@@ -44,6 +44,7 @@ struct kj_device {
 struct kj_meta {
 	int has_distributed;
 	int64_t rank, world_size; /* -1 when absent */
+	int64_t base_time_ns;     /* baseTimeNanoseconds, -1 when absent */
 	size_t ndevices;
 	const struct kj_device *devices;
 	int has_trace_events;

@@ -31,7 +31,7 @@ static const char SCHEMA[] =
 	"CREATE TABLE traces(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),\n"
 	"  path TEXT NOT NULL, size INTEGER, sha256 TEXT, format TEXT, file_index INTEGER,\n"
 	"  rank INTEGER, rank_from_trace INTEGER, world_size INTEGER, events INTEGER,\n"
-	"  skipped INTEGER, first_ns INTEGER, last_ns INTEGER);\n"
+	"  skipped INTEGER, first_ns INTEGER, last_ns INTEGER, epoch_offset_ns INTEGER);\n"
 	"CREATE TABLE devices(trace_id INTEGER NOT NULL REFERENCES traces(id), device INTEGER,\n"
 	"  name TEXT, total_mem INTEGER, sm_count INTEGER, cc TEXT);\n"
 	"CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);\n"
@@ -335,11 +335,12 @@ static int sink_info(void *ctx, const struct trace_info *info)
 	struct store *s = c->s;
 	sqlite3_stmt *st;
 	if (prepare(s, "UPDATE traces SET rank=coalesce(?2, rank), rank_from_trace=?2 IS NOT NULL,"
-		       " world_size=?3 WHERE id=?1", &st) < 0)
+		       " world_size=?3, epoch_offset_ns=?4 WHERE id=?1", &st) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, c->trace_id);
 	bind_opt(st, 2, info->rank, info->rank >= 0);
 	bind_opt(st, 3, info->world_size, info->world_size > 0);
+	bind_opt(st, 4, info->epoch_offset_ns, info->epoch_offset_ns >= 0);
 	int rc = step_done(s, st, "update trace");
 	sqlite3_finalize(st);
 	if (rc < 0)

@@ -59,6 +59,9 @@ for fig in group_fractions top_kernels_gpt2-1gpu_r0 top_kernels_bert-2gpu-zero1_
 	grep -q '<svg' "$T/ex/h200/figures/$fig.svg" && ok || bad "$fig.svg is not an SVG"
 	grep -q "figures/$fig.svg" "$T/ex/h200/index.html" && ok || bad "page does not show $fig"
 done
+# Newest trace: baseTimeNanoseconds + the last GPU activity end, by Python: 2026-11-21 22:39:30 UTC.
+grep -q '<dd>2026-11-21</dd>' "$T/ex/h200/index.html" && ok || bad "example page: newest trace date"
+grep -q '<dd>GPT-2 124M, BERT-base</dd>' "$T/ex/h200/index.html" && ok || bad "example page: models"
 $PERFSTUDY build -q --classify payoungkhamdee2021 experiments/h200/study.yaml -o "$T/exp" 2>/dev/null
 same tests/golden/h200/groups-payoungkhamdee2021.csv "$T/exp/h200/data/groups.csv" "example payoungkhamdee groups.csv"
 if command -v python3 >/dev/null 2>&1; then
