@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze/analyze.h"
+#include "analyze/analysis.h"
 #include "analyze/classify.h"
 #include "chart/chart.h"
 #include "chart/figures.h"
@@ -388,21 +388,11 @@ static int ingest_experiment(struct store *s, struct exp_plan *e, int quiet)
 	return 0;
 }
 
-/* [A-Za-z0-9_-] kept, everything else '_': a file name from a run id. */
-static char *safe_name(const char *s)
-{
-	char *p = xstrdup(s);
-	for (char *q = p; *q; q++)
-		if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '-'))
-			*q = '_';
-	return p;
-}
-
 struct exp_output {
-	struct analysis an;
+	struct analysis_result res;
 	struct report_figure *figs;
-	char **fig_names, **fig_captions;
-	size_t nfigs;
+	struct report_method *methods;
+	const struct table **tables;
 	struct report_input *inputs;
 	char **input_strs;
 	size_t ninputs;
@@ -413,38 +403,16 @@ struct exp_output {
 
 static void exp_output_release(struct exp_output *o)
 {
-	analysis_release(&o->an);
-	for (size_t i = 0; i < o->nfigs; i++) {
-		free(o->fig_names[i]);
-		free(o->fig_captions[i]);
-	}
-	free(o->fig_names);
-	free(o->fig_captions);
+	analysis_result_release(&o->res);
 	free(o->figs);
+	free(o->methods);
+	free(o->tables);
 	for (size_t i = 0; i < o->ninputs * 2; i++)
 		free(o->input_strs[i]);
 	free(o->input_strs);
 	free(o->inputs);
 	free(o->models);
 	free(o->date);
-}
-
-static int add_figure(struct exp_output *o, size_t *cap, struct chart *c, const char *dir,
-		      const char *caption, const struct chart_style *style)
-{
-	int r = chart_write(c, dir, style);
-	if (r == 0) {
-		size_t c1 = *cap, c2 = *cap, c3 = *cap;
-		o->fig_names = xgrow(o->fig_names, &c1, o->nfigs + 1, sizeof(char *));
-		o->fig_captions = xgrow(o->fig_captions, &c2, o->nfigs + 1, sizeof(char *));
-		o->figs = xgrow(o->figs, &c3, o->nfigs + 1, sizeof(*o->figs));
-		*cap = c1;
-		o->fig_names[o->nfigs] = xstrdup(c->name);
-		o->fig_captions[o->nfigs] = xstrdup(caption);
-		o->nfigs++;
-	}
-	chart_free(c);
-	return r;
 }
 
 static int collect_inputs(struct store *s, const char *exp, struct exp_output *o)
@@ -499,7 +467,14 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 static int output_experiment(struct store *s, struct exp_plan *e, const char *site, struct exp_output *o)
 {
 	memset(o, 0, sizeof(*o));
-	if (analyze_experiment(s, e->id, e->cls, &o->an) < 0)
+	struct analysis_ctx ctx = {
+		.store = s,
+		.experiment = e->id,
+		.cls = e->cls,
+		.manifest = e->manifest,
+		.top_n = e->top_n,
+	};
+	if (analyze_experiment(&ctx, &o->res) < 0)
 		return -1;
 	char *figdir = xasprintf("%s/%s/figures", site, e->id);
 	int ret = -1;
@@ -510,37 +485,22 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 		style.width_in = e->manifest->figures.width_in;
 		style.height_in = e->manifest->figures.height_in;
 	}
-	size_t cap = 0;
-	const char *const *groups;
-	size_t ng = classifier_groups(e->cls, &groups);
-	if (add_figure(o, &cap, figure_group_fractions(o->an.groups, groups, ng), figdir,
-		       "Share of each rank's GPU time (kernels, memcpy, memset) spent in each kernel group; "
-		       "bars are run and rank, fractions of the rank's summed activity time.", &style) < 0)
-		goto out;
-	/* One top-kernels figure per (run, rank), in the order of the group table. */
-	const struct table *g = o->an.groups;
-	for (size_t r = 0; r < g->nrows; r++) {
-		if (r > 0 && !strcmp(table_cell(g, r, 0)->v.text, table_cell(g, r - 1, 0)->v.text) &&
-		    table_cell(g, r, 1)->v.i == table_cell(g, r - 1, 1)->v.i)
-			continue;
-		const char *run = table_cell(g, r, 0)->v.text;
-		int64_t rank = table_cell(g, r, 1)->v.i;
-		char *safe = safe_name(run);
-		char *name = xasprintf("top_kernels_%s_r%" PRId64, safe, rank);
-		char *cap_text = xasprintf("The %d kernels with the largest total GPU time in run %s, rank %" PRId64
-					   " (total over the whole trace file, in milliseconds).", e->top_n, run, rank);
-		int rr = add_figure(o, &cap, figure_top_kernels(o->an.kernels, run, rank, e->top_n, name), figdir,
-				    cap_text, &style);
-		free(safe);
-		free(name);
-		free(cap_text);
-		if (rr < 0)
+	const struct analysis_result *r = &o->res;
+	o->figs = xcalloc(r->nfigures + 1, sizeof(*o->figs));
+	for (size_t i = 0; i < r->nfigures; i++) {
+		if (chart_write(r->figures[i].chart, figdir, &style) < 0)
 			goto out;
+		o->figs[i].name = r->figures[i].chart->name;
+		o->figs[i].caption = r->figures[i].caption;
 	}
-	for (size_t i = 0; i < o->nfigs; i++) {
-		o->figs[i].name = o->fig_names[i];
-		o->figs[i].caption = o->fig_captions[i];
+	o->methods = xcalloc(r->nmethods + 1, sizeof(*o->methods));
+	for (size_t i = 0; i < r->nmethods; i++) {
+		o->methods[i].term = r->methods[i].term;
+		o->methods[i].text = r->methods[i].text;
 	}
+	o->tables = xcalloc(r->ntables + 1, sizeof(*o->tables));
+	for (size_t i = 0; i < r->ntables; i++)
+		o->tables[i] = r->tables[i];
 	if (collect_inputs(s, e->id, o) < 0)
 		goto out;
 	ret = 0;
@@ -686,7 +646,6 @@ int cmd_build(int argc, char **argv)
 			ok = 0;
 			break;
 		}
-		const struct table *tables[] = {o->an.groups, o->an.kernels, o->an.steps};
 		rep[i] = (struct report_experiment){
 			.id = e->id,
 			.title = e->title,
@@ -695,12 +654,16 @@ int cmd_build(int argc, char **argv)
 			.gpus_max = o->gpus_max,
 			.newest_trace_date = o->date,
 			.models = o->models,
-			.runs = o->an.runs,
-			.ntables = 3,
-			.tables = tables,
-			.nfigures = o->nfigs,
+			.runs = o->res.runs,
+			.ntables = o->res.ntables,
+			.tables = o->tables,
+			.nfigures = o->res.nfigures,
 			.figures = o->figs,
+			.nmethods = o->res.nmethods,
+			.methods = o->methods,
 			.methods_rules = classifier_describe(e->cls),
+			.nnotes = o->res.nnotes,
+			.notes = (const char *const *)o->res.notes,
 			.ninputs = o->ninputs,
 			.inputs = o->inputs,
 			.manifest_text = e->manifest_text,

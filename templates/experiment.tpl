@@ -41,6 +41,17 @@
 <a href="#provenance">Provenance</a>
 </nav>
 
+{{#NOTES}}
+<section id="notes" class="notes">
+<h2>Not available</h2>
+<ul>
+{{#NOTE}}
+<li>{{TEXT}}</li>
+{{/NOTE}}
+</ul>
+</section>
+{{/NOTES}}
+
 <section id="runs">
 <h2>Runs</h2>
 {{#RUNS}}
@@ -124,12 +135,10 @@
 <h2>Methods</h2>
 <p>All times are in microseconds (µs), shown with three decimals of the nanosecond values read from the traces; fractions run from 0 to 1. Each table is also in <code>data/</code> as CSV, with the same numbers as shown here.</p>
 <dl class="defs">
-<dt><code>groups.csv</code></dt>
-<dd>For each run and rank, the summed duration of that rank's GPU activities (kernels, memcpy and memset) in each group, over the whole trace file. The fraction is that sum divided by the sum over all groups of the same run and rank.</dd>
-<dt><code>kernels.csv</code></dt>
-<dd>One row per kernel name: the number of calls, and the total, mean, minimum and maximum duration in µs.</dd>
-<dt><code>steps.csv</code></dt>
-<dd>The duration in µs of each <code>ProfilerStep#N</code> annotation range.</dd>
+{{#METHOD}}
+<dt><code>{{TERM}}</code></dt>
+<dd>{{TEXT}}</dd>
+{{/METHOD}}
 </dl>
 <h3>Classification</h3>
 <p>Activities are assigned to groups by these rules (<strong>{{CLASSIFICATION}}</strong>):</p>

@@ -284,6 +284,15 @@ static void set_experiment(struct tmpl_dict *d, const struct report_experiment *
 	if (e->ntables)
 		tmpl_show_section(d, "TABLES");
 
+	for (size_t i = 0; i < e->nmethods; i++) {
+		struct tmpl_dict *m = tmpl_add_section(d, "METHOD");
+		tmpl_set(m, "TERM", e->methods[i].term);
+		tmpl_set(m, "TEXT", e->methods[i].text);
+	}
+	for (size_t i = 0; i < e->nnotes; i++)
+		tmpl_set(tmpl_add_section(d, "NOTE"), "TEXT", e->notes[i]);
+	if (e->nnotes)
+		tmpl_show_section(d, "NOTES");
 	tmpl_set(d, "RULES", e->methods_rules);
 
 	for (size_t i = 0; i < e->ninputs; i++) {

@@ -27,6 +27,12 @@ struct report_figure {
 	const char *caption; /* one or two sentences, plain text */
 };
 
+/* One definition in the Methods section: what a table or figure means. */
+struct report_method {
+	const char *term; /* e.g. "groups.csv" */
+	const char *text; /* the definition, plain text */
+};
+
 struct report_input {
 	const char *path; /* as given by the user or manifest */
 	int64_t size;     /* bytes */
@@ -47,7 +53,11 @@ struct report_experiment {
 	const struct table *const *tables; /* each shown and written as data/<name>.csv */
 	size_t nfigures;
 	const struct report_figure *figures;
+	size_t nmethods;
+	const struct report_method *methods; /* definitions, in order, shown in Methods */
 	const char *methods_rules; /* the classification rules, plain text, shown in Methods */
+	size_t nnotes;
+	const char *const *notes; /* what could not be computed and why, shown above the tables */
 	size_t ninputs;
 	const struct report_input *inputs;
 	const char *manifest_text; /* the manifest as written, or NULL for a directory build */

@@ -326,6 +326,15 @@ static void fixture_init(struct fixture *fx)
 	e->nfigures = 2;
 	e->figures = fx->figures;
 	e->methods_rules = "gemm: /gemm|<script>alert(1)</script>/\ncommunication: /^nccl/\nother: *";
+	static const struct report_method methods[] = {
+		{"steps.csv", "The duration of each ProfilerStep#N range."},
+		{"x<y>.csv", "a <b>bold</b> claim & more"},
+	};
+	e->nmethods = 2;
+	e->methods = methods;
+	static const char *const notes[] = {"run <i>x</i>: no timeline"};
+	e->nnotes = 1;
+	e->notes = notes;
 	e->ninputs = 2;
 	e->inputs = fx->inputs;
 	e->manifest_text = "title: \"a&b\"\nruns:\n  - name: <script>alert(1)</script>\n    trace: traces/x.json\n";
@@ -511,6 +520,9 @@ static void test_site(void)
 	CHECK(strstr(page, "id=\"methods\"") != NULL);
 	CHECK(strstr(page, "id=\"provenance\"") != NULL);
 	CHECK(strstr(page, "ProfilerStep#N") != NULL);
+	CHECK(strstr(page, "<dt><code>x&lt;y&gt;.csv</code></dt>") != NULL);
+	CHECK(strstr(page, "a &lt;b&gt;bold&lt;/b&gt; claim &amp; more") != NULL);
+	CHECK(strstr(page, "<li>run &lt;i&gt;x&lt;/i&gt;: no timeline</li>") != NULL);
 	/* <pre> keeps the rules' and the manifest's line breaks. */
 	CHECK(strstr(page, "gemm: /gemm|&lt;script&gt;alert(1)&lt;/script&gt;/\ncommunication: /^nccl/\n") != NULL);
 	CHECK(strstr(page, "runs:\n  - name: &lt;script&gt;") != NULL);

@@ -1,15 +1,29 @@
 /*
- * analyze.c: the first analyses (groups, kernels, steps, runs), see analyze.h.
+ * basic.c: the first analyses: runs, groups, kernels, steps.
+ *
+ *   groups:  per run, rank and group, time_us = the summed duration of the
+ *            rank's GPU activities (kernels, memcpy, memset) in that group
+ *            over the whole trace file; fraction = time / the sum over all
+ *            groups of that run and rank (empty when the sum is 0). Every
+ *            group of the classification appears, with 0 where it has none.
+ *   kernels: per run, rank and kernel name: calls, total, mean (total/calls
+ *            rounded to the nearest ns, halves up), min and max duration.
+ *            Sorted by run, rank, total descending, then name.
+ *   steps:   per run, rank and ProfilerStep#N host range: its duration.
+ *   runs:    one row per run: what the manifest says and what was read.
  *
  * Aggregation is done by SQLite over the store with integer nanoseconds, so
  * sums are exact; classification is done here in C once per distinct
- * (kind, name) pair, not once per event.
+ * (kind, name) pair, not once per event. The aggregates are also written
+ * into the store (activity_groups, group_times, kernel_stats) for users'
+ * queries and for later analyses.
  */
-#include "analyze.h"
-
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../chart/figures.h"
+#include "analysis.h"
 #include "../util/buf.h"
 #include "../util/diag.h"
 #include "../util/xalloc.h"
@@ -285,24 +299,69 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 	return 0;
 }
 
-int analyze_experiment(struct store *s, const char *experiment, const struct classifier *c,
-		       struct analysis *out)
+/* One top-kernels figure per (run, rank), in the order of the group table. */
+static void add_top_kernel_figures(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	memset(out, 0, sizeof(*out));
-	if (classify_all(s, experiment, c) < 0 || build_groups(s, experiment, c, &out->groups) < 0 ||
-	    build_kernels(s, experiment, &out->kernels) < 0 || build_steps(s, experiment, &out->steps) < 0 ||
-	    build_runs(s, experiment, &out->runs) < 0) {
-		analysis_release(out);
-		return -1;
+	const struct table *g = result_table(out, "groups");
+	const struct table *k = result_table(out, "kernels");
+	for (size_t r = 0; r < g->nrows; r++) {
+		if (r > 0 && !strcmp(table_cell(g, r, 0)->v.text, table_cell(g, r - 1, 0)->v.text) &&
+		    table_cell(g, r, 1)->v.i == table_cell(g, r - 1, 1)->v.i)
+			continue;
+		const char *run = table_cell(g, r, 0)->v.text;
+		int64_t rank = table_cell(g, r, 1)->v.i;
+		char *safe = xstrdup(run);
+		for (char *q = safe; *q; q++)
+			if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '-'))
+				*q = *q >= 'A' && *q <= 'Z' ? (char)(*q - 'A' + 'a') : '_';
+		char *name = xasprintf("top_kernels_%s_r%" PRId64, safe, rank);
+		char *caption = xasprintf("The %d kernels with the largest total GPU time in run %s, rank %" PRId64
+					  " (total over the whole trace file, in milliseconds).", ctx->top_n, run, rank);
+		result_add_figure(out, figure_top_kernels(k, run, rank, ctx->top_n, name), caption);
+		free(safe);
+		free(name);
+		free(caption);
 	}
-	return 0;
 }
 
-void analysis_release(struct analysis *a)
+int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	table_free(a->runs);
-	table_free(a->groups);
-	table_free(a->kernels);
-	table_free(a->steps);
-	memset(a, 0, sizeof(*a));
+	struct store *s = ctx->store;
+	const char *exp = ctx->experiment;
+	struct table *groups = NULL, *kernels = NULL, *steps = NULL;
+	if (classify_all(s, exp, ctx->cls) < 0 || build_groups(s, exp, ctx->cls, &groups) < 0)
+		return -1;
+	result_add_table(out, groups);
+	if (build_kernels(s, exp, &kernels) < 0)
+		return -1;
+	result_add_table(out, kernels);
+	if (build_steps(s, exp, &steps) < 0)
+		return -1;
+	result_add_table(out, steps);
+	if (build_runs(s, exp, &out->runs) < 0)
+		return -1;
+
+	const char *const *order;
+	size_t ng = classifier_groups(ctx->cls, &order);
+	result_add_figure(out, figure_group_fractions(groups, order, ng),
+			  "Share of each rank's GPU time (kernels, memcpy, memset) spent in each kernel group; "
+			  "bars are run and rank, fractions of the rank's summed activity time.");
+	add_top_kernel_figures(ctx, out);
+
+	result_add_method(out, "runs.csv",
+			  "One row per run. gpus: the manifest's value, else the largest world_size its traces "
+			  "record, else its number of rank files. kernels: kernel launches read. mean_step_us: "
+			  "the mean duration of all ProfilerStep#N ranges of all its ranks.");
+	result_add_method(out, "groups.csv",
+			  "For each run and rank, the summed duration of that rank's GPU activities (kernels, "
+			  "memcpy and memset) in each group, over the whole trace file; overlapping activities "
+			  "are each counted in full. The fraction is that sum divided by the sum over all groups "
+			  "of the same run and rank.");
+	result_add_method(out, "kernels.csv",
+			  "One row per kernel name and rank: the number of calls, and the total, mean (total / "
+			  "calls, rounded to the nearest ns), minimum and maximum duration. Sorted by total time.");
+	result_add_method(out, "steps.csv",
+			  "The duration of each ProfilerStep#N annotation range on the host (the profiler's "
+			  "step marker), per rank.");
+	return 0;
 }

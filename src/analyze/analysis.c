@@ -1,0 +1,93 @@
+/* analysis.c: the registry of analyses and the result they fill, see analysis.h. */
+#include "analysis.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
+
+/* In the order they run and their tables appear. */
+static const struct analysis_def registry[] = {
+	{"basic", analysis_basic},
+};
+
+int analyze_experiment(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++)
+		if (registry[i].run(ctx, out) < 0) {
+			analysis_result_release(out);
+			return -1;
+		}
+	return 0;
+}
+
+void analysis_result_release(struct analysis_result *r)
+{
+	table_free(r->runs);
+	for (size_t i = 0; i < r->ntables; i++)
+		table_free(r->tables[i]);
+	free(r->tables);
+	for (size_t i = 0; i < r->nfigures; i++) {
+		chart_free(r->figures[i].chart);
+		free(r->figures[i].caption);
+	}
+	free(r->figures);
+	for (size_t i = 0; i < r->nmethods; i++) {
+		free(r->methods[i].term);
+		free(r->methods[i].text);
+	}
+	free(r->methods);
+	for (size_t i = 0; i < r->nnotes; i++)
+		free(r->notes[i]);
+	free(r->notes);
+	memset(r, 0, sizeof(*r));
+}
+
+void result_add_table(struct analysis_result *r, struct table *t)
+{
+	r->tables = xgrow(r->tables, &r->cap_tables, r->ntables + 1, sizeof(*r->tables));
+	r->tables[r->ntables++] = t;
+}
+
+void result_add_figure(struct analysis_result *r, struct chart *c, const char *caption)
+{
+	r->figures = xgrow(r->figures, &r->cap_figures, r->nfigures + 1, sizeof(*r->figures));
+	r->figures[r->nfigures].chart = c;
+	r->figures[r->nfigures].caption = xstrdup(caption);
+	r->nfigures++;
+}
+
+void result_add_method(struct analysis_result *r, const char *term, const char *text)
+{
+	r->methods = xgrow(r->methods, &r->cap_methods, r->nmethods + 1, sizeof(*r->methods));
+	r->methods[r->nmethods].term = xstrdup(term);
+	r->methods[r->nmethods].text = xstrdup(text);
+	r->nmethods++;
+}
+
+void result_add_note(struct analysis_result *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *s = xmalloc((size_t)(n > 0 ? n : 0) + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
+	va_end(ap);
+	r->notes = xgrow(r->notes, &r->cap_notes, r->nnotes + 1, sizeof(*r->notes));
+	r->notes[r->nnotes++] = s;
+}
+
+struct table *result_table(const struct analysis_result *r, const char *name)
+{
+	if (r->runs && !strcmp(r->runs->name, name))
+		return r->runs;
+	for (size_t i = 0; i < r->ntables; i++)
+		if (!strcmp(r->tables[i]->name, name))
+			return r->tables[i];
+	return NULL;
+}

@@ -1,0 +1,77 @@
+/*
+ * analysis.h: what every analysis reads and what it hands to the report.
+ *
+ * An analysis is one function in the registry (analysis.c): it reads the
+ * store for one experiment and appends tables (written as data/<name>.csv
+ * and HTML tables), chart models (drawn as figures/<name>.{svg,pdf,png}),
+ * Methods definitions (each formula in words) and notes (what could not be
+ * computed for which run, and why) to an analysis_result. Analyses run in
+ * registry order; a later one may read the aggregates an earlier one wrote
+ * into the store.
+ *
+ * Adding an analysis: one new file with its run function, one line in the
+ * registry. The result owns everything appended to it.
+ */
+#ifndef PERFSTUDY_ANALYSIS_H
+#define PERFSTUDY_ANALYSIS_H
+
+#include <stddef.h>
+
+#include "../chart/chart.h"
+#include "../manifest/manifest.h"
+#include "../store/store.h"
+#include "classify.h"
+#include "table.h"
+
+struct analysis_ctx {
+	struct store *store;
+	const char *experiment;          /* experiment id in the store */
+	const struct classifier *cls;
+	const struct manifest *manifest; /* NULL for a build from directories */
+	int top_n;                       /* kernels in top-kernel figures */
+};
+
+struct analysis_figure {
+	struct chart *chart;
+	char *caption;
+};
+
+struct analysis_method {
+	char *term; /* "groups.csv", "step breakdown", ... */
+	char *text;
+};
+
+struct analysis_result {
+	struct table *runs; /* the run table, shown first */
+	size_t ntables, cap_tables;
+	struct table **tables;
+	size_t nfigures, cap_figures;
+	struct analysis_figure *figures;
+	size_t nmethods, cap_methods;
+	struct analysis_method *methods;
+	size_t nnotes, cap_notes;
+	char **notes;
+};
+
+struct analysis_def {
+	const char *name;
+	/* Returns 0, or -1 after diag (a failure of the store, not of the data). */
+	int (*run)(const struct analysis_ctx *ctx, struct analysis_result *out);
+};
+
+/* Runs every registered analysis; returns 0 or -1 after diag. */
+int analyze_experiment(const struct analysis_ctx *ctx, struct analysis_result *out);
+void analysis_result_release(struct analysis_result *r);
+
+/* Appenders; the result takes ownership of t and c, and copies the strings. */
+void result_add_table(struct analysis_result *r, struct table *t);
+void result_add_figure(struct analysis_result *r, struct chart *c, const char *caption);
+void result_add_method(struct analysis_result *r, const char *term, const char *text);
+void result_add_note(struct analysis_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The table of that name, or NULL. */
+struct table *result_table(const struct analysis_result *r, const char *name);
+
+/* The analyses, each in its own file. */
+int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out);
+
+#endif

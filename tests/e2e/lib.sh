@@ -1,0 +1,25 @@
+# lib.sh: what every end-to-end test script shares. Source it from a
+# tests/e2e/t_*.sh script; it cds to the repository root, makes a temporary
+# directory $T, and counts checks: ok, bad "why", skipped "why", same
+# EXPECTED ACTUAL NAME; finish prints the tally and sets the exit code.
+set -u
+cd "$(dirname "$0")/../.."
+PERFSTUDY=${PERFSTUDY:-./perfstudy}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+failn=0
+skip=0
+
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*" >&2; failn=$((failn + 1)); }
+skipped() { echo "SKIP: $*" >&2; skip=$((skip + 1)); }
+
+same() { # same EXPECTED ACTUAL NAME
+	if cmp -s "$1" "$2"; then ok; else bad "$3: $2 differs from $1"; diff "$1" "$2" | head -10 >&2; fi
+}
+
+finish() {
+	echo "$(basename "$0" .sh): $pass passed, $failn failed, $skip skipped"
+	[ $failn -eq 0 ]
+}
