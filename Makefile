@@ -11,7 +11,7 @@ CXX ?= c++
 PREFIX ?= /usr/local
 VERSION := 0.1.0
 
-PKGS := yaml-0.1 sqlite3 cairo libxml-2.0 zlib simdjson libctemplate_nothreads
+PKGS := yaml-0.1 sqlite3 cairo libxml-2.0 zlib simdjson libctemplate_nothreads libdeflate
 DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
 
@@ -40,7 +40,7 @@ EMBED_FILES := $(sort $(wildcard templates/*.tpl assets/*))
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(B)/tests/%)
 
-.PHONY: all check unit e2e example clean install bench deps test-deps perfstudy
+.PHONY: all check unit e2e example clean install bench deps test-deps perfstudy fuzz fuzz-regress fuzz-targets
 
 all: perfstudy
 
@@ -50,7 +50,7 @@ $(B)/perfstudy: $(OBJS)
 	$(CXX) $(SAN) -o $@ $(OBJS) $(LDLIBS)
 
 perfstudy: $(B)/perfstudy
-	@cmp -s $< $@ || cp $< $@
+	@cmp -s $< $@ || { cp $< $@.tmp && mv -f $@.tmp $@; }
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -84,10 +84,36 @@ unit: $(TEST_BINS)
 e2e: perfstudy
 	@bash tests/e2e/run.sh
 
-check: unit e2e
+# Fuzz harnesses (fuzz/fuzz_<name>.c). `make check` replays the inputs in
+# tests/fuzz-regress/<name>/ through each harness built as a normal program
+# (fuzz/regress_main.c); `make fuzz FUZZ_SECONDS=N` builds them with clang's
+# libFuzzer in build-fuzz/ and runs each for N seconds (fuzz/run.sh).
+FUZZ_NAMES := $(patsubst fuzz/fuzz_%.c,%,$(sort $(wildcard fuzz/fuzz_*.c)))
+REGRESS_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/regress_%)
+FUZZ_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%)
+FUZZ_SECONDS ?= 60
+
+$(REGRESS_BINS): $(B)/fuzz/regress_%: $(B)/fuzz/fuzz_%.o $(B)/fuzz/common.o $(B)/fuzz/regress_main.o $(LIB_OBJS)
+	$(CXX) $(SAN) -o $@ $^ $(LDLIBS)
+
+$(FUZZ_BINS): $(B)/fuzz/fuzz_%: $(B)/fuzz/fuzz_%.o $(B)/fuzz/common.o $(LIB_OBJS)
+	$(CXX) $(SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzz-regress: $(REGRESS_BINS)
+	@set -e; for n in $(FUZZ_NAMES); do echo "  FUZZ-REGRESS $$n"; \
+		./$(B)/fuzz/regress_$$n $$(ls -d tests/fuzz-regress/$$n 2>/dev/null); done
+
+fuzz-targets: $(FUZZ_BINS)
+
+fuzz:
+	$(MAKE) B=build-fuzz CC=clang CXX=clang++ SANITIZE=fuzzer-no-link,address,undefined fuzz-targets
+	FUZZ_SECONDS=$(FUZZ_SECONDS) sh fuzz/run.sh build-fuzz $(FUZZ_NAMES)
+
+check: unit fuzz-regress e2e
 
 example: perfstudy
-	./perfstudy build experiments/h200/study.yaml -o out
+	./perfstudy build experiments/h200/study.yaml experiments/ncu-encoder/study.yaml \
+		experiments/megatron-004/study.yaml experiments/cheng-002/study.yaml -o out
 
 bench: perfstudy
 	@$(MAKE) -C bench
@@ -104,6 +130,6 @@ test-deps:
 	@sh tools/install-deps.sh test
 
 clean:
-	rm -rf build build-san perfstudy
+	rm -rf build build-san build-fuzz perfstudy
 
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(wildcard $(B)/fuzz/*.d)

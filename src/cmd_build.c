@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "analyze/analysis.h"
+#include "build_cache.h"
 #include "analyze/classify.h"
 #include "chart/chart.h"
 #include "chart/figures.h"
@@ -33,19 +34,25 @@
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/fs.h"
+#include "util/progress.h"
+#include "util/sha256.h"
+#include "util/timing.h"
 #include "util/xalloc.h"
 
 void usage_build(void)
 {
-	printf("usage: perfstudy build [-o DIR] [--classify PRESET] [-q] INPUT...\n\n"
+	printf("usage: perfstudy build [-o DIR] [--classify PRESET] [--force] [-q] INPUT...\n\n"
 	       "Each INPUT is a manifest (.yaml/.yml) or a trace directory or file.\n"
 	       "Each manifest is one experiment; all directories and files given are the\n"
 	       "runs of one experiment named 'default'. A directory is one run whose\n"
-	       "*.json and *.json.gz files are its ranks; its run id is its path relative\n"
+	       "*.json, *.json.gz, *.sqlite (Nsight Systems) and *.nvvp (nvprof) files are\n"
+	       "its ranks; its run id is its path relative\n"
 	       "to the deepest common parent of all directories given.\n\n"
 	       "  -o, --output DIR     output directory (default: out); replaced atomically\n"
 	       "  --classify PRESET    kernel classification: default, payoungkhamdee2021\n"
 	       "                       (overrides a manifest's classify setting)\n"
+	       "  --force              read every trace again, even those unchanged since\n"
+	       "                       the build in DIR (whose rows are otherwise reused)\n"
 	       "  -q, --quiet          no progress or warnings on stderr\n"
 	       "  -h, --help           this help\n\n"
 	       "Writes DIR/index.html, DIR/perfstudy.db, DIR/<experiment>/index.html,\n"
@@ -113,7 +120,7 @@ static int is_manifest_path(const char *s)
 
 static int is_trace_name(const char *s)
 {
-	return has_suffix(s, ".json") || has_suffix(s, ".json.gz");
+	return has_suffix(s, ".json") || has_suffix(s, ".json.gz") || has_suffix(s, ".sqlite") || has_suffix(s, ".nvvp");
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -145,7 +152,7 @@ static int list_traces(const char *dir, char ***out, size_t *n)
 	}
 	closedir(d);
 	if (!k) {
-		diag_error(dir, "no trace files in directory (expected *.json or *.json.gz)");
+		diag_error(dir, "no trace files in directory (expected *.json, *.json.gz, *.sqlite or *.nvvp)");
 		free(v);
 		return -1;
 	}
@@ -324,10 +331,62 @@ out:
 	return ret;
 }
 
-/* Ingests one trace file; the transaction makes it all or nothing. */
+/*
+ * The reading side of one build: the previous build's store, whose rows of
+ * unchanged traces are reused (NULL with --force or without one), and the
+ * progress shown on stderr. One build runs per process.
+ */
+static struct reading {
+	struct build_cache *cache;
+	struct progress progress;
+} reading;
+
+static int64_t file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
+}
+
+/* Sets up `reading` before the first trace: attaches prev_db unless force. */
+static int reading_begin(struct store *s, const struct plan *p, const char *prev_db, int force, int quiet)
+{
+	int64_t total = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < p->nexp; i++)
+		for (size_t r = 0; r < p->exps[i].nruns; r++)
+			for (size_t t = 0; t < p->exps[i].runs[r].ntraces; t++, n++)
+				total += file_size(p->exps[i].runs[r].traces[t]);
+	progress_init(&reading.progress, quiet, total, n);
+	reading.cache = NULL;
+	if (cache_prepare_store(s) < 0)
+		return -1;
+	return force ? 0 : cache_open(s, prev_db, quiet, &reading.cache);
+}
+
+static void reading_end(struct store *s)
+{
+	cache_close(reading.cache, s);
+	reading.cache = NULL;
+}
+
+/*
+ * Ingests one trace file, or copies its rows from the previous build when
+ * it has not changed; the transaction makes it all or nothing.
+ */
 static int ingest_trace(struct store *s, int64_t run_id, const char *path, int index, int quiet)
 {
-	int64_t tid = store_add_trace(s, run_id, path, index);
+	(void)quiet; /* progress_init took it */
+	size_t mark = diag_warning_count();
+	int64_t size = file_size(path);
+	int64_t tid;
+	int reused = cache_reuse_trace(reading.cache, s, run_id, path, index, &tid);
+	if (reused < 0)
+		return -1;
+	if (reused) {
+		progress_reused(&reading.progress, path, size);
+		return cache_record_trace(s, tid, path, mark);
+	}
+	tid = store_add_trace(s, run_id, path, index);
 	if (tid < 0)
 		return -1;
 	struct ingest_sink sink;
@@ -335,11 +394,13 @@ static int ingest_trace(struct store *s, int64_t run_id, const char *path, int i
 	struct ingest_counts counts;
 	struct source_meta meta;
 	const char *format;
-	if (!quiet)
-		fprintf(stderr, "perfstudy: reading %s\n", path);
+	progress_reading(&reading.progress, path, size);
 	if (ingest_file(path, &sink, &counts, &format, &meta) < 0)
 		return -1;
-	return store_finish_trace(s, tid, format, &meta, &counts);
+	progress_read(&reading.progress, size);
+	if (store_finish_trace(s, tid, format, &meta, &counts) < 0)
+		return -1;
+	return cache_record_trace(s, tid, path, mark);
 }
 
 static int check_ranks(struct store *s, int64_t run_id, const char *run)
@@ -360,6 +421,89 @@ static int check_ranks(struct store *s, int64_t run_id, const char *run)
 	}
 	sqlite3_finalize(st);
 	return ret;
+}
+
+/*
+ * A trace that records no rank (a Kineto trace without distributedInfo;
+ * nsys, nvprof and .nvvp files never do) gets its position among the run's
+ * files. Said once per file for Kineto, where a rank is expected, and for
+ * the other formats when the run has several files and the order decides.
+ */
+static void warn_unranked(struct store *s, int64_t run_id, const char *run, size_t ntraces)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(store_db(s), "SELECT path, rank, coalesce(format, '') FROM traces"
+			       " WHERE run_id = ?1 AND rank_from_trace = 0 ORDER BY file_index", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, run_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *fmt = (const char *)sqlite3_column_text(st, 2);
+		int kineto = !strcmp(fmt, "kineto");
+		if (!kineto && ntraces < 2)
+			continue;
+		diag_warning((const char *)sqlite3_column_text(st, 0),
+			     "%s; taken as rank %d, its position among the %zu file%s of run '%s'",
+			     kineto ? "no rank recorded (no 'distributedInfo')" : "the format records no rank",
+			     sqlite3_column_int(st, 1), ntraces, ntraces == 1 ? "" : "s", run);
+	}
+	sqlite3_finalize(st);
+}
+
+/*
+ * A run's other inputs (manifest 'inputs': logs, Nsight Compute CSVs,
+ * nvidia-smi XML), each in its own transaction, with no rank; file indexes
+ * continue after the traces'.
+ */
+static int ingest_inputs(struct store *s, int64_t run_id, const struct manifest_run *mr, size_t first,
+			 int quiet)
+{
+	for (size_t i = 0; i < mr->ninputs; i++) {
+		const char *path = mr->inputs[i];
+		if (store_begin(s) < 0)
+			return -1;
+		int64_t tid = store_add_input(s, run_id, path, (int)(first + i));
+		struct ingest_sink sink;
+		struct ingest_counts counts;
+		struct source_meta meta;
+		const char *format;
+		if (tid < 0)
+			return -1;
+		store_sink(s, tid, &sink);
+		if (!quiet)
+			fprintf(stderr, "perfstudy: reading %s\n", path);
+		if (ingest_file(path, &sink, &counts, &format, &meta) < 0 ||
+		    store_finish_trace(s, tid, format, &meta, &counts) < 0) {
+			store_rollback(s);
+			return -1;
+		}
+		if (store_commit(s) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The manifest's hardware.nvidia_smi: GPU descriptions for the whole experiment. */
+static int ingest_hardware(struct store *s, const char *exp, const char *path, int quiet)
+{
+	struct ingest_sink sink;
+	struct ingest_counts counts;
+	const char *format;
+	store_sink_experiment(s, exp, path, &sink);
+	if (!quiet)
+		fprintf(stderr, "perfstudy: reading %s\n", path);
+	if (store_begin(s) < 0)
+		return -1;
+	if (ingest_file(path, &sink, &counts, &format, NULL) < 0) {
+		store_rollback(s);
+		return -1;
+	}
+	if (!counts.gpus) {
+		diag_error(path, "expected an nvidia-smi -q -x file (hardware.nvidia_smi), found %s",
+			   format ? format : "no GPU");
+		store_rollback(s);
+		return -1;
+	}
+	return store_commit(s);
 }
 
 static int ingest_experiment(struct store *s, struct exp_plan *e, int quiet)
@@ -384,7 +528,15 @@ static int ingest_experiment(struct store *s, struct exp_plan *e, int quiet)
 		}
 		if (check_ranks(s, run_id, rp->id) < 0)
 			return -1;
+		warn_unranked(s, run_id, rp->id, rp->ntraces);
+		/* Manifest runs are planned in manifest order, so run r is the manifest's run r. */
+		if (e->manifest && r < e->manifest->nruns &&
+		    ingest_inputs(s, run_id, &e->manifest->runs[r], rp->ntraces, quiet) < 0)
+			return -1;
 	}
+	if (e->manifest && e->manifest->hardware.nvidia_smi &&
+	    ingest_hardware(s, e->id, e->manifest->hardware.nvidia_smi, quiet) < 0)
+		return -1;
 	return 0;
 }
 
@@ -398,6 +550,7 @@ struct exp_output {
 	size_t ninputs;
 	char *models;
 	char *date;
+	char *headline;
 	int gpus_max;
 };
 
@@ -413,6 +566,7 @@ static void exp_output_release(struct exp_output *o)
 	free(o->inputs);
 	free(o->models);
 	free(o->date);
+	free(o->headline);
 }
 
 static int collect_inputs(struct store *s, const char *exp, struct exp_output *o)
@@ -445,7 +599,7 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 			       "SELECT (SELECT group_concat(model, ', ') FROM (SELECT model FROM runs"
 			       "   WHERE experiment = ?1 AND model IS NOT NULL GROUP BY model ORDER BY min(position))),"
 			       " (SELECT max(g) FROM (SELECT coalesce(r.gpus, (SELECT max(world_size) FROM traces t"
-			       "   WHERE t.run_id = r.id), (SELECT count(*) FROM traces t WHERE t.run_id = r.id)) AS g"
+			       "   WHERE t.run_id = r.id), (SELECT count(*) FROM traces t WHERE t.run_id = r.id AND t.rank IS NOT NULL)) AS g"
 			       "   FROM runs r WHERE r.experiment = ?1)),"
 			       " (SELECT date(max(t.last_ns + coalesce(t.epoch_offset_ns, 0)) / 1000000000, 'unixepoch')"
 			       "   FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
@@ -464,6 +618,120 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 	return 0;
 }
 
+/*
+ * The look of an experiment's figures: the manifest's size preset, explicit
+ * size (which wins), font, hatching and log scale, and the study's colour
+ * map: groups in the classification's order, runs in the manifest's, so a
+ * group or a run has one colour in every figure. Returns the run-id array
+ * style->runs points into; the caller frees it after the last chart_write.
+ */
+static const char **figure_style(const struct exp_plan *e, struct chart_style *style)
+{
+	memset(style, 0, sizeof(*style));
+	const struct manifest *m = e->manifest;
+	if (m) {
+		if (m->figures.size)
+			chart_size_preset(m->figures.size, &style->width_in, &style->height_in);
+		if (m->figures.width_in > 0)
+			style->width_in = m->figures.width_in;
+		if (m->figures.height_in > 0)
+			style->height_in = m->figures.height_in;
+		style->font = m->figures.font;
+		style->font_size = m->figures.font_size;
+		style->hatching = m->figures.hatching;
+		/* The manifest says -1 auto, 0 never, 1 always; the style 0 auto, -1 never. */
+		style->log_scale = m->figures.log_scale < 0 ? 0 : m->figures.log_scale ? 1 : -1;
+	}
+	style->ngroups = classifier_groups(e->cls, &style->groups);
+	const char **runs = xcalloc(e->nruns + 1, sizeof(*runs));
+	for (size_t i = 0; i < e->nruns; i++)
+		runs[i] = e->runs[i].id;
+	style->runs = runs;
+	style->nruns = e->nruns;
+	return runs;
+}
+
+/*
+ * The index's one line on an experiment, from its run table: how many runs,
+ * the range of GPUs, and the range of the runs' mean step times, e.g.
+ * "5 runs, 1–2 GPUs, mean step 53.6–109.0 ms". Returns NULL without runs.
+ */
+static char *make_headline(const struct table *runs)
+{
+	if (!runs || !runs->nrows)
+		return NULL;
+	int cg = table_col_index(runs, "gpus"), cs = table_col_index(runs, "mean_step_us");
+	int64_t gmin = INT64_MAX, gmax = 0, smin = INT64_MAX, smax = -1;
+	for (size_t i = 0; i < runs->nrows; i++) {
+		const struct cell *g = cg >= 0 ? table_cell(runs, i, (size_t)cg) : NULL;
+		const struct cell *st = cs >= 0 ? table_cell(runs, i, (size_t)cs) : NULL;
+		if (g && !g->null && g->v.i > 0) {
+			gmin = g->v.i < gmin ? g->v.i : gmin;
+			gmax = g->v.i > gmax ? g->v.i : gmax;
+		}
+		if (st && !st->null) {
+			smin = st->v.i < smin ? st->v.i : smin;
+			smax = st->v.i > smax ? st->v.i : smax;
+		}
+	}
+	struct buf b;
+	buf_init(&b);
+	buf_printf(&b, "%zu run%s", runs->nrows, runs->nrows == 1 ? "" : "s");
+	if (gmax > 0) {
+		if (gmin == gmax)
+			buf_printf(&b, ", %" PRId64 " GPU%s", gmax, gmax == 1 ? "" : "s");
+		else
+			buf_printf(&b, ", %" PRId64 "\u2013%" PRId64 " GPUs", gmin, gmax);
+	}
+	if (smax >= 0) {
+		if (smin == smax)
+			buf_printf(&b, ", mean step %.1f ms", (double)smax / 1e6);
+		else
+			buf_printf(&b, ", mean step %.1f\u2013%.1f ms", (double)smin / 1e6, (double)smax / 1e6);
+	}
+	return buf_detach(&b);
+}
+
+/*
+ * Puts the files the traces were read with into the Provenance inputs too:
+ * the manifest first, then its nvidia-smi file, each with size and SHA-256.
+ */
+static int add_file_inputs(const struct exp_plan *e, struct exp_output *o)
+{
+	const char *files[2] = {e->source, e->manifest ? e->manifest->hardware.nvidia_smi : NULL};
+	for (int k = 1; k >= 0; k--) {
+		if (!files[k])
+			continue;
+		FILE *f = fopen(files[k], "rb");
+		if (!f) {
+			diag_syserror(files[k], "cannot read: %s", strerror(errno));
+			return -1;
+		}
+		struct sha256 h;
+		sha256_init(&h);
+		char chunk[8192];
+		size_t n;
+		int64_t size = 0;
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+			sha256_update(&h, chunk, n);
+			size += (int64_t)n;
+		}
+		fclose(f);
+		char hex[65];
+		sha256_final_hex(&h, hex);
+		/* Shift the trace inputs up: these come first, manifest before nvidia-smi. */
+		o->inputs = xrealloc(o->inputs, (o->ninputs + 1) * sizeof(*o->inputs));
+		o->input_strs = xrealloc(o->input_strs, (2 * o->ninputs + 2) * sizeof(char *));
+		memmove(o->inputs + 1, o->inputs, o->ninputs * sizeof(*o->inputs));
+		memmove(o->input_strs + 2, o->input_strs, 2 * o->ninputs * sizeof(char *));
+		o->input_strs[0] = xstrdup(files[k]);
+		o->input_strs[1] = xstrdup(hex);
+		o->inputs[0] = (struct report_input){o->input_strs[0], size, o->input_strs[1]};
+		o->ninputs++;
+	}
+	return 0;
+}
+
 static int output_experiment(struct store *s, struct exp_plan *e, const char *site, struct exp_output *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -474,25 +742,28 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 		.manifest = e->manifest,
 		.top_n = e->top_n,
 	};
+	double t_analyze = timing_now();
 	if (analyze_experiment(&ctx, &o->res) < 0)
 		return -1;
+	timing_add(TIME_ANALYZE, timing_now() - t_analyze);
 	char *figdir = xasprintf("%s/%s/figures", site, e->id);
 	int ret = -1;
 	if (fs_mkdirs(figdir) < 0)
 		goto out;
-	struct chart_style style = {0};
-	if (e->manifest) {
-		style.width_in = e->manifest->figures.width_in;
-		style.height_in = e->manifest->figures.height_in;
-	}
+	struct chart_style style;
+	const char **run_ids = figure_style(e, &style);
 	const struct analysis_result *r = &o->res;
 	o->figs = xcalloc(r->nfigures + 1, sizeof(*o->figs));
 	for (size_t i = 0; i < r->nfigures; i++) {
-		if (chart_write(r->figures[i].chart, figdir, &style) < 0)
+		if (chart_write(r->figures[i].chart, figdir, &style) < 0 ||
+		    chart_write_latex(r->figures[i].chart, figdir, r->figures[i].caption, &style) < 0) {
+			free(run_ids);
 			goto out;
+		}
 		o->figs[i].name = r->figures[i].chart->name;
 		o->figs[i].caption = r->figures[i].caption;
 	}
+	free(run_ids);
 	o->methods = xcalloc(r->nmethods + 1, sizeof(*o->methods));
 	for (size_t i = 0; i < r->nmethods; i++) {
 		o->methods[i].term = r->methods[i].term;
@@ -501,7 +772,8 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 	o->tables = xcalloc(r->ntables + 1, sizeof(*o->tables));
 	for (size_t i = 0; i < r->ntables; i++)
 		o->tables[i] = r->tables[i];
-	if (collect_inputs(s, e->id, o) < 0)
+	o->headline = make_headline(r->runs);
+	if (collect_inputs(s, e->id, o) < 0 || add_file_inputs(e, o) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -547,11 +819,12 @@ int cmd_build(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"classify", required_argument, NULL, 'c'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"force", no_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *out = "out", *preset = NULL;
-	int quiet = 0, c;
+	int quiet = 0, force = 0, c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
@@ -564,6 +837,9 @@ int cmd_build(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = 1;
+			break;
+		case 'f':
+			force = 1;
 			break;
 		case 'h':
 			usage_build();
@@ -588,6 +864,7 @@ int cmd_build(int argc, char **argv)
 		classifier_free(probe);
 	}
 	diag_set_quiet(quiet);
+	double t_start = timing_now(), t_lap = t_start;
 
 	struct plan plan = {0};
 	struct store *store = NULL;
@@ -629,9 +906,17 @@ int cmd_build(int argc, char **argv)
 	free(dbpath);
 	if (r < 0)
 		goto fail;
+	char *prev_db = xasprintf("%s/perfstudy.db", outdir);
+	r = reading_begin(store, &plan, prev_db, force, quiet);
+	free(prev_db);
+	if (r < 0)
+		goto fail;
 	for (size_t i = 0; i < plan.nexp; i++)
 		if (ingest_experiment(store, &plan.exps[i], quiet) < 0)
 			goto fail;
+	reading_end(store);
+	progress_finish(&reading.progress);
+	timing_lap(TIME_INGEST, &t_lap);
 
 	outs = xcalloc(plan.nexp, sizeof(*outs));
 	const struct report_experiment **reps = xcalloc(plan.nexp, sizeof(*reps));
@@ -653,6 +938,7 @@ int cmd_build(int argc, char **argv)
 			.classification = classifier_name(e->cls),
 			.gpus_max = o->gpus_max,
 			.newest_trace_date = o->date,
+			.headline = o->headline,
 			.models = o->models,
 			.runs = o->res.runs,
 			.ntables = o->res.ntables,
@@ -681,6 +967,7 @@ int cmd_build(int argc, char **argv)
 	}
 	if (ok && report_write_index(tmp, reps, plan.nexp) < 0)
 		ok = 0;
+	timing_add(TIME_RENDER, timing_now() - t_lap - timing_get(TIME_ANALYZE));
 	if (ok && store_commit(store) < 0)
 		ok = 0;
 	free(reps);
@@ -697,13 +984,16 @@ int cmd_build(int argc, char **argv)
 	made_tmp = 0;
 	if (!quiet)
 		fprintf(stderr, "perfstudy: wrote %s/index.html\n", outdir);
+	timing_print(timing_now() - t_start);
 fail:
 	if (outs)
 		for (size_t i = 0; i < plan.nexp; i++)
 			exp_output_release(&outs[i]);
 	free(outs);
-	if (store)
+	if (store) {
+		reading_end(store);
 		store_close(store);
+	}
 	if (made_tmp)
 		fs_remove_tree(tmp);
 	plan_release(&plan);

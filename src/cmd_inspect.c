@@ -73,6 +73,19 @@ int cmd_inspect(int argc, char **argv)
 		}
 		if (ii.device[0])
 			buf_printf(&line, ", %s", ii.device);
+		if (c.metrics)
+			buf_printf(&line, ", %" PRId64 " kernel metrics (no timeline)", c.metrics);
+		if (c.iterations)
+			buf_printf(&line, ", %" PRId64 " iterations", c.iterations);
+		if (c.phases)
+			buf_printf(&line, ", %" PRId64 " phases", c.phases);
+		if (c.gpus)
+			buf_printf(&line, ", %" PRId64 " gpus", c.gpus);
+		int other = c.metrics || c.iterations || c.phases || c.gpus;
+		if (c.summaries)
+			buf_printf(&line, ", %" PRId64 " summary rows (no timeline)", c.summaries);
+		else if (!c.kernels && !c.memcpys && !c.memsets && !other)
+			buf_adds(&line, ", no GPU activity");
 		if (c.skipped)
 			buf_printf(&line, ", %" PRId64 " malformed events skipped", c.skipped);
 		puts(line.data);

@@ -11,6 +11,16 @@
 /* In the order they run and their tables appear. */
 static const struct analysis_def registry[] = {
 	{"basic", analysis_basic},
+	{"temporal", analysis_temporal},
+	{"step_breakdown", analysis_step_breakdown},
+	{"memops", analysis_memops},
+	{"collectives", analysis_collectives},
+	{"ranks", analysis_ranks},
+	{"phases", analysis_phases},
+	{"dispatch", analysis_dispatch},
+	{"compare", analysis_compare},
+	{"models", analysis_models},
+	{"flops", analysis_flops},
 };
 
 int analyze_experiment(const struct analysis_ctx *ctx, struct analysis_result *out)

@@ -73,5 +73,15 @@ struct table *result_table(const struct analysis_result *r, const char *name);
 
 /* The analyses, each in its own file. */
 int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out);
+int analysis_models(const struct analysis_ctx *ctx, struct analysis_result *out);
+int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out);
+int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *out);
+int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_result *out);
+int analysis_memops(const struct analysis_ctx *ctx, struct analysis_result *out);
+int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result *out);
+int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result *out);
+int analysis_phases(const struct analysis_ctx *ctx, struct analysis_result *out);
+int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *out);
+int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out);
 
 #endif

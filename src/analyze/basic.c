@@ -53,7 +53,8 @@ static enum activity_kind kind_of(const char *k)
 static int classify_all(struct store *s, const char *exp, const struct classifier *c)
 {
 	sqlite3_stmt *sel, *ins;
-	if (prep(s, "SELECT DISTINCT a.kind, a.name_id, n.name FROM activities a"
+	if (prep(s, "SELECT DISTINCT a.kind, a.name_id, n.name FROM (SELECT trace_id, kind, name_id FROM activities"
+		    " UNION SELECT trace_id, kind, name_id FROM summaries) a"
 		    " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
 		    " JOIN names n ON n.id = a.name_id WHERE r.experiment = ?1", &sel) < 0)
 		return -1;
@@ -93,13 +94,24 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	/* Every (run, rank) with its per-group sums; groups absent from a rank are 0. */
 	sqlite3_stmt *ranks, *sums;
 	if (prep(s, "SELECT r.run, t.rank, group_concat(t.id) FROM traces t JOIN runs r ON r.id = t.run_id"
-		    " WHERE r.experiment = ?1 GROUP BY r.id, t.rank ORDER BY r.position, t.rank", &ranks) < 0)
+		    " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank",
+		    &ranks) < 0)
 		goto fail;
 	if (prep(s, "SELECT g.grp, sum(a.dur_ns) FROM activities a JOIN traces t ON t.id = a.trace_id"
 		    " JOIN runs r ON r.id = t.run_id"
 		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = a.kind AND g.name_id = a.name_id"
 		    " WHERE r.experiment = ?1 AND r.run = ?2 AND t.rank = ?3 GROUP BY g.grp", &sums) < 0) {
 		sqlite3_finalize(ranks);
+		goto fail;
+	}
+	/* A rank with no GPU activities: its profiler's summary rows (nvprof --print-gpu-summary), if any. */
+	sqlite3_stmt *sum_rows;
+	if (prep(s, "SELECT g.grp, sum(m.total_ns) FROM summaries m JOIN traces t ON t.id = m.trace_id"
+		    " JOIN runs r ON r.id = t.run_id"
+		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
+		    " WHERE r.experiment = ?1 AND r.run = ?2 AND t.rank = ?3 GROUP BY g.grp", &sum_rows) < 0) {
+		sqlite3_finalize(ranks);
+		sqlite3_finalize(sums);
 		goto fail;
 	}
 	sqlite3_bind_text(ranks, 1, exp, -1, SQLITE_STATIC);
@@ -113,6 +125,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 		sqlite3_bind_text(sums, 1, exp, -1, SQLITE_STATIC);
 		sqlite3_bind_text(sums, 2, run, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(sums, 3, rank);
+		int any = 0;
 		while (sqlite3_step(sums) == SQLITE_ROW) {
 			const char *g = (const char *)sqlite3_column_text(sums, 0);
 			int64_t v = sqlite3_column_int64(sums, 1);
@@ -120,8 +133,23 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 				if (!strcmp(groups[i], g))
 					ns[i] = v;
 			total += v;
+			any = 1;
 		}
 		sqlite3_reset(sums);
+		if (!any) {
+			sqlite3_bind_text(sum_rows, 1, exp, -1, SQLITE_STATIC);
+			sqlite3_bind_text(sum_rows, 2, run, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(sum_rows, 3, rank);
+			while (sqlite3_step(sum_rows) == SQLITE_ROW) {
+				const char *g = (const char *)sqlite3_column_text(sum_rows, 0);
+				int64_t v = sqlite3_column_int64(sum_rows, 1);
+				for (size_t i = 0; i < ng; i++)
+					if (!strcmp(groups[i], g))
+						ns[i] = v;
+				total += v;
+			}
+			sqlite3_reset(sum_rows);
+		}
 		for (size_t i = 0; i < ng; i++) {
 			size_t row = table_add_row(t);
 			table_set_text(t, row, 0, run);
@@ -134,6 +162,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	}
 	free(ns);
 	sqlite3_finalize(sums);
+	sqlite3_finalize(sum_rows);
 	if (rc != SQLITE_DONE) {
 		failed(s, ranks);
 		goto fail;
@@ -177,6 +206,21 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 		    " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
 		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = a.kind AND g.name_id = a.name_id"
 		    " WHERE r.experiment = ?1 AND a.kind = 'kernel' GROUP BY r.id, t.rank, a.name_id", &st) < 0)
+		goto fail;
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		failed(s, st);
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	/* Ranks with no GPU activities: the totals of their profiler's summary rows. */
+	if (prep(s, "INSERT INTO kernel_stats SELECT r.experiment, r.run, t.rank, m.name_id, g.grp, sum(m.calls),"
+		    " sum(m.total_ns), min(m.min_ns), max(m.max_ns) FROM summaries m"
+		    " JOIN traces t ON t.id = m.trace_id JOIN runs r ON r.id = t.run_id"
+		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
+		    " WHERE r.experiment = ?1 AND m.kind = 'kernel' AND (t.run_id, t.rank) NOT IN"
+		    "  (SELECT t2.run_id, t2.rank FROM traces t2 WHERE t2.id IN (SELECT trace_id FROM activities))"
+		    " GROUP BY r.id, t.rank, m.name_id", &st) < 0)
 		goto fail;
 	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE) {
@@ -324,6 +368,47 @@ static void add_top_kernel_figures(const struct analysis_ctx *ctx, struct analys
 	}
 }
 
+/*
+ * Notes for trace files without a GPU timeline: a summary-only file
+ * (nvprof --print-gpu-summary) feeds groups and kernels from its totals and
+ * nothing else; a file with no GPU work at all (a CPU-only trace) feeds
+ * nothing GPU-side.
+ */
+static int add_source_notes(struct store *s, const char *exp, struct analysis_result *out)
+{
+	sqlite3_stmt *st;
+	if (prep(s, "SELECT r.run, t.rank, t.path, t.format, (SELECT count(*) FROM summaries m WHERE m.trace_id = t.id)"
+		    " FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
+		    " AND t.rank IS NOT NULL AND t.id NOT IN (SELECT trace_id FROM activities)"
+		    " ORDER BY r.position, t.rank, t.path", &st) < 0)
+		return -1;
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *run = (const char *)sqlite3_column_text(st, 0);
+		int64_t rank = sqlite3_column_int64(st, 1);
+		const char *path = (const char *)sqlite3_column_text(st, 2);
+		const char *fmt = sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "?";
+		if (sqlite3_column_int64(st, 4) > 0)
+			result_add_note(out,
+					"Run %s, rank %" PRId64 " (%s, %s) is a GPU summary without a timeline: groups and "
+					"kernels come from its per-name totals; steps, mean step time and every analysis "
+					"that needs individual GPU activities or their times (overlap, idle time, per-step "
+					"breakdowns) cannot be computed for it.",
+					run, rank, path, fmt);
+		else
+			result_add_note(out,
+					"Run %s, rank %" PRId64 " (%s, %s) has no GPU activity (no kernel, memcpy or "
+					"memset): a CPU-only trace or a profile of the host side; it adds nothing to the "
+					"GPU tables and figures.",
+					run, rank, path, fmt);
+	}
+	if (rc != SQLITE_DONE)
+		return failed(s, st);
+	sqlite3_finalize(st);
+	return 0;
+}
+
 int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct store *s = ctx->store;
@@ -338,7 +423,7 @@ int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 	if (build_steps(s, exp, &steps) < 0)
 		return -1;
 	result_add_table(out, steps);
-	if (build_runs(s, exp, &out->runs) < 0)
+	if (build_runs(s, exp, &out->runs) < 0 || add_source_notes(s, exp, out) < 0)
 		return -1;
 
 	const char *const *order;
@@ -356,10 +441,12 @@ int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 			  "For each run and rank, the summed duration of that rank's GPU activities (kernels, "
 			  "memcpy and memset) in each group, over the whole trace file; overlapping activities "
 			  "are each counted in full. The fraction is that sum divided by the sum over all groups "
-			  "of the same run and rank.");
+			  "of the same run and rank. A rank with no GPU activities but a profiler's GPU summary "
+			  "(nvprof --print-gpu-summary) uses the summary's total time per name instead.");
 	result_add_method(out, "kernels.csv",
 			  "One row per kernel name and rank: the number of calls, and the total, mean (total / "
-			  "calls, rounded to the nearest ns), minimum and maximum duration. Sorted by total time.");
+			  "calls, rounded to the nearest ns), minimum and maximum duration. Sorted by total time. "
+			  "For a rank read from a GPU summary: its calls, total, minimum and maximum per name.");
 	result_add_method(out, "steps.csv",
 			  "The duration of each ProfilerStep#N annotation range on the host (the profiler's "
 			  "step marker), per rank.");

@@ -18,6 +18,8 @@
 enum chart_kind {
 	CHART_STACKED_BAR, /* vertical bars, one per category, segments per series */
 	CHART_HBAR,        /* horizontal bars, one per category, series 0 only */
+	CHART_GROUPED_BAR, /* vertical bars side by side, one per series, in each category's slot */
+	CHART_LINE,        /* one line per series over the categories, evenly spaced; NaN: no point */
 };
 
 struct chart {
@@ -30,13 +32,40 @@ struct chart {
 	size_t nseries, cap_series;
 	char **series;     /* legend entries, e.g. group names */
 	double *values;    /* ncat * nseries, row-major by category; grown as categories/series are added */
+	char **cat_keys;   /* ncat: colour key of each category's bar (HBAR), NULL entries: none */
+	char **cat_tips;   /* ncat: full text shown as an SVG tooltip (e.g. the whole kernel name), or NULL */
+	size_t ref_series; /* LINE: 1 + the series drawn as a dashed grey reference (ideal scaling); 0: none */
 };
 
-/* Figure size and format options; zero fields mean the defaults (7 in x 3.5 in, 300 dpi). */
+/*
+ * Figure size and look; zero fields mean the defaults (7 in x 3.5 in, 300
+ * dpi, DejaVu Sans at 8 pt, no hatching, automatic log scale).
+ *
+ * The colour map keeps a name's colour the same in every figure of a study:
+ * a series label or category key found in groups[] takes the palette colour
+ * of its position there, else one found in runs[] its position there (groups
+ * in the classification's order, runs in the manifest's). Names in neither
+ * fall back to the series' own position.
+ */
 struct chart_style {
 	double width_in, height_in;
 	double dpi;
+	const char *font;  /* font family, NULL: DejaVu Sans */
+	double font_size;  /* base text size in pt; titles are larger, ticks smaller, none below 7 pt */
+	int hatching;      /* 1: each colour also gets its own hatch pattern (greyscale print) */
+	int log_scale;     /* 0 auto (values spanning more than 1000x), 1 always, -1 never; HBAR only */
+	const char *const *groups;
+	size_t ngroups;
+	const char *const *runs;
+	size_t nruns;
 };
+
+/*
+ * Sets *w and *h (inches) for a size preset: "single" column 3.5 x 2.6,
+ * "double" column 7 x 3.5, "slide" 10 x 5.625 (16:9). Returns 0, or -1 for an
+ * unknown name.
+ */
+int chart_size_preset(const char *name, double *w, double *h);
 
 struct chart *chart_new(enum chart_kind kind, const char *name, const char *title,
 			const char *value_label);
@@ -46,6 +75,18 @@ size_t chart_add_category(struct chart *c, const char *label);
 size_t chart_add_series(struct chart *c, const char *label);
 void chart_set(struct chart *c, size_t cat, size_t series, double v);
 double chart_get(const struct chart *c, size_t cat, size_t series);
+/* Sets a category's colour key (see chart_style) and its tooltip text; both are copied. */
+void chart_set_category_key(struct chart *c, size_t cat, const char *key);
+void chart_set_category_tip(struct chart *c, size_t cat, const char *tip);
+
+/*
+ * Writes dir/<name>.tex: a LaTeX figure environment that includes
+ * figures/<name>.pdf at its natural size (the size its text was set for)
+ * with the caption escaped for LaTeX; `figure*` when wider than one column
+ * (3.5 in). Returns 0, or -1 after reporting through diag.
+ */
+int chart_write_latex(const struct chart *c, const char *dir, const char *caption,
+		      const struct chart_style *style);
 
 /*
  * Returns a new string (caller frees) holding s, or, when s has more than
@@ -61,9 +102,11 @@ char *chart_shorten_middle(const char *s, size_t max_chars);
  * any previous figure in place. Returns 0, or -1 after reporting through diag
  * (an I/O failure, or a name outside [a-z0-9_-]).
  *
- * How it looks: Okabe-Ito colours, series i in colour i (mod 8), so a caller
- * that keeps its series order keeps each group's colour across figures; at
- * most 8 series stay distinguishable. DejaVu Sans, nothing under 7 pt. Labels
+ * How it looks: Okabe-Ito colours from the style's colour map, so a group or
+ * run keeps its colour across figures; at most 8 names stay distinguishable
+ * (hatching tells them apart in greyscale). DejaVu Sans (or the style's
+ * font), nothing under 7 pt. The SVG carries the title as <title> and a
+ * tooltip (<title>) over each bar and label with its full name and value. Labels
  * that do not fit are shortened in the middle; when there are more categories
  * than 7 pt lines fit, only every k-th category is labelled, so callers should
  * keep an HBAR to about 20 rows (or pass a taller style). Any text may come
@@ -72,5 +115,8 @@ char *chart_shorten_middle(const char *s, size_t max_chars);
  * chart gives the same bytes in every format.
  */
 int chart_write(const struct chart *c, const char *dir, const struct chart_style *style);
+
+/* The figure's size in inches under style (defaults and presets applied). */
+void chart_size(const struct chart_style *style, double *w_in, double *h_in);
 
 #endif

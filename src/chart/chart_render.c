@@ -30,7 +30,13 @@
 
 #define FONT "DejaVu Sans"
 
-/* Text sizes in points; nothing goes below 7 pt, the usual floor for print. */
+/*
+ * Text sizes in points at the default base size (8 pt); a style's font_size
+ * scales them all, and set_font() never goes below MIN_PT, the usual floor
+ * for print.
+ */
+#define BASE_PT 8.0
+#define MIN_PT 7.0
 #define TITLE_PT 9.0
 #define AXIS_PT 8.0
 #define TICK_PT 7.0
@@ -47,10 +53,8 @@
 #define LABEL_ANGLE 35.0 /* degrees, for category labels that do not fit flat */
 #define MAX_LABEL_CHARS 45
 
-/* Default figure: a full text width in a two-column paper. */
-#define DEFAULT_WIDTH_IN 7.0
-#define DEFAULT_HEIGHT_IN 3.5
 #define DEFAULT_DPI 300.0
+#define HATCH_GAP 2.8 /* points between hatch lines */
 
 /*
  * cairo 1.16 stamps each PDF with the time it was made; a fixed date keeps
@@ -82,12 +86,62 @@ struct text {
 	char **cats, **series;
 };
 
-/* A value axis: ticks at lo, lo + step, ..., hi. */
+/* A value axis: ticks at lo, lo + step, ..., hi; on a log axis lo * step^i. */
 struct axis {
 	double lo, hi, step;
 	size_t nticks;
 	int decimals; /* -1: print with %g */
+	int log;      /* ticks at powers of ten; positions by log10 */
 };
+
+/* An SVG tooltip: a rectangle in points and the text its <title> shows. */
+struct tip {
+	double x, y, w, h;
+	char *text;
+};
+
+/*
+ * How the chart being drawn looks: font, scale, colours, hatching, and where
+ * tooltips go (SVG only). One chart is drawn at a time, so this is set by
+ * draw_chart() for the drawing and read by the helpers below; it keeps the
+ * style out of every function's arguments.
+ */
+static struct look {
+	const char *font;
+	double scale;       /* style font size / BASE_PT */
+	int hatching;
+	int log_scale;      /* as in chart_style */
+	const struct chart_style *style;
+	size_t *series_colour; /* colour index of each series */
+	struct tip *tips;   /* NULL when the surface keeps no tooltips */
+	size_t ntips, cap_tips;
+	int want_tips;
+} look;
+
+static void add_tip(double x, double y, double w, double h, char *text)
+{
+	if (!look.want_tips || w <= 0 || h <= 0) {
+		free(text);
+		return;
+	}
+	look.tips = xgrow(look.tips, &look.cap_tips, look.ntips + 1, sizeof(*look.tips));
+	look.tips[look.ntips++] = (struct tip){x, y, w, h, text};
+}
+
+/* The palette index of a name under the style's colour map, or fallback. */
+static size_t colour_of(const char *key, size_t fallback)
+{
+	const struct chart_style *st = look.style;
+	if (key && st) {
+		for (size_t i = 0; i < st->ngroups; i++)
+			if (st->groups[i] && !strcmp(st->groups[i], key))
+				return i;
+		for (size_t i = 0; i < st->nruns; i++)
+			if (st->runs[i] && !strcmp(st->runs[i], key))
+				return i;
+	}
+	return fallback;
+}
 
 /* Rectangle of the plot area, in points from the top left. */
 struct box {
@@ -171,11 +225,12 @@ static char *clean_text(const char *s)
 	return b.data; /* the bytes move to the caller; b is not used again */
 }
 
+/* Selects the chart's font at size (scaled by the style), never below MIN_PT. */
 static void set_font(cairo_t *cr, double size, int bold)
 {
-	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
+	cairo_select_font_face(cr, look.font ? look.font : FONT, CAIRO_FONT_SLANT_NORMAL,
 			       bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-	cairo_set_font_size(cr, size);
+	cairo_set_font_size(cr, fmax(MIN_PT, size * (look.scale > 0 ? look.scale : 1)));
 }
 
 static double text_width(cairo_t *cr, const char *s)
@@ -250,10 +305,67 @@ static void set_grey(cairo_t *cr, double g)
 	cairo_set_source_rgb(cr, g, g, g);
 }
 
-static void set_series_colour(cairo_t *cr, size_t series)
+static void set_colour(cairo_t *cr, size_t colour)
 {
-	const double *rgb = palette[series % NPALETTE];
+	const double *rgb = palette[colour % NPALETTE];
 	cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+}
+
+/*
+ * Fills a rectangle in a palette colour and, with hatching on, lays the
+ * colour's own line pattern over it: colour 0 plain, then /, \, -, |, x, +
+ * and dots, so bars stay apart when printed in grey. Lines are dark on light
+ * colours and white on the dark ones.
+ */
+static void fill_rect(cairo_t *cr, double x, double y, double w, double h, size_t colour)
+{
+	cairo_rectangle(cr, x, y, w, h);
+	set_colour(cr, colour);
+	cairo_fill(cr);
+	size_t k = colour % NPALETTE;
+	if (!look.hatching || k == 0 || w <= 0 || h <= 0)
+		return;
+	const double *rgb = palette[k];
+	double lum = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
+	cairo_save(cr);
+	cairo_rectangle(cr, x, y, w, h);
+	cairo_clip(cr);
+	if (lum < 0.35)
+		cairo_set_source_rgb(cr, 1, 1, 1);
+	else
+		cairo_set_source_rgba(cr, 0, 0, 0, 0.75);
+	cairo_set_line_width(cr, 0.45);
+	double g = HATCH_GAP, span = w + h;
+	int slash = k == 1 || k == 5, back = k == 2 || k == 5;
+	int horiz = k == 3 || k == 6, vert = k == 4 || k == 6;
+	for (double d = -span; d <= span; d += g) {
+		if (slash) {
+			cairo_move_to(cr, x + d, y + h);
+			cairo_line_to(cr, x + d + h, y);
+		}
+		if (back) {
+			cairo_move_to(cr, x + d, y);
+			cairo_line_to(cr, x + d + h, y + h);
+		}
+	}
+	for (double d = g / 2; horiz && d < h; d += g) {
+		cairo_move_to(cr, x, y + d);
+		cairo_line_to(cr, x + w, y + d);
+	}
+	for (double d = g / 2; vert && d < w; d += g) {
+		cairo_move_to(cr, x + d, y);
+		cairo_line_to(cr, x + d, y + h);
+	}
+	cairo_stroke(cr);
+	if (k == 7) {
+		for (double dy = g / 2; dy < h; dy += g)
+			for (double dx = g / 2; dx < w; dx += g) {
+				cairo_new_sub_path(cr);
+				cairo_arc(cr, x + dx, y + dy, 0.45, 0, 2 * M_PI);
+			}
+		cairo_fill(cr);
+	}
+	cairo_restore(cr);
 }
 
 static double finite_or_0(double v)
@@ -291,6 +403,7 @@ static void axis_nice(struct axis *a, double lo, double hi)
 	a->lo = floor(lo / a->step + 1e-6) * a->step;
 	a->hi = ceil(hi / a->step - 1e-6) * a->step;
 	a->nticks = (size_t)llround((a->hi - a->lo) / a->step) + 1;
+	a->log = 0;
 	if (a->hi >= 1e7 || a->lo <= -1e7 || a->step < 1e-6) {
 		a->decimals = -1;
 	} else {
@@ -299,8 +412,40 @@ static void axis_nice(struct axis *a, double lo, double hi)
 	}
 }
 
+/*
+ * A log axis over [lo, hi] (both > 0): from the power of ten at or below lo
+ * to the one at or above hi, a tick at every decade, or every second or
+ * third when there are many.
+ */
+static void axis_log(struct axis *a, double lo, double hi)
+{
+	int e0 = (int)floor(log10(lo) + 1e-9), e1 = (int)ceil(log10(hi) - 1e-9);
+	if (e1 <= e0)
+		e1 = e0 + 1;
+	int every = (e1 - e0 + 5) / 6;
+	e1 = e0 + (e1 - e0 + every - 1) / every * every;
+	a->log = 1;
+	a->lo = pow(10, e0);
+	a->hi = pow(10, e1);
+	a->step = pow(10, every);
+	a->nticks = (size_t)((e1 - e0) / every + 1);
+	a->decimals = e0 < 0 ? -e0 : 0;
+	if (e0 < -3 || e1 > 6)
+		a->decimals = -1;
+}
+
+/* Where v falls on the axis, 0 at lo and 1 at hi; a log axis puts v <= 0 at 0. */
+static double axis_frac(const struct axis *a, double v)
+{
+	if (a->log)
+		return v > 0 ? (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo)) : 0;
+	return (v - a->lo) / (a->hi - a->lo);
+}
+
 static double axis_tick(const struct axis *a, size_t i)
 {
+	if (a->log)
+		return a->lo * pow(a->step, (double)i);
 	double v = a->lo + (double)i * a->step;
 	return fabs(v) < a->step * 1e-9 ? 0 : v; /* no "-0.0" */
 }
@@ -314,6 +459,13 @@ static const char *minus(double v)
 /* Returns the tick label for v, owned by the caller. */
 static char *axis_label(const struct axis *a, double v)
 {
+	if (a->log) {
+		/* Decades: 0.01, 0.1, 1, 10, 100; exponents outside 10^-3..10^6. */
+		int e = (int)lround(log10(v));
+		if (a->decimals < 0)
+			return xasprintf("1e%d", e);
+		return xasprintf("%.*f", e < 0 ? -e : 0, v);
+	}
 	if (a->decimals < 0)
 		return xasprintf("%s%g", minus(v), fabs(v));
 	return xasprintf("%s%.*f", minus(v), a->decimals, fabs(v));
@@ -342,12 +494,46 @@ static double axis_max_label_width(cairo_t *cr, const struct axis *a)
 }
 
 /* Returns the y below which the plot may start: the title's block, drawn later. */
-static double title_bottom(cairo_t *cr, const struct text *t)
+/*
+ * Splits a title too wide for w into two lines at the last space that lets
+ * the first fit; the second is shortened in the middle if it still does not.
+ * *l2 is NULL when one line does. Both are the caller's.
+ */
+static void title_lines(cairo_t *cr, const struct text *t, double w, char **l1, char **l2)
+{
+	set_font(cr, TITLE_PT, 1);
+	double avail = w - 2 * PAD;
+	*l2 = NULL;
+	if (text_width(cr, t->title) <= avail) {
+		*l1 = xstrdup(t->title);
+		return;
+	}
+	size_t n = strlen(t->title);
+	for (size_t i = n; i-- > 1;) {
+		if (t->title[i] != ' ')
+			continue;
+		char *head = xstrndup(t->title, i);
+		if (text_width(cr, head) <= avail) {
+			*l1 = head;
+			*l2 = fit_text(cr, t->title + i + 1, avail, (size_t)-1);
+			return;
+		}
+		free(head);
+	}
+	*l1 = fit_text(cr, t->title, avail, (size_t)-1);
+}
+
+static double title_bottom(cairo_t *cr, const struct text *t, double w)
 {
 	if (!t->title[0])
 		return PAD;
+	char *l1, *l2;
+	title_lines(cr, t, w, &l1, &l2);
+	double lines = l2 ? 2 : 1;
+	free(l1);
+	free(l2);
 	set_font(cr, TITLE_PT, 1);
-	return PAD + line_height(cr) + 2 * GAP;
+	return PAD + lines * line_height(cr) + 2 * GAP;
 }
 
 /* Draws the title centred over [x0, x1] if it fits there, else over the figure. */
@@ -355,21 +541,25 @@ static void draw_title(cairo_t *cr, const struct text *t, double w, double x0, d
 {
 	if (!t->title[0])
 		return;
+	char *l[2];
+	title_lines(cr, t, w, &l[0], &l[1]);
 	set_font(cr, TITLE_PT, 1);
-	char *s = fit_text(cr, t->title, w - 2 * PAD, (size_t)-1);
-	double tw = text_width(cr, s);
-	double cx = (x0 + x1) / 2;
-	if (cx - tw / 2 < PAD || cx + tw / 2 > w - PAD)
-		cx = w / 2;
+	double lh = line_height(cr);
 	set_grey(cr, 0);
-	show_text(cr, s, cx, PAD, 0.5, 0);
-	free(s);
+	for (int i = 0; i < 2 && l[i]; i++) {
+		double tw = text_width(cr, l[i]);
+		double cx = (x0 + x1) / 2;
+		if (cx - tw / 2 < PAD || cx + tw / 2 > w - PAD)
+			cx = w / 2;
+		show_text(cr, l[i], cx, PAD + i * lh, 0.5, 0);
+		free(l[i]);
+	}
 }
 
 static void draw_no_data(cairo_t *cr, const struct text *t, double w, double h)
 {
 	draw_title(cr, t, w, 0, w);
-	double top = title_bottom(cr, t);
+	double top = title_bottom(cr, t, w);
 	set_font(cr, NODATA_PT, 0);
 	set_grey(cr, 0.4);
 	show_text(cr, "no data", w / 2, (top + h - PAD) / 2, 0.5, 0.5);
@@ -397,31 +587,56 @@ static void draw_value_label_left(cairo_t *cr, const struct text *t, const struc
 struct legend {
 	size_t n, ncols, nrows;
 	char **text;
-	double col_w, row_h, width;
+	size_t *colour;
+	int reverse; /* list the entries bottom up, like the segments of a stack */
+	double col_w, row_h, width, height;
 };
 
-static void legend_layout(cairo_t *cr, struct legend *lg, const struct text *t, size_t n,
-			  double w, double avail_h)
+/* Narrower than this (points), a figure puts its key under the plot, not beside it. */
+#define NARROW_PT 360.0
+
+/*
+ * Lays out a key of n entries (names[i] in palette colour colours[i]) in as
+ * many columns as the height avail_h needs; its text is shortened to fit
+ * about 30 % of the figure's width w.
+ */
+static void legend_layout(cairo_t *cr, struct legend *lg, char *const *names, const size_t *colours,
+			  size_t n, double w, double avail_h)
 {
 	memset(lg, 0, sizeof(*lg));
 	if (n < 2)
 		return; /* one series needs no key: the value label says what it is */
 	set_font(cr, LEGEND_PT, 0);
 	lg->n = n;
+	lg->colour = xcalloc(n, sizeof(*lg->colour));
+	memcpy(lg->colour, colours, n * sizeof(*colours));
 	lg->row_h = line_height(cr) * 1.3;
 	lg->ncols = (size_t)ceil(n * lg->row_h / fmax(avail_h, lg->row_h));
 	if (lg->ncols < 1)
 		lg->ncols = 1;
 	lg->nrows = (n + lg->ncols - 1) / lg->ncols;
-	double max_text = 0.3 * w / (double)lg->ncols - SWATCH - GAP;
+	int below = w < NARROW_PT;
+	double max_text = below ? w - 2 * PAD - SWATCH - GAP : 0.3 * w / (double)lg->ncols - SWATCH - GAP;
 	lg->text = xcalloc(n, sizeof(*lg->text));
 	double tw = 0;
 	for (size_t i = 0; i < n; i++) {
-		lg->text[i] = fit_text(cr, t->series[i], max_text, MAX_LABEL_CHARS);
+		lg->text[i] = fit_text(cr, names[i], max_text, MAX_LABEL_CHARS);
 		tw = fmax(tw, text_width(cr, lg->text[i]));
 	}
 	lg->col_w = SWATCH + GAP + tw;
+	if (below) {
+		/* As many columns as the width holds; the key then sits under the plot. */
+		lg->ncols = (size_t)floor((w - 2 * PAD + 2 * GAP) / (lg->col_w + 2 * GAP));
+		if (lg->ncols < 1)
+			lg->ncols = 1;
+		if (lg->ncols > n)
+			lg->ncols = n;
+		lg->nrows = (n + lg->ncols - 1) / lg->ncols;
+	}
 	lg->width = (double)lg->ncols * lg->col_w + (double)(lg->ncols - 1) * 2 * GAP;
+	lg->height = (double)lg->nrows * lg->row_h;
+	if (below)
+		lg->width = 0; /* takes height, not width */
 }
 
 /*
@@ -432,12 +647,15 @@ static void legend_draw(cairo_t *cr, const struct legend *lg, double x, double y
 {
 	set_font(cr, LEGEND_PT, 0);
 	for (size_t k = 0; k < lg->n; k++) {
-		size_t s = lg->n - 1 - k;
+		size_t s = lg->reverse ? lg->n - 1 - k : k;
 		double cx = x + (double)(k / lg->nrows) * (lg->col_w + 2 * GAP);
 		double cy = y + (double)(k % lg->nrows) * lg->row_h + lg->row_h / 2;
-		set_series_colour(cr, s);
+		fill_rect(cr, cx, cy - SWATCH / 2, SWATCH, SWATCH, lg->colour[s]);
+		/* A thin outline keeps a yellow swatch visible on white. */
+		set_grey(cr, 0.45);
+		cairo_set_line_width(cr, 0.25);
 		cairo_rectangle(cr, cx, cy - SWATCH / 2, SWATCH, SWATCH);
-		cairo_fill(cr);
+		cairo_stroke(cr);
 		set_grey(cr, 0);
 		show_text(cr, lg->text[s], cx + SWATCH + GAP, cy, 0, 0.5);
 	}
@@ -448,6 +666,7 @@ static void legend_release(struct legend *lg)
 	for (size_t i = 0; i < lg->n; i++)
 		free(lg->text[i]);
 	free(lg->text);
+	free(lg->colour);
 }
 
 /* How the category labels under a stacked bar chart sit. */
@@ -538,6 +757,123 @@ static void draw_value_grid_y(cairo_t *cr, const struct axis *a, const struct bo
 	}
 }
 
+/* CHART_GROUPED_BAR: in each category's slot, one bar per series side by side. */
+static void draw_grouped_bars(cairo_t *cr, const struct chart *c, const struct text *t, const struct box *b,
+			      double slot, double scale, double y_zero)
+{
+	size_t nc = c->ncat, ns = c->nseries;
+	double group_w = slot * 0.8, bar_w = fmin(group_w / (double)ns, 40);
+	group_w = bar_w * (double)ns;
+	for (size_t i = 0; i < nc; i++) {
+		double x = b->x0 + ((double)i + 0.5) * slot - group_w / 2;
+		for (size_t s = 0; s < ns; s++, x += bar_w) {
+			double v = finite_or_0(c->values[i * ns + s]);
+			if (v == 0)
+				continue;
+			double y_b = y_zero - v * scale;
+			fill_rect(cr, x, fmin(y_zero, y_b), bar_w, fabs(y_zero - y_b), look.series_colour[s]);
+			cairo_rectangle(cr, x, fmin(y_zero, y_b), bar_w, fabs(y_zero - y_b));
+			cairo_set_source_rgb(cr, 1, 1, 1);
+			cairo_set_line_width(cr, 0.3);
+			cairo_stroke(cr);
+			char *vt = value_text(v);
+			add_tip(x, fmin(y_zero, y_b), bar_w, fabs(y_zero - y_b),
+				xasprintf("%s, %s: %s", t->cats[i], t->series[s], vt));
+			free(vt);
+		}
+	}
+}
+
+/* A point marker whose shape tells series apart in greyscale: circle, square, triangle, diamond. */
+static void marker(cairo_t *cr, double x, double y, size_t k)
+{
+	double r = 2.2;
+	switch (k % 4) {
+	case 0:
+		cairo_new_sub_path(cr);
+		cairo_arc(cr, x, y, r, 0, 2 * M_PI);
+		break;
+	case 1:
+		cairo_rectangle(cr, x - r * 0.9, y - r * 0.9, 1.8 * r, 1.8 * r);
+		break;
+	case 2:
+		cairo_move_to(cr, x, y - r * 1.2);
+		cairo_line_to(cr, x + r * 1.1, y + r * 0.8);
+		cairo_line_to(cr, x - r * 1.1, y + r * 0.8);
+		cairo_close_path(cr);
+		break;
+	default:
+		cairo_move_to(cr, x, y - r * 1.3);
+		cairo_line_to(cr, x + r * 1.1, y);
+		cairo_line_to(cr, x, y + r * 1.3);
+		cairo_line_to(cr, x - r * 1.1, y);
+		cairo_close_path(cr);
+	}
+	cairo_fill(cr);
+}
+
+/*
+ * CHART_LINE: each series a line through its finite values at the
+ * category centres, with markers; the reference series (ref = 1 + index)
+ * dashed grey under the others and labelled at its last point.
+ */
+static void draw_lines(cairo_t *cr, const struct chart *c, const struct text *t, const struct box *b,
+		       double slot, double scale, double y_zero, size_t ref)
+{
+	size_t nc = c->ncat, ns = c->nseries;
+	for (size_t pass = 0; pass < 2; pass++)
+		for (size_t s = 0; s < ns; s++) {
+			int is_ref = s + 1 == ref;
+			if (is_ref != !pass)
+				continue;
+			cairo_save(cr);
+			if (is_ref) {
+				double dash[] = {3, 2};
+				set_grey(cr, 0.45);
+				cairo_set_dash(cr, dash, 2, 0);
+				cairo_set_line_width(cr, 0.8);
+			} else {
+				set_colour(cr, look.series_colour[s]);
+				cairo_set_line_width(cr, 1.2);
+			}
+			int open = 0;
+			double lx = 0, ly = 0;
+			for (size_t i = 0; i < nc; i++) {
+				double v = c->values[i * ns + s];
+				if (!isfinite(v)) {
+					open = 0;
+					continue;
+				}
+				double x = b->x0 + ((double)i + 0.5) * slot, y = y_zero - v * scale;
+				if (open)
+					cairo_line_to(cr, x, y);
+				else
+					cairo_move_to(cr, x, y);
+				open = 1;
+				lx = x;
+				ly = y;
+			}
+			cairo_stroke(cr);
+			cairo_set_dash(cr, NULL, 0, 0);
+			for (size_t i = 0; i < nc && !is_ref; i++) {
+				double v = c->values[i * ns + s];
+				if (!isfinite(v))
+					continue;
+				double x = b->x0 + ((double)i + 0.5) * slot, y = y_zero - v * scale;
+				marker(cr, x, y, s);
+				char *vt = value_text(v);
+				add_tip(x - 3, y - 3, 6, 6, xasprintf("%s, %s: %s", t->cats[i], t->series[s], vt));
+				free(vt);
+			}
+			if (is_ref && (lx != 0 || ly != 0)) {
+				set_font(cr, TICK_PT, 0);
+				set_grey(cr, 0.35);
+				show_text(cr, t->series[s], lx - GAP, ly - GAP, 1, 1);
+			}
+			cairo_restore(cr);
+		}
+}
+
 static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *t, double w,
 			 double h)
 {
@@ -549,11 +885,14 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 
 	/* Positive segments stack up from 0 and negative ones down, as in most tools. */
 	double lo = 0, hi = 0;
+	int stacked = c->kind == CHART_STACKED_BAR;
 	for (size_t i = 0; i < nc; i++) {
 		double pos = 0, neg = 0;
 		for (size_t s = 0; s < ns; s++) {
 			double v = finite_or_0(c->values[i * ns + s]);
-			if (v > 0)
+			if (!stacked)
+				pos = fmax(pos, v), neg = fmin(neg, v);
+			else if (v > 0)
 				pos += v;
 			else
 				neg += v;
@@ -565,10 +904,23 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 
 	set_font(cr, TICK_PT, 0);
 	double tick_h = line_height(cr);
-	b.y0 = fmax(title_bottom(cr, t), PAD + tick_h / 2);
+	b.y0 = fmax(title_bottom(cr, t, w), PAD + tick_h / 2);
 
-	legend_layout(cr, &lg, t, ns, w, h - b.y0 - PAD - 40);
-	b.x1 = w - PAD - (lg.n ? lg.width + LEGEND_GAP : 0);
+	/* A line chart's reference line is labelled on the plot, not in the key. */
+	size_t ref = c->kind == CHART_LINE && c->ref_series && c->ref_series <= ns ? c->ref_series : 0;
+	char **key_names = xcalloc(ns + 1, sizeof(*key_names));
+	size_t *key_colours = xcalloc(ns + 1, sizeof(*key_colours)), nkey = 0;
+	for (size_t s = 0; s < ns; s++)
+		if (s + 1 != ref) {
+			key_names[nkey] = t->series[s];
+			key_colours[nkey++] = look.series_colour[s];
+		}
+	legend_layout(cr, &lg, key_names, key_colours, nkey, w, h - b.y0 - PAD - 40);
+	free(key_names);
+	free(key_colours);
+	lg.reverse = stacked;
+	int key_below = lg.n && w < NARROW_PT;
+	b.x1 = w - PAD - (lg.n && !key_below ? lg.width + LEGEND_GAP : 0);
 
 	set_font(cr, TICK_PT, 0);
 	double tick_w = axis_max_label_width(cr, &a);
@@ -585,13 +937,13 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 	b.x0 = axis_left;
 	for (int round = 0; round < 3; round++) {
 		double slot = (b.x1 - b.x0) / (double)nc;
-		catlabels_layout(cr, &cl, t, nc, slot, 0.4 * h);
+		catlabels_layout(cr, &cl, t, nc, slot, 0.4 * h - (key_below ? lg.height + GAP : 0));
 		double need = PAD + cl.left - slot / 2;
 		if (need <= b.x0)
 			break;
 		b.x0 = need;
 	}
-	b.y1 = h - PAD - cl.below;
+	b.y1 = h - PAD - cl.below - (key_below ? lg.height + 2 * GAP : 0);
 	double slot = (b.x1 - b.x0) / (double)nc;
 	double scale = (b.y1 - b.y0) / (a.hi - a.lo);
 	double y_zero = b.y1 - (0 - a.lo) * scale;
@@ -600,7 +952,11 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 	draw_value_grid_y(cr, &a, &b);
 
 	double bar_w = fmin(slot * 0.7, 60);
-	for (size_t i = 0; i < nc; i++) {
+	if (c->kind == CHART_GROUPED_BAR)
+		draw_grouped_bars(cr, c, t, &b, slot, scale, y_zero);
+	else if (c->kind == CHART_LINE)
+		draw_lines(cr, c, t, &b, slot, scale, y_zero, ref);
+	for (size_t i = 0; stacked && i < nc; i++) {
 		double cx = b.x0 + ((double)i + 0.5) * slot;
 		double up = 0, down = 0;
 		for (size_t s = 0; s < ns; s++) {
@@ -613,13 +969,17 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 				up += v;
 			else
 				down += v;
-			cairo_rectangle(cr, cx - bar_w / 2, fmin(y_a, y_b), bar_w, fabs(y_a - y_b));
-			set_series_colour(cr, s);
-			cairo_fill_preserve(cr);
+			fill_rect(cr, cx - bar_w / 2, fmin(y_a, y_b), bar_w, fabs(y_a - y_b),
+				  look.series_colour[s]);
 			/* A hairline between segments keeps neighbours apart in greyscale. */
+			cairo_rectangle(cr, cx - bar_w / 2, fmin(y_a, y_b), bar_w, fabs(y_a - y_b));
 			cairo_set_source_rgb(cr, 1, 1, 1);
 			cairo_set_line_width(cr, 0.3);
 			cairo_stroke(cr);
+			char *vt = value_text(v);
+			add_tip(cx - bar_w / 2, fmin(y_a, y_b), bar_w, fabs(y_a - y_b),
+				xasprintf("%s, %s: %s", t->cats[i], t->series[s], vt));
+			free(vt);
 		}
 	}
 
@@ -638,6 +998,12 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 		double cx = b.x0 + ((double)i + 0.5) * slot;
 		if (!cl.text[i][0])
 			continue;
+		double tw = text_width(cr, cl.text[i]);
+		if (cl.angle == 0)
+			add_tip(cx - tw / 2, b.y1 + GAP, tw, lh, xstrdup(t->cats[i]));
+		else
+			add_tip(cx - tw * cos(cl.angle), b.y1 + GAP, tw * cos(cl.angle),
+				tw * sin(cl.angle) + lh, xstrdup(t->cats[i]));
 		if (cl.angle == 0)
 			show_text(cr, cl.text[i], cx, b.y1 + GAP, 0.5, 0);
 		else
@@ -646,7 +1012,9 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 	}
 
 	draw_value_label_left(cr, t, &b, tick_w);
-	if (lg.n)
+	if (key_below)
+		legend_draw(cr, &lg, PAD, h - PAD - lg.height);
+	else if (lg.n)
 		legend_draw(cr, &lg, b.x1 + LEGEND_GAP, b.y0);
 	legend_release(&lg);
 	catlabels_release(&cl, nc);
@@ -661,13 +1029,53 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 	char **label = xcalloc(nc, sizeof(*label));
 	char **vtext = xcalloc(nc, sizeof(*vtext));
 
-	double lo = 0, hi = 0;
+	double lo = 0, hi = 0, minpos = INFINITY;
 	for (size_t i = 0; i < nc; i++) {
 		double v = finite_or_0(c->values[i * ns]);
 		lo = fmin(lo, v);
 		hi = fmax(hi, v);
+		if (v > 0)
+			minpos = fmin(minpos, v);
 	}
-	axis_nice(&a, lo, hi);
+	/*
+	 * A log axis when asked for, or by default when the values span more
+	 * than three decades (the short bars would be invisible on a linear
+	 * one); only where every value is positive, as bars on a log axis need.
+	 */
+	int use_log = lo >= 0 && hi > 0 && look.log_scale >= 0 &&
+		      (look.log_scale == 1 || hi / minpos > 1000);
+	if (use_log)
+		axis_log(&a, minpos, hi);
+	else
+		axis_nice(&a, lo, hi);
+
+	/* Bars coloured by their key (a kernel's group) get a key of those keys. */
+	struct legend lg;
+	size_t *bar_colour = xcalloc(nc, sizeof(*bar_colour));
+	char **lnames = xcalloc(nc, sizeof(*lnames));
+	size_t *lcolours = xcalloc(nc, sizeof(*lcolours));
+	size_t nkeys = 0;
+	for (size_t i = 0; i < nc; i++) {
+		bar_colour[i] = c->cat_keys[i] ? colour_of(c->cat_keys[i], 0) : look.series_colour[0];
+		if (!c->cat_keys[i])
+			continue;
+		size_t k = 0;
+		while (k < nkeys && lcolours[k] != bar_colour[i])
+			k++;
+		if (k == nkeys) {
+			/* Insert in palette order, so every figure lists the groups alike. */
+			size_t at = nkeys;
+			while (at > 0 && lcolours[at - 1] > bar_colour[i]) {
+				lcolours[at] = lcolours[at - 1];
+				lnames[at] = lnames[at - 1];
+				at--;
+			}
+			lcolours[at] = bar_colour[i];
+			lnames[at] = clean_text(c->cat_keys[i]);
+			nkeys++;
+		}
+	}
+	legend_layout(cr, &lg, lnames, lcolours, nkeys, w, h - 2 * PAD - 30);
 
 	/* Room for the printed values beside the bar ends, on either side of 0. */
 	set_font(cr, TICK_PT, 0);
@@ -696,24 +1104,35 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 		label_w = fmax(label_w, text_width(cr, label[i]));
 	}
 
-	b.y0 = title_bottom(cr, t);
-	b.y1 = h - PAD - tick_h - GAP - TICK_LEN;
+	b.y0 = title_bottom(cr, t, w);
+	int key_below = lg.n && w < NARROW_PT;
+	double key_h = key_below ? lg.height + 2 * GAP : 0;
+	b.y1 = h - PAD - tick_h - GAP - TICK_LEN - key_h;
 	if (t->value_label[0]) {
 		set_font(cr, AXIS_PT, 0);
 		b.y1 -= line_height(cr) + GAP;
 	}
 	b.x0 = fmax(PAD + label_w + 2 * GAP, PAD + tw_lo / 2 - neg_pad);
-	b.x1 = w - PAD - fmax(0, tw_hi / 2 - pos_pad);
+	b.x1 = w - PAD - fmax(0, tw_hi / 2 - pos_pad) - (lg.n && !key_below ? lg.width + LEGEND_GAP : 0);
 	double d0 = b.x0 + neg_pad, d1 = b.x1 - pos_pad; /* where lo and hi fall */
-	double scale = (d1 - d0) / (a.hi - a.lo);
-	double x_zero = d0 + (0 - a.lo) * scale;
+	double x_zero = a.log ? d0 : d0 + axis_frac(&a, 0) * (d1 - d0);
 
 	draw_title(cr, t, w, b.x0, b.x1);
 
+	/* Tick labels that would touch their neighbours: label every k-th tick only. */
 	set_font(cr, TICK_PT, 0);
+	double widest_tick = 0;
+	for (size_t i = 0; i < a.nticks; i++) {
+		char *s = axis_label(&a, axis_tick(&a, i));
+		widest_tick = fmax(widest_tick, text_width(cr, s));
+		free(s);
+	}
+	double spacing = a.nticks > 1 ? (d1 - d0) / (double)(a.nticks - 1) : d1 - d0;
+	size_t tick_every = spacing >= widest_tick + 2 * GAP ? 1
+			    : (size_t)ceil((widest_tick + 2 * GAP) / fmax(spacing, 1e-9));
 	for (size_t i = 0; i < a.nticks; i++) {
 		double v = axis_tick(&a, i);
-		double x = d0 + (v - a.lo) * scale;
+		double x = d0 + axis_frac(&a, v) * (d1 - d0);
 		set_grey(cr, 0.87);
 		cairo_set_line_width(cr, 0.4);
 		cairo_move_to(cr, x, b.y0);
@@ -724,6 +1143,8 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 		cairo_move_to(cr, x, b.y1);
 		cairo_line_to(cr, x, b.y1 + TICK_LEN);
 		cairo_stroke(cr);
+		if (i % tick_every)
+			continue;
 		char *s = axis_label(&a, v);
 		show_text(cr, s, x, b.y1 + TICK_LEN + GAP, 0.5, 0);
 		free(s);
@@ -735,10 +1156,12 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 	for (size_t i = 0; i < nc; i++) {
 		double v = finite_or_0(c->values[i * ns]);
 		double cy = b.y0 + ((double)i + 0.5) * row;
-		double xv = x_zero + v * scale;
-		set_series_colour(cr, 0);
-		cairo_rectangle(cr, fmin(x_zero, xv), cy - bar_h / 2, fabs(xv - x_zero), bar_h);
-		cairo_fill(cr);
+		double xv = d0 + axis_frac(&a, v) * (d1 - d0);
+		fill_rect(cr, fmin(x_zero, xv), cy - bar_h / 2, fabs(xv - x_zero), bar_h, bar_colour[i]);
+		char *full = clean_text(c->cat_tips[i] ? c->cat_tips[i] : c->categories[i]);
+		add_tip(PAD, cy - row / 2, fmax(x_zero, xv) - PAD, row,
+			xasprintf("%s\n%s: %s", full, t->value_label, vtext[i]));
+		free(full);
 		if (i % every)
 			continue;
 		set_font(cr, LABEL_PT, 0);
@@ -757,13 +1180,26 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 	cairo_line_to(cr, x_zero, b.y1);
 	cairo_stroke(cr);
 
+	if (key_below)
+		legend_draw(cr, &lg, PAD, h - PAD - lg.height);
+	else if (lg.n)
+		legend_draw(cr, &lg, w - PAD - lg.width, b.y0);
+	legend_release(&lg);
+	for (size_t i = 0; i < nkeys; i++)
+		free(lnames[i]);
+	free(lnames);
+	free(lcolours);
+	free(bar_colour);
+
 	if (t->value_label[0]) {
 		set_font(cr, AXIS_PT, 0);
-		char *s = fit_text(cr, t->value_label, w - 2 * PAD, (size_t)-1);
+		char *vl = xasprintf("%s%s", t->value_label, a.log ? ", log scale" : "");
+		char *s = fit_text(cr, vl, w - 2 * PAD, (size_t)-1);
+		free(vl);
 		double cx = (d0 + d1) / 2, tw = text_width(cr, s);
 		cx = fmin(fmax(cx, PAD + tw / 2), w - PAD - tw / 2);
 		set_grey(cr, 0);
-		show_text(cr, s, cx, h - PAD, 0.5, 1);
+		show_text(cr, s, cx, h - PAD - key_h, 0.5, 1);
 		free(s);
 	}
 
@@ -798,6 +1234,9 @@ static void draw_chart(cairo_t *cr, const struct chart *c, double w, double h)
 		t.cats[i] = clean_text(c->categories[i]);
 	for (size_t i = 0; i < c->nseries; i++)
 		t.series[i] = clean_text(c->series[i]);
+	look.series_colour = xcalloc(c->nseries + 1, sizeof(*look.series_colour));
+	for (size_t i = 0; i < c->nseries; i++)
+		look.series_colour[i] = colour_of(c->series[i], i);
 
 	cairo_set_source_rgb(cr, 1, 1, 1);
 	cairo_paint(cr);
@@ -818,6 +1257,8 @@ static void draw_chart(cairo_t *cr, const struct chart *c, double w, double h)
 	free(t.series);
 	free(t.title);
 	free(t.value_label);
+	free(look.series_colour);
+	look.series_colour = NULL;
 }
 
 /*
@@ -886,6 +1327,82 @@ static void svg_pin_surface_id(struct buf *svg)
 	*digits = '1';
 	memmove(digits + 1, end, tail + 1);
 	svg->len -= (size_t)(end - digits) - 1;
+}
+
+/* Appends s to b escaped for XML text and attribute values. */
+static void xml_escape(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			buf_adds(b, "&amp;");
+			break;
+		case '<':
+			buf_adds(b, "&lt;");
+			break;
+		case '>':
+			buf_adds(b, "&gt;");
+			break;
+		case '"':
+			buf_adds(b, "&quot;");
+			break;
+		case '\'':
+			buf_adds(b, "&#39;");
+			break;
+		default:
+			buf_addc(b, *s);
+		}
+	}
+}
+
+/*
+ * cairo's SVG surface cannot write <title> elements, so they are added to
+ * its text here: the chart's title as the document's <title> right after
+ * the <svg> start tag, and before </svg> one transparent rectangle per
+ * tooltip (a bar, a label) whose <title> browsers show on hover, with the
+ * full kernel name the drawn label shortened. Every text went through
+ * clean_text() (valid UTF-8, no control characters, which XML 1.0 refuses)
+ * and is escaped here, so a name from a trace cannot become markup.
+ */
+static void svg_add_titles(struct buf *svg, const char *title)
+{
+	char *open = strstr(svg->data, "<svg");
+	char *open_end = open ? strchr(open, '>') : NULL;
+	char *close = open_end ? strstr(open_end, "</svg>") : NULL;
+	if (!close)
+		return;
+	struct buf out;
+	buf_init(&out);
+	buf_add(&out, svg->data, (size_t)(open_end + 1 - svg->data));
+	if (title[0]) {
+		buf_adds(&out, "\n<title>");
+		xml_escape(&out, title);
+		buf_adds(&out, "</title>");
+	}
+	buf_add(&out, open_end + 1, (size_t)(close - open_end - 1));
+	if (look.ntips) {
+		buf_adds(&out, "<g fill=\"#fff\" fill-opacity=\"0\">\n");
+		for (size_t i = 0; i < look.ntips; i++) {
+			const struct tip *tp = &look.tips[i];
+			buf_printf(&out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"><title>",
+				   tp->x, tp->y, tp->w, tp->h);
+			xml_escape(&out, tp->text);
+			buf_adds(&out, "</title></rect>\n");
+		}
+		buf_adds(&out, "</g>\n");
+	}
+	buf_adds(&out, close);
+	buf_release(svg);
+	*svg = out;
+}
+
+static void tips_release(void)
+{
+	for (size_t i = 0; i < look.ntips; i++)
+		free(look.tips[i].text);
+	free(look.tips);
+	look.tips = NULL;
+	look.ntips = look.cap_tips = 0;
 }
 
 /* Draws c into out in fmt; returns cairo's status. */
@@ -960,13 +1477,21 @@ static int write_one(const struct chart *c, const char *dir, enum fmt fmt, doubl
 	int ret = -1;
 
 	buf_init(&out);
+	look.want_tips = fmt == FMT_SVG;
 	cairo_status_t st = render(c, fmt, w, h, dpi, &out);
+	look.want_tips = 0;
 	if (st) {
 		diag_syserror(path, "cannot write figure: %s", cairo_status_to_string(st));
+		tips_release();
 		goto out;
 	}
-	if (fmt == FMT_SVG)
+	if (fmt == FMT_SVG) {
 		svg_pin_surface_id(&out);
+		char *title = clean_text(c->title);
+		svg_add_titles(&out, title);
+		free(title);
+		tips_release();
+	}
 	ret = write_file(path, &out);
 out:
 	buf_release(&out);
@@ -991,17 +1516,23 @@ static double or_default(double v, double def)
 
 int chart_write(const struct chart *c, const char *dir, const struct chart_style *style)
 {
-	struct chart_style st = {0, 0, 0};
-
 	if (!valid_name(c->name)) {
 		diag_error(NULL, "invalid figure name '%s': use [a-z0-9_-]", c->name);
 		return -1;
 	}
-	if (style)
-		st = *style;
-	double w = or_default(st.width_in, DEFAULT_WIDTH_IN) * 72;
-	double h = or_default(st.height_in, DEFAULT_HEIGHT_IN) * 72;
-	double dpi = or_default(st.dpi, DEFAULT_DPI);
+	double w, h;
+	chart_size(style, &w, &h);
+	w *= 72;
+	h *= 72;
+	double dpi = or_default(style ? style->dpi : 0, DEFAULT_DPI);
+	memset(&look, 0, sizeof(look));
+	look.style = style;
+	if (style) {
+		look.font = style->font && style->font[0] ? style->font : NULL;
+		look.scale = or_default(style->font_size, BASE_PT) / BASE_PT;
+		look.hatching = style->hatching;
+		look.log_scale = style->log_scale;
+	}
 	for (enum fmt f = FMT_SVG; f <= FMT_PNG; f++)
 		if (write_one(c, dir, f, w, h, dpi))
 			return -1;

@@ -92,15 +92,21 @@ struct chart *figure_top_kernels(const struct table *kernels, const char *run, i
 	chart_add_series(c, "total");
 	int crun = table_col_index(kernels, "run"), crank = table_col_index(kernels, "rank");
 	int cname = table_col_index(kernels, "name"), ctotal = table_col_index(kernels, "total_us");
+	int cgroup = table_col_index(kernels, "group");
 	int n = 0;
 	/* kernels.csv is sorted by total time within (run, rank). */
 	for (size_t r = 0; r < kernels->nrows && n < top_n; r++) {
 		if (strcmp(table_cell(kernels, r, (size_t)crun)->v.text, run) ||
 		    table_cell(kernels, r, (size_t)crank)->v.i != rank)
 			continue;
-		char *label = kernel_label(table_cell(kernels, r, (size_t)cname)->v.text);
+		const char *full = table_cell(kernels, r, (size_t)cname)->v.text;
+		char *label = kernel_label(full);
 		size_t cat = chart_add_category(c, label);
 		free(label);
+		/* The bar takes its group's colour; the SVG tooltip shows the whole name. */
+		chart_set_category_tip(c, cat, full);
+		if (cgroup >= 0 && !table_cell(kernels, r, (size_t)cgroup)->null)
+			chart_set_category_key(c, cat, table_cell(kernels, r, (size_t)cgroup)->v.text);
 		chart_set(c, cat, 0, (double)table_cell(kernels, r, (size_t)ctotal)->v.i / 1e6);
 		n++;
 	}

@@ -19,7 +19,11 @@
 struct chart *figure_group_fractions(const struct table *groups, const char *const *group_order,
 				     size_t ngroups);
 
-/* Horizontal bars: the top_n kernels of one run and rank by total time (ms). */
+/*
+ * Horizontal bars: the top_n kernels of one run and rank by total time (ms),
+ * each bar keyed by its kernel's group (its colour) with the full kernel
+ * name as its tooltip.
+ */
 struct chart *figure_top_kernels(const struct table *kernels, const char *run, int64_t rank, int top_n,
 				 const char *name);
 

@@ -12,15 +12,69 @@
 #include "../util/diag.h"
 
 extern const struct reader kineto_reader;
+extern const struct reader nsys_reader;
+extern const struct reader nvvp_reader;
+extern const struct reader sqlite_other_reader;
+extern const struct reader nvprof_reader;
+extern const struct reader ncu_reader;
+extern const struct reader nvsmi_reader;
+extern const struct reader megatron_log_reader;
+extern const struct reader lightning_reader;
 
 static const struct reader *const readers[] = {
 	&kineto_reader,
+	&nsys_reader,         /* SQLite: StringIds and nsys tables */
+	&nvvp_reader,         /* SQLite: StringTable and CUPTI_ACTIVITY_KIND_* */
+	&sqlite_other_reader, /* any other SQLite file: an error that says so */
+	&ncu_reader,          /* ==PROF== lines, then "ID","Process ID", ... (details page) */
+	&nvsmi_reader,        /* XML with an <nvidia_smi_log> element */
+	&megatron_log_reader, /* "iteration N/ M | consumed samples: ..." lines */
+	&lightning_reader,    /* "Profiler Report" with an Action table or "Profile stats for:" */
+	&nvprof_reader,       /* ==PID== lines, then a gpu-trace or gpu-summary header */
 };
 
 const struct reader *const *ingest_readers(size_t *n)
 {
 	*n = sizeof(readers) / sizeof(readers[0]);
 	return readers;
+}
+
+/*
+ * Reads path as a stream when the first reader whose detect() accepts its
+ * first bytes can read streams (Kineto JSON: traces of any size in bounded
+ * memory). Returns 0 or -1 like ingest_file, or 1 when the file is to be
+ * loaded whole (another reader, or no reader: ingest_file's messages).
+ */
+static int ingest_stream(const char *path, const struct ingest_sink *sink, struct ingest_counts *counts,
+			 const char **format, struct source_meta *meta)
+{
+	struct source_stream ss;
+	int ret = 1;
+	if (source_stream_open(&ss, path) < 0) {
+		ret = -1;
+		goto out;
+	}
+	const char *head;
+	ssize_t n = source_stream_head(&ss, &head);
+	if (n < 0) {
+		ret = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
+		if (!readers[i]->detect(head, (size_t)n))
+			continue;
+		if (!readers[i]->read_stream || readers[i]->detect_source)
+			break;
+		if (format)
+			*format = readers[i]->name;
+		ret = readers[i]->read_stream(&ss, sink, counts);
+		if (meta)
+			*meta = *source_stream_meta(&ss);
+		break;
+	}
+out:
+	source_stream_close(&ss);
+	return ret;
 }
 
 int ingest_file(const char *path, const struct ingest_sink *sink, struct ingest_counts *counts,
@@ -30,6 +84,9 @@ int ingest_file(const char *path, const struct ingest_sink *sink, struct ingest_
 	memset(counts, 0, sizeof(*counts));
 	if (format)
 		*format = NULL;
+	int streamed = ingest_stream(path, sink, counts, format, meta);
+	if (streamed != 1)
+		return streamed;
 	if (source_load(&src, path) < 0)
 		return -1;
 	if (meta)
@@ -38,6 +95,8 @@ int ingest_file(const char *path, const struct ingest_sink *sink, struct ingest_
 	size_t head = src.len < 4096 ? src.len : 4096;
 	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
 		if (!readers[i]->detect(src.data, head))
+			continue;
+		if (readers[i]->detect_source && !readers[i]->detect_source(&src))
 			continue;
 		if (format)
 			*format = readers[i]->name;
@@ -61,6 +120,11 @@ out:
  * exactly 4443677150109176.
  */
 int parse_us_to_ns(const char *s, size_t n, int64_t *ns)
+{
+	return parse_decimal_scaled(s, n, 3, ns);
+}
+
+int parse_decimal_scaled(const char *s, size_t n, int scale_pow10, int64_t *ns)
 {
 	size_t i = 0;
 	int neg = 0;
@@ -116,7 +180,7 @@ int parse_us_to_ns(const char *s, size_t n, int64_t *ns)
 	}
 	if (i != n)
 		return -1;
-	exp10 += 3; /* microseconds to nanoseconds */
+	exp10 += scale_pow10; /* e.g. 3: microseconds to nanoseconds */
 	(void)dropped_nonzero;
 	if (mant == 0) {
 		*ns = 0;

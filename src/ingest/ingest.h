@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "source.h"
+#include "stream.h"
 
 enum activity_kind { ACT_KERNEL = 1, ACT_MEMCPY = 2, ACT_MEMSET = 3 };
 
@@ -33,6 +34,21 @@ struct gpu_activity {
 	int64_t correlation; /* links to the launching runtime call; -1: none */
 	int64_t bytes;       /* memcpy/memset size; -1: unknown */
 	const char *copy_kind; /* "HtoD", "DtoH", "DtoD", "PtoP", ...; NULL for kernels */
+	/*
+	 * NCCL kernels: what the trace records of the collective (Kineto's
+	 * "Collective name", "In msg nelems", "Out msg nelems", "dtype",
+	 * "Group size" args). collective NULL: not recorded; counts 0: unknown.
+	 */
+	const char *collective, *dtype;
+	int64_t in_nelems, out_nelems, group_size;
+};
+
+/* A host-side operator (Kineto cpu_op: aten::mm, ...), for dispatch analysis. */
+struct cpu_op {
+	const char *name;
+	int64_t start_ns, dur_ns;
+	int64_t tid;
+	int64_t external_id; /* -1: none */
 };
 
 /* A host-side CUDA runtime or driver call (cudaLaunchKernel, cuLaunchKernelEx, ...). */
@@ -58,6 +74,7 @@ struct device_info {
 	int64_t total_mem; /* bytes; -1 unknown */
 	int sm_count;      /* -1 unknown */
 	int cc_major, cc_minor;
+	int64_t mem_bandwidth; /* bytes per second; 0 unknown */
 };
 
 struct trace_info {
@@ -74,6 +91,69 @@ struct ingest_counts {
 	int64_t events, kernels, memcpys, memsets, runtime, annotations, gpu_annotations, cpu_ops;
 	int64_t steps;   /* ProfilerStep#N annotations */
 	int64_t skipped; /* events dropped as malformed (each warned about) */
+	int64_t metrics, iterations, phases, gpus; /* ncu launches, log iterations, phase rows, nvidia-smi GPUs */
+	int64_t summaries; /* summary rows (nvprof --print-gpu-summary) */
+};
+
+/*
+ * One row of a profiler's own per-name summary (nvprof --print-gpu-summary):
+ * no timeline, only totals. The analyses use summary rows for a rank that
+ * has no GPU activities.
+ */
+struct summary_row {
+	enum activity_kind kind;
+	const char *name;
+	const char *copy_kind; /* memcpy: "HtoD", ...; else NULL */
+	int64_t calls;
+	int64_t total_ns, min_ns, max_ns, avg_ns; /* -1: not given */
+	double time_pct;                          /* the profiler's Time(%); < 0: not given */
+};
+
+/*
+ * One kernel launch measured by Nsight Compute (ncu --csv, details page).
+ * ncu serializes and replays launches, so there is no timeline: only
+ * per-launch counters. FLOPs of a precision are add + mul + 2 * fma thread
+ * instructions executed (predicated on).
+ */
+struct kernel_metrics {
+	int64_t id;                /* the profiler's launch ID */
+	const char *name;
+	int device;                /* -1: unknown */
+	const char *block, *grid;  /* "(64, 1, 1)"; NULL: not given */
+	int64_t fp16_flops, fp32_flops, fp64_flops; /* -1: not measured */
+	int64_t dram_bytes;        /* dram__bytes.sum; -1: not measured */
+	int64_t dur_ns;            /* gpu__time_duration.sum; -1: not measured */
+};
+
+/* One iteration line of a training log (Megatron-LM's training_log). */
+struct log_iteration {
+	int64_t iteration, iterations; /* "iteration N/ M"; iterations -1: not given */
+	int64_t consumed_samples;      /* -1: not given */
+	int64_t elapsed_ns;            /* elapsed time per iteration; -1: not given */
+	double tflops_per_gpu;         /* throughput per GPU as logged; < 0: not given */
+	int64_t global_batch;          /* -1: not given */
+	double loss;                   /* lm loss; has_loss 0: not given */
+	int has_loss;
+	int launcher_rank;             /* N of a "[defaultN]:" prefix; -1: none */
+};
+
+/* One action of a profiler's phase summary (PyTorch Lightning SimpleProfiler). */
+struct phase_time {
+	const char *action;
+	int64_t calls;             /* -1: not given */
+	int64_t mean_ns, total_ns; /* -1: not given */
+	double percent;            /* share of the total as printed; < 0: not given */
+};
+
+/* One GPU as nvidia-smi -q -x describes it; strings NULL and numbers -1 when absent. */
+struct gpu_hardware {
+	int index;                 /* position in the file */
+	const char *dtd;           /* "nvsmi_device_v12.dtd", or NULL */
+	const char *product, *uuid, *pci_bus, *driver, *cuda;
+	int64_t memory_mib;        /* FB memory total */
+	int64_t max_graphics_mhz, max_sm_mhz, max_mem_mhz;
+	double power_limit_w;      /* < 0: not given */
+	int pcie_gen_max, pcie_gen_cur, pcie_width_max, pcie_width_cur;
 };
 
 struct ingest_sink {
@@ -82,14 +162,32 @@ struct ingest_sink {
 	int (*activity)(void *ctx, const struct gpu_activity *a);
 	int (*runtime)(void *ctx, const struct runtime_call *r);
 	int (*annotation)(void *ctx, const struct annotation *a);
+	/* Measurements that are not a timeline; each may be NULL (not kept). */
+	int (*metrics)(void *ctx, const struct kernel_metrics *m);
+	int (*iteration)(void *ctx, const struct log_iteration *it);
+	int (*phase)(void *ctx, const struct phase_time *p);
+	int (*hardware)(void *ctx, const struct gpu_hardware *g);
+	int (*summary)(void *ctx, const struct summary_row *s); /* may be NULL */
+	int (*cpu_op)(void *ctx, const struct cpu_op *op); /* may be NULL */
 };
 
 struct reader {
 	const char *name;
 	/* Non-zero when the first bytes (after inflating) look like this format. */
 	int (*detect)(const char *head, size_t n);
+	/*
+	 * Optional; when set, it is asked after detect() says yes, with the
+	 * whole source: for formats the first bytes cannot tell apart (SQLite
+	 * files: Nsight Systems export or nvprof .nvvp).
+	 */
+	int (*detect_source)(const struct source *src);
 	/* Reads the whole source into the sink; returns 0 or -1 after diag. */
 	int (*read)(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts);
+	/*
+	 * Optional: the same from a stream, in bounded memory (large traces).
+	 * Used instead of read when set and detect_source is not.
+	 */
+	int (*read_stream)(struct source_stream *src, const struct ingest_sink *sink, struct ingest_counts *counts);
 };
 
 /*
@@ -111,5 +209,12 @@ const struct reader *const *ingest_readers(size_t *n);
  * text is not a number or the value does not fit in int64.
  */
 int parse_us_to_ns(const char *s, size_t n, int64_t *ns);
+
+/*
+ * The same for any unit: the decimal text times 10^scale_pow10, rounded half
+ * away from zero to an integer (scale 9: seconds to ns; 0: ns to ns; -3: ns
+ * to us). Returns 0, or -1 when the text is not a number or does not fit.
+ */
+int parse_decimal_scaled(const char *s, size_t n, int scale_pow10, int64_t *out);
 
 #endif

@@ -6,7 +6,7 @@
  *   kernel, gpu_memcpy, gpu_memset          GPU activities
  *   cuda_runtime, cuda_driver               host launches (correlation links them to kernels)
  *   user_annotation, gpu_user_annotation    named ranges (ProfilerStep#N, forward, ...)
- *   cpu_op                                  counted only
+ *   cpu_op                                  host operators (dispatch analysis)
  * Very old traces spell them Kernel, Memcpy, Memset, Runtime; categories are
  * compared without case. "ts" and "dur" are microseconds as decimal text,
  * turned into integer nanoseconds exactly (parse_us_to_ns): a trace's ts
@@ -27,6 +27,7 @@
 #include "../util/xalloc.h"
 #include "ingest.h"
 #include "kineto_json.h"
+#include "kineto_stream.h"
 
 enum ev_class { EV_OTHER, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_RUNTIME, EV_DRIVER, EV_ANNOT, EV_GPU_ANNOT, EV_CPU_OP };
 
@@ -99,7 +100,28 @@ static int on_event(void *ctx, const struct kj_event *ev)
 	if (cls == EV_OTHER)
 		return 0;
 	if (cls == EV_CPU_OP) {
+		/*
+		 * Counted always; kept (for the dispatch analysis) when the sink
+		 * wants them and the times are valid. A cpu_op with a bad time is
+		 * dropped without a warning: no GPU figure depends on one op.
+		 */
 		k->counts->cpu_ops++;
+		int64_t ots, odur;
+		if (!k->sink->cpu_op || !ev->ts.p || ev->ts_bad || !ev->dur.p || ev->dur_bad ||
+		    parse_us_to_ns(ev->ts.p, ev->ts.n, &ots) < 0 || parse_us_to_ns(ev->dur.p, ev->dur.n, &odur) < 0 ||
+		    odur < 0 || ots > INT64_MAX - odur)
+			return 0;
+		struct cpu_op op = {
+			.name = ev->name.p ? ev->name.p : "",
+			.start_ns = ots,
+			.dur_ns = odur,
+			.tid = ev->tid,
+			.external_id = ev->has_external_id ? ev->external_id : -1,
+		};
+		if (k->sink->cpu_op(k->sink->ctx, &op)) {
+			k->failed = 1;
+			return 1;
+		}
 		return 0;
 	}
 	int64_t ts, dur;
@@ -134,8 +156,13 @@ static int on_event(void *ctx, const struct kj_event *ev)
 			.device = ev->has_device && ev->device >= 0 && ev->device <= INT32_MAX ? (int)ev->device : -1,
 			.stream = ev->has_stream ? ev->stream : -1,
 			.correlation = ev->has_correlation ? ev->correlation : -1,
-			.bytes = ev->has_bytes ? ev->bytes : -1,
+			.bytes = ev->has_bytes && ev->bytes >= 0 ? ev->bytes : -1, /* negative: unknown */
 			.copy_kind = cls == EV_MEMCPY ? copy_kind_of(name, ck) : NULL,
+			.collective = cls == EV_KERNEL ? ev->collective.p : NULL,
+			.dtype = ev->dtype.p,
+			.in_nelems = ev->in_nelems,
+			.out_nelems = ev->out_nelems,
+			.group_size = ev->group_size,
 		};
 		if (cls == EV_KERNEL)
 			k->counts->kernels++;
@@ -201,6 +228,53 @@ static int kineto_detect(const char *head, size_t n)
 	return i < n && head[i] == '{';
 }
 
+/*
+ * Offset of the first byte that is not valid UTF-8 (RFC 3629: no overlongs,
+ * no surrogates, nothing above U+10FFFF), or len. simdjson checks the whole
+ * document at once and does not say where, so the message asks us.
+ */
+static size_t first_invalid_utf8(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		unsigned c = s[i];
+		size_t n;
+		unsigned lo = 0x80, hi = 0xbf;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xc2 && c <= 0xdf) {
+			n = 1;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			if (c == 0xe0)
+				lo = 0xa0;
+			else if (c == 0xed)
+				hi = 0x9f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			if (c == 0xf0)
+				lo = 0x90;
+			else if (c == 0xf4)
+				hi = 0x8f;
+		} else {
+			return i;
+		}
+		if (len - i <= n)
+			return i;
+		for (size_t k = 1; k <= n; k++) {
+			unsigned b = s[i + k];
+			if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xbf))
+				return i;
+		}
+		i += n + 1;
+	}
+	return len;
+}
+
+static int kineto_finish(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts,
+			 struct kj_meta *mp);
+
 static int kineto_read(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts)
 {
 	struct kctx k = {.src = src, .sink = sink, .counts = counts};
@@ -214,6 +288,8 @@ static int kineto_read(const struct source *src, const struct ingest_sink *sink,
 	}
 	int r = kj_parse(data, len, on_event, &k, &meta, &err);
 	if (r < 0) {
+		if (strstr(err.detail, "UTF-8"))
+			err.offset = first_invalid_utf8((const unsigned char *)data, len);
 		/* Line and column (1-based, in bytes) of the offset, for the editor. */
 		size_t off = err.offset + (size_t)(data - src->data), line = 1, col = 1;
 		for (size_t i = 0; i < off && i < src->len; i++) {
@@ -237,6 +313,14 @@ static int kineto_read(const struct source *src, const struct ingest_sink *sink,
 		kj_meta_release(&meta);
 		return -1;
 	}
+	return kineto_finish(src, sink, counts, &meta);
+}
+
+/* After a parse: checks, warnings and the trace info; releases *meta. */
+static int kineto_finish(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts,
+			 struct kj_meta *mp)
+{
+	struct kj_meta meta = *mp;
 	int ret = 0;
 	if (!meta.has_trace_events) {
 		diag_error(src->path, "not a Kineto trace: no 'traceEvents' array");
@@ -250,7 +334,7 @@ static int kineto_read(const struct source *src, const struct ingest_sink *sink,
 		const struct kj_device *d = &meta.devices[i];
 		devs[i].id = d->id >= 0 && d->id <= INT32_MAX ? (int)d->id : (int)i;
 		devs[i].name = d->name.p ? d->name.p : "";
-		devs[i].total_mem = d->total_mem;
+		devs[i].total_mem = d->total_mem >= 0 ? d->total_mem : -1;
 		devs[i].sm_count = d->num_sms >= 0 && d->num_sms <= INT32_MAX ? (int)d->num_sms : -1;
 		devs[i].cc_major = d->cc_major >= 0 && d->cc_major < 100 ? (int)d->cc_major : -1;
 		devs[i].cc_minor = d->cc_minor >= 0 && d->cc_minor < 100 ? (int)d->cc_minor : -1;
@@ -271,8 +355,54 @@ out:
 	return ret;
 }
 
+/* A null sink: the whole-file reread below only reports where the text is broken. */
+static const struct ingest_sink quiet_sink;
+
+/*
+ * The same in windows of the stream (kineto_stream.c), in bounded memory.
+ * Malformed JSON is reported by reading the file again whole with
+ * kineto_read and a null sink, so messages stay exactly those of the
+ * one-document parse; only a trace too large for that (over 2 GiB) is
+ * reported at the windowed parse's byte offset.
+ */
+static int kineto_read_stream(struct source_stream *ss, const struct ingest_sink *sink, struct ingest_counts *counts)
+{
+	struct source src = {.path = ss->path};
+	struct kctx k = {.src = &src, .sink = sink, .counts = counts};
+	struct kj_meta meta;
+	struct kj_error err;
+	memset(&err, 0, sizeof(err));
+	int r = kj_stream_parse(ss, on_event, &k, &meta, &err);
+	if (r == -2)
+		return -1;
+	src.meta = *source_stream_meta(ss);
+	if (r == -1) {
+		if (ss->out_total < ((size_t)2 << 30)) {
+			struct source whole;
+			struct ingest_counts c2;
+			memset(&c2, 0, sizeof(c2));
+			if (source_load(&whole, ss->path) < 0)
+				return -1;
+			size_t before = diag_error_count();
+			int r2 = kineto_read(&whole, &quiet_sink, &c2);
+			source_release(&whole);
+			if (r2 < 0 && diag_error_count() > before)
+				return -1;
+		}
+		diag_error(ss->path, "%s at byte %zu%s%s%s", err.message, err.offset,
+			   src.meta.gzip ? " of the uncompressed JSON" : "", err.detail[0] ? ": " : "", err.detail);
+		return -1;
+	}
+	if (r > 0 || k.failed) {
+		kj_meta_release(&meta);
+		return -1;
+	}
+	return kineto_finish(&src, sink, counts, &meta);
+}
+
 const struct reader kineto_reader = {
 	.name = "kineto",
 	.detect = kineto_detect,
 	.read = kineto_read,
+	.read_stream = kineto_read_stream,
 };

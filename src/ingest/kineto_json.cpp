@@ -86,7 +86,11 @@ bool take_number_text(ondemand::value v, std::string &buf, kj_str &out)
 	return true;
 }
 
-error_code read_args(ondemand::object args, kj_event &ev)
+struct event_bufs {
+	std::string ph, cat, name, ts, dur, collective, dtype;
+};
+
+error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b)
 {
 	for (auto field : args) {
 		std::string_view key;
@@ -107,14 +111,20 @@ error_code read_args(ondemand::object args, kj_event &ev)
 			if (take_int(v, i)) { ev.bytes = i; ev.has_bytes = 1; }
 		} else if (key == "External id" || key == "external id") {
 			if (take_int(v, i)) { ev.external_id = i; ev.has_external_id = 1; }
+		} else if (key == "Collective name") {
+			take_string(v, b.collective, ev.collective);
+		} else if (key == "dtype") {
+			take_string(v, b.dtype, ev.dtype);
+		} else if (key == "In msg nelems") {
+			if (take_int(v, i)) ev.in_nelems = i;
+		} else if (key == "Out msg nelems") {
+			if (take_int(v, i)) ev.out_nelems = i;
+		} else if (key == "Group size") {
+			if (take_int(v, i)) ev.group_size = i;
 		}
 	}
 	return SUCCESS;
 }
-
-struct event_bufs {
-	std::string ph, cat, name, ts, dur;
-};
 
 error_code read_event(ondemand::object obj, kj_event &ev, event_bufs &b)
 {
@@ -145,7 +155,7 @@ error_code read_event(ondemand::object obj, kj_event &ev, event_bufs &b)
 		} else if (key == "args") {
 			ondemand::object args;
 			if (v.get_object().get(args) == SUCCESS) {
-				if ((e = read_args(args, ev)))
+				if ((e = read_args(args, ev, b)))
 					return e;
 			}
 		}
@@ -332,4 +342,89 @@ extern "C" void kj_meta_release(kj_meta *meta)
 	meta->priv = nullptr;
 	meta->devices = nullptr;
 	meta->ndevices = 0;
+}
+
+/*
+ * Windows of traceEvents (kj_parse_events): one parser and one set of string
+ * buffers live as long as the kj_parser, so a trace read in hundreds of
+ * windows allocates once. A window is a JSON array of whole events that
+ * kineto_stream.c cut out of the trace.
+ */
+struct kj_parser {
+	ondemand::parser parser;
+	event_bufs bufs;
+};
+
+extern "C" struct kj_parser *kj_parser_new(void)
+{
+	try {
+		return new kj_parser;
+	} catch (...) {
+		fputs("perfstudy: error: out of memory\n", stderr);
+		exit(3);
+	}
+}
+
+extern "C" void kj_parser_free(struct kj_parser *p)
+{
+	delete p;
+}
+
+namespace {
+
+int parse_window(kj_parser *p, const char *data, size_t len, size_t base, kj_event_fn on_event, void *ctx,
+		 kj_error *err)
+{
+	padded_string_view json(data, len, len + SIMDJSON_PADDING);
+	ondemand::document doc;
+	error_code e = p->parser.iterate(json).get(doc);
+	if (e) {
+		set_error(err, base, "cannot parse JSON", e);
+		return -1;
+	}
+	ondemand::array arr;
+	if ((e = doc.get_array().get(arr))) {
+		set_error(err, base + where(doc, data, 0), "malformed JSON", e);
+		return -1;
+	}
+	size_t last = 0;
+	for (auto elem : arr) {
+		ondemand::object obj;
+		last = where(doc, data, last);
+		if ((e = elem.get_object().get(obj))) {
+			set_error(err, base + last, "expected an event object in 'traceEvents'", e);
+			return -1;
+		}
+		kj_event ev;
+		std::memset(&ev, 0, sizeof(ev));
+		ev.offset = base + last;
+		ev.tid = -1;
+		if ((e = read_event(obj, ev, p->bufs)))
+			break;
+		if (on_event(ctx, &ev))
+			return 1;
+	}
+	if (e) {
+		set_error(err, base + where(doc, data, last), "malformed JSON", e);
+		return -1;
+	}
+	const char *rest = nullptr;
+	if (doc.current_location().get(rest) == SUCCESS && rest && rest < data + len) {
+		set_error(err, base + (size_t)(rest - data), "malformed JSON", TAPE_ERROR);
+		return -1;
+	}
+	return 0;
+}
+
+} /* namespace */
+
+extern "C" int kj_parse_events(struct kj_parser *p, const char *data, size_t len, size_t base,
+			       kj_event_fn on_event, void *ctx, struct kj_error *err)
+{
+	try {
+		return parse_window(p, data, len, base, on_event, ctx, err);
+	} catch (...) {
+		set_error(err, base, "internal error while parsing JSON", SUCCESS);
+		return -1;
+	}
 }

@@ -33,6 +33,9 @@ struct kj_event {
 	/* args: has_* says whether the integer was present */
 	int has_device, has_stream, has_correlation, has_bytes, has_external_id;
 	int64_t device, stream, correlation, bytes, external_id;
+	/* NCCL args of communication kernels; p NULL / 0 when absent */
+	struct kj_str collective, dtype;
+	int64_t in_nelems, out_nelems, group_size;
 };
 
 struct kj_device {
@@ -69,6 +72,19 @@ typedef int (*kj_event_fn)(void *ctx, const struct kj_event *ev);
 int kj_parse(const char *data, size_t len, kj_event_fn on_event, void *ctx,
 	     struct kj_meta *meta, struct kj_error *err);
 void kj_meta_release(struct kj_meta *meta);
+
+/*
+ * Windowed reading (kineto_stream.c): a kj_parser keeps simdjson's buffers
+ * from one window to the next. kj_parse_events() parses data[0..len), a JSON
+ * array of traceEvents elements followed by at least 64 readable bytes,
+ * and calls on_event for each; offsets in events and errors are base plus
+ * the position in data. Returns like kj_parse.
+ */
+struct kj_parser;
+struct kj_parser *kj_parser_new(void);
+void kj_parser_free(struct kj_parser *p);
+int kj_parse_events(struct kj_parser *p, const char *data, size_t len, size_t base,
+		    kj_event_fn on_event, void *ctx, struct kj_error *err);
 
 #ifdef __cplusplus
 }

@@ -23,7 +23,12 @@
 
 static int read_all(const char *path, unsigned char **out, size_t *len)
 {
-	int fd = open(path, O_RDONLY);
+	/*
+	 * O_NONBLOCK so that a FIFO opens at once and is refused below instead of
+	 * waiting for a writer; only regular files are read (a device such as
+	 * /dev/zero would never end).
+	 */
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0) {
 		diag_syserror(path, "cannot open: %s", strerror(errno));
 		return -1;
@@ -39,7 +44,15 @@ static int read_all(const char *path, unsigned char **out, size_t *len)
 		close(fd);
 		return -1;
 	}
-	size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
+	if (!S_ISREG(st.st_mode)) {
+		diag_error(path, "is not a regular file (%s), expected a trace file",
+			   S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device" :
+			   S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket" : "a special file");
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	size_t cap = (size_t)st.st_size + 1;
 	unsigned char *p = xmalloc(cap);
 	size_t n = 0;
 	for (;;) {

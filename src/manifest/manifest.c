@@ -613,8 +613,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Expands one trace pattern v into run r's traces. */
-static void add_traces(struct ctx *c, struct manifest_run *r, size_t *cap, const struct ynode *v)
+/* Expands one trace pattern v into the list *files (*n of them). */
+static void add_traces(struct ctx *c, char ***files, size_t *n, size_t *cap, const struct ynode *v,
+	const char *what)
 {
 	char *pat = resolve_pattern(c, v->value);
 	glob_t g;
@@ -639,69 +640,77 @@ static void add_traces(struct ctx *c, struct manifest_run *r, size_t *cap, const
 			continue;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			err_at(c, v, "'%s' is a directory, expected a trace file", as_written(c, v, f));
+			err_at(c, v, "'%s' is a directory, expected %s", as_written(c, v, f), what);
 			continue;
 		}
-		r->traces = xgrow(r->traces, cap, r->ntraces + 1, sizeof(*r->traces));
-		r->traces[r->ntraces++] = xstrdup(f);
+		*files = xgrow(*files, cap, *n + 1, sizeof(**files));
+		(*files)[(*n)++] = xstrdup(f);
 	}
 out:
 	globfree(&g);
 	free(pat);
 }
 
-static void get_traces(struct ctx *c, struct manifest_run *r, const struct ynode *key,
+/* Reads 'traces' or 'inputs' (key) into *files, sorted and without duplicates. */
+static void get_traces(struct ctx *c, char ***files, size_t *nfiles, const struct ynode *key,
 	const struct ynode *v)
 {
 	size_t cap = 0;
+	const char *what = strcmp(key->value, "traces") ? "an input file" : "a trace file";
 	if (!present(v))
 		return;
 	if (v->kind == Y_SCALAR) {
-		add_traces(c, r, &cap, v);
+		add_traces(c, files, nfiles, &cap, v, what);
 	} else if (v->kind == Y_SEQUENCE) {
 		if (!v->n)
-			err_at(c, v, "'traces' must not be empty");
+			err_at(c, v, "'%s' must not be empty", key->value);
 		for (size_t i = 0; i < v->n; i++) {
 			const struct ynode *it = v->items[i];
 			if (it->bad)
 				continue;
 			if (it->kind != Y_SCALAR || it->null) {
 				char *got = describe(it);
-				err_at(c, it, "expected a path or glob pattern in 'traces', got %s", got);
+				err_at(c, it, "expected a path or glob pattern in '%s', got %s", key->value, got);
 				free(got);
 				continue;
 			}
-			add_traces(c, r, &cap, it);
+			add_traces(c, files, nfiles, &cap, it, what);
 		}
 	} else {
 		err_type(c, key, v, "a path or a list of paths");
 		return;
 	}
-	if (r->ntraces > 1)
-		qsort(r->traces, r->ntraces, sizeof(*r->traces), cmp_str);
+	char **f = *files;
+	if (*nfiles > 1)
+		qsort(f, *nfiles, sizeof(*f), cmp_str);
 	size_t w = 0;
-	for (size_t i = 0; i < r->ntraces; i++) {
-		if (w && !strcmp(r->traces[w - 1], r->traces[i]))
-			free(r->traces[i]);
+	for (size_t i = 0; i < *nfiles; i++) {
+		if (w && !strcmp(f[w - 1], f[i]))
+			free(f[i]);
 		else
-			r->traces[w++] = r->traces[i];
+			f[w++] = f[i];
 	}
-	r->ntraces = w;
+	*nfiles = w;
 }
 
 /* Sections. */
 
 static const char *const model_keys[] = {
-	"name", "layers", "hidden", "heads", "ffn", "seq", "vocab",
+	"name", "layers", "hidden", "heads", "ffn", "seq", "vocab", "arch", "precision",
 };
 #define NMODEL_KEYS (sizeof(model_keys) / sizeof(model_keys[0]))
+static const char *const arch_words[] = {"gpt", "bert"};
+static const char *const precision_words[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp64"};
+
+static void get_word(struct ctx *c, const struct ynode *key, const struct ynode *v,
+	const char *const *names, size_t n, char **out);
 
 static void get_model(struct ctx *c, struct manifest_model *mm, const struct ynode *key,
 	const struct ynode *map)
 {
 	const struct ynode *seen[NMODEL_KEYS] = {0};
 	int64_t *ints[] = {
-		NULL, &mm->layers, &mm->hidden, &mm->heads, &mm->ffn, &mm->seq, &mm->vocab,
+		NULL, &mm->layers, &mm->hidden, &mm->heads, &mm->ffn, &mm->seq, &mm->vocab, NULL, NULL,
 	};
 	if (want_mapping(c, key, map) <= 0)
 		return;
@@ -710,6 +719,10 @@ static void get_model(struct ctx *c, struct manifest_model *mm, const struct yno
 		int f = field_index(c, map, i, model_keys, NMODEL_KEYS, seen);
 		if (f == 0)
 			get_string(c, k, v, &mm->name);
+		else if (f == 7)
+			get_word(c, k, v, arch_words, 2, &mm->arch);
+		else if (f == 8)
+			get_word(c, k, v, precision_words, 6, &mm->precision);
 		else if (f > 0)
 			get_int(c, k, v, 1, INT64_MAX, ints[f]);
 	}
@@ -757,17 +770,50 @@ static void get_hardware(struct ctx *c, const struct ynode *key, const struct yn
 	}
 }
 
+static const char *const figure_sizes[] = {"single", "double", "slide"};
+#define NFIGURE_SIZES (sizeof(figure_sizes) / sizeof(figure_sizes[0]))
+
+/* Reads one of names[n] into *out; an unknown word gets a suggestion. */
+static void get_word(struct ctx *c, const struct ynode *key, const struct ynode *v,
+	const char *const *names, size_t n, char **out)
+{
+	char *p = NULL;
+	if (get_string(c, key, v, &p) <= 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(p, names[i])) {
+			free(*out);
+			*out = p;
+			return;
+		}
+	}
+	struct buf all;
+	buf_init(&all);
+	for (size_t i = 0; i < n; i++)
+		buf_printf(&all, "%s%s", i ? ", " : "", names[i]);
+	const char *s = suggest(p, names, n);
+	if (s)
+		err_at(c, v, "unknown value '%s' for '%s' (did you mean '%s'?)", p, key->value, s);
+	else
+		err_at(c, v, "unknown value '%s' for '%s' (expected one of %s)", p, key->value, all.data);
+	buf_release(&all);
+	free(p);
+}
+
 static void get_figures(struct ctx *c, const struct ynode *key, const struct ynode *map)
 {
-	static const char *const keys[] = {"top_n", "width_in", "height_in"};
-	const struct ynode *seen[3] = {0};
+	static const char *const keys[] = {"top_n", "width_in", "height_in", "size", "font",
+		"font_size", "hatching", "log_scale"};
+	static const char *const log_words[] = {"auto", "true", "false"};
+	const struct ynode *seen[8] = {0};
 	struct manifest *m = c->m;
 	if (want_mapping(c, key, map) <= 0)
 		return;
 	for (size_t i = 0; i < map->n; i += 2) {
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
 		int64_t x;
-		switch (field_index(c, map, i, keys, 3, seen)) {
+		char *w = NULL;
+		switch (field_index(c, map, i, keys, 8, seen)) {
 		case 0:
 			if (get_int(c, k, v, 1, 50, &x) > 0)
 				m->figures.top_n = (int)x;
@@ -777,6 +823,34 @@ static void get_figures(struct ctx *c, const struct ynode *key, const struct yno
 			break;
 		case 2:
 			get_posnum(c, k, v, &m->figures.height_in);
+			break;
+		case 3:
+			get_word(c, k, v, figure_sizes, NFIGURE_SIZES, &m->figures.size);
+			break;
+		case 4:
+			if (get_string(c, k, v, &m->figures.font) > 0 && !m->figures.font[0]) {
+				err_at(c, v, "'font' must not be empty");
+			}
+			break;
+		case 5: {
+			/* Print text below 7 pt is unreadable; above 24 pt nothing fits. */
+			double pt = 0;
+			if (get_posnum(c, k, v, &pt) > 0) {
+				if (pt < 7 || pt > 24)
+					err_at(c, v, "'font_size' must be between 7 and 24 (points), got %s", v->value);
+				else
+					m->figures.font_size = pt;
+			}
+			break;
+		}
+		case 6:
+			get_bool(c, k, v, &m->figures.hatching);
+			break;
+		case 7:
+			get_word(c, k, v, log_words, 3, &w);
+			if (w)
+				m->figures.log_scale = !strcmp(w, "auto") ? -1 : !strcmp(w, "true");
+			free(w);
 			break;
 		}
 	}
@@ -926,18 +1000,84 @@ static int valid_id(const char *s, const char *extra)
 	return 1;
 }
 
+/* A run's typed-in measurements (a published table). */
+static void get_measured(struct ctx *c, struct manifest_measured *ms, const struct ynode *key,
+	const struct ynode *map)
+{
+	static const char *const keys[] = {
+		"iteration_ms", "samples_per_s", "tflops_per_gpu", "memory_gb", "params", "oom",
+	};
+	const struct ynode *seen[6] = {0};
+	double *nums[] = {&ms->iteration_ms, &ms->samples_per_s, &ms->tflops_per_gpu, &ms->memory_gb};
+	if (want_mapping(c, key, map) <= 0)
+		return;
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		int f = field_index(c, map, i, keys, 6, seen);
+		if (f >= 0 && f < 4)
+			get_posnum(c, k, v, nums[f]);
+		else if (f == 4)
+			get_int(c, k, v, 1, INT64_MAX, &ms->params);
+		else if (f == 5)
+			get_bool(c, k, v, &ms->oom);
+	}
+}
+
+/* A study's own estimates for a run. */
+static void get_published(struct ctx *c, struct manifest_published *pb, const struct ynode *key,
+	const struct ynode *map)
+{
+	static const char *const keys[] = {"params", "flops_tflop", "activation_gb"};
+	const struct ynode *seen[3] = {0};
+	if (want_mapping(c, key, map) <= 0)
+		return;
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		switch (field_index(c, map, i, keys, 3, seen)) {
+		case 0:
+			get_int(c, k, v, 1, INT64_MAX, &pb->params);
+			break;
+		case 1:
+			get_posnum(c, k, v, &pb->flops_tflop);
+			break;
+		case 2:
+			get_posnum(c, k, v, &pb->activation_gb);
+			break;
+		}
+	}
+}
+
+static const char *const recompute_words[] = {"none", "selective", "full"};
+static const char *const profiled_words[] = {"forward", "forward+backward"};
+
+/* Reads one of words[n] and stores its index (plus base) in *out. */
+static void get_choice(struct ctx *c, const struct ynode *k, const struct ynode *v,
+	const char *const *words, size_t n, int base, int *out)
+{
+	char *w = NULL;
+	get_word(c, k, v, words, n, &w);
+	for (size_t j = 0; w && j < n; j++)
+		if (!strcmp(w, words[j]))
+			*out = (int)j + base;
+	free(w);
+}
+
 static void get_run(struct ctx *c, const struct ynode *map, struct manifest_run *r,
 	struct manifest_model *own, const struct ynode **id_node)
 {
 	static const char *const keys[] = {
 		"id", "label", "gpus", "batch", "strategy", "model", "traces",
+		"inputs", "recompute", "zero", "tensor_parallel", "profiled", "grad_bytes",
+		"measured", "published",
 	};
-	const struct ynode *seen[7] = {0};
+	const struct ynode *seen[15] = {0};
+	int64_t x;
 	r->line = map->line;
 	r->col = map->col;
+	r->zero = -1;
 	for (size_t i = 0; i < map->n; i += 2) {
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
-		switch (field_index(c, map, i, keys, 7, seen)) {
+		switch (field_index(c, map, i, keys, 15, seen)) {
 		case 0:
 			if (get_string(c, k, v, &r->id) <= 0)
 				break;
@@ -966,12 +1106,40 @@ static void get_run(struct ctx *c, const struct ynode *map, struct manifest_run 
 			get_model(c, own, k, v);
 			break;
 		case 6:
-			get_traces(c, r, k, v);
+			get_traces(c, &r->traces, &r->ntraces, k, v);
+			break;
+		case 7:
+			get_traces(c, &r->inputs, &r->ninputs, k, v);
+			break;
+		case 8:
+			get_choice(c, k, v, recompute_words, 3, 0, &r->recompute);
+			break;
+		case 9:
+			if (get_int(c, k, v, 0, 3, &x) > 0)
+				r->zero = (int)x;
+			break;
+		case 10:
+			get_posint(c, k, v, &r->tensor_parallel);
+			break;
+		case 11:
+			get_choice(c, k, v, profiled_words, 2, 1, &r->profiled);
+			break;
+		case 12:
+			if (get_int(c, k, v, 1, 8, &x) > 0)
+				r->grad_bytes = (int)x;
+			break;
+		case 13:
+			get_measured(c, &r->measured, k, v);
+			break;
+		case 14:
+			get_published(c, &r->published, k, v);
 			break;
 		}
 	}
 	require(c, map, seen[0], "id");
-	require(c, map, seen[6], "traces");
+	/* A run is traces, other inputs, or numbers typed in from a published study. */
+	if (!seen[7] && !seen[13] && !seen[14])
+		require(c, map, seen[6], "traces");
 }
 
 /*
@@ -989,6 +1157,10 @@ static void merge_model(struct manifest_model *dst, const struct manifest_model 
 	dst->ffn = own->ffn ? own->ffn : def->ffn;
 	dst->seq = own->seq ? own->seq : def->seq;
 	dst->vocab = own->vocab ? own->vocab : def->vocab;
+	dst->arch = own->arch ? own->arch : def->arch ? xstrdup(def->arch) : NULL;
+	own->arch = NULL;
+	dst->precision = own->precision ? own->precision : def->precision ? xstrdup(def->precision) : NULL;
+	own->precision = NULL;
 }
 
 static void get_runs(struct ctx *c, const struct ynode *key, const struct ynode *v)
@@ -1057,14 +1229,102 @@ static void set_id(struct ctx *c, const struct ynode *v)
 		err_at(c, v, "invalid experiment id '%s': use letters, digits, '_' and '-'", v->value);
 }
 
+/*
+ * 'phases': a mapping of phase name to a list of annotation names (or one
+ * name). Names are kept as written; '*' is interpreted by the analysis.
+ */
+static void get_phases(struct ctx *c, const struct ynode *key, const struct ynode *v)
+{
+	struct manifest *m = c->m;
+	if (want_mapping(c, key, v) <= 0)
+		return;
+	m->phases = xcalloc(v->n / 2 + 1, sizeof(*m->phases));
+	for (size_t i = 0; i < v->n; i += 2) {
+		const struct ynode *k = v->items[i], *val = v->items[i + 1];
+		if (k->bad)
+			continue;
+		if (k->kind != Y_SCALAR || !valid_id(k->value, "_.-")) {
+			char *got = describe(k);
+			err_at(c, k, "expected a phase name of letters, digits, '_', '.' and '-', got %s", got);
+			free(got);
+			continue;
+		}
+		int dup = 0;
+		for (size_t j = 0; j < i && !dup; j += 2)
+			if (v->items[j]->kind == Y_SCALAR && !strcmp(v->items[j]->value, k->value)) {
+				err_at(c, k, "duplicate phase '%s' (first at %d:%d)", k->value, v->items[j]->line,
+					v->items[j]->col);
+				dup = 1;
+			}
+		if (dup || !present(val))
+			continue;
+		if (val->kind == Y_MAPPING) {
+			err_type(c, k, val, "an annotation name or a list of them");
+			continue;
+		}
+		struct manifest_phase ph = {.name = xstrdup(k->value)};
+		size_t n = val->kind == Y_SEQUENCE ? val->n : 1;
+		ph.names = xcalloc(n + 1, sizeof(*ph.names));
+		for (size_t j = 0; j < n; j++) {
+			const struct ynode *it = val->kind == Y_SEQUENCE ? val->items[j] : val;
+			if (it->bad)
+				continue;
+			if (it->kind != Y_SCALAR || it->null || !it->value[0]) {
+				err_type(c, k, it, "an annotation name or a list of them");
+				continue;
+			}
+			ph.names[ph.nnames++] = xstrdup(it->value);
+		}
+		m->phases[m->nphases++] = ph;
+	}
+}
+
+/* 'compare': a list of [run, run] pairs; the ids are checked once all runs are read. */
+static void get_compare(struct ctx *c, const struct ynode *key, const struct ynode *v,
+	const struct ynode ***nodes)
+{
+	struct manifest *m = c->m;
+	if (!present(v))
+		return;
+	if (v->kind != Y_SEQUENCE) {
+		err_type(c, key, v, "a list of [run, run] pairs");
+		return;
+	}
+	m->compare = xcalloc(v->n + 1, sizeof(*m->compare));
+	*nodes = xcalloc(2 * v->n + 1, sizeof(**nodes));
+	for (size_t i = 0; i < v->n; i++) {
+		const struct ynode *it = v->items[i];
+		if (it->bad)
+			continue;
+		if (it->kind != Y_SEQUENCE || it->n != 2 || it->items[0]->kind != Y_SCALAR ||
+			it->items[1]->kind != Y_SCALAR || it->items[0]->null || it->items[1]->null) {
+			char *got = describe(it);
+			err_at(c, it, "expected a pair of run ids like [a, b] in 'compare', got %s", got);
+			free(got);
+			continue;
+		}
+		if (!strcmp(it->items[0]->value, it->items[1]->value)) {
+			err_at(c, it, "'compare' pairs two different runs, got '%s' twice", it->items[0]->value);
+			continue;
+		}
+		(*nodes)[2 * m->ncompare] = it->items[0];
+		(*nodes)[2 * m->ncompare + 1] = it->items[1];
+		m->compare[m->ncompare].a = xstrdup(it->items[0]->value);
+		m->compare[m->ncompare].b = xstrdup(it->items[1]->value);
+		m->ncompare++;
+	}
+}
+
 static void check_root(struct ctx *c, const struct ynode *root)
 {
 	static const char *const keys[] = {
 		"version", "id", "title", "description", "hardware", "model", "runs",
-		"classify", "figures",
+		"classify", "figures", "phases", "compare",
 	};
-	const struct ynode *seen[9] = {0};
+	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
+	const struct ynode *seen[NKEYS] = {0};
 	const struct ynode *id_node = NULL;
+	const struct ynode **compare_nodes = NULL;
 	struct manifest *m = c->m;
 
 	if (root->bad)
@@ -1078,7 +1338,7 @@ static void check_root(struct ctx *c, const struct ynode *root)
 	for (size_t i = 0; i < root->n; i += 2) {
 		const struct ynode *k = root->items[i], *v = root->items[i + 1];
 		int64_t x;
-		switch (field_index(c, root, i, keys, 9, seen)) {
+		switch (field_index(c, root, i, keys, NKEYS, seen)) {
 		case 0:
 			if (get_int(c, k, v, INT64_MIN, INT64_MAX, &x) > 0 && x != 1)
 				err_at(c, v, "unsupported manifest version %lld (expected 1)", (long long)x);
@@ -1109,10 +1369,25 @@ static void check_root(struct ctx *c, const struct ynode *root)
 		case 8:
 			get_figures(c, k, v);
 			break;
+		case 9:
+			get_phases(c, k, v);
+			break;
+		case 10:
+			get_compare(c, k, v, &compare_nodes);
+			break;
 		}
 	}
 	require(c, root, seen[2], "title");
 	require(c, root, seen[6], "runs");
+	for (size_t i = 0; i < 2 * m->ncompare; i++) {
+		const char *id = compare_nodes[i]->value;
+		size_t j = 0;
+		while (j < m->nruns && (!m->runs[j].id || strcmp(m->runs[j].id, id)))
+			j++;
+		if (j == m->nruns)
+			err_at(c, compare_nodes[i], "unknown run '%s' in 'compare'", id);
+	}
+	free(compare_nodes);
 	/* The manifest's model may come after 'runs', so runs inherit it only now. */
 	for (size_t i = 0; i < m->nruns; i++) {
 		struct manifest_run *r = &m->runs[i];
@@ -1171,6 +1446,7 @@ int manifest_load(const char *path, struct manifest **out)
 	else
 		c.prefix_len = dl + 1;
 	m->figures.top_n = 10;
+	m->figures.log_scale = -1;
 
 	m->text = read_file(&c, &len);
 	if (!m->text)
@@ -1195,6 +1471,8 @@ out:
 static void model_release(struct manifest_model *mm)
 {
 	free(mm->name);
+	free(mm->arch);
+	free(mm->precision);
 }
 
 void manifest_free(struct manifest *m)
@@ -1210,6 +1488,9 @@ void manifest_free(struct manifest *m)
 		for (size_t j = 0; j < r->ntraces; j++)
 			free(r->traces[j]);
 		free(r->traces);
+		for (size_t j = 0; j < r->ninputs; j++)
+			free(r->inputs[j]);
+		free(r->inputs);
 	}
 	free(m->runs);
 	for (size_t i = 0; i < m->nrules; i++) {
@@ -1217,7 +1498,21 @@ void manifest_free(struct manifest *m)
 		free(m->rules[i].pattern);
 	}
 	free(m->rules);
+	for (size_t i = 0; i < m->nphases; i++) {
+		for (size_t j = 0; j < m->phases[i].nnames; j++)
+			free(m->phases[i].names[j]);
+		free(m->phases[i].names);
+		free(m->phases[i].name);
+	}
+	free(m->phases);
+	for (size_t i = 0; i < m->ncompare; i++) {
+		free(m->compare[i].a);
+		free(m->compare[i].b);
+	}
+	free(m->compare);
 	free(m->classify_preset);
+	free(m->figures.size);
+	free(m->figures.font);
 	model_release(&m->model);
 	free(m->hardware.nvidia_smi);
 	free(m->hardware.interconnect);

@@ -21,6 +21,28 @@
 struct manifest_model {
 	char *name;
 	int64_t layers, hidden, heads, ffn, seq, vocab;
+	char *arch;      /* "gpt" or "bert", or NULL (gpt) */
+	char *precision; /* "fp32", "tf32", "fp16", "bf16", "fp8", "fp64", or NULL */
+};
+
+/*
+ * Numbers typed into the manifest for a run whose raw output is gone (a
+ * published table): 0 means not given.
+ */
+struct manifest_measured {
+	double iteration_ms;   /* time per iteration */
+	double samples_per_s;  /* training throughput, all GPUs */
+	double tflops_per_gpu; /* as the study reports it */
+	double memory_gb;      /* memory used (cached) per GPU */
+	int64_t params;        /* model size as the study reports it */
+	int oom;               /* 1: the run ran out of memory */
+};
+
+/* A study's own estimates for a run, shown beside perfstudy's; 0: not given. */
+struct manifest_published {
+	int64_t params;
+	double flops_tflop;   /* training FLOPs per step, in 10^12 */
+	double activation_gb; /* activation memory, in 10^9 bytes */
 };
 
 struct manifest_rule {
@@ -28,6 +50,22 @@ struct manifest_rule {
 	char *pattern;
 	int is_regex; /* 0: substring match; 1: POSIX extended regex */
 	int ignore_case;
+};
+
+/*
+ * A named phase of a training step (key 'phases'): the host annotation
+ * names that count as it. In a name '*' matches any run of characters and
+ * every other character only itself.
+ */
+struct manifest_phase {
+	char *name;
+	size_t nnames;
+	char **names; /* no names: the study drops this default phase */
+};
+
+/* Two runs to compare (key 'compare'): ids of runs of this manifest. */
+struct manifest_compare {
+	char *a, *b;
 };
 
 struct manifest_run {
@@ -39,6 +77,15 @@ struct manifest_run {
 	struct manifest_model model; /* run's model: manifest defaults overridden by the run's own keys */
 	size_t ntraces;
 	char **traces;  /* resolved paths, sorted, no duplicates */
+	size_t ninputs;
+	char **inputs;  /* logs, Nsight Compute CSVs, nvidia-smi XML: resolved, sorted */
+	int recompute;  /* activation recomputation: 0 none, 1 selective, 2 full */
+	int zero;       /* ZeRO stage 0..3; -1: not given */
+	int tensor_parallel; /* model-parallel ranks; 0: not given (1) */
+	int profiled;   /* what Nsight Compute profiled: 0 not given, 1 forward, 2 forward+backward */
+	int grad_bytes; /* bytes per gradient element in communication; 0: from precision */
+	struct manifest_measured measured;
+	struct manifest_published published;
 	int line, col;  /* where the run starts in the manifest */
 };
 
@@ -62,8 +109,17 @@ struct manifest {
 	struct manifest_rule *rules;
 	struct {
 		int top_n;      /* kernels in top-kernel figures; default 10 */
-		double width_in, height_in; /* 0: default */
+		double width_in, height_in; /* 0: from size, else the renderer's default */
+		char *size;     /* "single", "double" or "slide", or NULL */
+		char *font;     /* font family, or NULL for the renderer's default */
+		double font_size; /* base text size in pt (7..24), 0: default */
+		int hatching;   /* 1: hatch series patterns too, for greyscale print */
+		int log_scale;  /* -1 auto (default), 0 never, 1 always where values are positive */
 	} figures;
+	size_t nphases;
+	struct manifest_phase *phases;   /* 'phases' in the file's order; none: the defaults */
+	size_t ncompare;
+	struct manifest_compare *compare; /* 'compare'; none: each run against the first */
 };
 
 /* Returns 0 and sets *out, or returns -1 after reporting every error found. */

@@ -33,7 +33,7 @@ static const char SCHEMA[] =
 	"  rank INTEGER, rank_from_trace INTEGER, world_size INTEGER, events INTEGER,\n"
 	"  skipped INTEGER, first_ns INTEGER, last_ns INTEGER, epoch_offset_ns INTEGER);\n"
 	"CREATE TABLE devices(trace_id INTEGER NOT NULL REFERENCES traces(id), device INTEGER,\n"
-	"  name TEXT, total_mem INTEGER, sm_count INTEGER, cc TEXT);\n"
+	"  name TEXT, total_mem INTEGER, sm_count INTEGER, cc TEXT, mem_bandwidth INTEGER);\n"
 	"CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);\n"
 	"CREATE TABLE activities(trace_id INTEGER NOT NULL REFERENCES traces(id),\n"
 	"  kind TEXT NOT NULL CHECK(kind IN ('kernel','memcpy','memset')),\n"
@@ -46,12 +46,34 @@ static const char SCHEMA[] =
 	"CREATE TABLE annotations(trace_id INTEGER NOT NULL REFERENCES traces(id),\n"
 	"  name_id INTEGER NOT NULL REFERENCES names(id), on_gpu INTEGER, tid INTEGER,\n"
 	"  start_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL);\n"
+	"CREATE TABLE summaries(trace_id INTEGER NOT NULL REFERENCES traces(id),\n"
+	"  kind TEXT NOT NULL CHECK(kind IN ('kernel','memcpy','memset')),\n"
+	"  name_id INTEGER NOT NULL REFERENCES names(id), copy_kind TEXT, calls INTEGER NOT NULL,\n"
+	"  total_ns INTEGER NOT NULL, min_ns INTEGER, max_ns INTEGER, avg_ns INTEGER, time_pct REAL);\n"
+	"CREATE TABLE cpu_ops(trace_id INTEGER NOT NULL REFERENCES traces(id),\n"
+	"  name_id INTEGER NOT NULL REFERENCES names(id), tid INTEGER, start_ns INTEGER NOT NULL,\n"
+	"  dur_ns INTEGER NOT NULL, external_id INTEGER);\n"
+	"CREATE TABLE collectives(trace_id INTEGER NOT NULL REFERENCES traces(id),\n"
+	"  start_ns INTEGER NOT NULL, correlation INTEGER, collective TEXT NOT NULL,\n"
+	"  in_nelems INTEGER, out_nelems INTEGER, dtype TEXT, group_size INTEGER);\n"
 	"CREATE TABLE activity_groups(experiment TEXT NOT NULL, kind TEXT NOT NULL,\n"
 	"  name_id INTEGER NOT NULL, grp TEXT NOT NULL, PRIMARY KEY(experiment, kind, name_id));\n"
 	"CREATE TABLE group_times(experiment TEXT, run TEXT, rank INTEGER, grp TEXT,\n"
 	"  time_ns INTEGER, fraction REAL);\n"
 	"CREATE TABLE kernel_stats(experiment TEXT, run TEXT, rank INTEGER, name_id INTEGER,\n"
 	"  grp TEXT, calls INTEGER, total_ns INTEGER, min_ns INTEGER, max_ns INTEGER);\n"
+	"CREATE TABLE kernel_metrics(trace_id INTEGER NOT NULL REFERENCES traces(id), launch INTEGER,\n"
+	"  name_id INTEGER NOT NULL REFERENCES names(id), device INTEGER, block TEXT, grid TEXT,\n"
+	"  fp16_flops INTEGER, fp32_flops INTEGER, fp64_flops INTEGER, dram_bytes INTEGER, dur_ns INTEGER);\n"
+	"CREATE TABLE iterations(trace_id INTEGER NOT NULL REFERENCES traces(id), iteration INTEGER,\n"
+	"  iterations INTEGER, consumed_samples INTEGER, elapsed_ns INTEGER, tflops_per_gpu REAL,\n"
+	"  global_batch INTEGER, loss REAL, launcher_rank INTEGER);\n"
+	"CREATE TABLE phase_times(trace_id INTEGER NOT NULL REFERENCES traces(id), action TEXT,\n"
+	"  calls INTEGER, mean_ns INTEGER, total_ns INTEGER, percent REAL);\n"
+	"CREATE TABLE gpu_hardware(experiment TEXT, trace_id INTEGER, path TEXT, gpu INTEGER, dtd TEXT,\n"
+	"  product TEXT, uuid TEXT, pci_bus TEXT, driver TEXT, cuda TEXT, memory_mib INTEGER,\n"
+	"  max_graphics_mhz INTEGER, max_sm_mhz INTEGER, max_mem_mhz INTEGER, power_limit_w REAL,\n"
+	"  pcie_gen_max INTEGER, pcie_gen_cur INTEGER, pcie_width_max INTEGER, pcie_width_cur INTEGER);\n"
 	"CREATE VIEW steps AS SELECT a.trace_id AS trace_id,\n"
 	"  CAST(substr(n.name, 14) AS INTEGER) AS step, a.start_ns AS start_ns, a.dur_ns AS dur_ns\n"
 	"  FROM annotations a JOIN names n ON n.id = a.name_id\n"
@@ -71,16 +93,18 @@ struct store;
 
 struct sink_ctx {
 	struct store *s;
-	int64_t trace_id;
+	int64_t trace_id;          /* 0: an experiment's own input (store_sink_experiment) */
+	const char *experiment, *path;
 };
 
 struct store {
 	sqlite3 *db;
 	char *path;
-	sqlite3_stmt *ins_name, *ins_act, *ins_launch, *ins_annot, *ins_dev;
+	sqlite3_stmt *ins_name, *ins_act, *ins_launch, *ins_annot, *ins_dev, *ins_sum;
 	struct name_slot *slots;
 	size_t nslots, nnames;
 	struct sink_ctx sink;
+	sqlite3_stmt *ins_cpu, *ins_coll; /* prepared on first use */
 	int64_t first_ns, last_ns;
 };
 
@@ -124,7 +148,8 @@ int store_open(const char *path, struct store **out)
 	    prepare(s, "INSERT INTO activities VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)", &s->ins_act) < 0 ||
 	    prepare(s, "INSERT INTO launches VALUES(?1,?2,?3,?4,?5,?6,?7)", &s->ins_launch) < 0 ||
 	    prepare(s, "INSERT INTO annotations VALUES(?1,?2,?3,?4,?5,?6)", &s->ins_annot) < 0 ||
-	    prepare(s, "INSERT INTO devices VALUES(?1,?2,?3,?4,?5,?6)", &s->ins_dev) < 0) {
+	    prepare(s, "INSERT INTO devices VALUES(?1,?2,?3,?4,?5,?6,?7)", &s->ins_dev) < 0 ||
+	    prepare(s, "INSERT INTO summaries VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)", &s->ins_sum) < 0) {
 		store_close(s);
 		return -1;
 	}
@@ -144,6 +169,9 @@ int store_close(struct store *s)
 	sqlite3_finalize(s->ins_launch);
 	sqlite3_finalize(s->ins_annot);
 	sqlite3_finalize(s->ins_dev);
+	sqlite3_finalize(s->ins_cpu);
+	sqlite3_finalize(s->ins_coll);
+	sqlite3_finalize(s->ins_sum);
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK) {
 		diag_syserror(s->path, "cannot close database: %s", sqlite3_errmsg(s->db));
 		ret = -1;
@@ -223,6 +251,36 @@ int64_t store_name_id(struct store *s, const char *name)
 	if (++s->nnames * 2 > s->nslots)
 		rehash(s);
 	return id;
+}
+
+int store_reload_names(struct store *s)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "SELECT id, name FROM names", &st) < 0)
+		return -1;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		uint64_t h = fnv1a(name);
+		size_t j = h & (s->nslots - 1);
+		while (s->slots[j].name && !(s->slots[j].hash == h && !strcmp(s->slots[j].name, name)))
+			j = (j + 1) & (s->nslots - 1);
+		if (!s->slots[j].name) {
+			s->slots[j].name = xstrdup(name);
+			s->slots[j].hash = h;
+			s->slots[j].id = id;
+			/* New names continue after the largest id; nnames >= names held keeps the table sparse. */
+			if ((size_t)id > s->nnames)
+				s->nnames = (size_t)id;
+			while (s->nnames * 2 > s->nslots)
+				rehash(s);
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(s, "read names");
+	return 0;
 }
 
 static void bind_opt(sqlite3_stmt *st, int i, int64_t v, int present)
@@ -355,6 +413,7 @@ static int sink_info(void *ctx, const struct trace_info *info)
 		bind_opt(s->ins_dev, 4, d->total_mem, d->total_mem >= 0);
 		bind_opt(s->ins_dev, 5, d->sm_count, d->sm_count >= 0);
 		bind_text_opt(s->ins_dev, 6, d->cc_major >= 0 ? cc : NULL);
+		bind_opt(s->ins_dev, 7, d->mem_bandwidth, d->mem_bandwidth > 0);
 		if (step_done(s, s->ins_dev, "insert device") < 0)
 			return -1;
 	}
@@ -393,7 +452,42 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
 	bind_text_opt(st, 9, a->copy_kind);
 	bind_opt(st, 10, a->correlation, a->correlation >= 0);
 	extend(s, a->start_ns, a->dur_ns);
-	return step_done(s, st, "insert activity");
+	if (step_done(s, st, "insert activity") < 0)
+		return -1;
+	if (!a->collective)
+		return 0;
+	/* The NCCL args of a communication kernel, keyed by its start and correlation. */
+	if (!s->ins_coll && prepare(s, "INSERT INTO collectives VALUES(?1,?2,?3,?4,?5,?6,?7,?8)", &s->ins_coll) < 0)
+		return -1;
+	st = s->ins_coll;
+	sqlite3_bind_int64(st, 1, c->trace_id);
+	sqlite3_bind_int64(st, 2, a->start_ns);
+	bind_opt(st, 3, a->correlation, a->correlation >= 0);
+	sqlite3_bind_text(st, 4, a->collective, -1, SQLITE_TRANSIENT);
+	bind_opt(st, 5, a->in_nelems, a->in_nelems > 0);
+	bind_opt(st, 6, a->out_nelems, a->out_nelems > 0);
+	bind_text_opt(st, 7, a->dtype);
+	bind_opt(st, 8, a->group_size, a->group_size > 0);
+	return step_done(s, st, "insert collective");
+}
+
+static int sink_cpu_op(void *ctx, const struct cpu_op *op)
+{
+	struct sink_ctx *c = ctx;
+	struct store *s = c->s;
+	int64_t name = store_name_id(s, op->name);
+	if (name < 0)
+		return -1;
+	if (!s->ins_cpu && prepare(s, "INSERT INTO cpu_ops VALUES(?1,?2,?3,?4,?5,?6)", &s->ins_cpu) < 0)
+		return -1;
+	sqlite3_stmt *st = s->ins_cpu;
+	sqlite3_bind_int64(st, 1, c->trace_id);
+	sqlite3_bind_int64(st, 2, name);
+	bind_opt(st, 3, op->tid, op->tid >= 0);
+	sqlite3_bind_int64(st, 4, op->start_ns);
+	sqlite3_bind_int64(st, 5, op->dur_ns);
+	bind_opt(st, 6, op->external_id, op->external_id >= 0);
+	return step_done(s, st, "insert cpu op");
 }
 
 static int sink_runtime(void *ctx, const struct runtime_call *r)
@@ -431,8 +525,184 @@ static int sink_annotation(void *ctx, const struct annotation *a)
 	return step_done(s, st, "insert annotation");
 }
 
+static int sink_summary(void *ctx, const struct summary_row *r)
+{
+	struct sink_ctx *c = ctx;
+	struct store *s = c->s;
+	int64_t name = store_name_id(s, r->name);
+	if (name < 0)
+		return -1;
+	sqlite3_stmt *st = s->ins_sum;
+	sqlite3_bind_int64(st, 1, c->trace_id);
+	sqlite3_bind_text(st, 2, kind_text(r->kind), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, name);
+	bind_text_opt(st, 4, r->copy_kind);
+	sqlite3_bind_int64(st, 5, r->calls);
+	sqlite3_bind_int64(st, 6, r->total_ns);
+	bind_opt(st, 7, r->min_ns, r->min_ns >= 0);
+	bind_opt(st, 8, r->max_ns, r->max_ns >= 0);
+	bind_opt(st, 9, r->avg_ns, r->avg_ns >= 0);
+	if (r->time_pct >= 0)
+		sqlite3_bind_double(st, 10, r->time_pct);
+	else
+		sqlite3_bind_null(st, 10);
+	return step_done(s, st, "insert summary");
+}
+
+/* Inputs that are not per-rank traces: the rows say which trace file they came from. */
+
+static int sink_metrics(void *ctx, const struct kernel_metrics *m)
+{
+	struct sink_ctx *c = ctx;
+	struct store *s = c->s;
+	int64_t name = store_name_id(s, m->name);
+	sqlite3_stmt *st;
+	if (name < 0 || prepare(s, "INSERT INTO kernel_metrics VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)", &st) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, c->trace_id);
+	sqlite3_bind_int64(st, 2, m->id);
+	sqlite3_bind_int64(st, 3, name);
+	bind_opt(st, 4, m->device, m->device >= 0);
+	bind_text_opt(st, 5, m->block);
+	bind_text_opt(st, 6, m->grid);
+	bind_opt(st, 7, m->fp16_flops, m->fp16_flops >= 0);
+	bind_opt(st, 8, m->fp32_flops, m->fp32_flops >= 0);
+	bind_opt(st, 9, m->fp64_flops, m->fp64_flops >= 0);
+	bind_opt(st, 10, m->dram_bytes, m->dram_bytes >= 0);
+	bind_opt(st, 11, m->dur_ns, m->dur_ns >= 0);
+	int rc = step_done(s, st, "insert kernel metrics");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int sink_iteration(void *ctx, const struct log_iteration *it)
+{
+	struct sink_ctx *c = ctx;
+	struct store *s = c->s;
+	sqlite3_stmt *st;
+	if (prepare(s, "INSERT INTO iterations VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)", &st) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, c->trace_id);
+	sqlite3_bind_int64(st, 2, it->iteration);
+	bind_opt(st, 3, it->iterations, it->iterations >= 0);
+	bind_opt(st, 4, it->consumed_samples, it->consumed_samples >= 0);
+	bind_opt(st, 5, it->elapsed_ns, it->elapsed_ns >= 0);
+	if (it->tflops_per_gpu >= 0)
+		sqlite3_bind_double(st, 6, it->tflops_per_gpu);
+	bind_opt(st, 7, it->global_batch, it->global_batch >= 0);
+	if (it->has_loss)
+		sqlite3_bind_double(st, 8, it->loss);
+	bind_opt(st, 9, it->launcher_rank, it->launcher_rank >= 0);
+	int rc = step_done(s, st, "insert iteration");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int sink_phase(void *ctx, const struct phase_time *p)
+{
+	struct sink_ctx *c = ctx;
+	struct store *s = c->s;
+	sqlite3_stmt *st;
+	if (prepare(s, "INSERT INTO phase_times VALUES(?1,?2,?3,?4,?5,?6)", &st) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, c->trace_id);
+	bind_text_opt(st, 2, p->action);
+	bind_opt(st, 3, p->calls, p->calls >= 0);
+	bind_opt(st, 4, p->mean_ns, p->mean_ns >= 0);
+	bind_opt(st, 5, p->total_ns, p->total_ns >= 0);
+	if (p->percent >= 0)
+		sqlite3_bind_double(st, 6, p->percent);
+	int rc = step_done(s, st, "insert phase time");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int sink_hardware(void *ctx, const struct gpu_hardware *g)
+{
+	struct sink_ctx *c = ctx;
+	struct store *s = c->s;
+	sqlite3_stmt *st;
+	if (prepare(s, "INSERT INTO gpu_hardware VALUES(coalesce(?1, (SELECT r.experiment FROM traces t"
+		       " JOIN runs r ON r.id = t.run_id WHERE t.id = ?2)), ?2, coalesce(?3, (SELECT path FROM traces"
+		       " WHERE id = ?2)), ?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)", &st) < 0)
+		return -1;
+	bind_text_opt(st, 1, c->experiment);
+	bind_opt(st, 2, c->trace_id, c->trace_id > 0);
+	bind_text_opt(st, 3, c->path);
+	sqlite3_bind_int(st, 4, g->index);
+	bind_text_opt(st, 5, g->dtd);
+	bind_text_opt(st, 6, g->product);
+	bind_text_opt(st, 7, g->uuid);
+	bind_text_opt(st, 8, g->pci_bus);
+	bind_text_opt(st, 9, g->driver);
+	bind_text_opt(st, 10, g->cuda);
+	bind_opt(st, 11, g->memory_mib, g->memory_mib >= 0);
+	bind_opt(st, 12, g->max_graphics_mhz, g->max_graphics_mhz >= 0);
+	bind_opt(st, 13, g->max_sm_mhz, g->max_sm_mhz >= 0);
+	bind_opt(st, 14, g->max_mem_mhz, g->max_mem_mhz >= 0);
+	if (g->power_limit_w >= 0)
+		sqlite3_bind_double(st, 15, g->power_limit_w);
+	bind_opt(st, 16, g->pcie_gen_max, g->pcie_gen_max >= 0);
+	bind_opt(st, 17, g->pcie_gen_cur, g->pcie_gen_cur >= 0);
+	bind_opt(st, 18, g->pcie_width_max, g->pcie_width_max >= 0);
+	bind_opt(st, 19, g->pcie_width_cur, g->pcie_width_cur >= 0);
+	int rc = step_done(s, st, "insert gpu hardware");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int64_t store_add_input(struct store *s, int64_t run_id, const char *path, int file_index)
+{
+	int64_t id = store_add_trace(s, run_id, path, file_index);
+	if (id > 0) {
+		char sql[96];
+		snprintf(sql, sizeof(sql), "UPDATE traces SET rank = NULL, rank_from_trace = NULL WHERE id = %lld", (long long)id);
+		if (store_exec(s, sql) < 0)
+			return -1;
+	}
+	return id;
+}
+
+/* An experiment's own file (the manifest's nvidia_smi) may only describe hardware. */
+static int reject_event(struct sink_ctx *c)
+{
+	diag_error(c->path, "expected an nvidia-smi -q -x file, found a trace");
+	return -1;
+}
+static int reject_activity(void *ctx, const struct gpu_activity *a) { (void)a; return reject_event(ctx); }
+static int reject_runtime(void *ctx, const struct runtime_call *r) { (void)r; return reject_event(ctx); }
+static int reject_annotation(void *ctx, const struct annotation *a) { (void)a; return reject_event(ctx); }
+static int reject_metrics(void *ctx, const struct kernel_metrics *m) { (void)m; return reject_event(ctx); }
+static int reject_iteration(void *ctx, const struct log_iteration *i) { (void)i; return reject_event(ctx); }
+static int reject_phase(void *ctx, const struct phase_time *p) { (void)p; return reject_event(ctx); }
+static int ignore_info(void *ctx, const struct trace_info *i) { (void)ctx; (void)i; return 0; }
+
+void store_sink_experiment(struct store *s, const char *experiment, const char *path, struct ingest_sink *sink)
+{
+	memset(sink, 0, sizeof(*sink));
+	s->sink.s = s;
+	s->sink.trace_id = 0;
+	s->sink.experiment = experiment;
+	s->sink.path = path;
+	sink->ctx = &s->sink;
+	sink->info = ignore_info;
+	sink->activity = reject_activity;
+	sink->runtime = reject_runtime;
+	sink->annotation = reject_annotation;
+	sink->metrics = reject_metrics;
+	sink->iteration = reject_iteration;
+	sink->phase = reject_phase;
+	sink->hardware = sink_hardware;
+}
+
 void store_sink(struct store *s, int64_t trace_id, struct ingest_sink *sink)
 {
+	s->sink.experiment = NULL;
+	s->sink.path = NULL;
+	sink->metrics = sink_metrics;
+	sink->iteration = sink_iteration;
+	sink->phase = sink_phase;
+	sink->hardware = sink_hardware;
 	s->sink.s = s;
 	s->sink.trace_id = trace_id;
 	sink->ctx = &s->sink;
@@ -440,4 +710,6 @@ void store_sink(struct store *s, int64_t trace_id, struct ingest_sink *sink)
 	sink->activity = sink_activity;
 	sink->runtime = sink_runtime;
 	sink->annotation = sink_annotation;
+	sink->cpu_op = sink_cpu_op;
+	sink->summary = sink_summary;
 }

@@ -59,6 +59,25 @@ int store_finish_trace(struct store *s, int64_t trace_id, const char *format,
  */
 void store_sink(struct store *s, int64_t trace_id, struct ingest_sink *sink);
 
+/*
+ * A run's input that is not a rank's trace (a training log, an Nsight
+ * Compute CSV, nvidia-smi XML): like store_add_trace, with rank NULL.
+ */
+int64_t store_add_input(struct store *s, int64_t run_id, const char *path, int file_index);
+/*
+ * A sink for an experiment's own file (the manifest's hardware.nvidia_smi):
+ * it keeps GPU descriptions (gpu_hardware rows with trace_id NULL and that
+ * path) and rejects anything else as the wrong kind of file.
+ */
+void store_sink_experiment(struct store *s, const char *experiment, const char *path, struct ingest_sink *sink);
+
+/*
+ * Loads the rows of `names` into the interning table, after they were
+ * copied in from a previous build's store (see build_cache.c); new names
+ * get ids after the largest one. Returns 0 or -1 after diag.
+ */
+int store_reload_names(struct store *s);
+
 /* Interns a name; returns its id. */
 int64_t store_name_id(struct store *s, const char *name);
 

@@ -2,7 +2,10 @@
 # browser_check.sh: loads every page of a built site in headless Chromium and
 # checks the DOM the browser built, not the bytes perfstudy wrote: the
 # expected elements are there, the local sort script ran, and nothing from an
-# input turned into markup (a live <script>, an on* handler, a javascript: URL).
+# input turned into markup (a live <script>, an on* handler, a javascript: URL),
+# no console message (an error, a resource that failed to load), every <img>
+# names a file of the site and has alt text. A screenshot of each page is kept
+# in $ARTIFACTS (default build/test-artifacts/screenshots) to look at.
 #
 # Usage: tests/e2e/browser_check.sh SITE_DIR
 # Exit: 0 all pages pass, 1 a check failed, 2 usage, 77 Chromium not installed
@@ -33,17 +36,48 @@ fi
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 failures=0
+artifacts=${ARTIFACTS:-build/test-artifacts/screenshots}
+mkdir -p "$artifacts"
 
 fail() {
 	echo "$1: error: $2" >&2
 	failures=$((failures + 1))
 }
 
-# The DOM of one page after load, on stdout; the browser's own chatter is dropped.
+# The DOM of one page after load, on stdout; the page's console messages go
+# to $profile/console (the browser's logging, of which only CONSOLE lines count).
 dump_dom() {
 	timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-quic \
 		--no-first-run --disable-background-networking --disable-component-update \
-		--disable-sync --user-data-dir="$profile" --dump-dom "file://$1" 2>/dev/null
+		--disable-sync --user-data-dir="$profile" --enable-logging=stderr --v=0 \
+		--dump-dom "file://$1" 2>"$profile/log"
+	local rc=$?
+	grep -F ':CONSOLE' "$profile/log" >"$profile/console"
+	return $rc
+}
+
+# A full-width screenshot of the page, for a person to look at.
+screenshot() {
+	timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking --disable-component-update \
+		--disable-sync --user-data-dir="$profile" --hide-scrollbars --window-size=1280,2400 \
+		--screenshot="$2" "file://$1" >/dev/null 2>&1 || fail "$1" "no screenshot"
+}
+
+# Console messages and images that are not files of the site.
+check_loaded() {
+	local page=$1 dom=$2 dir src
+	dir=$(dirname "$page")
+	if [ -s "$profile/console" ]; then
+		fail "$page" "console message: $(head -n1 "$profile/console")"
+	fi
+	while read -r src; do
+		[ -n "$src" ] || continue
+		[ -s "$dir/$src" ] || fail "$page" "image $src is not a file of the site"
+	done < <(grep -oE '<img [^>]*src="[^"]*"' <<<"$dom" | sed -E 's/.*src="([^"]*)"/\1/')
+	if [ "$(grep -oE '<img [^>]*>' <<<"$dom" | grep -vcE ' alt="[^"]+"')" -ne 0 ]; then
+		fail "$page" "an image without alt text"
+	fi
 }
 
 # A page that opens a dialog (an injected alert(), say) never finishes loading.
@@ -94,7 +128,9 @@ else
 		no_dom "$index" "$rc"
 	else
 		check_common "$index" "$dom"
+		check_loaded "$index" "$dom"
 	fi
+	screenshot "$index" "$artifacts/index.png"
 fi
 
 for page in "$site"/*/index.html; do
@@ -108,7 +144,9 @@ for page in "$site"/*/index.html; do
 		continue
 	fi
 	check_common "$page" "$dom"
+	check_loaded "$page" "$dom"
 	id=$(basename "$dir")
+	screenshot "$page" "$artifacts/$id.png"
 	grep -qF "href=\"$id/index.html\"" "$index" 2>/dev/null ||
 		fail "$index" "no link to $id/index.html"
 	need "$page" "$dom" 'href="../index.html"' "the link back to ../index.html"

@@ -19,8 +19,10 @@ python3 tests/golden/expected.py groups default "${ARGS[@]}" > "$out/groups.csv"
 python3 tests/golden/expected.py kernels default "${ARGS[@]}" > "$out/kernels.csv"
 python3 tests/golden/expected.py steps default "${ARGS[@]}" > "$out/steps.csv"
 python3 tests/golden/expected.py groups payoungkhamdee2021 "${ARGS[@]}" > "$out/groups-payoungkhamdee2021.csv"
+# Time accounting (issue 4): step_breakdown, memops, ranks, phases, dispatch, compare.
+python3 tests/golden/time_reference.py "$out" "${ARGS[@]}"
 if [ "${1:-}" = --check ]; then
-	for f in groups kernels steps groups-payoungkhamdee2021; do
+	for f in groups kernels steps groups-payoungkhamdee2021 step_breakdown memops ranks phases dispatch compare; do
 		cmp "$out/$f.csv" "tests/golden/h200/$f.csv"
 	done
 fi

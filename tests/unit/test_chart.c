@@ -359,6 +359,73 @@ static void test_deterministic(void)
 	free(d2);
 }
 
+/*
+ * Grouped bars (negative values too) and lines (a missing point, a dashed
+ * reference): every format written, tooltips per bar and per point, the
+ * same bytes twice, and a line chart with nothing but its reference.
+ */
+static void test_grouped_and_line(void)
+{
+	char *d1 = make_tmpdir(), *d2 = make_tmpdir();
+	struct chart *g = chart_new(CHART_GROUPED_BAR, "grouped", "Grouped", "time (ms)");
+	size_t a = chart_add_category(g, "gemm"), b = chart_add_category(g, "nccl");
+	size_t s1 = chart_add_series(g, "run-a"), s2 = chart_add_series(g, "run-b");
+	chart_add_series(g, "run-c");
+	chart_set(g, a, s1, 3);
+	chart_set(g, a, s2, 4.5);
+	chart_set(g, b, s2, -1);
+	struct chart *l = chart_new(CHART_LINE, "line", "Speedup", "speedup");
+	for (int i = 0; i < 3; i++)
+		chart_add_category(l, i == 0 ? "1 GPU" : i == 1 ? "2 GPUs" : "4 GPUs");
+	size_t m = chart_add_series(l, "GPT-2"), ideal = chart_add_series(l, "ideal");
+	chart_set(l, 0, m, 1);
+	chart_set(l, 1, m, NAN);
+	chart_set(l, 2, m, 3.1);
+	for (size_t i = 0; i < 3; i++)
+		chart_set(l, i, ideal, (double)(1 << i));
+	l->ref_series = ideal + 1;
+	size_t len;
+	CHECK_INT(chart_write(g, d1, NULL), 0);
+	CHECK_INT(chart_write(l, d1, NULL), 0);
+	CHECK_INT(chart_write(l, d2, NULL), 0);
+	CHECK_INT(count_entries(d1), 6);
+	char *sv = slurp_in(d1, "grouped.svg", &len);
+	CHECK(sv && contains(sv, len, "gemm, run-b: "));
+	CHECK(sv && contains(sv, len, "nccl, run-b: "));
+	CHECK(sv && !contains(sv, len, "nccl, run-a: ")); /* a zero draws no bar */
+	free(sv);
+	sv = slurp_in(d1, "line.svg", &len);
+	CHECK(sv && contains(sv, len, "4 GPUs, GPT-2: "));
+	CHECK(sv && !contains(sv, len, "2 GPUs, GPT-2: ")); /* NaN: no point */
+	CHECK(sv && !contains(sv, len, "GPUs, ideal: "));   /* the reference has no points */
+	free(sv);
+	static const char *const files[] = {"line.svg", "line.pdf", "line.png"};
+	for (size_t i = 0; i < 3; i++) {
+		size_t l1, l2;
+		char *x = slurp_in(d1, files[i], &l1), *y = slurp_in(d2, files[i], &l2);
+		CHECK(x && y && l1 == l2 && !memcmp(x, y, l1));
+		free(x);
+		free(y);
+	}
+	char *png = slurp_in(d1, "line.png", &len);
+	if (png)
+		check_png(png, len, 7 * 300, 1050);
+	free(png);
+	/* Only the reference line: drawn, no key. */
+	struct chart *r = chart_new(CHART_LINE, "ref", "Ref", "speedup");
+	chart_add_category(r, "1");
+	chart_set(r, 0, chart_add_series(r, "ideal"), 1);
+	r->ref_series = 1;
+	CHECK_INT(chart_write(r, d2, NULL), 0);
+	chart_free(r);
+	chart_free(g);
+	chart_free(l);
+	remove_tree(d1);
+	remove_tree(d2);
+	free(d1);
+	free(d2);
+}
+
 static void test_empty(void)
 {
 	char *dir = make_tmpdir();
@@ -431,6 +498,7 @@ int main(void)
 	test_write_formats();
 	test_escaping_and_odd_text();
 	test_deterministic();
+	test_grouped_and_line();
 	test_empty();
 	test_failures();
 	return check_result("test_chart");

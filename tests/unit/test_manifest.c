@@ -137,6 +137,14 @@ static const struct bad_case bad_cases[] = {
 		"m.yaml:3:25: error: expected a finite number for 'peak_tflops', got 'nan'\n"
 		"m.yaml:4:18: error: 'top_n' must be between 1 and 50, got 51\n"
 		"m.yaml:4:32: error: 'width_in' must be greater than 0, got 0\n"},
+	{"figure settings",
+		"title: x\n" RUNS
+		"figures: {size: singel, font_size: 6.5, hatching: yes, log_scale: maybe, font: \"\"}\n",
+		"m.yaml:3:17: error: unknown value 'singel' for 'size' (did you mean 'single'?)\n"
+		"m.yaml:3:36: error: 'font_size' must be between 7 and 24 (points), got 6.5\n"
+		"m.yaml:3:51: error: expected true or false for 'hatching', got 'yes'\n"
+		"m.yaml:3:67: error: unknown value 'maybe' for 'log_scale' (expected one of auto, true, false)\n"
+		"m.yaml:3:80: error: 'font' must not be empty\n"},
 	{"missing title",
 		RUNS,
 		"m.yaml:1:1: error: missing required key 'title'\n"},
@@ -248,6 +256,43 @@ static const struct bad_case bad_cases[] = {
 		"version: 2\n"
 		"title: x\n" RUNS,
 		"m.yaml:1:10: error: unsupported manifest version 2 (expected 1)\n"},
+	{"model and run estimate keys",
+		"title: x\n"
+		"model: {arch: gtp, precision: int8}\n"
+		"runs: [{id: a, traces: traces/a/rank0.json, recompute: some, zero: 4, profiled: backward}]\n",
+		"m.yaml:2:15: error: unknown value 'gtp' for 'arch' (did you mean 'gpt'?)\n"
+		"m.yaml:2:31: error: unknown value 'int8' for 'precision' (expected one of fp32, tf32, fp16, bf16, fp8, fp64)\n"
+		"m.yaml:3:56: error: unknown value 'some' for 'recompute' (did you mean 'none'?)\n"
+		"m.yaml:3:68: error: 'zero' must be between 0 and 3, got 4\n"
+		"m.yaml:3:81: error: unknown value 'backward' for 'profiled' (expected one of forward, forward+backward)\n"},
+	{"typed-in values",
+		"title: x\n"
+		"runs:\n"
+		"  - id: a\n"
+		"    measured: {iteration_ms: 0, sample_per_s: 3, oom: 1}\n"
+		"    published: {params: 1.5}\n",
+		"m.yaml:4:30: error: 'iteration_ms' must be greater than 0, got 0\n"
+		"m.yaml:4:33: error: unknown key 'sample_per_s' (did you mean 'samples_per_s'?)\n"
+		"m.yaml:4:55: error: expected true or false for 'oom', got '1'\n"
+		"m.yaml:5:25: error: expected an integer for 'params', got '1.5'\n"},
+	{"phases and compare",
+		"title: x\n" RUNS
+		"phases: {fwd: {a: 1}, bad name: x, fwd: y}\n"
+		"compare: [[a, zz], [a], [a, a]]\n",
+		"m.yaml:3:15: error: expected an annotation name or a list of them for 'fwd', got a mapping\n"
+		"m.yaml:3:23: error: expected a phase name of letters, digits, '_', '.' and '-', got 'bad name'\n"
+		"m.yaml:3:36: error: duplicate phase 'fwd' (first at 3:10)\n"
+		"m.yaml:4:20: error: expected a pair of run ids like [a, b] in 'compare', got a sequence\n"
+		"m.yaml:4:25: error: 'compare' pairs two different runs, got 'a' twice\n"
+		"m.yaml:4:15: error: unknown run 'zz' in 'compare'\n"},
+	{"inputs matching nothing",
+		"title: x\n"
+		"runs: [{id: a, inputs: [logs/*.log]}]\n",
+		"m.yaml:2:25: error: no file matches 'logs/*.log'\n"},
+	{"directory as input",
+		"title: x\n"
+		"runs: [{id: a, inputs: traces/dir}]\n",
+		"m.yaml:2:24: error: 'traces/dir' is a directory, expected an input file\n"},
 };
 
 static void test_bad(void)
@@ -320,7 +365,8 @@ static const char full_yaml[] =
 	"  rules:\n"
 	"    - {group: gemm, contains: gemm, ignore_case: true}\n"
 	"    - {group: attn, regex: \"flash|fmha\"}\n"
-	"figures: {top_n: 5, width_in: 6.5, height_in: 4}\n";
+	"figures: {top_n: 5, width_in: 6.5, height_in: 4, size: slide, font: DejaVu Serif,\n"
+	"  font_size: 9.5, hatching: true, log_scale: false}\n";
 
 static void test_full(void)
 {
@@ -420,6 +466,11 @@ static void test_full(void)
 	CHECK_INT(m->figures.top_n, 5);
 	CHECK(m->figures.width_in == 6.5);
 	CHECK(m->figures.height_in == 4.0);
+	CHECK_STR(m->figures.size, "slide");
+	CHECK_STR(m->figures.font, "DejaVu Serif");
+	CHECK(m->figures.font_size == 9.5);
+	CHECK_INT(m->figures.hatching, 1);
+	CHECK_INT(m->figures.log_scale, 0);
 	manifest_free(m);
 }
 
@@ -454,6 +505,11 @@ static void test_minimal(void)
 	CHECK_INT(m->figures.top_n, 10);
 	CHECK(m->figures.width_in == 0);
 	CHECK(m->figures.height_in == 0);
+	CHECK(m->figures.size == NULL);
+	CHECK(m->figures.font == NULL);
+	CHECK(m->figures.font_size == 0);
+	CHECK_INT(m->figures.hatching, 0);
+	CHECK_INT(m->figures.log_scale, -1);
 	CHECK_INT(m->nruns, 1);
 	if (m->nruns == 1) {
 		const struct manifest_run *r = &m->runs[0];
@@ -463,6 +519,71 @@ static void test_minimal(void)
 		CHECK_INT(r->ntraces, 1);
 		if (r->ntraces == 1)
 			CHECK_STR(r->traces[0], "traces/a/rank0.json");
+	}
+	manifest_free(m);
+}
+
+/* Runs with other inputs or typed-in numbers instead of traces, and the estimate keys. */
+static void test_typed_in(void)
+{
+	struct manifest *m = NULL;
+	int rc;
+	put("typed.yaml",
+		"title: T\n"
+		"model: {layers: 24, hidden: 1024, arch: bert, precision: fp16}\n"
+		"runs:\n"
+		"  - id: typed\n"
+		"    gpus: 16\n"
+		"    batch: 8\n"
+		"    recompute: full\n"
+		"    zero: 0\n"
+		"    tensor_parallel: 2\n"
+		"    grad_bytes: 2\n"
+		"    model: {precision: bf16}\n"
+		"    measured: {iteration_ms: 2697, samples_per_s: 23.73, tflops_per_gpu: 1e1, memory_gb: 31.2,\n"
+		"               params: 2488688640, oom: false}\n"
+		"    published: {params: 125000000, flops_tflop: 0.6, activation_gb: 2.4}\n"
+		"  - id: ncu\n"
+		"    profiled: forward+backward\n"
+		"    inputs: [traces/a/rank1.json, \"traces/a/*.json\"]\n");
+	char *err = load("typed.yaml", &m, &rc);
+	CHECK_STR(err, "");
+	free(err);
+	CHECK_INT(rc, 0);
+	if (!m)
+		return;
+	CHECK_INT(m->nruns, 2);
+	if (m->nruns == 2) {
+		const struct manifest_run *r = &m->runs[0];
+		CHECK_INT(r->ntraces, 0);
+		CHECK_INT(r->ninputs, 0);
+		CHECK_STR(r->model.arch, "bert");
+		CHECK_STR(r->model.precision, "bf16");
+		CHECK_INT(r->recompute, 2);
+		CHECK_INT(r->zero, 0);
+		CHECK_INT(r->tensor_parallel, 2);
+		CHECK_INT(r->grad_bytes, 2);
+		CHECK_INT(r->profiled, 0);
+		CHECK(r->measured.iteration_ms == 2697);
+		CHECK(r->measured.samples_per_s == 23.73);
+		CHECK(r->measured.tflops_per_gpu == 10);
+		CHECK(r->measured.memory_gb == 31.2);
+		CHECK_INT(r->measured.params, 2488688640);
+		CHECK_INT(r->measured.oom, 0);
+		CHECK_INT(r->published.params, 125000000);
+		CHECK(r->published.flops_tflop == 0.6);
+		CHECK(r->published.activation_gb == 2.4);
+		r = &m->runs[1];
+		CHECK_STR(r->model.precision, "fp16");
+		CHECK_INT(r->zero, -1);
+		CHECK_INT(r->recompute, 0);
+		CHECK_INT(r->profiled, 2);
+		CHECK_INT(r->ntraces, 0);
+		CHECK_INT(r->ninputs, 2);
+		if (r->ninputs == 2) {
+			CHECK_STR(r->inputs[0], "traces/a/rank0.json");
+			CHECK_STR(r->inputs[1], "traces/a/rank1.json");
+		}
 	}
 	manifest_free(m);
 }
@@ -493,6 +614,49 @@ static void test_id_and_preset(void)
 	manifest_free(m);
 }
 
+/* 'phases' keeps the file's order and its names as written; 'compare' its pairs. */
+static void test_phases_compare(void)
+{
+	struct manifest *m = NULL;
+	int rc;
+	put("ph.yaml",
+		"title: T\n"
+		"compare: [[b, a]]\n"
+		"phases:\n"
+		"  forward: [model_forward, \"[LightningModule]*.training_step\"]\n"
+		"  optimizer_step: step\n"
+		"  backward: []\n"
+		"  loss:\n"
+		"runs: [{id: a, traces: traces/a/rank0.json}, {id: b, traces: traces/a/rank1.json}]\n");
+	char *err = load("ph.yaml", &m, &rc);
+	CHECK_STR(err, "");
+	free(err);
+	CHECK_INT(rc, 0);
+	if (!m)
+		return;
+	CHECK_INT(m->nphases, 3);
+	if (m->nphases == 3) {
+		CHECK_STR(m->phases[0].name, "forward");
+		CHECK_INT(m->phases[0].nnames, 2);
+		if (m->phases[0].nnames == 2) {
+			CHECK_STR(m->phases[0].names[0], "model_forward");
+			CHECK_STR(m->phases[0].names[1], "[LightningModule]*.training_step");
+		}
+		CHECK_STR(m->phases[1].name, "optimizer_step");
+		CHECK_INT(m->phases[1].nnames, 1);
+		if (m->phases[1].nnames == 1)
+			CHECK_STR(m->phases[1].names[0], "step");
+		CHECK_STR(m->phases[2].name, "backward");
+		CHECK_INT(m->phases[2].nnames, 0);
+	}
+	CHECK_INT(m->ncompare, 1);
+	if (m->ncompare == 1) {
+		CHECK_STR(m->compare[0].a, "b");
+		CHECK_STR(m->compare[0].b, "a");
+	}
+	manifest_free(m);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test_manifest.XXXXXX";
@@ -512,6 +676,8 @@ int main(void)
 	test_full();
 	test_minimal();
 	test_id_and_preset();
+	test_typed_in();
+	test_phases_compare();
 	test_bad();
 	test_cannot_open();
 

@@ -1,0 +1,169 @@
+/*
+ * bare.cpp: the floors perfstudy is measured against, for `make bench`.
+ *
+ *   bare parse FILE.json        simdjson On-Demand over the whole file (read
+ *                               into memory first, not timed), pulling cat,
+ *                               name, ts (raw text) and dur out of every event
+ *   bare inflate FILE.json.gz   zlib inflate of the file (in memory) into a
+ *                               buffer, and libdeflate's gzip decompressor
+ *
+ * Prints `key=value` pairs on one line: MB/s are 10^6 bytes of uncompressed
+ * JSON per second. The same simdjson (Debian's), built with the project's
+ * flags, as src/ingest/kineto_json.cpp.
+ */
+#include <simdjson.h>
+#include <libdeflate.h>
+#include <zlib.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+using namespace simdjson;
+
+static double now()
+{
+	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+static char *slurp(const char *path, size_t *n, size_t pad)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	fseek(f, 0, SEEK_END);
+	long sz = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *p = (char *)malloc((size_t)sz + pad);
+	if (fread(p, 1, (size_t)sz, f) != (size_t)sz) {
+		perror(path);
+		exit(1);
+	}
+	fclose(f);
+	memset(p + sz, 0, pad);
+	*n = (size_t)sz;
+	return p;
+}
+
+static int parse(const char *path)
+{
+	size_t n;
+	char *p = slurp(path, &n, SIMDJSON_PADDING);
+	if (n > 0xFFFFFFFFu) {
+		printf("parse_mbs=n/a events=0 reason=over_4GiB\n");
+		return 0;
+	}
+	double t0 = now();
+	ondemand::parser parser;
+	padded_string_view json(p, n, n + SIMDJSON_PADDING);
+	ondemand::document doc;
+	if (parser.iterate(json).get(doc)) {
+		fprintf(stderr, "bare: cannot parse\n");
+		return 1;
+	}
+	uint64_t events = 0, chk = 0;
+	ondemand::object root;
+	if (doc.get_object().get(root))
+		return 1;
+	for (auto field : root) {
+		std::string_view key;
+		if (field.unescaped_key().get(key))
+			return 1;
+		if (key != "traceEvents")
+			continue;
+		ondemand::array arr;
+		if (field.value().get_array().get(arr))
+			return 1;
+		for (auto elem : arr) {
+			ondemand::object o;
+			if (elem.get_object().get(o))
+				return 1;
+			events++;
+			for (auto f : o) {
+				std::string_view k, s;
+				if (f.unescaped_key().get(k))
+					return 1;
+				ondemand::value v;
+				if (f.value().get(v))
+					return 1;
+				if (k == "cat" || k == "name") {
+					if (v.get_string().get(s) == SUCCESS)
+						chk += s.size();
+				} else if (k == "ts" || k == "dur") {
+					std::string_view raw = v.raw_json_token();
+					chk += raw.size();
+				}
+			}
+		}
+	}
+	double t = now() - t0;
+	printf("parse_mbs=%.0f parse_s=%.3f events=%llu chk=%llu\n", n / t / 1e6, t,
+	       (unsigned long long)events, (unsigned long long)chk);
+	free(p);
+	return 0;
+}
+
+static int inflate_file(const char *path)
+{
+	size_t n;
+	unsigned char *in = (unsigned char *)slurp(path, &n, 0);
+	/* The gzip trailer holds the size mod 2^32; traces compress 5-20x. */
+	size_t cap = n >= 4 ? (size_t)in[n - 4] | (size_t)in[n - 3] << 8 | (size_t)in[n - 2] << 16 | (size_t)in[n - 1] << 24 : 0;
+	while (cap < n * 4)
+		cap += (size_t)1 << 32;
+	cap += 1 << 20;
+	size_t len = 0;
+	unsigned char *out = (unsigned char *)malloc(cap);
+	memset(out, 0, cap); /* fault the pages in before timing */
+	double t0 = now();
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	inflateInit2(&z, 16 + MAX_WBITS);
+	z.next_in = in;
+	size_t inoff = 0;
+	int r;
+	do {
+		if (z.avail_in == 0) {
+			size_t k = n - inoff > (1u << 30) ? (1u << 30) : n - inoff;
+			z.next_in = in + inoff;
+			z.avail_in = (uInt)k;
+			inoff += k;
+		}
+		size_t room = cap - len > (1u << 30) ? (1u << 30) : cap - len;
+		z.next_out = out + len;
+		z.avail_out = (uInt)room;
+		r = inflate(&z, Z_NO_FLUSH);
+		len = (size_t)(z.next_out - out);
+	} while (r == Z_OK);
+	inflateEnd(&z);
+	double tz = now() - t0;
+	if (r != Z_STREAM_END) {
+		fprintf(stderr, "bare: inflate failed %d\n", r);
+		return 1;
+	}
+	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+	size_t got = 0;
+	t0 = now();
+	enum libdeflate_result lr = libdeflate_gzip_decompress(d, in, n, out, cap, &got);
+	double tl = now() - t0;
+	libdeflate_free_decompressor(d);
+	printf("inflate_mbs=%.0f inflate_s=%.3f libdeflate_mbs=%.0f uncompressed=%zu\n", len / tz / 1e6, tz,
+	       lr == LIBDEFLATE_SUCCESS && got == len ? len / tl / 1e6 : 0.0, len);
+	free(in);
+	free(out);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "parse"))
+		return parse(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "inflate"))
+		return inflate_file(argv[2]);
+	fprintf(stderr, "usage: bare parse FILE.json | bare inflate FILE.json.gz\n");
+	return 2;
+}

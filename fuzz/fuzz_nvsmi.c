@@ -1,0 +1,11 @@
+/* fuzz_nvsmi.c: the nvidia-smi -q -x XML reader (nvsmi.c) on any bytes, as ingest_file() would call it. */
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct reader *r;
+	if (!r)
+		r = fuzz_reader("nvidia-smi");
+	fuzz_read(r, data, size, 0);
+	return 0;
+}

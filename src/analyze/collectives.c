@@ -1,0 +1,196 @@
+/*
+ * collectives.c: NCCL collectives per type (collectives.csv).
+ *
+ * Per run, rank and collective type: calls and summed kernel time of the
+ * communication kernels; message bytes where the trace records them
+ * (Kineto's "In msg nelems"/"Out msg nelems" and "dtype" kernel args): per
+ * call max(in, out) elements x the dtype's size, the size nccl-tests calls
+ * S; algorithm bandwidth algbw = sum S / sum time; bus bandwidth busbw =
+ * algbw x 2(n-1)/n for AllReduce, x (n-1)/n for AllGather and ReduceScatter,
+ * x 1 otherwise, n the group size (NCCL's nccl-tests PERFORMANCE.md). The
+ * type is the "Collective name" arg, else the word after "Kernel_" in the
+ * kernel name (ncclDevKernel_AllReduce_Sum_bf16_RING_LL -> AllReduce).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analysis.h"
+#include "../util/buf.h"
+#include "../util/diag.h"
+#include "../util/xalloc.h"
+
+static int dtype_size(const char *t)
+{
+	static const struct {
+		const char *name;
+		int size;
+	} sizes[] = {{"Float", 4}, {"float", 4}, {"Double", 8}, {"double", 8}, {"Half", 2}, {"BFloat16", 2},
+		     {"bf16", 2}, {"Long", 8}, {"Int", 4}, {"Short", 2}, {"Char", 1}, {"Byte", 1}, {"Bool", 1},
+		     {"float16", 2}, {"bfloat16", 2}, {"float32", 4}, {"int64", 8}, {"int32", 4}, {"uint8", 1}};
+	for (size_t i = 0; t && i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (!strcmp(t, sizes[i].name))
+			return sizes[i].size;
+	return 0;
+}
+
+/* "allreduce"/"all_reduce"/"AllReduce" -> "AllReduce"; others keep their text. */
+static void canonical(const char *raw, struct buf *out)
+{
+	static const char *const known[] = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce",
+					    "SendRecv", "Send", "Recv", "AllToAll", "Barrier"};
+	char flat[64];
+	size_t n = 0;
+	for (const char *p = raw; *p && n + 1 < sizeof(flat); p++)
+		if (*p != '_')
+			flat[n++] = *p;
+	flat[n] = '\0';
+	/* "_allgather_base", "all_to_all" ... */
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcasecmp(flat, known[i]) || (strlen(flat) > strlen(known[i]) + 4 &&
+						    !strncasecmp(flat, known[i], strlen(known[i])) &&
+						    !strcasecmp(flat + strlen(known[i]), "base"))) {
+			buf_adds(out, known[i]);
+			return;
+		}
+	buf_adds(out, raw);
+}
+
+static void type_from_kernel(const char *name, struct buf *out)
+{
+	const char *p = strstr(name, "Kernel_");
+	if (!p) {
+		buf_adds(out, "other");
+		return;
+	}
+	p += 7;
+	size_t n = strcspn(p, "_(<");
+	char tmp[64];
+	if (n >= sizeof(tmp))
+		n = sizeof(tmp) - 1;
+	memcpy(tmp, p, n);
+	tmp[n] = '\0';
+	canonical(tmp, out);
+}
+
+static double bus_factor(const char *type, int64_t n)
+{
+	if (n <= 0)
+		return 0;
+	if (!strcmp(type, "AllReduce"))
+		return 2.0 * (double)(n - 1) / (double)n;
+	if (!strcmp(type, "AllGather") || !strcmp(type, "ReduceScatter"))
+		return (double)(n - 1) / (double)n;
+	return 1.0;
+}
+
+int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	struct store *s = ctx->store;
+	struct table *t = table_new("collectives", "NCCL collectives per run, rank and type",
+				    "run:text,rank:int,collective:text,calls:int,time_us:us,bytes:int,"
+				    "algbw_gb_per_s:real,busbw_gb_per_s:real");
+	struct classifier *cls = classifier_preset("default");
+	sqlite3_stmt *st;
+	/* Communication kernels with their args where recorded (same trace, start and correlation). */
+	if (sqlite3_prepare_v2(store_db(s),
+			       "SELECT r.run, t.rank, n.name, a.dur_ns, c.collective, c.in_nelems, c.out_nelems,"
+			       " c.dtype, coalesce(c.group_size, t.world_size) FROM activities a"
+			       " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
+			       " JOIN names n ON n.id = a.name_id"
+			       " LEFT JOIN collectives c ON c.trace_id = a.trace_id AND c.start_ns = a.start_ns"
+			       "  AND c.correlation IS a.correlation"
+			       " WHERE r.experiment = ?1 AND a.kind = 'kernel'"
+			       " ORDER BY r.position, t.rank, a.start_ns", -1, &st, NULL) != SQLITE_OK) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		table_free(t);
+		classifier_free(cls);
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	struct agg {
+		char *run, *type;
+		int64_t rank, calls, time, bytes, bytes_time, group;
+	} *ag = NULL;
+	size_t nag = 0, cap = 0;
+	struct buf type;
+	buf_init(&type);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 2);
+		if (strcmp(classify(cls, ACT_KERNEL, name), "communication"))
+			continue;
+		const char *run = (const char *)sqlite3_column_text(st, 0);
+		int64_t rank = sqlite3_column_int64(st, 1), dur = sqlite3_column_int64(st, 3);
+		buf_reset(&type);
+		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+			canonical((const char *)sqlite3_column_text(st, 4), &type);
+		else
+			type_from_kernel(name, &type);
+		size_t i;
+		for (i = 0; i < nag; i++)
+			if (ag[i].rank == rank && !strcmp(ag[i].run, run) && !strcmp(ag[i].type, type.data))
+				break;
+		if (i == nag) {
+			ag = xgrow(ag, &cap, nag + 1, sizeof(*ag));
+			memset(&ag[nag], 0, sizeof(*ag));
+			ag[nag].run = xstrdup(run);
+			ag[nag].type = xstrdup(type.data);
+			ag[nag].rank = rank;
+			nag++;
+		}
+		ag[i].calls++;
+		ag[i].time += dur;
+		int64_t in = sqlite3_column_int64(st, 5), outn = sqlite3_column_int64(st, 6);
+		int sz = dtype_size((const char *)sqlite3_column_text(st, 7));
+		if ((in > 0 || outn > 0) && sz > 0) {
+			ag[i].bytes += (in > outn ? in : outn) * sz;
+			ag[i].bytes_time += dur;
+		}
+		if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+			ag[i].group = sqlite3_column_int64(st, 8);
+	}
+	int ret = 0;
+	if (rc != SQLITE_DONE) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		ret = -1;
+	}
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < nag; i++) {
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, ag[i].run);
+		table_set_int(t, row, 1, ag[i].rank);
+		table_set_text(t, row, 2, ag[i].type);
+		table_set_int(t, row, 3, ag[i].calls);
+		table_set_ns(t, row, 4, ag[i].time);
+		if (ag[i].bytes_time > 0) {
+			table_set_int(t, row, 5, ag[i].bytes);
+			double algbw = (double)ag[i].bytes / (double)ag[i].bytes_time;
+			table_set_real(t, row, 6, algbw);
+			if (ag[i].group > 0)
+				table_set_real(t, row, 7, algbw * bus_factor(ag[i].type, ag[i].group));
+		} else {
+			result_add_note(out, "collectives.csv: run %s rank %lld: %s kernels record no message size, "
+					"so bytes and bandwidths are empty", ag[i].run, (long long)ag[i].rank, ag[i].type);
+		}
+		free(ag[i].run);
+		free(ag[i].type);
+	}
+	free(ag);
+	buf_release(&type);
+	classifier_free(cls);
+	if (ret < 0) {
+		table_free(t);
+		return -1;
+	}
+	result_add_table(out, t);
+	result_add_method(out, "collectives.csv",
+			  "Per run, rank and collective type, over the communication-group kernels of the default "
+			  "classification: calls and summed kernel time; bytes = sum over calls of max(In msg nelems, "
+			  "Out msg nelems) x the dtype's size (the kernel args Kineto records; nccl-tests' S); "
+			  "algbw = bytes / time of the calls that record a size (bytes per ns = GB/s); busbw = algbw "
+			  "x 2(n-1)/n for AllReduce, x (n-1)/n for AllGather and ReduceScatter, x 1 otherwise, n the "
+			  "group size (NCCL nccl-tests, doc/PERFORMANCE.md). The type is the 'Collective name' arg, "
+			  "else the word after 'Kernel_' in the kernel name.");
+	return 0;
+}

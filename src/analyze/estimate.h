@@ -1,0 +1,114 @@
+/*
+ * estimate.h: analytical estimates of transformer training, as pure functions.
+ *
+ * From a model description (layers l, hidden d, heads a, ffn f, seq s,
+ * vocab V), a per-GPU batch b and a GPU count p, these compute what theory
+ * predicts: parameters, FLOPs per step, activation memory, model-state
+ * memory under ZeRO, communication volume per GPU, and the peak FLOP/s of
+ * common GPUs. Nothing here reads the store or allocates; every function is
+ * unit-tested against values worked out by hand (tests/unit/test_estimate.c).
+ * Each formula's source is named at its function and in the report's Methods.
+ *
+ * Counts that can exceed 2^53 are not expected (a 1T-parameter model has
+ * 10^12 parameters; a step of it ~10^19 FLOPs loses only the last digits),
+ * so FLOPs and bytes are doubles; parameters are exact integers.
+ */
+#ifndef PERFSTUDY_ESTIMATE_H
+#define PERFSTUDY_ESTIMATE_H
+
+#include <stdint.h>
+
+enum est_arch {
+	ARCH_GPT = 0,  /* decoder: token + learned position embeddings, final LayerNorm */
+	ARCH_BERT = 1, /* encoder: token + position + 2 token-type embeddings, embedding LayerNorm, pooler */
+};
+
+/* A model; 0 means not given. ffn 0 means 4 * hidden. */
+struct est_model {
+	int64_t layers, hidden, heads, ffn, seq, vocab;
+	enum est_arch arch;
+};
+
+/* Activation recomputation (Korthikanti et al., 2022). */
+enum est_recompute { RECOMP_NONE = 0, RECOMP_SELECTIVE = 1, RECOMP_FULL = 2 };
+
+/* Precision of the math, for peak FLOP/s. */
+enum est_precision { PREC_UNKNOWN = 0, PREC_FP64, PREC_FP32, PREC_TF32, PREC_FP16, PREC_BF16, PREC_FP8 };
+
+/* The ffn size in use: ffn, or 4 * hidden when not given. */
+int64_t est_ffn(const struct est_model *m);
+
+/*
+ * Parameters, general form: per layer 4d^2 + 4d (Q, K, V and output
+ * projections with biases) + 2df + f + d (two MLP matrices with biases) + 4d
+ * (two LayerNorms); embeddings V*d + s*d; GPT adds a final LayerNorm (2d),
+ * BERT two token-type rows, an embedding LayerNorm and a pooler (2d + 2d +
+ * d^2 + d). With f = 4d the layer is 12d^2 + 13d. Returns 0 when l, d, V or
+ * s is missing.
+ */
+int64_t est_params(const struct est_model *m);
+/* 12 * l * d^2: the layers' weight matrices only (Cheng et al., 2024, Table "Estimation"). */
+int64_t est_params_simple(const struct est_model *m);
+
+/* Forward FLOPs of one layer: 2bs(4d^2 + 2df) (projections) + 4bs^2d (attention scores and values). */
+double est_layer_fwd_flops(const struct est_model *m, double b);
+/* Forward FLOPs of the logit layer: 2bsdV. */
+double est_logit_fwd_flops(const struct est_model *m, double b);
+/*
+ * Training FLOPs of one step for batch B (all GPUs together): the layers'
+ * forward once, backward twice the forward, one more forward with full or
+ * selective recomputation, plus forward and backward of the logit layer:
+ * (3 + r) * l * layer_fwd + 3 * logit_fwd. With f = 4d and no recomputation
+ * this is Megatron's 72Bsld^2 (1 + s/(6d) + V/(12ld)) (Narayanan et al.,
+ * 2021). with_logits 0 gives Cheng et al.'s b(72sd^2 + 12s^2d)l.
+ */
+double est_train_flops(const struct est_model *m, double B, enum est_recompute r, int with_logits);
+/* Megatron's formula literally: 72Bsld^2 (1 + s/(6d) + V/(12ld)); 96 with recomputation. */
+double est_megatron_flops(const struct est_model *m, double B, int recompute);
+
+/*
+ * Activation bytes per GPU for per-GPU batch b with tensor parallel size t
+ * (1 without), Korthikanti et al. (2022), 16-bit activations:
+ * none: l * sbd (10 + 24/t + 5as/(dt)); selective: l * sbd (10 + 24/t);
+ * full: l * 2sbd (only each layer's input is kept). With t = 1 and none this
+ * is b(34sd + 5as^2)l (Cheng et al.). Returns 0 when a is missing for none.
+ */
+double est_activation_bytes(const struct est_model *m, double b, int t, enum est_recompute r);
+
+/*
+ * Model-state bytes per GPU for P parameters trained with mixed-precision
+ * Adam (16 bytes per parameter: 2 fp16 weights, 2 fp16 gradients, 12 fp32
+ * master weights, momentum and variance; Rajbhandari et al., 2020) over p
+ * data-parallel GPUs: ZeRO-0 16P, ZeRO-1 4P + 12P/p, ZeRO-2 2P + 14P/p,
+ * ZeRO-3 16P/p.
+ */
+double est_model_state_bytes(double P, int zero_stage, int p);
+
+/*
+ * Communication bytes sent per GPU per step for gradients of g bytes each
+ * (2 for fp16/bf16), after Cheng et al. (2024): ZeRO-0 and ZeRO-1 one
+ * AllReduce, 2(1 - 1/p) g P; ZeRO-2 a ReduceScatter and an AllGather,
+ * (1 - 1/p) g P each; ZeRO-3 a ReduceScatter and two AllGathers (forward and
+ * backward). With g = 2 the AllReduce is the paper's 4(1 - 1/p)P. 0 for p 1.
+ */
+double est_comm_bytes(double P, int zero_stage, int p, int g);
+
+/*
+ * Dense peak TFLOP/s of one GPU whose name contains a known model (V100,
+ * A100, H100, H200, B200, ...; first match in the table, case-insensitive)
+ * at precision prec; 0 when unknown. *matched (may be NULL) is set to the
+ * table's name for the GPU.
+ */
+double est_peak_tflops(const char *gpu_name, enum est_precision prec, const char **matched);
+
+/* "fp32" -> PREC_FP32 ...; PREC_UNKNOWN for anything else. */
+enum est_precision est_precision_parse(const char *s);
+const char *est_precision_name(enum est_precision p);
+
+/*
+ * Least-squares line y = slope x + intercept over n points, and R^2 (1 -
+ * SSres/SStot). Returns 0, or -1 when n < 2 or all x are equal.
+ */
+int est_fit_line(const double *x, const double *y, int n, double *slope, double *intercept, double *r2);
+
+#endif

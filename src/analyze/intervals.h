@@ -1,0 +1,50 @@
+/*
+ * intervals.h: sets of half-open time intervals [start, end) in integer ns.
+ *
+ * The time-accounting analyses (temporal breakdown, overlap, step breakdown,
+ * dispatch, ranks) are all unions, intersections and differences of sets of
+ * activity intervals. Every operation here is a sweep over sorted intervals,
+ * O(n log n) for the sort and linear after it, never a comparison of every
+ * pair, so a trace with a million kernels costs no more than its sort.
+ *
+ * An ivset owns its array; ivset_release() frees it. A set is "normal" when
+ * its intervals are sorted, disjoint, non-empty and do not touch (the
+ * union); ivset_normalize() makes it so. The binary operations take normal
+ * sets and give a normal set.
+ */
+#ifndef PERFSTUDY_INTERVALS_H
+#define PERFSTUDY_INTERVALS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ival {
+	int64_t start, end; /* [start, end); end >= start */
+};
+
+struct ivset {
+	struct ival *v;
+	size_t n, cap;
+};
+
+void ivset_init(struct ivset *s);
+void ivset_release(struct ivset *s);
+void ivset_clear(struct ivset *s);
+/* Appends [start, end); empty or reversed intervals are ignored. */
+void ivset_add(struct ivset *s, int64_t start, int64_t end);
+/* Appends every interval of src (normal or not). */
+void ivset_add_all(struct ivset *s, const struct ivset *src);
+/* Sorts by start and merges overlapping or touching intervals: the union. */
+void ivset_normalize(struct ivset *s);
+/* Sum of lengths; for a normal set, the measure of the union. */
+int64_t ivset_measure(const struct ivset *s);
+/* out = a ∩ b (a, b normal; out must be neither). */
+void ivset_intersect(const struct ivset *a, const struct ivset *b, struct ivset *out);
+/* out = a \ b (a, b normal; out must be neither). */
+void ivset_subtract(const struct ivset *a, const struct ivset *b, struct ivset *out);
+/* out = a ∪ b (any sets; out must be neither). */
+void ivset_union(const struct ivset *a, const struct ivset *b, struct ivset *out);
+/* Measure of a ∩ [lo, hi) (a normal), without building the intersection. */
+int64_t ivset_measure_within(const struct ivset *a, int64_t lo, int64_t hi);
+
+#endif

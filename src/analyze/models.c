@@ -1,0 +1,560 @@
+/*
+ * models.c: analytical estimates next to the measurements (issue 5).
+ *
+ *   estimates.csv:   per run with a model: parameters (general form and
+ *                    12ld^2), training FLOPs per step, activation memory,
+ *                    model-state memory under its ZeRO stage, their sum
+ *                    against the GPU's memory, communication bytes per GPU.
+ *   utilization.csv: per run with a step time: achieved TFLOP/s per GPU and
+ *                    MFU against the GPU's peak; the log's own TFLOP/s.
+ *   published.csv:   a study's own estimates (manifest 'published') beside
+ *                    perfstudy's, with the ratio; nothing is tuned to match.
+ *   throughput.csv:  numbers typed in from a published table: samples/s,
+ *                    model size x samples/s normalized to the smallest model.
+ *   scaling.csv:     runs of one model and batch on different GPU counts:
+ *                    speedup and scaling efficiency.
+ *   hardware.csv:    the GPUs nvidia-smi -q -x describes.
+ * Every formula is in estimate.h and, in words, in the Methods text below.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "estimate.h"
+#include "models.h"
+#include "../util/buf.h"
+#include "../util/diag.h"
+#include "../util/xalloc.h"
+
+void models_est_model(const struct manifest_model *m, struct est_model *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->layers = m->layers;
+	out->hidden = m->hidden;
+	out->heads = m->heads;
+	out->ffn = m->ffn;
+	out->seq = m->seq;
+	out->vocab = m->vocab;
+	out->arch = m->arch && !strcmp(m->arch, "bert") ? ARCH_BERT : ARCH_GPT;
+}
+
+/* What the store knows of a run: GPUs, step time and GPU, from traces, logs and hardware. */
+struct run_facts {
+	int gpus;
+	double step_s;       /* 0: unknown */
+	const char *step_source;
+	double logged_tflops; /* mean over the same iterations; < 0: none */
+	int64_t iterations;
+	char *gpu_name;
+	int64_t gpu_mem;     /* bytes; 0 unknown */
+};
+
+static int query_facts(sqlite3 *db, const char *exp, const char *run, struct run_facts *f)
+{
+	sqlite3_stmt *st;
+	memset(f, 0, sizeof(*f));
+	f->logged_tflops = -1;
+	/*
+	 * GPUs as in runs.csv; the mean ProfilerStep of all ranks; the log's
+	 * iterations after the first (which carries start-up costs); the first
+	 * device its traces name, else the experiment's nvidia-smi GPU.
+	 */
+	static const char sql[] =
+		"SELECT coalesce(r.gpus, (SELECT max(world_size) FROM traces t WHERE t.run_id = r.id),"
+		"   (SELECT count(*) FROM traces t WHERE t.run_id = r.id AND t.rank IS NOT NULL)),"
+		" (SELECT avg(s.dur_ns) FROM steps s JOIN traces t ON t.id = s.trace_id WHERE t.run_id = r.id),"
+		" (SELECT avg(i.elapsed_ns) FROM iterations i JOIN traces t ON t.id = i.trace_id"
+		"   WHERE t.run_id = r.id AND i.iteration > 1 AND i.elapsed_ns IS NOT NULL),"
+		" (SELECT avg(i.tflops_per_gpu) FROM iterations i JOIN traces t ON t.id = i.trace_id"
+		"   WHERE t.run_id = r.id AND i.iteration > 1),"
+		" (SELECT count(*) FROM iterations i JOIN traces t ON t.id = i.trace_id"
+		"   WHERE t.run_id = r.id AND i.iteration > 1 AND i.elapsed_ns IS NOT NULL),"
+		" coalesce((SELECT d.name FROM devices d JOIN traces t ON t.id = d.trace_id WHERE t.run_id = r.id"
+		"   ORDER BY t.file_index LIMIT 1),"
+		"   (SELECT h.product FROM gpu_hardware h WHERE h.experiment = r.experiment ORDER BY h.gpu LIMIT 1)),"
+		" coalesce((SELECT d.total_mem FROM devices d JOIN traces t ON t.id = d.trace_id WHERE t.run_id = r.id"
+		"   ORDER BY t.file_index LIMIT 1),"
+		"   (SELECT h.memory_mib * 1048576 FROM gpu_hardware h WHERE h.experiment = r.experiment"
+		"   ORDER BY h.gpu LIMIT 1))"
+		" FROM runs r WHERE r.experiment = ?1 AND r.run = ?2";
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		f->gpus = sqlite3_column_int(st, 0);
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+			f->step_s = sqlite3_column_double(st, 2) / 1e9;
+			f->step_source = "log";
+			f->iterations = sqlite3_column_int64(st, 4);
+			if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+				f->logged_tflops = sqlite3_column_double(st, 3);
+		} else if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
+			f->step_s = sqlite3_column_double(st, 1) / 1e9;
+			f->step_source = "trace";
+		}
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+			f->gpu_name = xstrdup((const char *)sqlite3_column_text(st, 5));
+		f->gpu_mem = sqlite3_column_int64(st, 6);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* ZeRO stage: the manifest's 'zero', else read from the strategy's name, else 0. */
+static int zero_stage(const struct manifest_run *r)
+{
+	if (r->zero >= 0)
+		return r->zero;
+	const char *s = r->strategy ? r->strategy : "";
+	if (strstr(s, "zero1") || strstr(s, "zero-1") || strstr(s, "ZeRO-1"))
+		return 1;
+	if (strstr(s, "zero2") || strstr(s, "zero-2") || strstr(s, "ZeRO-2"))
+		return 2;
+	if (strstr(s, "zero3") || strstr(s, "zero-3") || strstr(s, "ZeRO-3") || strstr(s, "fsdp"))
+		return 3;
+	return 0;
+}
+
+static int grad_bytes(const struct manifest_run *r)
+{
+	if (r->grad_bytes)
+		return r->grad_bytes;
+	enum est_precision p = est_precision_parse(r->model.precision);
+	return p == PREC_FP32 || p == PREC_TF32 ? 4 : p == PREC_FP64 ? 8 : 2;
+}
+
+static int tp_of(const struct manifest_run *r)
+{
+	return r->tensor_parallel > 0 ? r->tensor_parallel : 1;
+}
+
+static int has_model(const struct manifest_model *m)
+{
+	return m->layers && m->hidden && m->seq;
+}
+
+/* Runs' estimates and utilization. */
+static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	const struct manifest *man = ctx->manifest;
+	sqlite3 *db = store_db(ctx->store);
+	struct table *e = table_new("estimates", "Analytical estimates per run (per GPU where it says so)",
+				    "run:text,model:text,params:int,params_12ld2:int,global_batch:int,flops_per_step:real,"
+				    "activation_bytes_per_gpu:real,model_state_bytes_per_gpu:real,memory_bytes_per_gpu:real,"
+				    "gpu_memory_bytes:int,exceeds_gpu_memory:text,zero:int,comm_bytes_per_gpu:real");
+	struct table *u = table_new("utilization", "Achieved TFLOP/s per GPU and model FLOPs utilization",
+				    "run:text,gpus:int,global_batch:int,step_us:real,step_source:text,flops_per_step:real,"
+				    "achieved_tflops_per_gpu:real,logged_tflops_per_gpu:real,gpu:text,precision:text,"
+				    "peak_tflops:real,peak_source:text,mfu:frac");
+	int ret = 0;
+	for (size_t i = 0; man && i < man->nruns; i++) {
+		const struct manifest_run *r = &man->runs[i];
+		if (!has_model(&r->model))
+			continue;
+		struct est_model em;
+		models_est_model(&r->model, &em);
+		struct run_facts f;
+		if (query_facts(db, ctx->experiment, r->id, &f) < 0) {
+			ret = -1;
+			break;
+		}
+		int p = r->gpus > 0 ? r->gpus : f.gpus, tp = tp_of(r), z = zero_stage(r);
+		int dp = p > 0 ? (p / tp > 0 ? p / tp : 1) : 1;
+		int64_t P = est_params(&em);
+		double B = r->batch > 0 ? (double)r->batch * dp : 0;
+		double flops = B > 0 ? est_train_flops(&em, B, (enum est_recompute)r->recompute, em.vocab > 0) : -1;
+		size_t row = table_add_row(e);
+		table_set_text(e, row, 0, r->id);
+		if (r->model.name)
+			table_set_text(e, row, 1, r->model.name);
+		if (P)
+			table_set_int(e, row, 2, P);
+		table_set_int(e, row, 3, est_params_simple(&em));
+		if (B > 0)
+			table_set_int(e, row, 4, (int64_t)B);
+		if (flops >= 0)
+			table_set_real(e, row, 5, flops);
+		double act = r->batch > 0 ? est_activation_bytes(&em, r->batch, tp, (enum est_recompute)r->recompute) : 0;
+		double state = P ? est_model_state_bytes((double)P / tp, z, dp) : 0;
+		if (act > 0)
+			table_set_real(e, row, 6, act);
+		if (state > 0)
+			table_set_real(e, row, 7, state);
+		if (act > 0 && state > 0) {
+			table_set_real(e, row, 8, act + state);
+			int64_t mem = f.gpu_mem > 0 ? f.gpu_mem
+				      : r->measured.memory_gb > 0 ? 0 : 0;
+			if (mem > 0) {
+				table_set_int(e, row, 9, mem);
+				table_set_text(e, row, 10, act + state > (double)mem ? "yes" : "no");
+			}
+		}
+		table_set_int(e, row, 11, z);
+		if (P && p > 0)
+			table_set_real(e, row, 12, est_comm_bytes((double)P / tp, z, dp, grad_bytes(r)));
+		if (!P)
+			result_add_note(out, "estimates.csv: run %s: no parameter count without the model's vocab.", r->id);
+		if (r->batch <= 0)
+			result_add_note(out, "estimates.csv: run %s: no FLOPs or activation memory without its batch.", r->id);
+
+		/* Utilization: typed-in iteration time first, then the log, then the trace's steps. */
+		double step_s = r->measured.iteration_ms > 0 ? r->measured.iteration_ms / 1e3 : f.step_s;
+		const char *src = r->measured.iteration_ms > 0 ? "manifest" : f.step_source;
+		if (r->measured.oom) {
+			free(f.gpu_name);
+			continue;
+		}
+		if (step_s <= 0 || flops < 0 || p <= 0) {
+			if (flops >= 0)
+				result_add_note(out, "utilization.csv: run %s: no step time (no ProfilerStep ranges, log "
+						     "iterations or measured iteration_ms).", r->id);
+			free(f.gpu_name);
+			continue;
+		}
+		double achieved = flops / step_s / p / 1e12;
+		enum est_precision prec = est_precision_parse(r->model.precision);
+		const char *matched = NULL;
+		double peak = man->hardware.peak_tflops;
+		const char *peak_src = "manifest";
+		if (peak <= 0) {
+			peak = est_peak_tflops(f.gpu_name, prec, &matched);
+			peak_src = "table";
+		}
+		size_t ur = table_add_row(u);
+		table_set_text(u, ur, 0, r->id);
+		table_set_int(u, ur, 1, p);
+		table_set_int(u, ur, 2, (int64_t)B);
+		table_set_real(u, ur, 3, step_s * 1e6);
+		table_set_text(u, ur, 4, src);
+		table_set_real(u, ur, 5, flops);
+		table_set_real(u, ur, 6, achieved);
+		if (r->measured.tflops_per_gpu > 0)
+			table_set_real(u, ur, 7, r->measured.tflops_per_gpu);
+		else if (f.logged_tflops >= 0 && !strcmp(src, "log"))
+			table_set_real(u, ur, 7, f.logged_tflops);
+		if (f.gpu_name)
+			table_set_text(u, ur, 8, f.gpu_name);
+		if (prec != PREC_UNKNOWN)
+			table_set_text(u, ur, 9, est_precision_name(prec));
+		if (peak > 0) {
+			table_set_real(u, ur, 10, peak);
+			table_set_text(u, ur, 11, peak_src);
+			table_set_real(u, ur, 12, achieved / peak);
+		} else {
+			result_add_note(out, "utilization.csv: run %s: no peak FLOP/s: %s.", r->id,
+					!f.gpu_name ? "no GPU name (traces, nvidia-smi) and no hardware.peak_tflops"
+					: prec == PREC_UNKNOWN ? "the model's precision is not given"
+					: "the GPU or its precision is not in the peak table; set hardware.peak_tflops");
+		}
+		free(f.gpu_name);
+	}
+	if (ret < 0 || !e->nrows) {
+		table_free(e);
+		table_free(u);
+		return ret;
+	}
+	result_add_table(out, e);
+	if (u->nrows)
+		result_add_table(out, u);
+	else
+		table_free(u);
+	result_add_method(out, "estimates.csv",
+		"params: 12ld^2 + 13ld for the layers when f = 4d (in general per layer 4d^2 + 4d for the Q, K, V "
+		"and output projections with biases, 2df + f + d for the feed-forward matrices with biases, 4d for "
+		"two LayerNorms), plus the token and position embeddings (V + s)d; GPT adds a final LayerNorm (2d), "
+		"BERT two token-type embeddings, an embedding LayerNorm and a pooler (4d + d^2 + d). params_12ld2: "
+		"12ld^2, the weight matrices only (Cheng et al., SIGMETRICS 2024). global_batch: batch per GPU x "
+		"data-parallel GPUs (gpus / tensor_parallel). flops_per_step: (3 + r) x l x [2Bs(4d^2 + 2df) + "
+		"4Bs^2d] + 3 x 2BsdV: the layers' forward once, the backward twice the forward, r = 1 with "
+		"activation recomputation (one more forward), and the logit layer's forward and backward; with "
+		"f = 4d and r = 0 this is Megatron-LM's 72Bsld^2 (1 + s/(6d) + V/(12ld)) (Narayanan et al., 2021). "
+		"activation_bytes_per_gpu: l x sbd (10 + 24/t + 5as/(dt)) for per-GPU batch b and tensor-parallel "
+		"size t (Korthikanti et al., 2022; with t = 1, b(34sd + 5as^2)l as in Cheng et al.), l x sbd (10 + "
+		"24/t) with selective and l x 2sbd with full recomputation. model_state_bytes_per_gpu: "
+		"mixed-precision Adam keeps 16 bytes per parameter (2 fp16 weights, 2 fp16 gradients, 12 fp32 "
+		"master weights, momentum and variance; Rajbhandari et al., ZeRO, 2020): 16P without ZeRO, 4P + "
+		"12P/p with ZeRO-1, 2P + 14P/p with ZeRO-2, 16P/p with ZeRO-3, P the parameters per tensor-parallel "
+		"rank and p the data-parallel GPUs. memory_bytes_per_gpu: their sum, compared with the GPU's memory "
+		"(exceeds_gpu_memory); buffers, fragmentation and the framework's workspace are not counted. zero: "
+		"the manifest's zero, else read from the strategy (zero1, zero2, zero3, fsdp), else 0. "
+		"comm_bytes_per_gpu: bytes each GPU sends per step for its gradients of g bytes (2 for fp16/bf16, "
+		"4 for fp32, or grad_bytes): one AllReduce 2(1 - 1/p) g P without ZeRO and with ZeRO-1 and -2 "
+		"(ReduceScatter plus AllGather), and one more AllGather, 3(1 - 1/p) g P, with ZeRO-3 (Cheng et al.: "
+		"AllReduce 4(1 - 1/p)P, AllGather and ReduceScatter 2(1 - 1/p)P for fp16).");
+	result_add_method(out, "utilization.csv",
+		"step_us: the manifest's measured iteration_ms, else the mean elapsed time per iteration of the "
+		"run's training log over all iterations but the first (which carries start-up costs), else the mean "
+		"ProfilerStep#N duration of its traces. achieved_tflops_per_gpu: flops_per_step (estimates.csv) / "
+		"step time / GPUs. logged_tflops_per_gpu: the log's own throughput per GPU, averaged over the same "
+		"iterations, or the manifest's measured tflops_per_gpu. peak_tflops: hardware.peak_tflops when "
+		"given, else the dense (no sparsity) peak of the GPU named by the traces' deviceProperties or "
+		"nvidia-smi at the model's precision, from NVIDIA's datasheets: V100 SXM2 15.7 fp32 / 125 fp16, "
+		"V100 PCIe 14 / 112, A100 19.5 fp32 / 156 tf32 / 312 fp16 and bf16, H100 SXM and H200 67 / 494.5 / "
+		"989.5 / 1979 fp8, H100 PCIe 51 / 378 / 756 / 1513, B200 1125 tf32 / 2250 / 4500, L40S, L4, A10 "
+		"and T4. mfu: achieved / peak (model FLOPs utilization).");
+	return 0;
+}
+
+/* A study's own estimates beside perfstudy's. */
+static void published(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	const struct manifest *man = ctx->manifest;
+	struct table *t = table_new("published", "Published estimates beside perfstudy's, per run",
+				    "run:text,quantity:text,published:real,perfstudy:real,ratio:real");
+	for (size_t i = 0; man && i < man->nruns; i++) {
+		const struct manifest_run *r = &man->runs[i];
+		const struct manifest_published *pb = &r->published;
+		struct est_model em;
+		models_est_model(&r->model, &em);
+		double b = r->batch > 0 ? r->batch : 1;
+		struct {
+			const char *what;
+			double pub, ours;
+		} q[] = {
+			{"params", (double)pb->params, (double)est_params(&em)},
+			{"params_12ld2", (double)pb->params, (double)est_params_simple(&em)},
+			{"flops_tflop", pb->flops_tflop, has_model(&r->model) ? est_train_flops(&em, b, RECOMP_NONE, 0) / 1e12 : 0},
+			{"activation_gb", pb->activation_gb, est_activation_bytes(&em, b, 1, RECOMP_NONE) / 1e9},
+		};
+		for (size_t k = 0; k < sizeof(q) / sizeof(q[0]); k++) {
+			if (q[k].pub <= 0)
+				continue;
+			size_t row = table_add_row(t);
+			table_set_text(t, row, 0, r->id);
+			table_set_text(t, row, 1, q[k].what);
+			table_set_real(t, row, 2, q[k].pub);
+			if (q[k].ours > 0) {
+				table_set_real(t, row, 3, q[k].ours);
+				table_set_real(t, row, 4, q[k].ours / q[k].pub);
+			}
+		}
+	}
+	if (!t->nrows) {
+		table_free(t);
+		return;
+	}
+	result_add_table(out, t);
+	result_add_method(out, "published.csv",
+		"Each number the manifest's 'published' gives for a run, beside perfstudy's estimate of the same "
+		"quantity for the run's model and batch b (1 when not given), and perfstudy / published. params: "
+		"the general form of estimates.csv and 12ld^2. flops_tflop: b(72sd^2 + 12s^2d)l / 10^12 (Cheng et "
+		"al.; no logit layer, no recomputation; 72 = 3 passes x 24). activation_gb: b(34sd + 5as^2)l / "
+		"10^9 bytes. The estimates are not adjusted to match; a ratio far from 1 says the study used "
+		"another formula or other settings.");
+}
+
+/* Numbers typed in from a published throughput table, and scaling between GPU counts. */
+static void throughput(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	const struct manifest *man = ctx->manifest;
+	size_t n = man ? man->nruns : 0;
+	struct table *t = table_new("throughput", "Throughput typed in from the study, per run",
+				    "run:text,gpus:int,batch:int,tensor_parallel:int,status:text,iteration_ms:real,"
+				    "samples_per_s:real,samples_per_s_derived:real,model_size:int,size_x_samples_per_s:real,"
+				    "normalized:real");
+	double *sx = xcalloc(n + 1, sizeof(*sx));
+	for (size_t i = 0; i < n; i++) {
+		const struct manifest_run *r = &man->runs[i];
+		const struct manifest_measured *ms = &r->measured;
+		if (!ms->iteration_ms && !ms->samples_per_s && !ms->oom)
+			continue;
+		size_t row = table_add_row(t);
+		int tp = tp_of(r), dp = r->gpus > 0 ? r->gpus / tp : 0;
+		table_set_text(t, row, 0, r->id);
+		if (r->gpus)
+			table_set_int(t, row, 1, r->gpus);
+		if (r->batch)
+			table_set_int(t, row, 2, r->batch);
+		table_set_int(t, row, 3, tp);
+		table_set_text(t, row, 4, ms->oom ? "OOM" : "ok");
+		if (ms->iteration_ms)
+			table_set_real(t, row, 5, ms->iteration_ms);
+		if (ms->samples_per_s)
+			table_set_real(t, row, 6, ms->samples_per_s);
+		double derived = ms->iteration_ms && r->batch && dp ? (double)r->batch * dp / (ms->iteration_ms / 1e3) : 0;
+		if (derived)
+			table_set_real(t, row, 7, derived);
+		struct est_model em;
+		models_est_model(&r->model, &em);
+		int64_t size = ms->params ? ms->params : est_params(&em);
+		if (size)
+			table_set_int(t, row, 8, size);
+		double s = derived ? derived : ms->samples_per_s;
+		if (size && s > 0 && !ms->oom) {
+			sx[i] = (double)size * s;
+			table_set_real(t, row, 9, sx[i]);
+		}
+	}
+	/* Normalized within runs of the same GPU count and architecture, to the smallest model (first on ties). */
+	for (size_t row = 0, i = 0; i < n; i++) {
+		const struct manifest_run *r = &man->runs[i];
+		if (!r->measured.iteration_ms && !r->measured.samples_per_s && !r->measured.oom)
+			continue;
+		if (sx[i] > 0) {
+			const char *arch = r->model.arch ? r->model.arch : "gpt";
+			size_t best = i;
+			int64_t best_size = table_cell(t, row, 8)->v.i;
+			for (size_t j = 0, rj = 0; j < n; j++) {
+				const struct manifest_run *o = &man->runs[j];
+				if (!o->measured.iteration_ms && !o->measured.samples_per_s && !o->measured.oom)
+					continue;
+				const char *oa = o->model.arch ? o->model.arch : "gpt";
+				if (sx[j] > 0 && o->gpus == r->gpus && !strcmp(oa, arch) &&
+				    table_cell(t, rj, 8)->v.i < best_size) {
+					best = j;
+					best_size = table_cell(t, rj, 8)->v.i;
+				}
+				rj++;
+			}
+			table_set_real(t, row, 10, sx[i] / sx[best]);
+		}
+		row++;
+	}
+	free(sx);
+	if (!t->nrows) {
+		table_free(t);
+		return;
+	}
+	result_add_table(out, t);
+
+	struct table *sc = table_new("throughput_scaling", "Scaling between GPU counts (same model, batch and tensor parallelism)",
+				     "from_run:text,to_run:text,gpus_from:int,gpus_to:int,samples_per_s_from:real,"
+				     "samples_per_s_to:real,speedup:real,efficiency:frac");
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			const struct manifest_run *a = &man->runs[i], *b = &man->runs[j];
+			double sa = a->measured.samples_per_s, sb = b->measured.samples_per_s;
+			if (i == j || sa <= 0 || sb <= 0 || a->gpus <= 0 || b->gpus <= a->gpus || a->batch != b->batch ||
+			    tp_of(a) != tp_of(b) || !a->model.name || !b->model.name || strcmp(a->model.name, b->model.name))
+				continue;
+			size_t row = table_add_row(sc);
+			table_set_text(sc, row, 0, a->id);
+			table_set_text(sc, row, 1, b->id);
+			table_set_int(sc, row, 2, a->gpus);
+			table_set_int(sc, row, 3, b->gpus);
+			table_set_real(sc, row, 4, sa);
+			table_set_real(sc, row, 5, sb);
+			table_set_real(sc, row, 6, sb / sa);
+			table_set_real(sc, row, 7, (sb / sa) / ((double)b->gpus / a->gpus));
+		}
+	result_add_method(out, "throughput.csv",
+		"Numbers typed into the manifest from the study's tables (measured: iteration_ms, samples_per_s, "
+		"params as the study printed them). samples_per_s_derived: batch x data-parallel GPUs (gpus / "
+		"tensor_parallel) / time per iteration. model_size: the study's params, else perfstudy's estimate. "
+		"size_x_samples_per_s: model_size x samples_per_s_derived (the typed samples_per_s when no "
+		"iteration time is given). normalized: that product over the product of the smallest model among "
+		"the runs with the same GPU count and architecture (the first of equal size), as in 'Adventures "
+		"with BERT and GPT2' (paper 004).");
+	if (!sc->nrows) {
+		table_free(sc);
+		return;
+	}
+	result_add_table(out, sc);
+	result_add_method(out, "throughput_scaling.csv",
+		"For every two runs of the same model name, batch and tensor parallelism on p1 < p2 GPUs with "
+		"typed-in samples/s S1 and S2: speedup S2 / S1 and scaling efficiency (S2 / S1) / (p2 / p1) "
+		"(paper 004: 133.26 / (2 x 67.47) = 98.8 %).");
+}
+
+/* The GPUs that nvidia-smi -q -x describes. */
+static int hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	sqlite3 *db = store_db(ctx->store);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT gpu, product, memory_mib, driver, cuda, max_sm_mhz, max_mem_mhz, power_limit_w,"
+			       " pcie_gen_max, pcie_width_max, pcie_gen_cur, pcie_width_cur, pci_bus, dtd, path"
+			       " FROM gpu_hardware WHERE experiment = ?1 ORDER BY path, gpu", -1, &st, NULL) != SQLITE_OK) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	struct table *t = table_new("hardware", "GPUs as nvidia-smi -q -x describes them",
+				    "gpu:int,product:text,memory_mib:int,driver:text,cuda:text,max_sm_mhz:int,"
+				    "max_mem_mhz:int,power_limit_w:real,pcie_gen_max:int,pcie_width_max:int,"
+				    "pcie_gen_cur:int,pcie_width_cur:int,pci_bus:text,dtd:text,source:text");
+	static const enum col_type types[] = {COL_INT, COL_TEXT, COL_INT, COL_TEXT, COL_TEXT, COL_INT, COL_INT,
+					      COL_REAL, COL_INT, COL_INT, COL_INT, COL_INT, COL_TEXT, COL_TEXT, COL_TEXT};
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		size_t row = table_add_row(t);
+		for (int c = 0; c < 15; c++) {
+			if (sqlite3_column_type(st, c) == SQLITE_NULL)
+				continue;
+			if (types[c] == COL_TEXT) {
+				const char *s = (const char *)sqlite3_column_text(st, c);
+				if (c == 14 && strrchr(s, '/'))
+					s = strrchr(s, '/') + 1;
+				table_set_text(t, row, (size_t)c, s);
+			} else if (types[c] == COL_REAL) {
+				table_set_real(t, row, (size_t)c, sqlite3_column_double(st, c));
+			} else {
+				table_set_int(t, row, (size_t)c, sqlite3_column_int64(st, c));
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	if (!t->nrows) {
+		table_free(t);
+		return 0;
+	}
+	result_add_table(out, t);
+	result_add_method(out, "hardware.csv",
+		"One row per <gpu> of each nvidia-smi -q -x file (the manifest's hardware.nvidia_smi and any run "
+		"input): product_name, fb_memory_usage/total, the log's driver_version and cuda_version, "
+		"max_clocks (SM and memory), the power limit (gpu_power_readings/current_power_limit, or "
+		"power_readings/power_limit before DTD v12), the PCIe link generation and width (maximum and "
+		"current), pci_bus_id and the DOCTYPE's DTD. Empty where the file says N/A.");
+	return 0;
+}
+
+int analysis_models(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	if (hardware(ctx, out) < 0 || estimates(ctx, out) < 0)
+		return -1;
+	published(ctx, out);
+	throughput(ctx, out);
+	return 0;
+}
+
+/* One bar per run (labelled with its batch), the values of column col of flops.csv. */
+static struct chart *batch_bars(const struct table *flops, int col, const char *name, const char *title,
+				const char *label, const char *series, double scale)
+{
+	struct chart *c = chart_new(CHART_STACKED_BAR, name, title, label);
+	size_t s = chart_add_series(c, series);
+	for (size_t r = 0; r < flops->nrows; r++) {
+		const struct cell *b = table_cell(flops, r, 1), *v = table_cell(flops, r, (size_t)col);
+		if (v->null)
+			continue;
+		char cat[64];
+		if (b->null)
+			snprintf(cat, sizeof(cat), "run %zu", r + 1);
+		else
+			snprintf(cat, sizeof(cat), "b=%" PRId64, b->v.i);
+		size_t k = chart_add_category(c, cat);
+		chart_set(c, k, s, (double)v->v.i * scale);
+	}
+	return c;
+}
+
+void models_flops_figures(const struct table *flops, const struct table *ratio, struct analysis_result *out)
+{
+	(void)ratio;
+	result_add_figure(out, batch_bars(flops, 3, "flops_by_batch", "Measured FLOPs by batch size",
+					  "GFLOP", "measured (Nsight Compute)", 1e-9),
+			  "FLOPs measured by Nsight Compute (add + mul + 2 x fma, all precisions) per run, labelled by "
+			  "batch size (flops.csv).");
+	result_add_figure(out, batch_bars(flops, 2, "estimated_flops_by_batch", "Estimated FLOPs by batch size",
+					  "GFLOP", "estimated", 1e-9),
+			  "FLOPs estimated from the model description for what was profiled, per run (flops.csv).");
+	result_add_figure(out, batch_bars(flops, 4, "dram_by_batch", "DRAM bytes by batch size", "MB",
+					  "dram__bytes.sum", 1e-6),
+			  "Bytes read from and written to DRAM (dram__bytes.sum summed over the launches), per run "
+			  "(flops.csv).");
+}

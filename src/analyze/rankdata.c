@@ -1,0 +1,253 @@
+/* rankdata.c: one rank's events from the store into arrays, see rankdata.h. */
+#include "rankdata.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/diag.h"
+#include "../util/xalloc.h"
+
+static int prep(struct store *s, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(store_db(s), sql, -1, st, NULL) != SQLITE_OK) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		return -1;
+	}
+	return 0;
+}
+
+static int fail(struct store *s, sqlite3_stmt *st)
+{
+	diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+	sqlite3_finalize(st);
+	return -1;
+}
+
+int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	*out = NULL;
+	*n = 0;
+	if (prep(s, "SELECT r.run, r.id, t.rank, r.position FROM traces t JOIN runs r ON r.id = t.run_id"
+		    " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank",
+		    &st) < 0)
+		return -1;
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
+		struct rank_key *k = &(*out)[(*n)++];
+		k->run = xstrdup((const char *)sqlite3_column_text(st, 0));
+		k->run_db_id = sqlite3_column_int64(st, 1);
+		k->rank = sqlite3_column_int(st, 2);
+		k->position = sqlite3_column_int(st, 3);
+	}
+	if (rc != SQLITE_DONE) {
+		rank_keys_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return fail(s, st);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+void rank_keys_free(struct rank_key *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(k[i].run);
+	free(k);
+}
+
+static int cmp_act(const void *pa, const void *pb)
+{
+	const struct rk_act *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->end < b->end ? -1 : a->end > b->end;
+}
+
+/* By start, then the longer first, so an enclosing range comes before what it encloses. */
+static int cmp_range(const void *pa, const void *pb)
+{
+	const struct rk_range *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* Rows (start, dur, tid, key) of sql bound to (run id, rank) into a sorted range array. */
+static int load_ranges(struct store *s, const char *sql, const struct rank_key *k, struct rk_range **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	*out = NULL;
+	*n = 0;
+	if (prep(s, sql, &st) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, k->run_db_id);
+	sqlite3_bind_int(st, 2, k->rank);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
+		struct rk_range *r = &(*out)[(*n)++];
+		r->start = sqlite3_column_int64(st, 0);
+		r->end = r->start + sqlite3_column_int64(st, 1);
+		r->tid = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
+		r->key = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
+	}
+	if (rc != SQLITE_DONE)
+		return fail(s, st);
+	sqlite3_finalize(st);
+	if (*n > 1)
+		qsort(*out, *n, sizeof(**out), cmp_range);
+	return 0;
+}
+
+#define RANK_TRACES " trace_id IN (SELECT id FROM traces WHERE run_id = ?1 AND rank = ?2)"
+
+int rank_data_load(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d)
+{
+	memset(d, 0, sizeof(*d));
+	sqlite3_stmt *st;
+	if (prep(s, "SELECT a.start_ns, a.dur_ns, a.correlation, a.kind, n.name, a.name_id, a.bytes, a.copy_kind"
+		    " FROM activities a JOIN names n ON n.id = a.name_id WHERE a." RANK_TRACES, &st) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, k->run_db_id);
+	sqlite3_bind_int(st, 2, k->rank);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		d->acts = xgrow(d->acts, &cap, d->nacts + 1, sizeof(*d->acts));
+		struct rk_act *a = &d->acts[d->nacts++];
+		memset(a, 0, sizeof(*a));
+		a->start = sqlite3_column_int64(st, 0);
+		a->end = a->start + sqlite3_column_int64(st, 1);
+		a->corr = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
+		const char *kind = (const char *)sqlite3_column_text(st, 3);
+		a->kind = !strcmp(kind, "kernel") ? ACT_KERNEL : !strcmp(kind, "memcpy") ? ACT_MEMCPY : ACT_MEMSET;
+		const char *g = classify(cls, a->kind, (const char *)sqlite3_column_text(st, 4));
+		a->cls = !strcmp(g, "communication") ? RK_COMM : !strcmp(g, "memory") ? RK_MEMORY : RK_COMPUTE;
+		a->name_id = sqlite3_column_int64(st, 5);
+		a->bytes = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 6);
+		const char *ck = (const char *)sqlite3_column_text(st, 7);
+		if (ck && strlen(ck) < sizeof(a->copy_kind))
+			memcpy(a->copy_kind, ck, strlen(ck) + 1);
+	}
+	if (rc != SQLITE_DONE) {
+		fail(s, st);
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	if (d->nacts > 1)
+		qsort(d->acts, d->nacts, sizeof(*d->acts), cmp_act);
+	if (load_ranges(s, "SELECT start_ns, dur_ns, tid, correlation FROM launches WHERE" RANK_TRACES,
+			k, &d->launches, &d->nlaunches) < 0 ||
+	    load_ranges(s, "SELECT start_ns, dur_ns, tid, name_id FROM annotations WHERE on_gpu = 0 AND" RANK_TRACES,
+			k, &d->annots, &d->nannots) < 0 ||
+	    load_ranges(s, "SELECT start_ns, dur_ns, tid, name_id FROM annotations WHERE on_gpu = 1 AND" RANK_TRACES,
+			k, &d->gpu_annots, &d->ngpu_annots) < 0 ||
+	    load_ranges(s, "SELECT start_ns, dur_ns, tid, name_id FROM cpu_ops WHERE" RANK_TRACES,
+			k, &d->cpu_ops, &d->ncpu_ops) < 0 ||
+	    load_ranges(s, "SELECT start_ns, dur_ns, NULL, step FROM steps WHERE" RANK_TRACES,
+			k, &d->steps, &d->nsteps) < 0)
+		goto fail;
+	return 0;
+fail:
+	rank_data_release(d);
+	return -1;
+}
+
+void rank_data_release(struct rank_data *d)
+{
+	free(d->acts);
+	free(d->launches);
+	free(d->annots);
+	free(d->gpu_annots);
+	free(d->cpu_ops);
+	free(d->steps);
+	memset(d, 0, sizeof(*d));
+}
+
+char *rank_formats(struct store *s, const struct rank_key *k)
+{
+	sqlite3_stmt *st;
+	char *r = NULL;
+	if (prep(s, "SELECT group_concat(format, ', ') FROM (SELECT DISTINCT format FROM traces"
+		    " WHERE run_id = ?1 AND rank = ?2 ORDER BY format)", &st) < 0)
+		return xstrdup("unknown");
+	sqlite3_bind_int64(st, 1, k->run_db_id);
+	sqlite3_bind_int(st, 2, k->rank);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		r = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return r ? r : xstrdup("unknown");
+}
+
+char *rank_name(struct store *s, int64_t name_id)
+{
+	sqlite3_stmt *st;
+	char *r = NULL;
+	if (prep(s, "SELECT name FROM names WHERE id = ?1", &st) < 0)
+		return NULL;
+	sqlite3_bind_int64(st, 1, name_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		r = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return r;
+}
+
+int64_t rank_name_lookup(struct store *s, const char *name)
+{
+	sqlite3_stmt *st;
+	int64_t r = -1;
+	if (prep(s, "SELECT id FROM names WHERE name = ?1", &st) < 0)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		r = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return r;
+}
+
+static const struct rank_data *sort_d;
+
+static int cmp_corr(const void *pa, const void *pb)
+{
+	int64_t a = sort_d->launches[*(const int64_t *)pa].key, b = sort_d->launches[*(const int64_t *)pb].key;
+	if (a != b)
+		return a < b ? -1 : 1;
+	/* The earliest call first when a correlation repeats. */
+	int64_t sa = sort_d->launches[*(const int64_t *)pa].start, sb = sort_d->launches[*(const int64_t *)pb].start;
+	return sa < sb ? -1 : sa > sb;
+}
+
+int64_t *rank_launch_index(const struct rank_data *d)
+{
+	int64_t *idx = xmalloc((d->nlaunches ? d->nlaunches : 1) * sizeof(*idx));
+	for (size_t i = 0; i < d->nlaunches; i++)
+		idx[i] = (int64_t)i;
+	sort_d = d;
+	if (d->nlaunches > 1)
+		qsort(idx, d->nlaunches, sizeof(*idx), cmp_corr);
+	sort_d = NULL;
+	return idx;
+}
+
+const struct rk_range *rank_launch_of(const struct rank_data *d, const int64_t *idx, int64_t corr)
+{
+	if (corr < 0)
+		return NULL;
+	size_t l = 0, r = d->nlaunches;
+	while (l < r) {
+		size_t m = l + (r - l) / 2;
+		if (d->launches[idx[m]].key < corr)
+			l = m + 1;
+		else
+			r = m;
+	}
+	return l < d->nlaunches && d->launches[idx[l]].key == corr ? &d->launches[idx[l]] : NULL;
+}

@@ -1,0 +1,441 @@
+/*
+ * kineto_stream.c: cuts a Kineto trace into windows of whole events (see
+ * kineto_stream.h).
+ *
+ * Three phases over the bytes of the file:
+ *   prefix  byte by byte (it is a few kB) until the '[' of the top-level
+ *           "traceEvents" key; the bytes go to the header text
+ *   events  64 bytes at a time: masks of quotes, backslashes and brackets,
+ *           the in-string mask by a prefix XOR of the unescaped quotes, then
+ *           a depth count over the brackets outside strings. An element ends
+ *           where the depth comes back to 0; the array where it goes below
+ *   tail    from the array's ']' to the end: header text again
+ * A window runs from the start of the array or the ',' after an element to
+ * the end of the last whole element; its first byte is set to '[' and the
+ * byte after it to ']' while simdjson parses it, and restored after.
+ * Everything simdjson checks (syntax, UTF-8) it still checks, per window.
+ */
+#include "kineto_stream.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "../util/timing.h"
+#include "../util/xalloc.h"
+
+#define WINDOW_DEFAULT (16u << 20)
+
+/*
+ * The window size; PERFSTUDY_WINDOW_BYTES (at least 64) overrides it so
+ * that tests can cut small traces into many windows.
+ */
+static size_t window_size(void)
+{
+	const char *e = getenv("PERFSTUDY_WINDOW_BYTES");
+	long long v = e ? atoll(e) : 0;
+	return v >= 64 ? (size_t)v : WINDOW_DEFAULT;
+}
+
+enum phase { PH_PREFIX, PH_EVENTS, PH_TAIL };
+
+struct framer {
+	struct source_stream *src;
+	struct kj_parser *parser;
+	kj_event_fn on_event;
+	void *ctx;
+	struct kj_error *err;
+
+	char *buf;    /* cap + SOURCE_PADDING bytes */
+	size_t cap, len;
+	size_t base;  /* file offset of buf[0] */
+	int eof;
+
+	enum phase phase;
+	/* prefix */
+	int depth, in_str, esc, expect_key, in_key, key_ok, value_pending, te_key;
+	size_t keylen;
+	char key[16];
+	/* events: positions in buf */
+	size_t window;
+	size_t ev_start, scan;
+	int ev_depth;
+	uint64_t str_carry, esc_carry;
+	size_t boundary; /* after the last whole element; 0: none */
+	size_t array_end; /* position of the array's ']'; SIZE_MAX: not yet */
+
+	/* header text: prefix, then tail */
+	char *head;
+	size_t head_len, head_cap, head_prefix; /* head_prefix: bytes that came from the prefix */
+	size_t head_from;  /* file offset of the first prefix byte (after a BOM) */
+	size_t tail_from;  /* file offset of the array's ']' */
+};
+
+static void head_add(struct framer *f, const char *p, size_t n)
+{
+	if (f->head_len + n + SOURCE_PADDING > f->head_cap)
+		f->head = xgrow(f->head, &f->head_cap, f->head_len + n + SOURCE_PADDING, 1);
+	memcpy(f->head + f->head_len, p, n);
+	f->head_len += n;
+}
+
+/* Scans buf[from..len) in the prefix phase; returns the position of the events' '[' or SIZE_MAX. */
+static size_t scan_prefix(struct framer *f, size_t from)
+{
+	for (size_t i = from; i < f->len; i++) {
+		char c = f->buf[i];
+		if (f->in_str) {
+			if (f->esc) {
+				f->esc = 0;
+				f->key_ok = 0;
+			} else if (c == '\\') {
+				f->esc = 1;
+			} else if (c == '"') {
+				f->in_str = 0;
+				if (f->in_key)
+					f->te_key = f->key_ok && f->keylen == 11 && !memcmp(f->key, "traceEvents", 11);
+				f->in_key = 0;
+			} else if (f->in_key) {
+				if (f->keylen < sizeof(f->key))
+					f->key[f->keylen++] = c;
+				else
+					f->key_ok = 0;
+			}
+			continue;
+		}
+		if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+			continue;
+		if (f->depth == 1 && f->value_pending) {
+			f->value_pending = 0;
+			if (c == '[' && f->te_key)
+				return i;
+		}
+		switch (c) {
+		case '"':
+			f->in_str = 1;
+			if (f->depth == 1 && f->expect_key) {
+				f->in_key = 1;
+				f->key_ok = 1;
+				f->keylen = 0;
+				f->expect_key = 0;
+			}
+			break;
+		case '{':
+		case '[':
+			f->depth++;
+			if (f->depth == 1 && c == '{')
+				f->expect_key = 1;
+			break;
+		case '}':
+		case ']':
+			f->depth--;
+			break;
+		case ',':
+			if (f->depth == 1)
+				f->expect_key = 1;
+			break;
+		case ':':
+			if (f->depth == 1)
+				f->value_pending = 1;
+			break;
+		default:
+			break;
+		}
+	}
+	return SIZE_MAX;
+}
+
+/* Bit i set where p[i] == c, for 64 bytes. */
+struct masks {
+	uint64_t quote, bslash, open, close;
+};
+
+static void block_masks(const char *p, struct masks *m)
+{
+#ifdef __SSE2__
+	const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\');
+	const __m128i o1 = _mm_set1_epi8('{'), o2 = _mm_set1_epi8('[');
+	const __m128i c1 = _mm_set1_epi8('}'), c2 = _mm_set1_epi8(']');
+	m->quote = m->bslash = m->open = m->close = 0;
+	for (int k = 0; k < 4; k++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
+		int sh = 16 * k;
+		m->quote |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)) << sh;
+		m->bslash |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, b)) << sh;
+		m->open |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, o1), _mm_cmpeq_epi8(v, o2))) << sh;
+		m->close |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, c1), _mm_cmpeq_epi8(v, c2))) << sh;
+	}
+#else
+	m->quote = m->bslash = m->open = m->close = 0;
+	for (int i = 0; i < 64; i++) {
+		uint64_t bit = (uint64_t)1 << i;
+		char c = p[i];
+		if (c == '"')
+			m->quote |= bit;
+		else if (c == '\\')
+			m->bslash |= bit;
+		else if (c == '{' || c == '[')
+			m->open |= bit;
+		else if (c == '}' || c == ']')
+			m->close |= bit;
+	}
+#endif
+}
+
+/*
+ * One block at buf[at]: updates depth, the last element end and the array
+ * end. Returns 1 when the array ended.
+ */
+static int scan_block(struct framer *f, const char *p, size_t at)
+{
+	struct masks m;
+	block_masks(p, &m);
+	uint64_t escaped = 0;
+	if (m.bslash | f->esc_carry) {
+		/* Rare in traces: a backslash escapes the next byte unless itself escaped. */
+		uint64_t carry = f->esc_carry;
+		for (int i = 0; i < 64; i++) {
+			uint64_t bit = (uint64_t)1 << i;
+			if (carry) {
+				escaped |= bit;
+				carry = 0;
+			} else if (m.bslash & bit) {
+				carry = 1;
+			}
+		}
+		f->esc_carry = carry;
+	}
+	uint64_t x = m.quote & ~escaped;
+	x ^= x << 1;
+	x ^= x << 2;
+	x ^= x << 4;
+	x ^= x << 8;
+	x ^= x << 16;
+	x ^= x << 32;
+	uint64_t in_str = x ^ f->str_carry;
+	f->str_carry = (uint64_t)0 - (in_str >> 63);
+	uint64_t brackets = (m.open | m.close) & ~in_str;
+	while (brackets) {
+		int i = __builtin_ctzll(brackets);
+		brackets &= brackets - 1;
+		if (m.open >> i & 1) {
+			f->ev_depth++;
+		} else if (f->ev_depth == 0) {
+			f->array_end = at + (size_t)i;
+			return 1;
+		} else if (--f->ev_depth == 0) {
+			f->boundary = at + (size_t)i + 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Scans the events phase in whole blocks (a partial one only at the end of
+ * the file) until the array ends, the buffer is used up, or a window's
+ * worth is scanned and holds a whole element.
+ */
+static void scan_events(struct framer *f)
+{
+	while (f->array_end == SIZE_MAX && f->scan + 64 <= f->len &&
+	       (f->scan - f->ev_start < f->window || f->boundary <= f->ev_start + 1)) {
+		scan_block(f, f->buf + f->scan, f->scan);
+		f->scan += 64;
+	}
+	if (f->array_end == SIZE_MAX && f->eof && f->scan < f->len && f->scan + 64 > f->len) {
+		char blk[64];
+		memset(blk, ' ', sizeof(blk));
+		memcpy(blk, f->buf + f->scan, f->len - f->scan);
+		scan_block(f, blk, f->scan);
+		f->scan = f->len;
+	}
+}
+
+/* Parses buf[start..end) as a window; end is one past the last element (or the ']'). */
+static int parse_window(struct framer *f, size_t start, size_t end, int closed)
+{
+	size_t i = start;
+	while (i < end && (f->buf[i] == ' ' || f->buf[i] == '\n' || f->buf[i] == '\r' || f->buf[i] == '\t'))
+		i++;
+	if (i == end)
+		return 0;
+	char first = f->buf[i];
+	if (first == ']' && closed && i + 1 == end)
+		return 0;
+	if (first == ',')
+		f->buf[i] = '[';
+	char after = 0;
+	if (!closed) {
+		after = f->buf[end];
+		f->buf[end] = ']';
+	}
+	double t0 = timing_now();
+	int r = kj_parse_events(f->parser, f->buf + i, end + (closed ? 0 : 1) - i, f->base + i, f->on_event, f->ctx,
+				f->err);
+	timing_add(TIME_PARSE, timing_now() - t0);
+	f->buf[i] = first;
+	if (!closed)
+		f->buf[end] = after;
+	return r;
+}
+
+/* Reads more bytes at buf[len..cap); grows buf when it is full. */
+static int fill(struct framer *f)
+{
+	if (f->len == f->cap) {
+		size_t cap = f->cap * 2;
+		f->buf = xrealloc(f->buf, cap + SOURCE_PADDING);
+		f->cap = cap;
+	}
+	ssize_t r = source_stream_read(f->src, f->buf + f->len, f->cap - f->len);
+	if (r < 0)
+		return -1;
+	f->len += (size_t)r;
+	if (f->len < f->cap)
+		f->eof = 1;
+	memset(f->buf + f->len, 0, SOURCE_PADDING);
+	return 0;
+}
+
+/* Drops buf[0..keep) after it was parsed or copied. */
+static void shift(struct framer *f, size_t keep)
+{
+	memmove(f->buf, f->buf + keep, f->len - keep);
+	f->len -= keep;
+	f->base += keep;
+	f->scan -= keep;
+	f->ev_start -= keep;
+	if (f->boundary)
+		f->boundary = f->boundary > keep ? f->boundary - keep : 0;
+}
+
+static int run(struct framer *f)
+{
+	size_t whole_len;
+	char *whole = source_stream_take_whole(f->src, &whole_len);
+	if (whole) {
+		f->buf = whole;
+		f->cap = f->len = whole_len;
+		f->eof = 1;
+	} else {
+		f->cap = f->window;
+		f->buf = xmalloc(f->cap + SOURCE_PADDING);
+		if (fill(f) < 0)
+			return -2;
+	}
+	size_t pos = 0;
+	if (f->len >= 3 && (unsigned char)f->buf[0] == 0xef && (unsigned char)f->buf[1] == 0xbb &&
+	    (unsigned char)f->buf[2] == 0xbf)
+		pos = 3; /* UTF-8 byte order mark */
+	f->head_from = pos;
+	for (;;) {
+		if (f->phase == PH_PREFIX) {
+			size_t at = scan_prefix(f, pos);
+			if (at == SIZE_MAX) {
+				head_add(f, f->buf + pos, f->len - pos);
+				if (f->eof)
+					return 0;
+				f->base += f->len;
+				pos = f->len = 0;
+				if (fill(f) < 0)
+					return -2;
+				continue;
+			}
+			head_add(f, f->buf + pos, at + 1 - pos);
+			f->head_prefix = f->head_len;
+			f->phase = PH_EVENTS;
+			f->ev_start = at;
+			f->scan = at + 1;
+			f->array_end = SIZE_MAX;
+			f->boundary = 0;
+		}
+		if (f->phase == PH_EVENTS) {
+			scan_events(f);
+			if (f->array_end != SIZE_MAX) {
+				int r = parse_window(f, f->ev_start, f->array_end + 1, 1);
+				if (r)
+					return r;
+				f->tail_from = f->base + f->array_end;
+				f->phase = PH_TAIL;
+				pos = f->array_end;
+				continue;
+			}
+			if (f->boundary > f->ev_start + 1 && (f->scan - f->ev_start >= f->window || !f->eof)) {
+				int r = parse_window(f, f->ev_start, f->boundary, 0);
+				if (r)
+					return r;
+				f->ev_start = f->boundary;
+				continue;
+			}
+			if (f->eof) {
+				/* The array never ends: let simdjson say where the text is broken. */
+				int r = parse_window(f, f->ev_start, f->len, 1);
+				return r ? r : -1;
+			}
+			if (f->ev_start)
+				shift(f, f->ev_start);
+			if (fill(f) < 0)
+				return -2;
+			continue;
+		}
+		/* PH_TAIL */
+		head_add(f, f->buf + pos, f->len - pos);
+		if (f->eof)
+			return 0;
+		f->base += f->len;
+		f->len = 0;
+		pos = 0;
+		if (fill(f) < 0)
+			return -2;
+	}
+}
+
+/* A header offset as a file offset. */
+static size_t head_to_file(const struct framer *f, size_t off)
+{
+	if (f->phase == PH_PREFIX || off < f->head_prefix)
+		return f->head_from + off;
+	return f->tail_from + (off - f->head_prefix);
+}
+
+int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, void *ctx, struct kj_meta *meta,
+		    struct kj_error *err)
+{
+	struct framer f;
+	memset(&f, 0, sizeof(f));
+	f.src = src;
+	f.on_event = on_event;
+	f.ctx = ctx;
+	f.err = err;
+	f.parser = kj_parser_new();
+	f.window = window_size();
+	memset(meta, 0, sizeof(*meta));
+	meta->rank = meta->world_size = meta->base_time_ns = -1;
+	int r = run(&f);
+	if (r == -1 && f.phase == PH_EVENTS && f.eof && f.array_end == SIZE_MAX && !err->message[0]) {
+		err->offset = f.base + f.len;
+		snprintf(err->message, sizeof(err->message), "malformed JSON");
+		snprintf(err->detail, sizeof(err->detail), "the 'traceEvents' array is not closed");
+	}
+	free(f.buf);
+	kj_parser_free(f.parser);
+	if (r == 0) {
+		if (!f.head)
+			head_add(&f, "", 0);
+		memset(f.head + f.head_len, 0, SOURCE_PADDING);
+		double t0 = timing_now();
+		r = kj_parse(f.head, f.head_len, on_event, ctx, meta, err);
+		timing_add(TIME_PARSE, timing_now() - t0);
+		if (r < 0)
+			err->offset = head_to_file(&f, err->offset);
+		else if (f.phase != PH_PREFIX)
+			meta->has_trace_events = 1;
+	}
+	free(f.head);
+	return r;
+}

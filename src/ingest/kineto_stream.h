@@ -1,0 +1,28 @@
+/*
+ * kineto_stream.h: a Kineto trace of any size, parsed in windows.
+ *
+ * simdjson parses one document of at most 4 GiB and needs about twice its
+ * size in memory; traces reach 10 GB. kj_stream_parse() reads the file in
+ * windows (16 MB, more only for a longer event), cuts each after the last
+ * whole element of traceEvents (a scan for strings, escapes and brackets,
+ * 64 bytes at a time) and has simdjson parse the window as an array. What
+ * is not in traceEvents (deviceProperties, distributedInfo, ...) is kept as
+ * text and parsed at the end as one small document, with the events array
+ * emptied. Memory: the window, simdjson's index of it and that text.
+ */
+#ifndef PERFSTUDY_KINETO_STREAM_H
+#define PERFSTUDY_KINETO_STREAM_H
+
+#include "kineto_json.h"
+#include "stream.h"
+
+/*
+ * Like kj_parse on the whole file: on_event for each element of traceEvents
+ * in order, *meta at the end. Offsets (events, *err) count from the start of
+ * the file (uncompressed). Returns 0; 1 when on_event stopped; -1 on
+ * malformed JSON with *err filled; -2 when reading failed (reported).
+ */
+int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, void *ctx, struct kj_meta *meta,
+		    struct kj_error *err);
+
+#endif

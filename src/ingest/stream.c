@@ -1,0 +1,319 @@
+/*
+ * stream.c: reads a file's uncompressed bytes in pieces (see stream.h).
+ *
+ * Time spent here (I/O, hashing, inflating) is counted as the "read" stage
+ * of PERFSTUDY_TIMING.
+ */
+#include "stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libdeflate.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../util/diag.h"
+#include "../util/timing.h"
+#include "../util/xalloc.h"
+
+static ssize_t read_fd(struct source_stream *s, unsigned char *p, size_t n)
+{
+	for (;;) {
+		ssize_t r = read(s->fd, p, n);
+		if (r >= 0)
+			return r;
+		if (errno != EINTR) {
+			diag_syserror(s->path, "cannot read: %s", strerror(errno));
+			return -1;
+		}
+	}
+}
+
+/* Reads the rest of the file; the compressed bytes of a gzip file. */
+static int read_rest(struct source_stream *s, const unsigned char *first, size_t nfirst)
+{
+	struct stat st;
+	size_t cap = fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 1 << 20;
+	if (cap < nfirst + 1)
+		cap = nfirst + 1;
+	unsigned char *p = xmalloc(cap);
+	memcpy(p, first, nfirst);
+	size_t n = nfirst;
+	for (;;) {
+		if (n == cap)
+			p = xgrow(p, &cap, n + (1 << 20), 1);
+		ssize_t r = read_fd(s, p + n, cap - n);
+		if (r < 0) {
+			free(p);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	sha256_update(&s->sha, p, n);
+	s->meta.size = (int64_t)n;
+	s->zin = p;
+	s->zin_len = n;
+	return 0;
+}
+
+/*
+ * libdeflate needs the output size in advance; gzip's trailer holds it
+ * modulo 2^32, so a trace above 4 GiB is assumed to be the smallest
+ * candidate that is at least 3 times the compressed size. A wrong guess,
+ * several members or bad data fall back to zlib.
+ */
+static void try_whole(struct source_stream *s)
+{
+	const unsigned char *in = s->zin;
+	size_t n = s->zin_len;
+	if (n < 18)
+		return;
+	uint64_t size = (uint64_t)in[n - 4] | (uint64_t)in[n - 3] << 8 | (uint64_t)in[n - 2] << 16 |
+			(uint64_t)in[n - 1] << 24;
+	while (size < (uint64_t)n * 3 && size < ((uint64_t)n << 10) && n > (1u << 20))
+		size += (uint64_t)1 << 32;
+	/*
+	 * Deflate expands at most 1032 times; a trailer that claims more is a
+	 * lie (a crafted or corrupt file), so nothing is allocated for it and
+	 * zlib, which never trusts the trailer, reads the file instead.
+	 */
+	if (size > (uint64_t)n * 1032 + 1024 || size > SIZE_MAX - SOURCE_PADDING)
+		return;
+	char *out = malloc((size_t)size + SOURCE_PADDING);
+	if (!out)
+		return;
+	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+	if (!d) {
+		free(out);
+		return;
+	}
+	size_t used = 0, got = 0;
+	enum libdeflate_result r = libdeflate_gzip_decompress_ex(d, in, n, out, (size_t)size, &used, &got);
+	libdeflate_free_decompressor(d);
+	if (r != LIBDEFLATE_SUCCESS || used != n || got != size) {
+		free(out);
+		return;
+	}
+	memset(out + got, 0, SOURCE_PADDING);
+	s->whole = out;
+	s->whole_len = got;
+	free(s->zin);
+	s->zin = NULL;
+}
+
+int source_stream_open(struct source_stream *s, const char *path)
+{
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	s->fd = -1;
+	sha256_init(&s->sha);
+	/*
+	 * O_NONBLOCK so that a FIFO opens at once and is refused below instead of
+	 * waiting for a writer; only regular files are read (a device such as
+	 * /dev/zero would never end).
+	 */
+	s->fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (s->fd < 0) {
+		diag_syserror(path, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(s->fd, &st) < 0) {
+		diag_syserror(path, "cannot stat: %s", strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		diag_error(path, "is a directory, expected a trace file");
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		diag_error(path, "is not a regular file (%s), expected a trace file",
+			   S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device" :
+			   S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket" : "a special file");
+		return -1;
+	}
+	fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) & ~O_NONBLOCK);
+	double t0 = timing_now();
+	unsigned char first[2];
+	size_t nfirst = 0;
+	while (nfirst < 2) {
+		ssize_t r = read_fd(s, first + nfirst, 2 - nfirst);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		nfirst += (size_t)r;
+	}
+	if (nfirst == 2 && first[0] == 0x1f && first[1] == 0x8b) {
+		s->meta.gzip = 1;
+		if (read_rest(s, first, nfirst) < 0)
+			return -1;
+		try_whole(s);
+		if (!s->whole) {
+			if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
+				diag_syserror(path, "cannot start zlib");
+				return -1;
+			}
+			s->zinit = 1;
+			s->z.next_in = s->zin;
+			s->z.avail_in = s->zin_len > UINT32_MAX ? UINT32_MAX : (uInt)s->zin_len;
+		}
+	} else {
+		sha256_update(&s->sha, first, nfirst);
+		s->meta.size = (int64_t)nfirst;
+		memcpy(s->head, first, nfirst);
+		s->head_len = nfirst;
+	}
+	timing_add(TIME_READ, timing_now() - t0);
+	return 0;
+}
+
+/* zlib in pieces, with the messages of source.c's inflate_all. */
+static ssize_t inflate_some(struct source_stream *s, char *p, size_t n)
+{
+	z_stream *z = &s->z;
+	const unsigned char *in = s->zin;
+	size_t len = s->zin_len;
+	z->next_out = (unsigned char *)p;
+	z->avail_out = n > UINT32_MAX ? UINT32_MAX : (uInt)n;
+	while (z->avail_out > 0) {
+		int ret = inflate(z, Z_NO_FLUSH);
+		size_t off = (size_t)(z->next_in - in);
+		if (z->avail_in == 0 && off < len)
+			z->avail_in = len - off > UINT32_MAX ? UINT32_MAX : (uInt)(len - off);
+		if (ret == Z_STREAM_END) {
+			/* Another member may follow (gzip allows concatenation); trailing zeros are padding. */
+			while (off < len && in[off] == 0)
+				off++;
+			if (off >= len) {
+				s->eof = 1;
+				break;
+			}
+			if (len - off < 2 || in[off] != 0x1f || in[off + 1] != 0x8b) {
+				diag_error(s->path, "trailing garbage after gzip data at byte %zu", off);
+				return -1;
+			}
+			inflateReset(z);
+			z->next_in = (unsigned char *)in + off;
+			z->avail_in = len - off > UINT32_MAX ? UINT32_MAX : (uInt)(len - off);
+			continue;
+		}
+		if (ret == Z_OK || ret == Z_BUF_ERROR) {
+			if (ret == Z_BUF_ERROR && z->avail_in == 0 && off >= len) {
+				size_t done = (size_t)s->out_total + (size_t)((char *)z->next_out - p);
+				diag_error(s->path, "truncated gzip stream after %zu bytes of uncompressed data", done);
+				return -1;
+			}
+			continue;
+		}
+		if (ret == Z_MEM_ERROR) {
+			fputs("perfstudy: error: out of memory\n", stderr);
+			exit(3);
+		}
+		diag_error(s->path, "corrupt gzip data near byte %zu: %s", off, z->msg ? z->msg : "invalid data");
+		return -1;
+	}
+	return (char *)z->next_out - p;
+}
+
+static ssize_t read_raw(struct source_stream *s, char *p, size_t n)
+{
+	if (s->eof || n == 0)
+		return 0;
+	if (s->whole) {
+		size_t k = s->whole_len - s->whole_off < n ? s->whole_len - s->whole_off : n;
+		memcpy(p, s->whole + s->whole_off, k);
+		s->whole_off += k;
+		if (s->whole_off == s->whole_len)
+			s->eof = 1;
+		return (ssize_t)k;
+	}
+	if (s->zinit)
+		return inflate_some(s, p, n);
+	ssize_t r = read_fd(s, (unsigned char *)p, n);
+	if (r > 0) {
+		sha256_update(&s->sha, p, (size_t)r);
+		s->meta.size += r;
+	} else if (r == 0) {
+		s->eof = 1;
+	}
+	return r;
+}
+
+ssize_t source_stream_read(struct source_stream *s, char *p, size_t n)
+{
+	size_t got = 0;
+	if (s->head_off < s->head_len) {
+		size_t k = s->head_len - s->head_off < n ? s->head_len - s->head_off : n;
+		memcpy(p, s->head + s->head_off, k);
+		s->head_off += k;
+		got = k;
+	}
+	double t0 = timing_now();
+	/* Fill as much as asked, so callers see short counts only at the end. */
+	while (got < n && !s->eof) {
+		ssize_t r = read_raw(s, p + got, n - got);
+		if (r < 0)
+			return -1;
+		got += (size_t)r;
+	}
+	timing_add(TIME_READ, timing_now() - t0);
+	s->out_total += got;
+	return (ssize_t)got;
+}
+
+ssize_t source_stream_head(struct source_stream *s, const char **p)
+{
+	if (s->whole) {
+		*p = s->whole;
+		return (ssize_t)(s->whole_len < sizeof(s->head) ? s->whole_len : sizeof(s->head));
+	}
+	double t0 = timing_now();
+	while (s->head_len < sizeof(s->head) && !s->eof) {
+		ssize_t r = read_raw(s, s->head + s->head_len, sizeof(s->head) - s->head_len);
+		if (r < 0)
+			return -1;
+		s->head_len += (size_t)r;
+	}
+	timing_add(TIME_READ, timing_now() - t0);
+	*p = s->head;
+	return (ssize_t)s->head_len;
+}
+
+char *source_stream_take_whole(struct source_stream *s, size_t *len)
+{
+	if (!s->whole || s->whole_off)
+		return NULL;
+	char *p = s->whole;
+	*len = s->whole_len;
+	s->out_total = s->whole_len;
+	s->whole = NULL;
+	s->eof = 1;
+	return p;
+}
+
+const struct source_meta *source_stream_meta(struct source_stream *s)
+{
+	if (s->eof && !s->meta.sha256[0])
+		sha256_final_hex(&s->sha, s->meta.sha256);
+	return &s->meta;
+}
+
+void source_stream_close(struct source_stream *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	if (s->zinit)
+		inflateEnd(&s->z);
+	s->zinit = 0;
+	free(s->zin);
+	free(s->whole);
+	s->zin = NULL;
+	s->whole = NULL;
+}

@@ -1,0 +1,66 @@
+/*
+ * stream.h: an input file's uncompressed bytes, read in pieces.
+ *
+ * The streaming counterpart of source.h, for readers that never need the
+ * whole file at once (Kineto JSON, parsed in windows): memory stays bounded
+ * whatever the trace size. A plain file is read with read(2) straight into
+ * the caller's buffer. A gzip file is read whole (it is small next to what
+ * it inflates to) and inflated with libdeflate into one buffer when its
+ * trailer gives the size, which is 2-3x faster than zlib; a multi-member,
+ * corrupt or truncated file goes through zlib in pieces instead, whose
+ * messages name the place. The SHA-256 of the bytes on disk is computed on
+ * the way; source_stream_meta() is complete once the stream is at its end.
+ *
+ * The caller owns the struct: source_stream_open() then ..._close().
+ */
+#ifndef PERFSTUDY_STREAM_H
+#define PERFSTUDY_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <zlib.h>
+
+#include "../util/sha256.h"
+#include "source.h"
+
+struct source_stream {
+	const char *path;
+	int fd;
+	struct source_meta meta;
+	struct sha256 sha;
+	int eof;            /* no more uncompressed bytes */
+	uint64_t out_total; /* uncompressed bytes handed out so far */
+	/* gzip */
+	unsigned char *zin; /* the whole compressed file */
+	size_t zin_len;
+	z_stream z;
+	int zinit;
+	/* a gzip file inflated whole: handed out from here */
+	char *whole;
+	size_t whole_len, whole_off;
+	/* the first bytes, read ahead for format detection */
+	char head[4096];
+	size_t head_len, head_off;
+};
+
+/* Returns 0, or -1 after diag (system error for I/O, input error for corrupt gzip). */
+int source_stream_open(struct source_stream *s, const char *path);
+/* Up to n uncompressed bytes into p; returns the count, 0 at the end, -1 after diag. */
+ssize_t source_stream_read(struct source_stream *s, char *p, size_t n);
+/*
+ * The first min(4096, size) uncompressed bytes, without consuming them;
+ * returns their count or -1 after diag.
+ */
+ssize_t source_stream_head(struct source_stream *s, const char **p);
+/*
+ * When the whole uncompressed file is in memory (inflated gzip) and nothing
+ * was read yet, hands it over (followed by SOURCE_PADDING zero bytes; the
+ * caller frees it) and sets *len; the stream is then at its end. NULL otherwise.
+ */
+char *source_stream_take_whole(struct source_stream *s, size_t *len);
+/* Size and SHA-256; complete once a read returned 0. */
+const struct source_meta *source_stream_meta(struct source_stream *s);
+void source_stream_close(struct source_stream *s);
+
+#endif

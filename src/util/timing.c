@@ -1,0 +1,52 @@
+/* timing.c: per-stage wall-clock accounting (see timing.h). */
+#include "timing.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Nanoseconds per stage; atomic because reader threads add to them. */
+static _Atomic long long stage_ns[TIME_NSTAGES];
+
+static const char *const stage_names[TIME_NSTAGES] = {"read", "parse", "store", "ingest", "analyze", "render"};
+
+double timing_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void timing_add(enum timing_stage s, double secs)
+{
+	atomic_fetch_add(&stage_ns[s], (long long)(secs * 1e9));
+}
+
+void timing_lap(enum timing_stage s, double *since)
+{
+	double t = timing_now();
+	timing_add(s, t - *since);
+	*since = t;
+}
+
+int timing_enabled(void)
+{
+	const char *e = getenv("PERFSTUDY_TIMING");
+	return e && *e && strcmp(e, "0");
+}
+
+void timing_print(double total)
+{
+	if (!timing_enabled())
+		return;
+	for (int i = 0; i < TIME_NSTAGES; i++)
+		fprintf(stderr, "perfstudy: timing: %s %.3f s\n", stage_names[i], (double)atomic_load(&stage_ns[i]) * 1e-9);
+	fprintf(stderr, "perfstudy: timing: total %.3f s\n", total);
+}
+
+double timing_get(enum timing_stage s)
+{
+	return (double)atomic_load(&stage_ns[s]) * 1e-9;
+}

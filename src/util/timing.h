@@ -1,0 +1,31 @@
+/*
+ * timing.h: where a build's time goes, for `make bench` and for users.
+ *
+ * With PERFSTUDY_TIMING=1 in the environment, `perfstudy build` prints one
+ * line per stage on stderr at the end:
+ *   perfstudy: timing: read 0.412 s
+ * Stages: read (file I/O, inflating, hashing), parse (JSON), store (SQLite
+ * inserts), ingest (wall time of reading every trace into the store, which
+ * contains the three before and whatever overlapped), analyze, render
+ * (charts and report), total. Reading with several threads adds their
+ * times, so read + parse + store can exceed ingest.
+ */
+#ifndef PERFSTUDY_TIMING_H
+#define PERFSTUDY_TIMING_H
+
+enum timing_stage { TIME_READ, TIME_PARSE, TIME_STORE, TIME_INGEST, TIME_ANALYZE, TIME_RENDER, TIME_NSTAGES };
+
+/* Seconds on a monotonic clock. */
+double timing_now(void);
+/* Adds secs to a stage (thread-safe). */
+void timing_add(enum timing_stage s, double secs);
+/* Adds the time since *since to a stage and sets *since to now. */
+void timing_lap(enum timing_stage s, double *since);
+/* Seconds added to a stage so far. */
+double timing_get(enum timing_stage s);
+/* Non-zero when PERFSTUDY_TIMING is set to something other than 0. */
+int timing_enabled(void);
+/* Prints the stages on stderr when enabled; total is the command's wall time. */
+void timing_print(double total);
+
+#endif

@@ -1,0 +1,82 @@
+#!/bin/bash
+# t_perf.sh: the large-trace machinery gives the same store as before.
+# Kineto traces are parsed in windows (src/ingest/kineto_stream.c); cutting
+# the same trace into windows of 64 bytes up (PERFSTUDY_WINDOW_BYTES) must
+# give the same rows as one window, also for gzip read by libdeflate (one
+# member) and by zlib (two members), a byte order mark, strings holding
+# brackets, quotes and backslashes, and keys after traceEvents.
+# PERFSTUDY_TIMING prints one line per stage.
+source "$(dirname "$0")/lib.sh"
+
+# dump DB: every stored row of the ingest tables, in a fixed order.
+dump() {
+	for t in traces devices names activities launches annotations; do
+		echo "== $t"
+		sqlite3 "$1" "SELECT * FROM $t" | sort
+	done
+}
+# one INPUT NAME: builds INPUT with several window sizes, compares the stores.
+one() {
+	local input=$1 name=$2
+	if ! "$PERFSTUDY" build -q "$input" -o "$T/ref" 2>"$T/err"; then
+		bad "$name: build failed: $(cat "$T/err")"
+		return
+	fi
+	dump "$T/ref/perfstudy.db" > "$T/ref.txt"
+	for w in 64 100 1000 65536; do
+		if ! PERFSTUDY_WINDOW_BYTES=$w "$PERFSTUDY" build -q "$input" -o "$T/w" 2>"$T/err"; then
+			bad "$name: build with $w-byte windows failed: $(cat "$T/err")"
+			continue
+		fi
+		dump "$T/w/perfstudy.db" > "$T/w.txt"
+		same "$T/ref.txt" "$T/w.txt" "$name, $w-byte windows"
+	done
+}
+
+one experiments/h200/traces/gpt2-124m/2gpu-ddp "h200 gpt2 ddp (gzip)"
+one tests/data/small/study/run-a "small run-a"
+
+# A hand-made trace with the awkward cases; its kernel times are known.
+mkdir -p "$T/odd"
+printf '\xef\xbb\xbf{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "GPU \\"[x]\\"", "numSms": 4}],\n' > "$T/odd/rank0.json"
+cat >> "$T/odd/rank0.json" <<'JSON'
+ "traceEvents": [
+  {"ph": "X", "cat": "kernel", "name": "k{[\"]}\\", "ts": 1.5, "dur": 2, "args": {"device": 0, "stream": 7, "correlation": 1}},
+  {"ph": "X", "cat": "kernel", "name": "]}, {\"ph\": \"X\"", "ts": 10, "dur": 0.001, "args": {"device": 0, "stream": 7, "nested": [{"a": [1, {"b": "}"}]}]}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 1, "dur": 0.25, "tid": 3, "args": {"correlation": 1}},
+  {"ph": "i", "name": "\\\\", "ts": 3},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0.5, "dur": 20, "tid": 3}
+ ],
+ "distributedInfo": {"rank": 0, "world_size": 1},
+ "baseTimeNanoseconds": 1700000000000000000
+}
+JSON
+one "$T/odd" "odd cases"
+dump "$T/ref/perfstudy.db" > "$T/odd.txt"
+# Expected by hand: two kernels (1500 ns + 2000 ns, 10000 ns + 1 ns), one launch, one step.
+if grep -q '^1|kernel|[0-9]*|0|7|1500|2000|||1$' "$T/odd.txt" && grep -q '^1|kernel|[0-9]*|0|7|10000|1|||$' "$T/odd.txt" &&
+	sqlite3 "$T/ref/perfstudy.db" "SELECT count(*) FROM launches" | grep -qx 1 &&
+	sqlite3 "$T/ref/perfstudy.db" "SELECT rank, world_size, epoch_offset_ns FROM traces" | grep -qx '0|1|1700000000000000000' &&
+	sqlite3 "$T/ref/perfstudy.db" "SELECT name FROM devices" | grep -qx 'GPU "\[x\]"'; then
+	ok
+else
+	bad "odd cases: unexpected rows"; cat "$T/odd.txt" >&2
+fi
+gzip -c "$T/odd/rank0.json" > "$T/odd.json.gz"
+mkdir -p "$T/gz1" "$T/gz2"
+cp "$T/odd.json.gz" "$T/gz1/rank0.json.gz"
+# Two gzip members: libdeflate declines, zlib reads both.
+head -c 300 "$T/odd/rank0.json" | gzip -c > "$T/gz2/rank0.json.gz"
+tail -c +301 "$T/odd/rank0.json" | gzip -c >> "$T/gz2/rank0.json.gz"
+for d in gz1 gz2; do
+	one "$T/$d" "odd cases, $d"
+	if sqlite3 "$T/ref/perfstudy.db" "SELECT * FROM activities; SELECT * FROM launches;" > "$T/$d.txt" &&
+		[ -s "$T/$d.txt" ]; then ok; else bad "odd cases, $d: store could not be dumped"; fi
+done
+same "$T/gz1.txt" "$T/gz2.txt" "one and two gzip members"
+
+# Timing lines on stderr, one per stage.
+PERFSTUDY_TIMING=1 "$PERFSTUDY" build -q tests/data/small/study/run-a -o "$T/t" 2>"$T/err"
+if [ "$(grep -c '^perfstudy: timing: [a-z]* [0-9.]* s$' "$T/err")" = 7 ]; then ok; else bad "timing lines: $(cat "$T/err")"; fi
+
+finish

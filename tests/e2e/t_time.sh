@@ -1,0 +1,109 @@
+#!/bin/bash
+# t_time.sh: time accounting (issue 4). step_breakdown, memops, ranks,
+# phases, dispatch and compare of the bundled H200 example against the
+# committed tests/golden/h200/*.csv, which tests/golden/time_reference.py
+# computes straight from the raw JSON (recomputed here when python3 is
+# present); temporal.csv and overlap.csv against tests/golden/hta_reference.py
+# (a reimplementation of Holistic Trace Analysis) on the bundled H200 traces
+# and on HTA's own test traces (../shared, skipped when absent); manifest
+# phases and compare pairs on the small fixture.
+. "$(dirname "$0")/lib.sh"
+
+E=experiments/h200/traces
+"$PERFSTUDY" build -q -o "$T/h200" experiments/h200/study.yaml || bad "build of the h200 example failed"
+D=$T/h200/h200/data
+for f in temporal overlap step_breakdown memops collectives ranks scaling phases dispatch compare; do
+	[ -s "$D/$f.csv" ] && ok || bad "$f.csv missing"
+done
+TIME_TABLES="step_breakdown memops ranks phases dispatch compare"
+for f in $TIME_TABLES; do
+	same tests/golden/h200/$f.csv "$D/$f.csv" "$f.csv against the committed reference"
+done
+for f in scaling memops phases_host phases_gpu dispatch compare_1; do
+	[ -s "$T/h200/h200/figures/$f.png" ] && ok || bad "figure $f missing"
+done
+
+# A manifest's own phase names and compare pairs (the study's traces, renamed phases).
+sed -e 's|traces/|'"$PWD"'/experiments/h200/traces/|' -e '/nvidia_smi:/d' experiments/h200/study.yaml > "$T/ph.yaml"
+cat >> "$T/ph.yaml" <<'YAML'
+phases:
+  forward: [DistributedDataParallel.forward]
+  get_train_batch: []
+  zero_grad: ["Optimizer.zero_grad#*"]
+compare: [[bert-2gpu-zero1, bert-2gpu-ddp]]
+YAML
+"$PERFSTUDY" build -q -o "$T/ph" "$T/ph.yaml" || bad "build with phases and compare failed"
+P=$T/ph/h200/data
+grep -q '^gpt2-1gpu,0,forward,0,0.000,0.000$' "$P/phases.csv" && ok || bad "forward renamed: 1-GPU run has no DDP forward"
+grep -q '^gpt2-2gpu-ddp,0,forward,3,' "$P/phases.csv" && ok || bad "forward renamed: DDP forward not found"
+grep -q ',get_train_batch,' "$P/phases.csv" && bad "a phase given no names is still listed" || ok
+grep -q '^bert-2gpu-zero1,1,zero_grad,3,' "$P/phases.csv" && ok || bad "added phase zero_grad missing"
+[ "$(cut -d, -f1,2 "$P/compare.csv" | sort -u | grep -vc '^run_a')" = 1 ] && ok || bad "compare: not exactly the manifest's pair"
+grep -q '^bert-2gpu-zero1,bert-2gpu-ddp,group,' "$P/compare.csv" && ok || bad "compare: pair order"
+
+if ! command -v python3 >/dev/null; then
+	skipped "python3 absent: no recomputation from the raw JSON, no HTA comparison"
+	finish
+	exit $?
+fi
+ARGS=(gpt2-1gpu=$E/gpt2-124m/1gpu/rank0.pt.trace.json.gz
+      gpt2-2gpu-ddp=$E/gpt2-124m/2gpu-ddp/rank0.pt.trace.json.gz,$E/gpt2-124m/2gpu-ddp/rank1.pt.trace.json.gz
+      bert-1gpu=$E/bert-base/1gpu/rank0.pt.trace.json.gz
+      bert-2gpu-ddp=$E/bert-base/2gpu-ddp/rank0.pt.trace.json.gz,$E/bert-base/2gpu-ddp/rank1.pt.trace.json.gz
+      bert-2gpu-zero1=$E/bert-base/2gpu-zero1/rank0.pt.trace.json.gz,$E/bert-base/2gpu-zero1/rank1.pt.trace.json.gz)
+mkdir -p "$T/ref"
+if python3 tests/golden/time_reference.py "$T/ref" "${ARGS[@]}"; then
+	for f in $TIME_TABLES; do
+		same "$T/ref/$f.csv" tests/golden/h200/$f.csv "committed $f.csv against time_reference.py"
+	done
+else
+	bad "time_reference.py failed"
+fi
+head -1 "$D/temporal.csv" | grep -qx 'run,rank,span_us,idle_us,compute_us,non_compute_us' && ok || bad "temporal.csv header"
+head -1 "$D/overlap.csv" | grep -qx 'run,rank,comm_us,overlap_us,overlap_fraction' && ok || bad "overlap.csv header"
+grep -q '^bert-2gpu-zero1,0,Broadcast,' "$D/collectives.csv" && ok || bad "ZeRO-1 Broadcast missing from collectives.csv"
+
+python3 tests/golden/hta_reference.py \
+	gpt2-1gpu=$E/gpt2-124m/1gpu/rank0.pt.trace.json.gz \
+	gpt2-2gpu-ddp=$E/gpt2-124m/2gpu-ddp/rank0.pt.trace.json.gz,$E/gpt2-124m/2gpu-ddp/rank1.pt.trace.json.gz \
+	bert-1gpu=$E/bert-base/1gpu/rank0.pt.trace.json.gz \
+	bert-2gpu-ddp=$E/bert-base/2gpu-ddp/rank0.pt.trace.json.gz,$E/bert-base/2gpu-ddp/rank1.pt.trace.json.gz \
+	bert-2gpu-zero1=$E/bert-base/2gpu-zero1/rank0.pt.trace.json.gz,$E/bert-base/2gpu-zero1/rank1.pt.trace.json.gz \
+	> "$T/ref_h200.csv" || bad "hta_reference.py failed on h200"
+if python3 tests/golden/hta_compare.py "$D/temporal.csv" "$D/overlap.csv" "$T/ref_h200.csv" 0.5 > "$T/cmp.txt"; then ok; else
+	bad "h200 temporal/overlap differ from HTA by more than 0.5 pp"; cat "$T/cmp.txt" >&2; fi
+
+H=../shared/corpus/hta
+if [ ! -d "$H" ]; then
+	skipped "../shared/corpus/hta absent"
+	finish
+	exit $?
+fi
+# HTA's own test traces, never seen by perfstudy's development: one run each.
+mkdir -p "$T/hta"
+args=()
+for d in trace_filter nccl_parser_config ns_resolution_trace negative_queue_length_values_check df_index_resolver trace_diff/control trace_diff/test; do
+	run=$(echo "$d" | tr / _)
+	mkdir -p "$T/hta/$run"
+	cp "$H/$d"/*.json.gz "$T/hta/$run/"
+	args+=("$run=$(ls "$T/hta/$run"/*.json.gz | paste -sd,)")
+done
+"$PERFSTUDY" build -q -o "$T/hout" "$T/hta"/* || bad "build of the HTA traces failed"
+python3 tests/golden/hta_reference.py "${args[@]}" > "$T/ref_hta.csv" || bad "hta_reference.py failed on HTA traces"
+if python3 tests/golden/hta_compare.py "$T/hout/default/data/temporal.csv" "$T/hout/default/data/overlap.csv" \
+	"$T/ref_hta.csv" 0.5 > "$T/cmp2.txt"; then ok; else
+	bad "HTA traces: temporal/overlap differ from HTA by more than 0.5 pp"; cat "$T/cmp2.txt" >&2; fi
+
+# The reference against the values HTA's own test asserts (SOURCE.md, MTIA):
+# idle 5648827, compute 7305596, non-compute 373924 of 13328347.
+python3 tests/golden/hta_reference.py mtia=$H/mtia_trace_single_rank/mtia_rank_0.json.gz > "$T/mtia.csv" || bad "mtia"
+python3 - "$T/mtia.csv" <<'PY' && ok || bad "hta_reference.py is more than 0.25 pp from HTA's MTIA test values"
+import csv, sys
+r = next(csv.DictReader(open(sys.argv[1])))
+span = float(r['span'])
+want = {'idle': 5648827 / 13328347, 'compute': 7305596 / 13328347, 'non_compute': 373924 / 13328347}
+worst = max(abs(100 * float(r[k]) / span - 100 * v) for k, v in want.items())
+print(f'mtia: max difference from HTA test values {worst:.3f} pp', file=sys.stderr)
+sys.exit(0 if worst <= 0.25 else 1)
+PY
+finish

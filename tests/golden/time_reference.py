@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""Independent reference for perfstudy's time-accounting tables.
+
+Computes step_breakdown.csv, memops.csv, ranks.csv, phases.csv, dispatch.csv
+and compare.csv straight from the raw Kineto JSON (numbers as Decimal,
+times as integer ns) from the definitions in the README, not from
+perfstudy's C code: unions are merged lists, no interval sweeps are shared.
+Prints the CSV perfstudy must write byte for byte.
+
+usage: time_reference.py OUTDIR RUN=FILE[,FILE...] ...
+writes OUTDIR/{step_breakdown,memops,ranks,phases,dispatch,compare}.csv.
+Runs are given in manifest order; compare uses the default pairs with the
+model taken from RUN's prefix before the first '-' (gpt2-1gpu -> gpt2).
+"""
+import bisect
+import csv
+import os
+import io
+import sys
+from decimal import Decimal, ROUND_HALF_UP
+
+sys.path.insert(0, __import__('os').path.dirname(__file__))
+from expected import load, ns, default_group, ranks_of, us, neutral  # noqa: E402
+
+GPU = {'kernel': 'kernel', 'gpu_memcpy': 'memcpy', 'memcpy': 'memcpy', 'gpu_memset': 'memset', 'memset': 'memset'}
+
+
+def union(iv):
+    out = []
+    for s, e in sorted(x for x in iv if x[1] > x[0]):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def measure(iv):
+    return sum(e - s for s, e in iv)
+
+
+def clip(iv, lo, hi):
+    return [[max(s, lo), min(e, hi)] for s, e in iv if min(e, hi) > max(s, lo)]
+
+
+def minus(a, b):
+    """a \\ b for unions a and b (sorted, disjoint)."""
+    out = []
+    ends = [be for _, be in b]
+    for s, e in a:
+        cur = s
+        for bs, be in b[bisect.bisect_right(ends, s):]:
+            if bs >= e:
+                break
+            if bs > cur:
+                out.append([cur, bs])
+            cur = max(cur, be)
+        if cur < e:
+            out.append([cur, e])
+    return out
+
+
+def inter(a, b):
+    return minus(a, minus(a, b))
+
+
+class Rank:
+    def __init__(self, doc):
+        self.acts, self.launch, self.annots, self.gpu_annots, self.ops, self.steps, self.runtime = [], {}, [], [], [], [], []
+        for e in doc['traceEvents']:
+            if e.get('ph') != 'X' or 'ts' not in e or 'dur' not in e:
+                continue
+            cat, name, args = str(e.get('cat', '')).lower(), e.get('name', ''), e.get('args') or {}
+            s, d = ns(e['ts']), ns(e['dur'])
+            if d < 0:
+                continue
+            if cat in GPU:
+                kind = GPU[cat]
+                g = default_group(kind, name)
+                cls = 'comm' if g == 'communication' else 'memory' if g == 'memory' else 'compute'
+                ck = ''
+                if kind == 'memcpy' and 'Memcpy ' in name:
+                    w = name.split('Memcpy ', 1)[1][:5]
+                    if w[:4] in ('HtoD', 'DtoH', 'DtoD', 'HtoH', 'PtoP', 'HtoA', 'AtoH', 'AtoA', 'DtoA', 'AtoD') and w[4:] in ('', ' '):
+                        ck = w[:4]
+                self.acts.append(dict(s=s, e=s + d, kind=kind, cls=cls, name=name, corr=args.get('correlation'),
+                                      bytes=args.get('bytes'), ck=ck))
+            elif cat in ('cuda_runtime', 'runtime', 'cuda_driver'):
+                self.runtime.append([s, s + d])
+                c = args.get('correlation')
+                if c is not None and (c not in self.launch or s < self.launch[c]):
+                    self.launch[c] = s
+            elif cat == 'user_annotation':
+                self.annots.append((s, s + d, e.get('tid'), name))
+                if name.startswith('ProfilerStep#') and name[13:14].isdigit():
+                    self.steps.append((s, s + d, int(''.join(ch for ch in name[13:] if ch.isdigit()))))
+            elif cat == 'gpu_user_annotation':
+                self.gpu_annots.append((s, s + d, name))
+            elif cat in ('cpu_op', 'operator'):
+                self.ops.append((s, s + d, e.get('tid'), name))
+        self.steps.sort()
+
+    def union_of(self, pred):
+        return union([[a['s'], a['e']] for a in self.acts if pred(a)])
+
+
+def runs_of(argv):
+    out = []
+    for arg in argv:
+        run, files = arg.split('=', 1)
+        out.append((run, [(r, Rank(doc)) for r, doc in ranks_of(files.split(','))]))
+    return out
+
+
+def step_breakdown(runs, w):
+    w.writerow(['run', 'rank', 'step', 'part', 'time_us'])
+    for run, ranks in runs:
+        for rank, d in ranks:
+            parts = [
+                ('compute', d.union_of(lambda a: a['kind'] == 'kernel' and a['cls'] == 'compute')),
+                ('memcpy', d.union_of(lambda a: a['kind'] == 'memcpy' or (a['kind'] == 'kernel' and a['cls'] == 'memory'))),
+                ('memset', d.union_of(lambda a: a['kind'] == 'memset')),
+                ('communication', d.union_of(lambda a: a['kind'] == 'kernel' and a['cls'] == 'comm')),
+                ('cuda_runtime', union(d.runtime)),
+                ('data_loading', union([[s, e] for s, e, _, n in d.annots + d.ops if n.startswith('enumerate(DataLoader)')])),
+                ('cpu_other', union([[s, e] for s, e, _, _ in d.ops])),
+            ]
+            for s, e, step in d.steps:
+                claimed, used = [], 0
+                for part, iv in parts:
+                    fresh = minus(clip(iv, s, e), claimed)
+                    v = measure(fresh)
+                    claimed = union(claimed + fresh)
+                    used += v
+                    w.writerow([run, rank, step, part, us(v)])
+                w.writerow([run, rank, step, 'other', us(e - s - used)])
+
+
+def memops(runs, w):
+    w.writerow(['run', 'rank', 'kind', 'count', 'bytes', 'time_us', 'gb_per_s'])
+    kinds = ['HtoD', 'DtoH', 'DtoD', 'PtoP', 'memset', 'other copy']
+    for run, ranks in runs:
+        for rank, d in ranks:
+            agg = {k: [0, 0, 0] for k in kinds}
+            for a in d.acts:
+                if a['kind'] == 'kernel':
+                    continue
+                k = 'memset' if a['kind'] == 'memset' else a['ck'] if a['ck'] in kinds[:4] else 'other copy'
+                agg[k][0] += 1
+                agg[k][2] += a['e'] - a['s']
+                if a['bytes'] is not None:
+                    agg[k][1] += int(a['bytes'])
+            for k in kinds:
+                c, b, t = agg[k]
+                w.writerow([run, rank, k, c, b, us(t), '%.6g' % (b / t) if t > 0 else ''])
+
+
+def ranks_table(runs, w):
+    w.writerow(['run', 'step', 'rank', 'step_us', 'idle_us', 'comm_us', 'slowest'])
+    for run, ranks in runs:
+        rows = []
+        for rank, d in ranks:
+            allu = d.union_of(lambda a: True)
+            comm = d.union_of(lambda a: a['kind'] == 'kernel' and a['cls'] == 'comm')
+            for s, e, step in d.steps:
+                rows.append([step, rank, e - s, e - s - measure(clip(allu, s, e)), measure(clip(comm, s, e))])
+        for r in rows:
+            same = [x for x in rows if x[0] == r[0]]
+            slow = max(same, key=lambda x: (x[2], -same.index(x)))
+            w.writerow([run, r[0], r[1], us(r[2]), us(r[3]), us(r[4]), 1 if r is slow else 0])
+
+
+PHASES = [
+    ('get_train_batch', ['get_train_batch', '[_TrainingEpochLoop].train_dataloader_next',
+                         '[TrainingEpochLoop].train_dataloader_next', 'enumerate(DataLoader)*']),
+    ('forward', ['forward', 'model_forward', 'DistributedDataParallel.forward', 'FullyShardedDataParallel.forward',
+                 '[LightningModule]*.training_step', '[Strategy]*.training_step', 'training_step']),
+    ('backward', ['backward', 'model_backward', '[LightningModule]*.backward', '[Strategy]*.backward']),
+    ('optimizer_step', ['optimizer_step', 'Optimizer.step#*', '[LightningModule]*.optimizer_step',
+                        '[Strategy]*.optimizer_step']),
+]
+
+
+def wild(pat, s):
+    import re
+    return re.fullmatch('.*'.join(re.escape(p) for p in pat.split('*')), s, re.S) is not None
+
+
+def phase_of(name):
+    for i, (_, pats) in enumerate(PHASES):
+        if any(wild(p, name) for p in pats):
+            return i
+    return None
+
+
+def phases(runs, w):
+    """Host instants go to the innermost matched range: found per ns boundary, not by a stack."""
+    w.writerow(['run', 'rank', 'phase', 'calls', 'cpu_us', 'gpu_us'])
+    for run, ranks in runs:
+        for rank, d in ranks:
+            host = [[] for _ in PHASES]
+            calls = [0] * len(PHASES)
+            by_tid = {}
+            for s, e, tid, name in d.annots:
+                p = phase_of(name)
+                if p is not None:
+                    by_tid.setdefault(tid, []).append((s, e, p))
+            for rs in by_tid.values():
+                for s, e, p in rs:
+                    if not any(p2 == p and s2 <= s and e <= e2 and (s2, e2) != (s, e) or
+                               (p2 == p and (s2, e2) == (s, e) and rs.index((s2, e2, p2)) < rs.index((s, e, p)))
+                               for s2, e2, p2 in rs):
+                        calls[p] += 1
+                cuts = sorted({x for s, e, _ in rs for x in (s, e)})
+                for lo, hi in zip(cuts, cuts[1:]):
+                    inside = [(s, -e, p) for s, e, p in rs if s <= lo and hi <= e]
+                    if inside:
+                        host[max(inside)[2]].append([lo, hi])
+            host = [union(h) for h in host]
+            gpu = [[] for _ in PHASES]
+            for a in d.acts:
+                t = d.launch.get(a['corr'])
+                if t is None:
+                    continue
+                for p, h in enumerate(host):
+                    if any(s <= t < e for s, e in h):
+                        gpu[p].append([a['s'], a['e']])
+                        break
+            for p, (name, _) in enumerate(PHASES):
+                w.writerow([run, rank, name, calls[p], us(measure(host[p])), us(measure(union(gpu[p])))])
+
+
+def dispatch(runs, w):
+    w.writerow(['run', 'rank', 'step', 'step_us', 'comm_us', 'compute_us', 'memory_us', 'idle_us', 'intra_op_us',
+                'inter_op_us'])
+    for run, ranks in runs:
+        for rank, d in ranks:
+            C = d.union_of(lambda a: a['kind'] == 'kernel' and a['cls'] == 'comm')
+            K = d.union_of(lambda a: a['kind'] == 'kernel' and a['cls'] == 'compute')
+            M = d.union_of(lambda a: a['kind'] != 'kernel' or a['cls'] == 'memory')
+            top = []
+            by_tid = {}
+            for s, e, tid, _ in d.ops:
+                by_tid.setdefault(tid, []).append((s, e))
+            for ops in by_tid.values():
+                ops.sort(key=lambda x: (x[0], -x[1]))
+                reach = None
+                for s, e in ops:
+                    if reach is None or e > reach:
+                        top.append([s, e])
+                        reach = e
+            O = union(top)
+            for s, e, step in d.steps:
+                c = clip(C, s, e)
+                k = minus(clip(K, s, e), c)
+                m = minus(clip(M, s, e), union(c + k))
+                idle = minus([[s, e]], union(c + k + m))
+                intra = measure(inter(idle, O))
+                w.writerow([run, rank, step, us(e - s), us(measure(c)), us(measure(k)), us(measure(m)),
+                            us(measure(idle)), us(intra), us(measure(idle) - intra)])
+
+
+def compare(runs, w):
+    w.writerow(['run_a', 'run_b', 'level', 'name', 'group', 'a_us', 'b_us', 'diff_us', 'ratio'])
+    order = ['matrix-mul', 'attention', 'communication', 'memory', 'elementwise', 'other']
+    tot = {}
+    for run, ranks in runs:
+        names, steps = {}, 0
+        for rank, d in ranks:
+            steps += len(d.steps)
+            for a in d.acts:
+                g = default_group(a['kind'], a['name'])
+                n = names.setdefault(a['name'], [g, 0])
+                n[1] += a['e'] - a['s']
+        tot[run] = (names, steps or len(ranks))
+
+    def per(t, n):
+        q, r = divmod(t, n)
+        return q + (2 * r >= n)
+
+    model = lambda r: r.split('-')[0]
+    ids = [r for r, _ in runs]
+    pairs = []
+    for i in range(1, len(ids)):
+        base = next((j for j in range(i) if model(ids[j]) == model(ids[i])), 0)
+        pairs.append((ids[base], ids[i]))
+    key = lambda row: (-abs(row[3] - row[2]), row[0])
+    for a, b in pairs:
+        (na, da), (nb, db) = tot[a], tot[b]
+        groups = []
+        for g in order:
+            ga = per(sum(v[1] for v in na.values() if v[0] == g), da)
+            gb = per(sum(v[1] for v in nb.values() if v[0] == g), db)
+            groups.append((g, g, ga, gb))
+        kern = []
+        for n in set(na) | set(nb):
+            g = (na.get(n) or nb.get(n))[0]
+            kern.append((n, g, per(na[n][1], da) if n in na else 0, per(nb[n][1], db) if n in nb else 0))
+        for level, rows in (('group', groups), ('kernel', kern)):
+            for n, g, x, y in sorted(rows, key=lambda r: (-abs(r[3] - r[2]), r[0].encode())):
+                w.writerow([a, b, level, neutral(n), g, us(x), us(y), us(y - x), '%.6g' % (y / x) if x else ''])
+
+
+def main():
+    outdir = sys.argv[1]
+    runs = runs_of(sys.argv[2:])
+    for name, fn in (('step_breakdown', step_breakdown), ('memops', memops), ('ranks', ranks_table),
+                     ('phases', phases), ('dispatch', dispatch), ('compare', compare)):
+        out = io.StringIO()
+        fn(runs, csv.writer(out, lineterminator='\n'))
+        with open(os.path.join(outdir, name + '.csv'), 'w', newline='') as f:
+            f.write(out.getvalue())
+
+
+if __name__ == '__main__':
+    main()

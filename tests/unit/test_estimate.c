@@ -1,0 +1,145 @@
+/*
+ * test_estimate.c: the analytical estimates against values worked out by hand.
+ *
+ * Expected numbers were computed with pencil (and checked with a one-line
+ * Python expression of the same formula), never copied from perfstudy:
+ *   GPT-2 124M: 12 (12 * 768^2 + 13 * 768) + 50257 * 768 + 1024 * 768 + 2 * 768
+ *     = 85054464 + 38597376 + 786432 + 1536 = 124439808, the count PyTorch
+ *     printed for the model in ../shared/corpus/h200/gpt2-124m (rank0.log).
+ *   BERT-base: 85054464 + 30522 * 768 + 512 * 768 + 2 * 768 (token types)
+ *     + 2 * 768 (embedding LayerNorm) + 768^2 + 768 (pooler) = 109482240,
+ *     Hugging Face's count for bert-base-uncased ("110M").
+ *   Megatron GPT-2 of paper 004: l 24, d 1024, V 50304 (padded), s 1024:
+ *     24 * (12 * 1024^2 + 13 * 1024) + 50304 * 1024 + 1024^2 + 2048
+ *     = 354871296, the model size printed in the paper.
+ *   Cheng et al. (paper 002) FLOPs b(72sd^2 + 12s^2d)l, b = 1, s = 1024.
+ */
+#include <math.h>
+
+#include "analyze/estimate.h"
+#include "check.h"
+
+static int near(double got, double want, double rel)
+{
+	return fabs(got - want) <= rel * fabs(want);
+}
+
+static void test_params(void)
+{
+	struct est_model gpt2 = {.layers = 12, .hidden = 768, .heads = 12, .seq = 1024, .vocab = 50257};
+	CHECK_INT(est_params(&gpt2), 124439808);
+	CHECK_INT(est_params_simple(&gpt2), 84934656);
+	struct est_model bert = {.layers = 12, .hidden = 768, .heads = 12, .ffn = 3072, .seq = 512,
+				 .vocab = 30522, .arch = ARCH_BERT};
+	CHECK_INT(est_params(&bert), 109482240);
+	struct est_model m004[] = {
+		{.layers = 24, .hidden = 1024, .seq = 1024, .vocab = 50304},
+		{.layers = 40, .hidden = 1536, .seq = 1024, .vocab = 50304},
+		{.layers = 54, .hidden = 1920, .seq = 1024, .vocab = 50304},
+	};
+	CHECK_INT(est_params(&m004[0]), 354871296);
+	CHECK_INT(est_params(&m004[1]), 1212103680);
+	CHECK_INT(est_params(&m004[2]), 2488688640);
+	/* The ffn enters as 2df + f: l 1, d 2, f 3, V 1, s 1 -> 16+8+12+3+2+8 = 49, + 2 + 2 + 4. */
+	struct est_model tiny = {.layers = 1, .hidden = 2, .ffn = 3, .seq = 1, .vocab = 1};
+	CHECK_INT(est_params(&tiny), 57);
+	struct est_model none = {.layers = 12};
+	CHECK_INT(est_params(&none), 0);
+}
+
+static void test_flops(void)
+{
+	/* Paper 002's table: 0.6, 8.2, 16.5, 41.2, 79.9, 114.4 TFLOP. */
+	static const struct {
+		int64_t l, d;
+		double tflop;
+	} cheng[] = {{12, 768, 0.6}, {24, 2064, 8.2}, {32, 2560, 16.5}, {32, 4096, 41.2}, {40, 5120, 79.9}, {40, 6144, 114.4}};
+	for (size_t i = 0; i < sizeof(cheng) / sizeof(cheng[0]); i++) {
+		struct est_model m = {.layers = cheng[i].l, .hidden = cheng[i].d, .seq = 1024, .vocab = 50257};
+		double f = est_train_flops(&m, 1, RECOMP_NONE, 0);
+		CHECK(round(f / 1e11) / 10 == cheng[i].tflop);
+	}
+	/* 125M exactly: 72*1024*768^2*12 + 12*1024^2*768*12 = 521838526464 + 115964116992. */
+	struct est_model m125 = {.layers = 12, .hidden = 768, .heads = 12, .seq = 1024, .vocab = 50257};
+	CHECK(est_train_flops(&m125, 1, RECOMP_NONE, 0) == 637802643456.0);
+	/* Megatron with logits, B 8: 72Bsld^2 + 12Bs^2ld + 6BsdV = 6999559372800 (the h200 log: 113.3 TFLOP/s at 61.8 ms). */
+	CHECK(est_train_flops(&m125, 8, RECOMP_NONE, 1) == 6999559372800.0);
+	CHECK(near(est_megatron_flops(&m125, 8, 0), 6999559372800.0, 1e-12));
+	CHECK(near(6999559372800.0 / 0.0618 / 1e12, 113.3, 0.001));
+	/* Recomputation adds one forward of the layers, not of the logits: 96 and 16 instead of 72 and 12. */
+	double r = 96.0 * 8 * 1024 * 12 * 768 * 768 + 16.0 * 8 * 1024 * 1024 * 12 * 768 + 6.0 * 8 * 1024 * 768 * 50257;
+	CHECK(est_train_flops(&m125, 8, RECOMP_FULL, 1) == r);
+	/* One encoder layer of paper 001 (d 200, f 200, s 35), forward, b 16: 2*16*35*(160000+80000) + 4*16*1225*200. */
+	struct est_model enc = {.layers = 1, .hidden = 200, .heads = 2, .ffn = 200, .seq = 35};
+	CHECK(est_layer_fwd_flops(&enc, 16) == 284480000.0);
+	CHECK(est_logit_fwd_flops(&m125, 1) == 2.0 * 1024 * 768 * 50257);
+}
+
+static void test_memory(void)
+{
+	struct est_model m = {.layers = 12, .hidden = 768, .heads = 12, .seq = 1024};
+	/* (34*1024*768 + 5*12*1024^2) * 12 = (26738688 + 62914560) * 12. */
+	CHECK(est_activation_bytes(&m, 1, 1, RECOMP_NONE) == 1075838976.0);
+	CHECK(est_activation_bytes(&m, 2, 1, RECOMP_SELECTIVE) == 34.0 * 1024 * 2 * 768 * 12);
+	CHECK(est_activation_bytes(&m, 2, 1, RECOMP_FULL) == 2.0 * 1024 * 2 * 768 * 12);
+	/* t 2: sbd (10 + 12) + 5as^2b/2 per layer. */
+	CHECK(est_activation_bytes(&m, 1, 2, RECOMP_NONE) == 12 * (22.0 * 1024 * 768 + 2.5 * 12 * 1024 * 1024));
+	CHECK(est_model_state_bytes(1e9, 0, 8) == 16e9);
+	CHECK(est_model_state_bytes(1e9, 1, 8) == 5.5e9);
+	CHECK(est_model_state_bytes(1e9, 2, 8) == 3.75e9);
+	CHECK(est_model_state_bytes(1e9, 3, 8) == 2e9);
+	/* 4(1 - 1/p)P for fp16 gradients, p 2 -> 2P; ZeRO-3 one more AllGather: 3P. */
+	CHECK(est_comm_bytes(1e9, 1, 2, 2) == 2e9);
+	CHECK(est_comm_bytes(1e9, 0, 4, 4) == 6e9);
+	CHECK(est_comm_bytes(1e9, 2, 2, 2) == 2e9);
+	CHECK(est_comm_bytes(1e9, 3, 2, 2) == 3e9);
+	CHECK(est_comm_bytes(1e9, 1, 1, 2) == 0);
+}
+
+static void test_peak(void)
+{
+	const char *m;
+	CHECK(est_peak_tflops("NVIDIA H200", PREC_BF16, &m) == 989.5);
+	CHECK_STR(m, "H200");
+	CHECK(est_peak_tflops("NVIDIA H100 PCIe", PREC_BF16, &m) == 756);
+	CHECK(est_peak_tflops("NVIDIA H100 80GB HBM3", PREC_FP8, &m) == 1979);
+	CHECK_STR(m, "H100 SXM");
+	CHECK(est_peak_tflops("Tesla V100-SXM2-32GB", PREC_FP16, &m) == 125);
+	CHECK(est_peak_tflops("Tesla V100-PCIE-32GB", PREC_FP16, &m) == 112);
+	CHECK(est_peak_tflops("NVIDIA A100-SXM4-80GB", PREC_TF32, &m) == 156);
+	CHECK(est_peak_tflops("NVIDIA A10", PREC_BF16, &m) == 125);
+	CHECK_STR(m, "A10");
+	CHECK(est_peak_tflops("Tesla T4", PREC_BF16, &m) == 0);
+	CHECK(est_peak_tflops("NVIDIA GeForce GTX 1660 Ti", PREC_FP32, &m) == 0);
+	CHECK(m == NULL);
+	CHECK(est_precision_parse("BF16") == PREC_BF16);
+	CHECK(est_precision_parse("int8") == PREC_UNKNOWN);
+	CHECK_STR(est_precision_name(PREC_TF32), "tf32");
+}
+
+static void test_fit(void)
+{
+	/* y = 2x + 1 exactly: slope 2, intercept 1, R^2 1. */
+	double x[] = {1, 2, 3, 4}, y[] = {3, 5, 7, 9};
+	double a, b, r2;
+	CHECK(est_fit_line(x, y, 4, &a, &b, &r2) == 0);
+	CHECK(near(a, 2, 1e-12) && near(b, 1, 1e-12) && near(r2, 1, 1e-12));
+	/* (0,0) (1,1) (2,1): mean x 1, y 2/3; sxy 1, sxx 2 -> slope 0.5, intercept 1/6;
+	 * residuals -1/6, 1/3, -1/6 -> SSres 1/6; SStot 2/3 -> R^2 0.75. */
+	double x2[] = {0, 1, 2}, y2[] = {0, 1, 1};
+	CHECK(est_fit_line(x2, y2, 3, &a, &b, &r2) == 0);
+	CHECK(near(a, 0.5, 1e-12) && near(b, 1.0 / 6, 1e-12) && near(r2, 0.75, 1e-12));
+	double x3[] = {1, 1};
+	CHECK(est_fit_line(x3, y2, 2, &a, &b, &r2) < 0);
+	CHECK(est_fit_line(x, y, 1, &a, &b, &r2) < 0);
+}
+
+int main(void)
+{
+	test_params();
+	test_flops();
+	test_memory();
+	test_peak();
+	test_fit();
+	return check_result("test_estimate");
+}
