@@ -21,6 +21,7 @@ static const struct analysis_def registry[] = {
 	{"compare", analysis_compare},
 	{"models", analysis_models},
 	{"flops", analysis_flops},
+	{"checks", analysis_checks},
 };
 
 int analyze_experiment(const struct analysis_ctx *ctx, struct analysis_result *out)

@@ -75,6 +75,8 @@ struct table *result_table(const struct analysis_result *r, const char *name);
 int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_models(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* Consistency of the inputs: empty traces, missing ranks, disagreeing clocks (checks.c). */
+int analysis_checks(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_memops(const struct analysis_ctx *ctx, struct analysis_result *out);

@@ -10,6 +10,7 @@
 #include "classify.h"
 
 #include <regex.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -25,7 +26,25 @@ struct crule {
 	regex_t re;
 };
 
+/*
+ * classify() is called once per event by some analyses; the answer for a
+ * (kind, name) pair never changes, so it is remembered. The memo lives behind
+ * a pointer so a const classifier can still fill it.
+ */
+struct memo_slot {
+	char *name;
+	uint64_t hash;
+	int kind;
+	const char *group;
+};
+
+struct memo {
+	struct memo_slot *slots;
+	size_t nslots, used;
+};
+
 struct classifier {
+	struct memo *memo;
 	char *name;
 	char *memory_group; /* group of memcpy/memset activities, NULL for manifest rules */
 	struct crule *rules;
@@ -95,6 +114,9 @@ static struct classifier *build(const char *name, const char *memory_group,
 				const struct classify_rule *rules, size_t n, const char *const *order)
 {
 	struct classifier *c = xcalloc(1, sizeof(*c));
+	c->memo = xcalloc(1, sizeof(*c->memo));
+	c->memo->nslots = 256;
+	c->memo->slots = xcalloc(c->memo->nslots, sizeof(*c->memo->slots));
 	c->name = xstrdup(name);
 	c->memory_group = memory_group ? xstrdup(memory_group) : NULL;
 	c->rules = xcalloc(n ? n : 1, sizeof(*c->rules));
@@ -172,6 +194,10 @@ void classifier_free(struct classifier *c)
 		free(c->rules[i].pattern);
 	}
 	free(c->rules);
+	for (size_t i = 0; i < c->memo->nslots; i++)
+		free(c->memo->slots[i].name);
+	free(c->memo->slots);
+	free(c->memo);
 	free(c->groups);
 	free(c->name);
 	free(c->memory_group);
@@ -190,10 +216,8 @@ static int contains(const char *hay, const char *needle, int ignore_case)
 	return 0;
 }
 
-const char *classify(const struct classifier *c, enum activity_kind kind, const char *name)
+static const char *classify_rules(const struct classifier *c, const char *name)
 {
-	if (kind != ACT_KERNEL && c->memory_group)
-		return c->memory_group;
 	for (size_t i = 0; i < c->nrules; i++) {
 		const struct crule *r = &c->rules[i];
 		int hit = r->is_regex ? regexec(&r->re, name, 0, NULL, 0) == 0
@@ -202,6 +226,53 @@ const char *classify(const struct classifier *c, enum activity_kind kind, const 
 			return r->group;
 	}
 	return "other";
+}
+
+static uint64_t hash_name(const char *p, int kind)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)kind;
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h;
+}
+
+static void memo_grow(struct memo *m)
+{
+	size_t n = m->nslots * 2;
+	struct memo_slot *slots = xcalloc(n, sizeof(*slots));
+	for (size_t i = 0; i < m->nslots; i++) {
+		if (!m->slots[i].name)
+			continue;
+		size_t j = m->slots[i].hash & (n - 1);
+		while (slots[j].name)
+			j = (j + 1) & (n - 1);
+		slots[j] = m->slots[i];
+	}
+	free(m->slots);
+	m->slots = slots;
+	m->nslots = n;
+}
+
+const char *classify(const struct classifier *c, enum activity_kind kind, const char *name)
+{
+	if (kind != ACT_KERNEL && c->memory_group)
+		return c->memory_group;
+	struct memo *m = c->memo;
+	uint64_t h = hash_name(name, (int)kind);
+	size_t j = h & (m->nslots - 1);
+	while (m->slots[j].name) {
+		if (m->slots[j].hash == h && m->slots[j].kind == (int)kind && !strcmp(m->slots[j].name, name))
+			return m->slots[j].group;
+		j = (j + 1) & (m->nslots - 1);
+	}
+	const char *g = classify_rules(c, name);
+	m->slots[j].name = xstrdup(name);
+	m->slots[j].hash = h;
+	m->slots[j].kind = (int)kind;
+	m->slots[j].group = g;
+	if (++m->used * 2 > m->nslots)
+		memo_grow(m);
+	return g;
 }
 
 size_t classifier_groups(const struct classifier *c, const char *const **groups)

@@ -102,7 +102,9 @@ static int megatron_detect(const char *head, size_t n)
 		size_t len = e ? (size_t)(e - head - i) : n - i;
 		int rank;
 		const char *it = iteration_start(head + i, len, &rank);
-		if (it && (find(it, len, "consumed samples:") || find(it, len, "elapsed time per iteration (ms):")))
+		/* What is left of the line after the prefixes iteration_start() skipped. */
+		size_t rest = it ? len - (size_t)(it - (head + i)) : 0;
+		if (it && (find(it, rest, "consumed samples:") || find(it, rest, "elapsed time per iteration (ms):")))
 			return 1;
 		i += len + 1;
 	}

@@ -613,6 +613,32 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * Non-zero when relative path p leaves the directory it is relative to
+ * ("../x", "a/../../x"). The rule (README, "Trace paths and globs"): a
+ * relative path in a manifest stays inside the manifest's directory, so a
+ * study directory is self-contained and a manifest from elsewhere cannot
+ * reach around it by accident; a file elsewhere is named by an absolute path,
+ * which says so plainly. Checked on the text, component by component.
+ */
+static int climbs_out(const char *p)
+{
+	long depth = 0;
+	while (*p) {
+		size_t n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (--depth < 0)
+				return 1;
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			depth++;
+		}
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return 0;
+}
+
 /* Expands one trace pattern v into the list *files (*n of them). */
 static void add_traces(struct ctx *c, char ***files, size_t *n, size_t *cap, const struct ynode *v,
 	const char *what)
@@ -635,6 +661,11 @@ static void add_traces(struct ctx *c, char ***files, size_t *n, size_t *cap, con
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		const char *f = g.gl_pathv[i];
 		struct stat st;
+		if (v->value[0] != '/' && climbs_out(as_written(c, v, f))) {
+			err_at(c, v, "'%s' is outside the manifest's directory (write an absolute path to read a file elsewhere)",
+			       as_written(c, v, f));
+			continue;
+		}
 		if (stat(f, &st)) {
 			syserr_at(c, v, "cannot access '%s': %s", as_written(c, v, f), strerror(errno));
 			continue;
@@ -744,7 +775,11 @@ static void get_hardware(struct ctx *c, const struct ynode *key, const struct yn
 				break;
 			char *r = resolve(c, p);
 			struct stat st;
-			if (stat(r, &st)) {
+			if (p[0] != '/' && climbs_out(p)) {
+				err_at(c, v, "'%s' is outside the manifest's directory (write an absolute path to read a file elsewhere)",
+				       p);
+				free(r);
+			} else if (stat(r, &st)) {
 				if (errno == ENOENT || errno == ENOTDIR)
 					err_at(c, v, "'%s' does not exist", p);
 				else

@@ -50,7 +50,7 @@ static void draw_bar(struct progress *p, const char *what)
 	for (int i = 0; i < BAR_WIDTH; i++)
 		bar[i] = i < fill ? '#' : '.';
 	bar[BAR_WIDTH] = '\0';
-	char done[32], total[32], rate[32] = "", eta[32] = "";
+	char done[32], total[32], rate[48] = "", eta[48] = "";
 	human(done, sizeof(done), (double)p->done);
 	human(total, sizeof(total), (double)p->total);
 	double secs = now() - p->t0;

@@ -284,7 +284,7 @@ static void test_write_formats(void)
 	free(s);
 
 	/* A style: 3.5 in x 2 in at 100 dpi. */
-	struct chart_style st = {3.5, 2, 100};
+	struct chart_style st = {.width_in = 3.5, .height_in = 2, .dpi = 100};
 	CHECK_INT(chart_write(c, dir, &st), 0);
 	s = slurp_in(dir, "shares.png", &len);
 	if (s)
