@@ -13,7 +13,7 @@ VERSION := 0.1.0
 
 PKGS := yaml-0.1 sqlite3 cairo libxml-2.0 zlib simdjson libctemplate_nothreads libdeflate
 DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
-DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
+DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm -pthread
 
 WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wwrite-strings
 CFLAGS ?= -O2 -g
@@ -113,7 +113,8 @@ check: unit fuzz-regress e2e
 
 example: perfstudy
 	./perfstudy build experiments/h200/study.yaml experiments/ncu-encoder/study.yaml \
-		experiments/megatron-004/study.yaml experiments/cheng-002/study.yaml -o out
+		experiments/megatron-004/study.yaml experiments/megatron-004/bert-dgx2.yaml \
+		experiments/megatron-004/pcie.yaml experiments/cheng-002/study.yaml -o out
 
 bench: perfstudy
 	@$(MAKE) -C bench

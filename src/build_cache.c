@@ -332,8 +332,8 @@ static int step_done(struct store *s, sqlite3_stmt *st, const char *what)
 	return rc == SQLITE_DONE ? 0 : sql_error(s, what);
 }
 
-int cache_reuse_trace(struct build_cache *c, struct store *s, int64_t run_id, const char *path,
-		      int index, int64_t *trace_id)
+/* 1 when path is as the previous build read it (*old_id: its id there), else 0. */
+static int unchanged(struct build_cache *c, const char *path, int64_t *old_id_out)
 {
 	struct stat st;
 	if (!c || stat(path, &st))
@@ -358,6 +358,27 @@ int cache_reuse_trace(struct build_cache *c, struct store *s, int64_t run_id, co
 		if (hash_file(path, hex) < 0 || strcmp(hex, sha))
 			return 0;
 	}
+	*old_id_out = old_id;
+	return 1;
+}
+
+int cache_trace_unchanged(struct build_cache *c, const char *path)
+{
+	int64_t old_id;
+	return unchanged(c, path, &old_id);
+}
+
+const char *cache_build_id(void)
+{
+	return build_id();
+}
+
+int cache_reuse_trace(struct build_cache *c, struct store *s, int64_t run_id, const char *path,
+		      int index, int64_t *trace_id)
+{
+	int64_t old_id;
+	if (!unchanged(c, path, &old_id))
+		return 0;
 	int64_t id = store_add_trace(s, run_id, path, index);
 	if (id < 0)
 		return -1;
@@ -405,4 +426,47 @@ int cache_record_trace(struct store *s, int64_t trace_id, const char *path, size
 	}
 	sqlite3_finalize(ins);
 	return rc;
+}
+
+char *cache_fingerprint(const char *what)
+{
+	struct sha256 h;
+	char hex[65];
+	sha256_init(&h);
+	sha256_update(&h, build_id(), strlen(build_id()));
+	sha256_update(&h, "\n", 1);
+	sha256_update(&h, what, strlen(what));
+	sha256_final_hex(&h, hex);
+	return xstrdup(hex);
+}
+
+int cache_up_to_date(const char *prev_db, const char *fingerprint)
+{
+	sqlite3 *db = NULL;
+	int same = 0;
+	if (sqlite3_open_v2(prev_db, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'fingerprint'", -1, &st, NULL) ==
+		    SQLITE_OK) {
+			if (sqlite3_step(st) == SQLITE_ROW) {
+				const char *v = (const char *)sqlite3_column_text(st, 0);
+				same = v && !strcmp(v, fingerprint);
+			}
+			sqlite3_finalize(st);
+		}
+	}
+	sqlite3_close(db);
+	return same;
+}
+
+int cache_set_fingerprint(struct store *s, const char *fingerprint)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(store_db(s), "INSERT OR REPLACE INTO meta VALUES('fingerprint', ?1)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sql_error(s, "record fingerprint");
+	sqlite3_bind_text(st, 1, fingerprint, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_error(s, "record fingerprint");
 }

@@ -47,6 +47,15 @@ int cache_reuse_trace(struct build_cache *c, struct store *s, int64_t run_id, co
 		      int index, int64_t *trace_id);
 
 /*
+ * 1 when cache_reuse_trace would reuse path (the check without the copy:
+ * the parallel reader leaves such traces alone), else 0. c may be NULL.
+ */
+int cache_trace_unchanged(struct build_cache *c, const char *path);
+
+/* The SHA-256 of this perfstudy executable (or its version without /proc); static. */
+const char *cache_build_id(void);
+
+/*
  * Records what the next build needs of a trace just read or reused: its
  * modification time, and the warnings diag recorded from number warn_mark
  * on. Returns 0 or -1 after diag.
@@ -54,5 +63,18 @@ int cache_reuse_trace(struct build_cache *c, struct store *s, int64_t run_id, co
 int cache_record_trace(struct store *s, int64_t trace_id, const char *path, size_t warn_mark);
 
 void cache_close(struct build_cache *c, struct store *s);
+
+/*
+ * Whole-build short cut. A build's fingerprint is the SHA-256 of this
+ * binary's identity and of `what` (the caller lists everything that decides
+ * the output: options, manifest texts, every input's path, size and
+ * modification time). cache_fingerprint returns it (64 hex digits, caller
+ * frees); cache_up_to_date returns 1 when prev_db records the same
+ * fingerprint (the previous output is what this build would write), else 0;
+ * cache_set_fingerprint records it in a new store.
+ */
+char *cache_fingerprint(const char *what);
+int cache_up_to_date(const char *prev_db, const char *fingerprint);
+int cache_set_fingerprint(struct store *s, const char *fingerprint);
 
 #endif

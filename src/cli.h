@@ -6,7 +6,26 @@
 #ifndef PERFSTUDY_CLI_H
 #define PERFSTUDY_CLI_H
 
+#include <stddef.h>
+
 int cmd_build(int argc, char **argv);
+
+/*
+ * What cmd_build_mode does besides a plain build (all zero): `perfstudy
+ * ingest` reads shard `shard` of `nshards` into the -o file and stops;
+ * `perfstudy merge` builds with every trace's events from the shard
+ * databases merge[0..nmerge).
+ */
+struct build_mode {
+	int shard, nshards;
+	const char *const *merge;
+	size_t nmerge;
+};
+int cmd_build_mode(int argc, char **argv, const struct build_mode *mode);
+int cmd_ingest(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+void usage_ingest(void);
+void usage_merge(void);
 int cmd_inspect(int argc, char **argv);
 
 void usage_build(void);

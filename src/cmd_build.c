@@ -28,10 +28,13 @@
 #include "chart/figures.h"
 #include "cli.h"
 #include "ingest/ingest.h"
+#include "ingest/parallel.h"
 #include "manifest/manifest.h"
 #include "report/report.h"
+#include "shard.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/cleanup.h"
 #include "util/diag.h"
 #include "util/fs.h"
 #include "util/progress.h"
@@ -41,7 +44,7 @@
 
 void usage_build(void)
 {
-	printf("usage: perfstudy build [-o DIR] [--classify PRESET] [--force] [-q] INPUT...\n\n"
+	printf("usage: perfstudy build [-o DIR] [--classify PRESET] [--force] [--jobs N] [-q] INPUT...\n\n"
 	       "Each INPUT is a manifest (.yaml/.yml) or a trace directory or file.\n"
 	       "Each manifest is one experiment; all directories and files given are the\n"
 	       "runs of one experiment named 'default'. A directory is one run whose\n"
@@ -53,6 +56,8 @@ void usage_build(void)
 	       "                       (overrides a manifest's classify setting)\n"
 	       "  --force              read every trace again, even those unchanged since\n"
 	       "                       the build in DIR (whose rows are otherwise reused)\n"
+	       "  -j, --jobs N         read N traces at once (default: the number of cores);\n"
+	       "                       the output is the same for any N\n"
 	       "  -q, --quiet          no progress or warnings on stderr\n"
 	       "  -h, --help           this help\n\n"
 	       "Writes DIR/index.html, DIR/perfstudy.db, DIR/<experiment>/index.html,\n"
@@ -339,7 +344,47 @@ out:
 static struct reading {
 	struct build_cache *cache;
 	struct progress progress;
+	/* Every trace of the plan in input order; the feed reads them ahead (--jobs). */
+	const char **paths;
+	size_t npaths, pos;
+	struct trace_feed *feed;
+	struct shard_set *shards; /* merge: where the traces' events come from */
 } reading;
+
+/* The trace paths of a plan in the order ingest_experiment takes them (caller frees the array). */
+static const char **plan_paths(const struct plan *p, size_t *n)
+{
+	size_t k = 0, cap = 0;
+	const char **v = NULL;
+	for (size_t i = 0; i < p->nexp; i++)
+		for (size_t r = 0; r < p->exps[i].nruns; r++)
+			for (size_t t = 0; t < p->exps[i].runs[r].ntraces; t++) {
+				v = xgrow(v, &cap, k + 1, sizeof(*v));
+				v[k++] = p->exps[i].runs[r].traces[t];
+			}
+	*n = k;
+	return v;
+}
+
+/*
+ * Starts the feed that reads the traces ahead with jobs threads (merge:
+ * from the shards), leaving alone those the cache will reuse.
+ */
+static int reading_feed(struct store *s, int jobs, const struct build_mode *mode)
+{
+	if (mode->nmerge && shard_set_open(mode->merge, mode->nmerge, reading.paths, reading.npaths, &reading.shards) < 0)
+		return -1;
+	reading.feed = feed_new(reading.paths, reading.npaths, jobs);
+	if (reading.shards)
+		feed_use_source(reading.feed, shard_set_batches, reading.shards);
+	for (size_t i = 0; i < reading.npaths; i++)
+		if (cache_trace_unchanged(reading.cache, reading.paths[i]))
+			feed_skip(reading.feed, i);
+	struct ingest_sink like;
+	store_sink(s, 0, &like);
+	feed_start(reading.feed, &like);
+	return 0;
+}
 
 static int64_t file_size(const char *path)
 {
@@ -365,21 +410,30 @@ static int reading_begin(struct store *s, const struct plan *p, const char *prev
 
 static void reading_end(struct store *s)
 {
+	feed_free(reading.feed);
+	reading.feed = NULL;
+	shard_set_free(reading.shards);
+	reading.shards = NULL;
 	cache_close(reading.cache, s);
 	reading.cache = NULL;
 }
 
 /*
  * Ingests one trace file, or copies its rows from the previous build when
- * it has not changed; the transaction makes it all or nothing.
+ * it has not changed; the transaction makes it all or nothing. Returns 0,
+ * -1 after diag, or 1 (after a warning) for a file of a recognised format
+ * that holds nothing perfstudy uses (a PyTorch execution trace beside the
+ * Kineto ones): the caller rolls it back.
  */
 static int ingest_trace(struct store *s, int64_t run_id, const char *path, int index, int quiet)
 {
 	(void)quiet; /* progress_init took it */
+	size_t pos = reading.pos++;
 	size_t mark = diag_warning_count();
 	int64_t size = file_size(path);
 	int64_t tid;
-	int reused = cache_reuse_trace(reading.cache, s, run_id, path, index, &tid);
+	/* Only what the feed left alone: a trace read ahead is stored as read. */
+	int reused = feed_skipped(reading.feed, pos) ? cache_reuse_trace(reading.cache, s, run_id, path, index, &tid) : 0;
 	if (reused < 0)
 		return -1;
 	if (reused) {
@@ -395,9 +449,13 @@ static int ingest_trace(struct store *s, int64_t run_id, const char *path, int i
 	struct source_meta meta;
 	const char *format;
 	progress_reading(&reading.progress, path, size);
-	if (ingest_file(path, &sink, &counts, &format, &meta) < 0)
+	if (feed_take(reading.feed, pos, &sink, &counts, &format, &meta) < 0)
 		return -1;
 	progress_read(&reading.progress, size);
+	if (counts.unused) {
+		diag_warning(path, "%s; not a rank of the run, ignored", counts.unused);
+		return 1;
+	}
 	if (store_finish_trace(s, tid, format, &meta, &counts) < 0)
 		return -1;
 	return cache_record_trace(s, tid, path, mark);
@@ -471,8 +529,16 @@ static int ingest_inputs(struct store *s, int64_t run_id, const struct manifest_
 		store_sink(s, tid, &sink);
 		if (!quiet)
 			fprintf(stderr, "perfstudy: reading %s\n", path);
-		if (ingest_file(path, &sink, &counts, &format, &meta) < 0 ||
-		    store_finish_trace(s, tid, format, &meta, &counts) < 0) {
+		if (ingest_file(path, &sink, &counts, &format, &meta) < 0) {
+			store_rollback(s);
+			return -1;
+		}
+		if (counts.unused) {
+			diag_warning(path, "%s; ignored", counts.unused);
+			store_rollback(s);
+			continue;
+		}
+		if (store_finish_trace(s, tid, format, &meta, &counts) < 0) {
 			store_rollback(s);
 			return -1;
 		}
@@ -482,8 +548,11 @@ static int ingest_inputs(struct store *s, int64_t run_id, const struct manifest_
 	return 0;
 }
 
-/* The manifest's hardware.nvidia_smi: GPU descriptions for the whole experiment. */
-static int ingest_hardware(struct store *s, const char *exp, const char *path, int quiet)
+/*
+ * The manifest's hardware.nvidia_smi (GPU descriptions) or, topology set,
+ * hardware.topology (nvidia-smi topo -m links), for the whole experiment.
+ */
+static int ingest_hardware(struct store *s, const char *exp, const char *path, int topology, int quiet)
 {
 	struct ingest_sink sink;
 	struct ingest_counts counts;
@@ -497,8 +566,10 @@ static int ingest_hardware(struct store *s, const char *exp, const char *path, i
 		store_rollback(s);
 		return -1;
 	}
-	if (!counts.gpus) {
-		diag_error(path, "expected an nvidia-smi -q -x file (hardware.nvidia_smi), found %s",
+	if (topology ? !format || strcmp(format, "nvidia-smi-topo") : !counts.gpus || counts.links) {
+		diag_error(path, "expected %s, found %s",
+			   topology ? "the output of nvidia-smi topo -m (hardware.topology)"
+				    : "an nvidia-smi -q -x file (hardware.nvidia_smi)",
 			   format ? format : "no GPU");
 		store_rollback(s);
 		return -1;
@@ -519,9 +590,12 @@ static int ingest_experiment(struct store *s, struct exp_plan *e, int quiet)
 		for (size_t t = 0; t < rp->ntraces; t++) {
 			if (store_begin(s) < 0)
 				return -1;
-			if (ingest_trace(s, run_id, rp->traces[t], (int)t, quiet) < 0) {
+			int rc = ingest_trace(s, run_id, rp->traces[t], (int)t, quiet);
+			if (rc != 0) {
 				store_rollback(s);
-				return -1;
+				if (rc < 0)
+					return -1;
+				continue;
 			}
 			if (store_commit(s) < 0)
 				return -1;
@@ -535,7 +609,10 @@ static int ingest_experiment(struct store *s, struct exp_plan *e, int quiet)
 			return -1;
 	}
 	if (e->manifest && e->manifest->hardware.nvidia_smi &&
-	    ingest_hardware(s, e->id, e->manifest->hardware.nvidia_smi, quiet) < 0)
+	    ingest_hardware(s, e->id, e->manifest->hardware.nvidia_smi, 0, quiet) < 0)
+		return -1;
+	if (e->manifest && e->manifest->hardware.topology &&
+	    ingest_hardware(s, e->id, e->manifest->hardware.topology, 1, quiet) < 0)
 		return -1;
 	return 0;
 }
@@ -694,12 +771,14 @@ static char *make_headline(const struct table *runs)
 
 /*
  * Puts the files the traces were read with into the Provenance inputs too:
- * the manifest first, then its nvidia-smi file, each with size and SHA-256.
+ * the manifest first, then its nvidia-smi and topology files, each with size
+ * and SHA-256.
  */
 static int add_file_inputs(const struct exp_plan *e, struct exp_output *o)
 {
-	const char *files[2] = {e->source, e->manifest ? e->manifest->hardware.nvidia_smi : NULL};
-	for (int k = 1; k >= 0; k--) {
+	const char *files[3] = {e->source, e->manifest ? e->manifest->hardware.nvidia_smi : NULL,
+				e->manifest ? e->manifest->hardware.topology : NULL};
+	for (int k = 2; k >= 0; k--) {
 		if (!files[k])
 			continue;
 		FILE *f = fopen(files[k], "rb");
@@ -781,6 +860,52 @@ out:
 	return ret;
 }
 
+/*
+ * What decides a build's output, as text for cache_fingerprint: the command
+ * line, and for every experiment its manifest's bytes and, for every input
+ * file, its path, size and modification time (a file rewritten with new
+ * bytes gets a new time; touching one merely re-reads it).
+ */
+static void add_stat(struct buf *b, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) == 0)
+		buf_printf(b, "file %s %lld %lld.%09ld\n", path, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+			   (long)st.st_mtim.tv_nsec);
+	else
+		buf_printf(b, "file %s missing\n", path);
+}
+
+static char *build_fingerprint(const struct plan *p, int argc, char **argv)
+{
+	struct buf b;
+	buf_init(&b);
+	for (int i = 0; i < argc; i++) {
+		/* --jobs changes nothing in the output either. */
+		if (!strcmp(argv[i], "--jobs") || !strcmp(argv[i], "-j")) {
+			i++;
+			continue;
+		}
+		if (strcmp(argv[i], "-q") && strcmp(argv[i], "--quiet") && strncmp(argv[i], "--jobs=", 7) &&
+		    strncmp(argv[i], "-j", 2))
+			buf_printf(&b, "arg %s\n", argv[i]);
+	}
+	for (size_t i = 0; i < p->nexp; i++) {
+		const struct exp_plan *e = &p->exps[i];
+		buf_printf(&b, "experiment %s\n", e->id);
+		if (e->manifest_text)
+			buf_printf(&b, "manifest %zu\n%s\n", strlen(e->manifest_text), e->manifest_text);
+		if (e->manifest && e->manifest->hardware.nvidia_smi)
+			add_stat(&b, e->manifest->hardware.nvidia_smi);
+		for (size_t r = 0; r < e->nruns; r++)
+			for (size_t t = 0; t < e->runs[r].ntraces; t++)
+				add_stat(&b, e->runs[r].traces[t]);
+	}
+	char *fp = cache_fingerprint(b.data);
+	buf_release(&b);
+	return fp;
+}
+
 /* Refuses to replace something that is not a perfstudy output. */
 static int check_output_dir(const char *dir)
 {
@@ -815,8 +940,15 @@ static int check_output_dir(const char *dir)
 
 int cmd_build(int argc, char **argv)
 {
+	static const struct build_mode plain = {0};
+	return cmd_build_mode(argc, argv, &plain);
+}
+
+int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
+{
 	static const struct option opts[] = {
 		{"output", required_argument, NULL, 'o'},
+		{"jobs", required_argument, NULL, 'j'},
 		{"classify", required_argument, NULL, 'c'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"force", no_argument, NULL, 'f'},
@@ -824,14 +956,25 @@ int cmd_build(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *out = "out", *preset = NULL;
-	int quiet = 0, force = 0, c;
+	int quiet = 0, force = 0, c, jobs = feed_default_jobs();
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:j:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
 			break;
+		case 'j': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || v < 1 || v > 1024) {
+				fprintf(stderr, "perfstudy %s: error: --jobs expects a number from 1 to 1024, got '%s'\n",
+					argv[0], optarg);
+				return EXIT_USAGE;
+			}
+			jobs = (int)v;
+			break;
+		}
 		case 'c':
 			preset = optarg;
 			break;
@@ -874,6 +1017,7 @@ int cmd_build(int argc, char **argv)
 		outdir[strlen(outdir) - 1] = '\0';
 	char *tmp = xasprintf("%s.tmp.%ld", outdir, (long)getpid());
 	int made_tmp = 0;
+	char *fingerprint = NULL;
 
 	char **dirs = xcalloc((size_t)argc, sizeof(*dirs));
 	size_t ndirs = 0;
@@ -894,8 +1038,32 @@ int cmd_build(int argc, char **argv)
 					   "experiment id '%s' is used twice", plan.exps[j].id);
 				goto fail;
 			}
-	if (check_output_dir(outdir) < 0)
+	if (mode->nshards) {
+		/* perfstudy ingest: this shard's traces into the shard database, nothing else. */
+		size_t n;
+		const char **paths = plan_paths(&plan, &n);
+		shard_write(out, paths, n, mode->shard, mode->nshards, jobs, quiet);
+		free(paths);
 		goto fail;
+	}
+	if (mode->nmerge)
+		force = 1; /* every trace comes from the shards */
+	if (cleanup_stale(outdir, quiet) < 0 || check_output_dir(outdir) < 0)
+		goto fail;
+	fingerprint = build_fingerprint(&plan, argc, argv);
+	if (!force) {
+		char *prev = xasprintf("%s/perfstudy.db", outdir);
+		int same = cache_up_to_date(prev, fingerprint);
+		free(prev);
+		if (same) {
+			if (!quiet)
+				fprintf(stderr, "perfstudy: %s is up to date: no input, option or manifest changed"
+						" since it was built (--force rebuilds)\n", outdir);
+			goto fail; /* nothing was written; diag_exit_code() is 0 */
+		}
+	}
+	/* From here a SIGINT, SIGTERM or SIGHUP removes tmp and exits 128 + the signal. */
+	cleanup_arm(tmp);
 	fs_remove_tree(tmp);
 	if (fs_mkdirs(tmp) < 0)
 		goto fail;
@@ -906,10 +1074,13 @@ int cmd_build(int argc, char **argv)
 	free(dbpath);
 	if (r < 0)
 		goto fail;
+	if (cache_set_fingerprint(store, fingerprint) < 0)
+		goto fail;
 	char *prev_db = xasprintf("%s/perfstudy.db", outdir);
 	r = reading_begin(store, &plan, prev_db, force, quiet);
 	free(prev_db);
-	if (r < 0)
+	reading.paths = plan_paths(&plan, &reading.npaths);
+	if (r < 0 || reading_feed(store, jobs, mode) < 0)
 		goto fail;
 	for (size_t i = 0; i < plan.nexp; i++)
 		if (ingest_experiment(store, &plan.exps[i], quiet) < 0)
@@ -979,9 +1150,15 @@ int cmd_build(int argc, char **argv)
 		goto fail;
 	}
 	store = NULL;
-	if (fs_replace_dir(tmp, outdir) < 0)
+	/* No signal between the two renames of the swap: it completes or fails whole. */
+	cleanup_hold(1);
+	if (fs_replace_dir(tmp, outdir) < 0) {
+		cleanup_hold(0);
 		goto fail;
+	}
 	made_tmp = 0;
+	cleanup_disarm();
+	cleanup_hold(0);
 	if (!quiet)
 		fprintf(stderr, "perfstudy: wrote %s/index.html\n", outdir);
 	timing_print(timing_now() - t_start);
@@ -996,9 +1173,13 @@ fail:
 	}
 	if (made_tmp)
 		fs_remove_tree(tmp);
+	cleanup_disarm();
 	plan_release(&plan);
 	free(dirs);
+	free(reading.paths);
+	reading.paths = NULL;
 	free(tmp);
 	free(outdir);
+	free(fingerprint);
 	return diag_exit_code();
 }

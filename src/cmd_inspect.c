@@ -22,6 +22,8 @@ void usage_inspect(void)
 	       "Reads each FILE (format detected from its content; .gz inflated) and prints\n"
 	       "  FILE: FORMAT, N ranks, K kernels, M memcpy, S memset, R runtime, A annotations,\n"
 	       "  G gpu annotations, P steps, C cpu ops[, rank R of W][, DEVICE]\n"
+	       "A file that is recognised but holds nothing perfstudy uses (a PyTorch execution\n"
+	       "trace, a memory timeline) gets one line saying what it is, and counts as read.\n"
 	       "A file that cannot be read gets one line on stderr saying why.\n"
 	       "Exit: 0 all read, 1 some file is bad input, 3 I/O error.\n");
 }
@@ -59,6 +61,12 @@ int cmd_inspect(int argc, char **argv)
 		const char *format;
 		if (ingest_file(argv[i], &sink, &c, &format, NULL) < 0)
 			continue;
+		if (c.unused) {
+			/* Recognised, but nothing in it is used: say what it is; not an error. */
+			printf("%s: %s, %" PRId64 " records, nothing perfstudy uses: %s\n", argv[i], format, c.events,
+			       c.unused);
+			continue;
+		}
 		struct buf line;
 		buf_init(&line);
 		buf_printf(&line, "%s: %s, 1 ranks, %" PRId64 " kernels, %" PRId64 " memcpy, %" PRId64
@@ -81,7 +89,9 @@ int cmd_inspect(int argc, char **argv)
 			buf_printf(&line, ", %" PRId64 " phases", c.phases);
 		if (c.gpus)
 			buf_printf(&line, ", %" PRId64 " gpus", c.gpus);
-		int other = c.metrics || c.iterations || c.phases || c.gpus;
+		if (c.links)
+			buf_printf(&line, ", %" PRId64 " links", c.links);
+		int other = c.metrics || c.iterations || c.phases || c.gpus || c.links;
 		if (c.summaries)
 			buf_printf(&line, ", %" PRId64 " summary rows (no timeline)", c.summaries);
 		else if (!c.kernels && !c.memcpys && !c.memsets && !other)

@@ -20,6 +20,8 @@ struct command {
 static const struct command commands[] = {
 	{"build", cmd_build, usage_build, "read traces or manifests, write the store, figures and HTML report"},
 	{"inspect", cmd_inspect, usage_inspect, "say what each file is and what it holds"},
+	{"ingest", cmd_ingest, usage_ingest, "read one shard of a build's traces into a shard database"},
+	{"merge", cmd_merge, usage_merge, "build from shard databases, as build would from the traces"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

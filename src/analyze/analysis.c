@@ -20,6 +20,8 @@ static const struct analysis_def registry[] = {
 	{"dispatch", analysis_dispatch},
 	{"compare", analysis_compare},
 	{"models", analysis_models},
+	{"comm_volume", analysis_comm_volume},
+	{"inputs", analysis_inputs},
 	{"flops", analysis_flops},
 	{"checks", analysis_checks},
 };

@@ -81,6 +81,14 @@ int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *ou
 int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_memops(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* collectives.c: bytes of a Kineto NCCL dtype ("Float", "BFloat16", ...; 0 unknown); canonical type names. */
+int collective_dtype_size(const char *dtype);
+struct buf;
+void collective_canonical(const char *raw, struct buf *out);
+/* Measured communication bytes per GPU and step beside the estimate (comm_volume.c). */
+int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* nvidia-smi topo -m links (interconnect.csv) and profiler phase reports (phase_report.csv), inputs.c. */
+int analysis_inputs(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_phases(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *out);

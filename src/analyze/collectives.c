@@ -20,7 +20,7 @@
 #include "../util/diag.h"
 #include "../util/xalloc.h"
 
-static int dtype_size(const char *t)
+int collective_dtype_size(const char *t)
 {
 	static const struct {
 		const char *name;
@@ -35,7 +35,7 @@ static int dtype_size(const char *t)
 }
 
 /* "allreduce"/"all_reduce"/"AllReduce" -> "AllReduce"; others keep their text. */
-static void canonical(const char *raw, struct buf *out)
+void collective_canonical(const char *raw, struct buf *out)
 {
 	static const char *const known[] = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce",
 					    "SendRecv", "Send", "Recv", "AllToAll", "Barrier"};
@@ -70,7 +70,7 @@ static void type_from_kernel(const char *name, struct buf *out)
 		n = sizeof(tmp) - 1;
 	memcpy(tmp, p, n);
 	tmp[n] = '\0';
-	canonical(tmp, out);
+	collective_canonical(tmp, out);
 }
 
 static double bus_factor(const char *type, int64_t n)
@@ -124,7 +124,7 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 		int64_t rank = sqlite3_column_int64(st, 1), dur = sqlite3_column_int64(st, 3);
 		buf_reset(&type);
 		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-			canonical((const char *)sqlite3_column_text(st, 4), &type);
+			collective_canonical((const char *)sqlite3_column_text(st, 4), &type);
 		else
 			type_from_kernel(name, &type);
 		size_t i;
@@ -142,7 +142,7 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 		ag[i].calls++;
 		ag[i].time += dur;
 		int64_t in = sqlite3_column_int64(st, 5), outn = sqlite3_column_int64(st, 6);
-		int sz = dtype_size((const char *)sqlite3_column_text(st, 7));
+		int sz = collective_dtype_size((const char *)sqlite3_column_text(st, 7));
 		if ((in > 0 || outn > 0) && sz > 0) {
 			ag[i].bytes += (in > outn ? in : outn) * sz;
 			ag[i].bytes_time += dur;

@@ -107,7 +107,7 @@ static int query_facts(sqlite3 *db, const char *exp, const char *run, struct run
 }
 
 /* ZeRO stage: the manifest's 'zero', else read from the strategy's name, else 0. */
-static int zero_stage(const struct manifest_run *r)
+int models_zero_stage(const struct manifest_run *r)
 {
 	if (r->zero >= 0)
 		return r->zero;
@@ -121,7 +121,7 @@ static int zero_stage(const struct manifest_run *r)
 	return 0;
 }
 
-static int grad_bytes(const struct manifest_run *r)
+int models_grad_bytes(const struct manifest_run *r)
 {
 	if (r->grad_bytes)
 		return r->grad_bytes;
@@ -164,7 +164,7 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 			ret = -1;
 			break;
 		}
-		int p = r->gpus > 0 ? r->gpus : f.gpus, tp = tp_of(r), z = zero_stage(r);
+		int p = r->gpus > 0 ? r->gpus : f.gpus, tp = tp_of(r), z = models_zero_stage(r);
 		int dp = p > 0 ? (p / tp > 0 ? p / tp : 1) : 1;
 		int64_t P = est_params(&em);
 		double B = r->batch > 0 ? (double)r->batch * dp : 0;
@@ -197,7 +197,7 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		}
 		table_set_int(e, row, 11, z);
 		if (P && p > 0)
-			table_set_real(e, row, 12, est_comm_bytes((double)P / tp, z, dp, grad_bytes(r)));
+			table_set_real(e, row, 12, est_comm_bytes((double)P / tp, z, dp, models_grad_bytes(r)));
 		if (!P)
 			result_add_note(out, "estimates.csv: run %s: no parameter count without the model's vocab.", r->id);
 		if (r->batch <= 0)
@@ -405,8 +405,10 @@ static void throughput(const struct analysis_ctx *ctx, struct analysis_result *o
 				if (!o->measured.iteration_ms && !o->measured.samples_per_s && !o->measured.oom)
 					continue;
 				const char *oa = o->model.arch ? o->model.arch : "gpt";
+				int64_t size = table_cell(t, rj, 8)->v.i;
+				/* The smallest model; of equal sizes the first in the manifest. */
 				if (sx[j] > 0 && o->gpus == r->gpus && !strcmp(oa, arch) &&
-				    table_cell(t, rj, 8)->v.i < best_size) {
+				    (size < best_size || (size == best_size && j < best))) {
 					best = j;
 					best_size = table_cell(t, rj, 8)->v.i;
 				}

@@ -12,6 +12,10 @@
 #include "estimate.h"
 
 void models_est_model(const struct manifest_model *m, struct est_model *out);
+/* A run's ZeRO stage: the manifest's zero, else from the strategy's name (zero1..3, fsdp = 3), else 0. */
+int models_zero_stage(const struct manifest_run *r);
+/* Bytes per gradient element: the manifest's grad_bytes, else 4 for fp32/tf32, 8 for fp64, else 2. */
+int models_grad_bytes(const struct manifest_run *r);
 /* Appends batch vs FLOPs, batch vs DRAM bytes and estimated vs measured figures when they can be drawn. */
 void models_flops_figures(const struct table *flops, const struct table *ratio, struct analysis_result *out);
 

@@ -20,9 +20,15 @@ extern const struct reader ncu_reader;
 extern const struct reader nvsmi_reader;
 extern const struct reader megatron_log_reader;
 extern const struct reader lightning_reader;
+extern const struct reader pytorch_et_reader;
+extern const struct reader memory_timeline_reader;
+extern const struct reader nvtx_csv_reader;
+extern const struct reader nvsmi_topo_reader;
 
 static const struct reader *const readers[] = {
+	&pytorch_et_reader,   /* JSON object whose first key is "schema", with "nodes": before Kineto */
 	&kineto_reader,
+	&memory_timeline_reader, /* [[time, action, bytes, category], ...] */
 	&nsys_reader,         /* SQLite: StringIds and nsys tables */
 	&nvvp_reader,         /* SQLite: StringTable and CUPTI_ACTIVITY_KIND_* */
 	&sqlite_other_reader, /* any other SQLite file: an error that says so */
@@ -30,6 +36,8 @@ static const struct reader *const readers[] = {
 	&nvsmi_reader,        /* XML with an <nvidia_smi_log> element */
 	&megatron_log_reader, /* "iteration N/ M | consumed samples: ..." lines */
 	&lightning_reader,    /* "Profiler Report" with an Action table or "Profile stats for:" */
+	&nvtx_csv_reader,     /* nsys stats CSV header with "Start (ns)", "Name", "RangeId"... */
+	&nvsmi_topo_reader,   /* nvidia-smi topo -m: a first line with "GPU0" and "CPU Affinity" */
 	&nvprof_reader,       /* ==PID== lines, then a gpu-trace or gpu-summary header */
 };
 

@@ -93,6 +93,13 @@ struct ingest_counts {
 	int64_t skipped; /* events dropped as malformed (each warned about) */
 	int64_t metrics, iterations, phases, gpus; /* ncu launches, log iterations, phase rows, nvidia-smi GPUs */
 	int64_t summaries; /* summary rows (nvprof --print-gpu-summary) */
+	int64_t links;     /* device pairs of an nvidia-smi topo -m matrix */
+	/*
+	 * Set by a reader whose format is recognised but holds nothing
+	 * perfstudy uses (a PyTorch execution trace, a memory timeline): what
+	 * the file is and why it is not used, one line (static string).
+	 */
+	const char *unused;
 };
 
 /*
@@ -156,6 +163,15 @@ struct gpu_hardware {
 	int pcie_gen_max, pcie_gen_cur, pcie_width_max, pcie_width_cur;
 };
 
+/*
+ * One cell of `nvidia-smi topo -m`: how devices a and b ("GPU0", "NIC1")
+ * are connected ("NV18", "SYS", "PIX", ...), each unordered pair once.
+ */
+struct gpu_link {
+	const char *a, *b, *link;
+	const char *cpu_affinity, *numa_affinity; /* of a, as printed; NULL: not given */
+};
+
 struct ingest_sink {
 	void *ctx;
 	int (*info)(void *ctx, const struct trace_info *info);
@@ -169,6 +185,7 @@ struct ingest_sink {
 	int (*hardware)(void *ctx, const struct gpu_hardware *g);
 	int (*summary)(void *ctx, const struct summary_row *s); /* may be NULL */
 	int (*cpu_op)(void *ctx, const struct cpu_op *op); /* may be NULL */
+	int (*link)(void *ctx, const struct gpu_link *l);  /* may be NULL */
 };
 
 struct reader {

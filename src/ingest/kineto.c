@@ -90,6 +90,19 @@ static void warn_skip(struct kctx *k, const struct kj_event *ev, const char *wha
 	}
 }
 
+/* A value that is there but unusable: the event is kept and the value taken as unknown, said aloud. */
+static void warn_value(struct kctx *k, const struct kj_event *ev, const char *field)
+{
+	if (k->warned++ < 5) {
+		struct buf b;
+		buf_init(&b);
+		buf_printf(&b, "%s: byte %zu", k->src->path, ev->offset);
+		diag_warning(b.data, "event '%.80s': '%s' is not an integer in the int64 range; taken as unknown",
+			     ev->name.p ? ev->name.p : "", field);
+		buf_release(&b);
+	}
+}
+
 static int on_event(void *ctx, const struct kj_event *ev)
 {
 	struct kctx *k = ctx;
@@ -142,6 +155,8 @@ static int on_event(void *ctx, const struct kj_event *ev)
 		return 0;
 	}
 	const char *name = ev->name.p ? ev->name.p : "";
+	if (ev->bad_int)
+		warn_value(k, ev, ev->bad_int);
 	int r = 0;
 	switch (cls) {
 	case EV_KERNEL:
@@ -322,6 +337,10 @@ static int kineto_finish(const struct source *src, const struct ingest_sink *sin
 {
 	struct kj_meta meta = *mp;
 	int ret = 0;
+	if (meta.rank_bad || (meta.rank < -1 || meta.rank > INT32_MAX))
+		diag_warning(src->path, "'distributedInfo.rank' is not a rank (an integer from 0); ignored");
+	if (meta.world_size_bad || meta.world_size == 0 || meta.world_size < -1 || meta.world_size > INT32_MAX)
+		diag_warning(src->path, "'distributedInfo.world_size' is not a count of ranks (an integer from 1); ignored");
 	if (!meta.has_trace_events) {
 		diag_error(src->path, "not a Kineto trace: no 'traceEvents' array");
 		ret = -1;

@@ -103,10 +103,13 @@ error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b)
 		int64_t i;
 		if (key == "device") {
 			if (take_int(v, i)) { ev.device = i; ev.has_device = 1; }
+			else if (!ev.bad_int) ev.bad_int = "device";
 		} else if (key == "stream") {
 			if (take_int(v, i)) { ev.stream = i; ev.has_stream = 1; }
+			else if (!ev.bad_int) ev.bad_int = "stream";
 		} else if (key == "correlation") {
 			if (take_int(v, i)) { ev.correlation = i; ev.has_correlation = 1; }
+			else if (!ev.bad_int) ev.bad_int = "correlation";
 		} else if (key == "bytes") {
 			if (take_int(v, i)) { ev.bytes = i; ev.has_bytes = 1; }
 		} else if (key == "External id" || key == "external id") {
@@ -269,10 +272,10 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, void *ctx, kj_
 					if ((e = f2.value().get(v)))
 						break;
 					int64_t i;
-					if (k2 == "rank" && take_int(v, i))
-						meta->rank = i;
-					else if (k2 == "world_size" && take_int(v, i))
-						meta->world_size = i;
+					if (k2 == "rank")
+						take_int(v, i) ? (void)(meta->rank = i) : (void)(meta->rank_bad = 1);
+					else if (k2 == "world_size")
+						take_int(v, i) ? (void)(meta->world_size = i) : (void)(meta->world_size_bad = 1);
 				}
 				if (e)
 					break;

@@ -32,6 +32,7 @@ struct kj_event {
 	int64_t tid;           /* -1 when absent or not an integer */
 	/* args: has_* says whether the integer was present */
 	int has_device, has_stream, has_correlation, has_bytes, has_external_id;
+	const char *bad_int; /* the first of device, stream, correlation present but not an int64 */
 	int64_t device, stream, correlation, bytes, external_id;
 	/* NCCL args of communication kernels; p NULL / 0 when absent */
 	struct kj_str collective, dtype;
@@ -47,6 +48,7 @@ struct kj_device {
 struct kj_meta {
 	int has_distributed;
 	int64_t rank, world_size; /* -1 when absent */
+	int rank_bad, world_size_bad; /* present but not an int64 */
 	int64_t base_time_ns;     /* baseTimeNanoseconds, -1 when absent */
 	size_t ndevices;
 	const struct kj_device *devices;

@@ -274,10 +274,11 @@ static int parse_window(struct framer *f, size_t start, size_t end, int closed)
 		after = f->buf[end];
 		f->buf[end] = ']';
 	}
-	double t0 = timing_now();
+	struct timing_span sp;
+	timing_span_begin(&sp);
 	int r = kj_parse_events(f->parser, f->buf + i, end + (closed ? 0 : 1) - i, f->base + i, f->on_event, f->ctx,
 				f->err);
-	timing_add(TIME_PARSE, timing_now() - t0);
+	timing_span_end(&sp, TIME_PARSE);
 	f->buf[i] = first;
 	if (!closed)
 		f->buf[end] = after;
@@ -428,9 +429,10 @@ int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, void *ctx, 
 		if (!f.head)
 			head_add(&f, "", 0);
 		memset(f.head + f.head_len, 0, SOURCE_PADDING);
-		double t0 = timing_now();
+		struct timing_span sp;
+		timing_span_begin(&sp);
 		r = kj_parse(f.head, f.head_len, on_event, ctx, meta, err);
-		timing_add(TIME_PARSE, timing_now() - t0);
+		timing_span_end(&sp, TIME_PARSE);
 		if (r < 0)
 			err->offset = head_to_file(&f, err->offset);
 		else if (f.phase != PH_PREFIX)

@@ -199,6 +199,11 @@ static struct ynode *load_node(struct ctx *c, yaml_parser_t *p, yaml_event_t *ev
 		n->kind = Y_SCALAR;
 		n->value = xstrndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
 		n->null = is_null_scalar(ev);
+		/* "\0" in a quoted scalar would cut the C string short: refused, never truncated. */
+		if (memchr(ev->data.scalar.value, 0, ev->data.scalar.length)) {
+			err_at(c, n, "a NUL character (\\0) is not allowed in a value");
+			n->bad = 1;
+		}
 		yaml_event_delete(ev);
 		return n;
 	case YAML_ALIAS_EVENT:
@@ -759,42 +764,51 @@ static void get_model(struct ctx *c, struct manifest_model *mm, const struct yno
 	}
 }
 
+/* A hardware file (nvidia_smi, topology): a path that exists and is not a directory, into *out. */
+static void get_hardware_file(struct ctx *c, const struct ynode *k, const struct ynode *v, const char *what,
+			      char **out)
+{
+	char *p = NULL;
+	if (get_string(c, k, v, &p) <= 0)
+		return;
+	char *r = resolve(c, p);
+	struct stat st;
+	if (p[0] != '/' && climbs_out(p)) {
+		err_at(c, v, "'%s' is outside the manifest's directory (write an absolute path to read a file elsewhere)",
+		       p);
+		free(r);
+	} else if (stat(r, &st)) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			err_at(c, v, "'%s' does not exist", p);
+		else
+			syserr_at(c, v, "cannot access '%s': %s", p, strerror(errno));
+		free(r);
+	} else if (S_ISDIR(st.st_mode)) {
+		err_at(c, v, "'%s' is a directory, expected %s", p, what);
+		free(r);
+	} else {
+		free(*out);
+		*out = r;
+	}
+	free(p);
+}
+
 static void get_hardware(struct ctx *c, const struct ynode *key, const struct ynode *map)
 {
-	static const char *const keys[] = {"nvidia_smi", "interconnect", "peak_tflops"};
-	const struct ynode *seen[3] = {0};
+	static const char *const keys[] = {"nvidia_smi", "interconnect", "peak_tflops", "topology"};
+	const struct ynode *seen[4] = {0};
 	struct manifest *m = c->m;
 	if (want_mapping(c, key, map) <= 0)
 		return;
 	for (size_t i = 0; i < map->n; i += 2) {
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
-		switch (field_index(c, map, i, keys, 3, seen)) {
-		case 0: {
-			char *p = NULL;
-			if (get_string(c, k, v, &p) <= 0)
-				break;
-			char *r = resolve(c, p);
-			struct stat st;
-			if (p[0] != '/' && climbs_out(p)) {
-				err_at(c, v, "'%s' is outside the manifest's directory (write an absolute path to read a file elsewhere)",
-				       p);
-				free(r);
-			} else if (stat(r, &st)) {
-				if (errno == ENOENT || errno == ENOTDIR)
-					err_at(c, v, "'%s' does not exist", p);
-				else
-					syserr_at(c, v, "cannot access '%s': %s", p, strerror(errno));
-				free(r);
-			} else if (S_ISDIR(st.st_mode)) {
-				err_at(c, v, "'%s' is a directory, expected an nvidia-smi -q -x file", p);
-				free(r);
-			} else {
-				free(m->hardware.nvidia_smi);
-				m->hardware.nvidia_smi = r;
-			}
-			free(p);
+		switch (field_index(c, map, i, keys, 4, seen)) {
+		case 0:
+			get_hardware_file(c, k, v, "an nvidia-smi -q -x file", &m->hardware.nvidia_smi);
 			break;
-		}
+		case 3:
+			get_hardware_file(c, k, v, "the output of nvidia-smi topo -m", &m->hardware.topology);
+			break;
 		case 1:
 			get_string(c, k, v, &m->hardware.interconnect);
 			break;
@@ -1550,6 +1564,7 @@ void manifest_free(struct manifest *m)
 	free(m->figures.font);
 	model_release(&m->model);
 	free(m->hardware.nvidia_smi);
+	free(m->hardware.topology);
 	free(m->hardware.interconnect);
 	free(m->title);
 	free(m->description);

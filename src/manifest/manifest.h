@@ -98,6 +98,7 @@ struct manifest {
 	char *description;
 	struct {
 		char *nvidia_smi;   /* resolved path of an `nvidia-smi -q -x` file, or NULL */
+		char *topology;     /* resolved path of `nvidia-smi topo -m` output, or NULL */
 		char *interconnect; /* free text, or NULL */
 		double peak_tflops; /* 0: not given */
 	} hardware;

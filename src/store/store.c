@@ -74,6 +74,8 @@ static const char SCHEMA[] =
 	"  product TEXT, uuid TEXT, pci_bus TEXT, driver TEXT, cuda TEXT, memory_mib INTEGER,\n"
 	"  max_graphics_mhz INTEGER, max_sm_mhz INTEGER, max_mem_mhz INTEGER, power_limit_w REAL,\n"
 	"  pcie_gen_max INTEGER, pcie_gen_cur INTEGER, pcie_width_max INTEGER, pcie_width_cur INTEGER);\n"
+	"CREATE TABLE gpu_links(experiment TEXT, trace_id INTEGER, path TEXT, a TEXT, b TEXT, link TEXT,\n"
+	"  cpu_affinity TEXT, numa_affinity TEXT);\n"
 	"CREATE VIEW steps AS SELECT a.trace_id AS trace_id,\n"
 	"  CAST(substr(n.name, 14) AS INTEGER) AS step, a.start_ns AS start_ns, a.dur_ns AS dur_ns\n"
 	"  FROM annotations a JOIN names n ON n.id = a.name_id\n"
@@ -651,6 +653,29 @@ static int sink_hardware(void *ctx, const struct gpu_hardware *g)
 	return rc;
 }
 
+/* One pair of nvidia-smi topo -m, for the experiment like sink_hardware. */
+static int sink_link(void *ctx, const struct gpu_link *l)
+{
+	struct sink_ctx *c = ctx;
+	struct store *s = c->s;
+	sqlite3_stmt *st;
+	if (prepare(s, "INSERT INTO gpu_links VALUES(coalesce(?1, (SELECT r.experiment FROM traces t"
+		       " JOIN runs r ON r.id = t.run_id WHERE t.id = ?2)), ?2, coalesce(?3, (SELECT path FROM traces"
+		       " WHERE id = ?2)), ?4, ?5, ?6, ?7, ?8)", &st) < 0)
+		return -1;
+	bind_text_opt(st, 1, c->experiment);
+	bind_opt(st, 2, c->trace_id, c->trace_id > 0);
+	bind_text_opt(st, 3, c->path);
+	bind_text_opt(st, 4, l->a);
+	bind_text_opt(st, 5, l->b);
+	bind_text_opt(st, 6, l->link);
+	bind_text_opt(st, 7, l->cpu_affinity);
+	bind_text_opt(st, 8, l->numa_affinity);
+	int rc = step_done(s, st, "insert gpu link");
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int64_t store_add_input(struct store *s, int64_t run_id, const char *path, int file_index)
 {
 	int64_t id = store_add_trace(s, run_id, path, file_index);
@@ -693,6 +718,7 @@ void store_sink_experiment(struct store *s, const char *experiment, const char *
 	sink->iteration = reject_iteration;
 	sink->phase = reject_phase;
 	sink->hardware = sink_hardware;
+	sink->link = sink_link;
 }
 
 void store_sink(struct store *s, int64_t trace_id, struct ingest_sink *sink)
@@ -703,6 +729,7 @@ void store_sink(struct store *s, int64_t trace_id, struct ingest_sink *sink)
 	sink->iteration = sink_iteration;
 	sink->phase = sink_phase;
 	sink->hardware = sink_hardware;
+	sink->link = sink_link;
 	s->sink.s = s;
 	s->sink.trace_id = trace_id;
 	sink->ctx = &s->sink;

@@ -14,6 +14,23 @@ static char **warnings;
 static size_t n_warnings, cap_warnings;
 static int quiet;
 
+/* The calling thread's diversion (diag_divert), and the errors it ever took. */
+static _Thread_local void (*divert_fn)(void *, enum diag_level, const char *);
+static _Thread_local void *divert_ctx;
+static _Thread_local size_t divert_errors;
+
+/* Hands m to the diversion when there is one (and frees it); returns 1 then. */
+static int diverted(enum diag_level level, char *m)
+{
+	if (!divert_fn)
+		return 0;
+	if (level != DIAG_WARNING)
+		divert_errors++;
+	divert_fn(divert_ctx, level, m);
+	free(m);
+	return 1;
+}
+
 static char *format(const char *where, const char *level, const char *fmt, va_list ap)
 {
 	struct buf b;
@@ -38,6 +55,8 @@ void diag_error(const char *where, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *m = format(where, "error", fmt, ap);
 	va_end(ap);
+	if (diverted(DIAG_ERROR, m))
+		return;
 	fprintf(stderr, "%s\n", m);
 	free(m);
 	n_errors++;
@@ -49,6 +68,8 @@ void diag_syserror(const char *where, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *m = format(where, "error", fmt, ap);
 	va_end(ap);
+	if (diverted(DIAG_SYSERROR, m))
+		return;
 	fprintf(stderr, "%s\n", m);
 	free(m);
 	n_errors++;
@@ -61,6 +82,8 @@ void diag_warning(const char *where, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *m = format(where, "warning", fmt, ap);
 	va_end(ap);
+	if (diverted(DIAG_WARNING, m))
+		return;
 	if (!quiet)
 		fprintf(stderr, "%s\n", m);
 	warnings = xgrow(warnings, &cap_warnings, n_warnings + 1, sizeof(*warnings));
@@ -69,7 +92,7 @@ void diag_warning(const char *where, const char *fmt, ...)
 
 size_t diag_error_count(void)
 {
-	return n_errors;
+	return divert_fn ? divert_errors : n_errors;
 }
 
 int diag_exit_code(void)
@@ -103,4 +126,25 @@ void diag_reset(void)
 	n_warnings = cap_warnings = 0;
 	n_errors = 0;
 	system_failed = 0;
+}
+
+void diag_divert(void (*fn)(void *ctx, enum diag_level level, const char *text), void *ctx)
+{
+	divert_fn = fn;
+	divert_ctx = ctx;
+}
+
+void diag_replay(enum diag_level level, const char *text)
+{
+	if (level == DIAG_WARNING) {
+		if (!quiet)
+			fprintf(stderr, "%s\n", text);
+		warnings = xgrow(warnings, &cap_warnings, n_warnings + 1, sizeof(*warnings));
+		warnings[n_warnings++] = xstrdup(text);
+		return;
+	}
+	fprintf(stderr, "%s\n", text);
+	n_errors++;
+	if (level == DIAG_SYSERROR)
+		system_failed = 1;
 }

@@ -40,4 +40,17 @@ void diag_set_quiet(int quiet);
 /* Forgets all errors and warnings (tests). */
 void diag_reset(void);
 
+/*
+ * Worker threads that read a trace ahead of the store (src/ingest/parallel.c)
+ * must not print: their messages would interleave and come out of order.
+ * diag_divert(fn, ctx) hands every later message of the calling thread, as
+ * formatted text ("where: error: what"), to fn instead of printing or
+ * counting it; diag_divert(NULL, NULL) ends that. While diverted,
+ * diag_error_count() counts the errors the thread ever diverted. diag_replay()
+ * reports such a text in the calling thread as if it were reported now.
+ */
+enum diag_level { DIAG_WARNING = 0, DIAG_ERROR = 1, DIAG_SYSERROR = 2 };
+void diag_divert(void (*fn)(void *ctx, enum diag_level level, const char *text), void *ctx);
+void diag_replay(enum diag_level level, const char *text);
+
 #endif

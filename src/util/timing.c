@@ -31,6 +31,26 @@ void timing_lap(enum timing_stage s, double *since)
 	*since = t;
 }
 
+/* Seconds this thread added with timing_add_nested, for its spans. */
+static _Thread_local double nested_secs;
+
+void timing_span_begin(struct timing_span *sp)
+{
+	sp->t0 = timing_now();
+	sp->nested0 = nested_secs;
+}
+
+void timing_span_end(struct timing_span *sp, enum timing_stage s)
+{
+	timing_add(s, timing_now() - sp->t0 - (nested_secs - sp->nested0));
+}
+
+void timing_add_nested(enum timing_stage s, double secs)
+{
+	timing_add(s, secs);
+	nested_secs += secs;
+}
+
 int timing_enabled(void)
 {
 	const char *e = getenv("PERFSTUDY_TIMING");

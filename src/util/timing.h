@@ -23,6 +23,19 @@ void timing_add(enum timing_stage s, double secs);
 void timing_lap(enum timing_stage s, double *since);
 /* Seconds added to a stage so far. */
 double timing_get(enum timing_stage s);
+/*
+ * A timed section of a stage that may call into another: time the thread
+ * adds with timing_add_nested() between timing_span_begin() and
+ * timing_span_end() (store inserts made from inside a parse callback) is
+ * not counted twice, so "parse" means parsing alone.
+ */
+struct timing_span {
+	double t0, nested0;
+};
+void timing_span_begin(struct timing_span *sp);
+void timing_span_end(struct timing_span *sp, enum timing_stage s);
+/* Like timing_add, and taken off the calling thread's open spans. */
+void timing_add_nested(enum timing_stage s, double secs);
 /* Non-zero when PERFSTUDY_TIMING is set to something other than 0. */
 int timing_enabled(void);
 /* Prints the stages on stderr when enabled; total is the command's wall time. */

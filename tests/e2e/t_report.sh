@@ -9,6 +9,7 @@
 mkdir -p "$T/st"
 sed -e 's/^id: h200/id: h200-single/' -e "s#traces/#$PWD/experiments/h200/traces/#" \
 	-e "s#nvidia-smi-q.xml#$PWD/experiments/h200/nvidia-smi-q.xml#" \
+	-e "s#nvidia-smi-topo.txt#$PWD/experiments/h200/nvidia-smi-topo.txt#" \
 	-e 's/^  top_n: 10/  top_n: 10\n  size: single\n  hatching: true\n  log_scale: true/' \
 	experiments/h200/study.yaml >"$T/st/single.yaml"
 $PERFSTUDY build -q experiments/h200/study.yaml "$T/st/single.yaml" -o "$T/site" 2>"$T/err"
@@ -70,9 +71,18 @@ S=$T/small
 $PERFSTUDY build "$S/run-a" "$S/run-b" -o "$T/r" 2>"$T/err1"
 n=$(grep -c '^perfstudy: reading ' "$T/err1")
 [ "$n" -eq 3 ] && ok || bad "first build read $n traces, want 3: $(cat "$T/err1")"
-dump() { sqlite3 "$1" ".dump" | grep -v "'build_id'"; }
+dump() { sqlite3 "$1" ".dump" | grep -v "'build_id'\|'fingerprint'"; }
 command -v sqlite3 >/dev/null && dump "$T/r/perfstudy.db" >"$T/dump1"
+# Nothing changed at all: the previous output is kept as it is.
 $PERFSTUDY build "$S/run-a" "$S/run-b" -o "$T/r" 2>"$T/err2"
+grep -qx "perfstudy: $T/r is up to date: no input, option or manifest changed since it was built (--force rebuilds)" "$T/err2" &&
+	ok || bad "unchanged rebuild is not 'up to date': $(cat "$T/err2")"
+if command -v sqlite3 >/dev/null; then
+	dump "$T/r/perfstudy.db" >"$T/dump1b"
+	same "$T/dump1" "$T/dump1b" "store after an up-to-date rebuild"
+fi
+# An option changed (same output): traces are reused, analyses run again.
+$PERFSTUDY build --classify default "$S/run-a" "$S/run-b" -o "$T/r" 2>"$T/err2"
 grep -q '^perfstudy: reading .*json' "$T/err2" && bad "unchanged rebuild read a trace: $(cat "$T/err2")" || ok
 n=$(grep -c ': unchanged, reused$' "$T/err2")
 [ "$n" -eq 3 ] && ok || bad "unchanged rebuild reused $n traces, want 3"

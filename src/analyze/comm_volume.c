@@ -1,0 +1,234 @@
+/*
+ * comm_volume.c: communication bytes measured in the trace beside the
+ * estimate (comm_volume.csv, issue 5 item 4).
+ *
+ * Per run with more than one GPU and rank whose NCCL kernels record their
+ * message size (Kineto's "In/Out msg nelems" and "dtype"):
+ *   message_bytes_per_step = sum over calls of S / steps, S = max(in, out)
+ *     elements x the dtype's size (collectives.csv's bytes), steps = the
+ *     rank's ProfilerStep#N ranges;
+ *   measured_bytes_per_gpu = sum over calls of S x f / steps, the bytes one
+ *     GPU sends under the ring algorithms: f = 2(n-1)/n for AllReduce,
+ *     (n-1)/n for AllGather (S its output), ReduceScatter (S its input),
+ *     Broadcast, Reduce and AllToAll (S(n-1) bytes cross links in all,
+ *     spread over n GPUs), 1 for Send/Recv, n the group size;
+ *   estimated_bytes_per_gpu = 2(1 - 1/p) g P (ZeRO 0-2) or 3(1 - 1/p) g P
+ *     (ZeRO-3), est_comm_bytes() as in estimates.csv, but with g the size
+ *     of the dtype the trace's gradient collectives carry (the AllReduce or
+ *     ReduceScatter calls with the most bytes): mixed precision with
+ *     autocast computes in bf16 while parameters and gradients stay fp32,
+ *     so the model's precision is not what goes over the wire;
+ *   ratio = measured / estimated.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "estimate.h"
+#include "models.h"
+#include "../util/buf.h"
+#include "../util/diag.h"
+#include "../util/xalloc.h"
+
+/* Bytes one GPU sends per byte of message S, ring algorithms (see above). */
+static double send_factor(const char *type, int64_t n)
+{
+	if (n <= 1)
+		return 0;
+	double r = (double)(n - 1) / (double)n;
+	if (!strcmp(type, "AllReduce"))
+		return 2 * r;
+	if (!strcmp(type, "Send") || !strcmp(type, "Recv") || !strcmp(type, "SendRecv"))
+		return 1;
+	return r; /* AllGather, ReduceScatter, Broadcast, Reduce, AllToAll */
+}
+
+struct rank_comm {
+	int64_t rank, steps;
+	double message, sent;       /* summed over the trace */
+	char grad_dtype[32];        /* dtype of the gradient collectives */
+	double grad_best;           /* their bytes, to pick the largest dtype */
+	int unknown;                /* calls with no size or unknown dtype */
+	int64_t group;              /* largest group size seen */
+};
+
+/* The collectives of one run, per rank. Returns the number of ranks in *out, or -1. */
+static int load_run(sqlite3 *db, const char *exp, const char *run, int gpus, struct rank_comm **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT t.rank, c.collective, c.dtype, c.in_nelems, c.out_nelems, c.group_size,"
+			       " (SELECT count(*) FROM steps s WHERE s.trace_id = t.id)"
+			       " FROM collectives c JOIN traces t ON t.id = c.trace_id JOIN runs r ON r.id = t.run_id"
+			       " WHERE r.experiment = ?1 AND r.run = ?2 AND t.rank IS NOT NULL"
+			       " ORDER BY t.rank, c.start_ns", -1, &st, NULL) != SQLITE_OK) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	size_t cap = 0;
+	struct buf type;
+	buf_init(&type);
+	struct {
+		char dtype[32];
+		double bytes;
+	} grad[8];
+	size_t ngrad = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t rank = sqlite3_column_int64(st, 0);
+		if (!*n || (*out)[*n - 1].rank != rank) {
+			*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
+			memset(&(*out)[*n], 0, sizeof(**out));
+			(*out)[*n].rank = rank;
+			(*out)[*n].steps = sqlite3_column_int64(st, 6);
+			++*n;
+			ngrad = 0;
+		}
+		struct rank_comm *rc_ = &(*out)[*n - 1];
+		buf_reset(&type);
+		collective_canonical((const char *)sqlite3_column_text(st, 1), &type);
+		const char *dtype = (const char *)sqlite3_column_text(st, 2);
+		int64_t in = sqlite3_column_int64(st, 3), outn = sqlite3_column_int64(st, 4);
+		int64_t group = sqlite3_column_type(st, 5) == SQLITE_NULL ? gpus : sqlite3_column_int64(st, 5);
+		if (group > rc_->group)
+			rc_->group = group;
+		int size = collective_dtype_size(dtype);
+		if (size <= 0 || (in <= 0 && outn <= 0)) {
+			rc_->unknown++;
+			continue;
+		}
+		double S = (double)(in > outn ? in : outn) * size;
+		rc_->message += S;
+		rc_->sent += S * send_factor(type.data, group);
+		if (strcmp(type.data, "AllReduce") && strcmp(type.data, "ReduceScatter"))
+			continue;
+		/* The gradients' dtype: the one the reductions carry most bytes in. */
+		size_t k;
+		for (k = 0; k < ngrad && strcmp(grad[k].dtype, dtype); k++)
+			;
+		if (k == ngrad && ngrad < sizeof(grad) / sizeof(grad[0])) {
+			snprintf(grad[k].dtype, sizeof(grad[k].dtype), "%s", dtype);
+			grad[k].bytes = 0;
+			ngrad++;
+		}
+		if (k < ngrad) {
+			grad[k].bytes += S;
+			if (grad[k].bytes > rc_->grad_best) {
+				rc_->grad_best = grad[k].bytes;
+				snprintf(rc_->grad_dtype, sizeof(rc_->grad_dtype), "%s", grad[k].dtype);
+			}
+		}
+	}
+	buf_release(&type);
+	int ret = 0;
+	if (rc != SQLITE_DONE) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+		ret = -1;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	const struct manifest *man = ctx->manifest;
+	sqlite3 *db = store_db(ctx->store);
+	struct table *t = table_new("comm_volume", "Communication bytes per GPU and step: measured in the trace and estimated",
+				    "run:text,rank:int,gpus:int,zero:int,params:int,grad_dtype:text,grad_bytes:int,"
+				    "estimated_bytes_per_gpu:int,steps:int,message_bytes_per_step:int,"
+				    "measured_bytes_per_gpu:int,ratio:real");
+	int ret = 0;
+	for (size_t i = 0; man && i < man->nruns; i++) {
+		const struct manifest_run *r = &man->runs[i];
+		if (r->gpus == 1)
+			continue;
+		struct rank_comm *rk;
+		size_t n;
+		if (load_run(db, ctx->experiment, r->id, r->gpus, &rk, &n) < 0) {
+			ret = -1;
+			break;
+		}
+		struct est_model em;
+		models_est_model(&r->model, &em);
+		int64_t P = r->model.layers && r->model.hidden && r->model.seq ? est_params(&em) : 0;
+		int tp = r->tensor_parallel > 0 ? r->tensor_parallel : 1, z = models_zero_stage(r);
+		for (size_t k = 0; k < n; k++) {
+			struct rank_comm *c = &rk[k];
+			if (c->message <= 0)
+				continue;
+			int p = r->gpus > 0 ? r->gpus : (int)c->group;
+			int dp = p > 0 ? (p / tp > 0 ? p / tp : 1) : 0;
+			int g = c->grad_dtype[0] ? collective_dtype_size(c->grad_dtype) : models_grad_bytes(r);
+			size_t row = table_add_row(t);
+			table_set_text(t, row, 0, r->id);
+			table_set_int(t, row, 1, c->rank);
+			if (p > 0)
+				table_set_int(t, row, 2, p);
+			table_set_int(t, row, 3, z);
+			if (P)
+				table_set_int(t, row, 4, P);
+			if (c->grad_dtype[0])
+				table_set_text(t, row, 5, c->grad_dtype);
+			table_set_int(t, row, 6, g);
+			double est = P && dp > 1 ? est_comm_bytes((double)P / tp, z, dp, g) : 0;
+			if (est > 0)
+				table_set_int(t, row, 7, llround(est));
+			table_set_int(t, row, 8, c->steps);
+			if (c->steps > 0) {
+				double sent = c->sent / (double)c->steps;
+				table_set_int(t, row, 9, llround(c->message / (double)c->steps));
+				table_set_int(t, row, 10, llround(sent));
+				if (est > 0)
+					table_set_real(t, row, 11, sent / est);
+			} else {
+				result_add_note(out, "comm_volume.csv: run %s rank %lld: no ProfilerStep ranges, so no bytes "
+						"per step.", r->id, (long long)c->rank);
+			}
+			if (c->unknown)
+				result_add_note(out, "comm_volume.csv: run %s rank %lld: %d collective calls record no "
+						"message size or an unknown dtype and are not counted.", r->id,
+						(long long)c->rank, c->unknown);
+			if (k == 0 && c->grad_dtype[0] && g != models_grad_bytes(r))
+				result_add_note(out, "comm_volume.csv: run %s: the gradient collectives carry %s (%d bytes per "
+						"element) where the manifest's precision or grad_bytes says %d; the estimate "
+						"here uses the trace's %d (estimates.csv keeps the manifest's).", r->id,
+						c->grad_dtype, g, models_grad_bytes(r), g);
+			if (!P && k == 0)
+				result_add_note(out, "comm_volume.csv: run %s: no estimate without the model's layers, "
+						"hidden, seq and vocab.", r->id);
+		}
+		free(rk);
+	}
+	if (ret < 0 || !t->nrows) {
+		table_free(t);
+		return ret;
+	}
+	result_add_table(out, t);
+	result_add_method(out, "comm_volume.csv",
+		"Per run on several GPUs and rank whose NCCL kernels record their message size (Kineto's In/Out msg "
+		"nelems and dtype kernel args). message_bytes_per_step: the sum over calls of S = max(In, Out msg "
+		"nelems) x the dtype's size (as in collectives.csv), divided by the rank's ProfilerStep#N ranges "
+		"(steps). Bytes are rounded to the byte. measured_bytes_per_gpu: the bytes one GPU sends per step under NCCL's ring algorithms, the "
+		"sum of S x f / steps with f = 2(n-1)/n for AllReduce (ReduceScatter then AllGather), (n-1)/n for "
+		"AllGather (S its output), ReduceScatter (S its input), Broadcast, Reduce and AllToAll (S(n-1) bytes "
+		"cross links in all, over n GPUs), 1 for Send/Recv, n the collective's group size. "
+		"estimated_bytes_per_gpu: as comm_bytes_per_gpu in estimates.csv, 2(1 - 1/p) g P for ZeRO 0, 1 and 2 "
+		"(one AllReduce of the gradients, or its ReduceScatter plus AllGather) and 3(1 - 1/p) g P for ZeRO-3 "
+		"(Rajbhandari et al., ZeRO, 2020; Cheng et al., SIGMETRICS 2024, write it 4(1 - 1/p)P for fp16 "
+		"gradients), P perfstudy's parameter count per tensor-parallel rank, p the data-parallel GPUs, but "
+		"with g the size of the dtype that the trace's gradient reductions carry (grad_dtype: the dtype of "
+		"the AllReduce or ReduceScatter calls with the most bytes), because that is what crosses the wire: "
+		"bf16 autocast computes in bf16 but keeps fp32 parameters and gradients, so DDP reduces fp32 "
+		"(g = 4). Without such calls g is the manifest's (grad_bytes, else 4 for fp32/tf32, 2 otherwise). "
+		"ratio: measured / estimated. Differences come from parameters the estimate does not count (a "
+		"model's extra heads), buffers DDP broadcasts every step, and implementations that move more than "
+		"the ideal: PyTorch's ZeroRedundancyOptimizer (ZeRO-1) reduces the whole gradient with DDP's "
+		"AllReduce and then broadcasts each rank's updated shard, 3(1 - 1/p) g P instead of 2(1 - 1/p) g P.");
+	return 0;
+}

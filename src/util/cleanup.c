@@ -1,0 +1,192 @@
+/* cleanup.c: the signal handler and the stale-directory sweep of cleanup.h. */
+#include "cleanup.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "fs.h"
+#include "xalloc.h"
+
+static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define NSIGNALS (sizeof(signals) / sizeof(signals[0]))
+
+static char tmp_path[PATH_MAX];
+static volatile sig_atomic_t armed;
+static struct sigaction saved[NSIGNALS];
+static int have_saved;
+
+struct dirent64_raw {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/*
+ * rm -rf of name under dirfd with calls that are safe in a signal handler
+ * (no malloc, no stdio: getdents64, unlinkat, openat). The output tree is a
+ * few levels deep; deeper than 16 is left alone.
+ */
+static void remove_at(int dirfd, const char *name, int depth)
+{
+	if (unlinkat(dirfd, name, 0) == 0 || (errno != EISDIR && errno != EPERM) || depth > 16)
+		return;
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	/* Removing entries while reading the directory may skip some: read again until none is left. */
+	for (int pass = 0; pass < 64; pass++) {
+		char buf[4096] __attribute__((aligned(8)));
+		int removed = 0;
+		lseek(fd, 0, SEEK_SET);
+		long n;
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+			for (long off = 0; off < n;) {
+				struct dirent64_raw *d = (struct dirent64_raw *)(buf + off);
+				off += d->d_reclen;
+				if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+					continue;
+				remove_at(fd, d->d_name, depth + 1);
+				removed = 1;
+			}
+		}
+		if (!removed)
+			break;
+	}
+	close(fd);
+	unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+static void say(const char *s)
+{
+	ssize_t r = write(2, s, strlen(s));
+	(void)r;
+}
+
+static void on_signal(int sig)
+{
+	if (armed) {
+		remove_at(AT_FDCWD, tmp_path, 0);
+		say("perfstudy: interrupted; removed ");
+		say(tmp_path);
+		say(", the previous output is unchanged\n");
+	}
+	_exit(128 + sig);
+}
+
+void cleanup_arm(const char *tmpdir)
+{
+	size_t n = strlen(tmpdir);
+	if (n >= sizeof(tmp_path))
+		n = sizeof(tmp_path) - 1;
+	memcpy(tmp_path, tmpdir, n);
+	tmp_path[n] = '\0';
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NSIGNALS; i++)
+		sigaddset(&sa.sa_mask, signals[i]);
+	/* A signal the caller ignores (nohup) stays ignored. */
+	for (size_t i = 0; i < NSIGNALS; i++) {
+		sigaction(signals[i], NULL, &saved[i]);
+		if (saved[i].sa_handler != SIG_IGN)
+			sigaction(signals[i], &sa, NULL);
+	}
+	have_saved = 1;
+	armed = 1;
+}
+
+void cleanup_disarm(void)
+{
+	armed = 0;
+	if (!have_saved)
+		return;
+	for (size_t i = 0; i < NSIGNALS; i++)
+		sigaction(signals[i], &saved[i], NULL);
+	have_saved = 0;
+}
+
+void cleanup_hold(int on)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < NSIGNALS; i++)
+		sigaddset(&set, signals[i]);
+	sigprocmask(on ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}
+
+/* The pid in name = base + ".tmp." or ".old." + digits, or 0. */
+static long stale_pid(const char *name, const char *base, const char **kind)
+{
+	size_t n = strlen(base);
+	if (strncmp(name, base, n))
+		return 0;
+	name += n;
+	if (!strncmp(name, ".tmp.", 5))
+		*kind = "tmp";
+	else if (!strncmp(name, ".old.", 5))
+		*kind = "old";
+	else
+		return 0;
+	name += 5;
+	if (!*name || strspn(name, "0123456789") != strlen(name) || strlen(name) > 9)
+		return 0;
+	return strtol(name, NULL, 10);
+}
+
+int cleanup_stale(const char *outdir, int quiet)
+{
+	char *copy = xstrdup(outdir);
+	char *slash = strrchr(copy, '/');
+	const char *dir = ".", *base = copy;
+	if (slash) {
+		*slash = '\0';
+		dir = slash == copy ? "/" : copy;
+		base = slash + 1;
+	}
+	int ret = 0;
+	DIR *d = opendir(dir);
+	if (!d) {
+		free(copy);
+		return 0; /* the parent does not exist yet: nothing stale */
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		const char *kind;
+		long pid = stale_pid(e->d_name, base, &kind);
+		if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		if (!strcmp(kind, "old") && fs_is_dir(outdir) < 0) {
+			if (rename(p, outdir) == 0) {
+				if (!quiet)
+					fprintf(stderr, "perfstudy: restored the previous output from %s (a build was killed)\n", p);
+			} else {
+				diag_syserror(p, "cannot move the previous output back to '%s': %s", outdir, strerror(errno));
+				ret = -1;
+			}
+		} else {
+			if (!quiet)
+				fprintf(stderr, "perfstudy: removing %s, left by a build that was killed\n", p);
+			if (fs_remove_tree(p) < 0)
+				ret = -1;
+		}
+		free(p);
+	}
+	closedir(d);
+	free(copy);
+	return ret;
+}

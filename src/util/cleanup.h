@@ -1,0 +1,29 @@
+/*
+ * cleanup.h: what an interrupted build leaves behind: nothing.
+ *
+ * A build writes into DIR.tmp.<pid> and swaps it in at the end (fs.h). When
+ * it is stopped by SIGINT, SIGTERM or SIGHUP, the handler installed by
+ * cleanup_arm() removes that temporary directory with async-signal-safe
+ * calls only and exits 130, 143 or 129 (128 + the signal); the previous
+ * output was never touched. SIGKILL cannot be caught: what it leaves
+ * (a DIR.tmp.<pid>, or, killed between the two renames of the swap, the
+ * previous output still at DIR.old.<pid>) is put right by cleanup_stale() at
+ * the start of the next build into DIR.
+ */
+#ifndef PERFSTUDY_CLEANUP_H
+#define PERFSTUDY_CLEANUP_H
+
+/* Installs the handlers; tmpdir (copied) is removed if a signal comes. */
+void cleanup_arm(const char *tmpdir);
+/* Forgets tmpdir (it was moved into place or removed); the handlers before cleanup_arm() again. */
+void cleanup_disarm(void);
+/* Holds the signals back (on) or lets them through (off), around the swap. */
+void cleanup_hold(int on);
+/*
+ * Removes DIR.tmp.<pid> and DIR.old.<pid> of processes that no longer run,
+ * first moving DIR.old.<pid> back to DIR when DIR is missing (a build killed
+ * mid-swap). Says what it did on stderr unless quiet. Returns 0 or -1 after diag.
+ */
+int cleanup_stale(const char *outdir, int quiet);
+
+#endif
