@@ -40,7 +40,7 @@ EMBED_FILES := $(sort $(wildcard templates/*.tpl assets/*))
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(B)/tests/%)
 
-.PHONY: all check unit e2e example clean install bench deps test-deps perfstudy fuzz fuzz-regress fuzz-targets
+.PHONY: all check unit e2e example clean install bench deps test-deps perfstudy fuzz fuzz-regress fuzz-targets valgrind-check
 
 all: perfstudy
 
@@ -110,6 +110,11 @@ fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) sh fuzz/run.sh build-fuzz $(FUZZ_NAMES)
 
 check: unit fuzz-regress e2e
+
+# memcheck with no leaks over the unit tests, the fuzz regression inputs and
+# a set of perfstudy runs (tests/valgrind.sh); CI runs it.
+valgrind-check: perfstudy $(TEST_BINS) $(REGRESS_BINS)
+	@bash tests/valgrind.sh $(B)
 
 example: perfstudy
 	./perfstudy build experiments/h200/study.yaml experiments/ncu-encoder/study.yaml \

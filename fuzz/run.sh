@@ -64,7 +64,11 @@ for n in "$@"; do
 	nvprof) shared "$n" nvprof; seed "$n" tests/data/formats/nvprof* ;;
 	nvsmi) shared "$n" nvidia_smi_xml; seed "$n" experiments/*/nvidia-smi-q.xml ;;
 	megatron) seed "$n" experiments/*/traces/*/*/*.log tests/data/formats/*megatron* ;;
-	lightning) shared "$n" lightning_profiler; seed "$n" tests/data/formats/*lightning* ;;
+	lightning) shared "$n" lightning_profiler; seed "$n" tests/data/formats*/*lightning* ;;
+	nvsmi_topo) seed "$n" experiments/*/nvidia-smi-topo.txt tests/data/formats*/*topo* ;;
+	nvtx_csv) shared "$n" nsys_sqlite; seed "$n" tests/data/formats*/*nvtx* ;;
+	pytorch_et) seed "$n" tests/data/formats*/et_* ;;
+	memory_timeline) seed "$n" tests/data/formats*/memtl_* ;;
 	esac
 	dict=
 	[ -f fuzz/$n.dict ] && dict=-dict=fuzz/$n.dict

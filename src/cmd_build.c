@@ -421,11 +421,13 @@ static void reading_end(struct store *s)
 /*
  * Ingests one trace file, or copies its rows from the previous build when
  * it has not changed; the transaction makes it all or nothing. Returns 0,
- * -1 after diag, or 1 (after a warning) for a file of a recognised format
- * that holds nothing perfstudy uses (a PyTorch execution trace beside the
- * Kineto ones): the caller rolls it back.
+ * -1 after diag, or 1 for a file of a recognised format that holds nothing
+ * perfstudy uses (a PyTorch execution trace beside the Kineto ones), with
+ * *unused saying what it is: the caller rolls it back and warns, or fails
+ * when the run has no other trace.
  */
-static int ingest_trace(struct store *s, int64_t run_id, const char *path, int index, int quiet)
+static int ingest_trace(struct store *s, int64_t run_id, const char *path, int index, int quiet,
+			const char **unused)
 {
 	(void)quiet; /* progress_init took it */
 	size_t pos = reading.pos++;
@@ -453,7 +455,7 @@ static int ingest_trace(struct store *s, int64_t run_id, const char *path, int i
 		return -1;
 	progress_read(&reading.progress, size);
 	if (counts.unused) {
-		diag_warning(path, "%s; not a rank of the run, ignored", counts.unused);
+		*unused = counts.unused;
 		return 1;
 	}
 	if (store_finish_trace(s, tid, format, &meta, &counts) < 0)
@@ -534,7 +536,7 @@ static int ingest_inputs(struct store *s, int64_t run_id, const struct manifest_
 			return -1;
 		}
 		if (counts.unused) {
-			diag_warning(path, "%s; ignored", counts.unused);
+			diag_warning(path, "%s; left out", counts.unused);
 			store_rollback(s);
 			continue;
 		}
@@ -587,19 +589,39 @@ static int ingest_experiment(struct store *s, struct exp_plan *e, int quiet)
 		int64_t run_id = store_add_run(s, &rp->info);
 		if (run_id < 0)
 			return -1;
-		for (size_t t = 0; t < rp->ntraces; t++) {
-			if (store_begin(s) < 0)
-				return -1;
-			int rc = ingest_trace(s, run_id, rp->traces[t], (int)t, quiet);
+		/* unused[t]: what trace t is when it holds nothing perfstudy uses */
+		const char **unused = xcalloc(rp->ntraces + 1, sizeof(*unused));
+		size_t used = 0, nunused = 0;
+		int rc = 0;
+		for (size_t t = 0; t < rp->ntraces && rc >= 0; t++) {
+			if (store_begin(s) < 0) {
+				rc = -1;
+				break;
+			}
+			rc = ingest_trace(s, run_id, rp->traces[t], (int)t, quiet, &unused[t]);
 			if (rc != 0) {
 				store_rollback(s);
-				if (rc < 0)
-					return -1;
+				nunused += rc > 0;
 				continue;
 			}
+			used++;
 			if (store_commit(s) < 0)
-				return -1;
+				rc = -1;
 		}
+		/* Files that hold nothing perfstudy uses: left out beside real traces, an error alone. */
+		for (size_t t = 0; rc >= 0 && nunused && t < rp->ntraces; t++) {
+			if (!unused[t])
+				continue;
+			if (!used) {
+				diag_error(rp->traces[t], "%s; run '%s' has no trace perfstudy can read", unused[t], rp->id);
+				rc = -1;
+			} else {
+				diag_warning(rp->traces[t], "%s; not a rank of run '%s', left out", unused[t], rp->id);
+			}
+		}
+		free(unused);
+		if (rc < 0)
+			return -1;
 		if (check_ranks(s, run_id, rp->id) < 0)
 			return -1;
 		warn_unranked(s, run_id, rp->id, rp->ntraces);
@@ -619,6 +641,7 @@ static int ingest_experiment(struct store *s, struct exp_plan *e, int quiet)
 
 struct exp_output {
 	struct analysis_result res;
+	size_t nfigs, ntables; /* the non-empty ones, in figs and tables */
 	struct report_figure *figs;
 	struct report_method *methods;
 	const struct table **tables;
@@ -834,13 +857,17 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 	const struct analysis_result *r = &o->res;
 	o->figs = xcalloc(r->nfigures + 1, sizeof(*o->figs));
 	for (size_t i = 0; i < r->nfigures; i++) {
+		/* A figure with nothing to draw (an analysis the runs' data cannot support) is left out. */
+		if (chart_is_empty(r->figures[i].chart))
+			continue;
 		if (chart_write(r->figures[i].chart, figdir, &style) < 0 ||
 		    chart_write_latex(r->figures[i].chart, figdir, r->figures[i].caption, &style) < 0) {
 			free(run_ids);
 			goto out;
 		}
-		o->figs[i].name = r->figures[i].chart->name;
-		o->figs[i].caption = r->figures[i].caption;
+		o->figs[o->nfigs].name = r->figures[i].chart->name;
+		o->figs[o->nfigs].caption = r->figures[i].caption;
+		o->nfigs++;
 	}
 	free(run_ids);
 	o->methods = xcalloc(r->nmethods + 1, sizeof(*o->methods));
@@ -849,8 +876,10 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 		o->methods[i].text = r->methods[i].text;
 	}
 	o->tables = xcalloc(r->ntables + 1, sizeof(*o->tables));
+	/* Empty tables are left out of the page and data/, as empty figures are. */
 	for (size_t i = 0; i < r->ntables; i++)
-		o->tables[i] = r->tables[i];
+		if (r->tables[i]->nrows)
+			o->tables[o->ntables++] = r->tables[i];
 	o->headline = make_headline(r->runs);
 	if (collect_inputs(s, e->id, o) < 0 || add_file_inputs(e, o) < 0)
 		goto out;
@@ -1112,9 +1141,9 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 			.headline = o->headline,
 			.models = o->models,
 			.runs = o->res.runs,
-			.ntables = o->res.ntables,
+			.ntables = o->ntables,
 			.tables = o->tables,
-			.nfigures = o->res.nfigures,
+			.nfigures = o->nfigs,
 			.figures = o->figs,
 			.nmethods = o->res.nmethods,
 			.methods = o->methods,

@@ -13,6 +13,9 @@
  *                   FLOPs / summed kernel time).
  *   flops_fit.csv:  the least-squares line measured = slope * estimated +
  *                   intercept over the runs, with R^2.
+ *   figures:        flops_by_batch, dram_by_batch, arithmetic_intensity_by_batch
+ *                   (x-y over the batch size) and flops_estimated_vs_measured
+ *                   (scatter, fitted line, y = x); see flops_figures().
  *
  * The estimate is est_layer_fwd_flops() per layer (2bs(4d^2 + 2df) +
  * 4bs^2d), times the layers, plus the logit layer 2bsdV when the vocabulary
@@ -27,7 +30,8 @@
 #include "analysis.h"
 #include "estimate.h"
 #include "models.h"
-#include "../chart/figures.h"
+#include "../chart/figures_xy.h"
+#include "../util/buf.h"
 #include "../util/diag.h"
 #include "../util/xalloc.h"
 
@@ -66,6 +70,85 @@ static double estimate(const struct manifest_run *r, int batch, const char **why
 	if (r->profiled == 1)
 		return layer + logit;
 	return (r->recompute ? 4.0 : 3.0) * layer + 3.0 * logit;
+}
+
+/*
+ * The figures of paper 001, as x-y plots: FLOPs (measured and estimated)
+ * and DRAM bytes against the batch size on log-log axes (a line of slope 1
+ * is growth in proportion to the batch), the scatter of measured on
+ * estimated FLOPs with the least-squares line and y = x, and the arithmetic
+ * intensity against the batch size. Units are picked from the largest value.
+ */
+static void flops_figures(const struct table *t, const struct table *q, size_t nfit, int have_fit, double slope,
+			  double icpt, double r2, struct analysis_result *out)
+{
+	double max_flops = 0, max_dram = 0, unit_f, unit_d;
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t col = 2; col <= 3; col++)
+			if (!table_cell(t, r, col)->null)
+				max_flops = fmax(max_flops, (double)table_cell(t, r, col)->v.i);
+		if (!table_cell(t, r, 4)->null)
+			max_dram = fmax(max_dram, (double)table_cell(t, r, 4)->v.i);
+	}
+	char *fu = xstrdup(figure_si_unit(max_flops, "FLOP", &unit_f));
+	char *du = xstrdup(figure_si_unit(max_dram, "B", &unit_d));
+	char *ylab = xasprintf("FLOPs (%s)", fu);
+	struct figure_xy_series fl[] = {
+		{"measured (Nsight Compute)", 3, unit_f},
+		{"estimated", 2, unit_f},
+	};
+	result_add_figure(out, figure_xy_by(t, 1, fl, 2, "flops_by_batch", "Measured and estimated FLOPs by batch size",
+					    ylab, CHART_SCALE_LOG2),
+			  "Floating-point operations per profiled pass against the batch size: measured by Nsight "
+			  "Compute (add + mul + 2 x fma thread instructions, all precisions, summed over the launches) "
+			  "and estimated from the model description (flops.csv). Both axes are logarithmic (base 2), so "
+			  "a line of slope 1 means FLOPs in proportion to the batch size and the vertical gap between "
+			  "the lines is the ratio measured / estimated.");
+	free(ylab);
+	ylab = xasprintf("DRAM traffic (%s)", du);
+	struct figure_xy_series dr[] = {{"dram__bytes.sum", 4, unit_d}};
+	result_add_figure(out, figure_xy_by(t, 1, dr, 1, "dram_by_batch", "DRAM bytes by batch size", ylab,
+					    CHART_SCALE_LOG2),
+			  "Bytes read from and written to DRAM (dram__bytes.sum summed over the launches), in decimal "
+			  "units (1 MB = 10^6 bytes), against the batch size; both axes logarithmic, base 2 (flops.csv).");
+	free(ylab);
+
+	struct buf note, cap;
+	buf_init(&note);
+	buf_init(&cap);
+	if (have_fit) {
+		/* Intercept in the figure's unit, to 3 significant digits like the slope's 4. */
+		buf_printf(&note, "least-squares fit, %zu runs\nslope %.4g\nintercept %.3g %s\nR\xc2\xb2 = %.5f",
+			   nfit, slope, icpt * unit_f, fu, r2);
+		buf_printf(&cap, " The least-squares line measured = %.4g x estimated + %.3g %s has R\xc2\xb2 = %.5f "
+				 "(flops_fit.csv).", slope, icpt * unit_f, fu, r2);
+	} else {
+		buf_adds(&note, "no least-squares line\n(fewer than two runs\nwith different estimates)");
+	}
+	char *xlab = xasprintf("estimated (%s)", fu);
+	ylab = xasprintf("measured (%s)", fu);
+	char *caption = xasprintf("Measured against estimated FLOPs, one point per run (labelled by its id), in %s, "
+				  "with the ordinary least-squares line of measured on estimated and the line y = x, "
+				  "where a point would lie if the estimate counted exactly what the GPU executed.%s",
+				  fu, cap.data ? cap.data : "");
+	result_add_figure(out, figure_xy_scatter_fit(t, 2, 3, unit_f, "flops_estimated_vs_measured",
+						     "Estimated vs measured FLOPs", xlab, ylab, have_fit, slope, icpt,
+						     note.data),
+			  caption);
+	free(caption);
+	free(xlab);
+	free(ylab);
+	buf_release(&note);
+	buf_release(&cap);
+
+	struct figure_xy_series ai[] = {{"measured FLOPs / DRAM bytes", 4, 1}};
+	result_add_figure(out, figure_xy_by(q, 1, ai, 1, "arithmetic_intensity_by_batch",
+					    "Arithmetic intensity by batch size", "arithmetic intensity (FLOP/byte)",
+					    CHART_SCALE_LINEAR),
+			  "Arithmetic intensity, measured FLOPs per byte of DRAM traffic (flops_ratio.csv), against the "
+			  "batch size (logarithmic, base 2); the value axis starts at 0.");
+	free(fu);
+	free(du);
 }
 
 int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
@@ -145,8 +228,9 @@ int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 	}
 	result_add_table(out, t);
 	result_add_table(out, q);
-	double slope, icpt, r2;
-	if (est_fit_line(xs, ys, (int)n, &slope, &icpt, &r2) == 0) {
+	double slope = NAN, icpt = NAN, r2 = NAN;
+	int have_fit = est_fit_line(xs, ys, (int)n, &slope, &icpt, &r2) == 0;
+	if (have_fit) {
 		struct table *f = table_new("flops_fit", "Least-squares line of measured on estimated FLOPs",
 					    "runs:int,slope:real,intercept:real,r2:real");
 		size_t row = table_add_row(f);
@@ -158,7 +242,7 @@ int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 	} else if (n) {
 		result_add_note(out, "flops_fit.csv: a line needs two runs with different estimated FLOPs; %zu given.", n);
 	}
-	models_flops_figures(t, q, out);
+	flops_figures(t, q, n, have_fit, slope, icpt, r2, out);
 	free(xs);
 	free(ys);
 	result_add_method(out, "flops.csv",

@@ -2,8 +2,8 @@
  * models.h: helpers shared by the model analyses (models.c, flops.c).
  *
  * models_est_model() turns a manifest model into the estimate module's
- * description; models_flops_figures() builds the charts of flops.c from its
- * tables (chart models only; figures.c style, no cairo).
+ * description (flops.c's figures are built in flops.c, with
+ * src/chart/figures_xy.c).
  */
 #ifndef PERFSTUDY_MODELS_H
 #define PERFSTUDY_MODELS_H
@@ -16,7 +16,5 @@ void models_est_model(const struct manifest_model *m, struct est_model *out);
 int models_zero_stage(const struct manifest_run *r);
 /* Bytes per gradient element: the manifest's grad_bytes, else 4 for fp32/tf32, 8 for fp64, else 2. */
 int models_grad_bytes(const struct manifest_run *r);
-/* Appends batch vs FLOPs, batch vs DRAM bytes and estimated vs measured figures when they can be drawn. */
-void models_flops_figures(const struct table *flops, const struct table *ratio, struct analysis_result *out);
 
 #endif

@@ -42,6 +42,12 @@ void chart_free(struct chart *c)
 	}
 	free(c->cat_keys);
 	free(c->cat_tips);
+	free(c->x_values);
+	free(c->x_label);
+	for (size_t i = 0; i < c->nrefs; i++)
+		free(c->refs[i].label);
+	free(c->refs);
+	free(c->note);
 	free(c->categories);
 	free(c->series);
 	free(c->values);
@@ -60,6 +66,8 @@ size_t chart_add_category(struct chart *c, const char *label)
 	c->cat_tips = xrealloc(c->cat_tips, (c->ncat + 1) * sizeof(*c->cat_tips));
 	c->cat_keys[c->ncat] = NULL;
 	c->cat_tips[c->ncat] = NULL;
+	c->x_values = xrealloc(c->x_values, (c->ncat + 1) * sizeof(*c->x_values));
+	c->x_values[c->ncat] = NAN;
 	if (c->nseries) {
 		c->values = xrealloc(c->values, (c->ncat + 1) * c->nseries * sizeof(*c->values));
 		for (size_t s = 0; s < c->nseries; s++)
@@ -109,6 +117,51 @@ void chart_set_category_tip(struct chart *c, size_t cat, const char *tip)
 	assert(cat < c->ncat);
 	free(c->cat_tips[cat]);
 	c->cat_tips[cat] = tip ? xstrdup(tip) : NULL;
+}
+
+void chart_set_x(struct chart *c, size_t cat, double x)
+{
+	assert(cat < c->ncat);
+	c->x_values[cat] = x;
+}
+
+void chart_set_x_axis(struct chart *c, const char *label, enum chart_scale scale)
+{
+	free(c->x_label);
+	c->x_label = label ? xstrdup(label) : NULL;
+	c->x_scale = scale;
+}
+
+void chart_add_refline(struct chart *c, const char *label, double slope, double intercept, int dashed)
+{
+	c->refs = xgrow(c->refs, &c->cap_refs, c->nrefs + 1, sizeof(*c->refs));
+	c->refs[c->nrefs++] = (struct chart_refline){xstrdup(label ? label : ""), slope, intercept, dashed};
+}
+
+void chart_set_note(struct chart *c, const char *note)
+{
+	free(c->note);
+	c->note = note ? xstrdup(note) : NULL;
+}
+
+static int scale_ok(enum chart_scale sc, double v)
+{
+	return isfinite(v) && (sc == CHART_SCALE_LINEAR || v > 0);
+}
+
+int chart_xy_drawable(const struct chart *c, size_t cat, size_t series)
+{
+	assert(cat < c->ncat && series < c->nseries);
+	return scale_ok(c->x_scale, c->x_values[cat]) && scale_ok(c->y_scale, c->values[cat * c->nseries + series]);
+}
+
+size_t chart_xy_skipped(const struct chart *c)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->ncat; i++)
+		for (size_t s = 0; s < c->nseries; s++)
+			n += !chart_xy_drawable(c, i, s);
+	return n;
 }
 
 int chart_size_preset(const char *name, double *w, double *h)
@@ -248,4 +301,15 @@ char *chart_shorten_middle(const char *s, size_t max_chars)
 	memcpy(out + head + sizeof(ellipsis) - 1, s + tail, len - tail);
 	out[head + sizeof(ellipsis) - 1 + len - tail] = '\0';
 	return out;
+}
+
+int chart_is_empty(const struct chart *c)
+{
+	for (size_t i = 0; i < c->ncat; i++)
+		for (size_t j = 0; j < c->nseries; j++) {
+			double v = chart_get(c, i, j);
+			if (v == v && v != 0)
+				return 0;
+		}
+	return 1;
 }

@@ -2,7 +2,9 @@
  * chart.h: the chart model, and the one call that draws it.
  *
  * A chart is data only: categories (one bar each), series (the stacked
- * segments, or one series for a plain bar chart), values, labels. Analyses
+ * segments, or one series for a plain bar chart), values, labels; an x-y
+ * chart (CHART_XY) adds each category's x value, axis scales and
+ * reference lines. Analyses
  * and the build command fill it from tables without knowing anything of
  * cairo; chart_render.c is the only file that includes cairo and draws a
  * model onto a surface. chart_write() writes the same drawing as SVG, PDF and
@@ -20,6 +22,21 @@ enum chart_kind {
 	CHART_HBAR,        /* horizontal bars, one per category, series 0 only */
 	CHART_GROUPED_BAR, /* vertical bars side by side, one per series, in each category's slot */
 	CHART_LINE,        /* one line per series over the categories, evenly spaced; NaN: no point */
+	CHART_XY,          /* points at real x values (x_values[cat]), a line or markers per series */
+};
+
+/* How a CHART_XY axis maps values: linear, or log with ticks at powers of 2 or of 10. */
+enum chart_scale {
+	CHART_SCALE_LINEAR,
+	CHART_SCALE_LOG2,  /* ticks at 16, 32, 64, ...: for doubling sweeps (batch sizes, GPUs) */
+	CHART_SCALE_LOG10,
+};
+
+/* CHART_XY: a line y = slope * x + intercept across the whole plot, listed in the key. */
+struct chart_refline {
+	char *label;       /* key entry, e.g. "least squares" or "y = x" */
+	double slope, intercept;
+	int dashed;        /* 1: dashed grey (a reference such as y = x); 0: solid black (a fit) */
 };
 
 struct chart {
@@ -35,6 +52,21 @@ struct chart {
 	char **cat_keys;   /* ncat: colour key of each category's bar (HBAR), NULL entries: none */
 	char **cat_tips;   /* ncat: full text shown as an SVG tooltip (e.g. the whole kernel name), or NULL */
 	size_t ref_series; /* LINE: 1 + the series drawn as a dashed grey reference (ideal scaling); 0: none */
+	/*
+	 * CHART_XY only. Category i is a point position: its label names the
+	 * point (tooltips, point labels), x_values[i] its x; every series has a
+	 * y per category (values[]). Points whose x or y is not finite, or not
+	 * positive on a log axis, are skipped and the figure says how many.
+	 */
+	double *x_values;  /* ncat, NaN until chart_set_x() */
+	char *x_label;     /* x axis label with its unit, e.g. "batch size" */
+	enum chart_scale x_scale, y_scale;
+	int from_zero;     /* linear axes start at 0 (or below) */
+	int markers_only;  /* points without lines between them (a scatter) */
+	int label_points;  /* print each category's label beside its points of series 0 */
+	size_t nrefs, cap_refs;
+	struct chart_refline *refs;
+	char *note;        /* printed under the key, lines split at '\n' (a fit's slope, intercept, R^2) */
 };
 
 /*
@@ -70,6 +102,8 @@ int chart_size_preset(const char *name, double *w, double *h);
 struct chart *chart_new(enum chart_kind kind, const char *name, const char *title,
 			const char *value_label);
 void chart_free(struct chart *c);
+/* 1 when c has nothing to draw: no category, or every value 0 or NaN. */
+int chart_is_empty(const struct chart *c);
 /* Adds a category or series (copying the label) and returns its index; values start at 0. */
 size_t chart_add_category(struct chart *c, const char *label);
 size_t chart_add_series(struct chart *c, const char *label);
@@ -78,6 +112,18 @@ double chart_get(const struct chart *c, size_t cat, size_t series);
 /* Sets a category's colour key (see chart_style) and its tooltip text; both are copied. */
 void chart_set_category_key(struct chart *c, size_t cat, const char *key);
 void chart_set_category_tip(struct chart *c, size_t cat, const char *tip);
+/* CHART_XY: the x of a category's points; the x axis label (copied) and scale; a reference line; the note. */
+void chart_set_x(struct chart *c, size_t cat, double x);
+void chart_set_x_axis(struct chart *c, const char *label, enum chart_scale scale);
+void chart_add_refline(struct chart *c, const char *label, double slope, double intercept, int dashed);
+void chart_set_note(struct chart *c, const char *note);
+/*
+ * CHART_XY: whether the point of category cat in series s can be drawn (x
+ * and y finite, and positive on a log axis), and how many cannot; the
+ * figure prints that count under its key.
+ */
+int chart_xy_drawable(const struct chart *c, size_t cat, size_t series);
+size_t chart_xy_skipped(const struct chart *c);
 
 /*
  * Writes dir/<name>.tex: a LaTeX figure environment that includes

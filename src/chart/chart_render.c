@@ -590,6 +590,18 @@ struct legend {
 	size_t *colour;
 	int reverse; /* list the entries bottom up, like the segments of a stack */
 	double col_w, row_h, width, height;
+	int *swatch;     /* NULL, or per entry one of enum swatch (owned; CHART_XY's lines and markers) */
+	size_t *shape;   /* per entry the marker shape of SWATCH_LINE/SWATCH_MARK (owned) */
+	double swatch_w; /* 0: SWATCH */
+};
+
+/* How a key entry shows what it stands for. */
+enum swatch {
+	SWATCH_BOX,   /* a filled square: bars */
+	SWATCH_LINE,  /* a line in the entry's colour with its marker */
+	SWATCH_MARK,  /* the marker alone: a scatter */
+	SWATCH_SOLID, /* a black line: a fitted line */
+	SWATCH_DASH,  /* a dashed grey line: a reference such as y = x */
 };
 
 /* Narrower than this (points), a figure puts its key under the plot, not beside it. */
@@ -598,16 +610,18 @@ struct legend {
 /*
  * Lays out a key of n entries (names[i] in palette colour colours[i]) in as
  * many columns as the height avail_h needs; its text is shortened to fit
- * about 30 % of the figure's width w.
+ * about 30 % of the figure's width w. Each swatch is sw wide (a line with
+ * its marker needs more than a square).
  */
-static void legend_layout(cairo_t *cr, struct legend *lg, char *const *names, const size_t *colours,
-			  size_t n, double w, double avail_h)
+static void legend_layout_sw(cairo_t *cr, struct legend *lg, char *const *names, const size_t *colours,
+			     size_t n, double w, double avail_h, double sw)
 {
 	memset(lg, 0, sizeof(*lg));
 	if (n < 2)
 		return; /* one series needs no key: the value label says what it is */
 	set_font(cr, LEGEND_PT, 0);
 	lg->n = n;
+	lg->swatch_w = sw;
 	lg->colour = xcalloc(n, sizeof(*lg->colour));
 	memcpy(lg->colour, colours, n * sizeof(*colours));
 	lg->row_h = line_height(cr) * 1.3;
@@ -616,14 +630,14 @@ static void legend_layout(cairo_t *cr, struct legend *lg, char *const *names, co
 		lg->ncols = 1;
 	lg->nrows = (n + lg->ncols - 1) / lg->ncols;
 	int below = w < NARROW_PT;
-	double max_text = below ? w - 2 * PAD - SWATCH - GAP : 0.3 * w / (double)lg->ncols - SWATCH - GAP;
+	double max_text = below ? w - 2 * PAD - sw - GAP : 0.3 * w / (double)lg->ncols - sw - GAP;
 	lg->text = xcalloc(n, sizeof(*lg->text));
 	double tw = 0;
 	for (size_t i = 0; i < n; i++) {
 		lg->text[i] = fit_text(cr, names[i], max_text, MAX_LABEL_CHARS);
 		tw = fmax(tw, text_width(cr, lg->text[i]));
 	}
-	lg->col_w = SWATCH + GAP + tw;
+	lg->col_w = sw + GAP + tw;
 	if (below) {
 		/* As many columns as the width holds; the key then sits under the plot. */
 		lg->ncols = (size_t)floor((w - 2 * PAD + 2 * GAP) / (lg->col_w + 2 * GAP));
@@ -639,25 +653,55 @@ static void legend_layout(cairo_t *cr, struct legend *lg, char *const *names, co
 		lg->width = 0; /* takes height, not width */
 }
 
+static void legend_layout(cairo_t *cr, struct legend *lg, char *const *names, const size_t *colours,
+			  size_t n, double w, double avail_h)
+{
+	legend_layout_sw(cr, lg, names, colours, n, w, avail_h, SWATCH);
+}
+
 /*
  * Lists the series top down in the order they are stacked bottom up, so the
  * key reads like the bars next to it.
  */
+static void marker(cairo_t *cr, double x, double y, size_t k);
+static void set_ref_line(cairo_t *cr, int dashed);
+
 static void legend_draw(cairo_t *cr, const struct legend *lg, double x, double y)
 {
 	set_font(cr, LEGEND_PT, 0);
+	double sw = lg->swatch_w > 0 ? lg->swatch_w : SWATCH;
 	for (size_t k = 0; k < lg->n; k++) {
 		size_t s = lg->reverse ? lg->n - 1 - k : k;
 		double cx = x + (double)(k / lg->nrows) * (lg->col_w + 2 * GAP);
 		double cy = y + (double)(k % lg->nrows) * lg->row_h + lg->row_h / 2;
-		fill_rect(cr, cx, cy - SWATCH / 2, SWATCH, SWATCH, lg->colour[s]);
-		/* A thin outline keeps a yellow swatch visible on white. */
-		set_grey(cr, 0.45);
-		cairo_set_line_width(cr, 0.25);
-		cairo_rectangle(cr, cx, cy - SWATCH / 2, SWATCH, SWATCH);
-		cairo_stroke(cr);
+		int kind = lg->swatch ? lg->swatch[s] : SWATCH_BOX;
+		if (kind == SWATCH_BOX) {
+			fill_rect(cr, cx, cy - SWATCH / 2, SWATCH, SWATCH, lg->colour[s]);
+			/* A thin outline keeps a yellow swatch visible on white. */
+			set_grey(cr, 0.45);
+			cairo_set_line_width(cr, 0.25);
+			cairo_rectangle(cr, cx, cy - SWATCH / 2, SWATCH, SWATCH);
+			cairo_stroke(cr);
+		} else {
+			cairo_save(cr);
+			if (kind == SWATCH_SOLID || kind == SWATCH_DASH) {
+				set_ref_line(cr, kind == SWATCH_DASH);
+			} else {
+				set_colour(cr, lg->colour[s]);
+				cairo_set_line_width(cr, 1.2);
+			}
+			if (kind != SWATCH_MARK) {
+				cairo_move_to(cr, cx, cy);
+				cairo_line_to(cr, cx + sw, cy);
+				cairo_stroke(cr);
+			}
+			cairo_set_dash(cr, NULL, 0, 0);
+			if (kind == SWATCH_LINE || kind == SWATCH_MARK)
+				marker(cr, cx + sw / 2, cy, lg->shape ? lg->shape[s] : 0);
+			cairo_restore(cr);
+		}
 		set_grey(cr, 0);
-		show_text(cr, lg->text[s], cx + SWATCH + GAP, cy, 0, 0.5);
+		show_text(cr, lg->text[s], cx + sw + GAP, cy, 0, 0.5);
 	}
 }
 
@@ -667,6 +711,8 @@ static void legend_release(struct legend *lg)
 		free(lg->text[i]);
 	free(lg->text);
 	free(lg->colour);
+	free(lg->swatch);
+	free(lg->shape);
 }
 
 /* How the category labels under a stacked bar chart sit. */
@@ -915,9 +961,20 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 			key_names[nkey] = t->series[s];
 			key_colours[nkey++] = look.series_colour[s];
 		}
-	legend_layout(cr, &lg, key_names, key_colours, nkey, w, h - b.y0 - PAD - 40);
+	legend_layout_sw(cr, &lg, key_names, key_colours, nkey, w, h - b.y0 - PAD - 40,
+			 c->kind == CHART_LINE ? 2 * SWATCH : SWATCH);
 	free(key_names);
 	free(key_colours);
+	if (c->kind == CHART_LINE && lg.n) {
+		/* A line's key shows the line and its marker, so greyscale print still tells them apart. */
+		lg.swatch = xcalloc(lg.n, sizeof(*lg.swatch));
+		lg.shape = xcalloc(lg.n, sizeof(*lg.shape));
+		for (size_t s = 0, k = 0; s < ns && k < lg.n; s++)
+			if (s + 1 != ref) {
+				lg.swatch[k] = SWATCH_LINE;
+				lg.shape[k++] = s;
+			}
+	}
 	lg.reverse = stacked;
 	int key_below = lg.n && w < NARROW_PT;
 	b.x1 = w - PAD - (lg.n && !key_below ? lg.width + LEGEND_GAP : 0);
@@ -1211,6 +1268,502 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 	free(vtext);
 }
 
+/*
+ * CHART_XY axes. A linear axis takes axis_nice()'s round ticks; a log axis
+ * ticks at every power of its base (every k-th when more than eight) and
+ * runs a little past the outermost points, so no marker sits on the frame.
+ */
+#define XY_MAX_TICKS 24
+
+struct xyaxis {
+	double lo, hi; /* values at the two ends */
+	enum chart_scale scale;
+	size_t nticks;
+	double ticks[XY_MAX_TICKS];
+	struct axis lin; /* a linear axis's ticks and their format */
+};
+
+static double xy_t(enum chart_scale sc, double v)
+{
+	return sc == CHART_SCALE_LOG2 ? log2(v) : sc == CHART_SCALE_LOG10 ? log10(v) : v;
+}
+
+static double xy_inv(enum chart_scale sc, double t)
+{
+	return sc == CHART_SCALE_LOG2 ? exp2(t) : sc == CHART_SCALE_LOG10 ? pow(10, t) : t;
+}
+
+/* Whether an axis of scale sc can place v: finite, and positive on a log axis. */
+static int xy_ok(enum chart_scale sc, double v)
+{
+	return isfinite(v) && (sc == CHART_SCALE_LINEAR || v > 0);
+}
+
+/* Where v falls on the axis, 0 at lo and 1 at hi. */
+static double xy_frac(const struct xyaxis *a, double v)
+{
+	double t0 = xy_t(a->scale, a->lo), t1 = xy_t(a->scale, a->hi);
+	return (xy_t(a->scale, v) - t0) / (t1 - t0);
+}
+
+static void xy_axis_make(struct xyaxis *a, double lo, double hi, enum chart_scale sc, int from_zero)
+{
+	memset(a, 0, sizeof(*a));
+	a->scale = sc;
+	if (sc != CHART_SCALE_LINEAR) {
+		double base = sc == CHART_SCALE_LOG2 ? 2 : 10;
+		double t0 = xy_t(sc, lo), t1 = xy_t(sc, hi);
+		if (!(t1 > t0)) {
+			t0 -= 0.5;
+			t1 += 0.5;
+		}
+		double pad = 0.06 * (t1 - t0);
+		t0 -= pad;
+		t1 += pad;
+		int e0 = (int)ceil(t0 - 1e-9), e1 = (int)floor(t1 + 1e-9), every = 1;
+		while ((e1 - e0) / every + 1 > 8)
+			every++;
+		for (int e = e0; e <= e1 && a->nticks < XY_MAX_TICKS; e++)
+			if (e % every == 0)
+				a->ticks[a->nticks++] = pow(base, e);
+		if (a->nticks >= 2) {
+			a->lo = xy_inv(sc, t0);
+			a->hi = xy_inv(sc, t1);
+			return;
+		}
+		/* Fewer than two powers in range: a linear axis over the same values reads better. */
+		a->scale = CHART_SCALE_LINEAR;
+		a->nticks = 0;
+	}
+	/* A little room past the outermost points, except at a 0 the axis starts from. */
+	double room = 0.03 * (hi > lo ? hi - lo : fmax(fabs(hi), 1));
+	if (from_zero) {
+		lo = fmin(lo, 0);
+		hi = fmax(hi, 0);
+	}
+	if (lo != 0 || !from_zero)
+		lo -= room;
+	if (hi != 0 || !from_zero)
+		hi += room;
+	axis_nice(&a->lin, lo, hi);
+	a->lo = a->lin.lo;
+	a->hi = a->lin.hi;
+	for (size_t i = 0; i < a->lin.nticks && a->nticks < XY_MAX_TICKS; i++)
+		a->ticks[a->nticks++] = axis_tick(&a->lin, i);
+}
+
+/* The tick label of v, owned by the caller: a log axis's powers as plain numbers (0.5, 16, 1e+09). */
+static char *xy_tick_label(const struct xyaxis *a, double v)
+{
+	if (a->scale == CHART_SCALE_LINEAR)
+		return axis_label(&a->lin, v);
+	return xasprintf("%.6g", v);
+}
+
+static double xy_widest_tick(cairo_t *cr, const struct xyaxis *a)
+{
+	double w = 0;
+	for (size_t i = 0; i < a->nticks; i++) {
+		char *s = xy_tick_label(a, a->ticks[i]);
+		w = fmax(w, text_width(cr, s));
+		free(s);
+	}
+	return w;
+}
+
+/* A point's coordinate for its tooltip: whole numbers (batch sizes) as they are, else value_text(). */
+static char *xy_value_text(double v)
+{
+	if (v == floor(v) && fabs(v) < 1e7)
+		return xasprintf("%s%.0f", minus(v), fabs(v));
+	return value_text(v);
+}
+
+static void set_ref_line(cairo_t *cr, int dashed)
+{
+	static const double dash[] = {3, 2};
+	if (dashed) {
+		set_grey(cr, 0.45);
+		cairo_set_dash(cr, dash, 2, 0);
+		cairo_set_line_width(cr, 0.8);
+	} else {
+		set_grey(cr, 0.1);
+		cairo_set_dash(cr, NULL, 0, 0);
+		cairo_set_line_width(cr, 0.9);
+	}
+}
+
+/*
+ * Whether a reference line of c passes through rectangle r of plot b:
+ * sampled at r's two ends and middle (the lines are straight, or on log
+ * axes monotonic curves, so that is near enough for placing a label).
+ */
+static int xy_refs_cross(const struct chart *c, const struct xyaxis *ax, const struct xyaxis *ay,
+			 const struct box *b, const struct box *r)
+{
+	double pw = b->x1 - b->x0, ph = b->y1 - b->y0;
+	double t0 = xy_t(ax->scale, ax->lo), t1 = xy_t(ax->scale, ax->hi);
+	for (size_t i = 0; i < c->nrefs; i++) {
+		const struct chart_refline *rl = &c->refs[i];
+		if (!isfinite(rl->slope) || !isfinite(rl->intercept))
+			continue;
+		double lo = INFINITY, hi = -INFINITY;
+		for (int k = 0; k < 3; k++) {
+			double px = r->x0 + (r->x1 - r->x0) * k / 2;
+			double x = xy_inv(ax->scale, t0 + (t1 - t0) * (px - b->x0) / pw), y = rl->slope * x + rl->intercept;
+			if (!xy_ok(ay->scale, y))
+				continue;
+			double py = b->y1 - xy_frac(ay, y) * ph;
+			lo = fmin(lo, py);
+			hi = fmax(hi, py);
+		}
+		if (lo <= r->y1 && hi >= r->y0)
+			return 1;
+	}
+	return 0;
+}
+
+/* An axis label with ", log scale" when the axis is one; owned by the caller. */
+static char *xy_axis_title(const char *label, const struct xyaxis *a)
+{
+	char *l = clean_text(label);
+	if (a->scale == CHART_SCALE_LINEAR || !l[0])
+		return l;
+	char *s = xasprintf("%s, log scale", l);
+	free(l);
+	return s;
+}
+
+/*
+ * CHART_XY: points at real x values, one line (or markers only) per series,
+ * reference lines y = a x + b across the plot under the data, a key beside
+ * the plot (under it when narrow) with the chart's note below the key.
+ */
+static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
+{
+	size_t nc = c->ncat, ns = c->nseries;
+	enum chart_scale xsc = c->x_scale, ysc = c->y_scale;
+	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+	size_t skipped = chart_xy_skipped(c);
+
+	for (size_t i = 0; i < nc; i++)
+		for (size_t s = 0; s < ns; s++) {
+			double x = c->x_values[i], y = c->values[i * ns + s];
+			if (!chart_xy_drawable(c, i, s))
+				continue;
+			xlo = fmin(xlo, x), xhi = fmax(xhi, x);
+			ylo = fmin(ylo, y), yhi = fmax(yhi, y);
+		}
+	if (!(xlo <= xhi)) {
+		draw_no_data(cr, t, w, h);
+		return;
+	}
+	struct xyaxis ax, ay;
+	xy_axis_make(&ax, xlo, xhi, xsc, c->from_zero);
+	/* The reference lines stay inside the plot over the x axis's range. */
+	for (size_t r = 0; r < c->nrefs; r++)
+		for (int end = 0; end < 2; end++) {
+			double y = c->refs[r].slope * (end ? ax.hi : ax.lo) + c->refs[r].intercept;
+			if (xy_ok(ysc, y) && isfinite(c->refs[r].slope) && isfinite(c->refs[r].intercept))
+				ylo = fmin(ylo, y), yhi = fmax(yhi, y);
+		}
+	xy_axis_make(&ay, ylo, yhi, ysc, c->from_zero);
+
+	/* The key: series, then reference lines; the note and the skipped points under it. */
+	size_t nkey = 0;
+	char **names = xcalloc(ns + c->nrefs + 1, sizeof(*names));
+	size_t *colours = xcalloc(ns + c->nrefs + 1, sizeof(*colours));
+	int *swatch = xcalloc(ns + c->nrefs + 1, sizeof(*swatch));
+	size_t *shape = xcalloc(ns + c->nrefs + 1, sizeof(*shape));
+	for (size_t s = 0; s < ns; s++, nkey++) {
+		names[nkey] = xstrdup(t->series[s]);
+		colours[nkey] = look.series_colour[s];
+		swatch[nkey] = c->markers_only ? SWATCH_MARK : SWATCH_LINE;
+		shape[nkey] = s;
+	}
+	for (size_t r = 0; r < c->nrefs; r++) {
+		if (!isfinite(c->refs[r].slope) || !isfinite(c->refs[r].intercept))
+			continue; /* not drawn, so not listed */
+		names[nkey] = clean_text(c->refs[r].label);
+		swatch[nkey++] = c->refs[r].dashed ? SWATCH_DASH : SWATCH_SOLID;
+	}
+	struct legend lg;
+	set_font(cr, TICK_PT, 0);
+	double tick_h = line_height(cr);
+	double top = fmax(title_bottom(cr, t, w), PAD + tick_h / 2);
+	legend_layout_sw(cr, &lg, names, colours, nkey, w, h - top - PAD - 40, 2 * SWATCH);
+	if (lg.n) {
+		lg.swatch = swatch;
+		lg.shape = shape;
+		swatch = NULL;
+		shape = NULL;
+	}
+	int below = w < NARROW_PT;
+	struct buf nb;
+	buf_init(&nb);
+	if (c->note)
+		buf_adds(&nb, c->note);
+	if (skipped)
+		buf_printf(&nb, "%s%zu point%s not drawn:\n%s", nb.len ? "\n" : "", skipped, skipped == 1 ? "" : "s",
+			   xsc == CHART_SCALE_LINEAR && ysc == CHART_SCALE_LINEAR ? "not finite"
+										: "not finite, or \xe2\x89\xa4 0 on a log axis");
+	size_t nnote = 0;
+	char **note = NULL;
+	set_font(cr, LEGEND_PT, 0);
+	double note_lh = line_height(cr) * 1.2, note_w = 0;
+	double note_max = below ? w - 2 * PAD : fmax(0.32 * w, lg.width);
+	for (char *p = nb.data; nb.len && p;) {
+		char *nl = strchr(p, '\n');
+		char *line = nl ? xstrndup(p, (size_t)(nl - p)) : xstrdup(p);
+		char *clean = clean_text(line);
+		/* Under a narrow plot the lines run on, joined by ", ", while they fit the width. */
+		size_t pl = nnote ? strlen(note[nnote - 1]) : 0;
+		char *joined = below && nnote ? xasprintf("%s%s %s", note[nnote - 1],
+							  pl && note[nnote - 1][pl - 1] == ':' ? "" : ",", clean)
+					      : NULL;
+		if (joined && text_width(cr, joined) <= note_max) {
+			free(note[nnote - 1]);
+			note[nnote - 1] = joined;
+		} else {
+			free(joined);
+			note = xrealloc(note, (nnote + 1) * sizeof(*note));
+			note[nnote++] = fit_text(cr, clean, note_max, (size_t)-1);
+		}
+		note_w = fmax(note_w, text_width(cr, note[nnote - 1]));
+		free(line);
+		free(clean);
+		p = nl ? nl + 1 : NULL;
+	}
+	buf_release(&nb);
+	double key_w = fmax(lg.n ? lg.width : 0, note_w);
+	double key_h = (lg.n ? lg.height : 0) + (nnote ? (lg.n ? GAP : 0) + (double)nnote * note_lh : 0);
+	int has_key = lg.n || nnote;
+
+	char *xl = xy_axis_title(c->x_label ? c->x_label : "", &ax);
+	char *yl = xy_axis_title(t->value_label, &ay);
+	set_font(cr, AXIS_PT, 0);
+	double axis_lh = line_height(cr);
+
+	struct box b;
+	b.y0 = top;
+	b.y1 = h - PAD - (below && has_key ? key_h + 2 * GAP : 0) - (xl[0] ? axis_lh + GAP : 0) - tick_h - GAP -
+	       TICK_LEN;
+	set_font(cr, TICK_PT, 0);
+	double ytick_w = xy_widest_tick(cr, &ay);
+	char *first = xy_tick_label(&ax, ax.ticks[0]), *last = xy_tick_label(&ax, ax.ticks[ax.nticks - 1]);
+	double first_w = text_width(cr, first), last_w = text_width(cr, last);
+	free(first);
+	free(last);
+	b.x0 = PAD + (yl[0] ? axis_lh + 2 * GAP : 0) + ytick_w + GAP + TICK_LEN;
+	b.x0 = fmax(b.x0, PAD + first_w / 2);
+	b.x1 = w - PAD - (has_key && !below ? key_w + LEGEND_GAP : 0);
+	if (!(has_key && !below))
+		b.x1 -= last_w / 2;
+
+	draw_title(cr, t, w, b.x0, b.x1);
+
+	/* Grid and ticks: y left, x below; x labels thinned when they would touch. */
+	double pw = b.x1 - b.x0, ph = b.y1 - b.y0;
+	set_font(cr, TICK_PT, 0);
+	for (size_t i = 0; i < ay.nticks; i++) {
+		double y = b.y1 - xy_frac(&ay, ay.ticks[i]) * ph;
+		set_grey(cr, 0.87);
+		cairo_set_line_width(cr, 0.4);
+		cairo_move_to(cr, b.x0, y);
+		cairo_line_to(cr, b.x1, y);
+		cairo_stroke(cr);
+		set_grey(cr, 0.2);
+		cairo_set_line_width(cr, 0.6);
+		cairo_move_to(cr, b.x0 - TICK_LEN, y);
+		cairo_line_to(cr, b.x0, y);
+		cairo_stroke(cr);
+		char *s = xy_tick_label(&ay, ay.ticks[i]);
+		show_text(cr, s, b.x0 - TICK_LEN - GAP, y, 1, 0.5);
+		free(s);
+	}
+	double xtick_w = xy_widest_tick(cr, &ax);
+	double spacing = ax.nticks > 1 ? fabs(xy_frac(&ax, ax.ticks[1]) - xy_frac(&ax, ax.ticks[0])) * pw : pw;
+	size_t every = spacing >= xtick_w + 2 * GAP ? 1 : (size_t)ceil((xtick_w + 2 * GAP) / fmax(spacing, 1e-9));
+	for (size_t i = 0; i < ax.nticks; i++) {
+		double x = b.x0 + xy_frac(&ax, ax.ticks[i]) * pw;
+		set_grey(cr, 0.87);
+		cairo_set_line_width(cr, 0.4);
+		cairo_move_to(cr, x, b.y0);
+		cairo_line_to(cr, x, b.y1);
+		cairo_stroke(cr);
+		set_grey(cr, 0.2);
+		cairo_set_line_width(cr, 0.6);
+		cairo_move_to(cr, x, b.y1);
+		cairo_line_to(cr, x, b.y1 + TICK_LEN);
+		cairo_stroke(cr);
+		if (i % every)
+			continue;
+		char *s = xy_tick_label(&ax, ax.ticks[i]);
+		show_text(cr, s, x, b.y1 + TICK_LEN + GAP, 0.5, 0);
+		free(s);
+	}
+
+	/* Reference lines under the data, sampled along the axis so they bend correctly on log axes. */
+	cairo_save(cr);
+	cairo_rectangle(cr, b.x0, b.y0, pw, ph);
+	cairo_clip(cr);
+	for (size_t r = 0; r < c->nrefs; r++) {
+		const struct chart_refline *rl = &c->refs[r];
+		if (!isfinite(rl->slope) || !isfinite(rl->intercept))
+			continue;
+		set_ref_line(cr, rl->dashed);
+		double t0 = xy_t(ax.scale, ax.lo), t1 = xy_t(ax.scale, ax.hi);
+		int open = 0, steps = ax.scale == CHART_SCALE_LINEAR && ay.scale == CHART_SCALE_LINEAR ? 1 : 96;
+		for (int k = 0; k <= steps; k++) {
+			double x = xy_inv(ax.scale, t0 + (t1 - t0) * k / steps), y = rl->slope * x + rl->intercept;
+			if (!xy_ok(ay.scale, y)) {
+				open = 0;
+				continue;
+			}
+			double px = b.x0 + xy_frac(&ax, x) * pw, py = b.y1 - xy_frac(&ay, y) * ph;
+			/* Far outside the plot cairo's fixed point would overflow; the clip hides the rest. */
+			py = fmin(fmax(py, b.y0 - 4 * ph), b.y1 + 4 * ph);
+			if (open)
+				cairo_line_to(cr, px, py);
+			else
+				cairo_move_to(cr, px, py);
+			open = 1;
+		}
+		cairo_stroke(cr);
+	}
+	cairo_set_dash(cr, NULL, 0, 0);
+	cairo_restore(cr);
+
+	/*
+	 * The series: lines through their drawable points in category order,
+	 * then markers and tooltips. Point labels go where they touch no marker
+	 * and no other label, or are left out; the tooltip still names the point.
+	 */
+	size_t nbusy = 0;
+	struct box *busy = xcalloc(nc * ns * 2 + 1, sizeof(*busy));
+	for (size_t s = 0; s < ns; s++)
+		for (size_t i = 0; i < nc; i++) {
+			double x = c->x_values[i], y = c->values[i * ns + s];
+			if (!chart_xy_drawable(c, i, s))
+				continue;
+			double px = b.x0 + xy_frac(&ax, x) * pw, py = b.y1 - xy_frac(&ay, y) * ph;
+			busy[nbusy++] = (struct box){px - 3, py - 3, px + 3, py + 3};
+		}
+	for (size_t s = 0; s < ns; s++) {
+		cairo_save(cr);
+		set_colour(cr, look.series_colour[s]);
+		cairo_set_line_width(cr, 1.2);
+		int open = 0;
+		for (size_t i = 0; i < nc && !c->markers_only; i++) {
+			double x = c->x_values[i], y = c->values[i * ns + s];
+			if (!chart_xy_drawable(c, i, s)) {
+				open = 0;
+				continue;
+			}
+			double px = b.x0 + xy_frac(&ax, x) * pw, py = b.y1 - xy_frac(&ay, y) * ph;
+			if (open)
+				cairo_line_to(cr, px, py);
+			else
+				cairo_move_to(cr, px, py);
+			open = 1;
+		}
+		cairo_stroke(cr);
+		for (size_t i = 0; i < nc; i++) {
+			double x = c->x_values[i], y = c->values[i * ns + s];
+			if (!chart_xy_drawable(c, i, s))
+				continue;
+			double px = b.x0 + xy_frac(&ax, x) * pw, py = b.y1 - xy_frac(&ay, y) * ph;
+			set_colour(cr, look.series_colour[s]);
+			marker(cr, px, py, s);
+			char *xt = xy_value_text(x), *yt = xy_value_text(y);
+			add_tip(px - 3, py - 3, 6, 6, xasprintf("%s, %s: x = %s, y = %s", t->cats[i], t->series[s], xt, yt));
+			free(xt);
+			free(yt);
+			if (s || !c->label_points || !t->cats[i][0])
+				continue;
+			set_font(cr, LABEL_PT, 0);
+			set_grey(cr, 0.2);
+			char *lab = fit_text(cr, t->cats[i], 0.2 * pw, MAX_LABEL_CHARS);
+			double lw = text_width(cr, lab), lh = line_height(cr);
+			/* Corners first (up-left, up-right, down-right, down-left), then above, below, left, right. */
+			static const double dx[] = {-1, 0, 0, -1, -0.5, -0.5, -1, 0};
+			static const double dy[] = {-1, -1, 0, 0, -1, 0, -0.5, -0.5};
+			/* First a place off the reference lines too; failing that, one that only crosses them. */
+			size_t nk = sizeof(dx) / sizeof(dx[0]);
+			for (size_t kk = 0; kk < 2 * nk; kk++) {
+				size_t k = kk % nk;
+				double ox = dx[k] == -0.5 ? 0 : dx[k] < 0 ? -4 : 4;
+				double oy = dy[k] == -0.5 ? 0 : dy[k] < 0 ? -(k < 4 ? 2 : 4) : (k < 4 ? 2 : 4);
+				struct box r = {px + ox + dx[k] * lw, py + oy + dy[k] * lh, 0, 0};
+				r.x1 = r.x0 + lw;
+				r.y1 = r.y0 + lh;
+				int ok = r.x0 >= b.x0 + 1 && r.x1 <= b.x1 && r.y0 >= b.y0 && r.y1 <= b.y1 - 1;
+				for (size_t j = 0; ok && j < nbusy; j++)
+					ok = r.x1 <= busy[j].x0 || r.x0 >= busy[j].x1 || r.y1 <= busy[j].y0 ||
+					     r.y0 >= busy[j].y1;
+				if (ok && kk < nk)
+					ok = !xy_refs_cross(c, &ax, &ay, &b, &r);
+				if (!ok)
+					continue;
+				busy[nbusy++] = r;
+				show_text(cr, lab, r.x0, r.y0, 0, 0);
+				break;
+			}
+			free(lab);
+		}
+		cairo_restore(cr);
+	}
+
+	free(busy);
+
+	/* The frame's left and bottom edges. */
+	set_grey(cr, 0.2);
+	cairo_set_line_width(cr, 0.6);
+	cairo_move_to(cr, b.x0, b.y0 - 0.3);
+	cairo_line_to(cr, b.x0, b.y1 + 0.3);
+	cairo_move_to(cr, b.x0 - 0.3, b.y1);
+	cairo_line_to(cr, b.x1, b.y1);
+	cairo_stroke(cr);
+
+	/* Axis labels. */
+	set_font(cr, AXIS_PT, 0);
+	set_grey(cr, 0);
+	if (xl[0]) {
+		char *s = fit_text(cr, xl, w - 2 * PAD, (size_t)-1);
+		double tw = text_width(cr, s), cx = fmin(fmax((b.x0 + b.x1) / 2, PAD + tw / 2), w - PAD - tw / 2);
+		show_text(cr, s, cx, b.y1 + TICK_LEN + GAP + tick_h + GAP, 0.5, 0);
+		free(s);
+	}
+	if (yl[0]) {
+		char *s = fit_text(cr, yl, ph, (size_t)-1);
+		show_rotated(cr, s, b.x0 - TICK_LEN - GAP - ytick_w - 2 * GAP - axis_lh / 2, (b.y0 + b.y1) / 2,
+			     M_PI / 2, 0);
+		free(s);
+	}
+
+	/* The key and the note. */
+	double kx = below ? PAD : b.x1 + LEGEND_GAP, ky = below ? h - PAD - key_h : b.y0;
+	if (lg.n)
+		legend_draw(cr, &lg, kx, ky);
+	set_font(cr, LEGEND_PT, 0);
+	set_grey(cr, 0.15);
+	for (size_t i = 0; i < nnote; i++)
+		show_text(cr, note[i], kx, ky + (lg.n ? lg.height + GAP : 0) + (double)i * note_lh, 0, 0);
+
+	for (size_t i = 0; i < nnote; i++)
+		free(note[i]);
+	free(note);
+	for (size_t i = 0; i < nkey; i++)
+		free(names[i]);
+	free(names);
+	free(colours);
+	free(swatch);
+	free(shape);
+	legend_release(&lg);
+	free(xl);
+	free(yl);
+}
+
 /* Draws c onto cr, whose user space is w x h points. */
 static void draw_chart(cairo_t *cr, const struct chart *c, double w, double h)
 {
@@ -1246,6 +1799,8 @@ static void draw_chart(cairo_t *cr, const struct chart *c, double w, double h)
 		draw_no_data(cr, &t, w, h);
 	else if (c->kind == CHART_HBAR)
 		draw_hbar(cr, c, &t, w, h);
+	else if (c->kind == CHART_XY)
+		draw_xy(cr, c, &t, w, h);
 	else
 		draw_stacked(cr, c, &t, w, h);
 

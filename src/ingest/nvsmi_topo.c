@@ -104,6 +104,10 @@ static int topo_read(const struct source *src, const struct ingest_sink *sink, s
 		ncells[nlines] = split_tabs(l, cells[nlines], MAX_CELLS);
 		nlines++;
 	}
+	if (!nlines) { /* a blank first line: no header at all */
+		diag_error(src->path, "line 1: expected device names then 'CPU Affinity' in the topology header");
+		goto out;
+	}
 	/* Header: an empty corner cell, then device names up to "CPU Affinity". */
 	size_t h = ncells[0], first = cells[0][0][0] ? 0 : 1;
 	for (size_t i = first; i < h && strcmp(cells[0][i], "CPU Affinity"); i++)

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libxml/parser.h>
+
 #include "../util/diag.h"
 #include "../util/timing.h"
 #include "../util/xalloc.h"
@@ -177,6 +179,8 @@ void feed_start(struct trace_feed *f, const struct ingest_sink *like)
 	int nt = todo < (size_t)f->jobs ? (int)todo : f->jobs;
 	if (nt < 1)
 		return;
+	/* libxml2 (nvidia-smi files) must be set up once before threads use it. */
+	xmlInitParser();
 	pthread_mutex_init(&f->mu, NULL);
 	pthread_cond_init(&f->data, NULL);
 	pthread_cond_init(&f->room, NULL);

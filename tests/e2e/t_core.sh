@@ -86,7 +86,9 @@ check_bad tests/bad/truncated.json.gz "tests/bad/truncated.json.gz: error: trunc
 check_bad tests/bad/corrupt.json.gz "tests/bad/corrupt.json.gz: error: corrupt gzip data near byte 94: invalid code -- missing end-of-block"
 check_bad tests/bad/malformed.json "tests/bad/malformed.json:2:31: error: malformed JSON at byte 48: the JSON document has an improper structure: missing or superfluous commas, braces, missing keys, etc"
 check_bad tests/bad/events-not-array.json "tests/bad/events-not-array.json:1:17: error: expected an array for 'traceEvents' at byte 16: the JSON element does not have the requested type"
-check_bad tests/bad/not-kineto.json "tests/bad/not-kineto.json: error: not a Kineto trace: no 'traceEvents' array"
+# A JSON object with "schema" and "nodes" is a PyTorch execution trace: recognised, but alone in its run an error.
+check_bad tests/bad/not-kineto.json "tests/bad/not-kineto.json: error: PyTorch execution trace (Chakra ET): an operator graph with shapes but no timing or GPU activity; read the Kineto trace taken with it; run 'not-kineto.json' has no trace perfstudy can read"
+check_bad tests/bad/no-trace-events.json "tests/bad/no-trace-events.json: error: not a Kineto trace: no 'traceEvents' array"
 check_bad tests/bad/text.json "tests/bad/text.json: error: unknown format: not a Kineto JSON trace (first byte 0x68)"
 check_bad tests/bad/empty.json "tests/bad/empty.json: error: empty file"
 check_bad tests/bad/missing-trace.yaml "tests/bad/missing-trace.yaml:4:13: error: no file matches '../data/small/study/run-a/rank9.json'"

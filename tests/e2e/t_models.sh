@@ -69,6 +69,49 @@ EOF
 )
 got=$(awk -F, 'NR == 2 { print $2, $3, $4 }' "$T/ncu/ncu-encoder/data/flops_fit.csv")
 [ "$got" = "$want" ] && ok || bad "flops_fit.csv: '$got', python says '$want'"
+# The x-y figures of paper 001: every format, referenced by the page, one point per run.
+G="$T/ncu/ncu-encoder"
+png_size() { od -An -tu1 -j16 -N8 "$1" | awk '{print $1*16777216+$2*65536+$3*256+$4 "x" $5*16777216+$6*65536+$7*256+$8}'; }
+for f in flops_by_batch dram_by_batch flops_estimated_vs_measured arithmetic_intensity_by_batch; do
+	for e in svg pdf png tex; do
+		[ -s "$G/figures/$f.$e" ] && ok || bad "figure $f.$e missing"
+	done
+	grep -q "figures/$f.svg" "$G/index.html" && ok || bad "index.html does not show $f"
+	[ "$(png_size "$G/figures/$f.png")" = 2100x1050 ] && ok || bad "$f.png is $(png_size "$G/figures/$f.png")"
+	head -c 5 "$G/figures/$f.pdf" | grep -q '%PDF-' && ok || bad "$f.pdf is not a PDF"
+	! grep -qi 'nan\|inf' "$G/figures/$f.svg" && ok || bad "$f.svg mentions nan or inf"
+done
+[ ! -e "$G/figures/estimated_flops_by_batch.svg" ] && ok || bad "the old bar chart estimated_flops_by_batch is still drawn"
+# Point tooltips: x is the batch (or the estimate), y the value in the axis unit, 3 significant digits.
+python3 - "$F" "$G/figures" <<'EOF' >"$T/tips" 2>&1 && ok || bad "figure tooltips: $(cat "$T/tips")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+def sig3(v):
+    return '%.0f' % v if v >= 100 else '%.1f' % v if v >= 10 else '%.2f' % v if v >= 1 else '%.3f' % v
+def has(fig, text):
+    if text not in open('%s/%s.svg' % (sys.argv[2], fig)).read():
+        sys.exit('%s.svg: no "%s"' % (fig, text))
+for r in rows:
+    b, m, e, d = int(r['batch']), int(r['measured_flops']) / 1e9, int(r['estimated_flops']) / 1e9, int(r['dram_bytes']) / 1e6
+    has('flops_by_batch', '%s, measured (Nsight Compute): x = %d, y = %s' % (r['run'], b, sig3(m)))
+    has('flops_by_batch', '%s, estimated: x = %d, y = %s' % (r['run'], b, sig3(e)))
+    has('dram_by_batch', '%s, dram__bytes.sum: x = %d, y = %s' % (r['run'], b, sig3(d)))
+    has('flops_estimated_vs_measured', '%s, runs: x = %s, y = %s' % (r['run'], sig3(e), sig3(m)))
+    has('arithmetic_intensity_by_batch', '%s, measured FLOPs / DRAM bytes: x = %d, y = %s'
+        % (r['run'], b, sig3(int(r['measured_flops']) / int(r['dram_bytes']))))
+EOF
+# The caption states the fit (python's numbers, rounded as printed) and the units.
+python3 - "$F" <<'EOF' >"$T/fitcap"
+import csv, sys
+r = list(csv.DictReader(open(sys.argv[1])))
+x = [float(a['estimated_flops']) for a in r]; y = [float(a['measured_flops']) for a in r]
+n = len(x); mx = sum(x) / n; my = sum(y) / n
+m = sum((a - mx) * (b - my) for a, b in zip(x, y)) / sum((a - mx) ** 2 for a in x); c = my - m * mx
+r2 = 1 - sum((b - m * a - c) ** 2 for a, b in zip(x, y)) / sum((b - my) ** 2 for b in y)
+print('measured = %.4g x estimated + %.3g GFLOP has R\u00b2 = %.5f' % (m, c / 1e9, r2))
+EOF
+grep -qF "$(cat "$T/fitcap")" "$G/index.html" && ok || bad "index.html: no caption '$(cat "$T/fitcap")'"
+grep -qF "$(cat "$T/fitcap")" "$G/figures/flops_estimated_vs_measured.tex" && ok || bad "LaTeX caption lacks the fit"
 
 # 2. Nsight Compute files perfstudy has not seen (sm__ prefixes, FP16/FP64, nsecond, rule columns).
 S=../shared/corpus/formats/ncu_csv

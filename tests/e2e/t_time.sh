@@ -24,7 +24,7 @@ for f in scaling memops phases_host phases_gpu dispatch compare_1; do
 done
 
 # A manifest's own phase names and compare pairs (the study's traces, renamed phases).
-sed -e 's|traces/|'"$PWD"'/experiments/h200/traces/|' -e '/nvidia_smi:/d' experiments/h200/study.yaml > "$T/ph.yaml"
+sed -e 's|traces/|'"$PWD"'/experiments/h200/traces/|' -e '/nvidia_smi:/d' -e '/topology:/d' experiments/h200/study.yaml > "$T/ph.yaml"
 cat >> "$T/ph.yaml" <<'YAML'
 phases:
   forward: [DistributedDataParallel.forward]

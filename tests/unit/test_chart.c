@@ -426,6 +426,137 @@ static void test_grouped_and_line(void)
 	free(d2);
 }
 
+/*
+ * CHART_XY: real x values on a log-2 axis, a scatter with a fitted line
+ * and y = x, points that cannot be drawn (NaN, inf, <= 0 on a log axis)
+ * skipped and counted, labels escaped, the same bytes twice, both layouts
+ * (key beside and under the plot), and nothing drawable: "no data".
+ */
+static struct chart *sample_xy(const char *name)
+{
+	static const double batch[] = {16, 32, 64, 128, 256};
+	struct chart *c = chart_new(CHART_XY, name, "FLOPs by batch <size>", "FLOPs (GFLOP)");
+	chart_set_x_axis(c, "batch size", CHART_SCALE_LOG2);
+	c->y_scale = CHART_SCALE_LOG2;
+	size_t m = chart_add_series(c, "measured"), e = chart_add_series(c, "estimated");
+	for (size_t i = 0; i < 5; i++) {
+		char *l = xasprintf("b%g", batch[i]);
+		size_t k = chart_add_category(c, l);
+		free(l);
+		chart_set_x(c, k, batch[i]);
+		chart_set(c, k, m, batch[i] * 0.0196);
+		chart_set(c, k, e, batch[i] * 0.0178);
+	}
+	return c;
+}
+
+static void test_xy(void)
+{
+	char *d1 = make_tmpdir(), *d2 = make_tmpdir();
+	size_t len;
+
+	/* The model: x starts as NaN, skipped points are counted per (category, series). */
+	struct chart *c = sample_xy("xy");
+	CHECK(c->x_values[0] == 16 && c->x_values[4] == 256);
+	CHECK_INT(chart_xy_skipped(c), 0);
+	CHECK_INT(chart_write(c, d1, NULL), 0);
+	CHECK_INT(chart_write(c, d2, NULL), 0);
+	static const char *const files[] = {"xy.svg", "xy.pdf", "xy.png"};
+	for (size_t i = 0; i < 3; i++) {
+		size_t l1, l2;
+		char *x = slurp_in(d1, files[i], &l1), *y = slurp_in(d2, files[i], &l2);
+		CHECK(x && y && l1 == l2 && !memcmp(x, y, l1));
+		free(x);
+		free(y);
+	}
+	char *png = slurp_in(d1, "xy.png", &len);
+	if (png)
+		check_png(png, len, 7 * 300, 1050);
+	free(png);
+	char *sv = slurp_in(d1, "xy.svg", &len);
+	/* 16 x 0.0196 = 0.3136, three decimals below 1; a whole x as it is. */
+	CHECK(sv && contains(sv, len, "b16, measured: x = 16, y = 0.314"));
+	CHECK(sv && contains(sv, len, "b256, estimated: x = 256, y = 4.56"));
+	CHECK(sv && !contains(sv, len, "<size>") && contains(sv, len, "&lt;size&gt;"));
+	free(sv);
+
+	/* NaN, inf and a value <= 0 on the log axis are not drawn, and counted. */
+	chart_set(c, 1, 0, NAN);
+	chart_set(c, 2, 1, INFINITY);
+	chart_set(c, 3, 0, 0);
+	size_t k = chart_add_category(c, "no x");
+	chart_set(c, k, 0, 1);
+	chart_set(c, k, 1, 1);
+	CHECK_INT(chart_xy_drawable(c, 0, 0), 1);
+	CHECK_INT(chart_xy_drawable(c, 1, 0), 0);
+	CHECK_INT(chart_xy_drawable(c, 3, 0), 0);
+	CHECK_INT(chart_xy_skipped(c), 5);
+	c->y_scale = CHART_SCALE_LINEAR; /* 0 is a value on a linear axis */
+	CHECK_INT(chart_xy_skipped(c), 4);
+	c->y_scale = CHART_SCALE_LOG2;
+	CHECK_INT(chart_write(c, d1, NULL), 0);
+	sv = slurp_in(d1, "xy.svg", &len);
+	CHECK(sv && contains(sv, len, "b16, measured: "));
+	CHECK(sv && !contains(sv, len, "b32, measured: "));
+	CHECK(sv && !contains(sv, len, "b64, estimated: "));
+	CHECK(sv && !contains(sv, len, "b128, measured: "));
+	CHECK(sv && !contains(sv, len, "no x, "));
+	CHECK(sv && !contains(sv, len, "nan") && !contains(sv, len, "inf"));
+	free(sv);
+	chart_free(c);
+
+	/* A scatter with a fitted line and y = x, hostile labels everywhere, one column wide. */
+	struct chart *s = chart_new(CHART_XY, "scatter", "<script>t</script>", "measured <y> (GFLOP)");
+	chart_set_x_axis(s, "estimated <x> & more", CHART_SCALE_LINEAR);
+	s->markers_only = 1;
+	s->label_points = 1;
+	s->from_zero = 1;
+	size_t r = chart_add_series(s, "<b>runs</b>");
+	static const double ex[] = {0.28, 0.57, 1.14, 2.28, 4.55}, me[] = {0.31, 0.64, 1.25, 2.51, 4.90};
+	for (size_t i = 0; i < 5; i++) {
+		char *l = xasprintf("<script>p%zu</script>", i);
+		size_t q = chart_add_category(s, l);
+		free(l);
+		chart_set_x(s, q, ex[i]);
+		chart_set(s, q, r, me[i]);
+	}
+	chart_add_refline(s, "least <squares>", 1.074, 0.028, 0);
+	chart_add_refline(s, "y = x", 1, 0, 1);
+	chart_add_refline(s, "not finite", NAN, 0, 1);
+	chart_set_note(s, "slope 1.074\nR\xc2\xb2 = 0.99986 <&>\n\xff bad byte");
+	CHECK_INT(s->nrefs, 3);
+	struct chart_style narrow = {.width_in = 3.5, .height_in = 2.6};
+	CHECK_INT(chart_write(s, d1, &narrow), 0);
+	png = slurp_in(d1, "scatter.png", &len);
+	if (png)
+		check_png(png, len, 1050, 780);
+	free(png);
+	sv = slurp_in(d1, "scatter.svg", &len);
+	CHECK(sv && !contains(sv, len, "<script") && !contains(sv, len, "<b>") && !contains(sv, len, "<y>"));
+	CHECK(sv && contains(sv, len, "&lt;script&gt;p4&lt;/script&gt;, &lt;b&gt;runs&lt;/b&gt;: x = 4.55, y = 4.90"));
+	free(sv);
+	CHECK_INT(chart_write(s, d2, NULL), 0); /* the wide layout, key beside the plot */
+	chart_free(s);
+
+	/* Nothing drawable, and a log axis over less than two powers (a linear axis instead). */
+	struct chart *n = chart_new(CHART_XY, "none", "none", "y");
+	chart_set(n, chart_add_category(n, "a"), chart_add_series(n, "s"), 1);
+	CHECK_INT(chart_xy_skipped(n), 1); /* x never set */
+	CHECK_INT(chart_write(n, d1, NULL), 0);
+	chart_set_x(n, 0, 30);
+	chart_set(n, chart_add_category(n, "b"), 0, 1.1);
+	chart_set_x(n, 1, 31);
+	n->x_scale = n->y_scale = CHART_SCALE_LOG10;
+	CHECK_INT(chart_xy_skipped(n), 0);
+	CHECK_INT(chart_write(n, d1, NULL), 0);
+	chart_free(n);
+
+	remove_tree(d1);
+	remove_tree(d2);
+	free(d1);
+	free(d2);
+}
+
 static void test_empty(void)
 {
 	char *dir = make_tmpdir();
@@ -499,6 +630,7 @@ int main(void)
 	test_escaping_and_odd_text();
 	test_deterministic();
 	test_grouped_and_line();
+	test_xy();
 	test_empty();
 	test_failures();
 	return check_result("test_chart");

@@ -1,0 +1,100 @@
+#!/bin/bash
+# t_interrupt.sh: nothing lost. A build stopped at any moment (SIGINT,
+# SIGTERM, SIGKILL, a full disk) leaves the previous site and database as
+# they were and usable, and a later build completes normally. After SIGINT
+# and SIGTERM nothing is left behind (exit 130 and 143); what SIGKILL leaves
+# (DIR.tmp.<pid>) is removed by the next build into DIR.
+. "$(dirname "$0")/lib.sh"
+set -m # background builds get SIGINT like a foreground one (not ignored)
+
+EX=experiments/h200/study.yaml
+P=$T/site
+$PERFSTUDY build -q $EX -o "$P" 2>/dev/null || bad "first build failed"
+cp -r "$P" "$T/site.copy"
+
+intact() { # intact WHY: the previous output is byte for byte what it was, and its database answers
+	if diff -r "$T/site.copy" "$P" >/dev/null; then ok; else bad "$1: the previous output changed"; fi
+	if command -v sqlite3 >/dev/null; then
+		[ "$(sqlite3 "$P/perfstudy.db" 'PRAGMA integrity_check' 2>&1)" = ok ] && ok || bad "$1: database not usable"
+	fi
+}
+
+# stop SIGNAL DELAY: starts a rebuild, sends SIGNAL after DELAY seconds; sets rc.
+stop() {
+	$PERFSTUDY build -q --force $EX -o "$P" 2>"$T/err" &
+	local pid=$!
+	sleep "$2"
+	kill -"$1" $pid 2>/dev/null
+	{ wait $pid; } 2>/dev/null
+	rc=$?
+}
+
+# SIGINT and SIGTERM at several moments: reading, analysing, writing.
+for d in 0.05 0.4 1.2 2.0; do
+	stop INT $d
+	if [ $rc -eq 0 ]; then
+		skipped "SIGINT after ${d}s came after the build had finished"
+		cp -r "$P" "$T/site.copy.new" && rm -rf "$T/site.copy" && mv "$T/site.copy.new" "$T/site.copy"
+		continue
+	fi
+	[ $rc -eq 130 ] && ok || bad "SIGINT after ${d}s: exit $rc, want 130"
+	ls -d "$P".tmp.* >/dev/null 2>&1 && bad "SIGINT after ${d}s: temporary directory left" || ok
+	intact "SIGINT after ${d}s"
+done
+stop TERM 0.8
+[ $rc -eq 143 ] && ok || bad "SIGTERM: exit $rc, want 143"
+ls -d "$P".tmp.* >/dev/null 2>&1 && bad "SIGTERM: temporary directory left" || ok
+grep -q "^perfstudy: interrupted; removed $P.tmp.[0-9]*, the previous output is unchanged$" "$T/err" && ok ||
+	bad "SIGTERM message: $(cat "$T/err")"
+intact "SIGTERM"
+
+# SIGKILL cannot be caught: the previous output must still be whole.
+for d in 0.1 0.7 1.5 2.5; do
+	stop KILL $d
+	[ $rc -eq 137 ] || [ $rc -eq 0 ] || bad "SIGKILL after ${d}s: exit $rc"
+	[ $rc -eq 0 ] && { cp -r "$P" "$T/site.copy.new" && rm -rf "$T/site.copy" && mv "$T/site.copy.new" "$T/site.copy"; }
+	intact "SIGKILL after ${d}s"
+done
+# The next build completes and sweeps what the killed ones left.
+$PERFSTUDY build --force $EX -o "$P" 2>"$T/err"
+[ $? -eq 0 ] && ok || bad "build after SIGKILLs failed: $(cat "$T/err")"
+ls -d "$P".tmp.* "$P".old.* >/dev/null 2>&1 && bad "stale temporary directories not removed" || ok
+[ -s "$P/index.html" ] && ok || bad "build after SIGKILLs: no index.html"
+
+# A build killed between the two renames of the swap: DIR is gone and the
+# previous output waits at DIR.old.<pid>; the next build moves it back first.
+cp -r "$T/site.copy" "$T/swap.old.999999" # pid 999999 does not run (pid_max is lower)
+$PERFSTUDY build tests/data/small/study/run-a -o "$T/swap" 2>"$T/err"
+[ $? -eq 0 ] && [ -s "$T/swap/index.html" ] && [ ! -e "$T/swap.old.999999" ] && ok ||
+	bad "killed swap: previous output not restored, or the build failed"
+grep -q "^perfstudy: restored the previous output from $T/swap.old.999999 (a build was killed)$" "$T/err" && ok ||
+	bad "killed swap: message: $(cat "$T/err")"
+
+# A full disk: a small tmpfs when mounting is allowed (root), else a file size limit.
+S=tests/data/small/study/run-a
+M=$T/mnt
+mkdir -p "$M"
+if mount -t tmpfs -o size=4m tmpfs "$M" 2>/dev/null; then
+	$PERFSTUDY build -q $S -o "$M/site" 2>/dev/null || bad "tmpfs: first build failed"
+	cp -r "$M/site" "$T/tmpfs.copy"
+	head -c $((4 * 1024 * 1024)) /dev/zero >"$M/filler" 2>/dev/null # fill what is left
+	$PERFSTUDY build -q --force $S -o "$M/site" 2>"$T/err"
+	rc=$?
+	[ $rc -eq 3 ] && ok || bad "disk full: exit $rc, want 3"
+	grep -Eq 'No space left on device|database or disk is full' "$T/err" && ok || bad "disk full: message: $(cat "$T/err")"
+	diff -r "$T/tmpfs.copy" "$M/site" >/dev/null && ok || bad "disk full: the previous output changed"
+	ls -d "$M"/site.tmp.* >/dev/null 2>&1 && bad "disk full: temporary directory left" || ok
+	rm -f "$M/filler"
+	$PERFSTUDY build -q --force $S -o "$M/site" 2>/dev/null && ok || bad "disk full: the build after it failed"
+	umount "$M"
+else
+	# Not root: the file size limit makes write(2) fail with EFBIG the same way.
+	$PERFSTUDY build -q $S -o "$M/site" 2>/dev/null || bad "ulimit: first build failed"
+	cp -r "$M/site" "$T/tmpfs.copy"
+	(ulimit -f 64; trap '' XFSZ; exec $PERFSTUDY build -q --force $S -o "$M/site") 2>"$T/err"
+	rc=$?
+	[ $rc -eq 3 ] && ok || bad "file size limit: exit $rc, want 3: $(cat "$T/err")"
+	diff -r "$T/tmpfs.copy" "$M/site" >/dev/null && ok || bad "file size limit: the previous output changed"
+	ls -d "$M"/site.tmp.* >/dev/null 2>&1 && bad "file size limit: temporary directory left" || ok
+fi
+finish

@@ -1,0 +1,127 @@
+#!/bin/bash
+# t_parallel.sh: --jobs and shards change how traces are read, never what is
+# built. The bundled example built with --jobs 1, --jobs 4 and from two
+# shards (perfstudy ingest --shard I/2 + perfstudy merge) gives the same
+# CSV, HTML, SVG, PDF and PNG bytes and the same rows in every table of the
+# store; the messages on stderr are the same too, and with several bad
+# traces the first one in input order is the one reported, whatever N.
+# Merge refuses shards that do not fit. No timings are asserted.
+source "$(dirname "$0")/lib.sh"
+
+# dump DB: every table of the store but meta (its fingerprint names the output directory), as SQL.
+dump() {
+	sqlite3 "$1" "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'meta' ORDER BY name" |
+		while read -r t; do sqlite3 "$1" ".dump $t"; done
+}
+# same_site A B NAME: same files, same bytes (but the store), same rows in the store.
+same_site() {
+	if diff -r -x perfstudy.db "$1" "$2" > "$T/diff" 2>&1; then ok; else bad "$3: files differ"; head -5 "$T/diff" >&2; fi
+	dump "$1/perfstudy.db" > "$T/a.sql"
+	dump "$2/perfstudy.db" > "$T/b.sql"
+	if [ -s "$T/a.sql" ] && cmp -s "$T/a.sql" "$T/b.sql"; then ok; else bad "$3: stores differ"; diff "$T/a.sql" "$T/b.sql" | head -5 >&2; fi
+}
+# Messages with the output directory's name taken out.
+clean() { sed -e "s#$T/[a-z0-9]*#OUT#g" "$1"; }
+
+M=experiments/h200/study.yaml
+"$PERFSTUDY" build --jobs 1 "$M" -o "$T/j1" 2> "$T/j1.err" || bad "--jobs 1 build failed: $(cat "$T/j1.err")"
+"$PERFSTUDY" build --jobs 4 "$M" -o "$T/j4" 2> "$T/j4.err" || bad "--jobs 4 build failed: $(cat "$T/j4.err")"
+"$PERFSTUDY" build -j2 -q "$M" -o "$T/j2" 2> /dev/null || bad "-j2 build failed"
+same_site "$T/j1" "$T/j4" "--jobs 1 and --jobs 4"
+same_site "$T/j1" "$T/j2" "--jobs 1 and -j2"
+clean "$T/j1.err" > "$T/j1.msg"
+clean "$T/j4.err" > "$T/j4.msg"
+same "$T/j1.msg" "$T/j4.msg" "stderr of --jobs 1 and --jobs 4"
+grep -q 'warning: no rank recorded' "$T/j4.msg" && ok || bad "--jobs 4: the readers' warnings are missing from stderr"
+
+# Shards: 0/2 with one job, 1/2 with two, merged in either order.
+"$PERFSTUDY" ingest -q --shard 0/2 -o "$T/s0.db" --jobs 1 "$M" || bad "ingest --shard 0/2 failed"
+"$PERFSTUDY" ingest -q --shard=1/2 -o "$T/s1.db" --jobs 2 "$M" || bad "ingest --shard 1/2 failed"
+[ "$(sqlite3 "$T/s0.db" "SELECT group_concat(position) FROM shard_traces")" = "0,2,4,6" ] && ok ||
+	bad "shard 0/2 should hold positions 0,2,4,6"
+"$PERFSTUDY" merge "$T/s1.db" "$T/s0.db" "$M" -o "$T/merged" 2> "$T/merge.err" || bad "merge failed: $(cat "$T/merge.err")"
+same_site "$T/j1" "$T/merged" "single build and shard 0/2 + 1/2 + merge"
+clean "$T/merge.err" > "$T/merge.msg"
+same "$T/j1.msg" "$T/merge.msg" "stderr of build and merge"
+# The default shard name, and a trace directory as input.
+(cd "$T" && "$OLDPWD/$PERFSTUDY" ingest -q --shard 0/1 "$OLDPWD/tests/data/small/study/run-a") || bad "ingest without -o failed"
+[ -f "$T/perfstudy-shard-0-of-1.db" ] && ok || bad "ingest without -o: no perfstudy-shard-0-of-1.db"
+
+# Merge refuses what does not fit; nothing is written.
+merge_fails() { # NAME EXPECTED-MESSAGE ARGS...
+	local name=$1 msg=$2
+	shift 2
+	rm -rf "$T/mf"
+	if "$PERFSTUDY" merge -q -o "$T/mf" "$@" 2> "$T/mf.err"; then
+		bad "$name: merge succeeded"
+	elif ! grep -qF -- "$msg" "$T/mf.err"; then
+		bad "$name: expected '$msg', got: $(cat "$T/mf.err")"
+	elif [ -e "$T/mf" ]; then
+		bad "$name: output left behind"
+	else
+		ok
+	fi
+}
+merge_fails "missing shard" "error: shard 1/2 is missing (run perfstudy ingest --shard 1/2)" "$T/s0.db" "$M"
+merge_fails "repeated shard" "error: shard repeats a shard given before" "$T/s0.db" "$T/s0.db" "$M"
+merge_fails "other inputs" "error: shard was cut from other inputs" "$T/s0.db" "$T/s1.db" tests/data/small/study/run-a
+mkdir -p "$T/copy"
+cp -r experiments/h200/traces/bert-base/2gpu-ddp "$T/copy/ddp"
+"$PERFSTUDY" ingest -q --shard 0/1 -o "$T/c.db" "$T/copy/ddp" || bad "ingest of a copied run failed"
+touch -d '2001-01-01' "$T/copy/ddp/rank1.pt.trace.json.gz"
+merge_fails "changed trace" "rank1.pt.trace.json.gz: error: changed since shard 0/1 read it" "$T/c.db" "$T/copy/ddp"
+if "$PERFSTUDY" merge -q -o "$T/mf" "$M" 2> "$T/mf.err"; then bad "merge without shards succeeded"
+elif [ $? -eq 2 ] && grep -q 'no shard database given' "$T/mf.err"; then ok; else bad "merge without shards: $(cat "$T/mf.err")"; fi
+
+# Usage errors: exit 2.
+usage_fails() { # NAME EXPECTED ARGS...
+	local name=$1 msg=$2
+	shift 2
+	"$PERFSTUDY" "$@" > /dev/null 2> "$T/u.err"
+	local rc=$?
+	if [ $rc -eq 2 ] && grep -qF -- "$msg" "$T/u.err"; then ok; else bad "$name: exit $rc, $(cat "$T/u.err")"; fi
+}
+usage_fails "--jobs 0" "error: --jobs expects a number from 1 to 1024, got '0'" build --jobs 0 "$M"
+usage_fails "--jobs x" "got 'x'" build -j x "$M"
+usage_fails "--shard 2/2" "error: --shard expects I/N with 0 <= I < N, got '2/2'" ingest --shard 2/2 "$M"
+usage_fails "no --shard" "error: --shard I/N is required" ingest "$M"
+
+# Several bad traces: the first in input order is reported, alone, whatever N.
+mkdir -p "$T/badrun"
+for i in 0 1 2 3 4 5; do cp tests/data/small/study/run-a/*.json "$T/badrun/rank$i.json" 2>/dev/null || true; done
+cp tests/bad/malformed.json "$T/badrun/rank2.json"
+cp tests/bad/truncated-string.json "$T/badrun/rank4.json"
+for j in 1 2 4; do
+	"$PERFSTUDY" build -q --jobs $j "$T/badrun" -o "$T/bad$j" 2> "$T/bad$j.err"
+	echo "exit $?" >> "$T/bad$j.err"
+	[ -e "$T/bad$j" ] && bad "--jobs $j: output left behind after a bad trace"
+done
+if [ "$(grep -c error "$T/bad1.err")" = 1 ] && grep -q "rank2.json" "$T/bad1.err" && grep -qx "exit 1" "$T/bad1.err"; then ok
+else bad "bad traces, --jobs 1: $(cat "$T/bad1.err")"; fi
+same "$T/bad1.err" "$T/bad2.err" "bad traces, stderr of --jobs 1 and 2"
+same "$T/bad1.err" "$T/bad4.err" "bad traces, stderr of --jobs 1 and 4"
+if "$PERFSTUDY" ingest -q --shard 0/2 -o "$T/bad.db" "$T/badrun" 2> "$T/badshard.err"; then bad "ingest of a bad trace succeeded"
+elif grep -q "rank2.json" "$T/badshard.err" && [ ! -e "$T/bad.db" ] && ! ls "$T"/bad.db.tmp.* > /dev/null 2>&1; then ok
+else bad "ingest of a bad trace: $(cat "$T/badshard.err")"; fi
+
+# Reruns with workers: one trace changed is read again, the others reused; same store as --force.
+cp -r experiments/h200/traces/gpt2-124m/2gpu-ddp "$T/rr"
+"$PERFSTUDY" build -q --jobs 2 "$T/rr" -o "$T/rro"
+cp "$T/rr/rank0.pt.trace.json.gz" "$T/r0" && gzip -dc "$T/r0" | gzip -1 > "$T/rr/rank0.pt.trace.json.gz"
+"$PERFSTUDY" build --jobs 2 "$T/rr" -o "$T/rro" 2> "$T/rr.err"
+grep -q "rank1.pt.trace.json.gz: unchanged, reused" "$T/rr.err" && grep -q "reading $T/rr/rank0" "$T/rr.err" && ok ||
+	bad "rerun with --jobs 2: $(cat "$T/rr.err")"
+"$PERFSTUDY" build -q --force --jobs 2 "$T/rr" -o "$T/rrf"
+for t in activities launches annotations cpu_ops; do
+	q="SELECT count(*), sum(dur_ns), min(start_ns), max(start_ns) FROM $t"
+	a=$(sqlite3 "$T/rro/perfstudy.db" "$q")
+	b=$(sqlite3 "$T/rrf/perfstudy.db" "$q")
+	[ -n "$a" ] && [ "$a" = "$b" ] && ok || bad "rerun with --jobs 2: $t differs from a --force build ($a vs $b)"
+done
+
+# The store stage is timed apart from parsing.
+PERFSTUDY_TIMING=1 "$PERFSTUDY" build -q --jobs 2 "$M" -o "$T/tm" 2> "$T/tm.err"
+grep -q '^perfstudy: timing: store [0-9.]* s$' "$T/tm.err" && ! grep -q '^perfstudy: timing: store 0.000 s$' "$T/tm.err" && ok ||
+	bad "timing: no store time: $(cat "$T/tm.err")"
+
+finish
