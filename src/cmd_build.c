@@ -48,7 +48,7 @@ void usage_build(void)
 	       "Each INPUT is a manifest (.yaml/.yml) or a trace directory or file.\n"
 	       "Each manifest is one experiment; all directories and files given are the\n"
 	       "runs of one experiment named 'default'. A directory is one run whose\n"
-	       "*.json, *.json.gz, *.sqlite (Nsight Systems) and *.nvvp (nvprof) files are\n"
+	       "*.json, *.json.gz, *.sqlite (Nsight Systems), *.nvvp and *.csv (nvprof) files are\n"
 	       "its ranks; its run id is its path relative\n"
 	       "to the deepest common parent of all directories given.\n\n"
 	       "  -o, --output DIR     output directory (default: out); replaced atomically\n"
@@ -125,7 +125,8 @@ static int is_manifest_path(const char *s)
 
 static int is_trace_name(const char *s)
 {
-	return has_suffix(s, ".json") || has_suffix(s, ".json.gz") || has_suffix(s, ".sqlite") || has_suffix(s, ".nvvp");
+	return has_suffix(s, ".json") || has_suffix(s, ".json.gz") || has_suffix(s, ".sqlite") || has_suffix(s, ".nvvp") ||
+	       has_suffix(s, ".csv");
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -157,7 +158,7 @@ static int list_traces(const char *dir, char ***out, size_t *n)
 	}
 	closedir(d);
 	if (!k) {
-		diag_error(dir, "no trace files in directory (expected *.json, *.json.gz, *.sqlite or *.nvvp)");
+		diag_error(dir, "no trace files in directory (expected *.json, *.json.gz, *.sqlite, *.nvvp or *.csv)");
 		free(v);
 		return -1;
 	}

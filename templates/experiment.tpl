@@ -43,7 +43,8 @@
 
 {{#NOTES}}
 <section id="notes" class="notes">
-<h2>Not available</h2>
+<h2>Notes</h2>
+<p class="meta">What the data could not support, and what looked wrong.</p>
 <ul>
 {{#NOTE}}
 <li>{{TEXT}}</li>

@@ -261,7 +261,10 @@ static void set_experiment(struct tmpl_dict *d, const struct report_experiment *
 	tmpl_set(d, "TITLE", e->title);
 	set_optional(d, "DESCRIPTION", e->description);
 	set_optional(d, "NEWEST", e->newest_trace_date);
-	tmpl_set_int(d, "GPUS_MAX", e->gpus_max);
+	if (e->gpus_max > 0)
+		tmpl_set_int(d, "GPUS_MAX", e->gpus_max);
+	else
+		tmpl_set(d, "GPUS_MAX", "not recorded");
 	set_optional(d, "MODELS", e->models);
 	tmpl_set(d, "CLASSIFICATION", e->classification);
 
@@ -375,7 +378,10 @@ int report_write_index(const char *site, const struct report_experiment *const *
 		tmpl_set(x, "TITLE", e[i]->title);
 		set_optional(x, "HEADLINE", e[i]->headline);
 		set_optional(x, "NEWEST", e[i]->newest_trace_date);
-		tmpl_set_int(x, "GPUS_MAX", e[i]->gpus_max);
+		if (e[i]->gpus_max > 0)
+			tmpl_set_int(x, "GPUS_MAX", e[i]->gpus_max);
+		else
+			tmpl_set(x, "GPUS_MAX", "not recorded");
 		set_optional(x, "MODELS", e[i]->models);
 	}
 	tmpl_show_section(d, n ? "EXPERIMENTS" : "EXPERIMENTS_NONE");

@@ -28,6 +28,14 @@ t() {
 	if ls -d "$T"/o.tmp.* "$T"/o.old.* >/dev/null 2>&1; then bad "$*: temporary directory left behind"; else ok; fi
 }
 
+# --- JSON structure: simdjson gives no position for these; a bracket scan does ---
+t 1 $B/trailing.json <<'MSG'
+tests/bad/trailing.json:1:21: error: unexpected content after the top-level object at byte 20
+MSG
+t 1 $B/json-unclosed.json <<'MSG'
+tests/bad/json-unclosed.json:3:1: error: expected an event object in 'traceEvents' at byte 81: the JSON document has an improper structure: missing or superfluous commas, braces, missing keys, etc
+MSG
+
 # --- gzip ---
 t 1 $B/gzip-crc.json.gz <<'MSG'
 tests/bad/gzip-crc.json.gz: error: corrupt gzip data near byte 82: incorrect data check

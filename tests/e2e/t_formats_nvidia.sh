@@ -221,4 +221,13 @@ grep -q "mi250_minitoy_train_ROCm6_2_kineto.json.gz: warning: no rank recorded" 
 $PERFSTUDY inspect $(find $C/formats/nsys_sqlite $C/formats/nvprof -name '*.sqlite' -o -name '*.nvvp' -o -name 'cfd_*.csv') \
 	>"$T/inspect" 2>&1
 [ "$(grep -c ': nsys, \|: nvprof, \|: nvvp, ' "$T/inspect")" = 5 ] && ok || bad "corpus inspect: $(cat "$T/inspect")"
+# A directory holding an nvprof CSV is a run like a directory of Kineto files;
+# its groups are those of the same file given directly (expected/formats).
+mkdir -p "$T/dirrun/cfd"
+cp tests/data/formats/nvprof_gpu_trace.csv "$T/dirrun/cfd/"
+"$PERFSTUDY" build -q "$T/dirrun/cfd" -o "$T/dirout" 2>"$T/err" && ok || bad "directory of an nvprof CSV: $(cat "$T/err")"
+grep '^nvprof_gpu_trace.csv,' tests/e2e/expected/formats/groups.csv | sed 's/^nvprof_gpu_trace.csv,/cfd,/' >"$T/dir.want"
+grep '^cfd,' "$T/dirout/default/data/groups.csv" >"$T/dir.got"
+same "$T/dir.want" "$T/dir.got" "groups of a directory run of an nvprof CSV"
+
 finish
