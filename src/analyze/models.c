@@ -139,6 +139,41 @@ static int has_model(const struct manifest_model *m)
 	return m->layers && m->hidden && m->seq;
 }
 
+/*
+ * Step time and achieved TFLOP/s per GPU, one bar per run of utilization.csv,
+ * whatever each run's step time came from (a trace's ProfilerStep ranges, a
+ * training log, or a number typed in from a paper): the figures that put runs
+ * of different formats side by side. The source is in each bar's label.
+ */
+static void utilization_figures(const struct table *u, struct analysis_result *out)
+{
+	int crun = table_col_index(u, "run"), cstep = table_col_index(u, "step_us");
+	int csrc = table_col_index(u, "step_source"), cach = table_col_index(u, "achieved_tflops_per_gpu");
+	struct chart *st = chart_new(CHART_HBAR, "step_time", "Time per training step, by run", "step time (ms)");
+	struct chart *tf = chart_new(CHART_HBAR, "achieved_tflops", "Achieved TFLOP/s per GPU, by run",
+				     "model TFLOP/s per GPU");
+	chart_add_series(st, "step time");
+	chart_add_series(tf, "achieved");
+	struct buf label;
+	buf_init(&label);
+	for (size_t r = 0; r < u->nrows; r++) {
+		const struct cell *step = table_cell(u, r, (size_t)cstep), *ach = table_cell(u, r, (size_t)cach);
+		const struct cell *src = table_cell(u, r, (size_t)csrc);
+		buf_reset(&label);
+		buf_printf(&label, "%s (%s)", table_cell(u, r, (size_t)crun)->v.text, src->null ? "?" : src->v.text);
+		if (!step->null && step->v.f == step->v.f)
+			chart_set(st, chart_add_category(st, label.data), 0, step->v.f / 1000.0);
+		if (!ach->null && ach->v.f == ach->v.f)
+			chart_set(tf, chart_add_category(tf, label.data), 0, ach->v.f);
+	}
+	buf_release(&label);
+	result_add_figure(out, st, "Time per training step of each run in milliseconds, from the source in "
+				   "brackets: the mean ProfilerStep#N range of its traces, its training log, or the "
+				   "value typed into the manifest (utilization.csv).");
+	result_add_figure(out, tf, "Achieved model TFLOP/s per GPU of each run: the estimated FLOPs per step "
+				   "over the step time and the number of GPUs (utilization.csv; MFU there).");
+}
+
 /* Runs' estimates and utilization. */
 static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
@@ -260,10 +295,12 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		return ret;
 	}
 	result_add_table(out, e);
-	if (u->nrows)
+	if (u->nrows) {
 		result_add_table(out, u);
-	else
+		utilization_figures(u, out);
+	} else {
 		table_free(u);
+	}
 	result_add_method(out, "estimates.csv",
 		"params: 12ld^2 + 13ld for the layers when f = 4d (in general per layer 4d^2 + 4d for the Q, K, V "
 		"and output projections with biases, 2df + f + d for the feed-forward matrices with biases, 4d for "

@@ -102,8 +102,14 @@ cat >"$T/in/mixed.yaml" <<YAML
 title: nsys and Kineto side by side
 runs:
   - { id: from-nsys, gpus: 1, traces: nsys.sqlite }
-  - { id: from-kineto, traces: $PWD/tests/data/small/study/run-a/rank0.json }
+  - { id: from-kineto, batch: 1, model: { name: tiny, layers: 2, hidden: 64, heads: 2, seq: 16, vocab: 100 },
+      traces: $PWD/tests/data/small/study/run-a/rank0.json }
   - { id: from-nvprof-summary, traces: nvprof_gpu_summary.csv }
+  - id: typed-in
+    gpus: 1
+    batch: 1
+    model: { name: tiny, layers: 2, hidden: 64, heads: 2, seq: 16, vocab: 100 }
+    measured: { iteration_ms: 0.2 }
 YAML
 $PERFSTUDY build -q "$T/in/mixed.yaml" -o "$T/mixed" 2>"$T/err"
 [ $? -eq 0 ] && ok || bad "mixed build failed: $(cat "$T/err")"
@@ -115,6 +121,13 @@ grep '^from-nsys,' "$g" | cmp -s - <(grep '^nsys.sqlite,' $E/groups.csv | sed 's
 svg="$T/mixed/mixed/figures/group_fractions.svg"
 grep -q 'from-nsys' "$svg" && grep -q 'from-kineto' "$svg" && grep -q 'from-nvprof-summary' "$svg" && ok ||
 	bad "mixed: group_fractions does not show all three runs"
+# The typed-in run sits beside the trace runs in the step-time figure (the
+# Kineto run's step is its one ProfilerStep#1 range: 100.25 us).
+grep -q '^typed-in,1,1,200,manifest,' "$T/mixed/mixed/data/utilization.csv" && ok || bad "mixed: typed-in utilization row"
+svg="$T/mixed/mixed/figures/step_time.svg"
+grep -q 'typed-in (manifest)' "$svg" && grep -q 'from-kineto (' "$svg" && ok ||
+	bad "mixed: step_time does not show the typed-in and the Kineto run side by side"
+grep -q '^from-kineto,1,1,100.25,' "$T/mixed/mixed/data/utilization.csv" && ok || bad "mixed: Kineto run's step time"
 
 # --- the shared corpus: counts and sums against sqlite3 and Python over the raw files ---
 C=../shared/corpus
