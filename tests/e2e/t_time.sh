@@ -15,7 +15,7 @@ D=$T/h200/h200/data
 for f in temporal overlap step_breakdown memops collectives ranks scaling phases dispatch compare; do
 	[ -s "$D/$f.csv" ] && ok || bad "$f.csv missing"
 done
-TIME_TABLES="step_breakdown memops ranks phases dispatch compare"
+TIME_TABLES="step_breakdown memops ranks phases dispatch compare collectives scaling"
 for f in $TIME_TABLES; do
 	same tests/golden/h200/$f.csv "$D/$f.csv" "$f.csv against the committed reference"
 done
@@ -46,11 +46,12 @@ if ! command -v python3 >/dev/null; then
 	finish
 	exit $?
 fi
-ARGS=(gpt2-1gpu=$E/gpt2-124m/1gpu/rank0.pt.trace.json.gz
-      gpt2-2gpu-ddp=$E/gpt2-124m/2gpu-ddp/rank0.pt.trace.json.gz,$E/gpt2-124m/2gpu-ddp/rank1.pt.trace.json.gz
-      bert-1gpu=$E/bert-base/1gpu/rank0.pt.trace.json.gz
-      bert-2gpu-ddp=$E/bert-base/2gpu-ddp/rank0.pt.trace.json.gz,$E/bert-base/2gpu-ddp/rank1.pt.trace.json.gz
-      bert-2gpu-zero1=$E/bert-base/2gpu-zero1/rank0.pt.trace.json.gz,$E/bert-base/2gpu-zero1/rank1.pt.trace.json.gz)
+# run:gpus:batch as in the manifest (scaling needs them).
+ARGS=(gpt2-1gpu:1:8=$E/gpt2-124m/1gpu/rank0.pt.trace.json.gz
+      gpt2-2gpu-ddp:2:8=$E/gpt2-124m/2gpu-ddp/rank0.pt.trace.json.gz,$E/gpt2-124m/2gpu-ddp/rank1.pt.trace.json.gz
+      bert-1gpu:1:16=$E/bert-base/1gpu/rank0.pt.trace.json.gz
+      bert-2gpu-ddp:2:16=$E/bert-base/2gpu-ddp/rank0.pt.trace.json.gz,$E/bert-base/2gpu-ddp/rank1.pt.trace.json.gz
+      bert-2gpu-zero1:2:16=$E/bert-base/2gpu-zero1/rank0.pt.trace.json.gz,$E/bert-base/2gpu-zero1/rank1.pt.trace.json.gz)
 mkdir -p "$T/ref"
 if python3 tests/golden/time_reference.py "$T/ref" "${ARGS[@]}"; then
 	for f in $TIME_TABLES; do

@@ -19,10 +19,21 @@ python3 tests/golden/expected.py groups default "${ARGS[@]}" > "$out/groups.csv"
 python3 tests/golden/expected.py kernels default "${ARGS[@]}" > "$out/kernels.csv"
 python3 tests/golden/expected.py steps default "${ARGS[@]}" > "$out/steps.csv"
 python3 tests/golden/expected.py groups payoungkhamdee2021 "${ARGS[@]}" > "$out/groups-payoungkhamdee2021.csv"
-# Time accounting (issue 4): step_breakdown, memops, ranks, phases, dispatch, compare.
-python3 tests/golden/time_reference.py "$out" "${ARGS[@]}"
+# Time accounting (issue 4): step_breakdown, memops, ranks, phases, dispatch, compare,
+# collectives, scaling (the last needs each run's GPUs and per-GPU batch: run:gpus:batch).
+TARGS=()
+for a in "${ARGS[@]}"; do
+	case ${a%%=*} in
+	gpt2-1gpu) TARGS+=("gpt2-1gpu:1:8=${a#*=}") ;;
+	gpt2-2gpu-ddp) TARGS+=("gpt2-2gpu-ddp:2:8=${a#*=}") ;;
+	bert-1gpu) TARGS+=("bert-1gpu:1:16=${a#*=}") ;;
+	*) TARGS+=("${a%%=*}:2:16=${a#*=}") ;;
+	esac
+done
+python3 tests/golden/time_reference.py "$out" "${TARGS[@]}"
 if [ "${1:-}" = --check ]; then
-	for f in groups kernels steps groups-payoungkhamdee2021 step_breakdown memops ranks phases dispatch compare; do
+	for f in groups kernels steps groups-payoungkhamdee2021 step_breakdown memops ranks phases dispatch compare \
+		collectives scaling; do
 		cmp "$out/$f.csv" "tests/golden/h200/$f.csv"
 	done
 fi

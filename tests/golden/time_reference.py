@@ -67,6 +67,7 @@ def inter(a, b):
 class Rank:
     def __init__(self, doc):
         self.acts, self.launch, self.annots, self.gpu_annots, self.ops, self.steps, self.runtime = [], {}, [], [], [], [], []
+        self.world = (doc.get('distributedInfo') or {}).get('world_size')
         for e in doc['traceEvents']:
             if e.get('ph') != 'X' or 'ts' not in e or 'dur' not in e:
                 continue
@@ -84,7 +85,7 @@ class Rank:
                     if w[:4] in ('HtoD', 'DtoH', 'DtoD', 'HtoH', 'PtoP', 'HtoA', 'AtoH', 'AtoA', 'DtoA', 'AtoD') and w[4:] in ('', ' '):
                         ck = w[:4]
                 self.acts.append(dict(s=s, e=s + d, kind=kind, cls=cls, name=name, corr=args.get('correlation'),
-                                      bytes=args.get('bytes'), ck=ck))
+                                      bytes=args.get('bytes'), ck=ck, args=args))
             elif cat in ('cuda_runtime', 'runtime', 'cuda_driver'):
                 self.runtime.append([s, s + d])
                 c = args.get('correlation')
@@ -104,10 +105,16 @@ class Rank:
         return union([[a['s'], a['e']] for a in self.acts if pred(a)])
 
 
+RUN_INFO = {}  # run -> (gpus, per-GPU batch), from 'run:gpus:batch=files' arguments
+
+
 def runs_of(argv):
     out = []
     for arg in argv:
         run, files = arg.split('=', 1)
+        if ':' in run:
+            run, g, b = run.split(':')
+            RUN_INFO[run] = (int(g), int(b))
         out.append((run, [(r, Rank(doc)) for r, doc in ranks_of(files.split(','))]))
     return out
 
@@ -301,11 +308,101 @@ def compare(runs, w):
                 w.writerow([a, b, level, neutral(n), g, us(x), us(y), us(y - x), '%.6g' % (y / x) if x else ''])
 
 
+DTYPE_SIZE = {'Float': 4, 'float': 4, 'Double': 8, 'double': 8, 'Half': 2, 'BFloat16': 2, 'bf16': 2,
+              'Long': 8, 'Int': 4, 'Short': 2, 'Char': 1, 'Byte': 1, 'Bool': 1, 'float16': 2,
+              'bfloat16': 2, 'float32': 4, 'int64': 8, 'int32': 4, 'uint8': 1}
+KNOWN = ['AllReduce', 'AllGather', 'ReduceScatter', 'Broadcast', 'Reduce', 'SendRecv', 'Send', 'Recv',
+         'AllToAll', 'Barrier']
+
+
+def canonical(raw):
+    """'all_reduce', 'allreduce', '_allgather_base' -> NCCL's names; others as they are."""
+    flat = raw.replace('_', '')
+    for k in KNOWN:
+        if flat.lower() == k.lower() or (flat.lower().startswith(k.lower()) and flat[len(k):].lower() == 'base'):
+            return k
+    return raw
+
+
+def collectives(runs, w):
+    """Per run, rank and collective type over the NCCL kernels: calls, time, bytes
+    (max(In, Out msg nelems) x dtype size), algbw = bytes / time of the sized calls,
+    busbw = algbw x 2(n-1)/n (AllReduce), (n-1)/n (AllGather, ReduceScatter), 1 else."""
+    w.writerow(['run', 'rank', 'collective', 'calls', 'time_us', 'bytes', 'algbw_gb_per_s', 'busbw_gb_per_s'])
+    for run, ranks in runs:
+        for rank, d in ranks:
+            agg = {}
+            for a in sorted((a for a in d.acts if a['kind'] == 'kernel' and a['cls'] == 'comm'), key=lambda a: a['s']):
+                args = a['args']
+                if 'Collective name' in args:
+                    t = canonical(str(args['Collective name']))
+                else:
+                    name = a['name']
+                    i = name.find('Kernel_')
+                    if i < 0:
+                        t = 'other'
+                    else:
+                        rest = name[i + 7:]
+                        j = min([k for k in (rest.find('_'), rest.find('('), rest.find('<')) if k >= 0] or [len(rest)])
+                        t = canonical(rest[:j])
+                g = agg.setdefault(t, dict(calls=0, time=0, bytes=0, btime=0, group=0))
+                g['calls'] += 1
+                g['time'] += a['e'] - a['s']
+                n_in, n_out = args.get('In msg nelems', 0) or 0, args.get('Out msg nelems', 0) or 0
+                sz = DTYPE_SIZE.get(args.get('dtype'), 0)
+                if (n_in > 0 or n_out > 0) and sz > 0:
+                    g['bytes'] += max(n_in, n_out) * sz
+                    g['btime'] += a['e'] - a['s']
+                n = args.get('Group size', d.world)
+                if n is not None:
+                    g['group'] = n
+            for t, g in agg.items():
+                row = [run, rank, t, g['calls'], us(g['time']), '', '', '']
+                if g['btime'] > 0:
+                    algbw = g['bytes'] / g['btime']
+                    row[5] = g['bytes']
+                    row[6] = '%.6g' % algbw
+                    if g['group'] > 0:
+                        n = g['group']
+                        f = 2.0 * (n - 1) / n if t == 'AllReduce' else (n - 1) / n if t in ('AllGather', 'ReduceScatter') else 1.0
+                        row[7] = '%.6g' % (algbw * f)
+                w.writerow(row)
+
+
+def scaling(runs, w):
+    """Per run: step = median of all its ranks' ProfilerStep durations (even count: the
+    mean of the middle two, rounded half up); samples/s = gpus x batch / step; against the
+    run of the same model (run id up to its first '-') with the fewest GPUs: speedup and
+    efficiency = speedup / (n / g). Communication efficiency and the predicted speedup
+    need a baseline with communication: empty for these 1-GPU baselines."""
+    w.writerow(['run', 'gpus', 'step_us', 'samples_per_s', 'speedup', 'efficiency', 'comm_efficiency',
+                'predicted_speedup'])
+    info = {}
+    for run, ranks in runs:
+        durs = sorted(e - s for _, d in ranks for s, e, _n in d.steps)
+        n = len(durs)
+        med = durs[n // 2] if n % 2 else (durs[n // 2 - 1] + durs[n // 2] + 1) // 2
+        g, b = RUN_INFO[run]
+        info[run] = (g, b, med, float(g * b) * 1e9 / med)
+    model = lambda r: r.split('-')[0]
+    for run, _ in runs:
+        g, b, med, sps = info[run]
+        base = None
+        for r2, _ in runs:
+            if model(r2) == model(run) and (base is None or info[r2][0] < info[base][0]):
+                base = r2
+        bg, _, _, bsps = info[base]
+        speedup = sps / bsps
+        eff = speedup / (float(g) / float(bg))
+        w.writerow([run, g, us(med), '%.6g' % sps, '%.6g' % speedup, '%.6g' % eff, '', ''])
+
+
 def main():
     outdir = sys.argv[1]
     runs = runs_of(sys.argv[2:])
     for name, fn in (('step_breakdown', step_breakdown), ('memops', memops), ('ranks', ranks_table),
-                     ('phases', phases), ('dispatch', dispatch), ('compare', compare)):
+                     ('phases', phases), ('dispatch', dispatch), ('compare', compare),
+                     ('collectives', collectives), ('scaling', scaling)):
         out = io.StringIO()
         fn(runs, csv.writer(out, lineterminator='\n'))
         with open(os.path.join(outdir, name + '.csv'), 'w', newline='') as f:
