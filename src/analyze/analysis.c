@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../util/xalloc.h"
+#include "rankdata.h"
 
 /* In the order they run and their tables appear. */
 static const struct analysis_def registry[] = {
@@ -29,12 +30,15 @@ static const struct analysis_def registry[] = {
 int analyze_experiment(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	memset(out, 0, sizeof(*out));
+	int ret = 0;
 	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++)
 		if (registry[i].run(ctx, out) < 0) {
 			analysis_result_release(out);
-			return -1;
+			ret = -1;
+			break;
 		}
-	return 0;
+	rank_cache_clear();
+	return ret;
 }
 
 void analysis_result_release(struct analysis_result *r)

@@ -1,6 +1,7 @@
 /* rankdata.c: one rank's events from the store into arrays, see rankdata.h. */
 #include "rankdata.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,7 +110,7 @@ static int load_ranges(struct store *s, const char *sql, const struct rank_key *
 
 #define RANK_TRACES " trace_id IN (SELECT id FROM traces WHERE run_id = ?1 AND rank = ?2)"
 
-int rank_data_load(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d)
+static int load_uncached(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d)
 {
 	memset(d, 0, sizeof(*d));
 	sqlite3_stmt *st;
@@ -161,8 +162,119 @@ fail:
 	return -1;
 }
 
+/*
+ * Six analyses (temporal, steps_time, memops, ranks, phases, dispatch) walk
+ * every rank of an experiment, each loading the rank's events from the
+ * store and sorting them. A rank's arrays never change during the analyses
+ * (nothing writes the event tables then), so they are kept in a cache of
+ * at most RANK_CACHE_BYTES for the experiment: a hit hands out the cached
+ * arrays (d->cache_id set; rank_data_release leaves them), the least recently
+ * used unborrowed entries make room. A rank larger than the budget is
+ * loaded as before and freed on release. rank_cache_clear() at the end of
+ * analyze_experiment frees it all.
+ */
+#define RANK_CACHE_BYTES ((size_t)512 << 20)
+
+struct rank_cache_entry {
+	const struct store *store;
+	int64_t run_db_id;
+	int rank;
+	int borrowed;
+	uint64_t id, last_use;
+	size_t bytes;
+	struct rank_data data;
+};
+
+static struct rank_cache_entry *cache;
+static size_t cache_n, cache_cap, cache_bytes;
+static uint64_t cache_clock;
+
+static size_t data_bytes(const struct rank_data *d)
+{
+	return d->nacts * sizeof(*d->acts) + (d->nlaunches + d->nannots + d->ngpu_annots + d->ncpu_ops + d->nsteps) *
+						     sizeof(struct rk_range);
+}
+
+static void free_arrays(struct rank_data *d)
+{
+	free(d->acts);
+	free(d->launches);
+	free(d->annots);
+	free(d->gpu_annots);
+	free(d->cpu_ops);
+	free(d->steps);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Frees least recently used unborrowed entries until need more bytes fit; 0 when they do. */
+static int make_room(size_t need)
+{
+	while (cache_bytes + need > RANK_CACHE_BYTES) {
+		size_t victim = cache_n;
+		for (size_t i = 0; i < cache_n; i++)
+			if (!cache[i].borrowed && (victim == cache_n || cache[i].last_use < cache[victim].last_use))
+				victim = i;
+		if (victim == cache_n)
+			return -1;
+		cache_bytes -= cache[victim].bytes;
+		free_arrays(&cache[victim].data);
+		cache[victim] = cache[--cache_n];
+	}
+	return 0;
+}
+
+int rank_data_load(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d)
+{
+	for (size_t i = 0; i < cache_n; i++) {
+		struct rank_cache_entry *e = &cache[i];
+		if (e->store == s && e->run_db_id == k->run_db_id && e->rank == k->rank) {
+			*d = e->data;
+			d->cache_id = e->id;
+			e->borrowed++;
+			e->last_use = ++cache_clock;
+			return 0;
+		}
+	}
+	if (load_uncached(s, k, cls, d) < 0)
+		return -1;
+	size_t bytes = data_bytes(d);
+	if (make_room(bytes) < 0)
+		return 0; /* over budget: the caller owns d's arrays */
+	cache = xgrow(cache, &cache_cap, cache_n + 1, sizeof(*cache));
+	struct rank_cache_entry *e = &cache[cache_n++];
+	e->store = s;
+	e->run_db_id = k->run_db_id;
+	e->rank = k->rank;
+	e->borrowed = 1;
+	e->id = e->last_use = ++cache_clock;
+	e->bytes = bytes;
+	e->data = *d;
+	cache_bytes += bytes;
+	d->cache_id = e->id;
+	return 0;
+}
+
+void rank_cache_clear(void)
+{
+	for (size_t i = 0; i < cache_n; i++)
+		free_arrays(&cache[i].data);
+	free(cache);
+	cache = NULL;
+	cache_n = cache_cap = cache_bytes = 0;
+}
+
 void rank_data_release(struct rank_data *d)
 {
+	if (d->cache_id) {
+		/* Entries move when others are evicted: find it by its id. */
+		for (size_t i = 0; i < cache_n; i++)
+			if (cache[i].id == d->cache_id) {
+				cache[i].borrowed--;
+				break;
+			}
+		memset(d, 0, sizeof(*d));
+		return;
+	}
 	free(d->acts);
 	free(d->launches);
 	free(d->annots);
