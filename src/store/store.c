@@ -98,6 +98,12 @@ struct name_slot {
 
 struct store;
 
+/* A host operator (cpu_op) held until its trace ends: see flush_cpu_ops. */
+struct pending_op {
+	int64_t start, dur, tid, external_id, name_id;
+	int keep; /* stored whatever its nesting: an enumerate(DataLoader)... range */
+};
+
 struct sink_ctx {
 	struct store *s;
 	int64_t trace_id;          /* 0: an experiment's own input (store_sink_experiment) */
@@ -113,6 +119,9 @@ struct store {
 	struct sink_ctx sink;
 	sqlite3_stmt *ins_cpu, *ins_coll; /* prepared on first use */
 	int64_t first_ns, last_ns;
+	struct pending_op *ops; /* the trace's host operators, stored by store_finish_trace */
+	size_t nops, opscap;
+	size_t names_at_begin; /* nnames at store_begin: a rollback forgets the names after it */
 };
 
 static int db_error(struct store *s, const char *what)
@@ -188,6 +197,7 @@ int store_close(struct store *s)
 	for (size_t i = 0; i < s->nslots; i++)
 		free(s->slots[i].name);
 	free(s->slots);
+	free(s->ops);
 	free(s->path);
 	free(s);
 	return ret;
@@ -200,6 +210,8 @@ sqlite3 *store_db(struct store *s)
 
 int store_begin(struct store *s)
 {
+	s->names_at_begin = s->nnames;
+	s->nops = 0;
 	return store_exec(s, "BEGIN");
 }
 
@@ -208,9 +220,14 @@ int store_commit(struct store *s)
 	return store_exec(s, "COMMIT");
 }
 
+/* The names table loses the transaction's names: so does the in-memory index. */
+static void forget_names_after(struct store *s, size_t last_id);
+
 void store_rollback(struct store *s)
 {
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->nops = 0;
+	forget_names_after(s, s->names_at_begin);
 }
 
 static uint64_t fnv1a(const char *p)
@@ -236,6 +253,30 @@ static void rehash(struct store *s)
 	free(s->slots);
 	s->slots = slots;
 	s->nslots = n;
+}
+
+static void forget_names_after(struct store *s, size_t last_id)
+{
+	if (s->nnames <= last_id)
+		return;
+	/* Reinsert the survivors into a fresh table (open addressing cannot just clear slots). */
+	struct name_slot *old = s->slots;
+	size_t n = s->nslots;
+	s->slots = xcalloc(n, sizeof(*s->slots));
+	for (size_t i = 0; i < n; i++) {
+		if (!old[i].name)
+			continue;
+		if ((size_t)old[i].id > last_id) {
+			free(old[i].name);
+			continue;
+		}
+		size_t j = old[i].hash & (n - 1);
+		while (s->slots[j].name)
+			j = (j + 1) & (n - 1);
+		s->slots[j] = old[i];
+	}
+	free(old);
+	s->nnames = last_id;
 }
 
 int64_t store_name_id(struct store *s, const char *name)
@@ -390,10 +431,14 @@ int64_t store_add_trace(struct store *s, int64_t run_id, const char *path, int f
 	return rc < 0 ? -1 : sqlite3_last_insert_rowid(s->db);
 }
 
+static int flush_cpu_ops(struct store *s, int64_t trace_id);
+
 int store_finish_trace(struct store *s, int64_t trace_id, const char *format,
 		       const struct source_meta *meta, const struct ingest_counts *counts)
 {
 	sqlite3_stmt *st;
+	if (flush_cpu_ops(s, trace_id) < 0)
+		return -1;
 	if (prepare(s, "UPDATE traces SET format=?2, size=?3, sha256=?4, events=?5, skipped=?6,"
 		       " first_ns=?7, last_ns=?8 WHERE id=?1", &st) < 0)
 		return -1;
@@ -494,6 +539,16 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
 	return step_rebind(s, st, "insert collective");
 }
 
+/*
+ * Host operators are held until the trace ends, and only the outermost are
+ * stored: per thread, sorted by start (longer first), an operator ending no
+ * later than the thread's last stored operator is inside it and left out.
+ * enumerate(DataLoader)... ranges are stored at any depth. Every left-out
+ * operator lies inside a stored one of its thread, so the union of the
+ * stored ranges is the union of all of them: what step_breakdown (host
+ * time, data loading first) and dispatch (top-level operators) use, with
+ * a quarter of the rows on Kineto traces (issue 7: store what the analyses use).
+ */
 static int sink_cpu_op(void *ctx, const struct cpu_op *op)
 {
 	struct sink_ctx *c = ctx;
@@ -501,16 +556,53 @@ static int sink_cpu_op(void *ctx, const struct cpu_op *op)
 	int64_t name = store_name_id(s, op->name);
 	if (name < 0)
 		return -1;
+	s->ops = xgrow(s->ops, &s->opscap, s->nops + 1, sizeof(*s->ops));
+	s->ops[s->nops++] = (struct pending_op){op->start_ns, op->dur_ns, op->tid, op->external_id, name,
+						!strncmp(op->name, "enumerate(DataLoader)", 21)};
+	return 0;
+}
+
+static int cmp_op(const void *a, const void *b)
+{
+	const struct pending_op *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->dur != y->dur)
+		return x->dur > y->dur ? -1 : 1;
+	return x->name_id < y->name_id ? -1 : x->name_id > y->name_id;
+}
+
+static int flush_cpu_ops(struct store *s, int64_t trace_id)
+{
+	if (!s->nops)
+		return 0;
 	if (!s->ins_cpu && prepare(s, "INSERT INTO cpu_ops VALUES(?1,?2,?3,?4,?5,?6)", &s->ins_cpu) < 0)
 		return -1;
+	qsort(s->ops, s->nops, sizeof(*s->ops), cmp_op);
 	sqlite3_stmt *st = s->ins_cpu;
-	sqlite3_bind_int64(st, 1, c->trace_id);
-	sqlite3_bind_int64(st, 2, name);
-	bind_opt(st, 3, op->tid, op->tid >= 0);
-	sqlite3_bind_int64(st, 4, op->start_ns);
-	sqlite3_bind_int64(st, 5, op->dur_ns);
-	bind_opt(st, 6, op->external_id, op->external_id >= 0);
-	return step_rebind(s, st, "insert cpu op");
+	int64_t tid = 0, end = 0;
+	for (size_t i = 0; i < s->nops; i++) {
+		const struct pending_op *o = &s->ops[i];
+		int inside = i > 0 && o->tid == tid && o->start + o->dur <= end;
+		if (!inside) {
+			tid = o->tid;
+			end = o->start + o->dur;
+		} else if (!o->keep) {
+			continue;
+		}
+		sqlite3_bind_int64(st, 1, trace_id);
+		sqlite3_bind_int64(st, 2, o->name_id);
+		bind_opt(st, 3, o->tid, o->tid >= 0);
+		sqlite3_bind_int64(st, 4, o->start);
+		sqlite3_bind_int64(st, 5, o->dur);
+		bind_opt(st, 6, o->external_id, o->external_id >= 0);
+		if (step_rebind(s, st, "insert cpu op") < 0)
+			return -1;
+	}
+	s->nops = 0;
+	return 0;
 }
 
 static int sink_runtime(void *ctx, const struct runtime_call *r)

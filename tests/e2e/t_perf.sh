@@ -75,6 +75,42 @@ for d in gz1 gz2; do
 done
 same "$T/gz1.txt" "$T/gz2.txt" "one and two gzip members"
 
+# Host operators: only each thread's outermost ones are stored, and
+# enumerate(DataLoader)... ranges at any depth (store.c, flush_cpu_ops).
+# Worked out by hand: on thread 1, A [0,100) us holds B; C [50,150) overlaps
+# A without being inside it, so it is outermost too and holds D; E is a data
+# loader range inside A and C; F is alone. On thread 2, G [15,25) holds H,
+# which starts with it but ends earlier. Kept: A, C, E, F, G.
+mkdir -p "$T/ops"
+cat > "$T/ops/rank0.json" <<'JSON'
+{"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "D", "ts": 60, "dur": 10, "tid": 1},
+  {"ph": "X", "cat": "cpu_op", "name": "A", "ts": 0, "dur": 100, "tid": 1},
+  {"ph": "X", "cat": "cpu_op", "name": "H", "ts": 15, "dur": 5, "tid": 2},
+  {"ph": "X", "cat": "cpu_op", "name": "B", "ts": 10, "dur": 10, "tid": 1},
+  {"ph": "X", "cat": "cpu_op", "name": "C", "ts": 50, "dur": 100, "tid": 1},
+  {"ph": "X", "cat": "cpu_op", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "ts": 80, "dur": 10, "tid": 1},
+  {"ph": "X", "cat": "cpu_op", "name": "F", "ts": 200, "dur": 10, "tid": 1},
+  {"ph": "X", "cat": "cpu_op", "name": "G", "ts": 15, "dur": 10, "tid": 2},
+  {"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 1}},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 300, "tid": 1}
+]}
+JSON
+if "$PERFSTUDY" build -q "$T/ops" -o "$T/opsout" 2>"$T/err"; then
+	sqlite3 "$T/opsout/perfstudy.db" "SELECT c.tid, n.name, c.start_ns, c.dur_ns FROM cpu_ops c
+		JOIN names n ON n.id = c.name_id ORDER BY c.tid, c.start_ns" > "$T/ops.txt"
+	cat > "$T/ops.want" <<'WANT'
+1|A|0|100000
+1|C|50000|100000
+1|enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__|80000|10000
+1|F|200000|10000
+2|G|15000|10000
+WANT
+	same "$T/ops.want" "$T/ops.txt" "outermost host operators stored"
+else
+	bad "host operators: build failed: $(cat "$T/err")"
+fi
+
 # Timing lines on stderr, one per stage.
 PERFSTUDY_TIMING=1 "$PERFSTUDY" build -q tests/data/small/study/run-a -o "$T/t" 2>"$T/err"
 if [ "$(grep -c '^perfstudy: timing: [a-z]* [0-9.]* s$' "$T/err")" = 7 ]; then ok; else bad "timing lines: $(cat "$T/err")"; fi
