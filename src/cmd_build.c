@@ -1117,6 +1117,8 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 			goto fail;
 	reading_end(store);
 	progress_finish(&reading.progress);
+	if (store_index_traces(store) < 0)
+		goto fail;
 	timing_lap(TIME_INGEST, &t_lap);
 
 	outs = xcalloc(plan.nexp, sizeof(*outs));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/timing.h"
 #include "../util/xalloc.h"
 #include "rankdata.h"
 
@@ -31,12 +32,19 @@ int analyze_experiment(const struct analysis_ctx *ctx, struct analysis_result *o
 {
 	memset(out, 0, sizeof(*out));
 	int ret = 0;
-	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++)
+	int timed = timing_enabled();
+	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++) {
+		double t0 = timed ? timing_now() : 0;
 		if (registry[i].run(ctx, out) < 0) {
 			analysis_result_release(out);
 			ret = -1;
 			break;
 		}
+		/* PERFSTUDY_TIMING: where the analyze stage goes, one line per analysis. */
+		if (timed)
+			fprintf(stderr, "perfstudy: timing: analysis %s %s %.3f s\n", ctx->experiment, registry[i].name,
+				timing_now() - t0);
+	}
 	rank_cache_clear();
 	return ret;
 }

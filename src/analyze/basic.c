@@ -201,11 +201,17 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 	struct table *t = table_new("kernels", "Kernels per run and rank, by total GPU time",
 				    "run:text,rank:int,name:text,group:text,calls:int,total_us:us,mean_us:us,min_us:us,max_us:us");
 	sqlite3_stmt *st;
+	/*
+	 * CROSS JOIN fixes the order (runs, their traces, their rows, each row's
+	 * group): left to itself the planner may loop over the groups and scan a
+	 * trace's rows once per group (20 s instead of 1 s on 64 ranks of 100 MB).
+	 */
 	if (prep(s, "INSERT INTO kernel_stats SELECT r.experiment, r.run, t.rank, a.name_id, g.grp, count(*),"
-		    " sum(a.dur_ns), min(a.dur_ns), max(a.dur_ns) FROM activities a"
-		    " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
-		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = a.kind AND g.name_id = a.name_id"
-		    " WHERE r.experiment = ?1 AND a.kind = 'kernel' GROUP BY r.id, t.rank, a.name_id", &st) < 0)
+		    " sum(a.dur_ns), min(a.dur_ns), max(a.dur_ns) FROM runs r CROSS JOIN traces t"
+		    " CROSS JOIN activities a CROSS JOIN activity_groups g"
+		    " WHERE t.run_id = r.id AND a.trace_id = t.id AND g.experiment = r.experiment AND g.kind = a.kind"
+		    " AND g.name_id = a.name_id AND r.experiment = ?1 AND a.kind = 'kernel' GROUP BY r.id, t.rank, a.name_id",
+		    &st) < 0)
 		goto fail;
 	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE) {

@@ -20,6 +20,7 @@
 
 #include <libxml/parser.h>
 
+#include "stream.h"
 #include "../util/diag.h"
 #include "../util/timing.h"
 #include "../util/xalloc.h"
@@ -171,6 +172,7 @@ void feed_start(struct trace_feed *f, const struct ingest_sink *like)
 		f->like = *like;
 		f->plike = &f->like;
 	}
+	source_stream_readahead(0);
 	if (f->jobs < 2 || f->source)
 		return;
 	size_t todo = 0;
@@ -179,6 +181,8 @@ void feed_start(struct trace_feed *f, const struct ingest_sink *like)
 	int nt = todo < (size_t)f->jobs ? (int)todo : f->jobs;
 	if (nt < 1)
 		return;
+	/* Fewer traces than cores: a core is left for reading and hashing ahead of each worker. */
+	source_stream_readahead(nt < f->jobs);
 	/* libxml2 (nvidia-smi files) must be set up once before threads use it. */
 	xmlInitParser();
 	pthread_mutex_init(&f->mu, NULL);

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libdeflate.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,158 @@ static ssize_t read_fd(struct source_stream *s, unsigned char *p, size_t n)
 			return -1;
 		}
 	}
+}
+
+/*
+ * Read-ahead: a thread reads the file into RA_SLOTS slots of RA_CHUNK bytes
+ * in turn and hashes each, while the caller copies from the filled ones.
+ * Slots [head, tail) are filled (counters, modulo RA_SLOTS); the thread
+ * writes only the slot at tail, the caller reads only those before it, so
+ * the bytes need no lock, only the counters. The thread never calls diag
+ * (the caller's thread reports its errno) and stops at the end of the file,
+ * at a read error, or when the stream closes.
+ */
+#define RA_SLOTS 16
+#define RA_CHUNK (1u << 20)
+
+static _Atomic int readahead_on;
+
+void source_stream_readahead(int on)
+{
+	readahead_on = on;
+}
+
+struct readahead {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int fd;
+	struct sha256 *sha;
+	char *buf[RA_SLOTS];
+	size_t len[RA_SLOTS];
+	uint64_t head, tail; /* slots taken by the caller / filled by the thread */
+	size_t off;          /* the caller's position in slot head */
+	uint64_t total;      /* bytes read */
+	int done, err, stop; /* at the end; errno of a failed read; closing */
+};
+
+static void *ra_main(void *arg)
+{
+	struct readahead *ra = arg;
+	for (;;) {
+		pthread_mutex_lock(&ra->mu);
+		while (ra->tail - ra->head == RA_SLOTS && !ra->stop)
+			pthread_cond_wait(&ra->cv, &ra->mu);
+		int stop = ra->stop;
+		size_t slot = (size_t)(ra->tail % RA_SLOTS);
+		pthread_mutex_unlock(&ra->mu);
+		if (stop)
+			return NULL;
+		double t0 = timing_now();
+		char *p = ra->buf[slot];
+		size_t n = 0;
+		int err = 0;
+		while (n < RA_CHUNK) {
+			ssize_t r = read(ra->fd, p + n, RA_CHUNK - n);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				err = errno;
+			if (r <= 0)
+				break;
+			n += (size_t)r;
+		}
+		sha256_update(ra->sha, p, n);
+		timing_add(TIME_READ, timing_now() - t0);
+		pthread_mutex_lock(&ra->mu);
+		ra->len[slot] = n;
+		ra->total += n;
+		if (n > 0)
+			ra->tail++;
+		if (err)
+			ra->err = err;
+		if (err || n < RA_CHUNK)
+			ra->done = 1;
+		int done = ra->done;
+		pthread_cond_broadcast(&ra->cv);
+		pthread_mutex_unlock(&ra->mu);
+		if (done)
+			return NULL;
+	}
+}
+
+static int ra_start(struct source_stream *s)
+{
+	struct readahead *ra = xcalloc(1, sizeof(*ra));
+	ra->fd = s->fd;
+	ra->sha = &s->sha;
+	for (int i = 0; i < RA_SLOTS; i++)
+		ra->buf[i] = xmalloc(RA_CHUNK);
+	pthread_mutex_init(&ra->mu, NULL);
+	pthread_cond_init(&ra->cv, NULL);
+	if (pthread_create(&ra->thread, NULL, ra_main, ra) != 0) {
+		/* No thread: read here instead. */
+		pthread_mutex_destroy(&ra->mu);
+		pthread_cond_destroy(&ra->cv);
+		for (int i = 0; i < RA_SLOTS; i++)
+			free(ra->buf[i]);
+		free(ra);
+		return -1;
+	}
+	s->ra = ra;
+	return 0;
+}
+
+static void ra_stop(struct source_stream *s)
+{
+	struct readahead *ra = s->ra;
+	if (!ra)
+		return;
+	pthread_mutex_lock(&ra->mu);
+	ra->stop = 1;
+	pthread_cond_broadcast(&ra->cv);
+	pthread_mutex_unlock(&ra->mu);
+	pthread_join(ra->thread, NULL);
+	pthread_mutex_destroy(&ra->mu);
+	pthread_cond_destroy(&ra->cv);
+	for (int i = 0; i < RA_SLOTS; i++)
+		free(ra->buf[i]);
+	free(ra);
+	s->ra = NULL;
+}
+
+/* Up to n bytes from the filled slots, as read_fd: 0 at the end, -1 after diag. */
+static ssize_t ra_read(struct source_stream *s, char *p, size_t n)
+{
+	struct readahead *ra = s->ra;
+	pthread_mutex_lock(&ra->mu);
+	while (ra->head == ra->tail && !ra->done)
+		pthread_cond_wait(&ra->cv, &ra->mu);
+	if (ra->head == ra->tail) {
+		int err = ra->err;
+		uint64_t total = ra->total;
+		pthread_mutex_unlock(&ra->mu);
+		if (err) {
+			diag_syserror(s->path, "cannot read: %s", strerror(err));
+			return -1;
+		}
+		s->meta.size += (int64_t)total;
+		return 0;
+	}
+	size_t slot = (size_t)(ra->head % RA_SLOTS);
+	size_t avail = ra->len[slot] - ra->off;
+	pthread_mutex_unlock(&ra->mu);
+	size_t k = avail < n ? avail : n;
+	memcpy(p, ra->buf[slot] + ra->off, k);
+	ra->off += k;
+	if (ra->off == ra->len[slot]) {
+		pthread_mutex_lock(&ra->mu);
+		ra->head++;
+		ra->off = 0;
+		pthread_cond_broadcast(&ra->cv);
+		pthread_mutex_unlock(&ra->mu);
+	}
+	return (ssize_t)k;
 }
 
 /* Reads the rest of the file; the compressed bytes of a gzip file. */
@@ -168,6 +322,8 @@ int source_stream_open(struct source_stream *s, const char *path)
 		s->meta.size = (int64_t)nfirst;
 		memcpy(s->head, first, nfirst);
 		s->head_len = nfirst;
+		if (readahead_on && (uint64_t)st.st_size >= STREAM_AHEAD_MIN && !getenv("PERFSTUDY_NO_READAHEAD"))
+			ra_start(s);
 	}
 	timing_add(TIME_READ, timing_now() - t0);
 	return 0;
@@ -235,6 +391,12 @@ static ssize_t read_raw(struct source_stream *s, char *p, size_t n)
 	}
 	if (s->zinit)
 		return inflate_some(s, p, n);
+	if (s->ra) {
+		ssize_t k = ra_read(s, p, n);
+		if (k == 0)
+			s->eof = 1;
+		return k;
+	}
 	ssize_t r = read_fd(s, (unsigned char *)p, n);
 	if (r > 0) {
 		sha256_update(&s->sha, p, (size_t)r);
@@ -306,6 +468,7 @@ const struct source_meta *source_stream_meta(struct source_stream *s)
 
 void source_stream_close(struct source_stream *s)
 {
+	ra_stop(s);
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;

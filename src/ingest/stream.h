@@ -4,7 +4,10 @@
  * The streaming counterpart of source.h, for readers that never need the
  * whole file at once (Kineto JSON, parsed in windows): memory stays bounded
  * whatever the trace size. A plain file is read with read(2) straight into
- * the caller's buffer. A gzip file is read whole (it is small next to what
+ * the caller's buffer, or, when source_stream_readahead() is on and the
+ * file has STREAM_AHEAD_MIN bytes or more, read and hashed ahead by a
+ * thread of its own into 16 slots of 1 MiB (SHA-256 costs about a third of
+ * the parse: on a free core it costs no wall time). A gzip file is read whole (it is small next to what
  * it inflates to) and inflated with libdeflate into one buffer when its
  * trailer gives the size, which is 2-3x faster than zlib; a multi-member,
  * corrupt or truncated file goes through zlib in pieces instead, whose
@@ -24,6 +27,10 @@
 #include "../util/sha256.h"
 #include "source.h"
 
+struct readahead;
+
+#define STREAM_AHEAD_MIN (8u << 20)
+
 struct source_stream {
 	const char *path;
 	int fd;
@@ -39,11 +46,20 @@ struct source_stream {
 	/* a gzip file inflated whole: handed out from here */
 	char *whole;
 	size_t whole_len, whole_off;
+	/* a plain file read and hashed by a thread (NULL: read here) */
+	struct readahead *ra;
 	/* the first bytes, read ahead for format detection */
 	char head[4096];
 	size_t head_len, head_off;
 };
 
+/*
+ * Whether streams opened from now on read plain files of STREAM_AHEAD_MIN
+ * bytes or more with a thread of their own (default 0): worth it only when
+ * a core is free for it (parallel.c sets it when traces < --jobs).
+ * PERFSTUDY_NO_READAHEAD=1 in the environment keeps it off (benchmarks).
+ */
+void source_stream_readahead(int on);
 /* Returns 0, or -1 after diag (system error for I/O, input error for corrupt gzip). */
 int source_stream_open(struct source_stream *s, const char *path);
 /* Up to n uncompressed bytes into p; returns the count, 0 at the end, -1 after diag. */

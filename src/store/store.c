@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/buf.h"
 #include "../util/diag.h"
 #include "../util/xalloc.h"
 
@@ -301,6 +302,35 @@ int64_t store_name_id(struct store *s, const char *name)
 	if (++s->nnames * 2 > s->nslots)
 		rehash(s);
 	return id;
+}
+
+int store_index_traces(struct store *s)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c"
+		       " WHERE m.type = 'table' AND c.name = 'trace_id' AND c.pk = 0 ORDER BY m.name", &st) < 0)
+		return -1;
+	struct buf sql;
+	buf_init(&sql);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+		/* Table names are the schema's own (letters and '_'), never an input's. */
+		/* collectives are looked up by (trace, start) for each communication kernel. */
+		buf_printf(&sql, "CREATE INDEX IF NOT EXISTS \"%s_by_trace\" ON \"%s\"(trace_id%s);\n", t, t,
+			   strcmp(t, "collectives") ? "" : ", start_ns");
+	}
+	sqlite3_finalize(st);
+	int ret = rc == SQLITE_DONE ? 0 : db_error(s, "list tables");
+	/*
+	 * Statistics, sampled (a few ms), so that the planner starts from the
+	 * few traces of a rank and not from a scan of the event table.
+	 */
+	buf_adds(&sql, "PRAGMA analysis_limit=1000; ANALYZE;");
+	if (ret == 0)
+		ret = store_exec(s, sql.data);
+	buf_release(&sql);
+	return ret;
 }
 
 int store_reload_names(struct store *s)
