@@ -13,6 +13,7 @@
  * for colour-blind readers and in greyscale print.
  */
 #include "chart.h"
+#include "png.h"
 
 #include <cairo.h>
 #include <cairo-pdf.h>
@@ -1978,7 +1979,12 @@ static cairo_status_t render(const struct chart *c, enum fmt fmt, double w, doub
 	}
 	if (!st) {
 		if (fmt == FMT_PNG) {
-			st = cairo_surface_write_to_png_stream(surface, sink_write, out);
+			cairo_surface_flush(surface);
+			st = png_encode_rgb24(cairo_image_surface_get_data(surface), cairo_image_surface_get_width(surface),
+					      cairo_image_surface_get_height(surface),
+					      cairo_image_surface_get_stride(surface), dpi, out) < 0
+				     ? CAIRO_STATUS_NO_MEMORY
+				     : CAIRO_STATUS_SUCCESS;
 		} else {
 			cairo_surface_finish(surface);
 			st = cairo_surface_status(surface);

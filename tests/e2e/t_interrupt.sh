@@ -9,7 +9,11 @@ set -m # background builds get SIGINT like a foreground one (not ignored)
 
 EX=experiments/h200/study.yaml
 P=$T/site
+t0=$(date +%s.%N)
 $PERFSTUDY build -q $EX -o "$P" 2>/dev/null || bad "first build failed"
+# Moments to stop a rebuild at: fractions of how long this build took (reading, analysing, writing).
+dur=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+at() { awk -v d="$dur" -v f="$1" 'BEGIN { printf "%.2f", d * f }'; }
 cp -r "$P" "$T/site.copy"
 
 intact() { # intact WHY: the previous output is byte for byte what it was, and its database answers
@@ -30,7 +34,7 @@ stop() {
 }
 
 # SIGINT and SIGTERM at several moments: reading, analysing, writing.
-for d in 0.05 0.4 1.2 2.0; do
+for d in 0.05 $(at 0.25) $(at 0.55) $(at 0.85); do
 	stop INT $d
 	if [ $rc -eq 0 ]; then
 		skipped "SIGINT after ${d}s came after the build had finished"

@@ -9,7 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cairo.h>
+#include <string.h>
+
 #include "../../src/chart/chart.h"
+#include "../../src/chart/png.h"
 #include "../../src/util/buf.h"
 #include "../../src/util/diag.h"
 #include "../../src/util/xalloc.h"
@@ -622,6 +626,84 @@ static void test_failures(void)
 	free(dir);
 }
 
+/* Reads a PNG out of memory for cairo (libpng's decoder, not ours). */
+struct png_reader {
+	const unsigned char *p;
+	size_t n, off;
+};
+
+static cairo_status_t read_png(void *closure, unsigned char *data, unsigned int len)
+{
+	struct png_reader *r = closure;
+	if (r->n - r->off < len)
+		return CAIRO_STATUS_READ_ERROR;
+	memcpy(data, r->p + r->off, len);
+	r->off += len;
+	return CAIRO_STATUS_SUCCESS;
+}
+
+/*
+ * png.c's encoder: an image with flat areas, repeated rows, a gradient,
+ * antialiased text and odd sizes (1 x 1, a width that is no multiple of 4)
+ * decodes through libpng (cairo's PNG reader) to the same pixels, and
+ * says its resolution in pHYs (300 dpi = 11811 pixels per metre).
+ */
+static void test_png(void)
+{
+	static const int sizes[][2] = {{1, 1}, {3, 5}, {301, 127}, {2100, 1050}};
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		int w = sizes[k][0], h = sizes[k][1];
+		cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+		cairo_t *cr = cairo_create(img);
+		cairo_set_source_rgb(cr, 1, 1, 1);
+		cairo_paint(cr);
+		cairo_pattern_t *g = cairo_pattern_create_linear(0, 0, w, h);
+		cairo_pattern_add_color_stop_rgb(g, 0, 0.1, 0.5, 0.9);
+		cairo_pattern_add_color_stop_rgb(g, 1, 0.9, 0.2, 0.1);
+		cairo_set_source(cr, g);
+		cairo_rectangle(cr, w / 4.0, h / 3.0, w / 2.0, h / 3.0);
+		cairo_fill(cr);
+		cairo_pattern_destroy(g);
+		cairo_set_source_rgb(cr, 0, 0, 0);
+		cairo_move_to(cr, 2, h - 2);
+		cairo_set_font_size(cr, h / 4.0 + 1);
+		cairo_show_text(cr, "ncclKernel_AllReduce 42%");
+		cairo_destroy(cr);
+		cairo_surface_flush(img);
+
+		struct buf png;
+		buf_init(&png);
+		CHECK(png_encode_rgb24(cairo_image_surface_get_data(img), w, h, cairo_image_surface_get_stride(img), 300,
+				       &png) == 0);
+		CHECK(png.len > 8 && !memcmp(png.data, "\x89PNG\r\n\x1a\n", 8));
+		static const unsigned char phys[] = {'p', 'H', 'Y', 's', 0, 0, 0x2e, 0x23, 0, 0, 0x2e, 0x23, 1};
+		int has_phys = 0;
+		for (size_t i = 0; i + sizeof(phys) <= png.len && !has_phys; i++)
+			has_phys = !memcmp(png.data + i, phys, sizeof(phys));
+		CHECK(has_phys);
+		struct png_reader r = {(const unsigned char *)png.data, png.len, 0};
+		cairo_surface_t *back = cairo_image_surface_create_from_png_stream(read_png, &r);
+		CHECK(cairo_surface_status(back) == CAIRO_STATUS_SUCCESS);
+		if (cairo_surface_status(back) == CAIRO_STATUS_SUCCESS) {
+			CHECK(cairo_image_surface_get_width(back) == w && cairo_image_surface_get_height(back) == h);
+			CHECK(cairo_image_surface_get_format(back) == CAIRO_FORMAT_RGB24);
+			int same = 1;
+			const unsigned char *a = cairo_image_surface_get_data(img), *b = cairo_image_surface_get_data(back);
+			for (int y = 0; y < h && same; y++)
+				for (int x = 0; x < w && same; x++) {
+					uint32_t pa, pb;
+					memcpy(&pa, a + y * cairo_image_surface_get_stride(img) + 4 * x, 4);
+					memcpy(&pb, b + y * cairo_image_surface_get_stride(back) + 4 * x, 4);
+					same = (pa & 0xffffff) == (pb & 0xffffff);
+				}
+			CHECK(same);
+		}
+		cairo_surface_destroy(back);
+		cairo_surface_destroy(img);
+		buf_release(&png);
+	}
+}
+
 int main(void)
 {
 	test_model_growth();
@@ -633,5 +715,6 @@ int main(void)
 	test_xy();
 	test_empty();
 	test_failures();
+	test_png();
 	return check_result("test_chart");
 }
