@@ -10,7 +10,8 @@
  * are the same; a worker never prints (its diagnostics are batched in
  * place), so the first failing trace in input order is the one reported.
  * Memory stays bounded: a worker waits when its trace has 8 MB of batches
- * queued, or when traces after the one being stored hold 32 MB together.
+ * queued, or when traces after the one being stored hold 32 MB together
+ * (each 40 % of the largest input file when that is more).
  * With N = 1 there is no thread: each batch is replayed as soon as it is
  * full. A feed can also take its batches from shard databases (src/shard.h).
  *
