@@ -9,7 +9,7 @@
 # peak RSS (GNU time's maximum resident set size) and the time per stage.
 #
 # Knobs (environment):
-#   BENCH_SIZES  single-trace sizes in MB          (default "100 1000 4500": the last above 4 GiB)
+#   BENCH_SIZES  single-trace sizes in MB          (default "100 1000 4500": the last above 4 GiB; "" for none)
 #   BENCH_RANKS  many-rank studies, RANKSxMB        (default "16x20 64x100")
 #   BENCH_JOBS   --jobs values for the rank studies (default "1 2")
 #   BENCH_DIR    scratch directory                  (default /tmp/perfstudy-bench)
@@ -21,8 +21,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 TOP=$(cd .. && pwd)
 PS=${PERFSTUDY:-$TOP/perfstudy}
-SIZES=${BENCH_SIZES:-"100 1000 4500"}
-RANKS=${BENCH_RANKS:-"16x20 64x100"}
+SIZES=${BENCH_SIZES-"100 1000 4500"}
+RANKS=${BENCH_RANKS-"16x20 64x100"}
 JOBS=${BENCH_JOBS:-"1 2"}
 DIR=${BENCH_DIR:-/tmp/perfstudy-bench}
 SRC=${BENCH_SRC:-$TOP/experiments/h200/traces/gpt2-124m/2gpu-ddp/rank0.pt.trace.json.gz}

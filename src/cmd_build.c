@@ -56,8 +56,8 @@ void usage_build(void)
 	       "                       (overrides a manifest's classify setting)\n"
 	       "  --force              read every trace again, even those unchanged since\n"
 	       "                       the build in DIR (whose rows are otherwise reused)\n"
-	       "  -j, --jobs N         read N traces at once (default: the number of cores);\n"
-	       "                       the output is the same for any N\n"
+	       "  -j, --jobs N         read N traces and draw N figures at once (default:\n"
+	       "                       the number of cores); the output is the same for any N\n"
 	       "  -q, --quiet          no progress or warnings on stderr\n"
 	       "  -h, --help           this help\n\n"
 	       "Writes DIR/index.html, DIR/perfstudy.db, DIR/<experiment>/index.html,\n"
@@ -835,6 +835,9 @@ static int add_file_inputs(const struct exp_plan *e, struct exp_output *o)
 	return 0;
 }
 
+/* Threads that draw figures: --jobs. */
+static int render_jobs = 1;
+
 static int output_experiment(struct store *s, struct exp_plan *e, const char *site, struct exp_output *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -857,20 +860,25 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 	const char **run_ids = figure_style(e, &style);
 	const struct analysis_result *r = &o->res;
 	o->figs = xcalloc(r->nfigures + 1, sizeof(*o->figs));
+	const struct chart **charts = xcalloc(r->nfigures + 1, sizeof(*charts));
+	const char **captions = xcalloc(r->nfigures + 1, sizeof(*captions));
 	for (size_t i = 0; i < r->nfigures; i++) {
 		/* A figure with nothing to draw (an analysis the runs' data cannot support) is left out. */
 		if (chart_is_empty(r->figures[i].chart))
 			continue;
-		if (chart_write(r->figures[i].chart, figdir, &style) < 0 ||
-		    chart_write_latex(r->figures[i].chart, figdir, r->figures[i].caption, &style) < 0) {
-			free(run_ids);
-			goto out;
-		}
+		charts[o->nfigs] = r->figures[i].chart;
+		captions[o->nfigs] = r->figures[i].caption;
 		o->figs[o->nfigs].name = r->figures[i].chart->name;
 		o->figs[o->nfigs].caption = r->figures[i].caption;
 		o->nfigs++;
 	}
+	/* --jobs threads draw the figures (the same bytes as one). */
+	int frc = chart_write_many(charts, captions, o->nfigs, figdir, &style, render_jobs);
+	free(charts);
+	free(captions);
 	free(run_ids);
+	if (frc < 0)
+		goto out;
 	o->methods = xcalloc(r->nmethods + 1, sizeof(*o->methods));
 	for (size_t i = 0; i < r->nmethods; i++) {
 		o->methods[i].term = r->methods[i].term;
@@ -1110,6 +1118,7 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 	r = reading_begin(store, &plan, prev_db, force, quiet);
 	free(prev_db);
 	reading.paths = plan_paths(&plan, &reading.npaths);
+	render_jobs = jobs;
 	if (r < 0 || reading_feed(store, jobs, mode) < 0)
 		goto fail;
 	for (size_t i = 0; i < plan.nexp; i++)

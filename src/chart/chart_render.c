@@ -103,11 +103,12 @@ struct tip {
 
 /*
  * How the chart being drawn looks: font, scale, colours, hatching, and where
- * tooltips go (SVG only). One chart is drawn at a time, so this is set by
- * draw_chart() for the drawing and read by the helpers below; it keeps the
- * style out of every function's arguments.
+ * tooltips go (SVG only). A thread draws one chart at a time, so this is set
+ * by draw_chart() for the drawing and read by the helpers below; it keeps
+ * the style out of every function's arguments. One per thread:
+ * chart_write_many() draws figures on several.
  */
-static struct look {
+static _Thread_local struct look {
 	const char *font;
 	double scale;       /* style font size / BASE_PT */
 	int hatching;

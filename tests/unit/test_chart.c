@@ -704,6 +704,49 @@ static void test_png(void)
 	}
 }
 
+/*
+ * chart_write_many on 1 and 3 threads: the same files, byte for byte; a bad
+ * figure among good ones fails the call with exactly its one error.
+ */
+static void test_write_many(void)
+{
+	char *d1 = make_tmpdir(), *d3 = make_tmpdir();
+	struct chart *cs[5];
+	const char *caps[5] = {"a", "b", "c", "d", "e"};
+	static const char *const names[5] = {"m0", "m1", "m2", "m3", "m4"};
+	for (int i = 0; i < 5; i++) {
+		cs[i] = sample_stacked(names[i]);
+		chart_set(cs[i], 0, 0, 1 + i);
+	}
+	diag_reset();
+	CHECK_INT(chart_write_many((const struct chart *const *)cs, caps, 5, d1, NULL, 1), 0);
+	CHECK_INT(chart_write_many((const struct chart *const *)cs, caps, 5, d3, NULL, 3), 0);
+	CHECK_INT(diag_error_count(), 0);
+	static const char *const ext[] = {"svg", "pdf", "png", "tex"};
+	for (int i = 0; i < 5; i++)
+		for (int e = 0; e < 4; e++) {
+			char *f = xasprintf("%s.%s", names[i], ext[e]);
+			size_t n1, n3;
+			char *b1 = slurp_in(d1, f, &n1), *b3 = slurp_in(d3, f, &n3);
+			CHECK(b1 && b3 && n1 == n3 && !memcmp(b1, b3, n1));
+			free(b1);
+			free(b3);
+			free(f);
+		}
+	free(cs[2]->name);
+	cs[2]->name = xstrdup("../bad");
+	fprintf(stderr, "test_chart: one error expected below\n");
+	CHECK_INT(chart_write_many((const struct chart *const *)cs, caps, 5, d3, NULL, 3), -1);
+	CHECK_INT(diag_error_count(), 1);
+	diag_reset();
+	for (int i = 0; i < 5; i++)
+		chart_free(cs[i]);
+	remove_tree(d1);
+	remove_tree(d3);
+	free(d1);
+	free(d3);
+}
+
 int main(void)
 {
 	test_model_growth();
@@ -716,5 +759,6 @@ int main(void)
 	test_empty();
 	test_failures();
 	test_png();
+	test_write_many();
 	return check_result("test_chart");
 }
