@@ -166,21 +166,26 @@ fail:
  * Six analyses (temporal, steps_time, memops, ranks, phases, dispatch) walk
  * every rank of an experiment, each loading the rank's events from the
  * store and sorting them. A rank's arrays never change during the analyses
- * (nothing writes the event tables then), so they are kept in a cache of
- * at most RANK_CACHE_BYTES for the experiment: a hit hands out the cached
- * arrays (d->cache_id set; rank_data_release leaves them), the least recently
- * used unborrowed entries make room. A rank larger than the budget is
- * loaded as before and freed on release. rank_cache_clear() at the end of
- * analyze_experiment frees it all.
+ * (nothing writes the event tables then), so they are kept in a cache for
+ * the experiment: a hit hands out the cached arrays (d->cache_id set;
+ * rank_data_release leaves them). The cache holds at most 0.8 times the
+ * largest input file (at least 32 MiB, at most 512 MiB), so that a build
+ * stays within issue 7's memory bound (1.2x the largest trace + 64 MiB)
+ * however many ranks there are. Once full it keeps what it has and later
+ * ranks are loaded as before and freed on release: the analyses walk the
+ * ranks in the same order one after the other, where evicting the least
+ * recently used rank would miss every time. rank_cache_clear() at the end
+ * of analyze_experiment frees it all.
  */
-#define RANK_CACHE_BYTES ((size_t)512 << 20)
+#define RANK_CACHE_MIN ((size_t)32 << 20)
+#define RANK_CACHE_MAX ((size_t)512 << 20)
 
 struct rank_cache_entry {
 	const struct store *store;
 	int64_t run_db_id;
 	int rank;
 	int borrowed;
-	uint64_t id, last_use;
+	uint64_t id;
 	size_t bytes;
 	struct rank_data data;
 };
@@ -188,6 +193,8 @@ struct rank_cache_entry {
 static struct rank_cache_entry *cache;
 static size_t cache_n, cache_cap, cache_bytes;
 static uint64_t cache_clock;
+static const struct store *budget_store; /* the store cache_budget was computed for */
+static size_t cache_budget;
 
 static size_t data_bytes(const struct rank_data *d)
 {
@@ -206,21 +213,35 @@ static void free_arrays(struct rank_data *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* Frees least recently used unborrowed entries until need more bytes fit; 0 when they do. */
-static int make_room(size_t need)
+/* The cache's budget for store s: 0.8 x its largest input file, within [RANK_CACHE_MIN, RANK_CACHE_MAX]. */
+static size_t budget(struct store *s)
 {
-	while (cache_bytes + need > RANK_CACHE_BYTES) {
-		size_t victim = cache_n;
-		for (size_t i = 0; i < cache_n; i++)
-			if (!cache[i].borrowed && (victim == cache_n || cache[i].last_use < cache[victim].last_use))
-				victim = i;
-		if (victim == cache_n)
-			return -1;
-		cache_bytes -= cache[victim].bytes;
-		free_arrays(&cache[victim].data);
-		cache[victim] = cache[--cache_n];
+	if (budget_store == s)
+		return cache_budget;
+	sqlite3_stmt *st;
+	double largest = 0;
+	if (sqlite3_prepare_v2(store_db(s), "SELECT coalesce(max(size), 0) FROM traces", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			largest = sqlite3_column_double(st, 0);
+		sqlite3_finalize(st);
 	}
-	return 0;
+	double b = 0.8 * largest;
+	cache_budget = b < (double)RANK_CACHE_MIN ? RANK_CACHE_MIN : b > (double)RANK_CACHE_MAX ? RANK_CACHE_MAX : (size_t)b;
+	/* Tests set PERFSTUDY_RANK_CACHE_BYTES (0: no cache) to take the path of studies that outgrow it. */
+	const char *e = getenv("PERFSTUDY_RANK_CACHE_BYTES");
+	if (e && *e)
+		cache_budget = (size_t)strtoull(e, NULL, 10);
+	budget_store = s;
+	return cache_budget;
+}
+
+/* Arrays grown by doubling give back what they do not use (up to half). */
+static void *fit(void *p, size_t n, size_t size)
+{
+	if (!p || !n)
+		return p;
+	void *q = realloc(p, n * size);
+	return q ? q : p;
 }
 
 int rank_data_load(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d)
@@ -231,22 +252,27 @@ int rank_data_load(struct store *s, const struct rank_key *k, const struct class
 			*d = e->data;
 			d->cache_id = e->id;
 			e->borrowed++;
-			e->last_use = ++cache_clock;
 			return 0;
 		}
 	}
 	if (load_uncached(s, k, cls, d) < 0)
 		return -1;
+	d->acts = fit(d->acts, d->nacts, sizeof(*d->acts));
+	d->launches = fit(d->launches, d->nlaunches, sizeof(struct rk_range));
+	d->annots = fit(d->annots, d->nannots, sizeof(struct rk_range));
+	d->gpu_annots = fit(d->gpu_annots, d->ngpu_annots, sizeof(struct rk_range));
+	d->cpu_ops = fit(d->cpu_ops, d->ncpu_ops, sizeof(struct rk_range));
+	d->steps = fit(d->steps, d->nsteps, sizeof(struct rk_range));
 	size_t bytes = data_bytes(d);
-	if (make_room(bytes) < 0)
-		return 0; /* over budget: the caller owns d's arrays */
+	if (cache_bytes + bytes > budget(s))
+		return 0; /* the cache is full: the caller owns d's arrays */
 	cache = xgrow(cache, &cache_cap, cache_n + 1, sizeof(*cache));
 	struct rank_cache_entry *e = &cache[cache_n++];
 	e->store = s;
 	e->run_db_id = k->run_db_id;
 	e->rank = k->rank;
 	e->borrowed = 1;
-	e->id = e->last_use = ++cache_clock;
+	e->id = ++cache_clock;
 	e->bytes = bytes;
 	e->data = *d;
 	cache_bytes += bytes;
@@ -261,12 +287,13 @@ void rank_cache_clear(void)
 	free(cache);
 	cache = NULL;
 	cache_n = cache_cap = cache_bytes = 0;
+	budget_store = NULL;
 }
 
 void rank_data_release(struct rank_data *d)
 {
 	if (d->cache_id) {
-		/* Entries move when others are evicted: find it by its id. */
+		/* Found by its id (entries are never evicted, but the array grows and moves). */
 		for (size_t i = 0; i < cache_n; i++)
 			if (cache[i].id == d->cache_id) {
 				cache[i].borrowed--;

@@ -38,7 +38,8 @@ static void chunk(struct buf *out, const char type[4], const unsigned char *data
 	put32(len, (uint32_t)n);
 	buf_add(out, len, 4);
 	buf_add(out, type, 4);
-	buf_add(out, data, n);
+	if (n > 0) /* IEND has no data (and data is NULL) */
+		buf_add(out, data, n);
 	uLong c = crc32(0L, (const Bytef *)type, 4);
 	while (n > 0) {
 		uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;

@@ -19,6 +19,15 @@ TIME_TABLES="step_breakdown memops ranks phases dispatch compare collectives sca
 for f in $TIME_TABLES; do
 	same tests/golden/h200/$f.csv "$D/$f.csv" "$f.csv against the committed reference"
 done
+# A study that outgrows the rank cache (src/analyze/rankdata.c) loads ranks again: the same
+# tables with no cache and with one that holds only the first ranks.
+for cb in 0 1000000; do
+	PERFSTUDY_RANK_CACHE_BYTES=$cb "$PERFSTUDY" build -q -o "$T/cache$cb" experiments/h200/study.yaml ||
+		bad "build with a rank cache of $cb bytes failed"
+	for f in temporal overlap $TIME_TABLES; do
+		same "$D/$f.csv" "$T/cache$cb/h200/data/$f.csv" "$f.csv with a rank cache of $cb bytes"
+	done
+done
 for f in scaling memops phases_host phases_gpu dispatch compare_1; do
 	[ -s "$T/h200/h200/figures/$f.png" ] && ok || bad "figure $f missing"
 done
