@@ -110,12 +110,69 @@ static int load_ranges(struct store *s, const char *sql, const struct rank_key *
 
 #define RANK_TRACES " trace_id IN (SELECT id FROM traces WHERE run_id = ?1 AND rank = ?2)"
 
+/*
+ * The class of each (kind, name id) under one classifier, for one store:
+ * a rank load looks names up only the first time one is seen, instead of
+ * joining every row with names and hashing its text (a fifth of a reload).
+ */
+static const struct store *memo_store;
+static const struct classifier *memo_cls;
+static signed char *memo[4]; /* by activity_kind, then name id; 0: not yet, else 1 + rk_class */
+static size_t memo_n[4];
+static sqlite3_stmt *memo_name; /* SELECT name FROM names WHERE id = ?1 */
+
+static void memo_clear(void)
+{
+	for (int i = 0; i < 4; i++) {
+		free(memo[i]);
+		memo[i] = NULL;
+		memo_n[i] = 0;
+	}
+	sqlite3_finalize(memo_name);
+	memo_name = NULL;
+	memo_store = NULL;
+	memo_cls = NULL;
+}
+
+static int class_of(struct store *s, const struct classifier *cls, enum activity_kind kind, int64_t name_id,
+		    enum rk_class *out)
+{
+	if (memo_store != s || memo_cls != cls) {
+		memo_clear();
+		memo_store = s;
+		memo_cls = cls;
+	}
+	int k = kind >= ACT_KERNEL && kind <= ACT_MEMSET ? (int)kind : ACT_KERNEL;
+	size_t id = name_id > 0 ? (size_t)name_id : 0;
+	if (id >= memo_n[k]) {
+		size_t n = memo_n[k] ? memo_n[k] : 256;
+		while (n <= id)
+			n *= 2;
+		memo[k] = xrealloc(memo[k], n);
+		memset(memo[k] + memo_n[k], 0, n - memo_n[k]);
+		memo_n[k] = n;
+	}
+	if (!memo[k][id]) {
+		if (!memo_name && prep(s, "SELECT name FROM names WHERE id = ?1", &memo_name) < 0)
+			return -1;
+		sqlite3_bind_int64(memo_name, 1, name_id);
+		const char *name = sqlite3_step(memo_name) == SQLITE_ROW ? (const char *)sqlite3_column_text(memo_name, 0)
+									   : NULL;
+		const char *g = classify(cls, (enum activity_kind)k, name ? name : "");
+		enum rk_class c = !strcmp(g, "communication") ? RK_COMM : !strcmp(g, "memory") ? RK_MEMORY : RK_COMPUTE;
+		sqlite3_reset(memo_name);
+		memo[k][id] = (signed char)(1 + c);
+	}
+	*out = (enum rk_class)(memo[k][id] - 1);
+	return 0;
+}
+
 static int load_uncached(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d)
 {
 	memset(d, 0, sizeof(*d));
 	sqlite3_stmt *st;
-	if (prep(s, "SELECT a.start_ns, a.dur_ns, a.correlation, a.kind, n.name, a.name_id, a.bytes, a.copy_kind"
-		    " FROM activities a JOIN names n ON n.id = a.name_id WHERE a." RANK_TRACES, &st) < 0)
+	if (prep(s, "SELECT a.start_ns, a.dur_ns, a.correlation, a.kind, a.name_id, a.bytes, a.copy_kind"
+		    " FROM activities a WHERE a." RANK_TRACES, &st) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, k->run_db_id);
 	sqlite3_bind_int(st, 2, k->rank);
@@ -130,11 +187,13 @@ static int load_uncached(struct store *s, const struct rank_key *k, const struct
 		a->corr = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
 		const char *kind = (const char *)sqlite3_column_text(st, 3);
 		a->kind = !strcmp(kind, "kernel") ? ACT_KERNEL : !strcmp(kind, "memcpy") ? ACT_MEMCPY : ACT_MEMSET;
-		const char *g = classify(cls, a->kind, (const char *)sqlite3_column_text(st, 4));
-		a->cls = !strcmp(g, "communication") ? RK_COMM : !strcmp(g, "memory") ? RK_MEMORY : RK_COMPUTE;
-		a->name_id = sqlite3_column_int64(st, 5);
-		a->bytes = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 6);
-		const char *ck = (const char *)sqlite3_column_text(st, 7);
+		a->name_id = sqlite3_column_int64(st, 4);
+		if (class_of(s, cls, a->kind, a->name_id, &a->cls) < 0) {
+			sqlite3_finalize(st);
+			goto fail;
+		}
+		a->bytes = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
+		const char *ck = (const char *)sqlite3_column_text(st, 6);
 		if (ck && strlen(ck) < sizeof(a->copy_kind))
 			memcpy(a->copy_kind, ck, strlen(ck) + 1);
 	}
@@ -288,6 +347,7 @@ void rank_cache_clear(void)
 	cache = NULL;
 	cache_n = cache_cap = cache_bytes = 0;
 	budget_store = NULL;
+	memo_clear();
 }
 
 void rank_data_release(struct rank_data *d)
