@@ -226,7 +226,7 @@ fail:
  * every rank of an experiment, each loading the rank's events from the
  * store and sorting them. A rank's arrays never change during the analyses
  * (nothing writes the event tables then), so they are kept in a cache for
- * the experiment: a hit hands out the cached arrays (d->cache_id set;
+ * the experiment: a hit hands out the cached arrays (d->cached set;
  * rank_data_release leaves them). The cache holds at most 0.8 times the
  * largest input file (at least 32 MiB, at most 512 MiB), so that a build
  * stays within issue 7's memory bound (1.2x the largest trace + 64 MiB)
@@ -243,15 +243,12 @@ struct rank_cache_entry {
 	const struct store *store;
 	int64_t run_db_id;
 	int rank;
-	int borrowed;
-	uint64_t id;
 	size_t bytes;
 	struct rank_data data;
 };
 
 static struct rank_cache_entry *cache;
 static size_t cache_n, cache_cap, cache_bytes;
-static uint64_t cache_clock;
 static const struct store *budget_store; /* the store cache_budget was computed for */
 static size_t cache_budget;
 
@@ -309,8 +306,7 @@ int rank_data_load(struct store *s, const struct rank_key *k, const struct class
 		struct rank_cache_entry *e = &cache[i];
 		if (e->store == s && e->run_db_id == k->run_db_id && e->rank == k->rank) {
 			*d = e->data;
-			d->cache_id = e->id;
-			e->borrowed++;
+			d->cached = 1;
 			return 0;
 		}
 	}
@@ -330,12 +326,10 @@ int rank_data_load(struct store *s, const struct rank_key *k, const struct class
 	e->store = s;
 	e->run_db_id = k->run_db_id;
 	e->rank = k->rank;
-	e->borrowed = 1;
-	e->id = ++cache_clock;
 	e->bytes = bytes;
 	e->data = *d;
 	cache_bytes += bytes;
-	d->cache_id = e->id;
+	d->cached = 1;
 	return 0;
 }
 
@@ -352,23 +346,11 @@ void rank_cache_clear(void)
 
 void rank_data_release(struct rank_data *d)
 {
-	if (d->cache_id) {
-		/* Found by its id (entries are never evicted, but the array grows and moves). */
-		for (size_t i = 0; i < cache_n; i++)
-			if (cache[i].id == d->cache_id) {
-				cache[i].borrowed--;
-				break;
-			}
+	/* Cached arrays stay with the cache (entries are never evicted) until rank_cache_clear. */
+	if (d->cached)
 		memset(d, 0, sizeof(*d));
-		return;
-	}
-	free(d->acts);
-	free(d->launches);
-	free(d->annots);
-	free(d->gpu_annots);
-	free(d->cpu_ops);
-	free(d->steps);
-	memset(d, 0, sizeof(*d));
+	else
+		free_arrays(d);
 }
 
 char *rank_formats(struct store *s, const struct rank_key *k)

@@ -47,7 +47,7 @@ struct rank_data {
 	struct rk_range *gpu_annots; /* key: name id; sorted by start */
 	struct rk_range *cpu_ops;    /* key: name id; sorted by start, then longest first */
 	struct rk_range *steps;      /* ProfilerStep#N host ranges, key: N; sorted by start */
-	uint64_t cache_id;           /* non-zero: the arrays belong to the rank cache (rankdata.c) */
+	int cached;                  /* non-zero: the arrays belong to the rank cache (rankdata.c) */
 };
 
 /* Every (run, rank) of the experiment in run order, then rank; *n set. Caller frees with rank_keys_free. */
@@ -56,7 +56,7 @@ void rank_keys_free(struct rank_key *k, size_t n);
 
 /*
  * Loads one rank; cls is the default preset. The arrays may be shared with
- * a cache (d->cache_id): read them, never write them. Returns 0, or -1 after diag.
+ * a cache (d->cached): read them, never write them. Returns 0, or -1 after diag.
  */
 int rank_data_load(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d);
 void rank_data_release(struct rank_data *d);

@@ -307,6 +307,36 @@ static void set_grey(cairo_t *cr, double g)
 	cairo_set_source_rgb(cr, g, g, g);
 }
 
+/* A light grid line across box b at height y, and a dark tick left of it. */
+static void grid_tick_y(cairo_t *cr, const struct box *b, double y)
+{
+	set_grey(cr, 0.87);
+	cairo_set_line_width(cr, 0.4);
+	cairo_move_to(cr, b->x0, y);
+	cairo_line_to(cr, b->x1, y);
+	cairo_stroke(cr);
+	set_grey(cr, 0.2);
+	cairo_set_line_width(cr, 0.6);
+	cairo_move_to(cr, b->x0 - TICK_LEN, y);
+	cairo_line_to(cr, b->x0, y);
+	cairo_stroke(cr);
+}
+
+/* A light grid line down box b at x, and a dark tick below it. */
+static void grid_tick_x(cairo_t *cr, const struct box *b, double x)
+{
+	set_grey(cr, 0.87);
+	cairo_set_line_width(cr, 0.4);
+	cairo_move_to(cr, x, b->y0);
+	cairo_line_to(cr, x, b->y1);
+	cairo_stroke(cr);
+	set_grey(cr, 0.2);
+	cairo_set_line_width(cr, 0.6);
+	cairo_move_to(cr, x, b->y1);
+	cairo_line_to(cr, x, b->y1 + TICK_LEN);
+	cairo_stroke(cr);
+}
+
 static void set_colour(cairo_t *cr, size_t colour)
 {
 	const double *rgb = palette[colour % NPALETTE];
@@ -789,16 +819,7 @@ static void draw_value_grid_y(cairo_t *cr, const struct axis *a, const struct bo
 	for (size_t i = 0; i < a->nticks; i++) {
 		double v = axis_tick(a, i);
 		double y = b->y1 - (v - a->lo) * scale;
-		set_grey(cr, 0.87);
-		cairo_set_line_width(cr, 0.4);
-		cairo_move_to(cr, b->x0, y);
-		cairo_line_to(cr, b->x1, y);
-		cairo_stroke(cr);
-		set_grey(cr, 0.2);
-		cairo_set_line_width(cr, 0.6);
-		cairo_move_to(cr, b->x0 - TICK_LEN, y);
-		cairo_line_to(cr, b->x0, y);
-		cairo_stroke(cr);
+		grid_tick_y(cr, b, y);
 		char *s = axis_label(a, v);
 		show_text(cr, s, b->x0 - TICK_LEN - GAP, y, 1, 0.5);
 		free(s);
@@ -1192,16 +1213,7 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 	for (size_t i = 0; i < a.nticks; i++) {
 		double v = axis_tick(&a, i);
 		double x = d0 + axis_frac(&a, v) * (d1 - d0);
-		set_grey(cr, 0.87);
-		cairo_set_line_width(cr, 0.4);
-		cairo_move_to(cr, x, b.y0);
-		cairo_line_to(cr, x, b.y1);
-		cairo_stroke(cr);
-		set_grey(cr, 0.2);
-		cairo_set_line_width(cr, 0.6);
-		cairo_move_to(cr, x, b.y1);
-		cairo_line_to(cr, x, b.y1 + TICK_LEN);
-		cairo_stroke(cr);
+		grid_tick_x(cr, &b, x);
 		if (i % tick_every)
 			continue;
 		char *s = axis_label(&a, v);
@@ -1569,16 +1581,7 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 	set_font(cr, TICK_PT, 0);
 	for (size_t i = 0; i < ay.nticks; i++) {
 		double y = b.y1 - xy_frac(&ay, ay.ticks[i]) * ph;
-		set_grey(cr, 0.87);
-		cairo_set_line_width(cr, 0.4);
-		cairo_move_to(cr, b.x0, y);
-		cairo_line_to(cr, b.x1, y);
-		cairo_stroke(cr);
-		set_grey(cr, 0.2);
-		cairo_set_line_width(cr, 0.6);
-		cairo_move_to(cr, b.x0 - TICK_LEN, y);
-		cairo_line_to(cr, b.x0, y);
-		cairo_stroke(cr);
+		grid_tick_y(cr, &b, y);
 		char *s = xy_tick_label(&ay, ay.ticks[i]);
 		show_text(cr, s, b.x0 - TICK_LEN - GAP, y, 1, 0.5);
 		free(s);
@@ -1588,16 +1591,7 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 	size_t every = spacing >= xtick_w + 2 * GAP ? 1 : (size_t)ceil((xtick_w + 2 * GAP) / fmax(spacing, 1e-9));
 	for (size_t i = 0; i < ax.nticks; i++) {
 		double x = b.x0 + xy_frac(&ax, ax.ticks[i]) * pw;
-		set_grey(cr, 0.87);
-		cairo_set_line_width(cr, 0.4);
-		cairo_move_to(cr, x, b.y0);
-		cairo_line_to(cr, x, b.y1);
-		cairo_stroke(cr);
-		set_grey(cr, 0.2);
-		cairo_set_line_width(cr, 0.6);
-		cairo_move_to(cr, x, b.y1);
-		cairo_line_to(cr, x, b.y1 + TICK_LEN);
-		cairo_stroke(cr);
+		grid_tick_x(cr, &b, x);
 		if (i % every)
 			continue;
 		char *s = xy_tick_label(&ax, ax.ticks[i]);

@@ -10,6 +10,7 @@
 #include "store.h"
 
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -239,13 +240,21 @@ static uint64_t fnv1a(const char *p)
 	return h;
 }
 
-static void rehash(struct store *s)
+/*
+ * Moves the name index into a fresh table of n slots, keeping the names
+ * with ids up to last_id (freeing the others): open addressing cannot just
+ * clear a slot.
+ */
+static void reinsert(struct store *s, size_t n, size_t last_id)
 {
-	size_t n = s->nslots * 2;
 	struct name_slot *slots = xcalloc(n, sizeof(*slots));
 	for (size_t i = 0; i < s->nslots; i++) {
 		if (!s->slots[i].name)
 			continue;
+		if ((size_t)s->slots[i].id > last_id) {
+			free(s->slots[i].name);
+			continue;
+		}
 		size_t j = s->slots[i].hash & (n - 1);
 		while (slots[j].name)
 			j = (j + 1) & (n - 1);
@@ -256,27 +265,16 @@ static void rehash(struct store *s)
 	s->nslots = n;
 }
 
+static void rehash(struct store *s)
+{
+	reinsert(s, s->nslots * 2, SIZE_MAX);
+}
+
 static void forget_names_after(struct store *s, size_t last_id)
 {
 	if (s->nnames <= last_id)
 		return;
-	/* Reinsert the survivors into a fresh table (open addressing cannot just clear slots). */
-	struct name_slot *old = s->slots;
-	size_t n = s->nslots;
-	s->slots = xcalloc(n, sizeof(*s->slots));
-	for (size_t i = 0; i < n; i++) {
-		if (!old[i].name)
-			continue;
-		if ((size_t)old[i].id > last_id) {
-			free(old[i].name);
-			continue;
-		}
-		size_t j = old[i].hash & (n - 1);
-		while (s->slots[j].name)
-			j = (j + 1) & (n - 1);
-		s->slots[j] = old[i];
-	}
-	free(old);
+	reinsert(s, s->nslots, last_id);
 	s->nnames = last_id;
 }
 

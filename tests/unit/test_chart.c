@@ -55,6 +55,25 @@ static int contains(const char *hay, size_t len, const char *needle)
 	return 0;
 }
 
+/* Checks that figure name's files with these extensions have the same bytes in d1 and d2. */
+static void check_same_files(const char *d1, const char *d2, const char *name, const char *const *exts, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *f = xasprintf("%s.%s", name, exts[i]);
+		size_t l1, l2;
+		char *a = slurp_in(d1, f, &l1), *b = slurp_in(d2, f, &l2);
+		int same = a && b && l1 == l2 && !memcmp(a, b, l1);
+		CHECK(same);
+		if (!same)
+			fprintf(stderr, "  %s differs between %s and %s\n", f, d1, d2);
+		free(a);
+		free(b);
+		free(f);
+	}
+}
+
+static const char *const fig_exts[] = {"svg", "pdf", "png", "tex"};
+
 static size_t count_entries(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -342,20 +361,11 @@ static void test_escaping_and_odd_text(void)
 static void test_deterministic(void)
 {
 	char *d1 = make_tmpdir(), *d2 = make_tmpdir();
-	static const char *const files[] = {"det.svg", "det.pdf", "det.png"};
 	struct chart *c = sample_stacked("det");
 
 	CHECK_INT(chart_write(c, d1, NULL), 0);
 	CHECK_INT(chart_write(c, d2, NULL), 0);
-	for (size_t i = 0; i < 3; i++) {
-		size_t l1, l2;
-		char *a = slurp_in(d1, files[i], &l1), *b = slurp_in(d2, files[i], &l2);
-		CHECK(a && b && l1 == l2 && !memcmp(a, b, l1));
-		if (!(a && b && l1 == l2 && !memcmp(a, b, l1)))
-			fprintf(stderr, "  %s differs between two renders\n", files[i]);
-		free(a);
-		free(b);
-	}
+	check_same_files(d1, d2, "det", fig_exts, 3);
 	chart_free(c);
 	remove_tree(d1);
 	remove_tree(d2);
@@ -403,14 +413,7 @@ static void test_grouped_and_line(void)
 	CHECK(sv && !contains(sv, len, "2 GPUs, GPT-2: ")); /* NaN: no point */
 	CHECK(sv && !contains(sv, len, "GPUs, ideal: "));   /* the reference has no points */
 	free(sv);
-	static const char *const files[] = {"line.svg", "line.pdf", "line.png"};
-	for (size_t i = 0; i < 3; i++) {
-		size_t l1, l2;
-		char *x = slurp_in(d1, files[i], &l1), *y = slurp_in(d2, files[i], &l2);
-		CHECK(x && y && l1 == l2 && !memcmp(x, y, l1));
-		free(x);
-		free(y);
-	}
+	check_same_files(d1, d2, "line", fig_exts, 3);
 	char *png = slurp_in(d1, "line.png", &len);
 	if (png)
 		check_png(png, len, 7 * 300, 1050);
@@ -465,14 +468,7 @@ static void test_xy(void)
 	CHECK_INT(chart_xy_skipped(c), 0);
 	CHECK_INT(chart_write(c, d1, NULL), 0);
 	CHECK_INT(chart_write(c, d2, NULL), 0);
-	static const char *const files[] = {"xy.svg", "xy.pdf", "xy.png"};
-	for (size_t i = 0; i < 3; i++) {
-		size_t l1, l2;
-		char *x = slurp_in(d1, files[i], &l1), *y = slurp_in(d2, files[i], &l2);
-		CHECK(x && y && l1 == l2 && !memcmp(x, y, l1));
-		free(x);
-		free(y);
-	}
+	check_same_files(d1, d2, "xy", fig_exts, 3);
 	char *png = slurp_in(d1, "xy.png", &len);
 	if (png)
 		check_png(png, len, 7 * 300, 1050);
@@ -722,17 +718,8 @@ static void test_write_many(void)
 	CHECK_INT(chart_write_many((const struct chart *const *)cs, caps, 5, d1, NULL, 1), 0);
 	CHECK_INT(chart_write_many((const struct chart *const *)cs, caps, 5, d3, NULL, 3), 0);
 	CHECK_INT(diag_error_count(), 0);
-	static const char *const ext[] = {"svg", "pdf", "png", "tex"};
 	for (int i = 0; i < 5; i++)
-		for (int e = 0; e < 4; e++) {
-			char *f = xasprintf("%s.%s", names[i], ext[e]);
-			size_t n1, n3;
-			char *b1 = slurp_in(d1, f, &n1), *b3 = slurp_in(d3, f, &n3);
-			CHECK(b1 && b3 && n1 == n3 && !memcmp(b1, b3, n1));
-			free(b1);
-			free(b3);
-			free(f);
-		}
+		check_same_files(d1, d3, names[i], fig_exts, 4);
 	free(cs[2]->name);
 	cs[2]->name = xstrdup("../bad");
 	fprintf(stderr, "test_chart: one error expected below\n");
