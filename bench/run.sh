@@ -48,7 +48,7 @@ run_ps() {
 		rm -rf "$DIR/out"
 		if ! PERFSTUDY_TIMING=1 /usr/bin/time -f 'time: %e %M %U %S' "$PS" build -q "$@" -o "$DIR/out" 2>"$err.try"; then
 			log "perfstudy failed on $label:"; cat "$err.try" >&2
-			rows+=("| $label | $((bytes / 1000000)) | failed | | | | | | | | | | | | | | | | |")
+			rows+=("| $label | $((bytes / 1000000)) | failed | | | | | | | | | | | | | | | | | |")
 			return
 		fi
 		local t; t=$(awk '$2 == "timing:" && $3 == "ingest" { print $4 }' "$err.try")
@@ -69,7 +69,7 @@ run_ps() {
 	local rssmb=$((rss / 1024))
 	local rssx; rssx=$(awk -v r="$rss" -v l="$largest" 'BEGIN { printf "%.2f", r * 1024 / l }')
 	local lim; lim=$(awk -v r="$rss" -v l="$largest" 'BEGIN { print (r * 1024 <= 1.2 * l + 64 * 1048576) ? "yes" : "NO" }')
-	rows+=("| $label | $((bytes / 1000000)) | **$mbs** | $bparse | $rparse | $bcold | $binfl | $blibd | $rinfl | $rssmb ($rssx×, ${lim}) | $(st read) | $(st parse) | $(st store) | $ingest | $(st analyze) | $(st render) ($nfig) | $(st total) | $cpu |")
+	rows+=("| $label | $((bytes / 1000000)) | **$mbs** | $bparse | $rparse | $bcold | $binfl | $blibd | $rinfl | $rssmb ($rssx×, ${lim}) | $(st read) | $(st parse) | $(st store) | $(st index) | $ingest | $(st analyze) | $(st render) ($nfig) | $(st total) | $cpu |")
 	log "${rows[-1]}"
 }
 
@@ -138,13 +138,14 @@ done
 	echo "Peak RSS is GNU time's maximum resident set size of the whole build, with its multiple of"
 	echo "the largest uncompressed trace and whether it is within 1.2× that + 64 MiB. Stage times in"
 	echo "seconds: read, parse and store are summed over the threads that did them (they overlap when"
-	echo "threads are used); ingest (reading every trace, then indexing the store), analyze, render"
+	echo "threads are used); index (the store's indexes and statistics after reading) and ingest"
+	echo "(reading every trace, then indexing the store), analyze, render"
 	echo "(with the number of figures, each written as SVG, PDF and PNG) and total are wall time;"
 	echo "*CPU s* is user + system time of the whole build. Inputs up to 1.2 GB: the build with the"
 	echo "fastest ingest of $REPEAT (BENCH_REPEAT); larger ones: one build."
 	echo
-	echo "| input | MB | perfstudy MB/s | bare parse MB/s | parse ratio | bare cold MB/s | inflate MB/s | libdeflate MB/s | gz ratio | peak RSS MiB | read | parse | store | ingest | analyze | render (figures) | total | CPU s |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| input | MB | perfstudy MB/s | bare parse MB/s | parse ratio | bare cold MB/s | inflate MB/s | libdeflate MB/s | gz ratio | peak RSS MiB | read | parse | store | index | ingest | analyze | render (figures) | total | CPU s |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	printf '%s\n' "${rows[@]}"
 } > "$OUTMD.tmp"
 mv "$OUTMD.tmp" "$OUTMD"

@@ -1126,8 +1126,10 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 			goto fail;
 	reading_end(store);
 	progress_finish(&reading.progress);
+	double t_index = timing_now();
 	if (store_index_traces(store) < 0)
 		goto fail;
+	timing_add(TIME_INDEX, timing_now() - t_index);
 	timing_lap(TIME_INGEST, &t_lap);
 
 	outs = xcalloc(plan.nexp, sizeof(*outs));

@@ -171,6 +171,7 @@ static void *worker(void *arg)
 		if (f->cancel || f->next >= f->n)
 			break;
 		size_t i = f->next++;
+		pthread_cond_broadcast(&f->data); /* the store thread may be waiting for the claim */
 		pthread_mutex_unlock(&f->mu);
 		struct push_ctx pc = {f, i};
 		struct batch_writer w;
@@ -299,10 +300,18 @@ static int take(struct trace_feed *f, size_t i, struct consumer *c)
 	int claimed = 0;
 	if (f->nthreads) {
 		pthread_mutex_lock(&f->mu);
+		/*
+		 * A worker will claim trace i: the traces before it are stored, so
+		 * every worker is done with them or about to be. Reading it here
+		 * instead would serialize parse and store (a single trace was read
+		 * this way whenever this thread got here before the worker started).
+		 */
+		while (!f->slots[i].skip && i >= f->next && !f->cancel)
+			pthread_cond_wait(&f->data, &f->mu);
 		/* A skipped trace is read here if it is taken after all (it changed meanwhile). */
 		claimed = !f->slots[i].skip && i < f->next;
 		if (!f->slots[i].skip && i >= f->next)
-			f->next = i + 1; /* no worker claimed it yet: it is read here */
+			f->next = i + 1; /* cancelled: read here */
 		pthread_mutex_unlock(&f->mu);
 	}
 	if (f->source) {

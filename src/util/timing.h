@@ -5,7 +5,7 @@
  * line per stage on stderr at the end:
  *   perfstudy: timing: read 0.412 s
  * Stages: read (file I/O, inflating, hashing), parse (JSON), store (SQLite
- * inserts), ingest (wall time of reading every trace into the store, which
+ * inserts), index (the store's indexes and statistics after reading), ingest (wall time of reading every trace into the store, which
  * contains the three before and whatever overlapped), analyze, render
  * (charts and report), total. Reading with several threads adds their
  * times, so read + parse + store can exceed ingest.
@@ -13,7 +13,7 @@
 #ifndef PERFSTUDY_TIMING_H
 #define PERFSTUDY_TIMING_H
 
-enum timing_stage { TIME_READ, TIME_PARSE, TIME_STORE, TIME_INGEST, TIME_ANALYZE, TIME_RENDER, TIME_NSTAGES };
+enum timing_stage { TIME_READ, TIME_PARSE, TIME_STORE, TIME_INDEX, TIME_INGEST, TIME_ANALYZE, TIME_RENDER, TIME_NSTAGES };
 
 /* Seconds on a monotonic clock. */
 double timing_now(void);
