@@ -39,7 +39,11 @@ struct kctx {
 	int failed;
 };
 
-static enum ev_class classify_cat(const struct kj_str *cat)
+/*
+ * kj_cat_fn: the class of a category, 0 (EV_OTHER) for those not read.
+ * Of a host operator's args only "External id" is used.
+ */
+static int classify_cat(const char *cat, size_t n)
 {
 	static const struct {
 		const char *name;
@@ -50,11 +54,9 @@ static enum ev_class classify_cat(const struct kj_str *cat)
 		{"runtime", EV_RUNTIME},       {"cuda_driver", EV_DRIVER},  {"user_annotation", EV_ANNOT},
 		{"gpu_user_annotation", EV_GPU_ANNOT}, {"cpu_op", EV_CPU_OP}, {"operator", EV_CPU_OP},
 	};
-	if (!cat->p)
-		return EV_OTHER;
 	for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++)
-		if (!strcasecmp(cat->p, cats[i].name))
-			return cats[i].cls;
+		if (strlen(cats[i].name) == n && !strncasecmp(cat, cats[i].name, n))
+			return cats[i].cls == EV_CPU_OP ? EV_CPU_OP | KJ_ONLY_EXTERNAL_ID : (int)cats[i].cls;
 	return EV_OTHER;
 }
 
@@ -109,7 +111,7 @@ static int on_event(void *ctx, const struct kj_event *ev)
 	k->counts->events++;
 	if (!ev->ph.p || strcmp(ev->ph.p, "X"))
 		return 0;
-	enum ev_class cls = classify_cat(&ev->cat);
+	enum ev_class cls = (enum ev_class)ev->cls;
 	if (cls == EV_OTHER)
 		return 0;
 	if (cls == EV_CPU_OP) {
@@ -341,7 +343,7 @@ static int kineto_read(const struct source *src, const struct ingest_sink *sink,
 		data += 3;
 		len -= 3;
 	}
-	int r = kj_parse(data, len, on_event, &k, &meta, &err);
+	int r = kj_parse(data, len, on_event, classify_cat, &k, &meta, &err);
 	if (r < 0) {
 		if (strstr(err.detail, "UTF-8"))
 			err.offset = first_invalid_utf8((const unsigned char *)data, len);
@@ -438,7 +440,7 @@ static int kineto_read_stream(struct source_stream *ss, const struct ingest_sink
 	struct kj_meta meta;
 	struct kj_error err;
 	memset(&err, 0, sizeof(err));
-	int r = kj_stream_parse(ss, on_event, &k, &meta, &err);
+	int r = kj_stream_parse(ss, on_event, classify_cat, &k, &meta, &err);
 	if (r == -2)
 		return -1;
 	src.meta = *source_stream_meta(ss);

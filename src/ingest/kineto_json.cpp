@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace simdjson;
@@ -70,8 +71,8 @@ bool take_int(ondemand::value v, int64_t &out)
 	return false;
 }
 
-/* A number's raw text into buf (trailing spaces trimmed); false when not a number. */
-bool take_number_text(ondemand::value v, std::string &buf, kj_str &out)
+/* A number's raw text, pointing into the JSON text (trailing spaces trimmed); false when not a number. */
+bool take_number_text(ondemand::value v, kj_str &out)
 {
 	ondemand::json_type t;
 	if (v.type().get(t) != SUCCESS || t != ondemand::json_type::number)
@@ -80,28 +81,54 @@ bool take_number_text(ondemand::value v, std::string &buf, kj_str &out)
 	while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' ||
 				raw.back() == '\t'))
 		raw.remove_suffix(1);
-	buf.assign(raw.data(), raw.size());
-	out.p = buf.c_str();
-	out.n = buf.size();
+	out.p = raw.data();
+	out.n = raw.size();
 	return true;
 }
 
+/*
+ * A field's key. Kineto's keys never hold escapes, so the raw text between
+ * the quotes is the key and nothing is copied; a key with a backslash is
+ * unescaped, so that "\u0074s" is still "ts".
+ */
+error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field, std::string_view &key)
+{
+	error_code e = std::move(res).get(field);
+	if (e)
+		return e;
+	const char *p = field.key().raw();
+	const char *q = p;
+	while (*q != '"' && *q != '\\')
+		q++;
+	if (*q == '"') {
+		key = std::string_view(p, (size_t)(q - p));
+		return SUCCESS;
+	}
+	return field.unescaped_key().get(key);
+}
+
 struct event_bufs {
-	std::string ph, cat, name, ts, dur, collective, dtype;
+	std::string ph, cat, name, collective, dtype;
 };
 
-error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b)
+/* Reads the args an event's class uses: all, or "External id" alone (KJ_ONLY_EXTERNAL_ID). */
+error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int want)
 {
 	for (auto field : args) {
 		std::string_view key;
-		error_code e = field.unescaped_key().get(key);
+		ondemand::field f;
+		error_code e = key_of(field, f, key);
 		if (e)
 			return e;
-		ondemand::value v;
-		if ((e = field.value().get(v)))
-			return e;
+		ondemand::value v = f.value();
 		int64_t i;
-		if (key == "device") {
+		if (key == "External id" || key == "external id") {
+			if (take_int(v, i)) { ev.external_id = i; ev.has_external_id = 1; }
+			if (want & KJ_ONLY_EXTERNAL_ID)
+				break; /* nothing else is used: the rest is skipped */
+		} else if (want & KJ_ONLY_EXTERNAL_ID) {
+			continue;
+		} else if (key == "device") {
 			if (take_int(v, i)) { ev.device = i; ev.has_device = 1; }
 			else if (!ev.bad_int) ev.bad_int = "device";
 		} else if (key == "stream") {
@@ -112,8 +139,6 @@ error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b)
 			else if (!ev.bad_int) ev.bad_int = "correlation";
 		} else if (key == "bytes") {
 			if (take_int(v, i)) { ev.bytes = i; ev.has_bytes = 1; }
-		} else if (key == "External id" || key == "external id") {
-			if (take_int(v, i)) { ev.external_id = i; ev.has_external_id = 1; }
 		} else if (key == "Collective name") {
 			take_string(v, b.collective, ev.collective);
 		} else if (key == "dtype") {
@@ -129,38 +154,62 @@ error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b)
 	return SUCCESS;
 }
 
-error_code read_event(ondemand::object obj, kj_event &ev, event_bufs &b)
+/*
+ * The fields of one event. Reading stops early, the rest skipped by
+ * simdjson as the array moves on, once "ph" is not "X" or cat_fn says the
+ * category is not used (see kj_cat_fn).
+ */
+error_code read_event(ondemand::object obj, kj_event &ev, event_bufs &b, kj_cat_fn cat_fn)
 {
+	int want = KJ_ONLY_EXTERNAL_ID - 1; /* everything, until cat says otherwise */
 	for (auto field : obj) {
 		std::string_view key;
-		error_code e = field.unescaped_key().get(key);
+		ondemand::field f;
+		error_code e = key_of(field, f, key);
 		if (e)
 			return e;
-		ondemand::value v;
-		if ((e = field.value().get(v)))
-			return e;
-		if (key == "ph") {
-			take_string(v, b.ph, ev.ph);
-		} else if (key == "cat") {
-			take_string(v, b.cat, ev.cat);
-		} else if (key == "name") {
-			take_string(v, b.name, ev.name);
-		} else if (key == "ts") {
-			if (!take_number_text(v, b.ts, ev.ts))
-				ev.ts_bad = 1;
-		} else if (key == "dur") {
-			if (!take_number_text(v, b.dur, ev.dur))
-				ev.dur_bad = 1;
-		} else if (key == "tid") {
-			int64_t i;
-			if (take_int(v, i))
-				ev.tid = i;
-		} else if (key == "args") {
-			ondemand::object args;
-			if (v.get_object().get(args) == SUCCESS) {
-				if ((e = read_args(args, ev, b)))
-					return e;
+		ondemand::value v = f.value();
+		switch (key.size()) {
+		case 2:
+			if (key == "ph") {
+				take_string(v, b.ph, ev.ph);
+				if (ev.ph.p && (ev.ph.n != 1 || ev.ph.p[0] != 'X'))
+					return SUCCESS;
+			} else if (key == "ts") {
+				if (!take_number_text(v, ev.ts))
+					ev.ts_bad = 1;
 			}
+			break;
+		case 3:
+			if (key == "cat") {
+				if (take_string(v, b.cat, ev.cat)) {
+					want = cat_fn(ev.cat.p, ev.cat.n);
+					ev.cls = want & 0xff;
+					if (!ev.cls)
+						return SUCCESS;
+				}
+			} else if (key == "dur") {
+				if (!take_number_text(v, ev.dur))
+					ev.dur_bad = 1;
+			} else if (key == "tid") {
+				int64_t i;
+				if (take_int(v, i))
+					ev.tid = i;
+			}
+			break;
+		case 4:
+			if (key == "name") {
+				take_string(v, b.name, ev.name);
+			} else if (key == "args") {
+				ondemand::object args;
+				if (v.get_object().get(args) == SUCCESS) {
+					if ((e = read_args(args, ev, b, want)))
+						return e;
+				}
+			}
+			break;
+		default:
+			break;
 		}
 	}
 	return SUCCESS;
@@ -213,7 +262,7 @@ error_code read_devices(ondemand::array arr, device_store &ds)
 
 namespace {
 
-int parse_doc(const char *data, size_t len, kj_event_fn on_event, void *ctx, kj_meta *meta,
+int parse_doc(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_fn, void *ctx, kj_meta *meta,
 	      device_store &ds, kj_error *err)
 {
 	ondemand::parser parser;
@@ -253,7 +302,7 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, void *ctx, kj_
 				std::memset(&ev, 0, sizeof(ev));
 				ev.offset = last;
 				ev.tid = -1;
-				if ((e = read_event(obj, ev, bufs)))
+				if ((e = read_event(obj, ev, bufs, cat_fn)))
 					break;
 				if (on_event(ctx, &ev))
 					return 1;
@@ -311,7 +360,7 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, void *ctx, kj_
 
 } /* namespace */
 
-extern "C" int kj_parse(const char *data, size_t len, kj_event_fn on_event, void *ctx,
+extern "C" int kj_parse(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_fn, void *ctx,
 			kj_meta *meta, kj_error *err)
 {
 	std::memset(meta, 0, sizeof(*meta));
@@ -319,7 +368,7 @@ extern "C" int kj_parse(const char *data, size_t len, kj_event_fn on_event, void
 	device_store *ds = nullptr;
 	try {
 		ds = new device_store;
-		int r = parse_doc(data, len, on_event, ctx, meta, *ds, err);
+		int r = parse_doc(data, len, on_event, cat_fn, ctx, meta, *ds, err);
 		if (r < 0) {
 			delete ds;
 			return -1;
@@ -375,7 +424,8 @@ extern "C" void kj_parser_free(struct kj_parser *p)
 
 namespace {
 
-int parse_window(kj_parser *p, const char *data, size_t len, size_t base, kj_event_fn on_event, void *ctx,
+int parse_window(kj_parser *p, const char *data, size_t len, size_t base, kj_event_fn on_event, kj_cat_fn cat_fn,
+		 void *ctx,
 		 kj_error *err)
 {
 	padded_string_view json(data, len, len + SIMDJSON_PADDING);
@@ -402,7 +452,7 @@ int parse_window(kj_parser *p, const char *data, size_t len, size_t base, kj_eve
 		std::memset(&ev, 0, sizeof(ev));
 		ev.offset = base + last;
 		ev.tid = -1;
-		if ((e = read_event(obj, ev, p->bufs)))
+		if ((e = read_event(obj, ev, p->bufs, cat_fn)))
 			break;
 		if (on_event(ctx, &ev))
 			return 1;
@@ -422,10 +472,10 @@ int parse_window(kj_parser *p, const char *data, size_t len, size_t base, kj_eve
 } /* namespace */
 
 extern "C" int kj_parse_events(struct kj_parser *p, const char *data, size_t len, size_t base,
-			       kj_event_fn on_event, void *ctx, struct kj_error *err)
+			       kj_event_fn on_event, kj_cat_fn cat_fn, void *ctx, struct kj_error *err)
 {
 	try {
-		return parse_window(p, data, len, base, on_event, ctx, err);
+		return parse_window(p, data, len, base, on_event, cat_fn, ctx, err);
 	} catch (...) {
 		set_error(err, base, "internal error while parsing JSON", SUCCESS);
 		return -1;

@@ -20,13 +20,27 @@ extern "C" {
 #endif
 
 struct kj_str {
-	const char *p; /* NUL-terminated, unescaped; NULL when absent */
+	const char *p; /* unescaped and NUL-terminated (ts, dur: raw, not terminated); NULL when absent */
 	size_t n;
 };
+
+/*
+ * What the reader wants of an event, from its "cat" (kj_cat_fn): 0 nothing
+ * more (the shim stops reading the event there; on_event still gets it,
+ * for counting), else a class of the caller's from 1 to 255, plus
+ * KJ_ONLY_EXTERNAL_ID when "External id" is the only one of its args
+ * used (the others are then skipped unread once it was found). The
+ * shortcuts only apply when "ph" and "cat" come before the fields they
+ * spare, as Kineto writes them; events in any other order are read whole.
+ * An event whose "ph" is not "X" is not read further either.
+ */
+typedef int (*kj_cat_fn)(const char *cat, size_t n);
+#define KJ_ONLY_EXTERNAL_ID 0x100
 
 struct kj_event {
 	size_t offset; /* byte offset of the event object in the JSON text */
 	struct kj_str ph, cat, name;
+	int cls;               /* kj_cat_fn of cat (its low 8 bits); 0 when cat is absent or not wanted */
 	struct kj_str ts, dur; /* raw number text in microseconds; p NULL when absent */
 	int ts_bad, dur_bad;   /* present but not a number */
 	int64_t tid;           /* -1 when absent or not an integer */
@@ -71,7 +85,7 @@ typedef int (*kj_event_fn)(void *ctx, const struct kj_event *ev);
  * Returns 0; 1 when on_event returned non-zero (stopped); -1 on malformed
  * JSON or a document that is not a Kineto trace, with *err filled.
  */
-int kj_parse(const char *data, size_t len, kj_event_fn on_event, void *ctx,
+int kj_parse(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_fn, void *ctx,
 	     struct kj_meta *meta, struct kj_error *err);
 void kj_meta_release(struct kj_meta *meta);
 
@@ -86,7 +100,7 @@ struct kj_parser;
 struct kj_parser *kj_parser_new(void);
 void kj_parser_free(struct kj_parser *p);
 int kj_parse_events(struct kj_parser *p, const char *data, size_t len, size_t base,
-		    kj_event_fn on_event, void *ctx, struct kj_error *err);
+		    kj_event_fn on_event, kj_cat_fn cat_fn, void *ctx, struct kj_error *err);
 
 #ifdef __cplusplus
 }

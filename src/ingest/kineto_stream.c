@@ -49,6 +49,7 @@ struct framer {
 	struct source_stream *src;
 	struct kj_parser *parser;
 	kj_event_fn on_event;
+	kj_cat_fn cat_fn;
 	void *ctx;
 	struct kj_error *err;
 
@@ -277,7 +278,7 @@ static int parse_window(struct framer *f, size_t start, size_t end, int closed)
 	}
 	struct timing_span sp;
 	timing_span_begin(&sp);
-	int r = kj_parse_events(f->parser, f->buf + i, end + (closed ? 0 : 1) - i, f->base + i, f->on_event, f->ctx,
+	int r = kj_parse_events(f->parser, f->buf + i, end + (closed ? 0 : 1) - i, f->base + i, f->on_event, f->cat_fn, f->ctx,
 				f->err);
 	timing_span_end(&sp, TIME_PARSE);
 	f->buf[i] = first;
@@ -405,13 +406,14 @@ static size_t head_to_file(const struct framer *f, size_t off)
 	return f->tail_from + (off - f->head_prefix);
 }
 
-int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, void *ctx, struct kj_meta *meta,
+int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, kj_cat_fn cat_fn, void *ctx, struct kj_meta *meta,
 		    struct kj_error *err)
 {
 	struct framer f;
 	memset(&f, 0, sizeof(f));
 	f.src = src;
 	f.on_event = on_event;
+	f.cat_fn = cat_fn;
 	f.ctx = ctx;
 	f.err = err;
 	f.parser = kj_parser_new();
@@ -432,7 +434,7 @@ int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, void *ctx, 
 		memset(f.head + f.head_len, 0, SOURCE_PADDING);
 		struct timing_span sp;
 		timing_span_begin(&sp);
-		r = kj_parse(f.head, f.head_len, on_event, ctx, meta, err);
+		r = kj_parse(f.head, f.head_len, on_event, cat_fn, ctx, meta, err);
 		timing_span_end(&sp, TIME_PARSE);
 		if (r < 0)
 			err->offset = head_to_file(&f, err->offset);

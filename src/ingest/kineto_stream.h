@@ -22,7 +22,7 @@
  * the file (uncompressed). Returns 0; 1 when on_event stopped; -1 on
  * malformed JSON with *err filled; -2 when reading failed (reported).
  */
-int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, void *ctx, struct kj_meta *meta,
+int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, kj_cat_fn cat_fn, void *ctx, struct kj_meta *meta,
 		    struct kj_error *err);
 
 #endif

@@ -75,6 +75,45 @@ for d in gz1 gz2; do
 done
 same "$T/gz1.txt" "$T/gz2.txt" "one and two gzip members"
 
+# The shim stops reading an event once "ph" is not "X" or its "cat" is not
+# read, and reads only "External id" of a host operator's args
+# (kineto_json.cpp); events whose fields come in other orders, or with
+# escaped keys, are read whole and give the same rows. By hand: kernel K1
+# [1000, 3000) ns on device 0 stream 7 (cat after args, ph last); kernel K2
+# [4000, 4500) ns, its "ts" key written "\u0074s"; launch L [500, 750) ns,
+# correlation 9 after the cpu_op-like arg names; the flow event and the
+# python_function are skipped; cpu_op O [0, 5000) ns with external id 42
+# (after "Input Dims"), cpu_op P [6000, 7000) ns whose External id comes first.
+mkdir -p "$T/order"
+cat > "$T/order/rank0.json" <<'JSON'
+{"traceEvents": [
+ {"name": "K1", "ts": 1, "dur": 2, "args": {"device": 0, "stream": 7}, "cat": "kernel", "ph": "X"},
+ {"ph": "X", "cat": "kernel", "name": "K2", "\u0074s": 4, "dur": 0.5, "args": {"device": 0, "stream": 7}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "L", "ts": 0.5, "dur": 0.25, "tid": 2, "args": {"Input Dims": [[1]], "correlation": 9}},
+ {"ph": "f", "cat": "ac2g", "name": "flow", "ts": 1, "args": {"device": "not an int"}},
+ {"ph": "X", "cat": "python_function", "name": "py", "ts": 0, "dur": 9, "args": {"device": "not an int"}},
+ {"ph": "X", "cat": "cpu_op", "name": "O", "ts": 0, "dur": 5, "tid": 1, "args": {"Input Dims": [[2, 3], []], "External id": 42, "Ev Idx": 1}},
+ {"ph": "X", "cat": "cpu_op", "name": "P", "ts": 6, "dur": 1, "tid": 1, "args": {"External id": 43, "Input Dims": [[]]}}
+]}
+JSON
+if "$PERFSTUDY" build -q "$T/order" -o "$T/order-out" 2>"$T/err"; then
+	db=$T/order-out/perfstudy.db
+	got=$(sqlite3 "$db" "SELECT n.name, a.device, a.stream, a.start_ns, a.dur_ns FROM activities a JOIN names n ON n.id = a.name_id ORDER BY 4;
+		SELECT n.name, l.start_ns, l.dur_ns, l.correlation FROM launches l JOIN names n ON n.id = l.name_id;
+		SELECT n.name, c.start_ns, c.dur_ns, c.external_id FROM cpu_ops c JOIN names n ON n.id = c.name_id ORDER BY 2;
+		SELECT events, skipped FROM traces")
+	want='K1|0|7|1000|2000
+K2|0|7|4000|500
+L|500|250|9
+O|0|5000|42
+P|6000|1000|43
+7|0'
+	if [ "$got" = "$want" ]; then ok; else bad "field orders: got $got"; fi
+	if [ -s "$T/err" ]; then bad "field orders: unexpected messages: $(cat "$T/err")"; else ok; fi
+else
+	bad "field orders: build failed: $(cat "$T/err")"
+fi
+
 # Host operators: only each thread's outermost ones are stored, and
 # enumerate(DataLoader)... ranges at any depth (store.c, flush_cpu_ops).
 # Worked out by hand: on thread 1, A [0,100) us holds B; C [50,150) overlaps
