@@ -11,7 +11,7 @@ CXX ?= c++
 PREFIX ?= /usr/local
 VERSION := 0.1.0
 
-PKGS := yaml-0.1 sqlite3 cairo libxml-2.0 zlib simdjson libctemplate_nothreads libdeflate
+PKGS := yaml-0.1 sqlite3 cairo libxml-2.0 zlib simdjson libctemplate_nothreads libisal
 DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm -pthread
 

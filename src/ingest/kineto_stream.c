@@ -319,18 +319,10 @@ static void shift(struct framer *f, size_t keep)
 
 static int run(struct framer *f)
 {
-	size_t whole_len;
-	char *whole = source_stream_take_whole(f->src, &whole_len);
-	if (whole) {
-		f->buf = whole;
-		f->cap = f->len = whole_len;
-		f->eof = 1;
-	} else {
-		f->cap = f->window;
-		f->buf = xmalloc(f->cap + SOURCE_PADDING);
-		if (fill(f) < 0)
-			return -2;
-	}
+	f->cap = f->window;
+	f->buf = xmalloc(f->cap + SOURCE_PADDING);
+	if (fill(f) < 0)
+		return -2;
 	size_t pos = 0;
 	if (f->len >= 3 && (unsigned char)f->buf[0] == 0xef && (unsigned char)f->buf[1] == 0xbb &&
 	    (unsigned char)f->buf[2] == 0xbf)

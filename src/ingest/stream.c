@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libdeflate.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,6 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <isa-l/igzip_lib.h>
 
 #include "../util/diag.h"
 #include "../util/timing.h"
@@ -215,49 +216,17 @@ static int read_rest(struct source_stream *s, const unsigned char *first, size_t
 	return 0;
 }
 
-/*
- * libdeflate needs the output size in advance; gzip's trailer holds it
- * modulo 2^32, so a trace above 4 GiB is assumed to be the smallest
- * candidate that is at least 3 times the compressed size. A wrong guess,
- * several members or bad data fall back to zlib.
- */
-static void try_whole(struct source_stream *s)
+/* Starts zlib on the compressed bytes from their beginning. */
+static int zlib_start(struct source_stream *s)
 {
-	const unsigned char *in = s->zin;
-	size_t n = s->zin_len;
-	if (n < 18)
-		return;
-	uint64_t size = (uint64_t)in[n - 4] | (uint64_t)in[n - 3] << 8 | (uint64_t)in[n - 2] << 16 |
-			(uint64_t)in[n - 1] << 24;
-	while (size < (uint64_t)n * 3 && size < ((uint64_t)n << 10) && n > (1u << 20))
-		size += (uint64_t)1 << 32;
-	/*
-	 * Deflate expands at most 1032 times; a trailer that claims more is a
-	 * lie (a crafted or corrupt file), so nothing is allocated for it and
-	 * zlib, which never trusts the trailer, reads the file instead.
-	 */
-	if (size > (uint64_t)n * 1032 + 1024 || size > SIZE_MAX - SOURCE_PADDING)
-		return;
-	char *out = malloc((size_t)size + SOURCE_PADDING);
-	if (!out)
-		return;
-	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
-	if (!d) {
-		free(out);
-		return;
+	if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
+		diag_syserror(s->path, "cannot start zlib");
+		return -1;
 	}
-	size_t used = 0, got = 0;
-	enum libdeflate_result r = libdeflate_gzip_decompress_ex(d, in, n, out, (size_t)size, &used, &got);
-	libdeflate_free_decompressor(d);
-	if (r != LIBDEFLATE_SUCCESS || used != n || got != size) {
-		free(out);
-		return;
-	}
-	memset(out + got, 0, SOURCE_PADDING);
-	s->whole = out;
-	s->whole_len = got;
-	free(s->zin);
-	s->zin = NULL;
+	s->zinit = 1;
+	s->z.next_in = s->zin;
+	s->z.avail_in = s->zin_len > UINT32_MAX ? UINT32_MAX : (uInt)s->zin_len;
+	return 0;
 }
 
 int source_stream_open(struct source_stream *s, const char *path)
@@ -307,16 +276,11 @@ int source_stream_open(struct source_stream *s, const char *path)
 		s->meta.gzip = 1;
 		if (read_rest(s, first, nfirst) < 0)
 			return -1;
-		try_whole(s);
-		if (!s->whole) {
-			if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
-				diag_syserror(path, "cannot start zlib");
-				return -1;
-			}
-			s->zinit = 1;
-			s->z.next_in = s->zin;
-			s->z.avail_in = s->zin_len > UINT32_MAX ? UINT32_MAX : (uInt)s->zin_len;
-		}
+		s->isal = xmalloc(sizeof(*s->isal));
+		isal_inflate_init(s->isal);
+		s->isal->crc_flag = ISAL_GZIP;
+		s->isal->next_in = s->zin;
+		s->isal->avail_in = s->zin_len > UINT32_MAX ? UINT32_MAX : (uint32_t)s->zin_len;
 	} else {
 		sha256_update(&s->sha, first, nfirst);
 		s->meta.size = (int64_t)nfirst;
@@ -329,7 +293,7 @@ int source_stream_open(struct source_stream *s, const char *path)
 	return 0;
 }
 
-/* zlib in pieces, with the messages of source.c's inflate_all. */
+/* zlib in pieces, with the messages of source.c's inflate_all; z_out counts its output. */
 static ssize_t inflate_some(struct source_stream *s, char *p, size_t n)
 {
 	z_stream *z = &s->z;
@@ -361,7 +325,7 @@ static ssize_t inflate_some(struct source_stream *s, char *p, size_t n)
 		}
 		if (ret == Z_OK || ret == Z_BUF_ERROR) {
 			if (ret == Z_BUF_ERROR && z->avail_in == 0 && off >= len) {
-				size_t done = (size_t)s->out_total + (size_t)((char *)z->next_out - p);
+				size_t done = (size_t)s->z_out + (size_t)((char *)z->next_out - p);
 				diag_error(s->path, "truncated gzip stream after %zu bytes of uncompressed data", done);
 				return -1;
 			}
@@ -374,21 +338,91 @@ static ssize_t inflate_some(struct source_stream *s, char *p, size_t n)
 		diag_error(s->path, "corrupt gzip data near byte %zu: %s", off, z->msg ? z->msg : "invalid data");
 		return -1;
 	}
+	s->z_out += (uint64_t)((char *)z->next_out - p);
 	return (char *)z->next_out - p;
+}
+
+/*
+ * ISA-L gave up (corrupt, truncated or trailing data: its codes do not say
+ * where or why): zlib inflates the file again from the start, drops the
+ * `done` bytes already handed out, and goes on from there, so the message
+ * is zlib's, at zlib's place, as if zlib had read the file all along.
+ */
+static ssize_t isal_fallback(struct source_stream *s, uint64_t done)
+{
+	free(s->isal);
+	s->isal = NULL;
+	if (zlib_start(s) < 0)
+		return -1;
+	char scratch[1 << 14];
+	while (s->z_out < done && !s->eof) {
+		uint64_t left = done - s->z_out;
+		if (inflate_some(s, scratch, left < sizeof(scratch) ? (size_t)left : sizeof(scratch)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * ISA-L in pieces (igzip: as fast as libdeflate here and, unlike it, able
+ * to stop when the caller's buffer is full, so a .json.gz is never held
+ * inflated whole), member after member; zeros after a member are padding.
+ * Anything else it does not accept goes to isal_fallback.
+ */
+static ssize_t isal_some(struct source_stream *s, char *p, size_t n)
+{
+	struct inflate_state *st = s->isal;
+	const unsigned char *in = s->zin;
+	size_t len = s->zin_len;
+	st->next_out = (uint8_t *)p;
+	st->avail_out = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	int ok = 1;
+	while (st->avail_out > 0) {
+		size_t off = (size_t)(st->next_in - in);
+		if (st->block_state == ISAL_BLOCK_FINISH) {
+			while (off < len && in[off] == 0)
+				off++;
+			if (off >= len) {
+				s->eof = 1;
+				break;
+			}
+			if (len - off < 2 || in[off] != 0x1f || in[off + 1] != 0x8b) {
+				ok = 0;
+				break;
+			}
+			isal_inflate_reset(st);
+			st->crc_flag = ISAL_GZIP;
+			st->next_in = (uint8_t *)in + off;
+			st->avail_in = 0;
+		}
+		if (st->avail_in == 0 && off < len)
+			st->avail_in = len - off > UINT32_MAX ? UINT32_MAX : (uint32_t)(len - off);
+		uint32_t before = st->avail_out;
+		if (isal_inflate(st) != ISAL_DECOMP_OK) {
+			ok = 0;
+			break;
+		}
+		if (st->block_state != ISAL_BLOCK_FINISH && st->avail_in == 0 &&
+		    (size_t)(st->next_in - in) >= len && st->avail_out == before) {
+			ok = 0; /* the input ended inside a member */
+			break;
+		}
+	}
+	size_t got = (size_t)((char *)st->next_out - p);
+	s->isal_out += got;
+	if (ok)
+		return (ssize_t)got;
+	if (isal_fallback(s, s->isal_out) < 0)
+		return -1;
+	return (ssize_t)got;
 }
 
 static ssize_t read_raw(struct source_stream *s, char *p, size_t n)
 {
 	if (s->eof || n == 0)
 		return 0;
-	if (s->whole) {
-		size_t k = s->whole_len - s->whole_off < n ? s->whole_len - s->whole_off : n;
-		memcpy(p, s->whole + s->whole_off, k);
-		s->whole_off += k;
-		if (s->whole_off == s->whole_len)
-			s->eof = 1;
-		return (ssize_t)k;
-	}
+	if (s->isal)
+		return isal_some(s, p, n);
 	if (s->zinit)
 		return inflate_some(s, p, n);
 	if (s->ra) {
@@ -431,10 +465,6 @@ ssize_t source_stream_read(struct source_stream *s, char *p, size_t n)
 
 ssize_t source_stream_head(struct source_stream *s, const char **p)
 {
-	if (s->whole) {
-		*p = s->whole;
-		return (ssize_t)(s->whole_len < sizeof(s->head) ? s->whole_len : sizeof(s->head));
-	}
 	double t0 = timing_now();
 	while (s->head_len < sizeof(s->head) && !s->eof) {
 		ssize_t r = read_raw(s, s->head + s->head_len, sizeof(s->head) - s->head_len);
@@ -445,18 +475,6 @@ ssize_t source_stream_head(struct source_stream *s, const char **p)
 	timing_add(TIME_READ, timing_now() - t0);
 	*p = s->head;
 	return (ssize_t)s->head_len;
-}
-
-char *source_stream_take_whole(struct source_stream *s, size_t *len)
-{
-	if (!s->whole || s->whole_off)
-		return NULL;
-	char *p = s->whole;
-	*len = s->whole_len;
-	s->out_total = s->whole_len;
-	s->whole = NULL;
-	s->eof = 1;
-	return p;
 }
 
 const struct source_meta *source_stream_meta(struct source_stream *s)
@@ -476,7 +494,7 @@ void source_stream_close(struct source_stream *s)
 		inflateEnd(&s->z);
 	s->zinit = 0;
 	free(s->zin);
-	free(s->whole);
+	free(s->isal);
 	s->zin = NULL;
-	s->whole = NULL;
+	s->isal = NULL;
 }

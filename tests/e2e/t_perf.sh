@@ -2,8 +2,8 @@
 # t_perf.sh: the large-trace machinery gives the same store as before.
 # Kineto traces are parsed in windows (src/ingest/kineto_stream.c); cutting
 # the same trace into windows of 64 bytes up (PERFSTUDY_WINDOW_BYTES) must
-# give the same rows as one window, also for gzip read by libdeflate (one
-# member) and by zlib (two members), a byte order mark, strings holding
+# give the same rows as one window, also for gzip of one and of two members
+# (ISA-L's igzip reads both), a byte order mark, strings holding
 # brackets, quotes and backslashes, and keys after traceEvents.
 # PERFSTUDY_TIMING prints one line per stage.
 source "$(dirname "$0")/lib.sh"
@@ -65,7 +65,7 @@ fi
 gzip -c "$T/odd/rank0.json" > "$T/odd.json.gz"
 mkdir -p "$T/gz1" "$T/gz2"
 cp "$T/odd.json.gz" "$T/gz1/rank0.json.gz"
-# Two gzip members: libdeflate declines, zlib reads both.
+# Two gzip members: igzip goes on after the first.
 head -c 300 "$T/odd/rank0.json" | gzip -c > "$T/gz2/rank0.json.gz"
 tail -c +301 "$T/odd/rank0.json" | gzip -c >> "$T/gz2/rank0.json.gz"
 for d in gz1 gz2; do
