@@ -37,10 +37,10 @@ mkdir -p "$DIR"
 rows=()
 log() { echo "$@" >&2; }
 
-# run_ps LABEL BYTES LARGEST BARE_PARSE BARE_COLD INFLATE LIBDEFLATE ARGS...: one perfstudy build, one table row.
+# run_ps LABEL BYTES LARGEST BARE_PARSE BARE_COLD INFLATE LIBDEFLATE IGZIP ARGS...: one perfstudy build, one table row.
 run_ps() {
-	local label=$1 bytes=$2 largest=$3 bparse=$4 bcold=$5 binfl=$6 blibd=$7
-	shift 7
+	local label=$1 bytes=$2 largest=$3 bparse=$4 bcold=$5 binfl=$6 blibd=$7 bigz=$8
+	shift 8
 	local err=$DIR/stderr try best="" reps=1
 	# Inputs up to REPEAT_MAX bytes: the best of REPEAT builds (this machine is shared and noisy).
 	[ "$bytes" -le "$REPEAT_MAX" ] && reps=$REPEAT
@@ -48,7 +48,7 @@ run_ps() {
 		rm -rf "$DIR/out"
 		if ! PERFSTUDY_TIMING=1 /usr/bin/time -f 'time: %e %M %U %S' "$PS" build -q "$@" -o "$DIR/out" 2>"$err.try"; then
 			log "perfstudy failed on $label:"; cat "$err.try" >&2
-			rows+=("| $label | $((bytes / 1000000)) | failed | | | | | | | | | | | | | | | | | |")
+			rows+=("| $label | $((bytes / 1000000)) | failed | | | | | | | | | | | | | | | | | | |")
 			return
 		fi
 		local t; t=$(awk '$2 == "timing:" && $3 == "ingest" { print $4 }' "$err.try")
@@ -69,7 +69,7 @@ run_ps() {
 	local rssmb=$((rss / 1024))
 	local rssx; rssx=$(awk -v r="$rss" -v l="$largest" 'BEGIN { printf "%.2f", r * 1024 / l }')
 	local lim; lim=$(awk -v r="$rss" -v l="$largest" 'BEGIN { print (r * 1024 <= 1.2 * l + 64 * 1048576) ? "yes" : "NO" }')
-	rows+=("| $label | $((bytes / 1000000)) | **$mbs** | $bparse | $rparse | $bcold | $binfl | $blibd | $rinfl | $rssmb ($rssx×, ${lim}) | $(st read) | $(st parse) | $(st store) | $(st index) | $ingest | $(st analyze) | $(st render) ($nfig) | $(st total) | $cpu |")
+	rows+=("| $label | $((bytes / 1000000)) | **$mbs** | $bparse | $rparse | $bcold | $binfl | $blibd | $bigz | $rinfl | $rssmb ($rssx×, ${lim}) | $(st read) | $(st parse) | $(st store) | $(st index) | $ingest | $(st analyze) | $(st render) ($nfig) | $(st total) | $cpu |")
 	log "${rows[-1]}"
 }
 
@@ -82,9 +82,9 @@ for s in $SIZES; do
 	[ -f "$f.gz" ] || gzip -6 -c "$f" > "$f.gz"
 	bytes=$(stat -c %s "$f")
 	bpo=$("$BARE" parse "$f")
-	run_ps "t$s.json" "$bytes" "$bytes" "$(echo "$bpo" | kv parse_mbs)" "$(echo "$bpo" | kv parse_cold_mbs)" "" "" "$f"
+	run_ps "t$s.json" "$bytes" "$bytes" "$(echo "$bpo" | kv parse_mbs)" "$(echo "$bpo" | kv parse_cold_mbs)" "" "" "" "$f"
 	bi=$("$BARE" inflate "$f.gz")
-	run_ps "t$s.json.gz" "$bytes" "$bytes" "" "" "$(echo "$bi" | kv inflate_mbs)" "$(echo "$bi" | kv libdeflate_mbs)" "$f.gz"
+	run_ps "t$s.json.gz" "$bytes" "$bytes" "" "" "$(echo "$bi" | kv inflate_mbs)" "$(echo "$bi" | kv libdeflate_mbs)" "$(echo "$bi" | kv igzip_mbs)" "$f.gz"
 	rm -f "$f" "$f.gz"
 done
 
@@ -105,10 +105,10 @@ for rs in $RANKS; do
 	bp=$(echo "$bpo" | kv parse_mbs); bc=$(echo "$bpo" | kv parse_cold_mbs)
 	if [ $have_jobs = 1 ]; then
 		for j in $JOBS; do
-			run_ps "$n ranks × $mb MB, --jobs $j" "$bytes" "$largest" "$bp" "$bc" "" "" --jobs "$j" "$d"
+			run_ps "$n ranks × $mb MB, --jobs $j" "$bytes" "$largest" "$bp" "$bc" "" "" "" --jobs "$j" "$d"
 		done
 	else
-		run_ps "$n ranks × $mb MB" "$bytes" "$largest" "$bp" "$bc" "" "" "$d"
+		run_ps "$n ranks × $mb MB" "$bytes" "$largest" "$bp" "$bc" "" "" "" "$d"
 	fi
 	rm -rf "$d"
 done
@@ -134,7 +134,8 @@ done
 	echo "are already allocated (best of 3); *parse ratio* is bare parse over perfstudy (target ≤ 1.6);"
 	echo "*cold* is the same walk with a new parser, allocation and page faults of its 4 bytes of index"
 	echo "per input byte included, as a one-shot program pays. *inflate* is zlib inflating the same .gz in memory,"
-	echo "*libdeflate* the same with libdeflate; *gz ratio* is perfstudy over zlib inflate (target ≥ 0.8)."
+	echo "*libdeflate* the same with libdeflate, *igzip* with ISA-L in pieces of 1 MiB as perfstudy inflates;"
+	echo "*gz ratio* is perfstudy over zlib inflate (target ≥ 0.8)."
 	echo "Peak RSS is GNU time's maximum resident set size of the whole build, with its multiple of"
 	echo "the largest uncompressed trace and whether it is within 1.2× that + 64 MiB. Stage times in"
 	echo "seconds: read, parse and store are summed over the threads that did them (they overlap when"
@@ -144,8 +145,8 @@ done
 	echo "*CPU s* is user + system time of the whole build. Inputs up to 1.2 GB: the build with the"
 	echo "fastest ingest of $REPEAT (BENCH_REPEAT); larger ones: one build."
 	echo
-	echo "| input | MB | perfstudy MB/s | bare parse MB/s | parse ratio | bare cold MB/s | inflate MB/s | libdeflate MB/s | gz ratio | peak RSS MiB | read | parse | store | index | ingest | analyze | render (figures) | total | CPU s |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| input | MB | perfstudy MB/s | bare parse MB/s | parse ratio | bare cold MB/s | inflate MB/s | libdeflate MB/s | igzip MB/s | gz ratio | peak RSS MiB | read | parse | store | index | ingest | analyze | render (figures) | total | CPU s |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	printf '%s\n' "${rows[@]}"
 } > "$OUTMD.tmp"
 mv "$OUTMD.tmp" "$OUTMD"
