@@ -106,6 +106,19 @@ struct pending_op {
 	int keep; /* stored whatever its nesting: an enumerate(DataLoader)... range */
 };
 
+/*
+ * One thread's host operators while they come in order of start: the ops
+ * of the latest start (indexes into store.ops), and the end of the last
+ * stored one (see sink_cpu_op).
+ */
+struct op_thread {
+	int64_t tid;
+	int used, have_end;
+	int64_t group_start, end;
+	size_t *group;
+	size_t ngroup, groupcap;
+};
+
 struct sink_ctx {
 	struct store *s;
 	int64_t trace_id;          /* 0: an experiment's own input (store_sink_experiment) */
@@ -121,8 +134,11 @@ struct store {
 	struct sink_ctx sink;
 	sqlite3_stmt *ins_cpu, *ins_coll; /* prepared on first use */
 	int64_t first_ns, last_ns;
-	struct pending_op *ops; /* the trace's host operators, stored by store_finish_trace */
+	struct pending_op *ops; /* the trace's host operators */
 	size_t nops, opscap;
+	int ops_sorted;         /* they came in order of start per thread so far: stored as they come */
+	struct op_thread *threads; /* open addressing on tid; nthreads_cap a power of two */
+	size_t nthreads, nthreads_cap;
 	size_t names_at_begin; /* nnames at store_begin: a rollback forgets the names after it */
 };
 
@@ -175,6 +191,7 @@ int store_open(const char *path, struct store **out)
 	}
 	s->nslots = 1024;
 	s->slots = xcalloc(s->nslots, sizeof(*s->slots));
+	s->ops_sorted = 1;
 	*out = s;
 	return 0;
 }
@@ -200,6 +217,9 @@ int store_close(struct store *s)
 		free(s->slots[i].name);
 	free(s->slots);
 	free(s->ops);
+	for (size_t i = 0; i < s->nthreads_cap; i++)
+		free(s->threads[i].group);
+	free(s->threads);
 	free(s->path);
 	free(s);
 	return ret;
@@ -210,10 +230,22 @@ sqlite3 *store_db(struct store *s)
 	return s->db;
 }
 
+/* Forgets the host operators held for a trace; the next come in order until shown otherwise. */
+static void ops_reset(struct store *s)
+{
+	s->nops = 0;
+	s->ops_sorted = 1;
+	for (size_t i = 0; i < s->nthreads_cap; i++) {
+		free(s->threads[i].group);
+		memset(&s->threads[i], 0, sizeof(s->threads[i]));
+	}
+	s->nthreads = 0;
+}
+
 int store_begin(struct store *s)
 {
 	s->names_at_begin = s->nnames;
-	s->nops = 0;
+	ops_reset(s);
 	return store_exec(s, "BEGIN");
 }
 
@@ -228,7 +260,7 @@ static void forget_names_after(struct store *s, size_t last_id);
 void store_rollback(struct store *s)
 {
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	s->nops = 0;
+	ops_reset(s);
 	forget_names_after(s, s->names_at_begin);
 }
 
@@ -456,6 +488,7 @@ int64_t store_add_trace(struct store *s, int64_t run_id, const char *path, int f
 	sqlite3_finalize(st);
 	s->first_ns = INT64_MAX;
 	s->last_ns = INT64_MIN;
+	ops_reset(s);
 	return rc < 0 ? -1 : sqlite3_last_insert_rowid(s->db);
 }
 
@@ -568,28 +601,23 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
 }
 
 /*
- * Host operators are held until the trace ends, and only the outermost are
- * stored: per thread, sorted by start (longer first), an operator ending no
- * later than the thread's last stored operator is inside it and left out.
- * enumerate(DataLoader)... ranges are stored at any depth. Every left-out
- * operator lies inside a stored one of its thread, so the union of the
- * stored ranges is the union of all of them: what step_breakdown (host
- * time, data loading first) and dispatch (top-level operators) use, with
- * a quarter of the rows on Kineto traces (issue 7: store what the analyses use).
+ * Only the outermost host operators are stored (issue 7: store what the
+ * analyses use): per thread, in order of start (longer first, then name
+ * id), an operator ending no later than the thread's last stored operator
+ * is inside it and left out; enumerate(DataLoader)... ranges are stored at
+ * any depth. Every left-out operator lies inside a stored one of its
+ * thread, so the union of the stored ranges is the union of all of them:
+ * what step_breakdown (host time, data loading first) and dispatch
+ * (top-level operators) use, with a quarter of the rows on Kineto traces.
+ *
+ * Kineto writes each thread's operators in order of start, so they are
+ * decided as they come: a thread's operators of one start wait until a
+ * later start shows up (they are sorted among themselves then), and the
+ * trace's end decides the last ones. Should an operator start before the
+ * last one of its thread, the rows stored so far are deleted and all the
+ * trace's operators, which are held until its end anyway, are sorted and
+ * decided at the end instead (flush_cpu_ops): the same rows either way.
  */
-static int sink_cpu_op(void *ctx, const struct cpu_op *op)
-{
-	struct sink_ctx *c = ctx;
-	struct store *s = c->s;
-	int64_t name = store_name_id(s, op->name);
-	if (name < 0)
-		return -1;
-	s->ops = xgrow(s->ops, &s->opscap, s->nops + 1, sizeof(*s->ops));
-	s->ops[s->nops++] = (struct pending_op){op->start_ns, op->dur_ns, op->tid, op->external_id, name,
-						!strncmp(op->name, "enumerate(DataLoader)", 21)};
-	return 0;
-}
-
 static int cmp_op(const void *a, const void *b)
 {
 	const struct pending_op *x = a, *y = b;
@@ -602,34 +630,136 @@ static int cmp_op(const void *a, const void *b)
 	return x->name_id < y->name_id ? -1 : x->name_id > y->name_id;
 }
 
+/* Stores o unless it lies inside the thread's last stored operator (*end, when *have_end). */
+static int decide_op(struct store *s, int64_t trace_id, const struct pending_op *o, int *have_end, int64_t *end)
+{
+	int inside = *have_end && o->start + o->dur <= *end;
+	if (!inside) {
+		*have_end = 1;
+		*end = o->start + o->dur;
+	} else if (!o->keep) {
+		return 0;
+	}
+	sqlite3_stmt *st = s->ins_cpu;
+	sqlite3_bind_int64(st, 1, trace_id);
+	sqlite3_bind_int64(st, 2, o->name_id);
+	bind_opt(st, 3, o->tid, o->tid >= 0);
+	sqlite3_bind_int64(st, 4, o->start);
+	sqlite3_bind_int64(st, 5, o->dur);
+	bind_opt(st, 6, o->external_id, o->external_id >= 0);
+	return step_rebind(s, st, "insert cpu op");
+}
+
+
+/* Decides a thread's operators of one start. */
+static int decide_group(struct store *s, int64_t trace_id, struct op_thread *t)
+{
+	/* Insertion sort: operators sharing a start are a handful (a call and the ones it makes first). */
+	for (size_t i = 1; i < t->ngroup; i++) {
+		size_t k = t->group[i], j = i;
+		for (; j > 0 && cmp_op(&s->ops[t->group[j - 1]], &s->ops[k]) > 0; j--)
+			t->group[j] = t->group[j - 1];
+		t->group[j] = k;
+	}
+	for (size_t i = 0; i < t->ngroup; i++)
+		if (decide_op(s, trace_id, &s->ops[t->group[i]], &t->have_end, &t->end) < 0)
+			return -1;
+	t->ngroup = 0;
+	return 0;
+}
+
+/* The thread's state, added when new. */
+static struct op_thread *op_thread(struct store *s, int64_t tid)
+{
+	if ((s->nthreads + 1) * 2 > s->nthreads_cap) {
+		size_t cap = s->nthreads_cap ? s->nthreads_cap * 2 : 16;
+		struct op_thread *t = xcalloc(cap, sizeof(*t));
+		for (size_t i = 0; i < s->nthreads_cap; i++) {
+			if (!s->threads[i].used)
+				continue;
+			size_t j = (size_t)((uint64_t)s->threads[i].tid * 0x9e3779b97f4a7c15ull >> 32) & (cap - 1);
+			while (t[j].used)
+				j = (j + 1) & (cap - 1);
+			t[j] = s->threads[i];
+		}
+		free(s->threads);
+		s->threads = t;
+		s->nthreads_cap = cap;
+	}
+	size_t j = (size_t)((uint64_t)tid * 0x9e3779b97f4a7c15ull >> 32) & (s->nthreads_cap - 1);
+	while (s->threads[j].used && s->threads[j].tid != tid)
+		j = (j + 1) & (s->nthreads_cap - 1);
+	struct op_thread *t = &s->threads[j];
+	if (!t->used) {
+		t->used = 1;
+		t->tid = tid;
+		s->nthreads++;
+	}
+	return t;
+}
+
+static int sink_cpu_op(void *ctx, const struct cpu_op *op)
+{
+	struct sink_ctx *c = ctx;
+	struct store *s = c->s;
+	int64_t name = store_name_id(s, op->name);
+	if (name < 0)
+		return -1;
+	s->ops = xgrow(s->ops, &s->opscap, s->nops + 1, sizeof(*s->ops));
+	s->ops[s->nops++] = (struct pending_op){op->start_ns, op->dur_ns, op->tid, op->external_id, name,
+						!strncmp(op->name, "enumerate(DataLoader)", 21)};
+	if (!s->ops_sorted)
+		return 0;
+	if (!s->ins_cpu && prepare(s, "INSERT INTO cpu_ops VALUES(?1,?2,?3,?4,?5,?6)", &s->ins_cpu) < 0)
+		return -1;
+	struct op_thread *t = op_thread(s, op->tid);
+	if (t->ngroup && op->start_ns < t->group_start) {
+		/* Out of order: start again at the end, from all of them. */
+		s->ops_sorted = 0;
+		sqlite3_stmt *st;
+		if (prepare(s, "DELETE FROM cpu_ops WHERE trace_id = ?1", &st) < 0)
+			return -1;
+		sqlite3_bind_int64(st, 1, c->trace_id);
+		int rc = step_done(s, st, "delete cpu ops");
+		sqlite3_finalize(st);
+		return rc;
+	}
+	if (t->ngroup && op->start_ns > t->group_start && decide_group(s, c->trace_id, t) < 0)
+		return -1;
+	if (!t->ngroup)
+		t->group_start = op->start_ns;
+	t->group = xgrow(t->group, &t->groupcap, t->ngroup + 1, sizeof(*t->group));
+	t->group[t->ngroup++] = s->nops - 1;
+	return 0;
+}
+
+/* At the end of a trace: decides the operators not decided yet (all of them when they came out of order). */
 static int flush_cpu_ops(struct store *s, int64_t trace_id)
 {
 	if (!s->nops)
 		return 0;
+	if (s->ops_sorted) {
+		for (size_t i = 0; i < s->nthreads_cap; i++)
+			if (s->threads[i].used && decide_group(s, trace_id, &s->threads[i]) < 0)
+				return -1;
+		ops_reset(s);
+		return 0;
+	}
 	if (!s->ins_cpu && prepare(s, "INSERT INTO cpu_ops VALUES(?1,?2,?3,?4,?5,?6)", &s->ins_cpu) < 0)
 		return -1;
 	qsort(s->ops, s->nops, sizeof(*s->ops), cmp_op);
-	sqlite3_stmt *st = s->ins_cpu;
 	int64_t tid = 0, end = 0;
+	int have_end = 0;
 	for (size_t i = 0; i < s->nops; i++) {
 		const struct pending_op *o = &s->ops[i];
-		int inside = i > 0 && o->tid == tid && o->start + o->dur <= end;
-		if (!inside) {
+		if (i == 0 || o->tid != tid) {
 			tid = o->tid;
-			end = o->start + o->dur;
-		} else if (!o->keep) {
-			continue;
+			have_end = 0;
 		}
-		sqlite3_bind_int64(st, 1, trace_id);
-		sqlite3_bind_int64(st, 2, o->name_id);
-		bind_opt(st, 3, o->tid, o->tid >= 0);
-		sqlite3_bind_int64(st, 4, o->start);
-		sqlite3_bind_int64(st, 5, o->dur);
-		bind_opt(st, 6, o->external_id, o->external_id >= 0);
-		if (step_rebind(s, st, "insert cpu op") < 0)
+		if (decide_op(s, trace_id, o, &have_end, &end) < 0)
 			return -1;
 	}
-	s->nops = 0;
+	ops_reset(s);
 	return 0;
 }
 

@@ -115,40 +115,56 @@ else
 fi
 
 # Host operators: only each thread's outermost ones are stored, and
-# enumerate(DataLoader)... ranges at any depth (store.c, flush_cpu_ops).
+# enumerate(DataLoader)... ranges at any depth (store.c, sink_cpu_op).
 # Worked out by hand: on thread 1, A [0,100) us holds B; C [50,150) overlaps
 # A without being inside it, so it is outermost too and holds D; E is a data
 # loader range inside A and C; F is alone. On thread 2, G [15,25) holds H,
-# which starts with it but ends earlier. Kept: A, C, E, F, G.
-mkdir -p "$T/ops"
-cat > "$T/ops/rank0.json" <<'JSON'
-{"traceEvents": [
-  {"ph": "X", "cat": "cpu_op", "name": "D", "ts": 60, "dur": 10, "tid": 1},
-  {"ph": "X", "cat": "cpu_op", "name": "A", "ts": 0, "dur": 100, "tid": 1},
-  {"ph": "X", "cat": "cpu_op", "name": "H", "ts": 15, "dur": 5, "tid": 2},
-  {"ph": "X", "cat": "cpu_op", "name": "B", "ts": 10, "dur": 10, "tid": 1},
-  {"ph": "X", "cat": "cpu_op", "name": "C", "ts": 50, "dur": 100, "tid": 1},
-  {"ph": "X", "cat": "cpu_op", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "ts": 80, "dur": 10, "tid": 1},
-  {"ph": "X", "cat": "cpu_op", "name": "F", "ts": 200, "dur": 10, "tid": 1},
-  {"ph": "X", "cat": "cpu_op", "name": "G", "ts": 15, "dur": 10, "tid": 2},
-  {"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 1}},
-  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 300, "tid": 1}
-]}
-JSON
-if "$PERFSTUDY" build -q "$T/ops" -o "$T/opsout" 2>"$T/err"; then
-	sqlite3 "$T/opsout/perfstudy.db" "SELECT c.tid, n.name, c.start_ns, c.dur_ns FROM cpu_ops c
-		JOIN names n ON n.id = c.name_id ORDER BY c.tid, c.start_ns" > "$T/ops.txt"
-	cat > "$T/ops.want" <<'WANT'
+# which starts with it but ends earlier. Kept: A, C, E, F, G. The same
+# operators in three orders: shuffled (decided at the trace's end), in
+# order of start as Kineto writes them, H before G (decided as they come),
+# and in order but for a last one, X [5,6) inside A, that starts before
+# its thread's latest (the rows stored so far are redone at the end).
+ops_case() {
+	local name=$1
+	shift
+	mkdir -p "$T/ops-$name"
+	{
+		echo '{"traceEvents": ['
+		for e in "$@"; do
+			case $e in
+			A) echo '{"ph": "X", "cat": "cpu_op", "name": "A", "ts": 0, "dur": 100, "tid": 1},' ;;
+			B) echo '{"ph": "X", "cat": "cpu_op", "name": "B", "ts": 10, "dur": 10, "tid": 1},' ;;
+			C) echo '{"ph": "X", "cat": "cpu_op", "name": "C", "ts": 50, "dur": 100, "tid": 1},' ;;
+			D) echo '{"ph": "X", "cat": "cpu_op", "name": "D", "ts": 60, "dur": 10, "tid": 1},' ;;
+			E) echo '{"ph": "X", "cat": "cpu_op", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "ts": 80, "dur": 10, "tid": 1},' ;;
+			F) echo '{"ph": "X", "cat": "cpu_op", "name": "F", "ts": 200, "dur": 10, "tid": 1},' ;;
+			G) echo '{"ph": "X", "cat": "cpu_op", "name": "G", "ts": 15, "dur": 10, "tid": 2},' ;;
+			H) echo '{"ph": "X", "cat": "cpu_op", "name": "H", "ts": 15, "dur": 5, "tid": 2},' ;;
+			X) echo '{"ph": "X", "cat": "cpu_op", "name": "X", "ts": 5, "dur": 1, "tid": 1},' ;;
+			esac
+		done
+		echo '{"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 1}},'
+		echo '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 300, "tid": 1}'
+		echo ']}'
+	} > "$T/ops-$name/rank0.json"
+	if "$PERFSTUDY" build -q "$T/ops-$name" -o "$T/opsout" 2>"$T/err"; then
+		sqlite3 "$T/opsout/perfstudy.db" "SELECT c.tid, n.name, c.start_ns, c.dur_ns FROM cpu_ops c
+			JOIN names n ON n.id = c.name_id ORDER BY c.tid, c.start_ns" > "$T/ops.txt"
+		same "$T/ops.want" "$T/ops.txt" "outermost host operators stored ($name)"
+	else
+		bad "host operators ($name): build failed: $(cat "$T/err")"
+	fi
+}
+cat > "$T/ops.want" <<'WANT'
 1|A|0|100000
 1|C|50000|100000
 1|enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__|80000|10000
 1|F|200000|10000
 2|G|15000|10000
 WANT
-	same "$T/ops.want" "$T/ops.txt" "outermost host operators stored"
-else
-	bad "host operators: build failed: $(cat "$T/err")"
-fi
+ops_case shuffled D A H B C E F G
+ops_case ordered A B H G C D E F
+ops_case late A B H G C D E F X
 
 # Timing lines on stderr, one per stage: read parse store index ingest analyze render total.
 PERFSTUDY_TIMING=1 "$PERFSTUDY" build -q tests/data/small/study/run-a -o "$T/t" 2>"$T/err"
