@@ -47,15 +47,18 @@ static int classify_cat(const char *cat, size_t n)
 {
 	static const struct {
 		const char *name;
+		size_t len;
 		enum ev_class cls;
 	} cats[] = {
-		{"kernel", EV_KERNEL},         {"gpu_memcpy", EV_MEMCPY},   {"memcpy", EV_MEMCPY},
-		{"gpu_memset", EV_MEMSET},     {"memset", EV_MEMSET},       {"cuda_runtime", EV_RUNTIME},
-		{"runtime", EV_RUNTIME},       {"cuda_driver", EV_DRIVER},  {"user_annotation", EV_ANNOT},
-		{"gpu_user_annotation", EV_GPU_ANNOT}, {"cpu_op", EV_CPU_OP}, {"operator", EV_CPU_OP},
+#define CAT(s, c) {s, sizeof(s) - 1, c}
+		CAT("kernel", EV_KERNEL),         CAT("gpu_memcpy", EV_MEMCPY),   CAT("memcpy", EV_MEMCPY),
+		CAT("gpu_memset", EV_MEMSET),     CAT("memset", EV_MEMSET),       CAT("cuda_runtime", EV_RUNTIME),
+		CAT("runtime", EV_RUNTIME),       CAT("cuda_driver", EV_DRIVER),  CAT("user_annotation", EV_ANNOT),
+		CAT("gpu_user_annotation", EV_GPU_ANNOT), CAT("cpu_op", EV_CPU_OP), CAT("operator", EV_CPU_OP),
+#undef CAT
 	};
 	for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++)
-		if (strlen(cats[i].name) == n && !strncasecmp(cat, cats[i].name, n))
+		if (cats[i].len == n && !strncasecmp(cat, cats[i].name, n))
 			return cats[i].cls == EV_CPU_OP ? EV_CPU_OP | KJ_ONLY_EXTERNAL_ID : (int)cats[i].cls;
 	return EV_OTHER;
 }

