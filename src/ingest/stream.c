@@ -293,6 +293,20 @@ int source_stream_open(struct source_stream *s, const char *path)
 	return 0;
 }
 
+/*
+ * After a gzip member ends at *off: another may follow (gzip allows
+ * concatenation), zeros are padding. 1: a member starts at *off; 0: the
+ * end; -1: something else is there (*off says where).
+ */
+static int next_member(const unsigned char *in, size_t len, size_t *off)
+{
+	while (*off < len && in[*off] == 0)
+		(*off)++;
+	if (*off >= len)
+		return 0;
+	return len - *off >= 2 && in[*off] == 0x1f && in[*off + 1] == 0x8b ? 1 : -1;
+}
+
 /* zlib in pieces, with the messages of source.c's inflate_all; z_out counts its output. */
 static ssize_t inflate_some(struct source_stream *s, char *p, size_t n)
 {
@@ -307,14 +321,12 @@ static ssize_t inflate_some(struct source_stream *s, char *p, size_t n)
 		if (z->avail_in == 0 && off < len)
 			z->avail_in = len - off > UINT32_MAX ? UINT32_MAX : (uInt)(len - off);
 		if (ret == Z_STREAM_END) {
-			/* Another member may follow (gzip allows concatenation); trailing zeros are padding. */
-			while (off < len && in[off] == 0)
-				off++;
-			if (off >= len) {
+			int more = next_member(in, len, &off);
+			if (more == 0) {
 				s->eof = 1;
 				break;
 			}
-			if (len - off < 2 || in[off] != 0x1f || in[off + 1] != 0x8b) {
+			if (more < 0) {
 				diag_error(s->path, "trailing garbage after gzip data at byte %zu", off);
 				return -1;
 			}
@@ -380,13 +392,12 @@ static ssize_t isal_some(struct source_stream *s, char *p, size_t n)
 	while (st->avail_out > 0) {
 		size_t off = (size_t)(st->next_in - in);
 		if (st->block_state == ISAL_BLOCK_FINISH) {
-			while (off < len && in[off] == 0)
-				off++;
-			if (off >= len) {
+			int more = next_member(in, len, &off);
+			if (more == 0) {
 				s->eof = 1;
 				break;
 			}
-			if (len - off < 2 || in[off] != 0x1f || in[off + 1] != 0x8b) {
+			if (more < 0) {
 				ok = 0;
 				break;
 			}
