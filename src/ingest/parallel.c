@@ -13,10 +13,13 @@
  */
 #include "parallel.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <libxml/parser.h>
@@ -161,9 +164,29 @@ static void record_trace(struct trace_feed *f, size_t i, struct batch_writer *w)
 	diag_divert(NULL, NULL); /* the last flush may have turned it on again */
 }
 
+/*
+ * Readers give way to the store thread: every trace passes through it, and
+ * with more threads than cores it would otherwise wait for a core while the
+ * readers fill the queues, then store the last traces alone after they are
+ * done. 16 ranks of 31 MB, --jobs 2, two cores, 8 runs each: ingest median
+ * 1.13 -> 1.04 s, spread 1.03-1.58 -> 1.02-1.21 s; one trace: no change.
+ * Linux applies nice per thread; elsewhere this does nothing.
+ */
+static void lower_priority(void)
+{
+#ifdef SYS_gettid
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, 0);
+	if (nice == -1 && errno)
+		return;
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice + 10 > 19 ? 19 : nice + 10);
+#endif
+}
+
 static void *worker(void *arg)
 {
 	struct trace_feed *f = arg;
+	lower_priority();
 	pthread_mutex_lock(&f->mu);
 	for (;;) {
 		while (f->next < f->n && f->slots[f->next].skip)
