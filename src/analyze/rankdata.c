@@ -81,6 +81,22 @@ static int cmp_range(const void *pa, const void *pb)
 }
 
 /* Rows (start, dur, tid, key) of sql bound to (run id, rank) into a sorted range array. */
+/*
+ * Rows come back in the order they were stored, which for a Kineto trace
+ * is nearly always already the order wanted: one pass finds out, and only
+ * unsorted arrays are sorted (glibc's qsort is a merge sort, which is
+ * stable, so skipping it on a sorted array changes nothing).
+ */
+static void sort_unless_sorted(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	const char *p = base;
+	for (size_t i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size) > 0) {
+			qsort(base, n, size, cmp);
+			return;
+		}
+}
+
 static int load_ranges(struct store *s, const char *sql, const struct rank_key *k, struct rk_range **out, size_t *n)
 {
 	sqlite3_stmt *st;
@@ -103,8 +119,7 @@ static int load_ranges(struct store *s, const char *sql, const struct rank_key *
 	if (rc != SQLITE_DONE)
 		return fail(s, st);
 	sqlite3_finalize(st);
-	if (*n > 1)
-		qsort(*out, *n, sizeof(**out), cmp_range);
+	sort_unless_sorted(*out, *n, sizeof(**out), cmp_range);
 	return 0;
 }
 
@@ -202,8 +217,7 @@ static int load_uncached(struct store *s, const struct rank_key *k, const struct
 		goto fail;
 	}
 	sqlite3_finalize(st);
-	if (d->nacts > 1)
-		qsort(d->acts, d->nacts, sizeof(*d->acts), cmp_act);
+	sort_unless_sorted(d->acts, d->nacts, sizeof(*d->acts), cmp_act);
 	if (load_ranges(s, "SELECT start_ns, dur_ns, tid, correlation FROM launches WHERE" RANK_TRACES,
 			k, &d->launches, &d->nlaunches) < 0 ||
 	    load_ranges(s, "SELECT start_ns, dur_ns, tid, name_id FROM annotations WHERE on_gpu = 0 AND" RANK_TRACES,
