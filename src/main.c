@@ -4,6 +4,7 @@
  * The pipeline itself lives in the stages under src/ (manifest, ingest,
  * store, analyze, chart, report); cmd_*.c tie them together.
  */
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,6 +46,15 @@ static const struct command *find(const char *name)
 
 int main(int argc, char **argv)
 {
+#ifdef M_MMAP_THRESHOLD
+	/*
+	 * Blocks of 1 MiB and more (a rank's event arrays, loaded and freed by
+	 * every analysis) are mapped and unmapped, never left as holes in the
+	 * heap: glibc's default raises this threshold as such blocks are freed,
+	 * and 64 ranks of 100 MB then peaked at 214 MiB instead of 91 MiB.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -80,7 +80,6 @@ static int cmp_range(const void *pa, const void *pb)
 	return a->key < b->key ? -1 : a->key > b->key;
 }
 
-/* Rows (start, dur, tid, key) of sql bound to (run id, rank) into a sorted range array. */
 /*
  * Rows come back in the order they were stored, which for a Kineto trace
  * is nearly always already the order wanted: one pass finds out, and only
@@ -97,6 +96,7 @@ static void sort_unless_sorted(void *base, size_t n, size_t size, int (*cmp)(con
 		}
 }
 
+/* Rows (start, dur, tid, key) of sql bound to (run id, rank) into a sorted range array. */
 static int load_ranges(struct store *s, const char *sql, const struct rank_key *k, struct rk_range **out, size_t *n)
 {
 	sqlite3_stmt *st;
@@ -258,13 +258,158 @@ struct rank_cache_entry {
 	int64_t run_db_id;
 	int rank;
 	size_t bytes;
-	struct rank_data data;
+	struct rank_data data; /* the arrays, or */
+	unsigned char *packed; /* them packed (pack_rank), when the study's ranks would not fit as arrays */
 };
+
+/* Arrays grown by doubling give back what they do not use (up to half). */
+static void *fit(void *p, size_t n, size_t size)
+{
+	if (!p || !n)
+		return p;
+	void *q = realloc(p, n * size);
+	return q ? q : p;
+}
+
+/*
+ * Packed ranks: each array as zigzag LEB128 varints of the difference of
+ * every field from the previous element's (sorted by start, so start
+ * steps are small; ids, correlations and threads repeat or count up), about
+ * a fifth of the arrays' size, and exact. A hit unpacks into arrays the
+ * caller owns, in about a millisecond where a reload from SQLite takes
+ * tens: with 64 ranks of 100 MB, all of them fit the cache this way.
+ */
+struct packer {
+	unsigned char *p;
+	size_t n, cap;
+};
+
+static void put_varint(struct packer *w, int64_t v)
+{
+	uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+	if (w->n + 10 > w->cap)
+		w->p = xgrow(w->p, &w->cap, w->n + 10, 1);
+	while (z >= 0x80) {
+		w->p[w->n++] = (unsigned char)(z | 0x80);
+		z >>= 7;
+	}
+	w->p[w->n++] = (unsigned char)z;
+}
+
+static int64_t get_varint(const unsigned char **p)
+{
+	uint64_t z = 0;
+	int shift = 0;
+	for (;;) {
+		unsigned char b = *(*p)++;
+		z |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			break;
+		shift += 7;
+	}
+	return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+}
+
+static void pack_ranges(struct packer *w, const struct rk_range *r, size_t n)
+{
+	put_varint(w, (int64_t)n);
+	int64_t start = 0, tid = 0, key = 0;
+	for (size_t i = 0; i < n; i++) {
+		put_varint(w, (int64_t)((uint64_t)r[i].start - (uint64_t)start));
+		put_varint(w, (int64_t)((uint64_t)r[i].end - (uint64_t)r[i].start));
+		put_varint(w, (int64_t)((uint64_t)r[i].tid - (uint64_t)tid));
+		put_varint(w, (int64_t)((uint64_t)r[i].key - (uint64_t)key));
+		start = r[i].start;
+		tid = r[i].tid;
+		key = r[i].key;
+	}
+}
+
+static struct rk_range *unpack_ranges(const unsigned char **p, size_t *n)
+{
+	*n = (size_t)get_varint(p);
+	struct rk_range *r = *n ? xmalloc(*n * sizeof(*r)) : NULL;
+	int64_t start = 0, tid = 0, key = 0;
+	for (size_t i = 0; i < *n; i++) {
+		start = (int64_t)((uint64_t)start + (uint64_t)get_varint(p));
+		r[i].start = start;
+		r[i].end = (int64_t)((uint64_t)start + (uint64_t)get_varint(p));
+		tid = (int64_t)((uint64_t)tid + (uint64_t)get_varint(p));
+		r[i].tid = tid;
+		key = (int64_t)((uint64_t)key + (uint64_t)get_varint(p));
+		r[i].key = key;
+	}
+	return r;
+}
+
+static unsigned char *pack_rank(const struct rank_data *d, size_t *bytes)
+{
+	struct packer w = {0};
+	put_varint(&w, (int64_t)d->nacts);
+	int64_t start = 0, corr = 0, name = 0;
+	for (size_t i = 0; i < d->nacts; i++) {
+		const struct rk_act *a = &d->acts[i];
+		size_t ck = strnlen(a->copy_kind, sizeof(a->copy_kind));
+		put_varint(&w, (int64_t)((uint64_t)a->start - (uint64_t)start));
+		put_varint(&w, (int64_t)((uint64_t)a->end - (uint64_t)a->start));
+		put_varint(&w, (int64_t)((uint64_t)a->corr - (uint64_t)corr));
+		put_varint(&w, (int64_t)((uint64_t)a->name_id - (uint64_t)name));
+		put_varint(&w, a->bytes);
+		/* kind and class (three values each) and the copy kind's length, in one number */
+		put_varint(&w, (int64_t)a->kind + 4 * (int64_t)a->cls + 16 * (int64_t)ck);
+		if (w.n + ck > w.cap)
+			w.p = xgrow(w.p, &w.cap, w.n + ck, 1);
+		memcpy(w.p + w.n, a->copy_kind, ck);
+		w.n += ck;
+		start = a->start;
+		corr = a->corr;
+		name = a->name_id;
+	}
+	pack_ranges(&w, d->launches, d->nlaunches);
+	pack_ranges(&w, d->annots, d->nannots);
+	pack_ranges(&w, d->gpu_annots, d->ngpu_annots);
+	pack_ranges(&w, d->cpu_ops, d->ncpu_ops);
+	pack_ranges(&w, d->steps, d->nsteps);
+	*bytes = w.n;
+	return fit(w.p, w.n, 1);
+}
+
+static void unpack_rank(const unsigned char *p, struct rank_data *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->nacts = (size_t)get_varint(&p);
+	d->acts = d->nacts ? xcalloc(d->nacts, sizeof(*d->acts)) : NULL;
+	int64_t start = 0, corr = 0, name = 0;
+	for (size_t i = 0; i < d->nacts; i++) {
+		struct rk_act *a = &d->acts[i];
+		start = (int64_t)((uint64_t)start + (uint64_t)get_varint(&p));
+		a->start = start;
+		a->end = (int64_t)((uint64_t)start + (uint64_t)get_varint(&p));
+		corr = (int64_t)((uint64_t)corr + (uint64_t)get_varint(&p));
+		a->corr = corr;
+		name = (int64_t)((uint64_t)name + (uint64_t)get_varint(&p));
+		a->name_id = name;
+		a->bytes = get_varint(&p);
+		int64_t m = get_varint(&p);
+		a->kind = (enum activity_kind)(m % 4);
+		a->cls = (enum rk_class)(m / 4 % 4);
+		size_t ck = (size_t)(m / 16);
+		memcpy(a->copy_kind, p, ck);
+		p += ck;
+	}
+	d->launches = unpack_ranges(&p, &d->nlaunches);
+	d->annots = unpack_ranges(&p, &d->nannots);
+	d->gpu_annots = unpack_ranges(&p, &d->ngpu_annots);
+	d->cpu_ops = unpack_ranges(&p, &d->ncpu_ops);
+	d->steps = unpack_ranges(&p, &d->nsteps);
+}
 
 static struct rank_cache_entry *cache;
 static size_t cache_n, cache_cap, cache_bytes;
 static const struct store *budget_store; /* the store cache_budget was computed for */
 static size_t cache_budget;
+static int cache_packed = -1; /* -1: not decided yet for budget_store; 1: ranks are kept packed */
+static double inputs_total;  /* bytes of every trace of the store */
 
 static size_t data_bytes(const struct rank_data *d)
 {
@@ -295,6 +440,13 @@ static size_t budget(struct store *s)
 			largest = sqlite3_column_double(st, 0);
 		sqlite3_finalize(st);
 	}
+	inputs_total = 0;
+	if (sqlite3_prepare_v2(store_db(s), "SELECT coalesce(sum(size), 0) FROM traces", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			inputs_total = sqlite3_column_double(st, 0);
+		sqlite3_finalize(st);
+	}
+	cache_packed = -1;
 	double b = 0.8 * largest;
 	cache_budget = b < (double)RANK_CACHE_MIN ? RANK_CACHE_MIN : b > (double)RANK_CACHE_MAX ? RANK_CACHE_MAX : (size_t)b;
 	/* Tests set PERFSTUDY_RANK_CACHE_BYTES (0: no cache) to take the path of studies that outgrow it. */
@@ -305,13 +457,19 @@ static size_t budget(struct store *s)
 	return cache_budget;
 }
 
-/* Arrays grown by doubling give back what they do not use (up to half). */
-static void *fit(void *p, size_t n, size_t size)
+/* Bytes of the trace files of one rank. */
+static double rank_input_bytes(struct store *s, const struct rank_key *k)
 {
-	if (!p || !n)
-		return p;
-	void *q = realloc(p, n * size);
-	return q ? q : p;
+	sqlite3_stmt *st;
+	double r = 0;
+	if (prep(s, "SELECT coalesce(sum(size), 0) FROM traces WHERE run_id = ?1 AND rank = ?2", &st) < 0)
+		return 0;
+	sqlite3_bind_int64(st, 1, k->run_db_id);
+	sqlite3_bind_int(st, 2, k->rank);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		r = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return r;
 }
 
 int rank_data_load(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d)
@@ -319,6 +477,10 @@ int rank_data_load(struct store *s, const struct rank_key *k, const struct class
 	for (size_t i = 0; i < cache_n; i++) {
 		struct rank_cache_entry *e = &cache[i];
 		if (e->store == s && e->run_db_id == k->run_db_id && e->rank == k->rank) {
+			if (e->packed) {
+				unpack_rank(e->packed, d); /* the caller owns these arrays */
+				return 0;
+			}
 			*d = e->data;
 			d->cached = 1;
 			return 0;
@@ -332,25 +494,50 @@ int rank_data_load(struct store *s, const struct rank_key *k, const struct class
 	d->gpu_annots = fit(d->gpu_annots, d->ngpu_annots, sizeof(struct rk_range));
 	d->cpu_ops = fit(d->cpu_ops, d->ncpu_ops, sizeof(struct rk_range));
 	d->steps = fit(d->steps, d->nsteps, sizeof(struct rk_range));
-	size_t bytes = data_bytes(d);
-	if (cache_bytes + bytes > budget(s))
+	size_t bytes = data_bytes(d), limit = budget(s);
+	if (limit == 0)
+		return 0;
+	if (cache_packed < 0) {
+		/*
+		 * From the first rank loaded: would every rank's arrays fit, at this
+		 * rank's bytes per input byte? If not, all are kept packed.
+		 */
+		double in = rank_input_bytes(s, k);
+		cache_packed = in > 0 && (double)bytes / in * inputs_total > (double)limit;
+	}
+	unsigned char *packed = NULL;
+	if (cache_packed) {
+		packed = pack_rank(d, &bytes);
+		if (cache_bytes + bytes > limit) {
+			free(packed);
+			return 0;
+		}
+	} else if (cache_bytes + bytes > limit) {
 		return 0; /* the cache is full: the caller owns d's arrays */
+	}
 	cache = xgrow(cache, &cache_cap, cache_n + 1, sizeof(*cache));
 	struct rank_cache_entry *e = &cache[cache_n++];
+	memset(e, 0, sizeof(*e));
 	e->store = s;
 	e->run_db_id = k->run_db_id;
 	e->rank = k->rank;
 	e->bytes = bytes;
-	e->data = *d;
 	cache_bytes += bytes;
+	if (packed) {
+		e->packed = packed; /* the caller keeps d's arrays */
+		return 0;
+	}
+	e->data = *d;
 	d->cached = 1;
 	return 0;
 }
 
 void rank_cache_clear(void)
 {
-	for (size_t i = 0; i < cache_n; i++)
+	for (size_t i = 0; i < cache_n; i++) {
 		free_arrays(&cache[i].data);
+		free(cache[i].packed);
+	}
 	free(cache);
 	cache = NULL;
 	cache_n = cache_cap = cache_bytes = 0;
