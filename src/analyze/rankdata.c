@@ -247,8 +247,11 @@ fail:
  * however many ranks there are. Once full it keeps what it has and later
  * ranks are loaded as before and freed on release: the analyses walk the
  * ranks in the same order one after the other, where evicting the least
- * recently used rank would miss every time. rank_cache_clear() at the end
- * of analyze_experiment frees it all.
+ * recently used rank would miss every time. When the first rank loaded
+ * shows that the study's ranks would not all fit as arrays, every rank is
+ * kept packed instead (pack_rank, about a fifth of the size; a hit unpacks
+ * a copy for the caller). rank_cache_clear() at the end of
+ * analyze_experiment frees it all.
  */
 #define RANK_CACHE_MIN ((size_t)32 << 20)
 #define RANK_CACHE_MAX ((size_t)512 << 20)
