@@ -438,15 +438,13 @@ static size_t budget(struct store *s)
 		return cache_budget;
 	sqlite3_stmt *st;
 	double largest = 0;
-	if (sqlite3_prepare_v2(store_db(s), "SELECT coalesce(max(size), 0) FROM traces", -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			largest = sqlite3_column_double(st, 0);
-		sqlite3_finalize(st);
-	}
 	inputs_total = 0;
-	if (sqlite3_prepare_v2(store_db(s), "SELECT coalesce(sum(size), 0) FROM traces", -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			inputs_total = sqlite3_column_double(st, 0);
+	if (sqlite3_prepare_v2(store_db(s), "SELECT coalesce(max(size), 0), coalesce(sum(size), 0) FROM traces", -1, &st,
+			       NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			largest = sqlite3_column_double(st, 0);
+			inputs_total = sqlite3_column_double(st, 1);
+		}
 		sqlite3_finalize(st);
 	}
 	cache_packed = -1;

@@ -360,7 +360,7 @@ static ssize_t inflate_some(struct source_stream *s, char *p, size_t n)
  * `done` bytes already handed out, and goes on from there, so the message
  * is zlib's, at zlib's place, as if zlib had read the file all along.
  */
-static ssize_t isal_fallback(struct source_stream *s, uint64_t done)
+static int isal_fallback(struct source_stream *s, uint64_t done)
 {
 	free(s->isal);
 	s->isal = NULL;

@@ -133,11 +133,11 @@ struct sink_ctx {
 struct store {
 	sqlite3 *db;
 	char *path;
-	sqlite3_stmt *ins_name, *ins_act, *ins_launch, *ins_annot, *ins_dev, *ins_sum;
+	sqlite3_stmt *ins_name, *ins_act, *ins_launch, *ins_annot, *ins_dev, *ins_sum, *ins_cpu;
 	struct name_slot *slots;
 	size_t nslots, nnames;
 	struct sink_ctx sink;
-	sqlite3_stmt *ins_cpu, *ins_coll; /* prepared on first use */
+	sqlite3_stmt *ins_coll; /* prepared on first use */
 	int64_t first_ns, last_ns;
 	struct pending_op *ops; /* the trace's host operators */
 	size_t nops, opscap;
@@ -190,7 +190,8 @@ int store_open(const char *path, struct store **out)
 	    prepare(s, "INSERT INTO launches VALUES(?1,?2,?3,?4,?5,?6,?7)", &s->ins_launch) < 0 ||
 	    prepare(s, "INSERT INTO annotations VALUES(?1,?2,?3,?4,?5,?6)", &s->ins_annot) < 0 ||
 	    prepare(s, "INSERT INTO devices VALUES(?1,?2,?3,?4,?5,?6,?7)", &s->ins_dev) < 0 ||
-	    prepare(s, "INSERT INTO summaries VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)", &s->ins_sum) < 0) {
+	    prepare(s, "INSERT INTO summaries VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)", &s->ins_sum) < 0 ||
+	    prepare(s, "INSERT INTO cpu_ops VALUES(?1,?2,?3,?4,?5,?6)", &s->ins_cpu) < 0) {
 		store_close(s);
 		return -1;
 	}
@@ -669,7 +670,6 @@ static int decide_op(struct store *s, int64_t trace_id, const struct pending_op 
 	return step_rebind(s, st, "insert cpu op");
 }
 
-
 /* Decides a thread's operators of one start. */
 static int decide_group(struct store *s, int64_t trace_id, struct op_thread *t)
 {
@@ -729,8 +729,6 @@ static int sink_cpu_op(void *ctx, const struct cpu_op *op)
 						!strncmp(op->name, "enumerate(DataLoader)", 21)};
 	if (!s->ops_sorted)
 		return 0;
-	if (!s->ins_cpu && prepare(s, "INSERT INTO cpu_ops VALUES(?1,?2,?3,?4,?5,?6)", &s->ins_cpu) < 0)
-		return -1;
 	struct op_thread *t = op_thread(s, op->tid);
 	if (t->ngroup && op->start_ns < t->group_start) {
 		/* Out of order: start again at the end, from all of them. */
@@ -764,8 +762,6 @@ static int flush_cpu_ops(struct store *s, int64_t trace_id)
 		ops_reset(s);
 		return 0;
 	}
-	if (!s->ins_cpu && prepare(s, "INSERT INTO cpu_ops VALUES(?1,?2,?3,?4,?5,?6)", &s->ins_cpu) < 0)
-		return -1;
 	qsort(s->ops, s->nops, sizeof(*s->ops), cmp_op);
 	int64_t tid = 0, end = 0;
 	int have_end = 0;
