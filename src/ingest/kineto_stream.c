@@ -5,7 +5,8 @@
  * Three phases over the bytes of the file:
  *   prefix  byte by byte (it is a few kB) until the '[' of the top-level
  *           "traceEvents" key; the bytes go to the header text
- *   events  64 bytes at a time: masks of quotes, backslashes and brackets,
+ *   events  64 bytes at a time: masks of quotes, backslashes and brackets
+ *           (one loop per vector width: AVX-512, AVX2, SSE2, portable C),
  *           the in-string mask by a prefix XOR of the unescaped quotes, then
  *           a depth count over the brackets outside strings. An element ends
  *           where the depth comes back to 0; the array where it goes below
@@ -22,8 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_X86_SCAN 1
 #endif
 
 #include "../util/timing.h"
@@ -68,6 +70,7 @@ struct framer {
 	size_t ev_start, scan;
 	int ev_depth;
 	uint64_t str_carry, esc_carry;
+	int isa;          /* enum isa: the scan loop */
 	size_t boundary; /* after the last whole element; 0: none */
 	size_t array_end; /* position of the array's ']'; SIZE_MAX: not yet */
 
@@ -157,22 +160,15 @@ struct masks {
 	uint64_t quote, bslash, open, close;
 };
 
-static void block_masks(const char *p, struct masks *m)
+/*
+ * The masks of one block, in the widest vectors the CPU has: kj_stream_parse
+ * picks one of the scan loops below once (pick_isa). PERFSTUDY_SIMD=sse2 or
+ * avx2 caps the choice, so that tests run every loop the CPU can.
+ */
+enum isa { ISA_PORTABLE, ISA_SSE2, ISA_AVX2, ISA_AVX512 };
+
+static inline void masks_portable(const char *p, struct masks *m)
 {
-#ifdef __SSE2__
-	const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\');
-	const __m128i o1 = _mm_set1_epi8('{'), o2 = _mm_set1_epi8('[');
-	const __m128i c1 = _mm_set1_epi8('}'), c2 = _mm_set1_epi8(']');
-	m->quote = m->bslash = m->open = m->close = 0;
-	for (int k = 0; k < 4; k++) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
-		int sh = 16 * k;
-		m->quote |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)) << sh;
-		m->bslash |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, b)) << sh;
-		m->open |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, o1), _mm_cmpeq_epi8(v, o2))) << sh;
-		m->close |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, c1), _mm_cmpeq_epi8(v, c2))) << sh;
-	}
-#else
 	m->quote = m->bslash = m->open = m->close = 0;
 	for (int i = 0; i < 64; i++) {
 		uint64_t bit = (uint64_t)1 << i;
@@ -186,55 +182,222 @@ static void block_masks(const char *p, struct masks *m)
 		else if (c == '}' || c == ']')
 			m->close |= bit;
 	}
-#endif
 }
 
 /*
- * One block at buf[at]: updates depth, the last element end and the array
- * end. Returns 1 when the array ended.
+ * The scan state a loop keeps in registers: depth, carries of escape and
+ * string from the previous block, the last element end and the array end.
  */
-static int scan_block(struct framer *f, const char *p, size_t at)
+struct scan_state {
+	int depth;
+	uint64_t str_carry, esc_carry;
+	size_t boundary, array_end;
+};
+
+static inline void state_load(const struct framer *f, struct scan_state *st)
 {
-	struct masks m;
-	block_masks(p, &m);
-	uint64_t escaped = 0;
-	if (m.bslash | f->esc_carry) {
-		/* Rare in traces: a backslash escapes the next byte unless itself escaped. */
-		uint64_t carry = f->esc_carry;
-		for (int i = 0; i < 64; i++) {
-			uint64_t bit = (uint64_t)1 << i;
-			if (carry) {
-				escaped |= bit;
-				carry = 0;
-			} else if (m.bslash & bit) {
-				carry = 1;
-			}
-		}
-		f->esc_carry = carry;
-	}
-	uint64_t x = m.quote & ~escaped;
+	st->depth = f->ev_depth;
+	st->str_carry = f->str_carry;
+	st->esc_carry = f->esc_carry;
+	st->boundary = f->boundary;
+	st->array_end = f->array_end;
+}
+
+static inline void state_store(struct framer *f, const struct scan_state *st)
+{
+	f->ev_depth = st->depth;
+	f->str_carry = st->str_carry;
+	f->esc_carry = st->esc_carry;
+	f->boundary = st->boundary;
+	f->array_end = st->array_end;
+}
+
+/* Prefix XOR: bit i of the result is the XOR of bits 0..i of x. */
+static inline uint64_t prefix_xor(uint64_t x)
+{
 	x ^= x << 1;
 	x ^= x << 2;
 	x ^= x << 4;
 	x ^= x << 8;
 	x ^= x << 16;
 	x ^= x << 32;
-	uint64_t in_str = x ^ f->str_carry;
-	f->str_carry = (uint64_t)0 - (in_str >> 63);
-	uint64_t brackets = (m.open | m.close) & ~in_str;
-	while (brackets) {
-		int i = __builtin_ctzll(brackets);
-		brackets &= brackets - 1;
-		if (m.open >> i & 1) {
-			f->ev_depth++;
-		} else if (f->ev_depth == 0) {
-			f->array_end = at + (size_t)i;
-			return 1;
-		} else if (--f->ev_depth == 0) {
-			f->boundary = at + (size_t)i + 1;
-		}
+	return x;
+}
+
+/*
+ * One block's masks applied at buf[at]: the escaped bytes, the in-string
+ * mask (prefix XOR of the unescaped quotes, xor_fn), then the brackets
+ * outside strings in order. An element ends where the depth comes back to
+ * 0; the array where a bracket closes at depth 0. Inlined into each loop.
+ */
+#define BLOCK_WALK(st, m, at, xor_fn)                                                                                  \
+	do {                                                                                                           \
+		uint64_t escaped_ = 0;                                                                                 \
+		if ((m).bslash | (st).esc_carry) {                                                                     \
+			/* Rare in traces: a backslash escapes the next byte unless itself escaped. */               \
+			uint64_t carry_ = (st).esc_carry;                                                              \
+			for (int i_ = 0; i_ < 64; i_++) {                                                              \
+				uint64_t bit_ = (uint64_t)1 << i_;                                                     \
+				if (carry_) {                                                                          \
+					escaped_ |= bit_;                                                              \
+					carry_ = 0;                                                                    \
+				} else if ((m).bslash & bit_) {                                                        \
+					carry_ = 1;                                                                    \
+				}                                                                                      \
+			}                                                                                              \
+			(st).esc_carry = carry_;                                                                       \
+		}                                                                                                      \
+		uint64_t in_str_ = xor_fn((m).quote & ~escaped_) ^ (st).str_carry;                                     \
+		(st).str_carry = (uint64_t)0 - (in_str_ >> 63);                                                        \
+		uint64_t open_ = (m).open & ~in_str_, brackets_ = ((m).open | (m).close) & ~in_str_;                   \
+		while (brackets_) {                                                                                    \
+			int i_ = __builtin_ctzll(brackets_);                                                           \
+			brackets_ &= brackets_ - 1;                                                                    \
+			if (open_ >> i_ & 1) {                                                                         \
+				(st).depth++;                                                                          \
+			} else if ((st).depth == 0) {                                                                  \
+				(st).array_end = (at) + (size_t)i_;                                                    \
+				break;                                                                                 \
+			} else if (--(st).depth == 0) {                                                                \
+				(st).boundary = (at) + (size_t)i_ + 1;                                                 \
+			}                                                                                              \
+		}                                                                                                      \
+	} while (0)
+
+/* Whether a scan loop goes on with another whole block at scan. */
+static inline int scan_more(const struct framer *f, const struct scan_state *st, size_t scan)
+{
+	return st->array_end == SIZE_MAX && scan + 64 <= f->len &&
+	       (scan - f->ev_start < f->window || st->boundary <= f->ev_start + 1);
+}
+
+static void scan_portable(struct framer *f)
+{
+	struct scan_state st;
+	size_t scan = f->scan;
+	state_load(f, &st);
+	while (scan_more(f, &st, scan)) {
+		struct masks m;
+		masks_portable(f->buf + scan, &m);
+		BLOCK_WALK(st, m, scan, prefix_xor);
+		scan += 64;
 	}
-	return 0;
+	state_store(f, &st);
+	f->scan = scan;
+}
+
+#ifdef HAVE_X86_SCAN
+static void scan_sse2(struct framer *f)
+{
+	const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\');
+	const __m128i o1 = _mm_set1_epi8('{'), o2 = _mm_set1_epi8('[');
+	const __m128i c1 = _mm_set1_epi8('}'), c2 = _mm_set1_epi8(']');
+	struct scan_state st;
+	size_t scan = f->scan;
+	state_load(f, &st);
+	while (scan_more(f, &st, scan)) {
+		const char *p = f->buf + scan;
+		struct masks m = { 0, 0, 0, 0 };
+#define SSE2_PART(k)                                                                                                   \
+	do {                                                                                                           \
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * (k)));                                          \
+		m.quote |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)) << 16 * (k);                   \
+		m.bslash |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, b)) << 16 * (k);                  \
+		m.open |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, o1), _mm_cmpeq_epi8(v, o2))) \
+			  << 16 * (k);                                                                                 \
+		m.close |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, c1), _mm_cmpeq_epi8(v, c2))) \
+			   << 16 * (k);                                                                                \
+	} while (0)
+		SSE2_PART(0);
+		SSE2_PART(1);
+		SSE2_PART(2);
+		SSE2_PART(3);
+#undef SSE2_PART
+		BLOCK_WALK(st, m, scan, prefix_xor);
+		scan += 64;
+	}
+	state_store(f, &st);
+	f->scan = scan;
+}
+
+/* Prefix XOR by a carry-less multiply with all ones, as simdjson does. */
+__attribute__((target("pclmul"))) static inline uint64_t prefix_xor_clmul(uint64_t x)
+{
+	return (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)x), _mm_set1_epi8((char)0xff), 0));
+}
+
+__attribute__((target("avx2,pclmul"))) static void scan_avx2(struct framer *f)
+{
+	const __m256i q = _mm256_set1_epi8('"'), b = _mm256_set1_epi8('\\');
+	const __m256i o1 = _mm256_set1_epi8('{'), o2 = _mm256_set1_epi8('[');
+	const __m256i c1 = _mm256_set1_epi8('}'), c2 = _mm256_set1_epi8(']');
+	struct scan_state st;
+	size_t scan = f->scan;
+	state_load(f, &st);
+	while (scan_more(f, &st, scan)) {
+		const char *p = f->buf + scan;
+		__m256i lo = _mm256_loadu_si256((const __m256i *)p), hi = _mm256_loadu_si256((const __m256i *)(p + 32));
+#define AVX2_MASK(expr_lo, expr_hi)                                                                                    \
+	((uint64_t)(uint32_t)_mm256_movemask_epi8(expr_lo) | (uint64_t)(uint32_t)_mm256_movemask_epi8(expr_hi) << 32)
+		struct masks m;
+		m.quote = AVX2_MASK(_mm256_cmpeq_epi8(lo, q), _mm256_cmpeq_epi8(hi, q));
+		m.bslash = AVX2_MASK(_mm256_cmpeq_epi8(lo, b), _mm256_cmpeq_epi8(hi, b));
+		m.open = AVX2_MASK(_mm256_or_si256(_mm256_cmpeq_epi8(lo, o1), _mm256_cmpeq_epi8(lo, o2)),
+				   _mm256_or_si256(_mm256_cmpeq_epi8(hi, o1), _mm256_cmpeq_epi8(hi, o2)));
+		m.close = AVX2_MASK(_mm256_or_si256(_mm256_cmpeq_epi8(lo, c1), _mm256_cmpeq_epi8(lo, c2)),
+				    _mm256_or_si256(_mm256_cmpeq_epi8(hi, c1), _mm256_cmpeq_epi8(hi, c2)));
+#undef AVX2_MASK
+		BLOCK_WALK(st, m, scan, prefix_xor_clmul);
+		scan += 64;
+	}
+	state_store(f, &st);
+	f->scan = scan;
+}
+
+__attribute__((target("avx512bw,pclmul"))) static void scan_avx512(struct framer *f)
+{
+	const __m512i q = _mm512_set1_epi8('"'), b = _mm512_set1_epi8('\\');
+	const __m512i o1 = _mm512_set1_epi8('{'), o2 = _mm512_set1_epi8('[');
+	const __m512i c1 = _mm512_set1_epi8('}'), c2 = _mm512_set1_epi8(']');
+	struct scan_state st;
+	size_t scan = f->scan;
+	state_load(f, &st);
+	while (scan_more(f, &st, scan)) {
+		__m512i v = _mm512_loadu_si512((const void *)(f->buf + scan));
+		struct masks m;
+		m.quote = _mm512_cmpeq_epi8_mask(v, q);
+		m.bslash = _mm512_cmpeq_epi8_mask(v, b);
+		m.open = _mm512_cmpeq_epi8_mask(v, o1) | _mm512_cmpeq_epi8_mask(v, o2);
+		m.close = _mm512_cmpeq_epi8_mask(v, c1) | _mm512_cmpeq_epi8_mask(v, c2);
+		BLOCK_WALK(st, m, scan, prefix_xor_clmul);
+		scan += 64;
+	}
+	state_store(f, &st);
+	f->scan = scan;
+}
+#endif
+
+/* The widest scan loop this CPU runs, capped by PERFSTUDY_SIMD (portable, sse2, avx2). */
+static enum isa pick_isa(void)
+{
+	enum isa cap = ISA_AVX512;
+	const char *e = getenv("PERFSTUDY_SIMD");
+	if (e && !strcmp(e, "portable"))
+		cap = ISA_PORTABLE;
+	else if (e && !strcmp(e, "sse2"))
+		cap = ISA_SSE2;
+	else if (e && !strcmp(e, "avx2"))
+		cap = ISA_AVX2;
+#ifdef HAVE_X86_SCAN
+	__builtin_cpu_init();
+	int clmul = __builtin_cpu_supports("pclmul");
+	enum isa have = clmul && __builtin_cpu_supports("avx512bw") ? ISA_AVX512
+			: clmul && __builtin_cpu_supports("avx2")   ? ISA_AVX2
+								    : ISA_SSE2;
+#else
+	enum isa have = ISA_PORTABLE;
+#endif
+	return have < cap ? have : cap;
 }
 
 /*
@@ -244,16 +407,32 @@ static int scan_block(struct framer *f, const char *p, size_t at)
  */
 static void scan_events(struct framer *f)
 {
-	while (f->array_end == SIZE_MAX && f->scan + 64 <= f->len &&
-	       (f->scan - f->ev_start < f->window || f->boundary <= f->ev_start + 1)) {
-		scan_block(f, f->buf + f->scan, f->scan);
-		f->scan += 64;
+	switch (f->isa) {
+#ifdef HAVE_X86_SCAN
+	case ISA_AVX512:
+		scan_avx512(f);
+		break;
+	case ISA_AVX2:
+		scan_avx2(f);
+		break;
+	case ISA_SSE2:
+		scan_sse2(f);
+		break;
+#endif
+	default:
+		scan_portable(f);
+		break;
 	}
 	if (f->array_end == SIZE_MAX && f->eof && f->scan < f->len && f->scan + 64 > f->len) {
 		char blk[64];
 		memset(blk, ' ', sizeof(blk));
 		memcpy(blk, f->buf + f->scan, f->len - f->scan);
-		scan_block(f, blk, f->scan);
+		struct masks m;
+		struct scan_state st;
+		masks_portable(blk, &m);
+		state_load(f, &st);
+		BLOCK_WALK(st, m, f->scan, prefix_xor);
+		state_store(f, &st);
 		f->scan = f->len;
 	}
 }
@@ -410,6 +589,7 @@ int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, kj_cat_fn c
 	f.err = err;
 	f.parser = kj_parser_new();
 	f.window = window_size();
+	f.isa = pick_isa();
 	memset(meta, 0, sizeof(*meta));
 	meta->rank = meta->world_size = meta->base_time_ns = -1;
 	int r = run(&f);

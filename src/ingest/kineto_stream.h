@@ -3,9 +3,10 @@
  *
  * simdjson parses one document of at most 4 GiB and needs about twice its
  * size in memory; traces reach 10 GB. kj_stream_parse() reads the file in
- * windows (16 MB, more only for a longer event), cuts each after the last
+ * windows (1 MiB, more only for a longer event), cuts each after the last
  * whole element of traceEvents (a scan for strings, escapes and brackets,
- * 64 bytes at a time) and has simdjson parse the window as an array. What
+ * 64 bytes at a time, in AVX-512, AVX2 or SSE2 as the CPU has them) and has
+ * simdjson parse the window as an array. What
  * is not in traceEvents (deviceProperties, distributedInfo, ...) is kept as
  * text and parsed at the end as one small document, with the events array
  * emptied. Memory: the window, simdjson's index of it and that text.

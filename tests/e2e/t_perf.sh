@@ -1,8 +1,9 @@
 #!/bin/bash
 # t_perf.sh: the large-trace machinery gives the same store as before.
 # Kineto traces are parsed in windows (src/ingest/kineto_stream.c); cutting
-# the same trace into windows of 64 bytes up (PERFSTUDY_WINDOW_BYTES) must
-# give the same rows as one window, also for gzip of one and of two members
+# the same trace into windows of 64 bytes up (PERFSTUDY_WINDOW_BYTES), with
+# each vector width of the scan (PERFSTUDY_SIMD), must give the same rows as
+# one window, also for gzip of one and of two members
 # (ISA-L's igzip reads both), a byte order mark, strings holding
 # brackets, quotes and backslashes, and keys after traceEvents.
 # PERFSTUDY_TIMING prints one line per stage.
@@ -18,18 +19,25 @@ dump() {
 # one INPUT NAME: builds INPUT with several window sizes, compares the stores.
 one() {
 	local input=$1 name=$2
+	# Each build into a fresh directory: a rebuild would reuse the rows of
+	# unchanged traces instead of reading them again.
+	rm -rf "$T/ref"
 	if ! "$PERFSTUDY" build -q "$input" -o "$T/ref" 2>"$T/err"; then
 		bad "$name: build failed: $(cat "$T/err")"
 		return
 	fi
 	dump "$T/ref/perfstudy.db" > "$T/ref.txt"
-	for w in 64 100 1000 65536; do
-		if ! PERFSTUDY_WINDOW_BYTES=$w "$PERFSTUDY" build -q "$input" -o "$T/w" 2>"$T/err"; then
-			bad "$name: build with $w-byte windows failed: $(cat "$T/err")"
+	# WINDOW:SIMD; the scan loops for other vector widths (PERFSTUDY_SIMD caps
+	# the width; on a CPU without AVX-512 or AVX2 the cap changes nothing).
+	for ws in 64:portable 64:sse2 64:avx2 64: 100: 1000:portable 1000:sse2 1000:avx2 1000: 65536: 1048576:portable; do
+		local w=${ws%%:*} simd=${ws#*:}
+		rm -rf "$T/w"
+		if ! PERFSTUDY_WINDOW_BYTES=$w PERFSTUDY_SIMD=$simd "$PERFSTUDY" build -q "$input" -o "$T/w" 2>"$T/err"; then
+			bad "$name: build with $w-byte windows (${simd:-widest} scan) failed: $(cat "$T/err")"
 			continue
 		fi
 		dump "$T/w/perfstudy.db" > "$T/w.txt"
-		same "$T/ref.txt" "$T/w.txt" "$name, $w-byte windows"
+		same "$T/ref.txt" "$T/w.txt" "$name, $w-byte windows, ${simd:-widest} scan"
 	done
 }
 
@@ -147,6 +155,7 @@ ops_case() {
 		echo '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 300, "tid": 1}'
 		echo ']}'
 	} > "$T/ops-$name/rank0.json"
+	rm -rf "$T/opsout"
 	if "$PERFSTUDY" build -q "$T/ops-$name" -o "$T/opsout" 2>"$T/err"; then
 		sqlite3 "$T/opsout/perfstudy.db" "SELECT c.tid, n.name, c.start_ns, c.dur_ns FROM cpu_ops c
 			JOIN names n ON n.id = c.name_id ORDER BY c.tid, c.start_ns" > "$T/ops.txt"
