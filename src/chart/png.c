@@ -93,7 +93,7 @@ int png_encode_rgb24(const unsigned char *data, int width, int height, int strid
 	size_t rawlen = h * (rowlen + 1);
 	z_stream z;
 	memset(&z, 0, sizeof(z));
-	if (deflateInit(&z, 4) != Z_OK) {
+	if (deflateInit(&z, 3) != Z_OK) {
 		free(raw);
 		return -1;
 	}

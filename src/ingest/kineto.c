@@ -57,9 +57,11 @@ static int classify_cat(const char *cat, size_t n)
 		CAT("gpu_user_annotation", EV_GPU_ANNOT), CAT("cpu_op", EV_CPU_OP), CAT("operator", EV_CPU_OP),
 #undef CAT
 	};
-	for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++)
-		if (cats[i].len == n && !strncasecmp(cat, cats[i].name, n))
-			return cats[i].cls == EV_CPU_OP ? EV_CPU_OP | KJ_ONLY_EXTERNAL_ID : (int)cats[i].cls;
+	/* Kineto writes them in lower case: compared exactly first, then without case. */
+	for (int exact = 1; exact >= 0; exact--)
+		for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++)
+			if (cats[i].len == n && (exact ? !memcmp(cat, cats[i].name, n) : !strncasecmp(cat, cats[i].name, n)))
+				return cats[i].cls == EV_CPU_OP ? EV_CPU_OP | KJ_ONLY_EXTERNAL_ID : (int)cats[i].cls;
 	return EV_OTHER;
 }
 

@@ -53,6 +53,7 @@ cat >> "$T/odd/rank0.json" <<'JSON'
   {"ph": "X", "cat": "kernel", "name": "]}, {\"ph\": \"X\"", "ts": 10, "dur": 0.001, "args": {"device": 0, "stream": 7, "nested": [{"a": [1, {"b": "}"}]}]}},
   {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 1, "dur": 0.25, "tid": 3, "args": {"correlation": 1}},
   {"ph": "i", "name": "\\\\", "ts": 3},
+  {"ph": "X", "cat": "GPU_Memset", "name": "Memset (Device)", "ts": 30, "dur": 1, "args": {"device": 0, "stream": 7, "bytes": 64}},
   {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0.5, "dur": 20, "tid": 3}
  ],
  "distributedInfo": {"rank": 0, "world_size": 1},
@@ -61,8 +62,11 @@ cat >> "$T/odd/rank0.json" <<'JSON'
 JSON
 one "$T/odd" "odd cases"
 dump "$T/ref/perfstudy.db" > "$T/odd.txt"
-# Expected by hand: two kernels (1500 ns + 2000 ns, 10000 ns + 1 ns), one launch, one step.
+# Expected by hand: two kernels (1500 ns + 2000 ns, 10000 ns + 1 ns), one
+# memset (its category in another case: categories match without case),
+# one launch, one step.
 if grep -q '^1|kernel|[0-9]*|0|7|1500|2000|||1$' "$T/odd.txt" && grep -q '^1|kernel|[0-9]*|0|7|10000|1|||$' "$T/odd.txt" &&
+	grep -q '^1|memset|[0-9]*|0|7|30000|1000|64||$' "$T/odd.txt" &&
 	sqlite3 "$T/ref/perfstudy.db" "SELECT count(*) FROM launches" | grep -qx 1 &&
 	sqlite3 "$T/ref/perfstudy.db" "SELECT rank, world_size, epoch_offset_ns FROM traces" | grep -qx '0|1|1700000000000000000' &&
 	sqlite3 "$T/ref/perfstudy.db" "SELECT name FROM devices" | grep -qx 'GPU "\[x\]"'; then
