@@ -28,6 +28,9 @@
 #define HAVE_X86_SCAN 1
 #endif
 
+#include <pthread.h>
+
+#include "../util/diag.h"
 #include "../util/timing.h"
 #include "../util/xalloc.h"
 
@@ -54,6 +57,7 @@ struct framer {
 	kj_cat_fn cat_fn;
 	void *ctx;
 	struct kj_error *err;
+	struct cutter *cut; /* windows go to this thread's queue instead of being parsed here; NULL: parsed here */
 
 	char *buf;    /* cap + SOURCE_PADDING bytes */
 	size_t cap, len;
@@ -437,33 +441,132 @@ static void scan_events(struct framer *f)
 	}
 }
 
-/* Parses buf[start..end) as a window; end is one past the last element (or the ']'). */
-static int parse_window(struct framer *f, size_t start, size_t end, int closed)
+/*
+ * Parses buf[start..end) as a window; end is one past the last element (or
+ * the ']'); base is the file offset of buf[0]. buf[end] must be writable.
+ */
+static int parse_bytes(struct framer *f, char *buf, size_t start, size_t end, int closed, size_t base)
 {
 	size_t i = start;
-	while (i < end && (f->buf[i] == ' ' || f->buf[i] == '\n' || f->buf[i] == '\r' || f->buf[i] == '\t'))
+	while (i < end && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
 		i++;
 	if (i == end)
 		return 0;
-	char first = f->buf[i];
+	char first = buf[i];
 	if (first == ']' && closed && i + 1 == end)
 		return 0;
 	if (first == ',')
-		f->buf[i] = '[';
+		buf[i] = '[';
 	char after = 0;
 	if (!closed) {
-		after = f->buf[end];
-		f->buf[end] = ']';
+		after = buf[end];
+		buf[end] = ']';
 	}
 	struct timing_span sp;
 	timing_span_begin(&sp);
-	int r = kj_parse_events(f->parser, f->buf + i, end + (closed ? 0 : 1) - i, f->base + i, f->on_event, f->cat_fn, f->ctx,
+	int r = kj_parse_events(f->parser, buf + i, end + (closed ? 0 : 1) - i, base + i, f->on_event, f->cat_fn, f->ctx,
 				f->err);
 	timing_span_end(&sp, TIME_PARSE);
-	f->buf[i] = first;
+	buf[i] = first;
 	if (!closed)
-		f->buf[end] = after;
+		buf[end] = after;
 	return r;
+}
+
+/*
+ * The cutter: with a core to spare (source_stream_spare_core), a thread of
+ * its own reads (inflates), scans and cuts the windows, and the calling
+ * thread only parses them, in order, from a queue of CUT_SLOTS copies. The
+ * cutter's messages (a read error, a corrupt gzip) are held with the next
+ * window, or with the end, and given out by the parsing thread just before
+ * it, where reading in one thread would have given them; the stores and
+ * messages are the same either way (tests/e2e/t_perf.sh compares them).
+ * One 113 MB .json.gz: the parsing thread, the build's longest, loses
+ * inflating, scanning and reading (bench/RESULTS.md).
+ */
+#define CUT_SLOTS 3
+
+struct cut_msg {
+	enum diag_level level;
+	char *text;
+};
+
+struct cut_win {
+	char *buf;            /* the window's bytes, then room for ']' and SOURCE_PADDING */
+	size_t len, cap, base;
+	int closed;
+	int last;             /* the array never ended: parsed for simdjson's message, else -1 */
+	int end;              /* no window: the cutter is done, with result */
+	int result;
+	struct cut_msg *msgs; /* the cutter's messages before this */
+	size_t nmsgs;
+};
+
+struct cutter {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct framer *f;
+	struct cut_win slots[CUT_SLOTS + 1]; /* a ring: [head, tail) queued */
+	uint64_t head, tail;
+	int cancel;                          /* the parser stopped: the cutter stops too */
+	struct cut_msg *msgs;                /* held for the next window */
+	size_t nmsgs, msgcap;
+};
+
+static void cut_capture(void *ctx, enum diag_level level, const char *text)
+{
+	struct cutter *c = ctx;
+	c->msgs = xgrow(c->msgs, &c->msgcap, c->nmsgs + 1, sizeof(*c->msgs));
+	c->msgs[c->nmsgs++] = (struct cut_msg){level, xstrdup(text)};
+}
+
+/* Queues a copy of p[0..n) (or the end, with result); 1 when the parser stopped. Called in the cutter. */
+static int cut_push(struct cutter *c, const char *p, size_t n, size_t base, int closed, int last, int end, int result)
+{
+	pthread_mutex_lock(&c->mu);
+	while (c->tail - c->head == CUT_SLOTS && !c->cancel)
+		pthread_cond_wait(&c->cv, &c->mu);
+	int cancel = c->cancel;
+	pthread_mutex_unlock(&c->mu);
+	if (cancel)
+		return 1;
+	struct cut_win *w = &c->slots[c->tail % (CUT_SLOTS + 1)];
+	if (n + 1 + SOURCE_PADDING > w->cap) {
+		free(w->buf);
+		w->cap = n + 1 + SOURCE_PADDING;
+		w->buf = xmalloc(w->cap);
+	}
+	if (n)
+		memcpy(w->buf, p, n);
+	memset(w->buf + n, 0, 1 + SOURCE_PADDING);
+	w->len = n;
+	w->base = base;
+	w->closed = closed;
+	w->last = last;
+	w->end = end;
+	w->result = result;
+	w->msgs = c->msgs;
+	w->nmsgs = c->nmsgs;
+	c->msgs = NULL;
+	c->nmsgs = c->msgcap = 0;
+	pthread_mutex_lock(&c->mu);
+	c->tail++;
+	pthread_cond_broadcast(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+	return 0;
+}
+
+/*
+ * A window of buf[start..end): parsed here, or queued for the parsing thread
+ * (0 then, or 1 when that thread stopped). last: the array never ended.
+ */
+static int parse_window(struct framer *f, size_t start, size_t end, int closed, int last)
+{
+	if (f->cut)
+		return cut_push(f->cut, f->buf + start, end - start, f->base + start, closed, last, 0, 0);
+	int r = parse_bytes(f, f->buf, start, end, closed, f->base);
+	return last && r == 0 ? -1 : r;
 }
 
 /* Reads more bytes at buf[len..cap); grows buf when it is full. */
@@ -531,7 +634,7 @@ static int run(struct framer *f)
 		if (f->phase == PH_EVENTS) {
 			scan_events(f);
 			if (f->array_end != SIZE_MAX) {
-				int r = parse_window(f, f->ev_start, f->array_end + 1, 1);
+				int r = parse_window(f, f->ev_start, f->array_end + 1, 1, 0);
 				if (r)
 					return r;
 				f->tail_from = f->base + f->array_end;
@@ -540,7 +643,7 @@ static int run(struct framer *f)
 				continue;
 			}
 			if (f->boundary > f->ev_start + 1 && (f->scan - f->ev_start >= f->window || !f->eof)) {
-				int r = parse_window(f, f->ev_start, f->boundary, 0);
+				int r = parse_window(f, f->ev_start, f->boundary, 0, 0);
 				if (r)
 					return r;
 				f->ev_start = f->boundary;
@@ -548,7 +651,7 @@ static int run(struct framer *f)
 			}
 			if (f->eof) {
 				/* The array never ends: let simdjson say where the text is broken. */
-				int r = parse_window(f, f->ev_start, f->len, 1);
+				int r = parse_window(f, f->ev_start, f->len, 1, 1);
 				return r ? r : -1;
 			}
 			if (f->ev_start)
@@ -577,6 +680,82 @@ static size_t head_to_file(const struct framer *f, size_t off)
 	return f->tail_from + (off - f->head_prefix);
 }
 
+static void *cut_main(void *arg)
+{
+	struct cutter *c = arg;
+	diag_divert(cut_capture, c);
+	int r = run(c->f);
+	diag_divert(NULL, NULL);
+	cut_push(c, NULL, 0, 0, 0, 0, 1, r); /* nothing when the parser stopped */
+	return NULL;
+}
+
+/* Parses the cutter's windows in order until its end or a stop; returns what run() would have. */
+static int cut_parse(struct framer *f, struct cutter *c)
+{
+	int r = 0;
+	for (;;) {
+		pthread_mutex_lock(&c->mu);
+		while (c->head == c->tail)
+			pthread_cond_wait(&c->cv, &c->mu);
+		struct cut_win *w = &c->slots[c->head % (CUT_SLOTS + 1)];
+		pthread_mutex_unlock(&c->mu);
+		for (size_t i = 0; i < w->nmsgs; i++) {
+			diag_replay(w->msgs[i].level, w->msgs[i].text);
+			free(w->msgs[i].text);
+		}
+		free(w->msgs);
+		w->msgs = NULL;
+		w->nmsgs = 0;
+		int end = w->end;
+		if (end) {
+			r = w->result;
+		} else {
+			r = parse_bytes(f, w->buf, 0, w->len, w->closed, w->base);
+			if (w->last && r == 0)
+				r = -1;
+		}
+		pthread_mutex_lock(&c->mu);
+		c->head++;
+		if (r && !end)
+			c->cancel = 1;
+		pthread_cond_broadcast(&c->cv);
+		pthread_mutex_unlock(&c->mu);
+		if (end || r)
+			return r;
+	}
+}
+
+/* run(), with the reading and cutting on a thread of its own; -3 when no thread could start. */
+static int run_cut(struct framer *f)
+{
+	struct cutter *c = xcalloc(1, sizeof(*c));
+	c->f = f;
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_cond_init(&c->cv, NULL);
+	f->cut = c;
+	int r = -3;
+	if (pthread_create(&c->thread, NULL, cut_main, c) == 0) {
+		r = cut_parse(f, c);
+		pthread_join(c->thread, NULL);
+	}
+	f->cut = NULL;
+	for (size_t i = 0; i < CUT_SLOTS + 1; i++) {
+		for (size_t k = 0; k < c->slots[i].nmsgs; k++)
+			free(c->slots[i].msgs[k].text);
+		free(c->slots[i].msgs);
+		free(c->slots[i].buf);
+	}
+	/* Held for a window that never came (the parser stopped first): dropped, as reading would have stopped. */
+	for (size_t k = 0; k < c->nmsgs; k++)
+		free(c->msgs[k].text);
+	free(c->msgs);
+	pthread_mutex_destroy(&c->mu);
+	pthread_cond_destroy(&c->cv);
+	free(c);
+	return r;
+}
+
 int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, kj_cat_fn cat_fn, void *ctx, struct kj_meta *meta,
 		    struct kj_error *err)
 {
@@ -592,7 +771,11 @@ int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, kj_cat_fn c
 	f.isa = pick_isa();
 	memset(meta, 0, sizeof(*meta));
 	meta->rank = meta->world_size = meta->base_time_ns = -1;
-	int r = run(&f);
+	int r = -3;
+	if (source_stream_spare_core(src) && !getenv("PERFSTUDY_NO_CUTTER"))
+		r = run_cut(&f);
+	if (r == -3)
+		r = run(&f);
 	if (r == -1 && f.phase == PH_EVENTS && f.eof && f.array_end == SIZE_MAX && !err->message[0]) {
 		err->offset = f.base + f.len;
 		snprintf(err->message, sizeof(err->message), "malformed JSON");

@@ -272,8 +272,12 @@ int source_stream_open(struct source_stream *s, const char *path)
 			break;
 		nfirst += (size_t)r;
 	}
+	/* PERFSTUDY_READAHEAD=always: whatever the size (tests run the threads on small files). */
+	const char *env = getenv("PERFSTUDY_READAHEAD");
+	int ahead = readahead_on && !getenv("PERFSTUDY_NO_READAHEAD"), always = env && !strcmp(env, "always");
 	if (nfirst == 2 && first[0] == 0x1f && first[1] == 0x8b) {
 		s->meta.gzip = 1;
+		s->spare_core = ahead && ((uint64_t)st.st_size >= (1u << 20) || always);
 		if (read_rest(s, first, nfirst) < 0)
 			return -1;
 		s->isal = xmalloc(sizeof(*s->isal));
@@ -286,7 +290,8 @@ int source_stream_open(struct source_stream *s, const char *path)
 		s->meta.size = (int64_t)nfirst;
 		memcpy(s->head, first, nfirst);
 		s->head_len = nfirst;
-		if (readahead_on && (uint64_t)st.st_size >= STREAM_AHEAD_MIN && !getenv("PERFSTUDY_NO_READAHEAD"))
+		s->spare_core = ahead && ((uint64_t)st.st_size >= STREAM_AHEAD_MIN || always);
+		if (s->spare_core)
 			ra_start(s);
 	}
 	timing_add(TIME_READ, timing_now() - t0);
@@ -486,6 +491,11 @@ ssize_t source_stream_head(struct source_stream *s, const char **p)
 	timing_add(TIME_READ, timing_now() - t0);
 	*p = s->head;
 	return (ssize_t)s->head_len;
+}
+
+int source_stream_spare_core(const struct source_stream *s)
+{
+	return s->spare_core;
 }
 
 const struct source_meta *source_stream_meta(struct source_stream *s)

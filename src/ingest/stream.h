@@ -50,6 +50,7 @@ struct source_stream {
 	uint64_t z_out;             /* bytes zlib inflated (some dropped after igzip) */
 	/* a plain file read and hashed by a thread (NULL: read here) */
 	struct readahead *ra;
+	int spare_core;             /* opened while source_stream_readahead() was on, and large enough */
 	/* the first bytes, read ahead for format detection */
 	char head[4096];
 	size_t head_len, head_off;
@@ -62,6 +63,13 @@ struct source_stream {
  * PERFSTUDY_NO_READAHEAD=1 in the environment keeps it off (benchmarks).
  */
 void source_stream_readahead(int on);
+/*
+ * Whether a reader of s may use a thread of its own besides (kineto_stream.c
+ * cuts windows on one): the stream was opened with source_stream_readahead()
+ * on and has STREAM_AHEAD_MIN bytes or more on disk (1 MiB for gzip), and
+ * PERFSTUDY_NO_READAHEAD is not set.
+ */
+int source_stream_spare_core(const struct source_stream *s);
 /* Returns 0, or -1 after diag (system error for I/O, input error for corrupt gzip). */
 int source_stream_open(struct source_stream *s, const char *path);
 /* Up to n uncompressed bytes into p; returns the count, 0 at the end, -1 after diag. */

@@ -136,6 +136,13 @@ void diag_divert(void (*fn)(void *ctx, enum diag_level level, const char *text),
 
 void diag_replay(enum diag_level level, const char *text)
 {
+	if (divert_fn) {
+		/* Diverted as the message itself would be in this thread. */
+		if (level != DIAG_WARNING)
+			divert_errors++;
+		divert_fn(divert_ctx, level, text);
+		return;
+	}
 	if (level == DIAG_WARNING) {
 		if (!quiet)
 			fprintf(stderr, "%s\n", text);

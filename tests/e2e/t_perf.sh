@@ -179,6 +179,69 @@ ops_case shuffled D A H B C E F G
 ops_case ordered A B H G C D E F
 ops_case late A B H G C D E F X
 
+# Reading and cutting on a thread of their own (kineto_stream.c's cutter,
+# on when a core is spare: --jobs 2 with one trace; PERFSTUDY_READAHEAD=always
+# turns it on for small files too) give the same rows, messages and exit
+# status as one thread (--jobs 1), also when reading fails after the first
+# windows and with a warning before that.
+zcat experiments/h200/traces/gpt2-124m/1gpu/rank0.pt.trace.json.gz > "$T/big.json"
+# A negative dur on the first event, ProfilerStep#4 (a warning).
+python3 - "$T/big.json" <<'PY'
+import re, sys
+p = sys.argv[1]
+s = open(p).read()
+at = s.index('"cat": "user_annotation"')
+m = re.compile(r'"dur": [0-9.]+').search(s, at)
+open(p, 'w').write(s[:m.start()] + '"dur": -5' + s[m.end():])
+PY
+mkdir -p "$T/cut-ok" "$T/cut-trunc" "$T/cut-corrupt" "$T/cut-syntax"
+gzip -c "$T/big.json" > "$T/cut-ok/rank0.json.gz"
+size=$(stat -c %s "$T/cut-ok/rank0.json.gz")
+head -c $((size / 2)) "$T/cut-ok/rank0.json.gz" > "$T/cut-trunc/rank0.json.gz"
+# 64 bytes of deflate data changed at 90 %: a gzip error (after igzip gives up, zlib's).
+python3 - "$T/cut-ok/rank0.json.gz" "$T/cut-corrupt/rank0.json.gz" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+for k in range(64):
+    b[len(b) * 9 // 10 + k] ^= 0x55
+open(sys.argv[2], 'wb').write(b)
+PY
+# Broken JSON at 90 % of the file.
+python3 - "$T/big.json" "$T/cut-syntax/rank0.json" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+at = s.index('"ph": "X"', len(s) * 9 // 10)
+open(sys.argv[2], 'w').write(s[:at] + '"ph": X"' + s[at + 9:])
+PY
+for d in cut-ok cut-trunc cut-corrupt cut-syntax; do
+	# The same output directory both times (messages name it).
+	rm -rf "$T/o"
+	PERFSTUDY_WINDOW_BYTES=65536 "$PERFSTUDY" build --jobs 1 "$T/$d" -o "$T/o" > /dev/null 2> "$T/e1"
+	r1=$?
+	[ -f "$T/o/perfstudy.db" ] && dump "$T/o/perfstudy.db" > "$T/d1.txt"
+	rm -rf "$T/o"
+	PERFSTUDY_WINDOW_BYTES=65536 PERFSTUDY_READAHEAD=always "$PERFSTUDY" build --jobs 2 "$T/$d" -o "$T/o" > /dev/null 2> "$T/e2"
+	r2=$?
+	[ $r1 = $r2 ] && ok || bad "$d: exit $r1 with one thread, $r2 with the cutter"
+	same "$T/e1" "$T/e2" "$d: messages with the cutter"
+	# Expected by hand: the warning first, then (all but cut-ok) one error naming the place; exit 0 or 1.
+	grep -q "warning: .*negative 'dur'" "$T/e2" && ok || bad "$d: no warning for the negative dur: $(cat "$T/e2")"
+	case $d in
+	cut-ok) want=0 pat='' ;;
+	cut-trunc) want=1 pat='error: truncated gzip stream after [0-9]* bytes of uncompressed data' ;;
+	cut-corrupt) want=1 pat='error: .*gzip' ;;
+	cut-syntax) want=1 pat="rank0.json:[0-9]*:[0-9]*: error: " ;;
+	esac
+	[ $r2 = $want ] && ok || bad "$d: exit $r2, want $want: $(cat "$T/e2")"
+	if [ -n "$pat" ]; then
+		grep -q "$pat" "$T/e2" && [ "$(grep -n "warning: .*negative 'dur'" "$T/e2" | cut -d: -f1)" -lt "$(grep -n "$pat" "$T/e2" | cut -d: -f1)" ] &&
+			ok || bad "$d: want the warning, then '$pat': $(cat "$T/e2")"
+	else
+		dump "$T/o/perfstudy.db" > "$T/d2.txt"
+		same "$T/d1.txt" "$T/d2.txt" "$d: rows with the cutter"
+	fi
+done
+
 # Timing lines on stderr, one per stage: read parse store index ingest analyze render total.
 PERFSTUDY_TIMING=1 "$PERFSTUDY" build -q tests/data/small/study/run-a -o "$T/t" 2>"$T/err"
 if [ "$(grep -c '^perfstudy: timing: [a-z]* [0-9.]* s$' "$T/err")" = 8 ]; then ok; else bad "timing lines: $(cat "$T/err")"; fi
