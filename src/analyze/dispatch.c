@@ -78,8 +78,8 @@ int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *ou
 				    "share of step time");
 	for (int p = 0; p < ND; p++)
 		chart_add_series(c, part_names[p]);
-	struct ivset C, K, M, O, win, w_c, w_k, w_m, busy, tmp, idle, intra;
-	struct ivset *all[] = {&C, &K, &M, &O, &win, &w_c, &w_k, &w_m, &busy, &tmp, &idle, &intra};
+	struct ivset C, K, M, O, win, w_c, w_k, w_m, busy, tmp, idle, intra, o_win;
+	struct ivset *all[] = {&C, &K, &M, &O, &win, &w_c, &w_k, &w_m, &busy, &tmp, &idle, &intra, &o_win};
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		ivset_init(all[i]);
 	struct buf label;
@@ -126,13 +126,13 @@ int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *ou
 			int64_t v[ND], dur = st->end - st->start;
 			ivset_clear(&win);
 			ivset_add(&win, st->start, st->end);
-			ivset_intersect(&C, &win, &w_c);
+			ivset_clip(&C, st->start, st->end, &w_c);
 			v[D_COMM] = ivset_measure(&w_c);
-			ivset_intersect(&K, &win, &tmp);
+			ivset_clip(&K, st->start, st->end, &tmp);
 			ivset_subtract(&tmp, &w_c, &w_k);
 			v[D_COMPUTE] = ivset_measure(&w_k);
 			ivset_union(&w_c, &w_k, &busy);
-			ivset_intersect(&M, &win, &tmp);
+			ivset_clip(&M, st->start, st->end, &tmp);
 			ivset_subtract(&tmp, &busy, &w_m);
 			v[D_MEMORY] = ivset_measure(&w_m);
 			ivset_clear(&tmp);
@@ -141,7 +141,8 @@ int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *ou
 			ivset_normalize(&tmp);
 			ivset_subtract(&win, &tmp, &idle);
 			int64_t idle_ns = ivset_measure(&idle);
-			ivset_intersect(&idle, &O, &intra);
+			ivset_clip(&O, st->start, st->end, &o_win);
+			ivset_intersect(&idle, &o_win, &intra);
 			v[D_INTRA] = ivset_measure(&intra);
 			v[D_INTER] = idle_ns - v[D_INTRA];
 			size_t row = table_add_row(t);

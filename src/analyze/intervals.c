@@ -120,11 +120,9 @@ void ivset_union(const struct ivset *a, const struct ivset *b, struct ivset *out
 	ivset_normalize(out);
 }
 
-int64_t ivset_measure_within(const struct ivset *a, int64_t lo, int64_t hi)
+/* The first interval of normal a that ends after lo, by binary search (a's ends are sorted too). */
+static size_t first_ending_after(const struct ivset *a, int64_t lo)
 {
-	if (hi <= lo || !a->n)
-		return 0;
-	/* First interval that ends after lo, by binary search. */
 	size_t l = 0, r = a->n;
 	while (l < r) {
 		size_t m = l + (r - l) / 2;
@@ -133,6 +131,23 @@ int64_t ivset_measure_within(const struct ivset *a, int64_t lo, int64_t hi)
 		else
 			r = m;
 	}
+	return l;
+}
+
+void ivset_clip(const struct ivset *a, int64_t lo, int64_t hi, struct ivset *out)
+{
+	ivset_clear(out);
+	if (hi <= lo)
+		return;
+	for (size_t i = first_ending_after(a, lo); i < a->n && a->v[i].start < hi; i++)
+		ivset_add(out, a->v[i].start > lo ? a->v[i].start : lo, a->v[i].end < hi ? a->v[i].end : hi);
+}
+
+int64_t ivset_measure_within(const struct ivset *a, int64_t lo, int64_t hi)
+{
+	if (hi <= lo || !a->n)
+		return 0;
+	size_t l = first_ending_after(a, lo);
 	int64_t sum = 0;
 	for (size_t i = l; i < a->n && a->v[i].start < hi; i++) {
 		int64_t s = a->v[i].start > lo ? a->v[i].start : lo;

@@ -44,6 +44,13 @@ void ivset_intersect(const struct ivset *a, const struct ivset *b, struct ivset 
 void ivset_subtract(const struct ivset *a, const struct ivset *b, struct ivset *out);
 /* out = a ∪ b (any sets; out must be neither). */
 void ivset_union(const struct ivset *a, const struct ivset *b, struct ivset *out);
+/*
+ * out = a ∩ [lo, hi) (a normal; out must not be a): a binary search, then
+ * only the intervals that meet [lo, hi), so that cutting a trace's set into
+ * its steps one after the other stays linear in the set, where
+ * ivset_intersect with each step would walk the whole set each time.
+ */
+void ivset_clip(const struct ivset *a, int64_t lo, int64_t hi, struct ivset *out);
 /* Measure of a ∩ [lo, hi) (a normal), without building the intersection. */
 int64_t ivset_measure_within(const struct ivset *a, int64_t lo, int64_t hi);
 

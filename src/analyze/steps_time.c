@@ -69,11 +69,10 @@ int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_resu
 				    "mean time per step (ms)");
 	for (int p = 0; p < NPARTS; p++)
 		chart_add_series(c, part_names[p]);
-	struct ivset parts[NPARTS], claimed, win, tmp, fresh;
+	struct ivset parts[NPARTS], claimed, tmp, fresh;
 	for (int p = 0; p < NPARTS; p++)
 		ivset_init(&parts[p]);
 	ivset_init(&claimed);
-	ivset_init(&win);
 	ivset_init(&tmp);
 	ivset_init(&fresh);
 	struct buf label;
@@ -114,15 +113,13 @@ int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_resu
 		for (size_t si = 0; si < d.nsteps; si++) {
 			const struct rk_range *st = &d.steps[si];
 			ivset_clear(&claimed);
-			ivset_clear(&win);
-			ivset_add(&win, st->start, st->end);
 			int64_t used = 0;
 			for (int p = 0; p < NPARTS; p++) {
 				int64_t v;
 				if (p == P_OTHER) {
 					v = (st->end - st->start) - used;
 				} else {
-					ivset_intersect(&parts[p], &win, &tmp);
+					ivset_clip(&parts[p], st->start, st->end, &tmp);
 					ivset_subtract(&tmp, &claimed, &fresh);
 					v = ivset_measure(&fresh);
 					ivset_add_all(&claimed, &fresh);
@@ -165,7 +162,6 @@ out:
 	for (int p = 0; p < NPARTS; p++)
 		ivset_release(&parts[p]);
 	ivset_release(&claimed);
-	ivset_release(&win);
 	ivset_release(&tmp);
 	ivset_release(&fresh);
 	table_free(t);

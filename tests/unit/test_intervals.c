@@ -39,6 +39,16 @@ static void hand_cases(void)
 	CHECK_INT(ivset_measure_within(&s, 2, 45), 1 + 20 + 5);
 	CHECK_INT(ivset_measure_within(&s, 30, 40), 0);
 	CHECK_INT(ivset_measure_within(&s, 45, 45), 0);
+	struct ivset clip;
+	ivset_init(&clip);
+	ivset_clip(&s, 2, 45, &clip);
+	int64_t clipped[] = {2, 3, 10, 30, 40, 45};
+	CHECK(same_as(&clip, clipped, 6));
+	ivset_clip(&s, 30, 40, &clip);
+	CHECK_INT(clip.n, 0);
+	ivset_clip(&s, 45, 44, &clip);
+	CHECK_INT(clip.n, 0);
+	ivset_release(&clip);
 
 	int64_t b[] = {1, 2, 12, 14, 28, 42, 49, 70};
 	struct ivset t, out;
@@ -134,6 +144,10 @@ static void brute_force(void)
 		for (int64_t i = lo; i < hi; i++)
 			mw += ba[i];
 		CHECK_INT(ivset_measure_within(&a, lo, hi), mw);
+		for (int i = 0; i < AXIS; i++)
+			want[i] = ba[i] && i >= lo && i < hi;
+		ivset_clip(&a, lo, hi, &out);
+		CHECK(bits_equal(&out, want));
 		for (int i = 0; i < AXIS; i++)
 			want[i] = ba[i] && bb[i];
 		ivset_intersect(&a, &b, &out);
