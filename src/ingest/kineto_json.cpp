@@ -90,20 +90,12 @@ bool take_number_text(ondemand::value v, kj_str &out)
 	return true;
 }
 
-/*
- * A field's key. Kineto's keys never hold escapes, so the raw text between
- * the quotes is the key and nothing is copied; a key with a backslash is
- * unescaped, so that "\u0074s" is still "ts".
- */
-error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field, std::string_view &key)
+/* Length of the string text at p up to its closing quote; SIZE_MAX when a backslash comes first. */
+size_t plain_len(const char *p)
 {
-	error_code e = std::move(res).get(field);
-	if (e)
-		return e;
-	const char *p = field.key().raw();
 	const char *q = p;
 #ifdef __SSE2__
-	/* 16 bytes at a time: the text is followed by SIMDJSON_PADDING bytes, and a key ends before it. */
+	/* 16 bytes at a time: the text is followed by SIMDJSON_PADDING bytes, and a string ends before it. */
 	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
 	for (;;) {
 		__m128i v = _mm_loadu_si128((const __m128i *)q);
@@ -118,8 +110,40 @@ error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field,
 	while (*q != '"' && *q != '\\')
 		q++;
 #endif
-	if (*q == '"') {
-		key = std::string_view(p, (size_t)(q - p));
+	return *q == '"' ? (size_t)(q - p) : SIZE_MAX;
+}
+
+/*
+ * A string value without copying when it holds no escape: sv points into the
+ * JSON text (not NUL-terminated). False when it is not a string or holds a
+ * backslash (take_string then unescapes it).
+ */
+bool raw_string(ondemand::value v, std::string_view &sv)
+{
+	ondemand::raw_json_string rs;
+	if (v.get_raw_json_string().get(rs) != SUCCESS)
+		return false;
+	size_t n = plain_len(rs.raw());
+	if (n == SIZE_MAX)
+		return false;
+	sv = std::string_view(rs.raw(), n);
+	return true;
+}
+
+/*
+ * A field's key. Kineto's keys never hold escapes, so the raw text between
+ * the quotes is the key and nothing is copied; a key with a backslash is
+ * unescaped, so that "\u0074s" is still "ts".
+ */
+error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field, std::string_view &key)
+{
+	error_code e = std::move(res).get(field);
+	if (e)
+		return e;
+	const char *p = field.key().raw();
+	size_t n = plain_len(p);
+	if (n != SIZE_MAX) {
+		key = std::string_view(p, n);
 		return SUCCESS;
 	}
 	return field.unescaped_key().get(key);
@@ -190,7 +214,14 @@ error_code read_event(ondemand::object obj, kj_event &ev, event_bufs &b, kj_cat_
 		switch (key.size()) {
 		case 2:
 			if (key == "ph") {
-				take_string(v, b.ph, ev.ph);
+				/* "X" as it nearly always is: no copy; anything else copied (and unescaped). */
+				std::string_view sv;
+				if (raw_string(v, sv) && sv == "X") {
+					ev.ph.p = "X";
+					ev.ph.n = 1;
+				} else {
+					take_string(v, b.ph, ev.ph);
+				}
 				if (ev.ph.p && (ev.ph.n != 1 || ev.ph.p[0] != 'X'))
 					return SUCCESS;
 			} else if (key == "ts") {
@@ -200,7 +231,15 @@ error_code read_event(ondemand::object obj, kj_event &ev, event_bufs &b, kj_cat_
 			break;
 		case 3:
 			if (key == "cat") {
-				if (take_string(v, b.cat, ev.cat)) {
+				std::string_view sv;
+				int got = raw_string(v, sv);
+				if (got) {
+					ev.cat.p = sv.data(); /* not NUL-terminated: only cat_fn reads it */
+					ev.cat.n = sv.size();
+				} else {
+					got = take_string(v, b.cat, ev.cat);
+				}
+				if (got) {
 					want = cat_fn(ev.cat.p, ev.cat.n);
 					ev.cls = want & 0xff;
 					if (!ev.cls)

@@ -39,7 +39,7 @@ typedef int (*kj_cat_fn)(const char *cat, size_t n);
 
 struct kj_event {
 	size_t offset; /* byte offset of the event object in the JSON text */
-	struct kj_str ph, cat, name;
+	struct kj_str ph, cat, name; /* cat: its text may be unterminated (only n counts) */
 	int cls;               /* kj_cat_fn of cat (its low 8 bits); 0 when cat is absent or not wanted */
 	struct kj_str ts, dur; /* raw number text in microseconds; p NULL when absent */
 	int ts_bad, dur_bad;   /* present but not a number */

@@ -93,7 +93,9 @@ same "$T/gz1.txt" "$T/gz2.txt" "one and two gzip members"
 # escaped keys, are read whole and give the same rows. By hand: kernel K1
 # [1000, 3000) ns on device 0 stream 7 (cat after args, ph last); kernel K2
 # [4000, 4500) ns, its "ts" key written "\u0074s"; launch L [500, 750) ns,
-# correlation 9 after the cpu_op-like arg names; the flow event and the
+# correlation 9 after the cpu_op-like arg names; kernel K3 [8000, 9000) ns,
+# its "ph" and "cat" values written with escapes ("\u0058", "k\u0065rnel"),
+# while K4's "ph" is "\u0066" ("f"): skipped; the flow event and the
 # python_function are skipped; cpu_op O [0, 5000) ns with external id 42
 # (after "Input Dims"), cpu_op P [6000, 7000) ns whose External id comes first.
 mkdir -p "$T/order"
@@ -101,6 +103,8 @@ cat > "$T/order/rank0.json" <<'JSON'
 {"traceEvents": [
  {"name": "K1", "ts": 1, "dur": 2, "args": {"device": 0, "stream": 7}, "cat": "kernel", "ph": "X"},
  {"ph": "X", "cat": "kernel", "name": "K2", "\u0074s": 4, "dur": 0.5, "args": {"device": 0, "stream": 7}},
+ {"ph": "\u0058", "cat": "k\u0065rnel", "name": "K3", "ts": 8, "dur": 1, "args": {"device": 0, "stream": 7}},
+ {"ph": "\u0066", "cat": "kernel", "name": "K4", "ts": 9, "dur": 1, "args": {"device": 0, "stream": 7}},
  {"ph": "X", "cat": "cuda_runtime", "name": "L", "ts": 0.5, "dur": 0.25, "tid": 2, "args": {"Input Dims": [[1]], "correlation": 9}},
  {"ph": "f", "cat": "ac2g", "name": "flow", "ts": 1, "args": {"device": "not an int"}},
  {"ph": "X", "cat": "python_function", "name": "py", "ts": 0, "dur": 9, "args": {"device": "not an int"}},
@@ -116,10 +120,11 @@ if "$PERFSTUDY" build -q "$T/order" -o "$T/order-out" 2>"$T/err"; then
 		SELECT events, skipped FROM traces")
 	want='K1|0|7|1000|2000
 K2|0|7|4000|500
+K3|0|7|8000|1000
 L|500|250|9
 O|0|5000|42
 P|6000|1000|43
-7|0'
+9|0'
 	if [ "$got" = "$want" ]; then ok; else bad "field orders: got $got"; fi
 	if [ -s "$T/err" ]; then bad "field orders: unexpected messages: $(cat "$T/err")"; else ok; fi
 else
