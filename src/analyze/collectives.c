@@ -84,6 +84,42 @@ static double bus_factor(const char *type, int64_t n)
 	return 1.0;
 }
 
+/*
+ * temp.comm_names: the ids of the names the default classification puts in
+ * the communication group, each name classified once, so that the query
+ * below sorts and returns the communication kernels only (classifying and
+ * sorting every kernel of a 1 GB trace took most of this analysis).
+ */
+static int comm_names(struct store *s, struct classifier *cls)
+{
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *names = NULL, *ins = NULL;
+	int ret = -1;
+	if (store_exec(s, "CREATE TEMP TABLE IF NOT EXISTS comm_names(id INTEGER PRIMARY KEY);"
+			  " DELETE FROM temp.comm_names;") < 0)
+		return -1;
+	if (sqlite3_prepare_v2(db, "SELECT id, name FROM names", -1, &names, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO temp.comm_names VALUES(?1)", -1, &ins, NULL) != SQLITE_OK)
+		goto out;
+	int rc;
+	while ((rc = sqlite3_step(names)) == SQLITE_ROW) {
+		if (strcmp(classify(cls, ACT_KERNEL, (const char *)sqlite3_column_text(names, 1)), "communication"))
+			continue;
+		sqlite3_bind_int64(ins, 1, sqlite3_column_int64(names, 0));
+		if (sqlite3_step(ins) != SQLITE_DONE)
+			goto out;
+		sqlite3_reset(ins);
+	}
+	if (rc == SQLITE_DONE)
+		ret = 0;
+out:
+	if (ret < 0)
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(names);
+	sqlite3_finalize(ins);
+	return ret;
+}
+
 int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct store *s = ctx->store;
@@ -93,6 +129,11 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 	struct classifier *cls = classifier_preset("default");
 	sqlite3_stmt *st;
 	/* Communication kernels with their args where recorded (same trace, start and correlation). */
+	if (comm_names(s, cls) < 0) {
+		table_free(t);
+		classifier_free(cls);
+		return -1;
+	}
 	if (sqlite3_prepare_v2(store_db(s),
 			       "SELECT r.run, t.rank, n.name, a.dur_ns, c.collective, c.in_nelems, c.out_nelems,"
 			       " c.dtype, coalesce(c.group_size, t.world_size) FROM activities a"
@@ -100,7 +141,7 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 			       " JOIN names n ON n.id = a.name_id"
 			       " LEFT JOIN collectives c ON c.trace_id = a.trace_id AND c.start_ns = a.start_ns"
 			       "  AND c.correlation IS a.correlation"
-			       " WHERE r.experiment = ?1 AND a.kind = 'kernel'"
+			       " WHERE r.experiment = ?1 AND a.kind = 'kernel' AND a.name_id IN (SELECT id FROM temp.comm_names)"
 			       " ORDER BY r.position, t.rank, a.start_ns", -1, &st, NULL) != SQLITE_OK) {
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
 		table_free(t);
@@ -118,8 +159,6 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 2);
-		if (strcmp(classify(cls, ACT_KERNEL, name), "communication"))
-			continue;
 		const char *run = (const char *)sqlite3_column_text(st, 0);
 		int64_t rank = sqlite3_column_int64(st, 1), dur = sqlite3_column_int64(st, 3);
 		buf_reset(&type);
