@@ -134,41 +134,62 @@ static int put(struct batch_writer *w, uint32_t tag, const void *obj, size_t siz
 	return 0;
 }
 
+/*
+ * A record holds the struct's bytes, padding included: CLEAN copies it and
+ * zeroes the padding (GCC 11 and later), so that the same trace gives the
+ * same bytes in a shard database, and no bytes of the writer's stack go into
+ * it. Elsewhere the padding is copied as it is (replay never reads it).
+ */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#define CLEAN(type, obj) type clean_ = *(obj); __builtin_clear_padding(&clean_)
+#else
+#define CLEAN(type, obj) type clean_ = *(obj)
+#endif
+
 static int rec_activity(void *ctx, const struct gpu_activity *a)
 {
-	return put(ctx, T_ACTIVITY, a, sizeof(*a), act_strs, N(act_strs));
+	CLEAN(struct gpu_activity, a);
+	return put(ctx, T_ACTIVITY, &clean_, sizeof(clean_), act_strs, N(act_strs));
 }
 static int rec_cpu_op(void *ctx, const struct cpu_op *o)
 {
-	return put(ctx, T_CPU_OP, o, sizeof(*o), cpu_strs, N(cpu_strs));
+	CLEAN(struct cpu_op, o);
+	return put(ctx, T_CPU_OP, &clean_, sizeof(clean_), cpu_strs, N(cpu_strs));
 }
 static int rec_runtime(void *ctx, const struct runtime_call *r)
 {
-	return put(ctx, T_RUNTIME, r, sizeof(*r), rt_strs, N(rt_strs));
+	CLEAN(struct runtime_call, r);
+	return put(ctx, T_RUNTIME, &clean_, sizeof(clean_), rt_strs, N(rt_strs));
 }
 static int rec_annotation(void *ctx, const struct annotation *a)
 {
-	return put(ctx, T_ANNOTATION, a, sizeof(*a), ann_strs, N(ann_strs));
+	CLEAN(struct annotation, a);
+	return put(ctx, T_ANNOTATION, &clean_, sizeof(clean_), ann_strs, N(ann_strs));
 }
 static int rec_metrics(void *ctx, const struct kernel_metrics *m)
 {
-	return put(ctx, T_METRICS, m, sizeof(*m), met_strs, N(met_strs));
+	CLEAN(struct kernel_metrics, m);
+	return put(ctx, T_METRICS, &clean_, sizeof(clean_), met_strs, N(met_strs));
 }
 static int rec_iteration(void *ctx, const struct log_iteration *it)
 {
-	return put(ctx, T_ITERATION, it, sizeof(*it), NULL, 0);
+	CLEAN(struct log_iteration, it);
+	return put(ctx, T_ITERATION, &clean_, sizeof(clean_), NULL, 0);
 }
 static int rec_phase(void *ctx, const struct phase_time *p)
 {
-	return put(ctx, T_PHASE, p, sizeof(*p), phase_strs, N(phase_strs));
+	CLEAN(struct phase_time, p);
+	return put(ctx, T_PHASE, &clean_, sizeof(clean_), phase_strs, N(phase_strs));
 }
 static int rec_hardware(void *ctx, const struct gpu_hardware *g)
 {
-	return put(ctx, T_HARDWARE, g, sizeof(*g), hw_strs, N(hw_strs));
+	CLEAN(struct gpu_hardware, g);
+	return put(ctx, T_HARDWARE, &clean_, sizeof(clean_), hw_strs, N(hw_strs));
 }
 static int rec_summary(void *ctx, const struct summary_row *s)
 {
-	return put(ctx, T_SUMMARY, s, sizeof(*s), sum_strs, N(sum_strs));
+	CLEAN(struct summary_row, s);
+	return put(ctx, T_SUMMARY, &clean_, sizeof(clean_), sum_strs, N(sum_strs));
 }
 
 /* Trace info: the struct, its devices, then all strings. */
@@ -183,10 +204,16 @@ static int rec_info(void *ctx, const struct trace_info *info)
 	if (!p)
 		return -1;
 	size_t tail = fixed;
-	put_obj(p, 0, &tail, info, sizeof(*info), info_strs, N(info_strs));
-	for (size_t i = 0; i < info->ndevices; i++)
-		put_obj(p, sizeof(*info) + i * sizeof(struct device_info), &tail, &info->devices[i],
-			sizeof(struct device_info), dev_strs, N(dev_strs));
+	{
+		CLEAN(struct trace_info, info);
+		clean_.devices = NULL; /* they follow the struct; replay points to them */
+		put_obj(p, 0, &tail, &clean_, sizeof(clean_), info_strs, N(info_strs));
+	}
+	for (size_t i = 0; i < info->ndevices; i++) {
+		CLEAN(struct device_info, &info->devices[i]);
+		put_obj(p, sizeof(*info) + i * sizeof(struct device_info), &tail, &clean_, sizeof(clean_), dev_strs,
+			N(dev_strs));
+	}
 	return 0;
 }
 
@@ -231,8 +258,14 @@ int batch_end(struct batch_writer *w, int result, const struct ingest_counts *co
 		return -1;
 	int32_t r = result;
 	memcpy(p, &r, 4);
-	memcpy(p + 4, counts, sizeof(*counts));
-	memcpy(p + 4 + sizeof(*counts), meta, sizeof(*meta));
+	{
+		CLEAN(struct ingest_counts, counts);
+		memcpy(p + 4, &clean_, sizeof(clean_));
+	}
+	{
+		CLEAN(struct source_meta, meta);
+		memcpy(p + 4 + sizeof(*counts), &clean_, sizeof(clean_));
+	}
 	memcpy(p + fixed, f, n);
 	return flush_chunk(w);
 }

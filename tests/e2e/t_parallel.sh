@@ -39,6 +39,10 @@ grep -q 'warning: no rank recorded' "$T/j4.msg" && ok || bad "--jobs 4: the read
 "$PERFSTUDY" ingest -q --shard=1/2 -o "$T/s1.db" --jobs 2 "$M" || bad "ingest --shard 1/2 failed"
 [ "$(sqlite3 "$T/s0.db" "SELECT group_concat(position) FROM shard_traces")" = "0,2,4,6" ] && ok ||
 	bad "shard 0/2 should hold positions 0,2,4,6"
+# A shard is the same bytes whoever writes it: with other --jobs, and with the
+# reading threads on (records carry no padding bytes of the writer's memory).
+PERFSTUDY_READAHEAD=always "$PERFSTUDY" ingest -q --shard 0/2 -o "$T/s0b.db" --jobs 3 "$M" || bad "ingest --shard 0/2 again failed"
+cmp -s "$T/s0.db" "$T/s0b.db" && ok || bad "shard 0/2 written twice differs"
 "$PERFSTUDY" merge "$T/s1.db" "$T/s0.db" "$M" -o "$T/merged" 2> "$T/merge.err" || bad "merge failed: $(cat "$T/merge.err")"
 same_site "$T/j1" "$T/merged" "single build and shard 0/2 + 1/2 + merge"
 clean "$T/merge.err" > "$T/merge.msg"
