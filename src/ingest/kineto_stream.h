@@ -10,6 +10,10 @@
  * is not in traceEvents (deviceProperties, distributedInfo, ...) is kept as
  * text and parsed at the end as one small document, with the events array
  * emptied. Memory: the window, simdjson's index of it and that text.
+ * When the stream has a core to spare (source_stream_spare_core), reading
+ * and cutting run on a thread of their own and the caller's thread parses
+ * copies of the windows (three queued at most); rows and messages are the
+ * same either way.
  */
 #ifndef PERFSTUDY_KINETO_STREAM_H
 #define PERFSTUDY_KINETO_STREAM_H
