@@ -202,15 +202,19 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 				    "run:text,rank:int,name:text,group:text,calls:int,total_us:us,mean_us:us,min_us:us,max_us:us");
 	sqlite3_stmt *st;
 	/*
-	 * CROSS JOIN fixes the order (runs, their traces, their rows, each row's
-	 * group): left to itself the planner may loop over the groups and scan a
-	 * trace's rows once per group (20 s instead of 1 s on 64 ranks of 100 MB).
+	 * CROSS JOIN fixes the order (runs, their traces, their rows): left to
+	 * itself the planner may loop over the groups and scan a trace's rows
+	 * once per group (20 s instead of 1 s on 64 ranks of 100 MB). Each
+	 * kernel name's group is looked up once per rank, after summing, not
+	 * once per kernel (1.38 -> 0.99 s on a 4.5 GB trace; the same rows).
 	 */
-	if (prep(s, "INSERT INTO kernel_stats SELECT r.experiment, r.run, t.rank, a.name_id, g.grp, count(*),"
-		    " sum(a.dur_ns), min(a.dur_ns), max(a.dur_ns) FROM runs r CROSS JOIN traces t"
-		    " CROSS JOIN activities a CROSS JOIN activity_groups g"
-		    " WHERE t.run_id = r.id AND a.trace_id = t.id AND g.experiment = r.experiment AND g.kind = a.kind"
-		    " AND g.name_id = a.name_id AND r.experiment = ?1 AND a.kind = 'kernel' GROUP BY r.id, t.rank, a.name_id",
+	if (prep(s, "INSERT INTO kernel_stats SELECT x.experiment, x.run, x.rank, x.name_id, g.grp, x.calls, x.total,"
+		    " x.mn, x.mx FROM (SELECT r.experiment, r.run, t.rank, a.name_id, count(*) AS calls,"
+		    "  sum(a.dur_ns) AS total, min(a.dur_ns) AS mn, max(a.dur_ns) AS mx FROM runs r CROSS JOIN traces t"
+		    "  CROSS JOIN activities a WHERE t.run_id = r.id AND a.trace_id = t.id AND r.experiment = ?1"
+		    "  AND a.kind = 'kernel' GROUP BY r.id, t.rank, a.name_id) x"
+		    " CROSS JOIN activity_groups g WHERE g.experiment = x.experiment AND g.kind = 'kernel'"
+		    " AND g.name_id = x.name_id",
 		    &st) < 0)
 		goto fail;
 	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);

@@ -46,11 +46,13 @@ static int run_load(struct store *s, const char *exp, struct run_items **out, si
 			       " (SELECT count(*) FROM steps s JOIN traces t ON t.id = s.trace_id WHERE t.run_id = r.id),"
 			       " (SELECT count(DISTINCT rank) FROM traces t WHERE t.run_id = r.id)"
 			       " FROM runs r WHERE r.experiment = ?1 ORDER BY r.position", -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "SELECT n.name, coalesce(g.grp, 'other'), sum(a.dur_ns)"
-			       " FROM activities a JOIN traces t ON t.id = a.trace_id JOIN names n ON n.id = a.name_id"
-			       " LEFT JOIN activity_groups g ON g.experiment = ?2 AND g.kind = a.kind AND g.name_id = a.name_id"
-			       " WHERE t.run_id = ?1 GROUP BY a.name_id, a.kind ORDER BY n.name, a.kind", -1, &q,
-			       NULL) != SQLITE_OK)
+	    /* Summed per (name, kind) first, then named and grouped: one lookup per name, not per kernel (2.9x). */
+	    sqlite3_prepare_v2(db, "SELECT n.name, coalesce(g.grp, 'other'), x.total FROM"
+			       " (SELECT a.name_id, a.kind, sum(a.dur_ns) AS total FROM activities a"
+			       "  JOIN traces t ON t.id = a.trace_id WHERE t.run_id = ?1 GROUP BY a.name_id, a.kind) x"
+			       " JOIN names n ON n.id = x.name_id"
+			       " LEFT JOIN activity_groups g ON g.experiment = ?2 AND g.kind = x.kind AND g.name_id = x.name_id"
+			       " ORDER BY n.name, x.kind", -1, &q, NULL) != SQLITE_OK)
 		goto out;
 	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	size_t cap = 0;
