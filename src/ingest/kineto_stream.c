@@ -275,53 +275,44 @@ static inline int scan_more(const struct framer *f, const struct scan_state *st,
 	       (scan - f->ev_start < f->window || st->boundary <= f->ev_start + 1);
 }
 
-static void scan_portable(struct framer *f)
-{
-	struct scan_state st;
-	size_t scan = f->scan;
-	state_load(f, &st);
-	while (scan_more(f, &st, scan)) {
-		struct masks m;
-		masks_portable(f->buf + scan, &m);
-		BLOCK_WALK(st, m, scan, prefix_xor);
-		scan += 64;
+/*
+ * A scan loop: whole blocks while scan_more, the masks of each by masks_fn
+ * (inlined: the loop is compiled for the masks' instruction set, attr).
+ */
+#define SCAN_LOOP(name, attr, masks_fn, xor_fn)                                                                        \
+	attr static void name(struct framer *f)                                                                        \
+	{                                                                                                              \
+		struct scan_state st;                                                                                  \
+		size_t scan = f->scan;                                                                                 \
+		state_load(f, &st);                                                                                    \
+		while (scan_more(f, &st, scan)) {                                                                      \
+			struct masks m;                                                                                \
+			masks_fn(f->buf + scan, &m);                                                                   \
+			BLOCK_WALK(st, m, scan, xor_fn);                                                               \
+			scan += 64;                                                                                    \
+		}                                                                                                      \
+		state_store(f, &st);                                                                                   \
+		f->scan = scan;                                                                                        \
 	}
-	state_store(f, &st);
-	f->scan = scan;
-}
+
+SCAN_LOOP(scan_portable, , masks_portable, prefix_xor)
 
 #ifdef HAVE_X86_SCAN
-static void scan_sse2(struct framer *f)
+static inline void masks_sse2(const char *p, struct masks *m)
 {
 	const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\');
 	const __m128i o1 = _mm_set1_epi8('{'), o2 = _mm_set1_epi8('[');
 	const __m128i c1 = _mm_set1_epi8('}'), c2 = _mm_set1_epi8(']');
-	struct scan_state st;
-	size_t scan = f->scan;
-	state_load(f, &st);
-	while (scan_more(f, &st, scan)) {
-		const char *p = f->buf + scan;
-		struct masks m = { 0, 0, 0, 0 };
-#define SSE2_PART(k)                                                                                                   \
-	do {                                                                                                           \
-		__m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * (k)));                                          \
-		m.quote |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)) << 16 * (k);                   \
-		m.bslash |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, b)) << 16 * (k);                  \
-		m.open |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, o1), _mm_cmpeq_epi8(v, o2))) \
-			  << 16 * (k);                                                                                 \
-		m.close |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, c1), _mm_cmpeq_epi8(v, c2))) \
-			   << 16 * (k);                                                                                \
-	} while (0)
-		SSE2_PART(0);
-		SSE2_PART(1);
-		SSE2_PART(2);
-		SSE2_PART(3);
-#undef SSE2_PART
-		BLOCK_WALK(st, m, scan, prefix_xor);
-		scan += 64;
+	m->quote = m->bslash = m->open = m->close = 0;
+	for (int k = 0; k < 4; k++) { /* unrolled: constant shifts */
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
+		m->quote |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)) << 16 * k;
+		m->bslash |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, b)) << 16 * k;
+		m->open |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, o1), _mm_cmpeq_epi8(v, o2)))
+			   << 16 * k;
+		m->close |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, c1), _mm_cmpeq_epi8(v, c2)))
+			    << 16 * k;
 	}
-	state_store(f, &st);
-	f->scan = scan;
 }
 
 /* Prefix XOR by a carry-less multiply with all ones, as simdjson does. */
@@ -330,55 +321,35 @@ __attribute__((target("pclmul"))) static inline uint64_t prefix_xor_clmul(uint64
 	return (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)x), _mm_set1_epi8((char)0xff), 0));
 }
 
-__attribute__((target("avx2,pclmul"))) static void scan_avx2(struct framer *f)
+/* Bits of the two 32-byte halves' byte masks. */
+#define AVX2_BITS(lo, hi) ((uint64_t)(uint32_t)_mm256_movemask_epi8(lo) | (uint64_t)(uint32_t)_mm256_movemask_epi8(hi) << 32)
+
+__attribute__((target("avx2"))) static inline void masks_avx2(const char *p, struct masks *m)
 {
 	const __m256i q = _mm256_set1_epi8('"'), b = _mm256_set1_epi8('\\');
 	const __m256i o1 = _mm256_set1_epi8('{'), o2 = _mm256_set1_epi8('[');
 	const __m256i c1 = _mm256_set1_epi8('}'), c2 = _mm256_set1_epi8(']');
-	struct scan_state st;
-	size_t scan = f->scan;
-	state_load(f, &st);
-	while (scan_more(f, &st, scan)) {
-		const char *p = f->buf + scan;
-		__m256i lo = _mm256_loadu_si256((const __m256i *)p), hi = _mm256_loadu_si256((const __m256i *)(p + 32));
-#define AVX2_MASK(expr_lo, expr_hi)                                                                                    \
-	((uint64_t)(uint32_t)_mm256_movemask_epi8(expr_lo) | (uint64_t)(uint32_t)_mm256_movemask_epi8(expr_hi) << 32)
-		struct masks m;
-		m.quote = AVX2_MASK(_mm256_cmpeq_epi8(lo, q), _mm256_cmpeq_epi8(hi, q));
-		m.bslash = AVX2_MASK(_mm256_cmpeq_epi8(lo, b), _mm256_cmpeq_epi8(hi, b));
-		m.open = AVX2_MASK(_mm256_or_si256(_mm256_cmpeq_epi8(lo, o1), _mm256_cmpeq_epi8(lo, o2)),
-				   _mm256_or_si256(_mm256_cmpeq_epi8(hi, o1), _mm256_cmpeq_epi8(hi, o2)));
-		m.close = AVX2_MASK(_mm256_or_si256(_mm256_cmpeq_epi8(lo, c1), _mm256_cmpeq_epi8(lo, c2)),
-				    _mm256_or_si256(_mm256_cmpeq_epi8(hi, c1), _mm256_cmpeq_epi8(hi, c2)));
-#undef AVX2_MASK
-		BLOCK_WALK(st, m, scan, prefix_xor_clmul);
-		scan += 64;
-	}
-	state_store(f, &st);
-	f->scan = scan;
+	__m256i lo = _mm256_loadu_si256((const __m256i *)p), hi = _mm256_loadu_si256((const __m256i *)(p + 32));
+	m->quote = AVX2_BITS(_mm256_cmpeq_epi8(lo, q), _mm256_cmpeq_epi8(hi, q));
+	m->bslash = AVX2_BITS(_mm256_cmpeq_epi8(lo, b), _mm256_cmpeq_epi8(hi, b));
+	m->open = AVX2_BITS(_mm256_or_si256(_mm256_cmpeq_epi8(lo, o1), _mm256_cmpeq_epi8(lo, o2)),
+			    _mm256_or_si256(_mm256_cmpeq_epi8(hi, o1), _mm256_cmpeq_epi8(hi, o2)));
+	m->close = AVX2_BITS(_mm256_or_si256(_mm256_cmpeq_epi8(lo, c1), _mm256_cmpeq_epi8(lo, c2)),
+			     _mm256_or_si256(_mm256_cmpeq_epi8(hi, c1), _mm256_cmpeq_epi8(hi, c2)));
 }
 
-__attribute__((target("avx512bw,pclmul"))) static void scan_avx512(struct framer *f)
+__attribute__((target("avx512bw"))) static inline void masks_avx512(const char *p, struct masks *m)
 {
-	const __m512i q = _mm512_set1_epi8('"'), b = _mm512_set1_epi8('\\');
-	const __m512i o1 = _mm512_set1_epi8('{'), o2 = _mm512_set1_epi8('[');
-	const __m512i c1 = _mm512_set1_epi8('}'), c2 = _mm512_set1_epi8(']');
-	struct scan_state st;
-	size_t scan = f->scan;
-	state_load(f, &st);
-	while (scan_more(f, &st, scan)) {
-		__m512i v = _mm512_loadu_si512((const void *)(f->buf + scan));
-		struct masks m;
-		m.quote = _mm512_cmpeq_epi8_mask(v, q);
-		m.bslash = _mm512_cmpeq_epi8_mask(v, b);
-		m.open = _mm512_cmpeq_epi8_mask(v, o1) | _mm512_cmpeq_epi8_mask(v, o2);
-		m.close = _mm512_cmpeq_epi8_mask(v, c1) | _mm512_cmpeq_epi8_mask(v, c2);
-		BLOCK_WALK(st, m, scan, prefix_xor_clmul);
-		scan += 64;
-	}
-	state_store(f, &st);
-	f->scan = scan;
+	__m512i v = _mm512_loadu_si512((const void *)p);
+	m->quote = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"'));
+	m->bslash = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\'));
+	m->open = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('{')) | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('['));
+	m->close = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('}')) | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(']'));
 }
+
+SCAN_LOOP(scan_sse2, , masks_sse2, prefix_xor)
+SCAN_LOOP(scan_avx2, __attribute__((target("avx2,pclmul"))), masks_avx2, prefix_xor_clmul)
+SCAN_LOOP(scan_avx512, __attribute__((target("avx512bw,pclmul"))), masks_avx512, prefix_xor_clmul)
 #endif
 
 /* The widest scan loop this CPU runs, capped by PERFSTUDY_SIMD (portable, sse2, avx2). */
@@ -444,17 +415,18 @@ static void scan_events(struct framer *f)
 /*
  * Parses buf[start..end) as a window; end is one past the last element (or
  * the ']'); base is the file offset of buf[0]. buf[end] must be writable.
+ * last: the array never ended, parsed for simdjson's message, else -1.
  */
-static int parse_bytes(struct framer *f, char *buf, size_t start, size_t end, int closed, size_t base)
+static int parse_bytes(struct framer *f, char *buf, size_t start, size_t end, int closed, int last, size_t base)
 {
 	size_t i = start;
 	while (i < end && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
 		i++;
 	if (i == end)
-		return 0;
+		return last ? -1 : 0;
 	char first = buf[i];
 	if (first == ']' && closed && i + 1 == end)
-		return 0;
+		return last ? -1 : 0;
 	if (first == ',')
 		buf[i] = '[';
 	char after = 0;
@@ -470,7 +442,7 @@ static int parse_bytes(struct framer *f, char *buf, size_t start, size_t end, in
 	buf[i] = first;
 	if (!closed)
 		buf[end] = after;
-	return r;
+	return last && r == 0 ? -1 : r;
 }
 
 /*
@@ -495,7 +467,7 @@ struct cut_win {
 	char *buf;            /* the window's bytes, then room for ']' and SOURCE_PADDING */
 	size_t len, cap, base;
 	int closed;
-	int last;             /* the array never ended: parsed for simdjson's message, else -1 */
+	int last;             /* the array never ended (parse_bytes) */
 	int end;              /* no window: the cutter is done, with result */
 	int result;
 	struct cut_msg *msgs; /* the cutter's messages before this */
@@ -507,7 +479,7 @@ struct cutter {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct framer *f;
-	struct cut_win slots[CUT_SLOTS + 1]; /* a ring: [head, tail) queued */
+	struct cut_win slots[CUT_SLOTS];     /* a ring: [head, tail) queued, [head] being parsed */
 	uint64_t head, tail;
 	int cancel;                          /* the parser stopped: the cutter stops too */
 	struct cut_msg *msgs;                /* held for the next window */
@@ -531,7 +503,7 @@ static int cut_push(struct cutter *c, const char *p, size_t n, size_t base, int 
 	pthread_mutex_unlock(&c->mu);
 	if (cancel)
 		return 1;
-	struct cut_win *w = &c->slots[c->tail % (CUT_SLOTS + 1)];
+	struct cut_win *w = &c->slots[c->tail % CUT_SLOTS];
 	if (n + 1 + SOURCE_PADDING > w->cap) {
 		free(w->buf);
 		w->cap = n + 1 + SOURCE_PADDING;
@@ -565,8 +537,7 @@ static int parse_window(struct framer *f, size_t start, size_t end, int closed, 
 {
 	if (f->cut)
 		return cut_push(f->cut, f->buf + start, end - start, f->base + start, closed, last, 0, 0);
-	int r = parse_bytes(f, f->buf, start, end, closed, f->base);
-	return last && r == 0 ? -1 : r;
+	return parse_bytes(f, f->buf, start, end, closed, last, f->base);
 }
 
 /* Reads more bytes at buf[len..cap); grows buf when it is full. */
@@ -698,7 +669,7 @@ static int cut_parse(struct framer *f, struct cutter *c)
 		pthread_mutex_lock(&c->mu);
 		while (c->head == c->tail)
 			pthread_cond_wait(&c->cv, &c->mu);
-		struct cut_win *w = &c->slots[c->head % (CUT_SLOTS + 1)];
+		struct cut_win *w = &c->slots[c->head % CUT_SLOTS];
 		pthread_mutex_unlock(&c->mu);
 		for (size_t i = 0; i < w->nmsgs; i++) {
 			diag_replay(w->msgs[i].level, w->msgs[i].text);
@@ -711,9 +682,7 @@ static int cut_parse(struct framer *f, struct cutter *c)
 		if (end) {
 			r = w->result;
 		} else {
-			r = parse_bytes(f, w->buf, 0, w->len, w->closed, w->base);
-			if (w->last && r == 0)
-				r = -1;
+			r = parse_bytes(f, w->buf, 0, w->len, w->closed, w->last, w->base);
 		}
 		pthread_mutex_lock(&c->mu);
 		c->head++;
@@ -740,7 +709,7 @@ static int run_cut(struct framer *f)
 		pthread_join(c->thread, NULL);
 	}
 	f->cut = NULL;
-	for (size_t i = 0; i < CUT_SLOTS + 1; i++) {
+	for (size_t i = 0; i < CUT_SLOTS; i++) {
 		for (size_t k = 0; k < c->slots[i].nmsgs; k++)
 			free(c->slots[i].msgs[k].text);
 		free(c->slots[i].msgs);

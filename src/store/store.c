@@ -137,12 +137,15 @@ struct op_thread {
 #define ROWS_PER_INSERT 32
 #define ROW_MAX_COLS 10
 
-enum cell_type { CELL_NULL, CELL_INT, CELL_TEXT };
+enum cell_type { CELL_NULL, CELL_INT, CELL_TEXT, CELL_TEXT_PTR };
 
 struct cell {
 	int64_t v;
 	enum cell_type type;
-	char text[16]; /* CELL_TEXT: short texts only (kind, copy kind), NUL-terminated */
+	union {
+		char text[16];   /* CELL_TEXT: a short text (kind, copy kind), NUL-terminated */
+		const char *ptr; /* CELL_TEXT_PTR: a longer one, valid until the flush that must follow */
+	};
 };
 
 struct row_buf {
@@ -233,6 +236,8 @@ static void bind_cell(sqlite3_stmt *st, int i, const struct cell *c)
 		sqlite3_bind_int64(st, i, c->v);
 	else if (c->type == CELL_TEXT)
 		sqlite3_bind_text(st, i, c->text, -1, SQLITE_STATIC);
+	else if (c->type == CELL_TEXT_PTR)
+		sqlite3_bind_text(st, i, c->ptr, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(st, i);
 }
@@ -276,15 +281,26 @@ static void cell_opt(struct cell *c, int64_t v, int present)
 	c->v = v;
 }
 
-/* A short text (kind, copy kind); NULL is SQL NULL. Longer texts are cut at 15 bytes: see sink_activity. */
-static void cell_text(struct cell *c, const char *t)
+/*
+ * A text; NULL is SQL NULL. A short one is copied into the cell; a longer
+ * one is only pointed to, and -1 says that the caller must flush before t
+ * goes away.
+ */
+static int cell_text(struct cell *c, const char *t)
 {
 	if (!t) {
 		c->type = CELL_NULL;
-		return;
+		return 0;
+	}
+	size_t n = strlen(t);
+	if (n >= sizeof(c->text)) {
+		c->type = CELL_TEXT_PTR;
+		c->ptr = t;
+		return -1;
 	}
 	c->type = CELL_TEXT;
-	snprintf(c->text, sizeof(c->text), "%s", t);
+	memcpy(c->text, t, n + 1);
+	return 0;
 }
 
 /* Every event table's pending rows in. */
@@ -725,38 +741,21 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
 	if (name < 0)
 		return -1;
 	extend(s, a->start_ns, a->dur_ns);
-	if (a->copy_kind && strlen(a->copy_kind) >= sizeof(((struct cell *)0)->text)) {
-		/* A copy kind too long for a cell: the pending rows, then this one alone. */
-		if (row_buf_flush(s, &s->act) < 0)
-			return -1;
-		sqlite3_stmt *st = s->act.one;
-		sqlite3_bind_int64(st, 1, c->trace_id);
-		sqlite3_bind_text(st, 2, kind_text(a->kind), -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, name);
-		bind_opt(st, 4, a->device, a->device >= 0);
-		bind_opt(st, 5, a->stream, a->stream >= 0);
-		sqlite3_bind_int64(st, 6, a->start_ns);
-		sqlite3_bind_int64(st, 7, a->dur_ns);
-		bind_opt(st, 8, a->bytes, a->bytes >= 0);
-		bind_text_opt(st, 9, a->copy_kind);
-		bind_opt(st, 10, a->correlation, a->correlation >= 0);
-		if (step_rebind(s, st, "insert activity") < 0)
-			return -1;
-	} else {
-		struct cell *row = row_buf_add(s, &s->act);
-		if (!row)
-			return -1;
-		cell_int(&row[0], c->trace_id);
-		cell_text(&row[1], kind_text(a->kind));
-		cell_int(&row[2], name);
-		cell_opt(&row[3], a->device, a->device >= 0);
-		cell_opt(&row[4], a->stream, a->stream >= 0);
-		cell_int(&row[5], a->start_ns);
-		cell_int(&row[6], a->dur_ns);
-		cell_opt(&row[7], a->bytes, a->bytes >= 0);
-		cell_text(&row[8], a->copy_kind);
-		cell_opt(&row[9], a->correlation, a->correlation >= 0);
-	}
+	struct cell *row = row_buf_add(s, &s->act);
+	if (!row)
+		return -1;
+	cell_int(&row[0], c->trace_id);
+	cell_text(&row[1], kind_text(a->kind));
+	cell_int(&row[2], name);
+	cell_opt(&row[3], a->device, a->device >= 0);
+	cell_opt(&row[4], a->stream, a->stream >= 0);
+	cell_int(&row[5], a->start_ns);
+	cell_int(&row[6], a->dur_ns);
+	cell_opt(&row[7], a->bytes, a->bytes >= 0);
+	cell_opt(&row[9], a->correlation, a->correlation >= 0);
+	/* A copy kind too long for a cell is bound from where it is: the rows go in now, this one last. */
+	if (cell_text(&row[8], a->copy_kind) < 0 && row_buf_flush(s, &s->act) < 0)
+		return -1;
 	if (!a->collective)
 		return 0;
 	/* The NCCL args of a communication kernel, keyed by its start and correlation. */
