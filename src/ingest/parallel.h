@@ -41,6 +41,8 @@ struct trace_feed *feed_new(const char *const *paths, size_t n, int jobs);
 void feed_skip(struct trace_feed *f, size_t i);
 /* Whether trace i was skipped. */
 int feed_skipped(const struct trace_feed *f, size_t i);
+/* Whether reading threads are running and every trace they will read is already claimed by one. */
+int feed_all_claimed(struct trace_feed *f);
 /* Before feed_start: batches come from source (shard databases), not the files. */
 void feed_use_source(struct trace_feed *f, feed_source_fn source, void *src);
 /* Starts the workers; `like` says which sink callbacks to record (NULL: all). */

@@ -505,32 +505,78 @@ int64_t store_name_id(struct store *s, const char *name)
 	return id;
 }
 
-int store_index_traces(struct store *s)
+/*
+ * The CREATE INDEX statements of store_index_traces, appended to sql, and
+ * the statements that set their statistics to stats (when not NULL).
+ */
+static int index_sql(struct store *s, struct buf *sql, struct buf *stats)
 {
 	sqlite3_stmt *st;
 	if (prepare(s, "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c"
 		       " WHERE m.type = 'table' AND c.name = 'trace_id' AND c.pk = 0 ORDER BY m.name", &st) < 0)
 		return -1;
-	struct buf sql;
-	buf_init(&sql);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *t = (const char *)sqlite3_column_text(st, 0);
 		/* Table names are the schema's own (letters and '_'), never an input's. */
 		/* collectives are looked up by (trace, start) for each communication kernel. */
-		buf_printf(&sql, "CREATE INDEX IF NOT EXISTS \"%s_by_trace\" ON \"%s\"(trace_id%s);\n", t, t,
-			   strcmp(t, "collectives") ? "" : ", start_ns");
+		int two = !strcmp(t, "collectives");
+		buf_printf(sql, "CREATE INDEX IF NOT EXISTS \"%s_by_trace\" ON \"%s\"(trace_id%s);\n", t, t,
+			   two ? ", start_ns" : "");
+		if (!stats)
+			continue;
+		/*
+		 * A sampled ANALYZE estimates from the index's pages, which differ
+		 * when the index was made early (rows appended one by one) or after
+		 * the last trace. These get their exact statistics instead, by
+		 * ANALYZE's own formula (rows; rows per trace, rounded up; rows per
+		 * (trace, start)), from a page count and a lookup per trace, so that
+		 * the store is the same whatever --jobs did.
+		 */
+		buf_printf(stats,
+			   "UPDATE sqlite_stat1 SET stat = (SELECT CASE WHEN d > 0 THEN n || ' ' || ((n + d - 1) / d)%s"
+			   " ELSE stat END FROM (SELECT (SELECT count(*) FROM \"%s\") AS n, (SELECT count(*) FROM traces x"
+			   " WHERE EXISTS (SELECT 1 FROM \"%s\" y WHERE y.trace_id = x.id)) AS d%s))"
+			   " WHERE tbl = '%s' AND idx = '%s_by_trace';\n",
+			   two ? " || ' ' || ((n + d2 - 1) / d2)" : "", t, t,
+			   two ? ", (SELECT count(*) FROM (SELECT DISTINCT trace_id, start_ns FROM collectives)) AS d2" : "",
+			   t, t);
 	}
 	sqlite3_finalize(st);
-	int ret = rc == SQLITE_DONE ? 0 : db_error(s, "list tables");
+	return rc == SQLITE_DONE ? 0 : db_error(s, "list tables");
+}
+
+int store_index_early(struct store *s)
+{
+	struct buf sql;
+	buf_init(&sql);
+	int ret = index_sql(s, &sql, NULL);
+	if (ret == 0)
+		ret = store_exec(s, sql.data);
+	buf_release(&sql);
+	return ret;
+}
+
+int store_index_traces(struct store *s)
+{
+	struct buf sql, stats;
+	buf_init(&sql);
+	buf_init(&stats);
+	int ret = index_sql(s, &sql, &stats);
 	/*
 	 * Statistics, sampled (a few ms), so that the planner starts from the
-	 * few traces of a rank and not from a scan of the event table.
+	 * few traces of a rank and not from a scan of the event table; the
+	 * exact ones of index_sql then, and the planner reads them again.
 	 */
 	buf_adds(&sql, "PRAGMA analysis_limit=1000; ANALYZE;");
 	if (ret == 0)
 		ret = store_exec(s, sql.data);
+	if (ret == 0)
+		ret = store_exec(s, stats.data);
+	if (ret == 0)
+		ret = store_exec(s, "ANALYZE sqlite_master;");
 	buf_release(&sql);
+	buf_release(&stats);
 	return ret;
 }
 

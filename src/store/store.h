@@ -85,6 +85,13 @@ int store_reload_names(struct store *s);
  * analysis for 64 ranks of 100 MB). Returns 0 or -1 after diag.
  */
 int store_index_traces(struct store *s);
+/*
+ * The same indexes before the last traces are stored, without the
+ * statistics (store_index_traces still runs after reading, and finds them
+ * made): rows stored after them are appended to the indexes one by one.
+ * Returns 0 or -1 after diag.
+ */
+int store_index_early(struct store *s);
 
 /* Interns a name; returns its id. */
 int64_t store_name_id(struct store *s, const char *name);
