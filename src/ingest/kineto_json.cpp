@@ -64,9 +64,7 @@ bool take_string(ondemand::value v, std::string &buf, kj_str &out)
 
 bool take_int(ondemand::value v, int64_t &out)
 {
-	ondemand::json_type t;
-	if (v.type().get(t) != SUCCESS || t != ondemand::json_type::number)
-		return false;
+	/* get_int64 fails on anything but an integer in range: a string, a float, true, ... */
 	int64_t i;
 	if (v.get_int64().get(i) == SUCCESS) {
 		out = i;
@@ -78,10 +76,10 @@ bool take_int(ondemand::value v, int64_t &out)
 /* A number's raw text, pointing into the JSON text (trailing spaces trimmed); false when not a number. */
 bool take_number_text(ondemand::value v, kj_str &out)
 {
-	ondemand::json_type t;
-	if (v.type().get(t) != SUCCESS || t != ondemand::json_type::number)
-		return false;
 	std::string_view raw = v.raw_json_token();
+	/* A JSON number starts with a digit or '-'; strings, literals, objects and arrays do not. */
+	if (raw.empty() || !((raw[0] >= '0' && raw[0] <= '9') || raw[0] == '-'))
+		return false;
 	while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' ||
 				raw.back() == '\t'))
 		raw.remove_suffix(1);
@@ -130,23 +128,86 @@ bool raw_string(ondemand::value v, std::string_view &sv)
 	return true;
 }
 
+/* The keys read_event and read_args look at. */
+enum key_id {
+	K_OTHER, K_PH, K_TS, K_CAT, K_DUR, K_TID, K_NAME, K_ARGS,
+	K_EXTERNAL_ID, K_DEVICE, K_STREAM, K_CORRELATION, K_BYTES, K_COLLECTIVE, K_DTYPE, K_IN_NELEMS,
+	K_OUT_NELEMS, K_GROUP_SIZE,
+};
+
+/* Whether the key text at p (after its opening quote) is exactly k: k's bytes, then the closing quote. */
+template <size_t N> inline bool key_is(const char *p, const char (&k)[N])
+{
+	return !memcmp(p, k, N - 1) && p[N - 1] == '"';
+}
+
+/* An unescaped key's id, by comparing whole strings: the slow way, for keys written with escapes. */
+key_id key_by_name(std::string_view k, bool args)
+{
+	static const struct {
+		const char *name;
+		key_id id;
+		bool args;
+	} keys[] = {
+		{"ph", K_PH, false}, {"ts", K_TS, false}, {"cat", K_CAT, false}, {"dur", K_DUR, false},
+		{"tid", K_TID, false}, {"name", K_NAME, false}, {"args", K_ARGS, false},
+		{"External id", K_EXTERNAL_ID, true}, {"external id", K_EXTERNAL_ID, true}, {"device", K_DEVICE, true},
+		{"stream", K_STREAM, true}, {"correlation", K_CORRELATION, true}, {"bytes", K_BYTES, true},
+		{"Collective name", K_COLLECTIVE, true}, {"dtype", K_DTYPE, true}, {"In msg nelems", K_IN_NELEMS, true},
+		{"Out msg nelems", K_OUT_NELEMS, true}, {"Group size", K_GROUP_SIZE, true},
+	};
+	for (const auto &e : keys)
+		if (e.args == args && k == e.name)
+			return e.id;
+	return K_OTHER;
+}
+
 /*
- * A field's key. Kineto's keys never hold escapes, so the raw text between
- * the quotes is the key and nothing is copied; a key with a backslash is
- * unescaped, so that "\u0074s" is still "ts".
+ * A field's key as a key_id. Kineto's keys never hold escapes, so the raw
+ * text is compared in place, up to and with its closing quote (the text
+ * is padded: reading a few bytes past a short key is safe). A key that
+ * matches none is checked for a backslash: one written with escapes is
+ * unescaped and compared again, so that "\u0074s" is still "ts".
  */
-error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field, std::string_view &key)
+error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field, bool args, key_id &id)
 {
 	error_code e = std::move(res).get(field);
 	if (e)
 		return e;
 	const char *p = field.key().raw();
-	size_t n = plain_len(p);
-	if (n != SIZE_MAX) {
-		key = std::string_view(p, n);
-		return SUCCESS;
+	id = K_OTHER;
+	if (!args) {
+		switch (p[0]) {
+		case 'p': if (key_is(p, "ph")) id = K_PH; break;
+		case 't': if (key_is(p, "ts")) id = K_TS; else if (key_is(p, "tid")) id = K_TID; break;
+		case 'c': if (key_is(p, "cat")) id = K_CAT; break;
+		case 'd': if (key_is(p, "dur")) id = K_DUR; break;
+		case 'n': if (key_is(p, "name")) id = K_NAME; break;
+		case 'a': if (key_is(p, "args")) id = K_ARGS; break;
+		default: break;
+		}
+	} else {
+		switch (p[0]) {
+		case 'E': if (key_is(p, "External id")) id = K_EXTERNAL_ID; break;
+		case 'e': if (key_is(p, "external id")) id = K_EXTERNAL_ID; break;
+		case 'd': if (key_is(p, "device")) id = K_DEVICE; else if (key_is(p, "dtype")) id = K_DTYPE; break;
+		case 's': if (key_is(p, "stream")) id = K_STREAM; break;
+		case 'c': if (key_is(p, "correlation")) id = K_CORRELATION; break;
+		case 'b': if (key_is(p, "bytes")) id = K_BYTES; break;
+		case 'C': if (key_is(p, "Collective name")) id = K_COLLECTIVE; break;
+		case 'I': if (key_is(p, "In msg nelems")) id = K_IN_NELEMS; break;
+		case 'O': if (key_is(p, "Out msg nelems")) id = K_OUT_NELEMS; break;
+		case 'G': if (key_is(p, "Group size")) id = K_GROUP_SIZE; break;
+		default: break;
+		}
 	}
-	return field.unescaped_key().get(key);
+	if (id != K_OTHER || plain_len(p) != SIZE_MAX)
+		return SUCCESS;
+	std::string_view key;
+	if ((e = field.unescaped_key().get(key)))
+		return e;
+	id = key_by_name(key, args);
+	return SUCCESS;
 }
 
 struct event_bufs {
@@ -157,40 +218,43 @@ struct event_bufs {
 error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int want)
 {
 	for (auto field : args) {
-		std::string_view key;
+		key_id key;
 		ondemand::field f;
-		error_code e = key_of(field, f, key);
+		error_code e = key_of(field, f, true, key);
 		if (e)
 			return e;
 		ondemand::value v = f.value();
 		int64_t i;
-		if (key == "External id" || key == "external id") {
+		if (key == K_EXTERNAL_ID) {
 			if (take_int(v, i)) { ev.external_id = i; ev.has_external_id = 1; }
 			if (want & KJ_ONLY_EXTERNAL_ID)
 				break; /* nothing else is used: the rest is skipped */
-		} else if (want & KJ_ONLY_EXTERNAL_ID) {
 			continue;
-		} else if (key == "device") {
+		}
+		if (want & KJ_ONLY_EXTERNAL_ID)
+			continue;
+		switch (key) {
+		case K_DEVICE:
 			if (take_int(v, i)) { ev.device = i; ev.has_device = 1; }
 			else if (!ev.bad_int) ev.bad_int = "device";
-		} else if (key == "stream") {
+			break;
+		case K_STREAM:
 			if (take_int(v, i)) { ev.stream = i; ev.has_stream = 1; }
 			else if (!ev.bad_int) ev.bad_int = "stream";
-		} else if (key == "correlation") {
+			break;
+		case K_CORRELATION:
 			if (take_int(v, i)) { ev.correlation = i; ev.has_correlation = 1; }
 			else if (!ev.bad_int) ev.bad_int = "correlation";
-		} else if (key == "bytes") {
+			break;
+		case K_BYTES:
 			if (take_int(v, i)) { ev.bytes = i; ev.has_bytes = 1; }
-		} else if (key == "Collective name") {
-			take_string(v, b.collective, ev.collective);
-		} else if (key == "dtype") {
-			take_string(v, b.dtype, ev.dtype);
-		} else if (key == "In msg nelems") {
-			if (take_int(v, i)) ev.in_nelems = i;
-		} else if (key == "Out msg nelems") {
-			if (take_int(v, i)) ev.out_nelems = i;
-		} else if (key == "Group size") {
-			if (take_int(v, i)) ev.group_size = i;
+			break;
+		case K_COLLECTIVE: take_string(v, b.collective, ev.collective); break;
+		case K_DTYPE: take_string(v, b.dtype, ev.dtype); break;
+		case K_IN_NELEMS: if (take_int(v, i)) ev.in_nelems = i; break;
+		case K_OUT_NELEMS: if (take_int(v, i)) ev.out_nelems = i; break;
+		case K_GROUP_SIZE: if (take_int(v, i)) ev.group_size = i; break;
+		default: break;
 		}
 	}
 	return SUCCESS;
@@ -205,66 +269,68 @@ error_code read_event(ondemand::object obj, kj_event &ev, event_bufs &b, kj_cat_
 {
 	int want = KJ_ONLY_EXTERNAL_ID - 1; /* everything, until cat says otherwise */
 	for (auto field : obj) {
-		std::string_view key;
+		key_id key;
 		ondemand::field f;
-		error_code e = key_of(field, f, key);
+		error_code e = key_of(field, f, false, key);
 		if (e)
 			return e;
 		ondemand::value v = f.value();
-		switch (key.size()) {
-		case 2:
-			if (key == "ph") {
-				/* "X" as it nearly always is: no copy; anything else copied (and unescaped). */
-				std::string_view sv;
-				if (raw_string(v, sv) && sv == "X") {
-					ev.ph.p = "X";
-					ev.ph.n = 1;
-				} else {
-					take_string(v, b.ph, ev.ph);
-				}
-				if (ev.ph.p && (ev.ph.n != 1 || ev.ph.p[0] != 'X'))
+		switch (key) {
+		case K_PH: {
+			/* "X" as it nearly always is: no copy; anything else copied (and unescaped). */
+			ondemand::raw_json_string rs;
+			if (v.get_raw_json_string().get(rs) == SUCCESS && key_is(rs.raw(), "X")) {
+				ev.ph.p = "X";
+				ev.ph.n = 1;
+			} else {
+				take_string(v, b.ph, ev.ph);
+			}
+			if (ev.ph.p && (ev.ph.n != 1 || ev.ph.p[0] != 'X'))
+				return SUCCESS;
+			break;
+		}
+		case K_TS:
+			if (!take_number_text(v, ev.ts))
+				ev.ts_bad = 1;
+			break;
+		case K_CAT: {
+			std::string_view sv;
+			int got = raw_string(v, sv);
+			if (got) {
+				ev.cat.p = sv.data(); /* not NUL-terminated: only cat_fn reads it */
+				ev.cat.n = sv.size();
+			} else {
+				got = take_string(v, b.cat, ev.cat);
+			}
+			if (got) {
+				want = cat_fn(ev.cat.p, ev.cat.n);
+				ev.cls = want & 0xff;
+				if (!ev.cls)
 					return SUCCESS;
-			} else if (key == "ts") {
-				if (!take_number_text(v, ev.ts))
-					ev.ts_bad = 1;
 			}
 			break;
-		case 3:
-			if (key == "cat") {
-				std::string_view sv;
-				int got = raw_string(v, sv);
-				if (got) {
-					ev.cat.p = sv.data(); /* not NUL-terminated: only cat_fn reads it */
-					ev.cat.n = sv.size();
-				} else {
-					got = take_string(v, b.cat, ev.cat);
-				}
-				if (got) {
-					want = cat_fn(ev.cat.p, ev.cat.n);
-					ev.cls = want & 0xff;
-					if (!ev.cls)
-						return SUCCESS;
-				}
-			} else if (key == "dur") {
-				if (!take_number_text(v, ev.dur))
-					ev.dur_bad = 1;
-			} else if (key == "tid") {
-				int64_t i;
-				if (take_int(v, i))
-					ev.tid = i;
+		}
+		case K_DUR:
+			if (!take_number_text(v, ev.dur))
+				ev.dur_bad = 1;
+			break;
+		case K_TID: {
+			int64_t i;
+			if (take_int(v, i))
+				ev.tid = i;
+			break;
+		}
+		case K_NAME:
+			take_string(v, b.name, ev.name);
+			break;
+		case K_ARGS: {
+			ondemand::object args;
+			if (v.get_object().get(args) == SUCCESS) {
+				if ((e = read_args(args, ev, b, want)))
+					return e;
 			}
 			break;
-		case 4:
-			if (key == "name") {
-				take_string(v, b.name, ev.name);
-			} else if (key == "args") {
-				ondemand::object args;
-				if (v.get_object().get(args) == SUCCESS) {
-					if ((e = read_args(args, ev, b, want)))
-						return e;
-				}
-			}
-			break;
+		}
 		default:
 			break;
 		}

@@ -98,6 +98,10 @@ same "$T/gz1.txt" "$T/gz2.txt" "one and two gzip members"
 # while K4's "ph" is "\u0066" ("f"): skipped; the flow event and the
 # python_function are skipped; cpu_op O [0, 5000) ns with external id 42
 # (after "Input Dims"), cpu_op P [6000, 7000) ns whose External id comes first.
+# Kernel K5 [10000, 11000) ns on device 1 stream 8, its args' keys written
+# with escapes, after each field a longer key that starts like it ("tsx",
+# "durx", "streamx": not read); cpu_op Q [7000, 7500) ns, external id 44
+# under an escaped key.
 mkdir -p "$T/order"
 cat > "$T/order/rank0.json" <<'JSON'
 {"traceEvents": [
@@ -109,7 +113,9 @@ cat > "$T/order/rank0.json" <<'JSON'
  {"ph": "f", "cat": "ac2g", "name": "flow", "ts": 1, "args": {"device": "not an int"}},
  {"ph": "X", "cat": "python_function", "name": "py", "ts": 0, "dur": 9, "args": {"device": "not an int"}},
  {"ph": "X", "cat": "cpu_op", "name": "O", "ts": 0, "dur": 5, "tid": 1, "args": {"Input Dims": [[2, 3], []], "External id": 42, "Ev Idx": 1}},
- {"ph": "X", "cat": "cpu_op", "name": "P", "ts": 6, "dur": 1, "tid": 1, "args": {"External id": 43, "Input Dims": [[]]}}
+ {"ph": "X", "cat": "cpu_op", "name": "P", "ts": 6, "dur": 1, "tid": 1, "args": {"External id": 43, "Input Dims": [[]]}},
+ {"ph": "X", "cat": "kernel", "name": "K5", "ts": 10, "tsx": 99, "dur": 1, "durx": 5, "args": {"d\u0065vice": 1, "str\u0065am": 8, "streamx": 3}},
+ {"ph": "X", "cat": "cpu_op", "name": "Q", "ts": 7, "dur": 0.5, "tid": 1, "args": {"\u0045xternal id": 44}}
 ]}
 JSON
 if "$PERFSTUDY" build -q "$T/order" -o "$T/order-out" 2>"$T/err"; then
@@ -121,10 +127,12 @@ if "$PERFSTUDY" build -q "$T/order" -o "$T/order-out" 2>"$T/err"; then
 	want='K1|0|7|1000|2000
 K2|0|7|4000|500
 K3|0|7|8000|1000
+K5|1|8|10000|1000
 L|500|250|9
 O|0|5000|42
 P|6000|1000|43
-9|0'
+Q|7000|500|44
+11|0'
 	if [ "$got" = "$want" ]; then ok; else bad "field orders: got $got"; fi
 	if [ -s "$T/err" ]; then bad "field orders: unexpected messages: $(cat "$T/err")"; else ok; fi
 else
