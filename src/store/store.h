@@ -79,10 +79,11 @@ void store_sink_experiment(struct store *s, const char *experiment, const char *
 int store_reload_names(struct store *s);
 
 /*
- * Indexes trace_id in every table that has it, once the traces are read:
- * the analyses load one rank's rows at a time, and without the index each
- * load scans the whole table (quadratic in the number of ranks: 64 s of
- * analysis for 64 ranks of 100 MB). Returns 0 or -1 after diag.
+ * Indexes trace_id in every table that has it and holds two traces or
+ * more, once the traces are read, and sets the statistics: the analyses
+ * load one rank's rows at a time, and without the index each load scans
+ * the whole table (quadratic in the number of ranks: 64 s of analysis for
+ * 64 ranks of 100 MB). Returns 0 or -1 after diag.
  */
 int store_index_traces(struct store *s);
 /*

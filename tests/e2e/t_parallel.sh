@@ -39,6 +39,14 @@ sqlite3 "$T/an.db" "ANALYZE"
 b=$(sqlite3 "$T/an.db" "$q")
 [ "$(printf '%s\n' "$a" | grep -c 'activities_by_trace|[1-9][0-9]* [1-9]')" = 1 ] && [ "$a" = "$b" ] && ok ||
 	bad "index statistics: '$a', a full ANALYZE: '$b'"
+# A trace_id index where a table holds two traces or more, none where it
+# holds one (every row has the same trace_id): run-a is one trace, run-a
+# and run-b built together three.
+idx() { sqlite3 "$1" "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master WHERE type = 'index' AND name GLOB 'a*_by_trace' ORDER BY name)"; }
+"$PERFSTUDY" build -q tests/data/small/study/run-a -o "$T/one" || bad "build of one trace failed"
+"$PERFSTUDY" build -q tests/data/small/study/run-a tests/data/small/study/run-b -o "$T/two" || bad "build of three traces failed"
+[ "$(idx "$T/one/perfstudy.db")" = "" ] && [ "$(idx "$T/two/perfstudy.db")" = "activities_by_trace annotations_by_trace" ] && ok ||
+	bad "trace_id indexes: one trace '$(idx "$T/one/perfstudy.db")', three '$(idx "$T/two/perfstudy.db")'"
 clean "$T/j1.err" > "$T/j1.msg"
 clean "$T/j4.err" > "$T/j4.msg"
 same "$T/j1.msg" "$T/j4.msg" "stderr of --jobs 1 and --jobs 4"
