@@ -9,7 +9,13 @@
 S=tests/data/small/study
 $PERFSTUDY build $S/run-a $S/run-b -o "$T/small" 2>"$T/err"
 [ $? -eq 0 ] && ok || bad "small build failed: $(cat "$T/err")"
-for f in groups kernels steps; do
+# compare.csv by hand: run-a has 1 step, run-b 3 (ProfilerStep#7 in b.json,
+# #7 and #8 in a.json.gz), so run-a's sums count whole and run-b's a third:
+# gemm 10.5 + 11.25 = 21.75 us; sm90 (1000.5 -> 1001 ns) + (2999.5 -> 3000
+# ns) = 4001 ns / 3 = 1333.7 -> 1.334 us; Broadcast ("Kernel") 10 us / 3 =
+# 3.333; copy_device_to_device 5 / 3 = 1.667; memory a = 2.5 + 0.75 = 3.25,
+# ratio 1.667 / 3.25 = 0.512923; rows by |b - a| descending.
+for f in groups kernels steps compare; do
 	same tests/e2e/expected/small/$f.csv "$T/small/default/data/$f.csv" "small $f.csv"
 done
 grep -qx "$S/run-b/b.json: byte 281: warning: skipped event 'bad_kernel': negative 'dur'" "$T/err" && ok ||
