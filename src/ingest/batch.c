@@ -11,6 +11,7 @@
  */
 #include "batch.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,55 @@
 #include "../util/xalloc.h"
 
 #define CHUNK_SIZE (256u << 10)
+
+/*
+ * Chunks of CHUNK_SIZE given back are kept for the next ones, up to
+ * POOL_MAX (16 MiB), until batch_pool_release. With --jobs a worker writes
+ * a chunk and the store thread frees it, and glibc gave each freed chunk at
+ * the top of the worker's arena back to the system, to fault its pages in
+ * again for the next one: 16 ranks x 20 MB, --jobs 2, 124k -> 83k page
+ * faults, 0.45 -> 0.3 s of system time. The pool holds only chunks that were
+ * in use, so it adds nothing to the peak.
+ */
+#define POOL_MAX 64
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *pool[POOL_MAX];
+static size_t npool;
+
+static char *chunk_get(size_t cap)
+{
+	char *p = NULL;
+	if (cap == CHUNK_SIZE) {
+		pthread_mutex_lock(&pool_mu);
+		if (npool)
+			p = pool[--npool];
+		pthread_mutex_unlock(&pool_mu);
+	}
+	return p ? p : xmalloc(cap);
+}
+
+void batch_chunk_free(struct batch_chunk *c)
+{
+	char *p = c->data;
+	if (p && c->cap == CHUNK_SIZE) {
+		pthread_mutex_lock(&pool_mu);
+		if (npool < POOL_MAX) {
+			pool[npool++] = p;
+			p = NULL;
+		}
+		pthread_mutex_unlock(&pool_mu);
+	}
+	free(p);
+	memset(c, 0, sizeof(*c));
+}
+
+void batch_pool_release(void)
+{
+	pthread_mutex_lock(&pool_mu);
+	while (npool)
+		free(pool[--npool]);
+	pthread_mutex_unlock(&pool_mu);
+}
 
 enum tag {
 	T_ACTIVITY = 1, T_CPU_OP, T_RUNTIME, T_ANNOTATION, T_INFO, T_METRICS, T_ITERATION, T_PHASE,
@@ -52,8 +102,7 @@ void batch_writer_init(struct batch_writer *w, int (*flush)(void *ctx, struct ba
 
 void batch_writer_release(struct batch_writer *w)
 {
-	free(w->cur.data);
-	memset(&w->cur, 0, sizeof(w->cur));
+	batch_chunk_free(&w->cur);
 }
 
 static int flush_chunk(struct batch_writer *w)
@@ -64,8 +113,7 @@ static int flush_chunk(struct batch_writer *w)
 		return 0;
 	if (w->flush(w->ctx, &w->cur) < 0)
 		w->stopped = 1;
-	free(w->cur.data); /* NULL when the consumer took it */
-	memset(&w->cur, 0, sizeof(w->cur));
+	batch_chunk_free(&w->cur); /* nothing when the consumer took it */
 	return w->stopped ? -1 : 0;
 }
 
@@ -79,7 +127,7 @@ static char *reserve(struct batch_writer *w, uint32_t tag, size_t n)
 		return NULL;
 	if (!w->cur.data) {
 		w->cur.cap = need > CHUNK_SIZE ? need : CHUNK_SIZE;
-		w->cur.data = xmalloc(w->cur.cap);
+		w->cur.data = chunk_get(w->cur.cap);
 		w->cur.len = 0;
 	}
 	char *r = w->cur.data + w->cur.len;

@@ -41,6 +41,11 @@ struct batch_writer {
 	int stopped; /* a flush returned -1: every later record is refused */
 };
 
+/* Frees a chunk (keeps its memory for the next chunk of a writer, any thread's); c is left empty. */
+void batch_chunk_free(struct batch_chunk *c);
+/* Frees the chunks kept by batch_chunk_free (once no writer or reader runs). */
+void batch_pool_release(void);
+
 void batch_writer_init(struct batch_writer *w, int (*flush)(void *ctx, struct batch_chunk *c), void *ctx);
 /* Frees the chunk being filled. */
 void batch_writer_release(struct batch_writer *w);

@@ -316,7 +316,7 @@ static void consume_queued(struct trace_feed *f, size_t i, struct consumer *c)
 		pthread_cond_broadcast(&f->room);
 		pthread_mutex_unlock(&f->mu);
 		int r = consume(c, ch.data, ch.len);
-		free(ch.data);
+		batch_chunk_free(&ch);
 		pthread_mutex_lock(&f->mu);
 		if (r < 0 || c->ended)
 			break;
@@ -414,10 +414,11 @@ void feed_free(struct trace_feed *f)
 	}
 	for (size_t i = 0; i < f->n; i++) {
 		for (size_t k = f->slots[i].head; k < f->slots[i].n; k++)
-			free(f->slots[i].q[k].data);
+			batch_chunk_free(&f->slots[i].q[k]);
 		free(f->slots[i].q);
 	}
 	free(f->slots);
 	free(f->threads);
 	free(f);
+	batch_pool_release();
 }
