@@ -725,6 +725,40 @@ static int run_cut(struct framer *f)
 	return r;
 }
 
+/*
+ * One parser a thread, kept from trace to trace: simdjson's buffers for a
+ * window (5 bytes per byte of it) are above malloc's mapping threshold, so a
+ * parser a trace mapped and faulted them in again for every trace (16 ranks:
+ * 20k page faults). Freed when the thread ends; the main thread's stays
+ * reachable until exit.
+ */
+static pthread_key_t parser_key;
+static pthread_once_t parser_once = PTHREAD_ONCE_INIT;
+
+static void parser_key_free(void *p)
+{
+	kj_parser_free(p);
+}
+
+static void parser_key_make(void)
+{
+	if (pthread_key_create(&parser_key, parser_key_free) != 0) {
+		fputs("perfstudy: error: cannot create a thread key\n", stderr);
+		exit(3);
+	}
+}
+
+static struct kj_parser *thread_parser(void)
+{
+	pthread_once(&parser_once, parser_key_make);
+	struct kj_parser *p = pthread_getspecific(parser_key);
+	if (!p) {
+		p = kj_parser_new();
+		pthread_setspecific(parser_key, p);
+	}
+	return p;
+}
+
 int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, kj_cat_fn cat_fn, void *ctx, struct kj_meta *meta,
 		    struct kj_error *err)
 {
@@ -735,7 +769,7 @@ int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, kj_cat_fn c
 	f.cat_fn = cat_fn;
 	f.ctx = ctx;
 	f.err = err;
-	f.parser = kj_parser_new();
+	f.parser = thread_parser();
 	f.window = window_size();
 	f.isa = pick_isa();
 	memset(meta, 0, sizeof(*meta));
@@ -751,7 +785,6 @@ int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, kj_cat_fn c
 		snprintf(err->detail, sizeof(err->detail), "the 'traceEvents' array is not closed");
 	}
 	free(f.buf);
-	kj_parser_free(f.parser);
 	if (r == 0) {
 		if (!f.head)
 			head_add(&f, "", 0);
