@@ -14,6 +14,11 @@
 #include "../util/diag.h"
 #include "../util/xalloc.h"
 
+const char *act_kind_name(enum activity_kind kind)
+{
+	return kind == ACT_KERNEL ? "kernel" : kind == ACT_MEMCPY ? "memcpy" : "memset";
+}
+
 void act_sums_init(struct act_sums *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -56,7 +61,7 @@ int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, in
 		/* The schema's CHECK allows these three only. */
 		enum activity_kind kind = k[0] == 'k' ? ACT_KERNEL : k[3] == 'c' ? ACT_MEMCPY : ACT_MEMSET;
 		int64_t id = sqlite3_column_int64(*st, 1), dur = sqlite3_column_int64(*st, 2);
-		if (id < 0) /* names ids are positive; a corrupt store is not indexed with one */
+		if (id < 0) /* name ids are positive; a damaged store's are not used as an index */
 			continue;
 		reserve(a, id);
 		struct act_sum *e = &a->sums[kind][id];
@@ -77,6 +82,36 @@ int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, in
 			e->max_ns = dur;
 	}
 	sqlite3_reset(*st);
+	return rc == SQLITE_DONE ? 0 : failed(s);
+}
+
+int act_sums_add_traces(struct act_sums *a, struct store *s, sqlite3_stmt *ids, int kernels_only)
+{
+	int rc;
+	while ((rc = sqlite3_step(ids)) == SQLITE_ROW)
+		if (act_sums_add_trace(a, s, sqlite3_column_int64(ids, 0), kernels_only) < 0) {
+			sqlite3_reset(ids);
+			return -1;
+		}
+	sqlite3_reset(ids);
+	return rc == SQLITE_DONE ? 0 : failed(s);
+}
+
+int act_sums_group(struct act_sums *a, struct store *s, const char *exp, int64_t key, const char **grp)
+{
+	if (!a->group && sqlite3_prepare_v2(store_db(s), "SELECT grp FROM activity_groups"
+					    " WHERE experiment = ?1 AND kind = ?2 AND name_id = ?3", -1, &a->group,
+					    NULL) != SQLITE_OK)
+		return failed(s);
+	sqlite3_reset(a->group);
+	sqlite3_bind_text(a->group, 1, exp, -1, SQLITE_STATIC);
+	sqlite3_bind_text(a->group, 2, act_kind_name(act_key_kind(key)), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(a->group, 3, act_key_name(key));
+	int rc = sqlite3_step(a->group);
+	if (rc == SQLITE_ROW) {
+		*grp = (const char *)sqlite3_column_text(a->group, 0);
+		return 1;
+	}
 	return rc == SQLITE_DONE ? 0 : failed(s);
 }
 
@@ -111,5 +146,6 @@ void act_sums_release(struct act_sums *a)
 	free(a->keys);
 	sqlite3_finalize(a->rows[0]);
 	sqlite3_finalize(a->rows[1]);
+	sqlite3_finalize(a->group);
 	memset(a, 0, sizeof(*a));
 }

@@ -27,6 +27,7 @@ struct act_sums {
 	size_t n, cap_keys;
 	int64_t *keys;           /* act_key of every entry with calls */
 	sqlite3_stmt *rows[2];   /* every kind, kernels only */
+	sqlite3_stmt *group;     /* act_sums_group's lookup */
 };
 
 /* An entry's key: ordered by name id, then kind. */
@@ -43,6 +44,9 @@ static inline enum activity_kind act_key_kind(int64_t key)
 	return (enum activity_kind)(key % 4);
 }
 
+/* The store's text of a kind: "kernel", "memcpy", "memset". */
+const char *act_kind_name(enum activity_kind kind);
+
 void act_sums_init(struct act_sums *a);
 /*
  * Adds the activities of trace trace_id (of every kind, or the kernels
@@ -50,6 +54,17 @@ void act_sums_init(struct act_sums *a);
  * beyond int64 (where SQLite's sum() fails with "integer overflow").
  */
 int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, int kernels_only);
+/*
+ * Adds the traces whose ids are the first column of ids (its parameters
+ * bound by the caller; reset here). Returns 0, or -1 after diag.
+ */
+int act_sums_add_traces(struct act_sums *a, struct store *s, sqlite3_stmt *ids, int kernels_only);
+/*
+ * The group of key's (kind, name) in experiment exp (activity_groups):
+ * 1 with *grp set (valid until the next call), 0 when it has none, -1
+ * after diag.
+ */
+int act_sums_group(struct act_sums *a, struct store *s, const char *exp, int64_t key, const char **grp);
 /* The entry of key (act_key). */
 const struct act_sum *act_sums_get(const struct act_sums *a, int64_t key);
 /* Sorts a->keys (name id, then kind), so that a->keys[0..n) lists the entries in that order. */

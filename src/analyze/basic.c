@@ -93,17 +93,18 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	struct table *t = table_new("groups", "GPU time by kernel group, per run and rank",
 				    "run:text,rank:int,group:text,time_us:us,fraction:frac");
 	/* Every (run, rank) with its per-group sums; groups absent from a rank are 0. */
-	sqlite3_stmt *ranks, *sums;
-	if (prep(s, "SELECT r.run, t.rank, group_concat(t.id) FROM traces t JOIN runs r ON r.id = t.run_id"
+	sqlite3_stmt *ranks, *rank_traces;
+	if (prep(s, "SELECT r.run, t.rank, r.id FROM traces t JOIN runs r ON r.id = t.run_id"
 		    " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank",
 		    &ranks) < 0)
 		goto fail;
 	/*
-	 * A rank's activities are summed per (kind, name) in C (actsum.h) and
-	 * each sum's group looked up once: a join of every row with
-	 * activity_groups took 19 ms a rank of 33k activities (64 ranks: 1.2 s).
+	 * A rank's traces: their activities are summed per (kind, name) in C
+	 * (actsum.h) and each sum's group looked up once; a join of every row
+	 * with activity_groups took 19 ms a rank of 33k activities (64 ranks:
+	 * 1.2 s).
 	 */
-	if (prep(s, "SELECT grp FROM activity_groups WHERE experiment = ?1 AND kind = ?2 AND name_id = ?3", &sums) < 0) {
+	if (prep(s, "SELECT id FROM traces WHERE run_id = ?1 AND rank = ?2 ORDER BY id", &rank_traces) < 0) {
 		sqlite3_finalize(ranks);
 		goto fail;
 	}
@@ -114,7 +115,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
 		    " WHERE r.experiment = ?1 AND r.run = ?2 AND t.rank = ?3 GROUP BY g.grp", &sum_rows) < 0) {
 		sqlite3_finalize(ranks);
-		sqlite3_finalize(sums);
+		sqlite3_finalize(rank_traces);
 		goto fail;
 	}
 	sqlite3_bind_text(ranks, 1, exp, -1, SQLITE_STATIC);
@@ -128,47 +129,32 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 		memset(ns, 0, ng * sizeof(*ns));
 		int64_t total = 0;
 		int any = 0;
-		for (const char *p = (const char *)sqlite3_column_text(ranks, 2); p && *p; p += *p == ',') {
-			char *end;
-			int64_t id = strtoll(p, &end, 10);
-			p = end;
-			if (act_sums_add_trace(&a, s, id, 0) < 0) {
-				said = 1;
-				break;
-			}
-		}
-		if (said)
+		sqlite3_bind_int64(rank_traces, 1, sqlite3_column_int64(ranks, 2));
+		sqlite3_bind_int64(rank_traces, 2, rank);
+		if (act_sums_add_traces(&a, s, rank_traces, 0) < 0) {
+			said = 1;
 			break;
+		}
 		act_sums_sort(&a); /* the groups' sums, added in one order whatever the traces */
-		for (size_t k = 0; k < a.n; k++) {
-			static const char *const kinds[] = {"", "kernel", "memcpy", "memset"};
-			sqlite3_bind_text(sums, 1, exp, -1, SQLITE_STATIC);
-			sqlite3_bind_text(sums, 2, kinds[act_key_kind(a.keys[k])], -1, SQLITE_STATIC);
-			sqlite3_bind_int64(sums, 3, act_key_name(a.keys[k]));
-			int g = sqlite3_step(sums);
-			if (g == SQLITE_ROW) {
-				const char *grp = (const char *)sqlite3_column_text(sums, 0);
-				int64_t v = act_sums_get(&a, a.keys[k])->total_ns;
+		for (size_t k = 0; k < a.n && !said; k++) {
+			const char *grp;
+			int g = act_sums_group(&a, s, exp, a.keys[k], &grp);
+			int64_t v = act_sums_get(&a, a.keys[k])->total_ns;
+			if (g < 0) {
+				said = 1;
+			} else if (g && __builtin_add_overflow(total, v, &total)) {
 				/* Durations are >= 0 (ingest skips negative ones): no group's sum exceeds total. */
-				if (__builtin_add_overflow(total, v, &total)) {
-					diag_syserror("perfstudy.db", "sqlite: integer overflow");
-					said = 1;
-					sqlite3_reset(sums);
-					break;
-				}
+				diag_syserror("perfstudy.db", "sqlite: integer overflow");
+				said = 1;
+			} else if (g) {
 				for (size_t i = 0; i < ng; i++)
 					if (!strcmp(groups[i], grp))
 						ns[i] += v;
 				any = 1;
 			}
-			sqlite3_reset(sums);
-			if (g != SQLITE_ROW && g != SQLITE_DONE) {
-				rc = g;
-				break;
-			}
 		}
 		act_sums_clear(&a);
-		if (rc != SQLITE_ROW || said)
+		if (said)
 			break;
 		if (!any) {
 			sqlite3_bind_text(sum_rows, 1, exp, -1, SQLITE_STATIC);
@@ -196,7 +182,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	}
 	free(ns);
 	act_sums_release(&a);
-	sqlite3_finalize(sums);
+	sqlite3_finalize(rank_traces);
 	sqlite3_finalize(sum_rows);
 	if (said) {
 		sqlite3_finalize(ranks);

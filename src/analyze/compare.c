@@ -52,47 +52,33 @@ static int cmp_keyed(const void *pa, const void *pb)
 /*
  * Run run_id's items: its activities summed per (name, kind) over its
  * trace files (actsum.h: no GROUP BY sorting every row, 64 ranks of 100 MB:
- * 1.0 s), each named and grouped once, sorted by name.
+ * 1.0 s), each named and grouped once, sorted by name. Returns 0, or -1
+ * after diag.
  */
 static int items_load(struct store *s, const char *exp, int64_t run_id, struct act_sums *a, sqlite3_stmt *traces,
-		      sqlite3_stmt *name, sqlite3_stmt *group, struct run_items *r)
+		      sqlite3_stmt *name, struct run_items *r)
 {
 	sqlite3_bind_int64(traces, 1, run_id);
-	int rc;
-	while ((rc = sqlite3_step(traces)) == SQLITE_ROW)
-		if (act_sums_add_trace(a, s, sqlite3_column_int64(traces, 0), 0) < 0) {
-			sqlite3_reset(traces);
-			return 1; /* said */
-		}
-	sqlite3_reset(traces);
-	if (rc != SQLITE_DONE)
+	if (act_sums_add_traces(a, s, traces, 0) < 0)
 		return -1;
 	struct keyed *k = xcalloc(a->n ? a->n : 1, sizeof(*k));
 	size_t n = 0;
 	int ret = 0;
 	for (size_t i = 0; i < a->n && !ret; i++) {
-		int64_t id = act_key_name(a->keys[i]);
-		enum activity_kind kind = act_key_kind(a->keys[i]);
-		static const char *const kinds[] = {"", "kernel", "memcpy", "memset"};
-		sqlite3_bind_int64(name, 1, id);
-		sqlite3_bind_text(group, 1, exp, -1, SQLITE_STATIC);
-		sqlite3_bind_text(group, 2, kinds[kind], -1, SQLITE_STATIC);
-		sqlite3_bind_int64(group, 3, id);
-		if (sqlite3_step(name) != SQLITE_ROW) {
-			ret = -1; /* every name id is in names */
+		const char *grp = NULL;
+		sqlite3_bind_int64(name, 1, act_key_name(a->keys[i]));
+		if (sqlite3_step(name) != SQLITE_ROW) { /* every name id is in names */
+			diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+			ret = -1;
+		} else if (act_sums_group(a, s, exp, a->keys[i], &grp) < 0) {
+			ret = -1;
 		} else {
-			int g = sqlite3_step(group);
-			if (g != SQLITE_ROW && g != SQLITE_DONE) {
-				ret = -1;
-			} else {
-				k[n].it.name = xstrdup((const char *)sqlite3_column_text(name, 0));
-				k[n].it.group = xstrdup(g == SQLITE_ROW ? (const char *)sqlite3_column_text(group, 0) : "other");
-				k[n].it.ns = act_sums_get(a, a->keys[i])->total_ns;
-				k[n++].kind = kind;
-			}
+			k[n].it.name = xstrdup((const char *)sqlite3_column_text(name, 0));
+			k[n].it.group = xstrdup(grp ? grp : "other");
+			k[n].it.ns = act_sums_get(a, a->keys[i])->total_ns;
+			k[n++].kind = act_key_kind(a->keys[i]);
 		}
 		sqlite3_reset(name);
-		sqlite3_reset(group);
 	}
 	act_sums_clear(a);
 	if (n > 1)
@@ -116,7 +102,7 @@ static int items_load(struct store *s, const char *exp, int64_t run_id, struct a
 static int run_load(struct store *s, const char *exp, struct run_items **out, size_t *nout)
 {
 	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = NULL, *traces = NULL, *name = NULL, *group = NULL;
+	sqlite3_stmt *st = NULL, *traces = NULL, *name = NULL;
 	struct act_sums a;
 	act_sums_init(&a);
 	int ret = -1, said = 0;
@@ -127,9 +113,7 @@ static int run_load(struct store *s, const char *exp, struct run_items **out, si
 			       " (SELECT count(DISTINCT rank) FROM traces t WHERE t.run_id = r.id)"
 			       " FROM runs r WHERE r.experiment = ?1 ORDER BY r.position", -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "SELECT id FROM traces WHERE run_id = ?1 ORDER BY id", -1, &traces, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "SELECT name FROM names WHERE id = ?1", -1, &name, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "SELECT grp FROM activity_groups WHERE experiment = ?1 AND kind = ?2 AND name_id = ?3",
-			       -1, &group, NULL) != SQLITE_OK)
+	    sqlite3_prepare_v2(db, "SELECT name FROM names WHERE id = ?1", -1, &name, NULL) != SQLITE_OK)
 		goto out;
 	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	size_t cap = 0;
@@ -143,9 +127,8 @@ static int run_load(struct store *s, const char *exp, struct run_items **out, si
 		int64_t steps = sqlite3_column_int64(st, 3), ranks = sqlite3_column_int64(st, 4);
 		r->steps = steps > 0;
 		r->denom = steps > 0 ? steps : ranks > 0 ? ranks : 1;
-		int l = items_load(s, exp, sqlite3_column_int64(st, 2), &a, traces, name, group, r);
-		if (l) {
-			said = l > 0;
+		if (items_load(s, exp, sqlite3_column_int64(st, 2), &a, traces, name, r) < 0) {
+			said = 1;
 			goto out;
 		}
 	}
@@ -158,7 +141,6 @@ out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(traces);
 	sqlite3_finalize(name);
-	sqlite3_finalize(group);
 	return ret;
 }
 
