@@ -412,12 +412,21 @@ static void scan_events(struct framer *f)
 	}
 }
 
+/* Who parses a window: a parser, the events' callback and where an error goes. */
+struct parse_to {
+	struct kj_parser *parser;
+	kj_event_fn on_event;
+	void *ctx;
+	struct kj_error *err;
+};
+
 /*
  * Parses buf[start..end) as a window; end is one past the last element (or
  * the ']'); base is the file offset of buf[0]. buf[end] must be writable.
  * last: the array never ended, parsed for simdjson's message, else -1.
  */
-static int parse_bytes(struct framer *f, char *buf, size_t start, size_t end, int closed, int last, size_t base)
+static int parse_bytes(const struct framer *f, const struct parse_to *to, char *buf, size_t start, size_t end,
+		       int closed, int last, size_t base)
 {
 	size_t i = start;
 	while (i < end && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
@@ -436,8 +445,8 @@ static int parse_bytes(struct framer *f, char *buf, size_t start, size_t end, in
 	}
 	struct timing_span sp;
 	timing_span_begin(&sp);
-	int r = kj_parse_events(f->parser, buf + i, end + (closed ? 0 : 1) - i, base + i, f->on_event, f->cat_fn, f->ctx,
-				f->err);
+	int r = kj_parse_events(to->parser, buf + i, end + (closed ? 0 : 1) - i, base + i, to->on_event, f->cat_fn,
+				to->ctx, to->err);
 	timing_span_end(&sp, TIME_PARSE);
 	buf[i] = first;
 	if (!closed)
@@ -445,22 +454,86 @@ static int parse_bytes(struct framer *f, char *buf, size_t start, size_t end, in
 	return last && r == 0 ? -1 : r;
 }
 
+/* The framer's own parser and callback. */
+static struct parse_to framer_to(const struct framer *f)
+{
+	return (struct parse_to){f->parser, f->on_event, f->ctx, f->err};
+}
+
+/*
+ * One parser a thread, kept from trace to trace: simdjson's buffers for a
+ * window (5 bytes per byte of it) are above malloc's mapping threshold, so a
+ * parser a trace mapped and faulted them in again for every trace (16 ranks:
+ * 20k page faults). Freed when the thread ends; the main thread's stays
+ * reachable until exit.
+ */
+static pthread_key_t parser_key;
+static pthread_once_t parser_once = PTHREAD_ONCE_INIT;
+
+static void parser_key_free(void *p)
+{
+	kj_parser_free(p);
+}
+
+static void parser_key_make(void)
+{
+	if (pthread_key_create(&parser_key, parser_key_free) != 0) {
+		fputs("perfstudy: error: cannot create a thread key\n", stderr);
+		exit(3);
+	}
+}
+
+static struct kj_parser *thread_parser(void)
+{
+	pthread_once(&parser_once, parser_key_make);
+	struct kj_parser *p = pthread_getspecific(parser_key);
+	if (!p) {
+		p = kj_parser_new();
+		pthread_setspecific(parser_key, p);
+	}
+	return p;
+}
+
 /*
  * The cutter: with a core to spare (source_stream_spare_core), a thread of
  * its own reads (inflates), scans and cuts the windows, and the calling
- * thread only parses them, in order, from a queue of CUT_SLOTS copies. The
- * cutter's messages (a read error, a corrupt gzip) are held with the next
- * window, or with the end, and given out by the parsing thread just before
- * it, where reading in one thread would have given them; the stores and
- * messages are the same either way (tests/e2e/t_perf.sh compares them).
- * One 113 MB .json.gz: the parsing thread, the build's longest, loses
- * inflating, scanning and reading (bench/RESULTS.md).
+ * thread only parses them, in order, from a ring of copies. The cutter's
+ * messages (a read error, a corrupt gzip) are held with the next window, or
+ * with the end, and given out by the calling thread just before it, where
+ * reading in one thread would have given them; the stores and messages are
+ * the same either way (tests/e2e/t_perf.sh compares them). One 113 MB
+ * .json.gz: the parsing thread, the build's longest, loses inflating,
+ * scanning and reading (bench/RESULTS.md).
+ *
+ * Parse helpers (source_stream_parse_helpers, more cores to spare): then
+ * the windows are parsed by the calling thread and the helpers at once,
+ * each into the window's list of events (copies of the strings that do not
+ * point into the window's bytes, which stay until the window is given out),
+ * and the calling thread alone gives the lists out, in the windows' order,
+ * to the caller's on_event: the calls, and so the rows and messages, are
+ * the same as parsing in one thread; only simdjson's walk runs in parallel.
  */
-#define CUT_SLOTS 3
+#define CUT_SLOTS 3       /* without helpers */
+#define CUT_SLOTS_MAX 16  /* with them: two a parsing thread, and one */
 
 struct cut_msg {
 	enum diag_level level;
 	char *text;
+};
+
+/* A string arena whose blocks never move, so that events may point into it. */
+struct arena_block {
+	struct arena_block *next;
+	size_t used, cap;
+	char data[];
+};
+
+/* The events of one window, parsed by a helper or the calling thread, to be given out. */
+struct ev_list {
+	struct kj_event *evs;
+	size_t n, cap;
+	struct arena_block *blocks, *cur; /* blocks are kept from window to window */
+	const char *lo, *hi;              /* the window's bytes: strings there are not copied */
 };
 
 struct cut_win {
@@ -472,6 +545,11 @@ struct cut_win {
 	int result;
 	struct cut_msg *msgs; /* the cutter's messages before this */
 	size_t nmsgs;
+	/* with helpers */
+	int parsed;           /* the list is complete, with parse_r */
+	int parse_r;          /* parse_bytes' result */
+	struct kj_error err;  /* its error when parse_r < 0 */
+	struct ev_list list;
 };
 
 struct cutter {
@@ -479,11 +557,15 @@ struct cutter {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct framer *f;
-	struct cut_win slots[CUT_SLOTS];     /* a ring: [head, tail) queued, [head] being parsed */
+	struct cut_win slots[CUT_SLOTS_MAX]; /* a ring: [head, tail) queued, [head] given out next */
+	size_t nslots;
 	uint64_t head, tail;
-	int cancel;                          /* the parser stopped: the cutter stops too */
+	uint64_t claim;                      /* with helpers: [head, claim) parsed or being parsed */
+	int cancel;                          /* the parser stopped: the cutter and helpers stop too */
 	struct cut_msg *msgs;                /* held for the next window */
 	size_t nmsgs, msgcap;
+	pthread_t *helpers;
+	int nhelpers;
 };
 
 static void cut_capture(void *ctx, enum diag_level level, const char *text)
@@ -497,13 +579,13 @@ static void cut_capture(void *ctx, enum diag_level level, const char *text)
 static int cut_push(struct cutter *c, const char *p, size_t n, size_t base, int closed, int last, int end, int result)
 {
 	pthread_mutex_lock(&c->mu);
-	while (c->tail - c->head == CUT_SLOTS && !c->cancel)
+	while (c->tail - c->head == c->nslots && !c->cancel)
 		pthread_cond_wait(&c->cv, &c->mu);
 	int cancel = c->cancel;
 	pthread_mutex_unlock(&c->mu);
 	if (cancel)
 		return 1;
-	struct cut_win *w = &c->slots[c->tail % CUT_SLOTS];
+	struct cut_win *w = &c->slots[c->tail % c->nslots];
 	if (n + 1 + SOURCE_PADDING > w->cap) {
 		free(w->buf);
 		w->cap = n + 1 + SOURCE_PADDING;
@@ -518,6 +600,7 @@ static int cut_push(struct cutter *c, const char *p, size_t n, size_t base, int 
 	w->last = last;
 	w->end = end;
 	w->result = result;
+	w->parsed = 0;
 	w->msgs = c->msgs;
 	w->nmsgs = c->nmsgs;
 	c->msgs = NULL;
@@ -529,6 +612,142 @@ static int cut_push(struct cutter *c, const char *p, size_t n, size_t base, int 
 	return 0;
 }
 
+/* A copy of s[0..n) and a NUL in the list's arena. */
+static const char *arena_copy(struct ev_list *l, const char *s, size_t n)
+{
+	struct arena_block *b = l->cur;
+	while (b && b->cap - b->used < n + 1) {
+		b = b->next;
+		if (b)
+			b->used = 0;
+	}
+	if (!b) {
+		size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+		b = xmalloc(sizeof(*b) + cap);
+		b->used = 0;
+		b->cap = cap;
+		b->next = NULL;
+		if (l->cur) {
+			/* After the current block, before the ones kept from earlier windows. */
+			b->next = l->cur->next;
+			l->cur->next = b;
+		} else {
+			b->next = l->blocks;
+			l->blocks = b;
+		}
+	}
+	l->cur = b;
+	char *d = b->data + b->used;
+	memcpy(d, s, n);
+	d[n] = '\0';
+	b->used += n + 1;
+	return d;
+}
+
+/* A string of an event kept: pointing into the window, or copied. */
+static void keep_str(struct ev_list *l, struct kj_str *s)
+{
+	if (!s->p || (s->p >= l->lo && s->p < l->hi))
+		return;
+	s->p = s->n == 1 && s->p[0] == 'X' ? "X" : arena_copy(l, s->p, s->n);
+}
+
+/* kj_event_fn of a helper: the event, with its strings, into the window's list. */
+static int list_event(void *ctx, const struct kj_event *ev)
+{
+	struct ev_list *l = ctx;
+	if (l->n == l->cap)
+		l->evs = xgrow(l->evs, &l->cap, l->n + 1, sizeof(*l->evs));
+	struct kj_event *e = &l->evs[l->n++];
+	*e = *ev;
+	keep_str(l, &e->ph);
+	keep_str(l, &e->cat);
+	keep_str(l, &e->name);
+	keep_str(l, &e->ts);
+	keep_str(l, &e->dur);
+	keep_str(l, &e->collective);
+	keep_str(l, &e->dtype);
+	return 0;
+}
+
+static void list_free(struct ev_list *l)
+{
+	free(l->evs);
+	for (struct arena_block *b = l->blocks, *nx; b; b = nx) {
+		nx = b->next;
+		free(b);
+	}
+}
+
+/* Parses window w into its list, with parser p. Outside the lock; w is this thread's until parsed is set. */
+static void parse_into_list(struct cutter *c, struct cut_win *w, struct kj_parser *p)
+{
+	struct ev_list *l = &w->list;
+	l->n = 0;
+	l->cur = l->blocks;
+	if (l->cur)
+		l->cur->used = 0;
+	l->lo = w->buf;
+	l->hi = w->buf + w->cap;
+	memset(&w->err, 0, sizeof(w->err));
+	struct parse_to to = {p, list_event, l, &w->err};
+	w->parse_r = parse_bytes(c->f, &to, w->buf, 0, w->len, w->closed, w->last, w->base);
+}
+
+/*
+ * The next window to parse, claimed (with the lock held); NULL when there is
+ * none queued. The end is never claimed: it has no bytes.
+ */
+static struct cut_win *cut_claim(struct cutter *c)
+{
+	if (c->cancel || c->claim == c->tail)
+		return NULL;
+	struct cut_win *w = &c->slots[c->claim % c->nslots];
+	if (w->end)
+		return NULL;
+	c->claim++;
+	return w;
+}
+
+static void *helper_main(void *arg)
+{
+	struct cutter *c = arg;
+	struct kj_parser *p = thread_parser();
+	pthread_mutex_lock(&c->mu);
+	for (;;) {
+		struct cut_win *w = cut_claim(c);
+		if (!w) {
+			if (c->cancel || (c->claim < c->tail && c->slots[c->claim % c->nslots].end))
+				break;
+			pthread_cond_wait(&c->cv, &c->mu);
+			continue;
+		}
+		pthread_mutex_unlock(&c->mu);
+		parse_into_list(c, w, p);
+		pthread_mutex_lock(&c->mu);
+		w->parsed = 1;
+		pthread_cond_broadcast(&c->cv);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+/* Gives a parsed window's events out to the caller's on_event; what parse_bytes returned, or 1 when on_event stopped. */
+static int give_out(struct framer *f, struct cut_win *w)
+{
+	struct timing_span sp;
+	timing_span_begin(&sp);
+	int r = 0;
+	for (size_t i = 0; i < w->list.n && !r; i++)
+		r = f->on_event(f->ctx, &w->list.evs[i]) ? 1 : 0;
+	timing_span_end(&sp, TIME_PARSE);
+	if (r)
+		return r;
+	if (w->parse_r < 0)
+		*f->err = w->err;
+	return w->parse_r;
+}
+
 /*
  * A window of buf[start..end): parsed here, or queued for the parsing thread
  * (0 then, or 1 when that thread stopped). last: the array never ended.
@@ -537,7 +756,8 @@ static int parse_window(struct framer *f, size_t start, size_t end, int closed, 
 {
 	if (f->cut)
 		return cut_push(f->cut, f->buf + start, end - start, f->base + start, closed, last, 0, 0);
-	return parse_bytes(f, f->buf, start, end, closed, last, f->base);
+	struct parse_to to = framer_to(f);
+	return parse_bytes(f, &to, f->buf, start, end, closed, last, f->base);
 }
 
 /* Reads more bytes at buf[len..cap); grows buf when it is full. */
@@ -661,15 +881,31 @@ static void *cut_main(void *arg)
 	return NULL;
 }
 
-/* Parses the cutter's windows in order until its end or a stop; returns what run() would have. */
+/*
+ * Parses the cutter's windows in order until its end or a stop; returns what
+ * run() would have. With helpers, this thread parses what they have not
+ * claimed while it waits for the next window's list.
+ */
 static int cut_parse(struct framer *f, struct cutter *c)
 {
 	int r = 0;
+	pthread_mutex_lock(&c->mu);
 	for (;;) {
-		pthread_mutex_lock(&c->mu);
-		while (c->head == c->tail)
-			pthread_cond_wait(&c->cv, &c->mu);
-		struct cut_win *w = &c->slots[c->head % CUT_SLOTS];
+		struct cut_win *w = &c->slots[c->head % c->nslots];
+		int ready = c->head < c->tail && (w->end || !c->nhelpers || w->parsed);
+		if (!ready) {
+			struct cut_win *mine = c->nhelpers ? cut_claim(c) : NULL;
+			if (mine) {
+				pthread_mutex_unlock(&c->mu);
+				parse_into_list(c, mine, f->parser);
+				pthread_mutex_lock(&c->mu);
+				mine->parsed = 1;
+				pthread_cond_broadcast(&c->cv);
+			} else {
+				pthread_cond_wait(&c->cv, &c->mu);
+			}
+			continue;
+		}
 		pthread_mutex_unlock(&c->mu);
 		for (size_t i = 0; i < w->nmsgs; i++) {
 			diag_replay(w->msgs[i].level, w->msgs[i].text);
@@ -681,82 +917,72 @@ static int cut_parse(struct framer *f, struct cutter *c)
 		int end = w->end;
 		if (end) {
 			r = w->result;
+		} else if (c->nhelpers) {
+			r = give_out(f, w);
 		} else {
-			r = parse_bytes(f, w->buf, 0, w->len, w->closed, w->last, w->base);
+			struct parse_to to = framer_to(f);
+			r = parse_bytes(f, &to, w->buf, 0, w->len, w->closed, w->last, w->base);
 		}
 		pthread_mutex_lock(&c->mu);
 		c->head++;
-		if (r && !end)
+		if (c->claim < c->head)
+			c->claim = c->head;
+		/* Done, or stopped: the cutter stops (if it has not), the helpers too. */
+		if (end || r)
 			c->cancel = 1;
 		pthread_cond_broadcast(&c->cv);
-		pthread_mutex_unlock(&c->mu);
 		if (end || r)
-			return r;
+			break;
 	}
+	pthread_mutex_unlock(&c->mu);
+	return r;
 }
 
 /* run(), with the reading and cutting on a thread of its own; -3 when no thread could start. */
-static int run_cut(struct framer *f)
+static int run_cut(struct framer *f, int nhelpers)
 {
 	struct cutter *c = xcalloc(1, sizeof(*c));
 	c->f = f;
+	c->nslots = nhelpers ? 2 * (size_t)(nhelpers + 1) + 1 : CUT_SLOTS;
+	if (c->nslots > CUT_SLOTS_MAX)
+		c->nslots = CUT_SLOTS_MAX;
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->cv, NULL);
 	f->cut = c;
 	int r = -3;
 	if (pthread_create(&c->thread, NULL, cut_main, c) == 0) {
+		if (nhelpers) {
+			c->helpers = xcalloc((size_t)nhelpers, sizeof(*c->helpers));
+			pthread_mutex_lock(&c->mu);
+			for (int i = 0; i < nhelpers; i++) {
+				if (pthread_create(&c->helpers[i], NULL, helper_main, c) != 0)
+					break; /* fewer helpers */
+				c->nhelpers++;
+			}
+			pthread_mutex_unlock(&c->mu);
+		}
 		r = cut_parse(f, c);
 		pthread_join(c->thread, NULL);
+		for (int i = 0; i < c->nhelpers; i++)
+			pthread_join(c->helpers[i], NULL);
 	}
 	f->cut = NULL;
-	for (size_t i = 0; i < CUT_SLOTS; i++) {
+	for (size_t i = 0; i < c->nslots; i++) {
 		for (size_t k = 0; k < c->slots[i].nmsgs; k++)
 			free(c->slots[i].msgs[k].text);
 		free(c->slots[i].msgs);
 		free(c->slots[i].buf);
+		list_free(&c->slots[i].list);
 	}
 	/* Held for a window that never came (the parser stopped first): dropped, as reading would have stopped. */
 	for (size_t k = 0; k < c->nmsgs; k++)
 		free(c->msgs[k].text);
 	free(c->msgs);
+	free(c->helpers);
 	pthread_mutex_destroy(&c->mu);
 	pthread_cond_destroy(&c->cv);
 	free(c);
 	return r;
-}
-
-/*
- * One parser a thread, kept from trace to trace: simdjson's buffers for a
- * window (5 bytes per byte of it) are above malloc's mapping threshold, so a
- * parser a trace mapped and faulted them in again for every trace (16 ranks:
- * 20k page faults). Freed when the thread ends; the main thread's stays
- * reachable until exit.
- */
-static pthread_key_t parser_key;
-static pthread_once_t parser_once = PTHREAD_ONCE_INIT;
-
-static void parser_key_free(void *p)
-{
-	kj_parser_free(p);
-}
-
-static void parser_key_make(void)
-{
-	if (pthread_key_create(&parser_key, parser_key_free) != 0) {
-		fputs("perfstudy: error: cannot create a thread key\n", stderr);
-		exit(3);
-	}
-}
-
-static struct kj_parser *thread_parser(void)
-{
-	pthread_once(&parser_once, parser_key_make);
-	struct kj_parser *p = pthread_getspecific(parser_key);
-	if (!p) {
-		p = kj_parser_new();
-		pthread_setspecific(parser_key, p);
-	}
-	return p;
 }
 
 int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, kj_cat_fn cat_fn, void *ctx, struct kj_meta *meta,
@@ -776,7 +1002,7 @@ int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, kj_cat_fn c
 	meta->rank = meta->world_size = meta->base_time_ns = -1;
 	int r = -3;
 	if (source_stream_spare_core(src) && !getenv("PERFSTUDY_NO_CUTTER"))
-		r = run_cut(&f);
+		r = run_cut(&f, source_stream_parse_helpers(src));
 	if (r == -3)
 		r = run(&f);
 	if (r == -1 && f.phase == PH_EVENTS && f.eof && f.array_end == SIZE_MAX && !err->message[0]) {

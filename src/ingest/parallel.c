@@ -236,8 +236,12 @@ void feed_start(struct trace_feed *f, const struct ingest_sink *like)
 	int nt = todo < (size_t)f->jobs ? (int)todo : f->jobs;
 	if (nt < 1)
 		return;
-	/* Fewer traces than cores: a core is left for reading and hashing ahead of each worker. */
-	source_stream_readahead(nt < f->jobs);
+	/*
+	 * Fewer traces than cores: what is left is shared among the traces read at
+	 * once, for reading and hashing ahead, cutting windows and parsing them.
+	 */
+	int spare = nt < f->jobs ? (f->jobs - nt) / nt : 0;
+	source_stream_readahead(nt < f->jobs && spare < 1 ? 1 : spare);
 	/* libxml2 (nvidia-smi files) must be set up once before threads use it. */
 	xmlInitParser();
 	pthread_mutex_init(&f->mu, NULL);

@@ -6,7 +6,7 @@
  * whatever the trace size. A plain file is read with read(2) straight into
  * the caller's buffer, or, when source_stream_readahead() is on and the
  * file has STREAM_AHEAD_MIN bytes or more, read and hashed ahead by a
- * thread of its own into 16 slots of 1 MiB (SHA-256 costs about a third of
+ * thread of its own into 4 slots of 256 KiB (SHA-256 costs about a third of
  * the parse: on a free core it costs no wall time). A gzip file is read
  * whole (it is small next to what it inflates to) and inflated in pieces
  * into the caller's buffer by ISA-L's igzip, 3-4x faster than zlib here;
@@ -50,19 +50,21 @@ struct source_stream {
 	uint64_t z_out;             /* bytes zlib inflated (some dropped after igzip) */
 	/* a plain file read and hashed by a thread (NULL: read here) */
 	struct readahead *ra;
-	int spare_core;             /* opened while source_stream_readahead() was on, and large enough */
+	int spare_core;             /* source_stream_readahead()'s cores when opened, if large enough; else 0 */
 	/* the first bytes, read ahead for format detection */
 	char head[4096];
 	size_t head_len, head_off;
 };
 
 /*
- * Whether streams opened from now on read plain files of STREAM_AHEAD_MIN
- * bytes or more with a thread of their own (default 0): worth it only when
- * a core is free for it (parallel.c sets it when traces < --jobs).
+ * The cores to spare for each stream opened from now on (default 0): with
+ * one or more, plain files of STREAM_AHEAD_MIN bytes or more are read with
+ * a thread of their own, and readers may use threads besides (worth it
+ * only when cores are free: parallel.c gives what --jobs leaves over the
+ * traces read at once, at least 1 when traces < --jobs).
  * PERFSTUDY_NO_READAHEAD=1 in the environment keeps it off (benchmarks).
  */
-void source_stream_readahead(int on);
+void source_stream_readahead(int spare);
 /*
  * Whether a reader of s may use a thread of its own besides (kineto_stream.c
  * cuts windows on one): the stream was opened with source_stream_readahead()
@@ -70,6 +72,14 @@ void source_stream_readahead(int on);
  * PERFSTUDY_NO_READAHEAD is not set.
  */
 int source_stream_spare_core(const struct source_stream *s);
+/*
+ * How many threads may parse beside the reader's own (kineto_stream.c's
+ * parse helpers): the spare cores but the first (the cutter's), at most
+ * STREAM_HELPERS_MAX; 0 when none is spare. PERFSTUDY_PARSE_HELPERS=N
+ * overrides the count where a core is spare (tests, benchmarks).
+ */
+#define STREAM_HELPERS_MAX 7
+int source_stream_parse_helpers(const struct source_stream *s);
 /* Returns 0, or -1 after diag (system error for I/O, input error for corrupt gzip). */
 int source_stream_open(struct source_stream *s, const char *path);
 /* Up to n uncompressed bytes into p; returns the count, 0 at the end, -1 after diag. */

@@ -253,6 +253,19 @@ for d in cut-ok cut-trunc cut-corrupt cut-syntax; do
 		dump "$T/o/perfstudy.db" > "$T/d2.txt"
 		same "$T/d1.txt" "$T/d2.txt" "$d: rows with the cutter"
 	fi
+	# Parse helpers (kineto_stream.c): windows parsed by 2 and 4 threads at once, given out in order.
+	for h in 1 3; do
+		rm -rf "$T/o"
+		PERFSTUDY_WINDOW_BYTES=65536 PERFSTUDY_READAHEAD=always PERFSTUDY_PARSE_HELPERS=$h \
+			"$PERFSTUDY" build --jobs 2 "$T/$d" -o "$T/o" > /dev/null 2> "$T/e3"
+		r3=$?
+		[ $r1 = $r3 ] && ok || bad "$d: exit $r1 with one thread, $r3 with $h parse helpers"
+		same "$T/e1" "$T/e3" "$d: messages with $h parse helpers"
+		if [ -z "$pat" ]; then
+			dump "$T/o/perfstudy.db" > "$T/d3.txt"
+			same "$T/d1.txt" "$T/d3.txt" "$d: rows with $h parse helpers"
+		fi
+	done
 done
 
 # Timing lines on stderr, one per stage: read parse store index ingest analyze render total.
