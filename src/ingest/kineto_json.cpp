@@ -530,10 +530,14 @@ struct kj_parser {
 	event_bufs bufs;
 };
 
-extern "C" struct kj_parser *kj_parser_new(void)
+extern "C" struct kj_parser *kj_parser_new(size_t capacity)
 {
 	try {
-		return new kj_parser;
+		kj_parser *p = new kj_parser;
+		/* Failing here is not fatal: iterate() allocates what a window needs. */
+		if (capacity && p->parser.allocate(capacity) != SUCCESS)
+			p->parser = ondemand::parser(); /* as windows come */
+		return p;
 	} catch (...) {
 		fputs("perfstudy: error: out of memory\n", stderr);
 		exit(3);

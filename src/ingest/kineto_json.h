@@ -97,7 +97,8 @@ void kj_meta_release(struct kj_meta *meta);
  * the position in data. Returns like kj_parse.
  */
 struct kj_parser;
-struct kj_parser *kj_parser_new(void);
+/* capacity: simdjson's buffers made for windows of that many bytes at once (0: as windows come). */
+struct kj_parser *kj_parser_new(size_t capacity);
 void kj_parser_free(struct kj_parser *p);
 int kj_parse_events(struct kj_parser *p, const char *data, size_t len, size_t base,
 		    kj_event_fn on_event, kj_cat_fn cat_fn, void *ctx, struct kj_error *err);
