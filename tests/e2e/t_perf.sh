@@ -139,6 +139,47 @@ else
 	bad "field orders: build failed: $(cat "$T/err")"
 fi
 
+# Integers in args: Kineto's short ones are read in place (kineto_json.cpp,
+# take_int), all others by simdjson; both must agree with JSON. Worked out by
+# hand: K1 device 0 stream 7 (a value ended by a space, a newline, '}');
+# K2's device 1.0 and K4's 2e0 are numbers but not integers, K3's stream 00
+# is not JSON: each unknown with a warning; K5's correlation has 17
+# digits (the first not read in place), K6's is INT64_MAX; K7's stream -2
+# (negative: not read in place, and stored as unknown, like every unknown
+# value, as NULL); K8's device 3E0 and stream 5x (not JSON) unknown.
+mkdir -p "$T/ints"
+cat > "$T/ints/rank0.json" <<'JSON'
+{"traceEvents": [
+ {"ph": "X", "cat": "kernel", "name": "K1", "ts": 1, "dur": 1, "args": {"device": 0 , "stream": 7
+ , "correlation": 5}},
+ {"ph": "X", "cat": "kernel", "name": "K2", "ts": 2, "dur": 1, "args": {"device": 1.0, "stream": 7,"correlation":6}},
+ {"ph": "X", "cat": "kernel", "name": "K3", "ts": 3, "dur": 1, "args": {"device": 0, "stream": 00, "correlation": 7}},
+ {"ph": "X", "cat": "kernel", "name": "K4", "ts": 4, "dur": 1, "args": {"device": 2e0, "stream": 7, "correlation": 8}},
+ {"ph": "X", "cat": "kernel", "name": "K5", "ts": 5, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 12345678901234567}},
+ {"ph": "X", "cat": "kernel", "name": "K6", "ts": 6, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 9223372036854775807}},
+ {"ph": "X", "cat": "kernel", "name": "K7", "ts": 7, "dur": 1, "args": {"device": 0, "stream": -2, "correlation": 10}},
+ {"ph": "X", "cat": "kernel", "name": "K8", "ts": 8, "dur": 1, "args": {"device": 3E0, "stream": 5x, "correlation": 11}}
+]}
+JSON
+if "$PERFSTUDY" build "$T/ints" -o "$T/ints-out" >/dev/null 2>"$T/err"; then
+	got=$(sqlite3 "$T/ints-out/perfstudy.db" "SELECT n.name, a.device, a.stream, a.correlation FROM activities a
+		JOIN names n ON n.id = a.name_id ORDER BY a.start_ns")
+	want='K1|0|7|5
+K2||7|6
+K3|0||7
+K4||7|8
+K5|0|7|12345678901234567
+K6|0|7|9223372036854775807
+K7|0||10
+K8|||11'
+	if [ "$got" = "$want" ]; then ok; else bad "integers in args: got $got"; fi
+	for w in "K2': 'device'" "K3': 'stream'" "K4': 'device'" "K8': 'device'"; do
+		grep -q "warning: event '${w%%':*}': '${w#*: '}" "$T/err" && ok || bad "integers in args: no warning for $w: $(cat "$T/err")"
+	done
+else
+	bad "integers in args: build failed: $(cat "$T/err")"
+fi
+
 # Host operators: only each thread's outermost ones are stored, and
 # enumerate(DataLoader)... ranges at any depth (store.c, sink_cpu_op).
 # Worked out by hand: on thread 1, A [0,100) us holds B; C [50,150) overlaps
