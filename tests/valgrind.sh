@@ -42,6 +42,9 @@ S=tests/data/small/study
 vg 0 -- ./perfstudy build -q $S/run-a $S/run-b -o "$T/small"
 vg 0 -- ./perfstudy build -q experiments/h200/study.yaml -o "$T/ex"
 vg 0 -- ./perfstudy inspect $S/run-a/rank0.json $S/run-b/a.json.gz
+# One trace cut by the cutter thread and parsed by it and two parse helpers, in windows of 4 KiB.
+PERFSTUDY_READAHEAD=always PERFSTUDY_PARSE_HELPERS=2 PERFSTUDY_WINDOW_BYTES=4096 \
+	vg 0 -- ./perfstudy build -q --jobs 2 experiments/h200/traces/gpt2-124m/1gpu/rank0.pt.trace.json.gz -o "$T/cut"
 for f in tests/bad/*; do
 	rm -rf "$T/bad"
 	vg 0 1 3 -- ./perfstudy build -q --force "$f" -o "$T/bad"
