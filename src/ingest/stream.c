@@ -292,6 +292,14 @@ int source_stream_open(struct source_stream *s, const char *path)
 		s->isal->crc_flag = ISAL_GZIP;
 		s->isal->next_in = s->zin;
 		s->isal->avail_in = s->zin_len > UINT32_MAX ? UINT32_MAX : (uint32_t)s->zin_len;
+		/* PERFSTUDY_INFLATE=zlib: zlib from the start (tests of its path, benchmarks). */
+		const char *inf = getenv("PERFSTUDY_INFLATE");
+		if (inf && !strcmp(inf, "zlib")) {
+			free(s->isal);
+			s->isal = NULL;
+			if (zlib_start(s) < 0)
+				return -1;
+		}
 	} else {
 		sha256_update(&s->sha, first, nfirst);
 		s->meta.size = (int64_t)nfirst;

@@ -294,6 +294,23 @@ for d in cut-ok cut-trunc cut-corrupt cut-syntax; do
 		dump "$T/o/perfstudy.db" > "$T/d2.txt"
 		same "$T/d1.txt" "$T/d2.txt" "$d: rows with the cutter"
 	fi
+	# zlib alone (PERFSTUDY_INFLATE=zlib; igzip hands it only what it rejects), --jobs 1 and 2: the same.
+	case $d in
+	cut-ok | cut-trunc | cut-corrupt)
+		for j in 1 2; do
+			rm -rf "$T/o"
+			PERFSTUDY_WINDOW_BYTES=65536 PERFSTUDY_READAHEAD=always PERFSTUDY_INFLATE=zlib \
+				"$PERFSTUDY" build --jobs $j "$T/$d" -o "$T/o" > /dev/null 2> "$T/e4"
+			r4=$?
+			[ $r1 = $r4 ] && ok || bad "$d: exit $r1, $r4 with zlib alone (--jobs $j)"
+			same "$T/e1" "$T/e4" "$d: messages with zlib alone (--jobs $j)"
+			if [ -z "$pat" ]; then
+				dump "$T/o/perfstudy.db" > "$T/d4.txt"
+				same "$T/d1.txt" "$T/d4.txt" "$d: rows with zlib alone (--jobs $j)"
+			fi
+		done
+		;;
+	esac
 	# Parse helpers (kineto_stream.c): windows parsed by 2 and 4 threads at once, given out in order.
 	for h in 1 3; do
 		rm -rf "$T/o"
@@ -307,6 +324,21 @@ for d in cut-ok cut-trunc cut-corrupt cut-syntax; do
 			same "$T/d1.txt" "$T/d3.txt" "$d: rows with $h parse helpers"
 		fi
 	done
+done
+
+# Every broken .json.gz of tests/bad (CRC, empty, header only, sizes,
+# trailing garbage, truncated, corrupt) gives the same messages and exit
+# status inflated by igzip (which hands what it rejects to zlib) and by
+# zlib alone.
+for f in tests/bad/*.gz; do
+	rm -rf "$T/g"
+	"$PERFSTUDY" build -q --force "$f" -o "$T/g" > /dev/null 2> "$T/g1"
+	r1=$?
+	rm -rf "$T/g"
+	PERFSTUDY_INFLATE=zlib "$PERFSTUDY" build -q --force "$f" -o "$T/g" > /dev/null 2> "$T/g2"
+	r2=$?
+	[ $r1 = $r2 ] && ok || bad "$f: exit $r1 with igzip, $r2 with zlib alone"
+	same "$T/g1" "$T/g2" "$f: messages with zlib alone"
 done
 
 # Timing lines on stderr, one per stage: read parse store index ingest analyze render total.
