@@ -207,6 +207,7 @@ ops_case() {
 			G) echo '{"ph": "X", "cat": "cpu_op", "name": "G", "ts": 15, "dur": 10, "tid": 2},' ;;
 			H) echo '{"ph": "X", "cat": "cpu_op", "name": "H", "ts": 15, "dur": 5, "tid": 2},' ;;
 			X) echo '{"ph": "X", "cat": "cpu_op", "name": "X", "ts": 5, "dur": 1, "tid": 1},' ;;
+			W) echo '{"ph": "X", "cat": "cpu_op", "name": "W", "ts": 1, "dur": 198, "tid": 1},' ;;
 			esac
 		done
 		echo '{"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 1}},'
@@ -232,6 +233,19 @@ WANT
 ops_case shuffled D A H B C E F G
 ops_case ordered A B H G C D E F
 ops_case late A B H G C D E F X
+# Last, W [1,199) instead: starts after A, so not inside it, and holds C
+# (stored before W came), D and E; F ends after it. Thread 1 keeps A, W, E
+# (a data loader range), F; thread 2 still G (its group of one start, G
+# and H, not decided when W comes, must not be lost). Only the operators
+# stored so far and those not decided are kept for the redo (store.c).
+cat > "$T/ops.want" <<'WANT'
+1|A|0|100000
+1|W|1000|198000
+1|enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__|80000|10000
+1|F|200000|10000
+2|G|15000|10000
+WANT
+ops_case late-holding A B H G C D E F W
 
 # Reading and cutting on a thread of their own (kineto_stream.c's cutter,
 # on when a core is spare: --jobs 2 with one trace; PERFSTUDY_READAHEAD=always
