@@ -281,6 +281,24 @@ s = open(sys.argv[1]).read()
 at = s.index('"ph": "X"', len(s) * 9 // 10)
 open(sys.argv[2], 'w').write(s[:at] + '"ph": X"' + s[at + 9:])
 PY
+# A build of $T/$d (64 KiB windows, threads on for a small file) with
+# --jobs J and the environment given: its exit status, messages and (for a
+# case without error) rows must be those of the one-thread build ($r1,
+# $T/e1, $T/d1.txt).
+like_one_thread() { # WHAT J VAR=VALUE...
+	local what=$1 j=$2 r
+	shift 2
+	rm -rf "$T/o"
+	env PERFSTUDY_WINDOW_BYTES=65536 PERFSTUDY_READAHEAD=always "$@" \
+		"$PERFSTUDY" build --jobs "$j" "$T/$d" -o "$T/o" > /dev/null 2> "$T/e3"
+	r=$?
+	[ "$r1" = $r ] && ok || bad "$d: exit $r1 with one thread, $r $what"
+	same "$T/e1" "$T/e3" "$d: messages $what"
+	if [ -z "$pat" ]; then
+		dump "$T/o/perfstudy.db" > "$T/d3.txt"
+		same "$T/d1.txt" "$T/d3.txt" "$d: rows $what"
+	fi
+}
 for d in cut-ok cut-trunc cut-corrupt cut-syntax; do
 	# The same output directory both times (messages name it).
 	rm -rf "$T/o"
@@ -312,31 +330,13 @@ for d in cut-ok cut-trunc cut-corrupt cut-syntax; do
 	case $d in
 	cut-ok | cut-trunc | cut-corrupt)
 		for j in 1 2; do
-			rm -rf "$T/o"
-			PERFSTUDY_WINDOW_BYTES=65536 PERFSTUDY_READAHEAD=always PERFSTUDY_INFLATE=zlib \
-				"$PERFSTUDY" build --jobs $j "$T/$d" -o "$T/o" > /dev/null 2> "$T/e4"
-			r4=$?
-			[ $r1 = $r4 ] && ok || bad "$d: exit $r1, $r4 with zlib alone (--jobs $j)"
-			same "$T/e1" "$T/e4" "$d: messages with zlib alone (--jobs $j)"
-			if [ -z "$pat" ]; then
-				dump "$T/o/perfstudy.db" > "$T/d4.txt"
-				same "$T/d1.txt" "$T/d4.txt" "$d: rows with zlib alone (--jobs $j)"
-			fi
+			like_one_thread "with zlib alone (--jobs $j)" $j PERFSTUDY_INFLATE=zlib
 		done
 		;;
 	esac
 	# Parse helpers (kineto_stream.c): windows parsed by 2 and 4 threads at once, given out in order.
 	for h in 1 3; do
-		rm -rf "$T/o"
-		PERFSTUDY_WINDOW_BYTES=65536 PERFSTUDY_READAHEAD=always PERFSTUDY_PARSE_HELPERS=$h \
-			"$PERFSTUDY" build --jobs 2 "$T/$d" -o "$T/o" > /dev/null 2> "$T/e3"
-		r3=$?
-		[ $r1 = $r3 ] && ok || bad "$d: exit $r1 with one thread, $r3 with $h parse helpers"
-		same "$T/e1" "$T/e3" "$d: messages with $h parse helpers"
-		if [ -z "$pat" ]; then
-			dump "$T/o/perfstudy.db" > "$T/d3.txt"
-			same "$T/d1.txt" "$T/d3.txt" "$d: rows with $h parse helpers"
-		fi
+		like_one_thread "with $h parse helpers" 2 PERFSTUDY_PARSE_HELPERS=$h
 	done
 done
 
