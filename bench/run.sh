@@ -80,6 +80,8 @@ for s in $SIZES; do
 	log "making $f ..."
 	[ -f "$f" ] || "$MKTRACE" "$SRC" "$f" "$s"
 	[ -f "$f.gz" ] || gzip -6 -c "$f" > "$f.gz"
+	# The kernel writes the new files back to disk for seconds after: not while measuring.
+	sync
 	bytes=$(stat -c %s "$f")
 	bpo=$("$BARE" parse "$f")
 	run_ps "t$s.json" "$bytes" "$bytes" "$(echo "$bpo" | kv parse_mbs)" "$(echo "$bpo" | kv parse_cold_mbs)" "" "" "" "$f"
@@ -99,6 +101,7 @@ for rs in $RANKS; do
 		f=$(printf '%s/rank%03d.json' "$d" "$r")
 		[ -f "$f" ] || "$MKTRACE" "$SRC" "$f" "$mb" "$r" "$n"
 	done
+	sync
 	bytes=$(cat "$d"/*.json | wc -c)
 	largest=$(stat -c %s "$d"/*.json | sort -n | tail -1)
 	bpo=$("$BARE" parse "$d/rank000.json")
