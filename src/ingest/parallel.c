@@ -104,16 +104,9 @@ int feed_skipped(const struct trace_feed *f, size_t i)
 	return f->slots[i].skip;
 }
 
-int feed_all_claimed(struct trace_feed *f)
+int feed_threads(const struct trace_feed *f)
 {
-	if (!f->nthreads)
-		return 0;
-	pthread_mutex_lock(&f->mu);
-	size_t i = f->next;
-	while (i < f->n && f->slots[i].skip)
-		i++;
-	pthread_mutex_unlock(&f->mu);
-	return i >= f->n;
+	return f->nthreads;
 }
 
 void feed_use_source(struct trace_feed *f, feed_source_fn source, void *src)

@@ -41,8 +41,8 @@ struct trace_feed *feed_new(const char *const *paths, size_t n, int jobs);
 void feed_skip(struct trace_feed *f, size_t i);
 /* Whether trace i was skipped. */
 int feed_skipped(const struct trace_feed *f, size_t i);
-/* Whether reading threads are running and every trace they will read is already claimed by one. */
-int feed_all_claimed(struct trace_feed *f);
+/* How many reading threads are running (0: traces are read in the calling thread). */
+int feed_threads(const struct trace_feed *f);
 /* Before feed_start: batches come from source (shard databases), not the files. */
 void feed_use_source(struct trace_feed *f, feed_source_fn source, void *src);
 /* Starts the workers; `like` says which sink callbacks to record (NULL: all). */
