@@ -287,18 +287,17 @@ int source_stream_open(struct source_stream *s, const char *path)
 		s->spare_core = ahead && ((uint64_t)st.st_size >= (1u << 20) || always) ? ahead : 0;
 		if (read_rest(s, first, nfirst) < 0)
 			return -1;
-		s->isal = xmalloc(sizeof(*s->isal));
-		isal_inflate_init(s->isal);
-		s->isal->crc_flag = ISAL_GZIP;
-		s->isal->next_in = s->zin;
-		s->isal->avail_in = s->zin_len > UINT32_MAX ? UINT32_MAX : (uint32_t)s->zin_len;
 		/* PERFSTUDY_INFLATE=zlib: zlib from the start (tests of its path, benchmarks). */
 		const char *inf = getenv("PERFSTUDY_INFLATE");
 		if (inf && !strcmp(inf, "zlib")) {
-			free(s->isal);
-			s->isal = NULL;
 			if (zlib_start(s) < 0)
 				return -1;
+		} else {
+			s->isal = xmalloc(sizeof(*s->isal));
+			isal_inflate_init(s->isal);
+			s->isal->crc_flag = ISAL_GZIP;
+			s->isal->next_in = s->zin;
+			s->isal->avail_in = s->zin_len > UINT32_MAX ? UINT32_MAX : (uint32_t)s->zin_len;
 		}
 	} else {
 		sha256_update(&s->sha, first, nfirst);
