@@ -30,6 +30,7 @@
 
 struct readahead;
 struct inflate_state;
+struct zhash;
 
 #define STREAM_AHEAD_MIN (8u << 20)
 
@@ -48,6 +49,7 @@ struct source_stream {
 	z_stream z;
 	int zinit;
 	uint64_t z_out;             /* bytes zlib inflated (some dropped after igzip) */
+	struct zhash *zhash;        /* the compressed bytes hashed by a thread (NULL: hashed at open) */
 	/* a plain file read and hashed by a thread (NULL: read here) */
 	struct readahead *ra;
 	int spare_core;             /* source_stream_readahead()'s cores when opened, if large enough; else 0 */
