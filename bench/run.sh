@@ -16,7 +16,7 @@
 #   BENCH_SRC    the real trace repeated            (default gpt2-124m 2gpu-ddp rank 0)
 #   BENCH_KEEP   1 keeps the generated traces       (default: removed at the end)
 #   BENCH_OUT    results file                       (default bench/RESULTS.md)
-#   BENCH_REPEAT builds per input up to 1.2 GB, the fastest ingest kept (default 3)
+#   BENCH_REPEAT rounds per input up to 1.2 GB, the fastest of each kept (default 5)
 set -euo pipefail
 cd "$(dirname "$0")"
 TOP=$(cd .. && pwd)
@@ -27,7 +27,7 @@ JOBS=${BENCH_JOBS:-"1 2"}
 DIR=${BENCH_DIR:-/tmp/perfstudy-bench}
 SRC=${BENCH_SRC:-$TOP/experiments/h200/traces/gpt2-124m/2gpu-ddp/rank0.pt.trace.json.gz}
 OUTMD=${BENCH_OUT:-$TOP/bench/RESULTS.md}
-REPEAT=${BENCH_REPEAT:-3}
+REPEAT=${BENCH_REPEAT:-5}
 REPEAT_MAX=1200000000
 MKTRACE=$TOP/bench/build/mktrace
 BARE=$TOP/bench/build/bare
@@ -35,34 +35,68 @@ mkdir -p "$DIR"
 [ "${BENCH_KEEP:-0}" = 1 ] || trap 'rm -rf "$DIR"' EXIT
 
 rows=()
+speedups=()
 log() { echo "$@" >&2; }
 
-# run_ps LABEL BYTES LARGEST BARE_PARSE BARE_COLD INFLATE LIBDEFLATE IGZIP ARGS...: one perfstudy build, one table row.
-run_ps() {
-	local label=$1 bytes=$2 largest=$3 bparse=$4 bcold=$5 binfl=$6 blibd=$7 bigz=$8
-	shift 8
-	local err=$DIR/stderr try best="" reps=1
-	# Inputs up to REPEAT_MAX bytes: the best of REPEAT builds (this machine is shared and noisy).
-	[ "$bytes" -le "$REPEAT_MAX" ] && reps=$REPEAT
-	for ((try = 1; try <= reps; try++)); do
-		rm -rf "$DIR/out"
-		if ! PERFSTUDY_TIMING=1 /usr/bin/time -f 'time: %e %M %U %S' "$PS" build -q "$@" -o "$DIR/out" 2>"$err.try"; then
-			log "perfstudy failed on $label:"; cat "$err.try" >&2
-			rows+=("| $label | $((bytes / 1000000)) | failed | | | | | | | | | | | | | | | | | | |")
-			return
-		fi
-		local t; t=$(awk '$2 == "timing:" && $3 == "ingest" { print $4 }' "$err.try")
-		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-			best=$t
-			mv "$err.try" "$err"
-		fi
-	done
+# The machine is shared and noisy: each input is measured REPEAT times (up
+# to REPEAT_MAX bytes), its floor (bench/build/bare) and perfstudy in turn,
+# and the best of each is kept, so that a slow spell falls on both alike.
+
+# ingest_of FILE: the ingest time a build's stderr FILE gives; nothing when there is no FILE.
+ingest_of() { [ ! -f "$1" ] || awk '$2 == "timing:" && $3 == "ingest" { print $4 }' "$1"; }
+
+# try_ps KEY ARGS...: one perfstudy build; its stderr kept as $DIR/KEY.best
+# (and its figure count as $DIR/KEY.nfig) when its ingest is the fastest of KEY so far.
+try_ps() {
+	local key=$1
+	shift
+	local err=$DIR/$key.try
+	rm -rf "$DIR/out"
+	if ! PERFSTUDY_TIMING=1 /usr/bin/time -f 'time: %e %M %U %S' "$PS" build -q "$@" -o "$DIR/out" 2>"$err"; then
+		log "perfstudy failed on $key:"
+		cat "$err" >&2
+		touch "$DIR/$key.failed"
+		return
+	fi
+	local t best
+	t=$(ingest_of "$err")
+	best=$(ingest_of "$DIR/$key.best")
+	if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+		mv "$err" "$DIR/$key.best"
+		find "$DIR/out" -name '*.svg' | wc -l > "$DIR/$key.nfig"
+	fi
+}
+
+# try_floor KEY MODE FILE: one run of bench/build/bare MODE FILE; the
+# largest of each of its NAME_mbs=VALUE so far kept in $DIR/KEY.floor.
+try_floor() {
+	local key=$1 out
+	out=$("$BARE" "$2" "$3")
+	{ [ ! -f "$DIR/$key.floor" ] || cat "$DIR/$key.floor"; echo "$out" | tr ' ' '\n'; } |
+		awk -F= 'NF == 2 { if (!($1 in v) || ($1 ~ /_mbs$/ && $2 != "n/a" && $2 + 0 > v[$1] + 0)) v[$1] = $2 } END { for (k in v) print k "=" v[k] }' \
+		> "$DIR/$key.floor.new"
+	mv "$DIR/$key.floor.new" "$DIR/$key.floor"
+}
+
+kv() { awk -F= -v k="$1" '$1 == k { print $2 }' "$2" 2>/dev/null; }
+
+# row KEY LABEL BYTES LARGEST: the table row of KEY's fastest build and its floor.
+row() {
+	local key=$1 label=$2 bytes=$3 largest=$4
+	if [ -f "$DIR/$key.failed" ] || [ ! -f "$DIR/$key.best" ]; then
+		rows+=("| $label | $((bytes / 1000000)) | failed | | | | | | | | | | | | | | | | | | |")
+		return
+	fi
+	local err=$DIR/$key.best fl=$DIR/$key.floor
 	st() { awk -v s="$1" '$2 == "timing:" && $3 == s { print $4 }' "$err"; }
 	local wall rss cpu
 	read -r wall rss cpu < <(awk '$1 == "time:" { print $2, $3, $4 + $5 }' "$err")
-	local nfig; nfig=$(find "$DIR/out" -name '*.svg' | wc -l)
+	local nfig; nfig=$(cat "$DIR/$key.nfig")
 	local ingest; ingest=$(st ingest)
 	local mbs; mbs=$(awk -v b="$bytes" -v t="$ingest" 'BEGIN { printf "%.0f", b / t / 1e6 }')
+	local bparse bcold binfl blibd bigz
+	bparse=$(kv parse_mbs "$fl"); bcold=$(kv parse_cold_mbs "$fl")
+	binfl=$(kv inflate_mbs "$fl"); blibd=$(kv libdeflate_mbs "$fl"); bigz=$(kv igzip_mbs "$fl")
 	local rparse="" rinfl=""
 	[ -n "$bparse" ] && [ "$bparse" != n/a ] && rparse=$(awk -v a="$bparse" -v b="$mbs" 'BEGIN { printf "%.2f", a / b }')
 	[ -n "$binfl" ] && rinfl=$(awk -v a="$mbs" -v b="$binfl" 'BEGIN { printf "%.2f", a / b }')
@@ -73,7 +107,7 @@ run_ps() {
 	log "${rows[-1]}"
 }
 
-kv() { tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
+reps_for() { [ "$1" -le "$REPEAT_MAX" ] && echo "$REPEAT" || echo 1; }
 
 for s in $SIZES; do
 	f=$DIR/t$s.json
@@ -83,15 +117,21 @@ for s in $SIZES; do
 	# The kernel writes the new files back to disk for seconds after: not while measuring.
 	sync
 	bytes=$(stat -c %s "$f")
-	bpo=$("$BARE" parse "$f")
-	run_ps "t$s.json" "$bytes" "$bytes" "$(echo "$bpo" | kv parse_mbs)" "$(echo "$bpo" | kv parse_cold_mbs)" "" "" "" "$f"
-	bi=$("$BARE" inflate "$f.gz")
-	run_ps "t$s.json.gz" "$bytes" "$bytes" "" "" "$(echo "$bi" | kv inflate_mbs)" "$(echo "$bi" | kv libdeflate_mbs)" "$(echo "$bi" | kv igzip_mbs)" "$f.gz"
+	rm -f "$DIR"/plain.* "$DIR"/gz.*
+	for ((try = 1; try <= $(reps_for "$bytes"); try++)); do
+		try_floor plain parse "$f"
+		try_ps plain "$f"
+		try_floor gz inflate "$f.gz"
+		try_ps gz "$f.gz"
+	done
+	row plain "t$s.json" "$bytes" "$bytes"
+	row gz "t$s.json.gz" "$bytes" "$bytes"
 	rm -f "$f" "$f.gz"
 done
 
 have_jobs=0
 "$PS" build --help | grep -q -- --jobs && have_jobs=1
+[ $have_jobs = 1 ] || JOBS=0
 for rs in $RANKS; do
 	n=${rs%x*}; mb=${rs#*x}
 	d=$DIR/ranks$rs
@@ -104,15 +144,27 @@ for rs in $RANKS; do
 	sync
 	bytes=$(cat "$d"/*.json | wc -c)
 	largest=$(stat -c %s "$d"/*.json | sort -n | tail -1)
-	bpo=$("$BARE" parse "$d/rank000.json")
-	bp=$(echo "$bpo" | kv parse_mbs); bc=$(echo "$bpo" | kv parse_cold_mbs)
-	if [ $have_jobs = 1 ]; then
+	rm -f "$DIR"/ranks.*
+	# The --jobs values in turn, so that a ratio of two compares builds of the same spell.
+	for ((try = 1; try <= $(reps_for "$bytes"); try++)); do
+		try_floor ranks parse "$d/rank000.json"
 		for j in $JOBS; do
-			run_ps "$n ranks × $mb MB, --jobs $j" "$bytes" "$largest" "$bp" "$bc" "" "" "" --jobs "$j" "$d"
+			if [ "$j" = 0 ]; then try_ps ranks.j0 "$d"; else try_ps "ranks.j$j" --jobs "$j" "$d"; fi
 		done
-	else
-		run_ps "$n ranks × $mb MB" "$bytes" "$largest" "$bp" "$bc" "" "" "" "$d"
-	fi
+	done
+	first=""
+	for j in $JOBS; do
+		[ ! -f "$DIR/ranks.floor" ] || cp "$DIR/ranks.floor" "$DIR/ranks.j$j.floor"
+		label="$n ranks × $mb MB, --jobs $j"
+		[ "$j" = 0 ] && label="$n ranks × $mb MB"
+		row "ranks.j$j" "$label" "$bytes" "$largest"
+		t=$(ingest_of "$DIR/ranks.j$j.best")
+		if [ -z "$first" ]; then
+			first=$t; fj=$j
+		elif [ -n "$t" ] && [ -n "$first" ]; then
+			speedups+=("$n ranks × $mb MB: ingest with --jobs $j $(awk -v a="$first" -v b="$t" 'BEGIN { printf "%.2f", a / b }')× that with --jobs $fj ($first s -> $t s)")
+		fi
+	done
 	rm -rf "$d"
 done
 
@@ -145,12 +197,20 @@ done
 	echo "threads are used); index (the store's indexes and statistics after reading) and ingest"
 	echo "(reading every trace, then indexing the store), analyze, render"
 	echo "(with the number of figures, each written as SVG, PDF and PNG) and total are wall time;"
-	echo "*CPU s* is user + system time of the whole build. Inputs up to 1.2 GB: the build with the"
-	echo "fastest ingest of $REPEAT (BENCH_REPEAT); larger ones: one build."
+	echo "*CPU s* is user + system time of the whole build. Inputs up to 1.2 GB (for a rank study, all"
+	echo "its traces): $REPEAT rounds (BENCH_REPEAT), each running the floor (bare parse or inflate) and then"
+	echo "perfstudy (for a rank study, each --jobs value in turn), the best of each kept: the row is the"
+	echo "build with the fastest ingest, its floors the fastest of their rounds. Larger inputs: one round."
 	echo
 	echo "| input | MB | perfstudy MB/s | bare parse MB/s | parse ratio | bare cold MB/s | inflate MB/s | libdeflate MB/s | igzip MB/s | gz ratio | peak RSS MiB | read | parse | store | index | ingest | analyze | render (figures) | total | CPU s |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	printf '%s\n' "${rows[@]}"
+	if [ ${#speedups[@]} -gt 0 ]; then
+		echo
+		echo "Speedup of --jobs (best ingest of each, measured in turn):"
+		echo
+		printf -- '- %s\n' "${speedups[@]}"
+	fi
 } > "$OUTMD.tmp"
 mv "$OUTMD.tmp" "$OUTMD"
 cat "$OUTMD"
