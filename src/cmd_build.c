@@ -370,10 +370,13 @@ static const char **plan_paths(const struct plan *p, size_t *n)
 
 /*
  * Starts the feed that reads the traces ahead with jobs threads (merge:
- * from the shards), leaving alone those the cache will reuse.
+ * from the shards), leaving alone those the cache will reuse. A feed
+ * started early (reading_early) is left as it is.
  */
-static int reading_feed(struct store *s, int jobs, const struct build_mode *mode)
+static int reading_feed(int jobs, const struct build_mode *mode)
 {
+	if (reading.feed)
+		return 0;
 	if (mode->nmerge && shard_set_open(mode->merge, mode->nmerge, reading.paths, reading.npaths, &reading.shards) < 0)
 		return -1;
 	reading.feed = feed_new(reading.paths, reading.npaths, jobs);
@@ -383,9 +386,31 @@ static int reading_feed(struct store *s, int jobs, const struct build_mode *mode
 		if (cache_trace_unchanged(reading.cache, reading.paths[i]))
 			feed_skip(reading.feed, i);
 	struct ingest_sink like;
-	store_sink(s, 0, &like);
+	store_sink_kinds(&like);
 	feed_start(reading.feed, &like);
 	return 0;
+}
+
+/*
+ * With nothing a previous build could give (no previous store, or
+ * --force), the threads start reading before the build's fingerprint and
+ * its store are made (the SHA-256 of the executable and the schema: 6 ms
+ * of a 113 MB .json.gz's 120 ms of ingest, with both cores but one idle).
+ * A previous store is looked at first: the build may be up to date, and
+ * its traces reused.
+ */
+static void reading_early(const struct plan *p, const char *outdir, int force, int jobs,
+			  const struct build_mode *mode)
+{
+	if (mode->nmerge)
+		return;
+	char *prev = xasprintf("%s/perfstudy.db", outdir);
+	int fresh = force || access(prev, F_OK) != 0;
+	free(prev);
+	if (!fresh)
+		return;
+	reading.paths = plan_paths(p, &reading.npaths);
+	reading_feed(jobs, mode);
 }
 
 static int64_t file_size(const char *path)
@@ -416,7 +441,8 @@ static void reading_end(struct store *s)
 	reading.feed = NULL;
 	shard_set_free(reading.shards);
 	reading.shards = NULL;
-	cache_close(reading.cache, s);
+	if (s)
+		cache_close(reading.cache, s);
 	reading.cache = NULL;
 }
 
@@ -1108,6 +1134,7 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 		force = 1; /* every trace comes from the shards */
 	if (cleanup_stale(outdir, quiet) < 0 || check_output_dir(outdir) < 0)
 		goto fail;
+	reading_early(&plan, outdir, force, jobs, mode);
 	fingerprint = build_fingerprint(&plan, argc, argv);
 	if (!force) {
 		char *prev = xasprintf("%s/perfstudy.db", outdir);
@@ -1137,9 +1164,10 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 	char *prev_db = xasprintf("%s/perfstudy.db", outdir);
 	r = reading_begin(store, &plan, prev_db, force, quiet);
 	free(prev_db);
-	reading.paths = plan_paths(&plan, &reading.npaths);
+	if (!reading.paths)
+		reading.paths = plan_paths(&plan, &reading.npaths);
 	render_jobs = jobs;
-	if (r < 0 || reading_feed(store, jobs, mode) < 0)
+	if (r < 0 || reading_feed(jobs, mode) < 0)
 		goto fail;
 	for (size_t i = 0; i < plan.nexp; i++)
 		if (ingest_experiment(store, &plan.exps[i], quiet) < 0)
@@ -1230,10 +1258,9 @@ fail:
 		for (size_t i = 0; i < plan.nexp; i++)
 			exp_output_release(&outs[i]);
 	free(outs);
-	if (store) {
-		reading_end(store);
+	reading_end(store);
+	if (store)
 		store_close(store);
-	}
 	if (made_tmp)
 		fs_remove_tree(tmp);
 	cleanup_disarm();

@@ -1276,22 +1276,28 @@ void store_sink_experiment(struct store *s, const char *experiment, const char *
 	sink->link = sink_link;
 }
 
-void store_sink(struct store *s, int64_t trace_id, struct ingest_sink *sink)
+void store_sink_kinds(struct ingest_sink *sink)
 {
-	s->sink.experiment = NULL;
-	s->sink.path = NULL;
+	memset(sink, 0, sizeof(*sink));
 	sink->metrics = sink_metrics;
 	sink->iteration = sink_iteration;
 	sink->phase = sink_phase;
 	sink->hardware = sink_hardware;
 	sink->link = sink_link;
-	s->sink.s = s;
-	s->sink.trace_id = trace_id;
-	sink->ctx = &s->sink;
 	sink->info = sink_info;
 	sink->activity = sink_activity;
 	sink->runtime = sink_runtime;
 	sink->annotation = sink_annotation;
 	sink->cpu_op = sink_cpu_op;
 	sink->summary = sink_summary;
+}
+
+void store_sink(struct store *s, int64_t trace_id, struct ingest_sink *sink)
+{
+	s->sink.experiment = NULL;
+	s->sink.path = NULL;
+	s->sink.s = s;
+	s->sink.trace_id = trace_id;
+	store_sink_kinds(sink);
+	sink->ctx = &s->sink;
 }

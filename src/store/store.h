@@ -58,6 +58,8 @@ int store_finish_trace(struct store *s, int64_t trace_id, const char *format,
  * rank, world size and devices); ctx lives as long as s.
  */
 void store_sink(struct store *s, int64_t trace_id, struct ingest_sink *sink);
+/* The kinds of event store_sink takes (its callbacks, ctx NULL): what a reader ahead of the store records. */
+void store_sink_kinds(struct ingest_sink *sink);
 
 /*
  * A run's input that is not a rank's trace (a training log, an Nsight
