@@ -195,81 +195,85 @@ static ssize_t ra_read(struct source_stream *s, char *p, size_t n)
 }
 
 /*
- * The SHA-256 of a .json.gz's compressed bytes, on a thread of its own when
- * a core is spare: hashed at open, the whole file (8 MB for a 113 MB trace,
- * 5 ms) was hashed before the first byte was inflated, with the other core
- * idle. The bytes (s->zin) do not change while the stream is open; the
- * hash is joined when the stream ends (source_stream_meta) or closes.
+ * A .json.gz's compressed bytes are read in pieces as the inflater needs
+ * them, into zbuf (ZBUF bytes, file bytes [zoff, zoff + zlen), the inflater
+ * at zpos), by the read-ahead thread when a core is spare (it hashes them)
+ * or here. The whole compressed file was read at open into memory made for
+ * it: on a machine whose fresh memory is slow to fault in (this benchmark's
+ * VM: 0.2-0.7 s for the 321 MB of a 4.5 GB trace, clearing pages) that
+ * was most of a second on one core before the first byte was inflated,
+ * and as much memory again as the file (bench/RESULTS.md).
+ *
+ * When igzip gives up, zlib inflates the file again from its start
+ * (isal_fallback): the bytes already read (below zreplay_end) are read
+ * again with pread, at zreplay, the rest as before, so each byte is hashed
+ * once.
  */
-struct zhash {
-	pthread_t thread;
-	struct sha256 *sha;
-	const unsigned char *p;
-	size_t n;
-};
+#define ZBUF (256u << 10)
 
-static void *zhash_main(void *arg)
+/* Up to n compressed bytes from the file: 0 at its end, -1 after diag. */
+static ssize_t zsrc_read(struct source_stream *s, unsigned char *p, size_t n)
 {
-	struct zhash *z = arg;
-	double t0 = timing_now();
-	sha256_update(z->sha, z->p, z->n);
-	timing_add(TIME_READ, timing_now() - t0);
-	return NULL;
-}
-
-/* Hashes s->zin on a thread, or here when none starts. */
-static void zhash_start(struct source_stream *s)
-{
-	struct zhash *z = xcalloc(1, sizeof(*z));
-	z->sha = &s->sha;
-	z->p = s->zin;
-	z->n = s->zin_len;
-	if (pthread_create(&z->thread, NULL, zhash_main, z) != 0) {
-		free(z);
-		sha256_update(&s->sha, s->zin, s->zin_len);
-		return;
-	}
-	s->zhash = z;
-}
-
-static void zhash_join(struct source_stream *s)
-{
-	if (!s->zhash)
-		return;
-	pthread_join(s->zhash->thread, NULL);
-	free(s->zhash);
-	s->zhash = NULL;
-}
-
-/* Reads the rest of the file; the compressed bytes of a gzip file (hashed by the caller). */
-static int read_rest(struct source_stream *s, const unsigned char *first, size_t nfirst)
-{
-	struct stat st;
-	size_t cap = fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 1 << 20;
-	if (cap < nfirst + 1)
-		cap = nfirst + 1;
-	unsigned char *p = xmalloc(cap);
-	memcpy(p, first, nfirst);
-	size_t n = nfirst;
-	for (;;) {
-		if (n == cap)
-			p = xgrow(p, &cap, n + (1 << 20), 1);
-		ssize_t r = read_fd(s, p + n, cap - n);
+	while (s->zreplay < s->zreplay_end) {
+		uint64_t left = s->zreplay_end - s->zreplay;
+		ssize_t r = pread(s->fd, p, left < n ? (size_t)left : n, (off_t)s->zreplay);
+		if (r < 0 && errno == EINTR)
+			continue;
 		if (r < 0) {
-			free(p);
+			diag_syserror(s->path, "cannot read: %s", strerror(errno));
 			return -1;
 		}
-		if (r == 0)
+		if (r == 0) {
+			s->zreplay = s->zreplay_end; /* shorter than it was: what follows comes as before */
 			break;
-		n += (size_t)r;
+		}
+		s->zreplay += (uint64_t)r;
+		return r;
 	}
-	s->meta.size = (int64_t)n;
-	s->zin = p;
-	s->zin_len = n;
-	return 0;
+	if (s->zsrc_done)
+		return 0;
+	ssize_t r;
+	if (s->ra) {
+		r = ra_read(s, (char *)p, n);
+	} else {
+		r = read_fd(s, p, n);
+		if (r > 0) {
+			sha256_update(&s->sha, p, (size_t)r);
+			s->meta.size += r;
+		}
+	}
+	if (r == 0)
+		s->zsrc_done = 1; /* read once: ra_read counts the size at its end */
+	return r;
 }
 
-/* Starts zlib on the compressed bytes from their beginning. */
+/*
+ * At least k bytes (k <= ZBUF) from zpos in zbuf, reading as needed (the
+ * bytes before zpos are dropped): how many there are, fewer only at the end
+ * of the file; -1 after diag.
+ */
+static ssize_t zin_need(struct source_stream *s, size_t k)
+{
+	if (s->zlen - s->zpos >= k)
+		return (ssize_t)(s->zlen - s->zpos);
+	if (s->zpos) {
+		memmove(s->zbuf, s->zbuf + s->zpos, s->zlen - s->zpos);
+		s->zoff += s->zpos;
+		s->zlen -= s->zpos;
+		s->zpos = 0;
+	}
+	while (s->zlen < k && !s->zeof) {
+		ssize_t r = zsrc_read(s, s->zbuf + s->zlen, ZBUF - s->zlen);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			s->zeof = 1;
+		s->zlen += (size_t)r;
+	}
+	return (ssize_t)s->zlen;
+}
+
+/* Starts zlib at zpos. */
 static int zlib_start(struct source_stream *s)
 {
 	if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
@@ -277,8 +281,8 @@ static int zlib_start(struct source_stream *s)
 		return -1;
 	}
 	s->zinit = 1;
-	s->z.next_in = s->zin;
-	s->z.avail_in = s->zin_len > UINT32_MAX ? UINT32_MAX : (uInt)s->zin_len;
+	s->z.next_in = s->zbuf + s->zpos;
+	s->z.avail_in = (uInt)(s->zlen - s->zpos);
 	return 0;
 }
 
@@ -331,12 +335,13 @@ int source_stream_open(struct source_stream *s, const char *path)
 	if (nfirst == 2 && first[0] == 0x1f && first[1] == 0x8b) {
 		s->meta.gzip = 1;
 		s->spare_core = ahead && ((uint64_t)st.st_size >= (1u << 20) || always) ? ahead : 0;
-		if (read_rest(s, first, nfirst) < 0)
-			return -1;
+		sha256_update(&s->sha, first, nfirst);
+		s->meta.size = (int64_t)nfirst;
+		s->zbuf = xmalloc(ZBUF);
+		memcpy(s->zbuf, first, nfirst);
+		s->zlen = nfirst;
 		if (s->spare_core)
-			zhash_start(s);
-		else
-			sha256_update(&s->sha, s->zin, s->zin_len);
+			ra_start(s);
 		/* PERFSTUDY_INFLATE=zlib: zlib from the start (tests of its path, benchmarks). */
 		const char *inf = getenv("PERFSTUDY_INFLATE");
 		if (inf && !strcmp(inf, "zlib")) {
@@ -346,8 +351,8 @@ int source_stream_open(struct source_stream *s, const char *path)
 			s->isal = xmalloc(sizeof(*s->isal));
 			isal_inflate_init(s->isal);
 			s->isal->crc_flag = ISAL_GZIP;
-			s->isal->next_in = s->zin;
-			s->isal->avail_in = s->zin_len > UINT32_MAX ? UINT32_MAX : (uint32_t)s->zin_len;
+			s->isal->next_in = s->zbuf;
+			s->isal->avail_in = (uint32_t)s->zlen;
 		}
 	} else {
 		sha256_update(&s->sha, first, nfirst);
@@ -363,49 +368,65 @@ int source_stream_open(struct source_stream *s, const char *path)
 }
 
 /*
- * After a gzip member ends at *off: another may follow (gzip allows
- * concatenation), zeros are padding. 1: a member starts at *off; 0: the
- * end; -1: something else is there (*off says where).
+ * After a gzip member ends at zpos: another may follow (gzip allows
+ * concatenation), zeros are padding. 1: a member starts at zpos; 0: the
+ * end; -1: something else is there (zpos at it); -2: a read error, after diag.
  */
-static int next_member(const unsigned char *in, size_t len, size_t *off)
+static int next_member(struct source_stream *s)
 {
-	while (*off < len && in[*off] == 0)
-		(*off)++;
-	if (*off >= len)
-		return 0;
-	return len - *off >= 2 && in[*off] == 0x1f && in[*off + 1] == 0x8b ? 1 : -1;
+	for (;;) {
+		while (s->zpos < s->zlen && s->zbuf[s->zpos] == 0)
+			s->zpos++;
+		if (s->zpos < s->zlen)
+			break;
+		ssize_t k = zin_need(s, 1);
+		if (k < 0)
+			return -2;
+		if (k == 0)
+			return 0;
+	}
+	ssize_t k = zin_need(s, 2);
+	if (k < 0)
+		return -2;
+	return k >= 2 && s->zbuf[s->zpos] == 0x1f && s->zbuf[s->zpos + 1] == 0x8b ? 1 : -1;
 }
 
 /* zlib in pieces, with the messages of source.c's inflate_all; z_out counts its output. */
 static ssize_t inflate_some(struct source_stream *s, char *p, size_t n)
 {
 	z_stream *z = &s->z;
-	const unsigned char *in = s->zin;
-	size_t len = s->zin_len;
 	z->next_out = (unsigned char *)p;
 	z->avail_out = n > UINT32_MAX ? UINT32_MAX : (uInt)n;
 	while (z->avail_out > 0) {
+		if (z->avail_in == 0) {
+			s->zpos = s->zlen;
+			if (zin_need(s, 1) < 0)
+				return -1;
+			z->next_in = s->zbuf + s->zpos;
+			z->avail_in = (uInt)(s->zlen - s->zpos);
+		}
 		int ret = inflate(z, Z_NO_FLUSH);
-		size_t off = (size_t)(z->next_in - in);
-		if (z->avail_in == 0 && off < len)
-			z->avail_in = len - off > UINT32_MAX ? UINT32_MAX : (uInt)(len - off);
+		s->zpos = (size_t)(z->next_in - s->zbuf);
 		if (ret == Z_STREAM_END) {
-			int more = next_member(in, len, &off);
+			int more = next_member(s);
+			if (more == -2)
+				return -1;
 			if (more == 0) {
 				s->eof = 1;
 				break;
 			}
 			if (more < 0) {
-				diag_error(s->path, "trailing garbage after gzip data at byte %zu", off);
+				diag_error(s->path, "trailing garbage after gzip data at byte %llu",
+					   (unsigned long long)(s->zoff + s->zpos));
 				return -1;
 			}
 			inflateReset(z);
-			z->next_in = (unsigned char *)in + off;
-			z->avail_in = len - off > UINT32_MAX ? UINT32_MAX : (uInt)(len - off);
+			z->next_in = s->zbuf + s->zpos;
+			z->avail_in = (uInt)(s->zlen - s->zpos);
 			continue;
 		}
 		if (ret == Z_OK || ret == Z_BUF_ERROR) {
-			if (ret == Z_BUF_ERROR && z->avail_in == 0 && off >= len) {
+			if (ret == Z_BUF_ERROR && z->avail_in == 0 && s->zeof) {
 				size_t done = (size_t)s->z_out + (size_t)((char *)z->next_out - p);
 				diag_error(s->path, "truncated gzip stream after %zu bytes of uncompressed data", done);
 				return -1;
@@ -416,7 +437,8 @@ static ssize_t inflate_some(struct source_stream *s, char *p, size_t n)
 			fputs("perfstudy: error: out of memory\n", stderr);
 			exit(3);
 		}
-		diag_error(s->path, "corrupt gzip data near byte %zu: %s", off, z->msg ? z->msg : "invalid data");
+		diag_error(s->path, "corrupt gzip data near byte %llu: %s", (unsigned long long)(s->zoff + s->zpos),
+			   z->msg ? z->msg : "invalid data");
 		return -1;
 	}
 	s->z_out += (uint64_t)((char *)z->next_out - p);
@@ -433,6 +455,11 @@ static int isal_fallback(struct source_stream *s, uint64_t done)
 {
 	free(s->isal);
 	s->isal = NULL;
+	/* The bytes read so far again, from the start (zsrc_read). */
+	s->zreplay = 0;
+	s->zreplay_end = s->zoff + s->zlen;
+	s->zoff = s->zlen = s->zpos = 0;
+	s->zeof = 0;
 	if (zlib_start(s) < 0)
 		return -1;
 	char scratch[1 << 14];
@@ -453,15 +480,15 @@ static int isal_fallback(struct source_stream *s, uint64_t done)
 static ssize_t isal_some(struct source_stream *s, char *p, size_t n)
 {
 	struct inflate_state *st = s->isal;
-	const unsigned char *in = s->zin;
-	size_t len = s->zin_len;
 	st->next_out = (uint8_t *)p;
 	st->avail_out = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 	int ok = 1;
 	while (st->avail_out > 0) {
-		size_t off = (size_t)(st->next_in - in);
 		if (st->block_state == ISAL_BLOCK_FINISH) {
-			int more = next_member(in, len, &off);
+			s->zpos = (size_t)(st->next_in - s->zbuf);
+			int more = next_member(s);
+			if (more == -2)
+				return -1;
 			if (more == 0) {
 				s->eof = 1;
 				break;
@@ -472,18 +499,22 @@ static ssize_t isal_some(struct source_stream *s, char *p, size_t n)
 			}
 			isal_inflate_reset(st);
 			st->crc_flag = ISAL_GZIP;
-			st->next_in = (uint8_t *)in + off;
-			st->avail_in = 0;
+			st->next_in = s->zbuf + s->zpos;
+			st->avail_in = (uint32_t)(s->zlen - s->zpos);
 		}
-		if (st->avail_in == 0 && off < len)
-			st->avail_in = len - off > UINT32_MAX ? UINT32_MAX : (uint32_t)(len - off);
+		if (st->avail_in == 0) {
+			s->zpos = s->zlen;
+			if (zin_need(s, 1) < 0)
+				return -1;
+			st->next_in = s->zbuf + s->zpos;
+			st->avail_in = (uint32_t)(s->zlen - s->zpos);
+		}
 		uint32_t before = st->avail_out;
 		if (isal_inflate(st) != ISAL_DECOMP_OK) {
 			ok = 0;
 			break;
 		}
-		if (st->block_state != ISAL_BLOCK_FINISH && st->avail_in == 0 &&
-		    (size_t)(st->next_in - in) >= len && st->avail_out == before) {
+		if (st->block_state != ISAL_BLOCK_FINISH && st->avail_in == 0 && s->zeof && st->avail_out == before) {
 			ok = 0; /* the input ended inside a member */
 			break;
 		}
@@ -574,25 +605,22 @@ int source_stream_parse_helpers(const struct source_stream *s)
 
 const struct source_meta *source_stream_meta(struct source_stream *s)
 {
-	if (s->eof && !s->meta.sha256[0]) {
-		zhash_join(s);
+	if (s->eof && !s->meta.sha256[0])
 		sha256_final_hex(&s->sha, s->meta.sha256);
-	}
 	return &s->meta;
 }
 
 void source_stream_close(struct source_stream *s)
 {
 	ra_stop(s);
-	zhash_join(s);
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
 	if (s->zinit)
 		inflateEnd(&s->z);
 	s->zinit = 0;
-	free(s->zin);
+	free(s->zbuf);
 	free(s->isal);
-	s->zin = NULL;
+	s->zbuf = NULL;
 	s->isal = NULL;
 }

@@ -7,9 +7,10 @@
  * the caller's buffer, or, when source_stream_readahead() is on and the
  * file has STREAM_AHEAD_MIN bytes or more, read and hashed ahead by a
  * thread of its own into 4 slots of 256 KiB (SHA-256 costs about a third of
- * the parse: on a free core it costs no wall time). A gzip file is read
- * whole (it is small next to what it inflates to) and inflated in pieces
- * into the caller's buffer by ISA-L's igzip, 3-4x faster than zlib here;
+ * the parse: on a free core it costs no wall time). A gzip file's bytes are
+ * read the same way (by the thread, or here into 256 KiB at a time) and
+ * inflated in pieces into the caller's buffer by ISA-L's igzip, 3-4x
+ * faster than zlib here;
  * a file igzip rejects (corrupt, truncated, trailing bytes) is inflated
  * again by zlib, whose messages name the place. The SHA-256 of the bytes
  * on disk is computed on the way; source_stream_meta() is complete once
@@ -30,7 +31,6 @@
 
 struct readahead;
 struct inflate_state;
-struct zhash;
 
 #define STREAM_AHEAD_MIN (8u << 20)
 
@@ -42,15 +42,18 @@ struct source_stream {
 	int eof;            /* no more uncompressed bytes */
 	uint64_t out_total; /* uncompressed bytes handed out so far */
 	/* gzip */
-	unsigned char *zin; /* the whole compressed file */
-	size_t zin_len;
+	unsigned char *zbuf; /* compressed bytes [zoff, zoff + zlen) of the file, the inflater at zpos */
+	size_t zlen, zpos;
+	uint64_t zoff;
+	int zeof;            /* the file's end was reached, for the inflater */
+	int zsrc_done;       /* the file's end was read (the first pass) */
+	uint64_t zreplay, zreplay_end; /* zlib's second pass (isal_fallback) reads these bytes again */
 	struct inflate_state *isal; /* igzip; NULL once zlib took over, or not gzip */
 	uint64_t isal_out;          /* bytes igzip handed out */
 	z_stream z;
 	int zinit;
 	uint64_t z_out;             /* bytes zlib inflated (some dropped after igzip) */
-	struct zhash *zhash;        /* the compressed bytes hashed by a thread (NULL: hashed at open) */
-	/* a plain file read and hashed by a thread (NULL: read here) */
+	/* the file read and hashed by a thread (NULL: read here) */
 	struct readahead *ra;
 	int spare_core;             /* source_stream_readahead()'s cores when opened, if large enough; else 0 */
 	/* the first bytes, read ahead for format detection */
