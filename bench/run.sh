@@ -17,6 +17,7 @@
 #   BENCH_KEEP   1 keeps the generated traces       (default: removed at the end)
 #   BENCH_OUT    results file                       (default bench/RESULTS.md)
 #   BENCH_REPEAT rounds per input up to 1.2 GB, the fastest of each kept (default 5)
+#   BENCH_REPEAT_LARGE rounds per larger input (default 3)
 set -euo pipefail
 cd "$(dirname "$0")"
 TOP=$(cd .. && pwd)
@@ -28,6 +29,7 @@ DIR=${BENCH_DIR:-/tmp/perfstudy-bench}
 SRC=${BENCH_SRC:-$TOP/experiments/h200/traces/gpt2-124m/2gpu-ddp/rank0.pt.trace.json.gz}
 OUTMD=${BENCH_OUT:-$TOP/bench/RESULTS.md}
 REPEAT=${BENCH_REPEAT:-5}
+REPEAT_LARGE=${BENCH_REPEAT_LARGE:-3}
 REPEAT_MAX=1200000000
 MKTRACE=$TOP/bench/build/mktrace
 BARE=$TOP/bench/build/bare
@@ -38,9 +40,10 @@ rows=()
 speedups=()
 log() { echo "$@" >&2; }
 
-# The machine is shared and noisy: each input is measured REPEAT times (up
-# to REPEAT_MAX bytes), its floor (bench/build/bare) and perfstudy in turn,
-# and the best of each is kept, so that a slow spell falls on both alike.
+# The machine is shared and noisy: each input is measured in rounds (REPEAT
+# up to REPEAT_MAX bytes, REPEAT_LARGE above), its floor (bench/build/bare)
+# and perfstudy in turn, and the best of each is kept, so that a slow spell
+# falls on both alike.
 
 # ingest_of FILE: the ingest time a build's stderr FILE gives; nothing when there is no FILE.
 ingest_of() { [ ! -f "$1" ] || awk '$2 == "timing:" && $3 == "ingest" { print $4 }' "$1"; }
@@ -107,7 +110,7 @@ row() {
 	log "${rows[-1]}"
 }
 
-reps_for() { [ "$1" -le "$REPEAT_MAX" ] && echo "$REPEAT" || echo 1; }
+reps_for() { [ "$1" -le "$REPEAT_MAX" ] && echo "$REPEAT" || echo "$REPEAT_LARGE"; }
 
 for s in $SIZES; do
 	f=$DIR/t$s.json
@@ -200,7 +203,8 @@ done
 	echo "*CPU s* is user + system time of the whole build. Inputs up to 1.2 GB (for a rank study, all"
 	echo "its traces): $REPEAT rounds (BENCH_REPEAT), each running the floor (bare parse or inflate) and then"
 	echo "perfstudy (for a rank study, each --jobs value in turn), the best of each kept: the row is the"
-	echo "build with the fastest ingest, its floors the fastest of their rounds. Larger inputs: one round."
+	echo "build with the fastest ingest, its floors the fastest of their rounds. Larger inputs: $REPEAT_LARGE rounds"
+	echo "(BENCH_REPEAT_LARGE)."
 	echo
 	echo "| input | MB | perfstudy MB/s | bare parse MB/s | parse ratio | bare cold MB/s | inflate MB/s | libdeflate MB/s | igzip MB/s | gz ratio | peak RSS MiB | read | parse | store | index | ingest | analyze | render (figures) | total | CPU s |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
