@@ -395,7 +395,7 @@ static int reading_feed(int jobs, const struct build_mode *mode)
  * With nothing a previous build could give (no previous store, or
  * --force), the threads start reading before the build's fingerprint and
  * its store are made (the SHA-256 of the executable and the schema: 6 ms
- * of a 113 MB .json.gz's 120 ms of ingest, with both cores but one idle).
+ * of a 113 MB .json.gz's 120 ms of ingest, while the other core idled).
  * A previous store is looked at first: the build may be up to date, and
  * its traces reused.
  */
