@@ -359,6 +359,63 @@ for f in tests/bad/*.gz; do
 	same "$T/g1" "$T/g2" "$f: messages with zlib alone"
 done
 
+# A .json.gz's compressed bytes are read in pieces of 256 KiB (stream.c's
+# zbuf), by the read-ahead thread or not. A trace in three gzip members of
+# about 330 KB (member ends inside and across pieces), then with 300 kB of
+# zero padding, stores the rows of the same trace uncompressed; with
+# garbage after three zero bytes the error is at the garbage's byte
+# (counted here); corrupt bytes in the second member give zlib's message
+# with the bytes igzip had read read again (isal_fallback), as with zlib
+# alone.
+mkdir -p "$T/mm/plain" "$T/mm/multi" "$T/mm/pad" "$T/mm/garb" "$T/mm/corr"
+zcat experiments/h200/traces/gpt2-124m/1gpu/rank0.pt.trace.json.gz > "$T/mm/plain/rank0.json"
+garb_at=$(python3 - "$T/mm" <<'PY'
+import gzip, sys
+d = sys.argv[1]
+j = open(d + '/plain/rank0.json', 'rb').read()
+cuts = [0, len(j) // 3 + 12345, 2 * len(j) // 3 + 777, len(j)]
+z = b''.join(gzip.compress(j[a:b], 6) for a, b in zip(cuts, cuts[1:]))
+open(d + '/multi/rank0.json.gz', 'wb').write(z)
+open(d + '/pad/rank0.json.gz', 'wb').write(z + b'\0' * 300000)
+open(d + '/garb/rank0.json.gz', 'wb').write(z + b'\0\0\0garbage')
+c = bytearray(z)
+for k in range(40):
+    c[600000 + k] ^= 0x5a
+open(d + '/corr/rank0.json.gz', 'wb').write(bytes(c))
+print(len(z) + 3)
+PY
+)
+rm -rf "$T/mo"
+"$PERFSTUDY" build -q "$T/mm/plain" -o "$T/mo" 2>/dev/null
+dump "$T/mo/perfstudy.db" | grep -v '^[0-9]*|[0-9]*|/' > "$T/mm.want"
+for d in multi pad garb corr; do
+	for env in PERFSTUDY_INFLATE=zlib PERFSTUDY_NO_READAHEAD=1 PERFSTUDY_READAHEAD=always; do
+		rm -rf "$T/mo"
+		env $env "$PERFSTUDY" build -q --jobs 2 "$T/mm/$d" -o "$T/mo" > /dev/null 2> "$T/mm.err"
+		r=$?
+		case $d in
+		multi | pad)
+			[ $r = 0 ] && ok || bad "$d ($env): exit $r: $(cat "$T/mm.err")"
+			dump "$T/mo/perfstudy.db" | grep -v '^[0-9]*|[0-9]*|/' > "$T/mm.got"
+			same "$T/mm.want" "$T/mm.got" "$d ($env): rows of the uncompressed trace"
+			;;
+		garb)
+			grep -q "error: trailing garbage after gzip data at byte $garb_at\$" "$T/mm.err" && [ $r = 1 ] && ok ||
+				bad "$d ($env): exit $r, want the garbage at byte $garb_at: $(cat "$T/mm.err")"
+			;;
+		corr)
+			[ $r = 1 ] && ok || bad "$d ($env): exit $r"
+			if [ "$env" = PERFSTUDY_INFLATE=zlib ]; then
+				cp "$T/mm.err" "$T/mm.zlib"
+				grep -q "error: corrupt gzip data near byte" "$T/mm.err" && ok || bad "$d: zlib's message: $(cat "$T/mm.err")"
+			else
+				same "$T/mm.zlib" "$T/mm.err" "$d ($env): messages of igzip then zlib and of zlib alone"
+			fi
+			;;
+		esac
+	done
+done
+
 # Timing lines on stderr, one per stage: read parse store index ingest analyze render total.
 PERFSTUDY_TIMING=1 "$PERFSTUDY" build -q tests/data/small/study/run-a -o "$T/t" 2>"$T/err"
 if [ "$(grep -c '^perfstudy: timing: [a-z]* [0-9.]* s$' "$T/err")" = 8 ]; then ok; else bad "timing lines: $(cat "$T/err")"; fi
