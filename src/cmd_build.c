@@ -399,15 +399,10 @@ static int reading_feed(int jobs, const struct build_mode *mode)
  * A previous store is looked at first: the build may be up to date, and
  * its traces reused.
  */
-static void reading_early(const struct plan *p, const char *outdir, int force, int jobs,
+static void reading_early(const struct plan *p, const char *prev_db, int force, int jobs,
 			  const struct build_mode *mode)
 {
-	if (mode->nmerge)
-		return;
-	char *prev = xasprintf("%s/perfstudy.db", outdir);
-	int fresh = force || access(prev, F_OK) != 0;
-	free(prev);
-	if (!fresh)
+	if (mode->nmerge || (!force && access(prev_db, F_OK) == 0))
 		return;
 	reading.paths = plan_paths(p, &reading.npaths);
 	reading_feed(jobs, mode);
@@ -1102,6 +1097,7 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 	char *tmp = xasprintf("%s.tmp.%ld", outdir, (long)getpid());
 	int made_tmp = 0;
 	char *fingerprint = NULL;
+	char *prev_db = NULL; /* the previous build's store */
 
 	char **dirs = xcalloc((size_t)argc, sizeof(*dirs));
 	size_t ndirs = 0;
@@ -1134,13 +1130,11 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 		force = 1; /* every trace comes from the shards */
 	if (cleanup_stale(outdir, quiet) < 0 || check_output_dir(outdir) < 0)
 		goto fail;
-	reading_early(&plan, outdir, force, jobs, mode);
+	prev_db = xasprintf("%s/perfstudy.db", outdir);
+	reading_early(&plan, prev_db, force, jobs, mode);
 	fingerprint = build_fingerprint(&plan, argc, argv);
 	if (!force) {
-		char *prev = xasprintf("%s/perfstudy.db", outdir);
-		int same = cache_up_to_date(prev, fingerprint);
-		free(prev);
-		if (same) {
+		if (cache_up_to_date(prev_db, fingerprint)) {
 			if (!quiet)
 				fprintf(stderr, "perfstudy: %s is up to date: no input, option or manifest changed"
 						" since it was built (--force rebuilds)\n", outdir);
@@ -1161,9 +1155,7 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 		goto fail;
 	if (cache_set_fingerprint(store, fingerprint) < 0)
 		goto fail;
-	char *prev_db = xasprintf("%s/perfstudy.db", outdir);
 	r = reading_begin(store, &plan, prev_db, force, quiet);
-	free(prev_db);
 	if (!reading.paths)
 		reading.paths = plan_paths(&plan, &reading.npaths);
 	render_jobs = jobs;
@@ -1271,5 +1263,6 @@ fail:
 	free(tmp);
 	free(outdir);
 	free(fingerprint);
+	free(prev_db);
 	return diag_exit_code();
 }

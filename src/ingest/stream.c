@@ -194,6 +194,19 @@ static ssize_t ra_read(struct source_stream *s, char *p, size_t n)
 	return (ssize_t)k;
 }
 
+/* Up to n bytes of the file, hashed and counted (by the read-ahead thread when there is one): 0 at its end, -1 after diag. */
+static ssize_t file_read(struct source_stream *s, unsigned char *p, size_t n)
+{
+	if (s->ra)
+		return ra_read(s, (char *)p, n);
+	ssize_t r = read_fd(s, p, n);
+	if (r > 0) {
+		sha256_update(&s->sha, p, (size_t)r);
+		s->meta.size += r;
+	}
+	return r;
+}
+
 /*
  * A .json.gz's compressed bytes are read in pieces as the inflater needs
  * them, into zbuf (ZBUF bytes, file bytes [zoff, zoff + zlen), the inflater
@@ -232,19 +245,16 @@ static ssize_t zsrc_read(struct source_stream *s, unsigned char *p, size_t n)
 	}
 	if (s->zsrc_done)
 		return 0;
-	ssize_t r;
-	if (s->ra) {
-		r = ra_read(s, (char *)p, n);
-	} else {
-		r = read_fd(s, p, n);
-		if (r > 0) {
-			sha256_update(&s->sha, p, (size_t)r);
-			s->meta.size += r;
-		}
-	}
+	ssize_t r = file_read(s, p, n);
 	if (r == 0)
 		s->zsrc_done = 1; /* read once: ra_read counts the size at its end */
 	return r;
+}
+
+/* Whether the inflater has every byte of the file (none is left to read, again or for the first time). */
+static int zin_all(const struct source_stream *s)
+{
+	return s->zsrc_done && s->zreplay >= s->zreplay_end;
 }
 
 /*
@@ -262,12 +272,10 @@ static ssize_t zin_need(struct source_stream *s, size_t k)
 		s->zlen -= s->zpos;
 		s->zpos = 0;
 	}
-	while (s->zlen < k && !s->zeof) {
+	while (s->zlen < k && !zin_all(s)) {
 		ssize_t r = zsrc_read(s, s->zbuf + s->zlen, ZBUF - s->zlen);
 		if (r < 0)
 			return -1;
-		if (r == 0)
-			s->zeof = 1;
 		s->zlen += (size_t)r;
 	}
 	return (ssize_t)s->zlen;
@@ -426,7 +434,7 @@ static ssize_t inflate_some(struct source_stream *s, char *p, size_t n)
 			continue;
 		}
 		if (ret == Z_OK || ret == Z_BUF_ERROR) {
-			if (ret == Z_BUF_ERROR && z->avail_in == 0 && s->zeof) {
+			if (ret == Z_BUF_ERROR && z->avail_in == 0 && zin_all(s)) {
 				size_t done = (size_t)s->z_out + (size_t)((char *)z->next_out - p);
 				diag_error(s->path, "truncated gzip stream after %zu bytes of uncompressed data", done);
 				return -1;
@@ -459,7 +467,6 @@ static int isal_fallback(struct source_stream *s, uint64_t done)
 	s->zreplay = 0;
 	s->zreplay_end = s->zoff + s->zlen;
 	s->zoff = s->zlen = s->zpos = 0;
-	s->zeof = 0;
 	if (zlib_start(s) < 0)
 		return -1;
 	char scratch[1 << 14];
@@ -514,7 +521,7 @@ static ssize_t isal_some(struct source_stream *s, char *p, size_t n)
 			ok = 0;
 			break;
 		}
-		if (st->block_state != ISAL_BLOCK_FINISH && st->avail_in == 0 && s->zeof && st->avail_out == before) {
+		if (st->block_state != ISAL_BLOCK_FINISH && st->avail_in == 0 && zin_all(s) && st->avail_out == before) {
 			ok = 0; /* the input ended inside a member */
 			break;
 		}
@@ -536,19 +543,9 @@ static ssize_t read_raw(struct source_stream *s, char *p, size_t n)
 		return isal_some(s, p, n);
 	if (s->zinit)
 		return inflate_some(s, p, n);
-	if (s->ra) {
-		ssize_t k = ra_read(s, p, n);
-		if (k == 0)
-			s->eof = 1;
-		return k;
-	}
-	ssize_t r = read_fd(s, (unsigned char *)p, n);
-	if (r > 0) {
-		sha256_update(&s->sha, p, (size_t)r);
-		s->meta.size += r;
-	} else if (r == 0) {
+	ssize_t r = file_read(s, (unsigned char *)p, n);
+	if (r == 0)
 		s->eof = 1;
-	}
 	return r;
 }
 

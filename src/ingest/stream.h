@@ -45,7 +45,6 @@ struct source_stream {
 	unsigned char *zbuf; /* compressed bytes [zoff, zoff + zlen) of the file, the inflater at zpos */
 	size_t zlen, zpos;
 	uint64_t zoff;
-	int zeof;            /* the file's end was reached, for the inflater */
 	int zsrc_done;       /* the file's end was read (the first pass) */
 	uint64_t zreplay, zreplay_end; /* zlib's second pass (isal_fallback) reads these bytes again */
 	struct inflate_state *isal; /* igzip; NULL once zlib took over, or not gzip */
