@@ -591,6 +591,30 @@ char *rank_name(struct store *s, int64_t name_id)
 	return r;
 }
 
+int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n)
+{
+	sqlite3_stmt *st;
+	*n = 0;
+	if (prep(s, "SELECT id FROM names WHERE instr(name, ?1) > 0 ORDER BY id", &st) < 0)
+		return NULL;
+	sqlite3_bind_text(st, 1, part, -1, SQLITE_STATIC);
+	size_t cap = 8;
+	int64_t *ids = xmalloc(cap * sizeof(*ids));
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap)
+			ids = xrealloc(ids, (cap *= 2) * sizeof(*ids));
+		ids[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE) {
+		fail(s, st);
+		free(ids);
+		return NULL;
+	}
+	sqlite3_finalize(st);
+	return ids;
+}
+
 int64_t rank_name_lookup(struct store *s, const char *name)
 {
 	sqlite3_stmt *st;

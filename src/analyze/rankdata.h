@@ -69,6 +69,8 @@ char *rank_formats(struct store *s, const struct rank_key *k);
 char *rank_name(struct store *s, int64_t name_id);
 /* The id of a name, or -1 when no event has it. */
 int64_t rank_name_lookup(struct store *s, const char *name);
+/* The ids of every name that contains part, sorted ascending (caller frees); *n set. NULL on error (after diag). */
+int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n);
 
 /* The runtime call with this correlation (binary search over a sorted copy), or NULL. */
 const struct rk_range *rank_launch_of(const struct rank_data *d, const int64_t *corr_sorted_idx, int64_t corr);

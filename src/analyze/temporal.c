@@ -8,8 +8,14 @@
  *
  * Per rank, the events E are its GPU activities (kernels, memcpys, memsets)
  * whose launching runtime call (same correlation id) starts before the start
- * of the last ProfilerStep# range when the rank has two or more steps; with
- * fewer steps, all of its activities.
+ * of the last ProfilerStep range when the rank has two or more steps; with
+ * fewer steps, all of its activities. The last ProfilerStep range is the
+ * latest to start of the host's ProfilerStep#N ranges and of the GPU-side
+ * annotations whose name holds "ProfilerStep": HTA takes every event without
+ * a stream for a CPU event, and a gpu_user_annotation has no stream, so its
+ * ProfilerStep#N, which starts when the GPU reaches the step (after the
+ * host's), counts too. The launches in between (the previous step's
+ * loss.item() copy, say) are kept.
  *   span        = end of the last of E - start of the first
  *   idle        = span - |union of E|
  *   compute     = |union of the compute kernels of E|
@@ -34,8 +40,18 @@ struct temporal_row {
 	size_t nused;
 };
 
-/* The activities HTA keeps: launched before the last step starts (see above). */
-static void temporal_of(const struct rank_data *d, struct temporal_row *out)
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The activities HTA keeps: launched before the last step starts (see above).
+ * step_ids: the sorted ids of the names that hold "ProfilerStep".
+ */
+static void temporal_of(const struct rank_data *d, const int64_t *step_ids, size_t nstep_ids,
+			struct temporal_row *out)
 {
 	memset(out, 0, sizeof(*out));
 	int filter = d->nsteps >= 2;
@@ -43,6 +59,10 @@ static void temporal_of(const struct rank_data *d, struct temporal_row *out)
 	for (size_t i = 0; i < d->nsteps; i++)
 		if (d->steps[i].start > last_step)
 			last_step = d->steps[i].start;
+	for (size_t i = 0; i < d->ngpu_annots; i++)
+		if (d->gpu_annots[i].start > last_step &&
+		    bsearch(&d->gpu_annots[i].key, step_ids, nstep_ids, sizeof(*step_ids), cmp_id))
+			last_step = d->gpu_annots[i].start;
 	int64_t *idx = rank_launch_index(d), lo = 0, hi = 0;
 	struct ivset all, comp, comm, both;
 	ivset_init(&all);
@@ -91,6 +111,12 @@ int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *ou
 	size_t nkeys;
 	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
 		return -1;
+	size_t nstep_ids;
+	int64_t *step_ids = rank_name_ids_containing(ctx->store, "ProfilerStep", &nstep_ids);
+	if (!step_ids) {
+		rank_keys_free(keys, nkeys);
+		return -1;
+	}
 	struct classifier *cls = classifier_preset("default");
 	struct table *t = table_new("temporal", "Temporal breakdown per rank, as Holistic Trace Analysis defines it",
 				    "run:text,rank:int,span_us:us,idle_us:us,compute_us:us,non_compute_us:us");
@@ -109,7 +135,7 @@ int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *ou
 		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
 			goto out;
 		struct temporal_row r;
-		temporal_of(&d, &r);
+		temporal_of(&d, step_ids, nstep_ids, &r);
 		if (!r.nused) {
 			result_add_note(out, "temporal.csv: run %s rank %d has no GPU activities%s; its row is left out",
 					keys[k].run, keys[k].rank, d.nacts ? " launched before its last step" : "");
@@ -155,8 +181,11 @@ int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *ou
 	result_add_method(out, "temporal.csv",
 			  "As Holistic Trace Analysis's get_temporal_breakdown (HTA, Meta, 2022-2026): per rank, the "
 			  "GPU activities (kernels, memcpys, memsets) whose launching CUDA runtime or driver call "
-			  "(same correlation id) starts before the start of the last ProfilerStep# range, when the "
-			  "rank has two or more steps, else all of them. span = end of the last of them minus start "
+			  "(same correlation id) starts before the start of the last ProfilerStep range, when the "
+			  "rank has two or more steps, else all of them. The last ProfilerStep range is the latest "
+			  "to start among the host's ProfilerStep#N ranges and the GPU-side annotations named "
+			  "ProfilerStep (HTA counts those, which have no stream, among the CPU events; they start "
+			  "when the GPU reaches the step). span = end of the last of them minus start "
 			  "of the first; idle = span minus the length of their union (overlaps counted once); "
 			  "compute = length of the union of compute kernels (every kernel outside the communication "
 			  "and memory groups of the default classification, whatever classification the report "
@@ -173,6 +202,7 @@ out:
 	table_free(o);
 	chart_free(c);
 	classifier_free(cls);
+	free(step_ids);
 	rank_keys_free(keys, nkeys);
 	return ret;
 }

@@ -117,9 +117,10 @@ size = {'Float': 4, 'Long': 8, 'BFloat16': 2, 'Half': 2}
 P = {'gpt2': 124439808, 'bert': 109482240}
 got = {(r['run'], r['rank']): r for r in csv.DictReader(open(sys.argv[1]))}
 bad = 0
-for run, d in [('gpt2-2gpu-ddp', 'gpt2-124m/2gpu-ddp'), ('bert-2gpu-ddp', 'bert-base/2gpu-ddp'),
-               ('bert-2gpu-zero1', 'bert-base/2gpu-zero1')]:
-    for rank in (0, 1):
+runs = [('%s-%dgpu-%s' % (m, p, s), '%s/%dgpu-%s' % (d, p, s), p)
+        for m, d in (('gpt2', 'gpt2-124m'), ('bert', 'bert-base')) for p in (2, 4) for s in ('ddp', 'zero1')]
+for run, d, p in runs:
+    for rank in range(p):
         ev = json.load(gzip.open('experiments/h200/traces/%s/rank%d.pt.trace.json.gz' % (d, rank)))['traceEvents']
         steps = sum(1 for e in ev if e.get('cat') == 'user_annotation' and e['name'].startswith('ProfilerStep#'))
         msg = sent = 0
@@ -132,7 +133,7 @@ for run, d in [('gpt2-2gpu-ddp', 'gpt2-124m/2gpu-ddp'), ('bert-2gpu-ddp', 'bert-
             f = 2 * (n - 1) / n if a['Collective name'] == 'allreduce' else (n - 1) / n
             msg += S
             sent += S * f
-        est = 2 * (1 - 1 / 2) * 4 * P[run.split('-')[0]]   # fp32 gradients: the traces' allreduce dtype is Float
+        est = 2 * (1 - 1 / p) * 4 * P[run.split('-')[0]]   # fp32 gradients: the traces' allreduce dtype is Float
         r = got[(run, str(rank))]
         want = [str(round(msg / steps)), str(round(sent / steps)), str(round(est)), 'Float', '4', str(steps)]
         have = [r['message_bytes_per_step'], r['measured_bytes_per_gpu'], r['estimated_bytes_per_gpu'],
@@ -140,19 +141,27 @@ for run, d in [('gpt2-2gpu-ddp', 'gpt2-124m/2gpu-ddp'), ('bert-2gpu-ddp', 'bert-
         if want != have or abs(float(r['ratio']) - sent / steps / est) > 1e-5 * sent / steps / est:
             print('%s rank %d: want %s ratio %.6g, got %s %s' % (run, rank, want, sent / steps / est, have, r['ratio']))
             bad += 1
-print('ok' if bad == 0 and len(got) == 6 else 'mismatch')
+print('ok' if bad == 0 and len(got) == sum(p for _, _, p in runs) else 'mismatch %d rows' % len(got))
 EOF
 	[ "$(tail -1 "$T/py")" = ok ] && ok || bad "comm_volume.csv vs Python: $(cat "$T/py")"
 else
 	skipped "python3 not present: comm_volume.csv not recomputed"
 fi
-# ZeRO-1 moves half again the estimate: AllReduce gP plus broadcasts gP/2 (by hand, P counted from the trace).
-awk -F, '$1 == "bert-2gpu-zero1" && $2 == 0 { print $12 }' "$H/comm_volume.csv" | grep -qx '1.50045' && ok || bad "zero1 ratio"
+# ZeRO-1 moves half again the estimate 2(1-1/p)gP: AllReduce 2(1-1/p)gP plus broadcasts (1-1/p)gP,
+# on 2 GPUs and on 4 (by hand, P counted from the trace).
+for run in bert-2gpu-zero1 bert-4gpu-zero1; do
+	awk -F, -v r=$run '$1 == r && $2 == 0 { print $12 }' "$H/comm_volume.csv" | grep -qx '1.50045' && ok || bad "$run ratio"
+done
 grep -qF 'g the size of the dtype that the trace' "$T/h200/h200/index.html" && ok || bad "comm_volume Methods"
 # Utilization: the H200 named by deviceProperties, its dense BF16 peak from the table.
 n=$(awk -F, 'NR > 1 && $9 == "NVIDIA H200" && $10 == "bf16" && $11 == "989.5" && $12 == "table"' "$H/utilization.csv" | wc -l)
-[ "$n" = 5 ] && ok || bad "utilization: $n of 5 runs use the H200 table peak"
-printf 'a,b,link,meaning,cpu_affinity,numa_affinity,source\nGPU0,GPU1,NV18,a bonded set of NVLinks (NV# = # links),0-31,0,nvidia-smi-topo.txt\n' >"$T/want"
+[ "$n" = 10 ] && ok || bad "utilization: $n of 10 runs use the H200 table peak"
+{
+	echo 'a,b,link,meaning,cpu_affinity,numa_affinity,source'
+	for pair in 0,1 0,2 0,3 1,2 1,3 2,3; do
+		echo "GPU${pair%,*},GPU${pair#*,},NV18,a bonded set of NVLinks (NV# = # links),0-63,0,nvidia-smi-topo.txt"
+	done
+} >"$T/want"
 same "$T/want" "$H/interconnect.csv" "h200 interconnect.csv"
 grep -qF "experiments/h200/nvidia-smi-topo.txt</td>" "$T/h200/h200/index.html" && ok || bad "provenance lacks nvidia-smi-topo.txt"
 

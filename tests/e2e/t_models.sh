@@ -188,8 +188,11 @@ got=$(awk -F, '$1 == "gpt2-1gpu" { print $3 }' "$H/estimates.csv")
 want=$(tail -1 experiments/h200/traces/gpt2-124m/1gpu/rank0.log | awk '{ print $2 }')
 [ "$got" = "$want" ] && ok || bad "GPT-2 params $got, the log says $want"
 for spec in gpt2-1gpu:gpt2-124m/1gpu:1:8:1024:50257 gpt2-2gpu-ddp:gpt2-124m/2gpu-ddp:2:8:1024:50257 \
+	gpt2-2gpu-zero1:gpt2-124m/2gpu-zero1:2:8:1024:50257 gpt2-4gpu-ddp:gpt2-124m/4gpu-ddp:4:8:1024:50257 \
+	gpt2-4gpu-zero1:gpt2-124m/4gpu-zero1:4:8:1024:50257 \
 	bert-1gpu:bert-base/1gpu:1:16:512:30522 bert-2gpu-ddp:bert-base/2gpu-ddp:2:16:512:30522 \
-	bert-2gpu-zero1:bert-base/2gpu-zero1:2:16:512:30522; do
+	bert-2gpu-zero1:bert-base/2gpu-zero1:2:16:512:30522 bert-4gpu-ddp:bert-base/4gpu-ddp:4:16:512:30522 \
+	bert-4gpu-zero1:bert-base/4gpu-zero1:4:16:512:30522; do
 	IFS=: read -r run dir p b s v <<<"$spec"
 	out=$(python3 - "experiments/h200/traces/$dir/rank0.log" "$p" "$b" "$s" "$v" "$H/utilization.csv" "$run" <<'EOF'
 import csv, re, sys

@@ -4,12 +4,8 @@
 # perfstudy). With --check, compares instead of writing.
 set -eu
 cd "$(dirname "$0")/../.."
-E=experiments/h200/traces
-ARGS=(gpt2-1gpu=$E/gpt2-124m/1gpu/rank0.pt.trace.json.gz
-      gpt2-2gpu-ddp=$E/gpt2-124m/2gpu-ddp/rank0.pt.trace.json.gz,$E/gpt2-124m/2gpu-ddp/rank1.pt.trace.json.gz
-      bert-1gpu=$E/bert-base/1gpu/rank0.pt.trace.json.gz
-      bert-2gpu-ddp=$E/bert-base/2gpu-ddp/rank0.pt.trace.json.gz,$E/bert-base/2gpu-ddp/rank1.pt.trace.json.gz
-      bert-2gpu-zero1=$E/bert-base/2gpu-zero1/rank0.pt.trace.json.gz,$E/bert-base/2gpu-zero1/rank1.pt.trace.json.gz)
+. tests/golden/h200-runs.sh
+mapfile -t ARGS < <(h200_runs)
 out=tests/golden/h200
 if [ "${1:-}" = --check ]; then
 	out=$(mktemp -d)
@@ -21,15 +17,7 @@ python3 tests/golden/expected.py steps default "${ARGS[@]}" > "$out/steps.csv"
 python3 tests/golden/expected.py groups payoungkhamdee2021 "${ARGS[@]}" > "$out/groups-payoungkhamdee2021.csv"
 # Time accounting (issue 4): step_breakdown, memops, ranks, phases, dispatch, compare,
 # collectives, scaling (the last needs each run's GPUs and per-GPU batch: run:gpus:batch).
-TARGS=()
-for a in "${ARGS[@]}"; do
-	case ${a%%=*} in
-	gpt2-1gpu) TARGS+=("gpt2-1gpu:1:8=${a#*=}") ;;
-	gpt2-2gpu-ddp) TARGS+=("gpt2-2gpu-ddp:2:8=${a#*=}") ;;
-	bert-1gpu) TARGS+=("bert-1gpu:1:16=${a#*=}") ;;
-	*) TARGS+=("${a%%=*}:2:16=${a#*=}") ;;
-	esac
-done
+mapfile -t TARGS < <(h200_runs long)
 python3 tests/golden/time_reference.py "$out" "${TARGS[@]}"
 if [ "${1:-}" = --check ]; then
 	for f in groups kernels steps groups-payoungkhamdee2021 step_breakdown memops ranks phases dispatch compare \
