@@ -76,8 +76,9 @@ struct chart {
  * The colour map keeps a name's colour the same in every figure of a study:
  * a series label or category key found in groups[] takes the palette colour
  * of its position there, else one found in runs[] its position there (groups
- * in the classification's order, runs in the manifest's). Names in neither
- * fall back to the series' own position.
+ * in the classification's order, runs in the manifest's). Series named in
+ * neither take, in order, the palette colours that no series of the same
+ * chart has (past eight series, colours repeat).
  */
 struct chart_style {
 	double width_in, height_in;

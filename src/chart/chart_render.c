@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -143,6 +144,38 @@ static size_t colour_of(const char *key, size_t fallback)
 				return i;
 	}
 	return fallback;
+}
+
+/*
+ * Each series' colour: a name in the style's colour map keeps its colour;
+ * the others take, in order, the palette colours no series of this chart
+ * has yet, so that a part named like a kernel group ("communication")
+ * never shares its colour with an unmapped neighbour ("memset"). Past
+ * the palette's eight colours they repeat by position. Caller frees.
+ */
+static size_t *series_colours(const struct chart *c)
+{
+	size_t *col = xcalloc(c->nseries + 1, sizeof(*col));
+	int used[NPALETTE] = {0};
+	for (size_t i = 0; i < c->nseries; i++) {
+		col[i] = colour_of(c->series[i], SIZE_MAX);
+		if (col[i] != SIZE_MAX)
+			used[col[i] % NPALETTE] = 1;
+	}
+	size_t next = 0;
+	for (size_t i = 0; i < c->nseries; i++) {
+		if (col[i] != SIZE_MAX)
+			continue;
+		while (next < NPALETTE && used[next])
+			next++;
+		if (next < NPALETTE) {
+			col[i] = next;
+			used[next] = 1;
+		} else {
+			col[i] = i;
+		}
+	}
+	return col;
 }
 
 /* Rectangle of the plot area, in points from the top left. */
@@ -1783,9 +1816,7 @@ static void draw_chart(cairo_t *cr, const struct chart *c, double w, double h)
 		t.cats[i] = clean_text(c->categories[i]);
 	for (size_t i = 0; i < c->nseries; i++)
 		t.series[i] = clean_text(c->series[i]);
-	look.series_colour = xcalloc(c->nseries + 1, sizeof(*look.series_colour));
-	for (size_t i = 0; i < c->nseries; i++)
-		look.series_colour[i] = colour_of(c->series[i], i);
+	look.series_colour = series_colours(c);
 
 	cairo_set_source_rgb(cr, 1, 1, 1);
 	cairo_paint(cr);

@@ -734,6 +734,50 @@ static void test_write_many(void)
 	free(d3);
 }
 
+/*
+ * Colours: a series named like a kernel group keeps the group's colour, and
+ * the others take the colours left, so no two series of a chart share one.
+ * The step breakdown's eight parts with the default groups' order: by hand,
+ * communication keeps green (group 2) and other vermillion (group 5);
+ * compute, memcpy, memset, cuda_runtime, data_loading and cpu_other take
+ * orange, sky blue, yellow, blue, reddish purple and black, in that order.
+ * Before, memset (position 2) shared green and data_loading (5) vermillion,
+ * and yellow was not drawn at all.
+ */
+static void test_series_colours(void)
+{
+	static const char *const groups[] = {"matrix-mul", "attention", "communication", "memory", "elementwise",
+					     "other"};
+	static const char *const parts[] = {"compute", "memcpy", "memset", "communication", "cuda_runtime",
+					    "data_loading", "cpu_other", "other"};
+	/* The Okabe-Ito colours as cairo's SVG writes them, black left out (text is black too). */
+	static const char *const colours[] = {
+		"rgb(90.196078%,62.352941%,0%)", "rgb(33.72549%,70.588235%,91.372549%)",
+		"rgb(0%,61.960784%,45.098039%)", "rgb(94.117647%,89.411765%,25.882353%)",
+		"rgb(0%,44.705882%,69.803922%)", "rgb(83.529412%,36.862745%,0%)",
+		"rgb(80%,47.45098%,65.490196%)"};
+	char *d = make_tmpdir();
+	struct chart *c = chart_new(CHART_STACKED_BAR, "parts", "Step time by part", "ms");
+	size_t cat = chart_add_category(c, "run r0");
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		chart_set(c, cat, chart_add_series(c, parts[i]), 1.0);
+	struct chart_style st = {.width_in = 7, .height_in = 3.5, .dpi = 300, .groups = groups,
+				 .ngroups = sizeof(groups) / sizeof(groups[0])};
+	CHECK_INT(chart_write(c, d, &st), 0);
+	size_t len;
+	char *svg = slurp_in(d, "parts.svg", &len);
+	CHECK(svg != NULL);
+	for (size_t i = 0; svg && i < sizeof(colours) / sizeof(colours[0]); i++) {
+		CHECK(contains(svg, len, colours[i]));
+		if (!contains(svg, len, colours[i]))
+			fprintf(stderr, "  parts.svg: no fill %s\n", colours[i]);
+	}
+	free(svg);
+	chart_free(c);
+	remove_tree(d);
+	free(d);
+}
+
 int main(void)
 {
 	test_model_growth();
@@ -747,5 +791,6 @@ int main(void)
 	test_failures();
 	test_png();
 	test_write_many();
+	test_series_colours();
 	return check_result("test_chart");
 }
