@@ -16,7 +16,7 @@
 #   BENCH_SRC    the real trace repeated            (default gpt2-124m 2gpu-ddp rank 0)
 #   BENCH_KEEP   1 keeps the generated traces       (default: removed at the end)
 #   BENCH_OUT    results file                       (default bench/RESULTS.md)
-#   BENCH_REPEAT rounds per input up to 1.2 GB, the fastest of each kept (default 5)
+#   BENCH_REPEAT rounds per input up to 1.2 GB, the fastest of each kept (default 9)
 #   BENCH_REPEAT_LARGE rounds per larger input (default 3)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -28,7 +28,7 @@ JOBS=${BENCH_JOBS:-"1 2"}
 DIR=${BENCH_DIR:-/tmp/perfstudy-bench}
 SRC=${BENCH_SRC:-$TOP/experiments/h200/traces/gpt2-124m/2gpu-ddp/rank0.pt.trace.json.gz}
 OUTMD=${BENCH_OUT:-$TOP/bench/RESULTS.md}
-REPEAT=${BENCH_REPEAT:-5}
+REPEAT=${BENCH_REPEAT:-9}
 REPEAT_LARGE=${BENCH_REPEAT_LARGE:-3}
 REPEAT_MAX=1200000000
 MKTRACE=$TOP/bench/build/mktrace
@@ -43,7 +43,11 @@ log() { echo "$@" >&2; }
 # The machine is shared and noisy: each input is measured in rounds (REPEAT
 # up to REPEAT_MAX bytes, REPEAT_LARGE above), its floor (bench/build/bare)
 # and perfstudy in turn, and the best of each is kept, so that a slow spell
-# falls on both alike.
+# falls on both alike. Slow spells hit perfstudy, on both cores, more than the
+# one-thread floors, and last: 16 builds of the 113 MB .json.gz in a row took
+# 0.146-0.169 s of ingest for the first four, then 0.104-0.137 s; six in a
+# row after a pause were 0.127-0.149 s. Five rounds (10 s for that input)
+# fell inside one spell in three of five full runs; nine spread it over 20 s.
 
 # ingest_of FILE: the ingest time a build's stderr FILE gives; nothing when there is no FILE.
 ingest_of() { [ ! -f "$1" ] || awk '$2 == "timing:" && $3 == "ingest" { print $4 }' "$1"; }

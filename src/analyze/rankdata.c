@@ -591,6 +591,12 @@ char *rank_name(struct store *s, int64_t name_id)
 	return r;
 }
 
+int rank_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n)
 {
 	sqlite3_stmt *st;

@@ -69,6 +69,8 @@ char *rank_formats(struct store *s, const struct rank_key *k);
 char *rank_name(struct store *s, int64_t name_id);
 /* The id of a name, or -1 when no event has it. */
 int64_t rank_name_lookup(struct store *s, const char *name);
+/* qsort/bsearch order of int64_t values, ascending. */
+int rank_cmp_i64(const void *a, const void *b);
 /* The ids of every name that contains part, sorted ascending (caller frees); *n set. NULL on error (after diag). */
 int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n);
 

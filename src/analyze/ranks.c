@@ -30,12 +30,6 @@
 #include "../util/diag.h"
 #include "../util/xalloc.h"
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 struct run_sum {
 	char *run, *model, *strategy;
 	int64_t gpus, batch;
@@ -76,7 +70,7 @@ static int run_info(struct store *s, const char *exp, struct run_sum **out, size
 
 static int64_t median(int64_t *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_i64);
+	qsort(v, n, sizeof(*v), rank_cmp_i64);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2] + 1) / 2;
 }
 
@@ -108,7 +102,7 @@ static struct chart *scaling_chart(const struct run_sum *rs, size_t nr, const do
 		free(ns);
 		return NULL;
 	}
-	qsort(ns, nn, sizeof(*ns), cmp_i64);
+	qsort(ns, nn, sizeof(*ns), rank_cmp_i64);
 	struct chart *c = chart_new(CHART_LINE, "scaling", "Speedup against GPUs", "speedup");
 	char num[32];
 	for (size_t j = 0; j < nn; j++) {

@@ -40,12 +40,6 @@ struct temporal_row {
 	size_t nused;
 };
 
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /*
  * The activities HTA keeps: launched before the last step starts (see above).
  * step_ids: the sorted ids of the names that hold "ProfilerStep".
@@ -61,7 +55,7 @@ static void temporal_of(const struct rank_data *d, const int64_t *step_ids, size
 			last_step = d->steps[i].start;
 	for (size_t i = 0; i < d->ngpu_annots; i++)
 		if (d->gpu_annots[i].start > last_step &&
-		    bsearch(&d->gpu_annots[i].key, step_ids, nstep_ids, sizeof(*step_ids), cmp_id))
+		    bsearch(&d->gpu_annots[i].key, step_ids, nstep_ids, sizeof(*step_ids), rank_cmp_i64))
 			last_step = d->gpu_annots[i].start;
 	int64_t *idx = rank_launch_index(d), lo = 0, hi = 0;
 	struct ivset all, comp, comm, both;
