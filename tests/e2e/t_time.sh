@@ -3,13 +3,13 @@
 # phases, dispatch and compare of the bundled H200 example against the
 # committed tests/golden/h200/*.csv, which tests/golden/time_reference.py
 # computes straight from the raw JSON (recomputed by t_core.sh through
-# tests/golden/make.sh --check when python3 is present); temporal.csv and overlap.csv against tests/golden/hta_reference.py
-# (a reimplementation of Holistic Trace Analysis) on the bundled H200 traces
+# tests/golden/make.sh --check when python3 is present); temporal.csv and
+# overlap.csv against tests/golden/hta_reference.py (a reimplementation of
+# Holistic Trace Analysis) on the bundled H200 traces
 # and on HTA's own test traces (../shared, skipped when absent); manifest
 # phases and compare pairs on the small fixture.
 . "$(dirname "$0")/lib.sh"
 
-E=experiments/h200/traces
 "$PERFSTUDY" build -q -o "$T/h200" experiments/h200/study.yaml || bad "build of the h200 example failed"
 D=$T/h200/h200/data
 for f in temporal overlap step_breakdown memops collectives ranks scaling phases dispatch compare; do
