@@ -59,12 +59,33 @@ static void compress(uint32_t h[8], const unsigned char *p)
 #ifdef HAVE_SHA_NI
 /*
  * The same compression with the x86 SHA extensions (Intel since Ice Lake and
- * Goldmont, AMD since Zen): about 6x faster, which matters because every
- * input byte is hashed (310 MB/s in C against 2 GB/s here). The message
- * schedule is computed four words at a time: sha256msg1 adds sigma0,
- * alignr brings W[t-7], sha256msg2 adds sigma1; each sha256rnds2 does two
- * rounds on the state kept as ABEF and CDGH.
+ * Goldmont, AMD since Zen), because every input byte is hashed: 310 MB/s in
+ * C, 1.82 GB/s here (OpenSSL's `speed sha256` 1.80 GB/s on this machine).
+ * Each sha256rnds2 does two rounds on the state kept as ABEF and CDGH; a
+ * group is four rounds, with its four message words M[g] plus K. From M[4]
+ * on, M[g] = msg2(msg1(M[g-4], M[g-3]) + alignr(M[g-1], M[g-2], 4), M[g-1])
+ * (msg1 adds sigma0 of W[t-15], alignr brings W[t-7], msg2 adds sigma1 of
+ * W[t-2]). Each group's step computes the message of the next group and the
+ * msg1 half of the one three later, so that the schedule runs a group ahead
+ * of the rounds instead of in front of them: computed just before each
+ * group, as in an earlier version, the schedule delayed every group's first
+ * sha256rnds2, and the whole ran at 1.49 GB/s.
  */
+#define SHA_GROUP(G, M)                                                                                   \
+	do {                                                                                               \
+		__m128i msg_ = _mm_add_epi32((M), _mm_loadu_si128((const __m128i *)&K[4 * (G)]));          \
+		st1 = _mm_sha256rnds2_epu32(st1, st0, msg_);                                               \
+		st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(msg_, 0x0E));                      \
+	} while (0)
+/* Group G with A = M[G], B = M[G-1], C = msg1(M[G-3], M[G-2]); leaves M[G+1] in C and
+ * msg1(M[G-1], M[G]) in B. */
+#define SHA_STEP(G, A, B, C)                                                                              \
+	do {                                                                                               \
+		SHA_GROUP(G, A);                                                                           \
+		C = _mm_sha256msg2_epu32(_mm_add_epi32(C, _mm_alignr_epi8(A, B, 4)), A);                   \
+		B = _mm_sha256msg1_epu32(B, A);                                                            \
+	} while (0)
+
 __attribute__((target("sha,sse4.1"))) static void compress_ni(uint32_t h[8], const unsigned char *p, size_t nblocks)
 {
 	const __m128i shuf = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
@@ -75,19 +96,24 @@ __attribute__((target("sha,sse4.1"))) static void compress_ni(uint32_t h[8], con
 	__m128i st0 = _mm_alignr_epi8(tmp, st1, 8); /* ABEF */
 	st1 = _mm_blend_epi16(st1, tmp, 0xF0);    /* CDGH */
 	for (; nblocks; nblocks--, p += 64) {
-		__m128i abef = st0, cdgh = st1, w[16];
-		for (int i = 0; i < 16; i++) {
-			if (i < 4)
-				w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), shuf);
-			else
-				w[i] = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(w[i - 4], w[i - 3]),
-									  _mm_alignr_epi8(w[i - 1], w[i - 2], 4)),
-							    w[i - 1]);
-			__m128i msg = _mm_add_epi32(w[i], _mm_loadu_si128((const __m128i *)&K[4 * i]));
-			st1 = _mm_sha256rnds2_epu32(st1, st0, msg);
-			msg = _mm_shuffle_epi32(msg, 0x0E);
-			st0 = _mm_sha256rnds2_epu32(st0, st1, msg);
+		__m128i abef = st0, cdgh = st1;
+		__m128i m0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 0)), shuf);
+		__m128i m1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16)), shuf);
+		__m128i m2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 32)), shuf);
+		__m128i m3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 48)), shuf);
+		SHA_GROUP(0, m0);
+		SHA_GROUP(1, m1);
+		m0 = _mm_sha256msg1_epu32(m0, m1);
+		SHA_GROUP(2, m2);
+		m1 = _mm_sha256msg1_epu32(m1, m2);
+		/* Groups 3 to 14, the four message registers in turn (M[g] is in m[g mod 4]). */
+		for (int g = 3; g < 15; g += 4) {
+			SHA_STEP(g, m3, m2, m0);
+			SHA_STEP(g + 1, m0, m3, m1);
+			SHA_STEP(g + 2, m1, m0, m2);
+			SHA_STEP(g + 3, m2, m1, m3);
 		}
+		SHA_GROUP(15, m3);
 		st0 = _mm_add_epi32(st0, abef);
 		st1 = _mm_add_epi32(st1, cdgh);
 	}
@@ -98,6 +124,8 @@ __attribute__((target("sha,sse4.1"))) static void compress_ni(uint32_t h[8], con
 	_mm_storeu_si128((__m128i *)&h[0], st0);
 	_mm_storeu_si128((__m128i *)&h[4], st1);
 }
+#undef SHA_STEP
+#undef SHA_GROUP
 
 static int have_sha_ni(void)
 {
@@ -111,11 +139,20 @@ static int have_sha_ni(void)
 }
 #endif
 
+static int use_extensions = 1;
+
+int sha256_use_cpu_extensions(int on)
+{
+	int was = use_extensions;
+	use_extensions = on;
+	return was;
+}
+
 /* Compresses n whole blocks. */
 static void compress_blocks(uint32_t h[8], const unsigned char *p, size_t n)
 {
 #ifdef HAVE_SHA_NI
-	if (have_sha_ni()) {
+	if (use_extensions && have_sha_ni()) {
 		compress_ni(h, p, n);
 		return;
 	}

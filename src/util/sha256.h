@@ -21,5 +21,9 @@ void sha256_init(struct sha256 *s);
 void sha256_update(struct sha256 *s, const void *data, size_t n);
 /* Writes 64 lowercase hex digits and a NUL into hex. */
 void sha256_final_hex(struct sha256 *s, char hex[65]);
+/* Whether the x86 SHA extensions are used where the CPU has them (the
+ * default, 1) or the portable C compression always (0); returns the previous
+ * setting. For tests, which check both against the same digests. */
+int sha256_use_cpu_extensions(int on);
 
 #endif

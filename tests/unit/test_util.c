@@ -45,6 +45,25 @@ static void test_sha256(void)
 	sha256_final_hex(&s, h);
 	CHECK_STR(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 	free(a);
+	/* 100003 bytes that differ from block to block (the top byte of each
+	 * step of the LCG x = 1103515245 x + 12345 mod 2^32 from x = 1), whose
+	 * digest is Python's hashlib.sha256 of the same bytes; with the CPU's
+	 * SHA extensions where it has them, and with the portable C. */
+	unsigned char *v = xmalloc(100003);
+	uint32_t x = 1;
+	for (size_t i = 0; i < 100003; i++) {
+		x = x * 1103515245u + 12345u;
+		v[i] = (unsigned char)(x >> 24);
+	}
+	for (int ext = 1; ext >= 0; ext--) {
+		int was = sha256_use_cpu_extensions(ext);
+		sha(v, 100003, h);
+		CHECK_STR(h, "107b0ff39484c5e0d7af7710a57dfe8318ad9e22cc9bcb93dea5b38511e80fac");
+		sha("abc", 3, h);
+		CHECK_STR(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+		sha256_use_cpu_extensions(was);
+	}
+	free(v);
 }
 
 static void test_buf(void)
