@@ -33,11 +33,13 @@ REPEAT_LARGE=${BENCH_REPEAT_LARGE:-3}
 REPEAT_MAX=1200000000
 MKTRACE=$TOP/bench/build/mktrace
 BARE=$TOP/bench/build/bare
+FLOOR=$TOP/bench/build/floor
 mkdir -p "$DIR"
 [ "${BENCH_KEEP:-0}" = 1 ] || trap 'rm -rf "$DIR"' EXIT
 
 rows=()
 speedups=()
+floors=()
 log() { echo "$@" >&2; }
 
 # The machine is shared and noisy: each input is measured in rounds (REPEAT
@@ -114,6 +116,33 @@ row() {
 	log "${rows[-1]}"
 }
 
+# floor_line LABEL BYTES FILE: what no build of the plain FILE can leave
+# out (bench/floor.c: its SHA-256, reading it, SQLite storing the rows of a
+# store built from it; the bare parse from this run's plain.floor), and the
+# least wall time any build could take on this machine's cores with it: the
+# hash of one file runs on one core, the rest may share them all.
+floor_line() {
+	local label=$1 bytes=$2 f=$3 out sum
+	rm -rf "$DIR/fout"
+	if ! "$PS" build -q "$f" -o "$DIR/fout" 2>/dev/null || ! out=$("$FLOOR" "$f" "$DIR/fout/perfstudy.db"); then
+		floors+=("$label: floor not measured (the build or bench/build/floor failed)")
+		rm -rf "$DIR/fout"
+		return
+	fi
+	rm -rf "$DIR/fout"
+	echo "$out" | tr ' ' '\n' > "$DIR/floor.kv"
+	local sum_ok="matches sha256sum"
+	[ "$(kv sha256 "$DIR/floor.kv")" = "$(sha256sum "$f" | cut -d' ' -f1)" ] || sum_ok="DIFFERS from sha256sum"
+	floors+=("$(awk -v label="$label" -v b="$bytes" -v pm="$(kv parse_mbs "$DIR/plain.floor")" \
+		-v sha="$(kv sha_s "$DIR/floor.kv")" -v shm="$(kv sha_mbs "$DIR/floor.kv")" -v rd="$(kv read_s "$DIR/floor.kv")" \
+		-v st="$(kv store_s "$DIR/floor.kv")" -v rows="$(kv rows "$DIR/floor.kv")" -v n="$(nproc)" \
+		-v ing="$(ingest_of "$DIR/plain.best")" -v ok="$sum_ok" 'BEGIN {
+		bare = b / pm / 1e6; sum = sha + rd + bare + st; lb = sum / n; if (sha > lb) lb = sha
+		printf "%s (%d MB): SHA-256 %.4f s (%.0f MB/s, %s), reading %.4f s, bare parse %.4f s, SQLite storing its %d rows %.4f s: %.3f s of CPU, at most %.0f MB/s per core; on %d cores no build takes less than %.3f s, %.2f× the bare parse (perfstudy: %.3f s, %.2f×)",
+			label, b / 1e6, sha, shm, ok, rd, bare, rows, st, sum, b / sum / 1e6, n, lb, lb / bare, ing, ing / bare }')")
+	log "${floors[-1]}"
+}
+
 reps_for() { [ "$1" -le "$REPEAT_MAX" ] && echo "$REPEAT" || echo "$REPEAT_LARGE"; }
 
 for s in $SIZES; do
@@ -133,6 +162,7 @@ for s in $SIZES; do
 	done
 	row plain "t$s.json" "$bytes" "$bytes"
 	row gz "t$s.json.gz" "$bytes" "$bytes"
+	[ "$bytes" -gt "$REPEAT_MAX" ] || [ ! -f "$DIR/plain.best" ] || floor_line "t$s.json" "$bytes" "$f"
 	rm -f "$f" "$f.gz"
 done
 
@@ -218,6 +248,16 @@ done
 		echo "Speedup of --jobs (best ingest of each, measured in turn):"
 		echo
 		printf -- '- %s\n' "${speedups[@]}"
+	fi
+	if [ ${#floors[@]} -gt 0 ]; then
+		echo
+		echo "Floor of a plain trace (bench/floor.c, each part alone, best of 7): the work no build can leave out,"
+		echo "the SHA-256 of the file (the provenance lists it), reading it from the page cache in 256 KiB pieces,"
+		echo "the bare parse above, and SQLite inserting the rows a build stored for it (32 a statement, one"
+		echo "transaction, as perfstudy does, with nothing of perfstudy's around it). The hash of one file runs on"
+		echo "one core; the least wall time is the larger of it and the sum over all cores:"
+		echo
+		printf -- '- %s\n' "${floors[@]}"
 	fi
 } > "$OUTMD.tmp"
 mv "$OUTMD.tmp" "$OUTMD"

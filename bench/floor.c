@@ -1,0 +1,253 @@
+/*
+ * floor.c: the work no build of a plain Kineto trace can leave out, each
+ * part timed alone on this machine (bench/run.sh adds the bare parse of
+ * bench/bare.cpp and prints the least wall time any build could take).
+ *
+ *   floor FILE STORE
+ *
+ * sha     the SHA-256 of FILE, which the report's provenance lists (issue 6),
+ *         with perfstudy's own src/util/sha256.c over the bytes in memory:
+ *         one core, as the hash of one stream cannot be split
+ *   read    FILE read out of the page cache in pieces of 256 KiB, as
+ *         perfstudy's read-ahead does
+ *   store   the rows STORE holds for its traces (activities, launches,
+ *         cpu_ops, annotations), read into memory first, then inserted into
+ *         a fresh database with the same tables by SQLite alone: 32 rows a
+ *         statement, one transaction, journal and sync off, as perfstudy
+ *         stores them; no name lookups, no checks of perfstudy's
+ *
+ * Each is the best of ROUNDS runs, in seconds. Prints one line of key=value.
+ */
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../src/util/sha256.h"
+
+#define ROUNDS 7
+#define PIECE (256u << 10)
+#define PER_STMT 32
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void die(const char *what, const char *detail)
+{
+	fprintf(stderr, "floor: %s: %s\n", what, detail);
+	exit(1);
+}
+
+static double time_read(const char *path, unsigned char **all, size_t *size)
+{
+	unsigned char *piece = malloc(PIECE);
+	double best = 1e30;
+	for (int r = 0; r < ROUNDS; r++) {
+		int fd = open(path, O_RDONLY);
+		if (fd < 0)
+			die(path, "cannot open");
+		double t = now();
+		ssize_t n;
+		size_t total = 0;
+		while ((n = read(fd, piece, PIECE)) > 0)
+			total += (size_t)n;
+		t = now() - t;
+		close(fd);
+		if (n < 0)
+			die(path, "cannot read");
+		if (t < best)
+			best = t;
+		*size = total;
+	}
+	free(piece);
+	/* The whole file in memory for the hash. */
+	*all = malloc(*size ? *size : 1);
+	FILE *f = fopen(path, "rb");
+	if (!f || fread(*all, 1, *size, f) != *size)
+		die(path, "cannot read");
+	fclose(f);
+	return best;
+}
+
+static double time_sha(const unsigned char *p, size_t n, char hex[65])
+{
+	double best = 1e30;
+	for (int r = 0; r < ROUNDS; r++) {
+		struct sha256 s;
+		double t = now();
+		sha256_init(&s);
+		sha256_update(&s, p, n);
+		sha256_final_hex(&s, hex);
+		t = now() - t;
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+/* One table's rows in memory: each value an int64, a text, or NULL. */
+struct table {
+	const char *name;
+	char *schema;
+	int ncol;
+	size_t nrow;
+	int *type;        /* SQLITE_INTEGER, SQLITE_TEXT or SQLITE_NULL */
+	long long *ival;
+	char **text;
+};
+
+static const char *tables[] = {"activities", "launches", "cpu_ops", "annotations"};
+#define NTAB (sizeof(tables) / sizeof(tables[0]))
+
+static void load(sqlite3 *db, struct table *t)
+{
+	sqlite3_stmt *st;
+	char q[256];
+	snprintf(q, sizeof(q), "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = '%s'", t->name);
+	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
+		die(t->name, "no such table in the store");
+	t->schema = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	snprintf(q, sizeof(q), "SELECT * FROM \"%s\" ORDER BY rowid", t->name);
+	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK)
+		die(t->name, sqlite3_errmsg(db));
+	t->ncol = sqlite3_column_count(st);
+	size_t cap = 1024;
+	t->type = malloc(cap * (size_t)t->ncol * sizeof(int));
+	t->ival = malloc(cap * (size_t)t->ncol * sizeof(long long));
+	t->text = malloc(cap * (size_t)t->ncol * sizeof(char *));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (t->nrow == cap) {
+			cap *= 2;
+			t->type = realloc(t->type, cap * (size_t)t->ncol * sizeof(int));
+			t->ival = realloc(t->ival, cap * (size_t)t->ncol * sizeof(long long));
+			t->text = realloc(t->text, cap * (size_t)t->ncol * sizeof(char *));
+		}
+		for (int c = 0; c < t->ncol; c++) {
+			size_t k = t->nrow * (size_t)t->ncol + (size_t)c;
+			int ty = sqlite3_column_type(st, c);
+			t->type[k] = ty == SQLITE_TEXT ? SQLITE_TEXT : ty == SQLITE_NULL ? SQLITE_NULL : SQLITE_INTEGER;
+			t->ival[k] = sqlite3_column_int64(st, c);
+			t->text[k] = ty == SQLITE_TEXT ? strdup((const char *)sqlite3_column_text(st, c)) : NULL;
+		}
+		t->nrow++;
+	}
+	sqlite3_finalize(st);
+}
+
+static sqlite3_stmt *insert_stmt(sqlite3 *db, const struct table *t, int rows)
+{
+	size_t cap = 64 + (size_t)rows * ((size_t)t->ncol * 2 + 3);
+	char *q = malloc(cap);
+	size_t o = (size_t)snprintf(q, cap, "INSERT INTO \"%s\" VALUES", t->name);
+	for (int r = 0; r < rows; r++) {
+		o += (size_t)snprintf(q + o, cap - o, "%s(", r ? "," : "");
+		for (int c = 0; c < t->ncol; c++)
+			o += (size_t)snprintf(q + o, cap - o, "%s?", c ? "," : "");
+		o += (size_t)snprintf(q + o, cap - o, ")");
+	}
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK)
+		die(t->name, sqlite3_errmsg(db));
+	free(q);
+	return st;
+}
+
+static void insert_rows(sqlite3 *db, sqlite3_stmt *st, const struct table *t, size_t from, int rows)
+{
+	for (int i = 0; i < rows; i++)
+		for (int c = 0; c < t->ncol; c++) {
+			size_t k = (from + (size_t)i) * (size_t)t->ncol + (size_t)c;
+			int p = i * t->ncol + c + 1;
+			if (t->type[k] == SQLITE_NULL)
+				sqlite3_bind_null(st, p);
+			else if (t->type[k] == SQLITE_TEXT)
+				sqlite3_bind_text(st, p, t->text[k], -1, SQLITE_STATIC);
+			else
+				sqlite3_bind_int64(st, p, t->ival[k]);
+		}
+	if (sqlite3_step(st) != SQLITE_DONE)
+		die(t->name, sqlite3_errmsg(db));
+	sqlite3_reset(st);
+}
+
+static double time_store(const char *store, size_t *rows)
+{
+	sqlite3 *src;
+	if (sqlite3_open_v2(store, &src, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		die(store, "cannot open");
+	struct table t[NTAB];
+	memset(t, 0, sizeof(t));
+	*rows = 0;
+	for (size_t i = 0; i < NTAB; i++) {
+		t[i].name = tables[i];
+		load(src, &t[i]);
+		*rows += t[i].nrow;
+	}
+	sqlite3_close(src);
+	char dbpath[] = "/tmp/perfstudy-floor-XXXXXX";
+	int fd = mkstemp(dbpath);
+	if (fd < 0)
+		die(dbpath, "cannot create");
+	close(fd);
+	double best = 1e30;
+	for (int r = 0; r < ROUNDS; r++) {
+		unlink(dbpath);
+		sqlite3 *db;
+		if (sqlite3_open(dbpath, &db) != SQLITE_OK)
+			die(dbpath, "cannot open");
+		if (sqlite3_exec(db, "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+				 "CREATE TABLE traces(id INTEGER PRIMARY KEY);"
+				 "CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);",
+				 NULL, NULL, NULL) != SQLITE_OK)
+			die(dbpath, sqlite3_errmsg(db));
+		for (size_t i = 0; i < NTAB; i++)
+			if (sqlite3_exec(db, t[i].schema, NULL, NULL, NULL) != SQLITE_OK)
+				die(t[i].name, sqlite3_errmsg(db));
+		double t0 = now();
+		sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+		for (size_t i = 0; i < NTAB; i++) {
+			sqlite3_stmt *many = insert_stmt(db, &t[i], PER_STMT), *one = insert_stmt(db, &t[i], 1);
+			size_t k = 0;
+			for (; k + PER_STMT <= t[i].nrow; k += PER_STMT)
+				insert_rows(db, many, &t[i], k, PER_STMT);
+			for (; k < t[i].nrow; k++)
+				insert_rows(db, one, &t[i], k, 1);
+			sqlite3_finalize(many);
+			sqlite3_finalize(one);
+		}
+		if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+			die(dbpath, sqlite3_errmsg(db));
+		double el = now() - t0;
+		sqlite3_close(db);
+		if (el < best)
+			best = el;
+	}
+	unlink(dbpath);
+	return best;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: floor FILE STORE\n");
+		return 2;
+	}
+	unsigned char *all;
+	size_t size, rows;
+	char hex[65];
+	double rd = time_read(argv[1], &all, &size);
+	double sha = time_sha(all, size, hex);
+	free(all);
+	double store = time_store(argv[2], &rows);
+	printf("bytes=%zu sha_s=%.4f sha_mbs=%.0f read_s=%.4f store_s=%.4f rows=%zu sha256=%s\n", size, sha,
+	       size / sha / 1e6, rd, store, rows, hex);
+	return 0;
+}
