@@ -50,8 +50,10 @@ static void *work(void *arg)
 	struct pool *p = arg;
 	for (;;) {
 		size_t i = atomic_fetch_add(&p->next, 1);
-		if (i >= p->n)
+		if (i >= p->n) {
+			chart_render_release();
 			return NULL;
+		}
 		struct job *j = &p->jobs[i];
 		diag_divert(keep, j);
 		j->failed = chart_write(j->chart, p->dir, p->style) < 0 ||

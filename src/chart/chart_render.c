@@ -1854,6 +1854,14 @@ static cairo_status_t sink_write(void *closure, const unsigned char *data, unsig
 	return CAIRO_STATUS_SUCCESS;
 }
 
+/* The PNG buffers of this thread, kept from figure to figure (png.h); chart_render_release frees them. */
+static _Thread_local struct png_scratch png_scratch;
+
+void chart_render_release(void)
+{
+	png_scratch_release(&png_scratch);
+}
+
 /*
  * Returns the surface that fmt draws on, w x h points (PNG: pixels at dpi);
  * SVG and PDF stream into out as they are drawn, a PNG only when written.
@@ -1879,11 +1887,25 @@ static cairo_surface_t *open_surface(enum fmt fmt, struct buf *out, const char *
 			cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_TITLE, title);
 		break;
 	case FMT_PNG:
-	default:
-		/* Opaque white background: RGB24 keeps the PNG free of an alpha channel. */
-		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)lround(w / 72 * dpi),
-					       (int)lround(h / 72 * dpi));
+	default: {
+		/*
+		 * Opaque white background: RGB24 keeps the PNG free of an alpha
+		 * channel. The pixels are the thread's png_scratch, zeroed as
+		 * cairo_image_surface_create's own would be.
+		 */
+		int pw = (int)lround(w / 72 * dpi), ph = (int)lround(h / 72 * dpi);
+		int stride = cairo_format_stride_for_width(CAIRO_FORMAT_RGB24, pw);
+		if (pw <= 0 || ph <= 0 || pw > 32767 || ph > 32767 || stride <= 0) {
+			/* Beyond cairo's image sizes: its own surface, in its error state. */
+			s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, pw, ph);
+			break;
+		}
+		size_t n = (size_t)ph * (size_t)stride;
+		unsigned char *px = png_scratch_take(&png_scratch.pixels, &png_scratch.pixels_cap, n);
+		memset(px, 0, n);
+		s = cairo_image_surface_create_for_data(px, CAIRO_FORMAT_RGB24, pw, ph, stride);
 		break;
+	}
 	}
 	return s;
 }
@@ -2006,7 +2028,8 @@ static cairo_status_t render(const struct chart *c, enum fmt fmt, double w, doub
 	if (!st) {
 		if (fmt == FMT_PNG) {
 			cairo_surface_flush(surface);
-			st = png_encode_rgb24(cairo_image_surface_get_data(surface), cairo_image_surface_get_width(surface),
+			st = png_encode_rgb24_with(&png_scratch, cairo_image_surface_get_data(surface),
+						   cairo_image_surface_get_width(surface),
 					      cairo_image_surface_get_height(surface),
 					      cairo_image_surface_get_stride(surface), dpi, out) < 0
 				     ? CAIRO_STATUS_NO_MEMORY

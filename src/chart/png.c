@@ -51,13 +51,40 @@ static void chunk(struct buf *out, const char type[4], const unsigned char *data
 	buf_add(out, crc, 4);
 }
 
+void png_scratch_release(struct png_scratch *s)
+{
+	free(s->pixels);
+	free(s->rows);
+	free(s->z);
+	memset(s, 0, sizeof(*s));
+}
+
+unsigned char *png_scratch_take(unsigned char **p, size_t *cap, size_t n)
+{
+	if (n > *cap) {
+		free(*p);
+		*p = xmalloc(n);
+		*cap = n;
+	}
+	return *p;
+}
+
 int png_encode_rgb24(const unsigned char *data, int width, int height, int stride, double dpi, struct buf *out)
+{
+	return png_encode_rgb24_with(NULL, data, width, height, stride, dpi, out);
+}
+
+int png_encode_rgb24_with(struct png_scratch *s, const unsigned char *data, int width, int height, int stride,
+			  double dpi, struct buf *out)
 {
 	if (width <= 0 || height <= 0)
 		return -1;
+	struct png_scratch own = {0};
+	if (!s)
+		s = &own;
 	size_t w = (size_t)width, h = (size_t)height, rowlen = 3 * w;
 	/* One filter-type byte and the row, per row; rows of the source in RGB, then filtered. */
-	unsigned char *raw = xmalloc(h * (rowlen + 1));
+	unsigned char *raw = png_scratch_take(&s->rows, &s->rows_cap, h * (rowlen + 1));
 	unsigned char *prev = xcalloc(rowlen, 1), *cur = xmalloc(rowlen);
 	for (size_t y = 0; y < h; y++) {
 		const uint32_t *src = (const uint32_t *)(const void *)(data + y * (size_t)stride);
@@ -94,11 +121,11 @@ int png_encode_rgb24(const unsigned char *data, int width, int height, int strid
 	z_stream z;
 	memset(&z, 0, sizeof(z));
 	if (deflateInit(&z, 3) != Z_OK) {
-		free(raw);
+		png_scratch_release(&own);
 		return -1;
 	}
 	size_t cap = deflateBound(&z, (uLong)rawlen);
-	unsigned char *zbuf = xmalloc(cap);
+	unsigned char *zbuf = png_scratch_take(&s->z, &s->z_cap, cap);
 	z.next_in = raw;
 	z.avail_in = (uInt)rawlen;
 	z.next_out = zbuf;
@@ -106,9 +133,8 @@ int png_encode_rgb24(const unsigned char *data, int width, int height, int strid
 	int zr = deflate(&z, Z_FINISH);
 	size_t zlen = cap - z.avail_out;
 	deflateEnd(&z);
-	free(raw);
 	if (zr != Z_STREAM_END) {
-		free(zbuf);
+		png_scratch_release(&own);
 		return -1;
 	}
 
@@ -131,6 +157,6 @@ int png_encode_rgb24(const unsigned char *data, int width, int height, int strid
 	chunk(out, "pHYs", phys, sizeof(phys));
 	chunk(out, "IDAT", zbuf, zlen);
 	chunk(out, "IEND", NULL, 0);
-	free(zbuf);
+	png_scratch_release(&own);
 	return 0;
 }

@@ -14,4 +14,22 @@
  */
 int png_encode_rgb24(const unsigned char *data, int width, int height, int stride, double dpi, struct buf *out);
 
+/*
+ * Memory kept from one PNG to the next (pixels, filtered rows, compressed
+ * bytes: about 25 MB a figure at 300 dpi). Made afresh for each, every
+ * block of it was mapped and faulted in page by page (main.c has blocks of
+ * 1 MiB and more mapped), some 5,000 page faults a figure. Zeroed, it holds
+ * nothing; png_scratch_release frees it.
+ */
+struct png_scratch {
+	unsigned char *pixels, *rows, *z;
+	size_t pixels_cap, rows_cap, z_cap;
+};
+void png_scratch_release(struct png_scratch *s);
+/* n bytes of *p (capacity *cap), grown when needed; the contents are not kept. */
+unsigned char *png_scratch_take(unsigned char **p, size_t *cap, size_t n);
+/* As png_encode_rgb24, with its buffers from s (NULL: made and freed here). */
+int png_encode_rgb24_with(struct png_scratch *s, const unsigned char *data, int width, int height, int stride,
+			  double dpi, struct buf *out);
+
 #endif
