@@ -2,6 +2,7 @@
  * floor.c: the work no build of a plain Kineto trace can leave out, each
  * part timed alone on this machine (bench/run.sh adds the bare parse of
  * bench/bare.cpp and prints the least wall time any build could take).
+ * Built by the top-level Makefile (`make bench`) against perfstudy's objects.
  *
  *   floor FILE STORE
  *
@@ -15,9 +16,16 @@
  *         a fresh database with the same tables by SQLite alone: 32 rows a
  *         statement, one transaction, journal and sync off, as perfstudy
  *         stores them; no name lookups, no checks of perfstudy's
+ *   walk    perfstudy's own simdjson walk (kineto_json.cpp) with the
+ *         categories of kineto.c, over the file's events cut beforehand into
+ *         windows of 1 MiB, one warm parser, events handed to a callback
+ *         that does nothing: the parse as perfstudy does it, reading every
+ *         field the store keeps, without cutting, recording or storing.
+ *         The bare parse reads four fields; this is what a build must read
  *
  * Each is the best of ROUNDS runs, in seconds. Prints one line of key=value.
  */
+#define _GNU_SOURCE /* memmem */
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -26,7 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../src/util/sha256.h"
+#include "ingest/kineto_stream.h"
+#include "util/sha256.h"
 
 #define ROUNDS 7
 #define PIECE (256u << 10)
@@ -234,6 +243,104 @@ static double time_store(const char *store, size_t *rows)
 	return best;
 }
 
+/* A JSON array of whole events and its length, '[' and ']' in place of the separators around it. */
+struct window {
+	char *p;
+	size_t n;
+};
+
+static int ignore_event(void *ctx, const struct kj_event *ev)
+{
+	(void)ev;
+	++*(size_t *)ctx;
+	return 0;
+}
+
+/*
+ * Cuts the events of the traceEvents array of p[0..n) into windows of about
+ * 1 MiB of whole events (a byte-by-byte scan of strings and brackets, not
+ * timed), then times kj_parse_events over them. Returns the best time, or a
+ * negative number when the file has no such array.
+ */
+static double time_walk(const unsigned char *text, size_t n, size_t *events)
+{
+	const char *p = (const char *)text;
+	const char *key = memmem(p, n, "\"traceEvents\"", 13);
+	const char *open = key ? memchr(key, '[', n - (size_t)(key - p)) : NULL;
+	if (!open)
+		return -1;
+	struct window *w = NULL;
+	size_t nw = 0, cap = 0, start = (size_t)(open - p), done = start;
+	int depth = 0, in_str = 0, esc = 0;
+	for (size_t i = start + 1; i < n; i++) {
+		char c = p[i];
+		if (in_str) {
+			if (esc)
+				esc = 0;
+			else if (c == '\\')
+				esc = 1;
+			else if (c == '"')
+				in_str = 0;
+			continue;
+		}
+		if (c == '"') {
+			in_str = 1;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (depth-- == 0)
+				break; /* the array's end */
+			if (depth == 0) {
+				done = i + 1; /* an element ends */
+				if (done - start >= (1u << 20)) {
+					if (nw == cap) {
+						cap = cap ? 2 * cap : 256;
+						w = realloc(w, cap * sizeof(*w));
+					}
+					size_t len = done - start;
+					w[nw].p = malloc(len + 1 + 64);
+					memcpy(w[nw].p, p + start, len);
+					w[nw].p[0] = '[';
+					w[nw].p[len] = ']';
+					memset(w[nw].p + len + 1, ' ', 64);
+					w[nw++].n = len + 1;
+					start = done;
+				}
+			}
+		}
+	}
+	if (done > start) { /* the last window: from the ',' or '[' at start to the last element */
+		if (nw == cap)
+			w = realloc(w, (cap + 1) * sizeof(*w));
+		size_t len = done - start;
+		w[nw].p = malloc(len + 1 + 64);
+		memcpy(w[nw].p, p + start, len);
+		w[nw].p[0] = '[';
+		w[nw].p[len] = ']';
+		memset(w[nw].p + len + 1, ' ', 64);
+		w[nw++].n = len + 1;
+	}
+	struct kj_parser *kp = kj_parser_new(3u << 19);
+	double best = 1e30;
+	for (int r = 0; r < ROUNDS; r++) {
+		*events = 0;
+		double t = now();
+		for (size_t k = 0; k < nw; k++) {
+			struct kj_error err;
+			if (kj_parse_events(kp, w[k].p, w[k].n, 0, ignore_event, kineto_cat_class, events, &err) != 0)
+				die("walk", err.message);
+		}
+		t = now() - t;
+		if (t < best)
+			best = t;
+	}
+	kj_parser_free(kp);
+	for (size_t k = 0; k < nw; k++)
+		free(w[k].p);
+	free(w);
+	return best;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -245,9 +352,14 @@ int main(int argc, char **argv)
 	char hex[65];
 	double rd = time_read(argv[1], &all, &size);
 	double sha = time_sha(all, size, hex);
+	size_t events = 0;
+	double walk = time_walk(all, size, &events);
 	free(all);
 	double store = time_store(argv[2], &rows);
-	printf("bytes=%zu sha_s=%.4f sha_mbs=%.0f read_s=%.4f store_s=%.4f rows=%zu sha256=%s\n", size, sha,
+	printf("bytes=%zu sha_s=%.4f sha_mbs=%.0f read_s=%.4f store_s=%.4f rows=%zu sha256=%s", size, sha,
 	       size / sha / 1e6, rd, store, rows, hex);
+	if (walk >= 0)
+		printf(" walk_s=%.4f walk_events=%zu", walk, events);
+	printf("\n");
 	return 0;
 }

@@ -43,7 +43,7 @@ struct kctx {
  * kj_cat_fn: the class of a category, 0 (EV_OTHER) for those not read.
  * Of a host operator's args only "External id" is used.
  */
-static int classify_cat(const char *cat, size_t n)
+int kineto_cat_class(const char *cat, size_t n)
 {
 	static const struct {
 		const char *name;
@@ -348,7 +348,7 @@ static int kineto_read(const struct source *src, const struct ingest_sink *sink,
 		data += 3;
 		len -= 3;
 	}
-	int r = kj_parse(data, len, on_event, classify_cat, &k, &meta, &err);
+	int r = kj_parse(data, len, on_event, kineto_cat_class, &k, &meta, &err);
 	if (r < 0) {
 		if (strstr(err.detail, "UTF-8"))
 			err.offset = first_invalid_utf8((const unsigned char *)data, len);
@@ -445,7 +445,7 @@ static int kineto_read_stream(struct source_stream *ss, const struct ingest_sink
 	struct kj_meta meta;
 	struct kj_error err;
 	memset(&err, 0, sizeof(err));
-	int r = kj_stream_parse(ss, on_event, classify_cat, &k, &meta, &err);
+	int r = kj_stream_parse(ss, on_event, kineto_cat_class, &k, &meta, &err);
 	if (r == -2)
 		return -1;
 	src.meta = *source_stream_meta(ss);

@@ -22,6 +22,13 @@
 #include "stream.h"
 
 /*
+ * kineto.c's kj_cat_fn: what perfstudy reads of each Kineto category (its
+ * class, with KJ_ONLY_EXTERNAL_ID for host operators; 0 for the categories
+ * no analysis uses). Also used by bench/floor.c to time the walk alone.
+ */
+int kineto_cat_class(const char *cat, size_t n);
+
+/*
  * Like kj_parse on the whole file: on_event for each element of traceEvents
  * in order, *meta at the end. Offsets (events, *err) count from the start of
  * the file (uncompressed). Returns 0; 1 when on_event stopped; -1 on
