@@ -36,6 +36,7 @@
 
 #include "ingest/kineto_stream.h"
 #include "util/sha256.h"
+#include "util/xalloc.h"
 
 #define ROUNDS 7
 #define PIECE (256u << 10)
@@ -56,7 +57,7 @@ static void die(const char *what, const char *detail)
 
 static double time_read(const char *path, unsigned char **all, size_t *size)
 {
-	unsigned char *piece = malloc(PIECE);
+	unsigned char *piece = xmalloc(PIECE);
 	double best = 1e30;
 	for (int r = 0; r < ROUNDS; r++) {
 		int fd = open(path, O_RDONLY);
@@ -77,7 +78,7 @@ static double time_read(const char *path, unsigned char **all, size_t *size)
 	}
 	free(piece);
 	/* The whole file in memory for the hash. */
-	*all = malloc(*size ? *size : 1);
+	*all = xmalloc(*size ? *size : 1);
 	FILE *f = fopen(path, "rb");
 	if (!f || fread(*all, 1, *size, f) != *size)
 		die(path, "cannot read");
@@ -122,29 +123,29 @@ static void load(sqlite3 *db, struct table *t)
 	snprintf(q, sizeof(q), "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = '%s'", t->name);
 	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
 		die(t->name, "no such table in the store");
-	t->schema = strdup((const char *)sqlite3_column_text(st, 0));
+	t->schema = xstrdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	snprintf(q, sizeof(q), "SELECT * FROM \"%s\" ORDER BY rowid", t->name);
 	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK)
 		die(t->name, sqlite3_errmsg(db));
 	t->ncol = sqlite3_column_count(st);
 	size_t cap = 1024;
-	t->type = malloc(cap * (size_t)t->ncol * sizeof(int));
-	t->ival = malloc(cap * (size_t)t->ncol * sizeof(long long));
-	t->text = malloc(cap * (size_t)t->ncol * sizeof(char *));
+	t->type = xmalloc(cap * (size_t)t->ncol * sizeof(int));
+	t->ival = xmalloc(cap * (size_t)t->ncol * sizeof(long long));
+	t->text = xmalloc(cap * (size_t)t->ncol * sizeof(char *));
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (t->nrow == cap) {
 			cap *= 2;
-			t->type = realloc(t->type, cap * (size_t)t->ncol * sizeof(int));
-			t->ival = realloc(t->ival, cap * (size_t)t->ncol * sizeof(long long));
-			t->text = realloc(t->text, cap * (size_t)t->ncol * sizeof(char *));
+			t->type = xrealloc(t->type, cap * (size_t)t->ncol * sizeof(int));
+			t->ival = xrealloc(t->ival, cap * (size_t)t->ncol * sizeof(long long));
+			t->text = xrealloc(t->text, cap * (size_t)t->ncol * sizeof(char *));
 		}
 		for (int c = 0; c < t->ncol; c++) {
 			size_t k = t->nrow * (size_t)t->ncol + (size_t)c;
 			int ty = sqlite3_column_type(st, c);
 			t->type[k] = ty == SQLITE_TEXT ? SQLITE_TEXT : ty == SQLITE_NULL ? SQLITE_NULL : SQLITE_INTEGER;
 			t->ival[k] = sqlite3_column_int64(st, c);
-			t->text[k] = ty == SQLITE_TEXT ? strdup((const char *)sqlite3_column_text(st, c)) : NULL;
+			t->text[k] = ty == SQLITE_TEXT ? xstrdup((const char *)sqlite3_column_text(st, c)) : NULL;
 		}
 		t->nrow++;
 	}
@@ -154,7 +155,7 @@ static void load(sqlite3 *db, struct table *t)
 static sqlite3_stmt *insert_stmt(sqlite3 *db, const struct table *t, int rows)
 {
 	size_t cap = 64 + (size_t)rows * ((size_t)t->ncol * 2 + 3);
-	char *q = malloc(cap);
+	char *q = xmalloc(cap);
 	size_t o = (size_t)snprintf(q, cap, "INSERT INTO \"%s\" VALUES", t->name);
 	for (int r = 0; r < rows; r++) {
 		o += (size_t)snprintf(q + o, cap - o, "%s(", r ? "," : "");
@@ -249,6 +250,22 @@ struct window {
 	size_t n;
 };
 
+/* Appends a window of the len bytes at from (a '[' or ',' and whole elements), padded for simdjson. */
+static void add_window(struct window **w, size_t *nw, size_t *cap, const char *from, size_t len)
+{
+	if (*nw == *cap) {
+		*cap = *cap ? 2 * *cap : 256;
+		*w = xrealloc(*w, *cap * sizeof(**w));
+	}
+	char *b = xmalloc(len + 1 + 64);
+	memcpy(b, from, len);
+	b[0] = '[';
+	b[len] = ']';
+	memset(b + len + 1, ' ', 64);
+	(*w)[*nw].p = b;
+	(*w)[(*nw)++].n = len + 1;
+}
+
 static int ignore_event(void *ctx, const struct kj_event *ev)
 {
 	(void)ev;
@@ -293,33 +310,14 @@ static double time_walk(const unsigned char *text, size_t n, size_t *events)
 			if (depth == 0) {
 				done = i + 1; /* an element ends */
 				if (done - start >= (1u << 20)) {
-					if (nw == cap) {
-						cap = cap ? 2 * cap : 256;
-						w = realloc(w, cap * sizeof(*w));
-					}
-					size_t len = done - start;
-					w[nw].p = malloc(len + 1 + 64);
-					memcpy(w[nw].p, p + start, len);
-					w[nw].p[0] = '[';
-					w[nw].p[len] = ']';
-					memset(w[nw].p + len + 1, ' ', 64);
-					w[nw++].n = len + 1;
+					add_window(&w, &nw, &cap, p + start, done - start);
 					start = done;
 				}
 			}
 		}
 	}
-	if (done > start) { /* the last window: from the ',' or '[' at start to the last element */
-		if (nw == cap)
-			w = realloc(w, (cap + 1) * sizeof(*w));
-		size_t len = done - start;
-		w[nw].p = malloc(len + 1 + 64);
-		memcpy(w[nw].p, p + start, len);
-		w[nw].p[0] = '[';
-		w[nw].p[len] = ']';
-		memset(w[nw].p + len + 1, ' ', 64);
-		w[nw++].n = len + 1;
-	}
+	if (done > start) /* the last window: from the ',' or '[' at start to the last element */
+		add_window(&w, &nw, &cap, p + start, done - start);
 	struct kj_parser *kp = kj_parser_new(3u << 19);
 	double best = 1e30;
 	for (int r = 0; r < ROUNDS; r++) {
