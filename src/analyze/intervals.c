@@ -1,6 +1,7 @@
 /* intervals.c: sweeps over sorted interval sets, see intervals.h. */
 #include "intervals.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,11 +50,61 @@ static int cmp_ival(const void *pa, const void *pb)
 	return a->end < b->end ? -1 : a->end > b->end;
 }
 
+/*
+ * v[0..n) ordered by start (the order of equal starts is left open: the
+ * union does not depend on it). Already ordered, as one stream's
+ * activities are, it costs one pass. Otherwise, from 256 intervals on, a
+ * least-significant-digit radix sort of the starts (taken as unsigned with
+ * the sign bit flipped, which keeps their order), a byte a pass, over the
+ * bytes in which the smallest and largest start differ only: every start
+ * between them shares the bytes above (a trace's ns timestamps: 4 to 5
+ * passes). glibc's qsort, a merge sort calling the comparison n log n times,
+ * was 5 % of a 1 GB trace's build; below 256 intervals it still sorts.
+ */
+static void sort_by_start(struct ival *v, size_t n)
+{
+	int sorted = 1;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = (uint64_t)v[i].start ^ (UINT64_C(1) << 63);
+		lo = k < lo ? k : lo;
+		hi = k > hi ? k : hi;
+		if (i && v[i].start < v[i - 1].start)
+			sorted = 0;
+	}
+	if (sorted)
+		return;
+	if (n < 256) {
+		qsort(v, n, sizeof(*v), cmp_ival);
+		return;
+	}
+	int bytes = 0;
+	for (uint64_t d = lo ^ hi; d; d >>= 8)
+		bytes++;
+	struct ival *tmp = xmalloc(n * sizeof(*v)), *from = v, *to = tmp;
+	for (int b = 0; b < bytes; b++) {
+		size_t count[257] = {0};
+		int shift = 8 * b;
+		for (size_t i = 0; i < n; i++)
+			count[((((uint64_t)from[i].start ^ (UINT64_C(1) << 63)) >> shift) & 0xff) + 1]++;
+		for (int d = 0; d < 256; d++)
+			count[d + 1] += count[d];
+		for (size_t i = 0; i < n; i++)
+			to[count[(((uint64_t)from[i].start ^ (UINT64_C(1) << 63)) >> shift) & 0xff]++] = from[i];
+		struct ival *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != v)
+		memcpy(v, from, n * sizeof(*v));
+	free(tmp);
+}
+
 void ivset_normalize(struct ivset *s)
 {
 	if (s->n < 2)
 		return;
-	qsort(s->v, s->n, sizeof(*s->v), cmp_ival);
+	sort_by_start(s->v, s->n);
 	size_t w = 0;
 	for (size_t i = 1; i < s->n; i++) {
 		if (s->v[i].start <= s->v[w].end) {

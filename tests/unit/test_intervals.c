@@ -1,9 +1,12 @@
 /*
  * test_intervals.c: the interval sweeps against hand-worked cases and
  * against a brute-force bitmap over a small time axis (every nanosecond
- * marked one by one), for many random sets.
+ * marked one by one), for many random sets; and the union of large sets
+ * (which ivset_normalize radix-sorts) against a plain qsort-and-merge.
  */
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyze/intervals.h"
 #include "check.h"
@@ -166,9 +169,80 @@ static void brute_force(void)
 	}
 }
 
+static int cmp_start_end(const void *pa, const void *pb)
+{
+	const struct ival *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->end < b->end ? -1 : a->end > b->end;
+}
+
+/* The union the slow, obvious way: sort by (start, end), merge what overlaps or touches. */
+static size_t reference_union(struct ival *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_start_end);
+	size_t w = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (v[i].start <= v[w].end) {
+			if (v[i].end > v[w].end)
+				v[w].end = v[i].end;
+		} else {
+			v[++w] = v[i];
+		}
+	}
+	return n ? w + 1 : 0;
+}
+
+static uint64_t next64(uint64_t *x)
+{
+	*x = *x * 6364136223846793005u + 1442695040888963407u;
+	return *x >> 11 ^ *x << 21;
+}
+
+/*
+ * Sets of 256 intervals and more are radix-sorted by start, over the bytes
+ * in which their starts differ: starts over a small span (one pass), a
+ * trace's ns timestamps (several), both signs and the ends of the int64
+ * range (all eight), many equal starts, and sets already in order.
+ */
+static void large_sets(void)
+{
+	static const int64_t spans[] = {200, 5000000000, INT64_MAX};
+	uint64_t x = 7;
+	for (int round = 0; round < 60; round++) {
+		size_t n = 256 + (size_t)(next64(&x) % 20000);
+		int64_t span = spans[round % 3];
+		int64_t base = round % 3 == 1 ? 4513555740938713 : 0;
+		struct ivset s;
+		ivset_init(&s);
+		for (size_t i = 0; i < n; i++) {
+			int64_t a;
+			if (span == INT64_MAX)
+				a = (int64_t)(next64(&x) >> 1) - (int64_t)(next64(&x) % 2 ? INT64_MAX : 0);
+			else
+				a = base + (int64_t)(next64(&x) % (uint64_t)span);
+			if (round % 5 == 4 && i % 3)
+				a = s.n ? s.v[s.n - 1].start : a; /* runs of equal starts */
+			int64_t len = (int64_t)(next64(&x) % 50) + 1;
+			ivset_add(&s, a, a > INT64_MAX - len ? INT64_MAX : a + len);
+		}
+		if (round % 6 == 5) /* already in order */
+			qsort(s.v, s.n, sizeof(*s.v), cmp_start_end);
+		struct ival *want = malloc(s.n * sizeof(*want));
+		memcpy(want, s.v, s.n * sizeof(*want));
+		size_t nw = reference_union(want, s.n);
+		ivset_normalize(&s);
+		CHECK_INT((int64_t)s.n, (int64_t)nw);
+		CHECK(s.n == nw && !memcmp(s.v, want, nw * sizeof(*want)));
+		free(want);
+		ivset_release(&s);
+	}
+}
+
 int main(void)
 {
 	hand_cases();
 	brute_force();
+	large_sets();
 	return check_result("intervals");
 }
