@@ -4,8 +4,9 @@
  * The time-accounting analyses (temporal breakdown, overlap, step breakdown,
  * dispatch, ranks) are all unions, intersections and differences of sets of
  * activity intervals. Every operation here is a sweep over sorted intervals,
- * O(n log n) for the sort and linear after it, never a comparison of every
- * pair, so a trace with a million kernels costs no more than its sort.
+ * linear after the sort (a radix sort of the starts: a few passes over the
+ * set, see ivset_normalize), never a comparison of every pair, so a trace
+ * with a million kernels costs no more than its sort.
  *
  * An ivset owns its array; ivset_release() frees it. A set is "normal" when
  * its intervals are sorted, disjoint, non-empty and do not touch (the
