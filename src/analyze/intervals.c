@@ -61,12 +61,17 @@ static int cmp_ival(const void *pa, const void *pb)
  * passes). glibc's qsort, a merge sort calling the comparison n log n times,
  * was 5 % of a 1 GB trace's build; below 256 intervals it still sorts.
  */
+static uint64_t start_key(const struct ival *v)
+{
+	return (uint64_t)v->start ^ (UINT64_C(1) << 63);
+}
+
 static void sort_by_start(struct ival *v, size_t n)
 {
 	int sorted = 1;
 	uint64_t lo = UINT64_MAX, hi = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t k = (uint64_t)v[i].start ^ (UINT64_C(1) << 63);
+		uint64_t k = start_key(&v[i]);
 		lo = k < lo ? k : lo;
 		hi = k > hi ? k : hi;
 		if (i && v[i].start < v[i - 1].start)
@@ -86,11 +91,11 @@ static void sort_by_start(struct ival *v, size_t n)
 		size_t count[257] = {0};
 		int shift = 8 * b;
 		for (size_t i = 0; i < n; i++)
-			count[((((uint64_t)from[i].start ^ (UINT64_C(1) << 63)) >> shift) & 0xff) + 1]++;
+			count[(start_key(&from[i]) >> shift & 0xff) + 1]++;
 		for (int d = 0; d < 256; d++)
 			count[d + 1] += count[d];
 		for (size_t i = 0; i < n; i++)
-			to[count[(((uint64_t)from[i].start ^ (UINT64_C(1) << 63)) >> shift) & 0xff]++] = from[i];
+			to[count[start_key(&from[i]) >> shift & 0xff]++] = from[i];
 		struct ival *t = from;
 		from = to;
 		to = t;

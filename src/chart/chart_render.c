@@ -1890,8 +1890,8 @@ static cairo_surface_t *open_surface(enum fmt fmt, struct buf *out, const char *
 	default: {
 		/*
 		 * Opaque white background: RGB24 keeps the PNG free of an alpha
-		 * channel. The pixels are the thread's png_scratch, zeroed as
-		 * cairo_image_surface_create's own would be.
+		 * channel. The pixels are the thread's png_scratch, as the last
+		 * figure left them: draw_chart paints every pixel white first.
 		 */
 		int pw = (int)lround(w / 72 * dpi), ph = (int)lround(h / 72 * dpi);
 		int stride = cairo_format_stride_for_width(CAIRO_FORMAT_RGB24, pw);
@@ -1902,7 +1902,6 @@ static cairo_surface_t *open_surface(enum fmt fmt, struct buf *out, const char *
 		}
 		size_t n = (size_t)ph * (size_t)stride;
 		unsigned char *px = png_scratch_take(&png_scratch.pixels, &png_scratch.pixels_cap, n);
-		memset(px, 0, n);
 		s = cairo_image_surface_create_for_data(px, CAIRO_FORMAT_RGB24, pw, ph, stride);
 		break;
 	}

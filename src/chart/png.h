@@ -18,8 +18,9 @@ int png_encode_rgb24(const unsigned char *data, int width, int height, int strid
  * Memory kept from one PNG to the next (pixels, filtered rows, compressed
  * bytes: about 25 MB a figure at 300 dpi). Made afresh for each, every
  * block of it was mapped and faulted in page by page (main.c has blocks of
- * 1 MiB and more mapped), some 5,000 page faults a figure. Zeroed, it holds
- * nothing; png_scratch_release frees it.
+ * 1 MiB and more mapped), some 5,000 page faults a figure. The contents
+ * are not cleared between uses. Zeroed, the struct holds nothing;
+ * png_scratch_release frees it.
  */
 struct png_scratch {
 	unsigned char *pixels, *rows, *z;

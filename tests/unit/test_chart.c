@@ -362,10 +362,9 @@ static void test_escaping_and_odd_text(void)
  * The same bytes twice, also with another figure written in between on the
  * same thread: a PNG's memory is kept from one figure to the next (png.h),
  * here a larger one (150 dpi, 10 x 6 in, hatched bars: its pixels more
- * and different) then "det" again at the default size. The background is
- * painted over every pixel, so the zeroing of the kept pixels (as cairo's
- * own surface is zeroed) cannot show here; what is checked is that nothing
- * else of the earlier figure does.
+ * and different) then "det" again at the default size. The kept pixels are
+ * not cleared (draw_chart paints every one white first): nothing of the
+ * earlier figure may show.
  */
 static void test_deterministic(void)
 {
