@@ -194,7 +194,7 @@ static int load_uncached(struct store *s, const struct rank_key *k, const struct
 {
 	memset(d, 0, sizeof(*d));
 	sqlite3_stmt *st;
-	if (prep(s, "SELECT x.start_ns, x.dur_ns, x.correlation, x.kind, x.name_id, x.bytes, x.copy_kind"
+	if (prep(s, "SELECT x.start_ns, x.dur_ns, x.correlation, x.kind, x.name_id, x.bytes, x.copy_kind, x.stream"
 		    RANK_ROWS("activities"), &st) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, k->run_db_id);
@@ -219,6 +219,7 @@ static int load_uncached(struct store *s, const struct rank_key *k, const struct
 		const char *ck = (const char *)sqlite3_column_text(st, 6);
 		if (ck && strlen(ck) < sizeof(a->copy_kind))
 			memcpy(a->copy_kind, ck, strlen(ck) + 1);
+		a->stream = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 7);
 	}
 	if (rc != SQLITE_DONE) {
 		fail(s, st);
@@ -366,6 +367,7 @@ static unsigned char *pack_rank(const struct rank_data *d, size_t *bytes)
 		put_varint(&w, (int64_t)((uint64_t)a->corr - (uint64_t)corr));
 		put_varint(&w, (int64_t)((uint64_t)a->name_id - (uint64_t)name));
 		put_varint(&w, a->bytes);
+		put_varint(&w, a->stream);
 		/* kind and class (three values each) and the copy kind's length, in one number */
 		put_varint(&w, (int64_t)a->kind + 4 * (int64_t)a->cls + 16 * (int64_t)ck);
 		if (w.n + ck > w.cap)
@@ -401,6 +403,7 @@ static void unpack_rank(const unsigned char *p, struct rank_data *d)
 		name = (int64_t)((uint64_t)name + (uint64_t)get_varint(&p));
 		a->name_id = name;
 		a->bytes = get_varint(&p);
+		a->stream = get_varint(&p);
 		int64_t m = get_varint(&p);
 		a->kind = (enum activity_kind)(m % 4);
 		a->cls = (enum rk_class)(m / 4 % 4);

@@ -25,6 +25,7 @@ struct rk_act {
 	enum activity_kind kind;
 	enum rk_class cls;
 	int64_t name_id, bytes;   /* bytes -1: unknown */
+	int64_t stream;           /* the trace's stream id; -1 unknown */
 	char copy_kind[8];        /* "HtoD", ...; "" unknown or not a memcpy */
 };
 

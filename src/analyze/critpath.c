@@ -1,0 +1,706 @@
+/*
+ * critpath.c: the critical path of each training step, per rank
+ * (critical_path.csv, critical_path_steps.csv, figure critical_path).
+ *
+ * A graph per rank and ProfilerStep#N window. Nodes are instants:
+ *   host points   the start and end of every host operator (cpu_op, the
+ *                 outermost ones the store keeps) and CUDA runtime call,
+ *                 in order of time on their thread;
+ *   GPU nodes     the start and end of every kernel, memcpy and memset,
+ *                 and, for a collective matched across ranks, its join:
+ *                 the instant the last rank arrived (crossrank.h).
+ * Edges, each pointing forward in time, weighted by the time between its
+ * nodes:
+ *   thread order  consecutive host points of a thread (host: an operator,
+ *                 a runtime call, or the gap between operators);
+ *   launch        runtime call start -> the start of the activity it
+ *                 launched (correlation id; host/launch);
+ *   stream order  an activity's end -> the start of the next activity on
+ *                 its stream (GPU idle between them);
+ *   stream wait   an activity's end -> the start of an activity on another
+ *                 stream of the rank, inferred (the store has no cuda_sync
+ *                 events): when an activity starts more than XS_MIN_GAP_NS
+ *                 after both its stream's previous activity ended and its
+ *                 launch call returned, it waited for something, taken to
+ *                 be the activity of another stream that ended last before
+ *                 it started (DDP's optimizer waiting for the all-reduce);
+ *   sync          a GPU activity's end -> the end of the runtime call that
+ *                 waited for it: a call whose own copy (correlation) ended
+ *                 inside the call (a synchronous cudaMemcpy), and for
+ *                 cuda{Device,Stream,Event}Synchronize the activity that
+ *                 ended last inside the call;
+ *   duration      an activity's start -> end (compute, memory or
+ *                 communication by the default classification); a matched
+ *                 collective is split at its join: start -> join is waiting
+ *                 for the rank that arrived last, join -> end the transfer.
+ * The critical path of the step is the path of binding dependencies back
+ * from the step's end: of a node's incoming edges, the one whose source
+ * happened last (the dependency the node actually waited for; ties go to
+ * the GPU), until the step's start. Since an edge's weight is the time
+ * between its nodes, every path between two nodes is as long as the time
+ * between them, so this path is a longest path of the step and its
+ * segments add up to the step's time exactly; each segment is attributed
+ * to the category of its edge. The walk visits each node at most once, and
+ * the graph is built with one sort per rank: linear in the events after
+ * the sort, one rank at a time in memory.
+ *
+ * Where it differs from HTA's critical path (hta/analyzers/
+ * critical_path_analysis.py): HTA gives dependency edges (consecutive
+ * top-level operators, synchronisation) zero weight and finds the longest
+ * path by weight with networkx, so its path is shorter than the step and
+ * reports percentages of itself; here every edge carries its time and the
+ * path covers the step. HTA reads cuda_sync events for stream waits and
+ * synchronisation and adds a launch edge only when the stream's queue was
+ * empty; here stream waits are inferred and the later of launch and
+ * previous activity binds. HTA merges the backward thread into the forward
+ * thread; here threads are separate chains joined only through the GPU.
+ * HTA is single-rank; here collectives carry the wait for the last rank.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "../util/buf.h"
+#include "../util/diag.h"
+#include "../util/xalloc.h"
+#include "analysis.h"
+#include "rankdata.h"
+
+/*
+ * A stream waits for another only if its activity started this long after
+ * it could have (previous activity on its stream ended, launch returned):
+ * back-to-back kernels leave gaps of a few microseconds, in which another
+ * stream's activity ending is a coincidence, not a cause.
+ */
+#define XS_MIN_GAP_NS 20000
+
+enum cp_cat { CP_COMPUTE, CP_COMM, CP_MEMORY, CP_HOST, CP_IDLE, CP_WAIT, NCAT };
+static const char *const cat_cols[NCAT] = {"compute_us", "communication_us", "memory_us",
+					   "host_us",    "idle_us",          "wait_us"};
+static const char *const cat_series[NCAT] = {"compute", "communication transfer", "memory",
+					     "host and launch", "GPU idle", "waiting for another rank"};
+
+enum pt_type { PT_CALL_END, PT_OP_END, PT_OP_START, PT_CALL_START };
+
+/* A host point: the start or end of an operator or runtime call on its thread. */
+struct cp_point {
+	int64_t t, tid;
+	int32_t idx; /* index into cpu_ops or launches */
+	unsigned char type;
+};
+
+/* A collective's join on this rank's clock: the last rank's arrival. */
+struct cp_join {
+	int64_t join;
+	int last_rank;
+};
+
+/* One rank's graph: the rank's events (rank_data) and the edges built over them. */
+struct cp_graph {
+	const struct rank_data *d;
+	int rank;
+	size_t npts;
+	struct cp_point *pts;      /* by thread, then time */
+	int32_t *launch_start_pt;  /* per launch: its start point */
+	int32_t *sync_act;         /* per launch: the activity its end waited for, -1 none */
+	int32_t *stream_prev;      /* per activity: the previous one on its stream, -1 none */
+	int32_t *launch_of;        /* per activity: its launch, -1 none */
+	int32_t *by_end;           /* activity indices sorted by end */
+	struct cp_join *joins;     /* per activity; last_rank -1: not a matched collective */
+	unsigned char *visited;    /* per node, for the walk's guard */
+};
+
+struct cp_path {
+	int64_t cat[NCAT];
+	int64_t *wait_by_rank; /* nranks */
+	int nranks;
+	int cut;               /* the walk met a node twice (a cycle of zero-length events) */
+};
+
+static int cmp_point(const void *pa, const void *pb)
+{
+	const struct cp_point *a = pa, *b = pb;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static const struct rank_data *sort_acts;
+
+static int cmp_by_end(const void *pa, const void *pb)
+{
+	int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+	int64_t ea = sort_acts->acts[a].end, eb = sort_acts->acts[b].end;
+	if (ea != eb)
+		return ea < eb ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* The runtime calls that block until the GPU work they wait for is done, by name. */
+static const char *const sync_calls[] = {
+	"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+	"cuCtxSynchronize",      "cuStreamSynchronize",   "cuEventSynchronize",
+};
+
+/* The position in by_end of the last activity ending at or before hi, or -1. */
+static ssize_t end_pos(const struct cp_graph *g, int64_t hi)
+{
+	size_t l = 0, r = g->d->nacts;
+	while (l < r) {
+		size_t m = l + (r - l) / 2;
+		if (g->d->acts[g->by_end[m]].end <= hi)
+			l = m + 1;
+		else
+			r = m;
+	}
+	return (ssize_t)l - 1;
+}
+
+/* The latest activity end in [lo, hi], or -1. */
+static int32_t last_end_in(const struct cp_graph *g, int64_t lo, int64_t hi)
+{
+	ssize_t pos = end_pos(g, hi);
+	if (pos < 0)
+		return -1;
+	int32_t a = g->by_end[pos];
+	return g->d->acts[a].end >= lo ? a : -1;
+}
+
+/* The launches (indices) of this rank that are synchronising calls, marked in is_sync. */
+static int mark_sync_calls(struct store *s, const struct rank_key *k, const struct rank_data *d,
+			   unsigned char *is_sync)
+{
+	struct buf sql;
+	buf_init(&sql);
+	buf_adds(&sql, "SELECT x.start_ns, x.tid FROM traces rt JOIN launches x ON x.trace_id = rt.id"
+		       " JOIN names n ON n.id = x.name_id WHERE rt.run_id = ?1 AND rt.rank = ?2 AND n.name IN (");
+	for (size_t i = 0; i < sizeof(sync_calls) / sizeof(sync_calls[0]); i++)
+		buf_printf(&sql, "%s'%s'", i ? ", " : "", sync_calls[i]);
+	buf_adds(&sql, ")");
+	sqlite3_stmt *st;
+	int ret = -1;
+	if (sqlite3_prepare_v2(store_db(s), sql.data, -1, &st, NULL) != SQLITE_OK) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, k->run_db_id);
+	sqlite3_bind_int(st, 2, k->rank);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t start = sqlite3_column_int64(st, 0);
+		int64_t tid = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
+		/* launches are sorted by start: the first of this start, then those after it */
+		size_t l = 0, r = d->nlaunches;
+		while (l < r) {
+			size_t m = l + (r - l) / 2;
+			if (d->launches[m].start < start)
+				l = m + 1;
+			else
+				r = m;
+		}
+		for (; l < d->nlaunches && d->launches[l].start == start; l++)
+			if (d->launches[l].tid == tid)
+				is_sync[l] = 1;
+	}
+	if (rc != SQLITE_DONE) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		sqlite3_finalize(st);
+		goto out;
+	}
+	sqlite3_finalize(st);
+	ret = 0;
+out:
+	buf_release(&sql);
+	return ret;
+}
+
+static void graph_release(struct cp_graph *g)
+{
+	free(g->pts);
+	free(g->launch_start_pt);
+	free(g->sync_act);
+	free(g->stream_prev);
+	free(g->launch_of);
+	free(g->by_end);
+	free(g->joins);
+	free(g->visited);
+	memset(g, 0, sizeof(*g));
+}
+
+/* Builds the edges of one rank's graph over d (which g borrows). Returns 0 or -1 after diag. */
+static int graph_build(struct store *s, const struct rank_key *k, const struct rank_data *d, struct cp_graph *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->d = d;
+	g->rank = k->rank;
+	g->npts = 2 * (d->ncpu_ops + d->nlaunches);
+	g->pts = xmalloc((g->npts ? g->npts : 1) * sizeof(*g->pts));
+	size_t n = 0;
+	for (size_t i = 0; i < d->ncpu_ops; i++) {
+		g->pts[n++] = (struct cp_point){d->cpu_ops[i].start, d->cpu_ops[i].tid, (int32_t)i, PT_OP_START};
+		g->pts[n++] = (struct cp_point){d->cpu_ops[i].end, d->cpu_ops[i].tid, (int32_t)i, PT_OP_END};
+	}
+	for (size_t i = 0; i < d->nlaunches; i++) {
+		g->pts[n++] = (struct cp_point){d->launches[i].start, d->launches[i].tid, (int32_t)i, PT_CALL_START};
+		g->pts[n++] = (struct cp_point){d->launches[i].end, d->launches[i].tid, (int32_t)i, PT_CALL_END};
+	}
+	qsort(g->pts, g->npts, sizeof(*g->pts), cmp_point);
+
+	size_t nl = d->nlaunches ? d->nlaunches : 1, na = d->nacts ? d->nacts : 1;
+	g->launch_start_pt = xmalloc(nl * sizeof(int32_t));
+	g->sync_act = xmalloc(nl * sizeof(int32_t));
+	for (size_t i = 0; i < d->nlaunches; i++)
+		g->sync_act[i] = -1;
+	for (size_t i = 0; i < g->npts; i++)
+		if (g->pts[i].type == PT_CALL_START)
+			g->launch_start_pt[g->pts[i].idx] = (int32_t)i;
+
+	g->by_end = xmalloc(na * sizeof(int32_t));
+	for (size_t i = 0; i < d->nacts; i++)
+		g->by_end[i] = (int32_t)i;
+	sort_acts = d;
+	qsort(g->by_end, d->nacts, sizeof(int32_t), cmp_by_end);
+	sort_acts = NULL;
+
+	/* Stream order: the previous activity of each stream, walking in order of start. */
+	g->stream_prev = xmalloc(na * sizeof(int32_t));
+	int64_t *streams = NULL;
+	int32_t *last = NULL;
+	size_t nstreams = 0, cap_s = 0, cap_l = 0;
+	for (size_t i = 0; i < d->nacts; i++) {
+		size_t j = 0;
+		while (j < nstreams && streams[j] != d->acts[i].stream)
+			j++;
+		if (j == nstreams) {
+			streams = xgrow(streams, &cap_s, nstreams + 1, sizeof(*streams));
+			last = xgrow(last, &cap_l, nstreams + 1, sizeof(*last));
+			streams[j] = d->acts[i].stream;
+			last[j] = -1;
+			nstreams++;
+		}
+		g->stream_prev[i] = last[j];
+		last[j] = (int32_t)i;
+	}
+	free(streams);
+	free(last);
+
+	/* Launch of each activity (correlation), and the sync edge of a call that waited for its own copy. */
+	g->launch_of = xmalloc(na * sizeof(int32_t));
+	int64_t *lidx = rank_launch_index(d);
+	for (size_t i = 0; i < d->nacts; i++) {
+		const struct rk_range *l = rank_launch_of(d, lidx, d->acts[i].corr);
+		g->launch_of[i] = l ? (int32_t)(l - d->launches) : -1;
+		if (!l)
+			continue;
+		size_t li = (size_t)(l - d->launches);
+		int64_t e = d->acts[i].end;
+		if (e >= l->start && e <= l->end &&
+		    (g->sync_act[li] < 0 || e > d->acts[g->sync_act[li]].end))
+			g->sync_act[li] = (int32_t)i;
+	}
+	free(lidx);
+
+	/* Synchronising calls wait for the activity that ended last inside them. */
+	unsigned char *is_sync = xcalloc(nl, 1);
+	if (mark_sync_calls(s, k, d, is_sync) < 0) {
+		free(is_sync);
+		graph_release(g);
+		return -1;
+	}
+	for (size_t i = 0; i < d->nlaunches; i++) {
+		if (!is_sync[i])
+			continue;
+		int32_t a = last_end_in(g, d->launches[i].start, d->launches[i].end);
+		if (a >= 0 && (g->sync_act[i] < 0 || d->acts[a].end > d->acts[g->sync_act[i]].end))
+			g->sync_act[i] = a;
+	}
+	free(is_sync);
+
+	g->joins = xmalloc(na * sizeof(*g->joins));
+	for (size_t i = 0; i < d->nacts; i++)
+		g->joins[i] = (struct cp_join){0, -1};
+	g->visited = xcalloc(g->npts + 2 * d->nacts + 1, 1);
+	return 0;
+}
+
+/* Node ids for the walk's guard: host points, then activity starts, then activity ends. */
+enum node_kind { N_PT, N_START, N_END };
+
+static size_t node_id(const struct cp_graph *g, enum node_kind kind, size_t i)
+{
+	return kind == N_PT ? i : kind == N_START ? g->npts + i : g->npts + g->d->nacts + i;
+}
+
+static enum cp_cat act_cat(const struct rk_act *a)
+{
+	if (a->kind != ACT_KERNEL || a->cls == RK_MEMORY)
+		return CP_MEMORY;
+	return a->cls == RK_COMM ? CP_COMM : CP_COMPUTE;
+}
+
+/* Adds the part of [from, to] after clip to the path; returns 1 when from <= clip (the walk is done). */
+static int add_seg(struct cp_path *p, enum cp_cat c, int64_t from, int64_t to, int64_t clip, int wait_rank)
+{
+	int64_t lo = from > clip ? from : clip;
+	if (to > lo) {
+		p->cat[c] += to - lo;
+		if (c == CP_WAIT && wait_rank >= 0 && wait_rank < p->nranks)
+			p->wait_by_rank[wait_rank] += to - lo;
+	}
+	return from <= clip;
+}
+
+/*
+ * The walk back from host point pi (the last point of the step's thread at
+ * or before the step's end, time end) to clip (the step's start). Every
+ * time between clip and end is added to exactly one category of p.
+ */
+static void walk(struct cp_graph *g, size_t pi, int64_t end, int64_t clip, struct cp_path *p)
+{
+	const struct rank_data *d = g->d;
+	memset(g->visited, 0, g->npts + 2 * d->nacts + 1);
+	/* from the step's end to the thread's last point: host time (inside an operator or between them) */
+	if (add_seg(p, CP_HOST, g->pts[pi].t, end, clip, -1))
+		return;
+	enum node_kind kind = N_PT;
+	size_t i = pi;
+	for (;;) {
+		size_t id = node_id(g, kind, i);
+		if (g->visited[id]) {
+			p->cut = 1;
+			return;
+		}
+		g->visited[id] = 1;
+		if (kind == N_PT) {
+			const struct cp_point *pt = &g->pts[i];
+			int have_prev = i > 0 && g->pts[i - 1].tid == pt->tid;
+			int32_t s = pt->type == PT_CALL_END ? g->sync_act[pt->idx] : -1;
+			if (s >= 0 && d->acts[s].end <= pt->t && (!have_prev || d->acts[s].end >= g->pts[i - 1].t)) {
+				/* the call returned after the GPU work it waited for */
+				if (add_seg(p, CP_HOST, d->acts[s].end, pt->t, clip, -1))
+					return;
+				kind = N_END;
+				i = (size_t)s;
+			} else if (have_prev) {
+				if (add_seg(p, CP_HOST, g->pts[i - 1].t, pt->t, clip, -1))
+					return;
+				i--;
+			} else {
+				/* the thread's first recorded event: nothing recorded before it */
+				add_seg(p, CP_IDLE, clip, pt->t, clip, -1);
+				return;
+			}
+		} else if (kind == N_END) {
+			const struct rk_act *a = &d->acts[i];
+			const struct cp_join *j = &g->joins[i];
+			if (j->last_rank >= 0 && j->join >= a->start && j->join <= a->end) {
+				if (add_seg(p, CP_COMM, j->join, a->end, clip, -1) ||
+				    add_seg(p, j->last_rank == g->rank ? CP_COMM : CP_WAIT, a->start, j->join, clip,
+					    j->last_rank))
+					return;
+			} else if (add_seg(p, act_cat(a), a->start, a->end, clip, -1)) {
+				return;
+			}
+			kind = N_START;
+		} else {
+			const struct rk_act *a = &d->acts[i];
+			int32_t sp = g->stream_prev[i], l = g->launch_of[i];
+			int64_t t_sp = sp >= 0 && d->acts[sp].end <= a->start ? d->acts[sp].end : INT64_MIN;
+			int64_t t_l = l >= 0 && d->launches[l].start <= a->start ? d->launches[l].start : INT64_MIN;
+			/* could have started at: its stream free and its launch call returned */
+			int64_t ready = t_sp;
+			if (l >= 0 && d->launches[l].end > ready)
+				ready = d->launches[l].end;
+			int32_t xs = -1;
+			if (ready != INT64_MIN && a->start - ready > XS_MIN_GAP_NS) {
+				/*
+				 * The activity of another stream, started before this one, that ended
+				 * last in (ready, start]; a few of its own stream's may end there too.
+				 */
+				ssize_t pos = end_pos(g, a->start);
+				for (int tries = 0; pos >= 0 && tries < 64; pos--, tries++) {
+					const struct rk_act *o = &d->acts[g->by_end[pos]];
+					if (o->end <= ready)
+						break;
+					if (o->stream != a->stream && o->start < a->start) {
+						xs = g->by_end[pos];
+						break;
+					}
+				}
+			}
+			if (xs >= 0 && d->acts[xs].end >= t_sp && d->acts[xs].end >= t_l) {
+				if (add_seg(p, CP_IDLE, d->acts[xs].end, a->start, clip, -1))
+					return;
+				kind = N_END;
+				i = (size_t)xs;
+			} else if (t_sp != INT64_MIN && t_sp >= t_l) {
+				if (add_seg(p, CP_IDLE, t_sp, a->start, clip, -1))
+					return;
+				kind = N_END;
+				i = (size_t)sp;
+			} else if (t_l != INT64_MIN) {
+				if (add_seg(p, CP_HOST, t_l, a->start, clip, -1))
+					return;
+				kind = N_PT;
+				i = (size_t)g->launch_start_pt[l];
+			} else {
+				add_seg(p, CP_IDLE, clip, a->start, clip, -1);
+				return;
+			}
+		}
+	}
+}
+
+/* The thread of the step: the ProfilerStep annotation's, else the thread with the last point before end. */
+static int64_t step_tid(const struct cp_graph *g, const struct rk_range *st)
+{
+	const struct rank_data *d = g->d;
+	for (size_t i = 0; i < d->nannots; i++) {
+		if (d->annots[i].start > st->start)
+			break;
+		if (d->annots[i].start == st->start && d->annots[i].end == st->end && d->annots[i].tid >= 0)
+			return d->annots[i].tid;
+	}
+	int64_t best_t = INT64_MIN, tid = -1;
+	for (size_t i = 0; i < g->npts; i++)
+		if (g->pts[i].t <= st->end && g->pts[i].t > best_t) {
+			best_t = g->pts[i].t;
+			tid = g->pts[i].tid;
+		}
+	return tid;
+}
+
+/* The last point of thread tid at or before t, or -1. */
+static ssize_t last_point(const struct cp_graph *g, int64_t tid, int64_t t)
+{
+	size_t l = 0, r = g->npts;
+	while (l < r) { /* first point after (tid, t) */
+		size_t m = l + (r - l) / 2;
+		if (g->pts[m].tid < tid || (g->pts[m].tid == tid && g->pts[m].t <= t))
+			l = m + 1;
+		else
+			r = m;
+	}
+	return l > 0 && g->pts[l - 1].tid == tid ? (ssize_t)l - 1 : -1;
+}
+
+/* Per (run, step): the ranks' rows, for the steps summary. */
+struct step_acc {
+	int64_t step;
+	size_t ranks;
+	int64_t longest;
+	int crit_rank, max_wait_rank, waited_for;
+	int64_t crit_wait, max_wait;
+	int64_t crit_cat[NCAT];
+};
+
+static void add_run_steps(struct table *ts, const char *run, struct step_acc *sa, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t row = table_add_row(ts);
+		size_t c = 0;
+		table_set_text(ts, row, c++, run);
+		table_set_int(ts, row, c++, sa[i].step);
+		table_set_int(ts, row, c++, (int64_t)sa[i].ranks);
+		table_set_ns(ts, row, c++, sa[i].longest);
+		table_set_int(ts, row, c++, sa[i].crit_rank);
+		for (int k = 0; k < NCAT; k++)
+			table_set_ns(ts, row, c++, sa[i].crit_cat[k]);
+		if (sa[i].max_wait > 0) {
+			table_set_int(ts, row, c, sa[i].max_wait_rank);
+			table_set_ns(ts, row, c + 1, sa[i].max_wait);
+			table_set_int(ts, row, c + 2, sa[i].waited_for);
+		}
+	}
+}
+
+int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	struct rank_key *keys;
+	size_t nkeys;
+	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
+		return -1;
+	struct classifier *cls = classifier_preset("default");
+	struct buf cols, label;
+	buf_init(&cols);
+	buf_init(&label);
+	buf_adds(&cols, "run:text,rank:int,step:int,step_us:us");
+	for (int k = 0; k < NCAT; k++)
+		buf_printf(&cols, ",%s:us", cat_cols[k]);
+	buf_adds(&cols, ",wait_rank:int,bound:text");
+	struct table *t = table_new("critical_path",
+				    "Critical path of each step and rank: the step's time by what the path ran", cols.data);
+	buf_reset(&cols);
+	buf_adds(&cols, "run:text,step:int,ranks:int,step_us:us,critical_rank:int");
+	for (int k = 0; k < NCAT; k++)
+		buf_printf(&cols, ",%s:us", cat_cols[k]);
+	buf_adds(&cols, ",max_wait_rank:int,max_wait_us:us,waited_for_rank:int");
+	struct table *ts = table_new("critical_path_steps",
+				     "Critical path per step: the rank that waited least (its own work set the step) "
+				     "and the rank that waited most",
+				     cols.data);
+	struct chart *c = chart_new(CHART_STACKED_BAR, "critical_path", "Critical path of the step by category",
+				    "mean time per step (ms)");
+	for (int k = 0; k < NCAT; k++)
+		chart_add_series(c, cat_series[k]);
+	struct step_acc *sa = NULL;
+	size_t nsa = 0, cap_sa = 0;
+	int64_t *wait_by_rank = NULL;
+	int ret = -1, maxrank = 0, any = 0;
+	for (size_t k = 0; k < nkeys; k++)
+		if (keys[k].rank > maxrank)
+			maxrank = keys[k].rank;
+	wait_by_rank = xcalloc((size_t)maxrank + 1, sizeof(*wait_by_rank));
+	for (size_t k = 0; k < nkeys; k++) {
+		if (k > 0 && strcmp(keys[k].run, keys[k - 1].run)) {
+			add_run_steps(ts, keys[k - 1].run, sa, nsa);
+			nsa = 0;
+		}
+		struct rank_data d;
+		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
+			goto out;
+		if (!d.nsteps) {
+			rank_data_release(&d);
+			continue;
+		}
+		struct cp_graph g;
+		if (graph_build(ctx->store, &keys[k], &d, &g) < 0) {
+			rank_data_release(&d);
+			goto out;
+		}
+		buf_reset(&label);
+		buf_printf(&label, "%s r%d", keys[k].run, keys[k].rank);
+		size_t cat = chart_add_category(c, label.data);
+		size_t ncut = 0;
+		for (size_t si = 0; si < d.nsteps; si++) {
+			const struct rk_range *st = &d.steps[si];
+			struct cp_path p = {.wait_by_rank = wait_by_rank, .nranks = maxrank + 1};
+			memset(wait_by_rank, 0, ((size_t)maxrank + 1) * sizeof(*wait_by_rank));
+			int64_t tid = step_tid(&g, st);
+			ssize_t pi = last_point(&g, tid, st->end);
+			if (pi < 0)
+				p.cat[CP_HOST] = st->end - st->start; /* no host event on its thread: host time */
+			else
+				walk(&g, (size_t)pi, st->end, st->start, &p);
+			ncut += p.cut;
+			int wr = -1;
+			for (int r = 0; r <= maxrank; r++)
+				if (wait_by_rank[r] > 0 && (wr < 0 || wait_by_rank[r] > wait_by_rank[wr]))
+					wr = r;
+			int bound = 0;
+			for (int q = 1; q < NCAT; q++)
+				if (p.cat[q] > p.cat[bound])
+					bound = q;
+			size_t row = table_add_row(t), col = 0;
+			table_set_text(t, row, col++, keys[k].run);
+			table_set_int(t, row, col++, keys[k].rank);
+			table_set_int(t, row, col++, st->key);
+			table_set_ns(t, row, col++, st->end - st->start);
+			for (int q = 0; q < NCAT; q++) {
+				table_set_ns(t, row, col++, p.cat[q]);
+				chart_set(c, cat, (size_t)q,
+					  chart_get(c, cat, (size_t)q) + (double)p.cat[q] / 1e6 / (double)d.nsteps);
+			}
+			if (wr >= 0)
+				table_set_int(t, row, col, wr);
+			col++;
+			table_set_text(t, row, col, cat_series[bound]);
+			any = 1;
+
+			/* the run's steps: the rank that waited least, and the one that waited most */
+			size_t s;
+			for (s = 0; s < nsa && sa[s].step != st->key; s++)
+				;
+			if (s == nsa) {
+				sa = xgrow(sa, &cap_sa, nsa + 1, sizeof(*sa));
+				memset(&sa[s], 0, sizeof(sa[s]));
+				sa[s].step = st->key;
+				sa[s].crit_wait = INT64_MAX;
+				nsa++;
+			}
+			struct step_acc *a = &sa[s];
+			a->ranks++;
+			if (st->end - st->start > a->longest)
+				a->longest = st->end - st->start;
+			if (p.cat[CP_WAIT] < a->crit_wait) {
+				a->crit_wait = p.cat[CP_WAIT];
+				a->crit_rank = keys[k].rank;
+				memcpy(a->crit_cat, p.cat, sizeof(a->crit_cat));
+			}
+			if (p.cat[CP_WAIT] > a->max_wait) {
+				a->max_wait = p.cat[CP_WAIT];
+				a->max_wait_rank = keys[k].rank;
+				a->waited_for = wr;
+			}
+		}
+		if (ncut)
+			result_add_note(out, "critical_path.csv: run %s rank %d: in %zu step(s) the walk met an event "
+					"twice (zero-length events at one instant) and stopped there; the rest of the "
+					"step is not attributed", keys[k].run, keys[k].rank, ncut);
+		graph_release(&g);
+		rank_data_release(&d);
+	}
+	if (nkeys)
+		add_run_steps(ts, keys[nkeys - 1].run, sa, nsa);
+	if (any) {
+		result_add_table(out, t);
+		result_add_table(out, ts);
+		result_add_figure(out, c,
+				  "Critical path of the step per run and rank, mean per step: what the path of binding "
+				  "dependencies back from the step's end ran (GPU compute, communication transfer, "
+				  "memory, host operators and launches, GPU idle between activities) and how long "
+				  "it waited inside collectives for another rank.");
+		t = NULL;
+		ts = NULL;
+		c = NULL;
+		result_add_method(
+			out, "critical_path.csv",
+			"Per rank and ProfilerStep#N host range, a graph whose nodes are the starts and ends of host "
+			"operators (cpu_op), CUDA runtime calls and GPU activities, and whose edges point forward in "
+			"time with the time between their nodes as weight: consecutive events of a host thread; a "
+			"launch call's start to its kernel's start (correlation id); an activity's end to the next "
+			"start on its stream; an inferred stream wait (an activity that started more than 20 us after "
+			"its stream was free and its launch call had returned depends on the activity of another "
+			"stream that ended last before it started); a GPU activity's end to the end of the runtime "
+			"call that waited for it (a copy ending inside its own call; the activity ending last inside "
+			"a cudaDeviceSynchronize, cudaStreamSynchronize or cudaEventSynchronize); and each activity's "
+			"start to its end (a collective kernel counts whole as communication: not yet matched across "
+			"ranks). "
+			"The critical path runs back from the step's end, at each node through the incoming edge "
+			"whose source happened last (the dependency it waited for; ties go to the GPU), to the step's "
+			"start; as every edge weighs the time between its nodes, it is a longest path of the step and "
+			"its parts sum to step_us. Parts: compute_us, communication_us and memory_us (activities by "
+			"the default classification; for a matched collective only the transfer after the last "
+			"arrival), host_us (host operators, runtime calls, gaps between them, and launch latency "
+			"from a call's start to its kernel's start), idle_us (the GPU idle between an activity and "
+			"the next one it waited for), wait_us (inside collectives, before the last rank arrived; "
+			"wait_rank: the rank waited for longest). bound: the largest part. Differences from HTA's "
+			"critical path analysis: HTA weighs dependency edges zero, so its path is shorter than the "
+			"step and is reported as shares of itself; it reads cuda_sync events (not stored here) for "
+			"stream waits and synchronisation, adds a launch edge only when the stream's queue was "
+			"empty, merges the backward thread into the forward one, and is single-rank.");
+		result_add_method(
+			out, "critical_path_steps.csv",
+			"Per run and step: ranks, the longest step_us of its ranks, critical_rank (the rank whose "
+			"critical path waited least for other ranks; its own work set the step) with its parts as in "
+			"critical_path.csv, and max_wait_rank, the rank that waited longest (max_wait_us) and the rank "
+			"it waited for (waited_for_rank).");
+	}
+	ret = 0;
+out:
+	free(wait_by_rank);
+	free(sa);
+	buf_release(&cols);
+	buf_release(&label);
+	table_free(t);
+	table_free(ts);
+	chart_free(c);
+	classifier_free(cls);
+	rank_keys_free(keys, nkeys);
+	return ret;
+}

@@ -1,0 +1,63 @@
+#!/bin/bash
+# t_critpath.sh: the critical path of a step (src/analyze/critpath.c) on
+# hand-built traces whose paths are worked out here by hand.
+. "$(dirname "$0")/lib.sh"
+
+# --- one rank, two steps (tests/data/critpath/one/rank0.json, times in us) ---
+# Thread 1 holds both steps; stream 7 runs kernels, stream 20 a memcpy.
+#
+# Step 1 [1000, 1100]. Ops aten::empty [995, 1003], aten::mm [1010, 1030]
+# (cudaLaunchKernel [1012, 1016] -> gemm [1020, 1040]), cudaMemcpyAsync
+# [1032, 1034] -> memcpy on stream 20 [1050, 1068], aten::relu [1040, 1050]
+# (cudaLaunchKernel [1042, 1045] -> relu [1072, 1090]),
+# cudaDeviceSynchronize [1060, 1095]. Back from the step's end:
+#   [1095, 1100] host   the thread after the sync call returned        5
+#   [1090, 1095] host   sync: relu ended last inside the call (1090)   5
+#   [1072, 1090] compute relu                                         18
+#   [1068, 1072] idle   relu could start at max(gemm end 1040, launch end
+#                       1045) = 1045, but started 27 us later (> 20): it
+#                       waited for another stream, the memcpy that
+#                       ended last before it (1068)                    4
+#   [1050, 1068] memory the memcpy                                    18
+#   [1032, 1050] host   its launch (cudaMemcpyAsync start)            18
+#   [1030, 1032] [1016, 1030] [1012, 1016] [1010, 1012] [1003, 1010]
+#   [1000, 1003] host   back along thread 1 to the step's start
+#                       2 + 14 + 4 + 2 + 7 + 3                       32
+# compute 18, memory 18, host 5 + 5 + 18 + 32 = 60, idle 4: 100 = step.
+#
+# Step 2 [2000, 2100], the same without the memcpy and with gemm [2020,
+# 2070]: [2095, 2100] host 5, [2090, 2095] host 5 (sync), relu [2072, 2090]
+# compute 18, [2070, 2072] idle 2 (relu ready at max(2070, 2045) = 2070,
+# 2 us later: its stream's order binds, gemm's end 2070 is later than its
+# launch 2042), gemm [2020, 2070] compute 50, [2012, 2020] host 8 (gemm's
+# launch at 2012 is later than the stream's previous end, step 1's relu at
+# 1090), [2010, 2012] 2, [2003, 2010] 7, [2000, 2003] 3 host.
+# compute 68, host 5 + 5 + 8 + 2 + 7 + 3 = 30, idle 2: 100.
+$PERFSTUDY build -q tests/data/critpath/one -o "$T/one" 2>"$T/err"
+[ $? -eq 0 ] && ok || bad "one-rank build failed: $(cat "$T/err")"
+cat >"$T/want" <<'WANT'
+run,rank,step,step_us,compute_us,communication_us,memory_us,host_us,idle_us,wait_us,wait_rank,bound
+one,0,1,100.000,18.000,0.000,18.000,60.000,4.000,0.000,,host and launch
+one,0,2,100.000,68.000,0.000,0.000,30.000,2.000,0.000,,compute
+WANT
+same "$T/want" "$T/one/default/data/critical_path.csv" "one-rank critical_path.csv"
+cat >"$T/want" <<'WANT'
+run,step,ranks,step_us,critical_rank,compute_us,communication_us,memory_us,host_us,idle_us,wait_us,max_wait_rank,max_wait_us,waited_for_rank
+one,1,1,100.000,0,18.000,0.000,18.000,60.000,4.000,0.000,,,
+one,2,1,100.000,0,68.000,0.000,0.000,30.000,2.000,0.000,,,
+WANT
+same "$T/want" "$T/one/default/data/critical_path_steps.csv" "one-rank critical_path_steps.csv"
+[ -f "$T/one/default/figures/critical_path.svg" ] && ok || bad "figure critical_path.svg missing"
+
+# --- every row of the bundled study sums to its step ---
+if [ -d experiments/h200/traces ]; then
+	$PERFSTUDY build -q experiments/h200/study.yaml -o "$T/ex" 2>"$T/err" || bad "example build failed: $(cat "$T/err")"
+	awk -F, 'NR > 1 { s = $5 + $6 + $7 + $8 + $9 + $10; d = s - $4; if (d < -0.0015 || d > 0.0015) { print; n++ } }
+		END { exit n > 0 }' "$T/ex/h200/data/critical_path.csv" >"$T/bad" && ok ||
+		bad "critical path parts do not sum to the step: $(head -3 "$T/bad")"
+	[ "$(wc -l <"$T/ex/h200/data/critical_path.csv")" -eq 79 ] && ok ||
+		bad "critical_path.csv of the example: want 78 rows (26 ranks, 3 steps each)"
+else
+	skipped "experiments/h200/traces absent"
+fi
+finish
