@@ -177,11 +177,12 @@ static int mark_sync_calls(struct store *s, const struct rank_key *k, const stru
 {
 	struct buf sql;
 	buf_init(&sql);
+	/* the rank's launches scanned once, the few names looked up once (not a scan per name) */
 	buf_adds(&sql, "SELECT x.start_ns, x.tid FROM traces rt JOIN launches x ON x.trace_id = rt.id"
-		       " JOIN names n ON n.id = x.name_id WHERE rt.run_id = ?1 AND rt.rank = ?2 AND n.name IN (");
+		       " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.name_id IN (SELECT id FROM names WHERE name IN (");
 	for (size_t i = 0; i < sizeof(sync_calls) / sizeof(sync_calls[0]); i++)
 		buf_printf(&sql, "%s'%s'", i ? ", " : "", sync_calls[i]);
-	buf_adds(&sql, ")");
+	buf_adds(&sql, "))");
 	sqlite3_stmt *st;
 	int ret = -1;
 	if (sqlite3_prepare_v2(store_db(s), sql.data, -1, &st, NULL) != SQLITE_OK) {
@@ -391,8 +392,8 @@ static void walk(struct cp_graph *g, size_t pi, int64_t end, int64_t clip, struc
 					return;
 				i--;
 			} else {
-				/* the thread's first recorded event: nothing recorded before it */
-				add_seg(p, CP_IDLE, clip, pt->t, clip, -1);
+				/* the thread's first recorded event: the thread ran before it, unrecorded */
+				add_seg(p, CP_HOST, clip, pt->t, clip, -1);
 				return;
 			}
 		} else if (kind == N_END) {

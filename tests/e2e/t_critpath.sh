@@ -49,6 +49,28 @@ WANT
 same "$T/want" "$T/one/default/data/critical_path_steps.csv" "one-rank critical_path_steps.csv"
 [ -f "$T/one/default/figures/critical_path.svg" ] && ok || bad "figure critical_path.svg missing"
 
+# --- HTA's critical-path test traces (../shared), on the windows HTA's tests use ---
+# tools/critpath_vs_hta.py writes each with a ProfilerStep#1 over the window.
+# Expected: the GPU part of the path as HTA's critical_path_analysis
+# reported it (run by hand, HTA f4d0062): alexnet gpu_compute_bound 3712 us
+# (HTA counts memcpy and memset as compute), cuda_event_sync_multi_stream
+# gpu_compute_bound 124 us and gpu_kernel_kernel_overhead 15 us.
+C=../shared/corpus/hta/critical_path
+if [ -d "$C/alexnet" ] && [ -d "$C/cuda_event_sync_multi_stream" ] && command -v python3 >/dev/null; then
+	python3 -c 'import sys, glob; sys.path.insert(0, "tools"); import critpath_vs_hta as c
+for n, a, i in c.CASES[1:4:2]:
+    c.inject(glob.glob(sys.argv[1] + "/" + n + "/*.json.gz")[0], sys.argv[2] + "/" + n + "/trace.json", a, i)' \
+		"$C" "$T/hta" && ok || bad "could not write the HTA windows"
+	$PERFSTUDY build -q "$T/hta/alexnet" "$T/hta/cuda_event_sync_multi_stream" -o "$T/htao" 2>"$T/err" && ok ||
+		bad "HTA traces build failed: $(cat "$T/err")"
+	awk -F, '$1 == "alexnet" { print $5 + $7 } $1 == "cuda_event_sync_multi_stream" { print $5 + $7, $9 + 0 }' \
+		"$T/htao/default/data/critical_path.csv" >"$T/got"
+	printf '3712\n124 15\n' >"$T/want"
+	same "$T/want" "$T/got" "GPU part of the critical path on HTA's traces"
+else
+	skipped "HTA critical-path traces or python3 absent"
+fi
+
 # --- every row of the bundled study sums to its step ---
 if [ -d experiments/h200/traces ]; then
 	$PERFSTUDY build -q experiments/h200/study.yaml -o "$T/ex" 2>"$T/err" || bad "example build failed: $(cat "$T/err")"
