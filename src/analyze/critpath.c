@@ -108,7 +108,8 @@ struct cp_graph {
 	int32_t *launch_of;        /* per activity: its launch, -1 none */
 	int32_t *by_end;           /* activity indices sorted by end */
 	struct cp_join *joins;     /* per activity; last_rank -1: not a matched collective */
-	unsigned char *visited;    /* per node, for the walk's guard */
+	unsigned char *visited;    /* per node, for the walk's guard; cleared after each walk */
+	size_t *trail, ntrail, cap_trail; /* the nodes the walk visited, to clear them */
 };
 
 struct cp_path {
@@ -230,6 +231,7 @@ static void graph_release(struct cp_graph *g)
 	free(g->by_end);
 	free(g->joins);
 	free(g->visited);
+	free(g->trail);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -361,10 +363,9 @@ static int add_seg(struct cp_path *p, enum cp_cat c, int64_t from, int64_t to, i
  * or before the step's end, time end) to clip (the step's start). Every
  * time between clip and end is added to exactly one category of p.
  */
-static void walk(struct cp_graph *g, size_t pi, int64_t end, int64_t clip, struct cp_path *p)
+static void walk_path(struct cp_graph *g, size_t pi, int64_t end, int64_t clip, struct cp_path *p)
 {
 	const struct rank_data *d = g->d;
-	memset(g->visited, 0, g->npts + 2 * d->nacts + 1);
 	/* from the step's end to the thread's last point: host time (inside an operator or between them) */
 	if (add_seg(p, CP_HOST, g->pts[pi].t, end, clip, -1))
 		return;
@@ -377,6 +378,8 @@ static void walk(struct cp_graph *g, size_t pi, int64_t end, int64_t clip, struc
 			return;
 		}
 		g->visited[id] = 1;
+		g->trail = xgrow(g->trail, &g->cap_trail, g->ntrail + 1, sizeof(*g->trail));
+		g->trail[g->ntrail++] = id;
 		if (kind == N_PT) {
 			const struct cp_point *pt = &g->pts[i];
 			int have_prev = i > 0 && g->pts[i - 1].tid == pt->tid;
@@ -457,11 +460,28 @@ static void walk(struct cp_graph *g, size_t pi, int64_t end, int64_t clip, struc
 	}
 }
 
+/* walk_path, then the visited marks cleared: the cost is the path's, not the graph's, for each step. */
+static void walk(struct cp_graph *g, size_t pi, int64_t end, int64_t clip, struct cp_path *p)
+{
+	walk_path(g, pi, end, clip, p);
+	for (size_t i = 0; i < g->ntrail; i++)
+		g->visited[g->trail[i]] = 0;
+	g->ntrail = 0;
+}
+
 /* The thread of the step: the ProfilerStep annotation's, else the thread with the last point before end. */
 static int64_t step_tid(const struct cp_graph *g, const struct rk_range *st)
 {
 	const struct rank_data *d = g->d;
-	for (size_t i = 0; i < d->nannots; i++) {
+	size_t l = 0, r = d->nannots;
+	while (l < r) { /* the first annotation starting at the step's start (sorted by start) */
+		size_t m = l + (r - l) / 2;
+		if (d->annots[m].start < st->start)
+			l = m + 1;
+		else
+			r = m;
+	}
+	for (size_t i = l; i < d->nannots; i++) {
 		if (d->annots[i].start > st->start)
 			break;
 		if (d->annots[i].start == st->start && d->annots[i].end == st->end && d->annots[i].tid >= 0)
