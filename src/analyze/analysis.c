@@ -20,6 +20,7 @@ static const struct analysis_def registry[] = {
 	{"ranks", analysis_ranks},
 	{"phases", analysis_phases},
 	{"dispatch", analysis_dispatch},
+	{"scaling", analysis_scaling},
 	{"critical_path", analysis_critical_path},
 	{"compare", analysis_compare},
 	{"models", analysis_models},

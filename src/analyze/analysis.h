@@ -92,6 +92,8 @@ int analysis_inputs(const struct analysis_ctx *ctx, struct analysis_result *out)
 int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_phases(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* Speedup across runs, measured and predicted by Cheng et al.'s model, from dispatch.csv (scaling.c). */
+int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Critical path of each step per rank (critical_path.c). */
 int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out);

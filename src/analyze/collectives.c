@@ -47,7 +47,7 @@ void collective_canonical(const char *raw, struct buf *out)
 	flat[n] = '\0';
 	/* "_allgather_base", "all_to_all" ... */
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strcasecmp(flat, known[i]) || (strlen(flat) > strlen(known[i]) + 4 &&
+		if (!strcasecmp(flat, known[i]) || (strlen(flat) == strlen(known[i]) + 4 &&
 						    !strncasecmp(flat, known[i], strlen(known[i])) &&
 						    !strcasecmp(flat + strlen(known[i]), "base"))) {
 			buf_adds(out, known[i]);

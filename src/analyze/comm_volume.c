@@ -45,9 +45,23 @@ static double send_factor(const char *type, int64_t n)
 	return r; /* AllGather, ReduceScatter, Broadcast, Reduce, AllToAll */
 }
 
+/* The type's index in est_coll_names (Send and Recv count as SendRecv), or -1. */
+static int coll_type(const char *type)
+{
+	if (!strcmp(type, "Send") || !strcmp(type, "Recv"))
+		return COLL_SENDRECV;
+	for (int i = 0; i < NCOLL; i++)
+		if (!strcmp(type, est_coll_names[i]))
+			return i;
+	return -1;
+}
+
 struct rank_comm {
 	int64_t rank, steps;
 	double message, sent;       /* summed over the trace */
+	double type_sent[NCOLL];    /* sent, per collective type of estimate.h (AllToAll counts in none) */
+	double type_msg[NCOLL];     /* message bytes, per type */
+	int64_t type_calls[NCOLL];
 	char grad_dtype[32];        /* dtype of the gradient collectives */
 	double grad_best;           /* their bytes, to pick the largest dtype */
 	int unknown;                /* calls with no size or unknown dtype */
@@ -106,6 +120,12 @@ static int load_run(sqlite3 *db, const char *exp, const char *run, int gpus, str
 		double S = (double)(in > outn ? in : outn) * size;
 		rc_->message += S;
 		rc_->sent += S * send_factor(type.data, group);
+		int ty = coll_type(type.data);
+		if (ty >= 0) {
+			rc_->type_sent[ty] += S * send_factor(type.data, group);
+			rc_->type_msg[ty] += S;
+			rc_->type_calls[ty]++;
+		}
 		if (strcmp(type.data, "AllReduce") && strcmp(type.data, "ReduceScatter"))
 			continue;
 		/* The gradients' dtype: the one the reductions carry most bytes in. */
@@ -135,6 +155,72 @@ static int load_run(sqlite3 *db, const char *exp, const char *run, int gpus, str
 	return ret;
 }
 
+/*
+ * comm_types.csv rows of one run: per collective type, the bytes one GPU
+ * sends per step, measured (the mean over the ranks with steps) beside the
+ * estimate: data parallelism as Cheng et al. count it per type
+ * (est_comm_dp), tensor-parallel AllReduces of the activations
+ * (est_comm_tp) and pipeline Send/Recv (est_comm_pp). rk may be empty (a
+ * run typed in from a study: estimates only).
+ */
+static void type_rows(struct table *t, const struct manifest_run *r, const struct rank_comm *rk, size_t n, double P,
+		      int dp, int g)
+{
+	static const char *const rule[NCOLL] = {
+		"gradients (ZeRO-0, -1): 2(1 - 1/p) g P",
+		"parameters (ZeRO-1, -2: (1 - 1/p) g P; ZeRO-3: twice)",
+		"gradients (ZeRO-2, -3): (1 - 1/p) g P",
+		"none estimated",
+		"none estimated (ZeroRedundancyOptimizer sends the ZeRO-1 AllGather as Broadcasts)",
+		"pipeline activations and gradients: 2 b s d a",
+	};
+	int tp = r->tensor_parallel > 0 ? r->tensor_parallel : 1, pp = r->pipeline_parallel > 0 ? r->pipeline_parallel : 1;
+	struct est_model em;
+	models_est_model(&r->model, &em);
+	enum est_precision prec = est_precision_parse(r->model.precision);
+	int a = prec == PREC_FP32 || prec == PREC_TF32 ? 4 : 2; /* activation bytes */
+	double est[NCOLL];
+	est_comm_dp(P, models_zero_stage(r), dp, g, est);
+	double tpv = r->batch > 0 ? est_comm_tp(&em, r->batch, tp, a, (enum est_recompute)r->recompute) : 0;
+	est[COLL_ALLREDUCE] += tpv;
+	est[COLL_SENDRECV] += r->batch > 0 ? est_comm_pp(&em, r->batch, pp, a) : 0;
+	for (int ty = 0; ty < NCOLL; ty++) {
+		double sent = 0, msg = 0, calls = 0;
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (rk[i].steps > 0) {
+				sent += rk[i].type_sent[ty] / (double)rk[i].steps;
+				msg += rk[i].type_msg[ty] / (double)rk[i].steps;
+				calls += (double)rk[i].type_calls[ty] / (double)rk[i].steps;
+				k++;
+			}
+		if (est[ty] <= 0 && sent <= 0)
+			continue;
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, r->id);
+		table_set_text(t, row, 1, est_coll_names[ty]);
+		if (r->gpus > 0)
+			table_set_int(t, row, 2, r->gpus);
+		if (k) {
+			table_set_real(t, row, 3, calls / (double)k);
+			table_set_int(t, row, 4, llround(msg / (double)k));
+			table_set_int(t, row, 5, llround(sent / (double)k));
+		}
+		if (est[ty] > 0) {
+			table_set_int(t, row, 6, llround(est[ty]));
+			if (k)
+				table_set_real(t, row, 7, sent / (double)k / est[ty]);
+		}
+		struct buf why;
+		buf_init(&why);
+		buf_adds(&why, rule[ty]);
+		if (ty == COLL_ALLREDUCE && tpv > 0)
+			buf_printf(&why, "; tensor parallel %d: 2(1 - 1/t) b s d a x %d l", tp, r->recompute == 2 ? 6 : 4);
+		table_set_text(t, row, 8, why.data);
+		buf_release(&why);
+	}
+}
+
 int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct manifest *man = ctx->manifest;
@@ -143,10 +229,13 @@ int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result 
 				    "run:text,rank:int,gpus:int,zero:int,params:int,grad_dtype:text,grad_bytes:int,"
 				    "estimated_bytes_per_gpu:int,steps:int,message_bytes_per_step:int,"
 				    "measured_bytes_per_gpu:int,ratio:real");
+	struct table *ty = table_new("comm_types", "Communication bytes per GPU and step, per collective type: measured and estimated",
+				     "run:text,collective:text,gpus:int,calls_per_step:real,message_bytes_per_step:int,"
+				     "measured_bytes_per_gpu:int,estimated_bytes_per_gpu:int,ratio:real,estimate:text");
 	int ret = 0;
 	for (size_t i = 0; man && i < man->nruns; i++) {
 		const struct manifest_run *r = &man->runs[i];
-		if (r->gpus == 1)
+		if (r->gpus == 1 || r->measured.oom)
 			continue;
 		struct rank_comm *rk;
 		size_t n;
@@ -203,13 +292,38 @@ int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result 
 				result_add_note(out, "comm_volume.csv: run %s: no estimate without the model's layers, "
 						"hidden, seq and vocab.", r->id);
 		}
+		/* Per type: the gradients' dtype as above (rank 0's), else the manifest's. */
+		int g = n && rk[0].grad_dtype[0] ? collective_dtype_size(rk[0].grad_dtype) : models_grad_bytes(r);
+		int pp = r->pipeline_parallel > 0 ? r->pipeline_parallel : 1, p = r->gpus > 0 ? r->gpus : n ? (int)rk[0].group : 0;
+		if (p > 1 && (P || n))
+			type_rows(ty, r, rk, n, (double)P / tp, p / (tp * pp) > 0 ? p / (tp * pp) : 1, g);
 		free(rk);
 	}
-	if (ret < 0 || !t->nrows) {
+	if (ret < 0) {
 		table_free(t);
+		table_free(ty);
 		return ret;
 	}
 	result_add_table(out, t);
+	result_add_table(out, ty);
+	result_add_method(out, "comm_types.csv",
+		"Per run on several GPUs and collective type (AllReduce, AllGather, ReduceScatter, Reduce, Broadcast, "
+		"SendRecv: Send and Recv together; AllToAll is in no row): calls_per_step, message_bytes_per_step and "
+		"measured_bytes_per_gpu as in comm_volume.csv for that type's calls, the mean over the run's ranks; "
+		"estimated_bytes_per_gpu as Cheng et al. (SIGMETRICS 2024) count each collective (one AllReduce of P "
+		"elements of g bytes sends 2(1 - 1/p) g P per GPU, one AllGather, ReduceScatter, Reduce or Broadcast "
+		"(1 - 1/p) g P): data parallelism over p = gpus / (tensor_parallel x pipeline_parallel) GPUs with ZeRO-0 "
+		"one AllReduce of the gradients, ZeRO-1 that AllReduce and an AllGather of the updated parameter "
+		"shards, ZeRO-2 a ReduceScatter of the gradients and an AllGather, ZeRO-3 a ReduceScatter and two "
+		"AllGathers (forward and backward); P and g as in comm_volume.csv. Tensor parallelism over t GPUs "
+		"(Megatron-LM) adds AllReduces of the b x s x d activations (a = 2 bytes, 4 for fp32/tf32): two "
+		"forward and two backward per layer, two more with full recomputation, 2(1 - 1/t) b s d a x l x 4 "
+		"(or 6), b the per-GPU batch; pipeline parallelism adds Send/Recv of 2 b s d a per step (a middle "
+		"stage: activations forward, gradients backward). ratio = measured / estimated. PyTorch's "
+		"ZeroRedundancyOptimizer gathers the updated shards by Broadcasts rather than one AllGather: the same "
+		"(1 - 1/p) g P, under Broadcast; runs typed in from a study have estimates only.");
+	if (!t->nrows)
+		return 0;
 	result_add_method(out, "comm_volume.csv",
 		"Per run on several GPUs and rank whose NCCL kernels record their message size (Kineto's In/Out msg "
 		"nelems and dtype kernel args). message_bytes_per_step: the sum over calls of S = max(In, Out msg "
@@ -218,17 +332,16 @@ int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result 
 		"sum of S x f / steps with f = 2(n-1)/n for AllReduce (ReduceScatter then AllGather), (n-1)/n for "
 		"AllGather (S its output), ReduceScatter (S its input), Broadcast, Reduce and AllToAll (S(n-1) bytes "
 		"cross links in all, over n GPUs), 1 for Send/Recv, n the collective's group size. "
-		"estimated_bytes_per_gpu: as comm_bytes_per_gpu in estimates.csv, 2(1 - 1/p) g P for ZeRO 0, 1 and 2 "
-		"(one AllReduce of the gradients, or its ReduceScatter plus AllGather) and 3(1 - 1/p) g P for ZeRO-3 "
-		"(Rajbhandari et al., ZeRO, 2020; Cheng et al., SIGMETRICS 2024, write it 4(1 - 1/p)P for fp16 "
-		"gradients), P perfstudy's parameter count per tensor-parallel rank, p the data-parallel GPUs, but "
+		"estimated_bytes_per_gpu: as comm_bytes_per_gpu in estimates.csv, the sum of comm_types.csv's "
+		"data-parallel estimates: 2(1 - 1/p) g P for ZeRO 0 and 2 (one AllReduce of the gradients, or its "
+		"ReduceScatter plus AllGather), 3(1 - 1/p) g P for ZeRO-1 (that AllReduce and an AllGather of the "
+		"updated parameters, as Cheng et al., SIGMETRICS 2024, count it) and ZeRO-3 (Rajbhandari et al., "
+		"ZeRO, 2020; Cheng et al. write 4(1 - 1/p)P for an AllReduce of fp16 gradients), P perfstudy's parameter count per tensor-parallel rank, p the data-parallel GPUs, but "
 		"with g the size of the dtype that the trace's gradient reductions carry (grad_dtype: the dtype of "
 		"the AllReduce or ReduceScatter calls with the most bytes), because that is what crosses the wire: "
 		"bf16 autocast computes in bf16 but keeps fp32 parameters and gradients, so DDP reduces fp32 "
 		"(g = 4). Without such calls g is the manifest's (grad_bytes, else 4 for fp32/tf32, 2 otherwise). "
 		"ratio: measured / estimated. Differences come from parameters the estimate does not count (a "
-		"model's extra heads), buffers DDP broadcasts every step, and implementations that move more than "
-		"the ideal: PyTorch's ZeroRedundancyOptimizer (ZeRO-1) reduces the whole gradient with DDP's "
-		"AllReduce and then broadcasts each rank's updated shard, 3(1 - 1/p) g P instead of 2(1 - 1/p) g P.");
+		"model's extra heads) and buffers DDP broadcasts every step.");
 	return 0;
 }

@@ -98,17 +98,55 @@ double est_model_state_bytes(double P, int zero_stage, int p)
 	}
 }
 
+const char *const est_coll_names[NCOLL] = {"AllReduce", "AllGather", "ReduceScatter", "Reduce", "Broadcast", "SendRecv"};
+
+void est_comm_dp(double P, int zero_stage, int p, int g, double out[NCOLL])
+{
+	for (int i = 0; i < NCOLL; i++)
+		out[i] = 0;
+	if (p <= 1)
+		return;
+	double share = (1.0 - 1.0 / p) * g * P; /* one AllGather or ReduceScatter of all P */
+	switch (zero_stage) {
+	case 1:
+		out[COLL_ALLREDUCE] = 2.0 * share;
+		out[COLL_ALLGATHER] = share;
+		break;
+	case 2:
+		out[COLL_REDUCESCATTER] = share;
+		out[COLL_ALLGATHER] = share;
+		break;
+	case 3:
+		out[COLL_REDUCESCATTER] = share;
+		out[COLL_ALLGATHER] = 2.0 * share;
+		break;
+	default: /* AllReduce = ReduceScatter + AllGather */
+		out[COLL_ALLREDUCE] = 2.0 * share;
+	}
+}
+
 double est_comm_bytes(double P, int zero_stage, int p, int g)
 {
-	if (p <= 1)
+	double v[NCOLL], sum = 0;
+	est_comm_dp(P, zero_stage, p, g, v);
+	for (int i = 0; i < NCOLL; i++)
+		sum += v[i];
+	return sum;
+}
+
+double est_comm_tp(const struct est_model *m, double b, int t, int a, enum est_recompute r)
+{
+	if (t <= 1)
 		return 0;
-	double share = (1.0 - 1.0 / p) * g * P; /* one AllGather or ReduceScatter */
-	switch (zero_stage) {
-	case 3:
-		return 3.0 * share;
-	default: /* AllReduce = ReduceScatter + AllGather */
-		return 2.0 * share;
-	}
+	double per = 2.0 * (1.0 - 1.0 / t) * b * (double)m->seq * (double)m->hidden * a; /* one AllReduce */
+	return per * (double)m->layers * (r == RECOMP_FULL ? 6.0 : 4.0);
+}
+
+double est_comm_pp(const struct est_model *m, double b, int pp, int a)
+{
+	if (pp <= 1)
+		return 0;
+	return 2.0 * b * (double)m->seq * (double)m->hidden * a;
 }
 
 /*

@@ -85,13 +85,36 @@ double est_activation_bytes(const struct est_model *m, double b, int t, enum est
 double est_model_state_bytes(double P, int zero_stage, int p);
 
 /*
- * Communication bytes sent per GPU per step for gradients of g bytes each
- * (2 for fp16/bf16), after Cheng et al. (2024): ZeRO-0 and ZeRO-1 one
- * AllReduce, 2(1 - 1/p) g P; ZeRO-2 a ReduceScatter and an AllGather,
- * (1 - 1/p) g P each; ZeRO-3 a ReduceScatter and two AllGathers (forward and
- * backward). With g = 2 the AllReduce is the paper's 4(1 - 1/p)P. 0 for p 1.
+ * Communication bytes sent per GPU per step by data parallelism over p GPUs
+ * for P parameters whose gradients are g bytes each (2 for fp16/bf16), per
+ * collective type, as Cheng et al. (2024) count them (one AllReduce sends
+ * 2(1 - 1/p) g P, one AllGather, ReduceScatter, Reduce or Broadcast of all
+ * P (1 - 1/p) g P): ZeRO-0 one AllReduce of the gradients; ZeRO-1 that
+ * AllReduce and an AllGather of the updated parameter shards (the paper's
+ * Fig. "AllReduce and AllGather operations in ZeRO-1"); ZeRO-2 a
+ * ReduceScatter of the gradients and an AllGather; ZeRO-3 a ReduceScatter
+ * and two AllGathers (forward and backward). out[] is indexed by enum
+ * est_coll; 0 for p 1.
  */
+enum est_coll { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER, COLL_REDUCE, COLL_BROADCAST, COLL_SENDRECV, NCOLL };
+extern const char *const est_coll_names[NCOLL]; /* "AllReduce", ... as collectives.csv names them */
+void est_comm_dp(double P, int zero_stage, int p, int g, double out[NCOLL]);
+/* The sum of est_comm_dp: 2(1 - 1/p) g P for ZeRO-0, 3(1 - 1/p) g P for ZeRO-1 and ZeRO-3, 2(...) for ZeRO-2. */
 double est_comm_bytes(double P, int zero_stage, int p, int g);
+/*
+ * AllReduce bytes sent per GPU per step by tensor parallelism over t GPUs
+ * (Megatron-LM, Shoeybi et al. 2019): each layer AllReduces the b x s x d
+ * activations (a bytes each) twice in the forward and twice in the
+ * backward pass, twice more when full recomputation repeats the forward:
+ * 2(1 - 1/t) b s d a x l x (4, or 6 with full recomputation). 0 for t 1.
+ */
+double est_comm_tp(const struct est_model *m, double b, int t, int a, enum est_recompute r);
+/*
+ * Send/Recv bytes per GPU per step of a middle pipeline stage (pp > 1):
+ * the b x s x d activations (a bytes each) of its micro-batches forward and
+ * their gradients backward, 2 b s d a for the b samples of a step. 0 for pp 1.
+ */
+double est_comm_pp(const struct est_model *m, double b, int pp, int a);
 
 /*
  * Dense peak TFLOP/s of one GPU whose name contains a known model (V100,

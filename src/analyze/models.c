@@ -321,13 +321,17 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		"(exceeds_gpu_memory); buffers, fragmentation and the framework's workspace are not counted. zero: "
 		"the manifest's zero, else read from the strategy (zero1, zero2, zero3, fsdp), else 0. "
 		"comm_bytes_per_gpu: bytes each GPU sends per step for its gradients of g bytes (2 for fp16/bf16, "
-		"4 for fp32, or grad_bytes): one AllReduce 2(1 - 1/p) g P without ZeRO and with ZeRO-1 and -2 "
-		"(ReduceScatter plus AllGather), and one more AllGather, 3(1 - 1/p) g P, with ZeRO-3 (Cheng et al.: "
-		"AllReduce 4(1 - 1/p)P, AllGather and ReduceScatter 2(1 - 1/p)P for fp16).");
+		"4 for fp32, or grad_bytes): one AllReduce 2(1 - 1/p) g P without ZeRO and with ZeRO-2 "
+		"(ReduceScatter plus AllGather), and one more AllGather, 3(1 - 1/p) g P, with ZeRO-1 (of the "
+		"updated parameters) and ZeRO-3 (Cheng et al.: AllReduce 4(1 - 1/p)P, AllGather and ReduceScatter "
+		"2(1 - 1/p)P for fp16; per collective type in comm_types.csv).");
 	result_add_method(out, "utilization.csv",
 		"step_us: the manifest's measured iteration_ms, else the mean elapsed time per iteration of the "
 		"run's training log over all iterations but the first (which carries start-up costs), else the mean "
-		"ProfilerStep#N duration of its traces. achieved_tflops_per_gpu: flops_per_step (estimates.csv) / "
+		"ProfilerStep#N duration of its traces. The log comes before the traces because its iterations are "
+		"not profiled: TFLOP/s should describe training as it runs, and the profiler slows the steps it "
+		"records (scaling.csv times those profiled steps, for the reason its Methods give). "
+		"achieved_tflops_per_gpu: flops_per_step (estimates.csv) / "
 		"step time / GPUs. logged_tflops_per_gpu: the log's own throughput per GPU, averaged over the same "
 		"iterations, or the manifest's measured tflops_per_gpu. peak_tflops: hardware.peak_tflops when "
 		"given, else the dense (no sparsity) peak of the GPU named by the traces' deviceProperties or "

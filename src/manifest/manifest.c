@@ -58,6 +58,7 @@ struct ctx {
 	struct manifest *m;
 	size_t prefix_len; /* length of m->dir plus '/' as prepended to relative paths */
 	struct manifest_model *own; /* each run's own 'model' keys, merged at the end */
+	const struct ynode **baselines; /* each run's 'scaling_baseline' value, checked at the end */
 };
 
 static void ynode_free(struct ynode *n)
@@ -1117,16 +1118,16 @@ static void get_run(struct ctx *c, const struct ynode *map, struct manifest_run 
 	static const char *const keys[] = {
 		"id", "label", "gpus", "batch", "strategy", "model", "traces",
 		"inputs", "recompute", "zero", "tensor_parallel", "profiled", "grad_bytes",
-		"measured", "published",
+		"measured", "published", "scaling_baseline", "pipeline_parallel",
 	};
-	const struct ynode *seen[15] = {0};
+	const struct ynode *seen[17] = {0};
 	int64_t x;
 	r->line = map->line;
 	r->col = map->col;
 	r->zero = -1;
 	for (size_t i = 0; i < map->n; i += 2) {
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
-		switch (field_index(c, map, i, keys, 15, seen)) {
+		switch (field_index(c, map, i, keys, 17, seen)) {
 		case 0:
 			if (get_string(c, k, v, &r->id) <= 0)
 				break;
@@ -1183,6 +1184,13 @@ static void get_run(struct ctx *c, const struct ynode *map, struct manifest_run 
 		case 14:
 			get_published(c, &r->published, k, v);
 			break;
+		case 15:
+			if (get_string(c, k, v, &r->scaling_baseline) > 0)
+				c->baselines[r - c->m->runs] = v;
+			break;
+		case 16:
+			get_posint(c, k, v, &r->pipeline_parallel);
+			break;
 		}
 	}
 	require(c, map, seen[0], "id");
@@ -1227,6 +1235,7 @@ static void get_runs(struct ctx *c, const struct ynode *key, const struct ynode 
 	}
 	m->runs = xcalloc(v->n, sizeof(*m->runs));
 	c->own = xcalloc(v->n, sizeof(*c->own));
+	c->baselines = xcalloc(v->n, sizeof(*c->baselines));
 	const struct ynode **ids = xcalloc(v->n, sizeof(*ids));
 	for (size_t i = 0; i < v->n; i++) {
 		const struct ynode *it = v->items[i];
@@ -1437,6 +1446,18 @@ static void check_root(struct ctx *c, const struct ynode *root)
 			err_at(c, compare_nodes[i], "unknown run '%s' in 'compare'", id);
 	}
 	free(compare_nodes);
+	for (size_t i = 0; c->baselines && i < m->nruns; i++) {
+		const struct manifest_run *r = &m->runs[i];
+		if (!c->baselines[i] || !r->id)
+			continue;
+		size_t j = 0;
+		while (j < m->nruns && (!m->runs[j].id || strcmp(m->runs[j].id, r->scaling_baseline)))
+			j++;
+		if (j == m->nruns)
+			err_at(c, c->baselines[i], "unknown run '%s' in 'scaling_baseline'", r->scaling_baseline);
+		else if (j == i)
+			err_at(c, c->baselines[i], "run '%s' is its own 'scaling_baseline'", r->id);
+	}
 	/* The manifest's model may come after 'runs', so runs inherit it only now. */
 	for (size_t i = 0; i < m->nruns; i++) {
 		struct manifest_run *r = &m->runs[i];
@@ -1509,6 +1530,7 @@ int manifest_load(const char *path, struct manifest **out)
 out:
 	ynode_free(root);
 	free(c.own);
+	free(c.baselines);
 	if (c.errors) {
 		manifest_free(m);
 		return -1;
@@ -1533,6 +1555,7 @@ void manifest_free(struct manifest *m)
 		free(r->id);
 		free(r->label);
 		free(r->strategy);
+		free(r->scaling_baseline);
 		model_release(&r->model);
 		for (size_t j = 0; j < r->ntraces; j++)
 			free(r->traces[j]);

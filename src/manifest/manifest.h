@@ -82,8 +82,10 @@ struct manifest_run {
 	int recompute;  /* activation recomputation: 0 none, 1 selective, 2 full */
 	int zero;       /* ZeRO stage 0..3; -1: not given */
 	int tensor_parallel; /* model-parallel ranks; 0: not given (1) */
+	int pipeline_parallel; /* pipeline stages; 0: not given (1) */
 	int profiled;   /* what Nsight Compute profiled: 0 not given, 1 forward, 2 forward+backward */
 	int grad_bytes; /* bytes per gradient element in communication; 0: from precision */
+	char *scaling_baseline; /* id of the run scaling.csv measures this one against, or NULL */
 	struct manifest_measured measured;
 	struct manifest_published published;
 	int line, col;  /* where the run starts in the manifest */

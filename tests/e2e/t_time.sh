@@ -15,7 +15,7 @@ D=$T/h200/h200/data
 for f in temporal overlap step_breakdown memops collectives ranks scaling phases dispatch compare; do
 	[ -s "$D/$f.csv" ] && ok || bad "$f.csv missing"
 done
-TIME_TABLES="step_breakdown memops ranks phases dispatch compare collectives scaling"
+TIME_TABLES="step_breakdown memops ranks phases dispatch compare collectives scaling speedup_error"
 for f in $TIME_TABLES; do
 	same tests/golden/h200/$f.csv "$D/$f.csv" "$f.csv against the committed reference"
 done
@@ -30,7 +30,7 @@ for cb in 0 1000000; do
 		same "$D/$f.csv" "$T/cache$cb/h200/data/$f.csv" "$f.csv with a rank cache of $cb bytes"
 	done
 done
-for f in scaling memops phases_host phases_gpu dispatch compare_1; do
+for f in scaling speedup_model memops phases_host phases_gpu dispatch compare_1; do
 	[ -s "$T/h200/h200/figures/$f.png" ] && ok || bad "figure $f missing"
 done
 

@@ -16,12 +16,13 @@ python3 tests/golden/expected.py kernels default "${ARGS[@]}" > "$out/kernels.cs
 python3 tests/golden/expected.py steps default "${ARGS[@]}" > "$out/steps.csv"
 python3 tests/golden/expected.py groups payoungkhamdee2021 "${ARGS[@]}" > "$out/groups-payoungkhamdee2021.csv"
 # Time accounting (issue 4): step_breakdown, memops, ranks, phases, dispatch, compare,
-# collectives, scaling (the last needs each run's GPUs and per-GPU batch: run:gpus:batch).
+# collectives, scaling and speedup_error (these need each run's GPUs and per-GPU batch:
+# run:gpus:batch).
 mapfile -t TARGS < <(h200_runs long)
 python3 tests/golden/time_reference.py "$out" "${TARGS[@]}"
 if [ "${1:-}" = --check ]; then
 	for f in groups kernels steps groups-payoungkhamdee2021 step_breakdown memops ranks phases dispatch compare \
-		collectives scaling; do
+		collectives scaling speedup_error; do
 		cmp "$out/$f.csv" "tests/golden/h200/$f.csv"
 	done
 fi

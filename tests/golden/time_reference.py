@@ -371,34 +371,81 @@ def collectives(runs, w):
 
 def scaling(runs, w):
     """Per run: step = median of all its ranks' ProfilerStep durations (even count: the
-    mean of the middle two, rounded half up); samples/s = gpus x batch / step; against the
-    run of the same model (run id up to its first '-') with the fewest GPUs: speedup and
-    efficiency = speedup / (n / g). Communication efficiency and the predicted speedup
-    need a baseline with communication: empty for these 1-GPU baselines."""
-    w.writerow(['run', 'gpus', 'step_us', 'samples_per_s', 'speedup', 'efficiency', 'comm_efficiency',
-                'predicted_speedup'])
+    mean of the middle two, rounded half up); samples/s = gpus x batch / step; comm = the
+    mean over ranks and steps of the union of communication kernels in the step (halves up); share =
+    sum comm / sum step. Model = run id up to its first '-', strategy = what follows
+    'Ngpu-' ('single' for 1gpu). Baseline: the run of the same model with the fewest GPUs
+    among the 1-GPU runs and the runs of the same strategy; speedup = S(n) / S(g),
+    efficiency = speedup / (n / g). Prediction base m: the same model and strategy, with
+    communication, fewest GPUs below n; eff = comm(m) / comm(n); predicted samples/s =
+    gpus x batch / (step(m) x ((1 - share(m)) + share(m) / eff)); predicted speedup = that
+    over S(g). Also writes the mean squared error table (speedup_error.csv)."""
+    w.writerow(['run', 'gpus', 'strategy', 'step_us', 'samples_per_s', 'comm_us', 'comm_share', 'baseline',
+                'speedup', 'efficiency', 'prediction_base', 'comm_efficiency', 'predicted_speedup'])
     info = {}
     for run, ranks in runs:
-        durs = sorted(e - s for _, d in ranks for s, e, _n in d.steps)
+        durs, comm = [], 0
+        for _, d in ranks:
+            C = d.union_of(lambda a: a['kind'] == 'kernel' and a['cls'] == 'comm')
+            for s, e, _n in d.steps:
+                durs.append(e - s)
+                comm += measure(clip(C, s, e))
+        durs.sort()
         n = len(durs)
         med = durs[n // 2] if n % 2 else (durs[n // 2 - 1] + durs[n // 2] + 1) // 2
         g, b = RUN_INFO[run]
-        info[run] = (g, b, med, float(g * b) * 1e9 / med)
-    model = lambda r: r.split('-')[0]
+        strategy = run.split('gpu-')[1] if 'gpu-' in run else 'single'
+        info[run] = dict(g=g, b=b, med=med, sps=float(g * b) * 1e9 / med, comm=comm / n,
+                         share=comm / sum(durs), strategy=strategy, model=run.split('-')[0])
+    errs = []
     for run, _ in runs:
-        g, b, med, sps = info[run]
+        r = info[run]
         base = None
         for r2, _ in runs:
-            if model(r2) == model(run) and (base is None or info[r2][0] < info[base][0]):
+            c = info[r2]
+            if c['model'] == r['model'] and (c['g'] == 1 or c['strategy'] == r['strategy']) and \
+                    (base is None or c['g'] < info[base]['g']):
                 base = r2
-        bg, _, _, bsps = info[base]
-        speedup = sps / bsps
-        eff = speedup / (float(g) / float(bg))
-        w.writerow([run, g, us(med), '%.6g' % sps, '%.6g' % speedup, '%.6g' % eff, '', ''])
+        bi = info[base]
+        speedup = r['sps'] / bi['sps']
+        eff = speedup / (float(r['g']) / float(bi['g']))
+        pbase = None
+        for r2, _ in runs:
+            c = info[r2]
+            if r2 != run and c['comm'] > 0 and c['g'] < r['g'] and c['model'] == r['model'] and \
+                    c['strategy'] == r['strategy'] and c['b'] == r['b'] and (pbase is None or c['g'] < info[pbase]['g']):
+                pbase = r2
+        row = [run, r['g'], r['strategy'], us(r['med']), '%.6g' % r['sps'], us(int(r['comm'] + 0.5)),
+               '%.6f' % r['share'], base, '%.6g' % speedup, '%.6g' % eff, pbase or '', '', '']
+        if pbase and r['comm'] > 0:
+            m = info[pbase]
+            ce = m['comm'] / r['comm']
+            pred = float(r['g'] * r['b']) * 1e9 / (m['med'] * ((1 - m['share']) + m['share'] / ce)) / bi['sps']
+            row[11], row[12] = '%.6g' % ce, '%.6g' % pred
+            errs.append((r['model'], r['strategy'], pred, speedup))
+        w.writerow(row)
+    with open(os.path.join(OUTDIR, 'speedup_error.csv'), 'w', newline='') as f:
+        e = csv.writer(f, lineterminator='\n')
+        e.writerow(['model', 'strategy', 'runs', 'mse'])
+        names = {'gpt2': 'GPT-2 124M', 'bert': 'BERT-base'}
+        seen = []
+        for m, st, _, _ in errs:
+            if (m, st) not in seen:
+                seen.append((m, st))
+        for m, st in seen:
+            v = [(p - s) ** 2 for m2, st2, p, s in errs if (m2, st2) == (m, st)]
+            e.writerow([names[m], st, len(v), '%.6g' % (sum(v) / len(v))])
+        if errs:
+            v = [(p - s) ** 2 for _, _, p, s in errs]
+            e.writerow(['all', '', len(v), '%.6g' % (sum(v) / len(v))])
+
+
+OUTDIR = '.'
 
 
 def main():
-    outdir = sys.argv[1]
+    global OUTDIR
+    outdir = OUTDIR = sys.argv[1]
     runs = runs_of(sys.argv[2:])
     for name, fn in (('step_breakdown', step_breakdown), ('memops', memops), ('ranks', ranks_table),
                      ('phases', phases), ('dispatch', dispatch), ('compare', compare),

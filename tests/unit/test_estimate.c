@@ -15,8 +15,10 @@
  *   Cheng et al. (paper 002) FLOPs b(72sd^2 + 12s^2d)l, b = 1, s = 1024.
  */
 #include <math.h>
+#include <string.h>
 
 #include "analyze/estimate.h"
+
 #include "check.h"
 
 static int near(double got, double want, double rel)
@@ -88,12 +90,58 @@ static void test_memory(void)
 	CHECK(est_model_state_bytes(1e9, 1, 8) == 5.5e9);
 	CHECK(est_model_state_bytes(1e9, 2, 8) == 3.75e9);
 	CHECK(est_model_state_bytes(1e9, 3, 8) == 2e9);
-	/* 4(1 - 1/p)P for fp16 gradients, p 2 -> 2P; ZeRO-3 one more AllGather: 3P. */
-	CHECK(est_comm_bytes(1e9, 1, 2, 2) == 2e9);
+	/*
+	 * 4(1 - 1/p)P for fp16 gradients, p 2 -> 2P; ZeRO-1 adds an AllGather of
+	 * the parameters, (1 - 1/2) x 2 x P = P: 3P; ZeRO-3 two AllGathers and a
+	 * ReduceScatter: 3P.
+	 */
+	CHECK(est_comm_bytes(1e9, 1, 2, 2) == 3e9);
 	CHECK(est_comm_bytes(1e9, 0, 4, 4) == 6e9);
 	CHECK(est_comm_bytes(1e9, 2, 2, 2) == 2e9);
 	CHECK(est_comm_bytes(1e9, 3, 2, 2) == 3e9);
 	CHECK(est_comm_bytes(1e9, 1, 1, 2) == 0);
+}
+
+/* Per collective type (Cheng et al. 2024), tensor and pipeline parallelism, worked by hand. */
+static void test_comm_types(void)
+{
+	double v[NCOLL];
+	/*
+	 * GPT-2 124M (P = 124,439,808), fp32 gradients (g 4), ZeRO-1 on 2 GPUs:
+	 * AllReduce 2 x (1 - 1/2) x 4 x 124439808 = 497,759,232, AllGather
+	 * (1 - 1/2) x 4 x 124439808 = 248,879,616, together 746,638,848: what the
+	 * H200 trace of gpt2-2gpu-zero1 measures (AllReduce 497,759,232 plus
+	 * Broadcasts 248,879,616).
+	 */
+	est_comm_dp(124439808, 1, 2, 4, v);
+	CHECK(v[COLL_ALLREDUCE] == 497759232.0);
+	CHECK(v[COLL_ALLGATHER] == 248879616.0);
+	CHECK(v[COLL_REDUCESCATTER] == 0 && v[COLL_REDUCE] == 0 && v[COLL_BROADCAST] == 0 && v[COLL_SENDRECV] == 0);
+	CHECK(est_comm_bytes(124439808, 1, 2, 4) == 746638848.0);
+	/* ZeRO-0, 4 GPUs, g 2, P 1000: AllReduce 2 x 3/4 x 2 x 1000 = 3000, nothing else. */
+	est_comm_dp(1000, 0, 4, 2, v);
+	CHECK(v[COLL_ALLREDUCE] == 3000.0 && v[COLL_ALLGATHER] == 0);
+	/* ZeRO-2, 4 GPUs, g 2, P 1000: ReduceScatter 3/4 x 2 x 1000 = 1500 and AllGather 1500. */
+	est_comm_dp(1000, 2, 4, 2, v);
+	CHECK(v[COLL_REDUCESCATTER] == 1500.0 && v[COLL_ALLGATHER] == 1500.0 && v[COLL_ALLREDUCE] == 0);
+	/* ZeRO-3: ReduceScatter 1500, AllGather forward and backward 3000. */
+	est_comm_dp(1000, 3, 4, 2, v);
+	CHECK(v[COLL_REDUCESCATTER] == 1500.0 && v[COLL_ALLGATHER] == 3000.0);
+	est_comm_dp(1000, 3, 1, 2, v);
+	CHECK(v[COLL_ALLGATHER] == 0 && v[COLL_REDUCESCATTER] == 0);
+	CHECK(!strcmp(est_coll_names[COLL_REDUCESCATTER], "ReduceScatter"));
+	/*
+	 * Tensor parallel t 2, b 4, s 8, d 16, fp16 (a 2), l 3: one AllReduce
+	 * sends 2 x (1 - 1/2) x 4 x 8 x 16 x 2 = 1024 bytes; 4 per layer: 3 x 4 x
+	 * 1024 = 12,288; full recomputation 6 per layer: 18,432.
+	 */
+	struct est_model m = {.layers = 3, .hidden = 16, .seq = 8};
+	CHECK(est_comm_tp(&m, 4, 2, 2, RECOMP_NONE) == 12288.0);
+	CHECK(est_comm_tp(&m, 4, 2, 2, RECOMP_FULL) == 18432.0);
+	CHECK(est_comm_tp(&m, 4, 1, 2, RECOMP_NONE) == 0);
+	/* Pipeline: 2 x 4 x 8 x 16 x 2 = 2048 bytes per step for a middle stage. */
+	CHECK(est_comm_pp(&m, 4, 4, 2) == 2048.0);
+	CHECK(est_comm_pp(&m, 4, 1, 2) == 0);
 }
 
 static void test_peak(void)
@@ -139,6 +187,7 @@ int main(void)
 	test_params();
 	test_flops();
 	test_memory();
+	test_comm_types();
 	test_peak();
 	test_fit();
 	return check_result("test_estimate");

@@ -1,0 +1,145 @@
+#!/bin/bash
+# t_scaling.sh: scaling.csv (baseline per model and strategy, the prediction of Cheng et al.'s
+# scalability model from the smallest multi-GPU run), speedup_error.csv, comm_types.csv and
+# comm_volume.csv (communication per collective type, ZeRO-1 as paper 002 counts it, tensor and
+# pipeline parallelism) on hand-written traces whose expected values are worked out below by
+# hand; and the manifest's scaling_baseline with its errors.
+. "$(dirname "$0")/lib.sh"
+
+# trace FILE RANK WORLD STEP_US GEMM_US [COLLECTIVE START_US DUR_US IN_NELEMS OUT_NELEMS]...
+# One ProfilerStep#1 from 0 to STEP_US, a GEMM from 0 to GEMM_US, and NCCL kernels of fp32
+# ("Float") elements in a group of WORLD GPUs.
+trace() {
+	local f=$1 rank=$2 world=$3 step=$4 gemm=$5 corr=2
+	shift 5
+	{
+		echo '{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": '"$rank"', "world_size": '"$world"'}, "traceEvents": ['
+		echo ' {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": '"$step"'},'
+		echo -n ' {"ph": "X", "cat": "kernel", "name": "void gemm_kernel<float>(float*)", "pid": 0, "tid": 7, "ts": 0, "dur": '"$gemm"', "args": {"device": 0, "stream": 7, "correlation": 1}}'
+		while [ $# -ge 5 ]; do
+			local uc
+			uc=$(echo "$1" | sed 's/allreduce/AllReduce/; s/_allgather_base/AllGather/')
+			echo ','
+			echo -n ' {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_'"$uc"'_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", "pid": 0, "tid": 8, "ts": '"$2"', "dur": '"$3"', "args": {"device": 0, "stream": 8, "correlation": '"$corr"', "Collective name": "'"$1"'", "In msg nelems": '"$4"', "Out msg nelems": '"$5"', "dtype": "Float", "Group size": '"$world"'}}'
+			corr=$((corr + 1))
+			shift 5
+		done
+		echo
+		echo ']}'
+	} > "$f"
+}
+
+S=$T/s
+mkdir -p "$S"/{s1,d2,d4,z2,z4}
+# The model's parameters, P = 292 (estimate.h's general form, l 1, d 4, f 16, V 8, s 2):
+#   layer 4d^2 + 4d + 2df + f + d + 4d = 64 + 16 + 128 + 16 + 4 + 16 = 244;
+#   + V d 32 + s d 8 + final LayerNorm 2d 8 = 292. The gradients: 292 fp32 elements, 1168 bytes.
+trace "$S/s1/rank0.json" 0 1 100 90
+for r in 0 1; do
+	trace "$S/d2/rank$r.json" $r 2 200 150 allreduce 150 40 292 292
+	trace "$S/z2/rank$r.json" $r 2 300 200 allreduce 200 40 292 292 _allgather_base 240 20 146 292
+done
+for r in 0 1 2 3; do
+	trace "$S/d4/rank$r.json" $r 4 250 150 allreduce 150 80 292 292
+	trace "$S/z4/rank$r.json" $r 4 400 200 allreduce 200 100 292 292 _allgather_base 300 20 73 292
+done
+cat > "$S/study.yaml" <<'YAML'
+version: 1
+id: tiny
+title: Scaling of a tiny model, hand-written traces
+model: { name: Tiny, layers: 1, hidden: 4, heads: 1, ffn: 16, seq: 2, vocab: 8, precision: fp32 }
+runs:
+  - { id: s1, gpus: 1, batch: 4, strategy: single, traces: s1/rank0.json }
+  - { id: d2, gpus: 2, batch: 4, strategy: ddp, traces: d2/rank*.json }
+  - { id: z2, gpus: 2, batch: 4, strategy: zero1, traces: z2/rank*.json }
+  - { id: d4, gpus: 4, batch: 4, strategy: ddp, traces: d4/rank*.json }
+  - { id: z4, gpus: 4, batch: 4, strategy: zero1, traces: z4/rank*.json }
+  - { id: t8, gpus: 8, batch: 4, tensor_parallel: 2, measured: { samples_per_s: 10 } }
+  - { id: p8, gpus: 8, batch: 4, tensor_parallel: 2, pipeline_parallel: 2, measured: { samples_per_s: 10 } }
+YAML
+"$PERFSTUDY" build -q -o "$T/out" "$S/study.yaml" 2>"$T/err" && ok || bad "tiny build: $(cat "$T/err")"
+D=$T/out/tiny/data
+
+# scaling.csv. Samples/s S = gpus x 4 / step: s1 4/100 us = 40000; d2 8/200 us = 40000;
+# z2 8/300 us = 26666.7; d4 16/250 us = 64000; z4 16/400 us = 40000.
+# Baselines: s1 for every run (a 1-GPU run belongs to every strategy; z2 is not measured against d2).
+#   d2: 40000/40000 = 1, efficiency 1/2 = 0.5.     z2: 26666.7/40000 = 0.666667, eff 0.333333.
+#   d4: 64000/40000 = 1.6, efficiency 1.6/4 = 0.4. z4: 40000/40000 = 1, efficiency 0.25.
+# Prediction bases: the smallest multi-GPU run of the same strategy with communication, d2 for d4
+# and z2 (never d2) for z4; d2 and z2 themselves have none.
+#   d4: comm d2 40 us, d4 80 us: eff = 40/80 = 0.5; r_comm(d2) = 40/200 = 0.2;
+#       step = 200 x (0.8 + 0.2/0.5) = 240 us; S = 16/240 us = 66666.7; / 40000 = 1.66667.
+#   z4: comm z2 40 + 20 = 60 us, z4 100 + 20 = 120 us: eff 0.5; r_comm(z2) = 60/300 = 0.2;
+#       step = 300 x 1.2 = 360 us; S = 16/360 us = 44444.4; / 40000 = 1.11111.
+cat > "$T/want" <<'CSV'
+run,gpus,strategy,step_us,samples_per_s,comm_us,comm_share,baseline,speedup,efficiency,prediction_base,comm_efficiency,predicted_speedup
+s1,1,single,100.000,40000,0.000,0.000000,s1,1,1,,,
+d2,2,ddp,200.000,40000,40.000,0.200000,s1,1,0.5,,,
+z2,2,zero1,300.000,26666.7,60.000,0.200000,s1,0.666667,0.333333,,,
+d4,4,ddp,250.000,64000,80.000,0.320000,s1,1.6,0.4,d2,0.5,1.66667
+z4,4,zero1,400.000,40000,120.000,0.300000,s1,1,0.25,z2,0.5,1.11111
+t8,8,,,,,,,,,,,
+p8,8,,,,,,,,,,,
+CSV
+same "$T/want" "$D/scaling.csv" "scaling.csv of the tiny study"
+# MSE: ddp (1.666667 - 1.6)^2 = 0.00444444; zero1 (1.111111 - 1)^2 = 0.0123457;
+# all (0.00444444 + 0.0123457) / 2 = 0.00839506.
+cat > "$T/want" <<'CSV'
+model,strategy,runs,mse
+Tiny,ddp,1,0.00444444
+Tiny,zero1,1,0.0123457
+all,,2,0.00839506
+CSV
+same "$T/want" "$D/speedup_error.csv" "speedup_error.csv of the tiny study"
+for f in scaling speedup_model; do
+	[ -s "$T/out/tiny/figures/$f.svg" ] && ok || bad "figure $f missing"
+done
+grep -qF 'One speedup for measured and predicted' "$T/out/tiny/index.html" && ok || bad "scaling Methods"
+grep -qF 'utilization.csv uses the log' "$T/out/tiny/index.html" && ok || bad "step sources not stated on the page"
+
+# comm_types.csv, one step per rank, S = 292 x 4 = 1168 bytes per message:
+#   d2 AllReduce sends 2(1 - 1/2) x 1168 = 1168; estimate 2(1 - 1/2) x 4 x 292 = 1168.
+#   z2 AllReduce 1168 as d2; AllGather (output 292 elements) sends (1 - 1/2) x 1168 = 584,
+#      estimate (1 - 1/2) x 4 x 292 = 584 (paper 002's ZeRO-1 AllGather).
+#   d4 AllReduce 2(3/4) x 1168 = 1752, estimate 1752; z4 AllGather (3/4) x 1168 = 876.
+#   t8 (typed in, estimates only): tensor parallel 2, data parallel 8/2 = 4 over P/2 = 146:
+#      2(3/4) x 4 x 146 = 876, plus the activations' AllReduces 2(1 - 1/2) x b 4 x s 2 x d 4 x
+#      a 4 (fp32) = 128 each, 4 per layer: 512; 876 + 512 = 1388.
+#   p8: data parallel 8/(2 x 2) = 2: 2(1/2) x 4 x 146 = 584, + 512 = 1096; pipeline Send/Recv
+#      2 x b 4 x s 2 x d 4 x a 4 = 256.
+cat > "$T/want" <<'CSV'
+d2,AllReduce,2,1,1168,1168,1168,1
+z2,AllReduce,2,1,1168,1168,1168,1
+z2,AllGather,2,1,1168,584,584,1
+d4,AllReduce,4,1,1168,1752,1752,1
+z4,AllReduce,4,1,1168,1752,1752,1
+z4,AllGather,4,1,1168,876,876,1
+t8,AllReduce,8,,,,1388,
+p8,AllReduce,8,,,,1096,
+p8,SendRecv,8,,,,256,
+CSV
+cut -d, -f1-8 "$D/comm_types.csv" | tail -n +2 > "$T/got"
+same "$T/want" "$T/got" "comm_types.csv of the tiny study"
+# comm_volume.csv: ZeRO-1 on 2 GPUs, 3(1 - 1/2) x 4 x 292 = 1752 estimated, 1168 + 584 measured;
+# the messages 1168 (AllReduce) + 1168 (AllGather output) = 2336.
+grep -qx 'z2,0,2,1,292,Float,4,1752,1,2336,1752,1' "$D/comm_volume.csv" && ok || bad "comm_volume.csv z2: $(grep '^z2,0' "$D/comm_volume.csv")"
+
+# scaling_baseline: z4 measured against z2: 40000 / 26666.7 = 1.5, efficiency 1.5 / 2 = 0.75,
+# predicted 44444.4 / 26666.7 = 1.66667.
+sed 's|{ id: z4, gpus: 4,|{ id: z4, scaling_baseline: z2, gpus: 4,|' "$S/study.yaml" > "$S/base.yaml"
+"$PERFSTUDY" build -q -o "$T/out2" "$S/base.yaml" 2>"$T/err" && ok || bad "scaling_baseline build: $(cat "$T/err")"
+grep -qx 'z4,4,zero1,400.000,40000,120.000,0.300000,z2,1.5,0.75,z2,0.5,1.66667' "$T/out2/tiny/data/scaling.csv" && ok ||
+	bad "scaling_baseline: $(grep '^z4' "$T/out2/tiny/data/scaling.csv")"
+sed 's|{ id: z4, gpus: 4,|{ id: z4, scaling_baseline: z3, gpus: 4,|' "$S/study.yaml" > "$S/bad1.yaml"
+"$PERFSTUDY" build -q -o "$T/out3" "$S/bad1.yaml" 2>"$T/err"
+[ $? -eq 1 ] && ok || bad "unknown scaling_baseline accepted"
+grep -qF "$S/bad1.yaml:10:33: error: unknown run 'z3' in 'scaling_baseline'" "$T/err" && ok || bad "scaling_baseline error: $(cat "$T/err")"
+sed 's|{ id: z4, gpus: 4,|{ id: z4, scaling_baseline: z4, gpus: 4,|' "$S/study.yaml" > "$S/bad2.yaml"
+"$PERFSTUDY" build -q -o "$T/out3" "$S/bad2.yaml" 2>"$T/err"
+grep -qF "$S/bad2.yaml:10:33: error: run 'z4' is its own 'scaling_baseline'" "$T/err" && ok || bad "own scaling_baseline: $(cat "$T/err")"
+sed 's|pipeline_parallel: 2|pipeline_parallel: 0|' "$S/study.yaml" > "$S/bad3.yaml"
+"$PERFSTUDY" build -q -o "$T/out3" "$S/bad3.yaml" 2>"$T/err"
+grep -qF "$S/bad3.yaml:12:" "$T/err" && grep -qF "'pipeline_parallel' must be at least 1, got 0" "$T/err" && ok ||
+	bad "pipeline_parallel 0: $(cat "$T/err")"
+
+finish
