@@ -270,7 +270,10 @@ int cache_open(struct store *s, const char *prev_db, int quiet, struct build_cac
 	    store_reload_names(s) < 0 ||
 	    prepare(s, "SELECT t.id, t.size, t.sha256, f.mtime_ns FROM prev.traces t"
 		       " LEFT JOIN prev.trace_files f ON f.trace_id = t.id"
-		       " WHERE t.path = ?1 AND t.sha256 IS NOT NULL ORDER BY t.id LIMIT 1", &c->lookup) < 0 ||
+		       " WHERE t.path = ?1 AND t.sha256 IS NOT NULL AND t.part_of IS NULL"
+		       /* A file split by device (store_split_devices) is read again: its rows are in several traces. */
+		       " AND NOT EXISTS (SELECT 1 FROM prev.traces p WHERE p.part_of = t.id) ORDER BY t.id LIMIT 1",
+		       &c->lookup) < 0 ||
 	    prepare_row_copy(s, &c->copy_row) < 0 ||
 	    prepare(s, "UPDATE main.traces SET rank = file_index WHERE id = ?1 AND NOT rank_from_trace",
 		    &c->fix_rank) < 0 ||

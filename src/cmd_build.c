@@ -500,7 +500,8 @@ static int ingest_trace(struct store *s, int64_t run_id, const char *path, int i
 		*unused = counts.unused;
 		return 1;
 	}
-	if (store_finish_trace(s, tid, format, &meta, &counts) < 0)
+	int ndevices;
+	if (store_finish_trace(s, tid, format, &meta, &counts) < 0 || store_split_devices(s, tid, &ndevices) < 0)
 		return -1;
 	return cache_record_trace(s, tid, path, mark);
 }
@@ -526,6 +527,42 @@ static int check_ranks(struct store *s, int64_t run_id, const char *run)
 }
 
 /*
+ * A run whose files hold several devices each (store_split_devices) has
+ * one rank per (file, device), numbered by store_number_device_ranks. Said
+ * as a warning where the manifest's gpus disagrees with the ranks that
+ * gives, so that no file is split (or its devices merged) without a word;
+ * the page says it for every split file, in a note (basic.c).
+ */
+static int number_device_ranks(struct store *s, int64_t run_id, const char *run, int manifest_gpus)
+{
+	if (store_number_device_ranks(s, run_id) < 0)
+		return -1;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(store_db(s),
+			       "SELECT t.path, count(*), (SELECT group_concat(device, ', ') FROM (SELECT device FROM traces"
+			       "  WHERE id = t.id OR part_of = t.id ORDER BY device)),"
+			       " (SELECT count(DISTINCT rank) FROM traces x WHERE x.run_id = ?1)"
+			       " FROM traces t JOIN traces p ON p.id = t.id OR p.part_of = t.id"
+			       " WHERE t.run_id = ?1 AND t.part_of IS NULL GROUP BY t.id HAVING count(*) > 1 ORDER BY t.file_index",
+			       -1, &st, NULL) != SQLITE_OK) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int ranks = sqlite3_column_int(st, 3);
+		if (manifest_gpus > 0 && ranks != manifest_gpus)
+			diag_warning((const char *)sqlite3_column_text(st, 0),
+				     "holds GPU activities on %d devices (%s), each taken as a rank of its own: run '%s'"
+				     " has %d ranks, but its manifest says gpus: %d",
+				     sqlite3_column_int(st, 1), (const char *)sqlite3_column_text(st, 2), run, ranks,
+				     manifest_gpus);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/*
  * A trace that records no rank (a Kineto trace without distributedInfo;
  * nsys, nvprof and .nvvp files never do) gets its position among the run's
  * files. Said once per file for Kineto, where a rank is expected, and for
@@ -535,7 +572,8 @@ static void warn_unranked(struct store *s, int64_t run_id, const char *run, size
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(store_db(s), "SELECT path, rank, coalesce(format, '') FROM traces"
-			       " WHERE run_id = ?1 AND rank_from_trace = 0 ORDER BY file_index", -1, &st, NULL) != SQLITE_OK)
+			       " WHERE run_id = ?1 AND rank_from_trace = 0 AND part_of IS NULL"
+			       " AND id NOT IN (SELECT part_of FROM traces WHERE part_of IS NOT NULL) ORDER BY file_index", -1, &st, NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_int64(st, 1, run_id);
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -664,7 +702,7 @@ static int ingest_experiment(struct store *s, struct exp_plan *e, int quiet)
 		free(unused);
 		if (rc < 0)
 			return -1;
-		if (check_ranks(s, run_id, rp->id) < 0)
+		if (number_device_ranks(s, run_id, rp->id, rp->info.gpus) < 0 || check_ranks(s, run_id, rp->id) < 0)
 			return -1;
 		warn_unranked(s, run_id, rp->id, rp->ntraces);
 		/* Manifest runs are planned in manifest order, so run r is the manifest's run r. */
@@ -716,7 +754,7 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(store_db(s),
 			       "SELECT t.path, t.size, t.sha256 FROM traces t JOIN runs r ON r.id = t.run_id"
-			       " WHERE r.experiment = ?1 ORDER BY r.position, t.file_index", -1, &st, NULL) != SQLITE_OK)
+			       " WHERE r.experiment = ?1 AND t.part_of IS NULL ORDER BY r.position, t.file_index", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	size_t cap = 0, cap2 = 0;

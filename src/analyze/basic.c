@@ -11,6 +11,12 @@
  *            Sorted by run, rank, total descending, then name.
  *   steps:   per run, rank and ProfilerStep#N host range: its duration.
  *   runs:    one row per run: what the manifest says and what was read.
+ *   rank_devices: per run and rank, the device its activities are on and
+ *            the file they come from (a file driving several devices is
+ *            one rank per device: store_split_devices).
+ *   top_kernels: per run, the top_n (rank, kernel name) pairs by total GPU
+ *            time over all its ranks, each with its device, as paper 000's
+ *            "top 10 longest running interfaces" tables.
  *
  * Aggregation is done by SQLite over the store with integer nanoseconds, so
  * sums are exact; classification is done here in C once per distinct
@@ -445,6 +451,115 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 	return 0;
 }
 
+/* "NAME (ID)" as nvprof prints a device, the id alone without a name; NULL when the rank's device is unknown. */
+#define DEVICE_LABEL(t) "coalesce((SELECT d.name || ' (' || d.device || ')' FROM devices d WHERE d.trace_id = " t ".id" \
+	" AND d.device = " t ".device AND d.name IS NOT NULL ORDER BY d.rowid LIMIT 1), CAST(" t ".device AS TEXT))"
+
+/* rank_devices: which device, of which file, each rank is. */
+static int build_rank_devices(struct store *s, const char *exp, struct table **out)
+{
+	struct table *t = table_new("rank_devices", "The device each rank's GPU activities are on",
+				    "run:text,rank:int,device:int,device_name:text,file:text,devices_in_file:int");
+	sqlite3_stmt *st;
+	if (prep(s, "SELECT r.run, t.rank, t.device, " DEVICE_LABEL("t") ","
+		    " t.path, (SELECT count(*) FROM traces p WHERE p.id = coalesce(t.part_of, t.id)"
+		    "  OR p.part_of = coalesce(t.part_of, t.id))"
+		    " FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
+		    " ORDER BY r.position, t.rank, t.id", &st) < 0) {
+		table_free(t);
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, (const char *)sqlite3_column_text(st, 0));
+		table_set_int(t, row, 1, sqlite3_column_int64(st, 1));
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			table_set_int(t, row, 2, sqlite3_column_int64(st, 2));
+		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+			table_set_text(t, row, 3, (const char *)sqlite3_column_text(st, 3));
+		table_set_text(t, row, 4, (const char *)sqlite3_column_text(st, 4));
+		table_set_int(t, row, 5, sqlite3_column_int64(st, 5));
+	}
+	if (rc != SQLITE_DONE) {
+		table_free(t);
+		return failed(s, st);
+	}
+	sqlite3_finalize(st);
+	*out = t;
+	return 0;
+}
+
+/*
+ * top_kernels: per run, its (rank, kernel) pairs of kernel_stats ranked by
+ * total time (ties: rank, then name), the first top_n, with the rank's
+ * device.
+ */
+static int build_top_kernels(struct store *s, const char *exp, int top_n, struct table **out)
+{
+	struct table *t = table_new("top_kernels", "The kernels with the largest total GPU time per run, over all "
+				    "its devices (paper 000's top-10 tables)",
+				    "run:text,place:int,rank:int,device:text,name:text,group:text,calls:int,total_us:us");
+	sqlite3_stmt *st;
+	if (prep(s, "SELECT run, place, rank, dev, name, grp, calls, total_ns FROM (SELECT k.run, k.rank, n.name, k.grp,"
+		    " k.calls, k.total_ns, r.position, row_number() OVER (PARTITION BY r.id ORDER BY k.total_ns DESC,"
+		    " k.rank, n.name) AS place, (SELECT " DEVICE_LABEL("t") " FROM traces t WHERE t.run_id = r.id"
+		    "  AND t.rank = k.rank ORDER BY t.id LIMIT 1) AS dev"
+		    " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
+		    " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
+		    " WHERE k.experiment = ?1 AND k.rank IS NOT NULL) WHERE place <= ?2 ORDER BY position, place", &st) < 0) {
+		table_free(t);
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, top_n);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, (const char *)sqlite3_column_text(st, 0));
+		table_set_int(t, row, 1, sqlite3_column_int64(st, 1));
+		table_set_int(t, row, 2, sqlite3_column_int64(st, 2));
+		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+			table_set_text(t, row, 3, (const char *)sqlite3_column_text(st, 3));
+		table_set_text(t, row, 4, (const char *)sqlite3_column_text(st, 4));
+		table_set_text(t, row, 5, (const char *)sqlite3_column_text(st, 5));
+		table_set_int(t, row, 6, sqlite3_column_int64(st, 6));
+		table_set_ns(t, row, 7, sqlite3_column_int64(st, 7));
+	}
+	if (rc != SQLITE_DONE) {
+		table_free(t);
+		return failed(s, st);
+	}
+	sqlite3_finalize(st);
+	*out = t;
+	return 0;
+}
+
+/* A note for each file whose activities are on several devices: which ranks it became. */
+static int add_device_notes(struct store *s, const char *exp, struct analysis_result *out)
+{
+	sqlite3_stmt *st;
+	if (prep(s, "SELECT r.run, t.path, (SELECT group_concat(x, '; ') FROM (SELECT 'device ' || p.device || ' = rank '"
+		    "  || p.rank AS x FROM traces p WHERE p.id = t.id OR p.part_of = t.id ORDER BY p.device))"
+		    " FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND t.part_of IS NULL"
+		    " AND EXISTS (SELECT 1 FROM traces p WHERE p.part_of = t.id) ORDER BY r.position, t.file_index", &st) < 0)
+		return -1;
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		result_add_note(out,
+				"Run %s: %s holds GPU activities on several devices, one process driving them all; "
+				"each device is a rank of its own here (%s). Host-side ranges are each device's; host "
+				"operators and profiler summary rows stay with the first.",
+				(const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
+				(const char *)sqlite3_column_text(st, 2));
+	if (rc != SQLITE_DONE)
+		return failed(s, st);
+	sqlite3_finalize(st);
+	return 0;
+}
+
 /* One top-kernels figure per (run, rank), in the order of the group table. */
 static void add_top_kernel_figures(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
@@ -525,8 +640,16 @@ int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 	if (build_steps(s, exp, &steps) < 0)
 		return -1;
 	result_add_table(out, steps);
-	if (build_runs(s, exp, &out->runs) < 0 || add_source_notes(s, exp, out) < 0)
+	if (build_runs(s, exp, &out->runs) < 0 || add_source_notes(s, exp, out) < 0 ||
+	    add_device_notes(s, exp, out) < 0)
 		return -1;
+	struct table *devices = NULL, *top = NULL;
+	if (build_rank_devices(s, exp, &devices) < 0)
+		return -1;
+	result_add_table(out, devices);
+	if (build_top_kernels(s, exp, ctx->top_n, &top) < 0)
+		return -1;
+	result_add_table(out, top);
 
 	const char *const *order;
 	size_t ng = classifier_groups(ctx->cls, &order);
@@ -537,8 +660,24 @@ int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 
 	result_add_method(out, "runs.csv",
 			  "One row per run. gpus: the manifest's value, else the largest world_size its traces "
-			  "record, else its number of rank files. kernels: kernel launches read. mean_step_us: "
-			  "the mean duration of all ProfilerStep#N ranges of all its ranks.");
+			  "record, else its number of ranks. ranks: as in rank_devices.csv. kernels: kernel "
+			  "launches read. mean_step_us: the mean duration of all ProfilerStep#N ranges of all its ranks.");
+	result_add_method(out, "ranks and devices (rank_devices.csv)",
+			  "A rank is one device's GPU activities. A trace file whose activities are on one device "
+			  "(one process per GPU: DDP, one Kineto file per rank) is one rank: the rank it records, "
+			  "else its position among the run's files. A file whose activities are on several devices "
+			  "(one process driving several GPUs, as nvprof recorded DataParallel training in paper 000) "
+			  "is one rank per device: the run's ranks are then numbered 0, 1, ... in order of file, "
+			  "then device id, and each keeps its device (rank_devices.csv). Each such rank has its "
+			  "device's kernels, copies and memsets, the runtime calls that launched them (same "
+			  "correlation id) and GPU ranges on its streams; the process's host ranges (ProfilerStep#N, "
+			  "phases) are copied to each of its devices, its host operators and summary rows stay with "
+			  "the first. Nothing is merged across devices. A run whose manifest gpus differs from the "
+			  "ranks this gives is warned about at build time.");
+	result_add_method(out, "top_kernels.csv",
+			  "Per run, the kernels.csv rows (one per rank and kernel name) with the largest total time "
+			  "over all ranks of the run, the first N (the figures' top_n), ties broken by rank then "
+			  "name; device is the rank's device as nvprof prints it, NAME (ID).");
 	result_add_method(out, "groups.csv",
 			  "For each run and rank, the summed duration of that rank's GPU activities (kernels, "
 			  "memcpy and memset) in each group, over the whole trace file; overlapping activities "

@@ -38,7 +38,8 @@ static const char SCHEMA[] =
 	"CREATE TABLE traces(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),\n"
 	"  path TEXT NOT NULL, size INTEGER, sha256 TEXT, format TEXT, file_index INTEGER,\n"
 	"  rank INTEGER, rank_from_trace INTEGER, world_size INTEGER, events INTEGER,\n"
-	"  skipped INTEGER, first_ns INTEGER, last_ns INTEGER, epoch_offset_ns INTEGER);\n"
+	"  skipped INTEGER, first_ns INTEGER, last_ns INTEGER, epoch_offset_ns INTEGER, device INTEGER,\n"
+	"  part_of INTEGER REFERENCES traces(id));\n"
 	"CREATE TABLE devices(trace_id INTEGER NOT NULL REFERENCES traces(id), device INTEGER,\n"
 	"  name TEXT, total_mem INTEGER, sm_count INTEGER, cc TEXT, mem_bandwidth INTEGER);\n"
 	"CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);\n"
@@ -764,6 +765,126 @@ int store_finish_trace(struct store *s, int64_t trace_id, const char *format,
 	int rc = step_done(s, st, "update trace");
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/*
+ * One device's share of a trace file that drives several (see
+ * store_split_devices): a new traces row, part_of the file's first row,
+ * takes that device's activities and what belongs to them. The SQL runs in
+ * this order, each statement with ?1 the file's row, ?2 the new row, ?3 the
+ * device, the activities moved last (the others find theirs through them).
+ */
+static const char *const split_sql[] = {
+	/* A copy of the file's row: same clock, path and file index; the file's own counts stay on its row. */
+	"INSERT INTO traces(run_id, path, size, sha256, format, file_index, rank, rank_from_trace,"
+	" first_ns, last_ns, epoch_offset_ns, device, part_of) SELECT run_id, path, size, sha256, format,"
+	" file_index, rank, 0, first_ns, last_ns, epoch_offset_ns, ?3, id FROM traces WHERE id = ?1",
+	/* NCCL args, keyed by their kernel's start and correlation. */
+	"UPDATE collectives SET trace_id = ?2 WHERE trace_id = ?1 AND EXISTS (SELECT 1 FROM activities a"
+	" WHERE a.trace_id = ?1 AND a.device = ?3 AND a.start_ns = collectives.start_ns"
+	" AND a.correlation IS collectives.correlation)",
+	/* A runtime call goes with the activity it launched (same correlation). */
+	"UPDATE launches SET trace_id = ?2 WHERE trace_id = ?1 AND correlation IN (SELECT correlation"
+	" FROM activities WHERE trace_id = ?1 AND device = ?3 AND correlation IS NOT NULL)",
+	/* A GPU range goes with the device whose streams it is on, when no other device uses that stream id. */
+	"UPDATE annotations SET trace_id = ?2 WHERE trace_id = ?1 AND on_gpu = 1"
+	" AND tid IN (SELECT stream FROM activities WHERE trace_id = ?1 AND device = ?3)"
+	" AND tid NOT IN (SELECT stream FROM activities WHERE trace_id = ?1 AND device != ?3 AND stream IS NOT NULL)",
+	/* The host's ranges (ProfilerStep#N, forward, ...) hold for every device the process drives. */
+	"INSERT INTO annotations SELECT ?2, name_id, on_gpu, tid, start_ns, dur_ns FROM annotations"
+	" WHERE trace_id = ?1 AND on_gpu = 0 ORDER BY rowid",
+	"UPDATE devices SET trace_id = ?2 WHERE trace_id = ?1 AND device = ?3",
+	"UPDATE activities SET trace_id = ?2 WHERE trace_id = ?1 AND device = ?3",
+};
+
+int store_split_devices(struct store *s, int64_t trace_id, int *ndevices)
+{
+	*ndevices = 0;
+	if (flush_rows(s) < 0)
+		return -1;
+	sqlite3_stmt *st;
+	if (prepare(s, "SELECT DISTINCT device FROM activities WHERE trace_id = ?1 AND device IS NOT NULL"
+		       " ORDER BY device", &st) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, trace_id);
+	int64_t *devs = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		devs = xgrow(devs, &cap, n + 1, sizeof(*devs));
+		devs[n++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	int ret = rc == SQLITE_DONE ? 0 : db_error(s, "list devices");
+	/*
+	 * The file's row keeps its first device; a process's world size counts
+	 * processes, not the devices each drives, so a split file records none.
+	 */
+	if (ret == 0 && n > 0 &&
+	    prepare(s, "UPDATE traces SET device = ?2, world_size = CASE WHEN ?3 > 1 THEN NULL ELSE world_size END,"
+		       " rank_from_trace = CASE WHEN ?3 > 1 THEN 0 ELSE rank_from_trace END WHERE id = ?1", &st) == 0) {
+		sqlite3_bind_int64(st, 1, trace_id);
+		sqlite3_bind_int64(st, 2, devs[0]);
+		sqlite3_bind_int64(st, 3, (int64_t)n);
+		ret = step_done(s, st, "set trace device");
+		sqlite3_finalize(st);
+	} else if (ret == 0 && n > 0) {
+		ret = -1;
+	}
+	for (size_t d = 1; ret == 0 && d < n; d++) {
+		int64_t piece = 0;
+		for (size_t k = 0; ret == 0 && k < sizeof(split_sql) / sizeof(split_sql[0]); k++) {
+			if (prepare(s, split_sql[k], &st) < 0) {
+				ret = -1;
+				break;
+			}
+			/* Each statement's largest parameter is ?3, so all three bind. */
+			sqlite3_bind_int64(st, 1, trace_id);
+			sqlite3_bind_int64(st, 2, piece);
+			sqlite3_bind_int64(st, 3, devs[d]);
+			ret = step_done(s, st, "split trace by device");
+			sqlite3_finalize(st);
+			if (k == 0)
+				piece = sqlite3_last_insert_rowid(s->db);
+		}
+	}
+	free(devs);
+	if (ret == 0)
+		*ndevices = (int)n;
+	return ret;
+}
+
+int store_number_device_ranks(struct store *s, int64_t run_id)
+{
+	sqlite3_stmt *sel, *upd;
+	/* Ranks before: the file's (every share of a file has it); then the device. */
+	if (prepare(s, "SELECT id FROM traces WHERE run_id = ?1 AND rank IS NOT NULL"
+		       " AND EXISTS (SELECT 1 FROM traces p WHERE p.run_id = ?1 AND p.part_of IS NOT NULL)"
+		       " ORDER BY rank, device, id", &sel) < 0)
+		return -1;
+	if (prepare(s, "UPDATE traces SET rank = ?2, rank_from_trace = 0 WHERE id = ?1", &upd) < 0) {
+		sqlite3_finalize(sel);
+		return -1;
+	}
+	sqlite3_bind_int64(sel, 1, run_id);
+	int rc, ret = 0, rank = 0;
+	int64_t *ids = NULL;
+	size_t n = 0, cap = 0;
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		ids = xgrow(ids, &cap, n + 1, sizeof(*ids));
+		ids[n++] = sqlite3_column_int64(sel, 0);
+	}
+	if (rc != SQLITE_DONE)
+		ret = db_error(s, "number ranks");
+	sqlite3_finalize(sel);
+	for (size_t i = 0; ret == 0 && i < n; i++, rank++) {
+		sqlite3_bind_int64(upd, 1, ids[i]);
+		sqlite3_bind_int(upd, 2, rank);
+		ret = step_done(s, upd, "number ranks");
+	}
+	sqlite3_finalize(upd);
+	free(ids);
+	return ret;
 }
 
 static int sink_info(void *ctx, const struct trace_info *info)

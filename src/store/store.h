@@ -62,6 +62,28 @@ void store_sink(struct store *s, int64_t trace_id, struct ingest_sink *sink);
 void store_sink_kinds(struct ingest_sink *sink);
 
 /*
+ * Several devices inside one profile (a process driving 4 GPUs through
+ * DataParallel, as nvprof recorded paper 000's runs): once trace_id's rows
+ * are in, each device its activities are on beyond the first becomes a
+ * traces row of its own (part_of trace_id, same path and clock, `device`
+ * set), taking that device's activities, the runtime calls that launched
+ * them (by correlation), their NCCL args, the GPU ranges on its streams and
+ * its `devices` row; the host's ranges (annotations on_gpu = 0) are copied
+ * to each; host operators and summary rows stay with trace_id, which keeps
+ * the first device. A trace on one device only gets its `device` set.
+ * *ndevices: how many devices the activities are on. Returns 0 or -1 after
+ * diag.
+ */
+int store_split_devices(struct store *s, int64_t trace_id, int *ndevices);
+/*
+ * After a run's traces are in: when one of its files was split by device,
+ * its ranks are numbered 0, 1, ... in order of the file's rank (position or
+ * recorded rank), then device, so that each (file, device) is one rank.
+ * Returns 0 or -1 after diag.
+ */
+int store_number_device_ranks(struct store *s, int64_t run_id);
+
+/*
  * A run's input that is not a rank's trace (a training log, an Nsight
  * Compute CSV, nvidia-smi XML): like store_add_trace, with rank NULL.
  */

@@ -1,0 +1,179 @@
+#!/bin/bash
+# t_device.sh: several devices inside one profile (issue 20 section 1,
+# paper 000). One process driving two GPUs writes one file whose activities
+# are on devices 0 and 1; each (file, device) must become a rank of its own,
+# in every format that records the device: nvprof CSV, .nvvp, Nsight Systems
+# export, Kineto. Expected values are worked out by hand from the fixtures in
+# tests/data/device/ (the arithmetic is in the comments below).
+. "$(dirname "$0")/lib.sh"
+D=tests/data/device
+mkdir -p "$T/in"
+cp $D/nvprof_2dev.csv $D/kineto_dp.json "$T/in/"
+
+# --- nvprof CSV, with a manifest that says gpus: 1: split, and a warning ---
+cat >"$T/in/study.yaml" <<YAML
+title: one process, two GPUs
+classify: payoungkhamdee2021
+runs:
+  - { id: dp2, gpus: 1, traces: nvprof_2dev.csv }
+YAML
+$PERFSTUDY build "$T/in/study.yaml" -o "$T/out" 2>"$T/err"
+[ $? -eq 0 ] && ok || bad "nvprof build failed: $(cat "$T/err")"
+dat="$T/out/study/data"
+# The warning names the file, the devices and both counts.
+grep -q "nvprof_2dev.csv: warning: holds GPU activities on 2 devices (0, 1), each taken as a rank of its own: run 'dp2' has 2 ranks, but its manifest says gpus: 1" "$T/err" &&
+	ok || bad "no warning for gpus: 1 with two devices: $(cat "$T/err")"
+# runs.csv: gpus is the manifest's 1, ranks the 2 devices.
+grep -q '^dp2,dp2,1,2,,,,Tesla V100-SXM2-32GB,5,$' "$dat/runs.csv" && ok || bad "runs.csv: $(cat "$dat/runs.csv")"
+# Device 0 (rank 0): volta_sgemm 100 us; ncclReduce 30; HtoD 10 us of 64 KB = 65536 B; PtoP 8 us of
+# 128 KB = 131072 B. Device 1 (rank 1): volta_sgemm 40 + 20 = 60 us in 2 calls (mean 30, min 20, max 40);
+# ncclReduce 25; DtoH 5 us of 2 KB = 2048 B; memset 2 us of 1 KB = 1024 B.
+cat >"$T/want" <<'EOF'
+run,rank,name,group,calls,total_us,mean_us,min_us,max_us
+dp2,0,volta_sgemm_128x64_tn,matrix-mul,1,100.000,100.000,100.000,100.000
+dp2,0,ncclReduceRingLLKernel_sum_f32(ncclColl),memory_mgmt,1,30.000,30.000,30.000,30.000
+dp2,1,volta_sgemm_128x64_tn,matrix-mul,2,60.000,30.000,20.000,40.000
+dp2,1,ncclReduceRingLLKernel_sum_f32(ncclColl),memory_mgmt,1,25.000,25.000,25.000,25.000
+EOF
+same "$T/want" "$dat/kernels.csv" "nvprof 2 devices: kernels.csv"
+# payoungkhamdee2021 groups: matrix-mul = gemm; memory_mgmt = nccl + memcpy + memset.
+# Device 0: 100 | 30 + 10 + 8 = 48; total 148: 100/148 = 0.675676, 48/148 = 0.324324.
+# Device 1: 60 | 25 + 5 + 2 = 32; total 92: 60/92 = 0.652174, 32/92 = 0.347826.
+cat >"$T/want" <<'EOF'
+run,rank,group,time_us,fraction
+dp2,0,matrix-mul,100.000,0.675676
+dp2,0,memory_mgmt,48.000,0.324324
+dp2,0,custom_ops,0.000,0.000000
+dp2,0,other,0.000,0.000000
+dp2,1,matrix-mul,60.000,0.652174
+dp2,1,memory_mgmt,32.000,0.347826
+dp2,1,custom_ops,0.000,0.000000
+dp2,1,other,0.000,0.000000
+EOF
+same "$T/want" "$dat/groups.csv" "nvprof 2 devices: groups.csv"
+# Memory operations per device: device 0's HtoD and device 1's DtoH are in different rows.
+# GB/s = bytes / ns: 65536 / 10000 = 6.5536; 131072 / 8000 = 16.384; 2048 / 5000 = 0.4096; 1024 / 2000 = 0.512.
+cat >"$T/want" <<'EOF'
+dp2,0,HtoD,1,65536,10.000,6.5536
+dp2,0,PtoP,1,131072,8.000,16.384
+dp2,1,DtoH,1,2048,5.000,0.4096
+dp2,1,memset,1,1024,2.000,0.512
+EOF
+grep -v ',0,0,0.000,$' "$dat/memops.csv" | tail -n +2 >"$T/got"
+same "$T/want" "$T/got" "nvprof 2 devices: memops.csv"
+# Each rank's device, and the top kernels over both devices with the Device column (paper 000, Fig. 3).
+cat >"$T/want" <<'EOF'
+run,rank,device,device_name,file,devices_in_file
+dp2,0,0,Tesla V100-SXM2-32GB (0),nvprof_2dev.csv,2
+dp2,1,1,Tesla V100-SXM2-32GB (1),nvprof_2dev.csv,2
+EOF
+sed "s|,$T/in/|,|" "$dat/rank_devices.csv" >"$T/got"
+same "$T/want" "$T/got" "nvprof 2 devices: rank_devices.csv"
+cat >"$T/want" <<'EOF'
+run,place,rank,device,name,group,calls,total_us
+dp2,1,0,Tesla V100-SXM2-32GB (0),volta_sgemm_128x64_tn,matrix-mul,1,100.000
+dp2,2,1,Tesla V100-SXM2-32GB (1),volta_sgemm_128x64_tn,matrix-mul,2,60.000
+dp2,3,0,Tesla V100-SXM2-32GB (0),ncclReduceRingLLKernel_sum_f32(ncclColl),memory_mgmt,1,30.000
+dp2,4,1,Tesla V100-SXM2-32GB (1),ncclReduceRingLLKernel_sum_f32(ncclColl),memory_mgmt,1,25.000
+EOF
+same "$T/want" "$dat/top_kernels.csv" "nvprof 2 devices: top_kernels.csv"
+grep -q 'device 0 = rank 0; device 1 = rank 1' "$T/out/study/index.html" && ok || bad "no note on the page for the split file"
+for fig in top_kernels_dp2_r0 top_kernels_dp2_r1 memops group_fractions; do
+	grep -q '<svg' "$T/out/study/figures/$fig.svg" 2>/dev/null && ok || bad "figure $fig missing"
+done
+# The same file with gpus: 2 agrees: no warning. A rebuild reads the split file again (its rows are in
+# two traces) and gives the same tables.
+sed -i 's/gpus: 1/gpus: 2/' "$T/in/study.yaml"
+$PERFSTUDY build -q "$T/in/study.yaml" -o "$T/out2" 2>"$T/err"
+[ $? -eq 0 ] && [ ! -s "$T/err" ] && ok || bad "gpus: 2 build: exit or warnings: $(cat "$T/err")"
+$PERFSTUDY build -q "$T/in/study.yaml" -o "$T/out2" 2>"$T/err"
+for f in kernels groups memops top_kernels; do
+	same "$dat/$f.csv" "$T/out2/study/data/$f.csv" "rebuild with gpus: 2: $f.csv"
+done
+
+# --- Kineto, one process on two devices (DataParallel) ---
+# Device 0: volta_sgemm 50 us (correlation 1). Device 1: volta_sgemm 30 (corr 2), the NCCL broadcast
+# 20 (corr 3, with its collective args), HtoD 4 us of 512 B (corr 4). Host: ProfilerStep#1 (200 us),
+# one aten::mm, four launches (corr 1-4); a GPU range on stream 9, used by device 1 only.
+$PERFSTUDY build -q "$T/in/kineto_dp.json" -o "$T/k" 2>"$T/err"
+[ $? -eq 0 ] && ok || bad "kineto build failed: $(cat "$T/err")"
+q() { sqlite3 "$1/perfstudy.db" "$2"; }
+# Per rank: device, kernels, their total ns, launches, host ranges, GPU ranges, host operators, collectives.
+# Rank 0: device 0, 1 kernel of 50000 ns, launch 1, the step, no GPU range, the aten::mm, no collective.
+# Rank 1: device 1, 2 kernels of 30000 + 20000 = 50000 ns, launches 2-4, the step copied, the range on
+# stream 9, no host operator, the broadcast's args.
+cat >"$T/want" <<'EOF'
+0|0|1|50000|1|1|0|1|0
+1|1|2|50000|3|1|1|0|1
+EOF
+q "$T/k" "SELECT t.rank, t.device,
+	(SELECT count(*) FROM activities a WHERE a.trace_id = t.id AND a.kind = 'kernel'),
+	(SELECT sum(dur_ns) FROM activities a WHERE a.trace_id = t.id AND a.kind = 'kernel'),
+	(SELECT count(*) FROM launches l WHERE l.trace_id = t.id),
+	(SELECT count(*) FROM annotations a WHERE a.trace_id = t.id AND on_gpu = 0),
+	(SELECT count(*) FROM annotations a WHERE a.trace_id = t.id AND on_gpu = 1),
+	(SELECT count(*) FROM cpu_ops c WHERE c.trace_id = t.id),
+	(SELECT count(*) FROM collectives c WHERE c.trace_id = t.id) FROM traces t ORDER BY t.rank" >"$T/got"
+same "$T/want" "$T/got" "kineto 2 devices: rows per rank"
+# Launches go with the kernel they launched: rank 1 has correlations 2, 3, 4.
+[ "$(q "$T/k" "SELECT group_concat(correlation) FROM (SELECT l.correlation FROM launches l JOIN traces t ON t.id = l.trace_id WHERE t.rank = 1 ORDER BY 1)")" = "2,3,4" ] &&
+	ok || bad "kineto: launches of rank 1"
+# Both ranks see the step (200 us); runs.csv: gpus from the 2 ranks (no manifest, no world size).
+printf 'run,rank,step,step_us\nkineto_dp.json,0,1,200.000\nkineto_dp.json,1,1,200.000\n' >"$T/want"
+same "$T/want" "$T/k/default/data/steps.csv" "kineto 2 devices: steps.csv"
+grep -q '^kineto_dp.json,kineto_dp.json,2,2,,,,GPU A,3,200.000$' "$T/k/default/data/runs.csv" && ok ||
+	bad "kineto runs.csv: $(cat "$T/k/default/data/runs.csv")"
+grep -q '^kineto_dp.json,1,HtoD,1,512,4.000,0.128$' "$T/k/default/data/memops.csv" && ok || bad "kineto memops of device 1"
+
+# --- .nvvp and Nsight Systems exports with a second device (SQLite fixtures made here) ---
+if ! command -v sqlite3 >/dev/null; then
+	skipped "sqlite3 command not installed: .nvvp and nsys fixtures not made"
+	finish
+	exit $?
+fi
+F=tests/data/formats
+sqlite3 "$T/in/dp.nvvp" <$F/make_nvvp.sql && sqlite3 "$T/in/dp.nvvp" <$D/nvvp_dev1.sql
+sqlite3 "$T/in/dp.sqlite" <$F/make_nsys.sql && sqlite3 "$T/in/dp.sqlite" <$D/nsys_dev1.sql
+(cd "$T/in" && "$OLDPWD/$PERFSTUDY" build -q dp.nvvp dp.sqlite -o "$T/s") 2>"$T/err"
+[ $? -eq 0 ] && ok || bad "nvvp/nsys build failed: $(cat "$T/err")"
+# .nvvp, device 0 (make_nvvp.sql): gemm 2000 + 500 = 2500 ns in 2 calls, scale_kernel 300, DtoH 300 ns
+# of 100 B, PtoP 100 ns of 2048 B. Device 1 (nvvp_dev1.sql): gemm 1200, scale_kernel 50, HtoD 400 ns of
+# 4096 B. Nsight Systems, device 0 (make_nsys.sql): gemm 3000 + 2500 = 5500 in 2 calls, nccl 4000,
+# elementwise 700, HtoD 500 ns of 4096 B, DtoD 250 of 1024, unified 100 of 64, memset 40 of 512.
+# Device 1 (nsys_dev1.sql): gemm 1500, nccl 3000, DtoH 800 ns of 2048 B.
+cat >"$T/want" <<'EOF'
+dp.nvvp|0|0|Tesla K20c (0)|kernel|scale_kernel|1|300
+dp.nvvp|0|0|Tesla K20c (0)|kernel|void gemm_kernel<float>(float*, int)|2|2500
+dp.nvvp|0|0|Tesla K20c (0)|memcpy|DtoH|1|300
+dp.nvvp|0|0|Tesla K20c (0)|memcpy|PtoP|1|100
+dp.nvvp|1|1|Tesla K40m (1)|kernel|scale_kernel|1|50
+dp.nvvp|1|1|Tesla K40m (1)|kernel|void gemm_kernel<float>(float*, int)|1|1200
+dp.nvvp|1|1|Tesla K40m (1)|memcpy|HtoD|1|400
+dp.sqlite|0|0|Test GPU <&> (0)|kernel|ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)|1|4000
+dp.sqlite|0|0|Test GPU <&> (0)|kernel|void at::native::vectorized_elementwise_kernel<4>(int)|1|700
+dp.sqlite|0|0|Test GPU <&> (0)|kernel|void gemm_kernel<float>(float*, int)|2|5500
+dp.sqlite|0|0|Test GPU <&> (0)|memcpy|DtoD|1|250
+dp.sqlite|0|0|Test GPU <&> (0)|memcpy|HtoD|1|500
+dp.sqlite|0|0|Test GPU <&> (0)|memcpy|Unified Host-to-Device|1|100
+dp.sqlite|0|0|Test GPU <&> (0)|memset||1|40
+dp.sqlite|1|1|Test GPU B (1)|kernel|ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)|1|3000
+dp.sqlite|1|1|Test GPU B (1)|kernel|void gemm_kernel<float>(float*, int)|1|1500
+dp.sqlite|1|1|Test GPU B (1)|memcpy|DtoH|1|800
+EOF
+q "$T/s" "SELECT r.run, t.rank, t.device, d.name || ' (' || d.device || ')', a.kind,
+	CASE a.kind WHEN 'kernel' THEN n.name ELSE coalesce(a.copy_kind, '') END, count(*), sum(a.dur_ns)
+	FROM activities a JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id
+	JOIN names n ON n.id = a.name_id JOIN devices d ON d.trace_id = t.id AND d.device = t.device
+	GROUP BY r.run, t.rank, a.kind, 6 ORDER BY r.run, t.rank, a.kind, 6" >"$T/got"
+same "$T/want" "$T/got" "nvvp/nsys 2 devices: activities per rank"
+# nsys launches: correlations 11 and 12 launch device 0's kernels, 31 device 1's; both ranks keep the
+# NVTX ranges (ProfilerStep#1 and forward). runs.csv: 2 GPUs, 2 ranks each.
+[ "$(q "$T/s" "SELECT group_concat(x, ' ') FROM (SELECT t.rank || ':' || l.correlation AS x FROM launches l
+	JOIN traces t ON t.id = l.trace_id ORDER BY t.rank, l.correlation)")" = "0:11 0:12 1:31" ] && ok || bad "nsys launches per rank"
+printf 'run,rank,step,step_us\ndp.nvvp,0,3,7.500\ndp.nvvp,1,3,7.500\ndp.sqlite,0,1,15.000\ndp.sqlite,1,1,15.000\n' >"$T/want"
+same "$T/want" "$T/s/default/data/steps.csv" "nvvp/nsys 2 devices: steps.csv"
+[ "$(cut -d, -f1,3,4 "$T/s/default/data/runs.csv" | tail -n +2 | tr '\n' ' ')" = "dp.nvvp,2,2 dp.sqlite,2,2 " ] && ok ||
+	bad "nvvp/nsys runs.csv: $(cat "$T/s/default/data/runs.csv")"
+# One file of each stays one input in the page's Provenance, not one per device.
+[ "$(grep -c 'dp.sqlite' "$T/s/default/index.html")" -ge 1 ] && ok || bad "provenance"
+finish
