@@ -119,7 +119,8 @@ valgrind-check: perfstudy $(TEST_BINS) $(REGRESS_BINS)
 example: perfstudy
 	./perfstudy build experiments/h200/study.yaml experiments/ncu-encoder/study.yaml \
 		experiments/megatron-004/study.yaml experiments/megatron-004/bert-dgx2.yaml \
-		experiments/megatron-004/pcie.yaml experiments/cheng-002/study.yaml -o out
+		experiments/megatron-004/pcie.yaml experiments/cheng-002/study.yaml \
+		experiments/nvprof-000/study.yaml -o out
 
 # bench/floor.c times parts of perfstudy (its SHA-256, its walk) alone, so it links its objects.
 $(B)/bench/floor: bench/floor.c $(LIB_OBJS)

@@ -125,6 +125,70 @@ grep -q '^kineto_dp.json,kineto_dp.json,2,2,,,,GPU A,3,200.000$' "$T/k/default/d
 	bad "kineto runs.csv: $(cat "$T/k/default/data/runs.csv")"
 grep -q '^kineto_dp.json,1,HtoD,1,512,4.000,0.128$' "$T/k/default/data/memops.csv" && ok || bad "kineto memops of device 1"
 
+# --- the bundled nvprof-000 example: paper 000's Figure 6 back from its nvprof files ---
+$PERFSTUDY build -q experiments/nvprof-000/study.yaml -o "$T/ex" 2>"$T/err"
+[ $? -eq 0 ] && [ ! -s "$T/err" ] && ok || bad "nvprof-000 build: $(cat "$T/err")"
+ex="$T/ex/nvprof-000/data"
+# Ranks are the devices of each file: 1, 2 and 4.
+grep -q '^1gpu,1 x V100,1,1,' "$ex/runs.csv" && grep -q '^2gpu,"2 x V100, DataParallel",2,2,' "$ex/runs.csv" &&
+	grep -q '^4gpu,"4 x V100, DataParallel",4,4,' "$ex/runs.csv" && ok ||
+	bad "nvprof-000 runs.csv: $(cat "$ex/runs.csv")"
+# Figure 6 of the paper, typed in from its text: run, device, the name as the paper prints it (its
+# truncation), total in ms. top_kernels.csv must list the same rows in the same order, total_us =
+# ms x 1000 to the ns.
+if command -v python3 >/dev/null; then
+	python3 - "$ex/top_kernels.csv" >"$T/got" 2>&1 <<'PY'
+import csv, sys
+fig6 = """1gpu 0 volta_sgemm_128x64_tn 1698.524756
+1gpu 0 volta_sgemm_128x64_nn 1410.022210
+1gpu 0 void_at::native::vectorized_elementwise_kernel 748.877009
+1gpu 0 volta_sgemm_64x32_sliced1x4_nt 718.032153
+1gpu 0 volta_sgemm_128x128_nt 570.040032
+1gpu 0 void_at::native::vectorized_elementwise_kernel 502.679115
+1gpu 0 volta_sgemm_32x128_tn 464.408549
+1gpu 0 _ZN2at6native27unrolled_elementwise_kernelIZZZ 459.705535
+1gpu 0 void_at::native::vectorized_elementwise_kernel 456.498958
+1gpu 0 volta_sgemm_32x128_nn 443.851096
+2gpu 0 volta_sgemm_128x64_tn 7380.638151
+2gpu 1 volta_sgemm_128x64_tn 7209.306293
+2gpu 0 volta_sgemm_128x64_nn 6313.397334
+2gpu 1 volta_sgemm_128x64_nn 6144.265826
+2gpu 1 ncclBroadcastRingLLKernel_copy_i8(ncclColl) 3700.675143
+2gpu 1 ncclReduceRingLLKernel_sum_f32(ncclColl) 3646.061010
+2gpu 0 ncclReduceRingLLKernel_sum_f32(ncclColl) 3635.091898
+2gpu 0 ncclBroadcastRingLLKernel_copy_i8(ncclColl) 3521.914578
+2gpu 0 void_at::native::vectorized_elementwise_kernel 3223.492764
+2gpu 0 volta_sgemm_64x32_sliced1x4_nt 3120.157816
+4gpu 0 ncclReduceRingLLKernel_sum_f32(ncclColl) 5482.552254
+4gpu 3 ncclReduceRingLLKernel_sum_f32(ncclColl) 5411.964607
+4gpu 2 ncclReduceRingLLKernel_sum_f32(ncclColl) 5384.446903
+4gpu 1 ncclReduceRingLLKernel_sum_f32(ncclColl) 5303.460930
+4gpu 3 ncclBroadcastRingLLKernel_copy_i8(ncclColl) 4465.193033
+4gpu 2 ncclBroadcastRingLLKernel_copy_i8(ncclColl) 4452.417370
+4gpu 1 ncclBroadcastRingLLKernel_copy_i8(ncclColl) 4372.958164
+4gpu 0 ncclBroadcastRingLLKernel_copy_i8(ncclColl) 4208.870268
+4gpu 1 volta_sgemm_128x64_tn 3991.212500
+4gpu 0 volta_sgemm_128x64_tn 3975.629278"""
+want = [l.split() for l in fig6.splitlines()]
+got = list(csv.DictReader(open(sys.argv[1])))
+assert len(got) == len(want), "%d rows" % len(got)
+for w, g in zip(want, got):
+    run, dev, name, ms = w[0], w[1], w[2].replace("_at::", " at::"), w[3]
+    assert g["run"] == run and g["device"] == "Tesla V100-SXM2-32GB-LS (%s)" % dev, (w, g)
+    assert g["name"].startswith(name), (w, g)
+    assert g["total_us"] == "%.3f" % (float(ms) * 1000) and g["total_us"].replace(".", "") == ms.replace(".", "").lstrip("0"), (w, g)
+print("ok")
+PY
+	[ "$(cat "$T/got")" = ok ] && ok || bad "nvprof-000 top_kernels.csv against paper 000 Figure 6: $(cat "$T/got")"
+else
+	skipped "python3 absent: nvprof-000 Figure 6 check"
+fi
+# Copies per device, as make_traces.py's MEMOPS says (4 GPUs): host-to-device 1120 ms on device 0,
+# 9, 10 and 8 ms on devices 1-3; memsets 41, 12, 26 and 7 ms.
+[ "$(grep -E '^4gpu,[0-3],(HtoD|memset),' "$ex/memops.csv" | cut -d, -f2,3,6 | tr '\n' ' ')" = \
+  "0,HtoD,1120000.000 0,memset,41000.000 1,HtoD,9000.000 1,memset,12000.000 2,HtoD,10000.000 2,memset,26000.000 3,HtoD,8000.000 3,memset,7000.000 " ] &&
+	ok || bad "nvprof-000 memops per device: $(grep '^4gpu' "$ex/memops.csv")"
+
 # --- .nvvp and Nsight Systems exports with a second device (SQLite fixtures made here) ---
 if ! command -v sqlite3 >/dev/null; then
 	skipped "sqlite3 command not installed: .nvvp and nsys fixtures not made"
