@@ -30,6 +30,9 @@
 <div><dt>Classification</dt><dd>{{CLASSIFICATION}}</dd></div>
 </dl>
 <nav class="toc" aria-label="Contents">
+{{#FINDINGS}}
+<a href="#findings">Findings</a>
+{{/FINDINGS}}
 <a href="#runs">Runs</a>
 {{#FIGURES}}
 <a href="#figures">Figures</a>
@@ -40,6 +43,19 @@
 <a href="#methods">Methods</a>
 <a href="#provenance">Provenance</a>
 </nav>
+
+{{#FINDINGS}}
+<section id="findings" class="findings">
+<h2>Findings</h2>
+<p class="meta">Generated from the tables below by fixed rules (Methods: <code>findings.csv</code>); each links to its evidence.</p>
+<ul>
+{{#FINDING}}
+<li>{{TEXT}} <a class="evidence" href="#{{EVIDENCE}}">evidence</a> <span class="rule" title="{{RULE}}">rule: {{RULE}}</span></li>
+{{/FINDING}}
+</ul>
+<p class="meta"><a class="download" href="data/findings.csv" download>CSV</a></p>
+</section>
+{{/FINDINGS}}
 
 {{#NOTES}}
 <section id="notes" class="notes">

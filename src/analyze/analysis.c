@@ -28,6 +28,7 @@ static const struct analysis_def registry[] = {
 	{"inputs", analysis_inputs},
 	{"flops", analysis_flops},
 	{"checks", analysis_checks},
+	{"findings", analysis_findings}, /* last: reads the tables of all the others */
 };
 
 int analyze_experiment(const struct analysis_ctx *ctx, struct analysis_result *out)

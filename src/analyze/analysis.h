@@ -97,5 +97,7 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 /* Critical path of each step per rank (critical_path.c). */
 int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* Statements generated from the other analyses' tables, shown first on the page (findings.c). */
+int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *out);
 
 #endif

@@ -255,6 +255,33 @@ static void set_table(struct tmpl_dict *sec, const struct table *t)
 	buf_release(&v);
 }
 
+/*
+ * The findings (findings.c): each statement with a link to the table or
+ * figure that carries its evidence (the anchor "table-<name>" or
+ * "figure-<name>" the page gives it) and the rule that made it.
+ */
+static void set_findings(struct tmpl_dict *d, const struct table *t)
+{
+	int cf = table_col_index(t, "finding"), ce = table_col_index(t, "evidence"),
+	    cr = table_col_index(t, "rule");
+	if (cf < 0 || ce < 0 || cr < 0 || !t->nrows)
+		return;
+	struct tmpl_dict *sec = tmpl_add_section(d, "FINDINGS");
+	struct buf v;
+	buf_init(&v);
+	for (size_t r = 0; r < t->nrows; r++) {
+		struct tmpl_dict *f = tmpl_add_section(sec, "FINDING");
+		const int cols[] = {cf, ce, cr};
+		const char *keys[] = {"TEXT", "EVIDENCE", "RULE"};
+		for (int k = 0; k < 3; k++) {
+			buf_reset(&v);
+			table_format_cell(t, r, (size_t)cols[k], &v);
+			tmpl_set(f, keys[k], v.data);
+		}
+	}
+	buf_release(&v);
+}
+
 static void set_experiment(struct tmpl_dict *d, const struct report_experiment *e)
 {
 	tmpl_set(d, "VERSION", PERFSTUDY_VERSION);
@@ -282,9 +309,17 @@ static void set_experiment(struct tmpl_dict *d, const struct report_experiment *
 	if (e->nfigures)
 		tmpl_show_section(d, "FIGURES");
 
-	for (size_t i = 0; i < e->ntables; i++)
+	/* findings.csv is shown as the list at the top of the page, not as a table. */
+	size_t nshown = 0;
+	for (size_t i = 0; i < e->ntables; i++) {
+		if (!strcmp(e->tables[i]->name, "findings")) {
+			set_findings(d, e->tables[i]);
+			continue;
+		}
 		set_table(tmpl_add_section(d, "TABLE"), e->tables[i]);
-	if (e->ntables)
+		nshown++;
+	}
+	if (nshown)
 		tmpl_show_section(d, "TABLES");
 
 	for (size_t i = 0; i < e->nmethods; i++) {

@@ -1,0 +1,61 @@
+#!/bin/bash
+# t_findings.sh: the findings at the top of an experiment's page
+# (src/analyze/findings.c) on hand-built traces whose numbers are worked out
+# here by hand (tests/data/findings/, times in us).
+. "$(dirname "$0")/lib.sh"
+
+# Run "two", ProfilerStep#1 [1000, 2000] on both ranks, batch 8 per GPU.
+#   rank 0: gemm [1030, 1330] on stream 7, all-reduce [1340, 1990] on stream
+#           20 (650 us inside the collective), host done at 1130, then
+#           cudaDeviceSynchronize [1130, 1995].
+#   rank 1: the host works alone [1000, 1690] (aten::slow_host_work), then
+#           launches gemm [1720, 1920] and the all-reduce [1930, 1990].
+# ranks.csv: comm share rank 0 = 650 / 1000 = 0.65, rank 1 = 60 / 1000 = 0.06;
+#   difference 0.59 >= 0.20, so comm-skew: rank 0 waits for rank 1 (value 0.59).
+#   idle rank 1 = 1000 - (200 + 60) = 740 -> 0.74 >= 0.20.
+# critical path of rank 1 (back from 2000): [1995, 2000] host 5; the sync's
+#   end waited for the all-reduce's end 1990: [1990, 1995] host 5; the
+#   all-reduce [1930, 1990] communication 60; its start waited for its launch
+#   at 1915 (its stream was empty, the launch returned 1925, 5 us before):
+#   [1915, 1930] host 15; the thread back to 1000: host 915. host = 5 + 5 +
+#   15 + 915 = 940 of 1000 = 0.94 >= 0.50: rank 1 is host-bound (value: its
+#   idle share 0.74), and as the rank waited for it says so.
+# scaling: both runs' step 1000 (two) and 500 (one); samples/s = gpus x
+#   batch / step: one 8 / 500 us = 16000/s, two 16 / 1000 us = 16000/s;
+#   speedup 1.00 on 2x the GPUs, efficiency 0.5.
+# Run "one": ProfilerStep#1 [1000, 1500], gemm [1060, 1460] launched at
+#   1040; the GPU is busy its whole span (temporal.csv idle 0) and the
+#   critical path is 100 us host of 500 (0.2 < 0.5): no finding.
+$PERFSTUDY build -q tests/data/findings/study.yaml -o "$T/o" 2>"$T/err"
+[ $? -eq 0 ] && ok || bad "build failed: $(cat "$T/err")"
+D="$T/o/findings"
+python3 -c 'import csv, sys
+for r in csv.reader(open(sys.argv[1])): print(",".join([r[0], r[1], r[3], r[4]]))' "$D/data/findings.csv" >"$T/got"
+cat >"$T/want" <<'WANT'
+run,rank,value,evidence
+two,,1,table-scaling
+two,1,0.59,table-ranks
+two,1,0.74,table-critical_path
+WANT
+same "$T/want" "$T/got" "findings.csv run, rank, value, evidence"
+grep -q '^two,,two runs at 1.00x the throughput of one with 2x its GPUs (50 % scaling efficiency),' "$D/data/findings.csv" \
+	&& ok || bad "scaling finding's text"
+grep -q 'rank 0 (65 %) spends that share of the step inside collective kernels, rank 1 6 %: up to 59 % of the step is spent waiting inside the collectives for rank 1' "$D/data/findings.csv" \
+	&& ok || bad "comm-skew finding's text"
+grep -q 'two rank 1 is host-bound: its GPU is idle 74 % of the step, and 94 % of the step.s critical path is host operators and kernel launches, so the other ranks wait for its host' "$D/data/findings.csv" \
+	&& ok || bad "host-bound finding's text"
+grep -q '^one,' "$D/data/findings.csv" && bad "a finding for run one, which has none" || ok
+
+# The page: the findings first, each linking to an anchor the page has; not
+# repeated among the tables.
+P="$D/index.html"
+grep -q '<section id="findings" class="findings">' "$P" && ok || bad "no findings section"
+for a in $(grep -o 'class="evidence" href="#[^"]*"' "$P" | sed 's/.*#//; s/"//'); do
+	grep -q "id=\"$a\"" "$P" && ok || bad "evidence link #$a has no anchor"
+done
+[ "$(grep -c 'class="evidence"' "$P")" -eq 3 ] && ok || bad "expected 3 evidence links"
+grep -q 'id="table-findings"' "$P" && bad "findings.csv also shown as a table" || ok
+[ "$(grep -n 'id="findings"' "$P" | cut -d: -f1)" -lt "$(grep -n 'id="runs"' "$P" | cut -d: -f1)" ] \
+	&& ok || bad "findings not before the runs"
+grep -q '<dt><code>findings.csv</code></dt>' "$P" && ok || bad "no Methods entry for findings.csv"
+finish
