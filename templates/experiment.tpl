@@ -48,11 +48,14 @@
 <section id="findings" class="findings">
 <h2>Findings</h2>
 <p class="meta">Generated from the tables below by fixed rules (Methods: <code>findings.csv</code>); each links to its evidence.</p>
+{{#FRUN}}
+<h3>{{RUN}}</h3>
 <ul>
 {{#FINDING}}
-<li>{{TEXT}} <a class="evidence" href="#{{EVIDENCE}}">evidence</a> <span class="rule" title="{{RULE}}">rule: {{RULE}}</span></li>
+<li>{{TEXT}} <a class="evidence" href="#{{EVIDENCE}}">evidence</a> <span class="rule">rule: {{RULE}}</span></li>
 {{/FINDING}}
 </ul>
+{{/FRUN}}
 <p class="meta"><a class="download" href="data/findings.csv" download>CSV</a></p>
 </section>
 {{/FINDINGS}}

@@ -262,15 +262,25 @@ static void set_table(struct tmpl_dict *sec, const struct table *t)
  */
 static void set_findings(struct tmpl_dict *d, const struct table *t)
 {
-	int cf = table_col_index(t, "finding"), ce = table_col_index(t, "evidence"),
-	    cr = table_col_index(t, "rule");
-	if (cf < 0 || ce < 0 || cr < 0 || !t->nrows)
+	int crun = table_col_index(t, "run"), cf = table_col_index(t, "finding"),
+	    ce = table_col_index(t, "evidence"), cr = table_col_index(t, "rule");
+	if (crun < 0 || cf < 0 || ce < 0 || cr < 0 || !t->nrows)
 		return;
-	struct tmpl_dict *sec = tmpl_add_section(d, "FINDINGS");
-	struct buf v;
+	struct tmpl_dict *sec = tmpl_add_section(d, "FINDINGS"), *run = NULL;
+	struct buf v, prev;
 	buf_init(&v);
+	buf_init(&prev);
 	for (size_t r = 0; r < t->nrows; r++) {
-		struct tmpl_dict *f = tmpl_add_section(sec, "FINDING");
+		/* one list per run, in the table's (the manifest's) order */
+		buf_reset(&v);
+		table_format_cell(t, r, (size_t)crun, &v);
+		if (!run || strcmp(v.data, prev.data)) {
+			run = tmpl_add_section(sec, "FRUN");
+			tmpl_set(run, "RUN", v.data);
+			buf_reset(&prev);
+			buf_adds(&prev, v.data);
+		}
+		struct tmpl_dict *f = tmpl_add_section(run, "FINDING");
 		const int cols[] = {cf, ce, cr};
 		const char *keys[] = {"TEXT", "EVIDENCE", "RULE"};
 		for (int k = 0; k < 3; k++) {
@@ -280,6 +290,7 @@ static void set_findings(struct tmpl_dict *d, const struct table *t)
 		}
 	}
 	buf_release(&v);
+	buf_release(&prev);
 }
 
 static void set_experiment(struct tmpl_dict *d, const struct report_experiment *e)

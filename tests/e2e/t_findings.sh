@@ -58,4 +58,6 @@ grep -q 'id="table-findings"' "$P" && bad "findings.csv also shown as a table" |
 [ "$(grep -n 'id="findings"' "$P" | cut -d: -f1)" -lt "$(grep -n 'id="runs"' "$P" | cut -d: -f1)" ] \
 	&& ok || bad "findings not before the runs"
 grep -q '<dt><code>findings.csv</code></dt>' "$P" && ok || bad "no Methods entry for findings.csv"
+grep -q '^<h3>two</h3>$' "$P" && ok || bad "findings not listed under their run"
+grep -q '^<h3>one</h3>$' "$P" && bad "a heading for run one, which has no finding" || ok
 finish
