@@ -41,6 +41,7 @@
 #define SKEW_MIN 0.20  /* collective share of the step, max - min over ranks */
 #define IDLE_MIN 0.20  /* GPU idle share of the span */
 #define HOST_MIN 0.50  /* host share of the critical path */
+#define WAIT_MIN 0.10  /* a rank's wait for the straggler, share of its step */
 
 /* A numeric cell as a double (COL_US in microseconds); NAN when null or absent. */
 static double num(const struct table *t, size_t row, int col)
@@ -96,7 +97,7 @@ static void add(struct findings *f, const char *run, int rank, double value, con
 	buf_reset(&f->s);
 }
 
-/* Per rank of one run, the mean of num(a)/num(b) over the rows of that run and rank. */
+/* Per rank of one run, the mean of num(a)/num(b) (of num(a) when b is NULL) over the rows of that run and rank. */
 struct rank_mean {
 	int rank;
 	double sum;
@@ -106,14 +107,14 @@ struct rank_mean {
 static size_t rank_means(const struct table *t, const char *run, const char *a, const char *b,
 			 struct rank_mean **out)
 {
-	int crun = col(t, "run"), crank = col(t, "rank"), ca = col(t, a), cb = col(t, b);
+	int crun = col(t, "run"), crank = col(t, "rank"), ca = col(t, a), cb = b ? col(t, b) : -1;
 	size_t n = 0, cap = 0;
 	*out = NULL;
-	if (crun < 0 || crank < 0 || ca < 0 || cb < 0)
+	if (crun < 0 || crank < 0 || ca < 0 || (b && cb < 0))
 		return 0;
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *rr = text(t, r, crun);
-		double x = num(t, r, ca), y = num(t, r, cb), k = num(t, r, crank);
+		double x = num(t, r, ca), y = b ? num(t, r, cb) : 1, k = num(t, r, crank);
 		if (!rr || strcmp(rr, run) || isnan(x) || isnan(y) || isnan(k) || y <= 0)
 			continue;
 		size_t i;
@@ -188,6 +189,7 @@ struct rank_view {
 	double comm; /* ranks.csv comm_us / step_us */
 	double idle; /* ranks.csv idle_us / step_us */
 	double host; /* critical_path.csv host_us / step_us */
+	double host_wait; /* idle_time_steps.csv host_wait_share (HTA's idle breakdown) */
 };
 
 static double mean_of(const struct rank_mean *m, size_t n, int rank)
@@ -200,20 +202,24 @@ static double mean_of(const struct rank_mean *m, size_t n, int rank)
 
 static size_t rank_views(const struct analysis_result *res, const char *run, struct rank_view **out)
 {
-	const struct table *rk = result_table(res, "ranks"), *cp = result_table(res, "critical_path");
-	struct rank_mean *comm = NULL, *idle = NULL, *host = NULL;
+	const struct table *rk = result_table(res, "ranks"), *cp = result_table(res, "critical_path"),
+			   *it = result_table(res, "idle_time_steps");
+	struct rank_mean *comm = NULL, *idle = NULL, *host = NULL, *hw = NULL;
 	size_t n = rk ? rank_means(rk, run, "comm_us", "step_us", &comm) : 0;
 	size_t ni = rk ? rank_means(rk, run, "idle_us", "step_us", &idle) : 0;
 	size_t nh = cp ? rank_means(cp, run, "host_us", "step_us", &host) : 0;
+	size_t nw = it ? rank_means(it, run, "host_wait_share", NULL, &hw) : 0;
 	*out = n ? xcalloc(n, sizeof(**out)) : NULL;
 	for (size_t i = 0; i < n; i++)
 		(*out)[i] = (struct rank_view){.rank = comm[i].rank,
 					       .comm = comm[i].sum,
 					       .idle = mean_of(idle, ni, comm[i].rank),
-					       .host = mean_of(host, nh, comm[i].rank)};
+					       .host = mean_of(host, nh, comm[i].rank),
+					       .host_wait = mean_of(hw, nw, comm[i].rank)};
 	free(comm);
 	free(idle);
 	free(host);
+	free(hw);
 	return n;
 }
 
@@ -263,16 +269,22 @@ static long rule_comm_skew(struct findings *f, const char *run, const struct ran
  */
 static int rule_host_bound(struct findings *f, const char *run, const struct rank_view *v, int straggler)
 {
-	if (isnan(v->idle) || isnan(v->host) || v->idle < IDLE_MIN || v->host < HOST_MIN)
+	if (isnan(v->idle) || isnan(v->host) || v->idle < IDLE_MIN || v->host < HOST_MIN ||
+	    (!isnan(v->host_wait) && v->host_wait < HOST_MIN))
 		return 0;
 	buf_printf(&f->s,
 		   "%s rank %d is host-bound: its GPU is idle %.0f %% of the step, and %.0f %% of the step's "
-		   "critical path is host operators and kernel launches%s",
-		   run, v->rank, 100 * v->idle, 100 * v->host,
-		   straggler ? ", so the other ranks wait for its host" : "");
+		   "critical path is host operators and kernel launches",
+		   run, v->rank, 100 * v->idle, 100 * v->host);
+	if (!isnan(v->host_wait))
+		buf_printf(&f->s, "; %.0f %% of its GPU's idle time is waiting for a launch (HTA's host wait)",
+			   100 * v->host_wait);
+	if (straggler)
+		buf_adds(&f->s, ", so the other ranks wait for its host");
 	add(f, run, v->rank, v->idle, "table-critical_path",
-	    "host-bound: ranks.csv idle_us / step_us at least 0.20 and critical_path.csv host_us / step_us at "
-	    "least 0.50 (means over the rank's steps)");
+	    "host-bound: ranks.csv idle_us / step_us at least 0.20, critical_path.csv host_us / step_us at least "
+	    "0.50 and, where idle_time_steps.csv exists, its host_wait_share at least 0.50 (means over the "
+	    "rank's steps)");
 	return 1;
 }
 
@@ -291,6 +303,170 @@ static void rule_gpu_idle(struct findings *f, const struct analysis_result *res,
 	}
 	if (n)
 		free(m);
+}
+
+/*
+ * straggler-windows: what the straggler's GPU did in the windows before
+ * it arrived last (stragglers.csv: from the first rank's arrival to its
+ * own, each instant once), summed over the collectives it arrived last in.
+ */
+static void rule_straggler_windows(struct findings *f, const struct analysis_result *res, const char *run,
+				   int straggler)
+{
+	static const char *const parts[] = {"compute_us", "memory_us", "communication_us", "idle_host_in_op_us",
+					    "idle_host_between_ops_us"};
+	const struct table *st = result_table(res, "stragglers");
+	int crun = col(st, "run"), clast = col(st, "last_rank"), cp[5];
+	if (!st || crun < 0 || clast < 0)
+		return;
+	double sum[5] = {0}, tot = 0;
+	size_t nwin = 0;
+	for (int k = 0; k < 5; k++)
+		if ((cp[k] = col(st, parts[k])) < 0)
+			return;
+	for (size_t r = 0; r < st->nrows; r++) {
+		const char *rr = text(st, r, crun);
+		if (!rr || strcmp(rr, run) || num(st, r, clast) != straggler)
+			continue;
+		nwin++;
+		for (int k = 0; k < 5; k++) {
+			double v = num(st, r, cp[k]);
+			if (!isnan(v)) {
+				sum[k] += v;
+				tot += v;
+			}
+		}
+	}
+	if (!nwin || tot <= 0)
+		return;
+	double idle = (sum[3] + sum[4]) / tot;
+	buf_printf(&f->s,
+		   "%s rank %d, in the %zu windows before it arrived last (%.1f ms in all): its GPU was idle %.0f %% "
+		   "of the time (%.0f %% with its host inside an operator, %.0f %% between operators), computing "
+		   "%.0f %%, copying %.0f %%, in other collectives %.0f %%",
+		   run, straggler, nwin, tot / 1000, 100 * idle, 100 * sum[3] / tot, 100 * sum[4] / tot, 100 * sum[0] / tot,
+		   100 * sum[1] / tot, 100 * sum[2] / tot);
+	add(f, run, straggler, idle, "table-stragglers",
+	    "straggler-windows: stragglers.csv summed over the collectives the named rank arrived last in; value: "
+	    "the idle share");
+}
+
+/* The mean of a rank's step_us in ranks.csv, in us; NAN if none. */
+static double mean_step(const struct table *rk, const char *run, int rank)
+{
+	int crun = col(rk, "run"), crank = col(rk, "rank"), cs = col(rk, "step_us");
+	double sum = 0;
+	size_t n = 0;
+	for (size_t r = 0; rk && crun >= 0 && r < rk->nrows; r++) {
+		const char *rr = text(rk, r, crun);
+		if (rr && !strcmp(rr, run) && num(rk, r, crank) == rank && !isnan(num(rk, r, cs))) {
+			sum += num(rk, r, cs);
+			n++;
+		}
+	}
+	return n ? sum / (double)n : NAN;
+}
+
+/* Waiting of rank a for rank b, summed over the run's matched collectives (collective_waits.csv). */
+struct wait_pair {
+	int waiter, last;
+	double wait_us;
+	size_t steps_seen; /* distinct steps, for the per-step mean */
+	int64_t last_step;
+};
+
+/*
+ * waiting: from collective_waits.csv (matched collectives): per rank, the
+ * time it waited inside collectives for each other rank (last arrival -
+ * its own arrival), per step (summed wait / the rank's ProfilerStep count
+ * in ranks.csv) and as a share of its mean step. The rank waited for the
+ * most in total is the straggler; every rank that waited for it at least
+ * WAIT_MIN of its step is named. What the straggler's GPU did in the
+ * windows before its late arrivals comes from stragglers.csv. Returns the
+ * straggler's rank, -1 when nobody waited that much, -2 when the run has
+ * no matched collectives (the caller falls back to comm-skew).
+ */
+static int rule_waiting(struct findings *f, const struct analysis_result *res, const char *run)
+{
+	const struct table *cw = result_table(res, "collective_waits"), *rk = result_table(res, "ranks");
+	int crun = col(cw, "run"), crank = col(cw, "rank"), clast = col(cw, "last_rank"), cwait = col(cw, "wait_us"),
+	    cm = col(cw, "matched");
+	if (!cw || !rk || crun < 0 || crank < 0 || clast < 0 || cwait < 0 || cm < 0)
+		return -2;
+	struct wait_pair *wp = NULL;
+	size_t n = 0, cap = 0, matched = 0;
+	for (size_t r = 0; r < cw->nrows; r++) {
+		const char *rr = text(cw, r, crun);
+		if (!rr || strcmp(rr, run) || num(cw, r, cm) != 1)
+			continue;
+		matched++;
+		double w = num(cw, r, cwait);
+		int a = (int)num(cw, r, crank), b = (int)num(cw, r, clast);
+		if (isnan(w) || w <= 0 || a == b)
+			continue;
+		size_t i;
+		for (i = 0; i < n && !(wp[i].waiter == a && wp[i].last == b); i++)
+			;
+		if (i == n) {
+			wp = xgrow(wp, &cap, n + 1, sizeof(*wp));
+			wp[n++] = (struct wait_pair){.waiter = a, .last = b};
+		}
+		wp[i].wait_us += w;
+	}
+	if (!matched) {
+		free(wp);
+		return -2;
+	}
+	/* the straggler: the rank the others waited for longest in total */
+	int straggler = -1;
+	double most = 0;
+	for (size_t i = 0; i < n; i++) {
+		double tot = 0;
+		for (size_t j = 0; j < n; j++)
+			if (wp[j].last == wp[i].last)
+				tot += wp[j].wait_us;
+		if (tot > most) {
+			most = tot;
+			straggler = wp[i].last;
+		}
+	}
+	struct buf who;
+	buf_init(&who);
+	size_t named = 0;
+	double top = 0;
+	for (size_t i = 0; straggler >= 0 && i < n; i++) {
+		if (wp[i].last != straggler)
+			continue;
+		int steps = 0;
+		for (size_t r = 0; r < rk->nrows; r++)
+			if (text(rk, r, col(rk, "run")) && !strcmp(text(rk, r, col(rk, "run")), run) &&
+			    num(rk, r, col(rk, "rank")) == wp[i].waiter)
+				steps++;
+		double step = mean_step(rk, run, wp[i].waiter);
+		if (!steps || isnan(step) || step <= 0)
+			continue;
+		double per_step = wp[i].wait_us / steps, share = per_step / step;
+		if (share < WAIT_MIN)
+			continue;
+		buf_printf(&who, "%srank %d %.1f ms (%.0f %% of its step)", named ? ", " : "", wp[i].waiter,
+			   per_step / 1000, 100 * share);
+		named++;
+		if (share > top)
+			top = share;
+	}
+	if (named) {
+		buf_printf(&f->s, "%s: inside matched collectives the other ranks wait for rank %d per step: %s", run,
+			   straggler, who.data);
+		add(f, run, straggler, top, "table-collective_waits",
+		    "waiting: per rank, its waits inside matched collectives for the rank that arrived last "
+		    "(collective_waits.csv wait_us, summed per pair of ranks, over its steps in ranks.csv); the "
+		    "rank waited for longest in total is named with every rank that waited for it at least 10 % of "
+		    "its mean step; value: the largest share");
+		rule_straggler_windows(f, res, run, straggler);
+	}
+	buf_release(&who);
+	free(wp);
+	return named ? straggler : -1;
 }
 
 int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *out)
@@ -312,7 +488,12 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 			rule_scaling(&f, runs, sc, run);
 		struct rank_view *v;
 		size_t n = rank_views(out, run, &v);
-		long straggler = rule_comm_skew(&f, run, v, n);
+		/* matched collectives say who waited for whom; without them, the ranks' collective shares */
+		int w = rule_waiting(&f, out, run);
+		long straggler = w == -2 ? rule_comm_skew(&f, run, v, n) : -1;
+		for (size_t i = 0; w >= 0 && i < n; i++)
+			if (v[i].rank == w)
+				straggler = (long)i;
 		/* with a straggler, the others' idle time is waiting for it: only its own cause is stated */
 		int stated = 0;
 		for (size_t i = 0; i < n; i++)
