@@ -341,10 +341,10 @@ static void rule_straggler_windows(struct findings *f, const struct analysis_res
 		return;
 	double idle = (sum[3] + sum[4]) / tot;
 	buf_printf(&f->s,
-		   "%s rank %d, in the %zu windows before it arrived last (%.1f ms in all): its GPU was idle %.0f %% "
-		   "of the time (%.0f %% with its host inside an operator, %.0f %% between operators), computing "
-		   "%.0f %%, copying %.0f %%, in other collectives %.0f %%",
-		   run, straggler, nwin, tot / 1000, 100 * idle, 100 * sum[3] / tot, 100 * sum[4] / tot, 100 * sum[0] / tot,
+		   "%s rank %d, in the %zu windows before it arrived last (each from the first rank's arrival to "
+		   "its own): its GPU was idle %.0f %% of the time (%.0f %% with its host inside an operator, %.0f %% "
+		   "between operators), computing %.0f %%, copying %.0f %%, in other collectives %.0f %%",
+		   run, straggler, nwin, 100 * idle, 100 * sum[3] / tot, 100 * sum[4] / tot, 100 * sum[0] / tot,
 		   100 * sum[1] / tot, 100 * sum[2] / tot);
 	add(f, run, straggler, idle, "table-stragglers",
 	    "straggler-windows: stragglers.csv summed over the collectives the named rank arrived last in; value: "
