@@ -60,4 +60,20 @@ grep -q 'id="table-findings"' "$P" && bad "findings.csv also shown as a table" |
 grep -q '<dt><code>findings.csv</code></dt>' "$P" && ok || bad "no Methods entry for findings.csv"
 grep -q '^<h3>two</h3>$' "$P" && ok || bad "findings not listed under their run"
 grep -q '^<h3>one</h3>$' "$P" && bad "a heading for run one, which has no finding" || ok
+# The bundled H200 study: every finding's number recomputed from the raw
+# traces by tests/golden/findings_check.py (Python's json module, none of
+# perfstudy's tables): scaling, who waits for whom inside matched
+# collectives and how long, what the last rank's GPU did before it arrived,
+# host-bound ranks (idle share, and most of the idle time waiting for a launch).
+if command -v python3 >/dev/null; then
+	$PERFSTUDY build -q experiments/h200/study.yaml -o "$T/h200" 2>"$T/err"
+	[ $? -eq 0 ] && ok || bad "h200 build failed: $(cat "$T/err")"
+	. tests/golden/h200-runs.sh
+	mapfile -t A < <(h200_runs long)
+	[ "$(grep -c . "$T/h200/h200/data/findings.csv")" -gt 10 ] && ok || bad "h200: fewer than 10 findings"
+	python3 tests/golden/findings_check.py "$T/h200/h200/data/findings.csv" "${A[@]}" >"$T/fc" 2>&1 \
+		&& ok || bad "h200 findings disagree with the raw traces: $(cat "$T/fc")"
+else
+	skipped "python3 not installed: the bundled study's findings are not checked"
+fi
 finish

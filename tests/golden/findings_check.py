@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""findings_check.py: every finding of a built study checked against its raw traces.
+
+    findings_check.py FINDINGS.CSV RUN:GPUS:BATCH=FILE[,FILE...] ...
+
+Recomputes, with Python's json module and none of perfstudy's tables, the
+number each finding of findings.csv states, and fails (exit 1, one line per
+disagreement) where the statement does not hold:
+
+  scaling          samples/s = gpus x batch / the median of every ProfilerStep
+                   of every rank; speedup against the 1-GPU run of the same
+                   model (the run's prefix before the first '-'). Exact to
+                   the 3 significant digits the finding prints.
+  waiting          NCCL kernels matched across ranks by order per process
+                   group (Process Group Name), kernels launched inside a
+                   profiled step; a rank's clock offset = the median of the
+                   differences of the ends of the operations every rank
+                   leaves together (not Broadcast, Reduce, Send, Recv);
+                   arrival = start - offset, wait = the latest arrival -
+                   this rank's (0 for a kernel that ended before it: a
+                   Broadcast's root); per rank, the summed wait for the rank the
+                   others waited for longest, per step and over the rank's
+                   mean step. The straggler must be the same rank and each
+                   named rank's share within 2 percentage points.
+  straggler-windows for each operation the straggler started last in, the
+                   window [first start, its start]: the share of the summed
+                   windows in which none of its GPU activities ran, within 2
+                   percentage points.
+  host-bound       the rank's GPU is idle (no activity) at least 20 % of its
+                   steps on average, exact to 1 percentage point; and at least
+                   half of that idle time is spent waiting for a launch: a gap
+                   on the GPU whose next activity's launching call ended after
+                   the gap began.
+  comm-skew        per rank, the mean share of its steps inside NCCL kernels
+                   (their union): the rank named has the least, the spread
+                   is at least 20 points, each share printed within 1 point.
+A finding of another rule fails the check, so a new rule needs a check here.
+"""
+import bisect
+import collections
+import csv
+import gzip
+import json
+import re
+import statistics
+import sys
+
+
+def load(path):
+    with (gzip.open(path) if path.endswith('.gz') else open(path, 'rb')) as f:
+        return json.load(f)['traceEvents']
+
+
+def union(iv):
+    out = []
+    for s, e in sorted(iv):
+        if e <= s:
+            continue
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def covered(u, lo, hi):
+    """Time of [lo, hi] inside the union u."""
+    return sum(max(0, min(e, hi) - max(s, lo)) for s, e in u)
+
+
+class Rank:
+    def __init__(self, path):
+        ev = [e for e in load(path) if e.get('ph') == 'X']
+        self.steps = sorted((e['ts'], e['ts'] + e['dur']) for e in ev
+                            if e.get('cat') == 'user_annotation' and e['name'].startswith('ProfilerStep#'))
+        self.gpu = sorted((e for e in ev if e.get('cat') in ('kernel', 'gpu_memcpy', 'gpu_memset')),
+                          key=lambda e: e['ts'])
+        self.launch = {e['args']['correlation']: e for e in ev
+                       if e.get('cat') in ('cuda_runtime', 'cuda_driver') and 'correlation' in e.get('args', {})}
+        self.busy = union([[g['ts'], g['ts'] + g['dur']] for g in self.gpu])
+        # NCCL kernels with their args whose launching call is inside a profiled step
+        self.nccl = [g for g in self.gpu if g.get('cat') == 'kernel' and 'nccl' in g['name'].lower()
+                     and 'Collective name' in g.get('args', {}) and self.in_step(g)]
+
+    def in_step(self, g):
+        call = self.launch.get(g['args'].get('correlation'))
+        t = call['ts'] if call else g['ts']
+        return any(s <= t < e for s, e in self.steps)
+
+    def idle_share(self):
+        """Mean over steps of (step - GPU busy time in it) / step."""
+        return statistics.mean(1 - covered(self.busy, s, e) / (e - s) for s, e in self.steps)
+
+    def host_wait_share(self):
+        """Of the GPU's idle time in the steps, the share whose next activity was launched after it began."""
+        idle = wait = 0
+        starts = [g['ts'] for g in self.gpu]
+        for s, e in self.steps:
+            pts = [s]
+            for a, b in self.busy:
+                if b > s and a < e:
+                    pts += [max(a, s), min(b, e)]
+            pts.append(e)
+            for i in range(0, len(pts), 2):
+                a, b = pts[i], pts[i + 1]
+                if b <= a:
+                    continue
+                idle += b - a
+                j = bisect.bisect_left(starts, b - 1e-3)
+                if j < len(self.gpu):
+                    call = self.launch.get(self.gpu[j]['args'].get('correlation'))
+                    if call and call['ts'] + call['dur'] > a:
+                        wait += b - a
+        return wait / idle if idle else 0.0
+
+
+def matched_ops(ranks):
+    """Per process group, the n-th NCCL kernel of every rank: a list of {rank: kernel}."""
+    per = collections.defaultdict(lambda: collections.defaultdict(list))
+    for r, rk in ranks.items():
+        for k in rk.nccl:
+            per[k['args'].get('Process Group Name', k['args'].get('Process Group Description'))][r].append(k)
+    ops = []
+    for pg, by_rank in per.items():
+        n = min(len(v) for v in by_rank.values())
+        for i in range(n):
+            ops.append({r: by_rank[r][i] for r in by_rank})
+    return ops
+
+
+def offsets(ranks, ops):
+    """Each rank's clock against the lowest rank's: the median of the differences of the
+    ends of the operations every rank leaves together (not a rooted Broadcast or Reduce)."""
+    ref = min(ranks)
+    sync = [op for op in ops if ref in op and op[ref]['args'].get('Collective name', '').lower()
+            not in ('broadcast', 'reduce', 'send', 'recv')]
+    return {r: statistics.median(op[r]['ts'] + op[r]['dur'] - op[ref]['ts'] - op[ref]['dur']
+                                 for op in sync if r in op) if sync else 0.0 for r in ranks}
+
+
+def main():
+    findings = list(csv.DictReader(open(sys.argv[1])))
+    runs = {}
+    for arg in sys.argv[2:]:
+        head, files = arg.split('=', 1)
+        run, gpus, batch = head.split(':')
+        runs[run] = (int(gpus), int(batch), {i: Rank(f) for i, f in enumerate(files.split(','))})
+    bad = []
+
+    def step_med(run):
+        return statistics.median(e - s for rk in runs[run][2].values() for s, e in rk.steps)
+
+    def tput(run):
+        g, b, _ = runs[run]
+        return g * b / step_med(run)
+
+    for f in findings:
+        if f['run'] not in runs:
+            continue
+        run, text, rule = f['run'], f['finding'], f['rule'].split(':')[0]
+        rank = int(f['rank']) if f['rank'] else None
+        g, _, ranks = runs[run]
+        if rule == 'scaling':
+            base = [r for r in runs if r.split('-')[0] == run.split('-')[0] and runs[r][0] == 1][0]
+            s = tput(run) / tput(base)
+            m = re.search(r'runs at ([0-9.]+)x the throughput of (\S+) ', text)
+            if not m or m.group(2) != base or abs(float(m.group(1)) - s) > 0.005:
+                bad.append('%s scaling: %s; expected %.2fx of %s' % (run, text, s, base))
+        elif rule == 'waiting':
+            wait = collections.defaultdict(float)  # (waiter, last) -> us
+            ops = matched_ops(ranks)
+            off = offsets(ranks, ops)
+            for op in ops:
+                arr = {r: k['ts'] - off[r] for r, k in op.items()}
+                last = max(op, key=lambda r: (arr[r], -r))
+                for r, k in op.items():
+                    # a kernel that ended before the last arrival (a Broadcast's root) did not wait
+                    if r != last and k['ts'] + k['dur'] - off[r] > arr[last]:
+                        wait[r, last] += arr[last] - arr[r]
+            by_last = collections.defaultdict(float)
+            for (a, b), w in wait.items():
+                by_last[b] += w
+            straggler = max(by_last, key=by_last.get)
+            if straggler != rank:
+                bad.append('%s waiting: straggler %s, expected %d' % (run, rank, straggler))
+            for m in re.finditer(r'rank (\d+) ([0-9.]+) ms \((\d+) % of its step\)', text):
+                a = int(m.group(1))
+                steps = ranks[a].steps
+                share = wait[a, straggler] / len(steps) / statistics.mean(e - s for s, e in steps)
+                if abs(100 * share - int(m.group(3))) > 2:
+                    bad.append('%s waiting: rank %d %s %%, expected %.1f %%' % (run, a, m.group(3), 100 * share))
+        elif rule == 'straggler-windows':
+            rk = ranks[rank]
+            tot = idle = 0
+            for op in matched_ops(ranks):
+                last = max(op, key=lambda r: (op[r]['ts'], -r))
+                first = min(k['ts'] for k in op.values())
+                if last != rank or op[rank]['ts'] <= first:
+                    continue
+                lo, hi = first, op[rank]['ts']
+                tot += hi - lo
+                idle += (hi - lo) - covered(rk.busy, lo, hi)
+            m = re.search(r'its GPU was idle (\d+) %', text)
+            if not tot or not m or abs(100 * idle / tot - int(m.group(1))) > 2:
+                bad.append('%s straggler-windows: %s; expected idle %.1f %%' % (run, text, 100 * idle / max(tot, 1)))
+        elif rule == 'comm-skew':
+            # the share of each step inside NCCL kernels, mean over steps, per rank
+            share = {}
+            for r, rk in ranks.items():
+                u = union([[g['ts'], g['ts'] + g['dur']] for g in rk.gpu if 'nccl' in g['name'].lower()])
+                share[r] = statistics.mean(covered(u, s, e) / (e - s) for s, e in rk.steps)
+            least = min(share, key=share.get)
+            named = {int(m.group(1)): int(m.group(2)) for m in re.finditer(r'(\d+) \((\d+) %\)', text)}
+            if least != rank or max(share.values()) - share[least] < 0.2 or any(
+                    abs(100 * share[r] - p) > 1 for r, p in named.items()):
+                bad.append('%s comm-skew: %s; expected shares %s' % (
+                    run, text, {r: round(100 * v, 1) for r, v in share.items()}))
+        elif rule == 'host-bound':
+            rk = ranks[rank]
+            idle, hw = rk.idle_share(), rk.host_wait_share()
+            m = re.search(r'its GPU is idle (\d+) % of the step', text)
+            if not m or abs(100 * idle - int(m.group(1))) > 1 or idle < 0.2 or hw < 0.5:
+                bad.append('%s host-bound rank %d: %s; expected idle %.1f %%, host wait %.1f %% of it'
+                           % (run, rank, text, 100 * idle, 100 * hw))
+        else:
+            bad.append('%s: no check for rule %s' % (run, rule))
+    for b in bad:
+        print('findings_check: ' + b, file=sys.stderr)
+    print('findings_check: %d findings, %d disagree' % (len(findings), len(bad)))
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
