@@ -22,8 +22,9 @@ disagreement) where the statement does not hold:
                    others waited for longest, per step and over the rank's
                    mean step. The straggler must be the same rank and each
                    named rank's share within 2 percentage points.
-  straggler-windows for each operation the straggler started last in, the
-                   window [first start, its start]: the share of the summed
+  straggler-windows for each operation the straggler arrived last in, the
+                   window [first arrival, its arrival] (offsets as above,
+                   on the straggler's clock): the share of the summed
                    windows in which none of its GPU activities ran, within 2
                    percentage points.
   host-bound       the rank's GPU is idle (no activity) at least 20 % of its
@@ -192,12 +193,15 @@ def main():
         elif rule == 'straggler-windows':
             rk = ranks[rank]
             tot = idle = 0
-            for op in matched_ops(ranks):
-                last = max(op, key=lambda r: (op[r]['ts'], -r))
-                first = min(k['ts'] for k in op.values())
-                if last != rank or op[rank]['ts'] <= first:
+            ops = matched_ops(ranks)
+            off = offsets(ranks, ops)
+            for op in ops:
+                arr = {r: k['ts'] - off[r] for r, k in op.items()}
+                last = max(op, key=lambda r: (arr[r], -r))
+                first = min(arr.values())
+                if last != rank or arr[rank] <= first:
                     continue
-                lo, hi = first, op[rank]['ts']
+                lo, hi = first + off[rank], op[rank]['ts']  # on the straggler's clock
                 tot += hi - lo
                 idle += (hi - lo) - covered(rk.busy, lo, hi)
             m = re.search(r'its GPU was idle (\d+) %', text)
