@@ -801,9 +801,9 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 /*
  * The look of an experiment's figures: the manifest's size preset, explicit
  * size (which wins), font, hatching and log scale, and the study's colour
- * map: groups in the classification's order, runs in the manifest's, so a
- * group or a run has one colour in every figure. Returns the run-id array
- * style->runs points into; the caller frees it after the last chart_write.
+ * map: groups in the classification's order, and the runs' ids and labels
+ * (runs are drawn in greys). Returns the array style->runs and
+ * style->run_labels point into; the caller frees it after the last chart_write.
  */
 static const char **figure_style(const struct exp_plan *e, struct chart_style *style)
 {
@@ -823,10 +823,14 @@ static const char **figure_style(const struct exp_plan *e, struct chart_style *s
 		style->log_scale = m->figures.log_scale < 0 ? 0 : m->figures.log_scale ? 1 : -1;
 	}
 	style->ngroups = classifier_groups(e->cls, &style->groups);
-	const char **runs = xcalloc(e->nruns + 1, sizeof(*runs));
-	for (size_t i = 0; i < e->nruns; i++)
+	/* One array: the ids, then the labels (NULL where a run has none). */
+	const char **runs = xcalloc(2 * e->nruns + 1, sizeof(*runs));
+	for (size_t i = 0; i < e->nruns; i++) {
 		runs[i] = e->runs[i].id;
+		runs[e->nruns + i] = e->runs[i].info.label;
+	}
 	style->runs = runs;
+	style->run_labels = runs + e->nruns;
 	style->nruns = e->nruns;
 	return runs;
 }
@@ -945,6 +949,8 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 		/* A figure with nothing to draw (an analysis the runs' data cannot support) is left out. */
 		if (chart_is_empty(r->figures[i].chart))
 			continue;
+		/* Bars and keys name runs by the manifest's labels, not their ids. */
+		chart_use_run_labels(r->figures[i].chart, style.runs, style.run_labels, style.nruns);
 		charts[o->nfigs] = r->figures[i].chart;
 		captions[o->nfigs] = r->figures[i].caption;
 		o->figs[o->nfigs].name = r->figures[i].chart->name;

@@ -250,6 +250,7 @@ static void compare_pair(struct analysis_result *out, struct table *t, const str
 	buf_printf(&name, "compare_%zu", index + 1);
 	buf_printf(&cap, "%s against %s", b->run, a->run);
 	struct chart *c = chart_new(CHART_GROUPED_BAR, name.data, cap.data, "time per GPU and step (ms)");
+	chart_set_x_axis(c, "kernel group", CHART_SCALE_LINEAR);
 	size_t sa = chart_add_series(c, a->run), sb = chart_add_series(c, b->run);
 	for (size_t g = 0; g < ngr; g++) {
 		if (!groups[g].a && !groups[g].b)

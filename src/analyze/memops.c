@@ -27,7 +27,7 @@ int analysis_memops(const struct analysis_ctx *ctx, struct analysis_result *out)
 	struct table *t = table_new("memops", "Memory operations per run, rank and kind",
 				    "run:text,rank:int,kind:text,count:int,bytes:int,time_us:us,gb_per_s:real");
 	struct chart *c = chart_new(CHART_GROUPED_BAR, "memops", "Memory operations per device",
-				    "time in memory operations (ms)");
+				    "time per device (ms)");
 	struct buf label;
 	buf_init(&label);
 	int ret = -1;

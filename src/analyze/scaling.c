@@ -217,8 +217,15 @@ static struct chart *speedup_chart(const struct srun *rs, size_t n)
 	/* One point position per distinct GPU count, so each series is one line through its points. */
 	qsort(ns, nn, sizeof(*ns), rank_cmp_i64);
 	struct chart *c = chart_new(CHART_XY, "scaling", "Speedup against GPUs", "speedup (samples/s ratio)");
+	/*
+	 * Both axes log 2, so linear scaling is a straight line; the lines are
+	 * configurations (greys, told apart by marker), and a line has no point
+	 * at a GPU count its model and strategy were not run on (sparse).
+	 */
 	chart_set_x_axis(c, "GPUs", CHART_SCALE_LOG2);
-	c->from_zero = 1;
+	c->y_scale = CHART_SCALE_LOG2;
+	c->entity_series = 1;
+	c->sparse = 1;
 	char num[32];
 	for (size_t j = 0; j < nn; j++) {
 		if (j && ns[j] == ns[j - 1])

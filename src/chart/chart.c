@@ -160,7 +160,7 @@ size_t chart_xy_skipped(const struct chart *c)
 	size_t n = 0;
 	for (size_t i = 0; i < c->ncat; i++)
 		for (size_t s = 0; s < c->nseries; s++)
-			n += !chart_xy_drawable(c, i, s);
+			n += !chart_xy_drawable(c, i, s) && !(c->sparse && isnan(c->values[i * c->nseries + s]));
 	return n;
 }
 
@@ -312,4 +312,118 @@ int chart_is_empty(const struct chart *c)
 				return 0;
 		}
 	return 1;
+}
+
+char *chart_display_name(const char *name)
+{
+	/* Names of perfstudy's own tables whose words a reader should not have to guess. */
+	static const struct {
+		const char *code, *shown;
+	} words[] = {
+		{"cpu_other", "other host operators"},
+		{"cuda_runtime", "CUDA runtime"},
+		{"get_train_batch", "get batch"},
+	};
+	if (!name)
+		return xstrdup("");
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(name, words[i].code))
+			return xstrdup(words[i].shown);
+	char *s = xstrdup(name);
+	for (char *p = s; *p; p++)
+		if (*p == '_')
+			*p = ' ';
+	return s;
+}
+
+/*
+ * The run of ids[] that s names: s is the id, or the id and a space and
+ * more; the longest such id, so "a-b r0" is run "a-b", not "a". Returns its
+ * index, or n.
+ */
+static size_t run_of(const char *s, const char *const *ids, size_t n)
+{
+	size_t best = n, best_len = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = ids[i] ? strlen(ids[i]) : 0;
+		if (l && l > best_len && !strncmp(s, ids[i], l) && (s[l] == '\0' || s[l] == ' '))
+			best = i, best_len = l;
+	}
+	return best;
+}
+
+/* Replaces *s's leading ids[i] by labels[i]; returns 1 when s named a run (labelled or not). */
+static int relabel(char **s, const char *const *ids, const char *const *labels, size_t n)
+{
+	size_t i = run_of(*s, ids, n);
+	if (i == n)
+		return 0;
+	if (labels && labels[i] && labels[i][0]) {
+		char *t = xasprintf("%s%s", labels[i], *s + strlen(ids[i]));
+		free(*s);
+		*s = t;
+	}
+	return 1;
+}
+
+/* Whether s ends in " r" and digits: a rank after a run. */
+static int has_rank_suffix(const char *s)
+{
+	size_t l = strlen(s), d = l;
+	while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
+		d--;
+	return d < l && d >= 2 && s[d - 1] == 'r' && s[d - 2] == ' ';
+}
+
+/* A character that can be part of a run id ([A-Za-z0-9._-]). */
+static int id_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+	       ch == '_' || ch == '-';
+}
+
+/* Replaces every run id in text that stands alone (no id character either side) by its label. */
+static void relabel_text(char **text, const char *const *ids, const char *const *labels, size_t n)
+{
+	struct buf b;
+	buf_init(&b);
+	const char *p = *text;
+	int changed = 0;
+	while (*p) {
+		size_t best = n, best_len = 0;
+		if (p == *text || !id_char(p[-1]))
+			for (size_t i = 0; i < n; i++) {
+				size_t l = ids[i] ? strlen(ids[i]) : 0;
+				if (l > best_len && labels[i] && labels[i][0] && !strncmp(p, ids[i], l) && !id_char(p[l]))
+					best = i, best_len = l;
+			}
+		if (best < n) {
+			buf_adds(&b, labels[best]);
+			p += best_len;
+			changed = 1;
+		} else {
+			buf_addc(&b, *p++);
+		}
+	}
+	if (changed) {
+		free(*text);
+		*text = buf_detach(&b);
+	} else {
+		buf_release(&b);
+	}
+}
+
+void chart_use_run_labels(struct chart *c, const char *const *ids, const char *const *labels, size_t n)
+{
+	if (labels)
+		relabel_text(&c->title, ids, labels, n);
+	size_t runs = 0, ranked = 0;
+	for (size_t i = 0; i < c->ncat; i++) {
+		ranked += has_rank_suffix(c->categories[i]);
+		runs += relabel(&c->categories[i], ids, labels, n);
+	}
+	for (size_t s = 0; s < c->nseries; s++)
+		relabel(&c->series[s], ids, labels, n);
+	if (c->ncat && runs == c->ncat && !c->x_label && c->kind != CHART_XY)
+		c->x_label = xstrdup(ranked == c->ncat ? "run, rank" : "run");
 }

@@ -59,26 +59,46 @@ struct chart {
 	 * positive on a log axis, are skipped and the figure says how many.
 	 */
 	double *x_values;  /* ncat, NaN until chart_set_x() */
-	char *x_label;     /* x axis label with its unit, e.g. "batch size" */
+	/*
+	 * The x axis title: with its unit on CHART_XY ("batch size"); what the
+	 * categories are on vertical bar and line charts ("run, rank", "kernel
+	 * group"). NULL: none (chart_use_run_labels() sets one for runs).
+	 */
+	char *x_label;
 	enum chart_scale x_scale, y_scale;
 	int from_zero;     /* linear axes start at 0 (or below) */
 	int markers_only;  /* points without lines between them (a scatter) */
 	int label_points;  /* print each category's label beside its points of series 0 */
+	int sparse;        /* a NaN y is no point of that series (it has no such x), not a point skipped */
 	size_t nrefs, cap_refs;
 	struct chart_refline *refs;
 	char *note;        /* printed under the key, lines split at '\n' (a fit's slope, intercept, R^2) */
+	/*
+	 * 1: the series are runs or configurations of runs ("GPT-2, ddp"),
+	 * not categories of time: drawn in black and greys (told apart by
+	 * marker shape, or shade), never in the palette that means a kernel
+	 * group, a part of a step or a copy kind. Series named like a run
+	 * of the style are drawn so without it.
+	 */
+	int entity_series;
 };
 
 /*
  * Figure size and look; zero fields mean the defaults (7 in x 3.5 in, 300
  * dpi, DejaVu Sans at 8 pt, no hatching, automatic log scale).
  *
- * The colour map keeps a name's colour the same in every figure of a study:
- * a series label or category key found in groups[] takes the palette colour
- * of its position there, else one found in runs[] its position there (groups
- * in the classification's order, runs in the manifest's). Series named in
- * neither take, in order, the palette colours that no series of the same
- * chart has (past eight series, colours repeat).
+ * Colours have one meaning in every figure of every study. The Okabe-Ito
+ * palette stands for categories of time: a series label or category key
+ * found in groups[] takes the palette colour of its position there (groups
+ * in the classification's order); a name perfstudy itself uses (a part of
+ * a step, a copy kind, a phase, "idle"; chart_render.c's known_colours)
+ * its fixed colour, whatever else the chart holds; other names take, in
+ * order, the palette colours that no series of the same chart has (past
+ * eight, colours repeat; lines skip yellow, too pale on white). Runs
+ * (a series named like runs[] or run_labels[], or a chart with
+ * entity_series) are black and greys, darkest first in chart order, so a
+ * colour never means a run in one figure and a kernel group in another;
+ * a bar chart of one series without keys is grey.
  */
 struct chart_style {
 	double width_in, height_in;
@@ -86,12 +106,32 @@ struct chart_style {
 	const char *font;  /* font family, NULL: DejaVu Sans */
 	double font_size;  /* base text size in pt; titles are larger, ticks smaller, none below 7 pt */
 	int hatching;      /* 1: each colour also gets its own hatch pattern (greyscale print) */
-	int log_scale;     /* 0 auto (values spanning more than 1000x), 1 always, -1 never; HBAR only */
+	int log_scale;     /* 0 auto (positive bars spanning more than 100x), 1 always, -1 never; HBAR and GROUPED_BAR */
 	const char *const *groups;
 	size_t ngroups;
 	const char *const *runs;
+	const char *const *run_labels; /* nruns entries (NULL entries: none), or NULL */
 	size_t nruns;
 };
+
+/*
+ * The name a legend shows for a series or key: a few names perfstudy uses
+ * in its tables get words ("cpu_other" -> "other host operators",
+ * "cuda_runtime" -> "CUDA runtime"); any other '_' becomes a space. The
+ * tables keep the names as they are. Returns a new string.
+ */
+char *chart_display_name(const char *name);
+
+/*
+ * Puts the manifest's run labels on a chart built from tables of run ids:
+ * a category or series that is a run id, or a run id followed by a space
+ * and more (" r0", " (log)"), gets the label in the id's place (the
+ * longest matching id wins); so does an id standing alone in the title.
+ * When every category was a run and the chart
+ * has no x axis title, it gets "run", or "run, rank" when the categories
+ * carry " r<N>". Ids without a label (NULL or "") are left as they are.
+ */
+void chart_use_run_labels(struct chart *c, const char *const *ids, const char *const *labels, size_t n);
 
 /*
  * Sets *w and *h (inches) for a size preset: "single" column 3.5 x 2.6,

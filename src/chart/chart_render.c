@@ -79,6 +79,41 @@ static const double palette[][3] = {
 };
 #define NPALETTE (sizeof(palette) / sizeof(palette[0]))
 
+/*
+ * Colours past the palette: idle time is light grey (no work), and runs
+ * are COLOUR_RUN + their position among the chart's runs, black to grey
+ * (run_grey()), so that no palette colour ever stands for a run.
+ */
+#define COLOUR_IDLE 100
+#define COLOUR_RUN 200
+
+/*
+ * Names perfstudy's analyses use, with one colour each in every figure and
+ * study (the classification's own groups, from the style, come first).
+ * The same thing has the same colour: "communication" (a kernel group, a
+ * part of a step, a part of dispatch), "memset" (a part of a step, a copy
+ * kind); things of one kind never share one within a figure. Copy kinds
+ * keep theirs whichever others a study has. Indices into palette[].
+ */
+static const struct {
+	const char *name;
+	size_t colour;
+} known_colours[] = {
+	/* the default classification's groups, in its order */
+	{"matrix-mul", 0}, {"attention", 1}, {"communication", 2}, {"memory", 3}, {"elementwise", 4},
+	{"other", 5},
+	/* the parts of a step (step_breakdown.csv), of dispatch and of the critical path */
+	{"compute", 0}, {"memcpy", 1}, {"memset", 3}, {"cuda_runtime", 4}, {"data_loading", 6},
+	{"cpu_other", 7}, {"intra-op dispatch", 1}, {"inter-op dispatch", 4},
+	{"communication transfer", 2}, {"host and launch", 4}, {"waiting for another rank", 6},
+	/* copy kinds (memops.csv) */
+	{"HtoD", 1}, {"DtoH", 4}, {"DtoD", 6}, {"PtoP", 2}, {"other copy", 5},
+	/* HTA's temporal breakdown: non-compute kernels are communication and memory */
+	{"non-compute", 2}, {"idle", COLOUR_IDLE}, {"GPU idle", COLOUR_IDLE},
+	/* the default phases */
+	{"get_train_batch", 6}, {"forward", 1}, {"backward", 4}, {"optimizer_step", 0},
+};
+
 enum fmt { FMT_SVG, FMT_PDF, FMT_PNG };
 static const char *const fmt_ext[] = {"svg", "pdf", "png"};
 
@@ -116,6 +151,8 @@ static _Thread_local struct look {
 	int log_scale;      /* as in chart_style */
 	const struct chart_style *style;
 	size_t *series_colour; /* colour index of each series */
+	size_t nruns;       /* series drawn as runs (COLOUR_RUN + i) */
+	int lines;          /* series are lines and markers: runs stay darker */
 	struct tip *tips;   /* NULL when the surface keeps no tooltips */
 	size_t ntips, cap_tips;
 	int want_tips;
@@ -131,37 +168,63 @@ static void add_tip(double x, double y, double w, double h, char *text)
 	look.tips[look.ntips++] = (struct tip){x, y, w, h, text};
 }
 
-/* The palette index of a name under the style's colour map, or fallback. */
+/*
+ * The colour of a category of time: its position among the style's groups,
+ * else its fixed colour in known_colours, else fallback.
+ */
 static size_t colour_of(const char *key, size_t fallback)
 {
 	const struct chart_style *st = look.style;
-	if (key && st) {
-		for (size_t i = 0; i < st->ngroups; i++)
-			if (st->groups[i] && !strcmp(st->groups[i], key))
-				return i;
-		for (size_t i = 0; i < st->nruns; i++)
-			if (st->runs[i] && !strcmp(st->runs[i], key))
-				return i;
-	}
+	if (!key)
+		return fallback;
+	for (size_t i = 0; st && i < st->ngroups; i++)
+		if (st->groups[i] && !strcmp(st->groups[i], key))
+			return i % NPALETTE;
+	for (size_t i = 0; i < sizeof(known_colours) / sizeof(known_colours[0]); i++)
+		if (!strcmp(known_colours[i].name, key))
+			return known_colours[i].colour;
 	return fallback;
 }
 
+/* Whether a name is one of the style's runs, by id or label. */
+static int is_run(const char *key)
+{
+	const struct chart_style *st = look.style;
+	for (size_t i = 0; key && st && i < st->nruns; i++)
+		if ((st->runs && st->runs[i] && !strcmp(st->runs[i], key)) ||
+		    (st->run_labels && st->run_labels[i] && !strcmp(st->run_labels[i], key)))
+			return 1;
+	return 0;
+}
+
 /*
- * Each series' colour: a name in the style's colour map keeps its colour;
- * the others take, in order, the palette colours no series of this chart
- * has yet, so that a part named like a kernel group ("communication")
- * never shares its colour with an unmapped neighbour ("memset"). Past
- * the palette's eight colours they repeat by position. Caller frees.
+ * Each series' colour (see chart_style): runs grey, darkest first; a
+ * known category its fixed colour; the others, in order, the palette
+ * colours no series of this chart has yet, so that an unknown part never
+ * shares its colour with a known neighbour. Lines skip yellow. Past the
+ * palette's colours they repeat by position. A bar chart of one series
+ * without keys is one grey. Sets look.nruns. Caller frees.
  */
 static size_t *series_colours(const struct chart *c)
 {
 	size_t *col = xcalloc(c->nseries + 1, sizeof(*col));
 	int used[NPALETTE] = {0};
+	int keyed = 0;
+	for (size_t i = 0; i < c->ncat; i++)
+		keyed |= c->cat_keys[i] != NULL;
+	int plain = c->nseries == 1 && !keyed && c->kind != CHART_XY && c->kind != CHART_LINE;
+	look.nruns = 0;
 	for (size_t i = 0; i < c->nseries; i++) {
+		if (plain || c->entity_series || is_run(c->series[i])) {
+			col[i] = COLOUR_RUN + look.nruns++;
+			continue;
+		}
 		col[i] = colour_of(c->series[i], SIZE_MAX);
-		if (col[i] != SIZE_MAX)
-			used[col[i] % NPALETTE] = 1;
+		if (col[i] < NPALETTE)
+			used[col[i]] = 1;
 	}
+	if (look.lines)
+		used[3] = 1; /* yellow: a line or marker in it is hard to see on white */
 	size_t next = 0;
 	for (size_t i = 0; i < c->nseries; i++) {
 		if (col[i] != SIZE_MAX)
@@ -172,10 +235,40 @@ static size_t *series_colours(const struct chart *c)
 			col[i] = next;
 			used[next] = 1;
 		} else {
-			col[i] = i;
+			col[i] = i % NPALETTE;
 		}
 	}
 	return col;
+}
+
+/*
+ * A run's grey: the i-th of look.nruns, evenly from dark to light; lines
+ * and markers stop darker than bars, which have an outline.
+ */
+static double run_grey(size_t i)
+{
+	double lo = look.lines ? 0.0 : 0.25, hi = look.lines ? 0.55 : 0.75;
+	if (look.nruns <= 1)
+		return look.lines ? 0.0 : 0.45;
+	return lo + (hi - lo) * (double)i / (double)(look.nruns - 1);
+}
+
+static void colour_rgb(size_t colour, double rgb[3])
+{
+	double g = colour >= COLOUR_RUN ? run_grey(colour - COLOUR_RUN) : colour == COLOUR_IDLE ? 0.82 : -1;
+	if (g >= 0) {
+		rgb[0] = rgb[1] = rgb[2] = g;
+		return;
+	}
+	memcpy(rgb, palette[colour % NPALETTE], 3 * sizeof(double));
+}
+
+/* Which hatch pattern (fill_rect) a colour takes: the palette's own, a run's by its position. */
+static size_t hatch_of(size_t colour)
+{
+	if (colour == COLOUR_IDLE)
+		return 0;
+	return (colour >= COLOUR_RUN ? colour - COLOUR_RUN : colour) % NPALETTE;
 }
 
 /* Rectangle of the plot area, in points from the top left. */
@@ -372,7 +465,8 @@ static void grid_tick_x(cairo_t *cr, const struct box *b, double x)
 
 static void set_colour(cairo_t *cr, size_t colour)
 {
-	const double *rgb = palette[colour % NPALETTE];
+	double rgb[3];
+	colour_rgb(colour, rgb);
 	cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
 }
 
@@ -387,10 +481,11 @@ static void fill_rect(cairo_t *cr, double x, double y, double w, double h, size_
 	cairo_rectangle(cr, x, y, w, h);
 	set_colour(cr, colour);
 	cairo_fill(cr);
-	size_t k = colour % NPALETTE;
+	size_t k = hatch_of(colour);
 	if (!look.hatching || k == 0 || w <= 0 || h <= 0)
 		return;
-	const double *rgb = palette[k];
+	double rgb[3];
+	colour_rgb(colour, rgb);
 	double lum = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
 	cairo_save(cr);
 	cairo_rectangle(cr, x, y, w, h);
@@ -634,24 +729,84 @@ static void draw_no_data(cairo_t *cr, const struct text *t, double w, double h)
  * Draws the value axis label rotated, centred on the plot's height, just
  * left of the tick labels, whose widest is tick_w wide.
  */
-static void draw_value_label_left(cairo_t *cr, const struct text *t, const struct box *b,
-				  double tick_w)
+static void draw_value_label_left(cairo_t *cr, const char *label, const struct box *b, double tick_w)
 {
-	if (!t->value_label[0])
+	if (!label[0])
 		return;
 	set_font(cr, AXIS_PT, 0);
-	char *s = fit_text(cr, t->value_label, b->y1 - b->y0, (size_t)-1);
-	double lh = line_height(cr);
+	char *s = fit_text(cr, label, b->y1 - b->y0, (size_t)-1);
+	double lh = line_height(cr), tw = text_width(cr, s);
+	double x = b->x0 - TICK_LEN - GAP - tick_w - 2 * GAP - lh / 2, y = (b->y0 + b->y1) / 2;
 	set_grey(cr, 0);
-	show_rotated(cr, s, b->x0 - TICK_LEN - GAP - tick_w - 2 * GAP - lh / 2,
-		     (b->y0 + b->y1) / 2, M_PI / 2, 0);
+	show_rotated(cr, s, x, y, M_PI / 2, 0);
+	add_tip(x - lh / 2, y - tw / 2, lh, tw, xasprintf("y axis: %s", label));
 	free(s);
+}
+
+/*
+ * Draws an axis title centred under the plot [x0, x1] (kept inside the
+ * figure of width w) with its top at y; its tooltip says "x axis: ...".
+ */
+static void draw_x_title(cairo_t *cr, const char *label, double x0, double x1, double y, double w)
+{
+	set_font(cr, AXIS_PT, 0);
+	char *s = fit_text(cr, label, w - 2 * PAD, (size_t)-1);
+	double tw = text_width(cr, s), cx = fmin(fmax((x0 + x1) / 2, PAD + tw / 2), w - PAD - tw / 2);
+	set_grey(cr, 0);
+	show_text(cr, s, cx, y, 0.5, 0);
+	add_tip(cx - tw / 2, y, tw, line_height(cr), xasprintf("x axis: %s", label));
+	free(s);
+}
+
+/*
+ * Splits text into lines of at most max_w points in the current font,
+ * breaking at spaces; a word wider than a line is shortened. Returns the
+ * number of lines and sets *out (caller frees each and the array).
+ */
+static size_t wrap_text(cairo_t *cr, const char *text, double max_w, char ***out)
+{
+	size_t n = 0;
+	char **lines = NULL;
+	struct buf cur;
+	buf_init(&cur);
+	const char *p = text;
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		size_t wl = sp ? (size_t)(sp - p) : strlen(p);
+		size_t keep = cur.len;
+		if (cur.len)
+			buf_addc(&cur, ' ');
+		buf_add(&cur, p, wl);
+		if (keep && text_width(cr, cur.data) > max_w) {
+			/* The word starts the next line. */
+			lines = xrealloc(lines, (n + 1) * sizeof(*lines));
+			lines[n++] = xstrndup(cur.data, keep);
+			buf_reset(&cur);
+			buf_add(&cur, p, wl);
+		}
+		p += wl;
+		while (*p == ' ')
+			p++;
+	}
+	if (cur.len) {
+		lines = xrealloc(lines, (n + 1) * sizeof(*lines));
+		lines[n++] = xstrdup(cur.data);
+	}
+	buf_release(&cur);
+	for (size_t i = 0; i < n; i++) {
+		char *f = fit_text(cr, lines[i], max_w, (size_t)-1);
+		free(lines[i]);
+		lines[i] = f;
+	}
+	*out = lines;
+	return n;
 }
 
 /* The legend of a stacked bar chart, laid out before the plot area is known. */
 struct legend {
 	size_t n, ncols, nrows;
 	char **text;
+	char **full;     /* the names before shortening: each entry's SVG tooltip */
 	size_t *colour;
 	int reverse; /* list the entries bottom up, like the segments of a stack */
 	double col_w, row_h, width, height;
@@ -676,13 +831,14 @@ enum swatch {
  * Lays out a key of n entries (names[i] in palette colour colours[i]) in as
  * many columns as the height avail_h needs; its text is shortened to fit
  * about 30 % of the figure's width w. Each swatch is sw wide (a line with
- * its marker needs more than a square).
+ * its marker needs more than a square). One entry makes a key only when
+ * always is set (other series were left out of it).
  */
 static void legend_layout_sw(cairo_t *cr, struct legend *lg, char *const *names, const size_t *colours,
-			     size_t n, double w, double avail_h, double sw)
+			     size_t n, double w, double avail_h, double sw, int always)
 {
 	memset(lg, 0, sizeof(*lg));
-	if (n < 2)
+	if (!n || (n < 2 && !always))
 		return; /* one series needs no key: the value label says what it is */
 	set_font(cr, LEGEND_PT, 0);
 	lg->n = n;
@@ -697,8 +853,10 @@ static void legend_layout_sw(cairo_t *cr, struct legend *lg, char *const *names,
 	int below = w < NARROW_PT;
 	double max_text = below ? w - 2 * PAD - sw - GAP : 0.3 * w / (double)lg->ncols - sw - GAP;
 	lg->text = xcalloc(n, sizeof(*lg->text));
+	lg->full = xcalloc(n, sizeof(*lg->full));
 	double tw = 0;
 	for (size_t i = 0; i < n; i++) {
+		lg->full[i] = xstrdup(names[i]);
 		lg->text[i] = fit_text(cr, names[i], max_text, MAX_LABEL_CHARS);
 		tw = fmax(tw, text_width(cr, lg->text[i]));
 	}
@@ -721,7 +879,7 @@ static void legend_layout_sw(cairo_t *cr, struct legend *lg, char *const *names,
 static void legend_layout(cairo_t *cr, struct legend *lg, char *const *names, const size_t *colours,
 			  size_t n, double w, double avail_h)
 {
-	legend_layout_sw(cr, lg, names, colours, n, w, avail_h, SWATCH);
+	legend_layout_sw(cr, lg, names, colours, n, w, avail_h, SWATCH, 0);
 }
 
 /*
@@ -767,14 +925,18 @@ static void legend_draw(cairo_t *cr, const struct legend *lg, double x, double y
 		}
 		set_grey(cr, 0);
 		show_text(cr, lg->text[s], cx + sw + GAP, cy, 0, 0.5);
+		add_tip(cx, cy - lg->row_h / 2, lg->col_w, lg->row_h, xasprintf("key: %s", lg->full[s]));
 	}
 }
 
 static void legend_release(struct legend *lg)
 {
-	for (size_t i = 0; i < lg->n; i++)
+	for (size_t i = 0; i < lg->n; i++) {
 		free(lg->text[i]);
+		free(lg->full[i]);
+	}
 	free(lg->text);
+	free(lg->full);
 	free(lg->colour);
 	free(lg->swatch);
 	free(lg->shape);
@@ -787,6 +949,18 @@ struct catlabels {
 	double below;  /* space they take under the axis */
 	double left;   /* how far the first label reaches left of its bar's centre */
 	char **text;
+	/*
+	 * Ranks of runs ("GPT-2, 2 GPUs r0", "GPT-2, 2 GPUs r1", ...): text
+	 * holds "r0", "r1" under each bar, and each run's label is drawn
+	 * once under its bars (flat, or upright in one or two lines).
+	 */
+	size_t ngroups;
+	size_t *first;        /* ngroups + 1: each group's first category, then n */
+	char **group;         /* each group's label, as drawn */
+	char **group_full;    /* and in full, for its tooltip */
+	char **group_line2;   /* a second upright line, or NULL */
+	int *group_upright;
+	double group_h;       /* the groups' tier under the ranks' line */
 };
 
 static void catlabels_release(struct catlabels *cl, size_t n)
@@ -796,16 +970,154 @@ static void catlabels_release(struct catlabels *cl, size_t n)
 			free(cl->text[i]);
 	free(cl->text);
 	cl->text = NULL;
+	for (size_t g = 0; g < cl->ngroups; g++) {
+		free(cl->group[g]);
+		free(cl->group_full[g]);
+		free(cl->group_line2[g]);
+	}
+	free(cl->first);
+	free(cl->group);
+	free(cl->group_full);
+	free(cl->group_line2);
+	free(cl->group_upright);
+	cl->ngroups = 0;
+	cl->first = NULL;
+	cl->group = cl->group_full = cl->group_line2 = NULL;
+	cl->group_upright = NULL;
+}
+
+/* The length of s without a trailing " r<digits>" (a rank), or 0 when it has none. */
+static size_t rank_prefix(const char *s)
+{
+	size_t l = strlen(s), d = l;
+	while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
+		d--;
+	return d < l && d >= 2 && s[d - 1] == 'r' && s[d - 2] == ' ' ? d - 2 : 0;
+}
+
+/*
+ * Lays the labels out as runs and their ranks when every category is a
+ * rank of a run and some run has several: returns 0 (nothing set) otherwise.
+ */
+static int catlabels_nested(cairo_t *cr, struct catlabels *cl, const struct text *t, size_t n, double slot,
+			    double max_below)
+{
+	size_t ng = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t p = rank_prefix(t->cats[i]);
+		if (!p)
+			return 0;
+		if (!i || p != rank_prefix(t->cats[i - 1]) || strncmp(t->cats[i], t->cats[i - 1], p))
+			ng++;
+	}
+	if (ng >= n)
+		return 0;
+	set_font(cr, LABEL_PT, 0);
+	double lh = line_height(cr);
+	cl->angle = 0;
+	cl->every = 1;
+	cl->left = 0;
+	cl->text = xcalloc(n, sizeof(*cl->text));
+	cl->first = xcalloc(ng + 1, sizeof(*cl->first));
+	cl->group = xcalloc(ng, sizeof(*cl->group));
+	cl->group_full = xcalloc(ng, sizeof(*cl->group_full));
+	cl->group_line2 = xcalloc(ng, sizeof(*cl->group_line2));
+	cl->group_upright = xcalloc(ng, sizeof(*cl->group_upright));
+	double avail = max_below - 3 * GAP - lh, tallest = lh;
+	size_t g = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t p = rank_prefix(t->cats[i]);
+		cl->text[i] = fit_text(cr, t->cats[i] + p + 1, slot - GAP, MAX_LABEL_CHARS);
+		if (i && p == rank_prefix(t->cats[i - 1]) && !strncmp(t->cats[i], t->cats[i - 1], p))
+			continue;
+		cl->first[g] = i;
+		cl->group_full[g++] = xstrndup(t->cats[i], p);
+	}
+	cl->first[ng] = n;
+	cl->ngroups = ng;
+	for (g = 0; g < ng; g++) {
+		double span = (double)(cl->first[g + 1] - cl->first[g]) * slot - GAP;
+		const char *full = cl->group_full[g];
+		if (text_width(cr, full) <= span) {
+			cl->group[g] = xstrdup(full);
+			continue;
+		}
+		/* Upright; in two lines split at the space nearest the middle when one is too long and two fit. */
+		cl->group_upright[g] = 1;
+		const char *split = NULL;
+		if (text_width(cr, full) > avail && span >= 2 * lh) {
+			/* After a comma if there is one ("GPT-2 124M," / "2 GPUs, DDP"), else at any space. */
+			long half = (long)strlen(full) / 2;
+			for (int comma = 1; comma >= 0 && !split; comma--)
+				for (const char *q = strchr(full, ' '); q; q = strchr(q + 1, ' '))
+					if ((!comma || (q > full && q[-1] == ',')) &&
+					    (!split || labs((long)(q - full) - half) < labs((long)(split - full) - half)))
+						split = q;
+		}
+		if (split) {
+			char *head = xstrndup(full, (size_t)(split - full));
+			cl->group[g] = fit_text(cr, head, avail, (size_t)-1);
+			cl->group_line2[g] = fit_text(cr, split + 1, avail, (size_t)-1);
+			free(head);
+		} else {
+			cl->group[g] = fit_text(cr, full, avail, (size_t)-1);
+		}
+		tallest = fmax(tallest, text_width(cr, cl->group[g]));
+		if (cl->group_line2[g])
+			tallest = fmax(tallest, text_width(cr, cl->group_line2[g]));
+	}
+	cl->group_h = tallest;
+	cl->below = GAP + lh + 2 * GAP + tallest;
+	return 1;
+}
+
+/* Draws the ranks' line and each run's label under it, with a rule under each run's ranks. */
+static void catlabels_draw_nested(cairo_t *cr, const struct catlabels *cl, const struct box *b, double slot)
+{
+	set_font(cr, LABEL_PT, 0);
+	double lh = line_height(cr), y_rank = b->y1 + GAP, y_rule = y_rank + lh + GAP;
+	for (size_t g = 0; g < cl->ngroups; g++) {
+		double x0 = b->x0 + (double)cl->first[g] * slot, x1 = b->x0 + (double)cl->first[g + 1] * slot;
+		set_grey(cr, 0);
+		for (size_t i = cl->first[g]; i < cl->first[g + 1]; i++)
+			show_text(cr, cl->text[i], b->x0 + ((double)i + 0.5) * slot, y_rank, 0.5, 0);
+		set_grey(cr, 0.5);
+		cairo_set_line_width(cr, 0.4);
+		cairo_move_to(cr, x0 + GAP / 2, y_rule);
+		cairo_line_to(cr, x1 - GAP / 2, y_rule);
+		cairo_stroke(cr);
+		set_grey(cr, 0);
+		double cx = (x0 + x1) / 2, top = y_rule + GAP;
+		if (!cl->group_upright[g]) {
+			show_text(cr, cl->group[g], cx, top, 0.5, 0);
+			add_tip(cx - text_width(cr, cl->group[g]) / 2, top, text_width(cr, cl->group[g]), lh,
+				xstrdup(cl->group_full[g]));
+			continue;
+		}
+		/* Upright lines read bottom to top, their ends under the rule. */
+		double w1 = text_width(cr, cl->group[g]);
+		if (cl->group_line2[g]) {
+			double w2 = text_width(cr, cl->group_line2[g]);
+			show_rotated(cr, cl->group[g], cx - lh / 2, top + w1 / 2, M_PI / 2, 0);
+			show_rotated(cr, cl->group_line2[g], cx + lh / 2, top + w2 / 2, M_PI / 2, 0);
+			w1 = fmax(w1, w2);
+		} else {
+			show_rotated(cr, cl->group[g], cx, top + w1 / 2, M_PI / 2, 0);
+		}
+		add_tip(x0, top, x1 - x0, w1, xstrdup(cl->group_full[g]));
+	}
 }
 
 static void catlabels_layout(cairo_t *cr, struct catlabels *cl, const struct text *t, size_t n,
 			     double slot, double max_below)
 {
+	catlabels_release(cl, n);
+	if (catlabels_nested(cr, cl, t, n, slot, max_below))
+		return;
 	set_font(cr, LABEL_PT, 0);
 	double lh = line_height(cr);
 	int flat = 1;
 
-	catlabels_release(cl, n);
 	cl->text = xcalloc(n, sizeof(*cl->text));
 	for (size_t i = 0; i < n && flat; i++)
 		if (text_width(cr, t->cats[i]) > slot - 2 * GAP ||
@@ -845,13 +1157,18 @@ static void catlabels_layout(cairo_t *cr, struct catlabels *cl, const struct tex
 	}
 }
 
+/* The height on plot b of value v on axis a (a log axis puts v <= 0 at the bottom). */
+static double axis_y(const struct axis *a, const struct box *b, double v)
+{
+	return b->y1 - axis_frac(a, v) * (b->y1 - b->y0);
+}
+
 static void draw_value_grid_y(cairo_t *cr, const struct axis *a, const struct box *b)
 {
-	double scale = (b->y1 - b->y0) / (a->hi - a->lo);
 	set_font(cr, TICK_PT, 0);
 	for (size_t i = 0; i < a->nticks; i++) {
 		double v = axis_tick(a, i);
-		double y = b->y1 - (v - a->lo) * scale;
+		double y = axis_y(a, b, v);
 		grid_tick_y(cr, b, y);
 		char *s = axis_label(a, v);
 		show_text(cr, s, b->x0 - TICK_LEN - GAP, y, 1, 0.5);
@@ -861,7 +1178,7 @@ static void draw_value_grid_y(cairo_t *cr, const struct axis *a, const struct bo
 
 /* CHART_GROUPED_BAR: in each category's slot, one bar per series side by side. */
 static void draw_grouped_bars(cairo_t *cr, const struct chart *c, const struct text *t, const struct box *b,
-			      double slot, double scale, double y_zero)
+			      const struct axis *a, double slot, double y_zero)
 {
 	size_t nc = c->ncat, ns = c->nseries;
 	double group_w = slot * 0.8, bar_w = fmin(group_w / (double)ns, 40);
@@ -870,9 +1187,9 @@ static void draw_grouped_bars(cairo_t *cr, const struct chart *c, const struct t
 		double x = b->x0 + ((double)i + 0.5) * slot - group_w / 2;
 		for (size_t s = 0; s < ns; s++, x += bar_w) {
 			double v = finite_or_0(c->values[i * ns + s]);
-			if (v == 0)
+			if (v == 0 || (a->log && v < 0))
 				continue;
-			double y_b = y_zero - v * scale;
+			double y_b = axis_y(a, b, v);
 			fill_rect(cr, x, fmin(y_zero, y_b), bar_w, fabs(y_zero - y_b), look.series_colour[s]);
 			cairo_rectangle(cr, x, fmin(y_zero, y_b), bar_w, fabs(y_zero - y_b));
 			cairo_set_source_rgb(cr, 1, 1, 1);
@@ -976,6 +1293,31 @@ static void draw_lines(cairo_t *cr, const struct chart *c, const struct text *t,
 		}
 }
 
+/*
+ * Whether the bars of a chart get a log value axis: asked for by the style
+ * (1), or by default (0) when the positive bars span more than AUTO_LOG_SPAN
+ * (an 11 us copy beside a 1.9 ms one is invisible on a linear axis); only
+ * where no value is negative. minpos is the smallest positive value.
+ */
+#define AUTO_LOG_SPAN 100.0
+static int want_log(double lo, double hi, double minpos)
+{
+	return lo >= 0 && hi > 0 && isfinite(minpos) && look.log_scale >= 0 &&
+	       (look.log_scale == 1 || hi / minpos > AUTO_LOG_SPAN);
+}
+
+/*
+ * A series whose every bar is shorter than this share of the value axis
+ * cannot be seen: it leaves the key for a line under it saying so.
+ */
+#define MIN_VISIBLE 0.005
+
+/* The value axis title, with ", log scale" on a log axis; caller frees. */
+static char *value_title(const struct text *t, const struct axis *a)
+{
+	return xasprintf("%s%s", t->value_label, a->log && t->value_label[0] ? ", log scale" : "");
+}
+
 static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *t, double w,
 			 double h)
 {
@@ -986,12 +1328,14 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 	struct box b;
 
 	/* Positive segments stack up from 0 and negative ones down, as in most tools. */
-	double lo = 0, hi = 0;
+	double lo = 0, hi = 0, minpos = INFINITY;
 	int stacked = c->kind == CHART_STACKED_BAR;
 	for (size_t i = 0; i < nc; i++) {
 		double pos = 0, neg = 0;
 		for (size_t s = 0; s < ns; s++) {
 			double v = finite_or_0(c->values[i * ns + s]);
+			if (v > 0)
+				minpos = fmin(minpos, v);
 			if (!stacked)
 				pos = fmax(pos, v), neg = fmin(neg, v);
 			else if (v > 0)
@@ -1002,38 +1346,80 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 		hi = fmax(hi, pos);
 		lo = fmin(lo, neg);
 	}
-	axis_nice(&a, lo, hi);
+	if (c->kind == CHART_GROUPED_BAR && want_log(lo, hi, minpos))
+		axis_log(&a, minpos, hi);
+	else
+		axis_nice(&a, lo, hi);
+	char *vtitle = value_title(t, &a);
 
 	set_font(cr, TICK_PT, 0);
 	double tick_h = line_height(cr);
 	b.y0 = fmax(title_bottom(cr, t, w), PAD + tick_h / 2);
 
-	/* A line chart's reference line is labelled on the plot, not in the key. */
+	/*
+	 * The key: a line chart's reference line is labelled on the plot, not
+	 * in it; a series of bars too short to see anywhere leaves it for the
+	 * note under it.
+	 */
 	size_t ref = c->kind == CHART_LINE && c->ref_series && c->ref_series <= ns ? c->ref_series : 0;
 	char **key_names = xcalloc(ns + 1, sizeof(*key_names));
-	size_t *key_colours = xcalloc(ns + 1, sizeof(*key_colours)), nkey = 0;
-	for (size_t s = 0; s < ns; s++)
-		if (s + 1 != ref) {
-			key_names[nkey] = t->series[s];
-			key_colours[nkey++] = look.series_colour[s];
+	size_t *key_colours = xcalloc(ns + 1, sizeof(*key_colours)), *key_series = xcalloc(ns + 1, sizeof(size_t));
+	size_t nkey = 0, nlisted = 0;
+	struct buf hidden;
+	buf_init(&hidden);
+	for (size_t s = 0; s < ns; s++) {
+		if (s + 1 == ref)
+			continue;
+		nlisted++;
+		int seen = c->kind == CHART_LINE;
+		for (size_t i = 0; i < nc && !seen; i++) {
+			double v = finite_or_0(c->values[i * ns + s]);
+			seen = a.log ? v > 0 : fabs(v) >= MIN_VISIBLE * (a.hi - a.lo);
 		}
+		if (!seen) {
+			buf_printf(&hidden, "%s%s", hidden.len ? ", " : "", t->series[s]);
+			continue;
+		}
+		key_names[nkey] = t->series[s];
+		key_series[nkey] = s;
+		key_colours[nkey++] = look.series_colour[s];
+	}
 	legend_layout_sw(cr, &lg, key_names, key_colours, nkey, w, h - b.y0 - PAD - 40,
-			 c->kind == CHART_LINE ? 2 * SWATCH : SWATCH);
+			 c->kind == CHART_LINE ? 2 * SWATCH : SWATCH, nlisted > 1);
 	free(key_names);
 	free(key_colours);
 	if (c->kind == CHART_LINE && lg.n) {
 		/* A line's key shows the line and its marker, so greyscale print still tells them apart. */
 		lg.swatch = xcalloc(lg.n, sizeof(*lg.swatch));
 		lg.shape = xcalloc(lg.n, sizeof(*lg.shape));
-		for (size_t s = 0, k = 0; s < ns && k < lg.n; s++)
-			if (s + 1 != ref) {
-				lg.swatch[k] = SWATCH_LINE;
-				lg.shape[k++] = s;
-			}
+		for (size_t k = 0; k < lg.n; k++) {
+			lg.swatch[k] = SWATCH_LINE;
+			lg.shape[k] = key_series[k];
+		}
 	}
+	free(key_series);
 	lg.reverse = stacked;
-	int key_below = lg.n && w < NARROW_PT;
-	b.x1 = w - PAD - (lg.n && !key_below ? lg.width + LEGEND_GAP : 0);
+	int key_below = w < NARROW_PT;
+	char **note = NULL;
+	size_t nnote = 0;
+	set_font(cr, LEGEND_PT, 0);
+	double note_lh = line_height(cr) * 1.2;
+	char *note_text = NULL;
+	if (hidden.len) {
+		/* A no-break space keeps "0.5 %" on one line. */
+		note_text = xasprintf("too small to see (< %.1f\u00a0%% of the axis): %s", MIN_VISIBLE * 100,
+				      hidden.data);
+		nnote = wrap_text(cr, note_text, key_below ? w - 2 * PAD : fmax(lg.width, 0.22 * w), &note);
+	}
+	buf_release(&hidden);
+	double note_w = 0;
+	for (size_t i = 0; i < nnote; i++)
+		note_w = fmax(note_w, text_width(cr, note[i]));
+	double key_w = fmax(lg.n ? lg.width : 0, note_w);
+	double key_h = (lg.n ? lg.height : 0) + (nnote ? (lg.n ? GAP : 0) + (double)nnote * note_lh : 0);
+	int has_key = lg.n || nnote;
+	b.x1 = w - PAD - (has_key && !key_below ? key_w + LEGEND_GAP : 0);
+	double below_key = has_key && key_below ? key_h + 2 * GAP : 0;
 
 	set_font(cr, TICK_PT, 0);
 	double tick_w = axis_max_label_width(cr, &a);
@@ -1042,6 +1428,9 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 		set_font(cr, AXIS_PT, 0);
 		axis_left += line_height(cr) + 2 * GAP;
 	}
+	char *xtitle = clean_text(c->x_label ? c->x_label : "");
+	set_font(cr, AXIS_PT, 0);
+	double xtitle_h = xtitle[0] ? line_height(cr) + GAP : 0;
 
 	/*
 	 * The labels' space depends on the bar width, and slanted labels can
@@ -1050,23 +1439,23 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 	b.x0 = axis_left;
 	for (int round = 0; round < 3; round++) {
 		double slot = (b.x1 - b.x0) / (double)nc;
-		catlabels_layout(cr, &cl, t, nc, slot, 0.4 * h - (key_below ? lg.height + GAP : 0));
+		catlabels_layout(cr, &cl, t, nc, slot, 0.4 * h - below_key - xtitle_h);
 		double need = PAD + cl.left - slot / 2;
 		if (need <= b.x0)
 			break;
 		b.x0 = need;
 	}
-	b.y1 = h - PAD - cl.below - (key_below ? lg.height + 2 * GAP : 0);
+	b.y1 = h - PAD - cl.below - xtitle_h - below_key;
 	double slot = (b.x1 - b.x0) / (double)nc;
 	double scale = (b.y1 - b.y0) / (a.hi - a.lo);
-	double y_zero = b.y1 - (0 - a.lo) * scale;
+	double y_zero = a.log ? b.y1 : axis_y(&a, &b, 0);
 
 	draw_title(cr, t, w, b.x0, b.x1);
 	draw_value_grid_y(cr, &a, &b);
 
 	double bar_w = fmin(slot * 0.7, 60);
 	if (c->kind == CHART_GROUPED_BAR)
-		draw_grouped_bars(cr, c, t, &b, slot, scale, y_zero);
+		draw_grouped_bars(cr, c, t, &b, &a, slot, y_zero);
 	else if (c->kind == CHART_LINE)
 		draw_lines(cr, c, t, &b, slot, scale, y_zero, ref);
 	for (size_t i = 0; stacked && i < nc; i++) {
@@ -1107,7 +1496,9 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 	set_font(cr, LABEL_PT, 0);
 	double lh = line_height(cr);
 	set_grey(cr, 0);
-	for (size_t i = 0; i < nc; i++) {
+	if (cl.ngroups)
+		catlabels_draw_nested(cr, &cl, &b, slot);
+	for (size_t i = 0; i < nc && !cl.ngroups; i++) {
 		double cx = b.x0 + ((double)i + 0.5) * slot;
 		if (!cl.text[i][0])
 			continue;
@@ -1123,14 +1514,27 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 			show_rotated(cr, cl.text[i], cx, b.y1 + GAP + lh / 2 * cos(cl.angle),
 				     cl.angle, 1);
 	}
+	if (xtitle[0])
+		draw_x_title(cr, xtitle, b.x0, b.x1, b.y1 + cl.below + GAP, w);
 
-	draw_value_label_left(cr, t, &b, tick_w);
-	if (key_below)
-		legend_draw(cr, &lg, PAD, h - PAD - lg.height);
-	else if (lg.n)
-		legend_draw(cr, &lg, b.x1 + LEGEND_GAP, b.y0);
+	draw_value_label_left(cr, vtitle, &b, tick_w);
+	double kx = key_below ? PAD : b.x1 + LEGEND_GAP, ky = key_below ? h - PAD - key_h : b.y0;
+	if (lg.n)
+		legend_draw(cr, &lg, kx, ky);
+	set_font(cr, LEGEND_PT, 0);
+	set_grey(cr, 0.15);
+	double note_y = ky + (lg.n ? lg.height + GAP : 0);
+	for (size_t i = 0; i < nnote; i++) {
+		show_text(cr, note[i], kx, note_y + (double)i * note_lh, 0, 0);
+		free(note[i]);
+	}
+	if (note_text)
+		add_tip(kx, note_y, note_w, (double)nnote * note_lh, note_text);
+	free(note);
 	legend_release(&lg);
 	catlabels_release(&cl, nc);
+	free(vtitle);
+	free(xtitle);
 }
 
 static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double w,
@@ -1150,13 +1554,8 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 		if (v > 0)
 			minpos = fmin(minpos, v);
 	}
-	/*
-	 * A log axis when asked for, or by default when the values span more
-	 * than three decades (the short bars would be invisible on a linear
-	 * one); only where every value is positive, as bars on a log axis need.
-	 */
-	int use_log = lo >= 0 && hi > 0 && look.log_scale >= 0 &&
-		      (look.log_scale == 1 || hi / minpos > 1000);
+	/* A log axis when asked for or wide apart (want_log); bars on it need positive values. */
+	int use_log = want_log(lo, hi, minpos);
 	if (use_log)
 		axis_log(&a, minpos, hi);
 	else
@@ -1184,7 +1583,9 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 				at--;
 			}
 			lcolours[at] = bar_colour[i];
-			lnames[at] = clean_text(c->cat_keys[i]);
+			char *shown = chart_display_name(c->cat_keys[i]);
+			lnames[at] = clean_text(shown);
+			free(shown);
 			nkeys++;
 		}
 	}
@@ -1297,14 +1698,9 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 
 	if (t->value_label[0]) {
 		set_font(cr, AXIS_PT, 0);
-		char *vl = xasprintf("%s%s", t->value_label, a.log ? ", log scale" : "");
-		char *s = fit_text(cr, vl, w - 2 * PAD, (size_t)-1);
+		char *vl = value_title(t, &a);
+		draw_x_title(cr, vl, d0, d1, h - PAD - key_h - line_height(cr), w);
 		free(vl);
-		double cx = (d0 + d1) / 2, tw = text_width(cr, s);
-		cx = fmin(fmax(cx, PAD + tw / 2), w - PAD - tw / 2);
-		set_grey(cr, 0);
-		show_text(cr, s, cx, h - PAD - key_h, 0.5, 1);
-		free(s);
 	}
 
 	for (size_t i = 0; i < nc; i++) {
@@ -1538,7 +1934,7 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 	set_font(cr, TICK_PT, 0);
 	double tick_h = line_height(cr);
 	double top = fmax(title_bottom(cr, t, w), PAD + tick_h / 2);
-	legend_layout_sw(cr, &lg, names, colours, nkey, w, h - top - PAD - 40, 2 * SWATCH);
+	legend_layout_sw(cr, &lg, names, colours, nkey, w, h - top - PAD - 40, 2 * SWATCH, 0);
 	if (lg.n) {
 		lg.swatch = swatch;
 		lg.shape = shape;
@@ -1686,7 +2082,8 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 		for (size_t i = 0; i < nc && !c->markers_only; i++) {
 			double x = c->x_values[i], y = c->values[i * ns + s];
 			if (!chart_xy_drawable(c, i, s)) {
-				open = 0;
+				/* A sparse series runs on past an x it has no point at. */
+				open = open && c->sparse && isnan(y);
 				continue;
 			}
 			double px = b.x0 + xy_frac(&ax, x) * pw, py = b.y1 - xy_frac(&ay, y) * ph;
@@ -1757,18 +2154,9 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 	/* Axis labels. */
 	set_font(cr, AXIS_PT, 0);
 	set_grey(cr, 0);
-	if (xl[0]) {
-		char *s = fit_text(cr, xl, w - 2 * PAD, (size_t)-1);
-		double tw = text_width(cr, s), cx = fmin(fmax((b.x0 + b.x1) / 2, PAD + tw / 2), w - PAD - tw / 2);
-		show_text(cr, s, cx, b.y1 + TICK_LEN + GAP + tick_h + GAP, 0.5, 0);
-		free(s);
-	}
-	if (yl[0]) {
-		char *s = fit_text(cr, yl, ph, (size_t)-1);
-		show_rotated(cr, s, b.x0 - TICK_LEN - GAP - ytick_w - 2 * GAP - axis_lh / 2, (b.y0 + b.y1) / 2,
-			     M_PI / 2, 0);
-		free(s);
-	}
+	if (xl[0])
+		draw_x_title(cr, xl, b.x0, b.x1, b.y1 + TICK_LEN + GAP + tick_h + GAP, w);
+	draw_value_label_left(cr, yl, &b, ytick_w);
 
 	/* The key and the note. */
 	double kx = below ? PAD : b.x1 + LEGEND_GAP, ky = below ? h - PAD - key_h : b.y0;
@@ -1814,8 +2202,12 @@ static void draw_chart(cairo_t *cr, const struct chart *c, double w, double h)
 	t.series = xcalloc(c->nseries, sizeof(*t.series));
 	for (size_t i = 0; i < c->ncat; i++)
 		t.cats[i] = clean_text(c->categories[i]);
-	for (size_t i = 0; i < c->nseries; i++)
-		t.series[i] = clean_text(c->series[i]);
+	for (size_t i = 0; i < c->nseries; i++) {
+		char *shown = chart_display_name(c->series[i]);
+		t.series[i] = clean_text(shown);
+		free(shown);
+	}
+	look.lines = c->kind == CHART_LINE || c->kind == CHART_XY;
 	look.series_colour = series_colours(c);
 
 	cairo_set_source_rgb(cr, 1, 1, 1);

@@ -794,6 +794,259 @@ static void test_series_colours(void)
 	free(d);
 }
 
+/* Writes c into a new directory under style st and returns its SVG (caller frees both). */
+static char *svg_of(const struct chart *c, const struct chart_style *st, size_t *len, char **dir)
+{
+	*dir = make_tmpdir();
+	CHECK_INT(chart_write(c, *dir, st), 0);
+	char *f = xasprintf("%s.svg", c->name);
+	char *svg = slurp_in(*dir, f, len);
+	free(f);
+	CHECK(svg != NULL);
+	return svg;
+}
+
+static void drop_dir(char *dir)
+{
+	remove_tree(dir);
+	free(dir);
+}
+
+/*
+ * Grouped bars take a log axis when the manifest asks for one, or by
+ * default when the positive bars span more than 100x (an 11 us HtoD copy
+ * beside a 1.9 ms DtoD one: 1.9 / 0.011 = 173x); never when told so. The
+ * value axis title says which (its tooltip "y axis: ..."). Before, grouped
+ * bars were always linear and log_scale was read for HBAR only.
+ */
+static void test_log_bars(void)
+{
+	struct chart *c = chart_new(CHART_GROUPED_BAR, "memops", "Memory operations", "time (ms)");
+	size_t cat = chart_add_category(c, "run r0");
+	chart_set(c, cat, chart_add_series(c, "HtoD"), 0.011);
+	chart_set(c, cat, chart_add_series(c, "DtoD"), 1.9);
+	struct chart_style st = {0};
+	size_t len;
+	char *dir;
+	char *svg = svg_of(c, &st, &len, &dir);
+	CHECK(svg && contains(svg, len, "y axis: time (ms), log scale"));
+	free(svg);
+	drop_dir(dir);
+	st.log_scale = -1; /* the manifest's log_scale: false */
+	svg = svg_of(c, &st, &len, &dir);
+	CHECK(svg && contains(svg, len, "y axis: time (ms)<"));
+	CHECK(svg && !contains(svg, len, "log scale"));
+	free(svg);
+	drop_dir(dir);
+	/* 50x: linear by default, log when asked (log_scale: true). */
+	chart_set(c, cat, 0, 1.9 / 50);
+	st.log_scale = 0;
+	svg = svg_of(c, &st, &len, &dir);
+	CHECK(svg && !contains(svg, len, "log scale"));
+	free(svg);
+	drop_dir(dir);
+	st.log_scale = 1;
+	svg = svg_of(c, &st, &len, &dir);
+	CHECK(svg && contains(svg, len, "y axis: time (ms), log scale"));
+	free(svg);
+	drop_dir(dir);
+	chart_free(c);
+}
+
+/*
+ * The manifest's labels replace run ids on bars, in keys and titles; a
+ * chart whose categories are all runs gets an x axis title, "run, rank"
+ * when they are ranks. Ids are matched whole: "a" does not relabel "a-b".
+ */
+static void test_run_labels(void)
+{
+	static const char *const ids[] = {"a", "a-b", "c"};
+	static const char *const labels[] = {"Run A, 1 GPU", NULL, ""};
+	struct chart *c = chart_new(CHART_STACKED_BAR, "s", "a-b against a", "ms");
+	chart_add_category(c, "a r0");
+	chart_add_category(c, "a-b r1");
+	chart_add_category(c, "c r2");
+	chart_add_series(c, "a");
+	chart_use_run_labels(c, ids, labels, 3);
+	CHECK_STR(c->categories[0], "Run A, 1 GPU r0");
+	CHECK_STR(c->categories[1], "a-b r1"); /* no label: the id stays */
+	CHECK_STR(c->categories[2], "c r2");   /* an empty label too */
+	CHECK_STR(c->series[0], "Run A, 1 GPU");
+	CHECK_STR(c->title, "a-b against Run A, 1 GPU");
+	CHECK(c->x_label && !strcmp(c->x_label, "run, rank"));
+	chart_free(c);
+	c = chart_new(CHART_HBAR, "h", "t", "ms");
+	chart_add_category(c, "a (log)");
+	chart_add_category(c, "c");
+	chart_use_run_labels(c, ids, labels, 3);
+	CHECK_STR(c->categories[0], "Run A, 1 GPU (log)");
+	CHECK(c->x_label && !strcmp(c->x_label, "run"));
+	chart_free(c);
+	/* A category that is no run: no title is made up. */
+	c = chart_new(CHART_GROUPED_BAR, "g", "t", "ms");
+	chart_add_category(c, "gemm");
+	chart_add_category(c, "a");
+	chart_use_run_labels(c, ids, labels, 3);
+	CHECK(c->x_label == NULL);
+	chart_free(c);
+}
+
+/*
+ * Bar charts draw their x axis title (the rank layout's too); keys show
+ * the display names (tooltips "key: ..."), never cpu_other or
+ * get_train_batch; a series too small to see anywhere (under 0.5 % of the
+ * axis: 0.2 of a 100 axis) leaves the key for the note under it.
+ */
+static void test_titles_and_keys(void)
+{
+	struct chart *c = chart_new(CHART_STACKED_BAR, "parts", "Step time by part", "ms");
+	c->x_label = xstrdup("run, rank");
+	size_t r0 = chart_add_category(c, "GPT-2, 2 GPUs r0"), r1 = chart_add_category(c, "GPT-2, 2 GPUs r1");
+	size_t cpu = chart_add_series(c, "cpu_other"), batch = chart_add_series(c, "get_train_batch");
+	size_t dl = chart_add_series(c, "data_loading"), tiny = chart_add_series(c, "memset");
+	for (size_t i = r0; i <= r1; i++) {
+		chart_set(c, i, cpu, 60);
+		chart_set(c, i, batch, 20);
+		chart_set(c, i, dl, 20);
+		chart_set(c, i, tiny, 0.2);
+	}
+	size_t len;
+	char *dir;
+	char *svg = svg_of(c, NULL, &len, &dir);
+	CHECK(svg && contains(svg, len, "x axis: run, rank"));
+	CHECK(svg && contains(svg, len, "y axis: ms"));
+	CHECK(svg && contains(svg, len, "key: other host operators"));
+	CHECK(svg && contains(svg, len, "key: get batch"));
+	CHECK(svg && contains(svg, len, "key: data loading"));
+	CHECK(svg && !contains(svg, len, "cpu_other"));
+	CHECK(svg && !contains(svg, len, "get_train_batch"));
+	CHECK(svg && !contains(svg, len, "key: memset"));
+	CHECK(svg && contains(svg, len, "too small to see"));
+	CHECK(svg && contains(svg, len, "of the axis): memset<"));
+	/* The run is named once, under its ranks; each bar's tooltip still has it all. */
+	CHECK(svg && contains(svg, len, "<title>GPT-2, 2 GPUs</title>"));
+	CHECK(svg && contains(svg, len, "GPT-2, 2 GPUs r1, other host operators: 60"));
+	free(svg);
+	drop_dir(dir);
+	chart_free(c);
+}
+
+/* The fills of an SVG that are a palette colour (Okabe-Ito as cairo writes them, black left out). */
+static const char *const okabe_ito[] = {
+	"rgb(90.196078%,62.352941%,0%)", "rgb(33.72549%,70.588235%,91.372549%)", "rgb(0%,61.960784%,45.098039%)",
+	"rgb(94.117647%,89.411765%,25.882353%)", "rgb(0%,44.705882%,69.803922%)", "rgb(83.529412%,36.862745%,0%)",
+	"rgb(80%,47.45098%,65.490196%)"};
+
+/*
+ * Copy kinds keep their colour whichever others a study has: DtoH is blue
+ * and DtoD reddish purple with or without HtoD (before, the first kind
+ * present took orange, the next sky blue). Runs are greys (here 25 % and
+ * 75 %, the two ends of the bars' ramp), never a palette colour, which
+ * means a kernel group elsewhere; so is one series of plain bars. Lines
+ * never take yellow.
+ */
+static void test_fixed_colours(void)
+{
+	struct chart *c = chart_new(CHART_GROUPED_BAR, "kinds", "Copies", "ms");
+	size_t cat = chart_add_category(c, "r r0");
+	chart_set(c, cat, chart_add_series(c, "DtoH"), 1);
+	chart_set(c, cat, chart_add_series(c, "DtoD"), 2);
+	size_t len;
+	char *dir;
+	char *svg = svg_of(c, NULL, &len, &dir);
+	CHECK(svg && contains(svg, len, okabe_ito[4]));  /* DtoH: blue */
+	CHECK(svg && contains(svg, len, okabe_ito[6]));  /* DtoD: reddish purple */
+	CHECK(svg && !contains(svg, len, okabe_ito[0])); /* not orange */
+	CHECK(svg && !contains(svg, len, okabe_ito[1])); /* nor sky blue */
+	free(svg);
+	drop_dir(dir);
+	chart_free(c);
+
+	static const char *const groups[] = {"matrix-mul", "attention"};
+	static const char *const runs[] = {"run-a", "run-b"}, *const labels[] = {"Run A", "Run B"};
+	struct chart_style st = {.groups = groups, .ngroups = 2, .runs = runs, .run_labels = labels, .nruns = 2};
+	c = chart_new(CHART_GROUPED_BAR, "cmp", "Run B against Run A", "ms");
+	cat = chart_add_category(c, "matrix-mul");
+	chart_set_category_key(c, cat, "matrix-mul");
+	chart_set(c, cat, chart_add_series(c, "Run A"), 1);
+	chart_set(c, cat, chart_add_series(c, "run-b"), 2);
+	svg = svg_of(c, &st, &len, &dir);
+	for (size_t i = 0; svg && i < sizeof(okabe_ito) / sizeof(okabe_ito[0]); i++)
+		CHECK(!contains(svg, len, okabe_ito[i]));
+	CHECK(svg && contains(svg, len, "rgb(25%,25%,25%)"));
+	CHECK(svg && contains(svg, len, "rgb(75%,75%,75%)"));
+	free(svg);
+	drop_dir(dir);
+	chart_free(c);
+
+	c = chart_new(CHART_HBAR, "plain", "Step time", "ms");
+	chart_add_series(c, "step time");
+	chart_set(c, chart_add_category(c, "run-a"), 0, 3);
+	svg = svg_of(c, &st, &len, &dir);
+	for (size_t i = 0; svg && i < sizeof(okabe_ito) / sizeof(okabe_ito[0]); i++)
+		CHECK(!contains(svg, len, okabe_ito[i]));
+	free(svg);
+	drop_dir(dir);
+	chart_free(c);
+
+	c = chart_new(CHART_XY, "lines", "Lines", "y");
+	chart_set_x_axis(c, "x", CHART_SCALE_LINEAR);
+	for (int s = 0; s < 5; s++) {
+		char *name = xasprintf("series %d", s);
+		chart_add_series(c, name);
+		free(name);
+	}
+	for (int i = 0; i < 2; i++) {
+		size_t k = chart_add_category(c, i ? "b" : "a");
+		chart_set_x(c, k, i + 1);
+		for (size_t s = 0; s < 5; s++)
+			chart_set(c, k, s, (double)(s + i));
+	}
+	svg = svg_of(c, NULL, &len, &dir);
+	CHECK(svg && !contains(svg, len, okabe_ito[3])); /* no yellow line */
+	CHECK(svg && contains(svg, len, okabe_ito[5]));  /* the fifth line takes vermillion */
+	free(svg);
+	drop_dir(dir);
+	chart_free(c);
+}
+
+/*
+ * The scaling figure's drawing: GPU counts on a log-2 axis (1, 2, 4 evenly
+ * apart, so the ideal y = x is straight and has no kink), the ideal listed
+ * in the key, not written into the title band; a sparse line's missing
+ * GPU count is no "point not drawn".
+ */
+static void test_scaling_axis(void)
+{
+	struct chart *c = chart_new(CHART_XY, "scaling", "Speedup against GPUs", "speedup");
+	chart_set_x_axis(c, "GPUs", CHART_SCALE_LOG2);
+	c->y_scale = CHART_SCALE_LOG2;
+	c->entity_series = 1;
+	c->sparse = 1;
+	size_t a = chart_add_series(c, "GPT-2, ddp"), b = chart_add_series(c, "BERT, ddp");
+	for (int i = 0; i < 3; i++) {
+		char *l = xasprintf("%d GPUs", 1 << i);
+		size_t k = chart_add_category(c, l);
+		free(l);
+		chart_set_x(c, k, 1 << i);
+		chart_set(c, k, a, i == 0 ? 1 : i == 1 ? 1.6 : 3.2);
+		chart_set(c, k, b, i == 1 ? NAN : i == 0 ? 1 : 1.5);
+	}
+	chart_add_refline(c, "ideal", 1, 0, 1);
+	CHECK_INT(chart_xy_skipped(c), 0);
+	size_t len;
+	char *dir;
+	char *svg = svg_of(c, NULL, &len, &dir);
+	CHECK(svg && contains(svg, len, "key: ideal"));
+	CHECK(svg && contains(svg, len, "x axis: GPUs, log scale"));
+	CHECK(svg && !contains(svg, len, "not drawn"));
+	for (size_t i = 0; svg && i < sizeof(okabe_ito) / sizeof(okabe_ito[0]); i++)
+		CHECK(!contains(svg, len, okabe_ito[i]));
+	free(svg);
+	drop_dir(dir);
+	chart_free(c);
+}
+
 int main(void)
 {
 	test_model_growth();
@@ -808,5 +1061,10 @@ int main(void)
 	test_png();
 	test_write_many();
 	test_series_colours();
+	test_log_bars();
+	test_run_labels();
+	test_titles_and_keys();
+	test_fixed_colours();
+	test_scaling_axis();
 	return check_result("test_chart");
 }
