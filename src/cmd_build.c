@@ -921,6 +921,96 @@ static int add_file_inputs(const struct exp_plan *e, struct exp_output *o)
 /* Threads that draw figures: --jobs. */
 static int render_jobs = 1;
 
+/*
+ * Whether a table has something to show: a row, and, where it has columns
+ * of measured quantities (times, fractions, reals), one such cell given
+ * and not 0. A study typed in from a paper has no traces: scaling.csv's
+ * rows hold only run and GPU count, compare.csv's group times are all 0.
+ */
+static int table_has_data(const struct table *t)
+{
+	if (!t->nrows)
+		return 0;
+	int measured = 0;
+	for (size_t c = 0; c < t->ncols; c++) {
+		enum col_type ty = t->cols[c].type;
+		if (ty != COL_US && ty != COL_FRAC && ty != COL_REAL)
+			continue;
+		measured = 1;
+		for (size_t r = 0; r < t->nrows; r++) {
+			const struct cell *x = table_cell(t, r, c);
+			if (!x->null && (ty == COL_US ? x->v.i != 0 : x->v.f != 0))
+				return 1;
+		}
+	}
+	return !measured;
+}
+
+/* Whether r shows a table of that name (len bytes): one with data. */
+static int shows_table(const struct analysis_result *r, const char *name, size_t len)
+{
+	for (size_t i = 0; i < r->ntables; i++)
+		if (strlen(r->tables[i]->name) == len && !strncmp(r->tables[i]->name, name, len))
+			return table_has_data(r->tables[i]);
+	return 0;
+}
+
+/* Adds ", name.csv" (len bytes of name) to names unless it is there. */
+static void add_name(struct buf *names, const char *name, size_t len, size_t *n)
+{
+	char *item = xasprintf("%.*s.csv", (int)len, name);
+	int have = 0;
+	for (const char *p = names->len ? strstr(names->data, item) : NULL; p && !have; p = strstr(p + 1, item))
+		have = (p == names->data || p[-1] == ' ') && (p[strlen(item)] == ',' || !p[strlen(item)]);
+	if (!have) {
+		buf_printf(names, "%s%s", names->len ? ", " : "", item);
+		(*n)++;
+	}
+	free(item);
+}
+
+/*
+ * A table left out takes its notes ("<name>.csv: ...", one per run as a
+ * rule) with it, whether it had rows without data or none at all; one
+ * note, first, names the tables left out that had rows or notes, so the
+ * page says so once instead of once per run and table.
+ */
+static void drop_notes_of_left_out(struct analysis_result *r)
+{
+	struct buf names;
+	buf_init(&names);
+	size_t dropped = 0, ntables = 0, keep = 0;
+	for (size_t i = 0; i < r->ntables; i++)
+		if (r->tables[i]->nrows && !table_has_data(r->tables[i]))
+			add_name(&names, r->tables[i]->name, strlen(r->tables[i]->name), &ntables);
+	for (size_t n = 0; n < r->nnotes; n++) {
+		const char *note = r->notes[n], *p = note;
+		while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_')
+			p++;
+		size_t len = (size_t)(p - note);
+		if (len && !strncmp(p, ".csv:", 5) && !shows_table(r, note, len)) {
+			add_name(&names, note, len, &ntables);
+			free(r->notes[n]);
+			dropped++;
+		} else {
+			r->notes[keep++] = r->notes[n];
+		}
+	}
+	r->nnotes = keep;
+	if (ntables) {
+		buf_printf(&names, ".");
+		if (dropped)
+			buf_printf(&names, " Their %zu note%s on single runs %s not repeated.", dropped,
+				   dropped == 1 ? "" : "s", dropped == 1 ? "is" : "are");
+		result_add_note(r, "Left out, as no run has data for %s: %s", ntables == 1 ? "it" : "them", names.data);
+		/* First: it explains why the page has less than other studies' pages. */
+		char *first = r->notes[r->nnotes - 1];
+		memmove(r->notes + 1, r->notes, (r->nnotes - 1) * sizeof(*r->notes));
+		r->notes[0] = first;
+	}
+	buf_release(&names);
+}
+
 static int output_experiment(struct store *s, struct exp_plan *e, const char *site, struct exp_output *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -970,10 +1060,11 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 		o->methods[i].text = r->methods[i].text;
 	}
 	o->tables = xcalloc(r->ntables + 1, sizeof(*o->tables));
-	/* Empty tables are left out of the page and data/, as empty figures are. */
+	/* Tables with no data are left out of the page and data/, as empty figures are (drop_no_data). */
 	for (size_t i = 0; i < r->ntables; i++)
-		if (r->tables[i]->nrows)
+		if (table_has_data(r->tables[i]))
 			o->tables[o->ntables++] = r->tables[i];
+	drop_notes_of_left_out(&o->res);
 	o->headline = make_headline(r->runs);
 	if (collect_inputs(s, e->id, o) < 0 || add_file_inputs(e, o) < 0)
 		goto out;

@@ -24,6 +24,7 @@ static const struct analysis_def registry[] = {
 	{"critical_path", analysis_critical_path},
 	{"compare", analysis_compare},
 	{"models", analysis_models},
+	{"published_figures", analysis_published_figures},
 	{"comm_volume", analysis_comm_volume},
 	{"inputs", analysis_inputs},
 	{"flops", analysis_flops},

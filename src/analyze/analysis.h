@@ -99,5 +99,7 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Statements generated from the other analyses' tables, shown first on the page (findings.c). */
 int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* published.csv's figures: a study's own numbers beside perfstudy's estimates (published_figs.c). */
+int analysis_published_figures(const struct analysis_ctx *ctx, struct analysis_result *out);
 
 #endif

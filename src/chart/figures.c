@@ -112,3 +112,29 @@ struct chart *figure_top_kernels(const struct table *kernels, const char *run, i
 	}
 	return c;
 }
+
+struct chart *figure_published(const struct table *published, const char *quantity, double scale, const char *name,
+			       const char *title, const char *value_label)
+{
+	int crun = table_col_index(published, "run"), cq = table_col_index(published, "quantity");
+	int cpub = table_col_index(published, "published"), cours = table_col_index(published, "perfstudy");
+	if (crun < 0 || cq < 0 || cpub < 0 || cours < 0)
+		return NULL;
+	struct chart *c = chart_new(CHART_GROUPED_BAR, name, title, value_label);
+	c->entity_series = 1;
+	size_t sp = chart_add_series(c, "published"), so = chart_add_series(c, "perfstudy");
+	for (size_t r = 0; r < published->nrows; r++) {
+		if (strcmp(table_cell(published, r, (size_t)cq)->v.text, quantity))
+			continue;
+		const struct cell *p = table_cell(published, r, (size_t)cpub), *o = table_cell(published, r, (size_t)cours);
+		size_t cat = chart_add_category(c, table_cell(published, r, (size_t)crun)->v.text);
+		/* An estimate perfstudy cannot make (a model without its shape) is no bar. */
+		chart_set(c, cat, sp, p->null ? 0 : p->v.f * scale);
+		chart_set(c, cat, so, o->null ? 0 : o->v.f * scale);
+	}
+	if (!c->ncat) {
+		chart_free(c);
+		return NULL;
+	}
+	return c;
+}

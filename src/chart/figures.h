@@ -27,6 +27,16 @@ struct chart *figure_group_fractions(const struct table *groups, const char *con
 struct chart *figure_top_kernels(const struct table *kernels, const char *run, int64_t rank, int top_n,
 				 const char *name);
 
+/*
+ * Grouped bars of published.csv for one quantity ("params", "flops_tflop",
+ * "activation_gb"): one slot per run that has it, in table order, the
+ * study's published number and perfstudy's estimate side by side (the two
+ * are sources, not categories of time: drawn in greys), times scale. NULL
+ * when no row has the quantity.
+ */
+struct chart *figure_published(const struct table *published, const char *quantity, double scale, const char *name,
+			       const char *title, const char *value_label);
+
 /* A short label for a kernel name (see figures.c); the caller frees it. */
 char *kernel_label(const char *name);
 
