@@ -329,8 +329,12 @@ char *chart_display_name(const char *name)
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (!strcmp(name, words[i].code))
 			return xstrdup(words[i].shown);
+	/* Only a snake_case name ("data_loading") is a code name; "dram__bytes.sum" is a metric's own. */
+	int snake = name[0] >= 'a' && name[0] <= 'z';
+	for (const char *p = name; *p && snake; p++)
+		snake = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || (*p == '_' && p[1] && p[1] != '_');
 	char *s = xstrdup(name);
-	for (char *p = s; *p; p++)
+	for (char *p = s; *p && snake; p++)
 		if (*p == '_')
 			*p = ' ';
 	return s;

@@ -117,8 +117,10 @@ struct chart_style {
 /*
  * The name a legend shows for a series or key: a few names perfstudy uses
  * in its tables get words ("cpu_other" -> "other host operators",
- * "cuda_runtime" -> "CUDA runtime"); any other '_' becomes a space. The
- * tables keep the names as they are. Returns a new string.
+ * "cuda_runtime" -> "CUDA runtime"); in any other snake_case name
+ * ([a-z0-9] words joined by single '_') each '_' becomes a space; names
+ * like a metric's "dram__bytes.sum" stay. The tables keep the names as
+ * they are. Returns a new string.
  */
 char *chart_display_name(const char *name);
 

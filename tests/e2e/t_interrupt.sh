@@ -80,10 +80,10 @@ grep -q "^perfstudy: restored the previous output from $T/swap.old.999999 (a bui
 S=tests/data/small/study/run-a
 M=$T/mnt
 mkdir -p "$M"
-if mount -t tmpfs -o size=4m tmpfs "$M" 2>/dev/null; then
+if mount -t tmpfs -o size=8m tmpfs "$M" 2>/dev/null; then
 	$PERFSTUDY build -q $S -o "$M/site" 2>/dev/null || bad "tmpfs: first build failed"
 	cp -r "$M/site" "$T/tmpfs.copy"
-	head -c $((4 * 1024 * 1024)) /dev/zero >"$M/filler" 2>/dev/null # fill what is left
+	head -c $((8 * 1024 * 1024)) /dev/zero >"$M/filler" 2>/dev/null # fill what is left
 	$PERFSTUDY build -q --force $S -o "$M/site" 2>"$T/err"
 	rc=$?
 	[ $rc -eq 3 ] && ok || bad "disk full: exit $rc, want 3"

@@ -93,12 +93,13 @@ def has(fig, text):
         sys.exit('%s.svg: no "%s"' % (fig, text))
 for r in rows:
     b, m, e, d = int(r['batch']), int(r['measured_flops']) / 1e9, int(r['estimated_flops']) / 1e9, int(r['dram_bytes']) / 1e6
-    has('flops_by_batch', '%s, measured (Nsight Compute): x = %d, y = %s' % (r['run'], b, sig3(m)))
-    has('flops_by_batch', '%s, estimated: x = %d, y = %s' % (r['run'], b, sig3(e)))
-    has('dram_by_batch', '%s, dram__bytes.sum: x = %d, y = %s' % (r['run'], b, sig3(d)))
-    has('flops_estimated_vs_measured', '%s, runs: x = %s, y = %s' % (r['run'], sig3(e), sig3(m)))
+    run = 'batch %d' % b  # figures name run b<N> by its manifest label, "batch <N>"
+    has('flops_by_batch', '%s, measured (Nsight Compute): x = %d, y = %s' % (run, b, sig3(m)))
+    has('flops_by_batch', '%s, estimated: x = %d, y = %s' % (run, b, sig3(e)))
+    has('dram_by_batch', '%s, dram__bytes.sum: x = %d, y = %s' % (run, b, sig3(d)))
+    has('flops_estimated_vs_measured', '%s, runs: x = %s, y = %s' % (run, sig3(e), sig3(m)))
     has('arithmetic_intensity_by_batch', '%s, measured FLOPs / DRAM bytes: x = %d, y = %s'
-        % (r['run'], b, sig3(int(r['measured_flops']) / int(r['dram_bytes']))))
+        % (run, b, sig3(int(r['measured_flops']) / int(r['dram_bytes']))))
 EOF
 # The caption states the fit (python's numbers, rounded as printed) and the units.
 python3 - "$F" <<'EOF' >"$T/fitcap"

@@ -882,6 +882,17 @@ static void test_run_labels(void)
 	CHECK_STR(c->categories[0], "Run A, 1 GPU (log)");
 	CHECK(c->x_label && !strcmp(c->x_label, "run"));
 	chart_free(c);
+	/* Display names: snake_case words get spaces; a metric's own name stays as it is. */
+	static const char *const shown[][2] = {{"optimizer_step", "optimizer step"},
+					       {"cuda_runtime", "CUDA runtime"},
+					       {"dram__bytes.sum", "dram__bytes.sum"},
+					       {"HtoD", "HtoD"},
+					       {"intra-op dispatch", "intra-op dispatch"}};
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+		char *d = chart_display_name(shown[i][0]);
+		CHECK_STR(d, shown[i][1]);
+		free(d);
+	}
 	/* A category that is no run: no title is made up. */
 	c = chart_new(CHART_GROUPED_BAR, "g", "t", "ms");
 	chart_add_category(c, "gemm");
