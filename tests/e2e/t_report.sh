@@ -78,7 +78,7 @@ grep -qF '<title>GPT-2 124M, 2 GPUs, DDP</title>' "$H/step_breakdown.svg" && ok 
 grep -qF 'gpt2-2gpu-ddp r0' "$H/step_breakdown.svg" && bad "step_breakdown: a bar named by run id" || ok
 # Scaling: GPUs on a log-2 axis, "ideal" in the key.
 grep -qF '<title>x axis: GPUs, log scale</title>' "$H/scaling.svg" && ok || bad "scaling: no log-2 GPU axis"
-grep -qF '<title>key: ideal</title>' "$H/scaling.svg" && ok || bad "scaling: ideal not in the key"
+grep -qF '<title>key: linear scaling</title>' "$H/scaling.svg" && ok || bad "scaling: linear scaling not in the key"
 grep -q '<rect [^>]*><title>void at::native::' "$svg" && ok || bad "SVG has no tooltip with a full kernel name"
 grep -q 'log scale' "$F/top_kernels_gpt2-1gpu_r0.svg" 2>/dev/null || ok # the label is drawn as glyphs; checked by eye
 $PERFSTUDY build -q experiments/h200/study.yaml "$T/st/single.yaml" -o "$T/site2" 2>/dev/null
