@@ -36,6 +36,68 @@ int64_t est_params_simple(const struct est_model *m)
 	return 12 * m->layers * m->hidden * m->hidden;
 }
 
+int64_t est_layer_params(const struct est_model *m)
+{
+	int64_t d = m->hidden, f = est_ffn(m);
+	return 4 * d * d + 4 * d + 2 * d * f + f + d + 4 * d;
+}
+
+int64_t est_vocab_padded(const struct est_model *m, int tp)
+{
+	if (m->framework != FW_MEGATRON || m->vocab <= 0)
+		return m->vocab;
+	int64_t k = (m->vocab_multiple > 0 ? m->vocab_multiple : 128) * (tp > 1 ? tp : 1);
+	return (m->vocab + k - 1) / k * k;
+}
+
+static enum est_objective objective_of(const struct est_model *m)
+{
+	if (m->objective != OBJ_DEFAULT)
+		return m->objective;
+	return m->framework == FW_MEGATRON ? OBJ_MLM_NSP : OBJ_NONE;
+}
+
+/* Megatron-LM's count: one rank's parameters times tp (see estimate.h). */
+static int64_t megatron_params(const struct est_model *m, int64_t tp)
+{
+	int64_t l = m->layers, d = m->hidden, f = est_ffn(m), s = m->seq, V = est_vocab_padded(m, (int)tp);
+	int64_t split = l * (4 * d * d + 3 * d + 2 * d * f + f) + V * d;
+	int64_t copies = l * 6 * d + s * d + 2 * d;
+	if (m->arch == ARCH_BERT) {
+		split += V; /* the MLM output bias, vocab-parallel */
+		copies += 2 * d + d * d + d + d * d + 3 * d;
+		if (objective_of(m) == OBJ_MLM_NSP)
+			copies += 2 * d + 2; /* the next-sentence head */
+	}
+	return split + tp * copies;
+}
+
+int64_t est_params_as(const struct est_model *m, int tp)
+{
+	int64_t d = m->hidden, p = est_params(m);
+	if (!p)
+		return 0;
+	if (m->framework == FW_MEGATRON)
+		return megatron_params(m, tp > 1 ? tp : 1);
+	if (m->framework == FW_FORMULA || m->arch != ARCH_BERT)
+		return p;
+	int64_t pooler = d * d + d, mlm = d * d + d + 2 * d + m->vocab;
+	switch (objective_of(m)) {
+	case OBJ_MLM:
+		return p - pooler + mlm;
+	case OBJ_MLM_NSP:
+		return p + mlm + 2 * d + 2;
+	default:
+		return p;
+	}
+}
+
+double est_paper001_macs(const struct est_model *m, double b)
+{
+	double d = (double)m->hidden;
+	return (double)m->layers * 7.0 * b * (double)m->seq * d * d;
+}
+
 double est_layer_fwd_flops(const struct est_model *m, double b)
 {
 	double s = (double)m->seq, d = (double)m->hidden, f = (double)est_ffn(m);

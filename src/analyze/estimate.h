@@ -23,10 +23,28 @@ enum est_arch {
 	ARCH_BERT = 1, /* encoder: token + position + 2 token-type embeddings, embedding LayerNorm, pooler */
 };
 
+/* Whose parameter count est_params_as() gives (the manifest's model 'framework'). */
+enum est_framework {
+	FW_FORMULA = 0,     /* perfstudy's general form, est_params() */
+	FW_HUGGINGFACE = 1, /* Hugging Face transformers' modules, as sum(p.numel()) counts them */
+	FW_MEGATRON = 2,    /* Megatron-LM: padded vocabulary, one count per model-parallel rank, summed */
+};
+
+/* BERT's training heads (the manifest's model 'objective'); GPT's LM head is tied and adds nothing. */
+enum est_objective {
+	OBJ_DEFAULT = 0, /* the framework's usual: none for Hugging Face and the formula, mlm+nsp for Megatron */
+	OBJ_NONE = 1,    /* the encoder and pooler only (Hugging Face BertModel) */
+	OBJ_MLM = 2,     /* masked-LM head, no pooler (Hugging Face BertForMaskedLM) */
+	OBJ_MLM_NSP = 3, /* pooler, masked-LM and next-sentence heads (BertForPreTraining, Megatron's BERT) */
+};
+
 /* A model; 0 means not given. ffn 0 means 4 * hidden. */
 struct est_model {
 	int64_t layers, hidden, heads, ffn, seq, vocab;
 	enum est_arch arch;
+	enum est_framework framework;
+	enum est_objective objective;
+	int64_t vocab_multiple; /* Megatron's --make-vocab-size-divisible-by; 0: 128 */
 };
 
 /* Activation recomputation (Korthikanti et al., 2022). */
@@ -49,6 +67,39 @@ int64_t est_ffn(const struct est_model *m);
 int64_t est_params(const struct est_model *m);
 /* 12 * l * d^2: the layers' weight matrices only (Cheng et al., 2024, Table "Estimation"). */
 int64_t est_params_simple(const struct est_model *m);
+/* One layer's parameters, 4d^2 + 4d + 2df + f + d + 4d (no embeddings; needs no vocab). */
+int64_t est_layer_params(const struct est_model *m);
+
+/*
+ * The vocabulary the framework builds its embedding with: Megatron-LM pads
+ * V up to a multiple of vocab_multiple (128 when 0) x tp so that every
+ * model-parallel rank holds an equal slice that is a multiple of 128;
+ * everyone else uses V.
+ */
+int64_t est_vocab_padded(const struct est_model *m, int tp);
+
+/*
+ * Parameters as m->framework counts them on tp model-parallel ranks (tp < 1
+ * means 1); 0 when l, d, V or s is missing.
+ *  FW_FORMULA: est_params().
+ *  FW_HUGGINGFACE: GPT2LMHeadModel is est_params() (its LM head is the tied
+ *   token embedding); BERT: BertModel (OBJ_NONE) is est_params(), OBJ_MLM
+ *   drops the pooler (d^2 + d) and adds the masked-LM head (dense d^2 + d,
+ *   LayerNorm 2d, output bias V; the decoder weight is tied), OBJ_MLM_NSP
+ *   keeps the pooler and adds the MLM head and the next-sentence head
+ *   (2d + 2).
+ *  FW_MEGATRON: Megatron-LM prints the parameters of one model-parallel
+ *   rank and studies report that times tp, so what every rank holds a copy
+ *   of is counted tp times: per layer 4d^2 + 3d + 2df + f are split and 6d
+ *   (the two LayerNorms, the biases of the two row-parallel layers) are
+ *   copies; the padded vocabulary's embedding is split, the position
+ *   embedding (s d) and the final LayerNorm (2d) are copies. BERT has no
+ *   embedding LayerNorm and adds, as copies, 2 token types (2d), the pooler
+ *   (d^2 + d), the MLM head's dense and LayerNorm (d^2 + 3d) and, with
+ *   OBJ_MLM_NSP (its default), the next-sentence head (2d + 2); the MLM
+ *   output bias (padded V) is split. With tp 1 and V a multiple of 128, GPT is est_params().
+ */
+int64_t est_params_as(const struct est_model *m, int tp);
 
 /* Forward FLOPs of one layer: 2bs(4d^2 + 2df) (projections) + 4bs^2d (attention scores and values). */
 double est_layer_fwd_flops(const struct est_model *m, double b);
@@ -63,6 +114,16 @@ double est_logit_fwd_flops(const struct est_model *m, double b);
  * 2021). with_logits 0 gives Cheng et al.'s b(72sd^2 + 12s^2d)l.
  */
 double est_train_flops(const struct est_model *m, double B, enum est_recompute r, int with_logits);
+/*
+ * The pen-and-paper estimate of "Performance Study of Transformers" (paper
+ * 001, Table 1): 7 multiply-accumulates of b x s x d^2 per layer (two
+ * linear layers, three LayerNorms and the multi-head attention counted as
+ * one each), l x 7bsd^2 MACs, a MAC being two FLOPs. It ignores the
+ * feed-forward width, the heads and the s^2 attention terms: an
+ * approximation, not a count.
+ */
+double est_paper001_macs(const struct est_model *m, double b);
+
 /* Megatron's formula literally: 72Bsld^2 (1 + s/(6d) + V/(12ld)); 96 with recomputation. */
 double est_megatron_flops(const struct est_model *m, double B, int recompute);
 

@@ -43,8 +43,12 @@ static const struct manifest_run *manifest_run(const struct analysis_ctx *ctx, c
 	return NULL;
 }
 
-/* Estimated FLOPs of what Nsight Compute profiled for run r, or -1 with *why set. */
-static double estimate(const struct manifest_run *r, int batch, const char **why)
+/*
+ * Estimated FLOPs of what Nsight Compute profiled for run r by the given
+ * method (paper001 0: perfstudy's count, 1: paper 001's 2 x 7bsd^2 per
+ * layer), or -1 with *why set.
+ */
+static double estimate(const struct manifest_run *r, int batch, int paper001, const char **why)
 {
 	if (!r) {
 		*why = "no manifest describes the run";
@@ -65,11 +69,16 @@ static double estimate(const struct manifest_run *r, int batch, const char **why
 	}
 	struct est_model em;
 	models_est_model(m, &em);
-	double layer = (double)em.layers * est_layer_fwd_flops(&em, batch);
-	double logit = em.vocab > 0 ? est_logit_fwd_flops(&em, batch) : 0;
+	double layer = paper001 ? 2.0 * est_paper001_macs(&em, batch) : (double)em.layers * est_layer_fwd_flops(&em, batch);
+	double logit = em.vocab > 0 && !paper001 ? est_logit_fwd_flops(&em, batch) : 0;
 	if (r->profiled == 1)
 		return layer + logit;
 	return (r->recompute ? 4.0 : 3.0) * layer + 3.0 * logit;
+}
+
+static int uses_paper001(const struct manifest_run *r)
+{
+	return r && r->model.flops_method && !strcmp(r->model.flops_method, "paper001");
 }
 
 /*
@@ -168,7 +177,8 @@ int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 	}
 	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct table *t = table_new("flops", "Estimated and measured FLOPs (Nsight Compute), per run",
-				    "run:text,batch:int,estimated_flops:int,measured_flops:int,dram_bytes:int,kernel_us:us");
+				    "run:text,batch:int,estimated_flops:int,measured_flops:int,dram_bytes:int,kernel_us:us,"
+				    "method:text,estimated_macs:int,perfstudy_flops:int,paper001_flops:int");
 	struct table *q = table_new("flops_ratio", "Measured over estimated FLOPs, arithmetic intensity, per run",
 				    "run:text,batch:int,launches:int,measured_over_estimated:real,flops_per_dram_byte:real,"
 				    "achieved_tflops:real");
@@ -178,7 +188,10 @@ int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 		const char *run = (const char *)sqlite3_column_text(st, 0);
 		int batch = sqlite3_column_int(st, 1);
 		const char *why = NULL;
-		double est = estimate(manifest_run(ctx, run), batch, &why);
+		const struct manifest_run *mr = manifest_run(ctx, run);
+		int p001 = uses_paper001(mr);
+		double est = estimate(mr, batch, p001, &why);
+		double alt[2] = {estimate(mr, batch, 0, &why), estimate(mr, batch, 1, &why)};
 		size_t row = table_add_row(t), rq = table_add_row(q);
 		table_set_text(t, row, 0, run);
 		table_set_text(q, rq, 0, run);
@@ -187,10 +200,17 @@ int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 			table_set_int(q, rq, 1, batch);
 		}
 		table_set_int(q, rq, 2, sqlite3_column_int64(st, 8));
-		if (est >= 0)
+		table_set_text(t, row, 6, p001 ? "paper001" : "perfstudy");
+		for (int k = 0; k < 2; k++)
+			if (alt[k] >= 0)
+				table_set_int(t, row, 8 + (size_t)k, (int64_t)llround(alt[k]));
+		if (est >= 0) {
 			table_set_int(t, row, 2, (int64_t)llround(est));
-		else
+			/* Every counted operation is a multiply-add of two FLOPs, in both methods. */
+			table_set_int(t, row, 7, (int64_t)llround(est / 2));
+		} else {
 			result_add_note(out, "flops.csv: no estimated FLOPs for run %s: %s.", run, why);
+		}
 		int has_flops = sqlite3_column_int64(st, 3) > 0, has_dram = sqlite3_column_int64(st, 5) > 0,
 		    has_time = sqlite3_column_int64(st, 7) > 0;
 		int64_t flops = sqlite3_column_int64(st, 2), dram = sqlite3_column_int64(st, 4),
@@ -257,7 +277,14 @@ int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 			  "the layers, plus the logit layer 2bsdV when the vocabulary V is given. 'profiled: "
 			  "forward+backward' counts the backward pass as twice the forward (and one more forward of the "
 			  "layers with recomputation). Method of 'Performance Study of Transformers' (paper 001); layer "
-			  "terms as in Narayanan et al. (2021).");
+			  "terms as in Narayanan et al. (2021). method: which estimate estimated_flops, the ratios, the fit "
+			  "and the figures use, the model's flops_method: 'perfstudy' the count above (perfstudy_flops), "
+			  "'paper001' the pen-and-paper estimate of paper 001's Table 1 (paper001_flops): 7 multiply-"
+			  "accumulates of b x s x d^2 per layer (two linear layers, three LayerNorms and the multi-head "
+			  "attention counted as one each), 2 FLOPs per MAC, so 14bsd^2 per layer and pass; it leaves out "
+			  "the feed-forward width, the s^2 attention terms and the logit layer and counts LayerNorms as "
+			  "matrix products: an approximation (for d 200, f 200, s 35 it is 19.6 / 17.78 = 1.10x perfstudy's count). "
+			  "estimated_macs: estimated_flops / 2 (both methods count multiply-adds only).");
 	result_add_method(out, "flops_ratio.csv",
 			  "measured_over_estimated: measured / estimated FLOPs. flops_per_dram_byte (arithmetic "
 			  "intensity): measured FLOPs / DRAM bytes. achieved_tflops: measured FLOPs / summed kernel time.");

@@ -39,6 +39,25 @@ void models_est_model(const struct manifest_model *m, struct est_model *out)
 	out->seq = m->seq;
 	out->vocab = m->vocab;
 	out->arch = m->arch && !strcmp(m->arch, "bert") ? ARCH_BERT : ARCH_GPT;
+	out->framework = !m->framework ? FW_FORMULA : !strcmp(m->framework, "megatron") ? FW_MEGATRON : FW_HUGGINGFACE;
+	out->objective = !m->objective ? OBJ_DEFAULT
+			 : !strcmp(m->objective, "none") ? OBJ_NONE
+			 : !strcmp(m->objective, "mlm") ? OBJ_MLM : OBJ_MLM_NSP;
+	out->vocab_multiple = m->vocab_multiple;
+}
+
+const char *models_params_method(const struct est_model *em)
+{
+	static const char *const gpt[] = {"formula", "huggingface", "megatron"};
+	static const char *const bert[][4] = {
+		{"formula", "formula", "formula", "formula"},
+		{"huggingface BertModel", "huggingface BertModel", "huggingface BertForMaskedLM",
+		 "huggingface BertForPreTraining"},
+		{"megatron mlm+nsp", "megatron mlm", "megatron mlm", "megatron mlm+nsp"},
+	};
+	if (em->arch != ARCH_BERT)
+		return gpt[em->framework];
+	return bert[em->framework][em->objective];
 }
 
 /* What the store knows of a run: GPUs, step time and GPU, from traces, logs and hardware. */
@@ -182,7 +201,8 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 	struct table *e = table_new("estimates", "Analytical estimates per run (per GPU where it says so)",
 				    "run:text,model:text,params:int,params_12ld2:int,global_batch:int,flops_per_step:real,"
 				    "activation_bytes_per_gpu:real,model_state_bytes_per_gpu:real,memory_bytes_per_gpu:real,"
-				    "gpu_memory_bytes:int,exceeds_gpu_memory:text,zero:int,comm_bytes_per_gpu:real");
+				    "gpu_memory_bytes:int,exceeds_gpu_memory:text,zero:int,comm_bytes_per_gpu:real,"
+				    "params_method:text,params_layers:int,vocab_used:int");
 	struct table *u = table_new("utilization", "Achieved TFLOP/s per GPU and model FLOPs utilization",
 				    "run:text,gpus:int,global_batch:int,step_us:real,step_source:text,flops_per_step:real,"
 				    "achieved_tflops_per_gpu:real,logged_tflops_per_gpu:real,gpu:text,precision:text,"
@@ -201,9 +221,12 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		}
 		int p = r->gpus > 0 ? r->gpus : f.gpus, tp = tp_of(r), z = models_zero_stage(r);
 		int dp = p > 0 ? (p / tp > 0 ? p / tp : 1) : 1;
-		int64_t P = est_params(&em);
+		int64_t P = est_params_as(&em, tp);
 		double B = r->batch > 0 ? (double)r->batch * dp : 0;
-		double flops = B > 0 ? est_train_flops(&em, B, (enum est_recompute)r->recompute, em.vocab > 0) : -1;
+		/* The logit layer is as wide as the vocabulary the framework builds (padded by Megatron). */
+		struct est_model emv = em;
+		emv.vocab = est_vocab_padded(&em, tp);
+		double flops = B > 0 ? est_train_flops(&emv, B, (enum est_recompute)r->recompute, em.vocab > 0) : -1;
 		size_t row = table_add_row(e);
 		table_set_text(e, row, 0, r->id);
 		if (r->model.name)
@@ -233,8 +256,13 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		table_set_int(e, row, 11, z);
 		if (P && p > 0)
 			table_set_real(e, row, 12, est_comm_bytes((double)P / tp, z, dp, models_grad_bytes(r)));
+		table_set_text(e, row, 13, models_params_method(&em));
+		table_set_int(e, row, 14, em.layers * est_layer_params(&em));
+		if (em.vocab > 0)
+			table_set_int(e, row, 15, emv.vocab);
 		if (!P)
-			result_add_note(out, "estimates.csv: run %s: no parameter count without the model's vocab.", r->id);
+			result_add_note(out, "estimates.csv: run %s: no parameter count without the model's vocab "
+					     "(params_layers counts the layers alone).", r->id);
 		if (r->batch <= 0)
 			result_add_note(out, "estimates.csv: run %s: no FLOPs or activation memory without its batch.", r->id);
 
@@ -324,7 +352,21 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		"4 for fp32, or grad_bytes): one AllReduce 2(1 - 1/p) g P without ZeRO and with ZeRO-2 "
 		"(ReduceScatter plus AllGather), and one more AllGather, 3(1 - 1/p) g P, with ZeRO-1 (of the "
 		"updated parameters) and ZeRO-3 (Cheng et al.: AllReduce 4(1 - 1/p)P, AllGather and ReduceScatter "
-		"2(1 - 1/p)P for fp16; per collective type in comm_types.csv).");
+		"2(1 - 1/p)P for fp16; per collective type in comm_types.csv). "
+		"params_method: whose count params is (the model's 'framework' and 'objective'): 'formula' is the general form above, "
+		"which is also Hugging Face's GPT2LMHeadModel (its LM head is the tied embedding) and BertModel; "
+		"'huggingface BertForMaskedLM' drops the pooler (d^2 + d) and adds the masked-LM head (dense d^2 + "
+		"d, LayerNorm 2d, output bias V), 'huggingface BertForPreTraining' keeps the pooler and adds that "
+		"head and the next-sentence head (2d + 2); 'megatron' is what Megatron-LM prints for one "
+		"model-parallel rank times the t ranks, as studies report it: the vocabulary padded up to a "
+		"multiple of 128t (vocab_multiple x t), per layer 12d^2 + 7d split over the ranks and 6d (two "
+		"LayerNorms, two row-parallel biases) held by every rank, likewise the position embedding sd and "
+		"the final LayerNorm 2d; BERT without an embedding LayerNorm, with 2 token types, pooler, MLM head "
+		"(d^2 + 3d held by every rank, the padded-vocabulary bias split) and next-sentence head (2d + 2, "
+		"'mlm' leaves it out). These are counts of the modules, exact when the model is built as "
+		"described; params_12ld2 is an approximation (it leaves out biases, LayerNorms and embeddings). "
+		"params_layers: l times one layer's parameters, no embeddings (needs no vocabulary). vocab_used: "
+		"the vocabulary of the embedding and the logit layer of flops_per_step (Megatron's padded one).");
 	result_add_method(out, "utilization.csv",
 		"step_us: the manifest's measured iteration_ms, else the mean elapsed time per iteration of the "
 		"run's training log over all iterations but the first (which carries start-up costs), else the mean "
@@ -342,12 +384,27 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 	return 0;
 }
 
+/*
+ * Whether a published value pub, printed with one decimal as the studies
+ * print them, can be the rounding of what the study's own formula gives
+ * (ours): |pub - ours| <= 0.05 plus a relative 10^-9 for the arithmetic.
+ */
+static int printed_matches(double pub, double ours)
+{
+	return fabs(pub - ours) <= 0.05 + 1e-9 * fabs(ours);
+}
+
 /* A study's own estimates beside perfstudy's. */
 static void published(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct manifest *man = ctx->manifest;
 	struct table *t = table_new("published", "Published estimates beside perfstudy's, per run",
-				    "run:text,quantity:text,published:real,perfstudy:real,ratio:real");
+				    "run:text,quantity:text,published:real,perfstudy:real,ratio:real,source_discrepancy:text");
+	/* The paper's own formulas (flops_tflop, activation_gb) that disagree with its own table. */
+	struct buf bad[2];
+	double lo[2] = {INFINITY, INFINITY}, hi[2] = {0, 0};
+	buf_init(&bad[0]);
+	buf_init(&bad[1]);
 	for (size_t i = 0; man && i < man->nruns; i++) {
 		const struct manifest_run *r = &man->runs[i];
 		const struct manifest_published *pb = &r->published;
@@ -357,11 +414,13 @@ static void published(const struct analysis_ctx *ctx, struct analysis_result *ou
 		struct {
 			const char *what;
 			double pub, ours;
+			int own_formula; /* -1: not the study's formula; else index into bad[] */
 		} q[] = {
-			{"params", (double)pb->params, (double)est_params(&em)},
-			{"params_12ld2", (double)pb->params, (double)est_params_simple(&em)},
-			{"flops_tflop", pb->flops_tflop, has_model(&r->model) ? est_train_flops(&em, b, RECOMP_NONE, 0) / 1e12 : 0},
-			{"activation_gb", pb->activation_gb, est_activation_bytes(&em, b, 1, RECOMP_NONE) / 1e9},
+			{"params", (double)pb->params, (double)est_params_as(&em, tp_of(r)), -1},
+			{"params_12ld2", (double)pb->params, (double)est_params_simple(&em), -1},
+			{"flops_tflop", pb->flops_tflop,
+			 has_model(&r->model) ? est_train_flops(&em, b, RECOMP_NONE, 0) / 1e12 : 0, 0},
+			{"activation_gb", pb->activation_gb, est_activation_bytes(&em, b, 1, RECOMP_NONE) / 1e9, 1},
 		};
 		for (size_t k = 0; k < sizeof(q) / sizeof(q[0]); k++) {
 			if (q[k].pub <= 0)
@@ -370,11 +429,32 @@ static void published(const struct analysis_ctx *ctx, struct analysis_result *ou
 			table_set_text(t, row, 0, r->id);
 			table_set_text(t, row, 1, q[k].what);
 			table_set_real(t, row, 2, q[k].pub);
-			if (q[k].ours > 0) {
-				table_set_real(t, row, 3, q[k].ours);
-				table_set_real(t, row, 4, q[k].ours / q[k].pub);
-			}
+			if (q[k].ours <= 0)
+				continue;
+			double ratio = q[k].pub / q[k].ours;
+			table_set_real(t, row, 3, q[k].ours);
+			table_set_real(t, row, 4, q[k].ours / q[k].pub);
+			int f = q[k].own_formula;
+			if (f < 0 || printed_matches(q[k].pub, q[k].ours))
+				continue;
+			char *why = xasprintf("the study's own formula gives %.3f, it prints %.1f (x%.2f)", q[k].ours,
+					      q[k].pub, ratio);
+			table_set_text(t, row, 5, why);
+			free(why);
+			buf_printf(&bad[f], "%s%s %.1f vs %.3f", bad[f].len ? "; " : "", r->id, q[k].pub, q[k].ours);
+			lo[f] = fmin(lo[f], ratio);
+			hi[f] = fmax(hi[f], ratio);
 		}
+	}
+	static const char *const what[] = {"training FLOPs per step (TFLOP), b(72sd^2 + 12s^2d)l",
+					   "activation memory (GB), b(34sd + 5as^2)l bytes"};
+	for (int f = 0; f < 2; f++) {
+		if (bad[f].len)
+			result_add_note(out, "published.csv: discrepancy in the source: the %s the study prints is "
+					"%.2f-%.2fx what its own formula %s gives for the same model and batch (printed "
+					"vs formula: %s). perfstudy shows the formula's value and does not adjust it.",
+					f ? "activation memory" : "FLOPs", lo[f], hi[f], what[f], bad[f].data);
+		buf_release(&bad[f]);
 	}
 	if (!t->nrows) {
 		table_free(t);
@@ -384,10 +464,12 @@ static void published(const struct analysis_ctx *ctx, struct analysis_result *ou
 	result_add_method(out, "published.csv",
 		"Each number the manifest's 'published' gives for a run, beside perfstudy's estimate of the same "
 		"quantity for the run's model and batch b (1 when not given), and perfstudy / published. params: "
-		"the general form of estimates.csv and 12ld^2. flops_tflop: b(72sd^2 + 12s^2d)l / 10^12 (Cheng et "
-		"al.; no logit layer, no recomputation; 72 = 3 passes x 24). activation_gb: b(34sd + 5as^2)l / "
-		"10^9 bytes. The estimates are not adjusted to match; a ratio far from 1 says the study used "
-		"another formula or other settings.");
+		"the count of estimates.csv (params_method there) and 12ld^2. flops_tflop: b(72sd^2 + 12s^2d)l / "
+		"10^12 (Cheng et al.; no logit layer, no recomputation; 72 = 3 passes x 24). activation_gb: "
+		"b(34sd + 5as^2)l / 10^9 bytes. The estimates are not adjusted to match; a ratio far from 1 says the "
+		"study used another formula or other settings. source_discrepancy: where the quantity is the "
+		"study's own formula (flops_tflop, activation_gb) and its printed value (one decimal) is not the "
+		"formula's value rounded, i.e. differs by more than 0.05: the study disagrees with itself.");
 }
 
 /* Numbers typed in from a published throughput table, and scaling between GPU counts. */
@@ -398,7 +480,8 @@ static void throughput(const struct analysis_ctx *ctx, struct analysis_result *o
 	struct table *t = table_new("throughput", "Throughput typed in from the study, per run",
 				    "run:text,gpus:int,batch:int,tensor_parallel:int,status:text,iteration_ms:real,"
 				    "samples_per_s:real,samples_per_s_derived:real,model_size:int,size_x_samples_per_s:real,"
-				    "normalized:real");
+				    "normalized:real,memory_gb:real,params_estimated:int,params_difference:int,"
+				    "params_method:text");
 	double *sx = xcalloc(n + 1, sizeof(*sx));
 	for (size_t i = 0; i < n; i++) {
 		const struct manifest_run *r = &man->runs[i];
@@ -423,9 +506,17 @@ static void throughput(const struct analysis_ctx *ctx, struct analysis_result *o
 			table_set_real(t, row, 7, derived);
 		struct est_model em;
 		models_est_model(&r->model, &em);
-		int64_t size = ms->params ? ms->params : est_params(&em);
+		int64_t est = est_params_as(&em, tp), size = ms->params ? ms->params : est;
 		if (size)
 			table_set_int(t, row, 8, size);
+		if (ms->memory_gb > 0)
+			table_set_real(t, row, 11, ms->memory_gb);
+		if (est) {
+			table_set_int(t, row, 12, est);
+			if (ms->params)
+				table_set_int(t, row, 13, est - ms->params);
+			table_set_text(t, row, 14, models_params_method(&em));
+		}
 		double s = derived ? derived : ms->samples_per_s;
 		if (size && s > 0 && !ms->oom) {
 			sx[i] = (double)size * s;
@@ -488,7 +579,10 @@ static void throughput(const struct analysis_ctx *ctx, struct analysis_result *o
 		}
 	result_add_method(out, "throughput.csv",
 		"Numbers typed into the manifest from the study's tables (measured: iteration_ms, samples_per_s, "
-		"params as the study printed them). samples_per_s_derived: batch x data-parallel GPUs (gpus / "
+		"params and memory_gb, the memory per GPU the study reports, e.g. the allocator's cached GB, as "
+		"the study printed them). params_estimated: perfstudy's count for the run's model as its "
+		"framework counts it (params_method; estimates.csv's Methods), params_difference: that minus the "
+		"study's params (0: reproduced exactly). samples_per_s_derived: batch x data-parallel GPUs (gpus / "
 		"tensor_parallel) / time per iteration. model_size: the study's params, else perfstudy's estimate. "
 		"size_x_samples_per_s: model_size x samples_per_s_derived (the typed samples_per_s when no "
 		"iteration time is given). normalized: that product over the product of the smallest model among "

@@ -734,10 +734,14 @@ static void get_traces(struct ctx *c, char ***files, size_t *nfiles, const struc
 
 static const char *const model_keys[] = {
 	"name", "layers", "hidden", "heads", "ffn", "seq", "vocab", "arch", "precision",
+	"framework", "objective", "vocab_multiple", "flops_method",
 };
 #define NMODEL_KEYS (sizeof(model_keys) / sizeof(model_keys[0]))
 static const char *const arch_words[] = {"gpt", "bert"};
 static const char *const precision_words[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp64"};
+static const char *const framework_words[] = {"megatron", "huggingface"};
+static const char *const objective_words[] = {"none", "mlm", "mlm+nsp"};
+static const char *const flops_method_words[] = {"perfstudy", "paper001"};
 
 static void get_word(struct ctx *c, const struct ynode *key, const struct ynode *v,
 	const char *const *names, size_t n, char **out);
@@ -748,6 +752,7 @@ static void get_model(struct ctx *c, struct manifest_model *mm, const struct yno
 	const struct ynode *seen[NMODEL_KEYS] = {0};
 	int64_t *ints[] = {
 		NULL, &mm->layers, &mm->hidden, &mm->heads, &mm->ffn, &mm->seq, &mm->vocab, NULL, NULL,
+		NULL, NULL, &mm->vocab_multiple, NULL,
 	};
 	if (want_mapping(c, key, map) <= 0)
 		return;
@@ -760,6 +765,12 @@ static void get_model(struct ctx *c, struct manifest_model *mm, const struct yno
 			get_word(c, k, v, arch_words, 2, &mm->arch);
 		else if (f == 8)
 			get_word(c, k, v, precision_words, 6, &mm->precision);
+		else if (f == 9)
+			get_word(c, k, v, framework_words, 2, &mm->framework);
+		else if (f == 10)
+			get_word(c, k, v, objective_words, 3, &mm->objective);
+		else if (f == 12)
+			get_word(c, k, v, flops_method_words, 2, &mm->flops_method);
 		else if (f > 0)
 			get_int(c, k, v, 1, INT64_MAX, ints[f]);
 	}
@@ -1218,6 +1229,13 @@ static void merge_model(struct manifest_model *dst, const struct manifest_model 
 	own->arch = NULL;
 	dst->precision = own->precision ? own->precision : def->precision ? xstrdup(def->precision) : NULL;
 	own->precision = NULL;
+	dst->framework = own->framework ? own->framework : def->framework ? xstrdup(def->framework) : NULL;
+	own->framework = NULL;
+	dst->objective = own->objective ? own->objective : def->objective ? xstrdup(def->objective) : NULL;
+	own->objective = NULL;
+	dst->vocab_multiple = own->vocab_multiple ? own->vocab_multiple : def->vocab_multiple;
+	dst->flops_method = own->flops_method ? own->flops_method : def->flops_method ? xstrdup(def->flops_method) : NULL;
+	own->flops_method = NULL;
 }
 
 static void get_runs(struct ctx *c, const struct ynode *key, const struct ynode *v)
@@ -1544,6 +1562,9 @@ static void model_release(struct manifest_model *mm)
 	free(mm->name);
 	free(mm->arch);
 	free(mm->precision);
+	free(mm->framework);
+	free(mm->objective);
+	free(mm->flops_method);
 }
 
 void manifest_free(struct manifest *m)

@@ -23,6 +23,10 @@ struct manifest_model {
 	int64_t layers, hidden, heads, ffn, seq, vocab;
 	char *arch;      /* "gpt" or "bert", or NULL (gpt) */
 	char *precision; /* "fp32", "tf32", "fp16", "bf16", "fp8", "fp64", or NULL */
+	char *framework; /* whose parameter count: "megatron", "huggingface", or NULL (perfstudy's formula) */
+	char *objective; /* BERT's heads: "none", "mlm", "mlm+nsp", or NULL (the framework's usual) */
+	int64_t vocab_multiple; /* Megatron's --make-vocab-size-divisible-by; 0: 128 */
+	char *flops_method; /* flops.csv's estimate: "perfstudy", "paper001", or NULL (perfstudy) */
 };
 
 /*

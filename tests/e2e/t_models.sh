@@ -54,7 +54,24 @@ for b in 16 32 64 128 256; do
 done
 # b16 by hand: 2*16*35*240000 + 4*16*1225*200 = 268800000 + 15680000.
 grep -q '^b16,16,284480000,' "$F" && ok || bad "flops.csv: b16 estimate is not 284480000"
-head -1 "$F" | grep -qx 'run,batch,estimated_flops,measured_flops,dram_bytes,kernel_us' && ok || bad "flops.csv header"
+head -1 "$F" | grep -qx 'run,batch,estimated_flops,measured_flops,dram_bytes,kernel_us,method,estimated_macs,perfstudy_flops,paper001_flops' && ok || bad "flops.csv header"
+# Paper 001's own estimate beside perfstudy's: 2 x 7 x b x 35 x 200^2 (its Table 1: b 16 -> 313.6 x 10^6 FLOPs,
+# 156.8 x 10^6 MACs); estimated_macs is half the selected estimate.
+for b in 16 32 64 128 256; do
+	want="perfstudy,$(( (2 * b * 35 * 240000 + 4 * b * 35 * 35 * 200) / 2 )),$(( 2 * b * 35 * 240000 + 4 * b * 35 * 35 * 200 )),$(( 14 * b * 35 * 200 * 200 ))"
+	got=$(awk -F, -v r="b$b" '$1 == r { print $7 "," $8 "," $9 "," $10 }' "$F")
+	[ "$got" = "$want" ] && ok || bad "flops.csv b$b: method/macs/perfstudy/paper001 '$got', by hand '$want'"
+done
+# flops_method: paper001 selects it for estimated_flops and the fit.
+mkdir -p "$T/p001m"
+sed -e 's/^  precision: fp32$/  precision: fp32\n  flops_method: paper001/' -e "s|inputs: ncu/|inputs: $PWD/experiments/ncu-encoder/ncu/|" \
+	experiments/ncu-encoder/study.yaml >"$T/p001m/study.yaml"
+if "$PERFSTUDY" build -q "$T/p001m/study.yaml" -o "$T/p001" 2>"$T/err"; then ok; else bad "paper001 build: $(cat "$T/err")"; fi
+got=$(awk -F, '$1 == "b16" { print $3, $7, $8 }' "$T/p001/ncu-encoder/data/flops.csv")
+[ "$got" = "313600000 paper001 156800000" ] && ok || bad "flops_method paper001: b16 '$got', paper 001 Table 1 '313600000 paper001 156800000'"
+# The layer's parameters without a vocabulary: 4 x 200^2 + 4 x 200 + 2 x 200^2 + 400 + 800 = 242000 (paper 001's torchinfo).
+got=$(python3 -c "import csv,sys; print({r['params_layers'] for r in csv.DictReader(open(sys.argv[1]))})" "$T/ncu/ncu-encoder/data/estimates.csv")
+[ "$got" = "{'242000'}" ] && ok || bad "estimates.csv params_layers $got, paper 001: 242000"
 # The fit over the five points, recomputed.
 want=$(python3 - "$F" <<'EOF'
 import csv, sys
@@ -168,19 +185,72 @@ for pair in gpt2-345m-16gpu:1.000 gpt2-1.2b:1.295 gpt2-2.5b-mp2:1.249 gpt2-4.2b-
 	got=$(awk -F, -v r="$run" '$1 == r { printf "%.3f", $11 }' "$D/throughput.csv")
 	[ "$got" = "$want" ] && ok || bad "004 normalized $run: $got, paper $want"
 done
-# The model sizes the paper printed are perfstudy's parameter counts (vocab 50304); with 4
-# and 8 model-parallel ranks Megatron printed more (replicated weights counted per rank).
-for pair in gpt2-345m-8gpu:354871296 gpt2-1.2b:1212103680 gpt2-2.5b-mp2:2488688640; do
-	run=${pair%%:*} want=${pair#*:}
-	got=$(awk -F, -v r="$run" '$1 == r { print $3 }' "$D/estimates.csv")
-	[ "$got" = "$want" ] && ok || bad "004 params $run: $got, paper $want"
+# The model sizes the paper printed are Megatron-LM's counts; perfstudy's, computed here
+# independently (one rank's parameters times the ranks, vocabulary padded to 128 x ranks),
+# equal the paper's typed-in sizes but for the 2.5B model-parallel row, where the paper
+# printed the 1-rank count (2488688640; 2 ranks give 2491526400).
+megatron_check() {
+	python3 - "$1" "$2" <<'EOF'
+import csv, re, sys
+def count(arch, l, d, s, V, t):
+    k = 128 * t
+    V = (V + k - 1) // k * k
+    split = l * (12 * d * d + 7 * d) + V * d
+    copies = l * 6 * d + s * d + 2 * d
+    if arch == 'bert':
+        split += V
+        copies += 2 * d + d * d + d + d * d + 3 * d + 2 * d + 2
+    return split + t * copies
+text = open(sys.argv[1]).read()
+arch = re.search(r'^  arch: (\w+)', text, re.M).group(1)
+seq = int(re.search(r'^  seq: (\d+)', text, re.M).group(1))
+vocab = int(re.search(r'^  vocab: (\d+)', text, re.M).group(1))
+rows = {r['run']: r for r in csv.DictReader(open(sys.argv[2]))}
+bad = []
+for block in text.split('  - id: ')[1:]:
+    run = block.split()[0]
+    l = int(re.search(r'layers: (\d+)', block).group(1)); d = int(re.search(r'hidden: (\d+)', block).group(1))
+    t = re.search(r'tensor_parallel: (\d+)', block); t = int(t.group(1)) if t else 1
+    paper = re.search(r'params: (\d+)', block)
+    ours = count(arch, l, d, seq, vocab, t)
+    r = rows[run]
+    if int(r['params_estimated']) != ours:
+        bad.append('%s: perfstudy %s, python %d' % (run, r['params_estimated'], ours))
+    if paper and int(r['params_difference']) != ours - int(paper.group(1)):
+        bad.append('%s: difference %s, python %d' % (run, r['params_difference'], ours - int(paper.group(1))))
+    if paper and ours != int(paper.group(1)) and run != 'gpt2-2.5b-mp2':
+        bad.append("%s: python %d is not the paper's %s" % (run, ours, paper.group(1)))
+print('ok' if not bad else '; '.join(bad))
+EOF
+}
+out=$(megatron_check experiments/megatron-004/study.yaml "$D/throughput.csv")
+[ "$out" = ok ] && ok || bad "004 GPT-2 params: $out"
+grep -q '^gpt2-2.5b-mp2,.*,2491526400,2837760,megatron$' "$D/throughput.csv" && ok || bad "004: the 2.5B model-parallel row is not 2491526400 (+2837760)"
+# The TORCH_DDP table is typed in, with its cached GB.
+for spec in h32-torchddp:2674:5.98:28.2 h24-torchddp:2581:6.2:28.2 h16-torchddp:2489:6.43:28.2 h8-torchddp:2414:6.63:28.3; do
+	IFS=: read -r run ms sps gb <<<"$spec"
+	got=$(awk -F, -v r="gpt2-8.3b-$run" '$1 == r { print $6 ":" $7 ":" $12 }' "$D/throughput.csv")
+	[ "$got" = "$ms:$sps:$gb" ] && ok || bad "004 TORCH_DDP $run: '$got', paper '$ms:$sps:$gb'"
 done
+if "$PERFSTUDY" build -q experiments/megatron-004/bert-dgx2.yaml -o "$T/b004" 2>"$T/err"; then ok; else bad "megatron-004-bert build: $(cat "$T/err")"; fi
+out=$(megatron_check experiments/megatron-004/bert-dgx2.yaml "$T/b004/megatron-004-bert/data/throughput.csv")
+[ "$out" = ok ] && ok || bad "004 BERT params: $out"
+got=$(awk -F, '$1 == "bert-8.4b-mp8-ckpt-b32" { print $6 ":" $7 ":" $12 }' "$T/b004/megatron-004-bert/data/throughput.csv")
+[ "$got" = "4754:13.46:29.8" ] && ok || bad "004 BERT checkpointing batch 32: '$got', paper 4754:13.46:29.8"
 
 # 5. Paper 002: perfstudy's b(72sd^2 + 12s^2d)l, rounded like the paper, is its table.
 if "$PERFSTUDY" build -q experiments/cheng-002/study.yaml -o "$T/c002" 2>"$T/err"; then ok; else bad "cheng-002 build: $(cat "$T/err")"; fi
 got=$(awk -F, '$2 == "flops_tflop" { printf "%s=%.1f ", $1, $4 }' "$T/c002/cheng-002/data/published.csv")
 want="gpt-125m=0.6 gpt-1.3b=8.2 gpt-2.7b=16.5 gpt-6.7b=41.2 gpt-13b=79.9 gpt-18.4b=114.4 "
 [ "$got" = "$want" ] && ok || bad "002 FLOPs: '$got', paper '$want'"
+# Its activation table is not its own formula b(34sd + 5as^2)l: by hand for 125M, (34 x 1024 x 768 +
+# 5 x 12 x 1024^2) x 12 = 1075838976 bytes = 1.076 GB vs 2.4 printed (x2.23); 18.4B: (34 x 1024 x 6144
+# + 5 x 48 x 1024^2) x 40 = 18622709760 = 18.623 GB vs 74.0 (x3.97). Flagged per row and on the page.
+grep -q '^gpt-125m,activation_gb,2.4,1.07584,.*"the study.s own formula gives 1.076, it prints 2.4 (x2.23)"$' "$T/c002/cheng-002/data/published.csv" && ok || bad "002 activation discrepancy for 125M not flagged"
+grep -q '^gpt-18.4b,activation_gb,74,18.6227,.*"the study.s own formula gives 18.623, it prints 74.0 (x3.97)"$' "$T/c002/cheng-002/data/published.csv" && ok || bad "002 activation discrepancy for 18.4B not flagged"
+[ "$(grep -c 'activation_gb.*own formula gives' "$T/c002/cheng-002/data/published.csv")" = 6 ] && ok || bad "002: not every activation row flagged"
+! grep -q 'flops_tflop.*own formula' "$T/c002/cheng-002/data/published.csv" && ok || bad "002: a FLOPs row flagged though it rounds to the paper's"
+grep -q 'discrepancy in the source: the activation memory the study prints is 2.23-3.97x' "$T/c002/cheng-002/index.html" && ok || bad "002: the page does not flag the activation table"
 
 # 6. The H200 example: the logs' TFLOP/s follow Megatron's formula; GPT-2 has 124439808 parameters.
 if "$PERFSTUDY" build -q experiments/h200/study.yaml -o "$T/h200" 2>"$T/err"; then ok; else bad "h200 build: $(cat "$T/err")"; fi
@@ -188,6 +258,10 @@ H="$T/h200/h200/data"
 got=$(awk -F, '$1 == "gpt2-1gpu" { print $3 }' "$H/estimates.csv")
 want=$(tail -1 experiments/h200/traces/gpt2-124m/1gpu/rank0.log | awk '{ print $2 }')
 [ "$got" = "$want" ] && ok || bad "GPT-2 params $got, the log says $want"
+# BERT (Hugging Face BertForMaskedLM, objective mlm): the count its log printed.
+got=$(awk -F, '$1 == "bert-1gpu" { print $3 }' "$H/estimates.csv")
+want=$(tail -1 experiments/h200/traces/bert-base/1gpu/rank0.log | awk '{ print $2 }')
+[ "$got" = "$want" ] && ok || bad "BERT params $got, the log says $want"
 for spec in gpt2-1gpu:gpt2-124m/1gpu:1:8:1024:50257 gpt2-2gpu-ddp:gpt2-124m/2gpu-ddp:2:8:1024:50257 \
 	gpt2-2gpu-zero1:gpt2-124m/2gpu-zero1:2:8:1024:50257 gpt2-4gpu-ddp:gpt2-124m/4gpu-ddp:4:8:1024:50257 \
 	gpt2-4gpu-zero1:gpt2-124m/4gpu-zero1:4:8:1024:50257 \

@@ -49,6 +49,100 @@ static void test_params(void)
 	CHECK_INT(est_params(&none), 0);
 }
 
+/*
+ * Parameters as the frameworks count them; every expected value worked out
+ * below and equal to what the framework printed (paper 004's tables, the
+ * h200 BERT log's "params 109514298").
+ */
+static void test_params_frameworks(void)
+{
+	/*
+	 * Megatron GPT-2 4.2B of paper 004 (l 64, d 2304, s 1024, t 4): V 50257
+	 * padded to a multiple of 128 x 4 = 512: 99 x 512 = 50688.
+	 * split over the ranks: 64 (12 x 2304^2 + 7 x 2304) + 50688 x 2304
+	 *   = 64 x 63717120 + 116785152 = 4194680832;
+	 * on every rank: 64 x 6 x 2304 + 1024 x 2304 + 2 x 2304 = 884736 +
+	 *   2359296 + 4608 = 3248640, x 4 = 12994560;
+	 * sum 4207675392 = the paper's model size (4 x 1051918848 per rank).
+	 */
+	struct est_model g42 = {.layers = 64, .hidden = 2304, .heads = 24, .seq = 1024, .vocab = 50257,
+				.framework = FW_MEGATRON};
+	CHECK_INT(est_vocab_padded(&g42, 4), 50688);
+	CHECK_INT(est_params_as(&g42, 4), 4207675392);
+	/* The formula on the unpadded vocabulary is 10.6M short: 4197044736 with V 50304 (issue 20). */
+	struct est_model g42f = g42;
+	g42f.framework = FW_FORMULA;
+	g42f.vocab = 50304;
+	CHECK_INT(est_params(&g42f), 4197044736);
+	/*
+	 * 8.3B (l 72, d 3072, t 8): V to a multiple of 1024: 50 x 1024 = 51200.
+	 * split 72 (12 x 3072^2 + 7 x 3072) + 51200 x 3072 = 8312561664;
+	 * copies (72 x 6 x 3072 + 1024 x 3072 + 2 x 3072) x 8 = 4478976 x 8 = 35831808;
+	 * sum 8348393472 (paper: 8 x 1043549184).
+	 */
+	struct est_model g83 = {.layers = 72, .hidden = 3072, .seq = 1024, .vocab = 50257, .framework = FW_MEGATRON};
+	CHECK_INT(est_params_as(&g83, 8), 8348393472);
+	/* t 1, V 50304 (= 393 x 128): Megatron's count is the general form, 354871296. */
+	struct est_model g035 = {.layers = 24, .hidden = 1024, .seq = 1024, .vocab = 50257, .framework = FW_MEGATRON};
+	CHECK_INT(est_params_as(&g035, 1), 354871296);
+	/* vocab_multiple 64: 50257 -> 786 x 64 = 50304 too; 1 leaves it: 354871296 - 47 x 1024. */
+	g035.vocab_multiple = 1;
+	CHECK_INT(est_params_as(&g035, 1), 354871296 - 47 * 1024);
+	/*
+	 * Megatron BERT 0.34B (l 24, d 1024, s 512, t 1): V 30522 -> 239 x 128 = 30592.
+	 * split 24 (12 x 1024^2 + 7 x 1024) + 30592 x 1024 + 30592 (MLM bias)
+	 *   = 302161920 + 31326208 + 30592 = 333518720;
+	 * copies 24 x 6 x 1024 (147456) + 512 x 1024 (524288) + final LN 2048
+	 *   + 2 token types 2048 + pooler 1049600 + MLM dense and LN 1051648
+	 *   + NSP 2050 = 2779138; sum 336297858, the paper's size (the general
+	 *   form, 335141888, was 1155970 short).
+	 */
+	struct est_model b034 = {.layers = 24, .hidden = 1024, .seq = 512, .vocab = 30522, .arch = ARCH_BERT,
+				 .framework = FW_MEGATRON};
+	CHECK_INT(est_params_as(&b034, 1), 336297858);
+	b034.framework = FW_FORMULA;
+	CHECK_INT(est_params_as(&b034, 1), 335141888);
+	b034.framework = FW_MEGATRON;
+	b034.objective = OBJ_MLM; /* without the NSP head: 2 x 1024 + 2 fewer */
+	CHECK_INT(est_params_as(&b034, 1), 336297858 - 2050);
+	/*
+	 * 8.4B (l 72, d 3072, t 8): V -> 30 x 1024 = 30720; split 72 (12 x 3072^2
+	 * + 7 x 3072) + 30720 x 3072 + 30720 = 8249677824; copies 8 x (1327104 +
+	 * 1572864 + 6144 + 6144 + 9440256 + 9446400 + 6146) = 8 x 21805058 =
+	 * 174440464; sum 8424118288 (paper).
+	 */
+	struct est_model b84 = {.layers = 72, .hidden = 3072, .seq = 512, .vocab = 30522, .arch = ARCH_BERT,
+				.framework = FW_MEGATRON};
+	CHECK_INT(est_params_as(&b84, 8), 8424118288);
+	/*
+	 * Hugging Face BertForMaskedLM, BERT-base: BertModel 109482240 - pooler
+	 * (768^2 + 768) + MLM head (768^2 + 768 + 2 x 768 + 30522) = 109482240 +
+	 * 1536 + 30522 = 109514298, the h200 BERT log's "params 109514298".
+	 */
+	struct est_model hf = {.layers = 12, .hidden = 768, .ffn = 3072, .seq = 512, .vocab = 30522, .arch = ARCH_BERT,
+			       .framework = FW_HUGGINGFACE, .objective = OBJ_MLM};
+	CHECK_INT(est_params_as(&hf, 1), 109514298);
+	hf.objective = OBJ_NONE;
+	CHECK_INT(est_params_as(&hf, 1), 109482240);
+	/* BertForPreTraining: + MLM head (589824 + 768 + 1536 + 30522 = 622650) + NSP 1538 = 110106428. */
+	hf.objective = OBJ_MLM_NSP;
+	CHECK_INT(est_params_as(&hf, 1), 110106428);
+	/* Hugging Face GPT-2 ties its LM head: the general form, 124439808. */
+	struct est_model g2 = {.layers = 12, .hidden = 768, .seq = 1024, .vocab = 50257, .framework = FW_HUGGINGFACE};
+	CHECK_INT(est_params_as(&g2, 1), 124439808);
+	/*
+	 * Paper 001's encoder layer (d 200, f 200): 4 x 200^2 + 4 x 200 (attention)
+	 * + 2 x 200 x 200 + 200 + 200 (feed-forward) + 4 x 200 (two LayerNorms)
+	 * = 160800 + 80400 + 800 = 242000, torchinfo's count in the paper.
+	 */
+	struct est_model enc = {.layers = 1, .hidden = 200, .heads = 2, .ffn = 200, .seq = 35};
+	CHECK_INT(est_layer_params(&enc), 242000);
+	CHECK_INT(est_params_as(&enc, 1), 0); /* no vocabulary, no whole-model count */
+	/* Paper 001's Table 1: 7 x b x 35 x 200^2 MACs: b 16 -> 156800000 (156.8 x 10^6), b 256 -> 2508800000. */
+	CHECK(est_paper001_macs(&enc, 16) == 156800000.0);
+	CHECK(est_paper001_macs(&enc, 256) == 2508800000.0);
+}
+
 static void test_flops(void)
 {
 	/* Paper 002's table: 0.6, 8.2, 16.5, 41.2, 79.9, 114.4 TFLOP. */
@@ -185,6 +279,7 @@ static void test_fit(void)
 int main(void)
 {
 	test_params();
+	test_params_frameworks();
 	test_flops();
 	test_memory();
 	test_comm_types();

@@ -265,6 +265,14 @@ static const struct bad_case bad_cases[] = {
 		"m.yaml:3:56: error: unknown value 'some' for 'recompute' (did you mean 'none'?)\n"
 		"m.yaml:3:68: error: 'zero' must be between 0 and 3, got 4\n"
 		"m.yaml:3:81: error: unknown value 'backward' for 'profiled' (expected one of forward, forward+backward)\n"},
+	{"framework keys",
+		"title: x\n"
+		"model: {framework: megatorn, objective: nsp, vocab_multiple: 0, flops_method: mac}\n"
+		"runs: [{id: a, traces: traces/a/rank0.json}]\n",
+		"m.yaml:2:20: error: unknown value 'megatorn' for 'framework' (did you mean 'megatron'?)\n"
+		"m.yaml:2:41: error: unknown value 'nsp' for 'objective' (expected one of none, mlm, mlm+nsp)\n"
+		"m.yaml:2:62: error: 'vocab_multiple' must be at least 1, got 0\n"
+		"m.yaml:2:79: error: unknown value 'mac' for 'flops_method' (expected one of perfstudy, paper001)\n"},
 	{"typed-in values",
 		"title: x\n"
 		"runs:\n"
@@ -530,7 +538,7 @@ static void test_typed_in(void)
 	int rc;
 	put("typed.yaml",
 		"title: T\n"
-		"model: {layers: 24, hidden: 1024, arch: bert, precision: fp16}\n"
+		"model: {layers: 24, hidden: 1024, arch: bert, precision: fp16, framework: megatron, vocab_multiple: 64}\n"
 		"runs:\n"
 		"  - id: typed\n"
 		"    gpus: 16\n"
@@ -539,7 +547,7 @@ static void test_typed_in(void)
 		"    zero: 0\n"
 		"    tensor_parallel: 2\n"
 		"    grad_bytes: 2\n"
-		"    model: {precision: bf16}\n"
+		"    model: {precision: bf16, objective: mlm, flops_method: paper001}\n"
 		"    measured: {iteration_ms: 2697, samples_per_s: 23.73, tflops_per_gpu: 1e1, memory_gb: 31.2,\n"
 		"               params: 2488688640, oom: false}\n"
 		"    published: {params: 125000000, flops_tflop: 0.6, activation_gb: 2.4}\n"
@@ -559,6 +567,10 @@ static void test_typed_in(void)
 		CHECK_INT(r->ninputs, 0);
 		CHECK_STR(r->model.arch, "bert");
 		CHECK_STR(r->model.precision, "bf16");
+		CHECK_STR(r->model.framework, "megatron");
+		CHECK_STR(r->model.objective, "mlm");
+		CHECK_INT(r->model.vocab_multiple, 64);
+		CHECK_STR(r->model.flops_method, "paper001");
 		CHECK_INT(r->recompute, 2);
 		CHECK_INT(r->zero, 0);
 		CHECK_INT(r->tensor_parallel, 2);
@@ -575,6 +587,10 @@ static void test_typed_in(void)
 		CHECK(r->published.activation_gb == 2.4);
 		r = &m->runs[1];
 		CHECK_STR(r->model.precision, "fp16");
+		CHECK_STR(r->model.framework, "megatron");
+		CHECK(r->model.objective == NULL);
+		CHECK(r->model.flops_method == NULL);
+		CHECK_INT(r->model.vocab_multiple, 64);
 		CHECK_INT(r->zero, -1);
 		CHECK_INT(r->recompute, 0);
 		CHECK_INT(r->profiled, 2);
