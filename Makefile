@@ -119,7 +119,9 @@ valgrind-check: perfstudy $(TEST_BINS) $(REGRESS_BINS)
 example: perfstudy
 	./perfstudy build experiments/h200/study.yaml experiments/ncu-encoder/study.yaml \
 		experiments/megatron-004/study.yaml experiments/megatron-004/bert-dgx2.yaml \
-		experiments/megatron-004/pcie.yaml experiments/cheng-002/study.yaml \
+		experiments/megatron-004/pcie.yaml experiments/cheng-002/study.yaml experiments/cheng-002/polaris.yaml \
+		experiments/cheng-002/tg40.yaml experiments/cheng-002/tg80.yaml experiments/begoli-003/idk.yaml \
+		experiments/begoli-003/blueridge.yaml experiments/begoli-003/azure.yaml \
 		experiments/nvprof-000/study.yaml -o out
 
 # bench/floor.c times parts of perfstudy (its SHA-256, its walk) alone, so it links its objects.

@@ -27,6 +27,9 @@ static const struct analysis_def registry[] = {
 	{"published_figures", analysis_published_figures},
 	{"comm_volume", analysis_comm_volume},
 	{"inputs", analysis_inputs},
+	{"system", analysis_system},
+	{"report_phases", analysis_report_phases},
+	{"compare_phases", analysis_compare_phases},
 	{"flops", analysis_flops},
 	{"checks", analysis_checks},
 	{"findings", analysis_findings}, /* last: reads the tables of all the others */

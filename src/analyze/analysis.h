@@ -89,6 +89,12 @@ void collective_canonical(const char *raw, struct buf *out);
 int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* nvidia-smi topo -m links (interconnect.csv) and profiler phase reports (phase_report.csv), inputs.c. */
 int analysis_inputs(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* A profiler report's actions mapped to the phases (phase_report_phases.csv), report_phases.c. */
+int analysis_report_phases(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* Two runs per phase (compare_phases.csv), compare_phases.c; after phases and report_phases. */
+int analysis_compare_phases(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* The machine and its software as the inputs and the manifest say (system.csv), system.c. */
+int analysis_system(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_phases(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *out);

@@ -30,15 +30,11 @@
 
 #include "analysis.h"
 #include "intervals.h"
+#include "phases.h"
 #include "rankdata.h"
 #include "../util/buf.h"
 #include "../util/xalloc.h"
 
-struct phase {
-	const char *name;
-	size_t nnames;
-	const char *const *names;
-};
 
 static const char *const d_batch[] = {"get_train_batch", "[_TrainingEpochLoop].train_dataloader_next",
 				      "[TrainingEpochLoop].train_dataloader_next", "enumerate(DataLoader)*"};
@@ -57,8 +53,7 @@ static const struct phase default_phases[] = {
 	{"optimizer_step", N(d_optim), d_optim},
 };
 
-/* '*' matches any run of characters (also none); everything else itself. */
-static int wild_match(const char *pat, const char *s)
+int wild_match(const char *pat, const char *s)
 {
 	const char *star = NULL, *retry = NULL;
 	while (*s) {
@@ -80,8 +75,7 @@ static int wild_match(const char *pat, const char *s)
 	return !*pat;
 }
 
-/* The defaults with the manifest's phases applied; *n set; caller frees the array. */
-static struct phase *phase_list(const struct manifest *m, size_t *n)
+struct phase *phase_list(const struct manifest *m, size_t *n)
 {
 	size_t cap = N(default_phases) + (m ? m->nphases : 0);
 	struct phase *p = xcalloc(cap ? cap : 1, sizeof(*p));

@@ -805,16 +805,38 @@ static void get_hardware_file(struct ctx *c, const struct ynode *k, const struct
 	free(p);
 }
 
+/*
+ * hardware's descriptive keys, shown in system.csv when no input says the
+ * same: 's' free text, 'i' an integer > 0, 'n' a number > 0.
+ */
+static const struct {
+	const char *key;
+	char type;
+} hw_desc[] = {
+	{"system", 's'}, {"gpu", 's'}, {"gpus", 'i'}, {"gpu_memory_gb", 'n'}, {"gpu_memory_bandwidth_gbs", 'n'},
+	{"gpus_per_node", 'i'}, {"nodes", 'i'}, {"nvlinks_per_gpu", 's'}, {"cpu", 's'}, {"cpu_sockets", 'i'},
+	{"cpu_cores", 'i'}, {"host_memory_gb", 'n'}, {"storage", 's'}, {"nic", 's'}, {"nics_per_node", 'i'},
+	{"nic_gbps", 'n'}, {"pinned_copy_gbs", 'n'}, {"pageable_copy_gbs", 'n'}, {"p2p_gbs", 'n'},
+};
+#define NHW_DESC (sizeof(hw_desc) / sizeof(hw_desc[0]))
+
 static void get_hardware(struct ctx *c, const struct ynode *key, const struct ynode *map)
 {
-	static const char *const keys[] = {"nvidia_smi", "interconnect", "peak_tflops", "topology"};
-	const struct ynode *seen[4] = {0};
+	enum { NFILE_KEYS = 4, NKEYS = NFILE_KEYS + NHW_DESC };
+	const char *keys[NKEYS] = {"nvidia_smi", "interconnect", "peak_tflops", "topology"};
+	for (size_t i = 0; i < NHW_DESC; i++)
+		keys[NFILE_KEYS + i] = hw_desc[i].key;
+	const struct ynode *seen[NKEYS] = {0};
 	struct manifest *m = c->m;
 	if (want_mapping(c, key, map) <= 0)
 		return;
+	m->hardware.facts = xcalloc(map->n / 2 + 1, sizeof(*m->hardware.facts));
 	for (size_t i = 0; i < map->n; i += 2) {
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
-		switch (field_index(c, map, i, keys, 4, seen)) {
+		int f = field_index(c, map, i, keys, NKEYS, seen);
+		int64_t n;
+		double x;
+		switch (f) {
 		case 0:
 			get_hardware_file(c, k, v, "an nvidia-smi -q -x file", &m->hardware.nvidia_smi);
 			break;
@@ -827,7 +849,57 @@ static void get_hardware(struct ctx *c, const struct ynode *key, const struct yn
 		case 2:
 			get_posnum(c, k, v, &m->hardware.peak_tflops);
 			break;
+		default: {
+			if (f < NFILE_KEYS)
+				break;
+			char type = hw_desc[f - NFILE_KEYS].type;
+			char *text = NULL;
+			int ok = type == 'i'   ? get_int(c, k, v, 1, INT_MAX, &n)
+				 : type == 'n' ? get_posnum(c, k, v, &x)
+					       : get_string(c, k, v, &text);
+			free(text);
+			if (ok > 0 && v->value[0])
+				m->hardware.facts[m->hardware.nfacts++] =
+					(struct manifest_fact){xstrdup(k->value), xstrdup(v->value)};
+			else if (ok > 0)
+				err_at(c, v, "'%s' must not be empty", k->value);
+			break;
 		}
+		}
+	}
+}
+
+/* 'software': package name -> version (a string or a number as written), in the file's order. */
+static void get_software(struct ctx *c, const struct ynode *key, const struct ynode *map)
+{
+	struct manifest *m = c->m;
+	if (want_mapping(c, key, map) <= 0)
+		return;
+	m->software = xcalloc(map->n / 2 + 1, sizeof(*m->software));
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		if (k->bad)
+			continue;
+		if (k->kind != Y_SCALAR || k->null || !k->value[0]) {
+			char *got = describe(k);
+			err_at(c, k, "expected a package name in 'software', got %s", got);
+			free(got);
+			continue;
+		}
+		int dup = 0;
+		for (size_t j = 0; j < i && !dup; j += 2)
+			if (map->items[j]->kind == Y_SCALAR && !strcmp(map->items[j]->value, k->value)) {
+				err_at(c, k, "duplicate package '%s' in 'software' (first at %d:%d)", k->value,
+					map->items[j]->line, map->items[j]->col);
+				dup = 1;
+			}
+		if (dup || v->bad)
+			continue;
+		if (v->kind != Y_SCALAR || v->null || !v->value[0]) {
+			err_type(c, k, v, "a version");
+			continue;
+		}
+		m->software[m->nsoftware++] = (struct manifest_fact){xstrdup(k->value), xstrdup(v->value)};
 	}
 }
 
@@ -1395,7 +1467,7 @@ static void check_root(struct ctx *c, const struct ynode *root)
 {
 	static const char *const keys[] = {
 		"version", "id", "title", "description", "hardware", "model", "runs",
-		"classify", "figures", "phases", "compare",
+		"classify", "figures", "phases", "compare", "software",
 	};
 	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
 	const struct ynode *seen[NKEYS] = {0};
@@ -1450,6 +1522,9 @@ static void check_root(struct ctx *c, const struct ynode *root)
 			break;
 		case 10:
 			get_compare(c, k, v, &compare_nodes);
+			break;
+		case 11:
+			get_software(c, k, v);
 			break;
 		}
 	}
@@ -1557,6 +1632,15 @@ out:
 	return 0;
 }
 
+static void facts_free(struct manifest_fact *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(f[i].key);
+		free(f[i].value);
+	}
+	free(f);
+}
+
 static void model_release(struct manifest_model *mm)
 {
 	free(mm->name);
@@ -1607,6 +1691,8 @@ void manifest_free(struct manifest *m)
 	free(m->figures.size);
 	free(m->figures.font);
 	model_release(&m->model);
+	facts_free(m->hardware.facts, m->hardware.nfacts);
+	facts_free(m->software, m->nsoftware);
 	free(m->hardware.nvidia_smi);
 	free(m->hardware.topology);
 	free(m->hardware.interconnect);

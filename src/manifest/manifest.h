@@ -95,6 +95,16 @@ struct manifest_run {
 	int line, col;  /* where the run starts in the manifest */
 };
 
+/*
+ * A fact about the machine or its software typed into the manifest: one of
+ * hardware's descriptive keys (cpu, host_memory_gb, ...) or one entry of
+ * 'software' (name: version), with the value as written.
+ */
+struct manifest_fact {
+	char *key;
+	char *value;
+};
+
 struct manifest {
 	char *path;  /* as given */
 	char *dir;   /* directory of the manifest */
@@ -107,7 +117,11 @@ struct manifest {
 		char *topology;     /* resolved path of `nvidia-smi topo -m` output, or NULL */
 		char *interconnect; /* free text, or NULL */
 		double peak_tflops; /* 0: not given */
+		size_t nfacts;
+		struct manifest_fact *facts; /* the descriptive keys (system, cpu, ...), in the file's order */
 	} hardware;
+	size_t nsoftware;
+	struct manifest_fact *software; /* 'software': package name and version, in the file's order */
 	struct manifest_model model; /* defaults for every run */
 	size_t nruns;
 	struct manifest_run *runs;

@@ -184,7 +184,7 @@ awk -F, '$1 == "bert-1.2b-dp" { print $11 }' "$T/m4/megatron-004-bert/data/throu
 # PCIe GPT-2: batch 32 over batch 24 at equal size = (32 x 8 / 4.526) / (24 x 8 / 3.470) = 1.02224.
 awk -F, '$1 == "gpt2-b32" { print $11 }' "$T/m4/megatron-004-pcie/data/throughput.csv" | grep -qx '1.02224' \
 	&& ok || bad "PCIe GPT-2 batch 32 normalized"
-[ "$(grep -c '^bert-' "$T/m4/megatron-004-bert/data/utilization.csv")" = 11 ] && ok || bad "BERT utilization rows"
+[ "$(grep -c '^bert-' "$T/m4/megatron-004-bert/data/utilization.csv")" = 12 ] && ok || bad "BERT utilization rows (12 runs in bert-dgx2.yaml)"
 
 # --- 6. every corpus file is named and read ---
 if [ -d "$C" ]; then

@@ -538,6 +538,8 @@ static void test_typed_in(void)
 	int rc;
 	put("typed.yaml",
 		"title: T\n"
+		"hardware: {system: IDK, cpu_cores: 64, host_memory_gb: 376.5, p2p_gbs: 80.5}\n"
+		"software: {PyTorch Lightning: 1.3.8, CUDA: \"11.10\"}\n"
 		"model: {layers: 24, hidden: 1024, arch: bert, precision: fp16, framework: megatron, vocab_multiple: 64}\n"
 		"runs:\n"
 		"  - id: typed\n"
@@ -560,6 +562,20 @@ static void test_typed_in(void)
 	CHECK_INT(rc, 0);
 	if (!m)
 		return;
+	CHECK_INT(m->hardware.nfacts, 4);
+	if (m->hardware.nfacts == 4) {
+		CHECK_STR(m->hardware.facts[0].key, "system");
+		CHECK_STR(m->hardware.facts[0].value, "IDK");
+		CHECK_STR(m->hardware.facts[2].key, "host_memory_gb");
+		CHECK_STR(m->hardware.facts[2].value, "376.5");
+		CHECK_STR(m->hardware.facts[3].value, "80.5");
+	}
+	CHECK_INT(m->nsoftware, 2);
+	if (m->nsoftware == 2) {
+		CHECK_STR(m->software[0].key, "PyTorch Lightning");
+		CHECK_STR(m->software[0].value, "1.3.8");
+		CHECK_STR(m->software[1].value, "11.10"); /* as written, not the number 11.1 */
+	}
 	CHECK_INT(m->nruns, 2);
 	if (m->nruns == 2) {
 		const struct manifest_run *r = &m->runs[0];
