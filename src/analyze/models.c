@@ -472,6 +472,68 @@ static void published(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"formula's value rounded, i.e. differs by more than 0.05: the study disagrees with itself.");
 }
 
+/*
+ * Paper 002's projected memory over batch sizes, for the runs whose study
+ * published an activation-memory estimate: per run and b = 1, 2, 4, ...,
+ * 64, activations b(34sd + 5as^2)l bytes (no recomputation, one
+ * tensor-parallel rank) and model state 16P (mixed-precision Adam, no
+ * ZeRO, one GPU), P the run's parameter count (estimates.csv).
+ */
+static void memory_by_batch(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	static const int batches[] = {1, 2, 4, 8, 16, 32, 64};
+	enum { NB = sizeof(batches) / sizeof(batches[0]) };
+	const struct manifest *man = ctx->manifest;
+	struct table *t = table_new("memory_by_batch", "Projected memory per GPU over batch sizes",
+				    "run:text,batch:int,activation_bytes:real,model_state_bytes:real,total_bytes:real");
+	struct chart *c = chart_new(CHART_XY, "memory_by_batch", "Projected training memory by batch size",
+				    "activations + model state (GB)");
+	chart_set_x_axis(c, "batch size", CHART_SCALE_LOG2);
+	c->y_scale = CHART_SCALE_LOG10;
+	for (int k = 0; k < NB; k++) {
+		char label[16];
+		snprintf(label, sizeof(label), "b %d", batches[k]);
+		chart_set_x(c, chart_add_category(c, label), batches[k]);
+	}
+	for (size_t i = 0; man && i < man->nruns; i++) {
+		const struct manifest_run *r = &man->runs[i];
+		struct est_model em;
+		models_est_model(&r->model, &em);
+		int64_t P = est_params_as(&em, 1);
+		if (r->published.activation_gb <= 0 || !P || em.heads <= 0)
+			continue;
+		size_t series = chart_add_series(c, r->label ? r->label : r->id);
+		for (int k = 0; k < NB; k++) {
+			double act = est_activation_bytes(&em, batches[k], 1, RECOMP_NONE);
+			double state = est_model_state_bytes((double)P, 0, 1);
+			size_t row = table_add_row(t);
+			table_set_text(t, row, 0, r->id);
+			table_set_int(t, row, 1, batches[k]);
+			table_set_real(t, row, 2, act);
+			table_set_real(t, row, 3, state);
+			table_set_real(t, row, 4, act + state);
+			chart_set(c, (size_t)k, series, (act + state) / 1e9);
+		}
+	}
+	if (!t->nrows) {
+		table_free(t);
+		chart_free(c);
+		return;
+	}
+	result_add_table(out, t);
+	result_add_figure(out, c, "Memory one GPU needs to train each model without ZeRO, recomputation or model "
+				  "parallelism, against the batch size per GPU (both axes logarithmic): activations "
+				  "b(34sd + 5as^2)l bytes plus 16 bytes per parameter of model state (memory_by_batch.csv), "
+				  "as paper 002 projects it; buffers and fragmentation are not counted.");
+	result_add_method(out, "memory_by_batch.csv",
+		"For each run whose study published an activation-memory estimate (published.activation_gb), at batch "
+		"sizes b = 1, 2, 4, ..., 64 per GPU: activation_bytes = b(34sd + 5as^2)l (Korthikanti et al. 2022 "
+		"and Cheng et al. 2024: 16-bit activations, no recomputation, no tensor parallelism), "
+		"model_state_bytes = 16P (mixed-precision Adam, no ZeRO; P as in estimates.csv), total_bytes their "
+		"sum. Paper 002's figure of projected memory over batch sizes; its own activation numbers disagree "
+		"with this formula (published.csv).");
+}
+
 /* Numbers typed in from a published throughput table, and scaling between GPU counts. */
 static void throughput(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
@@ -655,6 +717,7 @@ int analysis_models(const struct analysis_ctx *ctx, struct analysis_result *out)
 	if (hardware(ctx, out) < 0 || estimates(ctx, out) < 0)
 		return -1;
 	published(ctx, out);
+	memory_by_batch(ctx, out);
 	throughput(ctx, out);
 	return 0;
 }

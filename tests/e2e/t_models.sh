@@ -251,6 +251,11 @@ grep -q '^gpt-18.4b,activation_gb,74,18.6227,.*"the study.s own formula gives 18
 [ "$(grep -c 'activation_gb.*own formula gives' "$T/c002/cheng-002/data/published.csv")" = 6 ] && ok || bad "002: not every activation row flagged"
 ! grep -q 'flops_tflop.*own formula' "$T/c002/cheng-002/data/published.csv" && ok || bad "002: a FLOPs row flagged though it rounds to the paper's"
 grep -q 'discrepancy in the source: the activation memory the study prints is 2.23-3.97x' "$T/c002/cheng-002/index.html" && ok || bad "002: the page does not flag the activation table"
+# Projected memory over batch sizes (002's figure), 125M at b 8 by hand: activations 8 x 1075838976
+# = 8606711808, model state 16 x 124439808 = 1991036928, total 10597748736.
+grep -qx 'gpt-125m,8,8.60671e+09,1.99104e+09,1.05977e+10' "$T/c002/cheng-002/data/memory_by_batch.csv" && ok || bad "memory_by_batch 125M b 8"
+[ "$(grep -c '^gpt-' "$T/c002/cheng-002/data/memory_by_batch.csv")" = 42 ] && ok || bad "memory_by_batch: 6 models x 7 batch sizes"
+[ -s "$T/c002/cheng-002/figures/memory_by_batch.svg" ] && ok || bad "figure memory_by_batch missing"
 
 # 6. The H200 example: the logs' TFLOP/s follow Megatron's formula; GPT-2 has 124439808 parameters.
 if "$PERFSTUDY" build -q experiments/h200/study.yaml -o "$T/h200" 2>"$T/err"; then ok; else bad "h200 build: $(cat "$T/err")"; fi

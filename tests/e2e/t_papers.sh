@@ -133,7 +133,7 @@ done
 
 # --- 4. The manifest disagreeing with an input: the input wins, a note says so ---
 mkdir -p "$T/d"
-sed -e 's|^hardware:|hardware:\n  cpu_cores: 64|' -e 's|^model:|software: { CUDA: "12.4", NCCL: 2.28.9 }\nmodel:|' \
+sed -e 's|^hardware:|hardware:\n  cpu_cores: 64|' -e 's|^software:|software:\n  CUDA: "12.4"|' \
 	-e "s|nvidia_smi: nvidia-smi-q.xml|nvidia_smi: $PWD/experiments/h200/nvidia-smi-q.xml|" \
 	-e "s|topology: nvidia-smi-topo.txt|topology: $PWD/experiments/h200/nvidia-smi-topo.txt|" \
 	-e "s|traces: traces/|traces: $PWD/experiments/h200/traces/|" -e "s|inputs: traces/|inputs: $PWD/experiments/h200/traces/|" \
