@@ -245,8 +245,9 @@ int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result 
 		}
 		struct est_model em;
 		models_est_model(&r->model, &em);
-		int64_t P = r->model.layers && r->model.hidden && r->model.seq ? est_params(&em) : 0;
 		int tp = r->tensor_parallel > 0 ? r->tensor_parallel : 1, z = models_zero_stage(r);
+		/* The parameters as estimates.csv counts them (the model's framework). */
+		int64_t P = r->model.layers && r->model.hidden && r->model.seq ? est_params_as(&em, tp) : 0;
 		for (size_t k = 0; k < n; k++) {
 			struct rank_comm *c = &rk[k];
 			if (c->message <= 0)
