@@ -8,8 +8,8 @@
  *   GPU model, memory, SMs, compute capability, memory bandwidth: the
  *     traces' device properties (Kineto deviceProperties, Nsight Systems'
  *     device table), else nvidia-smi -q -x;
- *   GPUs: the GPUs of the nvidia-smi file, else the most devices one trace
- *     describes;
+ *   GPUs: the GPUs of the nvidia-smi file (else the manifest's); GPUs the
+ *     traces use: the distinct device ids their device properties name;
  *   links between GPUs: the pairs of nvidia-smi topo -m per link type;
  *   driver and CUDA: nvidia-smi's driver_version and cuda_version;
  *   everything else (CPU, host memory, storage, NIC, copy bandwidths,
@@ -33,6 +33,7 @@ static const struct {
 	{"system", "system"},
 	{"gpu", "GPU model"},
 	{"gpus", "GPUs"},
+	{"gpus_seen", "GPUs the traces use"},
 	{"gpu_memory_gb", "GPU memory (GB)"},
 	{"sm_count", "streaming multiprocessors per GPU"},
 	{"compute_capability", "compute capability"},
@@ -126,8 +127,7 @@ static void from_inputs(sqlite3 *db, const char *exp, struct said *s)
 	say(s, "gpus", smi,
 	    distinct(db, exp, "SELECT max(n) FROM (SELECT count(*) AS n FROM gpu_hardware WHERE experiment = ?1"
 			      " GROUP BY path)"));
-	say(s, "gpus", "traces (device properties)",
-	    distinct(db, exp, "SELECT max(n) FROM (SELECT count(*) AS n" TRACE_DEVICES " GROUP BY t.id)"));
+	say(s, "gpus_seen", tr, distinct(db, exp, "SELECT count(DISTINCT d.device)" TRACE_DEVICES " AND d.device >= 0"));
 	say(s, "gpu_links", topo,
 	    distinct(db, exp, "SELECT link || ' between ' || count(DISTINCT min(a, b) || ' ' || max(a, b)) || ' pairs'"
 			      " FROM gpu_links"
@@ -193,7 +193,8 @@ int analysis_system(const struct analysis_ctx *ctx, struct analysis_result *out)
 		"the manifest's hardware and software keys (source names which). GPU model, memory (10^9 bytes), "
 		"streaming multiprocessors, compute capability and memory bandwidth: the traces' device properties "
 		"(Kineto deviceProperties, Nsight Systems), else nvidia-smi -q -x (product_name, fb_memory_usage "
-		"total); GPUs: the GPUs of the nvidia-smi file, else the most devices one trace describes; links "
+		"total); GPUs: the GPUs of the nvidia-smi file, else the manifest's; GPUs the traces use: the distinct "
+		"device ids of the traces' device properties (a machine may have more); links "
 		"between GPUs: the pairs of GPUs of nvidia-smi topo -m per link type; driver and CUDA: nvidia-smi's "
 		"driver_version and cuda_version. CPU, sockets, cores, host memory, storage, NIC, copy bandwidths "
 		"(pinned, pageable, P2P, as a bandwidth test measured them) and package versions come from the "
