@@ -14,6 +14,7 @@
 static const struct analysis_def registry[] = {
 	{"basic", analysis_basic},
 	{"temporal", analysis_temporal},
+	{"hta_idle", analysis_hta_idle},
 	{"step_breakdown", analysis_step_breakdown},
 	{"memops", analysis_memops},
 	{"collectives", analysis_collectives},

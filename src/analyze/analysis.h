@@ -78,6 +78,8 @@ int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Consistency of the inputs: empty traces, missing ranks, disagreeing clocks (checks.c). */
 int analysis_checks(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* HTA's idle time breakdown and kernel launch statistics (hta_idle.c). */
+int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_memops(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result *out);

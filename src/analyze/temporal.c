@@ -1,102 +1,44 @@
 /*
  * temporal.c: the temporal breakdown and the communication/computation
- * overlap, as Holistic Trace Analysis (HTA) defines them, so users can
- * compare (hta/analyzers/breakdown_analysis.py get_temporal_breakdown and
- * communication_analysis.py get_comm_comp_overlap; HTA drops the GPU work
- * of the last, incomplete step in hta/common/trace.py
- * _filter_irrelevant_gpu_kernels).
- *
- * Per rank, the events E are its GPU activities (kernels, memcpys, memsets)
- * whose launching runtime call (same correlation id) starts before the start
- * of the last ProfilerStep range when the rank has two or more steps; with
- * fewer steps, all of its activities. The last ProfilerStep range is the
- * latest to start of the host's ProfilerStep#N ranges and of the GPU-side
- * annotations whose name holds "ProfilerStep": HTA takes every event without
- * a stream for a CPU event, and a gpu_user_annotation has no stream, so its
- * ProfilerStep#N, which starts when the GPU reaches the step (after the
- * host's), counts too. The launches in between (the previous step's
- * loss.item() copy, say) are kept.
- *   span        = end of the last of E - start of the first
- *   idle        = span - |union of E|
- *   compute     = |union of the compute kernels of E|
+ * overlap as Holistic Trace Analysis (HTA) computes them
+ * (hta/analyzers/breakdown_analysis.py get_temporal_breakdown,
+ * communication_analysis.py get_comm_comp_overlap), on the GPU events HTA
+ * keeps (hta.c: its step window, kernel types, interval merge, rounding).
+ * Per rank, with E those events:
+ *   span        = end of the last merged group of E - start of the first
+ *   idle        = span - total length of the merged groups of E
+ *   compute     = total length of the merged groups of E's computation kernels
  *   non_compute = span - compute - idle
- *   comm        = |union of the communication kernels of E|
- *   overlap     = |union(comm) ∩ union(compute)|, fraction = overlap / comm
- * Communication and memory are the groups of the `default` classification,
- * compute every other kernel. All sweeps over sorted intervals (intervals.c).
+ *   comm        = total length of the merged groups of E's communication kernels
+ *   overlap     = time during which both comm and compute groups run,
+ *   fraction    = overlap / comm
+ * Each once with HTA's rounding of fractional-microsecond traces (the
+ * columns HTA prints) and once on the exact times (exact_ columns).
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
-#include "intervals.h"
+#include "hta.h"
 #include "rankdata.h"
 #include "../util/buf.h"
 #include "../util/xalloc.h"
 
-struct temporal_row {
-	int64_t span, idle, compute, comm, overlap;
-	size_t nused;
-};
-
-/*
- * The activities HTA keeps: launched before the last step starts (see above).
- * step_ids: the sorted ids of the names that hold "ProfilerStep".
- */
-static void temporal_of(const struct rank_data *d, const int64_t *step_ids, size_t nstep_ids,
-			struct temporal_row *out)
+static void set_temporal(struct table *t, size_t row, size_t col, const struct hta_temporal *r)
 {
-	memset(out, 0, sizeof(*out));
-	int filter = d->nsteps >= 2;
-	int64_t last_step = INT64_MIN;
-	for (size_t i = 0; i < d->nsteps; i++)
-		if (d->steps[i].start > last_step)
-			last_step = d->steps[i].start;
-	for (size_t i = 0; i < d->ngpu_annots; i++)
-		if (d->gpu_annots[i].start > last_step &&
-		    bsearch(&d->gpu_annots[i].key, step_ids, nstep_ids, sizeof(*step_ids), rank_cmp_i64))
-			last_step = d->gpu_annots[i].start;
-	int64_t *idx = rank_launch_index(d), lo = 0, hi = 0;
-	struct ivset all, comp, comm, both;
-	ivset_init(&all);
-	ivset_init(&comp);
-	ivset_init(&comm);
-	ivset_init(&both);
-	for (size_t i = 0; i < d->nacts; i++) {
-		const struct rk_act *a = &d->acts[i];
-		if (filter) {
-			const struct rk_range *l = rank_launch_of(d, idx, a->corr);
-			if (!l || l->start >= last_step)
-				continue;
-		}
-		/* A zero-length activity still marks where the span starts or ends. */
-		if (!out->nused++ || a->start < lo)
-			lo = a->start;
-		if (out->nused == 1 || a->end > hi)
-			hi = a->end;
-		ivset_add(&all, a->start, a->end);
-		if (a->kind == ACT_KERNEL && a->cls == RK_COMPUTE)
-			ivset_add(&comp, a->start, a->end);
-		else if (a->kind == ACT_KERNEL && a->cls == RK_COMM)
-			ivset_add(&comm, a->start, a->end);
-	}
-	if (out->nused) {
-		ivset_normalize(&all);
-		ivset_normalize(&comp);
-		ivset_normalize(&comm);
-		out->span = hi - lo;
-		out->idle = out->span - ivset_measure(&all);
-		out->compute = ivset_measure(&comp);
-		out->comm = ivset_measure(&comm);
-		ivset_intersect(&comm, &comp, &both);
-		out->overlap = ivset_measure(&both);
-	}
-	free(idx);
-	ivset_release(&all);
-	ivset_release(&comp);
-	ivset_release(&comm);
-	ivset_release(&both);
+	table_set_ns(t, row, col, r->span);
+	table_set_ns(t, row, col + 1, r->idle);
+	table_set_ns(t, row, col + 2, r->compute);
+	table_set_ns(t, row, col + 3, r->span - r->compute - r->idle);
+}
+
+static void set_overlap(struct table *t, size_t row, size_t col, const struct hta_temporal *r)
+{
+	table_set_ns(t, row, col, r->comm);
+	table_set_ns(t, row, col + 1, r->overlap);
+	if (r->comm > 0)
+		table_set_real(t, row, col + 2, (double)r->overlap / (double)r->comm);
 }
 
 int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *out)
@@ -105,90 +47,111 @@ int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *ou
 	size_t nkeys;
 	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
 		return -1;
-	size_t nstep_ids;
-	int64_t *step_ids = rank_name_ids_containing(ctx->store, "ProfilerStep", &nstep_ids);
-	if (!step_ids) {
-		rank_keys_free(keys, nkeys);
-		return -1;
-	}
 	struct classifier *cls = classifier_preset("default");
-	struct table *t = table_new("temporal", "Temporal breakdown per rank, as Holistic Trace Analysis defines it",
-				    "run:text,rank:int,span_us:us,idle_us:us,compute_us:us,non_compute_us:us");
-	struct table *o = table_new("overlap", "Communication/computation overlap per rank",
-				    "run:text,rank:int,comm_us:us,overlap_us:us,overlap_fraction:frac");
-	struct chart *c = chart_new(CHART_STACKED_BAR, "temporal_breakdown", "Temporal breakdown (HTA)",
+	struct hta_names *nm = hta_names_new(ctx->store);
+	struct table *t = table_new("temporal", "Temporal breakdown per rank, as Holistic Trace Analysis computes it",
+				    "run:text,rank:int,span_us:us,idle_us:us,compute_us:us,non_compute_us:us,"
+				    "exact_span_us:us,exact_idle_us:us,exact_compute_us:us,exact_non_compute_us:us");
+	struct table *o = table_new("overlap", "Communication/computation overlap per rank, as HTA computes it",
+				    "run:text,rank:int,comm_us:us,overlap_us:us,overlap_fraction:frac,"
+				    "exact_comm_us:us,exact_overlap_us:us,exact_overlap_fraction:frac");
+	struct chart *c = chart_new(CHART_STACKED_BAR, "temporal_breakdown", "Temporal breakdown (HTA, exact times)",
 				    "share of the GPU span");
 	chart_add_series(c, "compute");
 	chart_add_series(c, "non-compute");
 	chart_add_series(c, "idle");
-	int ret = -1;
+	int ret = -1, filter = 0;
+	int64_t filter_run = -1;
 	struct buf label;
 	buf_init(&label);
 	for (size_t k = 0; k < nkeys; k++) {
+		if (keys[k].run_db_id != filter_run) {
+			filter_run = keys[k].run_db_id;
+			if ((filter = hta_run_filters(ctx->store, filter_run)) < 0)
+				goto out;
+			if (!filter)
+				result_add_note(out, "temporal.csv: run %s has fewer than two ProfilerStep#N names, so all "
+						"of its GPU activities are counted (HTA filters by step only with two or more)",
+						keys[k].run);
+		}
 		struct rank_data d;
 		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
 			goto out;
-		struct temporal_row r;
-		temporal_of(&d, step_ids, nstep_ids, &r);
-		if (!r.nused) {
+		struct hta_rank hr, he;
+		if (hta_rank_events(&d, nm, filter, 0, &hr) < 0) {
+			rank_data_release(&d);
+			goto out;
+		}
+		if (hta_rank_events(&d, nm, filter, 1, &he) < 0) {
+			hta_rank_release(&hr);
+			rank_data_release(&d);
+			goto out;
+		}
+		struct hta_temporal r, x;
+		hta_temporal_of(&hr, &r);
+		hta_temporal_of(&he, &x);
+		size_t nused = he.n;
+		hta_rank_release(&hr);
+		hta_rank_release(&he);
+		if (!nused) {
 			result_add_note(out, "temporal.csv: run %s rank %d has no GPU activities%s; its row is left out",
 					keys[k].run, keys[k].rank, d.nacts ? " launched before its last step" : "");
 			rank_data_release(&d);
 			continue;
 		}
-		if (d.nsteps < 2)
-			result_add_note(out, "temporal.csv: run %s rank %d has %zu ProfilerStep ranges, so all of its "
-					"GPU activities are counted (HTA drops the last step only when there are two or more)",
-					keys[k].run, keys[k].rank, d.nsteps);
 		rank_data_release(&d);
 		size_t row = table_add_row(t);
 		table_set_text(t, row, 0, keys[k].run);
 		table_set_int(t, row, 1, keys[k].rank);
-		table_set_ns(t, row, 2, r.span);
-		table_set_ns(t, row, 3, r.idle);
-		table_set_ns(t, row, 4, r.compute);
-		table_set_ns(t, row, 5, r.span - r.compute - r.idle);
+		set_temporal(t, row, 2, &r);
+		set_temporal(t, row, 6, &x);
 		row = table_add_row(o);
 		table_set_text(o, row, 0, keys[k].run);
 		table_set_int(o, row, 1, keys[k].rank);
-		table_set_ns(o, row, 2, r.comm);
-		table_set_ns(o, row, 3, r.overlap);
-		if (r.comm > 0)
-			table_set_real(o, row, 4, (double)r.overlap / (double)r.comm);
+		set_overlap(o, row, 2, &r);
+		set_overlap(o, row, 5, &x);
 		buf_reset(&label);
 		buf_printf(&label, "%s r%d", keys[k].run, keys[k].rank);
 		size_t cat = chart_add_category(c, label.data);
-		if (r.span > 0) {
-			chart_set(c, cat, 0, (double)r.compute / (double)r.span);
-			chart_set(c, cat, 1, (double)(r.span - r.compute - r.idle) / (double)r.span);
-			chart_set(c, cat, 2, (double)r.idle / (double)r.span);
+		if (x.span > 0) {
+			chart_set(c, cat, 0, (double)x.compute / (double)x.span);
+			chart_set(c, cat, 1, (double)(x.span - x.compute - x.idle) / (double)x.span);
+			chart_set(c, cat, 2, (double)x.idle / (double)x.span);
 		}
 	}
 	result_add_table(out, t);
 	result_add_table(out, o);
 	t = o = NULL;
 	result_add_figure(out, c,
-			  "Temporal breakdown per run and rank as Holistic Trace Analysis defines it: the span from "
-			  "the first to the last GPU activity launched before the last profiled step, split into "
-			  "compute kernels, other GPU work (communication, memory) and idle time.");
+			  "Temporal breakdown per run and rank as Holistic Trace Analysis defines it, on exact times: "
+			  "the span from the first to the last GPU activity launched before the last profiled step, "
+			  "split into computation kernels, other GPU work (communication, memory, other) and idle time.");
 	c = NULL;
-	result_add_method(out, "temporal.csv",
-			  "As Holistic Trace Analysis's get_temporal_breakdown (HTA, Meta, 2022-2026): per rank, the "
-			  "GPU activities (kernels, memcpys, memsets) whose launching CUDA runtime or driver call "
-			  "(same correlation id) starts before the start of the last ProfilerStep range, when the "
-			  "rank has two or more steps, else all of them. The last ProfilerStep range is the latest "
-			  "to start among the host's ProfilerStep#N ranges and the GPU-side annotations named "
-			  "ProfilerStep (HTA counts those, which have no stream, among the CPU events; they start "
-			  "when the GPU reaches the step). span = end of the last of them minus start "
-			  "of the first; idle = span minus the length of their union (overlaps counted once); "
-			  "compute = length of the union of compute kernels (every kernel outside the communication "
-			  "and memory groups of the default classification, whatever classification the report "
-			  "uses); non_compute = span - compute - idle.");
+	result_add_method(
+		out, "temporal.csv",
+		"As Holistic Trace Analysis's get_temporal_breakdown (HTA, Meta; checked against the real HTA at "
+		"commit f4d0062c on the bundled traces and HTA's own). Events: when the run's ranks have two or more "
+		"names ProfilerStep#N, the kernels, memcpys and memsets whose launching runtime or driver call "
+		"(same correlation id) starts before the start of the rank's last ProfilerStep#N, host or GPU side "
+		"(HTA counts the GPU-side annotation, which has no stream, among the host events); else every one "
+		"with a stream. Kernel types by name as HTA's get_kernel_type: communication = name starts with "
+		"nccl, hccl or hip or holds ncclKernel; memory = starts with Memcpy, Memset or dma; computation = "
+		"every other, except names holding Memcpy, Memset, dma or Sync (and a few others of HTA's list), "
+		"which are 'other'. The events are merged as HTA merges intervals (sorted by start, one joins the "
+		"group before it unless it starts after every end so far). span = end of the last group minus "
+		"start of the first; idle = span minus the groups' lengths; compute = the length of the merged "
+		"computation kernels; non_compute = span - compute - idle. The plain columns are HTA's numbers: on "
+		"a trace whose timestamps have fractions of a microsecond HTA rounds each event's start up and end "
+		"down to whole microseconds (its parser, against overlapping events), so a kernel shorter than a "
+		"microsecond counts 0 or even -1 us and idle grows (1.6 points of the span on the bundled GPT-2 "
+		"1-GPU run; non_compute can even come out negative, where HTA's own assertion would stop). The "
+		"exact_ columns are the same definitions on the times the trace gives, and are the ones to use; "
+		"HTA gives them too with HTA_DISABLE_NS_ROUNDING=1.");
 	result_add_method(out, "overlap.csv",
-			  "As HTA's get_comm_comp_overlap, on the same activities as temporal.csv: comm = length of "
-			  "the union of communication kernels; overlap = the time during which both that union and "
-			  "the union of compute kernels are active; overlap_fraction = overlap / comm, empty where a "
-			  "rank has no communication.");
+			  "As HTA's get_comm_comp_overlap, on the events of temporal.csv: comm = length of the merged "
+			  "communication kernels; overlap = the time during which both they and the merged "
+			  "computation kernels run; overlap_fraction = overlap / comm, empty where a rank has no "
+			  "communication. Plain columns with HTA's rounding, exact_ ones on the trace's times.");
 	ret = 0;
 out:
 	buf_release(&label);
@@ -196,7 +159,7 @@ out:
 	table_free(o);
 	chart_free(c);
 	classifier_free(cls);
-	free(step_ids);
+	hta_names_free(nm);
 	rank_keys_free(keys, nkeys);
 	return ret;
 }

@@ -1,6 +1,6 @@
 # h200-runs.sh, sourced: the bundled H200 study's runs (experiments/h200/study.yaml),
 # in manifest order, for the reference scripts, which read the raw traces themselves.
-#   h200_runs        prints run=rank0,rank1,... per run      (expected.py, hta_reference.py)
+#   h200_runs        prints run=rank0,rank1,... per run      (expected.py)
 #   h200_runs long   prints run:gpus:batch=rank0,rank1,...   (time_reference.py)
 h200_runs() {
 	local E=experiments/h200/traces m r files gpus batch
