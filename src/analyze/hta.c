@@ -10,14 +10,15 @@
  *    doubles) down to whole microseconds, "due to issue with events
  *    overlapping" (pytorch/pytorch#122425). A kernel of 0.736 us that starts
  *    at ...491.764 becomes [492, 492): it vanishes from the busy time; one of
- *    0.8 us within a microsecond ([10.1, 10.9) -> [11, 10)) ends before it
- *    starts, and HTA's interval merge counts it as -1 us of busy time when it
- *    falls in a gap. Each event loses up to 2 us, so idle time grows: on the
- *    bundled GPT-2 1-GPU run by 1.6 points of the span. The HTA columns
- *    follow this rounding (the doubles as HTA's parser makes them: the
- *    exact ns over 1000 is the double the JSON's decimal text parses to);
- *    the exact_ columns do not. A trace is "fractional" when any event
- *    perfstudy keeps of the rank starts at a fraction of a us.
+ *    0.7 us within a microsecond ([110.2, 110.9) -> [111, 110)) ends before
+ *    it starts, and HTA's interval merge counts it as -1 us of busy time when
+ *    it falls in a gap. Each event loses up to 2 us, so idle time grows: on
+ *    the bundled runs by up to 2.5 points of the span. The HTA columns follow
+ *    this rounding, on the doubles HTA's parser makes (us_double); the exact_
+ *    columns do not, nor HTA's doubles, which on epoch-microsecond traces
+ *    keep only a quarter of a microsecond (README, Agreement with HTA). A
+ *    trace is "fractional" when any event perfstudy keeps of the rank starts
+ *    at a fraction of a us.
  * 2. Step window (hta/common/trace.py _filter_irrelevant_gpu_kernels). When
  *    the run's ranks together have two or more names ProfilerStep#N, HTA
  *    keeps the GPU events (stream >= 0, correlation >= 0) whose correlation
@@ -39,6 +40,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,16 +154,32 @@ int hta_run_filters(struct store *s, int64_t run_db_id)
 	return filters;
 }
 
-/* Cause 1: HTA's ts, a double, rounded up; its end, ts + dur in doubles, rounded down. */
+/*
+ * Cause 1: the double pandas reads from a JSON time of ns nanoseconds
+ * (decimal microseconds, ns / 1000 exactly): below 2^53 ns the division of
+ * the exact double by 1000 is rounded once, as strtod rounds the text; above
+ * (epoch-microsecond traces, 1.7e18 ns) the text itself is parsed, since
+ * (double)ns would round twice.
+ */
+static double us_double(int64_t ns)
+{
+	if (ns > -(INT64_C(1) << 53) && ns < INT64_C(1) << 53)
+		return (double)ns / 1000.0;
+	char text[32];
+	snprintf(text, sizeof(text), "%s%" PRId64 ".%03" PRId64, ns < 0 ? "-" : "", imaxabs(ns / 1000),
+		 imaxabs(ns % 1000));
+	return strtod(text, NULL);
+}
+
+/* HTA's ts rounded up; its end, ts + dur in doubles, rounded down. */
 int64_t hta_start(const struct hta_rank *r, int64_t start_ns)
 {
-	return r->rounded ? (int64_t)ceil((double)start_ns / 1000.0) * 1000 : start_ns;
+	return r->rounded ? (int64_t)ceil(us_double(start_ns)) * 1000 : start_ns;
 }
 
 int64_t hta_end(const struct hta_rank *r, int64_t start_ns, int64_t end_ns)
 {
-	return r->rounded ? (int64_t)floor((double)start_ns / 1000.0 + (double)(end_ns - start_ns) / 1000.0) * 1000
-			  : end_ns;
+	return r->rounded ? (int64_t)floor(us_double(start_ns) + us_double(end_ns - start_ns)) * 1000 : end_ns;
 }
 
 static int fractional(const struct rk_range *v, size_t n)
@@ -305,37 +323,50 @@ static void bounds_of(const struct span *g, size_t n, int d, struct bound *b)
 		}
 }
 
+#define MAX_RUNNING 15
+
 /*
- * get_comm_comp_overlap's sweep: communication groups count 1, computation
- * groups 2; the time while the running sum is 3. Among bounds at one time
- * the order does not change the sum (only the last of them is followed by
- * a gap).
+ * The sweep of get_comm_comp_overlap and _get_gpu_kernel_type_time: the
+ * starts of the groups of set i add w[i] to a running sum and their ends
+ * take it off; by_running[v] (v in 1..MAX_RUNNING) is the time during which
+ * the sum is v. Among bounds at one time the order does not change the
+ * result (only the last of them is followed by a gap, and its sum is the
+ * same in any order).
  */
-static int64_t sweep_overlap(const struct span *comm, size_t ncomm, const struct span *comp, size_t ncomp)
+static void sweep(const struct span *const *g, const size_t *n, const int *w, int k, int64_t *by_running)
 {
-	struct bound *a = xmalloc((2 * ncomm + 1) * sizeof(*a)), *b = xmalloc((2 * ncomp + 1) * sizeof(*b));
-	bounds_of(comm, ncomm, 1, a);
-	bounds_of(comp, ncomp, 2, b);
-	size_t i = 0, j = 0, na = 2 * ncomm, nb = 2 * ncomp;
-	int running = 0;
-	int64_t overlap = 0, at = 0;
-	while (i < na || j < nb) {
-		const struct bound *next = j >= nb || (i < na && a[i].t <= b[j].t) ? &a[i++] : &b[j++];
-		if (running == 3)
-			overlap += next->t - at;
-		running += next->d;
-		at = next->t;
+	struct bound *b[3];
+	size_t at[3] = {0, 0, 0};
+	for (int i = 0; i < k; i++) {
+		b[i] = xmalloc((2 * n[i] + 1) * sizeof(*b[i]));
+		bounds_of(g[i], n[i], w[i], b[i]);
 	}
-	free(a);
-	free(b);
-	return overlap;
+	memset(by_running, 0, (MAX_RUNNING + 1) * sizeof(*by_running));
+	int running = 0;
+	int64_t t = 0;
+	for (;;) {
+		int next = -1;
+		for (int i = 0; i < k; i++)
+			if (at[i] < 2 * n[i] && (next < 0 || b[i][at[i]].t < b[next][at[next]].t))
+				next = i;
+		if (next < 0)
+			break;
+		const struct bound *x = &b[next][at[next]++];
+		if (running > 0 && running <= MAX_RUNNING)
+			by_running[running] += x->t - t;
+		running += x->d;
+		t = x->t;
+	}
+	for (int i = 0; i < k; i++)
+		free(b[i]);
 }
 
 /*
  * get_temporal_breakdown and get_comm_comp_overlap: span = end of the last
  * merged group - start of the first; idle = span - the groups' lengths;
  * compute = the lengths of the computation groups; comm = those of the
- * communication groups; overlap = the sweep above.
+ * communication groups; overlap = the sweep above, by_types the kernel-type
+ * breakdown of get_gpu_kernel_breakdown (include_memory_kernels).
  */
 void hta_temporal_of(const struct hta_rank *r, struct hta_temporal *out)
 {
@@ -352,7 +383,19 @@ void hta_temporal_of(const struct hta_rank *r, struct hta_temporal *out)
 	}
 	out->compute = measure(comp, ncomp);
 	out->comm = measure(comm, ncomm);
-	out->overlap = sweep_overlap(comm, ncomm, comp, ncomp);
+	/* get_comm_comp_overlap: communication counts 1, computation 2; the overlap is where the sum is 3. */
+	int64_t by_running[MAX_RUNNING + 1];
+	const struct span *const pair[2] = {comm, comp};
+	const size_t npair[2] = {ncomm, ncomp};
+	sweep(pair, npair, (const int[]){1, 2}, 2, by_running);
+	out->overlap = by_running[3];
+	/* _get_gpu_kernel_type_time: computation 1, communication 2, memory 4. */
+	size_t nmem = merge_groups(r, 1u << HTA_MEMORY, all);
+	const struct span *const three[3] = {comp, comm, all};
+	const size_t nthree[3] = {ncomp, ncomm, nmem};
+	sweep(three, nthree, (const int[]){1, 2, 4}, 3, by_running);
+	for (int v = 1; v < 8; v++)
+		out->by_types[v] = by_running[v];
 	free(all);
 	free(comp);
 	free(comm);

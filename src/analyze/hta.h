@@ -67,9 +67,15 @@ void hta_rank_release(struct hta_rank *r);
 int64_t hta_start(const struct hta_rank *r, int64_t start_ns);
 int64_t hta_end(const struct hta_rank *r, int64_t start_ns, int64_t end_ns);
 
-/* HTA's temporal breakdown and comm/comp overlap of one rank's events (all ns). */
+/*
+ * HTA's temporal breakdown, comm/comp overlap and kernel-type breakdown of
+ * one rank's events (all ns). by_types[v]: the time during which the kernel
+ * types of the bits of v run (1 computation, 2 communication, 4 memory), as
+ * get_gpu_kernel_breakdown's first table ("COMPUTATION overlapping MEMORY").
+ */
 struct hta_temporal {
 	int64_t span, idle, compute, comm, overlap;
+	int64_t by_types[8];
 };
 void hta_temporal_of(const struct hta_rank *r, struct hta_temporal *out);
 

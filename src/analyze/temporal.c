@@ -33,6 +33,41 @@ static void set_temporal(struct table *t, size_t row, size_t col, const struct h
 	table_set_ns(t, row, col + 3, r->span - r->compute - r->idle);
 }
 
+/* get_gpu_kernel_breakdown's kernel-type names: the types of the bits of v, joined by " overlapping ". */
+static void type_label(int v, struct buf *b)
+{
+	static const char *const names[3] = {"COMPUTATION", "COMMUNICATION", "MEMORY"};
+	buf_reset(b);
+	for (int i = 0; i < 3; i++)
+		if (v & 1 << i)
+			buf_printf(b, "%s%s", b->len ? " overlapping " : "", names[i]);
+}
+
+/* One run's kernel-type rows: times summed over its ranks (HTA's and exact), each over their total. */
+static void add_kernel_types(struct table *t, const char *run, const int64_t *hta, const int64_t *exact,
+			     struct buf *label)
+{
+	int64_t th = 0, te = 0;
+	for (int v = 1; v < 8; v++) {
+		th += hta[v];
+		te += exact[v];
+	}
+	for (int v = 1; v < 8; v++) {
+		if (!hta[v] && !exact[v])
+			continue;
+		size_t row = table_add_row(t);
+		type_label(v, label);
+		table_set_text(t, row, 0, run);
+		table_set_text(t, row, 1, label->data);
+		table_set_ns(t, row, 2, hta[v]);
+		if (th > 0)
+			table_set_real(t, row, 3, (double)hta[v] / (double)th);
+		table_set_ns(t, row, 4, exact[v]);
+		if (te > 0)
+			table_set_real(t, row, 5, (double)exact[v] / (double)te);
+	}
+}
+
 static void set_overlap(struct table *t, size_t row, size_t col, const struct hta_temporal *r)
 {
 	table_set_ns(t, row, col, r->comm);
@@ -55,6 +90,9 @@ int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *ou
 	struct table *o = table_new("overlap", "Communication/computation overlap per rank, as HTA computes it",
 				    "run:text,rank:int,comm_us:us,overlap_us:us,overlap_fraction:frac,"
 				    "exact_comm_us:us,exact_overlap_us:us,exact_overlap_fraction:frac");
+	struct table *kt = table_new("kernel_types", "GPU time by kernel type and their overlaps per run, as HTA computes it",
+				     "run:text,kernel_type:text,time_us:us,fraction:frac,exact_time_us:us,exact_fraction:frac");
+	int64_t types_hta[8] = {0}, types_exact[8] = {0};
 	struct chart *c = chart_new(CHART_STACKED_BAR, "temporal_breakdown", "Temporal breakdown (HTA, exact times)",
 				    "share of the GPU span");
 	chart_add_series(c, "compute");
@@ -66,6 +104,10 @@ int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *ou
 	buf_init(&label);
 	for (size_t k = 0; k < nkeys; k++) {
 		if (keys[k].run_db_id != filter_run) {
+			if (k)
+				add_kernel_types(kt, keys[k - 1].run, types_hta, types_exact, &label);
+			memset(types_hta, 0, sizeof(types_hta));
+			memset(types_exact, 0, sizeof(types_exact));
 			filter_run = keys[k].run_db_id;
 			if ((filter = hta_run_filters(ctx->store, filter_run)) < 0)
 				goto out;
@@ -90,6 +132,10 @@ int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *ou
 		struct hta_temporal r, x;
 		hta_temporal_of(&hr, &r);
 		hta_temporal_of(&he, &x);
+		for (int v = 1; v < 8; v++) {
+			types_hta[v] += r.by_types[v];
+			types_exact[v] += x.by_types[v];
+		}
 		size_t nused = he.n;
 		hta_rank_release(&hr);
 		hta_rank_release(&he);
@@ -119,9 +165,12 @@ int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *ou
 			chart_set(c, cat, 2, (double)x.idle / (double)x.span);
 		}
 	}
+	if (nkeys)
+		add_kernel_types(kt, keys[nkeys - 1].run, types_hta, types_exact, &label);
 	result_add_table(out, t);
 	result_add_table(out, o);
-	t = o = NULL;
+	result_add_table(out, kt);
+	t = o = kt = NULL;
 	result_add_figure(out, c,
 			  "Temporal breakdown per run and rank as Holistic Trace Analysis defines it, on exact times: "
 			  "the span from the first to the last GPU activity launched before the last profiled step, "
@@ -143,8 +192,8 @@ int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"computation kernels; non_compute = span - compute - idle. The plain columns are HTA's numbers: on "
 		"a trace whose timestamps have fractions of a microsecond HTA rounds each event's start up and end "
 		"down to whole microseconds (its parser, against overlapping events), so a kernel shorter than a "
-		"microsecond counts 0 or even -1 us and idle grows (1.6 points of the span on the bundled GPT-2 "
-		"1-GPU run; non_compute can even come out negative, where HTA's own assertion would stop). The "
+		"microsecond counts 0 or even -1 us and idle grows (up to 2.5 points of the span on the bundled "
+		"runs; non_compute can even come out negative, where HTA's own assertion would stop). The "
 		"exact_ columns are the same definitions on the times the trace gives, and are the ones to use; "
 		"HTA gives them too with HTA_DISABLE_NS_ROUNDING=1.");
 	result_add_method(out, "overlap.csv",
@@ -152,11 +201,18 @@ int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *ou
 			  "communication kernels; overlap = the time during which both they and the merged "
 			  "computation kernels run; overlap_fraction = overlap / comm, empty where a rank has no "
 			  "communication. Plain columns with HTA's rounding, exact_ ones on the trace's times.");
+	result_add_method(out, "kernel_types.csv",
+			  "As the kernel-type table of HTA's get_gpu_kernel_breakdown (with memory kernels), on the "
+			  "events of temporal.csv: per rank the merged computation, communication and memory kernels "
+			  "(types as in temporal.csv); at each moment the set of types running names the row "
+			  "(\"COMPUTATION overlapping COMMUNICATION\" while both run); times summed over the run's ranks; "
+			  "fraction = the row over the run's total. Plain and exact_ columns as in temporal.csv.");
 	ret = 0;
 out:
 	buf_release(&label);
 	table_free(t);
 	table_free(o);
+	table_free(kt);
 	chart_free(c);
 	classifier_free(cls);
 	hta_names_free(nm);
