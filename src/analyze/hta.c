@@ -261,6 +261,28 @@ int hta_rank_events(const struct rank_data *d, struct hta_names *nm, int filter,
 	return 0;
 }
 
+int hta_rank_load(struct store *s, const struct rank_key *k, const struct classifier *cls, struct hta_names *nm,
+		  int64_t *run, int *filter, struct rank_data *d, struct hta_rank *hr, struct hta_rank *he)
+{
+	if (k->run_db_id != *run) {
+		if ((*filter = hta_run_filters(s, k->run_db_id)) < 0)
+			return -1;
+		*run = k->run_db_id;
+	}
+	if (rank_data_load(s, k, cls, d) < 0)
+		return -1;
+	if (hta_rank_events(d, nm, *filter, 0, hr) < 0) {
+		rank_data_release(d);
+		return -1;
+	}
+	if (hta_rank_events(d, nm, *filter, 1, he) < 0) {
+		hta_rank_release(hr);
+		rank_data_release(d);
+		return -1;
+	}
+	return 0;
+}
+
 void hta_rank_release(struct hta_rank *r)
 {
 	free(r->ev);

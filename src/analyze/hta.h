@@ -40,6 +40,16 @@ int hta_type(struct hta_names *nm, int64_t name_id, enum hta_ktype *out);
  */
 int hta_run_filters(struct store *s, int64_t run_db_id);
 
+/*
+ * Loads rank k (d) and the GPU events HTA keeps of it with HTA's times (hr)
+ * and exact ones (he); *run and *filter carry the step filter from rank to
+ * rank of one run (set *run to -1 before the first). Returns 0, or -1 after
+ * diag with nothing left to release.
+ */
+struct hta_rank;
+int hta_rank_load(struct store *s, const struct rank_key *k, const struct classifier *cls, struct hta_names *nm,
+		  int64_t *run, int *filter, struct rank_data *d, struct hta_rank *hr, struct hta_rank *he);
+
 struct hta_ev {
 	int64_t start, end;   /* ns; end < start is possible with HTA's rounding */
 	int64_t stream, corr; /* corr -1: none */

@@ -186,21 +186,7 @@ static int64_t *launch_ids_of(struct store *s, const struct rank_key *k, size_t 
 	}
 	sqlite3_bind_int64(st, 1, k->run_db_id);
 	sqlite3_bind_int64(st, 2, k->rank);
-	size_t cap = 64;
-	int64_t *ids = xmalloc(cap * sizeof(*ids));
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap)
-			ids = xrealloc(ids, (cap *= 2) * sizeof(*ids));
-		ids[(*n)++] = sqlite3_column_int64(st, 0);
-	}
-	if (rc != SQLITE_DONE) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
-		free(ids);
-		ids = NULL;
-	}
-	sqlite3_finalize(st);
-	return ids;
+	return rank_column_ids(s, st, n);
 }
 
 static void set_launch(struct table *t, size_t row, size_t col, const struct launch_sum *l)
@@ -319,24 +305,13 @@ int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 	int ret = -1, filter = 0;
 	int64_t filter_run = -1;
 	for (size_t k = 0; k < nkeys; k++) {
-		if (keys[k].run_db_id != filter_run) {
-			filter_run = keys[k].run_db_id;
-			if ((filter = hta_run_filters(ctx->store, filter_run)) < 0)
-				goto out;
-		}
 		struct rank_data d;
-		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
-			goto out;
 		struct hta_rank hr, he;
-		int rc = hta_rank_events(&d, nm, filter, 0, &hr);
-		if (!rc && (rc = hta_rank_events(&d, nm, filter, 1, &he)) < 0)
-			hta_rank_release(&hr);
-		if (!rc) {
-			if (he.n)
-				rc = rank_rows(ctx, &keys[k], &d, &hr, &he, &t);
-			hta_rank_release(&hr);
-			hta_rank_release(&he);
-		}
+		if (hta_rank_load(ctx->store, &keys[k], cls, nm, &filter_run, &filter, &d, &hr, &he) < 0)
+			goto out;
+		int rc = he.n ? rank_rows(ctx, &keys[k], &d, &hr, &he, &t) : 0;
+		hta_rank_release(&hr);
+		hta_rank_release(&he);
 		rank_data_release(&d);
 		if (rc < 0)
 			goto out;

@@ -600,13 +600,9 @@ int rank_cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n)
+int64_t *rank_column_ids(struct store *s, sqlite3_stmt *st, size_t *n)
 {
-	sqlite3_stmt *st;
 	*n = 0;
-	if (prep(s, "SELECT id FROM names WHERE instr(name, ?1) > 0 ORDER BY id", &st) < 0)
-		return NULL;
-	sqlite3_bind_text(st, 1, part, -1, SQLITE_STATIC);
 	size_t cap = 8;
 	int64_t *ids = xmalloc(cap * sizeof(*ids));
 	int rc;
@@ -622,6 +618,16 @@ int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n)
 	}
 	sqlite3_finalize(st);
 	return ids;
+}
+
+int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n)
+{
+	sqlite3_stmt *st;
+	*n = 0;
+	if (prep(s, "SELECT id FROM names WHERE instr(name, ?1) > 0 ORDER BY id", &st) < 0)
+		return NULL;
+	sqlite3_bind_text(st, 1, part, -1, SQLITE_STATIC);
+	return rank_column_ids(s, st, n);
 }
 
 int64_t rank_name_lookup(struct store *s, const char *name)

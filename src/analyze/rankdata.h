@@ -72,6 +72,11 @@ char *rank_name(struct store *s, int64_t name_id);
 int64_t rank_name_lookup(struct store *s, const char *name);
 /* qsort/bsearch order of int64_t values, ascending. */
 int rank_cmp_i64(const void *a, const void *b);
+/*
+ * Column 0 of every row of a prepared, bound statement (caller frees); *n
+ * set; the statement is finalized. NULL on error (after diag).
+ */
+int64_t *rank_column_ids(struct store *s, sqlite3_stmt *st, size_t *n);
 /* The ids of every name that contains part, sorted ascending (caller frees); *n set. NULL on error (after diag). */
 int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n);
 

@@ -103,32 +103,19 @@ int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *ou
 	struct buf label;
 	buf_init(&label);
 	for (size_t k = 0; k < nkeys; k++) {
-		if (keys[k].run_db_id != filter_run) {
-			if (k)
-				add_kernel_types(kt, keys[k - 1].run, types_hta, types_exact, &label);
+		if (k && keys[k].run_db_id != keys[k - 1].run_db_id) {
+			add_kernel_types(kt, keys[k - 1].run, types_hta, types_exact, &label);
 			memset(types_hta, 0, sizeof(types_hta));
 			memset(types_exact, 0, sizeof(types_exact));
-			filter_run = keys[k].run_db_id;
-			if ((filter = hta_run_filters(ctx->store, filter_run)) < 0)
-				goto out;
-			if (!filter)
-				result_add_note(out, "temporal.csv: run %s has fewer than two ProfilerStep#N names, so all "
-						"of its GPU activities are counted (HTA filters by step only with two or more)",
-						keys[k].run);
 		}
 		struct rank_data d;
-		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
-			goto out;
 		struct hta_rank hr, he;
-		if (hta_rank_events(&d, nm, filter, 0, &hr) < 0) {
-			rank_data_release(&d);
+		if (hta_rank_load(ctx->store, &keys[k], cls, nm, &filter_run, &filter, &d, &hr, &he) < 0)
 			goto out;
-		}
-		if (hta_rank_events(&d, nm, filter, 1, &he) < 0) {
-			hta_rank_release(&hr);
-			rank_data_release(&d);
-			goto out;
-		}
+		if (!filter && (!k || keys[k].run_db_id != keys[k - 1].run_db_id))
+			result_add_note(out, "temporal.csv: run %s has fewer than two ProfilerStep#N names, so all "
+					"of its GPU activities are counted (HTA filters by step only with two or more)",
+					keys[k].run);
 		struct hta_temporal r, x;
 		hta_temporal_of(&hr, &r);
 		hta_temporal_of(&he, &x);

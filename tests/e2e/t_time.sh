@@ -13,7 +13,7 @@
 
 "$PERFSTUDY" build -q -o "$T/h200" experiments/h200/study.yaml || bad "build of the h200 example failed"
 D=$T/h200/h200/data
-for f in temporal overlap idle_time idle_time_steps launch_stats step_breakdown memops collectives ranks scaling phases \
+for f in temporal overlap kernel_types idle_time idle_time_steps launch_stats step_breakdown memops collectives ranks scaling phases \
 	dispatch compare; do
 	[ -s "$D/$f.csv" ] && ok || bad "$f.csv missing"
 done
@@ -28,7 +28,7 @@ done
 for cb in 0 1000000; do
 	PERFSTUDY_RANK_CACHE_BYTES=$cb "$PERFSTUDY" build -q -o "$T/cache$cb" experiments/h200/study.yaml ||
 		bad "build with a rank cache of $cb bytes failed"
-	for f in temporal overlap idle_time launch_stats $TIME_TABLES; do
+	for f in temporal overlap kernel_types idle_time idle_time_steps launch_stats $TIME_TABLES; do
 		same "$D/$f.csv" "$T/cache$cb/h200/data/$f.csv" "$f.csv with a rank cache of $cb bytes"
 	done
 done
@@ -97,11 +97,18 @@ grep -qx 'run,0,105.000,70.000,30.000,5.000,105.000,70.000,30.000,5.000' "$T/gso
 #         sum 228.2 (HTA 229), median (17+46)/2 = 31.5, max 108; cpu > 50: 1 (S8's); delay > 100: 1;
 #         short (cpu <= 50, gpu < cpu): K5 only = 1. Busiest stream 7 (30.7 us): idle 15+5.2+40 = 60.2,
 #         host wait share 15/60.2 = 0.249169: not host-bound.
+#  kernel types: computation 20.7; HTA's sweep counts time only while its running sum is positive, and
+#         the reversed K5 piece [111, 110) makes it -1 from 110 to 111, so it takes nothing off there:
+#         10+5+5 = 20 (temporal's compute, a sum of group lengths, says 19); communication 20; memory
+#         10+1 = 11; fractions over 51.7 (HTA 51): 0.400387 0.386847 0.212766 (0.392157 0.392157 0.215686).
 "$PERFSTUDY" build -q -o "$T/idle" tests/data/hta/idle || bad "build of the idle case failed"
 I=$T/idle/default/data
 same_line() { grep -qxF "$2" "$I/$1" && ok || bad "$1: want '$2', have: $(cat "$I/$1")"; }
 same_line temporal.csv 'idle,0,151.000,101.000,19.000,31.000,151.000,99.300,20.700,31.000'
 same_line overlap.csv 'idle,0,20.000,0.000,0.000000,20.000,0.000,0.000000'
+same_line kernel_types.csv 'idle,COMPUTATION,20.000,0.392157,20.700,0.400387'
+same_line kernel_types.csv 'idle,COMMUNICATION,20.000,0.392157,20.000,0.386847'
+same_line kernel_types.csv 'idle,MEMORY,11.000,0.215686,11.000,0.212766'
 same_line idle_time.csv 'idle,0,7,15.000,6.000,40.000,15.000,5.200,40.000'
 same_line idle_time.csv 'idle,0,20,0.000,0.000,80.000,0.000,0.000,80.000'
 same_line idle_time_steps.csv 'idle,0,1,15.000,5.200,120.000,0.106990'
