@@ -42,12 +42,13 @@
 #define KERNEL_WAIT_NS 30000 /* HTA's consecutive_kernel_delay, 30 (us) */
 #define RUNTIME_CUTOFF_NS 50000
 #define LAUNCH_DELAY_CUTOFF_NS 100000
-#define HOST_BOUND_SHARE 0.5 /* the statement's threshold: half the busiest stream's idle time */
+#define HOST_BOUND_SHARE 0.5 /* the statement: host-bound when host wait is half the stream's idle time */
+#define IDLE_SHARE_MIN 0.10  /* ... and the stream idle a tenth of the span at least; else "GPU busy" */
 
 enum { HOST_WAIT, KERNEL_WAIT, OTHER_WAIT, NWAIT };
 
 struct stream_idle {
-	int64_t stream, busy; /* busy: summed event time, to find the busiest stream */
+	int64_t stream, busy, compute; /* summed event time, and that of computation kernels */
 	int64_t wait[NWAIT];
 };
 
@@ -93,13 +94,15 @@ static struct stream_idle *idle_of(const struct rank_data *d, const struct hta_r
 	size_t ns = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct hta_ev *e = &ev[i];
-		if (!ns || s[ns - 1].stream != e->stream) {
+		int first = !ns || s[ns - 1].stream != e->stream;
+		if (first)
 			s[ns++].stream = e->stream;
-			s[ns - 1].busy = e->end - e->start;
-			continue; /* the first event of a stream has no gap before it */
-		}
 		struct stream_idle *si = &s[ns - 1];
 		si->busy += e->end - e->start;
+		if (e->type == HTA_COMPUTE)
+			si->compute += e->end - e->start;
+		if (first)
+			continue; /* the first event of a stream has no gap before it */
 		int64_t prev_end = ev[i - 1].end, gap = e->start - prev_end;
 		const struct rk_range *l = e->corr >= 0 ? rank_launch_of(d, idx, e->corr) : NULL;
 		int w = l && hta_start(r, l->start) > prev_end ? HOST_WAIT : gap < KERNEL_WAIT_NS ? KERNEL_WAIT : OTHER_WAIT;
@@ -213,9 +216,11 @@ struct tables {
 };
 
 /*
- * One rank's rows. Of the exact breakdown, the busiest stream (most event
- * time) carries the statement: host-bound when host wait is at least half
- * of its idle time.
+ * One rank's rows. Of the exact breakdown, the compute stream (the most
+ * computation kernel time) carries the statement: "GPU busy" when it is idle
+ * less than a tenth of the rank's span (temporal.csv, exact), else
+ * "host-bound" when host wait is at least half of its idle time, else "not
+ * host-bound".
  */
 static int rank_rows(const struct analysis_ctx *ctx, const struct rank_key *key, const struct rank_data *d,
 		     const struct hta_rank *hr, const struct hta_rank *he, struct tables *t)
@@ -262,19 +267,26 @@ static int rank_rows(const struct analysis_ctx *ctx, const struct rank_key *key,
 	table_set_int(t->launch, row, 1, key->rank);
 	set_launch(t->launch, row, 2, &lh);
 	set_launch(t->launch, row, 15, &le);
-	const struct stream_idle *busiest = NULL;
+	/* The compute stream: the most computation kernel time (the most event time when none computes). */
+	const struct stream_idle *main = NULL;
 	for (size_t i = 0; i < ne; i++)
-		if (!busiest || se[i].busy > busiest->busy)
-			busiest = &se[i];
-	int64_t idle = busiest ? busiest->wait[HOST_WAIT] + busiest->wait[KERNEL_WAIT] + busiest->wait[OTHER_WAIT] : 0;
-	if (busiest && idle > 0) {
-		double share = (double)busiest->wait[HOST_WAIT] / (double)idle;
-		table_set_int(t->launch, row, 28, busiest->stream);
-		table_set_real(t->launch, row, 29, share);
-		char text[160];
-		snprintf(text, sizeof(text), "%s: %.0f %% of stream %" PRId64 "'s idle time is host wait",
-			 share >= HOST_BOUND_SHARE ? "host-bound" : "not host-bound", 100 * share, busiest->stream);
-		table_set_text(t->launch, row, 30, text);
+		if (!main || se[i].compute > main->compute || (se[i].compute == main->compute && se[i].busy > main->busy))
+			main = &se[i];
+	struct hta_temporal x;
+	hta_temporal_of(he, &x);
+	int64_t idle = main ? main->wait[HOST_WAIT] + main->wait[KERNEL_WAIT] + main->wait[OTHER_WAIT] : 0;
+	if (main && idle > 0 && x.span > 0) {
+		double share = (double)main->wait[HOST_WAIT] / (double)idle, idle_share = (double)idle / (double)x.span;
+		table_set_int(t->launch, row, 28, main->stream);
+		table_set_real(t->launch, row, 29, idle_share);
+		table_set_real(t->launch, row, 30, share);
+		char text[200];
+		snprintf(text, sizeof(text), "%s: stream %" PRId64 " idle %.0f %% of the span; %.0f %% of that host wait",
+			 idle_share < IDLE_SHARE_MIN	 ? "GPU busy"
+			 : share >= HOST_BOUND_SHARE ? "host-bound"
+						     : "not host-bound",
+			 main->stream, 100 * idle_share, 100 * share);
+		table_set_text(t->launch, row, 31, text);
 	}
 	free(sh);
 	free(se);
@@ -300,7 +312,7 @@ int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 			  "run:text,rank:int,step:int,host_wait_us:us,kernel_wait_us:us,other_us:us,host_wait_share:frac"),
 		table_new("launch_stats", "Kernel launch statistics per rank, as HTA computes them",
 			  "run:text,rank:int," LAUNCH_COLS("") "," LAUNCH_COLS("exact_")
-			  ",busiest_stream:int,host_wait_share:frac,statement:text"),
+			  ",compute_stream:int,idle_share:frac,host_wait_share:frac,statement:text"),
 	};
 	int ret = -1, filter = 0;
 	int64_t filter_run = -1;
@@ -342,9 +354,11 @@ int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"call's duration, gpu_duration = the event's, launch_delay = event start - call end (0 when "
 		"negative); their sums, medians and maxima; counts at HTA's cutoffs: cpu_duration over 50 us, "
 		"launch_delay over 100 us, short kernels (cpu_duration at most 50 us and gpu_duration under "
-		"cpu_duration). busiest_stream: the stream with the most event time; host_wait_share: its host "
-		"wait over its idle time (exact idle_time.csv); statement: host-bound when that share is at least "
-		"one half, i.e. the GPU mostly waited for the host to launch the next kernel.");
+		"cpu_duration). compute_stream: the stream with the most computation kernel time; idle_share: its "
+		"idle time (exact idle_time.csv, all three causes) over the rank's span (exact temporal.csv); "
+		"host_wait_share: its host wait over its idle time; statement: 'GPU busy' when idle_share is under "
+		"0.1, else 'host-bound' when host_wait_share is at least 0.5 (the GPU mostly waited for the host to "
+		"launch the next kernel), else 'not host-bound'.");
 	ret = 0;
 out:
 	table_free(t.idle);

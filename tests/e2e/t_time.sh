@@ -95,8 +95,9 @@ grep -qx 'run,0,105.000,70.000,30.000,5.000,105.000,70.000,30.000,5.000' "$T/gso
 #         max 60; gpu 10 5 5 10 0.7 1: sum 31.7 (HTA: K5 110-111 = -1, sum 30), median 5, max 10;
 #         delay 20-15=5 35-18=17 55-52=3 100-54=46 110.2-61=49.2 (HTA 111-61 = 50) 170-62=108:
 #         sum 228.2 (HTA 229), median (17+46)/2 = 31.5, max 108; cpu > 50: 1 (S8's); delay > 100: 1;
-#         short (cpu <= 50, gpu < cpu): K5 only = 1. Busiest stream 7 (30.7 us): idle 15+5.2+40 = 60.2,
-#         host wait share 15/60.2 = 0.249169: not host-bound.
+#         short (cpu <= 50, gpu < cpu): K5 only = 1. Compute stream 7 (gemms, 20.7 us; stream 20 has
+#         none): idle 15+5.2+40 = 60.2 of the span 151 = 0.398675 (>= 0.1), host wait 15/60.2 =
+#         0.249169 (< 0.5): not host-bound.
 #  kernel types: computation 20.7; HTA's sweep counts time only while its running sum is positive, and
 #         the reversed K5 piece [111, 110) makes it -1 from 110 to 111, so it takes nothing off there:
 #         10+5+5 = 20 (temporal's compute, a sum of group lengths, says 19); communication 20; memory
@@ -115,7 +116,7 @@ same_line idle_time_steps.csv 'idle,0,1,15.000,5.200,120.000,0.106990'
 same_line idle_time_steps.csv 'idle,0,2,0.000,0.000,0.000,'
 same_line launch_stats.csv "idle,0,6,71.000,2.000,60.000,30.000,5.000,10.000,229.000,31.500,108.000,1,1,1,\
 6,71.000,2.000,60.000,31.700,5.000,10.000,228.200,31.500,108.000,1,1,1,\
-7,0.249169,not host-bound: 25 % of stream 7's idle time is host wait"
+7,0.398675,0.249169,not host-bound: stream 7 idle 40 % of the span; 25 % of that host wait"
 
 if ! command -v python3 >/dev/null; then
 	skipped "python3 absent: no recomputation from the raw JSON, no HTA comparison"
