@@ -13,6 +13,7 @@
 /* In the order they run and their tables appear. */
 static const struct analysis_def registry[] = {
 	{"basic", analysis_basic},
+	{"step_stats", analysis_step_stats},
 	{"temporal", analysis_temporal},
 	{"hta_idle", analysis_hta_idle},
 	{"step_breakdown", analysis_step_breakdown},

@@ -109,5 +109,14 @@ int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out
 int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* published.csv's figures: a study's own numbers beside perfstudy's estimates (published_figs.c). */
 int analysis_published_figures(const struct analysis_ctx *ctx, struct analysis_result *out);
+/*
+ * compare.c: the pairs of runs to compare, as indexes into runs[] and
+ * models[] ("" for none), nr runs in manifest order; *pairs is allocated
+ * (caller frees). Returns how many.
+ */
+size_t compare_pairs(const struct manifest *m, const char *const *runs, const char *const *models, size_t nr,
+		     size_t (**pairs)[2]);
+/* Step time distributions per run (step_stats.csv) and the test between compared runs (step_compare.csv). */
+int analysis_step_stats(const struct analysis_ctx *ctx, struct analysis_result *out);
 
 #endif

@@ -272,6 +272,45 @@ static void compare_pair(struct analysis_result *out, struct table *t, const str
 	free(rows);
 }
 
+/*
+ * The pairs of runs compare.csv (and step_compare.csv) put side by side, as
+ * indexes into runs[] (manifest order): the manifest's compare list, else
+ * each run against the first run of the same model, or the first run.
+ */
+size_t compare_pairs(const struct manifest *m, const char *const *runs, const char *const *models, size_t nr,
+		     size_t (**out)[2])
+{
+	size_t npairs = 0, (*pairs)[2] = xcalloc((m ? m->ncompare : 0) + nr + 1, sizeof(*pairs));
+	if (m && m->ncompare) {
+		for (size_t i = 0; i < m->ncompare; i++) {
+			size_t a = nr, b = nr;
+			for (size_t j = 0; j < nr; j++) {
+				if (!strcmp(runs[j], m->compare[i].a))
+					a = j;
+				if (!strcmp(runs[j], m->compare[i].b))
+					b = j;
+			}
+			if (a < nr && b < nr) {
+				pairs[npairs][0] = a;
+				pairs[npairs++][1] = b;
+			}
+		}
+	} else {
+		for (size_t i = 1; i < nr; i++) {
+			size_t base = 0;
+			for (size_t j = 0; j < i; j++)
+				if (*models[i] && !strcmp(models[j], models[i])) {
+					base = j;
+					break;
+				}
+			pairs[npairs][0] = base;
+			pairs[npairs++][1] = i;
+		}
+	}
+	*out = pairs;
+	return npairs;
+}
+
 int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct run_items *r;
@@ -281,36 +320,15 @@ int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out
 	struct table *t = table_new("compare", "Two runs compared, per group and per kernel, sorted by the change",
 				    "run_a:text,run_b:text,level:text,name:text,group:text,a_us:us,b_us:us,diff_us:us,"
 				    "ratio:real");
-	size_t npairs = 0, (*pairs)[2] = NULL;
-	const struct manifest *m = ctx->manifest;
-	if (m && m->ncompare) {
-		pairs = xcalloc(m->ncompare, sizeof(*pairs));
-		for (size_t i = 0; i < m->ncompare; i++) {
-			size_t a = nr, b = nr;
-			for (size_t j = 0; j < nr; j++) {
-				if (!strcmp(r[j].run, m->compare[i].a))
-					a = j;
-				if (!strcmp(r[j].run, m->compare[i].b))
-					b = j;
-			}
-			if (a < nr && b < nr) {
-				pairs[npairs][0] = a;
-				pairs[npairs++][1] = b;
-			}
-		}
-	} else if (nr > 1) {
-		pairs = xcalloc(nr, sizeof(*pairs));
-		for (size_t i = 1; i < nr; i++) {
-			size_t base = 0;
-			for (size_t j = 0; j < i; j++)
-				if (*r[i].model && !strcmp(r[j].model, r[i].model)) {
-					base = j;
-					break;
-				}
-			pairs[npairs][0] = base;
-			pairs[npairs++][1] = i;
-		}
+	const char **names = xcalloc(nr + 1, sizeof(*names)), **models = xcalloc(nr + 1, sizeof(*models));
+	for (size_t i = 0; i < nr; i++) {
+		names[i] = r[i].run;
+		models[i] = r[i].model;
 	}
+	size_t(*pairs)[2];
+	size_t npairs = compare_pairs(ctx->manifest, names, models, nr, &pairs);
+	free(names);
+	free(models);
 	for (size_t p = 0; p < npairs; p++)
 		compare_pair(out, t, &r[pairs[p][0]], &r[pairs[p][1]], ctx->cls, p);
 	for (size_t i = 0; i < nr; i++)

@@ -164,8 +164,20 @@ static int has_model(const struct manifest_model *m)
  * training log, or a number typed in from a paper): the figures that put runs
  * of different formats side by side. The source is in each bar's label.
  */
+/* A bar's whisker: the run's fastest to slowest profiled step (step_stats.csv), where it has steps. */
+static void spread_from_steps(struct chart *c, size_t cat, const struct table *stats, const char *run)
+{
+	for (size_t i = 0; stats && i < stats->nrows; i++)
+		if (!strcmp(table_cell(stats, i, 0)->v.text, run)) {
+			int cmin = table_col_index(stats, "min_us"), cmax = table_col_index(stats, "max_us");
+			chart_set_spread(c, cat, (double)table_cell(stats, i, (size_t)cmin)->v.i / 1e6,
+					 (double)table_cell(stats, i, (size_t)cmax)->v.i / 1e6, NAN, NAN);
+		}
+}
+
 static void utilization_figures(const struct table *u, struct analysis_result *out)
 {
+	const struct table *stats = result_table(out, "step_stats");
 	int crun = table_col_index(u, "run"), cstep = table_col_index(u, "step_us");
 	int csrc = table_col_index(u, "step_source"), cach = table_col_index(u, "achieved_tflops_per_gpu");
 	struct chart *st = chart_new(CHART_HBAR, "step_time", "Time per training step, by run", "step time (ms)");
@@ -180,15 +192,20 @@ static void utilization_figures(const struct table *u, struct analysis_result *o
 		const struct cell *src = table_cell(u, r, (size_t)csrc);
 		buf_reset(&label);
 		buf_printf(&label, "%s (%s)", table_cell(u, r, (size_t)crun)->v.text, src->null ? "?" : src->v.text);
-		if (!step->null && step->v.f == step->v.f)
-			chart_set(st, chart_add_category(st, label.data), 0, step->v.f / 1000.0);
+		if (!step->null && step->v.f == step->v.f) {
+			size_t cat = chart_add_category(st, label.data);
+			chart_set(st, cat, 0, step->v.f / 1000.0);
+			if (!src->null && !strcmp(src->v.text, "trace"))
+				spread_from_steps(st, cat, stats, table_cell(u, r, (size_t)crun)->v.text);
+		}
 		if (!ach->null && ach->v.f == ach->v.f)
 			chart_set(tf, chart_add_category(tf, label.data), 0, ach->v.f);
 	}
 	buf_release(&label);
 	result_add_figure(out, st, "Time per training step of each run in milliseconds, from the source in "
 				   "brackets: the mean ProfilerStep#N range of its traces, its training log, or the "
-				   "value typed into the manifest (utilization.csv).");
+				   "value typed into the manifest (utilization.csv); for a trace, the whisker spans its "
+				   "fastest to its slowest profiled step of any rank (step_stats.csv).");
 	result_add_figure(out, tf, "Achieved model TFLOP/s per GPU of each run: the estimated FLOPs per step "
 				   "over the step time and the number of GPUs (utilization.csv; MFU there).");
 }

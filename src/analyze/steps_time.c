@@ -14,6 +14,8 @@
  *   other         the rest of the step
  * Groups are those of the `default` classification.
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,8 +112,11 @@ int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_resu
 		buf_reset(&label);
 		buf_printf(&label, "%s r%d", keys[k].run, keys[k].rank);
 		size_t cat = chart_add_category(c, label.data);
+		int64_t fastest = INT64_MAX, slowest = INT64_MIN;
 		for (size_t si = 0; si < d.nsteps; si++) {
 			const struct rk_range *st = &d.steps[si];
+			fastest = st->end - st->start < fastest ? st->end - st->start : fastest;
+			slowest = st->end - st->start > slowest ? st->end - st->start : slowest;
 			ivset_clear(&claimed);
 			int64_t used = 0;
 			for (int p = 0; p < NPARTS; p++) {
@@ -135,6 +140,7 @@ int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_resu
 				chart_set(c, cat, (size_t)p, chart_get(c, cat, (size_t)p) + (double)v / 1e6 / (double)d.nsteps);
 			}
 		}
+		chart_set_spread(c, cat, (double)fastest / 1e6, (double)slowest / 1e6, NAN, NAN);
 		if (!d.ncpu_ops)
 			result_add_note(out, "step_breakdown.csv: run %s rank %d records no host operators (cpu_op), "
 					"so host work other than CUDA calls and data loading counts as 'other'",
@@ -146,7 +152,8 @@ int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_resu
 	result_add_figure(out, c,
 			  "Mean step time per run and rank, split in priority order: GPU compute, memcpy, memset, "
 			  "communication, then host time in CUDA calls, data loading, other host operators, and "
-			  "the rest; each part counts only time no earlier part claimed.");
+			  "the rest; each part counts only time no earlier part claimed. The whisker spans the rank's "
+			  "fastest to its slowest step.");
 	c = NULL;
 	result_add_method(out, "step_breakdown.csv",
 			  "Per ProfilerStep#N host range and rank, the parts in priority order, each counting only "

@@ -48,6 +48,7 @@ void chart_free(struct chart *c)
 		free(c->refs[i].label);
 	free(c->refs);
 	free(c->note);
+	free(c->spread);
 	free(c->categories);
 	free(c->series);
 	free(c->values);
@@ -68,6 +69,11 @@ size_t chart_add_category(struct chart *c, const char *label)
 	c->cat_tips[c->ncat] = NULL;
 	c->x_values = xrealloc(c->x_values, (c->ncat + 1) * sizeof(*c->x_values));
 	c->x_values[c->ncat] = NAN;
+	if (c->spread) {
+		c->spread = xrealloc(c->spread, (c->ncat + 1) * 4 * sizeof(*c->spread));
+		for (int k = 0; k < 4; k++)
+			c->spread[c->ncat * 4 + (size_t)k] = NAN;
+	}
 	if (c->nseries) {
 		c->values = xrealloc(c->values, (c->ncat + 1) * c->nseries * sizeof(*c->values));
 		for (size_t s = 0; s < c->nseries; s++)
@@ -130,6 +136,21 @@ void chart_set_x_axis(struct chart *c, const char *label, enum chart_scale scale
 	free(c->x_label);
 	c->x_label = label ? xstrdup(label) : NULL;
 	c->x_scale = scale;
+}
+
+void chart_set_spread(struct chart *c, size_t cat, double range_lo, double range_hi, double ci_lo, double ci_hi)
+{
+	assert(cat < c->ncat);
+	if (!c->spread) {
+		c->spread = xmalloc(c->ncat * 4 * sizeof(*c->spread));
+		for (size_t i = 0; i < c->ncat * 4; i++)
+			c->spread[i] = NAN;
+	}
+	double *v = &c->spread[cat * 4];
+	v[0] = range_lo;
+	v[1] = range_hi;
+	v[2] = ci_lo;
+	v[3] = ci_hi;
 }
 
 void chart_add_refline(struct chart *c, const char *label, double slope, double intercept, int dashed)

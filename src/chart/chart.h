@@ -81,6 +81,14 @@ struct chart {
 	 * of the style are drawn so without it.
 	 */
 	int entity_series;
+	/*
+	 * The spread behind each category's value (HBAR: its bar; STACKED_BAR:
+	 * the stack's total; LINE: the point of series 0), 4 per category:
+	 * range_lo, range_hi (a thin whisker with caps, e.g. the fastest and
+	 * slowest step), ci_lo, ci_hi (a thick bar over it, e.g. a confidence
+	 * interval of the median). NaN: not drawn; NULL until chart_set_spread.
+	 */
+	double *spread;
 };
 
 /*
@@ -160,6 +168,8 @@ void chart_set_x(struct chart *c, size_t cat, double x);
 void chart_set_x_axis(struct chart *c, const char *label, enum chart_scale scale);
 void chart_add_refline(struct chart *c, const char *label, double slope, double intercept, int dashed);
 void chart_set_note(struct chart *c, const char *note);
+/* A category's spread (see struct chart's spread); NaN for a part not drawn. HBAR, STACKED_BAR, LINE. */
+void chart_set_spread(struct chart *c, size_t cat, double range_lo, double range_hi, double ci_lo, double ci_hi);
 /*
  * CHART_XY: whether the point of category cat in series s can be drawn (x
  * and y finite, and positive on a log axis), and how many cannot; the

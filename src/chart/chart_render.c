@@ -533,6 +533,54 @@ static double finite_or_0(double v)
 	return isfinite(v) ? v : 0;
 }
 
+/* Widens [*lo, *hi] to hold category i's spread (chart.h), where it has one. */
+static void spread_extent(const struct chart *c, size_t i, double *lo, double *hi)
+{
+	for (int k = 0; c->spread && k < 4; k++) {
+		double v = c->spread[i * 4 + (size_t)k];
+		if (isfinite(v)) {
+			*lo = fmin(*lo, v);
+			*hi = fmax(*hi, v);
+		}
+	}
+}
+
+/*
+ * Draws a spread across the bar or point at `at` (x of a vertical bar, y of
+ * a horizontal one): p[0]..p[1] a thin dark whisker with caps of half width
+ * `cap`, p[2]..p[3] a thick one over it; p[] are positions along the value
+ * axis in points, NaN where a part is not drawn.
+ */
+static void draw_spread(cairo_t *cr, int vertical, double at, double cap, const double p[4])
+{
+	cairo_save(cr);
+	set_grey(cr, 0.1);
+	for (int part = 0; part < 2; part++) {
+		double a = p[2 * part], b = p[2 * part + 1];
+		if (!isfinite(a) || !isfinite(b))
+			continue;
+		cairo_set_line_width(cr, part ? 2.4 : 0.7);
+		double ends[2] = {a, b};
+		if (vertical) {
+			cairo_move_to(cr, at, a);
+			cairo_line_to(cr, at, b);
+			for (int e = 0; !part && e < 2; e++) {
+				cairo_move_to(cr, at - cap, ends[e]);
+				cairo_line_to(cr, at + cap, ends[e]);
+			}
+		} else {
+			cairo_move_to(cr, a, at);
+			cairo_line_to(cr, b, at);
+			for (int e = 0; !part && e < 2; e++) {
+				cairo_move_to(cr, ends[e], at - cap);
+				cairo_line_to(cr, ends[e], at + cap);
+			}
+		}
+		cairo_stroke(cr);
+	}
+	cairo_restore(cr);
+}
+
 /*
  * Picks round ticks over [lo, hi]: a step of 1, 2, 2.5 or 5 times a power
  * of ten giving about five intervals, and the axis widened to whole steps.
@@ -1345,6 +1393,8 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 		}
 		hi = fmax(hi, pos);
 		lo = fmin(lo, neg);
+		if (c->kind != CHART_GROUPED_BAR)
+			spread_extent(c, i, &lo, &hi);
 	}
 	if (c->kind == CHART_GROUPED_BAR && want_log(lo, hi, minpos))
 		axis_log(&a, minpos, hi);
@@ -1484,6 +1534,12 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 			free(vt);
 		}
 	}
+	for (size_t i = 0; c->spread && c->kind != CHART_GROUPED_BAR && i < nc; i++) {
+		double p[4];
+		for (int k = 0; k < 4; k++)
+			p[k] = y_zero - c->spread[i * 4 + (size_t)k] * scale;
+		draw_spread(cr, 1, b.x0 + ((double)i + 0.5) * slot, fmin(bar_w / 4, 4), p);
+	}
 
 	set_grey(cr, 0.2);
 	cairo_set_line_width(cr, 0.6);
@@ -1553,6 +1609,13 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 		hi = fmax(hi, v);
 		if (v > 0)
 			minpos = fmin(minpos, v);
+		double slo = INFINITY, shi = -INFINITY;
+		spread_extent(c, i, &slo, &shi);
+		if (shi >= slo) {
+			hi = fmax(hi, shi);
+			if (slo > 0)
+				minpos = fmin(minpos, slo);
+		}
 	}
 	/* A log axis when asked for or wide apart (want_log); bars on it need positive values. */
 	int use_log = want_log(lo, hi, minpos);
@@ -1663,6 +1726,17 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 		double cy = b.y0 + ((double)i + 0.5) * row;
 		double xv = d0 + axis_frac(&a, v) * (d1 - d0);
 		fill_rect(cr, fmin(x_zero, xv), cy - bar_h / 2, fabs(xv - x_zero), bar_h, bar_colour[i]);
+		double text_x = xv;
+		if (c->spread) {
+			double p[4];
+			for (int k = 0; k < 4; k++) {
+				double sv = c->spread[i * 4 + (size_t)k];
+				p[k] = isfinite(sv) ? d0 + axis_frac(&a, sv) * (d1 - d0) : NAN;
+				if (isfinite(p[k]) && v >= 0)
+					text_x = fmax(text_x, p[k]);
+			}
+			draw_spread(cr, 0, cy, fmin(bar_h / 4, 4), p);
+		}
 		char *full = clean_text(c->cat_tips[i] ? c->cat_tips[i] : c->categories[i]);
 		add_tip(PAD, cy - row / 2, fmax(x_zero, xv) - PAD, row,
 			xasprintf("%s\n%s: %s", full, t->value_label, vtext[i]));
@@ -1674,7 +1748,7 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 		show_text(cr, label[i], b.x0 - 2 * GAP, cy, 1, 0.5);
 		set_font(cr, TICK_PT, 0);
 		set_grey(cr, 0.25);
-		show_text(cr, vtext[i], v < 0 ? xv - GAP : xv + GAP, cy, v < 0, 0.5);
+		show_text(cr, vtext[i], v < 0 ? xv - GAP : text_x + GAP, cy, v < 0, 0.5);
 	}
 
 	set_grey(cr, 0.2);
