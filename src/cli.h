@@ -31,4 +31,12 @@ int cmd_inspect(int argc, char **argv);
 void usage_build(void);
 void usage_inspect(void);
 
+/*
+ * perfstudy diff OLD_DIR NEW_DIR (cmd_diff.c): exits EXIT_THRESHOLD when a
+ * change beyond the noise crosses a threshold of the manifest.
+ */
+#define EXIT_THRESHOLD 4
+int cmd_diff(int argc, char **argv);
+void usage_diff(void);
+
 #endif

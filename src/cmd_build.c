@@ -27,6 +27,7 @@
 #include "chart/chart.h"
 #include "chart/figures.h"
 #include "cli.h"
+#include "history.h"
 #include "ingest/ingest.h"
 #include "ingest/parallel.h"
 #include "manifest/manifest.h"
@@ -920,6 +921,8 @@ static int add_file_inputs(const struct exp_plan *e, struct exp_output *o)
 
 /* Threads that draw figures: --jobs. */
 static int render_jobs = 1;
+/* The time this build records in its history (history.h). */
+static int64_t built_at;
 
 /*
  * Whether a table has something to show: a row, and, where it has columns
@@ -1022,7 +1025,7 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 		.top_n = e->top_n,
 	};
 	double t_analyze = timing_now();
-	if (analyze_experiment(&ctx, &o->res) < 0)
+	if (analyze_experiment(&ctx, &o->res) < 0 || history_record(s, e->id, e->manifest, &o->res, built_at) < 0)
 		return -1;
 	timing_add(TIME_ANALYZE, timing_now() - t_analyze);
 	char *figdir = xasprintf("%s/%s/figures", site, e->id);
@@ -1306,6 +1309,9 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 		goto fail;
 	timing_add(TIME_INDEX, timing_now() - t_index);
 	timing_lap(TIME_INGEST, &t_lap);
+	built_at = history_build_time();
+	if (history_open(store, prev_db, quiet) < 0)
+		goto fail;
 
 	outs = xcalloc(plan.nexp, sizeof(*outs));
 	const struct report_experiment **reps = xcalloc(plan.nexp, sizeof(*reps));
@@ -1356,6 +1362,18 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 	}
 	if (ok && report_write_index(tmp, reps, plan.nexp) < 0)
 		ok = 0;
+	if (ok) {
+		const char **ids = xcalloc(plan.nexp + 1, sizeof(*ids));
+		const struct manifest **mans = xcalloc(plan.nexp + 1, sizeof(*mans));
+		for (size_t i = 0; i < plan.nexp; i++) {
+			ids[i] = plan.exps[i].id;
+			mans[i] = plan.exps[i].manifest;
+		}
+		if (history_write(store, ids, mans, plan.nexp) < 0)
+			ok = 0;
+		free(ids);
+		free(mans);
+	}
 	timing_add(TIME_RENDER, timing_now() - t_lap - timing_get(TIME_ANALYZE));
 	if (ok && store_commit(store) < 0)
 		ok = 0;

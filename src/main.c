@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{"inspect", cmd_inspect, usage_inspect, "say what each file is and what it holds"},
 	{"ingest", cmd_ingest, usage_ingest, "read one shard of a build's traces into a shard database"},
 	{"merge", cmd_merge, usage_merge, "build from shard databases, as build would from the traces"},
+	{"diff", cmd_diff, usage_diff, "what changed between two builds' outputs; exit 4 past a threshold"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -33,7 +34,8 @@ static void usage(FILE *f)
 		   "       perfstudy --version | --help | help <command>\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nexit codes: 0 ok, 1 bad input, 2 usage, 3 I/O or system error\n");
+	fprintf(f, "\nexit codes: 0 ok, 1 bad input, 2 usage, 3 I/O or system error;\n"
+		   "diff: 4 when a change beyond the noise crosses a threshold\n");
 }
 
 static const struct command *find(const char *name)

@@ -1463,16 +1463,156 @@ static void get_compare(struct ctx *c, const struct ynode *key, const struct yno
 	}
 }
 
+/* The index of the run with this id, or m->nruns when there is none. */
+static size_t run_index(const struct manifest *m, const char *id)
+{
+	size_t j = 0;
+	while (j < m->nruns && (!m->runs[j].id || strcmp(m->runs[j].id, id)))
+		j++;
+	return j;
+}
+
+/* A finite number (any sign); 1 when set, 0 when empty, -1 after an error. */
+static int get_real(struct ctx *c, const struct ynode *key, const struct ynode *v, double *out)
+{
+	if (!present(v))
+		return 0;
+	char *end = NULL;
+	double x = v->kind == Y_SCALAR && v->value[0] && !isspace((unsigned char)v->value[0]) ? strtod(v->value, &end) : NAN;
+	if (!end || *end || !isfinite(x)) {
+		err_type(c, key, v, "a finite number");
+		return -1;
+	}
+	*out = x;
+	return 1;
+}
+
+/* 'thresholds': step_time_pct (> 0) and mfu_pp (< 0). */
+static void get_thresholds(struct ctx *c, const struct ynode *key, const struct ynode *map)
+{
+	static const char *const keys[] = {"step_time_pct", "mfu_pp"};
+	const struct ynode *seen[2] = {0};
+	struct manifest *m = c->m;
+	if (want_mapping(c, key, map) <= 0)
+		return;
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		double x = 0;
+		switch (field_index(c, map, i, keys, 2, seen)) {
+		case 0:
+			if (get_real(c, k, v, &x) > 0) {
+				if (x > 0)
+					m->thresholds.step_time_pct = x;
+				else
+					err_at(c, v, "'step_time_pct' must be greater than 0 (a rise in percent), got %s",
+					       v->value);
+			}
+			break;
+		case 1:
+			if (get_real(c, k, v, &x) > 0) {
+				if (x < 0)
+					m->thresholds.mfu_pp = x;
+				else
+					err_at(c, v, "'mfu_pp' must be less than 0 (a fall in percentage points), got %s",
+					       v->value);
+			}
+			break;
+		}
+	}
+}
+
+/*
+ * 'series': a list of {name, runs: [run, ...]}; the run ids are checked
+ * once all runs are read (nodes collects them, one per series run).
+ */
+static void get_series(struct ctx *c, const struct ynode *key, const struct ynode *v, const struct ynode ***nodes,
+		       size_t *nnodes)
+{
+	static const char *const keys[] = {"name", "runs"};
+	struct manifest *m = c->m;
+	if (!present(v))
+		return;
+	if (v->kind != Y_SEQUENCE) {
+		err_type(c, key, v, "a list of {name: ..., runs: [run, ...]}");
+		return;
+	}
+	m->series = xcalloc(v->n + 1, sizeof(*m->series));
+	size_t cap = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		const struct ynode *it = v->items[i];
+		if (it->bad)
+			continue;
+		if (it->kind != Y_MAPPING) {
+			char *got = describe(it);
+			err_at(c, it, "expected a series like {name: nightly, runs: [a, b]} in 'series', got %s", got);
+			free(got);
+			continue;
+		}
+		const struct ynode *seen[2] = {0};
+		struct manifest_series se = {0};
+		const struct ynode *name_node = NULL;
+		for (size_t j = 0; j < it->n; j += 2) {
+			const struct ynode *k = it->items[j], *val = it->items[j + 1];
+			switch (field_index(c, it, j, keys, 2, seen)) {
+			case 0:
+				if (get_string(c, k, val, &se.name) > 0) {
+					name_node = val;
+					if (!valid_id(se.name, "_.-"))
+						err_at(c, val, "a series name is letters, digits, '_', '.' and '-', got '%s'",
+						       se.name);
+				}
+				break;
+			case 1:
+				if (!present(val))
+					break;
+				if (val->kind != Y_SEQUENCE || !val->n) {
+					err_type(c, k, val, "a non-empty list of run ids"); /* an empty list reads 'a sequence' */
+					break;
+				}
+				se.runs = xcalloc(val->n + 1, sizeof(*se.runs));
+				for (size_t r = 0; r < val->n; r++) {
+					const struct ynode *id = val->items[r];
+					if (id->bad)
+						continue;
+					if (id->kind != Y_SCALAR || id->null) {
+						err_type(c, k, id, "a run id");
+						continue;
+					}
+					int dup = 0;
+					for (size_t q = 0; q < se.nruns && !dup; q++)
+						dup = !strcmp(se.runs[q], id->value);
+					if (dup) {
+						err_at(c, id, "run '%s' is in series '%s' twice", id->value,
+						       se.name ? se.name : "?");
+						continue;
+					}
+					*nodes = xgrow(*nodes, &cap, *nnodes + 1, sizeof(**nodes));
+					(*nodes)[(*nnodes)++] = id;
+					se.runs[se.nruns++] = xstrdup(id->value);
+				}
+				break;
+			}
+		}
+		require(c, it, seen[0], "name");
+		require(c, it, seen[1], "runs");
+		for (size_t j = 0; name_node && j < m->nseries; j++)
+			if (m->series[j].name && !strcmp(m->series[j].name, se.name))
+				err_at(c, name_node, "duplicate series '%s'", se.name);
+		m->series[m->nseries++] = se;
+	}
+}
+
 static void check_root(struct ctx *c, const struct ynode *root)
 {
 	static const char *const keys[] = {
 		"version", "id", "title", "description", "hardware", "model", "runs",
-		"classify", "figures", "phases", "compare", "software",
+		"classify", "figures", "phases", "compare", "software", "series", "thresholds",
 	};
 	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
 	const struct ynode *seen[NKEYS] = {0};
 	const struct ynode *id_node = NULL;
-	const struct ynode **compare_nodes = NULL;
+	const struct ynode **compare_nodes = NULL, **series_nodes = NULL;
+	size_t nseries_nodes = 0;
 	struct manifest *m = c->m;
 
 	if (root->bad)
@@ -1526,31 +1666,34 @@ static void check_root(struct ctx *c, const struct ynode *root)
 		case 11:
 			get_software(c, k, v);
 			break;
+		case 12:
+			get_series(c, k, v, &series_nodes, &nseries_nodes);
+			break;
+		case 13:
+			get_thresholds(c, k, v);
+			break;
 		}
 	}
 	require(c, root, seen[2], "title");
 	require(c, root, seen[6], "runs");
-	for (size_t i = 0; i < 2 * m->ncompare; i++) {
-		const char *id = compare_nodes[i]->value;
-		size_t j = 0;
-		while (j < m->nruns && (!m->runs[j].id || strcmp(m->runs[j].id, id)))
-			j++;
-		if (j == m->nruns)
-			err_at(c, compare_nodes[i], "unknown run '%s' in 'compare'", id);
-	}
+	for (size_t i = 0; i < 2 * m->ncompare; i++)
+		if (run_index(m, compare_nodes[i]->value) == m->nruns)
+			err_at(c, compare_nodes[i], "unknown run '%s' in 'compare'", compare_nodes[i]->value);
 	free(compare_nodes);
 	for (size_t i = 0; c->baselines && i < m->nruns; i++) {
 		const struct manifest_run *r = &m->runs[i];
 		if (!c->baselines[i] || !r->id)
 			continue;
-		size_t j = 0;
-		while (j < m->nruns && (!m->runs[j].id || strcmp(m->runs[j].id, r->scaling_baseline)))
-			j++;
+		size_t j = run_index(m, r->scaling_baseline);
 		if (j == m->nruns)
 			err_at(c, c->baselines[i], "unknown run '%s' in 'scaling_baseline'", r->scaling_baseline);
 		else if (j == i)
 			err_at(c, c->baselines[i], "run '%s' is its own 'scaling_baseline'", r->id);
 	}
+	for (size_t i = 0; i < nseries_nodes; i++)
+		if (run_index(m, series_nodes[i]->value) == m->nruns)
+			err_at(c, series_nodes[i], "unknown run '%s' in 'series'", series_nodes[i]->value);
+	free(series_nodes);
 	/* The manifest's model may come after 'runs', so runs inherit it only now. */
 	for (size_t i = 0; i < m->nruns; i++) {
 		struct manifest_run *r = &m->runs[i];
@@ -1687,6 +1830,13 @@ void manifest_free(struct manifest *m)
 		free(m->compare[i].b);
 	}
 	free(m->compare);
+	for (size_t i = 0; i < m->nseries; i++) {
+		for (size_t j = 0; j < m->series[i].nruns; j++)
+			free(m->series[i].runs[j]);
+		free(m->series[i].runs);
+		free(m->series[i].name);
+	}
+	free(m->series);
 	free(m->classify_preset);
 	free(m->figures.size);
 	free(m->figures.font);

@@ -72,6 +72,16 @@ struct manifest_compare {
 	char *a, *b;
 };
 
+/*
+ * Runs shown as a trend (key 'series'): the same configuration on
+ * successive dates or commits, in the order given.
+ */
+struct manifest_series {
+	char *name;  /* [A-Za-z0-9._-]+, unique within the manifest */
+	size_t nruns;
+	char **runs; /* run ids of this manifest, in trend order, each once */
+};
+
 struct manifest_run {
 	char *id;       /* [A-Za-z0-9._-]+, unique within the manifest */
 	char *label;    /* defaults to id */
@@ -141,6 +151,16 @@ struct manifest {
 	struct manifest_phase *phases;   /* 'phases' in the file's order; none: the defaults */
 	size_t ncompare;
 	struct manifest_compare *compare; /* 'compare'; none: each run against the first */
+	size_t nseries;
+	struct manifest_series *series;   /* 'series' in the file's order */
+	/*
+	 * 'thresholds': what `perfstudy diff` and the change table call a
+	 * regression, when the difference is also beyond the noise; 0: none.
+	 */
+	struct {
+		double step_time_pct; /* > 0: median step time up by more than this many percent */
+		double mfu_pp;        /* < 0: MFU down by more than -mfu_pp percentage points */
+	} thresholds;
 };
 
 /* Returns 0 and sets *out, or returns -1 after reporting every error found. */
