@@ -1366,6 +1366,18 @@ static char *value_title(const struct text *t, const struct axis *a)
 	return xasprintf("%s%s", t->value_label, a->log && t->value_label[0] ? ", log scale" : "");
 }
 
+/* The spread of every category of a vertical chart (STACKED_BAR, LINE), centred in its slot. */
+static void draw_spreads_up(cairo_t *cr, const struct chart *c, const struct box *b, double slot, double scale,
+			    double y_zero, double cap)
+{
+	for (size_t i = 0; c->spread && i < c->ncat; i++) {
+		double p[4];
+		for (int k = 0; k < 4; k++)
+			p[k] = y_zero - c->spread[i * 4 + (size_t)k] * scale;
+		draw_spread(cr, 1, b->x0 + ((double)i + 0.5) * slot, cap, p);
+	}
+}
+
 static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *t, double w,
 			 double h)
 {
@@ -1504,6 +1516,9 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 	draw_value_grid_y(cr, &a, &b);
 
 	double bar_w = fmin(slot * 0.7, 60);
+	/* A line's points are drawn over their spread, a stack's spread over its bar. */
+	if (c->kind == CHART_LINE)
+		draw_spreads_up(cr, c, &b, slot, scale, y_zero, 4);
 	if (c->kind == CHART_GROUPED_BAR)
 		draw_grouped_bars(cr, c, t, &b, &a, slot, y_zero);
 	else if (c->kind == CHART_LINE)
@@ -1534,12 +1549,8 @@ static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *
 			free(vt);
 		}
 	}
-	for (size_t i = 0; c->spread && c->kind != CHART_GROUPED_BAR && i < nc; i++) {
-		double p[4];
-		for (int k = 0; k < 4; k++)
-			p[k] = y_zero - c->spread[i * 4 + (size_t)k] * scale;
-		draw_spread(cr, 1, b.x0 + ((double)i + 0.5) * slot, fmin(bar_w / 4, 4), p);
-	}
+	if (c->kind == CHART_STACKED_BAR)
+		draw_spreads_up(cr, c, &b, slot, scale, y_zero, fmin(bar_w / 4, 4));
 
 	set_grey(cr, 0.2);
 	cairo_set_line_width(cr, 0.6);
