@@ -1565,8 +1565,12 @@ static void get_series(struct ctx *c, const struct ynode *key, const struct ynod
 			case 1:
 				if (!present(val))
 					break;
-				if (val->kind != Y_SEQUENCE || !val->n) {
-					err_type(c, k, val, "a non-empty list of run ids"); /* an empty list reads 'a sequence' */
+				if (val->kind != Y_SEQUENCE) {
+					err_type(c, k, val, "a non-empty list of run ids");
+					break;
+				}
+				if (!val->n) {
+					err_at(c, val, "a series needs at least one run in 'runs', got an empty list");
 					break;
 				}
 				se.runs = xcalloc(val->n + 1, sizeof(*se.runs));

@@ -293,6 +293,19 @@ static const struct bad_case bad_cases[] = {
 		"m.yaml:4:20: error: expected a pair of run ids like [a, b] in 'compare', got a sequence\n"
 		"m.yaml:4:25: error: 'compare' pairs two different runs, got 'a' twice\n"
 		"m.yaml:4:15: error: unknown run 'zz' in 'compare'\n"},
+	{"series and thresholds",
+		"title: x\n" RUNS
+		"series: [{name: s, runs: [a, zz, a]}, {name: bad name, runs: []}, {name: s, runs: [a]}, x]\n"
+		"thresholds: {step_time_pct: 0, mfu_pp: 1, mfu: -2}\n",
+		"m.yaml:3:34: error: run 'a' is in series 's' twice\n"
+		"m.yaml:3:46: error: a series name is letters, digits, '_', '.' and '-', got 'bad name'\n"
+		"m.yaml:3:62: error: a series needs at least one run in 'runs', got an empty list\n"
+		"m.yaml:3:74: error: duplicate series 's'\n"
+		"m.yaml:3:89: error: expected a series like {name: nightly, runs: [a, b]} in 'series', got 'x'\n"
+		"m.yaml:4:29: error: 'step_time_pct' must be greater than 0 (a rise in percent), got 0\n"
+		"m.yaml:4:40: error: 'mfu_pp' must be less than 0 (a fall in percentage points), got 1\n"
+		"m.yaml:4:43: error: unknown key 'mfu'\n"
+		"m.yaml:3:30: error: unknown run 'zz' in 'series'\n"},
 	{"inputs matching nothing",
 		"title: x\n"
 		"runs: [{id: a, inputs: [logs/*.log]}]\n",
@@ -689,6 +702,39 @@ static void test_phases_compare(void)
 	manifest_free(m);
 }
 
+/* 'series' keeps its runs in the order given; 'thresholds' its two numbers. */
+static void test_series_thresholds(void)
+{
+	struct manifest *m = NULL;
+	int rc;
+	put("se.yaml",
+		"title: T\n"
+		"series:\n"
+		"  - {name: nightly, runs: [b, a]}\n"
+		"  - {name: one.more, runs: [a]}\n"
+		"thresholds: {step_time_pct: 5, mfu_pp: -2.5}\n"
+		"runs: [{id: a, traces: traces/a/rank0.json}, {id: b, traces: traces/a/rank1.json}]\n");
+	char *err = load("se.yaml", &m, &rc);
+	CHECK_STR(err, "");
+	free(err);
+	CHECK_INT(rc, 0);
+	if (!m)
+		return;
+	CHECK_INT(m->nseries, 2);
+	if (m->nseries == 2) {
+		CHECK_STR(m->series[0].name, "nightly");
+		CHECK_INT(m->series[0].nruns, 2);
+		if (m->series[0].nruns == 2) {
+			CHECK_STR(m->series[0].runs[0], "b");
+			CHECK_STR(m->series[0].runs[1], "a");
+		}
+		CHECK_STR(m->series[1].name, "one.more");
+	}
+	CHECK(m->thresholds.step_time_pct == 5);
+	CHECK(m->thresholds.mfu_pp == -2.5);
+	manifest_free(m);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test_manifest.XXXXXX";
@@ -710,6 +756,7 @@ int main(void)
 	test_id_and_preset();
 	test_typed_in();
 	test_phases_compare();
+	test_series_thresholds();
 	test_bad();
 	test_cannot_open();
 
