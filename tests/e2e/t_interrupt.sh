@@ -77,6 +77,8 @@ grep -q "^perfstudy: restored the previous output from $T/swap.old.999999 (a bui
 	bad "killed swap: message: $(cat "$T/err")"
 
 # A full disk: a small tmpfs when mounting is allowed (root), else a file size limit.
+# 8 MB holds two copies of the small site (2.2 MB each: the old one and the
+# next build's) once the filler is gone.
 S=tests/data/small/study/run-a
 M=$T/mnt
 mkdir -p "$M"
