@@ -84,11 +84,16 @@ manifest() { # RUN... : the study with these runs, all in series 'nightly'
 	{
 		printf 'version: 1\nid: nightly\ntitle: Nightly\n'
 		printf 'thresholds: {step_time_pct: 0.5, mfu_pp: -2}\n'
+		printf 'hardware: {peak_tflops: 100}\nmodel: {layers: 1, hidden: 1000, heads: 10, seq: 64}\n'
 		printf 'series:\n  - name: nightly\n    runs: [%s]\n' "$(echo "$@" | sed 's/ /, /g')"
 		printf 'runs:\n'
-		for r in "$@"; do printf '  - id: %s\n    traces: [%s.json]\n' "$r" "$r"; done
+		for r in "$@"; do printf '  - id: %s\n    batch: 1\n    traces: [%s.json]\n' "$r" "$r"; done
 	} > "$W/study.yaml"
 }
+# The model makes MFU computable: one layer, d = 1000, f = 4d = 4000,
+# s = 64, batch 1, no vocabulary: 3 x [2 * 64 * (4e6 + 8e6) + 4 * 64^2 *
+# 1000] = 3 x (1.536e9 + 16.384e6) = 4.657152e9 FLOPs a step, against the
+# manifest's peak of 100 TFLOP/s; utilization.csv takes the mean step.
 O=$T/site
 manifest d1 d2
 SOURCE_DATE_EPOCH=1700000000 $PERFSTUDY build -q --force "$W/study.yaml" -o "$O" 2> "$T/err" && ok || bad "build 1 failed: $(cat "$T/err")"
@@ -144,6 +149,10 @@ grep -qx "re-read,d1,$W/d1.json,$old,$new,,,," "$O/nightly/data/changes.csv" && 
 	bad "build 3: no re-read row for d1 ($old -> $new): $(cat "$O/nightly/data/changes.csv")"
 grep -qx 'moved,d1,step_median_us,101,102,0.990099,0.699134,within noise,' "$O/nightly/data/changes.csv" && ok ||
 	bad "build 3: d1's median row: $(grep step_median "$O/nightly/data/changes.csv")"
+# d1's MFU falls 0.461104 -> 4.657152e9 / 102 us / 100 TFLOP/s = 0.4565835 (0.456584 to six digits),
+# within the noise like its steps: no threshold.
+grep -qx 'moved,d1,mfu,0.461104,0.456584,-0.980392,0.699134,within noise,' "$O/nightly/data/changes.csv" && ok ||
+	bad "build 3: d1's mfu row: $(grep ',mfu,' "$O/nightly/data/changes.csv")"
 if command -v python3 > /dev/null; then
 	[ "$(python3 tests/stats_ref.py compare a=$H/d1.json b=$H/d1-rerun.json | cut -d, -f9-11)" = "0.699134,exact,within noise" ] &&
 		ok || bad "stats_ref.py disagrees on d1 against its re-profile"
@@ -162,12 +171,16 @@ grep -qx 'moved,d2,step_median_us,101,121,19.802,4.11353e-05,change,step_time_pc
 	ok || bad "build 4: d2's median row: $(grep step_median "$O/nightly/data/changes.csv")"
 grep -q '^re-read,d2,' "$O/nightly/data/changes.csv" && ! grep -q ',d1,' "$O/nightly/data/changes.csv" && ok ||
 	bad "build 4 lists other changes than d2's: $(cat "$O/nightly/data/changes.csv")"
+# MFU: 4.657152e9 / (101 us x 100 TFLOP/s) = 0.461104 -> / 121 us = 0.3848886 (0.384889 to six digits),
+# -7.6 percentage points (past mfu_pp -2), -16.5289 % (101 / 121 - 1).
+grep -qx 'moved,d2,mfu,0.461104,0.384889,-16.5289,4.11353e-05,change,mfu_pp -2' "$O/nightly/data/changes.csv" &&
+	ok || bad "build 4: d2's mfu row: $(grep ',mfu,' "$O/nightly/data/changes.csv")"
 $PERFSTUDY diff "$T/b3" "$O" > "$T/out" 2>&1
 rc=$?
 [ $rc -eq 4 ] && grep -qx 'nightly: d2: moved step_median_us 101 -> 121 (+19.80%, p = 4.11e-05, change) THRESHOLD step_time_pct 0.5 crossed' "$T/out" &&
 	ok || bad "diff b3 b4 (beyond a threshold): rc $rc, $(cat "$T/out")"
 $PERFSTUDY diff -q "$T/b3" "$O" > "$T/out" 2>&1
-[ $? -eq 4 ] && [ "$(wc -l < "$T/out")" -eq 1 ] && ok || bad "diff -q: $(cat "$T/out")"
+[ $? -eq 4 ] && [ "$(wc -l < "$T/out")" -eq 2 ] && ok || bad "diff -q (the median and the MFU): $(cat "$T/out")"
 [ "$(q 'SELECT group_concat(build) FROM history_builds' 1,2,3,4)" = "1,2,3,4" ] && ok ||
 	bad "history_builds after four builds: $(q 'SELECT * FROM history_builds')"
 [ "$(q "SELECT count(*) FROM history_steps WHERE run = 'd2'" 36)" = 36 ] && ok ||
