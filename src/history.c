@@ -705,7 +705,7 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, s
 		t->title = xasprintf("What changed from build %" PRId64 " to build %" PRId64 " of this output directory",
 				     build - 1, build);
 		if (!t->nrows)
-			result_add_note(res, "changes.csv: build %" PRId64 " differs from build %" PRId64
+			result_add_note(res, "Build history: build %" PRId64 " differs from build %" PRId64
 					" only in numbers' last digits or run order; nothing to list", build, build - 1);
 		if (crossed)
 			result_add_note(res, "changes.csv: %zu number%s crossed a threshold of the manifest's "
@@ -714,7 +714,7 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, s
 		result_add_table(res, t);
 		hstate_release(&old);
 	} else {
-		result_add_note(res, "changes.csv: this is the first build this output directory records (build 1); "
+		result_add_note(res, "Build history: this is the first build this output directory records (build 1); "
 				"a later build lists what changed since the one before");
 	}
 	hstate_release(&cur);
