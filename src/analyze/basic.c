@@ -14,6 +14,7 @@
  *   rank_devices: per run and rank, the device its activities are on and
  *            the file they come from (a file driving several devices is
  *            one rank per device: store_split_devices).
+ *   group_totals: per run and group, groups summed over the run's ranks.
  *   top_kernels: per run, the top_n (rank, kernel name) pairs by total GPU
  *            time over all its ranks, each with its device, as paper 000's
  *            "top 10 longest running interfaces" tables.
@@ -536,6 +537,53 @@ static int build_top_kernels(struct store *s, const char *exp, int top_n, struct
 	return 0;
 }
 
+/*
+ * group_totals: per run and group, the groups.csv times summed over the
+ * run's ranks (its devices), and fraction = that sum / the sum over all
+ * groups of the run: paper 000's group shares per GPU count (Figs. 4, 7).
+ * With its figure, one stacked bar per run.
+ */
+static struct table *build_group_totals(const struct table *groups, const struct table *runs,
+					const char *const *order, size_t ng, struct chart **fig)
+{
+	struct table *t = table_new("group_totals", "GPU time by kernel group per run, summed over its ranks",
+				    "run:text,gpus:int,group:text,time_us:us,fraction:frac");
+	struct chart *c = chart_new(CHART_STACKED_BAR, "group_fractions_run", "GPU time by kernel group per run",
+				    "share of the run's GPU time");
+	for (size_t g = 0; g < ng; g++)
+		chart_add_series(c, order[g]);
+	int64_t *ns = xcalloc(ng ? ng : 1, sizeof(*ns));
+	int cg = table_col_index(runs, "gpus");
+	/* groups.csv lists each rank's ng groups in classification order, a run's ranks together. */
+	for (size_t r = 0; r + ng <= groups->nrows && ng;) {
+		const char *run = table_cell(groups, r, 0)->v.text;
+		int64_t total = 0;
+		memset(ns, 0, ng * sizeof(*ns));
+		for (; r + ng <= groups->nrows && !strcmp(table_cell(groups, r, 0)->v.text, run); r += ng)
+			for (size_t g = 0; g < ng; g++) {
+				ns[g] += table_cell(groups, r + g, 3)->v.i;
+				total += table_cell(groups, r + g, 3)->v.i;
+			}
+		size_t cat = chart_add_category(c, run);
+		for (size_t g = 0; g < ng; g++) {
+			size_t row = table_add_row(t);
+			table_set_text(t, row, 0, run);
+			for (size_t k = 0; k < runs->nrows; k++)
+				if (!strcmp(table_cell(runs, k, 0)->v.text, run) && !table_cell(runs, k, (size_t)cg)->null)
+					table_set_int(t, row, 1, table_cell(runs, k, (size_t)cg)->v.i);
+			table_set_text(t, row, 2, order[g]);
+			table_set_ns(t, row, 3, ns[g]);
+			if (total > 0) {
+				table_set_real(t, row, 4, (double)ns[g] / (double)total);
+				chart_set(c, cat, g, (double)ns[g] / (double)total);
+			}
+		}
+	}
+	free(ns);
+	*fig = c;
+	return t;
+}
+
 /* A note for each file whose activities are on several devices: which ranks it became. */
 static int add_device_notes(struct store *s, const char *exp, struct analysis_result *out)
 {
@@ -656,6 +704,11 @@ int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 	result_add_figure(out, figure_group_fractions(groups, order, ng),
 			  "Share of each rank's GPU time (kernels, memcpy, memset) spent in each kernel group; "
 			  "bars are run and rank, fractions of the rank's summed activity time.");
+	struct chart *by_run;
+	result_add_table(out, build_group_totals(groups, out->runs, order, ng, &by_run));
+	result_add_figure(out, by_run,
+			  "Share of each run's GPU time (kernels, memcpy, memset; summed over its ranks, one per "
+			  "device) spent in each kernel group.");
 	add_top_kernel_figures(ctx, out);
 
 	result_add_method(out, "runs.csv",
@@ -674,6 +727,9 @@ int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 			  "phases) are copied to each of its devices, its host operators and summary rows stay with "
 			  "the first. Nothing is merged across devices. A run whose manifest gpus differs from the "
 			  "ranks this gives is warned about at build time.");
+	result_add_method(out, "group_totals.csv",
+			  "Per run and group, the groups.csv times of all of the run's ranks (devices) summed; "
+			  "fraction = that sum / the sum over all groups of the run (empty when it is 0).");
 	result_add_method(out, "top_kernels.csv",
 			  "Per run, the kernels.csv rows (one per rank and kernel name) with the largest total time "
 			  "over all ranks of the run, the first N (the figures' top_n), ties broken by rank then "

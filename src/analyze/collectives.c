@@ -8,8 +8,9 @@
  * S; algorithm bandwidth algbw = sum S / sum time; bus bandwidth busbw =
  * algbw x 2(n-1)/n for AllReduce, x (n-1)/n for AllGather and ReduceScatter,
  * x 1 otherwise, n the group size (NCCL's nccl-tests PERFORMANCE.md). The
- * type is the "Collective name" arg, else the word after "Kernel_" in the
- * kernel name (ncclDevKernel_AllReduce_Sum_bf16_RING_LL -> AllReduce).
+ * type is the "Collective name" arg, else the kernel name's
+ * (ncclDevKernel_AllReduce_Sum_bf16_RING_LL -> AllReduce; NCCL 2.4-2.7's
+ * ncclReduceRingLLKernel_sum_f32 -> Reduce).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +57,23 @@ void collective_canonical(const char *raw, struct buf *out)
 	buf_adds(out, raw);
 }
 
+/*
+ * The collective of a communication kernel from its name: NCCL 2.4-2.7's
+ * nccl<Collective><Algorithm><Protocol>Kernel_<op>_<type>
+ * (ncclReduceRingLLKernel_sum_f32, paper 000's traces) says it before
+ * "Kernel"; later ones after it (ncclKernel_AllReduce_RING_LL_Sum_float,
+ * ncclDevKernel_AllReduce_Sum_bf16_RING_LL).
+ */
 static void type_from_kernel(const char *name, struct buf *out)
 {
+	static const char *const before[] = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce",
+					     "SendRecv", "AllToAll"};
+	const char *k = strstr(name, "Kernel_");
+	for (size_t i = 0; k && !strncmp(name, "nccl", 4) && i < sizeof(before) / sizeof(before[0]); i++)
+		if (!strncmp(name + 4, before[i], strlen(before[i])) && name + 4 + strlen(before[i]) <= k) {
+			buf_adds(out, before[i]);
+			return;
+		}
 	const char *p = strstr(name, "Kernel_");
 	if (!p) {
 		buf_adds(out, "other");
@@ -230,6 +246,7 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 			  "algbw = bytes / time of the calls that record a size (bytes per ns = GB/s); busbw = algbw "
 			  "x 2(n-1)/n for AllReduce, x (n-1)/n for AllGather and ReduceScatter, x 1 otherwise, n the "
 			  "group size (NCCL nccl-tests, doc/PERFORMANCE.md). The type is the 'Collective name' arg, "
-			  "else the word after 'Kernel_' in the kernel name.");
+			  "else the word after 'Kernel_' in the kernel name, or for NCCL 2.4-2.7 names "
+			  "(ncclReduceRingLLKernel_sum_f32) the collective before 'Kernel'.");
 	return 0;
 }

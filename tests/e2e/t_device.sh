@@ -77,8 +77,17 @@ dp2,3,0,Tesla V100-SXM2-32GB (0),ncclReduceRingLLKernel_sum_f32(ncclColl),memory
 dp2,4,1,Tesla V100-SXM2-32GB (1),ncclReduceRingLLKernel_sum_f32(ncclColl),memory_mgmt,1,25.000
 EOF
 same "$T/want" "$dat/top_kernels.csv" "nvprof 2 devices: top_kernels.csv"
+# group_totals.csv sums the run's ranks: matrix-mul 100 + 60 = 160, memory_mgmt 48 + 32 = 80, of 240:
+# 160/240 = 0.666667, 80/240 = 0.333333.
+printf 'run,gpus,group,time_us,fraction\ndp2,1,matrix-mul,160.000,0.666667\ndp2,1,memory_mgmt,80.000,0.333333\ndp2,1,custom_ops,0.000,0.000000\ndp2,1,other,0.000,0.000000\n' >"$T/want"
+same "$T/want" "$dat/group_totals.csv" "nvprof 2 devices: group_totals.csv"
+# collectives.csv: the NCCL 2.4-era name says Reduce before "Kernel" (its "_sum_f32" is the operation):
+# 30 us on device 0, 25 on device 1.
+grep -v '^run,' "$dat/collectives.csv" | cut -d, -f1-5 >"$T/got"
+printf 'dp2,0,Reduce,1,30.000\ndp2,1,Reduce,1,25.000\n' >"$T/want"
+same "$T/want" "$T/got" "nvprof 2 devices: collectives.csv"
 grep -q 'device 0 = rank 0; device 1 = rank 1' "$T/out/study/index.html" && ok || bad "no note on the page for the split file"
-for fig in top_kernels_dp2_r0 top_kernels_dp2_r1 memops group_fractions; do
+for fig in top_kernels_dp2_r0 top_kernels_dp2_r1 memops group_fractions group_fractions_run; do
 	grep -q '<svg' "$T/out/study/figures/$fig.svg" 2>/dev/null && ok || bad "figure $fig missing"
 done
 # The same file with gpus: 2 agrees: no warning. A rebuild reads the split file again (its rows are in
@@ -183,6 +192,10 @@ PY
 else
 	skipped "python3 absent: nvprof-000 Figure 6 check"
 fi
+# The NCCL kernels per device and type, Figure 6(b) and (c): Reduce and Broadcast of each device.
+[ "$(grep -E '^(2gpu,0|4gpu,3),' "$ex/collectives.csv" | cut -d, -f1-5 | tr '\n' ' ')" = \
+  "2gpu,0,Reduce,4,3635091.898 2gpu,0,Broadcast,4,3521914.578 4gpu,3,Reduce,4,5411964.607 4gpu,3,Broadcast,4,4465193.033 " ] &&
+	ok || bad "nvprof-000 collectives per device: $(cat "$ex/collectives.csv")"
 # Copies per device, as make_traces.py's MEMOPS says (4 GPUs): host-to-device 1120 ms on device 0,
 # 9, 10 and 8 ms on devices 1-3; memsets 41, 12, 26 and 7 ms.
 [ "$(grep -E '^4gpu,[0-3],(HtoD|memset),' "$ex/memops.csv" | cut -d, -f2,3,6 | tr '\n' ' ')" = \
