@@ -705,10 +705,15 @@ int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 			  "Share of each rank's GPU time (kernels, memcpy, memset) spent in each kernel group; "
 			  "bars are run and rank, fractions of the rank's summed activity time.");
 	struct chart *by_run;
-	result_add_table(out, build_group_totals(groups, out->runs, order, ng, &by_run));
-	result_add_figure(out, by_run,
-			  "Share of each run's GPU time (kernels, memcpy, memset; summed over its ranks, one per "
-			  "device) spent in each kernel group.");
+	struct table *totals = build_group_totals(groups, out->runs, order, ng, &by_run);
+	/* With one rank per run, its bars are group_fractions' own: left out. */
+	if (ng && totals->nrows < groups->nrows)
+		result_add_figure(out, by_run,
+				  "Share of each run's GPU time (kernels, memcpy, memset; summed over its ranks, one "
+				  "per device) spent in each kernel group.");
+	else
+		chart_free(by_run);
+	result_add_table(out, totals);
 	add_top_kernel_figures(ctx, out);
 
 	result_add_method(out, "runs.csv",
