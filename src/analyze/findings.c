@@ -10,24 +10,27 @@
  *
  * Rules, in the order they are applied per run:
  *   scaling     every run with more GPUs than its baseline in scaling.csv:
- *               its throughput relative to the baseline (speedup) and the
- *               ideal (the GPU ratio), with the efficiency.
- *   comm-skew   a multi-rank run whose ranks' mean share of the step spent
- *               inside collective kernels (ranks.csv: comm_us / step_us,
- *               mean over steps) differs by at least SKEW_MIN between the
- *               rank with the most and the rank with the least: every
- *               rank's collective transfers take the same time, so the
- *               difference is time spent inside the collective waiting
- *               for the rank with the least. Where collective_waits.csv
- *               (matched collectives) exists, the wait is its wait_us per
- *               rank instead, and the rank waited for is the rank that
- *               arrived last most often.
- *   gpu-idle    a rank whose GPU is idle at least IDLE_MIN of its span
- *               (temporal.csv: idle_us / span_us, HTA's definition).
- *   host-bound  a rank whose critical path (critical_path.csv, mean over
- *               its steps) is at least HOST_MIN host operators and
- *               launches: the GPU waits for the host to issue work, and a
- *               faster GPU would not shorten the step.
+ *               its speedup against the baseline and the ideal (the GPU
+ *               ratio), with the efficiency.
+ *   waiting     from collective_waits.csv (collectives matched across
+ *               ranks): the rank the others waited for longest in total,
+ *               and each rank that waited for it at least WAIT_MIN of its
+ *               mean step (ranks.csv), per step and as a share.
+ *   straggler-windows  what that rank's GPU did in the windows before it
+ *               arrived last (stragglers.csv).
+ *   comm-skew   only without matched collectives: the ranks' mean shares
+ *               of the step inside collective kernels (ranks.csv comm_us /
+ *               step_us) differ by at least SKEW_MIN; a collective's
+ *               transfer takes the same time on every rank, so the
+ *               difference is waiting for the rank with the least.
+ *   host-bound  a rank whose GPU is idle at least IDLE_MIN of the step
+ *               (ranks.csv), whose critical path is at least HOST_MIN host
+ *               operators and launches (critical_path.csv) and, where
+ *               idle_time_steps.csv exists, at least HOST_MIN of whose idle
+ *               time is HTA's host wait; with a rank waited for, only that
+ *               rank is considered.
+ *   gpu-idle    a one-rank run not host-bound whose GPU is idle at least
+ *               IDLE_MIN of its span (temporal.csv, HTA's definition).
  */
 #include <math.h>
 #include <stdio.h>
@@ -351,8 +354,8 @@ static void rule_straggler_windows(struct findings *f, const struct analysis_res
 	    "the idle share");
 }
 
-/* The mean of a rank's step_us in ranks.csv, in us; NAN if none. */
-static double mean_step(const struct table *rk, const char *run, int rank)
+/* The mean of a rank's step_us in ranks.csv, in us (NAN if none); *nsteps its rows. */
+static double mean_step(const struct table *rk, const char *run, int rank, size_t *nsteps)
 {
 	int crun = col(rk, "run"), crank = col(rk, "rank"), cs = col(rk, "step_us");
 	double sum = 0;
@@ -364,6 +367,7 @@ static double mean_step(const struct table *rk, const char *run, int rank)
 			n++;
 		}
 	}
+	*nsteps = n;
 	return n ? sum / (double)n : NAN;
 }
 
@@ -371,8 +375,6 @@ static double mean_step(const struct table *rk, const char *run, int rank)
 struct wait_pair {
 	int waiter, last;
 	double wait_us;
-	size_t steps_seen; /* distinct steps, for the per-step mean */
-	int64_t last_step;
 };
 
 /*
@@ -437,12 +439,8 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	for (size_t i = 0; straggler >= 0 && i < n; i++) {
 		if (wp[i].last != straggler)
 			continue;
-		int steps = 0;
-		for (size_t r = 0; r < rk->nrows; r++)
-			if (text(rk, r, col(rk, "run")) && !strcmp(text(rk, r, col(rk, "run")), run) &&
-			    num(rk, r, col(rk, "rank")) == wp[i].waiter)
-				steps++;
-		double step = mean_step(rk, run, wp[i].waiter);
+		size_t steps;
+		double step = mean_step(rk, run, wp[i].waiter, &steps);
 		if (!steps || isnan(step) || step <= 0)
 			continue;
 		double per_step = wp[i].wait_us / steps, share = per_step / step;
