@@ -23,6 +23,7 @@ static const struct analysis_def registry[] = {
 	{"phases", analysis_phases},
 	{"dispatch", analysis_dispatch},
 	{"scaling", analysis_scaling},
+	{"crossrank", analysis_crossrank},
 	{"critical_path", analysis_critical_path},
 	{"compare", analysis_compare},
 	{"models", analysis_models},

@@ -87,6 +87,8 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 int collective_dtype_size(const char *dtype);
 struct buf;
 void collective_canonical(const char *raw, struct buf *out);
+/* NCCL's bus bandwidth factor busbw / algbw of a canonical type on n ranks (nccl-tests PERFORMANCE.md); 0 if n <= 0. */
+double collective_bus_factor(const char *type, int64_t n);
 /* Measured communication bytes per GPU and step beside the estimate (comm_volume.c). */
 int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* nvidia-smi topo -m links (interconnect.csv) and profiler phase reports (phase_report.csv), inputs.c. */
@@ -102,6 +104,8 @@ int analysis_phases(const struct analysis_ctx *ctx, struct analysis_result *out)
 int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Speedup across runs, measured and predicted by Cheng et al.'s model, from dispatch.csv (scaling.c). */
 int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* Collectives matched across ranks: waits, clock offsets, stragglers (crossrank.c). */
+int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Critical path of each step per rank (critical_path.c). */
 int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out);

@@ -89,7 +89,7 @@ static void type_from_kernel(const char *name, struct buf *out)
 	collective_canonical(tmp, out);
 }
 
-static double bus_factor(const char *type, int64_t n)
+double collective_bus_factor(const char *type, int64_t n)
 {
 	if (n <= 0)
 		return 0;
@@ -223,7 +223,7 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 			double algbw = (double)ag[i].bytes / (double)ag[i].bytes_time;
 			table_set_real(t, row, 6, algbw);
 			if (ag[i].group > 0)
-				table_set_real(t, row, 7, algbw * bus_factor(ag[i].type, ag[i].group));
+				table_set_real(t, row, 7, algbw * collective_bus_factor(ag[i].type, ag[i].group));
 		} else {
 			result_add_note(out, "collectives.csv: run %s rank %lld: %s kernels record no message size, "
 					"so bytes and bandwidths are empty", ag[i].run, (long long)ag[i].rank, ag[i].type);

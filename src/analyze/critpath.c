@@ -54,7 +54,10 @@
  * empty; here stream waits are inferred and the later of launch and
  * previous activity binds. HTA merges the backward thread into the forward
  * thread; here threads are separate chains joined only through the GPU.
- * HTA is single-rank; here collectives carry the wait for the last rank.
+ * HTA is single-rank; here collectives carry the wait for the last rank:
+ * the path stays on its rank, the time before the last arrival counted as
+ * waiting for that rank (graph_joins); the path does not jump onto the
+ * rank waited for, whose own row says what it did meanwhile.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -65,6 +68,7 @@
 #include "../util/diag.h"
 #include "../util/xalloc.h"
 #include "analysis.h"
+#include "crossrank.h"
 #include "rankdata.h"
 
 /*
@@ -331,6 +335,29 @@ static int graph_build(struct store *s, const struct rank_key *k, const struct r
 	return 0;
 }
 
+/*
+ * The joins of rank index ri's matched collectives (run: its run, matched
+ * by crossrank.c): the last rank's arrival, moved onto this rank's clock
+ * (reference time + this rank's offset). A kernel that ended before the
+ * last arrival did not wait for it (crossrank_times) and gets no join.
+ */
+static void graph_joins(struct cp_graph *g, const struct xr_run *run, size_t ri)
+{
+	const struct xr_rank *r = &run->ranks[ri];
+	for (size_t i = 0; i < g->d->nacts; i++) {
+		const struct rk_act *a = &g->d->acts[i];
+		if (a->kind != ACT_KERNEL || a->cls != RK_COMM)
+			continue;
+		const struct xr_kern *k = crossrank_kern_at(run, ri, a->start);
+		if (!k || k->op < 0)
+			continue;
+		int64_t wait, transfer;
+		if (!crossrank_times(run, r, k, &wait, &transfer))
+			continue;
+		g->joins[i] = (struct cp_join){run->ops[k->op].last_arrival + r->offset, run->ops[k->op].last_rank};
+	}
+}
+
 /* Node ids for the walk's guard: host points, then activity starts, then activity ends. */
 enum node_kind { N_PT, N_START, N_END };
 
@@ -577,10 +604,21 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 		if (keys[k].rank > maxrank)
 			maxrank = keys[k].rank;
 	wait_by_rank = xcalloc((size_t)maxrank + 1, sizeof(*wait_by_rank));
+	struct xr_run xr;
+	memset(&xr, 0, sizeof(xr));
 	for (size_t k = 0; k < nkeys; k++) {
 		if (k > 0 && strcmp(keys[k].run, keys[k - 1].run)) {
 			add_run_steps(ts, keys[k - 1].run, sa, nsa);
 			nsa = 0;
+		}
+		if (k == 0 || strcmp(keys[k].run, keys[k - 1].run)) {
+			/* a new run: its collectives matched across its ranks (crossrank.c, warnings given there) */
+			size_t e = k + 1;
+			while (e < nkeys && !strcmp(keys[e].run, keys[k].run))
+				e++;
+			crossrank_release(&xr);
+			if (e - k >= 2 && crossrank_match(ctx->store, &keys[k], e - k, cls, NULL, &xr) < 0)
+				goto out;
 		}
 		struct rank_data d;
 		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
@@ -594,6 +632,9 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 			rank_data_release(&d);
 			goto out;
 		}
+		int xri = crossrank_rank_index(&xr, keys[k].rank);
+		if (xri >= 0)
+			graph_joins(&g, &xr, (size_t)xri);
 		buf_reset(&label);
 		buf_printf(&label, "%s r%d", keys[k].run, keys[k].rank);
 		size_t cat = chart_add_category(c, label.data);
@@ -690,8 +731,11 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 			"stream that ended last before it started); a GPU activity's end to the end of the runtime "
 			"call that waited for it (a copy ending inside its own call; the activity ending last inside "
 			"a cudaDeviceSynchronize, cudaStreamSynchronize or cudaEventSynchronize); and each activity's "
-			"start to its end (a collective kernel counts whole as communication: not yet matched across "
-			"ranks). "
+			"start to its end; a collective matched across ranks (collective_waits.csv) is split at the last "
+			"rank's arrival, moved onto this rank's clock with clock_offsets.csv: its start to the arrival is "
+			"waiting for that rank, the rest communication (a kernel that ended before the last arrival, a "
+			"Broadcast's root, counts whole as communication); the path does not continue on the rank waited "
+			"for, whose own row shows what it did. "
 			"The critical path runs back from the step's end, at each node through the incoming edge "
 			"whose source happened last (the dependency it waited for; ties go to the GPU), to the step's "
 			"start; as every edge weighs the time between its nodes, it is a longest path of the step and "
@@ -714,6 +758,7 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 	}
 	ret = 0;
 out:
+	crossrank_release(&xr);
 	free(wait_by_rank);
 	free(sa);
 	buf_release(&cols);

@@ -41,6 +41,10 @@ struct gpu_activity {
 	 */
 	const char *collective, *dtype;
 	int64_t in_nelems, out_nelems, group_size;
+	/* its communicator ("Process Group Name", else "Process Group Description"; NULL: not recorded) */
+	const char *process_group;
+	int has_seq; /* "Seq" recorded: seq is the collective's number on its communicator */
+	int64_t seq;
 };
 
 /* A host-side operator (Kineto cpu_op: aten::mm, ...), for dispatch analysis. */

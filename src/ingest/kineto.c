@@ -185,6 +185,9 @@ static int on_event(void *ctx, const struct kj_event *ev)
 			.in_nelems = ev->in_nelems,
 			.out_nelems = ev->out_nelems,
 			.group_size = ev->group_size,
+			.process_group = cls == EV_KERNEL ? ev->process_group.p : NULL,
+			.has_seq = ev->has_seq,
+			.seq = ev->seq,
 		};
 		if (cls == EV_KERNEL)
 			k->counts->kernels++;

@@ -148,7 +148,7 @@ bool raw_string(ondemand::value v, std::string_view &sv)
 enum key_id {
 	K_OTHER, K_PH, K_TS, K_CAT, K_DUR, K_TID, K_NAME, K_ARGS,
 	K_EXTERNAL_ID, K_DEVICE, K_STREAM, K_CORRELATION, K_BYTES, K_COLLECTIVE, K_DTYPE, K_IN_NELEMS,
-	K_OUT_NELEMS, K_GROUP_SIZE,
+	K_OUT_NELEMS, K_GROUP_SIZE, K_PG_NAME, K_PG_DESC, K_SEQ,
 };
 
 /* Whether the key text at p (after its opening quote) is exactly k: k's bytes, then the closing quote. */
@@ -171,6 +171,8 @@ key_id key_by_name(std::string_view k, bool args)
 		{"stream", K_STREAM, true}, {"correlation", K_CORRELATION, true}, {"bytes", K_BYTES, true},
 		{"Collective name", K_COLLECTIVE, true}, {"dtype", K_DTYPE, true}, {"In msg nelems", K_IN_NELEMS, true},
 		{"Out msg nelems", K_OUT_NELEMS, true}, {"Group size", K_GROUP_SIZE, true},
+		{"Process Group Name", K_PG_NAME, true}, {"Process Group Description", K_PG_DESC, true},
+		{"Seq", K_SEQ, true},
 	};
 	for (const auto &e : keys)
 		if (e.args == args && k == e.name)
@@ -214,6 +216,11 @@ error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field,
 		case 'I': if (key_is(p, "In msg nelems")) id = K_IN_NELEMS; break;
 		case 'O': if (key_is(p, "Out msg nelems")) id = K_OUT_NELEMS; break;
 		case 'G': if (key_is(p, "Group size")) id = K_GROUP_SIZE; break;
+		case 'P':
+			if (key_is(p, "Process Group Name")) id = K_PG_NAME;
+			else if (key_is(p, "Process Group Description")) id = K_PG_DESC;
+			break;
+		case 'S': if (key_is(p, "Seq")) id = K_SEQ; break;
 		default: break;
 		}
 	}
@@ -227,7 +234,7 @@ error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field,
 }
 
 struct event_bufs {
-	std::string ph, cat, name, collective, dtype;
+	std::string ph, cat, name, collective, dtype, process_group;
 };
 
 /* Reads the args an event's class uses: all, or "External id" alone (KJ_ONLY_EXTERNAL_ID). */
@@ -270,6 +277,13 @@ error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int wan
 		case K_IN_NELEMS: if (take_int(v, i)) ev.in_nelems = i; break;
 		case K_OUT_NELEMS: if (take_int(v, i)) ev.out_nelems = i; break;
 		case K_GROUP_SIZE: if (take_int(v, i)) ev.group_size = i; break;
+		case K_PG_NAME:
+			if (take_string(v, b.process_group, ev.process_group)) ev.pg_from_name = 1;
+			break;
+		case K_PG_DESC:
+			if (!ev.pg_from_name) take_string(v, b.process_group, ev.process_group);
+			break;
+		case K_SEQ: if (take_int(v, i)) { ev.seq = i; ev.has_seq = 1; } break;
 		default: break;
 		}
 	}

@@ -51,6 +51,11 @@ struct kj_event {
 	/* NCCL args of communication kernels; p NULL / 0 when absent */
 	struct kj_str collective, dtype;
 	int64_t in_nelems, out_nelems, group_size;
+	/* the communicator: "Process Group Name", else "Process Group Description" */
+	struct kj_str process_group;
+	int pg_from_name;      /* process_group holds the name (a description does not replace it) */
+	int has_seq;           /* "Seq": the collective's sequence number on its communicator */
+	int64_t seq;
 };
 
 struct kj_device {

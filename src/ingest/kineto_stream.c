@@ -690,6 +690,7 @@ static int list_event(void *ctx, const struct kj_event *ev)
 	keep_str(l, &e->dur);
 	keep_str(l, &e->collective);
 	keep_str(l, &e->dtype);
+	keep_str(l, &e->process_group);
 	return 0;
 }
 

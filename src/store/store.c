@@ -68,7 +68,8 @@ static const char SCHEMA[] =
 	"  dur_ns INTEGER NOT NULL, external_id INTEGER);\n"
 	"CREATE TABLE collectives(trace_id INTEGER NOT NULL REFERENCES traces(id),\n"
 	"  start_ns INTEGER NOT NULL, correlation INTEGER, collective TEXT NOT NULL,\n"
-	"  in_nelems INTEGER, out_nelems INTEGER, dtype TEXT, group_size INTEGER);\n"
+	"  in_nelems INTEGER, out_nelems INTEGER, dtype TEXT, group_size INTEGER,\n"
+	"  process_group TEXT, seq INTEGER);\n"
 	"CREATE TABLE activity_groups(experiment TEXT NOT NULL, kind TEXT NOT NULL,\n"
 	"  name_id INTEGER NOT NULL, grp TEXT NOT NULL, PRIMARY KEY(experiment, kind, name_id));\n"
 	"CREATE TABLE group_times(experiment TEXT, run TEXT, rank INTEGER, grp TEXT,\n"
@@ -959,7 +960,7 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
 	if (!a->collective)
 		return 0;
 	/* The NCCL args of a communication kernel, keyed by its start and correlation. */
-	if (!s->ins_coll && prepare(s, "INSERT INTO collectives VALUES(?1,?2,?3,?4,?5,?6,?7,?8)", &s->ins_coll) < 0)
+	if (!s->ins_coll && prepare(s, "INSERT INTO collectives VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)", &s->ins_coll) < 0)
 		return -1;
 	sqlite3_stmt *st = s->ins_coll;
 	sqlite3_bind_int64(st, 1, c->trace_id);
@@ -970,6 +971,8 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
 	bind_opt(st, 6, a->out_nelems, a->out_nelems > 0);
 	bind_text_opt(st, 7, a->dtype);
 	bind_opt(st, 8, a->group_size, a->group_size > 0);
+	bind_text_opt(st, 9, a->process_group);
+	bind_opt(st, 10, a->seq, a->has_seq);
 	return step_rebind(s, st, "insert collective");
 }
 
