@@ -38,6 +38,7 @@ mkdir -p "$DIR"
 [ "${BENCH_KEEP:-0}" = 1 ] || trap 'rm -rf "$DIR"' EXIT
 
 rows=()
+xr=()
 speedups=()
 floors=()
 log() { echo "$@" >&2; }
@@ -202,6 +203,9 @@ for rs in $RANKS; do
 		label="$n ranks × $mb MB, --jobs $j"
 		[ "$j" = 0 ] && label="$n ranks × $mb MB"
 		row "ranks.j$j" "$label" "$bytes" "$largest"
+		# the cross-rank analyses of the fastest build (PERFSTUDY_TIMING's "analysis" lines)
+		[ ! -f "$DIR/ranks.j$j.best" ] || xr+=("$label: $(awk '$2 == "timing:" && $3 == "analysis" &&
+			($5 == "crossrank" || $5 == "critical_path") { printf "%s%s %s s", n++ ? ", " : "", $5, $6 }' "$DIR/ranks.j$j.best")")
 		t=$(ingest_of "$DIR/ranks.j$j.best")
 		if [ -z "$first" ]; then
 			first=$t; fj=$j
@@ -255,6 +259,14 @@ done
 		echo "Speedup of --jobs (best ingest of each, measured in turn):"
 		echo
 		printf -- '- %s\n' "${speedups[@]}"
+	fi
+	if [ ${#xr[@]} -gt 0 ]; then
+		echo
+		echo "Cross-rank analyses in the analyze stage of the rank studies (PERFSTUDY_TIMING, the build above):"
+		echo "crossrank (collectives matched across ranks, clock offsets, stragglers) and critical_path"
+		echo "(which matches each run's collectives again for its joins):"
+		echo
+		printf -- '- %s\n' "${xr[@]}"
 	fi
 	if [ ${#floors[@]} -gt 0 ]; then
 		echo

@@ -98,6 +98,7 @@ struct cp_point {
 struct cp_join {
 	int64_t join;
 	int last_rank;
+	int32_t op; /* the operation in the run's matching (crossrank.h) */
 };
 
 /* One rank's graph: the rank's events (rank_data) and the edges built over them. */
@@ -330,7 +331,7 @@ static int graph_build(struct store *s, const struct rank_key *k, const struct r
 
 	g->joins = xmalloc(na * sizeof(*g->joins));
 	for (size_t i = 0; i < d->nacts; i++)
-		g->joins[i] = (struct cp_join){0, -1};
+		g->joins[i] = (struct cp_join){0, -1, -1};
 	g->visited = xcalloc(g->npts + 2 * d->nacts + 1, 1);
 	return 0;
 }
@@ -354,7 +355,7 @@ static void graph_joins(struct cp_graph *g, const struct xr_run *run, size_t ri)
 		int64_t wait, transfer;
 		if (!crossrank_times(run, r, k, &wait, &transfer))
 			continue;
-		g->joins[i] = (struct cp_join){run->ops[k->op].last_arrival + r->offset, run->ops[k->op].last_rank};
+		g->joins[i] = (struct cp_join){run->ops[k->op].last_arrival + r->offset, run->ops[k->op].last_rank, k->op};
 	}
 }
 
@@ -386,18 +387,51 @@ static int add_seg(struct cp_path *p, enum cp_cat c, int64_t from, int64_t to, i
 }
 
 /*
- * The walk back from host point pi (the last point of the step's thread at
- * or before the step's end, time end) to clip (the step's start). Every
- * time between clip and end is added to exactly one category of p.
+ * A walk that may leave its rank (the path across ranks): at a collective
+ * whose last rank q is another one, it stops there, when q's kernel of the
+ * operation is in the same step (xr_kern.step == step), and says where the
+ * path goes on: next_op, q's kernel start (the last arrival). Elsewhere the
+ * collective's time before the last arrival is waiting, as in a rank's walk.
  */
-static void walk_path(struct cp_graph *g, size_t pi, int64_t end, int64_t clip, struct cp_path *p)
+struct cp_jump {
+	const struct xr_run *xr;
+	int64_t step;
+	int32_t next_op; /* out: -1, the walk reached the step's start */
+};
+
+/* The kernel of op on its last rank: (rank index, kernel), or NULL. */
+static const struct xr_kern *last_kern(const struct xr_run *xr, const struct xr_op *op, size_t *ri)
+{
+	for (size_t m = op->first; m < op->first + op->n; m++) {
+		const struct xr_member *mb = &xr->members[m];
+		if (xr->ranks[mb->rank_i].rank == op->last_rank) {
+			*ri = mb->rank_i;
+			return &xr->ranks[mb->rank_i].kerns[mb->kern_i];
+		}
+	}
+	return NULL;
+}
+
+static int jump_here(const struct cp_jump *jp, const struct cp_join *j)
+{
+	if (!jp || j->op < 0)
+		return 0;
+	size_t ri;
+	const struct xr_kern *k = last_kern(jp->xr, &jp->xr->ops[j->op], &ri);
+	return k && k->step == jp->step;
+}
+
+/*
+ * The walk back from node (kind, i) to clip (the step's start): every time
+ * between clip and the node is added to exactly one category of p. With
+ * jp, it stops at a collective joined at another rank (see cp_jump).
+ */
+static void walk_from(struct cp_graph *g, enum node_kind kind, size_t i, int64_t clip, struct cp_path *p,
+		      struct cp_jump *jp)
 {
 	const struct rank_data *d = g->d;
-	/* from the step's end to the thread's last point: host time (inside an operator or between them) */
-	if (add_seg(p, CP_HOST, g->pts[pi].t, end, clip, -1))
-		return;
-	enum node_kind kind = N_PT;
-	size_t i = pi;
+	if (jp)
+		jp->next_op = -1;
 	for (;;) {
 		size_t id = node_id(g, kind, i);
 		if (g->visited[id]) {
@@ -430,8 +464,13 @@ static void walk_path(struct cp_graph *g, size_t pi, int64_t end, int64_t clip, 
 			const struct rk_act *a = &d->acts[i];
 			const struct cp_join *j = &g->joins[i];
 			if (j->last_rank >= 0 && j->join >= a->start && j->join <= a->end) {
-				if (add_seg(p, CP_COMM, j->join, a->end, clip, -1) ||
-				    add_seg(p, j->last_rank == g->rank ? CP_COMM : CP_WAIT, a->start, j->join, clip,
+				if (add_seg(p, CP_COMM, j->join, a->end, clip, -1))
+					return;
+				if (j->last_rank != g->rank && jump_here(jp, j)) {
+					jp->next_op = j->op; /* the path goes on at the last rank's kernel start */
+					return;
+				}
+				if (add_seg(p, j->last_rank == g->rank ? CP_COMM : CP_WAIT, a->start, j->join, clip,
 					    j->last_rank))
 					return;
 			} else if (add_seg(p, act_cat(a), a->start, a->end, clip, -1)) {
@@ -487,13 +526,206 @@ static void walk_path(struct cp_graph *g, size_t pi, int64_t end, int64_t clip, 
 	}
 }
 
-/* walk_path, then the visited marks cleared: the cost is the path's, not the graph's, for each step. */
-static void walk(struct cp_graph *g, size_t pi, int64_t end, int64_t clip, struct cp_path *p)
+/* walk_from, then the visited marks cleared: the cost is the path's, not the graph's, for each step. */
+static void walk_node(struct cp_graph *g, enum node_kind kind, size_t i, int64_t clip, struct cp_path *p,
+		      struct cp_jump *jp)
 {
-	walk_path(g, pi, end, clip, p);
-	for (size_t i = 0; i < g->ntrail; i++)
-		g->visited[g->trail[i]] = 0;
+	walk_from(g, kind, i, clip, p, jp);
+	for (size_t k = 0; k < g->ntrail; k++)
+		g->visited[g->trail[k]] = 0;
 	g->ntrail = 0;
+}
+
+/*
+ * The walk back from the step's end: host time from end to pi, the last
+ * point of the step's thread at or before it (inside an operator or
+ * between them), then from pi.
+ */
+static void walk(struct cp_graph *g, size_t pi, int64_t end, int64_t clip, struct cp_path *p, struct cp_jump *jp)
+{
+	if (jp)
+		jp->next_op = -1;
+	if (add_seg(p, CP_HOST, g->pts[pi].t, end, clip, -1))
+		return;
+	walk_node(g, N_PT, pi, clip, p, jp);
+}
+
+/*
+ * The path across ranks (critical_path_across.csv). Each rank's graph is
+ * walked with cp_jump, one rank at a time, into segments: per step, from
+ * the step's end; per collective the rank arrived last in, from its
+ * kernel's start (where paths from the other ranks come in). A segment
+ * ends at the step's start or where the path leaves for another rank
+ * (next_op). After the run's last rank, the path of step N starts at the
+ * rank whose step N ended last (reference clock) and follows the segments
+ * from rank to rank: each segment once, so linear in the run's events.
+ */
+struct xs_step {
+	size_t rank_i;
+	int64_t key, end_ref;
+	int64_t cat[NCAT];
+	int32_t next_op;
+};
+
+struct xs_seg {
+	int valid;
+	int64_t cat[NCAT];
+	int32_t next_op;
+};
+
+struct cp_across {
+	size_t nsteps, cap_steps;
+	struct xs_step *steps;
+	struct xs_seg *ops;    /* per operation of the run */
+	int64_t *on_rank;      /* per rank index: scratch for one step's path */
+};
+
+static void across_reset(struct cp_across *xa, const struct xr_run *xr)
+{
+	free(xa->ops);
+	free(xa->on_rank);
+	xa->nsteps = 0;
+	xa->ops = xcalloc(xr->nops ? xr->nops : 1, sizeof(*xa->ops));
+	xa->on_rank = xcalloc(xr->nranks ? xr->nranks : 1, sizeof(*xa->on_rank));
+}
+
+static void across_release(struct cp_across *xa)
+{
+	free(xa->steps);
+	free(xa->ops);
+	free(xa->on_rank);
+	memset(xa, 0, sizeof(*xa));
+}
+
+static int cmp_xs_step(const void *pa, const void *pb)
+{
+	const struct xs_step *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->end_ref != b->end_ref)
+		return a->end_ref > b->end_ref ? -1 : 1; /* the step that ended last first */
+	return a->rank_i < b->rank_i ? -1 : a->rank_i > b->rank_i;
+}
+
+/* The activity of d that is kernel k (same start, a communication kernel), or -1. */
+static ssize_t act_of_kern(const struct rank_data *d, const struct xr_kern *k)
+{
+	size_t l = 0, r = d->nacts;
+	while (l < r) {
+		size_t m = l + (r - l) / 2;
+		if (d->acts[m].start < k->start)
+			l = m + 1;
+		else
+			r = m;
+	}
+	for (; l < d->nacts && d->acts[l].start == k->start; l++)
+		if (d->acts[l].kind == ACT_KERNEL && d->acts[l].cls == RK_COMM)
+			return (ssize_t)l;
+	return -1;
+}
+
+/* The segments of rank index ri (graph g): its steps' and those of the collectives it arrived last in. */
+static void across_rank(struct cp_across *xa, struct cp_graph *g, const struct xr_run *xr, size_t ri,
+			const int64_t *step_pt, struct cp_path *scratch)
+{
+	const struct rank_data *d = g->d;
+	const struct xr_rank *r = &xr->ranks[ri];
+	for (size_t si = 0; si < d->nsteps; si++) {
+		const struct rk_range *st = &d->steps[si];
+		struct cp_path p = {.wait_by_rank = scratch->wait_by_rank, .nranks = scratch->nranks};
+		struct cp_jump jp = {xr, st->key, -1};
+		if (step_pt[si] < 0)
+			p.cat[CP_HOST] = st->end - st->start;
+		else
+			walk(g, (size_t)step_pt[si], st->end, st->start, &p, &jp);
+		xa->steps = xgrow(xa->steps, &xa->cap_steps, xa->nsteps + 1, sizeof(*xa->steps));
+		struct xs_step *x = &xa->steps[xa->nsteps++];
+		x->rank_i = ri;
+		x->key = st->key;
+		x->end_ref = st->end - r->offset;
+		memcpy(x->cat, p.cat, sizeof(x->cat));
+		x->next_op = jp.next_op;
+	}
+	for (size_t i = 0; i < r->nkerns; i++) {
+		const struct xr_kern *k = &r->kerns[i];
+		if (k->op < 0 || xr->ops[k->op].last_rank != r->rank || k->step < 0)
+			continue;
+		ssize_t a = act_of_kern(d, k);
+		size_t si;
+		for (si = 0; si < d->nsteps && d->steps[si].key != k->step; si++)
+			;
+		if (a < 0 || si == d->nsteps)
+			continue;
+		struct cp_path p = {.wait_by_rank = scratch->wait_by_rank, .nranks = scratch->nranks};
+		struct cp_jump jp = {xr, k->step, -1};
+		walk_node(g, N_START, (size_t)a, d->steps[si].start, &p, &jp);
+		struct xs_seg *sg = &xa->ops[k->op];
+		sg->valid = 1;
+		memcpy(sg->cat, p.cat, sizeof(sg->cat));
+		sg->next_op = jp.next_op;
+	}
+}
+
+/* The rows of critical_path_across.csv of one run, from its segments. */
+static void across_rows(struct cp_across *xa, const struct xr_run *xr, struct table *t, struct buf *tmp)
+{
+	qsort(xa->steps, xa->nsteps, sizeof(*xa->steps), cmp_xs_step);
+	for (size_t i = 0; i < xa->nsteps; i++) {
+		if (i > 0 && xa->steps[i].key == xa->steps[i - 1].key)
+			continue; /* the first of a step ended last: the path starts there */
+		const struct xs_step *x = &xa->steps[i];
+		int64_t cat[NCAT], sum = 0;
+		memset(xa->on_rank, 0, xr->nranks * sizeof(*xa->on_rank));
+		memcpy(cat, x->cat, sizeof(cat));
+		for (int q = 0; q < NCAT; q++)
+			sum += x->cat[q];
+		xa->on_rank[x->rank_i] += sum;
+		int32_t next = x->next_op;
+		int cut = 0;
+		for (size_t hops = 0; next >= 0; hops++) {
+			const struct xs_seg *sg = &xa->ops[next];
+			size_t ri;
+			if (!sg->valid || hops > xr->nops || !last_kern(xr, &xr->ops[next], &ri)) {
+				cut = 1; /* no segment where the path went on: the path ends there */
+				break;
+			}
+			sum = 0;
+			for (int q = 0; q < NCAT; q++) {
+				cat[q] += sg->cat[q];
+				sum += sg->cat[q];
+			}
+			xa->on_rank[ri] += sum;
+			next = sg->next_op;
+		}
+		size_t row = table_add_row(t), c = 0, most = 0, nr = 0;
+		int64_t total = 0;
+		buf_reset(tmp);
+		for (size_t ri = 0; ri < xr->nranks; ri++) {
+			if (!xa->on_rank[ri])
+				continue;
+			nr++;
+			if (xa->on_rank[ri] > xa->on_rank[most] || !xa->on_rank[most])
+				most = ri;
+			total += xa->on_rank[ri];
+			buf_printf(tmp, "%sr%d ", tmp->len ? "; " : "", xr->ranks[ri].rank);
+			format_ns_as_us(xa->on_rank[ri], tmp);
+		}
+		table_set_text(t, row, c++, xr->name);
+		table_set_int(t, row, c++, x->key);
+		table_set_int(t, row, c++, xr->ranks[x->rank_i].rank);
+		table_set_ns(t, row, c++, total);
+		for (int q = 0; q < NCAT; q++)
+			table_set_ns(t, row, c++, cat[q]);
+		table_set_int(t, row, c++, (int64_t)nr);
+		table_set_text(t, row, c++, tmp->data ? tmp->data : "");
+		if (nr) {
+			table_set_int(t, row, c, xr->ranks[most].rank);
+			table_set_ns(t, row, c + 1, xa->on_rank[most]);
+		}
+		c += 2;
+		table_set_int(t, row, c, cut);
+	}
+	xa->nsteps = 0;
 }
 
 /* The thread of the step: the ProfilerStep annotation's, else the thread with the last point before end. */
@@ -592,6 +824,15 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 				     "Critical path per step: the rank that waited least (its own work set the step) "
 				     "and the rank that waited most",
 				     cols.data);
+	buf_reset(&cols);
+	buf_adds(&cols, "run:text,step:int,end_rank:int,path_us:us");
+	for (int k = 0; k < NCAT; k++)
+		buf_printf(&cols, ",%s:us", cat_cols[k]);
+	buf_adds(&cols, ",ranks_on_path:int,path_by_rank:text,most_rank:int,most_rank_us:us,cut:int");
+	struct table *tx = table_new("critical_path_across",
+				     "Critical path of each step across ranks: through each collective to the rank that "
+				     "arrived last",
+				     cols.data);
 	struct chart *c = chart_new(CHART_STACKED_BAR, "critical_path", "Critical path of the step by category",
 				    "mean time per step (ms)");
 	for (int k = 0; k < NCAT; k++)
@@ -606,10 +847,16 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 	wait_by_rank = xcalloc((size_t)maxrank + 1, sizeof(*wait_by_rank));
 	struct xr_run xr;
 	memset(&xr, 0, sizeof(xr));
+	struct cp_across xa;
+	memset(&xa, 0, sizeof(xa));
+	int64_t *step_pt = NULL;
+	size_t cap_pt = 0;
 	for (size_t k = 0; k < nkeys; k++) {
 		if (k > 0 && strcmp(keys[k].run, keys[k - 1].run)) {
 			add_run_steps(ts, keys[k - 1].run, sa, nsa);
 			nsa = 0;
+			if (xr.nops)
+				across_rows(&xa, &xr, tx, &label);
 		}
 		if (k == 0 || strcmp(keys[k].run, keys[k - 1].run)) {
 			/* a new run: its collectives matched across its ranks (crossrank.c, warnings given there) */
@@ -619,6 +866,8 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 			crossrank_release(&xr);
 			if (e - k >= 2 && crossrank_match(ctx->store, &keys[k], e - k, cls, NULL, &xr) < 0)
 				goto out;
+			if (xr.nops)
+				across_reset(&xa, &xr);
 		}
 		struct rank_data d;
 		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
@@ -645,10 +894,12 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 			memset(wait_by_rank, 0, ((size_t)maxrank + 1) * sizeof(*wait_by_rank));
 			int64_t tid = step_tid(&g, st);
 			ssize_t pi = last_point(&g, tid, st->end);
+			step_pt = xgrow(step_pt, &cap_pt, si + 1, sizeof(*step_pt));
+			step_pt[si] = pi;
 			if (pi < 0)
 				p.cat[CP_HOST] = st->end - st->start; /* no host event on its thread: host time */
 			else
-				walk(&g, (size_t)pi, st->end, st->start, &p);
+				walk(&g, (size_t)pi, st->end, st->start, &p, NULL);
 			ncut += p.cut;
 			int wr = -1;
 			for (int r = 0; r <= maxrank; r++)
@@ -704,14 +955,24 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 			result_add_note(out, "critical_path.csv: run %s rank %d: in %zu step(s) the walk met an event "
 					"twice (zero-length events at one instant) and stopped there; the rest of the "
 					"step is not attributed", keys[k].run, keys[k].rank, ncut);
+		if (xri >= 0 && xr.nops) {
+			struct cp_path scratch = {.wait_by_rank = wait_by_rank, .nranks = maxrank + 1};
+			across_rank(&xa, &g, &xr, (size_t)xri, step_pt, &scratch);
+		}
 		graph_release(&g);
 		rank_data_release(&d);
 	}
 	if (nkeys)
 		add_run_steps(ts, keys[nkeys - 1].run, sa, nsa);
+	if (xr.nops)
+		across_rows(&xa, &xr, tx, &label);
 	if (any) {
 		result_add_table(out, t);
 		result_add_table(out, ts);
+		if (tx->nrows) {
+			result_add_table(out, tx);
+			tx = NULL;
+		}
 		result_add_figure(out, c,
 				  "Critical path of the step per run and rank, mean per step: what the path of binding "
 				  "dependencies back from the step's end ran (GPU compute, communication transfer, "
@@ -750,6 +1011,18 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 			"stream waits and synchronisation, adds a launch edge only when the stream's queue was "
 			"empty, merges the backward thread into the forward one, and is single-rank.");
 		result_add_method(
+			out, "critical_path_across.csv",
+			"Per multi-rank run and step, the critical path across ranks: it starts at the end of the step "
+			"(ProfilerStep#N) of the rank whose step ended last on the reference clock (end_rank; ties: the "
+			"lowest rank), runs back as in critical_path.csv, and at a collective joined at another rank "
+			"(that rank arrived last) goes on from that rank's kernel start, on that rank's graph, back to "
+			"its own start of step N. Where the last rank's kernel belongs to another step the path does "
+			"not jump and the time before the last arrival is wait_us, as in critical_path.csv. path_us "
+			"is the path's length (the parts sum to it); path_by_rank: the time it spent on each rank; "
+			"most_rank: the rank it spent the most on; cut 1: the path stopped where it should have "
+			"jumped (no walk of the last rank there). Each rank's graph is walked once per step and once "
+			"per collective it arrived last in, the segments then followed from rank to rank.");
+		result_add_method(
 			out, "critical_path_steps.csv",
 			"Per run and step: ranks, the longest step_us of its ranks, critical_rank (the rank whose "
 			"critical path waited least for other ranks; its own work set the step) with its parts as in "
@@ -759,6 +1032,9 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 	ret = 0;
 out:
 	crossrank_release(&xr);
+	across_release(&xa);
+	free(step_pt);
+	table_free(tx);
 	free(wait_by_rank);
 	free(sa);
 	buf_release(&cols);

@@ -130,9 +130,20 @@ static int load_rank(struct store *s, const struct rank_key *k, const struct ran
 		     struct xr_rank *r)
 {
 	sqlite3_stmt *st;
+	/* the rank's first trace file, for its warnings */
+	if (sqlite3_prepare_v2(store_db(s), "SELECT path FROM traces WHERE run_id = ?1 AND rank = ?2 ORDER BY id LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, k->run_db_id);
+	sqlite3_bind_int(st, 2, k->rank);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		r->path = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
 	if (sqlite3_prepare_v2(store_db(s),
 			       "SELECT c.start_ns, c.correlation, c.collective, c.in_nelems, c.out_nelems, c.dtype,"
-			       " coalesce(c.group_size, t.world_size), c.process_group, c.seq, t.path"
+			       " coalesce(c.group_size, t.world_size), c.process_group, c.seq"
 			       " FROM traces t JOIN collectives c ON c.trace_id = t.id"
 			       " WHERE t.run_id = ?1 AND t.rank = ?2 ORDER BY c.start_ns",
 			       -1, &st, NULL) != SQLITE_OK) {
@@ -147,8 +158,6 @@ static int load_rank(struct store *s, const struct rank_key *k, const struct ran
 	size_t cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (!r->path)
-			r->path = xstrdup((const char *)sqlite3_column_text(st, 9));
 		int64_t start = sqlite3_column_int64(st, 0);
 		int64_t corr = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
 		const struct rk_act *a = kernel_at(d, start, corr);
@@ -543,7 +552,7 @@ int crossrank_match(struct store *s, const struct rank_key *keys, size_t n, cons
 		}
 		pg_lists_release(&pl);
 	}
-	if (n)
+	if (run->nops) /* a run without matched collectives has nothing to align by, and needs nothing */
 		align(run, keys[0].run, out);
 	return 0;
 }

@@ -84,6 +84,18 @@ two,1,1,100.000,50.000,10.000,0.000,32.000,8.000,0.000,,compute
 two,1,2,100.000,0.000,0.000,0.000,100.000,0.000,0.000,,host and launch
 WANT
 same "$T/want" "$D/critical_path.csv" "two-rank critical_path.csv"
+# The path across ranks, step 1: both steps end at 1100 (tie: rank 0).
+# From rank 0's end as above down to the AllReduce's join (host 3 + 2 + 15,
+# communication 10: 30 on rank 0), then on rank 1 from its AllReduce's
+# start 1070 (it arrived last): idle 8, gemm 50, host 6 + 1 + 5 (70 on
+# rank 1). compute 50, communication 10, host 32, idle 8: 100. Step 2 is
+# rank 0's host path alone.
+cat >"$T/want" <<'WANT'
+run,step,end_rank,path_us,compute_us,communication_us,memory_us,host_us,idle_us,wait_us,ranks_on_path,path_by_rank,most_rank,most_rank_us,cut
+two,1,0,100.000,50.000,10.000,0.000,32.000,8.000,0.000,2,r0 30.000; r1 70.000,1,70.000,0
+two,2,0,100.000,0.000,0.000,0.000,100.000,0.000,0.000,1,r0 100.000,0,100.000,0
+WANT
+same "$T/want" "$D/critical_path_across.csv" "two-rank critical_path_across.csv"
 [ -f "$T/two/default/figures/rank_waits.svg" ] && ok || bad "figure rank_waits.svg missing"
 
 # --- the same with rank 1's clock 5000 us ahead (tests/data/crossrank/shifted) ---
@@ -96,6 +108,9 @@ grep -q '^shifted,1,0,2,5000.000,0.000$' "$T/sh/default/data/clock_offsets.csv" 
 cut -d, -f2- "$T/sh/default/data/critical_path.csv" >"$T/got"
 cut -d, -f2- "$D/critical_path.csv" >"$T/want"
 same "$T/want" "$T/got" "critical path with a shifted clock"
+cut -d, -f2- "$T/sh/default/data/critical_path_across.csv" >"$T/got"
+cut -d, -f2- "$D/critical_path_across.csv" >"$T/want"
+same "$T/want" "$T/got" "critical path across ranks with a shifted clock"
 awk -F, 'NR > 1 { print $9, $16, $17, $18 }' "$T/sh/default/data/collective_waits.csv" >"$T/got"
 awk -F, 'NR > 1 { print $9, $16, $17, $18 }' "$D/collective_waits.csv" >"$T/want"
 same "$T/want" "$T/got" "waits with a shifted clock"
