@@ -607,23 +607,6 @@ static int cmp_xs_step(const void *pa, const void *pb)
 	return a->rank_i < b->rank_i ? -1 : a->rank_i > b->rank_i;
 }
 
-/* The activity of d that is kernel k (same start, a communication kernel), or -1. */
-static ssize_t act_of_kern(const struct rank_data *d, const struct xr_kern *k)
-{
-	size_t l = 0, r = d->nacts;
-	while (l < r) {
-		size_t m = l + (r - l) / 2;
-		if (d->acts[m].start < k->start)
-			l = m + 1;
-		else
-			r = m;
-	}
-	for (; l < d->nacts && d->acts[l].start == k->start; l++)
-		if (d->acts[l].kind == ACT_KERNEL && d->acts[l].cls == RK_COMM)
-			return (ssize_t)l;
-	return -1;
-}
-
 /* The segments of rank index ri (graph g): its steps' and those of the collectives it arrived last in. */
 static void across_rank(struct cp_across *xa, struct cp_graph *g, const struct xr_run *xr, size_t ri,
 			const int64_t *step_pt, struct cp_path *scratch)
@@ -650,7 +633,7 @@ static void across_rank(struct cp_across *xa, struct cp_graph *g, const struct x
 		const struct xr_kern *k = &r->kerns[i];
 		if (k->op < 0 || xr->ops[k->op].last_rank != r->rank || k->step < 0)
 			continue;
-		ssize_t a = act_of_kern(d, k);
+		ssize_t a = crossrank_act_index(d, k->start, k->corr);
 		size_t si;
 		for (si = 0; si < d->nsteps && d->steps[si].key != k->step; si++)
 			;
@@ -799,6 +782,18 @@ static void add_run_steps(struct table *ts, const char *run, struct step_acc *sa
 	}
 }
 
+/* A table whose columns are head, a column per category, then tail (cols: scratch). */
+static struct table *cat_table(struct buf *cols, const char *name, const char *title, const char *head,
+			       const char *tail)
+{
+	buf_reset(cols);
+	buf_adds(cols, head);
+	for (int k = 0; k < NCAT; k++)
+		buf_printf(cols, ",%s:us", cat_cols[k]);
+	buf_adds(cols, tail);
+	return table_new(name, title, cols->data);
+}
+
 int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct rank_key *keys;
@@ -809,30 +804,19 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 	struct buf cols, label;
 	buf_init(&cols);
 	buf_init(&label);
-	buf_adds(&cols, "run:text,rank:int,step:int,step_us:us");
-	for (int k = 0; k < NCAT; k++)
-		buf_printf(&cols, ",%s:us", cat_cols[k]);
-	buf_adds(&cols, ",wait_rank:int,bound:text");
-	struct table *t = table_new("critical_path",
-				    "Critical path of each step and rank: the step's time by what the path ran", cols.data);
-	buf_reset(&cols);
-	buf_adds(&cols, "run:text,step:int,ranks:int,step_us:us,critical_rank:int");
-	for (int k = 0; k < NCAT; k++)
-		buf_printf(&cols, ",%s:us", cat_cols[k]);
-	buf_adds(&cols, ",max_wait_rank:int,max_wait_us:us,waited_for_rank:int");
-	struct table *ts = table_new("critical_path_steps",
+	struct table *t = cat_table(&cols, "critical_path",
+				    "Critical path of each step and rank: the step's time by what the path ran",
+				    "run:text,rank:int,step:int,step_us:us", ",wait_rank:int,bound:text");
+	struct table *ts = cat_table(&cols, "critical_path_steps",
 				     "Critical path per step: the rank that waited least (its own work set the step) "
 				     "and the rank that waited most",
-				     cols.data);
-	buf_reset(&cols);
-	buf_adds(&cols, "run:text,step:int,end_rank:int,path_us:us");
-	for (int k = 0; k < NCAT; k++)
-		buf_printf(&cols, ",%s:us", cat_cols[k]);
-	buf_adds(&cols, ",ranks_on_path:int,path_by_rank:text,most_rank:int,most_rank_us:us,cut:int");
-	struct table *tx = table_new("critical_path_across",
+				     "run:text,step:int,ranks:int,step_us:us,critical_rank:int",
+				     ",max_wait_rank:int,max_wait_us:us,waited_for_rank:int");
+	struct table *tx = cat_table(&cols, "critical_path_across",
 				     "Critical path of each step across ranks: through each collective to the rank that "
 				     "arrived last",
-				     cols.data);
+				     "run:text,step:int,end_rank:int,path_us:us",
+				     ",ranks_on_path:int,path_by_rank:text,most_rank:int,most_rank_us:us,cut:int");
 	struct chart *c = chart_new(CHART_STACKED_BAR, "critical_path", "Critical path of the step by category",
 				    "mean time per step (ms)");
 	for (int k = 0; k < NCAT; k++)

@@ -108,8 +108,7 @@ static int64_t step_at(const struct rank_data *d, int64_t t)
 	return l > 0 && d->steps[l - 1].end >= t ? d->steps[l - 1].key : -1;
 }
 
-/* The kernel of d starting at start (with this correlation, when both have one), or NULL. */
-static const struct rk_act *kernel_at(const struct rank_data *d, int64_t start, int64_t corr)
+ssize_t crossrank_act_index(const struct rank_data *d, int64_t start, int64_t corr)
 {
 	size_t l = 0, r = d->nacts;
 	while (l < r) {
@@ -121,8 +120,8 @@ static const struct rk_act *kernel_at(const struct rank_data *d, int64_t start, 
 	}
 	for (; l < d->nacts && d->acts[l].start == start; l++)
 		if (d->acts[l].kind == ACT_KERNEL && (corr < 0 || d->acts[l].corr < 0 || d->acts[l].corr == corr))
-			return &d->acts[l];
-	return NULL;
+			return (ssize_t)l;
+	return -1;
 }
 
 /* Reads rank k's collective kernels into r (its events from d). Returns 0 or -1 after diag. */
@@ -160,9 +159,10 @@ static int load_rank(struct store *s, const struct rank_key *k, const struct ran
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t start = sqlite3_column_int64(st, 0);
 		int64_t corr = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
-		const struct rk_act *a = kernel_at(d, start, corr);
-		if (!a)
+		ssize_t ai = crossrank_act_index(d, start, corr);
+		if (ai < 0)
 			continue; /* args without their kernel: nothing to time */
+		const struct rk_act *a = &d->acts[ai];
 		r->kerns = xgrow(r->kerns, &cap, r->nkerns + 1, sizeof(*r->kerns));
 		struct xr_kern *kn = &r->kerns[r->nkerns++];
 		memset(kn, 0, sizeof(*kn));

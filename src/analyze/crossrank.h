@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "analysis.h"
 #include "rankdata.h"
@@ -87,6 +88,8 @@ void crossrank_release(struct xr_run *run);
  */
 int crossrank_times(const struct xr_run *run, const struct xr_rank *r, const struct xr_kern *k, int64_t *wait,
 		     int64_t *transfer);
+/* The index in d->acts of the kernel starting at start (with correlation corr, when both have one), or -1. */
+ssize_t crossrank_act_index(const struct rank_data *d, int64_t start, int64_t corr);
 /* The rank index of rank number rank in run, or -1. */
 int crossrank_rank_index(const struct xr_run *run, int rank);
 /* The kernel of rank index ri starting at start (own clock), or NULL. */
