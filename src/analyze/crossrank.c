@@ -776,6 +776,8 @@ static int run_tables(struct store *s, const struct rank_key *keys, const struct
 	struct rank_acc *acc = xcalloc(nr, sizeof(*acc));
 	int64_t (*brk)[NW] = xcalloc(run->nops ? run->nops : 1, sizeof(*brk));
 	int64_t *op_step = xmalloc((run->nops ? run->nops : 1) * sizeof(*op_step));
+	for (size_t o = 0; o < run->nops; o++)
+		op_step[o] = -1;
 	/* pass 2 over the ranks: their compute per step, and the windows of the operations they arrived last in */
 	for (size_t ri = 0; ri < nr; ri++) {
 		const struct xr_rank *r = &run->ranks[ri];
