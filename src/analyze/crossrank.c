@@ -947,7 +947,7 @@ static void add_methods(struct analysis_result *out)
 		"(one host: the true offsets are 0) the offsets come out within 90 us of 0 and the residuals at "
 		"13-96 us, the method's precision there. A residual above 100 us is a warning (clocks drifting during the trace, or "
 		"collectives paired wrong); a rank sharing no collective with the reference keeps offset 0, with a "
-		"warning.");
+		"warning; in a run where no collective matched, offset and residual are empty.");
 	result_add_method(
 		out, "stragglers.csv",
 		"Per matched collective: last_rank, the rank that arrived last; late_us = its arrival - the "
@@ -1007,9 +1007,13 @@ int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *o
 		if (e - k >= 2) {
 			struct xr_run run;
 			int rc = crossrank_match(ctx->store, &keys[k], e - k, cls, out, &run);
-			if (rc == 0 && run.nops)
+			size_t nkerns = 0;
+			for (size_t ri = 0; ri < run.nranks; ri++)
+				nkerns += run.ranks[ri].nkerns;
+			/* a run with collectives gets its rows even when none matched (matched 0) */
+			if (rc == 0 && nkerns)
 				rc = run_tables(ctx->store, &keys[k], cls, &run, &xt);
-			any |= run.nops > 0;
+			any |= nkerns > 0;
 			crossrank_release(&run);
 			if (rc < 0)
 				goto done;

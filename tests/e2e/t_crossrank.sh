@@ -152,4 +152,34 @@ json.dump(d, gzip.open(sys.argv[2], "wt"))' $E/bert-base/2gpu-ddp/rank1.pt.trace
 else
 	skipped "experiments/h200/traces or python3 absent"
 fi
+
+# --- matching by Seq (tests/data/crossrank/seq): rank 0 has Seq 0, 1, 2, rank 1 Seq 0 and 2 ---
+# Seq 0: both [1010, 1020]: wait 0, transfer 10, 4000 B / 10 us = 0.4 GB/s.
+# Seq 1 (rank 0 [1040, 1050], 2000 Float = 8000 B) is unmatched with a
+# warning; Seq 2 is still matched (Seq pairs it): rank 0 [1065, 1080],
+# rank 1 [1070, 1080]; offset 0 (ends 1020 - 1020 and 1080 - 1080); last
+# rank 1 at 1070: rank 0 waits 5 and transfers 10, rank 1 transfers 10;
+# 12000 B / 10 us = 1.2 GB/s (busbw x 2(2-1)/2 = 1). collective: the Seq.
+$PERFSTUDY build tests/data/crossrank/seq -o "$T/seq" 2>"$T/err"
+grep -q "run seq rank 1: collective Seq 1 (AllReduce) of communicator '0' is left unmatched: rank 1 has no collective with Seq 1" \
+	"$T/err" && ok || bad "no warning for the missing Seq: $(cat "$T/err")"
+cat >"$T/want" <<'WANT'
+run,step,communicator,collective,name,dtype,bytes,ranks,rank,matched,start_us,end_us,arrival_us,kernel_us,last_arrival_us,last_rank,wait_us,transfer_us,algbw_gb_per_s,busbw_gb_per_s
+seq,1,0,0,AllReduce,Float,4000,2,0,1,1010.000,1020.000,1010.000,10.000,1010.000,0,0.000,10.000,0.4,0.4
+seq,1,0,0,AllReduce,Float,4000,2,1,1,1010.000,1020.000,1010.000,10.000,1010.000,0,0.000,10.000,0.4,0.4
+seq,1,0,2,AllReduce,Float,12000,2,0,1,1065.000,1080.000,1065.000,15.000,1070.000,1,5.000,10.000,1.2,1.2
+seq,1,0,2,AllReduce,Float,12000,2,1,1,1070.000,1080.000,1070.000,10.000,1070.000,1,0.000,10.000,1.2,1.2
+seq,1,0,1,AllReduce,Float,8000,2,0,0,1040.000,1050.000,1040.000,10.000,,,,,,
+WANT
+same "$T/want" "$T/seq/default/data/collective_waits.csv" "matching by Seq"
+
+# --- sizes disagree (tests/data/crossrank/sizes: two, rank 1's first AllReduce of 999 elements) ---
+# By order, the first disagreement stops the communicator: both collectives
+# of both ranks are unmatched rows, no offset; one warning names the rank.
+$PERFSTUDY build tests/data/crossrank/sizes -o "$T/sz" 2>"$T/err"
+grep -q "run sizes rank 1: collective #0 (AllReduce) of communicator '0' does not match: rank 1 AllReduce Float in 999 out 999 elements where the lowest rank has AllReduce Float in 1000 out 1000; #0 and the 1 later collectives of '0' are left unmatched" \
+	"$T/err" && ok || bad "no warning for disagreeing sizes: $(cat "$T/err")"
+[ "$(awk -F, 'NR > 1 && $10 == 0' "$T/sz/default/data/collective_waits.csv" | wc -l)" -eq 4 ] && ok ||
+	bad "sizes: want 4 unmatched rows: $(cat "$T/sz/default/data/collective_waits.csv")"
+grep -q '^sizes,1,0,0,,$' "$T/sz/default/data/clock_offsets.csv" && ok || bad "sizes: want no offset"
 finish
