@@ -23,6 +23,15 @@
 # scaling: both runs' step 1000 (two) and 500 (one); samples/s = gpus x
 #   batch / step: one 8 / 500 us = 16000/s, two 16 / 1000 us = 16000/s;
 #   speedup 1.00 on 2x the GPUs, efficiency 0.5.
+# Matched across the ranks (collective_waits.csv, crossrank.c): the
+#   all-reduce's ends agree (1990, 1990): clock offset 0; rank 1 arrives
+#   last at 1930, rank 0 waits 1930 - 1340 = 590 us = 0.59 of its step: the
+#   waiting finding (value 0.59) replaces comm-skew, which applies only
+#   without matched collectives. Straggler window [1340, 1930] on rank 1:
+#   gemm [1720, 1920] computes 200 (34 %); idle 390 = 0.661017 of 590:
+#   [1340, 1720] inside aten::slow_host_work and aten::mm, [1920, 1925]
+#   inside c10d::allreduce_ (385, 65 %), [1925, 1930] between operators
+#   (5, 1 %).
 # Run "one": ProfilerStep#1 [1000, 1500], gemm [1060, 1460] launched at
 #   1040; the GPU is busy its whole span (temporal.csv idle 0) and the
 #   critical path is 100 us host of 500 (0.2 < 0.5): no finding.
@@ -34,14 +43,17 @@ for r in csv.reader(open(sys.argv[1])): print(",".join([r[0], r[1], r[3], r[4]])
 cat >"$T/want" <<'WANT'
 run,rank,value,evidence
 two,,1,table-scaling
-two,1,0.59,table-ranks
+two,1,0.59,table-collective_waits
+two,1,0.661017,table-stragglers
 two,1,0.74,table-critical_path
 WANT
 same "$T/want" "$T/got" "findings.csv run, rank, value, evidence"
 grep -q '^two,,two runs at 1.00x the throughput of one with 2x its GPUs (50 % scaling efficiency),' "$D/data/findings.csv" \
 	&& ok || bad "scaling finding's text"
-grep -q 'rank 0 (65 %) spends that share of the step inside collective kernels, rank 1 6 %: up to 59 % of the step is spent waiting inside the collectives for rank 1' "$D/data/findings.csv" \
-	&& ok || bad "comm-skew finding's text"
+grep -q 'two: inside matched collectives the other ranks wait for rank 1 per step: rank 0 0.6 ms (59 % of its step)' "$D/data/findings.csv" \
+	&& ok || bad "waiting finding's text"
+grep -q 'two rank 1, in the 1 windows before it arrived last (each from the first rank.s arrival to its own): its GPU was idle 66 % of the time (65 % with its host inside an operator, 1 % between operators), computing 34 %' "$D/data/findings.csv" \
+	&& ok || bad "straggler-windows finding's text"
 grep -q 'two rank 1 is host-bound: its GPU is idle 74 % of the step, and 94 % of the step.s critical path is host operators and kernel launches, so the other ranks wait for its host' "$D/data/findings.csv" \
 	&& ok || bad "host-bound finding's text"
 grep -q '^one,' "$D/data/findings.csv" && bad "a finding for run one, which has none" || ok
@@ -53,7 +65,7 @@ grep -q '<section id="findings" class="findings">' "$P" && ok || bad "no finding
 for a in $(grep -o 'class="evidence" href="#[^"]*"' "$P" | sed 's/.*#//; s/"//'); do
 	grep -q "id=\"$a\"" "$P" && ok || bad "evidence link #$a has no anchor"
 done
-[ "$(grep -c 'class="evidence"' "$P")" -eq 3 ] && ok || bad "expected 3 evidence links"
+[ "$(grep -c 'class="evidence"' "$P")" -eq 4 ] && ok || bad "expected 4 evidence links"
 grep -q 'id="table-findings"' "$P" && bad "findings.csv also shown as a table" || ok
 [ "$(grep -n 'id="findings"' "$P" | cut -d: -f1)" -lt "$(grep -n 'id="runs"' "$P" | cut -d: -f1)" ] \
 	&& ok || bad "findings not before the runs"
