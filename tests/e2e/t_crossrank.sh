@@ -58,12 +58,8 @@ two,2,0,1,AllReduce,Float,8000,2,0,1,2010.000,2030.000,2010.000,20.000,2010.000,
 two,2,0,1,AllReduce,Float,8000,2,1,1,2010.000,2030.000,2010.000,20.000,2010.000,0,0.000,20.000,0.4,0.4
 WANT
 same "$T/want" "$D/collective_waits.csv" "two-rank collective_waits.csv"
-cat >"$T/want" <<'WANT'
-run,rank,reference_rank,collectives,offset_us,residual_us
-two,0,0,0,0.000,0.000
-two,1,0,2,0.000,0.000
-WANT
-same "$T/want" "$D/clock_offsets.csv" "two-rank clock_offsets.csv"
+# (clock_offsets.csv of this run holds only zero offsets, a table without
+# data that the build leaves out; the shifted run below checks it.)
 cat >"$T/want" <<'WANT'
 run,step,communicator,collective,name,ranks,last_rank,late_us,spread_us,caused_wait_us,compute_us,memory_us,communication_us,idle_host_in_op_us,idle_host_between_ops_us
 two,1,0,0,AllReduce,2,1,20.000,20.000,20.000,12.000,0.000,0.000,4.000,4.000
@@ -181,5 +177,5 @@ grep -q "run sizes rank 1: collective #0 (AllReduce) of communicator '0' does no
 	"$T/err" && ok || bad "no warning for disagreeing sizes: $(cat "$T/err")"
 [ "$(awk -F, 'NR > 1 && $10 == 0' "$T/sz/default/data/collective_waits.csv" | wc -l)" -eq 4 ] && ok ||
 	bad "sizes: want 4 unmatched rows: $(cat "$T/sz/default/data/collective_waits.csv")"
-grep -q '^sizes,1,0,0,,$' "$T/sz/default/data/clock_offsets.csv" && ok || bad "sizes: want no offset"
+[ ! -f "$T/sz/default/data/clock_offsets.csv" ] && ok || bad "sizes: want no offsets (none measured)"
 finish
