@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "analyze/analysis.h"
+#include "analyze/crossexp.h"
 #include "build_cache.h"
 #include "analyze/classify.h"
 #include "chart/chart.h"
@@ -1017,7 +1018,8 @@ static void drop_notes_of_left_out(struct analysis_result *r)
 	buf_release(&names);
 }
 
-static int output_experiment(struct store *s, struct exp_plan *e, const char *site, struct exp_output *o)
+/* The experiment's analyses into o->res (every experiment's before any is drawn: comparisons read them all). */
+static int analyze_one(struct store *s, struct exp_plan *e, struct exp_output *o)
 {
 	memset(o, 0, sizeof(*o));
 	struct analysis_ctx ctx = {
@@ -1031,6 +1033,33 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 	if (analyze_experiment(&ctx, &o->res) < 0 || history_record(s, e->id, e->manifest, &o->res, built_at) < 0)
 		return -1;
 	timing_add(TIME_ANALYZE, timing_now() - t_analyze);
+	return 0;
+}
+
+/* The build's experiments as crossexp.h wants them (outs may be NULL: before analysis); free the result. */
+static struct crossexp_exp *cross_exps(const struct plan *p, const struct exp_output *outs)
+{
+	struct crossexp_exp *x = xcalloc(p->nexp + 1, sizeof(*x));
+	for (size_t i = 0; i < p->nexp; i++) {
+		const struct exp_plan *e = &p->exps[i];
+		const char **runs = xcalloc(e->nruns + 1, sizeof(*runs));
+		for (size_t j = 0; j < e->nruns; j++)
+			runs[j] = e->runs[j].id;
+		x[i] = (struct crossexp_exp){e->id, e->manifest, runs, e->nruns, outs ? &outs[i].res : NULL};
+	}
+	return x;
+}
+
+static void cross_exps_free(struct crossexp_exp *x, size_t n)
+{
+	for (size_t i = 0; x && i < n; i++)
+		free((void *)x[i].runs);
+	free(x);
+}
+
+/* Draws o's figures and gathers what the report shows; o->res is the experiment's finished analysis. */
+static int output_experiment(struct store *s, struct exp_plan *e, const char *site, struct exp_output *o)
+{
 	char *figdir = xasprintf("%s/%s/figures", site, e->id);
 	int ret = -1;
 	if (fs_mkdirs(figdir) < 0)
@@ -1259,6 +1288,12 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 					   "experiment id '%s' is used twice", plan.exps[j].id);
 				goto fail;
 			}
+	/* Comparisons name runs of other experiments: all must be in this build (before any trace is read). */
+	struct crossexp_exp *xcheck = cross_exps(&plan, NULL);
+	int xbad = crossexp_check(xcheck, plan.nexp) < 0;
+	cross_exps_free(xcheck, plan.nexp);
+	if (xbad)
+		goto fail;
 	if (mode->nshards) {
 		/* perfstudy ingest: this shard's traces into the shard database, nothing else. */
 		size_t n;
@@ -1322,6 +1357,17 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 	int ok = 1;
 	if (store_begin(store) < 0)
 		ok = 0;
+	for (size_t i = 0; ok && i < plan.nexp; i++)
+		if (analyze_one(store, &plan.exps[i], &outs[i]) < 0)
+			ok = 0;
+	if (ok) {
+		/* Comparisons across experiments, once all are analysed; appended to the experiment naming them. */
+		struct crossexp_exp *x = cross_exps(&plan, outs);
+		for (size_t i = 0; ok && i < plan.nexp; i++)
+			if (crossexp_add(x, plan.nexp, i, &outs[i].res) < 0)
+				ok = 0;
+		cross_exps_free(x, plan.nexp);
+	}
 	for (size_t i = 0; ok && i < plan.nexp; i++) {
 		struct exp_plan *e = &plan.exps[i];
 		struct exp_output *o = &outs[i];

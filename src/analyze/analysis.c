@@ -19,6 +19,7 @@ static const struct analysis_def registry[] = {
 	{"step_breakdown", analysis_step_breakdown},
 	{"memops", analysis_memops},
 	{"collectives", analysis_collectives},
+	{"busbw", analysis_busbw},
 	{"ranks", analysis_ranks},
 	{"phases", analysis_phases},
 	{"dispatch", analysis_dispatch},

@@ -89,6 +89,8 @@ struct buf;
 void collective_canonical(const char *raw, struct buf *out);
 /* NCCL's bus bandwidth factor busbw / algbw of a canonical type on n ranks (nccl-tests PERFORMANCE.md); 0 if n <= 0. */
 double collective_bus_factor(const char *type, int64_t n);
+/* AllReduce bus bandwidth by GPU count and message size (busbw.c). */
+int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Measured communication bytes per GPU and step beside the estimate (comm_volume.c). */
 int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* nvidia-smi topo -m links (interconnect.csv) and profiler phase reports (phase_report.csv), inputs.c. */

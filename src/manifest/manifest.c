@@ -102,6 +102,16 @@ static void err_at(struct ctx *c, const struct ynode *n, const char *fmt, ...)
 	va_end(ap);
 }
 
+static void report_at(struct ctx *c, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void report_at(struct ctx *c, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(c, line, col, 0, fmt, ap);
+	va_end(ap);
+}
+
 static void syserr_at(struct ctx *c, const struct ynode *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void syserr_at(struct ctx *c, const struct ynode *n, const char *fmt, ...)
@@ -1606,11 +1616,200 @@ static void get_series(struct ctx *c, const struct ynode *key, const struct ynod
 	}
 }
 
+/*
+ * A run reference of 'comparisons': "run" or "experiment/run". Returns 0
+ * and fills *ref, or -1 after reporting.
+ */
+static int get_ref(struct ctx *c, const struct ynode *v, struct manifest_ref *ref)
+{
+	if (v->bad)
+		return -1;
+	if (v->kind != Y_SCALAR || v->null || !v->value[0]) {
+		char *got = describe(v);
+		err_at(c, v, "expected a run id or 'experiment/run' in 'comparisons', got %s", got);
+		free(got);
+		return -1;
+	}
+	const char *slash = strchr(v->value, '/');
+	char *exp = slash ? xstrndup(v->value, (size_t)(slash - v->value)) : NULL;
+	const char *run = slash ? slash + 1 : v->value;
+	for (char *q = exp; q && *q; q++)
+		*q = (char)tolower((unsigned char)*q);
+	if ((exp && !valid_id(exp, "_-")) || !valid_id(run, "._-")) {
+		err_at(c, v, "invalid run reference '%s': expected a run id or 'experiment/run'", v->value);
+		free(exp);
+		return -1;
+	}
+	ref->exp = exp;
+	ref->run = xstrdup(run);
+	ref->line = v->line;
+	ref->col = v->col;
+	return 0;
+}
+
+static void get_comparison(struct ctx *c, const struct ynode *map, struct manifest_comparison *cp)
+{
+	static const char *const keys[] = {"id", "title", "metric", "runs", "baseline", "stack_by", "systems"};
+	const struct ynode *seen[7] = {0}, *base = NULL;
+	cp->line = map->line;
+	cp->col = map->col;
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		switch (field_index(c, map, i, keys, 7, seen)) {
+		case 0:
+			if (get_string(c, k, v, &cp->id) > 0 && !valid_id(cp->id, "_-")) {
+				err_at(c, v, "invalid comparison id '%s': use letters, digits, '_' and '-'", cp->id);
+				free(cp->id);
+				cp->id = NULL;
+			}
+			for (char *q = cp->id; q && *q; q++)
+				*q = (char)tolower((unsigned char)*q);
+			break;
+		case 1:
+			get_string(c, k, v, &cp->title);
+			break;
+		case 2: {
+			char *metric = NULL;
+			if (get_string(c, k, v, &metric) <= 0)
+				break;
+			const char *dot = strchr(metric, '.');
+			char *table = dot ? xstrndup(metric, (size_t)(dot - metric)) : NULL;
+			if (!dot || !valid_id(table, "_") || !valid_id(dot + 1, "_")) {
+				err_at(c, v, "expected 'table.column' for 'metric', e.g. 'throughput.samples_per_s', got '%s'",
+					metric);
+				free(table);
+			} else {
+				cp->table = table;
+				cp->column = xstrdup(dot + 1);
+			}
+			free(metric);
+			break;
+		}
+		case 3:
+			if (!present(v))
+				break;
+			if (v->kind != Y_SEQUENCE || !v->n) {
+				err_type(c, k, v, "a non-empty list of runs");
+				break;
+			}
+			cp->runs = xcalloc(v->n, sizeof(*cp->runs));
+			for (size_t j = 0; j < v->n; j++) {
+				if (get_ref(c, v->items[j], &cp->runs[cp->nruns]) < 0)
+					continue;
+				for (size_t q = 0; q < cp->nruns; q++)
+					if (!strcmp(cp->runs[q].run, cp->runs[cp->nruns].run) &&
+					    !strcmp(cp->runs[q].exp ? cp->runs[q].exp : "", cp->runs[cp->nruns].exp ? cp->runs[cp->nruns].exp : ""))
+						err_at(c, v->items[j], "run '%s' is twice in the comparison's 'runs'", v->items[j]->value);
+				cp->nruns++;
+			}
+			break;
+		case 4:
+			if (present(v) && v->kind != Y_SCALAR)
+				err_type(c, k, v, "a run of the comparison's 'runs'");
+			else if (present(v))
+				base = v;
+			break;
+		case 5:
+			if (get_string(c, k, v, &cp->stack_by) > 0 && !valid_id(cp->stack_by, "_")) {
+				err_at(c, v, "expected a column name for 'stack_by', got '%s'", cp->stack_by);
+				free(cp->stack_by);
+				cp->stack_by = NULL;
+			}
+			break;
+		case 6:
+			if (want_mapping(c, k, v) <= 0)
+				break;
+			cp->system_exp = xcalloc(v->n / 2 + 1, sizeof(char *));
+			cp->system_label = xcalloc(v->n / 2 + 1, sizeof(char *));
+			for (size_t j = 0; j < v->n; j += 2) {
+				const struct ynode *sk = v->items[j], *sv = v->items[j + 1];
+				if (sk->kind != Y_SCALAR || !valid_id(sk->value, "_-")) {
+					char *got = describe(sk);
+					err_at(c, sk, "expected an experiment id in 'systems', got %s", got);
+					free(got);
+					continue;
+				}
+				char *label = NULL;
+				if (get_string(c, sk, sv, &label) <= 0)
+					continue;
+				cp->system_exp[cp->nsystems] = xstrdup(sk->value);
+				for (char *q = cp->system_exp[cp->nsystems]; *q; q++)
+					*q = (char)tolower((unsigned char)*q);
+				cp->system_label[cp->nsystems++] = label;
+			}
+			break;
+		}
+	}
+	require(c, map, seen[0], "id");
+	require(c, map, seen[2], "metric");
+	require(c, map, seen[3], "runs");
+	if (base) {
+		struct manifest_ref b = {0};
+		if (get_ref(c, base, &b) == 0) {
+			size_t j = 0;
+			while (j < cp->nruns && (strcmp(cp->runs[j].run, b.run) ||
+						 strcmp(cp->runs[j].exp ? cp->runs[j].exp : "", b.exp ? b.exp : "")))
+				j++;
+			if (j == cp->nruns)
+				err_at(c, base, "'baseline' '%s' is not one of the comparison's 'runs'", base->value);
+			else
+				cp->baseline = j;
+		}
+		free(b.exp);
+		free(b.run);
+	}
+}
+
+/* 'comparisons': a list of comparisons; runs of this manifest are checked once all runs are read. */
+static void get_comparisons(struct ctx *c, const struct ynode *key, const struct ynode *v)
+{
+	struct manifest *m = c->m;
+	if (!present(v))
+		return;
+	if (v->kind != Y_SEQUENCE) {
+		err_type(c, key, v, "a list of comparisons");
+		return;
+	}
+	m->comparisons = xcalloc(v->n + 1, sizeof(*m->comparisons));
+	for (size_t i = 0; i < v->n; i++) {
+		const struct ynode *it = v->items[i];
+		if (it->bad)
+			continue;
+		if (it->kind != Y_MAPPING) {
+			err_type(c, key, it, "a mapping for a comparison");
+			continue;
+		}
+		struct manifest_comparison *cp = &m->comparisons[m->ncomparisons++];
+		get_comparison(c, it, cp);
+		for (size_t j = 0; cp->id && j + 1 < m->ncomparisons; j++)
+			if (m->comparisons[j].id && !strcmp(m->comparisons[j].id, cp->id))
+				err_at(c, it, "duplicate comparison id '%s' (first at %d:%d)", cp->id, m->comparisons[j].line,
+				       m->comparisons[j].col);
+	}
+}
+
+/* Reports references to runs of this manifest that it does not have. */
+static void check_comparison_runs(struct ctx *c)
+{
+	struct manifest *m = c->m;
+	for (size_t i = 0; i < m->ncomparisons; i++)
+		for (size_t j = 0; j < m->comparisons[i].nruns; j++) {
+			const struct manifest_ref *r = &m->comparisons[i].runs[j];
+			if (r->exp)
+				continue; /* another experiment's: checked by the build, which has every manifest */
+			size_t k = 0;
+			while (k < m->nruns && (!m->runs[k].id || strcmp(m->runs[k].id, r->run)))
+				k++;
+			if (k == m->nruns)
+				report_at(c, r->line, r->col, "unknown run '%s' in 'comparisons'", r->run);
+		}
+}
+
 static void check_root(struct ctx *c, const struct ynode *root)
 {
 	static const char *const keys[] = {
 		"version", "id", "title", "description", "hardware", "model", "runs",
-		"classify", "figures", "phases", "compare", "software", "series", "thresholds",
+		"classify", "figures", "phases", "compare", "software", "series", "thresholds", "comparisons",
 	};
 	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
 	const struct ynode *seen[NKEYS] = {0};
@@ -1676,6 +1875,9 @@ static void check_root(struct ctx *c, const struct ynode *root)
 		case 13:
 			get_thresholds(c, k, v);
 			break;
+		case 14:
+			get_comparisons(c, k, v);
+			break;
 		}
 	}
 	require(c, root, seen[2], "title");
@@ -1684,6 +1886,7 @@ static void check_root(struct ctx *c, const struct ynode *root)
 		if (run_index(m, compare_nodes[i]->value) == m->nruns)
 			err_at(c, compare_nodes[i], "unknown run '%s' in 'compare'", compare_nodes[i]->value);
 	free(compare_nodes);
+	check_comparison_runs(c);
 	for (size_t i = 0; c->baselines && i < m->nruns; i++) {
 		const struct manifest_run *r = &m->runs[i];
 		if (!c->baselines[i] || !r->id)
@@ -1841,6 +2044,26 @@ void manifest_free(struct manifest *m)
 		free(m->series[i].name);
 	}
 	free(m->series);
+	for (size_t i = 0; i < m->ncomparisons; i++) {
+		struct manifest_comparison *cp = &m->comparisons[i];
+		for (size_t j = 0; j < cp->nruns; j++) {
+			free(cp->runs[j].exp);
+			free(cp->runs[j].run);
+		}
+		free(cp->runs);
+		for (size_t j = 0; j < cp->nsystems; j++) {
+			free(cp->system_exp[j]);
+			free(cp->system_label[j]);
+		}
+		free(cp->system_exp);
+		free(cp->system_label);
+		free(cp->id);
+		free(cp->title);
+		free(cp->table);
+		free(cp->column);
+		free(cp->stack_by);
+	}
+	free(m->comparisons);
 	free(m->classify_preset);
 	free(m->figures.size);
 	free(m->figures.font);

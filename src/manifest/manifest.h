@@ -82,6 +82,31 @@ struct manifest_series {
 	char **runs; /* run ids of this manifest, in trend order, each once */
 };
 
+/* A run named by a comparison: "run" of this manifest or "experiment/run" of another of the build. */
+struct manifest_ref {
+	char *exp; /* NULL: this manifest */
+	char *run;
+	int line, col; /* where it is written */
+};
+
+/*
+ * A comparison across experiments (key 'comparisons'): one number per run
+ * (or per value of stack_by) from a table of each run's experiment, the
+ * ratios to the baseline, and a grouped (or stacked) bar figure.
+ */
+struct manifest_comparison {
+	char *id;       /* [a-z0-9_-]+, unique; names the figure comparison_<id> */
+	char *title;    /* NULL: from the metric */
+	char *table, *column; /* metric 'table.column' */
+	char *stack_by; /* a column of the table whose values are stacked segments, or NULL */
+	size_t nruns;
+	struct manifest_ref *runs;
+	size_t baseline; /* index into runs */
+	size_t nsystems;
+	char **system_exp, **system_label; /* 'systems': experiment id -> label */
+	int line, col;
+};
+
 struct manifest_run {
 	char *id;       /* [A-Za-z0-9._-]+, unique within the manifest */
 	char *label;    /* defaults to id */
@@ -161,6 +186,8 @@ struct manifest {
 		double step_time_pct; /* > 0: median step time up by more than this many percent */
 		double mfu_pp;        /* < 0: MFU down by more than -mfu_pp percentage points */
 	} thresholds;
+	size_t ncomparisons;
+	struct manifest_comparison *comparisons; /* 'comparisons', across experiments */
 };
 
 /* Returns 0 and sets *out, or returns -1 after reporting every error found. */

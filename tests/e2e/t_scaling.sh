@@ -3,7 +3,8 @@
 # scalability model from the smallest multi-GPU run), speedup_error.csv, comm_types.csv and
 # comm_volume.csv (communication per collective type, ZeRO-1 as paper 002 counts it, tensor and
 # pipeline parallelism) on hand-written traces whose expected values are worked out below by
-# hand; and the manifest's scaling_baseline with its errors.
+# hand; a comparison stacked by collective type and allreduce_busbw.csv on the same traces; and
+# the manifest's scaling_baseline with its errors.
 . "$(dirname "$0")/lib.sh"
 
 # trace FILE RANK WORLD STEP_US GEMM_US [COLLECTIVE START_US DUR_US IN_NELEMS OUT_NELEMS]...
@@ -56,6 +57,11 @@ runs:
   - { id: z4, gpus: 4, batch: 4, strategy: zero1, traces: z4/rank*.json }
   - { id: t8, gpus: 8, batch: 4, tensor_parallel: 2, measured: { samples_per_s: 10 } }
   - { id: p8, gpus: 8, batch: 4, tensor_parallel: 2, pipeline_parallel: 2, measured: { samples_per_s: 10 } }
+comparisons:
+  - id: bytes-by-type
+    metric: comm_types.measured_bytes_per_gpu
+    stack_by: collective
+    runs: [d2, z2, z4]
 YAML
 "$PERFSTUDY" build -q -o "$T/out" "$S/study.yaml" 2>"$T/err" && ok || bad "tiny build: $(cat "$T/err")"
 D=$T/out/tiny/data
@@ -123,6 +129,32 @@ same "$T/want" "$T/got" "comm_types.csv of the tiny study"
 # comm_volume.csv: ZeRO-1 on 2 GPUs, 3(1 - 1/2) x 4 x 292 = 1752 estimated, 1168 + 584 measured;
 # the messages 1168 (AllReduce) + 1168 (AllGather output) = 2336.
 grep -qx 'z2,0,2,1,292,Float,4,1752,1,2336,1752,1' "$D/comm_volume.csv" && ok || bad "comm_volume.csv z2: $(grep '^z2,0' "$D/comm_volume.csv")"
+
+# A comparison stacked by collective type (comm_types.csv above), baseline d2 (the first run):
+# AllReduce z2 1168/1168 = 1, z4 1752/1168 = 1.5 (+50 %); d2 has no AllGather row, so no ratio.
+cat > "$T/want" <<'CSV'
+comparison,system,experiment,run,gpus,key,value,baseline,baseline_value,ratio,change_pct
+bytes-by-type,tiny,tiny,d2,2,AllReduce,1168,tiny/d2,1168,1,0
+bytes-by-type,tiny,tiny,d2,2,AllGather,,tiny/d2,,,
+bytes-by-type,tiny,tiny,z2,2,AllReduce,1168,tiny/d2,1168,1,0
+bytes-by-type,tiny,tiny,z2,2,AllGather,584,tiny/d2,,,
+bytes-by-type,tiny,tiny,z4,4,AllReduce,1752,tiny/d2,1168,1.5,50
+bytes-by-type,tiny,tiny,z4,4,AllGather,876,tiny/d2,,,
+CSV
+same "$T/want" "$D/comparisons.csv" "comparisons.csv stacked by collective"
+[ -s "$T/out/tiny/figures/comparison_bytes-by-type.svg" ] && ok || bad "stacked comparison figure missing"
+
+# allreduce_busbw.csv: AllReduces of S = 1168 bytes. n 2: d2 and z2, 2 ranks each, 40 us each:
+# 4 calls, 160 us, algbw 1168 x 4 / 160000 ns = 0.0292 GB/s, busbw x 2(1/2) = 0.0292. n 4: d4's
+# 4 calls of 80 us and z4's 4 of 100 us: 8 calls, 720 us, algbw 1168 x 8 / 720000 = 0.0129778,
+# busbw x 2(3/4) = 0.0194667.
+cat > "$T/want" <<'CSV'
+gpus,message_bytes,calls,time_us,algbw_gb_per_s,busbw_gb_per_s
+2,1168,4,160.000,0.0292,0.0292
+4,1168,8,720.000,0.0129778,0.0194667
+CSV
+same "$T/want" "$D/allreduce_busbw.csv" "allreduce_busbw.csv of the tiny study"
+[ -s "$T/out/tiny/figures/allreduce_busbw.svg" ] && ok || bad "figure allreduce_busbw missing"
 
 # scaling_baseline: z4 measured against z2: 40000 / 26666.7 = 1.5, efficiency 1.5 / 2 = 0.75,
 # predicted 44444.4 / 26666.7 = 1.66667.

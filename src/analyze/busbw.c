@@ -1,0 +1,159 @@
+/*
+ * busbw.c: AllReduce bus bandwidth against message size and GPU count
+ * (allreduce_busbw.csv, figure allreduce_busbw), the curve paper 002
+ * measures per system ("All reduce scales poorly with number of nodes for
+ * Polaris while the DGX systems maintain high bandwidth").
+ *
+ * Over every AllReduce kernel of the experiment whose args record its size
+ * (Kineto's In/Out msg nelems and dtype), grouped by the group size n and
+ * the message size S = max(In, Out msg nelems) x the dtype's size:
+ *   calls, time = the summed kernel durations (all ranks of all runs with
+ *   that n), algbw = S x calls / time, busbw = algbw x 2(n-1)/n (NCCL's
+ *   nccl-tests, doc/PERFORMANCE.md). A kernel's duration includes the time
+ *   it waits for the slowest rank to join, so busbw is what the training
+ *   got, at most what the links can do.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "../util/buf.h"
+#include "../util/diag.h"
+#include "../util/xalloc.h"
+
+struct point {
+	int64_t n, bytes, calls, time_ns;
+};
+
+static int cmp_point(const void *a, const void *b)
+{
+	const struct point *x = a, *y = b;
+	if (x->n != y->n)
+		return x->n < y->n ? -1 : 1;
+	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	const struct point *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? -1 : 1;
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+static struct chart *busbw_chart(const struct point *p, size_t np)
+{
+	struct chart *c = chart_new(CHART_XY, "allreduce_busbw", "AllReduce bus bandwidth against message size",
+				    "bus bandwidth (GB/s)");
+	chart_set_x_axis(c, "message size (bytes)", CHART_SCALE_LOG10);
+	c->from_zero = 1;
+	char label[48];
+	/* A point position per distinct size (p is sorted by size); a series per GPU count. */
+	for (size_t i = 0; i < np; i++) {
+		size_t s = 0;
+		snprintf(label, sizeof(label), "%lld GPUs", (long long)p[i].n);
+		while (s < c->nseries && strcmp(c->series[s], label))
+			s++;
+		if (s == c->nseries) {
+			s = chart_add_series(c, label);
+			for (size_t k = 0; k < c->ncat; k++)
+				chart_set(c, k, s, NAN);
+		}
+		size_t cat = 0;
+		while (cat < c->ncat && c->x_values[cat] != (double)p[i].bytes)
+			cat++;
+		if (cat == c->ncat) {
+			snprintf(label, sizeof(label), "%lld B", (long long)p[i].bytes);
+			cat = chart_add_category(c, label);
+			chart_set_x(c, cat, (double)p[i].bytes);
+			for (size_t k = 0; k < c->nseries; k++)
+				chart_set(c, cat, k, NAN);
+		}
+		double n = (double)p[i].n;
+		chart_set(c, cat, s, (double)p[i].bytes * (double)p[i].calls / (double)p[i].time_ns * 2 * (n - 1) / n);
+	}
+	return c;
+}
+
+int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	sqlite3 *db = store_db(ctx->store);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT coalesce(c.group_size, t.world_size), max(c.in_nelems, c.out_nelems), c.dtype,"
+			       " c.collective, a.dur_ns FROM collectives c JOIN traces t ON t.id = c.trace_id"
+			       " JOIN runs r ON r.id = t.run_id"
+			       " JOIN activities a ON a.trace_id = c.trace_id AND a.start_ns = c.start_ns"
+			       "  AND a.correlation IS c.correlation AND a.kind = 'kernel'"
+			       " WHERE r.experiment = ?1", -1, &st, NULL) != SQLITE_OK) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	struct point *p = NULL;
+	size_t np = 0, cap = 0;
+	struct buf type;
+	buf_init(&type);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		buf_reset(&type);
+		collective_canonical((const char *)sqlite3_column_text(st, 3), &type);
+		int size = collective_dtype_size((const char *)sqlite3_column_text(st, 2));
+		int64_t n = sqlite3_column_int64(st, 0), elems = sqlite3_column_int64(st, 1), dur = sqlite3_column_int64(st, 4);
+		if (strcmp(type.data, "AllReduce") || size <= 0 || elems <= 0 || n < 2 || dur <= 0)
+			continue;
+		int64_t bytes = elems * size;
+		size_t i = 0;
+		while (i < np && (p[i].n != n || p[i].bytes != bytes))
+			i++;
+		if (i == np) {
+			p = xgrow(p, &cap, np + 1, sizeof(*p));
+			p[np++] = (struct point){n, bytes, 0, 0};
+		}
+		p[i].calls++;
+		p[i].time_ns += dur;
+	}
+	buf_release(&type);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+		free(p);
+		return -1;
+	}
+	if (!np) {
+		free(p);
+		return 0;
+	}
+	qsort(p, np, sizeof(*p), cmp_point);
+	struct table *t = table_new("allreduce_busbw", "AllReduce bus bandwidth by GPU count and message size",
+				    "gpus:int,message_bytes:int,calls:int,time_us:us,algbw_gb_per_s:real,busbw_gb_per_s:real");
+	for (size_t i = 0; i < np; i++) {
+		size_t row = table_add_row(t);
+		double algbw = (double)p[i].bytes * (double)p[i].calls / (double)p[i].time_ns, n = (double)p[i].n;
+		table_set_int(t, row, 0, p[i].n);
+		table_set_int(t, row, 1, p[i].bytes);
+		table_set_int(t, row, 2, p[i].calls);
+		table_set_ns(t, row, 3, p[i].time_ns);
+		table_set_real(t, row, 4, algbw);
+		table_set_real(t, row, 5, algbw * 2 * (n - 1) / n);
+	}
+	result_add_table(out, t);
+	/* The chart's point positions in order of size, so that each line runs left to right. */
+	qsort(p, np, sizeof(*p), cmp_size);
+	result_add_figure(out, busbw_chart(p, np),
+			  "AllReduce bus bandwidth (algbw x 2(n-1)/n) against the message size, one line per GPU "
+			  "count n, over all AllReduce kernels of the experiment that record their size; kernel time "
+			  "includes waiting for the slowest rank.");
+	free(p);
+	result_add_method(out, "allreduce_busbw.csv",
+		"Over every AllReduce kernel of the experiment whose args record its size (In/Out msg nelems and "
+		"dtype), grouped by group size n (gpus) and message size S = max(In, Out msg nelems) x the dtype's "
+		"size (message_bytes): calls, time_us = their summed kernel time over all ranks of all runs, "
+		"algbw = S x calls / time (bytes per ns = GB/s), busbw = algbw x 2(n-1)/n (NCCL nccl-tests, "
+		"doc/PERFORMANCE.md), the bandwidth paper 002 compares across systems and GPU counts. A kernel's "
+		"time includes the wait for the slowest rank to join, so busbw is what training obtained, at "
+		"most what the links allow.");
+	return 0;
+}
