@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "models.h"
 #include "rankdata.h"
 #include "../util/buf.h"
 #include "../util/xalloc.h"
@@ -51,6 +52,7 @@ struct srun {
 	int64_t *durs;
 	size_t ndurs, cap;
 	double step_sum, comm_sum; /* ns, over ranks and steps */
+	double kernel_sum;         /* ns of compute kernels not under communication (dispatch.csv compute_us) */
 	double step, sps;          /* median step ns; samples/s; 0: unknown */
 	double speedup, pred;      /* NaN: none */
 	struct srun *base, *pbase;
@@ -97,6 +99,7 @@ static struct srun *load_runs(const struct analysis_ctx *ctx, const struct analy
 			if (strcmp(rs[i].run, run))
 				continue;
 			int64_t step = table_cell(dt, row, 3)->v.i, comm = table_cell(dt, row, 4)->v.i;
+			rs[i].kernel_sum += (double)table_cell(dt, row, 5)->v.i;
 			rs[i].durs = xgrow(rs[i].durs, &rs[i].cap, rs[i].ndurs + 1, sizeof(*rs[i].durs));
 			rs[i].durs[rs[i].ndurs++] = step;
 			rs[i].step_sum += (double)step;
@@ -264,6 +267,92 @@ static struct chart *speedup_chart(const struct srun *rs, size_t n)
 	return c;
 }
 
+/*
+ * compute_model.csv: Cheng et al.'s compute model, t_compute = (model FLOPs
+ * / FLOPS) / (k1 k2), its parts measured per run (see the Methods text).
+ */
+static void compute_model(const struct analysis_ctx *ctx, struct analysis_result *out, const struct srun *rs, size_t n)
+{
+	const struct table *kt = result_table(out, "kernels");
+	struct classifier *def = classifier_preset("default");
+	struct table *t = table_new("compute_model", "Compute time and the k1 k2 model of Cheng et al., per run",
+				    "run:text,flops_per_gpu:real,t_compute_us:us,kernel_us:us,k1:frac,k2:frac,"
+				    "transformer_tflops:real,prediction_base:text,t_compute_est_us:us");
+	double *k2 = xcalloc(n + 1, sizeof(*k2)), *flops = xcalloc(n + 1, sizeof(*flops));
+	for (size_t i = 0; i < n; i++) {
+		const struct srun *r = &rs[i];
+		/* k2: GEMM and attention kernels (default classification) within all compute kernels. */
+		double tr = 0, all = 0;
+		int cn = kt ? table_col_index(kt, "name") : -1, ct = kt ? table_col_index(kt, "total_us") : -1;
+		for (size_t row = 0; cn >= 0 && ct >= 0 && row < kt->nrows; row++) {
+			if (strcmp(table_cell(kt, row, 0)->v.text, r->run))
+				continue;
+			const char *g = classify(def, ACT_KERNEL, table_cell(kt, row, (size_t)cn)->v.text);
+			double us = (double)table_cell(kt, row, (size_t)ct)->v.i;
+			if (!strcmp(g, "communication") || !strcmp(g, "memory"))
+				continue;
+			all += us;
+			if (!strcmp(g, "matrix-mul") || !strcmp(g, "attention"))
+				tr += us;
+		}
+		k2[i] = all > 0 ? tr / all : NAN;
+		const struct manifest *m = ctx->manifest;
+		for (size_t j = 0; m && j < m->nruns; j++)
+			if (m->runs[j].id && !strcmp(m->runs[j].id, r->run) && r->batch > 0 && m->runs[j].model.layers &&
+			    m->runs[j].model.hidden && m->runs[j].model.seq) {
+				struct est_model em;
+				models_est_model(&m->runs[j].model, &em);
+				flops[i] = est_train_flops(&em, (double)r->batch / (double)r->tp,
+							   (enum est_recompute)m->runs[j].recompute, 0);
+			}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct srun *r = &rs[i];
+		if (!r->ndurs)
+			continue;
+		double tcomp = (r->step_sum - r->comm_sum) / (double)r->ndurs, kern = r->kernel_sum / (double)r->ndurs;
+		double k1 = tcomp > 0 ? kern / tcomp : NAN;
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, r->run);
+		if (flops[i] > 0)
+			table_set_real(t, row, 1, flops[i]);
+		table_set_ns(t, row, 2, llround(tcomp));
+		table_set_ns(t, row, 3, llround(kern));
+		if (!isnan(k1))
+			table_set_real(t, row, 4, k1);
+		if (!isnan(k2[i]))
+			table_set_real(t, row, 5, k2[i]);
+		if (flops[i] > 0 && !isnan(k1) && k1 > 0 && k2[i] > 0)
+			table_set_real(t, row, 6, flops[i] / (tcomp * 1e-9 * k1 * k2[i]) / 1e12);
+		const struct srun *b = r->pbase;
+		size_t bi = b ? (size_t)(b - rs) : 0;
+		if (!b || flops[i] <= 0 || flops[bi] <= 0 || !(k2[bi] > 0) || b->kernel_sum <= 0)
+			continue;
+		/* t_compute(n) = FLOPs(n) / (FLOPS(m) k1(m) k2(m)) = FLOPs(n) / FLOPs(m) x t_compute(m). */
+		double tcomp_m = (b->step_sum - b->comm_sum) / (double)b->ndurs;
+		table_set_text(t, row, 7, b->run);
+		table_set_ns(t, row, 8, llround(flops[i] / flops[bi] * tcomp_m));
+	}
+	free(k2);
+	free(flops);
+	classifier_free(def);
+	result_add_table(out, t);
+	result_add_method(out, "compute_model.csv",
+		"Cheng et al. (SIGMETRICS 2024) estimate compute time as t_compute = t_transformer / (k1 x k2), "
+		"t_transformer = model FLOPs / FLOPS. Per run, from the profiled steps: flops_per_gpu = b(72sd^2 + "
+		"12s^2d)l (their transformer FLOPs, no logit layer; a fourth forward pass with recomputation), b the "
+		"per-GPU batch over tensor_parallel; t_compute_us = the mean over ranks and steps of step - "
+		"communication (communication first, as in dispatch.csv); kernel_us = the mean compute kernel time "
+		"not under communication (dispatch.csv compute_us); k1 = kernel_us / t_compute_us, the share of "
+		"compute time in kernels (the rest is dispatch and memory operations); k2 = the GEMM and attention "
+		"kernels' share of all compute kernels' time (kernels.csv, by the default classification, whatever "
+		"the report's); transformer_tflops = flops_per_gpu / (t_compute x k1 x k2), the FLOPS that makes "
+		"the model hold for this run. t_compute_est_us: the run's compute time predicted from its "
+		"prediction base m (scaling.csv), FLOPs(n) / (FLOPS(m) k1(m) k2(m)) = FLOPs(n) / FLOPs(m) x "
+		"t_compute(m); the communication side, t_comm(n) = t_comm(m) / eff, is Cheng et al.'s t_AllReduce = "
+		"4P / (BW x eff) with BW = 4P / t_comm(m) measured on m.");
+}
+
 int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	size_t n;
@@ -346,6 +435,7 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 		table_set_real(e, row, 3, all / (double)nall);
 	}
 	result_add_table(out, e);
+	compute_model(ctx, out, rs, n);
 
 	struct chart *c = speedup_chart(rs, n);
 	if (c)

@@ -1143,6 +1143,13 @@ static int valid_id(const char *s, const char *extra)
 	return 1;
 }
 
+/* Lowercases s in place (NULL: nothing). */
+static void lowercase(char *s)
+{
+	for (; s && *s; s++)
+		*s = (char)tolower((unsigned char)*s);
+}
+
 /* A run's typed-in measurements (a published table). */
 static void get_measured(struct ctx *c, struct manifest_measured *ms, const struct ynode *key,
 	const struct ynode *map)
@@ -1375,8 +1382,7 @@ static void set_id(struct ctx *c, const struct ynode *v)
 			n -= 4;
 		m->id = xstrndup(base, n);
 	}
-	for (char *s = m->id; *s; s++)
-		*s = (char)tolower((unsigned char)*s);
+	lowercase(m->id);
 	if (valid_id(m->id, "_-"))
 		return;
 	if (from_file)
@@ -1633,8 +1639,7 @@ static int get_ref(struct ctx *c, const struct ynode *v, struct manifest_ref *re
 	const char *slash = strchr(v->value, '/');
 	char *exp = slash ? xstrndup(v->value, (size_t)(slash - v->value)) : NULL;
 	const char *run = slash ? slash + 1 : v->value;
-	for (char *q = exp; q && *q; q++)
-		*q = (char)tolower((unsigned char)*q);
+	lowercase(exp);
 	if ((exp && !valid_id(exp, "_-")) || !valid_id(run, "._-")) {
 		err_at(c, v, "invalid run reference '%s': expected a run id or 'experiment/run'", v->value);
 		free(exp);
@@ -1662,8 +1667,7 @@ static void get_comparison(struct ctx *c, const struct ynode *map, struct manife
 				free(cp->id);
 				cp->id = NULL;
 			}
-			for (char *q = cp->id; q && *q; q++)
-				*q = (char)tolower((unsigned char)*q);
+			lowercase(cp->id);
 			break;
 		case 1:
 			get_string(c, k, v, &cp->title);
@@ -1733,8 +1737,7 @@ static void get_comparison(struct ctx *c, const struct ynode *map, struct manife
 				if (get_string(c, sk, sv, &label) <= 0)
 					continue;
 				cp->system_exp[cp->nsystems] = xstrdup(sk->value);
-				for (char *q = cp->system_exp[cp->nsystems]; *q; q++)
-					*q = (char)tolower((unsigned char)*q);
+				lowercase(cp->system_exp[cp->nsystems]);
 				cp->system_label[cp->nsystems++] = label;
 			}
 			break;

@@ -130,6 +130,22 @@ same "$T/want" "$T/got" "comm_types.csv of the tiny study"
 # the messages 1168 (AllReduce) + 1168 (AllGather output) = 2336.
 grep -qx 'z2,0,2,1,292,Float,4,1752,1,2336,1752,1' "$D/comm_volume.csv" && ok || bad "comm_volume.csv z2: $(grep '^z2,0' "$D/comm_volume.csv")"
 
+# compute_model.csv. FLOPs per GPU b(72sd^2 + 12s^2d)l = 4 x (72 x 2 x 16 + 12 x 4 x 4) = 9984.
+# t_compute = step - comm: s1 100, d2 160, z2 240, d4 170, z4 280 us; kernel = the GEMM outside
+# communication: 90, 150, 200, 150, 200; k1 = kernel / t_compute; k2 = 1 (the GEMM is the only
+# compute kernel); FLOPS = 9984 / (t_compute x k1 x k2) = 9984 / kernel: s1 9984 / 90 us =
+# 1.10933e-4 TFLOP/s, d2 and d4 9984 / 150 us = 6.656e-5, z2 and z4 9984 / 200 us = 4.992e-5.
+# Estimated t_compute from the prediction base: same FLOPs, so d4 160 (d2's) and z4 240 (z2's).
+cat > "$T/want" <<'CSV'
+run,flops_per_gpu,t_compute_us,kernel_us,k1,k2,transformer_tflops,prediction_base,t_compute_est_us
+s1,9984,100.000,90.000,0.900000,1.000000,0.000110933,,
+d2,9984,160.000,150.000,0.937500,1.000000,6.656e-05,,
+z2,9984,240.000,200.000,0.833333,1.000000,4.992e-05,,
+d4,9984,170.000,150.000,0.882353,1.000000,6.656e-05,d2,160.000
+z4,9984,280.000,200.000,0.714286,1.000000,4.992e-05,z2,240.000
+CSV
+same "$T/want" "$D/compute_model.csv" "compute_model.csv of the tiny study"
+
 # A comparison stacked by collective type (comm_types.csv above), baseline d2 (the first run):
 # AllReduce z2 1168/1168 = 1, z4 1752/1168 = 1.5 (+50 %); d2 has no AllGather row, so no ratio.
 cat > "$T/want" <<'CSV'
