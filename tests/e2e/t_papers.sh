@@ -157,4 +157,27 @@ for want in "$T/bad.yaml:2:23: error: 'cpu_cores' must be at least 1, got 0" \
 	grep -qxF "$want" "$T/err" && ok || bad "no error '$want' in: $(cat "$T/err")"
 done
 
+# --- 6. Paper 003's Figure 5 from the bundled real Lightning reports ---
+# Expected phases computed here by awk straight from each report's table, not
+# by perfstudy: get_train_batch = the total of train_dataloader_next; forward
+# = [Strategy]...training_step; backward = [Strategy]...backward;
+# optimizer_step's own time = its total minus forward and backward (Lightning
+# runs the closure inside it); all in us (the report prints seconds).
+E=experiments/begoli-003
+if "$PERFSTUDY" build -q "$E/h200-loaders.yaml" -o "$T/lw" 2>"$T/err"; then ok; else bad "h200-loaders build: $(cat "$T/err")"; fi
+for w in 0 1 2 4; do
+	want=$(awk -F'|' '
+		function t(s) { gsub(/[ \t]/, "", s); return s * 1e6 }
+		$2 ~ /train_dataloader_next/ { b = t($5) }
+		$2 ~ /\[Strategy\].*\.training_step / { f = t($5) }
+		$2 ~ /\[Strategy\].*\.backward / { k = t($5) }
+		$2 ~ /\[LightningModule\].*\.optimizer_step / { o = t($5) }
+		END { printf "%.0f %.0f %.0f %.0f %.0f", b, f, k, o - f - k, b + o }' "$E/lightning/fit-w$w.txt")
+	got=$(awk -F, -v r="workers-$w" '$1 == r { printf "%s%.0f", sep, $7; sep = " " }' "$T/lw/begoli-003-h200/data/phase_report_phases.csv")
+	[ "$got" = "$want" ] && ok || bad "workers-$w phases: perfstudy '$got', from the report '$want'"
+done
+# get_train_batch with 2 workers against in process, from the report: 0.037468 / 0.1058 = 0.354140.
+grep -qF 'workers-0,workers-2,report,get_train_batch,105800.000,37468.000,0.35414,' "$T/lw/begoli-003-h200/data/compare_phases.csv" &&
+	ok || bad "compare_phases workers-0 vs workers-2 get_train_batch"
+
 finish
