@@ -218,7 +218,12 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 {
 	char *name = xasprintf("comparison_%s", cp->id);
 	char *title = cp->title ? xstrdup(cp->title) : xasprintf("%s.%s by system and GPU count", cp->table, cp->column);
-	char *axis = xasprintf("%s (%s.csv)", cp->column, cp->table);
+	/* A column in microseconds is drawn in milliseconds, which its axis says. */
+	size_t len = strlen(cp->column);
+	int in_us = len > 3 && !strcmp(cp->column + len - 3, "_us");
+	double scale = in_us ? 1e-3 : 1;
+	char *axis = in_us ? xasprintf("%.*s, ms (%s.csv, %s / 1000)", (int)(len - 3), cp->column, cp->table, cp->column)
+			   : xasprintf("%s (%s.csv)", cp->column, cp->table);
 	struct chart *c = chart_new(cp->stack_by ? CHART_STACKED_BAR : CHART_GROUPED_BAR, name, title, axis);
 	free(name);
 	free(title);
@@ -232,7 +237,7 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 			bar_label(pts, npts, i, &label);
 			size_t cat = chart_add_category(c, label.data);
 			for (size_t k = 0; k < nkeys; k++)
-				chart_set(c, cat, k, isnan(pts[i].v[k]) ? 0 : pts[i].v[k]);
+				chart_set(c, cat, k, isnan(pts[i].v[k]) ? 0 : pts[i].v[k] * scale);
 		}
 	} else {
 		int64_t *g = xcalloc(npts + 1, sizeof(*g));
@@ -273,7 +278,7 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 				for (size_t k = 0; k < c->ncat; k++)
 					chart_set(c, k, s, NAN);
 			}
-			chart_set(c, cat, s, pts[i].v[0]);
+			chart_set(c, cat, s, pts[i].v[0] * scale);
 		}
 		/* Bars a system does not have stay empty (0 draws nothing). */
 		for (size_t k = 0; k < c->ncat; k++)
