@@ -11,9 +11,13 @@
  *   GPUs: the GPUs of the nvidia-smi file (else the manifest's); GPUs the
  *     traces use: the distinct device ids their device properties name;
  *   links between GPUs: the pairs of nvidia-smi topo -m per link type;
- *   driver and CUDA: nvidia-smi's driver_version and cuda_version;
+ *   driver and CUDA: nvidia-smi's driver_version and cuda_version, else
+ *     CUDA from the Kineto traces' cuda_driver_version (the CUDA version
+ *     the driver supports, as nvidia-smi's);
+ *   CUDA runtime and NCCL: the Kineto traces' cuda_runtime_version and
+ *     distributedInfo.nccl_version (the versions the program ran with);
  *   everything else (CPU, host memory, storage, NIC, copy bandwidths,
- *     package versions): the manifest only.
+ *     other package versions): the manifest only.
  * Where the manifest gives an item an input also says, the input's value
  * is shown and a note names both when they differ.
  */
@@ -54,10 +58,13 @@ static const struct {
 	{"pinned_copy_gbs", "pinned memory copy bandwidth (GB/s)"},
 	{"pageable_copy_gbs", "pageable memory copy bandwidth (GB/s)"},
 	{"p2p_gbs", "P2P bandwidth (GB/s)"},
-	{"driver", "driver"},
+	{"driver", "driver"}, /* the first software item */
 	{"cuda", "CUDA"},
+	{"cuda_runtime", "CUDA runtime"},
+	{"nccl", "NCCL"},
 };
 #define NITEMS (sizeof(items) / sizeof(items[0]))
+#define FIRST_SOFTWARE (NITEMS - 4)
 
 /* What the inputs say, per item; NULL where they say nothing. */
 struct said {
@@ -106,6 +113,8 @@ static char *distinct(sqlite3 *db, const char *exp, const char *sql)
 	return b.data;
 }
 
+#define TRACE_SOFTWARE " FROM trace_software v JOIN traces t ON t.id = v.trace_id JOIN runs r ON r.id = t.run_id" \
+		       " WHERE r.experiment = ?1"
 #define TRACE_DEVICES " FROM devices d JOIN traces t ON t.id = d.trace_id JOIN runs r ON r.id = t.run_id" \
 		      " WHERE r.experiment = ?1"
 
@@ -135,6 +144,12 @@ static void from_inputs(sqlite3 *db, const char *exp, struct said *s)
 			      " GROUP BY link ORDER BY link"));
 	say(s, "driver", smi, distinct(db, exp, "SELECT DISTINCT driver FROM gpu_hardware WHERE experiment = ?1"));
 	say(s, "cuda", smi, distinct(db, exp, "SELECT DISTINCT cuda FROM gpu_hardware WHERE experiment = ?1"));
+	say(s, "cuda", "traces (cuda_driver_version)",
+	    distinct(db, exp, "SELECT DISTINCT v.value" TRACE_SOFTWARE " AND v.item = 'cuda_driver' ORDER BY v.value"));
+	say(s, "cuda_runtime", "traces (cuda_runtime_version)",
+	    distinct(db, exp, "SELECT DISTINCT v.value" TRACE_SOFTWARE " AND v.item = 'cuda_runtime' ORDER BY v.value"));
+	say(s, "nccl", "traces (distributedInfo.nccl_version)",
+	    distinct(db, exp, "SELECT DISTINCT v.value" TRACE_SOFTWARE " AND v.item = 'nccl' ORDER BY v.value"));
 }
 
 static void add(struct table *t, const char *kind, const char *item, const char *value, const char *source)
@@ -169,7 +184,7 @@ int analysis_system(const struct analysis_ctx *ctx, struct analysis_result *out)
 				    "kind:text,item:text,value:text,source:text");
 	for (size_t i = 0; i < NITEMS; i++) {
 		const char *mine = m ? typed(m, items[i].key) : NULL;
-		const char *kind = i >= NITEMS - 2 ? "software" : "hardware";
+		const char *kind = i >= FIRST_SOFTWARE ? "software" : "hardware";
 		if (s.value[i]) {
 			add(t, kind, items[i].label, s.value[i], s.source[i]);
 			if (mine && strcmp(mine, s.value[i]))
@@ -196,9 +211,12 @@ int analysis_system(const struct analysis_ctx *ctx, struct analysis_result *out)
 		"total); GPUs: the GPUs of the nvidia-smi file, else the manifest's; GPUs the traces use: the distinct "
 		"device ids of the traces' device properties (a machine may have more); links "
 		"between GPUs: the pairs of GPUs of nvidia-smi topo -m per link type; driver and CUDA: nvidia-smi's "
-		"driver_version and cuda_version. CPU, sockets, cores, host memory, storage, NIC, copy bandwidths "
-		"(pinned, pageable, P2P, as a bandwidth test measured them) and package versions come from the "
-		"manifest only. Several distinct values are joined with '; '. Where the manifest and an input "
+		"driver_version and cuda_version, else CUDA from the Kineto traces' cuda_driver_version (the CUDA "
+		"version the driver supports); CUDA runtime and NCCL: the Kineto traces' cuda_runtime_version and "
+		"distributedInfo.nccl_version, the versions the profiled program ran with (CUDA's integer form "
+		"1000 major + 10 minor: 13000 is 13.0). CPU, sockets, cores, host memory, storage, NIC, copy "
+		"bandwidths (pinned, pageable, P2P, as a bandwidth test measured them) and other package versions "
+		"come from the manifest only. Several distinct values are joined with '; '. Where the manifest and an input "
 		"disagree, the input's value is shown and a note says so.");
 	return 0;
 }

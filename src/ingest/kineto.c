@@ -420,6 +420,9 @@ static int kineto_finish(const struct source *src, const struct ingest_sink *sin
 		.rank = meta.rank >= 0 && meta.rank <= INT32_MAX ? (int)meta.rank : -1,
 		.world_size = meta.world_size > 0 && meta.world_size <= INT32_MAX ? (int)meta.world_size : -1,
 		.epoch_offset_ns = meta.base_time_ns,
+		.nccl_version = meta.nccl_version,
+		.cuda_runtime_version = meta.cuda_runtime > 0 ? meta.cuda_runtime : 0,
+		.cuda_driver_version = meta.cuda_driver > 0 ? meta.cuda_driver : 0,
 		.ndevices = meta.ndevices,
 		.devices = devs,
 	};

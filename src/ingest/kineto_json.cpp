@@ -27,6 +27,8 @@ namespace {
 struct device_store {
 	std::vector<kj_device> devs;
 	std::vector<std::string> names;
+	std::string nccl; /* distributedInfo.nccl_version */
+	bool has_nccl = false;
 };
 
 void set_error(kj_error *err, size_t offset, const char *what, error_code code)
@@ -478,10 +480,22 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_
 						take_int(v, i) ? (void)(meta->rank = i) : (void)(meta->rank_bad = 1);
 					else if (k2 == "world_size")
 						take_int(v, i) ? (void)(meta->world_size = i) : (void)(meta->world_size_bad = 1);
+					else if (k2 == "nccl_version") {
+						std::string_view sv;
+						if (v.get_string().get(sv) == SUCCESS && !sv.empty()) {
+							ds.nccl.assign(sv.data(), sv.size());
+							ds.has_nccl = true;
+						}
+					}
 				}
 				if (e)
 					break;
 			}
+		} else if (key == "cuda_runtime_version" || key == "cuda_driver_version") {
+			ondemand::value v;
+			int64_t i;
+			if (field.value().get(v) == SUCCESS && take_int(v, i) && i > 0)
+				*(key == "cuda_runtime_version" ? &meta->cuda_runtime : &meta->cuda_driver) = i;
 		} else if (key == "baseTimeNanoseconds") {
 			ondemand::value v;
 			int64_t i;
@@ -517,7 +531,7 @@ extern "C" int kj_parse(const char *data, size_t len, kj_event_fn on_event, kj_c
 			kj_meta *meta, kj_error *err)
 {
 	std::memset(meta, 0, sizeof(*meta));
-	meta->rank = meta->world_size = meta->base_time_ns = -1;
+	meta->rank = meta->world_size = meta->base_time_ns = meta->cuda_runtime = meta->cuda_driver = -1;
 	device_store *ds = nullptr;
 	try {
 		ds = new device_store;
@@ -532,6 +546,7 @@ extern "C" int kj_parse(const char *data, size_t len, kj_event_fn on_event, kj_c
 		}
 		meta->ndevices = ds->devs.size();
 		meta->devices = ds->devs.empty() ? nullptr : ds->devs.data();
+		meta->nccl_version = ds->has_nccl ? ds->nccl.c_str() : nullptr;
 		meta->priv = ds;
 		return r;
 	} catch (...) {
@@ -547,6 +562,7 @@ extern "C" void kj_meta_release(kj_meta *meta)
 	meta->priv = nullptr;
 	meta->devices = nullptr;
 	meta->ndevices = 0;
+	meta->nccl_version = nullptr;
 }
 
 /*

@@ -69,6 +69,8 @@ struct kj_meta {
 	int64_t rank, world_size; /* -1 when absent */
 	int rank_bad, world_size_bad; /* present but not an int64 */
 	int64_t base_time_ns;     /* baseTimeNanoseconds, -1 when absent */
+	const char *nccl_version; /* distributedInfo.nccl_version (a string), NULL when absent; valid until kj_meta_release */
+	int64_t cuda_runtime, cuda_driver; /* cuda_runtime_version, cuda_driver_version (13000 = 13.0), -1 when absent */
 	size_t ndevices;
 	const struct kj_device *devices;
 	int has_trace_events;

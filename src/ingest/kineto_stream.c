@@ -1023,7 +1023,7 @@ int kj_stream_parse(struct source_stream *src, kj_event_fn on_event, kj_cat_fn c
 	f.window = window_size();
 	f.isa = pick_isa();
 	memset(meta, 0, sizeof(*meta));
-	meta->rank = meta->world_size = meta->base_time_ns = -1;
+	meta->rank = meta->world_size = meta->base_time_ns = meta->cuda_runtime = meta->cuda_driver = -1;
 	int r = -3;
 	if (source_stream_spare_core(src) && !getenv("PERFSTUDY_NO_CUTTER"))
 		r = run_cut(&f, source_stream_parse_helpers(src));

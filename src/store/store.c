@@ -42,6 +42,8 @@ static const char SCHEMA[] =
 	"  part_of INTEGER REFERENCES traces(id));\n"
 	"CREATE TABLE devices(trace_id INTEGER NOT NULL REFERENCES traces(id), device INTEGER,\n"
 	"  name TEXT, total_mem INTEGER, sm_count INTEGER, cc TEXT, mem_bandwidth INTEGER);\n"
+	"CREATE TABLE trace_software(trace_id INTEGER NOT NULL REFERENCES traces(id), item TEXT NOT NULL,\n"
+	"  value TEXT NOT NULL);\n"
 	"CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);\n"
 	/*
 	 * kind's check is written with OR, not IN (...): SQLite builds an
@@ -888,6 +890,39 @@ int store_number_device_ranks(struct store *s, int64_t run_id)
 	return ret;
 }
 
+/*
+ * The software versions a trace names, as trace_software rows: 'nccl' as
+ * written, 'cuda_runtime' and 'cuda_driver' from CUDA's integer form
+ * 1000 major + 10 minor (13000 -> "13.0", 12040 -> "12.4").
+ */
+static int sink_software(struct store *s, int64_t trace_id, const struct trace_info *info)
+{
+	char ver[2][32];
+	const char *item[3] = {"nccl", "cuda_runtime", "cuda_driver"}, *value[3] = {info->nccl_version, NULL, NULL};
+	int64_t cuda[2] = {info->cuda_runtime_version, info->cuda_driver_version};
+	for (int k = 0; k < 2; k++)
+		if (cuda[k] > 0) {
+			snprintf(ver[k], sizeof(ver[k]), "%lld.%lld", (long long)(cuda[k] / 1000),
+				 (long long)(cuda[k] % 1000 / 10));
+			value[k + 1] = ver[k];
+		}
+	if (!value[0] && !value[1] && !value[2])
+		return 0;
+	sqlite3_stmt *st;
+	if (prepare(s, "INSERT INTO trace_software VALUES(?1,?2,?3)", &st) < 0)
+		return -1;
+	int rc = 0;
+	for (int k = 0; k < 3 && rc == 0; k++)
+		if (value[k]) {
+			sqlite3_bind_int64(st, 1, trace_id);
+			sqlite3_bind_text(st, 2, item[k], -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 3, value[k], -1, SQLITE_TRANSIENT);
+			rc = step_done(s, st, "insert trace software");
+		}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static int sink_info(void *ctx, const struct trace_info *info)
 {
 	struct sink_ctx *c = ctx;
@@ -902,7 +937,7 @@ static int sink_info(void *ctx, const struct trace_info *info)
 	bind_opt(st, 4, info->epoch_offset_ns, info->epoch_offset_ns >= 0);
 	int rc = step_done(s, st, "update trace");
 	sqlite3_finalize(st);
-	if (rc < 0)
+	if (rc < 0 || sink_software(s, c->trace_id, info) < 0)
 		return -1;
 	for (size_t i = 0; i < info->ndevices; i++) {
 		const struct device_info *d = &info->devices[i];

@@ -139,7 +139,8 @@ sed -e 's|^hardware:|hardware:\n  cpu_cores: 64|' -e 's|^software:|software:\n  
 	-e "s|traces: traces/|traces: $PWD/experiments/h200/traces/|" -e "s|inputs: traces/|inputs: $PWD/experiments/h200/traces/|" \
 	experiments/h200/study.yaml >"$T/d/study.yaml"
 if "$PERFSTUDY" build -q "$T/d/study.yaml" -o "$T/do" 2>"$T/err"; then ok; else bad "disagreeing build: $(cat "$T/err")"; fi
-grep -qxF "software,NCCL,2.28.9,manifest" "$T/do/h200/data/system.csv" && ok || bad "software NCCL row"
+# NCCL: the bundled traces record it (distributedInfo.nccl_version), the same 2.28.9 the manifest types in.
+grep -qxF "software,NCCL,2.28.9,traces (distributedInfo.nccl_version)" "$T/do/h200/data/system.csv" && ok || bad "software NCCL row"
 grep -qxF "hardware,CPU cores,64,manifest" "$T/do/h200/data/system.csv" && ok || bad "manifest cpu_cores row"
 grep -q "system.csv: the manifest says cuda &#39;12.4&#39;, nvidia-smi -q -x says &#39;13.0&#39;\|system.csv: the manifest says cuda '12.4', nvidia-smi -q -x says '13.0'" "$T/do/h200/index.html" && ok || bad "no note for the disagreeing CUDA version"
 
@@ -179,5 +180,35 @@ done
 # get_train_batch with 2 workers against in process, from the report: 0.037468 / 0.1058 = 0.354140.
 grep -qF 'workers-0,workers-2,report,get_train_batch,105800.000,37468.000,0.35414,' "$T/lw/begoli-003-h200/data/compare_phases.csv" &&
 	ok || bad "compare_phases workers-0 vs workers-2 get_train_batch"
+
+# --- 7. Software versions the Kineto traces name (system.csv) ---
+# Rank 0 says NCCL 2.18.1 and CUDA runtime 12040 = 12.4, driver 12020 = 12.2; rank 1 names NCCL
+# 2.18.3: both values are listed. The manifest's NCCL 2.17.1 disagrees (a note); its CUDA 12.2
+# agrees with the traces' driver version (no note); the runtime version is not in the manifest.
+mkdir -p "$T/sw"
+for r in 0 1; do
+	v=2.18.1; [ $r = 1 ] && v=2.18.3
+	cat >"$T/sw/rank$r.json" <<EOF
+{"distributedInfo": {"rank": $r, "world_size": 2, "nccl_version": "$v"}, "cuda_runtime_version": 12040,
+ "cuda_driver_version": 12020, "traceEvents": [
+{"ph": "X", "cat": "kernel", "name": "gemm_kernel", "pid": 0, "tid": 7, "ts": 1060, "dur": 400, "args": {"device": $r, "stream": 7, "correlation": 1}}
+]}
+EOF
+done
+cat >"$T/sw/study.yaml" <<EOF
+title: versions
+software: {NCCL: 2.17.1, CUDA: "12.2"}
+runs:
+  - { id: two, gpus: 2, traces: [rank0.json, rank1.json] }
+EOF
+if "$PERFSTUDY" build -q "$T/sw/study.yaml" -o "$T/swo" 2>"$T/err"; then ok; else bad "versions build: $(cat "$T/err")"; fi
+want='software,CUDA,12.2,traces (cuda_driver_version)
+software,CUDA runtime,12.4,traces (cuda_runtime_version)
+software,NCCL,2.18.1; 2.18.3,traces (distributedInfo.nccl_version)'
+got=$(grep -E '^software,(CUDA|CUDA runtime|NCCL),' "$T/swo/study/data/system.csv")
+[ "$got" = "$want" ] && ok || bad "versions from the traces: '$got', by hand '$want'"
+grep -qF "system.csv: the manifest says nccl &#39;2.17.1&#39;, traces (distributedInfo.nccl_version) says &#39;2.18.1; 2.18.3&#39;" "$T/swo/study/index.html" &&
+	ok || bad "no note for the manifest's NCCL against the traces'"
+! grep -q "the manifest says cuda" "$T/swo/study/index.html" && ok || bad "a note though the CUDA versions agree"
 
 finish
