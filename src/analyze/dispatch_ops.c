@@ -94,12 +94,30 @@ static int cmp_id(const void *pa, const void *pb)
 	return a->name_id < b->name_id ? -1 : a->name_id > b->name_id;
 }
 
+/* Largest time first, ties by name. */
+static int by_time(int64_t a_ns, const char *a_name, int64_t b_ns, const char *b_name)
+{
+	if (a_ns != b_ns)
+		return a_ns > b_ns ? -1 : 1;
+	return strcmp(a_name, b_name);
+}
+
 static int cmp_time(const void *pa, const void *pb)
 {
 	const struct named *a = pa, *b = pb;
-	if (a->ns != b->ns)
-		return a->ns > b->ns ? -1 : 1;
-	return strcmp(a->name, b->name);
+	return by_time(a->ns, a->name, b->ns, b->name);
+}
+
+/* A kernel type's time in a run. */
+struct ktime {
+	const char *name;
+	int64_t ns;
+};
+
+static int cmp_ktime(const void *pa, const void *pb)
+{
+	const struct ktime *a = pa, *b = pb;
+	return by_time(a->ns, a->name, b->ns, b->name);
 }
 
 /* One entry per name id, with its name. */
@@ -253,10 +271,10 @@ static void add_row(struct table *t, const char *run, const char *part, const ch
 static void run_rows(struct table *t, struct chart *c, const char *run, const struct classifier *cls,
 		     const struct named_list *kern, struct named_list *ops, int has_ops, int top_n)
 {
-	struct named kt[NKT];
+	struct ktime kt[NKT];
 	int64_t ktotal = 0;
 	for (int i = 0; i < NKT; i++)
-		kt[i] = (struct named){i, 0, (char *)kt_names[i]};
+		kt[i] = (struct ktime){kt_names[i], 0};
 	for (size_t i = 0; i < kern->n; i++) {
 		kt[kernel_type(cls, kern->v[i].name)].ns += kern->v[i].ns;
 		ktotal += kern->v[i].ns;
@@ -265,7 +283,7 @@ static void run_rows(struct table *t, struct chart *c, const char *run, const st
 		size_t cat = chart_add_category(c, run);
 		for (int i = 0; i < NKT; i++)
 			chart_set(c, cat, (size_t)i, (double)kt[i].ns / (double)ktotal);
-		qsort(kt, NKT, sizeof(kt[0]), cmp_time);
+		qsort(kt, NKT, sizeof(kt[0]), cmp_ktime);
 		for (int i = 0; i < NKT; i++)
 			add_row(t, run, "kernel", kt[i].name, kt[i].ns, ktotal);
 	}
