@@ -69,7 +69,7 @@ one,0,2,100.000,0.000,50.000,0.000,50.000,20.000,30.000
 WANT
 same "$T/want" "$T/one/default/data/dispatch.csv" "hand-built dispatch.csv"
 [ -s "$T/one/default/figures/dispatch_ops.svg" ] && ok || bad "figure dispatch_ops.svg missing"
-grep -q 'dispatch_ops.csv' "$T/one/default/index.html" && ok || bad "dispatch_ops.csv not on the page (Methods)"
+grep -q 'top-level operator (a cpu_op not contained in another cpu_op of its thread) that contains it and started last' "$T/one/default/index.html" && ok || bad "dispatch_ops.csv's definition not in the page's Methods"
 
 # figures.top_n 3 (the study's manifest): the first three operators, then
 # other = permute 20 + reshape 10 = 30, 30/115 = 0.260870.
