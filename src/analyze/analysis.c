@@ -23,6 +23,7 @@ static const struct analysis_def registry[] = {
 	{"ranks", analysis_ranks},
 	{"phases", analysis_phases},
 	{"dispatch", analysis_dispatch},
+	{"dispatch_ops", analysis_dispatch_ops},
 	{"scaling", analysis_scaling},
 	{"crossrank", analysis_crossrank},
 	{"critical_path", analysis_critical_path},

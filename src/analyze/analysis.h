@@ -104,6 +104,8 @@ int analysis_system(const struct analysis_ctx *ctx, struct analysis_result *out)
 int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_phases(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* Compute-kernel time per kernel type and intra-op dispatch per host operator, paper 002's Table 6 (dispatch_ops.c). */
+int analysis_dispatch_ops(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Speedup across runs, measured and predicted by Cheng et al.'s model, from dispatch.csv (scaling.c). */
 int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Collectives matched across ranks: waits, clock offsets, stragglers (crossrank.c). */

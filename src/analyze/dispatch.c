@@ -28,22 +28,20 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "intervals.h"
-#include "rankdata.h"
+#include "dispatch.h"
 #include "../util/buf.h"
 #include "../util/xalloc.h"
 
-enum { D_COMM, D_COMPUTE, D_MEMORY, D_INTRA, D_INTER, ND };
-static const char *const part_names[ND] = {"communication", "compute", "memory", "intra-op dispatch",
-					   "inter-op dispatch"};
+static const char *const part_names[D_NPARTS] = {"communication", "compute", "memory", "intra-op dispatch",
+						 "inter-op dispatch"};
 
-/* Union of the top-level cpu_ops of d (cpu_ops are sorted by start, longer first). */
-static void top_level_ops(const struct rank_data *d, struct ivset *out)
+struct rk_range *dispatch_top_level(const struct rank_data *d, size_t *n)
 {
 	struct {
 		int64_t tid, end;
 	} *open = NULL;
-	size_t nopen = 0, cap = 0;
+	size_t nopen = 0, cap = 0, ntop = 0, topcap = 0;
+	struct rk_range *top = NULL;
 	for (size_t i = 0; i < d->ncpu_ops; i++) {
 		const struct rk_range *o = &d->cpu_ops[i];
 		size_t j = 0;
@@ -57,11 +55,86 @@ static void top_level_ops(const struct rank_data *d, struct ivset *out)
 		/* Contained in the thread's current top-level operator: not top-level. */
 		if (o->end <= open[j].end)
 			continue;
-		ivset_add(out, o->start, o->end);
+		top = xgrow(top, &topcap, ntop + 1, sizeof(*top));
+		top[ntop++] = *o;
 		open[j].end = o->end;
 	}
 	free(open);
-	ivset_normalize(out);
+	*n = ntop;
+	return top;
+}
+
+enum { NSETS = 13 };
+
+/* Every set of s, for init and release. */
+static void every_set(struct dispatch_sets *s, struct ivset *all[NSETS])
+{
+	struct ivset *v[NSETS] = {&s->C,   &s->K,   &s->M,   &s->O,    &s->intra, &s->win, &s->w_c,
+				  &s->w_k, &s->w_m, &s->busy, &s->tmp, &s->idle,  &s->o_win};
+	memcpy(all, v, sizeof(v));
+}
+
+void dispatch_sets_init(struct dispatch_sets *s)
+{
+	struct ivset *all[NSETS];
+	every_set(s, all);
+	for (size_t i = 0; i < NSETS; i++)
+		ivset_init(all[i]);
+}
+
+void dispatch_sets_release(struct dispatch_sets *s)
+{
+	struct ivset *all[NSETS];
+	every_set(s, all);
+	for (size_t i = 0; i < NSETS; i++)
+		ivset_release(all[i]);
+}
+
+void dispatch_sets_load(struct dispatch_sets *s, const struct rank_data *d)
+{
+	ivset_clear(&s->C);
+	ivset_clear(&s->K);
+	ivset_clear(&s->M);
+	ivset_clear(&s->O);
+	for (size_t i = 0; i < d->nacts; i++) {
+		const struct rk_act *a = &d->acts[i];
+		struct ivset *set = a->kind != ACT_KERNEL || a->cls == RK_MEMORY ? &s->M : a->cls == RK_COMM ? &s->C : &s->K;
+		ivset_add(set, a->start, a->end);
+	}
+	ivset_normalize(&s->C);
+	ivset_normalize(&s->K);
+	ivset_normalize(&s->M);
+	size_t ntop;
+	struct rk_range *top = dispatch_top_level(d, &ntop);
+	for (size_t i = 0; i < ntop; i++)
+		ivset_add(&s->O, top[i].start, top[i].end);
+	free(top);
+	ivset_normalize(&s->O);
+}
+
+void dispatch_step(struct dispatch_sets *s, int64_t start, int64_t end, int64_t v[D_NPARTS])
+{
+	ivset_clear(&s->win);
+	ivset_add(&s->win, start, end);
+	ivset_clip(&s->C, start, end, &s->w_c);
+	v[D_COMM] = ivset_measure(&s->w_c);
+	ivset_clip(&s->K, start, end, &s->tmp);
+	ivset_subtract(&s->tmp, &s->w_c, &s->w_k);
+	v[D_COMPUTE] = ivset_measure(&s->w_k);
+	ivset_union(&s->w_c, &s->w_k, &s->busy);
+	ivset_clip(&s->M, start, end, &s->tmp);
+	ivset_subtract(&s->tmp, &s->busy, &s->w_m);
+	v[D_MEMORY] = ivset_measure(&s->w_m);
+	ivset_clear(&s->tmp);
+	ivset_add_all(&s->tmp, &s->busy);
+	ivset_add_all(&s->tmp, &s->w_m);
+	ivset_normalize(&s->tmp);
+	ivset_subtract(&s->win, &s->tmp, &s->idle);
+	int64_t idle_ns = ivset_measure(&s->idle);
+	ivset_clip(&s->O, start, end, &s->o_win);
+	ivset_intersect(&s->idle, &s->o_win, &s->intra);
+	v[D_INTRA] = ivset_measure(&s->intra);
+	v[D_INTER] = idle_ns - v[D_INTRA];
 }
 
 int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *out)
@@ -76,12 +149,10 @@ int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *ou
 				    "idle_us:us,intra_op_us:us,inter_op_us:us");
 	struct chart *c = chart_new(CHART_STACKED_BAR, "dispatch", "Communication first, then compute and dispatch",
 				    "share of step time");
-	for (int p = 0; p < ND; p++)
+	for (int p = 0; p < D_NPARTS; p++)
 		chart_add_series(c, part_names[p]);
-	struct ivset C, K, M, O, win, w_c, w_k, w_m, busy, tmp, idle, intra, o_win;
-	struct ivset *all[] = {&C, &K, &M, &O, &win, &w_c, &w_k, &w_m, &busy, &tmp, &idle, &intra, &o_win};
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		ivset_init(all[i]);
+	struct dispatch_sets sets;
+	dispatch_sets_init(&sets);
 	struct buf label;
 	buf_init(&label);
 	int ret = -1;
@@ -95,19 +166,7 @@ int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *ou
 			rank_data_release(&d);
 			continue;
 		}
-		ivset_clear(&C);
-		ivset_clear(&K);
-		ivset_clear(&M);
-		ivset_clear(&O);
-		for (size_t i = 0; i < d.nacts; i++) {
-			const struct rk_act *a = &d.acts[i];
-			struct ivset *s = a->kind != ACT_KERNEL || a->cls == RK_MEMORY ? &M : a->cls == RK_COMM ? &C : &K;
-			ivset_add(s, a->start, a->end);
-		}
-		ivset_normalize(&C);
-		ivset_normalize(&K);
-		ivset_normalize(&M);
-		top_level_ops(&d, &O);
+		dispatch_sets_load(&sets, &d);
 		int split = d.ncpu_ops > 0;
 		if (!split) {
 			char *fmt = rank_formats(ctx->store, &keys[k]);
@@ -120,31 +179,11 @@ int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *ou
 		buf_reset(&label);
 		buf_printf(&label, "%s r%d", keys[k].run, keys[k].rank);
 		size_t cat = chart_add_category(c, label.data);
-		int64_t sum[ND] = {0}, steps = 0;
+		int64_t sum[D_NPARTS] = {0}, steps = 0;
 		for (size_t si = 0; si < d.nsteps; si++) {
 			const struct rk_range *st = &d.steps[si];
-			int64_t v[ND], dur = st->end - st->start;
-			ivset_clear(&win);
-			ivset_add(&win, st->start, st->end);
-			ivset_clip(&C, st->start, st->end, &w_c);
-			v[D_COMM] = ivset_measure(&w_c);
-			ivset_clip(&K, st->start, st->end, &tmp);
-			ivset_subtract(&tmp, &w_c, &w_k);
-			v[D_COMPUTE] = ivset_measure(&w_k);
-			ivset_union(&w_c, &w_k, &busy);
-			ivset_clip(&M, st->start, st->end, &tmp);
-			ivset_subtract(&tmp, &busy, &w_m);
-			v[D_MEMORY] = ivset_measure(&w_m);
-			ivset_clear(&tmp);
-			ivset_add_all(&tmp, &busy);
-			ivset_add_all(&tmp, &w_m);
-			ivset_normalize(&tmp);
-			ivset_subtract(&win, &tmp, &idle);
-			int64_t idle_ns = ivset_measure(&idle);
-			ivset_clip(&O, st->start, st->end, &o_win);
-			ivset_intersect(&idle, &o_win, &intra);
-			v[D_INTRA] = ivset_measure(&intra);
-			v[D_INTER] = idle_ns - v[D_INTRA];
+			int64_t v[D_NPARTS], dur = st->end - st->start;
+			dispatch_step(&sets, st->start, st->end, v);
 			size_t row = table_add_row(t);
 			table_set_text(t, row, 0, keys[k].run);
 			table_set_int(t, row, 1, keys[k].rank);
@@ -153,16 +192,16 @@ int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *ou
 			table_set_ns(t, row, 4, v[D_COMM]);
 			table_set_ns(t, row, 5, v[D_COMPUTE]);
 			table_set_ns(t, row, 6, v[D_MEMORY]);
-			table_set_ns(t, row, 7, idle_ns);
+			table_set_ns(t, row, 7, v[D_INTRA] + v[D_INTER]);
 			if (split) {
 				table_set_ns(t, row, 8, v[D_INTRA]);
 				table_set_ns(t, row, 9, v[D_INTER]);
 			}
-			for (int p = 0; p < ND; p++)
+			for (int p = 0; p < D_NPARTS; p++)
 				sum[p] += v[p];
 			steps += dur;
 		}
-		for (int p = 0; p < ND; p++)
+	for (int p = 0; p < D_NPARTS; p++)
 			if (steps > 0)
 				chart_set(c, cat, (size_t)p, (double)sum[p] / (double)steps);
 		rank_data_release(&d);
@@ -192,8 +231,7 @@ int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *ou
 	ret = 0;
 out:
 	buf_release(&label);
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		ivset_release(all[i]);
+	dispatch_sets_release(&sets);
 	table_free(t);
 	chart_free(c);
 	classifier_free(cls);

@@ -102,6 +102,8 @@ static const struct {
 	/* the default classification's groups, in its order */
 	{"matrix-mul", 0}, {"attention", 1}, {"communication", 2}, {"memory", 3}, {"elementwise", 4},
 	{"other", 5},
+	/* paper 002's kernel types (dispatch_ops.csv) beside them */
+	{"GEMM", 0}, {"CatArrayBatchedCopy", 6},
 	/* the parts of a step (step_breakdown.csv), of dispatch and of the critical path */
 	{"compute", 0}, {"memcpy", 1}, {"memset", 3}, {"cuda_runtime", 4}, {"data_loading", 6},
 	{"cpu_other", 7}, {"intra-op dispatch", 1}, {"inter-op dispatch", 4},
