@@ -307,7 +307,7 @@ static void memory_by_batch_add(struct table *t, struct chart *c, struct analysi
 		if (m->null || seen)
 			continue;
 		char label[64];
-		snprintf(label, sizeof(label), "GPU memory %.1f GB", (double)m->v.i / 1e9);
+		snprintf(label, sizeof(label), "GPU memory %.3g GB", (double)m->v.i / 1e9);
 		chart_add_refline(c, label, 0, (double)m->v.i / 1e9, 1);
 	}
 	result_add_table(out, t);
