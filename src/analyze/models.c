@@ -217,12 +217,7 @@ static void utilization_figures(const struct table *u, struct analysis_result *o
  */
 static int64_t gpu_memory_bytes(const struct manifest *man, const struct run_facts *f)
 {
-	if (f->gpu_mem > 0)
-		return f->gpu_mem;
-	for (size_t i = 0; i < man->hardware.nfacts; i++)
-		if (!strcmp(man->hardware.facts[i].key, "gpu_memory_gb"))
-			return llround(strtod(man->hardware.facts[i].value, NULL) * 1e9);
-	return 0;
+	return f->gpu_mem > 0 ? f->gpu_mem : llround(manifest_hardware_number(man, "gpu_memory_gb") * 1e9);
 }
 
 /*

@@ -58,15 +58,6 @@ static const struct plane {
 	{"tp_pp", "Communication time by (#TP, #PP), DP 1", "(#TP, #PP)", 0, 1},
 };
 
-/* The facts of hardware key name as a number; 0 when absent. */
-static double hw_number(const struct manifest *m, const char *name)
-{
-	for (size_t i = 0; i < m->hardware.nfacts; i++)
-		if (!strcmp(m->hardware.facts[i].key, name))
-			return strtod(m->hardware.facts[i].value, NULL);
-	return 0;
-}
-
 struct setting {
 	const struct manifest_run *r;
 	struct est_model em;
@@ -173,7 +164,7 @@ static int setting_of(const struct manifest *m, struct setting *s, struct analys
 	s->a = prec == PREC_FP32 || prec == PREC_TF32 ? 4 : 2; /* activation bytes, as comm_types.csv */
 	s->global_batch = m->parallel_comm.global_batch > 0 ? m->parallel_comm.global_batch
 							    : (double)s->r->batch * s->gpus;
-	s->intra_gbs = m->parallel_comm.intra_node_gbs > 0 ? m->parallel_comm.intra_node_gbs : hw_number(m, "p2p_gbs");
+	s->intra_gbs = m->parallel_comm.intra_node_gbs > 0 ? m->parallel_comm.intra_node_gbs : manifest_hardware_number(m, "p2p_gbs");
 	if (s->intra_gbs <= 0)
 		result_add_note(out, "parallel_comm.csv: no intra-node bandwidth (parallel_comm.intra_node_gbs or "
 				"hardware.p2p_gbs): groups within one node have no time, nor has their configuration.");

@@ -1682,10 +1682,8 @@ static void check_parallel_comm(struct ctx *c, const struct ynode *run_node)
 	if (!mm->layers || !mm->hidden || !mm->seq || !m->runs[i].batch)
 		err_at(c, run_node, "run '%s' of 'parallel_comm' needs the model's layers, hidden and seq and "
 		       "the run's batch", run);
-	int per_node = m->parallel_comm.gpus_per_node;
-	for (size_t f = 0; !per_node && f < m->hardware.nfacts; f++)
-		if (!strcmp(m->hardware.facts[f].key, "gpus_per_node"))
-			per_node = atoi(m->hardware.facts[f].value);
+	int per_node = m->parallel_comm.gpus_per_node ? m->parallel_comm.gpus_per_node
+						      : (int)manifest_hardware_number(m, "gpus_per_node");
 	if (!per_node)
 		report_at(c, m->parallel_comm.line, m->parallel_comm.col,
 			  "'parallel_comm' needs 'gpus_per_node' (or hardware.gpus_per_node)");
@@ -2146,6 +2144,14 @@ out:
 		return -1;
 	}
 	*out = m;
+	return 0;
+}
+
+double manifest_hardware_number(const struct manifest *m, const char *name)
+{
+	for (size_t i = 0; i < m->hardware.nfacts; i++)
+		if (!strcmp(m->hardware.facts[i].key, name))
+			return strtod(m->hardware.facts[i].value, NULL);
 	return 0;
 }
 

@@ -219,5 +219,7 @@ struct manifest {
 /* Returns 0 and sets *out, or returns -1 after reporting every error found. */
 int manifest_load(const char *path, struct manifest **out);
 void manifest_free(struct manifest *m);
+/* The number hardware key name (gpus_per_node, p2p_gbs, ...) was given as; 0 when it was not. */
+double manifest_hardware_number(const struct manifest *m, const char *name);
 
 #endif

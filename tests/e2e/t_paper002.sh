@@ -106,6 +106,15 @@ near "$P" "r['plane'] == 'tp_dp' and r['tp'] == '2'" intra_node_gbs 50
 near "$P" "r['plane'] == 'tp_dp' and r['tp'] == '2'" time_s 4.494336e-5
 grep -q '^tp_dp,tiny,4,1,1,8,only,5,50,inter-node,' "$P" && ok || bad "parallel_comm: TP 4 spans two 2-GPU nodes"
 
+# Without any intra-node bandwidth: a split whose groups stay in a node has no time, and the
+# page says why; (TP 1, DP 4) across two nodes still has its 1.033728e-4 s.
+sed -e 's/p2p_gbs: 50/nodes: 2/' -e 's/^id: p002-pc-hw/id: p002-pc-nointra/' $D/pc-hw.yaml >"$T/nointra.yaml"
+if $PERFSTUDY build -q "$T/nointra.yaml" -o "$T/pcn" 2>"$T/err"; then ok; else bad "no intra: $(cat "$T/err")"; fi
+P=$T/pcn/p002-pc-nointra/data/parallel_comm.csv
+grep -q '^tp_dp,tiny,2,1,2,4,only,5,,intra-node,none,inter-node,172288,0,0,524288,0,3.44576e-05,,0,,$' "$P" && ok || bad "no intra: TP 2 should have no time"
+near "$P" "r['plane'] == 'tp_dp' and r['tp'] == '1'" time_s 1.033728e-4
+grep -q 'no intra-node bandwidth (parallel_comm.intra_node_gbs or hardware.p2p_gbs)' "$T/pcn/p002-pc-nointra/index.html" && ok || bad "no intra: no note"
+
 # cheng-002 (18.4B, 32 GPUs, 4 per node): TP 8 leaves the node, TP 4 does not (the paper's
 # jump "from 4 to 8"); PP 8 puts DP 4 inside a node.
 P=$C/parallel_comm.csv
