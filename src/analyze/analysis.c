@@ -31,6 +31,7 @@ static const struct analysis_def registry[] = {
 	{"models", analysis_models},
 	{"published_figures", analysis_published_figures},
 	{"comm_volume", analysis_comm_volume},
+	{"parallel_comm", analysis_parallel_comm},
 	{"inputs", analysis_inputs},
 	{"system", analysis_system},
 	{"report_phases", analysis_report_phases},

@@ -93,6 +93,8 @@ double collective_bus_factor(const char *type, int64_t n);
 int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Measured communication bytes per GPU and step beside the estimate (comm_volume.c). */
 int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* Estimated communication time of every TP x PP x DP split at several bandwidths (parallel_comm.c). */
+int analysis_parallel_comm(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* nvidia-smi topo -m links (interconnect.csv) and profiler phase reports (phase_report.csv), inputs.c. */
 int analysis_inputs(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* A profiler report's actions mapped to the phases (phase_report_phases.csv), report_phases.c. */

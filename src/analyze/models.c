@@ -210,6 +210,120 @@ static void utilization_figures(const struct table *u, struct analysis_result *o
 				   "over the step time and the number of GPUs (utilization.csv; MFU there).");
 }
 
+/*
+ * The GPU's memory in bytes: the traces' device properties or nvidia-smi
+ * (query_facts), else the manifest's hardware.gpu_memory_gb x 10^9 (as
+ * system.csv prints GB); 0: unknown.
+ */
+static int64_t gpu_memory_bytes(const struct manifest *man, const struct run_facts *f)
+{
+	return f->gpu_mem > 0 ? f->gpu_mem : llround(manifest_hardware_number(man, "gpu_memory_gb") * 1e9);
+}
+
+/*
+ * Memory per GPU of a run at per-GPU batch b, as estimates.csv counts it
+ * (its Methods): activations by Korthikanti et al. for the run's tensor
+ * parallelism and recomputation, model state of mixed-precision Adam under
+ * its ZeRO stage over dp GPUs, P the parameters (all tensor-parallel ranks).
+ */
+struct run_memory {
+	double act, state;
+};
+
+static struct run_memory memory_per_gpu(const struct manifest_run *r, const struct est_model *em, int64_t P, int dp,
+					double b)
+{
+	int tp = tp_of(r);
+	struct run_memory m = {0, 0};
+	m.act = b > 0 ? est_activation_bytes(em, b, tp, (enum est_recompute)r->recompute) : 0;
+	m.state = P ? est_model_state_bytes((double)P / tp, models_zero_stage(r), dp) : 0;
+	return m;
+}
+
+/* memory_by_batch.csv's default batches, for runs with a published activation estimate. */
+static const int default_batches[] = {1, 2, 4, 8, 16, 32, 64};
+
+/*
+ * Paper 002's projected memory over batch sizes: a run's memory_per_gpu()
+ * at each batch of the manifest's memory_batches (every run with a model),
+ * else of default_batches (the runs whose study published an activation
+ * estimate), into t and one line of c; the GPU's memory mem (0: unknown).
+ */
+static void memory_by_batch_rows(const struct manifest *man, const struct manifest_run *r, const struct est_model *em,
+				 int64_t P, int dp, int64_t mem, struct table *t, struct chart *c)
+{
+	const int *batches = man->nmemory_batches ? man->memory_batches : default_batches;
+	size_t nb = man->nmemory_batches ? man->nmemory_batches : sizeof(default_batches) / sizeof(default_batches[0]);
+	if ((!man->nmemory_batches && r->published.activation_gb <= 0) || !P ||
+	    (em->heads <= 0 && r->recompute == RECOMP_NONE))
+		return;
+	if (!c->ncat)
+		for (size_t k = 0; k < nb; k++) {
+			char label[24];
+			snprintf(label, sizeof(label), "b %d", batches[k]);
+			chart_set_x(c, chart_add_category(c, label), batches[k]);
+		}
+	/* The run's own label, else its model's name (one line per model in paper 002's figure), else its id. */
+	const char *name = r->label && strcmp(r->label, r->id) ? r->label : r->model.name ? r->model.name : r->id;
+	size_t series = chart_add_series(c, name);
+	for (size_t k = 0; k < nb; k++) {
+		struct run_memory m = memory_per_gpu(r, em, P, dp, batches[k]);
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, r->id);
+		if (r->model.name)
+			table_set_text(t, row, 1, r->model.name);
+		table_set_int(t, row, 2, batches[k]);
+		table_set_real(t, row, 3, m.act);
+		table_set_real(t, row, 4, m.state);
+		table_set_real(t, row, 5, m.act + m.state);
+		if (mem > 0) {
+			table_set_int(t, row, 6, mem);
+			table_set_text(t, row, 7, m.act + m.state > (double)mem ? "yes" : "no");
+		}
+		chart_set(c, k, series, (m.act + m.state) / 1e9);
+	}
+}
+
+/* Adds memory_by_batch.csv and its figure when they have rows; frees them otherwise. */
+static void memory_by_batch_add(struct table *t, struct chart *c, struct analysis_result *out)
+{
+	if (!t->nrows) {
+		table_free(t);
+		chart_free(c);
+		return;
+	}
+	/* One horizontal line per GPU memory size the rows name. */
+	int cm = table_col_index(t, "gpu_memory_bytes");
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct cell *m = table_cell(t, i, (size_t)cm);
+		int seen = 0;
+		for (size_t j = 0; j < i && !m->null && !seen; j++)
+			seen = !table_cell(t, j, (size_t)cm)->null && table_cell(t, j, (size_t)cm)->v.i == m->v.i;
+		if (m->null || seen)
+			continue;
+		char label[64];
+		snprintf(label, sizeof(label), "GPU memory %.3g GB", (double)m->v.i / 1e9);
+		chart_add_refline(c, label, 0, (double)m->v.i / 1e9, 1);
+	}
+	result_add_table(out, t);
+	result_add_figure(out, c, "Memory one GPU needs to train each run's model against the batch size per GPU "
+				  "(both axes logarithmic): activations plus model state as estimates.csv counts them "
+				  "for the run's tensor parallelism, recomputation, ZeRO stage and GPUs "
+				  "(memory_by_batch.csv), as paper 002 projects it; the dashed line is the GPU's "
+				  "memory where known. Buffers and fragmentation are not counted.");
+	result_add_method(out, "memory_by_batch.csv",
+		"Per run and per-GPU batch b of the manifest's memory_batches (every run with layers, hidden and "
+		"seq; without the key b = 1, 2, 4, ..., 64 for the runs whose study published an activation "
+		"estimate, published.activation_gb): activation_bytes and model_state_bytes exactly as "
+		"estimates.csv's activation_bytes_per_gpu and model_state_bytes_per_gpu (the same functions: "
+		"Korthikanti et al. 2022 for the run's tensor parallelism and recomputation, which without either "
+		"is Cheng et al.'s b(34sd + 5as^2)l; 16 bytes per parameter of mixed-precision Adam under the "
+		"run's ZeRO stage over its data-parallel GPUs, 16P on one GPU), total_bytes their sum. "
+		"gpu_memory_bytes: the GPU's memory from the traces or nvidia-smi, else hardware.gpu_memory_gb x "
+		"10^9; exceeds_gpu_memory: total_bytes > gpu_memory_bytes. Paper 002's figure of projected memory "
+		"over batch sizes; its printed activation numbers disagree with this formula (published.csv).");
+}
+
 /* Runs' estimates and utilization. */
 static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
@@ -224,6 +338,14 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 				    "run:text,gpus:int,global_batch:int,step_us:real,step_source:text,flops_per_step:real,"
 				    "achieved_tflops_per_gpu:real,logged_tflops_per_gpu:real,gpu:text,precision:text,"
 				    "peak_tflops:real,peak_source:text,mfu:frac");
+	struct table *mb = table_new("memory_by_batch", "Projected memory per GPU over batch sizes",
+				     "run:text,model:text,batch:int,activation_bytes:real,model_state_bytes:real,"
+				     "total_bytes:real,gpu_memory_bytes:int,exceeds_gpu_memory:text");
+	struct chart *mbc = chart_new(CHART_XY, "memory_by_batch", "Projected training memory per GPU by batch size",
+				      "activations + model state (GB)");
+	chart_set_x_axis(mbc, "batch size per GPU", CHART_SCALE_LOG2);
+	mbc->y_scale = CHART_SCALE_LOG10;
+	mbc->entity_series = 1;
 	int ret = 0;
 	for (size_t i = 0; man && i < man->nruns; i++) {
 		const struct manifest_run *r = &man->runs[i];
@@ -255,21 +377,21 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 			table_set_int(e, row, 4, (int64_t)B);
 		if (flops >= 0)
 			table_set_real(e, row, 5, flops);
-		double act = r->batch > 0 ? est_activation_bytes(&em, r->batch, tp, (enum est_recompute)r->recompute) : 0;
-		double state = P ? est_model_state_bytes((double)P / tp, z, dp) : 0;
+		struct run_memory rm = memory_per_gpu(r, &em, P, dp, r->batch);
+		double act = rm.act, state = rm.state;
+		int64_t mem = gpu_memory_bytes(man, &f);
 		if (act > 0)
 			table_set_real(e, row, 6, act);
 		if (state > 0)
 			table_set_real(e, row, 7, state);
 		if (act > 0 && state > 0) {
 			table_set_real(e, row, 8, act + state);
-			int64_t mem = f.gpu_mem > 0 ? f.gpu_mem
-				      : r->measured.memory_gb > 0 ? 0 : 0;
 			if (mem > 0) {
 				table_set_int(e, row, 9, mem);
 				table_set_text(e, row, 10, act + state > (double)mem ? "yes" : "no");
 			}
 		}
+		memory_by_batch_rows(man, r, &em, P, dp, mem, mb, mbc);
 		table_set_int(e, row, 11, z);
 		if (P && p > 0)
 			table_set_real(e, row, 12, est_comm_bytes((double)P / tp, z, dp, models_grad_bytes(r)));
@@ -337,9 +459,12 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 	if (ret < 0 || !e->nrows) {
 		table_free(e);
 		table_free(u);
+		table_free(mb);
+		chart_free(mbc);
 		return ret;
 	}
 	result_add_table(out, e);
+	memory_by_batch_add(mb, mbc, out);
 	if (u->nrows) {
 		result_add_table(out, u);
 		utilization_figures(u, out);
@@ -363,7 +488,8 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		"master weights, momentum and variance; Rajbhandari et al., ZeRO, 2020): 16P without ZeRO, 4P + "
 		"12P/p with ZeRO-1, 2P + 14P/p with ZeRO-2, 16P/p with ZeRO-3, P the parameters per tensor-parallel "
 		"rank and p the data-parallel GPUs. memory_bytes_per_gpu: their sum, compared with the GPU's memory "
-		"(exceeds_gpu_memory); buffers, fragmentation and the framework's workspace are not counted. zero: "
+		"(gpu_memory_bytes: the traces' device properties, else nvidia-smi, else hardware.gpu_memory_gb x 10^9; "
+		"exceeds_gpu_memory); buffers, fragmentation and the framework's workspace are not counted. zero: "
 		"the manifest's zero, else read from the strategy (zero1, zero2, zero3, fsdp), else 0. "
 		"comm_bytes_per_gpu: bytes each GPU sends per step for its gradients of g bytes (2 for fp16/bf16, "
 		"4 for fp32, or grad_bytes): one AllReduce 2(1 - 1/p) g P without ZeRO and with ZeRO-2 "
@@ -487,68 +613,6 @@ static void published(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"study used another formula or other settings. source_discrepancy: where the quantity is the "
 		"study's own formula (flops_tflop, activation_gb) and its printed value (one decimal) is not the "
 		"formula's value rounded, i.e. differs by more than 0.05: the study disagrees with itself.");
-}
-
-/*
- * Paper 002's projected memory over batch sizes, for the runs whose study
- * published an activation-memory estimate: per run and b = 1, 2, 4, ...,
- * 64, activations b(34sd + 5as^2)l bytes (no recomputation, one
- * tensor-parallel rank) and model state 16P (mixed-precision Adam, no
- * ZeRO, one GPU), P the run's parameter count (estimates.csv).
- */
-static void memory_by_batch(const struct analysis_ctx *ctx, struct analysis_result *out)
-{
-	static const int batches[] = {1, 2, 4, 8, 16, 32, 64};
-	enum { NB = sizeof(batches) / sizeof(batches[0]) };
-	const struct manifest *man = ctx->manifest;
-	struct table *t = table_new("memory_by_batch", "Projected memory per GPU over batch sizes",
-				    "run:text,batch:int,activation_bytes:real,model_state_bytes:real,total_bytes:real");
-	struct chart *c = chart_new(CHART_XY, "memory_by_batch", "Projected training memory by batch size",
-				    "activations + model state (GB)");
-	chart_set_x_axis(c, "batch size", CHART_SCALE_LOG2);
-	c->y_scale = CHART_SCALE_LOG10;
-	for (int k = 0; k < NB; k++) {
-		char label[16];
-		snprintf(label, sizeof(label), "b %d", batches[k]);
-		chart_set_x(c, chart_add_category(c, label), batches[k]);
-	}
-	for (size_t i = 0; man && i < man->nruns; i++) {
-		const struct manifest_run *r = &man->runs[i];
-		struct est_model em;
-		models_est_model(&r->model, &em);
-		int64_t P = est_params_as(&em, 1);
-		if (r->published.activation_gb <= 0 || !P || em.heads <= 0)
-			continue;
-		size_t series = chart_add_series(c, r->label ? r->label : r->id);
-		for (int k = 0; k < NB; k++) {
-			double act = est_activation_bytes(&em, batches[k], 1, RECOMP_NONE);
-			double state = est_model_state_bytes((double)P, 0, 1);
-			size_t row = table_add_row(t);
-			table_set_text(t, row, 0, r->id);
-			table_set_int(t, row, 1, batches[k]);
-			table_set_real(t, row, 2, act);
-			table_set_real(t, row, 3, state);
-			table_set_real(t, row, 4, act + state);
-			chart_set(c, (size_t)k, series, (act + state) / 1e9);
-		}
-	}
-	if (!t->nrows) {
-		table_free(t);
-		chart_free(c);
-		return;
-	}
-	result_add_table(out, t);
-	result_add_figure(out, c, "Memory one GPU needs to train each model without ZeRO, recomputation or model "
-				  "parallelism, against the batch size per GPU (both axes logarithmic): activations "
-				  "b(34sd + 5as^2)l bytes plus 16 bytes per parameter of model state (memory_by_batch.csv), "
-				  "as paper 002 projects it; buffers and fragmentation are not counted.");
-	result_add_method(out, "memory_by_batch.csv",
-		"For each run whose study published an activation-memory estimate (published.activation_gb), at batch "
-		"sizes b = 1, 2, 4, ..., 64 per GPU: activation_bytes = b(34sd + 5as^2)l (Korthikanti et al. 2022 "
-		"and Cheng et al. 2024: 16-bit activations, no recomputation, no tensor parallelism), "
-		"model_state_bytes = 16P (mixed-precision Adam, no ZeRO; P as in estimates.csv), total_bytes their "
-		"sum. Paper 002's figure of projected memory over batch sizes; its own activation numbers disagree "
-		"with this formula (published.csv).");
 }
 
 /* Numbers typed in from a published throughput table, and scaling between GPU counts. */
@@ -678,6 +742,60 @@ static void throughput(const struct analysis_ctx *ctx, struct analysis_result *o
 		"(paper 004: 133.26 / (2 x 67.47) = 98.8 %).");
 }
 
+/*
+ * Values a study prints only as multiples of a reference system's and as
+ * shares (paper 002's TG40 vs Polaris table), typed in per run (measured:
+ * time_x, comm_time_x, comm_pct, relative_to), with what follows from them:
+ * compute_pct = 100 - comm_pct; comm_share_x = comm_time_x / time_x, the
+ * run's communication share in multiples of the reference's, which the
+ * ratio of the two comm_pct must equal if all three numbers describe the
+ * same runs; time_saved_pct = (1 - 1 / time_x) x 100, how much less time
+ * the reference takes. The side-by-side table with ratios is a comparison
+ * (comparisons.csv) over these columns.
+ */
+static void relative(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	const struct manifest *man = ctx->manifest;
+	struct table *t = table_new("relative", "Relative values typed in from the study (multiples of a reference, shares)",
+				    "run:text,relative_to:text,time_x:real,comm_time_x:real,comm_pct:real,compute_pct:real,"
+				    "comm_share_x:real,time_saved_pct:real");
+	for (size_t i = 0; man && i < man->nruns; i++) {
+		const struct manifest_measured *ms = &man->runs[i].measured;
+		if (!ms->time_x && !ms->comm_time_x && !ms->comm_pct)
+			continue;
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, man->runs[i].id);
+		if (ms->relative_to)
+			table_set_text(t, row, 1, ms->relative_to);
+		if (ms->time_x) {
+			table_set_real(t, row, 2, ms->time_x);
+			table_set_real(t, row, 7, (1 - 1 / ms->time_x) * 100);
+		}
+		if (ms->comm_time_x)
+			table_set_real(t, row, 3, ms->comm_time_x);
+		if (ms->comm_pct) {
+			table_set_real(t, row, 4, ms->comm_pct);
+			table_set_real(t, row, 5, 100 - ms->comm_pct);
+		}
+		if (ms->time_x && ms->comm_time_x)
+			table_set_real(t, row, 6, ms->comm_time_x / ms->time_x);
+	}
+	if (!t->nrows) {
+		table_free(t);
+		return;
+	}
+	result_add_table(out, t);
+	result_add_method(out, "relative.csv",
+		"Numbers a study prints only relative to a reference (the manifest's measured: time_x, comm_time_x "
+		"as multiples of relative_to's training and communication time, 1 for the reference itself; "
+		"comm_pct, communication's share of the training time in percent), typed in as printed: no "
+		"absolute time is made up. compute_pct = 100 - comm_pct. comm_share_x = comm_time_x / time_x: "
+		"the run's communication share in multiples of the reference's, which equals the ratio of their "
+		"comm_pct only if all three numbers describe the same runs. time_saved_pct = (1 - 1 / time_x) x "
+		"100: how much less time the reference takes than the run (a run taking 2.45x takes 145 % more, "
+		"and the reference 59.2 % less). comparisons.csv sets two systems' rows side by side with ratios.");
+}
+
 /* The GPUs that nvidia-smi -q -x describes. */
 static int hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
@@ -734,7 +852,7 @@ int analysis_models(const struct analysis_ctx *ctx, struct analysis_result *out)
 	if (hardware(ctx, out) < 0 || estimates(ctx, out) < 0)
 		return -1;
 	published(ctx, out);
-	memory_by_batch(ctx, out);
 	throughput(ctx, out);
+	relative(ctx, out);
 	return 0;
 }

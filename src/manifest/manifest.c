@@ -1150,27 +1150,39 @@ static void lowercase(char *s)
 		*s = (char)tolower((unsigned char)*s);
 }
 
-/* A run's typed-in measurements (a published table). */
+/*
+ * A run's typed-in measurements (a published table), absolute or, for a
+ * study that prints only ratios, relative to a reference (time_x ...).
+ */
 static void get_measured(struct ctx *c, struct manifest_measured *ms, const struct ynode *key,
 	const struct ynode *map)
 {
 	static const char *const keys[] = {
-		"iteration_ms", "samples_per_s", "tflops_per_gpu", "memory_gb", "params", "oom",
+		"iteration_ms", "samples_per_s", "tflops_per_gpu", "memory_gb", "time_x", "comm_time_x",
+		"params", "oom", "comm_pct", "relative_to",
 	};
-	const struct ynode *seen[6] = {0};
-	double *nums[] = {&ms->iteration_ms, &ms->samples_per_s, &ms->tflops_per_gpu, &ms->memory_gb};
+	enum { NKEYS = sizeof(keys) / sizeof(keys[0]), NNUMS = 6 };
+	const struct ynode *seen[NKEYS] = {0};
+	double *nums[NNUMS] = {&ms->iteration_ms, &ms->samples_per_s, &ms->tflops_per_gpu, &ms->memory_gb,
+			       &ms->time_x, &ms->comm_time_x};
 	if (want_mapping(c, key, map) <= 0)
 		return;
 	for (size_t i = 0; i < map->n; i += 2) {
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
-		int f = field_index(c, map, i, keys, 6, seen);
-		if (f >= 0 && f < 4)
+		int f = field_index(c, map, i, keys, NKEYS, seen);
+		if (f >= 0 && f < NNUMS)
 			get_posnum(c, k, v, nums[f]);
-		else if (f == 4)
+		else if (f == 6)
 			get_int(c, k, v, 1, INT64_MAX, &ms->params);
-		else if (f == 5)
+		else if (f == 7)
 			get_bool(c, k, v, &ms->oom);
+		else if (f == 8 && get_posnum(c, k, v, &ms->comm_pct) > 0 && ms->comm_pct > 100)
+			err_at(c, v, "'comm_pct' is a percentage of the training time, at most 100, got %s", v->value);
+		else if (f == 9 && get_string(c, k, v, &ms->relative_to) > 0 && !ms->relative_to[0])
+			err_at(c, v, "'relative_to' must not be empty");
 	}
+	if ((ms->time_x > 0 || ms->comm_time_x > 0) && !ms->relative_to)
+		err_at(c, map, "'time_x' and 'comm_time_x' are multiples of a reference: name it in 'relative_to'");
 }
 
 /* A study's own estimates for a run. */
@@ -1537,6 +1549,147 @@ static void get_thresholds(struct ctx *c, const struct ynode *key, const struct 
 	}
 }
 
+/* 'memory_batches': a non-empty list of per-GPU batch sizes (integers > 0), ascending, each once. */
+static void get_memory_batches(struct ctx *c, const struct ynode *key, const struct ynode *v)
+{
+	struct manifest *m = c->m;
+	if (!present(v))
+		return;
+	if (v->kind != Y_SEQUENCE || !v->n) {
+		err_type(c, key, v, "a non-empty list of batch sizes, e.g. [1, 2, 4, 8]");
+		return;
+	}
+	m->memory_batches = xcalloc(v->n + 1, sizeof(*m->memory_batches));
+	for (size_t i = 0; i < v->n; i++) {
+		int b = 0;
+		if (get_posint(c, key, v->items[i], &b) <= 0)
+			continue;
+		if (m->nmemory_batches && b <= m->memory_batches[m->nmemory_batches - 1]) {
+			err_at(c, v->items[i], "'memory_batches' must be ascending, each batch once: %d after %d", b,
+			       m->memory_batches[m->nmemory_batches - 1]);
+			continue;
+		}
+		m->memory_batches[m->nmemory_batches++] = b;
+	}
+}
+
+/* 'bandwidths' of 'parallel_comm': label -> inter-node GB/s (> 0), in the file's order. */
+static void get_bandwidths(struct ctx *c, const struct ynode *key, const struct ynode *map)
+{
+	struct manifest *m = c->m;
+	if (!present(map))
+		return;
+	if (map->kind != Y_MAPPING || !map->n) {
+		err_type(c, key, map, "a mapping of labels to inter-node GB/s, e.g. { P0: 5, P1: 12.5 }");
+		return;
+	}
+	m->parallel_comm.bandwidth_labels = xcalloc(map->n / 2 + 1, sizeof(char *));
+	m->parallel_comm.bandwidth_gbs = xcalloc(map->n / 2 + 1, sizeof(double));
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		double x = 0;
+		if (k->kind != Y_SCALAR || k->null || !k->value[0]) {
+			char *got = describe(k);
+			err_at(c, k, "expected a bandwidth label in 'bandwidths', got %s", got);
+			free(got);
+			continue;
+		}
+		for (size_t j = 0; j < m->parallel_comm.nbandwidths; j++)
+			if (!strcmp(m->parallel_comm.bandwidth_labels[j], k->value))
+				err_at(c, k, "duplicate bandwidth '%s' in 'bandwidths'", k->value);
+		if (get_posnum(c, k, v, &x) <= 0)
+			continue;
+		size_t n = m->parallel_comm.nbandwidths++;
+		m->parallel_comm.bandwidth_labels[n] = xstrdup(k->value);
+		m->parallel_comm.bandwidth_gbs[n] = x;
+	}
+}
+
+/* 'parallel_comm': run, gpus, gpus_per_node, intra_node_gbs, zero, bandwidths, global_batch; the run is checked later. */
+static void get_parallel_comm(struct ctx *c, const struct ynode *key, const struct ynode *map)
+{
+	static const char *const keys[] = {
+		"run", "gpus", "gpus_per_node", "intra_node_gbs", "zero", "bandwidths", "global_batch",
+	};
+	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
+	const struct ynode *seen[NKEYS] = {0};
+	struct manifest *m = c->m;
+	int64_t x;
+	m->parallel_comm.zero = -1;
+	if (want_mapping(c, key, map) <= 0)
+		return;
+	m->parallel_comm.line = map->line;
+	m->parallel_comm.col = map->col;
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		switch (field_index(c, map, i, keys, NKEYS, seen)) {
+		case 0:
+			get_string(c, k, v, &m->parallel_comm.run);
+			break;
+		case 1:
+			get_posint(c, k, v, &m->parallel_comm.gpus);
+			break;
+		case 2:
+			get_posint(c, k, v, &m->parallel_comm.gpus_per_node);
+			break;
+		case 3:
+			get_posnum(c, k, v, &m->parallel_comm.intra_node_gbs);
+			break;
+		case 4:
+			if (get_int(c, k, v, 0, 3, &x) > 0)
+				m->parallel_comm.zero = (int)x;
+			break;
+		case 5:
+			get_bandwidths(c, k, v);
+			break;
+		case 6:
+			get_posint(c, k, v, &m->parallel_comm.global_batch);
+			break;
+		}
+	}
+	require(c, map, seen[0], "run");
+	require(c, map, seen[1], "gpus");
+	require(c, map, seen[5], "bandwidths");
+}
+
+/* The 'run' value node of the 'parallel_comm' mapping whose key node is key, or NULL. */
+static const struct ynode *pc_run_node(const struct ynode *root, const struct ynode *key)
+{
+	for (size_t i = 0; i < root->n; i += 2) {
+		const struct ynode *map = root->items[i + 1];
+		if (root->items[i] != key || map->kind != Y_MAPPING)
+			continue;
+		for (size_t j = 0; j < map->n; j += 2)
+			if (map->items[j]->kind == Y_SCALAR && !strcmp(map->items[j]->value, "run"))
+				return map->items[j + 1];
+	}
+	return NULL;
+}
+
+/* 'parallel_comm' against the rest of the manifest, once the runs and hardware are read. */
+static void check_parallel_comm(struct ctx *c, const struct ynode *run_node)
+{
+	struct manifest *m = c->m;
+	const char *run = m->parallel_comm.run;
+	if (!run || !run_node)
+		return;
+	size_t i = run_index(m, run);
+	if (i == m->nruns) {
+		err_at(c, run_node, "unknown run '%s' in 'parallel_comm'", run);
+		return;
+	}
+	const struct manifest_model *mm = &m->runs[i].model;
+	if (!mm->layers || !mm->hidden || !mm->seq || !m->runs[i].batch)
+		err_at(c, run_node, "run '%s' of 'parallel_comm' needs the model's layers, hidden and seq and "
+		       "the run's batch", run);
+	int per_node = m->parallel_comm.gpus_per_node ? m->parallel_comm.gpus_per_node
+						      : (int)manifest_hardware_number(m, "gpus_per_node");
+	if (!per_node)
+		report_at(c, m->parallel_comm.line, m->parallel_comm.col,
+			  "'parallel_comm' needs 'gpus_per_node' (or hardware.gpus_per_node)");
+	m->parallel_comm.gpus_per_node = per_node;
+}
+
 /*
  * 'series': a list of {name, runs: [run, ...]}; the run ids are checked
  * once all runs are read (nodes collects them, one per series run).
@@ -1813,6 +1966,7 @@ static void check_root(struct ctx *c, const struct ynode *root)
 	static const char *const keys[] = {
 		"version", "id", "title", "description", "hardware", "model", "runs",
 		"classify", "figures", "phases", "compare", "software", "series", "thresholds", "comparisons",
+		"memory_batches", "parallel_comm",
 	};
 	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
 	const struct ynode *seen[NKEYS] = {0};
@@ -1881,6 +2035,12 @@ static void check_root(struct ctx *c, const struct ynode *root)
 		case 14:
 			get_comparisons(c, k, v);
 			break;
+		case 15:
+			get_memory_batches(c, k, v);
+			break;
+		case 16:
+			get_parallel_comm(c, k, v);
+			break;
 		}
 	}
 	require(c, root, seen[2], "title");
@@ -1911,6 +2071,8 @@ static void check_root(struct ctx *c, const struct ynode *root)
 		if (!r->label && r->id)
 			r->label = xstrdup(r->id);
 	}
+	if (seen[16])
+		check_parallel_comm(c, pc_run_node(root, seen[16]));
 	set_id(c, id_node);
 }
 
@@ -1985,6 +2147,14 @@ out:
 	return 0;
 }
 
+double manifest_hardware_number(const struct manifest *m, const char *name)
+{
+	for (size_t i = 0; i < m->hardware.nfacts; i++)
+		if (!strcmp(m->hardware.facts[i].key, name))
+			return strtod(m->hardware.facts[i].value, NULL);
+	return 0;
+}
+
 static void facts_free(struct manifest_fact *f, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -2014,6 +2184,7 @@ void manifest_free(struct manifest *m)
 		free(r->label);
 		free(r->strategy);
 		free(r->scaling_baseline);
+		free(r->measured.relative_to);
 		model_release(&r->model);
 		for (size_t j = 0; j < r->ntraces; j++)
 			free(r->traces[j]);
@@ -2067,6 +2238,12 @@ void manifest_free(struct manifest *m)
 		free(cp->stack_by);
 	}
 	free(m->comparisons);
+	free(m->memory_batches);
+	for (size_t i = 0; i < m->parallel_comm.nbandwidths; i++)
+		free(m->parallel_comm.bandwidth_labels[i]);
+	free(m->parallel_comm.bandwidth_labels);
+	free(m->parallel_comm.bandwidth_gbs);
+	free(m->parallel_comm.run);
 	free(m->classify_preset);
 	free(m->figures.size);
 	free(m->figures.font);

@@ -40,6 +40,14 @@ struct manifest_measured {
 	double memory_gb;      /* memory used (cached) per GPU */
 	int64_t params;        /* model size as the study reports it */
 	int oom;               /* 1: the run ran out of memory */
+	/*
+	 * Values a study prints only relative to another system or run
+	 * (paper 002's "Training Time 1x vs 2.45x"); 0: not given.
+	 */
+	double time_x;         /* training (iteration) time in multiples of the reference's */
+	double comm_time_x;    /* communication time in multiples of the reference's */
+	double comm_pct;       /* communication's share of the training time, percent */
+	char *relative_to;     /* what time_x and comm_time_x are multiples of, e.g. "TG40" */
 };
 
 /* A study's own estimates for a run, shown beside perfstudy's; 0: not given. */
@@ -188,10 +196,30 @@ struct manifest {
 	} thresholds;
 	size_t ncomparisons;
 	struct manifest_comparison *comparisons; /* 'comparisons', across experiments */
+	size_t nmemory_batches;
+	int *memory_batches; /* 'memory_batches': per-GPU batches of memory_by_batch.csv, ascending; none: default */
+	/*
+	 * 'parallel_comm': the communication estimate of every (TP, PP, DP)
+	 * split of gpus GPUs (parallel_comm.csv); run NULL: none.
+	 */
+	struct {
+		char *run;             /* the run whose model, batch, precision and ZeRO stage are used */
+		int gpus;              /* GPUs of every configuration */
+		int global_batch;      /* samples per step over all replicas; 0: the run's batch x gpus */
+		int gpus_per_node;     /* 0: hardware.gpus_per_node */
+		double intra_node_gbs; /* GB/s inside a node; 0: hardware.p2p_gbs */
+		int zero;              /* ZeRO stage; -1: the run's */
+		size_t nbandwidths;
+		char **bandwidth_labels; /* 'bandwidths' in the file's order: label -> inter-node GB/s */
+		double *bandwidth_gbs;
+		int line, col;         /* where 'parallel_comm' starts */
+	} parallel_comm;
 };
 
 /* Returns 0 and sets *out, or returns -1 after reporting every error found. */
 int manifest_load(const char *path, struct manifest **out);
 void manifest_free(struct manifest *m);
+/* The number hardware key name (gpus_per_node, p2p_gbs, ...) was given as; 0 when it was not. */
+double manifest_hardware_number(const struct manifest *m, const char *name);
 
 #endif

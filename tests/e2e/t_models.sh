@@ -201,7 +201,7 @@ def count(arch, l, d, s, V, t):
         split += V
         copies += 2 * d + d * d + d + d * d + 3 * d + 2 * d + 2
     return split + t * copies
-text = open(sys.argv[1]).read()
+text = open(sys.argv[1]).read().split('\ncomparisons:')[0]  # the runs, not the comparisons' ids
 arch = re.search(r'^  arch: (\w+)', text, re.M).group(1)
 seq = int(re.search(r'^  seq: (\d+)', text, re.M).group(1))
 vocab = int(re.search(r'^  vocab: (\d+)', text, re.M).group(1))
@@ -253,8 +253,9 @@ grep -q '^gpt-18.4b,activation_gb,74,18.6227,.*"the study.s own formula gives 18
 grep -q 'discrepancy in the source: the activation memory the study prints is 2.23-3.97x' "$T/c002/cheng-002/index.html" && ok || bad "002: the page does not flag the activation table"
 # Projected memory over batch sizes (002's figure), 125M at b 8 by hand: activations 8 x 1075838976
 # = 8606711808, model state 16 x 124439808 = 1991036928, total 10597748736.
-grep -qx 'gpt-125m,8,8.60671e+09,1.99104e+09,1.05977e+10' "$T/c002/cheng-002/data/memory_by_batch.csv" && ok || bad "memory_by_batch 125M b 8"
-[ "$(grep -c '^gpt-' "$T/c002/cheng-002/data/memory_by_batch.csv")" = 42 ] && ok || bad "memory_by_batch: 6 models x 7 batch sizes"
+# 10597748736 < 40 x 10^9, the A100 40GB of study.yaml's hardware.gpu_memory_gb.
+grep -qx 'gpt-125m,GPT 125M,8,8.60671e+09,1.99104e+09,1.05977e+10,40000000000,no' "$T/c002/cheng-002/data/memory_by_batch.csv" && ok || bad "memory_by_batch 125M b 8"
+[ "$(grep -c '^gpt-' "$T/c002/cheng-002/data/memory_by_batch.csv")" = 36 ] && ok || bad "memory_by_batch: 6 models x 6 batch sizes (memory_batches)"
 [ -s "$T/c002/cheng-002/figures/memory_by_batch.svg" ] && ok || bad "figure memory_by_batch missing"
 
 # 6. The H200 example: the logs' TFLOP/s follow Megatron's formula; GPT-2 has 124439808 parameters.
