@@ -207,7 +207,7 @@ seq = int(re.search(r'^  seq: (\d+)', text, re.M).group(1))
 vocab = int(re.search(r'^  vocab: (\d+)', text, re.M).group(1))
 rows = {r['run']: r for r in csv.DictReader(open(sys.argv[2]))}
 bad = []
-for block in text.split('\ncomparisons:')[0].split('  - id: ')[1:]:  # runs only, not the comparisons' ids
+for block in text.split('  - id: ')[1:]:
     run = block.split()[0]
     l = int(re.search(r'layers: (\d+)', block).group(1)); d = int(re.search(r'hidden: (\d+)', block).group(1))
     t = re.search(r'tensor_parallel: (\d+)', block); t = int(t.group(1)) if t else 1
