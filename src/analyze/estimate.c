@@ -23,6 +23,8 @@ int64_t est_params(const struct est_model *m)
 		return 0;
 	/* Attention: Q, K, V, output (4d^2 + 4d); MLP: 2df + f + d; two LayerNorms: 4d. */
 	int64_t layer = 4 * d * d + 4 * d + 2 * d * f + f + d + 4 * d;
+	if (m->arch == ARCH_ENCODER_LM)
+		return l * layer + V * d + 2 * d + d * V + V; /* embedding, final LayerNorm, untied decoder */
 	int64_t p = l * layer + V * d + s * d;
 	if (m->arch == ARCH_BERT)
 		p += 2 * d + 2 * d + d * d + d; /* token types, embedding LayerNorm, pooler */

@@ -21,6 +21,12 @@
 enum est_arch {
 	ARCH_GPT = 0,  /* decoder: token + learned position embeddings, final LayerNorm */
 	ARCH_BERT = 1, /* encoder: token + position + 2 token-type embeddings, embedding LayerNorm, pooler */
+	/*
+	 * PyTorch's word_language_model TransformerModel (paper 001): token
+	 * embedding, sinusoidal positions (no parameters), nn.TransformerEncoder
+	 * with a final LayerNorm, an untied Linear decoder d x V + V.
+	 */
+	ARCH_ENCODER_LM = 2,
 };
 
 /* Whose parameter count est_params_as() gives (the manifest's model 'framework'). */
@@ -61,8 +67,9 @@ int64_t est_ffn(const struct est_model *m);
  * projections with biases) + 2df + f + d (two MLP matrices with biases) + 4d
  * (two LayerNorms); embeddings V*d + s*d; GPT adds a final LayerNorm (2d),
  * BERT two token-type rows, an embedding LayerNorm and a pooler (2d + 2d +
- * d^2 + d). With f = 4d the layer is 12d^2 + 13d. Returns 0 when l, d, V or
- * s is missing.
+ * d^2 + d); the encoder LM (ARCH_ENCODER_LM) has no position parameters and
+ * adds a final LayerNorm (2d) and an untied decoder (dV + V). With f = 4d the
+ * layer is 12d^2 + 13d. Returns 0 when l, d, V or s is missing.
  */
 int64_t est_params(const struct est_model *m);
 /* 12 * l * d^2: the layers' weight matrices only (Cheng et al., 2024, Table "Estimation"). */

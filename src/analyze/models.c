@@ -38,7 +38,10 @@ void models_est_model(const struct manifest_model *m, struct est_model *out)
 	out->ffn = m->ffn;
 	out->seq = m->seq;
 	out->vocab = m->vocab;
-	out->arch = m->arch && !strcmp(m->arch, "bert") ? ARCH_BERT : ARCH_GPT;
+	out->arch = !m->arch			      ? ARCH_GPT
+		    : !strcmp(m->arch, "bert")	      ? ARCH_BERT
+		    : !strcmp(m->arch, "encoder-lm") ? ARCH_ENCODER_LM
+						      : ARCH_GPT;
 	out->framework = !m->framework ? FW_FORMULA : !strcmp(m->framework, "megatron") ? FW_MEGATRON : FW_HUGGINGFACE;
 	out->objective = !m->objective ? OBJ_DEFAULT
 			 : !strcmp(m->objective, "none") ? OBJ_NONE

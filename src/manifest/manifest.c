@@ -747,7 +747,7 @@ static const char *const model_keys[] = {
 	"framework", "objective", "vocab_multiple", "flops_method",
 };
 #define NMODEL_KEYS (sizeof(model_keys) / sizeof(model_keys[0]))
-static const char *const arch_words[] = {"gpt", "bert"};
+static const char *const arch_words[] = {"gpt", "bert", "encoder-lm"};
 static const char *const precision_words[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp64"};
 static const char *const framework_words[] = {"megatron", "huggingface"};
 static const char *const objective_words[] = {"none", "mlm", "mlm+nsp"};
@@ -772,7 +772,7 @@ static void get_model(struct ctx *c, struct manifest_model *mm, const struct yno
 		if (f == 0)
 			get_string(c, k, v, &mm->name);
 		else if (f == 7)
-			get_word(c, k, v, arch_words, 2, &mm->arch);
+			get_word(c, k, v, arch_words, 3, &mm->arch);
 		else if (f == 8)
 			get_word(c, k, v, precision_words, 6, &mm->precision);
 		else if (f == 9)

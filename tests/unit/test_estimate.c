@@ -47,6 +47,14 @@ static void test_params(void)
 	CHECK_INT(est_params(&tiny), 57);
 	struct est_model none = {.layers = 12};
 	CHECK_INT(est_params(&none), 0);
+	/*
+	 * Paper 001's word_language_model TransformerModel (d = f = 200, 1 layer, V 33278), the rows of its
+	 * torchinfo summary: layer 242,000, final LayerNorm 400, decoder 200 x 33278 + 33278 = 6,688,878,
+	 * embedding 33278 x 200 = 6,655,600: 13,586,878 in all (torchinfo prints 13,466,278 as the total).
+	 */
+	struct est_model lm = {.layers = 1, .hidden = 200, .heads = 2, .ffn = 200, .seq = 35, .vocab = 33278,
+			       .arch = ARCH_ENCODER_LM};
+	CHECK_INT(est_params(&lm), 13586878);
 }
 
 /*
