@@ -218,7 +218,9 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 {
 	char *name = xasprintf("comparison_%s", cp->id);
 	char *title = cp->title ? xstrdup(cp->title) : xasprintf("%s.%s by system and GPU count", cp->table, cp->column);
-	char *axis = xasprintf("%s (%s.csv)", cp->column, cp->table);
+	char *column = chart_display_name(cp->column); /* "samples_per_s" -> "samples per s" */
+	char *axis = xasprintf("%s (%s.csv)", column, cp->table);
+	free(column);
 	struct chart *c = chart_new(cp->stack_by ? CHART_STACKED_BAR : CHART_GROUPED_BAR, name, title, axis);
 	free(name);
 	free(title);
@@ -235,6 +237,9 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 				chart_set(c, cat, k, isnan(pts[i].v[k]) ? 0 : pts[i].v[k]);
 		}
 	} else {
+		/* A series per system: configurations of runs, in greys (chart_style); categories are GPU counts. */
+		c->entity_series = 1;
+		chart_set_x_axis(c, "GPU count", CHART_SCALE_LINEAR);
 		int64_t *g = xcalloc(npts + 1, sizeof(*g));
 		size_t ng = 0;
 		for (size_t i = 0; i < npts; i++) {

@@ -62,7 +62,9 @@ struct chart {
 	/*
 	 * The x axis title: with its unit on CHART_XY ("batch size"); what the
 	 * categories are on vertical bar and line charts ("run, rank", "kernel
-	 * group"). NULL: none (chart_use_run_labels() sets one for runs).
+	 * group"). On CHART_HBAR, whose categories run down the y axis, it is
+	 * that axis's title ("kernel", "run"). NULL: none
+	 * (chart_use_run_labels() sets one for runs).
 	 */
 	char *x_label;
 	enum chart_scale x_scale, y_scale;

@@ -665,13 +665,27 @@ static const char *minus(double v)
 }
 
 /* Returns the tick label for v, owned by the caller. */
+/* 10 to the power e as a reader writes it, "10⁷", "10⁻⁴" (superscript digits; DejaVu Sans has them). */
+static char *power_of_ten(int e)
+{
+	static const char *const sup[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+	char digits[16];
+	snprintf(digits, sizeof(digits), "%d", e < 0 ? -e : e);
+	struct buf b;
+	buf_init(&b);
+	buf_adds(&b, e < 0 ? "10⁻" : "10");
+	for (const char *d = digits; *d; d++)
+		buf_adds(&b, sup[*d - '0']);
+	return buf_detach(&b);
+}
+
 static char *axis_label(const struct axis *a, double v)
 {
 	if (a->log) {
-		/* Decades: 0.01, 0.1, 1, 10, 100; exponents outside 10^-3..10^6. */
+		/* Decades: 0.01, 0.1, 1, 10, 100; exponents outside 10^-3..10^6 as powers of ten. */
 		int e = (int)lround(log10(v));
 		if (a->decimals < 0)
-			return xasprintf("1e%d", e);
+			return power_of_ten(e);
 		return xasprintf("%.*f", e < 0 ? -e : 0, v);
 	}
 	if (a->decimals < 0)
@@ -774,6 +788,22 @@ static void draw_no_data(cairo_t *cr, const struct text *t, double w, double h)
 }
 
 /*
+ * Draws a y axis title rotated, its line starting at x_left and centred on
+ * the plot's height; its tooltip says "y axis: ...".
+ */
+static void draw_y_title(cairo_t *cr, const char *label, const struct box *b, double x_left)
+{
+	set_font(cr, AXIS_PT, 0);
+	char *s = fit_text(cr, label, b->y1 - b->y0, (size_t)-1);
+	double lh = line_height(cr), tw = text_width(cr, s);
+	double x = x_left + lh / 2, y = (b->y0 + b->y1) / 2;
+	set_grey(cr, 0);
+	show_rotated(cr, s, x, y, M_PI / 2, 0);
+	add_tip(x_left, y - tw / 2, lh, tw, xasprintf("y axis: %s", label));
+	free(s);
+}
+
+/*
  * Draws the value axis label rotated, centred on the plot's height, just
  * left of the tick labels, whose widest is tick_w wide.
  */
@@ -782,13 +812,7 @@ static void draw_value_label_left(cairo_t *cr, const char *label, const struct b
 	if (!label[0])
 		return;
 	set_font(cr, AXIS_PT, 0);
-	char *s = fit_text(cr, label, b->y1 - b->y0, (size_t)-1);
-	double lh = line_height(cr), tw = text_width(cr, s);
-	double x = b->x0 - TICK_LEN - GAP - tick_w - 2 * GAP - lh / 2, y = (b->y0 + b->y1) / 2;
-	set_grey(cr, 0);
-	show_rotated(cr, s, x, y, M_PI / 2, 0);
-	add_tip(x - lh / 2, y - tw / 2, lh, tw, xasprintf("y axis: %s", label));
-	free(s);
+	draw_y_title(cr, label, b, b->x0 - TICK_LEN - GAP - tick_w - 2 * GAP - line_height(cr));
 }
 
 /*
@@ -1700,7 +1724,11 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 		set_font(cr, AXIS_PT, 0);
 		b.y1 -= line_height(cr) + GAP;
 	}
-	b.x0 = fmax(PAD + label_w + 2 * GAP, PAD + tw_lo / 2 - neg_pad);
+	/* The category axis title ("kernel", "run"), rotated left of the bars' labels. */
+	char *cat_title = clean_text(c->x_label ? c->x_label : "");
+	set_font(cr, AXIS_PT, 0);
+	double cat_title_w = cat_title[0] ? line_height(cr) + GAP : 0;
+	b.x0 = fmax(PAD + cat_title_w + label_w + 2 * GAP, PAD + tw_lo / 2 - neg_pad);
 	b.x1 = w - PAD - fmax(0, tw_hi / 2 - pos_pad) - (lg.n && !key_below ? lg.width + LEGEND_GAP : 0);
 	double d0 = b.x0 + neg_pad, d1 = b.x1 - pos_pad; /* where lo and hi fall */
 	double x_zero = a.log ? d0 : d0 + axis_frac(&a, 0) * (d1 - d0);
@@ -1787,6 +1815,9 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 		draw_x_title(cr, vl, d0, d1, h - PAD - key_h - line_height(cr), w);
 		free(vl);
 	}
+	if (cat_title[0])
+		draw_y_title(cr, cat_title, &b, PAD); /* the category axis, at the figure's left edge */
+	free(cat_title);
 
 	for (size_t i = 0; i < nc; i++) {
 		free(label[i]);
@@ -1885,6 +1916,9 @@ static char *xy_tick_label(const struct xyaxis *a, double v)
 {
 	if (a->scale == CHART_SCALE_LINEAR)
 		return axis_label(&a->lin, v);
+	/* A log 10 axis past 10^6 or below 10^-3 as powers of ten, not "1e+07". */
+	if (a->scale == CHART_SCALE_LOG10 && v > 0 && (v >= 1e6 || v < 1e-3))
+		return power_of_ten((int)lround(log10(v)));
 	return xasprintf("%.6g", v);
 }
 

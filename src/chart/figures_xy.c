@@ -92,6 +92,7 @@ struct chart *figure_xy_scatter_fit(const struct table *t, int xcol, int ycol, d
 	c->markers_only = 1;
 	c->label_points = 1;
 	c->from_zero = 1;
+	c->entity_series = 1; /* the points are runs: black, not a palette colour (chart_style) */
 	size_t s = chart_add_series(c, "runs");
 	for (size_t r = 0; r < t->nrows; r++) {
 		double x = cell_num(table_cell(t, r, (size_t)xcol), t->cols[xcol].type);

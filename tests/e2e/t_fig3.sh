@@ -123,4 +123,7 @@ awk '{ print $4 }' "$T/mem" | us >"$T/us"
 paste -d' ' "$T/mem" "$T/us" | awk '{ printf "%s,%s,%s,%s\n", $1, $2, $3, $5 }' | sort >"$T/want"
 grep -E '^4gpu,[01],' "$ex/memops.csv" | awk -F, '$4 > 0 { print $1 "," $2 "," $3 "," $6 }' | sort >"$T/got"
 same "$T/want" "$T/got" "nvprof-000-roberta memops.csv (4 GPUs, devices 0 and 1) against the notebook"
+# Figure 3 as perfstudy draws it: device 1 of 4 GPUs, its top kernels with the category axis titled.
+grep -qF '<title>y axis: kernel</title>' "$T/ex/nvprof-000-roberta/figures/top_kernels_4gpu_r1.svg" && ok ||
+	bad "top_kernels_4gpu_r1: no kernel axis title"
 finish
