@@ -2001,6 +2001,50 @@ static char *xy_axis_title(const char *label, const struct xyaxis *a)
  * reference lines y = a x + b across the plot under the data, a key beside
  * the plot (under it when narrow) with the chart's note below the key.
  */
+/* Where point labels may go: inside the plot b, off the boxes already taken. */
+struct label_room {
+	const struct chart *c;
+	const struct xyaxis *ax, *ay;
+	struct box b;
+	struct box *busy; /* markers and labels placed so far */
+	size_t nbusy;
+};
+
+/*
+ * Draws a point's label lab beside its marker at (px, py) in the first place
+ * that stays in the plot and covers no marker or label: corners first
+ * (up-left, up-right, down-right, down-left), then above, below, left,
+ * right; first a place off the reference lines too, failing that one that
+ * only crosses them. Returns 0 when there is none (nothing drawn).
+ */
+static int place_point_label(cairo_t *cr, const char *lab, double px, double py, struct label_room *pl)
+{
+	double lw = text_width(cr, lab), lh = line_height(cr);
+	static const double dx[] = {-1, 0, 0, -1, -0.5, -0.5, -1, 0};
+	static const double dy[] = {-1, -1, 0, 0, -1, 0, -0.5, -0.5};
+	size_t nk = sizeof(dx) / sizeof(dx[0]);
+	for (size_t kk = 0; kk < 2 * nk; kk++) {
+		size_t k = kk % nk;
+		double ox = dx[k] == -0.5 ? 0 : dx[k] < 0 ? -4 : 4;
+		double oy = dy[k] == -0.5 ? 0 : dy[k] < 0 ? -(k < 4 ? 2 : 4) : (k < 4 ? 2 : 4);
+		struct box r = {px + ox + dx[k] * lw, py + oy + dy[k] * lh, 0, 0};
+		r.x1 = r.x0 + lw;
+		r.y1 = r.y0 + lh;
+		int ok = r.x0 >= pl->b.x0 + 1 && r.x1 <= pl->b.x1 && r.y0 >= pl->b.y0 && r.y1 <= pl->b.y1 - 1;
+		for (size_t j = 0; ok && j < pl->nbusy; j++)
+			ok = r.x1 <= pl->busy[j].x0 || r.x0 >= pl->busy[j].x1 || r.y1 <= pl->busy[j].y0 ||
+			     r.y0 >= pl->busy[j].y1;
+		if (ok && kk < nk)
+			ok = !xy_refs_cross(pl->c, pl->ax, pl->ay, &pl->b, &r);
+		if (!ok)
+			continue;
+		pl->busy[pl->nbusy++] = r;
+		show_text(cr, lab, r.x0, r.y0, 0, 0);
+		return 1;
+	}
+	return 0;
+}
+
 static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
 {
 	size_t nc = c->ncat, ns = c->nseries;
@@ -2183,15 +2227,14 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 	 * then markers and tooltips. Point labels go where they touch no marker
 	 * and no other label, or are left out; the tooltip still names the point.
 	 */
-	size_t nbusy = 0;
-	struct box *busy = xcalloc(nc * ns * 2 + 1, sizeof(*busy));
+	struct label_room pl = {c, &ax, &ay, b, xcalloc(nc * ns * 2 + 1, sizeof(*pl.busy)), 0};
 	for (size_t s = 0; s < ns; s++)
 		for (size_t i = 0; i < nc; i++) {
 			double x = c->x_values[i], y = c->values[i * ns + s];
 			if (!chart_xy_drawable(c, i, s))
 				continue;
 			double px = b.x0 + xy_frac(&ax, x) * pw, py = b.y1 - xy_frac(&ay, y) * ph;
-			busy[nbusy++] = (struct box){px - 3, py - 3, px + 3, py + 3};
+			pl.busy[pl.nbusy++] = (struct box){px - 3, py - 3, px + 3, py + 3};
 		}
 	for (size_t s = 0; s < ns; s++) {
 		cairo_save(cr);
@@ -2228,38 +2271,19 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 				continue;
 			set_font(cr, LABEL_PT, 0);
 			set_grey(cr, 0.2);
-			char *lab = fit_text(cr, t->cats[i], 0.2 * pw, MAX_LABEL_CHARS);
-			double lw = text_width(cr, lab), lh = line_height(cr);
-			/* Corners first (up-left, up-right, down-right, down-left), then above, below, left, right. */
-			static const double dx[] = {-1, 0, 0, -1, -0.5, -0.5, -1, 0};
-			static const double dy[] = {-1, -1, 0, 0, -1, 0, -0.5, -0.5};
-			/* First a place off the reference lines too; failing that, one that only crosses them. */
-			size_t nk = sizeof(dx) / sizeof(dx[0]);
-			for (size_t kk = 0; kk < 2 * nk; kk++) {
-				size_t k = kk % nk;
-				double ox = dx[k] == -0.5 ? 0 : dx[k] < 0 ? -4 : 4;
-				double oy = dy[k] == -0.5 ? 0 : dy[k] < 0 ? -(k < 4 ? 2 : 4) : (k < 4 ? 2 : 4);
-				struct box r = {px + ox + dx[k] * lw, py + oy + dy[k] * lh, 0, 0};
-				r.x1 = r.x0 + lw;
-				r.y1 = r.y0 + lh;
-				int ok = r.x0 >= b.x0 + 1 && r.x1 <= b.x1 && r.y0 >= b.y0 && r.y1 <= b.y1 - 1;
-				for (size_t j = 0; ok && j < nbusy; j++)
-					ok = r.x1 <= busy[j].x0 || r.x0 >= busy[j].x1 || r.y1 <= busy[j].y0 ||
-					     r.y0 >= busy[j].y1;
-				if (ok && kk < nk)
-					ok = !xy_refs_cross(c, &ax, &ay, &b, &r);
-				if (!ok)
-					continue;
-				busy[nbusy++] = r;
-				show_text(cr, lab, r.x0, r.y0, 0, 0);
-				break;
+			/* The whole label where it fits (a run's GPU count is near its end), else a shorter one. */
+			char *lab = fit_text(cr, t->cats[i], 0.45 * pw, MAX_LABEL_CHARS);
+			if (!place_point_label(cr, lab, px, py, &pl)) {
+				free(lab);
+				lab = fit_text(cr, t->cats[i], 0.2 * pw, MAX_LABEL_CHARS);
+				place_point_label(cr, lab, px, py, &pl);
 			}
 			free(lab);
 		}
 		cairo_restore(cr);
 	}
 
-	free(busy);
+	free(pl.busy);
 
 	/* The frame's left and bottom edges. */
 	set_grey(cr, 0.2);
