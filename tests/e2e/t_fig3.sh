@@ -126,4 +126,9 @@ same "$T/want" "$T/got" "nvprof-000-roberta memops.csv (4 GPUs, devices 0 and 1)
 # Figure 3 as perfstudy draws it: device 1 of 4 GPUs, its top kernels with the category axis titled.
 grep -qF '<title>y axis: kernel</title>' "$T/ex/nvprof-000-roberta/figures/top_kernels_4gpu_r1.svg" && ok ||
 	bad "top_kernels_4gpu_r1: no kernel axis title"
+# Figure 4 as perfstudy draws it: 4 GPUs against 1 per GPU (no ProfilerStep: the whole run is one
+# step); memory_mgmt, in words as in every key, (286238.803875 + 285155.661257 + 286778.075561 +
+# 288843.178904) / 4 = 1147015.719597 / 4 = 286753.93 ms, drawn as 286754.
+grep -qF '<title>memory mgmt, 4 x V100, DataParallel: 286754</title>' "$T/ex/nvprof-000-roberta/figures/compare_2.svg" &&
+	ok || bad "compare_2: memory mgmt bar of 4 GPUs"
 finish
