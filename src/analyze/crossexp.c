@@ -218,8 +218,20 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 {
 	char *name = xasprintf("comparison_%s", cp->id);
 	char *title = cp->title ? xstrdup(cp->title) : xasprintf("%s.%s by system and GPU count", cp->table, cp->column);
-	char *column = chart_display_name(cp->column); /* "samples_per_s" -> "samples per s" */
-	char *axis = xasprintf("%s (%s.csv)", column, cp->table);
+	/*
+	 * The metric in words ("samples_per_s" -> "samples per s"); a column in
+	 * us is drawn in ms ("cpu_us" -> "cpu time (ms, phases.csv)"), its
+	 * table keeps us.
+	 */
+	size_t len = strlen(cp->column);
+	int in_us = len > 3 && !strcmp(cp->column + len - 3, "_us");
+	double scale = in_us ? 1e-3 : 1;
+	char *stem = xstrndup(cp->column, in_us ? len - 3 : len);
+	char *column = chart_display_name(stem);
+	int says_time = strlen(column) >= 4 && !strcmp(column + strlen(column) - 4, "time");
+	char *axis = in_us ? xasprintf("%s%s (ms, %s.csv)", column, says_time ? "" : " time", cp->table)
+			   : xasprintf("%s (%s.csv)", column, cp->table);
+	free(stem);
 	free(column);
 	struct chart *c = chart_new(cp->stack_by ? CHART_STACKED_BAR : CHART_GROUPED_BAR, name, title, axis);
 	free(name);
@@ -228,13 +240,14 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 	struct buf label;
 	buf_init(&label);
 	if (cp->stack_by) {
+		chart_set_x_axis(c, "system, GPUs", CHART_SCALE_LINEAR);
 		for (size_t k = 0; k < nkeys; k++)
 			chart_add_series(c, keys[k]);
 		for (size_t i = 0; i < npts; i++) {
 			bar_label(pts, npts, i, &label);
 			size_t cat = chart_add_category(c, label.data);
 			for (size_t k = 0; k < nkeys; k++)
-				chart_set(c, cat, k, isnan(pts[i].v[k]) ? 0 : pts[i].v[k]);
+				chart_set(c, cat, k, isnan(pts[i].v[k]) ? 0 : pts[i].v[k] * scale);
 		}
 	} else {
 		/* A series per system: configurations of runs, in greys (chart_style); categories are GPU counts. */
@@ -278,7 +291,7 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 				for (size_t k = 0; k < c->ncat; k++)
 					chart_set(c, k, s, NAN);
 			}
-			chart_set(c, cat, s, pts[i].v[0]);
+			chart_set(c, cat, s, pts[i].v[0] * scale);
 		}
 		/* Bars a system does not have stay empty (0 draws nothing). */
 		for (size_t k = 0; k < c->ncat; k++)

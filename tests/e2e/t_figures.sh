@@ -75,6 +75,27 @@ grep -q '<title>GPT, 1 GPU (training log)$' "$S" && grep -q '^step time (ms): 11
 	bad "step_time: no 'training log' bar of 1117 ms"
 grep -qF '(log)' "$S" && bad "step_time: '(log)' reads like a log scale" || ok
 
+# A comparison of a column in us is drawn in ms, its axis titled in words; the table keeps us. Step
+# times typed in as 640 and 800 ms: utilization.csv's step_us 640000 and 800000, bars of 640 and 800.
+mkdir -p "$T/us"
+cat >"$T/us/study.yaml" <<'YAML'
+id: us
+title: step times
+model: {name: gpt2, layers: 2, hidden: 64, heads: 2, vocab: 100, seq: 16}
+runs:
+  - { id: a, label: A, gpus: 8, batch: 4, measured: { iteration_ms: 640 } }
+  - { id: b, label: B, gpus: 16, batch: 4, measured: { iteration_ms: 800 } }
+comparisons:
+  - id: steps
+    metric: utilization.step_us
+    runs: [a, b]
+YAML
+$PERFSTUDY build -q "$T/us/study.yaml" -o "$T/us/out" 2>"$T/err" && ok || bad "us build: $(cat "$T/err")"
+U=$T/us/out/us/figures/comparison_steps.svg
+grep -qF '<title>y axis: step time (ms, utilization.csv)</title>' "$U" && ok || bad "comparison in us: y axis $(grep -o 'y axis: [^<]*' "$U")"
+grep -qF ': 640</title>' "$U" && grep -qF ': 800</title>' "$U" && ok || bad "comparison in us: bars not in ms"
+grep -q '^steps,.*,a,8,,640000,' "$T/us/out/us/data/comparisons.csv" && ok || bad "comparisons.csv: $(cat "$T/us/out/us/data/comparisons.csv")"
+
 # ncu-encoder's scatter of measured on estimated FLOPs: its points are runs, so black, not orange.
 $PERFSTUDY build -q experiments/ncu-encoder/study.yaml -o "$T/ncu" 2>"$T/err" && ok || bad "ncu-encoder build: $(cat "$T/err")"
 greys_only "$T/ncu/ncu-encoder/figures/flops_estimated_vs_measured.svg" && ok ||
