@@ -58,6 +58,8 @@ struct chart *figure_xy_by(const struct table *t, int xcol, const struct figure_
 	chart_set_x_axis(c, "batch size", CHART_SCALE_LOG2);
 	c->y_scale = ysc;
 	c->from_zero = ysc == CHART_SCALE_LINEAR;
+	/* Each line is a quantity over the runs (measured, estimated), not a category of time: greys. */
+	c->entity_series = 1;
 	struct row_x *rx = xcalloc(t->nrows + 1, sizeof(*rx));
 	size_t n = 0;
 	for (size_t r = 0; r < t->nrows; r++) {

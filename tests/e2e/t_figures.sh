@@ -100,5 +100,10 @@ grep -q '^steps,.*,a,8,,640000,' "$T/us/out/us/data/comparisons.csv" && ok || ba
 $PERFSTUDY build -q experiments/ncu-encoder/study.yaml -o "$T/ncu" 2>"$T/err" && ok || bad "ncu-encoder build: $(cat "$T/err")"
 greys_only "$T/ncu/ncu-encoder/figures/flops_estimated_vs_measured.svg" && ok ||
 	bad "flops_estimated_vs_measured: runs in a palette colour"
+# Its lines against the batch size are quantities over the runs (measured, estimated), not categories
+# of time: greys too.
+for f in flops_by_batch dram_by_batch arithmetic_intensity_by_batch; do
+	greys_only "$T/ncu/ncu-encoder/figures/$f.svg" && ok || bad "$f: a line in a palette colour"
+done
 
 finish
