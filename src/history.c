@@ -594,6 +594,7 @@ static int add_series(struct store *s, const char *exp, const struct manifest *m
 		char *title = xasprintf("Series %s: median step time, 95%% interval, min to max", se->name);
 		struct chart *c = chart_new(CHART_LINE, name, title, "step time (ms)");
 		chart_add_series(c, "median step time");
+		c->entity_series = 1; /* a line through runs, not a category of time: black (chart_style) */
 		int64_t *prev = NULL;
 		size_t nprev = 0;
 		struct step_dist pd = {0};

@@ -8,7 +8,8 @@
  * (Kineto's In/Out msg nelems and dtype), grouped by the group size n and
  * the message size S = max(In, Out msg nelems) x the dtype's size:
  *   calls, time = the summed kernel durations (all ranks of all runs with
- *   that n), algbw = S x calls / time, busbw = algbw x 2(n-1)/n (NCCL's
+ *   that n; runs = those runs' ids, so that a number can be traced to its
+ *   inputs), algbw = S x calls / time, busbw = algbw x 2(n-1)/n (NCCL's
  *   nccl-tests, doc/PERFORMANCE.md). A kernel's duration includes the time
  *   it waits for the slowest rank to join, so busbw is what the training
  *   got, at most what the links can do.
@@ -25,7 +26,33 @@
 
 struct point {
 	int64_t n, bytes, calls, time_ns;
+	char **runs; /* the ids of the runs whose kernels it sums, sorted, each once */
+	size_t nruns, cap_runs;
 };
+
+/* Adds run to p's runs, keeping them sorted and each once. */
+static void point_add_run(struct point *p, const char *run)
+{
+	size_t at = 0;
+	while (at < p->nruns && strcmp(p->runs[at], run) < 0)
+		at++;
+	if (at < p->nruns && !strcmp(p->runs[at], run))
+		return;
+	p->runs = xgrow(p->runs, &p->cap_runs, p->nruns + 1, sizeof(*p->runs));
+	memmove(&p->runs[at + 1], &p->runs[at], (p->nruns - at) * sizeof(*p->runs));
+	p->runs[at] = xstrdup(run);
+	p->nruns++;
+}
+
+static void points_free(struct point *p, size_t np)
+{
+	for (size_t i = 0; i < np; i++) {
+		for (size_t k = 0; k < p[i].nruns; k++)
+			free(p[i].runs[k]);
+		free(p[i].runs);
+	}
+	free(p);
+}
 
 static int cmp_point(const void *a, const void *b)
 {
@@ -49,6 +76,7 @@ static struct chart *busbw_chart(const struct point *p, size_t np)
 				    "bus bandwidth (GB/s)");
 	chart_set_x_axis(c, "message size (bytes)", CHART_SCALE_LOG10);
 	c->from_zero = 1;
+	c->entity_series = 1; /* a line per GPU count: configurations of runs, in greys (chart_style) */
 	char label[48];
 	/* A point position per distinct size (p is sorted by size); a series per GPU count. */
 	for (size_t i = 0; i < np; i++) {
@@ -83,7 +111,7 @@ int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db,
 			       "SELECT coalesce(c.group_size, t.world_size), max(c.in_nelems, c.out_nelems), c.dtype,"
-			       " c.collective, a.dur_ns FROM collectives c JOIN traces t ON t.id = c.trace_id"
+			       " c.collective, a.dur_ns, r.run FROM collectives c JOIN traces t ON t.id = c.trace_id"
 			       " JOIN runs r ON r.id = t.run_id"
 			       " JOIN activities a ON a.trace_id = c.trace_id AND a.start_ns = c.start_ns"
 			       "  AND a.correlation IS c.correlation AND a.kind = 'kernel'"
@@ -110,25 +138,29 @@ int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 			i++;
 		if (i == np) {
 			p = xgrow(p, &cap, np + 1, sizeof(*p));
-			p[np++] = (struct point){n, bytes, 0, 0};
+			p[np++] = (struct point){n, bytes, 0, 0, NULL, 0, 0};
 		}
 		p[i].calls++;
 		p[i].time_ns += dur;
+		point_add_run(&p[i], (const char *)sqlite3_column_text(st, 5));
 	}
 	buf_release(&type);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
-		free(p);
+		points_free(p, np);
 		return -1;
 	}
 	if (!np) {
-		free(p);
+		points_free(p, np);
 		return 0;
 	}
 	qsort(p, np, sizeof(*p), cmp_point);
 	struct table *t = table_new("allreduce_busbw", "AllReduce bus bandwidth by GPU count and message size",
-				    "gpus:int,message_bytes:int,calls:int,time_us:us,algbw_gb_per_s:real,busbw_gb_per_s:real");
+				    "gpus:int,message_bytes:int,calls:int,time_us:us,algbw_gb_per_s:real,busbw_gb_per_s:real,"
+				    "runs:text");
+	struct buf runs;
+	buf_init(&runs);
 	for (size_t i = 0; i < np; i++) {
 		size_t row = table_add_row(t);
 		double algbw = (double)p[i].bytes * (double)p[i].calls / (double)p[i].time_ns, n = (double)p[i].n;
@@ -138,7 +170,12 @@ int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 		table_set_ns(t, row, 3, p[i].time_ns);
 		table_set_real(t, row, 4, algbw);
 		table_set_real(t, row, 5, algbw * 2 * (n - 1) / n);
+		buf_reset(&runs);
+		for (size_t k = 0; k < p[i].nruns; k++)
+			buf_printf(&runs, "%s%s", k ? " " : "", p[i].runs[k]);
+		table_set_text(t, row, 6, runs.data);
 	}
+	buf_release(&runs);
 	result_add_table(out, t);
 	/* The chart's point positions in order of size, so that each line runs left to right. */
 	qsort(p, np, sizeof(*p), cmp_size);
@@ -146,11 +183,12 @@ int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 			  "AllReduce bus bandwidth (algbw x 2(n-1)/n) against the message size, one line per GPU "
 			  "count n, over all AllReduce kernels of the experiment that record their size; kernel time "
 			  "includes waiting for the slowest rank.");
-	free(p);
+	points_free(p, np);
 	result_add_method(out, "allreduce_busbw.csv",
 		"Over every AllReduce kernel of the experiment whose args record its size (In/Out msg nelems and "
 		"dtype), grouped by group size n (gpus) and message size S = max(In, Out msg nelems) x the dtype's "
-		"size (message_bytes): calls, time_us = their summed kernel time over all ranks of all runs, "
+		"size (message_bytes): calls, time_us = their summed kernel time over all ranks of all runs with "
+		"n GPUs (runs: their ids, space-separated), "
 		"algbw = S x calls / time (bytes per ns = GB/s), busbw = algbw x 2(n-1)/n (NCCL nccl-tests, "
 		"doc/PERFORMANCE.md), the bandwidth paper 002 compares across systems and GPU counts. A kernel's "
 		"time includes the wait for the slowest rank to join, so busbw is what training obtained, at "

@@ -255,7 +255,9 @@ static void compare_pair(struct analysis_result *out, struct table *t, const str
 	for (size_t g = 0; g < ngr; g++) {
 		if (!groups[g].a && !groups[g].b)
 			continue;
-		size_t cat = chart_add_category(c, groups[g].name);
+		char *shown = chart_display_name(groups[g].name); /* as the keys of other figures: "memory mgmt" */
+		size_t cat = chart_add_category(c, shown);
+		free(shown);
 		chart_set_category_key(c, cat, groups[g].name);
 		chart_set(c, cat, sa, (double)groups[g].a / 1e6);
 		chart_set(c, cat, sb, (double)groups[g].b / 1e6);

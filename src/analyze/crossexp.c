@@ -218,12 +218,21 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 {
 	char *name = xasprintf("comparison_%s", cp->id);
 	char *title = cp->title ? xstrdup(cp->title) : xasprintf("%s.%s by system and GPU count", cp->table, cp->column);
-	/* A column in microseconds is drawn in milliseconds, which its axis says. */
+	/*
+	 * The metric in words ("samples_per_s" -> "samples per s"); a column in
+	 * us is drawn in ms ("cpu_us" -> "cpu time (ms, phases.csv)"), its
+	 * table keeps us.
+	 */
 	size_t len = strlen(cp->column);
 	int in_us = len > 3 && !strcmp(cp->column + len - 3, "_us");
 	double scale = in_us ? 1e-3 : 1;
-	char *axis = in_us ? xasprintf("%.*s, ms (%s.csv, %s / 1000)", (int)(len - 3), cp->column, cp->table, cp->column)
-			   : xasprintf("%s (%s.csv)", cp->column, cp->table);
+	char *stem = xstrndup(cp->column, in_us ? len - 3 : len);
+	char *column = chart_display_name(stem);
+	int says_time = strlen(column) >= 4 && !strcmp(column + strlen(column) - 4, "time");
+	char *axis = in_us ? xasprintf("%s%s (ms, %s.csv)", column, says_time ? "" : " time", cp->table)
+			   : xasprintf("%s (%s.csv)", column, cp->table);
+	free(stem);
+	free(column);
 	struct chart *c = chart_new(cp->stack_by ? CHART_STACKED_BAR : CHART_GROUPED_BAR, name, title, axis);
 	free(name);
 	free(title);
@@ -231,6 +240,7 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 	struct buf label;
 	buf_init(&label);
 	if (cp->stack_by) {
+		chart_set_x_axis(c, "system, GPUs", CHART_SCALE_LINEAR);
 		for (size_t k = 0; k < nkeys; k++)
 			chart_add_series(c, keys[k]);
 		for (size_t i = 0; i < npts; i++) {
@@ -240,6 +250,9 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 				chart_set(c, cat, k, isnan(pts[i].v[k]) ? 0 : pts[i].v[k] * scale);
 		}
 	} else {
+		/* A series per system: configurations of runs, in greys (chart_style); categories are GPU counts. */
+		c->entity_series = 1;
+		chart_set_x_axis(c, "GPU count", CHART_SCALE_LINEAR);
 		int64_t *g = xcalloc(npts + 1, sizeof(*g));
 		size_t ng = 0;
 		for (size_t i = 0; i < npts; i++) {

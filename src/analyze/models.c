@@ -178,6 +178,21 @@ static void spread_from_steps(struct chart *c, size_t cat, const struct table *s
 		}
 }
 
+/*
+ * The step time's source (utilization.csv's step_source) in the words a
+ * figure's run label shows: "log" alone would read like a log scale.
+ */
+static const char *step_source_words(const struct cell *src)
+{
+	if (src->null)
+		return "?";
+	if (!strcmp(src->v.text, "log"))
+		return "training log";
+	if (!strcmp(src->v.text, "trace"))
+		return "profiled steps";
+	return src->v.text; /* "manifest" */
+}
+
 static void utilization_figures(const struct table *u, struct analysis_result *out)
 {
 	const struct table *stats = result_table(out, "step_stats");
@@ -188,13 +203,15 @@ static void utilization_figures(const struct table *u, struct analysis_result *o
 				     "model TFLOP/s per GPU");
 	chart_add_series(st, "step time");
 	chart_add_series(tf, "achieved");
+	chart_set_x_axis(st, "run (source of its step time)", CHART_SCALE_LINEAR);
+	chart_set_x_axis(tf, "run (source of its step time)", CHART_SCALE_LINEAR);
 	struct buf label;
 	buf_init(&label);
 	for (size_t r = 0; r < u->nrows; r++) {
 		const struct cell *step = table_cell(u, r, (size_t)cstep), *ach = table_cell(u, r, (size_t)cach);
 		const struct cell *src = table_cell(u, r, (size_t)csrc);
 		buf_reset(&label);
-		buf_printf(&label, "%s (%s)", table_cell(u, r, (size_t)crun)->v.text, src->null ? "?" : src->v.text);
+		buf_printf(&label, "%s (%s)", table_cell(u, r, (size_t)crun)->v.text, step_source_words(src));
 		if (!step->null && step->v.f == step->v.f) {
 			size_t cat = chart_add_category(st, label.data);
 			chart_set(st, cat, 0, step->v.f / 1000.0);
@@ -206,9 +223,10 @@ static void utilization_figures(const struct table *u, struct analysis_result *o
 	}
 	buf_release(&label);
 	result_add_figure(out, st, "Time per training step of each run in milliseconds, from the source in "
-				   "brackets: the mean ProfilerStep#N range of its traces, its training log, or the "
-				   "value typed into the manifest (utilization.csv); for a trace, the whisker spans its "
-				   "fastest to its slowest profiled step of any rank (step_stats.csv).");
+				   "brackets: 'profiled steps', the mean ProfilerStep#N range of its traces; 'training "
+				   "log', its training log; or 'manifest', the value typed into the manifest "
+				   "(utilization.csv's step_source: trace, log, manifest); for profiled steps, the "
+				   "whisker spans the fastest to the slowest profiled step of any rank (step_stats.csv).");
 	result_add_figure(out, tf, "Achieved model TFLOP/s per GPU of each run: the estimated FLOPs per step "
 				   "over the step time and the number of GPUs (utilization.csv; MFU there).");
 }

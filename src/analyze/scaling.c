@@ -181,6 +181,7 @@ static struct chart *model_chart(const struct srun *rs, size_t n, double mse, si
 	c->markers_only = 1;
 	c->label_points = 1;
 	c->from_zero = 1;
+	c->entity_series = 1; /* the points are runs: black, not a palette colour (chart_style) */
 	size_t s = chart_add_series(c, "runs");
 	for (size_t i = 0; i < n; i++) {
 		if (isnan(rs[i].pred))

@@ -62,7 +62,9 @@ struct chart {
 	/*
 	 * The x axis title: with its unit on CHART_XY ("batch size"); what the
 	 * categories are on vertical bar and line charts ("run, rank", "kernel
-	 * group"). NULL: none (chart_use_run_labels() sets one for runs).
+	 * group"). On CHART_HBAR, whose categories run down the y axis, it is
+	 * that axis's title ("kernel", "run"). NULL: none
+	 * (chart_use_run_labels() sets one for runs).
 	 */
 	char *x_label;
 	enum chart_scale x_scale, y_scale;
@@ -75,7 +77,8 @@ struct chart {
 	char *note;        /* printed under the key, lines split at '\n' (a fit's slope, intercept, R^2) */
 	/*
 	 * 1: the series are runs or configurations of runs ("GPT-2, ddp"),
-	 * not categories of time: drawn in black and greys (told apart by
+	 * or quantities over runs ("measured", "estimated" against the batch
+	 * size), not categories of time: drawn in black and greys (told apart by
 	 * marker shape, or shade), never in the palette that means a kernel
 	 * group, a part of a step or a copy kind. Series named like a run
 	 * of the style are drawn so without it.

@@ -667,13 +667,27 @@ static const char *minus(double v)
 }
 
 /* Returns the tick label for v, owned by the caller. */
+/* 10 to the power e as a reader writes it, "10⁷", "10⁻⁴" (superscript digits; DejaVu Sans has them). */
+static char *power_of_ten(int e)
+{
+	static const char *const sup[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+	char digits[16];
+	snprintf(digits, sizeof(digits), "%d", e < 0 ? -e : e);
+	struct buf b;
+	buf_init(&b);
+	buf_adds(&b, e < 0 ? "10⁻" : "10");
+	for (const char *d = digits; *d; d++)
+		buf_adds(&b, sup[*d - '0']);
+	return buf_detach(&b);
+}
+
 static char *axis_label(const struct axis *a, double v)
 {
 	if (a->log) {
-		/* Decades: 0.01, 0.1, 1, 10, 100; exponents outside 10^-3..10^6. */
+		/* Decades: 0.01, 0.1, 1, 10, 100; exponents outside 10^-3..10^6 as powers of ten. */
 		int e = (int)lround(log10(v));
 		if (a->decimals < 0)
-			return xasprintf("1e%d", e);
+			return power_of_ten(e);
 		return xasprintf("%.*f", e < 0 ? -e : 0, v);
 	}
 	if (a->decimals < 0)
@@ -776,6 +790,22 @@ static void draw_no_data(cairo_t *cr, const struct text *t, double w, double h)
 }
 
 /*
+ * Draws a y axis title rotated, its line starting at x_left and centred on
+ * the plot's height; its tooltip says "y axis: ...".
+ */
+static void draw_y_title(cairo_t *cr, const char *label, const struct box *b, double x_left)
+{
+	set_font(cr, AXIS_PT, 0);
+	char *s = fit_text(cr, label, b->y1 - b->y0, (size_t)-1);
+	double lh = line_height(cr), tw = text_width(cr, s);
+	double x = x_left + lh / 2, y = (b->y0 + b->y1) / 2;
+	set_grey(cr, 0);
+	show_rotated(cr, s, x, y, M_PI / 2, 0);
+	add_tip(x_left, y - tw / 2, lh, tw, xasprintf("y axis: %s", label));
+	free(s);
+}
+
+/*
  * Draws the value axis label rotated, centred on the plot's height, just
  * left of the tick labels, whose widest is tick_w wide.
  */
@@ -784,13 +814,7 @@ static void draw_value_label_left(cairo_t *cr, const char *label, const struct b
 	if (!label[0])
 		return;
 	set_font(cr, AXIS_PT, 0);
-	char *s = fit_text(cr, label, b->y1 - b->y0, (size_t)-1);
-	double lh = line_height(cr), tw = text_width(cr, s);
-	double x = b->x0 - TICK_LEN - GAP - tick_w - 2 * GAP - lh / 2, y = (b->y0 + b->y1) / 2;
-	set_grey(cr, 0);
-	show_rotated(cr, s, x, y, M_PI / 2, 0);
-	add_tip(x - lh / 2, y - tw / 2, lh, tw, xasprintf("y axis: %s", label));
-	free(s);
+	draw_y_title(cr, label, b, b->x0 - TICK_LEN - GAP - tick_w - 2 * GAP - line_height(cr));
 }
 
 /*
@@ -1702,7 +1726,11 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 		set_font(cr, AXIS_PT, 0);
 		b.y1 -= line_height(cr) + GAP;
 	}
-	b.x0 = fmax(PAD + label_w + 2 * GAP, PAD + tw_lo / 2 - neg_pad);
+	/* The category axis title ("kernel", "run"), rotated left of the bars' labels. */
+	char *cat_title = clean_text(c->x_label ? c->x_label : "");
+	set_font(cr, AXIS_PT, 0);
+	double cat_title_w = cat_title[0] ? line_height(cr) + GAP : 0;
+	b.x0 = fmax(PAD + cat_title_w + label_w + 2 * GAP, PAD + tw_lo / 2 - neg_pad);
 	b.x1 = w - PAD - fmax(0, tw_hi / 2 - pos_pad) - (lg.n && !key_below ? lg.width + LEGEND_GAP : 0);
 	double d0 = b.x0 + neg_pad, d1 = b.x1 - pos_pad; /* where lo and hi fall */
 	double x_zero = a.log ? d0 : d0 + axis_frac(&a, 0) * (d1 - d0);
@@ -1789,6 +1817,9 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 		draw_x_title(cr, vl, d0, d1, h - PAD - key_h - line_height(cr), w);
 		free(vl);
 	}
+	if (cat_title[0])
+		draw_y_title(cr, cat_title, &b, PAD); /* the category axis, at the figure's left edge */
+	free(cat_title);
 
 	for (size_t i = 0; i < nc; i++) {
 		free(label[i]);
@@ -1887,6 +1918,9 @@ static char *xy_tick_label(const struct xyaxis *a, double v)
 {
 	if (a->scale == CHART_SCALE_LINEAR)
 		return axis_label(&a->lin, v);
+	/* A log 10 axis past 10^6 or below 10^-3 as powers of ten, not "1e+07". */
+	if (a->scale == CHART_SCALE_LOG10 && v > 0 && (v >= 1e6 || v < 1e-3))
+		return power_of_ten((int)lround(log10(v)));
 	return xasprintf("%.6g", v);
 }
 
@@ -1969,6 +2003,50 @@ static char *xy_axis_title(const char *label, const struct xyaxis *a)
  * reference lines y = a x + b across the plot under the data, a key beside
  * the plot (under it when narrow) with the chart's note below the key.
  */
+/* Where point labels may go: inside the plot b, off the boxes already taken. */
+struct label_room {
+	const struct chart *c;
+	const struct xyaxis *ax, *ay;
+	struct box b;
+	struct box *busy; /* markers and labels placed so far */
+	size_t nbusy;
+};
+
+/*
+ * Draws a point's label lab beside its marker at (px, py) in the first place
+ * that stays in the plot and covers no marker or label: corners first
+ * (up-left, up-right, down-right, down-left), then above, below, left,
+ * right; first a place off the reference lines too, failing that one that
+ * only crosses them. Returns 0 when there is none (nothing drawn).
+ */
+static int place_point_label(cairo_t *cr, const char *lab, double px, double py, struct label_room *pl)
+{
+	double lw = text_width(cr, lab), lh = line_height(cr);
+	static const double dx[] = {-1, 0, 0, -1, -0.5, -0.5, -1, 0};
+	static const double dy[] = {-1, -1, 0, 0, -1, 0, -0.5, -0.5};
+	size_t nk = sizeof(dx) / sizeof(dx[0]);
+	for (size_t kk = 0; kk < 2 * nk; kk++) {
+		size_t k = kk % nk;
+		double ox = dx[k] == -0.5 ? 0 : dx[k] < 0 ? -4 : 4;
+		double oy = dy[k] == -0.5 ? 0 : dy[k] < 0 ? -(k < 4 ? 2 : 4) : (k < 4 ? 2 : 4);
+		struct box r = {px + ox + dx[k] * lw, py + oy + dy[k] * lh, 0, 0};
+		r.x1 = r.x0 + lw;
+		r.y1 = r.y0 + lh;
+		int ok = r.x0 >= pl->b.x0 + 1 && r.x1 <= pl->b.x1 && r.y0 >= pl->b.y0 && r.y1 <= pl->b.y1 - 1;
+		for (size_t j = 0; ok && j < pl->nbusy; j++)
+			ok = r.x1 <= pl->busy[j].x0 || r.x0 >= pl->busy[j].x1 || r.y1 <= pl->busy[j].y0 ||
+			     r.y0 >= pl->busy[j].y1;
+		if (ok && kk < nk)
+			ok = !xy_refs_cross(pl->c, pl->ax, pl->ay, &pl->b, &r);
+		if (!ok)
+			continue;
+		pl->busy[pl->nbusy++] = r;
+		show_text(cr, lab, r.x0, r.y0, 0, 0);
+		return 1;
+	}
+	return 0;
+}
+
 static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
 {
 	size_t nc = c->ncat, ns = c->nseries;
@@ -2151,15 +2229,14 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 	 * then markers and tooltips. Point labels go where they touch no marker
 	 * and no other label, or are left out; the tooltip still names the point.
 	 */
-	size_t nbusy = 0;
-	struct box *busy = xcalloc(nc * ns * 2 + 1, sizeof(*busy));
+	struct label_room pl = {c, &ax, &ay, b, xcalloc(nc * ns * 2 + 1, sizeof(*pl.busy)), 0};
 	for (size_t s = 0; s < ns; s++)
 		for (size_t i = 0; i < nc; i++) {
 			double x = c->x_values[i], y = c->values[i * ns + s];
 			if (!chart_xy_drawable(c, i, s))
 				continue;
 			double px = b.x0 + xy_frac(&ax, x) * pw, py = b.y1 - xy_frac(&ay, y) * ph;
-			busy[nbusy++] = (struct box){px - 3, py - 3, px + 3, py + 3};
+			pl.busy[pl.nbusy++] = (struct box){px - 3, py - 3, px + 3, py + 3};
 		}
 	for (size_t s = 0; s < ns; s++) {
 		cairo_save(cr);
@@ -2196,38 +2273,19 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 				continue;
 			set_font(cr, LABEL_PT, 0);
 			set_grey(cr, 0.2);
-			char *lab = fit_text(cr, t->cats[i], 0.2 * pw, MAX_LABEL_CHARS);
-			double lw = text_width(cr, lab), lh = line_height(cr);
-			/* Corners first (up-left, up-right, down-right, down-left), then above, below, left, right. */
-			static const double dx[] = {-1, 0, 0, -1, -0.5, -0.5, -1, 0};
-			static const double dy[] = {-1, -1, 0, 0, -1, 0, -0.5, -0.5};
-			/* First a place off the reference lines too; failing that, one that only crosses them. */
-			size_t nk = sizeof(dx) / sizeof(dx[0]);
-			for (size_t kk = 0; kk < 2 * nk; kk++) {
-				size_t k = kk % nk;
-				double ox = dx[k] == -0.5 ? 0 : dx[k] < 0 ? -4 : 4;
-				double oy = dy[k] == -0.5 ? 0 : dy[k] < 0 ? -(k < 4 ? 2 : 4) : (k < 4 ? 2 : 4);
-				struct box r = {px + ox + dx[k] * lw, py + oy + dy[k] * lh, 0, 0};
-				r.x1 = r.x0 + lw;
-				r.y1 = r.y0 + lh;
-				int ok = r.x0 >= b.x0 + 1 && r.x1 <= b.x1 && r.y0 >= b.y0 && r.y1 <= b.y1 - 1;
-				for (size_t j = 0; ok && j < nbusy; j++)
-					ok = r.x1 <= busy[j].x0 || r.x0 >= busy[j].x1 || r.y1 <= busy[j].y0 ||
-					     r.y0 >= busy[j].y1;
-				if (ok && kk < nk)
-					ok = !xy_refs_cross(c, &ax, &ay, &b, &r);
-				if (!ok)
-					continue;
-				busy[nbusy++] = r;
-				show_text(cr, lab, r.x0, r.y0, 0, 0);
-				break;
+			/* The whole label where it fits (a run's GPU count is near its end), else a shorter one. */
+			char *lab = fit_text(cr, t->cats[i], 0.45 * pw, MAX_LABEL_CHARS);
+			if (!place_point_label(cr, lab, px, py, &pl)) {
+				free(lab);
+				lab = fit_text(cr, t->cats[i], 0.2 * pw, MAX_LABEL_CHARS);
+				place_point_label(cr, lab, px, py, &pl);
 			}
 			free(lab);
 		}
 		cairo_restore(cr);
 	}
 
-	free(busy);
+	free(pl.busy);
 
 	/* The frame's left and bottom edges. */
 	set_grey(cr, 0.2);

@@ -90,6 +90,7 @@ struct chart *figure_top_kernels(const struct table *kernels, const char *run, i
 	struct chart *c = chart_new(CHART_HBAR, name, title, "total time (ms)");
 	free(title);
 	chart_add_series(c, "total");
+	chart_set_x_axis(c, "kernel", CHART_SCALE_LINEAR);
 	int crun = table_col_index(kernels, "run"), crank = table_col_index(kernels, "rank");
 	int cname = table_col_index(kernels, "name"), ctotal = table_col_index(kernels, "total_us");
 	int cgroup = table_col_index(kernels, "group");

@@ -58,6 +58,8 @@ struct chart *figure_xy_by(const struct table *t, int xcol, const struct figure_
 	chart_set_x_axis(c, "batch size", CHART_SCALE_LOG2);
 	c->y_scale = ysc;
 	c->from_zero = ysc == CHART_SCALE_LINEAR;
+	/* Each line is a quantity over the runs (measured, estimated), not a category of time: greys. */
+	c->entity_series = 1;
 	struct row_x *rx = xcalloc(t->nrows + 1, sizeof(*rx));
 	size_t n = 0;
 	for (size_t r = 0; r < t->nrows; r++) {
@@ -92,6 +94,7 @@ struct chart *figure_xy_scatter_fit(const struct table *t, int xcol, int ycol, d
 	c->markers_only = 1;
 	c->label_points = 1;
 	c->from_zero = 1;
+	c->entity_series = 1; /* the points are runs: black, not a palette colour (chart_style) */
 	size_t s = chart_add_series(c, "runs");
 	for (size_t r = 0; r < t->nrows; r++) {
 		double x = cell_num(table_cell(t, r, (size_t)xcol), t->cols[xcol].type);

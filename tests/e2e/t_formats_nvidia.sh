@@ -125,7 +125,7 @@ grep -q 'from-nsys' "$svg" && grep -q 'from-kineto' "$svg" && grep -q 'from-nvpr
 # Kineto run's step is its one ProfilerStep#1 range: 100.25 us).
 grep -q '^typed-in,1,1,200,manifest,' "$T/mixed/mixed/data/utilization.csv" && ok || bad "mixed: typed-in utilization row"
 svg="$T/mixed/mixed/figures/step_time.svg"
-grep -q 'typed-in (manifest)' "$svg" && grep -q 'from-kineto (' "$svg" && ok ||
+grep -q 'typed-in (manifest)' "$svg" && grep -q 'from-kineto (profiled steps)' "$svg" && ok ||
 	bad "mixed: step_time does not show the typed-in and the Kineto run side by side"
 grep -q '^from-kineto,1,1,100.25,' "$T/mixed/mixed/data/utilization.csv" && ok || bad "mixed: Kineto run's step time"
 
