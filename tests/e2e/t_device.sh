@@ -300,6 +300,11 @@ same "$T/want" "$T/got" "nvprof-000 memops.csv against the notebook's copies and
 [ "$(awk -F, 'FNR > 1 && $1 == "4gpu" && (FILENAME ~ /memops/ || $3 == "Broadcast") { t[$2] += (FILENAME ~ /memops/ ? $6 : $5) }
 	END { for (d = 0; d < 4; d++) printf "%.3f ", t[d] }' "$ex/memops.csv" "$ex/collectives.csv")" = \
   "7329189.329 4386329.810 5905484.316 5919124.368 " ] && ok || bad "nvprof-000 4 GPUs: copies, memsets and broadcast per device"
+# Figure 7 as perfstudy draws it per GPU, 4 GPUs against 1: memory mgmt, the notebook's 4-GPU aggregate
+# 47659.894966 ms / 4 = 11914.97 ms, drawn as 11915; 1 GPU 413.665189, drawn as 414.
+grep -qF '<title>memory mgmt, 4 x V100, DataParallel: 11915</title>' "$T/ex/nvprof-000/figures/compare_2.svg" &&
+	grep -qF '<title>memory mgmt, 1 x V100: 414</title>' "$T/ex/nvprof-000/figures/compare_2.svg" && ok ||
+	bad "nvprof-000 compare_2: memory mgmt bars"
 
 # --- .nvvp and Nsight Systems exports with a second device (SQLite fixtures made here) ---
 if ! command -v sqlite3 >/dev/null; then
