@@ -2,6 +2,7 @@
 # tests/e2e/t_*.sh script; it cds to the repository root, makes a temporary
 # directory $T, and counts checks: ok, bad "why", skipped "why", same
 # EXPECTED ACTUAL NAME; finish prints the tally and sets the exit code.
+# ms_to_us turns the ms of a published table into perfstudy's us as text.
 set -u
 cd "$(dirname "$0")/../.."
 PERFSTUDY=${PERFSTUDY:-./perfstudy}
@@ -18,6 +19,11 @@ skipped() { echo "SKIP: $*" >&2; skip=$((skip + 1)); }
 same() { # same EXPECTED ACTUAL NAME
 	if cmp -s "$1" "$2"; then ok; else bad "$3: $2 differs from $1"; diff "$1" "$2" | head -10 >&2; fi
 }
+
+# ms_to_us: each line's ms, as text with at most 6 decimals, in us with 3, by moving the decimal point
+# (no arithmetic): "135795.181913" -> "135795181.913"; "0.041376" -> "41.376"; "335339.4" -> "335339400.000".
+ms_to_us() { awk -F. '{ d = substr($2 "000000", 1, 6); i = $1 substr(d, 1, 3); sub(/^0+/, "", i);
+	print (i == "" ? "0" : i) "." substr(d, 4, 3) }'; }
 
 finish() {
 	echo "$(basename "$0" .sh): $pass passed, $failn failed, $skip skipped"

@@ -6,14 +6,11 @@
 # reconstructed as experiments/nvprof-000/SOURCE.md says; the per-device group
 # and copy totals are the authors' notebook's (same SOURCE.md). Durations are
 # in ms in the paper; perfstudy writes us: the ms strings are turned into us
-# by moving the decimal point three places (text, no arithmetic).
+# by moving the decimal point three places (ms_to_us of lib.sh: text, no arithmetic).
 . "$(dirname "$0")/lib.sh"
 $PERFSTUDY build -q experiments/nvprof-000/roberta.yaml -o "$T/ex" 2>"$T/err"
 [ $? -eq 0 ] && [ ! -s "$T/err" ] && ok || bad "nvprof-000-roberta build: $(cat "$T/err")"
 ex="$T/ex/nvprof-000-roberta/data"
-# ms -> us as text: "135795.181913" -> "135795181.913"; "0.041376" -> "41.376"; "335339.4" -> "335339400.000".
-us() { awk -F. '{ d = substr($2 "000000", 1, 6); i = $1 substr(d, 1, 3); sub(/^0+/, "", i);
-	print (i == "" ? "0" : i) "." substr(d, 4, 3) }'; }
 
 # Figure 3, in the paper's order: run, device, name, duration (ms). Reconstructed rows (SOURCE.md):
 # 2 GPUs: rows 0, 1, 3, 6, 7 "volta_s" + "sgemm_..." and rows 2, 4, 8, 9 "volta_s(g)" + "gemm_..." are one
@@ -54,7 +51,7 @@ cat >"$T/fig3" <<'EOF'
 4gpu 0 ncclBroadcastRingLLKernel_copy_i8(ncclColl) 119301.788980
 EOF
 # top_kernels.csv: run, place 1-10, device "Tesla V100-SXM2-32GB-LS (d)", name, total_us.
-awk '{ print $4 }' "$T/fig3" | us >"$T/us"
+awk '{ print $4 }' "$T/fig3" | ms_to_us >"$T/us"
 paste -d' ' "$T/fig3" "$T/us" | awk '{ n[$1]++; printf "%s,%d,Tesla V100-SXM2-32GB-LS (%s),%s,%s\n", $1, n[$1], $2, $3, $5 }' >"$T/want"
 tail -n +2 "$ex/top_kernels.csv" | cut -d, -f1,2,4,5,8 >"$T/got"
 [ "$(wc -l <"$T/want")" -eq 30 ] && ok || bad "t_fig3: expected rows not 30"
@@ -94,7 +91,7 @@ cat >"$T/groups" <<'EOF'
 4gpu 3 custom_ops 103844.068444
 4gpu 3 other 312.215658
 EOF
-awk '{ print $4 }' "$T/groups" | us >"$T/us"
+awk '{ print $4 }' "$T/groups" | ms_to_us >"$T/us"
 paste -d' ' "$T/groups" "$T/us" | awk '{ printf "%s,%s,%s,%s\n", $1, $2, $3, $5 }' >"$T/want"
 tail -n +2 "$ex/groups.csv" | cut -d, -f1-4 >"$T/got"
 same "$T/want" "$T/got" "nvprof-000-roberta groups.csv against the notebook's per-device groups"
@@ -119,7 +116,7 @@ cat >"$T/mem" <<'EOF'
 4gpu 1 PtoP 10.723347
 4gpu 1 memset 228.911131
 EOF
-awk '{ print $4 }' "$T/mem" | us >"$T/us"
+awk '{ print $4 }' "$T/mem" | ms_to_us >"$T/us"
 paste -d' ' "$T/mem" "$T/us" | awk '{ printf "%s,%s,%s,%s\n", $1, $2, $3, $5 }' | sort >"$T/want"
 grep -E '^4gpu,[01],' "$ex/memops.csv" | awk -F, '$4 > 0 { print $1 "," $2 "," $3 "," $6 }' | sort >"$T/got"
 same "$T/want" "$T/got" "nvprof-000-roberta memops.csv (4 GPUs, devices 0 and 1) against the notebook"
