@@ -652,7 +652,8 @@ static void across_rank(struct cp_across *xa, struct cp_graph *g, const struct x
 /* The rows of critical_path_across.csv of one run, from its segments. */
 static void across_rows(struct cp_across *xa, const struct xr_run *xr, struct table *t, struct buf *tmp)
 {
-	qsort(xa->steps, xa->nsteps, sizeof(*xa->steps), cmp_xs_step);
+	if (xa->nsteps > 1)
+		qsort(xa->steps, xa->nsteps, sizeof(*xa->steps), cmp_xs_step);
 	for (size_t i = 0; i < xa->nsteps; i++) {
 		if (i > 0 && xa->steps[i].key == xa->steps[i - 1].key)
 			continue; /* the first of a step ended last: the path starts there */

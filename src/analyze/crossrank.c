@@ -192,7 +192,8 @@ static int load_rank(struct store *s, const struct rank_key *k, const struct ran
 	buf_release(&type);
 	if (rc != SQLITE_DONE)
 		return -1;
-	qsort(r->kerns, r->nkerns, sizeof(*r->kerns), cmp_kern);
+	if (r->nkerns > 1) /* a rank without communication kernels has none (NULL) */
+		qsort(r->kerns, r->nkerns, sizeof(*r->kerns), cmp_kern);
 	/* each kernel's number on its communicator, in order of start */
 	int64_t *count = xcalloc(run->npgs ? run->npgs : 1, sizeof(*count));
 	for (size_t i = 0; i < r->nkerns; i++)

@@ -292,7 +292,8 @@ static void run_rows(struct table *t, struct chart *c, const char *run, const st
 	int64_t itotal = 0, rest = 0;
 	for (size_t i = 0; i < ops->n; i++)
 		itotal += ops->v[i].ns;
-	qsort(ops->v, ops->n, sizeof(*ops->v), cmp_time);
+	if (ops->n > 1)
+		qsort(ops->v, ops->n, sizeof(*ops->v), cmp_time);
 	for (size_t i = 0; i < ops->n; i++) {
 		if (i < (size_t)top_n)
 			add_row(t, run, "intra-op", ops->v[i].name, ops->v[i].ns, itotal);
