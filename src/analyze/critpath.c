@@ -202,14 +202,7 @@ static int mark_sync_calls(struct store *s, const struct rank_key *k, const stru
 		int64_t start = sqlite3_column_int64(st, 0);
 		int64_t tid = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
 		/* launches are sorted by start: the first of this start, then those after it */
-		size_t l = 0, r = d->nlaunches;
-		while (l < r) {
-			size_t m = l + (r - l) / 2;
-			if (d->launches[m].start < start)
-				l = m + 1;
-			else
-				r = m;
-		}
+		size_t l = rk_search(d->launches, d->nlaunches, start, 0);
 		for (; l < d->nlaunches && d->launches[l].start == start; l++)
 			if (d->launches[l].tid == tid)
 				is_sync[l] = 1;
@@ -716,15 +709,8 @@ static void across_rows(struct cp_across *xa, const struct xr_run *xr, struct ta
 static int64_t step_tid(const struct cp_graph *g, const struct rk_range *st)
 {
 	const struct rank_data *d = g->d;
-	size_t l = 0, r = d->nannots;
-	while (l < r) { /* the first annotation starting at the step's start (sorted by start) */
-		size_t m = l + (r - l) / 2;
-		if (d->annots[m].start < st->start)
-			l = m + 1;
-		else
-			r = m;
-	}
-	for (size_t i = l; i < d->nannots; i++) {
+	/* from the first annotation starting at the step's start (sorted by start) */
+	for (size_t i = rk_search(d->annots, d->nannots, st->start, 0); i < d->nannots; i++) {
 		if (d->annots[i].start > st->start)
 			break;
 		if (d->annots[i].start == st->start && d->annots[i].end == st->end && d->annots[i].tid >= 0)

@@ -97,14 +97,7 @@ static int cmp_kern(const void *pa, const void *pb)
 /* The ProfilerStep#N whose host range holds t, or -1 (steps sorted by start, disjoint). */
 static int64_t step_at(const struct rank_data *d, int64_t t)
 {
-	size_t l = 0, r = d->nsteps;
-	while (l < r) {
-		size_t m = l + (r - l) / 2;
-		if (d->steps[m].start <= t)
-			l = m + 1;
-		else
-			r = m;
-	}
+	size_t l = rk_search(d->steps, d->nsteps, t, 1);
 	return l > 0 && d->steps[l - 1].end >= t ? d->steps[l - 1].key : -1;
 }
 

@@ -69,14 +69,7 @@ static int cmp_stream_start(const void *pa, const void *pb)
 /* The host ProfilerStep range holding t, or -1. */
 static ssize_t step_at(const struct rank_data *d, int64_t t)
 {
-	size_t lo = 0, hi = d->nsteps;
-	while (lo < hi) {
-		size_t m = (lo + hi) / 2;
-		if (d->steps[m].start <= t)
-			lo = m + 1;
-		else
-			hi = m;
-	}
+	size_t lo = rk_search(d->steps, d->nsteps, t, 1);
 	return lo && t < d->steps[lo - 1].end ? (ssize_t)lo - 1 : -1;
 }
 

@@ -667,6 +667,19 @@ int64_t *rank_launch_index(const struct rank_data *d)
 	return idx;
 }
 
+size_t rk_search(const struct rk_range *v, size_t n, int64_t t, int after)
+{
+	size_t l = 0, r = n;
+	while (l < r) {
+		size_t m = l + (r - l) / 2;
+		if (v[m].start < t || (after && v[m].start == t))
+			l = m + 1;
+		else
+			r = m;
+	}
+	return l;
+}
+
 const struct rk_range *rank_launch_of(const struct rank_data *d, const int64_t *idx, int64_t corr)
 {
 	if (corr < 0)

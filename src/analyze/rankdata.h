@@ -80,6 +80,12 @@ int64_t *rank_column_ids(struct store *s, sqlite3_stmt *st, size_t *n);
 /* The ids of every name that contains part, sorted ascending (caller frees); *n set. NULL on error (after diag). */
 int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n);
 
+/*
+ * In ranges sorted by start: the index of the first whose start is at
+ * least t (after = 0) or greater than t (after = 1); n when there is none.
+ */
+size_t rk_search(const struct rk_range *v, size_t n, int64_t t, int after);
+
 /* The runtime call with this correlation (binary search over a sorted copy), or NULL. */
 const struct rk_range *rank_launch_of(const struct rank_data *d, const int64_t *corr_sorted_idx, int64_t corr);
 /*
