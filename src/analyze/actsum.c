@@ -6,13 +6,13 @@
  * activities rows of the traces added, per (kind, name_id). All in
  * nanoseconds, integers, exact.
  */
-#include "actsum.h"
+#include "analyze/actsum.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 const char *act_kind_name(enum activity_kind kind)
 {

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../ingest/ingest.h"
-#include "../store/store.h"
+#include "ingest/ingest.h"
+#include "store/store.h"
 
 struct act_sum {
 	int64_t calls, total_ns, min_ns, max_ns; /* calls 0: no activity */

@@ -1,14 +1,14 @@
 /* analysis.c: the registry of analyses and the result they fill, see analysis.h. */
-#include "analysis.h"
+#include "analyze/analysis.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/timing.h"
-#include "../util/xalloc.h"
-#include "rankdata.h"
+#include "util/timing.h"
+#include "util/xalloc.h"
+#include "analyze/rankdata.h"
 
 /* In the order they run and their tables appear. */
 static const struct analysis_def registry[] = {

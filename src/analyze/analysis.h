@@ -17,11 +17,11 @@
 
 #include <stddef.h>
 
-#include "../chart/chart.h"
-#include "../manifest/manifest.h"
-#include "../store/store.h"
-#include "classify.h"
-#include "table.h"
+#include "chart/chart.h"
+#include "manifest/manifest.h"
+#include "store/store.h"
+#include "analyze/classify.h"
+#include "analyze/table.h"
 
 struct analysis_ctx {
 	struct store *store;

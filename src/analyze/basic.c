@@ -29,12 +29,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../chart/figures.h"
-#include "actsum.h"
-#include "analysis.h"
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "chart/figures.h"
+#include "analyze/actsum.h"
+#include "analyze/analysis.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 static int prep(struct store *s, const char *sql, sqlite3_stmt **st)
 {

@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 struct point {
 	int64_t n, bytes, calls, time_ns;

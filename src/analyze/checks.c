@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "../util/diag.h"
+#include "analyze/analysis.h"
+#include "util/diag.h"
 
 static int prep(struct store *s, const char *sql, sqlite3_stmt **st)
 {

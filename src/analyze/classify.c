@@ -7,7 +7,7 @@
  * ("cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_..."), and
  * communication first because NCCL kernels are never compute.
  */
-#include "classify.h"
+#include "analyze/classify.h"
 
 #include <regex.h>
 #include <stdint.h>
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 struct crule {
 	char *group;

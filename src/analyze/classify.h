@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "../ingest/ingest.h"
+#include "ingest/ingest.h"
 
 struct classify_rule {
 	const char *group;

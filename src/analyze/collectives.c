@@ -16,10 +16,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "analysis.h"
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 int collective_dtype_size(const char *t)
 {

@@ -25,12 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "estimate.h"
-#include "models.h"
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "analyze/estimate.h"
+#include "analyze/models.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 /* Bytes one GPU sends per byte of message S, ring algorithms (see above). */
 static double send_factor(const char *type, int64_t n)

@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "actsum.h"
-#include "analysis.h"
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "analyze/actsum.h"
+#include "analyze/analysis.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 struct item {
 	char *name, *group;

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 enum { SRC_HOST, SRC_GPU, SRC_REPORT, NSRC };
 static const char *const src_names[NSRC] = {"host", "gpu", "report"};

@@ -64,12 +64,12 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
-#include "analysis.h"
-#include "crossrank.h"
-#include "rankdata.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+#include "analyze/analysis.h"
+#include "analyze/crossrank.h"
+#include "analyze/rankdata.h"
 
 /*
  * A stream waits for another only if its activity started this long after

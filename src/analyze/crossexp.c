@@ -12,16 +12,16 @@
  * (ratio - 1) x 100. GPUs: X's run table. System: the comparison's
  * 'systems' label of X, else X's id.
  */
-#include "crossexp.h"
+#include "analyze/crossexp.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 static const struct crossexp_exp *find_exp(const struct crossexp_exp *e, size_t n, const char *id)
 {

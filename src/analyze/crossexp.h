@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "analysis.h"
+#include "analyze/analysis.h"
 
 /* One experiment of the build. */
 struct crossexp_exp {

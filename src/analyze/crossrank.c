@@ -52,17 +52,17 @@
  * matching is linear in the collectives; a straggler window costs a
  * binary search and the intervals inside it.
  */
-#include "crossrank.h"
+#include "analyze/crossrank.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
-#include "intervals.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+#include "analyze/intervals.h"
 
 /*
  * The residual above which the clock offset is not trusted: 100 us. On the

@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "analysis.h"
-#include "rankdata.h"
+#include "analyze/analysis.h"
+#include "analyze/rankdata.h"
 
 /* One NCCL kernel of one rank, with the args its trace records. */
 struct xr_kern {

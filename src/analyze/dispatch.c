@@ -27,10 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "dispatch.h"
-#include "../util/buf.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "analyze/dispatch.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
 
 static const char *const part_names[D_NPARTS] = {"communication", "compute", "memory", "intra-op dispatch",
 						 "inter-op dispatch"};

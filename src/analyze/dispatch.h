@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "intervals.h"
-#include "rankdata.h"
+#include "analyze/intervals.h"
+#include "analyze/rankdata.h"
 
 enum { D_COMM, D_COMPUTE, D_MEMORY, D_INTRA, D_INTER, D_NPARTS };
 

@@ -42,10 +42,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "dispatch.h"
-#include "../util/buf.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "analyze/dispatch.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
 
 /* Kernel types in 002's order (Table 6), then "other". */
 enum { KT_GEMM, KT_CAT, KT_ELEMENTWISE, KT_ATTENTION, KT_OTHER, NKT };

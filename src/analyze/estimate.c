@@ -4,7 +4,7 @@
  * Pure arithmetic on a model description; each formula cites its source.
  * Integer parts are summed in int64 so parameter counts are exact.
  */
-#include "estimate.h"
+#include "analyze/estimate.h"
 
 #include <math.h>
 #include <stddef.h>

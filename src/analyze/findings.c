@@ -37,9 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/xalloc.h"
-#include "analysis.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+#include "analyze/analysis.h"
 
 #define SKEW_MIN 0.20  /* collective share of the step, max - min over ranks */
 #define IDLE_MIN 0.20  /* GPU idle share of the span */

@@ -27,13 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "estimate.h"
-#include "models.h"
-#include "../chart/figures_xy.h"
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "analyze/estimate.h"
+#include "analyze/models.h"
+#include "chart/figures_xy.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 static const struct manifest_run *manifest_run(const struct analysis_ctx *ctx, const char *run)
 {

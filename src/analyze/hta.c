@@ -46,9 +46,9 @@
 
 #include <sqlite3.h>
 
-#include "hta.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "analyze/hta.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 static int starts(const char *s, const char *p)
 {

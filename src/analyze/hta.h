@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../store/store.h"
-#include "rankdata.h"
+#include "store/store.h"
+#include "analyze/rankdata.h"
 
 /* HTA's kernel types (hta/utils/utils.py get_kernel_type), by the kernel's name. */
 enum hta_ktype { HTA_COMM, HTA_MEMORY, HTA_COMPUTE, HTA_OTHER };

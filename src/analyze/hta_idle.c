@@ -32,12 +32,12 @@
 
 #include <sqlite3.h>
 
-#include "analysis.h"
-#include "hta.h"
-#include "rankdata.h"
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "analyze/hta.h"
+#include "analyze/rankdata.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 #define KERNEL_WAIT_NS 30000 /* HTA's consecutive_kernel_delay, 30 (us) */
 #define RUNTIME_CUTOFF_NS 50000

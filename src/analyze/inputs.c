@@ -11,8 +11,8 @@
  */
 #include <string.h>
 
-#include "analysis.h"
-#include "../util/diag.h"
+#include "analyze/analysis.h"
+#include "util/diag.h"
 
 /* nvidia-smi's own legend for the link types of topo -m. */
 static const char *link_meaning(const char *link)

@@ -1,11 +1,11 @@
 /* intervals.c: sweeps over sorted interval sets, see intervals.h. */
-#include "intervals.h"
+#include "analyze/intervals.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/xalloc.h"
+#include "util/xalloc.h"
 
 void ivset_init(struct ivset *s)
 {

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "rankdata.h"
-#include "../util/buf.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "analyze/rankdata.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
 
 static const char *const kinds[] = {"HtoD", "DtoH", "DtoD", "PtoP", "memset", "other copy"};
 enum { NKINDS = sizeof(kinds) / sizeof(kinds[0]) };

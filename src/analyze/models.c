@@ -22,12 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "estimate.h"
-#include "models.h"
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "analyze/estimate.h"
+#include "analyze/models.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 void models_est_model(const struct manifest_model *m, struct est_model *out)
 {

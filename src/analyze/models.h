@@ -8,8 +8,8 @@
 #ifndef PERFSTUDY_MODELS_H
 #define PERFSTUDY_MODELS_H
 
-#include "analysis.h"
-#include "estimate.h"
+#include "analyze/analysis.h"
+#include "analyze/estimate.h"
 
 void models_est_model(const struct manifest_model *m, struct est_model *out);
 /* Whose count estimates.csv's params is, in words: "formula", "megatron mlm+nsp", "huggingface BertForMaskedLM"... */

@@ -36,11 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "estimate.h"
-#include "models.h"
-#include "../util/buf.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "analyze/estimate.h"
+#include "analyze/models.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
 
 /* 1 when a group spanning span consecutive GPUs lies within one node of n GPUs. */
 static int within_node(int span, int n)

@@ -28,12 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "intervals.h"
-#include "phases.h"
-#include "rankdata.h"
-#include "../util/buf.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "analyze/intervals.h"
+#include "analyze/phases.h"
+#include "analyze/rankdata.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
 
 
 static const char *const d_batch[] = {"get_train_batch", "[_TrainingEpochLoop].train_dataloader_next",

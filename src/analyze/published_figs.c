@@ -5,8 +5,8 @@
  * parameters, training FLOPs per step and activation memory per model).
  * The numbers and their definitions are published.csv's; these only draw them.
  */
-#include "analysis.h"
-#include "../chart/figures.h"
+#include "analyze/analysis.h"
+#include "chart/figures.h"
 
 int analysis_published_figures(const struct analysis_ctx *ctx, struct analysis_result *out)
 {

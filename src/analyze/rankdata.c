@@ -1,12 +1,12 @@
 /* rankdata.c: one rank's events from the store into arrays, see rankdata.h. */
-#include "rankdata.h"
+#include "analyze/rankdata.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 static int prep(struct store *s, const char *sql, sqlite3_stmt **st)
 {

@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../store/store.h"
-#include "classify.h"
+#include "store/store.h"
+#include "analyze/classify.h"
 
 enum rk_class { RK_COMPUTE, RK_COMM, RK_MEMORY };
 

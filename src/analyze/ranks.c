@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "intervals.h"
-#include "rankdata.h"
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "analyze/intervals.h"
+#include "analyze/rankdata.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
 {

@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "phases.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "analyze/phases.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 /* One report's actions. */
 struct action {

@@ -39,11 +39,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "models.h"
-#include "rankdata.h"
-#include "../util/buf.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "analyze/models.h"
+#include "analyze/rankdata.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
 
 struct srun {
 	const char *run, *model, *strategy; /* borrowed from the run table */

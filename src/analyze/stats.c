@@ -1,11 +1,11 @@
 /* stats.c: median, its order-statistic interval, and the Mann-Whitney test; see stats.h. */
-#include "stats.h"
+#include "analyze/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/xalloc.h"
+#include "util/xalloc.h"
 
 static int cmp_i64(const void *pa, const void *pb)
 {

@@ -19,12 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "intervals.h"
-#include "rankdata.h"
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "analyze/intervals.h"
+#include "analyze/rankdata.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 enum { P_COMPUTE, P_MEMCPY, P_MEMSET, P_COMM, P_RUNTIME, P_DATA, P_CPU, P_OTHER, NPARTS };
 static const char *const part_names[NPARTS] = {"compute", "memcpy", "memset", "communication",

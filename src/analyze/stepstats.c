@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "stats.h"
-#include "stepstats.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "analyze/stats.h"
+#include "analyze/stepstats.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 int step_samples(struct store *s, const char *exp, const char *run, int64_t **v, size_t *n, int64_t *ranks)
 {

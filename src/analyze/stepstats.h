@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../store/store.h"
-#include "stats.h"
+#include "store/store.h"
+#include "analyze/stats.h"
 
 /*
  * Every ProfilerStep#N host range's duration of every rank of run `run` of

@@ -25,10 +25,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "analysis.h"
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 /* The items in the order of the table; key is the manifest's hardware key (or software name). */
 static const struct {

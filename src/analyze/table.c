@@ -1,11 +1,11 @@
 /* table.c: the analysis tables of table.h. */
-#include "table.h"
+#include "analyze/table.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/xalloc.h"
+#include "util/xalloc.h"
 
 static enum col_type parse_type(const char *s, size_t n)
 {

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../util/buf.h"
+#include "util/buf.h"
 
 enum col_type {
 	COL_TEXT, /* a string from an input or from perfstudy */

@@ -19,11 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "hta.h"
-#include "rankdata.h"
-#include "../util/buf.h"
-#include "../util/xalloc.h"
+#include "analyze/analysis.h"
+#include "analyze/hta.h"
+#include "analyze/rankdata.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
 
 static void set_temporal(struct table *t, size_t row, size_t col, const struct hta_temporal *r)
 {

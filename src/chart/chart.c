@@ -6,16 +6,16 @@
  * row-major (cat * nseries + series) at every step, so a reader of the
  * struct never sees a stale layout.
  */
-#include "chart.h"
+#include "chart/chart.h"
 
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/fs.h"
-#include "../util/xalloc.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/xalloc.h"
 
 struct chart *chart_new(enum chart_kind kind, const char *name, const char *title,
 			const char *value_label)

@@ -8,14 +8,14 @@
  * a one-thread run; the files are the same bytes whatever the thread count
  * (tests/e2e/t_parallel.sh compares --jobs 1 and 4).
  */
-#include "chart.h"
+#include "chart/chart.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 struct message {
 	enum diag_level level;

@@ -12,8 +12,8 @@
  * is 7 pt and the colours are the Okabe-Ito palette, which stays readable
  * for colour-blind readers and in greyscale print.
  */
-#include "chart.h"
-#include "png.h"
+#include "chart/chart.h"
+#include "chart/png.h"
 
 #include <cairo.h>
 #include <cairo-pdf.h>
@@ -26,9 +26,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 #define FONT "DejaVu Sans"
 

@@ -1,12 +1,12 @@
 /* figures.c: chart models from analysis tables, see figures.h. */
-#include "figures.h"
+#include "chart/figures.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/xalloc.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
 
 struct chart *figure_group_fractions(const struct table *groups, const char *const *group_order,
 				     size_t ngroups)

@@ -8,8 +8,8 @@
 #ifndef PERFSTUDY_FIGURES_H
 #define PERFSTUDY_FIGURES_H
 
-#include "../analyze/table.h"
-#include "chart.h"
+#include "analyze/table.h"
+#include "chart/chart.h"
 
 /*
  * Stacked bars of groups.csv: one bar per (run, rank) in table order, one

@@ -2,14 +2,14 @@
  * figures_xy.c: x-y chart models from tables (see figures_xy.h). No cairo
  * here: the model says where the points are, chart_render.c draws them.
  */
-#include "figures_xy.h"
+#include "chart/figures_xy.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/xalloc.h"
+#include "util/xalloc.h"
 
 const char *figure_si_unit(double max_abs, const char *unit, double *scale)
 {

@@ -9,8 +9,8 @@
 #ifndef PERFSTUDY_FIGURES_XY_H
 #define PERFSTUDY_FIGURES_XY_H
 
-#include "../analyze/table.h"
-#include "chart.h"
+#include "analyze/table.h"
+#include "chart/chart.h"
 
 /*
  * Picks a decimal prefix for values up to max_abs of unit ("FLOP", "B"):

@@ -15,14 +15,14 @@
  * the zlib stream of the filtered rows, IEND; each chunk is length, type,
  * data and the CRC-32 of type and data.
  */
-#include "png.h"
+#include "chart/png.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
-#include "../util/xalloc.h"
+#include "util/xalloc.h"
 
 static void put32(unsigned char *p, uint32_t v)
 {

@@ -4,7 +4,7 @@
 #ifndef PERFSTUDY_PNG_H
 #define PERFSTUDY_PNG_H
 
-#include "../util/buf.h"
+#include "util/buf.h"
 
 /*
  * Appends the PNG (8-bit RGB, pHYs at dpi) of width x height pixels of

@@ -9,14 +9,14 @@
  * into the chunk, checking every offset, so damaged bytes are an error,
  * not a crash.
  */
-#include "batch.h"
+#include "ingest/batch.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/xalloc.h"
+#include "util/xalloc.h"
 
 #define CHUNK_SIZE (256u << 10)
 

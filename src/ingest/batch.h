@@ -21,8 +21,8 @@
 
 #include <stddef.h>
 
-#include "../util/diag.h"
-#include "ingest.h"
+#include "util/diag.h"
+#include "ingest/ingest.h"
 
 /* A run of whole records; data is owned by whoever holds the chunk. */
 struct batch_chunk {

@@ -5,13 +5,13 @@
  * unquoted ',' or LF) and then copied unquoted into the record's store,
  * which is reused from record to record.
  */
-#include "csv_read.h"
+#include "ingest/csv_read.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/xalloc.h"
+#include "util/xalloc.h"
 
 void csv_init(struct csv_reader *r, const char *data, size_t len, const char *skip_prefix)
 {

@@ -1,5 +1,5 @@
 /* demangle.cpp: the one call into the C++ runtime's demangler (see demangle.h). */
-#include "demangle.h"
+#include "ingest/demangle.h"
 
 #include <cstdlib>
 #include <cxxabi.h>

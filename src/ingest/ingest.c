@@ -4,12 +4,12 @@
  * The format of an input is decided by its content (after inflating gzip),
  * never by its name: users rename files, and .json is used by several tools.
  */
-#include "ingest.h"
+#include "ingest/ingest.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "../util/diag.h"
+#include "util/diag.h"
 
 extern const struct reader kineto_reader;
 extern const struct reader nsys_reader;

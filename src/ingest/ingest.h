@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "source.h"
-#include "stream.h"
+#include "ingest/source.h"
+#include "ingest/stream.h"
 
 enum activity_kind { ACT_KERNEL = 1, ACT_MEMCPY = 2, ACT_MEMSET = 3 };
 

@@ -22,12 +22,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
-#include "ingest.h"
-#include "kineto_json.h"
-#include "kineto_stream.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+#include "ingest/ingest.h"
+#include "ingest/kineto_json.h"
+#include "ingest/kineto_stream.h"
 
 enum ev_class { EV_OTHER, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_RUNTIME, EV_DRIVER, EV_ANNOT, EV_GPU_ANNOT, EV_CPU_OP };
 

@@ -6,7 +6,7 @@
  * and nothing C++ crosses the C API of kineto_json.h. Strings handed to C are
  * copied into reusable std::string buffers so they are NUL-terminated.
  */
-#include "kineto_json.h"
+#include "ingest/kineto_json.h"
 
 #include <simdjson.h>
 

@@ -16,7 +16,7 @@
  * byte after it to ']' while simdjson parses it, and restored after.
  * Everything simdjson checks (syntax, UTF-8) it still checks, per window.
  */
-#include "kineto_stream.h"
+#include "ingest/kineto_stream.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -30,9 +30,9 @@
 
 #include <pthread.h>
 
-#include "../util/diag.h"
-#include "../util/timing.h"
-#include "../util/xalloc.h"
+#include "util/diag.h"
+#include "util/timing.h"
+#include "util/xalloc.h"
 
 /* 1 MiB: the window and simdjson's indexes stay in L2; 8-16% faster than 16 MiB (bench/RESULTS.md). */
 #define WINDOW_DEFAULT (1u << 20)

@@ -18,8 +18,8 @@
 #ifndef PERFSTUDY_KINETO_STREAM_H
 #define PERFSTUDY_KINETO_STREAM_H
 
-#include "kineto_json.h"
-#include "stream.h"
+#include "ingest/kineto_json.h"
+#include "ingest/stream.h"
 
 /*
  * kineto.c's kj_cat_fn: what perfstudy reads of each Kineto category (its

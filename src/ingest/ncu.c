@@ -19,11 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_read.h"
-#include "ingest.h"
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "ingest/csv_read.h"
+#include "ingest/ingest.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 /* Skips the profiler's own lines; the header must follow. */
 static int ncu_detect(const char *head, size_t n)

@@ -34,11 +34,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
-#include "ingest.h"
-#include "sqlitedb.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+#include "ingest/ingest.h"
+#include "ingest/sqlitedb.h"
 
 #define NVTX_PUSHPOP_RANGE 59
 #define NVTX_STARTEND_RANGE 60

@@ -34,11 +34,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
-#include "csv_read.h"
-#include "ingest.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+#include "ingest/csv_read.h"
+#include "ingest/ingest.h"
 
 enum table_kind { TBL_NONE, TBL_TRACE, TBL_SUMMARY };
 

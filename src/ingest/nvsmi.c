@@ -18,8 +18,8 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "ingest.h"
-#include "../util/diag.h"
+#include "ingest/ingest.h"
+#include "util/diag.h"
 
 static int nvsmi_detect(const char *head, size_t n)
 {

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "ingest/ingest.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 #define MAX_DEV 64
 #define MAX_CELLS (MAX_DEV + 8)

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_read.h"
-#include "ingest.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "ingest/csv_read.h"
+#include "ingest/ingest.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 static const char *const start_cols[] = {"Start (ns)", "Start:ts_ns"};
 static const char *const end_cols[] = {"End (ns)", "End:ts_ns"};

@@ -22,12 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
-#include "demangle.h"
-#include "ingest.h"
-#include "sqlitedb.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+#include "ingest/demangle.h"
+#include "ingest/ingest.h"
+#include "ingest/sqlitedb.h"
 
 struct vctx {
 	const struct source *src;

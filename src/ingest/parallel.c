@@ -11,7 +11,7 @@
  * see `cancel` at their next batch and their queued batches are dropped
  * unread, messages included.
  */
-#include "parallel.h"
+#include "ingest/parallel.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -24,10 +24,10 @@
 
 #include <libxml/parser.h>
 
-#include "stream.h"
-#include "../util/diag.h"
-#include "../util/timing.h"
-#include "../util/xalloc.h"
+#include "ingest/stream.h"
+#include "util/diag.h"
+#include "util/timing.h"
+#include "util/xalloc.h"
 
 /*
  * Queued batch bytes: of one trace, and of the traces after the one being

@@ -22,8 +22,8 @@
 
 #include <stddef.h>
 
-#include "batch.h"
-#include "ingest.h"
+#include "ingest/batch.h"
+#include "ingest/ingest.h"
 
 struct trace_feed;
 

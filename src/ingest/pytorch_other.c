@@ -16,8 +16,8 @@
  */
 #include <string.h>
 
-#include "ingest.h"
-#include "../util/diag.h"
+#include "ingest/ingest.h"
+#include "util/diag.h"
 
 static size_t skip_ws(const char *p, size_t n, size_t i)
 {

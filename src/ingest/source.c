@@ -6,7 +6,7 @@
  * performance issue. Corrupt or truncated gzip is the user's input problem
  * (exit 1), a failed read(2) is the system's (exit 3).
  */
-#include "source.h"
+#include "ingest/source.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,9 +17,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../util/diag.h"
-#include "../util/sha256.h"
-#include "../util/xalloc.h"
+#include "util/diag.h"
+#include "util/sha256.h"
+#include "util/xalloc.h"
 
 static int read_all(const char *path, unsigned char **out, size_t *len)
 {

@@ -3,16 +3,16 @@
  * checks every SQLite reader needs (tables, columns, integer cells), each
  * failure named by file and table.
  */
-#include "sqlitedb.h"
+#include "ingest/sqlitedb.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 int sdb_magic(const char *head, size_t n)
 {

@@ -18,8 +18,8 @@
 
 #include <sqlite3.h>
 
-#include "../util/buf.h"
-#include "source.h"
+#include "util/buf.h"
+#include "ingest/source.h"
 
 /* "SQLite format 3\0" at the start of head. */
 int sdb_magic(const char *head, size_t n);

@@ -4,7 +4,7 @@
  * Time spent here (I/O, hashing, inflating) is counted as the "read" stage
  * of PERFSTUDY_TIMING.
  */
-#include "stream.h"
+#include "ingest/stream.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,9 +18,9 @@
 
 #include <isa-l/igzip_lib.h>
 
-#include "../util/diag.h"
-#include "../util/timing.h"
-#include "../util/xalloc.h"
+#include "util/diag.h"
+#include "util/timing.h"
+#include "util/xalloc.h"
 
 static ssize_t read_fd(struct source_stream *s, unsigned char *p, size_t n)
 {

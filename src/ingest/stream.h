@@ -26,8 +26,8 @@
 #include <sys/types.h>
 #include <zlib.h>
 
-#include "../util/sha256.h"
-#include "source.h"
+#include "util/sha256.h"
+#include "ingest/source.h"
 
 struct readahead;
 struct inflate_state;

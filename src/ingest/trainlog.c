@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest.h"
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "ingest/ingest.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 /* A line of the source: [p, p + n). */
 struct line {

@@ -8,11 +8,11 @@
  * quote. Numbers are written as table_format_cell prints them and never
  * prefixed: "-1.500" must stay a number.
  */
-#include "report.h"
+#include "report/report.h"
 
 #include <string.h>
 
-#include "../util/buf.h"
+#include "util/buf.h"
 
 static int looks_like_formula(const char *s)
 {

@@ -8,7 +8,7 @@
  * never sees half a page. Nothing here depends on the clock or on the
  * environment: the same experiment gives the same bytes.
  */
-#include "report.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -17,11 +17,11 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
-#include "embedded.h"
-#include "tmpl.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+#include "report/embedded.h"
+#include "report/tmpl.h"
 
 #ifndef PERFSTUDY_VERSION
 #define PERFSTUDY_VERSION "unknown"

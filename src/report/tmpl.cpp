@@ -21,11 +21,11 @@
 #include <ctemplate/template_dictionary.h>
 
 extern "C" {
-#include "../util/buf.h"
-#include "../util/diag.h"
+#include "util/buf.h"
+#include "util/diag.h"
 }
 
-#include "tmpl.h"
+#include "report/tmpl.h"
 
 using ctemplate::TemplateDictionary;
 

@@ -7,7 +7,7 @@
  * through an in-memory hash table in front of the `names` table: a trace has
  * thousands of events but a few hundred distinct kernel names.
  */
-#include "store.h"
+#include "store/store.h"
 
 #include <stdio.h>
 #include <stdint.h>
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../util/buf.h"
-#include "../util/diag.h"
-#include "../util/xalloc.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 /*
  * The schema; the README's "Database schema" section documents each table.

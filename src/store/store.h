@@ -18,7 +18,7 @@
 
 #include <sqlite3.h>
 
-#include "../ingest/ingest.h"
+#include "ingest/ingest.h"
 
 struct store;
 

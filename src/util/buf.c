@@ -1,12 +1,12 @@
 /* buf.c: the growable buffer of buf.h. */
-#include "buf.h"
+#include "util/buf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
+#include "util/xalloc.h"
 
 void buf_init(struct buf *b)
 {

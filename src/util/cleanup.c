@@ -1,5 +1,5 @@
 /* cleanup.c: the signal handler and the stale-directory sweep of cleanup.h. */
-#include "cleanup.h"
+#include "util/cleanup.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,9 +14,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "fs.h"
-#include "xalloc.h"
+#include "util/diag.h"
+#include "util/fs.h"
+#include "util/xalloc.h"
 
 static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define NSIGNALS (sizeof(signals) / sizeof(signals[0]))

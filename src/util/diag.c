@@ -1,12 +1,12 @@
 /* diag.c: error and warning reporting, see diag.h. */
-#include "diag.h"
+#include "util/diag.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "buf.h"
-#include "xalloc.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
 
 static size_t n_errors;
 static int system_failed;

@@ -1,5 +1,5 @@
 /* fs.c: directory creation, removal and the atomic swap of fs.h. */
-#include "fs.h"
+#include "util/fs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "diag.h"
-#include "xalloc.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 
 int fs_mkdirs(const char *path)
 {

@@ -1,5 +1,5 @@
 /* progress.c: progress of a build's reading on stderr, see progress.h. */
-#include "progress.h"
+#include "util/progress.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* sha256.c: SHA-256 as in FIPS 180-4, checked against its test vectors in tests/unit/test_util.c. */
-#include "sha256.h"
+#include "util/sha256.h"
 
 #include <string.h>
 

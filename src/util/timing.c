@@ -1,5 +1,5 @@
 /* timing.c: per-stage wall-clock accounting (see timing.h). */
-#include "timing.h"
+#include "util/timing.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

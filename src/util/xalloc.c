@@ -1,5 +1,5 @@
 /* xalloc.c: the allocation wrappers of xalloc.h. */
-#include "xalloc.h"
+#include "util/xalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>

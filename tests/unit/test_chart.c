@@ -12,11 +12,11 @@
 #include <cairo.h>
 #include <string.h>
 
-#include "../../src/chart/chart.h"
-#include "../../src/chart/png.h"
-#include "../../src/util/buf.h"
-#include "../../src/util/diag.h"
-#include "../../src/util/xalloc.h"
+#include "chart/chart.h"
+#include "chart/png.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
 #include "check.h"
 
 /* Returns the file's bytes (caller frees) and its length in *len, or NULL. */
