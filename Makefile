@@ -40,7 +40,7 @@ EMBED_FILES := $(sort $(wildcard templates/*.tpl assets/*))
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(B)/tests/%)
 
-.PHONY: all check unit e2e example clean install bench deps test-deps perfstudy fuzz fuzz-regress fuzz-targets valgrind-check
+.PHONY: all check unit e2e e2e-example example clean install bench deps test-deps perfstudy fuzz fuzz-regress fuzz-targets valgrind-check
 
 all: perfstudy
 
@@ -78,11 +78,31 @@ $(B)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/check.h
 	$(CXX) $(SAN) -x c -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) $(DEP_CFLAGS) -DPERFSTUDY_VERSION='"$(VERSION)"' -Isrc -c -o $@.o $<
 	$(CXX) $(SAN) -o $@ $@.o $(LIB_OBJS) $(LDLIBS)
 
-unit: $(TEST_BINS)
-	@set -e; for t in $(TEST_BINS); do echo "  UNIT $$t"; ./$$t; done
+# One target per unit test (unit-test_chart, ...), run side by side under -j.
+UNIT_TARGETS := $(TEST_BINS:$(B)/tests/%=unit-%)
+.PHONY: $(UNIT_TARGETS)
+unit: $(UNIT_TARGETS)
 
-e2e: perfstudy
-	@bash tests/e2e/run.sh
+$(UNIT_TARGETS): unit-%: $(B)/tests/%
+	@echo "  UNIT $<"; ./$<
+
+# One target per end-to-end script (e2e-t_core, ...), so that `make -j2
+# check` runs them side by side; each prints its own tally. The bundled
+# h200 example is built once (e2e-example) and the scripts that only read it
+# share it (tests/e2e/lib.sh, example_h200). tests/e2e/run.sh runs them all
+# one after another without make.
+E2E_NAMES := $(patsubst tests/e2e/%.sh,%,$(sort $(wildcard tests/e2e/t_*.sh)))
+E2E_TARGETS := $(E2E_NAMES:%=e2e-%)
+E2E_EXAMPLE := $(B)/e2e/h200
+
+.PHONY: $(E2E_TARGETS)
+e2e: $(E2E_TARGETS)
+
+e2e-example: perfstudy
+	@rm -rf $(E2E_EXAMPLE) && mkdir -p $(dir $(E2E_EXAMPLE)) && ./perfstudy build -q experiments/h200/study.yaml -o $(E2E_EXAMPLE)
+
+$(E2E_TARGETS): e2e-%: perfstudy e2e-example
+	@E2E_EXAMPLE=$(abspath $(E2E_EXAMPLE)) bash tests/e2e/$*.sh
 
 # Fuzz harnesses (fuzz/fuzz_<name>.c). `make check` replays the inputs in
 # tests/fuzz-regress/<name>/ through each harness built as a normal program

@@ -25,6 +25,18 @@ same() { # same EXPECTED ACTUAL NAME
 ms_to_us() { awk -F. '{ d = substr($2 "000000", 1, 6); i = $1 substr(d, 1, 3); sub(/^0+/, "", i);
 	print (i == "" ? "0" : i) "." substr(d, 4, 3) }'; }
 
+# example_h200 DIR: DIR holds the bundled h200 example, as
+# `perfstudy build -q experiments/h200/study.yaml -o DIR` writes it. Under
+# `make check` DIR is a link to the one copy that make built for every
+# script (E2E_EXAMPLE; scripts only read it); a script run alone builds its own.
+example_h200() {
+	if [ -n "${E2E_EXAMPLE:-}" ] && [ -f "$E2E_EXAMPLE/index.html" ] && [ "$PERFSTUDY" = ./perfstudy ]; then
+		ln -s "$E2E_EXAMPLE" "$1"
+	else
+		$PERFSTUDY build -q experiments/h200/study.yaml -o "$1"
+	fi
+}
+
 finish() {
 	echo "$(basename "$0" .sh): $pass passed, $failn failed, $skip skipped"
 	[ $failn -eq 0 ]

@@ -32,7 +32,7 @@ WANT
 same "$T/inspect.want" "$T/inspect" "inspect small"
 
 # --- the bundled example, against the independent reference ---
-$PERFSTUDY build -q experiments/h200/study.yaml -o "$T/ex" 2>"$T/err"
+example_h200 "$T/ex" 2>"$T/err"
 [ $? -eq 0 ] && ok || bad "example build failed: $(cat "$T/err")"
 for f in groups kernels steps; do
 	same tests/golden/h200/$f.csv "$T/ex/h200/data/$f.csv" "example $f.csv"

@@ -73,7 +73,7 @@ fi
 
 # --- every row of the bundled study sums to its step ---
 if [ -d experiments/h200/traces ]; then
-	$PERFSTUDY build -q experiments/h200/study.yaml -o "$T/ex" 2>"$T/err" || bad "example build failed: $(cat "$T/err")"
+	example_h200 "$T/ex" 2>"$T/err" || bad "example build failed: $(cat "$T/err")"
 	awk -F, 'NR > 1 { s = $5 + $6 + $7 + $8 + $9 + $10; d = s - $4; if (d < -0.0015 || d > 0.0015) { print; n++ } }
 		END { exit n > 0 }' "$T/ex/h200/data/critical_path.csv" >"$T/bad" && ok ||
 		bad "critical path parts do not sum to the step: $(head -3 "$T/bad")"

@@ -126,7 +126,7 @@ grep -q '^missing,1,0,0,AllReduce,Float,4000,2,0,1,1050.000,1080.000,1050.000,30
 # --- the bundled study against its raw traces, and a shifted real trace ---
 E=experiments/h200/traces
 if [ -d "$E" ] && command -v python3 >/dev/null; then
-	$PERFSTUDY build -q experiments/h200/study.yaml -o "$T/ex" 2>"$T/err" || bad "example build failed: $(cat "$T/err")"
+	example_h200 "$T/ex" 2>"$T/err" || bad "example build failed: $(cat "$T/err")"
 	python3 tools/crossrank_check.py bert-2gpu-ddp "$T/ex/h200/data" $E/bert-base/2gpu-ddp/rank*.json.gz >"$T/chk" &&
 		ok || bad "bert-2gpu-ddp against its raw traces: $(cat "$T/chk")"
 	python3 tools/crossrank_check.py gpt2-4gpu-zero1 "$T/ex/h200/data" $E/gpt2-124m/4gpu-zero1/rank*.json.gz >"$T/chk" &&

@@ -78,7 +78,7 @@ grep -q '^<h3>one</h3>$' "$P" && bad "a heading for run one, which has no findin
 # collectives and how long, what the last rank's GPU did before it arrived,
 # host-bound ranks (idle share, and most of the idle time waiting for a launch).
 if command -v python3 >/dev/null; then
-	$PERFSTUDY build -q experiments/h200/study.yaml -o "$T/h200" 2>"$T/err"
+	example_h200 "$T/h200" 2>"$T/err"
 	[ $? -eq 0 ] && ok || bad "h200 build failed: $(cat "$T/err")"
 	. tests/golden/h200-runs.sh
 	mapfile -t A < <(h200_runs long)

@@ -107,7 +107,7 @@ grep -qF "$T/etdir/run/a_et.json: warning: PyTorch execution trace (Chakra ET): 
 [ "$(awk -F, 'NR == 2 { print $4 }' "$T/etout/default/data/runs.csv")" = 1 ] && ok || bad "execution trace counted as a rank"
 
 # --- 4. H200: measured communication bytes per GPU and step against Python over the raw traces ---
-$PERFSTUDY build -q experiments/h200/study.yaml -o "$T/h200" 2>"$T/err" && ok || bad "h200 build: $(cat "$T/err")"
+example_h200 "$T/h200" 2>"$T/err" && ok || bad "h200 build: $(cat "$T/err")"
 H=$T/h200/h200/data
 if command -v python3 >/dev/null; then
 	python3 - "$H/comm_volume.csv" <<'EOF' >"$T/py" 2>&1

@@ -259,7 +259,7 @@ grep -qx 'gpt-125m,GPT 125M,8,8.60671e+09,1.99104e+09,1.05977e+10,40000000000,no
 [ -s "$T/c002/cheng-002/figures/memory_by_batch.svg" ] && ok || bad "figure memory_by_batch missing"
 
 # 6. The H200 example: the logs' TFLOP/s follow Megatron's formula; GPT-2 has 124439808 parameters.
-if "$PERFSTUDY" build -q experiments/h200/study.yaml -o "$T/h200" 2>"$T/err"; then ok; else bad "h200 build: $(cat "$T/err")"; fi
+if example_h200 "$T/h200" 2>"$T/err"; then ok; else bad "h200 build: $(cat "$T/err")"; fi
 H="$T/h200/h200/data"
 got=$(awk -F, '$1 == "gpt2-1gpu" { print $3 }' "$H/estimates.csv")
 want=$(tail -1 experiments/h200/traces/gpt2-124m/1gpu/rank0.log | awk '{ print $2 }')

@@ -93,7 +93,7 @@ else
 fi
 
 # --- 3. system.csv: inputs first (the H200 example), the manifest otherwise ---
-if "$PERFSTUDY" build -q experiments/h200/study.yaml -o "$T/h" 2>"$T/err"; then ok; else bad "h200 build: $(cat "$T/err")"; fi
+if example_h200 "$T/h" 2>"$T/err"; then ok; else bad "h200 build: $(cat "$T/err")"; fi
 S="$T/h/h200/data/system.csv"
 n=$(grep -c '<gpu id=' experiments/h200/nvidia-smi-q.xml)
 tm=$(zcat experiments/h200/traces/gpt2-124m/1gpu/rank0.pt.trace.json.gz | python3 -c "
