@@ -20,9 +20,7 @@ static int get_ref(struct ctx *c, const struct ynode *v, struct manifest_ref *re
 	if (v->bad)
 		return -1;
 	if (v->kind != Y_SCALAR || v->null || !v->value[0]) {
-		char *got = mf_describe(v);
-		mf_err_at(c, v, "expected a run id or 'experiment/run' in 'comparisons', got %s", got);
-		free(got);
+		mf_err_got(c, v, "a run id or 'experiment/run' in 'comparisons'");
 		return -1;
 	}
 	const char *slash = strchr(v->value, '/');
@@ -117,9 +115,7 @@ static void get_comparison(struct ctx *c, const struct ynode *map, struct manife
 			for (size_t j = 0; j < v->n; j += 2) {
 				const struct ynode *sk = v->items[j], *sv = v->items[j + 1];
 				if (sk->kind != Y_SCALAR || !mf_valid_id(sk->value, "_-")) {
-					char *got = mf_describe(sk);
-					mf_err_at(c, sk, "expected an experiment id in 'systems', got %s", got);
-					free(got);
+					mf_err_got(c, sk, "an experiment id in 'systems'");
 					continue;
 				}
 				char *label = NULL;
@@ -189,10 +185,7 @@ void mf_check_comparison_runs(struct ctx *c)
 			const struct manifest_ref *r = &m->comparisons[i].runs[j];
 			if (r->exp)
 				continue; /* another experiment's: checked by the build, which has every manifest */
-			size_t k = 0;
-			while (k < m->nruns && (!m->runs[k].id || strcmp(m->runs[k].id, r->run)))
-				k++;
-			if (k == m->nruns)
+			if (mf_run_index(m, r->run) == m->nruns)
 				mf_report_at(c, r->line, r->col, "unknown run '%s' in 'comparisons'", r->run);
 		}
 }

@@ -114,6 +114,13 @@ void mf_err_type(struct ctx *c, const struct ynode *key, const struct ynode *v, 
 	free(got);
 }
 
+void mf_err_got(struct ctx *c, const struct ynode *n, const char *expected)
+{
+	char *got = mf_describe(n);
+	mf_err_at(c, n, "expected %s, got %s", expected, got);
+	free(got);
+}
+
 /* Returns 1 when v holds a value, 0 when it is empty or already reported. */
 int mf_present(const struct ynode *v)
 {
@@ -290,9 +297,7 @@ int mf_field_index(struct ctx *c, const struct ynode *map, size_t i,
 	if (k->bad)
 		return -1;
 	if (k->kind != Y_SCALAR) {
-		char *got = mf_describe(k);
-		mf_err_at(c, k, "expected a key name, got %s", got);
-		free(got);
+		mf_err_got(c, k, "a key name");
 		return -1;
 	}
 	for (size_t j = 0; j < n; j++) {

@@ -118,9 +118,7 @@ void mf_get_software(struct ctx *c, const struct ynode *key, const struct ynode 
 		if (k->bad)
 			continue;
 		if (k->kind != Y_SCALAR || k->null || !k->value[0]) {
-			char *got = mf_describe(k);
-			mf_err_at(c, k, "expected a package name in 'software', got %s", got);
-			free(got);
+			mf_err_got(c, k, "a package name in 'software'");
 			continue;
 		}
 		int dup = 0;

@@ -67,9 +67,7 @@ static void check_root(struct ctx *c, const struct ynode *root)
 	if (root->bad)
 		return;
 	if (root->kind != Y_MAPPING) {
-		char *got = mf_describe(root);
-		mf_err_at(c, root, "expected a mapping at the top of the manifest, got %s", got);
-		free(got);
+		mf_err_got(c, root, "a mapping at the top of the manifest");
 		return;
 	}
 	for (size_t i = 0; i < root->n; i += 2) {

@@ -90,6 +90,8 @@ char *mf_take(struct buf *b);
 char *mf_describe(const struct ynode *n);
 /* Reports "expected <what> for '<key>', got ..." at v. */
 void mf_err_type(struct ctx *c, const struct ynode *key, const struct ynode *v, const char *what);
+/* Reports "expected <expected>, got <what n is>" at n. */
+void mf_err_got(struct ctx *c, const struct ynode *n, const char *expected);
 /* Returns 1 when v holds a value, 0 when it is empty or already reported. */
 int mf_present(const struct ynode *v);
 /* A string into *out (replacing and freeing what was there; caller frees). */

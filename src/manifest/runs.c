@@ -193,9 +193,7 @@ void mf_get_runs(struct ctx *c, const struct ynode *key, const struct ynode *v)
 		if (it->bad)
 			continue;
 		if (it->kind != Y_MAPPING) {
-			char *got = mf_describe(it);
-			mf_err_at(c, it, "expected a mapping for a run, got %s", got);
-			free(got);
+			mf_err_got(c, it, "a mapping for a run");
 			continue;
 		}
 		get_run(c, it, r, &c->own[i], &ids[i]);

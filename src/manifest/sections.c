@@ -107,9 +107,7 @@ static void get_rule(struct ctx *c, const struct ynode *map)
 	if (map->bad)
 		return;
 	if (map->kind != Y_MAPPING) {
-		char *got = mf_describe(map);
-		mf_err_at(c, map, "expected a mapping for a classify rule, got %s", got);
-		free(got);
+		mf_err_got(c, map, "a mapping for a classify rule");
 		return;
 	}
 	for (size_t i = 0; i < map->n; i += 2) {
@@ -221,9 +219,7 @@ void mf_get_phases(struct ctx *c, const struct ynode *key, const struct ynode *v
 		if (k->bad)
 			continue;
 		if (k->kind != Y_SCALAR || !mf_valid_id(k->value, "_.-")) {
-			char *got = mf_describe(k);
-			mf_err_at(c, k, "expected a phase name of letters, digits, '_', '.' and '-', got %s", got);
-			free(got);
+			mf_err_got(c, k, "a phase name of letters, digits, '_', '.' and '-'");
 			continue;
 		}
 		int dup = 0;
@@ -275,9 +271,7 @@ void mf_get_compare(struct ctx *c, const struct ynode *key, const struct ynode *
 			continue;
 		if (it->kind != Y_SEQUENCE || it->n != 2 || it->items[0]->kind != Y_SCALAR ||
 			it->items[1]->kind != Y_SCALAR || it->items[0]->null || it->items[1]->null) {
-			char *got = mf_describe(it);
-			mf_err_at(c, it, "expected a pair of run ids like [a, b] in 'compare', got %s", got);
-			free(got);
+			mf_err_got(c, it, "a pair of run ids like [a, b] in 'compare'");
 			continue;
 		}
 		if (!strcmp(it->items[0]->value, it->items[1]->value)) {
@@ -366,9 +360,7 @@ static void get_bandwidths(struct ctx *c, const struct ynode *key, const struct 
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
 		double x = 0;
 		if (k->kind != Y_SCALAR || k->null || !k->value[0]) {
-			char *got = mf_describe(k);
-			mf_err_at(c, k, "expected a bandwidth label in 'bandwidths', got %s", got);
-			free(got);
+			mf_err_got(c, k, "a bandwidth label in 'bandwidths'");
 			continue;
 		}
 		for (size_t j = 0; j < m->parallel_comm.nbandwidths; j++)
@@ -489,9 +481,7 @@ void mf_get_series(struct ctx *c, const struct ynode *key, const struct ynode *v
 		if (it->bad)
 			continue;
 		if (it->kind != Y_MAPPING) {
-			char *got = mf_describe(it);
-			mf_err_at(c, it, "expected a series like {name: nightly, runs: [a, b]} in 'series', got %s", got);
-			free(got);
+			mf_err_got(c, it, "a series like {name: nightly, runs: [a, b]} in 'series'");
 			continue;
 		}
 		const struct ynode *seen[2] = {0};
