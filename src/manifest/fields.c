@@ -319,6 +319,14 @@ int mf_field_index(struct ctx *c, const struct ynode *map, size_t i,
 	return -1;
 }
 
+const struct ynode *mf_earlier_key(const struct ynode *map, size_t i)
+{
+	for (size_t j = 0; j < i; j += 2)
+		if (map->items[j]->kind == Y_SCALAR && !strcmp(map->items[j]->value, map->items[i]->value))
+			return map->items[j];
+	return NULL;
+}
+
 /*
  * Reports a required key that is absent (at the mapping's start) or has an
  * empty value (at the key). key is the key node from field_index's seen[].

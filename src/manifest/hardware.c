@@ -121,14 +121,11 @@ void mf_get_software(struct ctx *c, const struct ynode *key, const struct ynode 
 			mf_err_got(c, k, "a package name in 'software'");
 			continue;
 		}
-		int dup = 0;
-		for (size_t j = 0; j < i && !dup; j += 2)
-			if (map->items[j]->kind == Y_SCALAR && !strcmp(map->items[j]->value, k->value)) {
-				mf_err_at(c, k, "duplicate package '%s' in 'software' (first at %d:%d)", k->value,
-					map->items[j]->line, map->items[j]->col);
-				dup = 1;
-			}
-		if (dup || v->bad)
+		const struct ynode *first = mf_earlier_key(map, i);
+		if (first)
+			mf_err_at(c, k, "duplicate package '%s' in 'software' (first at %d:%d)", k->value, first->line,
+				  first->col);
+		if (first || v->bad)
 			continue;
 		if (v->kind != Y_SCALAR || v->null || !v->value[0]) {
 			mf_err_type(c, k, v, "a version");

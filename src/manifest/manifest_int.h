@@ -125,6 +125,11 @@ const char *mf_suggest(const char *s, const char *const *names, size_t n);
 int mf_field_index(struct ctx *c, const struct ynode *map, size_t i,
 	const char *const *names, size_t n, const struct ynode **seen);
 /*
+ * For a mapping of free-form keys (names of packages, phases): the first
+ * key before items[i] (a scalar key) that is the same, or NULL.
+ */
+const struct ynode *mf_earlier_key(const struct ynode *map, size_t i);
+/*
  * Reports a required key that is absent (at the mapping's start) or has an
  * empty value (at the key). key is the key node from mf_field_index's seen[].
  */

@@ -222,14 +222,10 @@ void mf_get_phases(struct ctx *c, const struct ynode *key, const struct ynode *v
 			mf_err_got(c, k, "a phase name of letters, digits, '_', '.' and '-'");
 			continue;
 		}
-		int dup = 0;
-		for (size_t j = 0; j < i && !dup; j += 2)
-			if (v->items[j]->kind == Y_SCALAR && !strcmp(v->items[j]->value, k->value)) {
-				mf_err_at(c, k, "duplicate phase '%s' (first at %d:%d)", k->value, v->items[j]->line,
-					v->items[j]->col);
-				dup = 1;
-			}
-		if (dup || !mf_present(val))
+		const struct ynode *first = mf_earlier_key(v, i);
+		if (first)
+			mf_err_at(c, k, "duplicate phase '%s' (first at %d:%d)", k->value, first->line, first->col);
+		if (first || !mf_present(val))
 			continue;
 		if (val->kind == Y_MAPPING) {
 			mf_err_type(c, k, val, "an annotation name or a list of them");
