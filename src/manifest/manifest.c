@@ -50,6 +50,10 @@ static void set_id(struct ctx *c, const struct ynode *v)
 		mf_err_at(c, v, "invalid experiment id '%s': use letters, digits, '_' and '-'", v->value);
 }
 
+/*
+ * The second pass: every top-level key in the file's order, then the
+ * checks that need every run read, then the runs' models and labels.
+ */
 static void check_root(struct ctx *c, const struct ynode *root)
 {
 	static const char *const keys[] = {
