@@ -121,7 +121,8 @@ $(FUZZ_BINS): $(B)/fuzz/fuzz_%: $(B)/fuzz/fuzz_%.o $(B)/fuzz/common.o $(LIB_OBJS
 
 fuzz-regress: $(REGRESS_BINS)
 	@set -e; for n in $(FUZZ_NAMES); do echo "  FUZZ-REGRESS $$n"; \
-		./$(B)/fuzz/regress_$$n $$(ls -d tests/fuzz-regress/$$n 2>/dev/null); done
+		[ -n "$$(ls -A tests/fuzz-regress/$$n 2>/dev/null)" ] || { echo "tests/fuzz-regress/$$n: no seed inputs for fuzz/fuzz_$$n.c" >&2; exit 1; }; \
+		./$(B)/fuzz/regress_$$n tests/fuzz-regress/$$n; done
 
 fuzz-targets: $(FUZZ_BINS)
 

@@ -112,7 +112,7 @@ int analysis_dispatch_ops(const struct analysis_ctx *ctx, struct analysis_result
 int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Collectives matched across ranks: waits, clock offsets, stragglers (crossrank.c). */
 int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Critical path of each step per rank (critical_path.c). */
+/* Critical path of each step, per rank and across ranks (critpath.c). */
 int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Statements generated from the other analyses' tables, shown first on the page (findings.c). */

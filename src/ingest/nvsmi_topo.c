@@ -20,26 +20,18 @@
 #include <string.h>
 
 #include "ingest/ingest.h"
+#include "ingest/source.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
 
 #define MAX_DEV 64
 #define MAX_CELLS (MAX_DEV + 8)
 
-static const char *find(const char *p, size_t n, const char *needle)
-{
-	size_t m = strlen(needle);
-	for (size_t i = 0; i + m <= n; i++)
-		if (!memcmp(p + i, needle, m))
-			return p + i;
-	return NULL;
-}
-
 static int topo_detect(const char *head, size_t n)
 {
 	const char *e = memchr(head, '\n', n);
 	size_t first = e ? (size_t)(e - head) : n;
-	return find(head, first, "GPU0") && find(head, first, "CPU Affinity");
+	return source_find(head, first, "GPU0") && source_find(head, first, "CPU Affinity");
 }
 
 /* Copies the line [p, p + n) without terminal escapes and CR into a NUL-terminated string. */

@@ -18,6 +18,7 @@
 
 #include "ingest/csv_read.h"
 #include "ingest/ingest.h"
+#include "ingest/source.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
 
@@ -25,20 +26,11 @@ static const char *const start_cols[] = {"Start (ns)", "Start:ts_ns"};
 static const char *const end_cols[] = {"End (ns)", "End:ts_ns"};
 static const char *const dur_cols[] = {"Duration (ns)", "Duration:dur_ns"};
 
-static const char *find(const char *p, size_t n, const char *needle)
-{
-	size_t m = strlen(needle);
-	for (size_t i = 0; i + m <= n; i++)
-		if (!memcmp(p + i, needle, m))
-			return p + i;
-	return NULL;
-}
-
 /* A header line: a start column, "Name" and an NVTX-only column. */
 static int is_header(const char *p, size_t n)
 {
-	return (find(p, n, start_cols[0]) || find(p, n, start_cols[1])) && find(p, n, "Name") &&
-	       (find(p, n, "RangeId") || find(p, n, "RangeStack") || find(p, n, "NameTree"));
+	return (source_find(p, n, start_cols[0]) || source_find(p, n, start_cols[1])) && source_find(p, n, "Name") &&
+	       (source_find(p, n, "RangeId") || source_find(p, n, "RangeStack") || source_find(p, n, "NameTree"));
 }
 
 /* Offset and 1-based line of the header line in the first n bytes, or -1. */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ingest/ingest.h"
+#include "ingest/source.h"
 #include "util/diag.h"
 
 static size_t skip_ws(const char *p, size_t n, size_t i)
@@ -24,15 +25,6 @@ static size_t skip_ws(const char *p, size_t n, size_t i)
 	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
 		i++;
 	return i;
-}
-
-static const char *find(const char *p, size_t n, const char *needle)
-{
-	size_t m = strlen(needle);
-	for (size_t i = 0; i + m <= n; i++)
-		if (!memcmp(p + i, needle, m))
-			return p + i;
-	return NULL;
 }
 
 /* A JSON object whose first key is "schema" and that has "nodes" but no "traceEvents" up front. */
@@ -45,7 +37,7 @@ static int et_detect(const char *head, size_t n)
 	if (n - i < 8 || memcmp(head + i, "\"schema\"", 8))
 		return 0;
 	i = skip_ws(head, n, i + 8);
-	return i < n && head[i] == ':' && find(head, n, "\"nodes\"") && !find(head, n, "\"traceEvents\"");
+	return i < n && head[i] == ':' && source_find(head, n, "\"nodes\"") && !source_find(head, n, "\"traceEvents\"");
 }
 
 static int et_read(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts)
@@ -54,7 +46,7 @@ static int et_read(const struct source *src, const struct ingest_sink *sink, str
 	/* Nodes are counted by their "rf_id" key, which only operator nodes carry. */
 	const char *p = src->data, *e = src->data + src->len;
 	int64_t nodes = 0;
-	while ((p = find(p, (size_t)(e - p), "\"rf_id\"")) != NULL) {
+	while ((p = source_find(p, (size_t)(e - p), "\"rf_id\"")) != NULL) {
 		nodes++;
 		p += 7;
 	}

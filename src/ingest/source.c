@@ -186,3 +186,12 @@ void source_release(struct source *src)
 	src->data = NULL;
 	src->len = 0;
 }
+
+const char *source_find(const char *p, size_t n, const char *needle)
+{
+	size_t m = strlen(needle);
+	for (size_t i = 0; i + m <= n; i++)
+		if (!memcmp(p + i, needle, m))
+			return p + i;
+	return NULL;
+}

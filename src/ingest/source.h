@@ -6,6 +6,7 @@
  * padding, which simdjson needs. While reading it computes the file's size
  * and SHA-256 (of the bytes on disk) for the store and the report's
  * Provenance. The caller owns the source and frees it with source_release().
+ * source_find() searches such bytes, which need not end in a NUL.
  */
 #ifndef PERFSTUDY_SOURCE_H
 #define PERFSTUDY_SOURCE_H
@@ -31,5 +32,10 @@ struct source {
 /* Returns 0, or -1 after diag (system error for I/O, input error for corrupt gzip). */
 int source_load(struct source *src, const char *path);
 void source_release(struct source *src);
+/*
+ * Returns where needle first occurs in the n bytes at p, or NULL: readers
+ * sniff headers and search lines that are not NUL-terminated.
+ */
+const char *source_find(const char *p, size_t n, const char *needle);
 
 #endif

@@ -1,10 +1,12 @@
 /*
  * sqlitedb.c: opening a profiler's SQLite export from memory, and the
  * checks every SQLite reader needs (tables, columns, integer cells), each
- * failure named by file and table.
+ * failure named by file and table; walking a table's rows, and handing
+ * activities, annotations and devices to the sink with their counts.
  */
 #include "ingest/sqlitedb.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +85,19 @@ int sdb_has_table(sqlite3 *db, const char *table)
 	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
 	int r = sqlite3_step(st) == SQLITE_ROW;
 	sqlite3_finalize(st);
+	return r;
+}
+
+int sdb_detect_tables(const struct source *src, const char *must, const char *const *any)
+{
+	sqlite3 *db;
+	if (sdb_open(src, 1, &db) < 0)
+		return 0;
+	int r = 0;
+	if (sdb_has_table(db, must))
+		for (size_t i = 0; any[i] && !r; i++)
+			r = sdb_has_table(db, any[i]);
+	sqlite3_close(db);
 	return r;
 }
 
@@ -165,4 +180,130 @@ void cupti_memset_name(struct buf *out, int64_t mem_kind)
 		buf_printf(out, "Memset (%s)", k);
 	else
 		buf_printf(out, "Memset");
+}
+
+int sdb_table(struct sdb_reader *r, const char *table, const char *const *cols)
+{
+	if (!sdb_has_table(r->db, table))
+		return 0;
+	return sdb_require_columns(r->src, r->db, table, cols) < 0 ? -1 : 1;
+}
+
+int sdb_each_row(struct sdb_reader *r, const char *table, const char *sql, sdb_row_fn *row, void *arg)
+{
+	sqlite3_stmt *st;
+	if (sdb_prepare(r->src, r->db, table, sql, &st) < 0)
+		return -1;
+	int ret = -1, rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		r->counts->events++;
+		if (row(r, table, st, arg) < 0)
+			goto out;
+	}
+	if (rc != SQLITE_DONE) {
+		sdb_error(r->src, table, "%s", sqlite3_errmsg(r->db));
+		goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int sdb_query_int(sqlite3 *db, const char *sql, int64_t *v)
+{
+	sqlite3_stmt *st;
+	int ret = -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+		*v = sqlite3_column_int64(st, 0);
+		ret = 0;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+void sdb_skip_row(struct sdb_reader *r, const char *table, int64_t rowid, const char *what)
+{
+	r->counts->skipped++;
+	if (r->warned++ < 5) {
+		char where[512];
+		snprintf(where, sizeof(where), "%s: table '%s', %s %" PRId64, r->src->path, table, r->id_name, rowid);
+		diag_warning(where, "skipped row: %s", what);
+	}
+}
+
+void sdb_skipped_total(struct sdb_reader *r)
+{
+	if (r->counts->skipped > 5)
+		diag_warning(r->src->path, "skipped %" PRId64 " malformed rows in all", r->counts->skipped);
+}
+
+int sdb_activity(struct sdb_reader *r, const struct gpu_activity *a)
+{
+	if (a->kind == ACT_KERNEL)
+		r->counts->kernels++;
+	else if (a->kind == ACT_MEMCPY)
+		r->counts->memcpys++;
+	else
+		r->counts->memsets++;
+	return r->sink->activity && r->sink->activity(r->sink->ctx, a) ? -1 : 0;
+}
+
+int sdb_annotation(struct sdb_reader *r, const struct annotation *an)
+{
+	r->counts->annotations++;
+	if (!strncmp(an->name, "ProfilerStep#", 13))
+		r->counts->steps++;
+	return r->sink->annotation && r->sink->annotation(r->sink->ctx, an) ? -1 : 0;
+}
+
+int sdb_send_info(struct sdb_reader *r, const char *format, const char *table, const char *const *cols, const char *sql,
+		  int64_t bw_scale, int64_t epoch_ns)
+{
+	struct device_info *devs = NULL;
+	size_t n = 0, cap = 0;
+	int ret = -1;
+	sqlite3_stmt *st = NULL;
+	int have = sdb_table(r, table, cols);
+	if (have < 0)
+		return -1;
+	if (have) {
+		if (sdb_prepare(r->src, r->db, table, sql, &st) < 0)
+			return -1;
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t v[7];
+			for (int i = 0; i < 7; i++)
+				if (i != 1 && sdb_int(r->src, table, st, i, i > 0, &v[i]) < 0)
+					goto out;
+			devs = xgrow(devs, &cap, n + 1, sizeof(*devs));
+			const char *name = (const char *)sqlite3_column_text(st, 1);
+			devs[n] = (struct device_info){
+				.id = v[0] >= 0 && v[0] <= INT32_MAX ? (int)v[0] : (int)n,
+				.name = xstrdup(name ? name : ""),
+				.total_mem = v[2],
+				.sm_count = v[3] >= 0 && v[3] <= INT32_MAX ? (int)v[3] : -1,
+				.cc_major = v[4] >= 0 && v[4] < 100 ? (int)v[4] : -1,
+				.cc_minor = v[5] >= 0 && v[5] < 100 ? (int)v[5] : -1,
+				.mem_bandwidth = v[6] > 0 && v[6] <= INT64_MAX / bw_scale ? v[6] * bw_scale : 0,
+			};
+			n++;
+		}
+	}
+	struct trace_info info = {
+		.format = format,
+		.rank = -1,
+		.world_size = -1,
+		.epoch_offset_ns = epoch_ns,
+		.ndevices = n,
+		.devices = devs,
+	};
+	ret = r->sink->info && r->sink->info(r->sink->ctx, &info) ? -1 : 0;
+out:
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < n; i++)
+		free((char *)devs[i].name);
+	free(devs);
+	return ret;
 }

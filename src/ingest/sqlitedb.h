@@ -9,7 +9,10 @@
  * locked, and a gzip-compressed export reads like any other.
  *
  * Helpers here report through diag with the file and table named; the
- * readers (nsys.c, nvvp.c) give the tables their meaning.
+ * readers (nsys.c, nvvp.c) give the tables their meaning. Both readers walk
+ * a table the same way (sdb_table, then sdb_each_row with a function per
+ * row) and hand rows on through the sdb_activity/sdb_annotation/
+ * sdb_send_info helpers, so what is counted and warned about is the same.
  */
 #ifndef PERFSTUDY_SQLITEDB_H
 #define PERFSTUDY_SQLITEDB_H
@@ -19,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "util/buf.h"
+#include "ingest/ingest.h"
 #include "ingest/source.h"
 
 /* "SQLite format 3\0" at the start of head. */
@@ -26,6 +30,12 @@ int sdb_magic(const char *head, size_t n);
 /* Opens src's bytes read-only; 0 or -1 (after diag unless quiet). Close with sqlite3_close(). */
 int sdb_open(const struct source *src, int quiet, sqlite3 **db);
 int sdb_has_table(sqlite3 *db, const char *table);
+/*
+ * For a reader's detect_source: 1 when src opens as a SQLite database
+ * with table must and at least one table of the NULL-terminated any; else
+ * 0, without a message.
+ */
+int sdb_detect_tables(const struct source *src, const char *must, const char *const *any);
 int sdb_has_column(sqlite3 *db, const char *table, const char *column);
 /* 0 when table has every column of the NULL-terminated list; else -1 after diag naming the first missing one. */
 int sdb_require_columns(const struct source *src, sqlite3 *db, const char *table, const char *const *cols);
@@ -51,5 +61,52 @@ void cupti_memset_name(struct buf *out, int64_t mem_kind);
 
 /* One diag error "FILE: table 'T': MESSAGE". */
 void sdb_error(const struct source *src, const char *table, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* What a SQLite reader carries through one file. */
+struct sdb_reader {
+	const struct source *src;
+	sqlite3 *db;
+	const struct ingest_sink *sink;
+	struct ingest_counts *counts;
+	const char *id_name; /* the row id as warnings name it: "rowid" (nsys), "_id_" (nvvp) */
+	int64_t warned;      /* rows skipped so far; the first five are warned about */
+};
+
+/*
+ * 1 when table exists and has every column of the NULL-terminated cols; 0
+ * when it is absent (no such events); -1 after diag naming the first
+ * missing column.
+ */
+int sdb_table(struct sdb_reader *r, const char *table, const char *const *cols);
+/* Handles one row of table; 0 to go on, -1 to stop (after diag, or the sink refused). */
+typedef int sdb_row_fn(struct sdb_reader *r, const char *table, sqlite3_stmt *st, void *arg);
+/*
+ * Runs sql over table, counting each row as an event and handing it to
+ * row with arg. Returns 0, or -1 when the query cannot be prepared or a
+ * step fails (after diag naming the table) or row returned -1.
+ */
+int sdb_each_row(struct sdb_reader *r, const char *table, const char *sql, sdb_row_fn *row, void *arg);
+/*
+ * The first integer column of sql's first row into *v; 0, or -1 (no
+ * message) when the query fails, has no row or the value is no integer.
+ */
+int sdb_query_int(sqlite3 *db, const char *sql, int64_t *v);
+/* Counts a skipped row; the first five get a warning "FILE: table 'T', rowid N: skipped row: WHAT". */
+void sdb_skip_row(struct sdb_reader *r, const char *table, int64_t rowid, const char *what);
+/* When more than the five warned about were skipped, one warning with the total, once the file is read. */
+void sdb_skipped_total(struct sdb_reader *r);
+/* Counts a kernel, copy or set and hands it to the sink; -1 when the sink refuses. */
+int sdb_activity(struct sdb_reader *r, const struct gpu_activity *a);
+/* Counts an annotation (and a step, for ProfilerStep#N) and hands it to the sink; -1 when the sink refuses. */
+int sdb_annotation(struct sdb_reader *r, const struct annotation *an);
+/*
+ * Reads the devices of table, when it exists with cols, through sql
+ * (columns id, name, total memory, SMs, compute capability major and
+ * minor, memory bandwidth times bw_scale to bytes/s; all but id may be
+ * NULL) and hands them with epoch_ns to the sink's info callback as a
+ * trace of format. Returns 0, or -1 after diag or when the sink refuses.
+ */
+int sdb_send_info(struct sdb_reader *r, const char *format, const char *table, const char *const *cols, const char *sql,
+		  int64_t bw_scale, int64_t epoch_ns);
 
 #endif

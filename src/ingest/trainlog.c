@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ingest/ingest.h"
+#include "ingest/source.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
@@ -48,15 +49,6 @@ static int next_line(const struct source *src, size_t *pos, int *no, struct line
 	l->n = n;
 	l->no = ++*no;
 	return 1;
-}
-
-static const char *find(const char *p, size_t n, const char *needle)
-{
-	size_t m = strlen(needle);
-	for (size_t i = 0; i + m <= n; i++)
-		if (!memcmp(p + i, needle, m))
-			return p + i;
-	return NULL;
 }
 
 /*
@@ -89,12 +81,12 @@ static const char *iteration_start(const char *p, size_t n, int *rank)
 		p++;
 	if (e - p < 10 || memcmp(p, "iteration", 9) || !isspace((unsigned char)p[9]))
 		return NULL;
-	return find(p, (size_t)(e - p), "|") ? p : NULL;
+	return source_find(p, (size_t)(e - p), "|") ? p : NULL;
 }
 
 static int megatron_detect(const char *head, size_t n)
 {
-	if (find(head, n, "------------------------ arguments ------------------------"))
+	if (source_find(head, n, "------------------------ arguments ------------------------"))
 		return 1;
 	size_t i = 0;
 	while (i < n) {
@@ -104,7 +96,7 @@ static int megatron_detect(const char *head, size_t n)
 		const char *it = iteration_start(head + i, len, &rank);
 		/* What is left of the line after the prefixes iteration_start() skipped. */
 		size_t rest = it ? len - (size_t)(it - (head + i)) : 0;
-		if (it && (find(it, rest, "consumed samples:") || find(it, rest, "elapsed time per iteration (ms):")))
+		if (it && (source_find(it, rest, "consumed samples:") || source_find(it, rest, "elapsed time per iteration (ms):")))
 			return 1;
 		i += len + 1;
 	}
@@ -114,7 +106,7 @@ static int megatron_detect(const char *head, size_t n)
 /* The value text after "key:" up to the next '|', trimmed; NULL when key is absent. */
 static const char *field(const char *p, size_t n, const char *key, size_t *len)
 {
-	const char *k = find(p, n, key);
+	const char *k = source_find(p, n, key);
 	if (!k)
 		return NULL;
 	const char *v = k + strlen(key), *e = p + n;
@@ -222,8 +214,8 @@ fail:
 
 static int lightning_detect(const char *head, size_t n)
 {
-	return find(head, n, "Profiler Report") &&
-	       (find(head, n, "Mean duration (s)") || find(head, n, "Profile stats for:"));
+	return source_find(head, n, "Profiler Report") &&
+	       (source_find(head, n, "Mean duration (s)") || source_find(head, n, "Profile stats for:"));
 }
 
 /* Splits a '|' table line into up to max trimmed cells; returns the count. */
@@ -284,15 +276,15 @@ static int lightning_read(const struct source *src, const struct ingest_sink *si
 	char *pending = NULL; /* an AdvancedProfiler action waiting for its "function calls in" line */
 	int ret = 0;
 	while (ret == 0 && next_line(src, &pos, &no, &l)) {
-		const char *ps = find(l.p, l.n, "Profile stats for: ");
+		const char *ps = source_find(l.p, l.n, "Profile stats for: ");
 		if (ps) {
 			free(pending);
 			size_t off = (size_t)(ps - l.p) + 19;
 			pending = xasprintf("%.*s", (int)(l.n - off), ps + 19);
 			continue;
 		}
-		const char *fc = pending ? find(l.p, l.n, " function calls") : NULL;
-		const char *in = fc ? find(l.p, l.n, " in ") : NULL;
+		const char *fc = pending ? source_find(l.p, l.n, " function calls") : NULL;
+		const char *in = fc ? source_find(l.p, l.n, " in ") : NULL;
 		if (in) {
 			struct line t = {in + 4, 0, 0};
 			while (t.p + t.n < l.p + l.n && !isspace((unsigned char)t.p[t.n]))
@@ -308,19 +300,19 @@ static int lightning_read(const struct source *src, const struct ingest_sink *si
 			continue;
 		}
 		size_t k = cells(l.p, l.n, cell, 8);
-		if (k >= 4 && find(l.p, l.n, "Action") && find(l.p, l.n, "Mean duration (s)")) {
+		if (k >= 4 && source_find(l.p, l.n, "Action") && source_find(l.p, l.n, "Mean duration (s)")) {
 			c_action = c_mean = c_calls = c_total = c_pct = -1;
 			for (size_t i = 0; i < k; i++) {
 				struct line *c = &cell[i];
 				if (c->n == 6 && !memcmp(c->p, "Action", 6))
 					c_action = (int)i;
-				else if (find(c->p, c->n, "Mean duration"))
+				else if (source_find(c->p, c->n, "Mean duration"))
 					c_mean = (int)i;
-				else if (find(c->p, c->n, "Num calls"))
+				else if (source_find(c->p, c->n, "Num calls"))
 					c_calls = (int)i;
-				else if (find(c->p, c->n, "Total time"))
+				else if (source_find(c->p, c->n, "Total time"))
 					c_total = (int)i;
-				else if (find(c->p, c->n, "Percentage"))
+				else if (source_find(c->p, c->n, "Percentage"))
 					c_pct = (int)i;
 			}
 			in_table = c_action >= 0 && c_total >= 0;
