@@ -17,11 +17,12 @@
 
 #include <stddef.h>
 
-#include "chart/chart.h"
 #include "manifest/manifest.h"
 #include "store/store.h"
 #include "analyze/classify.h"
-#include "analyze/table.h"
+#include "util/table.h"
+
+struct chart; /* chart/chart.h: the figures an analysis hands on */
 
 struct analysis_ctx {
 	struct store *store;
