@@ -1,0 +1,230 @@
+/*
+ * chart_draw.h: what the files that draw a chart share, private to chart/.
+ *
+ * Sizes in points, the structures of a drawing (the chart's cleaned text,
+ * a value axis, the plot box, the key, the category labels), the per-thread
+ * look of the chart being drawn, and the helpers of colour.c, text.c,
+ * layout.c and catlabels.c that the draw function of each kind of chart
+ * (draw_*.c) calls. Only chart/ includes it; everyone else sees chart.h.
+ */
+#ifndef PERFSTUDY_CHART_DRAW_H
+#define PERFSTUDY_CHART_DRAW_H
+
+#include <cairo.h>
+#include <stddef.h>
+
+#include "chart/chart.h"
+#include "util/buf.h"
+
+#define FONT "DejaVu Sans"
+
+/*
+ * Text sizes in points at the default base size (8 pt); a style's font_size
+ * scales them all, and set_font() never goes below MIN_PT, the usual floor
+ * for print.
+ */
+#define BASE_PT 8.0
+#define MIN_PT 7.0
+#define TITLE_PT 9.0
+#define AXIS_PT 8.0
+#define TICK_PT 7.0
+#define LABEL_PT 7.0
+#define LEGEND_PT 7.5
+#define NODATA_PT 9.0
+
+/* Spacing in points. */
+#define PAD 6.0          /* figure edge to anything drawn */
+#define GAP 3.0          /* text to what it labels */
+#define TICK_LEN 3.0
+#define LEGEND_GAP 12.0  /* plot area to legend */
+#define SWATCH 7.0
+#define LABEL_ANGLE 35.0 /* degrees, for category labels that do not fit flat */
+#define MAX_LABEL_CHARS 45
+
+#define DEFAULT_DPI 300.0
+#define HATCH_GAP 2.8 /* points between hatch lines */
+
+/*
+ * Colours past the palette: idle time is light grey (no work), and runs
+ * are COLOUR_RUN + their position among the chart's runs, black to grey
+ * (run_grey()), so that no palette colour ever stands for a run.
+ */
+#define COLOUR_IDLE 100
+#define COLOUR_RUN 200
+
+/* The chart's strings, made safe to hand to cairo. */
+struct text {
+	char *title, *value_label;
+	char **cats, **series;
+};
+
+/* A value axis: ticks at lo, lo + step, ..., hi; on a log axis lo * step^i. */
+struct axis {
+	double lo, hi, step;
+	size_t nticks;
+	int decimals; /* -1: print with %g */
+	int log;      /* ticks at powers of ten; positions by log10 */
+};
+
+/* An SVG tooltip: a rectangle in points and the text its <title> shows. */
+struct tip {
+	double x, y, w, h;
+	char *text;
+};
+
+/*
+ * How the chart being drawn looks: font, scale, colours, hatching, and where
+ * tooltips go (SVG only). A thread draws one chart at a time, so this is set
+ * by draw_chart() for the drawing and read by the helpers below; it keeps
+ * the style out of every function's arguments. One per thread:
+ * chart_write_many() draws figures on several.
+ */
+struct look {
+	const char *font;
+	double scale;       /* style font size / BASE_PT */
+	int hatching;
+	int log_scale;      /* as in chart_style */
+	const struct chart_style *style;
+	size_t *series_colour; /* colour index of each series */
+	size_t nruns;       /* series drawn as runs (COLOUR_RUN + i) */
+	int lines;          /* series are lines and markers: runs stay darker */
+	struct tip *tips;   /* NULL when the surface keeps no tooltips */
+	size_t ntips, cap_tips;
+	int want_tips;
+};
+extern _Thread_local struct look look;
+
+/* Rectangle of the plot area, in points from the top left. */
+struct box {
+	double x0, y0, x1, y1;
+};
+
+/* The legend of a stacked bar chart, laid out before the plot area is known. */
+struct legend {
+	size_t n, ncols, nrows;
+	char **text;
+	char **full;     /* the names before shortening: each entry's SVG tooltip */
+	size_t *colour;
+	int reverse; /* list the entries bottom up, like the segments of a stack */
+	double col_w, row_h, width, height;
+	int *swatch;     /* NULL, or per entry one of enum swatch (owned; CHART_XY's lines and markers) */
+	size_t *shape;   /* per entry the marker shape of SWATCH_LINE/SWATCH_MARK (owned) */
+	double swatch_w; /* 0: SWATCH */
+};
+
+/* How a key entry shows what it stands for. */
+enum swatch {
+	SWATCH_BOX,   /* a filled square: bars */
+	SWATCH_LINE,  /* a line in the entry's colour with its marker */
+	SWATCH_MARK,  /* the marker alone: a scatter */
+	SWATCH_SOLID, /* a black line: a fitted line */
+	SWATCH_DASH,  /* a dashed grey line: a reference such as y = x */
+};
+
+/* Narrower than this (points), a figure puts its key under the plot, not beside it. */
+#define NARROW_PT 360.0
+
+/* How the category labels under a stacked bar chart sit. */
+struct catlabels {
+	double angle;  /* radians counter-clockwise; 0 is flat */
+	size_t every;  /* label every k-th category when lines would overlap */
+	double below;  /* space they take under the axis */
+	double left;   /* how far the first label reaches left of its bar's centre */
+	char **text;
+	/*
+	 * Ranks of runs ("GPT-2, 2 GPUs r0", "GPT-2, 2 GPUs r1", ...): text
+	 * holds "r0", "r1" under each bar, and each run's label is drawn
+	 * once under its bars (flat, or upright in one or two lines).
+	 */
+	size_t ngroups;
+	size_t *first;        /* ngroups + 1: each group's first category, then n */
+	char **group;         /* each group's label, as drawn */
+	char **group_full;    /* and in full, for its tooltip */
+	char **group_line2;   /* a second upright line, or NULL */
+	int *group_upright;
+	double group_h;       /* the groups' tier under the ranks' line */
+};
+
+/* colour.c */
+size_t colour_of(const char *key, size_t fallback);
+size_t *series_colours(const struct chart *c);
+void set_grey(cairo_t *cr, double g);
+void set_colour(cairo_t *cr, size_t colour);
+void fill_rect(cairo_t *cr, double x, double y, double w, double h, size_t colour);
+
+/* text.c */
+char *clean_text(const char *s);
+void set_font(cairo_t *cr, double size, int bold);
+double text_width(cairo_t *cr, const char *s);
+double line_height(cairo_t *cr);
+char *fit_text(cairo_t *cr, const char *s, double max_w, size_t max_chars);
+void show_text(cairo_t *cr, const char *s, double x, double y, double halign,
+		      double valign);
+void show_rotated(cairo_t *cr, const char *s, double x, double y, double angle, int right);
+double title_bottom(cairo_t *cr, const struct text *t, double w);
+void draw_title(cairo_t *cr, const struct text *t, double w, double x0, double x1);
+void draw_no_data(cairo_t *cr, const struct text *t, double w, double h);
+void draw_y_title(cairo_t *cr, const char *label, const struct box *b, double x_left);
+void draw_value_label_left(cairo_t *cr, const char *label, const struct box *b, double tick_w);
+void draw_x_title(cairo_t *cr, const char *label, double x0, double x1, double y, double w);
+size_t wrap_text(cairo_t *cr, const char *text, double max_w, char ***out);
+
+/* layout.c */
+void grid_tick_y(cairo_t *cr, const struct box *b, double y);
+void grid_tick_x(cairo_t *cr, const struct box *b, double x);
+double finite_or_0(double v);
+void spread_extent(const struct chart *c, size_t i, double *lo, double *hi);
+void draw_spread(cairo_t *cr, int vertical, double at, double cap, const double p[4]);
+void axis_nice(struct axis *a, double lo, double hi);
+void axis_log(struct axis *a, double lo, double hi);
+double axis_frac(const struct axis *a, double v);
+double axis_tick(const struct axis *a, size_t i);
+const char *minus(double v);
+char *power_of_ten(int e);
+char *axis_label(const struct axis *a, double v);
+char *value_text(double v);
+double axis_max_label_width(cairo_t *cr, const struct axis *a);
+void legend_layout_sw(cairo_t *cr, struct legend *lg, char *const *names, const size_t *colours,
+			     size_t n, double w, double avail_h, double sw, int always);
+void legend_layout(cairo_t *cr, struct legend *lg, char *const *names, const size_t *colours,
+			  size_t n, double w, double avail_h);
+void legend_draw(cairo_t *cr, const struct legend *lg, double x, double y);
+void legend_release(struct legend *lg);
+double axis_y(const struct axis *a, const struct box *b, double v);
+void draw_value_grid_y(cairo_t *cr, const struct axis *a, const struct box *b);
+void marker(cairo_t *cr, double x, double y, size_t k);
+int want_log(double lo, double hi, double minpos);
+char *value_title(const struct text *t, const struct axis *a);
+void draw_spreads_up(cairo_t *cr, const struct chart *c, const struct box *b, double slot, double scale,
+			    double y_zero, double cap);
+void set_ref_line(cairo_t *cr, int dashed);
+
+/* catlabels.c */
+void catlabels_release(struct catlabels *cl, size_t n);
+void catlabels_draw_nested(cairo_t *cr, const struct catlabels *cl, const struct box *b, double slot);
+void catlabels_layout(cairo_t *cr, struct catlabels *cl, const struct text *t, size_t n,
+			     double slot, double max_below);
+
+/* draw_columns.c */
+void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *t, double w,
+			 double h);
+
+/* draw_grouped.c */
+void draw_grouped_bars(cairo_t *cr, const struct chart *c, const struct text *t, const struct box *b,
+			      const struct axis *a, double slot, double y_zero);
+
+/* draw_lines.c */
+void draw_lines(cairo_t *cr, const struct chart *c, const struct text *t, const struct box *b,
+		       double slot, double scale, double y_zero, size_t ref);
+
+/* draw_hbar.c */
+void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double w,
+		      double h);
+
+/* draw_xy.c */
+void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h);
+
+/* render.c */
+void add_tip(double x, double y, double w, double h, char *text);
+
+#endif
