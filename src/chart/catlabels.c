@@ -122,7 +122,7 @@ static int catlabels_nested(cairo_t *cr, struct catlabels *cl, const struct text
 }
 
 /* Draws the ranks' line and each run's label under it, with a rule under each run's ranks. */
-void catlabels_draw_nested(cairo_t *cr, const struct catlabels *cl, const struct box *b, double slot)
+static void catlabels_draw_nested(cairo_t *cr, const struct catlabels *cl, const struct box *b, double slot)
 {
 	set_font(cr, LABEL_PT, 0);
 	double lh = line_height(cr), y_rank = b->y1 + GAP, y_rule = y_rank + lh + GAP;
@@ -204,5 +204,31 @@ void catlabels_layout(cairo_t *cr, struct catlabels *cl, const struct text *t, s
 	} else {
 		cl->below = GAP + lh * ca + widest * sa;
 		cl->left = first * ca + lh / 2 * sa;
+	}
+}
+
+/* Draws the labels laid out by catlabels_layout under plot b, with each category's full name as its tooltip. */
+void catlabels_draw(cairo_t *cr, const struct catlabels *cl, const struct text *t, const struct box *b, double slot,
+		    size_t n)
+{
+	set_font(cr, LABEL_PT, 0);
+	double lh = line_height(cr);
+	set_grey(cr, 0);
+	if (cl->ngroups)
+		catlabels_draw_nested(cr, cl, b, slot);
+	for (size_t i = 0; i < n && !cl->ngroups; i++) {
+		double cx = b->x0 + ((double)i + 0.5) * slot;
+		if (!cl->text[i][0])
+			continue;
+		double tw = text_width(cr, cl->text[i]);
+		if (cl->angle == 0)
+			add_tip(cx - tw / 2, b->y1 + GAP, tw, lh, xstrdup(t->cats[i]));
+		else
+			add_tip(cx - tw * cos(cl->angle), b->y1 + GAP, tw * cos(cl->angle),
+				tw * sin(cl->angle) + lh, xstrdup(t->cats[i]));
+		if (cl->angle == 0)
+			show_text(cr, cl->text[i], cx, b->y1 + GAP, 0.5, 0);
+		else
+			show_rotated(cr, cl->text[i], cx, b->y1 + GAP + lh / 2 * cos(cl->angle), cl->angle, 1);
 	}
 }

@@ -6,7 +6,8 @@
  * chart (CHART_XY) adds each category's x value, axis scales and
  * reference lines. Analyses
  * and the build command fill it from tables without knowing anything of
- * cairo; chart_render.c is the only file that includes cairo and draws a
+ * cairo; the files declared in chart_draw.h (render.c and the draw_*.c of
+ * each kind of chart) are the only ones that include cairo and draw a
  * model onto a surface. chart_write() writes the same drawing as SVG, PDF and
  * PNG, so every figure comes in every format.
  *

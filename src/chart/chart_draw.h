@@ -99,7 +99,7 @@ struct box {
 	double x0, y0, x1, y1;
 };
 
-/* The legend of a stacked bar chart, laid out before the plot area is known. */
+/* The legend of a chart: its entries in columns, laid out before the plot area is known. */
 struct legend {
 	size_t n, ncols, nrows;
 	char **text;
@@ -124,7 +124,24 @@ enum swatch {
 /* Narrower than this (points), a figure puts its key under the plot, not beside it. */
 #define NARROW_PT 360.0
 
-/* How the category labels under a stacked bar chart sit. */
+/*
+ * The key block of every kind of chart: the legend with a note under it
+ * (a fit's numbers, series too small to see, points not drawn), beside the
+ * plot, or under it on a figure narrower than NARROW_PT. The draw function
+ * lays out the legend, adds the note, asks key_room_right/key_room_below
+ * for the space to leave, and draws it with key_draw.
+ */
+struct key {
+	struct legend lg;
+	int below;       /* under the plot, not beside it */
+	char **note;     /* the note's lines as drawn (owned) */
+	size_t nnote;
+	char *note_tip;  /* the whole note as the SVG tooltip over it (owned), or NULL */
+	double note_lh, note_w;
+	double width, height; /* the legend and the note together */
+};
+
+/* How the category labels under a chart of columns (draw_columns.c) sit. */
 struct catlabels {
 	double angle;  /* radians counter-clockwise; 0 is flat */
 	size_t every;  /* label every k-th category when lines would overlap */
@@ -190,6 +207,15 @@ void legend_layout(cairo_t *cr, struct legend *lg, char *const *names, const siz
 			  size_t n, double w, double avail_h);
 void legend_draw(cairo_t *cr, const struct legend *lg, double x, double y);
 void legend_release(struct legend *lg);
+void key_init(struct key *k, double w);
+void key_note_wrapped(cairo_t *cr, struct key *k, char *text, double max_w);
+void key_note_lines(cairo_t *cr, struct key *k, const char *text, double max_w);
+void key_measure(struct key *k);
+int key_shown(const struct key *k);
+double key_room_right(const struct key *k);
+double key_room_below(const struct key *k);
+void key_draw(cairo_t *cr, const struct key *k, double x, double y);
+void key_release(struct key *k);
 double axis_y(const struct axis *a, const struct box *b, double v);
 void draw_value_grid_y(cairo_t *cr, const struct axis *a, const struct box *b);
 void marker(cairo_t *cr, double x, double y, size_t k);
@@ -200,29 +226,45 @@ void draw_spreads_up(cairo_t *cr, const struct chart *c, const struct box *b, do
 void set_ref_line(cairo_t *cr, int dashed);
 
 /* catlabels.c */
+void catlabels_layout(cairo_t *cr, struct catlabels *cl, const struct text *t, size_t n, double slot, double max_below);
+void catlabels_draw(cairo_t *cr, const struct catlabels *cl, const struct text *t, const struct box *b, double slot,
+		    size_t n);
 void catlabels_release(struct catlabels *cl, size_t n);
-void catlabels_draw_nested(cairo_t *cr, const struct catlabels *cl, const struct box *b, double slot);
-void catlabels_layout(cairo_t *cr, struct catlabels *cl, const struct text *t, size_t n,
-			     double slot, double max_below);
 
-/* draw_columns.c */
-void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *t, double w,
-			 double h);
+/*
+ * draw_columns.c: the frame of a chart whose categories run along the x
+ * axis. A kind of it says how its value axis and key differ and draws its
+ * bars or lines (plot) onto the plot box p->b, after the grid and before
+ * the axis lines and labels.
+ */
+struct columns {
+	struct box b;   /* the plot area */
+	struct axis a;  /* the value axis */
+	double slot;    /* width of a category's slot */
+	double scale;   /* points per unit of value */
+	double y_zero;  /* the height of value 0 (the bottom on a log axis) */
+	size_t ref;     /* 1 + the reference series of a line chart; 0: none */
+};
+struct columns_kind {
+	int stack;      /* series add up (stacked bars), else each value stands alone */
+	int spread;     /* each category's spread (chart.h) widens the value axis */
+	int log_ok;     /* the value axis may be logarithmic (want_log) */
+	int lines;      /* series are lines: a reference series, every series keyed, line swatches */
+	void (*plot)(cairo_t *cr, const struct chart *c, const struct text *t, const struct columns *p);
+};
+void draw_columns(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h,
+		  const struct columns_kind *kind);
 
-/* draw_grouped.c */
-void draw_grouped_bars(cairo_t *cr, const struct chart *c, const struct text *t, const struct box *b,
-			      const struct axis *a, double slot, double y_zero);
-
-/* draw_lines.c */
-void draw_lines(cairo_t *cr, const struct chart *c, const struct text *t, const struct box *b,
-		       double slot, double scale, double y_zero, size_t ref);
-
-/* draw_hbar.c */
-void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double w,
-		      double h);
-
-/* draw_xy.c */
-void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h);
+/*
+ * The draw function of each kind of chart (render.c's draw_kind[] picks
+ * one): lays out and draws c, whose text is t, on a w x h point figure.
+ */
+typedef void draw_fn(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h);
+draw_fn draw_stacked; /* draw_stacked.c */
+draw_fn draw_grouped; /* draw_grouped.c */
+draw_fn draw_lines;   /* draw_lines.c */
+draw_fn draw_hbar;    /* draw_hbar.c */
+draw_fn draw_xy;      /* draw_xy.c */
 
 /* render.c */
 void add_tip(double x, double y, double w, double h, char *text);

@@ -1,22 +1,21 @@
 /*
- * draw_grouped.c: CHART_GROUPED_BAR's bars, side by side in each
- * category's slot.
+ * draw_grouped.c: CHART_GROUPED_BAR, bars side by side in each category's
+ * slot, one per series.
  */
 #include "chart/chart_draw.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "util/buf.h"
 #include "util/xalloc.h"
 
-/* CHART_GROUPED_BAR: in each category's slot, one bar per series side by side. */
-void draw_grouped_bars(cairo_t *cr, const struct chart *c, const struct text *t, const struct box *b,
-			      const struct axis *a, double slot, double y_zero)
+/* In each category's slot, one bar per series side by side. */
+static void plot_grouped(cairo_t *cr, const struct chart *c, const struct text *t, const struct columns *p)
 {
 	size_t nc = c->ncat, ns = c->nseries;
+	const struct box *b = &p->b;
+	const struct axis *a = &p->a;
+	double slot = p->slot, y_zero = p->y_zero;
 	double group_w = slot * 0.8, bar_w = fmin(group_w / (double)ns, 40);
 	group_w = bar_w * (double)ns;
 	for (size_t i = 0; i < nc; i++) {
@@ -37,4 +36,11 @@ void draw_grouped_bars(cairo_t *cr, const struct chart *c, const struct text *t,
 			free(vt);
 		}
 	}
+}
+
+/* No spreads: a slot holds several bars. The value axis may be logarithmic (chart_style's log_scale). */
+void draw_grouped(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
+{
+	static const struct columns_kind grouped = {.log_ok = 1, .plot = plot_grouped};
+	draw_columns(cr, c, t, w, h, &grouped);
 }

@@ -44,7 +44,7 @@ void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double 
 		axis_nice(&a, lo, hi);
 
 	/* Bars coloured by their key (a kernel's group) get a key of those keys. */
-	struct legend lg;
+	struct key k;
 	size_t *bar_colour = xcalloc(nc, sizeof(*bar_colour));
 	char **lnames = xcalloc(nc, sizeof(*lnames));
 	size_t *lcolours = xcalloc(nc, sizeof(*lcolours));
@@ -71,7 +71,9 @@ void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double 
 			nkeys++;
 		}
 	}
-	legend_layout(cr, &lg, lnames, lcolours, nkeys, w, h - 2 * PAD - 30);
+	key_init(&k, w);
+	legend_layout(cr, &k.lg, lnames, lcolours, nkeys, w, h - 2 * PAD - 30);
+	key_measure(&k);
 
 	/* Room for the printed values beside the bar ends, on either side of 0. */
 	set_font(cr, TICK_PT, 0);
@@ -101,8 +103,7 @@ void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double 
 	}
 
 	b.y0 = title_bottom(cr, t, w);
-	int key_below = lg.n && w < NARROW_PT;
-	double key_h = key_below ? lg.height + 2 * GAP : 0;
+	double key_h = key_room_below(&k);
 	b.y1 = h - PAD - tick_h - GAP - TICK_LEN - key_h;
 	if (t->value_label[0]) {
 		set_font(cr, AXIS_PT, 0);
@@ -113,7 +114,7 @@ void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double 
 	set_font(cr, AXIS_PT, 0);
 	double cat_title_w = cat_title[0] ? line_height(cr) + GAP : 0;
 	b.x0 = fmax(PAD + cat_title_w + label_w + 2 * GAP, PAD + tw_lo / 2 - neg_pad);
-	b.x1 = w - PAD - fmax(0, tw_hi / 2 - pos_pad) - (lg.n && !key_below ? lg.width + LEGEND_GAP : 0);
+	b.x1 = w - PAD - fmax(0, tw_hi / 2 - pos_pad) - key_room_right(&k);
 	double d0 = b.x0 + neg_pad, d1 = b.x1 - pos_pad; /* where lo and hi fall */
 	double x_zero = a.log ? d0 : d0 + axis_frac(&a, 0) * (d1 - d0);
 
@@ -182,11 +183,8 @@ void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double 
 	cairo_line_to(cr, x_zero, b.y1);
 	cairo_stroke(cr);
 
-	if (key_below)
-		legend_draw(cr, &lg, PAD, h - PAD - lg.height);
-	else if (lg.n)
-		legend_draw(cr, &lg, w - PAD - lg.width, b.y0);
-	legend_release(&lg);
+	key_draw(cr, &k, k.below ? PAD : w - PAD - k.width, k.below ? h - PAD - k.height : b.y0);
+	key_release(&k);
 	for (size_t i = 0; i < nkeys; i++)
 		free(lnames[i]);
 	free(lnames);

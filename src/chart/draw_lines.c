@@ -1,14 +1,13 @@
 /*
- * draw_lines.c: CHART_LINE's lines, one per series over the categories.
+ * draw_lines.c: CHART_LINE, one line per series over evenly spaced
+ * categories, with markers, an optional dashed reference series and each
+ * category's spread.
  */
 #include "chart/chart_draw.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "util/buf.h"
 #include "util/xalloc.h"
 
 /*
@@ -16,7 +15,7 @@
  * category centres, with markers; the reference series (ref = 1 + index)
  * dashed grey under the others and labelled at its last point.
  */
-void draw_lines(cairo_t *cr, const struct chart *c, const struct text *t, const struct box *b,
+static void plot_lines(cairo_t *cr, const struct chart *c, const struct text *t, const struct box *b,
 		       double slot, double scale, double y_zero, size_t ref)
 {
 	size_t nc = c->ncat, ns = c->nseries;
@@ -71,4 +70,17 @@ void draw_lines(cairo_t *cr, const struct chart *c, const struct text *t, const 
 			}
 			cairo_restore(cr);
 		}
+}
+
+/* Each category's spread first, then the lines and their points over it. */
+static void plot_lines_spreads(cairo_t *cr, const struct chart *c, const struct text *t, const struct columns *p)
+{
+	draw_spreads_up(cr, c, &p->b, p->slot, p->scale, p->y_zero, 4);
+	plot_lines(cr, c, t, &p->b, p->slot, p->scale, p->y_zero, p->ref);
+}
+
+void draw_lines(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
+{
+	static const struct columns_kind lines = {.spread = 1, .lines = 1, .plot = plot_lines_spreads};
+	draw_columns(cr, c, t, w, h, &lines);
 }

@@ -167,11 +167,6 @@ static char *xy_axis_title(const char *label, const struct xyaxis *a)
 	return s;
 }
 
-/*
- * CHART_XY: points at real x values, one line (or markers only) per series,
- * reference lines y = a x + b across the plot under the data, a key beside
- * the plot (under it when narrow) with the chart's note below the key.
- */
 /* Where point labels may go: inside the plot b, off the boxes already taken. */
 struct label_room {
 	const struct chart *c;
@@ -216,6 +211,11 @@ static int place_point_label(cairo_t *cr, const char *lab, double px, double py,
 	return 0;
 }
 
+/*
+ * CHART_XY: points at real x values, one line (or markers only) per series,
+ * reference lines y = a x + b across the plot under the data, a key beside
+ * the plot (under it when narrow) with the chart's note below the key.
+ */
 void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
 {
 	size_t nc = c->ncat, ns = c->nseries;
@@ -264,18 +264,19 @@ void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w,
 		names[nkey] = clean_text(c->refs[r].label);
 		swatch[nkey++] = c->refs[r].dashed ? SWATCH_DASH : SWATCH_SOLID;
 	}
-	struct legend lg;
+	struct key k;
 	set_font(cr, TICK_PT, 0);
 	double tick_h = line_height(cr);
 	double top = fmax(title_bottom(cr, t, w), PAD + tick_h / 2);
-	legend_layout_sw(cr, &lg, names, colours, nkey, w, h - top - PAD - 40, 2 * SWATCH, 0);
-	if (lg.n) {
-		lg.swatch = swatch;
-		lg.shape = shape;
+	key_init(&k, w);
+	legend_layout_sw(cr, &k.lg, names, colours, nkey, w, h - top - PAD - 40, 2 * SWATCH, 0);
+	if (k.lg.n) {
+		k.lg.swatch = swatch;
+		k.lg.shape = shape;
 		swatch = NULL;
 		shape = NULL;
 	}
-	int below = w < NARROW_PT;
+	int below = k.below;
 	struct buf nb;
 	buf_init(&nb);
 	if (c->note)
@@ -284,37 +285,9 @@ void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w,
 		buf_printf(&nb, "%s%zu point%s not drawn:\n%s", nb.len ? "\n" : "", skipped, skipped == 1 ? "" : "s",
 			   xsc == CHART_SCALE_LINEAR && ysc == CHART_SCALE_LINEAR ? "not finite"
 										: "not finite, or \xe2\x89\xa4 0 on a log axis");
-	size_t nnote = 0;
-	char **note = NULL;
-	set_font(cr, LEGEND_PT, 0);
-	double note_lh = line_height(cr) * 1.2, note_w = 0;
-	double note_max = below ? w - 2 * PAD : fmax(0.32 * w, lg.width);
-	for (char *p = nb.data; nb.len && p;) {
-		char *nl = strchr(p, '\n');
-		char *line = nl ? xstrndup(p, (size_t)(nl - p)) : xstrdup(p);
-		char *clean = clean_text(line);
-		/* Under a narrow plot the lines run on, joined by ", ", while they fit the width. */
-		size_t pl = nnote ? strlen(note[nnote - 1]) : 0;
-		char *joined = below && nnote ? xasprintf("%s%s %s", note[nnote - 1],
-							  pl && note[nnote - 1][pl - 1] == ':' ? "" : ",", clean)
-					      : NULL;
-		if (joined && text_width(cr, joined) <= note_max) {
-			free(note[nnote - 1]);
-			note[nnote - 1] = joined;
-		} else {
-			free(joined);
-			note = xrealloc(note, (nnote + 1) * sizeof(*note));
-			note[nnote++] = fit_text(cr, clean, note_max, (size_t)-1);
-		}
-		note_w = fmax(note_w, text_width(cr, note[nnote - 1]));
-		free(line);
-		free(clean);
-		p = nl ? nl + 1 : NULL;
-	}
+	key_note_lines(cr, &k, nb.data, below ? w - 2 * PAD : fmax(0.32 * w, k.lg.width));
 	buf_release(&nb);
-	double key_w = fmax(lg.n ? lg.width : 0, note_w);
-	double key_h = (lg.n ? lg.height : 0) + (nnote ? (lg.n ? GAP : 0) + (double)nnote * note_lh : 0);
-	int has_key = lg.n || nnote;
+	key_measure(&k);
 
 	char *xl = xy_axis_title(c->x_label ? c->x_label : "", &ax);
 	char *yl = xy_axis_title(t->value_label, &ay);
@@ -323,7 +296,7 @@ void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w,
 
 	struct box b;
 	b.y0 = top;
-	b.y1 = h - PAD - (below && has_key ? key_h + 2 * GAP : 0) - (xl[0] ? axis_lh + GAP : 0) - tick_h - GAP -
+	b.y1 = h - PAD - key_room_below(&k) - (xl[0] ? axis_lh + GAP : 0) - tick_h - GAP -
 	       TICK_LEN;
 	set_font(cr, TICK_PT, 0);
 	double ytick_w = xy_widest_tick(cr, &ay);
@@ -333,8 +306,8 @@ void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w,
 	free(last);
 	b.x0 = PAD + (yl[0] ? axis_lh + 2 * GAP : 0) + ytick_w + GAP + TICK_LEN;
 	b.x0 = fmax(b.x0, PAD + first_w / 2);
-	b.x1 = w - PAD - (has_key && !below ? key_w + LEGEND_GAP : 0);
-	if (!(has_key && !below))
+	b.x1 = w - PAD - key_room_right(&k);
+	if (!(key_shown(&k) && !below))
 		b.x1 -= last_w / 2;
 
 	draw_title(cr, t, w, b.x0, b.x1);
@@ -473,24 +446,14 @@ void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w,
 	draw_value_label_left(cr, yl, &b, ytick_w);
 
 	/* The key and the note. */
-	double kx = below ? PAD : b.x1 + LEGEND_GAP, ky = below ? h - PAD - key_h : b.y0;
-	if (lg.n)
-		legend_draw(cr, &lg, kx, ky);
-	set_font(cr, LEGEND_PT, 0);
-	set_grey(cr, 0.15);
-	for (size_t i = 0; i < nnote; i++)
-		show_text(cr, note[i], kx, ky + (lg.n ? lg.height + GAP : 0) + (double)i * note_lh, 0, 0);
-
-	for (size_t i = 0; i < nnote; i++)
-		free(note[i]);
-	free(note);
+	key_draw(cr, &k, below ? PAD : b.x1 + LEGEND_GAP, below ? h - PAD - k.height : b.y0);
+	key_release(&k);
 	for (size_t i = 0; i < nkey; i++)
 		free(names[i]);
 	free(names);
 	free(colours);
 	free(swatch);
 	free(shape);
-	legend_release(&lg);
 	free(xl);
 	free(yl);
 }

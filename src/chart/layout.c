@@ -179,7 +179,6 @@ const char *minus(double v)
 	return v < 0 ? "\xe2\x88\x92" : "";
 }
 
-/* Returns the tick label for v, owned by the caller. */
 /* 10 to the power e as a reader writes it, "10⁷", "10⁻⁴" (superscript digits; DejaVu Sans has them). */
 char *power_of_ten(int e)
 {
@@ -194,6 +193,7 @@ char *power_of_ten(int e)
 	return buf_detach(&b);
 }
 
+/* Returns the tick label for v, owned by the caller. */
 char *axis_label(const struct axis *a, double v)
 {
 	if (a->log) {
@@ -286,10 +286,11 @@ void legend_layout(cairo_t *cr, struct legend *lg, char *const *names, const siz
 }
 
 /*
- * Lists the series top down in the order they are stacked bottom up, so the
- * key reads like the bars next to it.
+ * Draws the legend with its top left corner at (x, y): each entry's swatch
+ * (a box, a line with its marker, a marker, a reference line) and name, in
+ * columns; a reversed legend lists the series top down in the order they
+ * are stacked bottom up, so the key reads like the bars next to it.
  */
-
 void legend_draw(cairo_t *cr, const struct legend *lg, double x, double y)
 {
 	set_font(cr, LEGEND_PT, 0);
@@ -341,6 +342,119 @@ void legend_release(struct legend *lg)
 	free(lg->colour);
 	free(lg->swatch);
 	free(lg->shape);
+}
+
+/* Starts an empty key for a figure w points wide; the caller then lays out k->lg. */
+void key_init(struct key *k, double w)
+{
+	memset(k, 0, sizeof(*k));
+	k->below = w < NARROW_PT;
+}
+
+/* The legend's font and the note's line height, which every note measures with. */
+static void key_note_font(cairo_t *cr, struct key *k)
+{
+	set_font(cr, LEGEND_PT, 0);
+	k->note_lh = line_height(cr) * 1.2;
+}
+
+/*
+ * Sets the note to text wrapped at spaces into lines of max_w points; the
+ * key takes text (it becomes the note's tooltip). NULL text: no note.
+ */
+void key_note_wrapped(cairo_t *cr, struct key *k, char *text, double max_w)
+{
+	key_note_font(cr, k);
+	if (!text)
+		return;
+	k->note_tip = text;
+	k->nnote = wrap_text(cr, text, max_w, &k->note);
+	for (size_t i = 0; i < k->nnote; i++)
+		k->note_w = fmax(k->note_w, text_width(cr, k->note[i]));
+}
+
+/*
+ * Sets the note to text's lines (split at '\n'), each cleaned and shortened
+ * to max_w points; under a narrow plot the lines run on, joined by ", ",
+ * while they fit the width.
+ */
+void key_note_lines(cairo_t *cr, struct key *k, const char *text, double max_w)
+{
+	key_note_font(cr, k);
+	if (!text || !text[0])
+		return;
+	for (const char *p = text; p;) {
+		const char *nl = strchr(p, '\n');
+		char *line = nl ? xstrndup(p, (size_t)(nl - p)) : xstrdup(p);
+		char *clean = clean_text(line);
+		size_t n = k->nnote, pl = n ? strlen(k->note[n - 1]) : 0;
+		char *joined = k->below && n ? xasprintf("%s%s %s", k->note[n - 1],
+							 pl && k->note[n - 1][pl - 1] == ':' ? "" : ",", clean)
+					     : NULL;
+		if (joined && text_width(cr, joined) <= max_w) {
+			free(k->note[n - 1]);
+			k->note[n - 1] = joined;
+		} else {
+			free(joined);
+			k->note = xrealloc(k->note, (n + 1) * sizeof(*k->note));
+			k->note[k->nnote++] = fit_text(cr, clean, max_w, (size_t)-1);
+		}
+		k->note_w = fmax(k->note_w, text_width(cr, k->note[k->nnote - 1]));
+		free(line);
+		free(clean);
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+/* Sets the key's width and height from its legend and note. */
+void key_measure(struct key *k)
+{
+	const struct legend *lg = &k->lg;
+	k->width = fmax(lg->n ? lg->width : 0, k->note_w);
+	k->height = (lg->n ? lg->height : 0) + (k->nnote ? (lg->n ? GAP : 0) + (double)k->nnote * k->note_lh : 0);
+}
+
+/* 1 when the key has anything to show. */
+int key_shown(const struct key *k)
+{
+	return k->lg.n || k->nnote;
+}
+
+/* The width the key takes right of the plot, with its gap: 0 when it has none or sits below. */
+double key_room_right(const struct key *k)
+{
+	return key_shown(k) && !k->below ? k->width + LEGEND_GAP : 0;
+}
+
+/* The height the key takes under the plot, with its gaps: 0 when it has none or sits beside. */
+double key_room_below(const struct key *k)
+{
+	return key_shown(k) && k->below ? k->height + 2 * GAP : 0;
+}
+
+/* Draws the key with its top left corner at (x, y): the legend, then the note in dark grey. */
+void key_draw(cairo_t *cr, const struct key *k, double x, double y)
+{
+	if (k->lg.n)
+		legend_draw(cr, &k->lg, x, y);
+	if (!k->nnote)
+		return;
+	set_font(cr, LEGEND_PT, 0);
+	set_grey(cr, 0.15);
+	double note_y = y + (k->lg.n ? k->lg.height + GAP : 0);
+	for (size_t i = 0; i < k->nnote; i++)
+		show_text(cr, k->note[i], x, note_y + (double)i * k->note_lh, 0, 0);
+	if (k->note_tip)
+		add_tip(x, note_y, k->note_w, (double)k->nnote * k->note_lh, xstrdup(k->note_tip));
+}
+
+void key_release(struct key *k)
+{
+	legend_release(&k->lg);
+	for (size_t i = 0; i < k->nnote; i++)
+		free(k->note[i]);
+	free(k->note);
+	free(k->note_tip);
 }
 
 /* The height on plot b of value v on axis a (a log axis puts v <= 0 at the bottom). */

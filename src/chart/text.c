@@ -166,7 +166,6 @@ void show_rotated(cairo_t *cr, const char *s, double x, double y, double angle, 
 	cairo_restore(cr);
 }
 
-/* Returns the y below which the plot may start: the title's block, drawn later. */
 /*
  * Splits a title too wide for w into two lines at the last space that lets
  * the first fit; the second is shortened in the middle if it still does not.
@@ -196,6 +195,7 @@ static void title_lines(cairo_t *cr, const struct text *t, double w, char **l1, 
 	*l1 = fit_text(cr, t->title, avail, (size_t)-1);
 }
 
+/* Returns the y below which the plot may start: the title's block, drawn later. */
 double title_bottom(cairo_t *cr, const struct text *t, double w)
 {
 	if (!t->title[0])
