@@ -49,7 +49,7 @@
  * are COLOUR_RUN + their position among the chart's runs, black to grey
  * (run_grey()), so that no palette colour ever stands for a run.
  */
-#define COLOUR_IDLE 100
+#define COLOUR_IDLE CHART_COLOUR_IDLE
 #define COLOUR_RUN 200
 
 /* The chart's strings, made safe to hand to cairo. */

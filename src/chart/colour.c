@@ -28,37 +28,9 @@ static const double palette[][3] = {
 #define NPALETTE (sizeof(palette) / sizeof(palette[0]))
 
 /*
- * Names perfstudy's analyses use, with one colour each in every figure and
- * study (the classification's own groups, from the style, come first).
- * The same thing has the same colour: "communication" (a kernel group, a
- * part of a step, a part of dispatch), "memset" (a part of a step, a copy
- * kind); things of one kind never share one within a figure. Copy kinds
- * keep theirs whichever others a study has. Indices into palette[].
- */
-static const struct {
-	const char *name;
-	size_t colour;
-} known_colours[] = {
-	/* the default classification's groups, in its order */
-	{"matrix-mul", 0}, {"attention", 1}, {"communication", 2}, {"memory", 3}, {"elementwise", 4},
-	{"other", 5},
-	/* paper 002's kernel types (dispatch_ops.csv) beside them */
-	{"GEMM", 0}, {"CatArrayBatchedCopy", 6},
-	/* the parts of a step (step_breakdown.csv), of dispatch and of the critical path */
-	{"compute", 0}, {"memcpy", 1}, {"memset", 3}, {"cuda_runtime", 4}, {"data_loading", 6},
-	{"cpu_other", 7}, {"intra-op dispatch", 1}, {"inter-op dispatch", 4},
-	{"communication transfer", 2}, {"host and launch", 4}, {"waiting for another rank", 6},
-	/* copy kinds (memops.csv) */
-	{"HtoD", 1}, {"DtoH", 4}, {"DtoD", 6}, {"PtoP", 2}, {"other copy", 5},
-	/* HTA's temporal breakdown: non-compute kernels are communication and memory */
-	{"non-compute", 2}, {"idle", COLOUR_IDLE}, {"GPU idle", COLOUR_IDLE},
-	/* the default phases */
-	{"get_train_batch", 6}, {"forward", 1}, {"backward", 4}, {"optimizer_step", 0},
-};
-
-/*
  * The colour of a category of time: its position among the style's groups,
- * else its fixed colour in known_colours, else fallback.
+ * else its fixed colour in the style's colours (the analyses' names,
+ * analyze/colours.c), else fallback.
  */
 size_t colour_of(const char *key, size_t fallback)
 {
@@ -68,9 +40,9 @@ size_t colour_of(const char *key, size_t fallback)
 	for (size_t i = 0; st && i < st->ngroups; i++)
 		if (st->groups[i] && !strcmp(st->groups[i], key))
 			return i % NPALETTE;
-	for (size_t i = 0; i < sizeof(known_colours) / sizeof(known_colours[0]); i++)
-		if (!strcmp(known_colours[i].name, key))
-			return known_colours[i].colour;
+	for (size_t i = 0; st && i < st->ncolours; i++)
+		if (st->colours[i].name && !strcmp(st->colours[i].name, key))
+			return st->colours[i].colour;
 	return fallback;
 }
 
