@@ -6,11 +6,9 @@
 #include "chart/chart_draw.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/buf.h"
 #include "util/xalloc.h"
 
 void catlabels_release(struct catlabels *cl, size_t n)

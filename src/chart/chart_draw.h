@@ -14,7 +14,6 @@
 #include <stddef.h>
 
 #include "chart/chart.h"
-#include "util/buf.h"
 
 #define FONT "DejaVu Sans"
 
@@ -162,51 +161,68 @@ struct catlabels {
 	double group_h;       /* the groups' tier under the ranks' line */
 };
 
-/* colour.c */
+/*
+ * colour.c. Colours are indices: a palette position, COLOUR_IDLE, or
+ * COLOUR_RUN + a run's position. colour_of returns a name's colour (the
+ * style's groups, then its fixed colours), else fallback; series_colours
+ * a new array of each series' colour (caller frees) and sets look.nruns.
+ */
 size_t colour_of(const char *key, size_t fallback);
 size_t *series_colours(const struct chart *c);
 void set_grey(cairo_t *cr, double g);
 void set_colour(cairo_t *cr, size_t colour);
 void fill_rect(cairo_t *cr, double x, double y, double w, double h, size_t colour);
 
-/* text.c */
+/*
+ * text.c. Sizes are the *_PT above, scaled by the style; functions that
+ * return char * return a new string the caller frees.
+ */
 char *clean_text(const char *s);
 void set_font(cairo_t *cr, double size, int bold);
 double text_width(cairo_t *cr, const char *s);
 double line_height(cairo_t *cr);
 char *fit_text(cairo_t *cr, const char *s, double max_w, size_t max_chars);
-void show_text(cairo_t *cr, const char *s, double x, double y, double halign,
-		      double valign);
+void show_text(cairo_t *cr, const char *s, double x, double y, double halign, double valign);
 void show_rotated(cairo_t *cr, const char *s, double x, double y, double angle, int right);
+size_t wrap_text(cairo_t *cr, const char *text, double max_w, char ***out);
 double title_bottom(cairo_t *cr, const struct text *t, double w);
 void draw_title(cairo_t *cr, const struct text *t, double w, double x0, double x1);
 void draw_no_data(cairo_t *cr, const struct text *t, double w, double h);
 void draw_y_title(cairo_t *cr, const char *label, const struct box *b, double x_left);
 void draw_value_label_left(cairo_t *cr, const char *label, const struct box *b, double tick_w);
 void draw_x_title(cairo_t *cr, const char *label, double x0, double x1, double y, double w);
-size_t wrap_text(cairo_t *cr, const char *text, double max_w, char ***out);
 
-/* layout.c */
-void grid_tick_y(cairo_t *cr, const struct box *b, double y);
-void grid_tick_x(cairo_t *cr, const struct box *b, double x);
-double finite_or_0(double v);
-void spread_extent(const struct chart *c, size_t i, double *lo, double *hi);
-void draw_spread(cairo_t *cr, int vertical, double at, double cap, const double p[4]);
+/* layout.c: value axes and their labels (char * results are the caller's). */
 void axis_nice(struct axis *a, double lo, double hi);
 void axis_log(struct axis *a, double lo, double hi);
+int want_log(double lo, double hi, double minpos);
 double axis_frac(const struct axis *a, double v);
 double axis_tick(const struct axis *a, size_t i);
+double axis_y(const struct axis *a, const struct box *b, double v);
 const char *minus(double v);
 char *power_of_ten(int e);
 char *axis_label(const struct axis *a, double v);
 char *value_text(double v);
+char *value_title(const struct text *t, const struct axis *a);
 double axis_max_label_width(cairo_t *cr, const struct axis *a);
-void legend_layout_sw(cairo_t *cr, struct legend *lg, char *const *names, const size_t *colours,
-			     size_t n, double w, double avail_h, double sw, int always);
-void legend_layout(cairo_t *cr, struct legend *lg, char *const *names, const size_t *colours,
-			  size_t n, double w, double avail_h);
-void legend_draw(cairo_t *cr, const struct legend *lg, double x, double y);
-void legend_release(struct legend *lg);
+void draw_value_grid_y(cairo_t *cr, const struct axis *a, const struct box *b);
+void grid_tick_y(cairo_t *cr, const struct box *b, double y);
+void grid_tick_x(cairo_t *cr, const struct box *b, double x);
+
+/* layout.c: marks on the plot. */
+double finite_or_0(double v);
+void spread_extent(const struct chart *c, size_t i, double *lo, double *hi);
+void draw_spread(cairo_t *cr, int vertical, double at, double cap, const double p[4]);
+void draw_spreads_up(cairo_t *cr, const struct chart *c, const struct box *b, double slot, double scale,
+		     double y_zero, double cap);
+void marker(cairo_t *cr, double x, double y, size_t k);
+void set_ref_line(cairo_t *cr, int dashed);
+
+/* layout.c: the key (struct key above). */
+void legend_layout_sw(cairo_t *cr, struct legend *lg, char *const *names, const size_t *colours, size_t n,
+		      double w, double avail_h, double sw, int always);
+void legend_layout(cairo_t *cr, struct legend *lg, char *const *names, const size_t *colours, size_t n,
+		   double w, double avail_h);
 void key_init(struct key *k, double w);
 void key_note_wrapped(cairo_t *cr, struct key *k, char *text, double max_w);
 void key_note_lines(cairo_t *cr, struct key *k, const char *text, double max_w);
@@ -216,14 +232,6 @@ double key_room_right(const struct key *k);
 double key_room_below(const struct key *k);
 void key_draw(cairo_t *cr, const struct key *k, double x, double y);
 void key_release(struct key *k);
-double axis_y(const struct axis *a, const struct box *b, double v);
-void draw_value_grid_y(cairo_t *cr, const struct axis *a, const struct box *b);
-void marker(cairo_t *cr, double x, double y, size_t k);
-int want_log(double lo, double hi, double minpos);
-char *value_title(const struct text *t, const struct axis *a);
-void draw_spreads_up(cairo_t *cr, const struct chart *c, const struct box *b, double slot, double scale,
-			    double y_zero, double cap);
-void set_ref_line(cairo_t *cr, int dashed);
 
 /* catlabels.c */
 void catlabels_layout(cairo_t *cr, struct catlabels *cl, const struct text *t, size_t n, double slot, double max_below);
@@ -266,7 +274,7 @@ draw_fn draw_lines;   /* draw_lines.c */
 draw_fn draw_hbar;    /* draw_hbar.c */
 draw_fn draw_xy;      /* draw_xy.c */
 
-/* render.c */
+/* render.c: an SVG tooltip over a rectangle; takes text (freed when the surface keeps none). */
 void add_tip(double x, double y, double w, double h, char *text);
 
 #endif

@@ -7,11 +7,8 @@
 
 #include <math.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "util/buf.h"
 #include "util/xalloc.h"
 
 /* Okabe & Ito (2008), black last: it is kept for the eighth series. */

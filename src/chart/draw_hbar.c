@@ -5,11 +5,8 @@
 #include "chart/chart_draw.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "util/buf.h"
 #include "util/xalloc.h"
 
 void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double w,

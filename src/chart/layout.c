@@ -1,7 +1,8 @@
 /*
  * layout.c: what every kind of chart lays out the same way: value axes and
- * their ticks, grid lines, spreads (whiskers), point markers and the key
- * (legend) beside or under the plot.
+ * their ticks, grid lines, spreads (whiskers), point markers, and the one
+ * key block (the legend with its note, beside or under the plot) that
+ * every draw function uses.
  */
 #include "chart/chart_draw.h"
 
@@ -291,7 +292,7 @@ void legend_layout(cairo_t *cr, struct legend *lg, char *const *names, const siz
  * columns; a reversed legend lists the series top down in the order they
  * are stacked bottom up, so the key reads like the bars next to it.
  */
-void legend_draw(cairo_t *cr, const struct legend *lg, double x, double y)
+static void legend_draw(cairo_t *cr, const struct legend *lg, double x, double y)
 {
 	set_font(cr, LEGEND_PT, 0);
 	double sw = lg->swatch_w > 0 ? lg->swatch_w : SWATCH;
@@ -331,7 +332,7 @@ void legend_draw(cairo_t *cr, const struct legend *lg, double x, double y)
 	}
 }
 
-void legend_release(struct legend *lg)
+static void legend_release(struct legend *lg)
 {
 	for (size_t i = 0; i < lg->n; i++) {
 		free(lg->text[i]);

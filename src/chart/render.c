@@ -13,7 +13,6 @@
 #include <cairo-svg.h>
 #include <errno.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

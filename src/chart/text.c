@@ -7,7 +7,6 @@
 #include "chart/chart_draw.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
