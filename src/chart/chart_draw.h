@@ -6,6 +6,14 @@
  * look of the chart being drawn, and the helpers of colour.c, text.c,
  * layout.c and catlabels.c that the draw function of each kind of chart
  * (draw_*.c) calls. Only chart/ includes it; everyone else sees chart.h.
+ *
+ * The layout is computed from measured text (cairo_text_extents), never
+ * from guessed character widths: margins grow to hold the tick labels, the
+ * rotated axis label, the category labels and the key, and labels are
+ * shortened in the middle when they would not fit. Figures go into papers,
+ * so sizes are in points, the smallest text is 7 pt and the colours are the
+ * Okabe-Ito palette, which stays readable for colour-blind readers and in
+ * greyscale print.
  */
 #ifndef PERFSTUDY_CHART_DRAW_H
 #define PERFSTUDY_CHART_DRAW_H
