@@ -803,8 +803,8 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 /*
  * The look of an experiment's figures: the manifest's size preset, explicit
  * size (which wins), font, hatching and log scale, and the study's colour
- * map: groups in the classification's order, and the runs' ids and labels
- * (runs are drawn in greys). Returns the array style->runs and
+ * map: groups in the classification's order, the analyses' names with
+ * fixed colours, and the runs' ids and labels (runs are drawn in greys). Returns the array style->runs and
  * style->run_labels point into; the caller frees it after the last chart_write.
  */
 static const char **figure_style(const struct exp_plan *e, struct chart_style *style)
@@ -825,6 +825,7 @@ static const char **figure_style(const struct exp_plan *e, struct chart_style *s
 		style->log_scale = m->figures.log_scale < 0 ? 0 : m->figures.log_scale ? 1 : -1;
 	}
 	style->ngroups = classifier_groups(e->cls, &style->groups);
+	style->colours = analysis_colours(&style->ncolours);
 	/* One array: the ids, then the labels (NULL where a run has none). */
 	const char **runs = xcalloc(2 * e->nruns + 1, sizeof(*runs));
 	for (size_t i = 0; i < e->nruns; i++) {

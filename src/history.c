@@ -12,6 +12,7 @@
 
 #include "analyze/stats.h"
 #include "analyze/stepstats.h"
+#include "chart/chart.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/sha256.h"

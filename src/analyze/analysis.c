@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart/chart.h"
 #include "util/timing.h"
 #include "util/xalloc.h"
 #include "analyze/rankdata.h"

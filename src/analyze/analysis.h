@@ -17,11 +17,13 @@
 
 #include <stddef.h>
 
-#include "chart/chart.h"
 #include "manifest/manifest.h"
 #include "store/store.h"
 #include "analyze/classify.h"
-#include "analyze/table.h"
+#include "util/table.h"
+
+struct chart; /* chart/chart.h: the figures an analysis hands on */
+struct chart_colour;
 
 struct analysis_ctx {
 	struct store *store;
@@ -58,6 +60,12 @@ struct analysis_def {
 	/* Returns 0, or -1 after diag (a failure of the store, not of the data). */
 	int (*run)(const struct analysis_ctx *ctx, struct analysis_result *out);
 };
+
+/*
+ * The series names of the analyses that keep one colour in every figure
+ * (colours.c), for chart_style's colours; sets *n. A static array.
+ */
+const struct chart_colour *analysis_colours(size_t *n);
 
 /* Runs every registered analysis; returns 0 or -1 after diag. */
 int analyze_experiment(const struct analysis_ctx *ctx, struct analysis_result *out);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "chart/chart.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"

@@ -19,6 +19,7 @@
 
 #include "analyze/actsum.h"
 #include "analyze/analysis.h"
+#include "chart/chart.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"

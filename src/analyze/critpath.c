@@ -64,6 +64,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "chart/chart.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"

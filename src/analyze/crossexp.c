@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart/chart.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"

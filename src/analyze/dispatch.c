@@ -29,6 +29,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/dispatch.h"
+#include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 

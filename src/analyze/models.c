@@ -25,6 +25,7 @@
 #include "analyze/analysis.h"
 #include "analyze/estimate.h"
 #include "analyze/models.h"
+#include "chart/chart.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"

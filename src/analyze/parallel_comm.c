@@ -39,6 +39,7 @@
 #include "analyze/analysis.h"
 #include "analyze/estimate.h"
 #include "analyze/models.h"
+#include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 

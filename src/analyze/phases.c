@@ -32,6 +32,7 @@
 #include "analyze/intervals.h"
 #include "analyze/phases.h"
 #include "analyze/rankdata.h"
+#include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 

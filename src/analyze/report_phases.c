@@ -22,6 +22,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/phases.h"
+#include "chart/chart.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
 

@@ -42,6 +42,7 @@
 #include "analyze/analysis.h"
 #include "analyze/models.h"
 #include "analyze/rankdata.h"
+#include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 

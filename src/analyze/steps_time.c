@@ -22,6 +22,7 @@
 #include "analyze/analysis.h"
 #include "analyze/intervals.h"
 #include "analyze/rankdata.h"
+#include "chart/chart.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"

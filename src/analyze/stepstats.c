@@ -20,6 +20,7 @@
 #include "analyze/analysis.h"
 #include "analyze/stats.h"
 #include "analyze/stepstats.h"
+#include "chart/chart.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
 

@@ -22,6 +22,7 @@
 #include "analyze/analysis.h"
 #include "analyze/hta.h"
 #include "analyze/rankdata.h"
+#include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 

@@ -6,7 +6,8 @@
  * chart (CHART_XY) adds each category's x value, axis scales and
  * reference lines. Analyses
  * and the build command fill it from tables without knowing anything of
- * cairo; chart_render.c is the only file that includes cairo and draws a
+ * cairo; the files declared in chart_draw.h (render.c and the draw_*.c of
+ * each kind of chart) are the only ones that include cairo and draw a
  * model onto a surface. chart_write() writes the same drawing as SVG, PDF and
  * PNG, so every figure comes in every format.
  *
@@ -95,15 +96,29 @@ struct chart {
 };
 
 /*
+ * A name with one colour in every figure of every study, whatever chart it
+ * is in: a series label or category key an analysis uses ("compute",
+ * "HtoD", "forward"). colour is a position in the Okabe-Ito palette
+ * (0 orange, 1 sky blue, 2 bluish green, 3 yellow, 4 blue, 5 vermillion,
+ * 6 reddish purple, 7 black) or CHART_COLOUR_IDLE (light grey: no work).
+ * The analyses own these names (analyze/colours.c); the renderer knows none.
+ */
+#define CHART_COLOUR_IDLE 100
+struct chart_colour {
+	const char *name;
+	size_t colour;
+};
+
+/*
  * Figure size and look; zero fields mean the defaults (7 in x 3.5 in, 300
  * dpi, DejaVu Sans at 8 pt, no hatching, automatic log scale).
  *
  * Colours have one meaning in every figure of every study. The Okabe-Ito
  * palette stands for categories of time: a series label or category key
  * found in groups[] takes the palette colour of its position there (groups
- * in the classification's order); a name perfstudy itself uses (a part of
- * a step, a copy kind, a phase, "idle"; chart_render.c's known_colours)
- * its fixed colour, whatever else the chart holds; other names take, in
+ * in the classification's order); a name in colours[] (what the analyses
+ * call a part of a step, a copy kind, a phase, "idle") its fixed colour,
+ * whatever else the chart holds; other names take, in
  * order, the palette colours that no series of the same chart has (past
  * eight, colours repeat; lines skip yellow, too pale on white). Runs
  * (a series named like runs[] or run_labels[], or a chart with
@@ -123,6 +138,8 @@ struct chart_style {
 	const char *const *runs;
 	const char *const *run_labels; /* nruns entries (NULL entries: none), or NULL */
 	size_t nruns;
+	const struct chart_colour *colours; /* fixed colours by name, after groups[]; NULL: none */
+	size_t ncolours;
 };
 
 /*

@@ -2,7 +2,7 @@
  * chart_many.c: writing a report's figures on several threads (see chart.h).
  *
  * Each figure is independent (its own cairo surfaces and files; the drawing
- * state in chart_render.c is per thread), so threads take the next figure
+ * state in chart_draw.h's look is per thread), so threads take the next figure
  * in turn. What a figure reports (diag) is kept with it and replayed in
  * figure order afterwards, so messages and the first failure are those of
  * a one-thread run; the files are the same bytes whatever the thread count

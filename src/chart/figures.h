@@ -8,7 +8,7 @@
 #ifndef PERFSTUDY_FIGURES_H
 #define PERFSTUDY_FIGURES_H
 
-#include "analyze/table.h"
+#include "util/table.h"
 #include "chart/chart.h"
 
 /*

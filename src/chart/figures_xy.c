@@ -1,6 +1,6 @@
 /*
  * figures_xy.c: x-y chart models from tables (see figures_xy.h). No cairo
- * here: the model says where the points are, chart_render.c draws them.
+ * here: the model says where the points are, draw_xy.c draws them.
  */
 #include "chart/figures_xy.h"
 

@@ -9,7 +9,7 @@
 #ifndef PERFSTUDY_FIGURES_XY_H
 #define PERFSTUDY_FIGURES_XY_H
 
-#include "analyze/table.h"
+#include "util/table.h"
 #include "chart/chart.h"
 
 /*

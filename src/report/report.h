@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analyze/table.h"
+#include "util/table.h"
 
 struct report_figure {
 	const char *name;    /* file stem in figures/ */

@@ -12,6 +12,7 @@
 #include <cairo.h>
 #include <string.h>
 
+#include "analyze/analysis.h"
 #include "chart/chart.h"
 #include "chart/png.h"
 #include "util/buf.h"
@@ -951,7 +952,8 @@ static const char *const okabe_ito[] = {
 /*
  * Copy kinds keep their colour whichever others a study has: DtoH is blue
  * and DtoD reddish purple with or without HtoD (before, the first kind
- * present took orange, the next sky blue). Runs are greys (here 25 % and
+ * present took orange, the next sky blue), through the analyses' fixed
+ * colours in the style (analyze/colours.c). Runs are greys (here 25 % and
  * 75 %, the two ends of the bars' ramp), never a palette colour, which
  * means a kernel group elsewhere; so is one series of plain bars. Lines
  * never take yellow.
@@ -962,9 +964,11 @@ static void test_fixed_colours(void)
 	size_t cat = chart_add_category(c, "r r0");
 	chart_set(c, cat, chart_add_series(c, "DtoH"), 1);
 	chart_set(c, cat, chart_add_series(c, "DtoD"), 2);
+	struct chart_style fixed = {0};
+	fixed.colours = analysis_colours(&fixed.ncolours);
 	size_t len;
 	char *dir;
-	char *svg = svg_of(c, NULL, &len, &dir);
+	char *svg = svg_of(c, &fixed, &len, &dir);
 	CHECK(svg && contains(svg, len, okabe_ito[4]));  /* DtoH: blue */
 	CHECK(svg && contains(svg, len, okabe_ito[6]));  /* DtoD: reddish purple */
 	CHECK(svg && !contains(svg, len, okabe_ito[0])); /* not orange */

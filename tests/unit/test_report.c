@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze/table.h"
+#include "util/table.h"
 #include "report/report.h"
 #include "report/tmpl.h"
 #include "util/buf.h"

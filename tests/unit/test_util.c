@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/table.h"
+#include "util/table.h"
 #include "check.h"
 #include "ingest/ingest.h"
 #include "util/buf.h"

@@ -1,5 +1,5 @@
 /* table.c: the analysis tables of table.h. */
-#include "analyze/table.h"
+#include "util/table.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
