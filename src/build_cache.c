@@ -96,7 +96,7 @@ int cache_prepare_store(struct store *s)
 	if (store_exec(s, "CREATE TABLE trace_files(trace_id INTEGER PRIMARY KEY REFERENCES traces(id),"
 			  " mtime_ns INTEGER);\n"
 			  "CREATE TABLE trace_warnings(trace_id INTEGER NOT NULL REFERENCES traces(id),"
-			  " message TEXT NOT NULL);") < 0)
+			  " message TEXT NOT NULL);", "create the cache tables") < 0)
 		return -1;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(store_db(s), "INSERT OR REPLACE INTO meta VALUES('build_id', ?1)", -1, &st,
@@ -266,7 +266,7 @@ int cache_open(struct store *s, const char *prev_db, int quiet, struct build_cac
 	}
 	struct build_cache *c = xcalloc(1, sizeof(*c));
 	/* Interned names keep their ids, so copied rows need no translation. */
-	if (store_exec(s, "INSERT INTO main.names SELECT * FROM prev.names") < 0 ||
+	if (store_exec(s, "INSERT INTO main.names SELECT * FROM prev.names", "copy names") < 0 ||
 	    store_reload_names(s) < 0 ||
 	    prepare(s, "SELECT t.id, t.size, t.sha256, f.mtime_ns FROM prev.traces t"
 		       " LEFT JOIN prev.trace_files f ON f.trace_id = t.id"
