@@ -1,5 +1,5 @@
 /* history.c: the build history in the store, the change table and the trends; see history.h. */
-#include "history.h"
+#include "analyze/history.h"
 
 #include <errno.h>
 #include <inttypes.h>

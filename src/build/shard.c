@@ -8,7 +8,7 @@
  * the end. Reading: each shard is opened read-only; a trace's batches are
  * read back in order and replayed by the feed into the store.
  */
-#include "shard.h"
+#include "build/shard.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -20,7 +20,7 @@
 
 #include <sqlite3.h>
 
-#include "build_cache.h"
+#include "build/cache.h"
 #include "ingest/parallel.h"
 #include "util/diag.h"
 #include "util/progress.h"

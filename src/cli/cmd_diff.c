@@ -17,8 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
-#include "history.h"
+#include "cli/cli.h"
+#include "analyze/history.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"

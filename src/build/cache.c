@@ -1,6 +1,6 @@
 /*
- * build_cache.c: copying unchanged traces' rows from the previous build's
- * store, see build_cache.h.
+ * build/cache.c: copying unchanged traces' rows from the previous build's
+ * store, see build/cache.h.
  *
  * The old store is ATTACHed to the new one as "prev", so copying a trace is
  * a few INSERT ... SELECT statements inside SQLite, far faster than
@@ -8,7 +8,7 @@
  * the schema (every table with a trace_id column), so a table a new reader
  * adds is carried over without a change here.
  */
-#include "build_cache.h"
+#include "build/cache.h"
 
 #include <errno.h>
 #include <stdio.h>
