@@ -38,13 +38,14 @@ void exp_output_release(struct exp_output *o)
 static int collect_inputs(struct store *s, const char *exp, struct exp_output *o)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(store_db(s),
-			       "SELECT t.path, t.size, t.sha256 FROM traces t JOIN runs r ON r.id = t.run_id"
-			       " WHERE r.experiment = ?1 AND t.part_of IS NULL ORDER BY r.position, t.file_index", -1, &st, NULL) != SQLITE_OK)
+	if (store_prepare(s, "list inputs",
+			  "SELECT t.path, t.size, t.sha256 FROM traces t JOIN runs r ON r.id = t.run_id"
+			  " WHERE r.experiment = ?1 AND t.part_of IS NULL ORDER BY r.position, t.file_index", &st) < 0)
 		return -1;
 	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	size_t cap = 0, cap2 = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int rc;
+	while ((rc = store_step(s, st, "list inputs")) > 0) {
 		o->inputs = xgrow(o->inputs, &cap, o->ninputs + 1, sizeof(*o->inputs));
 		o->input_strs = xgrow(o->input_strs, &cap2, 2 * o->ninputs + 2, sizeof(char *));
 		o->input_strs[2 * o->ninputs] = xstrdup((const char *)sqlite3_column_text(st, 0));
@@ -55,25 +56,28 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 		o->ninputs++;
 	}
 	sqlite3_finalize(st);
+	if (rc < 0)
+		return -1;
 	/*
 	 * Models in manifest order without repeats; the most GPUs of any run;
 	 * the newest trace's date, from its epoch offset (Kineto's
 	 * baseTimeNanoseconds) or, without one, from times that already are
 	 * epoch times (plausible between 2000 and 2100).
 	 */
-	if (sqlite3_prepare_v2(store_db(s),
-			       "SELECT (SELECT group_concat(model, ', ') FROM (SELECT model FROM runs"
-			       "   WHERE experiment = ?1 AND model IS NOT NULL GROUP BY model ORDER BY min(position))),"
-			       " (SELECT max(g) FROM (SELECT coalesce(r.gpus, (SELECT max(world_size) FROM traces t"
-			       "   WHERE t.run_id = r.id), (SELECT count(*) FROM traces t WHERE t.run_id = r.id AND t.rank IS NOT NULL)) AS g"
-			       "   FROM runs r WHERE r.experiment = ?1)),"
-			       " (SELECT date(max(t.last_ns + coalesce(t.epoch_offset_ns, 0)) / 1000000000, 'unixepoch')"
-			       "   FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
-			       "   AND t.last_ns + coalesce(t.epoch_offset_ns, 0) BETWEEN 946684800000000000 AND 4102444800000000000)",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (store_prepare(s, "summarize runs",
+			  "SELECT (SELECT group_concat(model, ', ') FROM (SELECT model FROM runs"
+			  "   WHERE experiment = ?1 AND model IS NOT NULL GROUP BY model ORDER BY min(position))),"
+			  " (SELECT max(g) FROM (SELECT coalesce(r.gpus, (SELECT max(world_size) FROM traces t"
+			  "   WHERE t.run_id = r.id), (SELECT count(*) FROM traces t WHERE t.run_id = r.id AND t.rank IS NOT NULL)) AS g"
+			  "   FROM runs r WHERE r.experiment = ?1)),"
+			  " (SELECT date(max(t.last_ns + coalesce(t.epoch_offset_ns, 0)) / 1000000000, 'unixepoch')"
+			  "   FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
+			  "   AND t.last_ns + coalesce(t.epoch_offset_ns, 0) BETWEEN 946684800000000000 AND 4102444800000000000)",
+			  &st) < 0)
 		return -1;
 	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	rc = store_step(s, st, "summarize runs");
+	if (rc > 0) {
 		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
 			o->models = xstrdup((const char *)sqlite3_column_text(st, 0));
 		o->gpus_max = sqlite3_column_int(st, 1);
@@ -81,7 +85,7 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 			o->date = xstrdup((const char *)sqlite3_column_text(st, 2));
 	}
 	sqlite3_finalize(st);
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 /*

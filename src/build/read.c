@@ -162,14 +162,13 @@ static int ingest_trace(struct build *b, int64_t run_id, const char *path, int i
 static int check_ranks(struct store *s, int64_t run_id, const char *run)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(store_db(s),
-			       "SELECT a.rank, a.path, b.path FROM traces a JOIN traces b ON a.run_id = b.run_id"
-			       " AND a.rank = b.rank AND a.id < b.id WHERE a.run_id = ?1 LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (store_prepare(s, "check ranks",
+			  "SELECT a.rank, a.path, b.path FROM traces a JOIN traces b ON a.run_id = b.run_id"
+			  " AND a.rank = b.rank AND a.id < b.id WHERE a.run_id = ?1 LIMIT 1", &st) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
-	int ret = 0;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	int ret = store_step(s, st, "check ranks");
+	if (ret > 0) {
 		diag_error((const char *)sqlite3_column_text(st, 2),
 			   "run '%s': rank %d is also recorded by '%s'", run, sqlite3_column_int(st, 0),
 			   (const char *)sqlite3_column_text(st, 1));
@@ -191,18 +190,17 @@ static int number_device_ranks(struct store *s, int64_t run_id, const char *run,
 	if (store_number_device_ranks(s, run_id) < 0)
 		return -1;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(store_db(s),
-			       "SELECT t.path, count(*), (SELECT group_concat(device, ', ') FROM (SELECT device FROM traces"
-			       "  WHERE id = t.id OR part_of = t.id ORDER BY device)),"
-			       " (SELECT count(DISTINCT rank) FROM traces x WHERE x.run_id = ?1)"
-			       " FROM traces t JOIN traces p ON p.id = t.id OR p.part_of = t.id"
-			       " WHERE t.run_id = ?1 AND t.part_of IS NULL GROUP BY t.id HAVING count(*) > 1 ORDER BY t.file_index",
-			       -1, &st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+	if (store_prepare(s, "list split files",
+			  "SELECT t.path, count(*), (SELECT group_concat(device, ', ') FROM (SELECT device FROM traces"
+			  "  WHERE id = t.id OR part_of = t.id ORDER BY device)),"
+			  " (SELECT count(DISTINCT rank) FROM traces x WHERE x.run_id = ?1)"
+			  " FROM traces t JOIN traces p ON p.id = t.id OR p.part_of = t.id"
+			  " WHERE t.run_id = ?1 AND t.part_of IS NULL GROUP BY t.id HAVING count(*) > 1 ORDER BY t.file_index",
+			  &st) < 0)
 		return -1;
-	}
 	sqlite3_bind_int64(st, 1, run_id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int rc;
+	while ((rc = store_step(s, st, "list split files")) > 0) {
 		int ranks = sqlite3_column_int(st, 3);
 		if (manifest_gpus > 0 && ranks != manifest_gpus)
 			diag_warning((const char *)sqlite3_column_text(st, 0),
@@ -212,7 +210,7 @@ static int number_device_ranks(struct store *s, int64_t run_id, const char *run,
 				     manifest_gpus);
 	}
 	sqlite3_finalize(st);
-	return 0;
+	return rc;
 }
 
 /*
@@ -220,16 +218,18 @@ static int number_device_ranks(struct store *s, int64_t run_id, const char *run,
  * nsys, nvprof and .nvvp files never do) gets its position among the run's
  * files. Said once per file for Kineto, where a rank is expected, and for
  * the other formats when the run has several files and the order decides.
+ * Returns 0, or -1 after diag.
  */
-static void warn_unranked(struct store *s, int64_t run_id, const char *run, size_t ntraces)
+static int warn_unranked(struct store *s, int64_t run_id, const char *run, size_t ntraces)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(store_db(s), "SELECT path, rank, coalesce(format, '') FROM traces"
-			       " WHERE run_id = ?1 AND rank_from_trace = 0 AND part_of IS NULL"
-			       " AND id NOT IN (SELECT part_of FROM traces WHERE part_of IS NOT NULL) ORDER BY file_index", -1, &st, NULL) != SQLITE_OK)
-		return;
+	if (store_prepare(s, "list unranked traces", "SELECT path, rank, coalesce(format, '') FROM traces"
+			  " WHERE run_id = ?1 AND rank_from_trace = 0 AND part_of IS NULL"
+			  " AND id NOT IN (SELECT part_of FROM traces WHERE part_of IS NOT NULL) ORDER BY file_index", &st) < 0)
+		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int rc;
+	while ((rc = store_step(s, st, "list unranked traces")) > 0) {
 		const char *fmt = (const char *)sqlite3_column_text(st, 2);
 		int kineto = !strcmp(fmt, "kineto");
 		if (!kineto && ntraces < 2)
@@ -240,6 +240,7 @@ static void warn_unranked(struct store *s, int64_t run_id, const char *run, size
 			     sqlite3_column_int(st, 1), ntraces, ntraces == 1 ? "" : "s", run);
 	}
 	sqlite3_finalize(st);
+	return rc;
 }
 
 /*
@@ -359,7 +360,8 @@ static int ingest_experiment(struct build *b, struct exp_plan *e)
 			return -1;
 		if (number_device_ranks(s, run_id, rp->id, rp->info.gpus) < 0 || check_ranks(s, run_id, rp->id) < 0)
 			return -1;
-		warn_unranked(s, run_id, rp->id, rp->ntraces);
+		if (warn_unranked(s, run_id, rp->id, rp->ntraces) < 0)
+			return -1;
 		/* Manifest runs are planned in manifest order, so run r is the manifest's run r. */
 		if (e->manifest && r < e->manifest->nruns &&
 		    ingest_inputs(s, run_id, &e->manifest->runs[r], rp->ntraces, quiet) < 0)

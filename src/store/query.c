@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "util/diag.h"
+#include "util/xalloc.h"
 
 sqlite3 *store_db(struct store *s)
 {
@@ -99,4 +100,33 @@ void store_detach(struct store *s, const char *alias)
 	if (sql)
 		sqlite3_exec(s->db, sql, NULL, NULL, NULL);
 	sqlite3_free(sql);
+}
+
+char *store_probe_text(struct store *s, const char *sql)
+{
+	sqlite3_stmt *st;
+	char *v = NULL;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v;
+}
+
+char *store_file_meta(const char *path, const char *key)
+{
+	sqlite3 *db = NULL;
+	char *v = NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?1", -1, &st, NULL) == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+			if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+				v = xstrdup((const char *)sqlite3_column_text(st, 0));
+			sqlite3_finalize(st);
+		}
+	}
+	sqlite3_close(db);
+	return v;
 }

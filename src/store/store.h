@@ -155,6 +155,16 @@ const char *store_errmsg(struct store *s);
 int store_attach(struct store *s, const char *path, const char *alias);
 void store_detach(struct store *s, const char *alias);
 /*
+ * Probes, for what may legitimately be missing (an attached previous
+ * store written by another perfstudy): no diagnostic. store_probe_text
+ * runs a one-value query; store_file_meta reads the `meta` value of key
+ * from the store file at path, opened read-only. Each returns a copy of
+ * the text (the caller frees it), or NULL when the query fails or gives
+ * no value.
+ */
+char *store_probe_text(struct store *s, const char *sql);
+char *store_file_meta(const char *path, const char *key);
+/*
  * The raw handle, for the analyses only (src/analyze/), whose SQL is their
  * definition; owned by s.
  */
