@@ -1,0 +1,176 @@
+/*
+ * analyze/history_diff.c: `perfstudy diff`'s comparison (history.h): the
+ * history tables of two output directories' stores, the latest build of
+ * each experiment on either side, compared as the change table of a build
+ * compares it with the one before.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analyze/history.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+
+/* Opens DIR/perfstudy.db read-only; NULL after diag when it is missing or has no history. */
+static sqlite3 *open_store(const char *dir)
+{
+	char *path = xasprintf("%s/perfstudy.db", dir);
+	struct stat st;
+	sqlite3 *db = NULL;
+	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+		diag_error(dir, "no perfstudy.db here: not a perfstudy output directory");
+		free(path);
+		return NULL;
+	}
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		diag_error(path, "cannot open: %s", sqlite3_errmsg(db));
+		sqlite3_close(db);
+		free(path);
+		return NULL;
+	}
+	sqlite3_stmt *q;
+	int ok = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_builds'",
+				    -1, &q, NULL) == SQLITE_OK &&
+		 sqlite3_step(q) == SQLITE_ROW;
+	sqlite3_finalize(q);
+	if (!ok) {
+		diag_error(path, "no build history (history_builds): written by a perfstudy before 'diff' existed, "
+				 "or not a perfstudy store; build it again with this perfstudy");
+		sqlite3_close(db);
+		db = NULL;
+	}
+	free(path);
+	return db;
+}
+
+/* The latest build of exp in db, 0 when it has none. */
+static int64_t latest(sqlite3 *db, const char *exp)
+{
+	sqlite3_stmt *q;
+	int64_t b = 0;
+	if (sqlite3_prepare_v2(db, "SELECT max(build) FROM history_builds WHERE experiment = ?1", -1, &q, NULL) !=
+	    SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		b = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return b;
+}
+
+static void limits(sqlite3 *db, const char *exp, struct history_limits *lim)
+{
+	sqlite3_stmt *q;
+	memset(lim, 0, sizeof(*lim));
+	if (sqlite3_prepare_v2(db, "SELECT metric, value FROM history_thresholds WHERE experiment = ?1", -1, &q, NULL) !=
+	    SQLITE_OK)
+		return;
+	sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		const char *m = (const char *)sqlite3_column_text(q, 0);
+		if (m && !strcmp(m, "step_time_pct"))
+			lim->step_time_pct = sqlite3_column_double(q, 1);
+		else if (m && !strcmp(m, "mfu_pp"))
+			lim->mfu_pp = sqlite3_column_double(q, 1);
+	}
+	sqlite3_finalize(q);
+}
+
+/* One line per row of the change table: "exp: run: change item old -> new (...)". */
+static void print_changes(const char *exp, const struct table *t, int quiet)
+{
+	struct buf line, cell;
+	buf_init(&line);
+	buf_init(&cell);
+	for (size_t r = 0; r < t->nrows; r++) {
+		int crossed = !table_cell(t, r, 8)->null;
+		if (quiet && !crossed)
+			continue;
+		buf_reset(&line);
+		buf_printf(&line, "%s: %s: %s", exp, table_cell(t, r, 1)->v.text, table_cell(t, r, 0)->v.text);
+		for (size_t c = 2; c <= 4; c++) {
+			const struct cell *x = table_cell(t, r, c);
+			if (!x->null && x->v.text[0])
+				buf_printf(&line, "%s%s", c == 4 && !table_cell(t, r, 3)->null ? " -> " : " ", x->v.text);
+		}
+		if (!table_cell(t, r, 5)->null || !table_cell(t, r, 7)->null) {
+			buf_adds(&line, " (");
+			if (!table_cell(t, r, 5)->null)
+				buf_printf(&line, "%+.2f%%, ", table_cell(t, r, 5)->v.f);
+			if (!table_cell(t, r, 6)->null)
+				buf_printf(&line, "p = %.3g, ", table_cell(t, r, 6)->v.f);
+			buf_printf(&line, "%s)", table_cell(t, r, 7)->v.text);
+		}
+		if (crossed)
+			buf_printf(&line, " THRESHOLD %s crossed", table_cell(t, r, 8)->v.text);
+		printf("%s\n", line.data);
+	}
+	buf_release(&line);
+	buf_release(&cell);
+}
+
+int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *crossed)
+{
+	sqlite3 *odb = open_store(old_dir), *ndb = odb ? open_store(new_dir) : NULL;
+	if (!odb || !ndb) {
+		sqlite3_close(odb);
+		return -1;
+	}
+	char *opath = xasprintf("%s/perfstudy.db", old_dir), *npath = xasprintf("%s/perfstudy.db", new_dir);
+	size_t nchanges = 0;
+	int ret = 0;
+	*crossed = 0;
+	/* Every experiment either side records, by id. */
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(ndb, "SELECT DISTINCT experiment FROM history_builds ORDER BY experiment", -1, &q, NULL) !=
+	    SQLITE_OK) {
+		diag_error(npath, "sqlite: %s", sqlite3_errmsg(ndb));
+		ret = -1;
+		q = NULL;
+	}
+	while (q && sqlite3_step(q) == SQLITE_ROW) {
+		const char *exp = (const char *)sqlite3_column_text(q, 0);
+		struct hstate a = {0}, b;
+		int64_t ob = latest(odb, exp);
+		if ((ob && hstate_load(odb, "history_", exp, ob, opath, &a) < 0) ||
+		    hstate_load(ndb, "history_", exp, latest(ndb, exp), npath, &b) < 0) {
+			hstate_release(&a);
+			ret = -1;
+			break;
+		}
+		if (!ob && !quiet)
+			printf("%s: experiment added\n", exp);
+		struct history_limits lim;
+		limits(ndb, exp, &lim);
+		size_t n = 0;
+		struct table *t = history_changes(&a, &b, &lim, &n);
+		*crossed += n;
+		nchanges += t->nrows;
+		print_changes(exp, t, quiet);
+		table_free(t);
+		hstate_release(&a);
+		hstate_release(&b);
+	}
+	sqlite3_finalize(q);
+	if (ret == 0 && sqlite3_prepare_v2(odb, "SELECT DISTINCT experiment FROM history_builds ORDER BY experiment",
+						-1, &q, NULL) == SQLITE_OK) {
+		while (sqlite3_step(q) == SQLITE_ROW)
+			if (!latest(ndb, (const char *)sqlite3_column_text(q, 0)) && !quiet) {
+				printf("%s: experiment removed\n", (const char *)sqlite3_column_text(q, 0));
+				nchanges++;
+			}
+		sqlite3_finalize(q);
+	}
+	if (ret == 0 && !quiet)
+		printf("perfstudy diff: %zu change%s, %zu threshold%s crossed\n", nchanges, nchanges == 1 ? "" : "s",
+		       *crossed, *crossed == 1 ? "" : "s");
+	free(opath);
+	free(npath);
+	sqlite3_close(odb);
+	sqlite3_close(ndb);
+	return ret;
+}
