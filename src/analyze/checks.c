@@ -32,7 +32,7 @@ static const char *text(sqlite3_stmt *st, int col)
 static int empty_traces(const struct analysis_ctx *ctx)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(ctx->store, "checks",
+	if (store_prepare(ctx->store, "list empty traces",
 		 "SELECT t.path, r.run FROM traces t JOIN runs r ON r.id = t.run_id"
 		 " WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
 		 " AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.trace_id = t.id)"
@@ -51,7 +51,7 @@ static int empty_traces(const struct analysis_ctx *ctx)
 static int missing_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(ctx->store, "checks",
+	if (store_prepare(ctx->store, "list missing ranks",
 		 "SELECT r.run, max(t.world_size), count(DISTINCT t.rank), min(t.path) FROM runs r"
 		 " JOIN traces t ON t.run_id = r.id WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
 		 " GROUP BY r.id HAVING max(t.world_size) > count(DISTINCT t.rank) ORDER BY r.position", &st) < 0)
@@ -76,7 +76,7 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 	 * are disjoint; epoch offsets are used only when both traces have one.
 	 * One pair per run is enough to say it.
 	 */
-	if (store_prepare(ctx->store, "checks",
+	if (store_prepare(ctx->store, "compare rank clocks",
 		 "SELECT run, ra, rb, pa, pb FROM (SELECT r.run AS run, r.position AS pos, a.rank AS ra, b.rank AS rb,"
 		 "  a.path AS pa, b.path AS pb,"
 		 "  row_number() OVER (PARTITION BY r.id ORDER BY a.file_index, b.file_index) AS k"

@@ -20,7 +20,7 @@ int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n
 	sqlite3_stmt *st;
 	*out = NULL;
 	*n = 0;
-	if (store_prepare(s, "load a rank", "SELECT r.run, r.id, t.rank, r.position FROM traces t JOIN runs r ON r.id = t.run_id"
+	if (store_prepare(s, "list ranks", "SELECT r.run, r.id, t.rank, r.position FROM traces t JOIN runs r ON r.id = t.run_id"
 		    " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank",
 		    &st) < 0)
 		return -1;
@@ -167,7 +167,7 @@ static int class_of(struct store *s, const struct classifier *cls, enum activity
 		memo_n[k] = n;
 	}
 	if (!memo[k][id]) {
-		if (!memo_name && store_prepare(s, "load a rank", "SELECT name FROM names WHERE id = ?1", &memo_name) < 0)
+		if (!memo_name && store_prepare(s, "look up a name", "SELECT name FROM names WHERE id = ?1", &memo_name) < 0)
 			return -1;
 		sqlite3_bind_int64(memo_name, 1, name_id);
 		const char *name = sqlite3_step(memo_name) == SQLITE_ROW ? (const char *)sqlite3_column_text(memo_name, 0)
@@ -576,7 +576,7 @@ char *rank_name(struct store *s, int64_t name_id)
 {
 	sqlite3_stmt *st;
 	char *r = NULL;
-	if (store_prepare(s, "load a rank", "SELECT name FROM names WHERE id = ?1", &st) < 0)
+	if (store_prepare(s, "look up a name", "SELECT name FROM names WHERE id = ?1", &st) < 0)
 		return NULL;
 	sqlite3_bind_int64(st, 1, name_id);
 	if (sqlite3_step(st) == SQLITE_ROW)

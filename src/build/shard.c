@@ -1,5 +1,5 @@
 /*
- * shard.c: shard databases, written by `perfstudy ingest --shard I/N` and
+ * build/shard.c: shard databases, written by `perfstudy ingest --shard I/N` and
  * replayed by `perfstudy merge` (see shard.h).
  *
  * Writing: the traces of the shard go through a trace feed (parallel.h)

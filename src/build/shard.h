@@ -1,5 +1,5 @@
 /*
- * shard.h: reading a study on many machines, `perfstudy ingest --shard I/N`
+ * build/shard.h: reading a study on many machines, `perfstudy ingest --shard I/N`
  * and `perfstudy merge`.
  *
  * A shard database holds the event batches (src/ingest/batch.h) of the
