@@ -36,15 +36,6 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 
-static int prep(struct store *s, const char *sql, sqlite3_stmt **st)
-{
-	if (sqlite3_prepare_v2(store_db(s), sql, -1, st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
-		return -1;
-	}
-	return 0;
-}
-
 static int failed(struct store *s, sqlite3_stmt *st)
 {
 	diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
@@ -61,12 +52,12 @@ static enum activity_kind kind_of(const char *k)
 static int classify_all(struct store *s, const char *exp, const struct classifier *c)
 {
 	sqlite3_stmt *sel, *ins;
-	if (prep(s, "SELECT DISTINCT a.kind, a.name_id, n.name FROM (SELECT trace_id, kind, name_id FROM activities"
+	if (store_prepare(s, "classify all", "SELECT DISTINCT a.kind, a.name_id, n.name FROM (SELECT trace_id, kind, name_id FROM activities"
 		    " UNION SELECT trace_id, kind, name_id FROM summaries) a"
 		    " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
 		    " JOIN names n ON n.id = a.name_id WHERE r.experiment = ?1", &sel) < 0)
 		return -1;
-	if (prep(s, "INSERT INTO activity_groups VALUES(?1, ?2, ?3, ?4)", &ins) < 0) {
+	if (store_prepare(s, "classify all", "INSERT INTO activity_groups VALUES(?1, ?2, ?3, ?4)", &ins) < 0) {
 		sqlite3_finalize(sel);
 		return -1;
 	}
@@ -101,7 +92,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 				    "run:text,rank:int,group:text,time_us:us,fraction:frac");
 	/* Every (run, rank) with its per-group sums; groups absent from a rank are 0. */
 	sqlite3_stmt *ranks, *rank_traces;
-	if (prep(s, "SELECT r.run, t.rank, r.id FROM traces t JOIN runs r ON r.id = t.run_id"
+	if (store_prepare(s, "build groups", "SELECT r.run, t.rank, r.id FROM traces t JOIN runs r ON r.id = t.run_id"
 		    " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank",
 		    &ranks) < 0)
 		goto fail;
@@ -111,13 +102,13 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	 * with activity_groups took 19 ms a rank of 33k activities (64 ranks:
 	 * 1.2 s).
 	 */
-	if (prep(s, "SELECT id FROM traces WHERE run_id = ?1 AND rank = ?2 ORDER BY id", &rank_traces) < 0) {
+	if (store_prepare(s, "build groups", "SELECT id FROM traces WHERE run_id = ?1 AND rank = ?2 ORDER BY id", &rank_traces) < 0) {
 		sqlite3_finalize(ranks);
 		goto fail;
 	}
 	/* A rank with no GPU activities: its profiler's summary rows (nvprof --print-gpu-summary), if any. */
 	sqlite3_stmt *sum_rows;
-	if (prep(s, "SELECT g.grp, sum(m.total_ns) FROM summaries m JOIN traces t ON t.id = m.trace_id"
+	if (store_prepare(s, "build groups", "SELECT g.grp, sum(m.total_ns) FROM summaries m JOIN traces t ON t.id = m.trace_id"
 		    " JOIN runs r ON r.id = t.run_id"
 		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
 		    " WHERE r.experiment = ?1 AND r.run = ?2 AND t.rank = ?3 GROUP BY g.grp", &sum_rows) < 0) {
@@ -202,7 +193,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	sqlite3_finalize(ranks);
 	/* Keep the aggregate in the store for users' queries. */
 	sqlite3_stmt *ins;
-	if (prep(s, "INSERT INTO group_times VALUES(?1,?2,?3,?4,?5,?6)", &ins) < 0)
+	if (store_prepare(s, "build groups", "INSERT INTO group_times VALUES(?1,?2,?3,?4,?5,?6)", &ins) < 0)
 		goto fail;
 	for (size_t r = 0; r < t->nrows; r++) {
 		sqlite3_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
@@ -273,9 +264,9 @@ static int insert_kernel_stats(struct store *s, const char *exp)
 	act_sums_init(&a);
 	char *run = NULL;
 	int ret = -1, said = 0;
-	if (prep(s, "SELECT r.id, r.run, t.rank, t.id FROM runs r CROSS JOIN traces t"
+	if (store_prepare(s, "insert kernel stats", "SELECT r.id, r.run, t.rank, t.id FROM runs r CROSS JOIN traces t"
 		    " WHERE t.run_id = r.id AND r.experiment = ?1 ORDER BY r.id, t.rank, t.id", &tr) < 0 ||
-	    prep(s, "INSERT INTO kernel_stats SELECT ?1, ?2, ?3, ?4, g.grp, ?5, ?6, ?7, ?8 FROM activity_groups g"
+	    store_prepare(s, "insert kernel stats", "INSERT INTO kernel_stats SELECT ?1, ?2, ?3, ?4, g.grp, ?5, ?6, ?7, ?8 FROM activity_groups g"
 		    " WHERE g.experiment = ?1 AND g.kind = 'kernel' AND g.name_id = ?4", &ins) < 0) {
 		said = 1;
 		goto out;
@@ -323,7 +314,7 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 	if (insert_kernel_stats(s, exp) < 0)
 		goto fail;
 	/* Ranks with no GPU activities: the totals of their profiler's summary rows. */
-	if (prep(s, "INSERT INTO kernel_stats SELECT r.experiment, r.run, t.rank, m.name_id, g.grp, sum(m.calls),"
+	if (store_prepare(s, "build kernels", "INSERT INTO kernel_stats SELECT r.experiment, r.run, t.rank, m.name_id, g.grp, sum(m.calls),"
 		    " sum(m.total_ns), min(m.min_ns), max(m.max_ns) FROM summaries m"
 		    " JOIN traces t ON t.id = m.trace_id JOIN runs r ON r.id = t.run_id"
 		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
@@ -337,7 +328,7 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 		goto fail;
 	}
 	sqlite3_finalize(st);
-	if (prep(s, "SELECT k.run, k.rank, n.name, k.grp, k.calls, k.total_ns, k.min_ns, k.max_ns"
+	if (store_prepare(s, "build kernels", "SELECT k.run, k.rank, n.name, k.grp, k.calls, k.total_ns, k.min_ns, k.max_ns"
 		    " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
 		    " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
 		    " WHERE k.experiment = ?1 ORDER BY r.position, k.rank, k.total_ns DESC, n.name", &st) < 0)
@@ -375,7 +366,7 @@ static int build_steps(struct store *s, const char *exp, struct table **out)
 	struct table *t = table_new("steps", "Duration of each profiled training step (ProfilerStep#N, host side)",
 				    "run:text,rank:int,step:int,step_us:us");
 	sqlite3_stmt *st;
-	if (prep(s, "SELECT r.run, t.rank, s.step, s.dur_ns FROM steps s JOIN traces t ON t.id = s.trace_id"
+	if (store_prepare(s, "build steps", "SELECT r.run, t.rank, s.step, s.dur_ns FROM steps s JOIN traces t ON t.id = s.trace_id"
 		    " JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
 		    " ORDER BY r.position, t.rank, s.step, s.start_ns", &st) < 0) {
 		table_free(t);
@@ -409,7 +400,7 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 	 * gpus: the manifest's value, else the largest world_size a trace
 	 * records, else the number of rank files.
 	 */
-	if (prep(s, "SELECT r.run, r.label, coalesce(r.gpus, max(t.world_size), count(DISTINCT t.rank)),"
+	if (store_prepare(s, "build runs", "SELECT r.run, r.label, coalesce(r.gpus, max(t.world_size), count(DISTINCT t.rank)),"
 		    " count(DISTINCT t.rank), r.model, r.batch, r.strategy,"
 		    " (SELECT d.name FROM devices d JOIN traces t2 ON t2.id = d.trace_id WHERE t2.run_id = r.id"
 		    "   ORDER BY t2.rank, d.device LIMIT 1),"
@@ -462,7 +453,7 @@ static int build_rank_devices(struct store *s, const char *exp, struct table **o
 	struct table *t = table_new("rank_devices", "The device each rank's GPU activities are on",
 				    "run:text,rank:int,device:int,device_name:text,file:text,devices_in_file:int");
 	sqlite3_stmt *st;
-	if (prep(s, "SELECT r.run, t.rank, t.device, " DEVICE_LABEL("t") ","
+	if (store_prepare(s, "build rank devices", "SELECT r.run, t.rank, t.device, " DEVICE_LABEL("t") ","
 		    " t.path, (SELECT count(*) FROM traces p WHERE p.id = coalesce(t.part_of, t.id)"
 		    "  OR p.part_of = coalesce(t.part_of, t.id))"
 		    " FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
@@ -503,7 +494,7 @@ static int build_top_kernels(struct store *s, const char *exp, int top_n, struct
 				    "its devices (paper 000's top-10 tables)",
 				    "run:text,place:int,rank:int,device:text,name:text,group:text,calls:int,total_us:us");
 	sqlite3_stmt *st;
-	if (prep(s, "SELECT run, place, rank, dev, name, grp, calls, total_ns FROM (SELECT k.run, k.rank, n.name, k.grp,"
+	if (store_prepare(s, "build top kernels", "SELECT run, place, rank, dev, name, grp, calls, total_ns FROM (SELECT k.run, k.rank, n.name, k.grp,"
 		    " k.calls, k.total_ns, r.position, row_number() OVER (PARTITION BY r.id ORDER BY k.total_ns DESC,"
 		    " k.rank, n.name) AS place, (SELECT " DEVICE_LABEL("t") " FROM traces t WHERE t.run_id = r.id"
 		    "  AND t.rank = k.rank ORDER BY t.id LIMIT 1) AS dev"
@@ -588,7 +579,7 @@ static struct table *build_group_totals(const struct table *groups, const struct
 static int add_device_notes(struct store *s, const char *exp, struct analysis_result *out)
 {
 	sqlite3_stmt *st;
-	if (prep(s, "SELECT r.run, t.path, (SELECT group_concat(x, '; ') FROM (SELECT 'device ' || p.device || ' = rank '"
+	if (store_prepare(s, "add device notes", "SELECT r.run, t.path, (SELECT group_concat(x, '; ') FROM (SELECT 'device ' || p.device || ' = rank '"
 		    "  || p.rank AS x FROM traces p WHERE p.id = t.id OR p.part_of = t.id ORDER BY p.device))"
 		    " FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND t.part_of IS NULL"
 		    " AND EXISTS (SELECT 1 FROM traces p WHERE p.part_of = t.id) ORDER BY r.position, t.file_index", &st) < 0)
@@ -642,7 +633,7 @@ static void add_top_kernel_figures(const struct analysis_ctx *ctx, struct analys
 static int add_source_notes(struct store *s, const char *exp, struct analysis_result *out)
 {
 	sqlite3_stmt *st;
-	if (prep(s, "SELECT r.run, t.rank, t.path, t.format, (SELECT count(*) FROM summaries m WHERE m.trace_id = t.id)"
+	if (store_prepare(s, "add source notes", "SELECT r.run, t.rank, t.path, t.format, (SELECT count(*) FROM summaries m WHERE m.trace_id = t.id)"
 		    " FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
 		    " AND t.rank IS NOT NULL AND t.id NOT IN (SELECT trace_id FROM activities)"
 		    " ORDER BY r.position, t.rank, t.path", &st) < 0)

@@ -23,15 +23,6 @@
 #include "analyze/analysis.h"
 #include "util/diag.h"
 
-static int prep(struct store *s, const char *sql, sqlite3_stmt **st)
-{
-	if (sqlite3_prepare_v2(store_db(s), sql, -1, st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
-		return -1;
-	}
-	return 0;
-}
-
 static const char *text(sqlite3_stmt *st, int col)
 {
 	const char *t = (const char *)sqlite3_column_text(st, col);
@@ -41,7 +32,7 @@ static const char *text(sqlite3_stmt *st, int col)
 static int empty_traces(const struct analysis_ctx *ctx)
 {
 	sqlite3_stmt *st;
-	if (prep(ctx->store,
+	if (store_prepare(ctx->store, "list empty traces",
 		 "SELECT t.path, r.run FROM traces t JOIN runs r ON r.id = t.run_id"
 		 " WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
 		 " AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.trace_id = t.id)"
@@ -60,7 +51,7 @@ static int empty_traces(const struct analysis_ctx *ctx)
 static int missing_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	sqlite3_stmt *st;
-	if (prep(ctx->store,
+	if (store_prepare(ctx->store, "list missing ranks",
 		 "SELECT r.run, max(t.world_size), count(DISTINCT t.rank), min(t.path) FROM runs r"
 		 " JOIN traces t ON t.run_id = r.id WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
 		 " GROUP BY r.id HAVING max(t.world_size) > count(DISTINCT t.rank) ORDER BY r.position", &st) < 0)
@@ -85,7 +76,7 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 	 * are disjoint; epoch offsets are used only when both traces have one.
 	 * One pair per run is enough to say it.
 	 */
-	if (prep(ctx->store,
+	if (store_prepare(ctx->store, "compare rank clocks",
 		 "SELECT run, ra, rb, pa, pb FROM (SELECT r.run AS run, r.position AS pos, a.rank AS ra, b.rank AS rb,"
 		 "  a.path AS pa, b.path AS pb,"
 		 "  row_number() OVER (PARTITION BY r.id ORDER BY a.file_index, b.file_index) AS k"

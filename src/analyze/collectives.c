@@ -112,7 +112,7 @@ static int comm_names(struct store *s, struct classifier *cls)
 	sqlite3_stmt *names = NULL, *ins = NULL;
 	int ret = -1;
 	if (store_exec(s, "CREATE TEMP TABLE IF NOT EXISTS comm_names(id INTEGER PRIMARY KEY);"
-			  " DELETE FROM temp.comm_names;") < 0)
+			  " DELETE FROM temp.comm_names;", "list communication kernels") < 0)
 		return -1;
 	if (sqlite3_prepare_v2(db, "SELECT id, name FROM names", -1, &names, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO temp.comm_names VALUES(?1)", -1, &ins, NULL) != SQLITE_OK)

@@ -27,7 +27,7 @@
  *   not the innermost operator, for three reasons: O is made of top-level
  *   operators, so every instant of idle ∩ O has exactly one owner and the
  *   rows sum to dispatch.csv's intra_op_us exactly; the store keeps only
- *   the top-level operators (store.c), the innermost are not there to be
+ *   the top-level operators (store/sink.c), the innermost are not there to be
  *   named; and 002's rows are what Python calls directly (module hooks,
  *   autograd Functions' PreBackwardFunction and PostBackwardFunction,
  *   reshape, permute), the top-level operators, where the innermost would

@@ -8,15 +8,6 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 
-static int prep(struct store *s, const char *sql, sqlite3_stmt **st)
-{
-	if (sqlite3_prepare_v2(store_db(s), sql, -1, st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
-		return -1;
-	}
-	return 0;
-}
-
 static int fail(struct store *s, sqlite3_stmt *st)
 {
 	diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
@@ -29,7 +20,7 @@ int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n
 	sqlite3_stmt *st;
 	*out = NULL;
 	*n = 0;
-	if (prep(s, "SELECT r.run, r.id, t.rank, r.position FROM traces t JOIN runs r ON r.id = t.run_id"
+	if (store_prepare(s, "list ranks", "SELECT r.run, r.id, t.rank, r.position FROM traces t JOIN runs r ON r.id = t.run_id"
 		    " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank",
 		    &st) < 0)
 		return -1;
@@ -102,7 +93,7 @@ static int load_ranges(struct store *s, const char *sql, const struct rank_key *
 	sqlite3_stmt *st;
 	*out = NULL;
 	*n = 0;
-	if (prep(s, sql, &st) < 0)
+	if (store_prepare(s, "load a rank", sql, &st) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, k->run_db_id);
 	sqlite3_bind_int(st, 2, k->rank);
@@ -176,7 +167,7 @@ static int class_of(struct store *s, const struct classifier *cls, enum activity
 		memo_n[k] = n;
 	}
 	if (!memo[k][id]) {
-		if (!memo_name && prep(s, "SELECT name FROM names WHERE id = ?1", &memo_name) < 0)
+		if (!memo_name && store_prepare(s, "look up a name", "SELECT name FROM names WHERE id = ?1", &memo_name) < 0)
 			return -1;
 		sqlite3_bind_int64(memo_name, 1, name_id);
 		const char *name = sqlite3_step(memo_name) == SQLITE_ROW ? (const char *)sqlite3_column_text(memo_name, 0)
@@ -194,7 +185,7 @@ static int load_uncached(struct store *s, const struct rank_key *k, const struct
 {
 	memset(d, 0, sizeof(*d));
 	sqlite3_stmt *st;
-	if (prep(s, "SELECT x.start_ns, x.dur_ns, x.correlation, x.kind, x.name_id, x.bytes, x.copy_kind, x.stream"
+	if (store_prepare(s, "load a rank", "SELECT x.start_ns, x.dur_ns, x.correlation, x.kind, x.name_id, x.bytes, x.copy_kind, x.stream"
 		    RANK_ROWS("activities"), &st) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, k->run_db_id);
@@ -474,7 +465,7 @@ static double rank_input_bytes(struct store *s, const struct rank_key *k)
 {
 	sqlite3_stmt *st;
 	double r = 0;
-	if (prep(s, "SELECT coalesce(sum(size), 0) FROM traces WHERE run_id = ?1 AND rank = ?2", &st) < 0)
+	if (store_prepare(s, "load a rank", "SELECT coalesce(sum(size), 0) FROM traces WHERE run_id = ?1 AND rank = ?2", &st) < 0)
 		return 0;
 	sqlite3_bind_int64(st, 1, k->run_db_id);
 	sqlite3_bind_int(st, 2, k->rank);
@@ -570,7 +561,7 @@ char *rank_formats(struct store *s, const struct rank_key *k)
 {
 	sqlite3_stmt *st;
 	char *r = NULL;
-	if (prep(s, "SELECT group_concat(format, ', ') FROM (SELECT DISTINCT format FROM traces"
+	if (store_prepare(s, "load a rank", "SELECT group_concat(format, ', ') FROM (SELECT DISTINCT format FROM traces"
 		    " WHERE run_id = ?1 AND rank = ?2 ORDER BY format)", &st) < 0)
 		return xstrdup("unknown");
 	sqlite3_bind_int64(st, 1, k->run_db_id);
@@ -585,7 +576,7 @@ char *rank_name(struct store *s, int64_t name_id)
 {
 	sqlite3_stmt *st;
 	char *r = NULL;
-	if (prep(s, "SELECT name FROM names WHERE id = ?1", &st) < 0)
+	if (store_prepare(s, "look up a name", "SELECT name FROM names WHERE id = ?1", &st) < 0)
 		return NULL;
 	sqlite3_bind_int64(st, 1, name_id);
 	if (sqlite3_step(st) == SQLITE_ROW)
@@ -624,7 +615,7 @@ int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n)
 {
 	sqlite3_stmt *st;
 	*n = 0;
-	if (prep(s, "SELECT id FROM names WHERE instr(name, ?1) > 0 ORDER BY id", &st) < 0)
+	if (store_prepare(s, "load a rank", "SELECT id FROM names WHERE instr(name, ?1) > 0 ORDER BY id", &st) < 0)
 		return NULL;
 	sqlite3_bind_text(st, 1, part, -1, SQLITE_STATIC);
 	return rank_column_ids(s, st, n);
@@ -634,7 +625,7 @@ int64_t rank_name_lookup(struct store *s, const char *name)
 {
 	sqlite3_stmt *st;
 	int64_t r = -1;
-	if (prep(s, "SELECT id FROM names WHERE name = ?1", &st) < 0)
+	if (store_prepare(s, "load a rank", "SELECT id FROM names WHERE name = ?1", &st) < 0)
 		return -1;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW)

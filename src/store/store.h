@@ -2,7 +2,7 @@
  * store.h: the SQLite store, DIR/perfstudy.db.
  *
  * Every reader's events land here, normalized; every analysis reads from
- * here. The schema (SCHEMA in store.c, documented in the README) is a
+ * here. The schema (SCHEMA in schema.c, documented in the README) is a
  * deliverable: users open the database with sqlite3 and query it. Times are
  * integer nanoseconds on each trace's own clock; names are interned in
  * `names`.
@@ -10,6 +10,13 @@
  * The store owns its sqlite3 handle and prepared statements; store_close()
  * finalizes them. Functions return 0 (or a row id >= 1) and -1 after
  * reporting through diag.
+ *
+ * Code outside src/store/ queries the store through the query API below
+ * (store_prepare, store_step, store_step_done, store_exec), which reports
+ * every failure naming the database file and the statement's purpose:
+ *   out.tmp.42/perfstudy.db: error: sqlite: check ranks: no such table: traces
+ * Only the analyses (src/analyze/), whose SQL is their definition, take the
+ * raw handle, store_db().
  */
 #ifndef PERFSTUDY_STORE_H
 #define PERFSTUDY_STORE_H
@@ -38,7 +45,6 @@ struct store_run {
 int store_open(const char *path, struct store **out);
 /* Finalizes statements and closes; returns -1 if the close failed. */
 int store_close(struct store *s);
-sqlite3 *store_db(struct store *s);
 
 int store_begin(struct store *s);
 int store_commit(struct store *s);
@@ -97,7 +103,7 @@ void store_sink_experiment(struct store *s, const char *experiment, const char *
 
 /*
  * Loads the rows of `names` into the interning table, after they were
- * copied in from a previous build's store (see build_cache.c); new names
+ * copied in from a previous build's store (see build/cache.c); new names
  * get ids after the largest one. Returns 0 or -1 after diag.
  */
 int store_reload_names(struct store *s);
@@ -121,7 +127,47 @@ int store_index_early(struct store *s);
 /* Interns a name; returns its id. */
 int64_t store_name_id(struct store *s, const char *name);
 
-/* Runs SQL with no result rows (schema changes, aggregates); -1 after diag. */
-int store_exec(struct store *s, const char *sql);
+/*
+ * The query API. `what` says what the statement is for ("check ranks"),
+ * for the message on failure: "<store file>: error: sqlite: <what>: <why>".
+ */
+
+/* Runs SQL with no result rows (schema changes, aggregates); 0, or -1 after diag. */
+int store_exec(struct store *s, const char *sql, const char *what);
+/* Prepares sql into *st (the caller finalizes it); 0, or -1 after diag with *st NULL. */
+int store_prepare(struct store *s, const char *what, const char *sql, sqlite3_stmt **st);
+/* Steps st: 1 with a row, 0 at the end, -1 after diag. */
+int store_step(struct store *s, sqlite3_stmt *st, const char *what);
+/* Runs st (an INSERT, UPDATE ...) to its end, then resets it and clears its bindings; 0, or -1 after diag. */
+int store_step_done(struct store *s, sqlite3_stmt *st, const char *what);
+/* Reports the database's last error as the failure of what; returns -1. */
+int store_fail(struct store *s, const char *what);
+/* The database file's path (for messages; owned by s). */
+const char *store_path(const struct store *s);
+/* The database's last error message, for notes that are not errors (owned by SQLite). */
+const char *store_errmsg(struct store *s);
+/*
+ * Attaches the database at path as alias (a previous build's store); 0, or
+ * -1 without a diagnostic (a missing or unreadable previous store is no
+ * error: the caller says what it means, with store_errmsg). store_detach
+ * undoes it, quietly.
+ */
+int store_attach(struct store *s, const char *path, const char *alias);
+void store_detach(struct store *s, const char *alias);
+/*
+ * Probes, for what may legitimately be missing (an attached previous
+ * store written by another perfstudy): no diagnostic. store_probe_text
+ * runs a one-value query; store_file_meta reads the `meta` value of key
+ * from the store file at path, opened read-only. Each returns a copy of
+ * the text (the caller frees it), or NULL when the query fails or gives
+ * no value.
+ */
+char *store_probe_text(struct store *s, const char *sql);
+char *store_file_meta(const char *path, const char *key);
+/*
+ * The raw handle, for the analyses only (src/analyze/), whose SQL is their
+ * definition; owned by s.
+ */
+sqlite3 *store_db(struct store *s);
 
 #endif

@@ -181,7 +181,7 @@ else
 fi
 
 # Host operators: only each thread's outermost ones are stored, and
-# enumerate(DataLoader)... ranges at any depth (store.c, sink_cpu_op).
+# enumerate(DataLoader)... ranges at any depth (store/sink.c, sink_cpu_op).
 # Worked out by hand: on thread 1, A [0,100) us holds B; C [50,150) overlaps
 # A without being inside it, so it is outermost too and holds D; E is a data
 # loader range inside A and C; F is alone. On thread 2, G [15,25) holds H,
@@ -237,7 +237,7 @@ ops_case late A B H G C D E F X
 # (stored before W came), D and E; F ends after it. Thread 1 keeps A, W, E
 # (a data loader range), F; thread 2 still G (its group of one start, G
 # and H, not decided when W comes, must not be lost). Only the operators
-# stored so far and those not decided are kept for the redo (store.c).
+# stored so far and those not decided are kept for the redo (store/sink.c).
 cat > "$T/ops.want" <<'WANT'
 1|A|0|100000
 1|W|1000|198000

@@ -1,6 +1,6 @@
 /*
- * build_cache.c: copying unchanged traces' rows from the previous build's
- * store, see build_cache.h.
+ * build/cache.c: copying unchanged traces' rows from the previous build's
+ * store, see build/cache.h.
  *
  * The old store is ATTACHed to the new one as "prev", so copying a trace is
  * a few INSERT ... SELECT statements inside SQLite, far faster than
@@ -8,7 +8,7 @@
  * the schema (every table with a trace_id column), so a table a new reader
  * adds is carried over without a change here.
  */
-#include "build_cache.h"
+#include "build/cache.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -33,12 +33,6 @@ struct build_cache {
 	size_t ncopy;
 	sqlite3_stmt **copy;    /* one INSERT ... SELECT per table with a trace_id column */
 };
-
-static int sql_error(struct store *s, const char *what)
-{
-	diag_syserror("perfstudy.db", "sqlite: %s: %s", what, sqlite3_errmsg(store_db(s)));
-	return -1;
-}
 
 /* Appends name as an SQL identifier, in double quotes. */
 static void add_ident(struct buf *b, const char *name)
@@ -96,53 +90,32 @@ int cache_prepare_store(struct store *s)
 	if (store_exec(s, "CREATE TABLE trace_files(trace_id INTEGER PRIMARY KEY REFERENCES traces(id),"
 			  " mtime_ns INTEGER);\n"
 			  "CREATE TABLE trace_warnings(trace_id INTEGER NOT NULL REFERENCES traces(id),"
-			  " message TEXT NOT NULL);") < 0)
+			  " message TEXT NOT NULL);", "create the cache tables") < 0)
 		return -1;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(store_db(s), "INSERT OR REPLACE INTO meta VALUES('build_id', ?1)", -1, &st,
-			       NULL) != SQLITE_OK)
-		return sql_error(s, "build id");
+	if (store_prepare(s, "build id", "INSERT OR REPLACE INTO meta VALUES('build_id', ?1)", &st) < 0)
+		return -1;
 	sqlite3_bind_text(st, 1, build_id(), -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
+	int rc = store_step_done(s, st, "build id");
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sql_error(s, "build id");
-}
-
-/* Runs a one-value query; returns a copy of the text (caller frees), or NULL. */
-static char *query_text(struct store *s, const char *sql)
-{
-	sqlite3_stmt *st;
-	char *v = NULL;
-	if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return v;
+	return rc;
 }
 
 /* Returns NULL when prev can be reused, else why not (a static string). */
 static const char *check_prev(struct store *s)
 {
-	char *prev_id = query_text(s, "SELECT value FROM prev.meta WHERE key = 'build_id'");
+	char *prev_id = store_probe_text(s, "SELECT value FROM prev.meta WHERE key = 'build_id'");
 	int same = prev_id && !strcmp(prev_id, build_id());
 	free(prev_id);
 	if (!same)
 		return "it was written by another perfstudy build";
 	/* Every table and view of the new store must be in the old one, defined alike. */
-	char *n = query_text(s, "SELECT count(*) FROM main.sqlite_master m WHERE NOT EXISTS"
+	char *n = store_probe_text(s, "SELECT count(*) FROM main.sqlite_master m WHERE NOT EXISTS"
 				" (SELECT 1 FROM prev.sqlite_master p WHERE p.type = m.type AND"
 				"  p.name = m.name AND p.sql IS m.sql)");
 	same = n && !strcmp(n, "0");
 	free(n);
 	return same ? NULL : "its schema differs";
-}
-
-static int prepare(struct store *s, const char *sql, sqlite3_stmt **st)
-{
-	if (sqlite3_prepare_v2(store_db(s), sql, -1, st, NULL) != SQLITE_OK)
-		return sql_error(s, "prepare");
-	return 0;
 }
 
 /*
@@ -161,10 +134,11 @@ static int prepare_copy(struct store *s, const char *table, int *has, sqlite3_st
 	int rc = -1;
 	sqlite3_stmt *info;
 	buf_adds(&sql, "SELECT name FROM pragma_table_info(?1, 'main')");
-	if (prepare(s, sql.data, &info) < 0)
+	if (store_prepare(s, "list columns", sql.data, &info) < 0)
 		goto out;
 	sqlite3_bind_text(info, 1, table, -1, SQLITE_STATIC);
-	while (sqlite3_step(info) == SQLITE_ROW) {
+	int more;
+	while ((more = store_step(s, info, "list columns")) > 0) {
 		const char *col = (const char *)sqlite3_column_text(info, 0);
 		if (cols.len) {
 			buf_addc(&cols, ',');
@@ -179,6 +153,8 @@ static int prepare_copy(struct store *s, const char *table, int *has, sqlite3_st
 		}
 	}
 	sqlite3_finalize(info);
+	if (more < 0)
+		goto out;
 	rc = 0;
 	if (*has) {
 		buf_reset(&sql);
@@ -187,7 +163,7 @@ static int prepare_copy(struct store *s, const char *table, int *has, sqlite3_st
 		buf_printf(&sql, "(%s) SELECT %s FROM prev.", cols.data, sel.data);
 		add_ident(&sql, table);
 		buf_adds(&sql, " WHERE trace_id = ?2 ORDER BY rowid");
-		rc = prepare(s, sql.data, out);
+		rc = store_prepare(s, "prepare the copy of a trace's rows", sql.data, out);
 	}
 out:
 	buf_release(&cols);
@@ -204,9 +180,10 @@ static int prepare_row_copy(struct store *s, sqlite3_stmt **out)
 	buf_init(&sql);
 	sqlite3_stmt *info;
 	int rc = -1;
-	if (prepare(s, "SELECT name FROM pragma_table_info('traces', 'main')", &info) < 0)
+	if (store_prepare(s, "list columns", "SELECT name FROM pragma_table_info('traces', 'main')", &info) < 0)
 		goto out;
-	while (sqlite3_step(info) == SQLITE_ROW) {
+	int more;
+	while ((more = store_step(s, info, "list columns")) > 0) {
 		const char *col = (const char *)sqlite3_column_text(info, 0);
 		if (!strcmp(col, "id") || !strcmp(col, "run_id") || !strcmp(col, "path") ||
 		    !strcmp(col, "file_index"))
@@ -216,9 +193,11 @@ static int prepare_row_copy(struct store *s, sqlite3_stmt **out)
 		add_ident(&cols, col);
 	}
 	sqlite3_finalize(info);
+	if (more < 0)
+		goto out;
 	buf_printf(&sql, "UPDATE main.traces SET (%s) = (SELECT %s FROM prev.traces WHERE id = ?2) WHERE id = ?1",
 		   cols.data, cols.data);
-	rc = prepare(s, sql.data, out);
+	rc = store_prepare(s, "prepare the copy of a traces row", sql.data, out);
 out:
 	buf_release(&cols);
 	buf_release(&sql);
@@ -237,7 +216,7 @@ void cache_close(struct build_cache *c, struct store *s)
 		sqlite3_finalize(c->copy[i]);
 	free(c->copy);
 	free(c);
-	sqlite3_exec(store_db(s), "DETACH DATABASE prev", NULL, NULL, NULL);
+	store_detach(s, "prev");
 }
 
 int cache_open(struct store *s, const char *prev_db, int quiet, struct build_cache **out)
@@ -246,46 +225,41 @@ int cache_open(struct store *s, const char *prev_db, int quiet, struct build_cac
 	struct stat st;
 	if (stat(prev_db, &st) || !S_ISREG(st.st_mode))
 		return 0;
-	sqlite3_stmt *att;
-	if (prepare(s, "ATTACH DATABASE ?1 AS prev", &att) < 0)
-		return -1;
-	sqlite3_bind_text(att, 1, prev_db, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(att);
-	sqlite3_finalize(att);
-	if (rc != SQLITE_DONE) {
+	if (store_attach(s, prev_db, "prev") < 0) {
 		if (!quiet)
-			fprintf(stderr, "perfstudy: %s: not reused: %s\n", prev_db, sqlite3_errmsg(store_db(s)));
+			fprintf(stderr, "perfstudy: %s: not reused: %s\n", prev_db, store_errmsg(s));
 		return 0;
 	}
 	const char *why = check_prev(s);
 	if (why) {
 		if (!quiet)
 			fprintf(stderr, "perfstudy: %s: not reused: %s; reading every trace\n", prev_db, why);
-		sqlite3_exec(store_db(s), "DETACH DATABASE prev", NULL, NULL, NULL);
+		store_detach(s, "prev");
 		return 0;
 	}
 	struct build_cache *c = xcalloc(1, sizeof(*c));
 	/* Interned names keep their ids, so copied rows need no translation. */
-	if (store_exec(s, "INSERT INTO main.names SELECT * FROM prev.names") < 0 ||
+	if (store_exec(s, "INSERT INTO main.names SELECT * FROM prev.names", "copy names") < 0 ||
 	    store_reload_names(s) < 0 ||
-	    prepare(s, "SELECT t.id, t.size, t.sha256, f.mtime_ns FROM prev.traces t"
+	    store_prepare(s, "look up a previous trace", "SELECT t.id, t.size, t.sha256, f.mtime_ns FROM prev.traces t"
 		       " LEFT JOIN prev.trace_files f ON f.trace_id = t.id"
 		       " WHERE t.path = ?1 AND t.sha256 IS NOT NULL AND t.part_of IS NULL"
 		       /* A file split by device (store_split_devices) is read again: its rows are in several traces. */
 		       " AND NOT EXISTS (SELECT 1 FROM prev.traces p WHERE p.part_of = t.id) ORDER BY t.id LIMIT 1",
 		       &c->lookup) < 0 ||
 	    prepare_row_copy(s, &c->copy_row) < 0 ||
-	    prepare(s, "UPDATE main.traces SET rank = file_index WHERE id = ?1 AND NOT rank_from_trace",
+	    store_prepare(s, "prepare the copy of a trace", "UPDATE main.traces SET rank = file_index WHERE id = ?1 AND NOT rank_from_trace",
 		    &c->fix_rank) < 0 ||
-	    prepare(s, "SELECT message FROM prev.trace_warnings WHERE trace_id = ?1 ORDER BY rowid",
+	    store_prepare(s, "look up previous warnings", "SELECT message FROM prev.trace_warnings WHERE trace_id = ?1 ORDER BY rowid",
 		    &c->warnings) < 0)
 		goto fail;
 	sqlite3_stmt *tables;
-	if (prepare(s, "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT IN"
-		       " ('traces', 'trace_files', 'trace_warnings') ORDER BY name", &tables) < 0)
+	if (store_prepare(s, "list tables", "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT IN"
+			  " ('traces', 'trace_files', 'trace_warnings') ORDER BY name", &tables) < 0)
 		goto fail;
 	size_t cap = 0;
-	while (sqlite3_step(tables) == SQLITE_ROW) {
+	int more;
+	while ((more = store_step(s, tables, "list tables")) > 0) {
 		int has;
 		sqlite3_stmt *copy;
 		if (prepare_copy(s, (const char *)sqlite3_column_text(tables, 0), &has, &copy) < 0) {
@@ -298,6 +272,8 @@ int cache_open(struct store *s, const char *prev_db, int quiet, struct build_cac
 		c->copy[c->ncopy++] = copy;
 	}
 	sqlite3_finalize(tables);
+	if (more < 0)
+		goto fail;
 	*out = c;
 	return 0;
 fail:
@@ -326,13 +302,6 @@ static void replay_warnings(struct build_cache *c, int64_t old_id)
 		free(m);
 	}
 	sqlite3_reset(c->warnings);
-}
-
-static int step_done(struct store *s, sqlite3_stmt *st, const char *what)
-{
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : sql_error(s, what);
 }
 
 /* 1 when path is as the previous build read it (*old_id: its id there), else 0. */
@@ -387,15 +356,15 @@ int cache_reuse_trace(struct build_cache *c, struct store *s, int64_t run_id, co
 		return -1;
 	sqlite3_bind_int64(c->copy_row, 1, id);
 	sqlite3_bind_int64(c->copy_row, 2, old_id);
-	if (step_done(s, c->copy_row, "copy trace") < 0)
+	if (store_step_done(s, c->copy_row, "copy trace") < 0)
 		return -1;
 	sqlite3_bind_int64(c->fix_rank, 1, id);
-	if (step_done(s, c->fix_rank, "copy trace") < 0)
+	if (store_step_done(s, c->fix_rank, "copy trace") < 0)
 		return -1;
 	for (size_t i = 0; i < c->ncopy; i++) {
 		sqlite3_bind_int64(c->copy[i], 1, id);
 		sqlite3_bind_int64(c->copy[i], 2, old_id);
-		if (step_done(s, c->copy[i], "copy trace rows") < 0)
+		if (store_step_done(s, c->copy[i], "copy trace rows") < 0)
 			return -1;
 	}
 	replay_warnings(c, old_id);
@@ -409,23 +378,23 @@ int cache_record_trace(struct store *s, int64_t trace_id, const char *path, size
 	sqlite3_stmt *ins;
 	int rc = 0;
 	if (stat(path, &st) == 0) {
-		if (prepare(s, "INSERT OR REPLACE INTO trace_files VALUES(?1, ?2)", &ins) < 0)
+		if (store_prepare(s, "record trace", "INSERT OR REPLACE INTO trace_files VALUES(?1, ?2)", &ins) < 0)
 			return -1;
 		sqlite3_bind_int64(ins, 1, trace_id);
 		sqlite3_bind_int64(ins, 2, mtime_ns(&st));
-		rc = step_done(s, ins, "record trace");
+		rc = store_step_done(s, ins, "record trace");
 		sqlite3_finalize(ins);
 		if (rc < 0)
 			return -1;
 	}
 	if (warn_mark >= diag_warning_count())
 		return 0;
-	if (prepare(s, "INSERT INTO trace_warnings VALUES(?1, ?2)", &ins) < 0)
+	if (store_prepare(s, "record warning", "INSERT INTO trace_warnings VALUES(?1, ?2)", &ins) < 0)
 		return -1;
 	for (size_t i = warn_mark; rc == 0 && i < diag_warning_count(); i++) {
 		sqlite3_bind_int64(ins, 1, trace_id);
 		sqlite3_bind_text(ins, 2, diag_warning_text(i), -1, SQLITE_STATIC);
-		rc = step_done(s, ins, "record warning");
+		rc = store_step_done(s, ins, "record warning");
 	}
 	sqlite3_finalize(ins);
 	return rc;
@@ -445,31 +414,19 @@ char *cache_fingerprint(const char *what)
 
 int cache_up_to_date(const char *prev_db, const char *fingerprint)
 {
-	sqlite3 *db = NULL;
-	int same = 0;
-	if (sqlite3_open_v2(prev_db, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'fingerprint'", -1, &st, NULL) ==
-		    SQLITE_OK) {
-			if (sqlite3_step(st) == SQLITE_ROW) {
-				const char *v = (const char *)sqlite3_column_text(st, 0);
-				same = v && !strcmp(v, fingerprint);
-			}
-			sqlite3_finalize(st);
-		}
-	}
-	sqlite3_close(db);
+	char *v = store_file_meta(prev_db, "fingerprint");
+	int same = v && !strcmp(v, fingerprint);
+	free(v);
 	return same;
 }
 
 int cache_set_fingerprint(struct store *s, const char *fingerprint)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(store_db(s), "INSERT OR REPLACE INTO meta VALUES('fingerprint', ?1)", -1, &st,
-			       NULL) != SQLITE_OK)
-		return sql_error(s, "record fingerprint");
+	if (store_prepare(s, "record fingerprint", "INSERT OR REPLACE INTO meta VALUES('fingerprint', ?1)", &st) < 0)
+		return -1;
 	sqlite3_bind_text(st, 1, fingerprint, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
+	int rc = store_step_done(s, st, "record fingerprint");
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sql_error(s, "record fingerprint");
+	return rc;
 }

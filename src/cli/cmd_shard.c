@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "shard.h"
+#include "cli/cli.h"
+#include "build/shard.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
 

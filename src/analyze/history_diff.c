@@ -1,45 +1,19 @@
 /*
- * cmd_diff.c: perfstudy diff OLD_DIR NEW_DIR, what changed between two
- * builds' outputs, for CI pipelines.
- *
- * Reads the history tables of OLD_DIR/perfstudy.db and NEW_DIR/perfstudy.db
- * (history.h) and compares, per experiment, the latest build each records:
- * the rows of changes.csv, printed one per line. Exit status: 0 when no
- * threshold of NEW_DIR's manifest ('thresholds', kept in
- * history_thresholds) was crossed by a change beyond the noise, 4 when one
- * was (EXIT_THRESHOLD), 1 when a store cannot be used, 2 on a bad command
- * line.
+ * analyze/history_diff.c: `perfstudy diff`'s comparison (history.h): the
+ * history tables of two output directories' stores, the latest build of
+ * each experiment on either side, compared as the change table of a build
+ * compares it with the one before.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
-#include "history.h"
+#include "analyze/history.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
-
-void usage_diff(void)
-{
-	printf("usage: perfstudy diff [-q] OLD_DIR NEW_DIR\n"
-	       "\n"
-	       "Compares the latest build recorded in OLD_DIR/perfstudy.db with the one in\n"
-	       "NEW_DIR/perfstudy.db, experiment by experiment: runs added and removed, inputs\n"
-	       "re-read (another SHA-256), numbers that moved, each with the Mann-Whitney test\n"
-	       "of the run's step times ('change' when p < 0.05, else 'within noise').\n"
-	       "A change beyond the noise that crosses a threshold of NEW_DIR's manifest\n"
-	       "(thresholds: {step_time_pct: 5, mfu_pp: -2}) is marked THRESHOLD.\n"
-	       "\n"
-	       "  -q, --quiet   print only the threshold crossings\n"
-	       "  -h, --help    this help\n"
-	       "\n"
-	       "exit codes: 0 no threshold crossed, 4 a threshold crossed, 1 a store cannot be\n"
-	       "read or has no build history, 2 usage\n");
-}
 
 /* Opens DIR/perfstudy.db read-only; NULL after diag when it is missing or has no history. */
 static sqlite3 *open_store(const char *dir)
@@ -139,49 +113,23 @@ static void print_changes(const char *exp, const struct table *t, int quiet)
 	buf_release(&cell);
 }
 
-int cmd_diff(int argc, char **argv)
+int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *crossed)
 {
-	static const struct option opts[] = {
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int quiet = 0, c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			usage_diff();
-			return EXIT_OK;
-		default:
-			fprintf(stderr, "perfstudy diff: error: unknown option '%s' (see perfstudy diff --help)\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 2) {
-		fprintf(stderr, "perfstudy diff: error: expected OLD_DIR and NEW_DIR (see perfstudy diff --help)\n");
-		return EXIT_USAGE;
-	}
-	const char *old_dir = argv[optind], *new_dir = argv[optind + 1];
 	sqlite3 *odb = open_store(old_dir), *ndb = odb ? open_store(new_dir) : NULL;
 	if (!odb || !ndb) {
 		sqlite3_close(odb);
-		return EXIT_INPUT;
+		return -1;
 	}
 	char *opath = xasprintf("%s/perfstudy.db", old_dir), *npath = xasprintf("%s/perfstudy.db", new_dir);
-	size_t crossed = 0, nchanges = 0;
-	int ret = EXIT_OK;
+	size_t nchanges = 0;
+	int ret = 0;
+	*crossed = 0;
 	/* Every experiment either side records, by id. */
 	sqlite3_stmt *q;
 	if (sqlite3_prepare_v2(ndb, "SELECT DISTINCT experiment FROM history_builds ORDER BY experiment", -1, &q, NULL) !=
 	    SQLITE_OK) {
 		diag_error(npath, "sqlite: %s", sqlite3_errmsg(ndb));
-		ret = EXIT_INPUT;
+		ret = -1;
 		q = NULL;
 	}
 	while (q && sqlite3_step(q) == SQLITE_ROW) {
@@ -191,7 +139,7 @@ int cmd_diff(int argc, char **argv)
 		if ((ob && hstate_load(odb, "history_", exp, ob, opath, &a) < 0) ||
 		    hstate_load(ndb, "history_", exp, latest(ndb, exp), npath, &b) < 0) {
 			hstate_release(&a);
-			ret = EXIT_INPUT;
+			ret = -1;
 			break;
 		}
 		if (!ob && !quiet)
@@ -200,7 +148,7 @@ int cmd_diff(int argc, char **argv)
 		limits(ndb, exp, &lim);
 		size_t n = 0;
 		struct table *t = history_changes(&a, &b, &lim, &n);
-		crossed += n;
+		*crossed += n;
 		nchanges += t->nrows;
 		print_changes(exp, t, quiet);
 		table_free(t);
@@ -208,7 +156,7 @@ int cmd_diff(int argc, char **argv)
 		hstate_release(&b);
 	}
 	sqlite3_finalize(q);
-	if (ret == EXIT_OK && sqlite3_prepare_v2(odb, "SELECT DISTINCT experiment FROM history_builds ORDER BY experiment",
+	if (ret == 0 && sqlite3_prepare_v2(odb, "SELECT DISTINCT experiment FROM history_builds ORDER BY experiment",
 						-1, &q, NULL) == SQLITE_OK) {
 		while (sqlite3_step(q) == SQLITE_ROW)
 			if (!latest(ndb, (const char *)sqlite3_column_text(q, 0)) && !quiet) {
@@ -217,13 +165,9 @@ int cmd_diff(int argc, char **argv)
 			}
 		sqlite3_finalize(q);
 	}
-	if (ret == EXIT_OK) {
-		if (!quiet)
-			printf("perfstudy diff: %zu change%s, %zu threshold%s crossed\n", nchanges, nchanges == 1 ? "" : "s",
-			       crossed, crossed == 1 ? "" : "s");
-		if (crossed)
-			ret = EXIT_THRESHOLD;
-	}
+	if (ret == 0 && !quiet)
+		printf("perfstudy diff: %zu change%s, %zu threshold%s crossed\n", nchanges, nchanges == 1 ? "" : "s",
+		       *crossed, *crossed == 1 ? "" : "s");
 	free(opath);
 	free(npath);
 	sqlite3_close(odb);

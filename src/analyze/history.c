@@ -1,5 +1,5 @@
 /* history.c: the build history in the store, the change table and the trends; see history.h. */
-#include "history.h"
+#include "analyze/history.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -73,8 +73,9 @@ int64_t history_build_time(void)
 }
 
 /* Copies prev's history_* into the staging tables; returns NULL, or why not (static). */
-static const char *carry(sqlite3 *db)
+static const char *carry(struct store *s)
 {
+	sqlite3 *db = store_db(s);
 	struct buf sql, names;
 	buf_init(&sql);
 	buf_init(&names);
@@ -101,43 +102,32 @@ static const char *carry(sqlite3 *db)
 
 int history_open(struct store *s, const char *prev_db, int quiet)
 {
-	sqlite3 *db = store_db(s);
 	struct buf sql;
 	buf_init(&sql);
 	for (size_t i = 0; i < NTABLES; i++) {
 		buf_reset(&sql);
 		buf_printf(&sql, "CREATE TEMP TABLE h_%s(%s)", tables[i].name, tables[i].cols);
-		if (sqlite3_exec(db, sql.data, NULL, NULL, NULL) != SQLITE_OK) {
+		if (store_exec(s, sql.data, "create the history tables") < 0) {
 			buf_release(&sql);
-			return sql_fail(db, "perfstudy.db");
+			return -1;
 		}
 	}
 	buf_release(&sql);
 	struct stat st;
 	if (!prev_db || stat(prev_db, &st) || !S_ISREG(st.st_mode))
 		return 0;
-	sqlite3_stmt *att;
-	if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS hprev", -1, &att, NULL) != SQLITE_OK)
-		return sql_fail(db, "perfstudy.db");
-	sqlite3_bind_text(att, 1, prev_db, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(att);
-	sqlite3_finalize(att);
-	if (rc != SQLITE_DONE) {
+	if (store_attach(s, prev_db, "hprev") < 0) {
 		if (!quiet)
-			fprintf(stderr, "perfstudy: %s: build history not carried over: %s\n", prev_db, sqlite3_errmsg(db));
+			fprintf(stderr, "perfstudy: %s: build history not carried over: %s\n", prev_db, store_errmsg(s));
 		return 0;
 	}
-	sqlite3_stmt *has;
-	int found = 0;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM hprev.sqlite_master WHERE type = 'table' AND name = 'history_builds'",
-			       -1, &has, NULL) == SQLITE_OK) {
-		found = sqlite3_step(has) == SQLITE_ROW;
-		sqlite3_finalize(has);
-	}
-	const char *why = found ? carry(db) : NULL;
+	char *found = store_probe_text(s, "SELECT 1 FROM hprev.sqlite_master WHERE type = 'table'"
+					  " AND name = 'history_builds'");
+	const char *why = found ? carry(s) : NULL;
+	free(found);
 	if (why && !quiet)
 		fprintf(stderr, "perfstudy: %s: build history not carried over: %s\n", prev_db, why);
-	sqlite3_exec(db, "DETACH DATABASE hprev", NULL, NULL, NULL);
+	store_detach(s, "hprev");
 	return 0;
 }
 
@@ -740,7 +730,6 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, s
 
 int history_write(struct store *s, const char *const *exps, const struct manifest *const *manifests, size_t nexp)
 {
-	sqlite3 *db = store_db(s);
 	struct buf sql, names;
 	buf_init(&sql);
 	buf_init(&names);
@@ -752,17 +741,16 @@ int history_write(struct store *s, const char *const *exps, const struct manifes
 		buf_printf(&sql, "CREATE TABLE main.history_%s(%s);\nINSERT INTO main.history_%s SELECT %s FROM temp.h_%s"
 			   " ORDER BY %s;\nDROP TABLE temp.h_%s;", tables[i].name, tables[i].cols, tables[i].name,
 			   names.data, tables[i].name, tables[i].order, tables[i].name);
-		if (sqlite3_exec(db, sql.data, NULL, NULL, NULL) != SQLITE_OK)
-			ret = sql_fail(db, "perfstudy.db");
+		ret = store_exec(s, sql.data, "write the history tables");
 	}
 	buf_release(&sql);
 	buf_release(&names);
 	sqlite3_stmt *q = NULL;
-	if (!ret && (sqlite3_exec(db, "CREATE TABLE main.history_thresholds(experiment TEXT NOT NULL,"
-				  " metric TEXT NOT NULL, value REAL)", NULL, NULL, NULL) != SQLITE_OK ||
-		     sqlite3_prepare_v2(db, "INSERT INTO main.history_thresholds VALUES(?1, ?2, ?3)", -1, &q, NULL) !=
-			     SQLITE_OK))
-		ret = sql_fail(db, "perfstudy.db");
+	if (!ret && (store_exec(s, "CREATE TABLE main.history_thresholds(experiment TEXT NOT NULL,"
+				" metric TEXT NOT NULL, value REAL)", "write the history thresholds") < 0 ||
+		     store_prepare(s, "write the history thresholds",
+				   "INSERT INTO main.history_thresholds VALUES(?1, ?2, ?3)", &q) < 0))
+		ret = -1;
 	for (size_t i = 0; !ret && i < nexp; i++) {
 		const struct manifest *m = manifests[i];
 		const char *metric[2] = {"step_time_pct", "mfu_pp"};
@@ -773,9 +761,7 @@ int history_write(struct store *s, const char *const *exps, const struct manifes
 			sqlite3_bind_text(q, 1, exps[i], -1, SQLITE_STATIC);
 			sqlite3_bind_text(q, 2, metric[k], -1, SQLITE_STATIC);
 			sqlite3_bind_double(q, 3, v[k]);
-			if (sqlite3_step(q) != SQLITE_DONE)
-				ret = sql_fail(db, "perfstudy.db");
-			sqlite3_reset(q);
+			ret = store_step_done(s, q, "write the history thresholds");
 		}
 	}
 	sqlite3_finalize(q);

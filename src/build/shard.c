@@ -1,5 +1,5 @@
 /*
- * shard.c: shard databases, written by `perfstudy ingest --shard I/N` and
+ * build/shard.c: shard databases, written by `perfstudy ingest --shard I/N` and
  * replayed by `perfstudy merge` (see shard.h).
  *
  * Writing: the traces of the shard go through a trace feed (parallel.h)
@@ -8,7 +8,7 @@
  * the end. Reading: each shard is opened read-only; a trace's batches are
  * read back in order and replayed by the feed into the store.
  */
-#include "shard.h"
+#include "build/shard.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -20,7 +20,7 @@
 
 #include <sqlite3.h>
 
-#include "build_cache.h"
+#include "build/cache.h"
 #include "ingest/parallel.h"
 #include "util/diag.h"
 #include "util/progress.h"

@@ -1,5 +1,5 @@
 /*
- * cli.h: the subcommands. Each cmd_* parses its own options, runs, and
+ * cli/cli.h: the subcommands (main.c's table). Each cmd_* parses its own options, runs, and
  * returns the process exit code (see diag.h: 0 ok, 1 bad input, 2 usage,
  * 3 I/O or system).
  */
@@ -8,19 +8,11 @@
 
 #include <stddef.h>
 
+#include "build/build.h"
+
 int cmd_build(int argc, char **argv);
 
-/*
- * What cmd_build_mode does besides a plain build (all zero): `perfstudy
- * ingest` reads shard `shard` of `nshards` into the -o file and stops;
- * `perfstudy merge` builds with every trace's events from the shard
- * databases merge[0..nmerge).
- */
-struct build_mode {
-	int shard, nshards;
-	const char *const *merge;
-	size_t nmerge;
-};
+/* A build in a mode of build.h's struct build_mode: `perfstudy ingest` and `perfstudy merge` (cmd_shard.c). */
 int cmd_build_mode(int argc, char **argv, const struct build_mode *mode);
 int cmd_ingest(int argc, char **argv);
 int cmd_merge(int argc, char **argv);

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "ingest/ingest.h"
 #include "util/buf.h"
 #include "util/diag.h"

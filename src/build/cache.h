@@ -1,5 +1,5 @@
 /*
- * build_cache.h: reruns that re-read only what changed.
+ * build/cache.h: reruns that re-read only what changed.
  *
  * A build writes a fresh store in its temporary directory. When the output
  * directory already holds a store from a build by the same perfstudy binary

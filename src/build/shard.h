@@ -1,6 +1,6 @@
 /*
- * shard.h: reading a study on many machines, `perfstudy ingest --shard I/N`
- * and `perfstudy merge`.
+ * build/shard.h: reading a study on many machines, `perfstudy ingest
+ * --shard I/N` and `perfstudy merge`.
  *
  * A shard database holds the event batches (src/ingest/batch.h) of the
  * traces whose position in the build's input order, mod N, is I: what a

@@ -96,6 +96,15 @@ void hstate_release(struct hstate *st);
  * test of the run's step times and whether a threshold was crossed);
  * *crossed counts the rows that crossed a threshold.
  */
+/*
+ * perfstudy diff: compares the latest build of each experiment recorded in
+ * OLD_DIR/perfstudy.db and NEW_DIR/perfstudy.db, printing one line per
+ * change on stdout (with quiet, only threshold crossings) and a summary;
+ * *crossed: the thresholds crossed. Returns 0, or -1 after diag (a store
+ * missing, unreadable or without history).
+ */
+int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *crossed);
+
 struct table *history_changes(const struct hstate *old, const struct hstate *cur, const struct history_limits *lim,
 			      size_t *crossed);
 

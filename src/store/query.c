@@ -1,0 +1,132 @@
+/*
+ * query.c: the store's query API (store.h): statements prepared, stepped
+ * and run on the store's database, every failure reported through diag
+ * naming the database file and what the statement was for, so that no
+ * caller can fail without a message.
+ */
+#include "store/store_int.h"
+
+#include <stdio.h>
+
+#include "util/diag.h"
+#include "util/xalloc.h"
+
+sqlite3 *store_db(struct store *s)
+{
+	return s->db;
+}
+
+const char *store_path(const struct store *s)
+{
+	return s->path;
+}
+
+const char *store_errmsg(struct store *s)
+{
+	return sqlite3_errmsg(s->db);
+}
+
+int store_fail(struct store *s, const char *what)
+{
+	diag_syserror(s->path, "sqlite: %s: %s", what, sqlite3_errmsg(s->db));
+	return -1;
+}
+
+int store_exec(struct store *s, const char *sql, const char *what)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		diag_syserror(s->path, "sqlite: %s: %s", what, msg ? msg : "error");
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int store_prepare(struct store *s, const char *what, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
+		*st = NULL;
+		return store_fail(s, what);
+	}
+	return 0;
+}
+
+int store_step(struct store *s, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return store_fail(s, what);
+}
+
+int store_step_done(struct store *s, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return store_fail(s, what);
+	return 0;
+}
+
+/*
+ * step_done without clearing the bindings, for the per-event inserts: they
+ * bind every parameter of every row (NULLs included), and clearing them
+ * each time costs as much as a bind.
+ */
+int store_step_rebind(struct store *s, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return store_fail(s, what);
+	return 0;
+}
+
+int store_attach(struct store *s, const char *path, const char *alias)
+{
+	char *sql = sqlite3_mprintf("ATTACH DATABASE %Q AS \"%w\"", path, alias);
+	int rc = sql ? sqlite3_exec(s->db, sql, NULL, NULL, NULL) : SQLITE_NOMEM;
+	sqlite3_free(sql);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+void store_detach(struct store *s, const char *alias)
+{
+	char *sql = sqlite3_mprintf("DETACH DATABASE \"%w\"", alias);
+	if (sql)
+		sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	sqlite3_free(sql);
+}
+
+char *store_probe_text(struct store *s, const char *sql)
+{
+	sqlite3_stmt *st;
+	char *v = NULL;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v;
+}
+
+char *store_file_meta(const char *path, const char *key)
+{
+	sqlite3 *db = NULL;
+	char *v = NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?1", -1, &st, NULL) == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+			if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+				v = xstrdup((const char *)sqlite3_column_text(st, 0));
+			sqlite3_finalize(st);
+		}
+	}
+	sqlite3_close(db);
+	return v;
+}

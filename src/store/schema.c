@@ -1,0 +1,284 @@
+/*
+ * schema.c: the SQLite schema, opening and closing the store, its
+ * transactions and the indexes made once the traces are in.
+ *
+ * Writes go through prepared statements inside one transaction per build
+ * step, so a build that fails leaves no half-written database (the build
+ * writes a new database in a temporary directory anyway).
+ */
+#include "store/store_int.h"
+
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+
+/*
+ * The schema; the README's "Database schema" section documents each table.
+ * 16 kB pages took 4% off the inserts of a 113 MB trace (bench/RESULTS.md);
+ * a larger page cache and locking_mode=EXCLUSIVE measured no difference.
+ */
+static const char SCHEMA[] =
+	"PRAGMA page_size=16384;\n"
+	"PRAGMA journal_mode=OFF;\n"
+	"PRAGMA synchronous=OFF;\n"
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);\n"
+	"CREATE TABLE experiments(id TEXT PRIMARY KEY, title TEXT, source TEXT, manifest TEXT,\n"
+	"  classification TEXT);\n"
+	"CREATE TABLE runs(id INTEGER PRIMARY KEY, experiment TEXT NOT NULL REFERENCES experiments(id),\n"
+	"  run TEXT NOT NULL, label TEXT, position INTEGER, gpus INTEGER, batch INTEGER, strategy TEXT,\n"
+	"  model TEXT, layers INTEGER, hidden INTEGER, heads INTEGER, ffn INTEGER, seq INTEGER,\n"
+	"  vocab INTEGER, UNIQUE(experiment, run));\n"
+	"CREATE TABLE traces(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),\n"
+	"  path TEXT NOT NULL, size INTEGER, sha256 TEXT, format TEXT, file_index INTEGER,\n"
+	"  rank INTEGER, rank_from_trace INTEGER, world_size INTEGER, events INTEGER,\n"
+	"  skipped INTEGER, first_ns INTEGER, last_ns INTEGER, epoch_offset_ns INTEGER, device INTEGER,\n"
+	"  part_of INTEGER REFERENCES traces(id));\n"
+	"CREATE TABLE devices(trace_id INTEGER NOT NULL REFERENCES traces(id), device INTEGER,\n"
+	"  name TEXT, total_mem INTEGER, sm_count INTEGER, cc TEXT, mem_bandwidth INTEGER);\n"
+	"CREATE TABLE trace_software(trace_id INTEGER NOT NULL REFERENCES traces(id), item TEXT NOT NULL,\n"
+	"  value TEXT NOT NULL);\n"
+	"CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);\n"
+	/*
+	 * kind's check is written with OR, not IN (...): SQLite builds an
+	 * ephemeral table for an IN list of three values on every insert, which
+	 * made an activity row cost 3.7 us instead of 0.8 (bench/RESULTS.md).
+	 */
+	"CREATE TABLE activities(trace_id INTEGER NOT NULL REFERENCES traces(id),\n"
+	"  kind TEXT NOT NULL CHECK(kind = 'kernel' OR kind = 'memcpy' OR kind = 'memset'),\n"
+	"  name_id INTEGER NOT NULL REFERENCES names(id), device INTEGER, stream INTEGER,\n"
+	"  start_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL, bytes INTEGER, copy_kind TEXT,\n"
+	"  correlation INTEGER);\n"
+	"CREATE TABLE launches(trace_id INTEGER NOT NULL REFERENCES traces(id),\n"
+	"  name_id INTEGER NOT NULL REFERENCES names(id), tid INTEGER, start_ns INTEGER NOT NULL,\n"
+	"  dur_ns INTEGER NOT NULL, correlation INTEGER, driver INTEGER);\n"
+	"CREATE TABLE annotations(trace_id INTEGER NOT NULL REFERENCES traces(id),\n"
+	"  name_id INTEGER NOT NULL REFERENCES names(id), on_gpu INTEGER, tid INTEGER,\n"
+	"  start_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL);\n"
+	"CREATE TABLE summaries(trace_id INTEGER NOT NULL REFERENCES traces(id),\n"
+	"  kind TEXT NOT NULL CHECK(kind = 'kernel' OR kind = 'memcpy' OR kind = 'memset'),\n"
+	"  name_id INTEGER NOT NULL REFERENCES names(id), copy_kind TEXT, calls INTEGER NOT NULL,\n"
+	"  total_ns INTEGER NOT NULL, min_ns INTEGER, max_ns INTEGER, avg_ns INTEGER, time_pct REAL);\n"
+	"CREATE TABLE cpu_ops(trace_id INTEGER NOT NULL REFERENCES traces(id),\n"
+	"  name_id INTEGER NOT NULL REFERENCES names(id), tid INTEGER, start_ns INTEGER NOT NULL,\n"
+	"  dur_ns INTEGER NOT NULL, external_id INTEGER);\n"
+	"CREATE TABLE collectives(trace_id INTEGER NOT NULL REFERENCES traces(id),\n"
+	"  start_ns INTEGER NOT NULL, correlation INTEGER, collective TEXT NOT NULL,\n"
+	"  in_nelems INTEGER, out_nelems INTEGER, dtype TEXT, group_size INTEGER,\n"
+	"  process_group TEXT, seq INTEGER);\n"
+	"CREATE TABLE activity_groups(experiment TEXT NOT NULL, kind TEXT NOT NULL,\n"
+	"  name_id INTEGER NOT NULL, grp TEXT NOT NULL, PRIMARY KEY(experiment, kind, name_id));\n"
+	"CREATE TABLE group_times(experiment TEXT, run TEXT, rank INTEGER, grp TEXT,\n"
+	"  time_ns INTEGER, fraction REAL);\n"
+	"CREATE TABLE kernel_stats(experiment TEXT, run TEXT, rank INTEGER, name_id INTEGER,\n"
+	"  grp TEXT, calls INTEGER, total_ns INTEGER, min_ns INTEGER, max_ns INTEGER);\n"
+	"CREATE TABLE kernel_metrics(trace_id INTEGER NOT NULL REFERENCES traces(id), launch INTEGER,\n"
+	"  name_id INTEGER NOT NULL REFERENCES names(id), device INTEGER, block TEXT, grid TEXT,\n"
+	"  fp16_flops INTEGER, fp32_flops INTEGER, fp64_flops INTEGER, dram_bytes INTEGER, dur_ns INTEGER);\n"
+	"CREATE TABLE iterations(trace_id INTEGER NOT NULL REFERENCES traces(id), iteration INTEGER,\n"
+	"  iterations INTEGER, consumed_samples INTEGER, elapsed_ns INTEGER, tflops_per_gpu REAL,\n"
+	"  global_batch INTEGER, loss REAL, launcher_rank INTEGER);\n"
+	"CREATE TABLE phase_times(trace_id INTEGER NOT NULL REFERENCES traces(id), action TEXT,\n"
+	"  calls INTEGER, mean_ns INTEGER, total_ns INTEGER, percent REAL);\n"
+	"CREATE TABLE gpu_hardware(experiment TEXT, trace_id INTEGER, path TEXT, gpu INTEGER, dtd TEXT,\n"
+	"  product TEXT, uuid TEXT, pci_bus TEXT, driver TEXT, cuda TEXT, memory_mib INTEGER,\n"
+	"  max_graphics_mhz INTEGER, max_sm_mhz INTEGER, max_mem_mhz INTEGER, power_limit_w REAL,\n"
+	"  pcie_gen_max INTEGER, pcie_gen_cur INTEGER, pcie_width_max INTEGER, pcie_width_cur INTEGER);\n"
+	"CREATE TABLE gpu_links(experiment TEXT, trace_id INTEGER, path TEXT, a TEXT, b TEXT, link TEXT,\n"
+	"  cpu_affinity TEXT, numa_affinity TEXT);\n"
+	"CREATE VIEW steps AS SELECT a.trace_id AS trace_id,\n"
+	"  CAST(substr(n.name, 14) AS INTEGER) AS step, a.start_ns AS start_ns, a.dur_ns AS dur_ns\n"
+	"  FROM annotations a JOIN names n ON n.id = a.name_id\n"
+	"  WHERE a.on_gpu = 0 AND n.name GLOB 'ProfilerStep#[0-9]*';\n"
+	"CREATE VIEW gpu_activities AS SELECT r.experiment, r.run, t.rank, a.kind, n.name,\n"
+	"  a.device, a.stream, a.start_ns, a.dur_ns, a.bytes, a.copy_kind, a.correlation\n"
+	"  FROM activities a JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id\n"
+	"  JOIN names n ON n.id = a.name_id;\n";
+
+int store_open(const char *path, struct store **out)
+{
+	struct store *s = xcalloc(1, sizeof(*s));
+	s->path = xstrdup(path);
+	unlink(path);
+	/* One thread writes the store (the readers ahead of it never touch it): no mutexes, 5% faster inserts. */
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		diag_syserror(path, "cannot create database: %s", s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		store_close(s);
+		return -1;
+	}
+	if (store_exec(s, SCHEMA, "create the schema") < 0 ||
+	    store_exec(s, "INSERT INTO meta VALUES('schema_version','1'),('perfstudy_version','" PERFSTUDY_VERSION "');", "write meta") < 0 ||
+	    store_prepare(s, "prepare", "INSERT INTO names(id, name) VALUES(?1, ?2)", &s->ins_name) < 0 ||
+	    store_row_buf_open(s, &s->act, "activities", 10, "insert activity") < 0 ||
+	    store_row_buf_open(s, &s->launch, "launches", 7, "insert launch") < 0 ||
+	    store_row_buf_open(s, &s->annot, "annotations", 6, "insert annotation") < 0 ||
+	    store_prepare(s, "prepare", "INSERT INTO devices VALUES(?1,?2,?3,?4,?5,?6,?7)", &s->ins_dev) < 0 ||
+	    store_prepare(s, "prepare", "INSERT INTO summaries VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)", &s->ins_sum) < 0 ||
+	    store_row_buf_open(s, &s->cpu, "cpu_ops", 6, "insert cpu op") < 0) {
+		store_close(s);
+		return -1;
+	}
+	store_names_init(s);
+	s->ops_sorted = 1;
+	*out = s;
+	return 0;
+}
+
+int store_close(struct store *s)
+{
+	int ret = 0;
+	if (!s)
+		return 0;
+	sqlite3_finalize(s->ins_name);
+	struct row_buf *bufs[] = {&s->act, &s->launch, &s->annot, &s->cpu};
+	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+		store_row_buf_close(bufs[i]);
+	sqlite3_finalize(s->ins_dev);
+	sqlite3_finalize(s->ins_coll);
+	sqlite3_finalize(s->ins_sum);
+	if (s->db && sqlite3_close(s->db) != SQLITE_OK) {
+		diag_syserror(s->path, "cannot close database: %s", sqlite3_errmsg(s->db));
+		ret = -1;
+	}
+	store_names_release(s);
+	store_ops_release(s);
+	free(s->path);
+	free(s);
+	return ret;
+}
+
+int store_begin(struct store *s)
+{
+	s->names_at_begin = s->nnames;
+	store_ops_reset(s);
+	return store_exec(s, "BEGIN", "begin transaction");
+}
+
+int store_commit(struct store *s)
+{
+	if (store_rows_flush(s) < 0)
+		return -1;
+	return store_exec(s, "COMMIT", "commit");
+}
+
+void store_rollback(struct store *s)
+{
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	store_rows_drop(s);
+	store_ops_reset(s);
+	store_names_forget_after(s, s->names_at_begin);
+}
+
+/*
+ * Whether table t holds the rows of two traces or more: its first and last
+ * rows' traces differ (rows go in trace by trace, in the order of trace
+ * ids). 1, 0, or -1 after diag.
+ */
+static int several_traces(struct store *s, const char *t)
+{
+	char *q = xasprintf("SELECT (SELECT trace_id FROM \"%s\" ORDER BY rowid LIMIT 1) IS NOT"
+			    " (SELECT trace_id FROM \"%s\" ORDER BY rowid DESC LIMIT 1)", t, t);
+	sqlite3_stmt *st;
+	int r = store_prepare(s, "prepare", q, &st);
+	free(q);
+	if (r < 0)
+		return -1;
+	r = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : store_fail(s, "count traces");
+	sqlite3_finalize(st);
+	return r;
+}
+
+/*
+ * The CREATE INDEX statements of store_index_traces, appended to sql, and
+ * the statements that set their statistics to stats (when not NULL).
+ */
+static int index_sql(struct store *s, struct buf *sql, struct buf *stats)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s, "prepare", "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c"
+		       " WHERE m.type = 'table' AND c.name = 'trace_id' AND c.pk = 0 ORDER BY m.name", &st) < 0)
+		return -1;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+		/* Table names are the schema's own (letters and '_'), never an input's. */
+		/* collectives are looked up by (trace, start) for each communication kernel. */
+		int two = !strcmp(t, "collectives");
+		/*
+		 * An index on trace_id alone says nothing while every row has the
+		 * same one: a table of one trace (a one-GPU study) goes without
+		 * (113 MB trace: 0.02 s of the 0.17 s read; its analyses are as
+		 * fast, they read the whole table anyway). Once a table has two
+		 * traces it keeps them, so an index made early is made late too.
+		 */
+		int several = two ? 1 : several_traces(s, t);
+		if (several < 0) {
+			sqlite3_finalize(st);
+			return -1;
+		}
+		if (!several)
+			continue;
+		buf_printf(sql, "CREATE INDEX IF NOT EXISTS \"%s_by_trace\" ON \"%s\"(trace_id%s);\n", t, t,
+			   two ? ", start_ns" : "");
+		if (!stats)
+			continue;
+		/*
+		 * A sampled ANALYZE estimates from the index's pages, which differ
+		 * when the index was made early (rows appended one by one) or after
+		 * the last trace. These get their exact statistics instead, by
+		 * ANALYZE's own formula (rows; rows per trace, rounded up; rows per
+		 * (trace, start)), from a page count and a lookup per trace, so that
+		 * the store is the same whatever --jobs did.
+		 */
+		buf_printf(stats,
+			   "UPDATE sqlite_stat1 SET stat = (SELECT CASE WHEN d > 0 THEN n || ' ' || ((n + d - 1) / d)%s"
+			   " ELSE stat END FROM (SELECT (SELECT count(*) FROM \"%s\") AS n, (SELECT count(*) FROM traces x"
+			   " WHERE EXISTS (SELECT 1 FROM \"%s\" y WHERE y.trace_id = x.id)) AS d%s))"
+			   " WHERE tbl = '%s' AND idx = '%s_by_trace';\n",
+			   two ? " || ' ' || ((n + d2 - 1) / d2)" : "", t, t,
+			   two ? ", (SELECT count(*) FROM (SELECT DISTINCT trace_id, start_ns FROM collectives)) AS d2" : "",
+			   t, t);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : store_fail(s, "list tables");
+}
+
+int store_index_early(struct store *s)
+{
+	struct buf sql;
+	buf_init(&sql);
+	int ret = index_sql(s, &sql, NULL);
+	if (ret == 0)
+		ret = store_exec(s, sql.data, "index traces");
+	buf_release(&sql);
+	return ret;
+}
+
+int store_index_traces(struct store *s)
+{
+	struct buf sql, stats;
+	buf_init(&sql);
+	buf_init(&stats);
+	int ret = index_sql(s, &sql, &stats);
+	/*
+	 * Statistics, sampled (a few ms), so that the planner starts from the
+	 * few traces of a rank and not from a scan of the event table; the
+	 * exact ones of index_sql then, and the planner reads them again.
+	 */
+	buf_adds(&sql, "PRAGMA analysis_limit=1000; ANALYZE;");
+	if (ret == 0)
+		ret = store_exec(s, sql.data, "index traces");
+	if (ret == 0)
+		ret = store_exec(s, stats.data, "set index statistics");
+	if (ret == 0)
+		ret = store_exec(s, "ANALYZE sqlite_master;", "analyze");
+	buf_release(&sql);
+	buf_release(&stats);
+	return ret;
+}

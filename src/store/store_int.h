@@ -1,0 +1,185 @@
+/*
+ * store_int.h: the store's insides, shared by the files of src/store/ only.
+ *
+ *   schema.c  the schema, opening and closing, transactions, indexes
+ *   query.c   the query API of store.h (prepare, step, exec), every failure through diag
+ *   names.c   interning of names (kernel, operator, range names)
+ *   rows.c    event rows batched ROWS_PER_INSERT to a statement
+ *   write.c   experiments, runs and traces rows; splitting a file by device
+ *   sink.c    the ingest_sink whose events become rows; host operators' nesting
+ *
+ * Nothing outside src/store/ includes this header.
+ */
+#ifndef PERFSTUDY_STORE_INT_H
+#define PERFSTUDY_STORE_INT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+struct name_slot {
+	char *name;
+	uint64_t hash;
+	int64_t id;
+};
+
+
+/* A host operator (cpu_op) held until its trace ends: see flush_cpu_ops. */
+struct pending_op {
+	int64_t start, dur, tid, external_id, name_id;
+	int keep; /* stored whatever its nesting: an enumerate(DataLoader)... range */
+};
+
+/*
+ * One thread's host operators while they come in order of start: the ops
+ * of the latest start, not decided yet, and the end of the last stored one
+ * (see sink_cpu_op).
+ */
+struct op_thread {
+	int64_t tid;
+	int used, have_end;
+	int64_t group_start, end;
+	struct pending_op *group;
+	size_t ngroup, groupcap;
+};
+
+/*
+ * Rows of one event table waiting to be inserted ROWS_PER_INSERT at a time
+ * by one statement of that many rows (INSERT ... VALUES (...), (...), ...):
+ * SQLite's cost per statement (step, reset, program start) is then paid once
+ * for 32 rows; a standalone test of 120k rows went 0.53 -> 0.29 us a row
+ * (bench/RESULTS.md). The rows keep their order, so the table's rowids are
+ * the same as one insert a row; what is pending goes in (through the one-row
+ * statement) at the end of each trace, before any statement reads the table
+ * and at commit, and is dropped by a rollback.
+ */
+#define ROWS_PER_INSERT 32
+#define ROW_MAX_COLS 10
+
+enum cell_type { CELL_NULL, CELL_INT, CELL_TEXT, CELL_TEXT_PTR };
+
+struct cell {
+	int64_t v;
+	enum cell_type type;
+	union {
+		char text[16];   /* CELL_TEXT: a short text (kind, copy kind), NUL-terminated */
+		const char *ptr; /* CELL_TEXT_PTR: a longer one, valid until the flush that must follow */
+	};
+};
+
+struct row_buf {
+	sqlite3_stmt *one, *many; /* INSERT of one row, of ROWS_PER_INSERT rows */
+	const char *what;         /* for messages: "insert activity" */
+	int ncols, n;
+	struct cell cells[ROWS_PER_INSERT * ROW_MAX_COLS];
+};
+
+struct sink_ctx {
+	struct store *s;
+	int64_t trace_id;          /* 0: an experiment's own input (store_sink_experiment) */
+	const char *experiment, *path;
+};
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	sqlite3_stmt *ins_name, *ins_dev, *ins_sum;
+	struct row_buf act, launch, annot, cpu; /* the event tables' rows, ROWS_PER_INSERT at a time */
+	struct name_slot *slots;
+	size_t nslots, nnames;
+	struct sink_ctx sink;
+	sqlite3_stmt *ins_coll; /* prepared on first use */
+	int64_t first_ns, last_ns;
+	struct pending_op *ops; /* the trace's stored host operators, or all since they came out of order */
+	size_t nops, opscap;
+	int ops_sorted;         /* they came in order of start per thread so far: stored as they come */
+	struct op_thread *threads; /* open addressing on tid; nthreads_cap a power of two */
+	size_t nthreads, nthreads_cap;
+	size_t names_at_begin; /* nnames at store_begin: a rollback forgets the names after it */
+};
+
+/* query.c: a statement to its end, bindings kept (the per-event inserts bind every parameter). */
+int store_step_rebind(struct store *s, sqlite3_stmt *st, const char *what);
+
+/* names.c: the in-memory index of names; store_names_forget_after drops ids after last_id (rollback). */
+void store_names_init(struct store *s);
+void store_names_release(struct store *s);
+void store_names_forget_after(struct store *s, size_t last_id);
+
+/* rows.c: the event tables' pending rows. */
+int store_row_buf_open(struct store *s, struct row_buf *b, const char *table, int ncols, const char *what);
+void store_row_buf_close(struct row_buf *b);
+int store_row_buf_flush(struct store *s, struct row_buf *b);
+/* Every event table's pending rows in (before a statement reads them, at commit); drop: a rollback. */
+int store_rows_flush(struct store *s);
+void store_rows_drop(struct store *s);
+
+/* sink.c: host operators held for the current trace. */
+void store_ops_reset(struct store *s);
+void store_ops_release(struct store *s);
+int store_flush_cpu_ops(struct store *s, int64_t trace_id);
+
+static inline void bind_opt(sqlite3_stmt *st, int i, int64_t v, int present)
+{
+	if (present)
+		sqlite3_bind_int64(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static inline void bind_text_opt(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+
+/* The next pending row's cells, after making room. NULL when a flush failed. */
+static inline struct cell *row_buf_add(struct store *s, struct row_buf *b)
+{
+	if (b->n == ROWS_PER_INSERT && store_row_buf_flush(s, b) < 0)
+		return NULL;
+	return &b->cells[b->n++ * b->ncols];
+}
+
+static inline void cell_int(struct cell *c, int64_t v)
+{
+	c->type = CELL_INT;
+	c->v = v;
+}
+
+static inline void cell_opt(struct cell *c, int64_t v, int present)
+{
+	c->type = present ? CELL_INT : CELL_NULL;
+	c->v = v;
+}
+
+/*
+ * A text; NULL is SQL NULL. A short one is copied into the cell; a longer
+ * one is only pointed to, and -1 says that the caller must flush before t
+ * goes away.
+ */
+static inline int cell_text(struct cell *c, const char *t)
+{
+	if (!t) {
+		c->type = CELL_NULL;
+		return 0;
+	}
+	size_t n = strlen(t);
+	if (n >= sizeof(c->text)) {
+		c->type = CELL_TEXT_PTR;
+		c->ptr = t;
+		return -1;
+	}
+	c->type = CELL_TEXT;
+	memcpy(c->text, t, n + 1);
+	return 0;
+}
+
+
+#endif

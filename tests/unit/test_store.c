@@ -1,0 +1,114 @@
+/*
+ * test_store.c: the store's query API (store.h). Rows go in and come back
+ * through store_prepare / store_step / store_step_done; every failure (bad
+ * SQL, a constraint, a missing table) returns -1 with exactly one error
+ * whose text names the database file and the statement's purpose; the
+ * probes (store_probe_text, store_file_meta, store_attach) fail quietly.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "store/store.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/fs.h"
+#include "util/xalloc.h"
+
+/* What diag said while diverted: one line per message. */
+static struct buf said;
+
+static void keep(void *ctx, enum diag_level level, const char *text)
+{
+	(void)ctx;
+	buf_printf(&said, "%d %s\n", (int)level, text);
+}
+
+/* Runs the checks on a store at path; dir holds it. */
+static void test_api(const char *dir)
+{
+	char *path = xasprintf("%s/perfstudy.db", dir);
+	struct store *s;
+	CHECK_INT(store_open(path, &s), 0);
+	CHECK_STR(store_path(s), path);
+
+	/* A row in through the API, and back. */
+	CHECK_INT(store_exec(s, "CREATE TABLE t(k TEXT PRIMARY KEY, v INTEGER NOT NULL)", "make t"), 0);
+	sqlite3_stmt *st;
+	CHECK_INT(store_prepare(s, "insert into t", "INSERT INTO t VALUES(?1, ?2)", &st), 0);
+	sqlite3_bind_text(st, 1, "a", -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, 7);
+	CHECK_INT(store_step_done(s, st, "insert into t"), 0);
+	/* store_step_done cleared the bindings: v NULL breaks NOT NULL. */
+	sqlite3_bind_text(st, 1, "b", -1, SQLITE_STATIC);
+	diag_reset();
+	buf_reset(&said);
+	diag_divert(keep, NULL);
+	CHECK_INT(store_step_done(s, st, "insert into t"), -1);
+	diag_divert(NULL, NULL);
+	sqlite3_finalize(st);
+	char *want = xasprintf("2 %s: error: sqlite: insert into t: NOT NULL constraint failed: t.v\n", path);
+	CHECK_STR(said.data, want);
+	free(want);
+
+	CHECK_INT(store_prepare(s, "read t", "SELECT k, v FROM t ORDER BY k", &st), 0);
+	CHECK_INT(store_step(s, st, "read t"), 1);
+	CHECK_STR((const char *)sqlite3_column_text(st, 0), "a");
+	CHECK_INT(sqlite3_column_int(st, 1), 7);
+	CHECK_INT(store_step(s, st, "read t"), 0);
+	sqlite3_finalize(st);
+
+	/* A statement that cannot be prepared: one error naming file and purpose, *st NULL. */
+	buf_reset(&said);
+	diag_divert(keep, NULL);
+	st = (sqlite3_stmt *)&said;
+	CHECK_INT(store_prepare(s, "check ranks", "SELECT * FROM no_such_table", &st), -1);
+	CHECK(st == NULL);
+	CHECK_INT(store_exec(s, "DROP TABLE no_such_table", "drop a table"), -1);
+	diag_divert(NULL, NULL);
+	want = xasprintf("2 %s: error: sqlite: check ranks: no such table: no_such_table\n"
+			 "2 %s: error: sqlite: drop a table: no such table: no_such_table\n", path, path);
+	CHECK_STR(said.data, want);
+	free(want);
+
+	/* Probes say nothing. */
+	buf_reset(&said);
+	diag_divert(keep, NULL);
+	char *v = store_probe_text(s, "SELECT v FROM no_such_table");
+	CHECK(v == NULL);
+	v = store_probe_text(s, "SELECT value FROM meta WHERE key = 'schema_version'");
+	CHECK_STR(v, "1");
+	free(v);
+	CHECK_INT(store_attach(s, "/nonexistent/dir/x.db", "prev"), -1);
+	store_detach(s, "prev");
+	diag_divert(NULL, NULL);
+	CHECK_INT(said.len, 0);
+	CHECK_INT(store_close(s), 0);
+
+	/* The meta table of a store file, read without opening the store. */
+	v = store_file_meta(path, "schema_version");
+	CHECK_STR(v, "1");
+	free(v);
+	CHECK(store_file_meta(path, "no such key") == NULL);
+	char *missing = xasprintf("%s/none.db", dir);
+	CHECK(store_file_meta(missing, "schema_version") == NULL);
+	free(missing);
+	free(path);
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/test_store.XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	if (!dir) {
+		perror("mkdtemp");
+		return 1;
+	}
+	buf_init(&said);
+	test_api(dir);
+	buf_release(&said);
+	diag_reset();
+	fs_remove_tree(dir);
+	return check_result("test_store");
+}
