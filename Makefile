@@ -119,10 +119,15 @@ $(REGRESS_BINS): $(B)/fuzz/regress_%: $(B)/fuzz/fuzz_%.o $(B)/fuzz/common.o $(B)
 $(FUZZ_BINS): $(B)/fuzz/fuzz_%: $(B)/fuzz/fuzz_%.o $(B)/fuzz/common.o $(LIB_OBJS)
 	$(CXX) $(SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
-fuzz-regress: $(REGRESS_BINS)
-	@set -e; for n in $(FUZZ_NAMES); do echo "  FUZZ-REGRESS $$n"; \
-		[ -n "$$(ls -A tests/fuzz-regress/$$n 2>/dev/null)" ] || { echo "tests/fuzz-regress/$$n: no seed inputs for fuzz/fuzz_$$n.c" >&2; exit 1; }; \
-		./$(B)/fuzz/regress_$$n tests/fuzz-regress/$$n; done
+# One target per harness (fuzz-regress-kineto, ...); a harness without seed inputs fails.
+FUZZ_REGRESS_TARGETS := $(FUZZ_NAMES:%=fuzz-regress-%)
+.PHONY: $(FUZZ_REGRESS_TARGETS)
+fuzz-regress: $(FUZZ_REGRESS_TARGETS)
+
+$(FUZZ_REGRESS_TARGETS): fuzz-regress-%: $(B)/fuzz/regress_%
+	@echo "  FUZZ-REGRESS $*"; \
+	[ -n "$$(ls -A tests/fuzz-regress/$* 2>/dev/null)" ] || { echo "tests/fuzz-regress/$*: no seed inputs for fuzz/fuzz_$*.c" >&2; exit 1; }; \
+	./$(B)/fuzz/regress_$* tests/fuzz-regress/$*
 
 fuzz-targets: $(FUZZ_BINS)
 
