@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ingest/ingest.h"
 #include "util/diag.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
@@ -47,21 +48,6 @@ static int is_manifest_path(const char *s)
 	return has_suffix(s, ".yaml") || has_suffix(s, ".yml");
 }
 
-/*
- * The names a run directory's trace files have (the readers themselves
- * go by content, never by name: ingest.c). The one list of them; the
- * messages and build's usage name the same.
- */
-static const char *const trace_suffixes[] = {".json", ".json.gz", ".sqlite", ".nvvp", ".csv"};
-
-static int is_trace_name(const char *s)
-{
-	for (size_t i = 0; i < sizeof(trace_suffixes) / sizeof(trace_suffixes[0]); i++)
-		if (has_suffix(s, trace_suffixes[i]))
-			return 1;
-	return 0;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -79,7 +65,7 @@ static int list_traces(const char *dir, char ***out, size_t *n)
 	size_t cap = 0, k = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' || !is_trace_name(e->d_name))
+		if (e->d_name[0] == '.' || !ingest_is_rank_file(e->d_name))
 			continue;
 		char *p = xasprintf("%s/%s", dir, e->d_name);
 		if (fs_is_dir(p) != 0) {

@@ -41,6 +41,18 @@ static const struct reader *const readers[] = {
 	&nvprof_reader,       /* ==PID== lines, then a gpu-trace or gpu-summary header */
 };
 
+int ingest_is_rank_file(const char *name)
+{
+	size_t len = strlen(name);
+	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++)
+		for (const char *const *s = readers[i]->rank_suffixes; s && *s; s++) {
+			size_t k = strlen(*s);
+			if (len >= k && !strcmp(name + len - k, *s))
+				return 1;
+		}
+	return 0;
+}
+
 const struct reader *const *ingest_readers(size_t *n)
 {
 	*n = sizeof(readers) / sizeof(readers[0]);

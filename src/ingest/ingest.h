@@ -212,7 +212,16 @@ struct reader {
 	 * Used instead of read when set and detect_source is not.
 	 */
 	int (*read_stream)(struct source_stream *src, const struct ingest_sink *sink, struct ingest_counts *counts);
+	/*
+	 * Optional, NULL-terminated: the file name endings that make a file in a
+	 * directory given as a run one of its ranks (perfstudy build DIR); the
+	 * content still decides the format.
+	 */
+	const char *const *rank_suffixes;
 };
+
+/* Whether a file named name inside a run's directory is one of its ranks: a reader's rank_suffixes. */
+int ingest_is_rank_file(const char *name);
 
 /*
  * Reads path with the reader its content calls for. *format (static string)

@@ -484,4 +484,5 @@ const struct reader kineto_reader = {
 	.detect = kineto_detect,
 	.read = kineto_read,
 	.read_stream = kineto_read_stream,
+	.rank_suffixes = (const char *const[]){".json", ".json.gz", NULL},
 };

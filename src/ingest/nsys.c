@@ -367,4 +367,5 @@ const struct reader nsys_reader = {
 	.detect = sdb_magic,
 	.detect_source = nsys_detect_source,
 	.read = nsys_read,
+	.rank_suffixes = (const char *const[]){".sqlite", NULL},
 };

@@ -460,4 +460,5 @@ const struct reader nvprof_reader = {
 	.name = "nvprof",
 	.detect = nvprof_detect,
 	.read = nvprof_read,
+	.rank_suffixes = (const char *const[]){".csv", NULL},
 };

@@ -200,6 +200,7 @@ const struct reader nvvp_reader = {
 	.detect = sdb_magic,
 	.detect_source = nvvp_detect_source,
 	.read = nvvp_read,
+	.rank_suffixes = (const char *const[]){".nvvp", NULL},
 };
 
 /* Any other SQLite database: say what it is not, naming the tables looked for. */

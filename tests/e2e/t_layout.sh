@@ -1,0 +1,22 @@
+#!/bin/bash
+# t_layout.sh: the source tree keeps the shape docs/architecture.md gives it:
+# stages include only stages before them (no include cycle between the
+# folders of src/), one include style (paths from src/), no file over 1,200
+# lines, and the README opens with its two commands.
+. "$(dirname "$0")/lib.sh"
+
+# Edges "stage included-stage" from every #include "stage/file.h" of another stage.
+(cd src && grep -o '^#include "[a-z_]*/' */*.[ch] */*.cpp | sed 's#^\([a-z_]*\)/[^:]*:\#include "\([a-z_]*\)/#\1 \2#' |
+	awk '$1 != $2' | sort -u) > "$T/edges"
+[ -s "$T/edges" ] && ok || bad "no include edges found"
+tsort "$T/edges" > /dev/null 2> "$T/cycle" && ok || bad "include cycle between stages: $(cat "$T/cycle")"
+# util includes no other stage.
+! grep -q '^util ' "$T/edges" && ok || bad "util/ includes another stage: $(grep '^util ' "$T/edges")"
+# One include style: no "../" includes.
+! grep -rn '#include "\.\./' src tests/unit fuzz > "$T/rel" && ok || bad "relative includes: $(head -3 "$T/rel")"
+# No file over 1,200 lines.
+find src -name '*.[ch]' -o -name '*.cpp' | xargs wc -l | awk '$2 != "total" && $1 > 1200' > "$T/long"
+[ ! -s "$T/long" ] && ok || bad "files over 1,200 lines: $(cat "$T/long")"
+# The README's first lines: the two commands.
+sed -n 3p README.md | grep -q 'make example' && sed -n 4p README.md | grep -q 'check' && ok || bad "README does not open with its two commands"
+finish
