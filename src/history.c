@@ -735,6 +735,99 @@ static int add_series(struct store *s, const char *exp, const struct manifest *m
 	return ret;
 }
 
+/* ---- the runs over the builds ---- */
+
+/*
+ * history.csv and the figure history: every run's step time in every build
+ * the output directory records, on the samples the change table judges (the
+ * training log's unprofiled iterations when the build has them, else one
+ * per profiled step, the slowest rank's), with gpu_busy_frac and mfu as
+ * recorded. Only once there are two builds or more.
+ */
+static int add_history(sqlite3 *db, const char *exp, int64_t last, struct analysis_result *res)
+{
+	struct table *t = table_new("history", "Every run's step time over the builds of this output directory",
+				    "build:int,run:text,samples:int,source:text,median_us:us,ci_low_us:us,ci_high_us:us,"
+				    "gpu_busy_frac:real,mfu:real");
+	struct chart *c = chart_new(CHART_LINE, "history", "Median step time of each run over the builds",
+				    "step time (ms)");
+	c->entity_series = 1; /* runs, not categories of time: greys (chart_style) */
+	char **runs = NULL;
+	size_t nruns = 0;
+	for (int64_t b = 1; b <= last; b++) {
+		struct hstate st;
+		if (hstate_load(db, "temp.h_", exp, b, "perfstudy.db", &st) < 0) {
+			for (size_t i = 0; i < nruns; i++)
+				free(runs[i]);
+			free(runs);
+			table_free(t);
+			chart_free(c);
+			return -1;
+		}
+		char label[32];
+		snprintf(label, sizeof(label), "build %" PRId64, b);
+		size_t cat = chart_add_category(c, label);
+		for (size_t i = 0; i < st.nruns; i++) {
+			const struct hstate_run *r = &st.runs[i];
+			size_t k = 0;
+			while (k < nruns && strcmp(runs[k], r->run))
+				k++;
+			if (k == nruns) {
+				runs = xrealloc(runs, (nruns + 1) * sizeof(*runs));
+				runs[nruns++] = xstrdup(r->run);
+				chart_add_series(c, r->run);
+				for (size_t x = 0; x < cat; x++)
+					chart_set(c, x, k, NAN);
+			}
+			chart_set(c, cat, k, NAN);
+			int use_log = r->nlog > 0;
+			size_t n = use_log ? r->nlog : r->nsteps;
+			size_t row = table_add_row(t);
+			table_set_int(t, row, 0, b);
+			table_set_text(t, row, 1, r->run);
+			table_set_int(t, row, 2, (int64_t)n);
+			table_set_text(t, row, 3, !n ? "none" : use_log ? "training log" : "profiled steps");
+			if (n) {
+				int64_t *v = xmalloc(n * sizeof(*v));
+				memcpy(v, use_log ? r->log : r->steps, n * sizeof(*v));
+				struct step_dist d;
+				stats_dist(v, n, &d);
+				free(v);
+				table_set_ns(t, row, 4, d.median_ns);
+				table_set_ns(t, row, 5, d.ci_lo_ns);
+				table_set_ns(t, row, 6, d.ci_hi_ns);
+				chart_set(c, cat, k, (double)d.median_ns / 1e6);
+			}
+			int found;
+			double busy = number_of(r, "gpu_busy_frac", &found);
+			if (found)
+				table_set_real(t, row, 7, busy);
+			double mfu = number_of(r, "mfu", &found);
+			if (found)
+				table_set_real(t, row, 8, mfu);
+		}
+		/* runs absent from this build: no point */
+		for (size_t k = 0; k < nruns; k++)
+			if (!find_run(&st, runs[k]))
+				chart_set(c, cat, k, NAN);
+		hstate_release(&st);
+	}
+	for (size_t i = 0; i < nruns; i++)
+		free(runs[i]);
+	free(runs);
+	result_add_table(res, t);
+	result_add_figure(res, c, "Median step time of each run (one grey line each) in every build this output "
+				  "directory records, on the samples history.csv names: the training log's unprofiled "
+				  "iterations, else the profiled steps (the slowest rank's), in milliseconds.");
+	result_add_method(res, "history.csv",
+			  "One row per run and build recorded in this output directory (history_* tables of "
+			  "perfstudy.db): the step time's samples as changes.csv judges them (source: the training "
+			  "log's unprofiled iterations when the build has them, else one per profiled step, the "
+			  "slowest rank's), their median and its 95 % order-statistic interval, and the run's "
+			  "gpu_busy_frac and mfu as that build recorded them. Shown once there are two builds.");
+	return 0;
+}
+
 /* ---- the build's record ---- */
 
 int history_record(struct store *s, const char *exp, const struct manifest *m, struct analysis_result *res,
@@ -796,6 +889,10 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, s
 					crossed, crossed == 1 ? "" : "s");
 		result_add_table(res, t);
 		hstate_release(&old);
+		if (add_history(db, exp, build, res) < 0) {
+			hstate_release(&cur);
+			return -1;
+		}
 	} else {
 		result_add_note(res, "Build history: this is the first build this output directory records (build 1); "
 				"a later build lists what changed since the one before");

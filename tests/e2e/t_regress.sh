@@ -73,6 +73,25 @@ build gpu1-steps gpt2-4gpu-ddp-gpu1
 $PERFSTUDY diff "$T/o-base-steps" "$T/o-gpu1-steps" > "$T/out" 2>&1
 grep -q '3 vs 3 profiled steps (slowest rank)' "$T/out" && ok || bad "steps without logs: $(cat "$T/out")"
 
+# Two builds into one output directory (the base run, then the gpu1 rerun
+# under the same ids): the page and the index say at the top that ddp4 got
+# slower, and history.csv has both builds' medians (the logs' 53.75 and
+# 62.2 ms).
+cp "$T/gpu1/study.yaml" "$T/seq.yaml"
+cp -r "$T/o-base" "$T/o-seq"
+$PERFSTUDY build -q "$T/seq.yaml" -o "$T/o-seq" 2> "$T/err" || bad "second build into one directory: $(cat "$T/err")"
+P=$T/o-seq/reg/index.html
+grep -q '<h2>Since the build before</h2>' "$P" && ok || bad "page: no 'Since the build before' block"
+awk '/Since the build before/ { s = 1 } s && /<li class="regression">ddp4: step time 53.75 -&gt; 62.2 ms \(\+15.72 %\), slower: a regression \(min effect 5 %\)<\/li>/ { f = 1 } END { exit !f }' "$P" &&
+	ok || bad "page: the regression is not stated at the top: $(grep -A4 'Since the build before' "$P")"
+[ "$(grep -n 'Since the build before' "$P" | head -1 | cut -d: -f1)" -lt "$(grep -n 'id="runs"' "$P" | head -1 | cut -d: -f1)" ] && ok ||
+	bad "page: the change block is not above the runs"
+grep -q '<li class="regression">ddp4: step time 53.75 -&gt; 62.2 ms' "$T/o-seq/index.html" && ok || bad "index: the regression is not stated"
+grep -q '^1,ddp4,22,training log,53750.000,' "$T/o-seq/reg/data/history.csv" &&
+	grep -q '^2,ddp4,22,training log,62200.000,' "$T/o-seq/reg/data/history.csv" && ok ||
+	bad "history.csv: $(cat "$T/o-seq/reg/data/history.csv")"
+[ -s "$T/o-seq/reg/figures/history.svg" ] && ok || bad "no history figure"
+
 # A 3-step trace with every time stretched x1.5 about its first event.
 python3 - "$H/gpt2-1gpu/rank0.pt.trace.json.gz" "$T/stretch" <<'PY'
 import gzip, json, os, sys
