@@ -23,6 +23,17 @@
 {{#DESCRIPTION}}
 <p class="lead">{{TEXT}}</p>
 {{/DESCRIPTION}}
+{{#CHANGES}}
+<section class="changes" aria-label="Since the build before">
+<h2>Since the build before</h2>
+<ul>
+{{#CHANGE}}
+<li class="{{CLASS}}">{{TEXT}}</li>
+{{/CHANGE}}
+</ul>
+<p class="meta">Every change, with its test: table <a href="#table-changes">changes</a> (Methods: <code>changes.csv</code>).</p>
+</section>
+{{/CHANGES}}
 <dl class="facts">
 <div><dt>Newest trace</dt><dd>{{#NEWEST}}{{TEXT}}{{/NEWEST}}{{#NEWEST_NONE}}unknown{{/NEWEST_NONE}}</dd></div>
 <div><dt>GPUs (max)</dt><dd class="num">{{GPUS_MAX}}</dd></div>

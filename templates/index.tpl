@@ -25,6 +25,13 @@
 {{#HEADLINE}}
 <p class="headline">{{TEXT}}</p>
 {{/HEADLINE}}
+{{#CHANGES}}
+<ul class="changes">
+{{#CHANGE}}
+<li class="{{CLASS}}">{{TEXT}}</li>
+{{/CHANGE}}
+</ul>
+{{/CHANGES}}
 <dl class="facts">
 <div><dt>Newest trace</dt><dd>{{#NEWEST}}{{TEXT}}{{/NEWEST}}{{#NEWEST_NONE}}unknown{{/NEWEST_NONE}}</dd></div>
 <div><dt>GPUs (max)</dt><dd class="num">{{GPUS_MAX}}</dd></div>

@@ -6,7 +6,8 @@ src/analyze/stats.c on the same numbers.
     stats_ref.py stats RUN=TRACE[,TRACE...] ...   rows of step_stats.csv
     stats_ref.py compare A=TRACES B=TRACES        one row of step_compare.csv
 
-A step is a ProfilerStep#N event of category user_annotation (host side).
+A step is a ProfilerStep#N event of category user_annotation (host side);
+a run's sample holds one value per N, its slowest rank's.
 The median's interval is the order-statistic one with exact binomial
 probabilities (fractions, not floating point); the Mann-Whitney p-value is
 exact by enumerating the rank sums when there are no ties and at most 100
@@ -21,7 +22,8 @@ from fractions import Fraction
 
 
 def steps_ns(paths):
-    out = []
+    """One value per ProfilerStep#N: the longest of the ranks' (paths') steps of that N."""
+    out = {}
     for p in paths:
         op = gzip.open if p.endswith(".gz") else open
         with op(p, "rt") as f:
@@ -29,8 +31,9 @@ def steps_ns(paths):
         for e in doc["traceEvents"]:
             if (e.get("ph") == "X" and e.get("cat") == "user_annotation"
                     and e.get("name", "").startswith("ProfilerStep#")):
-                out.append(round(float(e["dur"]) * 1000))
-    return out
+                n = e["name"][len("ProfilerStep#"):]
+                out[n] = max(out.get(n, 0), round(float(e["dur"]) * 1000))
+    return list(out.values())
 
 
 def us(ns):

@@ -12,6 +12,7 @@
 
 #include "analyze/stats.h"
 #include "analyze/stepstats.h"
+#include "analyze/verdict.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -29,8 +30,8 @@ static const struct {
 		   " size INTEGER, sha256 TEXT", "experiment, build, run, path"},
 	{"numbers", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, metric TEXT NOT NULL,"
 		    " value REAL", "experiment, build, run, metric"},
-	{"steps", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, dur_ns INTEGER NOT NULL",
-	 "experiment, build, run, dur_ns"},
+	{"steps", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, source TEXT NOT NULL,"
+		  " dur_ns INTEGER NOT NULL", "experiment, build, run, source, dur_ns"},
 };
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
@@ -149,6 +150,7 @@ void hstate_release(struct hstate *st)
 		free(r->metrics);
 		free(r->values);
 		free(r->steps);
+		free(r->log);
 		free(r->run);
 	}
 	free(st->runs);
@@ -206,10 +208,16 @@ static void add_number(struct hstate_run *r, sqlite3_stmt *q)
 	r->values[r->nnumbers++] = sqlite3_column_double(q, 2);
 }
 
+/* A step time sample: source 'log' (an unprofiled iteration of a training log) or 'steps' (a profiled step). */
 static void add_step(struct hstate_run *r, sqlite3_stmt *q)
 {
+	if (!strcmp(col_text(q, 1), "log")) {
+		r->log = xrealloc(r->log, (r->nlog + 1) * sizeof(*r->log));
+		r->log[r->nlog++] = sqlite3_column_int64(q, 2);
+		return;
+	}
 	r->steps = xrealloc(r->steps, (r->nsteps + 1) * sizeof(*r->steps));
-	r->steps[r->nsteps++] = sqlite3_column_int64(q, 1);
+	r->steps[r->nsteps++] = sqlite3_column_int64(q, 2);
 }
 
 int hstate_load(sqlite3 *db, const char *prefix, const char *exp, int64_t build, const char *where,
@@ -253,8 +261,8 @@ int hstate_load(sqlite3 *db, const char *prefix, const char *exp, int64_t build,
 	if (each_row(db, sql.data, exp, build, where, st, add_number) < 0)
 		goto said;
 	buf_reset(&sql);
-	buf_printf(&sql, "SELECT run, dur_ns FROM %ssteps WHERE experiment = ?1 AND build = ?2"
-		   " ORDER BY run, dur_ns", prefix);
+	buf_printf(&sql, "SELECT run, source, dur_ns FROM %ssteps WHERE experiment = ?1 AND build = ?2"
+		   " ORDER BY run, source, dur_ns", prefix);
 	if (each_row(db, sql.data, exp, build, where, st, add_step) < 0)
 		goto said;
 	buf_release(&sql);
@@ -281,6 +289,8 @@ static void hstate_digest(const struct hstate *st, char hex[65])
 			buf_printf(&b, "number %s %.17g\n", r->metrics[j], r->values[j]);
 		for (size_t j = 0; j < r->nsteps; j++)
 			buf_printf(&b, "step %" PRId64 "\n", r->steps[j]);
+		for (size_t j = 0; j < r->nlog; j++)
+			buf_printf(&b, "iteration %" PRId64 "\n", r->log[j]);
 	}
 	struct sha256 h;
 	sha256_init(&h);
@@ -343,23 +353,81 @@ static void input_rows(struct table *t, const struct hstate_run *a, const struct
 }
 
 /*
- * Numbers of a run that moved, each with the Mann-Whitney test of the
- * run's step times of the two builds; a threshold is crossed only by a
- * difference beyond the noise.
+ * A run's step time in the two builds, judged by verdict.h: the samples are
+ * the unprofiled iterations of its training log when both builds have them,
+ * else its profiled steps, one sample per step (the slowest rank's; ranks of
+ * one step are not independent samples). The minimum effect is the
+ * manifest's step_time_pct, else 5 %. A slower verdict is a regression
+ * (threshold_crossed names the rule), whatever the manifest says.
+ */
+static size_t step_row(struct table *t, const struct hstate_run *a, const struct hstate_run *b,
+		       const struct history_limits *lim, struct judgement *j)
+{
+	int use_log = a->nlog && b->nlog;
+	size_t n = use_log ? a->nlog : a->nsteps, m = use_log ? b->nlog : b->nsteps;
+	memset(j, 0, sizeof(*j));
+	j->verdict = VERDICT_NO_DATA;
+	if (!n || !m)
+		return 0;
+	int64_t *va = xmalloc(n * sizeof(*va)), *vb = xmalloc(m * sizeof(*vb));
+	memcpy(va, use_log ? a->log : a->steps, n * sizeof(*va));
+	memcpy(vb, use_log ? b->log : b->steps, m * sizeof(*vb));
+	double effect = lim->step_time_pct > 0 ? lim->step_time_pct / 100 : VERDICT_MIN_EFFECT;
+	verdict_judge(va, n, vb, m, effect, j);
+	int same = n == m && !memcmp(va, vb, n * sizeof(*va)); /* sorted by verdict_judge */
+	free(va);
+	free(vb);
+	if (same)
+		return 0; /* the same samples: nothing to list, and nothing moved */
+	char ov[32], nv[32];
+	snprintf(ov, sizeof(ov), "%.4g", (double)j->a.median_ns / 1e6);
+	snprintf(nv, sizeof(nv), "%.4g", (double)j->b.median_ns / 1e6);
+	char *item = xasprintf("%zu vs %zu %s; 95 %% intervals [%.4g, %.4g] and [%.4g, %.4g] ms", n, m,
+			       use_log ? "unprofiled iterations of the training log" : "profiled steps (slowest rank)",
+			       (double)j->a.ci_lo_ns / 1e6, (double)j->a.ci_hi_ns / 1e6, (double)j->b.ci_lo_ns / 1e6,
+			       (double)j->b.ci_hi_ns / 1e6);
+	change_row(t, "step time", b->run, item, ov, nv);
+	free(item);
+	size_t row = t->nrows - 1;
+	table_set_real(t, row, 5, j->change * 100);
+	if (j->testable)
+		table_set_real(t, row, 6, j->p);
+	const char *word = verdict_word(j->verdict);
+	if (!j->testable && (j->verdict == VERDICT_SLOWER || j->verdict == VERDICT_FASTER || j->verdict == VERDICT_NOISE)) {
+		char *w = xasprintf("%s (too few samples for a test: decided by the intervals, which %s)", word,
+				    j->overlap ? "overlap" : "do not overlap");
+		table_set_text(t, row, 7, w);
+		free(w);
+	} else {
+		table_set_text(t, row, 7, word);
+	}
+	if (j->verdict != VERDICT_SLOWER)
+		return 0;
+	char *what = lim->step_time_pct > 0 ? xasprintf("step_time_pct %g", lim->step_time_pct)
+					     : xasprintf("min effect %g %%", VERDICT_MIN_EFFECT * 100);
+	table_set_text(t, row, 8, what);
+	free(what);
+	return 1;
+}
+
+/*
+ * The other headline numbers of a run that moved (the step_* numbers are
+ * the step row's), each with the step time's verdict: they all derive
+ * from the steps, so a number moved beyond the noise only when the step
+ * time did. mfu crosses mfu_pp only then.
  */
 static size_t number_rows(struct table *t, const struct hstate_run *a, const struct hstate_run *b,
-			  const struct history_limits *lim)
+			  const struct history_limits *lim, const struct judgement *j)
 {
-	struct mw_test mw = {0};
-	int tested = a->nsteps && b->nsteps;
-	if (tested)
-		stats_mann_whitney(a->steps, a->nsteps, b->steps, b->nsteps, &mw);
 	size_t crossed = 0;
 	char ov[32], nv[32];
+	int beyond = j->verdict == VERDICT_SLOWER || j->verdict == VERDICT_FASTER;
 	for (size_t i = 0; i < b->nnumbers; i++) {
 		int found;
 		double old = number_of(a, b->metrics[i], &found), cur = b->values[i];
-		if (!found || old == cur)
+		/* under 0.01 % is the rounding of the times' last digits (a pure stretch of every time moves
+		   gpu_busy_frac by 2e-6), not a change */
+		if (!found || fabs(cur - old) <= 1e-4 * fabs(old) || !strncmp(b->metrics[i], "step", 4))
 			continue;
 		snprintf(ov, sizeof(ov), "%.6g", old);
 		snprintf(nv, sizeof(nv), "%.6g", cur);
@@ -367,20 +435,15 @@ static size_t number_rows(struct table *t, const struct hstate_run *a, const str
 		size_t row = t->nrows - 1;
 		if (old != 0)
 			table_set_real(t, row, 5, (cur - old) / fabs(old) * 100);
-		if (!tested) {
+		if (j->verdict == VERDICT_NO_DATA) {
 			table_set_text(t, row, 7, "no steps to test");
 			continue;
 		}
-		table_set_real(t, row, 6, mw.p);
-		table_set_text(t, row, 7, step_verdict(&mw));
-		int beyond = mw.p < STATS_ALPHA, hit = 0;
-		if (!strcmp(b->metrics[i], "step_median_us") && lim->step_time_pct > 0 && old > 0)
-			hit = (cur - old) / old * 100 > lim->step_time_pct;
-		else if (!strcmp(b->metrics[i], "mfu") && lim->mfu_pp < 0)
-			hit = (cur - old) * 100 < lim->mfu_pp;
-		if (hit && beyond) {
-			char *what = !strcmp(b->metrics[i], "mfu") ? xasprintf("mfu_pp %g", lim->mfu_pp)
-								    : xasprintf("step_time_pct %g", lim->step_time_pct);
+		if (j->testable)
+			table_set_real(t, row, 6, j->p);
+		table_set_text(t, row, 7, beyond ? "change" : "within noise");
+		if (beyond && !strcmp(b->metrics[i], "mfu") && lim->mfu_pp < 0 && (cur - old) * 100 < lim->mfu_pp) {
+			char *what = xasprintf("mfu_pp %g", lim->mfu_pp);
 			table_set_text(t, row, 8, what);
 			free(what);
 			crossed++;
@@ -407,7 +470,9 @@ struct table *history_changes(const struct hstate *old, const struct hstate *cur
 		if (!a)
 			continue;
 		input_rows(t, a, &cur->runs[i]);
-		*crossed += number_rows(t, a, &cur->runs[i], lim);
+		struct judgement j;
+		*crossed += step_row(t, a, &cur->runs[i], lim, &j);
+		*crossed += number_rows(t, a, &cur->runs[i], lim, &j);
 	}
 	return t;
 }
@@ -442,8 +507,9 @@ static double cell_real(const struct table *t, size_t row, const char *col)
  * step_stats.csv (steps, step_median_us, step_ci_low_us, step_ci_high_us,
  * step_min_us, step_max_us, step_mean_us), utilization.csv
  * (achieved_tflops_per_gpu, mfu, samples_per_s = global_batch / step time)
- * and temporal.csv (gpu_busy_frac = the ranks' summed span minus idle over
- * their summed span).
+ * and temporal.csv (gpu_busy_frac = the ranks' summed exact span minus
+ * exact idle over their summed exact span: the trace's own times, not
+ * HTA's rounded ones, which move when every time is stretched).
  */
 static int insert_numbers(sqlite3_stmt *ins, const struct analysis_result *res)
 {
@@ -471,8 +537,8 @@ static int insert_numbers(sqlite3_stmt *ins, const struct analysis_result *res)
 		const char *run = table_cell(t, r, 0)->v.text;
 		double span = 0, idle = 0;
 		for (; r < t->nrows && !strcmp(table_cell(t, r, 0)->v.text, run); r++) {
-			span += cell_real(t, r, "span_us");
-			idle += cell_real(t, r, "idle_us");
+			span += cell_real(t, r, "exact_span_us");
+			idle += cell_real(t, r, "exact_idle_us");
 		}
 		if (span > 0 && insert_number(ins, run, "gpu_busy_frac", (span - idle) / span) < 0)
 			return -1;
@@ -487,8 +553,23 @@ static int stage_state(sqlite3 *db, const char *exp, int64_t build, const struct
 		"INSERT INTO temp.h_runs SELECT ?1, ?2, run FROM runs WHERE experiment = ?1",
 		"INSERT INTO temp.h_inputs SELECT ?1, ?2, r.run, t.path, t.size, t.sha256 FROM traces t"
 		" JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1",
-		"INSERT INTO temp.h_steps SELECT ?1, ?2, r.run, s.dur_ns FROM steps s JOIN traces t ON t.id = s.trace_id"
-		" JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1",
+		/* one sample per profiled step: the slowest rank's */
+		"INSERT INTO temp.h_steps SELECT ?1, ?2, r.run, 'steps', max(s.dur_ns) FROM steps s"
+		" JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
+		" GROUP BY r.run, s.step",
+		/*
+		 * The unprofiled iterations of the run's training log: not the
+		 * start-up (1-2), nor the profiler's window: ProfilerStep#N is
+		 * iteration N + 1, its warm-up the two before the first profiled
+		 * step and the trace's export the one after the last.
+		 */
+		"INSERT INTO temp.h_steps SELECT ?1, ?2, r.run, 'log', i.elapsed_ns FROM iterations i"
+		" JOIN traces t ON t.id = i.trace_id JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
+		" AND i.iteration >= 3 AND i.elapsed_ns > 0 AND NOT i.iteration BETWEEN"
+		" coalesce((SELECT min(s.step) FROM steps s JOIN traces u ON u.id = s.trace_id WHERE u.run_id = r.id),"
+		" 1000000000) - 1 AND"
+		" coalesce((SELECT max(s.step) FROM steps s JOIN traces u ON u.id = s.trace_id WHERE u.run_id = r.id),"
+		" -1000000000) + 2",
 	};
 	for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++) {
 		sqlite3_stmt *q;
@@ -645,6 +726,99 @@ static int add_series(struct store *s, const char *exp, const struct manifest *m
 	return ret;
 }
 
+/* ---- the runs over the builds ---- */
+
+/*
+ * history.csv and the figure history: every run's step time in every build
+ * the output directory records, on the samples the change table judges (the
+ * training log's unprofiled iterations when the build has them, else one
+ * per profiled step, the slowest rank's), with gpu_busy_frac and mfu as
+ * recorded. Only once there are two builds or more.
+ */
+static int add_history(sqlite3 *db, const char *exp, int64_t last, struct analysis_result *res)
+{
+	struct table *t = table_new("history", "Every run's step time over the builds of this output directory",
+				    "build:int,run:text,samples:int,source:text,median_us:us,ci_low_us:us,ci_high_us:us,"
+				    "gpu_busy_frac:real,mfu:real");
+	struct chart *c = chart_new(CHART_LINE, "history", "Median step time of each run over the builds",
+				    "step time (ms)");
+	c->entity_series = 1; /* runs, not categories of time: greys (chart_style) */
+	char **runs = NULL;
+	size_t nruns = 0;
+	for (int64_t b = 1; b <= last; b++) {
+		struct hstate st;
+		if (hstate_load(db, "temp.h_", exp, b, "perfstudy.db", &st) < 0) {
+			for (size_t i = 0; i < nruns; i++)
+				free(runs[i]);
+			free(runs);
+			table_free(t);
+			chart_free(c);
+			return -1;
+		}
+		char label[32];
+		snprintf(label, sizeof(label), "build %" PRId64, b);
+		size_t cat = chart_add_category(c, label);
+		for (size_t i = 0; i < st.nruns; i++) {
+			const struct hstate_run *r = &st.runs[i];
+			size_t k = 0;
+			while (k < nruns && strcmp(runs[k], r->run))
+				k++;
+			if (k == nruns) {
+				runs = xrealloc(runs, (nruns + 1) * sizeof(*runs));
+				runs[nruns++] = xstrdup(r->run);
+				chart_add_series(c, r->run);
+				for (size_t x = 0; x < cat; x++)
+					chart_set(c, x, k, NAN);
+			}
+			chart_set(c, cat, k, NAN);
+			int use_log = r->nlog > 0;
+			size_t n = use_log ? r->nlog : r->nsteps;
+			size_t row = table_add_row(t);
+			table_set_int(t, row, 0, b);
+			table_set_text(t, row, 1, r->run);
+			table_set_int(t, row, 2, (int64_t)n);
+			table_set_text(t, row, 3, !n ? "none" : use_log ? "training log" : "profiled steps");
+			if (n) {
+				int64_t *v = xmalloc(n * sizeof(*v));
+				memcpy(v, use_log ? r->log : r->steps, n * sizeof(*v));
+				struct step_dist d;
+				stats_dist(v, n, &d);
+				free(v);
+				table_set_ns(t, row, 4, d.median_ns);
+				table_set_ns(t, row, 5, d.ci_lo_ns);
+				table_set_ns(t, row, 6, d.ci_hi_ns);
+				chart_set(c, cat, k, (double)d.median_ns / 1e6);
+			}
+			int found;
+			double busy = number_of(r, "gpu_busy_frac", &found);
+			if (found)
+				table_set_real(t, row, 7, busy);
+			double mfu = number_of(r, "mfu", &found);
+			if (found)
+				table_set_real(t, row, 8, mfu);
+		}
+		/* runs absent from this build: no point */
+		for (size_t k = 0; k < nruns; k++)
+			if (!find_run(&st, runs[k]))
+				chart_set(c, cat, k, NAN);
+		hstate_release(&st);
+	}
+	for (size_t i = 0; i < nruns; i++)
+		free(runs[i]);
+	free(runs);
+	result_add_table(res, t);
+	result_add_figure(res, c, "Median step time of each run (one grey line each) in every build this output "
+				  "directory records, on the samples history.csv names: the training log's unprofiled "
+				  "iterations, else the profiled steps (the slowest rank's), in milliseconds.");
+	result_add_method(res, "history.csv",
+			  "One row per run and build recorded in this output directory (history_* tables of "
+			  "perfstudy.db): the step time's samples as changes.csv judges them (source: the training "
+			  "log's unprofiled iterations when the build has them, else one per profiled step, the "
+			  "slowest rank's), their median and its 95 % order-statistic interval, and the run's "
+			  "gpu_busy_frac and mfu as that build recorded them. Shown once there are two builds.");
+	return 0;
+}
+
 /* ---- the build's record ---- */
 
 int history_record(struct store *s, const char *exp, const struct manifest *m, struct analysis_result *res,
@@ -700,11 +874,16 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, s
 			result_add_note(res, "Build history: build %" PRId64 " differs from build %" PRId64
 					" only in numbers' last digits or run order; nothing to list", build, build - 1);
 		if (crossed)
-			result_add_note(res, "changes.csv: %zu number%s crossed a threshold of the manifest's "
-					"'thresholds' beyond the noise (perfstudy diff exits 4 on such a change)",
+			result_add_note(res, "changes.csv: %zu regression%s: a run's step time got slower beyond "
+					"the noise and the minimum effect, or mfu fell past the manifest's mfu_pp "
+					"(perfstudy diff exits 4 on such a change)",
 					crossed, crossed == 1 ? "" : "s");
 		result_add_table(res, t);
 		hstate_release(&old);
+		if (add_history(db, exp, build, res) < 0) {
+			hstate_release(&cur);
+			return -1;
+		}
 	} else {
 		result_add_note(res, "Build history: this is the first build this output directory records (build 1); "
 				"a later build lists what changed since the one before");
@@ -715,16 +894,29 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, s
 			  "build's store in the output directory) every run's inputs with their SHA-256, its headline "
 			  "numbers and its step times; a build that changes none of them records nothing new. The "
 			  "table compares the latest build with the one before: runs added or removed, inputs added, "
-			  "removed or re-read (another SHA-256, first 12 hex digits shown), and every number that "
-			  "moved (steps and step_*_us from step_stats.csv; achieved_tflops_per_gpu, mfu and "
-			  "samples_per_s = global batch / step time from utilization.csv; gpu_busy_frac = (span - "
-			  "idle) / span summed over the ranks of temporal.csv), with diff_pct = (new - old) / |old| "
-			  "x 100. All of a run's numbers derive from its steps, so each carries the two-sided "
-			  "Mann-Whitney test of the run's step times in the two builds (p_value; verdict 'change' "
-			  "when p < 0.05, else 'within noise'). threshold_crossed names the manifest's threshold "
-			  "a change beyond the noise crossed: step_time_pct P when step_median_us rose by more than "
-			  "P %, mfu_pp D when mfu fell by more than -D percentage points. The time of each build is "
-			  "kept in history_builds only, so pages and CSVs stay the same bytes for the same inputs.");
+			  "removed or re-read (another SHA-256, first 12 hex digits shown), each run's step time, "
+			  "and every other number that moved by more than 0.01 %. Step time ('step time' rows, old and new the medians "
+			  "in ms): the samples are the unprofiled iterations of the run's training log when both "
+			  "builds have them (iterations from the third on, leaving out the profiler's window: "
+			  "ProfilerStep#N is iteration N + 1, with the two iterations of the profiler's warm-up before "
+			  "the first profiled one and the trace's export after the last), else one sample per "
+			  "profiled step, the slowest rank's (ranks of one step are not independent samples); item "
+			  "says which and how many, with each median's 95 % interval. diff_pct = (new - old) / old "
+			  "x 100 of the medians. The verdict follows pyperf, asv and Google benchmark: 'same' when "
+			  "|diff_pct| is under the minimum effect (the manifest's thresholds.step_time_pct, else "
+			  "5 %); otherwise 'slower' or 'faster' when the noise does not explain the change (the two "
+			  "95 % intervals do not overlap, or the two-sided Mann-Whitney test gives p_value < 0.05 "
+			  "where the sample sizes allow one: with n and m samples the smallest p is 2 / C(n + m, n), "
+			  "0.1 for 3 and 3, so no test is run and the verdict says it was decided by the intervals), "
+			  "else 'within noise'. A slower step time is a regression: threshold_crossed names the rule "
+			  "(step_time_pct P, or min effect 5 %) and perfstudy diff exits 4. The other numbers "
+			  "(achieved_tflops_per_gpu, mfu and samples_per_s = global batch / step time from "
+			  "utilization.csv; gpu_busy_frac = (exact span - exact idle) / exact span summed over the "
+			  "ranks of temporal.csv) derive from the steps, so each carries the step time's p_value and "
+			  "'change' when the step time changed beyond the noise, else 'within noise'; mfu_pp D is "
+			  "crossed when mfu fell by more than -D percentage points with such a change. The time of "
+			  "each build is kept in history_builds only, so pages and CSVs stay the same bytes for the "
+			  "same inputs.");
 	return add_series(s, exp, m, res);
 }
 

@@ -72,7 +72,9 @@ struct hstate_run {
 	char **metrics;
 	double *values;
 	size_t nsteps;
-	int64_t *steps;
+	int64_t *steps; /* one per profiled step, the slowest rank's */
+	size_t nlog;
+	int64_t *log;   /* the unprofiled iterations of its training log */
 };
 
 struct hstate {

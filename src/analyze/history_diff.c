@@ -2,7 +2,8 @@
  * analyze/history_diff.c: `perfstudy diff`'s comparison (history.h): the
  * history tables of two output directories' stores, the latest build of
  * each experiment on either side, compared as the change table of a build
- * compares it with the one before.
+ * compares it with the one before: one statement per run on its step time
+ * (verdict.h), a slower one a regression.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -91,6 +92,20 @@ static void print_changes(const char *exp, const struct table *t, int quiet)
 		if (quiet && !crossed)
 			continue;
 		buf_reset(&line);
+		if (!strcmp(table_cell(t, r, 0)->v.text, "step time")) {
+			/* one statement: "exp: run: step 53.75 -> 62.2 ms (+15.72 %, 22 vs 22 ..., p = ...): slower" */
+			buf_printf(&line, "%s: %s: step %s -> %s ms (%+.2f %%, ", exp, table_cell(t, r, 1)->v.text,
+				   table_cell(t, r, 3)->v.text, table_cell(t, r, 4)->v.text, table_cell(t, r, 5)->v.f);
+			for (const char *p = table_cell(t, r, 2)->v.text; *p; p++)
+				buf_addc(&line, *p == ';' ? ',' : *p);
+			if (!table_cell(t, r, 6)->null)
+				buf_printf(&line, ", p = %.3g", table_cell(t, r, 6)->v.f);
+			buf_printf(&line, "): %s", table_cell(t, r, 7)->v.text);
+			if (crossed)
+				buf_printf(&line, ": REGRESSION (%s)", table_cell(t, r, 8)->v.text);
+			printf("%s\n", line.data);
+			continue;
+		}
 		buf_printf(&line, "%s: %s: %s", exp, table_cell(t, r, 1)->v.text, table_cell(t, r, 0)->v.text);
 		for (size_t c = 2; c <= 4; c++) {
 			const struct cell *x = table_cell(t, r, c);
@@ -106,7 +121,7 @@ static void print_changes(const char *exp, const struct table *t, int quiet)
 			buf_printf(&line, "%s)", table_cell(t, r, 7)->v.text);
 		}
 		if (crossed)
-			buf_printf(&line, " THRESHOLD %s crossed", table_cell(t, r, 8)->v.text);
+			buf_printf(&line, ": REGRESSION (%s)", table_cell(t, r, 8)->v.text);
 		printf("%s\n", line.data);
 	}
 	buf_release(&line);
@@ -166,7 +181,7 @@ int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *cr
 		sqlite3_finalize(q);
 	}
 	if (ret == 0 && !quiet)
-		printf("perfstudy diff: %zu change%s, %zu threshold%s crossed\n", nchanges, nchanges == 1 ? "" : "s",
+		printf("perfstudy diff: %zu change%s, %zu regression%s\n", nchanges, nchanges == 1 ? "" : "s",
 		       *crossed, *crossed == 1 ? "" : "s");
 	free(opath);
 	free(npath);

@@ -31,24 +31,25 @@ int step_samples(struct store *s, const char *exp, const char *run, int64_t **v,
 	*n = 0;
 	*ranks = 0;
 	if (sqlite3_prepare_v2(store_db(s),
-			       "SELECT s.dur_ns, t.rank FROM steps s JOIN traces t ON t.id = s.trace_id"
+			       /*
+				* one sample per step: a step ends when its slowest rank does, and the
+				* ranks of one step are not independent draws; the rank count beside it
+				*/
+			       "SELECT max(s.dur_ns), (SELECT count(DISTINCT u.rank) FROM steps x JOIN traces u"
+			       " ON u.id = x.trace_id WHERE u.run_id = r.id) FROM steps s JOIN traces t ON t.id = s.trace_id"
 			       " JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND r.run = ?2"
-			       " ORDER BY t.rank, s.step, s.start_ns", -1, &st, NULL) != SQLITE_OK) {
+			       " GROUP BY s.step ORDER BY s.step", -1, &st, NULL) != SQLITE_OK) {
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
 		return -1;
 	}
 	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, run, -1, SQLITE_STATIC);
 	size_t cap = 0;
-	int64_t last_rank = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		*v = xgrow(*v, &cap, *n + 1, sizeof(**v));
 		(*v)[(*n)++] = sqlite3_column_int64(st, 0);
-		int64_t rank = sqlite3_column_int64(st, 1);
-		if (*n == 1 || rank != last_rank)
-			(*ranks)++;
-		last_rank = rank;
+		*ranks = sqlite3_column_int64(st, 1);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -206,8 +207,9 @@ int analysis_step_stats(const struct analysis_ctx *ctx, struct analysis_result *
 					r[i].n == 1 ? "" : "s", 100 * r[i].d.ci_level);
 	runs_free(r, nr);
 	result_add_method(out, "step_stats.csv",
-			  "Per run, the durations of all ProfilerStep#N host ranges of all its ranks, taken as one "
-			  "sample of n values (ranks and steps treated as independent draws). median_us: the middle "
+			  "Per run, one value per step: the longest of its ranks' ProfilerStep#N host ranges of the "
+			  "same N (a step ends when its slowest rank does, and the ranks of one step are not "
+			  "independent draws), n = the number of steps. median_us: the middle "
 			  "value, or the mean of the two middle ones rounded to the nearest ns (halves up). "
 			  "ci_low_us, ci_high_us: the distribution-free (order-statistic) confidence interval of the "
 			  "median, [x(l), x(n+1-l)] of the sorted values, with l the largest such that "

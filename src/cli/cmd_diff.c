@@ -4,10 +4,12 @@
  *
  * The comparison is history_diff (analyze/history_diff.c): per experiment,
  * the latest build each store records, the rows of changes.csv printed one
- * per line. Exit status: 0 when no threshold of NEW_DIR's manifest
- * ('thresholds', kept in history_thresholds) was crossed by a change beyond
- * the noise, 4 when one was (EXIT_THRESHOLD), 1 when a store cannot be
- * used, 2 on a bad command line.
+ * per line (a run's step time as one statement). Exit status: 0 when no
+ * run regressed, 4 when one did (EXIT_THRESHOLD: its step time slower by
+ * the rule of verdict.h, with the minimum effect of NEW_DIR's
+ * thresholds.step_time_pct or 5 %, or its mfu down past
+ * thresholds.mfu_pp), 1 when a store cannot be used, 2 on a bad command
+ * line.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -22,16 +24,20 @@ void usage_diff(void)
 	       "\n"
 	       "Compares the latest build recorded in OLD_DIR/perfstudy.db with the one in\n"
 	       "NEW_DIR/perfstudy.db, experiment by experiment: runs added and removed, inputs\n"
-	       "re-read (another SHA-256), numbers that moved, each with the Mann-Whitney test\n"
-	       "of the run's step times ('change' when p < 0.05, else 'within noise').\n"
-	       "A change beyond the noise that crosses a threshold of NEW_DIR's manifest\n"
-	       "(thresholds: {step_time_pct: 5, mfu_pp: -2}) is marked THRESHOLD.\n"
+	       "re-read (another SHA-256), one line per run on its step time, and the other\n"
+	       "numbers that moved. A run's step time is judged on the unprofiled iterations\n"
+	       "of its training log (else one sample per profiled step, the slowest rank's):\n"
+	       "'slower' or 'faster' when the median moved by at least the minimum effect\n"
+	       "(NEW_DIR's manifest thresholds.step_time_pct, else 5 %%) and the noise does not\n"
+	       "explain it (the 95 %% intervals do not overlap, or Mann-Whitney p < 0.05 where\n"
+	       "the sample sizes allow a test), 'within noise' or 'same' otherwise. A slower\n"
+	       "step time, or mfu down past thresholds.mfu_pp, is a REGRESSION.\n"
 	       "\n"
-	       "  -q, --quiet   print only the threshold crossings\n"
+	       "  -q, --quiet   print only the regressions\n"
 	       "  -h, --help    this help\n"
 	       "\n"
-	       "exit codes: 0 no threshold crossed, 4 a threshold crossed, 1 a store cannot be\n"
-	       "read or has no build history, 2 usage\n");
+	       "exit codes: 0 no regression, 4 a regression, 1 a store cannot be read or has\n"
+	       "no build history, 2 usage\n");
 }
 
 int cmd_diff(int argc, char **argv)

@@ -293,8 +293,70 @@ static void set_findings(struct tmpl_dict *d, const struct table *t)
 	buf_release(&prev);
 }
 
+/* The change table (history.c's changes.csv) of e, or NULL on a first build. */
+static const struct table *changes_of(const struct report_experiment *e)
+{
+	for (size_t i = 0; i < e->ntables; i++)
+		if (!strcmp(e->tables[i]->name, "changes"))
+			return e->tables[i];
+	return NULL;
+}
+
+/*
+ * What changed since the build before, stated at the top of a page: one
+ * sentence per run whose step time was judged (changes.csv's 'step time'
+ * rows, regressions first), then how many other rows the table has. Adds
+ * section `name` with CHANGE items (TEXT, CLASS) to d; nothing on a first
+ * build or when nothing changed. Returns the number of regressions.
+ */
+static size_t set_changes(struct tmpl_dict *d, const char *name, const struct table *t)
+{
+	if (!t || !t->nrows || t->ncols < 9)
+		return 0;
+	struct tmpl_dict *sec = tmpl_add_section(d, name);
+	struct buf v;
+	buf_init(&v);
+	size_t others = 0, regressions = 0;
+	/* pass 0: the regressions; pass 1: the other step-time verdicts; the rest only counted */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t r = 0; r < t->nrows; r++) {
+			const char *change = table_cell(t, r, 0)->v.text;
+			int crossed = !table_cell(t, r, 8)->null, step = !strcmp(change, "step time");
+			if (pass == 0 ? !crossed : crossed || !step) {
+				others += pass == 1 && !crossed && !step;
+				continue;
+			}
+			buf_reset(&v);
+			if (step)
+				buf_printf(&v, "%s: step time %s -> %s ms (%+.2f %%), %s", table_cell(t, r, 1)->v.text,
+					   table_cell(t, r, 3)->v.text, table_cell(t, r, 4)->v.text, table_cell(t, r, 5)->v.f,
+					   table_cell(t, r, 7)->v.text);
+			else
+				buf_printf(&v, "%s: %s %s -> %s, %s", table_cell(t, r, 1)->v.text, table_cell(t, r, 2)->v.text,
+					   table_cell(t, r, 3)->v.text, table_cell(t, r, 4)->v.text, table_cell(t, r, 7)->v.text);
+			if (crossed) {
+				buf_printf(&v, ": a regression (%s)", table_cell(t, r, 8)->v.text);
+				regressions++;
+			}
+			struct tmpl_dict *c = tmpl_add_section(sec, "CHANGE");
+			tmpl_set(c, "TEXT", v.data);
+			tmpl_set(c, "CLASS", crossed ? "regression" : "change");
+		}
+	if (others) {
+		buf_reset(&v);
+		buf_printf(&v, "%zu other change%s (runs or inputs added, removed or re-read; numbers that moved)", others,
+			   others == 1 ? "" : "s");
+		struct tmpl_dict *c = tmpl_add_section(sec, "CHANGE");
+		tmpl_set(c, "TEXT", v.data);
+		tmpl_set(c, "CLASS", "other");
+	}
+	buf_release(&v);
+	return regressions;
+}
+
 static void set_experiment(struct tmpl_dict *d, const struct report_experiment *e)
 {
+	set_changes(d, "CHANGES", changes_of(e));
 	tmpl_set(d, "VERSION", PERFSTUDY_VERSION);
 	tmpl_set(d, "TITLE", e->title);
 	set_optional(d, "DESCRIPTION", e->description);
@@ -423,6 +485,7 @@ int report_write_index(const char *site, const struct report_experiment *const *
 		tmpl_set(x, "ID", e[i]->id);
 		tmpl_set(x, "TITLE", e[i]->title);
 		set_optional(x, "HEADLINE", e[i]->headline);
+		set_changes(x, "CHANGES", changes_of(e[i]));
 		set_optional(x, "NEWEST", e[i]->newest_trace_date);
 		if (e[i]->gpus_max > 0)
 			tmpl_set_int(x, "GPUS_MAX", e[i]->gpus_max);
