@@ -19,7 +19,7 @@
 #include "util/sha256.h"
 #include "util/xalloc.h"
 
-/* The history tables: name after the prefix, and columns (the README's schema lists them). */
+/* The history tables: name after the prefix, and columns (docs/schema.md lists them). */
 static const struct {
 	const char *name, *cols, *order;
 } tables[] = {

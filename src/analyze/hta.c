@@ -16,7 +16,7 @@
  *    the bundled runs by up to 2.5 points of the span. The HTA columns follow
  *    this rounding, on the doubles HTA's parser makes (us_double); the exact_
  *    columns do not, nor HTA's doubles, which on epoch-microsecond traces
- *    keep only a quarter of a microsecond (README, Agreement with HTA). A
+ *    keep only a quarter of a microsecond (docs/output.md, Agreement with HTA). A
  *    trace is "fractional" when any event perfstudy keeps of the rank starts
  *    at a fraction of a us.
  * 2. Step window (hta/common/trace.py _filter_irrelevant_gpu_kernels). When
@@ -36,7 +36,7 @@
  *    first and count it, +-1 us).
  * Events HTA reads that perfstudy does not keep (cuda_sync events with a
  * stream and a correlation, which HTA counts as GPU work; any event not of
- * ph "X") are not followed; README says where it matters.
+ * ph "X") are not followed; docs/output.md says where it matters.
  */
 #include <inttypes.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /*
  * cmd_shard.c: `perfstudy ingest --shard I/N` and `perfstudy merge`, a
  * build cut in two stages so that the reading can run on many machines
- * (a Slurm array job: README, "Many machines").
+ * (a Slurm array job: docs/cli.md, `ingest` and `merge`).
  *
  * Both take build's options and INPUTs and run cmd_build's pipeline in a
  * mode (cli.h): ingest plans the build as build would, reads the traces

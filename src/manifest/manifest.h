@@ -6,7 +6,7 @@
  * match no file are errors reported through diag as "file:line:col: error: ..."
  * (line and column 1-based). Trace paths are resolved relative to the
  * manifest's directory and globs are expanded (sorted). Every key is
- * documented in the README's manifest reference.
+ * documented in docs/manifest.md.
  *
  * The returned struct manifest owns all its strings and arrays; release it
  * with manifest_free().

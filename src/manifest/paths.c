@@ -62,7 +62,7 @@ static int cmp_str(const void *a, const void *b)
 
 /*
  * Non-zero when relative path p leaves the directory it is relative to
- * ("../x", "a/../../x"). The rule (README, "Trace paths and globs"): a
+ * ("../x", "a/../../x"). The rule (docs/manifest.md, "Trace paths and globs"): a
  * relative path in a manifest stays inside the manifest's directory, so a
  * study directory is self-contained and a manifest from elsewhere cannot
  * reach around it by accident; a file elsewhere is named by an absolute path,

@@ -19,7 +19,7 @@
 #include "util/xalloc.h"
 
 /*
- * The schema; the README's "Database schema" section documents each table.
+ * The schema; docs/schema.md documents each table.
  * 16 kB pages took 4% off the inserts of a 113 MB trace (bench/RESULTS.md);
  * a larger page cache and locking_mode=EXCLUSIVE measured no difference.
  */

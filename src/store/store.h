@@ -2,7 +2,7 @@
  * store.h: the SQLite store, DIR/perfstudy.db.
  *
  * Every reader's events land here, normalized; every analysis reads from
- * here. The schema (SCHEMA in schema.c, documented in the README) is a
+ * here. The schema (SCHEMA in schema.c, documented in docs/schema.md) is a
  * deliverable: users open the database with sqlite3 and query it. Times are
  * integer nanoseconds on each trace's own clock; names are interned in
  * `names`.

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-/* Exit codes, documented in the README. */
+/* Exit codes, documented in docs/cli.md and the man page. */
 enum {
 	EXIT_OK = 0,
 	EXIT_INPUT = 1,  /* bad input: a trace, a manifest, a value */
