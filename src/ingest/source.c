@@ -9,50 +9,24 @@
 #include "ingest/source.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "util/diag.h"
+#include "util/fs.h"
 #include "util/sha256.h"
 #include "util/xalloc.h"
 
 static int read_all(const char *path, unsigned char **out, size_t *len)
 {
-	/*
-	 * O_NONBLOCK so that a FIFO opens at once and is refused below instead of
-	 * waiting for a writer; only regular files are read (a device such as
-	 * /dev/zero would never end).
-	 */
-	int fd = open(path, O_RDONLY | O_NONBLOCK);
-	if (fd < 0) {
-		diag_syserror(path, "cannot open: %s", strerror(errno));
+	long long size;
+	int fd = fs_open_regular(path, "a trace file", &size);
+	if (fd < 0)
 		return -1;
-	}
-	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		diag_syserror(path, "cannot stat: %s", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		diag_error(path, "is a directory, expected a trace file");
-		close(fd);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		diag_error(path, "is not a regular file (%s), expected a trace file",
-			   S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device" :
-			   S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket" : "a special file");
-		close(fd);
-		return -1;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	size_t cap = (size_t)st.st_size + 1;
+	size_t cap = (size_t)size + 1;
 	unsigned char *p = xmalloc(cap);
 	size_t n = 0;
 	for (;;) {

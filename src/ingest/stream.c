@@ -7,18 +7,17 @@
 #include "ingest/stream.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <isa-l/igzip_lib.h>
 
 #include "util/diag.h"
+#include "util/fs.h"
 #include "util/timing.h"
 #include "util/xalloc.h"
 
@@ -300,32 +299,10 @@ int source_stream_open(struct source_stream *s, const char *path)
 	s->path = path;
 	s->fd = -1;
 	sha256_init(&s->sha);
-	/*
-	 * O_NONBLOCK so that a FIFO opens at once and is refused below instead of
-	 * waiting for a writer; only regular files are read (a device such as
-	 * /dev/zero would never end).
-	 */
-	s->fd = open(path, O_RDONLY | O_NONBLOCK);
-	if (s->fd < 0) {
-		diag_syserror(path, "cannot open: %s", strerror(errno));
+	long long size;
+	s->fd = fs_open_regular(path, "a trace file", &size);
+	if (s->fd < 0)
 		return -1;
-	}
-	struct stat st;
-	if (fstat(s->fd, &st) < 0) {
-		diag_syserror(path, "cannot stat: %s", strerror(errno));
-		return -1;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		diag_error(path, "is a directory, expected a trace file");
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		diag_error(path, "is not a regular file (%s), expected a trace file",
-			   S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device" :
-			   S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket" : "a special file");
-		return -1;
-	}
-	fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) & ~O_NONBLOCK);
 	double t0 = timing_now();
 	unsigned char first[2];
 	size_t nfirst = 0;
@@ -342,7 +319,7 @@ int source_stream_open(struct source_stream *s, const char *path)
 	int ahead = getenv("PERFSTUDY_NO_READAHEAD") ? 0 : readahead_on, always = env && !strcmp(env, "always");
 	if (nfirst == 2 && first[0] == 0x1f && first[1] == 0x8b) {
 		s->meta.gzip = 1;
-		s->spare_core = ahead && ((uint64_t)st.st_size >= (1u << 20) || always) ? ahead : 0;
+		s->spare_core = ahead && ((uint64_t)size >= (1u << 20) || always) ? ahead : 0;
 		sha256_update(&s->sha, first, nfirst);
 		s->meta.size = (int64_t)nfirst;
 		s->zbuf = xmalloc(ZBUF);
@@ -367,7 +344,7 @@ int source_stream_open(struct source_stream *s, const char *path)
 		s->meta.size = (int64_t)nfirst;
 		memcpy(s->head, first, nfirst);
 		s->head_len = nfirst;
-		s->spare_core = ahead && ((uint64_t)st.st_size >= STREAM_AHEAD_MIN || always) ? ahead : 0;
+		s->spare_core = ahead && ((uint64_t)size >= STREAM_AHEAD_MIN || always) ? ahead : 0;
 		if (s->spare_core)
 			ra_start(s);
 	}

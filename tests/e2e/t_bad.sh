@@ -217,6 +217,25 @@ MSG
 t 1 /dev/zero <<'MSG'
 /dev/zero: error: is not a regular file (a character device), expected a trace file
 MSG
+# A manifest is refused the same way before a byte is read: /dev/zero and
+# /dev/urandom were read without end (24 GB, then killed), a FIFO blocked.
+mkfifo "$T/fifo.yaml"
+t 1 "$T/fifo.yaml" <<MSG
+$T/fifo.yaml: error: is not a regular file (a FIFO), expected a manifest
+MSG
+ln -s /dev/zero "$T/zero.yaml"
+t 1 "$T/zero.yaml" <<MSG
+$T/zero.yaml: error: is not a regular file (a character device), expected a manifest
+MSG
+ln -s /dev/urandom "$T/urandom.yml"
+t 1 "$T/urandom.yml" <<MSG
+$T/urandom.yml: error: is not a regular file (a character device), expected a manifest
+MSG
+# A regular file is read up to 64 MiB (a sparse file: no disk used).
+truncate -s 65M "$T/huge.yaml"
+t 1 "$T/huge.yaml" <<MSG
+$T/huge.yaml: error: manifest larger than 64 MiB, expected a study manifest
+MSG
 ln -s loop.json "$T/loop.json"
 t 3 "$T/loop.json" <<MSG
 $T/loop.json: error: cannot resolve path: Too many levels of symbolic links
