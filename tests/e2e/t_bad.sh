@@ -145,6 +145,21 @@ t 1 $B/yaml-hardware-truncated-xml.yaml <<'MSG'
 tests/bad/nvidia-smi-truncated.xml: error: line 86:17: malformed XML: Premature end of data in tag pcie_gen line 84
 MSG
 
+# --- SQLite exports that run their own SQL: only plain tables are read ---
+# Made with sqlite3: StringIds a view over a never-ending recursive CTE (ran
+# forever, filling the temp directory; inspect hung too), the kernel table a
+# view with a 900 MB column (1.7 GB RSS), StringIds.value a generated column
+# of 900 MB (ran forever).
+t 1 $B/nsys-view-recursive.sqlite <<'MSG'
+tests/bad/nsys-view-recursive.sqlite: error: table 'StringIds': is a view; only plain tables are read (a view or a generated column runs the file's own SQL)
+MSG
+t 1 $B/nsys-view-huge-string.sqlite <<'MSG'
+tests/bad/nsys-view-huge-string.sqlite: error: table 'CUPTI_ACTIVITY_KIND_KERNEL': is a view; only plain tables are read (a view or a generated column runs the file's own SQL)
+MSG
+t 1 $B/nsys-generated-column.sqlite <<'MSG'
+tests/bad/nsys-generated-column.sqlite: error: table 'StringIds': is a table with generated columns; only plain tables are read (a view or a generated column runs the file's own SQL)
+MSG
+
 # --- manifests ---
 t 1 $B/yaml-tab.yaml <<'MSG'
 tests/bad/yaml-tab.yaml:3:1: error: found character that cannot start any token (while scanning for the next token at 3:1)

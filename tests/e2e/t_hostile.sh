@@ -7,6 +7,19 @@
 
 B=tests/bad
 
+# rss CMD...: runs CMD with its stderr in $T/err; peak RSS in KB into $T/rss
+# ("?" without GNU time); returns CMD's exit code.
+rss() {
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f "%M" -o "$T/rss" "$@" 2>"$T/err"
+		local rc=$?
+		tail -n 1 "$T/rss" >"$T/rss1" && mv "$T/rss1" "$T/rss"
+		return $rc
+	fi
+	echo "?" >"$T/rss"
+	"$@" 2>"$T/err"
+}
+
 # --- a NUL inside a name: kept, shown as U+2400, never a cut ---
 # "gemm\u0000_fp16" and "gemm\u0000_fp32" were one kernel "gemm" with 2 calls.
 for f in nul-name.json nvprof-nul-name.csv; do
@@ -18,5 +31,55 @@ for f in nul-name.json nvprof-nul-name.csv; do
 	printf 'gemm\342\220\200_fp16,1\ngemm\342\220\200_fp32,1\nname,calls\n' >"$T/want"
 	same "$T/want" "$T/got" "$f: kernels named with a NUL"
 done
+if command -v sqlite3 >/dev/null; then
+	sqlite3 "$T/nul.sqlite" "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);
+INSERT INTO StringIds VALUES (1, 'gemm' || char(0) || '_fp16'), (2, 'gemm' || char(0) || '_fp32');
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
+  demangledName INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 1500, 0, 7, 1), (2000, 2700, 0, 7, 2);"
+	rm -rf "$T/o"
+	$PERFSTUDY build -q "$T/nul.sqlite" -o "$T/o" 2>"$T/err"
+	rc=$?
+	[ $rc -eq 0 ] && ok || bad "nul.sqlite: exit $rc, want 0"
+	cut -d, -f5,7 "$T/o/default/data/top_kernels.csv" | sort >"$T/got"
+	printf 'gemm\342\220\200_fp16,1\ngemm\342\220\200_fp32,1\nname,calls\n' >"$T/want"
+	same "$T/want" "$T/got" "nul.sqlite: kernels named with a NUL"
+else
+	skipped "sqlite3 command not installed: NUL in an nsys name not checked"
+fi
+
+# --- SQLite: inspect stops on a view as build does; the step budget ---
+$PERFSTUDY inspect $B/nsys-view-recursive.sqlite >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && ok || bad "inspect of a recursive view: exit $rc, want 1"
+echo "tests/bad/nsys-view-recursive.sqlite: error: table 'StringIds': is a view; only plain tables are read (a view or a generated column runs the file's own SQL)" >"$T/want"
+same "$T/want" "$T/err" "inspect of a recursive view"
+# Plain tables only, yet quadratic: each of 30,000 copies of an unknown kind
+# looks its label up in an unindexed table of 30,000 rows (the old binary:
+# 61 s, exit 0). A connection's budget is 100 million SQLite steps plus 64
+# per byte of the file; a real export takes under one per byte.
+if command -v sqlite3 >/dev/null; then
+	sqlite3 "$T/quad.sqlite" "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);
+CREATE TABLE ENUM_CUDA_MEMCPY_OPER(id INTEGER, name TEXT, label TEXT);
+WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 30000)
+  INSERT INTO ENUM_CUDA_MEMCPY_OPER SELECT 1000, NULL, NULL FROM r;
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
+  bytes INTEGER, copyKind INTEGER);
+WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 30000)
+  INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY SELECT i * 100, i * 100 + 50, 0, 7, 64, 99 FROM r;
+CREATE TABLE TARGET_INFO_GPU(id INTEGER NOT NULL, name TEXT);"
+	size=$(stat -c %s "$T/quad.sqlite")
+	rm -rf "$T/o"
+	rss $PERFSTUDY build -q "$T/quad.sqlite" -o "$T/o"
+	rc=$?
+	[ $rc -eq 1 ] && ok || bad "quadratic SQLite export: exit $rc, want 1"
+	steps=$(( (100000000 + 64 * size) / 1000000 ))
+	echo "$T/quad.sqlite: error: table 'CUPTI_ACTIVITY_KIND_MEMCPY': stopped after $steps million SQLite steps, far more than a $size-byte profiler export needs (a crafted database?)" >"$T/want"
+	same "$T/want" "$T/err" "quadratic SQLite export"
+	[ ! -e "$T/o" ] && ok || bad "quadratic SQLite export: output left behind"
+	echo "quadratic SQLite export ($size bytes): stopped, peak RSS $(cat "$T/rss") KB"
+else
+	skipped "sqlite3 command not installed: the SQLite step budget is not checked"
+fi
 
 finish
