@@ -59,6 +59,18 @@ static char *pad_copy(const unsigned char *p, size_t n)
 	return d;
 }
 
+/*
+ * A file loaded whole is held inflated whole, so a gzip bomb (10 MB of
+ * members holding 10 GiB of blanks) would take all memory. Real exports
+ * inflate 5-20 times (text, SQLite pages); deflate's most is about 1030.
+ * Past INFLATE_FREE bytes, output of more than INFLATE_RATIO times the
+ * compressed size is refused, naming the ratio reached: memory stays below
+ * INFLATE_FREE or INFLATE_RATIO times the file's size. (Kineto JSON is
+ * streamed and never loaded whole: it is not bounded by this.)
+ */
+#define INFLATE_FREE ((size_t)64 << 20)
+#define INFLATE_RATIO 100
+
 /* Inflates every gzip member of in; returns the padded output or NULL after diag. */
 static char *inflate_all(const char *path, const unsigned char *in, size_t n, size_t *outlen)
 {
@@ -82,6 +94,11 @@ static char *inflate_all(const char *path, const unsigned char *in, size_t n, si
 		z.avail_out = room > UINT32_MAX ? UINT32_MAX : (uInt)room;
 		ret = inflate(&z, Z_NO_FLUSH);
 		len = (size_t)((char *)z.next_out - out);
+		if (len > INFLATE_FREE && len / INFLATE_RATIO > n) {
+			diag_error(path, "gzip data inflates more than %d times (%zu bytes to %zu so far);"
+				   " refused as a gzip bomb", INFLATE_RATIO, n, len);
+			goto fail;
+		}
 		if (z.avail_in == 0 && (size_t)(z.next_in - in) < n) {
 			size_t off = (size_t)(z.next_in - in);
 			z.avail_in = n - off > UINT32_MAX ? UINT32_MAX : (uInt)(n - off);

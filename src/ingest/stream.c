@@ -526,14 +526,30 @@ static ssize_t read_raw(struct source_stream *s, char *p, size_t n)
 	return r;
 }
 
-ssize_t source_stream_read(struct source_stream *s, char *p, size_t n)
+/* Up to n bytes of the whitespace source_stream_head dropped, as spaces and newlines, into p. */
+static size_t ws_give(struct source_stream *s, char *p, size_t n)
 {
 	size_t got = 0;
-	if (s->head_off < s->head_len) {
-		size_t k = s->head_len - s->head_off < n ? s->head_len - s->head_off : n;
-		memcpy(p, s->head + s->head_off, k);
+	/* Spaces, then the newlines, then the spaces after the last newline. */
+	uint64_t nl_from = s->ws_len - s->ws_tail - s->ws_newlines, nl_to = s->ws_len - s->ws_tail;
+	while (got < n && s->ws_off < s->ws_len) {
+		uint64_t end = s->ws_off < nl_from ? nl_from : s->ws_off < nl_to ? nl_to : s->ws_len;
+		size_t k = end - s->ws_off < n - got ? (size_t)(end - s->ws_off) : n - got;
+		memset(p + got, s->ws_off >= nl_from && s->ws_off < nl_to ? '\n' : ' ', k);
+		got += k;
+		s->ws_off += k;
+	}
+	return got;
+}
+
+ssize_t source_stream_read(struct source_stream *s, char *p, size_t n)
+{
+	size_t got = ws_give(s, p, n);
+	if (got < n && s->head_off < s->head_len) {
+		size_t k = s->head_len - s->head_off < n - got ? s->head_len - s->head_off : n - got;
+		memcpy(p + got, s->head + s->head_off, k);
 		s->head_off += k;
-		got = k;
+		got += k;
 	}
 	double t0 = timing_now();
 	/* Fill as much as asked, so callers see short counts only at the end. */
@@ -548,17 +564,42 @@ ssize_t source_stream_read(struct source_stream *s, char *p, size_t n)
 	return (ssize_t)got;
 }
 
-ssize_t source_stream_head(struct source_stream *s, const char **p)
+static int is_ws(char c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+ssize_t source_stream_head(struct source_stream *s, const char **p, uint64_t *skipped)
 {
 	double t0 = timing_now();
-	while (s->head_len < sizeof(s->head) && !s->eof) {
-		ssize_t r = read_raw(s, s->head + s->head_len, sizeof(s->head) - s->head_len);
-		if (r < 0)
-			return -1;
-		s->head_len += (size_t)r;
+	for (;;) {
+		while (s->head_len < sizeof(s->head) && !s->eof) {
+			ssize_t r = read_raw(s, s->head + s->head_len, sizeof(s->head) - s->head_len);
+			if (r < 0)
+				return -1;
+			s->head_len += (size_t)r;
+		}
+		/* Only before anything was read, and only a head of whitespace alone. */
+		size_t i = 0;
+		while (i < s->head_len && is_ws(s->head[i]))
+			i++;
+		if (s->head_off || !s->head_len || i < s->head_len)
+			break;
+		for (size_t k = 0; k < s->head_len; k++) {
+			if (s->head[k] == '\n') {
+				s->ws_newlines++;
+				s->ws_tail = 0;
+			} else {
+				s->ws_tail++;
+			}
+		}
+		s->ws_len += s->head_len;
+		s->head_len = 0;
 	}
 	timing_add(TIME_READ, timing_now() - t0);
 	*p = s->head;
+	if (skipped)
+		*skipped = s->ws_len;
 	return (ssize_t)s->head_len;
 }
 

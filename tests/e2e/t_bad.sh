@@ -74,6 +74,14 @@ MSG
 t 1 $B/binary.json <<'MSG'
 tests/bad/binary.json: error: unknown format: not a Kineto JSON trace (first byte 0x89)
 MSG
+# JSON after more than 4 KB of blanks (5,000 newlines) was "not a Kineto JSON
+# trace (first byte 0x0a)": the blanks are skipped to detect the format,
+# and offsets still count them.
+t 0 $B/blank-prefix.json <<'MSG'
+tests/bad/blank-prefix.json: byte 5021: warning: skipped event 'k': negative 'dur'
+tests/bad/blank-prefix.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 1 file of run 'blank-prefix.json'
+tests/bad/blank-prefix.json: warning: no GPU activity (no kernel, memcpy or memset) in run 'blank-prefix.json'
+MSG
 # A bad value skips its event (or, for an id, is taken as unknown), always aloud.
 t 0 $B/nan-dur.json <<'MSG'
 tests/bad/nan-dur.json: byte 18: warning: skipped event 'k': 'dur' is not a representable number

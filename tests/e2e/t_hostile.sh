@@ -6,6 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 B=tests/bad
+P=$(cd "$(dirname "$PERFSTUDY")" && pwd)/$(basename "$PERFSTUDY") # for commands run elsewhere
 
 # rss CMD...: runs CMD with its stderr in $T/err; peak RSS in KB into $T/rss
 # ("?" without GNU time); returns CMD's exit code.
@@ -81,5 +82,46 @@ CREATE TABLE TARGET_INFO_GPU(id INTEGER NOT NULL, name TEXT);"
 else
 	skipped "sqlite3 command not installed: the SQLite step budget is not checked"
 fi
+
+# --- gzip bombs: 512 MiB of blanks in 32 members of 16 MiB (about 520 KB) ---
+# Each was held whole (10 GiB of blanks: 10.5 GB of memory). Now a Kineto
+# trace is streamed with at most 16 MiB in its header or in one event, and a
+# file loaded whole stops past 64 MiB at 100 times its compressed size. Peak
+# RSS is printed, and must stay below half the inflated size (256 MiB).
+head -c 16777216 /dev/zero | tr '\0' ' ' | gzip -9 >"$T/blanks.gz"
+bomb() { # NAME PREFIX SUFFIX: PREFIX, 512 MiB of blanks, SUFFIX, as gzip members
+	{
+		printf '%s' "$2" | gzip
+		for i in $(seq 32); do cat "$T/blanks.gz"; done
+		printf '%s' "$3" | gzip
+	} >"$T/$1"
+}
+bomb only-blanks.json.gz '' ''
+bomb blank-header.json.gz '{' '"traceEvents": []}'
+bomb blank-array.json.gz '{"traceEvents": [' ']}'
+bomb blank-event.json.gz '{"traceEvents": [{"ph": "X", "cat": "kernel", ' '"name": "k", "ts": 1, "dur": 2}]}'
+bomb blank-tail.json.gz '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2}]' '}'
+bomb blank-csv.csv.gz '' "$(cat $B/nvprof-nan.csv)"
+size=$(stat -c %s "$T/blank-csv.csv.gz")
+cat >"$T/bomb-want" <<WANT
+only-blanks.json.gz: error: only whitespace (536870912 bytes after inflating gzip)
+blank-header.json.gz: error: more than 16 MiB of JSON outside 'traceEvents' (by byte 17825792); refused to bound memory
+blank-array.json.gz: error: more than 16 MiB in one element of 'traceEvents' from byte 16 (an event this large, or blanks); refused to bound memory
+blank-event.json.gz: error: more than 16 MiB in one element of 'traceEvents' from byte 16 (an event this large, or blanks); refused to bound memory
+blank-tail.json.gz: error: more than 16 MiB of JSON outside 'traceEvents' (by byte 17825792); refused to bound memory
+blank-csv.csv.gz: error: gzip data inflates more than 100 times ($size bytes to 83886080 so far); refused as a gzip bomb
+WANT
+while read -r want; do
+	f=${want%%:*}
+	rm -rf "$T/o"
+	(cd "$T" && rss "$P" build -q "$f" -o o)
+	rc=$?
+	[ $rc -eq 1 ] && ok || bad "$f: exit $rc, want 1"
+	[ "$(cat "$T/err")" = "$want" ] && ok || bad "$f: message '$(cat "$T/err")', want '$want'"
+	[ ! -e "$T/o" ] && ok || bad "$f: output left behind"
+	kb=$(cat "$T/rss")
+	echo "gzip bomb $f: 512 MiB inflated, peak RSS $kb KB"
+	{ [ "$kb" = "?" ] || [ "$kb" -lt 262144 ]; } && ok || bad "$f: peak RSS $kb KB, not below 256 MiB"
+done <"$T/bomb-want"
 
 finish
