@@ -82,6 +82,13 @@ tests/bad/blank-prefix.json: byte 5021: warning: skipped event 'k': negative 'du
 tests/bad/blank-prefix.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 1 file of run 'blank-prefix.json'
 tests/bad/blank-prefix.json: warning: no GPU activity (no kernel, memcpy or memset) in run 'blank-prefix.json'
 MSG
+# Names reach the terminal escaped: a newline, an escape sequence and a C1
+# control (U+009B, CSI) in a kernel name forged a line "perfstudy: wrote ...".
+t 0 $B/escape-name.json <<'MSG'
+tests/bad/escape-name.json: byte 18: warning: skipped event 'k\nperfstudy: wrote site/index.html\x1b[2J\u009b': negative 'dur'
+tests/bad/escape-name.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 1 file of run 'escape-name.json'
+tests/bad/escape-name.json: warning: no GPU activity (no kernel, memcpy or memset) in run 'escape-name.json'
+MSG
 # A bad value skips its event (or, for an id, is taken as unknown), always aloud.
 t 0 $B/nan-dur.json <<'MSG'
 tests/bad/nan-dur.json: byte 18: warning: skipped event 'k': 'dur' is not a representable number

@@ -124,4 +124,18 @@ while read -r want; do
 	{ [ "$kb" = "?" ] || [ "$kb" -lt 262144 ]; } && ok || bad "$f: peak RSS $kb KB, not below 256 MiB"
 done <"$T/bomb-want"
 
+# --- file names reach the terminal escaped (progress lines and messages) ---
+# A newline in a file's name forged "perfstudy: wrote index.html.json"; an
+# invalid UTF-8 byte (0x9b, CSI to some terminals) went out raw.
+mkdir -p "$T/names"
+bad_name=$(printf 'x\nperfstudy: wrote index.html\233.json')
+echo garbage >"$T/names/$bad_name"
+rm -rf "$T/o"
+(cd "$T/names" && "$P" build "$bad_name" -o "$T/o") 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && ok || bad "file name with a newline: exit $rc, want 1"
+printf '%s\n' 'perfstudy: reading x\nperfstudy: wrote index.html\x9b.json (8 B)' \
+	'x\nperfstudy: wrote index.html\x9b.json: error: unknown format: not a Kineto JSON trace (first byte 0x67)' >"$T/want"
+same "$T/want" "$T/err" "file name with a newline"
+
 finish
