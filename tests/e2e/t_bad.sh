@@ -156,6 +156,14 @@ MSG
 t 1 $B/nvprof-short-row.csv <<'MSG'
 tests/bad/nvprof-short-row.csv:6: error: expected 12 fields as in the header, got 9
 MSG
+# Misblamed as "not a Kineto JSON trace": an nvprof CSV whose lines end in
+# CR alone, an nvidia-smi XML whose DTD pushes the root element past 4 KB.
+t 1 $B/nvprof-cr-only.csv <<'MSG'
+tests/bad/nvprof-cr-only.csv: error: lines end in CR alone, not LF or CRLF (convert them, e.g. tr '\r' '\n')
+MSG
+t 0 $B/nvsmi-long-dtd.xml <<'MSG'
+tests/bad/nvsmi-long-dtd.xml: warning: no GPU activity (no kernel, memcpy or memset) in run 'nvsmi-long-dtd.xml'
+MSG
 t 1 $B/yaml-hardware-truncated-xml.yaml <<'MSG'
 tests/bad/nvidia-smi-truncated.xml: error: line 86:17: malformed XML: Premature end of data in tag pcie_gen line 84
 MSG
