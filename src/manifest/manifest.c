@@ -287,6 +287,7 @@ void manifest_free(struct manifest *m)
 {
 	if (!m)
 		return;
+	mf_run_ids_free(m);
 	for (size_t i = 0; i < m->nruns; i++) {
 		struct manifest_run *r = &m->runs[i];
 		free(r->id);

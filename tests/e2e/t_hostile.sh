@@ -138,4 +138,28 @@ printf '%s\n' 'perfstudy: reading x\nperfstudy: wrote index.html\x9b.json (8 B)'
 	'x\nperfstudy: wrote index.html\x9b.json: error: unknown format: not a Kineto JSON trace (first byte 0x67)' >"$T/want"
 same "$T/want" "$T/err" "file name with a newline"
 
+# --- manifest checking in time linear in its runs ---
+# 100,000 runs, the last one repeating the first's id: the duplicate check
+# compared each run with every earlier one (21.7 s; here the old binary took
+# over a minute). The CPU time is printed; `ulimit -t 30` only stops a
+# quadratic check from running on (this one takes about a second).
+mkdir -p "$T/many"
+echo '{"traceEvents": []}' >"$T/many/t.json"
+{
+	echo 'title: many runs'
+	echo 'runs:'
+	seq 0 99999 | awk '{ print "  - id: r" $1; print "    traces: t.json" }'
+	echo '  - id: r0'
+	echo '    traces: t.json'
+} >"$T/many/m.yaml"
+rm -rf "$T/o"
+timed=; [ -x /usr/bin/time ] && timed="/usr/bin/time -f %U_s_CPU,_peak_RSS_%M_KB -o $T/cpu"
+echo "(no GNU time)" >"$T/cpu"
+$timed bash -c 'ulimit -t 30; exec "$0" build -q "$1" -o "$2"' "$P" "$T/many/m.yaml" "$T/o" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && ok || bad "100,000 runs: exit $rc, want 1"
+echo "$T/many/m.yaml:200003:9: error: duplicate run id 'r0' (first at 3:9)" >"$T/want"
+same "$T/want" "$T/err" "100,000 runs"
+echo "manifest of 100,000 runs checked: $(tail -n 1 "$T/cpu" | tr _ ' ')"
+
 finish
