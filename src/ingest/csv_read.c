@@ -59,6 +59,22 @@ static void skip_line(struct csv_reader *r)
 	r->line++;
 }
 
+/*
+ * Stores byte c of a field at w; returns the next w. A NUL byte is stored as
+ * U+2400 SYMBOL FOR NULL: fields are NUL-terminated strings, so a NUL inside
+ * a kernel name cut it short and "gemm\0_fp16" and "gemm\0_fp32" became one
+ * kernel "gemm". It stays visible and distinct instead (docs/formats.md).
+ */
+static size_t put_byte(struct csv_record *rec, size_t w, char c)
+{
+	if (c) {
+		rec->store[w++] = c;
+		return w;
+	}
+	memcpy(rec->store + w, "\xE2\x90\x80", 3);
+	return w + 3;
+}
+
 int csv_next(struct csv_reader *r, struct csv_record *rec)
 {
 	const char *d = r->data;
@@ -85,15 +101,18 @@ int csv_next(struct csv_reader *r, struct csv_record *rec)
 	int lines = 0;
 	for (;;) {
 		/* One field starting at p: its bytes are at most the raw span up to the next unquoted ',' or LF. */
-		size_t q = p;
+		size_t q = p, nuls = 0;
 		int inq = 0;
 		while (q < n && (inq || (d[q] != ',' && d[q] != '\n'))) {
 			if (d[q] == '"')
 				inq = !inq;
+			nuls += d[q] == '\0';
 			q++;
 		}
-		if (rec->cap_store < w + (q - p) + 1) {
-			rec->cap_store = 2 * (w + (q - p) + 1);
+		/* Each NUL byte grows by two (put_byte). */
+		size_t need = w + (q - p) + 2 * nuls + 1;
+		if (rec->cap_store < need) {
+			rec->cap_store = 2 * need;
 			rec->store = xrealloc(rec->store, rec->cap_store);
 		}
 		size_t fstart = w;
@@ -115,7 +134,7 @@ int csv_next(struct csv_reader *r, struct csv_record *rec)
 				}
 				if (d[p] == '\n')
 					lines++;
-				rec->store[w++] = d[p++];
+				w = put_byte(rec, w, d[p++]);
 			}
 			if (p < n && d[p] != ',' && d[p] != '\n' && !(d[p] == '\r' && (p + 1 == n || d[p + 1] == '\n'))) {
 				fail(r, p, "expected ',' or the end of the line after a closing quote");
@@ -123,7 +142,7 @@ int csv_next(struct csv_reader *r, struct csv_record *rec)
 			}
 		} else {
 			while (p < n && d[p] != ',' && d[p] != '\n' && !(d[p] == '\r' && (p + 1 == n || d[p + 1] == '\n')))
-				rec->store[w++] = d[p++];
+				w = put_byte(rec, w, d[p++]);
 		}
 		rec->store[w++] = '\0';
 		rec->fields = xgrow(rec->fields, &rec->cap_fields, rec->n + 1, sizeof(*rec->fields));

@@ -9,7 +9,9 @@
  * start with skip_prefix at the start of a record are skipped and counted.
  *
  * A record's fields are NUL-terminated copies held by the record and valid
- * until the next csv_next() on it; csv_record_release() frees them.
+ * until the next csv_next() on it; csv_record_release() frees them. A NUL
+ * byte inside a field is given as U+2400 (the three bytes E2 90 80), so
+ * that a field is never cut short at it.
  */
 #ifndef PERFSTUDY_CSV_READ_H
 #define PERFSTUDY_CSV_READ_H

@@ -59,6 +59,15 @@ const struct reader *const *ingest_readers(size_t *n)
 	return readers;
 }
 
+/* Reports that no reader knows the n bytes at data, path's first. */
+static void unknown_format(const char *path, const char *data, size_t n, int gzip)
+{
+	if (n == 0)
+		diag_error(path, "empty file%s", gzip ? " (after inflating gzip)" : "");
+	else
+		diag_error(path, "unknown format: not a Kineto JSON trace (first byte 0x%02x)", (unsigned char)data[0]);
+}
+
 /*
  * Reads path as a stream when the first reader whose detect() accepts its
  * first bytes can read streams (Kineto JSON: traces of any size in bounded
@@ -75,12 +84,14 @@ static int ingest_stream(const char *path, const struct ingest_sink *sink, struc
 		goto out;
 	}
 	const char *head;
-	ssize_t n = source_stream_head(&ss, &head);
+	uint64_t blanks;
+	ssize_t n = source_stream_head(&ss, &head, &blanks);
 	if (n < 0) {
 		ret = -1;
 		goto out;
 	}
-	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
+	size_t i;
+	for (i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
 		if (!readers[i]->detect(head, (size_t)n))
 			continue;
 		if (!readers[i]->read_stream || readers[i]->detect_source)
@@ -91,6 +102,18 @@ static int ingest_stream(const char *path, const struct ingest_sink *sink, struc
 		if (meta)
 			*meta = *source_stream_meta(&ss);
 		break;
+	}
+	/*
+	 * No reader knows the head: said here, without loading the file whole
+	 * (source_load would hold a gzip bomb inflated only to refuse it).
+	 */
+	if (i == sizeof(readers) / sizeof(readers[0])) {
+		ret = -1;
+		if (n == 0 && blanks)
+			diag_error(path, "only whitespace (%llu bytes%s)", (unsigned long long)blanks,
+				   ss.meta.gzip ? " after inflating gzip" : "");
+		else
+			unknown_format(path, head, (size_t)n, ss.meta.gzip);
 	}
 out:
 	source_stream_close(&ss);
@@ -112,9 +135,15 @@ int ingest_file(const char *path, const struct ingest_sink *sink, struct ingest_
 	if (meta)
 		*meta = src.meta;
 	int ret = -1;
-	size_t head = src.len < 4096 ? src.len : 4096;
+	/* Whole heads of whitespace are skipped, as source_stream_head() does. */
+	size_t skip = 0;
+	while (skip < src.len && (src.data[skip] == ' ' || src.data[skip] == '\n' || src.data[skip] == '\r' ||
+				  src.data[skip] == '\t'))
+		skip++;
+	skip -= skip % 4096;
+	size_t head = src.len - skip < 4096 ? src.len - skip : 4096;
 	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
-		if (!readers[i]->detect(src.data, head))
+		if (!readers[i]->detect(src.data + skip, head))
 			continue;
 		if (readers[i]->detect_source && !readers[i]->detect_source(&src))
 			continue;
@@ -123,11 +152,7 @@ int ingest_file(const char *path, const struct ingest_sink *sink, struct ingest_
 		ret = readers[i]->read(&src, sink, counts);
 		goto out;
 	}
-	if (src.len == 0)
-		diag_error(path, "empty file%s", src.meta.gzip ? " (after inflating gzip)" : "");
-	else
-		diag_error(path, "unknown format: not a Kineto JSON trace (first byte 0x%02x)",
-			   (unsigned char)src.data[0]);
+	unknown_format(path, src.data, src.len, src.meta.gzip);
 out:
 	source_release(&src);
 	return ret;

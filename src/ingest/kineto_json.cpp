@@ -53,12 +53,32 @@ size_t where(ondemand::document &doc, const char *base, size_t fallback)
 	return fallback;
 }
 
+/*
+ * A string value's unescaped bytes into buf, each NUL (from "\u0000") as
+ * U+2400 SYMBOL FOR NULL: the C side reads names as NUL-terminated strings,
+ * so "gemm\u0000_fp16" and "gemm\u0000_fp32" became one kernel "gemm",
+ * silently truncated. Kept visible and distinct instead (docs/formats.md).
+ */
+void assign_visible(std::string &buf, std::string_view sv)
+{
+	buf.assign(sv.data(), sv.size());
+	if (!memchr(sv.data(), 0, sv.size()))
+		return;
+	buf.clear();
+	for (char c : sv) {
+		if (c)
+			buf.push_back(c);
+		else
+			buf.append("\xE2\x90\x80");
+	}
+}
+
 bool take_string(ondemand::value v, std::string &buf, kj_str &out)
 {
 	std::string_view sv;
 	if (v.get_string().get(sv) != SUCCESS)
 		return false;
-	buf.assign(sv.data(), sv.size());
+	assign_visible(buf, sv);
 	out.p = buf.c_str();
 	out.n = buf.size();
 	return true;
@@ -396,7 +416,7 @@ error_code read_devices(ondemand::array arr, device_store &ds)
 			} else if (key == "name") {
 				std::string_view sv;
 				if (v.get_string().get(sv) == SUCCESS)
-					name.assign(sv.data(), sv.size());
+					assign_visible(name, sv);
 			} else if (key == "totalGlobalMem") {
 				if (take_int(v, i)) d.total_mem = i;
 			} else if (key == "numSms") {
@@ -483,7 +503,7 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_
 					else if (k2 == "nccl_version") {
 						std::string_view sv;
 						if (v.get_string().get(sv) == SUCCESS && !sv.empty()) {
-							ds.nccl.assign(sv.data(), sv.size());
+							assign_visible(ds.nccl, sv);
 							ds.has_nccl = true;
 						}
 					}

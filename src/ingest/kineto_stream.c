@@ -814,6 +814,27 @@ static void shift(struct framer *f, size_t keep)
 		f->boundary = f->boundary > keep ? f->boundary - keep : 0;
 }
 
+/*
+ * What one piece of the text may hold, so that memory stays bounded
+ * whatever the file: the header (the text before and after 'traceEvents',
+ * kept whole for the parse at the end) and one element of 'traceEvents'
+ * (kept whole until it ends). Real traces hold a few KB in each; a gzip bomb
+ * of blanks inside an event, before 'traceEvents' or after its ']' grew them
+ * to the whole inflated file (10 GiB of blanks: 10.5 GB of memory).
+ */
+#define HEADER_MAX (16u << 20)
+#define ELEMENT_MAX (16u << 20)
+
+/* -2 after diag when the header outgrew HEADER_MAX; else 0. */
+static int header_bounded(struct framer *f)
+{
+	if (f->head_len <= HEADER_MAX)
+		return 0;
+	diag_error(f->src->path, "more than %u MiB of JSON outside 'traceEvents' (by byte %zu); refused to bound memory",
+		   HEADER_MAX >> 20, f->base + f->len);
+	return -2;
+}
+
 static int run(struct framer *f)
 {
 	f->cap = f->window;
@@ -830,6 +851,8 @@ static int run(struct framer *f)
 			size_t at = scan_prefix(f, pos);
 			if (at == SIZE_MAX) {
 				head_add(f, f->buf + pos, f->len - pos);
+				if (header_bounded(f))
+					return -2;
 				if (f->eof)
 					return 0;
 				f->base += f->len;
@@ -871,12 +894,20 @@ static int run(struct framer *f)
 			}
 			if (f->ev_start)
 				shift(f, f->ev_start);
+			if (f->len >= ELEMENT_MAX) {
+				diag_error(f->src->path, "more than %u MiB in one element of 'traceEvents' from byte %zu"
+					   " (an event this large, or blanks); refused to bound memory",
+					   ELEMENT_MAX >> 20, f->base);
+				return -2;
+			}
 			if (fill(f) < 0)
 				return -2;
 			continue;
 		}
 		/* PH_TAIL */
 		head_add(f, f->buf + pos, f->len - pos);
+		if (header_bounded(f))
+			return -2;
 		if (f->eof)
 			return 0;
 		f->base += f->len;

@@ -78,7 +78,7 @@ static int kernel_row(struct sdb_reader *c, const char *T, sqlite3_stmt *st, voi
 		return -1;
 	if (!use)
 		return 0;
-	const char *name = (const char *)sqlite3_column_text(st, 6);
+	const char *name = sdb_text(c, st, 6);
 	if (!name) {
 		sdb_skip_row(c, T, sqlite3_column_int64(st, 2), "kernel name not in StringIds");
 		return 0;
@@ -221,7 +221,7 @@ static int runtime_row(struct sdb_reader *c, const char *T, sqlite3_stmt *st, vo
 	int use = row_times(c, T, st, &start, &dur);
 	if (use < 0 || sdb_int(c->src, T, st, 3, 1, &corr) < 0 || sdb_int(c->src, T, st, 4, 1, &gtid) < 0)
 		return -1;
-	const char *name = (const char *)sqlite3_column_text(st, 5);
+	const char *name = sdb_text(c, st, 5);
 	if (!use)
 		return 0;
 	if (!name) {
@@ -263,7 +263,7 @@ static int nvtx_row(struct sdb_reader *c, const char *T, sqlite3_stmt *st, void 
 	int use = row_times(c, T, st, &start, &dur);
 	if (use < 0 || sdb_int(c->src, T, st, 3, 1, &gtid) < 0)
 		return -1;
-	const char *name = (const char *)sqlite3_column_text(st, 4);
+	const char *name = sdb_text(c, st, 4);
 	if (!use || !name || !*name)
 		return 0; /* an unnamed range says nothing a report can show */
 	struct annotation an = {
@@ -351,13 +351,20 @@ static int nsys_read(const struct source *src, const struct ingest_sink *sink, s
 	if (sdb_open(src, 0, &c.db) < 0)
 		return -1;
 	int ret = -1;
+	/* The names every table joins: a plain table (never a view, which could run without end). */
+	static const char *const string_cols[] = {"id", "value", NULL};
+	if (sdb_table(&c, "StringIds", string_cols) < 0)
+		goto out;
 	if (read_kernels(&c) < 0 || read_copies(&c, 0) < 0 || read_copies(&c, 1) < 0 || read_runtime(&c) < 0 ||
 	    read_nvtx(&c) < 0)
 		goto out;
 	warn_processes(&c);
 	sdb_skipped_total(&c);
 	ret = read_info(&c);
+	if (ret == 0)
+		ret = sdb_check_budget(&c);
 out:
+	buf_release(&c.text);
 	sqlite3_close(c.db);
 	return ret;
 }

@@ -87,7 +87,10 @@ static int nvprof_detect(const char *head, size_t n)
 	/* Past nvprof's "==PID==" lines, the first line is one of its table headers. */
 	size_t i = 0;
 	while (i + 2 <= n && head[i] == '=' && head[i + 1] == '=') {
-		while (i < n && head[i] != '\n')
+		/* A CR alone ends a line too, so that a CR-only file is ours and nvprof_read says what is wrong. */
+		while (i < n && head[i] != '\n' && head[i] != '\r')
+			i++;
+		if (i + 1 < n && head[i] == '\r' && head[i + 1] == '\n')
 			i++;
 		i++;
 	}
@@ -396,6 +399,15 @@ static int nvprof_read(const struct source *src, const struct ingest_sink *sink,
 	buf_init(&name);
 	csv_init(&r, src->data, src->len, "==");
 	int ret = -1, rc, tables = 0;
+	/*
+	 * Lines ended by CR alone (old Mac line ends, or a botched conversion)
+	 * made one long line of the file, said to be "not a Kineto JSON trace";
+	 * say what it is instead.
+	 */
+	if (src->len && memchr(src->data, '\r', src->len) && !memchr(src->data, '\n', src->len)) {
+		diag_error(src->path, "lines end in CR alone, not LF or CRLF (convert them, e.g. tr '\\r' '\\n')");
+		goto out;
+	}
 	while ((rc = csv_next(&r, &rec)) == 1) {
 		enum table_kind k = header_kind(&rec);
 		if (k != TBL_NONE) {

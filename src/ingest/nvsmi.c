@@ -23,11 +23,18 @@
 
 static int nvsmi_detect(const char *head, size_t n)
 {
-	static const char tag[] = "<nvidia_smi_log";
-	size_t m = sizeof(tag) - 1;
-	for (size_t i = 0; i + m <= n; i++)
-		if (!memcmp(head + i, tag, m))
-			return 1;
+	/*
+	 * The document type counts as well as the root element: a DTD inside
+	 * the file (or comments) can push the element past the head, and the
+	 * file was then "not a Kineto JSON trace".
+	 */
+	static const char *const tags[] = {"<nvidia_smi_log", "<!DOCTYPE nvidia_smi_log"};
+	for (size_t k = 0; k < 2; k++) {
+		size_t m = strlen(tags[k]);
+		for (size_t i = 0; i + m <= n; i++)
+			if (!memcmp(head + i, tags[k], m))
+				return 1;
+	}
 	return 0;
 }
 

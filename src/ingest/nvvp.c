@@ -61,7 +61,7 @@ static int activity_row(struct sdb_reader *c, const char *T, sqlite3_stmt *st, v
 	const char *ck = NULL;
 	buf_reset(&ar->name);
 	if (kind == ACT_KERNEL) {
-		const char *raw = (const char *)sqlite3_column_text(st, 10);
+		const char *raw = sdb_text(c, st, 10);
 		if (!raw) {
 			sdb_skip_row(c, T, v[2], "kernel name not in StringTable");
 			return 0;
@@ -141,7 +141,7 @@ static int marker_row(struct sdb_reader *c, const char *T, sqlite3_stmt *st, voi
 	int64_t start, end;
 	if (sdb_int(c->src, T, st, 0, 0, &start) < 0 || sdb_int(c->src, T, st, 1, 0, &end) < 0)
 		return -1;
-	const char *name = (const char *)sqlite3_column_text(st, 3);
+	const char *name = sdb_text(c, st, 3);
 	if (end < start) {
 		sdb_skip_row(c, T, sqlite3_column_int64(st, 2), "range ends before it starts");
 		return 0;
@@ -186,11 +186,18 @@ static int nvvp_read(const struct source *src, const struct ingest_sink *sink, s
 	if (sdb_open(src, 0, &c.db) < 0)
 		return -1;
 	int ret = -1;
+	/* The names every table joins: a plain table (never a view, which could run without end). */
+	static const char *const string_cols[] = {"_id_", "value", NULL};
+	if (sdb_table(&c, "StringTable", string_cols) < 0)
+		goto out;
 	if (read_activities(&c) < 0 || read_markers(&c) < 0)
 		goto out;
 	sdb_skipped_total(&c);
 	ret = read_info(&c);
+	if (ret == 0)
+		ret = sdb_check_budget(&c);
 out:
+	buf_release(&c.text);
 	sqlite3_close(c.db);
 	return ret;
 }

@@ -9,50 +9,24 @@
 #include "ingest/source.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "util/diag.h"
+#include "util/fs.h"
 #include "util/sha256.h"
 #include "util/xalloc.h"
 
 static int read_all(const char *path, unsigned char **out, size_t *len)
 {
-	/*
-	 * O_NONBLOCK so that a FIFO opens at once and is refused below instead of
-	 * waiting for a writer; only regular files are read (a device such as
-	 * /dev/zero would never end).
-	 */
-	int fd = open(path, O_RDONLY | O_NONBLOCK);
-	if (fd < 0) {
-		diag_syserror(path, "cannot open: %s", strerror(errno));
+	long long size;
+	int fd = fs_open_regular(path, "a trace file", &size);
+	if (fd < 0)
 		return -1;
-	}
-	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		diag_syserror(path, "cannot stat: %s", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		diag_error(path, "is a directory, expected a trace file");
-		close(fd);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		diag_error(path, "is not a regular file (%s), expected a trace file",
-			   S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device" :
-			   S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket" : "a special file");
-		close(fd);
-		return -1;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	size_t cap = (size_t)st.st_size + 1;
+	size_t cap = (size_t)size + 1;
 	unsigned char *p = xmalloc(cap);
 	size_t n = 0;
 	for (;;) {
@@ -85,6 +59,18 @@ static char *pad_copy(const unsigned char *p, size_t n)
 	return d;
 }
 
+/*
+ * A file loaded whole is held inflated whole, so a gzip bomb (10 MB of
+ * members holding 10 GiB of blanks) would take all memory. Real exports
+ * inflate 5-20 times (text, SQLite pages); deflate's most is about 1030.
+ * Past INFLATE_FREE bytes, output of more than INFLATE_RATIO times the
+ * compressed size is refused, naming the ratio reached: memory stays below
+ * INFLATE_FREE or INFLATE_RATIO times the file's size. (Kineto JSON is
+ * streamed and never loaded whole: it is not bounded by this.)
+ */
+#define INFLATE_FREE ((size_t)64 << 20)
+#define INFLATE_RATIO 100
+
 /* Inflates every gzip member of in; returns the padded output or NULL after diag. */
 static char *inflate_all(const char *path, const unsigned char *in, size_t n, size_t *outlen)
 {
@@ -108,6 +94,11 @@ static char *inflate_all(const char *path, const unsigned char *in, size_t n, si
 		z.avail_out = room > UINT32_MAX ? UINT32_MAX : (uInt)room;
 		ret = inflate(&z, Z_NO_FLUSH);
 		len = (size_t)((char *)z.next_out - out);
+		if (len > INFLATE_FREE && len / INFLATE_RATIO > n) {
+			diag_error(path, "gzip data inflates more than %d times (%zu bytes to %zu so far);"
+				   " refused as a gzip bomb", INFLATE_RATIO, n, len);
+			goto fail;
+		}
 		if (z.avail_in == 0 && (size_t)(z.next_in - in) < n) {
 			size_t off = (size_t)(z.next_in - in);
 			z.avail_in = n - off > UINT32_MAX ? UINT32_MAX : (uInt)(n - off);

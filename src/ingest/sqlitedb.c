@@ -34,6 +34,95 @@ void sdb_error(const struct source *src, const char *table, const char *fmt, ...
 		diag_error(src->path, "%s", msg);
 }
 
+/*
+ * A profiler's export is read with a few queries, each a scan of a real
+ * table (with lookups by id): work in proportion to the file. A crafted
+ * file can ask for far more: a view over a recursive CTE never ends, one
+ * building a 900 MB string fills memory and the temp directory, a
+ * generated column can run any function per row. So only real tables are
+ * read (sdb_has_table), views are switched off in the connection as a
+ * second line, strings and rows are limited to SDB_MAX_LENGTH, and a
+ * progress handler stops a connection that ran more than its budget of
+ * virtual-machine steps: SDB_STEPS_MIN plus SDB_STEPS_PER_BYTE per byte
+ * of the database. A real export takes under one step per byte (a 36 MB
+ * nsys export of a million kernels and 100,000 ranges: 22 million steps),
+ * so the budget is 64 times that and more; 100 million steps take SQLite
+ * about a second.
+ */
+#define SDB_MAX_LENGTH (16 << 20)
+#define SDB_STEPS_MIN 100000000ull
+#define SDB_STEPS_PER_BYTE 64ull
+#define SDB_PROGRESS_EVERY 10000
+
+/* One connection's step budget (the progress handler's context). */
+struct sdb_budget {
+	uint64_t steps, max_steps;
+};
+
+/* Once over budget, every later statement of the connection stops too. */
+static int on_progress(void *arg)
+{
+	struct sdb_budget *b = arg;
+	if (b->steps <= b->max_steps)
+		b->steps += SDB_PROGRESS_EVERY;
+	return b->steps > b->max_steps;
+}
+
+/*
+ * The budget lives as long as the connection: it is the user data of the
+ * SQL function perfstudy_over_budget() (sdb_over_budget), freed by SQLite
+ * when the connection closes, so callers close with sqlite3_close().
+ */
+static void over_budget_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	(void)argv;
+	const struct sdb_budget *b = sqlite3_user_data(ctx);
+	sqlite3_result_int(ctx, b->steps > b->max_steps);
+}
+
+static uint64_t budget_steps(const struct source *src)
+{
+	return SDB_STEPS_MIN + SDB_STEPS_PER_BYTE * (uint64_t)src->len;
+}
+
+/* Limits, no views, and the step budget on a fresh connection; 0 or -1. */
+static int guard(const struct source *src, sqlite3 *db)
+{
+	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, SDB_MAX_LENGTH);
+	sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, 100);
+	sqlite3_limit(db, SQLITE_LIMIT_COMPOUND_SELECT, 8);
+	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+	sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 0);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+	struct sdb_budget *b = xcalloc(1, sizeof(*b));
+	b->max_steps = budget_steps(src);
+	if (sqlite3_create_function_v2(db, "perfstudy_over_budget", 0, SQLITE_UTF8, b, over_budget_fn, NULL, NULL,
+				       free) !=
+	    SQLITE_OK)
+		return -1; /* SQLite called free(b) */
+	sqlite3_progress_handler(db, SDB_PROGRESS_EVERY, on_progress, b);
+	return 0;
+}
+
+/* What went wrong in db's last call, in words: the step budget, or SQLite's message. */
+static const char *sdb_why(const struct source *src, sqlite3 *db, char *tmp, size_t n)
+{
+	if (sqlite3_errcode(db) == SQLITE_INTERRUPT) {
+		snprintf(tmp, n, "stopped after %llu million SQLite steps, far more than a %zu-byte profiler export needs"
+			 " (a crafted database?)", (unsigned long long)(budget_steps(src) / 1000000), src->len);
+		return tmp;
+	}
+	if (sqlite3_errcode(db) == SQLITE_TOOBIG) {
+		snprintf(tmp, n, "a string or row larger than %d MiB", SDB_MAX_LENGTH >> 20);
+		return tmp;
+	}
+	return sqlite3_errmsg(db);
+}
+
 int sdb_open(const struct source *src, int quiet, sqlite3 **out)
 {
 	sqlite3 *db = NULL;
@@ -57,6 +146,12 @@ int sdb_open(const struct source *src, int quiet, sqlite3 **out)
 		sqlite3_close(db);
 		return -1;
 	}
+	if (guard(src, db) < 0) {
+		if (!quiet)
+			diag_syserror(src->path, "sqlite: cannot set up the connection");
+		sqlite3_close(db);
+		return -1;
+	}
 	int rc = sqlite3_deserialize(db, "main", (unsigned char *)src->data, (sqlite3_int64)src->len,
 				     (sqlite3_int64)src->len, SQLITE_DESERIALIZE_READONLY);
 	sqlite3_stmt *st = NULL;
@@ -76,16 +171,44 @@ int sdb_open(const struct source *src, int quiet, sqlite3 **out)
 	return 0;
 }
 
-int sdb_has_table(sqlite3 *db, const char *table)
+/* 1 when sql's first row has a nonzero integer in its first column (?1 bound to name). */
+static int schema_says(sqlite3 *db, const char *sql, const char *name)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?1", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return 0;
-	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	int r = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	int r = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	return r;
+}
+
+/* 1 when db has a table or a view (of any kind) called table. */
+static int sdb_has_name(sqlite3 *db, const char *table)
+{
+	return schema_says(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?1", table);
+}
+
+int sdb_has_table(sqlite3 *db, const char *table)
+{
+	/*
+	 * Only a real table: a view, a virtual table or a table with generated
+	 * columns runs the file's own SQL, which can be made to never end.
+	 */
+	return schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1"
+			       " AND sql NOT LIKE 'CREATE VIRTUAL%'", table) &&
+	       !schema_says(db, "SELECT count(*) FROM pragma_table_xinfo(?1) WHERE hidden IN (2, 3)", table);
+}
+
+/* What table, not a plain table, is, in words. */
+static const char *table_kind(sqlite3 *db, const char *table)
+{
+	if (schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?1", table))
+		return "a view";
+	if (schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1"
+			    " AND sql LIKE 'CREATE VIRTUAL%'", table))
+		return "a virtual table";
+	return "a table with generated columns";
 }
 
 int sdb_detect_tables(const struct source *src, const char *must, const char *const *any)
@@ -94,9 +217,10 @@ int sdb_detect_tables(const struct source *src, const char *must, const char *co
 	if (sdb_open(src, 1, &db) < 0)
 		return 0;
 	int r = 0;
-	if (sdb_has_table(db, must))
+	/* Views count here, so that the reader is chosen and its error names the view (sdb_table). */
+	if (sdb_has_name(db, must))
 		for (size_t i = 0; any[i] && !r; i++)
-			r = sdb_has_table(db, any[i]);
+			r = sdb_has_name(db, any[i]);
 	sqlite3_close(db);
 	return r;
 }
@@ -126,7 +250,8 @@ int sdb_require_columns(const struct source *src, sqlite3 *db, const char *table
 int sdb_prepare(const struct source *src, sqlite3 *db, const char *table, const char *sql, sqlite3_stmt **st)
 {
 	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
-		sdb_error(src, table, "cannot query: %s", sqlite3_errmsg(db));
+		char why[256];
+		sdb_error(src, table, "cannot query: %s", sdb_why(src, db, why, sizeof(why)));
 		*st = NULL;
 		return -1;
 	}
@@ -184,8 +309,13 @@ void cupti_memset_name(struct buf *out, int64_t mem_kind)
 
 int sdb_table(struct sdb_reader *r, const char *table, const char *const *cols)
 {
-	if (!sdb_has_table(r->db, table))
-		return 0;
+	if (!sdb_has_table(r->db, table)) {
+		if (!sdb_has_name(r->db, table))
+			return 0;
+		sdb_error(r->src, table, "is %s; only plain tables are read (a view or a generated column runs"
+			  " the file's own SQL)", table_kind(r->db, table));
+		return -1;
+	}
 	return sdb_require_columns(r->src, r->db, table, cols) < 0 ? -1 : 1;
 }
 
@@ -201,13 +331,44 @@ int sdb_each_row(struct sdb_reader *r, const char *table, const char *sql, sdb_r
 			goto out;
 	}
 	if (rc != SQLITE_DONE) {
-		sdb_error(r->src, table, "%s", sqlite3_errmsg(r->db));
+		char why[256];
+		sdb_error(r->src, table, "%s", sdb_why(r->src, r->db, why, sizeof(why)));
 		goto out;
 	}
 	ret = 0;
 out:
 	sqlite3_finalize(st);
 	return ret;
+}
+
+int sdb_check_budget(struct sdb_reader *r)
+{
+	sqlite3_stmt *st;
+	int over = 1;
+	if (sqlite3_prepare_v2(r->db, "SELECT perfstudy_over_budget()", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			over = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (!over)
+		return 0;
+	sdb_error(r->src, NULL, "stopped after %llu million SQLite steps, far more than a %zu-byte profiler export"
+		  " needs (a crafted database?)", (unsigned long long)(budget_steps(r->src) / 1000000), r->src->len);
+	return -1;
+}
+
+const char *sdb_text(struct sdb_reader *r, sqlite3_stmt *st, int col)
+{
+	const char *p = (const char *)sqlite3_column_text(st, col);
+	if (!p)
+		return NULL;
+	size_t n = (size_t)sqlite3_column_bytes(st, col);
+	if (!memchr(p, 0, n))
+		return p;
+	r->text.len = 0;
+	for (size_t i = 0; i < n; i++)
+		buf_add(&r->text, p[i] ? p + i : "\xE2\x90\x80", p[i] ? 1 : 3);
+	return r->text.data;
 }
 
 int sdb_query_int(sqlite3 *db, const char *sql, int64_t *v)
@@ -272,13 +433,14 @@ int sdb_send_info(struct sdb_reader *r, const char *format, const char *table, c
 	if (have) {
 		if (sdb_prepare(r->src, r->db, table, sql, &st) < 0)
 			return -1;
-		while (sqlite3_step(st) == SQLITE_ROW) {
+		int rc;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			int64_t v[7];
 			for (int i = 0; i < 7; i++)
 				if (i != 1 && sdb_int(r->src, table, st, i, i > 0, &v[i]) < 0)
 					goto out;
 			devs = xgrow(devs, &cap, n + 1, sizeof(*devs));
-			const char *name = (const char *)sqlite3_column_text(st, 1);
+			const char *name = sdb_text(r, st, 1);
 			devs[n] = (struct device_info){
 				.id = v[0] >= 0 && v[0] <= INT32_MAX ? (int)v[0] : (int)n,
 				.name = xstrdup(name ? name : ""),
@@ -289,6 +451,12 @@ int sdb_send_info(struct sdb_reader *r, const char *format, const char *table, c
 				.mem_bandwidth = v[6] > 0 && v[6] <= INT64_MAX / bw_scale ? v[6] * bw_scale : 0,
 			};
 			n++;
+		}
+		if (rc != SQLITE_DONE) {
+			/* Not silently fewer devices: a crafted file may stop here (the step budget). */
+			char why[256];
+			sdb_error(r->src, table, "%s", sdb_why(r->src, r->db, why, sizeof(why)));
+			goto out;
 		}
 	}
 	struct trace_info info = {

@@ -8,6 +8,10 @@
  * user's file is never opened by SQLite, so it can be neither modified nor
  * locked, and a gzip-compressed export reads like any other.
  *
+ * A crafted database cannot make reading it run or grow without end: only
+ * plain tables are read, strings and rows are limited, and each connection
+ * has a budget of SQLite steps in proportion to the file (sqlitedb.c).
+ *
  * Helpers here report through diag with the file and table named; the
  * readers (nsys.c, nvvp.c) give the tables their meaning. Both readers walk
  * a table the same way (sdb_table, then sdb_each_row with a function per
@@ -29,6 +33,11 @@
 int sdb_magic(const char *head, size_t n);
 /* Opens src's bytes read-only; 0 or -1 (after diag unless quiet). Close with sqlite3_close(). */
 int sdb_open(const struct source *src, int quiet, sqlite3 **db);
+/*
+ * 1 when db has a plain table called table: not a view, not a virtual
+ * table, no generated columns (those run the file's own SQL, which can be
+ * made never to end). sdb_table() says when a name is one of those.
+ */
 int sdb_has_table(sqlite3 *db, const char *table);
 /*
  * For a reader's detect_source: 1 when src opens as a SQLite database
@@ -70,12 +79,20 @@ struct sdb_reader {
 	struct ingest_counts *counts;
 	const char *id_name; /* the row id as warnings name it: "rowid" (nsys), "_id_" (nvvp) */
 	int64_t warned;      /* rows skipped so far; the first five are warned about */
+	struct buf text;     /* sdb_text's copy (zeroed with the struct; the reader releases it) */
 };
+
+/*
+ * Column col of the current row as text (NULL for NULL), valid until the
+ * next sdb_text or step. A NUL inside the value is given as U+2400: names
+ * are C strings from here on, and a NUL would cut "gemm\0_fp16" to "gemm".
+ */
+const char *sdb_text(struct sdb_reader *r, sqlite3_stmt *st, int col);
 
 /*
  * 1 when table exists and has every column of the NULL-terminated cols; 0
  * when it is absent (no such events); -1 after diag naming the first
- * missing column.
+ * missing column, or saying that table is a view or the like.
  */
 int sdb_table(struct sdb_reader *r, const char *table, const char *const *cols);
 /* Handles one row of table; 0 to go on, -1 to stop (after diag, or the sink refused). */
@@ -86,6 +103,13 @@ typedef int sdb_row_fn(struct sdb_reader *r, const char *table, sqlite3_stmt *st
  * step fails (after diag naming the table) or row returned -1.
  */
 int sdb_each_row(struct sdb_reader *r, const char *table, const char *sql, sdb_row_fn *row, void *arg);
+/*
+ * 0 while the connection stayed within its budget of SQLite steps (see
+ * sqlitedb.c: in proportion to the file's size); else -1 after diag. For a
+ * reader's end: sdb_query_int's failures are quiet, and one stopped by the
+ * budget must not pass for an absent value.
+ */
+int sdb_check_budget(struct sdb_reader *r);
 /*
  * The first integer column of sql's first row into *v; 0, or -1 (no
  * message) when the query fails, has no row or the value is no integer.

@@ -7,18 +7,17 @@
 #include "ingest/stream.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <isa-l/igzip_lib.h>
 
 #include "util/diag.h"
+#include "util/fs.h"
 #include "util/timing.h"
 #include "util/xalloc.h"
 
@@ -300,32 +299,10 @@ int source_stream_open(struct source_stream *s, const char *path)
 	s->path = path;
 	s->fd = -1;
 	sha256_init(&s->sha);
-	/*
-	 * O_NONBLOCK so that a FIFO opens at once and is refused below instead of
-	 * waiting for a writer; only regular files are read (a device such as
-	 * /dev/zero would never end).
-	 */
-	s->fd = open(path, O_RDONLY | O_NONBLOCK);
-	if (s->fd < 0) {
-		diag_syserror(path, "cannot open: %s", strerror(errno));
+	long long size;
+	s->fd = fs_open_regular(path, "a trace file", &size);
+	if (s->fd < 0)
 		return -1;
-	}
-	struct stat st;
-	if (fstat(s->fd, &st) < 0) {
-		diag_syserror(path, "cannot stat: %s", strerror(errno));
-		return -1;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		diag_error(path, "is a directory, expected a trace file");
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		diag_error(path, "is not a regular file (%s), expected a trace file",
-			   S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device" :
-			   S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket" : "a special file");
-		return -1;
-	}
-	fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) & ~O_NONBLOCK);
 	double t0 = timing_now();
 	unsigned char first[2];
 	size_t nfirst = 0;
@@ -342,7 +319,7 @@ int source_stream_open(struct source_stream *s, const char *path)
 	int ahead = getenv("PERFSTUDY_NO_READAHEAD") ? 0 : readahead_on, always = env && !strcmp(env, "always");
 	if (nfirst == 2 && first[0] == 0x1f && first[1] == 0x8b) {
 		s->meta.gzip = 1;
-		s->spare_core = ahead && ((uint64_t)st.st_size >= (1u << 20) || always) ? ahead : 0;
+		s->spare_core = ahead && ((uint64_t)size >= (1u << 20) || always) ? ahead : 0;
 		sha256_update(&s->sha, first, nfirst);
 		s->meta.size = (int64_t)nfirst;
 		s->zbuf = xmalloc(ZBUF);
@@ -367,7 +344,7 @@ int source_stream_open(struct source_stream *s, const char *path)
 		s->meta.size = (int64_t)nfirst;
 		memcpy(s->head, first, nfirst);
 		s->head_len = nfirst;
-		s->spare_core = ahead && ((uint64_t)st.st_size >= STREAM_AHEAD_MIN || always) ? ahead : 0;
+		s->spare_core = ahead && ((uint64_t)size >= STREAM_AHEAD_MIN || always) ? ahead : 0;
 		if (s->spare_core)
 			ra_start(s);
 	}
@@ -549,14 +526,30 @@ static ssize_t read_raw(struct source_stream *s, char *p, size_t n)
 	return r;
 }
 
-ssize_t source_stream_read(struct source_stream *s, char *p, size_t n)
+/* Up to n bytes of the whitespace source_stream_head dropped, as spaces and newlines, into p. */
+static size_t ws_give(struct source_stream *s, char *p, size_t n)
 {
 	size_t got = 0;
-	if (s->head_off < s->head_len) {
-		size_t k = s->head_len - s->head_off < n ? s->head_len - s->head_off : n;
-		memcpy(p, s->head + s->head_off, k);
+	/* Spaces, then the newlines, then the spaces after the last newline. */
+	uint64_t nl_from = s->ws_len - s->ws_tail - s->ws_newlines, nl_to = s->ws_len - s->ws_tail;
+	while (got < n && s->ws_off < s->ws_len) {
+		uint64_t end = s->ws_off < nl_from ? nl_from : s->ws_off < nl_to ? nl_to : s->ws_len;
+		size_t k = end - s->ws_off < n - got ? (size_t)(end - s->ws_off) : n - got;
+		memset(p + got, s->ws_off >= nl_from && s->ws_off < nl_to ? '\n' : ' ', k);
+		got += k;
+		s->ws_off += k;
+	}
+	return got;
+}
+
+ssize_t source_stream_read(struct source_stream *s, char *p, size_t n)
+{
+	size_t got = ws_give(s, p, n);
+	if (got < n && s->head_off < s->head_len) {
+		size_t k = s->head_len - s->head_off < n - got ? s->head_len - s->head_off : n - got;
+		memcpy(p + got, s->head + s->head_off, k);
 		s->head_off += k;
-		got = k;
+		got += k;
 	}
 	double t0 = timing_now();
 	/* Fill as much as asked, so callers see short counts only at the end. */
@@ -571,17 +564,42 @@ ssize_t source_stream_read(struct source_stream *s, char *p, size_t n)
 	return (ssize_t)got;
 }
 
-ssize_t source_stream_head(struct source_stream *s, const char **p)
+static int is_ws(char c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+ssize_t source_stream_head(struct source_stream *s, const char **p, uint64_t *skipped)
 {
 	double t0 = timing_now();
-	while (s->head_len < sizeof(s->head) && !s->eof) {
-		ssize_t r = read_raw(s, s->head + s->head_len, sizeof(s->head) - s->head_len);
-		if (r < 0)
-			return -1;
-		s->head_len += (size_t)r;
+	for (;;) {
+		while (s->head_len < sizeof(s->head) && !s->eof) {
+			ssize_t r = read_raw(s, s->head + s->head_len, sizeof(s->head) - s->head_len);
+			if (r < 0)
+				return -1;
+			s->head_len += (size_t)r;
+		}
+		/* Only before anything was read, and only a head of whitespace alone. */
+		size_t i = 0;
+		while (i < s->head_len && is_ws(s->head[i]))
+			i++;
+		if (s->head_off || !s->head_len || i < s->head_len)
+			break;
+		for (size_t k = 0; k < s->head_len; k++) {
+			if (s->head[k] == '\n') {
+				s->ws_newlines++;
+				s->ws_tail = 0;
+			} else {
+				s->ws_tail++;
+			}
+		}
+		s->ws_len += s->head_len;
+		s->head_len = 0;
 	}
 	timing_add(TIME_READ, timing_now() - t0);
 	*p = s->head;
+	if (skipped)
+		*skipped = s->ws_len;
 	return (ssize_t)s->head_len;
 }
 

@@ -58,6 +58,8 @@ struct source_stream {
 	/* the first bytes, read ahead for format detection */
 	char head[4096];
 	size_t head_len, head_off;
+	/* whitespace dropped before head (source_stream_head), given back first by reads */
+	uint64_t ws_len, ws_newlines, ws_tail, ws_off;
 };
 
 /*
@@ -90,9 +92,15 @@ int source_stream_open(struct source_stream *s, const char *path);
 ssize_t source_stream_read(struct source_stream *s, char *p, size_t n);
 /*
  * The first min(4096, size) uncompressed bytes, without consuming them;
- * returns their count or -1 after diag.
+ * returns their count or -1 after diag. Leading whitespace is skipped
+ * first, whatever its length (a JSON trace after 4 KB of blanks was "not a
+ * Kineto JSON trace"; a gzip bomb of blanks was held whole): it is read and
+ * dropped in bounded memory, and the reads that follow give it back, as
+ * spaces and as many newlines (so that lines and columns stay the same).
+ * *skipped (may be NULL) is how many bytes of it there were. A file of
+ * whitespace alone has 0 bytes of head and is at its end.
  */
-ssize_t source_stream_head(struct source_stream *s, const char **p);
+ssize_t source_stream_head(struct source_stream *s, const char **p, uint64_t *skipped);
 /* Size and SHA-256; complete once a read returned 0. */
 const struct source_meta *source_stream_meta(struct source_stream *s);
 void source_stream_close(struct source_stream *s);

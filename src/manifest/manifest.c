@@ -20,8 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "util/diag.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 /* Sets m->id from 'id' (at node v) or else from the file name, lowercased. */
@@ -167,31 +169,55 @@ static void check_root(struct ctx *c, const struct ynode *root)
 	set_id(c, id_node);
 }
 
-/* Reads the whole file at path; returns NULL after reporting why not. */
+/*
+ * The largest manifest read: 100,000 runs of a few lines each take about
+ * 10 MB, so 64 MiB is far beyond any real study yet bounds the memory a
+ * hostile or mistaken file (a huge log named .yaml) can take.
+ */
+#define MANIFEST_MAX_BYTES (64u << 20)
+
+/*
+ * Reads the whole file at path; returns NULL after reporting why not. Only a
+ * regular file is read (fs_open_regular): /dev/zero or /dev/urandom named
+ * as a manifest would be read without end, a FIFO would block.
+ */
 static char *read_file(struct ctx *c, size_t *len)
 {
-	FILE *f = fopen(c->path, "rb");
-	if (!f) {
-		diag_syserror(c->path, "cannot open: %s", strerror(errno));
+	long long size;
+	int fd = fs_open_regular(c->path, "a manifest", &size);
+	if (fd < 0) {
 		c->errors++;
 		return NULL;
 	}
 	struct buf b;
 	buf_init(&b);
 	char chunk[8192];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_add(&b, chunk, n);
-	if (ferror(f)) {
-		diag_syserror(c->path, "cannot read: %s", strerror(errno));
-		c->errors++;
-		buf_release(&b);
-		fclose(f);
-		return NULL;
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			diag_syserror(c->path, "cannot read: %s", strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		/* The size from fstat is not trusted: the file may grow as it is read. */
+		if (b.len + (size_t)n > MANIFEST_MAX_BYTES) {
+			diag_error(c->path, "manifest larger than %u MiB, expected a study manifest",
+				   MANIFEST_MAX_BYTES >> 20);
+			goto fail;
+		}
+		buf_add(&b, chunk, (size_t)n);
 	}
-	fclose(f);
+	close(fd);
 	*len = b.len;
 	return mf_take(&b);
+fail:
+	c->errors++;
+	buf_release(&b);
+	close(fd);
+	return NULL;
 }
 
 int manifest_load(const char *path, struct manifest **out)
@@ -261,6 +287,7 @@ void manifest_free(struct manifest *m)
 {
 	if (!m)
 		return;
+	mf_run_ids_free(m);
 	for (size_t i = 0; i < m->nruns; i++) {
 		struct manifest_run *r = &m->runs[i];
 		free(r->id);

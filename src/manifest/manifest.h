@@ -168,6 +168,7 @@ struct manifest {
 	struct manifest_model model; /* defaults for every run */
 	size_t nruns;
 	struct manifest_run *runs;
+	struct mf_run_ids *run_ids; /* private to src/manifest: runs by id (runs.c) */
 	char *classify_preset; /* preset name, or NULL when rules are given */
 	size_t nrules;
 	struct manifest_rule *rules;

@@ -157,8 +157,13 @@ void mf_get_runs(struct ctx *c, const struct ynode *key, const struct ynode *v);
 /* Fills a run's model: the manifest's defaults def, then the run's own keys; takes own's strings. */
 void mf_merge_model(struct manifest_model *dst, const struct manifest_model *def,
 	struct manifest_model *own);
-/* Returns the index of the run with this id, or m->nruns when there is none. */
+/*
+ * Returns the index of the (first) run with this id, or m->nruns when there
+ * is none; constant time, through m->run_ids (made by mf_get_runs).
+ */
 size_t mf_run_index(const struct manifest *m, const char *id);
+/* Frees m->run_ids. */
+void mf_run_ids_free(struct manifest *m);
 
 /* published.c */
 

@@ -31,11 +31,87 @@ static int diverted(enum diag_level level, char *m)
 	return 1;
 }
 
+/* Length of the valid UTF-8 sequence of 2-4 bytes at s (RFC 3629), with its code point; 0 when invalid. */
+static size_t utf8_seq(const unsigned char *s, unsigned *cp)
+{
+	unsigned c = s[0];
+	size_t n;
+	unsigned v, min;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2, v = c & 0x1f, min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3, v = c & 0x0f, min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4, v = c & 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) /* also stops at the NUL */
+			return 0;
+		v = v << 6 | (s[i] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return n;
+}
+
+/* Appends s to b escaped as diag.h says. */
+static void escape_into(struct buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		const unsigned char *q = p;
+		/* A run of printable ASCII as it is. */
+		while (*q >= 0x20 && *q < 0x7f)
+			q++;
+		if (q > p)
+			buf_add(b, p, (size_t)(q - p));
+		p = q;
+		if (!*p)
+			break;
+		unsigned cp;
+		size_t n;
+		if (*p == '\n') {
+			buf_adds(b, "\\n");
+			p++;
+		} else if (*p == '\r') {
+			buf_adds(b, "\\r");
+			p++;
+		} else if (*p == '\t') {
+			buf_adds(b, "\\t");
+			p++;
+		} else if (*p < 0x80) {
+			buf_printf(b, "\\x%02x", *p); /* other C0, DEL */
+			p++;
+		} else if ((n = utf8_seq(p, &cp)) == 0) {
+			buf_printf(b, "\\x%02x", *p);
+			p++;
+		} else if (cp <= 0x9f) {
+			buf_printf(b, "\\u%04x", cp); /* C1 */
+			p += n;
+		} else {
+			buf_add(b, p, n);
+			p += n;
+		}
+	}
+}
+
+char *diag_escape(const char *s)
+{
+	struct buf b;
+	buf_init(&b);
+	escape_into(&b, s);
+	return buf_detach(&b);
+}
+
 static char *format(const char *where, const char *level, const char *fmt, va_list ap)
 {
 	struct buf b;
 	buf_init(&b);
-	buf_printf(&b, "%s: %s: ", where ? where : "perfstudy", level);
+	escape_into(&b, where ? where : "perfstudy");
+	buf_printf(&b, ": %s: ", level);
 	va_list ap2;
 	va_copy(ap2, ap);
 	int n = vsnprintf(NULL, 0, fmt, ap2);
@@ -43,10 +119,10 @@ static char *format(const char *where, const char *level, const char *fmt, va_li
 	if (n > 0) {
 		char *msg = xmalloc((size_t)n + 1);
 		vsnprintf(msg, (size_t)n + 1, fmt, ap);
-		buf_adds(&b, msg);
+		escape_into(&b, msg);
 		free(msg);
 	}
-	return buf_detach(&b) ;
+	return buf_detach(&b);
 }
 
 void diag_error(const char *where, const char *fmt, ...)

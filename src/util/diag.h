@@ -29,6 +29,18 @@ void diag_error(const char *where, const char *fmt, ...) __attribute__((format(p
 void diag_syserror(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void diag_warning(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * Every message is printed (and kept) with its control characters escaped:
+ * names from inputs (kernels, files, ids) reach the terminal inside
+ * messages, and a newline or an escape sequence in one forged whole lines
+ * ("perfstudy: wrote site/index.html") or drove the terminal. Escaped are
+ * C0 and DEL (as \n, \r, \t or \xNN), bytes that are not valid UTF-8 (\xNN:
+ * a lone 0x9b is CSI to some terminals) and U+0080-U+009F (\u0080-\u009f);
+ * a backslash stays as it is. diag_escape() returns s so escaped (the
+ * caller frees), for the few lines printed outside diag.
+ */
+char *diag_escape(const char *s);
+
 size_t diag_error_count(void);
 /* EXIT_SYSTEM if any system error was reported, else EXIT_INPUT if any error, else EXIT_OK. */
 int diag_exit_code(void);

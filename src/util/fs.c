@@ -82,6 +82,42 @@ int fs_is_dir(const char *path)
 	return S_ISDIR(st.st_mode) ? 1 : 0;
 }
 
+int fs_open_regular(const char *path, const char *what, long long *size)
+{
+	/*
+	 * O_NONBLOCK so that a FIFO opens at once and is refused below instead of
+	 * waiting for a writer; only regular files are read (a device such as
+	 * /dev/zero or /dev/urandom would never end, a FIFO could block forever).
+	 */
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0) {
+		diag_syserror(path, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		diag_syserror(path, "cannot stat: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		diag_error(path, "is a directory, expected %s", what);
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		diag_error(path, "is not a regular file (%s), expected %s",
+			   S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device" :
+			   S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket" : "a special file",
+			   what);
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	*size = (long long)st.st_size;
+	return fd;
+}
+
 int fs_replace_dir(const char *fresh, const char *target)
 {
 	struct stat st;

@@ -19,6 +19,14 @@ int fs_remove_tree(const char *path);
 int fs_replace_dir(const char *fresh, const char *target);
 /* 1 when path is a directory, 0 when not, -1 when it does not exist. */
 int fs_is_dir(const char *path);
+/*
+ * Opens path for reading when it is a regular file: returns the descriptor
+ * (blocking, the caller closes it) with *size set to the file's size, or -1
+ * after diag. A directory, FIFO, device or socket is an input error that
+ * names what it is and that `what` ("a trace file", "a manifest") was
+ * expected; opening never blocks (a FIFO without a writer).
+ */
+int fs_open_regular(const char *path, const char *what, long long *size);
 /* Writes len bytes to path through path.tmp + rename. */
 int fs_write_file(const char *path, const void *data, size_t len);
 

@@ -2,9 +2,12 @@
 #include "util/progress.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "util/diag.h"
 
 #define BAR_WIDTH 24
 
@@ -62,20 +65,25 @@ static void draw_bar(struct progress *p, const char *what)
 		double left = (double)(p->total - p->done) / r;
 		snprintf(eta, sizeof(eta), "ETA %d:%02d", (int)left / 60, (int)left % 60);
 	}
-	/* The file's name last, cut to its last 30 bytes so the line stays on one row. */
-	size_t wl = strlen(what);
+	/* The file's name last, cut to its last 30 bytes so the line stays on one row; escaped as diag does. */
+	char *name = diag_escape(what);
+	size_t wl = strlen(name);
 	fprintf(stderr, "\r[%s] %3d%%  %s of %s  %s  %s  %s%s\033[K", bar, (int)(frac * 100), done, total,
-		rate, eta, wl > 30 ? "..." : "", wl > 30 ? what + wl - 30 : what);
+		rate, eta, wl > 30 ? "..." : "", wl > 30 ? name + wl - 30 : name);
 	fflush(stderr);
+	free(name);
 }
 
 void progress_reading(struct progress *p, const char *path, int64_t size)
 {
 	char sz[32];
 	human(sz, sizeof(sz), (double)size);
-	if (p->mode == 1)
-		fprintf(stderr, "perfstudy: reading %s (%s)\n", path, sz);
-	else if (p->mode == 2)
+	if (p->mode == 1) {
+		/* A file's name may hold a newline or an escape: never a forged line (diag.h). */
+		char *e = diag_escape(path);
+		fprintf(stderr, "perfstudy: reading %s (%s)\n", e, sz);
+		free(e);
+	} else if (p->mode == 2)
 		draw_bar(p, path);
 }
 
@@ -92,9 +100,11 @@ void progress_reused(struct progress *p, const char *path, int64_t size)
 {
 	p->done += size;
 	p->nreused++;
-	if (p->mode == 1)
-		fprintf(stderr, "perfstudy: %s: unchanged, reused\n", path);
-	else if (p->mode == 2)
+	if (p->mode == 1) {
+		char *e = diag_escape(path);
+		fprintf(stderr, "perfstudy: %s: unchanged, reused\n", e);
+		free(e);
+	} else if (p->mode == 2)
 		draw_bar(p, path);
 }
 

@@ -74,6 +74,21 @@ MSG
 t 1 $B/binary.json <<'MSG'
 tests/bad/binary.json: error: unknown format: not a Kineto JSON trace (first byte 0x89)
 MSG
+# JSON after more than 4 KB of blanks (5,000 newlines) was "not a Kineto JSON
+# trace (first byte 0x0a)": the blanks are skipped to detect the format,
+# and offsets still count them.
+t 0 $B/blank-prefix.json <<'MSG'
+tests/bad/blank-prefix.json: byte 5021: warning: skipped event 'k': negative 'dur'
+tests/bad/blank-prefix.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 1 file of run 'blank-prefix.json'
+tests/bad/blank-prefix.json: warning: no GPU activity (no kernel, memcpy or memset) in run 'blank-prefix.json'
+MSG
+# Names reach the terminal escaped: a newline, an escape sequence and a C1
+# control (U+009B, CSI) in a kernel name forged a line "perfstudy: wrote ...".
+t 0 $B/escape-name.json <<'MSG'
+tests/bad/escape-name.json: byte 18: warning: skipped event 'k\nperfstudy: wrote site/index.html\x1b[2J\u009b': negative 'dur'
+tests/bad/escape-name.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 1 file of run 'escape-name.json'
+tests/bad/escape-name.json: warning: no GPU activity (no kernel, memcpy or memset) in run 'escape-name.json'
+MSG
 # A bad value skips its event (or, for an id, is taken as unknown), always aloud.
 t 0 $B/nan-dur.json <<'MSG'
 tests/bad/nan-dur.json: byte 18: warning: skipped event 'k': 'dur' is not a representable number
@@ -141,8 +156,31 @@ MSG
 t 1 $B/nvprof-short-row.csv <<'MSG'
 tests/bad/nvprof-short-row.csv:6: error: expected 12 fields as in the header, got 9
 MSG
+# Misblamed as "not a Kineto JSON trace": an nvprof CSV whose lines end in
+# CR alone, an nvidia-smi XML whose DTD pushes the root element past 4 KB.
+t 1 $B/nvprof-cr-only.csv <<'MSG'
+tests/bad/nvprof-cr-only.csv: error: lines end in CR alone, not LF or CRLF (convert them, e.g. tr '\r' '\n')
+MSG
+t 0 $B/nvsmi-long-dtd.xml <<'MSG'
+tests/bad/nvsmi-long-dtd.xml: warning: no GPU activity (no kernel, memcpy or memset) in run 'nvsmi-long-dtd.xml'
+MSG
 t 1 $B/yaml-hardware-truncated-xml.yaml <<'MSG'
 tests/bad/nvidia-smi-truncated.xml: error: line 86:17: malformed XML: Premature end of data in tag pcie_gen line 84
+MSG
+
+# --- SQLite exports that run their own SQL: only plain tables are read ---
+# Made with sqlite3: StringIds a view over a never-ending recursive CTE (ran
+# forever, filling the temp directory; inspect hung too), the kernel table a
+# view with a 900 MB column (1.7 GB RSS), StringIds.value a generated column
+# of 900 MB (ran forever).
+t 1 $B/nsys-view-recursive.sqlite <<'MSG'
+tests/bad/nsys-view-recursive.sqlite: error: table 'StringIds': is a view; only plain tables are read (a view or a generated column runs the file's own SQL)
+MSG
+t 1 $B/nsys-view-huge-string.sqlite <<'MSG'
+tests/bad/nsys-view-huge-string.sqlite: error: table 'CUPTI_ACTIVITY_KIND_KERNEL': is a view; only plain tables are read (a view or a generated column runs the file's own SQL)
+MSG
+t 1 $B/nsys-generated-column.sqlite <<'MSG'
+tests/bad/nsys-generated-column.sqlite: error: table 'StringIds': is a table with generated columns; only plain tables are read (a view or a generated column runs the file's own SQL)
 MSG
 
 # --- manifests ---
@@ -216,6 +254,25 @@ $T/fifo.json: error: is not a regular file (a FIFO), expected a trace file
 MSG
 t 1 /dev/zero <<'MSG'
 /dev/zero: error: is not a regular file (a character device), expected a trace file
+MSG
+# A manifest is refused the same way before a byte is read: /dev/zero and
+# /dev/urandom were read without end (24 GB, then killed), a FIFO blocked.
+mkfifo "$T/fifo.yaml"
+t 1 "$T/fifo.yaml" <<MSG
+$T/fifo.yaml: error: is not a regular file (a FIFO), expected a manifest
+MSG
+ln -s /dev/zero "$T/zero.yaml"
+t 1 "$T/zero.yaml" <<MSG
+$T/zero.yaml: error: is not a regular file (a character device), expected a manifest
+MSG
+ln -s /dev/urandom "$T/urandom.yml"
+t 1 "$T/urandom.yml" <<MSG
+$T/urandom.yml: error: is not a regular file (a character device), expected a manifest
+MSG
+# A regular file is read up to 64 MiB (a sparse file: no disk used).
+truncate -s 65M "$T/huge.yaml"
+t 1 "$T/huge.yaml" <<MSG
+$T/huge.yaml: error: manifest larger than 64 MiB, expected a study manifest
 MSG
 ln -s loop.json "$T/loop.json"
 t 3 "$T/loop.json" <<MSG

@@ -1,6 +1,7 @@
 /*
  * test_util.c: SHA-256 against the FIPS 180-4 / NIST test vectors, the
- * growable buffer, microsecond text to integer nanoseconds, and tables.
+ * growable buffer, microsecond text to integer nanoseconds, tables, and the
+ * escaping of control characters in diagnostics.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "check.h"
 #include "ingest/ingest.h"
 #include "util/buf.h"
+#include "util/diag.h"
 #include "util/sha256.h"
 #include "util/xalloc.h"
 
@@ -147,11 +149,38 @@ static void test_table(void)
 	table_free(t);
 }
 
+/* What diag prints for a name: never a raw control character, a forged line or a bad byte. */
+static void test_escape(void)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{"gemm_fp16", "gemm_fp16"},
+		{"k\nperfstudy: wrote site/index.html", "k\\nperfstudy: wrote site/index.html"},
+		{"a\rb\tc", "a\\rb\\tc"},
+		{"\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"},
+		{"del\x7f", "del\\x7f"},
+		{"back\\slash", "back\\slash"},
+		{"caf\xc3\xa9 \xe2\x90\x80 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x90\x80 \xf0\x9f\x98\x80"}, /* UTF-8 kept */
+		{"c1 \xc2\x9b", "c1 \\u009b"},              /* U+009B, CSI */
+		{"lone \x9b", "lone \\x9b"},                 /* not UTF-8 */
+		{"overlong \xc0\xaf", "overlong \\xc0\\xaf"},
+		{"surrogate \xed\xa0\x80", "surrogate \\xed\\xa0\\x80"},
+		{"cut \xe2\x90", "cut \\xe2\\x90"},       /* a sequence cut short (%.80s) */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = diag_escape(cases[i].in);
+		CHECK_STR(got, cases[i].want);
+		free(got);
+	}
+}
+
 int main(void)
 {
 	test_sha256();
 	test_buf();
 	test_us_to_ns();
 	test_table();
+	test_escape();
 	return check_result("test_util");
 }

@@ -1,0 +1,165 @@
+#!/bin/bash
+# t_hostile.sh: hostile inputs that need more than t_bad.sh's exit code and
+# message: outputs checked for what they hold, inputs generated here, and
+# memory measured (peak RSS from /usr/bin/time, printed in the log and
+# compared with the documented bound; never a wall-clock limit).
+. "$(dirname "$0")/lib.sh"
+
+B=tests/bad
+P=$(cd "$(dirname "$PERFSTUDY")" && pwd)/$(basename "$PERFSTUDY") # for commands run elsewhere
+
+# rss CMD...: runs CMD with its stderr in $T/err; peak RSS in KB into $T/rss
+# ("?" without GNU time); returns CMD's exit code.
+rss() {
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f "%M" -o "$T/rss" "$@" 2>"$T/err"
+		local rc=$?
+		tail -n 1 "$T/rss" >"$T/rss1" && mv "$T/rss1" "$T/rss"
+		return $rc
+	fi
+	echo "?" >"$T/rss"
+	"$@" 2>"$T/err"
+}
+
+# --- a NUL inside a name: kept, shown as U+2400, never a cut ---
+# "gemm\u0000_fp16" and "gemm\u0000_fp32" were one kernel "gemm" with 2 calls.
+for f in nul-name.json nvprof-nul-name.csv; do
+	rm -rf "$T/o"
+	$PERFSTUDY build -q $B/$f -o "$T/o" 2>"$T/err"
+	rc=$?
+	[ $rc -eq 0 ] && ok || bad "$f: exit $rc, want 0"
+	cut -d, -f5,7 "$T/o/default/data/top_kernels.csv" | sort >"$T/got"
+	printf 'gemm\342\220\200_fp16,1\ngemm\342\220\200_fp32,1\nname,calls\n' >"$T/want"
+	same "$T/want" "$T/got" "$f: kernels named with a NUL"
+done
+if command -v sqlite3 >/dev/null; then
+	sqlite3 "$T/nul.sqlite" "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);
+INSERT INTO StringIds VALUES (1, 'gemm' || char(0) || '_fp16'), (2, 'gemm' || char(0) || '_fp32');
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
+  demangledName INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 1500, 0, 7, 1), (2000, 2700, 0, 7, 2);"
+	rm -rf "$T/o"
+	$PERFSTUDY build -q "$T/nul.sqlite" -o "$T/o" 2>"$T/err"
+	rc=$?
+	[ $rc -eq 0 ] && ok || bad "nul.sqlite: exit $rc, want 0"
+	cut -d, -f5,7 "$T/o/default/data/top_kernels.csv" | sort >"$T/got"
+	printf 'gemm\342\220\200_fp16,1\ngemm\342\220\200_fp32,1\nname,calls\n' >"$T/want"
+	same "$T/want" "$T/got" "nul.sqlite: kernels named with a NUL"
+else
+	skipped "sqlite3 command not installed: NUL in an nsys name not checked"
+fi
+
+# --- SQLite: inspect stops on a view as build does; the step budget ---
+$PERFSTUDY inspect $B/nsys-view-recursive.sqlite >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && ok || bad "inspect of a recursive view: exit $rc, want 1"
+echo "tests/bad/nsys-view-recursive.sqlite: error: table 'StringIds': is a view; only plain tables are read (a view or a generated column runs the file's own SQL)" >"$T/want"
+same "$T/want" "$T/err" "inspect of a recursive view"
+# Plain tables only, yet quadratic: each of 30,000 copies of an unknown kind
+# looks its label up in an unindexed table of 30,000 rows (the old binary:
+# 61 s, exit 0). A connection's budget is 100 million SQLite steps plus 64
+# per byte of the file; a real export takes under one per byte.
+if command -v sqlite3 >/dev/null; then
+	sqlite3 "$T/quad.sqlite" "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);
+CREATE TABLE ENUM_CUDA_MEMCPY_OPER(id INTEGER, name TEXT, label TEXT);
+WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 30000)
+  INSERT INTO ENUM_CUDA_MEMCPY_OPER SELECT 1000, NULL, NULL FROM r;
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
+  bytes INTEGER, copyKind INTEGER);
+WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 30000)
+  INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY SELECT i * 100, i * 100 + 50, 0, 7, 64, 99 FROM r;
+CREATE TABLE TARGET_INFO_GPU(id INTEGER NOT NULL, name TEXT);"
+	size=$(stat -c %s "$T/quad.sqlite")
+	rm -rf "$T/o"
+	rss $PERFSTUDY build -q "$T/quad.sqlite" -o "$T/o"
+	rc=$?
+	[ $rc -eq 1 ] && ok || bad "quadratic SQLite export: exit $rc, want 1"
+	steps=$(( (100000000 + 64 * size) / 1000000 ))
+	echo "$T/quad.sqlite: error: table 'CUPTI_ACTIVITY_KIND_MEMCPY': stopped after $steps million SQLite steps, far more than a $size-byte profiler export needs (a crafted database?)" >"$T/want"
+	same "$T/want" "$T/err" "quadratic SQLite export"
+	[ ! -e "$T/o" ] && ok || bad "quadratic SQLite export: output left behind"
+	echo "quadratic SQLite export ($size bytes): stopped, peak RSS $(cat "$T/rss") KB"
+else
+	skipped "sqlite3 command not installed: the SQLite step budget is not checked"
+fi
+
+# --- gzip bombs: 512 MiB of blanks in 32 members of 16 MiB (about 520 KB) ---
+# Each was held whole (10 GiB of blanks: 10.5 GB of memory). Now a Kineto
+# trace is streamed with at most 16 MiB in its header or in one event, and a
+# file loaded whole stops past 64 MiB at 100 times its compressed size. Peak
+# RSS is printed, and must stay below half the inflated size (256 MiB).
+head -c 16777216 /dev/zero | tr '\0' ' ' | gzip -9 >"$T/blanks.gz"
+bomb() { # NAME PREFIX SUFFIX: PREFIX, 512 MiB of blanks, SUFFIX, as gzip members
+	{
+		printf '%s' "$2" | gzip
+		for i in $(seq 32); do cat "$T/blanks.gz"; done
+		printf '%s' "$3" | gzip
+	} >"$T/$1"
+}
+bomb only-blanks.json.gz '' ''
+bomb blank-header.json.gz '{' '"traceEvents": []}'
+bomb blank-array.json.gz '{"traceEvents": [' ']}'
+bomb blank-event.json.gz '{"traceEvents": [{"ph": "X", "cat": "kernel", ' '"name": "k", "ts": 1, "dur": 2}]}'
+bomb blank-tail.json.gz '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2}]' '}'
+bomb blank-csv.csv.gz '' "$(cat $B/nvprof-nan.csv)"
+size=$(stat -c %s "$T/blank-csv.csv.gz")
+cat >"$T/bomb-want" <<WANT
+only-blanks.json.gz: error: only whitespace (536870912 bytes after inflating gzip)
+blank-header.json.gz: error: more than 16 MiB of JSON outside 'traceEvents' (by byte 17825792); refused to bound memory
+blank-array.json.gz: error: more than 16 MiB in one element of 'traceEvents' from byte 16 (an event this large, or blanks); refused to bound memory
+blank-event.json.gz: error: more than 16 MiB in one element of 'traceEvents' from byte 16 (an event this large, or blanks); refused to bound memory
+blank-tail.json.gz: error: more than 16 MiB of JSON outside 'traceEvents' (by byte 17825792); refused to bound memory
+blank-csv.csv.gz: error: gzip data inflates more than 100 times ($size bytes to 83886080 so far); refused as a gzip bomb
+WANT
+while read -r want; do
+	f=${want%%:*}
+	rm -rf "$T/o"
+	(cd "$T" && rss "$P" build -q "$f" -o o)
+	rc=$?
+	[ $rc -eq 1 ] && ok || bad "$f: exit $rc, want 1"
+	[ "$(cat "$T/err")" = "$want" ] && ok || bad "$f: message '$(cat "$T/err")', want '$want'"
+	[ ! -e "$T/o" ] && ok || bad "$f: output left behind"
+	kb=$(cat "$T/rss")
+	echo "gzip bomb $f: 512 MiB inflated, peak RSS $kb KB"
+	{ [ "$kb" = "?" ] || [ "$kb" -lt 262144 ]; } && ok || bad "$f: peak RSS $kb KB, not below 256 MiB"
+done <"$T/bomb-want"
+
+# --- file names reach the terminal escaped (progress lines and messages) ---
+# A newline in a file's name forged "perfstudy: wrote index.html.json"; an
+# invalid UTF-8 byte (0x9b, CSI to some terminals) went out raw.
+mkdir -p "$T/names"
+bad_name=$(printf 'x\nperfstudy: wrote index.html\233.json')
+echo garbage >"$T/names/$bad_name"
+rm -rf "$T/o"
+(cd "$T/names" && "$P" build "$bad_name" -o "$T/o") 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && ok || bad "file name with a newline: exit $rc, want 1"
+printf '%s\n' 'perfstudy: reading x\nperfstudy: wrote index.html\x9b.json (8 B)' \
+	'x\nperfstudy: wrote index.html\x9b.json: error: unknown format: not a Kineto JSON trace (first byte 0x67)' >"$T/want"
+same "$T/want" "$T/err" "file name with a newline"
+
+# --- manifest checking in time linear in its runs ---
+# 100,000 runs, the last one repeating the first's id: the duplicate check
+# compared each run with every earlier one (21.7 s; here the old binary took
+# over a minute). The CPU time is printed; `ulimit -t 30` only stops a
+# quadratic check from running on (this one takes about a second).
+mkdir -p "$T/many"
+echo '{"traceEvents": []}' >"$T/many/t.json"
+{
+	echo 'title: many runs'
+	echo 'runs:'
+	seq 0 99999 | awk '{ print "  - id: r" $1; print "    traces: t.json" }'
+	echo '  - id: r0'
+	echo '    traces: t.json'
+} >"$T/many/m.yaml"
+rm -rf "$T/o"
+timed=; [ -x /usr/bin/time ] && timed="/usr/bin/time -f %U_s_CPU,_peak_RSS_%M_KB -o $T/cpu"
+echo "(no GNU time)" >"$T/cpu"
+$timed bash -c 'ulimit -t 30; exec "$0" build -q "$1" -o "$2"' "$P" "$T/many/m.yaml" "$T/o" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && ok || bad "100,000 runs: exit $rc, want 1"
+echo "$T/many/m.yaml:200003:9: error: duplicate run id 'r0' (first at 3:9)" >"$T/want"
+same "$T/want" "$T/err" "100,000 runs"
+echo "manifest of 100,000 runs checked: $(tail -n 1 "$T/cpu" | tr _ ' ')"
+
+finish
