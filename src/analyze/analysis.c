@@ -15,6 +15,7 @@
 static const struct analysis_def registry[] = {
 	{"basic", analysis_basic},
 	{"step_stats", analysis_step_stats},
+	{"profiler_overhead", analysis_profiler_overhead}, /* before scaling and models: their log_ columns */
 	{"temporal", analysis_temporal},
 	{"hta_idle", analysis_hta_idle},
 	{"step_breakdown", analysis_step_breakdown},

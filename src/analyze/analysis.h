@@ -81,6 +81,7 @@ struct table *result_table(const struct analysis_result *r, const char *name);
 
 /* The analyses, each in its own file. */
 int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out);
+int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_models(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Consistency of the inputs: empty traces, missing ranks, disagreeing clocks (checks.c). */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "analyze/profiled.h"
 #include "analyze/stats.h"
 #include "analyze/stepstats.h"
 #include "analyze/verdict.h"
@@ -557,19 +558,10 @@ static int stage_state(sqlite3 *db, const char *exp, int64_t build, const struct
 		"INSERT INTO temp.h_steps SELECT ?1, ?2, r.run, 'steps', max(s.dur_ns) FROM steps s"
 		" JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
 		" GROUP BY r.run, s.step",
-		/*
-		 * The unprofiled iterations of the run's training log: not the
-		 * start-up (1-2), nor the profiler's window: ProfilerStep#N is
-		 * iteration N + 1, its warm-up the two before the first profiled
-		 * step and the trace's export the one after the last.
-		 */
+		/* the unprofiled iterations of the run's training log (profiled.h) */
 		"INSERT INTO temp.h_steps SELECT ?1, ?2, r.run, 'log', i.elapsed_ns FROM iterations i"
 		" JOIN traces t ON t.id = i.trace_id JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
-		" AND i.iteration >= 3 AND i.elapsed_ns > 0 AND NOT i.iteration BETWEEN"
-		" coalesce((SELECT min(s.step) FROM steps s JOIN traces u ON u.id = s.trace_id WHERE u.run_id = r.id),"
-		" 1000000000) - 1 AND"
-		" coalesce((SELECT max(s.step) FROM steps s JOIN traces u ON u.id = s.trace_id WHERE u.run_id = r.id),"
-		" -1000000000) + 2",
+		" AND " SQL_UNPROFILED_ITERATION,
 	};
 	for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++) {
 		sqlite3_stmt *q;

@@ -25,6 +25,7 @@
 #include "analyze/analysis.h"
 #include "analyze/estimate.h"
 #include "analyze/models.h"
+#include "analyze/profiled.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -82,19 +83,20 @@ static int query_facts(sqlite3 *db, const char *exp, const char *run, struct run
 	f->logged_tflops = -1;
 	/*
 	 * GPUs as in runs.csv; the mean ProfilerStep of all ranks; the log's
-	 * iterations after the first (which carries start-up costs); the first
-	 * device its traces name, else the experiment's nvidia-smi GPU.
+	 * unprofiled iterations (profiled.h: no start-up, none the profiler
+	 * slowed; the caller takes their median from profiler_overhead.csv); the
+	 * first device its traces name, else the experiment's nvidia-smi GPU.
 	 */
 	static const char sql[] =
 		"SELECT coalesce(r.gpus, (SELECT max(world_size) FROM traces t WHERE t.run_id = r.id),"
 		"   (SELECT count(*) FROM traces t WHERE t.run_id = r.id AND t.rank IS NOT NULL)),"
 		" (SELECT avg(s.dur_ns) FROM steps s JOIN traces t ON t.id = s.trace_id WHERE t.run_id = r.id),"
 		" (SELECT avg(i.elapsed_ns) FROM iterations i JOIN traces t ON t.id = i.trace_id"
-		"   WHERE t.run_id = r.id AND i.iteration > 1 AND i.elapsed_ns IS NOT NULL),"
+		"   WHERE t.run_id = r.id AND " SQL_UNPROFILED_ITERATION "),"
 		" (SELECT avg(i.tflops_per_gpu) FROM iterations i JOIN traces t ON t.id = i.trace_id"
-		"   WHERE t.run_id = r.id AND i.iteration > 1),"
+		"   WHERE t.run_id = r.id AND " SQL_UNPROFILED_ITERATION "),"
 		" (SELECT count(*) FROM iterations i JOIN traces t ON t.id = i.trace_id"
-		"   WHERE t.run_id = r.id AND i.iteration > 1 AND i.elapsed_ns IS NOT NULL),"
+		"   WHERE t.run_id = r.id AND " SQL_UNPROFILED_ITERATION "),"
 		" coalesce((SELECT d.name FROM devices d JOIN traces t ON t.id = d.trace_id WHERE t.run_id = r.id"
 		"   ORDER BY t.file_index LIMIT 1),"
 		"   (SELECT h.product FROM gpu_hardware h WHERE h.experiment = r.experiment ORDER BY h.gpu LIMIT 1)),"
@@ -380,6 +382,12 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 			ret = -1;
 			break;
 		}
+		/* The log's step: the median of its unprofiled iterations, as profiler_overhead.csv and scaling.csv. */
+		const struct table *ot = result_table(out, "profiler_overhead");
+		int cu = ot ? table_col_index(ot, "unprofiled_median_us") : -1;
+		for (size_t k = 0; cu >= 0 && f.step_source && !strcmp(f.step_source, "log") && k < ot->nrows; k++)
+			if (!strcmp(table_cell(ot, k, 0)->v.text, r->id) && !table_cell(ot, k, (size_t)cu)->null)
+				f.step_s = (double)table_cell(ot, k, (size_t)cu)->v.i / 1e9;
 		int p = r->gpus > 0 ? r->gpus : f.gpus, tp = tp_of(r), z = models_zero_stage(r);
 		int dp = p > 0 ? (p / tp > 0 ? p / tp : 1) : 1;
 		int64_t P = est_params_as(&em, tp);
@@ -533,14 +541,16 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		"params_layers: l times one layer's parameters, no embeddings (needs no vocabulary). vocab_used: "
 		"the vocabulary of the embedding and the logit layer of flops_per_step (Megatron's padded one).");
 	result_add_method(out, "utilization.csv",
-		"step_us: the manifest's measured iteration_ms, else the mean elapsed time per iteration of the "
-		"run's training log over all iterations but the first (which carries start-up costs), else the mean "
-		"ProfilerStep#N duration of its traces. The log comes before the traces because its iterations are "
-		"not profiled: TFLOP/s should describe training as it runs, and the profiler slows the steps it "
-		"records (scaling.csv times those profiled steps, for the reason its Methods give). "
+		"step_us: the manifest's measured iteration_ms, else the median elapsed time per iteration of the "
+		"run's training log over its unprofiled iterations (profiler_overhead.csv: from the third on, "
+		"without the profiler's warm-up, profiled and export iterations), else the mean ProfilerStep#N "
+		"duration of its traces. The log comes before the traces because only its unprofiled iterations "
+		"time training as it runs: the profiler slows the steps it records, by 1.04x to 2.10x in the H200 "
+		"example (profiler_overhead.csv; scaling.csv times the profiled steps, for the reason its Methods "
+		"give, and gives the log's speedup beside them). "
 		"achieved_tflops_per_gpu: flops_per_step (estimates.csv) / "
 		"step time / GPUs. logged_tflops_per_gpu: the log's own throughput per GPU, averaged over the same "
-		"iterations, or the manifest's measured tflops_per_gpu. peak_tflops: hardware.peak_tflops when "
+		"unprofiled iterations, or the manifest's measured tflops_per_gpu. peak_tflops: hardware.peak_tflops when "
 		"given, else the dense (no sparsity) peak of the GPU named by the traces' deviceProperties or "
 		"nvidia-smi at the model's precision, from NVIDIA's datasheets: V100 SXM2 15.7 fp32 / 125 fp16, "
 		"V100 PCIe 14 / 112, A100 19.5 fp32 / 156 tf32 / 312 fp16 and bf16, H100 SXM and H200 67 / 494.5 / "

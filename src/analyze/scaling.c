@@ -56,6 +56,7 @@ struct srun {
 	double kernel_sum;         /* ns of compute kernels not under communication (dispatch.csv compute_us) */
 	double step, sps;          /* median step ns; samples/s; 0: unknown */
 	double speedup, pred;      /* NaN: none */
+	double log_step;           /* ns: the median of the training log's unprofiled iterations; 0: none */
 	struct srun *base, *pbase;
 };
 
@@ -360,10 +361,18 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 	size_t n;
 	struct srun *rs = load_runs(ctx, out, &n);
 	choose_bases(out, rs, n);
+	/* The unprofiled iterations' medians (profiler_overhead.csv, which runs before). */
+	const struct table *ot = result_table(out, "profiler_overhead");
+	int cu = ot ? table_col_index(ot, "unprofiled_median_us") : -1;
+	for (size_t row = 0; cu >= 0 && row < ot->nrows; row++)
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(rs[i].run, table_cell(ot, row, 0)->v.text) && !table_cell(ot, row, (size_t)cu)->null)
+				rs[i].log_step = (double)table_cell(ot, row, (size_t)cu)->v.i;
 	struct table *t = table_new("scaling", "Speedup across runs of the same model and strategy, measured and predicted",
 				    "run:text,gpus:int,strategy:text,step_us:us,samples_per_s:real,comm_us:us,"
 				    "comm_share:frac,baseline:text,speedup:real,efficiency:real,prediction_base:text,"
-				    "comm_efficiency:real,predicted_speedup:real");
+				    "comm_efficiency:real,predicted_speedup:real,log_step_us:us,log_speedup:real,"
+				    "log_efficiency:real");
 	int noted = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct srun *r = &rs[i];
@@ -381,11 +390,32 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 		table_set_real(t, row, 4, r->sps);
 		table_set_ns(t, row, 5, llround(r->comm_sum / (double)r->ndurs));
 		table_set_real(t, row, 6, r->comm_sum / r->step_sum);
+		if (r->log_step > 0)
+			table_set_ns(t, row, 13, (int64_t)r->log_step);
 		if (!r->base)
 			continue;
 		table_set_text(t, row, 7, r->base->run);
 		table_set_real(t, row, 8, r->speedup);
-		table_set_real(t, row, 9, r->speedup / ((double)r->gpus / (double)r->base->gpus));
+		double nx = (double)r->gpus / (double)r->base->gpus, eff = r->speedup / nx;
+		table_set_real(t, row, 9, eff);
+		/* The same speedup on the training log's unprofiled iterations: the training, not the profiler. */
+		double log_eff = NAN;
+		if (r->log_step > 0 && r->base->log_step > 0) {
+			double sp = ((double)(r->dp * r->batch) / r->log_step) /
+				    ((double)(r->base->dp * r->base->batch) / r->base->log_step);
+			log_eff = sp / nx;
+			table_set_real(t, row, 14, sp);
+			table_set_real(t, row, 15, log_eff);
+		}
+		/* Sanity: more than linear scaling is a measurement problem until shown otherwise. */
+		if (r->base != r && (eff > 1.0 || log_eff > 1.0))
+			result_add_note(out, "scaling.csv: run %s scales past 100 %% against %s (efficiency %.0f %% on "
+					"profiled steps%s%.0f %%%s): more than linear is not plausible for data "
+					"parallelism; the likely cause is a baseline slower than its training (profiler "
+					"overhead, profiler_overhead.csv), a host-bound baseline, or different work per "
+					"step", r->run, r->base->run, eff * 100, isnan(log_eff) ? "" : ", ",
+					isnan(log_eff) ? 0.0 : log_eff * 100, isnan(log_eff) ? "" : " on the log's unprofiled "
+					"iterations");
 		if (r->pbase)
 			table_set_text(t, row, 10, r->pbase->run);
 		if (!isnan(r->pred)) {
@@ -470,7 +500,11 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 		"(utilization.csv uses the log): the prediction needs the communication share of the very steps "
 		"it times, which only the trace has, and the profiler slows the steps it records (bert-2gpu-ddp "
 		"of the H200 example: 134.2 ms profiled, 75.1 ms in the log), so speedups here compare profiled "
-		"steps with profiled steps.");
+		"steps with profiled steps. log_step_us: the median of the run's training log's unprofiled "
+		"iterations (profiler_overhead.csv); log_speedup = S_log(n) / S_log(g) and log_efficiency = "
+		"log_speedup / (n / g) with S_log = dp x per-GPU batch / log_step_us: the training's speedup, "
+		"which the profiler does not distort; empty without a log on both sides. An efficiency over 100 % "
+		"on either is flagged in the notes.");
 	result_add_method(out, "speedup_error.csv",
 		"Per model and strategy, and over all runs (model 'all'), the mean squared error (1/k) sum "
 		"(predicted_speedup - speedup)^2 over the k runs of scaling.csv with a prediction, as Cheng et al. "

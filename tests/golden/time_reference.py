@@ -15,6 +15,7 @@ model taken from RUN's prefix before the first '-' (gpt2-1gpu -> gpt2).
 import bisect
 import csv
 import os
+import re
 import io
 import sys
 from decimal import Decimal, ROUND_HALF_UP
@@ -106,6 +107,7 @@ class Rank:
 
 
 RUN_INFO = {}  # run -> (gpus, per-GPU batch), from 'run:gpus:batch=files' arguments
+RUN_LOG = {}   # run -> its training log, rank0.log beside its first trace, when there is one
 
 
 def runs_of(argv):
@@ -115,6 +117,9 @@ def runs_of(argv):
         if ':' in run:
             run, g, b = run.split(':')
             RUN_INFO[run] = (int(g), int(b))
+        log = os.path.join(os.path.dirname(files.split(',')[0]), 'rank0.log')
+        if os.path.exists(log):
+            RUN_LOG[run] = log
         out.append((run, [(r, Rank(doc)) for r, doc in ranks_of(files.split(','))]))
     return out
 
@@ -381,7 +386,8 @@ def scaling(runs, w):
     gpus x batch / (step(m) x ((1 - share(m)) + share(m) / eff)); predicted speedup = that
     over S(g). Also writes the mean squared error table (speedup_error.csv)."""
     w.writerow(['run', 'gpus', 'strategy', 'step_us', 'samples_per_s', 'comm_us', 'comm_share', 'baseline',
-                'speedup', 'efficiency', 'prediction_base', 'comm_efficiency', 'predicted_speedup'])
+                'speedup', 'efficiency', 'prediction_base', 'comm_efficiency', 'predicted_speedup',
+                'log_step_us', 'log_speedup', 'log_efficiency'])
     info = {}
     for run, ranks in runs:
         durs, comm = [], 0
@@ -396,7 +402,8 @@ def scaling(runs, w):
         g, b = RUN_INFO[run]
         strategy = run.split('gpu-')[1] if 'gpu-' in run else 'single'
         info[run] = dict(g=g, b=b, med=med, sps=float(g * b) * 1e9 / med, comm=comm / n,
-                         share=comm / sum(durs), strategy=strategy, model=run.split('-')[0])
+                         share=comm / sum(durs), strategy=strategy, model=run.split('-')[0],
+                         log=unprofiled_median_ns(run, [st[2] for st in ranks[0][1].steps]))
     errs = []
     for run, _ in runs:
         r = info[run]
@@ -416,7 +423,11 @@ def scaling(runs, w):
                     c['strategy'] == r['strategy'] and c['b'] == r['b'] and (pbase is None or c['g'] < info[pbase]['g']):
                 pbase = r2
         row = [run, r['g'], r['strategy'], us(r['med']), '%.6g' % r['sps'], us(int(r['comm'] + 0.5)),
-               '%.6f' % r['share'], base, '%.6g' % speedup, '%.6g' % eff, pbase or '', '', '']
+               '%.6f' % r['share'], base, '%.6g' % speedup, '%.6g' % eff, pbase or '', '', '',
+               us(r['log']) if r['log'] else '', '', '']
+        if r['log'] and bi['log']:
+            ls = (r['g'] * r['b'] / r['log']) / (bi['g'] * bi['b'] / bi['log'])
+            row[14], row[15] = '%.6g' % ls, '%.6g' % (ls / (float(r['g']) / float(bi['g'])))
         if pbase and r['comm'] > 0:
             m = info[pbase]
             ce = m['comm'] / r['comm']
@@ -424,6 +435,11 @@ def scaling(runs, w):
             row[11], row[12] = '%.6g' % ce, '%.6g' % pred
             errs.append((r['model'], r['strategy'], pred, speedup))
         w.writerow(row)
+    _write_errs(errs)
+
+
+def _write_errs(errs):
+    """speedup_error.csv: the mean squared error of the predictions per model and strategy, and over all."""
     with open(os.path.join(OUTDIR, 'speedup_error.csv'), 'w', newline='') as f:
         e = csv.writer(f, lineterminator='\n')
         e.writerow(['model', 'strategy', 'runs', 'mse'])
@@ -438,6 +454,29 @@ def scaling(runs, w):
         if errs:
             v = [(p - s) ** 2 for _, _, p, s in errs]
             e.writerow(['all', '', len(v), '%.6g' % (sum(v) / len(v))])
+
+
+def unprofiled_median_ns(run, ns):
+    """The median (ns, halves up) of the run's training log's unprofiled iterations: from the
+    third on, outside [lo - 1, hi + 2] where lo, hi are the smallest and largest N of its
+    ProfilerStep#N (ProfilerStep#N is iteration N + 1; two warm-up iterations before, the
+    export after); ns: the N of the run's ProfilerStep#N. None without a log."""
+    log = RUN_LOG.get(run)
+    if not log:
+        return None
+    lo, hi = (min(ns), max(ns)) if ns else (10 ** 9, -10 ** 9)
+    v = []
+    for line in open(log):
+        m = re.search(r'iteration\s+(\d+)/\s*\d+ .*?elapsed time per iteration \(ms\): ([0-9.]+)', line)
+        if m:
+            it = int(m.group(1))
+            if it >= 3 and not lo - 1 <= it <= hi + 2:
+                v.append(round(float(m.group(2)) * 1e6))
+    if not v:
+        return None
+    v.sort()
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2] + 1) // 2
 
 
 OUTDIR = '.'

@@ -1,0 +1,106 @@
+#!/bin/bash
+# t_overhead.sh: profiler_overhead.csv and scaling.csv's log_ columns against
+# tests/golden/log_medians.py, which reads the raw training logs (not
+# perfstudy): the medians of the unprofiled iterations (9 to the end: the
+# generators profile iterations 5-7 = ProfilerStep#4..6) and of the
+# profiled ones, and their ratio. Then a study whose log says a 2-GPU run
+# trains 2.5x faster per GPU than its 1-GPU baseline: the efficiency over
+# 100 % is flagged.
+. "$(dirname "$0")/lib.sh"
+command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
+
+# check DIR EXPDIR RUN=LOG...: each run's row of DIR/EXPDIR/data/profiler_overhead.csv equals log_medians.py on LOG.
+check() {
+	local csv=$1/$2/data/profiler_overhead.csv
+	shift 2
+	[ -s "$csv" ] && ok || { bad "no $csv"; return; }
+	python3 - "$csv" "$@" <<'PY' && ok || bad "profiler_overhead.csv disagrees with log_medians.py"
+import csv, sys
+sys.path.insert(0, "tests/golden")
+import log_medians as L
+rows = {r["run"]: r for r in csv.DictReader(open(sys.argv[1]))}
+bad = 0
+for arg in sys.argv[2:]:
+    run, log = arg.split("=", 1)
+    it, unprof, prof = L.summary(log)
+    r = rows[run]
+    want = {"unprofiled": len(unprof), "log_profiled": len(prof),
+            "unprofiled_median_us": "%.3f" % (L.median(unprof) * 1000),
+            "log_profiled_median_us": "%.3f" % (L.median(prof) * 1000),
+            "overhead": "%.6g" % (L.median(prof) / L.median(unprof))}
+    for k, v in want.items():
+        if str(v) != r[k]:
+            print("%s %s: perfstudy %s, log_medians.py %s" % (run, k, r[k], v), file=sys.stderr)
+            bad = 1
+    print("  %s: overhead %s (log_medians.py %s), unprofiled %s us" % (run, r["overhead"], want["overhead"], r["unprofiled_median_us"]))
+sys.exit(bad)
+PY
+}
+
+# The bundled H200 study (its logs profile iterations 5-7 of 20).
+example_h200 "$T/h200" 2> "$T/err" || bad "h200 build: $(cat "$T/err")"
+E=experiments/h200/traces
+args=()
+for m in gpt2:gpt2-124m bert:bert-base; do
+	for r in 1gpu 2gpu-ddp 2gpu-zero1 4gpu-ddp 4gpu-zero1; do
+		args+=("${m%%:*}-$r=$E/${m#*:}/$r/rank0.log")
+	done
+done
+check "$T/h200" h200 "${args[@]}"
+# scaling.csv's log_speedup: gpt2-2gpu-zero1 against gpt2-1gpu, by hand from
+# log_medians.py's medians: (2 x 8 / 65.80 ms) / (8 / 62.10 ms) = 1.88754.
+grep -q '^gpt2-2gpu-zero1,.*,65800.000,1.88754,0.943769$' "$T/h200/h200/data/scaling.csv" && ok ||
+	bad "scaling.csv: gpt2-2gpu-zero1's log columns: $(grep '^gpt2-2gpu-zero1' "$T/h200/h200/data/scaling.csv")"
+grep -q 'profiling slowed run gpt2-2gpu-zero1 by 1.48x' "$T/h200/h200/index.html" && ok || bad "no note on gpt2-2gpu-zero1's overhead"
+
+# The 4 x H100 reruns (30 iterations).
+H=$PWD/experiments/h100x4/traces
+if [ -d "$H" ]; then
+	mkdir -p "$T/x"
+	{
+		printf 'version: 1\nid: x\ntitle: H100 runs\nruns:\n'
+		for r in gpt2-1gpu gpt2-4gpu-ddp gpt2-4gpu-ddp-host2 small-4gpu-ddp; do
+			printf '  - id: %s\n    traces: %s/%s/rank*.pt.trace.json.gz\n    inputs: %s/%s/rank0.log\n' "$r" "$H" "$r" "$H" "$r"
+		done
+	} > "$T/x/study.yaml"
+	$PERFSTUDY build -q "$T/x/study.yaml" -o "$T/xo" 2> "$T/err" || bad "h100x4 build: $(cat "$T/err")"
+	check "$T/xo" x gpt2-1gpu=$H/gpt2-1gpu/rank0.log gpt2-4gpu-ddp=$H/gpt2-4gpu-ddp/rank0.log \
+		gpt2-4gpu-ddp-host2=$H/gpt2-4gpu-ddp-host2/rank0.log small-4gpu-ddp=$H/small-4gpu-ddp/rank0.log
+else
+	skipped "experiments/h100x4 missing"
+fi
+
+# More than linear: two one-rank runs of the same hand-written trace, the
+# 2-GPU one's log 2.5x faster per sample (8 samples in 1000 ms against 16
+# in 400 ms: speedup 5, efficiency 250 %).
+mkdir -p "$T/s"
+cp tests/data/history/d1.json "$T/s/a.json"
+cp tests/data/history/d1.json "$T/s/b.json"
+for x in a:1000.0 b:400.0; do
+	for i in $(seq 1 20); do
+		printf ' iteration %8d/%8d | consumed samples: %12d | elapsed time per iteration (ms): %s | throughput per GPU (TFLOP/s/GPU): 1.0 | learning rate: 1.000000E-04 | global batch size: %5d | lm loss: 1.000000E+01 | loss scale: 1.0 | number of skipped iterations:   0 | number of nan iterations:   0 |\n' \
+			"$i" 20 $((i * 8)) "${x#*:}" 8
+	done > "$T/s/${x%%:*}.log"
+done
+cat > "$T/s/study.yaml" <<'YAML'
+version: 1
+id: sup
+title: Superlinear
+model: { name: M }
+runs:
+  - id: one
+    gpus: 1
+    batch: 8
+    traces: [a.json]
+    inputs: [a.log]
+  - id: two
+    gpus: 2
+    batch: 8
+    strategy: ddp
+    traces: [b.json]
+    inputs: [b.log]
+YAML
+$PERFSTUDY build -q "$T/s/study.yaml" -o "$T/so" 2> "$T/err" || bad "superlinear build: $(cat "$T/err")"
+grep -q '^two,.*,400000.000,5,2.5$' "$T/so/sup/data/scaling.csv" && ok || bad "superlinear scaling.csv: $(cat "$T/so/sup/data/scaling.csv")"
+grep -q 'scaling.csv: run two scales past 100 % against one' "$T/so/sup/index.html" && ok || bad "no note on the efficiency over 100 %"
+finish
