@@ -312,8 +312,11 @@ int build_run(const struct build_options *o)
 	timing_add(TIME_INGEST, timing_now() - t_start);
 	if (analyze_and_assemble(&b) < 0 || swap_in(&b) < 0)
 		goto out;
-	if (!o->quiet)
-		fprintf(stderr, "perfstudy: wrote %s/index.html\n", b.outdir);
+	if (!o->quiet) {
+		char *esc = diag_escape(b.outdir);
+		fprintf(stderr, "perfstudy: wrote %s/index.html\n", esc);
+		free(esc);
+	}
 	timing_print(timing_now() - t_start);
 	ret = 0;
 out:

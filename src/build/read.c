@@ -263,8 +263,11 @@ static int ingest_inputs(struct store *s, int64_t run_id, const struct manifest_
 		if (tid < 0)
 			return -1;
 		store_sink(s, tid, &sink);
-		if (!quiet)
-			fprintf(stderr, "perfstudy: reading %s\n", path);
+		if (!quiet) {
+			char *esc = diag_escape(path); /* a file name never reaches the terminal raw */
+			fprintf(stderr, "perfstudy: reading %s\n", esc);
+			free(esc);
+		}
 		if (ingest_file(path, &sink, &counts, &format, &meta) < 0) {
 			store_rollback(s);
 			return -1;
@@ -294,8 +297,11 @@ static int ingest_hardware(struct store *s, const char *exp, const char *path, i
 	struct ingest_counts counts;
 	const char *format;
 	store_sink_experiment(s, exp, path, &sink);
-	if (!quiet)
-		fprintf(stderr, "perfstudy: reading %s\n", path);
+	if (!quiet) {
+		char *esc = diag_escape(path); /* a file name never reaches the terminal raw */
+		fprintf(stderr, "perfstudy: reading %s\n", esc);
+		free(esc);
+	}
 	if (store_begin(s) < 0)
 		return -1;
 	if (ingest_file(path, &sink, &counts, &format, NULL) < 0) {

@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -63,8 +64,10 @@ int cmd_inspect(int argc, char **argv)
 			continue;
 		if (c.unused) {
 			/* Recognised, but nothing in it is used: say what it is; not an error. */
-			printf("%s: %s, %" PRId64 " records, nothing perfstudy uses: %s\n", argv[i], format, c.events,
+			char *esc = diag_escape(argv[i]);
+			printf("%s: %s, %" PRId64 " records, nothing perfstudy uses: %s\n", esc, format, c.events,
 			       c.unused);
+			free(esc);
 			continue;
 		}
 		struct buf line;
@@ -98,7 +101,10 @@ int cmd_inspect(int argc, char **argv)
 			buf_adds(&line, ", no GPU activity");
 		if (c.skipped)
 			buf_printf(&line, ", %" PRId64 " malformed events skipped", c.skipped);
-		puts(line.data);
+		/* names from the input (the file's, its device's) never reach the terminal raw */
+		char *esc = diag_escape(line.data);
+		puts(esc);
+		free(esc);
 		buf_release(&line);
 	}
 	return diag_exit_code();

@@ -137,6 +137,16 @@ rc=$?
 printf '%s\n' 'perfstudy: reading x\nperfstudy: wrote index.html\x9b.json (8 B)' \
 	'x\nperfstudy: wrote index.html\x9b.json: error: unknown format: not a Kineto JSON trace (first byte 0x67)' >"$T/want"
 same "$T/want" "$T/err" "file name with a newline"
+# The same name through a manifest ("reading" line) and through inspect (stdout).
+cp tests/data/history/d1.json "$T/names/$bad_name"
+printf 'version: 1\nid: n\ntitle: names\nruns:\n  - id: r\n    traces: ["x*.json"]\n' >"$T/names/study.yaml"
+rm -rf "$T/o"
+"$P" build "$T/names/study.yaml" -o "$T/o" 2>"$T/err"
+grep -q '^perfstudy: reading .*/names/x\\nperfstudy: wrote index.html\\x9b.json (2.5 kB)$' "$T/err" && ! grep -q $'\x9b' "$T/err" &&
+	[ "$(grep -c '^perfstudy: wrote ' "$T/err")" -eq 1 ] && ok || bad "manifest build: a name reached stderr raw: $(cat -v "$T/err")"
+"$P" inspect "$T/names/$bad_name" >"$T/out" 2>&1
+[ "$(wc -l <"$T/out")" -eq 1 ] && grep -q 'x\\nperfstudy: wrote index.html\\x9b.json: kineto' "$T/out" && ok ||
+	bad "inspect: a name reached stdout raw: $(cat -v "$T/out")"
 
 # --- manifest checking in time linear in its runs ---
 # 100,000 runs, the last one repeating the first's id: the duplicate check
