@@ -18,6 +18,11 @@
  *               mean step (ranks.csv), per step and as a share.
  *   straggler-windows  what that rank's GPU did in the windows before it
  *               arrived last (stragglers.csv).
+ *   cause       the first row of straggler_causes.csv for that rank: the
+ *               region (and operator or kernel) it spends the most extra
+ *               time in against the median rank, on the side that made it
+ *               late (straggler_side), with the other ranks' wait for it;
+ *               extra GPU work of a host-bound straggler is said to hide.
  *   comm-skew   only without matched collectives: the ranks' mean shares
  *               of the step inside collective kernels (ranks.csv comm_us /
  *               step_us) differ by at least SKEW_MIN; a collective's
@@ -371,6 +376,107 @@ static double mean_step(const struct table *rk, const char *run, int rank, size_
 	return n ? sum / (double)n : NAN;
 }
 
+/* The row of straggler_causes.csv for run, rank, where and region with an empty name (the region), or -1. */
+static long region_row(const struct table *t, const char *run, int rank, const char *where, const char *region)
+{
+	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), creg = col(t, "region"),
+	    cn = col(t, "name");
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rr = text(t, r, crun), *w = text(t, r, cw), *g = text(t, r, creg), *n = text(t, r, cn);
+		if (rr && !strcmp(rr, run) && num(t, r, crank) == rank && w && !strcmp(w, where) && g &&
+		    !strcmp(g, region) && (!n || !*n))
+			return (long)r;
+	}
+	return -1;
+}
+
+/* The first row after region row ro with a name in the same where and region, or -1. */
+static long top_name_row(const struct table *t, const char *run, int rank, const char *where, const char *region)
+{
+	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), creg = col(t, "region"),
+	    cn = col(t, "name");
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rr = text(t, r, crun), *w = text(t, r, cw), *g = text(t, r, creg), *n = text(t, r, cn);
+		if (rr && !strcmp(rr, run) && num(t, r, crank) == rank && w && !strcmp(w, where) && g &&
+		    !strcmp(g, region) && n && *n)
+			return (long)r;
+	}
+	return -1;
+}
+
+/* The smallest excess (ms per step) worth naming: less is the ranks' natural spread. */
+#define CAUSE_MIN_MS 1.0
+
+/*
+ * cause: what the straggler does more than the other ranks
+ * (straggler_causes.csv, its first row: the side that made it late, the
+ * largest excess), in words, with the range of the other ranks' waits for
+ * it per step (wmin .. wmax ms).
+ */
+static void rule_cause(struct findings *f, const struct analysis_result *res, const char *run, int straggler,
+		       double wmin, double wmax)
+{
+	const struct table *t = result_table(res, "straggler_causes");
+	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), creg = col(t, "region"),
+	    cn = col(t, "name"), ce = col(t, "excess_us_per_step"), cm = col(t, "us_per_step"),
+	    co = col(t, "other_us_per_step"), cc = col(t, "calls"), coc = col(t, "other_calls");
+	if (!t || crun < 0 || crank < 0 || cw < 0 || creg < 0 || cn < 0 || ce < 0 || cm < 0 || co < 0 || cc < 0 ||
+	    coc < 0)
+		return;
+	long first = -1;
+	for (size_t r = 0; r < t->nrows && first < 0; r++)
+		if (text(t, r, crun) && !strcmp(text(t, r, crun), run) && num(t, r, crank) == straggler)
+			first = (long)r;
+	if (first < 0 || num(t, (size_t)first, ce) / 1000 < CAUSE_MIN_MS)
+		return;
+	const char *where = text(t, (size_t)first, cw), *region = text(t, (size_t)first, creg);
+	const char *fname = text(t, (size_t)first, cn);
+	long reg = fname && *fname ? region_row(t, run, straggler, where, region) : first;
+	long name = fname && *fname ? first : top_name_row(t, run, straggler, where, region);
+	long lead = reg >= 0 ? reg : first;
+	double busy, idle;
+	straggler_side(res, run, straggler, &busy, &idle);
+	int gpu = !strcmp(where, "gpu");
+	buf_printf(&f->s, "%s rank %d spends %.1f ms more per step than the median rank on its %s in %s (%.1f vs %.1f ms)",
+		   run, straggler, num(t, (size_t)lead, ce) / 1000, gpu ? "GPU" : "host", region,
+		   num(t, (size_t)lead, cm) / 1000, num(t, (size_t)lead, co) / 1000);
+	if (name >= 0 && num(t, (size_t)name, ce) / 1000 >= CAUSE_MIN_MS) {
+		double oc = num(t, (size_t)name, coc);
+		buf_printf(&f->s, ", %.1f ms of it in %s %s (%.0f calls", num(t, (size_t)name, ce) / 1000,
+			   gpu ? "kernel" : "operator", text(t, (size_t)name, cn), num(t, (size_t)name, cc));
+		if (oc == 0)
+			buf_printf(&f->s, ", run only on rank %d)", straggler);
+		else
+			buf_printf(&f->s, " vs %.0f)", oc);
+	}
+	if (wmax > 0 && wmax - wmin < 0.05)
+		buf_printf(&f->s, ", so the other rank%s wait%s %.1f ms per step for it", wmax > wmin ? "s" : "",
+			   wmax > wmin ? "" : "s", wmax);
+	else if (wmax > 0)
+		buf_printf(&f->s, ", so the other ranks wait %.1f-%.1f ms per step for it", wmin, wmax);
+	if (!isnan(busy) && !isnan(idle))
+		buf_printf(&f->s, gpu ? " (its GPU computes %.1f ms more per step than the median rank's)"
+				      : " (its GPU idles %.1f ms more per step than the median rank's, waiting for its host)",
+			   (gpu ? busy : idle) / 1000);
+	/* extra GPU work of a host-bound rank: the largest gpu row, said to hide */
+	for (size_t r = 0; !gpu && r < t->nrows; r++) {
+		const char *rr = text(t, r, crun), *w = text(t, r, cw);
+		if (!rr || strcmp(rr, run) || num(t, r, crank) != straggler || !w || strcmp(w, "gpu"))
+			continue;
+		if (num(t, r, ce) / 1000 >= CAUSE_MIN_MS) {
+			const char *n = text(t, r, cn);
+			buf_printf(&f->s, "; its GPU also spends %.1f ms more per step in %s%s%s, which hides behind its "
+				   "host-bound step and delays nothing", num(t, r, ce) / 1000, text(t, r, creg),
+				   n && *n ? ", " : "", n && *n ? n : "");
+		}
+		break;
+	}
+	add(f, run, straggler, num(t, (size_t)lead, ce) / 1000, "table-straggler_causes",
+	    "cause: the straggler's first row in straggler_causes.csv (the side that made it late, then the largest "
+	    "excess per step over the median of the other ranks), with its largest operator or kernel in that "
+	    "region, when at least 1 ms per step; value: the excess in ms per step");
+}
+
 /* Waiting of rank a for rank b, summed over the run's matched collectives (collective_waits.csv). */
 struct wait_pair {
 	int waiter, last;
@@ -435,7 +541,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	struct buf who;
 	buf_init(&who);
 	size_t named = 0;
-	double top = 0;
+	double top = 0, wmin = INFINITY, wmax = 0;
 	for (size_t i = 0; straggler >= 0 && i < n; i++) {
 		if (wp[i].last != straggler)
 			continue;
@@ -444,6 +550,10 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		if (!steps || isnan(step) || step <= 0)
 			continue;
 		double per_step = wp[i].wait_us / steps, share = per_step / step;
+		if (per_step / 1000 < wmin)
+			wmin = per_step / 1000;
+		if (per_step / 1000 > wmax)
+			wmax = per_step / 1000;
 		if (share < WAIT_MIN)
 			continue;
 		buf_printf(&who, "%srank %d %.1f ms (%.0f %% of its step)", named ? ", " : "", wp[i].waiter,
@@ -461,6 +571,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		    "rank waited for longest in total is named with every rank that waited for it at least 10 % of "
 		    "its mean step; value: the largest share");
 		rule_straggler_windows(f, res, run, straggler);
+		rule_cause(f, res, run, straggler, wmin, wmax);
 	}
 	buf_release(&who);
 	free(wp);

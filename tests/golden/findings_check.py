@@ -35,6 +35,15 @@ disagreement) where the statement does not hold:
   comm-skew        per rank, the mean share of its steps inside NCCL kernels
                    (their union): the rank named has the least, the spread
                    is at least 20 points, each share printed within 1 point.
+  cause            the named rank's time per step in the named region, host
+                   (the union over threads of the annotations named like
+                   the phase: phases.c's default names) or GPU (the union
+                   of its non-NCCL GPU activities whose launching call
+                   starts in that host time), against the median of the
+                   other ranks': the rank's, the median's and the excess
+                   within 0.1 ms; a kernel named, its summed time there
+                   likewise, and "run only on rank N" only where no other
+                   rank runs it.
 A finding of another rule fails the check, so a new rule needs a check here.
 """
 import bisect
@@ -72,6 +81,7 @@ def covered(u, lo, hi):
 class Rank:
     def __init__(self, path):
         ev = [e for e in load(path) if e.get('ph') == 'X']
+        self.annots = [e for e in ev if e.get('cat') == 'user_annotation']
         self.steps = sorted((e['ts'], e['ts'] + e['dur']) for e in ev
                             if e.get('cat') == 'user_annotation' and e['name'].startswith('ProfilerStep#'))
         self.gpu = sorted((e for e in ev if e.get('cat') in ('kernel', 'gpu_memcpy', 'gpu_memset')),
@@ -113,6 +123,35 @@ class Rank:
                     if call and call['ts'] + call['dur'] > a:
                         wait += b - a
         return wait / idle if idle else 0.0
+
+
+PHASES = {
+    'get_train_batch': ['get_train_batch', r'\[_TrainingEpochLoop\]\.train_dataloader_next',
+                        r'\[TrainingEpochLoop\]\.train_dataloader_next', r'enumerate\(DataLoader\).*'],
+    'forward': ['forward', 'model_forward', r'DistributedDataParallel\.forward', r'FullyShardedDataParallel\.forward',
+                r'\[LightningModule\].*\.training_step', r'\[Strategy\].*\.training_step', 'training_step'],
+    'backward': ['backward', 'model_backward', r'\[LightningModule\].*\.backward', r'\[Strategy\].*\.backward'],
+    'optimizer_step': ['optimizer_step', r'Optimizer\.step#.*', r'\[LightningModule\].*\.optimizer_step',
+                       r'\[Strategy\].*\.optimizer_step'],
+}
+
+
+def region_times(rk, region):
+    """Per step: the host time of the phase (union of its annotations), the GPU time of its
+    non-NCCL activities launched in it (union), and per activity name their summed time."""
+    host = union([[e['ts'], e['ts'] + e['dur']] for e in rk.annots
+                  if any(re.fullmatch(p, e['name']) for p in PHASES[region])])
+    gpu, names = [], collections.defaultdict(float)
+    for g in rk.gpu:
+        if g.get('cat') == 'kernel' and 'nccl' in g['name'].lower():
+            continue
+        call = rk.launch.get(g.get('args', {}).get('correlation'))
+        if call and any(s <= call['ts'] < e for s, e in host):
+            gpu.append([g['ts'], g['ts'] + g['dur']])
+            names[g['name']] += g['dur']
+    n = len(rk.steps)
+    return (sum(e - s for s, e in host) / n, sum(e - s for s, e in union(gpu)) / n,
+            {k: v / n for k, v in names.items()})
 
 
 def matched_ops(ranks):
@@ -226,6 +265,25 @@ def main():
             if not m or abs(100 * idle - int(m.group(1))) > 1 or idle < 0.2 or hw < 0.5:
                 bad.append('%s host-bound rank %d: %s; expected idle %.1f %%, host wait %.1f %% of it'
                            % (run, rank, text, 100 * idle, 100 * hw))
+        elif rule == 'cause':
+            m = re.search(r'rank (\d+) spends ([0-9.]+) ms more per step than the median rank on its (host|GPU) '
+                          r'in (\S+) \(([0-9.]+) vs ([0-9.]+) ms\)', text)
+            if not m or int(m.group(1)) != rank:
+                bad.append('%s cause: cannot read %s' % (run, text))
+                continue
+            side = 1 if m.group(3) == 'GPU' else 0
+            t = {r: region_times(rk, m.group(4)) for r, rk in ranks.items()}
+            mine = t[rank][side] / 1000
+            med = statistics.median(t[r][side] for r in t if r != rank) / 1000
+            if any(abs(float(m.group(i)) - v) > 0.051 for i, v in ((2, mine - med), (5, mine), (6, med))):
+                bad.append('%s cause: %s; expected %.2f vs %.2f ms' % (run, text, mine, med))
+            k = re.search(r', ([0-9.]+) ms of it in kernel (.*) \((\d+) calls(, run only on rank \d+)?', text)
+            if k:
+                name = k.group(2)
+                ex = (t[rank][2].get(name, 0) - statistics.median(t[r][2].get(name, 0) for r in t if r != rank)) / 1000
+                only = all(name not in t[r][2] for r in t if r != rank)
+                if abs(float(k.group(1)) - ex) > 0.051 or bool(k.group(4)) != only:
+                    bad.append('%s cause: %s; expected kernel %.2f ms, only here %s' % (run, text, ex, only))
         else:
             bad.append('%s: no check for rule %s' % (run, rule))
     for b in bad:
