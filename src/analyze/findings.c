@@ -411,10 +411,10 @@ static long top_name_row(const struct table *t, const char *run, int rank, const
  * cause: what the straggler does more than the other ranks
  * (straggler_causes.csv, its first row: the side that made it late, the
  * largest excess), in words, with the range of the other ranks' waits for
- * it per step (wmin .. wmax ms).
+ * it per step, exposed (xmin .. xmax ms) and in all (wmin .. wmax ms).
  */
 static void rule_cause(struct findings *f, const struct analysis_result *res, const char *run, int straggler,
-		       double wmin, double wmax)
+		       double xmin, double xmax, double wmin, double wmax)
 {
 	const struct table *t = result_table(res, "straggler_causes");
 	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), creg = col(t, "region"),
@@ -449,14 +449,18 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 		else
 			buf_printf(&f->s, " vs %.0f)", oc);
 	}
-	if (wmax > 0 && wmax - wmin < 0.05)
-		buf_printf(&f->s, ", so the other rank%s wait%s %.1f ms per step for it", wmax > wmin ? "s" : "",
-			   wmax > wmin ? "" : "s", wmax);
-	else if (wmax > 0)
-		buf_printf(&f->s, ", so the other ranks wait %.1f-%.1f ms per step for it", wmin, wmax);
+	if (wmax > 0) {
+		int one = wmin == wmax; /* a single waiting rank */
+		buf_printf(&f->s, ", so the other rank%s wait%s for it ", one ? "" : "s", one ? "s" : "");
+		if (one)
+			buf_printf(&f->s, "%.1f ms per step with nothing else to do (%.1f ms inside collectives)", xmax, wmax);
+		else
+			buf_printf(&f->s, "%.1f-%.1f ms per step with nothing else to do (%.1f-%.1f ms inside collectives)",
+				   xmin, xmax, wmin, wmax);
+	}
 	if (!isnan(busy) && !isnan(idle))
-		buf_printf(&f->s, gpu ? " (its GPU computes %.1f ms more per step than the median rank's)"
-				      : " (its GPU idles %.1f ms more per step than the median rank's, waiting for its host)",
+		buf_printf(&f->s, gpu ? "; its GPU computes %.1f ms more per step than the median rank's"
+				      : "; its GPU idles %.1f ms more per step than the median rank's, waiting for its host",
 			   (gpu ? busy : idle) / 1000);
 	/* extra GPU work of a host-bound rank: the largest gpu row, said to hide */
 	for (size_t r = 0; !gpu && r < t->nrows; r++) {
@@ -480,7 +484,7 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 /* Waiting of rank a for rank b, summed over the run's matched collectives (collective_waits.csv). */
 struct wait_pair {
 	int waiter, last;
-	double wait_us;
+	double wait_us, exposed_us;
 };
 
 /*
@@ -498,8 +502,8 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 {
 	const struct table *cw = result_table(res, "collective_waits"), *rk = result_table(res, "ranks");
 	int crun = col(cw, "run"), crank = col(cw, "rank"), clast = col(cw, "last_rank"), cwait = col(cw, "wait_us"),
-	    cm = col(cw, "matched");
-	if (!cw || !rk || crun < 0 || crank < 0 || clast < 0 || cwait < 0 || cm < 0)
+	    cm = col(cw, "matched"), cx = col(cw, "exposed_wait_us"), cstep = col(cw, "step");
+	if (!cw || !rk || crun < 0 || crank < 0 || clast < 0 || cwait < 0 || cm < 0 || cstep < 0)
 		return -2;
 	struct wait_pair *wp = NULL;
 	size_t n = 0, cap = 0, matched = 0;
@@ -508,6 +512,8 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		if (!rr || strcmp(rr, run) || num(cw, r, cm) != 1)
 			continue;
 		matched++;
+		if (isnan(num(cw, r, cstep)))
+			continue; /* launched outside the profiled steps: not part of a step's wait */
 		double w = num(cw, r, cwait);
 		int a = (int)num(cw, r, crank), b = (int)num(cw, r, clast);
 		if (isnan(w) || w <= 0 || a == b)
@@ -520,6 +526,8 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 			wp[n++] = (struct wait_pair){.waiter = a, .last = b};
 		}
 		wp[i].wait_us += w;
+		double x = num(cw, r, cx);
+		wp[i].exposed_us += isnan(x) ? 0 : x;
 	}
 	if (!matched) {
 		free(wp);
@@ -541,7 +549,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	struct buf who;
 	buf_init(&who);
 	size_t named = 0;
-	double top = 0, wmin = INFINITY, wmax = 0;
+	double top = 0, wmin = INFINITY, wmax = 0, xmin = INFINITY, xmax = 0;
 	for (size_t i = 0; straggler >= 0 && i < n; i++) {
 		if (wp[i].last != straggler)
 			continue;
@@ -554,24 +562,28 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 			wmin = per_step / 1000;
 		if (per_step / 1000 > wmax)
 			wmax = per_step / 1000;
+		double exposed = wp[i].exposed_us / steps / 1000;
+		xmin = exposed < xmin ? exposed : xmin;
+		xmax = exposed > xmax ? exposed : xmax;
 		if (share < WAIT_MIN)
 			continue;
-		buf_printf(&who, "%srank %d %.1f ms (%.0f %% of its step)", named ? ", " : "", wp[i].waiter,
-			   per_step / 1000, 100 * share);
+		buf_printf(&who, "%srank %d %.1f ms exposed (%.1f ms in all, %.0f %% of its step)", named ? ", " : "",
+			   wp[i].waiter, wp[i].exposed_us / steps / 1000, per_step / 1000, 100 * share);
 		named++;
 		if (share > top)
 			top = share;
 	}
 	if (named) {
-		buf_printf(&f->s, "%s: inside matched collectives the other ranks wait for rank %d per step: %s", run,
-			   straggler, who.data);
+		buf_printf(&f->s, "%s: inside matched collectives the other ranks wait for rank %d per step, exposed "
+			   "(their GPU doing nothing else) first: %s", run, straggler, who.data);
 		add(f, run, straggler, top, "table-collective_waits",
 		    "waiting: per rank, its waits inside matched collectives for the rank that arrived last "
-		    "(collective_waits.csv wait_us, summed per pair of ranks, over its steps in ranks.csv); the "
+		    "(collective_waits.csv exposed_wait_us and wait_us of the collectives launched in a step, summed "
+		    "per pair of ranks, over its steps in ranks.csv); the "
 		    "rank waited for longest in total is named with every rank that waited for it at least 10 % of "
 		    "its mean step; value: the largest share");
 		rule_straggler_windows(f, res, run, straggler);
-		rule_cause(f, res, run, straggler, wmin, wmax);
+		rule_cause(f, res, run, straggler, xmin, xmax, wmin, wmax);
 	}
 	buf_release(&who);
 	free(wp);

@@ -10,6 +10,8 @@
 #                        (python3 over rank1.pt.trace.json.gz; SOURCE.md's
 #                        "about 14 ms" is the generator's estimate);
 #   gpt2-4gpu-ddp        clean: only natural stragglers.
+# The exposed waits and the partition of each rank's step are checked
+# against tools/crossrank_check.py, the findings against findings_check.py.
 # The planted rank, side, region and kernel must come first, within 15 % of
 # what was planted, and every row of every run must agree with
 # tests/golden/causes_check.py, which recomputes them from the raw JSON.
@@ -76,6 +78,12 @@ for r in gpt2-4gpu-ddp gpt2-4gpu-ddp-host2 gpt2-4gpu-ddp-gpu1; do
 		bad "$r: straggler_causes.csv differs from the raw traces"
 		cat "$T/chk" >&2
 	fi
+done
+# waits, exposed waits and the partition of the steps (straggler_ranks.csv),
+# recomputed from the raw traces by tools/crossrank_check.py
+for r in gpt2-4gpu-ddp gpt2-4gpu-ddp-host2 gpt2-4gpu-ddp-gpu1; do
+	python3 tools/crossrank_check.py "$r" "$T/o/h100x4/data" $E/$r/rank*.pt.trace.json.gz >"$T/chk" 2>&1 &&
+		ok || bad "$r: collective_waits.csv or straggler_ranks.csv differ from the raw traces: $(cat "$T/chk")"
 done
 # every finding of the three runs, the cause included, against the raw traces
 R=()
