@@ -668,6 +668,7 @@ struct rank_acc {
 	int64_t nsteps, waited, transfer, compute, caused;
 	int64_t exposed_wait;                                /* of its matched kernels in steps */
 	int64_t step, busy, exposed_comm, exposed_wait_in_steps, idle; /* the partition of its steps */
+	int64_t nwin, win_union, win[NW]; /* the windows in which it made another rank wait: count, union, split */
 	size_t last_ops, last_steps;
 	struct buf last_in;
 };
@@ -850,8 +851,9 @@ static int run_tables(struct store *s, const struct rank_key *keys, const struct
 		for (size_t i = 0; i < d.nacts; i++)
 			if (d.acts[i].kind == ACT_KERNEL && d.acts[i].cls == RK_COMM && d.acts[i].end - d.acts[i].start > maxcomm)
 				maxcomm = d.acts[i].end - d.acts[i].start;
-		struct ivset ew;
+		struct ivset ew, win;
 		ivset_init(&ew);
+		ivset_init(&win);
 		acc[ri].nsteps = (int64_t)d.nsteps;
 		exposed[ri] = xcalloc(r->nkerns ? r->nkerns : 1, sizeof(**exposed));
 		for (size_t i = 0; i < r->nkerns; i++) {
@@ -873,7 +875,21 @@ static int run_tables(struct store *s, const struct rank_key *keys, const struct
 			/* the window in which a rank was waiting for this one, on this rank's clock */
 			window_split(&g, op->first_arrival + r->offset, op->last_arrival + r->offset, brk[k->op]);
 			op_step[k->op] = k->step;
+			if (op_caused[k->op] > 0) { /* a window that made some rank wait */
+				ivset_add(&win, op->first_arrival + r->offset, op->last_arrival + r->offset);
+				acc[ri].nwin++;
+			}
 		}
+		/* the union of those windows, each instant once, split as the windows are */
+		ivset_normalize(&win);
+		acc[ri].win_union = ivset_measure(&win);
+		for (size_t i = 0; i < win.n; i++) {
+			int64_t w[NW];
+			window_split(&g, win.v[i].start, win.v[i].end, w);
+			for (int q = 0; q < NW; q++)
+				acc[ri].win[q] += w[q];
+		}
+		ivset_release(&win);
 		/* the partition of its steps: compute and copies, exposed communication, exposed wait, idle */
 		ivset_normalize(&ew);
 		for (size_t i = 0; i < d.nsteps; i++) {
@@ -985,6 +1001,10 @@ static int run_tables(struct store *s, const struct rank_key *keys, const struct
 				table_set_ns(xt->strag_ranks, row, c, part[q] / a->nsteps);
 			c++;
 		}
+		table_set_int(xt->strag_ranks, row, c++, a->nwin);
+		table_set_ns(xt->strag_ranks, row, c++, a->win_union);
+		for (int w = 0; w < NW; w++)
+			table_set_ns(xt->strag_ranks, row, c++, a->win[w]);
 		if (a->nsteps > 0) {
 			buf_reset(&label);
 			buf_printf(&label, "%s r%d", run->name, run->ranks[ri].rank);
@@ -1070,7 +1090,11 @@ static void add_methods(struct analysis_result *out)
 		"busy_per_step_us (the union of its compute kernels, copies and memsets) + exposed_comm_per_step_us "
 		"(communication kernels only, not in an exposed wait) + the exposed waits (their union within the "
 		"steps) + idle_per_step_us (no GPU activity). Each instant of a step is in exactly one part, so "
-		"the bars reach the step and never more.");
+		"the bars reach the step and never more. windows: the collectives it arrived last in that made "
+		"another rank wait (caused_wait_us > 0 in stragglers.csv); window_union_us: the union of their "
+		"windows [first arrival, its arrival] on its clock (overlapping windows counted once), split as "
+		"stragglers.csv splits one window (window_compute_us ... window_idle_host_between_ops_us, summing "
+		"to window_union_us).");
 }
 
 int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *out)
@@ -1101,7 +1125,9 @@ int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *o
 				   "caused_wait_us:us,caused_wait_per_step_us:us,waited_us:us,waited_per_step_us:us,"
 				   "transfer_us:us,transfer_per_step_us:us,compute_us:us,compute_per_step_us:us,"
 				   "exposed_wait_us:us,exposed_wait_per_step_us:us,step_per_step_us:us,busy_per_step_us:us,"
-				   "exposed_comm_per_step_us:us,idle_per_step_us:us");
+				   "exposed_comm_per_step_us:us,idle_per_step_us:us,windows:int,window_union_us:us,"
+				   "window_compute_us:us,window_memory_us:us,window_communication_us:us,"
+				   "window_idle_host_in_op_us:us,window_idle_host_between_ops_us:us");
 	xt.chart = chart_new(CHART_STACKED_BAR, "rank_waits", "Where each rank's step goes: computing, communicating, "
 			     "waiting for another rank, idle", "mean time per step (ms)");
 	chart_add_series(xt.chart, "compute and copies");

@@ -16,8 +16,9 @@
  *               ranks): the rank the others waited for longest in total,
  *               and each rank that waited for it at least WAIT_MIN of its
  *               mean step (ranks.csv), per step and as a share.
- *   straggler-windows  what that rank's GPU did in the windows before it
- *               arrived last (stragglers.csv).
+ *   straggler-windows  what that rank's GPU did in the windows in which
+ *               another rank waited for it (straggler_ranks.csv: their
+ *               union, each instant once), as shares of that union.
  *   cause       the first row of straggler_causes.csv for that rank: the
  *               region (and operator or kernel) it spends the most extra
  *               time in against the median rank, on the side that made it
@@ -314,49 +315,51 @@ static void rule_gpu_idle(struct findings *f, const struct analysis_result *res,
 }
 
 /*
- * straggler-windows: what the straggler's GPU did in the windows before
- * it arrived last (stragglers.csv: from the first rank's arrival to its
- * own, each instant once), summed over the collectives it arrived last in.
+ * straggler-windows: what the straggler's GPU did in the windows that made
+ * another rank wait (straggler_ranks.csv: the union of the windows from
+ * the first rank's arrival to its own in the collectives it arrived last
+ * in with some rank waiting, each instant once), as shares of that union.
  */
 static void rule_straggler_windows(struct findings *f, const struct analysis_result *res, const char *run,
 				   int straggler)
 {
-	static const char *const parts[] = {"compute_us", "memory_us", "communication_us", "idle_host_in_op_us",
-					    "idle_host_between_ops_us"};
-	const struct table *st = result_table(res, "stragglers");
-	int crun = col(st, "run"), clast = col(st, "last_rank"), cp[5];
-	if (!st || crun < 0 || clast < 0)
+	static const char *const parts[] = {"window_compute_us", "window_memory_us", "window_communication_us",
+					    "window_idle_host_in_op_us", "window_idle_host_between_ops_us"};
+	const struct table *st = result_table(res, "straggler_ranks");
+	int crun = col(st, "run"), crank = col(st, "rank"), cn = col(st, "windows"), cu = col(st, "window_union_us"),
+	    cs = col(st, "steps"), cp[5];
+	if (!st || crun < 0 || crank < 0 || cn < 0 || cu < 0 || cs < 0)
 		return;
-	double sum[5] = {0}, tot = 0;
-	size_t nwin = 0;
 	for (int k = 0; k < 5; k++)
 		if ((cp[k] = col(st, parts[k])) < 0)
 			return;
 	for (size_t r = 0; r < st->nrows; r++) {
 		const char *rr = text(st, r, crun);
-		if (!rr || strcmp(rr, run) || num(st, r, clast) != straggler)
+		if (!rr || strcmp(rr, run) || num(st, r, crank) != straggler)
 			continue;
-		nwin++;
-		for (int k = 0; k < 5; k++) {
-			double v = num(st, r, cp[k]);
-			if (!isnan(v)) {
-				sum[k] += v;
-				tot += v;
-			}
-		}
-	}
-	if (!nwin || tot <= 0)
+		double nwin = num(st, r, cn), tot = num(st, r, cu), steps = num(st, r, cs), sum[5];
+		if (isnan(nwin) || nwin <= 0 || isnan(tot) || tot <= 0)
+			return;
+		for (int k = 0; k < 5; k++)
+			sum[k] = isnan(num(st, r, cp[k])) ? 0 : num(st, r, cp[k]);
+		double idle = (sum[3] + sum[4]) / tot;
+		buf_printf(&f->s,
+			   "%s rank %d, in the %.0f window%s in which another rank waited for it (each from the first "
+			   "rank's arrival to its own; %.1f ms",
+			   run, straggler, nwin, nwin == 1 ? "" : "s", tot / 1000);
+		if (steps > 0)
+			buf_printf(&f->s, ", %.1f ms per step", tot / 1000 / steps);
+		buf_printf(&f->s,
+			   ", overlapping windows counted once): its GPU was idle %.0f %% of that time (%.0f %% with "
+			   "its host inside an operator, %.0f %% between operators), computing %.0f %%, copying %.0f %%, "
+			   "in other collectives %.0f %%",
+			   100 * idle, 100 * sum[3] / tot, 100 * sum[4] / tot, 100 * sum[0] / tot, 100 * sum[1] / tot,
+			   100 * sum[2] / tot);
+		add(f, run, straggler, idle, "table-straggler_ranks",
+		    "straggler-windows: straggler_ranks.csv's windows of the named rank (those in which another rank "
+		    "waited for it, their union, each instant once); value: the idle share of that union");
 		return;
-	double idle = (sum[3] + sum[4]) / tot;
-	buf_printf(&f->s,
-		   "%s rank %d, in the %zu windows before it arrived last (each from the first rank's arrival to "
-		   "its own): its GPU was idle %.0f %% of the time (%.0f %% with its host inside an operator, %.0f %% "
-		   "between operators), computing %.0f %%, copying %.0f %%, in other collectives %.0f %%",
-		   run, straggler, nwin, 100 * idle, 100 * sum[3] / tot, 100 * sum[4] / tot, 100 * sum[0] / tot,
-		   100 * sum[1] / tot, 100 * sum[2] / tot);
-	add(f, run, straggler, idle, "table-stragglers",
-	    "straggler-windows: stragglers.csv summed over the collectives the named rank arrived last in; value: "
-	    "the idle share");
+	}
 }
 
 /* The mean of a rank's step_us in ranks.csv, in us (NAN if none); *nsteps its rows. */

@@ -36,6 +36,8 @@
 # 30 + 20 = 50, less the exposed wait 20: 30 -> 15; exposed wait 10; idle
 # 200 - (30 + 50) = 120 -> 60; 15 + 15 + 10 + 60 = 100. Rank 1: busy 50 ->
 # 25, communication 10 + 20 = 30 -> 15, no wait, idle 200 - 80 -> 60.
+# Windows that made a rank wait: rank 1's of collective 0 only (collective
+# 1 made nobody wait): 1 window, union 20, split as above 12, 0, 0, 4, 4.
 #
 # Critical path, rank 0, step 1, back from 1100: [1097, 1100] host 3 (after
 # aten::item), [1095, 1097] host 2 (after the sync call), [1080, 1095] host
@@ -73,9 +75,9 @@ two,2,0,1,AllReduce,2,0,0.000,0.000,0.000,0.000,0.000,0.000,0.000,0.000
 WANT
 same "$T/want" "$D/stragglers.csv" "two-rank stragglers.csv"
 cat >"$T/want" <<'WANT'
-run,rank,steps,collectives_last,steps_last,last_in_steps,caused_wait_us,caused_wait_per_step_us,waited_us,waited_per_step_us,transfer_us,transfer_per_step_us,compute_us,compute_per_step_us,exposed_wait_us,exposed_wait_per_step_us,step_per_step_us,busy_per_step_us,exposed_comm_per_step_us,idle_per_step_us
-two,0,2,0,0,,0.000,0.000,20.000,10.000,30.000,15.000,30.000,15.000,20.000,10.000,100.000,15.000,15.000,60.000
-two,1,2,1,1,1,20.000,10.000,0.000,0.000,30.000,15.000,50.000,25.000,0.000,0.000,100.000,25.000,15.000,60.000
+run,rank,steps,collectives_last,steps_last,last_in_steps,caused_wait_us,caused_wait_per_step_us,waited_us,waited_per_step_us,transfer_us,transfer_per_step_us,compute_us,compute_per_step_us,exposed_wait_us,exposed_wait_per_step_us,step_per_step_us,busy_per_step_us,exposed_comm_per_step_us,idle_per_step_us,windows,window_union_us,window_compute_us,window_memory_us,window_communication_us,window_idle_host_in_op_us,window_idle_host_between_ops_us
+two,0,2,0,0,,0.000,0.000,20.000,10.000,30.000,15.000,30.000,15.000,20.000,10.000,100.000,15.000,15.000,60.000,0,0.000,0.000,0.000,0.000,0.000,0.000
+two,1,2,1,1,1,20.000,10.000,0.000,0.000,30.000,15.000,50.000,25.000,0.000,0.000,100.000,25.000,15.000,60.000,1,20.000,12.000,0.000,0.000,4.000,4.000
 WANT
 same "$T/want" "$D/straggler_ranks.csv" "two-rank straggler_ranks.csv"
 cat >"$T/want" <<'WANT'

@@ -27,11 +27,11 @@ disagreement) where the statement does not hold:
                    and its exposed wait (the wait less the union of the
                    rank's other GPU activities) within 0.1 ms (printed to
                    0.1 ms).
-  straggler-windows for each operation the straggler arrived last in, the
-                   window [first arrival, its arrival] (offsets as above,
-                   on the straggler's clock): the share of the summed
-                   windows in which none of its GPU activities ran, within 2
-                   percentage points.
+  straggler-windows for each operation the straggler arrived last in with
+                   another rank waiting, the window [first arrival, its
+                   arrival] (offsets as above, on the straggler's clock):
+                   the share of the union of these windows in which none of
+                   its GPU activities ran, within 2 percentage points.
   host-bound       the rank's GPU is idle (no activity) at least 20 % of its
                    steps on average, exact to 1 percentage point; and at least
                    half of that idle time is spent waiting for a launch: a gap
@@ -261,13 +261,18 @@ def main():
             tot = idle = 0
             ops = matched_ops(ranks)
             off = offsets(ranks, ops)
+            wins = []
             for op in ops:
                 arr = {r: k['ts'] - off[r] for r, k in op.items()}
                 last = max(op, key=lambda r: (arr[r], -r))
                 first = min(arr.values())
-                if last != rank or arr[rank] <= first:
+                # a window that made some rank wait (a kernel that ended before the last arrival did not)
+                waited = any(r != last and k['ts'] + k['dur'] - off[r] > arr[last] and arr[r] < arr[last]
+                             for r, k in op.items())
+                if last != rank or not waited:
                     continue
-                lo, hi = first + off[rank], op[rank]['ts']  # on the straggler's clock
+                wins.append([first + off[rank], op[rank]['ts']])  # on the straggler's clock
+            for lo, hi in union(wins):  # overlapping windows counted once
                 tot += hi - lo
                 idle += (hi - lo) - covered(rk.busy, lo, hi)
             m = re.search(r'its GPU was idle (\d+) %', text)
