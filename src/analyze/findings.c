@@ -16,14 +16,14 @@
  *               ranks): the rank the others waited for longest in total,
  *               and each rank that waited for it at least WAIT_MIN of its
  *               mean step (ranks.csv), per step and as a share.
- *   straggler-windows  what that rank's GPU did in the windows in which
- *               another rank waited for it (straggler_ranks.csv: their
- *               union, each instant once), as shares of that union.
  *   cause       the first row of straggler_causes.csv for that rank: the
  *               region (and operator or kernel) it spends the most extra
  *               time in against the median rank, on the side that made it
  *               late (straggler_side), with the other ranks' wait for it;
  *               extra GPU work of a host-bound straggler is said to hide.
+ *   straggler-windows  what that rank's GPU did in the windows in which
+ *               another rank waited for it (straggler_ranks.csv: their
+ *               union, each instant once), as shares of that union.
  *   comm-skew   only without matched collectives: the ranks' mean shares
  *               of the step inside collective kernels (ranks.csv comm_us /
  *               step_us) differ by at least SKEW_MIN; a collective's
@@ -585,8 +585,8 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		    "per pair of ranks, over its steps in ranks.csv); the "
 		    "rank waited for longest in total is named with every rank that waited for it at least 10 % of "
 		    "its mean step; value: the largest share");
-		rule_straggler_windows(f, res, run, straggler);
 		rule_cause(f, res, run, straggler, xmin, xmax, wmin, wmax);
+		rule_straggler_windows(f, res, run, straggler);
 	}
 	buf_release(&who);
 	free(wp);
@@ -643,7 +643,15 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"every rank, the difference is time the other ranks spend inside the collective waiting for the "
 		"rank with the least. gpu-idle: a rank's GPU idle at least 20 % of its span (temporal.csv). "
 		"host-bound: host operators and launches make at least half of the rank's critical path "
-		"(critical_path.csv, mean of host_us / step_us over its steps). A rule whose table is missing, or "
-		"whose number is under its threshold, states nothing.");
+		"(critical_path.csv, mean of host_us / step_us over its steps). waiting: per rank, its waits inside "
+		"matched collectives launched in a step for the rank that arrived last, exposed (collective_waits.csv "
+		"exposed_wait_us: no other activity on its GPU meanwhile) first, then in all (wait_us), per step; the "
+		"rank waited for longest is named with every rank that waited for it at least 10 % of its step. "
+		"cause: that rank's first row in straggler_causes.csv (the side that made it late, then the largest "
+		"excess per step over the median of the other ranks) with its largest operator or kernel there, "
+		"when at least 1 ms per step; a kernel no other rank runs is said to run only there; extra GPU work of "
+		"a host-bound straggler is said to hide behind its host. straggler-windows: what that rank's GPU did "
+		"in the union of the windows in which another rank waited for it (straggler_ranks.csv), as shares of "
+		"that union. A rule whose table is missing, or whose number is under its threshold, states nothing.");
 	return 0;
 }
