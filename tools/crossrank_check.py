@@ -17,12 +17,16 @@ ProfilerStep# ranges, the partition straggler_ranks.csv gives: busy (the
 union of its non-NCCL activities), exposed waits (the union of their
 exposed pieces), exposed communication (the rest of the union of all its
 activities), idle (no activity). Prints the per-rank totals and exits 1
-when a row of the CSVs differs by more than 0.002 us (the CSV rounds to
+when a row of the CSVs differs by more than 0.002 us. With
+CROSSRANK_ALLREDUCE_OUT set to a file, appends a line "n bytes transfer_ns"
+per AllReduce kernel to it (n the run's ranks, bytes = max(In, Out msg
+nelems) x the dtype's size), for allreduce_busbw.csv's wait-free columns (the CSV rounds to
 1 ns; the JSON's us carry 3 decimals; per-step values 0.002 us + 1 ns).
 """
 import csv
 import gzip
 import json
+import os
 import sys
 
 
@@ -120,6 +124,10 @@ def main():
                 ex = subtract([[lo, hi]], union(others))
                 EXP.setdefault(r, []).extend(ex)
             want[(r, o[r][0])] = (w, t, sum(b - a for a, b in ex))
+            if os.environ.get("CROSSRANK_ALLREDUCE_OUT") and o[r][3] == "allreduce":
+                size = {"Float": 4, "Double": 8, "Half": 2, "BFloat16": 2}.get(o[r][4], 0)
+                with open(os.environ["CROSSRANK_ALLREDUCE_OUT"], "a") as f:
+                    f.write("%d %d %d\n" % (len(rs), max(int(o[r][5]), int(o[r][6])) * size, t))
             tot[r][0] += w
             tot[r][1] += t
     bad = 0

@@ -82,9 +82,19 @@ done
 # waits, exposed waits and the partition of the steps (straggler_ranks.csv),
 # recomputed from the raw traces by tools/crossrank_check.py
 for r in gpt2-4gpu-ddp gpt2-4gpu-ddp-host2 gpt2-4gpu-ddp-gpu1; do
-	python3 tools/crossrank_check.py "$r" "$T/o/h100x4/data" $E/$r/rank*.pt.trace.json.gz >"$T/chk" 2>&1 &&
+	CROSSRANK_ALLREDUCE_OUT="$T/ar" python3 tools/crossrank_check.py "$r" "$T/o/h100x4/data" $E/$r/rank*.pt.trace.json.gz >"$T/chk" 2>&1 &&
 		ok || bad "$r: collective_waits.csv or straggler_ranks.csv differ from the raw traces: $(cat "$T/chk")"
 done
+# allreduce_busbw.csv's wait-free columns: per (n, bytes), the kernels' summed transfer from the
+# raw traces (crossrank_check.py's lines "n bytes transfer_ns"), busbw = bytes x calls / transfer x 2(n-1)/n
+awk '{ k = $1 "," $2; c[k]++; t[k] += $3 } END { for (k in c) { split(k, a, ",");
+	printf "%s,%d,%.3f,%.6g\n", k, c[k], t[k] / 1000, a[2] * c[k] / t[k] * 2 * (a[1] - 1) / a[1] } }' "$T/ar" | sort >"$T/want"
+python3 -c '
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    print("%s,%s,%s,%s,%.6g" % (r["gpus"], r["message_bytes"], r["matched_calls"], r["transfer_us"],
+                                float(r["transfer_busbw_gb_per_s"])))' "$T/o/h100x4/data/allreduce_busbw.csv" | sort >"$T/got"
+same "$T/want" "$T/got" "allreduce_busbw.csv wait-free transfer against the raw traces"
 # every finding of the three runs, the cause included, against the raw traces
 R=()
 for r in gpt2-4gpu-ddp gpt2-4gpu-ddp-host2 gpt2-4gpu-ddp-gpu1; do
