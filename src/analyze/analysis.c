@@ -28,6 +28,7 @@ static const struct analysis_def registry[] = {
 	{"dispatch_ops", analysis_dispatch_ops},
 	{"scaling", analysis_scaling},
 	{"crossrank", analysis_crossrank},
+	{"straggler_causes", analysis_straggler_causes}, /* after crossrank: reads straggler_ranks */
 	{"critical_path", analysis_critical_path},
 	{"compare", analysis_compare},
 	{"models", analysis_models},

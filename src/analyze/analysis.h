@@ -121,6 +121,15 @@ int analysis_dispatch_ops(const struct analysis_ctx *ctx, struct analysis_result
 int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Collectives matched across ranks: waits, clock offsets, stragglers (crossrank.c). */
 int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* What each rank that made the others wait did more than they did, per region and name (straggler_causes.c). */
+int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_result *out);
+/*
+ * The side that made rank late (straggler_causes.c): *busy its GPU's extra
+ * compute time and *idle its GPU's extra idle time per step against the
+ * median of the run's other ranks (us; NAN where straggler_ranks.csv or
+ * ranks.csv lack them). busy > idle: GPU-bound, else host-bound.
+ */
+void straggler_side(const struct analysis_result *res, const char *run, int rank, double *busy, double *idle);
 /* Critical path of each step, per rank and across ranks (critpath.c). */
 int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out);

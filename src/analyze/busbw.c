@@ -13,6 +13,11 @@
  *   nccl-tests, doc/PERFORMANCE.md). A kernel's duration includes the time
  *   it waits for the slowest rank to join, so busbw is what the training
  *   got, at most what the links can do.
+ * Beside it, the wait-free transfer (issue 28, point 5): over the kernels
+ * matched across the ranks of their run (crossrank.c), matched_calls and
+ * transfer = the summed time from the last rank's arrival to each kernel's
+ * end; transfer_busbw = S x matched_calls / transfer x 2(n-1)/n, what the
+ * links did once every rank was there.
  */
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +25,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/crossrank.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -27,6 +33,7 @@
 
 struct point {
 	int64_t n, bytes, calls, time_ns;
+	int64_t matched, transfer_ns; /* the kernels matched across ranks, and their summed transfer */
 	char **runs; /* the ids of the runs whose kernels it sums, sorted, each once */
 	size_t nruns, cap_runs;
 };
@@ -102,8 +109,67 @@ static struct chart *busbw_chart(const struct point *p, size_t np)
 		}
 		double n = (double)p[i].n;
 		chart_set(c, cat, s, (double)p[i].bytes * (double)p[i].calls / (double)p[i].time_ns * 2 * (n - 1) / n);
+		if (p[i].transfer_ns <= 0)
+			continue;
+		/* the wait-free transfer's line beside the kernel time's */
+		snprintf(label, sizeof(label), "%lld GPUs, transfer only", (long long)p[i].n);
+		size_t s2 = 0;
+		while (s2 < c->nseries && strcmp(c->series[s2], label))
+			s2++;
+		if (s2 == c->nseries) {
+			s2 = chart_add_series(c, label);
+			for (size_t k = 0; k < c->ncat; k++)
+				chart_set(c, k, s2, NAN);
+		}
+		chart_set(c, cat, s2, (double)p[i].bytes * (double)p[i].matched / (double)p[i].transfer_ns * 2 * (n - 1) / n);
 	}
 	return c;
+}
+
+/*
+ * Adds to the points the wait-free transfer of the AllReduce kernels
+ * matched across the ranks of their run (crossrank_match, silent: the
+ * cross-rank analysis warns). Returns 0, or -1 after diag.
+ */
+static int add_transfers(const struct analysis_ctx *ctx, struct point *p, size_t np)
+{
+	struct rank_key *keys;
+	size_t nkeys;
+	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
+		return -1;
+	struct classifier *cls = classifier_preset("default");
+	int ret = 0;
+	for (size_t k = 0; k < nkeys && !ret;) {
+		size_t e = k + 1;
+		while (e < nkeys && !strcmp(keys[e].run, keys[k].run))
+			e++;
+		if (e - k >= 2) {
+			struct xr_run run;
+			ret = crossrank_match(ctx->store, &keys[k], e - k, cls, NULL, &run);
+			for (size_t o = 0; !ret && o < run.nops; o++) {
+				const struct xr_op *op = &run.ops[o];
+				if (strcmp(run.names[op->type], "AllReduce") || op->bytes <= 0)
+					continue;
+				size_t i = 0;
+				while (i < np && (p[i].n != op->group_size || p[i].bytes != op->bytes))
+					i++;
+				if (i == np)
+					continue;
+				for (size_t m = op->first; m < op->first + op->n; m++) {
+					const struct xr_rank *r = &run.ranks[run.members[m].rank_i];
+					int64_t wait, transfer;
+					crossrank_times(&run, r, &r->kerns[run.members[m].kern_i], &wait, &transfer);
+					p[i].matched++;
+					p[i].transfer_ns += transfer;
+				}
+			}
+			crossrank_release(&run);
+		}
+		k = e;
+	}
+	classifier_free(cls);
+	rank_keys_free(keys, nkeys);
+	return ret;
 }
 
 int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
@@ -139,7 +205,7 @@ int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 			i++;
 		if (i == np) {
 			p = xgrow(p, &cap, np + 1, sizeof(*p));
-			p[np++] = (struct point){n, bytes, 0, 0, NULL, 0, 0};
+			p[np++] = (struct point){n, bytes, 0, 0, 0, 0, NULL, 0, 0};
 		}
 		p[i].calls++;
 		p[i].time_ns += dur;
@@ -156,10 +222,14 @@ int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 		points_free(p, np);
 		return 0;
 	}
+	if (add_transfers(ctx, p, np) < 0) {
+		points_free(p, np);
+		return -1;
+	}
 	qsort(p, np, sizeof(*p), cmp_point);
 	struct table *t = table_new("allreduce_busbw", "AllReduce bus bandwidth by GPU count and message size",
 				    "gpus:int,message_bytes:int,calls:int,time_us:us,algbw_gb_per_s:real,busbw_gb_per_s:real,"
-				    "runs:text");
+				    "runs:text,matched_calls:int,transfer_us:us,transfer_busbw_gb_per_s:real");
 	struct buf runs;
 	buf_init(&runs);
 	for (size_t i = 0; i < np; i++) {
@@ -175,6 +245,12 @@ int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 		for (size_t k = 0; k < p[i].nruns; k++)
 			buf_printf(&runs, "%s%s", k ? " " : "", p[i].runs[k]);
 		table_set_text(t, row, 6, runs.data);
+		table_set_int(t, row, 7, p[i].matched);
+		if (p[i].transfer_ns > 0) {
+			table_set_ns(t, row, 8, p[i].transfer_ns);
+			table_set_real(t, row, 9,
+				       (double)p[i].bytes * (double)p[i].matched / (double)p[i].transfer_ns * 2 * (n - 1) / n);
+		}
 	}
 	buf_release(&runs);
 	result_add_table(out, t);
@@ -183,7 +259,8 @@ int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 	result_add_figure(out, busbw_chart(p, np),
 			  "AllReduce bus bandwidth (algbw x 2(n-1)/n) against the message size, one line per GPU "
 			  "count n, over all AllReduce kernels of the experiment that record their size; kernel time "
-			  "includes waiting for the slowest rank.");
+			  "includes waiting for the slowest rank. The lines 'transfer only' use the wait-free transfer "
+			  "(from the last rank's arrival to the kernel's end) of the kernels matched across ranks.");
 	points_free(p, np);
 	result_add_method(out, "allreduce_busbw.csv",
 		"Over every AllReduce kernel of the experiment whose args record its size (In/Out msg nelems and "
@@ -193,6 +270,9 @@ int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 		"algbw = S x calls / time (bytes per ns = GB/s), busbw = algbw x 2(n-1)/n (NCCL nccl-tests, "
 		"doc/PERFORMANCE.md), the bandwidth paper 002 compares across systems and GPU counts. A kernel's "
 		"time includes the wait for the slowest rank to join, so busbw is what training obtained, at "
-		"most what the links allow.");
+		"most what the links allow. Beside it, without the wait: over the kernels matched across the ranks "
+		"of their run (collective_waits.csv), matched_calls and transfer_us = their summed transfer_us (from "
+		"the last rank's arrival to the kernel's end), transfer_busbw = S x matched_calls / transfer x "
+		"2(n-1)/n: what the links did once every rank had arrived.");
 	return 0;
 }

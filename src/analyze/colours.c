@@ -24,6 +24,8 @@ static const struct chart_colour colours[] = {
 	{"compute", 0}, {"memcpy", 1}, {"memset", 3}, {"cuda_runtime", 4}, {"data_loading", 6},
 	{"cpu_other", 7}, {"intra-op dispatch", 1}, {"inter-op dispatch", 4},
 	{"communication transfer", 2}, {"host and launch", 4}, {"waiting for another rank", 6},
+	/* the partition of a rank's step (crossrank.c's rank_waits) */
+	{"compute and copies", 0}, {"exposed communication", 2}, {"exposed wait for another rank", 6},
 	/* copy kinds (memops.c's memops.csv) */
 	{"HtoD", 1}, {"DtoH", 4}, {"DtoD", 6}, {"PtoP", 2}, {"other copy", 5},
 	/* HTA's temporal breakdown (temporal.c): non-compute kernels are communication and memory */

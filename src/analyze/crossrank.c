@@ -45,7 +45,12 @@
  * kernel's duration, which includes the wait); bus bandwidth = algbw x
  * NCCL's factor (2(n-1)/n AllReduce, (n-1)/n AllGather and ReduceScatter,
  * 1 otherwise). bytes = max(In, Out msg nelems) x the dtype's size
- * (nccl-tests' S).
+ * (nccl-tests' S). The exposed part of a wait: the wait's interval minus
+ * every other activity of that GPU (kernels, copies, memsets on any
+ * stream, other collectives included): what the wait costs the rank.
+ * Figure rank_waits stacks a partition of each rank's steps (compute and
+ * copies, exposed communication, exposed wait, idle), never overlapping
+ * times.
  *
  * Cost: one pass over each rank's events (rank_data, loaded twice, the
  * second time usually from the cache) and a sort of its collectives; the
@@ -661,6 +666,9 @@ static void window_split(const struct gpu_sets *g, int64_t lo, int64_t hi, int64
 /* Per rank of a run: the sums behind straggler_ranks.csv and figure rank_waits. */
 struct rank_acc {
 	int64_t nsteps, waited, transfer, compute, caused;
+	int64_t exposed_wait;                                /* of its matched kernels in steps */
+	int64_t step, busy, exposed_comm, exposed_wait_in_steps, idle; /* the partition of its steps */
+	int64_t nwin, win_union, win[NW]; /* the windows in which it made another rank wait: count, union, split */
 	size_t last_ops, last_steps;
 	struct buf last_in;
 };
@@ -696,7 +704,9 @@ struct xr_tables {
 	struct chart *chart;
 };
 
-static void waits_row(struct table *t, const struct xr_run *run, const struct xr_rank *r, const struct xr_kern *k)
+/* A row of collective_waits.csv; exposed: the exposed part of the kernel's wait (ns), -1 unknown. */
+static void waits_row(struct table *t, const struct xr_run *run, const struct xr_rank *r, const struct xr_kern *k,
+		      int64_t exposed)
 {
 	size_t row = table_add_row(t), c = 0;
 	const struct xr_op *op = k->op >= 0 ? &run->ops[k->op] : NULL;
@@ -738,6 +748,54 @@ static void waits_row(struct table *t, const struct xr_run *run, const struct xr
 		if (op->group_size > 0)
 			table_set_real(t, row, c + 1, algbw * collective_bus_factor(run->names[op->type], op->group_size));
 	}
+	c += 2;
+	if (exposed >= 0)
+		table_set_ns(t, row, c, exposed);
+}
+
+/*
+ * The exposed part of a wait: [lo, hi) on the rank's own clock minus every
+ * other activity of its GPU (cm: the union of its kernels other than
+ * communication, copies and memsets; and its other communication kernels,
+ * found among d's activities sorted by start, none longer than maxcomm),
+ * the kernel that waits (starting at self_start, correlation self_corr)
+ * excepted. Adds the exposed pieces to ew; returns their measure.
+ */
+static int64_t exposed_wait(const struct rank_data *d, const struct ivset *cm, int64_t maxcomm, int64_t lo, int64_t hi,
+			    int64_t self_start, int64_t self_corr, struct ivset *ew)
+{
+	struct ivset w, t1, oc, t2;
+	ivset_init(&w);
+	ivset_init(&t1);
+	ivset_init(&oc);
+	ivset_init(&t2);
+	ivset_add(&w, lo, hi);
+	ivset_subtract(&w, cm, &t1);
+	/* the communication kernels that may overlap [lo, hi): they start before hi, and after lo - maxcomm */
+	size_t l = 0, h = d->nacts;
+	while (l < h) {
+		size_t m = l + (h - l) / 2;
+		if (d->acts[m].start < hi)
+			l = m + 1;
+		else
+			h = m;
+	}
+	for (size_t j = l; j > 0 && d->acts[j - 1].start >= lo - maxcomm; j--) {
+		const struct rk_act *a = &d->acts[j - 1];
+		if (a->kind != ACT_KERNEL || a->cls != RK_COMM || a->end <= lo ||
+		    (a->start == self_start && (self_corr < 0 || a->corr == self_corr)))
+			continue;
+		ivset_add(&oc, a->start, a->end);
+	}
+	ivset_normalize(&oc);
+	ivset_subtract(&t1, &oc, &t2);
+	int64_t r = ivset_measure(&t2);
+	ivset_add_all(ew, &t2);
+	ivset_release(&w);
+	ivset_release(&t1);
+	ivset_release(&oc);
+	ivset_release(&t2);
+	return r;
 }
 
 /* The tables and figure of one matched run. Returns 0 or -1 after diag. */
@@ -757,27 +815,31 @@ static int run_tables(struct store *s, const struct rank_key *keys, const struct
 			table_set_ns(xt->offsets, row, c + 1, r->residual);
 		}
 	}
-	/* collective_waits.csv: each operation's kernels in rank order, then the unmatched ones */
-	for (size_t o = 0; o < run->nops; o++)
-		for (size_t m = run->ops[o].first; m < run->ops[o].first + run->ops[o].n; m++) {
-			const struct xr_rank *r = &run->ranks[run->members[m].rank_i];
-			waits_row(xt->waits, run, r, &r->kerns[run->members[m].kern_i]);
-		}
-	for (size_t ri = 0; ri < nr; ri++)
-		for (size_t i = 0; i < run->ranks[ri].nkerns; i++)
-			if (run->ranks[ri].kerns[i].op < 0)
-				waits_row(xt->waits, run, &run->ranks[ri], &run->ranks[ri].kerns[i]);
-
 	struct rank_acc *acc = xcalloc(nr, sizeof(*acc));
+	int64_t **exposed = xcalloc(nr, sizeof(*exposed)); /* per rank, per kernel: its exposed wait, ns */
 	int64_t (*brk)[NW] = xcalloc(run->nops ? run->nops : 1, sizeof(*brk));
 	int64_t *op_step = xmalloc((run->nops ? run->nops : 1) * sizeof(*op_step));
-	for (size_t o = 0; o < run->nops; o++)
+	int64_t *op_caused = xcalloc(run->nops ? run->nops : 1, sizeof(*op_caused));
+	for (size_t o = 0; o < run->nops; o++) {
 		op_step[o] = -1;
+		/* the waiting each operation caused: the sum of its ranks' waits */
+		const struct xr_op *op = &run->ops[o];
+		for (size_t m = op->first; m < op->first + op->n; m++) {
+			const struct xr_rank *r = &run->ranks[run->members[m].rank_i];
+			int64_t wait, transfer;
+			crossrank_times(run, r, &r->kerns[run->members[m].kern_i], &wait, &transfer);
+			op_caused[o] += wait;
+		}
+	}
 	/* pass 2 over the ranks: their compute per step, and the windows of the operations they arrived last in */
 	for (size_t ri = 0; ri < nr; ri++) {
 		const struct xr_rank *r = &run->ranks[ri];
 		struct rank_data d;
 		if (rank_data_load(s, &keys[ri], cls, &d) < 0) {
+			for (size_t i = 0; i < nr; i++)
+				free(exposed[i]);
+			free(exposed);
+			free(op_caused);
 			free(acc);
 			free(brk);
 			free(op_step);
@@ -785,29 +847,80 @@ static int run_tables(struct store *s, const struct rank_key *keys, const struct
 		}
 		struct gpu_sets g;
 		gpu_sets_build(&d, &g);
+		int64_t maxcomm = 0;
+		for (size_t i = 0; i < d.nacts; i++)
+			if (d.acts[i].kind == ACT_KERNEL && d.acts[i].cls == RK_COMM && d.acts[i].end - d.acts[i].start > maxcomm)
+				maxcomm = d.acts[i].end - d.acts[i].start;
+		struct ivset ew, win;
+		ivset_init(&ew);
+		ivset_init(&win);
 		acc[ri].nsteps = (int64_t)d.nsteps;
-		for (size_t i = 0; i < d.nsteps; i++)
-			acc[ri].compute += ivset_measure_within(&g.c, d.steps[i].start, d.steps[i].end);
+		exposed[ri] = xcalloc(r->nkerns ? r->nkerns : 1, sizeof(**exposed));
 		for (size_t i = 0; i < r->nkerns; i++) {
 			const struct xr_kern *k = &r->kerns[i];
 			if (k->op < 0)
 				continue;
 			const struct xr_op *op = &run->ops[k->op];
+			int64_t wait, transfer;
+			crossrank_times(run, r, k, &wait, &transfer);
+			if (wait > 0)
+				exposed[ri][i] = exposed_wait(&d, &g.cm, maxcomm, k->start, k->start + wait, k->start, k->corr, &ew);
 			if (k->step >= 0) {
-				int64_t wait, transfer;
-				crossrank_times(run, r, k, &wait, &transfer);
 				acc[ri].waited += wait;
 				acc[ri].transfer += transfer;
+				acc[ri].exposed_wait += exposed[ri][i];
 			}
 			if (op->last_rank != r->rank)
 				continue;
 			/* the window in which a rank was waiting for this one, on this rank's clock */
 			window_split(&g, op->first_arrival + r->offset, op->last_arrival + r->offset, brk[k->op]);
 			op_step[k->op] = k->step;
+			if (op_caused[k->op] > 0) { /* a window that made some rank wait */
+				ivset_add(&win, op->first_arrival + r->offset, op->last_arrival + r->offset);
+				acc[ri].nwin++;
+			}
 		}
+		/* the union of those windows, each instant once, split as the windows are */
+		ivset_normalize(&win);
+		acc[ri].win_union = ivset_measure(&win);
+		for (size_t i = 0; i < win.n; i++) {
+			int64_t w[NW];
+			window_split(&g, win.v[i].start, win.v[i].end, w);
+			for (int q = 0; q < NW; q++)
+				acc[ri].win[q] += w[q];
+		}
+		ivset_release(&win);
+		/* the partition of its steps: compute and copies, exposed communication, exposed wait, idle */
+		ivset_normalize(&ew);
+		for (size_t i = 0; i < d.nsteps; i++) {
+			int64_t lo = d.steps[i].start, hi = d.steps[i].end;
+			int64_t cm = ivset_measure_within(&g.cm, lo, hi), a = ivset_measure_within(&g.a, lo, hi);
+			int64_t w = ivset_measure_within(&ew, lo, hi);
+			acc[ri].compute += ivset_measure_within(&g.c, lo, hi);
+			acc[ri].step += hi - lo;
+			acc[ri].busy += cm;
+			acc[ri].exposed_wait_in_steps += w;
+			acc[ri].exposed_comm += a - cm - w;
+			acc[ri].idle += (hi - lo) - a;
+		}
+		ivset_release(&ew);
 		gpu_sets_release(&g);
 		rank_data_release(&d);
 	}
+	/* collective_waits.csv: each operation's kernels in rank order, then the unmatched ones */
+	for (size_t o = 0; o < run->nops; o++)
+		for (size_t m = run->ops[o].first; m < run->ops[o].first + run->ops[o].n; m++) {
+			const struct xr_member *mb = &run->members[m];
+			const struct xr_rank *r = &run->ranks[mb->rank_i];
+			waits_row(xt->waits, run, r, &r->kerns[mb->kern_i], exposed[mb->rank_i][mb->kern_i]);
+		}
+	for (size_t ri = 0; ri < nr; ri++)
+		for (size_t i = 0; i < run->ranks[ri].nkerns; i++)
+			if (run->ranks[ri].kerns[i].op < 0)
+				waits_row(xt->waits, run, &run->ranks[ri], &run->ranks[ri].kerns[i], -1);
+	for (size_t ri = 0; ri < nr; ri++)
+		free(exposed[ri]);
+	free(exposed);
 
 	/* stragglers.csv, and the waiting each rank caused per step */
 	struct step_caused *sc = NULL;
@@ -815,13 +928,7 @@ static int run_tables(struct store *s, const struct rank_key *keys, const struct
 	for (size_t o = 0; o < run->nops; o++) {
 		const struct xr_op *op = &run->ops[o];
 		int lr = crossrank_rank_index(run, op->last_rank);
-		int64_t caused = 0;
-		for (size_t m = op->first; m < op->first + op->n; m++) {
-			const struct xr_rank *r = &run->ranks[run->members[m].rank_i];
-			int64_t wait, transfer;
-			crossrank_times(run, r, &r->kerns[run->members[m].kern_i], &wait, &transfer);
-			caused += wait;
-		}
+		int64_t caused = op_caused[o];
 		acc[lr].caused += caused;
 		acc[lr].last_ops += caused > 0; /* a tie where nobody waited makes no straggler */
 		size_t row = table_add_row(xt->strag), c = 0;
@@ -887,13 +994,26 @@ static int run_tables(struct store *s, const struct rank_key *keys, const struct
 				table_set_ns(xt->strag_ranks, row, c, per[q] / a->nsteps);
 			c++;
 		}
+		table_set_ns(xt->strag_ranks, row, c++, a->exposed_wait);
+		int64_t part[5] = {a->exposed_wait, a->step, a->busy, a->exposed_comm, a->idle};
+		for (int q = 0; q < 5; q++) {
+			if (a->nsteps > 0)
+				table_set_ns(xt->strag_ranks, row, c, part[q] / a->nsteps);
+			c++;
+		}
+		table_set_int(xt->strag_ranks, row, c++, a->nwin);
+		table_set_ns(xt->strag_ranks, row, c++, a->win_union);
+		for (int w = 0; w < NW; w++)
+			table_set_ns(xt->strag_ranks, row, c++, a->win[w]);
 		if (a->nsteps > 0) {
 			buf_reset(&label);
 			buf_printf(&label, "%s r%d", run->name, run->ranks[ri].rank);
 			size_t cat = chart_add_category(xt->chart, label.data);
-			chart_set(xt->chart, cat, 0, (double)a->waited / 1e6 / (double)a->nsteps);
-			chart_set(xt->chart, cat, 1, (double)a->transfer / 1e6 / (double)a->nsteps);
-			chart_set(xt->chart, cat, 2, (double)a->compute / 1e6 / (double)a->nsteps);
+			double n = (double)a->nsteps * 1e6;
+			chart_set(xt->chart, cat, 0, (double)a->busy / n);
+			chart_set(xt->chart, cat, 1, (double)a->exposed_comm / n);
+			chart_set(xt->chart, cat, 2, (double)a->exposed_wait_in_steps / n);
+			chart_set(xt->chart, cat, 3, (double)a->idle / n);
 		}
 		buf_release(&a->last_in);
 	}
@@ -901,6 +1021,7 @@ static int run_tables(struct store *s, const struct rank_key *keys, const struct
 	free(acc);
 	free(brk);
 	free(op_step);
+	free(op_caused);
 	return 0;
 }
 
@@ -927,7 +1048,10 @@ static void add_methods(struct analysis_result *out)
 		"wait + transfer; algbw = bytes / transfer_us (bytes per ns = GB/s), from the transfer, not the "
 		"kernel (which includes the wait); busbw = algbw x 2(n-1)/n (AllReduce), (n-1)/n (AllGather, "
 		"ReduceScatter), 1 otherwise (nccl-tests PERFORMANCE.md). step: the ProfilerStep#N whose host range "
-		"holds the kernel's launch call (else the kernel's start).");
+		"holds the kernel's launch call (else the kernel's start). exposed_wait_us: the part of the wait "
+		"([start_us, start_us + wait_us) on the rank's clock) in which no other kernel, copy or memset ran "
+		"on any stream of that GPU (the union of its other activities subtracted): the time the wait "
+		"costs the rank, where wait_us may overlap compute that goes on meanwhile.");
 	result_add_method(
 		out, "clock_offsets.csv",
 		"Per multi-rank run and rank, the rank's clock against the reference rank (the run's lowest): every "
@@ -960,7 +1084,17 @@ static void add_methods(struct analysis_result *out)
 		"all ranks (summed caused_wait_us of the step's collectives; ties: the lowest rank); caused_wait_us "
 		"in total and per step; waited_us, transfer_us (its own wait and transfer in the matched collectives "
 		"of its steps) in total and per step; compute_per_step_us (the union of its compute kernels within "
-		"its steps' host ranges, per step). The figure rank_waits draws the per-step values.");
+		"its steps' host ranges, per step); exposed_wait_us (the summed exposed_wait_us of its matched "
+		"collectives in its steps, collective_waits.csv) in total and per step. The partition of its steps "
+		"(ProfilerStep host ranges), per step, that figure rank_waits stacks: step_per_step_us = "
+		"busy_per_step_us (the union of its compute kernels, copies and memsets) + exposed_comm_per_step_us "
+		"(communication kernels only, not in an exposed wait) + the exposed waits (their union within the "
+		"steps) + idle_per_step_us (no GPU activity). Each instant of a step is in exactly one part, so "
+		"the bars reach the step and never more. windows: the collectives it arrived last in that made "
+		"another rank wait (caused_wait_us > 0 in stragglers.csv); window_union_us: the union of their "
+		"windows [first arrival, its arrival] on its clock (overlapping windows counted once), split as "
+		"stragglers.csv splits one window (window_compute_us ... window_idle_host_between_ops_us, summing "
+		"to window_union_us).");
 }
 
 int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *out)
@@ -974,7 +1108,8 @@ int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *o
 	xt.waits = table_new("collective_waits", "NCCL collectives matched across ranks: wait for the last rank and transfer",
 			     "run:text,step:int,communicator:text,collective:int,name:text,dtype:text,bytes:int,ranks:int,"
 			     "rank:int,matched:int,start_us:us,end_us:us,arrival_us:us,kernel_us:us,last_arrival_us:us,"
-			     "last_rank:int,wait_us:us,transfer_us:us,algbw_gb_per_s:real,busbw_gb_per_s:real");
+			     "last_rank:int,wait_us:us,transfer_us:us,algbw_gb_per_s:real,busbw_gb_per_s:real,"
+			     "exposed_wait_us:us");
 	xt.offsets = table_new("clock_offsets", "Clock offset of each rank against the run's lowest rank",
 			       "run:text,rank:int,reference_rank:int,collectives:int,offset_us:us,residual_us:us");
 	struct buf cols;
@@ -988,12 +1123,17 @@ int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *o
 	xt.strag_ranks = table_new("straggler_ranks", "Per rank: the waiting it caused and its own wait, transfer and compute",
 				   "run:text,rank:int,steps:int,collectives_last:int,steps_last:int,last_in_steps:text,"
 				   "caused_wait_us:us,caused_wait_per_step_us:us,waited_us:us,waited_per_step_us:us,"
-				   "transfer_us:us,transfer_per_step_us:us,compute_us:us,compute_per_step_us:us");
-	xt.chart = chart_new(CHART_STACKED_BAR, "rank_waits", "Waiting for other ranks, transferring and computing per rank",
-			     "mean time per step (ms)");
-	chart_add_series(xt.chart, "waiting for another rank");
-	chart_add_series(xt.chart, "collective transfer");
-	chart_add_series(xt.chart, "compute kernels");
+				   "transfer_us:us,transfer_per_step_us:us,compute_us:us,compute_per_step_us:us,"
+				   "exposed_wait_us:us,exposed_wait_per_step_us:us,step_per_step_us:us,busy_per_step_us:us,"
+				   "exposed_comm_per_step_us:us,idle_per_step_us:us,windows:int,window_union_us:us,"
+				   "window_compute_us:us,window_memory_us:us,window_communication_us:us,"
+				   "window_idle_host_in_op_us:us,window_idle_host_between_ops_us:us");
+	xt.chart = chart_new(CHART_STACKED_BAR, "rank_waits", "Where each rank's step goes: computing, communicating, "
+			     "waiting for another rank, idle", "mean time per step (ms)");
+	chart_add_series(xt.chart, "compute and copies");
+	chart_add_series(xt.chart, "exposed communication");
+	chart_add_series(xt.chart, "exposed wait for another rank");
+	chart_add_series(xt.chart, "idle");
 	int ret = -1, any = 0;
 	for (size_t k = 0; k < nkeys;) {
 		size_t e = k + 1;
@@ -1022,9 +1162,11 @@ int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *o
 		result_add_table(out, xt.strag);
 		result_add_table(out, xt.strag_ranks);
 		result_add_figure(out, xt.chart,
-				  "Per run and rank of the multi-GPU runs, mean per step: time in matched collectives "
-				  "waiting for the last rank to arrive, time transferring after it arrived, and compute "
-				  "kernel time (union) within the step.");
+				  "Per run and rank of the multi-GPU runs, mean per step, a partition of the step (the "
+				  "bars reach the step): its GPU running compute kernels, copies or memsets; only "
+				  "communication kernels, not waiting (exposed communication); only a collective waiting "
+				  "for another rank to arrive (exposed wait); nothing (idle). straggler_ranks.csv holds "
+				  "the values.");
 		add_methods(out);
 		xt.waits = xt.offsets = xt.strag = xt.strag_ranks = NULL;
 		xt.chart = NULL;

@@ -16,8 +16,14 @@
  *               ranks): the rank the others waited for longest in total,
  *               and each rank that waited for it at least WAIT_MIN of its
  *               mean step (ranks.csv), per step and as a share.
- *   straggler-windows  what that rank's GPU did in the windows before it
- *               arrived last (stragglers.csv).
+ *   cause       the first row of straggler_causes.csv for that rank: the
+ *               region (and operator or kernel) it spends the most extra
+ *               time in against the median rank, on the side that made it
+ *               late (straggler_side), with the other ranks' wait for it;
+ *               extra GPU work of a host-bound straggler is said to hide.
+ *   straggler-windows  what that rank's GPU did in the windows in which
+ *               another rank waited for it (straggler_ranks.csv: their
+ *               union, each instant once), as shares of that union.
  *   comm-skew   only without matched collectives: the ranks' mean shares
  *               of the step inside collective kernels (ranks.csv comm_us /
  *               step_us) differ by at least SKEW_MIN; a collective's
@@ -309,49 +315,51 @@ static void rule_gpu_idle(struct findings *f, const struct analysis_result *res,
 }
 
 /*
- * straggler-windows: what the straggler's GPU did in the windows before
- * it arrived last (stragglers.csv: from the first rank's arrival to its
- * own, each instant once), summed over the collectives it arrived last in.
+ * straggler-windows: what the straggler's GPU did in the windows that made
+ * another rank wait (straggler_ranks.csv: the union of the windows from
+ * the first rank's arrival to its own in the collectives it arrived last
+ * in with some rank waiting, each instant once), as shares of that union.
  */
 static void rule_straggler_windows(struct findings *f, const struct analysis_result *res, const char *run,
 				   int straggler)
 {
-	static const char *const parts[] = {"compute_us", "memory_us", "communication_us", "idle_host_in_op_us",
-					    "idle_host_between_ops_us"};
-	const struct table *st = result_table(res, "stragglers");
-	int crun = col(st, "run"), clast = col(st, "last_rank"), cp[5];
-	if (!st || crun < 0 || clast < 0)
+	static const char *const parts[] = {"window_compute_us", "window_memory_us", "window_communication_us",
+					    "window_idle_host_in_op_us", "window_idle_host_between_ops_us"};
+	const struct table *st = result_table(res, "straggler_ranks");
+	int crun = col(st, "run"), crank = col(st, "rank"), cn = col(st, "windows"), cu = col(st, "window_union_us"),
+	    cs = col(st, "steps"), cp[5];
+	if (!st || crun < 0 || crank < 0 || cn < 0 || cu < 0 || cs < 0)
 		return;
-	double sum[5] = {0}, tot = 0;
-	size_t nwin = 0;
 	for (int k = 0; k < 5; k++)
 		if ((cp[k] = col(st, parts[k])) < 0)
 			return;
 	for (size_t r = 0; r < st->nrows; r++) {
 		const char *rr = text(st, r, crun);
-		if (!rr || strcmp(rr, run) || num(st, r, clast) != straggler)
+		if (!rr || strcmp(rr, run) || num(st, r, crank) != straggler)
 			continue;
-		nwin++;
-		for (int k = 0; k < 5; k++) {
-			double v = num(st, r, cp[k]);
-			if (!isnan(v)) {
-				sum[k] += v;
-				tot += v;
-			}
-		}
-	}
-	if (!nwin || tot <= 0)
+		double nwin = num(st, r, cn), tot = num(st, r, cu), steps = num(st, r, cs), sum[5];
+		if (isnan(nwin) || nwin <= 0 || isnan(tot) || tot <= 0)
+			return;
+		for (int k = 0; k < 5; k++)
+			sum[k] = isnan(num(st, r, cp[k])) ? 0 : num(st, r, cp[k]);
+		double idle = (sum[3] + sum[4]) / tot;
+		buf_printf(&f->s,
+			   "%s rank %d, in the %.0f window%s in which another rank waited for it (each from the first "
+			   "rank's arrival to its own; %.1f ms",
+			   run, straggler, nwin, nwin == 1 ? "" : "s", tot / 1000);
+		if (steps > 0)
+			buf_printf(&f->s, ", %.1f ms per step", tot / 1000 / steps);
+		buf_printf(&f->s,
+			   ", overlapping windows counted once): its GPU was idle %.0f %% of that time (%.0f %% with "
+			   "its host inside an operator, %.0f %% between operators), computing %.0f %%, copying %.0f %%, "
+			   "in other collectives %.0f %%",
+			   100 * idle, 100 * sum[3] / tot, 100 * sum[4] / tot, 100 * sum[0] / tot, 100 * sum[1] / tot,
+			   100 * sum[2] / tot);
+		add(f, run, straggler, idle, "table-straggler_ranks",
+		    "straggler-windows: straggler_ranks.csv's windows of the named rank (those in which another rank "
+		    "waited for it, their union, each instant once); value: the idle share of that union");
 		return;
-	double idle = (sum[3] + sum[4]) / tot;
-	buf_printf(&f->s,
-		   "%s rank %d, in the %zu windows before it arrived last (each from the first rank's arrival to "
-		   "its own): its GPU was idle %.0f %% of the time (%.0f %% with its host inside an operator, %.0f %% "
-		   "between operators), computing %.0f %%, copying %.0f %%, in other collectives %.0f %%",
-		   run, straggler, nwin, 100 * idle, 100 * sum[3] / tot, 100 * sum[4] / tot, 100 * sum[0] / tot,
-		   100 * sum[1] / tot, 100 * sum[2] / tot);
-	add(f, run, straggler, idle, "table-stragglers",
-	    "straggler-windows: stragglers.csv summed over the collectives the named rank arrived last in; value: "
-	    "the idle share");
+	}
 }
 
 /* The mean of a rank's step_us in ranks.csv, in us (NAN if none); *nsteps its rows. */
@@ -371,10 +379,115 @@ static double mean_step(const struct table *rk, const char *run, int rank, size_
 	return n ? sum / (double)n : NAN;
 }
 
+/* The row of straggler_causes.csv for run, rank, where and region with an empty name (the region), or -1. */
+static long region_row(const struct table *t, const char *run, int rank, const char *where, const char *region)
+{
+	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), creg = col(t, "region"),
+	    cn = col(t, "name");
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rr = text(t, r, crun), *w = text(t, r, cw), *g = text(t, r, creg), *n = text(t, r, cn);
+		if (rr && !strcmp(rr, run) && num(t, r, crank) == rank && w && !strcmp(w, where) && g &&
+		    !strcmp(g, region) && (!n || !*n))
+			return (long)r;
+	}
+	return -1;
+}
+
+/* The first row after region row ro with a name in the same where and region, or -1. */
+static long top_name_row(const struct table *t, const char *run, int rank, const char *where, const char *region)
+{
+	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), creg = col(t, "region"),
+	    cn = col(t, "name");
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rr = text(t, r, crun), *w = text(t, r, cw), *g = text(t, r, creg), *n = text(t, r, cn);
+		if (rr && !strcmp(rr, run) && num(t, r, crank) == rank && w && !strcmp(w, where) && g &&
+		    !strcmp(g, region) && n && *n)
+			return (long)r;
+	}
+	return -1;
+}
+
+/* The smallest excess (ms per step) worth naming: less is the ranks' natural spread. */
+#define CAUSE_MIN_MS 1.0
+
+/*
+ * cause: what the straggler does more than the other ranks
+ * (straggler_causes.csv, its first row: the side that made it late, the
+ * largest excess), in words, with the range of the other ranks' waits for
+ * it per step, exposed (xmin .. xmax ms) and in all (wmin .. wmax ms).
+ */
+static void rule_cause(struct findings *f, const struct analysis_result *res, const char *run, int straggler,
+		       double xmin, double xmax, double wmin, double wmax)
+{
+	const struct table *t = result_table(res, "straggler_causes");
+	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), creg = col(t, "region"),
+	    cn = col(t, "name"), ce = col(t, "excess_us_per_step"), cm = col(t, "us_per_step"),
+	    co = col(t, "other_us_per_step"), cc = col(t, "calls"), coc = col(t, "other_calls");
+	if (!t || crun < 0 || crank < 0 || cw < 0 || creg < 0 || cn < 0 || ce < 0 || cm < 0 || co < 0 || cc < 0 ||
+	    coc < 0)
+		return;
+	long first = -1;
+	for (size_t r = 0; r < t->nrows && first < 0; r++)
+		if (text(t, r, crun) && !strcmp(text(t, r, crun), run) && num(t, r, crank) == straggler)
+			first = (long)r;
+	if (first < 0 || num(t, (size_t)first, ce) / 1000 < CAUSE_MIN_MS)
+		return;
+	const char *where = text(t, (size_t)first, cw), *region = text(t, (size_t)first, creg);
+	const char *fname = text(t, (size_t)first, cn);
+	long reg = fname && *fname ? region_row(t, run, straggler, where, region) : first;
+	long name = fname && *fname ? first : top_name_row(t, run, straggler, where, region);
+	long lead = reg >= 0 ? reg : first;
+	double busy, idle;
+	straggler_side(res, run, straggler, &busy, &idle);
+	int gpu = !strcmp(where, "gpu");
+	buf_printf(&f->s, "%s rank %d spends %.1f ms more per step than the median rank on its %s in %s (%.1f vs %.1f ms)",
+		   run, straggler, num(t, (size_t)lead, ce) / 1000, gpu ? "GPU" : "host", region,
+		   num(t, (size_t)lead, cm) / 1000, num(t, (size_t)lead, co) / 1000);
+	if (name >= 0 && num(t, (size_t)name, ce) / 1000 >= CAUSE_MIN_MS) {
+		double oc = num(t, (size_t)name, coc);
+		buf_printf(&f->s, ", %.1f ms of it in %s %s (%.0f calls", num(t, (size_t)name, ce) / 1000,
+			   gpu ? "kernel" : "operator", text(t, (size_t)name, cn), num(t, (size_t)name, cc));
+		if (oc == 0)
+			buf_printf(&f->s, ", run only on rank %d)", straggler);
+		else
+			buf_printf(&f->s, " vs %.0f)", oc);
+	}
+	if (wmax > 0) {
+		int one = wmin == wmax; /* a single waiting rank */
+		buf_printf(&f->s, ", so the other rank%s wait%s for it ", one ? "" : "s", one ? "s" : "");
+		if (one)
+			buf_printf(&f->s, "%.1f ms per step with nothing else to do (%.1f ms inside collectives)", xmax, wmax);
+		else
+			buf_printf(&f->s, "%.1f-%.1f ms per step with nothing else to do (%.1f-%.1f ms inside collectives)",
+				   xmin, xmax, wmin, wmax);
+	}
+	if (!isnan(busy) && !isnan(idle))
+		buf_printf(&f->s, gpu ? "; its GPU computes %.1f ms more per step than the median rank's"
+				      : "; its GPU idles %.1f ms more per step than the median rank's, waiting for its host",
+			   (gpu ? busy : idle) / 1000);
+	/* extra GPU work of a host-bound rank: the largest gpu row, said to hide */
+	for (size_t r = 0; !gpu && r < t->nrows; r++) {
+		const char *rr = text(t, r, crun), *w = text(t, r, cw);
+		if (!rr || strcmp(rr, run) || num(t, r, crank) != straggler || !w || strcmp(w, "gpu"))
+			continue;
+		if (num(t, r, ce) / 1000 >= CAUSE_MIN_MS) {
+			const char *n = text(t, r, cn);
+			buf_printf(&f->s, "; its GPU also spends %.1f ms more per step in %s%s%s, which hides behind its "
+				   "host-bound step and delays nothing", num(t, r, ce) / 1000, text(t, r, creg),
+				   n && *n ? ", " : "", n && *n ? n : "");
+		}
+		break;
+	}
+	add(f, run, straggler, num(t, (size_t)lead, ce) / 1000, "table-straggler_causes",
+	    "cause: the straggler's first row in straggler_causes.csv (the side that made it late, then the largest "
+	    "excess per step over the median of the other ranks), with its largest operator or kernel in that "
+	    "region, when at least 1 ms per step; value: the excess in ms per step");
+}
+
 /* Waiting of rank a for rank b, summed over the run's matched collectives (collective_waits.csv). */
 struct wait_pair {
 	int waiter, last;
-	double wait_us;
+	double wait_us, exposed_us;
 };
 
 /*
@@ -392,8 +505,8 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 {
 	const struct table *cw = result_table(res, "collective_waits"), *rk = result_table(res, "ranks");
 	int crun = col(cw, "run"), crank = col(cw, "rank"), clast = col(cw, "last_rank"), cwait = col(cw, "wait_us"),
-	    cm = col(cw, "matched");
-	if (!cw || !rk || crun < 0 || crank < 0 || clast < 0 || cwait < 0 || cm < 0)
+	    cm = col(cw, "matched"), cx = col(cw, "exposed_wait_us"), cstep = col(cw, "step");
+	if (!cw || !rk || crun < 0 || crank < 0 || clast < 0 || cwait < 0 || cm < 0 || cstep < 0)
 		return -2;
 	struct wait_pair *wp = NULL;
 	size_t n = 0, cap = 0, matched = 0;
@@ -402,6 +515,8 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		if (!rr || strcmp(rr, run) || num(cw, r, cm) != 1)
 			continue;
 		matched++;
+		if (isnan(num(cw, r, cstep)))
+			continue; /* launched outside the profiled steps: not part of a step's wait */
 		double w = num(cw, r, cwait);
 		int a = (int)num(cw, r, crank), b = (int)num(cw, r, clast);
 		if (isnan(w) || w <= 0 || a == b)
@@ -414,6 +529,8 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 			wp[n++] = (struct wait_pair){.waiter = a, .last = b};
 		}
 		wp[i].wait_us += w;
+		double x = num(cw, r, cx);
+		wp[i].exposed_us += isnan(x) ? 0 : x;
 	}
 	if (!matched) {
 		free(wp);
@@ -435,7 +552,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	struct buf who;
 	buf_init(&who);
 	size_t named = 0;
-	double top = 0;
+	double top = 0, wmin = INFINITY, wmax = 0, xmin = INFINITY, xmax = 0;
 	for (size_t i = 0; straggler >= 0 && i < n; i++) {
 		if (wp[i].last != straggler)
 			continue;
@@ -444,22 +561,31 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		if (!steps || isnan(step) || step <= 0)
 			continue;
 		double per_step = wp[i].wait_us / steps, share = per_step / step;
+		if (per_step / 1000 < wmin)
+			wmin = per_step / 1000;
+		if (per_step / 1000 > wmax)
+			wmax = per_step / 1000;
+		double exposed = wp[i].exposed_us / steps / 1000;
+		xmin = exposed < xmin ? exposed : xmin;
+		xmax = exposed > xmax ? exposed : xmax;
 		if (share < WAIT_MIN)
 			continue;
-		buf_printf(&who, "%srank %d %.1f ms (%.0f %% of its step)", named ? ", " : "", wp[i].waiter,
-			   per_step / 1000, 100 * share);
+		buf_printf(&who, "%srank %d %.1f ms exposed (%.1f ms in all, %.0f %% of its step)", named ? ", " : "",
+			   wp[i].waiter, wp[i].exposed_us / steps / 1000, per_step / 1000, 100 * share);
 		named++;
 		if (share > top)
 			top = share;
 	}
 	if (named) {
-		buf_printf(&f->s, "%s: inside matched collectives the other ranks wait for rank %d per step: %s", run,
-			   straggler, who.data);
+		buf_printf(&f->s, "%s: inside matched collectives the other ranks wait for rank %d per step, exposed "
+			   "(their GPU doing nothing else) first: %s", run, straggler, who.data);
 		add(f, run, straggler, top, "table-collective_waits",
 		    "waiting: per rank, its waits inside matched collectives for the rank that arrived last "
-		    "(collective_waits.csv wait_us, summed per pair of ranks, over its steps in ranks.csv); the "
+		    "(collective_waits.csv exposed_wait_us and wait_us of the collectives launched in a step, summed "
+		    "per pair of ranks, over its steps in ranks.csv); the "
 		    "rank waited for longest in total is named with every rank that waited for it at least 10 % of "
 		    "its mean step; value: the largest share");
+		rule_cause(f, res, run, straggler, xmin, xmax, wmin, wmax);
 		rule_straggler_windows(f, res, run, straggler);
 	}
 	buf_release(&who);
@@ -517,7 +643,15 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"every rank, the difference is time the other ranks spend inside the collective waiting for the "
 		"rank with the least. gpu-idle: a rank's GPU idle at least 20 % of its span (temporal.csv). "
 		"host-bound: host operators and launches make at least half of the rank's critical path "
-		"(critical_path.csv, mean of host_us / step_us over its steps). A rule whose table is missing, or "
-		"whose number is under its threshold, states nothing.");
+		"(critical_path.csv, mean of host_us / step_us over its steps). waiting: per rank, its waits inside "
+		"matched collectives launched in a step for the rank that arrived last, exposed (collective_waits.csv "
+		"exposed_wait_us: no other activity on its GPU meanwhile) first, then in all (wait_us), per step; the "
+		"rank waited for longest is named with every rank that waited for it at least 10 % of its step. "
+		"cause: that rank's first row in straggler_causes.csv (the side that made it late, then the largest "
+		"excess per step over the median of the other ranks) with its largest operator or kernel there, "
+		"when at least 1 ms per step; a kernel no other rank runs is said to run only there; extra GPU work of "
+		"a host-bound straggler is said to hide behind its host. straggler-windows: what that rank's GPU did "
+		"in the union of the windows in which another rank waited for it (straggler_ranks.csv), as shares of "
+		"that union. A rule whose table is missing, or whose number is under its threshold, states nothing.");
 	return 0;
 }

@@ -103,14 +103,7 @@ struct phase *phase_list(const struct manifest *m, size_t *n)
 	return p;
 }
 
-/* Name id -> phase index (-1 none), cached over the whole experiment. */
-struct name_map {
-	size_t n, cap;
-	int64_t *ids;
-	int *phase;
-};
-
-static int phase_of(struct store *s, struct name_map *nm, const struct phase *ph, size_t nph, int64_t id)
+int phase_of_name(struct store *s, struct phase_names *nm, const struct phase *ph, size_t nph, int64_t id)
 {
 	for (size_t i = 0; i < nm->n; i++)
 		if (nm->ids[i] == id)
@@ -128,6 +121,13 @@ static int phase_of(struct store *s, struct name_map *nm, const struct phase *ph
 	nm->ids[nm->n] = id;
 	nm->phase[nm->n++] = r;
 	return r;
+}
+
+void phase_names_release(struct phase_names *nm)
+{
+	free(nm->ids);
+	free(nm->phase);
+	memset(nm, 0, sizeof(*nm));
 }
 
 struct mrange {
@@ -181,8 +181,31 @@ static void attribute(const struct mrange *r, size_t n, struct ivset *host, int6
 	free(stack);
 }
 
-/* Index of the phase whose host time holds t, or -1 (first phase wins on ties). */
-static int phase_at(const struct ivset *host, size_t nph, int64_t t)
+void phase_host_time(struct store *s, struct phase_names *nm, const struct phase *ph, size_t nph,
+		     const struct rank_data *d, struct ivset *host, int64_t *calls)
+{
+	for (size_t p = 0; p < nph; p++) {
+		ivset_clear(&host[p]);
+		calls[p] = 0;
+	}
+	struct mrange *mr = NULL;
+	size_t nmr = 0, cap_mr = 0;
+	for (size_t i = 0; i < d->nannots; i++) {
+		int p = phase_of_name(s, nm, ph, nph, d->annots[i].key);
+		if (p < 0)
+			continue;
+		mr = xgrow(mr, &cap_mr, nmr + 1, sizeof(*mr));
+		mr[nmr++] = (struct mrange){d->annots[i].start, d->annots[i].end, d->annots[i].tid, p};
+	}
+	if (nmr > 1)
+		qsort(mr, nmr, sizeof(*mr), cmp_mrange);
+	attribute(mr, nmr, host, calls);
+	for (size_t p = 0; p < nph; p++)
+		ivset_normalize(&host[p]);
+	free(mr);
+}
+
+int phase_at(const struct ivset *host, size_t nph, int64_t t)
 {
 	for (size_t p = 0; p < nph; p++) {
 		const struct ivset *s = &host[p];
@@ -208,7 +231,7 @@ int analysis_phases(const struct analysis_ctx *ctx, struct analysis_result *out)
 		return -1;
 	struct phase *ph = phase_list(ctx->manifest, &nph);
 	struct classifier *cls = classifier_preset("default");
-	struct name_map nm = {0};
+	struct phase_names nm = {0};
 	struct table *t = table_new("phases", "Time per named phase of a step, per run and rank",
 				    "run:text,rank:int,phase:text,calls:int,cpu_us:us,gpu_us:us");
 	struct chart *ch = chart_new(CHART_STACKED_BAR, "phases_host", "Host time per phase",
@@ -225,31 +248,15 @@ int analysis_phases(const struct analysis_ctx *ctx, struct analysis_result *out)
 		ivset_init(&host[p]);
 		ivset_init(&gpu[p]);
 	}
-	struct mrange *mr = NULL;
-	size_t cap_mr = 0, run_ranks = 0;
+	size_t run_ranks = 0;
 	int ret = -1, any = 0;
 	for (size_t k = 0; k < nkeys; k++) {
 		struct rank_data d;
 		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
 			goto out;
-		for (size_t p = 0; p < nph; p++) {
-			ivset_clear(&host[p]);
-			ivset_clear(&gpu[p]);
-			calls[p] = 0;
-		}
-		size_t nmr = 0;
-		for (size_t i = 0; i < d.nannots; i++) {
-			int p = phase_of(ctx->store, &nm, ph, nph, d.annots[i].key);
-			if (p < 0)
-				continue;
-			mr = xgrow(mr, &cap_mr, nmr + 1, sizeof(*mr));
-			mr[nmr++] = (struct mrange){d.annots[i].start, d.annots[i].end, d.annots[i].tid, p};
-		}
-		if (nmr > 1)
-			qsort(mr, nmr, sizeof(*mr), cmp_mrange);
-		attribute(mr, nmr, host, calls);
 		for (size_t p = 0; p < nph; p++)
-			ivset_normalize(&host[p]);
+			ivset_clear(&gpu[p]);
+		phase_host_time(ctx->store, &nm, ph, nph, &d, host, calls);
 		int gpu_known = 1;
 		if (d.nlaunches) {
 			int64_t *idx = rank_launch_index(&d);
@@ -262,7 +269,7 @@ int analysis_phases(const struct analysis_ctx *ctx, struct analysis_result *out)
 			free(idx);
 		} else if (d.ngpu_annots) {
 			for (size_t i = 0; i < d.ngpu_annots; i++) {
-				int p = phase_of(ctx->store, &nm, ph, nph, d.gpu_annots[i].key);
+				int p = phase_of_name(ctx->store, &nm, ph, nph, d.gpu_annots[i].key);
 				if (p >= 0)
 					ivset_add(&gpu[p], d.gpu_annots[i].start, d.gpu_annots[i].end);
 			}
@@ -351,9 +358,7 @@ out:
 	free(host);
 	free(gpu);
 	free(calls);
-	free(mr);
-	free(nm.ids);
-	free(nm.phase);
+	phase_names_release(&nm);
 	free(ph);
 	table_free(t);
 	chart_free(ch);

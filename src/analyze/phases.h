@@ -1,13 +1,18 @@
 /*
  * phases.h: the named phases of a training step (phases.c), shared with the
- * analyses that map other inputs to the same phases (report_phases.c).
+ * analyses that map other inputs to the same phases (report_phases.c) or
+ * that attribute a rank's time to them (straggler_causes.c).
  */
 #ifndef PERFSTUDY_PHASES_H
 #define PERFSTUDY_PHASES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct manifest;
+struct store;
+struct ivset;
+struct rank_data;
 
 /* A phase: its name and the annotation (or profiler action) names that count as it. */
 struct phase {
@@ -24,5 +29,25 @@ struct phase {
 struct phase *phase_list(const struct manifest *m, size_t *n);
 /* '*' matches any run of characters (also none); everything else itself. */
 int wild_match(const char *pat, const char *s);
+
+/* Name id -> phase index (-1: none), filled as names are looked up; one per experiment. */
+struct phase_names {
+	size_t n, cap;
+	int64_t *ids;
+	int *phase;
+};
+/* The index in ph of the phase whose names match name id, or -1. */
+int phase_of_name(struct store *s, struct phase_names *nm, const struct phase *ph, size_t nph, int64_t id);
+void phase_names_release(struct phase_names *nm);
+/*
+ * A rank's host time per phase (phases.c's rule: per thread, every instant
+ * inside matched annotation ranges belongs to the innermost one): host[p]
+ * (nph sets, cleared, then normal) and calls[p] (ranges not nested in one
+ * of the same phase) for each phase p.
+ */
+void phase_host_time(struct store *s, struct phase_names *nm, const struct phase *ph, size_t nph,
+		     const struct rank_data *d, struct ivset *host, int64_t *calls);
+/* The index of the phase whose host time (as phase_host_time gives it) holds t, or -1 (the first on ties). */
+int phase_at(const struct ivset *host, size_t nph, int64_t t);
 
 #endif

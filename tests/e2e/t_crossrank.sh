@@ -30,6 +30,14 @@
 # straggler_ranks: rank 0 waited 20 in 2 steps (10 per step), transferred
 # 10 + 20 = 30 (15), computed 30 (15); rank 1 caused 20 (10), last in step
 # 1, transferred 30, computed 50 (25).
+# Exposed: rank 0's wait [1050, 1070] meets no other activity of its GPU
+# (gemm ended at 1042): exposed 20 (10 per step). The partition of the two
+# 100 us steps: rank 0 busy (gemm) 30 -> 15 per step; communication kernels
+# 30 + 20 = 50, less the exposed wait 20: 30 -> 15; exposed wait 10; idle
+# 200 - (30 + 50) = 120 -> 60; 15 + 15 + 10 + 60 = 100. Rank 1: busy 50 ->
+# 25, communication 10 + 20 = 30 -> 15, no wait, idle 200 - 80 -> 60.
+# Windows that made a rank wait: rank 1's of collective 0 only (collective
+# 1 made nobody wait): 1 window, union 20, split as above 12, 0, 0, 4, 4.
 #
 # Critical path, rank 0, step 1, back from 1100: [1097, 1100] host 3 (after
 # aten::item), [1095, 1097] host 2 (after the sync call), [1080, 1095] host
@@ -51,11 +59,11 @@ $PERFSTUDY build -q tests/data/crossrank/two -o "$T/two" 2>"$T/err"
 [ $? -eq 0 ] && ok || bad "two-rank build failed: $(cat "$T/err")"
 D=$T/two/default/data
 cat >"$T/want" <<'WANT'
-run,step,communicator,collective,name,dtype,bytes,ranks,rank,matched,start_us,end_us,arrival_us,kernel_us,last_arrival_us,last_rank,wait_us,transfer_us,algbw_gb_per_s,busbw_gb_per_s
-two,1,0,0,AllReduce,Float,4000,2,0,1,1050.000,1080.000,1050.000,30.000,1070.000,1,20.000,10.000,0.4,0.4
-two,1,0,0,AllReduce,Float,4000,2,1,1,1070.000,1080.000,1070.000,10.000,1070.000,1,0.000,10.000,0.4,0.4
-two,2,0,1,AllReduce,Float,8000,2,0,1,2010.000,2030.000,2010.000,20.000,2010.000,0,0.000,20.000,0.4,0.4
-two,2,0,1,AllReduce,Float,8000,2,1,1,2010.000,2030.000,2010.000,20.000,2010.000,0,0.000,20.000,0.4,0.4
+run,step,communicator,collective,name,dtype,bytes,ranks,rank,matched,start_us,end_us,arrival_us,kernel_us,last_arrival_us,last_rank,wait_us,transfer_us,algbw_gb_per_s,busbw_gb_per_s,exposed_wait_us
+two,1,0,0,AllReduce,Float,4000,2,0,1,1050.000,1080.000,1050.000,30.000,1070.000,1,20.000,10.000,0.4,0.4,20.000
+two,1,0,0,AllReduce,Float,4000,2,1,1,1070.000,1080.000,1070.000,10.000,1070.000,1,0.000,10.000,0.4,0.4,0.000
+two,2,0,1,AllReduce,Float,8000,2,0,1,2010.000,2030.000,2010.000,20.000,2010.000,0,0.000,20.000,0.4,0.4,0.000
+two,2,0,1,AllReduce,Float,8000,2,1,1,2010.000,2030.000,2010.000,20.000,2010.000,0,0.000,20.000,0.4,0.4,0.000
 WANT
 same "$T/want" "$D/collective_waits.csv" "two-rank collective_waits.csv"
 # (clock_offsets.csv of this run holds only zero offsets, a table without
@@ -67,9 +75,9 @@ two,2,0,1,AllReduce,2,0,0.000,0.000,0.000,0.000,0.000,0.000,0.000,0.000
 WANT
 same "$T/want" "$D/stragglers.csv" "two-rank stragglers.csv"
 cat >"$T/want" <<'WANT'
-run,rank,steps,collectives_last,steps_last,last_in_steps,caused_wait_us,caused_wait_per_step_us,waited_us,waited_per_step_us,transfer_us,transfer_per_step_us,compute_us,compute_per_step_us
-two,0,2,0,0,,0.000,0.000,20.000,10.000,30.000,15.000,30.000,15.000
-two,1,2,1,1,1,20.000,10.000,0.000,0.000,30.000,15.000,50.000,25.000
+run,rank,steps,collectives_last,steps_last,last_in_steps,caused_wait_us,caused_wait_per_step_us,waited_us,waited_per_step_us,transfer_us,transfer_per_step_us,compute_us,compute_per_step_us,exposed_wait_us,exposed_wait_per_step_us,step_per_step_us,busy_per_step_us,exposed_comm_per_step_us,idle_per_step_us,windows,window_union_us,window_compute_us,window_memory_us,window_communication_us,window_idle_host_in_op_us,window_idle_host_between_ops_us
+two,0,2,0,0,,0.000,0.000,20.000,10.000,30.000,15.000,30.000,15.000,20.000,10.000,100.000,15.000,15.000,60.000,0,0.000,0.000,0.000,0.000,0.000,0.000
+two,1,2,1,1,1,20.000,10.000,0.000,0.000,30.000,15.000,50.000,25.000,0.000,0.000,100.000,25.000,15.000,60.000,1,20.000,12.000,0.000,0.000,4.000,4.000
 WANT
 same "$T/want" "$D/straggler_ranks.csv" "two-rank straggler_ranks.csv"
 cat >"$T/want" <<'WANT'
@@ -118,7 +126,7 @@ same "$T/want" "$T/got" "waits with a shifted clock"
 $PERFSTUDY build tests/data/crossrank/missing -o "$T/mi" 2>"$T/err"
 grep -q "run missing rank 1: collective #1 (AllReduce) of communicator '0' does not match" "$T/err" && ok ||
 	bad "no warning for the missing collective: $(cat "$T/err")"
-grep -q '^missing,2,0,1,AllReduce,Float,8000,2,0,0,2010.000,2030.000,2010.000,20.000,,,,,,$' \
+grep -q '^missing,2,0,1,AllReduce,Float,8000,2,0,0,2010.000,2030.000,2010.000,20.000,,,,,,,$' \
 	"$T/mi/default/data/collective_waits.csv" && ok || bad "the unmatched collective's row"
 grep -q '^missing,1,0,0,AllReduce,Float,4000,2,0,1,1050.000,1080.000,1050.000,30.000,1070.000,1,20.000,10.000,' \
 	"$T/mi/default/data/collective_waits.csv" && ok || bad "collective 0 still matched"
@@ -156,16 +164,17 @@ fi
 # rank 1 [1070, 1080]; offset 0 (ends 1020 - 1020 and 1080 - 1080); last
 # rank 1 at 1070: rank 0 waits 5 and transfers 10, rank 1 transfers 10;
 # 12000 B / 10 us = 1.2 GB/s (busbw x 2(2-1)/2 = 1). collective: the Seq.
+# Rank 0's wait [1065, 1070] meets no other kernel of its GPU: exposed 5.
 $PERFSTUDY build tests/data/crossrank/seq -o "$T/seq" 2>"$T/err"
 grep -q "run seq rank 1: collective Seq 1 (AllReduce) of communicator '0' is left unmatched: rank 1 has no collective with Seq 1" \
 	"$T/err" && ok || bad "no warning for the missing Seq: $(cat "$T/err")"
 cat >"$T/want" <<'WANT'
-run,step,communicator,collective,name,dtype,bytes,ranks,rank,matched,start_us,end_us,arrival_us,kernel_us,last_arrival_us,last_rank,wait_us,transfer_us,algbw_gb_per_s,busbw_gb_per_s
-seq,1,0,0,AllReduce,Float,4000,2,0,1,1010.000,1020.000,1010.000,10.000,1010.000,0,0.000,10.000,0.4,0.4
-seq,1,0,0,AllReduce,Float,4000,2,1,1,1010.000,1020.000,1010.000,10.000,1010.000,0,0.000,10.000,0.4,0.4
-seq,1,0,2,AllReduce,Float,12000,2,0,1,1065.000,1080.000,1065.000,15.000,1070.000,1,5.000,10.000,1.2,1.2
-seq,1,0,2,AllReduce,Float,12000,2,1,1,1070.000,1080.000,1070.000,10.000,1070.000,1,0.000,10.000,1.2,1.2
-seq,1,0,1,AllReduce,Float,8000,2,0,0,1040.000,1050.000,1040.000,10.000,,,,,,
+run,step,communicator,collective,name,dtype,bytes,ranks,rank,matched,start_us,end_us,arrival_us,kernel_us,last_arrival_us,last_rank,wait_us,transfer_us,algbw_gb_per_s,busbw_gb_per_s,exposed_wait_us
+seq,1,0,0,AllReduce,Float,4000,2,0,1,1010.000,1020.000,1010.000,10.000,1010.000,0,0.000,10.000,0.4,0.4,0.000
+seq,1,0,0,AllReduce,Float,4000,2,1,1,1010.000,1020.000,1010.000,10.000,1010.000,0,0.000,10.000,0.4,0.4,0.000
+seq,1,0,2,AllReduce,Float,12000,2,0,1,1065.000,1080.000,1065.000,15.000,1070.000,1,5.000,10.000,1.2,1.2,5.000
+seq,1,0,2,AllReduce,Float,12000,2,1,1,1070.000,1080.000,1070.000,10.000,1070.000,1,0.000,10.000,1.2,1.2,0.000
+seq,1,0,1,AllReduce,Float,8000,2,0,0,1040.000,1050.000,1040.000,10.000,,,,,,,
 WANT
 same "$T/want" "$T/seq/default/data/collective_waits.csv" "matching by Seq"
 

@@ -44,15 +44,18 @@ cat >"$T/want" <<'WANT'
 run,rank,value,evidence
 two,,1,table-scaling
 two,1,0.59,table-collective_waits
-two,1,0.661017,table-stragglers
+two,1,0.661017,table-straggler_ranks
 two,1,0.74,table-critical_path
 WANT
 same "$T/want" "$T/got" "findings.csv run, rank, value, evidence"
 grep -q '^two,,two runs at 1.00x the throughput of one with 2x its GPUs (50 % scaling efficiency),' "$D/data/findings.csv" \
 	&& ok || bad "scaling finding's text"
-grep -q 'two: inside matched collectives the other ranks wait for rank 1 per step: rank 0 0.6 ms (59 % of its step)' "$D/data/findings.csv" \
+# Rank 0's wait [1340, 1930] meets no other activity of its GPU (the gemm
+# ended at 1330): all 590 us of it exposed.
+grep -q 'two: inside matched collectives the other ranks wait for rank 1 per step, exposed (their GPU doing nothing else) first: rank 0 0.6 ms exposed (0.6 ms in all, 59 % of its step)' "$D/data/findings.csv" \
 	&& ok || bad "waiting finding's text"
-grep -q 'two rank 1, in the 1 windows before it arrived last (each from the first rank.s arrival to its own): its GPU was idle 66 % of the time (65 % with its host inside an operator, 1 % between operators), computing 34 %' "$D/data/findings.csv" \
+# The one window [1340, 1930] that made rank 0 wait: 590 us = 0.6 ms in the one step.
+grep -q 'two rank 1, in the 1 window in which another rank waited for it (each from the first rank.s arrival to its own; 0.6 ms, 0.6 ms per step, overlapping windows counted once): its GPU was idle 66 % of that time (65 % with its host inside an operator, 1 % between operators), computing 34 %' "$D/data/findings.csv" \
 	&& ok || bad "straggler-windows finding's text"
 grep -q 'two rank 1 is host-bound: its GPU is idle 74 % of the step, and 94 % of the step.s critical path is host operators and kernel launches, so the other ranks wait for its host' "$D/data/findings.csv" \
 	&& ok || bad "host-bound finding's text"
