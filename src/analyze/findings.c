@@ -172,23 +172,45 @@ static const char *baseline_of(const struct table *runs, const struct table *sc,
 
 static void rule_scaling(struct findings *f, const struct table *runs, const struct table *sc, const char *run)
 {
-	int crun = col(sc, "run"), cs = col(sc, "speedup"), cg = col(sc, "gpus"), ce = col(sc, "efficiency");
+	int crun = col(sc, "run"), cs = col(sc, "speedup"), cg = col(sc, "gpus"), ce = col(sc, "efficiency"),
+	    cls = col(sc, "log_speedup"), cle = col(sc, "log_efficiency");
 	if (crun < 0 || cs < 0 || cg < 0 || ce < 0)
 		return;
 	for (size_t r = 0; r < sc->nrows; r++) {
 		const char *rr = text(sc, r, crun);
 		double s = num(sc, r, cs), g = num(sc, r, cg), e = num(sc, r, ce);
+		double ls = cls >= 0 ? num(sc, r, cls) : NAN, le = cle >= 0 ? num(sc, r, cle) : NAN;
 		if (!rr || strcmp(rr, run) || isnan(s) || isnan(e) || isnan(g) || e <= 0)
 			continue;
 		double ideal = s / e; /* efficiency = speedup / (n / g) */
 		if (ideal < 1.5)
 			continue; /* the baseline itself, or a run with as many GPUs */
 		const char *base = baseline_of(runs, sc, r, run);
+		if (!isnan(ls) && !isnan(le) && le > 0) {
+			/* the training, not the profiler: the log's unprofiled iterations (profiler_overhead.csv) */
+			buf_printf(&f->s, "%s trains at %.2fx the throughput of %s with %.0fx its GPUs (%.0f %% scaling "
+				   "efficiency, from the training logs' unprofiled iterations)%s", run, ls,
+				   base ? base : "its baseline", ideal, 100 * le, ls < 1 ? ": slower than the baseline" : "");
+			if (fabs(s - ls) > 0.10 * ls)
+				buf_printf(&f->s, "; its profiled steps say %.2fx (%.0f %%): the profiler slowed the runs "
+					   "unevenly (profiler_overhead.csv)", s, 100 * e);
+			if (le > 1)
+				buf_adds(&f->s, "; more than linear is not plausible: see the notes on scaling.csv");
+			add(f, run, -1, ls, "table-scaling",
+			    "scaling: every run with more GPUs than its baseline; speedup and efficiency from the training "
+			    "logs' unprofiled iterations where both runs have a log (scaling.csv log_speedup), else from "
+			    "the profiled steps");
+			continue;
+		}
 		buf_printf(&f->s, "%s runs at %.2fx the throughput of %s with %.0fx its GPUs (%.0f %% scaling efficiency)%s",
 			   run, s, base ? base : "its baseline",
 			   ideal, 100 * e, s < 1 ? ": slower than the baseline" : "");
+		if (e > 1)
+			buf_adds(&f->s, "; more than linear is not plausible: see the notes on scaling.csv");
 		add(f, run, -1, s, "table-scaling",
-		    "scaling: every run with more GPUs than its baseline; speedup and efficiency as in scaling.csv");
+		    "scaling: every run with more GPUs than its baseline; speedup and efficiency from the training "
+		    "logs' unprofiled iterations where both runs have a log (scaling.csv log_speedup), else from "
+		    "the profiled steps");
 	}
 }
 

@@ -10,7 +10,12 @@ disagreement) where the statement does not hold:
   scaling          samples/s = gpus x batch / the median of every ProfilerStep
                    of every rank; speedup against the 1-GPU run of the same
                    model (the run's prefix before the first '-'). Exact to
-                   the 3 significant digits the finding prints.
+                   the 3 significant digits the finding prints. A finding
+                   that 'trains at' takes the step from the training log
+                   beside the run's first trace (rank0.log): the median of
+                   its unprofiled iterations (the third on, outside the
+                   profiler's window: ProfilerStep#N is iteration N + 1, two
+                   warm-up iterations before, the export after).
   waiting          NCCL kernels matched across ranks by order per process
                    group (Process Group Name), kernels launched inside a
                    profiled step; a rank's clock offset = the median of the
@@ -56,6 +61,7 @@ import collections
 import csv
 import gzip
 import json
+import os
 import re
 import statistics
 import sys
@@ -193,6 +199,18 @@ def offsets(ranks, ops):
     return off
 
 
+LOGS, STEP_NS = {}, {}
+
+
+def step_numbers(path):
+    """The N of every ProfilerStep#N of one trace (a user_annotation), read with json alone."""
+    op = gzip.open if path.endswith('.gz') else open
+    with op(path, 'rt') as f:
+        doc = json.load(f)
+    return sorted({e['name'][len('ProfilerStep#'):] for e in doc['traceEvents']
+                   if e.get('cat') == 'user_annotation' and e.get('name', '').startswith('ProfilerStep#')}, key=int)
+
+
 def main():
     findings = list(csv.DictReader(open(sys.argv[1])))
     runs = {}
@@ -200,6 +218,8 @@ def main():
         head, files = arg.split('=', 1)
         run, gpus, batch = head.split(':')
         runs[run] = (int(gpus), int(batch), {i: Rank(f) for i, f in enumerate(files.split(','))})
+        LOGS[run] = os.path.join(os.path.dirname(files.split(',')[0]), 'rank0.log')
+        STEP_NS[run] = step_numbers(files.split(',')[0])
     bad = []
 
     def step_med(run):
@@ -208,6 +228,19 @@ def main():
     def tput(run):
         g, b, _ = runs[run]
         return g * b / step_med(run)
+
+    def log_tput(run):
+        """gpus x batch / the median of the log's unprofiled iterations: from the third on, outside
+        [lo - 1, hi + 2] with lo, hi the smallest and largest N of the run's ProfilerStep#N."""
+        g, b, _ = runs[run]
+        ns = [int(x) for x in STEP_NS[run]]
+        lo, hi = min(ns), max(ns)
+        v = []
+        for line in open(LOGS[run]):
+            m = re.search(r'iteration\s+(\d+)/\s*\d+ .*?elapsed time per iteration \(ms\): ([0-9.]+)', line)
+            if m and int(m.group(1)) >= 3 and not lo - 1 <= int(m.group(1)) <= hi + 2:
+                v.append(float(m.group(2)))
+        return g * b / statistics.median(v)
 
     for f in findings:
         if f['run'] not in runs:
@@ -218,8 +251,14 @@ def main():
         if rule == 'scaling':
             base = [r for r in runs if r.split('-')[0] == run.split('-')[0] and runs[r][0] == 1][0]
             s = tput(run) / tput(base)
-            m = re.search(r'runs at ([0-9.]+)x the throughput of (\S+) ', text)
-            if not m or m.group(2) != base or abs(float(m.group(1)) - s) > 0.005:
+            m = re.search(r'(runs|trains) at ([0-9.]+)x the throughput of (\S+) ', text)
+            if m and m.group(1) == 'trains':
+                # from the training logs (rank0.log beside each run's first trace): their unprofiled iterations
+                s = log_tput(run) / log_tput(base)
+                p = re.search(r'profiled steps say ([0-9.]+)x', text)
+                if p and abs(float(p.group(1)) - tput(run) / tput(base)) > 0.005:
+                    bad.append('%s scaling: %s; profiled steps give %.2fx' % (run, text, tput(run) / tput(base)))
+            if not m or m.group(3) != base or abs(float(m.group(2)) - s) > 0.005:
                 bad.append('%s scaling: %s; expected %.2fx of %s' % (run, text, s, base))
         elif rule == 'waiting':
             wait = collections.defaultdict(float)  # (waiter, last) -> us
