@@ -39,6 +39,11 @@ failures=0
 artifacts=${ARTIFACTS:-build/test-artifacts/screenshots}
 mkdir -p "$artifacts"
 
+# How long one page may take to load before it counts as hung (a dialog
+# never lets it finish). Generous: two tests share two cores under make -j2,
+# and a hang, not a slow load, is what this catches.
+load_limit=${BROWSER_LOAD_LIMIT:-240}
+
 fail() {
 	echo "$1: error: $2" >&2
 	failures=$((failures + 1))
@@ -47,7 +52,7 @@ fail() {
 # The DOM of one page after load, on stdout; the page's console messages go
 # to $profile/console (the browser's logging, of which only CONSOLE lines count).
 dump_dom() {
-	timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-quic \
+	timeout "$load_limit" "$browser" --headless --no-sandbox --disable-gpu --disable-quic \
 		--no-first-run --disable-background-networking --disable-component-update \
 		--disable-sync --user-data-dir="$profile" --enable-logging=stderr --v=0 \
 		--dump-dom "file://$1" 2>"$profile/log"
@@ -58,7 +63,7 @@ dump_dom() {
 
 # A full-width screenshot of the page, for a person to look at.
 screenshot() {
-	timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-quic \
+	timeout "$load_limit" "$browser" --headless --no-sandbox --disable-gpu --disable-quic \
 		--no-first-run --disable-background-networking --disable-component-update \
 		--disable-sync --user-data-dir="$profile" --hide-scrollbars --window-size=1280,2400 \
 		--screenshot="$2" "file://$1" >/dev/null 2>&1 || fail "$1" "no screenshot"
@@ -83,7 +88,7 @@ check_loaded() {
 # A page that opens a dialog (an injected alert(), say) never finishes loading.
 no_dom() {
 	if [ "$2" -eq 124 ]; then
-		fail "$1" "page did not finish loading in 60 s (a script opening a dialog, such as an injected alert(), does this)"
+		fail "$1" "page did not finish loading in $load_limit s (a script opening a dialog, such as an injected alert(), does this)"
 	else
 		fail "$1" "chromium returned no DOM (exit $2)"
 	fi
