@@ -90,11 +90,21 @@ static int col(const struct table *t, const char *name)
 struct findings {
 	struct table *t;
 	struct buf s;
+	double overhead; /* the current run's profiler overhead (profiler_overhead.csv); 0: unknown */
 };
 
 static void add(struct findings *f, const char *run, int rank, double value, const char *evidence,
 		const char *rule)
 {
+	/*
+	 * Every finding but scaling (which uses the training log where there is
+	 * one) reads the profiled steps: where the profiler slowed them by more
+	 * than 10 %, say so, with the factor, so that a reader weighs the
+	 * numbers as the profiled steps' and not the training's.
+	 */
+	if (f->overhead > 1.10 && strcmp(evidence, "table-scaling"))
+		buf_printf(&f->s, " (in the profiled steps, which the profiler slowed %.2fx against the training: "
+				  "profiler_overhead.csv)", f->overhead);
 	size_t r = table_add_row(f->t);
 	table_set_text(f->t, r, 0, run);
 	if (rank >= 0)
@@ -630,6 +640,12 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		const char *run = text(runs, r, crun);
 		if (!run)
 			continue;
+		f.overhead = 0;
+		const struct table *ot = result_table(out, "profiler_overhead");
+		int cor = ot ? col(ot, "run") : -1, coo = ot ? col(ot, "overhead") : -1;
+		for (size_t k = 0; cor >= 0 && coo >= 0 && k < ot->nrows; k++)
+			if (text(ot, k, cor) && !strcmp(text(ot, k, cor), run) && !isnan(num(ot, k, coo)))
+				f.overhead = num(ot, k, coo);
 		if (sc)
 			rule_scaling(&f, runs, sc, run);
 		struct rank_view *v;

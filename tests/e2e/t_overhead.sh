@@ -52,6 +52,10 @@ check "$T/h200" h200 "${args[@]}"
 grep -q '^gpt2-2gpu-zero1,.*,65800.000,1.88754,0.943769$' "$T/h200/h200/data/scaling.csv" && ok ||
 	bad "scaling.csv: gpt2-2gpu-zero1's log columns: $(grep '^gpt2-2gpu-zero1' "$T/h200/h200/data/scaling.csv")"
 grep -q 'profiling slowed run gpt2-2gpu-zero1 by 1.48x' "$T/h200/h200/index.html" && ok || bad "no note on gpt2-2gpu-zero1's overhead"
+# The cross-rank findings read profiled steps: bert-2gpu-ddp's say that the
+# profiler slowed them 2.10x (log_medians.py: 133.10 / 63.30 = 2.1027).
+grep '^bert-2gpu-ddp,1,' "$T/h200/h200/data/findings.csv" | grep -q 'wait for rank 1 per step.*which the profiler slowed 2.10x against the training' && ok ||
+	bad "bert-2gpu-ddp's waiting finding does not say the profiler slowed its steps 2.10x"
 
 # The 4 x H100 reruns (30 iterations).
 H=$PWD/experiments/h100x4/traces
