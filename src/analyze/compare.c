@@ -252,8 +252,8 @@ static void compare_pair(struct analysis_result *out, struct table *t, const str
 	buf_printf(&cap, "%s against %s", b->run, a->run);
 	/* Runs without ProfilerStep ranges (nvprof files) are divided by their ranks only: say which. */
 	const char *axis = a->steps && b->steps	  ? "time per GPU and step (ms)"
-			   : !a->steps && !b->steps ? "time per GPU over the whole profile (ms)"
-						    : "time per GPU (ms): per step, or whole profile if no steps";
+			   : !a->steps && !b->steps ? "time per GPU, whole profile (ms)"
+						    : "time per GPU, per step or whole profile (ms)";
 	struct chart *c = chart_new(CHART_GROUPED_BAR, name.data, cap.data, axis);
 	chart_set_x_axis(c, "kernel group", CHART_SCALE_LINEAR);
 	size_t sa = chart_add_series(c, a->run), sb = chart_add_series(c, b->run);
