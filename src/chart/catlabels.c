@@ -34,6 +34,17 @@ void catlabels_release(struct catlabels *cl, size_t n)
 	cl->group_upright = NULL;
 }
 
+/* One label shortened to max_w by whole words (fit_labels). */
+static char *fit_words(cairo_t *cr, const char *s, double max_w)
+{
+	const char *const one[] = {s};
+	char **fit = fit_labels(cr, one, 1, max_w, (size_t)-1);
+	char *out = fit[0];
+	fit[0] = NULL;
+	free_labels(fit, 1);
+	return out;
+}
+
 /* The length of s without a trailing " r<digits>" (a rank), or 0 when it has none. */
 static size_t rank_prefix(const char *s)
 {
@@ -104,11 +115,11 @@ static int catlabels_nested(cairo_t *cr, struct catlabels *cl, const struct text
 		}
 		if (split) {
 			char *head = xstrndup(full, (size_t)(split - full));
-			cl->group[g] = fit_text(cr, head, avail, (size_t)-1);
-			cl->group_line2[g] = fit_text(cr, split + 1, avail, (size_t)-1);
+			cl->group[g] = fit_words(cr, head, avail);
+			cl->group_line2[g] = fit_words(cr, split + 1, avail);
 			free(head);
 		} else {
-			cl->group[g] = fit_text(cr, full, avail, (size_t)-1);
+			cl->group[g] = fit_words(cr, full, avail);
 		}
 		tallest = fmax(tallest, text_width(cr, cl->group[g]));
 		if (cl->group_line2[g])
@@ -152,7 +163,10 @@ static void catlabels_draw_nested(cairo_t *cr, const struct catlabels *cl, const
 		} else {
 			show_rotated(cr, cl->group[g], cx, top + w1 / 2, M_PI / 2, 0);
 		}
-		add_tip(x0, top, x1 - x0, w1, xstrdup(cl->group_full[g]));
+		char *drawn = cl->group_line2[g] ? xasprintf("%s %s", cl->group[g], cl->group_line2[g])
+						 : xstrdup(cl->group[g]);
+		add_label_tip(x0, top, x1 - x0, w1, xstrdup(cl->group_full[g]), drawn, cl->group_full[g]);
+		free(drawn);
 	}
 }
 
