@@ -37,9 +37,9 @@ while IFS= read -r line; do
 	done
 done <"$T/rows"
 
-# The five papers' tables list 55 rows in all;
+# The five papers' tables list 56 rows in all;
 # fewer means a table lost rows or the row pattern above stopped matching.
-if [ "$rows" -ge 55 ]; then ok; else bad "only $rows rows read from $doc"; fi
+if [ "$rows" -ge 56 ]; then ok; else bad "only $rows rows read from $doc"; fi
 # The status words are defined once, at the top.
 for w in computed 'typed in' 'not reproduced'; do
 	if grep -q "^- \*\*$w\*\*" "$doc"; then ok; else bad "$doc does not define \"$w\""; fi
