@@ -1,5 +1,6 @@
 #!/bin/bash
-# t_zero_stages.sh: experiments/h100x4-papers/zero.yaml, paper 002's ZeRO
+# t_h100x4_papers.sh: the manifests of experiments/h100x4-papers.
+# zero.yaml, paper 002's ZeRO
 # stages on 2 and 4 H100 (SOURCE.md there): the collectives each stage
 # issues, and their bytes per GPU and step (comm_types.csv
 # measured_bytes_per_gpu: the message bytes of the trace's collectives per
@@ -40,4 +41,20 @@ near $((2 * P)) "$(measured gpt2-2gpu-fsdp ReduceScatter)" "ZeRO-3 2 GPUs Reduce
 [ -z "$(measured gpt2-2gpu-fsdp AllReduce)" ] && ok || bad "ZeRO-3 has an AllReduce"
 # Every figure's labels different and whole words.
 python3 tests/e2e/check_labels.py "$T"/z/h100x4-zero/figures/*.svg >"$T/labels" && ok || bad "labels: $(head -3 "$T/labels")"
+
+# sockets.yaml, paper 003's Figure 6: four 2-GPU BERT runs over NCCL's socket
+# transport. The NCCL logs (meta/<run>.out, inputs, not perfstudy) must show
+# the socket transport and each run's settings, the page must say so, and
+# every run gets the four phases of Figure 4-6 per step.
+$PERFSTUDY build -q experiments/h100x4-papers/sockets.yaml -o "$T/s" 2>"$T/err" && ok || bad "sockets build: $(cat "$T/err")"
+for ts in 1x1 2x2 4x4 8x8; do
+	out=experiments/h100x4-papers/meta/bert-2gpu-sock$ts.out
+	grep -q 'via NET/Socket' "$out" && ! grep -q 'via P2P\|via SHM' "$out" && ok || bad "$out: not the socket transport"
+	grep -q "NCCL_SOCKET_NTHREADS set by environment to ${ts%x*}\." "$out" && ok || bad "$out: NTHREADS is not ${ts%x*}"
+	grep -q "NCCL_NSOCKS_PERTHREAD set by environment to ${ts#*x}\." "$out" && ok || bad "$out: NSOCKS is not ${ts#*x}"
+	n=$(awk -F, -v r="bert-2gpu-sock$ts" '$1 == r' "$T/s/h100x4-sockets/data/phases.csv" | cut -d, -f3 | sort -u | wc -l)
+	[ "$n" -ge 4 ] && ok || bad "phases.csv: $n phases for sock$ts"
+done
+grep -q 'NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1' "$T/s/h100x4-sockets/index.html" && ok || bad "the page does not say the transport was forced"
+python3 tests/e2e/check_labels.py "$T"/s/h100x4-sockets/figures/*.svg >"$T/labels" && ok || bad "labels: $(head -3 "$T/labels")"
 finish
