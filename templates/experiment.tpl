@@ -138,7 +138,7 @@
 <section class="table" id="table-{{TABLE_NAME}}">
 <h3>{{TABLE_TITLE}}</h3>
 <div class="table-head">
-<p class="meta"><code>{{TABLE_NAME}}.csv</code> &middot; {{TABLE_ROWS}} row{{#PLURAL}}s{{/PLURAL}}</p>
+<p class="meta"><code>{{TABLE_NAME}}.csv</code> &middot; {{TABLE_ROWS}} row{{#PLURAL}}s{{/PLURAL}}{{#SHOWN}} &middot; <span class="shown">the first {{SHOWN_ROWS}} shown (sorting sorts those); all {{TABLE_ROWS}} are in the CSV</span>{{/SHOWN}}</p>
 <a class="download" href="data/{{TABLE_NAME}}.csv" download>CSV</a>
 </div>
 <div class="table-wrap">

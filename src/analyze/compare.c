@@ -250,7 +250,11 @@ static void compare_pair(struct analysis_result *out, struct table *t, const str
 	buf_init(&cap);
 	buf_printf(&name, "compare_%zu", index + 1);
 	buf_printf(&cap, "%s against %s", b->run, a->run);
-	struct chart *c = chart_new(CHART_GROUPED_BAR, name.data, cap.data, "time per GPU and step (ms)");
+	/* Runs without ProfilerStep ranges (nvprof files) are divided by their ranks only: say which. */
+	const char *axis = a->steps && b->steps	  ? "time per GPU and step (ms)"
+			   : !a->steps && !b->steps ? "time per GPU, whole profile (ms)"
+						    : "time per GPU, per step or whole profile (ms)";
+	struct chart *c = chart_new(CHART_GROUPED_BAR, name.data, cap.data, axis);
 	chart_set_x_axis(c, "kernel group", CHART_SCALE_LINEAR);
 	size_t sa = chart_add_series(c, a->run), sb = chart_add_series(c, b->run);
 	for (size_t g = 0; g < ngr; g++) {
@@ -266,8 +270,17 @@ static void compare_pair(struct analysis_result *out, struct table *t, const str
 	emit(t, a->run, b->run, "group", groups, ngr);
 	emit(t, a->run, b->run, "kernel", rows, n);
 	buf_reset(&cap);
-	buf_printf(&cap, "GPU time per GPU and step by kernel group: %s (first bar) against %s; the per-kernel "
-		   "differences, largest first, are in compare.csv.", a->run, b->run);
+	if (a->steps && b->steps)
+		buf_adds(&cap, "GPU time per GPU and step by kernel group: ");
+	else if (!a->steps && !b->steps)
+		buf_adds(&cap, "GPU time per GPU by kernel group, summed over the whole profile (these traces "
+			       "have no steps): ");
+	else
+		buf_printf(&cap, "GPU time per GPU by kernel group, per step for %s and summed over the whole "
+			   "profile for %s (its traces have no steps): ", a->steps ? a->run : b->run,
+			   a->steps ? b->run : a->run);
+	buf_printf(&cap, "%s (first bar) against %s; the per-kernel differences, largest first, are in compare.csv.",
+		   a->run, b->run);
 	result_add_figure(out, c, cap.data);
 	buf_release(&name);
 	buf_release(&cap);

@@ -195,6 +195,18 @@ static int collect(const struct crossexp_exp *e, size_t n, size_t self, const st
 	return 0;
 }
 
+/* relative.csv's columns (models.c) in words, without their unit. */
+static const struct {
+	const char *code, *shown;
+} column_words[] = {
+	{"comm_pct", "communication share"},
+	{"compute_pct", "compute share"},
+	{"time_x", "training time"},
+	{"comm_time_x", "communication time"},
+	{"comm_share_x", "communication share"},
+	{"time_saved_pct", "training time saved"},
+};
+
 /* "system, N GPUs" (the run id too when two runs of a system have the same GPU count). */
 static void bar_label(const struct point *pts, size_t npts, size_t i, struct buf *out)
 {
@@ -227,11 +239,21 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 	size_t len = strlen(cp->column);
 	int in_us = len > 3 && !strcmp(cp->column + len - 3, "_us");
 	double scale = in_us ? 1e-3 : 1;
-	char *stem = xstrndup(cp->column, in_us ? len - 3 : len);
-	char *column = chart_display_name(stem);
+	/* A share in % ("comm_pct") or a multiple of a reference run ("time_x") says its unit. */
+	const char *unit = len > 4 && !strcmp(cp->column + len - 4, "_pct") ? "%"
+			   : len > 2 && !strcmp(cp->column + len - 2, "_x") ? "multiple of the reference run"
+									     : NULL;
+	char *stem = xstrndup(cp->column, in_us ? len - 3 : unit ? len - (unit[0] == '%' ? 4 : 2) : len);
+	char *column = NULL;
+	for (size_t i = 0; i < sizeof(column_words) / sizeof(column_words[0]); i++)
+		if (!strcmp(cp->column, column_words[i].code))
+			column = xstrdup(column_words[i].shown);
+	if (!column)
+		column = chart_display_name(stem);
 	int says_time = strlen(column) >= 4 && !strcmp(column + strlen(column) - 4, "time");
-	char *axis = in_us ? xasprintf("%s%s (ms, %s.csv)", column, says_time ? "" : " time", cp->table)
-			   : xasprintf("%s (%s.csv)", column, cp->table);
+	char *axis = in_us  ? xasprintf("%s%s (ms, %s.csv)", column, says_time ? "" : " time", cp->table)
+		     : unit ? xasprintf("%s (%s, %s.csv)", column, unit, cp->table)
+			    : xasprintf("%s (%s.csv)", column, cp->table);
 	free(stem);
 	free(column);
 	struct chart *c = chart_new(cp->stack_by ? CHART_STACKED_BAR : CHART_GROUPED_BAR, name, title, axis);
@@ -253,7 +275,10 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 	} else {
 		/* A series per system: configurations of runs, in greys (chart_style); categories are GPU counts. */
 		c->entity_series = 1;
-		chart_set_x_axis(c, "GPU count", CHART_SCALE_LINEAR);
+		int any_gpus = 0;
+		for (size_t i = 0; i < npts; i++)
+			any_gpus |= pts[i].gpus != 0;
+		chart_set_x_axis(c, any_gpus ? "GPU count" : "system", CHART_SCALE_LINEAR);
 		int64_t *g = xcalloc(npts + 1, sizeof(*g));
 		size_t ng = 0;
 		for (size_t i = 0; i < npts; i++) {
@@ -268,10 +293,11 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 		}
 		for (size_t j = 0; j < ng; j++) {
 			buf_reset(&label);
+			/* Runs without a GPU count: one unnamed category when none has one (the key names the systems). */
 			if (g[j])
 				buf_printf(&label, "%lld GPU%s", (long long)g[j], g[j] == 1 ? "" : "s");
-			else
-				buf_adds(&label, "GPUs unknown");
+			else if (any_gpus)
+				buf_adds(&label, "GPUs not given");
 			chart_add_category(c, label.data);
 		}
 		for (size_t i = 0; i < npts; i++) {

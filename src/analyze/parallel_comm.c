@@ -188,14 +188,16 @@ int analysis_parallel_comm(const struct analysis_ctx *ctx, struct analysis_resul
 				    "dp_allreduce_bytes:int,dp_allgather_bytes:int,dp_reducescatter_bytes:int,"
 				    "tp_allreduce_bytes:int,pp_sendrecv_bytes:int,dp_time_s:real,tp_time_s:real,"
 				    "pp_time_s:real,time_s:real,constraint:text");
-	struct buf label, cap;
+	struct buf label, cap, left_out;
 	buf_init(&label);
 	buf_init(&cap);
+	buf_init(&left_out);
 	for (size_t p = 0; p < sizeof(planes) / sizeof(planes[0]); p++) {
 		const struct plane *pl = &planes[p];
 		buf_reset(&label);
 		buf_printf(&label, "parallel_comm_%s", pl->name);
 		struct chart *c = chart_new(CHART_GROUPED_BAR, label.data, pl->title, "communication time per step (s)");
+		buf_reset(&left_out);
 		c->x_label = xstrdup(pl->axis);
 		for (size_t k = 0; k < m->parallel_comm.nbandwidths; k++) {
 			buf_reset(&label);
@@ -210,11 +212,21 @@ int analysis_parallel_comm(const struct analysis_ctx *ctx, struct analysis_resul
 			d[pl->y] = s.gpus / x;
 			buf_reset(&label);
 			buf_printf(&label, "(%d, %d)", d[pl->x], d[pl->y]);
-			size_t cat = chart_add_category(c, label.data);
+			double *time = xcalloc(m->parallel_comm.nbandwidths + 1, sizeof(*time));
+			int refused = 0;
 			for (size_t k = 0; k < m->parallel_comm.nbandwidths; k++) {
-				double time = config_row(t, m, &s, pl->name, d[0], d[1], d[2], k);
-				chart_set(c, cat, k, isnan(time) ? 0 : time);
+				time[k] = config_row(t, m, &s, pl->name, d[0], d[1], d[2], k);
+				refused |= !table_cell(t, t->nrows - 1, t->ncols - 1)->null;
 			}
+			/* A split Megatron-LM would refuse is no candidate: out of the figure, named in the caption. */
+			if (refused) {
+				buf_printf(&left_out, "%s%s", left_out.len ? ", " : "", label.data);
+			} else {
+				size_t cat = chart_add_category(c, label.data);
+				for (size_t k = 0; k < m->parallel_comm.nbandwidths; k++)
+					chart_set(c, cat, k, isnan(time[k]) ? 0 : time[k]);
+			}
+			free(time);
 		}
 		buf_reset(&cap);
 		buf_printf(&cap, "Estimated communication time per step of %s on %d GPUs (%d per node) for each split "
@@ -223,10 +235,15 @@ int analysis_parallel_comm(const struct analysis_ctx *ctx, struct analysis_resul
 			   "and pipeline Send/Recv over the bandwidth of the link each group uses (parallel_comm.csv); "
 			   "formulas, not measurements.", s.r->label ? s.r->label : s.r->id, s.gpus, s.per_node, pl->axis,
 			   s.zero);
+		if (left_out.len)
+			buf_printf(&cap, " Left out: %s, splits whose heads or layers do not divide by the degree "
+				   "(Megatron-LM refuses them; parallel_comm.csv keeps them with their constraint).",
+				   left_out.data);
 		result_add_figure(out, c, cap.data);
 	}
 	buf_release(&label);
 	buf_release(&cap);
+	buf_release(&left_out);
 	result_add_table(out, t);
 	result_add_method(out, "parallel_comm.csv",
 		"For the run named by the manifest's parallel_comm (its model, precision, recomputation and ZeRO "

@@ -133,6 +133,11 @@ int analysis_report_phases(const struct analysis_ctx *ctx, struct analysis_resul
 				     "total time (s)");
 	for (size_t p = 0; p < nph; p++)
 		chart_add_series(ch, ph[p].name);
+	/* Paper 003's Figure 5 is about getting batches, a sliver of the stack: its own panel, in ms. */
+	int gb = phase_index(ph, nph, "get_train_batch");
+	struct chart *batch = chart_new(CHART_GROUPED_BAR, "phases_report_get_batch",
+					"Time getting batches (profiler report)", "get batch time (ms)");
+	chart_add_series(batch, "get batch");
 	const struct action **match = xcalloc(nph ? nph : 1, sizeof(*match));
 	int64_t *own = xcalloc(nph ? nph : 1, sizeof(*own));
 	int fwd = phase_index(ph, nph, "forward"), bwd = phase_index(ph, nph, "backward"),
@@ -186,6 +191,7 @@ int analysis_report_phases(const struct analysis_ctx *ctx, struct analysis_resul
 		/* Chart: per run, the mean over its reports. */
 		if (i == 0 || strcmp(r->run, rep[i - 1].run)) {
 			chart_add_category(ch, r->run);
+			chart_add_category(batch, r->run);
 			run_reports = 0;
 		}
 		run_reports++;
@@ -193,6 +199,9 @@ int analysis_report_phases(const struct analysis_ctx *ctx, struct analysis_resul
 		for (size_t p = 0; p < nph; p++)
 			chart_set(ch, ch->ncat - 1, p,
 				  chart_get(ch, ch->ncat - 1, p) * (k - 1) / k + (double)own[p] / 1e9 / k);
+		if (gb >= 0)
+			chart_set(batch, batch->ncat - 1, 0,
+				  chart_get(batch, batch->ncat - 1, 0) * (k - 1) / k + (double)own[gb] / 1e6 / k);
 	}
 	result_add_table(out, t);
 	if (any)
@@ -201,6 +210,13 @@ int analysis_report_phases(const struct analysis_ctx *ctx, struct analysis_resul
 					   "bar's height is the sum of the phases (phase_report_phases.csv).");
 	else
 		chart_free(ch);
+	if (any && gb >= 0 && !chart_is_empty(batch))
+		result_add_figure(out, batch, "Time getting batches of each run's profiler report (PyTorch Lightning): "
+					      "the get-batch phase of phases_report alone, in ms over the whole run, mean "
+					      "over the run's reports (phase_report_phases.csv); beside the other phases it "
+					      "is too small to see.");
+	else
+		chart_free(batch);
 	result_add_method(out, "phase_report_phases.csv",
 		"The actions of each profiler report (phase_report.csv) mapped to the phases of phases.csv: a phase "
 		"takes, of the actions named like one of its names ('*' any run of characters; the default names "

@@ -34,6 +34,17 @@ void catlabels_release(struct catlabels *cl, size_t n)
 	cl->group_upright = NULL;
 }
 
+/* One label shortened to max_w by whole words (fit_labels). */
+static char *fit_words(cairo_t *cr, const char *s, double max_w)
+{
+	const char *const one[] = {s};
+	char **fit = fit_labels(cr, one, 1, max_w, (size_t)-1);
+	char *out = fit[0];
+	fit[0] = NULL;
+	free_labels(fit, 1);
+	return out;
+}
+
 /* The length of s without a trailing " r<digits>" (a rank), or 0 when it has none. */
 static size_t rank_prefix(const char *s)
 {
@@ -104,11 +115,11 @@ static int catlabels_nested(cairo_t *cr, struct catlabels *cl, const struct text
 		}
 		if (split) {
 			char *head = xstrndup(full, (size_t)(split - full));
-			cl->group[g] = fit_text(cr, head, avail, (size_t)-1);
-			cl->group_line2[g] = fit_text(cr, split + 1, avail, (size_t)-1);
+			cl->group[g] = fit_words(cr, head, avail);
+			cl->group_line2[g] = fit_words(cr, split + 1, avail);
 			free(head);
 		} else {
-			cl->group[g] = fit_text(cr, full, avail, (size_t)-1);
+			cl->group[g] = fit_words(cr, full, avail);
 		}
 		tallest = fmax(tallest, text_width(cr, cl->group[g]));
 		if (cl->group_line2[g])
@@ -138,8 +149,8 @@ static void catlabels_draw_nested(cairo_t *cr, const struct catlabels *cl, const
 		double cx = (x0 + x1) / 2, top = y_rule + GAP;
 		if (!cl->group_upright[g]) {
 			show_text(cr, cl->group[g], cx, top, 0.5, 0);
-			add_tip(cx - text_width(cr, cl->group[g]) / 2, top, text_width(cr, cl->group[g]), lh,
-				xstrdup(cl->group_full[g]));
+			add_label_tip(cx - text_width(cr, cl->group[g]) / 2, top, text_width(cr, cl->group[g]), lh,
+				      xstrdup(cl->group_full[g]), cl->group[g], cl->group_full[g]);
 			continue;
 		}
 		/* Upright lines read bottom to top, their ends under the rule. */
@@ -152,7 +163,10 @@ static void catlabels_draw_nested(cairo_t *cr, const struct catlabels *cl, const
 		} else {
 			show_rotated(cr, cl->group[g], cx, top + w1 / 2, M_PI / 2, 0);
 		}
-		add_tip(x0, top, x1 - x0, w1, xstrdup(cl->group_full[g]));
+		char *drawn = cl->group_line2[g] ? xasprintf("%s %s", cl->group[g], cl->group_line2[g])
+						 : xstrdup(cl->group[g]);
+		add_label_tip(x0, top, x1 - x0, w1, xstrdup(cl->group_full[g]), drawn, cl->group_full[g]);
+		free(drawn);
 	}
 }
 
@@ -186,17 +200,20 @@ void catlabels_layout(cairo_t *cr, struct catlabels *cl, const struct text *t, s
 	double sa = sin(cl->angle), ca = cos(cl->angle);
 	double max_w = flat ? slot - 2 * GAP : (max_below - GAP - lh * ca) / sa;
 	double widest = 0, first = 0;
+	char **fit = fit_labels(cr, (const char *const *)t->cats, n, max_w, MAX_LABEL_CHARS);
 	for (size_t i = 0; i < n; i++) {
 		if (i % cl->every) {
 			cl->text[i] = xstrdup("");
 			continue;
 		}
-		cl->text[i] = fit_text(cr, t->cats[i], max_w, MAX_LABEL_CHARS);
+		cl->text[i] = fit[i];
+		fit[i] = NULL;
 		double tw = text_width(cr, cl->text[i]);
 		widest = fmax(widest, tw);
 		if (i == 0)
 			first = tw;
 	}
+	free_labels(fit, n);
 	if (flat) {
 		cl->left = first / 2;
 	} else {
@@ -220,10 +237,11 @@ void catlabels_draw(cairo_t *cr, const struct catlabels *cl, const struct text *
 			continue;
 		double tw = text_width(cr, cl->text[i]);
 		if (cl->angle == 0)
-			add_tip(cx - tw / 2, b->y1 + GAP, tw, lh, xstrdup(t->cats[i]));
+			add_label_tip(cx - tw / 2, b->y1 + GAP, tw, lh, xstrdup(t->cats[i]), cl->text[i],
+				      t->cats[i]);
 		else
-			add_tip(cx - tw * cos(cl->angle), b->y1 + GAP, tw * cos(cl->angle),
-				tw * sin(cl->angle) + lh, xstrdup(t->cats[i]));
+			add_label_tip(cx - tw * cos(cl->angle), b->y1 + GAP, tw * cos(cl->angle),
+				      tw * sin(cl->angle) + lh, xstrdup(t->cats[i]), cl->text[i], t->cats[i]);
 		if (cl->angle == 0)
 			show_text(cr, cl->text[i], cx, b->y1 + GAP, 0.5, 0);
 		else

@@ -77,6 +77,8 @@ struct axis {
 struct tip {
 	double x, y, w, h;
 	char *text;
+	char *label; /* the label drawn for it, or NULL: the SVG's data-label */
+	char *name;  /* the category name that label shortens: data-name */
 };
 
 /*
@@ -190,6 +192,10 @@ void set_font(cairo_t *cr, double size, int bold);
 double text_width(cairo_t *cr, const char *s);
 double line_height(cairo_t *cr);
 char *fit_text(cairo_t *cr, const char *s, double max_w, size_t max_chars);
+/* labels.c: labels shortened together (whole words, the shared part first, all different). */
+int label_boundary(const char *s, size_t i);
+char **fit_labels(cairo_t *cr, const char *const *cats, size_t n, double max_w, size_t max_chars);
+void free_labels(char **labels, size_t n);
 void show_text(cairo_t *cr, const char *s, double x, double y, double halign, double valign);
 void show_rotated(cairo_t *cr, const char *s, double x, double y, double angle, int right);
 size_t wrap_text(cairo_t *cr, const char *text, double max_w, char ***out);
@@ -284,5 +290,6 @@ draw_fn draw_xy;      /* draw_xy.c */
 
 /* render.c: an SVG tooltip over a rectangle; takes text (freed when the surface keeps none). */
 void add_tip(double x, double y, double w, double h, char *text);
+void add_label_tip(double x, double y, double w, double h, char *text, const char *label, const char *name);
 
 #endif

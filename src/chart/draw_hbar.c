@@ -6,8 +6,67 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/xalloc.h"
+
+/* The widest line of a label of one or two lines. */
+static double label_width(cairo_t *cr, char *s)
+{
+	char *nl = strchr(s, '\n');
+	if (!nl)
+		return text_width(cr, s);
+	*nl = '\0';
+	double w1 = text_width(cr, s), w2 = text_width(cr, nl + 1);
+	*nl = '\n';
+	return fmax(w1, w2);
+}
+
+/*
+ * Each bar's label: whole when it fits; in two lines split at the space
+ * nearest the middle (after a comma if one is near) when rows are tall
+ * enough and both lines fit; else shortened with the others (fit_labels:
+ * whole words, the shared part first, every label different).
+ */
+static void hbar_labels(cairo_t *cr, const struct text *t, size_t nc, double max_w, int two_lines, char **label)
+{
+	char **fit = fit_labels(cr, (const char *const *)t->cats, nc, max_w, 2 * MAX_LABEL_CHARS);
+	for (size_t i = 0; i < nc; i++) {
+		const char *full = t->cats[i], *split = NULL;
+		if (two_lines && strcmp(fit[i], full)) {
+			long half = (long)strlen(full) / 2;
+			for (int comma = 1; comma >= 0 && !split; comma--)
+				for (const char *q = strchr(full, ' '); q; q = strchr(q + 1, ' '))
+					if ((!comma || (q > full && q[-1] == ',')) &&
+					    (!split || labs((long)(q - full) - half) < labs((long)(split - full) - half)))
+						split = q;
+			/* A comma far from the middle makes one line too long: then any space. */
+			if (split && labs((long)(split - full) - half) > half / 2) {
+				const char *any = NULL;
+				for (const char *q = strchr(full, ' '); q; q = strchr(q + 1, ' '))
+					if (!any || labs((long)(q - full) - half) < labs((long)(any - full) - half))
+						any = q;
+				split = any;
+			}
+		}
+		if (split) {
+			char *l1 = xstrndup(full, (size_t)(split - full));
+			const char *l2 = split + 1;
+			if (strlen(l1) <= MAX_LABEL_CHARS && strlen(l2) <= MAX_LABEL_CHARS &&
+			    text_width(cr, l1) <= max_w && text_width(cr, l2) <= max_w) {
+				label[i] = xasprintf("%s\n%s", l1, l2);
+				free(fit[i]);
+				fit[i] = NULL;
+			}
+			free(l1);
+		}
+		if (!label[i]) {
+			label[i] = fit[i];
+			fit[i] = NULL;
+		}
+	}
+	free_labels(fit, nc);
+}
 
 void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double w,
 		      double h)
@@ -91,14 +150,6 @@ void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double 
 	free(s_lo);
 	free(s_hi);
 
-	set_font(cr, LABEL_PT, 0);
-	double lh = line_height(cr);
-	double label_w = 0;
-	for (size_t i = 0; i < nc; i++) {
-		label[i] = fit_text(cr, t->cats[i], 0.45 * w, MAX_LABEL_CHARS);
-		label_w = fmax(label_w, text_width(cr, label[i]));
-	}
-
 	b.y0 = title_bottom(cr, t, w);
 	double key_h = key_room_below(&k);
 	b.y1 = h - PAD - tick_h - GAP - TICK_LEN - key_h;
@@ -106,6 +157,13 @@ void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double 
 		set_font(cr, AXIS_PT, 0);
 		b.y1 -= line_height(cr) + GAP;
 	}
+
+	set_font(cr, LABEL_PT, 0);
+	double lh = line_height(cr);
+	double label_w = 0;
+	hbar_labels(cr, t, nc, 0.45 * w, (b.y1 - b.y0) / (double)nc >= 2.1 * lh, label);
+	for (size_t i = 0; i < nc; i++)
+		label_w = fmax(label_w, label_width(cr, label[i]));
 	/* The category axis title ("kernel", "run"), rotated left of the bars' labels. */
 	char *cat_title = clean_text(c->x_label ? c->x_label : "");
 	set_font(cr, AXIS_PT, 0);
@@ -159,14 +217,23 @@ void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double 
 			draw_spread(cr, 0, cy, fmin(bar_h / 4, 4), p);
 		}
 		char *full = clean_text(c->cat_tips[i] ? c->cat_tips[i] : c->categories[i]);
-		add_tip(PAD, cy - row / 2, fmax(x_zero, xv) - PAD, row,
-			xasprintf("%s\n%s: %s", full, t->value_label, vtext[i]));
+		add_label_tip(PAD, cy - row / 2, fmax(x_zero, xv) - PAD, row,
+			      xasprintf("%s\n%s: %s", full, t->value_label, vtext[i]), i % every ? NULL : label[i],
+			      t->cats[i]);
 		free(full);
 		if (i % every)
 			continue;
 		set_font(cr, LABEL_PT, 0);
 		set_grey(cr, 0);
-		show_text(cr, label[i], b.x0 - 2 * GAP, cy, 1, 0.5);
+		char *nl = strchr(label[i], '\n');
+		if (nl) {
+			*nl = '\0';
+			show_text(cr, label[i], b.x0 - 2 * GAP, cy, 1, 1);
+			show_text(cr, nl + 1, b.x0 - 2 * GAP, cy, 1, 0);
+			*nl = '\n';
+		} else {
+			show_text(cr, label[i], b.x0 - 2 * GAP, cy, 1, 0.5);
+		}
 		set_font(cr, TICK_PT, 0);
 		set_grey(cr, 0.25);
 		show_text(cr, vtext[i], v < 0 ? xv - GAP : text_x + GAP, cy, v < 0, 0.5);

@@ -63,6 +63,9 @@ static void xy_axis_make(struct xyaxis *a, double lo, double hi, enum chart_scal
 		double pad = 0.06 * (t1 - t0);
 		t0 -= pad;
 		t1 += pad;
+		/* Every point between two ticks: out to the powers around the lowest and the highest (0.5 under 0.70). */
+		t0 = fmin(t0, floor(xy_t(sc, lo) + 1e-9));
+		t1 = fmax(t1, ceil(xy_t(sc, hi) - 1e-9));
 		int e0 = (int)ceil(t0 - 1e-9), e1 = (int)floor(t1 + 1e-9), every = 1;
 		while ((e1 - e0) / every + 1 > 8)
 			every++;

@@ -39,14 +39,20 @@ static const char *const fmt_ext[] = {"svg", "pdf", "png"};
  */
 _Thread_local struct look look;
 
-void add_tip(double x, double y, double w, double h, char *text)
+void add_label_tip(double x, double y, double w, double h, char *text, const char *label, const char *name)
 {
 	if (!look.want_tips || w <= 0 || h <= 0) {
 		free(text);
 		return;
 	}
 	look.tips = xgrow(look.tips, &look.cap_tips, look.ntips + 1, sizeof(*look.tips));
-	look.tips[look.ntips++] = (struct tip){x, y, w, h, text};
+	look.tips[look.ntips++] = (struct tip){x, y, w, h, text, label ? xstrdup(label) : NULL,
+							 label && name ? xstrdup(name) : NULL};
+}
+
+void add_tip(double x, double y, double w, double h, char *text)
+{
+	add_label_tip(x, y, w, h, text, NULL, NULL);
 }
 
 /* Each kind of chart's draw function, by enum chart_kind; adding a kind adds a file and a line here. */
@@ -252,8 +258,23 @@ static void svg_add_titles(struct buf *svg, const char *title)
 		buf_adds(&out, "<g fill=\"#fff\" fill-opacity=\"0\">\n");
 		for (size_t i = 0; i < look.ntips; i++) {
 			const struct tip *tp = &look.tips[i];
-			buf_printf(&out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"><title>",
+			buf_printf(&out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"",
 				   tp->x, tp->y, tp->w, tp->h);
+			if (tp->label) {
+				/* The label as drawn (a line break as a space) and the name it shortens, for checks that read the SVG. */
+				buf_adds(&out, " data-label=\"");
+				for (const char *q = tp->label; *q; q++) {
+					char one[2] = {*q == '\n' ? ' ' : *q, '\0'};
+					xml_escape(&out, one);
+				}
+				buf_adds(&out, "\"");
+			}
+			if (tp->name) {
+				buf_adds(&out, " data-name=\"");
+				xml_escape(&out, tp->name);
+				buf_adds(&out, "\"");
+			}
+			buf_adds(&out, "><title>");
 			xml_escape(&out, tp->text);
 			buf_adds(&out, "</title></rect>\n");
 		}
@@ -266,8 +287,11 @@ static void svg_add_titles(struct buf *svg, const char *title)
 
 static void tips_release(void)
 {
-	for (size_t i = 0; i < look.ntips; i++)
+	for (size_t i = 0; i < look.ntips; i++) {
 		free(look.tips[i].text);
+		free(look.tips[i].label);
+		free(look.tips[i].name);
+	}
 	free(look.tips);
 	look.tips = NULL;
 	look.ntips = look.cap_tips = 0;

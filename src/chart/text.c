@@ -238,13 +238,34 @@ void draw_no_data(cairo_t *cr, const struct text *t, double w, double h)
 }
 
 /*
+ * An axis title shortened to max_w by whole words (fit_labels), its unit
+ * in parentheses at the end ("(ms, utilization.csv)") kept whole.
+ */
+static char *fit_title(cairo_t *cr, const char *label, double max_w)
+{
+	if (text_width(cr, label) <= max_w)
+		return xstrdup(label);
+	const char *unit = strrchr(label, '(');
+	size_t n = strlen(label);
+	if (!unit || unit == label || unit[-1] != ' ' || label[n - 1] != ')')
+		unit = label + n;
+	char *head = xstrndup(label, (size_t)(unit - label));
+	const char *const one[] = {head};
+	char **fit = fit_labels(cr, one, 1, max_w - text_width(cr, unit), (size_t)-1);
+	char *s = fit[0][0] ? xasprintf("%s%s", fit[0], unit) : fit_text(cr, label, max_w, (size_t)-1);
+	free_labels(fit, 1);
+	free(head);
+	return s;
+}
+
+/*
  * Draws a y axis title rotated, its line starting at x_left and centred on
  * the plot's height; its tooltip says "y axis: ...".
  */
 void draw_y_title(cairo_t *cr, const char *label, const struct box *b, double x_left)
 {
 	set_font(cr, AXIS_PT, 0);
-	char *s = fit_text(cr, label, b->y1 - b->y0, (size_t)-1);
+	char *s = fit_title(cr, label, b->y1 - b->y0);
 	double lh = line_height(cr), tw = text_width(cr, s);
 	double x = x_left + lh / 2, y = (b->y0 + b->y1) / 2;
 	set_grey(cr, 0);
@@ -272,7 +293,7 @@ void draw_value_label_left(cairo_t *cr, const char *label, const struct box *b, 
 void draw_x_title(cairo_t *cr, const char *label, double x0, double x1, double y, double w)
 {
 	set_font(cr, AXIS_PT, 0);
-	char *s = fit_text(cr, label, w - 2 * PAD, (size_t)-1);
+	char *s = fit_title(cr, label, w - 2 * PAD);
 	double tw = text_width(cr, s), cx = fmin(fmax((x0 + x1) / 2, PAD + tw / 2), w - PAD - tw / 2);
 	set_grey(cr, 0);
 	show_text(cr, s, cx, y, 0.5, 0);

@@ -230,19 +230,29 @@ static void set_column(struct tmpl_dict *col, const struct table_col *tc)
 	free(label);
 }
 
-/* Fills one table's section: name, title, headers and every cell as the CSV has it. */
-static void set_table(struct tmpl_dict *sec, const struct table *t)
+/*
+ * A page shows at most this many rows of a table, the first in the CSV's
+ * order; the CSV beside it has them all (h200's collective_waits.csv has
+ * 7,308 rows, which made its page 7 MB).
+ */
+#define PAGE_ROWS 100
+
+/* Fills one table's section: name, title, headers and the first max_rows rows' cells as the CSV has them. */
+static void set_table(struct tmpl_dict *sec, const struct table *t, size_t max_rows)
 {
 	tmpl_set(sec, "TABLE_NAME", t->name);
 	tmpl_set(sec, "TABLE_TITLE", t->title);
 	tmpl_set_int(sec, "TABLE_ROWS", (long long)t->nrows);
 	if (t->nrows != 1)
 		tmpl_show_section(sec, "PLURAL");
+	size_t shown = t->nrows < max_rows ? t->nrows : max_rows;
+	if (shown < t->nrows)
+		tmpl_set_int(tmpl_add_section(sec, "SHOWN"), "SHOWN_ROWS", (long long)shown);
 	for (size_t c = 0; c < t->ncols; c++)
 		set_column(tmpl_add_section(sec, "COL"), &t->cols[c]);
 	struct buf v;
 	buf_init(&v);
-	for (size_t r = 0; r < t->nrows; r++) {
+	for (size_t r = 0; r < shown; r++) {
 		struct tmpl_dict *row = tmpl_add_section(sec, "ROW");
 		for (size_t c = 0; c < t->ncols; c++) {
 			struct tmpl_dict *cell = tmpl_add_section(row, "CELL");
@@ -369,7 +379,7 @@ static void set_experiment(struct tmpl_dict *d, const struct report_experiment *
 	tmpl_set(d, "CLASSIFICATION", e->classification);
 
 	if (e->runs)
-		set_table(tmpl_add_section(d, "RUNS"), e->runs);
+		set_table(tmpl_add_section(d, "RUNS"), e->runs, (size_t)-1);
 	else
 		tmpl_show_section(d, "RUNS_NONE");
 
@@ -389,7 +399,7 @@ static void set_experiment(struct tmpl_dict *d, const struct report_experiment *
 			set_findings(d, e->tables[i]);
 			continue;
 		}
-		set_table(tmpl_add_section(d, "TABLE"), e->tables[i]);
+		set_table(tmpl_add_section(d, "TABLE"), e->tables[i], PAGE_ROWS);
 		nshown++;
 	}
 	if (nshown)

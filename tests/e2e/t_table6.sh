@@ -68,6 +68,14 @@ one,0,1,200.000,10.000,45.000,5.000,140.000,95.000,45.000
 one,0,2,100.000,0.000,50.000,0.000,50.000,20.000,30.000
 WANT
 same "$T/want" "$T/one/default/data/dispatch.csv" "hand-built dispatch.csv"
+# compute_model.csv's k2, paper 002's definition: 1 - the CatArrayBatchedCopy
+# share of compute-kernel time, over the whole trace (kernels.csv): compute
+# kernels gemm 20 + 30, elementwise 5 + 20, CatArrayBatchedCopy 10, flash 5,
+# my_custom_kernel 15 = 105 us; 1 - 10/105 = 0.904762 (not the GEMM +
+# attention share, 55/105).
+k2=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "k2") c = i; next } $1 == "one" { print $c }' \
+	"$T/one/default/data/compute_model.csv")
+[ "$k2" = 0.904762 ] && ok || bad "compute_model.csv k2 = '$k2', want 1 - 10/105 = 0.904762"
 [ -s "$T/one/default/figures/dispatch_ops.svg" ] && ok || bad "figure dispatch_ops.svg missing"
 grep -q 'top-level operator (a cpu_op not contained in another cpu_op of its thread) that contains it and started last' "$T/one/default/index.html" && ok || bad "dispatch_ops.csv's definition not in the page's Methods"
 

@@ -14,6 +14,7 @@
 
 #include "analyze/analysis.h"
 #include "chart/chart.h"
+#include "chart/chart_draw.h"
 #include "chart/png.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -1062,10 +1063,119 @@ static void test_scaling_axis(void)
 	chart_free(c);
 }
 
+/* Whether label is full with whole-word runs replaced by ellipses (each cut at a word boundary of full). */
+static int cut_between_words(const char *label, const char *full)
+{
+	static const char ell[] = "\xe2\x80\xa6";
+	size_t pos = 0, flen = strlen(full);
+	const char *p = label;
+	for (int first = 1;; first = 0) {
+		const char *e = strstr(p, ell);
+		size_t plen = e ? (size_t)(e - p) : strlen(p);
+		size_t start;
+		if (first) {
+			if (strncmp(full, p, plen))
+				return 0;
+			start = 0;
+		} else if (!e) {
+			if (plen > flen || flen - plen < pos || strncmp(full + flen - plen, p, plen))
+				return 0;
+			start = flen - plen;
+		} else {
+			char *part = xstrndup(p, plen);
+			const char *f = strstr(full + pos, part);
+			free(part);
+			if (!f)
+				return 0;
+			start = (size_t)(f - full);
+		}
+		if (!first && !label_boundary(full, start))
+			return 0;
+		if (e && !label_boundary(full, start + plen))
+			return 0;
+		pos = start + plen;
+		if (!e)
+			return 1;
+		p = e + sizeof(ell) - 1;
+	}
+}
+
+static void test_fit_labels(void)
+{
+	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 10, 10);
+	cairo_t *cr = cairo_create(img);
+	set_font(cr, LABEL_PT, 0);
+
+	/* Paper 004's runs (experiments/megatron-004/study.yaml) as utilization.csv labels them. */
+	static const char *const runs[] = {
+		"24 layers, d 1024, 8 GPUs (manifest)",
+		"54 layers, d 1920, 20 heads, 2 model-parallel ranks (manifest)",
+		"72 layers, d 3072, 32 heads, 8 model-parallel ranks (manifest)",
+		"72 layers, d 3072, 8 heads, 8 model-parallel ranks (manifest)",
+		"72 layers, d 3072, 32 heads, 8 model-parallel ranks, TORCH_DDP (manifest)",
+		"72 layers, d 3072, 8 heads, 8 model-parallel ranks, TORCH_DDP (manifest)",
+	};
+	size_t n = sizeof(runs) / sizeof(runs[0]);
+	/* As wide as the 62-character line: the TORCH_DDP lines must lose words. */
+	double max_w = text_width(cr, runs[2]);
+	char **lab = fit_labels(cr, runs, n, max_w, 90);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(text_width(cr, lab[i]) <= max_w);
+		CHECK(cut_between_words(lab[i], runs[i]));
+		for (size_t j = 0; j < i; j++)
+			CHECK(strcmp(lab[i], lab[j]) != 0);
+	}
+	CHECK_STR(lab[2], runs[2]);
+	/* What tells the runs apart stays: the heads and TORCH_DDP. */
+	CHECK(strstr(lab[4], "32 heads") && strstr(lab[4], "TORCH_DDP"));
+	CHECK(strstr(lab[5], "8 heads") && strstr(lab[5], "TORCH_DDP"));
+	free_labels(lab, n);
+
+	/* The 45-character limit alone: "8 m…ks, batch 2" cut words; now only whole words go. */
+	lab = fit_labels(cr, runs, n, 1e9, 45);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(cut_between_words(lab[i], runs[i]));
+		for (size_t j = 0; j < i; j++)
+			CHECK(strcmp(lab[i], lab[j]) != 0);
+	}
+	free_labels(lab, n);
+
+	/* Two kernels that differ only in the middle: a cut in the middle gave both one label. */
+	static const char *const kernels[] = {
+		"vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, float, float, "
+		"at::native::binary_internal::MulFunctor<float> >, std::array<char*, 2ul> >",
+		"vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, float, float, "
+		"at::native::binary_internal::DivFunctor<float> >, std::array<char*, 2ul> >",
+		"ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+	};
+	n = 3;
+	char *mid = chart_shorten_middle(kernels[0], 45), *mid2 = chart_shorten_middle(kernels[1], 45);
+	CHECK_STR(mid, mid2); /* the old way: the same label */
+	free(mid);
+	free(mid2);
+	lab = fit_labels(cr, kernels, n, 1e9, 45);
+	CHECK(strcmp(lab[0], lab[1]) != 0);
+	CHECK(strstr(lab[0], "MulFunctor") != NULL);
+	CHECK(strstr(lab[1], "DivFunctor") != NULL);
+	CHECK_STR(lab[2], kernels[2]);
+	for (size_t i = 0; i < n; i++)
+		CHECK(cut_between_words(lab[i], kernels[i]));
+	free_labels(lab, n);
+
+	/* Word boundaries: between a letter or digit and anything else, at the ends, never inside a character. */
+	CHECK(label_boundary("ab cd", 2) && label_boundary("ab cd", 3) && !label_boundary("ab cd", 1));
+	CHECK(label_boundary("a::b", 1) && !label_boundary("model", 2) && label_boundary("x", 0));
+	CHECK(!label_boundary("\xc3\xa9\xc3\xa9", 1));
+
+	cairo_destroy(cr);
+	cairo_surface_destroy(img);
+}
+
 int main(void)
 {
 	test_model_growth();
 	test_shorten();
+	test_fit_labels();
 	test_write_formats();
 	test_escaping_and_odd_text();
 	test_deterministic();

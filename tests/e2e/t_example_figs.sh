@@ -1,0 +1,109 @@
+#!/bin/bash
+# t_example_figs.sh: the figures and pages of the bundled example (the
+# manifests of the Makefile's example target) say what they show (issue 31):
+# every drawn category label is different where the names differ and cut only
+# between words (check_labels.py over every SVG), axis titles carry the
+# quantity and unit of the table they draw, figures leave out what cannot
+# exist, the subject of a figure can be seen, no page is over 1 MB and a
+# wide runs table is not cut at a 1400 px window. Expected values come from
+# the inputs (manifests, CSVs typed in from the papers), never from
+# perfstudy's output.
+. "$(dirname "$0")/lib.sh"
+
+manifests=$(sed -n '/^example:/,/-o out$/p' Makefile | grep -o 'experiments/[^ ]*\.yaml')
+[ "$(echo "$manifests" | wc -l)" -ge 10 ] && ok || bad "the example's manifests not found in the Makefile"
+# shellcheck disable=SC2086 # one word per manifest
+$PERFSTUDY build -q $manifests -o "$T/out" 2>"$T/err" && ok || { bad "the example does not build"; cat "$T/err" >&2; }
+S=$T/out
+
+# --- labels: unique and whole words, on every figure ---
+nsvg=$(find "$S" -path '*/figures/*.svg' | wc -l)
+[ "$nsvg" -gt 100 ] && ok || bad "only $nsvg figures"
+if find "$S" -path '*/figures/*.svg' -print0 | xargs -0 python3 tests/e2e/check_labels.py >"$T/labels"; then ok; else
+	bad "labels: $(grep -c . "$T/labels") lines"; head -5 "$T/labels" >&2
+fi
+# The labels are read from the SVGs' data-label: none read would pass vacuously.
+nlab=$(sed -n 's/^check_labels: \([0-9]*\) labels.*/\1/p' "$T/labels")
+[ "${nlab:-0}" -gt 500 ] && ok || bad "only ${nlab:-0} drawn labels read"
+# megatron-004's runs differ by heads and TORCH_DDP (study.yaml's labels): both stay on every bar.
+for f in step_time achieved_tflops; do
+	for h in 32 24 16 8; do
+		n=$(grep -o 'data-label="[^"]*"' "$S/megatron-004/figures/$f.svg" | grep -c " $h heads, .*TORCH_DDP")
+		[ "$n" -eq 1 ] && ok || bad "$f: the TORCH_DDP run with $h heads is not told apart ($n labels)"
+	done
+done
+
+# --- axis titles ---
+# nvprof files have no ProfilerStep ranges: time per GPU over the whole profile, not per step.
+for f in "$S"/nvprof-000/figures/compare_*.svg "$S"/nvprof-000-roberta/figures/compare_*.svg; do
+	grep -qE '<title>y axis: time per GPU, whole profile \(ms\)(, log scale)?</title>' "$f" && ok || bad "$f: $(grep -o 'y axis: [^<]*' "$f")"
+done
+# relative.csv: comm_pct is the paper's 26.7 / 69.02 (%), time_x a multiple of TG40's.
+C=$S/cheng-002-tg40/figures
+grep -qF '<title>y axis: communication share (%, relative.csv)</title>' "$C/comparison_comm-share.svg" && ok ||
+	bad "comm-share: $(grep -o 'y axis: [^<]*' "$C/comparison_comm-share.svg")"
+grep -qF '<title>y axis: training time (multiple of the reference run, relative.csv)</title>' "$C/comparison_training-time.svg" && ok ||
+	bad "training-time: $(grep -o 'y axis: [^<]*' "$C/comparison_training-time.svg")"
+grep -l 'GPUs unknown\|GPUs not given' "$C"/comparison_*.svg && bad "a comparison without GPU counts has a GPU category" || ok
+# begoli-003: 109 M parameters (Table II) on a 10^6 axis.
+grep -qF '<title>y axis: parameters (10^6)</title>' "$S/begoli-003-idk/figures/published_params.svg" && ok || bad "published_params: not in 10^6"
+
+# --- parallel_comm: splits of 32 GPUs whose 40 layers or 48 heads (study.yaml) do not divide are left out ---
+for plane in tp_pp pp_dp tp_dp; do
+	f=$S/cheng-002/figures/parallel_comm_$plane.svg
+	for x in 1 2 4 8 16 32; do
+		y=$((32 / x))
+		case $plane in
+		tp_pp) tp=$x pp=$y ;;
+		pp_dp) tp=1 pp=$x ;;
+		tp_dp) tp=$x pp=1 ;;
+		esac
+		drawn=0
+		grep -qF "data-label=\"($x, $y)\"" "$f" && drawn=1
+		if [ $((48 % tp)) -eq 0 ] && [ $((40 % pp)) -eq 0 ]; then want=1; else want=0; fi
+		[ $drawn -eq $want ] && ok || bad "parallel_comm_$plane: ($x, $y) drawn $drawn, want $want"
+	done
+done
+grep -qF 'Left out: (1, 32), (2, 16), (32, 1)' "$S/cheng-002/index.html" && ok || bad "tp_pp caption does not name the splits left out"
+
+# --- begoli-003-h200: get-batch in its own panel; h200 scaling: a tick below its lowest speedup ---
+[ -s "$S/begoli-003-h200/figures/phases_report_get_batch.svg" ] && ok || bad "no get-batch panel"
+lowest=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "speedup") c = i; next }
+	$c != "" && (m == "" || $c + 0 < m) { m = $c + 0 } END { print m }' "$S/h200/data/scaling.csv")
+if command -v pdftotext >/dev/null; then
+	tick=$(pdftotext "$S/h200/figures/scaling.pdf" - | awk -v m="$lowest" '/^[0-9.]+$/ && $1 + 0 <= m { print; exit }')
+	[ -n "$tick" ] && ok || bad "scaling: no tick at or below the lowest speedup $lowest"
+else
+	skipped "pdftotext not installed"
+fi
+
+# --- pages: under 1 MB, long tables cut with the count said ---
+while IFS= read -r p; do
+	size=$(wc -c <"$p")
+	[ "$size" -lt 1000000 ] && ok || bad "$p: $size bytes"
+done < <(find "$S" -name index.html)
+rows=$(($(wc -l <"$S/h200/data/collective_waits.csv") - 1))
+[ "$rows" -gt 100 ] && ok || bad "collective_waits.csv has only $rows rows"
+grep -qF "collective_waits.csv</code> &middot; $rows rows &middot; <span class=\"shown\">the first 100 shown" "$S/h200/index.html" && ok ||
+	bad "collective_waits: the page does not say it shows 100 of $rows rows"
+shown=$(awk '/id="table-collective_waits"/ { on = 1 } on && /<tr>/ { n++ } on && /<\/section>/ { print n; exit }' "$S/h200/index.html")
+[ "$shown" -le 101 ] && ok || bad "collective_waits: $shown rows on the page"
+
+# --- the runs table at a 1400 px window: nothing cut (scrollWidth = clientWidth) ---
+browser=
+for b in chromium chromium-browser google-chrome; do command -v "$b" >/dev/null 2>&1 && { browser=$b; break; }; done
+if [ -n "$browser" ]; then
+	cat >"$T/measure.html" <<HTML
+<html><body><iframe id="f" src="file://$S/megatron-004/index.html" style="width:1400px;height:800px;border:0"></iframe>
+<script>document.getElementById('f').onload = function () { var w = this.contentDocument.querySelector('#runs .table-wrap');
+document.body.setAttribute('data-r', w.scrollWidth + ' ' + w.clientWidth); };</script></body></html>
+HTML
+	r=$(timeout 60 "$browser" --headless --no-sandbox --disable-gpu --allow-file-access-from-files --user-data-dir="$T/profile" \
+		--window-size=1450,1000 --virtual-time-budget=3000 --dump-dom "file://$T/measure.html" 2>/dev/null |
+		grep -o 'data-r="[0-9]* [0-9]*"' | tr -d '"' | cut -d= -f2)
+	set -- $r
+	[ $# -eq 2 ] && [ "$1" -le "$2" ] && ok || bad "runs table at 1400 px: scrollWidth clientWidth = '$r'"
+else
+	skipped "chromium not installed"
+fi
+finish

@@ -1,0 +1,60 @@
+#!/bin/bash
+# t_h100x4_papers.sh: the manifests of experiments/h100x4-papers.
+# zero.yaml, paper 002's ZeRO
+# stages on 2 and 4 H100 (SOURCE.md there): the collectives each stage
+# issues, and their bytes per GPU and step (comm_types.csv
+# measured_bytes_per_gpu: the message bytes of the trace's collectives per
+# step times the type's ring factor, so what this checks is which types each
+# stage sends and how many bytes its messages carry), against paper 002's volumes worked
+# out here from the model's P = 67,736,832 parameters (SOURCE.md) and 4-byte
+# gradients: on p GPUs AllReduce 2(1 - 1/p) 4P, ReduceScatter and AllGather
+# (1 - 1/p) 4P each, ZeRO-3 two AllGathers. FSDP pads the flat parameters
+# to a multiple of p, so its bytes may exceed the count by 0.01 %.
+. "$(dirname "$0")/lib.sh"
+
+P=67736832
+$PERFSTUDY build -q experiments/h100x4-papers/zero.yaml -o "$T/z" 2>"$T/err" && ok || { bad "build: $(cat "$T/err")"; finish; exit; }
+C=$T/z/h100x4-zero/data/comm_types.csv
+
+# measured RUN COLLECTIVE -> bytes per GPU and step, "" if the type is absent
+measured() { awk -F, -v r="$1" -v c="$2" '$1 == r && $2 == c { print $6 }' "$C"; }
+# near WANT GOT NAME: GOT within [WANT, WANT x 1.0001]
+near() {
+	if [ -n "$2" ] && awk -v w="$1" -v g="$2" 'BEGIN { exit !(g >= w && g <= w * 1.0001) }'; then ok; else
+		bad "$3: $2 bytes, want $1 (+0.01 %)"
+	fi
+}
+for p in 2 4; do
+	ar=$((2 * (p - 1) * 4 * P / p)) half=$(((p - 1) * 4 * P / p))
+	near "$ar" "$(measured gpt2-${p}gpu-ddp AllReduce)" "DDP $p GPUs AllReduce"
+	near "$ar" "$(measured gpt2-${p}gpu-zero1 AllReduce)" "ZeRO-1 $p GPUs AllReduce"
+	# ZeRO-1 (ZeroRedundancyOptimizer) gathers the updated parameters as Broadcasts: (1 - 1/p) 4P.
+	near "$half" "$(measured gpt2-${p}gpu-zero1 Broadcast)" "ZeRO-1 $p GPUs Broadcast (its AllGather)"
+	near "$half" "$(measured gpt2-${p}gpu-zero2 ReduceScatter)" "ZeRO-2 $p GPUs ReduceScatter"
+	near "$half" "$(measured gpt2-${p}gpu-zero2 AllGather)" "ZeRO-2 $p GPUs AllGather"
+	# ZeRO-2 and -3 send no AllReduce of the gradients.
+	[ -z "$(measured gpt2-${p}gpu-zero2 AllReduce)" ] && ok || bad "ZeRO-2 $p GPUs has an AllReduce"
+done
+# ZeRO-3 on 2 GPUs: two AllGathers, 2 (1 - 1/2) 4P = 4P, and one ReduceScatter, 2P.
+near $((4 * P)) "$(measured gpt2-2gpu-fsdp AllGather)" "ZeRO-3 2 GPUs AllGather (twice)"
+near $((2 * P)) "$(measured gpt2-2gpu-fsdp ReduceScatter)" "ZeRO-3 2 GPUs ReduceScatter"
+[ -z "$(measured gpt2-2gpu-fsdp AllReduce)" ] && ok || bad "ZeRO-3 has an AllReduce"
+# Every figure's labels different and whole words.
+python3 tests/e2e/check_labels.py "$T"/z/h100x4-zero/figures/*.svg >"$T/labels" && ok || bad "labels: $(head -3 "$T/labels")"
+
+# sockets.yaml, paper 003's Figure 6: four 2-GPU BERT runs over NCCL's socket
+# transport. The NCCL logs (meta/<run>.out, inputs, not perfstudy) must show
+# the socket transport and each run's settings, the page must say so, and
+# every run gets the four phases of Figure 4-6 per step.
+$PERFSTUDY build -q experiments/h100x4-papers/sockets.yaml -o "$T/s" 2>"$T/err" && ok || bad "sockets build: $(cat "$T/err")"
+for ts in 1x1 2x2 4x4 8x8; do
+	out=experiments/h100x4-papers/meta/bert-2gpu-sock$ts.out
+	grep -q 'via NET/Socket' "$out" && ! grep -q 'via P2P\|via SHM' "$out" && ok || bad "$out: not the socket transport"
+	grep -q "NCCL_SOCKET_NTHREADS set by environment to ${ts%x*}\." "$out" && ok || bad "$out: NTHREADS is not ${ts%x*}"
+	grep -q "NCCL_NSOCKS_PERTHREAD set by environment to ${ts#*x}\." "$out" && ok || bad "$out: NSOCKS is not ${ts#*x}"
+	n=$(awk -F, -v r="bert-2gpu-sock$ts" '$1 == r' "$T/s/h100x4-sockets/data/phases.csv" | cut -d, -f3 | sort -u | wc -l)
+	[ "$n" -ge 4 ] && ok || bad "phases.csv: $n phases for sock$ts"
+done
+grep -q 'NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1' "$T/s/h100x4-sockets/index.html" && ok || bad "the page does not say the transport was forced"
+python3 tests/e2e/check_labels.py "$T"/s/h100x4-sockets/figures/*.svg >"$T/labels" && ok || bad "labels: $(head -3 "$T/labels")"
+finish
