@@ -19,6 +19,7 @@
 #include "analyze/history.h"
 #include "build/build_int.h"
 #include "build/cache.h"
+#include "build/guard.h"
 #include "build/shard.h"
 #include "util/buf.h"
 #include "util/cleanup.h"
@@ -296,6 +297,8 @@ int build_run(const struct build_options *o)
 		goto out;
 	if (o->mode->nshards) {
 		/* perfstudy ingest: this shard's traces into the shard database, nothing else. */
+		if (guard_output_file(o->out, &b.plan, o->inputs, o->ninputs) < 0)
+			goto out;
 		size_t n;
 		const char **paths = plan_paths(&b.plan, &n);
 		ret = shard_write(o->out, paths, n, o->mode->shard, o->mode->nshards, o->jobs, o->quiet);

@@ -1,0 +1,95 @@
+/*
+ * build/guard.c: the checks a build makes before writing (guard.h). An
+ * output path is compared with every input by file identity and by its
+ * resolved path, since an output that does not exist yet has no inode.
+ */
+#include "build/guard.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/diag.h"
+#include "util/xalloc.h"
+
+/*
+ * The resolved absolute path of path, which need not exist: its parent
+ * resolved, then its last component. NULL when even the parent does not
+ * exist (then it cannot be an input).
+ */
+static char *resolve(const char *path)
+{
+	char *r = realpath(path, NULL);
+	if (r)
+		return r;
+	char *copy = xstrdup(path);
+	while (strlen(copy) > 1 && copy[strlen(copy) - 1] == '/')
+		copy[strlen(copy) - 1] = '\0';
+	char *slash = strrchr(copy, '/');
+	const char *dir = ".", *base = copy;
+	if (slash) {
+		*slash = '\0';
+		dir = slash == copy ? "/" : copy;
+		base = slash + 1;
+	}
+	char *pdir = realpath(dir, NULL);
+	char *out = pdir ? xasprintf("%s%s%s", pdir, strcmp(pdir, "/") ? "/" : "", base) : NULL;
+	free(pdir);
+	free(copy);
+	return out;
+}
+
+/* Calls fn on every input of the build: command-line inputs, manifests, traces; stops at its first nonzero. */
+static int each_input(const struct plan *p, char *const *inputs, size_t n, int (*fn)(const char *in, void *ctx),
+		      void *ctx)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fn(inputs[i], ctx))
+			return -1;
+	for (size_t e = 0; e < p->nexp; e++) {
+		const struct exp_plan *x = &p->exps[e];
+		if (x->source && fn(x->source, ctx))
+			return -1;
+		for (size_t r = 0; r < x->nruns; r++)
+			for (size_t t = 0; t < x->runs[r].ntraces; t++)
+				if (fn(x->runs[r].traces[t], ctx))
+					return -1;
+	}
+	return 0;
+}
+
+struct out_file {
+	const char *out;
+	char *real;        /* resolve(out), may be NULL */
+	int have;          /* out exists: st is its identity */
+	struct stat st;
+};
+
+static int same_as_out(const char *in, void *ctx)
+{
+	struct out_file *o = ctx;
+	struct stat st;
+	int same = o->have && stat(in, &st) == 0 && st.st_dev == o->st.st_dev && st.st_ino == o->st.st_ino;
+	if (!same && o->real) {
+		char *r = realpath(in, NULL);
+		same = r && !strcmp(r, o->real);
+		free(r);
+	}
+	if (same)
+		diag_error(o->out, "the output is also an input (%s): refusing to overwrite it", in);
+	return same;
+}
+
+int guard_output_file(const char *out, const struct plan *p, char *const *inputs, size_t n)
+{
+	/* Prevents `ingest -o t.json t.json` replacing its own trace or manifest with a shard. */
+	struct out_file o = {.out = out, .real = resolve(out)};
+	o.have = stat(out, &o.st) == 0;
+	int r = each_input(p, inputs, n, same_as_out, &o);
+	free(o.real);
+	return r;
+}

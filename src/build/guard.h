@@ -1,0 +1,20 @@
+/*
+ * build/guard.h: what a build checks before it writes anything, so that
+ * it never destroys its own inputs or another build's output (issue #30).
+ */
+#ifndef PERFSTUDY_BUILD_GUARD_H
+#define PERFSTUDY_BUILD_GUARD_H
+
+#include <stddef.h>
+
+#include "build/plan.h"
+
+/*
+ * Refuses an output file (ingest's shard database) that is one of the
+ * inputs: a command-line input, a manifest or a trace of p, the same file
+ * (device and inode) or, when it does not exist yet, the same resolved
+ * path. Returns 0, or -1 after diag naming both.
+ */
+int guard_output_file(const char *out, const struct plan *p, char *const *inputs, size_t n);
+
+#endif

