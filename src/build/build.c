@@ -305,6 +305,8 @@ int build_run(const struct build_options *o)
 		free(paths);
 		goto out;
 	}
+	if (guard_output_dir(b.outdir, &b.plan, o->inputs, o->ninputs) < 0)
+		goto out;
 	if (o->mode->nmerge)
 		b.force = 1; /* every trace comes from the shards */
 	int fresh = up_to_date(&b);

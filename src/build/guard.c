@@ -93,3 +93,34 @@ int guard_output_file(const char *out, const struct plan *p, char *const *inputs
 	free(o.real);
 	return r;
 }
+
+struct out_dir {
+	const char *dir;
+	char *real;        /* resolve(dir) */
+	size_t len;
+};
+
+static int inside_out(const char *in, void *ctx)
+{
+	struct out_dir *o = ctx;
+	char *r = realpath(in, NULL);
+	int inside = r && !strncmp(r, o->real, o->len) &&
+		     (r[o->len] == '\0' || r[o->len] == '/' || !strcmp(o->real, "/"));
+	free(r);
+	if (inside)
+		diag_error(in, "input is inside the output directory %s, which the build replaces whole: "
+			       "move it out or choose another -o", o->dir);
+	return inside;
+}
+
+int guard_output_dir(const char *dir, const struct plan *p, char *const *inputs, size_t n)
+{
+	/* Prevents the swap deleting inputs stored in the output directory (`build site/tr -o site`). */
+	struct out_dir o = {.dir = dir, .real = resolve(dir)};
+	if (!o.real)
+		return 0; /* its parent does not exist yet: no input can be inside */
+	o.len = strlen(o.real);
+	int r = each_input(p, inputs, n, inside_out, &o);
+	free(o.real);
+	return r;
+}

@@ -17,4 +17,10 @@
  */
 int guard_output_file(const char *out, const struct plan *p, char *const *inputs, size_t n);
 
+/*
+ * Refuses an output directory that is, or holds, one of the inputs (the
+ * swap would delete them). Returns 0, or -1 after diag naming the input.
+ */
+int guard_output_dir(const char *dir, const struct plan *p, char *const *inputs, size_t n);
+
 #endif

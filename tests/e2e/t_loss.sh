@@ -52,4 +52,24 @@ cmp -s "$C/study.yaml" "$C/study.orig" && ok || bad "ingest -o its input: the ma
 no_temp "$C" "ingest -o its input"
 "$PERFSTUDY" ingest -q --shard 0/1 -o "$C/s.db" "$C/study.yaml" && ok || bad "ingest to another file failed"
 
+# 2. build INSIDE/... -o DIR: inputs inside the output directory, which
+# the swap replaces whole; refused, the inputs and the old site kept.
+S=$T/site
+"$PERFSTUDY" build -q tests/data/small/study/run-a -o "$S" || bad "first build failed"
+cp -r tests/data/small/study/run-b "$S/tr"
+echo "my notes" > "$S/notes.txt"
+printf 'title: inside\nruns:\n  - id: a\n    traces: site/tr/b.json\n' > "$T/inside.yaml"
+cp -r "$S" "$T/site.before"
+fails "build a directory inside -o" 1 "$S/tr: error: input is inside the output directory $S" \
+	"$PERFSTUDY" build -q "$S/tr" -o "$S"
+mkdir -p "$S/m" && cp tests/data/small/study/run-b/b.json "$S/m/" &&
+	printf 'title: stored\nruns:\n  - id: a\n    traces: b.json\n' > "$S/m/study.yaml"
+cp -r "$S/m" "$T/site.before/m"
+fails "build a manifest stored in -o" 1 "$S/m/study.yaml: error: input is inside the output directory $S" \
+	"$PERFSTUDY" build -q "$S/m/study.yaml" -o "$S"
+fails "build a trace a manifest names inside -o" 1 "$S/tr/b.json: error: input is inside the output directory $S" \
+	"$PERFSTUDY" build -q "$T/inside.yaml" -o "$S/"
+diff -r "$T/site.before" "$S" > /dev/null && ok || bad "build -o a directory holding inputs: the directory changed"
+no_temp "$T" "build -o a directory holding inputs"
+
 finish
