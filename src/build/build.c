@@ -279,6 +279,8 @@ static void build_release(struct build *b)
 	free(b->outdir);
 	free(b->fingerprint);
 	free(b->prev_db);
+	if (b->lockfd >= 0)
+		close(b->lockfd); /* after the swap and the removal of tmp: the whole build is under the lock */
 }
 
 int build_run(const struct build_options *o)
@@ -286,6 +288,7 @@ int build_run(const struct build_options *o)
 	struct build b;
 	memset(&b, 0, sizeof(b));
 	b.opt = o;
+	b.lockfd = -1;
 	b.force = o->force;
 	double t_start = timing_now();
 	b.outdir = xstrdup(o->out);
@@ -305,7 +308,7 @@ int build_run(const struct build_options *o)
 		free(paths);
 		goto out;
 	}
-	if (guard_output_dir(b.outdir, &b.plan, o->inputs, o->ninputs) < 0)
+	if (guard_output_dir(b.outdir, &b.plan, o->inputs, o->ninputs) < 0 || (b.lockfd = guard_lock(b.outdir)) < 0)
 		goto out;
 	if (o->mode->nmerge)
 		b.force = 1; /* every trace comes from the shards */

@@ -6,14 +6,17 @@
 #include "build/guard.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/diag.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 /*
@@ -123,4 +126,43 @@ int guard_output_dir(const char *dir, const struct plan *p, char *const *inputs,
 	int r = each_input(p, inputs, n, inside_out, &o);
 	free(o.real);
 	return r;
+}
+
+int guard_lock(const char *dir)
+{
+	/*
+	 * Prevents two builds into one directory both saying "wrote" while
+	 * the later swap silently discards the other's result. The lock file
+	 * lies beside the directory, never in the site, and stays there:
+	 * removing it would let a third build lock a new file while the
+	 * second still holds the old one.
+	 */
+	char *path = xasprintf("%s.lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == ENOENT) {
+		char *parent = xstrdup(path), *slash = strrchr(parent, '/');
+		if (slash && slash != parent) {
+			*slash = '\0';
+			fs_mkdirs(parent);
+		}
+		free(parent);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	}
+	if (fd < 0) {
+		diag_syserror(path, "cannot create the output's lock file: %s", strerror(errno));
+		free(path);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			diag_error(dir, "another perfstudy build is writing this output directory (it holds %s); "
+				       "not waiting for it: run builds into one directory one after the other", path);
+		else
+			diag_syserror(path, "cannot lock: %s", strerror(errno));
+		close(fd);
+		free(path);
+		return -1;
+	}
+	free(path);
+	return fd;
 }

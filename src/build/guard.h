@@ -23,4 +23,12 @@ int guard_output_file(const char *out, const struct plan *p, char *const *inputs
  */
 int guard_output_dir(const char *dir, const struct plan *p, char *const *inputs, size_t n);
 
+/*
+ * Takes the exclusive lock DIR.lock beside the output directory for the
+ * whole build; fails at once (no waiting) when another build holds it.
+ * Returns the descriptor to keep open (the kernel drops the lock when the
+ * process ends, however it ends), or -1 after diag.
+ */
+int guard_lock(const char *dir);
+
 #endif

@@ -72,4 +72,40 @@ fails "build a trace a manifest names inside -o" 1 "$S/tr/b.json: error: input i
 diff -r "$T/site.before" "$S" > /dev/null && ok || bad "build -o a directory holding inputs: the directory changed"
 no_temp "$T" "build -o a directory holding inputs"
 
+# 3. Two builds into one directory: the second fails at once, naming the
+# directory, while the first holds DIR.lock; the lock never enters the site
+# and dies with its holder, even a SIGKILLed one.
+O=$T/out
+"$PERFSTUDY" build -q tests/data/small/study/run-a -o "$O" || bad "build before the lock failed"
+cp -r "$O" "$T/out.before"
+flock -o "$O.lock" sleep 20 &
+holder=$!
+for _ in $(seq 50); do flock -n "$O.lock" true 2> /dev/null || break; sleep 0.1; done
+fails "a second build into a locked directory" 1 "$O: error: another perfstudy build is writing this output directory" \
+	"$PERFSTUDY" build -q --force tests/data/small/study/run-b -o "$O"
+fails "a merge into a locked directory" 1 "$O: error: another perfstudy build is writing this output directory" \
+	"$PERFSTUDY" merge -q "$C/s.db" "$C/study.yaml" -o "$O"
+grep -qF "not waiting" "$T/err" && ok || bad "the lock message should say the build does not wait: $(cat "$T/err")"
+kill "$holder"
+wait "$holder" 2> /dev/null
+diff -r "$T/out.before" "$O" > /dev/null && ok || bad "a build into a locked directory changed it"
+no_temp "$T" "a build into a locked directory"
+# A real build holds the lock: a second one started while it runs fails.
+PERFSTUDY_READAHEAD=never "$PERFSTUDY" build -q --force --jobs 1 experiments/h200/study.yaml -o "$O" 2> "$T/first.err" &
+first=$!
+for _ in $(seq 200); do ls "$T" | grep -q '^out\.tmp\.' && break; sleep 0.05; done
+fails "a build while another runs" 1 "$O: error: another perfstudy build is writing this output directory" \
+	"$PERFSTUDY" build -q --force tests/data/small/study/run-b -o "$O"
+wait "$first" && ok || bad "the first build failed: $(cat "$T/first.err")"
+[ -f "$O/h200-bert/index.html" ] || [ "$(ls "$O" | grep -c .)" -gt 3 ] && ok || bad "the first build's site is missing"
+# SIGKILL of the holder leaves no lock that blocks the next build.
+"$PERFSTUDY" build -q --force --jobs 1 experiments/h200/study.yaml -o "$O" &
+victim=$!
+for _ in $(seq 200); do ls "$T" | grep -q '^out\.tmp\.' && break; sleep 0.05; done
+kill -KILL "$victim"
+wait "$victim" 2> /dev/null
+"$PERFSTUDY" build -q --force tests/data/small/study/run-b -o "$O" 2> "$T/err" && ok || bad "build after a SIGKILLed holder: $(cat "$T/err")"
+[ -z "$(find "$O" -name '*.lock')" ] && ok || bad "a lock file inside the site: $(find "$O" -name '*.lock')"
+no_temp "$T" "build after a SIGKILLed holder"
+
 finish
