@@ -108,4 +108,57 @@ wait "$victim" 2> /dev/null
 [ -z "$(find "$O" -name '*.lock')" ] && ok || bad "a lock file inside the site: $(find "$O" -name '*.lock')"
 no_temp "$T" "build after a SIGKILLed holder"
 
+# 4. merge of a damaged or forged shard: a NULL trace path, a negative
+# duration, a kind no reader produces. Each is refused with exit 1, naming
+# the shard, its table and row; the trace is not blamed, the old site kept.
+F=$T/c4
+mkdir -p "$F"
+cp tests/data/small/study/run-a/rank0.json "$F/t.json"
+"$PERFSTUDY" ingest -q --shard 0/1 -o "$F/good.db" "$F/t.json" || bad "ingest of the shard to forge failed"
+"$PERFSTUDY" merge -q "$F/good.db" "$F/t.json" -o "$F/site" || bad "merge of a good shard failed"
+cp -r "$F/site" "$F/site.before"
+# forge SHARD FIELD VALUE: the first GPU activity record (tag 1) of every
+# batch gets kind (int32 at 0) or dur_ns (int64 at 24) = VALUE.
+forge() {
+	cp "$F/good.db" "$1"
+	python3 - "$1" "$2" "$3" << 'PY'
+import sqlite3, struct, sys
+db = sqlite3.connect(sys.argv[1])
+field, value = sys.argv[2], int(sys.argv[3])
+for rowid, data in db.execute("SELECT rowid, data FROM shard_batches").fetchall():
+    b = bytearray(data)
+    at = 0
+    while at + 8 <= len(b):
+        tag, n = struct.unpack_from("<II", b, at)
+        if tag == 1:
+            if field == "kind":
+                struct.pack_into("<i", b, at + 8, value)
+            else:
+                struct.pack_into("<q", b, at + 8 + 24, value)
+            break
+        at += 8 + n
+    db.execute("UPDATE shard_batches SET data = ? WHERE rowid = ?", (bytes(b), rowid))
+db.commit()
+PY
+}
+forge "$F/neg.db" dur -5000
+fails "merge of a shard with a negative duration" 1 \
+	"neg.db: error: table shard_batches, rows of position 0 (trace '$F/t.json'), event " \
+	"$PERFSTUDY" merge -q "$F/neg.db" "$F/t.json" -o "$F/site"
+grep -qF "has a negative duration in ns (-5000)" "$T/err" && ok || bad "negative duration: $(cat "$T/err")"
+grep -q "^$F/t.json: error" "$T/err" && bad "negative duration blamed on the trace: $(cat "$T/err")" || ok
+forge "$F/kind.db" kind 9
+fails "merge of a shard with a bad kind" 1 \
+	"kind.db: error: table shard_batches, rows of position 0 (trace '$F/t.json'), event " \
+	"$PERFSTUDY" merge -q "$F/kind.db" "$F/t.json" -o "$F/site"
+grep -qF "has no valid kind (9)" "$T/err" && ok || bad "bad kind: $(cat "$T/err")"
+cp "$F/good.db" "$F/null.db"
+sqlite3 "$F/null.db" "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = replace(sql, 'path TEXT NOT NULL', 'path TEXT') WHERE name = 'shard_traces'" &&
+	sqlite3 "$F/null.db" "UPDATE shard_traces SET path = NULL" || bad "could not forge a NULL path"
+fails "merge of a shard with a NULL path" 1 \
+	"null.db: error: table shard_traces, row position 0: path is not text, expected '$F/t.json'" \
+	"$PERFSTUDY" merge -q "$F/null.db" "$F/t.json" -o "$F/site"
+diff -r "$F/site.before" "$F/site" > /dev/null && ok || bad "merge of a forged shard changed the output"
+no_temp "$F" "merge of a forged shard"
+
 finish
