@@ -300,7 +300,7 @@ int build_run(const struct build_options *o)
 		goto out;
 	if (o->mode->nshards) {
 		/* perfstudy ingest: this shard's traces into the shard database, nothing else. */
-		if (guard_output_file(o->out, &b.plan, o->inputs, o->ninputs) < 0)
+		if (guard_output_file(o->out, &b.plan, (const char *const *)o->inputs, o->ninputs) < 0)
 			goto out;
 		size_t n;
 		const char **paths = plan_paths(&b.plan, &n);
@@ -308,7 +308,10 @@ int build_run(const struct build_options *o)
 		free(paths);
 		goto out;
 	}
-	if (guard_output_dir(b.outdir, &b.plan, o->inputs, o->ninputs) < 0 || (b.lockfd = guard_lock(b.outdir)) < 0)
+	struct plan no_plan = {0};
+	if (guard_output_dir(b.outdir, &b.plan, (const char *const *)o->inputs, o->ninputs) < 0 ||
+	    guard_output_dir(b.outdir, &no_plan, o->mode->merge, o->mode->nmerge) < 0 ||
+	    (b.lockfd = guard_lock(b.outdir)) < 0)
 		goto out;
 	if (o->mode->nmerge)
 		b.force = 1; /* every trace comes from the shards */

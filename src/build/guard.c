@@ -47,7 +47,7 @@ static char *resolve(const char *path)
 }
 
 /* Calls fn on every input of the build: command-line inputs, manifests, traces; stops at its first nonzero. */
-static int each_input(const struct plan *p, char *const *inputs, size_t n, int (*fn)(const char *in, void *ctx),
+static int each_input(const struct plan *p, const char *const *inputs, size_t n, int (*fn)(const char *in, void *ctx),
 		      void *ctx)
 {
 	for (size_t i = 0; i < n; i++)
@@ -87,7 +87,7 @@ static int same_as_out(const char *in, void *ctx)
 	return same;
 }
 
-int guard_output_file(const char *out, const struct plan *p, char *const *inputs, size_t n)
+int guard_output_file(const char *out, const struct plan *p, const char *const *inputs, size_t n)
 {
 	/* Prevents `ingest -o t.json t.json` replacing its own trace or manifest with a shard. */
 	struct out_file o = {.out = out, .real = resolve(out)};
@@ -116,7 +116,7 @@ static int inside_out(const char *in, void *ctx)
 	return inside;
 }
 
-int guard_output_dir(const char *dir, const struct plan *p, char *const *inputs, size_t n)
+int guard_output_dir(const char *dir, const struct plan *p, const char *const *inputs, size_t n)
 {
 	/* Prevents the swap deleting inputs stored in the output directory (`build site/tr -o site`). */
 	struct out_dir o = {.dir = dir, .real = resolve(dir)};

@@ -15,13 +15,13 @@
  * (device and inode) or, when it does not exist yet, the same resolved
  * path. Returns 0, or -1 after diag naming both.
  */
-int guard_output_file(const char *out, const struct plan *p, char *const *inputs, size_t n);
+int guard_output_file(const char *out, const struct plan *p, const char *const *inputs, size_t n);
 
 /*
  * Refuses an output directory that is, or holds, one of the inputs (the
- * swap would delete them). Returns 0, or -1 after diag naming the input.
+ * swap would delete them); merge also passes its shards as inputs. Returns 0, or -1 after diag naming the input.
  */
-int guard_output_dir(const char *dir, const struct plan *p, char *const *inputs, size_t n);
+int guard_output_dir(const char *dir, const struct plan *p, const char *const *inputs, size_t n);
 
 /*
  * Takes the exclusive lock DIR.lock beside the output directory for the

@@ -158,6 +158,11 @@ sqlite3 "$F/null.db" "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql 
 fails "merge of a shard with a NULL path" 1 \
 	"null.db: error: table shard_traces, row position 0: path is not text, expected '$F/t.json'" \
 	"$PERFSTUDY" merge -q "$F/null.db" "$F/t.json" -o "$F/site"
+# A shard stored in the output directory is an input too.
+cp "$F/good.db" "$F/site/good.db"
+cp "$F/good.db" "$F/site.before/good.db"
+fails "merge of a shard stored in -o" 1 "$F/site/good.db: error: input is inside the output directory $F/site" \
+	"$PERFSTUDY" merge -q "$F/site/good.db" "$F/t.json" -o "$F/site"
 diff -r "$F/site.before" "$F/site" > /dev/null && ok || bad "merge of a forged shard changed the output"
 no_temp "$F" "merge of a forged shard"
 
