@@ -276,11 +276,12 @@ static void build_release(struct build *b)
 	plan_release(&b->plan);
 	free(b->paths);
 	free(b->tmp);
+	/* After the swap and the removal of tmp: the whole build is under the lock. */
+	if (b->lockfd >= 0)
+		guard_unlock(b->outdir, b->lockfd);
 	free(b->outdir);
 	free(b->fingerprint);
 	free(b->prev_db);
-	if (b->lockfd >= 0)
-		close(b->lockfd); /* after the swap and the removal of tmp: the whole build is under the lock */
 }
 
 int build_run(const struct build_options *o)

@@ -128,16 +128,9 @@ int guard_output_dir(const char *dir, const struct plan *p, const char *const *i
 	return r;
 }
 
-int guard_lock(const char *dir)
+/* Opens DIR.lock, making its parent when missing; -1 after diag. */
+static int open_lock(const char *path)
 {
-	/*
-	 * Prevents two builds into one directory both saying "wrote" while
-	 * the later swap silently discards the other's result. The lock file
-	 * lies beside the directory, never in the site, and stays there:
-	 * removing it would let a third build lock a new file while the
-	 * second still holds the old one.
-	 */
-	char *path = xasprintf("%s.lock", dir);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0 && errno == ENOENT) {
 		char *parent = xstrdup(path), *slash = strrchr(parent, '/');
@@ -148,21 +141,52 @@ int guard_lock(const char *dir)
 		free(parent);
 		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	}
-	if (fd < 0) {
+	if (fd < 0)
 		diag_syserror(path, "cannot create the output's lock file: %s", strerror(errno));
-		free(path);
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno == EWOULDBLOCK)
-			diag_error(dir, "another perfstudy build is writing this output directory (it holds %s); "
-				       "not waiting for it: run builds into one directory one after the other", path);
-		else
-			diag_syserror(path, "cannot lock: %s", strerror(errno));
-		close(fd);
-		free(path);
-		return -1;
+	return fd;
+}
+
+int guard_lock(const char *dir)
+{
+	/*
+	 * Prevents two builds into one directory both saying "wrote" while
+	 * the later swap silently discards the other's result. The lock file
+	 * lies beside the directory, never in the site; its holder removes
+	 * it when done (guard_unlock), so a build that locked the file just
+	 * removed checks that it still is DIR.lock and tries again.
+	 */
+	char *path = xasprintf("%s.lock", dir);
+	int fd;
+	for (;;) {
+		fd = open_lock(path);
+		if (fd < 0)
+			break;
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			if (errno == EWOULDBLOCK)
+				diag_error(dir, "another perfstudy build is writing this output directory (it holds %s); "
+					       "not waiting for it: run builds into one directory one after the other",
+					   path);
+			else
+				diag_syserror(path, "cannot lock: %s", strerror(errno));
+			close(fd);
+			fd = -1;
+			break;
+		}
+		struct stat held, now;
+		if (fstat(fd, &held) == 0 && stat(path, &now) == 0 && held.st_dev == now.st_dev &&
+		    held.st_ino == now.st_ino)
+			break;
+		close(fd); /* its holder removed it as we locked it: lock the new one */
 	}
 	free(path);
 	return fd;
+}
+
+void guard_unlock(const char *dir, int fd)
+{
+	/* Removed while still held, so that no build locks a file no longer named DIR.lock (see guard_lock). */
+	char *path = xasprintf("%s.lock", dir);
+	unlink(path);
+	close(fd);
+	free(path);
 }

@@ -27,8 +27,11 @@ int guard_output_dir(const char *dir, const struct plan *p, const char *const *i
  * Takes the exclusive lock DIR.lock beside the output directory for the
  * whole build; fails at once (no waiting) when another build holds it.
  * Returns the descriptor to keep open (the kernel drops the lock when the
- * process ends, however it ends), or -1 after diag.
+ * process ends, however it ends: a killed build leaves at most an unlocked
+ * DIR.lock, which blocks nothing), or -1 after diag.
  */
 int guard_lock(const char *dir);
+/* Removes DIR.lock and drops the lock fd of guard_lock. */
+void guard_unlock(const char *dir, int fd);
 
 #endif

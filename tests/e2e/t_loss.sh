@@ -74,7 +74,7 @@ no_temp "$T" "build -o a directory holding inputs"
 
 # 3. Two builds into one directory: the second fails at once, naming the
 # directory, while the first holds DIR.lock; the lock never enters the site
-# and dies with its holder, even a SIGKILLed one.
+# and dies with its holder, even a SIGKILLed one; a build removes it when done.
 O=$T/out
 "$PERFSTUDY" build -q tests/data/small/study/run-a -o "$O" || bad "build before the lock failed"
 cp -r "$O" "$T/out.before"
@@ -106,6 +106,7 @@ kill -KILL "$victim"
 wait "$victim" 2> /dev/null
 "$PERFSTUDY" build -q --force tests/data/small/study/run-b -o "$O" 2> "$T/err" && ok || bad "build after a SIGKILLed holder: $(cat "$T/err")"
 [ -z "$(find "$O" -name '*.lock')" ] && ok || bad "a lock file inside the site: $(find "$O" -name '*.lock')"
+[ ! -e "$O.lock" ] && ok || bad "the lock file is left beside the site after a build"
 no_temp "$T" "build after a SIGKILLed holder"
 
 # 4. merge of a damaged or forged shard: a NULL trace path, a negative
