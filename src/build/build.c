@@ -19,6 +19,7 @@
 #include "analyze/history.h"
 #include "build/build_int.h"
 #include "build/cache.h"
+#include "build/guard.h"
 #include "build/shard.h"
 #include "util/buf.h"
 #include "util/cleanup.h"
@@ -275,6 +276,9 @@ static void build_release(struct build *b)
 	plan_release(&b->plan);
 	free(b->paths);
 	free(b->tmp);
+	/* After the swap and the removal of tmp: the whole build is under the lock. */
+	if (b->lockfd >= 0)
+		guard_unlock(b->outdir, b->lockfd);
 	free(b->outdir);
 	free(b->fingerprint);
 	free(b->prev_db);
@@ -285,6 +289,7 @@ int build_run(const struct build_options *o)
 	struct build b;
 	memset(&b, 0, sizeof(b));
 	b.opt = o;
+	b.lockfd = -1;
 	b.force = o->force;
 	double t_start = timing_now();
 	b.outdir = xstrdup(o->out);
@@ -296,12 +301,19 @@ int build_run(const struct build_options *o)
 		goto out;
 	if (o->mode->nshards) {
 		/* perfstudy ingest: this shard's traces into the shard database, nothing else. */
+		if (guard_output_file(o->out, &b.plan, (const char *const *)o->inputs, o->ninputs) < 0)
+			goto out;
 		size_t n;
 		const char **paths = plan_paths(&b.plan, &n);
 		ret = shard_write(o->out, paths, n, o->mode->shard, o->mode->nshards, o->jobs, o->quiet);
 		free(paths);
 		goto out;
 	}
+	struct plan no_plan = {0};
+	if (guard_output_dir(b.outdir, &b.plan, (const char *const *)o->inputs, o->ninputs) < 0 ||
+	    guard_output_dir(b.outdir, &no_plan, o->mode->merge, o->mode->nmerge) < 0 ||
+	    (b.lockfd = guard_lock(b.outdir)) < 0)
+		goto out;
 	if (o->mode->nmerge)
 		b.force = 1; /* every trace comes from the shards */
 	int fresh = up_to_date(&b);

@@ -42,6 +42,7 @@ struct build {
 	char *prev_db;         /* the previous build's store, DIR/perfstudy.db */
 	char *fingerprint;     /* what decides the output (cache_fingerprint) */
 	int made_tmp;
+	int lockfd;            /* DIR.lock, held for the whole build (guard.h), or -1 */
 	int64_t built_at;      /* the time this build records in its history (history.h) */
 	struct exp_output *outs; /* one per experiment, after analysis */
 

@@ -146,7 +146,12 @@ static int ingest_trace(struct build *b, int64_t run_id, const char *path, int i
 		timing_add(TIME_INDEX, timing_now() - t0);
 		b->indexed = 1;
 	}
-	if (feed_take(b->feed, pos, &sink, &counts, &format, &meta) < 0)
+	/* merge: the shard's events are checked as a reader checks a trace's (shard.h). */
+	struct shard_check check;
+	struct ingest_sink checked;
+	if (b->shards)
+		shard_check_sink(b->shards, pos, &sink, &check, &checked);
+	if (feed_take(b->feed, pos, b->shards ? &checked : &sink, &counts, &format, &meta) < 0)
 		return -1;
 	progress_read(&b->progress, size);
 	if (counts.unused) {

@@ -363,8 +363,18 @@ int shard_set_batches(void *set, size_t i, int (*fn)(void *ctx, const char *data
 	const char *path = s->paths[i];
 	int ret = -1;
 	sqlite3_bind_int64(d->trace, 1, (int64_t)i);
-	if (sqlite3_step(d->trace) != SQLITE_ROW ||
-	    strcmp((const char *)sqlite3_column_text(d->trace, 0), path)) {
+	if (sqlite3_step(d->trace) != SQLITE_ROW) {
+		diag_error(d->path, "shard holds no trace '%s' at position %zu", path, i);
+		goto out;
+	}
+	/* Prevents a NULL or non-text path (a damaged or forged shard) reaching strcmp. */
+	if (sqlite3_column_type(d->trace, 0) != SQLITE_TEXT) {
+		diag_error(d->path, "table shard_traces, row position %zu: path is not text, expected '%s'; "
+				    "the shard is damaged: run perfstudy ingest --shard %zu/%zu again",
+			   i, path, i % s->nshards, s->nshards);
+		goto out;
+	}
+	if (strcmp((const char *)sqlite3_column_text(d->trace, 0), path)) {
 		diag_error(d->path, "shard holds no trace '%s' at position %zu", path, i);
 		goto out;
 	}
@@ -394,4 +404,73 @@ int shard_set_batches(void *set, size_t i, int (*fn)(void *ctx, const char *data
 out:
 	sqlite3_reset(d->trace);
 	return ret;
+}
+
+/*
+ * The checks of a trace's events that the readers make while parsing, made
+ * again on the events of a shard: merge replays what a shard says without
+ * parsing, so a damaged or forged shard could otherwise store negative
+ * durations or kinds no reader produces. A bad event is blamed on the
+ * shard (its path, table and row), not on the trace, which is not read.
+ */
+static int check_fail(struct shard_check *c, const char *what, const char *name, const char *why, int64_t v)
+{
+	diag_error(c->shard, "table shard_batches, rows of position %zu (trace '%s'), event %" PRId64
+			     ": %s '%s' %s (%" PRId64 "); the shard is damaged: run perfstudy ingest --shard %zu/%zu again",
+		   c->position, c->trace, c->events, what, name ? name : "", why, v, c->position % c->nshards,
+		   c->nshards);
+	return -1;
+}
+
+#define FORWARD(cb, type, check)                                             \
+	static int check_##cb(void *ctx, const type *v)                      \
+	{                                                                    \
+		struct shard_check *c = ctx;                                 \
+		c->events++;                                                 \
+		check;                                                       \
+		return c->inner->cb(c->inner->ctx, v);                       \
+	}
+/* Prevents a negative duration or a kind no reader produces from entering the store from a shard. */
+FORWARD(activity, struct gpu_activity,
+	if (v->kind != ACT_KERNEL && v->kind != ACT_MEMCPY && v->kind != ACT_MEMSET)
+		return check_fail(c, "GPU activity", v->name, "has no valid kind", (int64_t)v->kind);
+	if (v->dur_ns < 0)
+		return check_fail(c, "GPU activity", v->name, "has a negative duration in ns", v->dur_ns))
+FORWARD(runtime, struct runtime_call,
+	if (v->dur_ns < 0)
+		return check_fail(c, "runtime call", v->name, "has a negative duration in ns", v->dur_ns))
+FORWARD(annotation, struct annotation,
+	if (v->dur_ns < 0)
+		return check_fail(c, "annotation", v->name, "has a negative duration in ns", v->dur_ns))
+FORWARD(cpu_op, struct cpu_op,
+	if (v->dur_ns < 0)
+		return check_fail(c, "operator", v->name, "has a negative duration in ns", v->dur_ns))
+FORWARD(info, struct trace_info, (void)0)
+FORWARD(metrics, struct kernel_metrics, (void)0)
+FORWARD(iteration, struct log_iteration, (void)0)
+FORWARD(phase, struct phase_time, (void)0)
+FORWARD(hardware, struct gpu_hardware, (void)0)
+FORWARD(summary, struct summary_row, (void)0)
+FORWARD(link, struct gpu_link, (void)0)
+#undef FORWARD
+
+void shard_check_sink(const struct shard_set *s, size_t i, const struct ingest_sink *inner, struct shard_check *c,
+		      struct ingest_sink *out)
+{
+	*c = (struct shard_check){.inner = inner, .shard = s->by_index[i % s->nshards].path, .trace = s->paths[i],
+				  .position = i, .nshards = s->nshards};
+	*out = (struct ingest_sink){.ctx = c};
+#define SET(cb) out->cb = inner->cb ? check_##cb : NULL
+	SET(info);
+	SET(activity);
+	SET(runtime);
+	SET(annotation);
+	SET(metrics);
+	SET(iteration);
+	SET(phase);
+	SET(hardware);
+	SET(summary);
+	SET(cpu_op);
+	SET(link);
+#undef SET
 }

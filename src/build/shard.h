@@ -19,6 +19,9 @@
 #define PERFSTUDY_SHARD_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "ingest/ingest.h"
 
 /*
  * Reads the traces paths[i] with i % nshards == shard with jobs threads
@@ -46,5 +49,20 @@ int shard_set_open(const char *const *dbs, size_t ndbs, const char *const *paths
  */
 int shard_set_batches(void *set, size_t i, int (*fn)(void *ctx, const char *data, size_t len), void *ctx);
 void shard_set_free(struct shard_set *s);
+
+/*
+ * A sink in front of inner for trace i of a set: it checks each event as
+ * the readers check what they parse (durations, kinds) and passes it on,
+ * or reports the shard's path, table and row and fails. c holds its state
+ * and must outlive out.
+ */
+struct shard_check {
+	const struct ingest_sink *inner;
+	const char *shard, *trace;
+	size_t position, nshards;
+	int64_t events;
+};
+void shard_check_sink(const struct shard_set *s, size_t i, const struct ingest_sink *inner, struct shard_check *c,
+		      struct ingest_sink *out);
 
 #endif

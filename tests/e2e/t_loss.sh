@@ -1,0 +1,170 @@
+#!/bin/bash
+# t_loss.sh: a build never loses data (issue #30). An output that is one of
+# its own inputs, an output directory holding inputs, two builds into one
+# directory at once, and shards with forged contents are refused with the
+# documented exit code and a message naming the input and place, before
+# anything is written: the previous output stays as it was and no temporary
+# file or directory is left behind.
+source "$(dirname "$0")/lib.sh"
+export SOURCE_DATE_EPOCH=1700000000
+abs=$(pwd)
+
+# fails NAME CODE MESSAGE CMD...: CMD exits CODE and says MESSAGE on stderr.
+fails() {
+	local name=$1 code=$2 msg=$3 rc=0
+	shift 3
+	"$@" > /dev/null 2> "$T/err" || rc=$?
+	if [ $rc -ne "$code" ]; then
+		bad "$name: exit $rc, expected $code: $(head -c 600 "$T/err")"
+	elif ! grep -qF -- "$msg" "$T/err"; then
+		bad "$name: expected '$msg', got: $(head -c 600 "$T/err")"
+	else
+		ok
+	fi
+}
+# no_temp DIR NAME: nothing named *.tmp.* was left in DIR.
+no_temp() {
+	if ls "$1" | grep -q '\.tmp\.'; then bad "$2: temporary left: $(ls "$1" | grep '\.tmp\.')"; else ok; fi
+}
+
+# 1. ingest -o INPUT: the output file is an input (the same file, by
+# another name, or a hard link); refused, the input untouched.
+C=$T/c1
+mkdir -p "$C/sub"
+cp tests/data/small/study/run-a/rank0.json "$C/t.json"
+printf 'title: own output\nruns:\n  - id: a\n    traces: t.json\n' > "$C/study.yaml"
+cp "$C/t.json" "$C/t.orig"
+cp "$C/study.yaml" "$C/study.orig"
+ln "$C/t.json" "$C/hard.json"
+fails "ingest -o the trace" 1 "t.json: error: the output is also an input ($C/t.json)" \
+	"$PERFSTUDY" ingest -q --shard 0/1 -o "$C/t.json" "$C/t.json"
+fails "ingest -o the trace by another path" 1 "error: the output is also an input ($C/t.json)" \
+	"$PERFSTUDY" ingest -q --shard 0/1 -o "$C/sub/../t.json" "$C/t.json"
+fails "ingest -o a hard link of the trace" 1 "hard.json: error: the output is also an input ($C/t.json)" \
+	"$PERFSTUDY" ingest -q --shard 0/1 -o "$C/hard.json" "$C/t.json"
+fails "ingest -o the manifest" 1 "study.yaml: error: the output is also an input ($C/study.yaml)" \
+	"$PERFSTUDY" ingest -q --shard 0/1 -o "$C/study.yaml" "$C/study.yaml"
+fails "ingest -o a trace the manifest names" 1 "t.json: error: the output is also an input ($C/t.json)" \
+	"$PERFSTUDY" ingest -q --shard 0/1 -o "$C/t.json" "$C/study.yaml"
+(cd "$C" && "$abs/$PERFSTUDY" ingest -q --shard 0/1 -o ./t.json t.json 2> "$T/err") && bad "ingest -o ./t.json t.json succeeded" || ok
+cmp -s "$C/t.json" "$C/t.orig" && ok || bad "ingest -o its input: the trace was overwritten"
+cmp -s "$C/study.yaml" "$C/study.orig" && ok || bad "ingest -o its input: the manifest was overwritten"
+no_temp "$C" "ingest -o its input"
+"$PERFSTUDY" ingest -q --shard 0/1 -o "$C/s.db" "$C/study.yaml" && ok || bad "ingest to another file failed"
+
+# 2. build INSIDE/... -o DIR: inputs inside the output directory, which
+# the swap replaces whole; refused, the inputs and the old site kept.
+S=$T/site
+"$PERFSTUDY" build -q tests/data/small/study/run-a -o "$S" || bad "first build failed"
+cp -r tests/data/small/study/run-b "$S/tr"
+echo "my notes" > "$S/notes.txt"
+printf 'title: inside\nruns:\n  - id: a\n    traces: site/tr/b.json\n' > "$T/inside.yaml"
+cp -r "$S" "$T/site.before"
+fails "build a directory inside -o" 1 "$S/tr: error: input is inside the output directory $S" \
+	"$PERFSTUDY" build -q "$S/tr" -o "$S"
+mkdir -p "$S/m" && cp tests/data/small/study/run-b/b.json "$S/m/" &&
+	printf 'title: stored\nruns:\n  - id: a\n    traces: b.json\n' > "$S/m/study.yaml"
+cp -r "$S/m" "$T/site.before/m"
+fails "build a manifest stored in -o" 1 "$S/m/study.yaml: error: input is inside the output directory $S" \
+	"$PERFSTUDY" build -q "$S/m/study.yaml" -o "$S"
+fails "build a trace a manifest names inside -o" 1 "$S/tr/b.json: error: input is inside the output directory $S" \
+	"$PERFSTUDY" build -q "$T/inside.yaml" -o "$S/"
+diff -r "$T/site.before" "$S" > /dev/null && ok || bad "build -o a directory holding inputs: the directory changed"
+no_temp "$T" "build -o a directory holding inputs"
+
+# 3. Two builds into one directory: the second fails at once, naming the
+# directory, while the first holds DIR.lock; the lock never enters the site
+# and dies with its holder, even a SIGKILLed one; a build removes it when done.
+O=$T/out
+"$PERFSTUDY" build -q tests/data/small/study/run-a -o "$O" || bad "build before the lock failed"
+cp -r "$O" "$T/out.before"
+flock -o "$O.lock" sleep 20 &
+holder=$!
+for _ in $(seq 50); do flock -n "$O.lock" true 2> /dev/null || break; sleep 0.1; done
+fails "a second build into a locked directory" 1 "$O: error: another perfstudy build is writing this output directory" \
+	"$PERFSTUDY" build -q --force tests/data/small/study/run-b -o "$O"
+fails "a merge into a locked directory" 1 "$O: error: another perfstudy build is writing this output directory" \
+	"$PERFSTUDY" merge -q "$C/s.db" "$C/study.yaml" -o "$O"
+grep -qF "not waiting" "$T/err" && ok || bad "the lock message should say the build does not wait: $(cat "$T/err")"
+kill "$holder"
+wait "$holder" 2> /dev/null
+diff -r "$T/out.before" "$O" > /dev/null && ok || bad "a build into a locked directory changed it"
+no_temp "$T" "a build into a locked directory"
+# A real build holds the lock: a second one started while it runs fails.
+PERFSTUDY_READAHEAD=never "$PERFSTUDY" build -q --force --jobs 1 experiments/h200/study.yaml -o "$O" 2> "$T/first.err" &
+first=$!
+for _ in $(seq 200); do ls "$T" | grep -q '^out\.tmp\.' && break; sleep 0.05; done
+fails "a build while another runs" 1 "$O: error: another perfstudy build is writing this output directory" \
+	"$PERFSTUDY" build -q --force tests/data/small/study/run-b -o "$O"
+wait "$first" && ok || bad "the first build failed: $(cat "$T/first.err")"
+[ -f "$O/h200-bert/index.html" ] || [ "$(ls "$O" | grep -c .)" -gt 3 ] && ok || bad "the first build's site is missing"
+# SIGKILL of the holder leaves no lock that blocks the next build.
+"$PERFSTUDY" build -q --force --jobs 1 experiments/h200/study.yaml -o "$O" &
+victim=$!
+for _ in $(seq 200); do ls "$T" | grep -q '^out\.tmp\.' && break; sleep 0.05; done
+kill -KILL "$victim"
+wait "$victim" 2> /dev/null
+"$PERFSTUDY" build -q --force tests/data/small/study/run-b -o "$O" 2> "$T/err" && ok || bad "build after a SIGKILLed holder: $(cat "$T/err")"
+[ -z "$(find "$O" -name '*.lock')" ] && ok || bad "a lock file inside the site: $(find "$O" -name '*.lock')"
+[ ! -e "$O.lock" ] && ok || bad "the lock file is left beside the site after a build"
+no_temp "$T" "build after a SIGKILLed holder"
+
+# 4. merge of a damaged or forged shard: a NULL trace path, a negative
+# duration, a kind no reader produces. Each is refused with exit 1, naming
+# the shard, its table and row; the trace is not blamed, the old site kept.
+F=$T/c4
+mkdir -p "$F"
+cp tests/data/small/study/run-a/rank0.json "$F/t.json"
+"$PERFSTUDY" ingest -q --shard 0/1 -o "$F/good.db" "$F/t.json" || bad "ingest of the shard to forge failed"
+"$PERFSTUDY" merge -q "$F/good.db" "$F/t.json" -o "$F/site" || bad "merge of a good shard failed"
+cp -r "$F/site" "$F/site.before"
+# forge SHARD FIELD VALUE: the first GPU activity record (tag 1) of every
+# batch gets kind (int32 at 0) or dur_ns (int64 at 24) = VALUE.
+forge() {
+	cp "$F/good.db" "$1"
+	python3 - "$1" "$2" "$3" << 'PY'
+import sqlite3, struct, sys
+db = sqlite3.connect(sys.argv[1])
+field, value = sys.argv[2], int(sys.argv[3])
+for rowid, data in db.execute("SELECT rowid, data FROM shard_batches").fetchall():
+    b = bytearray(data)
+    at = 0
+    while at + 8 <= len(b):
+        tag, n = struct.unpack_from("<II", b, at)
+        if tag == 1:
+            if field == "kind":
+                struct.pack_into("<i", b, at + 8, value)
+            else:
+                struct.pack_into("<q", b, at + 8 + 24, value)
+            break
+        at += 8 + n
+    db.execute("UPDATE shard_batches SET data = ? WHERE rowid = ?", (bytes(b), rowid))
+db.commit()
+PY
+}
+forge "$F/neg.db" dur -5000
+fails "merge of a shard with a negative duration" 1 \
+	"neg.db: error: table shard_batches, rows of position 0 (trace '$F/t.json'), event " \
+	"$PERFSTUDY" merge -q "$F/neg.db" "$F/t.json" -o "$F/site"
+grep -qF "has a negative duration in ns (-5000)" "$T/err" && ok || bad "negative duration: $(cat "$T/err")"
+grep -q "^$F/t.json: error" "$T/err" && bad "negative duration blamed on the trace: $(cat "$T/err")" || ok
+forge "$F/kind.db" kind 9
+fails "merge of a shard with a bad kind" 1 \
+	"kind.db: error: table shard_batches, rows of position 0 (trace '$F/t.json'), event " \
+	"$PERFSTUDY" merge -q "$F/kind.db" "$F/t.json" -o "$F/site"
+grep -qF "has no valid kind (9)" "$T/err" && ok || bad "bad kind: $(cat "$T/err")"
+cp "$F/good.db" "$F/null.db"
+sqlite3 "$F/null.db" "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = replace(sql, 'path TEXT NOT NULL', 'path TEXT') WHERE name = 'shard_traces'" &&
+	sqlite3 "$F/null.db" "UPDATE shard_traces SET path = NULL" || bad "could not forge a NULL path"
+fails "merge of a shard with a NULL path" 1 \
+	"null.db: error: table shard_traces, row position 0: path is not text, expected '$F/t.json'" \
+	"$PERFSTUDY" merge -q "$F/null.db" "$F/t.json" -o "$F/site"
+# A shard stored in the output directory is an input too.
+cp "$F/good.db" "$F/site/good.db"
+cp "$F/good.db" "$F/site.before/good.db"
+fails "merge of a shard stored in -o" 1 "$F/site/good.db: error: input is inside the output directory $F/site" \
+	"$PERFSTUDY" merge -q "$F/site/good.db" "$F/t.json" -o "$F/site"
+diff -r "$F/site.before" "$F/site" > /dev/null && ok || bad "merge of a forged shard changed the output"
+no_temp "$F" "merge of a forged shard"
+
+finish
