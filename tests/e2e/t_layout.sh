@@ -18,5 +18,6 @@ tsort "$T/edges" > /dev/null 2> "$T/cycle" && ok || bad "include cycle between s
 find src -name '*.[ch]' -o -name '*.cpp' | xargs wc -l | awk '$2 != "total" && $1 > 1200' > "$T/long"
 [ ! -s "$T/long" ] && ok || bad "files over 1,200 lines: $(cat "$T/long")"
 # The README's first lines: the two commands.
-sed -n 3p README.md | grep -q 'make example' && sed -n 4p README.md | grep -q 'check' && ok || bad "README does not open with its two commands"
+sed -n 4p README.md | grep -q '^sh tools/install-deps.sh build && make example' &&
+	sed -n 5p README.md | grep -q '^sh tools/install-deps.sh test && make -j2 check' && ok || bad "README does not open with its two commands"
 finish
