@@ -82,6 +82,12 @@ struct table *result_table(const struct analysis_result *r, const char *name);
 /* The analyses, each in its own file. */
 int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_result *out);
+/*
+ * From res's profiler_overhead.csv (the analysis runs early): run's median
+ * unprofiled log iteration in ns, and its overhead; 0 where there is none.
+ */
+int64_t profiler_unprofiled_ns(const struct analysis_result *res, const char *run);
+double profiler_overhead_of(const struct analysis_result *res, const char *run);
 int analysis_models(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Consistency of the inputs: empty traces, missing ranks, disagreeing clocks (checks.c). */

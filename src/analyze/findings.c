@@ -640,12 +640,7 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		const char *run = text(runs, r, crun);
 		if (!run)
 			continue;
-		f.overhead = 0;
-		const struct table *ot = result_table(out, "profiler_overhead");
-		int cor = ot ? col(ot, "run") : -1, coo = ot ? col(ot, "overhead") : -1;
-		for (size_t k = 0; cor >= 0 && coo >= 0 && k < ot->nrows; k++)
-			if (text(ot, k, cor) && !strcmp(text(ot, k, cor), run) && !isnan(num(ot, k, coo)))
-				f.overhead = num(ot, k, coo);
+		f.overhead = profiler_overhead_of(out, run);
 		if (sc)
 			rule_scaling(&f, runs, sc, run);
 		struct rank_view *v;

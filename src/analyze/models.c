@@ -76,7 +76,7 @@ struct run_facts {
 	int64_t gpu_mem;     /* bytes; 0 unknown */
 };
 
-static int query_facts(sqlite3 *db, const char *exp, const char *run, struct run_facts *f)
+static int query_facts(sqlite3 *db, const char *exp, const char *run, int64_t log_ns, struct run_facts *f)
 {
 	sqlite3_stmt *st;
 	memset(f, 0, sizeof(*f));
@@ -84,15 +84,13 @@ static int query_facts(sqlite3 *db, const char *exp, const char *run, struct run
 	/*
 	 * GPUs as in runs.csv; the mean ProfilerStep of all ranks; the log's
 	 * unprofiled iterations (profiled.h: no start-up, none the profiler
-	 * slowed; the caller takes their median from profiler_overhead.csv); the
+	 * slowed; their median, log_ns, comes from profiler_overhead.csv); the
 	 * first device its traces name, else the experiment's nvidia-smi GPU.
 	 */
 	static const char sql[] =
 		"SELECT coalesce(r.gpus, (SELECT max(world_size) FROM traces t WHERE t.run_id = r.id),"
 		"   (SELECT count(*) FROM traces t WHERE t.run_id = r.id AND t.rank IS NOT NULL)),"
 		" (SELECT avg(s.dur_ns) FROM steps s JOIN traces t ON t.id = s.trace_id WHERE t.run_id = r.id),"
-		" (SELECT avg(i.elapsed_ns) FROM iterations i JOIN traces t ON t.id = i.trace_id"
-		"   WHERE t.run_id = r.id AND " SQL_UNPROFILED_ITERATION "),"
 		" (SELECT avg(i.tflops_per_gpu) FROM iterations i JOIN traces t ON t.id = i.trace_id"
 		"   WHERE t.run_id = r.id AND " SQL_UNPROFILED_ITERATION "),"
 		" (SELECT count(*) FROM iterations i JOIN traces t ON t.id = i.trace_id"
@@ -113,19 +111,19 @@ static int query_facts(sqlite3 *db, const char *exp, const char *run, struct run
 	sqlite3_bind_text(st, 2, run, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		f->gpus = sqlite3_column_int(st, 0);
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
-			f->step_s = sqlite3_column_double(st, 2) / 1e9;
+		if (log_ns > 0) {
+			f->step_s = (double)log_ns / 1e9;
 			f->step_source = "log";
-			f->iterations = sqlite3_column_int64(st, 4);
-			if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-				f->logged_tflops = sqlite3_column_double(st, 3);
+			f->iterations = sqlite3_column_int64(st, 3);
+			if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+				f->logged_tflops = sqlite3_column_double(st, 2);
 		} else if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
 			f->step_s = sqlite3_column_double(st, 1) / 1e9;
 			f->step_source = "trace";
 		}
-		if (sqlite3_column_type(st, 5) != SQLITE_NULL)
-			f->gpu_name = xstrdup((const char *)sqlite3_column_text(st, 5));
-		f->gpu_mem = sqlite3_column_int64(st, 6);
+		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+			f->gpu_name = xstrdup((const char *)sqlite3_column_text(st, 4));
+		f->gpu_mem = sqlite3_column_int64(st, 5);
 	}
 	sqlite3_finalize(st);
 	return 0;
@@ -378,16 +376,11 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		struct est_model em;
 		models_est_model(&r->model, &em);
 		struct run_facts f;
-		if (query_facts(db, ctx->experiment, r->id, &f) < 0) {
+		/* The log's step: the median of its unprofiled iterations, as in scaling.csv. */
+		if (query_facts(db, ctx->experiment, r->id, profiler_unprofiled_ns(out, r->id), &f) < 0) {
 			ret = -1;
 			break;
 		}
-		/* The log's step: the median of its unprofiled iterations, as profiler_overhead.csv and scaling.csv. */
-		const struct table *ot = result_table(out, "profiler_overhead");
-		int cu = ot ? table_col_index(ot, "unprofiled_median_us") : -1;
-		for (size_t k = 0; cu >= 0 && f.step_source && !strcmp(f.step_source, "log") && k < ot->nrows; k++)
-			if (!strcmp(table_cell(ot, k, 0)->v.text, r->id) && !table_cell(ot, k, (size_t)cu)->null)
-				f.step_s = (double)table_cell(ot, k, (size_t)cu)->v.i / 1e9;
 		int p = r->gpus > 0 ? r->gpus : f.gpus, tp = tp_of(r), z = models_zero_stage(r);
 		int dp = p > 0 ? (p / tp > 0 ? p / tp : 1) : 1;
 		int64_t P = est_params_as(&em, tp);

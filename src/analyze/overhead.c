@@ -81,6 +81,29 @@ static int64_t set_median(struct table *t, size_t row, size_t c, int64_t *v, siz
 	return d.median_ns;
 }
 
+/* The cell of column name in run's row of profiler_overhead.csv, or NULL. */
+static const struct cell *overhead_cell(const struct analysis_result *res, const char *run, const char *name)
+{
+	const struct table *t = result_table(res, "profiler_overhead");
+	int c = t ? table_col_index(t, name) : -1;
+	for (size_t r = 0; c >= 0 && r < t->nrows; r++)
+		if (!strcmp(table_cell(t, r, 0)->v.text, run))
+			return table_cell(t, r, (size_t)c)->null ? NULL : table_cell(t, r, (size_t)c);
+	return NULL;
+}
+
+int64_t profiler_unprofiled_ns(const struct analysis_result *res, const char *run)
+{
+	const struct cell *x = overhead_cell(res, run, "unprofiled_median_us");
+	return x ? x->v.i : 0;
+}
+
+double profiler_overhead_of(const struct analysis_result *res, const char *run)
+{
+	const struct cell *x = overhead_cell(res, run, "overhead");
+	return x ? x->v.f : 0;
+}
+
 int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct table *rt = out->runs;

@@ -364,12 +364,8 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 	struct srun *rs = load_runs(ctx, out, &n);
 	choose_bases(out, rs, n);
 	/* The unprofiled iterations' medians (profiler_overhead.csv, which runs before). */
-	const struct table *ot = result_table(out, "profiler_overhead");
-	int cu = ot ? table_col_index(ot, "unprofiled_median_us") : -1;
-	for (size_t row = 0; cu >= 0 && row < ot->nrows; row++)
-		for (size_t i = 0; i < n; i++)
-			if (!strcmp(rs[i].run, table_cell(ot, row, 0)->v.text) && !table_cell(ot, row, (size_t)cu)->null)
-				rs[i].log_step = (double)table_cell(ot, row, (size_t)cu)->v.i;
+	for (size_t i = 0; i < n; i++)
+		rs[i].log_step = (double)profiler_unprofiled_ns(out, rs[i].run);
 	struct table *t = table_new("scaling", "Speedup across runs of the same model and strategy, measured and predicted",
 				    "run:text,gpus:int,strategy:text,step_us:us,samples_per_s:real,comm_us:us,"
 				    "comm_share:frac,baseline:text,speedup:real,efficiency:real,prediction_base:text,"
