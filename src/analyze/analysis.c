@@ -18,6 +18,7 @@ static const struct analysis_def registry[] = {
 	{"profiler_overhead", analysis_profiler_overhead}, /* before scaling and models: their log_ columns */
 	{"temporal", analysis_temporal},
 	{"hta_idle", analysis_hta_idle},
+	{"gpu_idle", analysis_gpu_idle},
 	{"step_breakdown", analysis_step_breakdown},
 	{"memops", analysis_memops},
 	{"collectives", analysis_collectives},

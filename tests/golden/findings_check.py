@@ -37,13 +37,15 @@ disagreement) where the statement does not hold:
                    arrival] (offsets as above, on the straggler's clock):
                    the share of the union of these windows in which none of
                    its GPU activities ran, within 2 percentage points.
-  host-bound       the rank's GPU is idle (no activity) at least 20 % of its
-                   steps on average, exact to 1 percentage point; and at least
-                   half of that idle time is spent waiting for a launch: a gap
-                   on the GPU whose next activity's launching call ended after
-                   the gap began.
-  comm-skew        per rank, the mean share of its steps inside NCCL kernels
-                   (their union): the rank named has the least, the spread
+  host-bound       the rank's GPU is idle (no activity on any stream) at least
+                   20 % of its whole steps (pooled: their idle time over their
+                   time; whole: a GPU activity launched in it, and not a first
+                   or last step under half the median), exact to 1 percentage
+                   point; and at least half of that idle time is spent waiting
+                   for a launch: a gap on the GPU whose next activity's
+                   launching call ended after the gap began.
+  comm-skew        per rank, the share of its whole steps inside NCCL kernels
+                   (their union, pooled): the rank named has the least, the spread
                    is at least 20 points, each share printed within 1 point.
   cause            the named rank's time per step in the named region, host
                    (the union over threads of the annotations named like
@@ -109,30 +111,45 @@ class Rank:
         t = call['ts'] if call else g['ts']
         return any(s <= t < e for s, e in self.steps)
 
+    def whole_steps(self):
+        """The steps pooled: not those in which no GPU activity was launched, nor a first or last step lasting
+        under half the median step (the profiler started or stopped inside it)."""
+        durs = sorted(e - s for s, e in self.steps)
+        n = len(durs)
+        med = durs[n // 2] if n % 2 else (durs[n // 2 - 1] + durs[n // 2]) / 2
+        starts = [c['ts'] for c in (self.launch.get(g['args'].get('correlation')) for g in self.gpu) if c]
+        out = []
+        for i, (s, e) in enumerate(self.steps):
+            launched = any(s <= t < e for t in starts)
+            if launched and not ((i == 0 or i == n - 1) and n > 1 and 2 * (e - s) < med):
+                out.append((s, e))
+        return out
+
     def idle_share(self):
-        """Mean over steps of (step - GPU busy time in it) / step."""
-        return statistics.mean(1 - covered(self.busy, s, e) / (e - s) for s, e in self.steps)
+        """Pooled over whole steps: (their time - GPU busy time in them) / their time."""
+        w = self.whole_steps()
+        return 1 - sum(covered(self.busy, s, e) for s, e in w) / sum(e - s for s, e in w)
 
     def host_wait_share(self):
-        """Of the GPU's idle time in the steps, the share whose next activity was launched after it began."""
+        """Of the GPU's idle time in the whole steps, the share in gaps whose next activity was launched by a
+        call that ended after the gap began (before the first activity: all host wait)."""
         idle = wait = 0
-        starts = [g['ts'] for g in self.gpu]
-        for s, e in self.steps:
-            pts = [s]
-            for a, b in self.busy:
-                if b > s and a < e:
-                    pts += [max(a, s), min(b, e)]
-            pts.append(e)
-            for i in range(0, len(pts), 2):
-                a, b = pts[i], pts[i + 1]
-                if b <= a:
+        by_start = collections.defaultdict(list)
+        for g in self.gpu:
+            by_start[g['ts']].append(g)
+        for s, e in self.whole_steps():
+            for i, (a, b) in enumerate([[-1e30, self.busy[0][0]]] + [[self.busy[k - 1][1], self.busy[k][0]]
+                                                                    for k in range(1, len(self.busy))]):
+                x, y = max(a, s), min(b, e)
+                if y <= x:
                     continue
-                idle += b - a
-                j = bisect.bisect_left(starts, b - 1e-3)
-                if j < len(self.gpu):
-                    call = self.launch.get(self.gpu[j]['args'].get('correlation'))
-                    if call and call['ts'] + call['dur'] > a:
-                        wait += b - a
+                idle += y - x
+                calls = [self.launch.get(g['args'].get('correlation')) for g in by_start[b]]
+                if i == 0 or any(c and c['ts'] + c['dur'] > a for c in calls):
+                    wait += y - x
+            after = max(self.busy[-1][1], s)  # after the last activity: not host wait, but idle
+            if e > after:
+                idle += e - after
         return wait / idle if idle else 0.0
 
 
@@ -322,7 +339,8 @@ def main():
             share = {}
             for r, rk in ranks.items():
                 u = union([[g['ts'], g['ts'] + g['dur']] for g in rk.gpu if 'nccl' in g['name'].lower()])
-                share[r] = statistics.mean(covered(u, s, e) / (e - s) for s, e in rk.steps)
+                w = rk.whole_steps()  # pooled over whole steps
+                share[r] = sum(covered(u, s, e) for s, e in w) / sum(e - s for s, e in w)
             least = min(share, key=share.get)
             named = {int(m.group(1)): int(m.group(2)) for m in re.finditer(r'(\d+) \((\d+) %\)', text)}
             if least != rank or max(share.values()) - share[least] < 0.2 or any(
