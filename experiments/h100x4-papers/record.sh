@@ -6,6 +6,8 @@
 #                                  DDP, ZeRO-1, ZeRO-2 (FSDP2 reshard_after_forward=False), ZeRO-3 (FSDP2)
 #   bash record.sh OUTDIR sockets  paper 003 Fig 6: BERT on 2 GPUs over NCCL's socket
 #                                  transport (P2P and SHM off) under NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD
+#   bash record.sh OUTDIR zero3-4  the 4-GPU ZeRO-3 (FSDP2) run of "zero" alone (it was cut
+#                                  off by the device's time limit in the first recording)
 #   bash record.sh OUTDIR fig1     paper 000 Fig 1's kind: time to train 768 samples
 #                                  on 1, 2, 4 GPUs at batch 4, 8, 16 per GPU (logs)
 # train_trace.py here is ../h100x4/train_trace.py (the corpus generator) plus
@@ -31,10 +33,12 @@ run() { # folder nproc generator-args...
 	local rc=$?
 	echo "$name rc=$rc $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s: $(tail -n 1 "$W/$name/rank0.log")" | tee -a meta/runs.txt
 }
+# GPT-2 of 4 layers (d=768, 12 heads, seq 1024, vocab 50257), batch 8 per GPU, 20 iterations
+GPT="--model gpt2 --layers 4 --batch 8 --seq 1024 --vocab 50257 --iters 20 --active 2"
 case $WHAT in
+zero3-4)
+	run gpt2-4gpu-fsdp 4 $GPT --strategy fsdp ;;
 zero)
-	# GPT-2 of 4 layers (d=768, 12 heads, seq 1024, vocab 50257), batch 8 per GPU, 20 iterations
-	GPT="--model gpt2 --layers 4 --batch 8 --seq 1024 --vocab 50257 --iters 20 --active 2"
 	for n in 2 4; do
 		for s in ddp zero1 zero2 fsdp; do
 			run gpt2-${n}gpu-$s $n $GPT --strategy $s
