@@ -489,6 +489,22 @@ static long top_name_row(const struct table *t, const char *run, int rank, const
 	return -1;
 }
 
+/* The rank's excess per step (us) summed over its region rows (no name) on one side, positive ones only. */
+static double side_excess(const struct table *t, const char *run, int rank, const char *where)
+{
+	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), cn = col(t, "name"),
+	    ce = col(t, "excess_us_per_step");
+	double sum = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rr = text(t, r, crun), *w = text(t, r, cw), *n = text(t, r, cn);
+		double e = num(t, r, ce);
+		if (rr && !strcmp(rr, run) && num(t, r, crank) == rank && w && !strcmp(w, where) && (!n || !*n) &&
+		    e > 0)
+			sum += e;
+	}
+	return sum;
+}
+
 /* The smallest excess (ms per step) worth naming: less is the ranks' natural spread. */
 #define CAUSE_MIN_MS 1.0
 
@@ -535,28 +551,62 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 			buf_printf(&f->s, " vs %.0f)", oc);
 	}
 	if (wmax > 0) {
+		/*
+		 * "so the others wait" only where the excess named could make the
+		 * wait: at least half of the largest exposed wait. Else the sum of
+		 * the rank's excess over every region of that side is given, and
+		 * where even that falls short the wait is said to be more than the
+		 * named excess explains (the rank is slower throughout).
+		 */
+		double lead_ms = num(t, (size_t)lead, ce) / 1000, side_ms = side_excess(t, run, straggler, where) / 1000;
 		int one = wmin == wmax; /* a single waiting rank */
-		buf_printf(&f->s, ", so the other rank%s wait%s for it ", one ? "" : "s", one ? "s" : "");
+		if (lead_ms >= 0.5 * xmax)
+			buf_printf(&f->s, ", so the other rank%s wait%s for it ", one ? "" : "s", one ? "s" : "");
+		else
+			buf_printf(&f->s, "; over all its regions its %s spends %.1f ms more per step than the median rank's, "
+				   "and the other rank%s wait%s for it ", gpu ? "GPU" : "host", side_ms, one ? "" : "s",
+				   one ? "s" : "");
 		if (one)
 			buf_printf(&f->s, "%.1f ms per step with nothing else to do (%.1f ms inside collectives)", xmax, wmax);
 		else
 			buf_printf(&f->s, "%.1f-%.1f ms per step with nothing else to do (%.1f-%.1f ms inside collectives)",
 				   xmin, xmax, wmin, wmax);
+		if (lead_ms < 0.5 * xmax && side_ms < 0.5 * xmax)
+			buf_printf(&f->s, ", more than its extra %s time accounts for", gpu ? "GPU" : "host");
 	}
 	if (!isnan(busy) && !isnan(idle))
 		buf_printf(&f->s, gpu ? "; its GPU computes %.1f ms more per step than the median rank's"
 				      : "; its GPU idles %.1f ms more per step than the median rank's, waiting for its host",
 			   (gpu ? busy : idle) / 1000);
-	/* extra GPU work of a host-bound rank: the largest gpu row, said to hide */
+	/*
+	 * Extra GPU work of a rank late for its host: its largest gpu region row
+	 * and kernel there. Its GPU waits for the host most of the step
+	 * (gpu_idle.csv), so that work can run in those gaps: it likely hides
+	 * behind the host-bound step. Said with the idle share it rests on.
+	 */
 	for (size_t r = 0; !gpu && r < t->nrows; r++) {
-		const char *rr = text(t, r, crun), *w = text(t, r, cw);
-		if (!rr || strcmp(rr, run) || num(t, r, crank) != straggler || !w || strcmp(w, "gpu"))
+		const char *rr = text(t, r, crun), *w = text(t, r, cw), *n = text(t, r, cn);
+		if (!rr || strcmp(rr, run) || num(t, r, crank) != straggler || !w || strcmp(w, "gpu") || (n && *n))
 			continue;
-		if (num(t, r, ce) / 1000 >= CAUSE_MIN_MS) {
-			const char *n = text(t, r, cn);
-			buf_printf(&f->s, "; its GPU also spends %.1f ms more per step in %s%s%s, which hides behind its "
-				   "host-bound step and delays nothing", num(t, r, ce) / 1000, text(t, r, creg),
-				   n && *n ? ", " : "", n && *n ? n : "");
+		const struct table *gi = result_table(res, "gpu_idle");
+		struct rank_mean *m = NULL;
+		size_t nm = gi ? rank_means(gi, run, "idle_us", "step_us", NULL, &m) : 0;
+		double idle_share = ratio_of(m, nm, straggler);
+		free(m);
+		if (num(t, r, ce) / 1000 >= CAUSE_MIN_MS && !isnan(idle_share) && idle_share >= IDLE_MIN) {
+			const char *reg2 = text(t, r, creg);
+			long k = top_name_row(t, run, straggler, "gpu", reg2);
+			buf_printf(&f->s, "; its GPU also spends %.1f ms more per step in %s", num(t, r, ce) / 1000, reg2);
+			if (k >= 0 && num(t, (size_t)k, ce) / 1000 >= CAUSE_MIN_MS) {
+				buf_printf(&f->s, ", %.1f ms of it in kernel %s (%.0f calls", num(t, (size_t)k, ce) / 1000,
+					   text(t, (size_t)k, cn), num(t, (size_t)k, cc));
+				if (num(t, (size_t)k, coc) == 0)
+					buf_printf(&f->s, ", run only on rank %d)", straggler);
+				else
+					buf_printf(&f->s, " vs %.0f)", num(t, (size_t)k, coc));
+			}
+			buf_printf(&f->s, ", which likely hides behind its host-bound step: its GPU is idle %.0f %% of the "
+				   "step, waiting for its host", 100 * idle_share);
 		}
 		break;
 	}

@@ -55,7 +55,14 @@ disagreement) where the statement does not hold:
                    other ranks': the rank's, the median's and the excess
                    within 0.1 ms; a kernel named, its summed time there
                    likewise, and "run only on rank N" only where no other
-                   rank runs it.
+                   rank runs it; "over all its regions" the sum of the
+                   positive excesses over the four phases, within 0.1 ms;
+                   "so the other ranks wait" only where the named excess is
+                   at least half the largest exposed wait. Extra GPU work
+                   said to hide behind a host-bound step: its region's and
+                   kernel's GPU excess as above, and the rank's GPU idle
+                   share (pooled over whole steps) within 1 point, at least
+                   20 %.
 A finding of another rule fails the check, so a new rule needs a check here.
 """
 import bisect
@@ -355,6 +362,25 @@ def main():
                 bad.append('%s host-bound rank %d: %s; expected idle %.1f %%, host wait %.1f %% of it'
                            % (run, rank, text, 100 * idle, 100 * hw))
         elif rule == 'cause':
+            text, _, hide = text.partition('; its GPU also spends ')
+            if hide:
+                h = re.match(r'([0-9.]+) ms more per step in (\S+?)(?:, ([0-9.]+) ms of it in kernel (.*) \((\d+) calls'
+                             r'(, run only on rank \d+)?(?: vs \d+)?\))?, which likely hides behind its host-bound '
+                             r'step: its GPU is idle (\d+) % of the step', hide)
+                if not h:
+                    bad.append('%s cause: cannot read the hidden GPU work in %s' % (run, hide))
+                else:
+                    t = {r: region_times(rk, h.group(2)) for r, rk in ranks.items()}
+                    ex = (t[rank][1] - statistics.median(t[r][1] for r in t if r != rank)) / 1000
+                    idle = ranks[rank].idle_share()
+                    if abs(float(h.group(1)) - ex) > 0.051 or abs(100 * idle - int(h.group(7))) > 1 or idle < 0.2:
+                        bad.append('%s cause: %s; expected GPU excess %.2f ms, idle %.1f %%' % (run, hide, ex, 100 * idle))
+                    if h.group(4):
+                        name = h.group(4)
+                        kex = (t[rank][2].get(name, 0) - statistics.median(t[r][2].get(name, 0) for r in t if r != rank)) / 1000
+                        only = all(name not in t[r][2] for r in t if r != rank)
+                        if abs(float(h.group(3)) - kex) > 0.051 or bool(h.group(6)) != only:
+                            bad.append('%s cause: %s; expected kernel %.2f ms, only here %s' % (run, hide, kex, only))
             m = re.search(r'rank (\d+) spends ([0-9.]+) ms more per step than the median rank on its (host|GPU) '
                           r'in (\S+) \(([0-9.]+) vs ([0-9.]+) ms\)', text)
             if not m or int(m.group(1)) != rank:
@@ -366,6 +392,20 @@ def main():
             med = statistics.median(t[r][side] for r in t if r != rank) / 1000
             if any(abs(float(m.group(i)) - v) > 0.051 for i, v in ((2, mine - med), (5, mine), (6, med))):
                 bad.append('%s cause: %s; expected %.2f vs %.2f ms' % (run, text, mine, med))
+            # the rank's excess summed over the phases on that side (positive ones), where the finding gives it
+            a = re.search(r'over all its regions its (host|GPU) spends ([0-9.]+) ms more per step', text)
+            if a:
+                tot = 0.0
+                for reg in PHASES:
+                    tr = {r: region_times(rk, reg) for r, rk in ranks.items()}
+                    ex = (tr[rank][side] - statistics.median(tr[r][side] for r in tr if r != rank)) / 1000
+                    tot += max(ex, 0.0)
+                if abs(float(a.group(2)) - tot) > 0.051:
+                    bad.append('%s cause: %s; expected %.2f ms over all regions' % (run, text, tot))
+            # "so the others wait" only where the named region's excess is at least half the largest exposed wait
+            so = re.search(r', so the other ranks? waits? for it (?:([0-9.]+)-)?([0-9.]+) ms per step', text)
+            if so and float(m.group(2)) < 0.5 * float(so.group(2)) - 0.051:
+                bad.append('%s cause: %s; says "so" for an excess under half the wait' % (run, text))
             k = re.search(r', ([0-9.]+) ms of it in kernel (.*) \((\d+) calls(, run only on rank \d+)?', text)
             if k:
                 name = k.group(2)
