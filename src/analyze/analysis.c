@@ -30,6 +30,7 @@ static const struct analysis_def registry[] = {
 	{"scaling", analysis_scaling},
 	{"crossrank", analysis_crossrank},
 	{"straggler_causes", analysis_straggler_causes}, /* after crossrank: reads straggler_ranks */
+	{"step_diff", analysis_step_diff},               /* after scaling, ranks and crossrank */
 	{"critical_path", analysis_critical_path},
 	{"compare", analysis_compare},
 	{"models", analysis_models},

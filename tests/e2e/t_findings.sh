@@ -64,6 +64,17 @@ grep -q 'two rank 1 is host-bound: its GPU is idle 74 % of the step, and 94 % of
 	&& ok || bad "host-bound finding's text"
 grep -q '^one,' "$D/data/findings.csv" && bad "a finding for run one, which has none" || ok
 
+# Where two's extra time over one goes (step_diff.csv), each step a partition:
+#   one (1 rank): step 500, gemm [1060, 1460] busy 400, idle 100.
+#   two rank 0: gemm [1030, 1330] busy 300; all-reduce [1340, 1990]: waiting for rank 1 until its
+#     arrival at 1930 (exposed: nothing else runs) 590, then transferring 60 (exposed communication);
+#     idle 1000 - 300 - 650 = 50. rank 1: gemm busy 200, all-reduce 60 exposed communication (it
+#     arrived last: no wait), idle 740.
+#   two, mean over ranks: busy 250, communication 60, wait 295, idle 395 (sum 1000).
+#   extra 500 = busy -150 + communication 60 + wait 295 + idle 295.
+grep -qx 'two,one,2,1000.000,500.000,500.000,-150.000,60.000,295.000,295.000' "$D/data/step_diff.csv" && ok ||
+	bad "step_diff.csv: $(cat "$D/data/step_diff.csv")"
+[ -s "$D/figures/step_diff.svg" ] && ok || bad "figure step_diff missing"
 
 # The page: the findings first, each linking to an anchor the page has; not
 # repeated among the tables.
