@@ -43,6 +43,7 @@ static const struct analysis_def registry[] = {
 	{"compare_phases", analysis_compare_phases},
 	{"flops", analysis_flops},
 	{"checks", analysis_checks},
+	{"sanity", analysis_sanity},     /* before findings: flags impossible shares */
 	{"findings", analysis_findings}, /* last: reads the tables of all the others */
 };
 
