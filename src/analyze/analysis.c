@@ -18,6 +18,7 @@ static const struct analysis_def registry[] = {
 	{"profiler_overhead", analysis_profiler_overhead}, /* before scaling and models: their log_ columns */
 	{"temporal", analysis_temporal},
 	{"hta_idle", analysis_hta_idle},
+	{"gpu_idle", analysis_gpu_idle},
 	{"step_breakdown", analysis_step_breakdown},
 	{"memops", analysis_memops},
 	{"collectives", analysis_collectives},
@@ -29,6 +30,7 @@ static const struct analysis_def registry[] = {
 	{"scaling", analysis_scaling},
 	{"crossrank", analysis_crossrank},
 	{"straggler_causes", analysis_straggler_causes}, /* after crossrank: reads straggler_ranks */
+	{"step_diff", analysis_step_diff},               /* after scaling, ranks and crossrank */
 	{"critical_path", analysis_critical_path},
 	{"compare", analysis_compare},
 	{"models", analysis_models},
@@ -41,6 +43,7 @@ static const struct analysis_def registry[] = {
 	{"compare_phases", analysis_compare_phases},
 	{"flops", analysis_flops},
 	{"checks", analysis_checks},
+	{"sanity", analysis_sanity},     /* before findings: flags impossible shares */
 	{"findings", analysis_findings}, /* last: reads the tables of all the others */
 };
 

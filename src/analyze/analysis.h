@@ -95,6 +95,12 @@ int analysis_checks(const struct analysis_ctx *ctx, struct analysis_result *out)
 int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* HTA's idle time breakdown and kernel launch statistics (hta_idle.c). */
 int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* GPU idle time and host wait per step and rank, all streams as one (gpu_idle.c). */
+int analysis_gpu_idle(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* Warnings for shares over 100 % in any table (sanity.c). */
+int analysis_sanity(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* Where the extra time of a run over its baseline goes (step_diff.c). */
+int analysis_step_diff(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_memops(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result *out);

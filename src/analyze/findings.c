@@ -29,12 +29,15 @@
  *               step_us) differ by at least SKEW_MIN; a collective's
  *               transfer takes the same time on every rank, so the
  *               difference is waiting for the rank with the least.
- *   host-bound  a rank whose GPU is idle at least IDLE_MIN of the step
- *               (ranks.csv), whose critical path is at least HOST_MIN host
- *               operators and launches (critical_path.csv) and, where
- *               idle_time_steps.csv exists, at least HOST_MIN of whose idle
- *               time is HTA's host wait; with a rank waited for, only that
- *               rank is considered.
+ *   host-bound  a rank whose GPU (all streams as one) is idle at least
+ *               IDLE_MIN of the step (gpu_idle.csv), at least HOST_MIN of
+ *               that idle time waiting for the host to launch work, and
+ *               whose critical path is at least HOST_MIN host operators and
+ *               launches (critical_path.csv); with a rank waited for, only
+ *               that rank is considered.
+ * Shares of the step are pooled over the rank's whole steps: the ratio of
+ * sums over the steps idle_time_steps.csv keeps (whole = 1), never a mean
+ * of per-step shares, so that a step the profiler cut short weighs nothing.
  *   gpu-idle    a one-rank run not host-bound whose GPU is idle at least
  *               IDLE_MIN of its span (temporal.csv, HTA's definition).
  */
@@ -116,25 +119,63 @@ static void add(struct findings *f, const char *run, int rank, double value, con
 	buf_reset(&f->s);
 }
 
-/* Per rank of one run, the mean of num(a)/num(b) (of num(a) when b is NULL) over the rows of that run and rank. */
-struct rank_mean {
-	int rank;
-	double sum;
+/* The (rank, step) pairs of one run that idle_time_steps.csv leaves out of its pooled numbers (whole = 0). */
+struct partial {
+	double *rank, *step;
 	size_t n;
 };
 
-static size_t rank_means(const struct table *t, const char *run, const char *a, const char *b,
-			 struct rank_mean **out)
+static void partial_of(const struct analysis_result *res, const char *run, struct partial *p)
 {
-	int crun = col(t, "run"), crank = col(t, "rank"), ca = col(t, a), cb = b ? col(t, b) : -1;
+	const struct table *t = result_table(res, "idle_time_steps");
+	int crun = col(t, "run"), crank = col(t, "rank"), cstep = col(t, "step"), cw = col(t, "whole");
+	size_t cap = 0, cap2 = 0;
+	memset(p, 0, sizeof(*p));
+	for (size_t r = 0; t && crun >= 0 && crank >= 0 && cstep >= 0 && cw >= 0 && r < t->nrows; r++) {
+		const char *rr = text(t, r, crun);
+		if (!rr || strcmp(rr, run) || num(t, r, cw) != 0)
+			continue;
+		p->rank = xgrow(p->rank, &cap, p->n + 1, sizeof(*p->rank));
+		p->step = xgrow(p->step, &cap2, p->n + 1, sizeof(*p->step));
+		p->rank[p->n] = num(t, r, crank);
+		p->step[p->n++] = num(t, r, cstep);
+	}
+}
+
+static int is_partial(const struct partial *p, double rank, double step)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->rank[i] == rank && p->step[i] == step)
+			return 1;
+	return 0;
+}
+
+/* Per rank of one run, sum(num(a)) / sum(num(b)) over the rows of that run and rank. */
+struct rank_mean {
+	int rank;
+	double a, b;
+};
+
+/*
+ * Pooled over whole steps: the ratio of the sums, over the rows of the run
+ * whose step (where the table has a step column) is not partial, so that a
+ * near-empty step cut by the profiler weighs as little as it lasts. *out
+ * holds one entry per rank, .a / .b its ratio.
+ */
+static size_t rank_means(const struct table *t, const char *run, const char *a, const char *b,
+			 const struct partial *p, struct rank_mean **out)
+{
+	int crun = col(t, "run"), crank = col(t, "rank"), ca = col(t, a), cb = col(t, b), cstep = col(t, "step");
 	size_t n = 0, cap = 0;
 	*out = NULL;
-	if (crun < 0 || crank < 0 || ca < 0 || (b && cb < 0))
+	if (crun < 0 || crank < 0 || ca < 0 || cb < 0)
 		return 0;
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *rr = text(t, r, crun);
-		double x = num(t, r, ca), y = b ? num(t, r, cb) : 1, k = num(t, r, crank);
+		double x = num(t, r, ca), y = num(t, r, cb), k = num(t, r, crank);
 		if (!rr || strcmp(rr, run) || isnan(x) || isnan(y) || isnan(k) || y <= 0)
+			continue;
+		if (cstep >= 0 && p && is_partial(p, k, num(t, r, cstep)))
 			continue;
 		size_t i;
 		for (i = 0; i < n && (*out)[i].rank != (int)k; i++)
@@ -143,11 +184,9 @@ static size_t rank_means(const struct table *t, const char *run, const char *a, 
 			*out = xgrow(*out, &cap, n + 1, sizeof(**out));
 			(*out)[n++] = (struct rank_mean){.rank = (int)k};
 		}
-		(*out)[i].sum += x / y;
-		(*out)[i].n++;
+		(*out)[i].a += x;
+		(*out)[i].b += y;
 	}
-	for (size_t i = 0; i < n; i++)
-		(*out)[i].sum /= (double)(*out)[i].n;
 	return n;
 }
 
@@ -224,43 +263,52 @@ static void rule_scaling(struct findings *f, const struct table *runs, const str
 	}
 }
 
-/* What the tables say of one rank of a run, each a mean over its steps (NAN where no table says). */
+/* What the tables say of one rank of a run, each pooled over its whole steps (NAN where no table says). */
 struct rank_view {
 	int rank;
 	double comm; /* ranks.csv comm_us / step_us */
-	double idle; /* ranks.csv idle_us / step_us */
+	double idle; /* gpu_idle.csv idle_share (else ranks.csv idle_us / step_us) */
 	double host; /* critical_path.csv host_us / step_us */
-	double host_wait; /* idle_time_steps.csv host_wait_share (HTA's idle breakdown) */
+	double host_wait; /* gpu_idle.csv host_wait_share: of the GPU's idle time, the share waiting for the host */
 };
 
-static double mean_of(const struct rank_mean *m, size_t n, int rank)
+static double ratio_of(const struct rank_mean *m, size_t n, int rank)
 {
 	for (size_t i = 0; i < n; i++)
 		if (m[i].rank == rank)
-			return m[i].sum;
+			return m[i].a / m[i].b;
 	return NAN;
 }
 
 static size_t rank_views(const struct analysis_result *res, const char *run, struct rank_view **out)
 {
 	const struct table *rk = result_table(res, "ranks"), *cp = result_table(res, "critical_path"),
-			   *it = result_table(res, "idle_time_steps");
-	struct rank_mean *comm = NULL, *idle = NULL, *host = NULL, *hw = NULL;
-	size_t n = rk ? rank_means(rk, run, "comm_us", "step_us", &comm) : 0;
-	size_t ni = rk ? rank_means(rk, run, "idle_us", "step_us", &idle) : 0;
-	size_t nh = cp ? rank_means(cp, run, "host_us", "step_us", &host) : 0;
-	size_t nw = it ? rank_means(it, run, "host_wait_share", NULL, &hw) : 0;
+			   *gi = result_table(res, "gpu_idle");
+	struct partial p;
+	partial_of(res, run, &p);
+	struct rank_mean *comm = NULL, *idle = NULL, *host = NULL, *gidle = NULL, *hw = NULL;
+	size_t n = rk ? rank_means(rk, run, "comm_us", "step_us", &p, &comm) : 0;
+	size_t ni = rk ? rank_means(rk, run, "idle_us", "step_us", &p, &idle) : 0;
+	size_t nh = cp ? rank_means(cp, run, "host_us", "step_us", &p, &host) : 0;
+	size_t ng = gi ? rank_means(gi, run, "idle_us", "step_us", NULL, &gidle) : 0;
+	size_t nw = gi ? rank_means(gi, run, "host_wait_us", "idle_us", NULL, &hw) : 0;
 	*out = n ? xcalloc(n, sizeof(**out)) : NULL;
-	for (size_t i = 0; i < n; i++)
-		(*out)[i] = (struct rank_view){.rank = comm[i].rank,
-					       .comm = comm[i].sum,
-					       .idle = mean_of(idle, ni, comm[i].rank),
-					       .host = mean_of(host, nh, comm[i].rank),
-					       .host_wait = mean_of(hw, nw, comm[i].rank)};
+	for (size_t i = 0; i < n; i++) {
+		int r = comm[i].rank;
+		double gidl = ratio_of(gidle, ng, r);
+		(*out)[i] = (struct rank_view){.rank = r,
+					       .comm = comm[i].a / comm[i].b,
+					       .idle = !isnan(gidl) ? gidl : ratio_of(idle, ni, r),
+					       .host = ratio_of(host, nh, r),
+					       .host_wait = ratio_of(hw, nw, r)};
+	}
 	free(comm);
 	free(idle);
 	free(host);
+	free(gidle);
 	free(hw);
+	free(p.rank);
+	free(p.step);
 	return n;
 }
 
@@ -314,18 +362,19 @@ static int rule_host_bound(struct findings *f, const char *run, const struct ran
 	    (!isnan(v->host_wait) && v->host_wait < HOST_MIN))
 		return 0;
 	buf_printf(&f->s,
-		   "%s rank %d is host-bound: its GPU is idle %.0f %% of the step, and %.0f %% of the step's "
-		   "critical path is host operators and kernel launches",
+		   "%s rank %d is host-bound: its GPU is idle %.0f %% of the step, and %.0f %% of the step's critical "
+		   "path is host operators and kernel launches",
 		   run, v->rank, 100 * v->idle, 100 * v->host);
 	if (!isnan(v->host_wait))
-		buf_printf(&f->s, "; %.0f %% of its GPU's idle time is waiting for a launch (HTA's host wait)",
+		buf_printf(&f->s, "; %.0f %% of its GPU's idle time (no kernel, copy or memset on any stream) is "
+				  "spent waiting for the host to launch work",
 			   100 * v->host_wait);
 	if (straggler)
 		buf_adds(&f->s, ", so the other ranks wait for its host");
-	add(f, run, v->rank, v->idle, "table-critical_path",
-	    "host-bound: ranks.csv idle_us / step_us at least 0.20, critical_path.csv host_us / step_us at least "
-	    "0.50 and, where idle_time_steps.csv exists, its host_wait_share at least 0.50 (means over the "
-	    "rank's steps)");
+	add(f, run, v->rank, v->idle, "table-gpu_idle",
+	    "host-bound: gpu_idle.csv idle_share at least 0.20 (ranks.csv idle_us / step_us without it), "
+	    "critical_path.csv host_us / step_us at least 0.50 and gpu_idle.csv host_wait_share at least 0.50, "
+	    "each pooled over the rank's whole steps (idle_time_steps.csv whole = 1)");
 	return 1;
 }
 
@@ -333,13 +382,14 @@ static void rule_gpu_idle(struct findings *f, const struct analysis_result *res,
 {
 	const struct table *tp = result_table(res, "temporal");
 	struct rank_mean *m;
-	size_t n = tp ? rank_means(tp, run, "idle_us", "span_us", &m) : 0;
+	size_t n = tp ? rank_means(tp, run, "idle_us", "span_us", NULL, &m) : 0;
 	for (size_t i = 0; i < n; i++) {
-		if (m[i].sum < IDLE_MIN)
+		double share = m[i].a / m[i].b;
+		if (share < IDLE_MIN)
 			continue;
 		buf_printf(&f->s, "%s rank %d: the GPU is idle %.0f %% of the profiled span", run, m[i].rank,
-			   100 * m[i].sum);
-		add(f, run, m[i].rank, m[i].sum, "table-temporal",
+			   100 * share);
+		add(f, run, m[i].rank, share, "table-temporal",
 		    "gpu-idle: temporal.csv idle_us / span_us at least 0.20");
 	}
 	if (n)
@@ -439,6 +489,22 @@ static long top_name_row(const struct table *t, const char *run, int rank, const
 	return -1;
 }
 
+/* The rank's excess per step (us) summed over its region rows (no name) on one side, positive ones only. */
+static double side_excess(const struct table *t, const char *run, int rank, const char *where)
+{
+	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), cn = col(t, "name"),
+	    ce = col(t, "excess_us_per_step");
+	double sum = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rr = text(t, r, crun), *w = text(t, r, cw), *n = text(t, r, cn);
+		double e = num(t, r, ce);
+		if (rr && !strcmp(rr, run) && num(t, r, crank) == rank && w && !strcmp(w, where) && (!n || !*n) &&
+		    e > 0)
+			sum += e;
+	}
+	return sum;
+}
+
 /* The smallest excess (ms per step) worth naming: less is the ranks' natural spread. */
 #define CAUSE_MIN_MS 1.0
 
@@ -485,28 +551,62 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 			buf_printf(&f->s, " vs %.0f)", oc);
 	}
 	if (wmax > 0) {
+		/*
+		 * "so the others wait" only where the excess named could make the
+		 * wait: at least half of the largest exposed wait. Else the sum of
+		 * the rank's excess over every region of that side is given, and
+		 * where even that falls short the wait is said to be more than the
+		 * named excess explains (the rank is slower throughout).
+		 */
+		double lead_ms = num(t, (size_t)lead, ce) / 1000, side_ms = side_excess(t, run, straggler, where) / 1000;
 		int one = wmin == wmax; /* a single waiting rank */
-		buf_printf(&f->s, ", so the other rank%s wait%s for it ", one ? "" : "s", one ? "s" : "");
+		if (lead_ms >= 0.5 * xmax)
+			buf_printf(&f->s, ", so the other rank%s wait%s for it ", one ? "" : "s", one ? "s" : "");
+		else
+			buf_printf(&f->s, "; over all its regions its %s spends %.1f ms more per step than the median rank's, "
+				   "and the other rank%s wait%s for it ", gpu ? "GPU" : "host", side_ms, one ? "" : "s",
+				   one ? "s" : "");
 		if (one)
 			buf_printf(&f->s, "%.1f ms per step with nothing else to do (%.1f ms inside collectives)", xmax, wmax);
 		else
 			buf_printf(&f->s, "%.1f-%.1f ms per step with nothing else to do (%.1f-%.1f ms inside collectives)",
 				   xmin, xmax, wmin, wmax);
+		if (lead_ms < 0.5 * xmax && side_ms < 0.5 * xmax)
+			buf_printf(&f->s, ", more than its extra %s time accounts for", gpu ? "GPU" : "host");
 	}
 	if (!isnan(busy) && !isnan(idle))
 		buf_printf(&f->s, gpu ? "; its GPU computes %.1f ms more per step than the median rank's"
 				      : "; its GPU idles %.1f ms more per step than the median rank's, waiting for its host",
 			   (gpu ? busy : idle) / 1000);
-	/* extra GPU work of a host-bound rank: the largest gpu row, said to hide */
+	/*
+	 * Extra GPU work of a rank late for its host: its largest gpu region row
+	 * and kernel there. Its GPU waits for the host most of the step
+	 * (gpu_idle.csv), so that work can run in those gaps: it likely hides
+	 * behind the host-bound step. Said with the idle share it rests on.
+	 */
 	for (size_t r = 0; !gpu && r < t->nrows; r++) {
-		const char *rr = text(t, r, crun), *w = text(t, r, cw);
-		if (!rr || strcmp(rr, run) || num(t, r, crank) != straggler || !w || strcmp(w, "gpu"))
+		const char *rr = text(t, r, crun), *w = text(t, r, cw), *n = text(t, r, cn);
+		if (!rr || strcmp(rr, run) || num(t, r, crank) != straggler || !w || strcmp(w, "gpu") || (n && *n))
 			continue;
-		if (num(t, r, ce) / 1000 >= CAUSE_MIN_MS) {
-			const char *n = text(t, r, cn);
-			buf_printf(&f->s, "; its GPU also spends %.1f ms more per step in %s%s%s, which hides behind its "
-				   "host-bound step and delays nothing", num(t, r, ce) / 1000, text(t, r, creg),
-				   n && *n ? ", " : "", n && *n ? n : "");
+		const struct table *gi = result_table(res, "gpu_idle");
+		struct rank_mean *m = NULL;
+		size_t nm = gi ? rank_means(gi, run, "idle_us", "step_us", NULL, &m) : 0;
+		double idle_share = ratio_of(m, nm, straggler);
+		free(m);
+		if (num(t, r, ce) / 1000 >= CAUSE_MIN_MS && !isnan(idle_share) && idle_share >= IDLE_MIN) {
+			const char *reg2 = text(t, r, creg);
+			long k = top_name_row(t, run, straggler, "gpu", reg2);
+			buf_printf(&f->s, "; its GPU also spends %.1f ms more per step in %s", num(t, r, ce) / 1000, reg2);
+			if (k >= 0 && num(t, (size_t)k, ce) / 1000 >= CAUSE_MIN_MS) {
+				buf_printf(&f->s, ", %.1f ms of it in kernel %s (%.0f calls", num(t, (size_t)k, ce) / 1000,
+					   text(t, (size_t)k, cn), num(t, (size_t)k, cc));
+				if (num(t, (size_t)k, coc) == 0)
+					buf_printf(&f->s, ", run only on rank %d)", straggler);
+				else
+					buf_printf(&f->s, " vs %.0f)", num(t, (size_t)k, coc));
+			}
+			buf_printf(&f->s, ", which likely hides behind its host-bound step: its GPU is idle %.0f %% of the "
+				   "step, waiting for its host", 100 * idle_share);
 		}
 		break;
 	}
@@ -671,12 +771,15 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"Statements generated by fixed rules from the other tables, shown at the top of the page; value is "
 		"the number each states (a ratio or a fraction of time). scaling: every run with more GPUs than its "
 		"baseline, its speedup and efficiency from scaling.csv. comm-skew: in a multi-rank run, the ranks' "
-		"mean shares of the step spent inside collective kernels (ranks.csv comm_us / step_us, mean over "
-		"steps) differ by at least 20 percentage points; as a collective's transfer takes the same time on "
+		"shares of the step spent inside collective kernels (ranks.csv comm_us / step_us, pooled over "
+		"whole steps) differ by at least 20 percentage points; as a collective's transfer takes the same time on "
 		"every rank, the difference is time the other ranks spend inside the collective waiting for the "
 		"rank with the least. gpu-idle: a rank's GPU idle at least 20 % of its span (temporal.csv). "
-		"host-bound: host operators and launches make at least half of the rank's critical path "
-		"(critical_path.csv, mean of host_us / step_us over its steps). waiting: per rank, its waits inside "
+		"host-bound: the rank's GPU (all streams as one) is idle at least 20 % of the step, at least half of "
+		"that idle time waiting for the host to launch work (gpu_idle.csv), and host operators and launches "
+		"make at least half of its critical path (critical_path.csv host_us / step_us); every share is a "
+		"ratio of sums over the rank's whole steps (idle_time_steps.csv whole = 1), not a mean of per-step "
+		"shares. waiting: per rank, its waits inside "
 		"matched collectives launched in a step for the rank that arrived last, exposed (collective_waits.csv "
 		"exposed_wait_us: no other activity on its GPU meanwhile) first, then in all (wait_us), per step; the "
 		"rank waited for longest is named with every rank that waited for it at least 10 % of its step. "

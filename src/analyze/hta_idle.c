@@ -14,8 +14,7 @@
  *   kernel wait else, when the gap is under 30 us (HTA's
  *               consecutive_kernel_delay: the cost of back-to-back launches),
  *   other       else (waiting for another stream, an event, a copy ...).
- * Per step: the same gaps of every stream, each in the step whose host
- * ProfilerStep#N range holds the launching call of the event after the gap.
+ * (Per step, the GPU's idle time with all its streams as one, is gpu_idle.c's.)
  *
  * Launch statistics, per launch: the kernel, memcpy or memset and its host
  * call when that is cudaLaunchKernel, cudaLaunchKernelExC, cudaMemcpyAsync,
@@ -52,10 +51,6 @@ struct stream_idle {
 	int64_t wait[NWAIT];
 };
 
-struct step_idle {
-	int64_t step, wait[NWAIT];
-};
-
 static int cmp_stream_start(const void *pa, const void *pb)
 {
 	const struct hta_ev *a = pa, *b = pb;
@@ -66,19 +61,9 @@ static int cmp_stream_start(const void *pa, const void *pb)
 	return a->act < b->act ? -1 : a->act > b->act;
 }
 
-/* The host ProfilerStep range holding t, or -1. */
-static ssize_t step_at(const struct rank_data *d, int64_t t)
-{
-	size_t lo = rk_search(d->steps, d->nsteps, t, 1);
-	return lo && t < d->steps[lo - 1].end ? (ssize_t)lo - 1 : -1;
-}
-
-/*
- * The idle breakdown of every stream of r (streams sorted by id, *nstreams
- * set; caller frees); with steps non-NULL (d->nsteps of them) also per step.
- */
+/* The idle breakdown of every stream of r (streams sorted by id, *nstreams set; caller frees). */
 static struct stream_idle *idle_of(const struct rank_data *d, const struct hta_rank *r, const int64_t *idx,
-				   size_t *nstreams, struct step_idle *steps)
+				   size_t *nstreams)
 {
 	struct hta_ev *ev = xmalloc((r->n ? r->n : 1) * sizeof(*ev));
 	memcpy(ev, r->ev, r->n * sizeof(*ev));
@@ -100,9 +85,6 @@ static struct stream_idle *idle_of(const struct rank_data *d, const struct hta_r
 		const struct rk_range *l = e->corr >= 0 ? rank_launch_of(d, idx, e->corr) : NULL;
 		int w = l && hta_start(r, l->start) > prev_end ? HOST_WAIT : gap < KERNEL_WAIT_NS ? KERNEL_WAIT : OTHER_WAIT;
 		si->wait[w] += gap;
-		ssize_t k = steps && l ? step_at(d, l->start) : -1;
-		if (k >= 0)
-			steps[k].wait[w] += gap;
 	}
 	free(ev);
 	*nstreams = ns;
@@ -205,7 +187,7 @@ static void set_launch(struct table *t, size_t row, size_t col, const struct lau
 	  "cpu_duration_over_50us:int," p "launch_delay_over_100us:int," p "short_kernels:int"
 
 struct tables {
-	struct table *idle, *steps, *launch;
+	struct table *idle, *launch;
 };
 
 /*
@@ -223,11 +205,8 @@ static int rank_rows(const struct analysis_ctx *ctx, const struct rank_key *key,
 	if (!ids)
 		return -1;
 	int64_t *idx = rank_launch_index(d);
-	struct step_idle *steps = xcalloc(d->nsteps ? d->nsteps : 1, sizeof(*steps));
-	for (size_t i = 0; i < d->nsteps; i++)
-		steps[i].step = d->steps[i].key;
 	size_t nh, ne;
-	struct stream_idle *sh = idle_of(d, hr, idx, &nh, NULL), *se = idle_of(d, he, idx, &ne, steps);
+	struct stream_idle *sh = idle_of(d, hr, idx, &nh), *se = idle_of(d, he, idx, &ne);
 	/* The rounded and the exact events are the same events (hta.c), so the same streams. */
 	for (size_t i = 0; i < ne && i < nh; i++) {
 		size_t row = table_add_row(t->idle);
@@ -238,19 +217,6 @@ static int rank_rows(const struct analysis_ctx *ctx, const struct rank_key *key,
 			table_set_ns(t->idle, row, 3 + w, sh[i].wait[w]);
 			table_set_ns(t->idle, row, 6 + w, se[i].wait[w]);
 		}
-	}
-	for (size_t i = 0; i < d->nsteps; i++) {
-		size_t row = table_add_row(t->steps);
-		table_set_text(t->steps, row, 0, key->run);
-		table_set_int(t->steps, row, 1, key->rank);
-		table_set_int(t->steps, row, 2, steps[i].step);
-		int64_t total = 0;
-		for (int w = 0; w < NWAIT; w++) {
-			table_set_ns(t->steps, row, 3 + w, steps[i].wait[w]);
-			total += steps[i].wait[w];
-		}
-		if (total > 0)
-			table_set_real(t->steps, row, 6, (double)steps[i].wait[HOST_WAIT] / (double)total);
 	}
 	struct launch_sum lh, le;
 	launches_of(d, hr, idx, ids, nids, &lh);
@@ -283,7 +249,6 @@ static int rank_rows(const struct analysis_ctx *ctx, const struct rank_key *key,
 	}
 	free(sh);
 	free(se);
-	free(steps);
 	free(idx);
 	free(ids);
 	return 0;
@@ -301,8 +266,6 @@ int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 		table_new("idle_time", "GPU idle time per stream by cause, as Holistic Trace Analysis computes it",
 			  "run:text,rank:int,stream:int,host_wait_us:us,kernel_wait_us:us,other_us:us,"
 			  "exact_host_wait_us:us,exact_kernel_wait_us:us,exact_other_us:us"),
-		table_new("idle_time_steps", "GPU idle time per ProfilerStep by cause, all streams, exact times",
-			  "run:text,rank:int,step:int,host_wait_us:us,kernel_wait_us:us,other_us:us,host_wait_share:frac"),
 		table_new("launch_stats", "Kernel launch statistics per rank, as HTA computes them",
 			  "run:text,rank:int," LAUNCH_COLS("") "," LAUNCH_COLS("exact_")
 			  ",compute_stream:int,idle_share:frac,host_wait_share:frac,statement:text"),
@@ -322,9 +285,8 @@ int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 			goto out;
 	}
 	result_add_table(out, t.idle);
-	result_add_table(out, t.steps);
 	result_add_table(out, t.launch);
-	t.idle = t.steps = t.launch = NULL;
+	t.idle = t.launch = NULL;
 	result_add_method(
 		out, "idle_time.csv",
 		"As Holistic Trace Analysis's get_idle_time_breakdown, per rank and CUDA stream, on the GPU events of "
@@ -335,10 +297,6 @@ int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"and other otherwise (waiting on another stream, an event, the host). HTA's numbers (whole "
 		"microseconds on a trace with fractional ones, as temporal.csv) and exact_ ones. The streams run "
 		"side by side, so their idle times do not add up to the GPU's.");
-	result_add_method(out, "idle_time_steps.csv",
-			  "The gaps of idle_time.csv (exact times) of every stream, each in the step whose host "
-			  "ProfilerStep#N range holds the launching call of the event after the gap; host_wait_share = "
-			  "host wait over the three. Gaps whose event has no launch in a step are left out.");
 	result_add_method(
 		out, "launch_stats.csv",
 		"As HTA's get_cuda_kernel_launch_stats, per rank, on the GPU events of temporal.csv: each kernel, "
@@ -355,7 +313,6 @@ int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 	ret = 0;
 out:
 	table_free(t.idle);
-	table_free(t.steps);
 	table_free(t.launch);
 	classifier_free(cls);
 	hta_names_free(nm);

@@ -16,7 +16,9 @@
  *                                    no export);
  *   overhead                         log_profiled_median / unprofiled_median:
  *                                    one clock, the log's, on both sides.
- * A note when a run's overhead is over 10 %, and when runs of one model
+ * A note when a run's overhead is over 10 %, a warning when its trace's
+ * median step is more than twice the log's unprofiled median (a sanity
+ * flag: the profiler or a log that times something else), and when runs of one model
  * differ in overhead by more than 10 % (their speedups from profiled steps
  * are then distorted; scaling.csv's log_ columns are not).
  */
@@ -140,6 +142,14 @@ int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_r
 					"log's profiled iterations %.1f ms against its unprofiled ones %.1f ms): numbers "
 					"taken from its profiled steps overstate its step time", run, o,
 					(double)med[1] / 1e6, (double)med[2] / 1e6);
+		/* a sanity flag: the trace's step more than twice the training's */
+		if (med[0] > 0 && (double)med[0] > 2.0 * (double)med[2])
+			result_add_note(out, "profiler_overhead.csv: warning: run %s's profiled steps take %.1f ms (trace, "
+					"median step), more than twice its training log's unprofiled iterations (%.1f ms): "
+					"the likely cause is the profiler's own cost (with_stack, record_shapes, "
+					"profile_memory, or many short kernels) or a log that times something else than the "
+					"profiled loop; take step times and speedups from the log (scaling.csv log_ columns)",
+					run, (double)med[0] / 1e6, (double)med[2] / 1e6);
 		ov[i] = o;
 	}
 	if (ret) {

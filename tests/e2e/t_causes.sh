@@ -104,4 +104,51 @@ python3 tests/golden/findings_check.py "$F" "${R[@]}" >"$T/fc" 2>&1 && ok ||
 	bad "h100x4 findings disagree with the raw traces: $(cat "$T/fc")"
 # the clean run names its natural stragglers: ranks that made others wait
 [ "$(grep -c '^gpt2-4gpu-ddp,' "$C")" -gt 0 ] && ok || bad "clean run: no rows"
+# Extra GPU work that hides behind a host-bound step (record_hidden.sh): 2 GPUs, GPT-2 at batch 1, seq
+# 128. In both runs rank 1 sleeps 10 ms per step in get_train_batch; in host1gpu it also runs 2 bf16
+# 8192^3 products (nvjet_sm90_tst_320x128_..., about 2.8 ms of GPU work) per step in forward. The
+# finding must name the host cause first, and the GPU work as likely hidden; the pair of training logs
+# (unprofiled iterations, tests/golden/log_medians.py) shows that it did not lengthen the step.
+if [ -d "$E/small-2gpu-ddp-host1gpu" ]; then
+	{
+		echo "version: 1"
+		echo "id: hidden"
+		echo "title: GPU work behind a host-bound step"
+		echo "runs:"
+		for r in small-2gpu-ddp-host1 small-2gpu-ddp-host1gpu; do
+			echo "  - id: $r"
+			echo "    gpus: 2"
+			echo "    traces: $A/$E/$r/rank*.pt.trace.json.gz"
+			echo "    inputs: $A/$E/$r/rank0.log"
+		done
+	} >"$T/hidden.yaml"
+	$PERFSTUDY build -q "$T/hidden.yaml" -o "$T/h" 2>"$T/err" && ok || bad "hidden: build failed: $(cat "$T/err")"
+	C=$T/h/hidden/data/straggler_causes.csv
+	HF=$T/h/hidden/data/findings.csv
+	for r in small-2gpu-ddp-host1 small-2gpu-ddp-host1gpu; do
+		IFS=, read -r rank where region name excess <<<"$(first_row $r)"
+		[ "$rank,$where,$region,$name" = "1,host,get_train_batch," ] && ok ||
+			bad "$r: first row $rank,$where,$region,$name, not 1,host,get_train_batch"
+		within 10000 "$excess" && ok || bad "$r: excess $excess us per step, not within 15 % of 10000"
+		python3 tests/golden/causes_check.py "$r" "$C" $E/$r/rank*.pt.trace.json.gz >"$T/chk" 2>&1 && ok ||
+			bad "$r: straggler_causes.csv differs from the raw traces: $(cat "$T/chk")"
+	done
+	kex=$(awk -F, -v k="$K" '$1 == "small-2gpu-ddp-host1gpu" && $3 == "gpu" && $5 == k { print $6 }' "$C")
+	within 2800 "$kex" && ok || bad "host1gpu: $K excess '$kex' us per step, not within 15 % of 2800"
+	grep -q "small-2gpu-ddp-host1gpu rank 1 spends [0-9.]* ms more per step than the median rank on its host in get_train_batch.*; its GPU also spends [0-9.]* ms more per step in forward, [0-9.]* ms of it in kernel $K (4 calls, run only on rank 1), which likely hides behind its host-bound step" "$HF" &&
+		ok || bad "host1gpu: the extra GPU work is not said to hide: $(grep host1gpu "$HF")"
+	grep -q 'small-2gpu-ddp-host1 rank.*likely hides' "$HF" && bad "host1 (no extra GPU work): something said to hide" || ok
+	# the claim is true: with the extra work, the training's step is no longer by half of that work
+	m1=$(python3 tests/golden/log_medians.py "$E/small-2gpu-ddp-host1/rank0.log" | sed 's/.*unprofiled n=[0-9]* median \([0-9.]*\) ms.*/\1/')
+	m2=$(python3 tests/golden/log_medians.py "$E/small-2gpu-ddp-host1gpu/rank0.log" | sed 's/.*unprofiled n=[0-9]* median \([0-9.]*\) ms.*/\1/')
+	echo "hidden: unprofiled median step host1 $m1 ms, host1gpu $m2 ms (2.8 ms of extra GPU work)"
+	awk -v a="$m1" -v b="$m2" 'BEGIN { exit !(b - a < 1.4) }' && ok || bad "host1gpu's steps are $m2 ms against $m1: the GPU work did not hide"
+	R=()
+	for r in small-2gpu-ddp-host1 small-2gpu-ddp-host1gpu; do
+		R+=("$r:2:1=$(echo $E/$r/rank*.pt.trace.json.gz | tr ' ' ,)")
+	done
+	python3 tests/golden/findings_check.py "$HF" "${R[@]}" >"$T/fc" 2>&1 && ok ||
+		bad "hidden findings disagree with the raw traces: $(cat "$T/fc")"
+fi
+
 finish

@@ -45,7 +45,7 @@ run,rank,value,evidence
 two,,1,table-scaling
 two,1,0.59,table-collective_waits
 two,1,0.661017,table-straggler_ranks
-two,1,0.74,table-critical_path
+two,1,0.74,table-gpu_idle
 WANT
 same "$T/want" "$T/got" "findings.csv run, rank, value, evidence"
 grep -q '^two,,two runs at 1.00x the throughput of one with 2x its GPUs (50 % scaling efficiency),' "$D/data/findings.csv" \
@@ -57,9 +57,24 @@ grep -q 'two: inside matched collectives the other ranks wait for rank 1 per ste
 # The one window [1340, 1930] that made rank 0 wait: 590 us = 0.6 ms in the one step.
 grep -q 'two rank 1, in the 1 window in which another rank waited for it (each from the first rank.s arrival to its own; 0.6 ms, 0.6 ms per step, overlapping windows counted once): its GPU was idle 66 % of that time (65 % with its host inside an operator, 1 % between operators), computing 34 %' "$D/data/findings.csv" \
 	&& ok || bad "straggler-windows finding's text"
-grep -q 'two rank 1 is host-bound: its GPU is idle 74 % of the step, and 94 % of the step.s critical path is host operators and kernel launches, so the other ranks wait for its host' "$D/data/findings.csv" \
+# Rank 1's GPU (gpu_idle.csv): busy [1720, 1920] and [1930, 1990]; the gap before the first activity
+# (720 us in the step) waits for the host; [1920, 1930]: the all-reduce's launch ended at 1925, after the
+# gap began: host; [1990, 2000] after the last activity: other. Host wait 730 of 740 idle = 99 %.
+grep -q 'two rank 1 is host-bound: its GPU is idle 74 % of the step, and 94 % of the step.s critical path is host operators and kernel launches; 99 % of its GPU.s idle time (no kernel, copy or memset on any stream) is spent waiting for the host to launch work, so the other ranks wait for its host' "$D/data/findings.csv" \
 	&& ok || bad "host-bound finding's text"
 grep -q '^one,' "$D/data/findings.csv" && bad "a finding for run one, which has none" || ok
+
+# Where two's extra time over one goes (step_diff.csv), each step a partition:
+#   one (1 rank): step 500, gemm [1060, 1460] busy 400, idle 100.
+#   two rank 0: gemm [1030, 1330] busy 300; all-reduce [1340, 1990]: waiting for rank 1 until its
+#     arrival at 1930 (exposed: nothing else runs) 590, then transferring 60 (exposed communication);
+#     idle 1000 - 300 - 650 = 50. rank 1: gemm busy 200, all-reduce 60 exposed communication (it
+#     arrived last: no wait), idle 740.
+#   two, mean over ranks: busy 250, communication 60, wait 295, idle 395 (sum 1000).
+#   extra 500 = busy -150 + communication 60 + wait 295 + idle 295.
+grep -qx 'two,one,2,1000.000,500.000,500.000,-150.000,60.000,295.000,295.000' "$D/data/step_diff.csv" && ok ||
+	bad "step_diff.csv: $(cat "$D/data/step_diff.csv")"
+[ -s "$D/figures/step_diff.svg" ] && ok || bad "figure step_diff missing"
 
 # The page: the findings first, each linking to an anchor the page has; not
 # repeated among the tables.

@@ -39,6 +39,10 @@ done
 near $((4 * P)) "$(measured gpt2-2gpu-fsdp AllGather)" "ZeRO-3 2 GPUs AllGather (twice)"
 near $((2 * P)) "$(measured gpt2-2gpu-fsdp ReduceScatter)" "ZeRO-3 2 GPUs ReduceScatter"
 [ -z "$(measured gpt2-2gpu-fsdp AllReduce)" ] && ok || bad "ZeRO-3 has an AllReduce"
+# ZeRO-3 on 4 GPUs (recorded alone, SOURCE.md): two AllGathers, 2 (1 - 1/4) 4P = 6P; one ReduceScatter, 3P.
+near $((6 * P)) "$(measured gpt2-4gpu-fsdp AllGather)" "ZeRO-3 4 GPUs AllGather (twice)"
+near $((3 * P)) "$(measured gpt2-4gpu-fsdp ReduceScatter)" "ZeRO-3 4 GPUs ReduceScatter"
+[ -z "$(measured gpt2-4gpu-fsdp AllReduce)" ] && ok || bad "ZeRO-3 on 4 GPUs has an AllReduce"
 # Every figure's labels different and whole words.
 python3 tests/e2e/check_labels.py "$T"/z/h100x4-zero/figures/*.svg >"$T/labels" && ok || bad "labels: $(head -3 "$T/labels")"
 

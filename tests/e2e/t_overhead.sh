@@ -57,6 +57,14 @@ grep -q 'profiling slowed run gpt2-2gpu-zero1 by 1.48x' "$T/h200/h200/index.html
 grep '^bert-2gpu-ddp,1,' "$T/h200/h200/data/findings.csv" | grep -q 'wait for rank 1 per step.*which the profiler slowed 2.10x against the training' && ok ||
 	bad "bert-2gpu-ddp's waiting finding does not say the profiler slowed its steps 2.10x"
 
+# The sanity flag: a run whose trace's median step (each ProfilerStep#N's slowest rank) is more than twice
+# its log's unprofiled median. By python3 over the raw files (median of the 3 steps' slowest rank, and
+# log_medians.py): bert-2gpu-ddp 134.27 / 63.30 = 2.12, the only one over 2 (bert-4gpu-zero1 1.91).
+grep -q 'run bert-2gpu-ddp&#39;s profiled steps take 134.3 ms (trace, median step), more than twice its training log&#39;s unprofiled iterations (63.3 ms)' "$T/h200/h200/index.html" &&
+	ok || bad "no sanity warning on bert-2gpu-ddp's profiled steps"
+[ "$(grep -o 'profiled steps take [0-9.]* ms (trace, median step), more than twice' "$T/h200/h200/index.html" | wc -l)" -eq 1 ] &&
+	ok || bad "the 2x sanity warning is given for other runs than bert-2gpu-ddp"
+
 # The 4 x H100 reruns (30 iterations).
 H=$PWD/experiments/h100x4/traces
 if [ -d "$H" ]; then

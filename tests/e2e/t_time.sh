@@ -13,11 +13,11 @@
 
 "$PERFSTUDY" build -q -o "$T/h200" experiments/h200/study.yaml || bad "build of the h200 example failed"
 D=$T/h200/h200/data
-for f in temporal overlap kernel_types idle_time idle_time_steps launch_stats step_breakdown memops collectives ranks scaling phases \
+for f in temporal overlap kernel_types idle_time idle_time_steps gpu_idle launch_stats step_breakdown memops collectives ranks scaling phases \
 	dispatch compare; do
 	[ -s "$D/$f.csv" ] && ok || bad "$f.csv missing"
 done
-TIME_TABLES="step_breakdown memops ranks phases dispatch compare collectives scaling speedup_error"
+TIME_TABLES="step_breakdown memops ranks phases dispatch compare collectives scaling speedup_error idle_time_steps gpu_idle"
 for f in $TIME_TABLES; do
 	same tests/golden/h200/$f.csv "$D/$f.csv" "$f.csv against the committed reference"
 done
@@ -28,7 +28,7 @@ done
 for cb in 0 1000000; do
 	PERFSTUDY_RANK_CACHE_BYTES=$cb "$PERFSTUDY" build -q -o "$T/cache$cb" experiments/h200/study.yaml ||
 		bad "build with a rank cache of $cb bytes failed"
-	for f in temporal overlap kernel_types idle_time idle_time_steps launch_stats $TIME_TABLES; do
+	for f in temporal overlap kernel_types idle_time idle_time_steps gpu_idle launch_stats $TIME_TABLES; do
 		same "$D/$f.csv" "$T/cache$cb/h200/data/$f.csv" "$f.csv with a rank cache of $cb bytes"
 	done
 done
@@ -112,11 +112,52 @@ same_line kernel_types.csv 'idle,COMMUNICATION,20.000,0.392157,20.000,0.386847'
 same_line kernel_types.csv 'idle,MEMORY,11.000,0.215686,11.000,0.212766'
 same_line idle_time.csv 'idle,0,7,15.000,6.000,40.000,15.000,5.200,40.000'
 same_line idle_time.csv 'idle,0,20,0.000,0.000,80.000,0.000,0.000,80.000'
-same_line idle_time_steps.csv 'idle,0,1,15.000,5.200,120.000,0.106990'
-same_line idle_time_steps.csv 'idle,0,2,0.000,0.000,0.000,'
+# GPU idle time per step, all streams as one GPU (gpu_idle.c): the union of every activity (K6 included:
+#  gpu_idle keeps what ranks.csv keeps) is [20,30) [35,40) [55,60) [70,90) [100,110) [110.2,110.9) [130,140)
+#  [170,171). Its gaps and their causes (host wait: an activity starting at the gap's end was launched by a
+#  call that ended after the gap began): before 20 host (first); [30,35) K2's call ended 18: 5 us < 30,
+#  kernel; [40,55) K3's ended 52 > 40: host; [60,70) K7's ended 63 > 60: host; [90,100) M4's ended 54, 10 us:
+#  kernel; [110,110.2) kernel; [110.9,130) K6's ended 122: host; [140,170) S8's ended 62, 30 us: other;
+#  after 171: other.
+#  step 1 [0,100): busy 40, idle 60 = host 20+15+10 = 45, kernel 5+10 = 15; share 0.75.
+#  step 2 [100,200): busy 10+0.7+10+1 = 21.7, idle 78.3 = host 19.1, kernel 0.2, other 30+29 = 59;
+#         share 19.1/78.3 = 0.243934. Both whole (launches in each, equal lengths).
+#  pooled: step 200, idle 138.3 (0.6915), host 64.1 (64.1/138.3 = 0.463485), kernel 15.2, other 59.
+same_line idle_time_steps.csv 'idle,0,1,100.000,60.000,45.000,15.000,0.000,0.750000,1'
+same_line idle_time_steps.csv 'idle,0,2,100.000,78.300,19.100,0.200,59.000,0.243934,1'
+same_line gpu_idle.csv 'idle,0,2,0,200.000,138.300,64.100,15.200,59.000,0.691500,0.463485'
 same_line launch_stats.csv "idle,0,6,71.000,2.000,60.000,30.000,5.000,10.000,229.000,31.500,108.000,1,1,1,\
 6,71.000,2.000,60.000,31.700,5.000,10.000,228.200,31.500,108.000,1,1,1,\
 7,0.398675,0.249169,not host-bound: stream 7 idle 40 % of the span; 25 % of that host wait"
+
+# Whole steps (gpu_idle.c): S1 [0,100) launches K1 (call [10,12), runs [20,50)); S2 [100,200) launches
+#  nothing (left out); S3 [200,300) launches K2 (call [210,212), runs [250,260)); S4 [300,310) launches K3
+#  (call [302,304), runs [305,306)) but is the last step and lasts 10 us, under half the median step
+#  (100 us): left out. Gaps: before 20 host; [50,250) K2's call ended 212 > 50: host; [260,305) K3's ended
+#  304: host; after 306 other. S1 idle 70 (host 20+50); S2 idle 100 (host); S3 idle 90 (host 50+40); S4
+#  idle 9 = host 5 + other 4. Pooled over S1 and S3: step 200, idle 160 (0.8), all host wait (1).
+mkdir -p "$T/whole/run"
+cat > "$T/whole/run/rank0.json" <<'JSON'
+{"schemaVersion": 1, "traceEvents": [
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 100, "dur": 100},
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 200, "dur": 100},
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#4", "pid": 1, "tid": 1, "ts": 300, "dur": 10},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 2, "args": {"correlation": 1}},
+ {"ph": "X", "cat": "kernel", "name": "void gemm_kernel<float>(float*)", "pid": 0, "tid": 7, "ts": 20, "dur": 30, "args": {"device": 0, "stream": 7, "correlation": 1}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 210, "dur": 2, "args": {"correlation": 2}},
+ {"ph": "X", "cat": "kernel", "name": "void gemm_kernel<float>(float*)", "pid": 0, "tid": 7, "ts": 250, "dur": 10, "args": {"device": 0, "stream": 7, "correlation": 2}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 302, "dur": 2, "args": {"correlation": 3}},
+ {"ph": "X", "cat": "kernel", "name": "void gemm_kernel<float>(float*)", "pid": 0, "tid": 7, "ts": 305, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 3}}
+]}
+JSON
+"$PERFSTUDY" build -q -o "$T/wo" "$T/whole/run" || bad "build of the whole-steps case failed"
+I=$T/wo/default/data
+same_line idle_time_steps.csv 'run,0,1,100.000,70.000,70.000,0.000,0.000,1.000000,1'
+same_line idle_time_steps.csv 'run,0,2,100.000,100.000,100.000,0.000,0.000,1.000000,0'
+same_line idle_time_steps.csv 'run,0,3,100.000,90.000,90.000,0.000,0.000,1.000000,1'
+same_line idle_time_steps.csv 'run,0,4,10.000,9.000,5.000,0.000,4.000,0.555556,0'
+same_line gpu_idle.csv 'run,0,2,2,200.000,160.000,160.000,0.000,0.000,0.800000,1.000000'
 
 if ! command -v python3 >/dev/null; then
 	skipped "python3 absent: no recomputation from the raw JSON, no HTA comparison"

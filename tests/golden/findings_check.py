@@ -37,13 +37,15 @@ disagreement) where the statement does not hold:
                    arrival] (offsets as above, on the straggler's clock):
                    the share of the union of these windows in which none of
                    its GPU activities ran, within 2 percentage points.
-  host-bound       the rank's GPU is idle (no activity) at least 20 % of its
-                   steps on average, exact to 1 percentage point; and at least
-                   half of that idle time is spent waiting for a launch: a gap
-                   on the GPU whose next activity's launching call ended after
-                   the gap began.
-  comm-skew        per rank, the mean share of its steps inside NCCL kernels
-                   (their union): the rank named has the least, the spread
+  host-bound       the rank's GPU is idle (no activity on any stream) at least
+                   20 % of its whole steps (pooled: their idle time over their
+                   time; whole: a GPU activity launched in it, and not a first
+                   or last step under half the median), exact to 1 percentage
+                   point; and at least half of that idle time is spent waiting
+                   for a launch: a gap on the GPU whose next activity's
+                   launching call ended after the gap began.
+  comm-skew        per rank, the share of its whole steps inside NCCL kernels
+                   (their union, pooled): the rank named has the least, the spread
                    is at least 20 points, each share printed within 1 point.
   cause            the named rank's time per step in the named region, host
                    (the union over threads of the annotations named like
@@ -53,7 +55,14 @@ disagreement) where the statement does not hold:
                    other ranks': the rank's, the median's and the excess
                    within 0.1 ms; a kernel named, its summed time there
                    likewise, and "run only on rank N" only where no other
-                   rank runs it.
+                   rank runs it; "over all its regions" the sum of the
+                   positive excesses over the four phases, within 0.1 ms;
+                   "so the other ranks wait" only where the named excess is
+                   at least half the largest exposed wait. Extra GPU work
+                   said to hide behind a host-bound step: its region's and
+                   kernel's GPU excess as above, and the rank's GPU idle
+                   share (pooled over whole steps) within 1 point, at least
+                   20 %.
 A finding of another rule fails the check, so a new rule needs a check here.
 """
 import bisect
@@ -109,30 +118,45 @@ class Rank:
         t = call['ts'] if call else g['ts']
         return any(s <= t < e for s, e in self.steps)
 
+    def whole_steps(self):
+        """The steps pooled: not those in which no GPU activity was launched, nor a first or last step lasting
+        under half the median step (the profiler started or stopped inside it)."""
+        durs = sorted(e - s for s, e in self.steps)
+        n = len(durs)
+        med = durs[n // 2] if n % 2 else (durs[n // 2 - 1] + durs[n // 2]) / 2
+        starts = [c['ts'] for c in (self.launch.get(g['args'].get('correlation')) for g in self.gpu) if c]
+        out = []
+        for i, (s, e) in enumerate(self.steps):
+            launched = any(s <= t < e for t in starts)
+            if launched and not ((i == 0 or i == n - 1) and n > 1 and 2 * (e - s) < med):
+                out.append((s, e))
+        return out
+
     def idle_share(self):
-        """Mean over steps of (step - GPU busy time in it) / step."""
-        return statistics.mean(1 - covered(self.busy, s, e) / (e - s) for s, e in self.steps)
+        """Pooled over whole steps: (their time - GPU busy time in them) / their time."""
+        w = self.whole_steps()
+        return 1 - sum(covered(self.busy, s, e) for s, e in w) / sum(e - s for s, e in w)
 
     def host_wait_share(self):
-        """Of the GPU's idle time in the steps, the share whose next activity was launched after it began."""
+        """Of the GPU's idle time in the whole steps, the share in gaps whose next activity was launched by a
+        call that ended after the gap began (before the first activity: all host wait)."""
         idle = wait = 0
-        starts = [g['ts'] for g in self.gpu]
-        for s, e in self.steps:
-            pts = [s]
-            for a, b in self.busy:
-                if b > s and a < e:
-                    pts += [max(a, s), min(b, e)]
-            pts.append(e)
-            for i in range(0, len(pts), 2):
-                a, b = pts[i], pts[i + 1]
-                if b <= a:
+        by_start = collections.defaultdict(list)
+        for g in self.gpu:
+            by_start[g['ts']].append(g)
+        for s, e in self.whole_steps():
+            for i, (a, b) in enumerate([[-1e30, self.busy[0][0]]] + [[self.busy[k - 1][1], self.busy[k][0]]
+                                                                    for k in range(1, len(self.busy))]):
+                x, y = max(a, s), min(b, e)
+                if y <= x:
                     continue
-                idle += b - a
-                j = bisect.bisect_left(starts, b - 1e-3)
-                if j < len(self.gpu):
-                    call = self.launch.get(self.gpu[j]['args'].get('correlation'))
-                    if call and call['ts'] + call['dur'] > a:
-                        wait += b - a
+                idle += y - x
+                calls = [self.launch.get(g['args'].get('correlation')) for g in by_start[b]]
+                if i == 0 or any(c and c['ts'] + c['dur'] > a for c in calls):
+                    wait += y - x
+            after = max(self.busy[-1][1], s)  # after the last activity: not host wait, but idle
+            if e > after:
+                idle += e - after
         return wait / idle if idle else 0.0
 
 
@@ -322,7 +346,8 @@ def main():
             share = {}
             for r, rk in ranks.items():
                 u = union([[g['ts'], g['ts'] + g['dur']] for g in rk.gpu if 'nccl' in g['name'].lower()])
-                share[r] = statistics.mean(covered(u, s, e) / (e - s) for s, e in rk.steps)
+                w = rk.whole_steps()  # pooled over whole steps
+                share[r] = sum(covered(u, s, e) for s, e in w) / sum(e - s for s, e in w)
             least = min(share, key=share.get)
             named = {int(m.group(1)): int(m.group(2)) for m in re.finditer(r'(\d+) \((\d+) %\)', text)}
             if least != rank or max(share.values()) - share[least] < 0.2 or any(
@@ -337,6 +362,25 @@ def main():
                 bad.append('%s host-bound rank %d: %s; expected idle %.1f %%, host wait %.1f %% of it'
                            % (run, rank, text, 100 * idle, 100 * hw))
         elif rule == 'cause':
+            text, _, hide = text.partition('; its GPU also spends ')
+            if hide:
+                h = re.match(r'([0-9.]+) ms more per step in (\S+?)(?:, ([0-9.]+) ms of it in kernel (.*) \((\d+) calls'
+                             r'(, run only on rank \d+)?(?: vs \d+)?\))?, which likely hides behind its host-bound '
+                             r'step: its GPU is idle (\d+) % of the step', hide)
+                if not h:
+                    bad.append('%s cause: cannot read the hidden GPU work in %s' % (run, hide))
+                else:
+                    t = {r: region_times(rk, h.group(2)) for r, rk in ranks.items()}
+                    ex = (t[rank][1] - statistics.median(t[r][1] for r in t if r != rank)) / 1000
+                    idle = ranks[rank].idle_share()
+                    if abs(float(h.group(1)) - ex) > 0.051 or abs(100 * idle - int(h.group(7))) > 1 or idle < 0.2:
+                        bad.append('%s cause: %s; expected GPU excess %.2f ms, idle %.1f %%' % (run, hide, ex, 100 * idle))
+                    if h.group(4):
+                        name = h.group(4)
+                        kex = (t[rank][2].get(name, 0) - statistics.median(t[r][2].get(name, 0) for r in t if r != rank)) / 1000
+                        only = all(name not in t[r][2] for r in t if r != rank)
+                        if abs(float(h.group(3)) - kex) > 0.051 or bool(h.group(6)) != only:
+                            bad.append('%s cause: %s; expected kernel %.2f ms, only here %s' % (run, hide, kex, only))
             m = re.search(r'rank (\d+) spends ([0-9.]+) ms more per step than the median rank on its (host|GPU) '
                           r'in (\S+) \(([0-9.]+) vs ([0-9.]+) ms\)', text)
             if not m or int(m.group(1)) != rank:
@@ -348,6 +392,20 @@ def main():
             med = statistics.median(t[r][side] for r in t if r != rank) / 1000
             if any(abs(float(m.group(i)) - v) > 0.051 for i, v in ((2, mine - med), (5, mine), (6, med))):
                 bad.append('%s cause: %s; expected %.2f vs %.2f ms' % (run, text, mine, med))
+            # the rank's excess summed over the phases on that side (positive ones), where the finding gives it
+            a = re.search(r'over all its regions its (host|GPU) spends ([0-9.]+) ms more per step', text)
+            if a:
+                tot = 0.0
+                for reg in PHASES:
+                    tr = {r: region_times(rk, reg) for r, rk in ranks.items()}
+                    ex = (tr[rank][side] - statistics.median(tr[r][side] for r in tr if r != rank)) / 1000
+                    tot += max(ex, 0.0)
+                if abs(float(a.group(2)) - tot) > 0.051:
+                    bad.append('%s cause: %s; expected %.2f ms over all regions' % (run, text, tot))
+            # "so the others wait" only where the named region's excess is at least half the largest exposed wait
+            so = re.search(r', so the other ranks? waits? for it (?:([0-9.]+)-)?([0-9.]+) ms per step', text)
+            if so and float(m.group(2)) < 0.5 * float(so.group(2)) - 0.051:
+                bad.append('%s cause: %s; says "so" for an excess under half the wait' % (run, text))
             k = re.search(r', ([0-9.]+) ms of it in kernel (.*) \((\d+) calls(, run only on rank \d+)?', text)
             if k:
                 name = k.group(2)

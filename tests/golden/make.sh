@@ -22,7 +22,7 @@ mapfile -t TARGS < <(h200_runs long)
 python3 tests/golden/time_reference.py "$out" "${TARGS[@]}"
 if [ "${1:-}" = --check ]; then
 	for f in groups kernels steps groups-payoungkhamdee2021 step_breakdown memops ranks phases dispatch compare \
-		collectives scaling speedup_error; do
+		collectives scaling speedup_error idle_time_steps gpu_idle; do
 		cmp "$out/$f.csv" "tests/golden/h200/$f.csv"
 	done
 fi

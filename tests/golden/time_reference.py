@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Independent reference for perfstudy's time-accounting tables.
 
-Computes step_breakdown.csv, memops.csv, ranks.csv, phases.csv, dispatch.csv
-and compare.csv straight from the raw Kineto JSON (numbers as Decimal,
+Computes step_breakdown.csv, memops.csv, ranks.csv, phases.csv, dispatch.csv,
+compare.csv, idle_time_steps.csv and gpu_idle.csv straight from the raw Kineto JSON (numbers as Decimal,
 times as integer ns) from the definitions in the README, not from
 perfstudy's C code: unions are merged lists, no interval sweeps are shared.
 Prints the CSV perfstudy must write byte for byte.
@@ -13,6 +13,7 @@ Runs are given in manifest order; compare uses the default pairs with the
 model taken from RUN's prefix before the first '-' (gpt2-1gpu -> gpt2).
 """
 import bisect
+import collections
 import csv
 import os
 import re
@@ -68,6 +69,7 @@ def inter(a, b):
 class Rank:
     def __init__(self, doc):
         self.acts, self.launch, self.annots, self.gpu_annots, self.ops, self.steps, self.runtime = [], {}, [], [], [], [], []
+        self.launch_end = {}
         self.world = (doc.get('distributedInfo') or {}).get('world_size')
         for e in doc['traceEvents']:
             if e.get('ph') != 'X' or 'ts' not in e or 'dur' not in e:
@@ -92,6 +94,7 @@ class Rank:
                 c = args.get('correlation')
                 if c is not None and (c not in self.launch or s < self.launch[c]):
                     self.launch[c] = s
+                    self.launch_end[c] = s + d
             elif cat == 'user_annotation':
                 self.annots.append((s, s + d, e.get('tid'), name))
                 if name.startswith('ProfilerStep#') and name[13:14].isdigit():
@@ -180,6 +183,75 @@ def ranks_table(runs, w):
             same = [x for x in rows if x[0] == r[0]]
             slow = max(same, key=lambda x: (x[2], -same.index(x)))
             w.writerow([run, r[0], r[1], us(r[2]), us(r[3]), us(r[4]), 1 if r is slow else 0])
+
+
+KERNEL_WAIT_NS = 30000
+
+
+def gpu_idle_rows(d):
+    """Per step of one rank: [step, dur, idle, host, kernel, other, whole]. Idle = the step minus the union of
+    every GPU activity; each gap of that union is host wait when an activity starting at its end was launched
+    by a call that ended after the gap began (before the first activity: host), else kernel wait under 30 us,
+    else other (also after the last activity)."""
+    u = d.union_of(lambda a: True)
+    by_start = collections.defaultdict(list)
+    for a in d.acts:
+        by_start[a['s']].append(a)
+    gaps = []  # (a, b, cause)
+    prev = None
+    for s, e in u:
+        host = any(a['corr'] in d.launch_end and d.launch_end[a['corr']] > (prev if prev is not None else -10**30)
+                   for a in by_start[s])
+        if prev is None:
+            cause = 0
+        else:
+            cause = 0 if host else 1 if s - prev < KERNEL_WAIT_NS else 2
+        gaps.append((prev if prev is not None else -10**30, s, cause))
+        prev = e
+    gaps.append((prev if prev is not None else -10**30, 10**30, 2))
+    durs = sorted(e - s for s, e, _ in d.steps)
+    n = len(durs)
+    med = durs[n // 2] if n % 2 else (durs[n // 2 - 1] + durs[n // 2]) // 2
+    launch_starts = [d.launch[a['corr']] for a in d.acts if a['corr'] in d.launch]
+    rows = []
+    for i, (s, e, step) in enumerate(d.steps):
+        w = [0, 0, 0]
+        for ga, gb, c in gaps:
+            x, y = max(ga, s), min(gb, e)
+            if y > x:
+                w[c] += y - x
+        launched = any(s <= t < e for t in launch_starts)
+        edge = i == 0 or i == n - 1
+        whole = launched and not (edge and n > 1 and 2 * (e - s) < med)
+        rows.append([step, e - s, sum(w)] + w + [whole])
+    return rows
+
+
+def frac(a, b):
+    return '%.6f' % (a / b) if b > 0 else ''
+
+
+def idle_time_steps(runs, w):
+    w.writerow(['run', 'rank', 'step', 'step_us', 'idle_us', 'host_wait_us', 'kernel_wait_us', 'other_us',
+                'host_wait_share', 'whole'])
+    for run, ranks in runs:
+        for rank, d in ranks:
+            for step, dur, idle, h, k, o, whole in gpu_idle_rows(d):
+                w.writerow([run, rank, step, us(dur), us(idle), us(h), us(k), us(o), frac(h, idle), int(whole)])
+
+
+def gpu_idle(runs, w):
+    w.writerow(['run', 'rank', 'steps', 'steps_left_out', 'step_us', 'idle_us', 'host_wait_us', 'kernel_wait_us',
+                'other_us', 'idle_share', 'host_wait_share'])
+    for run, ranks in runs:
+        for rank, d in ranks:
+            rows = gpu_idle_rows(d)
+            if not rows:
+                continue
+            whole = [r for r in rows if r[6]]
+            t = [sum(r[i] for r in whole) for i in range(1, 6)]
+            w.writerow([run, rank, len(whole), len(rows) - len(whole), us(t[0]), us(t[1]), us(t[2]), us(t[3]),
+                        us(t[4]), frac(t[1], t[0]), frac(t[2], t[1])])
 
 
 PHASES = [
@@ -488,7 +560,8 @@ def main():
     runs = runs_of(sys.argv[2:])
     for name, fn in (('step_breakdown', step_breakdown), ('memops', memops), ('ranks', ranks_table),
                      ('phases', phases), ('dispatch', dispatch), ('compare', compare),
-                     ('collectives', collectives), ('scaling', scaling)):
+                     ('collectives', collectives), ('scaling', scaling), ('idle_time_steps', idle_time_steps),
+                     ('gpu_idle', gpu_idle)):
         out = io.StringIO()
         fn(runs, csv.writer(out, lineterminator='\n'))
         with open(os.path.join(outdir, name + '.csv'), 'w', newline='') as f:
