@@ -12,6 +12,7 @@
 #include "util/diag.h"
 
 extern const struct reader kineto_reader;
+extern const struct reader jax_trace_reader;
 extern const struct reader nsys_reader;
 extern const struct reader nvvp_reader;
 extern const struct reader sqlite_other_reader;
@@ -27,6 +28,7 @@ extern const struct reader nvsmi_topo_reader;
 
 static const struct reader *const readers[] = {
 	&pytorch_et_reader,   /* JSON object whose first key is "schema", with "nodes": before Kineto */
+	&jax_trace_reader,    /* JSON object whose first events name "/device:GPU:N" or "/host:CPU": before Kineto */
 	&kineto_reader,
 	&memory_timeline_reader, /* [[time, action, bytes, category], ...] */
 	&nsys_reader,         /* SQLite: StringIds and nsys tables */
