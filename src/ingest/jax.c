@@ -193,6 +193,45 @@ static int jax_detect(const char *head, size_t n)
 	       (source_find(head, n, "\"/device:") || source_find(head, n, "\"/host:"));
 }
 
+/*
+ * simdjson's first stage rejects a document cut short, or with content
+ * after its top-level object, before it has a position to give (byte 0):
+ * a bracket scan (strings skipped) names the place instead.
+ */
+static void locate_structure_error(const char *d, size_t len, struct jj_error *err)
+{
+	int depth = 0, in_str = 0;
+	size_t i;
+	for (i = 0; i < len; i++) {
+		char c = d[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+		} else if (c == '"') {
+			in_str = 1;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if ((c == '}' || c == ']') && --depth == 0) {
+			break;
+		}
+	}
+	if (i >= len) {
+		err->offset = len;
+		snprintf(err->message, sizeof(err->message), "%s", "the document ends before its top-level object is closed");
+		err->detail[0] = '\0';
+		return;
+	}
+	for (i++; i < len && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t'); i++)
+		;
+	if (i < len) {
+		err->offset = i;
+		snprintf(err->message, sizeof(err->message), "%s", "unexpected content after the top-level object");
+		err->detail[0] = '\0';
+	}
+}
+
 static int jax_read(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts)
 {
 	struct jctx j = {.src = src, .model = {.sink = sink, .counts = counts}};
@@ -200,6 +239,8 @@ static int jax_read(const struct source *src, const struct ingest_sink *sink, st
 	int ret = -1;
 	int r = jj_parse(src->data, src->len, on_event, &j, &err);
 	if (r < 0) {
+		if (err.offset == 0)
+			locate_structure_error(src->data, src->len, &err);
 		size_t line = 1, col = 1;
 		for (size_t i = 0; i < err.offset && i < src->len; i++) {
 			if (src->data[i] == '\n') {
