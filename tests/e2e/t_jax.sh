@@ -27,7 +27,8 @@
 # groups.csv and the busy time per step equal tests/golden/jax_reference.py
 # over the raw trace JSON and over the raw XSpace protobuf (its own
 # decoder), which must agree with each other; the directory JAX made, given
-# as a run, reads one file and gives the same steps.
+# as a run, reads one file, its .xplane.pb.gz, and gives the same steps,
+# groups, step breakdown and matched collectives as the trace JSON.
 . "$(dirname "$0")/lib.sh"
 
 TINY=tests/data/jax/tiny.trace.json
@@ -36,6 +37,10 @@ TINY=tests/data/jax/tiny.trace.json
 $PERFSTUDY inspect $TINY >"$T/out" 2>"$T/err" && ok || bad "inspect tiny: $(cat "$T/err")"
 echo "$TINY: jax-trace, 2 ranks, 7 kernels, 1 memcpy, 1 memset, 1 runtime, 2 annotations, 0 gpu annotations, 2 steps, 0 cpu ops" >"$T/want"
 same "$T/want" "$T/out" "inspect tiny"
+
+$PERFSTUDY inspect tests/data/jax/tiny.xplane.pb >"$T/out" 2>"$T/err" && ok || bad "inspect tiny xplane: $(cat "$T/err")"
+echo "tests/data/jax/tiny.xplane.pb: xplane, 2 ranks, 7 kernels, 1 memcpy, 1 memset, 1 runtime, 2 annotations, 0 gpu annotations, 2 steps, 0 cpu ops" >"$T/want"
+same "$T/want" "$T/out" "inspect tiny xplane"
 
 # --- the tiny trace, by hand ---
 $PERFSTUDY build -q $TINY -o "$T/tiny" 2>"$T/err" && ok || bad "build tiny: $(cat "$T/err")"
@@ -77,11 +82,27 @@ grep -q '^tiny.trace.json,0,HtoD,1,4096,3.250,' "$D/memops.csv" && ok || bad "ti
 [ "$(awk -F, '$3 == "jit_step" && $5 == "AllReduce" && $6 == "float32" && $10 == 1' "$D/collective_waits.csv" | wc -l)" = 2 ] &&
 	ok || bad "tiny: the AllReduce matched on both ranks"
 
+# The same events as XSpace (tests/data/jax/make_xplane.py wrote tiny.xplane.pb
+# from tiny.trace.json: times in ps, step_num an int64 stat): the same tables.
+$PERFSTUDY build -q tests/data/jax/tiny.xplane.pb -o "$T/tinyx" 2>"$T/err" && ok || bad "build tiny xplane: $(cat "$T/err")"
+for f in groups steps memops; do
+	sed 's/^tiny.trace.json,/tiny.xplane.pb,/' "$D/$f.csv" >"$T/want"
+	same "$T/want" "$T/tinyx/default/data/$f.csv" "tiny xplane $f.csv"
+done
+busy "$T/tinyx/default/data" | sed 's/^tiny.xplane.pb,/tiny.trace.json,/' >"$T/got"
+printf 'run,rank,step,busy_us\ntiny.trace.json,0,1,16.000\ntiny.trace.json,0,2,10.501\ntiny.trace.json,1,1,4.000\ntiny.trace.json,1,2,8.000\n' >"$T/want"
+same "$T/want" "$T/got" "tiny xplane busy time per step"
+
 # --- bad input: the place, not byte 0 ---
 head -c 900 $TINY >"$T/trunc.json"
 $PERFSTUDY inspect "$T/trunc.json" >/dev/null 2>"$T/err"; rc=$?
 [ $rc = 1 ] && grep -q "trunc.json:12:18: error: the document ends before its top-level object is closed at byte 900" "$T/err" &&
 	ok || bad "truncated JAX trace: rc $rc, $(cat "$T/err")"
+
+head -c 700 tests/data/jax/tiny.xplane.pb >"$T/cut.xplane.pb"
+$PERFSTUDY inspect "$T/cut.xplane.pb" >/dev/null 2>"$T/err"; rc=$?
+[ $rc = 1 ] && grep -q "cut.xplane.pb: error: truncated XSpace protobuf: the field at byte 0 runs past the end (byte 700)" "$T/err" &&
+	ok || bad "truncated XSpace: rc $rc, $(cat "$T/err")"
 
 # --- the bundled runs against the independent reading ---
 $PERFSTUDY build -q experiments/h100x4/jax.yaml -o "$T/m" 2>"$T/err" && ok || bad "build jax.yaml: $(cat "$T/err")"
@@ -112,12 +133,16 @@ else
 	skipped "python3 absent: the JAX runs against jax_reference.py"
 fi
 
-# --- the directory JAX made, given as a run: one file, the same steps ---
+# --- the directory JAX made, given as a run: one file (the XSpace), the same tables ---
 $PERFSTUDY build $S/jax-4gpu/profile -o "$T/d" 2>"$T/err" && ok || bad "build profile dir: $(cat "$T/err")"
-grep -q '^perfstudy: 1 trace: 1 read' "$T/err" && ok || bad "profile dir: not one file read: $(cat "$T/err")"
-awk -F, 'NR > 1 { print $2 "," $3 "," $4 }' "$T/d/default/data/steps.csv" >"$T/got"
-awk -F, '$1 == "jax-4gpu" { print $2 "," $3 "," $4 }' "$M/steps.csv" >"$T/want"
-same "$T/want" "$T/got" "profile dir steps equal the manifest's"
+grep -q '^perfstudy: 1 trace: 1 read' "$T/err" && grep -q '^perfstudy: reading .*/vm.xplane.pb.gz' "$T/err" &&
+	ok || bad "profile dir: not its xplane.pb alone: $(cat "$T/err")"
+for f in steps groups step_breakdown collective_waits; do
+	awk -F, 'NR > 1 { sub(/^[^,]*,/, ""); print }' "$T/d/default/data/$f.csv" >"$T/got"
+	awk -F, '$1 == "jax-4gpu" { sub(/^[^,]*,/, ""); print }' "$M/$f.csv" >"$T/want"
+	same "$T/want" "$T/got" "profile dir (XSpace) $f.csv equals the manifest's (trace JSON)"
+done
+grep -q '^hardware,GPU model,NVIDIA H100 80GB HBM3,' "$T/d/default/data/system.csv" && ok || bad "XSpace: the GPU's name"
 # two sessions are two recordings: refused
 mkdir -p "$T/two/plugins/profile/a" "$T/two/plugins/profile/b"
 cp $TINY "$T/two/plugins/profile/a/h.trace.json"
