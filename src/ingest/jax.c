@@ -50,6 +50,8 @@ struct jctx {
 	struct thread *threads;
 	size_t nthreads, cap_threads;
 	int sorted;
+	struct jax_kv *kv; /* an event's args for jax_model, reused */
+	size_t cap_kv;
 	int64_t warned;
 	int failed;
 };
@@ -161,12 +163,12 @@ static int on_event(void *ctx, int pass, const struct jj_event *ev)
 		warn_skip(j, ev, "'ts' + 'dur' beyond the int64 nanosecond range");
 		return 0;
 	}
-	struct jax_kv kv[64];
-	size_t n = ev->nargs < 64 ? ev->nargs : 64;
-	for (size_t i = 0; i < n; i++)
-		kv[i] = (struct jax_kv){.key = ev->args[i].key, .value = ev->args[i].value};
+	j->kv = xgrow(j->kv, &j->cap_kv, ev->nargs + 1, sizeof(*j->kv));
+	for (size_t i = 0; i < ev->nargs; i++)
+		j->kv[i] = (struct jax_kv){.key = ev->args[i].key, .value = ev->args[i].value};
 	struct jax_event je = {
-		.name = ev->name, .start_ns = ts, .dur_ns = dur, .tid = ev->has_tid ? ev->tid : -1, .args = kv, .nargs = n,
+		.name = ev->name, .start_ns = ts, .dur_ns = dur, .tid = ev->has_tid ? ev->tid : -1, .args = j->kv,
+		.nargs = ev->nargs,
 	};
 	int r = kind >= 0 ? jax_gpu_event(&j->model, kind, &je) : jax_host_event(&j->model, &je);
 	if (r) {
@@ -272,6 +274,7 @@ static int jax_read(const struct source *src, const struct ingest_sink *sink, st
 out:
 	free(j.procs);
 	free(j.threads);
+	free(j.kv);
 	return ret;
 }
 
