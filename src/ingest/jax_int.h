@@ -37,7 +37,8 @@ struct jax_model {
 
 /*
  * The number N of a process or plane named "/device:GPU:N" (N from 0 to
- * 255), or -1 for any other name.
+ * 255, perhaps followed by a blank and a description), or -1 for any
+ * other name.
  */
 int jax_gpu_number(const char *name);
 

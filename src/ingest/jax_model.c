@@ -156,11 +156,15 @@ int jax_gpu_number(const char *name)
 	static const char prefix[] = "/device:GPU:";
 	if (!name || strncmp(name, prefix, sizeof(prefix) - 1))
 		return -1;
+	/* N, perhaps followed by a description after a blank ("/device:GPU:0 (pid 1)" in some viewers' JSON) */
 	const char *p = name + sizeof(prefix) - 1;
-	int64_t v;
-	if (parse_count(p, &v) < 0 || v > 255 || (p[0] == '0' && p[1]))
+	size_t n = strspn(p, "0123456789");
+	if (n == 0 || n > 3 || (p[0] == '0' && n > 1) || (p[n] && p[n] != ' '))
 		return -1;
-	return (int)v;
+	int v = 0;
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (p[i] - '0');
+	return v <= 255 ? v : -1;
 }
 
 int jax_is_host(const char *name)

@@ -42,6 +42,10 @@ $PERFSTUDY inspect tests/data/jax/tiny.xplane.pb >"$T/out" 2>"$T/err" && ok || b
 echo "tests/data/jax/tiny.xplane.pb: xplane, 2 ranks, 7 kernels, 1 memcpy, 1 memset, 1 runtime, 2 annotations, 0 gpu annotations, 2 steps, 0 cpu ops" >"$T/want"
 same "$T/want" "$T/out" "inspect tiny xplane"
 
+# Process names: "/device:GPU:3 (pid 1)" is GPU 3; "/device:GPU:03" and "/device:GPU:7x" are no GPU.
+$PERFSTUDY inspect tests/fuzz-regress/jax_trace/gpu-names.json >"$T/out" 2>"$T/err" && ok || bad "inspect gpu-names: $(cat "$T/err")"
+grep -q ': jax-trace, 1 ranks, 1 kernels, ' "$T/out" && ok || bad "gpu-names: $(cat "$T/out")"
+
 # --- the tiny trace, by hand ---
 $PERFSTUDY build -q $TINY -o "$T/tiny" 2>"$T/err" && ok || bad "build tiny: $(cat "$T/err")"
 D=$T/tiny/default/data

@@ -77,7 +77,7 @@ def round_half_away(d):
 
 
 def gpu_number(name):
-    m = re.fullmatch(r'/device:GPU:(0|[1-9][0-9]{0,2})', name)
+    m = re.fullmatch(r'/device:GPU:(0|[1-9][0-9]{0,2})( .*)?', name, re.S)
     return int(m.group(1)) if m and int(m.group(1)) <= 255 else None
 
 
