@@ -75,8 +75,9 @@ $(B)/gen/embedded.o: $(B)/gen/embedded.c
 	$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
 
 # The XSpace messages (src/ingest/xplane.proto) in C, made by protoc-c at
-# build time; its code is the generator's, so compiled without our warnings.
-$(B)/gen/ingest/xplane.pb-c.c $(B)/gen/ingest/xplane.pb-c.h: src/ingest/xplane.proto
+# build time (one run makes both files: a grouped target, GNU make 4.3); its
+# code is the generator's, so compiled without our warnings.
+$(B)/gen/ingest/xplane.pb-c.c $(B)/gen/ingest/xplane.pb-c.h &: src/ingest/xplane.proto
 	@mkdir -p $(B)/gen
 	$(PROTOC_C) --c_out=$(B)/gen -Isrc src/ingest/xplane.proto
 
