@@ -11,7 +11,8 @@ CXX ?= c++
 PREFIX ?= /usr/local
 VERSION := 0.1.0
 
-PKGS := yaml-0.1 sqlite3 cairo libxml-2.0 zlib simdjson libctemplate_nothreads libisal
+PKGS := yaml-0.1 sqlite3 cairo libxml-2.0 zlib simdjson libctemplate_nothreads libisal libprotobuf-c
+PROTOC_C ?= protoc-c
 DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm -pthread
 
@@ -25,15 +26,15 @@ ifdef SANITIZE
 SAN := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
-ALL_CFLAGS := -Isrc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) $(SAN) \
+B := build
+ALL_CFLAGS := -Isrc -I$(B)/gen -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) $(SAN) \
 	-DPERFSTUDY_VERSION='"$(VERSION)"' $(DEP_CFLAGS) -MMD -MP
 ALL_CXXFLAGS := -Isrc -std=c++17 -Wall -Wextra $(CXXFLAGS) $(SAN) $(DEP_CFLAGS) -MMD -MP
 LDLIBS := $(DEP_LIBS)
 
-B := build
 C_SRCS := $(sort $(wildcard src/*.c src/*/*.c))
 CXX_SRCS := $(sort $(wildcard src/*/*.cpp))
-OBJS := $(C_SRCS:%.c=$(B)/%.o) $(CXX_SRCS:%.cpp=$(B)/%.o) $(B)/gen/embedded.o
+OBJS := $(C_SRCS:%.c=$(B)/%.o) $(CXX_SRCS:%.cpp=$(B)/%.o) $(B)/gen/embedded.o $(B)/gen/ingest/xplane.pb-c.o
 LIB_OBJS := $(filter-out $(B)/src/main.o,$(OBJS))
 EMBED_FILES := $(sort $(wildcard templates/*.tpl assets/*))
 
@@ -72,6 +73,18 @@ $(B)/gen/embedded.c: $(B)/embed $(EMBED_FILES)
 
 $(B)/gen/embedded.o: $(B)/gen/embedded.c
 	$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
+
+# The XSpace messages (src/ingest/xplane.proto) in C, made by protoc-c at
+# build time (one run makes both files: a grouped target, GNU make 4.3); its
+# code is the generator's, so compiled without our warnings.
+$(B)/gen/ingest/xplane.pb-c.c $(B)/gen/ingest/xplane.pb-c.h &: src/ingest/xplane.proto
+	@mkdir -p $(B)/gen
+	$(PROTOC_C) --c_out=$(B)/gen -Isrc src/ingest/xplane.proto
+
+$(B)/gen/ingest/xplane.pb-c.o: $(B)/gen/ingest/xplane.pb-c.c $(B)/gen/ingest/xplane.pb-c.h
+	$(CC) -I$(B)/gen -std=c11 $(CFLAGS) $(SAN) $(DEP_CFLAGS) -c -o $@ $<
+
+$(B)/src/ingest/xplane.o: $(B)/gen/ingest/xplane.pb-c.h
 
 $(B)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/check.h
 	@mkdir -p $(dir $@)
@@ -149,7 +162,8 @@ example: perfstudy
 		experiments/cheng-002/tg40.yaml experiments/cheng-002/tg80.yaml experiments/begoli-003/idk.yaml \
 		experiments/begoli-003/blueridge.yaml experiments/begoli-003/azure.yaml experiments/begoli-003/h200-loaders.yaml \
 		experiments/nvprof-000/study.yaml experiments/nvprof-000/roberta.yaml experiments/ncu-encoder/paper-model.yaml \
-		experiments/h100x4-papers/zero.yaml experiments/h100x4-papers/sockets.yaml -o out
+		experiments/h100x4-papers/zero.yaml experiments/h100x4-papers/sockets.yaml \
+		experiments/h100x4/jax.yaml -o out
 
 # bench/floor.c times parts of perfstudy (its SHA-256, its walk) alone, so it links its objects.
 $(B)/bench/floor: bench/floor.c $(LIB_OBJS)

@@ -7,7 +7,7 @@
 # Runs apt-get only when something is
 # missing; uses sudo when not root.
 set -eu
-BUILD="make gcc g++ pkg-config libyaml-dev libsqlite3-dev libcairo2-dev libctemplate-dev libxml2-dev zlib1g-dev libsimdjson-dev libisal-dev libdeflate-dev fonts-dejavu-core"
+BUILD="make gcc g++ pkg-config libyaml-dev libsqlite3-dev libcairo2-dev libctemplate-dev libxml2-dev zlib1g-dev libsimdjson-dev libisal-dev libdeflate-dev libprotobuf-c-dev protobuf-c-compiler fonts-dejavu-core"
 TEST="python3 sqlite3 chromium valgrind poppler-utils strace clang libclang-rt-14-dev"
 case "${1:-build}" in
 build) want=$BUILD ;;

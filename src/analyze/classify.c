@@ -2,7 +2,8 @@
  * classify.c: the classification presets and rule matching.
  *
  * Rules are data: each preset is a table of (group, pattern) pairs tried in
- * order. The "default" preset puts attention before matrix-mul because
+ * order. The "default" preset (default_tables: the default table between
+ * XLA's) puts attention before matrix-mul because
  * cuDNN's fused attention kernels carry both words
  * ("cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_..."), and
  * communication first because NCCL kernels are never compute.
@@ -77,6 +78,65 @@ static const struct classify_rule default_rules[] = {
 	{"elementwise", "norm", 0, 1},
 	{"elementwise", "triton", 0, 1},
 };
+
+/*
+ * XLA's kernel names (JAX, TensorFlow on GPUs), rows of the default preset
+ * kept apart so that other vendors' tables (ROCm) sit beside them. XLA
+ * names a kernel after the HLO it runs: fusions (fusion_651,
+ * loop_add_fusion_11, input_reduce_fusion_15, input_transpose_fusion_5),
+ * single instructions wrapped into a kernel (wrapped_convert,
+ * wrapped_concatenate), Triton GEMM fusions (gemm_fusion_dot_326), cuBLAS
+ * calls (nvjet_*, sm90_xmma_*, cutlass_*), NCCL collectives
+ * (ncclDevKernel_AllReduce_*) and its own collective kernels and thunks
+ * (all-reduce, all-gather, reduce-scatter, all-to-all,
+ * collective-permute).
+ *
+ * xla_first_rules come before default_rules: "all-reduce" and
+ * "reduce-scatter" hold "reduce", which the default table gives to
+ * elementwise. xla_rules come after them: "gemm_fusion_dot" stays a matrix
+ * product ("gemm"), "input_reduce_fusion" stays elementwise ("reduce"),
+ * and the fusions and wrapped instructions that name no matrix product,
+ * attention or copy are elementwise (XLA fuses elementwise, reduction,
+ * transpose and concatenation work; its matrix products are cuBLAS or
+ * Triton GEMM kernels, matched earlier). XLA's convolutions run as cuDNN
+ * kernels (xmma, implicit_gemm: matrix-mul); "convolution" catches a
+ * kernel XLA names after the instruction. XLA's names are HLO identifiers
+ * (letters, digits, '_', '.', '-'), so these rules match only whole names
+ * of that kind: a C++ kernel such as cuDNN's
+ * "void cudnn::fusion::convert_dq_to_16bits<true>(...)" stays where it was.
+ */
+static const struct classify_rule xla_first_rules[] = {
+	{"communication", "all-reduce", 0, 1},
+	{"communication", "all_reduce", 0, 1},
+	{"communication", "all-gather", 0, 1},
+	{"communication", "all_gather", 0, 1},
+	{"communication", "reduce-scatter", 0, 1},
+	{"communication", "reduce_scatter", 0, 1},
+	{"communication", "all-to-all", 0, 1},
+	{"communication", "all_to_all", 0, 1},
+	{"communication", "collective-permute", 0, 1},
+	{"communication", "collective_permute", 0, 1},
+};
+
+static const struct classify_rule xla_rules[] = {
+	{"matrix-mul", "^[A-Za-z0-9_.-]*convolution[A-Za-z0-9_.-]*$", 1, 0},
+	{"elementwise", "^[A-Za-z0-9_.-]*fusion[A-Za-z0-9_.-]*$", 1, 0},
+	{"elementwise", "^wrapped_[A-Za-z0-9_.-]*$", 1, 0},
+};
+
+/* The default preset's rules, table after table, in the order they are tried. */
+static const struct rule_table {
+	const struct classify_rule *rules;
+	size_t n;
+} default_tables[] = {
+	{xla_first_rules, sizeof(xla_first_rules) / sizeof(xla_first_rules[0])},
+	{default_rules, sizeof(default_rules) / sizeof(default_rules[0])},
+	{xla_rules, sizeof(xla_rules) / sizeof(xla_rules[0])},
+};
+
+#define NRULES(t) (sizeof(t) / sizeof((t)[0]))
+_Static_assert(NRULES(xla_first_rules) + NRULES(default_rules) + NRULES(xla_rules) <= 64,
+	       "classifier_preset's array holds the default preset's rules");
 
 /*
  * get_ins_group of Payoungkhamdee & Phattiyaphaibun (2021), in its order:
@@ -168,7 +228,12 @@ struct classifier *classifier_preset(const char *name)
 	if (!strcmp(name, "default")) {
 		static const char *const order[] = {"matrix-mul", "attention", "communication", "memory",
 						    "elementwise", NULL};
-		return build(name, "memory", default_rules, sizeof(default_rules) / sizeof(default_rules[0]), order);
+		struct classify_rule all[64];
+		size_t n = 0;
+		for (size_t t = 0; t < sizeof(default_tables) / sizeof(default_tables[0]); t++)
+			for (size_t i = 0; i < default_tables[t].n && n < sizeof(all) / sizeof(all[0]); i++)
+				all[n++] = default_tables[t].rules[i];
+		return build(name, "memory", all, n, order);
 	}
 	if (!strcmp(name, "payoungkhamdee2021")) {
 		static const char *const order[] = {"matrix-mul", "memory_mgmt", "custom_ops", NULL};

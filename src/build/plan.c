@@ -1,7 +1,8 @@
 /*
  * build/plan.c: a build's inputs -> experiments, runs and trace files
  * (plan.h). A manifest names its runs' files; a directory given on the
- * command line is one run whose trace files are its ranks.
+ * command line is one run whose trace files are its ranks (a JAX profile
+ * directory: one file per host, jaxdir.c).
  */
 #include "build/plan.h"
 
@@ -223,13 +224,19 @@ static int plan_directories(struct plan *p, char **inputs, size_t n, const char 
 		struct run_plan r;
 		memset(&r, 0, sizeof(r));
 		r.id = relative_id(real[i], parent);
-		if (fs_is_dir(real[i]) == 1) {
+		int jax = fs_is_dir(real[i]) == 1 ? plan_jax_profile(inputs[i], &r.traces, &r.ntraces) : 0;
+		if (jax < 0) {
+			free(r.id);
+			free(parent);
+			goto out;
+		}
+		if (fs_is_dir(real[i]) == 1 && !jax) {
 			if (list_traces(inputs[i], &r.traces, &r.ntraces) < 0) {
 				free(r.id);
 				free(parent);
 				goto out;
 			}
-		} else {
+		} else if (!jax) {
 			r.traces = xcalloc(1, sizeof(*r.traces));
 			r.traces[0] = xstrdup(inputs[i]);
 			r.ntraces = 1;

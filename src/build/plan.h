@@ -49,6 +49,12 @@ struct plan {
  */
 int plan_inputs(struct plan *p, char **inputs, size_t n, const char *preset);
 void plan_release(struct plan *p);
+/*
+ * The files to read of a JAX profile directory (jaxdir.c): one per host
+ * of its one session. Returns 1 with *out (the caller frees the array and
+ * the paths), 0 when dir is not a JAX profile, or -1 after diag.
+ */
+int plan_jax_profile(const char *dir, char ***out, size_t *n);
 /* The trace paths of a plan in the order the build reads them (the caller frees the array, not the paths). */
 const char **plan_paths(const struct plan *p, size_t *n);
 

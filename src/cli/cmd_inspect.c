@@ -72,10 +72,11 @@ int cmd_inspect(int argc, char **argv)
 		}
 		struct buf line;
 		buf_init(&line);
-		buf_printf(&line, "%s: %s, 1 ranks, %" PRId64 " kernels, %" PRId64 " memcpy, %" PRId64
+		/* a file of several GPUs (JAX) becomes one rank per GPU, as build splits it */
+		buf_printf(&line, "%s: %s, %" PRId64 " ranks, %" PRId64 " kernels, %" PRId64 " memcpy, %" PRId64
 			   " memset, %" PRId64 " runtime, %" PRId64 " annotations, %" PRId64
 			   " gpu annotations, %" PRId64 " steps, %" PRId64 " cpu ops",
-			   argv[i], format, c.kernels, c.memcpys, c.memsets, c.runtime, c.annotations,
+			   argv[i], format, c.devices > 1 ? c.devices : (int64_t)1, c.kernels, c.memcpys, c.memsets, c.runtime, c.annotations,
 			   c.gpu_annotations, c.steps, c.cpu_ops);
 		if (ii.rank >= 0) {
 			buf_printf(&line, ", rank %d", ii.rank);

@@ -12,6 +12,8 @@
 #include "util/diag.h"
 
 extern const struct reader kineto_reader;
+extern const struct reader jax_trace_reader;
+extern const struct reader xplane_reader;
 extern const struct reader nsys_reader;
 extern const struct reader nvvp_reader;
 extern const struct reader sqlite_other_reader;
@@ -26,7 +28,9 @@ extern const struct reader nvtx_csv_reader;
 extern const struct reader nvsmi_topo_reader;
 
 static const struct reader *const readers[] = {
+	&xplane_reader,       /* 0x0a, a length, 0x08 or 0x12; detect_source checks the whole XSpace */
 	&pytorch_et_reader,   /* JSON object whose first key is "schema", with "nodes": before Kineto */
+	&jax_trace_reader,    /* JSON object whose first events name "/device:GPU:N" or "/host:CPU": before Kineto */
 	&kineto_reader,
 	&memory_timeline_reader, /* [[time, action, bytes, category], ...] */
 	&nsys_reader,         /* SQLite: StringIds and nsys tables */

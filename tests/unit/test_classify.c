@@ -43,6 +43,23 @@ static const struct kcase default_cases[] = {
 	{ACT_KERNEL, "void cudnn::fusion::compute_dot_do_o_specialized<true, 64>(void const*)", "other"},
 	{ACT_MEMCPY, "Memcpy HtoD (Pageable -> Device)", "memory"},
 	{ACT_MEMSET, "Memset (Device)", "memory"},
+	/* XLA's names (experiments/h100x4 jax-4gpu, and XLA's collective and convolution instructions) */
+	{ACT_KERNEL, "fusion_651", "elementwise"},
+	{ACT_KERNEL, "loop_add_subtract_fusion_26", "elementwise"},
+	{ACT_KERNEL, "input_transpose_fusion_14", "elementwise"},
+	{ACT_KERNEL, "input_reduce_fusion_15", "elementwise"},
+	{ACT_KERNEL, "wrapped_concatenate_1", "elementwise"},
+	{ACT_KERNEL, "gemm_fusion_dot_326", "matrix-mul"},
+	{ACT_KERNEL, "memcpy128", "memory"},
+	{ACT_KERNEL, "all-reduce.53", "communication"},
+	{ACT_KERNEL, "reduce-scatter-start.2", "communication"},
+	{ACT_KERNEL, "all_gather_kernel", "communication"},
+	{ACT_KERNEL, "collective-permute.1", "communication"},
+	{ACT_KERNEL, "convolution.7", "matrix-mul"},
+	{ACT_KERNEL, "loop_convert_fusion", "elementwise"}, /* "convert" is not a convolution */
+	{ACT_KERNEL, "void cudnn::fusion::convert_dq_to_16bits<true>(void const*, void*)", "other"},
+	{ACT_MEMCPY, "MemcpyD2H", "memory"},
+	{ACT_MEMSET, "Memset 3", "memory"},
 };
 
 static const struct kcase payoungkhamdee_cases[] = {
