@@ -61,4 +61,21 @@ for ts in 1x1 2x2 4x4 8x8; do
 done
 grep -q 'NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1' "$T/s/h100x4-sockets/index.html" && ok || bad "the page does not say the transport was forced"
 python3 tests/e2e/check_labels.py "$T"/s/h100x4-sockets/figures/*.svg >"$T/labels" && ok || bad "labels: $(head -3 "$T/labels")"
+# fig1.yaml, paper 000's Figure 1 kind: 768 samples on 1, 2, 4 GPUs at 4, 8, 16 per GPU, from the
+# training logs only. wall_s = the sum of every logged iteration time, by awk over each raw log here.
+$PERFSTUDY build -q experiments/h100x4-papers/fig1.yaml -o "$T/f" 2>"$T/err" && ok || bad "fig1 build: $(cat "$T/err")"
+F=$T/f/h100x4-fig1/data/time_to_train.csv
+for b in 4 8 16; do
+	for n in 1 2 4; do
+		r=bert-${n}gpu-b$b
+		want=$(awk -F'elapsed time per iteration \\(ms\\): ' 'NF > 1 { split($2, a, " "); s += a[1]; k++ }
+			END { printf "%d,%d,%.4f", 768, k, s / 1000 }' experiments/h100x4-papers/traces/$r/rank0.log)
+		got=$(awk -F, -v r=$r '$1 == r { printf "%s,%s,%.4f", $4, $5, $6 }' "$F")
+		[ "$got" = "$want" ] && ok || bad "time_to_train.csv $r: $got, the log says $want (samples,iterations,wall_s)"
+	done
+done
+[ -s "$T/f/h100x4-fig1/figures/time_to_train.svg" ] && ok || bad "no time_to_train figure"
+python3 tests/e2e/check_labels.py "$T"/f/h100x4-fig1/figures/*.svg >"$T/labels" && ok || bad "fig1 labels: $(head -3 "$T/labels")"
+# Studies of another kind (no two runs of the same samples on different GPU counts) get no such table.
+[ ! -e "$T/z/h100x4-zero/data/time_to_train.csv" ] && ok || bad "zero.yaml got a time_to_train.csv"
 finish
