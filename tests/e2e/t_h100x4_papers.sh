@@ -43,6 +43,51 @@ near $((2 * P)) "$(measured gpt2-2gpu-fsdp ReduceScatter)" "ZeRO-3 2 GPUs Reduce
 near $((6 * P)) "$(measured gpt2-4gpu-fsdp AllGather)" "ZeRO-3 4 GPUs AllGather (twice)"
 near $((3 * P)) "$(measured gpt2-4gpu-fsdp ReduceScatter)" "ZeRO-3 4 GPUs ReduceScatter"
 [ -z "$(measured gpt2-4gpu-fsdp AllReduce)" ] && ok || bad "ZeRO-3 on 4 GPUs has an AllReduce"
+# collective_busbw.csv (bus bandwidth per ZeRO stage and collective type, and its efficiency against the
+# fewest GPUs of the strategy), against tools/crossrank_check.py, which matches the collectives from the raw
+# traces itself and writes each kernel's name, group size, bytes, transfer and wait (CROSSRANK_COLL_OUT):
+# busbw = sum bytes x f / sum transfer, f = 2(n-1)/n AllReduce, (n-1)/n AllGather and ReduceScatter, 1
+# Broadcast; kernels = their count.
+: > "$T/coll"
+for r in gpt2-2gpu-ddp gpt2-2gpu-zero1 gpt2-2gpu-zero2 gpt2-2gpu-fsdp gpt2-4gpu-ddp gpt2-4gpu-zero1 gpt2-4gpu-zero2 gpt2-4gpu-fsdp; do
+	: > "$T/co"
+	CROSSRANK_COLL_OUT="$T/co" python3 tools/crossrank_check.py $r "$T/z/h100x4-zero/data" \
+		experiments/h100x4-papers/traces/$r/rank*.pt.trace.json.gz > "$T/cc" 2>&1 && ok || bad "$r: crossrank_check: $(tail -3 "$T/cc")"
+	sed "s/^/$r /" "$T/co" >> "$T/coll"
+done
+python3 - "$T/coll" "$T/z/h100x4-zero/data/collective_busbw.csv" <<'PY' && ok || bad "collective_busbw.csv disagrees with the raw traces"
+import collections, csv, sys
+def kind(name):
+    for part, t in (("allreduce", "AllReduce"), ("reduce_scatter", "ReduceScatter"), ("allgather", "AllGather"),
+                    ("broadcast", "Broadcast"), ("reduce", "Reduce")):
+        if part in name.lower():
+            return t
+    return name
+def factor(t, n):
+    return 2 * (n - 1) / n if t == "AllReduce" else (n - 1) / n if t in ("AllGather", "ReduceScatter") else 1.0
+acc = collections.defaultdict(lambda: [0, 0.0, 0.0])
+for line in open(sys.argv[1]):
+    run, name, n, size, transfer, wait = line.split()
+    t = kind(name)
+    a = acc[(run, t)]
+    a[0] += 1
+    a[1] += int(size) * factor(t, int(n))
+    a[2] += int(transfer)
+bad = 0
+got = {(r["run"], r["collective"]): r for r in csv.DictReader(open(sys.argv[2]))}
+for k, (kernels, sent, tr) in acc.items():
+    r = got.get(k)
+    want = sent / tr
+    if not r or int(r["kernels"]) != kernels or abs(float(r["busbw_gb_per_s"]) / want - 1) > 1e-4:
+        print("%s %s: perfstudy %s, raw traces kernels %d busbw %.6g" % (k[0], k[1], r and (r["kernels"], r["busbw_gb_per_s"]), kernels, want), file=sys.stderr)
+        bad = 1
+    else:
+        print("  %s %s: %d kernels, busbw %.1f GB/s, efficiency %s" % (k[0], k[1], kernels, want, r["efficiency"]))
+if len(got) != len(acc):
+    print("rows: perfstudy %d, raw traces %d" % (len(got), len(acc)), file=sys.stderr)
+    bad = 1
+sys.exit(bad)
+PY
 # Every figure's labels different and whole words.
 python3 tests/e2e/check_labels.py "$T"/z/h100x4-zero/figures/*.svg >"$T/labels" && ok || bad "labels: $(head -3 "$T/labels")"
 
