@@ -162,7 +162,7 @@ example: perfstudy
 		experiments/cheng-002/tg40.yaml experiments/cheng-002/tg80.yaml experiments/begoli-003/idk.yaml \
 		experiments/begoli-003/blueridge.yaml experiments/begoli-003/azure.yaml experiments/begoli-003/h200-loaders.yaml \
 		experiments/nvprof-000/study.yaml experiments/nvprof-000/roberta.yaml experiments/ncu-encoder/paper-model.yaml \
-		experiments/h100x4-papers/zero.yaml experiments/h100x4-papers/sockets.yaml \
+		experiments/h100x4-papers/zero.yaml experiments/h100x4-papers/sockets.yaml experiments/h100x4-papers/fig1.yaml \
 		experiments/h100x4/jax.yaml -o out
 
 # bench/floor.c times parts of perfstudy (its SHA-256, its walk) alone, so it links its objects.

@@ -18,6 +18,8 @@ union of its non-NCCL activities), exposed waits (the union of their
 exposed pieces), exposed communication (the rest of the union of all its
 activities), idle (no activity). Prints the per-rank totals and exits 1
 when a row of the CSVs differs by more than 0.002 us. With
+CROSSRANK_COLL_OUT set to a file, appends "name n bytes transfer_ns wait_ns" for
+every kernel of every matched collective. With
 CROSSRANK_ALLREDUCE_OUT set to a file, appends a line "n bytes transfer_ns"
 per AllReduce kernel to it (n the run's ranks, bytes = max(In, Out msg
 nelems) x the dtype's size), for allreduce_busbw.csv's wait-free columns (the CSV rounds to
@@ -128,6 +130,10 @@ def main():
                 size = {"Float": 4, "Double": 8, "Half": 2, "BFloat16": 2}.get(o[r][4], 0)
                 with open(os.environ["CROSSRANK_ALLREDUCE_OUT"], "a") as f:
                     f.write("%d %d %d\n" % (len(rs), max(int(o[r][5]), int(o[r][6])) * size, t))
+            if os.environ.get("CROSSRANK_COLL_OUT"):
+                size = {"Float": 4, "Double": 8, "Half": 2, "BFloat16": 2}.get(o[r][4], 0)
+                with open(os.environ["CROSSRANK_COLL_OUT"], "a") as f:
+                    f.write("%s %d %d %d %d\n" % (o[r][3], len(rs), max(int(o[r][5]), int(o[r][6])) * size, t, w))
             tot[r][0] += w
             tot[r][1] += t
     bad = 0

@@ -28,7 +28,9 @@ static const struct analysis_def registry[] = {
 	{"dispatch", analysis_dispatch},
 	{"dispatch_ops", analysis_dispatch_ops},
 	{"scaling", analysis_scaling},
+	{"time_to_train", analysis_time_to_train}, /* after profiler_overhead */
 	{"crossrank", analysis_crossrank},
+	{"collective_busbw", analysis_coll_busbw}, /* after crossrank: reads collective_waits */
 	{"straggler_causes", analysis_straggler_causes}, /* after crossrank: reads straggler_ranks */
 	{"step_diff", analysis_step_diff},               /* after scaling, ranks and crossrank */
 	{"critical_path", analysis_critical_path},

@@ -95,6 +95,10 @@ int analysis_checks(const struct analysis_ctx *ctx, struct analysis_result *out)
 int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* HTA's idle time breakdown and kernel launch statistics (hta_idle.c). */
 int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* Bus bandwidth and its efficiency per collective type and run (coll_busbw.c). */
+int analysis_coll_busbw(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* Time to train a fixed number of samples, from training logs (time_to_train.c). */
+int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* GPU idle time and host wait per step and rank, all streams as one (gpu_idle.c). */
 int analysis_gpu_idle(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Warnings for shares over 100 % in any table (sanity.c). */

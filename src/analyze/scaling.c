@@ -25,9 +25,13 @@
  * with communication, the same per-GPU batch and tensor parallelism, and
  * the fewest GPUs below n's (the baseline itself when it communicates; the
  * smallest multi-GPU run when the baseline is a 1-GPU run, which has none).
- * With eff = t_comm(m) / t_comm(n) (the network efficiency m -> n), the
- * paper's t_iter(n) / t_iter(m) = r_comp(m) + r_comm(m) / eff (per-GPU
- * compute unchanged at a fixed per-GPU batch), so
+ * The prediction is out of sample, from m alone: n's communication time is
+ * m's scaled by the bytes each GPU sends in a ring collective, (p - 1) / p
+ * of the message for p = dp GPUs, at m's bandwidth (one host: the same
+ * links), so eff = t_comm(m) / t_comm(n) = f(dp(m)) / f(dp(n)) with
+ * f(p) = (p - 1) / p, never n's own communication time. The paper's
+ * t_iter(n) / t_iter(m) = r_comp(m) + r_comm(m) / eff (per-GPU compute
+ * unchanged at a fixed per-GPU batch), so
  *   predicted S(n) = dp(n) x b / (step(m) x (r_comp(m) + r_comm(m) / eff))
  *   predicted_speedup = predicted S(n) / S(b),
  * the paper's iteration-time speedup times the ratio of samples per step.
@@ -63,6 +67,17 @@ struct srun {
 static const char *cell_text(const struct table *t, size_t row, int col)
 {
 	return col >= 0 && !table_cell(t, row, (size_t)col)->null ? table_cell(t, row, (size_t)col)->v.text : "";
+}
+
+/*
+ * The bytes each GPU sends in a ring collective over p GPUs, per byte of
+ * the message: (p - 1) / p for AllGather and ReduceScatter, twice that for
+ * AllReduce; only the ratio between two group sizes is used, so the factor
+ * 2 cancels. 0 for p = 1 (no communication).
+ */
+static double ring_factor(int64_t p)
+{
+	return p > 1 ? (double)(p - 1) / (double)p : 0;
 }
 
 static int64_t cell_int(const struct table *t, size_t row, int col)
@@ -165,8 +180,8 @@ static void choose_bases(struct analysis_result *out, struct srun *rs, size_t n)
 		if (!r->pbase || !has_comm(r))
 			continue;
 		struct srun *m = r->pbase;
-		double tcomm_m = m->comm_sum / (double)m->ndurs, tcomm_n = r->comm_sum / (double)r->ndurs;
-		double eff = tcomm_m / tcomm_n, rcomm = m->comm_sum / m->step_sum;
+		/* out of sample: n's communication from m's and the volume per GPU, never from n's own time */
+		double eff = ring_factor(m->dp) / ring_factor(r->dp), rcomm = m->comm_sum / m->step_sum;
 		double step_pred = m->step * ((1 - rcomm) + rcomm / eff);
 		r->pred = (double)(r->dp * r->batch) * 1e9 / step_pred / r->base->sps;
 	}
@@ -418,7 +433,7 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 			table_set_text(t, row, 10, r->pbase->run);
 		if (!isnan(r->pred)) {
 			const struct srun *m = r->pbase;
-			table_set_real(t, row, 11, (m->comm_sum / (double)m->ndurs) / (r->comm_sum / (double)r->ndurs));
+			table_set_real(t, row, 11, ring_factor(m->dp) / ring_factor(r->dp)); /* the eff predicted */
 			table_set_real(t, row, 12, r->pred);
 		} else if (r->base != r && r->gpus > 1 && !r->pbase && !noted++) {
 			result_add_note(out, "scaling.csv: a predicted speedup needs a smaller run of the same model, "
@@ -490,7 +505,11 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 		"efficiency = speedup / (n / g). prediction_base m: the run of the same model, strategy, per-GPU "
 		"batch and tensor parallelism with communication and the fewest GPUs below n (the baseline when it "
 		"communicates; the smallest multi-GPU run when the baseline is a 1-GPU run, which has none). "
-		"comm_efficiency eff = t_comm(m) / t_comm(n); Cheng et al.'s t_iter(n) / t_iter(m) = r_comp(m) + "
+		"comm_efficiency eff: the network efficiency m -> n the prediction assumes, out of sample (from m "
+		"alone, never n's own communication time): each GPU sends (p - 1) / p of the message in a ring "
+		"collective over p = dp GPUs, at m's bandwidth, so eff = t_comm(m) / t_comm(n) = f(dp(m)) / "
+		"f(dp(n)) with f(p) = (p - 1) / p (the measured ratio is comm_us(m) / comm_us(n) of the two "
+		"rows); Cheng et al.'s t_iter(n) / t_iter(m) = r_comp(m) + "
 		"r_comm(m) / eff at a fixed per-GPU batch gives the predicted S(n) = dp(n) x batch / (step(m) x "
 		"(r_comp(m) + r_comm(m) / eff)) and predicted_speedup = predicted S(n) / S(g): the paper's "
 		"iteration-time speedup t_iter(m) / t_iter(n) times the ratio of samples per step, so both columns "

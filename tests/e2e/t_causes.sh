@@ -95,6 +95,25 @@ for r in csv.DictReader(open(sys.argv[1])):
     print("%s,%s,%s,%s,%.6g" % (r["gpus"], r["message_bytes"], r["matched_calls"], r["transfer_us"],
                                 float(r["transfer_busbw_gb_per_s"])))' "$T/o/h100x4/data/allreduce_busbw.csv" | sort >"$T/got"
 same "$T/want" "$T/got" "allreduce_busbw.csv wait-free transfer against the raw traces"
+# idle_time_steps.csv and gpu_idle.csv (the GPU's idle time and host wait, all streams as one, pooled
+# over whole steps) of the three runs, against tests/golden/time_reference.py over the raw JSON
+python3 - "$T/o/h100x4/data" $(for r in gpt2-4gpu-ddp gpt2-4gpu-ddp-host2 gpt2-4gpu-ddp-gpu1; do
+	echo "$r=$(echo $E/$r/rank*.pt.trace.json.gz | tr ' ' ,)"; done) <<'PY' && ok || bad "h100x4: gpu_idle.csv or idle_time_steps.csv differ from the raw traces"
+import csv, io, sys
+sys.path.insert(0, "tests/golden")
+import time_reference as R
+runs = R.runs_of(sys.argv[2:])
+bad = 0
+for name, fn in (("idle_time_steps", R.idle_time_steps), ("gpu_idle", R.gpu_idle)):
+    out = io.StringIO()
+    fn(runs, csv.writer(out, lineterminator="\n"))
+    want = out.getvalue().splitlines()
+    got = [l for l in open("%s/%s.csv" % (sys.argv[1], name)).read().splitlines()]
+    if want != got:
+        print("%s.csv differs:\n%s" % (name, "\n".join(a + "  <>  " + b for a, b in zip(want, got) if a != b)), file=sys.stderr)
+        bad = 1
+sys.exit(bad)
+PY
 # every finding of the three runs, the cause included, against the raw traces
 R=()
 for r in gpt2-4gpu-ddp gpt2-4gpu-ddp-host2 gpt2-4gpu-ddp-gpu1; do

@@ -43,6 +43,51 @@ near $((2 * P)) "$(measured gpt2-2gpu-fsdp ReduceScatter)" "ZeRO-3 2 GPUs Reduce
 near $((6 * P)) "$(measured gpt2-4gpu-fsdp AllGather)" "ZeRO-3 4 GPUs AllGather (twice)"
 near $((3 * P)) "$(measured gpt2-4gpu-fsdp ReduceScatter)" "ZeRO-3 4 GPUs ReduceScatter"
 [ -z "$(measured gpt2-4gpu-fsdp AllReduce)" ] && ok || bad "ZeRO-3 on 4 GPUs has an AllReduce"
+# collective_busbw.csv (bus bandwidth per ZeRO stage and collective type, and its efficiency against the
+# fewest GPUs of the strategy), against tools/crossrank_check.py, which matches the collectives from the raw
+# traces itself and writes each kernel's name, group size, bytes, transfer and wait (CROSSRANK_COLL_OUT):
+# busbw = sum bytes x f / sum transfer, f = 2(n-1)/n AllReduce, (n-1)/n AllGather and ReduceScatter, 1
+# Broadcast; kernels = their count.
+: > "$T/coll"
+for r in gpt2-2gpu-ddp gpt2-2gpu-zero1 gpt2-2gpu-zero2 gpt2-2gpu-fsdp gpt2-4gpu-ddp gpt2-4gpu-zero1 gpt2-4gpu-zero2 gpt2-4gpu-fsdp; do
+	: > "$T/co"
+	CROSSRANK_COLL_OUT="$T/co" python3 tools/crossrank_check.py $r "$T/z/h100x4-zero/data" \
+		experiments/h100x4-papers/traces/$r/rank*.pt.trace.json.gz > "$T/cc" 2>&1 && ok || bad "$r: crossrank_check: $(tail -3 "$T/cc")"
+	sed "s/^/$r /" "$T/co" >> "$T/coll"
+done
+python3 - "$T/coll" "$T/z/h100x4-zero/data/collective_busbw.csv" <<'PY' && ok || bad "collective_busbw.csv disagrees with the raw traces"
+import collections, csv, sys
+def kind(name):
+    for part, t in (("allreduce", "AllReduce"), ("reduce_scatter", "ReduceScatter"), ("allgather", "AllGather"),
+                    ("broadcast", "Broadcast"), ("reduce", "Reduce")):
+        if part in name.lower():
+            return t
+    return name
+def factor(t, n):
+    return 2 * (n - 1) / n if t == "AllReduce" else (n - 1) / n if t in ("AllGather", "ReduceScatter") else 1.0
+acc = collections.defaultdict(lambda: [0, 0.0, 0.0])
+for line in open(sys.argv[1]):
+    run, name, n, size, transfer, wait = line.split()
+    t = kind(name)
+    a = acc[(run, t)]
+    a[0] += 1
+    a[1] += int(size) * factor(t, int(n))
+    a[2] += int(transfer)
+bad = 0
+got = {(r["run"], r["collective"]): r for r in csv.DictReader(open(sys.argv[2]))}
+for k, (kernels, sent, tr) in acc.items():
+    r = got.get(k)
+    want = sent / tr
+    if not r or int(r["kernels"]) != kernels or abs(float(r["busbw_gb_per_s"]) / want - 1) > 1e-4:
+        print("%s %s: perfstudy %s, raw traces kernels %d busbw %.6g" % (k[0], k[1], r and (r["kernels"], r["busbw_gb_per_s"]), kernels, want), file=sys.stderr)
+        bad = 1
+    else:
+        print("  %s %s: %d kernels, busbw %.1f GB/s, efficiency %s" % (k[0], k[1], kernels, want, r["efficiency"]))
+if len(got) != len(acc):
+    print("rows: perfstudy %d, raw traces %d" % (len(got), len(acc)), file=sys.stderr)
+    bad = 1
+sys.exit(bad)
+PY
 # Every figure's labels different and whole words.
 python3 tests/e2e/check_labels.py "$T"/z/h100x4-zero/figures/*.svg >"$T/labels" && ok || bad "labels: $(head -3 "$T/labels")"
 
@@ -61,4 +106,21 @@ for ts in 1x1 2x2 4x4 8x8; do
 done
 grep -q 'NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1' "$T/s/h100x4-sockets/index.html" && ok || bad "the page does not say the transport was forced"
 python3 tests/e2e/check_labels.py "$T"/s/h100x4-sockets/figures/*.svg >"$T/labels" && ok || bad "labels: $(head -3 "$T/labels")"
+# fig1.yaml, paper 000's Figure 1 kind: 768 samples on 1, 2, 4 GPUs at 4, 8, 16 per GPU, from the
+# training logs only. wall_s = the sum of every logged iteration time, by awk over each raw log here.
+$PERFSTUDY build -q experiments/h100x4-papers/fig1.yaml -o "$T/f" 2>"$T/err" && ok || bad "fig1 build: $(cat "$T/err")"
+F=$T/f/h100x4-fig1/data/time_to_train.csv
+for b in 4 8 16; do
+	for n in 1 2 4; do
+		r=bert-${n}gpu-b$b
+		want=$(awk -F'elapsed time per iteration \\(ms\\): ' 'NF > 1 { split($2, a, " "); s += a[1]; k++ }
+			END { printf "%d,%d,%.4f", 768, k, s / 1000 }' experiments/h100x4-papers/traces/$r/rank0.log)
+		got=$(awk -F, -v r=$r '$1 == r { printf "%s,%s,%.4f", $4, $5, $6 }' "$F")
+		[ "$got" = "$want" ] && ok || bad "time_to_train.csv $r: $got, the log says $want (samples,iterations,wall_s)"
+	done
+done
+[ -s "$T/f/h100x4-fig1/figures/time_to_train.svg" ] && ok || bad "no time_to_train figure"
+python3 tests/e2e/check_labels.py "$T"/f/h100x4-fig1/figures/*.svg >"$T/labels" && ok || bad "fig1 labels: $(head -3 "$T/labels")"
+# Studies of another kind (no two runs of the same samples on different GPU counts) get no such table.
+[ ! -e "$T/z/h100x4-zero/data/time_to_train.csv" ] && ok || bad "zero.yaml got a time_to_train.csv"
 finish

@@ -73,29 +73,30 @@ D=$T/out/tiny/data
 #   d4: 64000/40000 = 1.6, efficiency 1.6/4 = 0.4. z4: 40000/40000 = 1, efficiency 0.25.
 # Prediction bases: the smallest multi-GPU run of the same strategy with communication, d2 for d4
 # and z2 (never d2) for z4; d2 and z2 themselves have none.
-#   d4: comm d2 40 us, d4 80 us: eff = 40/80 = 0.5; r_comm(d2) = 40/200 = 0.2;
-#       step = 200 x (0.8 + 0.2/0.5) = 240 us; S = 16/240 us = 66666.7; / 40000 = 1.66667.
-#   z4: comm z2 40 + 20 = 60 us, z4 100 + 20 = 120 us: eff 0.5; r_comm(z2) = 60/300 = 0.2;
-#       step = 300 x 1.2 = 360 us; S = 16/360 us = 44444.4; / 40000 = 1.11111.
+#   The prediction is out of sample: n's communication is m's times the ring volume per GPU,
+#   f(p) = (p - 1) / p, at m's bandwidth: eff = f(2) / f(4) = (1/2) / (3/4) = 0.666667.
+#   d4: r_comm(d2) = 40/200 = 0.2; step = 200 x (0.8 + 0.2 x 1.5) = 220 us; S = 16/220 us = 72727.3;
+#       / 40000 = 1.81818.
+#   z4: r_comm(z2) = 60/300 = 0.2; step = 300 x 1.1 = 330 us; S = 16/330 us = 48484.8; / 40000 = 1.21212.
 # No training logs in the tiny study: the log_ columns stay empty.
 cat > "$T/want" <<'CSV'
 run,gpus,strategy,step_us,samples_per_s,comm_us,comm_share,baseline,speedup,efficiency,prediction_base,comm_efficiency,predicted_speedup,log_step_us,log_speedup,log_efficiency
 s1,1,single,100.000,40000,0.000,0.000000,s1,1,1,,,,,,
 d2,2,ddp,200.000,40000,40.000,0.200000,s1,1,0.5,,,,,,
 z2,2,zero1,300.000,26666.7,60.000,0.200000,s1,0.666667,0.333333,,,,,,
-d4,4,ddp,250.000,64000,80.000,0.320000,s1,1.6,0.4,d2,0.5,1.66667,,,
-z4,4,zero1,400.000,40000,120.000,0.300000,s1,1,0.25,z2,0.5,1.11111,,,
+d4,4,ddp,250.000,64000,80.000,0.320000,s1,1.6,0.4,d2,0.666667,1.81818,,,
+z4,4,zero1,400.000,40000,120.000,0.300000,s1,1,0.25,z2,0.666667,1.21212,,,
 t8,8,,,,,,,,,,,,,,
 p8,8,,,,,,,,,,,,,,
 CSV
 same "$T/want" "$D/scaling.csv" "scaling.csv of the tiny study"
-# MSE: ddp (1.666667 - 1.6)^2 = 0.00444444; zero1 (1.111111 - 1)^2 = 0.0123457;
-# all (0.00444444 + 0.0123457) / 2 = 0.00839506.
+# MSE: ddp (1.818182 - 1.6)^2 = 0.0476033; zero1 (1.212121 - 1)^2 = 0.0449954;
+# all (0.0476033 + 0.0449954) / 2 = 0.0462994.
 cat > "$T/want" <<'CSV'
 model,strategy,runs,mse
-Tiny,ddp,1,0.00444444
-Tiny,zero1,1,0.0123457
-all,,2,0.00839506
+Tiny,ddp,1,0.0476033
+Tiny,zero1,1,0.0449954
+all,,2,0.0462994
 CSV
 same "$T/want" "$D/speedup_error.csv" "speedup_error.csv of the tiny study"
 for f in scaling speedup_model; do
@@ -179,10 +180,10 @@ grep -o 'rgb([^)]*)' "$T/out/tiny/figures/allreduce_busbw.svg" | tr -d 'rgb()%' 
 	ok || bad "allreduce_busbw: a line in a palette colour"
 
 # scaling_baseline: z4 measured against z2: 40000 / 26666.7 = 1.5, efficiency 1.5 / 2 = 0.75,
-# predicted 44444.4 / 26666.7 = 1.66667.
+# predicted (out of sample, as above) 48484.8 / 26666.7 = 1.81818.
 sed 's|{ id: z4, gpus: 4,|{ id: z4, scaling_baseline: z2, gpus: 4,|' "$S/study.yaml" > "$S/base.yaml"
 "$PERFSTUDY" build -q -o "$T/out2" "$S/base.yaml" 2>"$T/err" && ok || bad "scaling_baseline build: $(cat "$T/err")"
-grep -qx 'z4,4,zero1,400.000,40000,120.000,0.300000,z2,1.5,0.75,z2,0.5,1.66667,,,' "$T/out2/tiny/data/scaling.csv" && ok ||
+grep -qx 'z4,4,zero1,400.000,40000,120.000,0.300000,z2,1.5,0.75,z2,0.666667,1.81818,,,' "$T/out2/tiny/data/scaling.csv" && ok ||
 	bad "scaling_baseline: $(grep '^z4' "$T/out2/tiny/data/scaling.csv")"
 sed 's|{ id: z4, gpus: 4,|{ id: z4, scaling_baseline: z3, gpus: 4,|' "$S/study.yaml" > "$S/bad1.yaml"
 "$PERFSTUDY" build -q -o "$T/out3" "$S/bad1.yaml" 2>"$T/err"

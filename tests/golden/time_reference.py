@@ -454,7 +454,8 @@ def scaling(runs, w):
     'Ngpu-' ('single' for 1gpu). Baseline: the run of the same model with the fewest GPUs
     among the 1-GPU runs and the runs of the same strategy; speedup = S(n) / S(g),
     efficiency = speedup / (n / g). Prediction base m: the same model and strategy, with
-    communication, fewest GPUs below n; eff = comm(m) / comm(n); predicted samples/s =
+    communication, fewest GPUs below n; eff = f(g(m)) / f(g(n)), f(p) = (p - 1) / p (n's
+    communication predicted from m's, never measured on n); predicted samples/s =
     gpus x batch / (step(m) x ((1 - share(m)) + share(m) / eff)); predicted speedup = that
     over S(g). Also writes the mean squared error table (speedup_error.csv)."""
     w.writerow(['run', 'gpus', 'strategy', 'step_us', 'samples_per_s', 'comm_us', 'comm_share', 'baseline',
@@ -502,7 +503,7 @@ def scaling(runs, w):
             row[14], row[15] = '%.6g' % ls, '%.6g' % (ls / (float(r['g']) / float(bi['g'])))
         if pbase and r['comm'] > 0:
             m = info[pbase]
-            ce = m['comm'] / r['comm']
+            ce = ((m['g'] - 1) / m['g']) / ((r['g'] - 1) / r['g'])  # out of sample: ring volume per GPU, m's bandwidth
             pred = float(r['g'] * r['b']) * 1e9 / (m['med'] * ((1 - m['share']) + m['share'] / ce)) / bi['sps']
             row[11], row[12] = '%.6g' % ce, '%.6g' % pred
             errs.append((r['model'], r['strategy'], pred, speedup))
