@@ -17,6 +17,7 @@
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/fs.h"
 #include "util/sha256.h"
 #include "util/xalloc.h"
 
@@ -627,15 +628,12 @@ static int last_build(sqlite3 *db, const char *exp, int64_t *build, char digest[
 
 /* ---- series ---- */
 
-/* A chart name from a series name: lower case, [a-z0-9_-] only. */
+/* A chart name from a series name, one per exact name ("A" and "a" are two series): fs_name_stem. */
 static char *trend_name(const char *series)
 {
-	char *n = xasprintf("trend_%s", series);
-	for (char *p = n; *p; p++)
-		if (*p >= 'A' && *p <= 'Z')
-			*p = (char)(*p - 'A' + 'a');
-		else if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
-			*p = '_';
+	char *stem = fs_name_stem(series);
+	char *n = xasprintf("trend_%s", stem);
+	free(stem);
 	return n;
 }
 

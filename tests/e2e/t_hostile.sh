@@ -152,6 +152,65 @@ grep -q '^perfstudy: reading .*/names/x\\nperfstudy: wrote index.html\\x9b.json 
 [ "$(wc -l <"$T/out")" -eq 1 ] && grep -q 'x\\nperfstudy: wrote index.html\\x9b.json: kineto' "$T/out" && ok ||
 	bad "inspect: a name reached stdout raw: $(cat -v "$T/out")"
 
+# --- figure file names: one per exact run id and series name ---
+# "UP" and "up", "a.b" and "a_b" (and directories "a b" and "a_b") wrote the
+# same top_kernels_* file, so one run's section showed another run's kernels;
+# series "A" and "a" likewise shared trend_a. Each run's figure (found on the
+# page by its caption) must be its own file and name only its own kernels.
+mkdir -p "$T/coll/a b" "$T/coll/a_b"
+trace() { # FILE KERNEL STEP_US
+	printf '{"traceEvents": [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 90, "dur": %s},\n{"ph": "X", "cat": "kernel", "name": "%s", "pid": 0, "tid": 7, "ts": 100, "dur": 50, "args": {"device": 0, "stream": 7}}]}\n' "$3" "$2" >"$1"
+}
+trace "$T/coll/UP.json" kern_upper 200
+trace "$T/coll/up.json" kern_lower 100
+trace "$T/coll/adotb.json" kern_adotb 400
+trace "$T/coll/ab.json" kern_underscore 300
+trace "$T/coll/a b/t.json" kern_space 500
+trace "$T/coll/a_b/t.json" kern_dir_underscore 600
+printf '%s\n' 'version: 1' 'id: coll' 'title: colliding names' 'runs:' \
+	'  - {id: UP, traces: UP.json}' '  - {id: up, traces: up.json}' \
+	'  - {id: a.b, traces: adotb.json}' '  - {id: a_b, traces: ab.json}' \
+	'series:' '  - {name: A, runs: [UP]}' '  - {name: a, runs: [up, a.b]}' >"$T/coll/m.yaml"
+# figure_of PAGE RUN: the SVG of the top-kernels figure whose caption names RUN.
+figure_of() {
+	grep -o '<img src="figures/top_kernels_[a-z0-9_-]*\.svg" alt="[^"]*"' "$1" |
+		grep -F "kernels with the largest total GPU time in run $2, rank 0 " | sed 's/^<img src="\([^"]*\)".*/\1/'
+}
+check_runs() { # DIR PAGE_DIR RUN=KERNEL...
+	local dir=$1 site=$2 seen= r k f
+	shift 2
+	for rk in "$@"; do
+		r=${rk%%=*} k=${rk#*=}
+		f=$(figure_of "$site/index.html" "$r")
+		[ "$(echo "$f" | grep -c .)" -eq 1 ] && ok || bad "$dir: run '$r': $(echo "$f" | grep -c .) top-kernel figures on the page, want 1"
+		[ -n "$f" ] || continue
+		case " $seen " in *" $f "*) bad "$dir: run '$r' shares $f with another run" ;; *) ok ;; esac
+		seen="$seen $f"
+		grep -q "data-name=\"$k\"" "$site/$f" && ok || bad "$dir: run '$r': $f does not name its kernel $k"
+		for other in "$@"; do
+			[ "${other#*=}" = "$k" ] && continue
+			! grep -q "data-name=\"${other#*=}\"" "$site/$f" && ok || bad "$dir: run '$r': $f names ${other#*=}, another run's kernel"
+		done
+	done
+}
+rm -rf "$T/o"
+$PERFSTUDY build -q "$T/coll/m.yaml" -o "$T/o" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && ok || bad "colliding run ids: exit $rc, want 0: $(cat "$T/err")"
+check_runs "manifest" "$T/o/coll" UP=kern_upper up=kern_lower a.b=kern_adotb a_b=kern_underscore
+n=$(ls "$T/o/coll/figures" | grep -c '^trend_.*\.svg$')
+[ "$n" -eq 2 ] && ok || bad "series 'A' and 'a': $n trend figures, want 2"
+for sa in "A:UP" "a:a.b"; do
+	f=$(grep -l "<title>Series ${sa%%:*}: " "$T/o/coll/figures/"trend_*.svg)
+	[ "$(echo "$f" | grep -c .)" -eq 1 ] && grep -q "<title>${sa#*:}, median step time" "$f" && ok ||
+		bad "series '${sa%%:*}': no trend figure of its own holding run '${sa#*:}'"
+done
+rm -rf "$T/o"
+(cd "$T/coll" && "$P" build -q "a b" a_b -o "$T/o") 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && ok || bad "directories 'a b' and 'a_b': exit $rc, want 0: $(cat "$T/err")"
+check_runs "directories" "$T/o/default" "a b=kern_space" a_b=kern_dir_underscore
+
 # --- manifest checking in time linear in its runs ---
 # 100,000 runs, the last one repeating the first's id: the duplicate check
 # compared each run with every earlier one (21.7 s; here the old binary took
