@@ -41,6 +41,7 @@ static int analyze_one(struct build *b, struct exp_plan *e, struct exp_output *o
 		.top_n = e->top_n,
 	};
 	double t_analyze = timing_now();
+	xalloc_context("analyzing experiment", e->id, NULL); /* named if memory runs out */
 	if (analyze_experiment(&ctx, &o->res) < 0 || history_record(s, e->id, e->manifest, &o->res, b->built_at) < 0)
 		return -1;
 	timing_add(TIME_ANALYZE, timing_now() - t_analyze);
@@ -225,6 +226,7 @@ static int analyze_and_assemble(struct build *b)
 	if (ok && assemble_site(b) < 0)
 		ok = 0;
 	if (ok) {
+		xalloc_context("recording the build history", NULL, NULL);
 		const char **ids = xcalloc(p->nexp + 1, sizeof(*ids));
 		const struct manifest **mans = xcalloc(p->nexp + 1, sizeof(*mans));
 		for (size_t i = 0; i < p->nexp; i++) {

@@ -161,7 +161,11 @@ static struct classifier *make_classifier(const char *preset, const struct manif
 static int plan_manifest(struct plan *p, const char *path, const char *preset)
 {
 	struct manifest *m;
-	if (manifest_load(path, &m) < 0)
+	char saved[XALLOC_CONTEXT_MAX];
+	xalloc_context("reading manifest", path, saved); /* named if memory runs out */
+	int r = manifest_load(path, &m);
+	xalloc_context_restore(saved);
+	if (r < 0)
 		return -1;
 	struct exp_plan *e = add_exp(p);
 	e->manifest = m;

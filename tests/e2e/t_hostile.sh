@@ -211,6 +211,47 @@ rc=$?
 [ $rc -eq 0 ] && ok || bad "directories 'a b' and 'a_b': exit $rc, want 0: $(cat "$T/err")"
 check_runs "directories" "$T/o/default" "a b=kern_space" a_b=kern_dir_underscore
 
+# --- out of memory: the temporary directory removed, the file named ---
+# A build that ran out of memory printed "perfstudy: error: out of memory"
+# and left DIR.tmp.<pid> behind. The limit is found here: the smallest
+# `ulimit -v` (in steps of 8 MiB) under which a tiny build succeeds, plus
+# 16 MiB; a 60 MiB nvprof CSV (gzip, 400 KB), read whole, needs more. Not
+# under AddressSanitizer, whose shadow memory wants terabytes of address space.
+if ldd "$P" 2>/dev/null | grep -q libasan; then
+	skipped "AddressSanitizer build: no ulimit -v"
+else
+	rm -rf "$T/o" "$T/p"
+	$PERFSTUDY build -q tests/data/small/study/run-a -o "$T/o" 2>"$T/err" && ok || bad "out of memory: the first build failed"
+	(cd "$T/o" && find . -type f | sort | xargs sha256sum) >"$T/before"
+	base=
+	for mb in $(seq 48 8 512); do
+		if (ulimit -v $((mb * 1024)) && exec "$P" build -q --jobs 1 tests/data/small/study/run-a -o "$T/p") 2>/dev/null; then
+			base=$mb
+			break
+		fi
+		rm -rf "$T/p" "$T/p.lock"
+	done
+	if [ -z "$base" ]; then
+		bad "out of memory: no build of tests/data/small/study/run-a succeeded under 512 MiB of address space"
+	else
+		{ head -5 tests/data/formats/nvprof_gpu_trace.csv
+		  yes '1.000001,2.5,1,,,,,"Test GPU (0)","1","7","gemm_kernel",10' | head -c 62914560; } | gzip -1 >"$T/big.csv.gz"
+		limit=$((base + 16))
+		(ulimit -v $((limit * 1024)) && exec "$P" build -q --jobs 1 "$T/big.csv.gz" -o "$T/o") 2>"$T/err"
+		rc=$?
+		echo "out of memory: a tiny build needs under $base MiB of address space; the 60 MiB CSV under $limit MiB: exit $rc"
+		[ $rc -eq 3 ] && ok || bad "out of memory: exit $rc, want 3: $(cat "$T/err")"
+		printf '%s\n' "perfstudy: error: out of memory while reading '$T/big.csv.gz'" \
+			"perfstudy: removed $T/o.tmp.<pid>, the previous output is unchanged" >"$T/want"
+		sed 's/o\.tmp\.[0-9]*,/o.tmp.<pid>,/' "$T/err" >"$T/got"
+		same "$T/want" "$T/got" "out of memory: message"
+		n=$(ls -d "$T"/o.tmp.* 2>/dev/null | wc -l)
+		[ "$n" -eq 0 ] && ok || bad "out of memory: $n temporary directories left behind"
+		(cd "$T/o" && find . -type f | sort | xargs sha256sum) >"$T/after"
+		same "$T/before" "$T/after" "out of memory: the previous output"
+	fi
+fi
+
 # --- manifest checking in time linear in its runs ---
 # 100,000 runs, the last one repeating the first's id: the duplicate check
 # compared each run with every earlier one (21.7 s; here the old binary took
