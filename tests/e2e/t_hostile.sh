@@ -252,6 +252,43 @@ else
 	fi
 fi
 
+# --- perfstudy diff on stores it did not write ---
+# A value 'NaNx' was read as 0 (a change that never was, exit 0); a file
+# that is not a database was "no build history"; a history table replaced
+# by a recursive view hung diff. Each is now exit 1 naming the store, the
+# table and what is wrong.
+if command -v sqlite3 >/dev/null; then
+	mkdir -p "$T/diff"
+	$PERFSTUDY build -q tests/data/history/d1.json -o "$T/diff/a" 2>"$T/err" || bad "diff: the build failed: $(cat "$T/err")"
+	for d in nan view notdb notours; do mkdir -p "$T/diff/$d"; done
+	cp "$T/diff/a/perfstudy.db" "$T/diff/nan/" && cp "$T/diff/a/perfstudy.db" "$T/diff/view/"
+	sqlite3 "$T/diff/nan/perfstudy.db" "UPDATE history_numbers SET value = 'NaNx' WHERE metric = 'gpu_busy_frac'"
+	sqlite3 "$T/diff/view/perfstudy.db" "DROP TABLE history_steps; CREATE VIEW history_steps AS
+WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r)
+SELECT 'default' AS experiment, 1 AS build, 'd1.json' AS run, 'steps' AS source, i AS dur_ns FROM r"
+	head -c 8192 /dev/urandom >"$T/diff/notdb/perfstudy.db"
+	sqlite3 "$T/diff/notours/perfstudy.db" "CREATE TABLE t(x); INSERT INTO t VALUES (1)"
+	cat >"$T/diff/want" <<WANT
+nan|$T/diff/nan/perfstudy.db: error: table 'history_numbers', run 'd1.json', metric 'gpu_busy_frac': value 'NaNx' is not a number
+view|$T/diff/view/perfstudy.db: error: table 'history_steps': is a view, not a plain table; refused (a perfstudy store has only plain tables, and a view runs the file's own SQL)
+notdb|$T/diff/notdb/perfstudy.db: error: not a SQLite database (a perfstudy store is one: a build writes it as DIR/perfstudy.db)
+notours|$T/diff/notours/perfstudy.db: error: a SQLite database but not a perfstudy store (no table 'history_builds' or 'gpu_activities')
+WANT
+	while IFS='|' read -r d want; do
+		timed=; [ -x /usr/bin/time ] && timed="/usr/bin/time -f %U_s_CPU,_peak_RSS_%M_KB -o $T/cpu"
+		echo "(no GNU time)" >"$T/cpu"
+		# ulimit -t: a hang fails the test instead of stalling it (each case takes milliseconds).
+		$timed bash -c 'ulimit -t 60; exec "$0" diff "$1" "$2"' "$P" "$T/diff/a" "$T/diff/$d" >"$T/out" 2>"$T/err"
+		rc=$?
+		[ $rc -eq 1 ] && ok || bad "diff with '$d': exit $rc, want 1"
+		[ "$(cat "$T/err")" = "$want" ] && ok || bad "diff with '$d': message '$(cat "$T/err")', want '$want'"
+		[ ! -s "$T/out" ] && ok || bad "diff with '$d': printed changes: $(head -3 "$T/out")"
+		echo "diff against '$d': $(tail -n 1 "$T/cpu" | tr _ ' ')"
+	done <"$T/diff/want"
+else
+	skipped "sqlite3 command not installed: diff on damaged stores not checked"
+fi
+
 # --- manifest checking in time linear in its runs ---
 # 100,000 runs, the last one repeating the first's id: the duplicate check
 # compared each run with every earlier one (21.7 s; here the old binary took
