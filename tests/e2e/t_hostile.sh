@@ -289,6 +289,34 @@ else
 	skipped "sqlite3 command not installed: diff on damaged stores not checked"
 fi
 
+# --- a string too long for the store names the input, not the store ---
+# "string or blob too big" named DIR.tmp.<pid>/perfstudy.db. A CSV field is
+# refused past 16 MiB at its line and column; any other name or string
+# reaching the store past 16 MiB (here a Lightning action) names the input.
+rm -rf "$T/o"
+$PERFSTUDY build -q tests/data/small/study/run-a -o "$T/o" 2>"$T/err" || bad "long strings: the first build failed"
+(cd "$T/o" && find . -type f | sort | xargs sha256sum) >"$T/before"
+{ head -5 tests/data/formats/nvprof_gpu_trace.csv
+  printf '1.000001,2.5,1,,,,,"Test GPU (0)","1","7","'
+  head -c 17825792 /dev/zero | tr '\0' k
+  printf '",10\n'; } | gzip -1 >"$T/longname.csv.gz"
+{ head -6 tests/data/papers/lightning_azure.txt
+  head -c 17825793 /dev/zero | tr '\0' p
+  printf '\t|  0.025          \t|1000           \t|  25.0           \t|  22.677         \t|\n'; } | gzip -1 >"$T/longaction.txt.gz"
+cat >"$T/long-want" <<WANT
+longname.csv.gz|longname.csv.gz:6:43: error: malformed CSV at byte 321: a field longer than 16 MiB; refused
+longaction.txt.gz|longaction.txt.gz: error: a phase name of 17825793 bytes, more than 16 MiB (it begins 'pppppppppppppppppppppppppppppppppppppppp'); refused
+WANT
+while IFS='|' read -r f want; do
+	(cd "$T" && rss "$P" build -q "$f" -o o)
+	rc=$?
+	[ $rc -eq 1 ] && ok || bad "$f: exit $rc, want 1"
+	[ "$(cat "$T/err")" = "$want" ] && ok || bad "$f: message '$(cat "$T/err")', want '$want'"
+	(cd "$T/o" && find . -type f | sort | xargs sha256sum) >"$T/after"
+	same "$T/before" "$T/after" "$f: the previous output"
+	echo "$f (a 17 MiB string): refused, peak RSS $(cat "$T/rss") KB"
+done <"$T/long-want"
+
 # --- manifest checking in time linear in its runs ---
 # 100,000 runs, the last one repeating the first's id: the duplicate check
 # compared each run with every earlier one (21.7 s; here the old binary took
