@@ -61,13 +61,20 @@ static int list_traces(const char *dir, char ***out, size_t *n)
 		diag_syserror(dir, "cannot open directory: %s", strerror(errno));
 		return -1;
 	}
-	char **v = NULL;
-	size_t cap = 0, k = 0;
+	char **v = NULL, **broken = NULL;
+	size_t cap = 0, k = 0, cap_broken = 0, nbroken = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.' || !ingest_is_rank_file(e->d_name))
 			continue;
 		char *p = xasprintf("%s/%s", dir, e->d_name);
+		/* A link that leads nowhere was dropped without a word; a manifest glob refuses it too. */
+		char why[4200];
+		if (fs_broken_link(p, why, sizeof(why))) {
+			broken = xgrow(broken, &cap_broken, nbroken + 1, sizeof(*broken));
+			broken[nbroken++] = p;
+			continue;
+		}
 		if (fs_is_dir(p) != 0) {
 			free(p);
 			continue;
@@ -76,6 +83,21 @@ static int list_traces(const char *dir, char ***out, size_t *n)
 		v[k++] = p;
 	}
 	closedir(d);
+	if (nbroken) {
+		/* Each one, in name order: readdir's order is the file system's. */
+		qsort(broken, nbroken, sizeof(*broken), cmp_str);
+		for (size_t i = 0; i < nbroken; i++) {
+			char why[4200];
+			fs_broken_link(broken[i], why, sizeof(why));
+			diag_error(broken[i], "%s; a trace file in a run directory must be readable (remove the link)", why);
+			free(broken[i]);
+		}
+		free(broken);
+		for (size_t i = 0; i < k; i++)
+			free(v[i]);
+		free(v);
+		return -1;
+	}
 	if (!k) {
 		diag_error(dir, "no trace files in directory (expected *.json, *.json.gz, *.sqlite, *.nvvp or *.csv)");
 		free(v);

@@ -216,3 +216,21 @@ char *fs_name_stem(const char *id)
 	s[keep + 17] = '\0';
 	return s;
 }
+
+int fs_broken_link(const char *path, char *why, size_t n)
+{
+	struct stat st;
+	if (lstat(path, &st) || !S_ISLNK(st.st_mode) || stat(path, &st) == 0)
+		return 0;
+	if (errno == ELOOP) {
+		snprintf(why, n, "a symbolic link that loops");
+		return 1;
+	}
+	char target[4096];
+	ssize_t len = readlink(path, target, sizeof(target) - 1);
+	if (len < 0)
+		len = 0;
+	target[len] = '\0';
+	snprintf(why, n, "a symbolic link to '%s', which does not exist", target);
+	return 1;
+}

@@ -36,6 +36,14 @@ int fs_open_regular(const char *path, const char *what, long long *size);
  * different files. The caller frees the result.
  */
 char *fs_name_stem(const char *id);
+/*
+ * When path is a symbolic link that cannot be followed (its target does not
+ * exist, or links loop), says so in words into why ("a symbolic link to
+ * 'x.json', which does not exist", "a symbolic link that loops") and
+ * returns 1; else 0. Directory inputs and manifest globs report such a link
+ * as an input error naming it, rather than dropping it.
+ */
+int fs_broken_link(const char *path, char *why, size_t n);
 /* Writes len bytes to path through path.tmp + rename. */
 int fs_write_file(const char *path, const void *data, size_t len);
 

@@ -317,6 +317,34 @@ while IFS='|' read -r f want; do
 	echo "$f (a 17 MiB string): refused, peak RSS $(cat "$T/rss") KB"
 done <"$T/long-want"
 
+# --- links that lead nowhere: an error naming the link, in a directory as in a glob ---
+# A run directory dropped a dangling or looping link without a word (and
+# built the run from its other ranks); a manifest glob failed on the same
+# file with "No such file or directory". Both are now exit 1 naming it.
+mkdir -p "$T/links/run"
+cp tests/data/history/d1.json "$T/links/run/rank0.json"
+ln -s nowhere.json "$T/links/run/rank1.json"
+ln -s rank2.json "$T/links/run/rank2.json"
+printf 'version: 1\nid: s\ntitle: links\nruns:\n  - id: r\n    traces: run/rank*.json\n' >"$T/links/m.yaml"
+rm -rf "$T/o"
+$PERFSTUDY build -q tests/data/small/study/run-a -o "$T/o" 2>"$T/err" || bad "links: the first build failed"
+(cd "$T/o" && find . -type f | sort | xargs sha256sum) >"$T/before"
+for input in run m.yaml; do
+	(cd "$T/links" && "$P" build -q "$input" -o "$T/o") 2>"$T/err"
+	rc=$?
+	[ $rc -eq 1 ] && ok || bad "broken links via '$input': exit $rc, want 1"
+	if [ "$input" = run ]; then
+		printf '%s\n' "run/rank1.json: error: a symbolic link to 'nowhere.json', which does not exist; a trace file in a run directory must be readable (remove the link)" \
+			"run/rank2.json: error: a symbolic link that loops; a trace file in a run directory must be readable (remove the link)" >"$T/want"
+	else
+		printf '%s\n' "m.yaml:6:13: error: 'run/rank1.json' is a symbolic link to 'nowhere.json', which does not exist" \
+			"m.yaml:6:13: error: 'run/rank2.json' is a symbolic link that loops" >"$T/want"
+	fi
+	same "$T/want" "$T/err" "broken links via '$input'"
+	(cd "$T/o" && find . -type f | sort | xargs sha256sum) >"$T/after"
+	same "$T/before" "$T/after" "broken links via '$input': the previous output"
+done
+
 # --- manifest checking in time linear in its runs ---
 # 100,000 runs, the last one repeating the first's id: the duplicate check
 # compared each run with every earlier one (21.7 s; here the old binary took
