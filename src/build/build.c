@@ -176,7 +176,7 @@ static int up_to_date(struct build *b)
 	b->prev_db = xasprintf("%s/perfstudy.db", b->outdir);
 	read_early(b);
 	b->fingerprint = build_fingerprint(&b->plan, b->opt->argc, b->opt->argv);
-	if (!b->force && cache_up_to_date(b->prev_db, b->fingerprint)) {
+	if (!b->force && cache_up_to_date(b->prev_db, b->fingerprint, b->outdir, b->opt->quiet)) {
 		if (!b->opt->quiet)
 			fprintf(stderr, "perfstudy: %s is up to date: no input, option or manifest changed"
 					" since it was built (--force rebuilds)\n", b->outdir);
@@ -224,6 +224,9 @@ static int analyze_and_assemble(struct build *b)
 		cross_exps_free(x, p->nexp);
 	}
 	if (ok && assemble_site(b) < 0)
+		ok = 0;
+	/* What the up-to-date shortcut checks is there next time (cache.h). */
+	if (ok && cache_record_site(b->store, b->tmp) < 0)
 		ok = 0;
 	if (ok) {
 		xalloc_context("recording the build history", NULL, NULL);

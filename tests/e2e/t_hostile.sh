@@ -345,6 +345,24 @@ for input in run m.yaml; do
 	same "$T/before" "$T/after" "broken links via '$input': the previous output"
 done
 
+# --- the up-to-date shortcut notices a deleted or truncated output file ---
+# An unchanged rebuild said "up to date" and left a deleted figure missing.
+rm -rf "$T/o"
+$PERFSTUDY build -q tests/data/small/study/run-a -o "$T/o" 2>"$T/err" || bad "shortcut: the first build failed"
+fig=$(ls "$T/o/default/figures/"*.svg | head -n 1)
+for what in deleted truncated; do
+	cp "$fig" "$T/fig.want"
+	if [ $what = deleted ]; then rm "$fig"; else : >"$fig"; fi
+	$PERFSTUDY build tests/data/small/study/run-a -o "$T/o" 2>"$T/err"
+	rc=$?
+	[ $rc -eq 0 ] && ok || bad "shortcut, a $what figure: exit $rc, want 0"
+	grep -qF "perfstudy: $fig is missing or changed since the last build: building again" "$T/err" && ok ||
+		bad "shortcut, a $what figure: not said: $(head -3 "$T/err")"
+	cmp -s "$T/fig.want" "$fig" && ok || bad "shortcut, a $what figure: not written again"
+	$PERFSTUDY build tests/data/small/study/run-a -o "$T/o" 2>"$T/err"
+	grep -q "is up to date" "$T/err" && ok || bad "shortcut, a $what figure: the build after is not up to date: $(head -3 "$T/err")"
+done
+
 # --- manifest checking in time linear in its runs ---
 # 100,000 runs, the last one repeating the first's id: the duplicate check
 # compared each run with every earlier one (21.7 s; here the old binary took
