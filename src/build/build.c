@@ -306,7 +306,8 @@ int build_run(const struct build_options *o)
 		goto out;
 	if (o->mode->nshards) {
 		/* perfstudy ingest: this shard's traces into the shard database, nothing else. */
-		if (guard_output_file(o->out, &b.plan, (const char *const *)o->inputs, o->ninputs) < 0)
+		if (guard_output_file(o->out, &b.plan, (const char *const *)o->inputs, o->ninputs) < 0 ||
+		    (b.lockfd = guard_lock_file(b.outdir)) < 0)
 			goto out;
 		size_t n;
 		const char **paths = plan_paths(&b.plan, &n);

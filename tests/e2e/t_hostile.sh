@@ -418,6 +418,41 @@ else
 	skipped "python3 not installed: 20,000 profiler steps not built"
 fi
 
+# --- two ingests into one shard file: the second fails, nothing is lost ---
+# Each wrote FILE.tmp.<pid> and renamed it over FILE: both exited 0 and
+# the later rename silently discarded the other's shard. An ingest now
+# holds FILE.lock as a build holds DIR.lock.
+if command -v flock >/dev/null && command -v sqlite3 >/dev/null; then
+	X=$T/shard.db
+	"$P" ingest -q --shard 0/1 -o "$X" tests/data/small/study/run-a 2>"$T/err" || bad "ingest before the lock failed: $(cat "$T/err")"
+	cp "$X" "$T/shard.before"
+	flock -o "$X.lock" sleep 20 &
+	holder=$!
+	for _ in $(seq 50); do flock -n "$X.lock" true 2>/dev/null || break; sleep 0.1; done
+	"$P" ingest -q --shard 0/1 -o "$X" tests/data/small/study/run-b 2>"$T/err"
+	rc=$?
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	[ $rc -eq 1 ] && ok || bad "ingest into a locked shard file: exit $rc, want 1"
+	echo "$X: error: another perfstudy build is writing this output file (it holds $X.lock); not waiting for it: run builds into one file one after the other" >"$T/want"
+	same "$T/want" "$T/err" "ingest into a locked shard file"
+	cmp -s "$T/shard.before" "$X" && ok || bad "ingest into a locked shard file: the file changed"
+	# A real ingest holds the lock while it reads: a second one started meanwhile fails.
+	PERFSTUDY_READAHEAD=never "$P" ingest -q --jobs 1 --shard 0/1 -o "$X" experiments/h200/study.yaml 2>"$T/first.err" &
+	first=$!
+	for _ in $(seq 200); do ls "$T" | grep -q '^shard\.db\.tmp\.' && break; sleep 0.05; done
+	"$P" ingest -q --shard 0/1 -o "$X" tests/data/small/study/run-b 2>"$T/err"
+	rc=$?
+	wait "$first" && ok || bad "the first ingest failed: $(cat "$T/first.err")"
+	[ $rc -eq 1 ] && ok || bad "an ingest while another runs: exit $rc, want 1: $(cat "$T/err")"
+	n=$(sqlite3 "$X" "SELECT count(*) FROM shard_traces WHERE path LIKE '%experiments/h200/%'")
+	m=$(sqlite3 "$X" "SELECT count(*) FROM shard_traces")
+	[ "$n" -gt 1 ] && [ "$n" = "$m" ] && ok || bad "an ingest while another runs: the shard holds $m traces, $n of the first ingest"
+	[ ! -e "$X.lock" ] && [ -z "$(ls "$T" | grep '^shard\.db\.tmp\.')" ] && ok || bad "an ingest left its lock or temporary file behind"
+else
+	skipped "flock or sqlite3 not installed: concurrent ingests not checked"
+fi
+
 # --- manifest checking in time linear in its runs ---
 # 100,000 runs, the last one repeating the first's id: the duplicate check
 # compared each run with every earlier one (21.7 s; here the old binary took
