@@ -422,13 +422,23 @@ static int site_intact(const char *prev_db, const char *outdir, int quiet)
 	if (sqlite3_open_v2(prev_db, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "SELECT path, size FROM site_files", -1, &st, NULL) != SQLITE_OK)
 		goto out;
+	/*
+	 * The store is the last file a build writes (the swap renames, which
+	 * keeps times): a site file changed since is newer than it. Sizes catch
+	 * the rest; the store records no time, so two builds write its same bytes.
+	 */
+	struct stat dbst;
+	if (stat(prev_db, &dbst) < 0)
+		goto out;
 	int rc;
 	intact = 1;
 	while (intact && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *rel = (const char *)sqlite3_column_text(st, 0);
 		struct stat sb;
 		char *p = rel ? xasprintf("%s/%s", outdir, rel) : NULL;
-		intact = p && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == sqlite3_column_int64(st, 1);
+		intact = p && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == sqlite3_column_int64(st, 1) &&
+			 (sb.st_mtim.tv_sec < dbst.st_mtim.tv_sec ||
+			  (sb.st_mtim.tv_sec == dbst.st_mtim.tv_sec && sb.st_mtim.tv_nsec <= dbst.st_mtim.tv_nsec));
 		if (!intact && p && !quiet) {
 			char *esc = diag_escape(p);
 			fprintf(stderr, "perfstudy: %s is missing or changed since the last build: building again\n", esc);

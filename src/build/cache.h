@@ -76,8 +76,8 @@ void cache_close(struct build_cache *c, struct store *s);
 char *cache_fingerprint(const char *what);
 /*
  * Also 0 when a file the previous build wrote (site_files: every file of
- * the site but the store, with its size) is missing from outdir or has
- * another size: a deleted figure or page is written again (stderr says
+ * the site but the store, with its size) is missing from outdir, has
+ * another size or is newer than the store (edited since): it is written again (stderr says
  * which, unless quiet). A store
  * without site_files (an older perfstudy) is never up to date.
  */

@@ -233,7 +233,10 @@ static int plan_directories(struct plan *p, char **inputs, size_t n, const char 
 	for (size_t i = 0; i < n; i++) {
 		real[i] = realpath(inputs[i], NULL);
 		if (!real[i]) {
-			if (errno == ENOENT)
+			char why[4200];
+			if (fs_broken_link(inputs[i], why, sizeof(why)))
+				diag_error(inputs[i], "%s", why);
+			else if (errno == ENOENT)
 				diag_error(inputs[i], "no such file or directory");
 			else
 				diag_syserror(inputs[i], "cannot resolve path: %s", strerror(errno));

@@ -32,6 +32,8 @@ int store_fail(struct store *s, const char *what)
 	if (sqlite3_errcode(s->db) == SQLITE_TOOBIG && s->reading)
 		diag_error(s->reading, "a string or row larger than SQLite's limit of %d bytes (%s); refused",
 			   sqlite3_limit(s->db, SQLITE_LIMIT_LENGTH, -1), what);
+	else if (sqlite3_errcode(s->db) == SQLITE_NOMEM && s->reading)
+		diag_syserror(s->reading, "out of memory while storing it (sqlite: %s)", what);
 	else
 		diag_syserror(s->path, "sqlite: %s: %s", what, sqlite3_errmsg(s->db));
 	return -1;

@@ -347,12 +347,17 @@ done
 
 # --- the up-to-date shortcut notices a deleted or truncated output file ---
 # An unchanged rebuild said "up to date" and left a deleted figure missing.
+# A file missing, of another size or newer than the store is written again.
 rm -rf "$T/o"
 $PERFSTUDY build -q tests/data/small/study/run-a -o "$T/o" 2>"$T/err" || bad "shortcut: the first build failed"
 fig=$(ls "$T/o/default/figures/"*.svg | head -n 1)
-for what in deleted truncated; do
+for what in deleted truncated edited; do
 	cp "$fig" "$T/fig.want"
-	if [ $what = deleted ]; then rm "$fig"; else : >"$fig"; fi
+	case $what in
+	deleted) rm "$fig" ;;
+	truncated) : >"$fig" ;;
+	edited) printf 'X' | dd of="$fig" bs=1 seek=100 conv=notrunc 2>/dev/null ;; # same size, newer than the store
+	esac
 	$PERFSTUDY build tests/data/small/study/run-a -o "$T/o" 2>"$T/err"
 	rc=$?
 	[ $rc -eq 0 ] && ok || bad "shortcut, a $what figure: exit $rc, want 0"
