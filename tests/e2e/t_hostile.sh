@@ -392,6 +392,18 @@ n=$(grep -o 'data-label="[^"]*"' "$svg" 2>/dev/null | wc -l)
 [ "$n" -eq 10 ] && ok || bad "ten 50 KB kernel names: $n labels in the top-kernels figure, want 10"
 long=$(grep -o 'data-label="[^"]*"' "$svg" 2>/dev/null | awk 'length($0) > 512 + 13' | wc -l)
 [ "$long" -eq 0 ] && ok || bad "ten 50 KB kernel names: $long labels longer than 512 characters"
+# The same through a manifest: a 50 KB title and two 50 KB run labels of
+# words (figure titles, category labels); the old binary took over a minute.
+words=$(awk 'BEGIN { s = ""; for (i = 0; length(s) < 51200; i++) s = s (i ? " " : "") "word" i; print substr(s, 1, 51200) }')
+cp tests/data/history/d1.json "$T/t.json"
+printf 'version: 1\nid: lab\ntitle: "%s"\nruns:\n  - id: r1\n    label: "%s"\n    traces: t.json\n  - id: r2\n    label: "%s x"\n    traces: t.json\n' \
+	"$words" "$words" "$words" >"$T/labels.yaml"
+rm -rf "$T/o"
+echo "(no GNU time)" >"$T/cpu"
+$timed bash -c 'ulimit -t 60; exec "$0" build -q "$1" -o "$2"' "$P" "$T/labels.yaml" "$T/o" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && ok || bad "50 KB title and run labels: exit $rc, want 0: $(head -c 300 "$T/err")"
+echo "a 50 KB title and two 50 KB run labels drawn: $(tail -n 1 "$T/cpu" | tr _ ' ')"
 
 # --- many profiler steps: time and memory in proportion, long tables in the CSVs ---
 # 200,000 ProfilerStep#N (a 20 MB trace) took 3.5 min and 8.1 GB and wrote
