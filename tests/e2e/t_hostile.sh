@@ -249,6 +249,18 @@ else
 		[ "$n" -eq 0 ] && ok || bad "out of memory: $n temporary directories left behind"
 		(cd "$T/o" && find . -type f | sort | xargs sha256sum) >"$T/after"
 		same "$T/before" "$T/after" "out of memory: the previous output"
+		# The same for an ingest: its FILE.tmp.<pid> removed, FILE as it was.
+		"$P" ingest -q --shard 0/1 -o "$T/oom.db" tests/data/small/study/run-a 2>"$T/err" || bad "out of memory: the first ingest failed"
+		cp "$T/oom.db" "$T/oom.before"
+		(ulimit -v $((limit * 1024)) && exec "$P" ingest -q --jobs 1 --shard 0/1 -o "$T/oom.db" "$T/big.csv.gz") 2>"$T/err"
+		rc=$?
+		[ $rc -eq 3 ] && ok || bad "out of memory in an ingest: exit $rc, want 3: $(cat "$T/err")"
+		printf '%s\n' "perfstudy: error: out of memory while reading '$T/big.csv.gz'" \
+			"perfstudy: removed $T/oom.db.tmp.<pid>, the previous output is unchanged" >"$T/want"
+		sed 's/oom\.db\.tmp\.[0-9]*,/oom.db.tmp.<pid>,/' "$T/err" >"$T/got"
+		same "$T/want" "$T/got" "out of memory in an ingest: message"
+		[ -z "$(ls "$T" | grep '^oom\.db\.tmp')" ] && ok || bad "out of memory in an ingest: its temporary file left behind"
+		cmp -s "$T/oom.before" "$T/oom.db" && ok || bad "out of memory in an ingest: the previous shard changed"
 	fi
 fi
 
