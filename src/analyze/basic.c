@@ -34,6 +34,7 @@
 #include "analyze/analysis.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 static int failed(struct store *s, sqlite3_stmt *st)
@@ -672,10 +673,8 @@ static void add_top_kernel_figures(const struct analysis_ctx *ctx, struct analys
 			int64_t rank = table_cell(g, r, 1)->v.i;
 			if (!keep[i++])
 				continue;
-			char *safe = xstrdup(run);
-			for (char *q = safe; *q; q++)
-				if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '-'))
-					*q = *q >= 'A' && *q <= 'Z' ? (char)(*q - 'A' + 'a') : '_';
+			/* One file per exact run id: "UP" and "up", "a.b" and "a_b" must not share one. */
+			char *safe = fs_name_stem(run);
 			char *name = xasprintf("top_kernels_%s_r%" PRId64, safe, rank);
 			char *caption = xasprintf("The %d kernels with the largest total GPU time in run %s, rank %" PRId64
 						  " (total over the whole trace file, in milliseconds).", ctx->top_n, run, rank);

@@ -601,6 +601,20 @@ static int cmp_xs_step(const void *pa, const void *pb)
 	return a->rank_i < b->rank_i ? -1 : a->rank_i > b->rank_i;
 }
 
+/* A step's key and its index among the rank's steps. */
+struct key_at {
+	int64_t key;
+	size_t at;
+};
+
+static int cmp_key_at(const void *pa, const void *pb)
+{
+	const struct key_at *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->at < b->at ? -1 : a->at > b->at;
+}
+
 /* The segments of rank index ri (graph g): its steps' and those of the collectives it arrived last in. */
 static void across_rank(struct cp_across *xa, struct cp_graph *g, const struct xr_run *xr, size_t ri,
 			const int64_t *step_pt, struct cp_path *scratch)
@@ -623,14 +637,25 @@ static void across_rank(struct cp_across *xa, struct cp_graph *g, const struct x
 		memcpy(x->cat, p.cat, sizeof(x->cat));
 		x->next_op = jp.next_op;
 	}
+	/* The first step of each key, by binary search: a linear search per kernel was quadratic in steps. */
+	struct key_at *by_key = xcalloc(d->nsteps ? d->nsteps : 1, sizeof(*by_key));
+	for (size_t si = 0; si < d->nsteps; si++)
+		by_key[si] = (struct key_at){d->steps[si].key, si};
+	qsort(by_key, d->nsteps, sizeof(*by_key), cmp_key_at);
 	for (size_t i = 0; i < r->nkerns; i++) {
 		const struct xr_kern *k = &r->kerns[i];
 		if (k->op < 0 || xr->ops[k->op].last_rank != r->rank || k->step < 0)
 			continue;
 		ssize_t a = crossrank_act_index(d, k->start, k->corr);
-		size_t si;
-		for (si = 0; si < d->nsteps && d->steps[si].key != k->step; si++)
-			;
+		size_t lo = 0, hi = d->nsteps;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (by_key[mid].key < k->step)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		size_t si = lo < d->nsteps && by_key[lo].key == k->step ? by_key[lo].at : d->nsteps;
 		if (a < 0 || si == d->nsteps)
 			continue;
 		struct cp_path p = {.wait_by_rank = scratch->wait_by_rank, .nranks = scratch->nranks};
@@ -641,6 +666,7 @@ static void across_rank(struct cp_across *xa, struct cp_graph *g, const struct x
 		memcpy(sg->cat, p.cat, sizeof(sg->cat));
 		sg->next_op = jp.next_op;
 	}
+	free(by_key);
 }
 
 /* The rows of critical_path_across.csv of one run, from its segments. */
@@ -750,6 +776,50 @@ struct step_acc {
 	int64_t crit_cat[NCAT];
 };
 
+/*
+ * Step key -> 1 + its index in a run's step_acc array, open addressing with
+ * linear probing, at most half full. Each rank's step was looked up by a
+ * linear search of the run's steps: 200,000 steps took 35 s.
+ */
+struct step_index {
+	size_t *slot, cap;
+};
+
+static size_t *step_slot(const struct step_index *ix, const struct step_acc *sa, int64_t key)
+{
+	size_t j = (size_t)((uint64_t)key * 0x9E3779B97F4A7C15ull >> 20) & (ix->cap - 1);
+	while (ix->slot[j] && sa[ix->slot[j] - 1].step != key)
+		j = (j + 1) & (ix->cap - 1);
+	return &ix->slot[j];
+}
+
+/* The index of key in sa[0..*n), appended (zeroed but for step and crit_wait) when new. */
+static size_t step_find(struct step_index *ix, struct step_acc **sa, size_t *n, size_t *cap, int64_t key)
+{
+	if (2 * (*n + 1) > ix->cap) {
+		ix->cap = ix->cap ? 2 * ix->cap : 64;
+		free(ix->slot);
+		ix->slot = xcalloc(ix->cap, sizeof(*ix->slot));
+		for (size_t i = 0; i < *n; i++)
+			*step_slot(ix, *sa, (*sa)[i].step) = i + 1;
+	}
+	size_t *slot = step_slot(ix, *sa, key);
+	if (*slot)
+		return *slot - 1;
+	*sa = xgrow(*sa, cap, *n + 1, sizeof(**sa));
+	memset(&(*sa)[*n], 0, sizeof(**sa));
+	(*sa)[*n].step = key;
+	(*sa)[*n].crit_wait = INT64_MAX;
+	*slot = ++*n;
+	return *n - 1;
+}
+
+static void step_index_clear(struct step_index *ix)
+{
+	if (ix->slot)
+		memset(ix->slot, 0, ix->cap * sizeof(*ix->slot));
+}
+
 static void add_run_steps(struct table *ts, const char *run, struct step_acc *sa, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -811,6 +881,7 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 		chart_add_series(c, cat_series[k]);
 	struct step_acc *sa = NULL;
 	size_t nsa = 0, cap_sa = 0;
+	struct step_index six = {NULL, 0};
 	int64_t *wait_by_rank = NULL;
 	int ret = -1, maxrank = 0, any = 0;
 	for (size_t k = 0; k < nkeys; k++)
@@ -827,6 +898,7 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 		if (k > 0 && strcmp(keys[k].run, keys[k - 1].run)) {
 			add_run_steps(ts, keys[k - 1].run, sa, nsa);
 			nsa = 0;
+			step_index_clear(&six);
 			if (xr.nops)
 				across_rows(&xa, &xr, tx, &label);
 		}
@@ -898,17 +970,8 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 			any = 1;
 
 			/* the run's steps: the rank that waited least, and the one that waited most */
-			size_t s;
-			for (s = 0; s < nsa && sa[s].step != st->key; s++)
-				;
-			if (s == nsa) {
-				sa = xgrow(sa, &cap_sa, nsa + 1, sizeof(*sa));
-				memset(&sa[s], 0, sizeof(sa[s]));
-				sa[s].step = st->key;
-				sa[s].crit_wait = INT64_MAX;
-				nsa++;
-			}
-			struct step_acc *a = &sa[s];
+			size_t at = step_find(&six, &sa, &nsa, &cap_sa, st->key); /* sa may move */
+			struct step_acc *a = &sa[at];
 			a->ranks++;
 			if (st->end - st->start > a->longest)
 				a->longest = st->end - st->start;
@@ -1009,6 +1072,7 @@ out:
 	table_free(tx);
 	free(wait_by_rank);
 	free(sa);
+	free(six.slot);
 	buf_release(&cols);
 	buf_release(&label);
 	table_free(t);

@@ -17,6 +17,7 @@
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/fs.h"
 #include "util/sha256.h"
 #include "util/xalloc.h"
 
@@ -57,7 +58,12 @@ static void col_names(const char *cols, struct buf *out)
 
 static int sql_fail(sqlite3 *db, const char *where)
 {
-	diag_syserror(where, "sqlite: %s", sqlite3_errmsg(db));
+	/* history_diff's step budget (its progress handler interrupts): the store, not the system, is at fault. */
+	if (sqlite3_errcode(db) == SQLITE_INTERRUPT)
+		diag_error(where, "stopped: reading its history took far more SQLite steps than a perfstudy store "
+				  "needs (100 million plus 64 per byte of the file; a crafted database?)");
+	else
+		diag_syserror(where, "sqlite: %s", sqlite3_errmsg(db));
 	return -1;
 }
 
@@ -166,9 +172,13 @@ static struct hstate_run *find_run(const struct hstate *st, const char *run)
 	return NULL;
 }
 
-/* Runs a query of (run, ...) rows over one build; calls row() for each. */
+/*
+ * Runs a query of (run, ...) rows over one build; calls row() for each,
+ * which returns -1 after diag to stop (a value no perfstudy writes: the
+ * store was damaged or crafted, and `diff` reads stores it did not write).
+ */
 static int each_row(sqlite3 *db, const char *sql, const char *exp, int64_t build, const char *where,
-		    struct hstate *st, void (*row)(struct hstate_run *r, sqlite3_stmt *q))
+		    struct hstate *st, int (*row)(struct hstate_run *r, sqlite3_stmt *q, const char *where))
 {
 	sqlite3_stmt *q;
 	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
@@ -178,8 +188,10 @@ static int each_row(sqlite3 *db, const char *sql, const char *exp, int64_t build
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		struct hstate_run *r = find_run(st, (const char *)sqlite3_column_text(q, 0));
-		if (r)
-			row(r, q);
+		if (r && row(r, q, where) < 0) {
+			sqlite3_finalize(q);
+			return -1;
+		}
 	}
 	sqlite3_finalize(q);
 	return rc == SQLITE_DONE ? 0 : sql_fail(db, where);
@@ -191,34 +203,56 @@ static const char *col_text(sqlite3_stmt *q, int c)
 	return t ? (const char *)t : "";
 }
 
-static void add_input(struct hstate_run *r, sqlite3_stmt *q)
+static int add_input(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 {
+	(void)where;
 	r->paths = xrealloc(r->paths, (r->ninputs + 1) * sizeof(*r->paths));
 	r->sha256 = xrealloc(r->sha256, (r->ninputs + 1) * sizeof(*r->sha256));
 	r->sizes = xrealloc(r->sizes, (r->ninputs + 1) * sizeof(*r->sizes));
 	r->paths[r->ninputs] = xstrdup(col_text(q, 1));
 	r->sizes[r->ninputs] = sqlite3_column_int64(q, 2);
 	r->sha256[r->ninputs++] = xstrdup(col_text(q, 3));
+	return 0;
 }
 
-static void add_number(struct hstate_run *r, sqlite3_stmt *q)
+/*
+ * A metric's value: a number, or NULL (no value: left out). Text such as
+ * 'NaNx' was read as 0 (sqlite3_column_double), a change that never was.
+ */
+static int add_number(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 {
+	int type = sqlite3_column_type(q, 2);
+	if (type == SQLITE_NULL)
+		return 0;
+	double v = sqlite3_column_double(q, 2);
+	if ((type != SQLITE_INTEGER && type != SQLITE_FLOAT) || !isfinite(v)) {
+		diag_error(where, "table 'history_numbers', run '%s', metric '%s': value '%.40s' is not a number",
+			   r->run, col_text(q, 1), type == SQLITE_BLOB ? "(a blob)" : col_text(q, 2));
+		return -1;
+	}
 	r->metrics = xrealloc(r->metrics, (r->nnumbers + 1) * sizeof(*r->metrics));
 	r->values = xrealloc(r->values, (r->nnumbers + 1) * sizeof(*r->values));
 	r->metrics[r->nnumbers] = xstrdup(col_text(q, 1));
-	r->values[r->nnumbers++] = sqlite3_column_double(q, 2);
+	r->values[r->nnumbers++] = v;
+	return 0;
 }
 
 /* A step time sample: source 'log' (an unprofiled iteration of a training log) or 'steps' (a profiled step). */
-static void add_step(struct hstate_run *r, sqlite3_stmt *q)
+static int add_step(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 {
+	if (sqlite3_column_type(q, 2) != SQLITE_INTEGER || sqlite3_column_int64(q, 2) < 0) {
+		diag_error(where, "table 'history_steps', run '%s': dur_ns '%.40s' is not a whole number of nanoseconds "
+				  "at least 0", r->run, sqlite3_column_type(q, 2) == SQLITE_BLOB ? "(a blob)" : col_text(q, 2));
+		return -1;
+	}
 	if (!strcmp(col_text(q, 1), "log")) {
 		r->log = xrealloc(r->log, (r->nlog + 1) * sizeof(*r->log));
 		r->log[r->nlog++] = sqlite3_column_int64(q, 2);
-		return;
+		return 0;
 	}
 	r->steps = xrealloc(r->steps, (r->nsteps + 1) * sizeof(*r->steps));
 	r->steps[r->nsteps++] = sqlite3_column_int64(q, 2);
+	return 0;
 }
 
 int hstate_load(sqlite3 *db, const char *prefix, const char *exp, int64_t build, const char *where,
@@ -627,15 +661,12 @@ static int last_build(sqlite3 *db, const char *exp, int64_t *build, char digest[
 
 /* ---- series ---- */
 
-/* A chart name from a series name: lower case, [a-z0-9_-] only. */
+/* A chart name from a series name, one per exact name ("A" and "a" are two series): fs_name_stem. */
 static char *trend_name(const char *series)
 {
-	char *n = xasprintf("trend_%s", series);
-	for (char *p = n; *p; p++)
-		if (*p >= 'A' && *p <= 'Z')
-			*p = (char)(*p - 'A' + 'a');
-		else if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
-			*p = '_';
+	char *stem = fs_name_stem(series);
+	char *n = xasprintf("trend_%s", stem);
+	free(stem);
 	return n;
 }
 

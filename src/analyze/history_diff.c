@@ -6,6 +6,7 @@
  * (verdict.h), a slower one a regression.
  */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,36 +17,128 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 
-/* Opens DIR/perfstudy.db read-only; NULL after diag when it is missing or has no history. */
-static sqlite3 *open_store(const char *dir)
+/*
+ * The tables diff reads. A store given to diff may come from anywhere (a
+ * CI artifact): each must be a plain table, since a view, a virtual table
+ * or a generated column runs the file's own SQL, which can be made never
+ * to end (a recursive view hung diff). Views and triggers are also
+ * switched off in the connection, strings and rows are limited to 16 MiB
+ * and a progress handler stops the connection after 100 million SQLite
+ * steps plus 64 per byte of the file, as for profiler exports
+ * (ingest/sqlitedb.c); a real store's history takes a few steps per row.
+ */
+static const char *const history_tables[] = {"history_builds", "history_runs", "history_inputs", "history_numbers",
+					      "history_steps", "history_thresholds", NULL};
+#define DIFF_MAX_LENGTH (16 << 20)
+#define DIFF_STEPS_MIN 100000000ull
+#define DIFF_STEPS_PER_BYTE 64ull
+#define DIFF_PROGRESS_EVERY 10000
+
+struct diff_budget {
+	uint64_t steps, max_steps;
+};
+
+static int on_progress(void *arg)
+{
+	struct diff_budget *b = arg;
+	if (b->steps <= b->max_steps)
+		b->steps += DIFF_PROGRESS_EVERY;
+	return b->steps > b->max_steps;
+}
+
+/* 1 when sql (?1 bound to name) gives a row whose first column is nonzero. */
+static int schema_says(sqlite3 *db, const char *sql, const char *name)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	int r = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* NULL when table is a plain table or absent; else what it is, in words. */
+static const char *not_plain(sqlite3 *db, const char *table)
+{
+	if (schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?1", table))
+		return "a view";
+	if (schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1"
+			    " AND sql LIKE 'CREATE VIRTUAL%'", table))
+		return "a virtual table";
+	if (schema_says(db, "SELECT count(*) FROM pragma_table_xinfo(?1) WHERE hidden IN (2, 3)", table))
+		return "a table with generated columns";
+	return NULL;
+}
+
+/*
+ * Opens DIR/perfstudy.db read-only with the limits above; NULL after diag
+ * when it is missing, not a SQLite database, not a perfstudy store, or
+ * has no history. budget is the connection's (it lives as long as db).
+ */
+static sqlite3 *open_store(const char *dir, struct diff_budget *budget)
 {
 	char *path = xasprintf("%s/perfstudy.db", dir);
 	struct stat st;
 	sqlite3 *db = NULL;
+	sqlite3_stmt *q = NULL;
 	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
 		diag_error(dir, "no perfstudy.db here: not a perfstudy output directory");
-		free(path);
-		return NULL;
+		goto fail;
 	}
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		diag_error(path, "cannot open: %s", sqlite3_errmsg(db));
-		sqlite3_close(db);
-		free(path);
-		return NULL;
+		goto fail;
 	}
-	sqlite3_stmt *q;
-	int ok = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_builds'",
-				    -1, &q, NULL) == SQLITE_OK &&
-		 sqlite3_step(q) == SQLITE_ROW;
+	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, DIFF_MAX_LENGTH);
+	sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, 100);
+	sqlite3_limit(db, SQLITE_LIMIT_COMPOUND_SELECT, 8);
+	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+	sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 0);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+	budget->steps = 0;
+	budget->max_steps = DIFF_STEPS_MIN + DIFF_STEPS_PER_BYTE * (uint64_t)st.st_size;
+	sqlite3_progress_handler(db, DIFF_PROGRESS_EVERY, on_progress, budget);
+	/* SQLite opens lazily: the first read of the schema says whether the file is a database at all. */
+	int rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(q) == SQLITE_ROW ? SQLITE_OK : sqlite3_errcode(db);
 	sqlite3_finalize(q);
-	if (!ok) {
-		diag_error(path, "no build history (history_builds): written by a perfstudy before 'diff' existed, "
-				 "or not a perfstudy store; build it again with this perfstudy");
-		sqlite3_close(db);
-		db = NULL;
+	if (rc == SQLITE_NOTADB) {
+		diag_error(path, "not a SQLite database (a perfstudy store is one: a build writes it as "
+				 "DIR/perfstudy.db)");
+		goto fail;
+	}
+	if (rc != SQLITE_OK) {
+		diag_error(path, "damaged SQLite database: %s", sqlite3_errmsg(db));
+		goto fail;
+	}
+	for (size_t i = 0; history_tables[i]; i++) {
+		const char *kind = not_plain(db, history_tables[i]);
+		if (kind) {
+			diag_error(path, "table '%s': is %s, not a plain table; refused (a perfstudy store has only "
+					 "plain tables, and a view runs the file's own SQL)", history_tables[i], kind);
+			goto fail;
+		}
+	}
+	if (!schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", "history_builds")) {
+		if (schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", "gpu_activities"))
+			diag_error(path, "no build history (table 'history_builds'): written by a perfstudy before "
+					 "'diff' existed; build it again with this perfstudy");
+		else
+			diag_error(path, "a SQLite database but not a perfstudy store (no table 'history_builds' "
+					 "or 'gpu_activities')");
+		goto fail;
 	}
 	free(path);
 	return db;
+fail:
+	sqlite3_close(db);
+	free(path);
+	return NULL;
 }
 
 /* The latest build of exp in db, 0 when it has none. */
@@ -130,7 +223,8 @@ static void print_changes(const char *exp, const struct table *t, int quiet)
 
 int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *crossed)
 {
-	sqlite3 *odb = open_store(old_dir), *ndb = odb ? open_store(new_dir) : NULL;
+	struct diff_budget obudget, nbudget;
+	sqlite3 *odb = open_store(old_dir, &obudget), *ndb = odb ? open_store(new_dir, &nbudget) : NULL;
 	if (!odb || !ndb) {
 		sqlite3_close(odb);
 		return -1;

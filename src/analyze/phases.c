@@ -103,11 +103,30 @@ struct phase *phase_list(const struct manifest *m, size_t *n)
 	return p;
 }
 
+/*
+ * The slot of id in nm's hash index. The names were searched linearly:
+ * 200,000 distinct ProfilerStep#N names made it quadratic (11 s).
+ */
+static size_t *name_slot(const struct phase_names *nm, int64_t id)
+{
+	size_t j = (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ull >> 20) & (nm->nslots - 1);
+	while (nm->slot[j] && nm->ids[nm->slot[j] - 1] != id)
+		j = (j + 1) & (nm->nslots - 1);
+	return &nm->slot[j];
+}
+
 int phase_of_name(struct store *s, struct phase_names *nm, const struct phase *ph, size_t nph, int64_t id)
 {
-	for (size_t i = 0; i < nm->n; i++)
-		if (nm->ids[i] == id)
-			return nm->phase[i];
+	if (2 * (nm->n + 1) > nm->nslots) {
+		nm->nslots = nm->nslots ? 2 * nm->nslots : 64;
+		free(nm->slot);
+		nm->slot = xcalloc(nm->nslots, sizeof(*nm->slot));
+		for (size_t i = 0; i < nm->n; i++)
+			*name_slot(nm, nm->ids[i]) = i + 1;
+	}
+	size_t *slot = name_slot(nm, id);
+	if (*slot)
+		return nm->phase[*slot - 1];
 	int r = -1;
 	char *name = rank_name(s, id);
 	for (size_t p = 0; name && p < nph && r < 0; p++)
@@ -120,6 +139,7 @@ int phase_of_name(struct store *s, struct phase_names *nm, const struct phase *p
 	nm->phase = xgrow(nm->phase, &nm->cap, nm->n + 1, sizeof(*nm->phase));
 	nm->ids[nm->n] = id;
 	nm->phase[nm->n++] = r;
+	*slot = nm->n;
 	return r;
 }
 
@@ -127,6 +147,7 @@ void phase_names_release(struct phase_names *nm)
 {
 	free(nm->ids);
 	free(nm->phase);
+	free(nm->slot);
 	memset(nm, 0, sizeof(*nm));
 }
 

@@ -35,6 +35,7 @@ struct phase_names {
 	size_t n, cap;
 	int64_t *ids;
 	int *phase;
+	size_t *slot, nslots; /* 1 + index into ids by hash of the id, at most half full */
 };
 /* The index in ph of the phase whose names match name id, or -1. */
 int phase_of_name(struct store *s, struct phase_names *nm, const struct phase *ph, size_t nph, int64_t id);

@@ -21,6 +21,26 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 
+/* A row of ranks.csv by its step; also (index into the sorted rows, first row) of a step's group. */
+struct step_row {
+	int64_t step;
+	size_t row;
+};
+
+static int cmp_step_row(const void *pa, const void *pb)
+{
+	const struct step_row *a = pa, *b = pb;
+	if (a->step != b->step)
+		return a->step < b->step ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+static int cmp_first_row(const void *pa, const void *pb)
+{
+	const struct step_row *a = pa, *b = pb;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
 int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct rank_key *keys;
@@ -64,41 +84,49 @@ int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
 		rank_data_release(&d);
 		(void)first_row;
 	}
-	/* Sort rows by run order, step, rank, then mark the slowest rank of each step. */
+	/*
+	 * Mark the slowest rank of each step, run by run (a run's rows come
+	 * together): the rows sorted by step, each step's rows then in table
+	 * order, the steps taken in the order they first appear. Each row was
+	 * compared with every row of its run (200,000 steps: quadratic).
+	 */
 	for (size_t a = 0; a < t->nrows;) {
 		size_t b = a;
-		int64_t maxd = -1, mind = INT64_MAX;
-		size_t slow = a;
-		/* rows of one run come together; group by step within it */
 		while (b < t->nrows && !strcmp(table_cell(t, b, 0)->v.text, table_cell(t, a, 0)->v.text))
 			b++;
-		for (size_t x = a; x < b; x++) {
-			if (table_cell(t, x, 3)->null || table_cell(t, x, 6)->null == 0)
-				continue;
-			int64_t step = table_cell(t, x, 1)->v.i;
-			maxd = -1;
-			mind = INT64_MAX;
-			slow = x;
+		size_t n = b - a, ng = 0;
+		struct step_row *sr = xcalloc(n ? n : 1, sizeof(*sr));
+		for (size_t x = a; x < b; x++)
+			sr[x - a] = (struct step_row){table_cell(t, x, 1)->v.i, x};
+		qsort(sr, n, sizeof(*sr), cmp_step_row);
+		struct step_row *groups = xcalloc(n ? n : 1, sizeof(*groups)); /* (first index into sr, first row) */
+		for (size_t i = 0; i < n; i++)
+			if (i == 0 || sr[i].step != sr[i - 1].step)
+				groups[ng++] = (struct step_row){(int64_t)i, sr[i].row};
+		qsort(groups, ng, sizeof(*groups), cmp_first_row);
+		for (size_t g = 0; g < ng; g++) {
+			size_t i0 = (size_t)groups[g].step, i1 = i0;
+			int64_t step = sr[i0].step, maxd = -1, mind = INT64_MAX;
+			size_t slow = sr[i0].row;
 			int nranks = 0;
-			for (size_t y = a; y < b; y++) {
-				if (table_cell(t, y, 1)->v.i != step)
-					continue;
-				int64_t dd = table_cell(t, y, 3)->v.i;
+			for (; i1 < n && sr[i1].step == step; i1++) {
+				int64_t dd = table_cell(t, sr[i1].row, 3)->v.i;
 				nranks++;
 				if (dd > maxd)
-					maxd = dd, slow = y;
+					maxd = dd, slow = sr[i1].row;
 				if (dd < mind)
 					mind = dd;
 			}
-			for (size_t y = a; y < b; y++)
-				if (table_cell(t, y, 1)->v.i == step)
-					table_set_int(t, y, 6, y == slow);
+			for (size_t i = i0; i < i1; i++)
+				table_set_int(t, sr[i].row, 6, sr[i].row == slow);
 			if (nranks > 1 && (double)maxd > 1.1 * (double)mind)
 				result_add_note(out, "ranks.csv: warning: in run %s, step %lld, rank %lld's step is %.1f%% "
 						"longer than the fastest rank's", table_cell(t, slow, 0)->v.text,
 						(long long)step, (long long)table_cell(t, slow, 2)->v.i,
 						100.0 * ((double)maxd / (double)mind - 1));
 		}
+		free(groups);
+		free(sr);
 		a = b;
 	}
 	result_add_table(out, t);

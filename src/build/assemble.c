@@ -401,6 +401,7 @@ int assemble_site(struct build *b)
 	struct report_experiment *rep = xcalloc(n + 1, sizeof(*rep));
 	int ret = -1;
 	for (size_t i = 0; i < n; i++) {
+		xalloc_context("writing the figures and page of experiment", b->plan.exps[i].id, NULL);
 		if (output_experiment(b->store, &b->plan.exps[i], b->tmp, b->opt->jobs, &b->outs[i]) < 0)
 			goto out;
 		int rc = write_page(b, i, &rep[i]);
@@ -408,6 +409,7 @@ int assemble_site(struct build *b)
 		if (rc < 0)
 			goto out;
 	}
+	xalloc_context("writing", "index.html", NULL);
 	if (report_write_index(b->tmp, reps, n) < 0)
 		goto out;
 	ret = 0;

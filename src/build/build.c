@@ -41,6 +41,7 @@ static int analyze_one(struct build *b, struct exp_plan *e, struct exp_output *o
 		.top_n = e->top_n,
 	};
 	double t_analyze = timing_now();
+	xalloc_context("analyzing experiment", e->id, NULL); /* named if memory runs out */
 	if (analyze_experiment(&ctx, &o->res) < 0 || history_record(s, e->id, e->manifest, &o->res, b->built_at) < 0)
 		return -1;
 	timing_add(TIME_ANALYZE, timing_now() - t_analyze);
@@ -175,7 +176,7 @@ static int up_to_date(struct build *b)
 	b->prev_db = xasprintf("%s/perfstudy.db", b->outdir);
 	read_early(b);
 	b->fingerprint = build_fingerprint(&b->plan, b->opt->argc, b->opt->argv);
-	if (!b->force && cache_up_to_date(b->prev_db, b->fingerprint)) {
+	if (!b->force && cache_up_to_date(b->prev_db, b->fingerprint, b->outdir, b->opt->quiet)) {
 		if (!b->opt->quiet)
 			fprintf(stderr, "perfstudy: %s is up to date: no input, option or manifest changed"
 					" since it was built (--force rebuilds)\n", b->outdir);
@@ -224,7 +225,11 @@ static int analyze_and_assemble(struct build *b)
 	}
 	if (ok && assemble_site(b) < 0)
 		ok = 0;
+	/* What the up-to-date shortcut checks is there next time (cache.h). */
+	if (ok && cache_record_site(b->store, b->tmp) < 0)
+		ok = 0;
 	if (ok) {
+		xalloc_context("recording the build history", NULL, NULL);
 		const char **ids = xcalloc(p->nexp + 1, sizeof(*ids));
 		const struct manifest **mans = xcalloc(p->nexp + 1, sizeof(*mans));
 		for (size_t i = 0; i < p->nexp; i++) {
@@ -301,7 +306,8 @@ int build_run(const struct build_options *o)
 		goto out;
 	if (o->mode->nshards) {
 		/* perfstudy ingest: this shard's traces into the shard database, nothing else. */
-		if (guard_output_file(o->out, &b.plan, (const char *const *)o->inputs, o->ninputs) < 0)
+		if (guard_output_file(o->out, &b.plan, (const char *const *)o->inputs, o->ninputs) < 0 ||
+		    (b.lockfd = guard_lock_file(b.outdir)) < 0)
 			goto out;
 		size_t n;
 		const char **paths = plan_paths(&b.plan, &n);

@@ -10,6 +10,7 @@
  */
 #include "build/cache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,12 +413,118 @@ char *cache_fingerprint(const char *what)
 	return xstrdup(hex);
 }
 
-int cache_up_to_date(const char *prev_db, const char *fingerprint)
+/* 1 when every file site_files lists is in outdir with its size; 0 otherwise or without site_files. */
+static int site_intact(const char *prev_db, const char *outdir, int quiet)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int intact = 0;
+	if (sqlite3_open_v2(prev_db, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT path, size FROM site_files", -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	/*
+	 * The store is the last file a build writes (the swap renames, which
+	 * keeps times): a site file changed since is newer than it. Sizes catch
+	 * the rest; the store records no time, so two builds write its same bytes.
+	 */
+	struct stat dbst;
+	if (stat(prev_db, &dbst) < 0)
+		goto out;
+	int rc;
+	intact = 1;
+	while (intact && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *rel = (const char *)sqlite3_column_text(st, 0);
+		struct stat sb;
+		char *p = rel ? xasprintf("%s/%s", outdir, rel) : NULL;
+		intact = p && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == sqlite3_column_int64(st, 1) &&
+			 (sb.st_mtim.tv_sec < dbst.st_mtim.tv_sec ||
+			  (sb.st_mtim.tv_sec == dbst.st_mtim.tv_sec && sb.st_mtim.tv_nsec <= dbst.st_mtim.tv_nsec));
+		if (!intact && p && !quiet) {
+			char *esc = diag_escape(p);
+			fprintf(stderr, "perfstudy: %s is missing or changed since the last build: building again\n", esc);
+			free(esc);
+		}
+		free(p);
+	}
+	if (intact && rc != SQLITE_DONE)
+		intact = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return intact;
+}
+
+int cache_up_to_date(const char *prev_db, const char *fingerprint, const char *outdir, int quiet)
 {
 	char *v = store_file_meta(prev_db, "fingerprint");
 	int same = v && !strcmp(v, fingerprint);
 	free(v);
-	return same;
+	/* The previous output must also be whole: a figure or page deleted since is written again. */
+	return same && site_intact(prev_db, outdir, quiet);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Inserts the regular files under dir/rel (rel "" at the top) into site_files with st; 0 or -1. */
+static int record_tree(struct store *s, sqlite3_stmt *st, const char *dir, const char *rel)
+{
+	char *path = *rel ? xasprintf("%s/%s", dir, rel) : xstrdup(dir);
+	DIR *d = opendir(path);
+	int ret = 0;
+	if (!d) {
+		diag_syserror(path, "cannot open directory: %s", strerror(errno));
+		free(path);
+		return -1;
+	}
+	/* In name order, so that two builds of the same inputs write the same store bytes. */
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		/* The store is rewritten by every build; it is not part of what the shortcut checks. */
+		if (!*rel && !strncmp(e->d_name, "perfstudy.db", 12))
+			continue;
+		names = xgrow(names, &cap, n + 1, sizeof(*names));
+		names[n++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_name);
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		char *sub = *rel ? xasprintf("%s/%s", rel, names[i]) : xstrdup(names[i]);
+		char *full = xasprintf("%s/%s", dir, sub);
+		struct stat sb;
+		if (lstat(full, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			ret = record_tree(s, st, dir, sub);
+		} else if (lstat(full, &sb) == 0 && S_ISREG(sb.st_mode)) {
+			sqlite3_bind_text(st, 1, sub, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(st, 2, (sqlite3_int64)sb.st_size);
+			ret = store_step_done(s, st, "record the site's files");
+		}
+		free(full);
+		free(sub);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(path);
+	return ret;
+}
+
+int cache_record_site(struct store *s, const char *dir)
+{
+	sqlite3_stmt *st;
+	if (store_exec(s, "CREATE TABLE IF NOT EXISTS site_files(path TEXT PRIMARY KEY, size INTEGER NOT NULL);"
+			  "DELETE FROM site_files;", "create site_files") < 0 ||
+	    store_prepare(s, "record the site's files", "INSERT OR REPLACE INTO site_files VALUES(?1, ?2)", &st) < 0)
+		return -1;
+	int rc = record_tree(s, st, dir, "");
+	sqlite3_finalize(st);
+	return rc;
 }
 
 int cache_set_fingerprint(struct store *s, const char *fingerprint)

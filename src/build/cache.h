@@ -74,7 +74,16 @@ void cache_close(struct build_cache *c, struct store *s);
  * cache_set_fingerprint records it in a new store.
  */
 char *cache_fingerprint(const char *what);
-int cache_up_to_date(const char *prev_db, const char *fingerprint);
+/*
+ * Also 0 when a file the previous build wrote (site_files: every file of
+ * the site but the store, with its size) is missing from outdir, has
+ * another size or is newer than the store (edited since): it is written again (stderr says
+ * which, unless quiet). A store
+ * without site_files (an older perfstudy) is never up to date.
+ */
+int cache_up_to_date(const char *prev_db, const char *fingerprint, const char *outdir, int quiet);
+/* Records every file under dir (the new site, the store itself left out) in site_files; 0 or -1 after diag. */
+int cache_record_site(struct store *s, const char *dir);
 int cache_set_fingerprint(struct store *s, const char *fingerprint);
 
 #endif

@@ -146,7 +146,19 @@ static int open_lock(const char *path)
 	return fd;
 }
 
+static int lock_beside(const char *dir, const char *what);
+
 int guard_lock(const char *dir)
+{
+	return lock_beside(dir, "directory");
+}
+
+int guard_lock_file(const char *file)
+{
+	return lock_beside(file, "file");
+}
+
+static int lock_beside(const char *dir, const char *what)
 {
 	/*
 	 * Prevents two builds into one directory both saying "wrote" while
@@ -163,9 +175,9 @@ int guard_lock(const char *dir)
 			break;
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 			if (errno == EWOULDBLOCK)
-				diag_error(dir, "another perfstudy build is writing this output directory (it holds %s); "
-					       "not waiting for it: run builds into one directory one after the other",
-					   path);
+				diag_error(dir, "another perfstudy build is writing this output %s (it holds %s); "
+					       "not waiting for it: run builds into one %s one after the other",
+					   what, path, what);
 			else
 				diag_syserror(path, "cannot lock: %s", strerror(errno));
 			close(fd);

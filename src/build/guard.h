@@ -31,6 +31,12 @@ int guard_output_dir(const char *dir, const struct plan *p, const char *const *i
  * DIR.lock, which blocks nothing), or -1 after diag.
  */
 int guard_lock(const char *dir);
+/*
+ * The same for the database `perfstudy ingest --shard -o FILE` writes
+ * (FILE.lock): two ingests into one FILE each wrote their own temporary
+ * file and renamed it, the last silently replacing the first.
+ */
+int guard_lock_file(const char *file);
 /* Removes DIR.lock and drops the lock fd of guard_lock. */
 void guard_unlock(const char *dir, int fd);
 

@@ -62,13 +62,20 @@ static int list_traces(const char *dir, char ***out, size_t *n)
 		diag_syserror(dir, "cannot open directory: %s", strerror(errno));
 		return -1;
 	}
-	char **v = NULL;
-	size_t cap = 0, k = 0;
+	char **v = NULL, **broken = NULL;
+	size_t cap = 0, k = 0, cap_broken = 0, nbroken = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.' || !ingest_is_rank_file(e->d_name))
 			continue;
 		char *p = xasprintf("%s/%s", dir, e->d_name);
+		/* A link that leads nowhere was dropped without a word; a manifest glob refuses it too. */
+		char why[4200];
+		if (fs_broken_link(p, why, sizeof(why))) {
+			broken = xgrow(broken, &cap_broken, nbroken + 1, sizeof(*broken));
+			broken[nbroken++] = p;
+			continue;
+		}
 		if (fs_is_dir(p) != 0) {
 			free(p);
 			continue;
@@ -77,6 +84,21 @@ static int list_traces(const char *dir, char ***out, size_t *n)
 		v[k++] = p;
 	}
 	closedir(d);
+	if (nbroken) {
+		/* Each one, in name order: readdir's order is the file system's. */
+		qsort(broken, nbroken, sizeof(*broken), cmp_str);
+		for (size_t i = 0; i < nbroken; i++) {
+			char why[4200];
+			fs_broken_link(broken[i], why, sizeof(why));
+			diag_error(broken[i], "%s; a trace file in a run directory must be readable (remove the link)", why);
+			free(broken[i]);
+		}
+		free(broken);
+		for (size_t i = 0; i < k; i++)
+			free(v[i]);
+		free(v);
+		return -1;
+	}
 	if (!k) {
 		diag_error(dir, "no trace files in directory (expected *.json, *.json.gz, *.sqlite, *.nvvp or *.csv)");
 		free(v);
@@ -162,7 +184,11 @@ static struct classifier *make_classifier(const char *preset, const struct manif
 static int plan_manifest(struct plan *p, const char *path, const char *preset)
 {
 	struct manifest *m;
-	if (manifest_load(path, &m) < 0)
+	char saved[XALLOC_CONTEXT_MAX];
+	xalloc_context("reading manifest", path, saved); /* named if memory runs out */
+	int r = manifest_load(path, &m);
+	xalloc_context_restore(saved);
+	if (r < 0)
 		return -1;
 	struct exp_plan *e = add_exp(p);
 	e->manifest = m;
@@ -208,7 +234,10 @@ static int plan_directories(struct plan *p, char **inputs, size_t n, const char 
 	for (size_t i = 0; i < n; i++) {
 		real[i] = realpath(inputs[i], NULL);
 		if (!real[i]) {
-			if (errno == ENOENT)
+			char why[4200];
+			if (fs_broken_link(inputs[i], why, sizeof(why)))
+				diag_error(inputs[i], "%s", why);
+			else if (errno == ENOENT)
 				diag_error(inputs[i], "no such file or directory");
 			else
 				diag_syserror(inputs[i], "cannot resolve path: %s", strerror(errno));

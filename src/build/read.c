@@ -345,7 +345,10 @@ static int ingest_experiment(struct build *b, struct exp_plan *e)
 				rc = -1;
 				break;
 			}
+			char saved[XALLOC_CONTEXT_MAX];
+			xalloc_context("reading", rp->traces[t], saved); /* named if memory runs out */
 			rc = ingest_trace(b, run_id, rp->traces[t], (int)t, &unused[t]);
+			xalloc_context_restore(saved);
 			if (rc != 0) {
 				store_rollback(s);
 				nunused += rc > 0;
@@ -400,6 +403,7 @@ int read_all(struct build *b)
 	read_end(b);
 	progress_finish(&b->progress);
 	double t_index = timing_now();
+	xalloc_context("indexing the store", NULL, NULL);
 	if (store_index_traces(b->store) < 0)
 		return -1;
 	timing_add(TIME_INDEX, timing_now() - t_index);

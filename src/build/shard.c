@@ -22,6 +22,7 @@
 
 #include "build/cache.h"
 #include "ingest/parallel.h"
+#include "util/cleanup.h"
 #include "util/diag.h"
 #include "util/progress.h"
 #include "util/sha256.h"
@@ -97,6 +98,8 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 	sqlite3_stmt *st = NULL;
 	int ret = -1;
 	unlink(tmp);
+	/* A signal or running out of memory removes tmp, as a build's DIR.tmp.<pid> (cleanup.h). */
+	cleanup_arm(tmp);
 	if (sqlite3_open_v2(tmp, &w.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
 		diag_syserror(out, "cannot create shard database: %s", w.db ? sqlite3_errmsg(w.db) : "out of memory");
 		goto out;
@@ -187,10 +190,14 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 		diag_syserror(out, "cannot close shard database");
 		goto out;
 	}
+	cleanup_hold(1);
 	if (rename(tmp, out) < 0) {
+		cleanup_hold(0);
 		diag_syserror(out, "cannot rename %s to it: %s", tmp, strerror(errno));
 		goto out;
 	}
+	cleanup_disarm();
+	cleanup_hold(0);
 	ret = 0;
 out:
 	feed_free(feed);
@@ -200,6 +207,7 @@ out:
 		sqlite3_close(w.db);
 	if (ret < 0)
 		unlink(tmp);
+	cleanup_disarm();
 	free(tmp);
 	return ret;
 }

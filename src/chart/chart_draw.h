@@ -188,6 +188,14 @@ void fill_rect(cairo_t *cr, double x, double y, double w, double h, size_t colou
  * return char * return a new string the caller frees.
  */
 char *clean_text(const char *s);
+/*
+ * No text is fitted from more than CHART_TEXT_MAX characters: longer ones
+ * are first shortened in the middle to that (no figure line holds a tenth
+ * of it). Fitting measured one candidate per character (a 10 KB kernel
+ * name: 9.7 s; 50 KB: no end); with the cap and fit_text's binary search a
+ * label costs a few dozen measurements of at most 512 characters.
+ */
+#define CHART_TEXT_MAX 512
 void set_font(cairo_t *cr, double size, int bold);
 double text_width(cairo_t *cr, const char *s);
 double line_height(cairo_t *cr);

@@ -186,8 +186,13 @@ static size_t nearest(const char *const *cats, const struct words *ws, size_t n,
 	return best;
 }
 
-char **fit_labels(cairo_t *cr, const char *const *cats, size_t n, double max_w, size_t max_chars)
+char **fit_labels(cairo_t *cr, const char *const *all, size_t n, double max_w, size_t max_chars)
 {
+	/* Words are weighed over at most CHART_TEXT_MAX characters a label (chart_draw.h). */
+	char **capped = xcalloc(n ? n : 1, sizeof(*capped));
+	for (size_t i = 0; i < n; i++)
+		capped[i] = chart_shorten_middle(all[i], CHART_TEXT_MAX);
+	const char *const *cats = (const char *const *)capped;
 	char **out = xcalloc(n ? n : 1, sizeof(*out));
 	struct words *ws = xcalloc(n ? n : 1, sizeof(*ws));
 	for (size_t i = 0; i < n; i++)
@@ -219,6 +224,9 @@ char **fit_labels(cairo_t *cr, const char *const *cats, size_t n, double max_w, 
 		free(ws[i].at);
 	}
 	free(ws);
+	for (size_t i = 0; i < n; i++)
+		free(capped[i]);
+	free(capped);
 	return out;
 }
 

@@ -115,8 +115,9 @@ double line_height(cairo_t *cr)
 
 /*
  * Returns a new string: s shortened in the middle to at most max_chars
- * characters and max_w points in the current font; "" if not even the
- * ellipsis fits.
+ * (and CHART_TEXT_MAX) characters and max_w points in the current font; ""
+ * if not even the ellipsis fits. The longest that fits is found by binary
+ * search: the width grows with the characters kept.
  */
 char *fit_text(cairo_t *cr, const char *s, double max_w, size_t max_chars)
 {
@@ -125,13 +126,29 @@ char *fit_text(cairo_t *cr, const char *s, double max_w, size_t max_chars)
 		n += ((unsigned char)*p & 0xc0) != 0x80;
 	if (n > max_chars)
 		n = max_chars;
-	for (; n > 0; n--) {
-		char *t = chart_shorten_middle(s, n);
-		if (text_width(cr, t) <= max_w)
-			return t;
-		free(t);
+	if (n > CHART_TEXT_MAX)
+		n = CHART_TEXT_MAX;
+	char *best = NULL;
+	size_t lo = 1, hi = n; /* the answer is in [lo, hi], or there is none */
+	while (lo <= hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		char *t = chart_shorten_middle(s, mid);
+		if (text_width(cr, t) <= max_w) {
+			free(best);
+			best = t;
+			lo = mid + 1;
+		} else {
+			free(t);
+			hi = mid - 1;
+		}
 	}
-	return xstrdup("");
+	return best ? best : xstrdup("");
+}
+
+/* A copy of s, or when it has more than CHART_TEXT_MAX characters a copy shortened to that in the middle; the caller frees. */
+static char *capped(const char *s)
+{
+	return chart_shorten_middle(s, CHART_TEXT_MAX);
 }
 
 /*
@@ -175,23 +192,27 @@ static void title_lines(cairo_t *cr, const struct text *t, double w, char **l1, 
 	set_font(cr, TITLE_PT, 1);
 	double avail = w - 2 * PAD;
 	*l2 = NULL;
-	if (text_width(cr, t->title) <= avail) {
-		*l1 = xstrdup(t->title);
+	/* One measurement per space from the end: at most CHART_TEXT_MAX of them. */
+	char *title = capped(t->title);
+	if (text_width(cr, title) <= avail) {
+		*l1 = title;
 		return;
 	}
-	size_t n = strlen(t->title);
+	size_t n = strlen(title);
 	for (size_t i = n; i-- > 1;) {
-		if (t->title[i] != ' ')
+		if (title[i] != ' ')
 			continue;
-		char *head = xstrndup(t->title, i);
+		char *head = xstrndup(title, i);
 		if (text_width(cr, head) <= avail) {
 			*l1 = head;
-			*l2 = fit_text(cr, t->title + i + 1, avail, (size_t)-1);
+			*l2 = fit_text(cr, title + i + 1, avail, (size_t)-1);
+			free(title);
 			return;
 		}
 		free(head);
 	}
-	*l1 = fit_text(cr, t->title, avail, (size_t)-1);
+	*l1 = fit_text(cr, title, avail, (size_t)-1);
+	free(title);
 }
 
 /* Returns the y below which the plot may start: the title's block, drawn later. */
@@ -312,7 +333,8 @@ size_t wrap_text(cairo_t *cr, const char *text, double max_w, char ***out)
 	char **lines = NULL;
 	struct buf cur;
 	buf_init(&cur);
-	const char *p = text;
+	char *whole = capped(text); /* at most CHART_TEXT_MAX characters: a few lines, never thousands */
+	const char *p = whole;
 	while (*p) {
 		const char *sp = strchr(p, ' ');
 		size_t wl = sp ? (size_t)(sp - p) : strlen(p);
@@ -336,6 +358,7 @@ size_t wrap_text(cairo_t *cr, const char *text, double max_w, char ***out)
 		lines[n++] = xstrdup(cur.data);
 	}
 	buf_release(&cur);
+	free(whole);
 	for (size_t i = 0; i < n; i++) {
 		char *f = fit_text(cr, lines[i], max_w, (size_t)-1);
 		free(lines[i]);

@@ -109,6 +109,15 @@ int csv_next(struct csv_reader *r, struct csv_record *rec)
 			nuls += d[q] == '\0';
 			q++;
 		}
+		/*
+		 * A field is at most CSV_MAX_FIELD raw bytes, as a Kineto event or a
+		 * SQLite string is: a longer one (a 20 MiB kernel name) is refused
+		 * here, at its line and column, rather than stored.
+		 */
+		if (q - p > CSV_MAX_FIELD) {
+			fail(r, p, "a field longer than 16 MiB; refused");
+			return -1;
+		}
 		/* Each NUL byte grows by two (put_byte). */
 		size_t need = w + (q - p) + 2 * nuls + 1;
 		if (rec->cap_store < need) {

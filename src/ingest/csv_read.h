@@ -40,6 +40,9 @@ struct csv_record {
 	size_t cap_store;
 };
 
+/* The longest field csv_next() accepts, in raw bytes (quotes and doubled quotes included). */
+#define CSV_MAX_FIELD (16 << 20)
+
 void csv_init(struct csv_reader *r, const char *data, size_t len, const char *skip_prefix);
 /*
  * Reads the next record. Returns 1 with rec filled, 0 at the end of the

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/diag.h"
+#include "util/xalloc.h"
 
 extern const struct reader kineto_reader;
 extern const struct reader jax_trace_reader;
@@ -124,8 +125,8 @@ out:
 	return ret;
 }
 
-int ingest_file(const char *path, const struct ingest_sink *sink, struct ingest_counts *counts,
-		const char **format, struct source_meta *meta)
+static int ingest_file_at(const char *path, const struct ingest_sink *sink, struct ingest_counts *counts,
+			  const char **format, struct source_meta *meta)
 {
 	struct source src;
 	memset(counts, 0, sizeof(*counts));
@@ -261,4 +262,15 @@ int parse_decimal_scaled(const char *s, size_t n, int scale_pow10, int64_t *ns)
 		return -1;
 	*ns = neg ? -(int64_t)mant : (int64_t)mant;
 	return 0;
+}
+
+int ingest_file(const char *path, const struct ingest_sink *sink, struct ingest_counts *counts,
+		const char **format, struct source_meta *meta)
+{
+	/* Running out of memory names the file being read (xalloc.h). */
+	char saved[XALLOC_CONTEXT_MAX];
+	xalloc_context("reading", path, saved);
+	int r = ingest_file_at(path, sink, counts, format, meta);
+	xalloc_context_restore(saved);
+	return r;
 }

@@ -16,13 +16,30 @@
 
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
 
+extern "C" {
+#include "util/xalloc.h"
+}
+
 using namespace simdjson;
 
 namespace {
+
+/*
+ * A failed operator new (std::string, std::vector, simdjson's buffers, the
+ * template engine) ends as a failed xmalloc does: the message naming what was
+ * being read, the build's temporary directory removed, exit 3; not
+ * std::bad_alloc, which would abort and leave DIR.tmp.<pid> behind.
+ */
+void on_new_failure()
+{
+	xalloc_die();
+}
+const std::new_handler installed_new_handler = std::set_new_handler(on_new_failure);
 
 struct device_store {
 	std::vector<kj_device> devs;

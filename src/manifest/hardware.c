@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 /* A hardware file (nvidia_smi, topology): a path that exists and is not a directory, into *out. */
@@ -27,7 +28,10 @@ static void get_hardware_file(struct ctx *c, const struct ynode *k, const struct
 		       p);
 		free(r);
 	} else if (stat(r, &st)) {
-		if (errno == ENOENT || errno == ENOTDIR)
+		char why[4200];
+		if (fs_broken_link(r, why, sizeof(why)))
+			mf_err_at(c, v, "'%s' is %s", p, why);
+		else if (errno == ENOENT || errno == ENOTDIR)
 			mf_err_at(c, v, "'%s' does not exist", p);
 		else
 			mf_syserr_at(c, v, "cannot access '%s': %s", p, strerror(errno));

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "util/diag.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 /* Returns path p as seen from the working directory (caller frees). */
@@ -111,6 +112,11 @@ static void add_traces(struct ctx *c, char ***files, size_t *n, size_t *cap, con
 		if (v->value[0] != '/' && mf_climbs_out(as_written(c, v, f))) {
 			mf_err_at(c, v, "'%s' is outside the manifest's directory (write an absolute path to read a file elsewhere)",
 			       as_written(c, v, f));
+			continue;
+		}
+		char why[4200];
+		if (fs_broken_link(f, why, sizeof(why))) {
+			mf_err_at(c, v, "'%s' is %s", as_written(c, v, f), why);
 			continue;
 		}
 		if (stat(f, &st)) {

@@ -28,7 +28,14 @@ const char *store_errmsg(struct store *s)
 
 int store_fail(struct store *s, const char *what)
 {
-	diag_syserror(s->path, "sqlite: %s: %s", what, sqlite3_errmsg(s->db));
+	/* A string or row past SQLite's limit came from the input being stored, not from the store. */
+	if (sqlite3_errcode(s->db) == SQLITE_TOOBIG && s->reading)
+		diag_error(s->reading, "a string or row larger than SQLite's limit of %d bytes (%s); refused",
+			   sqlite3_limit(s->db, SQLITE_LIMIT_LENGTH, -1), what);
+	else if (sqlite3_errcode(s->db) == SQLITE_NOMEM && s->reading)
+		diag_syserror(s->reading, "out of memory while storing it (sqlite: %s)", what);
+	else
+		diag_syserror(s->path, "sqlite: %s: %s", what, sqlite3_errmsg(s->db));
 	return -1;
 }
 

@@ -149,6 +149,7 @@ int store_close(struct store *s)
 	store_names_release(s);
 	store_ops_release(s);
 	free(s->path);
+	free(s->reading);
 	free(s);
 	return ret;
 }

@@ -15,6 +15,30 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 
+/*
+ * 0 when each of the n strings (NULL: absent) is at most STORE_MAX_NAME
+ * bytes; else -1 after an error naming the input and what the string was
+ * (a 17 MiB Lightning action name, an nvidia-smi product name): names go
+ * through store_name_id, which checks the same.
+ */
+static int texts_fit(const struct sink_ctx *c, const char *what, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len = v[i] ? strlen(v[i]) : 0;
+		if (len > STORE_MAX_NAME) {
+			const struct store *s = c->s;
+			diag_error(s->reading ? s->reading : c->path ? c->path : s->path,
+				   "%s of %zu bytes, more than %d MiB (it begins '%.40s'); refused", what, len,
+				   STORE_MAX_NAME >> 20, v[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+#define TEXTS_FIT(c, what, ...) \
+	texts_fit((c), (what), (const char *const[]){__VA_ARGS__}, \
+		  sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+
 /* Forgets the host operators held for a trace; the next come in order until shown otherwise. */
 void store_ops_reset(struct store *s)
 {
@@ -82,10 +106,13 @@ static int sink_info(void *ctx, const struct trace_info *info)
 	bind_opt(st, 4, info->epoch_offset_ns, info->epoch_offset_ns >= 0);
 	int rc = store_step_done(s, st, "update trace");
 	sqlite3_finalize(st);
-	if (rc < 0 || sink_software(s, c->trace_id, info) < 0)
+	if (rc < 0 || TEXTS_FIT(c, "an NCCL version", info->nccl_version) < 0 ||
+	    sink_software(s, c->trace_id, info) < 0)
 		return -1;
 	for (size_t i = 0; i < info->ndevices; i++) {
 		const struct device_info *d = &info->devices[i];
+		if (TEXTS_FIT(c, "a device name", d->name) < 0)
+			return -1;
 		char cc[32];
 		snprintf(cc, sizeof(cc), "%d.%d", d->cc_major, d->cc_minor);
 		sqlite3_bind_int64(s->ins_dev, 1, c->trace_id);
@@ -139,6 +166,8 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
 		return -1;
 	if (!a->collective)
 		return 0;
+	if (TEXTS_FIT(c, "a collective's arguments", a->collective, a->dtype, a->process_group) < 0)
+		return -1;
 	/* The NCCL args of a communication kernel, keyed by its start and correlation. */
 	if (!s->ins_coll && store_prepare(s, "prepare", "INSERT INTO collectives VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)", &s->ins_coll) < 0)
 		return -1;
@@ -391,7 +420,7 @@ static int sink_summary(void *ctx, const struct summary_row *r)
 	struct sink_ctx *c = ctx;
 	struct store *s = c->s;
 	int64_t name = store_name_id(s, r->name);
-	if (name < 0)
+	if (name < 0 || TEXTS_FIT(c, "a copy kind", r->copy_kind) < 0)
 		return -1;
 	sqlite3_stmt *st = s->ins_sum;
 	sqlite3_bind_int64(st, 1, c->trace_id);
@@ -418,7 +447,7 @@ static int sink_metrics(void *ctx, const struct kernel_metrics *m)
 	struct store *s = c->s;
 	int64_t name = store_name_id(s, m->name);
 	sqlite3_stmt *st;
-	if (name < 0 || store_prepare(s, "prepare", "INSERT INTO kernel_metrics VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)", &st) < 0)
+	if (name < 0 || TEXTS_FIT(c, "a block or grid size", m->block, m->grid) < 0 || store_prepare(s, "prepare", "INSERT INTO kernel_metrics VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)", &st) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, c->trace_id);
 	sqlite3_bind_int64(st, 2, m->id);
@@ -464,6 +493,8 @@ static int sink_phase(void *ctx, const struct phase_time *p)
 	struct sink_ctx *c = ctx;
 	struct store *s = c->s;
 	sqlite3_stmt *st;
+	if (TEXTS_FIT(c, "a phase name", p->action) < 0)
+		return -1;
 	if (store_prepare(s, "prepare", "INSERT INTO phase_times VALUES(?1,?2,?3,?4,?5,?6)", &st) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, c->trace_id);
@@ -483,6 +514,8 @@ static int sink_hardware(void *ctx, const struct gpu_hardware *g)
 	struct sink_ctx *c = ctx;
 	struct store *s = c->s;
 	sqlite3_stmt *st;
+	if (TEXTS_FIT(c, "an nvidia-smi value", g->dtd, g->product, g->uuid, g->pci_bus, g->driver, g->cuda) < 0)
+		return -1;
 	if (store_prepare(s, "prepare", "INSERT INTO gpu_hardware VALUES(coalesce(?1, (SELECT r.experiment FROM traces t"
 		       " JOIN runs r ON r.id = t.run_id WHERE t.id = ?2)), ?2, coalesce(?3, (SELECT path FROM traces"
 		       " WHERE id = ?2)), ?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)", &st) < 0)
@@ -518,6 +551,8 @@ static int sink_link(void *ctx, const struct gpu_link *l)
 	struct sink_ctx *c = ctx;
 	struct store *s = c->s;
 	sqlite3_stmt *st;
+	if (TEXTS_FIT(c, "a topology value", l->a, l->b, l->link, l->cpu_affinity, l->numa_affinity) < 0)
+		return -1;
 	if (store_prepare(s, "prepare", "INSERT INTO gpu_links VALUES(coalesce(?1, (SELECT r.experiment FROM traces t"
 		       " JOIN runs r ON r.id = t.run_id WHERE t.id = ?2)), ?2, coalesce(?3, (SELECT path FROM traces"
 		       " WHERE id = ?2)), ?4, ?5, ?6, ?7, ?8)", &st) < 0)

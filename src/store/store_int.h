@@ -83,9 +83,18 @@ struct sink_ctx {
 	const char *experiment, *path;
 };
 
+/* The longest name stored (a kernel, an annotation, a phase): 16 MiB, as a Kineto event or a SQLite string. */
+#define STORE_MAX_NAME (16 << 20)
+
 struct store {
 	sqlite3 *db;
 	char *path;
+	/*
+	 * The input being stored, from store_add_trace to store_finish_trace: a
+	 * name or value too large is its fault, and messages name it rather
+	 * than the store (store_fail, store_name_id).
+	 */
+	char *reading;
 	sqlite3_stmt *ins_name, *ins_dev, *ins_sum;
 	struct row_buf act, launch, annot, cpu; /* the event tables' rows, ROWS_PER_INSERT at a time */
 	struct name_slot *slots;

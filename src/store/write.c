@@ -62,6 +62,8 @@ int64_t store_add_trace(struct store *s, int64_t run_id, const char *path, int f
 	sqlite3_bind_int64(st, 1, run_id);
 	bind_text_opt(st, 2, path);
 	sqlite3_bind_int(st, 3, file_index);
+	free(s->reading);
+	s->reading = path ? xstrdup(path) : NULL;
 	int rc = store_step_done(s, st, "insert trace");
 	sqlite3_finalize(st);
 	s->first_ns = INT64_MAX;
@@ -89,6 +91,8 @@ int store_finish_trace(struct store *s, int64_t trace_id, const char *format,
 	bind_opt(st, 8, s->last_ns, s->last_ns != INT64_MIN);
 	int rc = store_step_done(s, st, "update trace");
 	sqlite3_finalize(st);
+	free(s->reading);
+	s->reading = NULL;
 	return rc;
 }
 

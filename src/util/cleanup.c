@@ -86,6 +86,18 @@ static void on_signal(int sig)
 	_exit(128 + sig);
 }
 
+/* Out of memory (xalloc.h): the same as a signal, in the thread that ran out; exit 3 follows. */
+static void on_oom(void)
+{
+	if (armed) {
+		armed = 0;
+		remove_at(AT_FDCWD, tmp_path, 0);
+		say("perfstudy: removed ");
+		say(tmp_path);
+		say(", the previous output is unchanged\n");
+	}
+}
+
 void cleanup_arm(const char *tmpdir)
 {
 	size_t n = strlen(tmpdir);
@@ -107,11 +119,13 @@ void cleanup_arm(const char *tmpdir)
 	}
 	have_saved = 1;
 	armed = 1;
+	xalloc_on_oom(on_oom);
 }
 
 void cleanup_disarm(void)
 {
 	armed = 0;
+	xalloc_on_oom(NULL);
 	if (!have_saved)
 		return;
 	for (size_t i = 0; i < NSIGNALS; i++)

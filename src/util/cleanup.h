@@ -5,7 +5,8 @@
  * it is stopped by SIGINT, SIGTERM or SIGHUP, the handler installed by
  * cleanup_arm() removes that temporary directory with async-signal-safe
  * calls only and exits 130, 143 or 129 (128 + the signal); the previous
- * output was never touched. SIGKILL cannot be caught: what it leaves
+ * output was never touched. Running out of memory (xalloc.h) removes it the
+ * same way before exit 3. SIGKILL cannot be caught: what it leaves
  * (a DIR.tmp.<pid>, or, killed between the two renames of the swap, the
  * previous output still at DIR.old.<pid>) is put right by cleanup_stale() at
  * the start of the next build into DIR.

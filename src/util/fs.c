@@ -12,6 +12,7 @@
 
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/sha256.h"
 #include "util/xalloc.h"
 
 int fs_mkdirs(const char *path)
@@ -169,4 +170,67 @@ int fs_write_file(const char *path, const void *data, size_t len)
 out:
 	free(tmp);
 	return ret;
+}
+
+/* Whether s ends in '_' and 16 lowercase hex digits, the form fs_name_stem gives hashed stems. */
+static int looks_hashed(const char *s, size_t n)
+{
+	if (n < 17 || s[n - 17] != '_')
+		return 0;
+	for (size_t i = n - 16; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+char *fs_name_stem(const char *id)
+{
+	enum { MAX_STEM = 64 };
+	size_t n = strlen(id);
+	int plain = n > 0 && n <= MAX_STEM && !looks_hashed(id, n);
+	for (size_t i = 0; plain && i < n; i++)
+		if (!((id[i] >= 'a' && id[i] <= 'z') || (id[i] >= '0' && id[i] <= '9') || id[i] == '-'))
+			plain = 0;
+	if (plain)
+		return xstrdup(id);
+	/*
+	 * A plain stem never holds '_', a hashed one always ends in
+	 * "_<16 hex>": the two kinds cannot meet, and two hashed stems meet
+	 * only when 64 bits of SHA-256 do.
+	 */
+	struct sha256 h;
+	char hex[65];
+	sha256_init(&h);
+	sha256_update(&h, id, n);
+	sha256_final_hex(&h, hex);
+	size_t keep = n < MAX_STEM ? n : MAX_STEM;
+	char *s = xmalloc(keep + 18);
+	for (size_t i = 0; i < keep; i++) {
+		char c = id[i];
+		s[i] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ? c
+		       : c >= 'A' && c <= 'Z'					     ? (char)(c - 'A' + 'a')
+										     : '_';
+	}
+	s[keep] = '_';
+	memcpy(s + keep + 1, hex, 16);
+	s[keep + 17] = '\0';
+	return s;
+}
+
+int fs_broken_link(const char *path, char *why, size_t n)
+{
+	struct stat st;
+	if (lstat(path, &st) || !S_ISLNK(st.st_mode) || stat(path, &st) == 0)
+		return 0;
+	if (errno == ELOOP) {
+		snprintf(why, n, "a symbolic link that loops");
+		return 1;
+	}
+	char target[4096];
+	ssize_t len = readlink(path, target, sizeof(target) - 1);
+	if (len < 0)
+		len = 0;
+	target[len] = '\0';
+	snprintf(why, n, "a symbolic link to '%s', which does not exist", target);
+	return 1;
 }

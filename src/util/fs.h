@@ -27,6 +27,23 @@ int fs_is_dir(const char *path);
  * expected; opening never blocks (a FIFO without a writer).
  */
 int fs_open_regular(const char *path, const char *what, long long *size);
+/*
+ * A file-name stem for an id (a run id, a series name) that is unique per
+ * exact id: the id itself when it is [a-z0-9-] only, at most 64 bytes and
+ * not of the hashed form; otherwise [a-z0-9_-] (upper case lowered, every
+ * other byte '_', cut at 64 bytes) plus '_' and the first 16 hex digits of
+ * the id's SHA-256. So "UP" and "up", "a.b" and "a_b", "a b" and "a_b" get
+ * different files. The caller frees the result.
+ */
+char *fs_name_stem(const char *id);
+/*
+ * When path is a symbolic link that cannot be followed (its target does not
+ * exist, or links loop), says so in words into why ("a symbolic link to
+ * 'x.json', which does not exist", "a symbolic link that loops") and
+ * returns 1; else 0. Directory inputs and manifest globs report such a link
+ * as an input error naming it, rather than dropping it.
+ */
+int fs_broken_link(const char *path, char *why, size_t n);
 /* Writes len bytes to path through path.tmp + rename. */
 int fs_write_file(const char *path, const void *data, size_t len);
 

@@ -5,11 +5,80 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include "util/diag.h"
+
+/* The calling thread's context, and the main thread's for threads that set none (figure drawing). */
+static _Thread_local char context[XALLOC_CONTEXT_MAX];
+static char main_context[XALLOC_CONTEXT_MAX];
+static void (*volatile on_oom)(void);
+
+static void say(const char *s)
+{
+	ssize_t r = write(2, s, strlen(s));
+	(void)r;
+}
+
+/* No stdio and no allocation: there is no memory left. */
 static void oom(void)
 {
-	fputs("perfstudy: error: out of memory\n", stderr);
-	exit(3);
+	say("perfstudy: error: out of memory");
+	const char *what = context[0] ? context : main_context;
+	if (what[0]) {
+		say(" while ");
+		say(what);
+	}
+	say("\n");
+	void (*fn)(void) = on_oom;
+	on_oom = NULL;
+	if (fn)
+		fn();
+	_exit(3);
+}
+
+void xalloc_die(void)
+{
+	oom();
+	_exit(3); /* not reached: for the noreturn attribute */
+}
+
+void xalloc_on_oom(void (*fn)(void))
+{
+	on_oom = fn;
+}
+
+/* Only the main thread writes main_context: the others read it once, when memory runs out. */
+static int is_main_thread(void)
+{
+#ifdef SYS_gettid
+	return syscall(SYS_gettid) == getpid();
+#else
+	return 1;
+#endif
+}
+
+void xalloc_context(const char *what, const char *name, char saved[XALLOC_CONTEXT_MAX])
+{
+	if (saved)
+		memcpy(saved, context, XALLOC_CONTEXT_MAX);
+	char *esc = name ? diag_escape(name) : NULL;
+	if (esc)
+		snprintf(context, sizeof(context), "%s '%s'", what, esc);
+	else
+		snprintf(context, sizeof(context), "%s", what);
+	free(esc);
+	if (is_main_thread())
+		memcpy(main_context, context, sizeof(context));
+}
+
+void xalloc_context_restore(const char saved[XALLOC_CONTEXT_MAX])
+{
+	memcpy(context, saved, XALLOC_CONTEXT_MAX);
+	context[XALLOC_CONTEXT_MAX - 1] = '\0';
+	if (is_main_thread())
+		memcpy(main_context, context, sizeof(context));
 }
 
 void *xmalloc(size_t n)
