@@ -274,9 +274,10 @@ truncate -s 65M "$T/huge.yaml"
 t 1 "$T/huge.yaml" <<MSG
 $T/huge.yaml: error: manifest larger than 64 MiB, expected a study manifest
 MSG
+# A link that loops is bad input (exit 1) named as such, as in a glob or a run directory (docs/cli.md).
 ln -s loop.json "$T/loop.json"
-t 3 "$T/loop.json" <<MSG
-$T/loop.json: error: cannot resolve path: Too many levels of symbolic links
+t 1 "$T/loop.json" <<MSG
+$T/loop.json: error: a symbolic link that loops
 MSG
 echo x >"$T/o-file"
 n_cases=$((n_cases + 1))
