@@ -184,6 +184,22 @@ static void type_rows(struct table *t, const struct manifest_run *r, const struc
 	double tpv = r->batch > 0 ? est_comm_tp(&em, r->batch, tp, a, (enum est_recompute)r->recompute) : 0;
 	est[COLL_ALLREDUCE] += tpv;
 	est[COLL_SENDRECV] += r->batch > 0 ? est_comm_pp(&em, r->batch, pp, a) : 0;
+	/*
+	 * PyTorch's ZeroRedundancyOptimizer sends ZeRO-1's AllGather of the
+	 * updated shards as Broadcasts: where the trace has Broadcasts and no
+	 * AllGather, the estimate goes on the Broadcast row, so that measured
+	 * and estimated stand in one row, under one definition.
+	 */
+	double seen[NCOLL] = {0};
+	for (size_t i = 0; i < n; i++)
+		for (int ty = 0; ty < NCOLL; ty++)
+			seen[ty] += rk[i].type_sent[ty];
+	int zero1_bcast = models_zero_stage(r) == 1 && seen[COLL_BROADCAST] > 0 && seen[COLL_ALLGATHER] <= 0 &&
+			  est[COLL_ALLGATHER] > 0;
+	if (zero1_bcast) {
+		est[COLL_BROADCAST] += est[COLL_ALLGATHER];
+		est[COLL_ALLGATHER] = 0;
+	}
 	for (int ty = 0; ty < NCOLL; ty++) {
 		double sent = 0, msg = 0, calls = 0;
 		size_t k = 0;
@@ -213,7 +229,10 @@ static void type_rows(struct table *t, const struct manifest_run *r, const struc
 		}
 		struct buf why;
 		buf_init(&why);
-		buf_adds(&why, rule[ty]);
+		buf_adds(&why, ty == COLL_BROADCAST && zero1_bcast
+				       ? "parameters (ZeRO-1): (1 - 1/p) g P, sent by ZeroRedundancyOptimizer as Broadcasts "
+					 "in place of one AllGather"
+				       : rule[ty]);
 		if (ty == COLL_ALLREDUCE && tpv > 0)
 			buf_printf(&why, "; tensor parallel %d: 2(1 - 1/t) b s d a x %d l", tp, r->recompute == 2 ? 6 : 4);
 		table_set_text(t, row, 8, why.data);
@@ -321,8 +340,13 @@ int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result 
 		"forward and two backward per layer, two more with full recomputation, 2(1 - 1/t) b s d a x l x 4 "
 		"(or 6), b the per-GPU batch; pipeline parallelism adds Send/Recv of 2 b s d a per step (a middle "
 		"stage: activations forward, gradients backward). ratio = measured / estimated. PyTorch's "
-		"ZeroRedundancyOptimizer gathers the updated shards by Broadcasts rather than one AllGather: the same "
-		"(1 - 1/p) g P, under Broadcast; runs typed in from a study have estimates only.");
+		"ZeroRedundancyOptimizer gathers the updated shards by Broadcasts rather than one AllGather: where a ZeRO-1 "
+		"run's trace has Broadcasts and no AllGather, the AllGather's estimate, (1 - 1/p) g P, stands on the "
+		"Broadcast row beside what the Broadcasts measure. measured is what the trace's collectives carry "
+		"(their message sizes) times the ring algorithm's share per GPU, an assumption, since the bytes on the "
+		"links are not in the trace; estimated comes from the model's parameter count; they agree where the "
+		"collectives carry exactly the parameters, which is what this checks. Runs typed in from a study have "
+		"estimates only.");
 	if (!t->nrows)
 		return 0;
 	result_add_method(out, "comm_volume.csv",

@@ -30,6 +30,10 @@ for p in 2 4; do
 	near "$ar" "$(measured gpt2-${p}gpu-zero1 AllReduce)" "ZeRO-1 $p GPUs AllReduce"
 	# ZeRO-1 (ZeroRedundancyOptimizer) gathers the updated parameters as Broadcasts: (1 - 1/p) 4P.
 	near "$half" "$(measured gpt2-${p}gpu-zero1 Broadcast)" "ZeRO-1 $p GPUs Broadcast (its AllGather)"
+	# ... and the AllGather's estimate stands on that Broadcast row (one row, one definition), with no AllGather row.
+	est=$(awk -F, -v r=gpt2-${p}gpu-zero1 '$1 == r && $2 == "Broadcast" { print $7 }' "$C")
+	[ "$est" = "$half" ] && ok || bad "ZeRO-1 $p GPUs: the Broadcast row's estimate is '$est', want $half"
+	[ -z "$(awk -F, -v r=gpt2-${p}gpu-zero1 '$1 == r && $2 == "AllGather"' "$C")" ] && ok || bad "ZeRO-1 $p GPUs: an AllGather row"
 	near "$half" "$(measured gpt2-${p}gpu-zero2 ReduceScatter)" "ZeRO-2 $p GPUs ReduceScatter"
 	near "$half" "$(measured gpt2-${p}gpu-zero2 AllGather)" "ZeRO-2 $p GPUs AllGather"
 	# ZeRO-2 and -3 send no AllReduce of the gradients.
