@@ -39,6 +39,7 @@
  *               IDLE_MIN of its span (temporal.csv, HTA's definition).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,59 @@ struct rank_mean {
 	size_t n;
 };
 
+/*
+ * An open-addressing map from an integer key (a rank, or a pair of ranks)
+ * to an index, so that the rules below read each table once whatever the
+ * rank count (a linear search per row made findings quadratic in ranks).
+ */
+struct index_map {
+	int64_t *keys;
+	size_t *vals, cap, n; /* cap a power of two, or 0 */
+};
+
+static size_t *map_slot(struct index_map *m, int64_t key, int *found)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		struct index_map g = {.cap = m->cap ? m->cap * 2 : 64};
+		g.keys = xcalloc(g.cap, sizeof(*g.keys));
+		g.vals = xcalloc(g.cap, sizeof(*g.vals));
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->vals[i]) {
+				int f;
+				*map_slot(&g, m->keys[i], &f) = m->vals[i];
+				g.n++;
+			}
+		free(m->keys);
+		free(m->vals);
+		*m = g;
+	}
+	size_t i = (size_t)((uint64_t)key * 0x9E3779B97F4A7C15u >> 20) & (m->cap - 1);
+	while (m->vals[i] && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	*found = m->vals[i] != 0;
+	m->keys[i] = key;
+	return &m->vals[i]; /* the index plus one; 0: free */
+}
+
+/* The index of key, or n (the next index) after recording it there when it is new. */
+static size_t map_index(struct index_map *m, int64_t key, size_t n)
+{
+	int found;
+	size_t *v = map_slot(m, key, &found);
+	if (!found) {
+		*v = n + 1;
+		m->n++;
+	}
+	return *v - 1;
+}
+
+static void map_free(struct index_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
 static size_t rank_means(const struct table *t, const char *run, const char *a, const char *b,
 			 struct rank_mean **out)
 {
@@ -131,14 +185,13 @@ static size_t rank_means(const struct table *t, const char *run, const char *a, 
 	*out = NULL;
 	if (crun < 0 || crank < 0 || ca < 0 || (b && cb < 0))
 		return 0;
+	struct index_map m = {0};
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *rr = text(t, r, crun);
 		double x = num(t, r, ca), y = b ? num(t, r, cb) : 1, k = num(t, r, crank);
 		if (!rr || strcmp(rr, run) || isnan(x) || isnan(y) || isnan(k) || y <= 0)
 			continue;
-		size_t i;
-		for (i = 0; i < n && (*out)[i].rank != (int)k; i++)
-			;
+		size_t i = map_index(&m, (int)k, n);
 		if (i == n) {
 			*out = xgrow(*out, &cap, n + 1, sizeof(**out));
 			(*out)[n++] = (struct rank_mean){.rank = (int)k};
@@ -146,9 +199,23 @@ static size_t rank_means(const struct table *t, const char *run, const char *a, 
 		(*out)[i].sum += x / y;
 		(*out)[i].n++;
 	}
+	map_free(&m);
 	for (size_t i = 0; i < n; i++)
 		(*out)[i].sum /= (double)(*out)[i].n;
 	return n;
+}
+
+static int cmp_rank_mean(const void *pa, const void *pb)
+{
+	const struct rank_mean *a = pa, *b = pb;
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* The entry of rank in m, sorted by rank (cmp_rank_mean), or NULL. */
+static const struct rank_mean *rank_mean_find(const struct rank_mean *m, size_t n, int rank)
+{
+	struct rank_mean key = {.rank = rank};
+	return n ? bsearch(&key, m, n, sizeof(*m), cmp_rank_mean) : NULL;
 }
 
 /*
@@ -233,12 +300,11 @@ struct rank_view {
 	double host_wait; /* idle_time_steps.csv host_wait_share (HTA's idle breakdown) */
 };
 
+/* m sorted by rank */
 static double mean_of(const struct rank_mean *m, size_t n, int rank)
 {
-	for (size_t i = 0; i < n; i++)
-		if (m[i].rank == rank)
-			return m[i].sum;
-	return NAN;
+	const struct rank_mean *e = rank_mean_find(m, n, rank);
+	return e ? e->sum : NAN;
 }
 
 static size_t rank_views(const struct analysis_result *res, const char *run, struct rank_view **out)
@@ -250,6 +316,12 @@ static size_t rank_views(const struct analysis_result *res, const char *run, str
 	size_t ni = rk ? rank_means(rk, run, "idle_us", "step_us", &idle) : 0;
 	size_t nh = cp ? rank_means(cp, run, "host_us", "step_us", &host) : 0;
 	size_t nw = it ? rank_means(it, run, "host_wait_share", NULL, &hw) : 0;
+	if (ni)
+		qsort(idle, ni, sizeof(*idle), cmp_rank_mean);
+	if (nh)
+		qsort(host, nh, sizeof(*host), cmp_rank_mean);
+	if (nw)
+		qsort(hw, nw, sizeof(*hw), cmp_rank_mean);
 	*out = n ? xcalloc(n, sizeof(**out)) : NULL;
 	for (size_t i = 0; i < n; i++)
 		(*out)[i] = (struct rank_view){.rank = comm[i].rank,
@@ -395,22 +467,6 @@ static void rule_straggler_windows(struct findings *f, const struct analysis_res
 }
 
 /* The mean of a rank's step_us in ranks.csv, in us (NAN if none); *nsteps its rows. */
-static double mean_step(const struct table *rk, const char *run, int rank, size_t *nsteps)
-{
-	int crun = col(rk, "run"), crank = col(rk, "rank"), cs = col(rk, "step_us");
-	double sum = 0;
-	size_t n = 0;
-	for (size_t r = 0; rk && crun >= 0 && r < rk->nrows; r++) {
-		const char *rr = text(rk, r, crun);
-		if (rr && !strcmp(rr, run) && num(rk, r, crank) == rank && !isnan(num(rk, r, cs))) {
-			sum += num(rk, r, cs);
-			n++;
-		}
-	}
-	*nsteps = n;
-	return n ? sum / (double)n : NAN;
-}
-
 /* The row of straggler_causes.csv for run, rank, where and region with an empty name (the region), or -1. */
 static long region_row(const struct table *t, const char *run, int rank, const char *where, const char *region)
 {
@@ -542,6 +598,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		return -2;
 	struct wait_pair *wp = NULL;
 	size_t n = 0, cap = 0, matched = 0;
+	struct index_map pairs = {0};
 	for (size_t r = 0; r < cw->nrows; r++) {
 		const char *rr = text(cw, r, crun);
 		if (!rr || strcmp(rr, run) || num(cw, r, cm) != 1)
@@ -553,9 +610,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		int a = (int)num(cw, r, crank), b = (int)num(cw, r, clast);
 		if (isnan(w) || w <= 0 || a == b)
 			continue;
-		size_t i;
-		for (i = 0; i < n && !(wp[i].waiter == a && wp[i].last == b); i++)
-			;
+		size_t i = map_index(&pairs, (int64_t)((uint64_t)(uint32_t)a << 32 | (uint32_t)b), n);
 		if (i == n) {
 			wp = xgrow(wp, &cap, n + 1, sizeof(*wp));
 			wp[n++] = (struct wait_pair){.waiter = a, .last = b};
@@ -564,23 +619,37 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		double x = num(cw, r, cx);
 		wp[i].exposed_us += isnan(x) ? 0 : x;
 	}
+	map_free(&pairs);
 	if (!matched) {
 		free(wp);
 		return -2;
 	}
-	/* the straggler: the rank the others waited for longest in total */
+	/* the straggler: the rank the others waited for longest in total (the first such pair's on a tie) */
 	int straggler = -1;
 	double most = 0;
+	struct index_map lasts = {0};
+	double *tot = n ? xcalloc(n, sizeof(*tot)) : NULL;
+	size_t nlast = 0;
+	size_t *of = n ? xcalloc(n, sizeof(*of)) : NULL;
 	for (size_t i = 0; i < n; i++) {
-		double tot = 0;
-		for (size_t j = 0; j < n; j++)
-			if (wp[j].last == wp[i].last)
-				tot += wp[j].wait_us;
-		if (tot > most) {
-			most = tot;
+		of[i] = map_index(&lasts, wp[i].last, nlast);
+		if (of[i] == nlast)
+			nlast++;
+		tot[of[i]] += wp[i].wait_us;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (tot[of[i]] > most) {
+			most = tot[of[i]];
 			straggler = wp[i].last;
 		}
-	}
+	map_free(&lasts);
+	free(tot);
+	free(of);
+	/* each rank's mean step (ranks.csv step_us) and its step count, sorted by rank */
+	struct rank_mean *steps_of = NULL;
+	size_t nsteps_of = rank_means(rk, run, "step_us", NULL, &steps_of);
+	if (nsteps_of)
+		qsort(steps_of, nsteps_of, sizeof(*steps_of), cmp_rank_mean);
 	struct buf who;
 	buf_init(&who);
 	size_t named = 0;
@@ -588,8 +657,9 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	for (size_t i = 0; straggler >= 0 && i < n; i++) {
 		if (wp[i].last != straggler)
 			continue;
-		size_t steps;
-		double step = mean_step(rk, run, wp[i].waiter, &steps);
+		const struct rank_mean *ms = rank_mean_find(steps_of, nsteps_of, wp[i].waiter);
+		size_t steps = ms ? ms->n : 0;
+		double step = ms ? ms->sum : NAN;
 		if (!steps || isnan(step) || step <= 0)
 			continue;
 		double per_step = wp[i].wait_us / steps, share = per_step / step;
@@ -622,6 +692,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	}
 	buf_release(&who);
 	free(wp);
+	free(steps_of);
 	return named ? straggler : -1;
 }
 
