@@ -226,15 +226,7 @@ static int load_uncached(struct store *s, const struct rank_key *k, const struct
 			k, &d->gpu_annots, &d->ngpu_annots) < 0 ||
 	    load_ranges(s, "SELECT start_ns, dur_ns, tid, name_id" RANK_ROWS("cpu_ops"),
 			k, &d->cpu_ops, &d->ncpu_ops) < 0 ||
-	    /*
-	     * The steps view spelled out, the rank's traces first: through the
-	     * view SQLite started from the ProfilerStep#N names and scanned every
-	     * trace for each, so loading a rank read names x ranks rows (1024
-	     * ranks of 100 steps: 10 ms a rank, 10 s for temporal).
-	     */
-	    load_ranges(s, "SELECT a.start_ns, a.dur_ns, NULL, CAST(substr(n.name, 14) AS INTEGER) FROM traces rt"
-			" CROSS JOIN annotations a ON a.trace_id = rt.id CROSS JOIN names n ON n.id = a.name_id"
-			" WHERE rt.run_id = ?1 AND rt.rank = ?2 AND a.on_gpu = 0 AND n.name GLOB 'ProfilerStep#[0-9]*'",
+	    load_ranges(s, "SELECT start_ns, dur_ns, NULL, step" RANK_ROWS("steps"),
 			k, &d->steps, &d->nsteps) < 0)
 		goto fail;
 	return 0;

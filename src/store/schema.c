@@ -91,9 +91,15 @@ static const char SCHEMA[] =
 	"  pcie_gen_max INTEGER, pcie_gen_cur INTEGER, pcie_width_max INTEGER, pcie_width_cur INTEGER);\n"
 	"CREATE TABLE gpu_links(experiment TEXT, trace_id INTEGER, path TEXT, a TEXT, b TEXT, link TEXT,\n"
 	"  cpu_affinity TEXT, numa_affinity TEXT);\n"
+	/*
+	 * CROSS JOIN: the annotations first, their names found by id. With a
+	 * plain JOIN SQLite started from the ProfilerStep#N names and read every
+	 * trace's annotations once per name: steps x rows, 8 s for one query of
+	 * 1024 ranks of 100 steps, 30 ms with this order.
+	 */
 	"CREATE VIEW steps AS SELECT a.trace_id AS trace_id,\n"
 	"  CAST(substr(n.name, 14) AS INTEGER) AS step, a.start_ns AS start_ns, a.dur_ns AS dur_ns\n"
-	"  FROM annotations a JOIN names n ON n.id = a.name_id\n"
+	"  FROM annotations a CROSS JOIN names n ON n.id = a.name_id\n"
 	"  WHERE a.on_gpu = 0 AND n.name GLOB 'ProfilerStep#[0-9]*';\n"
 	"CREATE VIEW gpu_activities AS SELECT r.experiment, r.run, t.rank, a.kind, n.name,\n"
 	"  a.device, a.stream, a.start_ns, a.dur_ns, a.bytes, a.copy_kind, a.correlation\n"
