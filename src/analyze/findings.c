@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/intmap.h"
 #include "util/xalloc.h"
 #include "analyze/analysis.h"
 
@@ -124,59 +125,6 @@ struct rank_mean {
 	size_t n;
 };
 
-/*
- * An open-addressing map from an integer key (a rank, or a pair of ranks)
- * to an index, so that the rules below read each table once whatever the
- * rank count (a linear search per row made findings quadratic in ranks).
- */
-struct index_map {
-	int64_t *keys;
-	size_t *vals, cap, n; /* cap a power of two, or 0 */
-};
-
-static size_t *map_slot(struct index_map *m, int64_t key, int *found)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		struct index_map g = {.cap = m->cap ? m->cap * 2 : 64};
-		g.keys = xcalloc(g.cap, sizeof(*g.keys));
-		g.vals = xcalloc(g.cap, sizeof(*g.vals));
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->vals[i]) {
-				int f;
-				*map_slot(&g, m->keys[i], &f) = m->vals[i];
-				g.n++;
-			}
-		free(m->keys);
-		free(m->vals);
-		*m = g;
-	}
-	size_t i = (size_t)((uint64_t)key * 0x9E3779B97F4A7C15u >> 20) & (m->cap - 1);
-	while (m->vals[i] && m->keys[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	*found = m->vals[i] != 0;
-	m->keys[i] = key;
-	return &m->vals[i]; /* the index plus one; 0: free */
-}
-
-/* The index of key, or n (the next index) after recording it there when it is new. */
-static size_t map_index(struct index_map *m, int64_t key, size_t n)
-{
-	int found;
-	size_t *v = map_slot(m, key, &found);
-	if (!found) {
-		*v = n + 1;
-		m->n++;
-	}
-	return *v - 1;
-}
-
-static void map_free(struct index_map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
 static size_t rank_means(const struct table *t, const char *run, const char *a, const char *b,
 			 struct rank_mean **out)
 {
@@ -185,13 +133,13 @@ static size_t rank_means(const struct table *t, const char *run, const char *a, 
 	*out = NULL;
 	if (crun < 0 || crank < 0 || ca < 0 || (b && cb < 0))
 		return 0;
-	struct index_map m = {0};
+	struct intmap m = {0};
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *rr = text(t, r, crun);
 		double x = num(t, r, ca), y = b ? num(t, r, cb) : 1, k = num(t, r, crank);
 		if (!rr || strcmp(rr, run) || isnan(x) || isnan(y) || isnan(k) || y <= 0)
 			continue;
-		size_t i = map_index(&m, (int)k, n);
+		size_t i = intmap_index(&m, (int)k, n);
 		if (i == n) {
 			*out = xgrow(*out, &cap, n + 1, sizeof(**out));
 			(*out)[n++] = (struct rank_mean){.rank = (int)k};
@@ -199,7 +147,7 @@ static size_t rank_means(const struct table *t, const char *run, const char *a, 
 		(*out)[i].sum += x / y;
 		(*out)[i].n++;
 	}
-	map_free(&m);
+	intmap_free(&m);
 	for (size_t i = 0; i < n; i++)
 		(*out)[i].sum /= (double)(*out)[i].n;
 	return n;
@@ -598,7 +546,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		return -2;
 	struct wait_pair *wp = NULL;
 	size_t n = 0, cap = 0, matched = 0;
-	struct index_map pairs = {0};
+	struct intmap pairs = {0};
 	for (size_t r = 0; r < cw->nrows; r++) {
 		const char *rr = text(cw, r, crun);
 		if (!rr || strcmp(rr, run) || num(cw, r, cm) != 1)
@@ -610,7 +558,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		int a = (int)num(cw, r, crank), b = (int)num(cw, r, clast);
 		if (isnan(w) || w <= 0 || a == b)
 			continue;
-		size_t i = map_index(&pairs, (int64_t)((uint64_t)(uint32_t)a << 32 | (uint32_t)b), n);
+		size_t i = intmap_index(&pairs, (int64_t)((uint64_t)(uint32_t)a << 32 | (uint32_t)b), n);
 		if (i == n) {
 			wp = xgrow(wp, &cap, n + 1, sizeof(*wp));
 			wp[n++] = (struct wait_pair){.waiter = a, .last = b};
@@ -619,7 +567,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		double x = num(cw, r, cx);
 		wp[i].exposed_us += isnan(x) ? 0 : x;
 	}
-	map_free(&pairs);
+	intmap_free(&pairs);
 	if (!matched) {
 		free(wp);
 		return -2;
@@ -627,12 +575,12 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	/* the straggler: the rank the others waited for longest in total (the first such pair's on a tie) */
 	int straggler = -1;
 	double most = 0;
-	struct index_map lasts = {0};
+	struct intmap lasts = {0};
 	double *tot = n ? xcalloc(n, sizeof(*tot)) : NULL;
 	size_t nlast = 0;
 	size_t *of = n ? xcalloc(n, sizeof(*of)) : NULL;
 	for (size_t i = 0; i < n; i++) {
-		of[i] = map_index(&lasts, wp[i].last, nlast);
+		of[i] = intmap_index(&lasts, wp[i].last, nlast);
 		if (of[i] == nlast)
 			nlast++;
 		tot[of[i]] += wp[i].wait_us;
@@ -642,7 +590,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 			most = tot[of[i]];
 			straggler = wp[i].last;
 		}
-	map_free(&lasts);
+	intmap_free(&lasts);
 	free(tot);
 	free(of);
 	/* each rank's mean step (ranks.csv step_us) and its step count, sorted by rank */
