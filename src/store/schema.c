@@ -39,6 +39,12 @@ static const char SCHEMA[] =
 	"  rank INTEGER, rank_from_trace INTEGER, world_size INTEGER, events INTEGER,\n"
 	"  skipped INTEGER, first_ns INTEGER, last_ns INTEGER, epoch_offset_ns INTEGER, device INTEGER,\n"
 	"  part_of INTEGER REFERENCES traces(id));\n"
+	/*
+	 * A rank's traces are looked up once per rank by every analysis that
+	 * walks the ranks: without this index, a scan of the table each time,
+	 * quadratic in ranks (4096 ranks: 16 million rows read per walk).
+	 */
+	"CREATE INDEX traces_by_rank ON traces(run_id, rank);\n"
 	"CREATE TABLE devices(trace_id INTEGER NOT NULL REFERENCES traces(id), device INTEGER,\n"
 	"  name TEXT, total_mem INTEGER, sm_count INTEGER, cc TEXT, mem_bandwidth INTEGER);\n"
 	"CREATE TABLE trace_software(trace_id INTEGER NOT NULL REFERENCES traces(id), item TEXT NOT NULL,\n"
