@@ -3,6 +3,7 @@
  * growable buffer, microsecond text to integer nanoseconds, tables, and the
  * escaping of control characters in diagnostics.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,6 +148,20 @@ static void test_table(void)
 	buf_release(&b);
 	CHECK_INT(table_col_index(t, "f"), 3);
 	CHECK_INT(table_col_index(t, "nope"), -1);
+	/* texts are kept once a table: equal cells share one copy, through the pool's growth; overwriting works */
+	char name[32];
+	for (int i = 0; i < 1000; i++) {
+		size_t row = table_add_row(t);
+		snprintf(name, sizeof(name), "rank %d", i % 50);
+		table_set_text(t, row, 0, name);
+	}
+	CHECK_STR(table_cell(t, 1, 0)->v.text, "rank 0");
+	CHECK(table_cell(t, 1, 0)->v.text == table_cell(t, 51, 0)->v.text);
+	CHECK_STR(table_cell(t, 1000, 0)->v.text, "rank 49");
+	CHECK_INT(t->npool, 51); /* "x" and 50 names */
+	table_set_text(t, 1, 0, "other");
+	CHECK_STR(table_cell(t, 1, 0)->v.text, "other");
+	CHECK_STR(table_cell(t, 51, 0)->v.text, "rank 0");
 	table_free(t);
 }
 
