@@ -238,7 +238,10 @@ series_pts=$DIR/series.pts
 for n in $SERIES; do
 	d=$DIR/series/r$n/run
 	log "rank series: $n ranks of $SERIES_STEPS steps ..."
-	[ -f "$d/rank$((n - 1)).json" ] || python3 "$TOP/tests/data/make_ranks.py" "$n" "$d" "$SERIES_STEPS"
+	if [ "$(ls "$d" 2> /dev/null | grep -c '^rank[0-9]*\.json$')" != "$n" ]; then
+		rm -rf "$d"
+		python3 "$TOP/tests/data/make_ranks.py" "$n" "$d" "$SERIES_STEPS"
+	fi
 	sync
 	best=""
 	for ((try = 1; try <= SERIES_REPEAT; try++)); do
