@@ -18,6 +18,11 @@
 #   BENCH_OUT    results file                       (default bench/RESULTS.md)
 #   BENCH_REPEAT rounds per input up to 1.2 GB, the fastest of each kept (default 9)
 #   BENCH_REPEAT_LARGE rounds per larger input (default 3)
+#   BENCH_SERIES rank counts of the rank series (default "2 4 8 ... 1024"; "" for none):
+#                thin ranks of tests/data/make_ranks.py (BENCH_SERIES_STEPS steps each,
+#                default 100: about 0.3 MB a rank), one build each (BENCH_SERIES_REPEAT
+#                rounds, default 1, the fastest kept), and a growth exponent per stage
+#                fitted over the points from BENCH_FIT_FROM ranks (default 64)
 set -euo pipefail
 cd "$(dirname "$0")"
 TOP=$(cd .. && pwd)
@@ -31,6 +36,10 @@ OUTMD=${BENCH_OUT:-$TOP/bench/RESULTS.md}
 REPEAT=${BENCH_REPEAT:-9}
 REPEAT_LARGE=${BENCH_REPEAT_LARGE:-3}
 REPEAT_MAX=1200000000
+SERIES=${BENCH_SERIES-"2 4 8 16 32 64 128 256 512 1024"}
+SERIES_STEPS=${BENCH_SERIES_STEPS:-100}
+SERIES_REPEAT=${BENCH_SERIES_REPEAT:-1}
+FIT_FROM=${BENCH_FIT_FROM:-64}
 MKTRACE=$TOP/bench/build/mktrace
 BARE=$TOP/bench/build/bare
 FLOOR=${FLOOR:-$TOP/build/bench/floor}
@@ -216,6 +225,68 @@ for rs in $RANKS; do
 	rm -rf "$d"
 done
 
+
+# The rank series: N thin ranks, one run; per N the fastest build's stage
+# times (PERFSTUDY_TIMING: ingest, analyze, chart, report = render - chart,
+# total), CPU time, peak RSS against the memory bound; then per stage the
+# slope of log(time) over log(N) by least squares, from FIT_FROM ranks up
+# (below that a build's fixed costs hide the growth): 1 is linear, 2
+# quadratic.
+series_rows=()
+series_pts=$DIR/series.pts
+: > "$series_pts"
+for n in $SERIES; do
+	d=$DIR/series/r$n/run
+	log "rank series: $n ranks of $SERIES_STEPS steps ..."
+	if [ "$(ls "$d" 2> /dev/null | grep -c '^rank[0-9]*\.json$')" != "$n" ]; then
+		rm -rf "$d"
+		python3 "$TOP/tests/data/make_ranks.py" "$n" "$d" "$SERIES_STEPS"
+	fi
+	sync
+	best=""
+	for ((try = 1; try <= SERIES_REPEAT; try++)); do
+		rm -rf "$DIR/sout"
+		if ! PERFSTUDY_TIMING=1 /usr/bin/time -f 'time: %e %M %U %S' "$PS" build -q "$d" -o "$DIR/sout" 2> "$DIR/series.try"; then
+			log "perfstudy failed on $n ranks:"
+			cat "$DIR/series.try" >&2
+			continue
+		fi
+		t=$(awk '$2 == "timing:" && $3 == "total" { print $4 }' "$DIR/series.try")
+		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+			best=$t
+			mv "$DIR/series.try" "$DIR/series.best"
+		fi
+	done
+	rm -rf "$DIR/sout"
+	if [ -z "$best" ]; then
+		series_rows+=("| $n | failed | | | | | | | |")
+		continue
+	fi
+	bytes=$(cat "$d"/*.json | wc -c)
+	largest=$(stat -c %s "$d"/*.json | sort -n | tail -1)
+	read -r ing ana ren cha tot wall rss cpu < <(awk '
+		$2 == "timing:" && $3 == "ingest" { i = $4 } $2 == "timing:" && $3 == "analyze" { a = $4 }
+		$2 == "timing:" && $3 == "render" { r = $4 } $2 == "timing:" && $3 == "chart" { c = $4 }
+		$2 == "timing:" && $3 == "total" { t = $4 } $1 == "time:" { w = $2; m = $3; u = $4 + $5 }
+		END { print i, a, r, c, t, w, m, u }' "$DIR/series.best")
+	rep=$(awk -v r="$ren" -v c="$cha" 'BEGIN { printf "%.3f", r - c }')
+	lim=$(awk -v r="$rss" -v l="$largest" 'BEGIN { printf "%.0f MiB, %s", (1.2 * l + 64 * 1048576) / 1048576, (r * 1024 <= 1.2 * l + 64 * 1048576) ? "within" : "OVER" }')
+	series_rows+=("| $n | $((bytes / 1000000)) | $ing | $ana | $cha | $rep | $tot | $cpu | $((rss / 1024)) ($lim) |")
+	log "${series_rows[-1]}"
+	echo "$n $ing $ana $cha $rep $tot $cpu $((rss / 1024))" >> "$series_pts"
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$DIR/series/r$n"
+done
+# slope NAME COLUMN: the least-squares slope of log(column) over log(ranks), points from FIT_FROM ranks
+# with a time of at least 1 ms.
+slope() {
+	awk -v c="$2" -v from="$FIT_FROM" -v name="$1" '$1 >= from && $c >= 0.001 {
+		x = log($1); y = log($c); n++; sx += x; sy += y; sxx += x * x; sxy += x * y }
+		END { if (n < 2 || n * sxx == sx * sx) printf "%s n/a", name
+		      else printf "%s %.2f", name, (n * sxy - sx * sy) / (n * sxx - sx * sx) }' "$series_pts"
+}
+series_fit=""
+[ ! -s "$series_pts" ] || series_fit="$(slope ingest 2), $(slope analyze 3), $(slope chart 4), $(slope report 5), $(slope total 6), $(slope CPU 7), $(slope 'peak RSS' 8)"
+
 {
 	echo "# perfstudy benchmark results"
 	echo
@@ -279,6 +350,21 @@ done
 		echo "the store keeps read, nothing recorded) in place of the bare parse, which reads four:"
 		echo
 		printf -- '- %s\n' "${floors[@]}"
+	fi
+	if [ ${#series_rows[@]} -gt 0 ]; then
+		echo
+		echo "Rank series: N thin synthetic ranks of one DDP run (tests/data/make_ranks.py N DIR $SERIES_STEPS: $SERIES_STEPS"
+		echo "steps of 8 GEMMs and a Seq-numbered AllReduce with a seeded jitter a rank, about 0.3 MB a rank), one"
+		echo "\`perfstudy build\` each (best total of $SERIES_REPEAT, BENCH_SERIES_REPEAT). Seconds of wall time per stage"
+		echo "(PERFSTUDY_TIMING; report = render - chart), CPU s (user + system), peak RSS with the README's bound"
+		echo "(1.2 x the largest trace + 64 MiB):"
+		echo
+		echo "| ranks | MB | ingest | analyze | chart | report | total | CPU s | peak RSS MiB (bound) |"
+		echo "|---|---|---|---|---|---|---|---|---|"
+		printf '%s\n' "${series_rows[@]}"
+		echo
+		echo "Growth exponents (least-squares slope of log time over log ranks, from $FIT_FROM ranks; 1 is linear,"
+		echo "2 quadratic): $series_fit."
 	fi
 } > "$OUTMD.tmp"
 mv "$OUTMD.tmp" "$OUTMD"

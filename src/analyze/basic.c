@@ -455,9 +455,15 @@ static int build_rank_devices(struct store *s, const char *exp, struct table **o
 				    "run:text,rank:int,device:int,device_name:text,file:text,devices_in_file:int");
 	sqlite3_stmt *st;
 	if (store_prepare(s, "build rank devices", "SELECT r.run, t.rank, t.device, " DEVICE_LABEL("t") ","
-		    " t.path, (SELECT count(*) FROM traces p WHERE p.id = coalesce(t.part_of, t.id)"
-		    "  OR p.part_of = coalesce(t.part_of, t.id))"
-		    " FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
+		    /*
+		     * the file's first row and its other devices' rows: counted once
+		     * for all (a count with an OR per row read the table per row, 3 s
+		     * at 4096 ranks)
+		     */
+		    " t.path, 1 + coalesce(k.c, 0)"
+		    " FROM traces t JOIN runs r ON r.id = t.run_id"
+		    " LEFT JOIN (SELECT part_of AS f, count(*) AS c FROM traces WHERE part_of IS NOT NULL GROUP BY part_of) k"
+		    " ON k.f = coalesce(t.part_of, t.id) WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
 		    " ORDER BY r.position, t.rank, t.id", &st) < 0) {
 		table_free(t);
 		return -1;

@@ -42,11 +42,13 @@
  *               IDLE_MIN of its span (temporal.csv, HTA's definition).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/intmap.h"
 #include "util/xalloc.h"
 #include "analyze/analysis.h"
 
@@ -150,10 +152,11 @@ static int is_partial(const struct partial *p, double rank, double step)
 	return 0;
 }
 
-/* Per rank of one run, sum(num(a)) / sum(num(b)) over the rows of that run and rank. */
+/* Per rank of one run, sum(num(a)) / sum(num(b)) over the rows of that run and rank (b NULL: their mean). */
 struct rank_mean {
 	int rank;
 	double a, b;
+	size_t n; /* rows */
 };
 
 /*
@@ -165,29 +168,44 @@ struct rank_mean {
 static size_t rank_means(const struct table *t, const char *run, const char *a, const char *b,
 			 const struct partial *p, struct rank_mean **out)
 {
-	int crun = col(t, "run"), crank = col(t, "rank"), ca = col(t, a), cb = col(t, b), cstep = col(t, "step");
+	int crun = col(t, "run"), crank = col(t, "rank"), ca = col(t, a), cb = b ? col(t, b) : -1,
+	    cstep = col(t, "step");
 	size_t n = 0, cap = 0;
 	*out = NULL;
-	if (crun < 0 || crank < 0 || ca < 0 || cb < 0)
+	if (crun < 0 || crank < 0 || ca < 0 || (b && cb < 0))
 		return 0;
+	struct intmap m = {0};
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *rr = text(t, r, crun);
-		double x = num(t, r, ca), y = num(t, r, cb), k = num(t, r, crank);
+		double x = num(t, r, ca), y = b ? num(t, r, cb) : 1, k = num(t, r, crank);
 		if (!rr || strcmp(rr, run) || isnan(x) || isnan(y) || isnan(k) || y <= 0)
 			continue;
 		if (cstep >= 0 && p && is_partial(p, k, num(t, r, cstep)))
 			continue;
-		size_t i;
-		for (i = 0; i < n && (*out)[i].rank != (int)k; i++)
-			;
+		size_t i = intmap_index(&m, (int)k, n);
 		if (i == n) {
 			*out = xgrow(*out, &cap, n + 1, sizeof(**out));
 			(*out)[n++] = (struct rank_mean){.rank = (int)k};
 		}
 		(*out)[i].a += x;
 		(*out)[i].b += y;
+		(*out)[i].n++;
 	}
+	intmap_free(&m);
 	return n;
+}
+
+static int cmp_rank_mean(const void *pa, const void *pb)
+{
+	const struct rank_mean *a = pa, *b = pb;
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* The entry of rank in m, sorted by rank (cmp_rank_mean), or NULL. */
+static const struct rank_mean *rank_mean_find(const struct rank_mean *m, size_t n, int rank)
+{
+	struct rank_mean key = {.rank = rank};
+	return n ? bsearch(&key, m, n, sizeof(*m), cmp_rank_mean) : NULL;
 }
 
 /*
@@ -272,12 +290,11 @@ struct rank_view {
 	double host_wait; /* gpu_idle.csv host_wait_share: of the GPU's idle time, the share waiting for the host */
 };
 
+/* m sorted by rank (cmp_rank_mean): the ratio of its sums for rank, or NAN. */
 static double ratio_of(const struct rank_mean *m, size_t n, int rank)
 {
-	for (size_t i = 0; i < n; i++)
-		if (m[i].rank == rank)
-			return m[i].a / m[i].b;
-	return NAN;
+	const struct rank_mean *e = rank_mean_find(m, n, rank);
+	return e ? e->a / e->b : NAN;
 }
 
 static size_t rank_views(const struct analysis_result *res, const char *run, struct rank_view **out)
@@ -292,6 +309,11 @@ static size_t rank_views(const struct analysis_result *res, const char *run, str
 	size_t nh = cp ? rank_means(cp, run, "host_us", "step_us", &p, &host) : 0;
 	size_t ng = gi ? rank_means(gi, run, "idle_us", "step_us", NULL, &gidle) : 0;
 	size_t nw = gi ? rank_means(gi, run, "host_wait_us", "idle_us", NULL, &hw) : 0;
+	struct rank_mean *sorted[] = {idle, host, gidle, hw};
+	size_t counts[] = {ni, nh, ng, nw};
+	for (int k = 0; k < 4; k++)
+		if (counts[k])
+			qsort(sorted[k], counts[k], sizeof(*sorted[k]), cmp_rank_mean);
 	*out = n ? xcalloc(n, sizeof(**out)) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		int r = comm[i].rank;
@@ -445,22 +467,6 @@ static void rule_straggler_windows(struct findings *f, const struct analysis_res
 }
 
 /* The mean of a rank's step_us in ranks.csv, in us (NAN if none); *nsteps its rows. */
-static double mean_step(const struct table *rk, const char *run, int rank, size_t *nsteps)
-{
-	int crun = col(rk, "run"), crank = col(rk, "rank"), cs = col(rk, "step_us");
-	double sum = 0;
-	size_t n = 0;
-	for (size_t r = 0; rk && crun >= 0 && r < rk->nrows; r++) {
-		const char *rr = text(rk, r, crun);
-		if (rr && !strcmp(rr, run) && num(rk, r, crank) == rank && !isnan(num(rk, r, cs))) {
-			sum += num(rk, r, cs);
-			n++;
-		}
-	}
-	*nsteps = n;
-	return n ? sum / (double)n : NAN;
-}
-
 /* The row of straggler_causes.csv for run, rank, where and region with an empty name (the region), or -1. */
 static long region_row(const struct table *t, const char *run, int rank, const char *where, const char *region)
 {
@@ -591,6 +597,8 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 		const struct table *gi = result_table(res, "gpu_idle");
 		struct rank_mean *m = NULL;
 		size_t nm = gi ? rank_means(gi, run, "idle_us", "step_us", NULL, &m) : 0;
+		if (nm)
+			qsort(m, nm, sizeof(*m), cmp_rank_mean);
 		double idle_share = ratio_of(m, nm, straggler);
 		free(m);
 		if (num(t, r, ce) / 1000 >= CAUSE_MIN_MS && !isnan(idle_share) && idle_share >= IDLE_MIN) {
@@ -642,6 +650,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		return -2;
 	struct wait_pair *wp = NULL;
 	size_t n = 0, cap = 0, matched = 0;
+	struct intmap pairs = {0};
 	for (size_t r = 0; r < cw->nrows; r++) {
 		const char *rr = text(cw, r, crun);
 		if (!rr || strcmp(rr, run) || num(cw, r, cm) != 1)
@@ -653,9 +662,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		int a = (int)num(cw, r, crank), b = (int)num(cw, r, clast);
 		if (isnan(w) || w <= 0 || a == b)
 			continue;
-		size_t i;
-		for (i = 0; i < n && !(wp[i].waiter == a && wp[i].last == b); i++)
-			;
+		size_t i = intmap_index(&pairs, (int64_t)((uint64_t)(uint32_t)a << 32 | (uint32_t)b), n);
 		if (i == n) {
 			wp = xgrow(wp, &cap, n + 1, sizeof(*wp));
 			wp[n++] = (struct wait_pair){.waiter = a, .last = b};
@@ -664,23 +671,37 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		double x = num(cw, r, cx);
 		wp[i].exposed_us += isnan(x) ? 0 : x;
 	}
+	intmap_free(&pairs);
 	if (!matched) {
 		free(wp);
 		return -2;
 	}
-	/* the straggler: the rank the others waited for longest in total */
+	/* the straggler: the rank the others waited for longest in total (the first such pair's on a tie) */
 	int straggler = -1;
 	double most = 0;
+	struct intmap lasts = {0};
+	double *tot = n ? xcalloc(n, sizeof(*tot)) : NULL;
+	size_t nlast = 0;
+	size_t *of = n ? xcalloc(n, sizeof(*of)) : NULL;
 	for (size_t i = 0; i < n; i++) {
-		double tot = 0;
-		for (size_t j = 0; j < n; j++)
-			if (wp[j].last == wp[i].last)
-				tot += wp[j].wait_us;
-		if (tot > most) {
-			most = tot;
+		of[i] = intmap_index(&lasts, wp[i].last, nlast);
+		if (of[i] == nlast)
+			nlast++;
+		tot[of[i]] += wp[i].wait_us;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (tot[of[i]] > most) {
+			most = tot[of[i]];
 			straggler = wp[i].last;
 		}
-	}
+	intmap_free(&lasts);
+	free(tot);
+	free(of);
+	/* each rank's mean step (ranks.csv step_us) and its step count, sorted by rank */
+	struct rank_mean *steps_of = NULL;
+	size_t nsteps_of = rank_means(rk, run, "step_us", NULL, NULL, &steps_of);
+	if (nsteps_of)
+		qsort(steps_of, nsteps_of, sizeof(*steps_of), cmp_rank_mean);
 	struct buf who;
 	buf_init(&who);
 	size_t named = 0;
@@ -688,8 +709,9 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	for (size_t i = 0; straggler >= 0 && i < n; i++) {
 		if (wp[i].last != straggler)
 			continue;
-		size_t steps;
-		double step = mean_step(rk, run, wp[i].waiter, &steps);
+		const struct rank_mean *ms = rank_mean_find(steps_of, nsteps_of, wp[i].waiter);
+		size_t steps = ms ? ms->n : 0;
+		double step = ms ? ms->a / ms->b : NAN;
 		if (!steps || isnan(step) || step <= 0)
 			continue;
 		double per_step = wp[i].wait_us / steps, share = per_step / step;
@@ -722,6 +744,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	}
 	buf_release(&who);
 	free(wp);
+	free(steps_of);
 	return named ? straggler : -1;
 }
 

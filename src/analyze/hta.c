@@ -141,9 +141,10 @@ int hta_type(struct hta_names *nm, int64_t name_id, enum hta_ktype *out)
 int hta_run_filters(struct store *s, int64_t run_db_id)
 {
 	sqlite3_stmt *st;
+	/* the run's traces, their annotations, the names by id: not every trace once per step name */
 	if (sqlite3_prepare_v2(store_db(s),
-			       "SELECT count(DISTINCT a.name_id) FROM traces t JOIN annotations a ON a.trace_id = t.id"
-			       " JOIN names n ON n.id = a.name_id WHERE t.run_id = ?1 AND n.name GLOB 'ProfilerStep#[0-9]*'",
+			       "SELECT count(DISTINCT a.name_id) FROM traces t CROSS JOIN annotations a ON a.trace_id = t.id"
+			       " CROSS JOIN names n ON n.id = a.name_id WHERE t.run_id = ?1 AND n.name GLOB 'ProfilerStep#[0-9]*'",
 			       -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(s, NULL);
 	sqlite3_bind_int64(st, 1, run_db_id);

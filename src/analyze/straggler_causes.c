@@ -31,7 +31,9 @@
  * ranks' (a rank without the item counts 0; an even count of others: the
  * mean of the two middle values). calls: this rank's count over the trace,
  * other_calls the median of the others'. Rows with a positive excess are
- * kept, at most CAUSES_TOP of each kind per rank, largest excess first.
+ * kept, at most CAUSES_TOP of each kind per rank, largest excess first;
+ * at most CAUSES_RANKS ranks per run, those that caused the most waiting
+ * (a note says so when a run has more).
  *
  * Which side first. A straggler's rows are ordered by the side that made
  * it late, then by excess: its GPU's extra busy time (straggler_ranks.csv
@@ -50,10 +52,13 @@
 #include "analyze/phases.h"
 #include "analyze/rankdata.h"
 #include "util/buf.h"
+#include "util/intmap.h"
 #include "util/xalloc.h"
 
 /* The rows kept per rank and kind. */
 #define CAUSES_TOP 10
+/* The ranks described per run: those that caused the most waiting (a run of 1024 ranks may have 1000). */
+#define CAUSES_RANKS 16
 
 enum cause_kind { K_HOST_REGION, K_HOST_OP, K_GPU_REGION, K_GPU_NAME, NK };
 
@@ -283,6 +288,7 @@ static size_t rank_mean_us(const struct table *t, const char *run, const char *n
 	int crun = table_col_index(t, "run"), crank = table_col_index(t, "rank"), cv = table_col_index(t, name);
 	size_t n = 0, cap = 0, capm = 0, capc = 0;
 	size_t *cnt = NULL;
+	struct intmap m = {0};
 	*ranks = NULL;
 	*mean = NULL;
 	for (size_t r = 0; crun >= 0 && crank >= 0 && cv >= 0 && r < t->nrows; r++) {
@@ -290,9 +296,7 @@ static size_t rank_mean_us(const struct table *t, const char *run, const char *n
 				  *v = table_cell(t, r, (size_t)cv);
 		if (a->null || strcmp(a->v.text, run) || b->null || v->null)
 			continue;
-		size_t i;
-		for (i = 0; i < n && (*ranks)[i] != (int)b->v.i; i++)
-			;
+		size_t i = intmap_index(&m, (int)b->v.i, n);
 		if (i == n) {
 			*ranks = xgrow(*ranks, &cap, n + 1, sizeof(**ranks));
 			*mean = xgrow(*mean, &capm, n + 1, sizeof(**mean));
@@ -304,6 +308,7 @@ static size_t rank_mean_us(const struct table *t, const char *run, const char *n
 		(*mean)[i] += (double)v->v.i / 1e3;
 		cnt[i]++;
 	}
+	intmap_free(&m);
 	for (size_t i = 0; i < n; i++)
 		(*mean)[i] /= (double)cnt[i];
 	free(cnt);
@@ -347,18 +352,34 @@ void straggler_side(const struct analysis_result *res, const char *run, int rank
 	}
 }
 
-/* Per rank of run, its caused_wait_us in straggler_ranks.csv (ns; 0 where it has no row). */
-static int64_t caused_wait(const struct table *sr, const char *run, int rank)
+/*
+ * The caused_wait_us of straggler_ranks.csv (ns) of each of the n ranks
+ * of run in keys, into w (0 where a rank has no row; its first row where
+ * it has several), in one pass over the table.
+ */
+static void caused_waits(const struct table *sr, const char *run, const struct rank_key *keys, size_t n, int64_t *w)
 {
 	int crun = table_col_index(sr, "run"), crank = table_col_index(sr, "rank"),
 	    cw = table_col_index(sr, "caused_wait_us");
+	struct intmap m = {0};
+	unsigned char *set = xcalloc(n ? n : 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		w[i] = 0;
+		intmap_index(&m, keys[i].rank, i);
+	}
 	for (size_t r = 0; crun >= 0 && crank >= 0 && cw >= 0 && r < sr->nrows; r++) {
 		const struct cell *a = table_cell(sr, r, (size_t)crun), *b = table_cell(sr, r, (size_t)crank),
-				  *w = table_cell(sr, r, (size_t)cw);
-		if (!a->null && !strcmp(a->v.text, run) && !b->null && b->v.i == rank && !w->null)
-			return w->v.i;
+				  *c = table_cell(sr, r, (size_t)cw);
+		if (a->null || strcmp(a->v.text, run) || b->null || c->null)
+			continue;
+		size_t i = intmap_get(&m, b->v.i);
+		if (i != SIZE_MAX && !set[i]) {
+			w[i] = c->v.i;
+			set[i] = 1;
+		}
 	}
-	return 0;
+	free(set);
+	intmap_free(&m);
 }
 
 struct strag {
@@ -401,11 +422,13 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
 			e++;
 		size_t nr = e - k, nstrag = 0;
 		struct strag *sg = xcalloc(nr, sizeof(*sg));
-		for (size_t i = 0; nr >= 2 && i < nr; i++) {
-			int64_t w = caused_wait(sr, keys[k + i].run, keys[k + i].rank);
-			if (w > 0)
-				sg[nstrag++] = (struct strag){i, w};
-		}
+		int64_t *cw = xcalloc(nr, sizeof(*cw));
+		if (nr >= 2)
+			caused_waits(sr, keys[k].run, &keys[k], nr, cw);
+		for (size_t i = 0; nr >= 2 && i < nr; i++)
+			if (cw[i] > 0)
+				sg[nstrag++] = (struct strag){i, cw[i]};
+		free(cw);
 		if (!nstrag) {
 			free(sg);
 			k = e;
@@ -425,6 +448,11 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
 		}
 		if (!failed) {
 			qsort(sg, nstrag, sizeof(*sg), cmp_strag);
+			if (nstrag > CAUSES_RANKS) {
+				result_add_note(out, "straggler_causes.csv: in run %s %zu ranks made the others wait; the %d "
+						"that made them wait longest are described", keys[k].run, nstrag, CAUSES_RANKS);
+				nstrag = CAUSES_RANKS;
+			}
 			for (size_t i = 0; i < nstrag; i++) {
 				double busy, idle;
 				straggler_side(out, keys[k].run, rp[sg[i].ri].rank, &busy, &idle);
@@ -461,7 +489,8 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
 			"the median of the other ranks' (0 for a rank without the item; an even count: the mean of the "
 			"two middle values); excess_us_per_step = us_per_step - other_us_per_step; calls: this rank's "
 			"count over the trace, other_calls the median of the others' (0: run only on this rank). Rows "
-			"with a positive excess, at most 10 of each kind per rank, largest excess first. "
+			"with a positive excess, at most 10 of each kind per rank, largest excess first; at most 16 ranks "
+			"per run, those that caused the most waiting. "
 			"Order: per rank, first the rows of the side that made it late, then the others, each by excess: "
 			"the gpu rows first where its GPU's extra busy time (straggler_ranks.csv compute_per_step_us, this "
 			"rank minus the others' median) exceeds its GPU's extra idle time (ranks.csv idle_us, mean per "

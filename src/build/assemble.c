@@ -18,6 +18,7 @@
 #include "util/diag.h"
 #include "util/fs.h"
 #include "util/sha256.h"
+#include "util/timing.h"
 #include "util/xalloc.h"
 
 void exp_output_release(struct exp_output *o)
@@ -328,7 +329,9 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 		o->nfigs++;
 	}
 	/* --jobs threads draw the figures (the same bytes as one). */
+	double t_chart = timing_now();
 	int frc = chart_write_many(charts, captions, o->nfigs, figdir, &style, jobs);
+	timing_add(TIME_CHART, timing_now() - t_chart);
 	free(charts);
 	free(captions);
 	free(run_ids);

@@ -39,6 +39,12 @@ static const char SCHEMA[] =
 	"  rank INTEGER, rank_from_trace INTEGER, world_size INTEGER, events INTEGER,\n"
 	"  skipped INTEGER, first_ns INTEGER, last_ns INTEGER, epoch_offset_ns INTEGER, device INTEGER,\n"
 	"  part_of INTEGER REFERENCES traces(id));\n"
+	/*
+	 * A rank's traces are looked up once per rank by every analysis that
+	 * walks the ranks: without this index, a scan of the table each time,
+	 * quadratic in ranks (4096 ranks: 16 million rows read per walk).
+	 */
+	"CREATE INDEX traces_by_rank ON traces(run_id, rank);\n"
 	"CREATE TABLE devices(trace_id INTEGER NOT NULL REFERENCES traces(id), device INTEGER,\n"
 	"  name TEXT, total_mem INTEGER, sm_count INTEGER, cc TEXT, mem_bandwidth INTEGER);\n"
 	"CREATE TABLE trace_software(trace_id INTEGER NOT NULL REFERENCES traces(id), item TEXT NOT NULL,\n"
@@ -91,9 +97,15 @@ static const char SCHEMA[] =
 	"  pcie_gen_max INTEGER, pcie_gen_cur INTEGER, pcie_width_max INTEGER, pcie_width_cur INTEGER);\n"
 	"CREATE TABLE gpu_links(experiment TEXT, trace_id INTEGER, path TEXT, a TEXT, b TEXT, link TEXT,\n"
 	"  cpu_affinity TEXT, numa_affinity TEXT);\n"
+	/*
+	 * CROSS JOIN: the annotations first, their names found by id. With a
+	 * plain JOIN SQLite started from the ProfilerStep#N names and read every
+	 * trace's annotations once per name: steps x rows, 8 s for one query of
+	 * 1024 ranks of 100 steps, 30 ms with this order.
+	 */
 	"CREATE VIEW steps AS SELECT a.trace_id AS trace_id,\n"
 	"  CAST(substr(n.name, 14) AS INTEGER) AS step, a.start_ns AS start_ns, a.dur_ns AS dur_ns\n"
-	"  FROM annotations a JOIN names n ON n.id = a.name_id\n"
+	"  FROM annotations a CROSS JOIN names n ON n.id = a.name_id\n"
 	"  WHERE a.on_gpu = 0 AND n.name GLOB 'ProfilerStep#[0-9]*';\n"
 	"CREATE VIEW gpu_activities AS SELECT r.experiment, r.run, t.rank, a.kind, n.name,\n"
 	"  a.device, a.stream, a.start_ns, a.dur_ns, a.bytes, a.copy_kind, a.correlation\n"

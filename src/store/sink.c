@@ -156,6 +156,10 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
 	cell_text(&row[1], kind_text(a->kind));
 	cell_int(&row[2], name);
 	cell_opt(&row[3], a->device, a->device >= 0);
+	if (a->device >= 0 && s->dev_seen < 2 && (s->dev_seen == 0 || a->device != s->dev_first)) {
+		s->dev_seen = s->dev_seen ? 2 : 1;
+		s->dev_first = a->device;
+	}
 	cell_opt(&row[4], a->stream, a->stream >= 0);
 	cell_int(&row[5], a->start_ns);
 	cell_int(&row[6], a->dur_ns);

@@ -102,6 +102,9 @@ struct store {
 	struct sink_ctx sink;
 	sqlite3_stmt *ins_coll; /* prepared on first use */
 	int64_t first_ns, last_ns;
+	/* the current trace's activity devices, seen as they are stored (store_split_devices) */
+	int64_t dev_first;
+	int dev_seen; /* 0: none, 1: dev_first only, 2: several */
 	struct pending_op *ops; /* the trace's stored host operators, or all since they came out of order */
 	size_t nops, opscap;
 	int ops_sorted;         /* they came in order of start per thread so far: stored as they come */

@@ -68,6 +68,7 @@ int64_t store_add_trace(struct store *s, int64_t run_id, const char *path, int f
 	sqlite3_finalize(st);
 	s->first_ns = INT64_MAX;
 	s->last_ns = INT64_MIN;
+	s->dev_seen = 0;
 	store_ops_reset(s);
 	return rc < 0 ? -1 : sqlite3_last_insert_rowid(s->db);
 }
@@ -131,19 +132,31 @@ int store_split_devices(struct store *s, int64_t trace_id, int *ndevices)
 	*ndevices = 0;
 	if (store_rows_flush(s) < 0)
 		return -1;
-	sqlite3_stmt *st;
-	if (store_prepare(s, "prepare", "SELECT DISTINCT device FROM activities WHERE trace_id = ?1 AND device IS NOT NULL"
-		       " ORDER BY device", &st) < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, trace_id);
 	int64_t *devs = NULL;
 	size_t n = 0, cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		devs = xgrow(devs, &cap, n + 1, sizeof(*devs));
-		devs[n++] = sqlite3_column_int64(st, 0);
+	int rc = SQLITE_DONE;
+	/*
+	 * The devices were seen as the activities were stored: a file of one
+	 * device (nearly all) needs no query. Asking SQLite instead, before the
+	 * trace_id indexes exist, read the whole table once a trace: quadratic
+	 * in the ranks (78 % of ingest at 1024 thin ranks).
+	 */
+	if (s->dev_seen == 1) {
+		devs = xgrow(devs, &cap, 1, sizeof(*devs));
+		devs[n++] = s->dev_first;
+	} else if (s->dev_seen == 2) {
+		sqlite3_stmt *st;
+		if (store_prepare(s, "prepare", "SELECT DISTINCT device FROM activities WHERE trace_id = ?1 AND device IS NOT NULL"
+			       " ORDER BY device", &st) < 0)
+			return -1;
+		sqlite3_bind_int64(st, 1, trace_id);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			devs = xgrow(devs, &cap, n + 1, sizeof(*devs));
+			devs[n++] = sqlite3_column_int64(st, 0);
+		}
+		sqlite3_finalize(st);
 	}
-	sqlite3_finalize(st);
+	sqlite3_stmt *st;
 	int ret = rc == SQLITE_DONE ? 0 : store_fail(s, "list devices");
 	/*
 	 * The file's row keeps its first device; a process's world size counts

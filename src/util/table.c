@@ -2,6 +2,7 @@
 #include "util/table.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,10 +48,9 @@ void table_free(struct table *t)
 {
 	if (!t)
 		return;
-	for (size_t r = 0; r < t->nrows; r++)
-		for (size_t c = 0; c < t->ncols; c++)
-			if (t->cols[c].type == COL_TEXT)
-				free(t->cells[r * t->ncols + c].v.text);
+	for (size_t i = 0; i < t->pool_cap; i++)
+		free(t->pool[i]);
+	free(t->pool);
 	for (size_t c = 0; c < t->ncols; c++)
 		free(t->cols[c].name);
 	free(t->cols);
@@ -76,11 +76,46 @@ static struct cell *cell_at(struct table *t, size_t row, size_t col)
 	return &t->cells[row * t->ncols + col];
 }
 
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+/* The table's one copy of s. */
+static char *pooled(struct table *t, const char *s)
+{
+	if ((t->npool + 1) * 2 > t->pool_cap) {
+		size_t cap = t->pool_cap ? t->pool_cap * 2 : 16;
+		char **p = xcalloc(cap, sizeof(*p));
+		for (size_t i = 0; i < t->pool_cap; i++) {
+			if (!t->pool[i])
+				continue;
+			size_t j = (size_t)str_hash(t->pool[i]) & (cap - 1);
+			while (p[j])
+				j = (j + 1) & (cap - 1);
+			p[j] = t->pool[i];
+		}
+		free(t->pool);
+		t->pool = p;
+		t->pool_cap = cap;
+	}
+	size_t j = (size_t)str_hash(s) & (t->pool_cap - 1);
+	while (t->pool[j] && strcmp(t->pool[j], s))
+		j = (j + 1) & (t->pool_cap - 1);
+	if (!t->pool[j]) {
+		t->pool[j] = xstrdup(s);
+		t->npool++;
+	}
+	return t->pool[j];
+}
+
 void table_set_text(struct table *t, size_t row, size_t col, const char *s)
 {
 	struct cell *c = cell_at(t, row, col);
-	free(c->null ? NULL : c->v.text);
-	c->v.text = xstrdup(s);
+	c->v.text = pooled(t, s); /* a text it held stays in the pool */
 	c->null = 0;
 }
 

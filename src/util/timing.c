@@ -10,7 +10,7 @@
 /* Nanoseconds per stage; atomic because reader threads add to them. */
 static _Atomic long long stage_ns[TIME_NSTAGES];
 
-static const char *const stage_names[TIME_NSTAGES] = {"read", "parse", "store", "index", "ingest", "analyze", "render"};
+static const char *const stage_names[TIME_NSTAGES] = {"read", "parse", "store", "index", "ingest", "analyze", "render", "chart"};
 
 double timing_now(void)
 {

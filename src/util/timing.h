@@ -7,13 +7,13 @@
  * Stages: read (file I/O, inflating, hashing), parse (JSON), store (SQLite
  * inserts), index (the store's indexes and statistics after reading), ingest (wall time of reading every trace into the store, which
  * contains the three before and whatever overlapped), analyze, render
- * (charts and report), total. Reading with several threads adds their
+ * (charts and report), chart (the figures alone, part of render), total. Reading with several threads adds their
  * times, so read + parse + store can exceed ingest.
  */
 #ifndef PERFSTUDY_TIMING_H
 #define PERFSTUDY_TIMING_H
 
-enum timing_stage { TIME_READ, TIME_PARSE, TIME_STORE, TIME_INDEX, TIME_INGEST, TIME_ANALYZE, TIME_RENDER, TIME_NSTAGES };
+enum timing_stage { TIME_READ, TIME_PARSE, TIME_STORE, TIME_INDEX, TIME_INGEST, TIME_ANALYZE, TIME_RENDER, TIME_CHART, TIME_NSTAGES };
 
 /* Seconds on a monotonic clock. */
 double timing_now(void);

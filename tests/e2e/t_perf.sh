@@ -416,8 +416,8 @@ for d in multi pad garb corr; do
 	done
 done
 
-# Timing lines on stderr, one per stage: read parse store index ingest analyze render total.
+# Timing lines on stderr, one per stage: read parse store index ingest analyze render chart total.
 PERFSTUDY_TIMING=1 "$PERFSTUDY" build -q tests/data/small/study/run-a -o "$T/t" 2>"$T/err"
-if [ "$(grep -c '^perfstudy: timing: [a-z]* [0-9.]* s$' "$T/err")" = 8 ]; then ok; else bad "timing lines: $(cat "$T/err")"; fi
+if [ "$(grep -c '^perfstudy: timing: [a-z]* [0-9.]* s$' "$T/err")" = 9 ]; then ok; else bad "timing lines: $(cat "$T/err")"; fi
 
 finish

@@ -3,6 +3,7 @@
  * growable buffer, microsecond text to integer nanoseconds, tables, and the
  * escaping of control characters in diagnostics.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "ingest/ingest.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/intmap.h"
 #include "util/sha256.h"
 #include "util/xalloc.h"
 
@@ -146,6 +148,20 @@ static void test_table(void)
 	buf_release(&b);
 	CHECK_INT(table_col_index(t, "f"), 3);
 	CHECK_INT(table_col_index(t, "nope"), -1);
+	/* texts are kept once a table: equal cells share one copy, through the pool's growth; overwriting works */
+	char name[32];
+	for (int i = 0; i < 1000; i++) {
+		size_t row = table_add_row(t);
+		snprintf(name, sizeof(name), "rank %d", i % 50);
+		table_set_text(t, row, 0, name);
+	}
+	CHECK_STR(table_cell(t, 1, 0)->v.text, "rank 0");
+	CHECK(table_cell(t, 1, 0)->v.text == table_cell(t, 51, 0)->v.text);
+	CHECK_STR(table_cell(t, 1000, 0)->v.text, "rank 49");
+	CHECK_INT(t->npool, 51); /* "x" and 50 names */
+	table_set_text(t, 1, 0, "other");
+	CHECK_STR(table_cell(t, 1, 0)->v.text, "other");
+	CHECK_STR(table_cell(t, 51, 0)->v.text, "rank 0");
 	table_free(t);
 }
 
@@ -175,6 +191,35 @@ static void test_escape(void)
 	}
 }
 
+/* intmap: indexes in order of first sight, through growth, negative and 64-bit keys, absent keys. */
+static void test_intmap(void)
+{
+	struct intmap m = {0};
+	CHECK(intmap_get(&m, 5) == SIZE_MAX);
+	size_t n = 0;
+	/* 5000 keys, a stride that collides in the low bits, each seen twice */
+	for (int pass = 0; pass < 2; pass++)
+		for (int64_t i = 0; i < 5000; i++) {
+			int64_t key = (i - 2500) * 4096;
+			size_t got = intmap_index(&m, key, n);
+			if (pass == 0) {
+				CHECK_INT(got, n);
+				n++;
+			} else {
+				CHECK_INT(got, i);
+			}
+		}
+	CHECK_INT(m.n, 5000);
+	CHECK_INT(intmap_get(&m, -2500 * 4096), 0);
+	CHECK_INT(intmap_get(&m, 2499 * 4096), 4999);
+	CHECK(intmap_get(&m, 1) == SIZE_MAX);
+	CHECK_INT(intmap_index(&m, INT64_MAX, n), 5000);
+	CHECK_INT(intmap_index(&m, INT64_MIN, n + 1), 5001);
+	CHECK_INT(intmap_get(&m, INT64_MAX), 5000);
+	intmap_free(&m);
+	CHECK(m.cap == 0 && intmap_get(&m, 0) == SIZE_MAX);
+}
+
 int main(void)
 {
 	test_sha256();
@@ -182,5 +227,6 @@ int main(void)
 	test_us_to_ns();
 	test_table();
 	test_escape();
+	test_intmap();
 	return check_result("test_util");
 }

@@ -1,0 +1,25 @@
+/*
+ * intmap.h: a map from a 64-bit integer key (a rank, a pair of ranks) to
+ * the index of an entry in the caller's array, by open addressing, so that
+ * the analyses that gather table rows per rank do it in one pass whatever
+ * the rank count (a linear search per row made them quadratic in ranks).
+ */
+#ifndef PERFSTUDY_INTMAP_H
+#define PERFSTUDY_INTMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct intmap {
+	int64_t *keys;
+	size_t *vals; /* the index plus one; 0: a free slot */
+	size_t cap, n; /* cap a power of two, or 0 */
+};
+
+/* The index of key; when key is new, it gets index n (the caller's next entry), which is returned. */
+size_t intmap_index(struct intmap *m, int64_t key, size_t n);
+/* The index of key, or SIZE_MAX when it has none. */
+size_t intmap_get(const struct intmap *m, int64_t key);
+void intmap_free(struct intmap *m);
+
+#endif
