@@ -31,6 +31,7 @@
  * file is one rank, split by GPU like other multi-device files). Times are
  * the profiler's integer ns; the epoch offset is not recorded.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,7 +96,14 @@ struct session {
 	char *string, *agent, *symbol, *event, *thread;
 	int has_event, has_thread;
 	struct buf name;
+	uint64_t *seen; /* the GPUs with activities, bits 0-255 (inspect's ranks) */
 };
+
+static void saw_device(struct session *s, int64_t device)
+{
+	if (device >= 0 && device < 256)
+		s->seen[device / 64] |= (uint64_t)1 << (device % 64);
+}
 
 static char *tname(const char *base, const char *suffix)
 {
@@ -154,6 +162,7 @@ static int kernel_row(struct sdb_reader *c, const char *T, sqlite3_stmt *st, voi
 		.correlation = v[5],
 		.bytes = -1,
 	};
+	saw_device(s, a.device);
 	return sdb_activity(c, &a);
 }
 
@@ -183,6 +192,7 @@ static int copy_row(struct sdb_reader *c, const char *T, sqlite3_stmt *st, void 
 		.bytes = v[6],
 		.copy_kind = ck,
 	};
+	saw_device(s, a.device);
 	return sdb_activity(c, &a);
 }
 
@@ -360,10 +370,11 @@ static int rocpd_read(const struct source *src, const struct ingest_sink *sink, 
 	size_t n;
 	char **strings = tables_like(c.db, "rocpd_string", &n);
 	char **agents = xcalloc(n + 1, sizeof(*agents));
+	uint64_t seen[4] = {0};
 	if (!n)
 		sdb_error(src, "rocpd_string", "absent: not a rocpd database");
 	for (size_t i = 0; i < n; i++) {
-		struct session s = {.suffix = strings[i] + strlen("rocpd_string")};
+		struct session s = {.suffix = strings[i] + strlen("rocpd_string"), .seen = seen};
 		s.string = strings[i];
 		s.agent = agents[i] = tname("rocpd_info_agent", s.suffix);
 		s.symbol = tname("rocpd_info_kernel_symbol", s.suffix);
@@ -381,6 +392,8 @@ static int rocpd_read(const struct source *src, const struct ingest_sink *sink, 
 	if (!n)
 		goto out;
 	sdb_skipped_total(&c);
+	for (int i = 0; i < 4; i++)
+		counts->devices += __builtin_popcountll(seen[i]);
 	ret = read_info(&c, agents, n);
 	if (ret == 0)
 		ret = sdb_check_budget(&c);

@@ -86,7 +86,7 @@ grep -q '^hardware,GPU model,AMD Instinct MI300X,' "$D/system.csv" && ok || bad 
 python3 tests/data/rocpd/make_rocpd.py "$T/prof_results.db" || bad "make_rocpd.py failed"
 DB="$T/prof_results.db"
 $PERFSTUDY inspect "$DB" >"$T/out" 2>"$T/err" && ok || bad "inspect rocpd: $(cat "$T/err")"
-echo "$DB: rocpd, 1 ranks, 5 kernels, 2 memcpy, 0 memset, 8 runtime, 1 annotations, 0 gpu annotations, 1 steps, 0 cpu ops, AMD Instinct MI300X" >"$T/want"
+echo "$DB: rocpd, 2 ranks, 5 kernels, 2 memcpy, 0 memset, 8 runtime, 1 annotations, 0 gpu annotations, 1 steps, 0 cpu ops, AMD Instinct MI300X" >"$T/want"
 same "$T/want" "$T/out" "inspect rocpd"
 $PERFSTUDY build -q "$DB" -o "$T/rocpd" 2>"$T/err" && ok || bad "build rocpd: $(cat "$T/err")"
 D="$T/rocpd/default/data"
