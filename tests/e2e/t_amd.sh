@@ -46,6 +46,8 @@
 #     copy call: GPU 0 five (four kernels, the HtoD copy), GPU 1 one (the
 #     peer copy's hipMemcpyPeerAsync is none of them)
 #
+# The bundled H200 study's gpu_timeline.csv equals, to the ns, the timeline
+# tests/golden/tracelens_compare.py --timeline computes from its raw traces.
 # With ../shared: HTA's MI250 ROCm trace (amd_trace) against Python over
 # the raw file. With TraceLens's test traces (TRACELENS_DIR=.../tests/traces
 # of github:AMD-AGI/TraceLens, or its mirror under /work/.mirror): every
@@ -183,6 +185,13 @@ EOF
 else
 	skipped "../shared/corpus/hta/amd_trace absent"
 fi
+
+# --- gpu_timeline.csv of the bundled H200 study (26 ranks, NCCL overlapping compute) against the
+# same definitions computed from the raw traces in exact ns (tracelens_compare.py --timeline) ---
+example_h200 "$T/h200"
+. tests/golden/h200-runs.sh
+if python3 tests/golden/tracelens_compare.py --timeline "$T/h200/h200/data" $(h200_runs) >"$T/out" 2>&1; then ok; else
+	bad "h200: gpu_timeline.csv differs from the raw traces"; head -5 "$T/out" >&2; fi
 
 # --- TraceLens's MI300 and MI210 test traces against TraceLens's own reports ---
 TL=${TRACELENS_DIR:-}

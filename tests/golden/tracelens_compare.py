@@ -2,6 +2,11 @@
 """Compares perfstudy with TraceLens's own reports of TraceLens's test traces.
 
 usage: tracelens_compare.py PERFSTUDY TRACES_DIR WORK_DIR [TOLERANCE_PCT]
+       tracelens_compare.py --timeline DATA_DIR RUN=RANK0_TRACE,RANK1_TRACE,...
+
+The second form checks a build's gpu_timeline.csv (DATA_DIR) against the
+same timeline computed here from the raw Kineto traces with perfstudy's own
+buckets (perfstudy_timeline), every rank of every RUN, to the ns.
 
 TRACES_DIR: TraceLens's tests/traces (github:AMD-AGI/TraceLens, MIT
 licence), holding mi300/NAME.json.gz beside mi300/NAME_perf_report_csvs/
@@ -47,6 +52,7 @@ import re
 import subprocess
 import sys
 from collections import defaultdict
+from decimal import ROUND_HALF_UP, Decimal
 
 
 def rows(path):
@@ -123,6 +129,68 @@ def raw_timeline(trace, linked_only):
             'exposed_memcpy_time': length(minus(minus(mem, comp), comm)), 'busy_time': busy,
             'idle_time': total - busy, 'total_time': total, 'total_comm_time': length(comm),
             'total_memcpy_time': length(mem)}
+
+
+def perfstudy_timeline(trace):
+    """gpu_timeline.csv's row of one rank's trace, from perfstudy's definition, in exact integer ns.
+
+    As raw_timeline with every event, but with perfstudy's buckets: communication by the default
+    classification's words (nccl, rccl; XLA's collectives do not occur in PyTorch traces), memcpy
+    the gpu_memcpy events and the memory group's copy kernels (names with memcpy,
+    copy_device_to_device, __amd_rocclr_copyBuffer, or starting MEMORY_COPY_), computation the
+    rest (memsets and fill kernels too). Times: the JSON's decimal text in us, to ns, half away
+    from zero, as perfstudy reads it.
+    """
+    with gzip.open(trace, 'rt', encoding='utf-8') as f:
+        ev = json.load(f, parse_float=Decimal)['traceEvents']
+
+    def ns(x):
+        return int((Decimal(x) * 1000).to_integral_value(ROUND_HALF_UP))
+
+    copy = re.compile(r'memcpy|copy_device_to_device', re.I)
+    b = defaultdict(list)
+    for e in ev:
+        cat = e.get('cat')
+        if cat not in ('kernel', 'gpu_memcpy', 'gpu_memset'):
+            continue
+        a = ns(e['ts'])
+        iv = (a, a + ns(e['dur']))
+        b['all'].append(iv)
+        name = e.get('name') or ''
+        if cat == 'gpu_memcpy':
+            b['memcpy'].append(iv)
+        elif cat == 'gpu_memset':
+            b['comp'].append(iv)
+        elif re.search('nccl|rccl', name, re.I):
+            b['comm'].append(iv)
+        elif (copy.search(name) or name.startswith('__amd_rocclr_copyBuffer') or name.startswith('MEMORY_COPY_')) \
+                and not re.search('fill|memset', name, re.I):
+            b['memcpy'].append(iv)
+        else:
+            b['comp'].append(iv)
+    comp, comm, mem, al = (merge(b[k]) for k in ('comp', 'comm', 'memcpy', 'all'))
+    total = al[-1][1] - al[0][0]
+    busy = length(al)
+    return [length(comp), length(minus(comm, comp)), length(minus(minus(mem, comp), comm)), busy, total - busy,
+            total, length(comm), length(mem)]
+
+
+def check_runs(data, runs):
+    """--timeline: every RUN=rank0,rank1,... against gpu_timeline.csv to the ns; 0 or 1."""
+    mine = {(r['run'], r['rank']): r for r in rows(os.path.join(data, 'gpu_timeline.csv'))}
+    cols = ['computation_us', 'exposed_comm_us', 'exposed_memcpy_us', 'busy_us', 'idle_us', 'total_us',
+            'total_comm_us', 'total_memcpy_us']
+    bad = 0
+    for spec in runs:
+        run, files = spec.split('=', 1)
+        for rank, trace in enumerate(files.split(',')):
+            want = [f'{v // 1000}.{v % 1000:03d}' for v in perfstudy_timeline(trace)]
+            got = mine.get((run, str(rank)))
+            got = [got[c] for c in cols] if got else None
+            if got != want:
+                print(f'{run} rank {rank}: gpu_timeline.csv {got}, the raw trace gives {want}')
+                bad = 1
+    return bad
 
 
 def worst_of(got, want):
@@ -223,6 +291,8 @@ def main(perfstudy, traces, work, tol='0.1'):
 
 
 if __name__ == '__main__':
+    if len(sys.argv) > 2 and sys.argv[1] == '--timeline':
+        sys.exit(check_runs(sys.argv[2], sys.argv[3:]))
     if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
     sys.exit(main(*sys.argv[1:]))
