@@ -285,7 +285,6 @@ static int read_session(struct sdb_reader *c, struct session *s)
 		if (have_agent)
 			buf_printf(&sql, " LEFT JOIN \"%s\" a ON a.id = x.agent_id", s->agent);
 		event_join(&sql, s);
-		buf_adds(&sql, " ORDER BY x.start, x.id");
 		if (sdb_each_row(c, K, sql.data, kernel_row, s) < 0)
 			goto out;
 	}
@@ -307,7 +306,6 @@ static int read_session(struct sdb_reader *c, struct session *s)
 				   " FROM \"%s\" x LEFT JOIN \"%s\" n ON n.id = x.name_id",
 				   s->has_event ? "e.correlation_id" : "NULL", M, s->string);
 		event_join(&sql, s);
-		buf_adds(&sql, " ORDER BY x.start, x.id");
 		if (sdb_each_row(c, M, sql.data, copy_row, s) < 0)
 			goto out;
 	}
@@ -322,7 +320,6 @@ static int read_session(struct sdb_reader *c, struct session *s)
 			   s->has_thread ? "t.tid" : "NULL", R, s->string, s->event, s->string);
 		if (s->has_thread)
 			buf_printf(&sql, " LEFT JOIN \"%s\" t ON t.id = x.tid", s->thread);
-		buf_adds(&sql, " ORDER BY x.start, x.id");
 		if (sdb_each_row(c, R, sql.data, region_row, s) < 0)
 			goto out;
 	}
