@@ -178,6 +178,10 @@ static int copy_row(struct sdb_reader *c, const char *T, sqlite3_stmt *st, void 
 		sdb_skip_row(c, T, v[2], v[1] < v[0] ? "'end' before 'start'" : "negative 'start'");
 		return 0;
 	}
+	if (v[6] < 0 && sqlite3_column_type(st, 6) != SQLITE_NULL) {
+		sdb_skip_row(c, T, v[2], "negative 'size'");
+		return 0;
+	}
 	const char *ck = copy_kind_of(sdb_text(c, st, 8), v[7] == 1);
 	buf_reset(&s->name);
 	cupti_memcpy_name(&s->name, ck, -1, -1);
