@@ -237,11 +237,13 @@ static const struct gpu_peak {
 	{"L4", "L4", 0, 30.3, 60, 121, 121, 242},
 	{"T4", "T4", 0, 8.1, 0, 65, 0, 0},
 	/*
-	 * AMD Instinct, dense, from AMD's product pages and CDNA 2/3/4
-	 * whitepapers: fp64 and fp32 the vector rates, fp16/bf16/fp8 and tf32
-	 * the Matrix Core rates (MI300X/MI325X: 81.7, 163.4, 653.7 tf32,
-	 * 1307.4 fp16 and bf16, 2614.9 fp8; MI355X: 78.6, 157.3, no tf32,
-	 * 2516.6, 5033.2; MI250X: 47.9, 47.9, 383 fp16 and bf16). ROCm names
+	 * AMD Instinct, dense: ROCm's GPU architecture pages
+	 * (reference/gpu-arch/mi300, mi250: peak-performance tables) and AMD's
+	 * product pages for MI325X and MI350X/MI355X; fp64 and fp32 the vector
+	 * rates, fp16/bf16/fp8 and tf32 the Matrix Core rates (MI300X/MI325X:
+	 * 81.7, 163.4, 653.7 tf32, 1307.4 fp16 and bf16, 2614.9 fp8; MI355X:
+	 * 78.6, 157.3, no tf32 (CDNA 4 has none in hardware), 2516.6, 5033.2;
+	 * MI250X: 47.9, 47.9, 383 fp16 and bf16). ROCm names
 	 * them "AMD Instinct MI300X" (" VF" under virtualisation); older ROCm
 	 * only "AMD Radeon Graphics", which matches nothing here.
 	 */
