@@ -19,6 +19,7 @@ static const struct analysis_def registry[] = {
 	{"temporal", analysis_temporal},
 	{"hta_idle", analysis_hta_idle},
 	{"gpu_idle", analysis_gpu_idle},
+	{"gpu_timeline", analysis_gpu_timeline},
 	{"step_breakdown", analysis_step_breakdown},
 	{"memops", analysis_memops},
 	{"collectives", analysis_collectives},

@@ -101,6 +101,8 @@ int analysis_coll_busbw(const struct analysis_ctx *ctx, struct analysis_result *
 int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* GPU idle time and host wait per step and rank, all streams as one (gpu_idle.c). */
 int analysis_gpu_idle(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* TraceLens's GPU timeline per rank over the whole trace (gpu_timeline.c). */
+int analysis_gpu_timeline(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Warnings for shares over 100 % in any table (sanity.c). */
 int analysis_sanity(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Where the extra time of a run over its baseline goes (step_diff.c). */

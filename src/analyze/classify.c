@@ -3,7 +3,7 @@
  *
  * Rules are data: each preset is a table of (group, pattern) pairs tried in
  * order. The "default" preset (default_tables: the default table between
- * XLA's) puts attention before matrix-mul because
+ * XLA's and ROCm's) puts attention before matrix-mul because
  * cuDNN's fused attention kernels carry both words
  * ("cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_..."), and
  * communication first because NCCL kernels are never compute.
@@ -124,18 +124,50 @@ static const struct classify_rule xla_rules[] = {
 	{"elementwise", "^wrapped_[A-Za-z0-9_.-]*$", 1, 0},
 };
 
+/*
+ * ROCm's kernel names (PyTorch on AMD Instinct GPUs, rocprofv3), rows of the
+ * default preset kept apart like XLA's. rocm_first_rules come before
+ * default_rules: RCCL's kernels are ncclDevKernel_* (matched by "nccl")
+ * but also rcclGenericKernel and rccl_* ones; ROCm's legacy copy kernels
+ * (rocclr's __amd_rocclr_copyBuffer*, __amd_rocclr_fillBuffer*, and
+ * MEMORY_COPY_* in ROCm 7.1 and older, where later ROCm records
+ * gpu_memcpy/gpu_memset events) are memory work. rocm_rules come after
+ * them: hipBLASLt's and Tensile's GEMM kernels are named after their
+ * problem, Cijk_Ailk_Bljk_... (C[i,j] = sum over k), and hipBLASLt's
+ * newer ones start "Custom_Cijk"; Composable Kernel's GEMMs hold
+ * "gemm" already. Flash attention on ROCm (the Triton kernels of
+ * PyTorch's SDPA and of flash-attn: attn_fwd, attn_bwd, _attn_bwd_dq,
+ * bwd_kernel_dk_dv, ...; CK's and aiter's fmha_fwd/fmha_bwd match "fmha"
+ * before) is attention.
+ */
+static const struct classify_rule rocm_first_rules[] = {
+	{"communication", "rccl", 0, 1},
+	{"memory", "__amd_rocclr_copyBuffer", 0, 0},
+	{"memory", "__amd_rocclr_fillBuffer", 0, 0},
+	{"memory", "^MEMORY_COPY_", 1, 0},
+};
+
+static const struct classify_rule rocm_rules[] = {
+	{"matrix-mul", "^(Custom_)?Cijk_", 1, 0},
+	{"attention", "^_?attn_(fwd|bwd)", 1, 0},
+	{"attention", "^_?bwd_kernel_(dk_dv|dq)", 1, 0},
+};
+
 /* The default preset's rules, table after table, in the order they are tried. */
 static const struct rule_table {
 	const struct classify_rule *rules;
 	size_t n;
 } default_tables[] = {
 	{xla_first_rules, sizeof(xla_first_rules) / sizeof(xla_first_rules[0])},
+	{rocm_first_rules, sizeof(rocm_first_rules) / sizeof(rocm_first_rules[0])},
 	{default_rules, sizeof(default_rules) / sizeof(default_rules[0])},
 	{xla_rules, sizeof(xla_rules) / sizeof(xla_rules[0])},
+	{rocm_rules, sizeof(rocm_rules) / sizeof(rocm_rules[0])},
 };
 
 #define NRULES(t) (sizeof(t) / sizeof((t)[0]))
-_Static_assert(NRULES(xla_first_rules) + NRULES(default_rules) + NRULES(xla_rules) <= 64,
+_Static_assert(NRULES(xla_first_rules) + NRULES(rocm_first_rules) + NRULES(default_rules) + NRULES(xla_rules) +
+			       NRULES(rocm_rules) <= 64,
 	       "classifier_preset's array holds the default preset's rules");
 
 /*

@@ -152,6 +152,7 @@ static int cmp_by_end(const void *pa, const void *pb)
 static const char *const sync_calls[] = {
 	"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
 	"cuCtxSynchronize",      "cuStreamSynchronize",   "cuEventSynchronize",
+	"hipDeviceSynchronize",  "hipStreamSynchronize",  "hipEventSynchronize", /* ROCm's HIP runtime */
 };
 
 /* The position in by_end of the last activity ending at or before hi, or -1. */

@@ -214,7 +214,7 @@ double est_comm_pp(const struct est_model *m, double b, int pp, int a)
 }
 
 /*
- * Dense (no sparsity) peak TFLOP/s from NVIDIA's datasheets; 0 where the
+ * Dense (no sparsity) peak TFLOP/s from NVIDIA's and AMD's datasheets; 0 where the
  * GPU has no such math or the datasheet gives none. fp16 and bf16 are the
  * tensor-core rates; fp32 is the CUDA-core rate. Order matters: more
  * specific names first ("H100 PCIe" before "H100", "A100" before "A10").
@@ -236,6 +236,24 @@ static const struct gpu_peak {
 	{"L40S", "L40S", 0, 91.6, 183, 362, 362, 733},
 	{"L4", "L4", 0, 30.3, 60, 121, 121, 242},
 	{"T4", "T4", 0, 8.1, 0, 65, 0, 0},
+	/*
+	 * AMD Instinct, dense: ROCm's GPU architecture pages
+	 * (reference/gpu-arch/mi300, mi250: peak-performance tables) and AMD's
+	 * product pages for MI325X and MI350X/MI355X; fp64 and fp32 the vector
+	 * rates, fp16/bf16/fp8 and tf32 the Matrix Core rates (MI300X/MI325X:
+	 * 81.7, 163.4, 653.7 tf32, 1307.4 fp16 and bf16, 2614.9 fp8; MI355X:
+	 * 78.6, 157.3, no tf32 (CDNA 4 has none in hardware), 2516.6, 5033.2;
+	 * MI250X: 47.9, 47.9, 383 fp16 and bf16). ROCm names
+	 * them "AMD Instinct MI300X" (" VF" under virtualisation); older ROCm
+	 * only "AMD Radeon Graphics", which matches nothing here.
+	 */
+	{"MI355X", "MI355X", 78.6, 157.3, 0, 2516.6, 2516.6, 5033.2},
+	{"MI350X", "MI350X", 72.1, 144.2, 0, 2306.9, 2306.9, 4613.7},
+	{"MI325X", "MI325X", 81.7, 163.4, 653.7, 1307.4, 1307.4, 2614.9},
+	{"MI300X", "MI300X", 81.7, 163.4, 653.7, 1307.4, 1307.4, 2614.9},
+	{"MI250X", "MI250X", 47.9, 47.9, 0, 383, 383, 0},
+	{"MI250", "MI250", 45.3, 45.3, 0, 362.1, 362.1, 0},
+	{"MI210", "MI210", 22.6, 22.6, 0, 181, 181, 0},
 };
 
 static int contains_ci(const char *hay, const char *needle)

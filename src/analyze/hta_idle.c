@@ -18,7 +18,11 @@
  *
  * Launch statistics, per launch: the kernel, memcpy or memset and its host
  * call when that is cudaLaunchKernel, cudaLaunchKernelExC, cudaMemcpyAsync,
- * cudaMemsetAsync (or MTIA's runFunction); cpu_duration = the call's
+ * cudaMemsetAsync (or MTIA's runFunction), or HIP's calls of the same
+ * meaning (hipLaunchKernel, hipExtLaunchKernel, hipModuleLaunchKernel and
+ * hipExtModuleLaunchKernel, which hipBLASLt and Triton use, hipMemcpyAsync,
+ * hipMemsetAsync: asynchronous, one GPU event each), which HTA does not
+ * know (a documented difference on its MI250 trace); cpu_duration = the call's
  * duration, gpu_duration = the event's, launch_delay = event start - call
  * end, 0 when negative. Counts at HTA's cutoffs: cpu_duration > 50 us,
  * launch_delay > 100 us, short kernels (cpu_duration <= 50 us and
@@ -156,7 +160,9 @@ static int64_t *launch_ids_of(struct store *s, const struct rank_key *k, size_t 
 			       "SELECT DISTINCT x.correlation FROM traces rt JOIN launches x ON x.trace_id = rt.id"
 			       " JOIN names n ON n.id = x.name_id WHERE rt.run_id = ?1 AND rt.rank = ?2"
 			       " AND x.correlation IS NOT NULL AND n.name IN ('cudaLaunchKernel', 'cudaLaunchKernelExC',"
-			       " 'cudaMemcpyAsync', 'cudaMemsetAsync', 'runFunction - job_prep_and_submit_for_execution')"
+			       " 'cudaMemcpyAsync', 'cudaMemsetAsync', 'runFunction - job_prep_and_submit_for_execution',"
+			       " 'hipLaunchKernel', 'hipExtLaunchKernel', 'hipModuleLaunchKernel', 'hipExtModuleLaunchKernel',"
+			       " 'hipMemcpyAsync', 'hipMemsetAsync')"
 			       " ORDER BY 1",
 			       -1, &st, NULL) != SQLITE_OK) {
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
@@ -301,7 +307,9 @@ int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 		out, "launch_stats.csv",
 		"As HTA's get_cuda_kernel_launch_stats, per rank, on the GPU events of temporal.csv: each kernel, "
 		"memcpy or memset whose host call (same correlation id) is cudaLaunchKernel, cudaLaunchKernelExC, "
-		"cudaMemcpyAsync or cudaMemsetAsync (not the driver's cuLaunchKernel, as in HTA); cpu_duration = the "
+		"cudaMemcpyAsync or cudaMemsetAsync (not the driver's cuLaunchKernel, as in HTA), or on ROCm "
+		"hipLaunchKernel, hipExtLaunchKernel, hipModuleLaunchKernel, hipExtModuleLaunchKernel, hipMemcpyAsync "
+		"or hipMemsetAsync (HTA counts none of them); cpu_duration = the "
 		"call's duration, gpu_duration = the event's, launch_delay = event start - call end (0 when "
 		"negative); their sums, medians and maxima; counts at HTA's cutoffs: cpu_duration over 50 us, "
 		"launch_delay over 100 us, short kernels (cpu_duration at most 50 us and gpu_duration under "

@@ -548,7 +548,8 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		"nvidia-smi at the model's precision, from NVIDIA's datasheets: V100 SXM2 15.7 fp32 / 125 fp16, "
 		"V100 PCIe 14 / 112, A100 19.5 fp32 / 156 tf32 / 312 fp16 and bf16, H100 SXM and H200 67 / 494.5 / "
 		"989.5 / 1979 fp8, H100 PCIe 51 / 378 / 756 / 1513, B200 1125 tf32 / 2250 / 4500, L40S, L4, A10 "
-		"and T4. mfu: achieved / peak (model FLOPs utilization).");
+		"and T4, and AMD's: MI300X and MI325X 163.4 fp32 / 653.7 tf32 / 1307.4 fp16 and bf16 / 2614.9 fp8, "
+		"MI355X 157.3 / 2516.6 / 5033.2, MI350X, MI250X 47.9 / 383, MI250 and MI210. mfu: achieved / peak (model FLOPs utilization).");
 	return 0;
 }
 

@@ -17,6 +17,7 @@ extern const struct reader jax_trace_reader;
 extern const struct reader xplane_reader;
 extern const struct reader nsys_reader;
 extern const struct reader nvvp_reader;
+extern const struct reader rocpd_reader;
 extern const struct reader sqlite_other_reader;
 extern const struct reader nvprof_reader;
 extern const struct reader ncu_reader;
@@ -36,6 +37,7 @@ static const struct reader *const readers[] = {
 	&memory_timeline_reader, /* [[time, action, bytes, category], ...] */
 	&nsys_reader,         /* SQLite: StringIds and nsys tables */
 	&nvvp_reader,         /* SQLite: StringTable and CUPTI_ACTIVITY_KIND_* */
+	&rocpd_reader,        /* SQLite: rocpd_string[_<uuid>] and rocpd data tables (rocprofv3) */
 	&sqlite_other_reader, /* any other SQLite file: an error that says so */
 	&ncu_reader,          /* ==PROF== lines, then "ID","Process ID", ... (details page) */
 	&nvsmi_reader,        /* XML with an <nvidia_smi_log> element */

@@ -101,7 +101,7 @@ struct ingest_counts {
 	int64_t metrics, iterations, phases, gpus; /* ncu launches, log iterations, phase rows, nvidia-smi GPUs */
 	int64_t summaries; /* summary rows (nvprof --print-gpu-summary) */
 	int64_t links;     /* device pairs of an nvidia-smi topo -m matrix */
-	int64_t devices;   /* GPUs with activities, where one file holds several (JAX); 0: not counted */
+	int64_t devices;   /* GPUs with activities, where one file holds several (JAX, rocpd); 0: not counted */
 	/*
 	 * Set by a reader whose format is recognised but holds nothing
 	 * perfstudy uses (a PyTorch execution trace, a memory timeline): what

@@ -220,7 +220,8 @@ static int other_sqlite_read(const struct source *src, const struct ingest_sink 
 		return -1;
 	sqlite3_close(db);
 	diag_error(src->path, "a SQLite database but not a profiler export: no table 'StringIds' with nsys tables"
-			      " (Nsight Systems) and no table 'StringTable' with CUPTI_ACTIVITY_KIND_* tables (nvprof)");
+			      " (Nsight Systems), no table 'StringTable' with CUPTI_ACTIVITY_KIND_* tables (nvprof) and no"
+			      " rocpd_* tables (rocprofv3)");
 	return -1;
 }
 

@@ -91,7 +91,7 @@ check_bad() { # FILE EXPECTED-MESSAGE
 	[ "$(cat "$T/err")" = "$2" ] && ok || bad "$1: message '$(cat "$T/err")', expected '$2'"
 	[ ! -e "$T/bad" ] && ok || bad "$1: output left behind"
 }
-check_bad other.sqlite "other.sqlite: error: a SQLite database but not a profiler export: no table 'StringIds' with nsys tables (Nsight Systems) and no table 'StringTable' with CUPTI_ACTIVITY_KIND_* tables (nvprof)"
+check_bad other.sqlite "other.sqlite: error: a SQLite database but not a profiler export: no table 'StringIds' with nsys tables (Nsight Systems), no table 'StringTable' with CUPTI_ACTIVITY_KIND_* tables (nvprof) and no rocpd_* tables (rocprofv3)"
 check_bad nocol.sqlite "nocol.sqlite: error: table 'CUPTI_ACTIVITY_KIND_KERNEL': no column 'end' (not a profiler export this reader knows)"
 check_bad texttime.sqlite "texttime.sqlite: error: table 'CUPTI_ACTIVITY_KIND_KERNEL': expected an integer in column 'start', got text 'abc'"
 check_bad truncated.sqlite "truncated.sqlite: error: corrupt SQLite database: database disk image is malformed"

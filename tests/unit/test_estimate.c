@@ -262,6 +262,18 @@ static void test_peak(void)
 	CHECK(est_peak_tflops("Tesla T4", PREC_BF16, &m) == 0);
 	CHECK(est_peak_tflops("NVIDIA GeForce GTX 1660 Ti", PREC_FP32, &m) == 0);
 	CHECK(m == NULL);
+	/* AMD Instinct, as ROCm names them in deviceProperties (" VF" under virtualisation) */
+	CHECK(est_peak_tflops("AMD Instinct MI300X VF", PREC_BF16, &m) == 1307.4);
+	CHECK_STR(m, "MI300X");
+	CHECK(est_peak_tflops("AMD Instinct MI325X", PREC_FP8, &m) == 2614.9);
+	CHECK(est_peak_tflops("AMD Instinct MI355X", PREC_BF16, &m) == 2516.6);
+	CHECK(est_peak_tflops("AMD Instinct MI355X", PREC_TF32, &m) == 0);
+	CHECK(est_peak_tflops("AMD Instinct MI250X", PREC_FP16, &m) == 383);
+	CHECK_STR(m, "MI250X");
+	CHECK(est_peak_tflops("AMD Instinct MI250", PREC_BF16, &m) == 362.1);
+	CHECK_STR(m, "MI250");
+	CHECK(est_peak_tflops("AMD Radeon Graphics", PREC_BF16, &m) == 0);
+	CHECK(m == NULL);
 	CHECK(est_precision_parse("BF16") == PREC_BF16);
 	CHECK(est_precision_parse("int8") == PREC_UNKNOWN);
 	CHECK_STR(est_precision_name(PREC_TF32), "tf32");
