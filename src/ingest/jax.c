@@ -124,6 +124,8 @@ static int proc_kind(const struct jctx *j, int64_t pid)
 static int is_stream(const struct jctx *j, int64_t pid, int64_t tid)
 {
 	struct thread key = {.pid = pid, .tid = tid};
+	if (!j->nthreads) /* bsearch's array may not be NULL, even when empty */
+		return 1;
 	const struct thread *t = bsearch(&key, j->threads, j->nthreads, sizeof(*j->threads), cmp_thread);
 	return t ? t->is_stream : 1;
 }

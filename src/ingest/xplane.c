@@ -52,6 +52,8 @@ static int cmp_id(const void *a, const void *b)
 static const char *name_of(const struct id_name *v, size_t n, int64_t id)
 {
 	struct id_name key = {.id = id};
+	if (!n) /* bsearch's array may not be NULL, even when empty */
+		return NULL;
 	const struct id_name *f = bsearch(&key, v, n, sizeof(*v), cmp_id);
 	return f ? f->name : NULL;
 }
