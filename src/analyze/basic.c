@@ -645,7 +645,8 @@ static size_t ranks_to_draw(const struct table *g, size_t first, size_t end, uns
 	} else {
 		struct rank_gpu *sorted = xmalloc(n * sizeof(*sorted));
 		memcpy(sorted, rg, n * sizeof(*sorted));
-		qsort(sorted, n, sizeof(*sorted), cmp_rank_gpu);
+		if (n) /* qsort's array may not be NULL, even when empty */
+			qsort(sorted, n, sizeof(*sorted), cmp_rank_gpu);
 		int64_t pick[4] = {0, sorted[n - 1].rank, sorted[n / 2].rank, sorted[0].rank};
 		for (size_t i = 0; i < n; i++)
 			for (size_t k = 0; k < 4; k++)

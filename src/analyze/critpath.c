@@ -252,7 +252,8 @@ static int graph_build(struct store *s, const struct rank_key *k, const struct r
 		g->pts[n++] = (struct cp_point){d->launches[i].start, d->launches[i].tid, (int32_t)i, PT_CALL_START};
 		g->pts[n++] = (struct cp_point){d->launches[i].end, d->launches[i].tid, (int32_t)i, PT_CALL_END};
 	}
-	qsort(g->pts, g->npts, sizeof(*g->pts), cmp_point);
+	if (g->npts) /* qsort's array may not be NULL, even when empty */
+		qsort(g->pts, g->npts, sizeof(*g->pts), cmp_point);
 
 	size_t nl = d->nlaunches ? d->nlaunches : 1, na = d->nacts ? d->nacts : 1;
 	g->launch_start_pt = xmalloc(nl * sizeof(int32_t));
@@ -267,7 +268,8 @@ static int graph_build(struct store *s, const struct rank_key *k, const struct r
 	for (size_t i = 0; i < d->nacts; i++)
 		g->by_end[i] = (int32_t)i;
 	sort_acts = d;
-	qsort(g->by_end, d->nacts, sizeof(int32_t), cmp_by_end);
+	if (d->nacts) /* qsort's array may not be NULL, even when empty */
+		qsort(g->by_end, d->nacts, sizeof(int32_t), cmp_by_end);
 	sort_acts = NULL;
 
 	/* Stream order: the previous activity of each stream, walking in order of start. */

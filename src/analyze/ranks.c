@@ -103,7 +103,8 @@ int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
 		for (size_t i = 0; i < n; i++)
 			if (i == 0 || sr[i].step != sr[i - 1].step)
 				groups[ng++] = (struct step_row){(int64_t)i, sr[i].row};
-		qsort(groups, ng, sizeof(*groups), cmp_first_row);
+		if (ng) /* qsort's array may not be NULL, even when empty */
+			qsort(groups, ng, sizeof(*groups), cmp_first_row);
 		for (size_t g = 0; g < ng; g++) {
 			size_t i0 = (size_t)groups[g].step, i1 = i0;
 			int64_t step = sr[i0].step, maxd = -1, mind = INT64_MAX;

@@ -447,7 +447,8 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
 			rank_data_release(&d);
 		}
 		if (!failed) {
-			qsort(sg, nstrag, sizeof(*sg), cmp_strag);
+			if (nstrag) /* qsort's array may not be NULL, even when empty */
+				qsort(sg, nstrag, sizeof(*sg), cmp_strag);
 			if (nstrag > CAUSES_RANKS) {
 				result_add_note(out, "straggler_causes.csv: in run %s %zu ranks made the others wait; the %d "
 						"that made them wait longest are described", keys[k].run, nstrag, CAUSES_RANKS);

@@ -493,7 +493,8 @@ static int record_tree(struct store *s, sqlite3_stmt *st, const char *dir, const
 		names[n++] = xstrdup(e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_name);
+	if (n) /* qsort's array may not be NULL, even when empty */
+		qsort(names, n, sizeof(*names), cmp_name);
 	for (size_t i = 0; ret == 0 && i < n; i++) {
 		char *sub = *rel ? xasprintf("%s/%s", rel, names[i]) : xstrdup(names[i]);
 		char *full = xasprintf("%s/%s", dir, sub);

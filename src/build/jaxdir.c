@@ -50,7 +50,8 @@ static char **names_in(const char *dir, size_t *n)
 		v[k++] = xstrdup(e->d_name);
 	}
 	closedir(d);
-	qsort(v, k, sizeof(*v), cmp_str);
+	if (k) /* qsort's array may not be NULL, even when empty */
+		qsort(v, k, sizeof(*v), cmp_str);
 	*n = k;
 	return v;
 }

@@ -104,7 +104,8 @@ static int list_traces(const char *dir, char ***out, size_t *n)
 		free(v);
 		return -1;
 	}
-	qsort(v, k, sizeof(*v), cmp_str);
+	if (k) /* qsort's array may not be NULL, even when empty */
+		qsort(v, k, sizeof(*v), cmp_str);
 	*out = v;
 	*n = k;
 	return 0;

@@ -78,8 +78,10 @@ static void names_of(const XPlane *p, struct names *nm)
 		const Tensorflow__Profiler__XStatMetadata *m = p->stat_metadata[i]->value;
 		nm->stats[i] = (struct id_name){.id = p->stat_metadata[i]->key, .name = m && m->name ? m->name : ""};
 	}
-	qsort(nm->events, nm->nevents, sizeof(*nm->events), cmp_id);
-	qsort(nm->stats, nm->nstats, sizeof(*nm->stats), cmp_id);
+	if (nm->nevents) /* qsort's array may not be NULL, even when empty */
+		qsort(nm->events, nm->nevents, sizeof(*nm->events), cmp_id);
+	if (nm->nstats) /* qsort's array may not be NULL, even when empty */
+		qsort(nm->stats, nm->nstats, sizeof(*nm->stats), cmp_id);
 }
 
 static void names_release(struct names *nm)
