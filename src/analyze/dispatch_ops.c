@@ -75,8 +75,36 @@ struct named {
 struct named_list {
 	struct named *v;
 	size_t n, cap;
+	size_t merge_at; /* named_add merges the list when it reaches this */
 };
 
+static int cmp_id(const void *pa, const void *pb)
+{
+	const struct named *a = pa, *b = pb;
+	return a->name_id < b->name_id ? -1 : a->name_id > b->name_id;
+}
+
+/* Sorted by name id, one entry per id. */
+static void named_compact(struct named_list *l)
+{
+	if (!l->n)
+		return;
+	qsort(l->v, l->n, sizeof(*l->v), cmp_id);
+	size_t m = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (m && l->v[m - 1].name_id == l->v[i].name_id)
+			l->v[m - 1].ns += l->v[i].ns;
+		else
+			l->v[m++] = l->v[i];
+	}
+	l->n = m;
+}
+
+/*
+ * Appends a piece. The list is merged whenever it has doubled since the
+ * last merge, so it holds about twice the distinct names, not one entry per
+ * piece of every rank (25 MiB at 1024 ranks; issue 32's memory bound).
+ */
 static void named_add(struct named_list *l, int64_t name_id, int64_t ns)
 {
 	if (ns <= 0)
@@ -85,14 +113,12 @@ static void named_add(struct named_list *l, int64_t name_id, int64_t ns)
 		l->v[l->n - 1].ns += ns;
 		return;
 	}
+	if (l->n >= l->merge_at && l->n >= 4096) {
+		named_compact(l);
+		l->merge_at = 2 * l->n;
+	}
 	l->v = xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
 	l->v[l->n++] = (struct named){name_id, ns, NULL};
-}
-
-static int cmp_id(const void *pa, const void *pb)
-{
-	const struct named *a = pa, *b = pb;
-	return a->name_id < b->name_id ? -1 : a->name_id > b->name_id;
 }
 
 /* Largest time first, ties by name. */
@@ -124,17 +150,7 @@ static int cmp_ktime(const void *pa, const void *pb)
 /* One entry per name id, with its name. */
 static void named_merge(struct store *s, struct named_list *l)
 {
-	if (!l->n)
-		return;
-	qsort(l->v, l->n, sizeof(*l->v), cmp_id);
-	size_t m = 0;
-	for (size_t i = 0; i < l->n; i++) {
-		if (m && l->v[m - 1].name_id == l->v[i].name_id)
-			l->v[m - 1].ns += l->v[i].ns;
-		else
-			l->v[m++] = l->v[i];
-	}
-	l->n = m;
+	named_compact(l);
 	for (size_t i = 0; i < l->n; i++) {
 		l->v[i].name = rank_name(s, l->v[i].name_id);
 		if (!l->v[i].name)

@@ -7,6 +7,7 @@
 
 #include "util/diag.h"
 #include "util/intmap.h"
+#include "util/scratch.h"
 #include "util/xalloc.h"
 
 static int fail(struct store *s, sqlite3_stmt *st)
@@ -257,7 +258,15 @@ fail:
  * kept packed instead (pack_rank, about a fifth of the size; a hit unpacks
  * a copy for the caller). rank_cache_clear() at the end of
  * analyze_experiment frees it all.
+ *
+ * Only part of that budget is memory: packed ranks beyond 0.8x the largest
+ * input file (at least RANK_CACHE_MEM_MIN) go to a temporary file
+ * (util/scratch.h) and a hit reads them back, so that a thousand thin ranks
+ * keep the build within the memory bound too (issue 32: 1024 ranks of 0.3 MB
+ * took 247 MiB with every rank in memory); reading a packed rank back from
+ * the page cache costs about what unpacking it does.
  */
+#define RANK_CACHE_MEM_MIN ((size_t)4 << 20)
 #define RANK_CACHE_MIN ((size_t)32 << 20)
 #define RANK_CACHE_MAX ((size_t)512 << 20)
 #define RANK_CACHE_PER_TRACE ((size_t)40 << 10)
@@ -268,7 +277,8 @@ struct rank_cache_entry {
 	int rank;
 	size_t bytes;
 	struct rank_data data; /* the arrays, or */
-	unsigned char *packed; /* them packed (pack_rank), when the study's ranks would not fit as arrays */
+	unsigned char *packed; /* them packed (pack_rank), when the study's ranks would not fit as arrays, or */
+	off_t file_at;         /* where they are in cache_file, when packed is NULL and this is >= 0 */
 };
 
 /* Arrays grown by doubling give back what they do not use (up to half). */
@@ -416,7 +426,8 @@ static void unpack_rank(const unsigned char *p, struct rank_data *d)
 }
 
 static struct rank_cache_entry *cache;
-static size_t cache_n, cache_cap, cache_bytes;
+static size_t cache_n, cache_cap, cache_bytes, cache_mem_bytes;
+static struct scratch cache_file = SCRATCH_INIT; /* packed ranks over the memory budget */
 static struct intmap cache_index; /* (run, rank) -> entry */
 
 static int64_t cache_key(int64_t run_db_id, int rank)
@@ -424,7 +435,7 @@ static int64_t cache_key(int64_t run_db_id, int rank)
 	return (int64_t)((uint64_t)run_db_id << 32 | (uint32_t)rank);
 }
 static const struct store *budget_store; /* the store cache_budget was computed for */
-static size_t cache_budget;
+static size_t cache_budget, cache_mem_budget;
 static int cache_packed = -1; /* -1: not decided yet for budget_store; 1: ranks are kept packed */
 static double inputs_total;  /* bytes of every trace of the store */
 
@@ -470,10 +481,14 @@ static size_t budget(struct store *s)
 	if (per > b)
 		b = per;
 	cache_budget = b < (double)RANK_CACHE_MIN ? RANK_CACHE_MIN : b > (double)RANK_CACHE_MAX ? RANK_CACHE_MAX : (size_t)b;
+	b = 0.8 * largest;
+	cache_mem_budget = b < (double)RANK_CACHE_MEM_MIN ? RANK_CACHE_MEM_MIN : b > (double)cache_budget ? cache_budget : (size_t)b;
 	/* Tests set PERFSTUDY_RANK_CACHE_BYTES (0: no cache) to take the path of studies that outgrow it. */
 	const char *e = getenv("PERFSTUDY_RANK_CACHE_BYTES");
 	if (e && *e)
 		cache_budget = (size_t)strtoull(e, NULL, 10);
+	if (cache_mem_budget > cache_budget)
+		cache_mem_budget = cache_budget;
 	budget_store = s;
 	return cache_budget;
 }
@@ -504,6 +519,13 @@ int rank_data_load(struct store *s, const struct rank_key *k, const struct class
 				unpack_rank(e->packed, d); /* the caller owns these arrays */
 				return 0;
 			}
+			if (e->file_at >= 0) {
+				unsigned char *p = xmalloc(e->bytes);
+				scratch_read(&cache_file, p, e->bytes, e->file_at);
+				unpack_rank(p, d);
+				free(p);
+				return 0;
+			}
 			*d = e->data;
 			d->cached = 1;
 			return 0;
@@ -522,20 +544,27 @@ int rank_data_load(struct store *s, const struct rank_key *k, const struct class
 		return 0;
 	if (cache_packed < 0) {
 		/*
-		 * From the first rank loaded: would every rank's arrays fit, at this
-		 * rank's bytes per input byte? If not, all are kept packed.
+		 * From the first rank loaded: would every rank's arrays fit in the
+		 * memory budget, at this rank's bytes per input byte? If not, all
+		 * are kept packed, in memory while that budget lasts, then in the file.
 		 */
 		double in = rank_input_bytes(s, k);
-		cache_packed = in > 0 && (double)bytes / in * inputs_total > (double)limit;
+		cache_packed = in > 0 && (double)bytes / in * inputs_total > (double)cache_mem_budget;
 	}
 	unsigned char *packed = NULL;
+	off_t file_at = -1;
 	if (cache_packed) {
 		packed = pack_rank(d, &bytes);
 		if (cache_bytes + bytes > limit) {
 			free(packed);
 			return 0;
 		}
-	} else if (cache_bytes + bytes > limit) {
+		if (cache_mem_bytes + bytes > cache_mem_budget) {
+			file_at = scratch_append(&cache_file, packed, bytes);
+			free(packed);
+			packed = NULL;
+		}
+	} else if (cache_bytes + bytes > limit || cache_mem_bytes + bytes > cache_mem_budget) {
 		return 0; /* the cache is full: the caller owns d's arrays */
 	}
 	cache = xgrow(cache, &cache_cap, cache_n + 1, sizeof(*cache));
@@ -546,7 +575,11 @@ int rank_data_load(struct store *s, const struct rank_key *k, const struct class
 	e->run_db_id = k->run_db_id;
 	e->rank = k->rank;
 	e->bytes = bytes;
+	e->file_at = file_at;
 	cache_bytes += bytes;
+	if (file_at >= 0)
+		return 0; /* the caller keeps d's arrays */
+	cache_mem_bytes += bytes;
 	if (packed) {
 		e->packed = packed; /* the caller keeps d's arrays */
 		return 0;
@@ -565,7 +598,8 @@ void rank_cache_clear(void)
 	free(cache);
 	cache = NULL;
 	intmap_free(&cache_index);
-	cache_n = cache_cap = cache_bytes = 0;
+	cache_n = cache_cap = cache_bytes = cache_mem_bytes = 0;
+	scratch_close(&cache_file);
 	budget_store = NULL;
 	memo_clear();
 }

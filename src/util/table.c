@@ -6,7 +6,86 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/scratch.h"
 #include "util/xalloc.h"
+
+/*
+ * The rows of a long table that left memory (table.h). The file holds rows
+ * [0, t->first) as their cells' bytes, row-major: text cells hold pointers
+ * into the table's string pool, which stays in memory, so the file is only
+ * ever read back by this process. Blocks of TABLE_BLOCK_ROWS rows are read
+ * back into a few buffers, the least recently used one reused (written back
+ * first when a table_set_* changed it).
+ */
+enum { SPILL_BLOCKS = 4 };
+
+struct spill_block {
+	size_t no; /* block number, SIZE_MAX when empty */
+	int dirty;
+	uint64_t used; /* the spill's clock when last used */
+	struct cell *cells;
+};
+
+struct table_spill {
+	struct scratch file;
+	uint64_t clock;
+	struct spill_block blocks[SPILL_BLOCKS];
+	struct cell ring[TABLE_CELL_RING];
+	unsigned ring_next;
+};
+
+static struct table_spill *spill_open(const struct table *t)
+{
+	struct table_spill *sp = xcalloc(1, sizeof(*sp));
+	sp->file = (struct scratch)SCRATCH_INIT;
+	for (size_t b = 0; b < SPILL_BLOCKS; b++) {
+		sp->blocks[b].no = SIZE_MAX;
+		sp->blocks[b].cells = xcalloc((size_t)TABLE_BLOCK_ROWS * t->ncols, sizeof(struct cell));
+	}
+	return sp;
+}
+
+static size_t row_bytes(const struct table *t)
+{
+	return t->ncols * sizeof(struct cell);
+}
+
+/* The oldest half of the rows in memory go to the file. */
+static void spill_out(struct table *t)
+{
+	if (!t->spill)
+		t->spill = spill_open(t);
+	size_t h = TABLE_WINDOW_ROWS / 2;
+	scratch_write(&t->spill->file, t->cells, h * row_bytes(t), (off_t)(t->first * row_bytes(t)));
+	memmove(t->cells, t->cells + h * t->ncols, (t->nrows - t->first - h) * row_bytes(t));
+	t->first += h;
+}
+
+/* The block holding spilled row, read back if need be. */
+static struct spill_block *spill_block_of(const struct table *t, size_t row)
+{
+	struct table_spill *sp = t->spill;
+	size_t no = row / TABLE_BLOCK_ROWS;
+	struct spill_block *victim = &sp->blocks[0];
+	sp->clock++;
+	for (size_t b = 0; b < SPILL_BLOCKS; b++) {
+		struct spill_block *k = &sp->blocks[b];
+		if (k->no == no) {
+			k->used = sp->clock;
+			return k;
+		}
+		if (k->used < victim->used)
+			victim = k;
+	}
+	size_t bytes = (size_t)TABLE_BLOCK_ROWS * row_bytes(t);
+	if (victim->dirty)
+		scratch_write(&sp->file, victim->cells, bytes, (off_t)(victim->no * bytes));
+	scratch_read(&sp->file, victim->cells, bytes, (off_t)(no * bytes));
+	victim->no = no;
+	victim->dirty = 0;
+	victim->used = sp->clock;
+	return victim;
+}
 
 static enum col_type parse_type(const char *s, size_t n)
 {
@@ -54,6 +133,12 @@ void table_free(struct table *t)
 	for (size_t c = 0; c < t->ncols; c++)
 		free(t->cols[c].name);
 	free(t->cols);
+	if (t->spill) {
+		scratch_close(&t->spill->file);
+		for (size_t b = 0; b < SPILL_BLOCKS; b++)
+			free(t->spill->blocks[b].cells);
+		free(t->spill);
+	}
 	free(t->cells);
 	free(t->name);
 	free(t->title);
@@ -62,8 +147,10 @@ void table_free(struct table *t)
 
 size_t table_add_row(struct table *t)
 {
-	t->cells = xgrow(t->cells, &t->cap, (t->nrows + 1) * t->ncols, sizeof(*t->cells));
-	struct cell *row = t->cells + t->nrows * t->ncols;
+	if (t->nrows - t->first >= TABLE_WINDOW_ROWS && t->ncols)
+		spill_out(t);
+	t->cells = xgrow(t->cells, &t->cap, (t->nrows - t->first + 1) * t->ncols, sizeof(*t->cells));
+	struct cell *row = t->cells + (t->nrows - t->first) * t->ncols;
 	for (size_t c = 0; c < t->ncols; c++) {
 		memset(&row[c], 0, sizeof(row[c]));
 		row[c].null = 1;
@@ -71,9 +158,14 @@ size_t table_add_row(struct table *t)
 	return t->nrows++;
 }
 
+/* The cell, where it can be changed: in memory, or in a block read back (then marked changed). */
 static struct cell *cell_at(struct table *t, size_t row, size_t col)
 {
-	return &t->cells[row * t->ncols + col];
+	if (row >= t->first)
+		return &t->cells[(row - t->first) * t->ncols + col];
+	struct spill_block *k = spill_block_of(t, row);
+	k->dirty = 1;
+	return &k->cells[(row % TABLE_BLOCK_ROWS) * t->ncols + col];
 }
 
 static uint64_t str_hash(const char *s)
@@ -140,7 +232,12 @@ void table_set_real(struct table *t, size_t row, size_t col, double v)
 
 const struct cell *table_cell(const struct table *t, size_t row, size_t col)
 {
-	return &t->cells[row * t->ncols + col];
+	if (row >= t->first)
+		return &t->cells[(row - t->first) * t->ncols + col];
+	struct table_spill *sp = t->spill;
+	struct cell *c = &sp->ring[sp->ring_next++ % TABLE_CELL_RING];
+	*c = spill_block_of(t, row)->cells[(row % TABLE_BLOCK_ROWS) * t->ncols + col];
+	return c;
 }
 
 int table_col_index(const struct table *t, const char *name)

@@ -10,6 +10,16 @@
  * A table owns its strings (copied in table_set_text, each distinct one
  * once: cells with the same text share it; never write into one) and is freed with
  * table_free().
+ *
+ * A long table does not stay in memory: once it holds TABLE_WINDOW_ROWS rows
+ * in memory, its older rows go to a temporary file (util/scratch.h) and are
+ * read back a block at a time, so that a study of a thousand
+ * ranks holds a few blocks of each per-step table, not its millions of cells
+ * (issue 32). Every access goes through the functions below; a pointer that
+ * table_cell returns stays valid until TABLE_CELL_RING - 1 more table_cell
+ * calls on that table or the next table_add_row, whichever comes first (the
+ * cells of a row that is not in memory are copied into a ring). Strings stay
+ * in memory (each distinct one once).
  */
 #ifndef PERFSTUDY_TABLE_H
 #define PERFSTUDY_TABLE_H
@@ -41,13 +51,27 @@ struct cell {
 	} v;
 };
 
+enum {
+	TABLE_WINDOW_ROWS = 2048, /* rows kept in memory for appending; half go out at a time */
+	TABLE_BLOCK_ROWS = 256,   /* rows read back at a time */
+	TABLE_CELL_RING = 64,
+};
+
+struct table_spill; /* table.c: the file and the blocks read back */
+
 struct table {
 	char *name;  /* file stem: data/<name>.csv */
 	char *title; /* caption in the report */
 	size_t ncols;
 	struct table_col *cols;
 	size_t nrows, cap;
-	struct cell *cells; /* row-major, nrows * ncols */
+	/*
+	 * Rows [0, first) are in the spill file, rows [first, nrows) in cells
+	 * (row-major, (nrows - first) * ncols); first is 0 until the table is long.
+	 */
+	size_t first;
+	struct cell *cells;
+	struct table_spill *spill;
 	/*
 	 * The table's strings, each kept once (a run's name is on every row of
 	 * a per-step table: 2.6 million copies at 1024 ranks); text cells point

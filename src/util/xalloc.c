@@ -21,14 +21,16 @@ static void say(const char *s)
 	(void)r;
 }
 
-/* No stdio and no allocation: there is no memory left. */
-static void oom(void)
+/* Says "perfstudy: error: <what>" and the context, runs the hook, exits 3. */
+static void fatal_io(const char *what) __attribute__((noreturn));
+static void fatal_io(const char *what)
 {
-	say("perfstudy: error: out of memory");
-	const char *what = context[0] ? context : main_context;
-	if (what[0]) {
+	say("perfstudy: error: ");
+	say(what);
+	const char *ctx = context[0] ? context : main_context;
+	if (ctx[0]) {
 		say(" while ");
-		say(what);
+		say(ctx);
 	}
 	say("\n");
 	void (*fn)(void) = on_oom;
@@ -36,6 +38,17 @@ static void oom(void)
 	if (fn)
 		fn();
 	_exit(3);
+}
+
+/* No stdio and no allocation: there is no memory left. */
+static void oom(void)
+{
+	fatal_io("out of memory");
+}
+
+void xalloc_fatal(const char *what)
+{
+	fatal_io(what);
 }
 
 void xalloc_die(void)

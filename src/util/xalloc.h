@@ -42,5 +42,12 @@ void xalloc_context_restore(const char saved[XALLOC_CONTEXT_MAX]);
 void xalloc_on_oom(void (*fn)(void));
 /* The out-of-memory exit itself, for the C++ allocation failures (new_handler). */
 void xalloc_die(void) __attribute__((noreturn));
+/*
+ * The same exit for a failure of perfstudy's own scratch space (a full
+ * disk under the spilled table rows of table.c): "perfstudy: error: <what>"
+ * and the context, the hook, exit 3. what must be a ready string: nothing
+ * is allocated on this path.
+ */
+void xalloc_fatal(const char *what) __attribute__((noreturn));
 
 #endif

@@ -166,6 +166,63 @@ static void test_table(void)
 }
 
 /* What diag prints for a name: never a raw control character, a forged line or a bad byte. */
+/*
+ * A long table: rows beyond TABLE_WINDOW_ROWS go to the scratch file and
+ * come back the same, read in order, at random, and changed after they left
+ * memory (write-back of a block when it is reused). Each value is a function
+ * of its row, so the expected value is computed here, not read back.
+ */
+static void test_table_spill(void)
+{
+	struct table *t = table_new("long", "title", "run:text,row:int,t_us:us,f:real");
+	size_t n = 5 * TABLE_WINDOW_ROWS + 123;
+	char name[32];
+	for (size_t i = 0; i < n; i++) {
+		size_t r = table_add_row(t);
+		CHECK(r == i);
+		snprintf(name, sizeof(name), "run %zu", i % 7);
+		table_set_text(t, r, 0, name);
+		table_set_int(t, r, 1, (int64_t)i);
+		if (i % 3)
+			table_set_ns(t, r, 2, (int64_t)i * 1000 - 5);
+		table_set_real(t, r, 3, (double)i / 8);
+	}
+	CHECK_INT(t->nrows, n);
+	CHECK(t->first > 0 && t->first % TABLE_BLOCK_ROWS == 0); /* rows did leave memory */
+	CHECK(t->nrows - t->first <= TABLE_WINDOW_ROWS);
+	size_t bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "run %zu", i % 7);
+		const struct cell *c0 = table_cell(t, i, 0), *c1 = table_cell(t, i, 1), *c2 = table_cell(t, i, 2);
+		const struct cell *c3 = table_cell(t, i, 3);
+		bad += strcmp(c0->v.text, name) != 0 || c1->v.i != (int64_t)i || c3->v.f != (double)i / 8;
+		bad += (i % 3) ? (c2->null || c2->v.i != (int64_t)i * 1000 - 5) : !c2->null;
+	}
+	CHECK_INT(bad, 0);
+	/* change every 97th row, then read in a scattered order that reuses every block buffer */
+	for (size_t i = 0; i < n; i += 97)
+		table_set_int(t, i, 1, -(int64_t)i);
+	bad = 0;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = (k * 7919) % n;
+		int64_t want = i % 97 ? (int64_t)i : -(int64_t)i;
+		bad += table_cell(t, i, 1)->v.i != want;
+	}
+	CHECK_INT(bad, 0);
+	/* a pointer into a spilled row stays valid for TABLE_CELL_RING - 1 more calls */
+	const struct cell *keep = table_cell(t, 5, 1);
+	for (int k = 0; k < TABLE_CELL_RING - 1; k++)
+		(void)table_cell(t, (size_t)(k * 2000) % n, 2);
+	CHECK_INT(keep->v.i, 5);
+	struct buf b;
+	buf_init(&b);
+	table_format_cell(t, 4, 2, &b);
+	CHECK_STR(b.data, "3.995");
+	buf_release(&b);
+	CHECK_INT(t->npool, 7);
+	table_free(t);
+}
+
 static void test_escape(void)
 {
 	static const struct {
@@ -226,6 +283,7 @@ int main(void)
 	test_buf();
 	test_us_to_ns();
 	test_table();
+	test_table_spill();
 	test_escape();
 	test_intmap();
 	return check_result("test_util");
