@@ -15,8 +15,8 @@
 int png_encode_rgb24(const unsigned char *data, int width, int height, int stride, double dpi, struct buf *out);
 
 /*
- * Memory kept from one PNG to the next (pixels, filtered rows, compressed
- * bytes: about 25 MB a figure at 300 dpi). Made afresh for each, every
+ * Memory kept from one PNG to the next (the pixels, about 9 MB a figure at
+ * 300 dpi; a batch of filtered rows and a chunk of compressed bytes). Made afresh for each, every
  * block of it was mapped and faulted in page by page (main.c has blocks of
  * 1 MiB and more mapped), some 5,000 page faults a figure. The contents
  * are not cleared between uses. Zeroed, the struct holds nothing;
