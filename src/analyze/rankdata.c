@@ -487,6 +487,10 @@ static size_t budget(struct store *s)
 	const char *e = getenv("PERFSTUDY_RANK_CACHE_BYTES");
 	if (e && *e)
 		cache_budget = (size_t)strtoull(e, NULL, 10);
+	/* and PERFSTUDY_RANK_CACHE_MEM_BYTES the part of it in memory (the rest goes to the scratch file) */
+	e = getenv("PERFSTUDY_RANK_CACHE_MEM_BYTES");
+	if (e && *e)
+		cache_mem_budget = (size_t)strtoull(e, NULL, 10);
 	if (cache_mem_budget > cache_budget)
 		cache_mem_budget = cache_budget;
 	budget_store = s;

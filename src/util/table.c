@@ -2,6 +2,7 @@
 #include "util/table.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,7 @@
  * The rows of a long table that left memory (table.h). The file holds rows
  * [0, t->first) as their cells' bytes, row-major: text cells hold pointers
  * into the table's string pool, which stays in memory, so the file is only
- * ever read back by this process. Blocks of TABLE_BLOCK_ROWS rows are read
+ * ever read back by this process. Blocks of block_rows rows (TABLE_BLOCK_ROWS) are read
  * back into a few buffers, the least recently used one reused (written back
  * first when a table_set_* changed it).
  */
@@ -34,13 +35,38 @@ struct table_spill {
 	unsigned ring_next;
 };
 
+/*
+ * Rows a table keeps in memory before its older half goes out, and rows
+ * read back at a time: TABLE_WINDOW_ROWS and TABLE_BLOCK_ROWS, or for the
+ * tests PERFSTUDY_TABLE_WINDOW_ROWS (an even number; 2 sends every row out
+ * but the last and reads back one at a time; 0 keeps every row in memory)
+ * with blocks of at most half of it.
+ */
+static size_t window_rows = TABLE_WINDOW_ROWS, block_rows = TABLE_BLOCK_ROWS;
+static pthread_once_t window_once = PTHREAD_ONCE_INIT;
+
+static void window_init(void)
+{
+	const char *e = getenv("PERFSTUDY_TABLE_WINDOW_ROWS");
+	if (!e || !*e)
+		return;
+	unsigned long long v = strtoull(e, NULL, 10);
+	if (v == 0) {
+		window_rows = SIZE_MAX;
+	} else if (v % 2 == 0 && v <= (1u << 30)) {
+		window_rows = (size_t)v;
+		while (block_rows > 1 && (window_rows / 2) % block_rows)
+			block_rows /= 2;
+	}
+}
+
 static struct table_spill *spill_open(const struct table *t)
 {
 	struct table_spill *sp = xcalloc(1, sizeof(*sp));
 	sp->file = (struct scratch)SCRATCH_INIT;
 	for (size_t b = 0; b < SPILL_BLOCKS; b++) {
 		sp->blocks[b].no = SIZE_MAX;
-		sp->blocks[b].cells = xcalloc((size_t)TABLE_BLOCK_ROWS * t->ncols, sizeof(struct cell));
+		sp->blocks[b].cells = xcalloc((size_t)block_rows * t->ncols, sizeof(struct cell));
 	}
 	return sp;
 }
@@ -55,7 +81,7 @@ static void spill_out(struct table *t)
 {
 	if (!t->spill)
 		t->spill = spill_open(t);
-	size_t h = TABLE_WINDOW_ROWS / 2;
+	size_t h = window_rows / 2;
 	scratch_write(&t->spill->file, t->cells, h * row_bytes(t), (off_t)(t->first * row_bytes(t)));
 	memmove(t->cells, t->cells + h * t->ncols, (t->nrows - t->first - h) * row_bytes(t));
 	t->first += h;
@@ -65,7 +91,7 @@ static void spill_out(struct table *t)
 static struct spill_block *spill_block_of(const struct table *t, size_t row)
 {
 	struct table_spill *sp = t->spill;
-	size_t no = row / TABLE_BLOCK_ROWS;
+	size_t no = row / block_rows;
 	struct spill_block *victim = &sp->blocks[0];
 	sp->clock++;
 	for (size_t b = 0; b < SPILL_BLOCKS; b++) {
@@ -77,7 +103,7 @@ static struct spill_block *spill_block_of(const struct table *t, size_t row)
 		if (k->used < victim->used)
 			victim = k;
 	}
-	size_t bytes = (size_t)TABLE_BLOCK_ROWS * row_bytes(t);
+	size_t bytes = (size_t)block_rows * row_bytes(t);
 	if (victim->dirty)
 		scratch_write(&sp->file, victim->cells, bytes, (off_t)(victim->no * bytes));
 	scratch_read(&sp->file, victim->cells, bytes, (off_t)(no * bytes));
@@ -147,7 +173,8 @@ void table_free(struct table *t)
 
 size_t table_add_row(struct table *t)
 {
-	if (t->nrows - t->first >= TABLE_WINDOW_ROWS && t->ncols)
+	pthread_once(&window_once, window_init);
+	if (t->nrows - t->first >= window_rows && t->ncols)
 		spill_out(t);
 	t->cells = xgrow(t->cells, &t->cap, (t->nrows - t->first + 1) * t->ncols, sizeof(*t->cells));
 	struct cell *row = t->cells + (t->nrows - t->first) * t->ncols;
@@ -165,7 +192,7 @@ static struct cell *cell_at(struct table *t, size_t row, size_t col)
 		return &t->cells[(row - t->first) * t->ncols + col];
 	struct spill_block *k = spill_block_of(t, row);
 	k->dirty = 1;
-	return &k->cells[(row % TABLE_BLOCK_ROWS) * t->ncols + col];
+	return &k->cells[(row % block_rows) * t->ncols + col];
 }
 
 static uint64_t str_hash(const char *s)
@@ -236,7 +263,7 @@ const struct cell *table_cell(const struct table *t, size_t row, size_t col)
 		return &t->cells[(row - t->first) * t->ncols + col];
 	struct table_spill *sp = t->spill;
 	struct cell *c = &sp->ring[sp->ring_next++ % TABLE_CELL_RING];
-	*c = spill_block_of(t, row)->cells[(row % TABLE_BLOCK_ROWS) * t->ncols + col];
+	*c = spill_block_of(t, row)->cells[(row % block_rows) * t->ncols + col];
 	return c;
 }
 

@@ -52,7 +52,7 @@ struct cell {
 };
 
 enum {
-	TABLE_WINDOW_ROWS = 2048, /* rows kept in memory for appending; half go out at a time */
+	TABLE_WINDOW_ROWS = 1024, /* rows kept in memory for appending; half go out at a time */
 	TABLE_BLOCK_ROWS = 256,   /* rows read back at a time */
 	TABLE_CELL_RING = 64,
 };

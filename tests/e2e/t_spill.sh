@@ -1,0 +1,60 @@
+#!/bin/bash
+# t_spill.sh: long tables and the rank cache go to a scratch file
+# (src/util/scratch.h) instead of staying in memory (issue 32's memory
+# bound). Checked here:
+# - with every table row but the last sent out and read back one at a time,
+#   and every cached rank in the file (PERFSTUDY_TABLE_WINDOW_ROWS=2,
+#   PERFSTUDY_RANK_CACHE_MEM_BYTES=0), the bundled example's tables equal
+#   the committed references of the independent scripts (tests/golden/h200),
+#   and the whole site equals a build with the defaults;
+# - a scratch file that cannot be made is exit 3 naming its directory, with
+#   the previous output intact and no DIR.tmp.<pid> left;
+# - nothing is left in $TMPDIR;
+# - a study of 256 thin ranks stays within the README's bound, 1.2x the
+#   largest trace + 64 MiB (printed; asserted only for a build without
+#   sanitizers, whose memory is not the program's).
+. "$(dirname "$0")/lib.sh"
+command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
+mkdir -p "$T/tmp"
+export TMPDIR="$T/tmp"
+
+example_h200 "$T/h200"
+PERFSTUDY_TABLE_WINDOW_ROWS=2 PERFSTUDY_RANK_CACHE_MEM_BYTES=0 $PERFSTUDY build -q experiments/h200/study.yaml \
+	-o "$T/spill" 2> "$T/err" && ok || bad "build with every row spilled: $(cat "$T/err")"
+for f in step_breakdown memops ranks phases dispatch compare collectives kernels groups idle_time_steps gpu_idle; do
+	[ -f "tests/golden/h200/$f.csv" ] || continue
+	same "tests/golden/h200/$f.csv" "$T/spill/h200/data/$f.csv" "$f.csv, rows spilled, against the committed reference"
+done
+diff -r -q -x perfstudy.db "$T/h200" "$T/spill" > "$T/diff" 2>&1 && ok || bad "site with rows spilled differs: $(head -5 "$T/diff")"
+[ -z "$(ls -A "$T/tmp")" ] && ok || bad "left in TMPDIR: $(ls "$T/tmp" | head -3)"
+
+# A scratch directory that does not exist: exit 3, named; the previous output as it was.
+python3 tests/data/make_ranks.py 16 "$T/r16/run" 100 > /dev/null # 1,600 steps: longer tables than a window
+$PERFSTUDY build -q "$T/r16/run" -o "$T/o" 2> "$T/err" && ok || bad "16-rank build: $(cat "$T/err")"
+sum() { find "$1" -type f ! -name perfstudy.db -exec sha256sum {} + | sed "s|$1||" | sort; }
+sum "$T/o" > "$T/before"
+echo " " >> "$T/r16/run/rank3.json" # a changed input (trailing white space), so the build is not skipped
+TMPDIR="$T/none/here" $PERFSTUDY build -q "$T/r16/run" -o "$T/o" 2> "$T/err"
+rc=$?
+[ $rc -eq 3 ] && ok || bad "missing scratch directory: exit $rc, want 3 ($(cat "$T/err"))"
+grep -q "cannot create perfstudy's temporary file in $T/none/here: No such file or directory" "$T/err" && ok ||
+	bad "message does not name the scratch directory: $(cat "$T/err")"
+sum "$T/o" > "$T/after"
+same "$T/before" "$T/after" "previous output after the failed build"
+[ -z "$(ls -d "$T"/o.tmp.* 2> /dev/null)" ] && ok || bad "a temporary output directory was left"
+
+# 256 thin ranks: peak RSS against 1.2x the largest trace + 64 MiB.
+python3 tests/data/make_ranks.py 256 "$T/r256/run" 100 > /dev/null
+/usr/bin/time -f '%M' -o "$T/rss" $PERFSTUDY build -q "$T/r256/run" -o "$T/o256" 2> "$T/err" && ok ||
+	bad "256-rank build: $(cat "$T/err")"
+largest=$(ls -l "$T/r256/run" | awk '$5 > m { m = $5 } END { print m }')
+bound=$(awk -v l="$largest" 'BEGIN { printf "%d", (1.2 * l + 64 * 1048576) / 1024 }')
+rss=$(tail -n 1 "$T/rss")
+echo "  256 thin ranks: peak RSS $rss KB, bound $bound KB (1.2 x $largest B + 64 MiB)"
+if ldd "$PERFSTUDY" 2> /dev/null | grep -q 'libasan\|libubsan'; then
+	skipped "peak RSS not checked: a sanitizer build"
+else
+	[ "$rss" -le "$bound" ] && ok || bad "256 thin ranks: peak RSS $rss KB over the bound $bound KB"
+fi
+[ -z "$(ls -A "$T/tmp")" ] && ok || bad "left in TMPDIR: $(ls "$T/tmp" | head -3)"
+finish
