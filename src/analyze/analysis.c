@@ -46,6 +46,7 @@ static const struct analysis_def registry[] = {
 	{"compare_phases", analysis_compare_phases},
 	{"flops", analysis_flops},
 	{"checks", analysis_checks},
+	{"figure_ranks", analysis_figure_ranks}, /* after every figure with a bar per rank */
 	{"sanity", analysis_sanity},     /* before findings: flags impossible shares */
 	{"findings", analysis_findings}, /* last: reads the tables of all the others */
 };

@@ -148,6 +148,8 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
  * ranks.csv lack them). busy > idle: GPU-bound, else host-bound.
  */
 void straggler_side(const struct analysis_result *res, const char *run, int rank, double *busy, double *idle);
+/* Figures with a bar per rank keep the ranks rank_spread.csv draws, in runs of many ranks (figure_ranks.c). */
+int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Critical path of each step, per rank and across ranks (critpath.c). */
 int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out);

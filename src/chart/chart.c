@@ -82,6 +82,29 @@ size_t chart_add_category(struct chart *c, const char *label)
 	return c->ncat++;
 }
 
+void chart_keep_categories(struct chart *c, const unsigned char *keep)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < c->ncat; i++) {
+		if (!keep[i]) {
+			free(c->categories[i]);
+			free(c->cat_keys[i]);
+			free(c->cat_tips[i]);
+			continue;
+		}
+		c->categories[k] = c->categories[i];
+		c->cat_keys[k] = c->cat_keys[i];
+		c->cat_tips[k] = c->cat_tips[i];
+		c->x_values[k] = c->x_values[i];
+		if (c->spread)
+			memmove(&c->spread[k * 4], &c->spread[i * 4], 4 * sizeof(*c->spread));
+		if (c->nseries)
+			memmove(&c->values[k * c->nseries], &c->values[i * c->nseries], c->nseries * sizeof(*c->values));
+		k++;
+	}
+	c->ncat = k;
+}
+
 size_t chart_add_series(struct chart *c, const char *label)
 {
 	/* A new series widens every row, so the rows are copied to their new stride. */

@@ -177,6 +177,8 @@ void chart_free(struct chart *c);
 int chart_is_empty(const struct chart *c);
 /* Adds a category or series (copying the label) and returns its index; values start at 0. */
 size_t chart_add_category(struct chart *c, const char *label);
+/* Keeps the categories i with keep[i] (ncat entries) and their values, keys, tips, x and spread, in order. */
+void chart_keep_categories(struct chart *c, const unsigned char *keep);
 size_t chart_add_series(struct chart *c, const char *label);
 void chart_set(struct chart *c, size_t cat, size_t series, double v);
 double chart_get(const struct chart *c, size_t cat, size_t series);

@@ -1,0 +1,133 @@
+/*
+ * figure_ranks.c: figures with a bar per rank draw the ranks that matter
+ * only, once a run has more ranks than a reader can tell apart.
+ *
+ * Seven figures put every rank of every run side by side, one category
+ * "<run> r<rank>" each: step_breakdown, temporal_breakdown, group_fractions,
+ * dispatch, memops, critical_path and rank_waits. At 1024 ranks that is
+ * 1024 bars per figure, too thin to see, and 4 MB of SVG each (drawn two at
+ * a time, their SVG and PDF documents held in memory: the largest part of a
+ * many-rank build's peak, issue 32). rank_spread.csv already chooses the
+ * ranks that get per-rank figures (drawn = 1: all ranks of a run of at most
+ * 8, else the fastest, the median, the slowest and the outliers) and its
+ * figure shows the distribution over every rank; this pass keeps, in each
+ * such figure, the categories of those ranks for every run that has ranks
+ * not drawn. Categories of runs not in rank_spread.csv (one rank, or no
+ * steps), and categories that are not "<run> r<rank>" of a run there, stay.
+ * The tables are not touched: each CSV keeps every rank. A figure that lost
+ * bars says so in its caption.
+ *
+ * Runs after every analysis that draws such a figure and before findings
+ * (which reads tables only); labels are still run ids here (the manifest's
+ * run labels replace them when the figures are drawn).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "chart/chart.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+struct drawn_rank {
+	const char *run;
+	int64_t rank;
+	int drawn;
+};
+
+static int cmp_drawn(const void *pa, const void *pb)
+{
+	const struct drawn_rank *a = pa, *b = pb;
+	int c = strcmp(a->run, b->run);
+	if (c)
+		return c;
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+static int cmp_drawn_run(const void *pa, const void *pb)
+{
+	return strcmp(((const struct drawn_rank *)pa)->run, ((const struct drawn_rank *)pb)->run);
+}
+
+/* Splits "<run> r<rank>" at its last " r" followed by digits only; 0 if label is not of that form. */
+static int split_label(const char *label, struct buf *run, int64_t *rank)
+{
+	const char *p = strrchr(label, ' ');
+	if (!p || p[1] != 'r' || p[2] < '0' || p[2] > '9')
+		return 0;
+	int64_t v = 0;
+	for (const char *q = p + 2; *q; q++) {
+		if (*q < '0' || *q > '9' || v > INT64_MAX / 10 - 9)
+			return 0;
+		v = v * 10 + (*q - '0');
+	}
+	buf_reset(run);
+	buf_add(run, label, (size_t)(p - label));
+	*rank = v;
+	return 1;
+}
+
+int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	(void)ctx;
+	const struct table *rs = result_table(out, "rank_spread");
+	int crun = rs ? table_col_index(rs, "run") : -1, crank = rs ? table_col_index(rs, "rank") : -1,
+	    cdrawn = rs ? table_col_index(rs, "drawn") : -1;
+	if (crun < 0 || crank < 0 || cdrawn < 0 || !rs->nrows)
+		return 0;
+	/* (run, rank, drawn) sorted, and the runs that have a rank not drawn (only those lose bars) */
+	struct drawn_rank *v = xcalloc(rs->nrows, sizeof(*v));
+	size_t n = 0;
+	for (size_t r = 0; r < rs->nrows; r++) {
+		const struct cell *run = table_cell(rs, r, (size_t)crun), *rank = table_cell(rs, r, (size_t)crank),
+				  *drawn = table_cell(rs, r, (size_t)cdrawn);
+		if (run->null || rank->null)
+			continue;
+		v[n++] = (struct drawn_rank){run->v.text, rank->v.i, !drawn->null && drawn->v.i != 0};
+	}
+	qsort(v, n, sizeof(*v), cmp_drawn);
+	struct drawn_rank *trimmed = xcalloc(n + 1, sizeof(*trimmed)); /* one entry per run with ranks left out */
+	size_t ntrim = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!v[i].drawn && (!ntrim || strcmp(trimmed[ntrim - 1].run, v[i].run)))
+			trimmed[ntrim++] = (struct drawn_rank){v[i].run, 0, 0};
+	struct buf run;
+	buf_init(&run);
+	for (size_t f = 0; ntrim && f < out->nfigures; f++) {
+		struct chart *c = out->figures[f].chart;
+		if (c->kind == CHART_XY || c->ncat <= 8)
+			continue;
+		unsigned char *keep = xmalloc(c->ncat);
+		size_t dropped = 0;
+		for (size_t i = 0; i < c->ncat; i++) {
+			struct drawn_rank key = {NULL, 0, 0};
+			keep[i] = 1;
+			if (!split_label(c->categories[i], &run, &key.rank))
+				continue;
+			key.run = run.data;
+			if (!bsearch(&key, trimmed, ntrim, sizeof(*trimmed), cmp_drawn_run))
+				continue;
+			const struct drawn_rank *d = bsearch(&key, v, n, sizeof(*v), cmp_drawn);
+			if (d && !d->drawn) {
+				keep[i] = 0;
+				dropped++;
+			}
+		}
+		if (dropped) {
+			chart_keep_categories(c, keep);
+			char *cap = xasprintf("%s%sRuns of more than 8 ranks show their fastest, median and slowest "
+					      "ranks and their outliers (rank_spread.csv, whose figure shows every "
+					      "rank); %zu rank%s left out here are in the CSV.",
+					      out->figures[f].caption, out->figures[f].caption[0] ? " " : "", dropped,
+					      dropped == 1 ? "" : "s");
+			free(out->figures[f].caption);
+			out->figures[f].caption = cap;
+		}
+		free(keep);
+	}
+	buf_release(&run);
+	free(trimmed);
+	free(v);
+	return 0;
+}
