@@ -73,6 +73,7 @@ struct chart {
 	int markers_only;  /* points without lines between them (a scatter) */
 	int label_points;  /* print each category's label beside its points of series 0 */
 	int sparse;        /* a NaN y is no point of that series (it has no such x), not a point skipped */
+	int mark_labelled; /* markers only at categories with a label (a line of 1000 ranks, a few named) */
 	size_t nrefs, cap_refs;
 	struct chart_refline *refs;
 	char *note;        /* printed under the key, lines split at '\n' (a fit's slope, intercept, R^2) */
