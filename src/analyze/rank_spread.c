@@ -36,9 +36,10 @@
  * below Q1 - 1.5 IQR or above Q3 + 1.5 IQR (Q1, Q3 by linear interpolation
  * between the order statistics: q(p) = x[h] + (h - floor h)(x[h+1] - x[h]),
  * h = (n - 1) p, 0-based). At most MAX_OUTLIERS outliers are drawn, those
- * farthest beyond their fence (ties: the lower rank). A run whose ranks do
- * not all have steps is ordered by each rank's GPU time instead (groups.csv,
- * summed over its groups), with the same rule.
+ * farthest beyond their fence (ties: the lower rank); a run of one rank has
+ * no roles. A run whose ranks do not all have steps is ordered by each
+ * rank's GPU time instead (groups.csv, summed over its groups), with the
+ * same rule.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -153,10 +154,12 @@ static size_t choose_ranks(struct rank_row *rr, size_t n, struct rank_row **by)
 			drawn++;
 		}
 	free(out);
+	by[0]->drawn = by[n - 1]->drawn = by[n / 2]->drawn = 1;
+	if (n < 2)
+		return 0; /* one rank is no distribution: no roles */
 	by[n / 2]->role = "median";
 	by[0]->role = "fastest";
 	by[n - 1]->role = "slowest";
-	by[0]->drawn = by[n - 1]->drawn = by[n / 2]->drawn = 1;
 	return nout;
 }
 
@@ -304,7 +307,8 @@ static void top_kernel_figures(const struct analysis_ctx *ctx, struct analysis_r
 		char *name = xasprintf("top_kernels_%s_r%" PRId64, safe, rr[i].rank);
 		char *caption = xasprintf("The %d kernels with the largest total GPU time in run %s, rank %" PRId64
 					  "%s%s (total over the whole trace file, in milliseconds).",
-					  ctx->top_n, run, rr[i].rank, rr[i].role[0] ? ", the " : "", rr[i].role);
+					  ctx->top_n, run, rr[i].rank, n > ALL_RANKS && rr[i].role[0] ? ", the " : "",
+					  n > ALL_RANKS ? rr[i].role : "");
 		result_add_figure(out, figure_top_kernels(k, run, rr[i].rank, ctx->top_n, name), caption);
 		free(name);
 		free(caption);
@@ -389,7 +393,8 @@ int analysis_rank_spread(const struct analysis_ctx *ctx, struct analysis_result 
 			"h = (n - 1) p). drawn = 1: the rank gets per-rank figures (top_kernels_<run>_r<rank>): every "
 			"rank of a run of at most 8 ranks; beyond, the fastest, median and slowest and at most 8 "
 			"outliers, those farthest beyond their fence. A run whose ranks do not all have steps has no "
-			"rows here and is ordered by each rank's GPU time (groups.csv) by the same rule. Figure "
+			"rows here and is ordered by each rank's GPU time (groups.csv) by the same rule; a run of one "
+			"rank has no roles. Figure "
 			"rank_spread_<run> (runs of more than 8 ranks) draws the three medians of every rank in "
 			"order of own time, the chosen ranks labelled.");
 	}
