@@ -262,7 +262,6 @@ static struct chart *spread_figure(const char *run, struct rank_row *const *by, 
 	chart_set_x_axis(c, "ranks in order of own time (position)", CHART_SCALE_LINEAR);
 	c->from_zero = 1;
 	c->label_points = 1;
-	c->mark_labelled = 1;
 	chart_add_series(c, "own time (step less exposed wait)");
 	chart_add_series(c, "step time");
 	if (have_wait)
@@ -270,16 +269,17 @@ static struct chart *spread_figure(const char *run, struct rank_row *const *by, 
 	for (size_t i = 0; i < n; i++) {
 		const struct rank_row *r = by[i];
 		/*
-		 * Only the ranks that matter are marked, and the slowest, fastest and
-		 * median named (outliers crowd the ends; the CSV names them); every
-		 * point's tooltip names its rank.
+		 * The ranks drawn are marked, and the fastest, median and slowest
+		 * named (outliers crowd the ends: rank_spread.csv names them);
+		 * every point's tooltip names its rank and role.
 		 */
-		char *label = !r->role[0] ? xstrdup("")
-			      : !strcmp(r->role, "outlier") ? xasprintf("r%" PRId64, r->rank)
-							    : xasprintf("r%" PRId64 " %s", r->rank, r->role);
+		int named = r->role[0] && strcmp(r->role, "outlier");
+		char *label = named ? xasprintf("r%" PRId64 " %s", r->rank, r->role) : xstrdup("");
 		char *tip = xasprintf("rank %" PRId64 "%s%s", r->rank, r->role[0] ? ", " : "", r->role);
 		size_t cat = chart_add_category(c, label);
 		chart_set_category_tip(c, cat, tip);
+		if (r->drawn)
+			chart_mark_category(c, cat);
 		chart_set_x(c, cat, (double)(i + 1));
 		chart_set(c, cat, 0, (double)r->own_med / 1e6);
 		chart_set(c, cat, 1, (double)r->step_med / 1e6);
