@@ -79,6 +79,11 @@ grep -q 'Run run has 32 ranks: per-rank figures are drawn for the fastest, the m
 	"$T/o/default/index.html" && ok || bad "no note on the ranks drawn"
 grep -q 'Tukey' "$T/o/default/index.html" && ok || bad "the rule is not in Methods"
 [ "$(cut -d, -f2 "$T/o/default/data/kernels.csv" | sort -u | grep -c '^[0-9]')" -eq 32 ] && ok || bad "kernels.csv lost ranks"
+# The generator records no host operators: step_breakdown.csv's note says so
+# of every rank, shown once with the other 31 ranks (report.c, set_notes).
+[ "$(grep -o 'step_breakdown.csv: run run rank [0-9]* records no host operators' "$T/o/default/index.html" | wc -l)" -eq 1 ] &&
+	grep -q 'step_breakdown.csv: run run rank 0 records no host operators[^<]*(likewise 31 more ranks: 1-31)' "$T/o/default/index.html" &&
+	ok || bad "the 32 ranks' step_breakdown notes are not one note"
 
 # 12 thin ranks of the jittered kind: one figure per chosen rank, as rank_spread.csv says.
 python3 tests/data/make_ranks.py 12 "$T/r12/run" 5
