@@ -33,6 +33,7 @@ static const struct analysis_def registry[] = {
 	{"crossrank", analysis_crossrank},
 	{"collective_busbw", analysis_coll_busbw}, /* after crossrank: reads collective_waits */
 	{"straggler_causes", analysis_straggler_causes}, /* after crossrank: reads straggler_ranks */
+	{"rank_spread", analysis_rank_spread},           /* after ranks and crossrank; draws top_kernels */
 	{"step_diff", analysis_step_diff},               /* after scaling, ranks and crossrank */
 	{"critical_path", analysis_critical_path},
 	{"compare", analysis_compare},

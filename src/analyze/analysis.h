@@ -150,6 +150,11 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
 void straggler_side(const struct analysis_result *res, const char *run, int rank, double *busy, double *idle);
 /* Figures with a bar per rank keep the ranks rank_spread.csv draws, in runs of many ranks (figure_ranks.c). */
 int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result *out);
+/*
+ * Every rank of a run in one distribution (rank_spread.csv), and the
+ * per-rank top-kernel figures of the ranks that matter only (rank_spread.c).
+ */
+int analysis_rank_spread(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Critical path of each step, per rank and across ranks (critpath.c). */
 int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out);

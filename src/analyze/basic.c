@@ -606,95 +606,6 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
 	return 0;
 }
 
-/* Ranks of a run beyond which top-kernel figures are drawn for the ranks that matter only. */
-#define TOP_KERNEL_ALL_RANKS 8
-
-struct rank_gpu {
-	int64_t rank, ns; /* the rank's GPU time over all groups (groups.csv) */
-};
-
-static int cmp_rank_gpu(const void *pa, const void *pb)
-{
-	const struct rank_gpu *a = pa, *b = pb;
-	return a->ns != b->ns ? (a->ns > b->ns) - (a->ns < b->ns) : (a->rank > b->rank) - (a->rank < b->rank);
-}
-
-/*
- * The ranks of run (rows [first, end) of the group table) whose top kernels
- * are drawn: all of them up to TOP_KERNEL_ALL_RANKS ranks; beyond, the ranks
- * that matter: rank 0, and the ranks with the most, the median and the
- * least GPU time (kernels.csv keeps every rank's kernels). One figure per
- * rank of a thousand-rank run wrote a hundred megabytes of near-copies.
- * Sets keep[i] for the i-th rank in table order; returns how many ranks.
- */
-static size_t ranks_to_draw(const struct table *g, size_t first, size_t end, unsigned char **keep)
-{
-	struct rank_gpu *rg = NULL;
-	size_t n = 0, cap = 0;
-	for (size_t r = first; r < end; r++) {
-		int64_t rank = table_cell(g, r, 1)->v.i, ns = table_cell(g, r, 3)->null ? 0 : table_cell(g, r, 3)->v.i;
-		if (!n || rg[n - 1].rank != rank) {
-			rg = xgrow(rg, &cap, n + 1, sizeof(*rg));
-			rg[n++] = (struct rank_gpu){rank, 0};
-		}
-		rg[n - 1].ns += ns;
-	}
-	*keep = xcalloc(n + 1, 1);
-	if (n <= TOP_KERNEL_ALL_RANKS) {
-		memset(*keep, 1, n);
-	} else {
-		struct rank_gpu *sorted = xmalloc(n * sizeof(*sorted));
-		memcpy(sorted, rg, n * sizeof(*sorted));
-		if (n) /* qsort's array may not be NULL, even when empty */
-			qsort(sorted, n, sizeof(*sorted), cmp_rank_gpu);
-		int64_t pick[4] = {0, sorted[n - 1].rank, sorted[n / 2].rank, sorted[0].rank};
-		for (size_t i = 0; i < n; i++)
-			for (size_t k = 0; k < 4; k++)
-				if (rg[i].rank == pick[k])
-					(*keep)[i] = 1;
-		free(sorted);
-	}
-	free(rg);
-	return n;
-}
-
-/* Top-kernels figures per (run, rank), in the order of the group table; see ranks_to_draw(). */
-static void add_top_kernel_figures(const struct analysis_ctx *ctx, struct analysis_result *out)
-{
-	const struct table *g = result_table(out, "groups");
-	const struct table *k = result_table(out, "kernels");
-	for (size_t first = 0; first < g->nrows;) {
-		const char *run = table_cell(g, first, 0)->v.text;
-		size_t end = first;
-		while (end < g->nrows && !strcmp(table_cell(g, end, 0)->v.text, run))
-			end++;
-		unsigned char *keep;
-		size_t nranks = ranks_to_draw(g, first, end, &keep), i = 0;
-		if (nranks > TOP_KERNEL_ALL_RANKS)
-			result_add_note(out, "Run %s has %zu ranks: top-kernel figures are drawn for rank 0 and the ranks "
-					"with the most, the median and the least GPU time (groups.csv); kernels.csv holds "
-					"every rank's kernels", run, nranks);
-		for (size_t r = first; r < end; r++) {
-			if (r > first && table_cell(g, r, 1)->v.i == table_cell(g, r - 1, 1)->v.i)
-				continue;
-			int64_t rank = table_cell(g, r, 1)->v.i;
-			if (!keep[i++])
-				continue;
-			/* One file per exact run id: "UP" and "up", "a.b" and "a_b" must not share one. */
-			char *safe = fs_name_stem(run);
-			char *name = xasprintf("top_kernels_%s_r%" PRId64, safe, rank);
-			char *caption = xasprintf("The %d kernels with the largest total GPU time in run %s, rank %" PRId64
-						  " (total over the whole trace file, in milliseconds).", ctx->top_n, run, rank);
-			result_add_figure(out, figure_top_kernels(k, run, rank, ctx->top_n, name), caption);
-			free(safe);
-			free(name);
-			free(caption);
-		}
-		free(keep);
-		first = end;
-	}
-}
-
 /*
  * Notes for trace files without a GPU timeline: a summary-only file
  * (nvprof --print-gpu-summary) feeds groups and kernels from its totals and
@@ -776,7 +687,6 @@ int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 	else
 		chart_free(by_run);
 	result_add_table(out, totals);
-	add_top_kernel_figures(ctx, out);
 
 	result_add_method(out, "runs.csv",
 			  "One row per run. gpus: the manifest's value, else the largest world_size its traces "

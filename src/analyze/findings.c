@@ -34,7 +34,8 @@
  *               that idle time waiting for the host to launch work, and
  *               whose critical path is at least HOST_MIN host operators and
  *               launches (critical_path.csv); with a rank waited for, only
- *               that rank is considered.
+ *               that rank is considered; more than HOST_BOUND_EACH such
+ *               ranks in a run: one statement for the run, with ranges.
  * Shares of the step are pooled over the rank's whole steps: the ratio of
  * sums over the steps idle_time_steps.csv keeps (whole = 1), never a mean
  * of per-step shares, so that a step the profiler cut short weighs nothing.
@@ -395,10 +396,20 @@ static long rule_comm_skew(struct findings *f, const char *run, const struct ran
  * host. An idle GPU alone (waiting for another rank, for data) or a host
  * path alone (a host running ahead of a busy GPU) is not enough.
  */
+static int is_host_bound(const struct rank_view *v)
+{
+	return !(isnan(v->idle) || isnan(v->host) || v->idle < IDLE_MIN || v->host < HOST_MIN ||
+		 (!isnan(v->host_wait) && v->host_wait < HOST_MIN));
+}
+
+#define HOST_BOUND_RULE                                                                                       \
+	"host-bound: gpu_idle.csv idle_share at least 0.20 (ranks.csv idle_us / step_us without it), "        \
+	"critical_path.csv host_us / step_us at least 0.50 and gpu_idle.csv host_wait_share at least 0.50, " \
+	"each pooled over the rank's whole steps (idle_time_steps.csv whole = 1)"
+
 static int rule_host_bound(struct findings *f, const char *run, const struct rank_view *v, int straggler)
 {
-	if (isnan(v->idle) || isnan(v->host) || v->idle < IDLE_MIN || v->host < HOST_MIN ||
-	    (!isnan(v->host_wait) && v->host_wait < HOST_MIN))
+	if (!is_host_bound(v))
 		return 0;
 	buf_printf(&f->s,
 		   "%s rank %d is host-bound: its GPU is idle %.0f %% of the step, and %.0f %% of the step's critical "
@@ -410,11 +421,67 @@ static int rule_host_bound(struct findings *f, const char *run, const struct ran
 			   100 * v->host_wait);
 	if (straggler)
 		buf_adds(&f->s, ", so the other ranks wait for its host");
-	add(f, run, v->rank, v->idle, "table-gpu_idle",
-	    "host-bound: gpu_idle.csv idle_share at least 0.20 (ranks.csv idle_us / step_us without it), "
-	    "critical_path.csv host_us / step_us at least 0.50 and gpu_idle.csv host_wait_share at least 0.50, "
-	    "each pooled over the rank's whole steps (idle_time_steps.csv whole = 1)");
+	add(f, run, v->rank, v->idle, "table-gpu_idle", HOST_BOUND_RULE);
 	return 1;
+}
+
+/* "44 %" or "44-45 %": a range of shares as the page rounds them. */
+static void pct_range(struct buf *b, double lo, double hi)
+{
+	if (round(100 * lo) == round(100 * hi))
+		buf_printf(b, "%.0f %%", 100 * lo);
+	else
+		buf_printf(b, "%.0f-%.0f %%", 100 * lo, 100 * hi);
+}
+
+/* The smallest and largest of the k-th share (0 idle, 1 host, 2 host_wait) of the host-bound ranks. */
+static void share_range(const struct rank_view *v, size_t n, int k, double *lo, double *hi)
+{
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		double x = k == 0 ? v[i].idle : k == 1 ? v[i].host : v[i].host_wait;
+		if (!is_host_bound(&v[i]) || isnan(x))
+			continue;
+		*lo = x < *lo ? x : *lo;
+		*hi = x > *hi ? x : *hi;
+	}
+}
+
+/*
+ * host-bound over many ranks: where more than HOST_BOUND_EACH ranks of a
+ * run are host-bound, one statement for the run, with how many and the
+ * range of each share, instead of one line per rank (a run of 1000 ranks
+ * filled the page's top with 1000 near-copies); rank: the rank idle longest
+ * (the lowest of ties), value: its idle share.
+ */
+#define HOST_BOUND_EACH 4
+static void rule_host_bound_many(struct findings *f, const char *run, const struct rank_view *v, size_t n,
+				 size_t nbound)
+{
+	size_t most = n;
+	for (size_t i = 0; i < n; i++)
+		if (is_host_bound(&v[i]) && (most == n || v[i].idle > v[most].idle ||
+					     (v[i].idle == v[most].idle && v[i].rank < v[most].rank)))
+			most = i;
+	double lo, hi;
+	share_range(v, n, 0, &lo, &hi);
+	buf_printf(&f->s, "%s: %zu of its %zu ranks are host-bound: their GPUs are idle ", run, nbound, n);
+	pct_range(&f->s, lo, hi);
+	buf_adds(&f->s, " of the step, and ");
+	share_range(v, n, 1, &lo, &hi);
+	pct_range(&f->s, lo, hi);
+	buf_adds(&f->s, " of the step's critical path is host operators and kernel launches");
+	share_range(v, n, 2, &lo, &hi);
+	if (lo <= hi) {
+		buf_adds(&f->s, "; ");
+		pct_range(&f->s, lo, hi);
+		buf_adds(&f->s, " of their GPUs' idle time (no kernel, copy or memset on any stream) is spent waiting "
+				"for the host to launch work");
+	}
+	buf_printf(&f->s, "; rank %d idles most (ranks.csv, gpu_idle.csv name each)", v[most].rank);
+	add(f, run, v[most].rank, v[most].idle, "table-gpu_idle",
+	    HOST_BOUND_RULE "; more than 4 ranks of a run: one statement with the range of each share");
 }
 
 static void rule_gpu_idle(struct findings *f, const struct analysis_result *res, const char *run)
@@ -793,7 +860,14 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 				straggler = (long)i;
 		/* with a straggler, the others' idle time is waiting for it: only its own cause is stated */
 		int stated = 0;
-		for (size_t i = 0; i < n; i++)
+		size_t nbound = 0;
+		for (size_t i = 0; straggler < 0 && i < n; i++)
+			nbound += is_host_bound(&v[i]);
+		if (nbound > HOST_BOUND_EACH) {
+			rule_host_bound_many(&f, run, v, n, nbound);
+			stated = 1;
+		}
+		for (size_t i = 0; nbound <= HOST_BOUND_EACH && i < n; i++)
 			if (straggler < 0 || (size_t)straggler == i)
 				stated += rule_host_bound(&f, run, &v[i], straggler >= 0);
 		if (n == 1 && !stated)
@@ -819,7 +893,8 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"that idle time waiting for the host to launch work (gpu_idle.csv), and host operators and launches "
 		"make at least half of its critical path (critical_path.csv host_us / step_us); every share is a "
 		"ratio of sums over the rank's whole steps (idle_time_steps.csv whole = 1), not a mean of per-step "
-		"shares. waiting: per rank, its waits inside "
+		"shares; where more than 4 ranks of a run are, one statement for the run gives their count and the "
+		"range of each share, and names the rank idle longest. waiting: per rank, its waits inside "
 		"matched collectives launched in a step for the rank that arrived last, exposed (collective_waits.csv "
 		"exposed_wait_us: no other activity on its GPU meanwhile) first, then in all (wait_us), per step; the "
 		"rank waited for longest is named with every rank that waited for it at least 10 % of its step. "

@@ -15,68 +15,27 @@
 #include "analyze/history.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/sqlguard.h"
 #include "util/xalloc.h"
 
 /*
  * The tables diff reads. A store given to diff may come from anywhere (a
  * CI artifact): each must be a plain table, since a view, a virtual table
  * or a generated column runs the file's own SQL, which can be made never
- * to end (a recursive view hung diff). Views and triggers are also
- * switched off in the connection, strings and rows are limited to 16 MiB
- * and a progress handler stops the connection after 100 million SQLite
- * steps plus 64 per byte of the file, as for profiler exports
- * (ingest/sqlitedb.c); a real store's history takes a few steps per row.
+ * to end (a recursive view hung diff), and the connection is bounded as
+ * util/sqlguard.h says for profiler exports (limits, no views or triggers,
+ * a budget of SQLite steps: 100 million plus 64 per byte of the file); a
+ * real store's history takes a few steps per row.
  */
 static const char *const history_tables[] = {"history_builds", "history_runs", "history_inputs", "history_numbers",
 					      "history_steps", "history_thresholds", NULL};
-#define DIFF_MAX_LENGTH (16 << 20)
-#define DIFF_STEPS_MIN 100000000ull
-#define DIFF_STEPS_PER_BYTE 64ull
-#define DIFF_PROGRESS_EVERY 10000
-
-struct diff_budget {
-	uint64_t steps, max_steps;
-};
-
-static int on_progress(void *arg)
-{
-	struct diff_budget *b = arg;
-	if (b->steps <= b->max_steps)
-		b->steps += DIFF_PROGRESS_EVERY;
-	return b->steps > b->max_steps;
-}
-
-/* 1 when sql (?1 bound to name) gives a row whose first column is nonzero. */
-static int schema_says(sqlite3 *db, const char *sql, const char *name)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	int r = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return r;
-}
-
-/* NULL when table is a plain table or absent; else what it is, in words. */
-static const char *not_plain(sqlite3 *db, const char *table)
-{
-	if (schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?1", table))
-		return "a view";
-	if (schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1"
-			    " AND sql LIKE 'CREATE VIRTUAL%'", table))
-		return "a virtual table";
-	if (schema_says(db, "SELECT count(*) FROM pragma_table_xinfo(?1) WHERE hidden IN (2, 3)", table))
-		return "a table with generated columns";
-	return NULL;
-}
 
 /*
  * Opens DIR/perfstudy.db read-only with the limits above; NULL after diag
  * when it is missing, not a SQLite database, not a perfstudy store, or
- * has no history. budget is the connection's (it lives as long as db).
+ * has no history.
  */
-static sqlite3 *open_store(const char *dir, struct diff_budget *budget)
+static sqlite3 *open_store(const char *dir)
 {
 	char *path = xasprintf("%s/perfstudy.db", dir);
 	struct stat st;
@@ -90,18 +49,10 @@ static sqlite3 *open_store(const char *dir, struct diff_budget *budget)
 		diag_error(path, "cannot open: %s", sqlite3_errmsg(db));
 		goto fail;
 	}
-	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, DIFF_MAX_LENGTH);
-	sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, 100);
-	sqlite3_limit(db, SQLITE_LIMIT_COMPOUND_SELECT, 8);
-	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
-	sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 0);
-	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)NULL);
-	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)NULL);
-	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
-	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
-	budget->steps = 0;
-	budget->max_steps = DIFF_STEPS_MIN + DIFF_STEPS_PER_BYTE * (uint64_t)st.st_size;
-	sqlite3_progress_handler(db, DIFF_PROGRESS_EVERY, on_progress, budget);
+	if (sqlguard_apply(db, (uint64_t)st.st_size) < 0) {
+		diag_error(path, "sqlite: cannot set up the connection: %s", sqlite3_errmsg(db));
+		goto fail;
+	}
 	/* SQLite opens lazily: the first read of the schema says whether the file is a database at all. */
 	int rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL);
 	if (rc == SQLITE_OK)
@@ -117,15 +68,17 @@ static sqlite3 *open_store(const char *dir, struct diff_budget *budget)
 		goto fail;
 	}
 	for (size_t i = 0; history_tables[i]; i++) {
-		const char *kind = not_plain(db, history_tables[i]);
+		const char *kind = sqlguard_not_plain(db, history_tables[i]);
 		if (kind) {
 			diag_error(path, "table '%s': is %s, not a plain table; refused (a perfstudy store has only "
 					 "plain tables, and a view runs the file's own SQL)", history_tables[i], kind);
 			goto fail;
 		}
 	}
-	if (!schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", "history_builds")) {
-		if (schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", "gpu_activities"))
+	if (!sqlguard_schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+				  "history_builds")) {
+		if (sqlguard_schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+					 "gpu_activities"))
 			diag_error(path, "no build history (table 'history_builds'): written by a perfstudy before "
 					 "'diff' existed; build it again with this perfstudy");
 		else
@@ -223,8 +176,7 @@ static void print_changes(const char *exp, const struct table *t, int quiet)
 
 int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *crossed)
 {
-	struct diff_budget obudget, nbudget;
-	sqlite3 *odb = open_store(old_dir, &obudget), *ndb = odb ? open_store(new_dir, &nbudget) : NULL;
+	sqlite3 *odb = open_store(old_dir), *ndb = odb ? open_store(new_dir) : NULL;
 	if (!odb || !ndb) {
 		sqlite3_close(odb);
 		return -1;

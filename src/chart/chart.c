@@ -42,6 +42,7 @@ void chart_free(struct chart *c)
 	}
 	free(c->cat_keys);
 	free(c->cat_tips);
+	free(c->marked);
 	free(c->x_values);
 	free(c->x_label);
 	for (size_t i = 0; i < c->nrefs; i++)
@@ -67,6 +68,10 @@ size_t chart_add_category(struct chart *c, const char *label)
 	c->cat_tips = xrealloc(c->cat_tips, (c->ncat + 1) * sizeof(*c->cat_tips));
 	c->cat_keys[c->ncat] = NULL;
 	c->cat_tips[c->ncat] = NULL;
+	if (c->marked) {
+		c->marked = xrealloc(c->marked, c->ncat + 1);
+		c->marked[c->ncat] = 0;
+	}
 	c->x_values = xrealloc(c->x_values, (c->ncat + 1) * sizeof(*c->x_values));
 	c->x_values[c->ncat] = NAN;
 	if (c->spread) {
@@ -146,6 +151,14 @@ void chart_set_category_tip(struct chart *c, size_t cat, const char *tip)
 	assert(cat < c->ncat);
 	free(c->cat_tips[cat]);
 	c->cat_tips[cat] = tip ? xstrdup(tip) : NULL;
+}
+
+void chart_mark_category(struct chart *c, size_t cat)
+{
+	assert(cat < c->ncat);
+	if (!c->marked)
+		c->marked = xcalloc(c->ncat, 1);
+	c->marked[cat] = 1;
 }
 
 void chart_set_x(struct chart *c, size_t cat, double x)

@@ -73,6 +73,12 @@ struct chart {
 	int markers_only;  /* points without lines between them (a scatter) */
 	int label_points;  /* print each category's label beside its points of series 0 */
 	int sparse;        /* a NaN y is no point of that series (it has no such x), not a point skipped */
+	/*
+	 * CHART_XY: ncat flags; non-NULL (chart_mark_category): markers only at
+	 * the marked categories (a line of 1000 ranks, a few of them chosen), the
+	 * others joined by the line and named in their tooltips. NULL: every point.
+	 */
+	unsigned char *marked;
 	size_t nrefs, cap_refs;
 	struct chart_refline *refs;
 	char *note;        /* printed under the key, lines split at '\n' (a fit's slope, intercept, R^2) */
@@ -185,6 +191,8 @@ double chart_get(const struct chart *c, size_t cat, size_t series);
 /* Sets a category's colour key (see chart_style) and its tooltip text; both are copied. */
 void chart_set_category_key(struct chart *c, size_t cat, const char *key);
 void chart_set_category_tip(struct chart *c, size_t cat, const char *tip);
+/* CHART_XY: a marker at cat's points; once one category is marked, only marked ones get markers. */
+void chart_mark_category(struct chart *c, size_t cat);
 /* CHART_XY: the x of a category's points; the x axis label (copied) and scale; a reference line; the note. */
 void chart_set_x(struct chart *c, size_t cat, double x);
 void chart_set_x_axis(struct chart *c, const char *label, enum chart_scale scale);

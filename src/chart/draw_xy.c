@@ -377,7 +377,7 @@ void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w,
 	for (size_t s = 0; s < ns; s++)
 		for (size_t i = 0; i < nc; i++) {
 			double x = c->x_values[i], y = c->values[i * ns + s];
-			if (!chart_xy_drawable(c, i, s))
+			if (!chart_xy_drawable(c, i, s) || (c->marked && !c->marked[i]))
 				continue;
 			double px = b.x0 + xy_frac(&ax, x) * pw, py = b.y1 - xy_frac(&ay, y) * ph;
 			pl.busy[pl.nbusy++] = (struct box){px - 3, py - 3, px + 3, py + 3};
@@ -408,9 +408,14 @@ void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w,
 				continue;
 			double px = b.x0 + xy_frac(&ax, x) * pw, py = b.y1 - xy_frac(&ay, y) * ph;
 			set_colour(cr, look.series_colour[s]);
-			marker(cr, px, py, s);
+			if (!c->marked || c->marked[i])
+				marker(cr, px, py, s);
 			char *xt = xy_value_text(x), *yt = xy_value_text(y);
-			add_tip(px - 3, py - 3, 6, 6, xasprintf("%s, %s: x = %s, y = %s", t->cats[i], t->series[s], xt, yt));
+			/* A point without a label (only some are named) still says in its tooltip what it is. */
+			char *who = c->cat_tips && c->cat_tips[i] ? clean_text(c->cat_tips[i]) : NULL;
+			add_tip(px - 3, py - 3, 6, 6,
+				xasprintf("%s, %s: x = %s, y = %s", who ? who : t->cats[i], t->series[s], xt, yt));
+			free(who);
 			free(xt);
 			free(yt);
 			if (s || !c->label_points || !t->cats[i][0])

@@ -14,6 +14,7 @@
 
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/sqlguard.h"
 #include "util/xalloc.h"
 
 int sdb_magic(const char *head, size_t n)
@@ -37,87 +38,21 @@ void sdb_error(const struct source *src, const char *table, const char *fmt, ...
 /*
  * A profiler's export is read with a few queries, each a scan of a real
  * table (with lookups by id): work in proportion to the file. A crafted
- * file can ask for far more: a view over a recursive CTE never ends, one
- * building a 900 MB string fills memory and the temp directory, a
- * generated column can run any function per row. So only real tables are
- * read (sdb_has_table), views are switched off in the connection as a
- * second line, strings and rows are limited to SDB_MAX_LENGTH, and a
- * progress handler stops a connection that ran more than its budget of
- * virtual-machine steps: SDB_STEPS_MIN plus SDB_STEPS_PER_BYTE per byte
- * of the database. A real export takes under one step per byte (a 36 MB
- * nsys export of a million kernels and 100,000 ranges: 22 million steps),
- * so the budget is 64 times that and more; 100 million steps take SQLite
- * about a second.
+ * file can ask for far more, so only real tables are read (sdb_has_table)
+ * and every connection is bounded as util/sqlguard.h says (limits, no
+ * views, a budget of SQLite steps in proportion to the file's size).
  */
-#define SDB_MAX_LENGTH (16 << 20)
-#define SDB_STEPS_MIN 100000000ull
-#define SDB_STEPS_PER_BYTE 64ull
-#define SDB_PROGRESS_EVERY 10000
-
-/* One connection's step budget (the progress handler's context). */
-struct sdb_budget {
-	uint64_t steps, max_steps;
-};
-
-/* Once over budget, every later statement of the connection stops too. */
-static int on_progress(void *arg)
-{
-	struct sdb_budget *b = arg;
-	if (b->steps <= b->max_steps)
-		b->steps += SDB_PROGRESS_EVERY;
-	return b->steps > b->max_steps;
-}
-
-/*
- * The budget lives as long as the connection: it is the user data of the
- * SQL function perfstudy_over_budget() (sdb_over_budget), freed by SQLite
- * when the connection closes, so callers close with sqlite3_close().
- */
-static void over_budget_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	(void)argc;
-	(void)argv;
-	const struct sdb_budget *b = sqlite3_user_data(ctx);
-	sqlite3_result_int(ctx, b->steps > b->max_steps);
-}
-
-static uint64_t budget_steps(const struct source *src)
-{
-	return SDB_STEPS_MIN + SDB_STEPS_PER_BYTE * (uint64_t)src->len;
-}
-
-/* Limits, no views, and the step budget on a fresh connection; 0 or -1. */
-static int guard(const struct source *src, sqlite3 *db)
-{
-	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, SDB_MAX_LENGTH);
-	sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, 100);
-	sqlite3_limit(db, SQLITE_LIMIT_COMPOUND_SELECT, 8);
-	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
-	sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 0);
-	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)NULL);
-	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)NULL);
-	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
-	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
-	struct sdb_budget *b = xcalloc(1, sizeof(*b));
-	b->max_steps = budget_steps(src);
-	if (sqlite3_create_function_v2(db, "perfstudy_over_budget", 0, SQLITE_UTF8, b, over_budget_fn, NULL, NULL,
-				       free) !=
-	    SQLITE_OK)
-		return -1; /* SQLite called free(b) */
-	sqlite3_progress_handler(db, SDB_PROGRESS_EVERY, on_progress, b);
-	return 0;
-}
 
 /* What went wrong in db's last call, in words: the step budget, or SQLite's message. */
 static const char *sdb_why(const struct source *src, sqlite3 *db, char *tmp, size_t n)
 {
 	if (sqlite3_errcode(db) == SQLITE_INTERRUPT) {
 		snprintf(tmp, n, "stopped after %llu million SQLite steps, far more than a %zu-byte profiler export needs"
-			 " (a crafted database?)", (unsigned long long)(budget_steps(src) / 1000000), src->len);
+			 " (a crafted database?)", (unsigned long long)(sqlguard_budget_steps(src->len) / 1000000), src->len);
 		return tmp;
 	}
 	if (sqlite3_errcode(db) == SQLITE_TOOBIG) {
-		snprintf(tmp, n, "a string or row larger than %d MiB", SDB_MAX_LENGTH >> 20);
+		snprintf(tmp, n, "a string or row larger than %d MiB", SQLGUARD_MAX_LENGTH >> 20);
 		return tmp;
 	}
 	return sqlite3_errmsg(db);
@@ -146,7 +81,7 @@ int sdb_open(const struct source *src, int quiet, sqlite3 **out)
 		sqlite3_close(db);
 		return -1;
 	}
-	if (guard(src, db) < 0) {
+	if (sqlguard_apply(db, src->len) < 0) {
 		if (!quiet)
 			diag_syserror(src->path, "sqlite: cannot set up the connection");
 		sqlite3_close(db);
@@ -171,22 +106,11 @@ int sdb_open(const struct source *src, int quiet, sqlite3 **out)
 	return 0;
 }
 
-/* 1 when sql's first row has a nonzero integer in its first column (?1 bound to name). */
-static int schema_says(sqlite3 *db, const char *sql, const char *name)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	int r = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return r;
-}
-
 /* 1 when db has a table or a view (of any kind) called table. */
 static int sdb_has_name(sqlite3 *db, const char *table)
 {
-	return schema_says(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?1", table);
+	return sqlguard_schema_says(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?1",
+				    table);
 }
 
 int sdb_has_table(sqlite3 *db, const char *table)
@@ -195,20 +119,14 @@ int sdb_has_table(sqlite3 *db, const char *table)
 	 * Only a real table: a view, a virtual table or a table with generated
 	 * columns runs the file's own SQL, which can be made to never end.
 	 */
-	return schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1"
-			       " AND sql NOT LIKE 'CREATE VIRTUAL%'", table) &&
-	       !schema_says(db, "SELECT count(*) FROM pragma_table_xinfo(?1) WHERE hidden IN (2, 3)", table);
+	return sqlguard_plain_table(db, table);
 }
 
 /* What table, not a plain table, is, in words. */
 static const char *table_kind(sqlite3 *db, const char *table)
 {
-	if (schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?1", table))
-		return "a view";
-	if (schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1"
-			    " AND sql LIKE 'CREATE VIRTUAL%'", table))
-		return "a virtual table";
-	return "a table with generated columns";
+	const char *k = sqlguard_not_plain(db, table);
+	return k ? k : "a table with generated columns";
 }
 
 int sdb_detect_tables(const struct source *src, const char *must, const char *const *any)
@@ -343,17 +261,12 @@ out:
 
 int sdb_check_budget(struct sdb_reader *r)
 {
-	sqlite3_stmt *st;
-	int over = 1;
-	if (sqlite3_prepare_v2(r->db, "SELECT perfstudy_over_budget()", -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			over = sqlite3_column_int(st, 0);
-		sqlite3_finalize(st);
-	}
+	int over = sqlguard_over_budget(r->db);
 	if (!over)
 		return 0;
 	sdb_error(r->src, NULL, "stopped after %llu million SQLite steps, far more than a %zu-byte profiler export"
-		  " needs (a crafted database?)", (unsigned long long)(budget_steps(r->src) / 1000000), r->src->len);
+		  " needs (a crafted database?)", (unsigned long long)(sqlguard_budget_steps(r->src->len) / 1000000),
+		  r->src->len);
 	return -1;
 }
 

@@ -364,6 +364,78 @@ static size_t set_changes(struct tmpl_dict *d, const char *name, const struct ta
 	return regressions;
 }
 
+/*
+ * Where a note names a rank (" rank N"), the place of N and its length in
+ * note; 0 when it names none. Notes that differ only there say one thing
+ * of several ranks.
+ */
+static int rank_in_note(const char *note, size_t *at, size_t *len)
+{
+	for (const char *p = strstr(note, " rank "); p; p = strstr(p + 1, " rank ")) {
+		const char *q = p + 6;
+		size_t n = strspn(q, "0123456789");
+		if (n) {
+			*at = (size_t)(q - note);
+			*len = n;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* 1 when notes a and b say the same of different ranks (rank_in_note). */
+static int same_but_rank(const char *a, const char *b)
+{
+	size_t ia, la, ib, lb;
+	return rank_in_note(a, &ia, &la) && rank_in_note(b, &ib, &lb) && ia == ib && !strncmp(a, b, ia) &&
+	       !strcmp(a + ia + la, b + ib + lb);
+}
+
+/*
+ * The page's notes, where each run of 3 or more consecutive notes that say
+ * the same of different ranks is one note: the first, and the others'
+ * ranks ("likewise 255 more ranks: 1-255"; a run of 1000 ranks
+ * listed 1000 near-copies).
+ */
+static void set_notes(struct tmpl_dict *d, const char *const *notes, size_t n)
+{
+	struct buf b;
+	buf_init(&b);
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && same_but_rank(notes[i], notes[j]))
+			j++;
+		if (j - i < 3)
+			j = i + 1;
+		buf_reset(&b);
+		buf_adds(&b, notes[i]);
+		if (j - i >= 3) {
+			buf_printf(&b, " (likewise %zu more ranks: ", j - i - 1);
+			/* their ranks, consecutive ones as a range */
+			for (size_t k = i + 1; k < j;) {
+				size_t at, len;
+				rank_in_note(notes[k], &at, &len);
+				long first = strtol(notes[k] + at, NULL, 10), last = first;
+				size_t m = k + 1;
+				for (; m < j; m++) {
+					rank_in_note(notes[m], &at, &len);
+					if (strtol(notes[m] + at, NULL, 10) != last + 1)
+						break;
+					last++;
+				}
+				buf_printf(&b, k > i + 1 ? ", %ld" : "%ld", first);
+				if (last > first)
+					buf_printf(&b, "-%ld", last);
+				k = m;
+			}
+			buf_adds(&b, ")");
+		}
+		tmpl_set(tmpl_add_section(d, "NOTE"), "TEXT", b.data);
+		i = j;
+	}
+	buf_release(&b);
+}
+
 static void set_experiment(struct tmpl_dict *d, const struct report_experiment *e)
 {
 	set_changes(d, "CHANGES", changes_of(e));
@@ -410,8 +482,7 @@ static void set_experiment(struct tmpl_dict *d, const struct report_experiment *
 		tmpl_set(m, "TERM", e->methods[i].term);
 		tmpl_set(m, "TEXT", e->methods[i].text);
 	}
-	for (size_t i = 0; i < e->nnotes; i++)
-		tmpl_set(tmpl_add_section(d, "NOTE"), "TEXT", e->notes[i]);
+	set_notes(d, e->notes, e->nnotes);
 	if (e->nnotes)
 		tmpl_show_section(d, "NOTES");
 	tmpl_set(d, "RULES", e->methods_rules);

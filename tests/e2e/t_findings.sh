@@ -106,4 +106,24 @@ if command -v python3 >/dev/null; then
 else
 	skipped "python3 not installed: the bundled study's findings are not checked"
 fi
+# host-bound over many ranks: N copies of two's rank 1 (host-bound by hand
+# above: idle 74 %, critical path 94 % host, 99 % of the idle waiting for the
+# host) as ranks 0 .. N-1, arriving together (no one waits, so no straggler).
+# Four ranks: a statement each; six: one for the run, with the shares and
+# rank 0 (all tie; the lowest) named as the one idle longest.
+for n in 4 6; do
+	mkdir -p "$T/m$n/many"
+	for r in $(seq 0 $((n - 1))); do
+		sed -e "s/\"rank\": 1, \"world_size\": 2/\"rank\": $r, \"world_size\": $n/" -e 's/"Group size": 2/"Group size": '"$n"'/' \
+			tests/data/findings/two/rank1.json >"$T/m$n/many/rank$r.json"
+	done
+	printf '%s\n' 'version: 1' 'id: many' 'title: many host-bound ranks' 'runs:' \
+		"  - {id: many, gpus: $n, strategy: ddp, traces: many/rank*.json}" >"$T/m$n/study.yaml"
+	$PERFSTUDY build -q "$T/m$n/study.yaml" -o "$T/m$n/o" 2>"$T/err" || bad "$n copies: build failed: $(cat "$T/err")"
+done
+[ "$(grep -c '^many,[0-9]*,"many rank [0-9] is host-bound: its GPU is idle 74 %' "$T/m4/o/many/data/findings.csv")" -eq 4 ] &&
+	ok || bad "4 host-bound ranks: not one statement each: $(cat "$T/m4/o/many/data/findings.csv")"
+[ "$(grep -c 'host-bound' "$T/m6/o/many/data/findings.csv")" -eq 1 ] &&
+	grep -q '^many,0,"many: 6 of its 6 ranks are host-bound: their GPUs are idle 74 % of the step, and 94 % of the step.s critical path is host operators and kernel launches; 99 % of their GPUs. idle time (no kernel, copy or memset on any stream) is spent waiting for the host to launch work; rank 0 idles most' \
+		"$T/m6/o/many/data/findings.csv" && ok || bad "6 host-bound ranks: not one statement for the run: $(cut -c1-300 "$T/m6/o/many/data/findings.csv")"
 finish

@@ -1,9 +1,11 @@
 #!/bin/bash
 # t_overhead.sh: profiler_overhead.csv and scaling.csv's log_ columns against
 # tests/golden/log_medians.py, which reads the raw training logs (not
-# perfstudy): the medians of the unprofiled iterations (9 to the end: the
-# generators profile iterations 5-7 = ProfilerStep#4..6) and of the
-# profiled ones, and their ratio. Then a study whose log says a 2-GPU run
+# perfstudy) and takes the profiled iterations from the ProfilerStep#N of the
+# traces beside them: the medians of the unprofiled iterations (9 to the
+# end where the generators profile iterations 5-7 = ProfilerStep#4..6; 8 on
+# for small-2gpu-ddp-host1, recorded with --active 2: 5-6 = #4..5) and of
+# the profiled ones, and their ratio. Then a study whose log says a 2-GPU run
 # trains 2.5x faster per GPU than its 1-GPU baseline: the efficiency over
 # 100 % is flagged.
 . "$(dirname "$0")/lib.sh"
@@ -71,13 +73,18 @@ if [ -d "$H" ]; then
 	mkdir -p "$T/x"
 	{
 		printf 'version: 1\nid: x\ntitle: H100 runs\nruns:\n'
-		for r in gpt2-1gpu gpt2-4gpu-ddp gpt2-4gpu-ddp-host2 small-4gpu-ddp; do
+		for r in gpt2-1gpu gpt2-4gpu-ddp gpt2-4gpu-ddp-host2 small-4gpu-ddp small-2gpu-ddp-host1; do
 			printf '  - id: %s\n    traces: %s/%s/rank*.pt.trace.json.gz\n    inputs: %s/%s/rank0.log\n' "$r" "$H" "$r" "$H" "$r"
 		done
 	} > "$T/x/study.yaml"
 	$PERFSTUDY build -q "$T/x/study.yaml" -o "$T/xo" 2> "$T/err" || bad "h100x4 build: $(cat "$T/err")"
 	check "$T/xo" x gpt2-1gpu=$H/gpt2-1gpu/rank0.log gpt2-4gpu-ddp=$H/gpt2-4gpu-ddp/rank0.log \
-		gpt2-4gpu-ddp-host2=$H/gpt2-4gpu-ddp-host2/rank0.log small-4gpu-ddp=$H/small-4gpu-ddp/rank0.log
+		gpt2-4gpu-ddp-host2=$H/gpt2-4gpu-ddp-host2/rank0.log small-4gpu-ddp=$H/small-4gpu-ddp/rank0.log \
+		small-2gpu-ddp-host1=$H/small-2gpu-ddp-host1/rank0.log
+	# --active 2: two profiled iterations, 23 unprofiled of 30 (3-30 less 3-7).
+	grep -q '^small-2gpu-ddp-host1,.*' "$T/xo/x/data/profiler_overhead.csv" &&
+		python3 tests/golden/log_medians.py "$H/small-2gpu-ddp-host1/rank0.log" | grep -q 'unprofiled n=23 .*profiled n=2 ' &&
+		ok || bad "log_medians.py: small-2gpu-ddp-host1 is not 23 unprofiled and 2 profiled iterations"
 else
 	skipped "experiments/h100x4 missing"
 fi

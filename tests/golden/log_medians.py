@@ -5,16 +5,28 @@ experiments/*/record.sh write them), computed without perfstudy.
 
 For each log it prints the median iteration time of the unprofiled
 iterations and of the profiled ones, and their ratio (the profiler's
-overhead). The generators profile with schedule(wait=2, warmup=2, active=3),
-so iterations 3-4 run under the profiler's warm-up, 5-7 are the profiled
-(active) steps and 8 pays for the trace's export; 1-2 hold start-up
-(compilation, allocator, autotuning). Unprofiled = iteration 9 to the end.
+overhead). Which iterations ran under the profiler comes from the run's
+traces, the trace files beside the log (*.json, *.json.gz in its
+directory), as src/analyze/profiled.h defines it, written again here:
+torch.profiler counts steps from 0 and the log iterations from 1, so
+ProfilerStep#N is iteration N + 1; with lo and hi the smallest and largest
+N of any ProfilerStep#N in those traces, the profiled iterations are
+lo + 1 .. hi + 1, and the unprofiled ones are those from the third on
+(1-2 hold start-up: compilation, allocator, autotuning) outside
+lo - 1 .. hi + 2 (the two warm-up iterations before, which the profiler
+already slows, and the one after, which pays for the trace's export).
+Without traces or ProfilerStep#N no iteration is profiled and every one
+from the third on is unprofiled. Only iterations with a positive time
+count. schedule(wait=2, warmup=2, active=3) gives ProfilerStep#4..6:
+profiled 5-7, unprofiled 9 to the end; --active 2 gives #4..5: profiled
+5-6, unprofiled 8 on.
 With two logs it also prints the relative change of the second's unprofiled
 median over the first's and the distribution-free 95 % interval of each
 median (order statistics of the binomial(n, 1/2), as in pyperf/asv)."""
-import math, re, sys
+import glob, gzip, math, os, re, sys
 
 PAT = re.compile(r"iteration\s+(\d+)/\s*\d+ .*?elapsed time per iteration \(ms\): ([0-9.]+)")
+STEP = re.compile(rb'"ProfilerStep#(\d+)"')
 
 
 def iters(path):
@@ -47,10 +59,26 @@ def median_ci(xs, conf=0.95):
     return best
 
 
+def profiler_steps(log):
+    """(lo, hi): the smallest and largest N of ProfilerStep#N in the traces beside log, or None."""
+    ns = set()
+    d = os.path.dirname(log) or "."
+    for f in sorted(glob.glob(os.path.join(d, "*.json")) + glob.glob(os.path.join(d, "*.json.gz"))):
+        data = gzip.open(f).read() if f.endswith(".gz") else open(f, "rb").read()
+        ns.update(int(m.group(1)) for m in STEP.finditer(data))
+    return (min(ns), max(ns)) if ns else None
+
+
 def summary(path):
     it = iters(path)
-    unprof = [v for k, v in it.items() if k >= 9]
-    prof = [it[k] for k in (5, 6, 7) if k in it]
+    steps = profiler_steps(path)
+    if steps:
+        lo, hi = steps
+        prof = [v for k, v in sorted(it.items()) if lo + 1 <= k <= hi + 1 and v > 0]
+        unprof = [v for k, v in it.items() if k >= 3 and not lo - 1 <= k <= hi + 2 and v > 0]
+    else:
+        prof = []
+        unprof = [v for k, v in it.items() if k >= 3 and v > 0]
     return it, unprof, prof
 
 
@@ -58,9 +86,9 @@ def main():
     runs = [summary(p) for p in sys.argv[1:]]
     for p, (it, u, pr) in zip(sys.argv[1:], runs):
         lo, hi = median_ci(u)
+        prof = f"median {median(pr):.2f} ms; overhead x{median(pr) / median(u):.4f}" if pr else "none"
         print(f"{p}: iterations {len(it)}, unprofiled n={len(u)} median {median(u):.2f} ms "
-              f"95% [{lo:.1f}, {hi:.1f}]; profiled n={len(pr)} median {median(pr):.2f} ms; "
-              f"overhead x{median(pr) / median(u):.4f}")
+              f"95% [{lo:.1f}, {hi:.1f}]; profiled n={len(pr)} {prof}")
     if len(runs) == 2:
         a, b = median(runs[0][1]), median(runs[1][1])
         print(f"change {100 * (b - a) / a:+.2f} %")
