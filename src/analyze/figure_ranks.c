@@ -94,6 +94,7 @@ int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result
 			trimmed[ntrim++] = (struct drawn_rank){v[i].run, 0, 0};
 	struct buf run;
 	buf_init(&run);
+	size_t figs = 0;
 	for (size_t f = 0; ntrim && f < out->nfigures; f++) {
 		struct chart *c = out->figures[f].chart;
 		if (c->kind == CHART_XY || c->ncat <= 8)
@@ -123,9 +124,17 @@ int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result
 					      dropped == 1 ? "" : "s");
 			free(out->figures[f].caption);
 			out->figures[f].caption = cap;
+			figs++;
 		}
 		free(keep);
 	}
+	if (figs)
+		result_add_method(out, "figures with a bar per rank",
+				  "In a run of more than 8 ranks, the figures that give each rank a bar (step time by "
+				  "part, time by kind, kernel groups, dispatch, copies, critical path, where each rank's "
+				  "step goes) draw the ranks rank_spread.csv marks drawn: the fastest, the median and the "
+				  "slowest by median own time and at most 8 outliers beyond Tukey's fences. The "
+				  "distribution over every rank is the rank_spread figure; every CSV keeps every rank.");
 	buf_release(&run);
 	free(trimmed);
 	free(v);

@@ -70,6 +70,20 @@ grep -q '^run,5,.*,32,slowest,1$' "$T/want.csv" && grep -q '^run,0,.*,1,fastest,
 ls "$T/o/default/figures" | grep '^top_kernels_run_r[0-9]*\.svg$' | sort > "$T/got_drawn"
 sort "$T/want_drawn" -o "$T/want_drawn"
 same "$T/want_drawn" "$T/got_drawn" "top-kernel figures of 32 ranks"
+# The figures with a bar per rank keep the same ranks (figure_ranks.c), and say so.
+sed 's/^top_kernels_run_r\([0-9]*\)\.svg$/\1/' "$T/want_drawn" | sort -n > "$T/want_ranks"
+nfig=0
+for f in step_breakdown temporal_breakdown group_fractions dispatch memops critical_path rank_waits; do
+	svg=$T/o/default/figures/$f.svg
+	[ -f "$svg" ] || continue
+	nfig=$((nfig + 1))
+	grep -o '<title>run r[0-9]*, ' "$svg" | sed 's/<title>run r\([0-9]*\), /\1/' | sort -nu > "$T/got_ranks"
+	same "$T/want_ranks" "$T/got_ranks" "ranks with a bar in $f"
+	grep -q "$(($(wc -l < "$T/want_ranks") == 32 ? 0 : 32 - $(wc -l < "$T/want_ranks"))) ranks left out here are in the CSV" \
+		"$T/o/default/figures/$f.tex" && ok || bad "$f's caption does not say how many ranks it leaves out"
+done
+echo "  $nfig figures with a bar per rank checked"
+[ $nfig -ge 5 ] && ok || bad "only $nfig figures with a bar per rank found"
 [ -s "$T/o/default/figures/rank_spread_run.svg" ] && ok || bad "no rank_spread figure"
 # Every rank is a point with its tooltip; only the chosen ones are named.
 [ "$(grep -c '<title>rank [0-9]*[^<]*, own time' "$T/o/default/figures/rank_spread_run.svg")" -eq 32 ] && ok ||
