@@ -581,10 +581,16 @@ void crossrank_release(struct xr_run *run)
 
 int crossrank_rank_index(const struct xr_run *run, int rank)
 {
-	for (size_t i = 0; i < run->nranks; i++)
-		if (run->ranks[i].rank == rank)
-			return (int)i;
-	return -1;
+	/* ranks are in rank order, each once (rank_keys): a binary search, not a scan per call */
+	size_t l = 0, h = run->nranks;
+	while (l < h) {
+		size_t m = l + (h - l) / 2;
+		if (run->ranks[m].rank < rank)
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l < run->nranks && run->ranks[l].rank == rank ? (int)l : -1;
 }
 
 const struct xr_kern *crossrank_kern_at(const struct xr_run *run, size_t ri, int64_t start)
