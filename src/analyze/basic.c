@@ -501,13 +501,16 @@ static int build_top_kernels(struct store *s, const char *exp, int top_n, struct
 				    "its devices (paper 000's top-10 tables)",
 				    "run:text,place:int,rank:int,device:text,name:text,group:text,calls:int,total_us:us");
 	sqlite3_stmt *st;
-	if (store_prepare(s, "build top kernels", "SELECT run, place, rank, dev, name, grp, calls, total_ns FROM (SELECT k.run, k.rank, n.name, k.grp,"
-		    " k.calls, k.total_ns, r.position, row_number() OVER (PARTITION BY r.id ORDER BY k.total_ns DESC,"
-		    " k.rank, n.name) AS place, (SELECT " DEVICE_LABEL("t") " FROM traces t WHERE t.run_id = r.id"
-		    "  AND t.rank = k.rank ORDER BY t.id LIMIT 1) AS dev"
+	/* The device of the top rows alone: looked up for every row, it cost a lookup per rank and kernel. */
+	if (store_prepare(s, "build top kernels", "SELECT x.run, x.place, x.rank, (SELECT " DEVICE_LABEL("t") " FROM traces t"
+		    " WHERE t.run_id = x.run_id AND t.rank = x.rank ORDER BY t.id LIMIT 1),"
+		    " x.name, x.grp, x.calls, x.total_ns FROM (SELECT k.run, k.rank, n.name, k.grp,"
+		    " k.calls, k.total_ns, r.position, r.id AS run_id, row_number() OVER (PARTITION BY r.id ORDER BY"
+		    " k.total_ns DESC, k.rank, n.name) AS place"
 		    " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
 		    " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
-		    " WHERE k.experiment = ?1 AND k.rank IS NOT NULL) WHERE place <= ?2 ORDER BY position, place", &st) < 0) {
+		    " WHERE k.experiment = ?1 AND k.rank IS NOT NULL) x WHERE x.place <= ?2 ORDER BY x.position, x.place",
+		    &st) < 0) {
 		table_free(t);
 		return -1;
 	}
