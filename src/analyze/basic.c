@@ -501,13 +501,16 @@ static int build_top_kernels(struct store *s, const char *exp, int top_n, struct
 				    "its devices (paper 000's top-10 tables)",
 				    "run:text,place:int,rank:int,device:text,name:text,group:text,calls:int,total_us:us");
 	sqlite3_stmt *st;
-	if (store_prepare(s, "build top kernels", "SELECT run, place, rank, dev, name, grp, calls, total_ns FROM (SELECT k.run, k.rank, n.name, k.grp,"
-		    " k.calls, k.total_ns, r.position, row_number() OVER (PARTITION BY r.id ORDER BY k.total_ns DESC,"
-		    " k.rank, n.name) AS place, (SELECT " DEVICE_LABEL("t") " FROM traces t WHERE t.run_id = r.id"
-		    "  AND t.rank = k.rank ORDER BY t.id LIMIT 1) AS dev"
+	/* The device of the top rows alone: looked up for every row, it cost a lookup per rank and kernel. */
+	if (store_prepare(s, "build top kernels", "SELECT x.run, x.place, x.rank, (SELECT " DEVICE_LABEL("t") " FROM traces t"
+		    " WHERE t.run_id = x.run_id AND t.rank = x.rank ORDER BY t.id LIMIT 1),"
+		    " x.name, x.grp, x.calls, x.total_ns FROM (SELECT k.run, k.rank, n.name, k.grp,"
+		    " k.calls, k.total_ns, r.position, r.id AS run_id, row_number() OVER (PARTITION BY r.id ORDER BY"
+		    " k.total_ns DESC, k.rank, n.name) AS place"
 		    " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
 		    " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
-		    " WHERE k.experiment = ?1 AND k.rank IS NOT NULL) WHERE place <= ?2 ORDER BY position, place", &st) < 0) {
+		    " WHERE k.experiment = ?1 AND k.rank IS NOT NULL) x WHERE x.place <= ?2 ORDER BY x.position, x.place",
+		    &st) < 0) {
 		table_free(t);
 		return -1;
 	}
@@ -582,24 +585,53 @@ static struct table *build_group_totals(const struct table *groups, const struct
 	return t;
 }
 
-/* A note for each file whose activities are on several devices: which ranks it became. */
+/*
+ * A note for each file whose activities are on several devices: which ranks
+ * it became. One pass over the shares of every such file (the file's own
+ * row and its part_of rows), in file order then device: an EXISTS over
+ * part_of per trace, which no index serves, scanned `traces` once per
+ * trace (10,000 one-kernel ranks: 11 s).
+ */
 static int add_device_notes(struct store *s, const char *exp, struct analysis_result *out)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(s, "add device notes", "SELECT r.run, t.path, (SELECT group_concat(x, '; ') FROM (SELECT 'device ' || p.device || ' = rank '"
-		    "  || p.rank AS x FROM traces p WHERE p.id = t.id OR p.part_of = t.id ORDER BY p.device))"
-		    " FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND t.part_of IS NULL"
-		    " AND EXISTS (SELECT 1 FROM traces p WHERE p.part_of = t.id) ORDER BY r.position, t.file_index", &st) < 0)
+	if (store_prepare(s, "add device notes", "SELECT f.id, r.run, f.path, 'device ' || p.device || ' = rank ' || p.rank"
+		    " FROM traces p JOIN traces f ON f.id = coalesce(p.part_of, p.id) JOIN runs r ON r.id = f.run_id"
+		    " WHERE r.experiment = ?1 AND f.part_of IS NULL"
+		    " AND f.id IN (SELECT part_of FROM traces WHERE part_of IS NOT NULL)"
+		    " ORDER BY r.position, f.file_index, f.id, p.device, p.id", &st) < 0)
 		return -1;
 	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	struct buf parts;
+	buf_init(&parts);
+	char *run = NULL, *path = NULL;
+	int64_t file = -1;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		result_add_note(out,
-				"Run %s: %s holds GPU activities on several devices, one process driving them all; "
-				"each device is a rank of its own here (%s). Host-side ranges are each device's; host "
-				"operators and profiler summary rows stay with the first.",
-				(const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
-				(const char *)sqlite3_column_text(st, 2));
+	for (;;) {
+		rc = sqlite3_step(st);
+		int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+		if (file >= 0 && id != file) /* group_concat(x, '; ') of the file's shares, NULLs left out */
+			result_add_note(out,
+					"Run %s: %s holds GPU activities on several devices, one process driving them all; "
+					"each device is a rank of its own here (%s). Host-side ranges are each device's; host "
+					"operators and profiler summary rows stay with the first.",
+					run, path, parts.len ? parts.data : "(null)");
+		if (rc != SQLITE_ROW)
+			break;
+		if (id != file) {
+			free(run);
+			free(path);
+			run = xstrdup((const char *)sqlite3_column_text(st, 1));
+			path = xstrdup((const char *)sqlite3_column_text(st, 2));
+			buf_reset(&parts);
+			file = id;
+		}
+		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+			buf_printf(&parts, "%s%s", parts.len ? "; " : "", (const char *)sqlite3_column_text(st, 3));
+	}
+	free(run);
+	free(path);
+	buf_release(&parts);
 	if (rc != SQLITE_DONE)
 		return failed(s, st);
 	sqlite3_finalize(st);

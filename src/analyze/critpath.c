@@ -118,10 +118,22 @@ struct cp_graph {
 	size_t *trail, ntrail, cap_trail; /* the nodes the walk visited, to clear them */
 };
 
+/*
+ * The wait of a step's path by the rank waited for (by_rank, nranks), with
+ * the ranks it touched, so that clearing it and finding its largest are in
+ * proportion to them: a pass over every rank for every step of every rank
+ * was quadratic in ranks.
+ */
+struct cp_waits {
+	int64_t *by_rank;
+	int nranks;
+	int *touched;
+	size_t ntouched, cap;
+};
+
 struct cp_path {
 	int64_t cat[NCAT];
-	int64_t *wait_by_rank; /* nranks */
-	int nranks;
+	struct cp_waits *w;
 	int cut;               /* the walk met a node twice (a cycle of zero-length events) */
 };
 
@@ -179,24 +191,29 @@ static int32_t last_end_in(const struct cp_graph *g, int64_t lo, int64_t hi)
 	return g->d->acts[a].end >= lo ? a : -1;
 }
 
-/* The launches (indices) of this rank that are synchronising calls, marked in is_sync. */
-static int mark_sync_calls(struct store *s, const struct rank_key *k, const struct rank_data *d,
-			   unsigned char *is_sync)
+/*
+ * The statement of mark_sync_calls, prepared once for every rank: the
+ * rank's launches scanned once, the few names looked up once (not a scan
+ * per name). 0, or -1 after diag.
+ */
+static int sync_calls_prepare(struct store *s, sqlite3_stmt **st)
 {
 	struct buf sql;
 	buf_init(&sql);
-	/* the rank's launches scanned once, the few names looked up once (not a scan per name) */
 	buf_adds(&sql, "SELECT x.start_ns, x.tid FROM traces rt JOIN launches x ON x.trace_id = rt.id"
 		       " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.name_id IN (SELECT id FROM names WHERE name IN (");
 	for (size_t i = 0; i < sizeof(sync_calls) / sizeof(sync_calls[0]); i++)
 		buf_printf(&sql, "%s'%s'", i ? ", " : "", sync_calls[i]);
 	buf_adds(&sql, "))");
-	sqlite3_stmt *st;
-	int ret = -1;
-	if (sqlite3_prepare_v2(store_db(s), sql.data, -1, &st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
-		goto out;
-	}
+	int ret = store_prepare(s, "find synchronising calls", sql.data, st);
+	buf_release(&sql);
+	return ret;
+}
+
+/* The launches (indices) of this rank that are synchronising calls, marked in is_sync; st left reset. */
+static int mark_sync_calls(struct store *s, sqlite3_stmt *st, const struct rank_key *k, const struct rank_data *d,
+			   unsigned char *is_sync)
+{
 	sqlite3_bind_int64(st, 1, k->run_db_id);
 	sqlite3_bind_int(st, 2, k->rank);
 	int rc;
@@ -209,16 +226,12 @@ static int mark_sync_calls(struct store *s, const struct rank_key *k, const stru
 			if (d->launches[l].tid == tid)
 				is_sync[l] = 1;
 	}
+	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
-		sqlite3_finalize(st);
-		goto out;
+		return -1;
 	}
-	sqlite3_finalize(st);
-	ret = 0;
-out:
-	buf_release(&sql);
-	return ret;
+	return 0;
 }
 
 static void graph_release(struct cp_graph *g)
@@ -236,7 +249,8 @@ static void graph_release(struct cp_graph *g)
 }
 
 /* Builds the edges of one rank's graph over d (which g borrows). Returns 0 or -1 after diag. */
-static int graph_build(struct store *s, const struct rank_key *k, const struct rank_data *d, struct cp_graph *g)
+static int graph_build(struct store *s, sqlite3_stmt *sync, const struct rank_key *k, const struct rank_data *d,
+		       struct cp_graph *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->d = d;
@@ -312,7 +326,7 @@ static int graph_build(struct store *s, const struct rank_key *k, const struct r
 
 	/* Synchronising calls wait for the activity that ended last inside them. */
 	unsigned char *is_sync = xcalloc(nl, 1);
-	if (mark_sync_calls(s, k, d, is_sync) < 0) {
+	if (mark_sync_calls(s, sync, k, d, is_sync) < 0) {
 		free(is_sync);
 		graph_release(g);
 		return -1;
@@ -377,8 +391,13 @@ static int add_seg(struct cp_path *p, enum cp_cat c, int64_t from, int64_t to, i
 	int64_t lo = from > clip ? from : clip;
 	if (to > lo) {
 		p->cat[c] += to - lo;
-		if (c == CP_WAIT && wait_rank >= 0 && wait_rank < p->nranks)
-			p->wait_by_rank[wait_rank] += to - lo;
+		if (c == CP_WAIT && wait_rank >= 0 && wait_rank < p->w->nranks) {
+			if (!p->w->by_rank[wait_rank]) {
+				p->w->touched = xgrow(p->w->touched, &p->w->cap, p->w->ntouched + 1, sizeof(int));
+				p->w->touched[p->w->ntouched++] = wait_rank;
+			}
+			p->w->by_rank[wait_rank] += to - lo;
+		}
 	}
 	return from <= clip;
 }
@@ -626,7 +645,7 @@ static void across_rank(struct cp_across *xa, struct cp_graph *g, const struct x
 	const struct xr_rank *r = &xr->ranks[ri];
 	for (size_t si = 0; si < d->nsteps; si++) {
 		const struct rk_range *st = &d->steps[si];
-		struct cp_path p = {.wait_by_rank = scratch->wait_by_rank, .nranks = scratch->nranks};
+		struct cp_path p = {.w = scratch->w};
 		struct cp_jump jp = {xr, st->key, -1};
 		if (step_pt[si] < 0)
 			p.cat[CP_HOST] = st->end - st->start;
@@ -661,7 +680,7 @@ static void across_rank(struct cp_across *xa, struct cp_graph *g, const struct x
 		size_t si = lo < d->nsteps && by_key[lo].key == k->step ? by_key[lo].at : d->nsteps;
 		if (a < 0 || si == d->nsteps)
 			continue;
-		struct cp_path p = {.wait_by_rank = scratch->wait_by_rank, .nranks = scratch->nranks};
+		struct cp_path p = {.w = scratch->w};
 		struct cp_jump jp = {xr, k->step, -1};
 		walk_node(g, N_START, (size_t)a, d->steps[si].start, &p, &jp);
 		struct xs_seg *sg = &xa->ops[k->op];
@@ -885,18 +904,22 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 	struct step_acc *sa = NULL;
 	size_t nsa = 0, cap_sa = 0;
 	struct step_index six = {NULL, 0};
-	int64_t *wait_by_rank = NULL;
+	struct cp_waits waits = {NULL, 0, NULL, 0, 0};
 	int ret = -1, maxrank = 0, any = 0;
 	for (size_t k = 0; k < nkeys; k++)
 		if (keys[k].rank > maxrank)
 			maxrank = keys[k].rank;
-	wait_by_rank = xcalloc((size_t)maxrank + 1, sizeof(*wait_by_rank));
+	waits.by_rank = xcalloc((size_t)maxrank + 1, sizeof(*waits.by_rank));
+	waits.nranks = maxrank + 1;
 	struct xr_run xr;
 	memset(&xr, 0, sizeof(xr));
 	struct cp_across xa;
 	memset(&xa, 0, sizeof(xa));
 	int64_t *step_pt = NULL;
 	size_t cap_pt = 0;
+	sqlite3_stmt *sync = NULL;
+	if (sync_calls_prepare(ctx->store, &sync) < 0)
+		goto out;
 	for (size_t k = 0; k < nkeys; k++) {
 		if (k > 0 && strcmp(keys[k].run, keys[k - 1].run)) {
 			add_run_steps(ts, keys[k - 1].run, sa, nsa);
@@ -924,7 +947,7 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 			continue;
 		}
 		struct cp_graph g;
-		if (graph_build(ctx->store, &keys[k], &d, &g) < 0) {
+		if (graph_build(ctx->store, sync, &keys[k], &d, &g) < 0) {
 			rank_data_release(&d);
 			goto out;
 		}
@@ -937,8 +960,10 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 		size_t ncut = 0;
 		for (size_t si = 0; si < d.nsteps; si++) {
 			const struct rk_range *st = &d.steps[si];
-			struct cp_path p = {.wait_by_rank = wait_by_rank, .nranks = maxrank + 1};
-			memset(wait_by_rank, 0, ((size_t)maxrank + 1) * sizeof(*wait_by_rank));
+			struct cp_path p = {.w = &waits};
+			for (size_t i = 0; i < waits.ntouched; i++) /* what the walks before left */
+				waits.by_rank[waits.touched[i]] = 0;
+			waits.ntouched = 0;
 			int64_t tid = step_tid(&g, st);
 			ssize_t pi = last_point(&g, tid, st->end);
 			step_pt = xgrow(step_pt, &cap_pt, si + 1, sizeof(*step_pt));
@@ -949,9 +974,12 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 				walk(&g, (size_t)pi, st->end, st->start, &p, NULL);
 			ncut += p.cut;
 			int wr = -1;
-			for (int r = 0; r <= maxrank; r++)
-				if (wait_by_rank[r] > 0 && (wr < 0 || wait_by_rank[r] > wait_by_rank[wr]))
+			for (size_t i = 0; i < waits.ntouched; i++) { /* the most waited for; of equals the lowest rank */
+				int r = waits.touched[i];
+				int64_t v = waits.by_rank[r];
+				if (v > 0 && (wr < 0 || v > waits.by_rank[wr] || (v == waits.by_rank[wr] && r < wr)))
 					wr = r;
+			}
 			int bound = 0;
 			for (int q = 1; q < NCAT; q++)
 				if (p.cat[q] > p.cat[bound])
@@ -994,7 +1022,7 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 					"twice (zero-length events at one instant) and stopped there; the rest of the "
 					"step is not attributed", keys[k].run, keys[k].rank, ncut);
 		if (xri >= 0 && xr.nops) {
-			struct cp_path scratch = {.wait_by_rank = wait_by_rank, .nranks = maxrank + 1};
+			struct cp_path scratch = {.w = &waits};
 			across_rank(&xa, &g, &xr, (size_t)xri, step_pt, &scratch);
 		}
 		graph_release(&g);
@@ -1069,11 +1097,13 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 	}
 	ret = 0;
 out:
+	sqlite3_finalize(sync);
 	crossrank_release(&xr);
 	across_release(&xa);
 	free(step_pt);
 	table_free(tx);
-	free(wait_by_rank);
+	free(waits.by_rank);
+	free(waits.touched);
 	free(sa);
 	free(six.slot);
 	buf_release(&cols);

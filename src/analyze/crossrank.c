@@ -123,31 +123,28 @@ ssize_t crossrank_act_index(const struct rank_data *d, int64_t start, int64_t co
 	return -1;
 }
 
-/* Reads rank k's collective kernels into r (its events from d). Returns 0 or -1 after diag. */
-static int load_rank(struct store *s, const struct rank_key *k, const struct rank_data *d, struct xr_run *run,
-		     struct xr_rank *r)
+/* load_rank's statements (XR_PATH_SQL, XR_COLLS_SQL), prepared once per matching of a run: not per rank. */
+#define XR_PATH_SQL "SELECT path FROM traces WHERE run_id = ?1 AND rank = ?2 ORDER BY id LIMIT 1"
+#define XR_COLLS_SQL                                                                                             \
+	"SELECT c.start_ns, c.correlation, c.collective, c.in_nelems, c.out_nelems, c.dtype,"                   \
+	" coalesce(c.group_size, t.world_size), c.process_group, c.seq FROM traces t JOIN collectives c"        \
+	" ON c.trace_id = t.id WHERE t.run_id = ?1 AND t.rank = ?2 ORDER BY c.start_ns"
+
+/*
+ * Reads rank k's collective kernels into r (its events from d), with q[0]
+ * (XR_PATH_SQL: its first trace file, for its warnings) and q[1]
+ * (XR_COLLS_SQL). Returns 0 or -1 after diag.
+ */
+static int load_rank(struct store *s, sqlite3_stmt *const q[2], const struct rank_key *k, const struct rank_data *d,
+		     struct xr_run *run, struct xr_rank *r)
 {
-	sqlite3_stmt *st;
-	/* the rank's first trace file, for its warnings */
-	if (sqlite3_prepare_v2(store_db(s), "SELECT path FROM traces WHERE run_id = ?1 AND rank = ?2 ORDER BY id LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
-		return -1;
-	}
+	sqlite3_stmt *st = q[0];
 	sqlite3_bind_int64(st, 1, k->run_db_id);
 	sqlite3_bind_int(st, 2, k->rank);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		r->path = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(store_db(s),
-			       "SELECT c.start_ns, c.correlation, c.collective, c.in_nelems, c.out_nelems, c.dtype,"
-			       " coalesce(c.group_size, t.world_size), c.process_group, c.seq"
-			       " FROM traces t JOIN collectives c ON c.trace_id = t.id"
-			       " WHERE t.run_id = ?1 AND t.rank = ?2 ORDER BY c.start_ns",
-			       -1, &st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
-		return -1;
-	}
+	sqlite3_reset(st);
+	st = q[1];
 	sqlite3_bind_int64(st, 1, k->run_db_id);
 	sqlite3_bind_int(st, 2, k->rank);
 	int64_t *lidx = rank_launch_index(d);
@@ -186,7 +183,7 @@ static int load_rank(struct store *s, const struct rank_key *k, const struct ran
 	}
 	if (rc != SQLITE_DONE)
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	free(lidx);
 	buf_release(&type);
 	if (rc != SQLITE_DONE)
@@ -521,16 +518,22 @@ int crossrank_match(struct store *s, const struct rank_key *keys, size_t n, cons
 	run->name = xstrdup(n ? keys[0].run : "");
 	run->ranks = xcalloc(n ? n : 1, sizeof(*run->ranks));
 	run->nranks = n;
-	for (size_t i = 0; i < n; i++) {
+	sqlite3_stmt *q[2] = {NULL, NULL};
+	int rc = store_prepare(s, "match collectives", XR_PATH_SQL, &q[0]);
+	if (rc == 0)
+		rc = store_prepare(s, "match collectives", XR_COLLS_SQL, &q[1]);
+	for (size_t i = 0; i < n && rc == 0; i++) {
 		run->ranks[i].rank = keys[i].rank;
 		struct rank_data d;
-		if (rank_data_load(s, &keys[i], cls, &d) < 0)
-			return -1;
-		int rc = load_rank(s, &keys[i], &d, run, &run->ranks[i]);
-		rank_data_release(&d);
-		if (rc < 0)
-			return -1;
+		if ((rc = rank_data_load(s, &keys[i], cls, &d)) == 0) {
+			rc = load_rank(s, q, &keys[i], &d, run, &run->ranks[i]);
+			rank_data_release(&d);
+		}
 	}
+	sqlite3_finalize(q[0]);
+	sqlite3_finalize(q[1]);
+	if (rc < 0)
+		return -1;
 	size_t cap_ops = 0, nmembers = 0, cap_members = 0;
 	for (size_t pg = 0; pg < run->npgs; pg++) {
 		struct pg_lists pl;
@@ -578,10 +581,16 @@ void crossrank_release(struct xr_run *run)
 
 int crossrank_rank_index(const struct xr_run *run, int rank)
 {
-	for (size_t i = 0; i < run->nranks; i++)
-		if (run->ranks[i].rank == rank)
-			return (int)i;
-	return -1;
+	/* ranks are in rank order, each once (rank_keys): a binary search, not a scan per call */
+	size_t l = 0, h = run->nranks;
+	while (l < h) {
+		size_t m = l + (h - l) / 2;
+		if (run->ranks[m].rank < rank)
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l < run->nranks && run->ranks[l].rank == rank ? (int)l : -1;
 }
 
 const struct xr_kern *crossrank_kern_at(const struct xr_run *run, size_t ri, int64_t start)

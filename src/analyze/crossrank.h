@@ -90,7 +90,7 @@ int crossrank_times(const struct xr_run *run, const struct xr_rank *r, const str
 		     int64_t *transfer);
 /* The index in d->acts of the kernel starting at start (with correlation corr, when both have one), or -1. */
 ssize_t crossrank_act_index(const struct rank_data *d, int64_t start, int64_t corr);
-/* The rank index of rank number rank in run, or -1. */
+/* The rank index of rank number rank in run (its ranks in rank order, as crossrank_match makes them), or -1. */
 int crossrank_rank_index(const struct xr_run *run, int rank);
 /* The kernel of rank index ri starting at start (own clock), or NULL. */
 const struct xr_kern *crossrank_kern_at(const struct xr_run *run, size_t ri, int64_t start);

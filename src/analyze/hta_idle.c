@@ -151,26 +151,40 @@ static void launches_of(const struct rank_data *d, const struct hta_rank *r, con
 	}
 }
 
-/* The sorted correlations of one rank's calls HTA counts as launches (caller frees); NULL after diag. */
-static int64_t *launch_ids_of(struct store *s, const struct rank_key *k, size_t *n)
+/*
+ * The correlations of the calls HTA counts as launches, sorted, of the rank
+ * bound as (run id, rank): prepared once for every rank (preparing it for
+ * each took most of this analysis's time with 10,000 one-kernel ranks).
+ */
+#define LAUNCH_IDS_SQL                                                                                      \
+	"SELECT DISTINCT x.correlation FROM traces rt JOIN launches x ON x.trace_id = rt.id"                \
+	" JOIN names n ON n.id = x.name_id WHERE rt.run_id = ?1 AND rt.rank = ?2"                            \
+	" AND x.correlation IS NOT NULL AND n.name IN ('cudaLaunchKernel', 'cudaLaunchKernelExC',"            \
+	" 'cudaMemcpyAsync', 'cudaMemsetAsync', 'runFunction - job_prep_and_submit_for_execution',"          \
+	" 'hipLaunchKernel', 'hipExtLaunchKernel', 'hipModuleLaunchKernel', 'hipExtModuleLaunchKernel',"      \
+	" 'hipMemcpyAsync', 'hipMemsetAsync')"                                                               \
+	" ORDER BY 1"
+
+/* One rank's launch correlations from st (LAUNCH_IDS_SQL; left reset); caller frees; NULL after diag. */
+static int64_t *launch_ids_of(struct store *s, sqlite3_stmt *st, const struct rank_key *k, size_t *n)
 {
-	sqlite3_stmt *st;
 	*n = 0;
-	if (sqlite3_prepare_v2(store_db(s),
-			       "SELECT DISTINCT x.correlation FROM traces rt JOIN launches x ON x.trace_id = rt.id"
-			       " JOIN names n ON n.id = x.name_id WHERE rt.run_id = ?1 AND rt.rank = ?2"
-			       " AND x.correlation IS NOT NULL AND n.name IN ('cudaLaunchKernel', 'cudaLaunchKernelExC',"
-			       " 'cudaMemcpyAsync', 'cudaMemsetAsync', 'runFunction - job_prep_and_submit_for_execution',"
-			       " 'hipLaunchKernel', 'hipExtLaunchKernel', 'hipModuleLaunchKernel', 'hipExtModuleLaunchKernel',"
-			       " 'hipMemcpyAsync', 'hipMemsetAsync')"
-			       " ORDER BY 1",
-			       -1, &st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
-		return NULL;
-	}
 	sqlite3_bind_int64(st, 1, k->run_db_id);
 	sqlite3_bind_int64(st, 2, k->rank);
-	return rank_column_ids(s, st, n);
+	size_t cap = 0;
+	int64_t *ids = NULL;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ids = xgrow(ids, &cap, *n + 1, sizeof(*ids));
+		ids[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		free(ids);
+		return NULL;
+	}
+	return ids ? ids : xmalloc(sizeof(*ids));
 }
 
 static void set_launch(struct table *t, size_t row, size_t col, const struct launch_sum *l)
@@ -203,11 +217,11 @@ struct tables {
  * "host-bound" when host wait is at least half of its idle time, else "not
  * host-bound".
  */
-static int rank_rows(const struct analysis_ctx *ctx, const struct rank_key *key, const struct rank_data *d,
-		     const struct hta_rank *hr, const struct hta_rank *he, struct tables *t)
+static int rank_rows(const struct analysis_ctx *ctx, sqlite3_stmt *launch_ids, const struct rank_key *key,
+		     const struct rank_data *d, const struct hta_rank *hr, const struct hta_rank *he, struct tables *t)
 {
 	size_t nids;
-	int64_t *ids = launch_ids_of(ctx->store, key, &nids);
+	int64_t *ids = launch_ids_of(ctx->store, launch_ids, key, &nids);
 	if (!ids)
 		return -1;
 	int64_t *idx = rank_launch_index(d);
@@ -278,12 +292,15 @@ int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 	};
 	int ret = -1, filter = 0;
 	int64_t filter_run = -1;
+	sqlite3_stmt *launch_ids = NULL;
+	if (store_prepare(ctx->store, "list launches", LAUNCH_IDS_SQL, &launch_ids) < 0)
+		goto out;
 	for (size_t k = 0; k < nkeys; k++) {
 		struct rank_data d;
 		struct hta_rank hr, he;
 		if (hta_rank_load(ctx->store, &keys[k], cls, nm, &filter_run, &filter, &d, &hr, &he) < 0)
 			goto out;
-		int rc = he.n ? rank_rows(ctx, &keys[k], &d, &hr, &he, &t) : 0;
+		int rc = he.n ? rank_rows(ctx, launch_ids, &keys[k], &d, &hr, &he, &t) : 0;
 		hta_rank_release(&hr);
 		hta_rank_release(&he);
 		rank_data_release(&d);
@@ -320,6 +337,7 @@ int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"launch the next kernel), else 'not host-bound'.");
 	ret = 0;
 out:
+	sqlite3_finalize(launch_ids);
 	table_free(t.idle);
 	table_free(t.launch);
 	classifier_free(cls);

@@ -61,7 +61,11 @@ void rank_keys_free(struct rank_key *k, size_t n);
  */
 int rank_data_load(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d);
 void rank_data_release(struct rank_data *d);
-/* Frees the ranks kept between analyses; analyze_experiment calls it when done. */
+/*
+ * Frees the ranks kept between analyses and finalizes the statements that
+ * rank_data_load, rank_formats and rank_name keep prepared for the store
+ * (before it may be closed); analyze_experiment calls it when done.
+ */
 void rank_cache_clear(void);
 
 /* The formats of the rank's trace files, e.g. "nsys" or "kineto" (a new string, caller frees). */

@@ -238,12 +238,16 @@ static int table_has_data(const struct table *t)
 	return !measured;
 }
 
-/* Whether r shows a table of that name (len bytes): one with data. */
-static int shows_table(const struct analysis_result *r, const char *name, size_t len)
+/*
+ * Whether r shows a table of that name (len bytes): one with data (has[i],
+ * table_has_data of table i, worked out once: a note per rank each scanning
+ * a table of zeros was quadratic in ranks).
+ */
+static int shows_table(const struct analysis_result *r, const unsigned char *has, const char *name, size_t len)
 {
 	for (size_t i = 0; i < r->ntables; i++)
 		if (strlen(r->tables[i]->name) == len && !strncmp(r->tables[i]->name, name, len))
-			return table_has_data(r->tables[i]);
+			return has[i];
 	return 0;
 }
 
@@ -272,15 +276,18 @@ static void drop_notes_of_left_out(struct analysis_result *r)
 	struct buf names;
 	buf_init(&names);
 	size_t dropped = 0, ntables = 0, keep = 0;
-	for (size_t i = 0; i < r->ntables; i++)
-		if (r->tables[i]->nrows && !table_has_data(r->tables[i]))
+	unsigned char *has = xcalloc(r->ntables + 1, 1);
+	for (size_t i = 0; i < r->ntables; i++) {
+		has[i] = (unsigned char)table_has_data(r->tables[i]);
+		if (r->tables[i]->nrows && !has[i])
 			add_name(&names, r->tables[i]->name, strlen(r->tables[i]->name), &ntables);
+	}
 	for (size_t n = 0; n < r->nnotes; n++) {
 		const char *note = r->notes[n], *p = note;
 		while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_')
 			p++;
 		size_t len = (size_t)(p - note);
-		if (len && !strncmp(p, ".csv:", 5) && !shows_table(r, note, len)) {
+		if (len && !strncmp(p, ".csv:", 5) && !shows_table(r, has, note, len)) {
 			add_name(&names, note, len, &ntables);
 			free(r->notes[n]);
 			dropped++;
@@ -289,6 +296,7 @@ static void drop_notes_of_left_out(struct analysis_result *r)
 		}
 	}
 	r->nnotes = keep;
+	free(has);
 	if (ntables) {
 		buf_printf(&names, ".");
 		if (dropped)

@@ -59,6 +59,11 @@ int store_prepare(struct store *s, const char *what, const char *sql, sqlite3_st
 	return 0;
 }
 
+int store_prepare_kept(struct store *s, const char *what, const char *sql, sqlite3_stmt **slot)
+{
+	return *slot ? 0 : store_prepare(s, what, sql, slot);
+}
+
 int store_step(struct store *s, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);

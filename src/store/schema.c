@@ -154,6 +154,10 @@ int store_close(struct store *s)
 	sqlite3_finalize(s->ins_dev);
 	sqlite3_finalize(s->ins_coll);
 	sqlite3_finalize(s->ins_sum);
+	sqlite3_finalize(s->ins_trace);
+	sqlite3_finalize(s->upd_trace);
+	sqlite3_finalize(s->upd_info);
+	sqlite3_finalize(s->upd_device);
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK) {
 		diag_syserror(s->path, "cannot close database: %s", sqlite3_errmsg(s->db));
 		ret = -1;

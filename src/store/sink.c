@@ -96,16 +96,15 @@ static int sink_info(void *ctx, const struct trace_info *info)
 {
 	struct sink_ctx *c = ctx;
 	struct store *s = c->s;
-	sqlite3_stmt *st;
-	if (store_prepare(s, "prepare", "UPDATE traces SET rank=coalesce(?2, rank), rank_from_trace=?2 IS NOT NULL,"
-		       " world_size=?3, epoch_offset_ns=?4 WHERE id=?1", &st) < 0)
+	if (store_prepare_kept(s, "prepare", "UPDATE traces SET rank=coalesce(?2, rank), rank_from_trace=?2 IS NOT NULL,"
+			       " world_size=?3, epoch_offset_ns=?4 WHERE id=?1", &s->upd_info) < 0)
 		return -1;
+	sqlite3_stmt *st = s->upd_info;
 	sqlite3_bind_int64(st, 1, c->trace_id);
 	bind_opt(st, 2, info->rank, info->rank >= 0);
 	bind_opt(st, 3, info->world_size, info->world_size > 0);
 	bind_opt(st, 4, info->epoch_offset_ns, info->epoch_offset_ns >= 0);
 	int rc = store_step_done(s, st, "update trace");
-	sqlite3_finalize(st);
 	if (rc < 0 || TEXTS_FIT(c, "an NCCL version", info->nccl_version) < 0 ||
 	    sink_software(s, c->trace_id, info) < 0)
 		return -1;

@@ -101,6 +101,8 @@ struct store {
 	size_t nslots, nnames;
 	struct sink_ctx sink;
 	sqlite3_stmt *ins_coll; /* prepared on first use */
+	/* a trace's own statements (write.c, sink.c), prepared on its first use: not once a trace */
+	sqlite3_stmt *ins_trace, *upd_trace, *upd_info, *upd_device;
 	int64_t first_ns, last_ns;
 	/* the current trace's activity devices, seen as they are stored (store_split_devices) */
 	int64_t dev_first;
@@ -115,6 +117,11 @@ struct store {
 
 /* query.c: a statement to its end, bindings kept (the per-event inserts bind every parameter). */
 int store_step_rebind(struct store *s, sqlite3_stmt *st, const char *what);
+/*
+ * *slot: sql prepared the first time and kept (store_close finalizes it),
+ * for a statement run once a trace; 0, or -1 after diag.
+ */
+int store_prepare_kept(struct store *s, const char *what, const char *sql, sqlite3_stmt **slot);
 
 /* names.c: the in-memory index of names; store_names_forget_after drops ids after last_id (rollback). */
 void store_names_init(struct store *s);

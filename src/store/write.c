@@ -55,17 +55,16 @@ int64_t store_add_run(struct store *s, const struct store_run *r)
 
 int64_t store_add_trace(struct store *s, int64_t run_id, const char *path, int file_index)
 {
-	sqlite3_stmt *st;
-	if (store_prepare(s, "prepare", "INSERT INTO traces(run_id, path, file_index, rank, rank_from_trace)"
-		       " VALUES(?1,?2,?3,?3,0)", &st) < 0)
+	if (store_prepare_kept(s, "prepare", "INSERT INTO traces(run_id, path, file_index, rank, rank_from_trace)"
+			       " VALUES(?1,?2,?3,?3,0)", &s->ins_trace) < 0)
 		return -1;
+	sqlite3_stmt *st = s->ins_trace;
 	sqlite3_bind_int64(st, 1, run_id);
 	bind_text_opt(st, 2, path);
 	sqlite3_bind_int(st, 3, file_index);
 	free(s->reading);
 	s->reading = path ? xstrdup(path) : NULL;
 	int rc = store_step_done(s, st, "insert trace");
-	sqlite3_finalize(st);
 	s->first_ns = INT64_MAX;
 	s->last_ns = INT64_MIN;
 	s->dev_seen = 0;
@@ -76,12 +75,12 @@ int64_t store_add_trace(struct store *s, int64_t run_id, const char *path, int f
 int store_finish_trace(struct store *s, int64_t trace_id, const char *format,
 		       const struct source_meta *meta, const struct ingest_counts *counts)
 {
-	sqlite3_stmt *st;
 	if (store_flush_cpu_ops(s, trace_id) < 0 || store_rows_flush(s) < 0)
 		return -1;
-	if (store_prepare(s, "prepare", "UPDATE traces SET format=?2, size=?3, sha256=?4, events=?5, skipped=?6,"
-		       " first_ns=?7, last_ns=?8 WHERE id=?1", &st) < 0)
+	if (store_prepare_kept(s, "prepare", "UPDATE traces SET format=?2, size=?3, sha256=?4, events=?5, skipped=?6,"
+			       " first_ns=?7, last_ns=?8 WHERE id=?1", &s->upd_trace) < 0)
 		return -1;
+	sqlite3_stmt *st = s->upd_trace;
 	sqlite3_bind_int64(st, 1, trace_id);
 	bind_text_opt(st, 2, format);
 	sqlite3_bind_int64(st, 3, meta->size);
@@ -91,7 +90,6 @@ int store_finish_trace(struct store *s, int64_t trace_id, const char *format,
 	bind_opt(st, 7, s->first_ns, s->first_ns != INT64_MAX);
 	bind_opt(st, 8, s->last_ns, s->last_ns != INT64_MIN);
 	int rc = store_step_done(s, st, "update trace");
-	sqlite3_finalize(st);
 	free(s->reading);
 	s->reading = NULL;
 	return rc;
@@ -163,13 +161,14 @@ int store_split_devices(struct store *s, int64_t trace_id, int *ndevices)
 	 * processes, not the devices each drives, so a split file records none.
 	 */
 	if (ret == 0 && n > 0 &&
-	    store_prepare(s, "prepare", "UPDATE traces SET device = ?2, world_size = CASE WHEN ?3 > 1 THEN NULL ELSE world_size END,"
-		       " rank_from_trace = CASE WHEN ?3 > 1 THEN 0 ELSE rank_from_trace END WHERE id = ?1", &st) == 0) {
+	    store_prepare_kept(s, "prepare", "UPDATE traces SET device = ?2, world_size = CASE WHEN ?3 > 1 THEN NULL"
+			       " ELSE world_size END, rank_from_trace = CASE WHEN ?3 > 1 THEN 0 ELSE rank_from_trace END"
+			       " WHERE id = ?1", &s->upd_device) == 0) {
+		st = s->upd_device;
 		sqlite3_bind_int64(st, 1, trace_id);
 		sqlite3_bind_int64(st, 2, devs[0]);
 		sqlite3_bind_int64(st, 3, (int64_t)n);
 		ret = store_step_done(s, st, "set trace device");
-		sqlite3_finalize(st);
 	} else if (ret == 0 && n > 0) {
 		ret = -1;
 	}
