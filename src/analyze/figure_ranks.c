@@ -118,7 +118,7 @@ int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result
 		if (dropped) {
 			chart_keep_categories(c, keep);
 			char *cap = xasprintf("%s%sRuns of more than 8 ranks show their fastest, median and slowest "
-					      "ranks and their outliers (rank_spread.csv, whose figure shows every "
+					      "ranks and at most 8 of their outliers (rank_spread.csv, whose figure shows every "
 					      "rank); %zu rank%s left out here are in the CSV.",
 					      out->figures[f].caption, out->figures[f].caption[0] ? " " : "", dropped,
 					      dropped == 1 ? "" : "s");
