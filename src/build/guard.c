@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/cleanup.h"
 #include "util/diag.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
@@ -186,8 +187,10 @@ static int lock_beside(const char *dir, const char *what)
 		}
 		struct stat held, now;
 		if (fstat(fd, &held) == 0 && stat(path, &now) == 0 && held.st_dev == now.st_dev &&
-		    held.st_ino == now.st_ino)
+		    held.st_ino == now.st_ino) {
+			cleanup_lock(path); /* a signal or running out of memory removes it too */
 			break;
+		}
 		close(fd); /* its holder removed it as we locked it: lock the new one */
 	}
 	free(path);
@@ -198,6 +201,7 @@ void guard_unlock(const char *dir, int fd)
 {
 	/* Removed while still held, so that no build locks a file no longer named DIR.lock (see guard_lock). */
 	char *path = xasprintf("%s.lock", dir);
+	cleanup_lock(NULL); /* first: once removed, the name may be the next build's lock */
 	unlink(path);
 	close(fd);
 	free(path);

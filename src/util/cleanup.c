@@ -23,6 +23,26 @@ static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 static char tmp_path[PATH_MAX];
 static volatile sig_atomic_t armed;
+static char lock_path[PATH_MAX];
+static volatile sig_atomic_t have_lock;
+
+void cleanup_lock(const char *lockpath)
+{
+	have_lock = 0;
+	if (!lockpath || strlen(lockpath) >= sizeof(lock_path))
+		return;
+	memcpy(lock_path, lockpath, strlen(lockpath) + 1);
+	have_lock = 1;
+}
+
+/* The lock file, removed while still held (as guard_unlock does). */
+static void drop_lock(void)
+{
+	if (have_lock) {
+		have_lock = 0;
+		unlink(lock_path);
+	}
+}
 static struct sigaction saved[NSIGNALS];
 static int have_saved;
 
@@ -83,6 +103,7 @@ static void on_signal(int sig)
 		say(tmp_path);
 		say(", the previous output is unchanged\n");
 	}
+	drop_lock();
 	_exit(128 + sig);
 }
 
@@ -96,6 +117,7 @@ static void on_oom(void)
 		say(tmp_path);
 		say(", the previous output is unchanged\n");
 	}
+	drop_lock();
 }
 
 void cleanup_arm(const char *tmpdir)

@@ -16,6 +16,15 @@
 
 /* Installs the handlers; tmpdir (copied) is removed if a signal comes. */
 void cleanup_arm(const char *tmpdir);
+/*
+ * The lock file held now (build/guard.c: DIR.lock, FILE.lock), or NULL when
+ * it is released: a signal or running out of memory removes it with the
+ * temporary output, as guard_unlock would (the kernel releases the lock
+ * itself), so that nothing is left beside the output. Set it after the lock
+ * is taken and clear it before the file is removed: a path cleared late
+ * could name the next build's lock.
+ */
+void cleanup_lock(const char *lockpath);
 /* Forgets tmpdir (it was moved into place or removed); the handlers before cleanup_arm() again. */
 void cleanup_disarm(void);
 /* Holds the signals back (on) or lets them through (off), around the swap. */

@@ -45,11 +45,13 @@ for d in 0.05 $(at 0.25) $(at 0.55) $(at 0.85); do
 	fi
 	[ $rc -eq 130 ] && ok || bad "SIGINT after ${d}s: exit $rc, want 130"
 	ls -d "$P".tmp.* >/dev/null 2>&1 && bad "SIGINT after ${d}s: temporary directory left" || ok
+	[ ! -e "$P.lock" ] && ok || bad "SIGINT after ${d}s: $P.lock left"
 	intact "SIGINT after ${d}s"
 done
 stop TERM 0.8
 [ $rc -eq 143 ] && ok || bad "SIGTERM: exit $rc, want 143"
 ls -d "$P".tmp.* >/dev/null 2>&1 && bad "SIGTERM: temporary directory left" || ok
+[ ! -e "$P.lock" ] && ok || bad "SIGTERM: $P.lock left"
 grep -q "^perfstudy: interrupted; removed $P.tmp.[0-9]*, the previous output is unchanged$" "$T/err" && ok ||
 	bad "SIGTERM message: $(cat "$T/err")"
 intact "SIGTERM"

@@ -8,7 +8,7 @@
 #   the committed references of the independent scripts (tests/golden/h200),
 #   and the whole site equals a build with the defaults;
 # - a scratch file that cannot be made is exit 3 naming its directory, with
-#   the previous output intact and no DIR.tmp.<pid> left;
+#   the previous output intact and no DIR.tmp.<pid> or DIR.lock left;
 # - nothing is left in $TMPDIR;
 # - a study of 256 thin ranks and a trace of 200,000 bare profiler steps
 #   stay within the README's bound, 1.2x the largest trace + 64 MiB
@@ -45,6 +45,7 @@ grep -q "cannot create perfstudy's temporary file in $T/none/here: No such file 
 sum "$T/o" > "$T/after"
 same "$T/before" "$T/after" "previous output after the failed build"
 [ -z "$(ls -d "$T"/o.tmp.* 2> /dev/null)" ] && ok || bad "a temporary output directory was left"
+[ ! -e "$T/o.lock" ] && ok || bad "o.lock was left after exit 3"
 
 # Peak RSS against 1.2x the largest trace + 64 MiB.
 sanitized=0
