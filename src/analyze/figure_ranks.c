@@ -45,29 +45,6 @@ static int cmp_drawn(const void *pa, const void *pb)
 	return (a->rank > b->rank) - (a->rank < b->rank);
 }
 
-static int cmp_drawn_run(const void *pa, const void *pb)
-{
-	return strcmp(((const struct drawn_rank *)pa)->run, ((const struct drawn_rank *)pb)->run);
-}
-
-/* Splits "<run> r<rank>" at its last " r" followed by digits only; 0 if label is not of that form. */
-static int split_label(const char *label, struct buf *run, int64_t *rank)
-{
-	const char *p = strrchr(label, ' ');
-	if (!p || p[1] != 'r' || p[2] < '0' || p[2] > '9')
-		return 0;
-	int64_t v = 0;
-	for (const char *q = p + 2; *q; q++) {
-		if (*q < '0' || *q > '9' || v > INT64_MAX / 10 - 9)
-			return 0;
-		v = v * 10 + (*q - '0');
-	}
-	buf_reset(run);
-	buf_add(run, label, (size_t)(p - label));
-	*rank = v;
-	return 1;
-}
-
 int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	(void)ctx;
@@ -76,7 +53,7 @@ int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result
 	    cdrawn = rs ? table_col_index(rs, "drawn") : -1;
 	if (crun < 0 || crank < 0 || cdrawn < 0 || !rs->nrows)
 		return 0;
-	/* (run, rank, drawn) sorted, and the runs that have a rank not drawn (only those lose bars) */
+	/* (run, rank, drawn), sorted for the lookups below */
 	struct drawn_rank *v = xcalloc(rs->nrows, sizeof(*v));
 	size_t n = 0;
 	for (size_t r = 0; r < rs->nrows; r++) {
@@ -87,15 +64,14 @@ int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result
 		v[n++] = (struct drawn_rank){run->v.text, rank->v.i, !drawn->null && drawn->v.i != 0};
 	}
 	qsort(v, n, sizeof(*v), cmp_drawn);
-	struct drawn_rank *trimmed = xcalloc(n + 1, sizeof(*trimmed)); /* one entry per run with ranks left out */
-	size_t ntrim = 0;
+	/* A category is dropped when its rank is in the table and not drawn; a run with such a rank is one to trim. */
+	int any = 0;
 	for (size_t i = 0; i < n; i++)
-		if (!v[i].drawn && (!ntrim || strcmp(trimmed[ntrim - 1].run, v[i].run)))
-			trimmed[ntrim++] = (struct drawn_rank){v[i].run, 0, 0};
+		any |= !v[i].drawn;
 	struct buf run;
 	buf_init(&run);
 	size_t figs = 0;
-	for (size_t f = 0; ntrim && f < out->nfigures; f++) {
+	for (size_t f = 0; any && f < out->nfigures; f++) {
 		struct chart *c = out->figures[f].chart;
 		if (c->kind == CHART_XY || c->ncat <= 8)
 			continue;
@@ -103,12 +79,15 @@ int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result
 		size_t dropped = 0;
 		for (size_t i = 0; i < c->ncat; i++) {
 			struct drawn_rank key = {NULL, 0, 0};
+			size_t run_len;
+			long long rank;
 			keep[i] = 1;
-			if (!split_label(c->categories[i], &run, &key.rank))
+			if (!chart_rank_label(c->categories[i], &run_len, &rank))
 				continue;
+			buf_reset(&run);
+			buf_add(&run, c->categories[i], run_len);
 			key.run = run.data;
-			if (!bsearch(&key, trimmed, ntrim, sizeof(*trimmed), cmp_drawn_run))
-				continue;
+			key.rank = rank;
 			const struct drawn_rank *d = bsearch(&key, v, n, sizeof(*v), cmp_drawn);
 			if (d && !d->drawn) {
 				keep[i] = 0;
@@ -136,7 +115,6 @@ int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result
 				  "slowest by median own time and at most 8 outliers beyond Tukey's fences. The "
 				  "distribution over every rank is the rank_spread figure; every CSV keeps every rank.");
 	buf_release(&run);
-	free(trimmed);
 	free(v);
 	return 0;
 }

@@ -427,13 +427,19 @@ static int relabel(char **s, const char *const *ids, const char *const *labels, 
 	return 1;
 }
 
-/* Whether s ends in " r" and digits: a rank after a run. */
-static int has_rank_suffix(const char *s)
+/* See chart.h: s ends in " r" and digits, a rank after a run. */
+int chart_rank_label(const char *s, size_t *run_len, long long *rank)
 {
 	size_t l = strlen(s), d = l;
 	while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
 		d--;
-	return d < l && d >= 2 && s[d - 1] == 'r' && s[d - 2] == ' ';
+	if (!(d < l && l - d <= 18 && d >= 2 && s[d - 1] == 'r' && s[d - 2] == ' '))
+		return 0; /* at most 18 digits: the rank fits a long long */
+	if (run_len)
+		*run_len = d - 2;
+	if (rank)
+		*rank = strtoll(s + d, NULL, 10);
+	return 1;
 }
 
 /* A character that can be part of a run id ([A-Za-z0-9._-]). */
@@ -480,7 +486,7 @@ void chart_use_run_labels(struct chart *c, const char *const *ids, const char *c
 		relabel_text(&c->title, ids, labels, n);
 	size_t runs = 0, ranked = 0;
 	for (size_t i = 0; i < c->ncat; i++) {
-		ranked += has_rank_suffix(c->categories[i]);
+		ranked += chart_rank_label(c->categories[i], NULL, NULL);
 		runs += relabel(&c->categories[i], ids, labels, n);
 	}
 	for (size_t s = 0; s < c->nseries; s++)

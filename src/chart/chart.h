@@ -168,6 +168,12 @@ char *chart_display_name(const char *name);
  * carry " r<N>". Ids without a label (NULL or "") are left as they are.
  */
 void chart_use_run_labels(struct chart *c, const char *const *ids, const char *const *labels, size_t n);
+/*
+ * A per-rank category "<run> r<rank>" (as the analyses label a bar per run
+ * and rank): returns 1 and sets *run_len (the run id's length) and *rank,
+ * either may be NULL; 0 when s does not end in " r" and digits.
+ */
+int chart_rank_label(const char *s, size_t *run_len, long long *rank);
 
 /*
  * Sets *w and *h (inches) for a size preset: "single" column 3.5 x 2.6,

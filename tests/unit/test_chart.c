@@ -199,6 +199,22 @@ static void test_model_growth(void)
 	chart_free(NULL);
 }
 
+/* The "<run> r<rank>" categories that figure_ranks.c and the run labels read, worked by hand. */
+static void test_rank_label(void)
+{
+	size_t len = 0;
+	long long rank = -1;
+	CHECK(chart_rank_label("gpt2 4gpu r12", &len, &rank));
+	CHECK_INT(len, 9); /* "gpt2 4gpu" */
+	CHECK_INT(rank, 12);
+	CHECK(chart_rank_label(" r0", &len, &rank) && len == 0 && rank == 0);
+	CHECK(!chart_rank_label("run r", NULL, NULL));      /* no digits */
+	CHECK(!chart_rank_label("run-r3", NULL, NULL));     /* no space before r */
+	CHECK(!chart_rank_label("run r3 (log)", NULL, NULL)); /* not at the end */
+	CHECK(!chart_rank_label("r3", NULL, NULL));
+	CHECK(!chart_rank_label("run r1234567890123456789", NULL, NULL)); /* 19 digits: beyond a rank */
+}
+
 static void test_shorten(void)
 {
 	static const struct {
@@ -1174,6 +1190,7 @@ static void test_fit_labels(void)
 int main(void)
 {
 	test_model_growth();
+	test_rank_label();
 	test_shorten();
 	test_fit_labels();
 	test_write_formats();
