@@ -17,7 +17,8 @@ tsort "$T/edges" > /dev/null 2> "$T/cycle" && ok || bad "include cycle between s
 # No file over 1,200 lines.
 find src -name '*.[ch]' -o -name '*.cpp' | xargs wc -l | awk '$2 != "total" && $1 > 1200' > "$T/long"
 [ ! -s "$T/long" ] && ok || bad "files over 1,200 lines: $(cat "$T/long")"
-# The README's first lines: the two commands.
-sed -n 4p README.md | grep -q '^sh tools/install-deps.sh build && make example' &&
-	sed -n 5p README.md | grep -q '^sh tools/install-deps.sh test && make -j2 check' && ok || bad "README does not open with its two commands"
+# The README's first lines: the two commands, each under a comment naming it.
+sed -n 5p README.md | grep -q '^sh tools/install-deps.sh build && make example' &&
+	sed -n 6p README.md | grep -q '^# test command' &&
+	sed -n 7p README.md | grep -q '^sh tools/install-deps.sh test && make -j2 check' && ok || bad "README does not open with its two commands"
 finish
