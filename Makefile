@@ -32,9 +32,9 @@ ALL_CFLAGS := -Isrc -I$(B)/gen -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOU
 ALL_CXXFLAGS := -Isrc -std=c++17 -Wall -Wextra $(CXXFLAGS) $(SAN) $(DEP_CFLAGS) -MMD -MP
 LDLIBS := $(DEP_LIBS)
 
-C_SRCS := $(sort $(wildcard src/*.c src/*/*.c))
-CXX_SRCS := $(sort $(wildcard src/*/*.cpp))
-OBJS := $(C_SRCS:%.c=$(B)/%.o) $(CXX_SRCS:%.cpp=$(B)/%.o) $(B)/gen/embedded.o $(B)/gen/ingest/xplane.pb-c.o
+C_SRCS := $(sort $(wildcard src/*.c src/*/*.c src/*/*/*.c))
+CXX_SRCS := $(sort $(wildcard src/*/*.cpp src/*/*/*.cpp))
+OBJS := $(C_SRCS:%.c=$(B)/%.o) $(CXX_SRCS:%.cpp=$(B)/%.o) $(B)/gen/embedded.o $(B)/gen/ingest/jax/xplane.pb-c.o
 LIB_OBJS := $(filter-out $(B)/src/main.o,$(OBJS))
 EMBED_FILES := $(sort $(wildcard templates/*.tpl assets/*))
 
@@ -74,17 +74,17 @@ $(B)/gen/embedded.c: $(B)/embed $(EMBED_FILES)
 $(B)/gen/embedded.o: $(B)/gen/embedded.c
 	$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
 
-# The XSpace messages (src/ingest/xplane.proto) in C, made by protoc-c at
+# The XSpace messages (src/ingest/jax/xplane.proto) in C, made by protoc-c at
 # build time (one run makes both files: a grouped target, GNU make 4.3); its
 # code is the generator's, so compiled without our warnings.
-$(B)/gen/ingest/xplane.pb-c.c $(B)/gen/ingest/xplane.pb-c.h &: src/ingest/xplane.proto
+$(B)/gen/ingest/jax/xplane.pb-c.c $(B)/gen/ingest/jax/xplane.pb-c.h &: src/ingest/jax/xplane.proto
 	@mkdir -p $(B)/gen
-	$(PROTOC_C) --c_out=$(B)/gen -Isrc src/ingest/xplane.proto
+	$(PROTOC_C) --c_out=$(B)/gen -Isrc src/ingest/jax/xplane.proto
 
-$(B)/gen/ingest/xplane.pb-c.o: $(B)/gen/ingest/xplane.pb-c.c $(B)/gen/ingest/xplane.pb-c.h
+$(B)/gen/ingest/jax/xplane.pb-c.o: $(B)/gen/ingest/jax/xplane.pb-c.c $(B)/gen/ingest/jax/xplane.pb-c.h
 	$(CC) -I$(B)/gen -std=c11 $(CFLAGS) $(SAN) $(DEP_CFLAGS) -c -o $@ $<
 
-$(B)/src/ingest/xplane.o: $(B)/gen/ingest/xplane.pb-c.h
+$(B)/src/ingest/jax/xplane.o: $(B)/gen/ingest/jax/xplane.pb-c.h
 
 $(B)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/check.h
 	@mkdir -p $(dir $@)

@@ -12,7 +12,7 @@
  *
  * Prints `key=value` pairs on one line: MB/s are 10^6 bytes of uncompressed
  * JSON per second. The same simdjson (Debian's), built with the project's
- * flags, as src/ingest/kineto_json.cpp.
+ * flags, as src/ingest/kineto/kineto_json.cpp.
  */
 #include <simdjson.h>
 #include <isa-l/igzip_lib.h>

@@ -34,7 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ingest/kineto_stream.h"
+#include "ingest/kineto/kineto_stream.h"
 #include "util/sha256.h"
 #include "util/xalloc.h"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """stats_ref.py: step_stats.csv and step_compare.csv computed again in plain
 Python (no scipy), from the raw Kineto traces, to check perfstudy's
-src/analyze/stats.c on the same numbers.
+src/analyze/lib/stats.c on the same numbers.
 
     stats_ref.py stats RUN=TRACE[,TRACE...] ...   rows of step_stats.csv
     stats_ref.py compare A=TRACES B=TRACES        one row of step_compare.csv

@@ -9,7 +9,7 @@
 #include "chart/chart.h"
 #include "util/timing.h"
 #include "util/xalloc.h"
-#include "analyze/rankdata.h"
+#include "analyze/lib/rankdata.h"
 
 /* In the order they run and their tables appear. */
 static const struct analysis_def registry[] = {

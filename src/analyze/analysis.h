@@ -19,7 +19,7 @@
 
 #include "manifest/manifest.h"
 #include "store/store.h"
-#include "analyze/classify.h"
+#include "analyze/lib/classify.h"
 #include "util/table.h"
 
 struct chart; /* chart/chart.h: the figures an analysis hands on */
@@ -95,7 +95,7 @@ int analysis_checks(const struct analysis_ctx *ctx, struct analysis_result *out)
 int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* HTA's idle time breakdown and kernel launch statistics (hta_idle.c). */
 int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Bus bandwidth and its efficiency per collective type and run (coll_busbw.c). */
+/* Bus bandwidth and its efficiency per collective type and run (collective_busbw.c). */
 int analysis_coll_busbw(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Time to train a fixed number of samples, from training logs (time_to_train.c). */
 int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_result *out);
@@ -155,12 +155,12 @@ int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result
  * per-rank top-kernel figures of the ranks that matter only (rank_spread.c).
  */
 int analysis_rank_spread(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Critical path of each step, per rank and across ranks (critpath.c). */
+/* Critical path of each step, per rank and across ranks (critical_path.c). */
 int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Statements generated from the other analyses' tables, shown first on the page (findings.c). */
 int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* published.csv's figures: a study's own numbers beside perfstudy's estimates (published_figs.c). */
+/* published.csv's figures: a study's own numbers beside perfstudy's estimates (published_figures.c). */
 int analysis_published_figures(const struct analysis_ctx *ctx, struct analysis_result *out);
 /*
  * compare.c: the pairs of runs to compare, as indexes into runs[] and

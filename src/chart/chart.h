@@ -107,7 +107,7 @@ struct chart {
  * "HtoD", "forward"). colour is a position in the Okabe-Ito palette
  * (0 orange, 1 sky blue, 2 bluish green, 3 yellow, 4 blue, 5 vermillion,
  * 6 reddish purple, 7 black) or CHART_COLOUR_IDLE (light grey: no work).
- * The analyses own these names (analyze/colours.c); the renderer knows none.
+ * The analyses own these names (analyze/lib/colours.c); the renderer knows none.
  */
 #define CHART_COLOUR_IDLE 100
 struct chart_colour {

@@ -27,7 +27,7 @@ static const double palette[][3] = {
 /*
  * The colour of a category of time: its position among the style's groups,
  * else its fixed colour in the style's colours (the analyses' names,
- * analyze/colours.c), else fallback.
+ * analyze/lib/colours.c), else fallback.
  */
 size_t colour_of(const char *key, size_t fallback)
 {

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "build/build.h"
+#include "study/build.h"
 
 int cmd_build(int argc, char **argv);
 

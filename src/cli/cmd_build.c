@@ -1,6 +1,6 @@
 /*
  * cli/cmd_build.c: `perfstudy build`: its options, usage and exit code.
- * The build itself is build/build.h's build_run (plan, read, analyze,
+ * The build itself is study/build.h's build_run (plan, read, analyze,
  * assemble); this file parses the command line into build_options.
  */
 #include <getopt.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/classify.h"
-#include "build/build.h"
+#include "analyze/lib/classify.h"
+#include "study/build.h"
 #include "cli/cli.h"
 #include "ingest/parallel.h"
 #include "util/diag.h"

@@ -2,7 +2,7 @@
  * cli/cmd_diff.c: perfstudy diff OLD_DIR NEW_DIR, what changed between two
  * builds' outputs, for CI pipelines.
  *
- * The comparison is history_diff (analyze/history_diff.c): per experiment,
+ * The comparison is history_diff (analyze/history/history_diff.c): per experiment,
  * the latest build each store records, the rows of changes.csv printed one
  * per line (a run's step time as one statement). Exit status: 0 when no
  * run regressed, 4 when one did (EXIT_THRESHOLD: its step time slower by
@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
-#include "analyze/history.h"
+#include "analyze/history/history.h"
 #include "util/diag.h"
 
 void usage_diff(void)

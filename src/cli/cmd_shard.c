@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "build/shard.h"
+#include "study/shard.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
 

@@ -103,7 +103,7 @@ void store_sink_experiment(struct store *s, const char *experiment, const char *
 
 /*
  * Loads the rows of `names` into the interning table, after they were
- * copied in from a previous build's store (see build/cache.c); new names
+ * copied in from a previous build's store (see study/cache.c); new names
  * get ids after the largest one. Returns 0 or -1 after diag.
  */
 int store_reload_names(struct store *s);

@@ -17,7 +17,7 @@
 /* Installs the handlers; tmpdir (copied) is removed if a signal comes. */
 void cleanup_arm(const char *tmpdir);
 /*
- * The lock file held now (build/guard.c: DIR.lock, FILE.lock), or NULL when
+ * The lock file held now (study/guard.c: DIR.lock, FILE.lock), or NULL when
  * it is released: a signal or running out of memory removes it with the
  * temporary output, as guard_unlock would (the kernel releases the lock
  * itself), so that nothing is left beside the output. Set it after the lock

@@ -3,7 +3,7 @@
  *
  * A study of a thousand ranks makes more per-step rows and more loaded
  * ranks than its memory bound (1.2x the largest trace + 64 MiB) holds; the
- * long tables (table.c) and the rank cache (analyze/rankdata.c) keep what
+ * long tables (table.c) and the rank cache (analyze/lib/rankdata.c) keep what
  * is over their share here and read it back with pread, so the bytes sit in
  * the kernel's page cache, not in the process. The file is made in $TMPDIR
  * (else /tmp) and unlinked at once: nothing is left behind, even after

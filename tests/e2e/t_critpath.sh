@@ -1,5 +1,5 @@
 #!/bin/bash
-# t_critpath.sh: the critical path of a step (src/analyze/critpath.c) on
+# t_critpath.sh: the critical path of a step (src/analyze/ranks/critical_path.c) on
 # hand-built traces whose paths are worked out here by hand.
 . "$(dirname "$0")/lib.sh"
 

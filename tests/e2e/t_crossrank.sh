@@ -1,6 +1,6 @@
 #!/bin/bash
-# t_crossrank.sh: collectives matched across ranks (src/analyze/crossrank.c)
-# and the critical path's joins (critpath.c), on hand-built two-rank traces
+# t_crossrank.sh: collectives matched across ranks (src/analyze/ranks/crossrank.c)
+# and the critical path's joins (critical_path.c), on hand-built two-rank traces
 # whose values are worked out here by hand, and on the bundled study
 # against an independent reading of its raw traces (tools/crossrank_check.py).
 . "$(dirname "$0")/lib.sh"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # t_findings.sh: the findings at the top of an experiment's page
-# (src/analyze/findings.c) on hand-built traces whose numbers are worked out
+# (src/analyze/findings/findings.c) on hand-built traces whose numbers are worked out
 # here by hand (tests/data/findings/, times in us).
 . "$(dirname "$0")/lib.sh"
 

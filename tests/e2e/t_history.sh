@@ -1,6 +1,6 @@
 #!/bin/bash
 # t_history.sh: step times as distributions and differences against their
-# noise (step_stats.csv, step_compare.csv; src/analyze/stats.c), on the
+# noise (step_stats.csv, step_compare.csv; src/analyze/lib/stats.c), on the
 # hand-written traces of tests/data/history (make_traces.sh there says how
 # they were written). Step durations in us:
 #   d1        96 98 100 102 104 106           (6 steps, evens)
@@ -147,7 +147,7 @@ old=$(sha256sum $H/d1.json | cut -c1-12)
 new=$(sha256sum $H/d1-rerun.json | cut -c1-12)
 grep -qx "re-read,d1,$W/d1.json,$old,$new,,,," "$O/nightly/data/changes.csv" && ok ||
 	bad "build 3: no re-read row for d1 ($old -> $new): $(cat "$O/nightly/data/changes.csv")"
-# One row for d1's step time (src/analyze/verdict.h): 6 vs 6 steps, medians
+# One row for d1's step time (src/analyze/lib/verdict.h): 6 vs 6 steps, medians
 # 0.101 -> 0.102 ms, intervals [96, 106] and [97, 107] us overlap, and the
 # test (possible: smallest p 2 / C(12, 6) = 0.0022) gives 0.699: within
 # noise, though +0.99 % is over the 0.5 % minimum effect.

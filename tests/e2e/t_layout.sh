@@ -2,11 +2,13 @@
 # t_layout.sh: the source tree keeps the shape docs/architecture.md gives it:
 # stages include only stages before them (no include cycle between the
 # folders of src/), one include style (paths from src/), no file over 1,200
-# lines, and the README opens with its two commands.
+# lines, no folder with more than 25 source files of its own, analyze/lib/
+# used by the analyses' families and using none of them, and the README opens
+# with its two commands.
 . "$(dirname "$0")/lib.sh"
 
 # Edges "stage included-stage" from every #include "stage/file.h" of another stage.
-(cd src && grep -o '^#include "[a-z_]*/' */*.[ch] */*.cpp | sed 's#^\([a-z_]*\)/[^:]*:\#include "\([a-z_]*\)/#\1 \2#' |
+(cd src && grep -o '^#include "[a-z_]*/' */*.[ch] */*.cpp */*/*.[ch] */*/*.cpp | sed 's#^\([a-z_]*\)/[^:]*:\#include "\([a-z_]*\)/#\1 \2#' |
 	awk '$1 != $2' | sort -u) > "$T/edges"
 [ -s "$T/edges" ] && ok || bad "no include edges found"
 tsort "$T/edges" > /dev/null 2> "$T/cycle" && ok || bad "include cycle between stages: $(cat "$T/cycle")"
@@ -17,6 +19,16 @@ tsort "$T/edges" > /dev/null 2> "$T/cycle" && ok || bad "include cycle between s
 # No file over 1,200 lines.
 find src -name '*.[ch]' -o -name '*.cpp' | xargs wc -l | awk '$2 != "total" && $1 > 1200' > "$T/long"
 [ ! -s "$T/long" ] && ok || bad "files over 1,200 lines: $(cat "$T/long")"
+# No folder of src/ holds more than 25 source files directly (analyze/ is
+# split by family, ingest/ by format).
+for d in $(find src -type d); do
+	n=$(find "$d" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name '*.cpp' \) | wc -l)
+	[ "$n" -le 25 ] || echo "$d: $n"
+done > "$T/big"
+[ ! -s "$T/big" ] && ok || bad "folders with more than 25 source files: $(cat "$T/big")"
+# analyze/lib/ is below the families: it includes no analyze/<family>/ header.
+! grep -n '^#include "analyze/[a-z_]*/' src/analyze/lib/*.[ch] | grep -v '"analyze/lib/' > "$T/libup" && ok ||
+	bad "analyze/lib/ includes a family: $(head -3 "$T/libup")"
 # The README's first lines: the two commands, each under a comment naming it.
 sed -n 5p README.md | grep -q '^sh tools/install-deps.sh build && make example' &&
 	sed -n 6p README.md | grep -q '^# test command' &&

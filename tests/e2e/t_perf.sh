@@ -1,6 +1,6 @@
 #!/bin/bash
 # t_perf.sh: the large-trace machinery gives the same store as before.
-# Kineto traces are parsed in windows (src/ingest/kineto_stream.c); cutting
+# Kineto traces are parsed in windows (src/ingest/kineto/kineto_stream.c); cutting
 # the same trace into windows of 64 bytes up (PERFSTUDY_WINDOW_BYTES), with
 # each vector width of the scan (PERFSTUDY_SIMD), must give the same rows as
 # one window, also for gzip of one and of two members

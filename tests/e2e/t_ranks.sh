@@ -2,7 +2,7 @@
 # t_ranks.sh: a run of many ranks gets one distribution over all its ranks
 # (rank_spread.csv, figure rank_spread_<run>) and per-rank figures for the
 # ranks that matter only (the fastest, the median, the slowest by own time,
-# and the outliers beyond 1.5 IQR: src/analyze/rank_spread.c), says so in a
+# and the outliers beyond 1.5 IQR: src/analyze/ranks/rank_spread.c), says so in a
 # note, and keeps every rank in kernels.csv. The expected table comes from
 # the generator's parameters (tests/data/make_ranks.py's docstring: own time
 # 1000 + x us, wait M - x, step 1000 + M), never from perfstudy. Peak memory

@@ -1,7 +1,7 @@
 #!/bin/bash
 # t_straggler_cap.sh: straggler_causes.csv describes at most 16 ranks per
 # run, those that made the others wait longest, most first, with a note
-# saying how many made them wait (src/analyze/straggler_causes.c,
+# saying how many made them wait (src/analyze/ranks/straggler_causes.c,
 # CAUSES_RANKS). The study is 48 synchronous ranks of
 # tests/data/make_ranks.py, 20 steps, where 20 ranks take turns being slow:
 # in step s the (s mod 20)-th listed rank does US us of extra GPU work

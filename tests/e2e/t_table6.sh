@@ -1,5 +1,5 @@
 #!/bin/bash
-# t_table6.sh: dispatch_ops.csv (src/analyze/dispatch_ops.c), paper 002's
+# t_table6.sh: dispatch_ops.csv (src/analyze/time/dispatch_ops.c), paper 002's
 # Table 6: compute-kernel time per kernel type and intra-op dispatch per
 # host operator, on a hand-built trace worked out here by hand, and on the
 # bundled H200 study against tests/golden/dispatch_ops_reference.py, which

@@ -21,7 +21,7 @@ TIME_TABLES="step_breakdown memops ranks phases dispatch compare collectives sca
 for f in $TIME_TABLES; do
 	same tests/golden/h200/$f.csv "$D/$f.csv" "$f.csv against the committed reference"
 done
-# A study that outgrows the rank cache (src/analyze/rankdata.c) loads ranks again: the same
+# A study that outgrows the rank cache (src/analyze/lib/rankdata.c) loads ranks again: the same
 # tables with no cache and with one that holds only the first ranks. At 1 MB the study's
 # ranks would not fit as arrays, so the cache keeps them packed (varint differences, about
 # a fifth of the size): the tables show that unpacking gives back exactly what was loaded.

@@ -7,7 +7,7 @@ For each log it prints the median iteration time of the unprofiled
 iterations and of the profiled ones, and their ratio (the profiler's
 overhead). Which iterations ran under the profiler comes from the run's
 traces, the trace files beside the log (*.json, *.json.gz in its
-directory), as src/analyze/profiled.h defines it, written again here:
+directory), as src/analyze/lib/profiled.h defines it, written again here:
 torch.profiler counts steps from 0 and the log iterations from 1, so
 ProfilerStep#N is iteration N + 1; with lo and hi the smallest and largest
 N of any ProfilerStep#N in those traces, the profiled iterations are

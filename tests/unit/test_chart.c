@@ -970,7 +970,7 @@ static const char *const okabe_ito[] = {
  * Copy kinds keep their colour whichever others a study has: DtoH is blue
  * and DtoD reddish purple with or without HtoD (before, the first kind
  * present took orange, the next sky blue), through the analyses' fixed
- * colours in the style (analyze/colours.c). Runs are greys (here 25 % and
+ * colours in the style (analyze/lib/colours.c). Runs are greys (here 25 % and
  * 75 %, the two ends of the bars' ramp), never a palette colour, which
  * means a kernel group elsewhere; so is one series of plain bars. Lines
  * never take yellow.

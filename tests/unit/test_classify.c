@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "analyze/classify.h"
+#include "analyze/lib/classify.h"
 #include "check.h"
 #include "util/diag.h"
 

@@ -17,7 +17,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "analyze/estimate.h"
+#include "analyze/models/estimate.h"
 
 #include "check.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/intervals.h"
+#include "analyze/lib/intervals.h"
 #include "check.h"
 
 static void set_of(struct ivset *s, const int64_t *p, size_t n)

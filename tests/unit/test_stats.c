@@ -4,7 +4,7 @@
  */
 #include <math.h>
 
-#include "analyze/stats.h"
+#include "analyze/lib/stats.h"
 #include "check.h"
 
 static int near(double got, double want, double rel)

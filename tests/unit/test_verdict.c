@@ -5,7 +5,7 @@
  */
 #include <math.h>
 
-#include "analyze/verdict.h"
+#include "analyze/lib/verdict.h"
 #include "check.h"
 
 static int near(double got, double want, double rel)

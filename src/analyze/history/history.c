@@ -1,0 +1,984 @@
+/* history.c: the build history in the store, the change table and the trends; see history.h. */
+#include "analyze/history/history.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "analyze/lib/profiled.h"
+#include "analyze/lib/stats.h"
+#include "analyze/time/step_stats.h"
+#include "analyze/lib/verdict.h"
+#include "chart/chart.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/fs.h"
+#include "util/sha256.h"
+#include "util/xalloc.h"
+
+/* The history tables: name after the prefix, and columns (docs/schema.md lists them). */
+static const struct {
+	const char *name, *cols, *order;
+} tables[] = {
+	{"builds", "experiment TEXT NOT NULL, build INTEGER NOT NULL, built_at INTEGER, perfstudy TEXT,"
+		   " state_sha256 TEXT", "experiment, build"},
+	{"runs", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL", "experiment, build, run"},
+	{"inputs", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, path TEXT NOT NULL,"
+		   " size INTEGER, sha256 TEXT", "experiment, build, run, path"},
+	{"numbers", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, metric TEXT NOT NULL,"
+		    " value REAL", "experiment, build, run, metric"},
+	{"steps", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, source TEXT NOT NULL,"
+		  " dur_ns INTEGER NOT NULL", "experiment, build, run, source, dur_ns"},
+};
+#define NTABLES (sizeof(tables) / sizeof(tables[0]))
+
+/* The column names of a column list ("a TEXT, b INTEGER" -> "a, b"). */
+static void col_names(const char *cols, struct buf *out)
+{
+	const char *p = cols;
+	while (*p) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		const char *e = p;
+		while (*e && *e != ' ')
+			e++;
+		if (out->len)
+			buf_adds(out, ", ");
+		buf_add(out, p, (size_t)(e - p));
+		while (*e && *e != ',')
+			e++;
+		p = e;
+	}
+}
+
+static int sql_fail(sqlite3 *db, const char *where)
+{
+	/* history_diff's step budget (its progress handler interrupts): the store, not the system, is at fault. */
+	if (sqlite3_errcode(db) == SQLITE_INTERRUPT)
+		diag_error(where, "stopped: reading its history took far more SQLite steps than a perfstudy store "
+				  "needs (100 million plus 64 per byte of the file; a crafted database?)");
+	else
+		diag_syserror(where, "sqlite: %s", sqlite3_errmsg(db));
+	return -1;
+}
+
+int64_t history_build_time(void)
+{
+	const char *e = getenv("SOURCE_DATE_EPOCH");
+	if (e && *e) {
+		char *end;
+		errno = 0;
+		long long v = strtoll(e, &end, 10);
+		if (!*end && !errno && v >= 0)
+			return v;
+	}
+	return (int64_t)time(NULL);
+}
+
+/* Copies prev's history_* into the staging tables; returns NULL, or why not (static). */
+static const char *carry(struct store *s)
+{
+	sqlite3 *db = store_db(s);
+	struct buf sql, names;
+	buf_init(&sql);
+	buf_init(&names);
+	const char *why = NULL;
+	for (size_t i = 0; i < NTABLES && !why; i++) {
+		buf_reset(&names);
+		col_names(tables[i].cols, &names);
+		buf_reset(&sql);
+		buf_printf(&sql, "INSERT INTO temp.h_%s SELECT %s FROM hprev.history_%s", tables[i].name, names.data,
+			   tables[i].name);
+		if (sqlite3_exec(db, sql.data, NULL, NULL, NULL) != SQLITE_OK)
+			why = "its history tables are not those of this perfstudy";
+	}
+	if (why)
+		for (size_t i = 0; i < NTABLES; i++) {
+			buf_reset(&sql);
+			buf_printf(&sql, "DELETE FROM temp.h_%s", tables[i].name);
+			sqlite3_exec(db, sql.data, NULL, NULL, NULL);
+		}
+	buf_release(&sql);
+	buf_release(&names);
+	return why;
+}
+
+int history_open(struct store *s, const char *prev_db, int quiet)
+{
+	struct buf sql;
+	buf_init(&sql);
+	for (size_t i = 0; i < NTABLES; i++) {
+		buf_reset(&sql);
+		buf_printf(&sql, "CREATE TEMP TABLE h_%s(%s)", tables[i].name, tables[i].cols);
+		if (store_exec(s, sql.data, "create the history tables") < 0) {
+			buf_release(&sql);
+			return -1;
+		}
+	}
+	buf_release(&sql);
+	struct stat st;
+	if (!prev_db || stat(prev_db, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	if (store_attach(s, prev_db, "hprev") < 0) {
+		if (!quiet)
+			fprintf(stderr, "perfstudy: %s: build history not carried over: %s\n", prev_db, store_errmsg(s));
+		return 0;
+	}
+	char *found = store_probe_text(s, "SELECT 1 FROM hprev.sqlite_master WHERE type = 'table'"
+					  " AND name = 'history_builds'");
+	const char *why = found ? carry(s) : NULL;
+	free(found);
+	if (why && !quiet)
+		fprintf(stderr, "perfstudy: %s: build history not carried over: %s\n", prev_db, why);
+	store_detach(s, "hprev");
+	return 0;
+}
+
+/* ---- one build's state ---- */
+
+void hstate_release(struct hstate *st)
+{
+	for (size_t i = 0; i < st->nruns; i++) {
+		struct hstate_run *r = &st->runs[i];
+		for (size_t j = 0; j < r->ninputs; j++) {
+			free(r->paths[j]);
+			free(r->sha256[j]);
+		}
+		for (size_t j = 0; j < r->nnumbers; j++)
+			free(r->metrics[j]);
+		free(r->paths);
+		free(r->sha256);
+		free(r->sizes);
+		free(r->metrics);
+		free(r->values);
+		free(r->steps);
+		free(r->log);
+		free(r->run);
+	}
+	free(st->runs);
+	memset(st, 0, sizeof(*st));
+}
+
+static struct hstate_run *find_run(const struct hstate *st, const char *run)
+{
+	for (size_t i = 0; i < st->nruns; i++)
+		if (!strcmp(st->runs[i].run, run))
+			return &st->runs[i];
+	return NULL;
+}
+
+/*
+ * Runs a query of (run, ...) rows over one build; calls row() for each,
+ * which returns -1 after diag to stop (a value no perfstudy writes: the
+ * store was damaged or crafted, and `diff` reads stores it did not write).
+ */
+static int each_row(sqlite3 *db, const char *sql, const char *exp, int64_t build, const char *where,
+		    struct hstate *st, int (*row)(struct hstate_run *r, sqlite3_stmt *q, const char *where))
+{
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
+		return sql_fail(db, where);
+	sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, build);
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct hstate_run *r = find_run(st, (const char *)sqlite3_column_text(q, 0));
+		if (r && row(r, q, where) < 0) {
+			sqlite3_finalize(q);
+			return -1;
+		}
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : sql_fail(db, where);
+}
+
+static const char *col_text(sqlite3_stmt *q, int c)
+{
+	const unsigned char *t = sqlite3_column_text(q, c);
+	return t ? (const char *)t : "";
+}
+
+static int add_input(struct hstate_run *r, sqlite3_stmt *q, const char *where)
+{
+	(void)where;
+	r->paths = xrealloc(r->paths, (r->ninputs + 1) * sizeof(*r->paths));
+	r->sha256 = xrealloc(r->sha256, (r->ninputs + 1) * sizeof(*r->sha256));
+	r->sizes = xrealloc(r->sizes, (r->ninputs + 1) * sizeof(*r->sizes));
+	r->paths[r->ninputs] = xstrdup(col_text(q, 1));
+	r->sizes[r->ninputs] = sqlite3_column_int64(q, 2);
+	r->sha256[r->ninputs++] = xstrdup(col_text(q, 3));
+	return 0;
+}
+
+/*
+ * A metric's value: a number, or NULL (no value: left out). Text such as
+ * 'NaNx' was read as 0 (sqlite3_column_double), a change that never was.
+ */
+static int add_number(struct hstate_run *r, sqlite3_stmt *q, const char *where)
+{
+	int type = sqlite3_column_type(q, 2);
+	if (type == SQLITE_NULL)
+		return 0;
+	double v = sqlite3_column_double(q, 2);
+	if ((type != SQLITE_INTEGER && type != SQLITE_FLOAT) || !isfinite(v)) {
+		diag_error(where, "table 'history_numbers', run '%s', metric '%s': value '%.40s' is not a number",
+			   r->run, col_text(q, 1), type == SQLITE_BLOB ? "(a blob)" : col_text(q, 2));
+		return -1;
+	}
+	r->metrics = xrealloc(r->metrics, (r->nnumbers + 1) * sizeof(*r->metrics));
+	r->values = xrealloc(r->values, (r->nnumbers + 1) * sizeof(*r->values));
+	r->metrics[r->nnumbers] = xstrdup(col_text(q, 1));
+	r->values[r->nnumbers++] = v;
+	return 0;
+}
+
+/* A step time sample: source 'log' (an unprofiled iteration of a training log) or 'steps' (a profiled step). */
+static int add_step(struct hstate_run *r, sqlite3_stmt *q, const char *where)
+{
+	if (sqlite3_column_type(q, 2) != SQLITE_INTEGER || sqlite3_column_int64(q, 2) < 0) {
+		diag_error(where, "table 'history_steps', run '%s': dur_ns '%.40s' is not a whole number of nanoseconds "
+				  "at least 0", r->run, sqlite3_column_type(q, 2) == SQLITE_BLOB ? "(a blob)" : col_text(q, 2));
+		return -1;
+	}
+	if (!strcmp(col_text(q, 1), "log")) {
+		r->log = xrealloc(r->log, (r->nlog + 1) * sizeof(*r->log));
+		r->log[r->nlog++] = sqlite3_column_int64(q, 2);
+		return 0;
+	}
+	r->steps = xrealloc(r->steps, (r->nsteps + 1) * sizeof(*r->steps));
+	r->steps[r->nsteps++] = sqlite3_column_int64(q, 2);
+	return 0;
+}
+
+int hstate_load(sqlite3 *db, const char *prefix, const char *exp, int64_t build, const char *where,
+		struct hstate *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->build = build;
+	struct buf sql;
+	buf_init(&sql);
+	sqlite3_stmt *q = NULL;
+	int ret = -1;
+	buf_printf(&sql, "SELECT built_at FROM %sbuilds WHERE experiment = ?1 AND build = ?2", prefix);
+	if (sqlite3_prepare_v2(db, sql.data, -1, &q, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, build);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		st->built_at = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	buf_reset(&sql);
+	buf_printf(&sql, "SELECT run FROM %sruns WHERE experiment = ?1 AND build = ?2 ORDER BY run", prefix);
+	if (sqlite3_prepare_v2(db, sql.data, -1, &q, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, build);
+	size_t cap = 0;
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		st->runs = xgrow(st->runs, &cap, st->nruns + 1, sizeof(*st->runs));
+		memset(&st->runs[st->nruns], 0, sizeof(*st->runs));
+		st->runs[st->nruns++].run = xstrdup(col_text(q, 0));
+	}
+	sqlite3_finalize(q);
+	buf_reset(&sql);
+	buf_printf(&sql, "SELECT run, path, size, sha256 FROM %sinputs WHERE experiment = ?1 AND build = ?2"
+		   " ORDER BY run, path", prefix);
+	if (each_row(db, sql.data, exp, build, where, st, add_input) < 0)
+		goto said;
+	buf_reset(&sql);
+	buf_printf(&sql, "SELECT run, metric, value FROM %snumbers WHERE experiment = ?1 AND build = ?2"
+		   " ORDER BY run, metric", prefix);
+	if (each_row(db, sql.data, exp, build, where, st, add_number) < 0)
+		goto said;
+	buf_reset(&sql);
+	buf_printf(&sql, "SELECT run, source, dur_ns FROM %ssteps WHERE experiment = ?1 AND build = ?2"
+		   " ORDER BY run, source, dur_ns", prefix);
+	if (each_row(db, sql.data, exp, build, where, st, add_step) < 0)
+		goto said;
+	buf_release(&sql);
+	return 0;
+out:
+	sql_fail(db, where);
+said:
+	buf_release(&sql);
+	hstate_release(st);
+	return ret;
+}
+
+/* SHA-256 of a state's canonical text (runs, inputs, numbers, sorted steps), 64 hex digits. */
+static void hstate_digest(const struct hstate *st, char hex[65])
+{
+	struct buf b;
+	buf_init(&b);
+	for (size_t i = 0; i < st->nruns; i++) {
+		const struct hstate_run *r = &st->runs[i];
+		buf_printf(&b, "run %s\n", r->run);
+		for (size_t j = 0; j < r->ninputs; j++)
+			buf_printf(&b, "input %s %" PRId64 " %s\n", r->paths[j], r->sizes[j], r->sha256[j]);
+		for (size_t j = 0; j < r->nnumbers; j++)
+			buf_printf(&b, "number %s %.17g\n", r->metrics[j], r->values[j]);
+		for (size_t j = 0; j < r->nsteps; j++)
+			buf_printf(&b, "step %" PRId64 "\n", r->steps[j]);
+		for (size_t j = 0; j < r->nlog; j++)
+			buf_printf(&b, "iteration %" PRId64 "\n", r->log[j]);
+	}
+	struct sha256 h;
+	sha256_init(&h);
+	sha256_update(&h, b.data ? b.data : "", b.len);
+	sha256_final_hex(&h, hex);
+	buf_release(&b);
+}
+
+/* ---- the change table ---- */
+
+static double number_of(const struct hstate_run *r, const char *metric, int *found)
+{
+	for (size_t i = 0; i < r->nnumbers; i++)
+		if (!strcmp(r->metrics[i], metric)) {
+			*found = 1;
+			return r->values[i];
+		}
+	*found = 0;
+	return NAN;
+}
+
+static void change_row(struct table *t, const char *change, const char *run, const char *item, const char *old,
+		       const char *new)
+{
+	size_t row = table_add_row(t);
+	table_set_text(t, row, 0, change);
+	table_set_text(t, row, 1, run);
+	table_set_text(t, row, 2, item);
+	if (old)
+		table_set_text(t, row, 3, old);
+	if (new)
+		table_set_text(t, row, 4, new);
+}
+
+/* Inputs of a run added, removed or re-read (another SHA-256) between two builds. */
+static void input_rows(struct table *t, const struct hstate_run *a, const struct hstate_run *b)
+{
+	char oh[13], nh[13];
+	for (size_t i = 0; i < b->ninputs; i++) {
+		size_t j = 0;
+		while (j < a->ninputs && strcmp(a->paths[j], b->paths[i]))
+			j++;
+		snprintf(nh, sizeof(nh), "%s", b->sha256[i]);
+		if (j == a->ninputs) {
+			change_row(t, "input added", b->run, b->paths[i], NULL, nh);
+		} else if (strcmp(a->sha256[j], b->sha256[i])) {
+			snprintf(oh, sizeof(oh), "%s", a->sha256[j]);
+			change_row(t, "re-read", b->run, b->paths[i], oh, nh);
+		}
+	}
+	for (size_t j = 0; j < a->ninputs; j++) {
+		size_t i = 0;
+		while (i < b->ninputs && strcmp(a->paths[j], b->paths[i]))
+			i++;
+		if (i == b->ninputs) {
+			snprintf(oh, sizeof(oh), "%s", a->sha256[j]);
+			change_row(t, "input removed", b->run, a->paths[j], oh, NULL);
+		}
+	}
+}
+
+/*
+ * A run's step time in the two builds, judged by verdict.h: the samples are
+ * the unprofiled iterations of its training log when both builds have them,
+ * else its profiled steps, one sample per step (the slowest rank's; ranks of
+ * one step are not independent samples). The minimum effect is the
+ * manifest's step_time_pct, else 5 %. A slower verdict is a regression
+ * (threshold_crossed names the rule), whatever the manifest says.
+ */
+static size_t step_row(struct table *t, const struct hstate_run *a, const struct hstate_run *b,
+		       const struct history_limits *lim, struct judgement *j)
+{
+	int use_log = a->nlog && b->nlog;
+	size_t n = use_log ? a->nlog : a->nsteps, m = use_log ? b->nlog : b->nsteps;
+	memset(j, 0, sizeof(*j));
+	j->verdict = VERDICT_NO_DATA;
+	if (!n || !m)
+		return 0;
+	int64_t *va = xmalloc(n * sizeof(*va)), *vb = xmalloc(m * sizeof(*vb));
+	memcpy(va, use_log ? a->log : a->steps, n * sizeof(*va));
+	memcpy(vb, use_log ? b->log : b->steps, m * sizeof(*vb));
+	double effect = lim->step_time_pct > 0 ? lim->step_time_pct / 100 : VERDICT_MIN_EFFECT;
+	verdict_judge(va, n, vb, m, effect, j);
+	int same = n == m && !memcmp(va, vb, n * sizeof(*va)); /* sorted by verdict_judge */
+	free(va);
+	free(vb);
+	if (same)
+		return 0; /* the same samples: nothing to list, and nothing moved */
+	char ov[32], nv[32];
+	snprintf(ov, sizeof(ov), "%.4g", (double)j->a.median_ns / 1e6);
+	snprintf(nv, sizeof(nv), "%.4g", (double)j->b.median_ns / 1e6);
+	char *item = xasprintf("%zu vs %zu %s; 95 %% intervals [%.4g, %.4g] and [%.4g, %.4g] ms", n, m,
+			       use_log ? "unprofiled iterations of the training log" : "profiled steps (slowest rank)",
+			       (double)j->a.ci_lo_ns / 1e6, (double)j->a.ci_hi_ns / 1e6, (double)j->b.ci_lo_ns / 1e6,
+			       (double)j->b.ci_hi_ns / 1e6);
+	change_row(t, "step time", b->run, item, ov, nv);
+	free(item);
+	size_t row = t->nrows - 1;
+	table_set_real(t, row, 5, j->change * 100);
+	if (j->testable)
+		table_set_real(t, row, 6, j->p);
+	const char *word = verdict_word(j->verdict);
+	if (!j->testable && (j->verdict == VERDICT_SLOWER || j->verdict == VERDICT_FASTER || j->verdict == VERDICT_NOISE)) {
+		char *w = xasprintf("%s (too few samples for a test: decided by the intervals, which %s)", word,
+				    j->overlap ? "overlap" : "do not overlap");
+		table_set_text(t, row, 7, w);
+		free(w);
+	} else {
+		table_set_text(t, row, 7, word);
+	}
+	if (j->verdict != VERDICT_SLOWER)
+		return 0;
+	char *what = lim->step_time_pct > 0 ? xasprintf("step_time_pct %g", lim->step_time_pct)
+					     : xasprintf("min effect %g %%", VERDICT_MIN_EFFECT * 100);
+	table_set_text(t, row, 8, what);
+	free(what);
+	return 1;
+}
+
+/*
+ * The other headline numbers of a run that moved (the step_* numbers are
+ * the step row's), each with the step time's verdict: they all derive
+ * from the steps, so a number moved beyond the noise only when the step
+ * time did. mfu crosses mfu_pp only then.
+ */
+static size_t number_rows(struct table *t, const struct hstate_run *a, const struct hstate_run *b,
+			  const struct history_limits *lim, const struct judgement *j)
+{
+	size_t crossed = 0;
+	char ov[32], nv[32];
+	int beyond = j->verdict == VERDICT_SLOWER || j->verdict == VERDICT_FASTER;
+	for (size_t i = 0; i < b->nnumbers; i++) {
+		int found;
+		double old = number_of(a, b->metrics[i], &found), cur = b->values[i];
+		/* under 0.01 % is the rounding of the times' last digits (a pure stretch of every time moves
+		   gpu_busy_frac by 2e-6), not a change */
+		if (!found || fabs(cur - old) <= 1e-4 * fabs(old) || !strncmp(b->metrics[i], "step", 4))
+			continue;
+		snprintf(ov, sizeof(ov), "%.6g", old);
+		snprintf(nv, sizeof(nv), "%.6g", cur);
+		change_row(t, "moved", b->run, b->metrics[i], ov, nv);
+		size_t row = t->nrows - 1;
+		if (old != 0)
+			table_set_real(t, row, 5, (cur - old) / fabs(old) * 100);
+		if (j->verdict == VERDICT_NO_DATA) {
+			table_set_text(t, row, 7, "no steps to test");
+			continue;
+		}
+		if (j->testable)
+			table_set_real(t, row, 6, j->p);
+		table_set_text(t, row, 7, beyond ? "change" : "within noise");
+		if (beyond && !strcmp(b->metrics[i], "mfu") && lim->mfu_pp < 0 && (cur - old) * 100 < lim->mfu_pp) {
+			char *what = xasprintf("mfu_pp %g", lim->mfu_pp);
+			table_set_text(t, row, 8, what);
+			free(what);
+			crossed++;
+		}
+	}
+	return crossed;
+}
+
+struct table *history_changes(const struct hstate *old, const struct hstate *cur, const struct history_limits *lim,
+			      size_t *crossed)
+{
+	struct table *t = table_new("changes", "What changed since the build before",
+				    "change:text,run:text,item:text,old:text,new:text,diff_pct:real,p_value:real,"
+				    "verdict:text,threshold_crossed:text");
+	*crossed = 0;
+	for (size_t i = 0; i < cur->nruns; i++)
+		if (!find_run(old, cur->runs[i].run))
+			change_row(t, "run added", cur->runs[i].run, "", NULL, NULL);
+	for (size_t i = 0; i < old->nruns; i++)
+		if (!find_run(cur, old->runs[i].run))
+			change_row(t, "run removed", old->runs[i].run, "", NULL, NULL);
+	for (size_t i = 0; i < cur->nruns; i++) {
+		const struct hstate_run *a = find_run(old, cur->runs[i].run);
+		if (!a)
+			continue;
+		input_rows(t, a, &cur->runs[i]);
+		struct judgement j;
+		*crossed += step_row(t, a, &cur->runs[i], lim, &j);
+		*crossed += number_rows(t, a, &cur->runs[i], lim, &j);
+	}
+	return t;
+}
+
+/* ---- this build's state ---- */
+
+static int insert_number(sqlite3_stmt *ins, const char *run, const char *metric, double v)
+{
+	if (!isfinite(v))
+		return 0;
+	sqlite3_bind_text(ins, 3, run, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(ins, 4, metric, -1, SQLITE_STATIC);
+	sqlite3_bind_double(ins, 5, v);
+	int rc = sqlite3_step(ins);
+	sqlite3_reset(ins);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static double cell_real(const struct table *t, size_t row, const char *col)
+{
+	int c = table_col_index(t, col);
+	if (c < 0)
+		return NAN;
+	const struct cell *x = table_cell(t, row, (size_t)c);
+	if (x->null)
+		return NAN;
+	return t->cols[c].type == COL_US ? (double)x->v.i / 1000 : t->cols[c].type == COL_INT ? (double)x->v.i : x->v.f;
+}
+
+/*
+ * The headline numbers of each run, from the analyses' tables:
+ * step_stats.csv (steps, step_median_us, step_ci_low_us, step_ci_high_us,
+ * step_min_us, step_max_us, step_mean_us), utilization.csv
+ * (achieved_tflops_per_gpu, mfu, samples_per_s = global_batch / step time)
+ * and temporal.csv (gpu_busy_frac = the ranks' summed exact span minus
+ * exact idle over their summed exact span: the trace's own times, not
+ * HTA's rounded ones, which move when every time is stretched).
+ */
+static int insert_numbers(sqlite3_stmt *ins, const struct analysis_result *res)
+{
+	static const char *const stat_cols[][2] = {
+		{"steps", "steps"},           {"median_us", "step_median_us"}, {"ci_low_us", "step_ci_low_us"},
+		{"ci_high_us", "step_ci_high_us"}, {"min_us", "step_min_us"}, {"max_us", "step_max_us"},
+		{"mean_us", "step_mean_us"},
+	};
+	const struct table *t = result_table(res, "step_stats");
+	for (size_t r = 0; t && r < t->nrows; r++)
+		for (size_t k = 0; k < sizeof(stat_cols) / sizeof(stat_cols[0]); k++)
+			if (insert_number(ins, table_cell(t, r, 0)->v.text, stat_cols[k][1], cell_real(t, r, stat_cols[k][0])) < 0)
+				return -1;
+	t = result_table(res, "utilization");
+	for (size_t r = 0; t && r < t->nrows; r++) {
+		const char *run = table_cell(t, r, 0)->v.text;
+		double step_us = cell_real(t, r, "step_us"), batch = cell_real(t, r, "global_batch");
+		if (insert_number(ins, run, "achieved_tflops_per_gpu", cell_real(t, r, "achieved_tflops_per_gpu")) < 0 ||
+		    insert_number(ins, run, "mfu", cell_real(t, r, "mfu")) < 0 ||
+		    insert_number(ins, run, "samples_per_s", step_us > 0 ? batch / (step_us / 1e6) : NAN) < 0)
+			return -1;
+	}
+	t = result_table(res, "temporal");
+	for (size_t r = 0; t && r < t->nrows;) {
+		const char *run = table_cell(t, r, 0)->v.text;
+		double span = 0, idle = 0;
+		for (; r < t->nrows && !strcmp(table_cell(t, r, 0)->v.text, run); r++) {
+			span += cell_real(t, r, "exact_span_us");
+			idle += cell_real(t, r, "exact_idle_us");
+		}
+		if (span > 0 && insert_number(ins, run, "gpu_busy_frac", (span - idle) / span) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Stages this build's state of exp as build `build`. */
+static int stage_state(sqlite3 *db, const char *exp, int64_t build, const struct analysis_result *res)
+{
+	static const char *const copies[] = {
+		"INSERT INTO temp.h_runs SELECT ?1, ?2, run FROM runs WHERE experiment = ?1",
+		"INSERT INTO temp.h_inputs SELECT ?1, ?2, r.run, t.path, t.size, t.sha256 FROM traces t"
+		" JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1",
+		/* one sample per profiled step: the slowest rank's */
+		"INSERT INTO temp.h_steps SELECT ?1, ?2, r.run, 'steps', max(s.dur_ns) FROM steps s"
+		" JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
+		" GROUP BY r.run, s.step",
+		/* the unprofiled iterations of the run's training log (profiled.h) */
+		"INSERT INTO temp.h_steps SELECT ?1, ?2, r.run, 'log', i.elapsed_ns FROM iterations i"
+		" JOIN traces t ON t.id = i.trace_id JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
+		" AND " SQL_UNPROFILED_ITERATION,
+	};
+	for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++) {
+		sqlite3_stmt *q;
+		if (sqlite3_prepare_v2(db, copies[i], -1, &q, NULL) != SQLITE_OK)
+			return sql_fail(db, "perfstudy.db");
+		sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(q, 2, build);
+		int rc = sqlite3_step(q);
+		sqlite3_finalize(q);
+		if (rc != SQLITE_DONE)
+			return sql_fail(db, "perfstudy.db");
+	}
+	sqlite3_stmt *ins;
+	if (sqlite3_prepare_v2(db, "INSERT INTO temp.h_numbers VALUES(?1, ?2, ?3, ?4, ?5)", -1, &ins, NULL) != SQLITE_OK)
+		return sql_fail(db, "perfstudy.db");
+	sqlite3_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(ins, 2, build);
+	int r = insert_numbers(ins, res);
+	sqlite3_finalize(ins);
+	return r < 0 ? sql_fail(db, "perfstudy.db") : 0;
+}
+
+static int drop_build(sqlite3 *db, const char *exp, int64_t build)
+{
+	struct buf sql;
+	buf_init(&sql);
+	int ret = 0;
+	for (size_t i = 0; i < NTABLES && !ret; i++) {
+		sqlite3_stmt *q;
+		buf_reset(&sql);
+		buf_printf(&sql, "DELETE FROM temp.h_%s WHERE experiment = ?1 AND build = ?2", tables[i].name);
+		if (sqlite3_prepare_v2(db, sql.data, -1, &q, NULL) != SQLITE_OK) {
+			ret = sql_fail(db, "perfstudy.db");
+			break;
+		}
+		sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(q, 2, build);
+		if (sqlite3_step(q) != SQLITE_DONE)
+			ret = sql_fail(db, "perfstudy.db");
+		sqlite3_finalize(q);
+	}
+	buf_release(&sql);
+	return ret;
+}
+
+/* The last build staged for exp (0: none) and its digest (empty: none). */
+static int last_build(sqlite3 *db, const char *exp, int64_t *build, char digest[65])
+{
+	sqlite3_stmt *q;
+	*build = 0;
+	digest[0] = '\0';
+	if (sqlite3_prepare_v2(db, "SELECT build, state_sha256 FROM temp.h_builds WHERE experiment = ?1"
+			       " ORDER BY build DESC LIMIT 1", -1, &q, NULL) != SQLITE_OK)
+		return sql_fail(db, "perfstudy.db");
+	sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		*build = sqlite3_column_int64(q, 0);
+		snprintf(digest, 65, "%s", col_text(q, 1));
+	}
+	sqlite3_finalize(q);
+	return 0;
+}
+
+/* ---- series ---- */
+
+/* A chart name from a series name, one per exact name ("A" and "a" are two series): fs_name_stem. */
+static char *trend_name(const char *series)
+{
+	char *stem = fs_name_stem(series);
+	char *n = xasprintf("trend_%s", stem);
+	free(stem);
+	return n;
+}
+
+/*
+ * series.csv and one trend figure per series: each run's step time
+ * distribution, in the series' order, with the test against the run
+ * before it in the series.
+ */
+static int add_series(struct store *s, const char *exp, const struct manifest *m, struct analysis_result *res)
+{
+	if (!m || !m->nseries)
+		return 0;
+	struct table *t = table_new("series", "Runs of each series in order: step time and the change from the run before",
+				    "series:text,order:int,run:text,steps:int,median_us:us,ci_low_us:us,ci_high_us:us,"
+				    "ratio_to_previous:real,p_value:real,verdict:text");
+	int ret = 0;
+	for (size_t i = 0; i < m->nseries && !ret; i++) {
+		const struct manifest_series *se = &m->series[i];
+		char *name = trend_name(se->name);
+		char *title = xasprintf("Series %s: median step time, 95%% interval, min to max", se->name);
+		struct chart *c = chart_new(CHART_LINE, name, title, "step time (ms)");
+		chart_add_series(c, "median step time");
+		c->entity_series = 1; /* a line through runs, not a category of time: black (chart_style) */
+		int64_t *prev = NULL;
+		size_t nprev = 0;
+		struct step_dist pd = {0};
+		for (size_t k = 0; k < se->nruns && !ret; k++) {
+			int64_t *v, ranks;
+			size_t n;
+			if (step_samples(s, exp, se->runs[k], &v, &n, &ranks) < 0) {
+				ret = -1;
+				break;
+			}
+			size_t row = table_add_row(t), cat = chart_add_category(c, se->runs[k]);
+			table_set_text(t, row, 0, se->name);
+			table_set_int(t, row, 1, (int64_t)k + 1);
+			table_set_text(t, row, 2, se->runs[k]);
+			table_set_int(t, row, 3, (int64_t)n);
+			chart_set(c, cat, 0, NAN);
+			struct step_dist d = {0};
+			if (n) {
+				stats_dist(v, n, &d);
+				table_set_ns(t, row, 4, d.median_ns);
+				table_set_ns(t, row, 5, d.ci_lo_ns);
+				table_set_ns(t, row, 6, d.ci_hi_ns);
+				chart_set(c, cat, 0, (double)d.median_ns / 1e6);
+				chart_set_spread(c, cat, (double)d.min_ns / 1e6, (double)d.max_ns / 1e6,
+						 (double)d.ci_lo_ns / 1e6, (double)d.ci_hi_ns / 1e6);
+			}
+			if (n && nprev) {
+				struct mw_test mw;
+				stats_mann_whitney(prev, nprev, v, n, &mw);
+				if (pd.median_ns > 0)
+					table_set_real(t, row, 7, (double)d.median_ns / (double)pd.median_ns);
+				table_set_real(t, row, 8, mw.p);
+				table_set_text(t, row, 9, step_verdict(&mw));
+			}
+			free(prev);
+			prev = v;
+			nprev = n;
+			pd = d;
+		}
+		free(prev);
+		char *caption = xasprintf("Series %s: the median step time of each of its runs in the manifest's order "
+					  "(line), its confidence interval (thick) and the fastest to the slowest step "
+					  "(whisker), in milliseconds; series.csv says which steps moved beyond the noise.",
+					  se->name);
+		result_add_figure(res, c, caption);
+		free(caption);
+		free(title);
+		free(name);
+	}
+	result_add_table(res, t);
+	result_add_method(res, "series.csv",
+			  "For each series of the manifest ('series'), its runs in the order given: the step time "
+			  "distribution of step_stats.csv (n, median, its order-statistic interval) and, from the "
+			  "second run on, ratio_to_previous = median / the previous run's median and the two-sided "
+			  "Mann-Whitney test of the two runs' step times, as in step_compare.csv ('change' when "
+			  "p < 0.05, else 'within noise'). The trend figures draw the same numbers.");
+	return ret;
+}
+
+/* ---- the runs over the builds ---- */
+
+/*
+ * history.csv and the figure history: every run's step time in every build
+ * the output directory records, on the samples the change table judges (the
+ * training log's unprofiled iterations when the build has them, else one
+ * per profiled step, the slowest rank's), with gpu_busy_frac and mfu as
+ * recorded. Only once there are two builds or more.
+ */
+static int add_history(sqlite3 *db, const char *exp, int64_t last, struct analysis_result *res)
+{
+	struct table *t = table_new("history", "Every run's step time over the builds of this output directory",
+				    "build:int,run:text,samples:int,source:text,median_us:us,ci_low_us:us,ci_high_us:us,"
+				    "gpu_busy_frac:real,mfu:real");
+	struct chart *c = chart_new(CHART_LINE, "history", "Median step time of each run over the builds",
+				    "step time (ms)");
+	c->entity_series = 1; /* runs, not categories of time: greys (chart_style) */
+	char **runs = NULL;
+	size_t nruns = 0;
+	for (int64_t b = 1; b <= last; b++) {
+		struct hstate st;
+		if (hstate_load(db, "temp.h_", exp, b, "perfstudy.db", &st) < 0) {
+			for (size_t i = 0; i < nruns; i++)
+				free(runs[i]);
+			free(runs);
+			table_free(t);
+			chart_free(c);
+			return -1;
+		}
+		char label[32];
+		snprintf(label, sizeof(label), "build %" PRId64, b);
+		size_t cat = chart_add_category(c, label);
+		for (size_t i = 0; i < st.nruns; i++) {
+			const struct hstate_run *r = &st.runs[i];
+			size_t k = 0;
+			while (k < nruns && strcmp(runs[k], r->run))
+				k++;
+			if (k == nruns) {
+				runs = xrealloc(runs, (nruns + 1) * sizeof(*runs));
+				runs[nruns++] = xstrdup(r->run);
+				chart_add_series(c, r->run);
+				for (size_t x = 0; x < cat; x++)
+					chart_set(c, x, k, NAN);
+			}
+			chart_set(c, cat, k, NAN);
+			int use_log = r->nlog > 0;
+			size_t n = use_log ? r->nlog : r->nsteps;
+			size_t row = table_add_row(t);
+			table_set_int(t, row, 0, b);
+			table_set_text(t, row, 1, r->run);
+			table_set_int(t, row, 2, (int64_t)n);
+			table_set_text(t, row, 3, !n ? "none" : use_log ? "training log" : "profiled steps");
+			if (n) {
+				int64_t *v = xmalloc(n * sizeof(*v));
+				memcpy(v, use_log ? r->log : r->steps, n * sizeof(*v));
+				struct step_dist d;
+				stats_dist(v, n, &d);
+				free(v);
+				table_set_ns(t, row, 4, d.median_ns);
+				table_set_ns(t, row, 5, d.ci_lo_ns);
+				table_set_ns(t, row, 6, d.ci_hi_ns);
+				chart_set(c, cat, k, (double)d.median_ns / 1e6);
+			}
+			int found;
+			double busy = number_of(r, "gpu_busy_frac", &found);
+			if (found)
+				table_set_real(t, row, 7, busy);
+			double mfu = number_of(r, "mfu", &found);
+			if (found)
+				table_set_real(t, row, 8, mfu);
+		}
+		/* runs absent from this build: no point */
+		for (size_t k = 0; k < nruns; k++)
+			if (!find_run(&st, runs[k]))
+				chart_set(c, cat, k, NAN);
+		hstate_release(&st);
+	}
+	for (size_t i = 0; i < nruns; i++)
+		free(runs[i]);
+	free(runs);
+	result_add_table(res, t);
+	result_add_figure(res, c, "Median step time of each run (one grey line each) in every build this output "
+				  "directory records, on the samples history.csv names: the training log's unprofiled "
+				  "iterations, else the profiled steps (the slowest rank's), in milliseconds.");
+	result_add_method(res, "history.csv",
+			  "One row per run and build recorded in this output directory (history_* tables of "
+			  "perfstudy.db): the step time's samples as changes.csv judges them (source: the training "
+			  "log's unprofiled iterations when the build has them, else one per profiled step, the "
+			  "slowest rank's), their median and its 95 % order-statistic interval, and the run's "
+			  "gpu_busy_frac and mfu as that build recorded them. Shown once there are two builds.");
+	return 0;
+}
+
+/* ---- the build's record ---- */
+
+int history_record(struct store *s, const char *exp, const struct manifest *m, struct analysis_result *res,
+		   int64_t built_at)
+{
+	sqlite3 *db = store_db(s);
+	int64_t last;
+	char last_digest[65], digest[65];
+	if (last_build(db, exp, &last, last_digest) < 0 || stage_state(db, exp, last + 1, res) < 0)
+		return -1;
+	struct hstate cur, old;
+	if (hstate_load(db, "temp.h_", exp, last + 1, "perfstudy.db", &cur) < 0)
+		return -1;
+	hstate_digest(&cur, digest);
+	int64_t build = last + 1;
+	if (!strcmp(digest, last_digest)) {
+		/* Nothing changed since the last build recorded: it stays the latest. */
+		build = last;
+		hstate_release(&cur);
+		if (drop_build(db, exp, last + 1) < 0 || hstate_load(db, "temp.h_", exp, last, "perfstudy.db", &cur) < 0)
+			return -1;
+	} else {
+		sqlite3_stmt *q;
+		if (sqlite3_prepare_v2(db, "INSERT INTO temp.h_builds VALUES(?1, ?2, ?3, ?4, ?5)", -1, &q, NULL) != SQLITE_OK) {
+			hstate_release(&cur);
+			return sql_fail(db, "perfstudy.db");
+		}
+		sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(q, 2, build);
+		sqlite3_bind_int64(q, 3, built_at);
+		sqlite3_bind_text(q, 4, PERFSTUDY_VERSION, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 5, digest, -1, SQLITE_STATIC);
+		int rc = sqlite3_step(q);
+		sqlite3_finalize(q);
+		if (rc != SQLITE_DONE) {
+			hstate_release(&cur);
+			return sql_fail(db, "perfstudy.db");
+		}
+		cur.build = build;
+	}
+	struct history_limits lim = {m ? m->thresholds.step_time_pct : 0, m ? m->thresholds.mfu_pp : 0};
+	if (build > 1) {
+		if (hstate_load(db, "temp.h_", exp, build - 1, "perfstudy.db", &old) < 0) {
+			hstate_release(&cur);
+			return -1;
+		}
+		size_t crossed;
+		struct table *t = history_changes(&old, &cur, &lim, &crossed);
+		free(t->title);
+		t->title = xasprintf("What changed from build %" PRId64 " to build %" PRId64 " of this output directory",
+				     build - 1, build);
+		if (!t->nrows)
+			result_add_note(res, "Build history: build %" PRId64 " differs from build %" PRId64
+					" only in numbers' last digits or run order; nothing to list", build, build - 1);
+		if (crossed)
+			result_add_note(res, "changes.csv: %zu regression%s: a run's step time got slower beyond "
+					"the noise and the minimum effect, or mfu fell past the manifest's mfu_pp "
+					"(perfstudy diff exits 4 on such a change)",
+					crossed, crossed == 1 ? "" : "s");
+		result_add_table(res, t);
+		hstate_release(&old);
+		if (add_history(db, exp, build, res) < 0) {
+			hstate_release(&cur);
+			return -1;
+		}
+	} else {
+		result_add_note(res, "Build history: this is the first build this output directory records (build 1); "
+				"a later build lists what changed since the one before");
+	}
+	hstate_release(&cur);
+	result_add_method(res, "changes.csv",
+			  "Each build records in perfstudy.db (history_* tables, carried over from the previous "
+			  "build's store in the output directory) every run's inputs with their SHA-256, its headline "
+			  "numbers and its step times; a build that changes none of them records nothing new. The "
+			  "table compares the latest build with the one before: runs added or removed, inputs added, "
+			  "removed or re-read (another SHA-256, first 12 hex digits shown), each run's step time, "
+			  "and every other number that moved by more than 0.01 %. Step time ('step time' rows, old and new the medians "
+			  "in ms): the samples are the unprofiled iterations of the run's training log when both "
+			  "builds have them (iterations from the third on, leaving out the profiler's window: "
+			  "ProfilerStep#N is iteration N + 1, with the two iterations of the profiler's warm-up before "
+			  "the first profiled one and the trace's export after the last), else one sample per "
+			  "profiled step, the slowest rank's (ranks of one step are not independent samples); item "
+			  "says which and how many, with each median's 95 % interval. diff_pct = (new - old) / old "
+			  "x 100 of the medians. The verdict follows pyperf, asv and Google benchmark: 'same' when "
+			  "|diff_pct| is under the minimum effect (the manifest's thresholds.step_time_pct, else "
+			  "5 %); otherwise 'slower' or 'faster' when the noise does not explain the change (the two "
+			  "95 % intervals do not overlap, or the two-sided Mann-Whitney test gives p_value < 0.05 "
+			  "where the sample sizes allow one: with n and m samples the smallest p is 2 / C(n + m, n), "
+			  "0.1 for 3 and 3, so no test is run and the verdict says it was decided by the intervals), "
+			  "else 'within noise'. A slower step time is a regression: threshold_crossed names the rule "
+			  "(step_time_pct P, or min effect 5 %) and perfstudy diff exits 4. The other numbers "
+			  "(achieved_tflops_per_gpu, mfu and samples_per_s = global batch / step time from "
+			  "utilization.csv; gpu_busy_frac = (exact span - exact idle) / exact span summed over the "
+			  "ranks of temporal.csv) derive from the steps, so each carries the step time's p_value and "
+			  "'change' when the step time changed beyond the noise, else 'within noise'; mfu_pp D is "
+			  "crossed when mfu fell by more than -D percentage points with such a change. The time of "
+			  "each build is kept in history_builds only, so pages and CSVs stay the same bytes for the "
+			  "same inputs.");
+	return add_series(s, exp, m, res);
+}
+
+int history_write(struct store *s, const char *const *exps, const struct manifest *const *manifests, size_t nexp)
+{
+	struct buf sql, names;
+	buf_init(&sql);
+	buf_init(&names);
+	int ret = 0;
+	for (size_t i = 0; i < NTABLES && !ret; i++) {
+		buf_reset(&names);
+		col_names(tables[i].cols, &names);
+		buf_reset(&sql);
+		buf_printf(&sql, "CREATE TABLE main.history_%s(%s);\nINSERT INTO main.history_%s SELECT %s FROM temp.h_%s"
+			   " ORDER BY %s;\nDROP TABLE temp.h_%s;", tables[i].name, tables[i].cols, tables[i].name,
+			   names.data, tables[i].name, tables[i].order, tables[i].name);
+		ret = store_exec(s, sql.data, "write the history tables");
+	}
+	buf_release(&sql);
+	buf_release(&names);
+	sqlite3_stmt *q = NULL;
+	if (!ret && (store_exec(s, "CREATE TABLE main.history_thresholds(experiment TEXT NOT NULL,"
+				" metric TEXT NOT NULL, value REAL)", "write the history thresholds") < 0 ||
+		     store_prepare(s, "write the history thresholds",
+				   "INSERT INTO main.history_thresholds VALUES(?1, ?2, ?3)", &q) < 0))
+		ret = -1;
+	for (size_t i = 0; !ret && i < nexp; i++) {
+		const struct manifest *m = manifests[i];
+		const char *metric[2] = {"step_time_pct", "mfu_pp"};
+		double v[2] = {m ? m->thresholds.step_time_pct : 0, m ? m->thresholds.mfu_pp : 0};
+		for (int k = 0; k < 2 && !ret; k++) {
+			if (v[k] == 0)
+				continue;
+			sqlite3_bind_text(q, 1, exps[i], -1, SQLITE_STATIC);
+			sqlite3_bind_text(q, 2, metric[k], -1, SQLITE_STATIC);
+			sqlite3_bind_double(q, 3, v[k]);
+			ret = store_step_done(s, q, "write the history thresholds");
+		}
+	}
+	sqlite3_finalize(q);
+	return ret;
+}

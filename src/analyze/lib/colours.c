@@ -1,0 +1,41 @@
+/*
+ * colours.c: the names the analyses give their series and bar keys that
+ * keep one colour in every figure and study, handed to the renderer
+ * through chart_style's colours (see chart.h). An analysis that adds a
+ * part, a kind or a phase with a fixed colour adds it here; chart/ knows
+ * no analysis's names.
+ *
+ * The classification's own groups (chart_style's groups) come first. The
+ * same thing has the same colour: "communication" (a kernel group, a part
+ * of a step, a part of dispatch), "memset" (a part of a step, a copy kind);
+ * things of one kind never share one within a figure. Copy kinds keep
+ * theirs whichever others a study has.
+ */
+#include "analyze/analysis.h"
+#include "chart/chart.h"
+
+static const struct chart_colour colours[] = {
+	/* the default classification's groups, in its order (classify.c) */
+	{"matrix-mul", 0}, {"attention", 1}, {"communication", 2}, {"memory", 3}, {"elementwise", 4},
+	{"other", 5},
+	/* paper 002's kernel types (dispatch_ops.c's dispatch_ops.csv) beside them */
+	{"GEMM", 0}, {"CatArrayBatchedCopy", 6},
+	/* the parts of a step (step_breakdown.csv), of dispatch (dispatch.c) and of the critical path (critical_path.c) */
+	{"compute", 0}, {"memcpy", 1}, {"memset", 3}, {"cuda_runtime", 4}, {"data_loading", 6},
+	{"cpu_other", 7}, {"intra-op dispatch", 1}, {"inter-op dispatch", 4},
+	{"communication transfer", 2}, {"host and launch", 4}, {"waiting for another rank", 6},
+	/* the partition of a rank's step (crossrank.c's rank_waits) */
+	{"compute and copies", 0}, {"exposed communication", 2}, {"exposed wait for another rank", 6},
+	/* copy kinds (memops.c's memops.csv) */
+	{"HtoD", 1}, {"DtoH", 4}, {"DtoD", 6}, {"PtoP", 2}, {"other copy", 5},
+	/* HTA's temporal breakdown (temporal.c): non-compute kernels are communication and memory */
+	{"non-compute", 2}, {"idle", CHART_COLOUR_IDLE}, {"GPU idle", CHART_COLOUR_IDLE},
+	/* the default phases (phases.c) */
+	{"get_train_batch", 6}, {"forward", 1}, {"backward", 4}, {"optimizer_step", 0},
+};
+
+const struct chart_colour *analysis_colours(size_t *n)
+{
+	*n = sizeof(colours) / sizeof(colours[0]);
+	return colours;
+}

@@ -1,0 +1,785 @@
+/* rankdata.c: one rank's events from the store into arrays, see rankdata.h. */
+#include "analyze/lib/rankdata.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/diag.h"
+#include "util/intmap.h"
+#include "util/scratch.h"
+#include "util/xalloc.h"
+
+static int fail(struct store *s, sqlite3_stmt *st)
+{
+	diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+	sqlite3_finalize(st);
+	return -1;
+}
+
+int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	*out = NULL;
+	*n = 0;
+	if (store_prepare(s, "list ranks", "SELECT r.run, r.id, t.rank, r.position FROM traces t JOIN runs r ON r.id = t.run_id"
+		    " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank",
+		    &st) < 0)
+		return -1;
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
+		struct rank_key *k = &(*out)[(*n)++];
+		k->run = xstrdup((const char *)sqlite3_column_text(st, 0));
+		k->run_db_id = sqlite3_column_int64(st, 1);
+		k->rank = sqlite3_column_int(st, 2);
+		k->position = sqlite3_column_int(st, 3);
+	}
+	if (rc != SQLITE_DONE) {
+		rank_keys_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return fail(s, st);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+void rank_keys_free(struct rank_key *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(k[i].run);
+	free(k);
+}
+
+static int cmp_act(const void *pa, const void *pb)
+{
+	const struct rk_act *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->end < b->end ? -1 : a->end > b->end;
+}
+
+/* By start, then the longer first, so an enclosing range comes before what it encloses. */
+static int cmp_range(const void *pa, const void *pb)
+{
+	const struct rk_range *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/*
+ * Rows come back in the order they were stored, which for a Kineto trace
+ * is nearly always already the order wanted: one pass finds out, and only
+ * unsorted arrays are sorted (glibc's qsort is a merge sort, which is
+ * stable, so skipping it on a sorted array changes nothing).
+ */
+static void sort_unless_sorted(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	const char *p = base;
+	for (size_t i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size) > 0) {
+			qsort(base, n, size, cmp);
+			return;
+		}
+}
+
+/*
+ * The statements of a rank's load, prepared once for the store and kept
+ * until rank_cache_clear: a study of 10,000 one-kernel ranks spent more
+ * time preparing its eight statements a rank than running them. kept()
+ * hands one out reset, with its bindings cleared.
+ */
+enum kept_slot { KEPT_ACTS, KEPT_LAUNCHES, KEPT_ANNOTS, KEPT_GPU_ANNOTS, KEPT_CPU_OPS, KEPT_STEPS, KEPT_NAME,
+		 KEPT_FORMATS, KEPT_N };
+static sqlite3_stmt *kept_st[KEPT_N];
+static const struct store *kept_store;
+
+static void kept_clear(void)
+{
+	for (int i = 0; i < KEPT_N; i++) {
+		sqlite3_finalize(kept_st[i]);
+		kept_st[i] = NULL;
+	}
+	kept_store = NULL;
+}
+
+/* The statement of slot for s (prepared from sql the first time), or NULL after diag. */
+static sqlite3_stmt *kept(struct store *s, enum kept_slot slot, const char *what, const char *sql)
+{
+	if (kept_store != s) {
+		kept_clear();
+		kept_store = s;
+	}
+	if (!kept_st[slot] && store_prepare(s, what, sql, &kept_st[slot]) < 0)
+		return NULL;
+	sqlite3_reset(kept_st[slot]);
+	sqlite3_clear_bindings(kept_st[slot]);
+	return kept_st[slot];
+}
+
+/* Rows (start, dur, tid, key) of sql bound to (run id, rank) into a sorted range array. */
+static int load_ranges(struct store *s, enum kept_slot slot, const char *sql, const struct rank_key *k,
+		       struct rk_range **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	*out = NULL;
+	*n = 0;
+	if (!(st = kept(s, slot, "load a rank", sql)))
+		return -1;
+	sqlite3_bind_int64(st, 1, k->run_db_id);
+	sqlite3_bind_int(st, 2, k->rank);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
+		struct rk_range *r = &(*out)[(*n)++];
+		r->start = sqlite3_column_int64(st, 0);
+		r->end = r->start + sqlite3_column_int64(st, 1);
+		r->tid = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
+		r->key = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
+	}
+	if (rc != SQLITE_DONE) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		sqlite3_reset(st);
+		return -1;
+	}
+	sqlite3_reset(st);
+	sort_unless_sorted(*out, *n, sizeof(**out), cmp_range);
+	return 0;
+}
+
+/*
+ * The rows of table x of one rank's traces. A join, not `trace_id IN
+ * (SELECT ...)`: SQLite costs an IN over a subquery as 25 values, and with
+ * the exact statistics of store_index_traces (16 ranks: 9498 activities a
+ * trace) that is more than the table, so it scanned the table for each rank
+ * (16 ranks x 20 MB: temporal 0.18 -> 0.60 s). Rows come in trace order,
+ * then row order, as from the index before.
+ */
+#define RANK_ROWS(x) " FROM traces rt JOIN " x " x ON x.trace_id = rt.id WHERE rt.run_id = ?1 AND rt.rank = ?2"
+
+/*
+ * The class of each (kind, name id) under one classifier, for one store:
+ * a rank load looks names up only the first time one is seen, instead of
+ * joining every row with names and hashing its text (a fifth of a reload).
+ */
+static const struct store *memo_store;
+static const struct classifier *memo_cls;
+static signed char *memo[4]; /* by activity_kind, then name id; 0: not yet, else 1 + rk_class */
+static size_t memo_n[4];
+
+static void memo_clear(void)
+{
+	for (int i = 0; i < 4; i++) {
+		free(memo[i]);
+		memo[i] = NULL;
+		memo_n[i] = 0;
+	}
+	memo_store = NULL;
+	memo_cls = NULL;
+}
+
+static int class_of(struct store *s, const struct classifier *cls, enum activity_kind kind, int64_t name_id,
+		    enum rk_class *out)
+{
+	if (memo_store != s || memo_cls != cls) {
+		memo_clear();
+		memo_store = s;
+		memo_cls = cls;
+	}
+	int k = kind >= ACT_KERNEL && kind <= ACT_MEMSET ? (int)kind : ACT_KERNEL;
+	size_t id = name_id > 0 ? (size_t)name_id : 0;
+	if (id >= memo_n[k]) {
+		size_t n = memo_n[k] ? memo_n[k] : 256;
+		while (n <= id)
+			n *= 2;
+		memo[k] = xrealloc(memo[k], n);
+		memset(memo[k] + memo_n[k], 0, n - memo_n[k]);
+		memo_n[k] = n;
+	}
+	if (!memo[k][id]) {
+		sqlite3_stmt *nm = kept(s, KEPT_NAME, "look up a name", "SELECT name FROM names WHERE id = ?1");
+		if (!nm)
+			return -1;
+		sqlite3_bind_int64(nm, 1, name_id);
+		const char *name = sqlite3_step(nm) == SQLITE_ROW ? (const char *)sqlite3_column_text(nm, 0) : NULL;
+		const char *g = classify(cls, (enum activity_kind)k, name ? name : "");
+		enum rk_class c = !strcmp(g, "communication") ? RK_COMM : !strcmp(g, "memory") ? RK_MEMORY : RK_COMPUTE;
+		sqlite3_reset(nm);
+		memo[k][id] = (signed char)(1 + c);
+	}
+	*out = (enum rk_class)(memo[k][id] - 1);
+	return 0;
+}
+
+static int load_uncached(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d)
+{
+	memset(d, 0, sizeof(*d));
+	sqlite3_stmt *st = kept(s, KEPT_ACTS, "load a rank",
+				"SELECT x.start_ns, x.dur_ns, x.correlation, x.kind, x.name_id, x.bytes, x.copy_kind, x.stream"
+				RANK_ROWS("activities"));
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, k->run_db_id);
+	sqlite3_bind_int(st, 2, k->rank);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		d->acts = xgrow(d->acts, &cap, d->nacts + 1, sizeof(*d->acts));
+		struct rk_act *a = &d->acts[d->nacts++];
+		memset(a, 0, sizeof(*a));
+		a->start = sqlite3_column_int64(st, 0);
+		a->end = a->start + sqlite3_column_int64(st, 1);
+		a->corr = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
+		const char *kind = (const char *)sqlite3_column_text(st, 3);
+		a->kind = !strcmp(kind, "kernel") ? ACT_KERNEL : !strcmp(kind, "memcpy") ? ACT_MEMCPY : ACT_MEMSET;
+		a->name_id = sqlite3_column_int64(st, 4);
+		if (class_of(s, cls, a->kind, a->name_id, &a->cls) < 0) {
+			sqlite3_reset(st);
+			goto fail;
+		}
+		a->bytes = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
+		const char *ck = (const char *)sqlite3_column_text(st, 6);
+		if (ck && strlen(ck) < sizeof(a->copy_kind))
+			memcpy(a->copy_kind, ck, strlen(ck) + 1);
+		a->stream = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 7);
+	}
+	if (rc != SQLITE_DONE) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		sqlite3_reset(st);
+		goto fail;
+	}
+	sqlite3_reset(st);
+	sort_unless_sorted(d->acts, d->nacts, sizeof(*d->acts), cmp_act);
+	if (load_ranges(s, KEPT_LAUNCHES, "SELECT start_ns, dur_ns, tid, correlation" RANK_ROWS("launches"),
+			k, &d->launches, &d->nlaunches) < 0 ||
+	    load_ranges(s, KEPT_ANNOTS, "SELECT start_ns, dur_ns, tid, name_id" RANK_ROWS("annotations") " AND on_gpu = 0",
+			k, &d->annots, &d->nannots) < 0 ||
+	    load_ranges(s, KEPT_GPU_ANNOTS, "SELECT start_ns, dur_ns, tid, name_id" RANK_ROWS("annotations") " AND on_gpu = 1",
+			k, &d->gpu_annots, &d->ngpu_annots) < 0 ||
+	    load_ranges(s, KEPT_CPU_OPS, "SELECT start_ns, dur_ns, tid, name_id" RANK_ROWS("cpu_ops"),
+			k, &d->cpu_ops, &d->ncpu_ops) < 0 ||
+	    load_ranges(s, KEPT_STEPS, "SELECT start_ns, dur_ns, NULL, step" RANK_ROWS("steps"),
+			k, &d->steps, &d->nsteps) < 0)
+		goto fail;
+	return 0;
+fail:
+	rank_data_release(d);
+	return -1;
+}
+
+/*
+ * Six analyses (temporal, steps_time, memops, ranks, phases, dispatch) walk
+ * every rank of an experiment, each loading the rank's events from the
+ * store and sorting them. A rank's arrays never change during the analyses
+ * (nothing writes the event tables then), so they are kept in a cache for
+ * the experiment: a hit hands out the cached arrays (d->cached set;
+ * rank_data_release leaves them). The cache holds at most 0.8 times the
+ * largest input file (at least 32 MiB, at most 512 MiB), so that a build
+ * stays within issue 7's memory bound (1.2x the largest trace + 64 MiB)
+ * however many ranks there are, or 32 MiB plus RANK_CACHE_PER_TRACE a
+ * trace where that is more (at most 512 MiB): a thousand thin ranks,
+ * packed, take about 30 KiB each, and without it 4096 of them reloaded
+ * every rank in each of these analyses (memops 0.05 s at 1024 ranks,
+ * 2.8 s at 4096). Once full it keeps what it has and later
+ * ranks are loaded as before and freed on release: the analyses walk the
+ * ranks in the same order one after the other, where evicting the least
+ * recently used rank would miss every time. When the first rank loaded
+ * shows that the study's ranks would not all fit as arrays, every rank is
+ * kept packed instead (pack_rank, about a fifth of the size; a hit unpacks
+ * a copy for the caller). rank_cache_clear() at the end of
+ * analyze_experiment frees it all.
+ *
+ * Only part of that budget is memory: packed ranks beyond 0.8x the largest
+ * input file (at least RANK_CACHE_MEM_MIN) go to a temporary file
+ * (util/scratch.h) and a hit reads them back, so that a thousand thin ranks
+ * keep the build within the memory bound too (issue 32: 1024 ranks of 0.3 MB
+ * took 247 MiB with every rank in memory); reading a packed rank back from
+ * the page cache costs about what unpacking it does.
+ */
+#define RANK_CACHE_MEM_MIN ((size_t)4 << 20)
+#define RANK_CACHE_MIN ((size_t)32 << 20)
+#define RANK_CACHE_MAX ((size_t)512 << 20)
+#define RANK_CACHE_PER_TRACE ((size_t)40 << 10)
+
+struct rank_cache_entry {
+	const struct store *store;
+	int64_t run_db_id;
+	int rank;
+	size_t bytes;
+	struct rank_data data; /* the arrays, or */
+	unsigned char *packed; /* them packed (pack_rank), when the study's ranks would not fit as arrays, or */
+	off_t file_at;         /* where they are in cache_file, when packed is NULL and this is >= 0 */
+};
+
+/* Arrays grown by doubling give back what they do not use (up to half). */
+static void *fit(void *p, size_t n, size_t size)
+{
+	if (!p || !n)
+		return p;
+	void *q = realloc(p, n * size);
+	return q ? q : p;
+}
+
+/*
+ * Packed ranks: each array as zigzag LEB128 varints of the difference of
+ * every field from the previous element's (sorted by start, so start
+ * steps are small; ids, correlations and threads repeat or count up), about
+ * a fifth of the arrays' size, and exact. A hit unpacks into arrays the
+ * caller owns, in about a millisecond where a reload from SQLite takes
+ * tens: with 64 ranks of 100 MB, all of them fit the cache this way.
+ */
+struct packer {
+	unsigned char *p;
+	size_t n, cap;
+};
+
+static void put_varint(struct packer *w, int64_t v)
+{
+	uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+	if (w->n + 10 > w->cap)
+		w->p = xgrow(w->p, &w->cap, w->n + 10, 1);
+	while (z >= 0x80) {
+		w->p[w->n++] = (unsigned char)(z | 0x80);
+		z >>= 7;
+	}
+	w->p[w->n++] = (unsigned char)z;
+}
+
+static int64_t get_varint(const unsigned char **p)
+{
+	uint64_t z = 0;
+	int shift = 0;
+	for (;;) {
+		unsigned char b = *(*p)++;
+		z |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			break;
+		shift += 7;
+	}
+	return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+}
+
+static void pack_ranges(struct packer *w, const struct rk_range *r, size_t n)
+{
+	put_varint(w, (int64_t)n);
+	int64_t start = 0, tid = 0, key = 0;
+	for (size_t i = 0; i < n; i++) {
+		put_varint(w, (int64_t)((uint64_t)r[i].start - (uint64_t)start));
+		put_varint(w, (int64_t)((uint64_t)r[i].end - (uint64_t)r[i].start));
+		put_varint(w, (int64_t)((uint64_t)r[i].tid - (uint64_t)tid));
+		put_varint(w, (int64_t)((uint64_t)r[i].key - (uint64_t)key));
+		start = r[i].start;
+		tid = r[i].tid;
+		key = r[i].key;
+	}
+}
+
+static struct rk_range *unpack_ranges(const unsigned char **p, size_t *n)
+{
+	*n = (size_t)get_varint(p);
+	struct rk_range *r = *n ? xmalloc(*n * sizeof(*r)) : NULL;
+	int64_t start = 0, tid = 0, key = 0;
+	for (size_t i = 0; i < *n; i++) {
+		start = (int64_t)((uint64_t)start + (uint64_t)get_varint(p));
+		r[i].start = start;
+		r[i].end = (int64_t)((uint64_t)start + (uint64_t)get_varint(p));
+		tid = (int64_t)((uint64_t)tid + (uint64_t)get_varint(p));
+		r[i].tid = tid;
+		key = (int64_t)((uint64_t)key + (uint64_t)get_varint(p));
+		r[i].key = key;
+	}
+	return r;
+}
+
+static unsigned char *pack_rank(const struct rank_data *d, size_t *bytes)
+{
+	struct packer w = {0};
+	put_varint(&w, (int64_t)d->nacts);
+	int64_t start = 0, corr = 0, name = 0;
+	for (size_t i = 0; i < d->nacts; i++) {
+		const struct rk_act *a = &d->acts[i];
+		size_t ck = strnlen(a->copy_kind, sizeof(a->copy_kind));
+		put_varint(&w, (int64_t)((uint64_t)a->start - (uint64_t)start));
+		put_varint(&w, (int64_t)((uint64_t)a->end - (uint64_t)a->start));
+		put_varint(&w, (int64_t)((uint64_t)a->corr - (uint64_t)corr));
+		put_varint(&w, (int64_t)((uint64_t)a->name_id - (uint64_t)name));
+		put_varint(&w, a->bytes);
+		put_varint(&w, a->stream);
+		/* kind and class (three values each) and the copy kind's length, in one number */
+		put_varint(&w, (int64_t)a->kind + 4 * (int64_t)a->cls + 16 * (int64_t)ck);
+		if (w.n + ck > w.cap)
+			w.p = xgrow(w.p, &w.cap, w.n + ck, 1);
+		memcpy(w.p + w.n, a->copy_kind, ck);
+		w.n += ck;
+		start = a->start;
+		corr = a->corr;
+		name = a->name_id;
+	}
+	pack_ranges(&w, d->launches, d->nlaunches);
+	pack_ranges(&w, d->annots, d->nannots);
+	pack_ranges(&w, d->gpu_annots, d->ngpu_annots);
+	pack_ranges(&w, d->cpu_ops, d->ncpu_ops);
+	pack_ranges(&w, d->steps, d->nsteps);
+	*bytes = w.n;
+	return fit(w.p, w.n, 1);
+}
+
+static void unpack_rank(const unsigned char *p, struct rank_data *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->nacts = (size_t)get_varint(&p);
+	d->acts = d->nacts ? xcalloc(d->nacts, sizeof(*d->acts)) : NULL;
+	int64_t start = 0, corr = 0, name = 0;
+	for (size_t i = 0; i < d->nacts; i++) {
+		struct rk_act *a = &d->acts[i];
+		start = (int64_t)((uint64_t)start + (uint64_t)get_varint(&p));
+		a->start = start;
+		a->end = (int64_t)((uint64_t)start + (uint64_t)get_varint(&p));
+		corr = (int64_t)((uint64_t)corr + (uint64_t)get_varint(&p));
+		a->corr = corr;
+		name = (int64_t)((uint64_t)name + (uint64_t)get_varint(&p));
+		a->name_id = name;
+		a->bytes = get_varint(&p);
+		a->stream = get_varint(&p);
+		int64_t m = get_varint(&p);
+		a->kind = (enum activity_kind)(m % 4);
+		a->cls = (enum rk_class)(m / 4 % 4);
+		size_t ck = (size_t)(m / 16);
+		memcpy(a->copy_kind, p, ck);
+		p += ck;
+	}
+	d->launches = unpack_ranges(&p, &d->nlaunches);
+	d->annots = unpack_ranges(&p, &d->nannots);
+	d->gpu_annots = unpack_ranges(&p, &d->ngpu_annots);
+	d->cpu_ops = unpack_ranges(&p, &d->ncpu_ops);
+	d->steps = unpack_ranges(&p, &d->nsteps);
+}
+
+static struct rank_cache_entry *cache;
+static size_t cache_n, cache_cap, cache_bytes, cache_mem_bytes;
+static struct scratch cache_file = SCRATCH_INIT; /* packed ranks over the memory budget */
+static struct intmap cache_index; /* (run, rank) -> entry */
+
+static int64_t cache_key(int64_t run_db_id, int rank)
+{
+	return (int64_t)((uint64_t)run_db_id << 32 | (uint32_t)rank);
+}
+static const struct store *budget_store; /* the store cache_budget was computed for */
+static size_t cache_budget, cache_mem_budget;
+static int cache_packed = -1; /* -1: not decided yet for budget_store; 1: ranks are kept packed */
+static double inputs_total;  /* bytes of every trace of the store */
+
+static size_t data_bytes(const struct rank_data *d)
+{
+	return d->nacts * sizeof(*d->acts) + (d->nlaunches + d->nannots + d->ngpu_annots + d->ncpu_ops + d->nsteps) *
+						     sizeof(struct rk_range);
+}
+
+static void free_arrays(struct rank_data *d)
+{
+	free(d->acts);
+	free(d->launches);
+	free(d->annots);
+	free(d->gpu_annots);
+	free(d->cpu_ops);
+	free(d->steps);
+	memset(d, 0, sizeof(*d));
+}
+
+/*
+ * The cache's budget for store s: 0.8 x its largest input file, or 32 MiB +
+ * 40 KiB a trace where that is more, within [RANK_CACHE_MIN, RANK_CACHE_MAX].
+ */
+static size_t budget(struct store *s)
+{
+	if (budget_store == s)
+		return cache_budget;
+	sqlite3_stmt *st;
+	double largest = 0, ntraces = 0;
+	inputs_total = 0;
+	if (sqlite3_prepare_v2(store_db(s), "SELECT coalesce(max(size), 0), coalesce(sum(size), 0), count(*) FROM traces",
+			       -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			largest = sqlite3_column_double(st, 0);
+			inputs_total = sqlite3_column_double(st, 1);
+			ntraces = sqlite3_column_double(st, 2);
+		}
+		sqlite3_finalize(st);
+	}
+	cache_packed = -1;
+	double b = 0.8 * largest, per = (double)RANK_CACHE_MIN + ntraces * (double)RANK_CACHE_PER_TRACE;
+	if (per > b)
+		b = per;
+	cache_budget = b < (double)RANK_CACHE_MIN ? RANK_CACHE_MIN : b > (double)RANK_CACHE_MAX ? RANK_CACHE_MAX : (size_t)b;
+	b = 0.8 * largest;
+	cache_mem_budget = b < (double)RANK_CACHE_MEM_MIN ? RANK_CACHE_MEM_MIN : b > (double)cache_budget ? cache_budget : (size_t)b;
+	/* Tests set PERFSTUDY_RANK_CACHE_BYTES (0: no cache) to take the path of studies that outgrow it. */
+	const char *e = getenv("PERFSTUDY_RANK_CACHE_BYTES");
+	if (e && *e)
+		cache_budget = (size_t)strtoull(e, NULL, 10);
+	/* and PERFSTUDY_RANK_CACHE_MEM_BYTES the part of it in memory (the rest goes to the scratch file) */
+	e = getenv("PERFSTUDY_RANK_CACHE_MEM_BYTES");
+	if (e && *e)
+		cache_mem_budget = (size_t)strtoull(e, NULL, 10);
+	if (cache_mem_budget > cache_budget)
+		cache_mem_budget = cache_budget;
+	budget_store = s;
+	return cache_budget;
+}
+
+/* Bytes of the trace files of one rank. */
+static double rank_input_bytes(struct store *s, const struct rank_key *k)
+{
+	sqlite3_stmt *st;
+	double r = 0;
+	if (store_prepare(s, "load a rank", "SELECT coalesce(sum(size), 0) FROM traces WHERE run_id = ?1 AND rank = ?2", &st) < 0)
+		return 0;
+	sqlite3_bind_int64(st, 1, k->run_db_id);
+	sqlite3_bind_int(st, 2, k->rank);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		r = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int rank_data_load(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d)
+{
+	/* by (run, rank) through a map: a search of the list made each walk quadratic in ranks */
+	size_t at = intmap_get(&cache_index, cache_key(k->run_db_id, k->rank));
+	if (at != SIZE_MAX) {
+		struct rank_cache_entry *e = &cache[at];
+		if (e->store == s) {
+			if (e->packed) {
+				unpack_rank(e->packed, d); /* the caller owns these arrays */
+				return 0;
+			}
+			if (e->file_at >= 0) {
+				unsigned char *p = xmalloc(e->bytes);
+				scratch_read(&cache_file, p, e->bytes, e->file_at);
+				unpack_rank(p, d);
+				free(p);
+				return 0;
+			}
+			*d = e->data;
+			d->cached = 1;
+			return 0;
+		}
+	}
+	if (load_uncached(s, k, cls, d) < 0)
+		return -1;
+	d->acts = fit(d->acts, d->nacts, sizeof(*d->acts));
+	d->launches = fit(d->launches, d->nlaunches, sizeof(struct rk_range));
+	d->annots = fit(d->annots, d->nannots, sizeof(struct rk_range));
+	d->gpu_annots = fit(d->gpu_annots, d->ngpu_annots, sizeof(struct rk_range));
+	d->cpu_ops = fit(d->cpu_ops, d->ncpu_ops, sizeof(struct rk_range));
+	d->steps = fit(d->steps, d->nsteps, sizeof(struct rk_range));
+	size_t bytes = data_bytes(d), limit = budget(s);
+	if (limit == 0)
+		return 0;
+	if (cache_packed < 0) {
+		/*
+		 * From the first rank loaded: would every rank's arrays fit in the
+		 * memory budget, at this rank's bytes per input byte? If not, all
+		 * are kept packed, in memory while that budget lasts, then in the file.
+		 */
+		double in = rank_input_bytes(s, k);
+		cache_packed = in > 0 && (double)bytes / in * inputs_total > (double)cache_mem_budget;
+	}
+	unsigned char *packed = NULL;
+	off_t file_at = -1;
+	if (cache_packed) {
+		packed = pack_rank(d, &bytes);
+		if (cache_bytes + bytes > limit) {
+			free(packed);
+			return 0;
+		}
+		if (cache_mem_bytes + bytes > cache_mem_budget) {
+			file_at = scratch_append(&cache_file, packed, bytes);
+			free(packed);
+			packed = NULL;
+		}
+	} else if (cache_bytes + bytes > limit || cache_mem_bytes + bytes > cache_mem_budget) {
+		return 0; /* the cache is full: the caller owns d's arrays */
+	}
+	cache = xgrow(cache, &cache_cap, cache_n + 1, sizeof(*cache));
+	intmap_index(&cache_index, cache_key(k->run_db_id, k->rank), cache_n);
+	struct rank_cache_entry *e = &cache[cache_n++];
+	memset(e, 0, sizeof(*e));
+	e->store = s;
+	e->run_db_id = k->run_db_id;
+	e->rank = k->rank;
+	e->bytes = bytes;
+	e->file_at = file_at;
+	cache_bytes += bytes;
+	if (file_at >= 0)
+		return 0; /* the caller keeps d's arrays */
+	cache_mem_bytes += bytes;
+	if (packed) {
+		e->packed = packed; /* the caller keeps d's arrays */
+		return 0;
+	}
+	e->data = *d;
+	d->cached = 1;
+	return 0;
+}
+
+void rank_cache_clear(void)
+{
+	for (size_t i = 0; i < cache_n; i++) {
+		free_arrays(&cache[i].data);
+		free(cache[i].packed);
+	}
+	free(cache);
+	cache = NULL;
+	intmap_free(&cache_index);
+	cache_n = cache_cap = cache_bytes = cache_mem_bytes = 0;
+	scratch_close(&cache_file);
+	budget_store = NULL;
+	memo_clear();
+	kept_clear();
+}
+
+void rank_data_release(struct rank_data *d)
+{
+	/* Cached arrays stay with the cache (entries are never evicted) until rank_cache_clear. */
+	if (d->cached)
+		memset(d, 0, sizeof(*d));
+	else
+		free_arrays(d);
+}
+
+char *rank_formats(struct store *s, const struct rank_key *k)
+{
+	char *r = NULL;
+	sqlite3_stmt *st = kept(s, KEPT_FORMATS, "load a rank", "SELECT group_concat(format, ', ') FROM (SELECT DISTINCT"
+				" format FROM traces WHERE run_id = ?1 AND rank = ?2 ORDER BY format)");
+	if (!st)
+		return xstrdup("unknown");
+	sqlite3_bind_int64(st, 1, k->run_db_id);
+	sqlite3_bind_int(st, 2, k->rank);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		r = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	return r ? r : xstrdup("unknown");
+}
+
+char *rank_name(struct store *s, int64_t name_id)
+{
+	char *r = NULL;
+	sqlite3_stmt *st = kept(s, KEPT_NAME, "look up a name", "SELECT name FROM names WHERE id = ?1");
+	if (!st)
+		return NULL;
+	sqlite3_bind_int64(st, 1, name_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		r = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	return r;
+}
+
+int rank_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int64_t *rank_column_ids(struct store *s, sqlite3_stmt *st, size_t *n)
+{
+	*n = 0;
+	size_t cap = 8;
+	int64_t *ids = xmalloc(cap * sizeof(*ids));
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap)
+			ids = xrealloc(ids, (cap *= 2) * sizeof(*ids));
+		ids[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE) {
+		fail(s, st);
+		free(ids);
+		return NULL;
+	}
+	sqlite3_finalize(st);
+	return ids;
+}
+
+int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n)
+{
+	sqlite3_stmt *st;
+	*n = 0;
+	if (store_prepare(s, "load a rank", "SELECT id FROM names WHERE instr(name, ?1) > 0 ORDER BY id", &st) < 0)
+		return NULL;
+	sqlite3_bind_text(st, 1, part, -1, SQLITE_STATIC);
+	return rank_column_ids(s, st, n);
+}
+
+int64_t rank_name_lookup(struct store *s, const char *name)
+{
+	sqlite3_stmt *st;
+	int64_t r = -1;
+	if (store_prepare(s, "load a rank", "SELECT id FROM names WHERE name = ?1", &st) < 0)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		r = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return r;
+}
+
+static const struct rank_data *sort_d;
+
+static int cmp_corr(const void *pa, const void *pb)
+{
+	int64_t a = sort_d->launches[*(const int64_t *)pa].key, b = sort_d->launches[*(const int64_t *)pb].key;
+	if (a != b)
+		return a < b ? -1 : 1;
+	/* The earliest call first when a correlation repeats. */
+	int64_t sa = sort_d->launches[*(const int64_t *)pa].start, sb = sort_d->launches[*(const int64_t *)pb].start;
+	return sa < sb ? -1 : sa > sb;
+}
+
+int64_t *rank_launch_index(const struct rank_data *d)
+{
+	int64_t *idx = xmalloc((d->nlaunches ? d->nlaunches : 1) * sizeof(*idx));
+	for (size_t i = 0; i < d->nlaunches; i++)
+		idx[i] = (int64_t)i;
+	sort_d = d;
+	if (d->nlaunches > 1)
+		qsort(idx, d->nlaunches, sizeof(*idx), cmp_corr);
+	sort_d = NULL;
+	return idx;
+}
+
+size_t rk_search(const struct rk_range *v, size_t n, int64_t t, int after)
+{
+	size_t l = 0, r = n;
+	while (l < r) {
+		size_t m = l + (r - l) / 2;
+		if (v[m].start < t || (after && v[m].start == t))
+			l = m + 1;
+		else
+			r = m;
+	}
+	return l;
+}
+
+const struct rk_range *rank_launch_of(const struct rank_data *d, const int64_t *idx, int64_t corr)
+{
+	if (corr < 0)
+		return NULL;
+	size_t l = 0, r = d->nlaunches;
+	while (l < r) {
+		size_t m = l + (r - l) / 2;
+		if (d->launches[idx[m]].key < corr)
+			l = m + 1;
+		else
+			r = m;
+	}
+	return l < d->nlaunches && d->launches[idx[l]].key == corr ? &d->launches[idx[l]] : NULL;
+}

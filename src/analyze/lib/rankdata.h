@@ -1,0 +1,100 @@
+/*
+ * rankdata.h: one rank's events, loaded from the store into memory for the
+ * time-accounting analyses (temporal, steps, dispatch, phases, ranks, ...).
+ *
+ * Every activity carries its class under the `default` classification
+ * (communication, memory, or compute for every other kernel), whatever
+ * classification the experiment uses: the issue defines those terms by the
+ * default preset so that numbers stay comparable across studies. Times are
+ * integer ns on the trace's own clock. A rank_data owns its arrays and
+ * strings; rank_data_release() frees them.
+ */
+#ifndef PERFSTUDY_RANKDATA_H
+#define PERFSTUDY_RANKDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+#include "analyze/lib/classify.h"
+
+enum rk_class { RK_COMPUTE, RK_COMM, RK_MEMORY };
+
+struct rk_act {
+	int64_t start, end, corr; /* corr -1: none */
+	enum activity_kind kind;
+	enum rk_class cls;
+	int64_t name_id, bytes;   /* bytes -1: unknown */
+	int64_t stream;           /* the trace's stream id; -1 unknown */
+	char copy_kind[8];        /* "HtoD", ...; "" unknown or not a memcpy */
+};
+
+struct rk_range {
+	int64_t start, end, tid, key; /* key: name id, correlation or step number */
+};
+
+struct rank_key {
+	char *run;
+	int64_t run_db_id;
+	int rank;
+	int position; /* the run's order */
+};
+
+struct rank_data {
+	size_t nacts, nlaunches, nannots, ngpu_annots, ncpu_ops, nsteps;
+	struct rk_act *acts;         /* sorted by start */
+	struct rk_range *launches;   /* key: correlation; sorted by start */
+	struct rk_range *annots;     /* host user annotations, key: name id; sorted by start */
+	struct rk_range *gpu_annots; /* key: name id; sorted by start */
+	struct rk_range *cpu_ops;    /* key: name id; sorted by start, then longest first */
+	struct rk_range *steps;      /* ProfilerStep#N host ranges, key: N; sorted by start */
+	int cached;                  /* non-zero: the arrays belong to the rank cache (rankdata.c) */
+};
+
+/* Every (run, rank) of the experiment in run order, then rank; *n set. Caller frees with rank_keys_free. */
+int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n);
+void rank_keys_free(struct rank_key *k, size_t n);
+
+/*
+ * Loads one rank; cls is the default preset. The arrays may be shared with
+ * a cache (d->cached): read them, never write them. Returns 0, or -1 after diag.
+ */
+int rank_data_load(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d);
+void rank_data_release(struct rank_data *d);
+/*
+ * Frees the ranks kept between analyses and finalizes the statements that
+ * rank_data_load, rank_formats and rank_name keep prepared for the store
+ * (before it may be closed); analyze_experiment calls it when done.
+ */
+void rank_cache_clear(void);
+
+/* The formats of the rank's trace files, e.g. "nsys" or "kineto" (a new string, caller frees). */
+char *rank_formats(struct store *s, const struct rank_key *k);
+/* The name of a name id (a new string, caller frees), or NULL. */
+char *rank_name(struct store *s, int64_t name_id);
+/* The id of a name, or -1 when no event has it. */
+int64_t rank_name_lookup(struct store *s, const char *name);
+/* qsort/bsearch order of int64_t values, ascending. */
+int rank_cmp_i64(const void *a, const void *b);
+/*
+ * Column 0 of every row of a prepared, bound statement (caller frees); *n
+ * set; the statement is finalized. NULL on error (after diag).
+ */
+int64_t *rank_column_ids(struct store *s, sqlite3_stmt *st, size_t *n);
+/* The ids of every name that contains part, sorted ascending (caller frees); *n set. NULL on error (after diag). */
+int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n);
+
+/*
+ * In ranges sorted by start: the index of the first whose start is at
+ * least t (after = 0) or greater than t (after = 1); n when there is none.
+ */
+size_t rk_search(const struct rk_range *v, size_t n, int64_t t, int after);
+
+/* The runtime call with this correlation (binary search over a sorted copy), or NULL. */
+const struct rk_range *rank_launch_of(const struct rank_data *d, const int64_t *corr_sorted_idx, int64_t corr);
+/*
+ * Launch indices sorted by correlation, for rank_launch_of (caller frees).
+ */
+int64_t *rank_launch_index(const struct rank_data *d);
+
+#endif

@@ -1,0 +1,884 @@
+/*
+ * models.c: analytical estimates next to the measurements (issue 5).
+ *
+ *   estimates.csv:   per run with a model: parameters (general form and
+ *                    12ld^2), training FLOPs per step, activation memory,
+ *                    model-state memory under its ZeRO stage, their sum
+ *                    against the GPU's memory, communication bytes per GPU.
+ *   utilization.csv: per run with a step time: achieved TFLOP/s per GPU and
+ *                    MFU against the GPU's peak; the log's own TFLOP/s.
+ *   published.csv:   a study's own estimates (manifest 'published') beside
+ *                    perfstudy's, with the ratio; nothing is tuned to match.
+ *   throughput.csv:  numbers typed in from a published table: samples/s,
+ *                    model size x samples/s normalized to the smallest model.
+ *   scaling.csv:     runs of one model and batch on different GPU counts:
+ *                    speedup and scaling efficiency.
+ *   hardware.csv:    the GPUs nvidia-smi -q -x describes.
+ * Every formula is in estimate.h and, in words, in the Methods text below.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/models/estimate.h"
+#include "analyze/models/models.h"
+#include "analyze/lib/profiled.h"
+#include "chart/chart.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+
+void models_est_model(const struct manifest_model *m, struct est_model *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->layers = m->layers;
+	out->hidden = m->hidden;
+	out->heads = m->heads;
+	out->ffn = m->ffn;
+	out->seq = m->seq;
+	out->vocab = m->vocab;
+	out->arch = !m->arch			      ? ARCH_GPT
+		    : !strcmp(m->arch, "bert")	      ? ARCH_BERT
+		    : !strcmp(m->arch, "encoder-lm") ? ARCH_ENCODER_LM
+						      : ARCH_GPT;
+	out->framework = !m->framework ? FW_FORMULA : !strcmp(m->framework, "megatron") ? FW_MEGATRON : FW_HUGGINGFACE;
+	out->objective = !m->objective ? OBJ_DEFAULT
+			 : !strcmp(m->objective, "none") ? OBJ_NONE
+			 : !strcmp(m->objective, "mlm") ? OBJ_MLM : OBJ_MLM_NSP;
+	out->vocab_multiple = m->vocab_multiple;
+}
+
+const char *models_params_method(const struct est_model *em)
+{
+	static const char *const gpt[] = {"formula", "huggingface", "megatron"};
+	static const char *const bert[][4] = {
+		{"formula", "formula", "formula", "formula"},
+		{"huggingface BertModel", "huggingface BertModel", "huggingface BertForMaskedLM",
+		 "huggingface BertForPreTraining"},
+		{"megatron mlm+nsp", "megatron mlm", "megatron mlm", "megatron mlm+nsp"},
+	};
+	if (em->arch != ARCH_BERT)
+		return gpt[em->framework];
+	return bert[em->framework][em->objective];
+}
+
+/* What the store knows of a run: GPUs, step time and GPU, from traces, logs and hardware. */
+struct run_facts {
+	int gpus;
+	double step_s;       /* 0: unknown */
+	const char *step_source;
+	double logged_tflops; /* mean over the same iterations; < 0: none */
+	int64_t iterations;
+	char *gpu_name;
+	int64_t gpu_mem;     /* bytes; 0 unknown */
+};
+
+static int query_facts(sqlite3 *db, const char *exp, const char *run, int64_t log_ns, struct run_facts *f)
+{
+	sqlite3_stmt *st;
+	memset(f, 0, sizeof(*f));
+	f->logged_tflops = -1;
+	/*
+	 * GPUs as in runs.csv; the mean ProfilerStep of all ranks; the log's
+	 * unprofiled iterations (profiled.h: no start-up, none the profiler
+	 * slowed; their median, log_ns, comes from profiler_overhead.csv); the
+	 * first device its traces name, else the experiment's nvidia-smi GPU.
+	 */
+	static const char sql[] =
+		"SELECT coalesce(r.gpus, (SELECT max(world_size) FROM traces t WHERE t.run_id = r.id),"
+		"   (SELECT count(*) FROM traces t WHERE t.run_id = r.id AND t.rank IS NOT NULL)),"
+		" (SELECT avg(s.dur_ns) FROM steps s JOIN traces t ON t.id = s.trace_id WHERE t.run_id = r.id),"
+		" (SELECT avg(i.tflops_per_gpu) FROM iterations i JOIN traces t ON t.id = i.trace_id"
+		"   WHERE t.run_id = r.id AND " SQL_UNPROFILED_ITERATION "),"
+		" (SELECT count(*) FROM iterations i JOIN traces t ON t.id = i.trace_id"
+		"   WHERE t.run_id = r.id AND " SQL_UNPROFILED_ITERATION "),"
+		" coalesce((SELECT d.name FROM devices d JOIN traces t ON t.id = d.trace_id WHERE t.run_id = r.id"
+		"   ORDER BY t.file_index LIMIT 1),"
+		"   (SELECT h.product FROM gpu_hardware h WHERE h.experiment = r.experiment ORDER BY h.gpu LIMIT 1)),"
+		" coalesce((SELECT d.total_mem FROM devices d JOIN traces t ON t.id = d.trace_id WHERE t.run_id = r.id"
+		"   ORDER BY t.file_index LIMIT 1),"
+		"   (SELECT h.memory_mib * 1048576 FROM gpu_hardware h WHERE h.experiment = r.experiment"
+		"   ORDER BY h.gpu LIMIT 1))"
+		" FROM runs r WHERE r.experiment = ?1 AND r.run = ?2";
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		f->gpus = sqlite3_column_int(st, 0);
+		if (log_ns > 0) {
+			f->step_s = (double)log_ns / 1e9;
+			f->step_source = "log";
+			f->iterations = sqlite3_column_int64(st, 3);
+			if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+				f->logged_tflops = sqlite3_column_double(st, 2);
+		} else if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
+			f->step_s = sqlite3_column_double(st, 1) / 1e9;
+			f->step_source = "trace";
+		}
+		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+			f->gpu_name = xstrdup((const char *)sqlite3_column_text(st, 4));
+		f->gpu_mem = sqlite3_column_int64(st, 5);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* ZeRO stage: the manifest's 'zero', else read from the strategy's name, else 0. */
+int models_zero_stage(const struct manifest_run *r)
+{
+	if (r->zero >= 0)
+		return r->zero;
+	const char *s = r->strategy ? r->strategy : "";
+	if (strstr(s, "zero1") || strstr(s, "zero-1") || strstr(s, "ZeRO-1"))
+		return 1;
+	if (strstr(s, "zero2") || strstr(s, "zero-2") || strstr(s, "ZeRO-2"))
+		return 2;
+	if (strstr(s, "zero3") || strstr(s, "zero-3") || strstr(s, "ZeRO-3") || strstr(s, "fsdp"))
+		return 3;
+	return 0;
+}
+
+int models_grad_bytes(const struct manifest_run *r)
+{
+	if (r->grad_bytes)
+		return r->grad_bytes;
+	enum est_precision p = est_precision_parse(r->model.precision);
+	return p == PREC_FP32 || p == PREC_TF32 ? 4 : p == PREC_FP64 ? 8 : 2;
+}
+
+static int tp_of(const struct manifest_run *r)
+{
+	return r->tensor_parallel > 0 ? r->tensor_parallel : 1;
+}
+
+static int has_model(const struct manifest_model *m)
+{
+	return m->layers && m->hidden && m->seq;
+}
+
+/*
+ * Step time and achieved TFLOP/s per GPU, one bar per run of utilization.csv,
+ * whatever each run's step time came from (a trace's ProfilerStep ranges, a
+ * training log, or a number typed in from a paper): the figures that put runs
+ * of different formats side by side. The source is in each bar's label.
+ */
+/* A bar's whisker: the run's fastest to slowest profiled step (step_stats.csv), where it has steps. */
+static void spread_from_steps(struct chart *c, size_t cat, const struct table *stats, const char *run)
+{
+	for (size_t i = 0; stats && i < stats->nrows; i++)
+		if (!strcmp(table_cell(stats, i, 0)->v.text, run)) {
+			int cmin = table_col_index(stats, "min_us"), cmax = table_col_index(stats, "max_us");
+			chart_set_spread(c, cat, (double)table_cell(stats, i, (size_t)cmin)->v.i / 1e6,
+					 (double)table_cell(stats, i, (size_t)cmax)->v.i / 1e6, NAN, NAN);
+		}
+}
+
+/*
+ * The step time's source (utilization.csv's step_source) in the words a
+ * figure's run label shows: "log" alone would read like a log scale.
+ */
+static const char *step_source_words(const struct cell *src)
+{
+	if (src->null)
+		return "?";
+	if (!strcmp(src->v.text, "log"))
+		return "training log";
+	if (!strcmp(src->v.text, "trace"))
+		return "profiled steps";
+	return src->v.text; /* "manifest" */
+}
+
+static void utilization_figures(const struct table *u, struct analysis_result *out)
+{
+	const struct table *stats = result_table(out, "step_stats");
+	int crun = table_col_index(u, "run"), cstep = table_col_index(u, "step_us");
+	int csrc = table_col_index(u, "step_source"), cach = table_col_index(u, "achieved_tflops_per_gpu");
+	struct chart *st = chart_new(CHART_HBAR, "step_time", "Time per training step, by run", "step time (ms)");
+	struct chart *tf = chart_new(CHART_HBAR, "achieved_tflops", "Achieved TFLOP/s per GPU, by run",
+				     "model TFLOP/s per GPU");
+	chart_add_series(st, "step time");
+	chart_add_series(tf, "achieved");
+	chart_set_x_axis(st, "run (source of its step time)", CHART_SCALE_LINEAR);
+	chart_set_x_axis(tf, "run (source of its step time)", CHART_SCALE_LINEAR);
+	struct buf label;
+	buf_init(&label);
+	for (size_t r = 0; r < u->nrows; r++) {
+		const struct cell *step = table_cell(u, r, (size_t)cstep), *ach = table_cell(u, r, (size_t)cach);
+		const struct cell *src = table_cell(u, r, (size_t)csrc);
+		buf_reset(&label);
+		buf_printf(&label, "%s (%s)", table_cell(u, r, (size_t)crun)->v.text, step_source_words(src));
+		if (!step->null && step->v.f == step->v.f) {
+			size_t cat = chart_add_category(st, label.data);
+			chart_set(st, cat, 0, step->v.f / 1000.0);
+			if (!src->null && !strcmp(src->v.text, "trace"))
+				spread_from_steps(st, cat, stats, table_cell(u, r, (size_t)crun)->v.text);
+		}
+		if (!ach->null && ach->v.f == ach->v.f)
+			chart_set(tf, chart_add_category(tf, label.data), 0, ach->v.f);
+	}
+	buf_release(&label);
+	result_add_figure(out, st, "Time per training step of each run in milliseconds, from the source in "
+				   "brackets: 'profiled steps', the mean ProfilerStep#N range of its traces; 'training "
+				   "log', its training log; or 'manifest', the value typed into the manifest "
+				   "(utilization.csv's step_source: trace, log, manifest); for profiled steps, the "
+				   "whisker spans the fastest to the slowest profiled step of any rank (step_stats.csv).");
+	result_add_figure(out, tf, "Achieved model TFLOP/s per GPU of each run: the estimated FLOPs per step "
+				   "over the step time and the number of GPUs (utilization.csv; MFU there).");
+}
+
+/*
+ * The GPU's memory in bytes: the traces' device properties or nvidia-smi
+ * (query_facts), else the manifest's hardware.gpu_memory_gb x 10^9 (as
+ * system.csv prints GB); 0: unknown.
+ */
+static int64_t gpu_memory_bytes(const struct manifest *man, const struct run_facts *f)
+{
+	return f->gpu_mem > 0 ? f->gpu_mem : llround(manifest_hardware_number(man, "gpu_memory_gb") * 1e9);
+}
+
+/*
+ * Memory per GPU of a run at per-GPU batch b, as estimates.csv counts it
+ * (its Methods): activations by Korthikanti et al. for the run's tensor
+ * parallelism and recomputation, model state of mixed-precision Adam under
+ * its ZeRO stage over dp GPUs, P the parameters (all tensor-parallel ranks).
+ */
+struct run_memory {
+	double act, state;
+};
+
+static struct run_memory memory_per_gpu(const struct manifest_run *r, const struct est_model *em, int64_t P, int dp,
+					double b)
+{
+	int tp = tp_of(r);
+	struct run_memory m = {0, 0};
+	m.act = b > 0 ? est_activation_bytes(em, b, tp, (enum est_recompute)r->recompute) : 0;
+	m.state = P ? est_model_state_bytes((double)P / tp, models_zero_stage(r), dp) : 0;
+	return m;
+}
+
+/* memory_by_batch.csv's default batches, for runs with a published activation estimate. */
+static const int default_batches[] = {1, 2, 4, 8, 16, 32, 64};
+
+/*
+ * Paper 002's projected memory over batch sizes: a run's memory_per_gpu()
+ * at each batch of the manifest's memory_batches (every run with a model),
+ * else of default_batches (the runs whose study published an activation
+ * estimate), into t and one line of c; the GPU's memory mem (0: unknown).
+ */
+static void memory_by_batch_rows(const struct manifest *man, const struct manifest_run *r, const struct est_model *em,
+				 int64_t P, int dp, int64_t mem, struct table *t, struct chart *c)
+{
+	const int *batches = man->nmemory_batches ? man->memory_batches : default_batches;
+	size_t nb = man->nmemory_batches ? man->nmemory_batches : sizeof(default_batches) / sizeof(default_batches[0]);
+	if ((!man->nmemory_batches && r->published.activation_gb <= 0) || !P ||
+	    (em->heads <= 0 && r->recompute == RECOMP_NONE))
+		return;
+	if (!c->ncat)
+		for (size_t k = 0; k < nb; k++) {
+			char label[24];
+			snprintf(label, sizeof(label), "b %d", batches[k]);
+			chart_set_x(c, chart_add_category(c, label), batches[k]);
+		}
+	/* The run's own label, else its model's name (one line per model in paper 002's figure), else its id. */
+	const char *name = r->label && strcmp(r->label, r->id) ? r->label : r->model.name ? r->model.name : r->id;
+	size_t series = chart_add_series(c, name);
+	for (size_t k = 0; k < nb; k++) {
+		struct run_memory m = memory_per_gpu(r, em, P, dp, batches[k]);
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, r->id);
+		if (r->model.name)
+			table_set_text(t, row, 1, r->model.name);
+		table_set_int(t, row, 2, batches[k]);
+		table_set_real(t, row, 3, m.act);
+		table_set_real(t, row, 4, m.state);
+		table_set_real(t, row, 5, m.act + m.state);
+		if (mem > 0) {
+			table_set_int(t, row, 6, mem);
+			table_set_text(t, row, 7, m.act + m.state > (double)mem ? "yes" : "no");
+		}
+		chart_set(c, k, series, (m.act + m.state) / 1e9);
+	}
+}
+
+/* Adds memory_by_batch.csv and its figure when they have rows; frees them otherwise. */
+static void memory_by_batch_add(struct table *t, struct chart *c, struct analysis_result *out)
+{
+	if (!t->nrows) {
+		table_free(t);
+		chart_free(c);
+		return;
+	}
+	/* One horizontal line per GPU memory size the rows name. */
+	int cm = table_col_index(t, "gpu_memory_bytes");
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct cell *m = table_cell(t, i, (size_t)cm);
+		int seen = 0;
+		for (size_t j = 0; j < i && !m->null && !seen; j++)
+			seen = !table_cell(t, j, (size_t)cm)->null && table_cell(t, j, (size_t)cm)->v.i == m->v.i;
+		if (m->null || seen)
+			continue;
+		char label[64];
+		snprintf(label, sizeof(label), "GPU memory %.3g GB", (double)m->v.i / 1e9);
+		chart_add_refline(c, label, 0, (double)m->v.i / 1e9, 1);
+	}
+	result_add_table(out, t);
+	result_add_figure(out, c, "Memory one GPU needs to train each run's model against the batch size per GPU "
+				  "(both axes logarithmic): activations plus model state as estimates.csv counts them "
+				  "for the run's tensor parallelism, recomputation, ZeRO stage and GPUs "
+				  "(memory_by_batch.csv), as paper 002 projects it; the dashed line is the GPU's "
+				  "memory where known. Buffers and fragmentation are not counted.");
+	result_add_method(out, "memory_by_batch.csv",
+		"Per run and per-GPU batch b of the manifest's memory_batches (every run with layers, hidden and "
+		"seq; without the key b = 1, 2, 4, ..., 64 for the runs whose study published an activation "
+		"estimate, published.activation_gb): activation_bytes and model_state_bytes exactly as "
+		"estimates.csv's activation_bytes_per_gpu and model_state_bytes_per_gpu (the same functions: "
+		"Korthikanti et al. 2022 for the run's tensor parallelism and recomputation, which without either "
+		"is Cheng et al.'s b(34sd + 5as^2)l; 16 bytes per parameter of mixed-precision Adam under the "
+		"run's ZeRO stage over its data-parallel GPUs, 16P on one GPU), total_bytes their sum. "
+		"gpu_memory_bytes: the GPU's memory from the traces or nvidia-smi, else hardware.gpu_memory_gb x "
+		"10^9; exceeds_gpu_memory: total_bytes > gpu_memory_bytes. Paper 002's figure of projected memory "
+		"over batch sizes; its printed activation numbers disagree with this formula (published.csv).");
+}
+
+/* Runs' estimates and utilization. */
+static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	const struct manifest *man = ctx->manifest;
+	sqlite3 *db = store_db(ctx->store);
+	struct table *e = table_new("estimates", "Analytical estimates per run (per GPU where it says so)",
+				    "run:text,model:text,params:int,params_12ld2:int,global_batch:int,flops_per_step:real,"
+				    "activation_bytes_per_gpu:real,model_state_bytes_per_gpu:real,memory_bytes_per_gpu:real,"
+				    "gpu_memory_bytes:int,exceeds_gpu_memory:text,zero:int,comm_bytes_per_gpu:real,"
+				    "params_method:text,params_layers:int,vocab_used:int");
+	struct table *u = table_new("utilization", "Achieved TFLOP/s per GPU and model FLOPs utilization",
+				    "run:text,gpus:int,global_batch:int,step_us:real,step_source:text,flops_per_step:real,"
+				    "achieved_tflops_per_gpu:real,logged_tflops_per_gpu:real,gpu:text,precision:text,"
+				    "peak_tflops:real,peak_source:text,mfu:frac");
+	struct table *mb = table_new("memory_by_batch", "Projected memory per GPU over batch sizes",
+				     "run:text,model:text,batch:int,activation_bytes:real,model_state_bytes:real,"
+				     "total_bytes:real,gpu_memory_bytes:int,exceeds_gpu_memory:text");
+	struct chart *mbc = chart_new(CHART_XY, "memory_by_batch", "Projected training memory per GPU by batch size",
+				      "activations + model state (GB)");
+	chart_set_x_axis(mbc, "batch size per GPU", CHART_SCALE_LOG2);
+	mbc->y_scale = CHART_SCALE_LOG10;
+	mbc->entity_series = 1;
+	int ret = 0;
+	for (size_t i = 0; man && i < man->nruns; i++) {
+		const struct manifest_run *r = &man->runs[i];
+		if (!has_model(&r->model))
+			continue;
+		struct est_model em;
+		models_est_model(&r->model, &em);
+		struct run_facts f;
+		/* The log's step: the median of its unprofiled iterations, as in scaling.csv. */
+		if (query_facts(db, ctx->experiment, r->id, profiler_unprofiled_ns(out, r->id), &f) < 0) {
+			ret = -1;
+			break;
+		}
+		int p = r->gpus > 0 ? r->gpus : f.gpus, tp = tp_of(r), z = models_zero_stage(r);
+		int dp = p > 0 ? (p / tp > 0 ? p / tp : 1) : 1;
+		int64_t P = est_params_as(&em, tp);
+		double B = r->batch > 0 ? (double)r->batch * dp : 0;
+		/* The logit layer is as wide as the vocabulary the framework builds (padded by Megatron). */
+		struct est_model emv = em;
+		emv.vocab = est_vocab_padded(&em, tp);
+		double flops = B > 0 ? est_train_flops(&emv, B, (enum est_recompute)r->recompute, em.vocab > 0) : -1;
+		size_t row = table_add_row(e);
+		table_set_text(e, row, 0, r->id);
+		if (r->model.name)
+			table_set_text(e, row, 1, r->model.name);
+		if (P)
+			table_set_int(e, row, 2, P);
+		table_set_int(e, row, 3, est_params_simple(&em));
+		if (B > 0)
+			table_set_int(e, row, 4, (int64_t)B);
+		if (flops >= 0)
+			table_set_real(e, row, 5, flops);
+		struct run_memory rm = memory_per_gpu(r, &em, P, dp, r->batch);
+		double act = rm.act, state = rm.state;
+		int64_t mem = gpu_memory_bytes(man, &f);
+		if (act > 0)
+			table_set_real(e, row, 6, act);
+		if (state > 0)
+			table_set_real(e, row, 7, state);
+		if (act > 0 && state > 0) {
+			table_set_real(e, row, 8, act + state);
+			if (mem > 0) {
+				table_set_int(e, row, 9, mem);
+				table_set_text(e, row, 10, act + state > (double)mem ? "yes" : "no");
+			}
+		}
+		memory_by_batch_rows(man, r, &em, P, dp, mem, mb, mbc);
+		table_set_int(e, row, 11, z);
+		if (P && p > 0)
+			table_set_real(e, row, 12, est_comm_bytes((double)P / tp, z, dp, models_grad_bytes(r)));
+		table_set_text(e, row, 13, models_params_method(&em));
+		table_set_int(e, row, 14, em.layers * est_layer_params(&em));
+		if (em.vocab > 0)
+			table_set_int(e, row, 15, emv.vocab);
+		if (!P)
+			result_add_note(out, "estimates.csv: run %s: no parameter count without the model's vocab "
+					     "(params_layers counts the layers alone).", r->id);
+		if (r->batch <= 0)
+			result_add_note(out, "estimates.csv: run %s: no FLOPs or activation memory without its batch.", r->id);
+
+		/* Utilization: typed-in iteration time first, then the log, then the trace's steps. */
+		double step_s = r->measured.iteration_ms > 0 ? r->measured.iteration_ms / 1e3 : f.step_s;
+		const char *src = r->measured.iteration_ms > 0 ? "manifest" : f.step_source;
+		if (r->measured.oom) {
+			free(f.gpu_name);
+			continue;
+		}
+		if (step_s <= 0 || flops < 0 || p <= 0) {
+			if (flops >= 0)
+				result_add_note(out, "utilization.csv: run %s: no step time (no ProfilerStep ranges, log "
+						     "iterations or measured iteration_ms).", r->id);
+			free(f.gpu_name);
+			continue;
+		}
+		double achieved = flops / step_s / p / 1e12;
+		enum est_precision prec = est_precision_parse(r->model.precision);
+		const char *matched = NULL;
+		double peak = man->hardware.peak_tflops;
+		const char *peak_src = "manifest";
+		if (peak <= 0) {
+			peak = est_peak_tflops(f.gpu_name, prec, &matched);
+			peak_src = "table";
+		}
+		size_t ur = table_add_row(u);
+		table_set_text(u, ur, 0, r->id);
+		table_set_int(u, ur, 1, p);
+		table_set_int(u, ur, 2, (int64_t)B);
+		table_set_real(u, ur, 3, step_s * 1e6);
+		table_set_text(u, ur, 4, src);
+		table_set_real(u, ur, 5, flops);
+		table_set_real(u, ur, 6, achieved);
+		if (r->measured.tflops_per_gpu > 0)
+			table_set_real(u, ur, 7, r->measured.tflops_per_gpu);
+		else if (f.logged_tflops >= 0 && !strcmp(src, "log"))
+			table_set_real(u, ur, 7, f.logged_tflops);
+		if (f.gpu_name)
+			table_set_text(u, ur, 8, f.gpu_name);
+		if (prec != PREC_UNKNOWN)
+			table_set_text(u, ur, 9, est_precision_name(prec));
+		if (peak > 0) {
+			table_set_real(u, ur, 10, peak);
+			table_set_text(u, ur, 11, peak_src);
+			table_set_real(u, ur, 12, achieved / peak);
+		} else {
+			result_add_note(out, "utilization.csv: run %s: no peak FLOP/s: %s.", r->id,
+					!f.gpu_name ? "no GPU name (traces, nvidia-smi) and no hardware.peak_tflops"
+					: prec == PREC_UNKNOWN ? "the model's precision is not given"
+					: "the GPU or its precision is not in the peak table; set hardware.peak_tflops");
+		}
+		free(f.gpu_name);
+	}
+	if (ret < 0 || !e->nrows) {
+		table_free(e);
+		table_free(u);
+		table_free(mb);
+		chart_free(mbc);
+		return ret;
+	}
+	result_add_table(out, e);
+	memory_by_batch_add(mb, mbc, out);
+	if (u->nrows) {
+		result_add_table(out, u);
+		utilization_figures(u, out);
+	} else {
+		table_free(u);
+	}
+	result_add_method(out, "estimates.csv",
+		"params: 12ld^2 + 13ld for the layers when f = 4d (in general per layer 4d^2 + 4d for the Q, K, V "
+		"and output projections with biases, 2df + f + d for the feed-forward matrices with biases, 4d for "
+		"two LayerNorms), plus the token and position embeddings (V + s)d; GPT adds a final LayerNorm (2d), "
+		"BERT two token-type embeddings, an embedding LayerNorm and a pooler (4d + d^2 + d). params_12ld2: "
+		"12ld^2, the weight matrices only (Cheng et al., SIGMETRICS 2024). global_batch: batch per GPU x "
+		"data-parallel GPUs (gpus / tensor_parallel). flops_per_step: (3 + r) x l x [2Bs(4d^2 + 2df) + "
+		"4Bs^2d] + 3 x 2BsdV: the layers' forward once, the backward twice the forward, r = 1 with "
+		"activation recomputation (one more forward), and the logit layer's forward and backward; with "
+		"f = 4d and r = 0 this is Megatron-LM's 72Bsld^2 (1 + s/(6d) + V/(12ld)) (Narayanan et al., 2021). "
+		"activation_bytes_per_gpu: l x sbd (10 + 24/t + 5as/(dt)) for per-GPU batch b and tensor-parallel "
+		"size t (Korthikanti et al., 2022; with t = 1, b(34sd + 5as^2)l as in Cheng et al.), l x sbd (10 + "
+		"24/t) with selective and l x 2sbd with full recomputation. model_state_bytes_per_gpu: "
+		"mixed-precision Adam keeps 16 bytes per parameter (2 fp16 weights, 2 fp16 gradients, 12 fp32 "
+		"master weights, momentum and variance; Rajbhandari et al., ZeRO, 2020): 16P without ZeRO, 4P + "
+		"12P/p with ZeRO-1, 2P + 14P/p with ZeRO-2, 16P/p with ZeRO-3, P the parameters per tensor-parallel "
+		"rank and p the data-parallel GPUs. memory_bytes_per_gpu: their sum, compared with the GPU's memory "
+		"(gpu_memory_bytes: the traces' device properties, else nvidia-smi, else hardware.gpu_memory_gb x 10^9; "
+		"exceeds_gpu_memory); buffers, fragmentation and the framework's workspace are not counted. zero: "
+		"the manifest's zero, else read from the strategy (zero1, zero2, zero3, fsdp), else 0. "
+		"comm_bytes_per_gpu: bytes each GPU sends per step for its gradients of g bytes (2 for fp16/bf16, "
+		"4 for fp32, or grad_bytes): one AllReduce 2(1 - 1/p) g P without ZeRO and with ZeRO-2 "
+		"(ReduceScatter plus AllGather), and one more AllGather, 3(1 - 1/p) g P, with ZeRO-1 (of the "
+		"updated parameters) and ZeRO-3 (Cheng et al.: AllReduce 4(1 - 1/p)P, AllGather and ReduceScatter "
+		"2(1 - 1/p)P for fp16; per collective type in comm_types.csv). "
+		"params_method: whose count params is (the model's 'framework' and 'objective'): 'formula' is the general form above, "
+		"which is also Hugging Face's GPT2LMHeadModel (its LM head is the tied embedding) and BertModel; "
+		"'huggingface BertForMaskedLM' drops the pooler (d^2 + d) and adds the masked-LM head (dense d^2 + "
+		"d, LayerNorm 2d, output bias V), 'huggingface BertForPreTraining' keeps the pooler and adds that "
+		"head and the next-sentence head (2d + 2); 'megatron' is what Megatron-LM prints for one "
+		"model-parallel rank times the t ranks, as studies report it: the vocabulary padded up to a "
+		"multiple of 128t (vocab_multiple x t), per layer 12d^2 + 7d split over the ranks and 6d (two "
+		"LayerNorms, two row-parallel biases) held by every rank, likewise the position embedding sd and "
+		"the final LayerNorm 2d; BERT without an embedding LayerNorm, with 2 token types, pooler, MLM head "
+		"(d^2 + 3d held by every rank, the padded-vocabulary bias split) and next-sentence head (2d + 2, "
+		"'mlm' leaves it out). These are counts of the modules, exact when the model is built as "
+		"described; params_12ld2 is an approximation (it leaves out biases, LayerNorms and embeddings). "
+		"params_layers: l times one layer's parameters, no embeddings (needs no vocabulary). vocab_used: "
+		"the vocabulary of the embedding and the logit layer of flops_per_step (Megatron's padded one).");
+	result_add_method(out, "utilization.csv",
+		"step_us: the manifest's measured iteration_ms, else the median elapsed time per iteration of the "
+		"run's training log over its unprofiled iterations (profiler_overhead.csv: from the third on, "
+		"without the profiler's warm-up, profiled and export iterations), else the mean ProfilerStep#N "
+		"duration of its traces. The log comes before the traces because only its unprofiled iterations "
+		"time training as it runs: the profiler slows the steps it records, by 1.04x to 2.10x in the H200 "
+		"example (profiler_overhead.csv; scaling.csv times the profiled steps, for the reason its Methods "
+		"give, and gives the log's speedup beside them). "
+		"achieved_tflops_per_gpu: flops_per_step (estimates.csv) / "
+		"step time / GPUs. logged_tflops_per_gpu: the log's own throughput per GPU, averaged over the same "
+		"unprofiled iterations, or the manifest's measured tflops_per_gpu. peak_tflops: hardware.peak_tflops when "
+		"given, else the dense (no sparsity) peak of the GPU named by the traces' deviceProperties or "
+		"nvidia-smi at the model's precision, from NVIDIA's datasheets: V100 SXM2 15.7 fp32 / 125 fp16, "
+		"V100 PCIe 14 / 112, A100 19.5 fp32 / 156 tf32 / 312 fp16 and bf16, H100 SXM and H200 67 / 494.5 / "
+		"989.5 / 1979 fp8, H100 PCIe 51 / 378 / 756 / 1513, B200 1125 tf32 / 2250 / 4500, L40S, L4, A10 "
+		"and T4, and AMD's: MI300X and MI325X 163.4 fp32 / 653.7 tf32 / 1307.4 fp16 and bf16 / 2614.9 fp8, "
+		"MI355X 157.3 / 2516.6 / 5033.2, MI350X, MI250X 47.9 / 383, MI250 and MI210. mfu: achieved / peak (model FLOPs utilization).");
+	return 0;
+}
+
+/*
+ * Whether a published value pub, printed with one decimal as the studies
+ * print them, can be the rounding of what the study's own formula gives
+ * (ours): |pub - ours| <= 0.05 plus a relative 10^-9 for the arithmetic.
+ */
+static int printed_matches(double pub, double ours)
+{
+	return fabs(pub - ours) <= 0.05 + 1e-9 * fabs(ours);
+}
+
+/* A study's own estimates beside perfstudy's. */
+static void published(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	const struct manifest *man = ctx->manifest;
+	struct table *t = table_new("published", "Published estimates beside perfstudy's, per run",
+				    "run:text,quantity:text,published:real,perfstudy:real,ratio:real,source_discrepancy:text");
+	/* The paper's own formulas (flops_tflop, activation_gb) that disagree with its own table. */
+	struct buf bad[2];
+	double lo[2] = {INFINITY, INFINITY}, hi[2] = {0, 0};
+	buf_init(&bad[0]);
+	buf_init(&bad[1]);
+	for (size_t i = 0; man && i < man->nruns; i++) {
+		const struct manifest_run *r = &man->runs[i];
+		const struct manifest_published *pb = &r->published;
+		struct est_model em;
+		models_est_model(&r->model, &em);
+		double b = r->batch > 0 ? r->batch : 1;
+		struct {
+			const char *what;
+			double pub, ours;
+			int own_formula; /* -1: not the study's formula; else index into bad[] */
+		} q[] = {
+			{"params", (double)pb->params, (double)est_params_as(&em, tp_of(r)), -1},
+			{"params_12ld2", (double)pb->params, (double)est_params_simple(&em), -1},
+			{"flops_tflop", pb->flops_tflop,
+			 has_model(&r->model) ? est_train_flops(&em, b, RECOMP_NONE, 0) / 1e12 : 0, 0},
+			{"activation_gb", pb->activation_gb, est_activation_bytes(&em, b, 1, RECOMP_NONE) / 1e9, 1},
+		};
+		for (size_t k = 0; k < sizeof(q) / sizeof(q[0]); k++) {
+			if (q[k].pub <= 0)
+				continue;
+			size_t row = table_add_row(t);
+			table_set_text(t, row, 0, r->id);
+			table_set_text(t, row, 1, q[k].what);
+			table_set_real(t, row, 2, q[k].pub);
+			if (q[k].ours <= 0)
+				continue;
+			double ratio = q[k].pub / q[k].ours;
+			table_set_real(t, row, 3, q[k].ours);
+			table_set_real(t, row, 4, q[k].ours / q[k].pub);
+			int f = q[k].own_formula;
+			if (f < 0 || printed_matches(q[k].pub, q[k].ours))
+				continue;
+			char *why = xasprintf("the study's own formula gives %.3f, it prints %.1f (x%.2f)", q[k].ours,
+					      q[k].pub, ratio);
+			table_set_text(t, row, 5, why);
+			free(why);
+			buf_printf(&bad[f], "%s%s %.1f vs %.3f", bad[f].len ? "; " : "", r->id, q[k].pub, q[k].ours);
+			lo[f] = fmin(lo[f], ratio);
+			hi[f] = fmax(hi[f], ratio);
+		}
+	}
+	static const char *const what[] = {"training FLOPs per step (TFLOP), b(72sd^2 + 12s^2d)l",
+					   "activation memory (GB), b(34sd + 5as^2)l bytes"};
+	for (int f = 0; f < 2; f++) {
+		if (bad[f].len)
+			result_add_note(out, "published.csv: discrepancy in the source: the %s the study prints is "
+					"%.2f-%.2fx what its own formula %s gives for the same model and batch (printed "
+					"vs formula: %s). perfstudy shows the formula's value and does not adjust it.",
+					f ? "activation memory" : "FLOPs", lo[f], hi[f], what[f], bad[f].data);
+		buf_release(&bad[f]);
+	}
+	if (!t->nrows) {
+		table_free(t);
+		return;
+	}
+	result_add_table(out, t);
+	result_add_method(out, "published.csv",
+		"Each number the manifest's 'published' gives for a run, beside perfstudy's estimate of the same "
+		"quantity for the run's model and batch b (1 when not given), and perfstudy / published. params: "
+		"the count of estimates.csv (params_method there) and 12ld^2. flops_tflop: b(72sd^2 + 12s^2d)l / "
+		"10^12 (Cheng et al.; no logit layer, no recomputation; 72 = 3 passes x 24). activation_gb: "
+		"b(34sd + 5as^2)l / 10^9 bytes. The estimates are not adjusted to match; a ratio far from 1 says the "
+		"study used another formula or other settings. source_discrepancy: where the quantity is the "
+		"study's own formula (flops_tflop, activation_gb) and its printed value (one decimal) is not the "
+		"formula's value rounded, i.e. differs by more than 0.05: the study disagrees with itself.");
+}
+
+/* Numbers typed in from a published throughput table, and scaling between GPU counts. */
+static void throughput(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	const struct manifest *man = ctx->manifest;
+	size_t n = man ? man->nruns : 0;
+	struct table *t = table_new("throughput", "Throughput typed in from the study, per run",
+				    "run:text,gpus:int,batch:int,tensor_parallel:int,status:text,iteration_ms:real,"
+				    "samples_per_s:real,samples_per_s_derived:real,model_size:int,size_x_samples_per_s:real,"
+				    "normalized:real,memory_gb:real,params_estimated:int,params_difference:int,"
+				    "params_method:text");
+	double *sx = xcalloc(n + 1, sizeof(*sx));
+	for (size_t i = 0; i < n; i++) {
+		const struct manifest_run *r = &man->runs[i];
+		const struct manifest_measured *ms = &r->measured;
+		if (!ms->iteration_ms && !ms->samples_per_s && !ms->oom)
+			continue;
+		size_t row = table_add_row(t);
+		int tp = tp_of(r), dp = r->gpus > 0 ? r->gpus / tp : 0;
+		table_set_text(t, row, 0, r->id);
+		if (r->gpus)
+			table_set_int(t, row, 1, r->gpus);
+		if (r->batch)
+			table_set_int(t, row, 2, r->batch);
+		table_set_int(t, row, 3, tp);
+		table_set_text(t, row, 4, ms->oom ? "OOM" : "ok");
+		if (ms->iteration_ms)
+			table_set_real(t, row, 5, ms->iteration_ms);
+		if (ms->samples_per_s)
+			table_set_real(t, row, 6, ms->samples_per_s);
+		double derived = ms->iteration_ms && r->batch && dp ? (double)r->batch * dp / (ms->iteration_ms / 1e3) : 0;
+		if (derived)
+			table_set_real(t, row, 7, derived);
+		struct est_model em;
+		models_est_model(&r->model, &em);
+		int64_t est = est_params_as(&em, tp), size = ms->params ? ms->params : est;
+		if (size)
+			table_set_int(t, row, 8, size);
+		if (ms->memory_gb > 0)
+			table_set_real(t, row, 11, ms->memory_gb);
+		if (est) {
+			table_set_int(t, row, 12, est);
+			if (ms->params)
+				table_set_int(t, row, 13, est - ms->params);
+			table_set_text(t, row, 14, models_params_method(&em));
+		}
+		double s = derived ? derived : ms->samples_per_s;
+		if (size && s > 0 && !ms->oom) {
+			sx[i] = (double)size * s;
+			table_set_real(t, row, 9, sx[i]);
+		}
+	}
+	/* Normalized within runs of the same GPU count and architecture, to the smallest model (first on ties). */
+	for (size_t row = 0, i = 0; i < n; i++) {
+		const struct manifest_run *r = &man->runs[i];
+		if (!r->measured.iteration_ms && !r->measured.samples_per_s && !r->measured.oom)
+			continue;
+		if (sx[i] > 0) {
+			const char *arch = r->model.arch ? r->model.arch : "gpt";
+			size_t best = i;
+			int64_t best_size = table_cell(t, row, 8)->v.i;
+			for (size_t j = 0, rj = 0; j < n; j++) {
+				const struct manifest_run *o = &man->runs[j];
+				if (!o->measured.iteration_ms && !o->measured.samples_per_s && !o->measured.oom)
+					continue;
+				const char *oa = o->model.arch ? o->model.arch : "gpt";
+				int64_t size = table_cell(t, rj, 8)->v.i;
+				/* The smallest model; of equal sizes the first in the manifest. */
+				if (sx[j] > 0 && o->gpus == r->gpus && !strcmp(oa, arch) &&
+				    (size < best_size || (size == best_size && j < best))) {
+					best = j;
+					best_size = table_cell(t, rj, 8)->v.i;
+				}
+				rj++;
+			}
+			table_set_real(t, row, 10, sx[i] / sx[best]);
+		}
+		row++;
+	}
+	free(sx);
+	if (!t->nrows) {
+		table_free(t);
+		return;
+	}
+	result_add_table(out, t);
+
+	struct table *sc = table_new("throughput_scaling", "Scaling between GPU counts (same model, batch and tensor parallelism)",
+				     "from_run:text,to_run:text,gpus_from:int,gpus_to:int,samples_per_s_from:real,"
+				     "samples_per_s_to:real,speedup:real,efficiency:frac");
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			const struct manifest_run *a = &man->runs[i], *b = &man->runs[j];
+			double sa = a->measured.samples_per_s, sb = b->measured.samples_per_s;
+			if (i == j || sa <= 0 || sb <= 0 || a->gpus <= 0 || b->gpus <= a->gpus || a->batch != b->batch ||
+			    tp_of(a) != tp_of(b) || !a->model.name || !b->model.name || strcmp(a->model.name, b->model.name))
+				continue;
+			size_t row = table_add_row(sc);
+			table_set_text(sc, row, 0, a->id);
+			table_set_text(sc, row, 1, b->id);
+			table_set_int(sc, row, 2, a->gpus);
+			table_set_int(sc, row, 3, b->gpus);
+			table_set_real(sc, row, 4, sa);
+			table_set_real(sc, row, 5, sb);
+			table_set_real(sc, row, 6, sb / sa);
+			table_set_real(sc, row, 7, (sb / sa) / ((double)b->gpus / a->gpus));
+		}
+	result_add_method(out, "throughput.csv",
+		"Numbers typed into the manifest from the study's tables (measured: iteration_ms, samples_per_s, "
+		"params and memory_gb, the memory per GPU the study reports, e.g. the allocator's cached GB, as "
+		"the study printed them). params_estimated: perfstudy's count for the run's model as its "
+		"framework counts it (params_method; estimates.csv's Methods), params_difference: that minus the "
+		"study's params (0: reproduced exactly). samples_per_s_derived: batch x data-parallel GPUs (gpus / "
+		"tensor_parallel) / time per iteration. model_size: the study's params, else perfstudy's estimate. "
+		"size_x_samples_per_s: model_size x samples_per_s_derived (the typed samples_per_s when no "
+		"iteration time is given). normalized: that product over the product of the smallest model among "
+		"the runs with the same GPU count and architecture (the first of equal size), as in 'Adventures "
+		"with BERT and GPT2' (paper 004).");
+	if (!sc->nrows) {
+		table_free(sc);
+		return;
+	}
+	result_add_table(out, sc);
+	result_add_method(out, "throughput_scaling.csv",
+		"For every two runs of the same model name, batch and tensor parallelism on p1 < p2 GPUs with "
+		"typed-in samples/s S1 and S2: speedup S2 / S1 and scaling efficiency (S2 / S1) / (p2 / p1) "
+		"(paper 004: 133.26 / (2 x 67.47) = 98.8 %).");
+}
+
+/*
+ * Values a study prints only as multiples of a reference system's and as
+ * shares (paper 002's TG40 vs Polaris table), typed in per run (measured:
+ * time_x, comm_time_x, comm_pct, relative_to), with what follows from them:
+ * compute_pct = 100 - comm_pct; comm_share_x = comm_time_x / time_x, the
+ * run's communication share in multiples of the reference's, which the
+ * ratio of the two comm_pct must equal if all three numbers describe the
+ * same runs; time_saved_pct = (1 - 1 / time_x) x 100, how much less time
+ * the reference takes. The side-by-side table with ratios is a comparison
+ * (comparisons.csv) over these columns.
+ */
+static void relative(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	const struct manifest *man = ctx->manifest;
+	struct table *t = table_new("relative", "Relative values typed in from the study (multiples of a reference, shares)",
+				    "run:text,relative_to:text,time_x:real,comm_time_x:real,comm_pct:real,compute_pct:real,"
+				    "comm_share_x:real,time_saved_pct:real");
+	for (size_t i = 0; man && i < man->nruns; i++) {
+		const struct manifest_measured *ms = &man->runs[i].measured;
+		if (!ms->time_x && !ms->comm_time_x && !ms->comm_pct)
+			continue;
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, man->runs[i].id);
+		if (ms->relative_to)
+			table_set_text(t, row, 1, ms->relative_to);
+		if (ms->time_x) {
+			table_set_real(t, row, 2, ms->time_x);
+			table_set_real(t, row, 7, (1 - 1 / ms->time_x) * 100);
+		}
+		if (ms->comm_time_x)
+			table_set_real(t, row, 3, ms->comm_time_x);
+		if (ms->comm_pct) {
+			table_set_real(t, row, 4, ms->comm_pct);
+			table_set_real(t, row, 5, 100 - ms->comm_pct);
+		}
+		if (ms->time_x && ms->comm_time_x)
+			table_set_real(t, row, 6, ms->comm_time_x / ms->time_x);
+	}
+	if (!t->nrows) {
+		table_free(t);
+		return;
+	}
+	result_add_table(out, t);
+	result_add_method(out, "relative.csv",
+		"Numbers a study prints only relative to a reference (the manifest's measured: time_x, comm_time_x "
+		"as multiples of relative_to's training and communication time, 1 for the reference itself; "
+		"comm_pct, communication's share of the training time in percent), typed in as printed: no "
+		"absolute time is made up. compute_pct = 100 - comm_pct. comm_share_x = comm_time_x / time_x: "
+		"the run's communication share in multiples of the reference's, which equals the ratio of their "
+		"comm_pct only if all three numbers describe the same runs. time_saved_pct = (1 - 1 / time_x) x "
+		"100: how much less time the reference takes than the run (a run taking 2.45x takes 145 % more, "
+		"and the reference 59.2 % less). comparisons.csv sets two systems' rows side by side with ratios.");
+}
+
+/* The GPUs that nvidia-smi -q -x describes. */
+static int hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	sqlite3 *db = store_db(ctx->store);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT gpu, product, memory_mib, driver, cuda, max_sm_mhz, max_mem_mhz, power_limit_w,"
+			       " pcie_gen_max, pcie_width_max, pcie_gen_cur, pcie_width_cur, pci_bus, dtd, path"
+			       " FROM gpu_hardware WHERE experiment = ?1 ORDER BY path, gpu", -1, &st, NULL) != SQLITE_OK) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	struct table *t = table_new("hardware", "GPUs as nvidia-smi -q -x describes them",
+				    "gpu:int,product:text,memory_mib:int,driver:text,cuda:text,max_sm_mhz:int,"
+				    "max_mem_mhz:int,power_limit_w:real,pcie_gen_max:int,pcie_width_max:int,"
+				    "pcie_gen_cur:int,pcie_width_cur:int,pci_bus:text,dtd:text,source:text");
+	static const enum col_type types[] = {COL_INT, COL_TEXT, COL_INT, COL_TEXT, COL_TEXT, COL_INT, COL_INT,
+					      COL_REAL, COL_INT, COL_INT, COL_INT, COL_INT, COL_TEXT, COL_TEXT, COL_TEXT};
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		size_t row = table_add_row(t);
+		for (int c = 0; c < 15; c++) {
+			if (sqlite3_column_type(st, c) == SQLITE_NULL)
+				continue;
+			if (types[c] == COL_TEXT) {
+				const char *s = (const char *)sqlite3_column_text(st, c);
+				if (c == 14 && strrchr(s, '/'))
+					s = strrchr(s, '/') + 1;
+				table_set_text(t, row, (size_t)c, s);
+			} else if (types[c] == COL_REAL) {
+				table_set_real(t, row, (size_t)c, sqlite3_column_double(st, c));
+			} else {
+				table_set_int(t, row, (size_t)c, sqlite3_column_int64(st, c));
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	if (!t->nrows) {
+		table_free(t);
+		return 0;
+	}
+	result_add_table(out, t);
+	result_add_method(out, "hardware.csv",
+		"One row per <gpu> of each nvidia-smi -q -x file (the manifest's hardware.nvidia_smi and any run "
+		"input): product_name, fb_memory_usage/total, the log's driver_version and cuda_version, "
+		"max_clocks (SM and memory), the power limit (gpu_power_readings/current_power_limit, or "
+		"power_readings/power_limit before DTD v12), the PCIe link generation and width (maximum and "
+		"current), pci_bus_id and the DOCTYPE's DTD. Empty where the file says N/A.");
+	return 0;
+}
+
+int analysis_models(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	if (hardware(ctx, out) < 0 || estimates(ctx, out) < 0)
+		return -1;
+	published(ctx, out);
+	throughput(ctx, out);
+	relative(ctx, out);
+	return 0;
+}

@@ -1,0 +1,22 @@
+/*
+ * models.h: helpers shared by the model analyses (models.c, flops.c).
+ *
+ * models_est_model() turns a manifest model into the estimate module's
+ * description (flops.c's figures are built in flops.c, with
+ * src/chart/figures_xy.c).
+ */
+#ifndef PERFSTUDY_MODELS_H
+#define PERFSTUDY_MODELS_H
+
+#include "analyze/analysis.h"
+#include "analyze/models/estimate.h"
+
+void models_est_model(const struct manifest_model *m, struct est_model *out);
+/* Whose count estimates.csv's params is, in words: "formula", "megatron mlm+nsp", "huggingface BertForMaskedLM"... */
+const char *models_params_method(const struct est_model *em);
+/* A run's ZeRO stage: the manifest's zero, else from the strategy's name (zero1..3, fsdp = 3), else 0. */
+int models_zero_stage(const struct manifest_run *r);
+/* Bytes per gradient element: the manifest's grad_bytes, else 4 for fp32/tf32, 8 for fp64, else 2. */
+int models_grad_bytes(const struct manifest_run *r);
+
+#endif

@@ -1,0 +1,533 @@
+/*
+ * scaling.c: speedup across runs of one model and strategy, measured and
+ * predicted by the scalability model of Cheng et al. (SIGMETRICS 2024)
+ * (scaling.csv, speedup_error.csv, figures scaling and speedup_model).
+ *
+ * Everything is read from dispatch.csv (its communication-first split of
+ * each profiled ProfilerStep#N of each rank) and the run table, so the
+ * measured and the predicted speedup come from the same profiled steps.
+ * Per run:
+ *   step_us         the median of all its ranks' step durations;
+ *   samples_per_s   S = dp x b / step, dp = gpus / tensor_parallel, b the
+ *                   per-GPU batch;
+ *   comm_us         t_comm, the mean over ranks and steps of comm_us (the
+ *                   union of communication kernels inside the step);
+ *   comm_share      r_comm = sum comm_us / sum step_us; r_comp = 1 - r_comm
+ *                   (everything not under communication counts as compute,
+ *                   as the paper's time distribution does).
+ * The baseline b of a run: the manifest's scaling_baseline, else the run of
+ * the same model with the fewest GPUs among those of the same strategy and
+ * the 1-GPU runs (a 1-GPU run has no data-parallel strategy, so it is the
+ * baseline of every strategy; a DDP run is never the baseline of a ZeRO-1
+ * run). ONE speedup for measured and predicted, a throughput ratio:
+ *   speedup = S(n) / S(b);  efficiency = speedup / (gpus(n) / gpus(b)).
+ * The prediction base m of a run n: the run of the same model and strategy
+ * with communication, the same per-GPU batch and tensor parallelism, and
+ * the fewest GPUs below n's (the baseline itself when it communicates; the
+ * smallest multi-GPU run when the baseline is a 1-GPU run, which has none).
+ * The prediction is out of sample, from m alone: n's communication time is
+ * m's scaled by the bytes each GPU sends in a ring collective, (p - 1) / p
+ * of the message for p = dp GPUs, at m's bandwidth (one host: the same
+ * links), so eff = t_comm(m) / t_comm(n) = f(dp(m)) / f(dp(n)) with
+ * f(p) = (p - 1) / p, never n's own communication time. The paper's
+ * t_iter(n) / t_iter(m) = r_comp(m) + r_comm(m) / eff (per-GPU compute
+ * unchanged at a fixed per-GPU batch), so
+ *   predicted S(n) = dp(n) x b / (step(m) x (r_comp(m) + r_comm(m) / eff))
+ *   predicted_speedup = predicted S(n) / S(b),
+ * the paper's iteration-time speedup times the ratio of samples per step.
+ * speedup_error.csv: per model and strategy, and over all runs, the mean
+ * squared error of predicted_speedup against speedup (Fig. 15).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/models/models.h"
+#include "analyze/lib/rankdata.h"
+#include "chart/chart.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+struct srun {
+	const char *run, *model, *strategy; /* borrowed from the run table */
+	const char *chosen;                 /* the manifest's scaling_baseline, or NULL */
+	int64_t gpus, dp, tp, batch;
+	int64_t *durs;
+	size_t ndurs, cap;
+	double step_sum, comm_sum; /* ns, over ranks and steps */
+	double kernel_sum;         /* ns of compute kernels not under communication (dispatch.csv compute_us) */
+	double step, sps;          /* median step ns; samples/s; 0: unknown */
+	double speedup, pred;      /* NaN: none */
+	double log_step;           /* ns: the median of the training log's unprofiled iterations; 0: none */
+	struct srun *base, *pbase;
+};
+
+static const char *cell_text(const struct table *t, size_t row, int col)
+{
+	return col >= 0 && !table_cell(t, row, (size_t)col)->null ? table_cell(t, row, (size_t)col)->v.text : "";
+}
+
+/*
+ * The bytes each GPU sends in a ring collective over p GPUs, per byte of
+ * the message: (p - 1) / p for AllGather and ReduceScatter, twice that for
+ * AllReduce; only the ratio between two group sizes is used, so the factor
+ * 2 cancels. 0 for p = 1 (no communication).
+ */
+static double ring_factor(int64_t p)
+{
+	return p > 1 ? (double)(p - 1) / (double)p : 0;
+}
+
+static int64_t cell_int(const struct table *t, size_t row, int col)
+{
+	return col >= 0 && !table_cell(t, row, (size_t)col)->null ? table_cell(t, row, (size_t)col)->v.i : 0;
+}
+
+/* The runs of the run table, with their steps from dispatch.csv. */
+static struct srun *load_runs(const struct analysis_ctx *ctx, const struct analysis_result *out, size_t *n)
+{
+	const struct table *rt = out->runs, *dt = result_table(out, "dispatch");
+	*n = rt ? rt->nrows : 0;
+	struct srun *rs = xcalloc(*n + 1, sizeof(*rs));
+	int cg = table_col_index(rt, "gpus"), cm = table_col_index(rt, "model"), cb = table_col_index(rt, "batch"),
+	    cs = table_col_index(rt, "strategy");
+	for (size_t i = 0; i < *n; i++) {
+		struct srun *r = &rs[i];
+		r->run = cell_text(rt, i, 0);
+		r->model = cell_text(rt, i, cm);
+		r->strategy = cell_text(rt, i, cs);
+		r->gpus = cell_int(rt, i, cg);
+		r->batch = cell_int(rt, i, cb);
+		r->tp = 1;
+		r->speedup = r->pred = NAN;
+		const struct manifest *m = ctx->manifest;
+		for (size_t j = 0; m && j < m->nruns; j++)
+			if (m->runs[j].id && !strcmp(m->runs[j].id, r->run)) {
+				r->tp = m->runs[j].tensor_parallel > 0 ? m->runs[j].tensor_parallel : 1;
+				r->chosen = m->runs[j].scaling_baseline;
+			}
+		r->dp = r->gpus / r->tp > 0 ? r->gpus / r->tp : 1;
+	}
+	for (size_t row = 0; dt && row < dt->nrows; row++) {
+		const char *run = table_cell(dt, row, 0)->v.text;
+		for (size_t i = 0; i < *n; i++) {
+			if (strcmp(rs[i].run, run))
+				continue;
+			int64_t step = table_cell(dt, row, 3)->v.i, comm = table_cell(dt, row, 4)->v.i;
+			rs[i].kernel_sum += (double)table_cell(dt, row, 5)->v.i;
+			rs[i].durs = xgrow(rs[i].durs, &rs[i].cap, rs[i].ndurs + 1, sizeof(*rs[i].durs));
+			rs[i].durs[rs[i].ndurs++] = step;
+			rs[i].step_sum += (double)step;
+			rs[i].comm_sum += (double)comm;
+		}
+	}
+	for (size_t i = 0; i < *n; i++) {
+		struct srun *r = &rs[i];
+		if (!r->ndurs || r->batch <= 0)
+			continue;
+		qsort(r->durs, r->ndurs, sizeof(*r->durs), rank_cmp_i64);
+		size_t h = r->ndurs / 2;
+		r->step = r->ndurs % 2 ? (double)r->durs[h] : (double)((r->durs[h - 1] + r->durs[h] + 1) / 2);
+		r->sps = (double)(r->dp * r->batch) * 1e9 / r->step;
+	}
+	return rs;
+}
+
+static int has_comm(const struct srun *r)
+{
+	return r->comm_sum > 0;
+}
+
+/* 1 when a may be the baseline of r: same model, and same strategy or a 1-GPU run. */
+static int may_base(const struct srun *a, const struct srun *r)
+{
+	return a->sps > 0 && *a->model && !strcmp(a->model, r->model) &&
+	       (a->gpus == 1 || !strcmp(a->strategy, r->strategy));
+}
+
+static void choose_bases(struct analysis_result *out, struct srun *rs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct srun *r = &rs[i];
+		if (r->sps <= 0 || !*r->model)
+			continue;
+		if (r->chosen) {
+			for (size_t j = 0; j < n; j++)
+				if (!strcmp(rs[j].run, r->chosen))
+					r->base = rs[j].sps > 0 ? &rs[j] : NULL;
+			if (!r->base)
+				result_add_note(out, "scaling.csv: the scaling_baseline of run %s, %s, has no throughput "
+						"(no steps or no batch), so %s has no speedup", r->run, r->chosen, r->run);
+		} else {
+			for (size_t j = 0; j < n; j++)
+				if (may_base(&rs[j], r) && (!r->base || rs[j].gpus < r->base->gpus))
+					r->base = &rs[j];
+		}
+		if (!r->base)
+			continue;
+		r->speedup = r->sps / r->base->sps;
+		/* The prediction base: the smallest run below r that communicates, same strategy and shape. */
+		for (size_t j = 0; j < n; j++) {
+			struct srun *m = &rs[j];
+			if (m == r || !has_comm(m) || m->gpus >= r->gpus || !may_base(m, r) || m->batch != r->batch ||
+			    m->tp != r->tp || strcmp(m->strategy, r->strategy))
+				continue;
+			if (!r->pbase || m->gpus < r->pbase->gpus)
+				r->pbase = m;
+		}
+		if (!r->pbase || !has_comm(r))
+			continue;
+		struct srun *m = r->pbase;
+		/* out of sample: n's communication from m's and the volume per GPU, never from n's own time */
+		double eff = ring_factor(m->dp) / ring_factor(r->dp), rcomm = m->comm_sum / m->step_sum;
+		double step_pred = m->step * ((1 - rcomm) + rcomm / eff);
+		r->pred = (double)(r->dp * r->batch) * 1e9 / step_pred / r->base->sps;
+	}
+}
+
+/* Measured against predicted speedup with y = x, Fig. 15 of Cheng et al. NULL without a prediction. */
+static struct chart *model_chart(const struct srun *rs, size_t n, double mse, size_t npts)
+{
+	if (!npts)
+		return NULL;
+	struct chart *c = chart_new(CHART_XY, "speedup_model", "Estimated against evaluated speedup",
+				    "estimated speedup (scalability model)");
+	chart_set_x_axis(c, "evaluated speedup (profiled steps)", CHART_SCALE_LINEAR);
+	c->markers_only = 1;
+	c->label_points = 1;
+	c->from_zero = 1;
+	c->entity_series = 1; /* the points are runs: black, not a palette colour (chart_style) */
+	size_t s = chart_add_series(c, "runs");
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(rs[i].pred))
+			continue;
+		size_t cat = chart_add_category(c, rs[i].run);
+		chart_set_x(c, cat, rs[i].speedup);
+		chart_set(c, cat, s, rs[i].pred);
+	}
+	chart_add_refline(c, "y = x", 1, 0, 1);
+	char note[64];
+	snprintf(note, sizeof(note), "MSE %.4g over %zu run%s", mse, npts, npts == 1 ? "" : "s");
+	chart_set_note(c, note);
+	return c;
+}
+
+/*
+ * Measured speedup against GPUs (log 2 axis), one line per model and
+ * strategy through its baseline, and linear scaling n / g from the
+ * smallest baseline. NULL when no run scales.
+ */
+static struct chart *speedup_chart(const struct srun *rs, size_t n)
+{
+	int64_t gmin = 0, *ns = xcalloc(2 * n + 1, sizeof(*ns));
+	size_t nn = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!rs[i].base || rs[i].base == &rs[i])
+			continue;
+		if (!gmin || rs[i].base->gpus < gmin)
+			gmin = rs[i].base->gpus;
+		ns[nn++] = rs[i].gpus;
+		ns[nn++] = rs[i].base->gpus;
+	}
+	if (!nn) {
+		free(ns);
+		return NULL;
+	}
+	/* One point position per distinct GPU count, so each series is one line through its points. */
+	qsort(ns, nn, sizeof(*ns), rank_cmp_i64);
+	struct chart *c = chart_new(CHART_XY, "scaling", "Speedup against GPUs", "speedup (samples/s ratio)");
+	/*
+	 * Both axes log 2, so linear scaling is a straight line; the lines are
+	 * configurations (greys, told apart by marker), and a line has no point
+	 * at a GPU count its model and strategy were not run on (sparse).
+	 */
+	chart_set_x_axis(c, "GPUs", CHART_SCALE_LOG2);
+	c->y_scale = CHART_SCALE_LOG2;
+	c->entity_series = 1;
+	c->sparse = 1;
+	char num[32];
+	for (size_t j = 0; j < nn; j++) {
+		if (j && ns[j] == ns[j - 1])
+			continue;
+		snprintf(num, sizeof(num), "%lld GPU%s", (long long)ns[j], ns[j] == 1 ? "" : "s");
+		chart_set_x(c, chart_add_category(c, num), (double)ns[j]);
+	}
+	struct buf label;
+	buf_init(&label);
+	for (size_t i = 0; i < n; i++) {
+		const struct srun *r = &rs[i];
+		if (!r->base || r->base == r)
+			continue;
+		buf_reset(&label);
+		buf_printf(&label, "%s, %s", r->model, *r->strategy ? r->strategy : "no strategy");
+		size_t s = 0;
+		while (s < c->nseries && strcmp(c->series[s], label.data))
+			s++;
+		if (s == c->nseries) {
+			s = chart_add_series(c, label.data);
+			for (size_t k = 0; k < c->ncat; k++)
+				chart_set(c, k, s, NAN);
+		}
+		/* Raised by g / gmin so that every line meets the one linear-scaling line. */
+		double lift = (double)r->base->gpus / (double)gmin;
+		for (size_t k = 0; k < c->ncat; k++) {
+			if (c->x_values[k] == (double)r->base->gpus)
+				chart_set(c, k, s, lift);
+			if (c->x_values[k] == (double)r->gpus)
+				chart_set(c, k, s, r->speedup * lift);
+		}
+	}
+	buf_release(&label);
+	free(ns);
+	chart_add_refline(c, "linear scaling", 1.0 / (double)gmin, 0, 1);
+	return c;
+}
+
+/*
+ * compute_model.csv: Cheng et al.'s compute model, t_compute = (model FLOPs
+ * / FLOPS) / (k1 k2), its parts measured per run (see the Methods text).
+ */
+static void compute_model(const struct analysis_ctx *ctx, struct analysis_result *out, const struct srun *rs, size_t n)
+{
+	const struct table *kt = result_table(out, "kernels");
+	struct classifier *def = classifier_preset("default");
+	struct table *t = table_new("compute_model", "Compute time and the k1 k2 model of Cheng et al., per run",
+				    "run:text,flops_per_gpu:real,t_compute_us:us,kernel_us:us,k1:frac,k2:frac,"
+				    "transformer_tflops:real,prediction_base:text,t_compute_est_us:us");
+	double *k2 = xcalloc(n + 1, sizeof(*k2)), *flops = xcalloc(n + 1, sizeof(*flops));
+	for (size_t i = 0; i < n; i++) {
+		const struct srun *r = &rs[i];
+		/* k2, as Cheng et al. define it: 1 - the CatArrayBatchedCopy kernels' share of compute kernel time. */
+		double cat = 0, all = 0;
+		int cn = kt ? table_col_index(kt, "name") : -1, ct = kt ? table_col_index(kt, "total_us") : -1;
+		for (size_t row = 0; cn >= 0 && ct >= 0 && row < kt->nrows; row++) {
+			if (strcmp(table_cell(kt, row, 0)->v.text, r->run))
+				continue;
+			const char *g = classify(def, ACT_KERNEL, table_cell(kt, row, (size_t)cn)->v.text);
+			double us = (double)table_cell(kt, row, (size_t)ct)->v.i;
+			if (!strcmp(g, "communication") || !strcmp(g, "memory"))
+				continue;
+			all += us;
+			if (strstr(table_cell(kt, row, (size_t)cn)->v.text, "CatArrayBatchedCopy"))
+				cat += us;
+		}
+		k2[i] = all > 0 ? 1 - cat / all : NAN;
+		const struct manifest *m = ctx->manifest;
+		for (size_t j = 0; m && j < m->nruns; j++)
+			if (m->runs[j].id && !strcmp(m->runs[j].id, r->run) && r->batch > 0 && m->runs[j].model.layers &&
+			    m->runs[j].model.hidden && m->runs[j].model.seq) {
+				struct est_model em;
+				models_est_model(&m->runs[j].model, &em);
+				flops[i] = est_train_flops(&em, (double)r->batch / (double)r->tp,
+							   (enum est_recompute)m->runs[j].recompute, 0);
+			}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct srun *r = &rs[i];
+		if (!r->ndurs)
+			continue;
+		double tcomp = (r->step_sum - r->comm_sum) / (double)r->ndurs, kern = r->kernel_sum / (double)r->ndurs;
+		double k1 = tcomp > 0 ? kern / tcomp : NAN;
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, r->run);
+		if (flops[i] > 0)
+			table_set_real(t, row, 1, flops[i]);
+		table_set_ns(t, row, 2, llround(tcomp));
+		table_set_ns(t, row, 3, llround(kern));
+		if (!isnan(k1))
+			table_set_real(t, row, 4, k1);
+		if (!isnan(k2[i]))
+			table_set_real(t, row, 5, k2[i]);
+		if (flops[i] > 0 && !isnan(k1) && k1 > 0 && k2[i] > 0)
+			table_set_real(t, row, 6, flops[i] / (tcomp * 1e-9 * k1 * k2[i]) / 1e12);
+		const struct srun *b = r->pbase;
+		size_t bi = b ? (size_t)(b - rs) : 0;
+		if (!b || flops[i] <= 0 || flops[bi] <= 0 || !(k2[bi] > 0) || b->kernel_sum <= 0)
+			continue;
+		/* t_compute(n) = FLOPs(n) / (FLOPS(m) k1(m) k2(m)) = FLOPs(n) / FLOPs(m) x t_compute(m). */
+		double tcomp_m = (b->step_sum - b->comm_sum) / (double)b->ndurs;
+		table_set_text(t, row, 7, b->run);
+		table_set_ns(t, row, 8, llround(flops[i] / flops[bi] * tcomp_m));
+	}
+	free(k2);
+	free(flops);
+	classifier_free(def);
+	result_add_table(out, t);
+	result_add_method(out, "compute_model.csv",
+		"Cheng et al. (SIGMETRICS 2024) estimate compute time as t_compute = t_transformer / (k1 x k2), "
+		"t_transformer = model FLOPs / FLOPS. Per run, from the profiled steps: flops_per_gpu = b(72sd^2 + "
+		"12s^2d)l (their transformer FLOPs, no logit layer; a fourth forward pass with recomputation), b the "
+		"per-GPU batch over tensor_parallel; t_compute_us = the mean over ranks and steps of step - "
+		"communication (communication first, as in dispatch.csv); kernel_us = the mean compute kernel time "
+		"not under communication (dispatch.csv compute_us); k1 = kernel_us / t_compute_us, the share of "
+		"compute time in kernels (the rest is dispatch and memory operations); k2 = 1 - the share of "
+		"CatArrayBatchedCopy kernels (names containing it: torch.cat's copy) in all compute kernels' time, "
+		"as Cheng et al. define it (compute kernels: kernels.csv's outside the communication and memory "
+		"groups of the default classification, whatever the report's; the GEMM and attention shares are "
+		"dispatch_ops.csv's part kernel); transformer_tflops = flops_per_gpu / (t_compute x k1 x k2), the FLOPS that makes "
+		"the model hold for this run. t_compute_est_us: the run's compute time predicted from its "
+		"prediction base m (scaling.csv), FLOPs(n) / (FLOPS(m) k1(m) k2(m)) = FLOPs(n) / FLOPs(m) x "
+		"t_compute(m); the communication side, t_comm(n) = t_comm(m) / eff, is Cheng et al.'s t_AllReduce = "
+		"4P / (BW x eff) with BW = 4P / t_comm(m) measured on m.");
+}
+
+int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	size_t n;
+	struct srun *rs = load_runs(ctx, out, &n);
+	choose_bases(out, rs, n);
+	/* The unprofiled iterations' medians (profiler_overhead.csv, which runs before). */
+	for (size_t i = 0; i < n; i++)
+		rs[i].log_step = (double)profiler_unprofiled_ns(out, rs[i].run);
+	struct table *t = table_new("scaling", "Speedup across runs of the same model and strategy, measured and predicted",
+				    "run:text,gpus:int,strategy:text,step_us:us,samples_per_s:real,comm_us:us,"
+				    "comm_share:frac,baseline:text,speedup:real,efficiency:real,prediction_base:text,"
+				    "comm_efficiency:real,predicted_speedup:real,log_step_us:us,log_speedup:real,"
+				    "log_efficiency:real");
+	int noted = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct srun *r = &rs[i];
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, r->run);
+		table_set_int(t, row, 1, r->gpus);
+		if (*r->strategy)
+			table_set_text(t, row, 2, r->strategy);
+		if (r->sps <= 0) {
+			result_add_note(out, "scaling.csv: run %s has %s, so its throughput is not computed", r->run,
+					r->ndurs ? "no per-GPU batch in the manifest" : "no ProfilerStep ranges");
+			continue;
+		}
+		table_set_ns(t, row, 3, (int64_t)r->step);
+		table_set_real(t, row, 4, r->sps);
+		table_set_ns(t, row, 5, llround(r->comm_sum / (double)r->ndurs));
+		table_set_real(t, row, 6, r->comm_sum / r->step_sum);
+		if (r->log_step > 0)
+			table_set_ns(t, row, 13, (int64_t)r->log_step);
+		if (!r->base)
+			continue;
+		table_set_text(t, row, 7, r->base->run);
+		table_set_real(t, row, 8, r->speedup);
+		double nx = (double)r->gpus / (double)r->base->gpus, eff = r->speedup / nx;
+		table_set_real(t, row, 9, eff);
+		/* The same speedup on the training log's unprofiled iterations: the training, not the profiler. */
+		double log_eff = NAN;
+		if (r->log_step > 0 && r->base->log_step > 0) {
+			double sp = ((double)(r->dp * r->batch) / r->log_step) /
+				    ((double)(r->base->dp * r->base->batch) / r->base->log_step);
+			log_eff = sp / nx;
+			table_set_real(t, row, 14, sp);
+			table_set_real(t, row, 15, log_eff);
+		}
+		/* Sanity: more than linear scaling is a measurement problem until shown otherwise. */
+		if (r->base != r && (eff > 1.0 || log_eff > 1.0))
+			result_add_note(out, "scaling.csv: run %s scales past 100 %% against %s (efficiency %.0f %% on "
+					"profiled steps%s%.0f %%%s): more than linear is not plausible for data "
+					"parallelism; the likely cause is a baseline slower than its training (profiler "
+					"overhead, profiler_overhead.csv), a host-bound baseline, or different work per "
+					"step", r->run, r->base->run, eff * 100, isnan(log_eff) ? "" : ", ",
+					isnan(log_eff) ? 0.0 : log_eff * 100, isnan(log_eff) ? "" : " on the log's unprofiled "
+					"iterations");
+		if (r->pbase)
+			table_set_text(t, row, 10, r->pbase->run);
+		if (!isnan(r->pred)) {
+			const struct srun *m = r->pbase;
+			table_set_real(t, row, 11, ring_factor(m->dp) / ring_factor(r->dp)); /* the eff predicted */
+			table_set_real(t, row, 12, r->pred);
+		} else if (r->base != r && r->gpus > 1 && !r->pbase && !noted++) {
+			result_add_note(out, "scaling.csv: a predicted speedup needs a smaller run of the same model, "
+					"strategy, per-GPU batch and tensor parallelism that communicates; %s has none, "
+					"so it is a prediction base only (as is the smallest multi-GPU run of every "
+					"strategy)", r->run);
+		}
+	}
+	result_add_table(out, t);
+
+	/* Mean squared error of the prediction, per model and strategy and over all (Fig. 15). */
+	struct table *e = table_new("speedup_error", "Predicted against measured speedup: mean squared error",
+				    "model:text,strategy:text,runs:int,mse:real");
+	double all = 0;
+	size_t nall = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(rs[i].pred))
+			continue;
+		all += (rs[i].pred - rs[i].speedup) * (rs[i].pred - rs[i].speedup);
+		nall++;
+		int first = 1;
+		for (size_t j = 0; j < i && first; j++)
+			if (!isnan(rs[j].pred) && !strcmp(rs[j].model, rs[i].model) && !strcmp(rs[j].strategy, rs[i].strategy))
+				first = 0;
+		if (!first)
+			continue;
+		double sum = 0;
+		size_t k = 0;
+		for (size_t j = i; j < n; j++)
+			if (!isnan(rs[j].pred) && !strcmp(rs[j].model, rs[i].model) && !strcmp(rs[j].strategy, rs[i].strategy)) {
+				sum += (rs[j].pred - rs[j].speedup) * (rs[j].pred - rs[j].speedup);
+				k++;
+			}
+		size_t row = table_add_row(e);
+		table_set_text(e, row, 0, rs[i].model);
+		table_set_text(e, row, 1, rs[i].strategy);
+		table_set_int(e, row, 2, (int64_t)k);
+		table_set_real(e, row, 3, sum / (double)k);
+	}
+	if (nall) {
+		size_t row = table_add_row(e);
+		table_set_text(e, row, 0, "all");
+		table_set_int(e, row, 2, (int64_t)nall);
+		table_set_real(e, row, 3, all / (double)nall);
+	}
+	result_add_table(out, e);
+	compute_model(ctx, out, rs, n);
+
+	struct chart *c = speedup_chart(rs, n);
+	if (c)
+		result_add_figure(out, c, "Measured speedup (samples/s against the baseline's) over the number of GPUs "
+				  "(log 2 axis), one line per model and strategy starting at its baseline; lines of a "
+				  "baseline with more GPUs than the smallest are raised by its GPU count over the "
+				  "smallest so that all share the dashed linear-scaling line.");
+	c = model_chart(rs, n, nall ? all / (double)nall : 0, nall);
+	if (c)
+		result_add_figure(out, c, "Speedup estimated by the scalability model of Cheng et al. 2024 (Fig. 15) "
+				  "against the evaluated speedup, per run with a prediction; the dashed line is y = x and "
+				  "the key gives the mean squared error.");
+	result_add_method(out, "scaling.csv",
+		"From the profiled steps (dispatch.csv), per run: step_us, the median of all its ranks' ProfilerStep "
+		"durations; samples_per_s S = dp x per-GPU batch / step, dp = gpus / tensor_parallel; comm_us "
+		"t_comm, the mean over ranks and steps of the union of communication kernels in the step; "
+		"comm_share r_comm = total comm_us / total step time, and r_comp = 1 - r_comm (communication "
+		"first: everything else is compute, dispatch included). baseline g: the manifest's "
+		"scaling_baseline, else the run of the same model with the fewest GPUs among the runs of the same "
+		"strategy and the 1-GPU runs (strategies are never mixed: a DDP run is not a ZeRO-1 run's "
+		"baseline). One speedup for measured and predicted, a throughput ratio: speedup = S(n) / S(g), "
+		"efficiency = speedup / (n / g). prediction_base m: the run of the same model, strategy, per-GPU "
+		"batch and tensor parallelism with communication and the fewest GPUs below n (the baseline when it "
+		"communicates; the smallest multi-GPU run when the baseline is a 1-GPU run, which has none). "
+		"comm_efficiency eff: the network efficiency m -> n the prediction assumes, out of sample (from m "
+		"alone, never n's own communication time): each GPU sends (p - 1) / p of the message in a ring "
+		"collective over p = dp GPUs, at m's bandwidth, so eff = t_comm(m) / t_comm(n) = f(dp(m)) / "
+		"f(dp(n)) with f(p) = (p - 1) / p (the measured ratio is comm_us(m) / comm_us(n) of the two "
+		"rows); Cheng et al.'s t_iter(n) / t_iter(m) = r_comp(m) + "
+		"r_comm(m) / eff at a fixed per-GPU batch gives the predicted S(n) = dp(n) x batch / (step(m) x "
+		"(r_comp(m) + r_comm(m) / eff)) and predicted_speedup = predicted S(n) / S(g): the paper's "
+		"iteration-time speedup t_iter(m) / t_iter(n) times the ratio of samples per step, so both columns "
+		"are the same kind of number. The step times are the profiled ones, not the training log's "
+		"(utilization.csv uses the log): the prediction needs the communication share of the very steps "
+		"it times, which only the trace has, and the profiler slows the steps it records (bert-2gpu-ddp "
+		"of the H200 example: 134.2 ms profiled, 75.1 ms in the log), so speedups here compare profiled "
+		"steps with profiled steps. log_step_us: the median of the run's training log's unprofiled "
+		"iterations (profiler_overhead.csv); log_speedup = S_log(n) / S_log(g) and log_efficiency = "
+		"log_speedup / (n / g) with S_log = dp x per-GPU batch / log_step_us: the training's speedup, "
+		"which the profiler does not distort; empty without a log on both sides. An efficiency over 100 % "
+		"on either is flagged in the notes.");
+	result_add_method(out, "speedup_error.csv",
+		"Per model and strategy, and over all runs (model 'all'), the mean squared error (1/k) sum "
+		"(predicted_speedup - speedup)^2 over the k runs of scaling.csv with a prediction, as Cheng et al. "
+		"2024 report it for their Fig. 15.");
+	for (size_t i = 0; i < n; i++)
+		free(rs[i].durs);
+	free(rs);
+	return 0;
+}

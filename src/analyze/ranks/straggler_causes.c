@@ -1,0 +1,514 @@
+/*
+ * straggler_causes.c: what a rank that makes the others wait does more
+ * than they do, named down to the region and the operator or kernel
+ * (straggler_causes.csv).
+ *
+ * Who. The ranks of a multi-rank run that caused waiting
+ * (straggler_ranks.csv caused_wait_us > 0: some other rank waited inside
+ * a matched collective for it to arrive), most waiting first.
+ *
+ * What. Per rank, four kinds of time, each summed over the whole trace
+ * and divided by the rank's ProfilerStep count (per step, in us):
+ *   host region  the host time of a step phase (phases.c's rule: the
+ *                innermost annotation named like a phase owns an
+ *                instant; the union over threads), name empty;
+ *   host op      per region and operator name, the summed duration of the
+ *                outermost operators of each thread (cpu_ops: the store
+ *                keeps only those, and enumerate(DataLoader)... at any
+ *                depth), a call nested in one of the same name on the
+ *                same thread left out; region: the phase holding the
+ *                call's start;
+ *   gpu region   the union of the GPU activities other than
+ *                communication kernels (kernels, memcpys, memsets) whose
+ *                launching runtime call starts in the phase, name empty;
+ *   gpu kernel   per region and activity name, the summed duration of
+ *                those activities.
+ * Communication kernels are left out of the GPU rows: their duration
+ * includes the wait for the other ranks, the effect and not the cause.
+ * Time outside every phase is region "(outside phases)".
+ *
+ * excess_us_per_step = this rank's time per step - the median of the other
+ * ranks' (a rank without the item counts 0; an even count of others: the
+ * mean of the two middle values). calls: this rank's count over the trace,
+ * other_calls the median of the others'. Rows with a positive excess are
+ * kept, at most CAUSES_TOP of each kind per rank, largest excess first;
+ * at most CAUSES_RANKS ranks per run, those that caused the most waiting
+ * (a note says so when a run has more).
+ *
+ * Which side first. A straggler's rows are ordered by the side that made
+ * it late, then by excess: its GPU's extra busy time (straggler_ranks.csv
+ * compute_per_step_us, this rank minus the others' median) against its
+ * GPU's extra idle time (ranks.csv idle_us, mean per step, likewise). Where
+ * the GPU computed longer the gpu rows come first; where it sat idle
+ * longer (waiting for its host) the host rows do. Extra GPU work on a rank
+ * whose GPU still idles more than the others hid behind its host.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/lib/intervals.h"
+#include "analyze/time/phases.h"
+#include "analyze/lib/rankdata.h"
+#include "util/buf.h"
+#include "util/intmap.h"
+#include "util/xalloc.h"
+
+/* The rows kept per rank and kind. */
+#define CAUSES_TOP 10
+/* The ranks described per run: those that caused the most waiting (a run of 1024 ranks may have 1000). */
+#define CAUSES_RANKS 16
+
+enum cause_kind { K_HOST_REGION, K_HOST_OP, K_GPU_REGION, K_GPU_NAME, NK };
+
+/* One item of one rank: its kind, region (phase index, -1 outside) and name id (-1 the whole region). */
+struct item {
+	int kind, region;
+	int64_t name;
+	int64_t ns, calls;
+};
+
+struct rank_prof {
+	int rank;
+	int64_t nsteps;
+	size_t n;
+	struct item *v; /* sorted by (kind, region, name), unique */
+};
+
+static int cmp_item(const void *pa, const void *pb)
+{
+	const struct item *a = pa, *b = pb;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->region != b->region)
+		return a->region < b->region ? -1 : 1;
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+static void push(struct item **v, size_t *n, size_t *cap, struct item it)
+{
+	*v = xgrow(*v, cap, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = it;
+}
+
+/* Sorts v and sums the items of equal key (calls and ns; the region item's own sums stay). */
+static size_t merge_items(struct item *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_item);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k && !cmp_item(&v[k - 1], &v[i])) {
+			v[k - 1].ns += v[i].ns;
+			v[k - 1].calls += v[i].calls;
+		} else {
+			v[k++] = v[i];
+		}
+	}
+	return k;
+}
+
+/* Operator indices in order of (thread, start, longest first), for the same-name nesting test. */
+static const struct rank_data *sort_d;
+static int cmp_op(const void *pa, const void *pb)
+{
+	const struct rk_range *a = &sort_d->cpu_ops[*(const size_t *)pa], *b = &sort_d->cpu_ops[*(const size_t *)pb];
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->end > b->end ? -1 : a->end < b->end;
+}
+
+/* The items of one rank (see the file's comment). host: nph scratch sets. */
+static void profile_rank(struct store *s, struct phase_names *nm, const struct phase *ph, size_t nph,
+			 const struct rank_data *d, struct ivset *host, int64_t *calls, struct rank_prof *rp)
+{
+	struct item *v = NULL;
+	size_t n = 0, cap = 0;
+	phase_host_time(s, nm, ph, nph, d, host, calls);
+	for (size_t p = 0; p < nph; p++)
+		push(&v, &n, &cap, (struct item){K_HOST_REGION, (int)p, -1, ivset_measure(&host[p]), calls[p]});
+
+	/* host operators: calls nested in a call of the same name on the same thread are inside that one */
+	size_t *ord = xmalloc((d->ncpu_ops ? d->ncpu_ops : 1) * sizeof(*ord));
+	const struct rk_range **open = xmalloc((d->ncpu_ops ? d->ncpu_ops : 1) * sizeof(*open));
+	for (size_t i = 0; i < d->ncpu_ops; i++)
+		ord[i] = i;
+	sort_d = d;
+	if (d->ncpu_ops > 1)
+		qsort(ord, d->ncpu_ops, sizeof(*ord), cmp_op);
+	size_t depth = 0;
+	for (size_t j = 0; j < d->ncpu_ops; j++) {
+		const struct rk_range *o = &d->cpu_ops[ord[j]];
+		if (j && o->tid != d->cpu_ops[ord[j - 1]].tid)
+			depth = 0;
+		while (depth && open[depth - 1]->end <= o->start)
+			depth--;
+		int nested = 0;
+		for (size_t k = 0; k < depth && !nested; k++)
+			nested = open[k]->key == o->key;
+		open[depth++] = o;
+		if (!nested)
+			push(&v, &n, &cap, (struct item){K_HOST_OP, phase_at(host, nph, o->start), o->key, o->end - o->start, 1});
+	}
+	free(ord);
+	free(open);
+
+	/* GPU activities by the phase of their launch, communication kernels left out */
+	struct ivset *gpu = xcalloc(nph + 1, sizeof(*gpu));
+	int64_t *gcount = xcalloc(nph + 1, sizeof(*gcount));
+	for (size_t p = 0; p <= nph; p++)
+		ivset_init(&gpu[p]);
+	int64_t *idx = rank_launch_index(d);
+	for (size_t i = 0; i < d->nacts; i++) {
+		const struct rk_act *a = &d->acts[i];
+		if (a->kind == ACT_KERNEL && a->cls == RK_COMM)
+			continue;
+		const struct rk_range *l = rank_launch_of(d, idx, a->corr);
+		if (!l)
+			continue; /* no launch: no phase to put it in */
+		int p = phase_at(host, nph, l->start);
+		size_t pi = p < 0 ? nph : (size_t)p;
+		ivset_add(&gpu[pi], a->start, a->end);
+		gcount[pi]++;
+		push(&v, &n, &cap, (struct item){K_GPU_NAME, p, a->name_id, a->end - a->start, 1});
+	}
+	free(idx);
+	for (size_t p = 0; p <= nph; p++) {
+		ivset_normalize(&gpu[p]);
+		push(&v, &n, &cap, (struct item){K_GPU_REGION, p < nph ? (int)p : -1, -1, ivset_measure(&gpu[p]), gcount[p]});
+		ivset_release(&gpu[p]);
+	}
+	free(gpu);
+	free(gcount);
+	rp->nsteps = (int64_t)d->nsteps;
+	rp->n = merge_items(v, n);
+	/* Only the merged items are kept, for every rank of the run: one per kernel was 67 MB at 2048 ranks. */
+	rp->v = rp->n ? xrealloc(v, rp->n * sizeof(*v)) : v;
+}
+
+static const struct item *find_item(const struct rank_prof *rp, const struct item *key)
+{
+	return rp->n ? bsearch(key, rp->v, rp->n, sizeof(*rp->v), cmp_item) : NULL;
+}
+
+static int cmp_dbl(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* The median of v[0 .. n) (sorts v); 0 when n is 0. */
+static double median(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* A row before its output. */
+struct cause {
+	int kind, region;
+	int64_t name;
+	double excess, mine, others, calls, other_calls; /* ns per step; counts */
+	int first; /* 1: on the side that made the rank late */
+};
+
+static int cmp_cause(const void *pa, const void *pb)
+{
+	const struct cause *a = pa, *b = pb;
+	if (a->first != b->first)
+		return a->first ? -1 : 1;
+	if (a->excess != b->excess)
+		return a->excess > b->excess ? -1 : 1;
+	if (a->kind != b->kind) /* ties: regions before what is in them */
+		return a->kind < b->kind ? -1 : 1;
+	return cmp_item(&(struct item){a->kind, a->region, a->name, 0, 0},
+			&(struct item){b->kind, b->region, b->name, 0, 0});
+}
+
+/* The rows of straggler s (index into rp[0 .. nr)), appended to t. */
+static void rank_rows(struct store *st, const char *run, const struct rank_prof *rp, size_t nr, size_t s,
+		      const struct phase *ph, int gpu_first, struct table *t)
+{
+	struct cause *c = NULL;
+	size_t nc = 0, cap = 0;
+	double *o = xmalloc(nr * sizeof(*o)), *oc = xmalloc(nr * sizeof(*oc));
+	/* every item some rank has: this rank's, and the others' it lacks (excess negative: never kept) */
+	for (size_t i = 0; i < rp[s].n; i++) {
+		const struct item *it = &rp[s].v[i];
+		size_t no = 0;
+		for (size_t r = 0; r < nr; r++) {
+			if (r == s)
+				continue;
+			const struct item *x = find_item(&rp[r], it);
+			double steps = rp[r].nsteps > 0 ? (double)rp[r].nsteps : 1;
+			o[no] = x ? (double)x->ns / steps : 0;
+			oc[no] = x ? (double)x->calls : 0;
+			no++;
+		}
+		double steps = rp[s].nsteps > 0 ? (double)rp[s].nsteps : 1;
+		double mine = (double)it->ns / steps, others = median(o, no);
+		if (mine - others <= 0)
+			continue;
+		c = xgrow(c, &cap, nc + 1, sizeof(*c));
+		c[nc++] = (struct cause){it->kind, it->region, it->name, mine - others, mine, others, (double)it->calls,
+					 median(oc, no), (it->kind >= K_GPU_REGION) == gpu_first};
+	}
+	if (nc > 1)
+		qsort(c, nc, sizeof(*c), cmp_cause);
+	size_t kept[NK] = {0};
+	for (size_t i = 0; i < nc; i++) {
+		if (kept[c[i].kind]++ >= CAUSES_TOP)
+			continue;
+		size_t row = table_add_row(t), col = 0;
+		table_set_text(t, row, col++, run);
+		table_set_int(t, row, col++, rp[s].rank);
+		table_set_text(t, row, col++, c[i].kind <= K_HOST_OP ? "host" : "gpu");
+		table_set_text(t, row, col++, c[i].region >= 0 ? ph[c[i].region].name : "(outside phases)");
+		char *name = c[i].name >= 0 ? rank_name(st, c[i].name) : NULL;
+		table_set_text(t, row, col++, name ? name : "");
+		free(name);
+		table_set_ns(t, row, col++, (int64_t)(c[i].excess + 0.5));
+		table_set_int(t, row, col++, (int64_t)c[i].calls);
+		table_set_real(t, row, col++, c[i].other_calls);
+		table_set_ns(t, row, col++, (int64_t)(c[i].mine + 0.5));
+		table_set_ns(t, row, col++, (int64_t)(c[i].others + 0.5));
+	}
+	free(c);
+	free(o);
+	free(oc);
+}
+
+/* Per rank of run, the mean over its rows of column name of t (us); *n ranks. Caller frees both arrays. */
+static size_t rank_mean_us(const struct table *t, const char *run, const char *name, int **ranks, double **mean)
+{
+	int crun = table_col_index(t, "run"), crank = table_col_index(t, "rank"), cv = table_col_index(t, name);
+	size_t n = 0, cap = 0, capm = 0, capc = 0;
+	size_t *cnt = NULL;
+	struct intmap m = {0};
+	*ranks = NULL;
+	*mean = NULL;
+	for (size_t r = 0; crun >= 0 && crank >= 0 && cv >= 0 && r < t->nrows; r++) {
+		const struct cell *a = table_cell(t, r, (size_t)crun), *b = table_cell(t, r, (size_t)crank),
+				  *v = table_cell(t, r, (size_t)cv);
+		if (a->null || strcmp(a->v.text, run) || b->null || v->null)
+			continue;
+		size_t i = intmap_index(&m, (int)b->v.i, n);
+		if (i == n) {
+			*ranks = xgrow(*ranks, &cap, n + 1, sizeof(**ranks));
+			*mean = xgrow(*mean, &capm, n + 1, sizeof(**mean));
+			cnt = xgrow(cnt, &capc, n + 1, sizeof(*cnt));
+			(*ranks)[n] = (int)b->v.i;
+			(*mean)[n] = 0;
+			cnt[n++] = 0;
+		}
+		(*mean)[i] += (double)v->v.i / 1e3;
+		cnt[i]++;
+	}
+	intmap_free(&m);
+	for (size_t i = 0; i < n; i++)
+		(*mean)[i] /= (double)cnt[i];
+	free(cnt);
+	return n;
+}
+
+/* The value of rank minus the median of the other ranks' (NAN when rank has none). */
+static double excess_of(const int *ranks, double *v, size_t n, int rank)
+{
+	double mine = NAN, *o = xmalloc((n ? n : 1) * sizeof(*o));
+	size_t no = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (ranks[i] == rank)
+			mine = v[i];
+		else
+			o[no++] = v[i];
+	}
+	double r = no ? mine - median(o, no) : NAN;
+	free(o);
+	return r;
+}
+
+void straggler_side(const struct analysis_result *res, const char *run, int rank, double *busy, double *idle)
+{
+	const struct table *sr = result_table(res, "straggler_ranks"), *rk = result_table(res, "ranks");
+	int *ranks;
+	double *v;
+	size_t n;
+	*busy = *idle = NAN;
+	if (sr) {
+		n = rank_mean_us(sr, run, "compute_per_step_us", &ranks, &v);
+		*busy = excess_of(ranks, v, n, rank);
+		free(ranks);
+		free(v);
+	}
+	if (rk) {
+		n = rank_mean_us(rk, run, "idle_us", &ranks, &v);
+		*idle = excess_of(ranks, v, n, rank);
+		free(ranks);
+		free(v);
+	}
+}
+
+/*
+ * The caused_wait_us of straggler_ranks.csv (ns) of each of the n ranks
+ * of run in keys, into w (0 where a rank has no row; its first row where
+ * it has several), in one pass over the table.
+ */
+static void caused_waits(const struct table *sr, const char *run, const struct rank_key *keys, size_t n, int64_t *w)
+{
+	int crun = table_col_index(sr, "run"), crank = table_col_index(sr, "rank"),
+	    cw = table_col_index(sr, "caused_wait_us");
+	struct intmap m = {0};
+	unsigned char *set = xcalloc(n ? n : 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		w[i] = 0;
+		intmap_index(&m, keys[i].rank, i);
+	}
+	for (size_t r = 0; crun >= 0 && crank >= 0 && cw >= 0 && r < sr->nrows; r++) {
+		const struct cell *a = table_cell(sr, r, (size_t)crun), *b = table_cell(sr, r, (size_t)crank),
+				  *c = table_cell(sr, r, (size_t)cw);
+		if (a->null || strcmp(a->v.text, run) || b->null || c->null)
+			continue;
+		size_t i = intmap_get(&m, b->v.i);
+		if (i != SIZE_MAX && !set[i]) {
+			w[i] = c->v.i;
+			set[i] = 1;
+		}
+	}
+	free(set);
+	intmap_free(&m);
+}
+
+struct strag {
+	size_t ri;
+	int64_t caused;
+};
+
+static int cmp_strag(const void *pa, const void *pb)
+{
+	const struct strag *a = pa, *b = pb;
+	if (a->caused != b->caused)
+		return a->caused > b->caused ? -1 : 1;
+	return a->ri < b->ri ? -1 : a->ri > b->ri;
+}
+
+int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	const struct table *sr = result_table(out, "straggler_ranks");
+	if (!sr)
+		return 0; /* no multi-rank run with matched collectives: nobody waited for anybody */
+	struct rank_key *keys;
+	size_t nkeys, nph;
+	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
+		return -1;
+	struct phase *ph = phase_list(ctx->manifest, &nph);
+	struct classifier *cls = classifier_preset("default");
+	struct phase_names nm = {0};
+	struct table *t = table_new("straggler_causes",
+				    "What each rank that made the others wait did more than they did, per step",
+				    "run:text,rank:int,where:text,region:text,name:text,excess_us_per_step:us,calls:int,"
+				    "other_calls:real,us_per_step:us,other_us_per_step:us");
+	struct ivset *host = xcalloc(nph ? nph : 1, sizeof(*host));
+	int64_t *calls = xcalloc(nph ? nph : 1, sizeof(*calls));
+	for (size_t p = 0; p < nph; p++)
+		ivset_init(&host[p]);
+	int ret = -1;
+	for (size_t k = 0; k < nkeys;) {
+		size_t e = k + 1;
+		while (e < nkeys && !strcmp(keys[e].run, keys[k].run))
+			e++;
+		size_t nr = e - k, nstrag = 0;
+		struct strag *sg = xcalloc(nr, sizeof(*sg));
+		int64_t *cw = xcalloc(nr, sizeof(*cw));
+		if (nr >= 2)
+			caused_waits(sr, keys[k].run, &keys[k], nr, cw);
+		for (size_t i = 0; nr >= 2 && i < nr; i++)
+			if (cw[i] > 0)
+				sg[nstrag++] = (struct strag){i, cw[i]};
+		free(cw);
+		if (!nstrag) {
+			free(sg);
+			k = e;
+			continue;
+		}
+		struct rank_prof *rp = xcalloc(nr, sizeof(*rp));
+		int failed = 0;
+		for (size_t i = 0; i < nr && !failed; i++) {
+			struct rank_data d;
+			if (rank_data_load(ctx->store, &keys[k + i], cls, &d) < 0) {
+				failed = 1;
+				break;
+			}
+			rp[i].rank = keys[k + i].rank;
+			profile_rank(ctx->store, &nm, ph, nph, &d, host, calls, &rp[i]);
+			rank_data_release(&d);
+		}
+		if (!failed) {
+			if (nstrag) /* qsort's array may not be NULL, even when empty */
+				qsort(sg, nstrag, sizeof(*sg), cmp_strag);
+			if (nstrag > CAUSES_RANKS) {
+				result_add_note(out, "straggler_causes.csv: in run %s %zu ranks made the others wait; the %d "
+						"that made them wait longest are described", keys[k].run, nstrag, CAUSES_RANKS);
+				nstrag = CAUSES_RANKS;
+			}
+			for (size_t i = 0; i < nstrag; i++) {
+				double busy, idle;
+				straggler_side(out, keys[k].run, rp[sg[i].ri].rank, &busy, &idle);
+				int gpu_first = !isnan(busy) && (isnan(idle) || busy > idle);
+				rank_rows(ctx->store, keys[k].run, rp, nr, sg[i].ri, ph, gpu_first, t);
+			}
+		}
+		for (size_t i = 0; i < nr; i++)
+			free(rp[i].v);
+		free(rp);
+		free(sg);
+		if (failed)
+			goto out;
+		k = e;
+	}
+	if (t->nrows) {
+		result_add_table(out, t);
+		t = NULL;
+		result_add_method(
+			out, "straggler_causes.csv",
+			"Per multi-rank run, for each rank that made the others wait (straggler_ranks.csv caused_wait_us "
+			"> 0; most waiting first), what it spends more time on than the other ranks, per step. Four kinds "
+			"of time, each summed over the rank's trace and divided by its ProfilerStep count: host regions "
+			"(where host, name empty: the host time of a step phase as phases.csv defines it, the innermost "
+			"annotation named like a phase owning each instant, the union over threads); host operators "
+			"(where host: per region and operator name, the summed duration of the outermost operators of "
+			"each thread, as the store keeps them, a call nested in one of the same name on the same thread "
+			"left out; the region is the phase holding the call's start); GPU "
+			"regions (where gpu, name empty: the union of the kernels, memcpys and memsets launched (runtime "
+			"call with the same correlation id) while the host was in the phase); and per region the GPU "
+			"activities by name (summed durations). Communication kernels are left out of the GPU rows: their "
+			"time includes the wait for the other ranks, the effect rather than the cause. Time outside every "
+			"phase is region '(outside phases)'. us_per_step: this rank's time per step; other_us_per_step: "
+			"the median of the other ranks' (0 for a rank without the item; an even count: the mean of the "
+			"two middle values); excess_us_per_step = us_per_step - other_us_per_step; calls: this rank's "
+			"count over the trace, other_calls the median of the others' (0: run only on this rank). Rows "
+			"with a positive excess, at most 10 of each kind per rank, largest excess first; at most 16 ranks "
+			"per run, those that caused the most waiting. "
+			"Order: per rank, first the rows of the side that made it late, then the others, each by excess: "
+			"the gpu rows first where its GPU's extra busy time (straggler_ranks.csv compute_per_step_us, this "
+			"rank minus the others' median) exceeds its GPU's extra idle time (ranks.csv idle_us, mean per "
+			"step, likewise), else the host rows (its GPU sat idle waiting for its host; extra GPU work then "
+			"hid behind the host).");
+	}
+	ret = 0;
+out:
+	for (size_t p = 0; p < nph; p++)
+		ivset_release(&host[p]);
+	free(host);
+	free(calls);
+	phase_names_release(&nm);
+	free(ph);
+	table_free(t);
+	classifier_free(cls);
+	rank_keys_free(keys, nkeys);
+	return ret;
+}

@@ -1,0 +1,109 @@
+/*
+ * memops.c: memory operations per device (memops.csv).
+ *
+ * Per run, rank and kind (the memcpy's copy kind from its name: HtoD, DtoH,
+ * DtoD, PtoP, ...; "memset"): count, summed bytes (of the operations that
+ * record them), summed duration, and the achieved bandwidth bytes / time
+ * (bytes per ns = GB/s). Durations are summed, not merged.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/lib/rankdata.h"
+#include "chart/chart.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+static const char *const kinds[] = {"HtoD", "DtoH", "DtoD", "PtoP", "memset", "other copy"};
+enum { NKINDS = sizeof(kinds) / sizeof(kinds[0]) };
+
+int analysis_memops(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	struct rank_key *keys;
+	size_t nkeys;
+	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
+		return -1;
+	struct classifier *cls = classifier_preset("default");
+	struct table *t = table_new("memops", "Memory operations per run, rank and kind",
+				    "run:text,rank:int,kind:text,count:int,bytes:int,time_us:us,gb_per_s:real");
+	struct chart *c = chart_new(CHART_GROUPED_BAR, "memops", "Memory operations per device",
+				    "time per device (ms)");
+	struct buf label;
+	buf_init(&label);
+	int ret = -1;
+	for (size_t k = 0; k < nkeys; k++) {
+		struct rank_data d;
+		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
+			goto out;
+		int64_t count[NKINDS] = {0}, bytes[NKINDS] = {0}, time[NKINDS] = {0}, nobytes = 0;
+		for (size_t i = 0; i < d.nacts; i++) {
+			const struct rk_act *a = &d.acts[i];
+			size_t x = NKINDS - 1;
+			if (a->kind == ACT_KERNEL)
+				continue;
+			if (a->kind == ACT_MEMSET)
+				x = 4;
+			else
+				for (size_t j = 0; j < 4; j++)
+					if (!strcmp(a->copy_kind, kinds[j]))
+						x = j;
+			count[x]++;
+			time[x] += a->end - a->start;
+			if (a->bytes >= 0)
+				bytes[x] += a->bytes;
+			else
+				nobytes++;
+		}
+		rank_data_release(&d);
+		if (nobytes)
+			result_add_note(out, "memops.csv: run %s rank %d: %lld memory operations record no size; "
+					"their bytes are left out", keys[k].run, keys[k].rank, (long long)nobytes);
+		for (size_t x = 0; x < NKINDS; x++) {
+			size_t row = table_add_row(t);
+			table_set_text(t, row, 0, keys[k].run);
+			table_set_int(t, row, 1, keys[k].rank);
+			table_set_text(t, row, 2, kinds[x]);
+			table_set_int(t, row, 3, count[x]);
+			table_set_int(t, row, 4, bytes[x]);
+			table_set_ns(t, row, 5, time[x]);
+			if (time[x] > 0)
+				table_set_real(t, row, 6, (double)bytes[x] / (double)time[x]);
+		}
+	}
+	/* The figure: one group of bars per device, one bar per kind any device has. */
+	int used[NKINDS] = {0};
+	for (size_t row = 0; row < t->nrows; row++)
+		if (table_cell(t, row, 5)->v.i > 0)
+			used[row % NKINDS] = 1;
+	size_t series[NKINDS];
+	for (size_t x = 0; x < NKINDS; x++)
+		if (used[x])
+			series[x] = chart_add_series(c, kinds[x]);
+	for (size_t row = 0; row < t->nrows; row += NKINDS) {
+		buf_reset(&label);
+		buf_printf(&label, "%s r%lld", table_cell(t, row, 0)->v.text, (long long)table_cell(t, row, 1)->v.i);
+		size_t cat = chart_add_category(c, label.data);
+		for (size_t x = 0; x < NKINDS; x++)
+			if (used[x])
+				chart_set(c, cat, series[x], (double)table_cell(t, row + x, 5)->v.i / 1e6);
+	}
+	result_add_table(out, t);
+	t = NULL;
+	result_add_figure(out, c, "Time in memory operations per device (run and rank), one bar per kind, over the "
+			  "whole trace; the ranks of a run side by side show their asymmetry.");
+	c = NULL;
+	result_add_method(out, "memops.csv",
+			  "Per run, rank and kind (the memcpy's copy kind as its name states it: HtoD, DtoH, DtoD, "
+			  "PtoP, other copy kinds as 'other copy'; memset): the number of operations, their summed "
+			  "bytes (those that record a size), their summed duration (not merged), and the achieved "
+			  "bandwidth gb_per_s = bytes / time (bytes per ns, i.e. GB/s with GB = 1e9 bytes).");
+	ret = 0;
+out:
+	buf_release(&label);
+	table_free(t);
+	chart_free(c);
+	classifier_free(cls);
+	rank_keys_free(keys, nkeys);
+	return ret;
+}

@@ -1,0 +1,203 @@
+/*
+ * profiler_overhead.c: what the profiler cost each run (profiler_overhead.csv).
+ *
+ * Profiled steps are not the training: the profiler slows the steps it
+ * records, and by different amounts in different runs (ZeRO-1's many small
+ * collectives more than DDP's few large ones), so speedups and utilization
+ * taken from profiled steps can be wrong in either direction. Per run:
+ *   profiled_steps, step_median_us   the trace's steps, one value per
+ *                                    ProfilerStep#N: its slowest rank's;
+ *   log_profiled, log_profiled_median_us
+ *                                    the training log's iterations that ran
+ *                                    those steps (profiled.h: ProfilerStep#N
+ *                                    is iteration N + 1);
+ *   unprofiled, unprofiled_median_us the log's unprofiled iterations
+ *                                    (profiled.h: no start-up, no warm-up,
+ *                                    no export);
+ *   overhead                         log_profiled_median / unprofiled_median:
+ *                                    one clock, the log's, on both sides.
+ * A note when a run's overhead is over 10 %, a warning when its trace's
+ * median step is more than twice the log's unprofiled median (a sanity
+ * flag: the profiler or a log that times something else), and when runs of one model
+ * differ in overhead by more than 10 % (their speedups from profiled steps
+ * are then distorted; scaling.csv's log_ columns are not).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/lib/profiled.h"
+#include "analyze/lib/stats.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+
+/* The int64 values of a one-column query bound to (experiment, run), into *v (n of them). */
+static int column_of(sqlite3 *db, const char *sql, const char *exp, const char *run, int64_t **v, size_t *n)
+{
+	sqlite3_stmt *st;
+	*v = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		diag_syserror("perfstudy.db", "sqlite: profiler_overhead: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*v = xgrow(*v, &cap, *n + 1, sizeof(**v));
+		(*v)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		diag_syserror("perfstudy.db", "sqlite: profiler_overhead: %s", sqlite3_errmsg(db));
+		free(*v);
+		return -1;
+	}
+	return 0;
+}
+
+#define RUN_ITERATIONS \
+	"SELECT i.elapsed_ns FROM iterations i JOIN traces t ON t.id = i.trace_id JOIN runs r ON r.id = t.run_id" \
+	" WHERE r.experiment = ?1 AND r.run = ?2 AND "
+
+static const char *const queries[] = {
+	/* one value per step: its slowest rank's */
+	"SELECT max(s.dur_ns) FROM steps s JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = t.run_id"
+	" WHERE r.experiment = ?1 AND r.run = ?2 GROUP BY s.step",
+	RUN_ITERATIONS SQL_PROFILED_ITERATION,
+	RUN_ITERATIONS SQL_UNPROFILED_ITERATION,
+};
+
+/* Sets cols c (count) and c + 1 (median, us) of row from v; returns the median in ns, 0 when n is 0. */
+static int64_t set_median(struct table *t, size_t row, size_t c, int64_t *v, size_t n)
+{
+	table_set_int(t, row, c, (int64_t)n);
+	if (!n)
+		return 0;
+	struct step_dist d;
+	stats_dist(v, n, &d);
+	table_set_ns(t, row, c + 1, d.median_ns);
+	return d.median_ns;
+}
+
+/* The cell of column name in run's row of profiler_overhead.csv, or NULL. */
+static const struct cell *overhead_cell(const struct analysis_result *res, const char *run, const char *name)
+{
+	const struct table *t = result_table(res, "profiler_overhead");
+	int c = t ? table_col_index(t, name) : -1;
+	for (size_t r = 0; c >= 0 && r < t->nrows; r++)
+		if (!strcmp(table_cell(t, r, 0)->v.text, run))
+			return table_cell(t, r, (size_t)c)->null ? NULL : table_cell(t, r, (size_t)c);
+	return NULL;
+}
+
+int64_t profiler_unprofiled_ns(const struct analysis_result *res, const char *run)
+{
+	const struct cell *x = overhead_cell(res, run, "unprofiled_median_us");
+	return x ? x->v.i : 0;
+}
+
+double profiler_overhead_of(const struct analysis_result *res, const char *run)
+{
+	const struct cell *x = overhead_cell(res, run, "overhead");
+	return x ? x->v.f : 0;
+}
+
+int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	const struct table *rt = out->runs;
+	if (!rt || !rt->nrows)
+		return 0;
+	struct table *t = table_new("profiler_overhead", "What the profiler cost each run: profiled against unprofiled "
+				    "iterations of its training log",
+				    "run:text,profiled_steps:int,step_median_us:us,log_profiled:int,"
+				    "log_profiled_median_us:us,unprofiled:int,unprofiled_median_us:us,overhead:real");
+	sqlite3 *db = store_db(ctx->store);
+	double *ov = xcalloc(rt->nrows, sizeof(*ov)); /* 0: none */
+	int ret = 0;
+	for (size_t i = 0; i < rt->nrows && !ret; i++) {
+		const char *run = table_cell(rt, i, 0)->v.text;
+		int64_t med[3] = {0, 0, 0}, *v[3] = {NULL, NULL, NULL};
+		size_t n[3] = {0, 0, 0};
+		for (size_t q = 0; q < 3 && !ret; q++)
+			ret = column_of(db, queries[q], ctx->experiment, run, &v[q], &n[q]);
+		if (!ret && (n[0] || n[1] || n[2])) { /* a run with neither steps nor a log: no row */
+			size_t row = table_add_row(t);
+			table_set_text(t, row, 0, run);
+			for (size_t q = 0; q < 3; q++)
+				med[q] = set_median(t, row, 1 + 2 * q, v[q], n[q]);
+		}
+		for (size_t q = 0; q < 3; q++)
+			free(v[q]);
+		if (ret || med[1] <= 0 || med[2] <= 0)
+			continue;
+		size_t row = t->nrows - 1;
+		double o = (double)med[1] / (double)med[2];
+		table_set_real(t, row, 7, o);
+		if (o > 1.10)
+			result_add_note(out, "profiler_overhead.csv: profiling slowed run %s by %.2fx (median of the training "
+					"log's profiled iterations %.1f ms against its unprofiled ones %.1f ms): numbers "
+					"taken from its profiled steps overstate its step time", run, o,
+					(double)med[1] / 1e6, (double)med[2] / 1e6);
+		/* a sanity flag: the trace's step more than twice the training's */
+		if (med[0] > 0 && (double)med[0] > 2.0 * (double)med[2])
+			result_add_note(out, "profiler_overhead.csv: warning: run %s's profiled steps take %.1f ms (trace, "
+					"median step), more than twice its training log's unprofiled iterations (%.1f ms): "
+					"the likely cause is the profiler's own cost (with_stack, record_shapes, "
+					"profile_memory, or many short kernels) or a log that times something else than the "
+					"profiled loop; take step times and speedups from the log (scaling.csv log_ columns)",
+					run, (double)med[0] / 1e6, (double)med[2] / 1e6);
+		ov[i] = o;
+	}
+	if (ret) {
+		free(ov);
+		table_free(t);
+		return -1;
+	}
+	/* Runs of one model (which scaling.csv and the comparisons put side by side) slowed unevenly. */
+	int cm = table_col_index(rt, "model");
+	for (size_t i = 0; cm >= 0 && i < rt->nrows; i++) {
+		const struct cell *mi = table_cell(rt, i, (size_t)cm);
+		size_t lo = i, hi = i, first = 1;
+		for (size_t j = 0; j < rt->nrows && first; j++) {
+			const struct cell *mj = table_cell(rt, j, (size_t)cm);
+			if (mi->null || mj->null || strcmp(mi->v.text, mj->v.text))
+				continue;
+			if (j < i)
+				first = 0; /* the model was handled at its first run */
+			else if (ov[j] > 0) {
+				if (ov[lo] <= 0 || ov[j] < ov[lo])
+					lo = j;
+				if (ov[hi] <= 0 || ov[j] > ov[hi])
+					hi = j;
+			}
+		}
+		if (first && ov[lo] > 0 && ov[hi] > ov[lo] * 1.10)
+			result_add_note(out, "profiler_overhead.csv: the profiler slowed the %s runs by different amounts "
+					"(%s %.2fx, %s %.2fx): speedups and comparisons from their profiled steps are "
+					"distorted by up to %.0f %%; scaling.csv's log_ columns use the unprofiled "
+					"iterations", mi->v.text, table_cell(rt, lo, 0)->v.text, ov[lo],
+					table_cell(rt, hi, 0)->v.text, ov[hi], (ov[hi] / ov[lo] - 1) * 100);
+	}
+	free(ov);
+	if (!t->nrows) {
+		table_free(t);
+		return 0;
+	}
+	result_add_table(out, t);
+	result_add_method(out, "profiler_overhead.csv",
+			  "Per run: profiled_steps and step_median_us, the trace's steps, one value per ProfilerStep#N, "
+			  "its slowest rank's (a step ends when its slowest rank does); log_profiled and "
+			  "log_profiled_median_us, the training log's iterations that ran those steps (torch.profiler "
+			  "counts steps from 0, a log from 1: ProfilerStep#N is iteration N + 1); unprofiled and "
+			  "unprofiled_median_us, the log's iterations from the third on (the first two hold start-up) "
+			  "outside the profiler's window, i.e. without the two warm-up iterations before the first "
+			  "profiled one and the export after the last; overhead = log_profiled_median_us / "
+			  "unprofiled_median_us, both on the log's clock. Medians: the middle value, or the mean of the "
+			  "two middle ones rounded to the ns. A note names every run slowed by more than 10 % and the runs "
+			  "of one model whose overheads differ by more than 10 %.");
+	return 0;
+}

@@ -1,0 +1,181 @@
+/*
+ * step_breakdown.c: the step breakdown (step_breakdown.csv).
+ *
+ * Per ProfilerStep#N host range [s, e) of a rank, the parts in priority
+ * order, each counting only time inside the step that no earlier part
+ * claimed, so that the parts sum to the step time:
+ *   compute       union of compute kernels (not communication, not memory)
+ *   memcpy        union of memcpys and memory-group kernels (copy kernels)
+ *   memset        union of memsets
+ *   communication union of communication kernels
+ *   cuda_runtime  union of CUDA runtime/driver calls on the host
+ *   data_loading  union of host ranges named enumerate(DataLoader)...
+ *   cpu_other     union of the other host operators (cpu_op)
+ *   other         the rest of the step
+ * Groups are those of the `default` classification.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/lib/intervals.h"
+#include "analyze/lib/rankdata.h"
+#include "chart/chart.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+
+enum { P_COMPUTE, P_MEMCPY, P_MEMSET, P_COMM, P_RUNTIME, P_DATA, P_CPU, P_OTHER, NPARTS };
+static const char *const part_names[NPARTS] = {"compute", "memcpy", "memset", "communication",
+					       "cuda_runtime", "data_loading", "cpu_other", "other"};
+
+/* Name ids of enumerate(DataLoader)... ranges; *n set; caller frees. */
+static int64_t *dataloader_ids(struct store *s, size_t *n)
+{
+	sqlite3_stmt *st;
+	int64_t *ids = NULL;
+	size_t cap = 0;
+	*n = 0;
+	if (sqlite3_prepare_v2(store_db(s), "SELECT id FROM names WHERE name GLOB 'enumerate(DataLoader)*'", -1, &st,
+			       NULL) != SQLITE_OK)
+		return NULL;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ids = xgrow(ids, &cap, *n + 1, sizeof(*ids));
+		ids[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return ids;
+}
+
+static int is_in(const int64_t *ids, size_t n, int64_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return 1;
+	return 0;
+}
+
+int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	struct rank_key *keys;
+	size_t nkeys;
+	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
+		return -1;
+	struct classifier *cls = classifier_preset("default");
+	size_t ndl;
+	int64_t *dl = dataloader_ids(ctx->store, &ndl);
+	struct table *t = table_new("step_breakdown", "Step time by part, in priority order (parts sum to the step)",
+				    "run:text,rank:int,step:int,part:text,time_us:us");
+	struct chart *c = chart_new(CHART_STACKED_BAR, "step_breakdown", "Step time by part",
+				    "mean time per step (ms)");
+	for (int p = 0; p < NPARTS; p++)
+		chart_add_series(c, part_names[p]);
+	struct ivset parts[NPARTS], claimed, tmp, fresh;
+	for (int p = 0; p < NPARTS; p++)
+		ivset_init(&parts[p]);
+	ivset_init(&claimed);
+	ivset_init(&tmp);
+	ivset_init(&fresh);
+	struct buf label;
+	buf_init(&label);
+	int ret = -1;
+	for (size_t k = 0; k < nkeys; k++) {
+		struct rank_data d;
+		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
+			goto out;
+		if (!d.nsteps) {
+			result_add_note(out, "step_breakdown.csv: run %s rank %d has no ProfilerStep ranges",
+					keys[k].run, keys[k].rank);
+			rank_data_release(&d);
+			continue;
+		}
+		for (int p = 0; p < NPARTS; p++)
+			ivset_clear(&parts[p]);
+		for (size_t i = 0; i < d.nacts; i++) {
+			const struct rk_act *a = &d.acts[i];
+			int p = a->kind == ACT_MEMSET ? P_MEMSET
+				: a->kind == ACT_MEMCPY || a->cls == RK_MEMORY ? P_MEMCPY
+				: a->cls == RK_COMM ? P_COMM : P_COMPUTE;
+			ivset_add(&parts[p], a->start, a->end);
+		}
+		for (size_t i = 0; i < d.nlaunches; i++)
+			ivset_add(&parts[P_RUNTIME], d.launches[i].start, d.launches[i].end);
+		for (size_t i = 0; i < d.nannots; i++)
+			if (is_in(dl, ndl, d.annots[i].key))
+				ivset_add(&parts[P_DATA], d.annots[i].start, d.annots[i].end);
+		for (size_t i = 0; i < d.ncpu_ops; i++)
+			ivset_add(&parts[is_in(dl, ndl, d.cpu_ops[i].key) ? P_DATA : P_CPU], d.cpu_ops[i].start,
+				  d.cpu_ops[i].end);
+		for (int p = 0; p < NPARTS; p++)
+			ivset_normalize(&parts[p]);
+		buf_reset(&label);
+		buf_printf(&label, "%s r%d", keys[k].run, keys[k].rank);
+		size_t cat = chart_add_category(c, label.data);
+		int64_t fastest = INT64_MAX, slowest = INT64_MIN;
+		for (size_t si = 0; si < d.nsteps; si++) {
+			const struct rk_range *st = &d.steps[si];
+			fastest = st->end - st->start < fastest ? st->end - st->start : fastest;
+			slowest = st->end - st->start > slowest ? st->end - st->start : slowest;
+			ivset_clear(&claimed);
+			int64_t used = 0;
+			for (int p = 0; p < NPARTS; p++) {
+				int64_t v;
+				if (p == P_OTHER) {
+					v = (st->end - st->start) - used;
+				} else {
+					ivset_clip(&parts[p], st->start, st->end, &tmp);
+					ivset_subtract(&tmp, &claimed, &fresh);
+					v = ivset_measure(&fresh);
+					ivset_add_all(&claimed, &fresh);
+					ivset_normalize(&claimed);
+				}
+				used += v;
+				size_t row = table_add_row(t);
+				table_set_text(t, row, 0, keys[k].run);
+				table_set_int(t, row, 1, keys[k].rank);
+				table_set_int(t, row, 2, st->key);
+				table_set_text(t, row, 3, part_names[p]);
+				table_set_ns(t, row, 4, v);
+				chart_set(c, cat, (size_t)p, chart_get(c, cat, (size_t)p) + (double)v / 1e6 / (double)d.nsteps);
+			}
+		}
+		chart_set_spread(c, cat, (double)fastest / 1e6, (double)slowest / 1e6, NAN, NAN);
+		if (!d.ncpu_ops)
+			result_add_note(out, "step_breakdown.csv: run %s rank %d records no host operators (cpu_op), "
+					"so host work other than CUDA calls and data loading counts as 'other'",
+					keys[k].run, keys[k].rank);
+		rank_data_release(&d);
+	}
+	result_add_table(out, t);
+	t = NULL;
+	result_add_figure(out, c,
+			  "Mean step time per run and rank, split in priority order: GPU compute, memcpy, memset, "
+			  "communication, then host time in CUDA calls, data loading, other host operators, and "
+			  "the rest; each part counts only time no earlier part claimed. The whisker spans the rank's "
+			  "fastest to its slowest step.");
+	c = NULL;
+	result_add_method(out, "step_breakdown.csv",
+			  "Per ProfilerStep#N host range and rank, the parts in priority order, each counting only "
+			  "time inside the step that no earlier part claimed, so the parts sum to the step time: "
+			  "compute (union of kernels outside the communication and memory groups of the default "
+			  "classification), memcpy (memcpys and memory-group kernels), memset, communication "
+			  "(communication-group kernels), cuda_runtime (CUDA runtime and driver calls on the host), "
+			  "data_loading (host ranges named enumerate(DataLoader)...), cpu_other (other host "
+			  "operators, Kineto cpu_op), other (the rest).");
+	ret = 0;
+out:
+	buf_release(&label);
+	for (int p = 0; p < NPARTS; p++)
+		ivset_release(&parts[p]);
+	ivset_release(&claimed);
+	ivset_release(&tmp);
+	ivset_release(&fresh);
+	table_free(t);
+	chart_free(c);
+	free(dl);
+	classifier_free(cls);
+	rank_keys_free(keys, nkeys);
+	return ret;
+}

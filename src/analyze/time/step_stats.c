@@ -1,0 +1,251 @@
+/*
+ * step_stats.c: step times as distributions, and differences tested
+ * against their noise.
+ *
+ *   step_stats.csv:   per run, the durations of every ProfilerStep#N host
+ *                     range of every rank taken as one sample: n, median
+ *                     with its order-statistic confidence interval (level
+ *                     in ci_level), min, max, mean (stats.h).
+ *   step_compare.csv: per pair of compare.csv (compare_pairs), the two
+ *                     medians, their ratio b / a, and the Mann-Whitney test
+ *                     of the two samples: "change" when p < 0.05, else
+ *                     "within noise".
+ *   figure step_times: the median per run, the CI as a thick bar over it,
+ *                     min to max as a whisker.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/lib/stats.h"
+#include "analyze/time/step_stats.h"
+#include "chart/chart.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+
+int step_samples(struct store *s, const char *exp, const char *run, int64_t **v, size_t *n, int64_t *ranks)
+{
+	sqlite3_stmt *st;
+	*v = NULL;
+	*n = 0;
+	*ranks = 0;
+	/*
+	 * one sample per step: a step ends when its slowest rank does, and the
+	 * ranks of one step are not independent draws. The rank count beside it
+	 * (the ranks with a step) is its own query: as a correlated subquery of
+	 * this one SQLite ran it once a row, over every rank's steps, which made
+	 * 256 ranks of 100 steps take 31 s.
+	 */
+	if (sqlite3_prepare_v2(store_db(s),
+			       "SELECT max(s.dur_ns) FROM steps s JOIN traces t ON t.id = s.trace_id"
+			       " JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND r.run = ?2"
+			       " GROUP BY s.step ORDER BY s.step", -1, &st, NULL) != SQLITE_OK) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*v = xgrow(*v, &cap, *n + 1, sizeof(**v));
+		(*v)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE && *n) {
+		if (sqlite3_prepare_v2(store_db(s),
+				       "SELECT count(DISTINCT t.rank) FROM traces t JOIN runs r ON r.id = t.run_id"
+				       " WHERE r.experiment = ?1 AND r.run = ?2"
+				       " AND EXISTS (SELECT 1 FROM steps x WHERE x.trace_id = t.id)",
+				       -1, &st, NULL) != SQLITE_OK) {
+			diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+			free(*v);
+			*v = NULL;
+			*n = 0;
+			return -1;
+		}
+		sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, run, -1, SQLITE_STATIC);
+		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			*ranks = sqlite3_column_int64(st, 0);
+			rc = SQLITE_DONE;
+		}
+		sqlite3_finalize(st);
+	}
+	if (rc != SQLITE_DONE) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		free(*v);
+		*v = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
+}
+
+const char *step_verdict(const struct mw_test *t)
+{
+	return t->p < STATS_ALPHA ? "change" : "within noise";
+}
+
+struct run_steps {
+	char *run, *model;
+	int64_t *v; /* sorted after stats_dist */
+	size_t n;
+	int64_t ranks;
+	struct step_dist d;
+};
+
+static int load_runs(const struct analysis_ctx *ctx, struct run_steps **out, size_t *nout)
+{
+	sqlite3_stmt *st;
+	*out = NULL;
+	*nout = 0;
+	if (sqlite3_prepare_v2(store_db(ctx->store),
+			       "SELECT run, coalesce(model, '') FROM runs WHERE experiment = ?1 ORDER BY position", -1,
+			       &st, NULL) != SQLITE_OK) {
+		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(ctx->store)));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	size_t cap = 0;
+	int ret = 0;
+	while (!ret && sqlite3_step(st) == SQLITE_ROW) {
+		*out = xgrow(*out, &cap, *nout + 1, sizeof(**out));
+		struct run_steps *r = &(*out)[(*nout)++];
+		memset(r, 0, sizeof(*r));
+		r->run = xstrdup((const char *)sqlite3_column_text(st, 0));
+		r->model = xstrdup((const char *)sqlite3_column_text(st, 1));
+		ret = step_samples(ctx->store, ctx->experiment, r->run, &r->v, &r->n, &r->ranks);
+		if (!ret && r->n)
+			stats_dist(r->v, r->n, &r->d);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static void runs_free(struct run_steps *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(r[i].run);
+		free(r[i].model);
+		free(r[i].v);
+	}
+	free(r);
+}
+
+static struct table *dist_table(const struct run_steps *r, size_t nr, struct chart *c)
+{
+	struct table *t = table_new("step_stats",
+				    "Step time per run over every profiled step of every rank: median with its "
+				    "confidence interval, min, max, mean",
+				    "run:text,ranks:int,steps:int,median_us:us,ci_low_us:us,ci_high_us:us,ci_level:frac,"
+				    "min_us:us,max_us:us,mean_us:us");
+	for (size_t i = 0; i < nr; i++) {
+		const struct step_dist *d = &r[i].d;
+		if (!r[i].n)
+			continue;
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, r[i].run);
+		table_set_int(t, row, 1, r[i].ranks);
+		table_set_int(t, row, 2, (int64_t)d->n);
+		table_set_ns(t, row, 3, d->median_ns);
+		table_set_ns(t, row, 4, d->ci_lo_ns);
+		table_set_ns(t, row, 5, d->ci_hi_ns);
+		table_set_real(t, row, 6, d->ci_level);
+		table_set_ns(t, row, 7, d->min_ns);
+		table_set_ns(t, row, 8, d->max_ns);
+		table_set_ns(t, row, 9, (int64_t)floor(d->mean_ns + 0.5));
+		size_t cat = chart_add_category(c, r[i].run);
+		chart_set(c, cat, 0, (double)d->median_ns / 1e6);
+		chart_set_spread(c, cat, (double)d->min_ns / 1e6, (double)d->max_ns / 1e6, (double)d->ci_lo_ns / 1e6,
+				 (double)d->ci_hi_ns / 1e6);
+	}
+	return t;
+}
+
+static struct table *compare_table(const struct analysis_ctx *ctx, const struct run_steps *r, size_t nr)
+{
+	struct table *t = table_new("step_compare",
+				    "Step times of compared runs: the ratio of the medians and whether the difference "
+				    "is beyond the noise (Mann-Whitney U test)",
+				    "run_a:text,run_b:text,steps_a:int,steps_b:int,median_a_us:us,median_b_us:us,"
+				    "ratio:real,u:real,p_value:real,p_method:text,verdict:text");
+	const char **names = xcalloc(nr + 1, sizeof(*names)), **models = xcalloc(nr + 1, sizeof(*models));
+	for (size_t i = 0; i < nr; i++) {
+		names[i] = r[i].run;
+		models[i] = r[i].model;
+	}
+	size_t(*pairs)[2];
+	size_t np = compare_pairs(ctx->manifest, names, models, nr, &pairs);
+	for (size_t p = 0; p < np; p++) {
+		const struct run_steps *a = &r[pairs[p][0]], *b = &r[pairs[p][1]];
+		if (!a->n || !b->n)
+			continue;
+		struct mw_test mw;
+		stats_mann_whitney(a->v, a->n, b->v, b->n, &mw);
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, a->run);
+		table_set_text(t, row, 1, b->run);
+		table_set_int(t, row, 2, (int64_t)a->n);
+		table_set_int(t, row, 3, (int64_t)b->n);
+		table_set_ns(t, row, 4, a->d.median_ns);
+		table_set_ns(t, row, 5, b->d.median_ns);
+		if (a->d.median_ns > 0)
+			table_set_real(t, row, 6, (double)b->d.median_ns / (double)a->d.median_ns);
+		table_set_real(t, row, 7, mw.u);
+		table_set_real(t, row, 8, mw.p);
+		table_set_text(t, row, 9, mw.exact ? "exact" : "normal");
+		table_set_text(t, row, 10, step_verdict(&mw));
+	}
+	free(pairs);
+	free(names);
+	free(models);
+	return t;
+}
+
+int analysis_step_stats(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	struct run_steps *r;
+	size_t nr;
+	if (load_runs(ctx, &r, &nr) < 0) {
+		runs_free(r, nr);
+		return -1;
+	}
+	struct chart *c = chart_new(CHART_HBAR, "step_times", "Step time per run: median, 95% interval, min to max",
+				    "step time (ms)");
+	chart_add_series(c, "median");
+	result_add_table(out, dist_table(r, nr, c));
+	result_add_figure(out, c,
+			  "Median step time of each run over every profiled step of every rank (bar), its "
+			  "confidence interval (thick line, level in step_stats.csv) and the fastest to the slowest "
+			  "step (whisker with caps), in milliseconds.");
+	result_add_table(out, compare_table(ctx, r, nr));
+	for (size_t i = 0; i < nr; i++)
+		if (r[i].n && r[i].n <= 5)
+			result_add_note(out, "step_stats.csv: run %s has %zu step%s, too few for a 95%% interval of the "
+					"median: its interval is min to max and covers %.1f%%", r[i].run, r[i].n,
+					r[i].n == 1 ? "" : "s", 100 * r[i].d.ci_level);
+	runs_free(r, nr);
+	result_add_method(out, "step_stats.csv",
+			  "Per run, one value per step: the longest of its ranks' ProfilerStep#N host ranges of the "
+			  "same N (a step ends when its slowest rank does, and the ranks of one step are not "
+			  "independent draws), n = the number of steps. median_us: the middle "
+			  "value, or the mean of the two middle ones rounded to the nearest ns (halves up). "
+			  "ci_low_us, ci_high_us: the distribution-free (order-statistic) confidence interval of the "
+			  "median, [x(l), x(n+1-l)] of the sorted values, with l the largest such that "
+			  "2 P(B <= l-1) <= 0.05 for B ~ Binomial(n, 1/2); ci_level = 1 - 2 P(B <= l-1) is its "
+			  "exact coverage (at least 0.95). With 5 steps or fewer no such l exists: the interval is "
+			  "min to max, covering 1 - 2^(1-n). No resampling, so a rebuild gives the same numbers. "
+			  "mean_us: the arithmetic mean, rounded to the nearest ns.");
+	result_add_method(out, "step_compare.csv",
+			  "For each pair of compare.csv (a, b), the two runs' step samples of step_stats.csv: "
+			  "ratio = median b / median a; u = the Mann-Whitney U of b (pairs with b's step longer than "
+			  "a's, ties counting 1/2, from mid-ranks); p_value = the two-sided p of the Mann-Whitney "
+			  "test, exact (the rank sum's distribution counted over all subsets; p_method 'exact') when "
+			  "no two steps tie and n_a + n_b <= 100, else the normal approximation with tie-corrected "
+			  "variance and a continuity correction of 1/2 ('normal'). verdict: 'change' when p < 0.05, "
+			  "else 'within noise'. With 3 steps a side no difference can reach p < 0.05 (the smallest "
+			  "exact p is 0.1): profile at least 4 steps a run to tell a change from noise.");
+	return 0;
+}

@@ -1,0 +1,256 @@
+/*
+ * jax_json.cpp: the simdjson on-demand walk over a JAX profiler trace.
+ *
+ * Like kineto_json.cpp, written with error codes, not exceptions; nothing
+ * C++ crosses the C API of jax_json.h. Strings handed to C are copied into
+ * reusable std::string buffers so they are NUL-terminated. The events of a
+ * JAX trace are few (about 2,500 per device and step) and their args are
+ * all strings, so the walk keeps to the plain on-demand API.
+ */
+#include "ingest/jax/jax_json.h"
+
+#include <simdjson.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace simdjson;
+
+namespace {
+
+void set_error(jj_error *err, size_t offset, const char *what, error_code code)
+{
+	err->offset = offset;
+	snprintf(err->message, sizeof(err->message), "%s", what);
+	/* simdjson's messages are sentences; ours are lowercase, without a full stop. */
+	std::string m = code != SUCCESS ? error_message(code) : "";
+	if (m.size() > 1 && m[0] >= 'A' && m[0] <= 'Z' && m[1] >= 'a' && m[1] <= 'z')
+		m[0] = (char)(m[0] - 'A' + 'a');
+	while (!m.empty() && m.back() == '.')
+		m.pop_back();
+	snprintf(err->detail, sizeof(err->detail), "%s", m.c_str());
+}
+
+size_t where(ondemand::document &doc, const char *base, size_t fallback)
+{
+	const char *loc = nullptr;
+	if (doc.current_location().get(loc) == SUCCESS && loc)
+		return (size_t)(loc - base);
+	return fallback;
+}
+
+/* Unescaped bytes into buf, each NUL (from "\u0000") as U+2400, as kineto_json.cpp does (docs/formats.md). */
+void assign_visible(std::string &buf, std::string_view sv)
+{
+	buf.clear();
+	for (char c : sv) {
+		if (c)
+			buf.push_back(c);
+		else
+			buf.append("\xE2\x90\x80");
+	}
+}
+
+/* A string value into buf; false when the value is not a string. */
+bool take_string(ondemand::value v, std::string &buf)
+{
+	std::string_view sv;
+	if (v.get_string().get(sv) != SUCCESS)
+		return false;
+	assign_visible(buf, sv);
+	return true;
+}
+
+/* A number's raw text (trailing blanks trimmed); false when the value is not a number. */
+bool take_number_text(ondemand::value v, const char *&p, size_t &n)
+{
+	std::string_view raw = v.raw_json_token();
+	if (raw.empty() || !((raw[0] >= '0' && raw[0] <= '9') || raw[0] == '-'))
+		return false;
+	while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
+		raw.remove_suffix(1);
+	p = raw.data();
+	n = raw.size();
+	return true;
+}
+
+struct bufs {
+	std::string ph, name;
+	std::vector<std::string> keys, values;
+	std::vector<jj_arg> args;
+};
+
+error_code read_args(ondemand::object obj, bufs &b, size_t &nargs)
+{
+	nargs = 0;
+	for (auto field : obj) {
+		std::string_view key;
+		error_code e = field.unescaped_key().get(key);
+		if (e)
+			return e;
+		ondemand::value v;
+		if ((e = field.value().get(v)))
+			return e;
+		if (b.keys.size() <= nargs) {
+			b.keys.resize(nargs + 1);
+			b.values.resize(nargs + 1);
+			b.args.resize(nargs + 1);
+		}
+		assign_visible(b.keys[nargs], key);
+		ondemand::json_type t;
+		if ((e = v.type().get(t)))
+			return e;
+		int is_string = t == ondemand::json_type::string;
+		if (is_string) {
+			if (!take_string(v, b.values[nargs]))
+				return INCORRECT_TYPE;
+		} else {
+			std::string_view raw = v.raw_json_token();
+			while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' ||
+						raw.back() == '\t'))
+				raw.remove_suffix(1);
+			b.values[nargs].assign(raw.data(), raw.size());
+		}
+		b.args[nargs].is_string = is_string;
+		nargs++;
+	}
+	for (size_t i = 0; i < nargs; i++) {
+		b.args[i].key = b.keys[i].c_str();
+		b.args[i].value = b.values[i].c_str();
+	}
+	return SUCCESS;
+}
+
+/* One event's fields. In pass 1 the reading stops at a "ph" that is not "M". */
+error_code read_event(ondemand::object obj, jj_event &ev, bufs &b, int pass, bool &skip)
+{
+	skip = false;
+	for (auto field : obj) {
+		std::string_view key;
+		error_code e = field.unescaped_key().get(key);
+		if (e)
+			return e;
+		ondemand::value v;
+		if ((e = field.value().get(v)))
+			return e;
+		if (key == "ph") {
+			if (take_string(v, b.ph))
+				ev.ph = b.ph.c_str();
+			if (pass == 1 && !(ev.ph && !strcmp(ev.ph, "M"))) {
+				skip = true;
+				return SUCCESS;
+			}
+		} else if (key == "name") {
+			if (take_string(v, b.name))
+				ev.name = b.name.c_str();
+		} else if (key == "pid" || key == "tid") {
+			int64_t i;
+			if (v.get_int64().get(i) == SUCCESS) {
+				if (key == "pid") {
+					ev.pid = i;
+					ev.has_pid = 1;
+				} else {
+					ev.tid = i;
+					ev.has_tid = 1;
+				}
+			}
+		} else if (key == "ts") {
+			if (!take_number_text(v, ev.ts, ev.ts_n))
+				ev.ts_bad = 1;
+		} else if (key == "dur") {
+			if (!take_number_text(v, ev.dur, ev.dur_n))
+				ev.dur_bad = 1;
+		} else if (key == "args") {
+			ondemand::object args;
+			if (v.get_object().get(args) == SUCCESS) {
+				if ((e = read_args(args, b, ev.nargs)))
+					return e;
+				ev.args = ev.nargs ? b.args.data() : nullptr;
+			}
+		}
+	}
+	/* pass 1 wants "M" events only; an event without "ph" is left to pass 2 */
+	if (pass == 1 && !(ev.ph && !strcmp(ev.ph, "M")))
+		skip = true;
+	if (pass == 2 && ev.ph && !strcmp(ev.ph, "M"))
+		skip = true;
+	return SUCCESS;
+}
+
+int walk(const char *data, size_t len, int pass, jj_event_fn on_event, void *ctx, jj_error *err)
+{
+	ondemand::parser parser;
+	padded_string_view json(data, len, len + SIMDJSON_PADDING);
+	ondemand::document doc;
+	error_code e = parser.iterate(json).get(doc);
+	if (e) {
+		set_error(err, 0, "cannot parse JSON", e);
+		return -1;
+	}
+	ondemand::object root;
+	if ((e = doc.get_object().get(root))) {
+		set_error(err, where(doc, data, 0), "malformed JSON document", e);
+		return -1;
+	}
+	bufs b;
+	size_t last = 0;
+	bool seen = false;
+	for (auto field : root) {
+		std::string_view key;
+		if ((e = field.unescaped_key().get(key)))
+			break;
+		if (key != "traceEvents")
+			continue;
+		ondemand::array arr;
+		if ((e = field.value().get_array().get(arr))) {
+			set_error(err, where(doc, data, last), "expected an array for 'traceEvents'", e);
+			return -1;
+		}
+		seen = true;
+		for (auto elem : arr) {
+			ondemand::object obj;
+			last = where(doc, data, last);
+			if ((e = elem.get_object().get(obj))) {
+				set_error(err, last, "expected an event object in 'traceEvents'", e);
+				return -1;
+			}
+			jj_event ev;
+			std::memset(&ev, 0, sizeof(ev));
+			ev.offset = last;
+			bool skip;
+			if ((e = read_event(obj, ev, b, pass, skip)))
+				break;
+			if (!skip && on_event(ctx, pass, &ev))
+				return 1;
+		}
+		if (e)
+			break;
+	}
+	if (e) {
+		set_error(err, where(doc, data, last), "malformed JSON", e);
+		return -1;
+	}
+	const char *rest = nullptr;
+	if (doc.current_location().get(rest) == SUCCESS && rest && rest < data + len) {
+		set_error(err, (size_t)(rest - data), "unexpected content after the top-level object", SUCCESS);
+		return -1;
+	}
+	return seen ? 0 : 2;
+}
+
+} /* namespace */
+
+extern "C" int jj_parse(const char *data, size_t len, jj_event_fn on_event, void *ctx, jj_error *err)
+{
+	try {
+		int r = walk(data, len, 1, on_event, ctx, err);
+		if (r != 0)
+			return r;
+		return walk(data, len, 2, on_event, ctx, err);
+	} catch (...) {
+		set_error(err, 0, "internal error while parsing JSON", SUCCESS);
+		return -1;
+	}
+}

@@ -1,0 +1,488 @@
+/*
+ * kineto.c: the reader for PyTorch profiler (Kineto) Chrome-trace JSON.
+ *
+ * kineto_json.cpp walks the JSON; this file decides what each event means.
+ * Kineto writes complete events (ph "X") whose "cat" says what they are:
+ *   kernel, gpu_memcpy, gpu_memset          GPU activities
+ *   cuda_runtime, cuda_driver               host launches (correlation links them to kernels)
+ *   user_annotation, gpu_user_annotation    named ranges (ProfilerStep#N, forward, ...)
+ *   cpu_op                                  host operators (dispatch analysis)
+ * Very old traces spell them Kernel, Memcpy, Memset, Runtime; categories are
+ * compared without case. "ts" and "dur" are microseconds as decimal text,
+ * turned into integer nanoseconds exactly (parse_us_to_ns): a trace's ts
+ * of 4443677150109.176 has 16 significant digits, one more than a double
+ * keeps at that magnitude.
+ *
+ * An event with a missing, non-numeric or negative time is skipped with a
+ * warning naming its byte offset; the count of skipped events is reported.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+#include "ingest/ingest.h"
+#include "ingest/kineto/kineto_json.h"
+#include "ingest/kineto/kineto_stream.h"
+
+enum ev_class { EV_OTHER, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_RUNTIME, EV_DRIVER, EV_ANNOT, EV_GPU_ANNOT, EV_CPU_OP };
+
+struct kctx {
+	const struct source *src;
+	const struct ingest_sink *sink;
+	struct ingest_counts *counts;
+	int64_t warned;
+	int failed;
+};
+
+/*
+ * kj_cat_fn: the class of a category, 0 (EV_OTHER) for those not read.
+ * Of a host operator's args only "External id" is used.
+ */
+int kineto_cat_class(const char *cat, size_t n)
+{
+	static const struct {
+		const char *name;
+		size_t len;
+		enum ev_class cls;
+	} cats[] = {
+#define CAT(s, c) {s, sizeof(s) - 1, c}
+		CAT("kernel", EV_KERNEL),         CAT("gpu_memcpy", EV_MEMCPY),   CAT("memcpy", EV_MEMCPY),
+		CAT("gpu_memset", EV_MEMSET),     CAT("memset", EV_MEMSET),       CAT("cuda_runtime", EV_RUNTIME),
+		CAT("runtime", EV_RUNTIME),       CAT("cuda_driver", EV_DRIVER),  CAT("user_annotation", EV_ANNOT),
+		CAT("gpu_user_annotation", EV_GPU_ANNOT), CAT("cpu_op", EV_CPU_OP), CAT("operator", EV_CPU_OP),
+#undef CAT
+	};
+	/* Kineto writes them in lower case: compared exactly first, then without case. */
+	for (int exact = 1; exact >= 0; exact--)
+		for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++)
+			if (cats[i].len == n && (exact ? !memcmp(cat, cats[i].name, n) : !strncasecmp(cat, cats[i].name, n)))
+				return cats[i].cls == EV_CPU_OP ? EV_CPU_OP | KJ_ONLY_EXTERNAL_ID : (int)cats[i].cls;
+	return EV_OTHER;
+}
+
+/* "Memcpy HtoD (Pageable -> Device)" -> "HtoD"; NULL when the name says nothing. */
+static const char *copy_kind_of(const char *name, char out[16])
+{
+	static const char *const kinds[] = {"HtoD", "DtoH", "DtoD", "HtoH", "PtoP", "HtoA", "AtoH", "AtoA", "DtoA", "AtoD"};
+	if (!name)
+		return NULL;
+	const char *p = strstr(name, "Memcpy ");
+	if (!p)
+		return NULL;
+	p += 7;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strncmp(p, kinds[i], 4) && (p[4] == ' ' || p[4] == '\0')) {
+			memcpy(out, kinds[i], 5);
+			return out;
+		}
+	return NULL;
+}
+
+static void warn_skip(struct kctx *k, const struct kj_event *ev, const char *what)
+{
+	k->counts->skipped++;
+	if (k->warned++ < 5) {
+		char where[64];
+		snprintf(where, sizeof(where), "byte %zu", ev->offset);
+		struct buf b;
+		buf_init(&b);
+		buf_printf(&b, "%s: %s", k->src->path, where);
+		diag_warning(b.data, "skipped event '%.80s': %s", ev->name.p ? ev->name.p : "", what);
+		buf_release(&b);
+	}
+}
+
+/* A value that is there but unusable: the event is kept and the value taken as unknown, said aloud. */
+static void warn_value(struct kctx *k, const struct kj_event *ev, const char *field)
+{
+	if (k->warned++ < 5) {
+		struct buf b;
+		buf_init(&b);
+		buf_printf(&b, "%s: byte %zu", k->src->path, ev->offset);
+		diag_warning(b.data, "event '%.80s': '%s' is not an integer in the int64 range; taken as unknown",
+			     ev->name.p ? ev->name.p : "", field);
+		buf_release(&b);
+	}
+}
+
+static int on_event(void *ctx, const struct kj_event *ev)
+{
+	struct kctx *k = ctx;
+	k->counts->events++;
+	if (!ev->ph.p || strcmp(ev->ph.p, "X"))
+		return 0;
+	enum ev_class cls = (enum ev_class)ev->cls;
+	if (cls == EV_OTHER)
+		return 0;
+	if (cls == EV_CPU_OP) {
+		/*
+		 * Counted always; kept (for the dispatch analysis) when the sink
+		 * wants them and the times are valid. A cpu_op with a bad time is
+		 * dropped without a warning: no GPU figure depends on one op.
+		 */
+		k->counts->cpu_ops++;
+		int64_t ots, odur;
+		if (!k->sink->cpu_op || !ev->ts.p || ev->ts_bad || !ev->dur.p || ev->dur_bad ||
+		    parse_us_to_ns(ev->ts.p, ev->ts.n, &ots) < 0 || parse_us_to_ns(ev->dur.p, ev->dur.n, &odur) < 0 ||
+		    odur < 0 || ots > INT64_MAX - odur)
+			return 0;
+		struct cpu_op op = {
+			.name = ev->name.p ? ev->name.p : "",
+			.start_ns = ots,
+			.dur_ns = odur,
+			.tid = ev->tid,
+			.external_id = ev->has_external_id ? ev->external_id : -1,
+		};
+		if (k->sink->cpu_op(k->sink->ctx, &op)) {
+			k->failed = 1;
+			return 1;
+		}
+		return 0;
+	}
+	int64_t ts, dur;
+	if (!ev->ts.p || ev->ts_bad || parse_us_to_ns(ev->ts.p, ev->ts.n, &ts) < 0) {
+		warn_skip(k, ev, ev->ts.p || ev->ts_bad ? "'ts' is not a representable number" : "no 'ts'");
+		return 0;
+	}
+	if (!ev->dur.p || ev->dur_bad || parse_us_to_ns(ev->dur.p, ev->dur.n, &dur) < 0) {
+		warn_skip(k, ev, ev->dur.p || ev->dur_bad ? "'dur' is not a representable number" : "no 'dur'");
+		return 0;
+	}
+	if (dur < 0) {
+		warn_skip(k, ev, "negative 'dur'");
+		return 0;
+	}
+	if (ts > INT64_MAX - dur) {
+		warn_skip(k, ev, "'ts' + 'dur' beyond the int64 nanosecond range");
+		return 0;
+	}
+	const char *name = ev->name.p ? ev->name.p : "";
+	if (ev->bad_int)
+		warn_value(k, ev, ev->bad_int);
+	int r = 0;
+	switch (cls) {
+	case EV_KERNEL:
+	case EV_MEMCPY:
+	case EV_MEMSET: {
+		char ck[16];
+		struct gpu_activity a = {
+			.kind = cls == EV_KERNEL ? ACT_KERNEL : cls == EV_MEMCPY ? ACT_MEMCPY : ACT_MEMSET,
+			.name = name,
+			.start_ns = ts,
+			.dur_ns = dur,
+			.device = ev->has_device && ev->device >= 0 && ev->device <= INT32_MAX ? (int)ev->device : -1,
+			.stream = ev->has_stream ? ev->stream : -1,
+			.correlation = ev->has_correlation ? ev->correlation : -1,
+			.bytes = ev->has_bytes && ev->bytes >= 0 ? ev->bytes : -1, /* negative: unknown */
+			.copy_kind = cls == EV_MEMCPY ? copy_kind_of(name, ck) : NULL,
+			.collective = cls == EV_KERNEL ? ev->collective.p : NULL,
+			.dtype = ev->dtype.p,
+			.in_nelems = ev->in_nelems,
+			.out_nelems = ev->out_nelems,
+			.group_size = ev->group_size,
+			.process_group = cls == EV_KERNEL ? ev->process_group.p : NULL,
+			.has_seq = ev->has_seq,
+			.seq = ev->seq,
+		};
+		if (cls == EV_KERNEL)
+			k->counts->kernels++;
+		else if (cls == EV_MEMCPY)
+			k->counts->memcpys++;
+		else
+			k->counts->memsets++;
+		if (k->sink->activity)
+			r = k->sink->activity(k->sink->ctx, &a);
+		break;
+	}
+	case EV_RUNTIME:
+	case EV_DRIVER: {
+		struct runtime_call rc = {
+			.name = name,
+			.start_ns = ts,
+			.dur_ns = dur,
+			.correlation = ev->has_correlation ? ev->correlation : -1,
+			.tid = ev->tid,
+			.is_driver = cls == EV_DRIVER,
+		};
+		k->counts->runtime++;
+		if (k->sink->runtime)
+			r = k->sink->runtime(k->sink->ctx, &rc);
+		break;
+	}
+	case EV_ANNOT:
+	case EV_GPU_ANNOT: {
+		struct annotation an = {
+			.name = name,
+			.start_ns = ts,
+			.dur_ns = dur,
+			.on_gpu = cls == EV_GPU_ANNOT,
+			.tid = cls == EV_GPU_ANNOT && ev->has_stream ? ev->stream : ev->tid,
+		};
+		if (cls == EV_GPU_ANNOT)
+			k->counts->gpu_annotations++;
+		else
+			k->counts->annotations++;
+		if (cls == EV_ANNOT && !strncmp(name, "ProfilerStep#", 13))
+			k->counts->steps++;
+		if (k->sink->annotation)
+			r = k->sink->annotation(k->sink->ctx, &an);
+		break;
+	}
+	default:
+		break;
+	}
+	if (r) {
+		k->failed = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int kineto_detect(const char *head, size_t n)
+{
+	size_t i = 0;
+	if (n >= 3 && (unsigned char)head[0] == 0xef && (unsigned char)head[1] == 0xbb && (unsigned char)head[2] == 0xbf)
+		i = 3; /* UTF-8 byte order mark */
+	while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
+		i++;
+	return i < n && head[i] == '{';
+}
+
+/*
+ * Offset of the first byte that is not valid UTF-8 (RFC 3629: no overlongs,
+ * no surrogates, nothing above U+10FFFF), or len. simdjson checks the whole
+ * document at once and does not say where, so the message asks us.
+ */
+static size_t first_invalid_utf8(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		unsigned c = s[i];
+		size_t n;
+		unsigned lo = 0x80, hi = 0xbf;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xc2 && c <= 0xdf) {
+			n = 1;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			if (c == 0xe0)
+				lo = 0xa0;
+			else if (c == 0xed)
+				hi = 0x9f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			if (c == 0xf0)
+				lo = 0x90;
+			else if (c == 0xf4)
+				hi = 0x8f;
+		} else {
+			return i;
+		}
+		if (len - i <= n)
+			return i;
+		for (size_t k = 1; k <= n; k++) {
+			unsigned b = s[i + k];
+			if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xbf))
+				return i;
+		}
+		i += n + 1;
+	}
+	return len;
+}
+
+static int kineto_finish(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts,
+			 struct kj_meta *mp);
+
+/* Where the first top-level value ends (one past its closing bracket), or len + 1 when it never does. */
+static size_t value_end(const char *d, size_t len)
+{
+	int depth = 0, in_str = 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = d[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+		} else if (c == '"') {
+			in_str = 1;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if ((c == '}' || c == ']') && --depth == 0) {
+			return i + 1;
+		}
+	}
+	return len + 1;
+}
+
+static void locate_structure_error(const char *d, size_t len, struct kj_error *err)
+{
+	size_t e = value_end(d, len);
+	if (e > len) {
+		err->offset = len;
+		snprintf(err->message, sizeof(err->message), "%s", "the document ends before its top-level object is closed");
+		err->detail[0] = '\0';
+		return;
+	}
+	while (e < len && (d[e] == ' ' || d[e] == '\n' || d[e] == '\r' || d[e] == '\t'))
+		e++;
+	if (e < len) {
+		err->offset = e;
+		snprintf(err->message, sizeof(err->message), "%s", "unexpected content after the top-level object");
+		err->detail[0] = '\0';
+	}
+}
+
+static int kineto_read(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts)
+{
+	struct kctx k = {.src = src, .sink = sink, .counts = counts};
+	struct kj_meta meta;
+	struct kj_error err;
+	const char *data = src->data;
+	size_t len = src->len;
+	if (len >= 3 && (unsigned char)data[0] == 0xef && (unsigned char)data[1] == 0xbb && (unsigned char)data[2] == 0xbf) {
+		data += 3;
+		len -= 3;
+	}
+	int r = kj_parse(data, len, on_event, kineto_cat_class, &k, &meta, &err);
+	if (r < 0) {
+		if (strstr(err.detail, "UTF-8"))
+			err.offset = first_invalid_utf8((const unsigned char *)data, len);
+		/*
+		 * simdjson's first stage rejects a document with content after the
+		 * top-level object, or one cut short, before it has a position to
+		 * give (byte 0); a bracket scan (strings skipped) names the place.
+		 */
+		if (err.offset == 0)
+			locate_structure_error(data, len, &err);
+		/* Line and column (1-based, in bytes) of the offset, for the editor. */
+		size_t off = err.offset + (size_t)(data - src->data), line = 1, col = 1;
+		for (size_t i = 0; i < off && i < src->len; i++) {
+			if (src->data[i] == '\n') {
+				line++;
+				col = 1;
+			} else {
+				col++;
+			}
+		}
+		struct buf where;
+		buf_init(&where);
+		buf_printf(&where, "%s:%zu:%zu", src->path, line, col);
+		diag_error(where.data, "%s at byte %zu%s%s%s", err.message, off,
+			   src->meta.gzip ? " of the uncompressed JSON" : "", err.detail[0] ? ": " : "",
+			   err.detail);
+		buf_release(&where);
+		return -1;
+	}
+	if (r > 0 || k.failed) {
+		kj_meta_release(&meta);
+		return -1;
+	}
+	return kineto_finish(src, sink, counts, &meta);
+}
+
+/* After a parse: checks, warnings and the trace info; releases *meta. */
+static int kineto_finish(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts,
+			 struct kj_meta *mp)
+{
+	struct kj_meta meta = *mp;
+	int ret = 0;
+	if (meta.rank_bad || (meta.rank < -1 || meta.rank > INT32_MAX))
+		diag_warning(src->path, "'distributedInfo.rank' is not a rank (an integer from 0); ignored");
+	if (meta.world_size_bad || meta.world_size == 0 || meta.world_size < -1 || meta.world_size > INT32_MAX)
+		diag_warning(src->path, "'distributedInfo.world_size' is not a count of ranks (an integer from 1); ignored");
+	if (!meta.has_trace_events) {
+		diag_error(src->path, "not a Kineto trace: no 'traceEvents' array");
+		ret = -1;
+		goto out;
+	}
+	if (counts->skipped > 5)
+		diag_warning(src->path, "skipped %" PRId64 " malformed events in all", counts->skipped);
+	struct device_info *devs = xcalloc(meta.ndevices ? meta.ndevices : 1, sizeof(*devs));
+	for (size_t i = 0; i < meta.ndevices; i++) {
+		const struct kj_device *d = &meta.devices[i];
+		devs[i].id = d->id >= 0 && d->id <= INT32_MAX ? (int)d->id : (int)i;
+		devs[i].name = d->name.p ? d->name.p : "";
+		devs[i].total_mem = d->total_mem >= 0 ? d->total_mem : -1;
+		devs[i].sm_count = d->num_sms >= 0 && d->num_sms <= INT32_MAX ? (int)d->num_sms : -1;
+		devs[i].cc_major = d->cc_major >= 0 && d->cc_major < 100 ? (int)d->cc_major : -1;
+		devs[i].cc_minor = d->cc_minor >= 0 && d->cc_minor < 100 ? (int)d->cc_minor : -1;
+	}
+	struct trace_info info = {
+		.format = "kineto",
+		.rank = meta.rank >= 0 && meta.rank <= INT32_MAX ? (int)meta.rank : -1,
+		.world_size = meta.world_size > 0 && meta.world_size <= INT32_MAX ? (int)meta.world_size : -1,
+		.epoch_offset_ns = meta.base_time_ns,
+		.nccl_version = meta.nccl_version,
+		.cuda_runtime_version = meta.cuda_runtime > 0 ? meta.cuda_runtime : 0,
+		.cuda_driver_version = meta.cuda_driver > 0 ? meta.cuda_driver : 0,
+		.ndevices = meta.ndevices,
+		.devices = devs,
+	};
+	if (sink->info && sink->info(sink->ctx, &info))
+		ret = -1;
+	free(devs);
+out:
+	kj_meta_release(&meta);
+	return ret;
+}
+
+/* A null sink: the whole-file reread below only reports where the text is broken. */
+static const struct ingest_sink quiet_sink;
+
+/*
+ * The same in windows of the stream (kineto_stream.c), in bounded memory.
+ * Malformed JSON is reported by reading the file again whole with
+ * kineto_read and a null sink, so messages stay exactly those of the
+ * one-document parse; only a trace too large for that (over 2 GiB) is
+ * reported at the windowed parse's byte offset.
+ */
+static int kineto_read_stream(struct source_stream *ss, const struct ingest_sink *sink, struct ingest_counts *counts)
+{
+	struct source src = {.path = ss->path};
+	struct kctx k = {.src = &src, .sink = sink, .counts = counts};
+	struct kj_meta meta;
+	struct kj_error err;
+	memset(&err, 0, sizeof(err));
+	int r = kj_stream_parse(ss, on_event, kineto_cat_class, &k, &meta, &err);
+	if (r == -2)
+		return -1;
+	src.meta = *source_stream_meta(ss);
+	if (r == -1) {
+		if (ss->out_total < ((size_t)2 << 30)) {
+			struct source whole;
+			struct ingest_counts c2;
+			memset(&c2, 0, sizeof(c2));
+			if (source_load(&whole, ss->path) < 0)
+				return -1;
+			size_t before = diag_error_count();
+			int r2 = kineto_read(&whole, &quiet_sink, &c2);
+			source_release(&whole);
+			if (r2 < 0 && diag_error_count() > before)
+				return -1;
+		}
+		diag_error(ss->path, "%s at byte %zu%s%s%s", err.message, err.offset,
+			   src.meta.gzip ? " of the uncompressed JSON" : "", err.detail[0] ? ": " : "", err.detail);
+		return -1;
+	}
+	if (r > 0 || k.failed) {
+		kj_meta_release(&meta);
+		return -1;
+	}
+	return kineto_finish(&src, sink, counts, &meta);
+}
+
+const struct reader kineto_reader = {
+	.name = "kineto",
+	.detect = kineto_detect,
+	.read = kineto_read,
+	.read_stream = kineto_read_stream,
+	.rank_suffixes = (const char *const[]){".json", ".json.gz", NULL},
+};

@@ -1,0 +1,693 @@
+/*
+ * kineto_json.cpp: the simdjson on-demand walk over a Kineto trace.
+ *
+ * The one C++ file of the ingest stage (chosen by measurement: see
+ * bench/JSON_LIBRARY.md). It is written with error codes, not exceptions,
+ * and nothing C++ crosses the C API of kineto_json.h. Strings handed to C are
+ * copied into reusable std::string buffers so they are NUL-terminated.
+ */
+#include "ingest/kineto/kineto_json.h"
+
+#include <simdjson.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+extern "C" {
+#include "util/xalloc.h"
+}
+
+using namespace simdjson;
+
+namespace {
+
+/*
+ * A failed operator new (std::string, std::vector, simdjson's buffers, the
+ * template engine) ends as a failed xmalloc does: the message naming what was
+ * being read, the build's temporary directory removed, exit 3; not
+ * std::bad_alloc, which would abort and leave DIR.tmp.<pid> behind.
+ */
+void on_new_failure()
+{
+	xalloc_die();
+}
+const std::new_handler installed_new_handler = std::set_new_handler(on_new_failure);
+
+struct device_store {
+	std::vector<kj_device> devs;
+	std::vector<std::string> names;
+	std::string nccl; /* distributedInfo.nccl_version */
+	bool has_nccl = false;
+};
+
+void set_error(kj_error *err, size_t offset, const char *what, error_code code)
+{
+	err->offset = offset;
+	snprintf(err->message, sizeof(err->message), "%s", what);
+	/* simdjson's messages are sentences; ours are lowercase, without a full stop. */
+	std::string m = code != SUCCESS ? error_message(code) : "";
+	if (m.size() > 1 && m[0] >= 'A' && m[0] <= 'Z' && m[1] >= 'a' && m[1] <= 'z')
+		m[0] = (char)(m[0] - 'A' + 'a');
+	while (!m.empty() && m.back() == '.')
+		m.pop_back();
+	snprintf(err->detail, sizeof(err->detail), "%s", m.c_str());
+}
+
+/* Offset of the iterator's position in the text, or fallback when unknown. */
+size_t where(ondemand::document &doc, const char *base, size_t fallback)
+{
+	const char *loc = nullptr;
+	if (doc.current_location().get(loc) == SUCCESS && loc)
+		return (size_t)(loc - base);
+	return fallback;
+}
+
+/*
+ * A string value's unescaped bytes into buf, each NUL (from "\u0000") as
+ * U+2400 SYMBOL FOR NULL: the C side reads names as NUL-terminated strings,
+ * so "gemm\u0000_fp16" and "gemm\u0000_fp32" became one kernel "gemm",
+ * silently truncated. Kept visible and distinct instead (docs/formats.md).
+ */
+void assign_visible(std::string &buf, std::string_view sv)
+{
+	buf.assign(sv.data(), sv.size());
+	if (!memchr(sv.data(), 0, sv.size()))
+		return;
+	buf.clear();
+	for (char c : sv) {
+		if (c)
+			buf.push_back(c);
+		else
+			buf.append("\xE2\x90\x80");
+	}
+}
+
+bool take_string(ondemand::value v, std::string &buf, kj_str &out)
+{
+	std::string_view sv;
+	if (v.get_string().get(sv) != SUCCESS)
+		return false;
+	assign_visible(buf, sv);
+	out.p = buf.c_str();
+	out.n = buf.size();
+	return true;
+}
+
+bool take_int(ondemand::value v, int64_t &out)
+{
+	/*
+	 * Kineto's ints (tid, device, stream, correlation, External id) are short
+	 * and non-negative: up to 16 digits, without a leading zero, and followed
+	 * by what may follow a JSON value, are read in place (the walk 3 % faster
+	 * on the 113 MB trace). Anything else goes to get_int64, which fails on
+	 * all but an integer in range: a string, a float, true, "12x", ...
+	 */
+	const char *p = v.raw_json_token().data();
+	uint64_t x = 0;
+	size_t k = 0;
+	while (k < 17 && p[k] >= '0' && p[k] <= '9')
+		x = x * 10 + (uint64_t)(p[k++] - '0');
+	if (k > 0 && k < 17 && (p[0] != '0' || k == 1) &&
+	    (p[k] == ',' || p[k] == '}' || p[k] == ']' || p[k] == ' ' || p[k] == '\n' || p[k] == '\r' || p[k] == '\t')) {
+		out = (int64_t)x;
+		return true;
+	}
+	int64_t i;
+	if (v.get_int64().get(i) == SUCCESS) {
+		out = i;
+		return true;
+	}
+	return false;
+}
+
+/* A number's raw text, pointing into the JSON text (trailing spaces trimmed); false when not a number. */
+bool take_number_text(ondemand::value v, kj_str &out)
+{
+	std::string_view raw = v.raw_json_token();
+	/* A JSON number starts with a digit or '-'; strings, literals, objects and arrays do not. */
+	if (raw.empty() || !((raw[0] >= '0' && raw[0] <= '9') || raw[0] == '-'))
+		return false;
+	while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' ||
+				raw.back() == '\t'))
+		raw.remove_suffix(1);
+	out.p = raw.data();
+	out.n = raw.size();
+	return true;
+}
+
+/* Length of the string text at p up to its closing quote; SIZE_MAX when a backslash comes first. */
+size_t plain_len(const char *p)
+{
+	const char *q = p;
+#ifdef __SSE2__
+	/* 16 bytes at a time: the text is followed by SIMDJSON_PADDING bytes, and a string ends before it. */
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+	for (;;) {
+		__m128i v = _mm_loadu_si128((const __m128i *)q);
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+		if (m) {
+			q += __builtin_ctz(m);
+			break;
+		}
+		q += 16;
+	}
+#else
+	while (*q != '"' && *q != '\\')
+		q++;
+#endif
+	return *q == '"' ? (size_t)(q - p) : SIZE_MAX;
+}
+
+/*
+ * A string value without copying when it holds no escape: sv points into the
+ * JSON text (not NUL-terminated). False when it is not a string or holds a
+ * backslash (take_string then unescapes it).
+ */
+bool raw_string(ondemand::value v, std::string_view &sv)
+{
+	ondemand::raw_json_string rs;
+	if (v.get_raw_json_string().get(rs) != SUCCESS)
+		return false;
+	size_t n = plain_len(rs.raw());
+	if (n == SIZE_MAX)
+		return false;
+	sv = std::string_view(rs.raw(), n);
+	return true;
+}
+
+/* The keys read_event and read_args look at. */
+enum key_id {
+	K_OTHER, K_PH, K_TS, K_CAT, K_DUR, K_TID, K_NAME, K_ARGS,
+	K_EXTERNAL_ID, K_DEVICE, K_STREAM, K_CORRELATION, K_BYTES, K_COLLECTIVE, K_DTYPE, K_IN_NELEMS,
+	K_OUT_NELEMS, K_GROUP_SIZE, K_PG_NAME, K_PG_DESC, K_SEQ,
+};
+
+/* Whether the key text at p (after its opening quote) is exactly k: k's bytes, then the closing quote. */
+template <size_t N> inline bool key_is(const char *p, const char (&k)[N])
+{
+	return !memcmp(p, k, N - 1) && p[N - 1] == '"';
+}
+
+/* An unescaped key's id, by comparing whole strings: the slow way, for keys written with escapes. */
+key_id key_by_name(std::string_view k, bool args)
+{
+	static const struct {
+		const char *name;
+		key_id id;
+		bool args;
+	} keys[] = {
+		{"ph", K_PH, false}, {"ts", K_TS, false}, {"cat", K_CAT, false}, {"dur", K_DUR, false},
+		{"tid", K_TID, false}, {"name", K_NAME, false}, {"args", K_ARGS, false},
+		{"External id", K_EXTERNAL_ID, true}, {"external id", K_EXTERNAL_ID, true}, {"device", K_DEVICE, true},
+		{"stream", K_STREAM, true}, {"correlation", K_CORRELATION, true}, {"bytes", K_BYTES, true},
+		{"Collective name", K_COLLECTIVE, true}, {"dtype", K_DTYPE, true}, {"In msg nelems", K_IN_NELEMS, true},
+		{"Out msg nelems", K_OUT_NELEMS, true}, {"Group size", K_GROUP_SIZE, true},
+		{"Process Group Name", K_PG_NAME, true}, {"Process Group Description", K_PG_DESC, true},
+		{"Seq", K_SEQ, true},
+	};
+	for (const auto &e : keys)
+		if (e.args == args && k == e.name)
+			return e.id;
+	return K_OTHER;
+}
+
+/*
+ * A field's key as a key_id. Kineto's keys never hold escapes, so the raw
+ * text is compared in place, up to and with its closing quote (the text
+ * is padded: reading a few bytes past a short key is safe). A key that
+ * matches none is checked for a backslash: one written with escapes is
+ * unescaped and compared again, so that "\u0074s" is still "ts".
+ */
+error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field, bool args, key_id &id)
+{
+	error_code e = std::move(res).get(field);
+	if (e)
+		return e;
+	const char *p = field.key().raw();
+	id = K_OTHER;
+	if (!args) {
+		switch (p[0]) {
+		case 'p': if (key_is(p, "ph")) id = K_PH; break;
+		case 't': if (key_is(p, "ts")) id = K_TS; else if (key_is(p, "tid")) id = K_TID; break;
+		case 'c': if (key_is(p, "cat")) id = K_CAT; break;
+		case 'd': if (key_is(p, "dur")) id = K_DUR; break;
+		case 'n': if (key_is(p, "name")) id = K_NAME; break;
+		case 'a': if (key_is(p, "args")) id = K_ARGS; break;
+		default: break;
+		}
+	} else {
+		switch (p[0]) {
+		case 'E': if (key_is(p, "External id")) id = K_EXTERNAL_ID; break;
+		case 'e': if (key_is(p, "external id")) id = K_EXTERNAL_ID; break;
+		case 'd': if (key_is(p, "device")) id = K_DEVICE; else if (key_is(p, "dtype")) id = K_DTYPE; break;
+		case 's': if (key_is(p, "stream")) id = K_STREAM; break;
+		case 'c': if (key_is(p, "correlation")) id = K_CORRELATION; break;
+		case 'b': if (key_is(p, "bytes")) id = K_BYTES; break;
+		case 'C': if (key_is(p, "Collective name")) id = K_COLLECTIVE; break;
+		case 'I': if (key_is(p, "In msg nelems")) id = K_IN_NELEMS; break;
+		case 'O': if (key_is(p, "Out msg nelems")) id = K_OUT_NELEMS; break;
+		case 'G': if (key_is(p, "Group size")) id = K_GROUP_SIZE; break;
+		case 'P':
+			if (key_is(p, "Process Group Name")) id = K_PG_NAME;
+			else if (key_is(p, "Process Group Description")) id = K_PG_DESC;
+			break;
+		case 'S': if (key_is(p, "Seq")) id = K_SEQ; break;
+		default: break;
+		}
+	}
+	if (id != K_OTHER || plain_len(p) != SIZE_MAX)
+		return SUCCESS;
+	std::string_view key;
+	if ((e = field.unescaped_key().get(key)))
+		return e;
+	id = key_by_name(key, args);
+	return SUCCESS;
+}
+
+struct event_bufs {
+	std::string ph, cat, name, collective, dtype, process_group;
+};
+
+/* Reads the args an event's class uses: all, or "External id" alone (KJ_ONLY_EXTERNAL_ID). */
+error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int want)
+{
+	for (auto field : args) {
+		key_id key;
+		ondemand::field f;
+		error_code e = key_of(field, f, true, key);
+		if (e)
+			return e;
+		ondemand::value v = f.value();
+		int64_t i;
+		if (key == K_EXTERNAL_ID) {
+			if (take_int(v, i)) { ev.external_id = i; ev.has_external_id = 1; }
+			if (want & KJ_ONLY_EXTERNAL_ID)
+				break; /* nothing else is used: the rest is skipped */
+			continue;
+		}
+		if (want & KJ_ONLY_EXTERNAL_ID)
+			continue;
+		switch (key) {
+		case K_DEVICE:
+			if (take_int(v, i)) { ev.device = i; ev.has_device = 1; }
+			else if (!ev.bad_int) ev.bad_int = "device";
+			break;
+		case K_STREAM:
+			if (take_int(v, i)) { ev.stream = i; ev.has_stream = 1; }
+			else if (!ev.bad_int) ev.bad_int = "stream";
+			break;
+		case K_CORRELATION:
+			if (take_int(v, i)) { ev.correlation = i; ev.has_correlation = 1; }
+			else if (!ev.bad_int) ev.bad_int = "correlation";
+			break;
+		case K_BYTES:
+			if (take_int(v, i)) { ev.bytes = i; ev.has_bytes = 1; }
+			break;
+		case K_COLLECTIVE: take_string(v, b.collective, ev.collective); break;
+		case K_DTYPE: take_string(v, b.dtype, ev.dtype); break;
+		case K_IN_NELEMS: if (take_int(v, i)) ev.in_nelems = i; break;
+		case K_OUT_NELEMS: if (take_int(v, i)) ev.out_nelems = i; break;
+		case K_GROUP_SIZE: if (take_int(v, i)) ev.group_size = i; break;
+		case K_PG_NAME:
+			if (take_string(v, b.process_group, ev.process_group)) ev.pg_from_name = 1;
+			break;
+		case K_PG_DESC:
+			if (!ev.pg_from_name) take_string(v, b.process_group, ev.process_group);
+			break;
+		case K_SEQ: if (take_int(v, i)) { ev.seq = i; ev.has_seq = 1; } break;
+		default: break;
+		}
+	}
+	return SUCCESS;
+}
+
+/*
+ * The fields of one event. Reading stops early, the rest skipped by
+ * simdjson as the array moves on, once "ph" is not "X" or cat_fn says the
+ * category is not used (see kj_cat_fn).
+ */
+error_code read_event(ondemand::object obj, kj_event &ev, event_bufs &b, kj_cat_fn cat_fn)
+{
+	int want = KJ_ONLY_EXTERNAL_ID - 1; /* everything, until cat says otherwise */
+	for (auto field : obj) {
+		key_id key;
+		ondemand::field f;
+		error_code e = key_of(field, f, false, key);
+		if (e)
+			return e;
+		ondemand::value v = f.value();
+		switch (key) {
+		case K_PH: {
+			/* "X" as it nearly always is: no copy; anything else copied (and unescaped). */
+			ondemand::raw_json_string rs;
+			if (v.get_raw_json_string().get(rs) == SUCCESS && key_is(rs.raw(), "X")) {
+				ev.ph.p = "X";
+				ev.ph.n = 1;
+			} else {
+				take_string(v, b.ph, ev.ph);
+			}
+			if (ev.ph.p && (ev.ph.n != 1 || ev.ph.p[0] != 'X'))
+				return SUCCESS;
+			break;
+		}
+		case K_TS:
+			if (!take_number_text(v, ev.ts))
+				ev.ts_bad = 1;
+			break;
+		case K_CAT: {
+			std::string_view sv;
+			int got = raw_string(v, sv);
+			if (got) {
+				ev.cat.p = sv.data(); /* not NUL-terminated: only cat_fn reads it */
+				ev.cat.n = sv.size();
+			} else {
+				got = take_string(v, b.cat, ev.cat);
+			}
+			if (got) {
+				want = cat_fn(ev.cat.p, ev.cat.n);
+				ev.cls = want & 0xff;
+				if (!ev.cls)
+					return SUCCESS;
+			}
+			break;
+		}
+		case K_DUR:
+			if (!take_number_text(v, ev.dur))
+				ev.dur_bad = 1;
+			break;
+		case K_TID: {
+			int64_t i;
+			if (take_int(v, i))
+				ev.tid = i;
+			break;
+		}
+		case K_NAME:
+			take_string(v, b.name, ev.name);
+			break;
+		case K_ARGS: {
+			ondemand::object args;
+			if (v.get_object().get(args) == SUCCESS) {
+				if ((e = read_args(args, ev, b, want)))
+					return e;
+			}
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	return SUCCESS;
+}
+
+error_code read_devices(ondemand::array arr, device_store &ds)
+{
+	for (auto elem : arr) {
+		ondemand::object o;
+		error_code e = elem.get_object().get(o);
+		if (e)
+			return e;
+		kj_device d;
+		d.id = -1;
+		d.name.p = nullptr;
+		d.name.n = 0;
+		d.total_mem = d.num_sms = d.cc_major = d.cc_minor = -1;
+		std::string name;
+		for (auto field : o) {
+			std::string_view key;
+			if ((e = field.unescaped_key().get(key)))
+				return e;
+			ondemand::value v;
+			if ((e = field.value().get(v)))
+				return e;
+			int64_t i;
+			if (key == "id") {
+				if (take_int(v, i)) d.id = i;
+			} else if (key == "name") {
+				std::string_view sv;
+				if (v.get_string().get(sv) == SUCCESS)
+					assign_visible(name, sv);
+			} else if (key == "totalGlobalMem") {
+				if (take_int(v, i)) d.total_mem = i;
+			} else if (key == "numSms") {
+				if (take_int(v, i)) d.num_sms = i;
+			} else if (key == "computeMajor") {
+				if (take_int(v, i)) d.cc_major = i;
+			} else if (key == "computeMinor") {
+				if (take_int(v, i)) d.cc_minor = i;
+			}
+		}
+		ds.devs.push_back(d);
+		ds.names.push_back(name);
+	}
+	return SUCCESS;
+}
+
+} /* namespace */
+
+namespace {
+
+int parse_doc(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_fn, void *ctx, kj_meta *meta,
+	      device_store &ds, kj_error *err)
+{
+	ondemand::parser parser;
+	padded_string_view json(data, len, len + SIMDJSON_PADDING);
+	ondemand::document doc;
+	error_code e = parser.iterate(json).get(doc);
+	if (e) {
+		set_error(err, 0, "cannot parse JSON", e);
+		return -1;
+	}
+	ondemand::object root;
+	if ((e = doc.get_object().get(root))) {
+		set_error(err, where(doc, data, 0), "malformed JSON document", e);
+		return -1;
+	}
+	event_bufs bufs;
+	size_t last = 0;
+	for (auto field : root) {
+		std::string_view key;
+		if ((e = field.unescaped_key().get(key)))
+			break;
+		if (key == "traceEvents") {
+			ondemand::array arr;
+			if ((e = field.value().get_array().get(arr))) {
+				set_error(err, where(doc, data, last), "expected an array for 'traceEvents'", e);
+				return -1;
+			}
+			meta->has_trace_events = 1;
+			for (auto elem : arr) {
+				ondemand::object obj;
+				last = where(doc, data, last);
+				if ((e = elem.get_object().get(obj))) {
+					set_error(err, last, "expected an event object in 'traceEvents'", e);
+					return -1;
+				}
+				kj_event ev;
+				std::memset(&ev, 0, sizeof(ev));
+				ev.offset = last;
+				ev.tid = -1;
+				if ((e = read_event(obj, ev, bufs, cat_fn)))
+					break;
+				if (on_event(ctx, &ev))
+					return 1;
+			}
+			if (e)
+				break;
+		} else if (key == "distributedInfo") {
+			ondemand::object o;
+			if (field.value().get_object().get(o) == SUCCESS) {
+				meta->has_distributed = 1;
+				for (auto f2 : o) {
+					std::string_view k2;
+					if ((e = f2.unescaped_key().get(k2)))
+						break;
+					ondemand::value v;
+					if ((e = f2.value().get(v)))
+						break;
+					int64_t i;
+					if (k2 == "rank")
+						take_int(v, i) ? (void)(meta->rank = i) : (void)(meta->rank_bad = 1);
+					else if (k2 == "world_size")
+						take_int(v, i) ? (void)(meta->world_size = i) : (void)(meta->world_size_bad = 1);
+					else if (k2 == "nccl_version") {
+						std::string_view sv;
+						if (v.get_string().get(sv) == SUCCESS && !sv.empty()) {
+							assign_visible(ds.nccl, sv);
+							ds.has_nccl = true;
+						}
+					}
+				}
+				if (e)
+					break;
+			}
+		} else if (key == "cuda_runtime_version" || key == "cuda_driver_version") {
+			ondemand::value v;
+			int64_t i;
+			if (field.value().get(v) == SUCCESS && take_int(v, i) && i > 0)
+				*(key == "cuda_runtime_version" ? &meta->cuda_runtime : &meta->cuda_driver) = i;
+		} else if (key == "baseTimeNanoseconds") {
+			ondemand::value v;
+			int64_t i;
+			if (field.value().get(v) == SUCCESS && take_int(v, i))
+				meta->base_time_ns = i;
+		} else if (key == "deviceProperties") {
+			ondemand::array arr;
+			if (field.value().get_array().get(arr) == SUCCESS) {
+				if ((e = read_devices(arr, ds)))
+					break;
+			}
+		}
+	}
+	if (e) {
+		set_error(err, where(doc, data, last), "malformed JSON", e);
+		return -1;
+	}
+	/*
+	 * on-demand parses lazily: after the root object the iterator must be at
+	 * the end; a location there means content follows the object.
+	 */
+	const char *rest = nullptr;
+	if (doc.current_location().get(rest) == SUCCESS && rest && rest < data + len) {
+		set_error(err, (size_t)(rest - data), "unexpected content after the top-level object", SUCCESS);
+		return -1;
+	}
+	return 0;
+}
+
+} /* namespace */
+
+extern "C" int kj_parse(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_fn, void *ctx,
+			kj_meta *meta, kj_error *err)
+{
+	std::memset(meta, 0, sizeof(*meta));
+	meta->rank = meta->world_size = meta->base_time_ns = meta->cuda_runtime = meta->cuda_driver = -1;
+	device_store *ds = nullptr;
+	try {
+		ds = new device_store;
+		int r = parse_doc(data, len, on_event, cat_fn, ctx, meta, *ds, err);
+		if (r < 0) {
+			delete ds;
+			return -1;
+		}
+		for (size_t i = 0; i < ds->devs.size(); i++) {
+			ds->devs[i].name.p = ds->names[i].c_str();
+			ds->devs[i].name.n = ds->names[i].size();
+		}
+		meta->ndevices = ds->devs.size();
+		meta->devices = ds->devs.empty() ? nullptr : ds->devs.data();
+		meta->nccl_version = ds->has_nccl ? ds->nccl.c_str() : nullptr;
+		meta->priv = ds;
+		return r;
+	} catch (...) {
+		delete ds;
+		set_error(err, 0, "internal error while parsing JSON", SUCCESS);
+		return -1;
+	}
+}
+
+extern "C" void kj_meta_release(kj_meta *meta)
+{
+	delete static_cast<device_store *>(meta->priv);
+	meta->priv = nullptr;
+	meta->devices = nullptr;
+	meta->ndevices = 0;
+	meta->nccl_version = nullptr;
+}
+
+/*
+ * Windows of traceEvents (kj_parse_events): one parser and one set of string
+ * buffers live as long as the kj_parser, so a trace read in hundreds of
+ * windows allocates once. A window is a JSON array of whole events that
+ * kineto_stream.c cut out of the trace.
+ */
+struct kj_parser {
+	ondemand::parser parser;
+	event_bufs bufs;
+};
+
+extern "C" struct kj_parser *kj_parser_new(size_t capacity)
+{
+	try {
+		kj_parser *p = new kj_parser;
+		/* Failing here is not fatal: iterate() allocates what a window needs. */
+		if (capacity && p->parser.allocate(capacity) != SUCCESS)
+			p->parser = ondemand::parser(); /* as windows come */
+		return p;
+	} catch (...) {
+		fputs("perfstudy: error: out of memory\n", stderr);
+		exit(3);
+	}
+}
+
+extern "C" void kj_parser_free(struct kj_parser *p)
+{
+	delete p;
+}
+
+namespace {
+
+int parse_window(kj_parser *p, const char *data, size_t len, size_t base, kj_event_fn on_event, kj_cat_fn cat_fn,
+		 void *ctx,
+		 kj_error *err)
+{
+	padded_string_view json(data, len, len + SIMDJSON_PADDING);
+	ondemand::document doc;
+	error_code e = p->parser.iterate(json).get(doc);
+	if (e) {
+		set_error(err, base, "cannot parse JSON", e);
+		return -1;
+	}
+	ondemand::array arr;
+	if ((e = doc.get_array().get(arr))) {
+		set_error(err, base + where(doc, data, 0), "malformed JSON", e);
+		return -1;
+	}
+	size_t last = 0;
+	for (auto elem : arr) {
+		ondemand::object obj;
+		last = where(doc, data, last);
+		if ((e = elem.get_object().get(obj))) {
+			set_error(err, base + last, "expected an event object in 'traceEvents'", e);
+			return -1;
+		}
+		kj_event ev;
+		std::memset(&ev, 0, sizeof(ev));
+		ev.offset = base + last;
+		ev.tid = -1;
+		if ((e = read_event(obj, ev, p->bufs, cat_fn)))
+			break;
+		if (on_event(ctx, &ev))
+			return 1;
+	}
+	if (e) {
+		set_error(err, base + where(doc, data, last), "malformed JSON", e);
+		return -1;
+	}
+	const char *rest = nullptr;
+	if (doc.current_location().get(rest) == SUCCESS && rest && rest < data + len) {
+		set_error(err, base + (size_t)(rest - data), "malformed JSON", TAPE_ERROR);
+		return -1;
+	}
+	return 0;
+}
+
+} /* namespace */
+
+extern "C" int kj_parse_events(struct kj_parser *p, const char *data, size_t len, size_t base,
+			       kj_event_fn on_event, kj_cat_fn cat_fn, void *ctx, struct kj_error *err)
+{
+	try {
+		return parse_window(p, data, len, base, on_event, cat_fn, ctx, err);
+	} catch (...) {
+		set_error(err, base, "internal error while parsing JSON", SUCCESS);
+		return -1;
+	}
+}

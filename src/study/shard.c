@@ -1,0 +1,484 @@
+/*
+ * study/shard.c: shard databases, written by `perfstudy ingest --shard I/N` and
+ * replayed by `perfstudy merge` (see shard.h).
+ *
+ * Writing: the traces of the shard go through a trace feed (parallel.h)
+ * with --jobs workers; each batch it hands over becomes one row of
+ * shard_batches, inside one transaction into a temporary file renamed at
+ * the end. Reading: each shard is opened read-only; a trace's batches are
+ * read back in order and replayed by the feed into the store.
+ */
+#include "study/shard.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "study/cache.h"
+#include "ingest/parallel.h"
+#include "util/cleanup.h"
+#include "util/diag.h"
+#include "util/progress.h"
+#include "util/sha256.h"
+#include "util/xalloc.h"
+
+#define SHARD_FORMAT "perfstudy shard 1"
+
+static const char SHARD_SCHEMA[] =
+	"PRAGMA journal_mode=OFF;\n"
+	"PRAGMA synchronous=OFF;\n"
+	"CREATE TABLE shard_meta(key TEXT PRIMARY KEY, value TEXT);\n"
+	"CREATE TABLE shard_traces(position INTEGER PRIMARY KEY, path TEXT NOT NULL, size INTEGER,\n"
+	"  mtime_ns INTEGER);\n"
+	"CREATE TABLE shard_batches(position INTEGER NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL);\n";
+
+/* The inputs a shard was cut from: SHA-256 of the trace paths in order, one per line. */
+static void inputs_id(const char *const *paths, size_t n, char hex[65])
+{
+	struct sha256 h;
+	sha256_init(&h);
+	for (size_t i = 0; i < n; i++) {
+		sha256_update(&h, paths[i], strlen(paths[i]));
+		sha256_update(&h, "\n", 1);
+	}
+	sha256_final_hex(&h, hex);
+}
+
+static int64_t mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+struct shard_writer {
+	sqlite3 *db;
+	const char *path;
+	sqlite3_stmt *ins;
+	int64_t position, seq;
+};
+
+static int db_fail(sqlite3 *db, const char *path, const char *what)
+{
+	diag_syserror(path, "sqlite: %s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+	return -1;
+}
+
+static int write_batch(void *ctx, const char *data, size_t len)
+{
+	struct shard_writer *w = ctx;
+	sqlite3_bind_int64(w->ins, 1, w->position);
+	sqlite3_bind_int64(w->ins, 2, w->seq++);
+	sqlite3_bind_blob64(w->ins, 3, data, len, SQLITE_STATIC);
+	int rc = sqlite3_step(w->ins);
+	sqlite3_reset(w->ins);
+	return rc == SQLITE_DONE ? 0 : db_fail(w->db, w->path, "insert batch");
+}
+
+static int exec(sqlite3 *db, const char *path, const char *sql)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		diag_syserror(path, "sqlite: %s", msg ? msg : "error");
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int shard_write(const char *out, const char *const *paths, size_t n, int shard, int nshards, int jobs, int quiet)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", out, (long)getpid());
+	struct shard_writer w = {.path = out};
+	struct trace_feed *feed = NULL;
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+	unlink(tmp);
+	/* A signal or running out of memory removes tmp, as a build's DIR.tmp.<pid> (cleanup.h). */
+	cleanup_arm(tmp);
+	if (sqlite3_open_v2(tmp, &w.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		diag_syserror(out, "cannot create shard database: %s", w.db ? sqlite3_errmsg(w.db) : "out of memory");
+		goto out;
+	}
+	if (exec(w.db, out, SHARD_SCHEMA) < 0 || exec(w.db, out, "BEGIN") < 0)
+		goto out;
+	char hex[65], num[3][32];
+	inputs_id(paths, n, hex);
+	snprintf(num[0], sizeof(num[0]), "%d", shard);
+	snprintf(num[1], sizeof(num[1]), "%d", nshards);
+	snprintf(num[2], sizeof(num[2]), "%zu", n);
+	const char *meta[][2] = {{"format", SHARD_FORMAT}, {"build_id", cache_build_id()}, {"shard", num[0]},
+				 {"shards", num[1]}, {"traces", num[2]}, {"inputs", hex}};
+	if (sqlite3_prepare_v2(w.db, "INSERT INTO shard_meta VALUES(?1, ?2)", -1, &st, NULL) != SQLITE_OK) {
+		db_fail(w.db, out, "prepare");
+		goto out;
+	}
+	for (size_t k = 0; k < sizeof(meta) / sizeof(meta[0]); k++) {
+		sqlite3_bind_text(st, 1, meta[k][0], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, meta[k][1], -1, SQLITE_STATIC);
+		int rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE) {
+			db_fail(w.db, out, "insert meta");
+			goto out;
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(w.db, "INSERT INTO shard_batches VALUES(?1, ?2, ?3)", -1, &w.ins, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(w.db, "INSERT INTO shard_traces VALUES(?1, ?2, ?3, ?4)", -1, &st, NULL) != SQLITE_OK) {
+		db_fail(w.db, out, "prepare");
+		goto out;
+	}
+
+	feed = feed_new(paths, n, jobs);
+	int64_t total = 0;
+	size_t mine = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct stat sb;
+		if ((int)(i % (size_t)nshards) != shard) {
+			feed_skip(feed, i);
+			continue;
+		}
+		mine++;
+		if (stat(paths[i], &sb) == 0)
+			total += sb.st_size;
+	}
+	feed_start(feed, NULL);
+	struct progress prog;
+	progress_init(&prog, quiet, total, mine);
+	for (size_t i = (size_t)shard; i < n; i += (size_t)nshards) {
+		struct stat sb;
+		/* The size and time before reading: a file changed while read is then seen as changed. */
+		int have = stat(paths[i], &sb) == 0;
+		progress_reading(&prog, paths[i], have ? sb.st_size : 0);
+		w.position = (int64_t)i;
+		w.seq = 0;
+		if (feed_take_batches(feed, i, write_batch, &w) < 0)
+			goto out;
+		progress_read(&prog, have ? sb.st_size : 0);
+		sqlite3_bind_int64(st, 1, (int64_t)i);
+		sqlite3_bind_text(st, 2, paths[i], -1, SQLITE_STATIC);
+		if (have) {
+			sqlite3_bind_int64(st, 3, sb.st_size);
+			sqlite3_bind_int64(st, 4, mtime_ns(&sb));
+		} else {
+			sqlite3_bind_null(st, 3);
+			sqlite3_bind_null(st, 4);
+		}
+		int rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE) {
+			db_fail(w.db, out, "insert trace");
+			goto out;
+		}
+	}
+	progress_finish(&prog);
+	/* The index comes after the load: appending rows is then all the inserts do. */
+	if (exec(w.db, out, "CREATE INDEX shard_batches_at ON shard_batches(position, seq); COMMIT") < 0)
+		goto out;
+	sqlite3_finalize(st);
+	sqlite3_finalize(w.ins);
+	st = w.ins = NULL;
+	int rc = sqlite3_close(w.db);
+	w.db = NULL;
+	if (rc != SQLITE_OK) {
+		diag_syserror(out, "cannot close shard database");
+		goto out;
+	}
+	cleanup_hold(1);
+	if (rename(tmp, out) < 0) {
+		cleanup_hold(0);
+		diag_syserror(out, "cannot rename %s to it: %s", tmp, strerror(errno));
+		goto out;
+	}
+	cleanup_disarm();
+	cleanup_hold(0);
+	ret = 0;
+out:
+	feed_free(feed);
+	sqlite3_finalize(st);
+	sqlite3_finalize(w.ins);
+	if (w.db)
+		sqlite3_close(w.db);
+	if (ret < 0)
+		unlink(tmp);
+	cleanup_disarm();
+	free(tmp);
+	return ret;
+}
+
+/* Text of shard_meta[key] (caller frees), or NULL. */
+static char *meta_get(sqlite3 *db, const char *key)
+{
+	sqlite3_stmt *st;
+	char *v = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT value FROM shard_meta WHERE key = ?1", -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v;
+}
+
+static sqlite3 *open_ro(const char *path)
+{
+	sqlite3 *db = NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+int shard_is_shard(const char *path)
+{
+	char head[16];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	size_t got = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	if (got != sizeof(head) || memcmp(head, "SQLite format 3", 16))
+		return 0;
+	sqlite3 *db = open_ro(path);
+	if (!db)
+		return 0;
+	char *fmt = meta_get(db, "format");
+	int yes = fmt && !strncmp(fmt, "perfstudy shard ", 16);
+	free(fmt);
+	sqlite3_close(db);
+	return yes;
+}
+
+struct shard_db {
+	const char *path;
+	sqlite3 *db;
+	sqlite3_stmt *trace, *batches;
+};
+
+struct shard_set {
+	size_t nshards;
+	struct shard_db *by_index; /* shard I at [I] */
+	const char *const *paths;
+	size_t n;
+};
+
+void shard_set_free(struct shard_set *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nshards; i++) {
+		sqlite3_finalize(s->by_index[i].trace);
+		sqlite3_finalize(s->by_index[i].batches);
+		if (s->by_index[i].db)
+			sqlite3_close(s->by_index[i].db);
+	}
+	free(s->by_index);
+	free(s);
+}
+
+/* Parses a decimal meta value; -1 when absent or not a number. */
+static long meta_num(sqlite3 *db, const char *key)
+{
+	char *v = meta_get(db, key), *end = NULL;
+	long r = v ? strtol(v, &end, 10) : -1;
+	if (!v || end == v || *end)
+		r = -1;
+	free(v);
+	return r;
+}
+
+int shard_set_open(const char *const *dbs, size_t ndbs, const char *const *paths, size_t n,
+		   struct shard_set **out)
+{
+	struct shard_set *s = xcalloc(1, sizeof(*s));
+	s->paths = paths;
+	s->n = n;
+	char want[65];
+	inputs_id(paths, n, want);
+	*out = NULL;
+	for (size_t k = 0; k < ndbs; k++) {
+		const char *path = dbs[k];
+		sqlite3 *db = open_ro(path);
+		char *fmt = db ? meta_get(db, "format") : NULL;
+		if (!fmt || strcmp(fmt, SHARD_FORMAT)) {
+			diag_error(path, "not a shard database of this perfstudy (expected '%s')", SHARD_FORMAT);
+			free(fmt);
+			sqlite3_close(db);
+			goto fail;
+		}
+		free(fmt);
+		char *bid = meta_get(db, "build_id"), *inputs = meta_get(db, "inputs");
+		long shard = meta_num(db, "shard"), nshards = meta_num(db, "shards"), traces = meta_num(db, "traces");
+		const char *why = NULL;
+		if (!bid || strcmp(bid, cache_build_id()))
+			why = "was written by another perfstudy build; run the shards again with this one";
+		else if (!inputs || strcmp(inputs, want) || traces != (long)n)
+			why = "was cut from other inputs than these (the same INPUT arguments, from the same directory, are needed)";
+		else if (nshards < 1 || shard < 0 || shard >= nshards || (s->nshards && (size_t)nshards != s->nshards))
+			why = "does not belong to the same set of shards as the others";
+		free(bid);
+		free(inputs);
+		if (!why && !s->nshards) {
+			s->nshards = (size_t)nshards;
+			s->by_index = xcalloc(s->nshards, sizeof(*s->by_index));
+		}
+		if (!why && s->by_index[shard].db)
+			why = "repeats a shard given before";
+		if (why) {
+			diag_error(path, "shard %s", why);
+			sqlite3_close(db);
+			goto fail;
+		}
+		struct shard_db *d = &s->by_index[shard];
+		d->path = path;
+		d->db = db;
+		if (sqlite3_prepare_v2(db, "SELECT path, size, mtime_ns FROM shard_traces WHERE position = ?1", -1,
+				       &d->trace, NULL) != SQLITE_OK ||
+		    sqlite3_prepare_v2(db, "SELECT data FROM shard_batches WHERE position = ?1 ORDER BY seq", -1,
+				       &d->batches, NULL) != SQLITE_OK) {
+			db_fail(db, path, "prepare");
+			goto fail;
+		}
+	}
+	if (!s->nshards) {
+		diag_error("perfstudy", "no shard database given");
+		goto fail;
+	}
+	for (size_t i = 0; i < s->nshards; i++)
+		if (!s->by_index[i].db) {
+			diag_error("perfstudy", "shard %zu/%zu is missing (run perfstudy ingest --shard %zu/%zu)", i,
+				   s->nshards, i, s->nshards);
+			goto fail;
+		}
+	*out = s;
+	return 0;
+fail:
+	shard_set_free(s);
+	return -1;
+}
+
+int shard_set_batches(void *set, size_t i, int (*fn)(void *ctx, const char *data, size_t len), void *ctx)
+{
+	struct shard_set *s = set;
+	struct shard_db *d = &s->by_index[i % s->nshards];
+	const char *path = s->paths[i];
+	int ret = -1;
+	sqlite3_bind_int64(d->trace, 1, (int64_t)i);
+	if (sqlite3_step(d->trace) != SQLITE_ROW) {
+		diag_error(d->path, "shard holds no trace '%s' at position %zu", path, i);
+		goto out;
+	}
+	/* Prevents a NULL or non-text path (a damaged or forged shard) reaching strcmp. */
+	if (sqlite3_column_type(d->trace, 0) != SQLITE_TEXT) {
+		diag_error(d->path, "table shard_traces, row position %zu: path is not text, expected '%s'; "
+				    "the shard is damaged: run perfstudy ingest --shard %zu/%zu again",
+			   i, path, i % s->nshards, s->nshards);
+		goto out;
+	}
+	if (strcmp((const char *)sqlite3_column_text(d->trace, 0), path)) {
+		diag_error(d->path, "shard holds no trace '%s' at position %zu", path, i);
+		goto out;
+	}
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		diag_syserror(path, "cannot stat: %s", strerror(errno));
+		goto out;
+	}
+	if (sqlite3_column_type(d->trace, 1) == SQLITE_NULL || sqlite3_column_int64(d->trace, 1) != st.st_size ||
+	    sqlite3_column_int64(d->trace, 2) != mtime_ns(&st)) {
+		diag_error(path, "changed since shard %zu/%zu read it (%s); run that shard again", i % s->nshards,
+			   s->nshards, d->path);
+		goto out;
+	}
+	sqlite3_bind_int64(d->batches, 1, (int64_t)i);
+	int rc;
+	ret = 0;
+	while ((rc = sqlite3_step(d->batches)) == SQLITE_ROW) {
+		if (fn(ctx, sqlite3_column_blob(d->batches, 0), (size_t)sqlite3_column_bytes(d->batches, 0)) < 0) {
+			ret = -1;
+			break;
+		}
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = db_fail(d->db, d->path, "read batches");
+	sqlite3_reset(d->batches);
+out:
+	sqlite3_reset(d->trace);
+	return ret;
+}
+
+/*
+ * The checks of a trace's events that the readers make while parsing, made
+ * again on the events of a shard: merge replays what a shard says without
+ * parsing, so a damaged or forged shard could otherwise store negative
+ * durations or kinds no reader produces. A bad event is blamed on the
+ * shard (its path, table and row), not on the trace, which is not read.
+ */
+static int check_fail(struct shard_check *c, const char *what, const char *name, const char *why, int64_t v)
+{
+	diag_error(c->shard, "table shard_batches, rows of position %zu (trace '%s'), event %" PRId64
+			     ": %s '%s' %s (%" PRId64 "); the shard is damaged: run perfstudy ingest --shard %zu/%zu again",
+		   c->position, c->trace, c->events, what, name ? name : "", why, v, c->position % c->nshards,
+		   c->nshards);
+	return -1;
+}
+
+#define FORWARD(cb, type, check)                                             \
+	static int check_##cb(void *ctx, const type *v)                      \
+	{                                                                    \
+		struct shard_check *c = ctx;                                 \
+		c->events++;                                                 \
+		check;                                                       \
+		return c->inner->cb(c->inner->ctx, v);                       \
+	}
+/* Prevents a negative duration or a kind no reader produces from entering the store from a shard. */
+FORWARD(activity, struct gpu_activity,
+	if (v->kind != ACT_KERNEL && v->kind != ACT_MEMCPY && v->kind != ACT_MEMSET)
+		return check_fail(c, "GPU activity", v->name, "has no valid kind", (int64_t)v->kind);
+	if (v->dur_ns < 0)
+		return check_fail(c, "GPU activity", v->name, "has a negative duration in ns", v->dur_ns))
+FORWARD(runtime, struct runtime_call,
+	if (v->dur_ns < 0)
+		return check_fail(c, "runtime call", v->name, "has a negative duration in ns", v->dur_ns))
+FORWARD(annotation, struct annotation,
+	if (v->dur_ns < 0)
+		return check_fail(c, "annotation", v->name, "has a negative duration in ns", v->dur_ns))
+FORWARD(cpu_op, struct cpu_op,
+	if (v->dur_ns < 0)
+		return check_fail(c, "operator", v->name, "has a negative duration in ns", v->dur_ns))
+FORWARD(info, struct trace_info, (void)0)
+FORWARD(metrics, struct kernel_metrics, (void)0)
+FORWARD(iteration, struct log_iteration, (void)0)
+FORWARD(phase, struct phase_time, (void)0)
+FORWARD(hardware, struct gpu_hardware, (void)0)
+FORWARD(summary, struct summary_row, (void)0)
+FORWARD(link, struct gpu_link, (void)0)
+#undef FORWARD
+
+void shard_check_sink(const struct shard_set *s, size_t i, const struct ingest_sink *inner, struct shard_check *c,
+		      struct ingest_sink *out)
+{
+	*c = (struct shard_check){.inner = inner, .shard = s->by_index[i % s->nshards].path, .trace = s->paths[i],
+				  .position = i, .nshards = s->nshards};
+	*out = (struct ingest_sink){.ctx = c};
+#define SET(cb) out->cb = inner->cb ? check_##cb : NULL
+	SET(info);
+	SET(activity);
+	SET(runtime);
+	SET(annotation);
+	SET(metrics);
+	SET(iteration);
+	SET(phase);
+	SET(hardware);
+	SET(summary);
+	SET(cpu_op);
+	SET(link);
+#undef SET
+}
