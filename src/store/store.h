@@ -164,6 +164,37 @@ void store_detach(struct store *s, const char *alias);
  */
 char *store_probe_text(struct store *s, const char *sql);
 char *store_file_meta(const char *path, const char *key);
+
+/*
+ * A prepared statement's parameters and result columns, for code outside
+ * src/store/: SQLite's own calls under the store's names, so that every
+ * call into SQLite is made from src/store/ (t_layout.sh checks it).
+ * Parameters are numbered from 1, columns from 0, as in SQLite.
+ */
+static inline int store_bind_text(sqlite3_stmt *st, int i, const char *v, int n, void (*del)(void *))
+{
+	return sqlite3_bind_text(st, i, v, n, del);
+}
+static inline int store_bind_int64(sqlite3_stmt *st, int i, int64_t v) { return sqlite3_bind_int64(st, i, v); }
+static inline int store_bind_int(sqlite3_stmt *st, int i, int v) { return sqlite3_bind_int(st, i, v); }
+static inline int store_bind_double(sqlite3_stmt *st, int i, double v) { return sqlite3_bind_double(st, i, v); }
+static inline int store_bind_null(sqlite3_stmt *st, int i) { return sqlite3_bind_null(st, i); }
+static inline int store_bind_blob64(sqlite3_stmt *st, int i, const void *v, uint64_t n, void (*del)(void *))
+{
+	return sqlite3_bind_blob64(st, i, v, n, del);
+}
+static inline int store_column_type(sqlite3_stmt *st, int i) { return sqlite3_column_type(st, i); }
+static inline int64_t store_column_int64(sqlite3_stmt *st, int i) { return sqlite3_column_int64(st, i); }
+static inline int store_column_int(sqlite3_stmt *st, int i) { return sqlite3_column_int(st, i); }
+static inline double store_column_double(sqlite3_stmt *st, int i) { return sqlite3_column_double(st, i); }
+static inline const unsigned char *store_column_text(sqlite3_stmt *st, int i) { return sqlite3_column_text(st, i); }
+static inline const void *store_column_blob(sqlite3_stmt *st, int i) { return sqlite3_column_blob(st, i); }
+static inline int store_column_bytes(sqlite3_stmt *st, int i) { return sqlite3_column_bytes(st, i); }
+static inline int store_reset(sqlite3_stmt *st) { return sqlite3_reset(st); }
+static inline int store_clear_bindings(sqlite3_stmt *st) { return sqlite3_clear_bindings(st); }
+/* Frees st (NULL is allowed). */
+static inline int store_finalize(sqlite3_stmt *st) { return sqlite3_finalize(st); }
+
 /*
  * The raw handle, for the analyses only (src/analyze/), whose SQL is their
  * definition; owned by s.

@@ -43,20 +43,20 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 			  "SELECT t.path, t.size, t.sha256 FROM traces t JOIN runs r ON r.id = t.run_id"
 			  " WHERE r.experiment = ?1 AND t.part_of IS NULL ORDER BY r.position, t.file_index", &st) < 0)
 		return -1;
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	size_t cap = 0, cap2 = 0;
 	int rc;
 	while ((rc = store_step(s, st, "list inputs")) > 0) {
 		o->inputs = xgrow(o->inputs, &cap, o->ninputs + 1, sizeof(*o->inputs));
 		o->input_strs = xgrow(o->input_strs, &cap2, 2 * o->ninputs + 2, sizeof(char *));
-		o->input_strs[2 * o->ninputs] = xstrdup((const char *)sqlite3_column_text(st, 0));
-		o->input_strs[2 * o->ninputs + 1] = xstrdup((const char *)sqlite3_column_text(st, 2));
+		o->input_strs[2 * o->ninputs] = xstrdup((const char *)store_column_text(st, 0));
+		o->input_strs[2 * o->ninputs + 1] = xstrdup((const char *)store_column_text(st, 2));
 		o->inputs[o->ninputs].path = o->input_strs[2 * o->ninputs];
 		o->inputs[o->ninputs].sha256 = o->input_strs[2 * o->ninputs + 1];
-		o->inputs[o->ninputs].size = sqlite3_column_int64(st, 1);
+		o->inputs[o->ninputs].size = store_column_int64(st, 1);
 		o->ninputs++;
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	if (rc < 0)
 		return -1;
 	/*
@@ -76,16 +76,16 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 			  "   AND t.last_ns + coalesce(t.epoch_offset_ns, 0) BETWEEN 946684800000000000 AND 4102444800000000000)",
 			  &st) < 0)
 		return -1;
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	rc = store_step(s, st, "summarize runs");
 	if (rc > 0) {
-		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
-			o->models = xstrdup((const char *)sqlite3_column_text(st, 0));
-		o->gpus_max = sqlite3_column_int(st, 1);
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-			o->date = xstrdup((const char *)sqlite3_column_text(st, 2));
+		if (store_column_type(st, 0) != SQLITE_NULL)
+			o->models = xstrdup((const char *)store_column_text(st, 0));
+		o->gpus_max = store_column_int(st, 1);
+		if (store_column_type(st, 2) != SQLITE_NULL)
+			o->date = xstrdup((const char *)store_column_text(st, 2));
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return rc < 0 ? -1 : 0;
 }
 

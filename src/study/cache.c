@@ -96,9 +96,9 @@ int cache_prepare_store(struct store *s)
 	sqlite3_stmt *st;
 	if (store_prepare(s, "build id", "INSERT OR REPLACE INTO meta VALUES('build_id', ?1)", &st) < 0)
 		return -1;
-	sqlite3_bind_text(st, 1, build_id(), -1, SQLITE_STATIC);
+	store_bind_text(st, 1, build_id(), -1, SQLITE_STATIC);
 	int rc = store_step_done(s, st, "build id");
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return rc;
 }
 
@@ -137,10 +137,10 @@ static int prepare_copy(struct store *s, const char *table, int *has, sqlite3_st
 	buf_adds(&sql, "SELECT name FROM pragma_table_info(?1, 'main')");
 	if (store_prepare(s, "list columns", sql.data, &info) < 0)
 		goto out;
-	sqlite3_bind_text(info, 1, table, -1, SQLITE_STATIC);
+	store_bind_text(info, 1, table, -1, SQLITE_STATIC);
 	int more;
 	while ((more = store_step(s, info, "list columns")) > 0) {
-		const char *col = (const char *)sqlite3_column_text(info, 0);
+		const char *col = (const char *)store_column_text(info, 0);
 		if (cols.len) {
 			buf_addc(&cols, ',');
 			buf_addc(&sel, ',');
@@ -153,7 +153,7 @@ static int prepare_copy(struct store *s, const char *table, int *has, sqlite3_st
 			add_ident(&sel, col);
 		}
 	}
-	sqlite3_finalize(info);
+	store_finalize(info);
 	if (more < 0)
 		goto out;
 	rc = 0;
@@ -185,7 +185,7 @@ static int prepare_row_copy(struct store *s, sqlite3_stmt **out)
 		goto out;
 	int more;
 	while ((more = store_step(s, info, "list columns")) > 0) {
-		const char *col = (const char *)sqlite3_column_text(info, 0);
+		const char *col = (const char *)store_column_text(info, 0);
 		if (!strcmp(col, "id") || !strcmp(col, "run_id") || !strcmp(col, "path") ||
 		    !strcmp(col, "file_index"))
 			continue;
@@ -193,7 +193,7 @@ static int prepare_row_copy(struct store *s, sqlite3_stmt **out)
 			buf_addc(&cols, ',');
 		add_ident(&cols, col);
 	}
-	sqlite3_finalize(info);
+	store_finalize(info);
 	if (more < 0)
 		goto out;
 	buf_printf(&sql, "UPDATE main.traces SET (%s) = (SELECT %s FROM prev.traces WHERE id = ?2) WHERE id = ?1",
@@ -209,12 +209,12 @@ void cache_close(struct build_cache *c, struct store *s)
 {
 	if (!c)
 		return;
-	sqlite3_finalize(c->lookup);
-	sqlite3_finalize(c->copy_row);
-	sqlite3_finalize(c->fix_rank);
-	sqlite3_finalize(c->warnings);
+	store_finalize(c->lookup);
+	store_finalize(c->copy_row);
+	store_finalize(c->fix_rank);
+	store_finalize(c->warnings);
 	for (size_t i = 0; i < c->ncopy; i++)
-		sqlite3_finalize(c->copy[i]);
+		store_finalize(c->copy[i]);
 	free(c->copy);
 	free(c);
 	store_detach(s, "prev");
@@ -263,8 +263,8 @@ int cache_open(struct store *s, const char *prev_db, int quiet, struct build_cac
 	while ((more = store_step(s, tables, "list tables")) > 0) {
 		int has;
 		sqlite3_stmt *copy;
-		if (prepare_copy(s, (const char *)sqlite3_column_text(tables, 0), &has, &copy) < 0) {
-			sqlite3_finalize(tables);
+		if (prepare_copy(s, (const char *)store_column_text(tables, 0), &has, &copy) < 0) {
+			store_finalize(tables);
 			goto fail;
 		}
 		if (!has)
@@ -272,7 +272,7 @@ int cache_open(struct store *s, const char *prev_db, int quiet, struct build_cac
 		c->copy = xgrow(c->copy, &cap, c->ncopy + 1, sizeof(*c->copy));
 		c->copy[c->ncopy++] = copy;
 	}
-	sqlite3_finalize(tables);
+	store_finalize(tables);
 	if (more < 0)
 		goto fail;
 	*out = c;
@@ -290,9 +290,9 @@ static int64_t mtime_ns(const struct stat *st)
 /* Reports the warnings the old build met in trace old_id again, as diag warnings. */
 static void replay_warnings(struct build_cache *c, int64_t old_id)
 {
-	sqlite3_bind_int64(c->warnings, 1, old_id);
+	store_bind_int64(c->warnings, 1, old_id);
 	while (sqlite3_step(c->warnings) == SQLITE_ROW) {
-		char *m = xstrdup((const char *)sqlite3_column_text(c->warnings, 0));
+		char *m = xstrdup((const char *)store_column_text(c->warnings, 0));
 		char *sep = strstr(m, ": warning: ");
 		if (sep) {
 			*sep = '\0';
@@ -302,7 +302,7 @@ static void replay_warnings(struct build_cache *c, int64_t old_id)
 		}
 		free(m);
 	}
-	sqlite3_reset(c->warnings);
+	store_reset(c->warnings);
 }
 
 /* 1 when path is as the previous build read it (*old_id: its id there), else 0. */
@@ -311,18 +311,18 @@ static int unchanged(struct build_cache *c, const char *path, int64_t *old_id_ou
 	struct stat st;
 	if (!c || stat(path, &st))
 		return 0; /* reading it will say what is wrong */
-	sqlite3_bind_text(c->lookup, 1, path, -1, SQLITE_TRANSIENT);
+	store_bind_text(c->lookup, 1, path, -1, SQLITE_TRANSIENT);
 	int found = sqlite3_step(c->lookup) == SQLITE_ROW;
 	int64_t old_id = 0, size = -1, mtime = -1;
 	char sha[65] = "";
 	if (found) {
-		old_id = sqlite3_column_int64(c->lookup, 0);
-		size = sqlite3_column_int64(c->lookup, 1);
-		snprintf(sha, sizeof(sha), "%s", (const char *)sqlite3_column_text(c->lookup, 2));
-		if (sqlite3_column_type(c->lookup, 3) != SQLITE_NULL)
-			mtime = sqlite3_column_int64(c->lookup, 3);
+		old_id = store_column_int64(c->lookup, 0);
+		size = store_column_int64(c->lookup, 1);
+		snprintf(sha, sizeof(sha), "%s", (const char *)store_column_text(c->lookup, 2));
+		if (store_column_type(c->lookup, 3) != SQLITE_NULL)
+			mtime = store_column_int64(c->lookup, 3);
 	}
-	sqlite3_reset(c->lookup);
+	store_reset(c->lookup);
 	if (!found || size != (int64_t)st.st_size)
 		return 0;
 	if (mtime != mtime_ns(&st)) {
@@ -355,16 +355,16 @@ int cache_reuse_trace(struct build_cache *c, struct store *s, int64_t run_id, co
 	int64_t id = store_add_trace(s, run_id, path, index);
 	if (id < 0)
 		return -1;
-	sqlite3_bind_int64(c->copy_row, 1, id);
-	sqlite3_bind_int64(c->copy_row, 2, old_id);
+	store_bind_int64(c->copy_row, 1, id);
+	store_bind_int64(c->copy_row, 2, old_id);
 	if (store_step_done(s, c->copy_row, "copy trace") < 0)
 		return -1;
-	sqlite3_bind_int64(c->fix_rank, 1, id);
+	store_bind_int64(c->fix_rank, 1, id);
 	if (store_step_done(s, c->fix_rank, "copy trace") < 0)
 		return -1;
 	for (size_t i = 0; i < c->ncopy; i++) {
-		sqlite3_bind_int64(c->copy[i], 1, id);
-		sqlite3_bind_int64(c->copy[i], 2, old_id);
+		store_bind_int64(c->copy[i], 1, id);
+		store_bind_int64(c->copy[i], 2, old_id);
 		if (store_step_done(s, c->copy[i], "copy trace rows") < 0)
 			return -1;
 	}
@@ -381,10 +381,10 @@ int cache_record_trace(struct store *s, int64_t trace_id, const char *path, size
 	if (stat(path, &st) == 0) {
 		if (store_prepare(s, "record trace", "INSERT OR REPLACE INTO trace_files VALUES(?1, ?2)", &ins) < 0)
 			return -1;
-		sqlite3_bind_int64(ins, 1, trace_id);
-		sqlite3_bind_int64(ins, 2, mtime_ns(&st));
+		store_bind_int64(ins, 1, trace_id);
+		store_bind_int64(ins, 2, mtime_ns(&st));
 		rc = store_step_done(s, ins, "record trace");
-		sqlite3_finalize(ins);
+		store_finalize(ins);
 		if (rc < 0)
 			return -1;
 	}
@@ -393,11 +393,11 @@ int cache_record_trace(struct store *s, int64_t trace_id, const char *path, size
 	if (store_prepare(s, "record warning", "INSERT INTO trace_warnings VALUES(?1, ?2)", &ins) < 0)
 		return -1;
 	for (size_t i = warn_mark; rc == 0 && i < diag_warning_count(); i++) {
-		sqlite3_bind_int64(ins, 1, trace_id);
-		sqlite3_bind_text(ins, 2, diag_warning_text(i), -1, SQLITE_STATIC);
+		store_bind_int64(ins, 1, trace_id);
+		store_bind_text(ins, 2, diag_warning_text(i), -1, SQLITE_STATIC);
 		rc = store_step_done(s, ins, "record warning");
 	}
-	sqlite3_finalize(ins);
+	store_finalize(ins);
 	return rc;
 }
 
@@ -433,10 +433,10 @@ static int site_intact(const char *prev_db, const char *outdir, int quiet)
 	int rc;
 	intact = 1;
 	while (intact && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *rel = (const char *)sqlite3_column_text(st, 0);
+		const char *rel = (const char *)store_column_text(st, 0);
 		struct stat sb;
 		char *p = rel ? xasprintf("%s/%s", outdir, rel) : NULL;
-		intact = p && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == sqlite3_column_int64(st, 1) &&
+		intact = p && lstat(p, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == store_column_int64(st, 1) &&
 			 (sb.st_mtim.tv_sec < dbst.st_mtim.tv_sec ||
 			  (sb.st_mtim.tv_sec == dbst.st_mtim.tv_sec && sb.st_mtim.tv_nsec <= dbst.st_mtim.tv_nsec));
 		if (!intact && p && !quiet) {
@@ -449,7 +449,7 @@ static int site_intact(const char *prev_db, const char *outdir, int quiet)
 	if (intact && rc != SQLITE_DONE)
 		intact = 0;
 out:
-	sqlite3_finalize(st);
+	store_finalize(st);
 	sqlite3_close(db);
 	return intact;
 }
@@ -502,8 +502,8 @@ static int record_tree(struct store *s, sqlite3_stmt *st, const char *dir, const
 		if (lstat(full, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 			ret = record_tree(s, st, dir, sub);
 		} else if (lstat(full, &sb) == 0 && S_ISREG(sb.st_mode)) {
-			sqlite3_bind_text(st, 1, sub, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_int64(st, 2, (sqlite3_int64)sb.st_size);
+			store_bind_text(st, 1, sub, -1, SQLITE_TRANSIENT);
+			store_bind_int64(st, 2, (sqlite3_int64)sb.st_size);
 			ret = store_step_done(s, st, "record the site's files");
 		}
 		free(full);
@@ -524,7 +524,7 @@ int cache_record_site(struct store *s, const char *dir)
 	    store_prepare(s, "record the site's files", "INSERT OR REPLACE INTO site_files VALUES(?1, ?2)", &st) < 0)
 		return -1;
 	int rc = record_tree(s, st, dir, "");
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return rc;
 }
 
@@ -533,8 +533,8 @@ int cache_set_fingerprint(struct store *s, const char *fingerprint)
 	sqlite3_stmt *st;
 	if (store_prepare(s, "record fingerprint", "INSERT OR REPLACE INTO meta VALUES('fingerprint', ?1)", &st) < 0)
 		return -1;
-	sqlite3_bind_text(st, 1, fingerprint, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, fingerprint, -1, SQLITE_STATIC);
 	int rc = store_step_done(s, st, "record fingerprint");
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return rc;
 }

@@ -171,15 +171,15 @@ static int check_ranks(struct store *s, int64_t run_id, const char *run)
 			  "SELECT a.rank, a.path, b.path FROM traces a JOIN traces b ON a.run_id = b.run_id"
 			  " AND a.rank = b.rank AND a.id < b.id WHERE a.run_id = ?1 LIMIT 1", &st) < 0)
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
+	store_bind_int64(st, 1, run_id);
 	int ret = store_step(s, st, "check ranks");
 	if (ret > 0) {
-		diag_error((const char *)sqlite3_column_text(st, 2),
-			   "run '%s': rank %d is also recorded by '%s'", run, sqlite3_column_int(st, 0),
-			   (const char *)sqlite3_column_text(st, 1));
+		diag_error((const char *)store_column_text(st, 2),
+			   "run '%s': rank %d is also recorded by '%s'", run, store_column_int(st, 0),
+			   (const char *)store_column_text(st, 1));
 		ret = -1;
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return ret;
 }
 
@@ -203,18 +203,18 @@ static int number_device_ranks(struct store *s, int64_t run_id, const char *run,
 			  " WHERE t.run_id = ?1 AND t.part_of IS NULL GROUP BY t.id HAVING count(*) > 1 ORDER BY t.file_index",
 			  &st) < 0)
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
+	store_bind_int64(st, 1, run_id);
 	int rc;
 	while ((rc = store_step(s, st, "list split files")) > 0) {
-		int ranks = sqlite3_column_int(st, 3);
+		int ranks = store_column_int(st, 3);
 		if (manifest_gpus > 0 && ranks != manifest_gpus)
-			diag_warning((const char *)sqlite3_column_text(st, 0),
+			diag_warning((const char *)store_column_text(st, 0),
 				     "holds GPU activities on %d devices (%s), each taken as a rank of its own: run '%s'"
 				     " has %d ranks, but its manifest says gpus: %d",
-				     sqlite3_column_int(st, 1), (const char *)sqlite3_column_text(st, 2), run, ranks,
+				     store_column_int(st, 1), (const char *)store_column_text(st, 2), run, ranks,
 				     manifest_gpus);
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return rc;
 }
 
@@ -232,19 +232,19 @@ static int warn_unranked(struct store *s, int64_t run_id, const char *run, size_
 			  " WHERE run_id = ?1 AND rank_from_trace = 0 AND part_of IS NULL"
 			  " AND id NOT IN (SELECT part_of FROM traces WHERE part_of IS NOT NULL) ORDER BY file_index", &st) < 0)
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
+	store_bind_int64(st, 1, run_id);
 	int rc;
 	while ((rc = store_step(s, st, "list unranked traces")) > 0) {
-		const char *fmt = (const char *)sqlite3_column_text(st, 2);
+		const char *fmt = (const char *)store_column_text(st, 2);
 		int kineto = !strcmp(fmt, "kineto");
 		if (!kineto && ntraces < 2)
 			continue;
-		diag_warning((const char *)sqlite3_column_text(st, 0),
+		diag_warning((const char *)store_column_text(st, 0),
 			     "%s; taken as rank %d, its position among the %zu file%s of run '%s'",
 			     kineto ? "no rank recorded (no 'distributedInfo')" : "the format records no rank",
-			     sqlite3_column_int(st, 1), ntraces, ntraces == 1 ? "" : "s", run);
+			     store_column_int(st, 1), ntraces, ntraces == 1 ? "" : "s", run);
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return rc;
 }
 

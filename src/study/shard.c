@@ -71,11 +71,11 @@ static int db_fail(sqlite3 *db, const char *path, const char *what)
 static int write_batch(void *ctx, const char *data, size_t len)
 {
 	struct shard_writer *w = ctx;
-	sqlite3_bind_int64(w->ins, 1, w->position);
-	sqlite3_bind_int64(w->ins, 2, w->seq++);
-	sqlite3_bind_blob64(w->ins, 3, data, len, SQLITE_STATIC);
+	store_bind_int64(w->ins, 1, w->position);
+	store_bind_int64(w->ins, 2, w->seq++);
+	store_bind_blob64(w->ins, 3, data, len, SQLITE_STATIC);
 	int rc = sqlite3_step(w->ins);
-	sqlite3_reset(w->ins);
+	store_reset(w->ins);
 	return rc == SQLITE_DONE ? 0 : db_fail(w->db, w->path, "insert batch");
 }
 
@@ -118,16 +118,16 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 		goto out;
 	}
 	for (size_t k = 0; k < sizeof(meta) / sizeof(meta[0]); k++) {
-		sqlite3_bind_text(st, 1, meta[k][0], -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, meta[k][1], -1, SQLITE_STATIC);
+		store_bind_text(st, 1, meta[k][0], -1, SQLITE_STATIC);
+		store_bind_text(st, 2, meta[k][1], -1, SQLITE_STATIC);
 		int rc = sqlite3_step(st);
-		sqlite3_reset(st);
+		store_reset(st);
 		if (rc != SQLITE_DONE) {
 			db_fail(w.db, out, "insert meta");
 			goto out;
 		}
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	st = NULL;
 	if (sqlite3_prepare_v2(w.db, "INSERT INTO shard_batches VALUES(?1, ?2, ?3)", -1, &w.ins, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(w.db, "INSERT INTO shard_traces VALUES(?1, ?2, ?3, ?4)", -1, &st, NULL) != SQLITE_OK) {
@@ -161,17 +161,17 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 		if (feed_take_batches(feed, i, write_batch, &w) < 0)
 			goto out;
 		progress_read(&prog, have ? sb.st_size : 0);
-		sqlite3_bind_int64(st, 1, (int64_t)i);
-		sqlite3_bind_text(st, 2, paths[i], -1, SQLITE_STATIC);
+		store_bind_int64(st, 1, (int64_t)i);
+		store_bind_text(st, 2, paths[i], -1, SQLITE_STATIC);
 		if (have) {
-			sqlite3_bind_int64(st, 3, sb.st_size);
-			sqlite3_bind_int64(st, 4, mtime_ns(&sb));
+			store_bind_int64(st, 3, sb.st_size);
+			store_bind_int64(st, 4, mtime_ns(&sb));
 		} else {
-			sqlite3_bind_null(st, 3);
-			sqlite3_bind_null(st, 4);
+			store_bind_null(st, 3);
+			store_bind_null(st, 4);
 		}
 		int rc = sqlite3_step(st);
-		sqlite3_reset(st);
+		store_reset(st);
 		if (rc != SQLITE_DONE) {
 			db_fail(w.db, out, "insert trace");
 			goto out;
@@ -181,8 +181,8 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 	/* The index comes after the load: appending rows is then all the inserts do. */
 	if (exec(w.db, out, "CREATE INDEX shard_batches_at ON shard_batches(position, seq); COMMIT") < 0)
 		goto out;
-	sqlite3_finalize(st);
-	sqlite3_finalize(w.ins);
+	store_finalize(st);
+	store_finalize(w.ins);
 	st = w.ins = NULL;
 	int rc = sqlite3_close(w.db);
 	w.db = NULL;
@@ -201,8 +201,8 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 	ret = 0;
 out:
 	feed_free(feed);
-	sqlite3_finalize(st);
-	sqlite3_finalize(w.ins);
+	store_finalize(st);
+	store_finalize(w.ins);
 	if (w.db)
 		sqlite3_close(w.db);
 	if (ret < 0)
@@ -219,10 +219,10 @@ static char *meta_get(sqlite3 *db, const char *key)
 	char *v = NULL;
 	if (sqlite3_prepare_v2(db, "SELECT value FROM shard_meta WHERE key = ?1", -1, &st, NULL) != SQLITE_OK)
 		return NULL;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
+	store_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && store_column_type(st, 0) != SQLITE_NULL)
+		v = xstrdup((const char *)store_column_text(st, 0));
+	store_finalize(st);
 	return v;
 }
 
@@ -274,8 +274,8 @@ void shard_set_free(struct shard_set *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->nshards; i++) {
-		sqlite3_finalize(s->by_index[i].trace);
-		sqlite3_finalize(s->by_index[i].batches);
+		store_finalize(s->by_index[i].trace);
+		store_finalize(s->by_index[i].batches);
 		if (s->by_index[i].db)
 			sqlite3_close(s->by_index[i].db);
 	}
@@ -370,19 +370,19 @@ int shard_set_batches(void *set, size_t i, int (*fn)(void *ctx, const char *data
 	struct shard_db *d = &s->by_index[i % s->nshards];
 	const char *path = s->paths[i];
 	int ret = -1;
-	sqlite3_bind_int64(d->trace, 1, (int64_t)i);
+	store_bind_int64(d->trace, 1, (int64_t)i);
 	if (sqlite3_step(d->trace) != SQLITE_ROW) {
 		diag_error(d->path, "shard holds no trace '%s' at position %zu", path, i);
 		goto out;
 	}
 	/* Prevents a NULL or non-text path (a damaged or forged shard) reaching strcmp. */
-	if (sqlite3_column_type(d->trace, 0) != SQLITE_TEXT) {
+	if (store_column_type(d->trace, 0) != SQLITE_TEXT) {
 		diag_error(d->path, "table shard_traces, row position %zu: path is not text, expected '%s'; "
 				    "the shard is damaged: run perfstudy ingest --shard %zu/%zu again",
 			   i, path, i % s->nshards, s->nshards);
 		goto out;
 	}
-	if (strcmp((const char *)sqlite3_column_text(d->trace, 0), path)) {
+	if (strcmp((const char *)store_column_text(d->trace, 0), path)) {
 		diag_error(d->path, "shard holds no trace '%s' at position %zu", path, i);
 		goto out;
 	}
@@ -391,26 +391,26 @@ int shard_set_batches(void *set, size_t i, int (*fn)(void *ctx, const char *data
 		diag_syserror(path, "cannot stat: %s", strerror(errno));
 		goto out;
 	}
-	if (sqlite3_column_type(d->trace, 1) == SQLITE_NULL || sqlite3_column_int64(d->trace, 1) != st.st_size ||
-	    sqlite3_column_int64(d->trace, 2) != mtime_ns(&st)) {
+	if (store_column_type(d->trace, 1) == SQLITE_NULL || store_column_int64(d->trace, 1) != st.st_size ||
+	    store_column_int64(d->trace, 2) != mtime_ns(&st)) {
 		diag_error(path, "changed since shard %zu/%zu read it (%s); run that shard again", i % s->nshards,
 			   s->nshards, d->path);
 		goto out;
 	}
-	sqlite3_bind_int64(d->batches, 1, (int64_t)i);
+	store_bind_int64(d->batches, 1, (int64_t)i);
 	int rc;
 	ret = 0;
 	while ((rc = sqlite3_step(d->batches)) == SQLITE_ROW) {
-		if (fn(ctx, sqlite3_column_blob(d->batches, 0), (size_t)sqlite3_column_bytes(d->batches, 0)) < 0) {
+		if (fn(ctx, store_column_blob(d->batches, 0), (size_t)store_column_bytes(d->batches, 0)) < 0) {
 			ret = -1;
 			break;
 		}
 	}
 	if (!ret && rc != SQLITE_DONE)
 		ret = db_fail(d->db, d->path, "read batches");
-	sqlite3_reset(d->batches);
+	store_reset(d->batches);
 out:
-	sqlite3_reset(d->trace);
+	store_reset(d->trace);
 	return ret;
 }
 

@@ -27,7 +27,7 @@
 
 static const char *text(sqlite3_stmt *st, int col)
 {
-	const char *t = (const char *)sqlite3_column_text(st, col);
+	const char *t = (const char *)store_column_text(st, col);
 	return t ? t : "";
 }
 
@@ -41,12 +41,12 @@ static int empty_traces(const struct analysis_ctx *ctx)
 		 " AND NOT EXISTS (SELECT 1 FROM summaries m WHERE m.trace_id = t.id)"
 		 " ORDER BY r.position, t.file_index", &st) < 0)
 		return -1;
-	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		/* The report's note comes from basic.c; this is the line on stderr. */
 		diag_warning(text(st, 0), "no GPU activity (no kernel, memcpy or memset) in run '%s'", text(st, 1));
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return 0;
 }
 
@@ -58,15 +58,15 @@ static int missing_ranks(const struct analysis_ctx *ctx, struct analysis_result 
 		 " JOIN traces t ON t.run_id = r.id WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
 		 " GROUP BY r.id HAVING max(t.world_size) > count(DISTINCT t.rank) ORDER BY r.position", &st) < 0)
 		return -1;
-	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int world = sqlite3_column_int(st, 1), have = sqlite3_column_int(st, 2);
+		int world = store_column_int(st, 1), have = store_column_int(st, 2);
 		diag_warning(text(st, 3), "run '%s': traces of %d of its %d ranks (world_size %d); "
 			     "its totals cover only those", text(st, 0), have, world, world);
 		result_add_note(out, "Run %s: traces of %d of its %d ranks (world_size %d) were given; "
 				"per-run totals and comparisons cover only those ranks.", text(st, 0), have, world, world);
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return 0;
 }
 
@@ -146,7 +146,7 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 		 " WHERE r.experiment = ?1 AND t.rank IS NOT NULL AND t.first_ns IS NOT NULL AND t.last_ns IS NOT NULL"
 		 " ORDER BY r.position, r.id, t.file_index, t.id", &st) < 0)
 		return -1;
-	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct span_row *v = NULL;
 	size_t n = 0, cap = 0;
 	int64_t run_id = 0;
@@ -154,7 +154,7 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 	int rc;
 	for (;;) {
 		rc = sqlite3_step(st);
-		if (n && (rc != SQLITE_ROW || sqlite3_column_int64(st, 0) != run_id)) {
+		if (n && (rc != SQLITE_ROW || store_column_int64(st, 0) != run_id)) {
 			size_t i0, j0, i1, j1;
 			first_disjoint(v, n, 0, &i0, &j0);
 			first_disjoint(v, n, 1, &i1, &j1);
@@ -172,21 +172,21 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 		if (rc != SQLITE_ROW)
 			break;
 		if (!n) {
-			run_id = sqlite3_column_int64(st, 0);
+			run_id = store_column_int64(st, 0);
 			free(run);
 			run = xstrdup(text(st, 1));
 		}
 		v = xgrow(v, &cap, n + 1, sizeof(*v));
 		v[n++] = (struct span_row){
-			.rank = sqlite3_column_int(st, 2),
+			.rank = store_column_int(st, 2),
 			.path = xstrdup(text(st, 3)),
-			.file_index = sqlite3_column_int64(st, 4),
-			.epoch = sqlite3_column_int(st, 5),
-			.start = sqlite3_column_int64(st, 6),
-			.end = sqlite3_column_int64(st, 7),
+			.file_index = store_column_int64(st, 4),
+			.epoch = store_column_int(st, 5),
+			.start = store_column_int64(st, 6),
+			.end = store_column_int64(st, 7),
 		};
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	free(v);
 	free(run);
 	if (rc != SQLITE_DONE) {

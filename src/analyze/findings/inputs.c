@@ -50,13 +50,13 @@ static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct table *t = table_new("interconnect", "How the devices are connected (nvidia-smi topo -m)",
 				    "a:text,b:text,link:text,meaning:text,cpu_affinity:text,numa_affinity:text,source:text");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
 		for (int c = 0; c < 6; c++) {
-			const char *v = (const char *)sqlite3_column_text(st, c);
+			const char *v = (const char *)store_column_text(st, c);
 			if (!v)
 				continue;
 			size_t col = c < 3 ? (size_t)c : (size_t)c + 1;
@@ -65,7 +65,7 @@ static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *
 				table_set_text(t, row, 3, link_meaning(v));
 		}
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	if (!t->nrows) {
 		table_free(t);
 		return 0;
@@ -91,25 +91,25 @@ static int phase_report(const struct analysis_ctx *ctx, struct analysis_result *
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct table *t = table_new("phase_report", "Phases as the framework's profiler reported them",
 				    "run:text,source:text,action:text,calls:int,mean_us:us,total_us:us,percent:real");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
-		table_set_text(t, row, 0, (const char *)sqlite3_column_text(st, 0));
-		table_set_text(t, row, 1, base_name((const char *)sqlite3_column_text(st, 1)));
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-			table_set_text(t, row, 2, (const char *)sqlite3_column_text(st, 2));
-		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-			table_set_int(t, row, 3, sqlite3_column_int64(st, 3));
-		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-			table_set_ns(t, row, 4, sqlite3_column_int64(st, 4));
-		if (sqlite3_column_type(st, 5) != SQLITE_NULL)
-			table_set_ns(t, row, 5, sqlite3_column_int64(st, 5));
-		if (sqlite3_column_type(st, 6) != SQLITE_NULL)
-			table_set_real(t, row, 6, sqlite3_column_double(st, 6));
+		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
+		table_set_text(t, row, 1, base_name((const char *)store_column_text(st, 1)));
+		if (store_column_type(st, 2) != SQLITE_NULL)
+			table_set_text(t, row, 2, (const char *)store_column_text(st, 2));
+		if (store_column_type(st, 3) != SQLITE_NULL)
+			table_set_int(t, row, 3, store_column_int64(st, 3));
+		if (store_column_type(st, 4) != SQLITE_NULL)
+			table_set_ns(t, row, 4, store_column_int64(st, 4));
+		if (store_column_type(st, 5) != SQLITE_NULL)
+			table_set_ns(t, row, 5, store_column_int64(st, 5));
+		if (store_column_type(st, 6) != SQLITE_NULL)
+			table_set_real(t, row, 6, store_column_double(st, 6));
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	if (!t->nrows) {
 		table_free(t);
 		return 0;

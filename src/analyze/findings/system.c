@@ -99,13 +99,13 @@ static char *distinct(sqlite3 *db, const char *exp, const char *sql)
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
 		return NULL;
 	}
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	struct buf b;
 	buf_init(&b);
 	while (sqlite3_step(st) == SQLITE_ROW)
-		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
-			buf_printf(&b, "%s%s", b.len ? "; " : "", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
+		if (store_column_type(st, 0) != SQLITE_NULL)
+			buf_printf(&b, "%s%s", b.len ? "; " : "", (const char *)store_column_text(st, 0));
+	store_finalize(st);
 	if (!b.len) {
 		buf_release(&b);
 		return NULL;

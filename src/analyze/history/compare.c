@@ -59,7 +59,7 @@ static int cmp_keyed(const void *pa, const void *pb)
 static int items_load(struct store *s, const char *exp, int64_t run_id, struct act_sums *a, sqlite3_stmt *traces,
 		      sqlite3_stmt *name, struct run_items *r)
 {
-	sqlite3_bind_int64(traces, 1, run_id);
+	store_bind_int64(traces, 1, run_id);
 	if (act_sums_add_traces(a, s, traces, 0) < 0)
 		return -1;
 	struct keyed *k = xcalloc(a->n ? a->n : 1, sizeof(*k));
@@ -67,19 +67,19 @@ static int items_load(struct store *s, const char *exp, int64_t run_id, struct a
 	int ret = 0;
 	for (size_t i = 0; i < a->n && !ret; i++) {
 		const char *grp = NULL;
-		sqlite3_bind_int64(name, 1, act_key_name(a->keys[i]));
+		store_bind_int64(name, 1, act_key_name(a->keys[i]));
 		if (sqlite3_step(name) != SQLITE_ROW) { /* every name id is in names */
 			diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
 			ret = -1;
 		} else if (act_sums_group(a, s, exp, a->keys[i], &grp) < 0) {
 			ret = -1;
 		} else {
-			k[n].it.name = xstrdup((const char *)sqlite3_column_text(name, 0));
+			k[n].it.name = xstrdup((const char *)store_column_text(name, 0));
 			k[n].it.group = xstrdup(grp ? grp : "other");
 			k[n].it.ns = act_sums_get(a, a->keys[i])->total_ns;
 			k[n++].kind = act_key_kind(a->keys[i]);
 		}
-		sqlite3_reset(name);
+		store_reset(name);
 	}
 	act_sums_clear(a);
 	if (n > 1)
@@ -116,19 +116,19 @@ static int run_load(struct store *s, const char *exp, struct run_items **out, si
 	    sqlite3_prepare_v2(db, "SELECT id FROM traces WHERE run_id = ?1 ORDER BY id", -1, &traces, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "SELECT name FROM names WHERE id = ?1", -1, &name, NULL) != SQLITE_OK)
 		goto out;
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	size_t cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		*out = xgrow(*out, &cap, *nout + 1, sizeof(**out));
 		struct run_items *r = &(*out)[(*nout)++];
 		memset(r, 0, sizeof(*r));
-		r->run = xstrdup((const char *)sqlite3_column_text(st, 0));
-		r->model = xstrdup((const char *)sqlite3_column_text(st, 1));
-		int64_t steps = sqlite3_column_int64(st, 3), ranks = sqlite3_column_int64(st, 4);
+		r->run = xstrdup((const char *)store_column_text(st, 0));
+		r->model = xstrdup((const char *)store_column_text(st, 1));
+		int64_t steps = store_column_int64(st, 3), ranks = store_column_int64(st, 4);
 		r->steps = steps > 0;
 		r->denom = steps > 0 ? steps : ranks > 0 ? ranks : 1;
-		if (items_load(s, exp, sqlite3_column_int64(st, 2), &a, traces, name, r) < 0) {
+		if (items_load(s, exp, store_column_int64(st, 2), &a, traces, name, r) < 0) {
 			said = 1;
 			goto out;
 		}
@@ -139,9 +139,9 @@ out:
 	if (ret < 0 && !said)
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
 	act_sums_release(&a);
-	sqlite3_finalize(st);
-	sqlite3_finalize(traces);
-	sqlite3_finalize(name);
+	store_finalize(st);
+	store_finalize(traces);
+	store_finalize(name);
 	return ret;
 }
 

@@ -64,11 +64,11 @@ static int64_t step_divisor(const struct analysis_ctx *ctx, const char *run, int
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(ctx->store)));
 		return ranks;
 	}
-	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		steps = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+		steps = store_column_int64(st, 0);
+	store_finalize(st);
 	return steps > 0 ? steps : ranks;
 }
 

@@ -183,23 +183,23 @@ static int each_row(sqlite3 *db, const char *sql, const char *exp, int64_t build
 	sqlite3_stmt *q;
 	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
 		return sql_fail(db, where);
-	sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, build);
+	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+	store_bind_int64(q, 2, build);
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		struct hstate_run *r = find_run(st, (const char *)sqlite3_column_text(q, 0));
+		struct hstate_run *r = find_run(st, (const char *)store_column_text(q, 0));
 		if (r && row(r, q, where) < 0) {
-			sqlite3_finalize(q);
+			store_finalize(q);
 			return -1;
 		}
 	}
-	sqlite3_finalize(q);
+	store_finalize(q);
 	return rc == SQLITE_DONE ? 0 : sql_fail(db, where);
 }
 
 static const char *col_text(sqlite3_stmt *q, int c)
 {
-	const unsigned char *t = sqlite3_column_text(q, c);
+	const unsigned char *t = store_column_text(q, c);
 	return t ? (const char *)t : "";
 }
 
@@ -210,7 +210,7 @@ static int add_input(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 	r->sha256 = xrealloc(r->sha256, (r->ninputs + 1) * sizeof(*r->sha256));
 	r->sizes = xrealloc(r->sizes, (r->ninputs + 1) * sizeof(*r->sizes));
 	r->paths[r->ninputs] = xstrdup(col_text(q, 1));
-	r->sizes[r->ninputs] = sqlite3_column_int64(q, 2);
+	r->sizes[r->ninputs] = store_column_int64(q, 2);
 	r->sha256[r->ninputs++] = xstrdup(col_text(q, 3));
 	return 0;
 }
@@ -221,10 +221,10 @@ static int add_input(struct hstate_run *r, sqlite3_stmt *q, const char *where)
  */
 static int add_number(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 {
-	int type = sqlite3_column_type(q, 2);
+	int type = store_column_type(q, 2);
 	if (type == SQLITE_NULL)
 		return 0;
-	double v = sqlite3_column_double(q, 2);
+	double v = store_column_double(q, 2);
 	if ((type != SQLITE_INTEGER && type != SQLITE_FLOAT) || !isfinite(v)) {
 		diag_error(where, "table 'history_numbers', run '%s', metric '%s': value '%.40s' is not a number",
 			   r->run, col_text(q, 1), type == SQLITE_BLOB ? "(a blob)" : col_text(q, 2));
@@ -240,18 +240,18 @@ static int add_number(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 /* A step time sample: source 'log' (an unprofiled iteration of a training log) or 'steps' (a profiled step). */
 static int add_step(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 {
-	if (sqlite3_column_type(q, 2) != SQLITE_INTEGER || sqlite3_column_int64(q, 2) < 0) {
+	if (store_column_type(q, 2) != SQLITE_INTEGER || store_column_int64(q, 2) < 0) {
 		diag_error(where, "table 'history_steps', run '%s': dur_ns '%.40s' is not a whole number of nanoseconds "
-				  "at least 0", r->run, sqlite3_column_type(q, 2) == SQLITE_BLOB ? "(a blob)" : col_text(q, 2));
+				  "at least 0", r->run, store_column_type(q, 2) == SQLITE_BLOB ? "(a blob)" : col_text(q, 2));
 		return -1;
 	}
 	if (!strcmp(col_text(q, 1), "log")) {
 		r->log = xrealloc(r->log, (r->nlog + 1) * sizeof(*r->log));
-		r->log[r->nlog++] = sqlite3_column_int64(q, 2);
+		r->log[r->nlog++] = store_column_int64(q, 2);
 		return 0;
 	}
 	r->steps = xrealloc(r->steps, (r->nsteps + 1) * sizeof(*r->steps));
-	r->steps[r->nsteps++] = sqlite3_column_int64(q, 2);
+	r->steps[r->nsteps++] = store_column_int64(q, 2);
 	return 0;
 }
 
@@ -267,24 +267,24 @@ int hstate_load(sqlite3 *db, const char *prefix, const char *exp, int64_t build,
 	buf_printf(&sql, "SELECT built_at FROM %sbuilds WHERE experiment = ?1 AND build = ?2", prefix);
 	if (sqlite3_prepare_v2(db, sql.data, -1, &q, NULL) != SQLITE_OK)
 		goto out;
-	sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, build);
+	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+	store_bind_int64(q, 2, build);
 	if (sqlite3_step(q) == SQLITE_ROW)
-		st->built_at = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
+		st->built_at = store_column_int64(q, 0);
+	store_finalize(q);
 	buf_reset(&sql);
 	buf_printf(&sql, "SELECT run FROM %sruns WHERE experiment = ?1 AND build = ?2 ORDER BY run", prefix);
 	if (sqlite3_prepare_v2(db, sql.data, -1, &q, NULL) != SQLITE_OK)
 		goto out;
-	sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, build);
+	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+	store_bind_int64(q, 2, build);
 	size_t cap = 0;
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		st->runs = xgrow(st->runs, &cap, st->nruns + 1, sizeof(*st->runs));
 		memset(&st->runs[st->nruns], 0, sizeof(*st->runs));
 		st->runs[st->nruns++].run = xstrdup(col_text(q, 0));
 	}
-	sqlite3_finalize(q);
+	store_finalize(q);
 	buf_reset(&sql);
 	buf_printf(&sql, "SELECT run, path, size, sha256 FROM %sinputs WHERE experiment = ?1 AND build = ?2"
 		   " ORDER BY run, path", prefix);
@@ -518,11 +518,11 @@ static int insert_number(sqlite3_stmt *ins, const char *run, const char *metric,
 {
 	if (!isfinite(v))
 		return 0;
-	sqlite3_bind_text(ins, 3, run, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(ins, 4, metric, -1, SQLITE_STATIC);
-	sqlite3_bind_double(ins, 5, v);
+	store_bind_text(ins, 3, run, -1, SQLITE_TRANSIENT);
+	store_bind_text(ins, 4, metric, -1, SQLITE_STATIC);
+	store_bind_double(ins, 5, v);
 	int rc = sqlite3_step(ins);
-	sqlite3_reset(ins);
+	store_reset(ins);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -601,20 +601,20 @@ static int stage_state(sqlite3 *db, const char *exp, int64_t build, const struct
 		sqlite3_stmt *q;
 		if (sqlite3_prepare_v2(db, copies[i], -1, &q, NULL) != SQLITE_OK)
 			return sql_fail(db, "perfstudy.db");
-		sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(q, 2, build);
+		store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+		store_bind_int64(q, 2, build);
 		int rc = sqlite3_step(q);
-		sqlite3_finalize(q);
+		store_finalize(q);
 		if (rc != SQLITE_DONE)
 			return sql_fail(db, "perfstudy.db");
 	}
 	sqlite3_stmt *ins;
 	if (sqlite3_prepare_v2(db, "INSERT INTO temp.h_numbers VALUES(?1, ?2, ?3, ?4, ?5)", -1, &ins, NULL) != SQLITE_OK)
 		return sql_fail(db, "perfstudy.db");
-	sqlite3_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(ins, 2, build);
+	store_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
+	store_bind_int64(ins, 2, build);
 	int r = insert_numbers(ins, res);
-	sqlite3_finalize(ins);
+	store_finalize(ins);
 	return r < 0 ? sql_fail(db, "perfstudy.db") : 0;
 }
 
@@ -631,11 +631,11 @@ static int drop_build(sqlite3 *db, const char *exp, int64_t build)
 			ret = sql_fail(db, "perfstudy.db");
 			break;
 		}
-		sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(q, 2, build);
+		store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+		store_bind_int64(q, 2, build);
 		if (sqlite3_step(q) != SQLITE_DONE)
 			ret = sql_fail(db, "perfstudy.db");
-		sqlite3_finalize(q);
+		store_finalize(q);
 	}
 	buf_release(&sql);
 	return ret;
@@ -650,12 +650,12 @@ static int last_build(sqlite3 *db, const char *exp, int64_t *build, char digest[
 	if (sqlite3_prepare_v2(db, "SELECT build, state_sha256 FROM temp.h_builds WHERE experiment = ?1"
 			       " ORDER BY build DESC LIMIT 1", -1, &q, NULL) != SQLITE_OK)
 		return sql_fail(db, "perfstudy.db");
-	sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 	if (sqlite3_step(q) == SQLITE_ROW) {
-		*build = sqlite3_column_int64(q, 0);
+		*build = store_column_int64(q, 0);
 		snprintf(digest, 65, "%s", col_text(q, 1));
 	}
-	sqlite3_finalize(q);
+	store_finalize(q);
 	return 0;
 }
 
@@ -869,13 +869,13 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, s
 			hstate_release(&cur);
 			return sql_fail(db, "perfstudy.db");
 		}
-		sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(q, 2, build);
-		sqlite3_bind_int64(q, 3, built_at);
-		sqlite3_bind_text(q, 4, PERFSTUDY_VERSION, -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 5, digest, -1, SQLITE_STATIC);
+		store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+		store_bind_int64(q, 2, build);
+		store_bind_int64(q, 3, built_at);
+		store_bind_text(q, 4, PERFSTUDY_VERSION, -1, SQLITE_STATIC);
+		store_bind_text(q, 5, digest, -1, SQLITE_STATIC);
 		int rc = sqlite3_step(q);
-		sqlite3_finalize(q);
+		store_finalize(q);
 		if (rc != SQLITE_DONE) {
 			hstate_release(&cur);
 			return sql_fail(db, "perfstudy.db");
@@ -973,12 +973,12 @@ int history_write(struct store *s, const char *const *exps, const struct manifes
 		for (int k = 0; k < 2 && !ret; k++) {
 			if (v[k] == 0)
 				continue;
-			sqlite3_bind_text(q, 1, exps[i], -1, SQLITE_STATIC);
-			sqlite3_bind_text(q, 2, metric[k], -1, SQLITE_STATIC);
-			sqlite3_bind_double(q, 3, v[k]);
+			store_bind_text(q, 1, exps[i], -1, SQLITE_STATIC);
+			store_bind_text(q, 2, metric[k], -1, SQLITE_STATIC);
+			store_bind_double(q, 3, v[k]);
 			ret = store_step_done(s, q, "write the history thresholds");
 		}
 	}
-	sqlite3_finalize(q);
+	store_finalize(q);
 	return ret;
 }

@@ -57,7 +57,7 @@ static sqlite3 *open_store(const char *dir)
 	int rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(q) == SQLITE_ROW ? SQLITE_OK : sqlite3_errcode(db);
-	sqlite3_finalize(q);
+	store_finalize(q);
 	if (rc == SQLITE_NOTADB) {
 		diag_error(path, "not a SQLite database (a perfstudy store is one: a build writes it as "
 				 "DIR/perfstudy.db)");
@@ -102,10 +102,10 @@ static int64_t latest(sqlite3 *db, const char *exp)
 	if (sqlite3_prepare_v2(db, "SELECT max(build) FROM history_builds WHERE experiment = ?1", -1, &q, NULL) !=
 	    SQLITE_OK)
 		return 0;
-	sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 	if (sqlite3_step(q) == SQLITE_ROW)
-		b = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
+		b = store_column_int64(q, 0);
+	store_finalize(q);
 	return b;
 }
 
@@ -116,15 +116,15 @@ static void limits(sqlite3 *db, const char *exp, struct history_limits *lim)
 	if (sqlite3_prepare_v2(db, "SELECT metric, value FROM history_thresholds WHERE experiment = ?1", -1, &q, NULL) !=
 	    SQLITE_OK)
 		return;
-	sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 	while (sqlite3_step(q) == SQLITE_ROW) {
-		const char *m = (const char *)sqlite3_column_text(q, 0);
+		const char *m = (const char *)store_column_text(q, 0);
 		if (m && !strcmp(m, "step_time_pct"))
-			lim->step_time_pct = sqlite3_column_double(q, 1);
+			lim->step_time_pct = store_column_double(q, 1);
 		else if (m && !strcmp(m, "mfu_pp"))
-			lim->mfu_pp = sqlite3_column_double(q, 1);
+			lim->mfu_pp = store_column_double(q, 1);
 	}
-	sqlite3_finalize(q);
+	store_finalize(q);
 }
 
 /* One line per row of the change table: "exp: run: change item old -> new (...)". */
@@ -194,7 +194,7 @@ int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *cr
 		q = NULL;
 	}
 	while (q && sqlite3_step(q) == SQLITE_ROW) {
-		const char *exp = (const char *)sqlite3_column_text(q, 0);
+		const char *exp = (const char *)store_column_text(q, 0);
 		struct hstate a = {0}, b;
 		int64_t ob = latest(odb, exp);
 		if ((ob && hstate_load(odb, "history_", exp, ob, opath, &a) < 0) ||
@@ -216,15 +216,15 @@ int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *cr
 		hstate_release(&a);
 		hstate_release(&b);
 	}
-	sqlite3_finalize(q);
+	store_finalize(q);
 	if (ret == 0 && sqlite3_prepare_v2(odb, "SELECT DISTINCT experiment FROM history_builds ORDER BY experiment",
 						-1, &q, NULL) == SQLITE_OK) {
 		while (sqlite3_step(q) == SQLITE_ROW)
-			if (!latest(ndb, (const char *)sqlite3_column_text(q, 0)) && !quiet) {
-				printf("%s: experiment removed\n", (const char *)sqlite3_column_text(q, 0));
+			if (!latest(ndb, (const char *)store_column_text(q, 0)) && !quiet) {
+				printf("%s: experiment removed\n", (const char *)store_column_text(q, 0));
 				nchanges++;
 			}
-		sqlite3_finalize(q);
+		store_finalize(q);
 	}
 	if (ret == 0 && !quiet)
 		printf("perfstudy diff: %zu change%s, %zu regression%s\n", nchanges, nchanges == 1 ? "" : "s",

@@ -54,13 +54,13 @@ int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, in
 						    : "SELECT kind, name_id, dur_ns FROM activities WHERE trace_id = ?1",
 				       -1, st, NULL) != SQLITE_OK)
 		return failed(s);
-	sqlite3_bind_int64(*st, 1, trace_id);
+	store_bind_int64(*st, 1, trace_id);
 	int rc;
 	while ((rc = sqlite3_step(*st)) == SQLITE_ROW) {
-		const char *k = (const char *)sqlite3_column_text(*st, 0);
+		const char *k = (const char *)store_column_text(*st, 0);
 		/* The schema's CHECK allows these three only. */
 		enum activity_kind kind = k[0] == 'k' ? ACT_KERNEL : k[3] == 'c' ? ACT_MEMCPY : ACT_MEMSET;
-		int64_t id = sqlite3_column_int64(*st, 1), dur = sqlite3_column_int64(*st, 2);
+		int64_t id = store_column_int64(*st, 1), dur = store_column_int64(*st, 2);
 		if (id < 0) /* name ids are positive; a damaged store's are not used as an index */
 			continue;
 		reserve(a, id);
@@ -72,7 +72,7 @@ int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, in
 		}
 		e->calls++;
 		if (__builtin_add_overflow(e->total_ns, dur, &e->total_ns)) {
-			sqlite3_reset(*st);
+			store_reset(*st);
 			diag_syserror("perfstudy.db", "sqlite: integer overflow");
 			return -1;
 		}
@@ -81,7 +81,7 @@ int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, in
 		if (dur > e->max_ns)
 			e->max_ns = dur;
 	}
-	sqlite3_reset(*st);
+	store_reset(*st);
 	return rc == SQLITE_DONE ? 0 : failed(s);
 }
 
@@ -89,11 +89,11 @@ int act_sums_add_traces(struct act_sums *a, struct store *s, sqlite3_stmt *ids, 
 {
 	int rc;
 	while ((rc = sqlite3_step(ids)) == SQLITE_ROW)
-		if (act_sums_add_trace(a, s, sqlite3_column_int64(ids, 0), kernels_only) < 0) {
-			sqlite3_reset(ids);
+		if (act_sums_add_trace(a, s, store_column_int64(ids, 0), kernels_only) < 0) {
+			store_reset(ids);
 			return -1;
 		}
-	sqlite3_reset(ids);
+	store_reset(ids);
 	return rc == SQLITE_DONE ? 0 : failed(s);
 }
 
@@ -103,13 +103,13 @@ int act_sums_group(struct act_sums *a, struct store *s, const char *exp, int64_t
 					    " WHERE experiment = ?1 AND kind = ?2 AND name_id = ?3", -1, &a->group,
 					    NULL) != SQLITE_OK)
 		return failed(s);
-	sqlite3_reset(a->group);
-	sqlite3_bind_text(a->group, 1, exp, -1, SQLITE_STATIC);
-	sqlite3_bind_text(a->group, 2, act_kind_name(act_key_kind(key)), -1, SQLITE_STATIC);
-	sqlite3_bind_int64(a->group, 3, act_key_name(key));
+	store_reset(a->group);
+	store_bind_text(a->group, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(a->group, 2, act_kind_name(act_key_kind(key)), -1, SQLITE_STATIC);
+	store_bind_int64(a->group, 3, act_key_name(key));
 	int rc = sqlite3_step(a->group);
 	if (rc == SQLITE_ROW) {
-		*grp = (const char *)sqlite3_column_text(a->group, 0);
+		*grp = (const char *)store_column_text(a->group, 0);
 		return 1;
 	}
 	return rc == SQLITE_DONE ? 0 : failed(s);
@@ -144,8 +144,8 @@ void act_sums_release(struct act_sums *a)
 	for (int k = 0; k < 4; k++)
 		free(a->sums[k]);
 	free(a->keys);
-	sqlite3_finalize(a->rows[0]);
-	sqlite3_finalize(a->rows[1]);
-	sqlite3_finalize(a->group);
+	store_finalize(a->rows[0]);
+	store_finalize(a->rows[1]);
+	store_finalize(a->group);
 	memset(a, 0, sizeof(*a));
 }

@@ -13,7 +13,7 @@
 static int fail(struct store *s, sqlite3_stmt *st)
 {
 	diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return -1;
 }
 
@@ -26,16 +26,16 @@ int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n
 		    " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank",
 		    &st) < 0)
 		return -1;
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	size_t cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 		struct rank_key *k = &(*out)[(*n)++];
-		k->run = xstrdup((const char *)sqlite3_column_text(st, 0));
-		k->run_db_id = sqlite3_column_int64(st, 1);
-		k->rank = sqlite3_column_int(st, 2);
-		k->position = sqlite3_column_int(st, 3);
+		k->run = xstrdup((const char *)store_column_text(st, 0));
+		k->run_db_id = store_column_int64(st, 1);
+		k->rank = store_column_int(st, 2);
+		k->position = store_column_int(st, 3);
 	}
 	if (rc != SQLITE_DONE) {
 		rank_keys_free(*out, *n);
@@ -43,7 +43,7 @@ int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n
 		*n = 0;
 		return fail(s, st);
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return 0;
 }
 
@@ -103,7 +103,7 @@ static const struct store *kept_store;
 static void kept_clear(void)
 {
 	for (int i = 0; i < KEPT_N; i++) {
-		sqlite3_finalize(kept_st[i]);
+		store_finalize(kept_st[i]);
 		kept_st[i] = NULL;
 	}
 	kept_store = NULL;
@@ -118,8 +118,8 @@ static sqlite3_stmt *kept(struct store *s, enum kept_slot slot, const char *what
 	}
 	if (!kept_st[slot] && store_prepare(s, what, sql, &kept_st[slot]) < 0)
 		return NULL;
-	sqlite3_reset(kept_st[slot]);
-	sqlite3_clear_bindings(kept_st[slot]);
+	store_reset(kept_st[slot]);
+	store_clear_bindings(kept_st[slot]);
 	return kept_st[slot];
 }
 
@@ -132,24 +132,24 @@ static int load_ranges(struct store *s, enum kept_slot slot, const char *sql, co
 	*n = 0;
 	if (!(st = kept(s, slot, "load a rank", sql)))
 		return -1;
-	sqlite3_bind_int64(st, 1, k->run_db_id);
-	sqlite3_bind_int(st, 2, k->rank);
+	store_bind_int64(st, 1, k->run_db_id);
+	store_bind_int(st, 2, k->rank);
 	size_t cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 		struct rk_range *r = &(*out)[(*n)++];
-		r->start = sqlite3_column_int64(st, 0);
-		r->end = r->start + sqlite3_column_int64(st, 1);
-		r->tid = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
-		r->key = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
+		r->start = store_column_int64(st, 0);
+		r->end = r->start + store_column_int64(st, 1);
+		r->tid = store_column_type(st, 2) == SQLITE_NULL ? -1 : store_column_int64(st, 2);
+		r->key = store_column_type(st, 3) == SQLITE_NULL ? -1 : store_column_int64(st, 3);
 	}
 	if (rc != SQLITE_DONE) {
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
-		sqlite3_reset(st);
+		store_reset(st);
 		return -1;
 	}
-	sqlite3_reset(st);
+	store_reset(st);
 	sort_unless_sorted(*out, *n, sizeof(**out), cmp_range);
 	return 0;
 }
@@ -207,11 +207,11 @@ static int class_of(struct store *s, const struct classifier *cls, enum activity
 		sqlite3_stmt *nm = kept(s, KEPT_NAME, "look up a name", "SELECT name FROM names WHERE id = ?1");
 		if (!nm)
 			return -1;
-		sqlite3_bind_int64(nm, 1, name_id);
-		const char *name = sqlite3_step(nm) == SQLITE_ROW ? (const char *)sqlite3_column_text(nm, 0) : NULL;
+		store_bind_int64(nm, 1, name_id);
+		const char *name = sqlite3_step(nm) == SQLITE_ROW ? (const char *)store_column_text(nm, 0) : NULL;
 		const char *g = classify(cls, (enum activity_kind)k, name ? name : "");
 		enum rk_class c = !strcmp(g, "communication") ? RK_COMM : !strcmp(g, "memory") ? RK_MEMORY : RK_COMPUTE;
-		sqlite3_reset(nm);
+		store_reset(nm);
 		memo[k][id] = (signed char)(1 + c);
 	}
 	*out = (enum rk_class)(memo[k][id] - 1);
@@ -226,36 +226,36 @@ static int load_uncached(struct store *s, const struct rank_key *k, const struct
 				RANK_ROWS("activities"));
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, k->run_db_id);
-	sqlite3_bind_int(st, 2, k->rank);
+	store_bind_int64(st, 1, k->run_db_id);
+	store_bind_int(st, 2, k->rank);
 	size_t cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		d->acts = xgrow(d->acts, &cap, d->nacts + 1, sizeof(*d->acts));
 		struct rk_act *a = &d->acts[d->nacts++];
 		memset(a, 0, sizeof(*a));
-		a->start = sqlite3_column_int64(st, 0);
-		a->end = a->start + sqlite3_column_int64(st, 1);
-		a->corr = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
-		const char *kind = (const char *)sqlite3_column_text(st, 3);
+		a->start = store_column_int64(st, 0);
+		a->end = a->start + store_column_int64(st, 1);
+		a->corr = store_column_type(st, 2) == SQLITE_NULL ? -1 : store_column_int64(st, 2);
+		const char *kind = (const char *)store_column_text(st, 3);
 		a->kind = !strcmp(kind, "kernel") ? ACT_KERNEL : !strcmp(kind, "memcpy") ? ACT_MEMCPY : ACT_MEMSET;
-		a->name_id = sqlite3_column_int64(st, 4);
+		a->name_id = store_column_int64(st, 4);
 		if (class_of(s, cls, a->kind, a->name_id, &a->cls) < 0) {
-			sqlite3_reset(st);
+			store_reset(st);
 			goto fail;
 		}
-		a->bytes = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
-		const char *ck = (const char *)sqlite3_column_text(st, 6);
+		a->bytes = store_column_type(st, 5) == SQLITE_NULL ? -1 : store_column_int64(st, 5);
+		const char *ck = (const char *)store_column_text(st, 6);
 		if (ck && strlen(ck) < sizeof(a->copy_kind))
 			memcpy(a->copy_kind, ck, strlen(ck) + 1);
-		a->stream = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 7);
+		a->stream = store_column_type(st, 7) == SQLITE_NULL ? -1 : store_column_int64(st, 7);
 	}
 	if (rc != SQLITE_DONE) {
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
-		sqlite3_reset(st);
+		store_reset(st);
 		goto fail;
 	}
-	sqlite3_reset(st);
+	store_reset(st);
 	sort_unless_sorted(d->acts, d->nacts, sizeof(*d->acts), cmp_act);
 	if (load_ranges(s, KEPT_LAUNCHES, "SELECT start_ns, dur_ns, tid, correlation" RANK_ROWS("launches"),
 			k, &d->launches, &d->nlaunches) < 0 ||
@@ -507,11 +507,11 @@ static size_t budget(struct store *s)
 	if (sqlite3_prepare_v2(store_db(s), "SELECT coalesce(max(size), 0), coalesce(sum(size), 0), count(*) FROM traces",
 			       -1, &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW) {
-			largest = sqlite3_column_double(st, 0);
-			inputs_total = sqlite3_column_double(st, 1);
-			ntraces = sqlite3_column_double(st, 2);
+			largest = store_column_double(st, 0);
+			inputs_total = store_column_double(st, 1);
+			ntraces = store_column_double(st, 2);
 		}
-		sqlite3_finalize(st);
+		store_finalize(st);
 	}
 	cache_packed = -1;
 	double b = 0.8 * largest, per = (double)RANK_CACHE_MIN + ntraces * (double)RANK_CACHE_PER_TRACE;
@@ -541,11 +541,11 @@ static double rank_input_bytes(struct store *s, const struct rank_key *k)
 	double r = 0;
 	if (store_prepare(s, "load a rank", "SELECT coalesce(sum(size), 0) FROM traces WHERE run_id = ?1 AND rank = ?2", &st) < 0)
 		return 0;
-	sqlite3_bind_int64(st, 1, k->run_db_id);
-	sqlite3_bind_int(st, 2, k->rank);
+	store_bind_int64(st, 1, k->run_db_id);
+	store_bind_int(st, 2, k->rank);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		r = sqlite3_column_double(st, 0);
-	sqlite3_finalize(st);
+		r = store_column_double(st, 0);
+	store_finalize(st);
 	return r;
 }
 
@@ -662,11 +662,11 @@ char *rank_formats(struct store *s, const struct rank_key *k)
 				" format FROM traces WHERE run_id = ?1 AND rank = ?2 ORDER BY format)");
 	if (!st)
 		return xstrdup("unknown");
-	sqlite3_bind_int64(st, 1, k->run_db_id);
-	sqlite3_bind_int(st, 2, k->rank);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		r = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_reset(st);
+	store_bind_int64(st, 1, k->run_db_id);
+	store_bind_int(st, 2, k->rank);
+	if (sqlite3_step(st) == SQLITE_ROW && store_column_text(st, 0))
+		r = xstrdup((const char *)store_column_text(st, 0));
+	store_reset(st);
 	return r ? r : xstrdup("unknown");
 }
 
@@ -676,10 +676,10 @@ char *rank_name(struct store *s, int64_t name_id)
 	sqlite3_stmt *st = kept(s, KEPT_NAME, "look up a name", "SELECT name FROM names WHERE id = ?1");
 	if (!st)
 		return NULL;
-	sqlite3_bind_int64(st, 1, name_id);
+	store_bind_int64(st, 1, name_id);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		r = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_reset(st);
+		r = xstrdup((const char *)store_column_text(st, 0));
+	store_reset(st);
 	return r;
 }
 
@@ -698,14 +698,14 @@ int64_t *rank_column_ids(struct store *s, sqlite3_stmt *st, size_t *n)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (*n == cap)
 			ids = xrealloc(ids, (cap *= 2) * sizeof(*ids));
-		ids[(*n)++] = sqlite3_column_int64(st, 0);
+		ids[(*n)++] = store_column_int64(st, 0);
 	}
 	if (rc != SQLITE_DONE) {
 		fail(s, st);
 		free(ids);
 		return NULL;
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return ids;
 }
 
@@ -715,7 +715,7 @@ int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n)
 	*n = 0;
 	if (store_prepare(s, "load a rank", "SELECT id FROM names WHERE instr(name, ?1) > 0 ORDER BY id", &st) < 0)
 		return NULL;
-	sqlite3_bind_text(st, 1, part, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, part, -1, SQLITE_STATIC);
 	return rank_column_ids(s, st, n);
 }
 
@@ -725,10 +725,10 @@ int64_t rank_name_lookup(struct store *s, const char *name)
 	int64_t r = -1;
 	if (store_prepare(s, "load a rank", "SELECT id FROM names WHERE name = ?1", &st) < 0)
 		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		r = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+		r = store_column_int64(st, 0);
+	store_finalize(st);
 	return r;
 }
 

@@ -83,8 +83,8 @@ static int load_run(sqlite3 *db, const char *exp, const char *run, int gpus, str
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
 	size_t cap = 0;
 	struct buf type;
 	buf_init(&type);
@@ -95,21 +95,21 @@ static int load_run(sqlite3 *db, const char *exp, const char *run, int gpus, str
 	size_t ngrad = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t rank = sqlite3_column_int64(st, 0);
+		int64_t rank = store_column_int64(st, 0);
 		if (!*n || (*out)[*n - 1].rank != rank) {
 			*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 			memset(&(*out)[*n], 0, sizeof(**out));
 			(*out)[*n].rank = rank;
-			(*out)[*n].steps = sqlite3_column_int64(st, 6);
+			(*out)[*n].steps = store_column_int64(st, 6);
 			++*n;
 			ngrad = 0;
 		}
 		struct rank_comm *rc_ = &(*out)[*n - 1];
 		buf_reset(&type);
-		collective_canonical((const char *)sqlite3_column_text(st, 1), &type);
-		const char *dtype = (const char *)sqlite3_column_text(st, 2);
-		int64_t in = sqlite3_column_int64(st, 3), outn = sqlite3_column_int64(st, 4);
-		int64_t group = sqlite3_column_type(st, 5) == SQLITE_NULL ? gpus : sqlite3_column_int64(st, 5);
+		collective_canonical((const char *)store_column_text(st, 1), &type);
+		const char *dtype = (const char *)store_column_text(st, 2);
+		int64_t in = store_column_int64(st, 3), outn = store_column_int64(st, 4);
+		int64_t group = store_column_type(st, 5) == SQLITE_NULL ? gpus : store_column_int64(st, 5);
 		if (group > rc_->group)
 			rc_->group = group;
 		int size = collective_dtype_size(dtype);
@@ -151,7 +151,7 @@ static int load_run(sqlite3 *db, const char *exp, const char *run, int gpus, str
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
 		ret = -1;
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return ret;
 }
 

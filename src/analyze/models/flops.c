@@ -175,7 +175,7 @@ int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct table *t = table_new("flops", "Estimated and measured FLOPs (Nsight Compute), per run",
 				    "run:text,batch:int,estimated_flops:int,measured_flops:int,dram_bytes:int,kernel_us:us,"
 				    "method:text,estimated_macs:int,perfstudy_flops:int,paper001_flops:int");
@@ -185,8 +185,8 @@ int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 	size_t cap = 0, n = 0;
 	double *xs = NULL, *ys = NULL;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *run = (const char *)sqlite3_column_text(st, 0);
-		int batch = sqlite3_column_int(st, 1);
+		const char *run = (const char *)store_column_text(st, 0);
+		int batch = store_column_int(st, 1);
 		const char *why = NULL;
 		const struct manifest_run *mr = manifest_run(ctx, run);
 		int p001 = uses_paper001(mr);
@@ -199,7 +199,7 @@ int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 			table_set_int(t, row, 1, batch);
 			table_set_int(q, rq, 1, batch);
 		}
-		table_set_int(q, rq, 2, sqlite3_column_int64(st, 8));
+		table_set_int(q, rq, 2, store_column_int64(st, 8));
 		table_set_text(t, row, 6, p001 ? "paper001" : "perfstudy");
 		for (int k = 0; k < 2; k++)
 			if (alt[k] >= 0)
@@ -211,10 +211,10 @@ int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 		} else {
 			result_add_note(out, "flops.csv: no estimated FLOPs for run %s: %s.", run, why);
 		}
-		int has_flops = sqlite3_column_int64(st, 3) > 0, has_dram = sqlite3_column_int64(st, 5) > 0,
-		    has_time = sqlite3_column_int64(st, 7) > 0;
-		int64_t flops = sqlite3_column_int64(st, 2), dram = sqlite3_column_int64(st, 4),
-			ns = sqlite3_column_int64(st, 6);
+		int has_flops = store_column_int64(st, 3) > 0, has_dram = store_column_int64(st, 5) > 0,
+		    has_time = store_column_int64(st, 7) > 0;
+		int64_t flops = store_column_int64(st, 2), dram = store_column_int64(st, 4),
+			ns = store_column_int64(st, 6);
 		if (has_flops)
 			table_set_int(t, row, 3, flops);
 		else
@@ -238,7 +238,7 @@ int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 			n++;
 		}
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	if (!t->nrows) {
 		table_free(t);
 		table_free(q);

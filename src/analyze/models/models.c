@@ -107,25 +107,25 @@ static int query_facts(sqlite3 *db, const char *exp, const char *run, int64_t lo
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		f->gpus = sqlite3_column_int(st, 0);
+		f->gpus = store_column_int(st, 0);
 		if (log_ns > 0) {
 			f->step_s = (double)log_ns / 1e9;
 			f->step_source = "log";
-			f->iterations = sqlite3_column_int64(st, 3);
-			if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-				f->logged_tflops = sqlite3_column_double(st, 2);
-		} else if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
-			f->step_s = sqlite3_column_double(st, 1) / 1e9;
+			f->iterations = store_column_int64(st, 3);
+			if (store_column_type(st, 2) != SQLITE_NULL)
+				f->logged_tflops = store_column_double(st, 2);
+		} else if (store_column_type(st, 1) != SQLITE_NULL) {
+			f->step_s = store_column_double(st, 1) / 1e9;
 			f->step_source = "trace";
 		}
-		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-			f->gpu_name = xstrdup((const char *)sqlite3_column_text(st, 4));
-		f->gpu_mem = sqlite3_column_int64(st, 5);
+		if (store_column_type(st, 4) != SQLITE_NULL)
+			f->gpu_name = xstrdup((const char *)store_column_text(st, 4));
+		f->gpu_mem = store_column_int64(st, 5);
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return 0;
 }
 
@@ -834,7 +834,7 @@ static int hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct table *t = table_new("hardware", "GPUs as nvidia-smi -q -x describes them",
 				    "gpu:int,product:text,memory_mib:int,driver:text,cuda:text,max_sm_mhz:int,"
 				    "max_mem_mhz:int,power_limit_w:real,pcie_gen_max:int,pcie_width_max:int,"
@@ -844,21 +844,21 @@ static int hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
 		for (int c = 0; c < 15; c++) {
-			if (sqlite3_column_type(st, c) == SQLITE_NULL)
+			if (store_column_type(st, c) == SQLITE_NULL)
 				continue;
 			if (types[c] == COL_TEXT) {
-				const char *s = (const char *)sqlite3_column_text(st, c);
+				const char *s = (const char *)store_column_text(st, c);
 				if (c == 14 && strrchr(s, '/'))
 					s = strrchr(s, '/') + 1;
 				table_set_text(t, row, (size_t)c, s);
 			} else if (types[c] == COL_REAL) {
-				table_set_real(t, row, (size_t)c, sqlite3_column_double(st, c));
+				table_set_real(t, row, (size_t)c, store_column_double(st, c));
 			} else {
-				table_set_int(t, row, (size_t)c, sqlite3_column_int64(st, c));
+				table_set_int(t, row, (size_t)c, store_column_int64(st, c));
 			}
 		}
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	if (!t->nrows) {
 		table_free(t);
 		return 0;

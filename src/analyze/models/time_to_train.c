@@ -41,15 +41,15 @@ static int log_of(const struct analysis_ctx *ctx, const char *run, struct ttt *t
 			  " WHERE r.experiment = ?1 AND r.run = ?2 AND i.elapsed_ns IS NOT NULL",
 			  &st) < 0)
 		return -1;
-	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
 	int rc = store_step(ctx->store, st, "time_to_train: a run's logged iterations");
 	if (rc == 1) {
-		t->iterations = sqlite3_column_int64(st, 0);
-		t->samples = sqlite3_column_int64(st, 1);
-		t->wall_ns = sqlite3_column_int64(st, 2);
+		t->iterations = store_column_int64(st, 0);
+		t->samples = store_column_int64(st, 1);
+		t->wall_ns = store_column_int64(st, 2);
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return rc < 0 ? -1 : 0;
 }
 

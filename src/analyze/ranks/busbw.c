@@ -186,7 +186,7 @@ int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct point *p = NULL;
 	size_t np = 0, cap = 0;
 	struct buf type;
@@ -194,9 +194,9 @@ int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		buf_reset(&type);
-		collective_canonical((const char *)sqlite3_column_text(st, 3), &type);
-		int size = collective_dtype_size((const char *)sqlite3_column_text(st, 2));
-		int64_t n = sqlite3_column_int64(st, 0), elems = sqlite3_column_int64(st, 1), dur = sqlite3_column_int64(st, 4);
+		collective_canonical((const char *)store_column_text(st, 3), &type);
+		int size = collective_dtype_size((const char *)store_column_text(st, 2));
+		int64_t n = store_column_int64(st, 0), elems = store_column_int64(st, 1), dur = store_column_int64(st, 4);
 		if (strcmp(type.data, "AllReduce") || size <= 0 || elems <= 0 || n < 2 || dur <= 0)
 			continue;
 		int64_t bytes = elems * size;
@@ -209,10 +209,10 @@ int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 		}
 		p[i].calls++;
 		p[i].time_ns += dur;
-		point_add_run(&p[i], (const char *)sqlite3_column_text(st, 5));
+		point_add_run(&p[i], (const char *)store_column_text(st, 5));
 	}
 	buf_release(&type);
-	sqlite3_finalize(st);
+	store_finalize(st);
 	if (rc != SQLITE_DONE) {
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
 		points_free(p, np);

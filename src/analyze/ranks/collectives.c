@@ -119,20 +119,20 @@ static int comm_names(struct store *s, struct classifier *cls)
 		goto out;
 	int rc;
 	while ((rc = sqlite3_step(names)) == SQLITE_ROW) {
-		if (strcmp(classify(cls, ACT_KERNEL, (const char *)sqlite3_column_text(names, 1)), "communication"))
+		if (strcmp(classify(cls, ACT_KERNEL, (const char *)store_column_text(names, 1)), "communication"))
 			continue;
-		sqlite3_bind_int64(ins, 1, sqlite3_column_int64(names, 0));
+		store_bind_int64(ins, 1, store_column_int64(names, 0));
 		if (sqlite3_step(ins) != SQLITE_DONE)
 			goto out;
-		sqlite3_reset(ins);
+		store_reset(ins);
 	}
 	if (rc == SQLITE_DONE)
 		ret = 0;
 out:
 	if (ret < 0)
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
-	sqlite3_finalize(names);
-	sqlite3_finalize(ins);
+	store_finalize(names);
+	store_finalize(ins);
 	return ret;
 }
 
@@ -164,7 +164,7 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 		classifier_free(cls);
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct agg {
 		char *run, *type;
 		int64_t rank, calls, time, bytes, bytes_time, group;
@@ -174,12 +174,12 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 	buf_init(&type);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 2);
-		const char *run = (const char *)sqlite3_column_text(st, 0);
-		int64_t rank = sqlite3_column_int64(st, 1), dur = sqlite3_column_int64(st, 3);
+		const char *name = (const char *)store_column_text(st, 2);
+		const char *run = (const char *)store_column_text(st, 0);
+		int64_t rank = store_column_int64(st, 1), dur = store_column_int64(st, 3);
 		buf_reset(&type);
-		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-			collective_canonical((const char *)sqlite3_column_text(st, 4), &type);
+		if (store_column_type(st, 4) != SQLITE_NULL)
+			collective_canonical((const char *)store_column_text(st, 4), &type);
 		else
 			type_from_kernel(name, &type);
 		size_t i;
@@ -196,21 +196,21 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 		}
 		ag[i].calls++;
 		ag[i].time += dur;
-		int64_t in = sqlite3_column_int64(st, 5), outn = sqlite3_column_int64(st, 6);
-		int sz = collective_dtype_size((const char *)sqlite3_column_text(st, 7));
+		int64_t in = store_column_int64(st, 5), outn = store_column_int64(st, 6);
+		int sz = collective_dtype_size((const char *)store_column_text(st, 7));
 		if ((in > 0 || outn > 0) && sz > 0) {
 			ag[i].bytes += (in > outn ? in : outn) * sz;
 			ag[i].bytes_time += dur;
 		}
-		if (sqlite3_column_type(st, 8) != SQLITE_NULL)
-			ag[i].group = sqlite3_column_int64(st, 8);
+		if (store_column_type(st, 8) != SQLITE_NULL)
+			ag[i].group = store_column_int64(st, 8);
 	}
 	int ret = 0;
 	if (rc != SQLITE_DONE) {
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
 		ret = -1;
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	for (size_t i = 0; i < nag; i++) {
 		size_t row = table_add_row(t);
 		table_set_text(t, row, 0, ag[i].run);

@@ -214,19 +214,19 @@ static int sync_calls_prepare(struct store *s, sqlite3_stmt **st)
 static int mark_sync_calls(struct store *s, sqlite3_stmt *st, const struct rank_key *k, const struct rank_data *d,
 			   unsigned char *is_sync)
 {
-	sqlite3_bind_int64(st, 1, k->run_db_id);
-	sqlite3_bind_int(st, 2, k->rank);
+	store_bind_int64(st, 1, k->run_db_id);
+	store_bind_int(st, 2, k->rank);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t start = sqlite3_column_int64(st, 0);
-		int64_t tid = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
+		int64_t start = store_column_int64(st, 0);
+		int64_t tid = store_column_type(st, 1) == SQLITE_NULL ? -1 : store_column_int64(st, 1);
 		/* launches are sorted by start: the first of this start, then those after it */
 		size_t l = rk_search(d->launches, d->nlaunches, start, 0);
 		for (; l < d->nlaunches && d->launches[l].start == start; l++)
 			if (d->launches[l].tid == tid)
 				is_sync[l] = 1;
 	}
-	sqlite3_reset(st);
+	store_reset(st);
 	if (rc != SQLITE_DONE) {
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
 		return -1;
@@ -1097,7 +1097,7 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 	}
 	ret = 0;
 out:
-	sqlite3_finalize(sync);
+	store_finalize(sync);
 	crossrank_release(&xr);
 	across_release(&xa);
 	free(step_pt);

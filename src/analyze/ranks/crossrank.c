@@ -139,22 +139,22 @@ static int load_rank(struct store *s, sqlite3_stmt *const q[2], const struct ran
 		     struct xr_run *run, struct xr_rank *r)
 {
 	sqlite3_stmt *st = q[0];
-	sqlite3_bind_int64(st, 1, k->run_db_id);
-	sqlite3_bind_int(st, 2, k->rank);
+	store_bind_int64(st, 1, k->run_db_id);
+	store_bind_int(st, 2, k->rank);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		r->path = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_reset(st);
+		r->path = xstrdup((const char *)store_column_text(st, 0));
+	store_reset(st);
 	st = q[1];
-	sqlite3_bind_int64(st, 1, k->run_db_id);
-	sqlite3_bind_int(st, 2, k->rank);
+	store_bind_int64(st, 1, k->run_db_id);
+	store_bind_int(st, 2, k->rank);
 	int64_t *lidx = rank_launch_index(d);
 	struct buf type;
 	buf_init(&type);
 	size_t cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t start = sqlite3_column_int64(st, 0);
-		int64_t corr = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
+		int64_t start = store_column_int64(st, 0);
+		int64_t corr = store_column_type(st, 1) == SQLITE_NULL ? -1 : store_column_int64(st, 1);
 		ssize_t ai = crossrank_act_index(d, start, corr);
 		if (ai < 0)
 			continue; /* args without their kernel: nothing to time */
@@ -165,16 +165,16 @@ static int load_rank(struct store *s, sqlite3_stmt *const q[2], const struct ran
 		kn->start = a->start;
 		kn->end = a->end;
 		kn->corr = a->corr;
-		kn->in_nelems = sqlite3_column_int64(st, 3);
-		kn->out_nelems = sqlite3_column_int64(st, 4);
-		kn->group_size = sqlite3_column_int64(st, 6);
-		kn->seq = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 8);
+		kn->in_nelems = store_column_int64(st, 3);
+		kn->out_nelems = store_column_int64(st, 4);
+		kn->group_size = store_column_int64(st, 6);
+		kn->seq = store_column_type(st, 8) == SQLITE_NULL ? -1 : store_column_int64(st, 8);
 		buf_reset(&type);
-		collective_canonical((const char *)sqlite3_column_text(st, 2), &type);
+		collective_canonical((const char *)store_column_text(st, 2), &type);
 		kn->type = intern(&run->names, &run->nnames, type.data);
-		const char *dt = (const char *)sqlite3_column_text(st, 5);
+		const char *dt = (const char *)store_column_text(st, 5);
 		kn->dtype = dt ? intern(&run->names, &run->nnames, dt) : -1;
-		const char *pg = (const char *)sqlite3_column_text(st, 7);
+		const char *pg = (const char *)store_column_text(st, 7);
 		kn->pg = intern(&run->pgs, &run->npgs, pg ? pg : "(no process group recorded)");
 		/* the step of its launch: a kernel of step N's host code may run after the step's host range */
 		const struct rk_range *l = rank_launch_of(d, lidx, a->corr);
@@ -183,7 +183,7 @@ static int load_rank(struct store *s, sqlite3_stmt *const q[2], const struct ran
 	}
 	if (rc != SQLITE_DONE)
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
-	sqlite3_reset(st);
+	store_reset(st);
 	free(lidx);
 	buf_release(&type);
 	if (rc != SQLITE_DONE)
@@ -530,8 +530,8 @@ int crossrank_match(struct store *s, const struct rank_key *keys, size_t n, cons
 			rank_data_release(&d);
 		}
 	}
-	sqlite3_finalize(q[0]);
-	sqlite3_finalize(q[1]);
+	store_finalize(q[0]);
+	store_finalize(q[1]);
 	if (rc < 0)
 		return -1;
 	size_t cap_ops = 0, nmembers = 0, cap_members = 0;

@@ -40,7 +40,7 @@
 static int failed(struct store *s, sqlite3_stmt *st)
 {
 	diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return -1;
 }
 
@@ -59,29 +59,29 @@ static int classify_all(struct store *s, const char *exp, const struct classifie
 		    " JOIN names n ON n.id = a.name_id WHERE r.experiment = ?1", &sel) < 0)
 		return -1;
 	if (store_prepare(s, "classify all", "INSERT INTO activity_groups VALUES(?1, ?2, ?3, ?4)", &ins) < 0) {
-		sqlite3_finalize(sel);
+		store_finalize(sel);
 		return -1;
 	}
-	sqlite3_bind_text(sel, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(sel, 1, exp, -1, SQLITE_STATIC);
 	int rc;
 	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
-		const char *kind = (const char *)sqlite3_column_text(sel, 0);
-		const char *name = (const char *)sqlite3_column_text(sel, 2);
+		const char *kind = (const char *)store_column_text(sel, 0);
+		const char *name = (const char *)store_column_text(sel, 2);
 		const char *g = classify(c, kind_of(kind), name);
-		sqlite3_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 2, kind, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(ins, 3, sqlite3_column_int64(sel, 1));
-		sqlite3_bind_text(ins, 4, g, -1, SQLITE_STATIC);
+		store_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
+		store_bind_text(ins, 2, kind, -1, SQLITE_TRANSIENT);
+		store_bind_int64(ins, 3, store_column_int64(sel, 1));
+		store_bind_text(ins, 4, g, -1, SQLITE_STATIC);
 		if (sqlite3_step(ins) != SQLITE_DONE) {
-			sqlite3_finalize(ins);
+			store_finalize(ins);
 			return failed(s, sel);
 		}
-		sqlite3_reset(ins);
+		store_reset(ins);
 	}
-	sqlite3_finalize(ins);
+	store_finalize(ins);
 	if (rc != SQLITE_DONE)
 		return failed(s, sel);
-	sqlite3_finalize(sel);
+	store_finalize(sel);
 	return 0;
 }
 
@@ -104,7 +104,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	 * 1.2 s).
 	 */
 	if (store_prepare(s, "build groups", "SELECT id FROM traces WHERE run_id = ?1 AND rank = ?2 ORDER BY id", &rank_traces) < 0) {
-		sqlite3_finalize(ranks);
+		store_finalize(ranks);
 		goto fail;
 	}
 	/* A rank with no GPU activities: its profiler's summary rows (nvprof --print-gpu-summary), if any. */
@@ -113,23 +113,23 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 		    " JOIN runs r ON r.id = t.run_id"
 		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
 		    " WHERE r.experiment = ?1 AND r.run = ?2 AND t.rank = ?3 GROUP BY g.grp", &sum_rows) < 0) {
-		sqlite3_finalize(ranks);
-		sqlite3_finalize(rank_traces);
+		store_finalize(ranks);
+		store_finalize(rank_traces);
 		goto fail;
 	}
-	sqlite3_bind_text(ranks, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(ranks, 1, exp, -1, SQLITE_STATIC);
 	int64_t *ns = xcalloc(ng, sizeof(*ns));
 	struct act_sums a;
 	act_sums_init(&a);
 	int rc, said = 0;
 	while ((rc = sqlite3_step(ranks)) == SQLITE_ROW) {
-		const char *run = (const char *)sqlite3_column_text(ranks, 0);
-		int64_t rank = sqlite3_column_int64(ranks, 1);
+		const char *run = (const char *)store_column_text(ranks, 0);
+		int64_t rank = store_column_int64(ranks, 1);
 		memset(ns, 0, ng * sizeof(*ns));
 		int64_t total = 0;
 		int any = 0;
-		sqlite3_bind_int64(rank_traces, 1, sqlite3_column_int64(ranks, 2));
-		sqlite3_bind_int64(rank_traces, 2, rank);
+		store_bind_int64(rank_traces, 1, store_column_int64(ranks, 2));
+		store_bind_int64(rank_traces, 2, rank);
 		if (act_sums_add_traces(&a, s, rank_traces, 0) < 0) {
 			said = 1;
 			break;
@@ -156,18 +156,18 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 		if (said)
 			break;
 		if (!any) {
-			sqlite3_bind_text(sum_rows, 1, exp, -1, SQLITE_STATIC);
-			sqlite3_bind_text(sum_rows, 2, run, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_int64(sum_rows, 3, rank);
+			store_bind_text(sum_rows, 1, exp, -1, SQLITE_STATIC);
+			store_bind_text(sum_rows, 2, run, -1, SQLITE_TRANSIENT);
+			store_bind_int64(sum_rows, 3, rank);
 			while (sqlite3_step(sum_rows) == SQLITE_ROW) {
-				const char *g = (const char *)sqlite3_column_text(sum_rows, 0);
-				int64_t v = sqlite3_column_int64(sum_rows, 1);
+				const char *g = (const char *)store_column_text(sum_rows, 0);
+				int64_t v = store_column_int64(sum_rows, 1);
 				for (size_t i = 0; i < ng; i++)
 					if (!strcmp(groups[i], g))
 						ns[i] = v;
 				total += v;
 			}
-			sqlite3_reset(sum_rows);
+			store_reset(sum_rows);
 		}
 		for (size_t i = 0; i < ng; i++) {
 			size_t row = table_add_row(t);
@@ -181,38 +181,38 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	}
 	free(ns);
 	act_sums_release(&a);
-	sqlite3_finalize(rank_traces);
-	sqlite3_finalize(sum_rows);
+	store_finalize(rank_traces);
+	store_finalize(sum_rows);
 	if (said) {
-		sqlite3_finalize(ranks);
+		store_finalize(ranks);
 		goto fail;
 	}
 	if (rc != SQLITE_DONE) {
 		failed(s, ranks);
 		goto fail;
 	}
-	sqlite3_finalize(ranks);
+	store_finalize(ranks);
 	/* Keep the aggregate in the store for users' queries. */
 	sqlite3_stmt *ins;
 	if (store_prepare(s, "build groups", "INSERT INTO group_times VALUES(?1,?2,?3,?4,?5,?6)", &ins) < 0)
 		goto fail;
 	for (size_t r = 0; r < t->nrows; r++) {
-		sqlite3_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 2, table_cell(t, r, 0)->v.text, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(ins, 3, table_cell(t, r, 1)->v.i);
-		sqlite3_bind_text(ins, 4, table_cell(t, r, 2)->v.text, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(ins, 5, table_cell(t, r, 3)->v.i);
+		store_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
+		store_bind_text(ins, 2, table_cell(t, r, 0)->v.text, -1, SQLITE_STATIC);
+		store_bind_int64(ins, 3, table_cell(t, r, 1)->v.i);
+		store_bind_text(ins, 4, table_cell(t, r, 2)->v.text, -1, SQLITE_STATIC);
+		store_bind_int64(ins, 5, table_cell(t, r, 3)->v.i);
 		if (table_cell(t, r, 4)->null)
-			sqlite3_bind_null(ins, 6);
+			store_bind_null(ins, 6);
 		else
-			sqlite3_bind_double(ins, 6, table_cell(t, r, 4)->v.f);
+			store_bind_double(ins, 6, table_cell(t, r, 4)->v.f);
 		if (sqlite3_step(ins) != SQLITE_DONE) {
 			failed(s, ins);
 			goto fail;
 		}
-		sqlite3_reset(ins);
+		store_reset(ins);
 	}
-	sqlite3_finalize(ins);
+	store_finalize(ins);
 	*out = t;
 	return 0;
 fail:
@@ -230,22 +230,22 @@ static int flush_kernel_stats(sqlite3_stmt *ins, const char *exp, const char *ru
 	act_sums_sort(a);
 	for (size_t i = 0; i < a->n; i++) {
 		const struct act_sum *e = act_sums_get(a, a->keys[i]);
-		sqlite3_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 2, run, -1, SQLITE_STATIC);
+		store_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
+		store_bind_text(ins, 2, run, -1, SQLITE_STATIC);
 		if (null_rank)
-			sqlite3_bind_null(ins, 3);
+			store_bind_null(ins, 3);
 		else
-			sqlite3_bind_int64(ins, 3, rank);
-		sqlite3_bind_int64(ins, 4, act_key_name(a->keys[i]));
-		sqlite3_bind_int64(ins, 5, e->calls);
-		sqlite3_bind_int64(ins, 6, e->total_ns);
-		sqlite3_bind_int64(ins, 7, e->min_ns);
-		sqlite3_bind_int64(ins, 8, e->max_ns);
+			store_bind_int64(ins, 3, rank);
+		store_bind_int64(ins, 4, act_key_name(a->keys[i]));
+		store_bind_int64(ins, 5, e->calls);
+		store_bind_int64(ins, 6, e->total_ns);
+		store_bind_int64(ins, 7, e->min_ns);
+		store_bind_int64(ins, 8, e->max_ns);
 		if (sqlite3_step(ins) != SQLITE_DONE) {
-			sqlite3_reset(ins);
+			store_reset(ins);
 			return -1;
 		}
-		sqlite3_reset(ins);
+		store_reset(ins);
 	}
 	act_sums_clear(a);
 	return 0;
@@ -272,25 +272,25 @@ static int insert_kernel_stats(struct store *s, const char *exp)
 		said = 1;
 		goto out;
 	}
-	sqlite3_bind_text(tr, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(tr, 1, exp, -1, SQLITE_STATIC);
 	int64_t run_id = 0, rank = 0;
 	int null_rank = 0, any = 0, rc;
 	while ((rc = sqlite3_step(tr)) == SQLITE_ROW) {
-		int64_t rid = sqlite3_column_int64(tr, 0);
-		int nr = sqlite3_column_type(tr, 2) == SQLITE_NULL;
-		int64_t rk = nr ? 0 : sqlite3_column_int64(tr, 2);
+		int64_t rid = store_column_int64(tr, 0);
+		int nr = store_column_type(tr, 2) == SQLITE_NULL;
+		int64_t rk = nr ? 0 : store_column_int64(tr, 2);
 		if (any && (rid != run_id || nr != null_rank || rk != rank) &&
 		    flush_kernel_stats(ins, exp, run, null_rank, rank, &a) < 0)
 			goto out;
 		if (!any || rid != run_id) {
 			free(run);
-			run = xstrdup((const char *)sqlite3_column_text(tr, 1));
+			run = xstrdup((const char *)store_column_text(tr, 1));
 		}
 		any = 1;
 		run_id = rid;
 		null_rank = nr;
 		rank = rk;
-		if (act_sums_add_trace(&a, s, sqlite3_column_int64(tr, 3), 1) < 0) {
+		if (act_sums_add_trace(&a, s, store_column_int64(tr, 3), 1) < 0) {
 			said = 1;
 			goto out;
 		}
@@ -302,8 +302,8 @@ out:
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
 	free(run);
 	act_sums_release(&a);
-	sqlite3_finalize(tr);
-	sqlite3_finalize(ins);
+	store_finalize(tr);
+	store_finalize(ins);
 	return ret;
 }
 
@@ -323,38 +323,38 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 		    "  (SELECT t2.run_id, t2.rank FROM traces t2 WHERE t2.id IN (SELECT trace_id FROM activities))"
 		    " GROUP BY r.id, t.rank, m.name_id", &st) < 0)
 		goto fail;
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		failed(s, st);
 		goto fail;
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	if (store_prepare(s, "build kernels", "SELECT k.run, k.rank, n.name, k.grp, k.calls, k.total_ns, k.min_ns, k.max_ns"
 		    " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
 		    " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
 		    " WHERE k.experiment = ?1 ORDER BY r.position, k.rank, k.total_ns DESC, n.name", &st) < 0)
 		goto fail;
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
-		table_set_text(t, row, 0, (const char *)sqlite3_column_text(st, 0));
-		table_set_int(t, row, 1, sqlite3_column_int64(st, 1));
-		table_set_text(t, row, 2, (const char *)sqlite3_column_text(st, 2));
-		table_set_text(t, row, 3, (const char *)sqlite3_column_text(st, 3));
-		int64_t calls = sqlite3_column_int64(st, 4), total = sqlite3_column_int64(st, 5);
+		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
+		table_set_int(t, row, 1, store_column_int64(st, 1));
+		table_set_text(t, row, 2, (const char *)store_column_text(st, 2));
+		table_set_text(t, row, 3, (const char *)store_column_text(st, 3));
+		int64_t calls = store_column_int64(st, 4), total = store_column_int64(st, 5);
 		table_set_int(t, row, 4, calls);
 		table_set_ns(t, row, 5, total);
 		/* Mean rounded to the nearest ns, halves up: floor((2*total + calls) / (2*calls)). */
 		table_set_ns(t, row, 6, (2 * total + calls) / (2 * calls));
-		table_set_ns(t, row, 7, sqlite3_column_int64(st, 6));
-		table_set_ns(t, row, 8, sqlite3_column_int64(st, 7));
+		table_set_ns(t, row, 7, store_column_int64(st, 6));
+		table_set_ns(t, row, 8, store_column_int64(st, 7));
 	}
 	if (rc != SQLITE_DONE) {
 		failed(s, st);
 		goto fail;
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	*out = t;
 	return 0;
 fail:
@@ -373,20 +373,20 @@ static int build_steps(struct store *s, const char *exp, struct table **out)
 		table_free(t);
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
-		table_set_text(t, row, 0, (const char *)sqlite3_column_text(st, 0));
-		table_set_int(t, row, 1, sqlite3_column_int64(st, 1));
-		table_set_int(t, row, 2, sqlite3_column_int64(st, 2));
-		table_set_ns(t, row, 3, sqlite3_column_int64(st, 3));
+		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
+		table_set_int(t, row, 1, store_column_int64(st, 1));
+		table_set_int(t, row, 2, store_column_int64(st, 2));
+		table_set_ns(t, row, 3, store_column_int64(st, 3));
 	}
 	if (rc != SQLITE_DONE) {
 		table_free(t);
 		return failed(s, st);
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	*out = t;
 	return 0;
 }
@@ -413,25 +413,25 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 		table_free(t);
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
 		for (int c = 0; c < 10; c++) {
-			if (sqlite3_column_type(st, c) == SQLITE_NULL)
+			if (store_column_type(st, c) == SQLITE_NULL)
 				continue;
 			switch (t->cols[c].type) {
 			case COL_TEXT:
-				table_set_text(t, row, (size_t)c, (const char *)sqlite3_column_text(st, c));
+				table_set_text(t, row, (size_t)c, (const char *)store_column_text(st, c));
 				break;
 			case COL_US: {
 				/* mean of integer ns, rounded to the nearest ns */
-				double v = sqlite3_column_double(st, c);
+				double v = store_column_double(st, c);
 				table_set_ns(t, row, (size_t)c, (int64_t)(v + 0.5));
 				break;
 			}
 			default:
-				table_set_int(t, row, (size_t)c, sqlite3_column_int64(st, c));
+				table_set_int(t, row, (size_t)c, store_column_int64(st, c));
 			}
 		}
 	}
@@ -439,7 +439,7 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 		table_free(t);
 		return failed(s, st);
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	*out = t;
 	return 0;
 }
@@ -468,24 +468,24 @@ static int build_rank_devices(struct store *s, const char *exp, struct table **o
 		table_free(t);
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
-		table_set_text(t, row, 0, (const char *)sqlite3_column_text(st, 0));
-		table_set_int(t, row, 1, sqlite3_column_int64(st, 1));
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-			table_set_int(t, row, 2, sqlite3_column_int64(st, 2));
-		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-			table_set_text(t, row, 3, (const char *)sqlite3_column_text(st, 3));
-		table_set_text(t, row, 4, (const char *)sqlite3_column_text(st, 4));
-		table_set_int(t, row, 5, sqlite3_column_int64(st, 5));
+		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
+		table_set_int(t, row, 1, store_column_int64(st, 1));
+		if (store_column_type(st, 2) != SQLITE_NULL)
+			table_set_int(t, row, 2, store_column_int64(st, 2));
+		if (store_column_type(st, 3) != SQLITE_NULL)
+			table_set_text(t, row, 3, (const char *)store_column_text(st, 3));
+		table_set_text(t, row, 4, (const char *)store_column_text(st, 4));
+		table_set_int(t, row, 5, store_column_int64(st, 5));
 	}
 	if (rc != SQLITE_DONE) {
 		table_free(t);
 		return failed(s, st);
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	*out = t;
 	return 0;
 }
@@ -514,26 +514,26 @@ static int build_top_kernels(struct store *s, const char *exp, int top_n, struct
 		table_free(t);
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, top_n);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_int(st, 2, top_n);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
-		table_set_text(t, row, 0, (const char *)sqlite3_column_text(st, 0));
-		table_set_int(t, row, 1, sqlite3_column_int64(st, 1));
-		table_set_int(t, row, 2, sqlite3_column_int64(st, 2));
-		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-			table_set_text(t, row, 3, (const char *)sqlite3_column_text(st, 3));
-		table_set_text(t, row, 4, (const char *)sqlite3_column_text(st, 4));
-		table_set_text(t, row, 5, (const char *)sqlite3_column_text(st, 5));
-		table_set_int(t, row, 6, sqlite3_column_int64(st, 6));
-		table_set_ns(t, row, 7, sqlite3_column_int64(st, 7));
+		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
+		table_set_int(t, row, 1, store_column_int64(st, 1));
+		table_set_int(t, row, 2, store_column_int64(st, 2));
+		if (store_column_type(st, 3) != SQLITE_NULL)
+			table_set_text(t, row, 3, (const char *)store_column_text(st, 3));
+		table_set_text(t, row, 4, (const char *)store_column_text(st, 4));
+		table_set_text(t, row, 5, (const char *)store_column_text(st, 5));
+		table_set_int(t, row, 6, store_column_int64(st, 6));
+		table_set_ns(t, row, 7, store_column_int64(st, 7));
 	}
 	if (rc != SQLITE_DONE) {
 		table_free(t);
 		return failed(s, st);
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	*out = t;
 	return 0;
 }
@@ -601,7 +601,7 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
 		    " AND f.id IN (SELECT part_of FROM traces WHERE part_of IS NOT NULL)"
 		    " ORDER BY r.position, f.file_index, f.id, p.device, p.id", &st) < 0)
 		return -1;
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	struct buf parts;
 	buf_init(&parts);
 	char *run = NULL, *path = NULL;
@@ -609,7 +609,7 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
 	int rc;
 	for (;;) {
 		rc = sqlite3_step(st);
-		int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+		int64_t id = rc == SQLITE_ROW ? store_column_int64(st, 0) : -1;
 		if (file >= 0 && id != file) /* group_concat(x, '; ') of the file's shares, NULLs left out */
 			result_add_note(out,
 					"Run %s: %s holds GPU activities on several devices, one process driving them all; "
@@ -621,20 +621,20 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
 		if (id != file) {
 			free(run);
 			free(path);
-			run = xstrdup((const char *)sqlite3_column_text(st, 1));
-			path = xstrdup((const char *)sqlite3_column_text(st, 2));
+			run = xstrdup((const char *)store_column_text(st, 1));
+			path = xstrdup((const char *)store_column_text(st, 2));
 			buf_reset(&parts);
 			file = id;
 		}
-		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-			buf_printf(&parts, "%s%s", parts.len ? "; " : "", (const char *)sqlite3_column_text(st, 3));
+		if (store_column_type(st, 3) != SQLITE_NULL)
+			buf_printf(&parts, "%s%s", parts.len ? "; " : "", (const char *)store_column_text(st, 3));
 	}
 	free(run);
 	free(path);
 	buf_release(&parts);
 	if (rc != SQLITE_DONE)
 		return failed(s, st);
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return 0;
 }
 
@@ -652,14 +652,14 @@ static int add_source_notes(struct store *s, const char *exp, struct analysis_re
 		    " AND t.rank IS NOT NULL AND t.id NOT IN (SELECT trace_id FROM activities)"
 		    " ORDER BY r.position, t.rank, t.path", &st) < 0)
 		return -1;
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *run = (const char *)sqlite3_column_text(st, 0);
-		int64_t rank = sqlite3_column_int64(st, 1);
-		const char *path = (const char *)sqlite3_column_text(st, 2);
-		const char *fmt = sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "?";
-		if (sqlite3_column_int64(st, 4) > 0)
+		const char *run = (const char *)store_column_text(st, 0);
+		int64_t rank = store_column_int64(st, 1);
+		const char *path = (const char *)store_column_text(st, 2);
+		const char *fmt = store_column_text(st, 3) ? (const char *)store_column_text(st, 3) : "?";
+		if (store_column_int64(st, 4) > 0)
 			result_add_note(out,
 					"Run %s, rank %" PRId64 " (%s, %s) is a GPU summary without a timeline: groups and "
 					"kernels come from its per-name totals; steps, mean step time and every analysis "
@@ -675,7 +675,7 @@ static int add_source_notes(struct store *s, const char *exp, struct analysis_re
 	}
 	if (rc != SQLITE_DONE)
 		return failed(s, st);
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return 0;
 }
 

@@ -102,7 +102,7 @@ void hta_names_free(struct hta_names *nm)
 {
 	if (!nm)
 		return;
-	sqlite3_finalize(nm->st);
+	store_finalize(nm->st);
 	free(nm->type);
 	free(nm);
 }
@@ -110,7 +110,7 @@ void hta_names_free(struct hta_names *nm)
 static int sql_fail(struct store *s, sqlite3_stmt *st)
 {
 	diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return -1;
 }
 
@@ -129,10 +129,10 @@ int hta_type(struct hta_names *nm, int64_t name_id, enum hta_ktype *out)
 		if (!nm->st && sqlite3_prepare_v2(store_db(nm->store), "SELECT name FROM names WHERE id = ?1", -1, &nm->st,
 						  NULL) != SQLITE_OK)
 			return sql_fail(nm->store, NULL);
-		sqlite3_bind_int64(nm->st, 1, name_id);
-		const char *name = sqlite3_step(nm->st) == SQLITE_ROW ? (const char *)sqlite3_column_text(nm->st, 0) : NULL;
+		store_bind_int64(nm->st, 1, name_id);
+		const char *name = sqlite3_step(nm->st) == SQLITE_ROW ? (const char *)store_column_text(nm->st, 0) : NULL;
 		nm->type[id] = (signed char)(1 + hta_kernel_type(name ? name : ""));
-		sqlite3_reset(nm->st);
+		store_reset(nm->st);
 	}
 	*out = (enum hta_ktype)(nm->type[id] - 1);
 	return 0;
@@ -147,11 +147,11 @@ int hta_run_filters(struct store *s, int64_t run_db_id)
 			       " CROSS JOIN names n ON n.id = a.name_id WHERE t.run_id = ?1 AND n.name GLOB 'ProfilerStep#[0-9]*'",
 			       -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(s, NULL);
-	sqlite3_bind_int64(st, 1, run_db_id);
+	store_bind_int64(st, 1, run_db_id);
 	if (sqlite3_step(st) != SQLITE_ROW)
 		return sql_fail(s, st);
-	int filters = sqlite3_column_int64(st, 0) >= 2;
-	sqlite3_finalize(st);
+	int filters = store_column_int64(st, 0) >= 2;
+	store_finalize(st);
 	return filters;
 }
 

@@ -169,16 +169,16 @@ static void launches_of(const struct rank_data *d, const struct hta_rank *r, con
 static int64_t *launch_ids_of(struct store *s, sqlite3_stmt *st, const struct rank_key *k, size_t *n)
 {
 	*n = 0;
-	sqlite3_bind_int64(st, 1, k->run_db_id);
-	sqlite3_bind_int64(st, 2, k->rank);
+	store_bind_int64(st, 1, k->run_db_id);
+	store_bind_int64(st, 2, k->rank);
 	size_t cap = 0;
 	int64_t *ids = NULL;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ids = xgrow(ids, &cap, *n + 1, sizeof(*ids));
-		ids[(*n)++] = sqlite3_column_int64(st, 0);
+		ids[(*n)++] = store_column_int64(st, 0);
 	}
-	sqlite3_reset(st);
+	store_reset(st);
 	if (rc != SQLITE_DONE) {
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
 		free(ids);
@@ -337,7 +337,7 @@ int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"launch the next kernel), else 'not host-bound'.");
 	ret = 0;
 out:
-	sqlite3_finalize(launch_ids);
+	store_finalize(launch_ids);
 	table_free(t.idle);
 	table_free(t.launch);
 	classifier_free(cls);

@@ -42,15 +42,15 @@ static int column_of(sqlite3 *db, const char *sql, const char *exp, const char *
 		diag_syserror("perfstudy.db", "sqlite: profiler_overhead: %s", sqlite3_errmsg(db));
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
 	size_t cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		*v = xgrow(*v, &cap, *n + 1, sizeof(**v));
-		(*v)[(*n)++] = sqlite3_column_int64(st, 0);
+		(*v)[(*n)++] = store_column_int64(st, 0);
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	if (rc != SQLITE_DONE) {
 		diag_syserror("perfstudy.db", "sqlite: profiler_overhead: %s", sqlite3_errmsg(db));
 		free(*v);

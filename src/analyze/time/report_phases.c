@@ -71,24 +71,24 @@ static int reports_load(const struct analysis_ctx *ctx, struct report **out, siz
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	size_t cap = 0;
 	int64_t last_trace = -1;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t trace = sqlite3_column_int64(st, 5);
+		int64_t trace = store_column_int64(st, 5);
 		if (trace != last_trace) {
 			*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
-			(*out)[(*n)++] = (struct report){.run = xstrdup((const char *)sqlite3_column_text(st, 0)),
-							 .source = xstrdup(base_name((const char *)sqlite3_column_text(st, 1)))};
+			(*out)[(*n)++] = (struct report){.run = xstrdup((const char *)store_column_text(st, 0)),
+							 .source = xstrdup(base_name((const char *)store_column_text(st, 1)))};
 			last_trace = trace;
 		}
 		struct report *r = &(*out)[*n - 1];
 		r->a = xgrow(r->a, &r->cap, r->n + 1, sizeof(*r->a));
-		r->a[r->n++] = (struct action){xstrdup((const char *)sqlite3_column_text(st, 2)),
-					       sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3),
-					       sqlite3_column_int64(st, 4)};
+		r->a[r->n++] = (struct action){xstrdup((const char *)store_column_text(st, 2)),
+					       store_column_type(st, 3) == SQLITE_NULL ? -1 : store_column_int64(st, 3),
+					       store_column_int64(st, 4)};
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return 0;
 }
 

@@ -43,9 +43,9 @@ static int64_t *dataloader_ids(struct store *s, size_t *n)
 		return NULL;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		ids = xgrow(ids, &cap, *n + 1, sizeof(*ids));
-		ids[(*n)++] = sqlite3_column_int64(st, 0);
+		ids[(*n)++] = store_column_int64(st, 0);
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return ids;
 }
 

@@ -44,15 +44,15 @@ int step_samples(struct store *s, const char *exp, const char *run, int64_t **v,
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
 	size_t cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		*v = xgrow(*v, &cap, *n + 1, sizeof(**v));
-		(*v)[(*n)++] = sqlite3_column_int64(st, 0);
+		(*v)[(*n)++] = store_column_int64(st, 0);
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	if (rc == SQLITE_DONE && *n) {
 		if (sqlite3_prepare_v2(store_db(s),
 				       "SELECT count(DISTINCT t.rank) FROM traces t JOIN runs r ON r.id = t.run_id"
@@ -65,13 +65,13 @@ int step_samples(struct store *s, const char *exp, const char *run, int64_t **v,
 			*n = 0;
 			return -1;
 		}
-		sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, run, -1, SQLITE_STATIC);
+		store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+		store_bind_text(st, 2, run, -1, SQLITE_STATIC);
 		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			*ranks = sqlite3_column_int64(st, 0);
+			*ranks = store_column_int64(st, 0);
 			rc = SQLITE_DONE;
 		}
-		sqlite3_finalize(st);
+		store_finalize(st);
 	}
 	if (rc != SQLITE_DONE) {
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
@@ -107,20 +107,20 @@ static int load_runs(const struct analysis_ctx *ctx, struct run_steps **out, siz
 		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(ctx->store)));
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	size_t cap = 0;
 	int ret = 0;
 	while (!ret && sqlite3_step(st) == SQLITE_ROW) {
 		*out = xgrow(*out, &cap, *nout + 1, sizeof(**out));
 		struct run_steps *r = &(*out)[(*nout)++];
 		memset(r, 0, sizeof(*r));
-		r->run = xstrdup((const char *)sqlite3_column_text(st, 0));
-		r->model = xstrdup((const char *)sqlite3_column_text(st, 1));
+		r->run = xstrdup((const char *)store_column_text(st, 0));
+		r->model = xstrdup((const char *)store_column_text(st, 1));
 		ret = step_samples(ctx->store, ctx->experiment, r->run, &r->v, &r->n, &r->ranks);
 		if (!ret && r->n)
 			stats_dist(r->v, r->n, &r->d);
 	}
-	sqlite3_finalize(st);
+	store_finalize(st);
 	return ret;
 }
 
