@@ -11,66 +11,138 @@
 #include "util/xalloc.h"
 #include "analyze/lib/rankdata.h"
 
-/* In the order they run and their tables appear. */
+/*
+ * The registry: every analysis, in the order they run and their tables
+ * appear, with the result tables each reads (needs) and may add (makes);
+ * see analysis.h. "store.<table>" names an aggregate one analysis writes
+ * into the store for a later one (and for users' queries). The order is
+ * checked against these lists by tests/unit/test_registry.c, and
+ * result_table/result_add_table check each analysis against its own.
+ */
+#define L(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define NONE ((const char *const[]){NULL})
+#define ENTRY(name, run, needs, makes) {name, run, needs, makes, ANALYSIS_EXPERIMENT}
+#define ACROSS(name, run, needs, makes) {name, run, needs, makes, ANALYSIS_ACROSS}
+
 static const struct analysis_def registry[] = {
-	{"basic", analysis_basic},
-	{"step_stats", analysis_step_stats},
-	{"profiler_overhead", analysis_profiler_overhead}, /* before scaling and models: their log_ columns */
-	{"temporal", analysis_temporal},
-	{"hta_idle", analysis_hta_idle},
-	{"gpu_idle", analysis_gpu_idle},
-	{"gpu_timeline", analysis_gpu_timeline},
-	{"step_breakdown", analysis_step_breakdown},
-	{"memops", analysis_memops},
-	{"collectives", analysis_collectives},
-	{"busbw", analysis_busbw},
-	{"ranks", analysis_ranks},
-	{"phases", analysis_phases},
-	{"dispatch", analysis_dispatch},
-	{"dispatch_ops", analysis_dispatch_ops},
-	{"scaling", analysis_scaling},
-	{"time_to_train", analysis_time_to_train}, /* after profiler_overhead */
-	{"crossrank", analysis_crossrank},
-	{"collective_busbw", analysis_coll_busbw}, /* after crossrank: reads collective_waits */
-	{"straggler_causes", analysis_straggler_causes}, /* after crossrank: reads straggler_ranks */
-	{"rank_spread", analysis_rank_spread},           /* after ranks and crossrank; draws top_kernels */
-	{"step_diff", analysis_step_diff},               /* after scaling, ranks and crossrank */
-	{"critical_path", analysis_critical_path},
-	{"compare", analysis_compare},
-	{"models", analysis_models},
-	{"published_figures", analysis_published_figures},
-	{"comm_volume", analysis_comm_volume},
-	{"parallel_comm", analysis_parallel_comm},
-	{"inputs", analysis_inputs},
-	{"system", analysis_system},
-	{"report_phases", analysis_report_phases},
-	{"compare_phases", analysis_compare_phases},
-	{"flops", analysis_flops},
-	{"checks", analysis_checks},
-	{"figure_ranks", analysis_figure_ranks}, /* after every figure with a bar per rank */
-	{"sanity", analysis_sanity},     /* before findings: flags impossible shares */
-	{"findings", analysis_findings}, /* last: reads the tables of all the others */
+	ENTRY("basic", analysis_basic, NONE,
+	 L("runs", "rank_devices", "groups", "group_totals", "kernels", "top_kernels", "steps", "store.activity_groups",
+	   "store.group_times", "store.kernel_stats")),
+	ENTRY("step_stats", analysis_step_stats, NONE, L("step_stats", "step_compare")),
+	ENTRY("profiler_overhead", analysis_profiler_overhead, L("runs"), L("profiler_overhead")),
+	ENTRY("temporal", analysis_temporal, NONE, L("temporal", "overlap", "kernel_types")),
+	ENTRY("hta_idle", analysis_hta_idle, NONE, L("idle_time", "launch_stats")),
+	ENTRY("gpu_idle", analysis_gpu_idle, NONE, L("idle_time_steps", "gpu_idle")),
+	ENTRY("gpu_timeline", analysis_gpu_timeline, NONE, L("gpu_timeline")),
+	ENTRY("step_breakdown", analysis_step_breakdown, NONE, L("step_breakdown")),
+	ENTRY("memops", analysis_memops, NONE, L("memops")),
+	ENTRY("collectives", analysis_collectives, NONE, L("collectives")),
+	ENTRY("busbw", analysis_busbw, NONE, L("allreduce_busbw")),
+	ENTRY("ranks", analysis_ranks, NONE, L("ranks")),
+	ENTRY("phases", analysis_phases, NONE, L("phases")),
+	ENTRY("dispatch", analysis_dispatch, NONE, L("dispatch")),
+	ENTRY("dispatch_ops", analysis_dispatch_ops, NONE, L("dispatch_ops")),
+	ENTRY("scaling", analysis_scaling, L("runs", "dispatch", "kernels", "profiler_overhead"),
+	 L("compute_model", "scaling", "speedup_error")),
+	ENTRY("time_to_train", analysis_time_to_train, L("profiler_overhead"), L("time_to_train")),
+	ENTRY("crossrank", analysis_crossrank, NONE, L("collective_waits", "clock_offsets", "stragglers", "straggler_ranks")),
+	ENTRY("collective_busbw", analysis_collective_busbw, L("collective_waits"), L("collective_busbw")),
+	ENTRY("straggler_causes", analysis_straggler_causes, L("straggler_ranks", "ranks"), L("straggler_causes")),
+	ENTRY("rank_spread", analysis_rank_spread, L("ranks", "collective_waits", "kernels", "groups"), L("rank_spread")),
+	ENTRY("step_diff", analysis_step_diff, L("straggler_ranks", "ranks", "scaling"), L("step_diff")),
+	ENTRY("critical_path", analysis_critical_path, NONE,
+	 L("critical_path", "critical_path_steps", "critical_path_across")),
+	ENTRY("compare", analysis_compare, L("store.activity_groups"), L("compare")),
+	ENTRY("models", analysis_models, L("step_stats", "profiler_overhead"),
+	 L("estimates", "utilization", "memory_by_batch", "published", "throughput", "throughput_scaling", "relative",
+	   "hardware")),
+	ENTRY("published_figures", analysis_published_figures, L("published"), NONE),
+	ENTRY("comm_volume", analysis_comm_volume, NONE, L("comm_volume", "comm_types")),
+	ENTRY("parallel_comm", analysis_parallel_comm, NONE, L("parallel_comm")),
+	ENTRY("inputs", analysis_inputs, NONE, L("interconnect", "phase_report")),
+	ENTRY("system", analysis_system, NONE, L("system")),
+	ENTRY("report_phases", analysis_report_phases, NONE, L("phase_report_phases")),
+	ENTRY("compare_phases", analysis_compare_phases, L("phases", "phase_report_phases"), L("compare_phases")),
+	ENTRY("flops", analysis_flops, NONE, L("flops", "flops_ratio", "flops_fit")),
+	ENTRY("checks", analysis_checks, NONE, NONE),
+	/* after every figure with a bar per rank */
+	ENTRY("figure_ranks", analysis_figure_ranks, L("rank_spread"), NONE),
+	/* reads every table so far: flags impossible shares */
+	ENTRY("sanity", analysis_sanity, L(ANALYSIS_ANY_TABLE), NONE),
+	ENTRY("findings", analysis_findings,
+	 L("runs", "idle_time_steps", "gpu_idle", "temporal", "ranks", "critical_path", "straggler_ranks",
+	   "straggler_causes", "collective_waits", "scaling", "profiler_overhead"),
+	 L("findings")),
+	ENTRY("history", analysis_history, L("step_stats", "utilization", "temporal"), L("changes", "series", "history")),
+	/* the tables the manifest's comparisons name, of every experiment */
+	ACROSS("crossexp", analysis_crossexp, L(ANALYSIS_ANY_TABLE), L("comparisons")),
 };
 
-int analyze_experiment(const struct analysis_ctx *ctx, struct analysis_result *out)
+#undef L
+#undef NONE
+#undef ENTRY
+#undef ACROSS
+
+#define NREGISTRY (sizeof(registry) / sizeof(registry[0]))
+
+const struct analysis_def *analysis_registry(size_t *n)
 {
-	memset(out, 0, sizeof(*out));
-	int ret = 0;
+	*n = NREGISTRY;
+	return registry;
+}
+
+static int listed(const char *const *list, const char *name)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(list[i], name) || !strcmp(list[i], ANALYSIS_ANY_TABLE))
+			return 1;
+	return 0;
+}
+
+/* A table an analysis did not declare: a programming error, reported and fatal (analysis.h). */
+static void undeclared(const struct analysis_def *a, const char *verb, const char *name, const char *list)
+{
+	fprintf(stderr,
+		"perfstudy: internal error: analysis %s %s table %s, which its registry entry does not list in %s "
+		"(src/analyze/analysis.c)\n",
+		a->name, verb, name, list);
+	abort();
+}
+
+/* Runs the entries of kind when; out->current names the one running. */
+static int run_entries(const struct analysis_ctx *ctx, struct analysis_result *out, enum analysis_when when)
+{
 	int timed = timing_enabled();
-	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++) {
+	for (size_t i = 0; i < NREGISTRY; i++) {
+		if (registry[i].when != when)
+			continue;
 		double t0 = timed ? timing_now() : 0;
-		if (registry[i].run(ctx, out) < 0) {
-			analysis_result_release(out);
-			ret = -1;
-			break;
-		}
+		out->current = &registry[i];
+		int rc = registry[i].run(ctx, out);
+		out->current = NULL;
+		if (rc < 0)
+			return -1;
 		/* PERFSTUDY_TIMING: where the analyze stage goes, one line per analysis. */
 		if (timed)
 			fprintf(stderr, "perfstudy: timing: analysis %s %s %.3f s\n", ctx->experiment, registry[i].name,
 				timing_now() - t0);
 	}
+	return 0;
+}
+
+int analyze_experiment(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	int ret = run_entries(ctx, out, ANALYSIS_EXPERIMENT);
+	if (ret < 0)
+		analysis_result_release(out);
 	rank_cache_clear();
 	return ret;
+}
+
+int analyze_across(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	return run_entries(ctx, out, ANALYSIS_ACROSS);
 }
 
 void analysis_result_release(struct analysis_result *r)
@@ -97,6 +169,8 @@ void analysis_result_release(struct analysis_result *r)
 
 void result_add_table(struct analysis_result *r, struct table *t)
 {
+	if (r->current && !listed(r->current->makes, t->name))
+		undeclared(r->current, "adds", t->name, "makes[]");
 	r->tables = xgrow(r->tables, &r->cap_tables, r->ntables + 1, sizeof(*r->tables));
 	r->tables[r->ntables++] = t;
 }
@@ -133,6 +207,8 @@ void result_add_note(struct analysis_result *r, const char *fmt, ...)
 
 struct table *result_table(const struct analysis_result *r, const char *name)
 {
+	if (r->current && !listed(r->current->needs, name) && !listed(r->current->makes, name))
+		undeclared(r->current, "reads", name, "needs[]");
 	if (r->runs && !strcmp(r->runs->name, name))
 		return r->runs;
 	for (size_t i = 0; i < r->ntables; i++)

@@ -9,8 +9,9 @@
  * registry order; a later one may read the aggregates an earlier one wrote
  * into the store.
  *
- * Adding an analysis: one new file with its run function, one line in the
- * registry. The result owns everything appended to it.
+ * Adding an analysis: one new file src/analyze/<family>/<name>.c with its
+ * run function, one entry in the registry declaring the tables it reads
+ * and makes. The result owns everything appended to it.
  */
 #ifndef PERFSTUDY_ANALYSIS_H
 #define PERFSTUDY_ANALYSIS_H
@@ -25,12 +26,18 @@
 struct chart; /* chart/chart.h: the figures an analysis hands on */
 struct chart_colour;
 
+struct crossexp_exp; /* history/crossexp.h: the build's experiments */
+
 struct analysis_ctx {
 	struct store *store;
 	const char *experiment;          /* experiment id in the store */
 	const struct classifier *cls;
 	const struct manifest *manifest; /* NULL for a build from directories */
 	int top_n;                       /* kernels in top-kernel figures */
+	int64_t built_at;                /* the time the build records in its history (history.h) */
+	/* For the analyses across experiments (ANALYSIS_ACROSS): every experiment, and which one this is. */
+	const struct crossexp_exp *exps;
+	size_t nexps, self;
 };
 
 struct analysis_figure {
@@ -53,13 +60,39 @@ struct analysis_result {
 	struct analysis_method *methods;
 	size_t nnotes, cap_notes;
 	char **notes;
+	const struct analysis_def *current; /* the analysis running, whose needs[] result_table checks */
 };
+
+/*
+ * One entry of the registry (analysis.c). An analysis reads the store and
+ * the tables of the analyses before it; it declares both lists, and the
+ * registry's order must satisfy them (tests/unit/test_registry.c):
+ *   needs  the result tables it reads (result_table refuses any other),
+ *          each made by an earlier entry; ANALYSIS_ANY_TABLE: tables named
+ *          at run time (sanity reads every table, crossexp the ones the
+ *          manifest's comparisons name);
+ *   makes  the result tables it may add (result_add_table refuses any
+ *          other); no two entries make the same table.
+ * Both lists end with NULL. An entry's file is src/analyze/<family>/<name>.c.
+ */
+enum analysis_when {
+	ANALYSIS_EXPERIMENT, /* once per experiment, in registry order */
+	ANALYSIS_ACROSS,     /* once per experiment after every experiment is analysed (ctx->exps) */
+};
+
+#define ANALYSIS_ANY_TABLE "*"
 
 struct analysis_def {
 	const char *name;
 	/* Returns 0, or -1 after diag (a failure of the store, not of the data). */
 	int (*run)(const struct analysis_ctx *ctx, struct analysis_result *out);
+	const char *const *needs;
+	const char *const *makes;
+	enum analysis_when when;
 };
+
+/* The registry, in the order its analyses run; sets *n. */
+const struct analysis_def *analysis_registry(size_t *n);
 
 /*
  * The series names of the analyses that keep one colour in every figure
@@ -67,8 +100,13 @@ struct analysis_def {
  */
 const struct chart_colour *analysis_colours(size_t *n);
 
-/* Runs every registered analysis; returns 0 or -1 after diag. */
+/* Runs every ANALYSIS_EXPERIMENT analysis into out (cleared first); returns 0 or -1 after diag. */
 int analyze_experiment(const struct analysis_ctx *ctx, struct analysis_result *out);
+/*
+ * Runs every ANALYSIS_ACROSS analysis of experiment ctx->self into out (its
+ * own, already analysed); ctx->exps must be set. Returns 0 or -1 after diag.
+ */
+int analyze_across(const struct analysis_ctx *ctx, struct analysis_result *out);
 void analysis_result_release(struct analysis_result *r);
 
 /* Appenders; the result takes ownership of t and c, and copies the strings. */
@@ -76,7 +114,12 @@ void result_add_table(struct analysis_result *r, struct table *t);
 void result_add_figure(struct analysis_result *r, struct chart *c, const char *caption);
 void result_add_method(struct analysis_result *r, const char *term, const char *text);
 void result_add_note(struct analysis_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The table of that name, or NULL. */
+/*
+ * The table of that name, or NULL. While an analysis of the registry runs,
+ * a name outside its needs[] and makes[] is a programming error: it is
+ * reported and perfstudy aborts, so that a misspelt or undeclared table
+ * fails every test that reaches it instead of quietly emptying a result.
+ */
 struct table *result_table(const struct analysis_result *r, const char *name);
 
 /* The analyses, each in its own file. */
@@ -96,7 +139,7 @@ int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *ou
 /* HTA's idle time breakdown and kernel launch statistics (hta_idle.c). */
 int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Bus bandwidth and its efficiency per collective type and run (collective_busbw.c). */
-int analysis_coll_busbw(const struct analysis_ctx *ctx, struct analysis_result *out);
+int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Time to train a fixed number of samples, from training logs (time_to_train.c). */
 int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* GPU idle time and host wait per step and rank, all streams as one (gpu_idle.c). */
@@ -160,6 +203,10 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Statements generated from the other analyses' tables, shown first on the page (findings.c). */
 int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* The experiment's state recorded into the build history, and its history tables (history/history.c). */
+int analysis_history(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* The manifest's comparisons across experiments (history/crossexp.c); ANALYSIS_ACROSS. */
+int analysis_crossexp(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* published.csv's figures: a study's own numbers beside perfstudy's estimates (published_figures.c). */
 int analysis_published_figures(const struct analysis_ctx *ctx, struct analysis_result *out);
 /*

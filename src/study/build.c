@@ -39,10 +39,11 @@ static int analyze_one(struct build *b, struct exp_plan *e, struct exp_output *o
 		.cls = e->cls,
 		.manifest = e->manifest,
 		.top_n = e->top_n,
+		.built_at = b->built_at,
 	};
 	double t_analyze = timing_now();
 	xalloc_context("analyzing experiment", e->id, NULL); /* named if memory runs out */
-	if (analyze_experiment(&ctx, &o->res) < 0 || history_record(s, e->id, e->manifest, &o->res, b->built_at) < 0)
+	if (analyze_experiment(&ctx, &o->res) < 0)
 		return -1;
 	timing_add(TIME_ANALYZE, timing_now() - t_analyze);
 	return 0;
@@ -218,9 +219,22 @@ static int analyze_and_assemble(struct build *b)
 	if (ok) {
 		/* Comparisons across experiments, once all are analysed; appended to the experiment naming them. */
 		struct crossexp_exp *x = cross_exps(p, b->outs);
-		for (size_t i = 0; ok && i < p->nexp; i++)
-			if (crossexp_add(x, p->nexp, i, &b->outs[i].res) < 0)
+		for (size_t i = 0; ok && i < p->nexp; i++) {
+			const struct exp_plan *e = &p->exps[i];
+			struct analysis_ctx ctx = {
+				.store = b->store,
+				.experiment = e->id,
+				.cls = e->cls,
+				.manifest = e->manifest,
+				.top_n = e->top_n,
+				.built_at = b->built_at,
+				.exps = x,
+				.nexps = p->nexp,
+				.self = i,
+			};
+			if (analyze_across(&ctx, &b->outs[i].res) < 0)
 				ok = 0;
+		}
 		cross_exps_free(x, p->nexp);
 	}
 	if (ok && assemble_site(b) < 0)

@@ -423,3 +423,9 @@ int crossexp_add(const struct crossexp_exp *e, size_t n, size_t self, struct ana
 		"system: the comparison's 'systems' label of the experiment, else its id.");
 	return 0;
 }
+
+/* The registry's entry "crossexp" (ANALYSIS_ACROSS): crossexp_add for experiment ctx->self. */
+int analysis_crossexp(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	return crossexp_add(ctx->exps, ctx->nexps, ctx->self, out);
+}

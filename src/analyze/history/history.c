@@ -982,3 +982,9 @@ int history_write(struct store *s, const char *const *exps, const struct manifes
 	store_finalize(q);
 	return ret;
 }
+
+/* The registry's entry "history": history_record for the experiment analysed. */
+int analysis_history(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	return history_record(ctx->store, ctx->experiment, ctx->manifest, out, ctx->built_at);
+}

@@ -48,7 +48,7 @@ static const struct cell *cell_of(const struct table *t, size_t r, const char *c
 	return c < 0 ? NULL : table_cell(t, r, (size_t)c);
 }
 
-int analysis_coll_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
+int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct table *w = result_table(out, "collective_waits");
 	const struct manifest *man = ctx->manifest;
