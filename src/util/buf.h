@@ -9,6 +9,7 @@
 #ifndef PERFSTUDY_BUF_H
 #define PERFSTUDY_BUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct buf {
@@ -24,6 +25,8 @@ void buf_add(struct buf *b, const void *p, size_t n);
 void buf_adds(struct buf *b, const char *s);
 void buf_addc(struct buf *b, char c);
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* buf_printf with a va_list (ap is used up). */
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Returns the bytes (caller frees) and leaves b released. */
 char *buf_detach(struct buf *b);
 

@@ -43,6 +43,7 @@
  *               IDLE_MIN of its span (temporal.csv, HTA's definition).
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,10 +54,20 @@
 #include "util/xalloc.h"
 #include "analyze/analysis.h"
 
-#define SKEW_MIN 0.20  /* collective share of the step, max - min over ranks */
-#define IDLE_MIN 0.20  /* GPU idle share of the span */
-#define HOST_MIN 0.50  /* host share of the critical path */
-#define WAIT_MIN 0.10  /* a rank's wait for the straggler, share of its step */
+/*
+ * The rules' thresholds, named once: the rule texts of findings.csv and its
+ * Methods print these values (never a copy of them), and docs/output.md is
+ * generated from the Methods (tools/output_tables.py).
+ */
+#define SKEW_MIN 0.20        /* collective share of the step, max - min over ranks */
+#define IDLE_MIN 0.20        /* GPU idle share of the step (host-bound) or span (gpu-idle) */
+#define HOST_MIN 0.50        /* host share of the critical path, and host wait share of the idle time */
+#define WAIT_MIN 0.10        /* a rank's wait for the straggler, share of its step */
+#define HOST_BOUND_EACH 4    /* host-bound ranks of a run stated one by one; more: one statement */
+#define CAUSE_MIN_MS 1.0     /* the smallest excess (ms per step) worth naming: less is the ranks' natural spread */
+#define CAUSE_LEAD_SHARE 0.5 /* "so the others wait": the excess named is this share of the largest exposed wait */
+#define OVERHEAD_SAY 1.10    /* a profiler slowdown worth a note beside each finding */
+#define SCALING_SPLIT 0.10   /* profiled and logged speedups differing by more than this share of the logged one */
 
 /* A numeric cell as a double (COL_US in microseconds); NAN when null or absent. */
 static double num(const struct table *t, size_t row, int col)
@@ -96,8 +107,31 @@ static int col(const struct table *t, const char *name)
 struct findings {
 	struct table *t;
 	struct buf s;
+	struct buf rule; /* the rule text being formatted (rulef) */
 	double overhead; /* the current run's profiler overhead (profiler_overhead.csv); 0: unknown */
 };
+
+/* A rule text with its thresholds printed in; valid until the next call. */
+static const char *rulef(struct findings *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *rulef(struct findings *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	buf_reset(&f->rule);
+	buf_vprintf(&f->rule, fmt, ap);
+	va_end(ap);
+	return f->rule.data;
+}
+
+/* A share as the Methods say it: "half" for 0.5, else "N %". */
+static const char *share_words(double share, char out[16])
+{
+	if (share == 0.5)
+		snprintf(out, 16, "half");
+	else
+		snprintf(out, 16, "%.0f %%", 100 * share);
+	return out;
+}
 
 static void add(struct findings *f, const char *run, int rank, double value, const char *evidence,
 		const char *rule)
@@ -108,7 +142,7 @@ static void add(struct findings *f, const char *run, int rank, double value, con
 	 * than 10 %, say so, with the factor, so that a reader weighs the
 	 * numbers as the profiled steps' and not the training's.
 	 */
-	if (f->overhead > 1.10 && strcmp(evidence, "table-scaling"))
+	if (f->overhead > OVERHEAD_SAY && strcmp(evidence, "table-scaling"))
 		buf_printf(&f->s, " (in the profiled steps, which the profiler slowed %.2fx against the training: "
 				  "profiler_overhead.csv)", f->overhead);
 	size_t r = table_add_row(f->t);
@@ -277,7 +311,7 @@ static void rule_scaling(struct findings *f, const struct table *runs, const str
 			buf_printf(&f->s, "%s trains at %.2fx the throughput of %s with %.0fx its GPUs (%.0f %% scaling "
 				   "efficiency, from the training logs' unprofiled iterations)%s", run, ls,
 				   base ? base : "its baseline", ideal, 100 * le, ls < 1 ? ": slower than the baseline" : "");
-			if (fabs(s - ls) > 0.10 * ls)
+			if (fabs(s - ls) > SCALING_SPLIT * ls)
 				buf_printf(&f->s, "; its profiled steps say %.2fx (%.0f %%): the profiler slowed the runs "
 					   "unevenly (profiler_overhead.csv)", s, 100 * e);
 			if (le > 1)
@@ -384,8 +418,8 @@ static long rule_comm_skew(struct findings *f, const char *run, const struct ran
 		   run, nw > 1 ? "s" : "", others.data, nw > 1 ? "" : "s", v[lo].rank, 100 * v[lo].comm,
 		   100 * (v[hi].comm - v[lo].comm), v[lo].rank);
 	add(f, run, v[lo].rank, v[hi].comm - v[lo].comm, "table-ranks",
-	    "comm-skew: the ranks' mean shares of the step inside collective kernels (ranks.csv comm_us / "
-	    "step_us) differ by at least 20 percentage points");
+	    rulef(f, "comm-skew: the ranks' mean shares of the step inside collective kernels (ranks.csv comm_us / "
+		     "step_us) differ by at least %.0f percentage points", 100 * SKEW_MIN));
 	buf_release(&others);
 	return (long)lo;
 }
@@ -402,9 +436,10 @@ static int is_host_bound(const struct rank_view *v)
 		 (!isnan(v->host_wait) && v->host_wait < HOST_MIN));
 }
 
-#define HOST_BOUND_RULE                                                                                       \
-	"host-bound: gpu_idle.csv idle_share at least 0.20 (ranks.csv idle_us / step_us without it), "        \
-	"critical_path.csv host_us / step_us at least 0.50 and gpu_idle.csv host_wait_share at least 0.50, " \
+/* The host-bound rule's text, then more (printf format) after it. */
+#define HOST_BOUND_RULE                                                                                    \
+	"host-bound: gpu_idle.csv idle_share at least %.2f (ranks.csv idle_us / step_us without it), "      \
+	"critical_path.csv host_us / step_us at least %.2f and gpu_idle.csv host_wait_share at least %.2f, " \
 	"each pooled over the rank's whole steps (idle_time_steps.csv whole = 1)"
 
 static int rule_host_bound(struct findings *f, const char *run, const struct rank_view *v, int straggler)
@@ -421,7 +456,7 @@ static int rule_host_bound(struct findings *f, const char *run, const struct ran
 			   100 * v->host_wait);
 	if (straggler)
 		buf_adds(&f->s, ", so the other ranks wait for its host");
-	add(f, run, v->rank, v->idle, "table-gpu_idle", HOST_BOUND_RULE);
+	add(f, run, v->rank, v->idle, "table-gpu_idle", rulef(f, HOST_BOUND_RULE, IDLE_MIN, HOST_MIN, HOST_MIN));
 	return 1;
 }
 
@@ -455,7 +490,6 @@ static void share_range(const struct rank_view *v, size_t n, int k, double *lo, 
  * filled the page's top with 1000 near-copies); rank: the rank idle longest
  * (the lowest of ties), value: its idle share.
  */
-#define HOST_BOUND_EACH 4
 static void rule_host_bound_many(struct findings *f, const char *run, const struct rank_view *v, size_t n,
 				 size_t nbound)
 {
@@ -481,7 +515,8 @@ static void rule_host_bound_many(struct findings *f, const char *run, const stru
 	}
 	buf_printf(&f->s, "; rank %d idles most (ranks.csv, gpu_idle.csv name each)", v[most].rank);
 	add(f, run, v[most].rank, v[most].idle, "table-gpu_idle",
-	    HOST_BOUND_RULE "; more than 4 ranks of a run: one statement with the range of each share");
+	    rulef(f, HOST_BOUND_RULE "; more than %d ranks of a run: one statement with the range of each share",
+		  IDLE_MIN, HOST_MIN, HOST_MIN, HOST_BOUND_EACH));
 }
 
 static void rule_gpu_idle(struct findings *f, const struct analysis_result *res, const char *run)
@@ -496,7 +531,7 @@ static void rule_gpu_idle(struct findings *f, const struct analysis_result *res,
 		buf_printf(&f->s, "%s rank %d: the GPU is idle %.0f %% of the profiled span", run, m[i].rank,
 			   100 * share);
 		add(f, run, m[i].rank, share, "table-temporal",
-		    "gpu-idle: temporal.csv idle_us / span_us at least 0.20");
+		    rulef(f, "gpu-idle: temporal.csv idle_us / span_us at least %.2f", IDLE_MIN));
 	}
 	if (n)
 		free(m);
@@ -595,9 +630,6 @@ static double side_excess(const struct table *t, const char *run, int rank, cons
 	return sum;
 }
 
-/* The smallest excess (ms per step) worth naming: less is the ranks' natural spread. */
-#define CAUSE_MIN_MS 1.0
-
 /*
  * cause: what the straggler does more than the other ranks
  * (straggler_causes.csv, its first row: the side that made it late, the
@@ -650,7 +682,7 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 		 */
 		double lead_ms = num(t, (size_t)lead, ce) / 1000, side_ms = side_excess(t, run, straggler, where) / 1000;
 		int one = wmin == wmax; /* a single waiting rank */
-		if (lead_ms >= 0.5 * xmax)
+		if (lead_ms >= CAUSE_LEAD_SHARE * xmax)
 			buf_printf(&f->s, ", so the other rank%s wait%s for it ", one ? "" : "s", one ? "s" : "");
 		else
 			buf_printf(&f->s, "; over all its regions its %s spends %.1f ms more per step than the median rank's, "
@@ -661,7 +693,7 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 		else
 			buf_printf(&f->s, "%.1f-%.1f ms per step with nothing else to do (%.1f-%.1f ms inside collectives)",
 				   xmin, xmax, wmin, wmax);
-		if (lead_ms < 0.5 * xmax && side_ms < 0.5 * xmax)
+		if (lead_ms < CAUSE_LEAD_SHARE * xmax && side_ms < CAUSE_LEAD_SHARE * xmax)
 			buf_printf(&f->s, ", more than its extra %s time accounts for", gpu ? "GPU" : "host");
 	}
 	if (!isnan(busy) && !isnan(idle))
@@ -703,9 +735,10 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 		break;
 	}
 	add(f, run, straggler, num(t, (size_t)lead, ce) / 1000, "table-straggler_causes",
-	    "cause: the straggler's first row in straggler_causes.csv (the side that made it late, then the largest "
-	    "excess per step over the median of the other ranks), with its largest operator or kernel in that "
-	    "region, when at least 1 ms per step; value: the excess in ms per step");
+	    rulef(f, "cause: the straggler's first row in straggler_causes.csv (the side that made it late, then the "
+		     "largest excess per step over the median of the other ranks), with its largest operator or "
+		     "kernel in that region, when at least %g ms per step; value: the excess in ms per step",
+		  CAUSE_MIN_MS));
 }
 
 /* Waiting of rank a for rank b, summed over the run's matched collectives (collective_waits.csv). */
@@ -818,11 +851,12 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		buf_printf(&f->s, "%s: inside matched collectives the other ranks wait for rank %d per step, exposed "
 			   "(their GPU doing nothing else) first: %s", run, straggler, who.data);
 		add(f, run, straggler, top, "table-collective_waits",
-		    "waiting: per rank, its waits inside matched collectives for the rank that arrived last "
-		    "(collective_waits.csv exposed_wait_us and wait_us of the collectives launched in a step, summed "
-		    "per pair of ranks, over its steps in ranks.csv); the "
-		    "rank waited for longest in total is named with every rank that waited for it at least 10 % of "
-		    "its mean step; value: the largest share");
+		    rulef(f, "waiting: per rank, its waits inside matched collectives for the rank that arrived last "
+			     "(collective_waits.csv exposed_wait_us and wait_us of the collectives launched in a step, "
+			     "summed per pair of ranks, over its steps in ranks.csv); the rank waited for longest in "
+			     "total is named with every rank that waited for it at least %.0f %% of its mean step; "
+			     "value: the largest share",
+			  100 * WAIT_MIN));
 		rule_cause(f, res, run, straggler, xmin, xmax, wmin, wmax);
 		rule_straggler_windows(f, res, run, straggler);
 	}
@@ -840,6 +874,7 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 			       "run:text,rank:int,finding:text,value:real,evidence:text,rule:text"),
 	};
 	buf_init(&f.s);
+	buf_init(&f.rule);
 	const struct table *runs = out->runs;
 	const struct table *sc = result_table(out, "scaling");
 	int crun = col(runs, "run");
@@ -875,34 +910,42 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		free(v);
 	}
 	buf_release(&f.s);
+	buf_release(&f.rule);
 	if (!f.t->nrows) {
 		table_free(f.t);
 		return 0;
 	}
 	result_add_table(out, f.t);
-	result_add_method(
-		out, "findings.csv",
+	char host_half[16], crit_half[16];
+	struct buf m;
+	buf_init(&m);
+	buf_printf(
+		&m,
 		"Statements generated by fixed rules from the other tables, shown at the top of the page; value is "
 		"the number each states (a ratio or a fraction of time). scaling: every run with more GPUs than its "
 		"baseline, its speedup and efficiency from scaling.csv. comm-skew: in a multi-rank run, the ranks' "
 		"shares of the step spent inside collective kernels (ranks.csv comm_us / step_us, pooled over "
-		"whole steps) differ by at least 20 percentage points; as a collective's transfer takes the same time on "
-		"every rank, the difference is time the other ranks spend inside the collective waiting for the "
-		"rank with the least. gpu-idle: a rank's GPU idle at least 20 % of its span (temporal.csv). "
-		"host-bound: the rank's GPU (all streams as one) is idle at least 20 % of the step, at least half of "
+		"whole steps) differ by at least %.0f percentage points; as a collective's transfer takes the same time "
+		"on every rank, the difference is time the other ranks spend inside the collective waiting for the "
+		"rank with the least. gpu-idle: a rank's GPU idle at least %.0f %% of its span (temporal.csv). "
+		"host-bound: the rank's GPU (all streams as one) is idle at least %.0f %% of the step, at least %s of "
 		"that idle time waiting for the host to launch work (gpu_idle.csv), and host operators and launches "
-		"make at least half of its critical path (critical_path.csv host_us / step_us); every share is a "
+		"make at least %s of its critical path (critical_path.csv host_us / step_us); every share is a "
 		"ratio of sums over the rank's whole steps (idle_time_steps.csv whole = 1), not a mean of per-step "
-		"shares; where more than 4 ranks of a run are, one statement for the run gives their count and the "
+		"shares; where more than %d ranks of a run are, one statement for the run gives their count and the "
 		"range of each share, and names the rank idle longest. waiting: per rank, its waits inside "
 		"matched collectives launched in a step for the rank that arrived last, exposed (collective_waits.csv "
 		"exposed_wait_us: no other activity on its GPU meanwhile) first, then in all (wait_us), per step; the "
-		"rank waited for longest is named with every rank that waited for it at least 10 % of its step. "
+		"rank waited for longest is named with every rank that waited for it at least %.0f %% of its step. "
 		"cause: that rank's first row in straggler_causes.csv (the side that made it late, then the largest "
 		"excess per step over the median of the other ranks) with its largest operator or kernel there, "
-		"when at least 1 ms per step; a kernel no other rank runs is said to run only there; extra GPU work of "
+		"when at least %g ms per step; a kernel no other rank runs is said to run only there; extra GPU work of "
 		"a host-bound straggler is said to hide behind its host. straggler-windows: what that rank's GPU did "
 		"in the union of the windows in which another rank waited for it (straggler_ranks.csv), as shares of "
-		"that union. A rule whose table is missing, or whose number is under its threshold, states nothing.");
+		"that union. A rule whose table is missing, or whose number is under its threshold, states nothing.",
+		100 * SKEW_MIN, 100 * IDLE_MIN, 100 * IDLE_MIN, share_words(HOST_MIN, host_half), share_words(HOST_MIN, crit_half),
+		HOST_BOUND_EACH, 100 * WAIT_MIN, CAUSE_MIN_MS);
+	result_add_method(out, "findings.csv", m.data);
+	buf_release(&m);
 	return 0;
 }
