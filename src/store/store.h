@@ -190,6 +190,12 @@ static inline double store_column_double(sqlite3_stmt *st, int i) { return sqlit
 static inline const unsigned char *store_column_text(sqlite3_stmt *st, int i) { return sqlite3_column_text(st, i); }
 static inline const void *store_column_blob(sqlite3_stmt *st, int i) { return sqlite3_column_blob(st, i); }
 static inline int store_column_bytes(sqlite3_stmt *st, int i) { return sqlite3_column_bytes(st, i); }
+/*
+ * One step's SQLite result code (SQLITE_ROW, SQLITE_DONE or an error), for
+ * loops that test it after the last row and report a failure with
+ * store_fail, which names the store file and the statement's purpose.
+ */
+static inline int store_step_rc(sqlite3_stmt *st) { return sqlite3_step(st); }
 static inline int store_reset(sqlite3_stmt *st) { return sqlite3_reset(st); }
 static inline int store_clear_bindings(sqlite3_stmt *st) { return sqlite3_clear_bindings(st); }
 /* Frees st (NULL is allowed). */
