@@ -11,11 +11,6 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 
-sqlite3 *store_db(struct store *s)
-{
-	return s->db;
-}
-
 const char *store_path(const struct store *s)
 {
 	return s->path;
@@ -32,6 +27,10 @@ int store_fail(struct store *s, const char *what)
 	if (sqlite3_errcode(s->db) == SQLITE_TOOBIG && s->reading)
 		diag_error(s->reading, "a string or row larger than SQLite's limit of %d bytes (%s); refused",
 			   sqlite3_limit(s->db, SQLITE_LIMIT_LENGTH, -1), what);
+	/* A file perfstudy did not write (store_guard) ran past its budget: the file, not the system, is at fault. */
+	else if (sqlite3_errcode(s->db) == SQLITE_INTERRUPT && s->guarded)
+		diag_error(s->path, "stopped (%s): reading it took far more SQLite steps than a perfstudy store needs"
+				    " (100 million plus 64 per byte of the file; a crafted database?)", what);
 	else if (sqlite3_errcode(s->db) == SQLITE_NOMEM && s->reading)
 		diag_syserror(s->reading, "out of memory while storing it (sqlite: %s)", what);
 	else
@@ -55,6 +54,15 @@ int store_prepare(struct store *s, const char *what, const char *sql, sqlite3_st
 	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
 		*st = NULL;
 		return store_fail(s, what);
+	}
+	return 0;
+}
+
+int store_prepare_quiet(struct store *s, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
+		*st = NULL;
+		return -1;
 	}
 	return 0;
 }
