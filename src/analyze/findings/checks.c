@@ -190,7 +190,7 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 	free(v);
 	free(run);
 	if (rc != SQLITE_DONE) {
-		store_fail(ctx->store, "checks: clocks");
+		store_fail(ctx->store, "checks: clock ranges");
 		return -1;
 	}
 	return 0;

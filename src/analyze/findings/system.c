@@ -95,7 +95,7 @@ static void say(struct said *s, const char *key, const char *source, char *value
 static char *distinct(struct store *s, const char *exp, const char *sql)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(s, "system: distinct", sql, &st) < 0)
+	if (store_prepare(s, "system: hardware and software", sql, &st) < 0)
 		return NULL;
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	struct buf b;

@@ -69,7 +69,7 @@ static int items_load(struct store *s, const char *exp, int64_t run_id, struct a
 		const char *grp = NULL;
 		store_bind_int64(name, 1, act_key_name(a->keys[i]));
 		if (store_step_rc(name) != SQLITE_ROW) { /* every name id is in names */
-			store_fail(s, "compare: items_load");
+			store_fail(s, "compare: a kernel's name");
 			ret = -1;
 		} else if (act_sums_group(a, s, exp, a->keys[i], &grp) < 0) {
 			ret = -1;
@@ -108,12 +108,12 @@ static int run_load(struct store *s, const char *exp, struct run_items **out, si
 	int ret = -1, said = 0;
 	*out = NULL;
 	*nout = 0;
-	if (store_prepare(s, "compare: run_load", "SELECT r.run, coalesce(r.model, ''), r.id,"
+	if (store_prepare(s, "compare: runs", "SELECT r.run, coalesce(r.model, ''), r.id,"
 			       " (SELECT count(*) FROM steps s JOIN traces t ON t.id = s.trace_id WHERE t.run_id = r.id),"
 			       " (SELECT count(DISTINCT rank) FROM traces t WHERE t.run_id = r.id)"
 			       " FROM runs r WHERE r.experiment = ?1 ORDER BY r.position", &st) < 0 ||
-	    store_prepare(s, "compare: run_load", "SELECT id FROM traces WHERE run_id = ?1 ORDER BY id", &traces) < 0 ||
-	    store_prepare(s, "compare: run_load", "SELECT name FROM names WHERE id = ?1", &name) < 0) {
+	    store_prepare(s, "compare: runs", "SELECT id FROM traces WHERE run_id = ?1 ORDER BY id", &traces) < 0 ||
+	    store_prepare(s, "compare: runs", "SELECT name FROM names WHERE id = ?1", &name) < 0) {
 		said = 1;
 		goto out;
 	}
@@ -138,7 +138,7 @@ static int run_load(struct store *s, const char *exp, struct run_items **out, si
 		ret = 0;
 out:
 	if (ret < 0 && !said)
-		store_fail(s, "compare: run_load");
+		store_fail(s, "compare: runs");
 	act_sums_release(&a);
 	store_finalize(st);
 	store_finalize(traces);

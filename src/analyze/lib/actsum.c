@@ -48,7 +48,7 @@ static void reserve(struct act_sums *a, int64_t id)
 int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, int kernels_only)
 {
 	sqlite3_stmt **st = &a->rows[kernels_only ? 1 : 0];
-	if (!*st && store_prepare(s, "actsum: act_sums_add_trace", kernels_only ? "SELECT 'kernel', name_id, dur_ns FROM activities"
+	if (!*st && store_prepare(s, "activity sums: a trace's activities", kernels_only ? "SELECT 'kernel', name_id, dur_ns FROM activities"
 						      " WHERE trace_id = ?1 AND kind = 'kernel'"
 						    : "SELECT kind, name_id, dur_ns FROM activities WHERE trace_id = ?1", st) < 0)
 		return -1;
@@ -80,7 +80,7 @@ int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, in
 			e->max_ns = dur;
 	}
 	store_reset(*st);
-	return rc == SQLITE_DONE ? 0 : failed(s, "actsum: act_sums_add_trace");
+	return rc == SQLITE_DONE ? 0 : failed(s, "activity sums: a trace's activities");
 }
 
 int act_sums_add_traces(struct act_sums *a, struct store *s, sqlite3_stmt *ids, int kernels_only)
@@ -92,12 +92,12 @@ int act_sums_add_traces(struct act_sums *a, struct store *s, sqlite3_stmt *ids, 
 			return -1;
 		}
 	store_reset(ids);
-	return rc == SQLITE_DONE ? 0 : failed(s, "actsum: act_sums_add_traces");
+	return rc == SQLITE_DONE ? 0 : failed(s, "activity sums: list traces");
 }
 
 int act_sums_group(struct act_sums *a, struct store *s, const char *exp, int64_t key, const char **grp)
 {
-	if (!a->group && store_prepare(s, "actsum: act_sums_group", "SELECT grp FROM activity_groups"
+	if (!a->group && store_prepare(s, "activity sums: a name's group", "SELECT grp FROM activity_groups"
 					    " WHERE experiment = ?1 AND kind = ?2 AND name_id = ?3", &a->group) < 0)
 		return -1;
 	store_reset(a->group);
@@ -109,7 +109,7 @@ int act_sums_group(struct act_sums *a, struct store *s, const char *exp, int64_t
 		*grp = (const char *)store_column_text(a->group, 0);
 		return 1;
 	}
-	return rc == SQLITE_DONE ? 0 : failed(s, "actsum: act_sums_group");
+	return rc == SQLITE_DONE ? 0 : failed(s, "activity sums: a name's group");
 }
 
 const struct act_sum *act_sums_get(const struct act_sums *a, int64_t key)

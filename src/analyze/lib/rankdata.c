@@ -41,7 +41,7 @@ int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n
 		rank_keys_free(*out, *n);
 		*out = NULL;
 		*n = 0;
-		return fail(s, st, "rankdata: rank_keys");
+		return fail(s, st, "rankdata: list ranks");
 	}
 	store_finalize(st);
 	return 0;
@@ -145,7 +145,7 @@ static int load_ranges(struct store *s, enum kept_slot slot, const char *sql, co
 		r->key = store_column_type(st, 3) == SQLITE_NULL ? -1 : store_column_int64(st, 3);
 	}
 	if (rc != SQLITE_DONE) {
-		store_fail(s, "rankdata: load_ranges");
+		store_fail(s, "load a rank");
 		store_reset(st);
 		return -1;
 	}
@@ -251,7 +251,7 @@ static int load_uncached(struct store *s, const struct rank_key *k, const struct
 		a->stream = store_column_type(st, 7) == SQLITE_NULL ? -1 : store_column_int64(st, 7);
 	}
 	if (rc != SQLITE_DONE) {
-		store_fail(s, "rankdata: load_uncached");
+		store_fail(s, "load a rank");
 		store_reset(st);
 		goto fail;
 	}
@@ -504,7 +504,7 @@ static size_t budget(struct store *s)
 	sqlite3_stmt *st;
 	double largest = 0, ntraces = 0;
 	inputs_total = 0;
-	if (store_prepare(s, "rankdata: budget", "SELECT coalesce(max(size), 0), coalesce(sum(size), 0), count(*) FROM traces", &st) == 0) {
+	if (store_prepare(s, "rankdata: trace sizes", "SELECT coalesce(max(size), 0), coalesce(sum(size), 0), count(*) FROM traces", &st) == 0) {
 		if (store_step_rc(st) == SQLITE_ROW) {
 			largest = store_column_double(st, 0);
 			inputs_total = store_column_double(st, 1);
@@ -700,7 +700,7 @@ int64_t *rank_column_ids(struct store *s, sqlite3_stmt *st, size_t *n)
 		ids[(*n)++] = store_column_int64(st, 0);
 	}
 	if (rc != SQLITE_DONE) {
-		fail(s, st, "rankdata: rank_column_ids");
+		fail(s, st, "rankdata: list ids");
 		free(ids);
 		return NULL;
 	}

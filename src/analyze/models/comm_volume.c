@@ -74,7 +74,7 @@ static int load_run(struct store *s, const char *exp, const char *run, int gpus,
 	sqlite3_stmt *st;
 	*out = NULL;
 	*n = 0;
-	if (store_prepare(s, "comm_volume: load_run", "SELECT t.rank, c.collective, c.dtype, c.in_nelems, c.out_nelems, c.group_size,"
+	if (store_prepare(s, "comm_volume: a run's collectives", "SELECT t.rank, c.collective, c.dtype, c.in_nelems, c.out_nelems, c.group_size,"
 			       " (SELECT count(*) FROM steps s WHERE s.trace_id = t.id)"
 			       " FROM collectives c JOIN traces t ON t.id = c.trace_id JOIN runs r ON r.id = t.run_id"
 			       " WHERE r.experiment = ?1 AND r.run = ?2 AND t.rank IS NOT NULL"
@@ -145,7 +145,7 @@ static int load_run(struct store *s, const char *exp, const char *run, int gpus,
 	buf_release(&type);
 	int ret = 0;
 	if (rc != SQLITE_DONE) {
-		store_fail(s, "comm_volume: load_run");
+		store_fail(s, "comm_volume: a run's collectives");
 		ret = -1;
 	}
 	store_finalize(st);

@@ -163,7 +163,7 @@ static void flops_figures(const struct table *t, const struct table *q, size_t n
 int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(ctx->store, "flops: analysis_flops", "SELECT r.run, coalesce(r.batch, 0),"
+	if (store_prepare(ctx->store, "flops: kernel metrics per run", "SELECT r.run, coalesce(r.batch, 0),"
 			       " sum(coalesce(k.fp16_flops, 0) + coalesce(k.fp32_flops, 0) + coalesce(k.fp64_flops, 0)),"
 			       " count(k.fp16_flops) + count(k.fp32_flops) + count(k.fp64_flops),"
 			       " sum(k.dram_bytes), count(k.dram_bytes), sum(k.dur_ns), count(k.dur_ns), count(*)"

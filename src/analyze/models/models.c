@@ -103,7 +103,7 @@ static int query_facts(struct store *s, const char *exp, const char *run, int64_
 		"   (SELECT h.memory_mib * 1048576 FROM gpu_hardware h WHERE h.experiment = r.experiment"
 		"   ORDER BY h.gpu LIMIT 1))"
 		" FROM runs r WHERE r.experiment = ?1 AND r.run = ?2";
-	if (store_prepare(s, "models: query_facts", sql, &st) < 0)
+	if (store_prepare(s, "models: a run's facts", sql, &st) < 0)
 		return -1;
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
@@ -823,7 +823,7 @@ static void relative(const struct analysis_ctx *ctx, struct analysis_result *out
 static int hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(ctx->store, "models: hardware", "SELECT gpu, product, memory_mib, driver, cuda, max_sm_mhz, max_mem_mhz, power_limit_w,"
+	if (store_prepare(ctx->store, "models: gpu hardware", "SELECT gpu, product, memory_mib, driver, cuda, max_sm_mhz, max_mem_mhz, power_limit_w,"
 			       " pcie_gen_max, pcie_width_max, pcie_gen_cur, pcie_width_cur, pci_bus, dtd, path"
 			       " FROM gpu_hardware WHERE experiment = ?1 ORDER BY path, gpu", &st) < 0)
 		return -1;

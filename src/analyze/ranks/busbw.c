@@ -175,7 +175,7 @@ static int add_transfers(const struct analysis_ctx *ctx, struct point *p, size_t
 int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(ctx->store, "busbw: analysis_busbw", "SELECT coalesce(c.group_size, t.world_size), max(c.in_nelems, c.out_nelems), c.dtype,"
+	if (store_prepare(ctx->store, "busbw: collectives with their kernels", "SELECT coalesce(c.group_size, t.world_size), max(c.in_nelems, c.out_nelems), c.dtype,"
 			       " c.collective, a.dur_ns, r.run FROM collectives c JOIN traces t ON t.id = c.trace_id"
 			       " JOIN runs r ON r.id = t.run_id"
 			       " JOIN activities a ON a.trace_id = c.trace_id AND a.start_ns = c.start_ns"
@@ -210,7 +210,7 @@ int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 	buf_release(&type);
 	store_finalize(st);
 	if (rc != SQLITE_DONE) {
-		store_fail(ctx->store, "busbw: analysis_busbw");
+		store_fail(ctx->store, "busbw: collectives with their kernels");
 		points_free(p, np);
 		return -1;
 	}

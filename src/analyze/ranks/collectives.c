@@ -113,8 +113,8 @@ static int comm_names(struct store *s, struct classifier *cls)
 	if (store_exec(s, "CREATE TEMP TABLE IF NOT EXISTS comm_names(id INTEGER PRIMARY KEY);"
 			  " DELETE FROM temp.comm_names;", "list communication kernels") < 0)
 		return -1;
-	if (store_prepare(s, "collectives: comm_names", "SELECT id, name FROM names", &names) < 0 ||
-	    store_prepare(s, "collectives: comm_names", "INSERT INTO temp.comm_names VALUES(?1)", &ins) < 0) {
+	if (store_prepare(s, "collectives: list communication kernels", "SELECT id, name FROM names", &names) < 0 ||
+	    store_prepare(s, "collectives: list communication kernels", "INSERT INTO temp.comm_names VALUES(?1)", &ins) < 0) {
 		store_finalize(names);
 		return -1;
 	}
@@ -131,7 +131,7 @@ static int comm_names(struct store *s, struct classifier *cls)
 		ret = 0;
 out:
 	if (ret < 0)
-		store_fail(s, "collectives: comm_names");
+		store_fail(s, "collectives: list communication kernels");
 	store_finalize(names);
 	store_finalize(ins);
 	return ret;
@@ -151,7 +151,7 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 		classifier_free(cls);
 		return -1;
 	}
-	if (store_prepare(s, "collectives: analysis_collectives", "SELECT r.run, t.rank, n.name, a.dur_ns, c.collective, c.in_nelems, c.out_nelems,"
+	if (store_prepare(s, "collectives: communication kernels", "SELECT r.run, t.rank, n.name, a.dur_ns, c.collective, c.in_nelems, c.out_nelems,"
 			       " c.dtype, coalesce(c.group_size, t.world_size) FROM activities a"
 			       " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
 			       " JOIN names n ON n.id = a.name_id"
@@ -206,7 +206,7 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 	}
 	int ret = 0;
 	if (rc != SQLITE_DONE) {
-		store_fail(s, "collectives: analysis_collectives");
+		store_fail(s, "collectives: communication kernels");
 		ret = -1;
 	}
 	store_finalize(st);

@@ -228,7 +228,7 @@ static int mark_sync_calls(struct store *s, sqlite3_stmt *st, const struct rank_
 	}
 	store_reset(st);
 	if (rc != SQLITE_DONE) {
-		store_fail(s, "critical_path: mark_sync_calls");
+		store_fail(s, "find synchronising calls");
 		return -1;
 	}
 	return 0;

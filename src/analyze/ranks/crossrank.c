@@ -182,7 +182,7 @@ static int load_rank(struct store *s, sqlite3_stmt *const q[2], const struct ran
 		kn->op = -1;
 	}
 	if (rc != SQLITE_DONE)
-		store_fail(s, "crossrank: load_rank");
+		store_fail(s, "crossrank: a rank's collectives");
 	store_reset(st);
 	free(lidx);
 	buf_release(&type);

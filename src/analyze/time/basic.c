@@ -74,13 +74,13 @@ static int classify_all(struct store *s, const char *exp, const struct classifie
 		store_bind_text(ins, 4, g, -1, SQLITE_STATIC);
 		if (store_step_rc(ins) != SQLITE_DONE) {
 			store_finalize(ins);
-			return failed(s, sel, "basic: classify_all");
+			return failed(s, sel, "basic: classify activities");
 		}
 		store_reset(ins);
 	}
 	store_finalize(ins);
 	if (rc != SQLITE_DONE)
-		return failed(s, sel, "basic: classify_all");
+		return failed(s, sel, "basic: classify activities");
 	store_finalize(sel);
 	return 0;
 }
@@ -188,7 +188,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 		goto fail;
 	}
 	if (rc != SQLITE_DONE) {
-		failed(s, ranks, "basic: build_groups");
+		failed(s, ranks, "basic: group times");
 		goto fail;
 	}
 	store_finalize(ranks);
@@ -207,7 +207,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 		else
 			store_bind_double(ins, 6, table_cell(t, r, 4)->v.f);
 		if (store_step_rc(ins) != SQLITE_DONE) {
-			failed(s, ins, "basic: build_groups");
+			failed(s, ins, "basic: group times");
 			goto fail;
 		}
 		store_reset(ins);
@@ -299,7 +299,7 @@ static int insert_kernel_stats(struct store *s, const char *exp)
 		ret = 0;
 out:
 	if (ret < 0 && !said)
-		store_fail(s, "basic: insert_kernel_stats");
+		store_fail(s, "basic: kernel stats per rank");
 	free(run);
 	act_sums_release(&a);
 	store_finalize(tr);
@@ -325,7 +325,7 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 		goto fail;
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	if (store_step_rc(st) != SQLITE_DONE) {
-		failed(s, st, "basic: build_kernels");
+		failed(s, st, "basic: kernel stats");
 		goto fail;
 	}
 	store_finalize(st);
@@ -351,7 +351,7 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 		table_set_ns(t, row, 8, store_column_int64(st, 7));
 	}
 	if (rc != SQLITE_DONE) {
-		failed(s, st, "basic: build_kernels");
+		failed(s, st, "basic: kernel stats");
 		goto fail;
 	}
 	store_finalize(st);
@@ -384,7 +384,7 @@ static int build_steps(struct store *s, const char *exp, struct table **out)
 	}
 	if (rc != SQLITE_DONE) {
 		table_free(t);
-		return failed(s, st, "basic: build_steps");
+		return failed(s, st, "basic: steps");
 	}
 	store_finalize(st);
 	*out = t;
@@ -437,7 +437,7 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 	}
 	if (rc != SQLITE_DONE) {
 		table_free(t);
-		return failed(s, st, "basic: build_runs");
+		return failed(s, st, "basic: runs");
 	}
 	store_finalize(st);
 	*out = t;
@@ -483,7 +483,7 @@ static int build_rank_devices(struct store *s, const char *exp, struct table **o
 	}
 	if (rc != SQLITE_DONE) {
 		table_free(t);
-		return failed(s, st, "basic: build_rank_devices");
+		return failed(s, st, "basic: devices per rank");
 	}
 	store_finalize(st);
 	*out = t;
@@ -531,7 +531,7 @@ static int build_top_kernels(struct store *s, const char *exp, int top_n, struct
 	}
 	if (rc != SQLITE_DONE) {
 		table_free(t);
-		return failed(s, st, "basic: build_top_kernels");
+		return failed(s, st, "basic: top kernels");
 	}
 	store_finalize(st);
 	*out = t;
@@ -633,7 +633,7 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
 	free(path);
 	buf_release(&parts);
 	if (rc != SQLITE_DONE)
-		return failed(s, st, "basic: add_device_notes");
+		return failed(s, st, "basic: device notes");
 	store_finalize(st);
 	return 0;
 }
@@ -674,7 +674,7 @@ static int add_source_notes(struct store *s, const char *exp, struct analysis_re
 					run, rank, path, fmt);
 	}
 	if (rc != SQLITE_DONE)
-		return failed(s, st, "basic: add_source_notes");
+		return failed(s, st, "basic: source notes");
 	store_finalize(st);
 	return 0;
 }

@@ -180,7 +180,7 @@ static int64_t *launch_ids_of(struct store *s, sqlite3_stmt *st, const struct ra
 	}
 	store_reset(st);
 	if (rc != SQLITE_DONE) {
-		store_fail(s, "hta_idle: launch_ids_of");
+		store_fail(s, "list launches");
 		free(ids);
 		return NULL;
 	}

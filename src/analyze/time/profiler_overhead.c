@@ -38,7 +38,7 @@ static int column_of(struct store *s, const char *sql, const char *exp, const ch
 	sqlite3_stmt *st;
 	*v = NULL;
 	*n = 0;
-	if (store_prepare(s, "profiler_overhead: column_of", sql, &st) < 0)
+	if (store_prepare(s, "profiler_overhead: a run's samples", sql, &st) < 0)
 		return -1;
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
@@ -50,7 +50,7 @@ static int column_of(struct store *s, const char *sql, const char *exp, const ch
 	}
 	store_finalize(st);
 	if (rc != SQLITE_DONE) {
-		store_fail(s, "profiler_overhead: column_of");
+		store_fail(s, "profiler_overhead: a run's samples");
 		free(*v);
 		return -1;
 	}
