@@ -89,8 +89,10 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 	}
 	store_finalize(st);
 	st = NULL;
-	if (store_prepare(w.db, "shard: insert batch", "INSERT INTO shard_batches VALUES(?1, ?2, ?3)", &w.ins) < 0 ||
-	    store_prepare(w.db, "shard: insert trace", "INSERT INTO shard_traces VALUES(?1, ?2, ?3, ?4)", &st) < 0)
+	if (store_prepare(w.db, "shard: insert batch",
+			"INSERT INTO shard_batches VALUES(?1, ?2, ?3)", &w.ins) < 0 ||
+	    store_prepare(w.db, "shard: insert trace",
+			"INSERT INTO shard_traces VALUES(?1, ?2, ?3, ?4)", &st) < 0)
 		goto out;
 
 	feed = feed_new(paths, n, jobs);

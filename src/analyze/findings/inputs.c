@@ -44,8 +44,9 @@ static const char *base_name(const char *path)
 static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(ctx->store, "inputs: gpu links", "SELECT a, b, link, cpu_affinity, numa_affinity, path FROM gpu_links"
-			       " WHERE experiment = ?1 ORDER BY rowid", &st) < 0)
+	if (store_prepare(ctx->store, "inputs: gpu links",
+			"SELECT a, b, link, cpu_affinity, numa_affinity, path FROM gpu_links"
+			" WHERE experiment = ?1 ORDER BY rowid", &st) < 0)
 		return -1;
 	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct table *t = table_new("interconnect", "How the devices are connected (nvidia-smi topo -m)",
@@ -80,9 +81,10 @@ static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *
 static int phase_report(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(ctx->store, "inputs: phase times", "SELECT r.run, t.path, p.action, p.calls, p.mean_ns, p.total_ns, p.percent"
-			       " FROM phase_times p JOIN traces t ON t.id = p.trace_id JOIN runs r ON r.id = t.run_id"
-			       " WHERE r.experiment = ?1 ORDER BY r.position, t.file_index, p.rowid", &st) < 0)
+	if (store_prepare(ctx->store, "inputs: phase times",
+			"SELECT r.run, t.path, p.action, p.calls, p.mean_ns, p.total_ns, p.percent"
+			" FROM phase_times p JOIN traces t ON t.id = p.trace_id JOIN runs r ON r.id = t.run_id"
+			" WHERE r.experiment = ?1 ORDER BY r.position, t.file_index, p.rowid", &st) < 0)
 		return -1;
 	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct table *t = table_new("phase_report", "Phases as the framework's profiler reported them",

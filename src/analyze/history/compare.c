@@ -112,7 +112,8 @@ static int run_load(struct store *s, const char *exp, struct run_items **out, si
 			       " (SELECT count(*) FROM steps s JOIN traces t ON t.id = s.trace_id WHERE t.run_id = r.id),"
 			       " (SELECT count(DISTINCT rank) FROM traces t WHERE t.run_id = r.id)"
 			       " FROM runs r WHERE r.experiment = ?1 ORDER BY r.position", &st) < 0 ||
-	    store_prepare(s, "compare: runs", "SELECT id FROM traces WHERE run_id = ?1 ORDER BY id", &traces) < 0 ||
+	    store_prepare(s, "compare: runs",
+			"SELECT id FROM traces WHERE run_id = ?1 ORDER BY id", &traces) < 0 ||
 	    store_prepare(s, "compare: runs", "SELECT name FROM names WHERE id = ?1", &name) < 0) {
 		said = 1;
 		goto out;

@@ -58,8 +58,9 @@ static int64_t step_divisor(const struct analysis_ctx *ctx, const char *run, int
 {
 	sqlite3_stmt *st;
 	int64_t steps = 0;
-	if (store_prepare(ctx->store, "compare_phases: steps of a run", "SELECT count(*) FROM steps s JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = "
-			       "t.run_id WHERE r.experiment = ?1 AND r.run = ?2", &st) < 0)
+	if (store_prepare(ctx->store, "compare_phases: steps of a run",
+			"SELECT count(*) FROM steps s JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = "
+			"t.run_id WHERE r.experiment = ?1 AND r.run = ?2", &st) < 0)
 		return ranks;
 	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	store_bind_text(st, 2, run, -1, SQLITE_STATIC);

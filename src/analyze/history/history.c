@@ -523,8 +523,8 @@ static int stage_state(struct store *s, const char *exp, int64_t build, const st
 			return -1;
 	}
 	sqlite3_stmt *ins;
-	if (store_prepare(s, "history: stage this build's numbers", "INSERT INTO temp.h_numbers VALUES(?1, ?2, ?3, ?4, ?5)",
-			  &ins) < 0)
+	if (store_prepare(s, "history: stage this build's numbers",
+			"INSERT INTO temp.h_numbers VALUES(?1, ?2, ?3, ?4, ?5)", &ins) < 0)
 		return -1;
 	store_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
 	store_bind_int64(ins, 2, build);
@@ -541,8 +541,9 @@ static int last_build(struct store *s, const char *exp, int64_t *build, char dig
 	sqlite3_stmt *q;
 	*build = 0;
 	digest[0] = '\0';
-	if (store_prepare(s, "history: the last build", "SELECT build, state_sha256 FROM temp.h_builds WHERE experiment = ?1"
-			  " ORDER BY build DESC LIMIT 1", &q) < 0)
+	if (store_prepare(s, "history: the last build",
+			"SELECT build, state_sha256 FROM temp.h_builds WHERE experiment = ?1"
+			" ORDER BY build DESC LIMIT 1", &q) < 0)
 		return -1;
 	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 	if (store_step_rc(q) == SQLITE_ROW) {
@@ -758,8 +759,8 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, s
 			return -1;
 	} else {
 		sqlite3_stmt *q;
-		if (store_prepare(s, "history: record this build", "INSERT INTO temp.h_builds VALUES(?1, ?2, ?3, ?4, ?5)",
-				  &q) < 0) {
+		if (store_prepare(s, "history: record this build",
+				"INSERT INTO temp.h_builds VALUES(?1, ?2, ?3, ?4, ?5)", &q) < 0) {
 			hstate_release(&cur);
 			return -1;
 		}
@@ -842,7 +843,8 @@ int history_write(struct store *s, const char *const *exps, const struct manifes
 	sqlite3_stmt *q = NULL;
 	int ret = 0;
 	if (store_history_write(s) < 0 ||
-	    store_prepare(s, "write the history thresholds", "INSERT INTO main.history_thresholds VALUES(?1, ?2, ?3)", &q) < 0)
+	    store_prepare(s, "write the history thresholds",
+			"INSERT INTO main.history_thresholds VALUES(?1, ?2, ?3)", &q) < 0)
 		ret = -1;
 	for (size_t i = 0; !ret && i < nexp; i++) {
 		const struct manifest *m = manifests[i];

@@ -172,8 +172,8 @@ int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *cr
 	*crossed = 0;
 	/* Every experiment either side records, by id. */
 	sqlite3_stmt *q;
-	if (store_prepare(ndb, "diff: list experiments", "SELECT DISTINCT experiment FROM history_builds ORDER BY experiment",
-			  &q) < 0)
+	if (store_prepare(ndb, "diff: list experiments",
+			"SELECT DISTINCT experiment FROM history_builds ORDER BY experiment", &q) < 0)
 		ret = -1;
 	while (q && store_step_rc(q) == SQLITE_ROW) {
 		const char *exp = (const char *)store_column_text(q, 0);

@@ -48,9 +48,11 @@ static void reserve(struct act_sums *a, int64_t id)
 int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, int kernels_only)
 {
 	sqlite3_stmt **st = &a->rows[kernels_only ? 1 : 0];
-	if (!*st && store_prepare(s, "activity sums: a trace's activities", kernels_only ? "SELECT 'kernel', name_id, dur_ns FROM activities"
-						      " WHERE trace_id = ?1 AND kind = 'kernel'"
-						    : "SELECT kind, name_id, dur_ns FROM activities WHERE trace_id = ?1", st) < 0)
+	if (!*st && store_prepare(s, "activity sums: a trace's activities",
+			kernels_only ? "SELECT 'kernel', name_id, dur_ns FROM activities"
+				       " WHERE trace_id = ?1 AND kind = 'kernel'"
+				     : "SELECT kind, name_id, dur_ns FROM activities WHERE trace_id = ?1",
+			st) < 0)
 		return -1;
 	store_bind_int64(*st, 1, trace_id);
 	int rc;

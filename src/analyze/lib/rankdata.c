@@ -504,7 +504,8 @@ static size_t budget(struct store *s)
 	sqlite3_stmt *st;
 	double largest = 0, ntraces = 0;
 	inputs_total = 0;
-	if (store_prepare(s, "rankdata: trace sizes", "SELECT coalesce(max(size), 0), coalesce(sum(size), 0), count(*) FROM traces", &st) == 0) {
+	if (store_prepare(s, "rankdata: trace sizes",
+			"SELECT coalesce(max(size), 0), coalesce(sum(size), 0), count(*) FROM traces", &st) == 0) {
 		if (store_step_rc(st) == SQLITE_ROW) {
 			largest = store_column_double(st, 0);
 			inputs_total = store_column_double(st, 1);

@@ -823,9 +823,10 @@ static void relative(const struct analysis_ctx *ctx, struct analysis_result *out
 static int hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(ctx->store, "models: gpu hardware", "SELECT gpu, product, memory_mib, driver, cuda, max_sm_mhz, max_mem_mhz, power_limit_w,"
-			       " pcie_gen_max, pcie_width_max, pcie_gen_cur, pcie_width_cur, pci_bus, dtd, path"
-			       " FROM gpu_hardware WHERE experiment = ?1 ORDER BY path, gpu", &st) < 0)
+	if (store_prepare(ctx->store, "models: gpu hardware",
+			"SELECT gpu, product, memory_mib, driver, cuda, max_sm_mhz, max_mem_mhz, power_limit_w,"
+			" pcie_gen_max, pcie_width_max, pcie_gen_cur, pcie_width_cur, pci_bus, dtd, path"
+			" FROM gpu_hardware WHERE experiment = ?1 ORDER BY path, gpu", &st) < 0)
 		return -1;
 	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct table *t = table_new("hardware", "GPUs as nvidia-smi -q -x describes them",

@@ -113,8 +113,10 @@ static int comm_names(struct store *s, struct classifier *cls)
 	if (store_exec(s, "CREATE TEMP TABLE IF NOT EXISTS comm_names(id INTEGER PRIMARY KEY);"
 			  " DELETE FROM temp.comm_names;", "list communication kernels") < 0)
 		return -1;
-	if (store_prepare(s, "collectives: list communication kernels", "SELECT id, name FROM names", &names) < 0 ||
-	    store_prepare(s, "collectives: list communication kernels", "INSERT INTO temp.comm_names VALUES(?1)", &ins) < 0) {
+	if (store_prepare(s, "collectives: list communication kernels",
+			"SELECT id, name FROM names", &names) < 0 ||
+	    store_prepare(s, "collectives: list communication kernels",
+			"INSERT INTO temp.comm_names VALUES(?1)", &ins) < 0) {
 		store_finalize(names);
 		return -1;
 	}
@@ -151,14 +153,15 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 		classifier_free(cls);
 		return -1;
 	}
-	if (store_prepare(s, "collectives: communication kernels", "SELECT r.run, t.rank, n.name, a.dur_ns, c.collective, c.in_nelems, c.out_nelems,"
-			       " c.dtype, coalesce(c.group_size, t.world_size) FROM activities a"
-			       " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
-			       " JOIN names n ON n.id = a.name_id"
-			       " LEFT JOIN collectives c ON c.trace_id = a.trace_id AND c.start_ns = a.start_ns"
-			       "  AND c.correlation IS a.correlation"
-			       " WHERE r.experiment = ?1 AND a.kind = 'kernel' AND a.name_id IN (SELECT id FROM temp.comm_names)"
-			       " ORDER BY r.position, t.rank, a.start_ns", &st) < 0) {
+	if (store_prepare(s, "collectives: communication kernels",
+			"SELECT r.run, t.rank, n.name, a.dur_ns, c.collective, c.in_nelems, c.out_nelems,"
+			" c.dtype, coalesce(c.group_size, t.world_size) FROM activities a"
+			" JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
+			" JOIN names n ON n.id = a.name_id"
+			" LEFT JOIN collectives c ON c.trace_id = a.trace_id AND c.start_ns = a.start_ns"
+			"  AND c.correlation IS a.correlation"
+			" WHERE r.experiment = ?1 AND a.kind = 'kernel' AND a.name_id IN (SELECT id FROM temp.comm_names)"
+			" ORDER BY r.position, t.rank, a.start_ns", &st) < 0) {
 		table_free(t);
 		classifier_free(cls);
 		return -1;

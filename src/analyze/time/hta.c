@@ -126,7 +126,8 @@ int hta_type(struct hta_names *nm, int64_t name_id, enum hta_ktype *out)
 		nm->n = n;
 	}
 	if (!nm->type[id]) {
-		if (!nm->st && store_prepare(nm->store, "hta: a kernel's name", "SELECT name FROM names WHERE id = ?1", &nm->st) < 0)
+		if (!nm->st && store_prepare(nm->store, "hta: a kernel's name",
+				"SELECT name FROM names WHERE id = ?1", &nm->st) < 0)
 			return -1;
 		store_bind_int64(nm->st, 1, name_id);
 		const char *name = store_step_rc(nm->st) == SQLITE_ROW ? (const char *)store_column_text(nm->st, 0) : NULL;
@@ -141,8 +142,9 @@ int hta_run_filters(struct store *s, int64_t run_db_id)
 {
 	sqlite3_stmt *st;
 	/* the run's traces, their annotations, the names by id: not every trace once per step name */
-	if (store_prepare(s, "hta: profiler steps of a run", "SELECT count(DISTINCT a.name_id) FROM traces t CROSS JOIN annotations a ON a.trace_id = t.id"
-			       " CROSS JOIN names n ON n.id = a.name_id WHERE t.run_id = ?1 AND n.name GLOB 'ProfilerStep#[0-9]*'", &st) < 0)
+	if (store_prepare(s, "hta: profiler steps of a run",
+			"SELECT count(DISTINCT a.name_id) FROM traces t CROSS JOIN annotations a ON a.trace_id = t.id"
+			" CROSS JOIN names n ON n.id = a.name_id WHERE t.run_id = ?1 AND n.name GLOB 'ProfilerStep#[0-9]*'", &st) < 0)
 		return -1;
 	store_bind_int64(st, 1, run_db_id);
 	if (store_step_rc(st) != SQLITE_ROW)

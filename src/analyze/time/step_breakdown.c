@@ -38,7 +38,8 @@ static int64_t *dataloader_ids(struct store *s, size_t *n)
 	int64_t *ids = NULL;
 	size_t cap = 0;
 	*n = 0;
-	if (store_prepare(s, "step_breakdown: DataLoader names", "SELECT id FROM names WHERE name GLOB 'enumerate(DataLoader)*'", &st) < 0)
+	if (store_prepare(s, "step_breakdown: DataLoader names",
+			"SELECT id FROM names WHERE name GLOB 'enumerate(DataLoader)*'", &st) < 0)
 		return NULL;
 	while (store_step_rc(st) == SQLITE_ROW) {
 		ids = xgrow(ids, &cap, *n + 1, sizeof(*ids));

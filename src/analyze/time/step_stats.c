@@ -37,9 +37,10 @@ int step_samples(struct store *s, const char *exp, const char *run, int64_t **v,
 	 * this one SQLite ran it once a row, over every rank's steps, which made
 	 * 256 ranks of 100 steps take 31 s.
 	 */
-	if (store_prepare(s, "step_stats: step times of a run", "SELECT max(s.dur_ns) FROM steps s JOIN traces t ON t.id = s.trace_id"
-			       " JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND r.run = ?2"
-			       " GROUP BY s.step ORDER BY s.step", &st) < 0)
+	if (store_prepare(s, "step_stats: step times of a run",
+			"SELECT max(s.dur_ns) FROM steps s JOIN traces t ON t.id = s.trace_id"
+			" JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND r.run = ?2"
+			" GROUP BY s.step ORDER BY s.step", &st) < 0)
 		return -1;
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
@@ -51,9 +52,10 @@ int step_samples(struct store *s, const char *exp, const char *run, int64_t **v,
 	}
 	store_finalize(st);
 	if (rc == SQLITE_DONE && *n) {
-		if (store_prepare(s, "step_stats: step times of a run", "SELECT count(DISTINCT t.rank) FROM traces t JOIN runs r ON r.id = t.run_id"
-				       " WHERE r.experiment = ?1 AND r.run = ?2"
-				       " AND EXISTS (SELECT 1 FROM steps x WHERE x.trace_id = t.id)", &st) < 0) {
+		if (store_prepare(s, "step_stats: step times of a run",
+				"SELECT count(DISTINCT t.rank) FROM traces t JOIN runs r ON r.id = t.run_id"
+				" WHERE r.experiment = ?1 AND r.run = ?2"
+				" AND EXISTS (SELECT 1 FROM steps x WHERE x.trace_id = t.id)", &st) < 0) {
 			free(*v);
 			*v = NULL;
 			*n = 0;
@@ -95,7 +97,8 @@ static int load_runs(const struct analysis_ctx *ctx, struct run_steps **out, siz
 	sqlite3_stmt *st;
 	*out = NULL;
 	*nout = 0;
-	if (store_prepare(ctx->store, "step_stats: runs", "SELECT run, coalesce(model, '') FROM runs WHERE experiment = ?1 ORDER BY position", &st) < 0)
+	if (store_prepare(ctx->store, "step_stats: runs",
+			"SELECT run, coalesce(model, '') FROM runs WHERE experiment = ?1 ORDER BY position", &st) < 0)
 		return -1;
 	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	size_t cap = 0;
