@@ -6,7 +6,10 @@
  * with --jobs workers; each batch it hands over becomes one row of
  * shard_batches, inside one transaction into a temporary file renamed at
  * the end. Reading: each shard is opened read-only; a trace's batches are
- * read back in order and replayed by the feed into the store.
+ * read back in order and replayed by the feed into the store. Both go
+ * through the store's door (store.h: store_create_shard, whose tables are
+ * in store/schema.c, and store_open_read), so that a failure names the
+ * shard and what the statement was for.
  */
 #include "study/shard.h"
 
