@@ -21,6 +21,13 @@ const char *store_errmsg(struct store *s)
 	return sqlite3_errmsg(s->db);
 }
 
+/* 1 when SQLite's result code rc is the system's failure (memory, I/O), not the database's content. */
+static int system_error(int rc)
+{
+	rc &= 0xff;
+	return rc == SQLITE_NOMEM || rc == SQLITE_IOERR || rc == SQLITE_FULL || rc == SQLITE_CANTOPEN;
+}
+
 int store_fail(struct store *s, const char *what)
 {
 	/* A string or row past SQLite's limit came from the input being stored, not from the store. */
@@ -33,6 +40,9 @@ int store_fail(struct store *s, const char *what)
 				    " (100 million plus 64 per byte of the file; a crafted database?)", what);
 	else if (sqlite3_errcode(s->db) == SQLITE_NOMEM && s->reading)
 		diag_syserror(s->reading, "out of memory while storing it (sqlite: %s)", what);
+	/* Any other failure of a file perfstudy did not write is the file's (bad input), but memory and I/O. */
+	else if (s->guarded && !system_error(sqlite3_errcode(s->db)))
+		diag_error(s->path, "sqlite: %s: %s", what, sqlite3_errmsg(s->db));
 	else
 		diag_syserror(s->path, "sqlite: %s: %s", what, sqlite3_errmsg(s->db));
 	return -1;

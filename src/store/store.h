@@ -214,7 +214,8 @@ int store_create_shard(const char *file, const char *name, struct store **out);
  * A database perfstudy did not write (`perfstudy diff`'s stores), bounded
  * as util/sqlguard.h says: store_guard applies the limits and the step
  * budget of a file of bytes bytes (0, or -1 after diag), and store_fail
- * then reports the budget running out as the file's fault; store_readable is 0 when the schema can be read, 1 when the file is
+ * then reports a failure (the budget running out included) as the file's
+ * fault, an error of the input, not of the system; store_readable is 0 when the schema can be read, 1 when the file is
  * not a SQLite database, -1 otherwise (store_errmsg says why);
  * store_not_plain is NULL for a plain or absent table, else what it is ("a
  * view"); store_has_table is 1 when the plain table exists.
