@@ -11,11 +11,6 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 
-sqlite3 *store_db(struct store *s)
-{
-	return s->db;
-}
-
 const char *store_path(const struct store *s)
 {
 	return s->path;
@@ -26,14 +21,28 @@ const char *store_errmsg(struct store *s)
 	return sqlite3_errmsg(s->db);
 }
 
+/* 1 when SQLite's result code rc is the system's failure (memory, I/O), not the database's content. */
+static int system_error(int rc)
+{
+	rc &= 0xff;
+	return rc == SQLITE_NOMEM || rc == SQLITE_IOERR || rc == SQLITE_FULL || rc == SQLITE_CANTOPEN;
+}
+
 int store_fail(struct store *s, const char *what)
 {
 	/* A string or row past SQLite's limit came from the input being stored, not from the store. */
 	if (sqlite3_errcode(s->db) == SQLITE_TOOBIG && s->reading)
 		diag_error(s->reading, "a string or row larger than SQLite's limit of %d bytes (%s); refused",
 			   sqlite3_limit(s->db, SQLITE_LIMIT_LENGTH, -1), what);
+	/* A file perfstudy did not write (store_guard) ran past its budget: the file, not the system, is at fault. */
+	else if (sqlite3_errcode(s->db) == SQLITE_INTERRUPT && s->guarded)
+		diag_error(s->path, "stopped (%s): reading it took far more SQLite steps than a perfstudy store needs"
+				    " (100 million plus 64 per byte of the file; a crafted database?)", what);
 	else if (sqlite3_errcode(s->db) == SQLITE_NOMEM && s->reading)
 		diag_syserror(s->reading, "out of memory while storing it (sqlite: %s)", what);
+	/* Any other failure of a file perfstudy did not write is the file's (bad input), but memory and I/O. */
+	else if (s->guarded && !system_error(sqlite3_errcode(s->db)))
+		diag_error(s->path, "sqlite: %s: %s", what, sqlite3_errmsg(s->db));
 	else
 		diag_syserror(s->path, "sqlite: %s: %s", what, sqlite3_errmsg(s->db));
 	return -1;
@@ -55,6 +64,15 @@ int store_prepare(struct store *s, const char *what, const char *sql, sqlite3_st
 	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
 		*st = NULL;
 		return store_fail(s, what);
+	}
+	return 0;
+}
+
+int store_prepare_quiet(struct store *s, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
+		*st = NULL;
+		return -1;
 	}
 	return 0;
 }

@@ -299,3 +299,162 @@ int store_index_traces(struct store *s)
 	buf_release(&stats);
 	return ret;
 }
+
+/*
+ * The tables made after the store is opened, each at its moment of the
+ * build (so that the order of sqlite_master, which a dump shows, is the
+ * order of the build's steps), and the shard database's: every CREATE
+ * TABLE of perfstudy is in this file.
+ */
+
+/* A build's reuse of the previous store (study/cache.c): when it read each trace, and the warnings it gave. */
+int store_add_cache_tables(struct store *s)
+{
+	return store_exec(s, "CREATE TABLE trace_files(trace_id INTEGER PRIMARY KEY REFERENCES traces(id),"
+			  " mtime_ns INTEGER);\n"
+			  "CREATE TABLE trace_warnings(trace_id INTEGER NOT NULL REFERENCES traces(id),"
+			  " message TEXT NOT NULL);", "create the cache tables");
+}
+
+/* The files of the site a build wrote (study/cache.c's up-to-date check), emptied. */
+int store_add_site_files(struct store *s)
+{
+	return store_exec(s, "CREATE TABLE IF NOT EXISTS site_files(path TEXT PRIMARY KEY, size INTEGER NOT NULL);"
+			  "DELETE FROM site_files;", "create site_files");
+}
+
+/* A shard database of `ingest --shard` (study/shard.c): its meta, its traces, their batches of sink calls. */
+const char store_shard_schema[] =
+	"PRAGMA journal_mode=OFF;\n"
+	"PRAGMA synchronous=OFF;\n"
+	"CREATE TABLE shard_meta(key TEXT PRIMARY KEY, value TEXT);\n"
+	"CREATE TABLE shard_traces(position INTEGER PRIMARY KEY, path TEXT NOT NULL, size INTEGER,\n"
+	"  mtime_ns INTEGER);\n"
+	"CREATE TABLE shard_batches(position INTEGER NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL);\n";
+
+/*
+ * The build history's tables (analyze/history/history.c): name after the
+ * prefix, columns (docs/schema.md lists them), and the order of their rows
+ * in the store. A build stages them as temp.h_<name>, carried over from
+ * the previous store and added to, and writes them as main.history_<name>
+ * at its end.
+ */
+static const struct {
+	const char *name, *cols, *order;
+} history_tables[] = {
+	{"builds", "experiment TEXT NOT NULL, build INTEGER NOT NULL, built_at INTEGER, perfstudy TEXT,"
+		   " state_sha256 TEXT", "experiment, build"},
+	{"runs", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL", "experiment, build, run"},
+	{"inputs", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, path TEXT NOT NULL,"
+		   " size INTEGER, sha256 TEXT", "experiment, build, run, path"},
+	{"numbers", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, metric TEXT NOT NULL,"
+		    " value REAL", "experiment, build, run, metric"},
+	{"steps", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, source TEXT NOT NULL,"
+		  " dur_ns INTEGER NOT NULL", "experiment, build, run, source, dur_ns"},
+};
+#define NHISTORY (sizeof(history_tables) / sizeof(history_tables[0]))
+
+/* The column names of a column list ("a TEXT, b INTEGER" -> "a, b"). */
+static void col_names(const char *cols, struct buf *out)
+{
+	const char *p = cols;
+	while (*p) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		const char *e = p;
+		while (*e && *e != ' ')
+			e++;
+		if (out->len)
+			buf_adds(out, ", ");
+		buf_add(out, p, (size_t)(e - p));
+		while (*e && *e != ',')
+			e++;
+		p = e;
+	}
+}
+
+int store_history_stage(struct store *s)
+{
+	struct buf sql;
+	buf_init(&sql);
+	int ret = 0;
+	for (size_t i = 0; i < NHISTORY && !ret; i++) {
+		buf_reset(&sql);
+		buf_printf(&sql, "CREATE TEMP TABLE h_%s(%s)", history_tables[i].name, history_tables[i].cols);
+		ret = store_exec(s, sql.data, "create the history tables");
+	}
+	buf_release(&sql);
+	return ret;
+}
+
+const char *store_history_carry(struct store *s, const char *alias)
+{
+	struct buf sql, names;
+	buf_init(&sql);
+	buf_init(&names);
+	const char *why = NULL;
+	for (size_t i = 0; i < NHISTORY && !why; i++) {
+		buf_reset(&names);
+		col_names(history_tables[i].cols, &names);
+		buf_reset(&sql);
+		buf_printf(&sql, "INSERT INTO temp.h_%s SELECT %s FROM \"%s\".history_%s", history_tables[i].name,
+			   names.data, alias, history_tables[i].name);
+		if (sqlite3_exec(s->db, sql.data, NULL, NULL, NULL) != SQLITE_OK)
+			why = "its history tables are not those of this perfstudy";
+	}
+	if (why)
+		for (size_t i = 0; i < NHISTORY; i++) {
+			buf_reset(&sql);
+			buf_printf(&sql, "DELETE FROM temp.h_%s", history_tables[i].name);
+			sqlite3_exec(s->db, sql.data, NULL, NULL, NULL);
+		}
+	buf_release(&sql);
+	buf_release(&names);
+	return why;
+}
+
+int store_history_drop_build(struct store *s, const char *exp, int64_t build)
+{
+	struct buf sql;
+	buf_init(&sql);
+	int ret = 0;
+	for (size_t i = 0; i < NHISTORY && !ret; i++) {
+		sqlite3_stmt *q;
+		buf_reset(&sql);
+		buf_printf(&sql, "DELETE FROM temp.h_%s WHERE experiment = ?1 AND build = ?2", history_tables[i].name);
+		if (store_prepare(s, "history: drop a staged build", sql.data, &q) < 0) {
+			ret = -1;
+			break;
+		}
+		sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(q, 2, build);
+		ret = store_step_done(s, q, "history: drop a staged build");
+		sqlite3_finalize(q);
+	}
+	buf_release(&sql);
+	return ret;
+}
+
+int store_history_write(struct store *s)
+{
+	struct buf sql, names;
+	buf_init(&sql);
+	buf_init(&names);
+	int ret = 0;
+	for (size_t i = 0; i < NHISTORY && !ret; i++) {
+		buf_reset(&names);
+		col_names(history_tables[i].cols, &names);
+		buf_reset(&sql);
+		buf_printf(&sql, "CREATE TABLE main.history_%s(%s);\nINSERT INTO main.history_%s SELECT %s FROM temp.h_%s"
+			   " ORDER BY %s;\nDROP TABLE temp.h_%s;", history_tables[i].name, history_tables[i].cols,
+			   history_tables[i].name, names.data, history_tables[i].name, history_tables[i].order,
+			   history_tables[i].name);
+		ret = store_exec(s, sql.data, "write the history tables");
+	}
+	buf_release(&sql);
+	buf_release(&names);
+	if (!ret)
+		ret = store_exec(s, "CREATE TABLE main.history_thresholds(experiment TEXT NOT NULL,"
+				 " metric TEXT NOT NULL, value REAL)", "write the history thresholds");
+	return ret;
+}

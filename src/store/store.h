@@ -11,12 +11,16 @@
  * finalizes them. Functions return 0 (or a row id >= 1) and -1 after
  * reporting through diag.
  *
- * Code outside src/store/ queries the store through the query API below
- * (store_prepare, store_step, store_step_done, store_exec), which reports
- * every failure naming the database file and the statement's purpose:
+ * This header is the one door to SQLite: code outside src/store/ (but the
+ * readers of SQLite inputs in src/ingest/ and util/sqlguard.c, which bounds
+ * them) queries the store through the query API below (store_prepare,
+ * store_step, store_step_done, store_exec), which reports every failure
+ * naming the database file and the statement's purpose:
  *   out.tmp.42/perfstudy.db: error: sqlite: check ranks: no such table: traces
- * Only the analyses (src/analyze/), whose SQL is their definition, take the
- * raw handle, store_db().
+ * Other SQLite files (shards, a previous or another directory's store) are
+ * opened here too (store_open_read, store_create_shard), and every table is
+ * created in schema.c; tests/e2e/t_layout.sh checks both. The analyses keep
+ * their SQL (it is their definition) but never hold the raw handle.
  */
 #ifndef PERFSTUDY_STORE_H
 #define PERFSTUDY_STORE_H
@@ -136,6 +140,12 @@ int64_t store_name_id(struct store *s, const char *name);
 int store_exec(struct store *s, const char *sql, const char *what);
 /* Prepares sql into *st (the caller finalizes it); 0, or -1 after diag with *st NULL. */
 int store_prepare(struct store *s, const char *what, const char *sql, sqlite3_stmt **st);
+/*
+ * store_prepare without a diagnostic, for a probe of what may legitimately
+ * be missing (a table of a file that may not be a shard): 0, or -1 with
+ * *st NULL (store_errmsg says why).
+ */
+int store_prepare_quiet(struct store *s, const char *sql, sqlite3_stmt **st);
 /* Steps st: 1 with a row, 0 at the end, -1 after diag. */
 int store_step(struct store *s, sqlite3_stmt *st, const char *what);
 /* Runs st (an INSERT, UPDATE ...) to its end, then resets it and clears its bindings; 0, or -1 after diag. */
@@ -166,6 +176,56 @@ char *store_probe_text(struct store *s, const char *sql);
 char *store_file_meta(const char *path, const char *key);
 
 /*
+ * Tables made after store_open, each at its moment of the build (the order
+ * of sqlite_master follows the build's steps); every CREATE TABLE is in
+ * schema.c. Each returns 0, or -1 after diag.
+ *
+ * store_add_cache_tables: trace_files and trace_warnings (study/cache.c).
+ * store_add_site_files: site_files, made if missing and emptied.
+ * The build history (analyze/history/history.c): store_history_stage makes
+ * the staging tables temp.h_<name>; store_history_carry copies alias's
+ * history_<name> into them (the previous store, attached), and returns NULL
+ * or why not (a static string, no diagnostic; the staging tables are then
+ * emptied); store_history_drop_build deletes a staged build of exp;
+ * store_history_write writes them as main.history_<name> and makes the
+ * empty history_thresholds.
+ */
+int store_add_cache_tables(struct store *s);
+int store_add_site_files(struct store *s);
+int store_history_stage(struct store *s);
+const char *store_history_carry(struct store *s, const char *alias);
+int store_history_drop_build(struct store *s, const char *exp, int64_t build);
+int store_history_write(struct store *s);
+
+/*
+ * Other SQLite files through the same door (file.c), each a struct store
+ * without the build's schema, closed with store_close; the query API above
+ * reports their failures naming their path.
+ *
+ * store_open_read opens path read-only; -1 with *out NULL when SQLite
+ * cannot, after "<path>: error: cannot open: <why>" unless quiet.
+ * store_create_shard creates a shard database (its tables from schema.c)
+ * at file, a new file, whose messages name `name` (the file it will be
+ * renamed to); 0, or -1 after diag with *out NULL.
+ */
+int store_open_read(const char *path, int quiet, struct store **out);
+int store_create_shard(const char *file, const char *name, struct store **out);
+/*
+ * A database perfstudy did not write (`perfstudy diff`'s stores), bounded
+ * as util/sqlguard.h says: store_guard applies the limits and the step
+ * budget of a file of bytes bytes (0, or -1 after diag), and store_fail
+ * then reports a failure (the budget running out included) as the file's
+ * fault, an error of the input, not of the system; store_readable is 0 when the schema can be read, 1 when the file is
+ * not a SQLite database, -1 otherwise (store_errmsg says why);
+ * store_not_plain is NULL for a plain or absent table, else what it is ("a
+ * view"); store_has_table is 1 when the plain table exists.
+ */
+int store_guard(struct store *s, uint64_t bytes);
+int store_readable(struct store *s);
+const char *store_not_plain(struct store *s, const char *table);
+int store_has_table(struct store *s, const char *table);
+
+/*
  * A prepared statement's parameters and result columns, for code outside
  * src/store/: SQLite's own calls under the store's names, so that every
  * call into SQLite is made from src/store/ (t_layout.sh checks it).
@@ -190,15 +250,15 @@ static inline double store_column_double(sqlite3_stmt *st, int i) { return sqlit
 static inline const unsigned char *store_column_text(sqlite3_stmt *st, int i) { return sqlite3_column_text(st, i); }
 static inline const void *store_column_blob(sqlite3_stmt *st, int i) { return sqlite3_column_blob(st, i); }
 static inline int store_column_bytes(sqlite3_stmt *st, int i) { return sqlite3_column_bytes(st, i); }
+/*
+ * One step's SQLite result code (SQLITE_ROW, SQLITE_DONE or an error), for
+ * loops that test it after the last row and report a failure with
+ * store_fail, which names the store file and the statement's purpose.
+ */
+static inline int store_step_rc(sqlite3_stmt *st) { return sqlite3_step(st); }
 static inline int store_reset(sqlite3_stmt *st) { return sqlite3_reset(st); }
 static inline int store_clear_bindings(sqlite3_stmt *st) { return sqlite3_clear_bindings(st); }
 /* Frees st (NULL is allowed). */
 static inline int store_finalize(sqlite3_stmt *st) { return sqlite3_finalize(st); }
-
-/*
- * The raw handle, for the analyses only (src/analyze/), whose SQL is their
- * definition; owned by s.
- */
-sqlite3 *store_db(struct store *s);
 
 #endif

@@ -95,6 +95,7 @@ struct store {
 	 * than the store (store_fail, store_name_id).
 	 */
 	char *reading;
+	int guarded; /* bounded by store_guard: an interrupt is its step budget running out */
 	sqlite3_stmt *ins_name, *ins_dev, *ins_sum;
 	struct row_buf act, launch, annot, cpu; /* the event tables' rows, ROWS_PER_INSERT at a time */
 	struct name_slot *slots;
@@ -114,6 +115,9 @@ struct store {
 	size_t nthreads, nthreads_cap;
 	size_t names_at_begin; /* nnames at store_begin: a rollback forgets the names after it */
 };
+
+/* schema.c: the shard database's tables (file.c creates it). */
+extern const char store_shard_schema[];
 
 /* query.c: a statement to its end, bindings kept (the per-event inserts bind every parameter). */
 int store_step_rebind(struct store *s, sqlite3_stmt *st, const char *what);

@@ -88,10 +88,7 @@ static const char *build_id(void)
 
 int cache_prepare_store(struct store *s)
 {
-	if (store_exec(s, "CREATE TABLE trace_files(trace_id INTEGER PRIMARY KEY REFERENCES traces(id),"
-			  " mtime_ns INTEGER);\n"
-			  "CREATE TABLE trace_warnings(trace_id INTEGER NOT NULL REFERENCES traces(id),"
-			  " message TEXT NOT NULL);", "create the cache tables") < 0)
+	if (store_add_cache_tables(s) < 0)
 		return -1;
 	sqlite3_stmt *st;
 	if (store_prepare(s, "build id", "INSERT OR REPLACE INTO meta VALUES('build_id', ?1)", &st) < 0)
@@ -291,7 +288,7 @@ static int64_t mtime_ns(const struct stat *st)
 static void replay_warnings(struct build_cache *c, int64_t old_id)
 {
 	store_bind_int64(c->warnings, 1, old_id);
-	while (sqlite3_step(c->warnings) == SQLITE_ROW) {
+	while (store_step_rc(c->warnings) == SQLITE_ROW) {
 		char *m = xstrdup((const char *)store_column_text(c->warnings, 0));
 		char *sep = strstr(m, ": warning: ");
 		if (sep) {
@@ -312,7 +309,7 @@ static int unchanged(struct build_cache *c, const char *path, int64_t *old_id_ou
 	if (!c || stat(path, &st))
 		return 0; /* reading it will say what is wrong */
 	store_bind_text(c->lookup, 1, path, -1, SQLITE_TRANSIENT);
-	int found = sqlite3_step(c->lookup) == SQLITE_ROW;
+	int found = store_step_rc(c->lookup) == SQLITE_ROW;
 	int64_t old_id = 0, size = -1, mtime = -1;
 	char sha[65] = "";
 	if (found) {
@@ -416,11 +413,11 @@ char *cache_fingerprint(const char *what)
 /* 1 when every file site_files lists is in outdir with its size; 0 otherwise or without site_files. */
 static int site_intact(const char *prev_db, const char *outdir, int quiet)
 {
-	sqlite3 *db = NULL;
+	struct store *db = NULL;
 	sqlite3_stmt *st = NULL;
 	int intact = 0;
-	if (sqlite3_open_v2(prev_db, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "SELECT path, size FROM site_files", -1, &st, NULL) != SQLITE_OK)
+	/* No store, or one without site_files: not up to date, and no error. */
+	if (store_open_read(prev_db, 1, &db) < 0 || store_prepare_quiet(db, "SELECT path, size FROM site_files", &st) < 0)
 		goto out;
 	/*
 	 * The store is the last file a build writes (the swap renames, which
@@ -432,7 +429,7 @@ static int site_intact(const char *prev_db, const char *outdir, int quiet)
 		goto out;
 	int rc;
 	intact = 1;
-	while (intact && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (intact && (rc = store_step_rc(st)) == SQLITE_ROW) {
 		const char *rel = (const char *)store_column_text(st, 0);
 		struct stat sb;
 		char *p = rel ? xasprintf("%s/%s", outdir, rel) : NULL;
@@ -450,7 +447,7 @@ static int site_intact(const char *prev_db, const char *outdir, int quiet)
 		intact = 0;
 out:
 	store_finalize(st);
-	sqlite3_close(db);
+	store_close(db);
 	return intact;
 }
 
@@ -519,8 +516,7 @@ static int record_tree(struct store *s, sqlite3_stmt *st, const char *dir, const
 int cache_record_site(struct store *s, const char *dir)
 {
 	sqlite3_stmt *st;
-	if (store_exec(s, "CREATE TABLE IF NOT EXISTS site_files(path TEXT PRIMARY KEY, size INTEGER NOT NULL);"
-			  "DELETE FROM site_files;", "create site_files") < 0 ||
+	if (store_add_site_files(s) < 0 ||
 	    store_prepare(s, "record the site's files", "INSERT OR REPLACE INTO site_files VALUES(?1, ?2)", &st) < 0)
 		return -1;
 	int rc = record_tree(s, st, dir, "");

@@ -6,7 +6,10 @@
  * with --jobs workers; each batch it hands over becomes one row of
  * shard_batches, inside one transaction into a temporary file renamed at
  * the end. Reading: each shard is opened read-only; a trace's batches are
- * read back in order and replayed by the feed into the store.
+ * read back in order and replayed by the feed into the store. Both go
+ * through the store's door (store.h: store_create_shard, whose tables are
+ * in store/schema.c, and store_open_read), so that a failure names the
+ * shard and what the statement was for.
  */
 #include "study/shard.h"
 
@@ -18,8 +21,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "study/cache.h"
 #include "ingest/parallel.h"
 #include "util/cleanup.h"
@@ -29,14 +30,6 @@
 #include "util/xalloc.h"
 
 #define SHARD_FORMAT "perfstudy shard 1"
-
-static const char SHARD_SCHEMA[] =
-	"PRAGMA journal_mode=OFF;\n"
-	"PRAGMA synchronous=OFF;\n"
-	"CREATE TABLE shard_meta(key TEXT PRIMARY KEY, value TEXT);\n"
-	"CREATE TABLE shard_traces(position INTEGER PRIMARY KEY, path TEXT NOT NULL, size INTEGER,\n"
-	"  mtime_ns INTEGER);\n"
-	"CREATE TABLE shard_batches(position INTEGER NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL);\n";
 
 /* The inputs a shard was cut from: SHA-256 of the trace paths in order, one per line. */
 static void inputs_id(const char *const *paths, size_t n, char hex[65])
@@ -56,17 +49,10 @@ static int64_t mtime_ns(const struct stat *st)
 }
 
 struct shard_writer {
-	sqlite3 *db;
-	const char *path;
+	struct store *db;
 	sqlite3_stmt *ins;
 	int64_t position, seq;
 };
-
-static int db_fail(sqlite3 *db, const char *path, const char *what)
-{
-	diag_syserror(path, "sqlite: %s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
-	return -1;
-}
 
 static int write_batch(void *ctx, const char *data, size_t len)
 {
@@ -74,37 +60,20 @@ static int write_batch(void *ctx, const char *data, size_t len)
 	store_bind_int64(w->ins, 1, w->position);
 	store_bind_int64(w->ins, 2, w->seq++);
 	store_bind_blob64(w->ins, 3, data, len, SQLITE_STATIC);
-	int rc = sqlite3_step(w->ins);
-	store_reset(w->ins);
-	return rc == SQLITE_DONE ? 0 : db_fail(w->db, w->path, "insert batch");
-}
-
-static int exec(sqlite3 *db, const char *path, const char *sql)
-{
-	char *msg = NULL;
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		diag_syserror(path, "sqlite: %s", msg ? msg : "error");
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
+	return store_step_done(w->db, w->ins, "shard: insert batch");
 }
 
 int shard_write(const char *out, const char *const *paths, size_t n, int shard, int nshards, int jobs, int quiet)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", out, (long)getpid());
-	struct shard_writer w = {.path = out};
+	struct shard_writer w = {0};
 	struct trace_feed *feed = NULL;
 	sqlite3_stmt *st = NULL;
 	int ret = -1;
 	unlink(tmp);
 	/* A signal or running out of memory removes tmp, as a build's DIR.tmp.<pid> (cleanup.h). */
 	cleanup_arm(tmp);
-	if (sqlite3_open_v2(tmp, &w.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-		diag_syserror(out, "cannot create shard database: %s", w.db ? sqlite3_errmsg(w.db) : "out of memory");
-		goto out;
-	}
-	if (exec(w.db, out, SHARD_SCHEMA) < 0 || exec(w.db, out, "BEGIN") < 0)
+	if (store_create_shard(tmp, out, &w.db) < 0 || store_exec(w.db, "BEGIN", "shard: begin") < 0)
 		goto out;
 	char hex[65], num[3][32];
 	inputs_id(paths, n, hex);
@@ -113,27 +82,21 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 	snprintf(num[2], sizeof(num[2]), "%zu", n);
 	const char *meta[][2] = {{"format", SHARD_FORMAT}, {"build_id", cache_build_id()}, {"shard", num[0]},
 				 {"shards", num[1]}, {"traces", num[2]}, {"inputs", hex}};
-	if (sqlite3_prepare_v2(w.db, "INSERT INTO shard_meta VALUES(?1, ?2)", -1, &st, NULL) != SQLITE_OK) {
-		db_fail(w.db, out, "prepare");
+	if (store_prepare(w.db, "shard: insert meta", "INSERT INTO shard_meta VALUES(?1, ?2)", &st) < 0)
 		goto out;
-	}
 	for (size_t k = 0; k < sizeof(meta) / sizeof(meta[0]); k++) {
 		store_bind_text(st, 1, meta[k][0], -1, SQLITE_STATIC);
 		store_bind_text(st, 2, meta[k][1], -1, SQLITE_STATIC);
-		int rc = sqlite3_step(st);
-		store_reset(st);
-		if (rc != SQLITE_DONE) {
-			db_fail(w.db, out, "insert meta");
+		if (store_step_done(w.db, st, "shard: insert meta") < 0)
 			goto out;
-		}
 	}
 	store_finalize(st);
 	st = NULL;
-	if (sqlite3_prepare_v2(w.db, "INSERT INTO shard_batches VALUES(?1, ?2, ?3)", -1, &w.ins, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(w.db, "INSERT INTO shard_traces VALUES(?1, ?2, ?3, ?4)", -1, &st, NULL) != SQLITE_OK) {
-		db_fail(w.db, out, "prepare");
+	if (store_prepare(w.db, "shard: insert batch",
+			"INSERT INTO shard_batches VALUES(?1, ?2, ?3)", &w.ins) < 0 ||
+	    store_prepare(w.db, "shard: insert trace",
+			"INSERT INTO shard_traces VALUES(?1, ?2, ?3, ?4)", &st) < 0)
 		goto out;
-	}
 
 	feed = feed_new(paths, n, jobs);
 	int64_t total = 0;
@@ -170,26 +133,21 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 			store_bind_null(st, 3);
 			store_bind_null(st, 4);
 		}
-		int rc = sqlite3_step(st);
-		store_reset(st);
-		if (rc != SQLITE_DONE) {
-			db_fail(w.db, out, "insert trace");
+		if (store_step_done(w.db, st, "shard: insert trace") < 0)
 			goto out;
-		}
 	}
 	progress_finish(&prog);
 	/* The index comes after the load: appending rows is then all the inserts do. */
-	if (exec(w.db, out, "CREATE INDEX shard_batches_at ON shard_batches(position, seq); COMMIT") < 0)
+	if (store_exec(w.db, "CREATE INDEX shard_batches_at ON shard_batches(position, seq); COMMIT",
+		       "shard: index batches") < 0)
 		goto out;
 	store_finalize(st);
 	store_finalize(w.ins);
 	st = w.ins = NULL;
-	int rc = sqlite3_close(w.db);
+	int rc = store_close(w.db);
 	w.db = NULL;
-	if (rc != SQLITE_OK) {
-		diag_syserror(out, "cannot close shard database");
+	if (rc < 0)
 		goto out;
-	}
 	cleanup_hold(1);
 	if (rename(tmp, out) < 0) {
 		cleanup_hold(0);
@@ -203,8 +161,7 @@ out:
 	feed_free(feed);
 	store_finalize(st);
 	store_finalize(w.ins);
-	if (w.db)
-		sqlite3_close(w.db);
+	store_close(w.db);
 	if (ret < 0)
 		unlink(tmp);
 	cleanup_disarm();
@@ -213,27 +170,23 @@ out:
 }
 
 /* Text of shard_meta[key] (caller frees), or NULL. */
-static char *meta_get(sqlite3 *db, const char *key)
+static char *meta_get(struct store *db, const char *key)
 {
 	sqlite3_stmt *st;
 	char *v = NULL;
-	if (sqlite3_prepare_v2(db, "SELECT value FROM shard_meta WHERE key = ?1", -1, &st, NULL) != SQLITE_OK)
+	if (store_prepare_quiet(db, "SELECT value FROM shard_meta WHERE key = ?1", &st) < 0)
 		return NULL;
 	store_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW && store_column_type(st, 0) != SQLITE_NULL)
+	if (store_step_rc(st) == SQLITE_ROW && store_column_type(st, 0) != SQLITE_NULL)
 		v = xstrdup((const char *)store_column_text(st, 0));
 	store_finalize(st);
 	return v;
 }
 
-static sqlite3 *open_ro(const char *path)
+static struct store *open_ro(const char *path)
 {
-	sqlite3 *db = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		sqlite3_close(db);
-		return NULL;
-	}
-	return db;
+	struct store *db;
+	return store_open_read(path, 1, &db) < 0 ? NULL : db;
 }
 
 int shard_is_shard(const char *path)
@@ -246,19 +199,19 @@ int shard_is_shard(const char *path)
 	fclose(f);
 	if (got != sizeof(head) || memcmp(head, "SQLite format 3", 16))
 		return 0;
-	sqlite3 *db = open_ro(path);
+	struct store *db = open_ro(path);
 	if (!db)
 		return 0;
 	char *fmt = meta_get(db, "format");
 	int yes = fmt && !strncmp(fmt, "perfstudy shard ", 16);
 	free(fmt);
-	sqlite3_close(db);
+	store_close(db);
 	return yes;
 }
 
 struct shard_db {
 	const char *path;
-	sqlite3 *db;
+	struct store *db;
 	sqlite3_stmt *trace, *batches;
 };
 
@@ -276,15 +229,14 @@ void shard_set_free(struct shard_set *s)
 	for (size_t i = 0; i < s->nshards; i++) {
 		store_finalize(s->by_index[i].trace);
 		store_finalize(s->by_index[i].batches);
-		if (s->by_index[i].db)
-			sqlite3_close(s->by_index[i].db);
+		store_close(s->by_index[i].db);
 	}
 	free(s->by_index);
 	free(s);
 }
 
 /* Parses a decimal meta value; -1 when absent or not a number. */
-static long meta_num(sqlite3 *db, const char *key)
+static long meta_num(struct store *db, const char *key)
 {
 	char *v = meta_get(db, key), *end = NULL;
 	long r = v ? strtol(v, &end, 10) : -1;
@@ -305,12 +257,12 @@ int shard_set_open(const char *const *dbs, size_t ndbs, const char *const *paths
 	*out = NULL;
 	for (size_t k = 0; k < ndbs; k++) {
 		const char *path = dbs[k];
-		sqlite3 *db = open_ro(path);
+		struct store *db = open_ro(path);
 		char *fmt = db ? meta_get(db, "format") : NULL;
 		if (!fmt || strcmp(fmt, SHARD_FORMAT)) {
 			diag_error(path, "not a shard database of this perfstudy (expected '%s')", SHARD_FORMAT);
 			free(fmt);
-			sqlite3_close(db);
+			store_close(db);
 			goto fail;
 		}
 		free(fmt);
@@ -333,19 +285,17 @@ int shard_set_open(const char *const *dbs, size_t ndbs, const char *const *paths
 			why = "repeats a shard given before";
 		if (why) {
 			diag_error(path, "shard %s", why);
-			sqlite3_close(db);
+			store_close(db);
 			goto fail;
 		}
 		struct shard_db *d = &s->by_index[shard];
 		d->path = path;
 		d->db = db;
-		if (sqlite3_prepare_v2(db, "SELECT path, size, mtime_ns FROM shard_traces WHERE position = ?1", -1,
-				       &d->trace, NULL) != SQLITE_OK ||
-		    sqlite3_prepare_v2(db, "SELECT data FROM shard_batches WHERE position = ?1 ORDER BY seq", -1,
-				       &d->batches, NULL) != SQLITE_OK) {
-			db_fail(db, path, "prepare");
+		if (store_prepare(db, "shard: read a trace", "SELECT path, size, mtime_ns FROM shard_traces WHERE position = ?1",
+				  &d->trace) < 0 ||
+		    store_prepare(db, "shard: read batches", "SELECT data FROM shard_batches WHERE position = ?1 ORDER BY seq",
+				  &d->batches) < 0)
 			goto fail;
-		}
 	}
 	if (!s->nshards) {
 		diag_error("perfstudy", "no shard database given");
@@ -371,7 +321,7 @@ int shard_set_batches(void *set, size_t i, int (*fn)(void *ctx, const char *data
 	const char *path = s->paths[i];
 	int ret = -1;
 	store_bind_int64(d->trace, 1, (int64_t)i);
-	if (sqlite3_step(d->trace) != SQLITE_ROW) {
+	if (store_step_rc(d->trace) != SQLITE_ROW) {
 		diag_error(d->path, "shard holds no trace '%s' at position %zu", path, i);
 		goto out;
 	}
@@ -400,14 +350,14 @@ int shard_set_batches(void *set, size_t i, int (*fn)(void *ctx, const char *data
 	store_bind_int64(d->batches, 1, (int64_t)i);
 	int rc;
 	ret = 0;
-	while ((rc = sqlite3_step(d->batches)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(d->batches)) == SQLITE_ROW) {
 		if (fn(ctx, store_column_blob(d->batches, 0), (size_t)store_column_bytes(d->batches, 0)) < 0) {
 			ret = -1;
 			break;
 		}
 	}
 	if (!ret && rc != SQLITE_DONE)
-		ret = db_fail(d->db, d->path, "read batches");
+		ret = store_fail(d->db, "shard: read batches");
 	store_reset(d->batches);
 out:
 	store_reset(d->trace);

@@ -3,7 +3,8 @@
 # stages include only stages before them (no include cycle between the
 # folders of src/), one include style (paths from src/), no file over 1,200
 # lines, no folder with more than 25 source files of its own, analyze/lib/
-# used by the analyses' families and using none of them, and the README opens
+# used by the analyses' families and using none of them, SQLite called from
+# src/store/ only (and the readers of SQLite inputs), and the README opens
 # with its two commands.
 . "$(dirname "$0")/lib.sh"
 
@@ -29,6 +30,17 @@ done > "$T/big"
 # analyze/lib/ is below the families: it includes no analyze/<family>/ header.
 ! grep -n '^#include "analyze/[a-z_]*/' src/analyze/lib/*.[ch] | grep -v '"analyze/lib/' > "$T/libup" && ok ||
 	bad "analyze/lib/ includes a family: $(head -3 "$T/libup")"
+# One door to SQLite (store/store.h): no SQLite call outside src/store/ but
+# in the readers of SQLite inputs and util/sqlguard.c, which bounds them
+# (ingest/ comes before the store, so sqlguard cannot live in store/);
+# lines of comments aside. And every table is created in src/store/
+# (schema.c); an analysis's own TEMP tables aside.
+grep -rnE 'sqlite3_[a-z0-9_]+\(' src |
+	grep -vE '^src/(store/|ingest/sqlitedb\.c:|ingest/nvidia/nsys\.c:|ingest/nvidia/nvvp\.c:|ingest/rocm/rocpd\.c:|util/sqlguard\.c:)' |
+	grep -vE '^[^:]*:[0-9]+:[[:space:]]*/?\*' > "$T/sqlite"
+[ ! -s "$T/sqlite" ] && ok || bad "SQLite called outside src/store/: $(head -3 "$T/sqlite")"
+grep -rniE 'create[[:space:]]+table' src | grep -v '^src/store/' > "$T/create"
+[ ! -s "$T/create" ] && ok || bad "tables created outside src/store/: $(head -3 "$T/create")"
 # The README's first lines: the two commands, each under a comment naming it.
 sed -n 5p README.md | grep -q '^sh tools/install-deps.sh build && make example' &&
 	sed -n 6p README.md | grep -q '^# test command' &&

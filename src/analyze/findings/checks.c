@@ -42,7 +42,7 @@ static int empty_traces(const struct analysis_ctx *ctx)
 		 " ORDER BY r.position, t.file_index", &st) < 0)
 		return -1;
 	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (store_step_rc(st) == SQLITE_ROW) {
 		/* The report's note comes from basic.c; this is the line on stderr. */
 		diag_warning(text(st, 0), "no GPU activity (no kernel, memcpy or memset) in run '%s'", text(st, 1));
 	}
@@ -59,7 +59,7 @@ static int missing_ranks(const struct analysis_ctx *ctx, struct analysis_result 
 		 " GROUP BY r.id HAVING max(t.world_size) > count(DISTINCT t.rank) ORDER BY r.position", &st) < 0)
 		return -1;
 	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (store_step_rc(st) == SQLITE_ROW) {
 		int world = store_column_int(st, 1), have = store_column_int(st, 2);
 		diag_warning(text(st, 3), "run '%s': traces of %d of its %d ranks (world_size %d); "
 			     "its totals cover only those", text(st, 0), have, world, world);
@@ -153,7 +153,7 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 	char *run = NULL;
 	int rc;
 	for (;;) {
-		rc = sqlite3_step(st);
+		rc = store_step_rc(st);
 		if (n && (rc != SQLITE_ROW || store_column_int64(st, 0) != run_id)) {
 			size_t i0, j0, i1, j1;
 			first_disjoint(v, n, 0, &i0, &j0);
@@ -190,7 +190,7 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 	free(v);
 	free(run);
 	if (rc != SQLITE_DONE) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(ctx->store)));
+		store_fail(ctx->store, "checks: clock ranges");
 		return -1;
 	}
 	return 0;

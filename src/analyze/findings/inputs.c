@@ -43,17 +43,15 @@ static const char *base_name(const char *path)
 
 static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	sqlite3 *db = store_db(ctx->store);
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT a, b, link, cpu_affinity, numa_affinity, path FROM gpu_links"
-			       " WHERE experiment = ?1 ORDER BY rowid", -1, &st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+	if (store_prepare(ctx->store, "inputs: gpu links",
+			"SELECT a, b, link, cpu_affinity, numa_affinity, path FROM gpu_links"
+			" WHERE experiment = ?1 ORDER BY rowid", &st) < 0)
 		return -1;
-	}
 	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct table *t = table_new("interconnect", "How the devices are connected (nvidia-smi topo -m)",
 				    "a:text,b:text,link:text,meaning:text,cpu_affinity:text,numa_affinity:text,source:text");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (store_step_rc(st) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
 		for (int c = 0; c < 6; c++) {
 			const char *v = (const char *)store_column_text(st, c);
@@ -82,19 +80,16 @@ static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *
 
 static int phase_report(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	sqlite3 *db = store_db(ctx->store);
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT r.run, t.path, p.action, p.calls, p.mean_ns, p.total_ns, p.percent"
-			       " FROM phase_times p JOIN traces t ON t.id = p.trace_id JOIN runs r ON r.id = t.run_id"
-			       " WHERE r.experiment = ?1 ORDER BY r.position, t.file_index, p.rowid", -1, &st,
-			       NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+	if (store_prepare(ctx->store, "inputs: phase times",
+			"SELECT r.run, t.path, p.action, p.calls, p.mean_ns, p.total_ns, p.percent"
+			" FROM phase_times p JOIN traces t ON t.id = p.trace_id JOIN runs r ON r.id = t.run_id"
+			" WHERE r.experiment = ?1 ORDER BY r.position, t.file_index, p.rowid", &st) < 0)
 		return -1;
-	}
 	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct table *t = table_new("phase_report", "Phases as the framework's profiler reported them",
 				    "run:text,source:text,action:text,calls:int,mean_us:us,total_us:us,percent:real");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (store_step_rc(st) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
 		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
 		table_set_text(t, row, 1, base_name((const char *)store_column_text(st, 1)));

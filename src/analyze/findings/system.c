@@ -92,17 +92,15 @@ static void say(struct said *s, const char *key, const char *source, char *value
 }
 
 /* Distinct values of column 0 of sql (bound to the experiment), joined with "; ", or NULL. */
-static char *distinct(sqlite3 *db, const char *exp, const char *sql)
+static char *distinct(struct store *s, const char *exp, const char *sql)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+	if (store_prepare(s, "system: hardware and software", sql, &st) < 0)
 		return NULL;
-	}
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	struct buf b;
 	buf_init(&b);
-	while (sqlite3_step(st) == SQLITE_ROW)
+	while (store_step_rc(st) == SQLITE_ROW)
 		if (store_column_type(st, 0) != SQLITE_NULL)
 			buf_printf(&b, "%s%s", b.len ? "; " : "", (const char *)store_column_text(st, 0));
 	store_finalize(st);
@@ -118,38 +116,38 @@ static char *distinct(sqlite3 *db, const char *exp, const char *sql)
 #define TRACE_DEVICES " FROM devices d JOIN traces t ON t.id = d.trace_id JOIN runs r ON r.id = t.run_id" \
 		      " WHERE r.experiment = ?1"
 
-static void from_inputs(sqlite3 *db, const char *exp, struct said *s)
+static void from_inputs(struct store *store, const char *exp, struct said *s)
 {
 	static const char tr[] = "traces (device properties)", smi[] = "nvidia-smi -q -x", topo[] = "nvidia-smi topo -m";
-	say(s, "gpu", tr, distinct(db, exp, "SELECT DISTINCT d.name" TRACE_DEVICES " ORDER BY d.name"));
+	say(s, "gpu", tr, distinct(store, exp, "SELECT DISTINCT d.name" TRACE_DEVICES " ORDER BY d.name"));
 	say(s, "gpu_memory_gb", tr,
-	    distinct(db, exp, "SELECT DISTINCT printf('%.1f', d.total_mem / 1e9)" TRACE_DEVICES " AND d.total_mem > 0"));
-	say(s, "sm_count", tr, distinct(db, exp, "SELECT DISTINCT d.sm_count" TRACE_DEVICES " AND d.sm_count > 0"));
-	say(s, "compute_capability", tr, distinct(db, exp, "SELECT DISTINCT d.cc" TRACE_DEVICES));
+	    distinct(store, exp, "SELECT DISTINCT printf('%.1f', d.total_mem / 1e9)" TRACE_DEVICES " AND d.total_mem > 0"));
+	say(s, "sm_count", tr, distinct(store, exp, "SELECT DISTINCT d.sm_count" TRACE_DEVICES " AND d.sm_count > 0"));
+	say(s, "compute_capability", tr, distinct(store, exp, "SELECT DISTINCT d.cc" TRACE_DEVICES));
 	say(s, "gpu_memory_bandwidth_gbs", tr,
-	    distinct(db, exp, "SELECT DISTINCT printf('%.0f', d.mem_bandwidth / 1e9)" TRACE_DEVICES
+	    distinct(store, exp, "SELECT DISTINCT printf('%.0f', d.mem_bandwidth / 1e9)" TRACE_DEVICES
 			      " AND d.mem_bandwidth > 0"));
-	say(s, "gpu", smi, distinct(db, exp, "SELECT DISTINCT product FROM gpu_hardware WHERE experiment = ?1"));
+	say(s, "gpu", smi, distinct(store, exp, "SELECT DISTINCT product FROM gpu_hardware WHERE experiment = ?1"));
 	say(s, "gpu_memory_gb", smi,
-	    distinct(db, exp, "SELECT DISTINCT printf('%.1f', memory_mib * 1048576 / 1e9) FROM gpu_hardware"
+	    distinct(store, exp, "SELECT DISTINCT printf('%.1f', memory_mib * 1048576 / 1e9) FROM gpu_hardware"
 			      " WHERE experiment = ?1 AND memory_mib > 0"));
 	say(s, "gpus", smi,
-	    distinct(db, exp, "SELECT max(n) FROM (SELECT count(*) AS n FROM gpu_hardware WHERE experiment = ?1"
+	    distinct(store, exp, "SELECT max(n) FROM (SELECT count(*) AS n FROM gpu_hardware WHERE experiment = ?1"
 			      " GROUP BY path)"));
-	say(s, "gpus_seen", tr, distinct(db, exp, "SELECT count(DISTINCT d.device)" TRACE_DEVICES " AND d.device >= 0"));
+	say(s, "gpus_seen", tr, distinct(store, exp, "SELECT count(DISTINCT d.device)" TRACE_DEVICES " AND d.device >= 0"));
 	say(s, "gpu_links", topo,
-	    distinct(db, exp, "SELECT link || ' between ' || count(DISTINCT min(a, b) || ' ' || max(a, b)) || ' pairs'"
+	    distinct(store, exp, "SELECT link || ' between ' || count(DISTINCT min(a, b) || ' ' || max(a, b)) || ' pairs'"
 			      " FROM gpu_links"
 			      " WHERE experiment = ?1 AND a LIKE 'GPU%' AND b LIKE 'GPU%' AND link <> 'X'"
 			      " GROUP BY link ORDER BY link"));
-	say(s, "driver", smi, distinct(db, exp, "SELECT DISTINCT driver FROM gpu_hardware WHERE experiment = ?1"));
-	say(s, "cuda", smi, distinct(db, exp, "SELECT DISTINCT cuda FROM gpu_hardware WHERE experiment = ?1"));
+	say(s, "driver", smi, distinct(store, exp, "SELECT DISTINCT driver FROM gpu_hardware WHERE experiment = ?1"));
+	say(s, "cuda", smi, distinct(store, exp, "SELECT DISTINCT cuda FROM gpu_hardware WHERE experiment = ?1"));
 	say(s, "cuda", "traces (cuda_driver_version)",
-	    distinct(db, exp, "SELECT DISTINCT v.value" TRACE_SOFTWARE " AND v.item = 'cuda_driver' ORDER BY v.value"));
+	    distinct(store, exp, "SELECT DISTINCT v.value" TRACE_SOFTWARE " AND v.item = 'cuda_driver' ORDER BY v.value"));
 	say(s, "cuda_runtime", "traces (cuda_runtime_version)",
-	    distinct(db, exp, "SELECT DISTINCT v.value" TRACE_SOFTWARE " AND v.item = 'cuda_runtime' ORDER BY v.value"));
+	    distinct(store, exp, "SELECT DISTINCT v.value" TRACE_SOFTWARE " AND v.item = 'cuda_runtime' ORDER BY v.value"));
 	say(s, "nccl", "traces (distributedInfo.nccl_version)",
-	    distinct(db, exp, "SELECT DISTINCT v.value" TRACE_SOFTWARE " AND v.item = 'nccl' ORDER BY v.value"));
+	    distinct(store, exp, "SELECT DISTINCT v.value" TRACE_SOFTWARE " AND v.item = 'nccl' ORDER BY v.value"));
 }
 
 static void add(struct table *t, const char *kind, const char *item, const char *value, const char *source)
@@ -179,7 +177,7 @@ int analysis_system(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct manifest *m = ctx->manifest;
 	struct said s = {0};
-	from_inputs(store_db(ctx->store), ctx->experiment, &s);
+	from_inputs(ctx->store, ctx->experiment, &s);
 	struct table *t = table_new("system", "The machine and its software",
 				    "kind:text,item:text,value:text,source:text");
 	for (size_t i = 0; i < NITEMS; i++) {

@@ -68,8 +68,8 @@ static int items_load(struct store *s, const char *exp, int64_t run_id, struct a
 	for (size_t i = 0; i < a->n && !ret; i++) {
 		const char *grp = NULL;
 		store_bind_int64(name, 1, act_key_name(a->keys[i]));
-		if (sqlite3_step(name) != SQLITE_ROW) { /* every name id is in names */
-			diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		if (store_step_rc(name) != SQLITE_ROW) { /* every name id is in names */
+			store_fail(s, "compare: a kernel's name");
 			ret = -1;
 		} else if (act_sums_group(a, s, exp, a->keys[i], &grp) < 0) {
 			ret = -1;
@@ -102,24 +102,26 @@ static int items_load(struct store *s, const char *exp, int64_t run_id, struct a
 
 static int run_load(struct store *s, const char *exp, struct run_items **out, size_t *nout)
 {
-	sqlite3 *db = store_db(s);
 	sqlite3_stmt *st = NULL, *traces = NULL, *name = NULL;
 	struct act_sums a;
 	act_sums_init(&a);
 	int ret = -1, said = 0;
 	*out = NULL;
 	*nout = 0;
-	if (sqlite3_prepare_v2(db, "SELECT r.run, coalesce(r.model, ''), r.id,"
+	if (store_prepare(s, "compare: runs", "SELECT r.run, coalesce(r.model, ''), r.id,"
 			       " (SELECT count(*) FROM steps s JOIN traces t ON t.id = s.trace_id WHERE t.run_id = r.id),"
 			       " (SELECT count(DISTINCT rank) FROM traces t WHERE t.run_id = r.id)"
-			       " FROM runs r WHERE r.experiment = ?1 ORDER BY r.position", -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "SELECT id FROM traces WHERE run_id = ?1 ORDER BY id", -1, &traces, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "SELECT name FROM names WHERE id = ?1", -1, &name, NULL) != SQLITE_OK)
+			       " FROM runs r WHERE r.experiment = ?1 ORDER BY r.position", &st) < 0 ||
+	    store_prepare(s, "compare: runs",
+			"SELECT id FROM traces WHERE run_id = ?1 ORDER BY id", &traces) < 0 ||
+	    store_prepare(s, "compare: runs", "SELECT name FROM names WHERE id = ?1", &name) < 0) {
+		said = 1;
 		goto out;
+	}
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	size_t cap = 0;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		*out = xgrow(*out, &cap, *nout + 1, sizeof(**out));
 		struct run_items *r = &(*out)[(*nout)++];
 		memset(r, 0, sizeof(*r));
@@ -137,7 +139,7 @@ static int run_load(struct store *s, const char *exp, struct run_items **out, si
 		ret = 0;
 out:
 	if (ret < 0 && !said)
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+		store_fail(s, "compare: runs");
 	act_sums_release(&a);
 	store_finalize(st);
 	store_finalize(traces);

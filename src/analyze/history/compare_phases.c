@@ -58,15 +58,13 @@ static int64_t step_divisor(const struct analysis_ctx *ctx, const char *run, int
 {
 	sqlite3_stmt *st;
 	int64_t steps = 0;
-	if (sqlite3_prepare_v2(store_db(ctx->store),
-			       "SELECT count(*) FROM steps s JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = "
-			       "t.run_id WHERE r.experiment = ?1 AND r.run = ?2", -1, &st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(ctx->store)));
+	if (store_prepare(ctx->store, "compare_phases: steps of a run",
+			"SELECT count(*) FROM steps s JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = "
+			"t.run_id WHERE r.experiment = ?1 AND r.run = ?2", &st) < 0)
 		return ranks;
-	}
 	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (store_step_rc(st) == SQLITE_ROW)
 		steps = store_column_int64(st, 0);
 	store_finalize(st);
 	return steps > 0 ? steps : ranks;

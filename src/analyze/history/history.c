@@ -21,52 +21,6 @@
 #include "util/sha256.h"
 #include "util/xalloc.h"
 
-/* The history tables: name after the prefix, and columns (docs/schema.md lists them). */
-static const struct {
-	const char *name, *cols, *order;
-} tables[] = {
-	{"builds", "experiment TEXT NOT NULL, build INTEGER NOT NULL, built_at INTEGER, perfstudy TEXT,"
-		   " state_sha256 TEXT", "experiment, build"},
-	{"runs", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL", "experiment, build, run"},
-	{"inputs", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, path TEXT NOT NULL,"
-		   " size INTEGER, sha256 TEXT", "experiment, build, run, path"},
-	{"numbers", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, metric TEXT NOT NULL,"
-		    " value REAL", "experiment, build, run, metric"},
-	{"steps", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, source TEXT NOT NULL,"
-		  " dur_ns INTEGER NOT NULL", "experiment, build, run, source, dur_ns"},
-};
-#define NTABLES (sizeof(tables) / sizeof(tables[0]))
-
-/* The column names of a column list ("a TEXT, b INTEGER" -> "a, b"). */
-static void col_names(const char *cols, struct buf *out)
-{
-	const char *p = cols;
-	while (*p) {
-		while (*p == ' ' || *p == ',')
-			p++;
-		const char *e = p;
-		while (*e && *e != ' ')
-			e++;
-		if (out->len)
-			buf_adds(out, ", ");
-		buf_add(out, p, (size_t)(e - p));
-		while (*e && *e != ',')
-			e++;
-		p = e;
-	}
-}
-
-static int sql_fail(sqlite3 *db, const char *where)
-{
-	/* history_diff's step budget (its progress handler interrupts): the store, not the system, is at fault. */
-	if (sqlite3_errcode(db) == SQLITE_INTERRUPT)
-		diag_error(where, "stopped: reading its history took far more SQLite steps than a perfstudy store "
-				  "needs (100 million plus 64 per byte of the file; a crafted database?)");
-	else
-		diag_syserror(where, "sqlite: %s", sqlite3_errmsg(db));
-	return -1;
-}
-
 int64_t history_build_time(void)
 {
 	const char *e = getenv("SOURCE_DATE_EPOCH");
@@ -80,47 +34,10 @@ int64_t history_build_time(void)
 	return (int64_t)time(NULL);
 }
 
-/* Copies prev's history_* into the staging tables; returns NULL, or why not (static). */
-static const char *carry(struct store *s)
-{
-	sqlite3 *db = store_db(s);
-	struct buf sql, names;
-	buf_init(&sql);
-	buf_init(&names);
-	const char *why = NULL;
-	for (size_t i = 0; i < NTABLES && !why; i++) {
-		buf_reset(&names);
-		col_names(tables[i].cols, &names);
-		buf_reset(&sql);
-		buf_printf(&sql, "INSERT INTO temp.h_%s SELECT %s FROM hprev.history_%s", tables[i].name, names.data,
-			   tables[i].name);
-		if (sqlite3_exec(db, sql.data, NULL, NULL, NULL) != SQLITE_OK)
-			why = "its history tables are not those of this perfstudy";
-	}
-	if (why)
-		for (size_t i = 0; i < NTABLES; i++) {
-			buf_reset(&sql);
-			buf_printf(&sql, "DELETE FROM temp.h_%s", tables[i].name);
-			sqlite3_exec(db, sql.data, NULL, NULL, NULL);
-		}
-	buf_release(&sql);
-	buf_release(&names);
-	return why;
-}
-
 int history_open(struct store *s, const char *prev_db, int quiet)
 {
-	struct buf sql;
-	buf_init(&sql);
-	for (size_t i = 0; i < NTABLES; i++) {
-		buf_reset(&sql);
-		buf_printf(&sql, "CREATE TEMP TABLE h_%s(%s)", tables[i].name, tables[i].cols);
-		if (store_exec(s, sql.data, "create the history tables") < 0) {
-			buf_release(&sql);
-			return -1;
-		}
-	}
-	buf_release(&sql);
+	if (store_history_stage(s) < 0)
+		return -1;
 	struct stat st;
 	if (!prev_db || stat(prev_db, &st) || !S_ISREG(st.st_mode))
 		return 0;
@@ -131,7 +48,7 @@ int history_open(struct store *s, const char *prev_db, int quiet)
 	}
 	char *found = store_probe_text(s, "SELECT 1 FROM hprev.sqlite_master WHERE type = 'table'"
 					  " AND name = 'history_builds'");
-	const char *why = found ? carry(s) : NULL;
+	const char *why = found ? store_history_carry(s, "hprev") : NULL;
 	free(found);
 	if (why && !quiet)
 		fprintf(stderr, "perfstudy: %s: build history not carried over: %s\n", prev_db, why);
@@ -177,24 +94,24 @@ static struct hstate_run *find_run(const struct hstate *st, const char *run)
  * which returns -1 after diag to stop (a value no perfstudy writes: the
  * store was damaged or crafted, and `diff` reads stores it did not write).
  */
-static int each_row(sqlite3 *db, const char *sql, const char *exp, int64_t build, const char *where,
+static int each_row(struct store *s, const char *what, const char *sql, const char *exp, int64_t build,
 		    struct hstate *st, int (*row)(struct hstate_run *r, sqlite3_stmt *q, const char *where))
 {
 	sqlite3_stmt *q;
-	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
-		return sql_fail(db, where);
+	if (store_prepare(s, what, sql, &q) < 0)
+		return -1;
 	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 	store_bind_int64(q, 2, build);
 	int rc;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+	while ((rc = store_step(s, q, what)) > 0) {
 		struct hstate_run *r = find_run(st, (const char *)store_column_text(q, 0));
-		if (r && row(r, q, where) < 0) {
+		if (r && row(r, q, store_path(s)) < 0) {
 			store_finalize(q);
 			return -1;
 		}
 	}
 	store_finalize(q);
-	return rc == SQLITE_DONE ? 0 : sql_fail(db, where);
+	return rc;
 }
 
 static const char *col_text(sqlite3_stmt *q, int c)
@@ -255,8 +172,7 @@ static int add_step(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 	return 0;
 }
 
-int hstate_load(sqlite3 *db, const char *prefix, const char *exp, int64_t build, const char *where,
-		struct hstate *st)
+int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t build, struct hstate *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->build = build;
@@ -265,21 +181,21 @@ int hstate_load(sqlite3 *db, const char *prefix, const char *exp, int64_t build,
 	sqlite3_stmt *q = NULL;
 	int ret = -1;
 	buf_printf(&sql, "SELECT built_at FROM %sbuilds WHERE experiment = ?1 AND build = ?2", prefix);
-	if (sqlite3_prepare_v2(db, sql.data, -1, &q, NULL) != SQLITE_OK)
+	if (store_prepare(s, "history: load a build", sql.data, &q) < 0)
 		goto out;
 	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 	store_bind_int64(q, 2, build);
-	if (sqlite3_step(q) == SQLITE_ROW)
+	if (store_step_rc(q) == SQLITE_ROW)
 		st->built_at = store_column_int64(q, 0);
 	store_finalize(q);
 	buf_reset(&sql);
 	buf_printf(&sql, "SELECT run FROM %sruns WHERE experiment = ?1 AND build = ?2 ORDER BY run", prefix);
-	if (sqlite3_prepare_v2(db, sql.data, -1, &q, NULL) != SQLITE_OK)
+	if (store_prepare(s, "history: load a build's runs", sql.data, &q) < 0)
 		goto out;
 	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 	store_bind_int64(q, 2, build);
 	size_t cap = 0;
-	while (sqlite3_step(q) == SQLITE_ROW) {
+	while (store_step_rc(q) == SQLITE_ROW) {
 		st->runs = xgrow(st->runs, &cap, st->nruns + 1, sizeof(*st->runs));
 		memset(&st->runs[st->nruns], 0, sizeof(*st->runs));
 		st->runs[st->nruns++].run = xstrdup(col_text(q, 0));
@@ -288,23 +204,21 @@ int hstate_load(sqlite3 *db, const char *prefix, const char *exp, int64_t build,
 	buf_reset(&sql);
 	buf_printf(&sql, "SELECT run, path, size, sha256 FROM %sinputs WHERE experiment = ?1 AND build = ?2"
 		   " ORDER BY run, path", prefix);
-	if (each_row(db, sql.data, exp, build, where, st, add_input) < 0)
-		goto said;
+	if (each_row(s, "history: load a build's inputs", sql.data, exp, build, st, add_input) < 0)
+		goto out;
 	buf_reset(&sql);
 	buf_printf(&sql, "SELECT run, metric, value FROM %snumbers WHERE experiment = ?1 AND build = ?2"
 		   " ORDER BY run, metric", prefix);
-	if (each_row(db, sql.data, exp, build, where, st, add_number) < 0)
-		goto said;
+	if (each_row(s, "history: load a build's numbers", sql.data, exp, build, st, add_number) < 0)
+		goto out;
 	buf_reset(&sql);
 	buf_printf(&sql, "SELECT run, source, dur_ns FROM %ssteps WHERE experiment = ?1 AND build = ?2"
 		   " ORDER BY run, source, dur_ns", prefix);
-	if (each_row(db, sql.data, exp, build, where, st, add_step) < 0)
-		goto said;
+	if (each_row(s, "history: load a build's steps", sql.data, exp, build, st, add_step) < 0)
+		goto out;
 	buf_release(&sql);
 	return 0;
 out:
-	sql_fail(db, where);
-said:
 	buf_release(&sql);
 	hstate_release(st);
 	return ret;
@@ -521,7 +435,7 @@ static int insert_number(sqlite3_stmt *ins, const char *run, const char *metric,
 	store_bind_text(ins, 3, run, -1, SQLITE_TRANSIENT);
 	store_bind_text(ins, 4, metric, -1, SQLITE_STATIC);
 	store_bind_double(ins, 5, v);
-	int rc = sqlite3_step(ins);
+	int rc = store_step_rc(ins);
 	store_reset(ins);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
@@ -582,7 +496,7 @@ static int insert_numbers(sqlite3_stmt *ins, const struct analysis_result *res)
 }
 
 /* Stages this build's state of exp as build `build`. */
-static int stage_state(sqlite3 *db, const char *exp, int64_t build, const struct analysis_result *res)
+static int stage_state(struct store *s, const char *exp, int64_t build, const struct analysis_result *res)
 {
 	static const char *const copies[] = {
 		"INSERT INTO temp.h_runs SELECT ?1, ?2, run FROM runs WHERE experiment = ?1",
@@ -599,59 +513,40 @@ static int stage_state(sqlite3 *db, const char *exp, int64_t build, const struct
 	};
 	for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++) {
 		sqlite3_stmt *q;
-		if (sqlite3_prepare_v2(db, copies[i], -1, &q, NULL) != SQLITE_OK)
-			return sql_fail(db, "perfstudy.db");
+		if (store_prepare(s, "history: stage this build", copies[i], &q) < 0)
+			return -1;
 		store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 		store_bind_int64(q, 2, build);
-		int rc = sqlite3_step(q);
+		int rc = store_step_done(s, q, "history: stage this build");
 		store_finalize(q);
-		if (rc != SQLITE_DONE)
-			return sql_fail(db, "perfstudy.db");
+		if (rc < 0)
+			return -1;
 	}
 	sqlite3_stmt *ins;
-	if (sqlite3_prepare_v2(db, "INSERT INTO temp.h_numbers VALUES(?1, ?2, ?3, ?4, ?5)", -1, &ins, NULL) != SQLITE_OK)
-		return sql_fail(db, "perfstudy.db");
+	if (store_prepare(s, "history: stage this build's numbers",
+			"INSERT INTO temp.h_numbers VALUES(?1, ?2, ?3, ?4, ?5)", &ins) < 0)
+		return -1;
 	store_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
 	store_bind_int64(ins, 2, build);
 	int r = insert_numbers(ins, res);
+	if (r < 0)
+		store_fail(s, "history: stage this build's numbers");
 	store_finalize(ins);
-	return r < 0 ? sql_fail(db, "perfstudy.db") : 0;
-}
-
-static int drop_build(sqlite3 *db, const char *exp, int64_t build)
-{
-	struct buf sql;
-	buf_init(&sql);
-	int ret = 0;
-	for (size_t i = 0; i < NTABLES && !ret; i++) {
-		sqlite3_stmt *q;
-		buf_reset(&sql);
-		buf_printf(&sql, "DELETE FROM temp.h_%s WHERE experiment = ?1 AND build = ?2", tables[i].name);
-		if (sqlite3_prepare_v2(db, sql.data, -1, &q, NULL) != SQLITE_OK) {
-			ret = sql_fail(db, "perfstudy.db");
-			break;
-		}
-		store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
-		store_bind_int64(q, 2, build);
-		if (sqlite3_step(q) != SQLITE_DONE)
-			ret = sql_fail(db, "perfstudy.db");
-		store_finalize(q);
-	}
-	buf_release(&sql);
-	return ret;
+	return r;
 }
 
 /* The last build staged for exp (0: none) and its digest (empty: none). */
-static int last_build(sqlite3 *db, const char *exp, int64_t *build, char digest[65])
+static int last_build(struct store *s, const char *exp, int64_t *build, char digest[65])
 {
 	sqlite3_stmt *q;
 	*build = 0;
 	digest[0] = '\0';
-	if (sqlite3_prepare_v2(db, "SELECT build, state_sha256 FROM temp.h_builds WHERE experiment = ?1"
-			       " ORDER BY build DESC LIMIT 1", -1, &q, NULL) != SQLITE_OK)
-		return sql_fail(db, "perfstudy.db");
+	if (store_prepare(s, "history: the last build",
+			"SELECT build, state_sha256 FROM temp.h_builds WHERE experiment = ?1"
+			" ORDER BY build DESC LIMIT 1", &q) < 0)
+		return -1;
 	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
-	if (sqlite3_step(q) == SQLITE_ROW) {
+	if (store_step_rc(q) == SQLITE_ROW) {
 		*build = store_column_int64(q, 0);
 		snprintf(digest, 65, "%s", col_text(q, 1));
 	}
@@ -758,7 +653,7 @@ static int add_series(struct store *s, const char *exp, const struct manifest *m
  * per profiled step, the slowest rank's), with gpu_busy_frac and mfu as
  * recorded. Only once there are two builds or more.
  */
-static int add_history(sqlite3 *db, const char *exp, int64_t last, struct analysis_result *res)
+static int add_history(struct store *s, const char *exp, int64_t last, struct analysis_result *res)
 {
 	struct table *t = table_new("history", "Every run's step time over the builds of this output directory",
 				    "build:int,run:text,samples:int,source:text,median_us:us,ci_low_us:us,ci_high_us:us,"
@@ -770,7 +665,7 @@ static int add_history(sqlite3 *db, const char *exp, int64_t last, struct analys
 	size_t nruns = 0;
 	for (int64_t b = 1; b <= last; b++) {
 		struct hstate st;
-		if (hstate_load(db, "temp.h_", exp, b, "perfstudy.db", &st) < 0) {
+		if (hstate_load(s, "temp.h_", exp, b, &st) < 0) {
 			for (size_t i = 0; i < nruns; i++)
 				free(runs[i]);
 			free(runs);
@@ -847,13 +742,12 @@ static int add_history(sqlite3 *db, const char *exp, int64_t last, struct analys
 int history_record(struct store *s, const char *exp, const struct manifest *m, struct analysis_result *res,
 		   int64_t built_at)
 {
-	sqlite3 *db = store_db(s);
 	int64_t last;
 	char last_digest[65], digest[65];
-	if (last_build(db, exp, &last, last_digest) < 0 || stage_state(db, exp, last + 1, res) < 0)
+	if (last_build(s, exp, &last, last_digest) < 0 || stage_state(s, exp, last + 1, res) < 0)
 		return -1;
 	struct hstate cur, old;
-	if (hstate_load(db, "temp.h_", exp, last + 1, "perfstudy.db", &cur) < 0)
+	if (hstate_load(s, "temp.h_", exp, last + 1, &cur) < 0)
 		return -1;
 	hstate_digest(&cur, digest);
 	int64_t build = last + 1;
@@ -861,30 +755,31 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, s
 		/* Nothing changed since the last build recorded: it stays the latest. */
 		build = last;
 		hstate_release(&cur);
-		if (drop_build(db, exp, last + 1) < 0 || hstate_load(db, "temp.h_", exp, last, "perfstudy.db", &cur) < 0)
+		if (store_history_drop_build(s, exp, last + 1) < 0 || hstate_load(s, "temp.h_", exp, last, &cur) < 0)
 			return -1;
 	} else {
 		sqlite3_stmt *q;
-		if (sqlite3_prepare_v2(db, "INSERT INTO temp.h_builds VALUES(?1, ?2, ?3, ?4, ?5)", -1, &q, NULL) != SQLITE_OK) {
+		if (store_prepare(s, "history: record this build",
+				"INSERT INTO temp.h_builds VALUES(?1, ?2, ?3, ?4, ?5)", &q) < 0) {
 			hstate_release(&cur);
-			return sql_fail(db, "perfstudy.db");
+			return -1;
 		}
 		store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 		store_bind_int64(q, 2, build);
 		store_bind_int64(q, 3, built_at);
 		store_bind_text(q, 4, PERFSTUDY_VERSION, -1, SQLITE_STATIC);
 		store_bind_text(q, 5, digest, -1, SQLITE_STATIC);
-		int rc = sqlite3_step(q);
+		int rc = store_step_done(s, q, "history: record this build");
 		store_finalize(q);
-		if (rc != SQLITE_DONE) {
+		if (rc < 0) {
 			hstate_release(&cur);
-			return sql_fail(db, "perfstudy.db");
+			return -1;
 		}
 		cur.build = build;
 	}
 	struct history_limits lim = {m ? m->thresholds.step_time_pct : 0, m ? m->thresholds.mfu_pp : 0};
 	if (build > 1) {
-		if (hstate_load(db, "temp.h_", exp, build - 1, "perfstudy.db", &old) < 0) {
+		if (hstate_load(s, "temp.h_", exp, build - 1, &old) < 0) {
 			hstate_release(&cur);
 			return -1;
 		}
@@ -903,7 +798,7 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, s
 					crossed, crossed == 1 ? "" : "s");
 		result_add_table(res, t);
 		hstate_release(&old);
-		if (add_history(db, exp, build, res) < 0) {
+		if (add_history(s, exp, build, res) < 0) {
 			hstate_release(&cur);
 			return -1;
 		}
@@ -945,26 +840,11 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, s
 
 int history_write(struct store *s, const char *const *exps, const struct manifest *const *manifests, size_t nexp)
 {
-	struct buf sql, names;
-	buf_init(&sql);
-	buf_init(&names);
-	int ret = 0;
-	for (size_t i = 0; i < NTABLES && !ret; i++) {
-		buf_reset(&names);
-		col_names(tables[i].cols, &names);
-		buf_reset(&sql);
-		buf_printf(&sql, "CREATE TABLE main.history_%s(%s);\nINSERT INTO main.history_%s SELECT %s FROM temp.h_%s"
-			   " ORDER BY %s;\nDROP TABLE temp.h_%s;", tables[i].name, tables[i].cols, tables[i].name,
-			   names.data, tables[i].name, tables[i].order, tables[i].name);
-		ret = store_exec(s, sql.data, "write the history tables");
-	}
-	buf_release(&sql);
-	buf_release(&names);
 	sqlite3_stmt *q = NULL;
-	if (!ret && (store_exec(s, "CREATE TABLE main.history_thresholds(experiment TEXT NOT NULL,"
-				" metric TEXT NOT NULL, value REAL)", "write the history thresholds") < 0 ||
-		     store_prepare(s, "write the history thresholds",
-				   "INSERT INTO main.history_thresholds VALUES(?1, ?2, ?3)", &q) < 0))
+	int ret = 0;
+	if (store_history_write(s) < 0 ||
+	    store_prepare(s, "write the history thresholds",
+			"INSERT INTO main.history_thresholds VALUES(?1, ?2, ?3)", &q) < 0)
 		ret = -1;
 	for (size_t i = 0; !ret && i < nexp; i++) {
 		const struct manifest *m = manifests[i];

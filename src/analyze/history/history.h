@@ -84,12 +84,11 @@ struct hstate {
 };
 
 /*
- * Loads build `build` of experiment exp from db's tables <prefix>builds,
+ * Loads build `build` of experiment exp from s's tables <prefix>builds,
  * <prefix>runs, ... (prefix "history_" in a store, "temp.h_" while
- * staging). Returns 0, or -1 after diag naming `where`.
+ * staging). Returns 0, or -1 after diag naming s's file.
  */
-int hstate_load(sqlite3 *db, const char *prefix, const char *exp, int64_t build, const char *where,
-		struct hstate *st);
+int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t build, struct hstate *st);
 void hstate_release(struct hstate *st);
 
 /*

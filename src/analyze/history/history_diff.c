@@ -15,7 +15,6 @@
 #include "analyze/history/history.h"
 #include "util/buf.h"
 #include "util/diag.h"
-#include "util/sqlguard.h"
 #include "util/xalloc.h"
 
 /*
@@ -35,50 +34,37 @@ static const char *const history_tables[] = {"history_builds", "history_runs", "
  * when it is missing, not a SQLite database, not a perfstudy store, or
  * has no history.
  */
-static sqlite3 *open_store(const char *dir)
+static struct store *open_store(const char *dir)
 {
 	char *path = xasprintf("%s/perfstudy.db", dir);
 	struct stat st;
-	sqlite3 *db = NULL;
-	sqlite3_stmt *q = NULL;
+	struct store *s = NULL;
 	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
 		diag_error(dir, "no perfstudy.db here: not a perfstudy output directory");
 		goto fail;
 	}
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		diag_error(path, "cannot open: %s", sqlite3_errmsg(db));
+	if (store_open_read(path, 0, &s) < 0 || store_guard(s, (uint64_t)st.st_size) < 0)
 		goto fail;
-	}
-	if (sqlguard_apply(db, (uint64_t)st.st_size) < 0) {
-		diag_error(path, "sqlite: cannot set up the connection: %s", sqlite3_errmsg(db));
-		goto fail;
-	}
-	/* SQLite opens lazily: the first read of the schema says whether the file is a database at all. */
-	int rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(q) == SQLITE_ROW ? SQLITE_OK : sqlite3_errcode(db);
-	store_finalize(q);
-	if (rc == SQLITE_NOTADB) {
+	int rc = store_readable(s);
+	if (rc > 0) {
 		diag_error(path, "not a SQLite database (a perfstudy store is one: a build writes it as "
 				 "DIR/perfstudy.db)");
 		goto fail;
 	}
-	if (rc != SQLITE_OK) {
-		diag_error(path, "damaged SQLite database: %s", sqlite3_errmsg(db));
+	if (rc < 0) {
+		diag_error(path, "damaged SQLite database: %s", store_errmsg(s));
 		goto fail;
 	}
 	for (size_t i = 0; history_tables[i]; i++) {
-		const char *kind = sqlguard_not_plain(db, history_tables[i]);
+		const char *kind = store_not_plain(s, history_tables[i]);
 		if (kind) {
 			diag_error(path, "table '%s': is %s, not a plain table; refused (a perfstudy store has only "
 					 "plain tables, and a view runs the file's own SQL)", history_tables[i], kind);
 			goto fail;
 		}
 	}
-	if (!sqlguard_schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
-				  "history_builds")) {
-		if (sqlguard_schema_says(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
-					 "gpu_activities"))
+	if (!store_has_table(s, "history_builds")) {
+		if (store_has_table(s, "gpu_activities"))
 			diag_error(path, "no build history (table 'history_builds'): written by a perfstudy before "
 					 "'diff' existed; build it again with this perfstudy");
 		else
@@ -87,37 +73,37 @@ static sqlite3 *open_store(const char *dir)
 		goto fail;
 	}
 	free(path);
-	return db;
+	return s;
 fail:
-	sqlite3_close(db);
+	store_close(s);
 	free(path);
 	return NULL;
 }
 
-/* The latest build of exp in db, 0 when it has none. */
-static int64_t latest(sqlite3 *db, const char *exp)
+/* The latest build of exp in s, 0 when it has none. */
+static int64_t latest(struct store *s, const char *exp)
 {
 	sqlite3_stmt *q;
 	int64_t b = 0;
-	if (sqlite3_prepare_v2(db, "SELECT max(build) FROM history_builds WHERE experiment = ?1", -1, &q, NULL) !=
-	    SQLITE_OK)
+	if (store_prepare(s, "diff: the latest build", "SELECT max(build) FROM history_builds WHERE experiment = ?1",
+			  &q) < 0)
 		return 0;
 	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
-	if (sqlite3_step(q) == SQLITE_ROW)
+	if (store_step_rc(q) == SQLITE_ROW)
 		b = store_column_int64(q, 0);
 	store_finalize(q);
 	return b;
 }
 
-static void limits(sqlite3 *db, const char *exp, struct history_limits *lim)
+static void limits(struct store *s, const char *exp, struct history_limits *lim)
 {
 	sqlite3_stmt *q;
 	memset(lim, 0, sizeof(*lim));
-	if (sqlite3_prepare_v2(db, "SELECT metric, value FROM history_thresholds WHERE experiment = ?1", -1, &q, NULL) !=
-	    SQLITE_OK)
+	if (store_prepare(s, "diff: thresholds", "SELECT metric, value FROM history_thresholds WHERE experiment = ?1",
+			  &q) < 0)
 		return;
 	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
-	while (sqlite3_step(q) == SQLITE_ROW) {
+	while (store_step_rc(q) == SQLITE_ROW) {
 		const char *m = (const char *)store_column_text(q, 0);
 		if (m && !strcmp(m, "step_time_pct"))
 			lim->step_time_pct = store_column_double(q, 1);
@@ -176,29 +162,25 @@ static void print_changes(const char *exp, const struct table *t, int quiet)
 
 int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *crossed)
 {
-	sqlite3 *odb = open_store(old_dir), *ndb = odb ? open_store(new_dir) : NULL;
+	struct store *odb = open_store(old_dir), *ndb = odb ? open_store(new_dir) : NULL;
 	if (!odb || !ndb) {
-		sqlite3_close(odb);
+		store_close(odb);
 		return -1;
 	}
-	char *opath = xasprintf("%s/perfstudy.db", old_dir), *npath = xasprintf("%s/perfstudy.db", new_dir);
 	size_t nchanges = 0;
 	int ret = 0;
 	*crossed = 0;
 	/* Every experiment either side records, by id. */
 	sqlite3_stmt *q;
-	if (sqlite3_prepare_v2(ndb, "SELECT DISTINCT experiment FROM history_builds ORDER BY experiment", -1, &q, NULL) !=
-	    SQLITE_OK) {
-		diag_error(npath, "sqlite: %s", sqlite3_errmsg(ndb));
+	if (store_prepare(ndb, "diff: list experiments",
+			"SELECT DISTINCT experiment FROM history_builds ORDER BY experiment", &q) < 0)
 		ret = -1;
-		q = NULL;
-	}
-	while (q && sqlite3_step(q) == SQLITE_ROW) {
+	while (q && store_step_rc(q) == SQLITE_ROW) {
 		const char *exp = (const char *)store_column_text(q, 0);
 		struct hstate a = {0}, b;
 		int64_t ob = latest(odb, exp);
-		if ((ob && hstate_load(odb, "history_", exp, ob, opath, &a) < 0) ||
-		    hstate_load(ndb, "history_", exp, latest(ndb, exp), npath, &b) < 0) {
+		if ((ob && hstate_load(odb, "history_", exp, ob, &a) < 0) ||
+		    hstate_load(ndb, "history_", exp, latest(ndb, exp), &b) < 0) {
 			hstate_release(&a);
 			ret = -1;
 			break;
@@ -217,9 +199,9 @@ int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *cr
 		hstate_release(&b);
 	}
 	store_finalize(q);
-	if (ret == 0 && sqlite3_prepare_v2(odb, "SELECT DISTINCT experiment FROM history_builds ORDER BY experiment",
-						-1, &q, NULL) == SQLITE_OK) {
-		while (sqlite3_step(q) == SQLITE_ROW)
+	if (ret == 0 && store_prepare(odb, "diff: list experiments",
+				      "SELECT DISTINCT experiment FROM history_builds ORDER BY experiment", &q) == 0) {
+		while (store_step_rc(q) == SQLITE_ROW)
 			if (!latest(ndb, (const char *)store_column_text(q, 0)) && !quiet) {
 				printf("%s: experiment removed\n", (const char *)store_column_text(q, 0));
 				nchanges++;
@@ -229,9 +211,7 @@ int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *cr
 	if (ret == 0 && !quiet)
 		printf("perfstudy diff: %zu change%s, %zu regression%s\n", nchanges, nchanges == 1 ? "" : "s",
 		       *crossed, *crossed == 1 ? "" : "s");
-	free(opath);
-	free(npath);
-	sqlite3_close(odb);
-	sqlite3_close(ndb);
+	store_close(odb);
+	store_close(ndb);
 	return ret;
 }

@@ -24,9 +24,9 @@ void act_sums_init(struct act_sums *a)
 	memset(a, 0, sizeof(*a));
 }
 
-static int failed(struct store *s)
+static int failed(struct store *s, const char *what)
 {
-	diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+	store_fail(s, what);
 	return -1;
 }
 
@@ -48,15 +48,15 @@ static void reserve(struct act_sums *a, int64_t id)
 int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, int kernels_only)
 {
 	sqlite3_stmt **st = &a->rows[kernels_only ? 1 : 0];
-	if (!*st && sqlite3_prepare_v2(store_db(s),
-				       kernels_only ? "SELECT 'kernel', name_id, dur_ns FROM activities"
-						      " WHERE trace_id = ?1 AND kind = 'kernel'"
-						    : "SELECT kind, name_id, dur_ns FROM activities WHERE trace_id = ?1",
-				       -1, st, NULL) != SQLITE_OK)
-		return failed(s);
+	if (!*st && store_prepare(s, "activity sums: a trace's activities",
+			kernels_only ? "SELECT 'kernel', name_id, dur_ns FROM activities"
+				       " WHERE trace_id = ?1 AND kind = 'kernel'"
+				     : "SELECT kind, name_id, dur_ns FROM activities WHERE trace_id = ?1",
+			st) < 0)
+		return -1;
 	store_bind_int64(*st, 1, trace_id);
 	int rc;
-	while ((rc = sqlite3_step(*st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(*st)) == SQLITE_ROW) {
 		const char *k = (const char *)store_column_text(*st, 0);
 		/* The schema's CHECK allows these three only. */
 		enum activity_kind kind = k[0] == 'k' ? ACT_KERNEL : k[3] == 'c' ? ACT_MEMCPY : ACT_MEMSET;
@@ -73,7 +73,7 @@ int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, in
 		e->calls++;
 		if (__builtin_add_overflow(e->total_ns, dur, &e->total_ns)) {
 			store_reset(*st);
-			diag_syserror("perfstudy.db", "sqlite: integer overflow");
+			diag_syserror(store_path(s), "sqlite: actsum: sum of durations: integer overflow");
 			return -1;
 		}
 		if (dur < e->min_ns)
@@ -82,37 +82,36 @@ int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, in
 			e->max_ns = dur;
 	}
 	store_reset(*st);
-	return rc == SQLITE_DONE ? 0 : failed(s);
+	return rc == SQLITE_DONE ? 0 : failed(s, "activity sums: a trace's activities");
 }
 
 int act_sums_add_traces(struct act_sums *a, struct store *s, sqlite3_stmt *ids, int kernels_only)
 {
 	int rc;
-	while ((rc = sqlite3_step(ids)) == SQLITE_ROW)
+	while ((rc = store_step_rc(ids)) == SQLITE_ROW)
 		if (act_sums_add_trace(a, s, store_column_int64(ids, 0), kernels_only) < 0) {
 			store_reset(ids);
 			return -1;
 		}
 	store_reset(ids);
-	return rc == SQLITE_DONE ? 0 : failed(s);
+	return rc == SQLITE_DONE ? 0 : failed(s, "activity sums: list traces");
 }
 
 int act_sums_group(struct act_sums *a, struct store *s, const char *exp, int64_t key, const char **grp)
 {
-	if (!a->group && sqlite3_prepare_v2(store_db(s), "SELECT grp FROM activity_groups"
-					    " WHERE experiment = ?1 AND kind = ?2 AND name_id = ?3", -1, &a->group,
-					    NULL) != SQLITE_OK)
-		return failed(s);
+	if (!a->group && store_prepare(s, "activity sums: a name's group", "SELECT grp FROM activity_groups"
+					    " WHERE experiment = ?1 AND kind = ?2 AND name_id = ?3", &a->group) < 0)
+		return -1;
 	store_reset(a->group);
 	store_bind_text(a->group, 1, exp, -1, SQLITE_STATIC);
 	store_bind_text(a->group, 2, act_kind_name(act_key_kind(key)), -1, SQLITE_STATIC);
 	store_bind_int64(a->group, 3, act_key_name(key));
-	int rc = sqlite3_step(a->group);
+	int rc = store_step_rc(a->group);
 	if (rc == SQLITE_ROW) {
 		*grp = (const char *)store_column_text(a->group, 0);
 		return 1;
 	}
-	return rc == SQLITE_DONE ? 0 : failed(s);
+	return rc == SQLITE_DONE ? 0 : failed(s, "activity sums: a name's group");
 }
 
 const struct act_sum *act_sums_get(const struct act_sums *a, int64_t key)

@@ -10,9 +10,9 @@
 #include "util/scratch.h"
 #include "util/xalloc.h"
 
-static int fail(struct store *s, sqlite3_stmt *st)
+static int fail(struct store *s, sqlite3_stmt *st, const char *what)
 {
-	diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+	store_fail(s, what);
 	store_finalize(st);
 	return -1;
 }
@@ -29,7 +29,7 @@ int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	size_t cap = 0;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 		struct rank_key *k = &(*out)[(*n)++];
 		k->run = xstrdup((const char *)store_column_text(st, 0));
@@ -41,7 +41,7 @@ int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n
 		rank_keys_free(*out, *n);
 		*out = NULL;
 		*n = 0;
-		return fail(s, st);
+		return fail(s, st, "rankdata: list ranks");
 	}
 	store_finalize(st);
 	return 0;
@@ -136,7 +136,7 @@ static int load_ranges(struct store *s, enum kept_slot slot, const char *sql, co
 	store_bind_int(st, 2, k->rank);
 	size_t cap = 0;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 		struct rk_range *r = &(*out)[(*n)++];
 		r->start = store_column_int64(st, 0);
@@ -145,7 +145,7 @@ static int load_ranges(struct store *s, enum kept_slot slot, const char *sql, co
 		r->key = store_column_type(st, 3) == SQLITE_NULL ? -1 : store_column_int64(st, 3);
 	}
 	if (rc != SQLITE_DONE) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		store_fail(s, "load a rank");
 		store_reset(st);
 		return -1;
 	}
@@ -208,7 +208,7 @@ static int class_of(struct store *s, const struct classifier *cls, enum activity
 		if (!nm)
 			return -1;
 		store_bind_int64(nm, 1, name_id);
-		const char *name = sqlite3_step(nm) == SQLITE_ROW ? (const char *)store_column_text(nm, 0) : NULL;
+		const char *name = store_step_rc(nm) == SQLITE_ROW ? (const char *)store_column_text(nm, 0) : NULL;
 		const char *g = classify(cls, (enum activity_kind)k, name ? name : "");
 		enum rk_class c = !strcmp(g, "communication") ? RK_COMM : !strcmp(g, "memory") ? RK_MEMORY : RK_COMPUTE;
 		store_reset(nm);
@@ -230,7 +230,7 @@ static int load_uncached(struct store *s, const struct rank_key *k, const struct
 	store_bind_int(st, 2, k->rank);
 	size_t cap = 0;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		d->acts = xgrow(d->acts, &cap, d->nacts + 1, sizeof(*d->acts));
 		struct rk_act *a = &d->acts[d->nacts++];
 		memset(a, 0, sizeof(*a));
@@ -251,7 +251,7 @@ static int load_uncached(struct store *s, const struct rank_key *k, const struct
 		a->stream = store_column_type(st, 7) == SQLITE_NULL ? -1 : store_column_int64(st, 7);
 	}
 	if (rc != SQLITE_DONE) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		store_fail(s, "load a rank");
 		store_reset(st);
 		goto fail;
 	}
@@ -504,9 +504,9 @@ static size_t budget(struct store *s)
 	sqlite3_stmt *st;
 	double largest = 0, ntraces = 0;
 	inputs_total = 0;
-	if (sqlite3_prepare_v2(store_db(s), "SELECT coalesce(max(size), 0), coalesce(sum(size), 0), count(*) FROM traces",
-			       -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW) {
+	if (store_prepare(s, "rankdata: trace sizes",
+			"SELECT coalesce(max(size), 0), coalesce(sum(size), 0), count(*) FROM traces", &st) == 0) {
+		if (store_step_rc(st) == SQLITE_ROW) {
 			largest = store_column_double(st, 0);
 			inputs_total = store_column_double(st, 1);
 			ntraces = store_column_double(st, 2);
@@ -543,7 +543,7 @@ static double rank_input_bytes(struct store *s, const struct rank_key *k)
 		return 0;
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int(st, 2, k->rank);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (store_step_rc(st) == SQLITE_ROW)
 		r = store_column_double(st, 0);
 	store_finalize(st);
 	return r;
@@ -664,7 +664,7 @@ char *rank_formats(struct store *s, const struct rank_key *k)
 		return xstrdup("unknown");
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int(st, 2, k->rank);
-	if (sqlite3_step(st) == SQLITE_ROW && store_column_text(st, 0))
+	if (store_step_rc(st) == SQLITE_ROW && store_column_text(st, 0))
 		r = xstrdup((const char *)store_column_text(st, 0));
 	store_reset(st);
 	return r ? r : xstrdup("unknown");
@@ -677,7 +677,7 @@ char *rank_name(struct store *s, int64_t name_id)
 	if (!st)
 		return NULL;
 	store_bind_int64(st, 1, name_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (store_step_rc(st) == SQLITE_ROW)
 		r = xstrdup((const char *)store_column_text(st, 0));
 	store_reset(st);
 	return r;
@@ -695,13 +695,13 @@ int64_t *rank_column_ids(struct store *s, sqlite3_stmt *st, size_t *n)
 	size_t cap = 8;
 	int64_t *ids = xmalloc(cap * sizeof(*ids));
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		if (*n == cap)
 			ids = xrealloc(ids, (cap *= 2) * sizeof(*ids));
 		ids[(*n)++] = store_column_int64(st, 0);
 	}
 	if (rc != SQLITE_DONE) {
-		fail(s, st);
+		fail(s, st, "rankdata: list ids");
 		free(ids);
 		return NULL;
 	}
@@ -726,7 +726,7 @@ int64_t rank_name_lookup(struct store *s, const char *name)
 	if (store_prepare(s, "load a rank", "SELECT id FROM names WHERE name = ?1", &st) < 0)
 		return -1;
 	store_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (store_step_rc(st) == SQLITE_ROW)
 		r = store_column_int64(st, 0);
 	store_finalize(st);
 	return r;

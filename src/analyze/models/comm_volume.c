@@ -69,20 +69,18 @@ struct rank_comm {
 };
 
 /* The collectives of one run, per rank. Returns the number of ranks in *out, or -1. */
-static int load_run(sqlite3 *db, const char *exp, const char *run, int gpus, struct rank_comm **out, size_t *n)
+static int load_run(struct store *s, const char *exp, const char *run, int gpus, struct rank_comm **out, size_t *n)
 {
 	sqlite3_stmt *st;
 	*out = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT t.rank, c.collective, c.dtype, c.in_nelems, c.out_nelems, c.group_size,"
-			       " (SELECT count(*) FROM steps s WHERE s.trace_id = t.id)"
-			       " FROM collectives c JOIN traces t ON t.id = c.trace_id JOIN runs r ON r.id = t.run_id"
-			       " WHERE r.experiment = ?1 AND r.run = ?2 AND t.rank IS NOT NULL"
-			       " ORDER BY t.rank, c.start_ns", -1, &st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+	if (store_prepare(s, "comm_volume: a run's collectives",
+			"SELECT t.rank, c.collective, c.dtype, c.in_nelems, c.out_nelems, c.group_size,"
+			" (SELECT count(*) FROM steps s WHERE s.trace_id = t.id)"
+			" FROM collectives c JOIN traces t ON t.id = c.trace_id JOIN runs r ON r.id = t.run_id"
+			" WHERE r.experiment = ?1 AND r.run = ?2 AND t.rank IS NOT NULL"
+			" ORDER BY t.rank, c.start_ns", &st) < 0)
 		return -1;
-	}
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
 	size_t cap = 0;
@@ -94,7 +92,7 @@ static int load_run(sqlite3 *db, const char *exp, const char *run, int gpus, str
 	} grad[8];
 	size_t ngrad = 0;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		int64_t rank = store_column_int64(st, 0);
 		if (!*n || (*out)[*n - 1].rank != rank) {
 			*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
@@ -148,7 +146,7 @@ static int load_run(sqlite3 *db, const char *exp, const char *run, int gpus, str
 	buf_release(&type);
 	int ret = 0;
 	if (rc != SQLITE_DONE) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+		store_fail(s, "comm_volume: a run's collectives");
 		ret = -1;
 	}
 	store_finalize(st);
@@ -243,7 +241,6 @@ static void type_rows(struct table *t, const struct manifest_run *r, const struc
 int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct manifest *man = ctx->manifest;
-	sqlite3 *db = store_db(ctx->store);
 	struct table *t = table_new("comm_volume", "Communication bytes per GPU and step: measured in the trace and estimated",
 				    "run:text,rank:int,gpus:int,zero:int,params:int,grad_dtype:text,grad_bytes:int,"
 				    "estimated_bytes_per_gpu:int,steps:int,message_bytes_per_step:int,"
@@ -258,7 +255,7 @@ int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result 
 			continue;
 		struct rank_comm *rk;
 		size_t n;
-		if (load_run(db, ctx->experiment, r->id, r->gpus, &rk, &n) < 0) {
+		if (load_run(ctx->store, ctx->experiment, r->id, r->gpus, &rk, &n) < 0) {
 			ret = -1;
 			break;
 		}

@@ -76,7 +76,7 @@ struct run_facts {
 	int64_t gpu_mem;     /* bytes; 0 unknown */
 };
 
-static int query_facts(sqlite3 *db, const char *exp, const char *run, int64_t log_ns, struct run_facts *f)
+static int query_facts(struct store *s, const char *exp, const char *run, int64_t log_ns, struct run_facts *f)
 {
 	sqlite3_stmt *st;
 	memset(f, 0, sizeof(*f));
@@ -103,13 +103,11 @@ static int query_facts(sqlite3 *db, const char *exp, const char *run, int64_t lo
 		"   (SELECT h.memory_mib * 1048576 FROM gpu_hardware h WHERE h.experiment = r.experiment"
 		"   ORDER BY h.gpu LIMIT 1))"
 		" FROM runs r WHERE r.experiment = ?1 AND r.run = ?2";
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+	if (store_prepare(s, "models: a run's facts", sql, &st) < 0)
 		return -1;
-	}
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	if (store_step_rc(st) == SQLITE_ROW) {
 		f->gpus = store_column_int(st, 0);
 		if (log_ns > 0) {
 			f->step_s = (double)log_ns / 1e9;
@@ -350,7 +348,6 @@ static void memory_by_batch_add(struct table *t, struct chart *c, struct analysi
 static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct manifest *man = ctx->manifest;
-	sqlite3 *db = store_db(ctx->store);
 	struct table *e = table_new("estimates", "Analytical estimates per run (per GPU where it says so)",
 				    "run:text,model:text,params:int,params_12ld2:int,global_batch:int,flops_per_step:real,"
 				    "activation_bytes_per_gpu:real,model_state_bytes_per_gpu:real,memory_bytes_per_gpu:real,"
@@ -377,7 +374,7 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		models_est_model(&r->model, &em);
 		struct run_facts f;
 		/* The log's step: the median of its unprofiled iterations, as in scaling.csv. */
-		if (query_facts(db, ctx->experiment, r->id, profiler_unprofiled_ns(out, r->id), &f) < 0) {
+		if (query_facts(ctx->store, ctx->experiment, r->id, profiler_unprofiled_ns(out, r->id), &f) < 0) {
 			ret = -1;
 			break;
 		}
@@ -825,15 +822,12 @@ static void relative(const struct analysis_ctx *ctx, struct analysis_result *out
 /* The GPUs that nvidia-smi -q -x describes. */
 static int hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	sqlite3 *db = store_db(ctx->store);
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT gpu, product, memory_mib, driver, cuda, max_sm_mhz, max_mem_mhz, power_limit_w,"
-			       " pcie_gen_max, pcie_width_max, pcie_gen_cur, pcie_width_cur, pci_bus, dtd, path"
-			       " FROM gpu_hardware WHERE experiment = ?1 ORDER BY path, gpu", -1, &st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+	if (store_prepare(ctx->store, "models: gpu hardware",
+			"SELECT gpu, product, memory_mib, driver, cuda, max_sm_mhz, max_mem_mhz, power_limit_w,"
+			" pcie_gen_max, pcie_width_max, pcie_gen_cur, pcie_width_cur, pci_bus, dtd, path"
+			" FROM gpu_hardware WHERE experiment = ?1 ORDER BY path, gpu", &st) < 0)
 		return -1;
-	}
 	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct table *t = table_new("hardware", "GPUs as nvidia-smi -q -x describes them",
 				    "gpu:int,product:text,memory_mib:int,driver:text,cuda:text,max_sm_mhz:int,"
@@ -841,7 +835,7 @@ static int hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 				    "pcie_gen_cur:int,pcie_width_cur:int,pci_bus:text,dtd:text,source:text");
 	static const enum col_type types[] = {COL_INT, COL_TEXT, COL_INT, COL_TEXT, COL_TEXT, COL_INT, COL_INT,
 					      COL_REAL, COL_INT, COL_INT, COL_INT, COL_INT, COL_TEXT, COL_TEXT, COL_TEXT};
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (store_step_rc(st) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
 		for (int c = 0; c < 15; c++) {
 			if (store_column_type(st, c) == SQLITE_NULL)

@@ -108,21 +108,24 @@ double collective_bus_factor(const char *type, int64_t n)
  */
 static int comm_names(struct store *s, struct classifier *cls)
 {
-	sqlite3 *db = store_db(s);
 	sqlite3_stmt *names = NULL, *ins = NULL;
 	int ret = -1;
 	if (store_exec(s, "CREATE TEMP TABLE IF NOT EXISTS comm_names(id INTEGER PRIMARY KEY);"
 			  " DELETE FROM temp.comm_names;", "list communication kernels") < 0)
 		return -1;
-	if (sqlite3_prepare_v2(db, "SELECT id, name FROM names", -1, &names, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "INSERT INTO temp.comm_names VALUES(?1)", -1, &ins, NULL) != SQLITE_OK)
-		goto out;
+	if (store_prepare(s, "collectives: list communication kernels",
+			"SELECT id, name FROM names", &names) < 0 ||
+	    store_prepare(s, "collectives: list communication kernels",
+			"INSERT INTO temp.comm_names VALUES(?1)", &ins) < 0) {
+		store_finalize(names);
+		return -1;
+	}
 	int rc;
-	while ((rc = sqlite3_step(names)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(names)) == SQLITE_ROW) {
 		if (strcmp(classify(cls, ACT_KERNEL, (const char *)store_column_text(names, 1)), "communication"))
 			continue;
 		store_bind_int64(ins, 1, store_column_int64(names, 0));
-		if (sqlite3_step(ins) != SQLITE_DONE)
+		if (store_step_rc(ins) != SQLITE_DONE)
 			goto out;
 		store_reset(ins);
 	}
@@ -130,7 +133,7 @@ static int comm_names(struct store *s, struct classifier *cls)
 		ret = 0;
 out:
 	if (ret < 0)
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(db));
+		store_fail(s, "collectives: list communication kernels");
 	store_finalize(names);
 	store_finalize(ins);
 	return ret;
@@ -150,16 +153,15 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 		classifier_free(cls);
 		return -1;
 	}
-	if (sqlite3_prepare_v2(store_db(s),
-			       "SELECT r.run, t.rank, n.name, a.dur_ns, c.collective, c.in_nelems, c.out_nelems,"
-			       " c.dtype, coalesce(c.group_size, t.world_size) FROM activities a"
-			       " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
-			       " JOIN names n ON n.id = a.name_id"
-			       " LEFT JOIN collectives c ON c.trace_id = a.trace_id AND c.start_ns = a.start_ns"
-			       "  AND c.correlation IS a.correlation"
-			       " WHERE r.experiment = ?1 AND a.kind = 'kernel' AND a.name_id IN (SELECT id FROM temp.comm_names)"
-			       " ORDER BY r.position, t.rank, a.start_ns", -1, &st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+	if (store_prepare(s, "collectives: communication kernels",
+			"SELECT r.run, t.rank, n.name, a.dur_ns, c.collective, c.in_nelems, c.out_nelems,"
+			" c.dtype, coalesce(c.group_size, t.world_size) FROM activities a"
+			" JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
+			" JOIN names n ON n.id = a.name_id"
+			" LEFT JOIN collectives c ON c.trace_id = a.trace_id AND c.start_ns = a.start_ns"
+			"  AND c.correlation IS a.correlation"
+			" WHERE r.experiment = ?1 AND a.kind = 'kernel' AND a.name_id IN (SELECT id FROM temp.comm_names)"
+			" ORDER BY r.position, t.rank, a.start_ns", &st) < 0) {
 		table_free(t);
 		classifier_free(cls);
 		return -1;
@@ -173,7 +175,7 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 	struct buf type;
 	buf_init(&type);
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		const char *name = (const char *)store_column_text(st, 2);
 		const char *run = (const char *)store_column_text(st, 0);
 		int64_t rank = store_column_int64(st, 1), dur = store_column_int64(st, 3);
@@ -207,7 +209,7 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 	}
 	int ret = 0;
 	if (rc != SQLITE_DONE) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		store_fail(s, "collectives: communication kernels");
 		ret = -1;
 	}
 	store_finalize(st);

@@ -217,7 +217,7 @@ static int mark_sync_calls(struct store *s, sqlite3_stmt *st, const struct rank_
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int(st, 2, k->rank);
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		int64_t start = store_column_int64(st, 0);
 		int64_t tid = store_column_type(st, 1) == SQLITE_NULL ? -1 : store_column_int64(st, 1);
 		/* launches are sorted by start: the first of this start, then those after it */
@@ -228,7 +228,7 @@ static int mark_sync_calls(struct store *s, sqlite3_stmt *st, const struct rank_
 	}
 	store_reset(st);
 	if (rc != SQLITE_DONE) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		store_fail(s, "find synchronising calls");
 		return -1;
 	}
 	return 0;

@@ -141,7 +141,7 @@ static int load_rank(struct store *s, sqlite3_stmt *const q[2], const struct ran
 	sqlite3_stmt *st = q[0];
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int(st, 2, k->rank);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (store_step_rc(st) == SQLITE_ROW)
 		r->path = xstrdup((const char *)store_column_text(st, 0));
 	store_reset(st);
 	st = q[1];
@@ -152,7 +152,7 @@ static int load_rank(struct store *s, sqlite3_stmt *const q[2], const struct ran
 	buf_init(&type);
 	size_t cap = 0;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		int64_t start = store_column_int64(st, 0);
 		int64_t corr = store_column_type(st, 1) == SQLITE_NULL ? -1 : store_column_int64(st, 1);
 		ssize_t ai = crossrank_act_index(d, start, corr);
@@ -182,7 +182,7 @@ static int load_rank(struct store *s, sqlite3_stmt *const q[2], const struct ran
 		kn->op = -1;
 	}
 	if (rc != SQLITE_DONE)
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		store_fail(s, "crossrank: a rank's collectives");
 	store_reset(st);
 	free(lidx);
 	buf_release(&type);

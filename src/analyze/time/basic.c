@@ -37,9 +37,9 @@
 #include "util/fs.h"
 #include "util/xalloc.h"
 
-static int failed(struct store *s, sqlite3_stmt *st)
+static int failed(struct store *s, sqlite3_stmt *st, const char *what)
 {
-	diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+	store_fail(s, what);
 	store_finalize(st);
 	return -1;
 }
@@ -64,7 +64,7 @@ static int classify_all(struct store *s, const char *exp, const struct classifie
 	}
 	store_bind_text(sel, 1, exp, -1, SQLITE_STATIC);
 	int rc;
-	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(sel)) == SQLITE_ROW) {
 		const char *kind = (const char *)store_column_text(sel, 0);
 		const char *name = (const char *)store_column_text(sel, 2);
 		const char *g = classify(c, kind_of(kind), name);
@@ -72,15 +72,15 @@ static int classify_all(struct store *s, const char *exp, const struct classifie
 		store_bind_text(ins, 2, kind, -1, SQLITE_TRANSIENT);
 		store_bind_int64(ins, 3, store_column_int64(sel, 1));
 		store_bind_text(ins, 4, g, -1, SQLITE_STATIC);
-		if (sqlite3_step(ins) != SQLITE_DONE) {
+		if (store_step_rc(ins) != SQLITE_DONE) {
 			store_finalize(ins);
-			return failed(s, sel);
+			return failed(s, sel, "basic: classify activities");
 		}
 		store_reset(ins);
 	}
 	store_finalize(ins);
 	if (rc != SQLITE_DONE)
-		return failed(s, sel);
+		return failed(s, sel, "basic: classify activities");
 	store_finalize(sel);
 	return 0;
 }
@@ -122,7 +122,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	struct act_sums a;
 	act_sums_init(&a);
 	int rc, said = 0;
-	while ((rc = sqlite3_step(ranks)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(ranks)) == SQLITE_ROW) {
 		const char *run = (const char *)store_column_text(ranks, 0);
 		int64_t rank = store_column_int64(ranks, 1);
 		memset(ns, 0, ng * sizeof(*ns));
@@ -143,7 +143,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 				said = 1;
 			} else if (g && __builtin_add_overflow(total, v, &total)) {
 				/* Durations are >= 0 (ingest skips negative ones): no group's sum exceeds total. */
-				diag_syserror("perfstudy.db", "sqlite: integer overflow");
+				diag_syserror(store_path(s), "sqlite: basic: group time: integer overflow");
 				said = 1;
 			} else if (g) {
 				for (size_t i = 0; i < ng; i++)
@@ -159,7 +159,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 			store_bind_text(sum_rows, 1, exp, -1, SQLITE_STATIC);
 			store_bind_text(sum_rows, 2, run, -1, SQLITE_TRANSIENT);
 			store_bind_int64(sum_rows, 3, rank);
-			while (sqlite3_step(sum_rows) == SQLITE_ROW) {
+			while (store_step_rc(sum_rows) == SQLITE_ROW) {
 				const char *g = (const char *)store_column_text(sum_rows, 0);
 				int64_t v = store_column_int64(sum_rows, 1);
 				for (size_t i = 0; i < ng; i++)
@@ -188,7 +188,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 		goto fail;
 	}
 	if (rc != SQLITE_DONE) {
-		failed(s, ranks);
+		failed(s, ranks, "basic: group times");
 		goto fail;
 	}
 	store_finalize(ranks);
@@ -206,8 +206,8 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 			store_bind_null(ins, 6);
 		else
 			store_bind_double(ins, 6, table_cell(t, r, 4)->v.f);
-		if (sqlite3_step(ins) != SQLITE_DONE) {
-			failed(s, ins);
+		if (store_step_rc(ins) != SQLITE_DONE) {
+			failed(s, ins, "basic: group times");
 			goto fail;
 		}
 		store_reset(ins);
@@ -241,7 +241,7 @@ static int flush_kernel_stats(sqlite3_stmt *ins, const char *exp, const char *ru
 		store_bind_int64(ins, 6, e->total_ns);
 		store_bind_int64(ins, 7, e->min_ns);
 		store_bind_int64(ins, 8, e->max_ns);
-		if (sqlite3_step(ins) != SQLITE_DONE) {
+		if (store_step_rc(ins) != SQLITE_DONE) {
 			store_reset(ins);
 			return -1;
 		}
@@ -275,7 +275,7 @@ static int insert_kernel_stats(struct store *s, const char *exp)
 	store_bind_text(tr, 1, exp, -1, SQLITE_STATIC);
 	int64_t run_id = 0, rank = 0;
 	int null_rank = 0, any = 0, rc;
-	while ((rc = sqlite3_step(tr)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(tr)) == SQLITE_ROW) {
 		int64_t rid = store_column_int64(tr, 0);
 		int nr = store_column_type(tr, 2) == SQLITE_NULL;
 		int64_t rk = nr ? 0 : store_column_int64(tr, 2);
@@ -299,7 +299,7 @@ static int insert_kernel_stats(struct store *s, const char *exp)
 		ret = 0;
 out:
 	if (ret < 0 && !said)
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		store_fail(s, "basic: kernel stats per rank");
 	free(run);
 	act_sums_release(&a);
 	store_finalize(tr);
@@ -324,8 +324,8 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 		    " GROUP BY r.id, t.rank, m.name_id", &st) < 0)
 		goto fail;
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		failed(s, st);
+	if (store_step_rc(st) != SQLITE_DONE) {
+		failed(s, st, "basic: kernel stats");
 		goto fail;
 	}
 	store_finalize(st);
@@ -336,7 +336,7 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 		goto fail;
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
 		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
 		table_set_int(t, row, 1, store_column_int64(st, 1));
@@ -351,7 +351,7 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 		table_set_ns(t, row, 8, store_column_int64(st, 7));
 	}
 	if (rc != SQLITE_DONE) {
-		failed(s, st);
+		failed(s, st, "basic: kernel stats");
 		goto fail;
 	}
 	store_finalize(st);
@@ -375,7 +375,7 @@ static int build_steps(struct store *s, const char *exp, struct table **out)
 	}
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
 		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
 		table_set_int(t, row, 1, store_column_int64(st, 1));
@@ -384,7 +384,7 @@ static int build_steps(struct store *s, const char *exp, struct table **out)
 	}
 	if (rc != SQLITE_DONE) {
 		table_free(t);
-		return failed(s, st);
+		return failed(s, st, "basic: steps");
 	}
 	store_finalize(st);
 	*out = t;
@@ -415,7 +415,7 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 	}
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
 		for (int c = 0; c < 10; c++) {
 			if (store_column_type(st, c) == SQLITE_NULL)
@@ -437,7 +437,7 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 	}
 	if (rc != SQLITE_DONE) {
 		table_free(t);
-		return failed(s, st);
+		return failed(s, st, "basic: runs");
 	}
 	store_finalize(st);
 	*out = t;
@@ -470,7 +470,7 @@ static int build_rank_devices(struct store *s, const char *exp, struct table **o
 	}
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
 		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
 		table_set_int(t, row, 1, store_column_int64(st, 1));
@@ -483,7 +483,7 @@ static int build_rank_devices(struct store *s, const char *exp, struct table **o
 	}
 	if (rc != SQLITE_DONE) {
 		table_free(t);
-		return failed(s, st);
+		return failed(s, st, "basic: devices per rank");
 	}
 	store_finalize(st);
 	*out = t;
@@ -517,7 +517,7 @@ static int build_top_kernels(struct store *s, const char *exp, int top_n, struct
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	store_bind_int(st, 2, top_n);
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
 		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
 		table_set_int(t, row, 1, store_column_int64(st, 1));
@@ -531,7 +531,7 @@ static int build_top_kernels(struct store *s, const char *exp, int top_n, struct
 	}
 	if (rc != SQLITE_DONE) {
 		table_free(t);
-		return failed(s, st);
+		return failed(s, st, "basic: top kernels");
 	}
 	store_finalize(st);
 	*out = t;
@@ -608,7 +608,7 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
 	int64_t file = -1;
 	int rc;
 	for (;;) {
-		rc = sqlite3_step(st);
+		rc = store_step_rc(st);
 		int64_t id = rc == SQLITE_ROW ? store_column_int64(st, 0) : -1;
 		if (file >= 0 && id != file) /* group_concat(x, '; ') of the file's shares, NULLs left out */
 			result_add_note(out,
@@ -633,7 +633,7 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
 	free(path);
 	buf_release(&parts);
 	if (rc != SQLITE_DONE)
-		return failed(s, st);
+		return failed(s, st, "basic: device notes");
 	store_finalize(st);
 	return 0;
 }
@@ -654,7 +654,7 @@ static int add_source_notes(struct store *s, const char *exp, struct analysis_re
 		return -1;
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		const char *run = (const char *)store_column_text(st, 0);
 		int64_t rank = store_column_int64(st, 1);
 		const char *path = (const char *)store_column_text(st, 2);
@@ -674,7 +674,7 @@ static int add_source_notes(struct store *s, const char *exp, struct analysis_re
 					run, rank, path, fmt);
 	}
 	if (rc != SQLITE_DONE)
-		return failed(s, st);
+		return failed(s, st, "basic: source notes");
 	store_finalize(st);
 	return 0;
 }

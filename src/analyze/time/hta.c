@@ -107,9 +107,9 @@ void hta_names_free(struct hta_names *nm)
 	free(nm);
 }
 
-static int sql_fail(struct store *s, sqlite3_stmt *st)
+static int sql_fail(struct store *s, sqlite3_stmt *st, const char *what)
 {
-	diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+	store_fail(s, what);
 	store_finalize(st);
 	return -1;
 }
@@ -126,11 +126,11 @@ int hta_type(struct hta_names *nm, int64_t name_id, enum hta_ktype *out)
 		nm->n = n;
 	}
 	if (!nm->type[id]) {
-		if (!nm->st && sqlite3_prepare_v2(store_db(nm->store), "SELECT name FROM names WHERE id = ?1", -1, &nm->st,
-						  NULL) != SQLITE_OK)
-			return sql_fail(nm->store, NULL);
+		if (!nm->st && store_prepare(nm->store, "hta: a kernel's name",
+				"SELECT name FROM names WHERE id = ?1", &nm->st) < 0)
+			return -1;
 		store_bind_int64(nm->st, 1, name_id);
-		const char *name = sqlite3_step(nm->st) == SQLITE_ROW ? (const char *)store_column_text(nm->st, 0) : NULL;
+		const char *name = store_step_rc(nm->st) == SQLITE_ROW ? (const char *)store_column_text(nm->st, 0) : NULL;
 		nm->type[id] = (signed char)(1 + hta_kernel_type(name ? name : ""));
 		store_reset(nm->st);
 	}
@@ -142,14 +142,13 @@ int hta_run_filters(struct store *s, int64_t run_db_id)
 {
 	sqlite3_stmt *st;
 	/* the run's traces, their annotations, the names by id: not every trace once per step name */
-	if (sqlite3_prepare_v2(store_db(s),
-			       "SELECT count(DISTINCT a.name_id) FROM traces t CROSS JOIN annotations a ON a.trace_id = t.id"
-			       " CROSS JOIN names n ON n.id = a.name_id WHERE t.run_id = ?1 AND n.name GLOB 'ProfilerStep#[0-9]*'",
-			       -1, &st, NULL) != SQLITE_OK)
-		return sql_fail(s, NULL);
+	if (store_prepare(s, "hta: profiler steps of a run",
+			"SELECT count(DISTINCT a.name_id) FROM traces t CROSS JOIN annotations a ON a.trace_id = t.id"
+			" CROSS JOIN names n ON n.id = a.name_id WHERE t.run_id = ?1 AND n.name GLOB 'ProfilerStep#[0-9]*'", &st) < 0)
+		return -1;
 	store_bind_int64(st, 1, run_db_id);
-	if (sqlite3_step(st) != SQLITE_ROW)
-		return sql_fail(s, st);
+	if (store_step_rc(st) != SQLITE_ROW)
+		return sql_fail(s, st, "hta: profiler steps of a run");
 	int filters = store_column_int64(st, 0) >= 2;
 	store_finalize(st);
 	return filters;

@@ -174,13 +174,13 @@ static int64_t *launch_ids_of(struct store *s, sqlite3_stmt *st, const struct ra
 	size_t cap = 0;
 	int64_t *ids = NULL;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		ids = xgrow(ids, &cap, *n + 1, sizeof(*ids));
 		ids[(*n)++] = store_column_int64(st, 0);
 	}
 	store_reset(st);
 	if (rc != SQLITE_DONE) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		store_fail(s, "list launches");
 		free(ids);
 		return NULL;
 	}

@@ -33,26 +33,24 @@
 #include "util/xalloc.h"
 
 /* The int64 values of a one-column query bound to (experiment, run), into *v (n of them). */
-static int column_of(sqlite3 *db, const char *sql, const char *exp, const char *run, int64_t **v, size_t *n)
+static int column_of(struct store *s, const char *sql, const char *exp, const char *run, int64_t **v, size_t *n)
 {
 	sqlite3_stmt *st;
 	*v = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: profiler_overhead: %s", sqlite3_errmsg(db));
+	if (store_prepare(s, "profiler_overhead: a run's samples", sql, &st) < 0)
 		return -1;
-	}
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
 	size_t cap = 0;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		*v = xgrow(*v, &cap, *n + 1, sizeof(**v));
 		(*v)[(*n)++] = store_column_int64(st, 0);
 	}
 	store_finalize(st);
 	if (rc != SQLITE_DONE) {
-		diag_syserror("perfstudy.db", "sqlite: profiler_overhead: %s", sqlite3_errmsg(db));
+		store_fail(s, "profiler_overhead: a run's samples");
 		free(*v);
 		return -1;
 	}
@@ -115,7 +113,6 @@ int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_r
 				    "iterations of its training log",
 				    "run:text,profiled_steps:int,step_median_us:us,log_profiled:int,"
 				    "log_profiled_median_us:us,unprofiled:int,unprofiled_median_us:us,overhead:real");
-	sqlite3 *db = store_db(ctx->store);
 	double *ov = xcalloc(rt->nrows, sizeof(*ov)); /* 0: none */
 	int ret = 0;
 	for (size_t i = 0; i < rt->nrows && !ret; i++) {
@@ -123,7 +120,7 @@ int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_r
 		int64_t med[3] = {0, 0, 0}, *v[3] = {NULL, NULL, NULL};
 		size_t n[3] = {0, 0, 0};
 		for (size_t q = 0; q < 3 && !ret; q++)
-			ret = column_of(db, queries[q], ctx->experiment, run, &v[q], &n[q]);
+			ret = column_of(ctx->store, queries[q], ctx->experiment, run, &v[q], &n[q]);
 		if (!ret && (n[0] || n[1] || n[2])) { /* a run with neither steps nor a log: no row */
 			size_t row = table_add_row(t);
 			table_set_text(t, row, 0, run);

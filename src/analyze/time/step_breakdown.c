@@ -38,10 +38,10 @@ static int64_t *dataloader_ids(struct store *s, size_t *n)
 	int64_t *ids = NULL;
 	size_t cap = 0;
 	*n = 0;
-	if (sqlite3_prepare_v2(store_db(s), "SELECT id FROM names WHERE name GLOB 'enumerate(DataLoader)*'", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (store_prepare(s, "step_breakdown: DataLoader names",
+			"SELECT id FROM names WHERE name GLOB 'enumerate(DataLoader)*'", &st) < 0)
 		return NULL;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (store_step_rc(st) == SQLITE_ROW) {
 		ids = xgrow(ids, &cap, *n + 1, sizeof(*ids));
 		ids[(*n)++] = store_column_int64(st, 0);
 	}

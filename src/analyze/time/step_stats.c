@@ -37,29 +37,25 @@ int step_samples(struct store *s, const char *exp, const char *run, int64_t **v,
 	 * this one SQLite ran it once a row, over every rank's steps, which made
 	 * 256 ranks of 100 steps take 31 s.
 	 */
-	if (sqlite3_prepare_v2(store_db(s),
-			       "SELECT max(s.dur_ns) FROM steps s JOIN traces t ON t.id = s.trace_id"
-			       " JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND r.run = ?2"
-			       " GROUP BY s.step ORDER BY s.step", -1, &st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+	if (store_prepare(s, "step_stats: step times of a run",
+			"SELECT max(s.dur_ns) FROM steps s JOIN traces t ON t.id = s.trace_id"
+			" JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND r.run = ?2"
+			" GROUP BY s.step ORDER BY s.step", &st) < 0)
 		return -1;
-	}
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
 	size_t cap = 0;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
 		*v = xgrow(*v, &cap, *n + 1, sizeof(**v));
 		(*v)[(*n)++] = store_column_int64(st, 0);
 	}
 	store_finalize(st);
 	if (rc == SQLITE_DONE && *n) {
-		if (sqlite3_prepare_v2(store_db(s),
-				       "SELECT count(DISTINCT t.rank) FROM traces t JOIN runs r ON r.id = t.run_id"
-				       " WHERE r.experiment = ?1 AND r.run = ?2"
-				       " AND EXISTS (SELECT 1 FROM steps x WHERE x.trace_id = t.id)",
-				       -1, &st, NULL) != SQLITE_OK) {
-			diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		if (store_prepare(s, "step_stats: step times of a run",
+				"SELECT count(DISTINCT t.rank) FROM traces t JOIN runs r ON r.id = t.run_id"
+				" WHERE r.experiment = ?1 AND r.run = ?2"
+				" AND EXISTS (SELECT 1 FROM steps x WHERE x.trace_id = t.id)", &st) < 0) {
 			free(*v);
 			*v = NULL;
 			*n = 0;
@@ -67,14 +63,14 @@ int step_samples(struct store *s, const char *exp, const char *run, int64_t **v,
 		}
 		store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 		store_bind_text(st, 2, run, -1, SQLITE_STATIC);
-		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((rc = store_step_rc(st)) == SQLITE_ROW) {
 			*ranks = store_column_int64(st, 0);
 			rc = SQLITE_DONE;
 		}
 		store_finalize(st);
 	}
 	if (rc != SQLITE_DONE) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(s)));
+		store_fail(s, "step_stats: step times of a run");
 		free(*v);
 		*v = NULL;
 		*n = 0;
@@ -101,16 +97,13 @@ static int load_runs(const struct analysis_ctx *ctx, struct run_steps **out, siz
 	sqlite3_stmt *st;
 	*out = NULL;
 	*nout = 0;
-	if (sqlite3_prepare_v2(store_db(ctx->store),
-			       "SELECT run, coalesce(model, '') FROM runs WHERE experiment = ?1 ORDER BY position", -1,
-			       &st, NULL) != SQLITE_OK) {
-		diag_syserror("perfstudy.db", "sqlite: %s", sqlite3_errmsg(store_db(ctx->store)));
+	if (store_prepare(ctx->store, "step_stats: runs",
+			"SELECT run, coalesce(model, '') FROM runs WHERE experiment = ?1 ORDER BY position", &st) < 0)
 		return -1;
-	}
 	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	size_t cap = 0;
 	int ret = 0;
-	while (!ret && sqlite3_step(st) == SQLITE_ROW) {
+	while (!ret && store_step_rc(st) == SQLITE_ROW) {
 		*out = xgrow(*out, &cap, *nout + 1, sizeof(**out));
 		struct run_steps *r = &(*out)[(*nout)++];
 		memset(r, 0, sizeof(*r));
