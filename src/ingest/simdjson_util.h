@@ -117,6 +117,58 @@ template <class F> inline simdjson::error_code field_kv(F &field, std::string_vi
 }
 
 /*
+ * Starts a walk over data[0..len) (followed by SIMDJSON_PADDING bytes):
+ * doc over the text, root its top-level object. SUCCESS, or simdjson's
+ * error code with *err filled.
+ */
+template <class Err>
+inline simdjson::error_code open_object(simdjson::ondemand::parser &parser, const char *data, size_t len,
+					simdjson::ondemand::document &doc, simdjson::ondemand::object &root, Err *err)
+{
+	simdjson::padded_string_view json(data, len, len + simdjson::SIMDJSON_PADDING);
+	simdjson::error_code e = parser.iterate(json).get(doc);
+	if (e) {
+		set_error(err, 0, "cannot parse JSON", e);
+		return e;
+	}
+	if ((e = doc.get_object().get(root)))
+		set_error(err, where(doc, data, 0), "malformed JSON document", e);
+	return e;
+}
+
+/*
+ * The value of the root's field 'traceEvents' (field, what iterating an
+ * ondemand::object yields) as arr. SUCCESS, or simdjson's error code with
+ * *err filled at last, the offset of the event before.
+ */
+template <class F, class Err>
+inline simdjson::error_code events_array(F &field, simdjson::ondemand::document &doc, const char *data, size_t last,
+					 simdjson::ondemand::array &arr, Err *err)
+{
+	simdjson::error_code e = field.value().get_array().get(arr);
+	if (e)
+		set_error(err, where(doc, data, last), "expected an array for 'traceEvents'", e);
+	return e;
+}
+
+/*
+ * An element of 'traceEvents' (elem, what iterating an ondemand::array
+ * yields) as obj, last becoming its offset in data. SUCCESS, or simdjson's
+ * error code with *err filled at base + last (base: where data starts in
+ * the whole text).
+ */
+template <class Elem, class Err>
+inline simdjson::error_code event_object(Elem &elem, simdjson::ondemand::document &doc, const char *data, size_t base,
+					 size_t &last, simdjson::ondemand::object &obj, Err *err)
+{
+	last = where(doc, data, last);
+	simdjson::error_code e = elem.get_object().get(obj);
+	if (e)
+		set_error(err, base + last, "expected an event object in 'traceEvents'", e);
+	return e;
+}
+
+/*
  * Where content follows the document's root value: its offset in data into
  * *off, and true. On-demand parses lazily, so after the root the iterator
  * must be at the end; a location before data + len means more text.
@@ -129,6 +181,27 @@ inline bool trailing_content(simdjson::ondemand::document &doc, const char *data
 		return true;
 	}
 	return false;
+}
+
+/*
+ * The end of a walk over a top-level object (open_object): e, the walk's
+ * error, reported in *err at last ("malformed JSON"), or else content after
+ * the object. True when neither.
+ */
+template <class Err>
+inline bool close_object(simdjson::ondemand::document &doc, const char *data, size_t len, size_t last,
+			 simdjson::error_code e, Err *err)
+{
+	if (e) {
+		set_error(err, where(doc, data, last), "malformed JSON", e);
+		return false;
+	}
+	size_t rest;
+	if (trailing_content(doc, data, len, &rest)) {
+		set_error(err, rest, "unexpected content after the top-level object", simdjson::SUCCESS);
+		return false;
+	}
+	return true;
 }
 
 } /* namespace sj */

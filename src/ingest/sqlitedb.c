@@ -270,6 +270,28 @@ int sdb_check_budget(struct sdb_reader *r)
 	return -1;
 }
 
+int sdb_reader_open(struct sdb_reader *r, const char *strings, const char *const *cols)
+{
+	if (sdb_open(r->src, 0, &r->db) < 0)
+		return -1;
+	if (sdb_table(r, strings, cols) < 0) {
+		sqlite3_close(r->db);
+		r->db = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int sdb_reader_close(struct sdb_reader *r, int ret)
+{
+	if (ret == 0)
+		ret = sdb_check_budget(r);
+	buf_release(&r->text);
+	sqlite3_close(r->db);
+	r->db = NULL;
+	return ret;
+}
+
 const char *sdb_text(struct sdb_reader *r, sqlite3_stmt *st, int col)
 {
 	const char *p = (const char *)sqlite3_column_text(st, col);

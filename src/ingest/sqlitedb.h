@@ -13,7 +13,7 @@
  * has a budget of SQLite steps in proportion to the file (sqlitedb.c).
  *
  * Helpers here report through diag with the file and table named; the
- * readers (nsys.c, nvvp.c) give the tables their meaning. Both readers walk
+ * readers (nsys.c, nvvp.c, rocpd.c) give the tables their meaning. They walk
  * a table the same way (sdb_table, then sdb_each_row with a function per
  * row) and hand rows on through the sdb_activity/sdb_annotation/
  * sdb_send_info helpers, so what is counted and warned about is the same.
@@ -103,6 +103,19 @@ typedef int sdb_row_fn(struct sdb_reader *r, const char *table, sqlite3_stmt *st
  * step fails (after diag naming the table) or row returned -1.
  */
 int sdb_each_row(struct sdb_reader *r, const char *table, const char *sql, sdb_row_fn *row, void *arg);
+/*
+ * Opens r->src into r->db (sdb_open) and checks its string table, the one
+ * every table joins (sdb_table: a plain table with cols, never a view,
+ * which could run without end; an absent one is left to the queries).
+ * Returns 0, or -1 after diag with nothing left open.
+ */
+int sdb_reader_open(struct sdb_reader *r, const char *strings, const char *const *cols);
+/*
+ * The end of a reader's read, ret being its result so far: when 0, the
+ * budget of SQLite steps is checked (sdb_check_budget); then r's text is
+ * released and r->db closed. Returns ret, or -1 when over the budget.
+ */
+int sdb_reader_close(struct sdb_reader *r, int ret);
 /*
  * 0 while the connection stayed within its budget of SQLite steps (see
  * sqlitedb.c: in proportion to the file's size); else -1 after diag. For a

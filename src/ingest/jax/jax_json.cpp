@@ -137,18 +137,11 @@ error_code read_event(ondemand::object obj, jj_event &ev, bufs &b, int pass, boo
 int walk(const char *data, size_t len, int pass, jj_event_fn on_event, void *ctx, jj_error *err)
 {
 	ondemand::parser parser;
-	padded_string_view json(data, len, len + SIMDJSON_PADDING);
 	ondemand::document doc;
-	error_code e = parser.iterate(json).get(doc);
-	if (e) {
-		set_error(err, 0, "cannot parse JSON", e);
-		return -1;
-	}
 	ondemand::object root;
-	if ((e = doc.get_object().get(root))) {
-		set_error(err, where(doc, data, 0), "malformed JSON document", e);
+	error_code e = sj::open_object(parser, data, len, doc, root, err);
+	if (e)
 		return -1;
-	}
 	bufs b;
 	size_t last = 0;
 	bool seen = false;
@@ -159,18 +152,13 @@ int walk(const char *data, size_t len, int pass, jj_event_fn on_event, void *ctx
 		if (key != "traceEvents")
 			continue;
 		ondemand::array arr;
-		if ((e = field.value().get_array().get(arr))) {
-			set_error(err, where(doc, data, last), "expected an array for 'traceEvents'", e);
+		if ((e = sj::events_array(field, doc, data, last, arr, err)))
 			return -1;
-		}
 		seen = true;
 		for (auto elem : arr) {
 			ondemand::object obj;
-			last = where(doc, data, last);
-			if ((e = elem.get_object().get(obj))) {
-				set_error(err, last, "expected an event object in 'traceEvents'", e);
+			if ((e = sj::event_object(elem, doc, data, 0, last, obj, err)))
 				return -1;
-			}
 			jj_event ev;
 			std::memset(&ev, 0, sizeof(ev));
 			ev.offset = last;
@@ -183,15 +171,8 @@ int walk(const char *data, size_t len, int pass, jj_event_fn on_event, void *ctx
 		if (e)
 			break;
 	}
-	if (e) {
-		set_error(err, where(doc, data, last), "malformed JSON", e);
+	if (!sj::close_object(doc, data, len, last, e, err))
 		return -1;
-	}
-	size_t rest;
-	if (sj::trailing_content(doc, data, len, &rest)) {
-		set_error(err, rest, "unexpected content after the top-level object", SUCCESS);
-		return -1;
-	}
 	return seen ? 0 : 2;
 }
 

@@ -415,18 +415,11 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_
 	      device_store &ds, kj_error *err)
 {
 	ondemand::parser parser;
-	padded_string_view json(data, len, len + SIMDJSON_PADDING);
 	ondemand::document doc;
-	error_code e = parser.iterate(json).get(doc);
-	if (e) {
-		set_error(err, 0, "cannot parse JSON", e);
-		return -1;
-	}
 	ondemand::object root;
-	if ((e = doc.get_object().get(root))) {
-		set_error(err, where(doc, data, 0), "malformed JSON document", e);
+	error_code e = sj::open_object(parser, data, len, doc, root, err);
+	if (e)
 		return -1;
-	}
 	event_bufs bufs;
 	size_t last = 0;
 	for (auto field : root) {
@@ -435,18 +428,13 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_
 			break;
 		if (key == "traceEvents") {
 			ondemand::array arr;
-			if ((e = field.value().get_array().get(arr))) {
-				set_error(err, where(doc, data, last), "expected an array for 'traceEvents'", e);
+			if ((e = sj::events_array(field, doc, data, last, arr, err)))
 				return -1;
-			}
 			meta->has_trace_events = 1;
 			for (auto elem : arr) {
 				ondemand::object obj;
-				last = where(doc, data, last);
-				if ((e = elem.get_object().get(obj))) {
-					set_error(err, last, "expected an event object in 'traceEvents'", e);
+				if ((e = sj::event_object(elem, doc, data, 0, last, obj, err)))
 					return -1;
-				}
 				kj_event ev;
 				std::memset(&ev, 0, sizeof(ev));
 				ev.offset = last;
@@ -501,15 +489,8 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_
 			}
 		}
 	}
-	if (e) {
-		set_error(err, where(doc, data, last), "malformed JSON", e);
+	if (!sj::close_object(doc, data, len, last, e, err))
 		return -1;
-	}
-	size_t rest;
-	if (sj::trailing_content(doc, data, len, &rest)) {
-		set_error(err, rest, "unexpected content after the top-level object", SUCCESS);
-		return -1;
-	}
 	return 0;
 }
 
@@ -604,11 +585,8 @@ int parse_window(kj_parser *p, const char *data, size_t len, size_t base, kj_eve
 	size_t last = 0;
 	for (auto elem : arr) {
 		ondemand::object obj;
-		last = where(doc, data, last);
-		if ((e = elem.get_object().get(obj))) {
-			set_error(err, base + last, "expected an event object in 'traceEvents'", e);
+		if ((e = sj::event_object(elem, doc, data, base, last, obj, err)))
 			return -1;
-		}
 		kj_event ev;
 		std::memset(&ev, 0, sizeof(ev));
 		ev.offset = base + last;

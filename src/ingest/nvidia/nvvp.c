@@ -183,23 +183,15 @@ static int read_info(struct sdb_reader *c)
 static int nvvp_read(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts)
 {
 	struct sdb_reader c = {.src = src, .sink = sink, .counts = counts, .id_name = "_id_"};
-	if (sdb_open(src, 0, &c.db) < 0)
+	static const char *const string_cols[] = {"_id_", "value", NULL};
+	if (sdb_reader_open(&c, "StringTable", string_cols) < 0)
 		return -1;
 	int ret = -1;
-	/* The names every table joins: a plain table (never a view, which could run without end). */
-	static const char *const string_cols[] = {"_id_", "value", NULL};
-	if (sdb_table(&c, "StringTable", string_cols) < 0)
-		goto out;
-	if (read_activities(&c) < 0 || read_markers(&c) < 0)
-		goto out;
-	sdb_skipped_total(&c);
-	ret = read_info(&c);
-	if (ret == 0)
-		ret = sdb_check_budget(&c);
-out:
-	buf_release(&c.text);
-	sqlite3_close(c.db);
-	return ret;
+	if (read_activities(&c) == 0 && read_markers(&c) == 0) {
+		sdb_skipped_total(&c);
+		ret = read_info(&c);
+	}
+	return sdb_reader_close(&c, ret);
 }
 
 const struct reader nvvp_reader = {

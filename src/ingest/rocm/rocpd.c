@@ -396,16 +396,12 @@ static int rocpd_read(const struct source *src, const struct ingest_sink *sink, 
 	for (int i = 0; i < 4; i++)
 		counts->devices += __builtin_popcountll(seen[i]);
 	ret = read_info(&c, agents, n);
-	if (ret == 0)
-		ret = sdb_check_budget(&c);
 out:
 	for (size_t i = 0; i < n; i++)
 		free(agents[i]);
 	free(agents);
 	free_names(strings, n);
-	buf_release(&c.text);
-	sqlite3_close(c.db);
-	return ret;
+	return sdb_reader_close(&c, ret);
 }
 
 const struct reader rocpd_reader = {
