@@ -132,6 +132,20 @@ int sdb_query_int(sqlite3 *db, const char *sql, int64_t *v);
 void sdb_skip_row(struct sdb_reader *r, const char *table, int64_t rowid, const char *what);
 /* When more than the five warned about were skipped, one warning with the total, once the file is read. */
 void sdb_skipped_total(struct sdb_reader *r);
+/*
+ * The first n (6 or more) integer columns of an activity row into v:
+ * start, end, row id, then device, stream, correlation and the rest, which
+ * may be NULL (-1). Returns 1 for a row to use; 0 when it was skipped
+ * ('end' before 'start', a negative 'start'); -1 after diag when a column
+ * is not an integer (all n are read before the times are checked).
+ */
+int sdb_activity_ints(struct sdb_reader *r, const char *table, sqlite3_stmt *st, int n, int64_t *v);
+/*
+ * The activity of kind named name over the row v of sdb_activity_ints:
+ * its times, device (-1 when not an int), stream and correlation; bytes
+ * -1 and the rest zero, for the caller to fill.
+ */
+struct gpu_activity sdb_row_activity(enum activity_kind kind, const char *name, const int64_t *v);
 /* Counts a kernel, copy or set and hands it to the sink; -1 when the sink refuses. */
 int sdb_activity(struct sdb_reader *r, const struct gpu_activity *a);
 /* Counts an annotation (and a step, for ProfilerStep#N) and hands it to the sink; -1 when the sink refuses. */
