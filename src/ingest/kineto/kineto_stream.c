@@ -252,8 +252,9 @@ static int head_take_rest(struct framer *f, size_t pos)
 {
 	head_add(f, f->buf + pos, f->len - pos);
 	if (f->head_len > HEADER_MAX) {
-		diag_error(f->src->path, "more than %u MiB of JSON outside 'traceEvents' (by byte %zu); refused to bound"
-			   " memory", HEADER_MAX >> 20, f->base + f->len);
+		diag_error(f->src->path,
+			   "more than %u MiB of JSON outside 'traceEvents' (by byte %zu); refused to bound memory",
+			   HEADER_MAX >> 20, f->base + f->len);
 		return -2;
 	}
 	if (f->eof)
