@@ -49,16 +49,8 @@ void json_report_error(const struct source *src, size_t skip, size_t offset, con
 			}
 		}
 	}
-	/* Line and column (1-based, in bytes) of the offset, for the editor. */
-	size_t off = offset + skip, line = 1, col = 1;
-	for (size_t i = 0; i < off && i < src->len; i++) {
-		if (src->data[i] == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-	}
+	size_t off = offset + skip, line, col;
+	source_line_col(src->data, src->len, off, &line, &col);
 	struct buf where;
 	buf_init(&where);
 	buf_printf(&where, "%s:%zu:%zu", src->path, line, col);
