@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "util/xalloc.h"
+#include "ingest/source.h"
 
 void csv_init(struct csv_reader *r, const char *data, size_t len, const char *skip_prefix)
 {
@@ -34,17 +35,10 @@ void csv_record_release(struct csv_record *rec)
 
 static void fail(struct csv_reader *r, size_t at, const char *msg)
 {
-	int line = 1, col = 1;
-	for (size_t i = 0; i < at && i < r->len; i++) {
-		if (r->data[i] == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-	}
-	r->err_line = line;
-	r->err_col = col;
+	size_t line, col;
+	source_line_col(r->data, r->len, at, &line, &col);
+	r->err_line = (int)line;
+	r->err_col = (int)col;
 	r->err_offset = at;
 	r->err_msg = msg;
 }

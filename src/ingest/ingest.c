@@ -66,13 +66,19 @@ const struct reader *const *ingest_readers(size_t *n)
 	return readers;
 }
 
-/* Reports that no reader knows the n bytes at data, path's first. */
+/*
+ * Reports that no reader knows the n bytes at data, path's first, naming
+ * what the readers[] above accept (kineto_reader takes any JSON object).
+ */
 static void unknown_format(const char *path, const char *data, size_t n, int gzip)
 {
 	if (n == 0)
 		diag_error(path, "empty file%s", gzip ? " (after inflating gzip)" : "");
 	else
-		diag_error(path, "unknown format: not a Kineto JSON trace (first byte 0x%02x)", (unsigned char)data[0]);
+		diag_error(path, "unknown format (first byte 0x%02x): expected a trace JSON (Kineto, JAX, PyTorch), a JAX"
+			   " .xplane.pb, a SQLite export (nsys, nvprof, rocprofv3), a CSV (nvprof, Nsight Compute, nsys"
+			   " NVTX), nvidia-smi output (XML, topo -m), or a Megatron or Lightning log",
+			   (unsigned char)data[0]);
 }
 
 /*
@@ -185,34 +191,32 @@ int parse_decimal_scaled(const char *s, size_t n, int scale_pow10, int64_t *ns)
 	uint64_t mant = 0;
 	int digits = 0, exp10 = 0, any = 0, dropped_nonzero = 0;
 	int round_digit = -1; /* first digit beyond what the mantissa holds */
-	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+	/*
+	 * The digits before and after one '.': the first 19 significant ones
+	 * into mant (each after the point lowers exp10), the next rounds, and
+	 * each further one before the point raises exp10.
+	 */
+	for (int frac = 0; i < n; i++) {
+		if (s[i] == '.' && !frac) {
+			frac = 1;
+			continue;
+		}
+		if (s[i] < '0' || s[i] > '9')
+			break;
 		any = 1;
 		if (digits < 19) {
 			mant = mant * 10 + (uint64_t)(s[i] - '0');
 			if (mant)
 				digits++;
+			if (frac)
+				exp10--;
 		} else {
 			if (round_digit < 0)
 				round_digit = s[i] - '0';
 			else if (s[i] != '0')
 				dropped_nonzero = 1;
-			exp10++;
-		}
-	}
-	if (i < n && s[i] == '.') {
-		i++;
-		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
-			any = 1;
-			if (digits < 19) {
-				mant = mant * 10 + (uint64_t)(s[i] - '0');
-				if (mant)
-					digits++;
-				exp10--;
-			} else if (round_digit < 0) {
-				round_digit = s[i] - '0';
-			} else if (s[i] != '0') {
-				dropped_nonzero = 1;
-			}
+			if (!frac)
+				exp10++;
 		}
 	}
 	if (!any)

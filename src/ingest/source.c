@@ -186,3 +186,16 @@ const char *source_find(const char *p, size_t n, const char *needle)
 			return p + i;
 	return NULL;
 }
+
+void source_line_col(const char *p, size_t n, size_t at, size_t *line, size_t *col)
+{
+	*line = *col = 1;
+	for (size_t i = 0; i < at && i < n; i++) {
+		if (p[i] == '\n') {
+			++*line;
+			*col = 1;
+		} else {
+			++*col;
+		}
+	}
+}

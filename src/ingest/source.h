@@ -6,7 +6,8 @@
  * padding, which simdjson needs. While reading it computes the file's size
  * and SHA-256 (of the bytes on disk) for the store and the report's
  * Provenance. The caller owns the source and frees it with source_release().
- * source_find() searches such bytes, which need not end in a NUL.
+ * source_find() searches such bytes, which need not end in a NUL;
+ * source_line_col() names a place in them as an editor does.
  */
 #ifndef PERFSTUDY_SOURCE_H
 #define PERFSTUDY_SOURCE_H
@@ -37,5 +38,10 @@ void source_release(struct source *src);
  * sniff headers and search lines that are not NUL-terminated.
  */
 const char *source_find(const char *p, size_t n, const char *needle);
+/*
+ * The line and column (1-based, the column in bytes) of offset at in the n
+ * bytes at p, into *line and *col: where a reader's message points.
+ */
+void source_line_col(const char *p, size_t n, size_t at, size_t *line, size_t *col);
 
 #endif

@@ -270,6 +270,28 @@ int sdb_check_budget(struct sdb_reader *r)
 	return -1;
 }
 
+int sdb_reader_open(struct sdb_reader *r, const char *strings, const char *const *cols)
+{
+	if (sdb_open(r->src, 0, &r->db) < 0)
+		return -1;
+	if (sdb_table(r, strings, cols) < 0) {
+		sqlite3_close(r->db);
+		r->db = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int sdb_reader_close(struct sdb_reader *r, int ret)
+{
+	if (ret == 0)
+		ret = sdb_check_budget(r);
+	buf_release(&r->text);
+	sqlite3_close(r->db);
+	r->db = NULL;
+	return ret;
+}
+
 const char *sdb_text(struct sdb_reader *r, sqlite3_stmt *st, int col)
 {
 	const char *p = (const char *)sqlite3_column_text(st, col);
@@ -312,6 +334,33 @@ void sdb_skipped_total(struct sdb_reader *r)
 {
 	if (r->counts->skipped > 5)
 		diag_warning(r->src->path, "skipped %" PRId64 " malformed rows in all", r->counts->skipped);
+}
+
+int sdb_activity_ints(struct sdb_reader *r, const char *table, sqlite3_stmt *st, int n, int64_t *v)
+{
+	for (int i = 0; i < n; i++)
+		if (sdb_int(r->src, table, st, i, i >= 3, &v[i]) < 0)
+			return -1;
+	if (v[1] < v[0] || v[0] < 0) {
+		sdb_skip_row(r, table, v[2], v[1] < v[0] ? "'end' before 'start'" : "negative 'start'");
+		return 0;
+	}
+	return 1;
+}
+
+struct gpu_activity sdb_row_activity(enum activity_kind kind, const char *name, const int64_t *v)
+{
+	struct gpu_activity a = {
+		.kind = kind,
+		.name = name,
+		.start_ns = v[0],
+		.dur_ns = v[1] - v[0],
+		.device = v[3] >= 0 && v[3] <= INT32_MAX ? (int)v[3] : -1,
+		.stream = v[4],
+		.correlation = v[5],
+		.bytes = -1,
+	};
+	return a;
 }
 
 int sdb_activity(struct sdb_reader *r, const struct gpu_activity *a)

@@ -13,7 +13,7 @@
  * has a budget of SQLite steps in proportion to the file (sqlitedb.c).
  *
  * Helpers here report through diag with the file and table named; the
- * readers (nsys.c, nvvp.c) give the tables their meaning. Both readers walk
+ * readers (nsys.c, nvvp.c, rocpd.c) give the tables their meaning. They walk
  * a table the same way (sdb_table, then sdb_each_row with a function per
  * row) and hand rows on through the sdb_activity/sdb_annotation/
  * sdb_send_info helpers, so what is counted and warned about is the same.
@@ -104,6 +104,19 @@ typedef int sdb_row_fn(struct sdb_reader *r, const char *table, sqlite3_stmt *st
  */
 int sdb_each_row(struct sdb_reader *r, const char *table, const char *sql, sdb_row_fn *row, void *arg);
 /*
+ * Opens r->src into r->db (sdb_open) and checks its string table, the one
+ * every table joins (sdb_table: a plain table with cols, never a view,
+ * which could run without end; an absent one is left to the queries).
+ * Returns 0, or -1 after diag with nothing left open.
+ */
+int sdb_reader_open(struct sdb_reader *r, const char *strings, const char *const *cols);
+/*
+ * The end of a reader's read, ret being its result so far: when 0, the
+ * budget of SQLite steps is checked (sdb_check_budget); then r's text is
+ * released and r->db closed. Returns ret, or -1 when over the budget.
+ */
+int sdb_reader_close(struct sdb_reader *r, int ret);
+/*
  * 0 while the connection stayed within its budget of SQLite steps (see
  * sqlitedb.c: in proportion to the file's size); else -1 after diag. For a
  * reader's end: sdb_query_int's failures are quiet, and one stopped by the
@@ -119,6 +132,20 @@ int sdb_query_int(sqlite3 *db, const char *sql, int64_t *v);
 void sdb_skip_row(struct sdb_reader *r, const char *table, int64_t rowid, const char *what);
 /* When more than the five warned about were skipped, one warning with the total, once the file is read. */
 void sdb_skipped_total(struct sdb_reader *r);
+/*
+ * The first n (6 or more) integer columns of an activity row into v:
+ * start, end, row id, then device, stream, correlation and the rest, which
+ * may be NULL (-1). Returns 1 for a row to use; 0 when it was skipped
+ * ('end' before 'start', a negative 'start'); -1 after diag when a column
+ * is not an integer (all n are read before the times are checked).
+ */
+int sdb_activity_ints(struct sdb_reader *r, const char *table, sqlite3_stmt *st, int n, int64_t *v);
+/*
+ * The activity of kind named name over the row v of sdb_activity_ints:
+ * its times, device (-1 when not an int), stream and correlation; bytes
+ * -1 and the rest zero, for the caller to fill.
+ */
+struct gpu_activity sdb_row_activity(enum activity_kind kind, const char *name, const int64_t *v);
 /* Counts a kernel, copy or set and hands it to the sink; -1 when the sink refuses. */
 int sdb_activity(struct sdb_reader *r, const struct gpu_activity *a);
 /* Counts an annotation (and a step, for ProfilerStep#N) and hands it to the sink; -1 when the sink refuses. */

@@ -355,7 +355,8 @@ int source_stream_open(struct source_stream *s, const char *path)
 /*
  * After a gzip member ends at zpos: another may follow (gzip allows
  * concatenation), zeros are padding. 1: a member starts at zpos; 0: the
- * end; -1: something else is there (zpos at it); -2: a read error, after diag.
+ * end (s->eof set); 2: something else is there (zpos at it), which each
+ * inflater reports its own way; -1: a read error, after diag.
  */
 static int next_member(struct source_stream *s)
 {
@@ -366,14 +367,16 @@ static int next_member(struct source_stream *s)
 			break;
 		ssize_t k = zin_need(s, 1);
 		if (k < 0)
-			return -2;
-		if (k == 0)
+			return -1;
+		if (k == 0) {
+			s->eof = 1;
 			return 0;
+		}
 	}
 	ssize_t k = zin_need(s, 2);
 	if (k < 0)
-		return -2;
-	return k >= 2 && s->zbuf[s->zpos] == 0x1f && s->zbuf[s->zpos + 1] == 0x8b ? 1 : -1;
+		return -1;
+	return k >= 2 && s->zbuf[s->zpos] == 0x1f && s->zbuf[s->zpos + 1] == 0x8b ? 1 : 2;
 }
 
 /* zlib in pieces, with the messages of source.c's inflate_all; z_out counts its output. */
@@ -394,13 +397,11 @@ static ssize_t inflate_some(struct source_stream *s, char *p, size_t n)
 		s->zpos = (size_t)(z->next_in - s->zbuf);
 		if (ret == Z_STREAM_END) {
 			int more = next_member(s);
-			if (more == -2)
+			if (more < 0)
 				return -1;
-			if (more == 0) {
-				s->eof = 1;
+			if (more == 0)
 				break;
-			}
-			if (more < 0) {
+			if (more == 2) {
 				diag_error(s->path, "trailing garbage after gzip data at byte %llu",
 					   (unsigned long long)(s->zoff + s->zpos));
 				return -1;
@@ -471,16 +472,14 @@ static ssize_t isal_some(struct source_stream *s, char *p, size_t n)
 		if (st->block_state == ISAL_BLOCK_FINISH) {
 			s->zpos = (size_t)(st->next_in - s->zbuf);
 			int more = next_member(s);
-			if (more == -2)
+			if (more < 0)
 				return -1;
-			if (more == 0) {
-				s->eof = 1;
+			if (more == 2) {
+				ok = 0; /* not gzip: isal_fallback lets zlib say so */
 				break;
 			}
-			if (more < 0) {
-				ok = 0;
+			if (more == 0)
 				break;
-			}
 			isal_inflate_reset(st);
 			st->crc_flag = ISAL_GZIP;
 			st->next_in = s->zbuf + s->zpos;
@@ -612,7 +611,7 @@ int source_stream_parse_helpers(const struct source_stream *s)
 {
 	if (!s->spare_core)
 		return 0;
-	/* The first spare core cuts the windows (kineto_stream.c's cutter); helpers take the others. */
+	/* The first spare core cuts the windows (kineto_cut.c's cutter); helpers take the others. */
 	const char *e = getenv("PERFSTUDY_PARSE_HELPERS");
 	int n = e && *e ? atoi(e) : s->spare_core - 1;
 	return n < 0 ? 0 : n > STREAM_HELPERS_MAX ? STREAM_HELPERS_MAX : n;

@@ -72,14 +72,14 @@ struct source_stream {
  */
 void source_stream_readahead(int spare);
 /*
- * Whether a reader of s may use a thread of its own besides (kineto_stream.c
+ * Whether a reader of s may use a thread of its own besides (kineto_cut.c
  * cuts windows on one): the stream was opened with source_stream_readahead()
  * on and has STREAM_AHEAD_MIN bytes or more on disk (1 MiB for gzip), and
  * PERFSTUDY_NO_READAHEAD is not set.
  */
 int source_stream_spare_core(const struct source_stream *s);
 /*
- * How many threads may parse beside the reader's own (kineto_stream.c's
+ * How many threads may parse beside the reader's own (kineto_cut.c's
  * parse helpers): the spare cores but the first (the cutter's), at most
  * STREAM_HELPERS_MAX; 0 when none is spare. PERFSTUDY_PARSE_HELPERS=N
  * overrides the count where a core is spare (tests, benchmarks).

@@ -24,13 +24,6 @@ void timing_add(enum timing_stage s, double secs)
 	atomic_fetch_add(&stage_ns[s], (long long)(secs * 1e9));
 }
 
-void timing_lap(enum timing_stage s, double *since)
-{
-	double t = timing_now();
-	timing_add(s, t - *since);
-	*since = t;
-}
-
 /* Seconds this thread added with timing_add_nested, for its spans. */
 static _Thread_local double nested_secs;
 

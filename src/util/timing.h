@@ -19,8 +19,6 @@ enum timing_stage { TIME_READ, TIME_PARSE, TIME_STORE, TIME_INDEX, TIME_INGEST, 
 double timing_now(void);
 /* Adds secs to a stage (thread-safe). */
 void timing_add(enum timing_stage s, double secs);
-/* Adds the time since *since to a stage and sets *since to now. */
-void timing_lap(enum timing_stage s, double *since);
 /* Seconds added to a stage so far. */
 double timing_get(enum timing_stage s);
 /*

@@ -72,7 +72,7 @@ t 1 $B/deep-nesting.json <<'MSG'
 tests/bad/deep-nesting.json:1:18: error: expected an event object in 'traceEvents' at byte 17: the JSON element does not have the requested type
 MSG
 t 1 $B/binary.json <<'MSG'
-tests/bad/binary.json: error: unknown format: not a Kineto JSON trace (first byte 0x89)
+tests/bad/binary.json: error: unknown format (first byte 0x89): expected a trace JSON (Kineto, JAX, PyTorch), a JAX .xplane.pb, a SQLite export (nsys, nvprof, rocprofv3), a CSV (nvprof, Nsight Compute, nsys NVTX), nvidia-smi output (XML, topo -m), or a Megatron or Lightning log
 MSG
 # JSON after more than 4 KB of blanks (5,000 newlines) was "not a Kineto JSON
 # trace (first byte 0x0a)": the blanks are skipped to detect the format,

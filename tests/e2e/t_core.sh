@@ -97,7 +97,7 @@ check_bad tests/bad/events-not-array.json "tests/bad/events-not-array.json:1:17:
 # A JSON object with "schema" and "nodes" is a PyTorch execution trace: recognised, but alone in its run an error.
 check_bad tests/bad/not-kineto.json "tests/bad/not-kineto.json: error: PyTorch execution trace (Chakra ET): an operator graph with shapes but no timing or GPU activity; read the Kineto trace taken with it; run 'not-kineto.json' has no trace perfstudy can read"
 check_bad tests/bad/no-trace-events.json "tests/bad/no-trace-events.json: error: not a Kineto trace: no 'traceEvents' array"
-check_bad tests/bad/text.json "tests/bad/text.json: error: unknown format: not a Kineto JSON trace (first byte 0x68)"
+check_bad tests/bad/text.json "tests/bad/text.json: error: unknown format (first byte 0x68): expected a trace JSON (Kineto, JAX, PyTorch), a JAX .xplane.pb, a SQLite export (nsys, nvprof, rocprofv3), a CSV (nvprof, Nsight Compute, nsys NVTX), nvidia-smi output (XML, topo -m), or a Megatron or Lightning log"
 check_bad tests/bad/empty.json "tests/bad/empty.json: error: empty file"
 check_bad tests/bad/missing-trace.yaml "tests/bad/missing-trace.yaml:4:13: error: no file matches '../data/small/study/run-a/rank9.json'"
 check_bad tests/bad/typo.yaml "tests/bad/typo.yaml:2:1: error: unknown key 'rnus' (did you mean 'runs'?)

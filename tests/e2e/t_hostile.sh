@@ -139,7 +139,7 @@ rm -rf "$T/o"
 rc=$?
 [ $rc -eq 1 ] && ok || bad "file name with a newline: exit $rc, want 1"
 printf '%s\n' 'perfstudy: reading x\nperfstudy: wrote index.html\x9b.json (8 B)' \
-	'x\nperfstudy: wrote index.html\x9b.json: error: unknown format: not a Kineto JSON trace (first byte 0x67)' >"$T/want"
+	'x\nperfstudy: wrote index.html\x9b.json: error: unknown format (first byte 0x67): expected a trace JSON (Kineto, JAX, PyTorch), a JAX .xplane.pb, a SQLite export (nsys, nvprof, rocprofv3), a CSV (nvprof, Nsight Compute, nsys NVTX), nvidia-smi output (XML, topo -m), or a Megatron or Lightning log' >"$T/want"
 same "$T/want" "$T/err" "file name with a newline"
 # The same name through a manifest ("reading" line) and through inspect (stdout).
 cp tests/data/history/d1.json "$T/names/$bad_name"

@@ -27,6 +27,7 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 #include "ingest/ingest.h"
+#include "ingest/json_error.h"
 #include "ingest/jax/jax_int.h"
 #include "ingest/jax/jax_json.h"
 
@@ -197,45 +198,6 @@ static int jax_detect(const char *head, size_t n)
 	       (source_find(head, n, "\"/device:") || source_find(head, n, "\"/host:"));
 }
 
-/*
- * simdjson's first stage rejects a document cut short, or with content
- * after its top-level object, before it has a position to give (byte 0):
- * a bracket scan (strings skipped) names the place instead.
- */
-static void locate_structure_error(const char *d, size_t len, struct jj_error *err)
-{
-	int depth = 0, in_str = 0;
-	size_t i;
-	for (i = 0; i < len; i++) {
-		char c = d[i];
-		if (in_str) {
-			if (c == '\\')
-				i++;
-			else if (c == '"')
-				in_str = 0;
-		} else if (c == '"') {
-			in_str = 1;
-		} else if (c == '{' || c == '[') {
-			depth++;
-		} else if ((c == '}' || c == ']') && --depth == 0) {
-			break;
-		}
-	}
-	if (i >= len) {
-		err->offset = len;
-		snprintf(err->message, sizeof(err->message), "%s", "the document ends before its top-level object is closed");
-		err->detail[0] = '\0';
-		return;
-	}
-	for (i++; i < len && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t'); i++)
-		;
-	if (i < len) {
-		err->offset = i;
-		snprintf(err->message, sizeof(err->message), "%s", "unexpected content after the top-level object");
-		err->detail[0] = '\0';
-	}
-}
-
 static int jax_read(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts)
 {
 	struct jctx j = {.src = src, .model = {.sink = sink, .counts = counts}};
@@ -243,23 +205,7 @@ static int jax_read(const struct source *src, const struct ingest_sink *sink, st
 	int ret = -1;
 	int r = jj_parse(src->data, src->len, on_event, &j, &err);
 	if (r < 0) {
-		if (err.offset == 0)
-			locate_structure_error(src->data, src->len, &err);
-		size_t line = 1, col = 1;
-		for (size_t i = 0; i < err.offset && i < src->len; i++) {
-			if (src->data[i] == '\n') {
-				line++;
-				col = 1;
-			} else {
-				col++;
-			}
-		}
-		struct buf where;
-		buf_init(&where);
-		buf_printf(&where, "%s:%zu:%zu", src->path, line, col);
-		diag_error(where.data, "%s at byte %zu%s%s%s", err.message, err.offset,
-			   src->meta.gzip ? " of the uncompressed JSON" : "", err.detail[0] ? ": " : "", err.detail);
-		buf_release(&where);
+		json_report_error(src, 0, err.offset, err.message, err.detail);
 		goto out;
 	}
 	if (r == 2) {

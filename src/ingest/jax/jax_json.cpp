@@ -1,13 +1,15 @@
 /*
  * jax_json.cpp: the simdjson on-demand walk over a JAX profiler trace.
  *
- * Like kineto_json.cpp, written with error codes, not exceptions; nothing
- * C++ crosses the C API of jax_json.h. Strings handed to C are copied into
+ * Like kineto_json.cpp, written with error codes, not exceptions, on the
+ * helpers both share (ingest/simdjson_util.h); nothing C++ crosses the C
+ * API of jax_json.h. Strings handed to C are copied into
  * reusable std::string buffers so they are NUL-terminated. The events of a
  * JAX trace are few (about 2,500 per device and step) and their args are
  * all strings, so the walk keeps to the plain on-demand API.
  */
 #include "ingest/jax/jax_json.h"
+#include "ingest/simdjson_util.h"
 
 #include <simdjson.h>
 
@@ -20,57 +22,17 @@ using namespace simdjson;
 
 namespace {
 
-void set_error(jj_error *err, size_t offset, const char *what, error_code code)
-{
-	err->offset = offset;
-	snprintf(err->message, sizeof(err->message), "%s", what);
-	/* simdjson's messages are sentences; ours are lowercase, without a full stop. */
-	std::string m = code != SUCCESS ? error_message(code) : "";
-	if (m.size() > 1 && m[0] >= 'A' && m[0] <= 'Z' && m[1] >= 'a' && m[1] <= 'z')
-		m[0] = (char)(m[0] - 'A' + 'a');
-	while (!m.empty() && m.back() == '.')
-		m.pop_back();
-	snprintf(err->detail, sizeof(err->detail), "%s", m.c_str());
-}
+using sj::assign_visible;
+using sj::set_error;
+using sj::take_string;
+using sj::where;
 
-size_t where(ondemand::document &doc, const char *base, size_t fallback)
-{
-	const char *loc = nullptr;
-	if (doc.current_location().get(loc) == SUCCESS && loc)
-		return (size_t)(loc - base);
-	return fallback;
-}
-
-/* Unescaped bytes into buf, each NUL (from "\u0000") as U+2400, as kineto_json.cpp does (docs/formats.md). */
-void assign_visible(std::string &buf, std::string_view sv)
-{
-	buf.clear();
-	for (char c : sv) {
-		if (c)
-			buf.push_back(c);
-		else
-			buf.append("\xE2\x90\x80");
-	}
-}
-
-/* A string value into buf; false when the value is not a string. */
-bool take_string(ondemand::value v, std::string &buf)
-{
-	std::string_view sv;
-	if (v.get_string().get(sv) != SUCCESS)
-		return false;
-	assign_visible(buf, sv);
-	return true;
-}
-
-/* A number's raw text (trailing blanks trimmed); false when the value is not a number. */
+/* A number's raw text as p and n (sj::take_number_text); false when the value is not a number. */
 bool take_number_text(ondemand::value v, const char *&p, size_t &n)
 {
-	std::string_view raw = v.raw_json_token();
-	if (raw.empty() || !((raw[0] >= '0' && raw[0] <= '9') || raw[0] == '-'))
+	std::string_view raw;
+	if (!sj::take_number_text(v, raw))
 		return false;
-	while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
-		raw.remove_suffix(1);
 	p = raw.data();
 	n = raw.size();
 	return true;
@@ -87,11 +49,9 @@ error_code read_args(ondemand::object obj, bufs &b, size_t &nargs)
 	nargs = 0;
 	for (auto field : obj) {
 		std::string_view key;
-		error_code e = field.unescaped_key().get(key);
-		if (e)
-			return e;
 		ondemand::value v;
-		if ((e = field.value().get(v)))
+		error_code e = sj::field_kv(field, key, v);
+		if (e)
 			return e;
 		if (b.keys.size() <= nargs) {
 			b.keys.resize(nargs + 1);
@@ -107,10 +67,7 @@ error_code read_args(ondemand::object obj, bufs &b, size_t &nargs)
 			if (!take_string(v, b.values[nargs]))
 				return INCORRECT_TYPE;
 		} else {
-			std::string_view raw = v.raw_json_token();
-			while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' ||
-						raw.back() == '\t'))
-				raw.remove_suffix(1);
+			std::string_view raw = sj::trim_blanks(v.raw_json_token());
 			b.values[nargs].assign(raw.data(), raw.size());
 		}
 		b.args[nargs].is_string = is_string;
@@ -129,11 +86,9 @@ error_code read_event(ondemand::object obj, jj_event &ev, bufs &b, int pass, boo
 	skip = false;
 	for (auto field : obj) {
 		std::string_view key;
-		error_code e = field.unescaped_key().get(key);
-		if (e)
-			return e;
 		ondemand::value v;
-		if ((e = field.value().get(v)))
+		error_code e = sj::field_kv(field, key, v);
+		if (e)
 			return e;
 		if (key == "ph") {
 			if (take_string(v, b.ph))
@@ -182,18 +137,11 @@ error_code read_event(ondemand::object obj, jj_event &ev, bufs &b, int pass, boo
 int walk(const char *data, size_t len, int pass, jj_event_fn on_event, void *ctx, jj_error *err)
 {
 	ondemand::parser parser;
-	padded_string_view json(data, len, len + SIMDJSON_PADDING);
 	ondemand::document doc;
-	error_code e = parser.iterate(json).get(doc);
-	if (e) {
-		set_error(err, 0, "cannot parse JSON", e);
-		return -1;
-	}
 	ondemand::object root;
-	if ((e = doc.get_object().get(root))) {
-		set_error(err, where(doc, data, 0), "malformed JSON document", e);
+	error_code e = sj::open_object(parser, data, len, doc, root, err);
+	if (e)
 		return -1;
-	}
 	bufs b;
 	size_t last = 0;
 	bool seen = false;
@@ -204,18 +152,13 @@ int walk(const char *data, size_t len, int pass, jj_event_fn on_event, void *ctx
 		if (key != "traceEvents")
 			continue;
 		ondemand::array arr;
-		if ((e = field.value().get_array().get(arr))) {
-			set_error(err, where(doc, data, last), "expected an array for 'traceEvents'", e);
+		if ((e = sj::events_array(field, doc, data, last, arr, err)))
 			return -1;
-		}
 		seen = true;
 		for (auto elem : arr) {
 			ondemand::object obj;
-			last = where(doc, data, last);
-			if ((e = elem.get_object().get(obj))) {
-				set_error(err, last, "expected an event object in 'traceEvents'", e);
+			if ((e = sj::event_object(elem, doc, data, 0, last, obj, err)))
 				return -1;
-			}
 			jj_event ev;
 			std::memset(&ev, 0, sizeof(ev));
 			ev.offset = last;
@@ -228,15 +171,8 @@ int walk(const char *data, size_t len, int pass, jj_event_fn on_event, void *ctx
 		if (e)
 			break;
 	}
-	if (e) {
-		set_error(err, where(doc, data, last), "malformed JSON", e);
+	if (!sj::close_object(doc, data, len, last, e, err))
 		return -1;
-	}
-	const char *rest = nullptr;
-	if (doc.current_location().get(rest) == SUCCESS && rest && rest < data + len) {
-		set_error(err, (size_t)(rest - data), "unexpected content after the top-level object", SUCCESS);
-		return -1;
-	}
 	return seen ? 0 : 2;
 }
 

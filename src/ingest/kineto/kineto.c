@@ -26,6 +26,7 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 #include "ingest/ingest.h"
+#include "ingest/json_error.h"
 #include "ingest/kineto/kineto_json.h"
 #include "ingest/kineto/kineto_stream.h"
 
@@ -300,46 +301,6 @@ static size_t first_invalid_utf8(const unsigned char *s, size_t len)
 static int kineto_finish(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts,
 			 struct kj_meta *mp);
 
-/* Where the first top-level value ends (one past its closing bracket), or len + 1 when it never does. */
-static size_t value_end(const char *d, size_t len)
-{
-	int depth = 0, in_str = 0;
-	for (size_t i = 0; i < len; i++) {
-		char c = d[i];
-		if (in_str) {
-			if (c == '\\')
-				i++;
-			else if (c == '"')
-				in_str = 0;
-		} else if (c == '"') {
-			in_str = 1;
-		} else if (c == '{' || c == '[') {
-			depth++;
-		} else if ((c == '}' || c == ']') && --depth == 0) {
-			return i + 1;
-		}
-	}
-	return len + 1;
-}
-
-static void locate_structure_error(const char *d, size_t len, struct kj_error *err)
-{
-	size_t e = value_end(d, len);
-	if (e > len) {
-		err->offset = len;
-		snprintf(err->message, sizeof(err->message), "%s", "the document ends before its top-level object is closed");
-		err->detail[0] = '\0';
-		return;
-	}
-	while (e < len && (d[e] == ' ' || d[e] == '\n' || d[e] == '\r' || d[e] == '\t'))
-		e++;
-	if (e < len) {
-		err->offset = e;
-		snprintf(err->message, sizeof(err->message), "%s", "unexpected content after the top-level object");
-		err->detail[0] = '\0';
-	}
-}
-
 static int kineto_read(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts)
 {
 	struct kctx k = {.src = src, .sink = sink, .counts = counts};
@@ -355,30 +316,7 @@ static int kineto_read(const struct source *src, const struct ingest_sink *sink,
 	if (r < 0) {
 		if (strstr(err.detail, "UTF-8"))
 			err.offset = first_invalid_utf8((const unsigned char *)data, len);
-		/*
-		 * simdjson's first stage rejects a document with content after the
-		 * top-level object, or one cut short, before it has a position to
-		 * give (byte 0); a bracket scan (strings skipped) names the place.
-		 */
-		if (err.offset == 0)
-			locate_structure_error(data, len, &err);
-		/* Line and column (1-based, in bytes) of the offset, for the editor. */
-		size_t off = err.offset + (size_t)(data - src->data), line = 1, col = 1;
-		for (size_t i = 0; i < off && i < src->len; i++) {
-			if (src->data[i] == '\n') {
-				line++;
-				col = 1;
-			} else {
-				col++;
-			}
-		}
-		struct buf where;
-		buf_init(&where);
-		buf_printf(&where, "%s:%zu:%zu", src->path, line, col);
-		diag_error(where.data, "%s at byte %zu%s%s%s", err.message, off,
-			   src->meta.gzip ? " of the uncompressed JSON" : "", err.detail[0] ? ": " : "",
-			   err.detail);
-		buf_release(&where);
+		json_report_error(src, (size_t)(data - src->data), err.offset, err.message, err.detail);
 		return -1;
 	}
 	if (r > 0 || k.failed) {

@@ -1,12 +1,14 @@
 /*
  * kineto_json.cpp: the simdjson on-demand walk over a Kineto trace.
  *
- * The one C++ file of the ingest stage (chosen by measurement: see
- * bench/JSON_LIBRARY.md). It is written with error codes, not exceptions,
- * and nothing C++ crosses the C API of kineto_json.h. Strings handed to C are
- * copied into reusable std::string buffers so they are NUL-terminated.
+ * simdjson was chosen by measurement (see bench/JSON_LIBRARY.md). It is
+ * written with error codes, not exceptions, and nothing C++ crosses the C API
+ * of kineto_json.h. Strings handed to C are copied into reusable std::string
+ * buffers so they are NUL-terminated. What it shares with jax_json.cpp
+ * (errors, offsets, strings, numbers) is in ingest/simdjson_util.h.
  */
 #include "ingest/kineto/kineto_json.h"
+#include "ingest/simdjson_util.h"
 
 #include <simdjson.h>
 
@@ -48,54 +50,15 @@ struct device_store {
 	bool has_nccl = false;
 };
 
-void set_error(kj_error *err, size_t offset, const char *what, error_code code)
-{
-	err->offset = offset;
-	snprintf(err->message, sizeof(err->message), "%s", what);
-	/* simdjson's messages are sentences; ours are lowercase, without a full stop. */
-	std::string m = code != SUCCESS ? error_message(code) : "";
-	if (m.size() > 1 && m[0] >= 'A' && m[0] <= 'Z' && m[1] >= 'a' && m[1] <= 'z')
-		m[0] = (char)(m[0] - 'A' + 'a');
-	while (!m.empty() && m.back() == '.')
-		m.pop_back();
-	snprintf(err->detail, sizeof(err->detail), "%s", m.c_str());
-}
+using sj::assign_visible;
+using sj::set_error;
+using sj::where;
 
-/* Offset of the iterator's position in the text, or fallback when unknown. */
-size_t where(ondemand::document &doc, const char *base, size_t fallback)
-{
-	const char *loc = nullptr;
-	if (doc.current_location().get(loc) == SUCCESS && loc)
-		return (size_t)(loc - base);
-	return fallback;
-}
-
-/*
- * A string value's unescaped bytes into buf, each NUL (from "\u0000") as
- * U+2400 SYMBOL FOR NULL: the C side reads names as NUL-terminated strings,
- * so "gemm\u0000_fp16" and "gemm\u0000_fp32" became one kernel "gemm",
- * silently truncated. Kept visible and distinct instead (docs/formats.md).
- */
-void assign_visible(std::string &buf, std::string_view sv)
-{
-	buf.assign(sv.data(), sv.size());
-	if (!memchr(sv.data(), 0, sv.size()))
-		return;
-	buf.clear();
-	for (char c : sv) {
-		if (c)
-			buf.push_back(c);
-		else
-			buf.append("\xE2\x90\x80");
-	}
-}
-
+/* A string value into buf (sj::take_string), and out pointing at it; false when not a string. */
 bool take_string(ondemand::value v, std::string &buf, kj_str &out)
 {
-	std::string_view sv;
-	if (v.get_string().get(sv) != SUCCESS)
+	if (!sj::take_string(v, buf))
 		return false;
-	assign_visible(buf, sv);
 	out.p = buf.c_str();
 	out.n = buf.size();
 	return true;
@@ -128,16 +91,12 @@ bool take_int(ondemand::value v, int64_t &out)
 	return false;
 }
 
-/* A number's raw text, pointing into the JSON text (trailing spaces trimmed); false when not a number. */
+/* A number's raw text, pointing into the JSON text (sj::take_number_text); false when not a number. */
 bool take_number_text(ondemand::value v, kj_str &out)
 {
-	std::string_view raw = v.raw_json_token();
-	/* A JSON number starts with a digit or '-'; strings, literals, objects and arrays do not. */
-	if (raw.empty() || !((raw[0] >= '0' && raw[0] <= '9') || raw[0] == '-'))
+	std::string_view raw;
+	if (!sj::take_number_text(v, raw))
 		return false;
-	while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' ||
-				raw.back() == '\t'))
-		raw.remove_suffix(1);
 	out.p = raw.data();
 	out.n = raw.size();
 	return true;
@@ -422,10 +381,8 @@ error_code read_devices(ondemand::array arr, device_store &ds)
 		std::string name;
 		for (auto field : o) {
 			std::string_view key;
-			if ((e = field.unescaped_key().get(key)))
-				return e;
 			ondemand::value v;
-			if ((e = field.value().get(v)))
+			if ((e = sj::field_kv(field, key, v)))
 				return e;
 			int64_t i;
 			if (key == "id") {
@@ -458,18 +415,11 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_
 	      device_store &ds, kj_error *err)
 {
 	ondemand::parser parser;
-	padded_string_view json(data, len, len + SIMDJSON_PADDING);
 	ondemand::document doc;
-	error_code e = parser.iterate(json).get(doc);
-	if (e) {
-		set_error(err, 0, "cannot parse JSON", e);
-		return -1;
-	}
 	ondemand::object root;
-	if ((e = doc.get_object().get(root))) {
-		set_error(err, where(doc, data, 0), "malformed JSON document", e);
+	error_code e = sj::open_object(parser, data, len, doc, root, err);
+	if (e)
 		return -1;
-	}
 	event_bufs bufs;
 	size_t last = 0;
 	for (auto field : root) {
@@ -478,18 +428,13 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_
 			break;
 		if (key == "traceEvents") {
 			ondemand::array arr;
-			if ((e = field.value().get_array().get(arr))) {
-				set_error(err, where(doc, data, last), "expected an array for 'traceEvents'", e);
+			if ((e = sj::events_array(field, doc, data, last, arr, err)))
 				return -1;
-			}
 			meta->has_trace_events = 1;
 			for (auto elem : arr) {
 				ondemand::object obj;
-				last = where(doc, data, last);
-				if ((e = elem.get_object().get(obj))) {
-					set_error(err, last, "expected an event object in 'traceEvents'", e);
+				if ((e = sj::event_object(elem, doc, data, 0, last, obj, err)))
 					return -1;
-				}
 				kj_event ev;
 				std::memset(&ev, 0, sizeof(ev));
 				ev.offset = last;
@@ -507,10 +452,8 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_
 				meta->has_distributed = 1;
 				for (auto f2 : o) {
 					std::string_view k2;
-					if ((e = f2.unescaped_key().get(k2)))
-						break;
 					ondemand::value v;
-					if ((e = f2.value().get(v)))
+					if ((e = sj::field_kv(f2, k2, v)))
 						break;
 					int64_t i;
 					if (k2 == "rank")
@@ -546,19 +489,8 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_
 			}
 		}
 	}
-	if (e) {
-		set_error(err, where(doc, data, last), "malformed JSON", e);
+	if (!sj::close_object(doc, data, len, last, e, err))
 		return -1;
-	}
-	/*
-	 * on-demand parses lazily: after the root object the iterator must be at
-	 * the end; a location there means content follows the object.
-	 */
-	const char *rest = nullptr;
-	if (doc.current_location().get(rest) == SUCCESS && rest && rest < data + len) {
-		set_error(err, (size_t)(rest - data), "unexpected content after the top-level object", SUCCESS);
-		return -1;
-	}
 	return 0;
 }
 
@@ -653,11 +585,8 @@ int parse_window(kj_parser *p, const char *data, size_t len, size_t base, kj_eve
 	size_t last = 0;
 	for (auto elem : arr) {
 		ondemand::object obj;
-		last = where(doc, data, last);
-		if ((e = elem.get_object().get(obj))) {
-			set_error(err, base + last, "expected an event object in 'traceEvents'", e);
+		if ((e = sj::event_object(elem, doc, data, base, last, obj, err)))
 			return -1;
-		}
 		kj_event ev;
 		std::memset(&ev, 0, sizeof(ev));
 		ev.offset = base + last;
@@ -671,9 +600,9 @@ int parse_window(kj_parser *p, const char *data, size_t len, size_t base, kj_eve
 		set_error(err, base + where(doc, data, last), "malformed JSON", e);
 		return -1;
 	}
-	const char *rest = nullptr;
-	if (doc.current_location().get(rest) == SUCCESS && rest && rest < data + len) {
-		set_error(err, base + (size_t)(rest - data), "malformed JSON", TAPE_ERROR);
+	size_t rest;
+	if (sj::trailing_content(doc, data, len, &rest)) {
+		set_error(err, base + rest, "malformed JSON", TAPE_ERROR);
 		return -1;
 	}
 	return 0;

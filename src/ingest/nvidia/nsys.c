@@ -348,25 +348,17 @@ static void warn_processes(struct sdb_reader *c)
 static int nsys_read(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts)
 {
 	struct sdb_reader c = {.src = src, .sink = sink, .counts = counts, .id_name = "rowid"};
-	if (sdb_open(src, 0, &c.db) < 0)
+	static const char *const string_cols[] = {"id", "value", NULL};
+	if (sdb_reader_open(&c, "StringIds", string_cols) < 0)
 		return -1;
 	int ret = -1;
-	/* The names every table joins: a plain table (never a view, which could run without end). */
-	static const char *const string_cols[] = {"id", "value", NULL};
-	if (sdb_table(&c, "StringIds", string_cols) < 0)
-		goto out;
-	if (read_kernels(&c) < 0 || read_copies(&c, 0) < 0 || read_copies(&c, 1) < 0 || read_runtime(&c) < 0 ||
-	    read_nvtx(&c) < 0)
-		goto out;
-	warn_processes(&c);
-	sdb_skipped_total(&c);
-	ret = read_info(&c);
-	if (ret == 0)
-		ret = sdb_check_budget(&c);
-out:
-	buf_release(&c.text);
-	sqlite3_close(c.db);
-	return ret;
+	if (read_kernels(&c) == 0 && read_copies(&c, 0) == 0 && read_copies(&c, 1) == 0 && read_runtime(&c) == 0 &&
+	    read_nvtx(&c) == 0) {
+		warn_processes(&c);
+		sdb_skipped_total(&c);
+		ret = read_info(&c);
+	}
+	return sdb_reader_close(&c, ret);
 }
 
 const struct reader nsys_reader = {

@@ -51,13 +51,9 @@ static int activity_row(struct sdb_reader *c, const char *T, sqlite3_stmt *st, v
 	struct activity_rows *ar = arg;
 	enum activity_kind kind = ar->kind;
 	int64_t v[10];
-	for (int i = 0; i < 10; i++)
-		if (sdb_int(c->src, T, st, i, i >= 3, &v[i]) < 0)
-			return -1;
-	if (v[1] < v[0] || v[0] < 0) {
-		sdb_skip_row(c, T, v[2], v[1] < v[0] ? "'end' before 'start'" : "negative 'start'");
-		return 0;
-	}
+	int use = sdb_activity_ints(c, T, st, 10, v);
+	if (use <= 0)
+		return use;
 	const char *ck = NULL;
 	buf_reset(&ar->name);
 	if (kind == ACT_KERNEL) {
@@ -75,17 +71,9 @@ static int activity_row(struct sdb_reader *c, const char *T, sqlite3_stmt *st, v
 	} else {
 		cupti_memset_name(&ar->name, v[8]);
 	}
-	struct gpu_activity a = {
-		.kind = kind,
-		.name = ar->name.data,
-		.start_ns = v[0],
-		.dur_ns = v[1] - v[0],
-		.device = v[3] >= 0 && v[3] <= INT32_MAX ? (int)v[3] : -1,
-		.stream = v[4],
-		.correlation = v[5],
-		.bytes = v[6],
-		.copy_kind = ck,
-	};
+	struct gpu_activity a = sdb_row_activity(kind, ar->name.data, v);
+	a.bytes = v[6];
+	a.copy_kind = ck;
 	return sdb_activity(c, &a);
 }
 
@@ -183,23 +171,15 @@ static int read_info(struct sdb_reader *c)
 static int nvvp_read(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts)
 {
 	struct sdb_reader c = {.src = src, .sink = sink, .counts = counts, .id_name = "_id_"};
-	if (sdb_open(src, 0, &c.db) < 0)
+	static const char *const string_cols[] = {"_id_", "value", NULL};
+	if (sdb_reader_open(&c, "StringTable", string_cols) < 0)
 		return -1;
 	int ret = -1;
-	/* The names every table joins: a plain table (never a view, which could run without end). */
-	static const char *const string_cols[] = {"_id_", "value", NULL};
-	if (sdb_table(&c, "StringTable", string_cols) < 0)
-		goto out;
-	if (read_activities(&c) < 0 || read_markers(&c) < 0)
-		goto out;
-	sdb_skipped_total(&c);
-	ret = read_info(&c);
-	if (ret == 0)
-		ret = sdb_check_budget(&c);
-out:
-	buf_release(&c.text);
-	sqlite3_close(c.db);
-	return ret;
+	if (read_activities(&c) == 0 && read_markers(&c) == 0) {
+		sdb_skipped_total(&c);
+		ret = read_info(&c);
+	}
+	return sdb_reader_close(&c, ret);
 }
 
 const struct reader nvvp_reader = {

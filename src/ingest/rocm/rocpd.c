@@ -131,13 +131,9 @@ static int kernel_row(struct sdb_reader *c, const char *T, sqlite3_stmt *st, voi
 {
 	struct session *s = arg;
 	int64_t v[6];
-	for (int i = 0; i < 6; i++)
-		if (sdb_int(c->src, T, st, i, i >= 3, &v[i]) < 0)
-			return -1;
-	if (v[1] < v[0] || v[0] < 0) {
-		sdb_skip_row(c, T, v[2], v[1] < v[0] ? "'end' before 'start'" : "negative 'start'");
-		return 0;
-	}
+	int use = sdb_activity_ints(c, T, st, 6, v);
+	if (use <= 0)
+		return use;
 	buf_reset(&s->name);
 	const char *shown = sdb_text(c, st, 6);
 	if (shown && *shown) {
@@ -152,16 +148,7 @@ static int kernel_row(struct sdb_reader *c, const char *T, sqlite3_stmt *st, voi
 		buf_adds(&s->name, d ? d : raw);
 		free(d);
 	}
-	struct gpu_activity a = {
-		.kind = ACT_KERNEL,
-		.name = s->name.data,
-		.start_ns = v[0],
-		.dur_ns = v[1] - v[0],
-		.device = v[3] >= 0 && v[3] <= INT32_MAX ? (int)v[3] : -1,
-		.stream = v[4],
-		.correlation = v[5],
-		.bytes = -1,
-	};
+	struct gpu_activity a = sdb_row_activity(ACT_KERNEL, s->name.data, v);
 	saw_device(s, a.device);
 	return sdb_activity(c, &a);
 }
@@ -171,13 +158,9 @@ static int copy_row(struct sdb_reader *c, const char *T, sqlite3_stmt *st, void 
 {
 	struct session *s = arg;
 	int64_t v[8];
-	for (int i = 0; i < 8; i++)
-		if (sdb_int(c->src, T, st, i, i >= 3, &v[i]) < 0)
-			return -1;
-	if (v[1] < v[0] || v[0] < 0) {
-		sdb_skip_row(c, T, v[2], v[1] < v[0] ? "'end' before 'start'" : "negative 'start'");
-		return 0;
-	}
+	int use = sdb_activity_ints(c, T, st, 8, v);
+	if (use <= 0)
+		return use;
 	if (v[6] < 0 && sqlite3_column_type(st, 6) != SQLITE_NULL) {
 		sdb_skip_row(c, T, v[2], "negative 'size'");
 		return 0;
@@ -185,17 +168,9 @@ static int copy_row(struct sdb_reader *c, const char *T, sqlite3_stmt *st, void 
 	const char *ck = copy_kind_of(sdb_text(c, st, 8), v[7] == 1);
 	buf_reset(&s->name);
 	cupti_memcpy_name(&s->name, ck, -1, -1);
-	struct gpu_activity a = {
-		.kind = ACT_MEMCPY,
-		.name = s->name.data,
-		.start_ns = v[0],
-		.dur_ns = v[1] - v[0],
-		.device = v[3] >= 0 && v[3] <= INT32_MAX ? (int)v[3] : -1,
-		.stream = v[4],
-		.correlation = v[5],
-		.bytes = v[6],
-		.copy_kind = ck,
-	};
+	struct gpu_activity a = sdb_row_activity(ACT_MEMCPY, s->name.data, v);
+	a.bytes = v[6];
+	a.copy_kind = ck;
 	saw_device(s, a.device);
 	return sdb_activity(c, &a);
 }
@@ -396,16 +371,12 @@ static int rocpd_read(const struct source *src, const struct ingest_sink *sink, 
 	for (int i = 0; i < 4; i++)
 		counts->devices += __builtin_popcountll(seen[i]);
 	ret = read_info(&c, agents, n);
-	if (ret == 0)
-		ret = sdb_check_budget(&c);
 out:
 	for (size_t i = 0; i < n; i++)
 		free(agents[i]);
 	free(agents);
 	free_names(strings, n);
-	buf_release(&c.text);
-	sqlite3_close(c.db);
-	return ret;
+	return sdb_reader_close(&c, ret);
 }
 
 const struct reader rocpd_reader = {
