@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/lib/search.h"
 #include "util/diag.h"
 #include "util/intmap.h"
 #include "util/scratch.h"
@@ -756,30 +757,50 @@ int64_t *rank_launch_index(const struct rank_data *d)
 	return idx;
 }
 
+/* lower_bound predicates: a range (an activity) that starts before the int64_t key, or at it or before. */
+static int range_starts_before(const void *elem, const void *key)
+{
+	return ((const struct rk_range *)elem)->start < *(const int64_t *)key;
+}
+
+static int range_starts_by(const void *elem, const void *key)
+{
+	return ((const struct rk_range *)elem)->start <= *(const int64_t *)key;
+}
+
+static int act_starts_before(const void *elem, const void *key)
+{
+	return ((const struct rk_act *)elem)->start < *(const int64_t *)key;
+}
+
 size_t rk_search(const struct rk_range *v, size_t n, int64_t t, int after)
 {
-	size_t l = 0, r = n;
-	while (l < r) {
-		size_t m = l + (r - l) / 2;
-		if (v[m].start < t || (after && v[m].start == t))
-			l = m + 1;
-		else
-			r = m;
-	}
-	return l;
+	return lower_bound(v, n, sizeof(*v), &t, after ? range_starts_by : range_starts_before);
+}
+
+size_t rank_act_at(const struct rank_data *d, int64_t t)
+{
+	return lower_bound(d->acts, d->nacts, sizeof(*d->acts), &t, act_starts_before);
+}
+
+/* The key of rank_launch_of's search: the launches the indices point into, and the correlation sought. */
+struct launch_key {
+	const struct rk_range *launches;
+	int64_t corr;
+};
+
+/* The launch at an index (int64_t) has a correlation below the key's. */
+static int launch_corr_before(const void *elem, const void *key)
+{
+	const struct launch_key *k = key;
+	return k->launches[*(const int64_t *)elem].key < k->corr;
 }
 
 const struct rk_range *rank_launch_of(const struct rank_data *d, const int64_t *idx, int64_t corr)
 {
 	if (corr < 0)
 		return NULL;
-	size_t l = 0, r = d->nlaunches;
-	while (l < r) {
-		size_t m = l + (r - l) / 2;
-		if (d->launches[idx[m]].key < corr)
-			l = m + 1;
-		else
-			r = m;
-	}
+	struct launch_key key = {d->launches, corr};
+	size_t l = lower_bound(idx, d->nlaunches, sizeof(*idx), &key, launch_corr_before);
 	return l < d->nlaunches && d->launches[idx[l]].key == corr ? &d->launches[idx[l]] : NULL;
 }

@@ -89,6 +89,8 @@ int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n);
  * least t (after = 0) or greater than t (after = 1); n when there is none.
  */
 size_t rk_search(const struct rk_range *v, size_t n, int64_t t, int after);
+/* The index of the first activity of d starting at t or later; d->nacts when there is none. */
+size_t rank_act_at(const struct rank_data *d, int64_t t);
 
 /* The runtime call with this correlation (binary search over a sorted copy), or NULL. */
 const struct rk_range *rank_launch_of(const struct rank_data *d, const int64_t *corr_sorted_idx, int64_t corr);

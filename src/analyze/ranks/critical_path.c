@@ -71,6 +71,7 @@
 #include "analyze/analysis.h"
 #include "analyze/ranks/crossrank.h"
 #include "analyze/lib/rankdata.h"
+#include "analyze/lib/search.h"
 
 /*
  * A stream waits for another only if its activity started this long after
@@ -167,18 +168,24 @@ static const char *const sync_calls[] = {
 	"hipDeviceSynchronize",  "hipStreamSynchronize",  "hipEventSynchronize", /* ROCm's HIP runtime */
 };
 
+/* The key of end_pos's search: the activities by_end points into, and the time. */
+struct end_key {
+	const struct rk_act *acts;
+	int64_t hi;
+};
+
+/* lower_bound's predicate: the activity at a by_end index (int32_t) ends at or before the key's time. */
+static int ends_by(const void *elem, const void *key)
+{
+	const struct end_key *k = key;
+	return k->acts[*(const int32_t *)elem].end <= k->hi;
+}
+
 /* The position in by_end of the last activity ending at or before hi, or -1. */
 static ssize_t end_pos(const struct cp_graph *g, int64_t hi)
 {
-	size_t l = 0, r = g->d->nacts;
-	while (l < r) {
-		size_t m = l + (r - l) / 2;
-		if (g->d->acts[g->by_end[m]].end <= hi)
-			l = m + 1;
-		else
-			r = m;
-	}
-	return (ssize_t)l - 1;
+	struct end_key key = {g->d->acts, hi};
+	return (ssize_t)lower_bound(g->by_end, g->d->nacts, sizeof(*g->by_end), &key, ends_by) - 1;
 }
 
 /* The latest activity end in [lo, hi], or -1. */
@@ -629,6 +636,12 @@ struct key_at {
 	size_t at;
 };
 
+/* lower_bound's predicate: a key_at whose key is below the int64_t key. */
+static int key_before(const void *elem, const void *key)
+{
+	return ((const struct key_at *)elem)->key < *(const int64_t *)key;
+}
+
 static int cmp_key_at(const void *pa, const void *pb)
 {
 	const struct key_at *a = pa, *b = pb;
@@ -669,14 +682,7 @@ static void across_rank(struct cp_across *xa, struct cp_graph *g, const struct x
 		if (k->op < 0 || xr->ops[k->op].last_rank != r->rank || k->step < 0)
 			continue;
 		ssize_t a = crossrank_act_index(d, k->start, k->corr);
-		size_t lo = 0, hi = d->nsteps;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (by_key[mid].key < k->step)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		size_t lo = lower_bound(by_key, d->nsteps, sizeof(*by_key), &k->step, key_before);
 		size_t si = lo < d->nsteps && by_key[lo].key == k->step ? by_key[lo].at : d->nsteps;
 		if (a < 0 || si == d->nsteps)
 			continue;
@@ -774,17 +780,18 @@ static int64_t step_tid(const struct cp_graph *g, const struct rk_range *st)
 	return tid;
 }
 
+/* lower_bound's predicate: the point is at or before the key point in (thread, time) order. */
+static int point_by(const void *elem, const void *key)
+{
+	const struct cp_point *p = elem, *k = key;
+	return p->tid < k->tid || (p->tid == k->tid && p->t <= k->t);
+}
+
 /* The last point of thread tid at or before t, or -1. */
 static ssize_t last_point(const struct cp_graph *g, int64_t tid, int64_t t)
 {
-	size_t l = 0, r = g->npts;
-	while (l < r) { /* first point after (tid, t) */
-		size_t m = l + (r - l) / 2;
-		if (g->pts[m].tid < tid || (g->pts[m].tid == tid && g->pts[m].t <= t))
-			l = m + 1;
-		else
-			r = m;
-	}
+	struct cp_point key = {.tid = tid, .t = t};
+	size_t l = lower_bound(g->pts, g->npts, sizeof(*g->pts), &key, point_by); /* first point after (tid, t) */
 	return l > 0 && g->pts[l - 1].tid == tid ? (ssize_t)l - 1 : -1;
 }
 

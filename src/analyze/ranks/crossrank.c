@@ -69,6 +69,7 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 #include "analyze/lib/intervals.h"
+#include "analyze/lib/search.h"
 
 /*
  * The residual above which the clock offset is not trusted: 100 us. On the
@@ -109,14 +110,7 @@ static int64_t step_at(const struct rank_data *d, int64_t t)
 
 ssize_t crossrank_act_index(const struct rank_data *d, int64_t start, int64_t corr)
 {
-	size_t l = 0, r = d->nacts;
-	while (l < r) {
-		size_t m = l + (r - l) / 2;
-		if (d->acts[m].start < start)
-			l = m + 1;
-		else
-			r = m;
-	}
+	size_t l = rank_act_at(d, start);
 	for (; l < d->nacts && d->acts[l].start == start; l++)
 		if (d->acts[l].kind == ACT_KERNEL && (corr < 0 || d->acts[l].corr < 0 || d->acts[l].corr == corr))
 			return (ssize_t)l;
@@ -579,31 +573,28 @@ void crossrank_release(struct xr_run *run)
 	memset(run, 0, sizeof(*run));
 }
 
+/* lower_bound predicates: a rank below the int key; a kernel starting before the int64_t key. */
+static int rank_before(const void *elem, const void *key)
+{
+	return ((const struct xr_rank *)elem)->rank < *(const int *)key;
+}
+
+static int kern_starts_before(const void *elem, const void *key)
+{
+	return ((const struct xr_kern *)elem)->start < *(const int64_t *)key;
+}
+
 int crossrank_rank_index(const struct xr_run *run, int rank)
 {
 	/* ranks are in rank order, each once (rank_keys): a binary search, not a scan per call */
-	size_t l = 0, h = run->nranks;
-	while (l < h) {
-		size_t m = l + (h - l) / 2;
-		if (run->ranks[m].rank < rank)
-			l = m + 1;
-		else
-			h = m;
-	}
+	size_t l = lower_bound(run->ranks, run->nranks, sizeof(*run->ranks), &rank, rank_before);
 	return l < run->nranks && run->ranks[l].rank == rank ? (int)l : -1;
 }
 
 const struct xr_kern *crossrank_kern_at(const struct xr_run *run, size_t ri, int64_t start)
 {
 	const struct xr_rank *r = &run->ranks[ri];
-	size_t l = 0, h = r->nkerns;
-	while (l < h) {
-		size_t m = l + (h - l) / 2;
-		if (r->kerns[m].start < start)
-			l = m + 1;
-		else
-			h = m;
-	}
+	size_t l = lower_bound(r->kerns, r->nkerns, sizeof(*r->kerns), &start, kern_starts_before);
 	return l < r->nkerns && r->kerns[l].start == start ? &r->kerns[l] : NULL;
 }
 
@@ -781,14 +772,7 @@ static int64_t exposed_wait(const struct rank_data *d, const struct ivset *cm, i
 	ivset_add(&w, lo, hi);
 	ivset_subtract(&w, cm, &t1);
 	/* the communication kernels that may overlap [lo, hi): they start before hi, and after lo - maxcomm */
-	size_t l = 0, h = d->nacts;
-	while (l < h) {
-		size_t m = l + (h - l) / 2;
-		if (d->acts[m].start < hi)
-			l = m + 1;
-		else
-			h = m;
-	}
+	size_t l = rank_act_at(d, hi);
 	for (size_t j = l; j > 0 && d->acts[j - 1].start >= lo - maxcomm; j--) {
 		const struct rk_act *a = &d->acts[j - 1];
 		if (a->kind != ACT_KERNEL || a->cls != RK_COMM || a->end <= lo ||

@@ -34,6 +34,7 @@
 #include "analyze/analysis.h"
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
+#include "analyze/lib/search.h"
 #include "util/xalloc.h"
 
 #define KERNEL_WAIT_NS 30000 /* HTA's consecutive_kernel_delay, 30 us */
@@ -46,24 +47,16 @@ struct gap {
 	int cause;
 };
 
-/* The first activity (acts sorted by start) starting at t or later. */
-static size_t act_at(const struct rank_data *d, int64_t t)
+/* lower_bound's predicate: the gap ends at or before the int64_t key. */
+static int gap_ends_by(const void *elem, const void *key)
 {
-	size_t lo = 0, hi = d->nacts;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->acts[mid].start < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return ((const struct gap *)elem)->b <= *(const int64_t *)key;
 }
 
 /* The cause of the gap [a, b), b the start of a busy interval. */
 static int cause_of(const struct rank_data *d, const int64_t *idx, int64_t a, int64_t b)
 {
-	for (size_t i = act_at(d, b); i < d->nacts && d->acts[i].start == b; i++) {
+	for (size_t i = rank_act_at(d, b); i < d->nacts && d->acts[i].start == b; i++) {
 		const struct rk_range *l = d->acts[i].corr >= 0 ? rank_launch_of(d, idx, d->acts[i].corr) : NULL;
 		if (l && l->end > a)
 			return HOST_WAIT;
@@ -130,14 +123,7 @@ static void rank_rows(const struct rank_key *key, const struct rank_data *d, str
 	for (size_t k = 0; k < d->nsteps; k++) {
 		int64_t s = d->steps[k].start, e = d->steps[k].end, w[NWAIT] = {0};
 		/* steps may overlap (nested or out of order): each step finds its first gap afresh */
-		size_t lo = 0, hi = ng;
-		while (lo < hi) { /* the first gap ending after s */
-			size_t mid = lo + (hi - lo) / 2;
-			if (g[mid].b <= s)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		size_t lo = lower_bound(g, ng, sizeof(*g), &s, gap_ends_by); /* the first gap ending after s */
 		for (size_t i = lo; i < ng && g[i].a < e; i++) {
 			int64_t x = g[i].a > s ? g[i].a : s, y = g[i].b < e ? g[i].b : e;
 			if (y > x)

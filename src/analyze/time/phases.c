@@ -230,14 +230,7 @@ int phase_at(const struct ivset *host, size_t nph, int64_t t)
 {
 	for (size_t p = 0; p < nph; p++) {
 		const struct ivset *s = &host[p];
-		size_t l = 0, h = s->n;
-		while (l < h) {
-			size_t m = l + (h - l) / 2;
-			if (s->v[m].end <= t)
-				l = m + 1;
-			else
-				h = m;
-		}
+		size_t l = ivset_first_ending_after(s, t);
 		if (l < s->n && s->v[l].start <= t)
 			return (int)p;
 	}
