@@ -55,6 +55,29 @@ void rank_keys_free(struct rank_key *k, size_t n)
 	free(k);
 }
 
+int for_each_rank(struct store *s, const char *exp,
+		  int (*visit)(const struct rank_key *k, const struct rank_data *d, void *arg), void *arg)
+{
+	struct rank_key *keys;
+	size_t nkeys;
+	if (rank_keys(s, exp, &keys, &nkeys) < 0)
+		return -1;
+	struct classifier *cls = classifier_preset("default");
+	int rc = 0;
+	for (size_t k = 0; k < nkeys && !rc; k++) {
+		struct rank_data d;
+		if (rank_data_load(s, &keys[k], cls, &d) < 0) {
+			rc = -1;
+			break;
+		}
+		rc = visit(&keys[k], &d, arg);
+		rank_data_release(&d);
+	}
+	classifier_free(cls);
+	rank_keys_free(keys, nkeys);
+	return rc < 0 ? -1 : 0;
+}
+
 static int cmp_act(const void *pa, const void *pb)
 {
 	const struct rk_act *a = pa, *b = pb;

@@ -62,6 +62,16 @@ void rank_keys_free(struct rank_key *k, size_t n);
 int rank_data_load(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d);
 void rank_data_release(struct rank_data *d);
 /*
+ * Calls visit(k, d, arg) for every (run, rank) of the experiment in
+ * rank_keys order (run order, then rank), with d the rank loaded under the
+ * default preset and released after the call. The keys stay valid until
+ * for_each_rank returns, so a visitor may keep the previous one. Stops at
+ * the first visit that returns non-zero. Returns 0, or -1 when a rank
+ * failed to load (after diag) or a visit returned < 0.
+ */
+int for_each_rank(struct store *s, const char *exp,
+		  int (*visit)(const struct rank_key *k, const struct rank_data *d, void *arg), void *arg);
+/*
  * Frees the ranks kept between analyses and finalizes the statements that
  * rank_data_load, rank_formats and rank_name keep prepared for the store
  * (before it may be closed); analyze_experiment calls it when done.

@@ -102,8 +102,10 @@ struct pooled {
 	int64_t steps, left_out, step, idle, wait[NWAIT];
 };
 
-static void rank_rows(const struct rank_key *key, const struct rank_data *d, struct table *ts, struct table *tr)
+/* One rank's rows, a for_each_rank visitor: arg is {idle_time_steps, gpu_idle}. Returns 0. */
+static int rank_rows(const struct rank_key *key, const struct rank_data *d, void *arg)
 {
+	struct table *ts = ((struct table **)arg)[0], *tr = ((struct table **)arg)[1];
 	struct ivset u;
 	ivset_init(&u);
 	for (size_t i = 0; i < d->nacts; i++)
@@ -173,15 +175,11 @@ static void rank_rows(const struct rank_key *key, const struct rank_data *d, str
 	free(g);
 	free(idx);
 	ivset_release(&u);
+	return 0;
 }
 
 int analysis_gpu_idle(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct rank_key *keys;
-	size_t nkeys;
-	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
-		return -1;
-	struct classifier *cls = classifier_preset("default");
 	struct table *ts = table_new("idle_time_steps", "GPU idle time per ProfilerStep by cause, all streams as one GPU",
 				     "run:text,rank:int,step:int,step_us:us,idle_us:us,host_wait_us:us,"
 				     "kernel_wait_us:us,other_us:us,host_wait_share:frac,whole:int");
@@ -189,13 +187,9 @@ int analysis_gpu_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 				     "run:text,rank:int,steps:int,steps_left_out:int,step_us:us,idle_us:us,"
 				     "host_wait_us:us,kernel_wait_us:us,other_us:us,idle_share:frac,host_wait_share:frac");
 	int ret = -1;
-	for (size_t k = 0; k < nkeys; k++) {
-		struct rank_data d;
-		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
-			goto out;
-		rank_rows(&keys[k], &d, ts, tr);
-		rank_data_release(&d);
-	}
+	struct table *tables[2] = {ts, tr};
+	if (for_each_rank(ctx->store, ctx->experiment, rank_rows, tables) < 0)
+		goto out;
 	result_add_table(out, ts);
 	result_add_table(out, tr);
 	ts = tr = NULL;
@@ -220,7 +214,5 @@ int analysis_gpu_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 out:
 	table_free(ts);
 	table_free(tr);
-	classifier_free(cls);
-	rank_keys_free(keys, nkeys);
 	return ret;
 }
