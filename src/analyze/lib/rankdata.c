@@ -733,29 +733,6 @@ int64_t *rank_column_ids(struct store *s, sqlite3_stmt *st, size_t *n)
 	return ids;
 }
 
-int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n)
-{
-	sqlite3_stmt *st;
-	*n = 0;
-	if (store_prepare(s, "load a rank", "SELECT id FROM names WHERE instr(name, ?1) > 0 ORDER BY id", &st) < 0)
-		return NULL;
-	store_bind_text(st, 1, part, -1, SQLITE_STATIC);
-	return rank_column_ids(s, st, n);
-}
-
-int64_t rank_name_lookup(struct store *s, const char *name)
-{
-	sqlite3_stmt *st;
-	int64_t r = -1;
-	if (store_prepare(s, "load a rank", "SELECT id FROM names WHERE name = ?1", &st) < 0)
-		return -1;
-	store_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		r = store_column_int64(st, 0);
-	store_finalize(st);
-	return r;
-}
-
 static const struct rank_data *sort_d;
 
 static int cmp_corr(const void *pa, const void *pb)

@@ -82,8 +82,6 @@ void rank_cache_clear(void);
 char *rank_formats(struct store *s, const struct rank_key *k);
 /* The name of a name id (a new string, caller frees), or NULL. */
 char *rank_name(struct store *s, int64_t name_id);
-/* The id of a name, or -1 when no event has it. */
-int64_t rank_name_lookup(struct store *s, const char *name);
 /* qsort/bsearch order of int64_t values, ascending. */
 int rank_cmp_i64(const void *a, const void *b);
 /*
@@ -91,8 +89,6 @@ int rank_cmp_i64(const void *a, const void *b);
  * set; the statement is finalized. NULL on error (after diag).
  */
 int64_t *rank_column_ids(struct store *s, sqlite3_stmt *st, size_t *n);
-/* The ids of every name that contains part, sorted ascending (caller frees); *n set. NULL on error (after diag). */
-int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n);
 
 /*
  * In ranges sorted by start: the index of the first whose start is at
