@@ -147,6 +147,17 @@ static sqlite3_stmt *kept(struct store *s, enum kept_slot slot, const char *what
 	return kept_st[slot];
 }
 
+/* kept(), for a rank's load, bound to rank k: ?1 its run's id, ?2 its rank. NULL after diag. */
+static sqlite3_stmt *kept_rank(struct store *s, enum kept_slot slot, const char *sql, const struct rank_key *k)
+{
+	sqlite3_stmt *st = kept(s, slot, "load a rank", sql);
+	if (st) {
+		store_bind_int64(st, 1, k->run_db_id);
+		store_bind_int(st, 2, k->rank);
+	}
+	return st;
+}
+
 /* Rows (start, dur, tid, key) of sql bound to (run id, rank) into a sorted range array. */
 static int load_ranges(struct store *s, enum kept_slot slot, const char *sql, const struct rank_key *k,
 		       struct rk_range **out, size_t *n)
@@ -154,10 +165,8 @@ static int load_ranges(struct store *s, enum kept_slot slot, const char *sql, co
 	sqlite3_stmt *st;
 	*out = NULL;
 	*n = 0;
-	if (!(st = kept(s, slot, "load a rank", sql)))
+	if (!(st = kept_rank(s, slot, sql, k)))
 		return -1;
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int(st, 2, k->rank);
 	size_t cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -245,13 +254,11 @@ static int class_of(struct store *s, const struct classifier *cls, enum activity
 static int load_uncached(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d)
 {
 	memset(d, 0, sizeof(*d));
-	sqlite3_stmt *st = kept(s, KEPT_ACTS, "load a rank",
-				"SELECT x.start_ns, x.dur_ns, x.correlation, x.kind, x.name_id, x.bytes, x.copy_kind, x.stream"
-				RANK_ROWS("activities"));
+	sqlite3_stmt *st = kept_rank(s, KEPT_ACTS,
+				     "SELECT x.start_ns, x.dur_ns, x.correlation, x.kind, x.name_id, x.bytes, x.copy_kind, x.stream"
+				     RANK_ROWS("activities"), k);
 	if (!st)
 		return -1;
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int(st, 2, k->rank);
 	size_t cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
