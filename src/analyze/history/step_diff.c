@@ -10,7 +10,7 @@
  *   idle          nothing runs on the GPU (mostly waiting for the host:
  *                 gpu_idle.csv says how much).
  * A multi-rank run takes the partition of straggler_ranks.csv
- * (*_per_step_us, crossrank.c); a one-rank run, which has no rank to wait
+ * (*_per_step_us, crossrank_waits.c); a one-rank run, which has no rank to wait
  * for, takes ranks.csv: idle_us, and busy = step_us - idle_us (its
  * communication kernels, if any, count as busy). The baseline is the run
  * scaling.csv measures the run against. Per run with a baseline other than

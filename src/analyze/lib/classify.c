@@ -186,13 +186,6 @@ static const struct classify_rule payoungkhamdee_rules[] = {
 	{"custom_ops", "reduce_kernel", 0, 0},
 };
 
-static const char *const preset_names[] = {"default", "payoungkhamdee2021", NULL};
-
-const char *const *classifier_presets(void)
-{
-	return preset_names;
-}
-
 static void add_group(struct classifier *c, const char *g, size_t *cap)
 {
 	for (size_t i = 0; i < c->ngroups; i++)

@@ -43,7 +43,5 @@ size_t classifier_groups(const struct classifier *c, const char *const **groups)
 const char *classifier_name(const struct classifier *c);
 /* The rules as plain text, one per line, for Methods; owned by the classifier. */
 const char *classifier_describe(const struct classifier *c);
-/* Names of the presets, NULL-terminated. */
-const char *const *classifier_presets(void);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/lib/search.h"
 #include "util/xalloc.h"
 
 void ivset_init(struct ivset *s)
@@ -176,18 +177,15 @@ void ivset_union(const struct ivset *a, const struct ivset *b, struct ivset *out
 	ivset_normalize(out);
 }
 
-/* The first interval of normal a that ends after lo, by binary search (a's ends are sorted too). */
-static size_t first_ending_after(const struct ivset *a, int64_t lo)
+/* lower_bound's predicate: the interval ends at or before the int64_t key. */
+static int ends_by(const void *elem, const void *key)
 {
-	size_t l = 0, r = a->n;
-	while (l < r) {
-		size_t m = l + (r - l) / 2;
-		if (a->v[m].end <= lo)
-			l = m + 1;
-		else
-			r = m;
-	}
-	return l;
+	return ((const struct ival *)elem)->end <= *(const int64_t *)key;
+}
+
+size_t ivset_first_ending_after(const struct ivset *a, int64_t t)
+{
+	return lower_bound(a->v, a->n, sizeof(*a->v), &t, ends_by);
 }
 
 void ivset_clip(const struct ivset *a, int64_t lo, int64_t hi, struct ivset *out)
@@ -195,7 +193,7 @@ void ivset_clip(const struct ivset *a, int64_t lo, int64_t hi, struct ivset *out
 	ivset_clear(out);
 	if (hi <= lo)
 		return;
-	for (size_t i = first_ending_after(a, lo); i < a->n && a->v[i].start < hi; i++)
+	for (size_t i = ivset_first_ending_after(a, lo); i < a->n && a->v[i].start < hi; i++)
 		ivset_add(out, a->v[i].start > lo ? a->v[i].start : lo, a->v[i].end < hi ? a->v[i].end : hi);
 }
 
@@ -203,7 +201,7 @@ int64_t ivset_measure_within(const struct ivset *a, int64_t lo, int64_t hi)
 {
 	if (hi <= lo || !a->n)
 		return 0;
-	size_t l = first_ending_after(a, lo);
+	size_t l = ivset_first_ending_after(a, lo);
 	int64_t sum = 0;
 	for (size_t i = l; i < a->n && a->v[i].start < hi; i++) {
 		int64_t s = a->v[i].start > lo ? a->v[i].start : lo;

@@ -54,5 +54,7 @@ void ivset_union(const struct ivset *a, const struct ivset *b, struct ivset *out
 void ivset_clip(const struct ivset *a, int64_t lo, int64_t hi, struct ivset *out);
 /* Measure of a ∩ [lo, hi) (a normal), without building the intersection. */
 int64_t ivset_measure_within(const struct ivset *a, int64_t lo, int64_t hi);
+/* The index of the first interval of normal a that ends after t (a's ends are sorted too); a->n if none. */
+size_t ivset_first_ending_after(const struct ivset *a, int64_t t);
 
 #endif

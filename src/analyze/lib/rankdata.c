@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/lib/search.h"
 #include "util/diag.h"
 #include "util/intmap.h"
 #include "util/scratch.h"
@@ -52,6 +53,29 @@ void rank_keys_free(struct rank_key *k, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(k[i].run);
 	free(k);
+}
+
+int for_each_rank(struct store *s, const char *exp,
+		  int (*visit)(const struct rank_key *k, const struct rank_data *d, void *arg), void *arg)
+{
+	struct rank_key *keys;
+	size_t nkeys;
+	if (rank_keys(s, exp, &keys, &nkeys) < 0)
+		return -1;
+	struct classifier *cls = classifier_preset("default");
+	int rc = 0;
+	for (size_t k = 0; k < nkeys && !rc; k++) {
+		struct rank_data d;
+		if (rank_data_load(s, &keys[k], cls, &d) < 0) {
+			rc = -1;
+			break;
+		}
+		rc = visit(&keys[k], &d, arg);
+		rank_data_release(&d);
+	}
+	classifier_free(cls);
+	rank_keys_free(keys, nkeys);
+	return rc < 0 ? -1 : 0;
 }
 
 static int cmp_act(const void *pa, const void *pb)
@@ -123,6 +147,17 @@ static sqlite3_stmt *kept(struct store *s, enum kept_slot slot, const char *what
 	return kept_st[slot];
 }
 
+/* kept(), for a rank's load, bound to rank k: ?1 its run's id, ?2 its rank. NULL after diag. */
+static sqlite3_stmt *kept_rank(struct store *s, enum kept_slot slot, const char *sql, const struct rank_key *k)
+{
+	sqlite3_stmt *st = kept(s, slot, "load a rank", sql);
+	if (st) {
+		store_bind_int64(st, 1, k->run_db_id);
+		store_bind_int(st, 2, k->rank);
+	}
+	return st;
+}
+
 /* Rows (start, dur, tid, key) of sql bound to (run id, rank) into a sorted range array. */
 static int load_ranges(struct store *s, enum kept_slot slot, const char *sql, const struct rank_key *k,
 		       struct rk_range **out, size_t *n)
@@ -130,10 +165,8 @@ static int load_ranges(struct store *s, enum kept_slot slot, const char *sql, co
 	sqlite3_stmt *st;
 	*out = NULL;
 	*n = 0;
-	if (!(st = kept(s, slot, "load a rank", sql)))
+	if (!(st = kept_rank(s, slot, sql, k)))
 		return -1;
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int(st, 2, k->rank);
 	size_t cap = 0;
 	int rc;
 	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
@@ -221,13 +254,11 @@ static int class_of(struct store *s, const struct classifier *cls, enum activity
 static int load_uncached(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d)
 {
 	memset(d, 0, sizeof(*d));
-	sqlite3_stmt *st = kept(s, KEPT_ACTS, "load a rank",
-				"SELECT x.start_ns, x.dur_ns, x.correlation, x.kind, x.name_id, x.bytes, x.copy_kind, x.stream"
-				RANK_ROWS("activities"));
+	sqlite3_stmt *st = kept_rank(s, KEPT_ACTS,
+				     "SELECT x.start_ns, x.dur_ns, x.correlation, x.kind, x.name_id, x.bytes, x.copy_kind, x.stream"
+				     RANK_ROWS("activities"), k);
 	if (!st)
 		return -1;
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int(st, 2, k->rank);
 	size_t cap = 0;
 	int rc;
 	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
@@ -709,29 +740,6 @@ int64_t *rank_column_ids(struct store *s, sqlite3_stmt *st, size_t *n)
 	return ids;
 }
 
-int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n)
-{
-	sqlite3_stmt *st;
-	*n = 0;
-	if (store_prepare(s, "load a rank", "SELECT id FROM names WHERE instr(name, ?1) > 0 ORDER BY id", &st) < 0)
-		return NULL;
-	store_bind_text(st, 1, part, -1, SQLITE_STATIC);
-	return rank_column_ids(s, st, n);
-}
-
-int64_t rank_name_lookup(struct store *s, const char *name)
-{
-	sqlite3_stmt *st;
-	int64_t r = -1;
-	if (store_prepare(s, "load a rank", "SELECT id FROM names WHERE name = ?1", &st) < 0)
-		return -1;
-	store_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	if (store_step_rc(st) == SQLITE_ROW)
-		r = store_column_int64(st, 0);
-	store_finalize(st);
-	return r;
-}
-
 static const struct rank_data *sort_d;
 
 static int cmp_corr(const void *pa, const void *pb)
@@ -756,30 +764,50 @@ int64_t *rank_launch_index(const struct rank_data *d)
 	return idx;
 }
 
+/* lower_bound predicates: a range (an activity) that starts before the int64_t key, or at it or before. */
+static int range_starts_before(const void *elem, const void *key)
+{
+	return ((const struct rk_range *)elem)->start < *(const int64_t *)key;
+}
+
+static int range_starts_by(const void *elem, const void *key)
+{
+	return ((const struct rk_range *)elem)->start <= *(const int64_t *)key;
+}
+
+static int act_starts_before(const void *elem, const void *key)
+{
+	return ((const struct rk_act *)elem)->start < *(const int64_t *)key;
+}
+
 size_t rk_search(const struct rk_range *v, size_t n, int64_t t, int after)
 {
-	size_t l = 0, r = n;
-	while (l < r) {
-		size_t m = l + (r - l) / 2;
-		if (v[m].start < t || (after && v[m].start == t))
-			l = m + 1;
-		else
-			r = m;
-	}
-	return l;
+	return lower_bound(v, n, sizeof(*v), &t, after ? range_starts_by : range_starts_before);
+}
+
+size_t rank_act_at(const struct rank_data *d, int64_t t)
+{
+	return lower_bound(d->acts, d->nacts, sizeof(*d->acts), &t, act_starts_before);
+}
+
+/* The key of rank_launch_of's search: the launches the indices point into, and the correlation sought. */
+struct launch_key {
+	const struct rk_range *launches;
+	int64_t corr;
+};
+
+/* The launch at an index (int64_t) has a correlation below the key's. */
+static int launch_corr_before(const void *elem, const void *key)
+{
+	const struct launch_key *k = key;
+	return k->launches[*(const int64_t *)elem].key < k->corr;
 }
 
 const struct rk_range *rank_launch_of(const struct rank_data *d, const int64_t *idx, int64_t corr)
 {
 	if (corr < 0)
 		return NULL;
-	size_t l = 0, r = d->nlaunches;
-	while (l < r) {
-		size_t m = l + (r - l) / 2;
-		if (d->launches[idx[m]].key < corr)
-			l = m + 1;
-		else
-			r = m;
-	}
+	struct launch_key key = {d->launches, corr};
+	size_t l = lower_bound(idx, d->nlaunches, sizeof(*idx), &key, launch_corr_before);
 	return l < d->nlaunches && d->launches[idx[l]].key == corr ? &d->launches[idx[l]] : NULL;
 }

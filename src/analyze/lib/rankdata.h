@@ -62,6 +62,16 @@ void rank_keys_free(struct rank_key *k, size_t n);
 int rank_data_load(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d);
 void rank_data_release(struct rank_data *d);
 /*
+ * Calls visit(k, d, arg) for every (run, rank) of the experiment in
+ * rank_keys order (run order, then rank), with d the rank loaded under the
+ * default preset and released after the call. The keys stay valid until
+ * for_each_rank returns, so a visitor may keep the previous one. Stops at
+ * the first visit that returns non-zero. Returns 0, or -1 when a rank
+ * failed to load (after diag) or a visit returned < 0.
+ */
+int for_each_rank(struct store *s, const char *exp,
+		  int (*visit)(const struct rank_key *k, const struct rank_data *d, void *arg), void *arg);
+/*
  * Frees the ranks kept between analyses and finalizes the statements that
  * rank_data_load, rank_formats and rank_name keep prepared for the store
  * (before it may be closed); analyze_experiment calls it when done.
@@ -72,8 +82,6 @@ void rank_cache_clear(void);
 char *rank_formats(struct store *s, const struct rank_key *k);
 /* The name of a name id (a new string, caller frees), or NULL. */
 char *rank_name(struct store *s, int64_t name_id);
-/* The id of a name, or -1 when no event has it. */
-int64_t rank_name_lookup(struct store *s, const char *name);
 /* qsort/bsearch order of int64_t values, ascending. */
 int rank_cmp_i64(const void *a, const void *b);
 /*
@@ -81,14 +89,14 @@ int rank_cmp_i64(const void *a, const void *b);
  * set; the statement is finalized. NULL on error (after diag).
  */
 int64_t *rank_column_ids(struct store *s, sqlite3_stmt *st, size_t *n);
-/* The ids of every name that contains part, sorted ascending (caller frees); *n set. NULL on error (after diag). */
-int64_t *rank_name_ids_containing(struct store *s, const char *part, size_t *n);
 
 /*
  * In ranges sorted by start: the index of the first whose start is at
  * least t (after = 0) or greater than t (after = 1); n when there is none.
  */
 size_t rk_search(const struct rk_range *v, size_t n, int64_t t, int after);
+/* The index of the first activity of d starting at t or later; d->nacts when there is none. */
+size_t rank_act_at(const struct rank_data *d, int64_t t);
 
 /* The runtime call with this correlation (binary search over a sorted copy), or NULL. */
 const struct rk_range *rank_launch_of(const struct rank_data *d, const int64_t *corr_sorted_idx, int64_t corr);

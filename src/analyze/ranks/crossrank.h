@@ -1,9 +1,10 @@
 /*
  * crossrank.h: the NCCL collectives of a multi-rank run matched across its
  * ranks, and the ranks' clock offsets (crossrank.c), for the cross-rank
- * tables (collective_waits.csv, clock_offsets.csv, stragglers.csv,
- * straggler_ranks.csv) and for the critical path (critical_path.c), which joins
- * a matched collective's kernels at the last rank's arrival.
+ * tables (crossrank_waits.c: collective_waits.csv, clock_offsets.csv,
+ * stragglers.csv, straggler_ranks.csv) and for the critical path
+ * (critical_path.c), which joins a matched collective's kernels at the last
+ * rank's arrival.
  *
  * Times are integer ns. A kernel's start and end are on its rank's own
  * clock; an arrival is on the run's reference clock (the lowest rank's):
@@ -85,6 +86,7 @@ void crossrank_release(struct xr_run *run);
  * r, matched: k->op >= 0), ns. A kernel that ended before the last rank
  * arrived did not wait for it: wait 0, transfer its whole duration, and
  * the return is 0; else 1 (its kernel joins the others at the last arrival).
+ * In crossrank_waits.c.
  */
 int crossrank_times(const struct xr_run *run, const struct xr_rank *r, const struct xr_kern *k, int64_t *wait,
 		     int64_t *transfer);

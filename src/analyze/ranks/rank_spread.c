@@ -49,6 +49,7 @@
 #include "chart/chart.h"
 #include "chart/figures.h"
 #include "analyze/analysis.h"
+#include "analyze/lib/search.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 
@@ -68,6 +69,12 @@ static int cmp_step_wait(const void *pa, const void *pb)
 	if (a->rank != b->rank)
 		return a->rank < b->rank ? -1 : 1;
 	return a->step < b->step ? -1 : a->step > b->step;
+}
+
+/* lower_bound's predicate: a step_wait before another in cmp_step_wait's order. */
+static int step_wait_before(const void *elem, const void *key)
+{
+	return cmp_step_wait(elem, key) < 0;
 }
 
 static int cmp_i64(const void *pa, const void *pb)
@@ -223,14 +230,7 @@ static int step_medians(struct rank_row *rr, size_t n, const struct step_wait *s
 	int64_t *a = xcalloc(nsw + 1, sizeof(*a)), *b = xcalloc(nsw + 1, sizeof(*b)), *c = xcalloc(nsw + 1, sizeof(*c));
 	for (size_t i = 0; i < n; i++) {
 		struct step_wait key = {rr[i].rank, INT64_MIN, 0, 0};
-		size_t lo = 0, hi = nsw;
-		while (lo < hi) { /* the first step of the rank */
-			size_t mid = lo + (hi - lo) / 2;
-			if (cmp_step_wait(&sw[mid], &key) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		size_t lo = lower_bound(sw, nsw, sizeof(*sw), &key, step_wait_before); /* the first step of the rank */
 		size_t k = 0;
 		for (size_t j = lo; j < nsw && sw[j].rank == rr[i].rank; j++, k++) {
 			a[k] = sw[j].step_ns;

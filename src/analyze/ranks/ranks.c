@@ -41,49 +41,52 @@ static int cmp_first_row(const void *pa, const void *pb)
 	return a->row < b->row ? -1 : a->row > b->row;
 }
 
+/* What ranks_rank writes to, from the analysis. */
+struct ranks_walk {
+	struct table *t;
+	struct ivset *all, *comm;
+};
+
+/* for_each_rank's visitor: one rank's rows of ranks.csv (slowest is marked after). Returns 0. */
+static int ranks_rank(const struct rank_key *k, const struct rank_data *d, void *arg)
+{
+	struct ranks_walk *w = arg;
+	ivset_clear(w->all);
+	ivset_clear(w->comm);
+	for (size_t i = 0; i < d->nacts; i++) {
+		ivset_add(w->all, d->acts[i].start, d->acts[i].end);
+		if (d->acts[i].kind == ACT_KERNEL && d->acts[i].cls == RK_COMM)
+			ivset_add(w->comm, d->acts[i].start, d->acts[i].end);
+	}
+	ivset_normalize(w->all);
+	ivset_normalize(w->comm);
+	for (size_t i = 0; i < d->nsteps; i++) {
+		const struct rk_range *st = &d->steps[i];
+		int64_t dur = st->end - st->start;
+		int64_t busy = ivset_measure_within(w->all, st->start, st->end);
+		int64_t cm = ivset_measure_within(w->comm, st->start, st->end);
+		size_t row = table_add_row(w->t);
+		table_set_text(w->t, row, 0, k->run);
+		table_set_int(w->t, row, 1, st->key);
+		table_set_int(w->t, row, 2, k->rank);
+		table_set_ns(w->t, row, 3, dur);
+		table_set_ns(w->t, row, 4, dur - busy);
+		table_set_ns(w->t, row, 5, cm);
+	}
+	return 0;
+}
+
 int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct rank_key *keys;
-	size_t nkeys;
-	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
-		return -1;
-	struct classifier *cls = classifier_preset("default");
 	struct table *t = table_new("ranks", "Ranks side by side, per step",
 				    "run:text,step:int,rank:int,step_us:us,idle_us:us,comm_us:us,slowest:int");
 	struct ivset all, comm;
 	ivset_init(&all);
 	ivset_init(&comm);
 	int ret = -1;
-	size_t first_row = 0;
-	for (size_t k = 0; k < nkeys; k++) {
-		struct rank_data d;
-		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
-			goto out;
-		ivset_clear(&all);
-		ivset_clear(&comm);
-		for (size_t i = 0; i < d.nacts; i++) {
-			ivset_add(&all, d.acts[i].start, d.acts[i].end);
-			if (d.acts[i].kind == ACT_KERNEL && d.acts[i].cls == RK_COMM)
-				ivset_add(&comm, d.acts[i].start, d.acts[i].end);
-		}
-		ivset_normalize(&all);
-		ivset_normalize(&comm);
-		for (size_t i = 0; i < d.nsteps; i++) {
-			const struct rk_range *st = &d.steps[i];
-			int64_t dur = st->end - st->start;
-			int64_t busy = ivset_measure_within(&all, st->start, st->end);
-			int64_t cm = ivset_measure_within(&comm, st->start, st->end);
-			size_t row = table_add_row(t);
-			table_set_text(t, row, 0, keys[k].run);
-			table_set_int(t, row, 1, st->key);
-			table_set_int(t, row, 2, keys[k].rank);
-			table_set_ns(t, row, 3, dur);
-			table_set_ns(t, row, 4, dur - busy);
-			table_set_ns(t, row, 5, cm);
-		}
-		rank_data_release(&d);
-		(void)first_row;
-	}
+	struct ranks_walk w = {t, &all, &comm};
+	if (for_each_rank(ctx->store, ctx->experiment, ranks_rank, &w) < 0)
+		goto out;
 	/*
 	 * Mark the slowest rank of each step, run by run (a run's rows come
 	 * together): the rows sorted by step, each step's rows then in table
@@ -143,7 +146,5 @@ out:
 	ivset_release(&all);
 	ivset_release(&comm);
 	table_free(t);
-	classifier_free(cls);
-	rank_keys_free(keys, nkeys);
 	return ret;
 }

@@ -44,6 +44,26 @@ static int failed(struct store *s, sqlite3_stmt *st, const char *what)
 	return -1;
 }
 
+/*
+ * A row of t for each row of st (prepared and bound), filled by fill; st
+ * is finalized; a failure is reported as what's. On success *out = t; on failure t is freed. Returns 0, or
+ * -1 after diag.
+ */
+static int table_rows(struct store *s, sqlite3_stmt *st, const char *what, struct table *t,
+		      void (*fill)(struct table *t, size_t row, sqlite3_stmt *st), struct table **out)
+{
+	int rc;
+	while ((rc = store_step_rc(st)) == SQLITE_ROW)
+		fill(t, table_add_row(t), st);
+	if (rc != SQLITE_DONE) {
+		table_free(t);
+		return failed(s, st, what);
+	}
+	store_finalize(st);
+	*out = t;
+	return 0;
+}
+
 static enum activity_kind kind_of(const char *k)
 {
 	return !strcmp(k, "kernel") ? ACT_KERNEL : !strcmp(k, "memcpy") ? ACT_MEMCPY : ACT_MEMSET;
@@ -307,6 +327,22 @@ out:
 	return ret;
 }
 
+/* A row of kernels.csv from (run, rank, name, group, calls, total, min, max). */
+static void kernels_row(struct table *t, size_t row, sqlite3_stmt *st)
+{
+	table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
+	table_set_int(t, row, 1, store_column_int64(st, 1));
+	table_set_text(t, row, 2, (const char *)store_column_text(st, 2));
+	table_set_text(t, row, 3, (const char *)store_column_text(st, 3));
+	int64_t calls = store_column_int64(st, 4), total = store_column_int64(st, 5);
+	table_set_int(t, row, 4, calls);
+	table_set_ns(t, row, 5, total);
+	/* Mean rounded to the nearest ns, halves up: floor((2*total + calls) / (2*calls)). */
+	table_set_ns(t, row, 6, (2 * total + calls) / (2 * calls));
+	table_set_ns(t, row, 7, store_column_int64(st, 6));
+	table_set_ns(t, row, 8, store_column_int64(st, 7));
+}
+
 static int build_kernels(struct store *s, const char *exp, struct table **out)
 {
 	struct table *t = table_new("kernels", "Kernels per run and rank, by total GPU time",
@@ -335,31 +371,19 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 		    " WHERE k.experiment = ?1 ORDER BY r.position, k.rank, k.total_ns DESC, n.name", &st) < 0)
 		goto fail;
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
-		size_t row = table_add_row(t);
-		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
-		table_set_int(t, row, 1, store_column_int64(st, 1));
-		table_set_text(t, row, 2, (const char *)store_column_text(st, 2));
-		table_set_text(t, row, 3, (const char *)store_column_text(st, 3));
-		int64_t calls = store_column_int64(st, 4), total = store_column_int64(st, 5);
-		table_set_int(t, row, 4, calls);
-		table_set_ns(t, row, 5, total);
-		/* Mean rounded to the nearest ns, halves up: floor((2*total + calls) / (2*calls)). */
-		table_set_ns(t, row, 6, (2 * total + calls) / (2 * calls));
-		table_set_ns(t, row, 7, store_column_int64(st, 6));
-		table_set_ns(t, row, 8, store_column_int64(st, 7));
-	}
-	if (rc != SQLITE_DONE) {
-		failed(s, st, "basic: kernel stats");
-		goto fail;
-	}
-	store_finalize(st);
-	*out = t;
-	return 0;
+	return table_rows(s, st, "basic: kernel stats", t, kernels_row, out);
 fail:
 	table_free(t);
 	return -1;
+}
+
+/* A row of steps.csv from (run, rank, step, duration). */
+static void steps_row(struct table *t, size_t row, sqlite3_stmt *st)
+{
+	table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
+	table_set_int(t, row, 1, store_column_int64(st, 1));
+	table_set_int(t, row, 2, store_column_int64(st, 2));
+	table_set_ns(t, row, 3, store_column_int64(st, 3));
 }
 
 static int build_steps(struct store *s, const char *exp, struct table **out)
@@ -374,21 +398,29 @@ static int build_steps(struct store *s, const char *exp, struct table **out)
 		return -1;
 	}
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
-		size_t row = table_add_row(t);
-		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
-		table_set_int(t, row, 1, store_column_int64(st, 1));
-		table_set_int(t, row, 2, store_column_int64(st, 2));
-		table_set_ns(t, row, 3, store_column_int64(st, 3));
+	return table_rows(s, st, "basic: steps", t, steps_row, out);
+}
+
+/* A row of runs.csv: each column by its type, NULL left empty. */
+static void runs_row(struct table *t, size_t row, sqlite3_stmt *st)
+{
+	for (int c = 0; c < 10; c++) {
+		if (store_column_type(st, c) == SQLITE_NULL)
+			continue;
+		switch (t->cols[c].type) {
+		case COL_TEXT:
+			table_set_text(t, row, (size_t)c, (const char *)store_column_text(st, c));
+			break;
+		case COL_US: {
+			/* mean of integer ns, rounded to the nearest ns */
+			double v = store_column_double(st, c);
+			table_set_ns(t, row, (size_t)c, (int64_t)(v + 0.5));
+			break;
+		}
+		default:
+			table_set_int(t, row, (size_t)c, store_column_int64(st, c));
+		}
 	}
-	if (rc != SQLITE_DONE) {
-		table_free(t);
-		return failed(s, st, "basic: steps");
-	}
-	store_finalize(st);
-	*out = t;
-	return 0;
 }
 
 static int build_runs(struct store *s, const char *exp, struct table **out)
@@ -414,39 +446,25 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 		return -1;
 	}
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
-		size_t row = table_add_row(t);
-		for (int c = 0; c < 10; c++) {
-			if (store_column_type(st, c) == SQLITE_NULL)
-				continue;
-			switch (t->cols[c].type) {
-			case COL_TEXT:
-				table_set_text(t, row, (size_t)c, (const char *)store_column_text(st, c));
-				break;
-			case COL_US: {
-				/* mean of integer ns, rounded to the nearest ns */
-				double v = store_column_double(st, c);
-				table_set_ns(t, row, (size_t)c, (int64_t)(v + 0.5));
-				break;
-			}
-			default:
-				table_set_int(t, row, (size_t)c, store_column_int64(st, c));
-			}
-		}
-	}
-	if (rc != SQLITE_DONE) {
-		table_free(t);
-		return failed(s, st, "basic: runs");
-	}
-	store_finalize(st);
-	*out = t;
-	return 0;
+	return table_rows(s, st, "basic: runs", t, runs_row, out);
 }
 
 /* "NAME (ID)" as nvprof prints a device, the id alone without a name; NULL when the rank's device is unknown. */
 #define DEVICE_LABEL(t) "coalesce((SELECT d.name || ' (' || d.device || ')' FROM devices d WHERE d.trace_id = " t ".id" \
 	" AND d.device = " t ".device AND d.name IS NOT NULL ORDER BY d.rowid LIMIT 1), CAST(" t ".device AS TEXT))"
+
+/* A row of rank_devices.csv from (run, rank, device, device label, file, devices in the file). */
+static void rank_devices_row(struct table *t, size_t row, sqlite3_stmt *st)
+{
+	table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
+	table_set_int(t, row, 1, store_column_int64(st, 1));
+	if (store_column_type(st, 2) != SQLITE_NULL)
+		table_set_int(t, row, 2, store_column_int64(st, 2));
+	if (store_column_type(st, 3) != SQLITE_NULL)
+		table_set_text(t, row, 3, (const char *)store_column_text(st, 3));
+	table_set_text(t, row, 4, (const char *)store_column_text(st, 4));
+	table_set_int(t, row, 5, store_column_int64(st, 5));
+}
 
 /* rank_devices: which device, of which file, each rank is. */
 static int build_rank_devices(struct store *s, const char *exp, struct table **out)
@@ -469,25 +487,21 @@ static int build_rank_devices(struct store *s, const char *exp, struct table **o
 		return -1;
 	}
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
-		size_t row = table_add_row(t);
-		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
-		table_set_int(t, row, 1, store_column_int64(st, 1));
-		if (store_column_type(st, 2) != SQLITE_NULL)
-			table_set_int(t, row, 2, store_column_int64(st, 2));
-		if (store_column_type(st, 3) != SQLITE_NULL)
-			table_set_text(t, row, 3, (const char *)store_column_text(st, 3));
-		table_set_text(t, row, 4, (const char *)store_column_text(st, 4));
-		table_set_int(t, row, 5, store_column_int64(st, 5));
-	}
-	if (rc != SQLITE_DONE) {
-		table_free(t);
-		return failed(s, st, "basic: devices per rank");
-	}
-	store_finalize(st);
-	*out = t;
-	return 0;
+	return table_rows(s, st, "basic: devices per rank", t, rank_devices_row, out);
+}
+
+/* A row of top_kernels.csv from (run, place, rank, device label, name, group, calls, total). */
+static void top_kernels_row(struct table *t, size_t row, sqlite3_stmt *st)
+{
+	table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
+	table_set_int(t, row, 1, store_column_int64(st, 1));
+	table_set_int(t, row, 2, store_column_int64(st, 2));
+	if (store_column_type(st, 3) != SQLITE_NULL)
+		table_set_text(t, row, 3, (const char *)store_column_text(st, 3));
+	table_set_text(t, row, 4, (const char *)store_column_text(st, 4));
+	table_set_text(t, row, 5, (const char *)store_column_text(st, 5));
+	table_set_int(t, row, 6, store_column_int64(st, 6));
+	table_set_ns(t, row, 7, store_column_int64(st, 7));
 }
 
 /*
@@ -516,26 +530,7 @@ static int build_top_kernels(struct store *s, const char *exp, int top_n, struct
 	}
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	store_bind_int(st, 2, top_n);
-	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
-		size_t row = table_add_row(t);
-		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
-		table_set_int(t, row, 1, store_column_int64(st, 1));
-		table_set_int(t, row, 2, store_column_int64(st, 2));
-		if (store_column_type(st, 3) != SQLITE_NULL)
-			table_set_text(t, row, 3, (const char *)store_column_text(st, 3));
-		table_set_text(t, row, 4, (const char *)store_column_text(st, 4));
-		table_set_text(t, row, 5, (const char *)store_column_text(st, 5));
-		table_set_int(t, row, 6, store_column_int64(st, 6));
-		table_set_ns(t, row, 7, store_column_int64(st, 7));
-	}
-	if (rc != SQLITE_DONE) {
-		table_free(t);
-		return failed(s, st, "basic: top kernels");
-	}
-	store_finalize(st);
-	*out = t;
-	return 0;
+	return table_rows(s, st, "basic: top kernels", t, top_kernels_row, out);
 }
 
 /*

@@ -138,13 +138,67 @@ void dispatch_step(struct dispatch_sets *s, int64_t start, int64_t end, int64_t 
 	v[D_INTER] = idle_ns - v[D_INTRA];
 }
 
+/* What dispatch_rank writes to, from the analysis. */
+struct dispatch_walk {
+	const struct analysis_ctx *ctx;
+	struct analysis_result *out;
+	struct table *t;
+	struct chart *c;
+	struct dispatch_sets *sets;
+	struct buf *label;
+};
+
+/* for_each_rank's visitor: one rank's rows of dispatch.csv and its bar. Returns 0. */
+static int dispatch_rank(const struct rank_key *k, const struct rank_data *d, void *arg)
+{
+	struct dispatch_walk *w = arg;
+	if (!d->nsteps) {
+		result_add_note(w->out, "dispatch.csv: run %s rank %d has no ProfilerStep ranges", k->run, k->rank);
+		return 0;
+	}
+	dispatch_sets_load(w->sets, d);
+	int split = d->ncpu_ops > 0;
+	if (!split) {
+		char *fmt = rank_formats(w->ctx->store, k);
+		result_add_note(w->out, "dispatch.csv: run %s rank %d (%s) records no host operators (cpu_op events, "
+				"which PyTorch profiler traces carry and Nsight Systems and nvprof output does not), "
+				"so its GPU idle time cannot be split into intra-op and inter-op dispatch", k->run,
+				k->rank, fmt);
+		free(fmt);
+	}
+	buf_reset(w->label);
+	buf_printf(w->label, "%s r%d", k->run, k->rank);
+	size_t cat = chart_add_category(w->c, w->label->data);
+	int64_t sum[D_NPARTS] = {0}, steps = 0;
+	for (size_t si = 0; si < d->nsteps; si++) {
+		const struct rk_range *st = &d->steps[si];
+		int64_t v[D_NPARTS], dur = st->end - st->start;
+		dispatch_step(w->sets, st->start, st->end, v);
+		size_t row = table_add_row(w->t);
+		table_set_text(w->t, row, 0, k->run);
+		table_set_int(w->t, row, 1, k->rank);
+		table_set_int(w->t, row, 2, st->key);
+		table_set_ns(w->t, row, 3, dur);
+		table_set_ns(w->t, row, 4, v[D_COMM]);
+		table_set_ns(w->t, row, 5, v[D_COMPUTE]);
+		table_set_ns(w->t, row, 6, v[D_MEMORY]);
+		table_set_ns(w->t, row, 7, v[D_INTRA] + v[D_INTER]);
+		if (split) {
+			table_set_ns(w->t, row, 8, v[D_INTRA]);
+			table_set_ns(w->t, row, 9, v[D_INTER]);
+		}
+		for (int p = 0; p < D_NPARTS; p++)
+			sum[p] += v[p];
+		steps += dur;
+	}
+	for (int p = 0; p < D_NPARTS; p++)
+		if (steps > 0)
+			chart_set(w->c, cat, (size_t)p, (double)sum[p] / (double)steps);
+	return 0;
+}
+
 int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct rank_key *keys;
-	size_t nkeys;
-	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
-		return -1;
-	struct classifier *cls = classifier_preset("default");
 	struct table *t = table_new("dispatch", "Communication-first step time and GPU idle split into dispatch",
 				    "run:text,rank:int,step:int,step_us:us,comm_us:us,compute_us:us,memory_us:us,"
 				    "idle_us:us,intra_op_us:us,inter_op_us:us");
@@ -157,56 +211,9 @@ int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *ou
 	struct buf label;
 	buf_init(&label);
 	int ret = -1;
-	for (size_t k = 0; k < nkeys; k++) {
-		struct rank_data d;
-		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
-			goto out;
-		if (!d.nsteps) {
-			result_add_note(out, "dispatch.csv: run %s rank %d has no ProfilerStep ranges", keys[k].run,
-					keys[k].rank);
-			rank_data_release(&d);
-			continue;
-		}
-		dispatch_sets_load(&sets, &d);
-		int split = d.ncpu_ops > 0;
-		if (!split) {
-			char *fmt = rank_formats(ctx->store, &keys[k]);
-			result_add_note(out, "dispatch.csv: run %s rank %d (%s) records no host operators (cpu_op events, "
-					"which PyTorch profiler traces carry and Nsight Systems and nvprof output does not), "
-					"so its GPU idle time cannot be split into intra-op and inter-op dispatch", keys[k].run,
-					keys[k].rank, fmt);
-			free(fmt);
-		}
-		buf_reset(&label);
-		buf_printf(&label, "%s r%d", keys[k].run, keys[k].rank);
-		size_t cat = chart_add_category(c, label.data);
-		int64_t sum[D_NPARTS] = {0}, steps = 0;
-		for (size_t si = 0; si < d.nsteps; si++) {
-			const struct rk_range *st = &d.steps[si];
-			int64_t v[D_NPARTS], dur = st->end - st->start;
-			dispatch_step(&sets, st->start, st->end, v);
-			size_t row = table_add_row(t);
-			table_set_text(t, row, 0, keys[k].run);
-			table_set_int(t, row, 1, keys[k].rank);
-			table_set_int(t, row, 2, st->key);
-			table_set_ns(t, row, 3, dur);
-			table_set_ns(t, row, 4, v[D_COMM]);
-			table_set_ns(t, row, 5, v[D_COMPUTE]);
-			table_set_ns(t, row, 6, v[D_MEMORY]);
-			table_set_ns(t, row, 7, v[D_INTRA] + v[D_INTER]);
-			if (split) {
-				table_set_ns(t, row, 8, v[D_INTRA]);
-				table_set_ns(t, row, 9, v[D_INTER]);
-			}
-			for (int p = 0; p < D_NPARTS; p++)
-				sum[p] += v[p];
-			steps += dur;
-		}
-	for (int p = 0; p < D_NPARTS; p++)
-			if (steps > 0)
-				chart_set(c, cat, (size_t)p, (double)sum[p] / (double)steps);
-		rank_data_release(&d);
-	}
+	struct dispatch_walk w = {ctx, out, t, c, &sets, &label};
+	if (for_each_rank(ctx->store, ctx->experiment, dispatch_rank, &w) < 0)
+		goto out;
 	result_add_table(out, t);
 	t = NULL;
 	result_add_figure(out, c,
@@ -235,7 +242,5 @@ out:
 	dispatch_sets_release(&sets);
 	table_free(t);
 	chart_free(c);
-	classifier_free(cls);
-	rank_keys_free(keys, nkeys);
 	return ret;
 }

@@ -34,6 +34,7 @@
 #include "analyze/analysis.h"
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
+#include "analyze/lib/search.h"
 #include "util/xalloc.h"
 
 #define KERNEL_WAIT_NS 30000 /* HTA's consecutive_kernel_delay, 30 us */
@@ -46,24 +47,16 @@ struct gap {
 	int cause;
 };
 
-/* The first activity (acts sorted by start) starting at t or later. */
-static size_t act_at(const struct rank_data *d, int64_t t)
+/* lower_bound's predicate: the gap ends at or before the int64_t key. */
+static int gap_ends_by(const void *elem, const void *key)
 {
-	size_t lo = 0, hi = d->nacts;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->acts[mid].start < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return ((const struct gap *)elem)->b <= *(const int64_t *)key;
 }
 
 /* The cause of the gap [a, b), b the start of a busy interval. */
 static int cause_of(const struct rank_data *d, const int64_t *idx, int64_t a, int64_t b)
 {
-	for (size_t i = act_at(d, b); i < d->nacts && d->acts[i].start == b; i++) {
+	for (size_t i = rank_act_at(d, b); i < d->nacts && d->acts[i].start == b; i++) {
 		const struct rk_range *l = d->acts[i].corr >= 0 ? rank_launch_of(d, idx, d->acts[i].corr) : NULL;
 		if (l && l->end > a)
 			return HOST_WAIT;
@@ -109,8 +102,10 @@ struct pooled {
 	int64_t steps, left_out, step, idle, wait[NWAIT];
 };
 
-static void rank_rows(const struct rank_key *key, const struct rank_data *d, struct table *ts, struct table *tr)
+/* One rank's rows, a for_each_rank visitor: arg is {idle_time_steps, gpu_idle}. Returns 0. */
+static int rank_rows(const struct rank_key *key, const struct rank_data *d, void *arg)
 {
+	struct table *ts = ((struct table **)arg)[0], *tr = ((struct table **)arg)[1];
 	struct ivset u;
 	ivset_init(&u);
 	for (size_t i = 0; i < d->nacts; i++)
@@ -130,14 +125,7 @@ static void rank_rows(const struct rank_key *key, const struct rank_data *d, str
 	for (size_t k = 0; k < d->nsteps; k++) {
 		int64_t s = d->steps[k].start, e = d->steps[k].end, w[NWAIT] = {0};
 		/* steps may overlap (nested or out of order): each step finds its first gap afresh */
-		size_t lo = 0, hi = ng;
-		while (lo < hi) { /* the first gap ending after s */
-			size_t mid = lo + (hi - lo) / 2;
-			if (g[mid].b <= s)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		size_t lo = lower_bound(g, ng, sizeof(*g), &s, gap_ends_by); /* the first gap ending after s */
 		for (size_t i = lo; i < ng && g[i].a < e; i++) {
 			int64_t x = g[i].a > s ? g[i].a : s, y = g[i].b < e ? g[i].b : e;
 			if (y > x)
@@ -187,15 +175,11 @@ static void rank_rows(const struct rank_key *key, const struct rank_data *d, str
 	free(g);
 	free(idx);
 	ivset_release(&u);
+	return 0;
 }
 
 int analysis_gpu_idle(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct rank_key *keys;
-	size_t nkeys;
-	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
-		return -1;
-	struct classifier *cls = classifier_preset("default");
 	struct table *ts = table_new("idle_time_steps", "GPU idle time per ProfilerStep by cause, all streams as one GPU",
 				     "run:text,rank:int,step:int,step_us:us,idle_us:us,host_wait_us:us,"
 				     "kernel_wait_us:us,other_us:us,host_wait_share:frac,whole:int");
@@ -203,13 +187,9 @@ int analysis_gpu_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 				     "run:text,rank:int,steps:int,steps_left_out:int,step_us:us,idle_us:us,"
 				     "host_wait_us:us,kernel_wait_us:us,other_us:us,idle_share:frac,host_wait_share:frac");
 	int ret = -1;
-	for (size_t k = 0; k < nkeys; k++) {
-		struct rank_data d;
-		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
-			goto out;
-		rank_rows(&keys[k], &d, ts, tr);
-		rank_data_release(&d);
-	}
+	struct table *tables[2] = {ts, tr};
+	if (for_each_rank(ctx->store, ctx->experiment, rank_rows, tables) < 0)
+		goto out;
 	result_add_table(out, ts);
 	result_add_table(out, tr);
 	ts = tr = NULL;
@@ -234,7 +214,5 @@ int analysis_gpu_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 out:
 	table_free(ts);
 	table_free(tr);
-	classifier_free(cls);
-	rank_keys_free(keys, nkeys);
 	return ret;
 }

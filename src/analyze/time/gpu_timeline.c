@@ -111,25 +111,29 @@ static void rank_row(struct store *s, const struct rank_key *k, const struct ran
 	ivset_release(&tmp2);
 }
 
+struct timeline_walk {
+	struct store *s;
+	struct table *t;
+};
+
+/* for_each_rank's visitor: a row for each rank with GPU activity. Returns 0. */
+static int visit_rank(const struct rank_key *k, const struct rank_data *d, void *arg)
+{
+	const struct timeline_walk *w = arg;
+	if (d->nacts)
+		rank_row(w->s, k, d, w->t);
+	return 0;
+}
+
 int analysis_gpu_timeline(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct rank_key *keys;
-	size_t nkeys;
-	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
-		return -1;
-	struct classifier *cls = classifier_preset("default");
 	struct table *t = table_new("gpu_timeline", "GPU timeline per rank, as TraceLens computes it",
 				    "run:text,rank:int,computation_us:us,exposed_comm_us:us,exposed_memcpy_us:us,"
 				    "busy_us:us,idle_us:us,total_us:us,total_comm_us:us,total_memcpy_us:us");
 	int ret = -1;
-	for (size_t k = 0; k < nkeys; k++) {
-		struct rank_data d;
-		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
-			goto out;
-		if (d.nacts)
-			rank_row(ctx->store, &keys[k], &d, t);
-		rank_data_release(&d);
-	}
+	struct timeline_walk w = {ctx->store, t};
+	if (for_each_rank(ctx->store, ctx->experiment, visit_rank, &w) < 0)
+		goto out;
 	result_add_table(out, t);
 	t = NULL;
 	result_add_method(
@@ -147,7 +151,5 @@ int analysis_gpu_timeline(const struct analysis_ctx *ctx, struct analysis_result
 	ret = 0;
 out:
 	table_free(t);
-	classifier_free(cls);
-	rank_keys_free(keys, nkeys);
 	return ret;
 }

@@ -261,26 +261,44 @@ int hta_rank_events(const struct rank_data *d, struct hta_names *nm, int filter,
 	return 0;
 }
 
-int hta_rank_load(struct store *s, const struct rank_key *k, const struct classifier *cls, struct hta_names *nm,
-		  int64_t *run, int *filter, struct rank_data *d, struct hta_rank *hr, struct hta_rank *he)
+/* hta_for_each_rank's walk: the caller's visitor, the names' types, and the step filter of the current run. */
+struct hta_walk {
+	struct store *s;
+	struct hta_names *nm;
+	int64_t run; /* the run whose filter is known; -1 before the first */
+	int filter;
+	hta_visit_fn *visit;
+	void *arg;
+};
+
+/* for_each_rank's visitor: the rank's HTA events, then the caller's visitor. */
+static int hta_visit(const struct rank_key *k, const struct rank_data *d, void *arg)
 {
-	if (k->run_db_id != *run) {
-		if ((*filter = hta_run_filters(s, k->run_db_id)) < 0)
+	struct hta_walk *w = arg;
+	if (k->run_db_id != w->run) {
+		if ((w->filter = hta_run_filters(w->s, k->run_db_id)) < 0)
 			return -1;
-		*run = k->run_db_id;
+		w->run = k->run_db_id;
 	}
-	if (rank_data_load(s, k, cls, d) < 0)
+	struct hta_rank hr, he;
+	if (hta_rank_events(d, w->nm, w->filter, 0, &hr) < 0)
 		return -1;
-	if (hta_rank_events(d, nm, *filter, 0, hr) < 0) {
-		rank_data_release(d);
-		return -1;
-	}
-	if (hta_rank_events(d, nm, *filter, 1, he) < 0) {
-		hta_rank_release(hr);
-		rank_data_release(d);
+	if (hta_rank_events(d, w->nm, w->filter, 1, &he) < 0) {
+		hta_rank_release(&hr);
 		return -1;
 	}
-	return 0;
+	int rc = w->visit(k, d, &hr, &he, w->filter, w->arg);
+	hta_rank_release(&hr);
+	hta_rank_release(&he);
+	return rc;
+}
+
+int hta_for_each_rank(struct store *s, const char *exp, hta_visit_fn *visit, void *arg)
+{
+	struct hta_walk w = {s, hta_names_new(s), -1, 0, visit, arg};
+	int rc = for_each_rank(s, exp, hta_visit, &w);
+	hta_names_free(w.nm);
+	return rc;
 }
 
 void hta_rank_release(struct hta_rank *r)

@@ -41,14 +41,17 @@ int hta_type(struct hta_names *nm, int64_t name_id, enum hta_ktype *out);
 int hta_run_filters(struct store *s, int64_t run_db_id);
 
 /*
- * Loads rank k (d) and the GPU events HTA keeps of it with HTA's times (hr)
- * and exact ones (he); *run and *filter carry the step filter from rank to
- * rank of one run (set *run to -1 before the first). Returns 0, or -1 after
- * diag with nothing left to release.
+ * for_each_rank for the HTA analyses: visit(k, d, hr, he, filter, arg) for
+ * every rank of the experiment in rank_keys order, with d the rank, hr and
+ * he the GPU events HTA keeps of it with HTA's times and exact ones (freed
+ * after the call), filter whether HTA's step filter applies to its run
+ * (hta_run_filters). Stops at the first visit that returns non-zero.
+ * Returns 0, or -1 after diag or when a visit returned < 0.
  */
 struct hta_rank;
-int hta_rank_load(struct store *s, const struct rank_key *k, const struct classifier *cls, struct hta_names *nm,
-		  int64_t *run, int *filter, struct rank_data *d, struct hta_rank *hr, struct hta_rank *he);
+typedef int hta_visit_fn(const struct rank_key *k, const struct rank_data *d, const struct hta_rank *hr,
+			 const struct hta_rank *he, int filter, void *arg);
+int hta_for_each_rank(struct store *s, const char *exp, hta_visit_fn *visit, void *arg);
 
 struct hta_ev {
 	int64_t start, end;   /* ns; end < start is possible with HTA's rounding */

@@ -206,22 +206,30 @@ static void set_launch(struct table *t, size_t row, size_t col, const struct lau
 	  "launch_delay_sum_us:us," p "launch_delay_median_us:us," p "launch_delay_max_us:us," p                    \
 	  "cpu_duration_over_50us:int," p "launch_delay_over_100us:int," p "short_kernels:int"
 
+/* What rank_rows reads besides the rank (the store, the prepared launch list) and the tables it fills. */
 struct tables {
+	const struct analysis_ctx *ctx;
+	sqlite3_stmt *launch_ids;
 	struct table *idle, *launch;
 };
 
 /*
- * One rank's rows. Of the exact breakdown, the compute stream (the most
+ * One rank's rows, an hta_for_each_rank visitor (arg: the tables); none
+ * for a rank without GPU events. Of the exact breakdown, the compute stream (the most
  * computation kernel time) carries the statement: "GPU busy" when it is idle
  * less than a tenth of the rank's span (temporal.csv, exact), else
  * "host-bound" when host wait is at least half of its idle time, else "not
  * host-bound".
  */
-static int rank_rows(const struct analysis_ctx *ctx, sqlite3_stmt *launch_ids, const struct rank_key *key,
-		     const struct rank_data *d, const struct hta_rank *hr, const struct hta_rank *he, struct tables *t)
+static int rank_rows(const struct rank_key *key, const struct rank_data *d, const struct hta_rank *hr,
+		     const struct hta_rank *he, int filter, void *arg)
 {
+	struct tables *t = arg;
+	(void)filter;
+	if (!he->n)
+		return 0;
 	size_t nids;
-	int64_t *ids = launch_ids_of(ctx->store, launch_ids, key, &nids);
+	int64_t *ids = launch_ids_of(t->ctx->store, t->launch_ids, key, &nids);
 	if (!ids)
 		return -1;
 	int64_t *idx = rank_launch_index(d);
@@ -276,13 +284,9 @@ static int rank_rows(const struct analysis_ctx *ctx, sqlite3_stmt *launch_ids, c
 
 int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct rank_key *keys;
-	size_t nkeys;
-	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
-		return -1;
-	struct classifier *cls = classifier_preset("default");
-	struct hta_names *nm = hta_names_new(ctx->store);
 	struct tables t = {
+		ctx,
+		NULL,
 		table_new("idle_time", "GPU idle time per stream by cause, as Holistic Trace Analysis computes it",
 			  "run:text,rank:int,stream:int,host_wait_us:us,kernel_wait_us:us,other_us:us,"
 			  "exact_host_wait_us:us,exact_kernel_wait_us:us,exact_other_us:us"),
@@ -290,23 +294,11 @@ int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 			  "run:text,rank:int," LAUNCH_COLS("") "," LAUNCH_COLS("exact_")
 			  ",compute_stream:int,idle_share:frac,host_wait_share:frac,statement:text"),
 	};
-	int ret = -1, filter = 0;
-	int64_t filter_run = -1;
-	sqlite3_stmt *launch_ids = NULL;
-	if (store_prepare(ctx->store, "list launches", LAUNCH_IDS_SQL, &launch_ids) < 0)
+	int ret = -1;
+	if (store_prepare(ctx->store, "list launches", LAUNCH_IDS_SQL, &t.launch_ids) < 0)
 		goto out;
-	for (size_t k = 0; k < nkeys; k++) {
-		struct rank_data d;
-		struct hta_rank hr, he;
-		if (hta_rank_load(ctx->store, &keys[k], cls, nm, &filter_run, &filter, &d, &hr, &he) < 0)
-			goto out;
-		int rc = he.n ? rank_rows(ctx, launch_ids, &keys[k], &d, &hr, &he, &t) : 0;
-		hta_rank_release(&hr);
-		hta_rank_release(&he);
-		rank_data_release(&d);
-		if (rc < 0)
-			goto out;
-	}
+	if (hta_for_each_rank(ctx->store, ctx->experiment, rank_rows, &t) < 0)
+		goto out;
 	result_add_table(out, t.idle);
 	result_add_table(out, t.launch);
 	t.idle = t.launch = NULL;
@@ -337,11 +329,8 @@ int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"launch the next kernel), else 'not host-bound'.");
 	ret = 0;
 out:
-	store_finalize(launch_ids);
+	store_finalize(t.launch_ids);
 	table_free(t.idle);
 	table_free(t.launch);
-	classifier_free(cls);
-	hta_names_free(nm);
-	rank_keys_free(keys, nkeys);
 	return ret;
 }

@@ -18,13 +18,54 @@
 static const char *const kinds[] = {"HtoD", "DtoH", "DtoD", "PtoP", "memset", "other copy"};
 enum { NKINDS = sizeof(kinds) / sizeof(kinds[0]) };
 
+/* What memops_rank writes to, from the analysis. */
+struct memops_walk {
+	struct analysis_result *out;
+	struct table *t;
+};
+
+/* for_each_rank's visitor: one rank's rows of memops.csv. Returns 0. */
+static int memops_rank(const struct rank_key *k, const struct rank_data *d, void *arg)
+{
+	struct memops_walk *w = arg;
+	int64_t count[NKINDS] = {0}, bytes[NKINDS] = {0}, time[NKINDS] = {0}, nobytes = 0;
+	for (size_t i = 0; i < d->nacts; i++) {
+		const struct rk_act *a = &d->acts[i];
+		size_t x = NKINDS - 1;
+		if (a->kind == ACT_KERNEL)
+			continue;
+		if (a->kind == ACT_MEMSET)
+			x = 4;
+		else
+			for (size_t j = 0; j < 4; j++)
+				if (!strcmp(a->copy_kind, kinds[j]))
+					x = j;
+		count[x]++;
+		time[x] += a->end - a->start;
+		if (a->bytes >= 0)
+			bytes[x] += a->bytes;
+		else
+			nobytes++;
+	}
+	if (nobytes)
+		result_add_note(w->out, "memops.csv: run %s rank %d: %lld memory operations record no size; "
+				"their bytes are left out", k->run, k->rank, (long long)nobytes);
+	for (size_t x = 0; x < NKINDS; x++) {
+		size_t row = table_add_row(w->t);
+		table_set_text(w->t, row, 0, k->run);
+		table_set_int(w->t, row, 1, k->rank);
+		table_set_text(w->t, row, 2, kinds[x]);
+		table_set_int(w->t, row, 3, count[x]);
+		table_set_int(w->t, row, 4, bytes[x]);
+		table_set_ns(w->t, row, 5, time[x]);
+		if (time[x] > 0)
+			table_set_real(w->t, row, 6, (double)bytes[x] / (double)time[x]);
+	}
+	return 0;
+}
+
 int analysis_memops(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct rank_key *keys;
-	size_t nkeys;
-	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
-		return -1;
-	struct classifier *cls = classifier_preset("default");
 	struct table *t = table_new("memops", "Memory operations per run, rank and kind",
 				    "run:text,rank:int,kind:text,count:int,bytes:int,time_us:us,gb_per_s:real");
 	struct chart *c = chart_new(CHART_GROUPED_BAR, "memops", "Memory operations per device",
@@ -32,45 +73,9 @@ int analysis_memops(const struct analysis_ctx *ctx, struct analysis_result *out)
 	struct buf label;
 	buf_init(&label);
 	int ret = -1;
-	for (size_t k = 0; k < nkeys; k++) {
-		struct rank_data d;
-		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
-			goto out;
-		int64_t count[NKINDS] = {0}, bytes[NKINDS] = {0}, time[NKINDS] = {0}, nobytes = 0;
-		for (size_t i = 0; i < d.nacts; i++) {
-			const struct rk_act *a = &d.acts[i];
-			size_t x = NKINDS - 1;
-			if (a->kind == ACT_KERNEL)
-				continue;
-			if (a->kind == ACT_MEMSET)
-				x = 4;
-			else
-				for (size_t j = 0; j < 4; j++)
-					if (!strcmp(a->copy_kind, kinds[j]))
-						x = j;
-			count[x]++;
-			time[x] += a->end - a->start;
-			if (a->bytes >= 0)
-				bytes[x] += a->bytes;
-			else
-				nobytes++;
-		}
-		rank_data_release(&d);
-		if (nobytes)
-			result_add_note(out, "memops.csv: run %s rank %d: %lld memory operations record no size; "
-					"their bytes are left out", keys[k].run, keys[k].rank, (long long)nobytes);
-		for (size_t x = 0; x < NKINDS; x++) {
-			size_t row = table_add_row(t);
-			table_set_text(t, row, 0, keys[k].run);
-			table_set_int(t, row, 1, keys[k].rank);
-			table_set_text(t, row, 2, kinds[x]);
-			table_set_int(t, row, 3, count[x]);
-			table_set_int(t, row, 4, bytes[x]);
-			table_set_ns(t, row, 5, time[x]);
-			if (time[x] > 0)
-				table_set_real(t, row, 6, (double)bytes[x] / (double)time[x]);
-		}
-	}
+	struct memops_walk w = {out, t};
+	if (for_each_rank(ctx->store, ctx->experiment, memops_rank, &w) < 0)
+		goto out;
 	/* The figure: one group of bars per device, one bar per kind any device has. */
 	int used[NKINDS] = {0};
 	for (size_t row = 0; row < t->nrows; row++)
@@ -103,7 +108,5 @@ out:
 	buf_release(&label);
 	table_free(t);
 	chart_free(c);
-	classifier_free(cls);
-	rank_keys_free(keys, nkeys);
 	return ret;
 }

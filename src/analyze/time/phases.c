@@ -230,28 +230,103 @@ int phase_at(const struct ivset *host, size_t nph, int64_t t)
 {
 	for (size_t p = 0; p < nph; p++) {
 		const struct ivset *s = &host[p];
-		size_t l = 0, h = s->n;
-		while (l < h) {
-			size_t m = l + (h - l) / 2;
-			if (s->v[m].end <= t)
-				l = m + 1;
-			else
-				h = m;
-		}
+		size_t l = ivset_first_ending_after(s, t);
 		if (l < s->n && s->v[l].start <= t)
 			return (int)p;
 	}
 	return -1;
 }
 
+/* What phases_rank writes to, from the analysis. */
+struct phases_walk {
+	const struct analysis_ctx *ctx;
+	struct analysis_result *out;
+	struct phase_names *nm;
+	const struct phase *ph;
+	size_t nph;
+	struct table *t;
+	struct chart *ch, *cg;
+	struct ivset *host, *gpu;
+	int64_t *calls;
+	size_t run_ranks;            /* the ranks of the run so far */
+	int any;                     /* a phase was found on some rank */
+	const struct rank_key *prev; /* the rank before, or NULL */
+};
+
+/* for_each_rank's visitor: one rank's rows of phases.csv, and its part of its run's bars. Returns 0. */
+static int phases_rank(const struct rank_key *k, const struct rank_data *d, void *arg)
+{
+	struct phases_walk *w = arg;
+	for (size_t p = 0; p < w->nph; p++)
+		ivset_clear(&w->gpu[p]);
+	phase_host_time(w->ctx->store, w->nm, w->ph, w->nph, d, w->host, w->calls);
+	int gpu_known = 1;
+	if (d->nlaunches) {
+		int64_t *idx = rank_launch_index(d);
+		for (size_t i = 0; i < d->nacts; i++) {
+			const struct rk_range *l = rank_launch_of(d, idx, d->acts[i].corr);
+			int p = l ? phase_at(w->host, w->nph, l->start) : -1;
+			if (p >= 0)
+				ivset_add(&w->gpu[p], d->acts[i].start, d->acts[i].end);
+		}
+		free(idx);
+	} else if (d->ngpu_annots) {
+		for (size_t i = 0; i < d->ngpu_annots; i++) {
+			int p = phase_of_name(w->ctx->store, w->nm, w->ph, w->nph, d->gpu_annots[i].key);
+			if (p >= 0)
+				ivset_add(&w->gpu[p], d->gpu_annots[i].start, d->gpu_annots[i].end);
+		}
+		result_add_note(w->out, "phases.csv: run %s rank %d records no CUDA runtime calls, so its GPU time "
+				"per phase is the union of its gpu_user_annotation ranges", k->run, k->rank);
+	} else {
+		gpu_known = 0;
+		result_add_note(w->out, "phases.csv: run %s rank %d records neither CUDA runtime calls nor GPU-side "
+				"annotations, so its GPU time per phase is empty", k->run, k->rank);
+	}
+	int64_t found = 0;
+	for (size_t p = 0; p < w->nph; p++) {
+		ivset_normalize(&w->gpu[p]);
+		found += w->calls[p];
+	}
+	if (!found) {
+		char *fmt = rank_formats(w->ctx->store, k);
+		result_add_note(w->out, "phases.csv: run %s rank %d (%s) has no host annotation (record_function or "
+				"NVTX range) named like a phase, so its phase times are 0", k->run, k->rank, fmt);
+		free(fmt);
+	}
+	w->any |= found > 0;
+	/* Chart: per run, the mean over its ranks of the time per step. */
+	if (!w->prev || strcmp(k->run, w->prev->run)) {
+		chart_add_category(w->ch, k->run);
+		chart_add_category(w->cg, k->run);
+		w->run_ranks = 0;
+	}
+	w->run_ranks++;
+	size_t cat = w->ch->ncat - 1;
+	double per = d->nsteps ? (double)d->nsteps : 1.0;
+	for (size_t p = 0; p < w->nph; p++) {
+		int64_t cpu = ivset_measure(&w->host[p]), g = ivset_measure(&w->gpu[p]);
+		size_t row = table_add_row(w->t);
+		table_set_text(w->t, row, 0, k->run);
+		table_set_int(w->t, row, 1, k->rank);
+		table_set_text(w->t, row, 2, w->ph[p].name);
+		table_set_int(w->t, row, 3, w->calls[p]);
+		table_set_ns(w->t, row, 4, cpu);
+		if (gpu_known)
+			table_set_ns(w->t, row, 5, g);
+		/* Running mean over the run's ranks so far. */
+		double r = (double)w->run_ranks;
+		chart_set(w->ch, cat, p, chart_get(w->ch, cat, p) * (r - 1) / r + (double)cpu / 1e6 / per / r);
+		chart_set(w->cg, cat, p, chart_get(w->cg, cat, p) * (r - 1) / r + (double)g / 1e6 / per / r);
+	}
+	w->prev = k;
+	return 0;
+}
+
 int analysis_phases(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct rank_key *keys;
-	size_t nkeys, nph;
-	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
-		return -1;
+	size_t nph;
 	struct phase *ph = phase_list(ctx->manifest, &nph);
-	struct classifier *cls = classifier_preset("default");
 	struct phase_names nm = {0};
 	struct table *t = table_new("phases", "Time per named phase of a step, per run and rank",
 				    "run:text,rank:int,phase:text,calls:int,cpu_us:us,gpu_us:us");
@@ -269,80 +344,13 @@ int analysis_phases(const struct analysis_ctx *ctx, struct analysis_result *out)
 		ivset_init(&host[p]);
 		ivset_init(&gpu[p]);
 	}
-	size_t run_ranks = 0;
-	int ret = -1, any = 0;
-	for (size_t k = 0; k < nkeys; k++) {
-		struct rank_data d;
-		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
-			goto out;
-		for (size_t p = 0; p < nph; p++)
-			ivset_clear(&gpu[p]);
-		phase_host_time(ctx->store, &nm, ph, nph, &d, host, calls);
-		int gpu_known = 1;
-		if (d.nlaunches) {
-			int64_t *idx = rank_launch_index(&d);
-			for (size_t i = 0; i < d.nacts; i++) {
-				const struct rk_range *l = rank_launch_of(&d, idx, d.acts[i].corr);
-				int p = l ? phase_at(host, nph, l->start) : -1;
-				if (p >= 0)
-					ivset_add(&gpu[p], d.acts[i].start, d.acts[i].end);
-			}
-			free(idx);
-		} else if (d.ngpu_annots) {
-			for (size_t i = 0; i < d.ngpu_annots; i++) {
-				int p = phase_of_name(ctx->store, &nm, ph, nph, d.gpu_annots[i].key);
-				if (p >= 0)
-					ivset_add(&gpu[p], d.gpu_annots[i].start, d.gpu_annots[i].end);
-			}
-			result_add_note(out, "phases.csv: run %s rank %d records no CUDA runtime calls, so its GPU time "
-					"per phase is the union of its gpu_user_annotation ranges", keys[k].run, keys[k].rank);
-		} else {
-			gpu_known = 0;
-			result_add_note(out, "phases.csv: run %s rank %d records neither CUDA runtime calls nor GPU-side "
-					"annotations, so its GPU time per phase is empty", keys[k].run, keys[k].rank);
-		}
-		int64_t found = 0;
-		for (size_t p = 0; p < nph; p++) {
-			ivset_normalize(&gpu[p]);
-			found += calls[p];
-		}
-		if (!found) {
-			char *fmt = rank_formats(ctx->store, &keys[k]);
-			result_add_note(out, "phases.csv: run %s rank %d (%s) has no host annotation (record_function or "
-					"NVTX range) named like a phase, so its phase times are 0", keys[k].run, keys[k].rank,
-					fmt);
-			free(fmt);
-		}
-		any |= found > 0;
-		/* Chart: per run, the mean over its ranks of the time per step. */
-		if (k == 0 || strcmp(keys[k].run, keys[k - 1].run)) {
-			chart_add_category(ch, keys[k].run);
-			chart_add_category(cg, keys[k].run);
-			run_ranks = 0;
-		}
-		run_ranks++;
-		size_t cat = ch->ncat - 1;
-		double per = d.nsteps ? (double)d.nsteps : 1.0;
-		for (size_t p = 0; p < nph; p++) {
-			int64_t cpu = ivset_measure(&host[p]), g = ivset_measure(&gpu[p]);
-			size_t row = table_add_row(t);
-			table_set_text(t, row, 0, keys[k].run);
-			table_set_int(t, row, 1, keys[k].rank);
-			table_set_text(t, row, 2, ph[p].name);
-			table_set_int(t, row, 3, calls[p]);
-			table_set_ns(t, row, 4, cpu);
-			if (gpu_known)
-				table_set_ns(t, row, 5, g);
-			/* Running mean over the run's ranks so far. */
-			double r = (double)run_ranks;
-			chart_set(ch, cat, p, chart_get(ch, cat, p) * (r - 1) / r + (double)cpu / 1e6 / per / r);
-			chart_set(cg, cat, p, chart_get(cg, cat, p) * (r - 1) / r + (double)g / 1e6 / per / r);
-		}
-		rank_data_release(&d);
-	}
+	int ret = -1;
+	struct phases_walk w = {ctx, out, &nm, ph, nph, t, ch, cg, host, gpu, calls, 0, 0, NULL};
+	if (for_each_rank(ctx->store, ctx->experiment, phases_rank, &w) < 0)
+		goto out;
 	result_add_table(out, t);
 	t = NULL;
-	if (any) {
+	if (w.any) {
 		result_add_figure(out, ch, "Host time per phase and step, per run (mean over its ranks): the time "
 				  "inside each phase's annotation ranges, nested ranges counted for the innermost phase.");
 		ch = NULL;
@@ -384,7 +392,5 @@ out:
 	table_free(t);
 	chart_free(ch);
 	chart_free(cg);
-	classifier_free(cls);
-	rank_keys_free(keys, nkeys);
 	return ret;
 }

@@ -57,13 +57,88 @@ static int is_in(const int64_t *ids, size_t n, int64_t id)
 	return 0;
 }
 
+/* What step_rank writes to, from the analysis. */
+struct step_walk {
+	struct analysis_result *out;
+	struct table *t;
+	struct chart *c;
+	struct ivset *parts;
+	struct ivset *claimed, *tmp, *fresh;
+	struct buf *label;
+	const int64_t *dl;
+	size_t ndl;
+};
+
+/* for_each_rank's visitor: one rank's rows of step_breakdown.csv and its bar. Returns 0. */
+static int step_rank(const struct rank_key *k, const struct rank_data *d, void *arg)
+{
+	struct step_walk *w = arg;
+	if (!d->nsteps) {
+		result_add_note(w->out, "step_breakdown.csv: run %s rank %d has no ProfilerStep ranges",
+				k->run, k->rank);
+		return 0;
+	}
+	for (int p = 0; p < NPARTS; p++)
+		ivset_clear(&w->parts[p]);
+	for (size_t i = 0; i < d->nacts; i++) {
+		const struct rk_act *a = &d->acts[i];
+		int p = a->kind == ACT_MEMSET ? P_MEMSET
+			: a->kind == ACT_MEMCPY || a->cls == RK_MEMORY ? P_MEMCPY
+			: a->cls == RK_COMM ? P_COMM : P_COMPUTE;
+		ivset_add(&w->parts[p], a->start, a->end);
+	}
+	for (size_t i = 0; i < d->nlaunches; i++)
+		ivset_add(&w->parts[P_RUNTIME], d->launches[i].start, d->launches[i].end);
+	for (size_t i = 0; i < d->nannots; i++)
+		if (is_in(w->dl, w->ndl, d->annots[i].key))
+			ivset_add(&w->parts[P_DATA], d->annots[i].start, d->annots[i].end);
+	for (size_t i = 0; i < d->ncpu_ops; i++)
+		ivset_add(&w->parts[is_in(w->dl, w->ndl, d->cpu_ops[i].key) ? P_DATA : P_CPU], d->cpu_ops[i].start,
+			  d->cpu_ops[i].end);
+	for (int p = 0; p < NPARTS; p++)
+		ivset_normalize(&w->parts[p]);
+	buf_reset(w->label);
+	buf_printf(w->label, "%s r%d", k->run, k->rank);
+	size_t cat = chart_add_category(w->c, w->label->data);
+	int64_t fastest = INT64_MAX, slowest = INT64_MIN;
+	for (size_t si = 0; si < d->nsteps; si++) {
+		const struct rk_range *st = &d->steps[si];
+		fastest = st->end - st->start < fastest ? st->end - st->start : fastest;
+		slowest = st->end - st->start > slowest ? st->end - st->start : slowest;
+		ivset_clear(w->claimed);
+		int64_t used = 0;
+		for (int p = 0; p < NPARTS; p++) {
+			int64_t v;
+			if (p == P_OTHER) {
+				v = (st->end - st->start) - used;
+			} else {
+				ivset_clip(&w->parts[p], st->start, st->end, w->tmp);
+				ivset_subtract(w->tmp, w->claimed, w->fresh);
+				v = ivset_measure(w->fresh);
+				ivset_add_all(w->claimed, w->fresh);
+				ivset_normalize(w->claimed);
+			}
+			used += v;
+			size_t row = table_add_row(w->t);
+			table_set_text(w->t, row, 0, k->run);
+			table_set_int(w->t, row, 1, k->rank);
+			table_set_int(w->t, row, 2, st->key);
+			table_set_text(w->t, row, 3, part_names[p]);
+			table_set_ns(w->t, row, 4, v);
+			chart_set(w->c, cat, (size_t)p,
+				  chart_get(w->c, cat, (size_t)p) + (double)v / 1e6 / (double)d->nsteps);
+		}
+	}
+	chart_set_spread(w->c, cat, (double)fastest / 1e6, (double)slowest / 1e6, NAN, NAN);
+	if (!d->ncpu_ops)
+		result_add_note(w->out, "step_breakdown.csv: run %s rank %d records no host operators (cpu_op), "
+				"so host work other than CUDA calls and data loading counts as 'other'",
+				k->run, k->rank);
+	return 0;
+}
+
 int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct rank_key *keys;
-	size_t nkeys;
-	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
-		return -1;
-	struct classifier *cls = classifier_preset("default");
 	size_t ndl;
 	int64_t *dl = dataloader_ids(ctx->store, &ndl);
 	struct table *t = table_new("step_breakdown", "Step time by part, in priority order (parts sum to the step)",
@@ -81,73 +156,9 @@ int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_resu
 	struct buf label;
 	buf_init(&label);
 	int ret = -1;
-	for (size_t k = 0; k < nkeys; k++) {
-		struct rank_data d;
-		if (rank_data_load(ctx->store, &keys[k], cls, &d) < 0)
-			goto out;
-		if (!d.nsteps) {
-			result_add_note(out, "step_breakdown.csv: run %s rank %d has no ProfilerStep ranges",
-					keys[k].run, keys[k].rank);
-			rank_data_release(&d);
-			continue;
-		}
-		for (int p = 0; p < NPARTS; p++)
-			ivset_clear(&parts[p]);
-		for (size_t i = 0; i < d.nacts; i++) {
-			const struct rk_act *a = &d.acts[i];
-			int p = a->kind == ACT_MEMSET ? P_MEMSET
-				: a->kind == ACT_MEMCPY || a->cls == RK_MEMORY ? P_MEMCPY
-				: a->cls == RK_COMM ? P_COMM : P_COMPUTE;
-			ivset_add(&parts[p], a->start, a->end);
-		}
-		for (size_t i = 0; i < d.nlaunches; i++)
-			ivset_add(&parts[P_RUNTIME], d.launches[i].start, d.launches[i].end);
-		for (size_t i = 0; i < d.nannots; i++)
-			if (is_in(dl, ndl, d.annots[i].key))
-				ivset_add(&parts[P_DATA], d.annots[i].start, d.annots[i].end);
-		for (size_t i = 0; i < d.ncpu_ops; i++)
-			ivset_add(&parts[is_in(dl, ndl, d.cpu_ops[i].key) ? P_DATA : P_CPU], d.cpu_ops[i].start,
-				  d.cpu_ops[i].end);
-		for (int p = 0; p < NPARTS; p++)
-			ivset_normalize(&parts[p]);
-		buf_reset(&label);
-		buf_printf(&label, "%s r%d", keys[k].run, keys[k].rank);
-		size_t cat = chart_add_category(c, label.data);
-		int64_t fastest = INT64_MAX, slowest = INT64_MIN;
-		for (size_t si = 0; si < d.nsteps; si++) {
-			const struct rk_range *st = &d.steps[si];
-			fastest = st->end - st->start < fastest ? st->end - st->start : fastest;
-			slowest = st->end - st->start > slowest ? st->end - st->start : slowest;
-			ivset_clear(&claimed);
-			int64_t used = 0;
-			for (int p = 0; p < NPARTS; p++) {
-				int64_t v;
-				if (p == P_OTHER) {
-					v = (st->end - st->start) - used;
-				} else {
-					ivset_clip(&parts[p], st->start, st->end, &tmp);
-					ivset_subtract(&tmp, &claimed, &fresh);
-					v = ivset_measure(&fresh);
-					ivset_add_all(&claimed, &fresh);
-					ivset_normalize(&claimed);
-				}
-				used += v;
-				size_t row = table_add_row(t);
-				table_set_text(t, row, 0, keys[k].run);
-				table_set_int(t, row, 1, keys[k].rank);
-				table_set_int(t, row, 2, st->key);
-				table_set_text(t, row, 3, part_names[p]);
-				table_set_ns(t, row, 4, v);
-				chart_set(c, cat, (size_t)p, chart_get(c, cat, (size_t)p) + (double)v / 1e6 / (double)d.nsteps);
-			}
-		}
-		chart_set_spread(c, cat, (double)fastest / 1e6, (double)slowest / 1e6, NAN, NAN);
-		if (!d.ncpu_ops)
-			result_add_note(out, "step_breakdown.csv: run %s rank %d records no host operators (cpu_op), "
-					"so host work other than CUDA calls and data loading counts as 'other'",
-					keys[k].run, keys[k].rank);
-		rank_data_release(&d);
-	}
+	struct step_walk w = {out, t, c, parts, &claimed, &tmp, &fresh, &label, dl, ndl};
+	if (for_each_rank(ctx->store, ctx->experiment, step_rank, &w) < 0)
+		goto out;
 	result_add_table(out, t);
 	t = NULL;
 	result_add_figure(out, c,
@@ -175,7 +186,5 @@ out:
 	table_free(t);
 	chart_free(c);
 	free(dl);
-	classifier_free(cls);
-	rank_keys_free(keys, nkeys);
 	return ret;
 }

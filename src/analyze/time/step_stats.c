@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/lib/rankdata.h"
 #include "analyze/lib/stats.h"
 #include "analyze/time/step_stats.h"
 #include "chart/chart.h"
@@ -44,14 +45,12 @@ int step_samples(struct store *s, const char *exp, const char *run, int64_t **v,
 		return -1;
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
-	size_t cap = 0;
-	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
-		*v = xgrow(*v, &cap, *n + 1, sizeof(**v));
-		(*v)[(*n)++] = store_column_int64(st, 0);
+	if (!(*v = rank_column_ids(s, st, n))) {
+		*n = 0;
+		return -1;
 	}
-	store_finalize(st);
-	if (rc == SQLITE_DONE && *n) {
+	int rc = SQLITE_DONE;
+	if (*n) {
 		if (store_prepare(s, "step_stats: step times of a run",
 				"SELECT count(DISTINCT t.rank) FROM traces t JOIN runs r ON r.id = t.run_id"
 				" WHERE r.experiment = ?1 AND r.run = ?2"

@@ -77,14 +77,76 @@ static void set_overlap(struct table *t, size_t row, size_t col, const struct ht
 		table_set_real(t, row, col + 2, (double)r->overlap / (double)r->comm);
 }
 
+/* What temporal_rank writes to, and the kernel-type sums of the run it is in. */
+struct temporal_walk {
+	struct analysis_result *out;
+	struct table *t, *o, *kt;
+	struct chart *c;
+	struct buf *label;
+	int64_t types_hta[8], types_exact[8];
+	int64_t run;    /* the run of the rank before; -1 before the first */
+	char *run_name; /* its name, a copy (the keys end with the walk); NULL before the first */
+};
+
+/*
+ * hta_for_each_rank's visitor: one rank's rows of temporal.csv and
+ * overlap.csv and its bar; at the first rank of a run, the rows of
+ * kernel_types.csv of the run before. Returns 0.
+ */
+static int temporal_rank(const struct rank_key *k, const struct rank_data *d, const struct hta_rank *hr,
+			 const struct hta_rank *he, int filter, void *arg)
+{
+	struct temporal_walk *w = arg;
+	int first_of_run = k->run_db_id != w->run;
+	if (first_of_run) {
+		if (w->run_name) {
+			add_kernel_types(w->kt, w->run_name, w->types_hta, w->types_exact, w->label);
+			memset(w->types_hta, 0, sizeof(w->types_hta));
+			memset(w->types_exact, 0, sizeof(w->types_exact));
+			free(w->run_name);
+		}
+		w->run = k->run_db_id;
+		w->run_name = xstrdup(k->run);
+	}
+	if (!filter && first_of_run)
+		result_add_note(w->out, "temporal.csv: run %s has fewer than two ProfilerStep#N names, so all "
+				"of its GPU activities are counted (HTA filters by step only with two or more)",
+				k->run);
+	struct hta_temporal r, x;
+	hta_temporal_of(hr, &r);
+	hta_temporal_of(he, &x);
+	for (int v = 1; v < 8; v++) {
+		w->types_hta[v] += r.by_types[v];
+		w->types_exact[v] += x.by_types[v];
+	}
+	if (!he->n) {
+		result_add_note(w->out, "temporal.csv: run %s rank %d has no GPU activities%s; its row is left out",
+				k->run, k->rank, d->nacts ? " launched before its last step" : "");
+		return 0;
+	}
+	size_t row = table_add_row(w->t);
+	table_set_text(w->t, row, 0, k->run);
+	table_set_int(w->t, row, 1, k->rank);
+	set_temporal(w->t, row, 2, &r);
+	set_temporal(w->t, row, 6, &x);
+	row = table_add_row(w->o);
+	table_set_text(w->o, row, 0, k->run);
+	table_set_int(w->o, row, 1, k->rank);
+	set_overlap(w->o, row, 2, &r);
+	set_overlap(w->o, row, 5, &x);
+	buf_reset(w->label);
+	buf_printf(w->label, "%s r%d", k->run, k->rank);
+	size_t cat = chart_add_category(w->c, w->label->data);
+	if (x.span > 0) {
+		chart_set(w->c, cat, 0, (double)x.compute / (double)x.span);
+		chart_set(w->c, cat, 1, (double)(x.span - x.compute - x.idle) / (double)x.span);
+		chart_set(w->c, cat, 2, (double)x.idle / (double)x.span);
+	}
+	return 0;
+}
+
 int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct rank_key *keys;
-	size_t nkeys;
-	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
-		return -1;
-	struct classifier *cls = classifier_preset("default");
-	struct hta_names *nm = hta_names_new(ctx->store);
 	struct table *t = table_new("temporal", "Temporal breakdown per rank, as Holistic Trace Analysis computes it",
 				    "run:text,rank:int,span_us:us,idle_us:us,compute_us:us,non_compute_us:us,"
 				    "exact_span_us:us,exact_idle_us:us,exact_compute_us:us,exact_non_compute_us:us");
@@ -93,68 +155,19 @@ int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *ou
 				    "exact_comm_us:us,exact_overlap_us:us,exact_overlap_fraction:frac");
 	struct table *kt = table_new("kernel_types", "GPU time by kernel type and their overlaps per run, as HTA computes it",
 				     "run:text,kernel_type:text,time_us:us,fraction:frac,exact_time_us:us,exact_fraction:frac");
-	int64_t types_hta[8] = {0}, types_exact[8] = {0};
 	struct chart *c = chart_new(CHART_STACKED_BAR, "temporal_breakdown", "Temporal breakdown (HTA, exact times)",
 				    "share of the GPU span");
 	chart_add_series(c, "compute");
 	chart_add_series(c, "non-compute");
 	chart_add_series(c, "idle");
-	int ret = -1, filter = 0;
-	int64_t filter_run = -1;
+	int ret = -1;
 	struct buf label;
 	buf_init(&label);
-	for (size_t k = 0; k < nkeys; k++) {
-		if (k && keys[k].run_db_id != keys[k - 1].run_db_id) {
-			add_kernel_types(kt, keys[k - 1].run, types_hta, types_exact, &label);
-			memset(types_hta, 0, sizeof(types_hta));
-			memset(types_exact, 0, sizeof(types_exact));
-		}
-		struct rank_data d;
-		struct hta_rank hr, he;
-		if (hta_rank_load(ctx->store, &keys[k], cls, nm, &filter_run, &filter, &d, &hr, &he) < 0)
-			goto out;
-		if (!filter && (!k || keys[k].run_db_id != keys[k - 1].run_db_id))
-			result_add_note(out, "temporal.csv: run %s has fewer than two ProfilerStep#N names, so all "
-					"of its GPU activities are counted (HTA filters by step only with two or more)",
-					keys[k].run);
-		struct hta_temporal r, x;
-		hta_temporal_of(&hr, &r);
-		hta_temporal_of(&he, &x);
-		for (int v = 1; v < 8; v++) {
-			types_hta[v] += r.by_types[v];
-			types_exact[v] += x.by_types[v];
-		}
-		size_t nused = he.n;
-		hta_rank_release(&hr);
-		hta_rank_release(&he);
-		if (!nused) {
-			result_add_note(out, "temporal.csv: run %s rank %d has no GPU activities%s; its row is left out",
-					keys[k].run, keys[k].rank, d.nacts ? " launched before its last step" : "");
-			rank_data_release(&d);
-			continue;
-		}
-		rank_data_release(&d);
-		size_t row = table_add_row(t);
-		table_set_text(t, row, 0, keys[k].run);
-		table_set_int(t, row, 1, keys[k].rank);
-		set_temporal(t, row, 2, &r);
-		set_temporal(t, row, 6, &x);
-		row = table_add_row(o);
-		table_set_text(o, row, 0, keys[k].run);
-		table_set_int(o, row, 1, keys[k].rank);
-		set_overlap(o, row, 2, &r);
-		set_overlap(o, row, 5, &x);
-		buf_reset(&label);
-		buf_printf(&label, "%s r%d", keys[k].run, keys[k].rank);
-		size_t cat = chart_add_category(c, label.data);
-		if (x.span > 0) {
-			chart_set(c, cat, 0, (double)x.compute / (double)x.span);
-			chart_set(c, cat, 1, (double)(x.span - x.compute - x.idle) / (double)x.span);
-			chart_set(c, cat, 2, (double)x.idle / (double)x.span);
-		}
-	}
-	if (nkeys)
-		add_kernel_types(kt, keys[nkeys - 1].run, types_hta, types_exact, &label);
+	struct temporal_walk w = {out, t, o, kt, c, &label, {0}, {0}, -1, NULL};
+	if (hta_for_each_rank(ctx->store, ctx->experiment, temporal_rank, &w) < 0)
+		goto out;
+	if (w.run_name)
+		add_kernel_types(kt, w.run_name, w.types_hta, w.types_exact, &label);
 	result_add_table(out, t);
 	result_add_table(out, o);
 	result_add_table(out, kt);
@@ -202,8 +215,6 @@ out:
 	table_free(o);
 	table_free(kt);
 	chart_free(c);
-	classifier_free(cls);
-	hta_names_free(nm);
-	rank_keys_free(keys, nkeys);
+	free(w.run_name);
 	return ret;
 }
