@@ -1,5 +1,5 @@
 /*
- * draw_hbar.c: CHART_HBAR, one horizontal bar per category (series 0),
+ * draw_hbar.c: the kind CHART_HBAR, one horizontal bar per category (series 0),
  * coloured by the category's key.
  */
 #include "chart/chart_draw.h"
@@ -68,8 +68,7 @@ static void hbar_labels(cairo_t *cr, const struct text *t, size_t nc, double max
 	free_labels(fit, nc);
 }
 
-void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double w,
-		      double h)
+static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
 {
 	size_t nc = c->ncat, ns = c->nseries;
 	struct axis a;
@@ -272,3 +271,6 @@ void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double 
 	free(label);
 	free(vtext);
 }
+
+static const struct chart_drawing drawing = {draw_hbar};
+const struct chart_kind chart_kind_hbar = {.name = "horizontal bar", .drawing = &drawing};

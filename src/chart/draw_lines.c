@@ -1,5 +1,5 @@
 /*
- * draw_lines.c: CHART_LINE, one line per series over evenly spaced
+ * draw_lines.c: the kind CHART_LINE, one line per series over evenly spaced
  * categories, with markers, an optional dashed reference series and each
  * category's spread.
  */
@@ -79,8 +79,12 @@ static void plot_lines_spreads(cairo_t *cr, const struct chart *c, const struct 
 	plot_lines(cr, c, t, &p->b, p->slot, p->scale, p->y_zero, p->ref);
 }
 
-void draw_lines(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
+static void draw_lines(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
 {
-	static const struct columns_kind lines = {.spread = 1, .lines = 1, .plot = plot_lines_spreads};
+	static const struct columns_kind lines = {.spread = 1, .plot = plot_lines_spreads};
 	draw_columns(cr, c, t, w, h, &lines);
 }
+
+/* Lines: a reference series, every series keyed by its line and marker (draw_columns.c), no grey. */
+static const struct chart_drawing drawing = {draw_lines};
+const struct chart_kind chart_kind_line = {.name = "line", .lines = 1, .drawing = &drawing};

@@ -1,5 +1,5 @@
 /*
- * draw_xy.c: CHART_XY, points at real x values on linear or log axes, with
+ * draw_xy.c: the kind CHART_XY, points at real x values on linear or log axes, with
  * reference lines and point labels.
  */
 #include "chart/chart_draw.h"
@@ -218,7 +218,7 @@ static int place_point_label(cairo_t *cr, const char *lab, double px, double py,
  * reference lines y = a x + b across the plot under the data, a key beside
  * the plot (under it when narrow) with the chart's note below the key.
  */
-void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
+static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
 {
 	size_t nc = c->ncat, ns = c->nseries;
 	enum chart_scale xsc = c->x_scale, ysc = c->y_scale;
@@ -464,3 +464,7 @@ void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w,
 	free(xl);
 	free(yl);
 }
+
+/* Lines and markers at real x values: the x axis is a quantity, never "run". */
+static const struct chart_drawing drawing = {draw_xy};
+const struct chart_kind chart_kind_xy = {.name = "x-y", .lines = 1, .points = 1, .drawing = &drawing};

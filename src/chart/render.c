@@ -1,7 +1,7 @@
 /*
  * render.c: the chart's output. draw_chart() cleans the chart's text, picks
  * the series' colours and hands the chart to the draw function of its kind
- * (draw_kind[]); open_surface() picks the SVG, PDF or PNG surface, so every
+ * (c->kind->drawing); open_surface() picks the SVG, PDF or PNG surface, so every
  * figure comes in every format from the same drawing; chart_write() writes
  * the three files, each through a temporary file and a rename. The only
  * file of chart/ that knows surfaces and files.
@@ -55,15 +55,6 @@ void add_tip(double x, double y, double w, double h, char *text)
 	add_label_tip(x, y, w, h, text, NULL, NULL);
 }
 
-/* Each kind of chart's draw function, by enum chart_kind; adding a kind adds a file and a line here. */
-static draw_fn *const draw_kind[] = {
-	[CHART_STACKED_BAR] = draw_stacked,
-	[CHART_HBAR] = draw_hbar,
-	[CHART_GROUPED_BAR] = draw_grouped,
-	[CHART_LINE] = draw_lines,
-	[CHART_XY] = draw_xy,
-};
-
 /* Draws c onto cr, whose user space is w x h points. */
 static void draw_chart(cairo_t *cr, const struct chart *c, double w, double h)
 {
@@ -90,7 +81,7 @@ static void draw_chart(cairo_t *cr, const struct chart *c, double w, double h)
 		t.series[i] = clean_text(shown);
 		free(shown);
 	}
-	look.lines = c->kind == CHART_LINE || c->kind == CHART_XY;
+	look.lines = c->kind->lines;
 	look.series_colour = series_colours(c);
 
 	cairo_set_source_rgb(cr, 1, 1, 1);
@@ -100,7 +91,7 @@ static void draw_chart(cairo_t *cr, const struct chart *c, double w, double h)
 	if (!c->ncat || !c->nseries)
 		draw_no_data(cr, &t, w, h);
 	else
-		draw_kind[c->kind](cr, c, &t, w, h);
+		c->kind->drawing->draw(cr, c, &t, w, h);
 
 	for (size_t i = 0; i < c->ncat; i++)
 		free(t.cats[i]);
