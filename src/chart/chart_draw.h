@@ -208,6 +208,7 @@ void free_labels(char **labels, size_t n);
 void show_text(cairo_t *cr, const char *s, double x, double y, double halign, double valign);
 void show_rotated(cairo_t *cr, const char *s, double x, double y, double angle, int right);
 size_t wrap_text(cairo_t *cr, const char *text, double max_w, char ***out);
+const char *middle_space(const char *s, int after_comma);
 double title_bottom(cairo_t *cr, const struct text *t, double w);
 void draw_title(cairo_t *cr, const struct text *t, double w, double x0, double x1);
 void draw_no_data(cairo_t *cr, const struct text *t, double w, double h);
@@ -240,6 +241,7 @@ void draw_spreads_up(cairo_t *cr, const struct chart *c, const struct box *b, do
 		     double y_zero, double cap);
 void marker(cairo_t *cr, double x, double y, size_t k);
 void set_ref_line(cairo_t *cr, int dashed);
+void line_point(cairo_t *cr, int *open, double x, double y);
 
 /* layout.c: the key (struct key above). */
 void legend_layout_sw(cairo_t *cr, struct legend *lg, char *const *names, const size_t *colours, size_t n,

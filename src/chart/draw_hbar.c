@@ -34,20 +34,11 @@ static void hbar_labels(cairo_t *cr, const struct text *t, size_t nc, double max
 	for (size_t i = 0; i < nc; i++) {
 		const char *full = t->cats[i], *split = NULL;
 		if (two_lines && strcmp(fit[i], full)) {
+			/* After a comma near the middle (one far from it makes one line too long), else any space. */
 			long half = (long)strlen(full) / 2;
-			for (int comma = 1; comma >= 0 && !split; comma--)
-				for (const char *q = strchr(full, ' '); q; q = strchr(q + 1, ' '))
-					if ((!comma || (q > full && q[-1] == ',')) &&
-					    (!split || labs((long)(q - full) - half) < labs((long)(split - full) - half)))
-						split = q;
-			/* A comma far from the middle makes one line too long: then any space. */
-			if (split && labs((long)(split - full) - half) > half / 2) {
-				const char *any = NULL;
-				for (const char *q = strchr(full, ' '); q; q = strchr(q + 1, ' '))
-					if (!any || labs((long)(q - full) - half) < labs((long)(any - full) - half))
-						any = q;
-				split = any;
-			}
+			split = middle_space(full, 1);
+			if (!split || labs((long)(split - full) - half) > half / 2)
+				split = middle_space(full, 0);
 		}
 		if (split) {
 			char *l1 = xstrndup(full, (size_t)(split - full));

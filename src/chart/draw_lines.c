@@ -26,10 +26,7 @@ static void plot_lines(cairo_t *cr, const struct chart *c, const struct text *t,
 				continue;
 			cairo_save(cr);
 			if (is_ref) {
-				double dash[] = {3, 2};
-				set_grey(cr, 0.45);
-				cairo_set_dash(cr, dash, 2, 0);
-				cairo_set_line_width(cr, 0.8);
+				set_ref_line(cr, 1);
 			} else {
 				set_colour(cr, look.series_colour[s]);
 				cairo_set_line_width(cr, 1.2);
@@ -43,11 +40,7 @@ static void plot_lines(cairo_t *cr, const struct chart *c, const struct text *t,
 					continue;
 				}
 				double x = b->x0 + ((double)i + 0.5) * slot, y = y_zero - v * scale;
-				if (open)
-					cairo_line_to(cr, x, y);
-				else
-					cairo_move_to(cr, x, y);
-				open = 1;
+				line_point(cr, &open, x, y);
 				lx = x;
 				ly = y;
 			}

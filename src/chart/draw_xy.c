@@ -357,11 +357,7 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 			double px = b.x0 + xy_frac(&ax, x) * pw, py = b.y1 - xy_frac(&ay, y) * ph;
 			/* Far outside the plot cairo's fixed point would overflow; the clip hides the rest. */
 			py = fmin(fmax(py, b.y0 - 4 * ph), b.y1 + 4 * ph);
-			if (open)
-				cairo_line_to(cr, px, py);
-			else
-				cairo_move_to(cr, px, py);
-			open = 1;
+			line_point(cr, &open, px, py);
 		}
 		cairo_stroke(cr);
 	}
@@ -395,11 +391,7 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 				continue;
 			}
 			double px = b.x0 + xy_frac(&ax, x) * pw, py = b.y1 - xy_frac(&ay, y) * ph;
-			if (open)
-				cairo_line_to(cr, px, py);
-			else
-				cairo_move_to(cr, px, py);
-			open = 1;
+			line_point(cr, &open, px, py);
 		}
 		cairo_stroke(cr);
 		for (size_t i = 0; i < nc; i++) {

@@ -1,25 +1,23 @@
 /*
  * render.c: the chart's output. draw_chart() cleans the chart's text, picks
  * the series' colours and hands the chart to the draw function of its kind
- * (c->kind->drawing); open_surface() picks the SVG, PDF or PNG surface, so every
- * figure comes in every format from the same drawing; chart_write() writes
- * the three files, each through a temporary file and a rename. The only
- * file of chart/ that knows surfaces and files.
+ * (c->kind->drawing); open_surface() picks the SVG, PDF or PNG surface,
+ * so every figure comes in every format from the same drawing;
+ * chart_write() writes the three files, each through a temporary file and
+ * a rename (fs_write_file_as). The only file of chart/ that knows surfaces.
  */
 #include "chart/chart_draw.h"
 #include "chart/png.h"
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
-#include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 /*
@@ -323,41 +321,6 @@ static cairo_status_t render(const struct chart *c, enum fmt fmt, double w, doub
 	return st;
 }
 
-/* Writes data to path through path.tmp and a rename; returns 0 or -1 after reporting. */
-static int write_file(const char *path, const struct buf *data)
-{
-	char *tmp = xasprintf("%s.tmp", path);
-	FILE *f = fopen(tmp, "wb");
-	int ret = -1;
-
-	if (!f) {
-		diag_syserror(path, "cannot write figure: %s", strerror(errno));
-		goto out;
-	}
-	errno = 0;
-	if (fwrite(data->data, 1, data->len, f) != data->len) {
-		diag_syserror(path, "cannot write figure: %s", strerror(errno ? errno : EIO));
-		fclose(f);
-		unlink(tmp);
-		goto out;
-	}
-	/* A full disk often shows only when the last block is flushed. */
-	if (fclose(f)) {
-		diag_syserror(path, "cannot write figure: %s", strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path)) {
-		diag_syserror(path, "cannot write figure: %s", strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	ret = 0;
-out:
-	free(tmp);
-	return ret;
-}
-
 static int write_one(const struct chart *c, const char *dir, enum fmt fmt, double w, double h,
 		     double dpi)
 {
@@ -381,7 +344,7 @@ static int write_one(const struct chart *c, const char *dir, enum fmt fmt, doubl
 		free(title);
 		tips_release();
 	}
-	ret = write_file(path, &out);
+	ret = fs_write_file_as(path, out.data, out.len, "figure");
 out:
 	buf_release(&out);
 	free(path);
