@@ -1,6 +1,6 @@
 /*
- * draw_grouped.c: the kind CHART_GROUPED_BAR, bars side by side in each category's
- * slot, one per series.
+ * draw_grouped.c: the kind CHART_GROUPED_BAR (chart_kind_grouped_bar), bars
+ * side by side in each category's slot, one per series.
  */
 #include "chart/chart_draw.h"
 

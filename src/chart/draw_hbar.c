@@ -1,6 +1,6 @@
 /*
- * draw_hbar.c: the kind CHART_HBAR, one horizontal bar per category (series 0),
- * coloured by the category's key.
+ * draw_hbar.c: the kind CHART_HBAR (chart_kind_hbar), one horizontal bar
+ * per category (series 0), coloured by the category's key.
  */
 #include "chart/chart_draw.h"
 

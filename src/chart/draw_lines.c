@@ -1,7 +1,7 @@
 /*
- * draw_lines.c: the kind CHART_LINE, one line per series over evenly spaced
- * categories, with markers, an optional dashed reference series and each
- * category's spread.
+ * draw_lines.c: the kind CHART_LINE (chart_kind_line), one line per series
+ * over evenly spaced categories, with markers, an optional dashed
+ * reference series and each category's spread.
  */
 #include "chart/chart_draw.h"
 

@@ -1,6 +1,7 @@
 /*
- * draw_stacked.c: the kind CHART_STACKED_BAR, one bar per category with a segment
- * per series, positive segments stacked up from 0 and negative ones down.
+ * draw_stacked.c: the kind CHART_STACKED_BAR (chart_kind_stacked_bar), one
+ * bar per category with a segment per series, positive segments stacked up
+ * from 0 and negative ones down.
  */
 #include "chart/chart_draw.h"
 

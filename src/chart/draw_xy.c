@@ -1,6 +1,6 @@
 /*
- * draw_xy.c: the kind CHART_XY, points at real x values on linear or log axes, with
- * reference lines and point labels.
+ * draw_xy.c: the kind CHART_XY (chart_kind_xy), points at real x values on
+ * linear or log axes, with reference lines and point labels.
  */
 #include "chart/chart_draw.h"
 
