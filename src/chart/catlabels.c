@@ -105,13 +105,10 @@ static int catlabels_nested(cairo_t *cr, struct catlabels *cl, const struct text
 		cl->group_upright[g] = 1;
 		const char *split = NULL;
 		if (text_width(cr, full) > avail && span >= 2 * lh) {
-			/* After a comma if there is one ("GPT-2 124M," / "2 GPUs, DDP"), else at any space. */
-			long half = (long)strlen(full) / 2;
-			for (int comma = 1; comma >= 0 && !split; comma--)
-				for (const char *q = strchr(full, ' '); q; q = strchr(q + 1, ' '))
-					if ((!comma || (q > full && q[-1] == ',')) &&
-					    (!split || labs((long)(q - full) - half) < labs((long)(split - full) - half)))
-						split = q;
+			/* After a comma if there is one, else at any space. */
+			split = middle_space(full, 1);
+			if (!split)
+				split = middle_space(full, 0);
 		}
 		if (split) {
 			char *head = xstrndup(full, (size_t)(split - full));

@@ -17,7 +17,7 @@
 #include "util/fs.h"
 #include "util/xalloc.h"
 
-struct chart *chart_new(enum chart_kind kind, const char *name, const char *title,
+struct chart *chart_new(const struct chart_kind *kind, const char *name, const char *title,
 			const char *value_label)
 {
 	struct chart *c = xcalloc(1, sizeof(*c));
@@ -491,6 +491,6 @@ void chart_use_run_labels(struct chart *c, const char *const *ids, const char *c
 	}
 	for (size_t s = 0; s < c->nseries; s++)
 		relabel(&c->series[s], ids, labels, n);
-	if (c->ncat && runs == c->ncat && !c->x_label && c->kind != CHART_XY)
+	if (c->ncat && runs == c->ncat && !c->x_label && !c->kind->points)
 		c->x_label = xstrdup(ranked == c->ncat ? "run, rank" : "run");
 }

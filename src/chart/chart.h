@@ -18,13 +18,47 @@
 
 #include <stddef.h>
 
-enum chart_kind {
-	CHART_STACKED_BAR, /* vertical bars, one per category, segments per series */
-	CHART_HBAR,        /* horizontal bars, one per category, series 0 only */
-	CHART_GROUPED_BAR, /* vertical bars side by side, one per series, in each category's slot */
-	CHART_LINE,        /* one line per series over the categories, evenly spaced; NaN: no point */
-	CHART_XY,          /* points at real x values (x_values[cat]), a line or markers per series */
+/*
+ * A kind of chart: what the model and the renderer ask of it. Each kind's
+ * own file, src/chart/draw_<kind>.c, defines its one struct chart_kind
+ * (these properties and its drawing); the list below names each for the
+ * analyses (chart_new(CHART_HBAR, ...)). Nothing else in chart/ names a
+ * kind: adding one is its file and its entry here. The drawing (struct
+ * chart_drawing, chart_draw.h) is opaque here, so the model stays free of
+ * cairo.
+ */
+struct chart_drawing;
+struct chart_kind {
+	const char *name;  /* "stacked bar", "x-y", ... */
+	/*
+	 * 1: series are lines with markers, not bars: keyed by a line and its
+	 * marker, no yellow, runs in darker greys, and a chart of one series
+	 * keeps its colour (a bar chart of one series without keys is grey).
+	 */
+	int lines;
+	/*
+	 * 1: categories are points at real x values (x_values) and x_label
+	 * titles that quantity, not the categories: chart_use_run_labels
+	 * never calls it "run".
+	 */
+	int points;
+	const struct chart_drawing *drawing;
 };
+/* vertical bars, one per category, a segment per series stacked up from 0 (draw_stacked.c) */
+extern const struct chart_kind chart_kind_stacked_bar;
+#define CHART_STACKED_BAR (&chart_kind_stacked_bar)
+/* horizontal bars, one per category, series 0 only (draw_hbar.c) */
+extern const struct chart_kind chart_kind_hbar;
+#define CHART_HBAR (&chart_kind_hbar)
+/* vertical bars side by side, one per series, in each category's slot (draw_grouped.c) */
+extern const struct chart_kind chart_kind_grouped_bar;
+#define CHART_GROUPED_BAR (&chart_kind_grouped_bar)
+/* one line per series over the categories, evenly spaced; NaN: no point (draw_lines.c) */
+extern const struct chart_kind chart_kind_line;
+#define CHART_LINE (&chart_kind_line)
+/* points at real x values (x_values[cat]), a line or markers per series (draw_xy.c) */
+extern const struct chart_kind chart_kind_xy;
+#define CHART_XY (&chart_kind_xy)
 
 /* How a CHART_XY axis maps values: linear, or log with ticks at powers of 2 or of 10. */
 enum chart_scale {
@@ -41,7 +75,7 @@ struct chart_refline {
 };
 
 struct chart {
-	enum chart_kind kind;
+	const struct chart_kind *kind; /* CHART_STACKED_BAR, ...: not owned */
 	char *name;        /* file stem: figures/<name>.{svg,pdf,png}; [a-z0-9_-] only */
 	char *title;       /* drawn above the plot; may hold any text from an input */
 	char *value_label; /* value axis label with its unit, e.g. "share of GPU time" or "time (ms)" */
@@ -182,7 +216,7 @@ int chart_rank_label(const char *s, size_t *run_len, long long *rank);
  */
 int chart_size_preset(const char *name, double *w, double *h);
 
-struct chart *chart_new(enum chart_kind kind, const char *name, const char *title,
+struct chart *chart_new(const struct chart_kind *kind, const char *name, const char *title,
 			const char *value_label);
 void chart_free(struct chart *c);
 /* 1 when c has nothing to draw: no category, or every value 0 or NaN. */

@@ -3,9 +3,10 @@
  *
  * Sizes in points, the structures of a drawing (the chart's cleaned text,
  * a value axis, the plot box, the key, the category labels), the per-thread
- * look of the chart being drawn, and the helpers of colour.c, text.c,
- * layout.c and catlabels.c that the draw function of each kind of chart
- * (draw_*.c) calls. Only chart/ includes it; everyone else sees chart.h.
+ * look of the chart being drawn, the drawing each kind of chart holds
+ * (struct chart_drawing), and the helpers of colour.c, text.c, layout.c and
+ * catlabels.c that the draw function of each kind (draw_*.c) calls. Only
+ * chart/ includes it; everyone else sees chart.h.
  *
  * The layout is computed from measured text (cairo_text_extents), never
  * from guessed character widths: margins grow to hold the tick labels, the
@@ -207,6 +208,7 @@ void free_labels(char **labels, size_t n);
 void show_text(cairo_t *cr, const char *s, double x, double y, double halign, double valign);
 void show_rotated(cairo_t *cr, const char *s, double x, double y, double angle, int right);
 size_t wrap_text(cairo_t *cr, const char *text, double max_w, char ***out);
+const char *middle_space(const char *s, int after_comma);
 double title_bottom(cairo_t *cr, const struct text *t, double w);
 void draw_title(cairo_t *cr, const struct text *t, double w, double x0, double x1);
 void draw_no_data(cairo_t *cr, const struct text *t, double w, double h);
@@ -239,6 +241,7 @@ void draw_spreads_up(cairo_t *cr, const struct chart *c, const struct box *b, do
 		     double y_zero, double cap);
 void marker(cairo_t *cr, double x, double y, size_t k);
 void set_ref_line(cairo_t *cr, int dashed);
+void line_point(cairo_t *cr, int *open, double x, double y);
 
 /* layout.c: the key (struct key above). */
 void legend_layout_sw(cairo_t *cr, struct legend *lg, char *const *names, const size_t *colours, size_t n,
@@ -265,7 +268,8 @@ void catlabels_release(struct catlabels *cl, size_t n);
  * draw_columns.c: the frame of a chart whose categories run along the x
  * axis. A kind of it says how its value axis and key differ and draws its
  * bars or lines (plot) onto the plot box p->b, after the grid and before
- * the axis lines and labels.
+ * the axis lines and labels; a kind whose series are lines (chart_kind's
+ * lines) gets a reference series and every series keyed by its line.
  */
 struct columns {
 	struct box b;   /* the plot area */
@@ -279,22 +283,21 @@ struct columns_kind {
 	int stack;      /* series add up (stacked bars), else each value stands alone */
 	int spread;     /* each category's spread (chart.h) widens the value axis */
 	int log_ok;     /* the value axis may be logarithmic (want_log) */
-	int lines;      /* series are lines: a reference series, every series keyed, line swatches */
 	void (*plot)(cairo_t *cr, const struct chart *c, const struct text *t, const struct columns *p);
 };
 void draw_columns(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h,
 		  const struct columns_kind *kind);
 
 /*
- * The draw function of each kind of chart (render.c's draw_kind[] picks
- * one): lays out and draws c, whose text is t, on a w x h point figure.
+ * How a kind of chart (struct chart_kind, chart.h) is drawn; its file
+ * (draw_<kind>.c) defines it with the kind. draw lays out and draws c,
+ * whose text is t, on a w x h point figure; render.c calls it for a chart
+ * with categories and series, after setting look (colours, look.lines).
  */
 typedef void draw_fn(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h);
-draw_fn draw_stacked; /* draw_stacked.c */
-draw_fn draw_grouped; /* draw_grouped.c */
-draw_fn draw_lines;   /* draw_lines.c */
-draw_fn draw_hbar;    /* draw_hbar.c */
-draw_fn draw_xy;      /* draw_xy.c */
+struct chart_drawing {
+	draw_fn *draw;
+};
 
 /* render.c: an SVG tooltip over a rectangle; takes text (freed when the surface keeps none). */
 void add_tip(double x, double y, double w, double h, char *text);

@@ -69,7 +69,7 @@ size_t *series_colours(const struct chart *c)
 	int keyed = 0;
 	for (size_t i = 0; i < c->ncat; i++)
 		keyed |= c->cat_keys[i] != NULL;
-	int plain = c->nseries == 1 && !keyed && c->kind != CHART_XY && c->kind != CHART_LINE;
+	int plain = c->nseries == 1 && !keyed && !c->kind->lines;
 	look.nruns = 0;
 	for (size_t i = 0; i < c->nseries; i++) {
 		if (plain || c->entity_series || is_run(c->series[i])) {

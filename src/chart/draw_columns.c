@@ -70,7 +70,7 @@ static void columns_key(cairo_t *cr, const struct chart *c, const struct columns
 		if (s + 1 == ref)
 			continue;
 		nlisted++;
-		int seen = kind->lines;
+		int seen = c->kind->lines;
 		for (size_t i = 0; i < nc && !seen; i++) {
 			double v = finite_or_0(c->values[i * ns + s]);
 			seen = a->log ? v > 0 : fabs(v) >= MIN_VISIBLE * (a->hi - a->lo);
@@ -85,11 +85,11 @@ static void columns_key(cairo_t *cr, const struct chart *c, const struct columns
 	}
 	key_init(k, w);
 	struct legend *lg = &k->lg;
-	legend_layout_sw(cr, lg, key_names, key_colours, nkey, w, avail_h, kind->lines ? 2 * SWATCH : SWATCH,
-			 nlisted > 1);
+	legend_layout_sw(cr, lg, key_names, key_colours, nkey, w, avail_h,
+			 c->kind->lines ? 2 * SWATCH : SWATCH, nlisted > 1);
 	free(key_names);
 	free(key_colours);
-	if (kind->lines && lg->n) {
+	if (c->kind->lines && lg->n) {
 		/* A line's key shows the line and its marker, so greyscale print still tells them apart. */
 		lg->swatch = xcalloc(lg->n, sizeof(*lg->swatch));
 		lg->shape = xcalloc(lg->n, sizeof(*lg->shape));
@@ -137,7 +137,7 @@ void draw_columns(cairo_t *cr, const struct chart *c, const struct text *t, doub
 	double tick_h = line_height(cr);
 	b->y0 = fmax(title_bottom(cr, t, w), PAD + tick_h / 2);
 
-	p.ref = kind->lines && c->ref_series && c->ref_series <= ns ? c->ref_series : 0;
+	p.ref = c->kind->lines && c->ref_series && c->ref_series <= ns ? c->ref_series : 0;
 	columns_key(cr, c, kind, t, &p.a, p.ref, w, h - b->y0 - PAD - 40, &k);
 	b->x1 = w - PAD - key_room_right(&k);
 	double below_key = key_room_below(&k);

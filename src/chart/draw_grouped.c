@@ -1,6 +1,6 @@
 /*
- * draw_grouped.c: CHART_GROUPED_BAR, bars side by side in each category's
- * slot, one per series.
+ * draw_grouped.c: the kind CHART_GROUPED_BAR (chart_kind_grouped_bar), bars
+ * side by side in each category's slot, one per series.
  */
 #include "chart/chart_draw.h"
 
@@ -39,8 +39,11 @@ static void plot_grouped(cairo_t *cr, const struct chart *c, const struct text *
 }
 
 /* No spreads: a slot holds several bars. The value axis may be logarithmic (chart_style's log_scale). */
-void draw_grouped(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
+static void draw_grouped(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
 {
 	static const struct columns_kind grouped = {.log_ok = 1, .plot = plot_grouped};
 	draw_columns(cr, c, t, w, h, &grouped);
 }
+
+static const struct chart_drawing drawing = {draw_grouped};
+const struct chart_kind chart_kind_grouped_bar = {.name = "grouped bar", .drawing = &drawing};

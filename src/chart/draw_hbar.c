@@ -1,6 +1,6 @@
 /*
- * draw_hbar.c: CHART_HBAR, one horizontal bar per category (series 0),
- * coloured by the category's key.
+ * draw_hbar.c: the kind CHART_HBAR (chart_kind_hbar), one horizontal bar
+ * per category (series 0), coloured by the category's key.
  */
 #include "chart/chart_draw.h"
 
@@ -34,20 +34,11 @@ static void hbar_labels(cairo_t *cr, const struct text *t, size_t nc, double max
 	for (size_t i = 0; i < nc; i++) {
 		const char *full = t->cats[i], *split = NULL;
 		if (two_lines && strcmp(fit[i], full)) {
+			/* After a comma near the middle (one far from it makes one line too long), else any space. */
 			long half = (long)strlen(full) / 2;
-			for (int comma = 1; comma >= 0 && !split; comma--)
-				for (const char *q = strchr(full, ' '); q; q = strchr(q + 1, ' '))
-					if ((!comma || (q > full && q[-1] == ',')) &&
-					    (!split || labs((long)(q - full) - half) < labs((long)(split - full) - half)))
-						split = q;
-			/* A comma far from the middle makes one line too long: then any space. */
-			if (split && labs((long)(split - full) - half) > half / 2) {
-				const char *any = NULL;
-				for (const char *q = strchr(full, ' '); q; q = strchr(q + 1, ' '))
-					if (!any || labs((long)(q - full) - half) < labs((long)(any - full) - half))
-						any = q;
-				split = any;
-			}
+			split = middle_space(full, 1);
+			if (!split || labs((long)(split - full) - half) > half / 2)
+				split = middle_space(full, 0);
 		}
 		if (split) {
 			char *l1 = xstrndup(full, (size_t)(split - full));
@@ -68,8 +59,7 @@ static void hbar_labels(cairo_t *cr, const struct text *t, size_t nc, double max
 	free_labels(fit, nc);
 }
 
-void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double w,
-		      double h)
+static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
 {
 	size_t nc = c->ncat, ns = c->nseries;
 	struct axis a;
@@ -272,3 +262,6 @@ void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, double 
 	free(label);
 	free(vtext);
 }
+
+static const struct chart_drawing drawing = {draw_hbar};
+const struct chart_kind chart_kind_hbar = {.name = "horizontal bar", .drawing = &drawing};

@@ -1,7 +1,7 @@
 /*
- * draw_lines.c: CHART_LINE, one line per series over evenly spaced
- * categories, with markers, an optional dashed reference series and each
- * category's spread.
+ * draw_lines.c: the kind CHART_LINE (chart_kind_line), one line per series
+ * over evenly spaced categories, with markers, an optional dashed
+ * reference series and each category's spread.
  */
 #include "chart/chart_draw.h"
 
@@ -26,10 +26,7 @@ static void plot_lines(cairo_t *cr, const struct chart *c, const struct text *t,
 				continue;
 			cairo_save(cr);
 			if (is_ref) {
-				double dash[] = {3, 2};
-				set_grey(cr, 0.45);
-				cairo_set_dash(cr, dash, 2, 0);
-				cairo_set_line_width(cr, 0.8);
+				set_ref_line(cr, 1);
 			} else {
 				set_colour(cr, look.series_colour[s]);
 				cairo_set_line_width(cr, 1.2);
@@ -43,11 +40,7 @@ static void plot_lines(cairo_t *cr, const struct chart *c, const struct text *t,
 					continue;
 				}
 				double x = b->x0 + ((double)i + 0.5) * slot, y = y_zero - v * scale;
-				if (open)
-					cairo_line_to(cr, x, y);
-				else
-					cairo_move_to(cr, x, y);
-				open = 1;
+				line_point(cr, &open, x, y);
 				lx = x;
 				ly = y;
 			}
@@ -79,8 +72,12 @@ static void plot_lines_spreads(cairo_t *cr, const struct chart *c, const struct 
 	plot_lines(cr, c, t, &p->b, p->slot, p->scale, p->y_zero, p->ref);
 }
 
-void draw_lines(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
+static void draw_lines(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
 {
-	static const struct columns_kind lines = {.spread = 1, .lines = 1, .plot = plot_lines_spreads};
+	static const struct columns_kind lines = {.spread = 1, .plot = plot_lines_spreads};
 	draw_columns(cr, c, t, w, h, &lines);
 }
+
+/* Lines: a reference series, every series keyed by its line and marker (draw_columns.c), no grey. */
+static const struct chart_drawing drawing = {draw_lines};
+const struct chart_kind chart_kind_line = {.name = "line", .lines = 1, .drawing = &drawing};

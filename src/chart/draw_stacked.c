@@ -1,6 +1,7 @@
 /*
- * draw_stacked.c: CHART_STACKED_BAR, one bar per category with a segment
- * per series, positive segments stacked up from 0 and negative ones down.
+ * draw_stacked.c: the kind CHART_STACKED_BAR (chart_kind_stacked_bar), one
+ * bar per category with a segment per series, positive segments stacked up
+ * from 0 and negative ones down.
  */
 #include "chart/chart_draw.h"
 
@@ -43,8 +44,11 @@ static void plot_stacked(cairo_t *cr, const struct chart *c, const struct text *
 	draw_spreads_up(cr, c, &p->b, p->slot, scale, y_zero, fmin(bar_w / 4, 4));
 }
 
-void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
+static void draw_stacked(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
 {
 	static const struct columns_kind stacked = {.stack = 1, .spread = 1, .plot = plot_stacked};
 	draw_columns(cr, c, t, w, h, &stacked);
 }
+
+static const struct chart_drawing drawing = {draw_stacked};
+const struct chart_kind chart_kind_stacked_bar = {.name = "stacked bar", .drawing = &drawing};

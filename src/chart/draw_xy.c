@@ -1,6 +1,6 @@
 /*
- * draw_xy.c: CHART_XY, points at real x values on linear or log axes, with
- * reference lines and point labels.
+ * draw_xy.c: the kind CHART_XY (chart_kind_xy), points at real x values on
+ * linear or log axes, with reference lines and point labels.
  */
 #include "chart/chart_draw.h"
 
@@ -218,7 +218,7 @@ static int place_point_label(cairo_t *cr, const char *lab, double px, double py,
  * reference lines y = a x + b across the plot under the data, a key beside
  * the plot (under it when narrow) with the chart's note below the key.
  */
-void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
+static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
 {
 	size_t nc = c->ncat, ns = c->nseries;
 	enum chart_scale xsc = c->x_scale, ysc = c->y_scale;
@@ -357,11 +357,7 @@ void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w,
 			double px = b.x0 + xy_frac(&ax, x) * pw, py = b.y1 - xy_frac(&ay, y) * ph;
 			/* Far outside the plot cairo's fixed point would overflow; the clip hides the rest. */
 			py = fmin(fmax(py, b.y0 - 4 * ph), b.y1 + 4 * ph);
-			if (open)
-				cairo_line_to(cr, px, py);
-			else
-				cairo_move_to(cr, px, py);
-			open = 1;
+			line_point(cr, &open, px, py);
 		}
 		cairo_stroke(cr);
 	}
@@ -395,11 +391,7 @@ void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w,
 				continue;
 			}
 			double px = b.x0 + xy_frac(&ax, x) * pw, py = b.y1 - xy_frac(&ay, y) * ph;
-			if (open)
-				cairo_line_to(cr, px, py);
-			else
-				cairo_move_to(cr, px, py);
-			open = 1;
+			line_point(cr, &open, px, py);
 		}
 		cairo_stroke(cr);
 		for (size_t i = 0; i < nc; i++) {
@@ -464,3 +456,7 @@ void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w,
 	free(xl);
 	free(yl);
 }
+
+/* Lines and markers at real x values: the x axis is a quantity, never "run". */
+static const struct chart_drawing drawing = {draw_xy};
+const struct chart_kind chart_kind_xy = {.name = "x-y", .lines = 1, .points = 1, .drawing = &drawing};

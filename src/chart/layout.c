@@ -549,3 +549,17 @@ void set_ref_line(cairo_t *cr, int dashed)
 		cairo_set_line_width(cr, 0.9);
 	}
 }
+
+/*
+ * One point of a line through a series' points: continues the line to
+ * (x, y), or, when *open is 0 (the first point, or after a gap), starts it
+ * there; the line is then open.
+ */
+void line_point(cairo_t *cr, int *open, double x, double y)
+{
+	if (*open)
+		cairo_line_to(cr, x, y);
+	else
+		cairo_move_to(cr, x, y);
+	*open = 1;
+}

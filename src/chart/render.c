@@ -1,25 +1,23 @@
 /*
  * render.c: the chart's output. draw_chart() cleans the chart's text, picks
  * the series' colours and hands the chart to the draw function of its kind
- * (draw_kind[]); open_surface() picks the SVG, PDF or PNG surface, so every
- * figure comes in every format from the same drawing; chart_write() writes
- * the three files, each through a temporary file and a rename. The only
- * file of chart/ that knows surfaces and files.
+ * (c->kind->drawing); open_surface() picks the SVG, PDF or PNG surface,
+ * so every figure comes in every format from the same drawing;
+ * chart_write() writes the three files, each through a temporary file and
+ * a rename (fs_write_file_as). The only file of chart/ that knows surfaces.
  */
 #include "chart/chart_draw.h"
 #include "chart/png.h"
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
-#include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 /*
@@ -55,15 +53,6 @@ void add_tip(double x, double y, double w, double h, char *text)
 	add_label_tip(x, y, w, h, text, NULL, NULL);
 }
 
-/* Each kind of chart's draw function, by enum chart_kind; adding a kind adds a file and a line here. */
-static draw_fn *const draw_kind[] = {
-	[CHART_STACKED_BAR] = draw_stacked,
-	[CHART_HBAR] = draw_hbar,
-	[CHART_GROUPED_BAR] = draw_grouped,
-	[CHART_LINE] = draw_lines,
-	[CHART_XY] = draw_xy,
-};
-
 /* Draws c onto cr, whose user space is w x h points. */
 static void draw_chart(cairo_t *cr, const struct chart *c, double w, double h)
 {
@@ -90,7 +79,7 @@ static void draw_chart(cairo_t *cr, const struct chart *c, double w, double h)
 		t.series[i] = clean_text(shown);
 		free(shown);
 	}
-	look.lines = c->kind == CHART_LINE || c->kind == CHART_XY;
+	look.lines = c->kind->lines;
 	look.series_colour = series_colours(c);
 
 	cairo_set_source_rgb(cr, 1, 1, 1);
@@ -100,7 +89,7 @@ static void draw_chart(cairo_t *cr, const struct chart *c, double w, double h)
 	if (!c->ncat || !c->nseries)
 		draw_no_data(cr, &t, w, h);
 	else
-		draw_kind[c->kind](cr, c, &t, w, h);
+		c->kind->drawing->draw(cr, c, &t, w, h);
 
 	for (size_t i = 0; i < c->ncat; i++)
 		free(t.cats[i]);
@@ -332,41 +321,6 @@ static cairo_status_t render(const struct chart *c, enum fmt fmt, double w, doub
 	return st;
 }
 
-/* Writes data to path through path.tmp and a rename; returns 0 or -1 after reporting. */
-static int write_file(const char *path, const struct buf *data)
-{
-	char *tmp = xasprintf("%s.tmp", path);
-	FILE *f = fopen(tmp, "wb");
-	int ret = -1;
-
-	if (!f) {
-		diag_syserror(path, "cannot write figure: %s", strerror(errno));
-		goto out;
-	}
-	errno = 0;
-	if (fwrite(data->data, 1, data->len, f) != data->len) {
-		diag_syserror(path, "cannot write figure: %s", strerror(errno ? errno : EIO));
-		fclose(f);
-		unlink(tmp);
-		goto out;
-	}
-	/* A full disk often shows only when the last block is flushed. */
-	if (fclose(f)) {
-		diag_syserror(path, "cannot write figure: %s", strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path)) {
-		diag_syserror(path, "cannot write figure: %s", strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	ret = 0;
-out:
-	free(tmp);
-	return ret;
-}
-
 static int write_one(const struct chart *c, const char *dir, enum fmt fmt, double w, double h,
 		     double dpi)
 {
@@ -390,7 +344,7 @@ static int write_one(const struct chart *c, const char *dir, enum fmt fmt, doubl
 		free(title);
 		tips_release();
 	}
-	ret = write_file(path, &out);
+	ret = fs_write_file_as(path, out.data, out.len, "figure");
 out:
 	buf_release(&out);
 	free(path);

@@ -367,3 +367,20 @@ size_t wrap_text(cairo_t *cr, const char *text, double max_w, char ***out)
 	*out = lines;
 	return n;
 }
+
+/*
+ * Where a label breaks into two lines: its space nearest the middle (the
+ * first of two as near), or with after_comma its nearest space after a
+ * comma ("GPT-2 124M," / "2 GPUs, DDP"). Returns a pointer into s, or
+ * NULL when s has no such space.
+ */
+const char *middle_space(const char *s, int after_comma)
+{
+	long half = (long)strlen(s) / 2;
+	const char *best = NULL;
+	for (const char *q = strchr(s, ' '); q; q = strchr(q + 1, ' '))
+		if ((!after_comma || (q > s && q[-1] == ',')) &&
+		    (!best || labs((long)(q - s) - half) < labs((long)(best - s) - half)))
+			best = q;
+	return best;
+}

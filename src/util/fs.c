@@ -146,23 +146,32 @@ int fs_replace_dir(const char *fresh, const char *target)
 	return ret;
 }
 
-int fs_write_file(const char *path, const void *data, size_t len)
+int fs_write_file_as(const char *path, const void *data, size_t len, const char *what)
 {
 	char *tmp = xasprintf("%s.tmp", path);
-	int ret = -1;
+	const char *sp = what ? " " : "", *w = what ? what : "";
 	FILE *f = fopen(tmp, "wb");
+	int ret = -1;
+
 	if (!f) {
-		diag_syserror(tmp, "cannot write: %s", strerror(errno));
+		diag_syserror(path, "cannot write%s%s: %s", sp, w, strerror(errno));
 		goto out;
 	}
-	size_t w = fwrite(data, 1, len, f);
-	if (fclose(f) != 0 || w != len) {
-		diag_syserror(tmp, "cannot write: %s", strerror(errno));
+	errno = 0;
+	if (fwrite(data, 1, len, f) != len) {
+		diag_syserror(path, "cannot write%s%s: %s", sp, w, strerror(errno ? errno : EIO));
+		fclose(f);
 		unlink(tmp);
 		goto out;
 	}
-	if (rename(tmp, path) < 0) {
-		diag_syserror(path, "cannot write: %s", strerror(errno));
+	/* A full disk often shows only when the last block is flushed. */
+	if (fclose(f)) {
+		diag_syserror(path, "cannot write%s%s: %s", sp, w, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, path)) {
+		diag_syserror(path, "cannot write%s%s: %s", sp, w, strerror(errno));
 		unlink(tmp);
 		goto out;
 	}
@@ -170,6 +179,11 @@ int fs_write_file(const char *path, const void *data, size_t len)
 out:
 	free(tmp);
 	return ret;
+}
+
+int fs_write_file(const char *path, const void *data, size_t len)
+{
+	return fs_write_file_as(path, data, len, NULL);
 }
 
 /* Whether s ends in '_' and 16 lowercase hex digits, the form fs_name_stem gives hashed stems. */

@@ -44,7 +44,14 @@ char *fs_name_stem(const char *id);
  * as an input error naming it, rather than dropping it.
  */
 int fs_broken_link(const char *path, char *why, size_t n);
-/* Writes len bytes to path through path.tmp + rename. */
+/*
+ * Writes len bytes to path through path.tmp and a rename, so a failure
+ * leaves any previous file at path in place and no path.tmp behind.
+ * Returns 0, or -1 after reporting "<path>: cannot write <what>: <reason>"
+ * through diag (what NULL: "cannot write: <reason>").
+ */
+int fs_write_file_as(const char *path, const void *data, size_t len, const char *what);
+/* fs_write_file_as(path, data, len, NULL). */
 int fs_write_file(const char *path, const void *data, size_t len);
 
 #endif

@@ -918,6 +918,39 @@ static void test_run_labels(void)
 	chart_use_run_labels(c, ids, labels, 3);
 	CHECK(c->x_label == NULL);
 	chart_free(c);
+	/* An x-y chart's categories are points: its x axis is a quantity, never "run". */
+	c = chart_new(CHART_XY, "x", "t", "ms");
+	chart_add_category(c, "a");
+	chart_add_category(c, "c");
+	chart_use_run_labels(c, ids, labels, 3);
+	CHECK_STR(c->categories[0], "Run A, 1 GPU");
+	CHECK(c->x_label == NULL);
+	chart_free(c);
+}
+
+/*
+ * Each kind's own file holds all of it (chart.h): a name, a drawing, and
+ * the properties the rest of chart/ asks instead of naming kinds. Lines:
+ * the line and x-y charts; points at real x: x-y only.
+ */
+static void test_kinds(void)
+{
+	static const struct {
+		const struct chart_kind *kind;
+		int lines, points;
+	} want[] = {
+		{CHART_STACKED_BAR, 0, 0}, {CHART_HBAR, 0, 0}, {CHART_GROUPED_BAR, 0, 0},
+		{CHART_LINE, 1, 0},        {CHART_XY, 1, 1},
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct chart_kind *k = want[i].kind;
+		CHECK(k->name && k->name[0]);
+		CHECK(k->drawing && k->drawing->draw);
+		CHECK_INT(k->lines, want[i].lines);
+		CHECK_INT(k->points, want[i].points);
+		for (size_t j = 0; j < i; j++)
+			CHECK(strcmp(k->name, want[j].kind->name) && k->drawing != want[j].kind->drawing);
+	}
 }
 
 /*
@@ -1205,6 +1238,7 @@ int main(void)
 	test_series_colours();
 	test_log_bars();
 	test_run_labels();
+	test_kinds();
 	test_titles_and_keys();
 	test_fixed_colours();
 	test_scaling_axis();
