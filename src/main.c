@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 		}
 		const struct command *c = find(argv[2]);
 		if (!c) {
-			fprintf(stderr, "perfstudy: error: unknown command '%s'\n", argv[2]);
+			diag_line(stderr, "perfstudy: error: unknown command '%s'", argv[2]);
 			return EXIT_USAGE;
 		}
 		c->usage();
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 	}
 	const struct command *c = find(cmd);
 	if (!c) {
-		fprintf(stderr, "perfstudy: error: unknown command '%s' (see perfstudy --help)\n", cmd);
+		diag_line(stderr, "perfstudy: error: unknown command '%s' (see perfstudy --help)", cmd);
 		return EXIT_USAGE;
 	}
 	return c->run(argc - 1, argv + 1);

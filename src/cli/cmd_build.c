@@ -67,7 +67,7 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (end == optarg || *end || v < 1 || v > 1024) {
-				fprintf(stderr, "perfstudy %s: error: --jobs expects a number from 1 to 1024, got '%s'\n",
+				diag_line(stderr, "perfstudy %s: error: --jobs expects a number from 1 to 1024, got '%s'",
 					argv[0], optarg);
 				return EXIT_USAGE;
 			}
@@ -87,7 +87,7 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 			usage_build();
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "perfstudy build: error: unknown or incomplete option '%s' (see perfstudy build --help)\n",
+			diag_line(stderr, "perfstudy build: error: unknown or incomplete option '%s' (see perfstudy build --help)",
 				argv[optind - 1]);
 			return EXIT_USAGE;
 		}
@@ -99,8 +99,8 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 	if (preset) {
 		struct classifier *probe = classifier_preset(preset);
 		if (!probe) {
-			fprintf(stderr, "perfstudy build: error: unknown classification preset '%s' "
-					"(presets: default, payoungkhamdee2021)\n", preset);
+			diag_line(stderr, "perfstudy build: error: unknown classification preset '%s' "
+					"(presets: default, payoungkhamdee2021)", preset);
 			return EXIT_USAGE;
 		}
 		classifier_free(probe);

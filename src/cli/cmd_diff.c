@@ -59,7 +59,7 @@ int cmd_diff(int argc, char **argv)
 			usage_diff();
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "perfstudy diff: error: unknown option '%s' (see perfstudy diff --help)\n",
+			diag_line(stderr, "perfstudy diff: error: unknown option '%s' (see perfstudy diff --help)",
 				argv[optind - 1]);
 			return EXIT_USAGE;
 		}

@@ -104,7 +104,7 @@ int cmd_ingest(int argc, char **argv)
 		}
 		if (v) {
 			if (parse_shard(v, &mode.shard, &mode.nshards) < 0) {
-				fprintf(stderr, "perfstudy ingest: error: --shard expects I/N with 0 <= I < N, got '%s'\n", v);
+				diag_line(stderr, "perfstudy ingest: error: --shard expects I/N with 0 <= I < N, got '%s'", v);
 				ret = EXIT_USAGE;
 				goto out;
 			}

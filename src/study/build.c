@@ -73,9 +73,11 @@ static void cross_exps_free(struct crossexp_exp *x, size_t n)
 
 /*
  * What decides a build's output, as text for cache_fingerprint: the command
- * line, and for every experiment its manifest's bytes and, for every input
- * file, its path, size and modification time (a file rewritten with new
- * bytes gets a new time; touching one merely re-reads it).
+ * line, and for every experiment its manifest's bytes and, for every file
+ * the build reads (traces, each run's inputs: training logs, Nsight Compute
+ * CSVs, reports; hardware.nvidia_smi and hardware.topology), its path,
+ * size and modification time (a file rewritten with new bytes gets a new
+ * time; touching one merely re-reads it).
  */
 static void add_stat(struct buf *b, const char *path)
 {
@@ -108,9 +110,15 @@ static char *build_fingerprint(const struct plan *p, int argc, char *const *argv
 			buf_printf(&b, "manifest %zu\n%s\n", strlen(e->manifest_text), e->manifest_text);
 		if (e->manifest && e->manifest->hardware.nvidia_smi)
 			add_stat(&b, e->manifest->hardware.nvidia_smi);
+		if (e->manifest && e->manifest->hardware.topology)
+			add_stat(&b, e->manifest->hardware.topology);
 		for (size_t r = 0; r < e->nruns; r++)
 			for (size_t t = 0; t < e->runs[r].ntraces; t++)
 				add_stat(&b, e->runs[r].traces[t]);
+		/* A run's other inputs: training logs, Nsight Compute CSVs, nvidia-smi files, reports. */
+		for (size_t r = 0; e->manifest && r < e->manifest->nruns; r++)
+			for (size_t i = 0; i < e->manifest->runs[r].ninputs; i++)
+				add_stat(&b, e->manifest->runs[r].inputs[i]);
 	}
 	char *fp = cache_fingerprint(b.data);
 	buf_release(&b);
@@ -179,8 +187,8 @@ static int up_to_date(struct build *b)
 	b->fingerprint = build_fingerprint(&b->plan, b->opt->argc, b->opt->argv);
 	if (!b->force && cache_up_to_date(b->prev_db, b->fingerprint, b->outdir, b->opt->quiet)) {
 		if (!b->opt->quiet)
-			fprintf(stderr, "perfstudy: %s is up to date: no input, option or manifest changed"
-					" since it was built (--force rebuilds)\n", b->outdir);
+			diag_line(stderr, "perfstudy: %s is up to date: no input, option or manifest changed"
+					  " since it was built (--force rebuilds)", b->outdir);
 		return 1;
 	}
 	return 0;
@@ -195,6 +203,10 @@ static int open_store(struct build *b)
 	if (fs_mkdirs(b->tmp) < 0)
 		return -1;
 	b->made_tmp = 1;
+	/* Marked as perfstudy's, for cleanup_stale after a SIGKILL; unmarked before the swap. */
+	const char *slash = strrchr(b->tmp, '/');
+	if (fs_mark_partial(b->tmp, slash ? slash + 1 : b->tmp) < 0)
+		return -1;
 	char *dbpath = xasprintf("%s/perfstudy.db", b->tmp);
 	int r = store_open(dbpath, &b->store);
 	free(dbpath);
@@ -270,6 +282,7 @@ static int swap_in(struct build *b)
 		return -1;
 	/* No signal between the two renames of the swap: it completes or fails whole. */
 	cleanup_hold(1);
+	fs_unmark_partial(b->tmp);
 	if (fs_replace_dir(b->tmp, b->outdir) < 0) {
 		cleanup_hold(0);
 		return -1;

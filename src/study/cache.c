@@ -19,6 +19,7 @@
 
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/fs.h"
 #include "util/sha256.h"
 #include "util/xalloc.h"
 
@@ -225,13 +226,13 @@ int cache_open(struct store *s, const char *prev_db, int quiet, struct build_cac
 		return 0;
 	if (store_attach(s, prev_db, "prev") < 0) {
 		if (!quiet)
-			fprintf(stderr, "perfstudy: %s: not reused: %s\n", prev_db, store_errmsg(s));
+			diag_line(stderr, "perfstudy: %s: not reused: %s", prev_db, store_errmsg(s));
 		return 0;
 	}
 	const char *why = check_prev(s);
 	if (why) {
 		if (!quiet)
-			fprintf(stderr, "perfstudy: %s: not reused: %s; reading every trace\n", prev_db, why);
+			diag_line(stderr, "perfstudy: %s: not reused: %s; reading every trace", prev_db, why);
 		store_detach(s, "prev");
 		return 0;
 	}
@@ -485,6 +486,9 @@ static int record_tree(struct store *s, sqlite3_stmt *st, const char *dir, const
 			continue;
 		/* The store is rewritten by every build; it is not part of what the shortcut checks. */
 		if (!*rel && !strncmp(e->d_name, "perfstudy.db", 12))
+			continue;
+		/* The partial mark of DIR.tmp.<pid> (fs.h) is gone once the site is in place. */
+		if (!*rel && !strcmp(e->d_name, FS_PARTIAL_MARK))
 			continue;
 		names = xgrow(names, &cap, n + 1, sizeof(*names));
 		names[n++] = xstrdup(e->d_name);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "study/shard.h"
 #include "util/cleanup.h"
 #include "util/diag.h"
 #include "util/fs.h"
@@ -47,7 +48,10 @@ static char *resolve(const char *path)
 	return out;
 }
 
-/* Calls fn on every input of the build: command-line inputs, manifests, traces; stops at its first nonzero. */
+/*
+ * Calls fn on every input of the build: command-line inputs, manifests,
+ * traces, runs' other inputs, hardware files; stops at its first nonzero.
+ */
 static int each_input(const struct plan *p, const char *const *inputs, size_t n, int (*fn)(const char *in, void *ctx),
 		      void *ctx)
 {
@@ -61,6 +65,16 @@ static int each_input(const struct plan *p, const char *const *inputs, size_t n,
 		for (size_t r = 0; r < x->nruns; r++)
 			for (size_t t = 0; t < x->runs[r].ntraces; t++)
 				if (fn(x->runs[r].traces[t], ctx))
+					return -1;
+		const struct manifest *m = x->manifest;
+		if (!m)
+			continue;
+		if ((m->hardware.nvidia_smi && fn(m->hardware.nvidia_smi, ctx)) ||
+		    (m->hardware.topology && fn(m->hardware.topology, ctx)))
+			return -1;
+		for (size_t r = 0; r < m->nruns; r++)
+			for (size_t i = 0; i < m->runs[r].ninputs; i++)
+				if (fn(m->runs[r].inputs[i], ctx))
 					return -1;
 	}
 	return 0;
@@ -95,7 +109,23 @@ int guard_output_file(const char *out, const struct plan *p, const char *const *
 	o.have = stat(out, &o.st) == 0;
 	int r = each_input(p, inputs, n, same_as_out, &o);
 	free(o.real);
-	return r;
+	if (r < 0)
+		return -1;
+	/*
+	 * Only a shard may be replaced, and that is known before anything is
+	 * read: `ingest -o thesis.db` once made a user's database (or notes.txt)
+	 * a shard, and -o onto a directory failed after all the reading.
+	 */
+	if (o.have && S_ISDIR(o.st.st_mode)) {
+		diag_error(out, "the output is a directory; expected the shard database file to write (-o FILE.db)");
+		return -1;
+	}
+	if (o.have && (!S_ISREG(o.st.st_mode) || !shard_is_shard(out))) {
+		diag_error(out, "exists and is not a perfstudy shard database: refusing to replace it "
+				"(remove it or choose another -o)");
+		return -1;
+	}
+	return 0;
 }
 
 struct out_dir {
@@ -129,10 +159,32 @@ int guard_output_dir(const char *dir, const struct plan *p, const char *const *i
 	return r;
 }
 
+/*
+ * What perfstudy writes into a lock file it creates. A lock file that
+ * exists already must hold this, or nothing (one being created right now,
+ * or made by an older perfstudy): anything else is not perfstudy's to lock
+ * and remove (`build -o flake` once deleted a user's flake.lock).
+ */
+#define LOCK_TEXT "perfstudy lock: a build or ingest is writing the output beside this file\n"
+
+/* Whether the open file fd is a lock file perfstudy made (LOCK_TEXT or empty). */
+static int lock_is_ours(int fd)
+{
+	struct stat st;
+	char got[sizeof(LOCK_TEXT)];
+	size_t n = sizeof(LOCK_TEXT) - 1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (st.st_size == 0)
+		return 1;
+	return (size_t)st.st_size == n && pread(fd, got, n, 0) == (ssize_t)n && !memcmp(got, LOCK_TEXT, n);
+}
+
 /* Opens DIR.lock, making its parent when missing; -1 after diag. */
 static int open_lock(const char *path)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int made = 1;
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0 && errno == ENOENT) {
 		char *parent = xstrdup(path), *slash = strrchr(parent, '/');
 		if (slash && slash != parent) {
@@ -140,10 +192,28 @@ static int open_lock(const char *path)
 			fs_mkdirs(parent);
 		}
 		free(parent);
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	}
-	if (fd < 0)
+	if (fd < 0 && errno == EEXIST) {
+		made = 0;
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		if (fd >= 0 && !lock_is_ours(fd)) {
+			close(fd);
+			diag_error(path, "exists and is not a perfstudy lock file: refusing to use or remove it "
+					 "(move it away, or choose another -o)");
+			return -1;
+		}
+	}
+	if (fd < 0) {
 		diag_syserror(path, "cannot create the output's lock file: %s", strerror(errno));
+		return -1;
+	}
+	if (made && write(fd, LOCK_TEXT, sizeof(LOCK_TEXT) - 1) != (ssize_t)(sizeof(LOCK_TEXT) - 1)) {
+		diag_syserror(path, "cannot write the output's lock file: %s", strerror(errno));
+		close(fd);
+		unlink(path);
+		return -1;
+	}
 	return fd;
 }
 

@@ -206,17 +206,25 @@ int cleanup_stale(const char *outdir, int quiet)
 		if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		char *p = xasprintf("%s/%s", dir, e->d_name);
+		/* Only what perfstudy made and marked (fs.h), or an empty directory, is its to remove. */
+		if (!fs_is_partial(p, e->d_name)) {
+			if (rmdir(p) == 0 && !quiet)
+				diag_line(stderr, "perfstudy: removed the empty directory %s", p);
+			free(p);
+			continue;
+		}
 		if (!strcmp(kind, "old") && fs_is_dir(outdir) < 0) {
 			if (rename(p, outdir) == 0) {
+				fs_unmark_partial(outdir);
 				if (!quiet)
-					fprintf(stderr, "perfstudy: restored the previous output from %s (a build was killed)\n", p);
+					diag_line(stderr, "perfstudy: restored the previous output from %s (a build was killed)", p);
 			} else {
 				diag_syserror(p, "cannot move the previous output back to '%s': %s", outdir, strerror(errno));
 				ret = -1;
 			}
 		} else {
 			if (!quiet)
-				fprintf(stderr, "perfstudy: removing %s, left by a build that was killed\n", p);
+				diag_line(stderr, "perfstudy: removing %s, left by a build that was killed", p);
 			if (fs_remove_tree(p) < 0)
 				ret = -1;
 		}

@@ -32,7 +32,10 @@ void cleanup_hold(int on);
 /*
  * Removes DIR.tmp.<pid> and DIR.old.<pid> of processes that no longer run,
  * first moving DIR.old.<pid> back to DIR when DIR is missing (a build killed
- * mid-swap). Says what it did on stderr unless quiet. Returns 0 or -1 after diag.
+ * mid-swap), but only those that hold perfstudy's mark naming them
+ * (fs_is_partial), and empty ones: anything else of that name is the
+ * user's, and stays. Says what it did on stderr unless quiet. Returns 0
+ * or -1 after diag.
  */
 int cleanup_stale(const char *outdir, int quiet);
 

@@ -98,6 +98,22 @@ static void escape_into(struct buf *b, const char *s)
 	}
 }
 
+void diag_line(FILE *f, const char *fmt, ...)
+{
+	struct buf raw, out;
+	buf_init(&raw);
+	buf_init(&out);
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(&raw, fmt, ap);
+	va_end(ap);
+	escape_into(&out, raw.data ? raw.data : "");
+	buf_addc(&out, '\n');
+	fwrite(out.data, 1, out.len, f);
+	buf_release(&raw);
+	buf_release(&out);
+}
+
 char *diag_escape(const char *s)
 {
 	struct buf b;

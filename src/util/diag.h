@@ -10,6 +10,8 @@
 #ifndef PERFSTUDY_DIAG_H
 #define PERFSTUDY_DIAG_H
 
+#include <stdio.h>
+
 #include <stddef.h>
 
 /* Exit codes, documented in docs/cli.md and the man page. */
@@ -40,6 +42,13 @@ void diag_warning(const char *where, const char *fmt, ...) __attribute__((format
  * caller frees), for the few lines printed outside diag.
  */
 char *diag_escape(const char *s);
+/*
+ * A line outside diag (a subcommand's output, a note on stderr): fmt
+ * formatted, the whole escaped as above, then a newline, on f; so that no
+ * path or name in it can forge a line (`perfstudy diff` printed input
+ * paths as they were).
+ */
+void diag_line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 size_t diag_error_count(void);
 /* EXIT_SYSTEM if any system error was reported, else EXIT_INPUT if any error, else EXIT_OK. */

@@ -129,15 +129,25 @@ int fs_replace_dir(const char *fresh, const char *target)
 		}
 		return 0;
 	}
-	/* Two renames: the old output stays whole until the new one is in place. */
+	/*
+	 * Two renames: the old output stays whole until the new one is in
+	 * place. It is marked first, as the DIR.old.<pid> it becomes, so that
+	 * a build killed between the renames leaves something cleanup_stale
+	 * knows for perfstudy's.
+	 */
 	char *old = xasprintf("%s.old.%ld", target, (long)getpid());
+	const char *slash = strrchr(old, '/');
 	int ret = 0;
-	if (rename(target, old) < 0) {
+	if (fs_mark_partial(target, slash ? slash + 1 : old) < 0) {
+		ret = -1;
+	} else if (rename(target, old) < 0) {
 		diag_syserror(target, "cannot move the previous output aside: %s", strerror(errno));
+		fs_unmark_partial(target);
 		ret = -1;
 	} else if (rename(fresh, target) < 0) {
 		diag_syserror(target, "cannot move the new output into place: %s", strerror(errno));
-		rename(old, target);
+		if (rename(old, target) == 0)
+			fs_unmark_partial(target);
 		ret = -1;
 	} else {
 		fs_remove_tree(old);
@@ -145,6 +155,59 @@ int fs_replace_dir(const char *fresh, const char *target)
 	free(old);
 	return ret;
 }
+
+/* The mark's text for a directory meant to be named name. */
+static char *partial_text(const char *name)
+{
+	return xasprintf("perfstudy partial output: %s\n", name);
+}
+
+int fs_mark_partial(const char *dir, const char *name)
+{
+	/* Written in place, not through a temporary name: a kill leaves the mark or nothing. */
+	char *path = xasprintf("%s/%s", dir, FS_PARTIAL_MARK), *text = partial_text(name);
+	size_t n = strlen(text);
+	int ret = -1;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd >= 0) {
+		int wrote = write(fd, text, n) == (ssize_t)n;
+		if (close(fd) == 0 && wrote)
+			ret = 0;
+	}
+	if (ret < 0)
+		diag_syserror(path, "cannot mark the output as perfstudy's partial output: %s", strerror(errno));
+	free(path);
+	free(text);
+	return ret;
+}
+
+void fs_unmark_partial(const char *dir)
+{
+	char *path = xasprintf("%s/%s", dir, FS_PARTIAL_MARK);
+	unlink(path);
+	free(path);
+}
+
+int fs_is_partial(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, FS_PARTIAL_MARK), *want = partial_text(name);
+	size_t n = strlen(want);
+	char got[512];
+	int same = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd >= 0) {
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == n && n < sizeof(got)) {
+			ssize_t r = read(fd, got, n);
+			same = r == (ssize_t)n && !memcmp(got, want, n);
+		}
+		close(fd);
+	}
+	free(path);
+	free(want);
+	return same;
+}
+
 
 int fs_write_file_as(const char *path, const void *data, size_t len, const char *what)
 {

@@ -17,6 +17,20 @@ int fs_mkdirs(const char *path);
 int fs_remove_tree(const char *path);
 /* Replaces target by fresh (both in the same parent directory). */
 int fs_replace_dir(const char *fresh, const char *target);
+/*
+ * The mark of a partial output: a file FS_PARTIAL_MARK inside a directory
+ * perfstudy made or moved aside (DIR.tmp.<pid>, DIR.old.<pid>) holding
+ * "perfstudy partial output: <name>\n", name the directory's own file name
+ * as it is meant to be swept. fs_mark_partial writes it into dir naming
+ * name (0, or -1 after diag); fs_unmark_partial removes it; fs_is_partial
+ * says whether dir holds the mark naming name: only such directories, and
+ * empty ones, are perfstudy's to remove (cleanup_stale), so that a user's
+ * site.old.2024/ is never taken for a killed build's leftover.
+ */
+#define FS_PARTIAL_MARK ".perfstudy-partial"
+int fs_mark_partial(const char *dir, const char *name);
+void fs_unmark_partial(const char *dir);
+int fs_is_partial(const char *dir, const char *name);
 /* 1 when path is a directory, 0 when not, -1 when it does not exist. */
 int fs_is_dir(const char *path);
 /*

@@ -71,12 +71,15 @@ ls -d "$P".tmp.* "$P".old.* >/dev/null 2>&1 && bad "stale temporary directories 
 
 # A build killed between the two renames of the swap: DIR is gone and the
 # previous output waits at DIR.old.<pid>; the next build moves it back first.
+# The build marks the output as its own as it moves it aside (util/fs.h).
 cp -r "$T/site.copy" "$T/swap.old.999999" # pid 999999 does not run (pid_max is lower)
+printf 'perfstudy partial output: swap.old.999999\n' > "$T/swap.old.999999/.perfstudy-partial"
 $PERFSTUDY build tests/data/small/study/run-a -o "$T/swap" 2>"$T/err"
 [ $? -eq 0 ] && [ -s "$T/swap/index.html" ] && [ ! -e "$T/swap.old.999999" ] && ok ||
 	bad "killed swap: previous output not restored, or the build failed"
 grep -q "^perfstudy: restored the previous output from $T/swap.old.999999 (a build was killed)$" "$T/err" && ok ||
 	bad "killed swap: message: $(cat "$T/err")"
+[ ! -e "$T/swap/.perfstudy-partial" ] && ok || bad "killed swap: the restored output keeps the partial mark"
 
 # A full disk: a small tmpfs when mounting is allowed (root), else a file size limit.
 # 8 MB holds two copies of the small site (2.2 MB each: the old one and the

@@ -167,4 +167,126 @@ fails "merge of a shard stored in -o" 1 "$F/site/good.db: error: input is inside
 diff -r "$F/site.before" "$F/site" > /dev/null && ok || bad "merge of a forged shard changed the output"
 no_temp "$F" "merge of a forged shard"
 
+# --- Round 3 (issue 43): what a build may delete, what makes a site stale ---
+S=tests/data/small/study/run-a
+
+# 5. The stale-output sweep removes only what perfstudy marked as its own
+# (util/fs.h's .perfstudy-partial naming the directory) and empty
+# directories: a user's site.old.2024/ and site.tmp.77777/ (numbers of no
+# running process) stay, whole.
+mkdir -p "$T/r3/site.old.2024" "$T/r3/site.tmp.77777" "$T/r3/site.tmp.999997"
+echo thesis > "$T/r3/site.old.2024/thesis.txt"
+echo notes > "$T/r3/site.tmp.77777/notes.txt"
+# A marked directory copied under another name is not the one its mark names.
+mkdir -p "$T/r3/site.tmp.999996"
+printf 'perfstudy partial output: site.tmp.999995\n' > "$T/r3/site.tmp.999996/.perfstudy-partial"
+# A killed build's leftover, marked as perfstudy marks it: removed.
+mkdir -p "$T/r3/site.tmp.999994/data"
+printf 'perfstudy partial output: site.tmp.999994\n' > "$T/r3/site.tmp.999994/.perfstudy-partial"
+$PERFSTUDY build $S -o "$T/r3/site" > /dev/null 2> "$T/err" && ok || bad "sweep: build failed: $(cat "$T/err")"
+[ "$(cat "$T/r3/site.old.2024/thesis.txt" 2>/dev/null)" = thesis ] && ok || bad "sweep: the user's site.old.2024 was removed"
+[ "$(cat "$T/r3/site.tmp.77777/notes.txt" 2>/dev/null)" = notes ] && ok || bad "sweep: the user's site.tmp.77777 was removed"
+[ -e "$T/r3/site.tmp.999996/.perfstudy-partial" ] && ok || bad "sweep: a mark naming another directory was taken for this one's"
+[ ! -e "$T/r3/site.tmp.999997" ] && ok || bad "sweep: an empty leftover was kept"
+[ ! -e "$T/r3/site.tmp.999994" ] && ok || bad "sweep: a marked leftover was kept"
+grep -q "removing $T/r3/site.tmp.999994, left by a build that was killed" "$T/err" && ok || bad "sweep: message: $(cat "$T/err")"
+grep -q "site.old.2024\|site.tmp.77777" "$T/err" && bad "sweep: spoke of the user's directories: $(cat "$T/err")" || ok
+[ ! -e "$T/r3/site/.perfstudy-partial" ] && ok || bad "sweep: the finished site keeps the partial mark"
+ls -a "$T/r3/site" | grep -q perfstudy-partial && bad "the site holds a partial mark" || ok
+
+# 6. ingest -o FILE replaces only a shard, and says so before reading:
+# a user's thesis.db and notes.txt stay; -o onto a directory fails at once.
+mkdir -p "$T/r3i"
+echo 'my thesis' > "$T/r3/thesis.db"
+echo 'my notes' > "$T/r3/notes.txt"
+fails "ingest -o thesis.db" 1 "exists and is not a perfstudy shard database" \
+	$PERFSTUDY ingest -q --shard 0/1 -o "$T/r3/thesis.db" $S
+fails "ingest -o notes.txt" 1 "exists and is not a perfstudy shard database" \
+	$PERFSTUDY ingest -q --shard 0/1 -o "$T/r3/notes.txt" $S
+[ "$(cat "$T/r3/thesis.db")" = 'my thesis' ] && [ "$(cat "$T/r3/notes.txt")" = 'my notes' ] && ok ||
+	bad "ingest -o replaced a user's file"
+grep -q "reading" "$T/err" && bad "ingest -o notes.txt read before refusing: $(cat "$T/err")" || ok
+mkdir -p "$T/r3/adir"
+fails "ingest -o DIR" 1 "the output is a directory" $PERFSTUDY ingest --shard 0/1 -o "$T/r3/adir" $S
+grep -q "reading" "$T/err" && bad "ingest -o DIR read before refusing: $(cat "$T/err")" || ok
+# A shard is replaced, as before.
+$PERFSTUDY ingest -q --shard 0/1 -o "$T/r3i/s.db" $S 2> "$T/err" &&
+	$PERFSTUDY ingest -q --shard 0/1 -o "$T/r3i/s.db" $S 2> "$T/err" && ok || bad "ingest over a shard: $(cat "$T/err")"
+no_temp "$T/r3i" "ingest -o refusals"
+
+# 7. A lock file that is not perfstudy's is neither used nor removed:
+# build -o flake beside a user's flake.lock.
+printf '{"nodes": {}}\n' > "$T/r3/flake.lock"
+fails "build -o flake" 1 "exists and is not a perfstudy lock file" $PERFSTUDY build -q $S -o "$T/r3/flake"
+[ "$(cat "$T/r3/flake.lock")" = '{"nodes": {}}' ] && ok || bad "build -o flake removed or changed flake.lock"
+[ ! -e "$T/r3/flake" ] && ok || bad "build -o flake wrote the output beside a foreign lock"
+printf 'x\n' > "$T/r3/s2.db.lock"
+fails "ingest -o s2.db" 1 "exists and is not a perfstudy lock file" $PERFSTUDY ingest -q --shard 0/1 -o "$T/r3/s2.db" $S
+# An empty one (being made, or an older perfstudy's) and one perfstudy wrote (left by SIGKILL) are perfstudy's.
+: > "$T/r3/e.lock"
+$PERFSTUDY build -q $S -o "$T/r3/e" 2> "$T/err" && [ ! -e "$T/r3/e.lock" ] && ok || bad "empty lock: $(cat "$T/err")"
+printf 'perfstudy lock: a build or ingest is writing the output beside this file\n' > "$T/r3/k.lock"
+$PERFSTUDY build -q $S -o "$T/r3/k" 2> "$T/err" && [ ! -e "$T/r3/k.lock" ] && ok || bad "left lock: $(cat "$T/err")"
+
+# 8. Every file a build reads is in its fingerprint: rewriting a trace, a
+# run's training log (inputs:), hardware.nvidia_smi or hardware.topology
+# rebuilds the site; an untouched study stays up to date.
+W=$T/r3/fp
+mkdir -p "$W"
+cp tests/data/history/d1.json "$W/a.json"
+for i in $(seq 1 20); do
+	printf ' iteration %8d/%8d | consumed samples: %12d | elapsed time per iteration (ms): 100.0 | throughput per GPU (TFLOP/s/GPU): 1.0 | learning rate: 1.000000E-04 | global batch size: %5d | lm loss: 1.000000E+01 | loss scale: 1.0 | number of skipped iterations:   0 | number of nan iterations:   0 |\n' \
+		"$i" 20 $((i * 8)) 8
+done > "$W/a.log"
+cp experiments/h200/nvidia-smi-q.xml "$W/smi.xml"
+cp experiments/h200/nvidia-smi-topo.txt "$W/topo.txt"
+cat > "$W/study.yaml" <<'YAML'
+version: 1
+id: fp
+title: Fingerprint
+hardware:
+  nvidia_smi: smi.xml
+  topology: topo.txt
+runs:
+  - id: one
+    batch: 8
+    traces: [a.json]
+    inputs: [a.log]
+YAML
+$PERFSTUDY build "$W/study.yaml" -o "$W/site" > /dev/null 2> "$T/err" && ok || bad "fingerprint: first build: $(cat "$T/err")"
+$PERFSTUDY build "$W/study.yaml" -o "$W/site" > /dev/null 2> "$T/err"
+grep -q "is up to date" "$T/err" && ok || bad "fingerprint: an untouched study was rebuilt: $(cat "$T/err")"
+# rewrite FILE: the same bytes but one, and a new modification time.
+for f in a.json a.log smi.xml topo.txt; do
+	case $f in
+	a.log) sed -i 's/(ms): 100.0/(ms): 2000.0/' "$W/$f" ;;
+	*) printf '\n' >> "$W/$f" ;;
+	esac
+	touch -d '+1 minute' "$W/$f"
+	$PERFSTUDY build "$W/study.yaml" -o "$W/site" > /dev/null 2> "$T/err"
+	grep -q "is up to date" "$T/err" && bad "fingerprint: $f rewritten, yet 'up to date'" || ok
+	grep -q "wrote $W/site/index.html" "$T/err" && ok || bad "fingerprint: $f rewritten, no rebuild: $(cat "$T/err")"
+done
+# The 20x slower log reaches the page's numbers.
+grep -q '^one,' "$W/site/fp/data/profiler_overhead.csv" && grep -q '2000000.000' "$W/site/fp/data/profiler_overhead.csv" && ok ||
+	bad "fingerprint: the rewritten log's 2000 ms are not in profiler_overhead.csv: $(cat "$W/site/fp/data/profiler_overhead.csv")"
+
+# 9. perfstudy diff escapes every path and name it prints: a trace named
+# with a newline, a forged tally and an escape sequence stays on its line.
+W=$T/r3/esc
+mkdir -p "$W"
+cp tests/data/history/d1.json "$W/a.json"
+printf 'version: 1\nid: x\ntitle: X\nruns:\n  - id: r\n    traces: ["*.json"]\n' > "$W/study.yaml"
+$PERFSTUDY build -q "$W/study.yaml" -o "$W/o" 2> "$T/err" && cp -r "$W/o" "$W/o1" && ok || bad "escape: build 1: $(cat "$T/err")"
+rm "$W/a.json"
+cp tests/data/history/d1.json "$W/$(printf 'b\nperfstudy diff: 0 changes, 0 regressions\033[1A.json')"
+$PERFSTUDY build -q "$W/study.yaml" -o "$W/o" 2> "$T/err" && ok || bad "escape: build 2: $(cat "$T/err")"
+$PERFSTUDY diff "$W/o1" "$W/o" > "$T/diffout" 2> "$T/err"
+[ -s "$T/diffout" ] || echo "escape: diff said nothing: $(cat "$T/err")" >&2
+[ "$(grep -c '^perfstudy diff: ' "$T/diffout")" = 1 ] && grep -q '^perfstudy diff: 2 changes, 0 regressions$' "$T/diffout" && ok ||
+	bad "escape: a path forged a tally line: $(cat -A "$T/diffout")"
+grep -q "$(printf '\033')" "$T/diffout" && bad "escape: an escape byte reached the output" || ok
+grep -qF 'input added '"$W"'/b\nperfstudy diff: 0 changes, 0 regressions\x1b[1A.json' "$T/diffout" && ok ||
+	bad "escape: the path is not shown escaped: $(cat -A "$T/diffout")"
+
 finish

@@ -43,7 +43,7 @@ int history_open(struct store *s, const char *prev_db, int quiet)
 		return 0;
 	if (store_attach(s, prev_db, "hprev") < 0) {
 		if (!quiet)
-			fprintf(stderr, "perfstudy: %s: build history not carried over: %s\n", prev_db, store_errmsg(s));
+			diag_line(stderr, "perfstudy: %s: build history not carried over: %s", prev_db, store_errmsg(s));
 		return 0;
 	}
 	char *found = store_probe_text(s, "SELECT 1 FROM hprev.sqlite_master WHERE type = 'table'"
@@ -51,7 +51,7 @@ int history_open(struct store *s, const char *prev_db, int quiet)
 	const char *why = found ? store_history_carry(s, "hprev") : NULL;
 	free(found);
 	if (why && !quiet)
-		fprintf(stderr, "perfstudy: %s: build history not carried over: %s\n", prev_db, why);
+		diag_line(stderr, "perfstudy: %s: build history not carried over: %s", prev_db, why);
 	store_detach(s, "hprev");
 	return 0;
 }

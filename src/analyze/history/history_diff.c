@@ -135,7 +135,7 @@ static void print_changes(const char *exp, const struct table *t, int quiet)
 			buf_printf(&line, "): %s", table_cell(t, r, 7)->v.text);
 			if (crossed)
 				buf_printf(&line, ": REGRESSION (%s)", table_cell(t, r, 8)->v.text);
-			printf("%s\n", line.data);
+			diag_line(stdout, "%s", line.data);
 			continue;
 		}
 		buf_printf(&line, "%s: %s: %s", exp, table_cell(t, r, 1)->v.text, table_cell(t, r, 0)->v.text);
@@ -154,7 +154,7 @@ static void print_changes(const char *exp, const struct table *t, int quiet)
 		}
 		if (crossed)
 			buf_printf(&line, ": REGRESSION (%s)", table_cell(t, r, 8)->v.text);
-		printf("%s\n", line.data);
+		diag_line(stdout, "%s", line.data);
 	}
 	buf_release(&line);
 	buf_release(&cell);
@@ -186,7 +186,7 @@ int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *cr
 			break;
 		}
 		if (!ob && !quiet)
-			printf("%s: experiment added\n", exp);
+			diag_line(stdout, "%s: experiment added", exp);
 		struct history_limits lim;
 		limits(ndb, exp, &lim);
 		size_t n = 0;
@@ -203,7 +203,7 @@ int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *cr
 				      "SELECT DISTINCT experiment FROM history_builds ORDER BY experiment", &q) == 0) {
 		while (store_step_rc(q) == SQLITE_ROW)
 			if (!latest(ndb, (const char *)store_column_text(q, 0)) && !quiet) {
-				printf("%s: experiment removed\n", (const char *)store_column_text(q, 0));
+				diag_line(stdout, "%s: experiment removed", (const char *)store_column_text(q, 0));
 				nchanges++;
 			}
 		store_finalize(q);
