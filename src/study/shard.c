@@ -183,10 +183,37 @@ static char *meta_get(struct store *db, const char *key)
 	return v;
 }
 
+/*
+ * A shard opened read-only and bounded as any SQLite file perfstudy did not
+ * open itself (util/sqlguard.h: limits and a step budget for its size), so
+ * that a forged shard (a recursive view as shard_meta) fails instead of
+ * hanging merge; NULL when SQLite cannot open it.
+ */
 static struct store *open_ro(const char *path)
 {
 	struct store *db;
-	return store_open_read(path, 1, &db) < 0 ? NULL : db;
+	struct stat sb;
+	if (store_open_read(path, 1, &db) < 0)
+		return NULL;
+	if (store_guard(db, stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0) < 0) {
+		store_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+/* The shard's tables that are not plain tables (a view runs the file's own SQL): NULL, or the first, with what it is. */
+static const char *shard_not_plain(struct store *db, const char **table)
+{
+	static const char *const tables[] = {"shard_meta", "shard_traces", "shard_batches"};
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		const char *kind = store_not_plain(db, tables[i]);
+		if (kind) {
+			*table = tables[i];
+			return kind;
+		}
+	}
+	return NULL;
 }
 
 int shard_is_shard(const char *path)
@@ -202,6 +229,12 @@ int shard_is_shard(const char *path)
 	struct store *db = open_ro(path);
 	if (!db)
 		return 0;
+	/* A shard_meta that is not a plain table claims to be a shard: merge refuses it, naming the table. */
+	const char *table;
+	if (shard_not_plain(db, &table) && !strcmp(table, "shard_meta")) {
+		store_close(db);
+		return 1;
+	}
 	char *fmt = meta_get(db, "format");
 	int yes = fmt && !strncmp(fmt, "perfstudy shard ", 16);
 	free(fmt);
@@ -258,6 +291,13 @@ int shard_set_open(const char *const *dbs, size_t ndbs, const char *const *paths
 	for (size_t k = 0; k < ndbs; k++) {
 		const char *path = dbs[k];
 		struct store *db = open_ro(path);
+		const char *table, *kind = db ? shard_not_plain(db, &table) : NULL;
+		if (kind) {
+			diag_error(path, "table '%s': is %s, not a plain table; refused (a perfstudy shard has only plain "
+					 "tables, and a view runs the file's own SQL)", table, kind);
+			store_close(db);
+			goto fail;
+		}
 		char *fmt = db ? meta_get(db, "format") : NULL;
 		if (!fmt || strcmp(fmt, SHARD_FORMAT)) {
 			diag_error(path, "not a shard database of this perfstudy (expected '%s')", SHARD_FORMAT);

@@ -506,4 +506,23 @@ echo "$T/many/m.yaml:200003:9: error: duplicate run id 'r0' (first at 3:9)" >"$T
 same "$T/want" "$T/err" "100,000 runs"
 echo "manifest of 100,000 runs checked: $(tail -n 1 "$T/cpu" | tr _ ' ')"
 
+# --- merge of a forged shard (issue 43 item 7) ---
+# A shard whose shard_meta is a recursive view that never yields 'format'
+# hung merge (10 s of CPU and counting: merge opened its shards without the
+# SQLite guard). Now exit 1 at once, naming the shard and the table.
+if command -v sqlite3 >/dev/null; then
+	mkdir -p "$T/fshard"
+	sqlite3 "$T/fshard/forged.db" "CREATE VIEW shard_meta(key, value) AS
+WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT 'k' || i, 'v' FROM r"
+	bash -c 'ulimit -t 60; exec "$0" merge -q -o "$1" "$2" tests/data/small/study/run-a' "$P" "$T/fshard/out" \
+		"$T/fshard/forged.db" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ $rc -eq 1 ] && ok || bad "merge of a shard with a recursive view: exit $rc, want 1"
+	echo "$T/fshard/forged.db: error: table 'shard_meta': is a view, not a plain table; refused (a perfstudy shard has only plain tables, and a view runs the file's own SQL)" >"$T/want"
+	same "$T/want" "$T/err" "merge of a shard with a recursive view"
+	[ ! -e "$T/fshard/out" ] && ok || bad "merge of a forged shard wrote an output"
+else
+	skipped "sqlite3 not installed: forged shard not made"
+fi
+
 finish
