@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
 
@@ -58,6 +59,22 @@ int ingest_is_rank_file(const char *name)
 				return 1;
 		}
 	return 0;
+}
+
+char *ingest_rank_file_patterns(void)
+{
+	struct buf b;
+	buf_init(&b);
+	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++)
+		for (const char *const *s = readers[i]->rank_suffixes; s && *s; s++) {
+			int seen = 0;
+			for (size_t j = 0; j < i && !seen; j++)
+				for (const char *const *t = readers[j]->rank_suffixes; t && *t && !seen; t++)
+					seen = !strcmp(*s, *t);
+			if (!seen)
+				buf_printf(&b, "%s*%s", b.len ? ", " : "", *s);
+		}
+	return buf_detach(&b);
 }
 
 const struct reader *const *ingest_readers(size_t *n)

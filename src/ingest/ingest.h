@@ -223,6 +223,8 @@ struct reader {
 
 /* Whether a file named name inside a run's directory is one of its ranks: a reader's rank_suffixes. */
 int ingest_is_rank_file(const char *name);
+/* The endings of ingest_is_rank_file as "*.json, *.json.gz, ...", each once, in the readers' order (caller frees). */
+char *ingest_rank_file_patterns(void);
 
 /*
  * Reads path with the reader its content calls for. *format (static string)

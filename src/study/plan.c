@@ -100,7 +100,11 @@ static int list_traces(const char *dir, char ***out, size_t *n)
 		return -1;
 	}
 	if (!k) {
-		diag_error(dir, "no trace files in directory (expected *.json, *.json.gz, *.sqlite, *.nvvp or *.csv)");
+		/* The endings come from the readers' table, so the list cannot fall behind a new format. */
+		char *pat = ingest_rank_file_patterns();
+		diag_error(dir, "no trace files in directory (expected %s, or a JAX profile directory holding "
+				"plugins/profile/<session>/*.xplane.pb or *.trace.json.gz)", pat);
+		free(pat);
 		free(v);
 		return -1;
 	}

@@ -525,4 +525,16 @@ else
 	skipped "sqlite3 not installed: forged shard not made"
 fi
 
+# --- a directory with no trace (issue 43 item 18) ---
+# The message listed five endings of its own; rocprofv3's *_results.db and
+# JAX's .xplane.pb were missing. The endings now come from the readers.
+mkdir -p "$T/notrace"
+echo notes > "$T/notrace/notes.txt"
+$PERFSTUDY build -q "$T/notrace" -o "$T/notrace-out" >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && ok || bad "a directory without traces: exit $rc, want 1"
+for want in '*.json' '*.json.gz' '*.sqlite' '*.nvvp' '*.csv' '*_results.db' '*.xplane.pb'; do
+	grep -qF -- "$want" "$T/err" && ok || bad "no-trace message does not list $want: $(cat "$T/err")"
+done
+
 finish
