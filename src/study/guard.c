@@ -240,6 +240,13 @@ static int lock_beside(const char *dir, const char *what)
 	 */
 	char *path = xasprintf("%s.lock", dir);
 	int fd;
+	/*
+	 * From before the file exists until cleanup_lock names it, signals wait
+	 * (cleanup_hold) and the handlers are in place (cleanup_catch): a
+	 * SIGINT in a build's first milliseconds left DIR.lock behind.
+	 */
+	cleanup_hold(1);
+	cleanup_catch();
 	for (;;) {
 		fd = open_lock(path);
 		if (fd < 0)
@@ -263,6 +270,7 @@ static int lock_beside(const char *dir, const char *what)
 		}
 		close(fd); /* its holder removed it as we locked it: lock the new one */
 	}
+	cleanup_hold(0);
 	free(path);
 	return fd;
 }
@@ -275,4 +283,5 @@ void guard_unlock(const char *dir, int fd)
 	unlink(path);
 	close(fd);
 	free(path);
+	cleanup_release();
 }

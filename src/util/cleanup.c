@@ -120,13 +120,11 @@ static void on_oom(void)
 	drop_lock();
 }
 
-void cleanup_arm(const char *tmpdir)
+/* Installs the handlers, once; the dispositions before are kept for restore_signals. */
+static void catch_signals(void)
 {
-	size_t n = strlen(tmpdir);
-	if (n >= sizeof(tmp_path))
-		n = sizeof(tmp_path) - 1;
-	memcpy(tmp_path, tmpdir, n);
-	tmp_path[n] = '\0';
+	if (have_saved)
+		return;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -140,6 +138,30 @@ void cleanup_arm(const char *tmpdir)
 			sigaction(signals[i], &sa, NULL);
 	}
 	have_saved = 1;
+}
+
+static void restore_signals(void)
+{
+	if (!have_saved)
+		return;
+	for (size_t i = 0; i < NSIGNALS; i++)
+		sigaction(signals[i], &saved[i], NULL);
+	have_saved = 0;
+}
+
+void cleanup_catch(void)
+{
+	catch_signals();
+}
+
+void cleanup_arm(const char *tmpdir)
+{
+	size_t n = strlen(tmpdir);
+	if (n >= sizeof(tmp_path))
+		n = sizeof(tmp_path) - 1;
+	memcpy(tmp_path, tmpdir, n);
+	tmp_path[n] = '\0';
+	catch_signals();
 	armed = 1;
 	xalloc_on_oom(on_oom);
 }
@@ -148,11 +170,15 @@ void cleanup_disarm(void)
 {
 	armed = 0;
 	xalloc_on_oom(NULL);
-	if (!have_saved)
-		return;
-	for (size_t i = 0; i < NSIGNALS; i++)
-		sigaction(signals[i], &saved[i], NULL);
-	have_saved = 0;
+	/* While a lock file is held the handlers stay: a signal still removes it (cleanup_release ends that). */
+	if (!have_lock)
+		restore_signals();
+}
+
+void cleanup_release(void)
+{
+	if (!armed && !have_lock)
+		restore_signals();
 }
 
 void cleanup_hold(int on)

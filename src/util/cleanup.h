@@ -25,8 +25,20 @@ void cleanup_arm(const char *tmpdir);
  * could name the next build's lock.
  */
 void cleanup_lock(const char *lockpath);
-/* Forgets tmpdir (it was moved into place or removed); the handlers before cleanup_arm() again. */
+/*
+ * Installs the handlers without a temporary output yet: from then on a
+ * signal removes the lock file cleanup_lock() names (study/guard.c calls it,
+ * signals held back, before it creates DIR.lock, so that no moment is left
+ * in which a signal leaves the lock file behind).
+ */
+void cleanup_catch(void);
+/*
+ * Forgets tmpdir (it was moved into place or removed); the handlers before
+ * cleanup_arm() or cleanup_catch() again, unless a lock file is still held.
+ */
 void cleanup_disarm(void);
+/* The handlers before again once neither a temporary output nor a lock file is held (after guard_unlock). */
+void cleanup_release(void);
 /* Holds the signals back (on) or lets them through (off), around the swap. */
 void cleanup_hold(int on);
 /*

@@ -48,6 +48,18 @@ for d in 0.05 $(at 0.25) $(at 0.55) $(at 0.85); do
 	[ ! -e "$P.lock" ] && ok || bad "SIGINT after ${d}s: $P.lock left"
 	intact "SIGINT after ${d}s"
 done
+# A signal in a build's first milliseconds (issue 43 item 17): the lock
+# file existed before the handler that removes it, and DIR.lock stayed.
+# Signals now wait while it is made and named; none of these early moments
+# may leave it (or a temporary directory).
+for d in 0.001 0.003 0.006 0.01 0.015 0.02 0.03 0.04 0.06 0.08 0.1 0.15; do
+	stop TERM $d
+	[ $rc -eq 143 ] || [ $rc -eq 0 ] || bad "SIGTERM after ${d}s: exit $rc, want 143"
+	[ ! -e "$P.lock" ] && ok || { bad "SIGTERM after ${d}s: $P.lock left"; rm -f "$P.lock"; }
+	ls -d "$P".tmp.* >/dev/null 2>&1 && bad "SIGTERM after ${d}s: temporary directory left" || ok
+	[ $rc -eq 0 ] && { cp -r "$P" "$T/site.copy.new" && rm -rf "$T/site.copy" && mv "$T/site.copy.new" "$T/site.copy"; }
+done
+intact "SIGTERM in the first milliseconds"
 stop TERM 0.8
 [ $rc -eq 143 ] && ok || bad "SIGTERM: exit $rc, want 143"
 ls -d "$P".tmp.* >/dev/null 2>&1 && bad "SIGTERM: temporary directory left" || ok
