@@ -37,6 +37,29 @@ example_h200() {
 	fi
 }
 
+# unpacked DIR: prints a directory that holds DIR's own files (logs, truth)
+# and the traces that DIR.tar.xz keeps, inflated JSON there to stay under the
+# 64 MiB the tree may weigh, here gzipped again (gzip -1) under their
+# recorded names (RUN/rankN.pt.trace.json.gz). Unpacked once per checkout
+# and tarball into build/unpacked/NAME-SHA (into a temporary directory
+# renamed at the end, so that scripts running at once never see half of
+# it), then shared by every script; read-only for them. Without the
+# tarball, DIR itself. Fails (prints nothing) when xz or tar fails.
+unpacked() {
+	local src=$1 tar=$1.tar.xz sum dst tmp
+	[ -f "$tar" ] || { echo "$PWD/$src"; return 0; }
+	sum=$(sha256sum "$tar" | cut -c1-12)
+	dst=$PWD/build/unpacked/$(basename "$(dirname "$src")")-$sum
+	if [ ! -d "$dst" ]; then
+		tmp=$dst.tmp.$$
+		rm -rf "$tmp" && mkdir -p "$tmp" && cp -r "$src"/. "$tmp"/ &&
+			xz -dc "$tar" | tar -x -C "$tmp" &&
+			find "$tmp" -name '*.pt.trace.json' -exec gzip -1n {} + || { rm -rf "$tmp"; return 1; }
+		mv -T "$tmp" "$dst" 2>/dev/null || rm -rf "$tmp" # another script got there first
+	fi
+	echo "$dst"
+}
+
 finish() {
 	echo "$(basename "$0" .sh): $pass passed, $failn failed, $skip skipped"
 	[ $failn -eq 0 ]

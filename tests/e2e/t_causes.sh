@@ -17,7 +17,7 @@
 # tests/golden/causes_check.py, which recomputes them from the raw JSON.
 . "$(dirname "$0")/lib.sh"
 
-E=experiments/h100x4/traces
+E=$(unpacked experiments/h100x4/traces)
 if [ ! -d "$E/gpt2-4gpu-ddp-host2" ]; then
 	skipped "experiments/h100x4 is missing"
 	finish
@@ -32,8 +32,8 @@ A=$(pwd)
 	for r in gpt2-4gpu-ddp gpt2-4gpu-ddp-host2 gpt2-4gpu-ddp-gpu1; do
 		echo "  - id: $r"
 		echo "    gpus: 4"
-		echo "    traces: $A/$E/$r/rank*.pt.trace.json.gz"
-		echo "    inputs: $A/$E/$r/rank0.log"
+		echo "    traces: $E/$r/rank*.pt.trace.json.gz"
+		echo "    inputs: $E/$r/rank0.log"
 	done
 } >"$T/study.yaml"
 $PERFSTUDY build -q "$T/study.yaml" -o "$T/o" 2>"$T/err"
@@ -137,8 +137,8 @@ if [ -d "$E/small-2gpu-ddp-host1gpu" ]; then
 		for r in small-2gpu-ddp-host1 small-2gpu-ddp-host1gpu; do
 			echo "  - id: $r"
 			echo "    gpus: 2"
-			echo "    traces: $A/$E/$r/rank*.pt.trace.json.gz"
-			echo "    inputs: $A/$E/$r/rank0.log"
+			echo "    traces: $E/$r/rank*.pt.trace.json.gz"
+			echo "    inputs: $E/$r/rank0.log"
 		done
 	} >"$T/hidden.yaml"
 	$PERFSTUDY build -q "$T/hidden.yaml" -o "$T/h" 2>"$T/err" && ok || bad "hidden: build failed: $(cat "$T/err")"

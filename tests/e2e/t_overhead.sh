@@ -68,7 +68,7 @@ grep -q 'run bert-2gpu-ddp&#39;s profiled steps take 134.3 ms (trace, median ste
 	ok || bad "the 2x sanity warning is given for other runs than bert-2gpu-ddp"
 
 # The 4 x H100 reruns (30 iterations).
-H=$PWD/experiments/h100x4/traces
+H=$(unpacked experiments/h100x4/traces)
 if [ -d "$H" ]; then
 	mkdir -p "$T/x"
 	{

@@ -8,7 +8,7 @@
 # minimum effect, passes. A trace of 3 steps stretched x1.5 fails though no
 # test is possible with 3 steps a side, decided by the intervals.
 . "$(dirname "$0")/lib.sh"
-H=$PWD/experiments/h100x4/traces
+H=$(unpacked experiments/h100x4/traces)
 [ -d "$H" ] || { skipped "experiments/h100x4 missing"; finish; exit; }
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 
