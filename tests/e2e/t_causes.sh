@@ -57,7 +57,7 @@ IFS=, read -r rank where region name excess <<<"$(first_row gpt2-4gpu-ddp-host2)
 [ "$rank,$where,$region,$name" = "2,host,get_train_batch," ] && ok ||
 	bad "host2: first row $rank,$where,$region,$name, not 2,host,get_train_batch"
 within 20000 "$excess" && ok || bad "host2: excess $excess us per step, not within 15 % of 20000"
-grep -q '^gpt2-4gpu-ddp-host2,2,"gpt2-4gpu-ddp-host2 rank 2 spends [0-9.]* ms more per step than the median rank on its host in get_train_batch' "$F" &&
+grep -q '^gpt2-4gpu-ddp-host2,2,"gpt2-4gpu-ddp-host2 rank 2: .*It spends [0-9.]* ms more per step than the median rank on its host in get_train_batch' "$F" &&
 	ok || bad "host2: no finding naming rank 2's host in get_train_batch"
 
 # gpu1: rank 1, gpu, forward, then the planted kernel, run only on rank 1 (other_calls 0)
@@ -67,7 +67,7 @@ within 12210.132 "$excess" && ok || bad "gpu1: excess $excess us per step, not w
 K=nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_NNT
 grep -q "^gpt2-4gpu-ddp-gpu1,1,gpu,forward,$K,12210.132,30,0," "$C" && ok ||
 	bad "gpu1: no row for $K with 12210.132 us per step over 30 calls, other ranks 0"
-grep -q "gpt2-4gpu-ddp-gpu1 rank 1 spends [0-9.]* ms more per step than the median rank on its GPU in forward ([^)]*), [0-9.]* ms of it in kernel $K (30 calls, run only on rank 1)" "$F" &&
+grep -q "gpt2-4gpu-ddp-gpu1 rank 1: .*It spends [0-9.]* ms more per step than the median rank on its GPU in forward ([^)]*), [0-9.]* ms of it in kernel $K (30 calls, run only on rank 1)" "$F" &&
 	ok || bad "gpu1: no finding naming rank 1's GPU in forward and $K as run only there"
 
 # every row of every run, recomputed from the raw traces
@@ -154,7 +154,7 @@ if [ -d "$E/small-2gpu-ddp-host1gpu" ]; then
 	done
 	kex=$(awk -F, -v k="$K" '$1 == "small-2gpu-ddp-host1gpu" && $3 == "gpu" && $5 == k { print $6 }' "$C")
 	within 2800 "$kex" && ok || bad "host1gpu: $K excess '$kex' us per step, not within 15 % of 2800"
-	grep -q "small-2gpu-ddp-host1gpu rank 1 spends [0-9.]* ms more per step than the median rank on its host in get_train_batch.*; its GPU also spends [0-9.]* ms more per step in forward, [0-9.]* ms of it in kernel $K (4 calls, run only on rank 1), which likely hides behind its host-bound step" "$HF" &&
+	grep -q "small-2gpu-ddp-host1gpu rank 1: .*It spends [0-9.]* ms more per step than the median rank on its host in get_train_batch.*; its GPU also spends [0-9.]* ms more per step in forward, [0-9.]* ms of it in kernel $K (4 calls, run only on rank 1), which likely hides behind its host-bound step" "$HF" &&
 		ok || bad "host1gpu: the extra GPU work is not said to hide: $(grep host1gpu "$HF")"
 	grep -q 'small-2gpu-ddp-host1 rank.*likely hides' "$HF" && bad "host1 (no extra GPU work): something said to hide" || ok
 	# the claim is true: with the extra work, the training's step is no longer by half of that work

@@ -50,7 +50,8 @@ with open(sys.argv[2], "w") as f:
         for *_, key, ex, calls in sorted(rows):
             f.write("run,%d,%s,%s,%s,%.3f,%d\n" % (r, key[0], key[1], key[2], ex, calls))
 EOF
-cut -d, -f1-7 "$C" > "$T/got.csv"
+# the host time outside operators (gap rows) is not part of this model: t_causes checks it on real traces
+grep -v ',(outside operators),' "$C" | cut -d, -f1-7 > "$T/got.csv"
 same "$T/want.csv" "$T/got.csv" "straggler_causes.csv, the 16 of 20 slow ranks"
 # By hand, a check on the script above: 16 ranks x 3 rows. The largest US,
 # 400, is i = 9 (11 x 9 mod 20 = 19), rank 7 x 9 + 3 = 66 mod 48 = 18: first,

@@ -13,7 +13,11 @@ holding their start, name) without calls nested in a call of the same
 name on the same thread, and the GPU activities (kernel,
 gpu_memcpy, gpu_memset; NCCL kernels left out) whose runtime call (same
 correlation) starts in a phase, as a union per phase and summed per
-(phase, name). Each divided by the rank's ProfilerStep# count. For every
+(phase, name), and the host time outside operators: the ProfilerStep#
+ranges' time that no cpu_op and no cuda_runtime or cuda_driver event
+covers, split by the phases' host time, the rest outside phases (name
+"(outside operators)", its own kind). Each divided by the rank's
+ProfilerStep# count. For every
 rank with rows in the CSV: excess = its value - the median of the other
 ranks' (0 where a rank lacks the item), and the CSV's rows must be exactly
 the top 10 positive ones of each kind, with the same numbers (within
@@ -33,6 +37,7 @@ PHASES = [
     ("optimizer_step", [r"optimizer_step", r"Optimizer\.step#.*"]),
 ]
 OUT = "(outside phases)"
+GAP = "(outside operators)"
 
 
 def union(iv):
@@ -44,6 +49,38 @@ def union(iv):
             out[-1][1] = max(out[-1][1], e)
         else:
             out.append([s, e])
+    return out
+
+
+def measure(iv):
+    return sum(e - s for s, e in iv)
+
+
+def intersect(a, b):
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        s, e = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if s < e:
+            out.append([s, e])
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def subtract(a, b):
+    out = []
+    for s, e in a:
+        cur = s
+        for bs, be in b:
+            if be <= cur or bs >= e:
+                continue
+            if bs > cur:
+                out.append([cur, bs])
+            cur = max(cur, be)
+        if cur < e:
+            out.append([cur, e])
     return out
 
 
@@ -120,6 +157,20 @@ def profile(path):
         stack.append((s - negd, name))
         if not nested:
             put(("host", phase_at(s), name), -negd)
+    # host time outside operators and CUDA calls, within the steps
+    steps = union([(ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])) for e in ev
+                   if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#")])
+    busy = union([(ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])) for e in ev
+                  if e.get("cat") in ("cpu_op", "cuda_runtime", "cuda_driver") and "dur" in e])
+    gaps = subtract(steps, busy)
+    left = measure(gaps)
+    for p, _ in PHASES:
+        m = measure(intersect(gaps, host[p]))
+        if m > 0:
+            put(("host", p, GAP), m)
+            left -= m
+    if left > 0:
+        put(("host", OUT, GAP), left)
     launch = {}
     for e in ev:
         if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {}):
@@ -143,7 +194,7 @@ def profile(path):
 
 
 def kind(key):
-    return (key[0], key[2] == "")
+    return (key[0], key[2] == "", key[2] == GAP)
 
 
 def main():

@@ -21,6 +21,16 @@
  *               time in against the median rank, on the side that made it
  *               late (straggler_side), with the other ranks' wait for it;
  *               extra GPU work of a host-bound straggler is said to hide.
+ *               The mechanism (straggler_causes.csv mechanism) comes
+ *               first, in words with the fix (why.c).
+ *   price       the waiting and cause findings state first what fixing the
+ *               straggler saves per step (why.c: the others' smallest
+ *               exposed wait per collective, on the training's steps), and
+ *               are said only where it exceeds the run's natural spread
+ *               (NOISE_K x the training's step noise, the saving any other
+ *               rank gives, CAUSE_MIN_MS); findings.csv saving_us_per_step.
+ *   order       findings with a saving first, largest first across runs
+ *               (order.c); the others after, in the order of the rules.
  *   straggler-windows  what that rank's GPU did in the windows in which
  *               another rank waited for it (straggler_ranks.csv: their
  *               union, each instant once), as shares of that union.
@@ -53,6 +63,9 @@
 #include "util/intmap.h"
 #include "util/xalloc.h"
 #include "analyze/analysis.h"
+#include "analyze/findings/cells.h"
+#include "analyze/findings/order.h"
+#include "analyze/findings/why.h"
 
 /*
  * The rules' thresholds, named once: the rule texts of findings.csv and its
@@ -68,44 +81,14 @@
 #define CAUSE_LEAD_SHARE 0.5 /* "so the others wait": the excess named is this share of the largest exposed wait */
 #define OVERHEAD_SAY 1.10    /* a profiler slowdown worth a note beside each finding */
 #define SCALING_SPLIT 0.10   /* profiled and logged speedups differing by more than this share of the logged one */
+#define NOISE_K 2.0          /* a straggler's saving must exceed this many times the training's step noise */
 
-/* A numeric cell as a double (COL_US in microseconds); NAN when null or absent. */
-static double num(const struct table *t, size_t row, int col)
-{
-	if (col < 0)
-		return NAN;
-	const struct cell *c = table_cell(t, row, (size_t)col);
-	if (c->null)
-		return NAN;
-	switch (t->cols[col].type) {
-	case COL_INT:
-		return (double)c->v.i;
-	case COL_US:
-		return (double)c->v.i / 1000.0;
-	case COL_FRAC:
-	case COL_REAL:
-		return c->v.f;
-	case COL_TEXT:
-		break;
-	}
-	return NAN;
-}
-
-static const char *text(const struct table *t, size_t row, int col)
-{
-	if (col < 0)
-		return NULL;
-	const struct cell *c = table_cell(t, row, (size_t)col);
-	return c->null || t->cols[col].type != COL_TEXT ? NULL : c->v.text;
-}
-
-static int col(const struct table *t, const char *name)
-{
-	return t ? table_col_index(t, name) : -1;
-}
 
 struct findings {
 	struct table *t;
+	struct pending *p;
+	size_t np, capp;
+	double saving; /* the saving of the next add(), us per step; NAN none (add resets it) */
 	struct buf s;
 	struct buf rule; /* the rule text being formatted (rulef) */
 	double overhead; /* the current run's profiler overhead (profiler_overhead.csv); 0: unknown */
@@ -145,14 +128,11 @@ static void add(struct findings *f, const char *run, int rank, double value, con
 	if (f->overhead > OVERHEAD_SAY && strcmp(evidence, "table-scaling"))
 		buf_printf(&f->s, " (in the profiled steps, which the profiler slowed %.2fx against the training: "
 				  "profiler_overhead.csv)", f->overhead);
-	size_t r = table_add_row(f->t);
-	table_set_text(f->t, r, 0, run);
-	if (rank >= 0)
-		table_set_int(f->t, r, 1, rank);
-	table_set_text(f->t, r, 2, f->s.data);
-	table_set_real(f->t, r, 3, value);
-	table_set_text(f->t, r, 4, evidence);
-	table_set_text(f->t, r, 5, rule);
+	f->p = xgrow(f->p, &f->capp, f->np + 1, sizeof(*f->p));
+	f->p[f->np] = (struct pending){xstrdup(run), xstrdup(f->s.data), xstrdup(evidence), xstrdup(rule), rank,
+				       value, f->saving, f->np};
+	f->np++;
+	f->saving = NAN;
 	buf_reset(&f->s);
 }
 
@@ -608,7 +588,7 @@ static long top_name_row(const struct table *t, const char *run, int rank, const
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *rr = text(t, r, crun), *w = text(t, r, cw), *g = text(t, r, creg), *n = text(t, r, cn);
 		if (rr && !strcmp(rr, run) && num(t, r, crank) == rank && w && !strcmp(w, where) && g &&
-		    !strcmp(g, region) && n && *n)
+		    !strcmp(g, region) && n && *n && strcmp(n, "(outside operators)"))
 			return (long)r;
 	}
 	return -1;
@@ -637,7 +617,7 @@ static double side_excess(const struct table *t, const char *run, int rank, cons
  * it per step, exposed (xmin .. xmax ms) and in all (wmin .. wmax ms).
  */
 static void rule_cause(struct findings *f, const struct analysis_result *res, const char *run, int straggler,
-		       double xmin, double xmax, double wmin, double wmax)
+		       double xmin, double xmax, double wmin, double wmax, double saving)
 {
 	const struct table *t = result_table(res, "straggler_causes");
 	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), creg = col(t, "region"),
@@ -654,14 +634,24 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 		return;
 	const char *where = text(t, (size_t)first, cw), *region = text(t, (size_t)first, creg);
 	const char *fname = text(t, (size_t)first, cn);
+	if (fname && !strcmp(fname, "(outside operators)"))
+		fname = NULL; /* host time outside operators: said as the region's, not as an operator's */
 	long reg = fname && *fname ? region_row(t, run, straggler, where, region) : first;
 	long name = fname && *fname ? first : top_name_row(t, run, straggler, where, region);
 	long lead = reg >= 0 ? reg : first;
 	double busy, idle;
 	straggler_side(res, run, straggler, &busy, &idle);
 	int gpu = !strcmp(where, "gpu");
-	buf_printf(&f->s, "%s rank %d spends %.1f ms more per step than the median rank on its %s in %s (%.1f vs %.1f ms)",
-		   run, straggler, num(t, (size_t)lead, ce) / 1000, gpu ? "GPU" : "host", region,
+	buf_printf(&f->s, "%s rank %d: ", run, straggler);
+	if (!isnan(saving)) {
+		buf_printf(&f->s, "fixing it would shorten the step by ");
+		why_saving_words(&f->s, res, run, saving, f->overhead);
+		buf_printf(&f->s, "; ");
+	}
+	if (why_mechanism(&f->s, res, run, straggler))
+		buf_printf(&f->s, ". ");
+	buf_printf(&f->s, "It spends %.1f ms more per step than the median rank on its %s in %s (%.1f vs %.1f ms)",
+		   num(t, (size_t)lead, ce) / 1000, gpu ? "GPU" : "host", region,
 		   num(t, (size_t)lead, cm) / 1000, num(t, (size_t)lead, co) / 1000);
 	if (name >= 0 && num(t, (size_t)name, ce) / 1000 >= CAUSE_MIN_MS) {
 		double oc = num(t, (size_t)name, coc);
@@ -734,6 +724,7 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 		}
 		break;
 	}
+	f->saving = saving;
 	add(f, run, straggler, num(t, (size_t)lead, ce) / 1000, "table-straggler_causes",
 	    rulef(f, "cause: the straggler's first row in straggler_causes.csv (the side that made it late, then the "
 		     "largest excess per step over the median of the other ranks), with its largest operator or "
@@ -847,9 +838,35 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		if (share > top)
 			top = share;
 	}
+	/*
+	 * The price and the noise: the saving (why.c) on the training's steps,
+	 * and nothing said where it does not exceed the run's natural spread,
+	 * the larger of NOISE_K times the training's step-to-step noise
+	 * (profiler_overhead.csv unprofiled_sigma_us), the saving any other rank
+	 * would give (the ranks' natural straggling) and CAUSE_MIN_MS.
+	 */
+	double noise = 0, saving = named ? why_saving(res, run, straggler, &noise) : NAN;
+	if (f->overhead > 0) {
+		saving /= f->overhead;
+		noise /= f->overhead;
+	}
+	double sigma = (double)profiler_noise_ns(res, run) / 1000;
+	if (NOISE_K * sigma > noise)
+		noise = NOISE_K * sigma;
+	if (CAUSE_MIN_MS * 1000 > noise)
+		noise = CAUSE_MIN_MS * 1000;
+	if (!isnan(saving) && saving < noise)
+		named = 0;
 	if (named) {
-		buf_printf(&f->s, "%s: inside matched collectives the other ranks wait for rank %d per step, exposed "
-			   "(their GPU doing nothing else) first: %s", run, straggler, who.data);
+		buf_printf(&f->s, "%s: ", run);
+		if (!isnan(saving)) {
+			buf_printf(&f->s, "if rank %d arrived with the others the step would be shorter by ", straggler);
+			why_saving_words(&f->s, res, run, saving, f->overhead);
+			buf_printf(&f->s, ", above the run's noise of %.1f ms; ", noise / 1000);
+		}
+		buf_printf(&f->s, "inside matched collectives the other ranks wait for rank %d per step, exposed "
+			   "(their GPU doing nothing else) first: %s", straggler, who.data);
+		f->saving = saving;
 		add(f, run, straggler, top, "table-collective_waits",
 		    rulef(f, "waiting: per rank, its waits inside matched collectives for the rank that arrived last "
 			     "(collective_waits.csv exposed_wait_us and wait_us of the collectives launched in a step, "
@@ -857,7 +874,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 			     "total is named with every rank that waited for it at least %.0f %% of its mean step; "
 			     "value: the largest share",
 			  100 * WAIT_MIN));
-		rule_cause(f, res, run, straggler, xmin, xmax, wmin, wmax);
+		rule_cause(f, res, run, straggler, xmin, xmax, wmin, wmax, saving);
 		rule_straggler_windows(f, res, run, straggler);
 	}
 	buf_release(&who);
@@ -871,7 +888,9 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 	(void)ctx;
 	struct findings f = {
 		.t = table_new("findings", "Findings: statements generated from the tables, with their evidence",
-			       "run:text,rank:int,finding:text,value:real,evidence:text,rule:text"),
+			       "run:text,rank:int,finding:text,value:real,evidence:text,rule:text,"
+			       "saving_us_per_step:us"),
+		.saving = NAN,
 	};
 	buf_init(&f.s);
 	buf_init(&f.rule);
@@ -909,6 +928,8 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 			rule_gpu_idle(&f, out, run);
 		free(v);
 	}
+	findings_flush(f.t, f.p, f.np);
+	free(f.p);
 	buf_release(&f.s);
 	buf_release(&f.rule);
 	if (!f.t->nrows) {
@@ -939,12 +960,25 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"rank waited for longest is named with every rank that waited for it at least %.0f %% of its step. "
 		"cause: that rank's first row in straggler_causes.csv (the side that made it late, then the largest "
 		"excess per step over the median of the other ranks) with its largest operator or kernel there, "
-		"when at least %g ms per step; a kernel no other rank runs is said to run only there; extra GPU work of "
-		"a host-bound straggler is said to hide behind its host. straggler-windows: what that rank's GPU did "
+		"when at least %g ms per step, after the mechanism straggler_causes.csv names for the rank, in words "
+		"with the fix to try; a kernel no other rank runs is said to run only there; extra GPU work of "
+		"a host-bound straggler is said to hide behind its host. The price (saving_us_per_step, in the "
+		"waiting and cause findings, stated first): how much shorter the step would be if the straggler "
+		"arrived at its collectives with the others: per matched collective launched in a profiled step at "
+		"which it arrived last, the smallest exposed wait of the other ranks (the latest of them would have "
+		"started the transfer; a wait hidden behind other GPU work shortens nothing), summed and divided by "
+		"its step count, then divided by the run's profiler factor (profiler_overhead.csv overhead) where a "
+		"training log gives one, to be the training's and not the profiled steps'. Quiet on noise: the "
+		"waiting, cause and straggler-windows findings are stated only where that saving exceeds the run's "
+		"natural spread, the largest of %g ms, %g times the training's step-to-step noise "
+		"(profiler_overhead.csv unprofiled_sigma_us, from at least 5 unprofiled iterations) and the saving "
+		"the same rule gives for any other rank of the run (the ranks' natural straggling). Order: findings "
+		"with a saving first, largest first across the experiment's runs, then the others in the order of "
+		"the rules. straggler-windows: what that rank's GPU did "
 		"in the union of the windows in which another rank waited for it (straggler_ranks.csv), as shares of "
 		"that union. A rule whose table is missing, or whose number is under its threshold, states nothing.",
 		100 * SKEW_MIN, 100 * IDLE_MIN, 100 * IDLE_MIN, share_words(HOST_MIN, host_half), share_words(HOST_MIN, crit_half),
-		HOST_BOUND_EACH, 100 * WAIT_MIN, CAUSE_MIN_MS);
+		HOST_BOUND_EACH, 100 * WAIT_MIN, CAUSE_MIN_MS, CAUSE_MIN_MS, NOISE_K);
 	result_add_method(out, "findings.csv", m.data);
 	buf_release(&m);
 	return 0;

@@ -18,11 +18,17 @@
  *                depth), a call nested in one of the same name on the
  *                same thread left out; region: the phase holding the
  *                call's start;
+ *   host gap     per region, the host time of the rank's steps (ProfilerStep
+ *                ranges) that no operator and no CUDA runtime or driver
+ *                call covers on any thread: a sleep, Python between
+ *                operators, I/O, a lock; split by the phases' host time,
+ *                the rest outside phases; name "(outside operators)";
  *   gpu region   the union of the GPU activities other than
  *                communication kernels (kernels, memcpys, memsets) whose
  *                launching runtime call starts in the phase, name empty;
  *   gpu kernel   per region and activity name, the summed duration of
  *                those activities.
+ * GPU items also sum the bytes their copies moved (bytes_per_step).
  * Communication kernels are left out of the GPU rows: their duration
  * includes the wait for the other ranks, the effect and not the cause.
  * Time outside every phase is region "(outside phases)".
@@ -55,18 +61,58 @@
 #include "util/intmap.h"
 #include "util/xalloc.h"
 
+/*
+ * Mechanism: why the rank spends the excess, one word of a fixed vocabulary
+ * per rank (the run's finding says it with the fix to try) and per row:
+ *   pageable_copy     copies from pageable (unpinned) host memory: a GPU
+ *                     activity named "... (Pageable -> ...)" holds at least
+ *                     MECH_SHARE of the rank's largest excess;
+ *   copy              other copies (pinned, device) likewise;
+ *   host_sync         the host waits for the GPU: synchronising operators
+ *                     and calls (aten::item, aten::_local_scalar_dense,
+ *                     cudaStreamSynchronize, ...) hold at least MECH_SHARE
+ *                     of the largest host excess;
+ *   host_outside_ops  host time outside any operator or CUDA call (gap
+ *                     rows) holds at least MECH_SHARE of the largest excess;
+ *   uneven_data       the kernels the rank shares with the others (same
+ *                     name, same calls) take at least UNEVEN_RATIO times
+ *                     the others' in forward and backward, but less than
+ *                     SAME_RATIO in optimizer_step: the work that scales with
+ *                     the samples grew, the work that scales with the
+ *                     parameters did not, so the rank's inputs are larger;
+ *   slower_gpu        those kernels are slower in the optimizer step too:
+ *                     the GPU itself is slower (clocks, power, another job);
+ *   extra_work        the largest GPU (or host) excess is an activity or
+ *                     operator no other rank runs ("runs only on");
+ *   more_calls        the largest named excess is more calls of what the
+ *                     others also run;
+ *   slower_host       none of these, on the host side; slower_kernels on
+ *                     the GPU side.
+ * Rows: copies, synchronising operators and gaps get their own word; a
+ * kernel only this rank runs is different_kernel on a rank with uneven data
+ * (the same operators on other shapes: cuBLAS picked another kernel), else
+ * extra_work; more calls than the others' median, more_calls; every other
+ * row the rank's word.
+ */
+#define MECH_SHARE 0.5
+#define UNEVEN_RATIO 1.10
+#define SAME_RATIO 1.05
+
 /* The rows kept per rank and kind. */
 #define CAUSES_TOP 10
 /* The ranks described per run: those that caused the most waiting (a run of 1024 ranks may have 1000). */
 #define CAUSES_RANKS 16
 
-enum cause_kind { K_HOST_REGION, K_HOST_OP, K_GPU_REGION, K_GPU_NAME, NK };
+enum cause_kind { K_HOST_REGION, K_HOST_OP, K_HOST_GAP, K_GPU_REGION, K_GPU_NAME, NK };
+
+/* The name of the gap rows. */
+#define GAP_NAME "(outside operators)"
 
 /* One item of one rank: its kind, region (phase index, -1 outside) and name id (-1 the whole region). */
 struct item {
 	int kind, region;
 	int64_t name;
-	int64_t ns, calls;
+	int64_t ns, calls, bytes; /* bytes: copied by the item's activities (GPU items), 0 else */
 };
 
 struct rank_prof {
@@ -102,6 +148,7 @@ static size_t merge_items(struct item *v, size_t n)
 		if (k && !cmp_item(&v[k - 1], &v[i])) {
 			v[k - 1].ns += v[i].ns;
 			v[k - 1].calls += v[i].calls;
+			v[k - 1].bytes += v[i].bytes;
 		} else {
 			v[k++] = v[i];
 		}
@@ -129,7 +176,7 @@ static void profile_rank(struct store *s, struct phase_names *nm, const struct p
 	size_t n = 0, cap = 0;
 	phase_host_time(s, nm, ph, nph, d, host, calls);
 	for (size_t p = 0; p < nph; p++)
-		push(&v, &n, &cap, (struct item){K_HOST_REGION, (int)p, -1, ivset_measure(&host[p]), calls[p]});
+		push(&v, &n, &cap, (struct item){K_HOST_REGION, (int)p, -1, ivset_measure(&host[p]), calls[p], 0});
 
 	/* host operators: calls nested in a call of the same name on the same thread are inside that one */
 	size_t *ord = xmalloc((d->ncpu_ops ? d->ncpu_ops : 1) * sizeof(*ord));
@@ -151,10 +198,41 @@ static void profile_rank(struct store *s, struct phase_names *nm, const struct p
 			nested = open[k]->key == o->key;
 		open[depth++] = o;
 		if (!nested)
-			push(&v, &n, &cap, (struct item){K_HOST_OP, phase_at(host, nph, o->start), o->key, o->end - o->start, 1});
+			push(&v, &n, &cap, (struct item){K_HOST_OP, phase_at(host, nph, o->start), o->key, o->end - o->start, 1, 0});
 	}
 	free(ord);
 	free(open);
+
+	/* host gaps: the steps' host time no operator and no runtime or driver call covers, on any thread */
+	struct ivset busy, stepset, gaps;
+	ivset_init(&busy);
+	ivset_init(&stepset);
+	ivset_init(&gaps);
+	for (size_t i = 0; i < d->ncpu_ops; i++)
+		ivset_add(&busy, d->cpu_ops[i].start, d->cpu_ops[i].end);
+	for (size_t i = 0; i < d->nlaunches; i++)
+		ivset_add(&busy, d->launches[i].start, d->launches[i].end);
+	for (size_t i = 0; i < d->nsteps; i++)
+		ivset_add(&stepset, d->steps[i].start, d->steps[i].end);
+	ivset_normalize(&busy);
+	ivset_normalize(&stepset);
+	ivset_subtract(&stepset, &busy, &gaps);
+	int64_t gap_left = ivset_measure(&gaps);
+	for (size_t p = 0; p < nph; p++) { /* the phases' host times are disjoint */
+		struct ivset in;
+		ivset_init(&in);
+		ivset_intersect(&gaps, &host[p], &in);
+		int64_t m = ivset_measure(&in);
+		ivset_release(&in);
+		if (m > 0)
+			push(&v, &n, &cap, (struct item){K_HOST_GAP, (int)p, -1, m, 1, 0});
+		gap_left -= m;
+	}
+	if (gap_left > 0)
+		push(&v, &n, &cap, (struct item){K_HOST_GAP, -1, -1, gap_left, 1, 0});
+	ivset_release(&busy);
+	ivset_release(&stepset);
+	ivset_release(&gaps);
 
 	/* GPU activities by the phase of their launch, communication kernels left out */
 	struct ivset *gpu = xcalloc(nph + 1, sizeof(*gpu));
@@ -173,12 +251,12 @@ static void profile_rank(struct store *s, struct phase_names *nm, const struct p
 		size_t pi = p < 0 ? nph : (size_t)p;
 		ivset_add(&gpu[pi], a->start, a->end);
 		gcount[pi]++;
-		push(&v, &n, &cap, (struct item){K_GPU_NAME, p, a->name_id, a->end - a->start, 1});
+		push(&v, &n, &cap, (struct item){K_GPU_NAME, p, a->name_id, a->end - a->start, 1, a->bytes > 0 ? a->bytes : 0});
 	}
 	free(idx);
 	for (size_t p = 0; p <= nph; p++) {
 		ivset_normalize(&gpu[p]);
-		push(&v, &n, &cap, (struct item){K_GPU_REGION, p < nph ? (int)p : -1, -1, ivset_measure(&gpu[p]), gcount[p]});
+		push(&v, &n, &cap, (struct item){K_GPU_REGION, p < nph ? (int)p : -1, -1, ivset_measure(&gpu[p]), gcount[p], 0});
 		ivset_release(&gpu[p]);
 	}
 	free(gpu);
@@ -213,21 +291,112 @@ static double median(double *v, size_t n)
 struct cause {
 	int kind, region;
 	int64_t name;
-	double excess, mine, others, calls, other_calls; /* ns per step; counts */
-	int first; /* 1: on the side that made the rank late */
+	double excess, mine, others, calls, other_calls, bytes; /* ns per step; counts; bytes per step */
+	double order; /* the excess it is ordered by: a gap row's at most its region row's */
+	int first;    /* 1: on the side that made the rank late */
 };
+
+/* The synchronising host operators and CUDA calls (host_sync): each makes the host wait for the GPU. */
+static int is_sync(const char *n)
+{
+	static const char *const sync[] = {"aten::item", "aten::_local_scalar_dense", "aten::nonzero",
+					   "aten::is_nonzero", "aten::equal", "aten::cpu", "cudaStreamSynchronize",
+					   "cudaDeviceSynchronize", "cudaEventSynchronize", NULL};
+	for (size_t i = 0; sync[i]; i++)
+		if (!strcmp(n, sync[i]))
+			return 1;
+	return 0;
+}
+
+/* A copy's name (the profilers' "Memcpy HtoD (Pageable -> Device)", ...): 2 pageable, 1 another copy, 0 none. */
+static int copy_of(const char *n)
+{
+	if (strncmp(n, "Memcpy", 6) && !strstr(n, "memcpy"))
+		return 0;
+	return strstr(n, "Pageable") ? 2 : 1;
+}
+
+/* A region that does parameter-sized work (the optimizer step), by its phase name. */
+static int is_optimizer_region(const struct phase *ph, int region)
+{
+	return region >= 0 && strstr(ph[region].name, "optim") != NULL;
+}
+
+/*
+ * The rank's mechanism (see MECH_SHARE above) from its rows c[0 .. nc),
+ * with their names (NULL for region rows and names not looked up), and the
+ * ratios of its shared kernels' time to the others' in sample-sized (fb)
+ * and parameter-sized (opt) regions (NAN when none).
+ */
+static const char *rank_mechanism(const struct cause *c, size_t nc, char *const *names, double fb, double opt,
+				  int gpu_first)
+{
+	double top = 0, pageable = 0, copies = 0, sync = 0, gap = 0;
+	long named = -1;
+	for (size_t i = 0; i < nc; i++) {
+		if (c[i].excess > top)
+			top = c[i].excess;
+		if (c[i].kind == K_HOST_GAP)
+			gap += c[i].excess;
+		if (!names[i])
+			continue;
+		if (c[i].kind == K_GPU_NAME && copy_of(names[i]))
+			*(copy_of(names[i]) == 2 ? &pageable : &copies) += c[i].excess;
+		if (c[i].kind == K_HOST_OP && is_sync(names[i]))
+			sync += c[i].excess;
+		if ((c[i].kind == K_GPU_NAME || c[i].kind == K_HOST_OP) && (named < 0 || c[i].excess > c[named].excess))
+			named = (long)i;
+	}
+	if (top <= 0)
+		return gpu_first ? "slower_kernels" : "slower_host";
+	if (pageable >= MECH_SHARE * top)
+		return "pageable_copy";
+	if (copies >= MECH_SHARE * top)
+		return "copy";
+	if (sync >= MECH_SHARE * top)
+		return "host_sync";
+	if (gap >= MECH_SHARE * top)
+		return "host_outside_ops";
+	if (!isnan(fb) && fb >= UNEVEN_RATIO)
+		return isnan(opt) || opt < SAME_RATIO ? "uneven_data" : "slower_gpu";
+	if (named >= 0 && c[named].excess >= MECH_SHARE * top) {
+		if (c[named].other_calls == 0)
+			return "extra_work";
+		if (c[named].calls > c[named].other_calls)
+			return "more_calls";
+	}
+	return gpu_first ? "slower_kernels" : "slower_host";
+}
+
+/* A row's own mechanism word, given its name (NULL: a region row) and the rank's. */
+static const char *row_mechanism(const struct cause *c, const char *name, const char *rank_mech)
+{
+	if (c->kind == K_HOST_GAP)
+		return "host_outside_ops";
+	if (!name)
+		return rank_mech;
+	if (c->kind == K_GPU_NAME && copy_of(name))
+		return copy_of(name) == 2 ? "pageable_copy" : "copy";
+	if (c->kind == K_HOST_OP && is_sync(name))
+		return "host_sync";
+	if (c->other_calls == 0)
+		return c->kind == K_GPU_NAME && !strcmp(rank_mech, "uneven_data") ? "different_kernel" : "extra_work";
+	if (c->calls > c->other_calls)
+		return "more_calls";
+	return rank_mech;
+}
 
 static int cmp_cause(const void *pa, const void *pb)
 {
 	const struct cause *a = pa, *b = pb;
 	if (a->first != b->first)
 		return a->first ? -1 : 1;
-	if (a->excess != b->excess)
-		return a->excess > b->excess ? -1 : 1;
+	if (a->order != b->order)
+		return a->order > b->order ? -1 : 1;
 	if (a->kind != b->kind) /* ties: regions before what is in them */
 		return a->kind < b->kind ? -1 : 1;
-	return cmp_item(&(struct item){a->kind, a->region, a->name, 0, 0},
-			&(struct item){b->kind, b->region, b->name, 0, 0});
+	return cmp_item(&(struct item){a->kind, a->region, a->name, 0, 0, 0},
+			&(struct item){b->kind, b->region, b->name, 0, 0, 0});
 }
 
 /* The rows of straggler s (index into rp[0 .. nr)), appended to t. */
@@ -237,6 +406,8 @@ static void rank_rows(struct store *st, const char *run, const struct rank_prof 
 	struct cause *c = NULL;
 	size_t nc = 0, cap = 0;
 	double *o = xmalloc(nr * sizeof(*o)), *oc = xmalloc(nr * sizeof(*oc));
+	/* the shared kernels (same name and calls as the others' median) in sample- and parameter-sized regions */
+	double fb_m = 0, fb_o = 0, opt_m = 0, opt_o = 0;
 	/* every item some rank has: this rank's, and the others' it lacks (excess negative: never kept) */
 	for (size_t i = 0; i < rp[s].n; i++) {
 		const struct item *it = &rp[s].v[i];
@@ -251,33 +422,63 @@ static void rank_rows(struct store *st, const char *run, const struct rank_prof 
 			no++;
 		}
 		double steps = rp[s].nsteps > 0 ? (double)rp[s].nsteps : 1;
-		double mine = (double)it->ns / steps, others = median(o, no);
+		double mine = (double)it->ns / steps, others = median(o, no), other_calls = median(oc, no);
+		if (it->kind == K_GPU_NAME && it->region >= 0 && others > 0 && other_calls == (double)it->calls) {
+			int opt = is_optimizer_region(ph, it->region);
+			*(opt ? &opt_m : &fb_m) += mine;
+			*(opt ? &opt_o : &fb_o) += others;
+		}
 		if (mine - others <= 0)
 			continue;
 		c = xgrow(c, &cap, nc + 1, sizeof(*c));
 		c[nc++] = (struct cause){it->kind, it->region, it->name, mine - others, mine, others, (double)it->calls,
-					 median(oc, no), (it->kind >= K_GPU_REGION) == gpu_first};
+					 other_calls, (double)it->bytes / steps, mine - others, (it->kind >= K_GPU_REGION) == gpu_first};
 	}
+	/* a gap row after its region's row: the region's time holds it; the mechanism says the gap */
+	for (size_t i = 0; i < nc; i++)
+		for (size_t j = 0; c[i].kind == K_HOST_GAP && c[i].region >= 0 && j < nc; j++)
+			if (c[j].kind == K_HOST_REGION && c[j].region == c[i].region && c[i].order >= c[j].order)
+				c[i].order = c[j].order;
 	if (nc > 1)
 		qsort(c, nc, sizeof(*c), cmp_cause);
+	/* names: of the rows kept and of every named row large enough to weigh in the rank's mechanism */
+	double top = 0;
+	for (size_t i = 0; i < nc; i++)
+		top = c[i].excess > top ? c[i].excess : top;
+	char **names = xcalloc(nc ? nc : 1, sizeof(*names));
 	size_t kept[NK] = {0};
+	for (size_t i = 0; i < nc; i++)
+		if (c[i].name >= 0 && (kept[c[i].kind]++ < CAUSES_TOP || c[i].excess >= 0.01 * top))
+			names[i] = rank_name(st, c[i].name);
+	const char *mech = rank_mechanism(c, nc, names, fb_o > 0 ? fb_m / fb_o : NAN, opt_o > 0 ? opt_m / opt_o : NAN,
+					  gpu_first);
+	memset(kept, 0, sizeof(kept));
 	for (size_t i = 0; i < nc; i++) {
 		if (kept[c[i].kind]++ >= CAUSES_TOP)
 			continue;
 		size_t row = table_add_row(t), col = 0;
 		table_set_text(t, row, col++, run);
 		table_set_int(t, row, col++, rp[s].rank);
-		table_set_text(t, row, col++, c[i].kind <= K_HOST_OP ? "host" : "gpu");
+		table_set_text(t, row, col++, c[i].kind < K_GPU_REGION ? "host" : "gpu");
 		table_set_text(t, row, col++, c[i].region >= 0 ? ph[c[i].region].name : "(outside phases)");
-		char *name = c[i].name >= 0 ? rank_name(st, c[i].name) : NULL;
+		const char *name = c[i].kind == K_HOST_GAP ? GAP_NAME : names[i];
 		table_set_text(t, row, col++, name ? name : "");
-		free(name);
 		table_set_ns(t, row, col++, (int64_t)(c[i].excess + 0.5));
 		table_set_int(t, row, col++, (int64_t)c[i].calls);
 		table_set_real(t, row, col++, c[i].other_calls);
 		table_set_ns(t, row, col++, (int64_t)(c[i].mine + 0.5));
 		table_set_ns(t, row, col++, (int64_t)(c[i].others + 0.5));
+		table_set_text(t, row, col++, row_mechanism(&c[i], c[i].kind == K_HOST_GAP ? NULL : names[i], mech));
+		if (c[i].kind == K_GPU_NAME && c[i].bytes > 0)
+			table_set_int(t, row, col, (int64_t)(c[i].bytes + 0.5));
+		col++;
+		if (c[i].kind == K_GPU_NAME && c[i].bytes > 0 && c[i].mine > 0)
+			table_set_real(t, row, col, c[i].bytes / c[i].mine); /* bytes per ns = GB/s */
+		col++;
 	}
+	for (size_t i = 0; i < nc; i++)
+		free(names[i]);
+	free(names);
 	free(c);
 	free(o);
 	free(oc);
@@ -411,7 +612,8 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
 	struct table *t = table_new("straggler_causes",
 				    "What each rank that made the others wait did more than they did, per step",
 				    "run:text,rank:int,where:text,region:text,name:text,excess_us_per_step:us,calls:int,"
-				    "other_calls:real,us_per_step:us,other_us_per_step:us");
+				    "other_calls:real,us_per_step:us,other_us_per_step:us,mechanism:text,"
+				    "bytes_per_step:int,gb_per_s:real");
 	struct ivset *host = xcalloc(nph ? nph : 1, sizeof(*host));
 	int64_t *calls = xcalloc(nph ? nph : 1, sizeof(*calls));
 	for (size_t p = 0; p < nph; p++)
@@ -482,7 +684,10 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
 			"annotation named like a phase owning each instant, the union over threads); host operators "
 			"(where host: per region and operator name, the summed duration of the outermost operators of "
 			"each thread, as the store keeps them, a call nested in one of the same name on the same thread "
-			"left out; the region is the phase holding the call's start); GPU "
+			"left out; the region is the phase holding the call's start); host time outside operators (where "
+			"host, name '(outside operators)': the host time of the rank's ProfilerStep ranges that no "
+			"operator and no CUDA runtime or driver call covers on any thread, split by the phases' host "
+			"time, the rest outside phases: a sleep, Python, I/O, a lock; calls 1); GPU "
 			"regions (where gpu, name empty: the union of the kernels, memcpys and memsets launched (runtime "
 			"call with the same correlation id) while the host was in the phase); and per region the GPU "
 			"activities by name (summed durations). Communication kernels are left out of the GPU rows: their "
@@ -490,7 +695,25 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
 			"phase is region '(outside phases)'. us_per_step: this rank's time per step; other_us_per_step: "
 			"the median of the other ranks' (0 for a rank without the item; an even count: the mean of the "
 			"two middle values); excess_us_per_step = us_per_step - other_us_per_step; calls: this rank's "
-			"count over the trace, other_calls the median of the others' (0: run only on this rank). Rows "
+			"count over the trace, other_calls the median of the others' (0: run only on this rank). "
+			"bytes_per_step and gb_per_s: what a GPU row's copies moved per step, and at what rate over their "
+			"own time (bytes per ns). mechanism, why the rank spends the excess, one word per rank (on its "
+			"region rows) and per row: pageable_copy (copies from pageable host memory, activities named "
+			"'(Pageable -> ...)', hold at least half of the rank's largest excess), copy (other copies "
+			"likewise), host_sync (synchronising operators and calls: aten::item, aten::_local_scalar_dense, "
+			"aten::nonzero, aten::is_nonzero, aten::equal, aten::cpu, cudaStreamSynchronize, "
+			"cudaDeviceSynchronize, cudaEventSynchronize, at least half), host_outside_ops (host time outside "
+			"operators, at least half), uneven_data (the kernels the rank shares with the others, same name "
+			"and calls, take at least 1.10x the others' in the regions other than the optimizer step but "
+			"less than 1.05x in it: the work that grows with the samples grew, the work that grows with the "
+			"parameters did not, so its inputs are larger), slower_gpu (at least 1.10x there and 1.05x in the "
+			"optimizer step: the GPU itself is slower), extra_work (the largest named excess, at least half of "
+			"the largest, is something no other rank runs), more_calls (it is more calls of what the others "
+			"run), else slower_kernels (GPU side first) or slower_host; per row, copies, synchronising "
+			"operators and gaps get their own word, a kernel no other rank runs is different_kernel on a rank "
+			"with uneven data (the same operators on larger shapes: the library picked another kernel) and "
+			"extra_work elsewhere, a row with more calls than the others' median more_calls, every other row "
+			"the rank's word. Rows "
 			"with a positive excess, at most 10 of each kind per rank, largest excess first; at most 16 ranks "
 			"per run, those that caused the most waiting. "
 			"Order: per rank, first the rows of the side that made it late, then the others, each by excess: "

@@ -69,6 +69,31 @@ static const char *const queries[] = {
 	RUN_ITERATIONS SQL_UNPROFILED_ITERATION,
 };
 
+/*
+ * The step-to-step noise of the training: 1.4826 x the median absolute
+ * deviation of the unprofiled iterations from their median (the standard
+ * deviation of a normal sample, robust to the odd slow iteration), given
+ * from NOISE_MIN_SAMPLES iterations on.
+ */
+#define NOISE_MIN_SAMPLES 5
+
+static int cmp_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+static int64_t robust_sigma_ns(const int64_t *v, size_t n, int64_t median)
+{
+	int64_t *dev = xmalloc(n * sizeof(*dev));
+	for (size_t i = 0; i < n; i++)
+		dev[i] = v[i] > median ? v[i] - median : median - v[i];
+	qsort(dev, n, sizeof(*dev), cmp_i64);
+	double mad = n % 2 ? (double)dev[n / 2] : ((double)dev[n / 2 - 1] + (double)dev[n / 2]) / 2;
+	free(dev);
+	return (int64_t)(1.4826 * mad + 0.5);
+}
+
 /* Sets cols c (count) and c + 1 (median, us) of row from v; returns the median in ns, 0 when n is 0. */
 static int64_t set_median(struct table *t, size_t row, size_t c, int64_t *v, size_t n)
 {
@@ -98,6 +123,12 @@ int64_t profiler_unprofiled_ns(const struct analysis_result *res, const char *ru
 	return x ? x->v.i : 0;
 }
 
+int64_t profiler_noise_ns(const struct analysis_result *res, const char *run)
+{
+	const struct cell *x = overhead_cell(res, run, "unprofiled_sigma_us");
+	return x ? x->v.i : 0;
+}
+
 double profiler_overhead_of(const struct analysis_result *res, const char *run)
 {
 	const struct cell *x = overhead_cell(res, run, "overhead");
@@ -112,7 +143,8 @@ int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_r
 	struct table *t = table_new("profiler_overhead", "What the profiler cost each run: profiled against unprofiled "
 				    "iterations of its training log",
 				    "run:text,profiled_steps:int,step_median_us:us,log_profiled:int,"
-				    "log_profiled_median_us:us,unprofiled:int,unprofiled_median_us:us,overhead:real");
+				    "log_profiled_median_us:us,unprofiled:int,unprofiled_median_us:us,overhead:real,"
+				    "unprofiled_sigma_us:us");
 	double *ov = xcalloc(rt->nrows, sizeof(*ov)); /* 0: none */
 	int ret = 0;
 	for (size_t i = 0; i < rt->nrows && !ret; i++) {
@@ -126,6 +158,8 @@ int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_r
 			table_set_text(t, row, 0, run);
 			for (size_t q = 0; q < 3; q++)
 				med[q] = set_median(t, row, 1 + 2 * q, v[q], n[q]);
+			if (n[2] >= NOISE_MIN_SAMPLES)
+				table_set_ns(t, row, 8, robust_sigma_ns(v[2], n[2], med[2]));
 		}
 		for (size_t q = 0; q < 3; q++)
 			free(v[q]);
@@ -193,7 +227,10 @@ int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_r
 			  "unprofiled_median_us, the log's iterations from the third on (the first two hold start-up) "
 			  "outside the profiler's window, i.e. without the two warm-up iterations before the first "
 			  "profiled one and the export after the last; overhead = log_profiled_median_us / "
-			  "unprofiled_median_us, both on the log's clock. Medians: the middle value, or the mean of the "
+			  "unprofiled_median_us, both on the log's clock; unprofiled_sigma_us, the training's step-to-step "
+			  "noise: 1.4826 x the median absolute deviation of the unprofiled iterations from their median "
+			  "(a normal sample's standard deviation, robust to the odd slow iteration), given from 5 "
+			  "iterations on. Medians: the middle value, or the mean of the "
 			  "two middle ones rounded to the ns. A note names every run slowed by more than 10 % and the runs "
 			  "of one model whose overheads differ by more than 10 %.");
 	return 0;

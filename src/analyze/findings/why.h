@@ -1,0 +1,30 @@
+/*
+ * why.h: the why and the price of a straggler, for findings.c: what fixing
+ * it would save per step (from the collectives' exposed waits) and the
+ * mechanism straggler_causes.csv names, in words with the fix to try.
+ */
+#ifndef PERFSTUDY_WHY_H
+#define PERFSTUDY_WHY_H
+#include "analyze/analysis.h"
+#include "util/buf.h"
+
+/*
+ * How much shorter run's profiled steps would be, in us per step, if rank
+ * straggler arrived at its collectives with the others (see why.c);
+ * *noise the largest such saving of any other rank of the run (the ranks'
+ * natural straggling). NAN (and *noise 0) without matched collectives.
+ */
+double why_saving(const struct analysis_result *res, const char *run, int straggler, double *noise);
+/*
+ * Appends to b the straggler's mechanism (straggler_causes.csv mechanism)
+ * in words, with the numbers behind it and the fix an engineer would try;
+ * nothing when the table has no row for it. Returns the mechanism word, or
+ * NULL.
+ */
+const char *why_mechanism(struct buf *b, const struct analysis_result *res, const char *run, int straggler);
+/*
+ * Appends the saving in words: "about X ms per step (Y % of the training's
+ * step; ...)", with the profiler factor overhead it was scaled by (0: none).
+ */
+void why_saving_words(struct buf *b, const struct analysis_result *res, const char *run, double saving, double overhead);
+#endif
