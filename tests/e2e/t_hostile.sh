@@ -557,4 +557,29 @@ cut -d, -f1-4 "$T/o/default/data/critical_path.csv" 2>/dev/null >"$T/got"
 same "$T/want" "$T/got" "600,000 streams: critical_path.csv"
 rm -rf "$T/o" "$T/streams.json"
 
+# --- ranks indexed by their position, not their number (issue 43 item 12) ---
+# A trace of rank 2147483000 made the critical path allocate an array of
+# 2^31 waits (17 GB). Two ranks, 7 and 2147483000, as tests/data/crossrank/two
+# (rank 7 waits 20 us for the other in step 1), must build in 4 GiB of
+# address space, the wait named by its rank number. Not under
+# AddressSanitizer (no ulimit -v).
+mkdir -p "$T/bigrank"
+sed 's/"rank": 0, "world_size": 2/"rank": 7, "world_size": 2/' tests/data/crossrank/two/rank0.json >"$T/bigrank/rank0.json"
+sed 's/"rank": 1, "world_size": 2/"rank": 2147483000, "world_size": 2/' tests/data/crossrank/two/rank1.json >"$T/bigrank/rank1.json"
+rm -rf "$T/o"
+if ldd "$P" 2>/dev/null | grep -q libasan; then
+	"$P" build -q "$T/bigrank" -o "$T/o" 2>"$T/err"
+else
+	(ulimit -v 4194304 && exec "$P" build -q "$T/bigrank" -o "$T/o") 2>"$T/err"
+fi
+rc=$?
+[ $rc -eq 0 ] && ok || bad "rank 2147483000: exit $rc, want 0: $(head -c 300 "$T/err")"
+printf '%s\n' "run,rank,step,wait_us,wait_rank" "bigrank,7,1,20.000,2147483000" "bigrank,7,2,0.000," \
+	"bigrank,2147483000,1,0.000," "bigrank,2147483000,2,0.000," >"$T/want"
+cut -d, -f1,2,3,10,11 "$T/o/default/data/critical_path.csv" 2>/dev/null >"$T/got"
+same "$T/want" "$T/got" "rank 2147483000: critical_path.csv"
+printf '%s\n' "step,critical_rank,max_wait_rank,waited_for_rank" "1,2147483000,7,2147483000" "2,7,," >"$T/want"
+cut -d, -f2,5,12,14 "$T/o/default/data/critical_path_steps.csv" 2>/dev/null >"$T/got"
+same "$T/want" "$T/got" "rank 2147483000: critical_path_steps.csv"
+
 finish

@@ -343,18 +343,28 @@ static enum cp_cat act_cat(const struct rk_act *a)
 	return a->cls == RK_COMM ? CP_COMM : CP_COMPUTE;
 }
 
+/* lower_bound's predicate: the rank number (int) is below the key's. */
+static int rank_below(const void *elem, const void *key)
+{
+	return *(const int *)elem < *(const int *)key;
+}
+
 /* Adds the part of [from, to] after clip to the path; returns 1 when from <= clip (the walk is done). */
 static int add_seg(struct cp_path *p, enum cp_cat c, int64_t from, int64_t to, int64_t clip, int wait_rank)
 {
 	int64_t lo = from > clip ? from : clip;
 	if (to > lo) {
 		p->cat[c] += to - lo;
-		if (c == CP_WAIT && wait_rank >= 0 && wait_rank < p->w->nranks) {
-			if (!p->w->by_rank[wait_rank]) {
-				p->w->touched = xgrow(p->w->touched, &p->w->cap, p->w->ntouched + 1, sizeof(int));
-				p->w->touched[p->w->ntouched++] = wait_rank;
+		struct cp_waits *w = p->w;
+		size_t ri = c == CP_WAIT && wait_rank >= 0
+				    ? lower_bound(w->ranks, w->nranks, sizeof(*w->ranks), &wait_rank, rank_below)
+				    : w->nranks;
+		if (ri < w->nranks && w->ranks[ri] == wait_rank) {
+			if (!w->by_rank[ri]) {
+				w->touched = xgrow(w->touched, &w->cap, w->ntouched + 1, sizeof(*w->touched));
+				w->touched[w->ntouched++] = ri;
 			}
-			p->w->by_rank[wait_rank] += to - lo;
+			w->by_rank[ri] += to - lo;
 		}
 	}
 	return from <= clip;
