@@ -582,4 +582,46 @@ printf '%s\n' "step,critical_rank,max_wait_rank,waited_for_rank" "1,2147483000,7
 cut -d, -f2,5,12,14 "$T/o/default/data/critical_path_steps.csv" 2>/dev/null >"$T/got"
 same "$T/want" "$T/got" "rank 2147483000: critical_path_steps.csv"
 
+# --- rocpd: a region over the whole int64 range; 9 and 20 sessions (issue 43 items 14, 16) ---
+# A region from INT64_MIN to INT64_MAX overflowed end - start (an abort
+# under the sanitizer). Such a row is now skipped with a warning naming the
+# file, the table and the row, as a kernel with a negative start always was.
+# A file of 9 or more sessions (uuid-suffixed tables) was refused: the GPUs
+# of all sessions were one compound SELECT, past the SQLite guard's limit of
+# 8 terms; now one query per session. Sessions are copies of the one
+# tests/data/rocpd/make_rocpd.py writes (5 kernels, 1 annotation each).
+if command -v sqlite3 >/dev/null && command -v python3 >/dev/null; then
+	U=_0198c1a2_7d3e_7b41_9c55_2f0e4a6b8c10
+	mkdir -p "$T/rocpd"
+	python3 tests/data/rocpd/make_rocpd.py "$T/rocpd/one.db" || bad "make_rocpd.py failed"
+	cp "$T/rocpd/one.db" "$T/rocpd/huge.db"
+	sqlite3 "$T/rocpd/huge.db" "INSERT INTO rocpd_region$U (id, guid, nid, pid, tid, start, \"end\", name_id, event_id)
+SELECT 99, guid, nid, pid, tid, -9223372036854775808, 9223372036854775807, name_id, event_id FROM rocpd_region$U WHERE id = 3"
+	rm -rf "$T/o"
+	(cd "$T/rocpd" && "$P" build huge.db -o "$T/o") 2>&1 | grep -v '^perfstudy: ' >"$T/got"
+	[ -f "$T/o/index.html" ] && ok || bad "rocpd region over the int64 range: no site built"
+	echo "huge.db: table 'rocpd_region$U', id 99: warning: skipped row: negative 'start'" >"$T/want"
+	same "$T/want" "$T/got" "rocpd region over the int64 range"
+	for n in 9 20; do
+		cp "$T/rocpd/one.db" "$T/rocpd/s$n.db"
+		tables=$(sqlite3 "$T/rocpd/one.db" "SELECT substr(name, 1, length(name) - length('$U')) FROM sqlite_master
+WHERE type = 'table' AND name LIKE '%$U'")
+		for i in $(seq 2 "$n"); do
+			V=${U%????}$(printf %04d "$i")
+			for t in $tables; do echo "CREATE TABLE $t$V AS SELECT * FROM $t$U;"; done
+		done | sqlite3 "$T/rocpd/s$n.db"
+		(cd "$T/rocpd" && "$P" inspect "s$n.db") >"$T/out" 2>"$T/err"
+		rc=$?
+		[ $rc -eq 0 ] && ok || bad "rocpd of $n sessions: inspect exit $rc, want 0: $(cat "$T/err")"
+		echo "s$n.db: rocpd, 2 ranks, $((5 * n)) kernels, $((2 * n)) memcpy, 0 memset, $((8 * n)) runtime, $n annotations, 0 gpu annotations, $n steps, 0 cpu ops, AMD Instinct MI300X" >"$T/want"
+		same "$T/want" "$T/out" "rocpd of $n sessions: inspect"
+		rm -rf "$T/o"
+		(cd "$T/rocpd" && "$P" build -q "s$n.db" -o "$T/o") 2>"$T/err"
+		rc=$?
+		[ $rc -eq 0 ] && ok || bad "rocpd of $n sessions: build exit $rc, want 0: $(cat "$T/err")"
+	done
+else
+	skipped "sqlite3 or python3 not installed: rocpd regions and sessions not checked"
+fi
+
 finish
