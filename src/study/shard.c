@@ -428,22 +428,49 @@ static int check_fail(struct shard_check *c, const char *what, const char *name,
 		check;                                                       \
 		return c->inner->cb(c->inner->ctx, v);                       \
 	}
-/* Prevents a negative duration or a kind no reader produces from entering the store from a shard. */
+/*
+ * A span as the readers make it: a duration from 0, an end (start +
+ * duration) within int64 ns (the Kineto reader skips an event whose end is
+ * beyond it). A shard's start near INT64_MAX overflowed in the store's sink
+ * and the rank loads.
+ */
+static int check_span(struct shard_check *c, const char *what, const char *name, int64_t start, int64_t dur)
+{
+	if (dur < 0)
+		return check_fail(c, what, name, "has a negative duration in ns", dur);
+	if (start > INT64_MAX - dur)
+		return check_fail(c, what, name, "ends beyond the int64 nanosecond range: start in ns", start);
+	return 0;
+}
+
+/*
+ * Prevents what no reader produces from entering the store from a shard: a
+ * kind out of range, a span check_span refuses, a device, rank or world
+ * size below -1 (unknown). Rank and device numbers up to INT32_MAX are
+ * what the readers take, and the analyses index ranks by their position
+ * among those present, never by number.
+ */
 FORWARD(activity, struct gpu_activity,
 	if (v->kind != ACT_KERNEL && v->kind != ACT_MEMCPY && v->kind != ACT_MEMSET)
 		return check_fail(c, "GPU activity", v->name, "has no valid kind", (int64_t)v->kind);
-	if (v->dur_ns < 0)
-		return check_fail(c, "GPU activity", v->name, "has a negative duration in ns", v->dur_ns))
+	if (check_span(c, "GPU activity", v->name, v->start_ns, v->dur_ns) < 0)
+		return -1;
+	if (v->device < -1)
+		return check_fail(c, "GPU activity", v->name, "has a device below -1 (unknown)", v->device))
 FORWARD(runtime, struct runtime_call,
-	if (v->dur_ns < 0)
-		return check_fail(c, "runtime call", v->name, "has a negative duration in ns", v->dur_ns))
+	if (check_span(c, "runtime call", v->name, v->start_ns, v->dur_ns) < 0)
+		return -1)
 FORWARD(annotation, struct annotation,
-	if (v->dur_ns < 0)
-		return check_fail(c, "annotation", v->name, "has a negative duration in ns", v->dur_ns))
+	if (check_span(c, "annotation", v->name, v->start_ns, v->dur_ns) < 0)
+		return -1)
 FORWARD(cpu_op, struct cpu_op,
-	if (v->dur_ns < 0)
-		return check_fail(c, "operator", v->name, "has a negative duration in ns", v->dur_ns))
-FORWARD(info, struct trace_info, (void)0)
+	if (check_span(c, "operator", v->name, v->start_ns, v->dur_ns) < 0)
+		return -1)
+FORWARD(info, struct trace_info,
+	if (v->rank < -1)
+		return check_fail(c, "trace info", v->format, "has a rank below -1 (unknown)", v->rank);
+	if (v->world_size < -1)
+		return check_fail(c, "trace info", v->format, "has a world size below -1 (unknown)", v->world_size))
 FORWARD(metrics, struct kernel_metrics, (void)0)
 FORWARD(iteration, struct log_iteration, (void)0)
 FORWARD(phase, struct phase_time, (void)0)
