@@ -7,6 +7,7 @@
  */
 #include "store/store_int.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,25 @@ static int texts_fit(const struct sink_ctx *c, const char *what, const char *con
 #define TEXTS_FIT(c, what, ...) \
 	texts_fit((c), (what), (const char *const[]){__VA_ARGS__}, \
 		  sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+
+/*
+ * 0 when an event's end (start + dur ns) is within int64; else -1 after an
+ * error naming the input and the event. The readers skip such events (the
+ * Kineto reader: "'ts' + 'dur' beyond the int64 nanosecond range"), merge
+ * refuses them in a shard (study/shard.c); this is the store's own guard,
+ * as every span stored is later loaded as start + dur (analyze/lib/rankdata.c).
+ */
+static int span_fits(const struct sink_ctx *c, const char *what, const char *name, int64_t start, int64_t dur)
+{
+	int64_t end;
+	if (!__builtin_add_overflow(start, dur, &end))
+		return 0;
+	const struct store *s = c->s;
+	diag_error(s->reading ? s->reading : c->path ? c->path : s->path,
+		   "%s '%.200s': start %" PRId64 " ns + duration %" PRId64 " ns is beyond the int64 nanosecond range;"
+		   " refused", what, name ? name : "", start, dur);
+	return -1;
+}
 
 /* Forgets the host operators held for a trace; the next come in order until shown otherwise. */
 void store_ops_reset(struct store *s)
@@ -144,6 +164,8 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
 {
 	struct sink_ctx *c = ctx;
 	struct store *s = c->s;
+	if (span_fits(c, "GPU activity", a->name, a->start_ns, a->dur_ns) < 0)
+		return -1;
 	int64_t name = store_name_id(s, a->name);
 	if (name < 0)
 		return -1;
@@ -308,6 +330,8 @@ static int sink_cpu_op(void *ctx, const struct cpu_op *op)
 {
 	struct sink_ctx *c = ctx;
 	struct store *s = c->s;
+	if (span_fits(c, "operator", op->name, op->start_ns, op->dur_ns) < 0)
+		return -1;
 	int64_t name = store_name_id(s, op->name);
 	if (name < 0)
 		return -1;
@@ -383,6 +407,8 @@ static int sink_runtime(void *ctx, const struct runtime_call *r)
 {
 	struct sink_ctx *c = ctx;
 	struct store *s = c->s;
+	if (span_fits(c, "runtime call", r->name, r->start_ns, r->dur_ns) < 0)
+		return -1;
 	int64_t name = store_name_id(s, r->name);
 	if (name < 0)
 		return -1;
@@ -403,6 +429,8 @@ static int sink_annotation(void *ctx, const struct annotation *a)
 {
 	struct sink_ctx *c = ctx;
 	struct store *s = c->s;
+	if (span_fits(c, "annotation", a->name, a->start_ns, a->dur_ns) < 0)
+		return -1;
 	int64_t name = store_name_id(s, a->name);
 	if (name < 0)
 		return -1;

@@ -411,12 +411,19 @@ out:
  * durations or kinds no reader produces. A bad event is blamed on the
  * shard (its path, table and row), not on the trace, which is not read.
  */
+#define CHECK_AT "table shard_batches, rows of position %zu (trace '%s'), event %" PRId64 ": "
+#define CHECK_AGAIN "; the shard is damaged: run perfstudy ingest --shard %zu/%zu again"
+
+/* "what 'name' why (v)", or "what has no name" when name is NULL; returns -1. */
 static int check_fail(struct shard_check *c, const char *what, const char *name, const char *why, int64_t v)
 {
-	diag_error(c->shard, "table shard_batches, rows of position %zu (trace '%s'), event %" PRId64
-			     ": %s '%s' %s (%" PRId64 "); the shard is damaged: run perfstudy ingest --shard %zu/%zu again",
-		   c->position, c->trace, c->events, what, name ? name : "", why, v, c->position % c->nshards,
-		   c->nshards);
+	size_t shard = c->position % c->nshards;
+	if (name)
+		diag_error(c->shard, CHECK_AT "%s '%s' %s (%" PRId64 ")" CHECK_AGAIN, c->position, c->trace,
+			   c->events, what, name, why, v, shard, c->nshards);
+	else
+		diag_error(c->shard, CHECK_AT "%s has no name" CHECK_AGAIN, c->position, c->trace, c->events, what,
+			   shard, c->nshards);
 	return -1;
 }
 
@@ -428,29 +435,76 @@ static int check_fail(struct shard_check *c, const char *what, const char *name,
 		check;                                                       \
 		return c->inner->cb(c->inner->ctx, v);                       \
 	}
-/* Prevents a negative duration or a kind no reader produces from entering the store from a shard. */
+/*
+ * A span as the readers make it, of a named event (the store looks the
+ * name up: a NULL one crashed merge): a duration from 0, an end (start +
+ * duration) within int64 ns (the Kineto reader skips an event whose end is
+ * beyond it). A shard's start near INT64_MAX overflowed in the store's sink
+ * and the rank loads.
+ */
+static int check_span(struct shard_check *c, const char *what, const char *name, int64_t start, int64_t dur)
+{
+	if (!name)
+		return check_fail(c, what, NULL, NULL, 0);
+	if (dur < 0)
+		return check_fail(c, what, name, "has a negative duration in ns", dur);
+	if (start > INT64_MAX - dur)
+		return check_fail(c, what, name, "ends beyond the int64 nanosecond range: start in ns", start);
+	return 0;
+}
+
+/*
+ * Prevents what no reader produces from entering the store from a shard:
+ * an event without a name, a span check_span refuses, a kind out of
+ * range, a device, size in bytes, rank or world size below -1 (unknown),
+ * a world size of 0, a device's memory or SM count below -1: each what the
+ * readers never give (fuzz.h's checking sink says the same). Rank and device
+ * numbers up to INT32_MAX are what the readers take, and the analyses
+ * index ranks by their position among those present, never by number.
+ */
 FORWARD(activity, struct gpu_activity,
+	if (check_span(c, "GPU activity", v->name, v->start_ns, v->dur_ns) < 0)
+		return -1;
 	if (v->kind != ACT_KERNEL && v->kind != ACT_MEMCPY && v->kind != ACT_MEMSET)
 		return check_fail(c, "GPU activity", v->name, "has no valid kind", (int64_t)v->kind);
-	if (v->dur_ns < 0)
-		return check_fail(c, "GPU activity", v->name, "has a negative duration in ns", v->dur_ns))
+	if (v->device < -1)
+		return check_fail(c, "GPU activity", v->name, "has a device below -1 (unknown)", v->device);
+	if (v->bytes < -1)
+		return check_fail(c, "GPU activity", v->name, "has a size in bytes below -1 (unknown)", v->bytes))
 FORWARD(runtime, struct runtime_call,
-	if (v->dur_ns < 0)
-		return check_fail(c, "runtime call", v->name, "has a negative duration in ns", v->dur_ns))
+	if (check_span(c, "runtime call", v->name, v->start_ns, v->dur_ns) < 0)
+		return -1)
 FORWARD(annotation, struct annotation,
-	if (v->dur_ns < 0)
-		return check_fail(c, "annotation", v->name, "has a negative duration in ns", v->dur_ns))
+	if (check_span(c, "annotation", v->name, v->start_ns, v->dur_ns) < 0)
+		return -1)
 FORWARD(cpu_op, struct cpu_op,
-	if (v->dur_ns < 0)
-		return check_fail(c, "operator", v->name, "has a negative duration in ns", v->dur_ns))
-FORWARD(info, struct trace_info, (void)0)
-FORWARD(metrics, struct kernel_metrics, (void)0)
+	if (check_span(c, "operator", v->name, v->start_ns, v->dur_ns) < 0)
+		return -1)
+FORWARD(info, struct trace_info,
+	if (!v->format)
+		return check_fail(c, "trace info", NULL, NULL, 0);
+	if (v->rank < -1)
+		return check_fail(c, "trace info", v->format, "has a rank below -1 (unknown)", v->rank);
+	if (v->world_size < -1 || v->world_size == 0)
+		return check_fail(c, "trace info", v->format, "has a world size neither -1 (unknown) nor from 1",
+				  v->world_size);
+	for (size_t i = 0; i < v->ndevices; i++)
+		if (v->devices[i].total_mem < -1 || v->devices[i].sm_count < -1)
+			return check_fail(c, "trace info", v->format, "has a device memory or SM count below -1 (unknown)",
+					  (int64_t)i))
+FORWARD(metrics, struct kernel_metrics,
+	if (!v->name)
+		return check_fail(c, "kernel metrics", NULL, NULL, 0))
 FORWARD(iteration, struct log_iteration, (void)0)
 FORWARD(phase, struct phase_time, (void)0)
 FORWARD(hardware, struct gpu_hardware, (void)0)
-FORWARD(summary, struct summary_row, (void)0)
+FORWARD(summary, struct summary_row,
+	if (!v->name)
+		return check_fail(c, "summary row", NULL, NULL, 0))
 FORWARD(link, struct gpu_link, (void)0)
 #undef FORWARD
+#undef CHECK_AT
+#undef CHECK_AGAIN
 
 void shard_check_sink(const struct shard_set *s, size_t i, const struct ingest_sink *inner, struct shard_check *c,
 		      struct ingest_sink *out)

@@ -4,6 +4,8 @@
  * SQL, a constraint, a missing table) returns -1 with exactly one error
  * whose text names the database file and the statement's purpose; the
  * probes (store_probe_text, store_file_meta, store_attach) fail quietly.
+ * The sink refuses an event whose end (start + duration) is beyond int64
+ * (issue 43: a forged shard's start near INT64_MAX overflowed there).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +99,44 @@ static void test_api(const char *dir)
 	free(path);
 }
 
+/* The sink's events: an end past int64 refused with one input error naming the trace. */
+static void test_sink_span(const char *dir)
+{
+	char *path = xasprintf("%s/span.db", dir);
+	struct store *s;
+	CHECK_INT(store_open(path, &s), 0);
+	CHECK_INT(store_add_experiment(s, "e", "e", "e.yaml", "", "default"), 0);
+	struct store_run r = {.experiment = "e", .run = "r", .label = "r"};
+	int64_t run = store_add_run(s, &r);
+	CHECK(run > 0);
+	int64_t trace = store_add_trace(s, run, "t.json", 0);
+	CHECK(trace > 0);
+	struct ingest_sink sink;
+	store_sink(s, trace, &sink);
+	struct gpu_activity a = {.kind = ACT_KERNEL, .name = "k", .start_ns = INT64_MAX - 10, .dur_ns = 10,
+				 .device = 0, .stream = 7, .bytes = -1, .correlation = -1};
+	struct runtime_call rc = {.name = "cudaLaunchKernel", .start_ns = INT64_MAX - 5, .dur_ns = 6};
+	struct annotation an = {.name = "ProfilerStep#1", .start_ns = INT64_MIN, .dur_ns = -1};
+	struct cpu_op op = {.name = "aten::mm", .start_ns = 1, .dur_ns = INT64_MAX};
+	diag_reset();
+	buf_reset(&said);
+	diag_divert(keep, NULL);
+	CHECK_INT(sink.activity(sink.ctx, &a), 0); /* ends at INT64_MAX exactly */
+	CHECK_INT(sink.runtime(sink.ctx, &rc), -1);
+	CHECK_INT(sink.annotation(sink.ctx, &an), -1);
+	CHECK_INT(sink.cpu_op(sink.ctx, &op), -1);
+	diag_divert(NULL, NULL);
+	CHECK_STR(said.data,
+		"1 t.json: error: runtime call 'cudaLaunchKernel': start 9223372036854775802 ns + duration 6 ns is beyond "
+		"the int64 nanosecond range; refused\n"
+		"1 t.json: error: annotation 'ProfilerStep#1': start -9223372036854775808 ns + duration -1 ns is beyond "
+		"the int64 nanosecond range; refused\n"
+		"1 t.json: error: operator 'aten::mm': start 1 ns + duration 9223372036854775807 ns is beyond the int64 "
+		"nanosecond range; refused\n");
+	CHECK_INT(store_close(s), 0);
+	free(path);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test_store.XXXXXX";
@@ -107,6 +147,7 @@ int main(void)
 	}
 	buf_init(&said);
 	test_api(dir);
+	test_sink_span(dir);
 	buf_release(&said);
 	diag_reset();
 	fs_remove_tree(dir);

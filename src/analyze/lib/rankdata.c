@@ -11,6 +11,19 @@
 #include "util/scratch.h"
 #include "util/xalloc.h"
 
+/*
+ * The end of a stored span, start + dur, saturated at INT64_MAX (a negative
+ * dur taken as 0). The store's sink refuses a span whose end is beyond int64
+ * (store/sink.c), so this only keeps a store perfstudy did not write (a
+ * forged previous store the cache reads) from overflowing here.
+ */
+static int64_t span_end(int64_t start, int64_t dur)
+{
+	if (dur < 0)
+		return start;
+	return start > INT64_MAX - dur ? INT64_MAX : start + dur;
+}
+
 static int fail(struct store *s, sqlite3_stmt *st, const char *what)
 {
 	store_fail(s, what);
@@ -173,7 +186,7 @@ static int load_ranges(struct store *s, enum kept_slot slot, const char *sql, co
 		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 		struct rk_range *r = &(*out)[(*n)++];
 		r->start = store_column_int64(st, 0);
-		r->end = r->start + store_column_int64(st, 1);
+		r->end = span_end(r->start, store_column_int64(st, 1));
 		r->tid = store_column_type(st, 2) == SQLITE_NULL ? -1 : store_column_int64(st, 2);
 		r->key = store_column_type(st, 3) == SQLITE_NULL ? -1 : store_column_int64(st, 3);
 	}
@@ -266,7 +279,7 @@ static int load_uncached(struct store *s, const struct rank_key *k, const struct
 		struct rk_act *a = &d->acts[d->nacts++];
 		memset(a, 0, sizeof(*a));
 		a->start = store_column_int64(st, 0);
-		a->end = a->start + store_column_int64(st, 1);
+		a->end = span_end(a->start, store_column_int64(st, 1));
 		a->corr = store_column_type(st, 2) == SQLITE_NULL ? -1 : store_column_int64(st, 2);
 		const char *kind = (const char *)store_column_text(st, 3);
 		a->kind = !strcmp(kind, "kernel") ? ACT_KERNEL : !strcmp(kind, "memcpy") ? ACT_MEMCPY : ACT_MEMSET;

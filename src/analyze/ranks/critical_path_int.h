@@ -46,15 +46,18 @@ struct cp_graph {
 };
 
 /*
- * The wait of a step's path by the rank waited for (by_rank, nranks), with
- * the ranks it touched, so that clearing it and finding its largest are in
- * proportion to them: a pass over every rank for every step of every rank
- * was quadratic in ranks.
+ * The wait of a step's path by the rank waited for, with the ranks it
+ * touched, so that clearing it and finding its largest are in proportion
+ * to them: a pass over every rank for every step of every rank was
+ * quadratic in ranks. Ranks are indexed by their position in ranks[], the
+ * experiment's rank numbers sorted and distinct, never by number: an
+ * array by number made one trace of rank 2147483000 allocate 17 GB.
  */
 struct cp_waits {
-	int64_t *by_rank;
-	int nranks;
-	int *touched;
+	const int *ranks;  /* sorted, distinct; nranks of them */
+	size_t nranks;
+	int64_t *by_rank;  /* per rank index */
+	size_t *touched;   /* rank indices */
 	size_t ntouched, cap;
 };
 

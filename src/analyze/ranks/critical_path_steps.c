@@ -332,6 +332,25 @@ static struct table *cat_table(struct buf *cols, const char *name, const char *t
 	return table_new(name, title, cols->data);
 }
 
+static int cmp_int(const void *pa, const void *pb)
+{
+	int a = *(const int *)pa, b = *(const int *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* Sorts v[0..n) and keeps each value once at its front; returns how many. */
+static size_t sorted_distinct(int *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_int);
+	size_t m = 1;
+	for (size_t i = 1; i < n; i++)
+		if (v[i] != v[m - 1])
+			v[m++] = v[i];
+	return m;
+}
+
 int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct rank_key *keys;
@@ -362,13 +381,14 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 	struct step_acc *sa = NULL;
 	size_t nsa = 0, cap_sa = 0;
 	struct step_index six = {NULL, 0};
-	struct cp_waits waits = {NULL, 0, NULL, 0, 0};
-	int ret = -1, maxrank = 0, any = 0;
+	struct cp_waits waits = {NULL, 0, NULL, NULL, 0, 0};
+	int ret = -1, any = 0;
+	int *ranks = xmalloc((nkeys ? nkeys : 1) * sizeof(*ranks));
 	for (size_t k = 0; k < nkeys; k++)
-		if (keys[k].rank > maxrank)
-			maxrank = keys[k].rank;
-	waits.by_rank = xcalloc((size_t)maxrank + 1, sizeof(*waits.by_rank));
-	waits.nranks = maxrank + 1;
+		ranks[k] = keys[k].rank;
+	waits.ranks = ranks;
+	waits.nranks = sorted_distinct(ranks, nkeys);
+	waits.by_rank = xcalloc(waits.nranks ? waits.nranks : 1, sizeof(*waits.by_rank));
 	struct xr_run xr;
 	memset(&xr, 0, sizeof(xr));
 	struct cp_across xa;
@@ -431,12 +451,12 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 			else
 				cp_walk(&g, (size_t)pi, st->end, st->start, &p, NULL);
 			ncut += p.cut;
-			int wr = -1;
+			ssize_t wr = -1; /* a rank index (waits.ranks) */
 			for (size_t i = 0; i < waits.ntouched; i++) { /* the most waited for; of equals the lowest rank */
-				int r = waits.touched[i];
+				size_t r = waits.touched[i];
 				int64_t v = waits.by_rank[r];
-				if (v > 0 && (wr < 0 || v > waits.by_rank[wr] || (v == waits.by_rank[wr] && r < wr)))
-					wr = r;
+				if (v > 0 && (wr < 0 || v > waits.by_rank[wr] || (v == waits.by_rank[wr] && r < (size_t)wr)))
+					wr = (ssize_t)r;
 			}
 			int bound = 0;
 			for (int q = 1; q < NCAT; q++)
@@ -453,7 +473,7 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 					  chart_get(c, cat, (size_t)q) + (double)p.cat[q] / 1e6 / (double)d.nsteps);
 			}
 			if (wr >= 0)
-				table_set_int(t, row, col, wr);
+				table_set_int(t, row, col, waits.ranks[wr]);
 			col++;
 			table_set_text(t, row, col, cat_series[bound]);
 			any = 1;
@@ -472,7 +492,7 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 			if (p.cat[CP_WAIT] > a->max_wait) {
 				a->max_wait = p.cat[CP_WAIT];
 				a->max_wait_rank = keys[k].rank;
-				a->waited_for = wr;
+				a->waited_for = wr >= 0 ? waits.ranks[wr] : -1;
 			}
 		}
 		if (ncut)
@@ -560,6 +580,7 @@ out:
 	across_release(&xa);
 	free(step_pt);
 	table_free(tx);
+	free(ranks);
 	free(waits.by_rank);
 	free(waits.touched);
 	free(sa);

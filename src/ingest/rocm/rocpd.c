@@ -42,22 +42,28 @@
 #include "ingest/ingest.h"
 #include "ingest/sqlitedb.h"
 
-#define MAX_SESSIONS 64 /* uuid suffixes read from one file */
-
-/* The names of sqlite_master's plain tables that start with prefix, in order (a new array of new strings). */
+/*
+ * The names of sqlite_master's plain tables that start with prefix, in
+ * order (a new array of new strings): every session's, however many (each
+ * costs a few queries, within the connection's step budget; the first 64
+ * were read and the rest dropped without a word).
+ */
 static char **tables_like(sqlite3 *db, const char *prefix, size_t *n)
 {
 	*n = 0;
+	size_t cap = 0;
 	sqlite3_stmt *st;
-	char **out = xcalloc(MAX_SESSIONS + 1, sizeof(*out));
+	char **out = xgrow(NULL, &cap, 1, sizeof(*out));
 	if (sqlite3_prepare_v2(db,
 			       "SELECT name FROM sqlite_master WHERE type = 'table' AND (name = ?1 OR"
 			       " substr(name, 1, length(?1) + 1) = ?1 || '_') ORDER BY name",
 			       -1, &st, NULL) != SQLITE_OK)
 		return out;
 	sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
-	while (*n < MAX_SESSIONS && sqlite3_step(st) == SQLITE_ROW)
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		out = xgrow(out, &cap, *n + 1, sizeof(*out));
 		out[(*n)++] = xstrdup((const char *)sqlite3_column_text(st, 0));
+	}
 	sqlite3_finalize(st);
 	return out;
 }
@@ -190,8 +196,9 @@ static int region_row(struct sdb_reader *c, const char *T, sqlite3_stmt *st, voi
 	int marker = !strncmp(cat, "MARKER_", 7);
 	if (!runtime && !driver && !marker)
 		return 0;
-	if (v[1] < v[0]) {
-		sdb_skip_row(c, T, v[2], "'end' before 'start'");
+	/* as sdb_activity_ints: then end - start cannot overflow (INT64_MIN to INT64_MAX did) */
+	if (v[1] < v[0] || v[0] < 0) {
+		sdb_skip_row(c, T, v[2], v[1] < v[0] ? "'end' before 'start'" : "negative 'start'");
 		return 0;
 	}
 	const char *name = sdb_text(c, st, 5);
@@ -311,28 +318,96 @@ out:
 	return ret;
 }
 
-/* The GPUs of every session's agent table, then the sink's info callback. */
+/* A GPU of a session's agent table: type_index and name (NULL: none). */
+struct agent_row {
+	int64_t index;
+	char *name;
+};
+
+/* Columns: type_index, name; the row appended to the agent_list arg. */
+struct agent_list {
+	struct agent_row *v;
+	size_t n, cap;
+};
+
+static int agent_row(struct sdb_reader *c, const char *T, sqlite3_stmt *st, void *arg)
+{
+	struct agent_list *l = arg;
+	int64_t index;
+	if (sdb_int(c->src, T, st, 0, 0, &index) < 0)
+		return -1;
+	const char *name = sdb_text(c, st, 1);
+	l->v = xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	l->v[l->n++] = (struct agent_row){index, name ? xstrdup(name) : NULL};
+	return 0;
+}
+
+/* By type_index, then name (none first, then bytes): SQLite's order of the rows a UNION keeps. */
+static int cmp_agent(const void *pa, const void *pb)
+{
+	const struct agent_row *a = pa, *b = pb;
+	if (a->index != b->index)
+		return a->index < b->index ? -1 : 1;
+	if (!a->name || !b->name)
+		return !b->name - !a->name;
+	return strcmp(a->name, b->name);
+}
+
+/*
+ * The GPUs of every session's agent table (once each: the same type_index
+ * and name in two sessions is one GPU), then the sink's info callback. One
+ * query per session: a UNION of them all was refused past 8 sessions by the
+ * SQLite guard's limit on compound SELECTs (sqlguard.c).
+ */
 static int read_info(struct sdb_reader *c, char **agents, size_t n)
 {
-	static const char *const cols[] = {"type", "type_index", "product_name", "name", NULL};
+	struct agent_list l = {NULL, 0, 0};
+	struct device_info *devs = NULL;
+	size_t ndevs = 0;
 	struct buf sql;
 	buf_init(&sql);
-	const char *table = NULL;
+	int ret = -1;
+	int64_t events = c->counts->events; /* sdb_each_row counts rows as events; agents are none */
 	for (size_t i = 0; i < n; i++) {
 		if (!sdb_has_table(c->db, agents[i]))
 			continue;
-		buf_printf(&sql, "%sSELECT type_index, COALESCE(product_name, name), NULL, NULL, NULL, NULL, NULL"
-				 " FROM \"%s\" WHERE type = 'GPU'", table ? " UNION " : "", agents[i]);
-		table = agents[i];
+		buf_reset(&sql);
+		buf_printf(&sql, "SELECT type_index, COALESCE(product_name, name) FROM \"%s\" WHERE type = 'GPU'",
+			   agents[i]);
+		if (sdb_each_row(c, agents[i], sql.data, agent_row, &l) < 0)
+			goto out;
 	}
-	int ret;
-	if (table) {
-		buf_adds(&sql, " ORDER BY 1");
-		ret = sdb_send_info(c, "rocpd", table, cols, sql.data, 1, -1);
-	} else {
-		struct trace_info info = {.format = "rocpd", .rank = -1, .world_size = -1, .epoch_offset_ns = -1};
-		ret = c->sink->info && c->sink->info(c->sink->ctx, &info) ? -1 : 0;
+	c->counts->events = events;
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_agent);
+	devs = xcalloc(l.n ? l.n : 1, sizeof(*devs));
+	for (size_t i = 0; i < l.n; i++) {
+		if (i > 0 && !cmp_agent(&l.v[i], &l.v[i - 1]))
+			continue;
+		devs[ndevs] = (struct device_info){
+			.id = l.v[i].index >= 0 && l.v[i].index <= INT32_MAX ? (int)l.v[i].index : (int)ndevs,
+			.name = l.v[i].name ? l.v[i].name : "",
+			.total_mem = -1,
+			.sm_count = -1,
+			.cc_major = -1,
+			.cc_minor = -1,
+		};
+		ndevs++;
 	}
+	struct trace_info info = {
+		.format = "rocpd",
+		.rank = -1,
+		.world_size = -1,
+		.epoch_offset_ns = -1,
+		.ndevices = ndevs,
+		.devices = ndevs ? devs : NULL,
+	};
+	ret = c->sink->info && c->sink->info(c->sink->ctx, &info) ? -1 : 0;
+out:
+	for (size_t i = 0; i < l.n; i++)
+		free(l.v[i].name);
+	free(l.v);
+	free(devs);
 	buf_release(&sql);
 	return ret;
 }
