@@ -94,4 +94,24 @@ for r in $RUNS; do
 done
 python3 tests/golden/findings_check.py "$D/findings.csv" "${R[@]}" >"$T/fc" 2>&1 && ok ||
 	bad "findings disagree with the raw traces: $(cat "$T/fc")"
+
+# Cross-checks against the log (item 5): the clean run's log prints a global
+# batch of 32 (8 per GPU x 4) and its own TFLOP/s per GPU. A manifest batch
+# of 8 (per GPU) agrees with both; 32 (the global batch given as per GPU)
+# is warned about, naming both batches and both TFLOP/s (x4.00).
+gb=$(sed -n 's/.*global batch size: *\([0-9]*\).*/\1/p' "$E/ddp-clean/rank0.log" | sort -u)
+[ "$gb" = 32 ] && ok || bad "the clean log's global batch: '$gb'"
+for b in 8 32; do
+	{
+		printf 'version: 1\nid: logcheck\ntitle: log cross-check\nruns:\n  - id: clean\n    gpus: 4\n    batch: %s\n' "$b"
+		printf '    traces: %s/ddp-clean/rank*.pt.trace.json.gz\n    inputs: %s/ddp-clean/rank0.log\n' "$E" "$E"
+		printf '    model: {name: gpt2, layers: 2, hidden: 768, heads: 12, seq: 1024, vocab: 50257, precision: bf16}\n'
+	} >"$T/lc$b.yaml"
+	$PERFSTUDY build -q "$T/lc$b.yaml" -o "$T/lc$b" 2>"$T/err" && ok || bad "log check build $b: $(cat "$T/err")"
+done
+grep -q 'warning: run clean' "$T/lc8/logcheck/index.html" && bad "batch 8 per GPU: a warning: $(grep -o 'warning: run clean[^<]*' "$T/lc8/logcheck/index.html")" || ok
+grep -q "warning: run clean: the manifest&#39;s batch 32 per GPU x 4 data-parallel GPUs makes a global batch of 128, its training log prints a global batch size of 32" "$T/lc32/logcheck/index.html" &&
+	ok || bad "batch 32: no warning naming both batches"
+grep -q "warning: run clean: [0-9.]* TFLOP/s per GPU by perfstudy&#39;s count .* against [0-9.]* by the training log&#39;s own (4.00x)" "$T/lc32/logcheck/index.html" &&
+	ok || bad "batch 32: no warning naming both TFLOP/s"
 finish

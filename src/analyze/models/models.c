@@ -31,6 +31,9 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 
+/* The training log and the manifest agree when their global batch and TFLOP/s per GPU are within this share. */
+#define LOG_AGREE 0.10
+
 void models_est_model(const struct manifest_model *m, struct est_model *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -71,6 +74,7 @@ struct run_facts {
 	double step_s;       /* 0: unknown */
 	const char *step_source;
 	double logged_tflops; /* mean over the same iterations; < 0: none */
+	int64_t logged_batch; /* the log's global batch size (the largest it prints); 0: none */
 	int64_t iterations;
 	char *gpu_name;
 	int64_t gpu_mem;     /* bytes; 0 unknown */
@@ -101,7 +105,8 @@ static int query_facts(struct store *s, const char *exp, const char *run, int64_
 		" coalesce((SELECT d.total_mem FROM devices d JOIN traces t ON t.id = d.trace_id WHERE t.run_id = r.id"
 		"   ORDER BY t.file_index LIMIT 1),"
 		"   (SELECT h.memory_mib * 1048576 FROM gpu_hardware h WHERE h.experiment = r.experiment"
-		"   ORDER BY h.gpu LIMIT 1))"
+		"   ORDER BY h.gpu LIMIT 1)),"
+		" (SELECT max(i.global_batch) FROM iterations i JOIN traces t ON t.id = i.trace_id WHERE t.run_id = r.id)"
 		" FROM runs r WHERE r.experiment = ?1 AND r.run = ?2";
 	if (store_prepare(s, "models: a run's facts", sql, &st) < 0)
 		return -1;
@@ -122,6 +127,8 @@ static int query_facts(struct store *s, const char *exp, const char *run, int64_
 		if (store_column_type(st, 4) != SQLITE_NULL)
 			f->gpu_name = xstrdup((const char *)store_column_text(st, 4));
 		f->gpu_mem = store_column_int64(st, 5);
+		if (store_column_type(st, 6) != SQLITE_NULL)
+			f->logged_batch = store_column_int64(st, 6);
 	}
 	store_finalize(st);
 	return 0;
@@ -448,6 +455,23 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 			peak = est_peak_tflops(f.gpu_name, prec, &matched);
 			peak_src = "table";
 		}
+		/*
+		 * Cross-checks against the training log, where it prints them: its
+		 * global batch against the manifest's batch (per GPU) x data-parallel
+		 * GPUs, and its own TFLOP/s per GPU against this one; more than
+		 * LOG_AGREE apart, a warning naming both (a per-GPU batch given as the
+		 * global one inflates every FLOP/s and MFU by the GPU count).
+		 */
+		if (f.logged_batch > 0 && B > 0 && fabs(B / (double)f.logged_batch - 1) > LOG_AGREE)
+			result_add_note(out, "utilization.csv: warning: run %s: the manifest's batch %d per GPU x %d "
+					"data-parallel GPUs makes a global batch of %.0f, its training log prints a global "
+					"batch size of %lld; the manifest's batch is per GPU (every FLOP/s and MFU here "
+					"scales with it)", r->id, r->batch, dp, B, (long long)f.logged_batch);
+		if (f.logged_tflops > 0 && !strcmp(src, "log") && fabs(achieved / f.logged_tflops - 1) > LOG_AGREE)
+			result_add_note(out, "utilization.csv: warning: run %s: %.1f TFLOP/s per GPU by perfstudy's count "
+					"(estimates.csv flops_per_step / step time / GPUs) against %.1f by the training log's "
+					"own (%.2fx): check the manifest's model and batch against the log's",
+					r->id, achieved, f.logged_tflops, achieved / f.logged_tflops);
 		size_t ur = table_add_row(u);
 		table_set_text(u, ur, 0, r->id);
 		table_set_int(u, ur, 1, p);
