@@ -88,18 +88,6 @@ struct cand {
 	size_t idx;
 };
 
-/* By host, then kind, then name: the first of each host is the file to read. */
-static int cmp_cand_host(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-	int c = strcmp(x->host, y->host);
-	if (c)
-		return c;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
 /* By kind, then name: the order of reading (every XSpace, then the trace JSON of hosts without one). */
 static int cmp_cand_order(const void *a, const void *b)
 {
@@ -107,6 +95,14 @@ static int cmp_cand_order(const void *a, const void *b)
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* By host, then kind, then name: the first of each host is the file to read. */
+static int cmp_cand_host(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	int c = strcmp(x->host, y->host);
+	return c ? c : cmp_cand_order(a, b);
 }
 
 /* Frees the files *out[0..*nout) and empties the list. */

@@ -292,9 +292,9 @@ static int xplane_detect_source(const struct source *src)
 }
 
 /*
- * What protobuf-c allocates to unpack a message of type d from d[0..len),
+ * What protobuf-c allocates to unpack a message of type desc from d[0..len),
  * in bytes, worked out from the wire format before unpacking: each
- * message's struct (d->sizeof_message) and the pointer to it in its
+ * message's struct (sizeof_message) and the pointer to it in its
  * parent's array, each string and bytes value, each unknown field (kept
  * with its data), each element of a packed array (at most one per byte),
  * 16 bytes of malloc's overhead per block, and the 40-byte record
