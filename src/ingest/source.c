@@ -20,19 +20,24 @@
 #include "util/sha256.h"
 #include "util/xalloc.h"
 
+/*
+ * The file's bytes into *out (*len of them), with room for SOURCE_PADDING
+ * more after them: a plain file is used as loaded, not copied (the copy
+ * held it twice).
+ */
 static int read_all(const char *path, unsigned char **out, size_t *len)
 {
 	long long size;
 	int fd = fs_open_regular(path, "a trace file", &size);
 	if (fd < 0)
 		return -1;
-	size_t cap = (size_t)size + 1;
+	size_t cap = (size_t)size + 1 + SOURCE_PADDING;
 	unsigned char *p = xmalloc(cap);
 	size_t n = 0;
 	for (;;) {
-		if (n == cap)
-			p = xgrow(p, &cap, n + 65536, 1);
-		ssize_t r = read(fd, p + n, cap - n);
+		if (n + SOURCE_PADDING >= cap) /* the file grew while read */
+			p = xgrow(p, &cap, n + SOURCE_PADDING + 65536, 1);
+		ssize_t r = read(fd, p + n, cap - n - SOURCE_PADDING);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -51,22 +56,17 @@ static int read_all(const char *path, unsigned char **out, size_t *len)
 	return 0;
 }
 
-static char *pad_copy(const unsigned char *p, size_t n)
-{
-	char *d = xmalloc(n + SOURCE_PADDING);
-	memcpy(d, p, n);
-	memset(d + n, 0, SOURCE_PADDING);
-	return d;
-}
-
 /*
  * A file loaded whole is held inflated whole, so a gzip bomb (10 MB of
  * members holding 10 GiB of blanks) would take all memory. Real exports
  * inflate 5-20 times (text, SQLite pages); deflate's most is about 1030.
  * Past INFLATE_FREE bytes, output of more than INFLATE_RATIO times the
  * compressed size is refused, naming the ratio reached: memory stays below
- * INFLATE_FREE or INFLATE_RATIO times the file's size. (Kineto JSON is
- * streamed and never loaded whole: it is not bounded by this.)
+ * INFLATE_FREE or INFLATE_RATIO times the file's size. The output
+ * buffer never grows past that bound plus one byte (it grew by half its
+ * size and was filled before the check, so a bomb reached 1.5 times the
+ * bound). (Kineto JSON is streamed and never loaded whole: it is not
+ * bounded by this.)
  */
 #define INFLATE_FREE ((size_t)64 << 20)
 #define INFLATE_RATIO 100
@@ -80,21 +80,30 @@ static char *inflate_all(const char *path, const unsigned char *in, size_t n, si
 		diag_syserror(path, "cannot start zlib");
 		return NULL;
 	}
-	size_t cap = n * 8 + SOURCE_PADDING, len = 0;
+	/* the most output kept: one byte past it is the proof of a bomb, so no buffer grows beyond it */
+	size_t limit = n > INFLATE_FREE / INFLATE_RATIO ? n * INFLATE_RATIO : INFLATE_FREE;
+	if (n > SIZE_MAX / INFLATE_RATIO - SOURCE_PADDING - 1)
+		limit = SIZE_MAX - SOURCE_PADDING - 1;
+	size_t cap = (n < limit / 8 ? n * 8 : limit + 1) + SOURCE_PADDING, len = 0;
 	char *out = xmalloc(cap);
 	z.next_in = (unsigned char *)in;
 	z.avail_in = n > UINT32_MAX ? UINT32_MAX : (uInt)n;
 	size_t consumed_before = 0;
 	int ret;
 	for (;;) {
-		if (cap - len < SOURCE_PADDING + 65536)
-			out = xgrow(out, &cap, len + SOURCE_PADDING + 65536 + cap / 2, 1);
+		if (cap - len < SOURCE_PADDING + 65536 && cap < limit + 1 + SOURCE_PADDING) {
+			size_t want = len + SOURCE_PADDING + 65536 + cap / 2;
+			if (want > limit + 1 + SOURCE_PADDING)
+				want = limit + 1 + SOURCE_PADDING;
+			out = xrealloc(out, want);
+			cap = want;
+		}
 		size_t room = cap - len - SOURCE_PADDING;
 		z.next_out = (unsigned char *)out + len;
 		z.avail_out = room > UINT32_MAX ? UINT32_MAX : (uInt)room;
 		ret = inflate(&z, Z_NO_FLUSH);
 		len = (size_t)((char *)z.next_out - out);
-		if (len > INFLATE_FREE && len / INFLATE_RATIO > n) {
+		if (len > limit) {
 			diag_error(path, "gzip data inflates more than %d times (%zu bytes to %zu so far);"
 				   " refused as a gzip bomb", INFLATE_RATIO, n, len);
 			goto fail;
@@ -165,9 +174,9 @@ int source_load(struct source *src, const char *path)
 		free(raw);
 		return src->data ? 0 : -1;
 	}
-	src->data = pad_copy(raw, n);
+	memset(raw + n, 0, SOURCE_PADDING);
+	src->data = (char *)raw;
 	src->len = n;
-	free(raw);
 	return 0;
 }
 

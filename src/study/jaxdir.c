@@ -81,55 +81,129 @@ static char *host_of(const char *name, const char *suffix)
 	return xstrndup(name, strlen(name) - strlen(suffix));
 }
 
-/* One file per host of a session directory; 0 files when it is not one. */
-static void session_files(const char *dir, char ***out, size_t *nout)
+/* One candidate file of a session: its host, its kind (0 XSpace, 1 trace JSON) and its place in the sorted names. */
+struct cand {
+	char *host;
+	int kind;
+	size_t idx;
+};
+
+/* By kind, then name: the order of reading (every XSpace, then the trace JSON of hosts without one). */
+static int cmp_cand_order(const void *a, const void *b)
 {
-	static const char *const xplane[] = {".xplane.pb", ".xplane.pb.gz"};
-	static const char *const json[] = {".trace.json", ".trace.json.gz"};
+	const struct cand *x = a, *y = b;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* By host, then kind, then name: the first of each host is the file to read. */
+static int cmp_cand_host(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	int c = strcmp(x->host, y->host);
+	return c ? c : cmp_cand_order(a, b);
+}
+
+/* Frees the files *out[0..*nout) and empties the list. */
+static void drop_files(char ***out, size_t *nout)
+{
+	for (size_t i = 0; i < *nout; i++)
+		free((*out)[i]);
+	free(*out);
+	*out = NULL;
+	*nout = 0;
+}
+
+/*
+ * Each chosen file of out[0..n) that is a link leading nowhere is an input
+ * error naming it, as in a run directory (plan.c): read, it was an I/O
+ * error (exit 3) for a loop. Returns 0, or -1 after diag for each one.
+ */
+static int check_links(char **out, size_t n)
+{
+	int ret = 0;
+	for (size_t i = 0; i < n; i++) {
+		char why[4200];
+		if (fs_broken_link(out[i], why, sizeof(why))) {
+			diag_error(out[i], "%s; a trace file of a JAX profiling session must be readable (remove the link)",
+				   why);
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
+/*
+ * One file per host of a session directory into *out (*nout of them; 0
+ * when it is not one). A host is the exact name before the ending, so
+ * hosts 'node' and 'node.a' are two hosts (a prefix test took node.a's
+ * file for node's and dropped one). The candidates are sorted by host, so
+ * the choice takes n log n for n files (a search of the chosen files per
+ * file made 40,000 files take seconds). Returns 0, or -1 after diag (a
+ * chosen file is a link leading nowhere), with *out freed.
+ */
+static int session_files(const char *dir, char ***out, size_t *nout)
+{
+	static const char *const endings[2][2] = {{".xplane.pb", ".xplane.pb.gz"}, {".trace.json", ".trace.json.gz"}};
 	size_t n;
 	char **names = names_in(dir, &n);
 	*out = NULL;
 	*nout = 0;
 	if (!names)
-		return;
-	size_t cap = 0;
+		return 0;
 	int use_xplane = have_xplane_reader();
-	/* the hosts: every <host>.xplane.pb* and <host>.trace.json* */
-	for (int pass = 0; pass < 2; pass++) {
-		const char *const *sufs = pass == 0 ? xplane : json;
-		if (pass == 0 && !use_xplane)
-			continue;
-		for (size_t i = 0; i < n; i++)
+	struct cand *c = xcalloc(n ? n : 1, sizeof(*c));
+	size_t nc = 0;
+	for (size_t i = 0; i < n; i++)
+		for (int kind = use_xplane ? 0 : 1; kind < 2; kind++)
 			for (size_t s = 0; s < 2; s++) {
-				char *host = host_of(names[i], sufs[s]);
-				if (!host)
-					continue;
-				/* a host already given a file (its xplane, or the other spelling) is skipped */
-				int dup = 0;
-				for (size_t k = 0; k < *nout && !dup; k++) {
-					const char *base = strrchr((*out)[k], '/') + 1;
-					dup = !strncmp(base, host, strlen(host)) && base[strlen(host)] == '.';
-				}
-				if (!dup) {
-					*out = xgrow(*out, &cap, *nout + 1, sizeof(**out));
-					(*out)[(*nout)++] = xasprintf("%s/%s", dir, names[i]);
-				}
-				free(host);
+				/* the endings are not suffixes of one another: a name has at most one */
+				char *host = host_of(names[i], endings[kind][s]);
+				if (host)
+					c[nc++] = (struct cand){.host = host, .kind = kind, .idx = i};
 			}
+	if (nc) /* qsort's array may not be NULL, even when empty */
+		qsort(c, nc, sizeof(*c), cmp_cand_host);
+	size_t k = 0;
+	for (size_t i = 0; i < nc; i++) {
+		/* a host's first file is kept: its XSpace, else its trace JSON (either spelling) */
+		if (k && !strcmp(c[k - 1].host, c[i].host)) {
+			free(c[i].host);
+			continue;
+		}
+		c[k++] = c[i];
 	}
+	if (k)
+		qsort(c, k, sizeof(*c), cmp_cand_order);
+	if (k) {
+		*out = xcalloc(k, sizeof(**out));
+		for (size_t i = 0; i < k; i++) {
+			(*out)[i] = xasprintf("%s/%s", dir, names[c[i].idx]);
+			free(c[i].host);
+		}
+		*nout = k;
+	}
+	free(c);
 	for (size_t i = 0; i < n && !*nout; i++)
 		if (!strcmp(names[i], "perfetto_trace.json") || !strcmp(names[i], "perfetto_trace.json.gz")) {
-			*out = xgrow(*out, &cap, 1, sizeof(**out));
+			*out = xcalloc(1, sizeof(**out));
 			(*out)[(*nout)++] = xasprintf("%s/%s", dir, names[i]);
 		}
 	free_names(names, n);
+	if (check_links(*out, *nout) < 0) {
+		drop_files(out, nout);
+		return -1;
+	}
+	return 0;
 }
 
 int plan_jax_profile(const char *dir, char ***out, size_t *nout)
 {
 	*out = NULL;
 	*nout = 0;
-	session_files(dir, out, nout);
+	if (session_files(dir, out, nout) < 0)
+		return -1;
 	if (*nout)
 		return 1;
 	/* DIR or DIR/plugins/profile: the sessions below */
@@ -149,11 +223,22 @@ int plan_jax_profile(const char *dir, char ***out, size_t *nout)
 	int ret = 0;
 	char *found = NULL;
 	size_t nfound = 0;
-	for (size_t i = 0; names && i < n; i++) {
+	for (size_t i = 0; names && i < n && ret == 0; i++) {
 		char *p = xasprintf("%s/%s", sessions, names[i]);
 		char **files;
 		size_t k;
-		session_files(p, &files, &k);
+		char why[4200];
+		/* a session that is a link leading nowhere holds nothing to read, but is said (it was skipped silently) */
+		if (fs_broken_link(p, why, sizeof(why))) {
+			diag_warning(p, "%s; not read as a JAX profiling session", why);
+			free(p);
+			continue;
+		}
+		if (session_files(p, &files, &k) < 0) {
+			ret = -1;
+			free(p);
+			break;
+		}
 		if (k) {
 			nfound++;
 			if (nfound == 1) {
@@ -168,13 +253,11 @@ int plan_jax_profile(const char *dir, char ***out, size_t *nout)
 		}
 		free(p);
 	}
-	if (nfound > 1) {
+	if (ret < 0) {
+		drop_files(out, nout);
+	} else if (nfound > 1) {
 		diag_error(dir, "holds %zu JAX profiling sessions under '%s'; give one of them as the run", nfound, sessions);
-		for (size_t f = 0; f < *nout; f++)
-			free((*out)[f]);
-		free(*out);
-		*out = NULL;
-		*nout = 0;
+		drop_files(out, nout);
 		ret = -1;
 	} else if (nfound == 1) {
 		ret = 1;

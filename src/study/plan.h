@@ -52,7 +52,9 @@ void plan_release(struct plan *p);
 /*
  * The files to read of a JAX profile directory (jaxdir.c): one per host
  * of its one session. Returns 1 with *out (the caller frees the array and
- * the paths), 0 when dir is not a JAX profile, or -1 after diag.
+ * the paths), 0 when dir is not a JAX profile, or -1 after diag (several
+ * sessions, a chosen file that is a link leading nowhere). A session that
+ * is such a link is a warning and is not read.
  */
 int plan_jax_profile(const char *dir, char ***out, size_t *n);
 /* The trace paths of a plan in the order the build reads them (the caller frees the array, not the paths). */

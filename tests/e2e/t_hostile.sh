@@ -113,7 +113,7 @@ blank-header.json.gz: error: more than 16 MiB of JSON outside 'traceEvents' (by 
 blank-array.json.gz: error: more than 16 MiB in one element of 'traceEvents' from byte 16 (an event this large, or blanks); refused to bound memory
 blank-event.json.gz: error: more than 16 MiB in one element of 'traceEvents' from byte 16 (an event this large, or blanks); refused to bound memory
 blank-tail.json.gz: error: more than 16 MiB of JSON outside 'traceEvents' (by byte 17825792); refused to bound memory
-blank-csv.csv.gz: error: gzip data inflates more than 100 times ($size bytes to 83886080 so far); refused as a gzip bomb
+blank-csv.csv.gz: error: gzip data inflates more than 100 times ($size bytes to 67108865 so far); refused as a gzip bomb
 WANT
 while read -r want; do
 	f=${want%%:*}

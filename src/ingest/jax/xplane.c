@@ -18,6 +18,10 @@
  *
  * The file is unpacked whole: protobuf-c builds every message, a few
  * dozen bytes per event (JAX writes a few megabytes per device and step).
+ * What that takes is worked out from the wire format first (unpacked_size)
+ * and a file that would take more than XPLANE_UNPACK_RATIO times its size
+ * is refused; protobuf-c allocates through xmalloc, so running out of
+ * memory is exit 3 naming the file, never "malformed".
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -216,6 +220,21 @@ static void device_of(const XPlane *p, const struct names *nm, int id, struct de
 	}
 }
 
+/* A protobuf varint at d[*i] (before len) into *v, *i past it; 0, or -1 when cut or longer than 64 bits. */
+static int read_varint(const unsigned char *d, size_t len, size_t *i, uint64_t *v)
+{
+	int shift = 0;
+	*v = 0;
+	for (;;) {
+		if (*i >= len || shift > 63)
+			return -1;
+		*v |= (uint64_t)(d[*i] & 0x7f) << shift;
+		shift += 7;
+		if (!(d[(*i)++] & 0x80))
+			return 0;
+	}
+}
+
 /*
  * The offset of the first top-level field of an XSpace that is not a
  * well-formed length-delimited field 1-4, or len when all are: where a
@@ -229,27 +248,11 @@ static size_t first_bad_field(const unsigned char *d, size_t len, size_t *nplane
 	*cut = 0;
 	while (i < len) {
 		size_t start = i;
-		uint64_t key = 0, n = 0;
-		int shift = 0;
-		for (;;) {
-			if (i >= len || shift > 63)
-				return start;
-			key |= (uint64_t)(d[i] & 0x7f) << shift;
-			shift += 7;
-			if (!(d[i++] & 0x80))
-				break;
-		}
-		if ((key & 7) != 2 || (key >> 3) < 1 || (key >> 3) > 4)
+		uint64_t key, n;
+		if (read_varint(d, len, &i, &key) < 0 || (key & 7) != 2 || (key >> 3) < 1 || (key >> 3) > 4)
 			return start;
-		shift = 0;
-		for (;;) {
-			if (i >= len || shift > 63)
-				return start;
-			n |= (uint64_t)(d[i] & 0x7f) << shift;
-			shift += 7;
-			if (!(d[i++] & 0x80))
-				break;
-		}
+		if (read_varint(d, len, &i, &n) < 0)
+			return start;
 		if (n > len - i) {
 			*cut = 1;
 			return start;
@@ -288,10 +291,102 @@ static int xplane_detect_source(const struct source *src)
 	return source_find(src->data, n, "/device:") || source_find(src->data, n, "/host:");
 }
 
+/*
+ * What protobuf-c allocates to unpack a message of type desc from d[0..len),
+ * in bytes, worked out from the wire format before unpacking: each
+ * message's struct (sizeof_message) and the pointer to it in its
+ * parent's array, each string and bytes value, each unknown field (kept
+ * with its data), each element of a packed array (at most one per byte),
+ * 16 bytes of malloc's overhead per block, and the 40-byte record
+ * protobuf-c keeps per field of a message while it unpacks it (*fields,
+ * the most of one message). Bytes that are not a well-formed field end
+ * the count: protobuf-c refuses them anyway. The depth is the schema's
+ * (five levels), whatever the input.
+ */
+static size_t unpacked_size(const ProtobufCMessageDescriptor *desc, const uint8_t *d, size_t len, size_t *fields)
+{
+	size_t total = desc->sizeof_message + 16, nfields = 0, i = 0;
+	while (i < len) {
+		uint64_t key, v;
+		if (read_varint(d, len, &i, &key) < 0)
+			goto out;
+		int wire = (int)(key & 7);
+		size_t n = 0;
+		if (wire == 0 || wire == 2) {
+			if (read_varint(d, len, &i, &v) < 0)
+				goto out;
+			if (wire == 2) {
+				if (v > len - i)
+					goto out;
+				n = (size_t)v;
+			}
+		} else if (wire == 1 || wire == 5) {
+			n = wire == 1 ? 8 : 4;
+			if (n > len - i)
+				goto out;
+		} else {
+			goto out;
+		}
+		nfields++;
+		const ProtobufCFieldDescriptor *f =
+			key >> 3 <= UINT32_MAX ? protobuf_c_message_descriptor_get_field(desc, (unsigned)(key >> 3)) : NULL;
+		if (!f)
+			total += 32 + n + 16; /* an unknown field, copied */
+		else if (f->label == PROTOBUF_C_LABEL_REPEATED && wire == 2 && f->type != PROTOBUF_C_TYPE_MESSAGE &&
+			 f->type != PROTOBUF_C_TYPE_STRING && f->type != PROTOBUF_C_TYPE_BYTES)
+			total += 8 * n; /* packed numbers */
+		else if (f->label == PROTOBUF_C_LABEL_REPEATED)
+			total += 8;
+		if (f && wire == 2 && f->type == PROTOBUF_C_TYPE_MESSAGE)
+			total += unpacked_size(f->descriptor, d + i, n, fields);
+		else if (f && wire == 2 && (f->type == PROTOBUF_C_TYPE_STRING || f->type == PROTOBUF_C_TYPE_BYTES))
+			total += n + 1 + 16;
+		i += n;
+	}
+out:
+	if (nfields > *fields)
+		*fields = nfields;
+	return total;
+}
+
+/*
+ * The most an XSpace may take unpacked past 16 MiB, as a multiple of its
+ * (inflated) size: real profiles take 2.4 to 4.8 times (the h100x4
+ * example's); one of 64 MiB of 2-byte empty events would take 68 times
+ * (it peaked at 4.0 GB). docs/guarantees.md states the bound.
+ */
+#define XPLANE_UNPACK_RATIO 10
+#define XPLANE_UNPACK_FREE ((size_t)16 << 20)
+
+/* protobuf-c's allocations through xmalloc: running out of memory is exit 3 naming the file, not "malformed". */
+static void *pb_alloc(void *data, size_t n)
+{
+	(void)data;
+	return xmalloc(n ? n : 1);
+}
+
+static void pb_free(void *data, void *p)
+{
+	(void)data;
+	free(p);
+}
+
+static ProtobufCAllocator pb_allocator = {.alloc = pb_alloc, .free = pb_free, .allocator_data = NULL};
+
 static int xplane_read(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts)
 {
 	struct xctx x = {.src = src, .model = {.sink = sink, .counts = counts}};
-	XSpace *xs = tensorflow__profiler__xspace__unpack(NULL, src->len, (const uint8_t *)src->data);
+	size_t fields = 0;
+	size_t need = unpacked_size(&tensorflow__profiler__xspace__descriptor, (const uint8_t *)src->data, src->len,
+				    &fields);
+	need += 40 * fields;
+	if (need > XPLANE_UNPACK_FREE && need / XPLANE_UNPACK_RATIO > src->len) {
+		diag_error(src->path, "XSpace protobuf of %zu bytes%s would take %zu bytes to unpack, more than %d times "
+			   "its size (events or stats of a few bytes each: a crafted file?); refused to bound memory",
+			   src->len, src->meta.gzip ? " (uncompressed)" : "", need, XPLANE_UNPACK_RATIO);
+		return -1;
+	}
+	XSpace *xs = tensorflow__profiler__xspace__unpack(&pb_allocator, src->len, (const uint8_t *)src->data);
 	if (!xs) {
 		size_t nplanes;
 		int cut;
@@ -337,7 +432,7 @@ static int xplane_read(const struct source *src, const struct ingest_sink *sink,
 		ret = sink->info && sink->info(sink->ctx, &info) ? -1 : 0;
 	}
 	free(devs);
-	tensorflow__profiler__xspace__free_unpacked(xs, NULL);
+	tensorflow__profiler__xspace__free_unpacked(xs, &pb_allocator);
 	return ret;
 }
 
