@@ -1,6 +1,6 @@
 /*
  * cells.h: reading the result tables' cells for the findings' rules
- * (findings.c, why.c): numbers as doubles (COL_US in microseconds), texts,
+ * (findings.c, findings_why.c): numbers as doubles (COL_US in microseconds), texts,
  * columns by name.
  */
 #ifndef PERFSTUDY_CELLS_H

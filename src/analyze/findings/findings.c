@@ -22,15 +22,15 @@
  *               late (straggler_side), with the other ranks' wait for it;
  *               extra GPU work of a host-bound straggler is said to hide.
  *               The mechanism (straggler_causes.csv mechanism) comes
- *               first, in words with the fix (why.c).
+ *               first, in words with the fix (findings_why.c).
  *   price       the waiting and cause findings state first what fixing the
- *               straggler saves per step (why.c: the others' smallest
+ *               straggler saves per step (findings_why.c: the others' smallest
  *               exposed wait per collective, on the training's steps), and
  *               are said only where it exceeds the run's natural spread
  *               (NOISE_K x the training's step noise, the saving any other
  *               rank gives, CAUSE_MIN_MS); findings.csv saving_us_per_step.
  *   order       findings with a saving first, largest first across runs
- *               (order.c); the others after, in the order of the rules.
+ *               (findings_order.c); the others after, in the order of the rules.
  *   straggler-windows  what that rank's GPU did in the windows in which
  *               another rank waited for it (straggler_ranks.csv: their
  *               union, each instant once), as shares of that union.
@@ -64,8 +64,8 @@
 #include "util/xalloc.h"
 #include "analyze/analysis.h"
 #include "analyze/findings/cells.h"
-#include "analyze/findings/order.h"
-#include "analyze/findings/why.h"
+#include "analyze/findings/findings_order.h"
+#include "analyze/findings/findings_why.h"
 
 /*
  * The rules' thresholds, named once: the rule texts of findings.csv and its
@@ -839,7 +839,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 			top = share;
 	}
 	/*
-	 * The price and the noise: the saving (why.c) on the training's steps,
+	 * The price and the noise: the saving (findings_why.c) on the training's steps,
 	 * and nothing said where it does not exceed the run's natural spread,
 	 * the larger of NOISE_K times the training's step-to-step noise
 	 * (profiler_overhead.csv unprofiled_sigma_us), the saving any other rank

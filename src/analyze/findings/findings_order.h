@@ -1,6 +1,6 @@
 /*
- * order.h: findings held until the rules are done, then written into
- * findings.csv ordered by their saving (order.c).
+ * findings_order.h: findings held until the rules are done, then written into
+ * findings.csv ordered by their saving (findings_order.c).
  */
 #ifndef PERFSTUDY_ORDER_H
 #define PERFSTUDY_ORDER_H

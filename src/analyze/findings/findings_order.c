@@ -1,12 +1,12 @@
 /*
- * order.c: the findings in the order a reader acts on them (order.h):
+ * findings_order.c: the findings in the order a reader acts on them (findings_order.h):
  * the largest saving per step first, across runs; findings without a
  * saving after them, each group in the order the rules made them.
  */
 #include <math.h>
 #include <stdlib.h>
 
-#include "analyze/findings/order.h"
+#include "analyze/findings/findings_order.h"
 
 /* Largest saving first; findings without one after, each group in the order the rules made them. */
 static int cmp_pending(const void *pa, const void *pb)

@@ -1,5 +1,5 @@
 /*
- * why.c: the why and the price of a straggler (why.h).
+ * findings_why.c: the why and the price of a straggler (findings_why.h).
  *
  * The price. If the straggler had arrived at each collective with the
  * others, the collective would have started when the latest of the others
@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "analyze/findings/cells.h"
-#include "analyze/findings/why.h"
+#include "analyze/findings/findings_why.h"
 #include "util/intmap.h"
 #include "util/xalloc.h"
 

@@ -1,5 +1,5 @@
 /*
- * why.h: the why and the price of a straggler, for findings.c: what fixing
+ * findings_why.h: the why and the price of a straggler, for findings.c: what fixing
  * it would save per step (from the collectives' exposed waits) and the
  * mechanism straggler_causes.csv names, in words with the fix to try.
  */
