@@ -300,6 +300,14 @@ void why_saving_words(struct buf *b, const struct analysis_result *res, const ch
 		buf_printf(b, " (%.0f %% of the training's %.1f ms step; from the profiled steps' collectives, "
 				  "scaled by the profiler's factor %.2f)",
 			   100 * saving / step, step / 1000, overhead);
+	/*
+	 * The profiler slows ranks unevenly (host-bound ones most): where it
+	 * added more per step than the saving, the straggling may be its own.
+	 */
+	double added = overhead > 1 && step > 0 ? (overhead - 1) * step : 0;
+	if (added > saving)
+		buf_printf(b, " (the profiler added %.1f ms per step, more than this: the straggling may be the "
+			      "profiler's own; confirm on an unprofiled run)", added / 1000);
 	else
 		buf_printf(b, " (from the profiled steps' collectives; no training log to scale it by)");
 }
