@@ -5,6 +5,7 @@
  * store, analyze, chart, report); cmd_*.c tie them together.
  */
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,6 +58,12 @@ int main(int argc, char **argv)
 	 */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
+	/*
+	 * Past a file size limit (ulimit -f) a write fails with EFBIG instead of
+	 * killing the process: the write's error names the file and the build
+	 * removes its DIR.tmp.<pid> and DIR.lock, as for a full disk.
+	 */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -325,6 +325,8 @@ int store_add_site_files(struct store *s)
 
 /* A shard database of `ingest --shard` (study/shard.c): its meta, its traces, their batches of sink calls. */
 const char store_shard_schema[] =
+	/* 'pfsh' in the header's application_id: a shard (even one half written) says it is perfstudy's */
+	"PRAGMA application_id=" STORE_SHARD_APP_ID_TEXT ";\n"
 	"PRAGMA journal_mode=OFF;\n"
 	"PRAGMA synchronous=OFF;\n"
 	"CREATE TABLE shard_meta(key TEXT PRIMARY KEY, value TEXT);\n"

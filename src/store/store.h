@@ -261,4 +261,12 @@ static inline int store_clear_bindings(sqlite3_stmt *st) { return sqlite3_clear_
 /* Frees st (NULL is allowed). */
 static inline int store_finalize(sqlite3_stmt *st) { return sqlite3_finalize(st); }
 
+/*
+ * The SQLite application_id of a shard database ('pfsh'), written first, so
+ * that a shard's temporary file left by a killed ingest is known as
+ * perfstudy's from its header's bytes 68-71 alone (shard.c removes it).
+ */
+#define STORE_SHARD_APP_ID 0x70667368u
+#define STORE_SHARD_APP_ID_TEXT "1885762408"
+
 #endif

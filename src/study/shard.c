@@ -13,8 +13,10 @@
  */
 #include "study/shard.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,9 +65,57 @@ static int write_batch(void *ctx, const char *data, size_t len)
 	return store_step_done(w->db, w->ins, "shard: insert batch");
 }
 
+/* 1 when path is a file whose SQLite header carries the shard application_id (STORE_SHARD_APP_ID). */
+static int shard_header(const char *path)
+{
+	unsigned char h[72];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	size_t got = fread(h, 1, sizeof(h), f);
+	fclose(f);
+	uint32_t id = got == sizeof(h) ? (uint32_t)h[68] << 24 | (uint32_t)h[69] << 16 | (uint32_t)h[70] << 8 | h[71] : 0;
+	return got == sizeof(h) && !memcmp(h, "SQLite format 3", 16) && id == STORE_SHARD_APP_ID;
+}
+
+/*
+ * The temporary files OUT.tmp.<pid> that an ingest killed with SIGKILL left
+ * (no handler runs then): removed when <pid> is no running process and the
+ * file's header says it is a perfstudy shard (STORE_SHARD_APP_ID), so that
+ * a user's own OUT.tmp.2024 is never touched; each removal is said.
+ */
+static void sweep_stale_tmp(const char *out, int quiet)
+{
+	char *dir = xstrdup(out), *slash = strrchr(dir, '/');
+	const char *base = slash ? slash + 1 : out;
+	if (slash)
+		*slash = 0;
+	DIR *d = opendir(slash ? (*dir ? dir : "/") : ".");
+	size_t blen = strlen(base);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		const char *n = e->d_name, *p = n + blen + 5;
+		if (strncmp(n, base, blen) || strncmp(n + blen, ".tmp.", 5) || !*p || strspn(p, "0123456789") != strlen(p) ||
+		    strlen(p) > 9)
+			continue;
+		long pid = strtol(p, NULL, 10);
+		if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char *path = slash ? xasprintf("%s/%s", *dir ? dir : "", n) : xstrdup(n);
+		struct stat st;
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && shard_header(path) && unlink(path) == 0 && !quiet)
+			diag_line(stderr, "perfstudy: removed %s, left by an ingest that was killed (process %ld)", path, pid);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
 int shard_write(const char *out, const char *const *paths, size_t n, int shard, int nshards, int jobs, int quiet)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", out, (long)getpid());
+	sweep_stale_tmp(out, quiet);
 	struct shard_writer w = {0};
 	struct trace_feed *feed = NULL;
 	sqlite3_stmt *st = NULL;

@@ -289,4 +289,42 @@ grep -q "$(printf '\033')" "$T/diffout" && bad "escape: an escape byte reached t
 grep -qF 'input added '"$W"'/b\nperfstudy diff: 0 changes, 0 regressions\x1b[1A.json' "$T/diffout" && ok ||
 	bad "escape: the path is not shown escaped: $(cat -A "$T/diffout")"
 
+# 10. Past a file size limit (ulimit -f) a build fails with exit 3 naming
+# the file it could not write, and leaves neither DIR.tmp.<pid> nor
+# DIR.lock (SIGXFSZ used to kill it with both left behind).
+W=$T/r3/fsize
+mkdir -p "$W"
+rc=0
+(ulimit -f 2000; exec $PERFSTUDY build -q experiments/h200/study.yaml -o "$W/site") 2> "$T/err" || rc=$?
+[ $rc -eq 3 ] && ok || bad "ulimit -f: exit $rc, expected 3: $(head -c 400 "$T/err")"
+grep -q "$W/site.tmp.[0-9]*/.*: error: " "$T/err" && ok || bad "ulimit -f: the file is not named: $(head -c 400 "$T/err")"
+[ -z "$(ls -A "$W")" ] && ok || bad "ulimit -f: left behind: $(ls -A "$W")"
+
+# 11. ingest killed with SIGKILL (no handler runs) leaves OUT.tmp.<pid>; the
+# next ingest into OUT removes it, as its header says it is perfstudy's
+# shard (application_id 'pfsh') and <pid> is gone, and says so; a user's
+# OUT.tmp.<digits> of anything else stays.
+W=$T/r3/kill
+mkdir -p "$W"
+H=experiments/h200/traces/bert-base/4gpu-zero1
+$PERFSTUDY ingest -q --shard 0/1 -o "$W/s.db" $H/rank*.pt.trace.json.gz &
+pid=$!
+for i in $(seq 100); do [ -e "$W/s.db.tmp.$pid" ] && break; sleep 0.05; done
+sleep 0.3
+kill -9 $pid 2> /dev/null
+wait $pid 2> /dev/null
+if [ -f "$W/s.db.tmp.$pid" ]; then
+	ok
+	[ "$(od -An -tx1 -j68 -N4 "$W/s.db.tmp.$pid" | tr -d ' ')" = 70667368 ] && ok || bad "kill: no 'pfsh' application_id"
+	printf 'my notes\n' > "$W/s.db.tmp.77777"
+	$PERFSTUDY ingest --shard 0/1 -o "$W/s.db" tests/data/history/d1.json > /dev/null 2> "$T/err" && ok ||
+		bad "kill: the next ingest failed: $(cat "$T/err")"
+	[ ! -e "$W/s.db.tmp.$pid" ] && ok || bad "kill: s.db.tmp.$pid left after the next ingest"
+	grep -q "removed $W/s.db.tmp.$pid, left by an ingest that was killed (process $pid)" "$T/err" && ok ||
+		bad "kill: the removal is not said: $(cat "$T/err")"
+	[ "$(cat "$W/s.db.tmp.77777")" = "my notes" ] && ok || bad "kill: a user's s.db.tmp.77777 was touched"
+else
+	skipped "kill: the ingest finished before it could be killed"
+fi
+
 finish
