@@ -28,7 +28,8 @@
  *               exposed wait per collective, on the training's steps), and
  *               are said only where it exceeds the run's natural spread
  *               (NOISE_K x the training's step noise, the saving any other
- *               rank gives, CAUSE_MIN_MS); findings.csv saving_us_per_step.
+ *               rank gives, SAVING_MIN of the step); findings.csv
+ *               saving_us_per_step.
  *   order       findings with a saving first, largest first across runs
  *               (findings_order.c); the others after, in the order of the rules.
  *   straggler-windows  what that rank's GPU did in the windows in which
@@ -82,6 +83,7 @@
 #define OVERHEAD_SAY 1.10    /* a profiler slowdown worth a note beside each finding */
 #define SCALING_SPLIT 0.10   /* profiled and logged speedups differing by more than this share of the logged one */
 #define NOISE_K 2.0          /* a straggler's saving must exceed this many times the training's step noise */
+#define SAVING_MIN 0.02      /* ... and this share of the step */
 
 
 struct findings {
@@ -850,11 +852,14 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		saving /= f->overhead;
 		noise /= f->overhead;
 	}
-	double sigma = (double)profiler_noise_ns(res, run) / 1000;
+	double sigma = (double)profiler_noise_ns(res, run) / 1000, step = 0;
 	if (NOISE_K * sigma > noise)
 		noise = NOISE_K * sigma;
-	if (CAUSE_MIN_MS * 1000 > noise)
-		noise = CAUSE_MIN_MS * 1000;
+	const struct rank_mean *sm = rank_mean_find(steps_of, nsteps_of, straggler);
+	if (sm && sm->b > 0)
+		step = sm->a / sm->b / (f->overhead > 0 ? f->overhead : 1);
+	if (SAVING_MIN * step > noise)
+		noise = SAVING_MIN * step;
 	if (!isnan(saving) && saving < noise)
 		named = 0;
 	if (named) {
@@ -970,7 +975,7 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"its step count, then divided by the run's profiler factor (profiler_overhead.csv overhead) where a "
 		"training log gives one, to be the training's and not the profiled steps'. Quiet on noise: the "
 		"waiting, cause and straggler-windows findings are stated only where that saving exceeds the run's "
-		"natural spread, the largest of %g ms, %g times the training's step-to-step noise "
+		"natural spread, the largest of %g %% of the step, %g times the training's step-to-step noise "
 		"(profiler_overhead.csv unprofiled_sigma_us, from at least 5 unprofiled iterations) and the saving "
 		"the same rule gives for any other rank of the run (the ranks' natural straggling). Order: findings "
 		"with a saving first, largest first across the experiment's runs, then the others in the order of "
@@ -978,7 +983,7 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"in the union of the windows in which another rank waited for it (straggler_ranks.csv), as shares of "
 		"that union. A rule whose table is missing, or whose number is under its threshold, states nothing.",
 		100 * SKEW_MIN, 100 * IDLE_MIN, 100 * IDLE_MIN, share_words(HOST_MIN, host_half), share_words(HOST_MIN, crit_half),
-		HOST_BOUND_EACH, 100 * WAIT_MIN, CAUSE_MIN_MS, CAUSE_MIN_MS, NOISE_K);
+		HOST_BOUND_EACH, 100 * WAIT_MIN, CAUSE_MIN_MS, 100 * SAVING_MIN, NOISE_K);
 	result_add_method(out, "findings.csv", m.data);
 	buf_release(&m);
 	return 0;
