@@ -75,6 +75,13 @@ void hstate_release(struct hstate *st)
 		free(r->values);
 		free(r->steps);
 		free(r->log);
+		for (size_t j = 0; j < r->nparts; j++) {
+			free(r->part_kinds[j]);
+			free(r->part_names[j]);
+		}
+		free(r->part_kinds);
+		free(r->part_names);
+		free(r->part_values);
 		free(r->run);
 	}
 	free(st->runs);
@@ -172,6 +179,25 @@ static int add_step(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 	return 0;
 }
 
+/* A part of the run's step (parts.c): kind, name, value; a value that is no number is refused. */
+static int add_part(struct hstate_run *r, sqlite3_stmt *q, const char *where)
+{
+	int type = store_column_type(q, 3);
+	double v = store_column_double(q, 3);
+	if ((type != SQLITE_INTEGER && type != SQLITE_FLOAT) || !isfinite(v)) {
+		diag_error(where, "table 'history_parts', run '%s', %s '%s': value '%.40s' is not a number", r->run,
+			   col_text(q, 1), col_text(q, 2), type == SQLITE_BLOB ? "(a blob)" : col_text(q, 3));
+		return -1;
+	}
+	r->part_kinds = xrealloc(r->part_kinds, (r->nparts + 1) * sizeof(*r->part_kinds));
+	r->part_names = xrealloc(r->part_names, (r->nparts + 1) * sizeof(*r->part_names));
+	r->part_values = xrealloc(r->part_values, (r->nparts + 1) * sizeof(*r->part_values));
+	r->part_kinds[r->nparts] = xstrdup(col_text(q, 1));
+	r->part_names[r->nparts] = xstrdup(col_text(q, 2));
+	r->part_values[r->nparts++] = v;
+	return 0;
+}
+
 int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t build, struct hstate *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -216,6 +242,14 @@ int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t bu
 		   " ORDER BY run, source, dur_ns", prefix);
 	if (each_row(s, "history: load a build's steps", sql.data, exp, build, st, add_step) < 0)
 		goto out;
+	/* a store written before history_parts existed has none: no parts to explain with */
+	if (strcmp(prefix, "history_") || store_has_table(s, "history_parts")) {
+		buf_reset(&sql);
+		buf_printf(&sql, "SELECT run, kind, name, value FROM %sparts WHERE experiment = ?1 AND build = ?2"
+			   " ORDER BY run, kind, name", prefix);
+		if (each_row(s, "history: load a build's parts", sql.data, exp, build, st, add_part) < 0)
+			goto out;
+	}
 	buf_release(&sql);
 	return 0;
 out:
@@ -306,28 +340,46 @@ static void input_rows(struct table *t, const struct hstate_run *a, const struct
  * the unprofiled iterations of its training log when both builds have them,
  * else its profiled steps, one sample per step (the slowest rank's; ranks of
  * one step are not independent samples). The minimum effect is the
- * manifest's step_time_pct, else 5 %. A slower verdict is a regression
- * (threshold_crossed names the rule), whatever the manifest says.
+ * manifest's step_time_pct, else 5 %.
+ */
+int history_step_judge(const struct hstate_run *a, const struct hstate_run *b, const struct history_limits *lim,
+		       struct judgement *j, int *use_log, int *same)
+{
+	*use_log = a->nlog && b->nlog;
+	*same = 0;
+	size_t n = *use_log ? a->nlog : a->nsteps, m = *use_log ? b->nlog : b->nsteps;
+	memset(j, 0, sizeof(*j));
+	j->verdict = VERDICT_NO_DATA;
+	if (!n || !m)
+		return -1;
+	int64_t *va = xmalloc(n * sizeof(*va)), *vb = xmalloc(m * sizeof(*vb));
+	memcpy(va, *use_log ? a->log : a->steps, n * sizeof(*va));
+	memcpy(vb, *use_log ? b->log : b->steps, m * sizeof(*vb));
+	verdict_judge(va, n, vb, m, history_min_effect(lim), j);
+	*same = n == m && !memcmp(va, vb, n * sizeof(*va)); /* sorted by verdict_judge */
+	free(va);
+	free(vb);
+	return 0;
+}
+
+double history_min_effect(const struct history_limits *lim)
+{
+	return lim->step_time_pct > 0 ? lim->step_time_pct / 100 : VERDICT_MIN_EFFECT;
+}
+
+/*
+ * The step time row of the change table: the verdict in words (verdict.h:
+ * direction, size, noise, threshold). A slower verdict beyond the noise
+ * and the minimum effect is a regression (threshold_crossed names the
+ * rule), whatever the manifest says.
  */
 static size_t step_row(struct table *t, const struct hstate_run *a, const struct hstate_run *b,
 		       const struct history_limits *lim, struct judgement *j)
 {
-	int use_log = a->nlog && b->nlog;
+	int use_log, same;
+	if (history_step_judge(a, b, lim, j, &use_log, &same) < 0 || same)
+		return 0; /* no samples, or the same samples: nothing to list, and nothing moved */
 	size_t n = use_log ? a->nlog : a->nsteps, m = use_log ? b->nlog : b->nsteps;
-	memset(j, 0, sizeof(*j));
-	j->verdict = VERDICT_NO_DATA;
-	if (!n || !m)
-		return 0;
-	int64_t *va = xmalloc(n * sizeof(*va)), *vb = xmalloc(m * sizeof(*vb));
-	memcpy(va, use_log ? a->log : a->steps, n * sizeof(*va));
-	memcpy(vb, use_log ? b->log : b->steps, m * sizeof(*vb));
-	double effect = lim->step_time_pct > 0 ? lim->step_time_pct / 100 : VERDICT_MIN_EFFECT;
-	verdict_judge(va, n, vb, m, effect, j);
-	int same = n == m && !memcmp(va, vb, n * sizeof(*va)); /* sorted by verdict_judge */
-	free(va);
-	free(vb);
-	if (same)
-		return 0; /* the same samples: nothing to list, and nothing moved */
 	char ov[32], nv[32];
 	snprintf(ov, sizeof(ov), "%.4g", (double)j->a.median_ns / 1e6);
 	snprintf(nv, sizeof(nv), "%.4g", (double)j->b.median_ns / 1e6);
@@ -341,16 +393,11 @@ static size_t step_row(struct table *t, const struct hstate_run *a, const struct
 	table_set_real(t, row, 5, j->change * 100);
 	if (j->testable)
 		table_set_real(t, row, 6, j->p);
-	const char *word = verdict_word(j->verdict);
-	if (!j->testable && (j->verdict == VERDICT_SLOWER || j->verdict == VERDICT_FASTER || j->verdict == VERDICT_NOISE)) {
-		char *w = xasprintf("%s (too few samples for a test: decided by the intervals, which %s)", word,
-				    j->overlap ? "overlap" : "do not overlap");
-		table_set_text(t, row, 7, w);
-		free(w);
-	} else {
-		table_set_text(t, row, 7, word);
-	}
-	if (j->verdict != VERDICT_SLOWER)
+	int regression = j->verdict == VERDICT_SLOWER;
+	char *words = verdict_words(j, history_min_effect(lim), "slower", "faster", regression);
+	table_set_text(t, row, 7, words);
+	free(words);
+	if (!regression)
 		return 0;
 	char *what = lim->step_time_pct > 0 ? xasprintf("step_time_pct %g", lim->step_time_pct)
 					     : xasprintf("min effect %g %%", VERDICT_MIN_EFFECT * 100);
@@ -360,17 +407,76 @@ static size_t step_row(struct table *t, const struct hstate_run *a, const struct
 }
 
 /*
+ * Samples of one kind of a run's parts (parts.c: busy_frac, one per
+ * profiled step) as integers, the value x 1e9; *n set; NULL when none.
+ */
+static int64_t *part_samples(const struct hstate_run *r, const char *kind, size_t *n)
+{
+	int64_t *v = NULL;
+	*n = 0;
+	for (size_t i = 0; i < r->nparts; i++)
+		if (!strcmp(r->part_kinds[i], kind)) {
+			v = xrealloc(v, (*n + 1) * sizeof(*v));
+			v[(*n)++] = llround(r->part_values[i] * 1e9);
+		}
+	return v;
+}
+
+/* The step samples of a run as verdict.h judges them (log or steps), their reciprocals x 1e18; *n set. */
+static int64_t *rate_samples(const struct hstate_run *r, int use_log, size_t *n)
+{
+	*n = use_log ? r->nlog : r->nsteps;
+	const int64_t *src = use_log ? r->log : r->steps;
+	int64_t *v = xmalloc((*n ? *n : 1) * sizeof(*v));
+	for (size_t i = 0; i < *n; i++)
+		v[i] = src[i] > 0 ? llround(1e18 / (double)src[i]) : INT64_MAX;
+	return v;
+}
+
+/*
+ * A headline number's own test (history.h): gpu_busy_frac on the per-step
+ * busy shares of the parts (parts.c), the numbers that are a constant over
+ * the step time (achieved_tflops_per_gpu, mfu, samples_per_s) on the
+ * reciprocals of the step samples (the rank test of 1 / x gives the step
+ * time's p: the same order reversed). Returns 0, or -1 when the number has
+ * no samples to test.
+ */
+int history_number_judge(const struct hstate_run *a, const struct hstate_run *b, const char *metric,
+			 struct judgement *j)
+{
+	size_t n = 0, m = 0;
+	int64_t *va = NULL, *vb = NULL;
+	memset(j, 0, sizeof(*j));
+	j->verdict = VERDICT_NO_DATA;
+	if (!strcmp(metric, "gpu_busy_frac")) {
+		va = part_samples(a, "busy_frac", &n);
+		vb = part_samples(b, "busy_frac", &m);
+	} else if (!strcmp(metric, "achieved_tflops_per_gpu") || !strcmp(metric, "mfu") ||
+		   !strcmp(metric, "samples_per_s")) {
+		int use_log = a->nlog && b->nlog;
+		va = rate_samples(a, use_log, &n);
+		vb = rate_samples(b, use_log, &m);
+	}
+	int ret = -1;
+	if (n && m) {
+		verdict_judge(va, n, vb, m, 0, j);
+		ret = j->verdict == VERDICT_NO_DATA ? -1 : 0;
+	}
+	free(va);
+	free(vb);
+	return ret;
+}
+
+/*
  * The other headline numbers of a run that moved (the step_* numbers are
- * the step row's), each with the step time's verdict: they all derive
- * from the steps, so a number moved beyond the noise only when the step
- * time did. mfu crosses mfu_pp only then.
+ * the step row's), each with its own test (history_number_judge) and its
+ * verdict in words. mfu crosses mfu_pp only when it fell beyond its noise.
  */
 static size_t number_rows(struct table *t, const struct hstate_run *a, const struct hstate_run *b,
-			  const struct history_limits *lim, const struct judgement *j)
+			  const struct history_limits *lim)
 {
 	size_t crossed = 0;
 	char ov[32], nv[32];
-	int beyond = j->verdict == VERDICT_SLOWER || j->verdict == VERDICT_FASTER;
 	for (size_t i = 0; i < b->nnumbers; i++) {
 		int found;
 		double old = number_of(a, b->metrics[i], &found), cur = b->values[i];
@@ -384,14 +490,19 @@ static size_t number_rows(struct table *t, const struct hstate_run *a, const str
 		size_t row = t->nrows - 1;
 		if (old != 0)
 			table_set_real(t, row, 5, (cur - old) / fabs(old) * 100);
-		if (j->verdict == VERDICT_NO_DATA) {
-			table_set_text(t, row, 7, "no steps to test");
+		struct judgement j;
+		if (history_number_judge(a, b, b->metrics[i], &j) < 0) {
+			table_set_text(t, row, 7, "no samples to test");
 			continue;
 		}
-		if (j->testable)
-			table_set_real(t, row, 6, j->p);
-		table_set_text(t, row, 7, beyond ? "change" : "within noise");
-		if (beyond && !strcmp(b->metrics[i], "mfu") && lim->mfu_pp < 0 && (cur - old) * 100 < lim->mfu_pp) {
+		if (j.testable)
+			table_set_real(t, row, 6, j.p);
+		/* the words' direction and size are the number's own, the noise its samples' */
+		j.change = old != 0 ? (cur - old) / fabs(old) : 0;
+		char *words = verdict_words(&j, 0, "higher", "lower", 0);
+		table_set_text(t, row, 7, words);
+		free(words);
+		if (j.beyond && !strcmp(b->metrics[i], "mfu") && lim->mfu_pp < 0 && (cur - old) * 100 < lim->mfu_pp) {
 			char *what = xasprintf("mfu_pp %g", lim->mfu_pp);
 			table_set_text(t, row, 8, what);
 			free(what);
@@ -421,7 +532,7 @@ struct table *history_changes(const struct hstate *old, const struct hstate *cur
 		input_rows(t, a, &cur->runs[i]);
 		struct judgement j;
 		*crossed += step_row(t, a, &cur->runs[i], lim, &j);
-		*crossed += number_rows(t, a, &cur->runs[i], lim, &j);
+		*crossed += number_rows(t, a, &cur->runs[i], lim);
 	}
 	return t;
 }
@@ -496,7 +607,8 @@ static int insert_numbers(sqlite3_stmt *ins, const struct analysis_result *res)
 }
 
 /* Stages this build's state of exp as build `build`. */
-static int stage_state(struct store *s, const char *exp, int64_t build, const struct analysis_result *res)
+static int stage_state(struct store *s, const char *exp, int64_t build, const struct manifest *m,
+		       const struct classifier *cls, const struct analysis_result *res)
 {
 	static const char *const copies[] = {
 		"INSERT INTO temp.h_runs SELECT ?1, ?2, run FROM runs WHERE experiment = ?1",
@@ -532,7 +644,7 @@ static int stage_state(struct store *s, const char *exp, int64_t build, const st
 	if (r < 0)
 		store_fail(s, "history: stage this build's numbers");
 	store_finalize(ins);
-	return r;
+	return r < 0 ? r : history_parts_stage(s, exp, m, cls, build);
 }
 
 /* The last build staged for exp (0: none) and its digest (empty: none). */
@@ -552,6 +664,21 @@ static int last_build(struct store *s, const char *exp, int64_t *build, char dig
 	}
 	store_finalize(q);
 	return 0;
+}
+
+/* Moves build + 1's staged parts of exp to build when build has none. Returns 0 or -1 after diag. */
+static int adopt_parts(struct store *s, const char *exp, int64_t build)
+{
+	sqlite3_stmt *q;
+	if (store_prepare(s, "history: keep the parts",
+			"UPDATE temp.h_parts SET build = ?2 WHERE experiment = ?1 AND build = ?2 + 1 AND NOT EXISTS"
+			" (SELECT 1 FROM temp.h_parts WHERE experiment = ?1 AND build = ?2)", &q) < 0)
+		return -1;
+	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+	store_bind_int64(q, 2, build);
+	int rc = store_step_done(s, q, "history: keep the parts");
+	store_finalize(q);
+	return rc;
 }
 
 /* ---- series ---- */
@@ -739,12 +866,12 @@ static int add_history(struct store *s, const char *exp, int64_t last, struct an
 
 /* ---- the build's record ---- */
 
-int history_record(struct store *s, const char *exp, const struct manifest *m, struct analysis_result *res,
-		   int64_t built_at)
+int history_record(struct store *s, const char *exp, const struct manifest *m, const struct classifier *cls,
+		   struct analysis_result *res, int64_t built_at)
 {
 	int64_t last;
 	char last_digest[65], digest[65];
-	if (last_build(s, exp, &last, last_digest) < 0 || stage_state(s, exp, last + 1, res) < 0)
+	if (last_build(s, exp, &last, last_digest) < 0 || stage_state(s, exp, last + 1, m, cls, res) < 0)
 		return -1;
 	struct hstate cur, old;
 	if (hstate_load(s, "temp.h_", exp, last + 1, &cur) < 0)
@@ -752,10 +879,13 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, s
 	hstate_digest(&cur, digest);
 	int64_t build = last + 1;
 	if (!strcmp(digest, last_digest)) {
-		/* Nothing changed since the last build recorded: it stays the latest. */
+		/* Nothing changed since the last build recorded: it stays the latest; it keeps its parts, or,
+		   recorded by a perfstudy before them, takes this build's (the parts follow from the inputs,
+		   which are the same). */
 		build = last;
 		hstate_release(&cur);
-		if (store_history_drop_build(s, exp, last + 1) < 0 || hstate_load(s, "temp.h_", exp, last, &cur) < 0)
+		if (adopt_parts(s, exp, last) < 0 || store_history_drop_build(s, exp, last + 1) < 0 ||
+		    hstate_load(s, "temp.h_", exp, last, &cur) < 0)
 			return -1;
 	} else {
 		sqlite3_stmt *q;
@@ -866,5 +996,5 @@ int history_write(struct store *s, const char *const *exps, const struct manifes
 /* The registry's entry "history": history_record for the experiment analysed. */
 int analysis_history(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	return history_record(ctx->store, ctx->experiment, ctx->manifest, out, ctx->built_at);
+	return history_record(ctx->store, ctx->experiment, ctx->manifest, ctx->cls, out, ctx->built_at);
 }
