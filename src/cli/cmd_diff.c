@@ -11,7 +11,7 @@
  * the rule of verdict.h, with the minimum effect of NEW_DIR's
  * thresholds.step_time_pct or 5 %, or its mfu down past
  * thresholds.mfu_pp), 1 when a store cannot be used, 2 on a bad command
- * line.
+ * line, 3 when a JSON file cannot be written.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -42,12 +42,13 @@ void usage_diff(void)
 	       "\n"
 	       "  -q, --quiet              print only the regressions\n"
 	       "      --json FILE          write the verdicts and every contributor as JSON\n"
-	       "      --benchmark-json FILE  write each run's step time in github-action-benchmark's\n"
+	       "      --benchmark-json FILE\n"
+	       "                           write each run's step time in github-action-benchmark's\n"
 	       "                           customSmallerIsBetter format\n"
 	       "  -h, --help               this help\n"
 	       "\n"
 	       "exit codes: 0 no regression, 4 a regression, 1 a store cannot be read or has\n"
-	       "no build history, 2 usage\n");
+	       "no build history, 2 usage, 3 a JSON file cannot be written\n");
 }
 
 int cmd_diff(int argc, char **argv)
