@@ -16,7 +16,8 @@ cast [360, 400) (R only), gemm_bwd [450, 450 + G), the NCCL all-reduce
 j the step's jitter (0..9, one permutation). Variants: A and A2 (the same,
 G = 300), B (G = 330: one kernel 10 % longer), R (G = 900, softmax gone, the
 cast kernel new: a lost autocast), X (R with a cast kernel named with a quote,
-a backslash, a newline and an escape sequence).
+a backslash, a newline and an escape sequence), S (A with a kernel late_kernel
+[660 + G, 710 + G) in the idle tail: the same steps, more GPU work).
 
 ref applies the definition of docs/cli.md ("where the time went") to the
 raw events: per rank W = the union of its ProfilerStep ranges; compute
@@ -36,7 +37,7 @@ JITTER = [3, 7, 0, 9, 5, 1, 8, 2, 6, 4]
 
 
 def gen(out, variant):
-    g = {"A": 300, "A2": 300, "B": 330, "R": 900, "X": 900}[variant]
+    g = {"A": 300, "A2": 300, "B": 330, "R": 900, "X": 900, "S": 300}[variant]
     # X: R with the new kernel's name made of what must be escaped in text and in JSON
     cast = 'cast "bf16"\\ kernel\n\x1b[2Kperfstudy diff: 0 changes' if variant == "X" else "cast_bf16_kernel"
     os.makedirs(out, exist_ok=True)
@@ -73,6 +74,8 @@ def gen(out, variant):
                 kernel(cast, s + 360, 40, 7, launch(s + 48))
             kernel("gemm_bwd", s + 450, g, 7, launch(s + 410))
             kernel("ncclKernel_AllReduce_RING_LL_Sum_float", s + 450 + g, 200, 13, launch(s + 420))
+            if variant == "S":
+                kernel("late_kernel", s + 660 + g, 50, 7, launch(s + 430))
         with open(os.path.join(out, "rank%d.json" % rank), "w") as f:
             json.dump({"distributedInfo": {"rank": rank, "world_size": 2}, "traceEvents": ev}, f)
 

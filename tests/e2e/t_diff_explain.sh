@@ -20,13 +20,24 @@ build() {
 	python3 $G gen "$T/w/t1" "$1" || bad "gen $1"
 	$PERFSTUDY build -q "$T/w/t1" -o "$T/o-$1" 2> "$T/err" || bad "build $1: $(cat "$T/err")"
 }
-for v in A A2 B R X; do build $v; done
+for v in A A2 B R X S; do build $v; done
 
 # --- identical inputs: no change, and the run's verdict says so ---
 $PERFSTUDY diff "$T/o-A" "$T/o-A2" > "$T/out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -qx 'default: t1: step 1.06 ms, the same 10 profiled steps as before: same (within noise)' "$T/out" &&
 	grep -qx 'perfstudy diff: 0 changes, 0 regressions' "$T/out" && ok || bad "A -> A2: rc $rc: $(cat "$T/out")"
+
+# --- S: 50 us more GPU work a step hidden in the idle tail: the same steps ---
+# gpu_busy_frac gets its own test on its own samples, one per step: the ranks' mean busy share,
+# A (800 / (1050 + j) + 800 / (1055 + j)) / 2 <= 0.7601 (j = 0), S the same with 850 >= 0.8007
+# (j = 9): every S sample above every A sample, p = 2 / C(20, 10) = 1.08e-05, though the step
+# samples are the very same (the step line's test would give p = 1).
+$PERFSTUDY diff "$T/o-A" "$T/o-S" > "$T/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -qx 'default: t1: step 1.06 ms, the same 10 profiled steps as before: same (within noise)' "$T/out" &&
+	grep -q '^default: t1: gpu_busy_frac [0-9.]* -> [0-9.]* (+[0-9.]* %, p = 1.08e-05): higher by [0-9.]* % (beyond noise)$' "$T/out" &&
+	! grep -q 'where the step' "$T/out" && ok || bad "A -> S: rc $rc: $(cat "$T/out")"
 
 # --- B: gemm_bwd 300 -> 330 us, every step 30 us longer ---
 # Verdict samples: per step the slowest rank's (rank 1: 1055 + j us, j = 0..9): medians 1059.5 and
@@ -175,6 +186,29 @@ if command -v sqlite3 > /dev/null; then
 	grep -qxF '  kernel gemm_bwd: +0.600 ms (0.300 -> 0.900)' "$T/out" && ok || bad "diff after the rebuild: $(cat "$T/out")"
 else
 	skipped "sqlite3 not installed: no store without history_parts made"
+fi
+
+# --- a run of 2,500 kernel names: the 2,000 largest kept, the rest one row ---
+# One step; kernel k_K runs K us (K = 1..2500) one after the other: the 500 smallest sum to
+# 500 x 501 / 2 = 125250 us, all of them 2500 x 2501 / 2 = 3126250 us (group 'other').
+if command -v sqlite3 > /dev/null; then
+	mkdir -p "$T/many/t1"
+	python3 - "$T/many/t1/rank0.json" <<'PY'
+import json, sys
+ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 1000, "dur": 3126300}]
+ts = 1010
+for k in range(1, 2501):
+    ev.append({"ph": "X", "cat": "kernel", "name": "k_%d" % k, "pid": 0, "tid": 7, "ts": ts, "dur": k,
+               "args": {"device": 0, "stream": 7}})
+    ts += k
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+	$PERFSTUDY build -q "$T/many/t1" -o "$T/o-many" 2> "$T/err" || bad "build of 2,500 kernel names: $(cat "$T/err")"
+	got=$(sqlite3 "$T/o-many/perfstudy.db" "SELECT count(*) FROM history_parts WHERE kind = 'kernel';
+		SELECT value FROM history_parts WHERE kind = 'kernel' AND name = '(other kernels)';
+		SELECT value FROM history_parts WHERE kind = 'group';
+		SELECT min(value) FROM history_parts WHERE kind = 'kernel' AND name <> '(other kernels)'")
+	[ "$got" = "$(printf '2001\n125250.0\n3126250.0\n501.0')" ] && ok || bad "2,500 kernel names: $got"
 fi
 
 # --- bad use ---
