@@ -73,9 +73,9 @@ char *verdict_words(const struct judgement *j, double min_effect, const char *up
 	}
 	const char *few = j->testable ? "" : j->beyond ? "too few samples for a test: decided by the 95 % intervals, "
 								  "which do not overlap"
-							: "too few samples for a test: the 95 % intervals overlap";
+							: "too few samples for a test, the 95 % intervals overlap";
 	if (!j->beyond) {
-		buf_printf(&b, "same (within noise%s%s)", *few ? ": " : "", few);
+		buf_printf(&b, "same (within noise%s%s)", *few ? "; " : "", few);
 		return buf_detach(&b);
 	}
 	double pct = fabs(j->change) * 100;
