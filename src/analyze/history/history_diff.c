@@ -174,8 +174,8 @@ static void step_line(struct diff_out *d, const char *exp, const struct table *t
 		buf_release(&line);
 		if (judged && j.beyond && !explained)
 			diag_line(stdout, "%s: %s: no parts of the step recorded in %s build to say where the time went "
-				  "(written by a perfstudy before them; build it again)", exp, run,
-				  ra->nparts ? "the new" : "the old");
+				  "(no ProfilerStep ranges, or a store written by a perfstudy before them: build it "
+				  "again)", exp, run, ra->nparts ? "the new" : "the old");
 		else if (explained)
 			history_explain_print(exp, run, &e);
 	}

@@ -143,7 +143,7 @@ static int flush(struct pwalk *w)
 		double rest = 0;
 		for (size_t i = 0; i < r->nnames && !rc; i++) {
 			char *name = rank_name(w->s, r->names[i].id);
-			const char *grp = classify(w->cls, r->names[i].kind, name ? name : "");
+			const char *grp = w->cls ? classify(w->cls, r->names[i].kind, name ? name : "") : "other";
 			size_t k = 0;
 			while (k < ng && strcmp(g[k].group, grp))
 				k++;
