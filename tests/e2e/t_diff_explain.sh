@@ -184,6 +184,17 @@ if command -v sqlite3 > /dev/null; then
 		ok || bad "the rebuilt store's parts: $(sqlite3 "$T/o-old/perfstudy.db" 'SELECT build, count(*) FROM history_parts GROUP BY build')"
 	$PERFSTUDY diff "$T/o-old" "$T/o-R" > "$T/out" 2>&1
 	grep -qxF '  kernel gemm_bwd: +0.600 ms (0.300 -> 0.900)' "$T/out" && ok || bad "diff after the rebuild: $(cat "$T/out")"
+	# A store that holds what no perfstudy writes in history_parts: a value that is no number,
+	# a view in place of the table. Each is exit 1 naming the store and the table.
+	cp -r "$T/o-A" "$T/o-nan" && cp -r "$T/o-A" "$T/o-view"
+	sqlite3 "$T/o-nan/perfstudy.db" "UPDATE history_parts SET value = 'NaNx' WHERE kind = 'idle'"
+	sqlite3 "$T/o-view/perfstudy.db" "DROP TABLE history_parts; CREATE VIEW history_parts AS SELECT 1 AS x"
+	$PERFSTUDY diff "$T/o-A" "$T/o-nan" > "$T/out" 2> "$T/err"
+	[ $? -eq 1 ] && [ "$(cat "$T/err")" = "$T/o-nan/perfstudy.db: error: table 'history_parts', run 't1', idle '': value 'NaNx' is not a number" ] &&
+		ok || bad "history_parts with 'NaNx': $(cat "$T/err")"
+	$PERFSTUDY diff "$T/o-A" "$T/o-view" > "$T/out" 2> "$T/err"
+	[ $? -eq 1 ] && grep -q "table 'history_parts': is a view, not a plain table; refused" "$T/err" && ok ||
+		bad "history_parts as a view: $(cat "$T/err")"
 else
 	skipped "sqlite3 not installed: no store without history_parts made"
 fi
