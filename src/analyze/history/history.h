@@ -8,7 +8,9 @@
  *
  * A build's state of an experiment is its runs, their inputs (path, size,
  * SHA-256), numbers (step_stats.csv, utilization.csv, temporal.csv) and
- * step times. A build records a new state (build number + 1, with the time
+ * step times. Beside it, each build keeps the parts of every run's
+ * profiled step (parts.c), which follow from the inputs and are not part
+ * of the state's digest. A build records a new state (build number + 1, with the time
  * of the build) only when it differs from the last one recorded, so a
  * rebuild that changes nothing writes the same bytes as the build before
  * it; the time of the build lives only in the store (history_builds), never
@@ -126,8 +128,8 @@ struct history_diff_opts {
 int history_diff(const char *old_dir, const char *new_dir, const struct history_diff_opts *o, size_t *crossed);
 
 /*
- * A run's step time in builds a and b judged by verdict.h (history.c says
- * on which samples); *use_log: the training log's iterations, else the
+ * A run's step time in builds a and b judged by verdict.h (judge.c says on
+ * which samples); *use_log: the training log's iterations, else the
  * profiled steps; *same: the very same samples. Returns 0, or -1 when a
  * side has none.
  */
