@@ -4,12 +4,14 @@
  *
  * The comparison is history_diff (analyze/history/history_diff.c): per experiment,
  * the latest build each store records, the rows of changes.csv printed one
- * per line (a run's step time as one statement). Exit status: 0 when no
+ * per line (a run's step time as one statement, with where a change beyond
+ * the noise went: history_explain.c), and with --json / --benchmark-json
+ * the same as JSON files. Exit status: 0 when no
  * run regressed, 4 when one did (EXIT_THRESHOLD: its step time slower by
  * the rule of verdict.h, with the minimum effect of NEW_DIR's
  * thresholds.step_time_pct or 5 %, or its mfu down past
  * thresholds.mfu_pp), 1 when a store cannot be used, 2 on a bad command
- * line.
+ * line, 3 when a JSON file cannot be written.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -20,47 +22,69 @@
 
 void usage_diff(void)
 {
-	printf("usage: perfstudy diff [-q] OLD_DIR NEW_DIR\n"
+	printf("usage: perfstudy diff [-q] [--json FILE] [--benchmark-json FILE] OLD_DIR NEW_DIR\n"
 	       "\n"
 	       "Compares the latest build recorded in OLD_DIR/perfstudy.db with the one in\n"
 	       "NEW_DIR/perfstudy.db, experiment by experiment: runs added and removed, inputs\n"
 	       "re-read (another SHA-256), one line per run on its step time, and the other\n"
 	       "numbers that moved. A run's step time is judged on the unprofiled iterations\n"
-	       "of its training log (else one sample per profiled step, the slowest rank's):\n"
-	       "'slower' or 'faster' when the median moved by at least the minimum effect\n"
-	       "(NEW_DIR's manifest thresholds.step_time_pct, else 5 %%) and the noise does not\n"
-	       "explain it (the 95 %% intervals do not overlap, or Mann-Whitney p < 0.05 where\n"
-	       "the sample sizes allow a test), 'within noise' or 'same' otherwise. A slower\n"
-	       "step time, or mfu down past thresholds.mfu_pp, is a REGRESSION.\n"
+	       "of its training log (else one sample per profiled step, the slowest rank's)\n"
+	       "and said in words: 'same (within noise)' when the noise explains the change\n"
+	       "(the 95 %% intervals overlap and Mann-Whitney p >= 0.05, or no test is possible),\n"
+	       "else 'slower by 2.7 %% (beyond noise, under the 5 %% threshold)' or 'faster\n"
+	       "by ...'; the threshold is NEW_DIR's manifest thresholds.step_time_pct, else 5 %%.\n"
+	       "Slower beyond the noise and over the threshold is a REGRESSION ('slower by\n"
+	       "204 %%: REGRESSION'), as is mfu down past thresholds.mfu_pp beyond its noise.\n"
+	       "Every other number gets its own test. For each run whose step time changed\n"
+	       "beyond the noise, the largest contributors to the change of its profiled step\n"
+	       "(mean over ranks) per kernel group, kernel, region and rank, in ms per step,\n"
+	       "which with the idle part add up to it (docs/cli.md defines the parts).\n"
 	       "\n"
-	       "  -q, --quiet   print only the regressions\n"
-	       "  -h, --help    this help\n"
+	       "  -q, --quiet              print only the regressions\n"
+	       "      --json FILE          write the verdicts and every contributor as JSON\n"
+	       "      --benchmark-json FILE\n"
+	       "                           write each run's step time in github-action-benchmark's\n"
+	       "                           customSmallerIsBetter format\n"
+	       "  -h, --help               this help\n"
 	       "\n"
 	       "exit codes: 0 no regression, 4 a regression, 1 a store cannot be read or has\n"
-	       "no build history, 2 usage\n");
+	       "no build history, 2 usage, 3 a JSON file cannot be written\n");
 }
 
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"quiet", no_argument, NULL, 'q'},
+		{"json", required_argument, NULL, 'j'},
+		{"benchmark-json", required_argument, NULL, 'b'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int quiet = 0, c;
+	struct history_diff_opts o = {0, NULL, NULL};
+	int c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'q':
-			quiet = 1;
+			o.quiet = 1;
+			break;
+		case 'j':
+			o.json = optarg;
+			break;
+		case 'b':
+			o.benchmark_json = optarg;
 			break;
 		case 'h':
 			usage_diff();
 			return EXIT_OK;
 		default:
-			diag_line(stderr, "perfstudy diff: error: unknown option '%s' (see perfstudy diff --help)",
-				argv[optind - 1]);
+			if (optopt == 'j' || optopt == 'b')
+				diag_line(stderr, "perfstudy diff: error: option '%s' needs a FILE (see perfstudy diff --help)",
+					  argv[optind - 1]);
+			else
+				diag_line(stderr, "perfstudy diff: error: unknown option '%s' (see perfstudy diff --help)",
+					  argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
@@ -69,7 +93,7 @@ int cmd_diff(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	size_t crossed = 0;
-	if (history_diff(argv[optind], argv[optind + 1], quiet, &crossed) < 0)
-		return EXIT_INPUT;
+	if (history_diff(argv[optind], argv[optind + 1], &o, &crossed) < 0)
+		return diag_exit_code() == EXIT_SYSTEM ? EXIT_SYSTEM : EXIT_INPUT;
 	return crossed ? EXIT_THRESHOLD : EXIT_OK;
 }

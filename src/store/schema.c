@@ -343,16 +343,20 @@ const char store_shard_schema[] =
  */
 static const struct {
 	const char *name, *cols, *order;
+	int optional; /* a store written before the table existed lacks it: carried as empty */
 } history_tables[] = {
 	{"builds", "experiment TEXT NOT NULL, build INTEGER NOT NULL, built_at INTEGER, perfstudy TEXT,"
-		   " state_sha256 TEXT", "experiment, build"},
-	{"runs", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL", "experiment, build, run"},
+		   " state_sha256 TEXT", "experiment, build", 0},
+	{"runs", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL", "experiment, build, run", 0},
 	{"inputs", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, path TEXT NOT NULL,"
-		   " size INTEGER, sha256 TEXT", "experiment, build, run, path"},
+		   " size INTEGER, sha256 TEXT", "experiment, build, run, path", 0},
 	{"numbers", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, metric TEXT NOT NULL,"
-		    " value REAL", "experiment, build, run, metric"},
+		    " value REAL", "experiment, build, run, metric", 0},
 	{"steps", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, source TEXT NOT NULL,"
-		  " dur_ns INTEGER NOT NULL", "experiment, build, run, source, dur_ns"},
+		  " dur_ns INTEGER NOT NULL", "experiment, build, run, source, dur_ns", 0},
+	/* each run's step in parts, per step (analyze/history/parts.c) */
+	{"parts", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, kind TEXT NOT NULL,"
+		  " name TEXT NOT NULL, value REAL", "experiment, build, run, kind, name", 1},
 };
 #define NHISTORY (sizeof(history_tables) / sizeof(history_tables[0]))
 
@@ -389,6 +393,18 @@ int store_history_stage(struct store *s)
 	return ret;
 }
 
+/* Whether the attached store alias has table history_<name>. */
+static int carry_has(struct store *s, const char *alias, const char *name)
+{
+	char *sql = xasprintf("SELECT 1 FROM \"%s\".sqlite_master WHERE type = 'table' AND name = 'history_%s'", alias,
+			      name);
+	sqlite3_stmt *q;
+	int has = sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW;
+	sqlite3_finalize(q);
+	free(sql);
+	return has;
+}
+
 const char *store_history_carry(struct store *s, const char *alias)
 {
 	struct buf sql, names;
@@ -396,6 +412,8 @@ const char *store_history_carry(struct store *s, const char *alias)
 	buf_init(&names);
 	const char *why = NULL;
 	for (size_t i = 0; i < NHISTORY && !why; i++) {
+		if (history_tables[i].optional && !carry_has(s, alias, history_tables[i].name))
+			continue;
 		buf_reset(&names);
 		col_names(history_tables[i].cols, &names);
 		buf_reset(&sql);

@@ -4,6 +4,7 @@
  * rank subsets in a separate Python script: see the comment at its case).
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "analyze/lib/verdict.h"
 #include "check.h"
@@ -73,5 +74,41 @@ int main(void)
 	CHECK_INT(j.verdict, VERDICT_NO_DATA);
 	CHECK_STR(verdict_word(VERDICT_NOISE), "within noise");
 	CHECK_STR(verdict_word(VERDICT_SLOWER), "slower");
+
+	/*
+	 * The words (verdict_words): direction, size, noise and threshold,
+	 * the noise decided whatever the size. a2 -> b2 (+2.97 %, intervals
+	 * apart, no test possible): beyond the noise, under 5 %.
+	 */
+	char *w;
+	verdict_judge(a2, 3, b2, 3, VERDICT_MIN_EFFECT, &j);
+	CHECK(j.beyond);
+	w = verdict_words(&j, VERDICT_MIN_EFFECT, "slower", "faster", 0);
+	CHECK_STR(w, "slower by 3.0 % (beyond noise, under the 5 % threshold; too few samples for a test: decided "
+		     "by the 95 % intervals, which do not overlap)");
+	free(w);
+	/* a3 -> b3: the intervals overlap and no test is possible: the same, within the noise. */
+	verdict_judge(a3, 3, b3, 3, VERDICT_MIN_EFFECT, &j);
+	CHECK(!j.beyond);
+	w = verdict_words(&j, VERDICT_MIN_EFFECT, "slower", "faster", 0);
+	CHECK_STR(w, "same (within noise; too few samples for a test, the 95 % intervals overlap)");
+	free(w);
+	/* a4 -> b4: tested, p = 0.0379, +44.4 % (135 -> 195): a regression's words are the size alone. */
+	verdict_judge(a4, 8, b4, 8, VERDICT_MIN_EFFECT, &j);
+	w = verdict_words(&j, VERDICT_MIN_EFFECT, "slower", "faster", 1);
+	CHECK_STR(w, "slower by 44 %");
+	free(w);
+	verdict_judge(b4, 8, a4, 8, VERDICT_MIN_EFFECT, &j);
+	w = verdict_words(&j, VERDICT_MIN_EFFECT, "slower", "faster", 0);
+	CHECK_STR(w, "faster by 31 % (beyond noise, over the 5 % threshold)");
+	free(w);
+	/* No threshold (min effect 0): no threshold clause. */
+	w = verdict_words(&j, 0, "higher", "lower", 0);
+	CHECK_STR(w, "lower by 31 % (beyond noise)");
+	free(w);
+	verdict_judge(a1, 3, b1, 0, VERDICT_MIN_EFFECT, &j);
+	w = verdict_words(&j, VERDICT_MIN_EFFECT, "slower", "faster", 0);
+	CHECK_STR(w, "no data");
+	free(w);
 	return check_result("test_verdict");
 }

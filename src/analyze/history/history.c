@@ -75,6 +75,13 @@ void hstate_release(struct hstate *st)
 		free(r->values);
 		free(r->steps);
 		free(r->log);
+		for (size_t j = 0; j < r->nparts; j++) {
+			free(r->part_kinds[j]);
+			free(r->part_names[j]);
+		}
+		free(r->part_kinds);
+		free(r->part_names);
+		free(r->part_values);
 		free(r->run);
 	}
 	free(st->runs);
@@ -172,6 +179,25 @@ static int add_step(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 	return 0;
 }
 
+/* A part of the run's step (parts.c): kind, name, value; a value that is no number is refused. */
+static int add_part(struct hstate_run *r, sqlite3_stmt *q, const char *where)
+{
+	int type = store_column_type(q, 3);
+	double v = store_column_double(q, 3);
+	if ((type != SQLITE_INTEGER && type != SQLITE_FLOAT) || !isfinite(v)) {
+		diag_error(where, "table 'history_parts', run '%s', %s '%s': value '%.40s' is not a number", r->run,
+			   col_text(q, 1), col_text(q, 2), type == SQLITE_BLOB ? "(a blob)" : col_text(q, 3));
+		return -1;
+	}
+	r->part_kinds = xrealloc(r->part_kinds, (r->nparts + 1) * sizeof(*r->part_kinds));
+	r->part_names = xrealloc(r->part_names, (r->nparts + 1) * sizeof(*r->part_names));
+	r->part_values = xrealloc(r->part_values, (r->nparts + 1) * sizeof(*r->part_values));
+	r->part_kinds[r->nparts] = xstrdup(col_text(q, 1));
+	r->part_names[r->nparts] = xstrdup(col_text(q, 2));
+	r->part_values[r->nparts++] = v;
+	return 0;
+}
+
 int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t build, struct hstate *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -216,6 +242,14 @@ int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t bu
 		   " ORDER BY run, source, dur_ns", prefix);
 	if (each_row(s, "history: load a build's steps", sql.data, exp, build, st, add_step) < 0)
 		goto out;
+	/* a store written before history_parts existed has none: no parts to explain with */
+	if (strcmp(prefix, "history_") || store_has_table(s, "history_parts")) {
+		buf_reset(&sql);
+		buf_printf(&sql, "SELECT run, kind, name, value FROM %sparts WHERE experiment = ?1 AND build = ?2"
+			   " ORDER BY run, kind, name", prefix);
+		if (each_row(s, "history: load a build's parts", sql.data, exp, build, st, add_part) < 0)
+			goto out;
+	}
 	buf_release(&sql);
 	return 0;
 out:
@@ -302,32 +336,18 @@ static void input_rows(struct table *t, const struct hstate_run *a, const struct
 }
 
 /*
- * A run's step time in the two builds, judged by verdict.h: the samples are
- * the unprofiled iterations of its training log when both builds have them,
- * else its profiled steps, one sample per step (the slowest rank's; ranks of
- * one step are not independent samples). The minimum effect is the
- * manifest's step_time_pct, else 5 %. A slower verdict is a regression
- * (threshold_crossed names the rule), whatever the manifest says.
+ * The step time row of the change table: the verdict in words (verdict.h:
+ * direction, size, noise, threshold). A slower verdict beyond the noise
+ * and the minimum effect is a regression (threshold_crossed names the
+ * rule), whatever the manifest says.
  */
 static size_t step_row(struct table *t, const struct hstate_run *a, const struct hstate_run *b,
 		       const struct history_limits *lim, struct judgement *j)
 {
-	int use_log = a->nlog && b->nlog;
+	int use_log, same;
+	if (history_step_judge(a, b, lim, j, &use_log, &same) < 0 || same)
+		return 0; /* no samples, or the same samples: nothing to list, and nothing moved */
 	size_t n = use_log ? a->nlog : a->nsteps, m = use_log ? b->nlog : b->nsteps;
-	memset(j, 0, sizeof(*j));
-	j->verdict = VERDICT_NO_DATA;
-	if (!n || !m)
-		return 0;
-	int64_t *va = xmalloc(n * sizeof(*va)), *vb = xmalloc(m * sizeof(*vb));
-	memcpy(va, use_log ? a->log : a->steps, n * sizeof(*va));
-	memcpy(vb, use_log ? b->log : b->steps, m * sizeof(*vb));
-	double effect = lim->step_time_pct > 0 ? lim->step_time_pct / 100 : VERDICT_MIN_EFFECT;
-	verdict_judge(va, n, vb, m, effect, j);
-	int same = n == m && !memcmp(va, vb, n * sizeof(*va)); /* sorted by verdict_judge */
-	free(va);
-	free(vb);
-	if (same)
-		return 0; /* the same samples: nothing to list, and nothing moved */
 	char ov[32], nv[32];
 	snprintf(ov, sizeof(ov), "%.4g", (double)j->a.median_ns / 1e6);
 	snprintf(nv, sizeof(nv), "%.4g", (double)j->b.median_ns / 1e6);
@@ -341,16 +361,11 @@ static size_t step_row(struct table *t, const struct hstate_run *a, const struct
 	table_set_real(t, row, 5, j->change * 100);
 	if (j->testable)
 		table_set_real(t, row, 6, j->p);
-	const char *word = verdict_word(j->verdict);
-	if (!j->testable && (j->verdict == VERDICT_SLOWER || j->verdict == VERDICT_FASTER || j->verdict == VERDICT_NOISE)) {
-		char *w = xasprintf("%s (too few samples for a test: decided by the intervals, which %s)", word,
-				    j->overlap ? "overlap" : "do not overlap");
-		table_set_text(t, row, 7, w);
-		free(w);
-	} else {
-		table_set_text(t, row, 7, word);
-	}
-	if (j->verdict != VERDICT_SLOWER)
+	int regression = j->verdict == VERDICT_SLOWER;
+	char *words = verdict_words(j, history_min_effect(lim), "slower", "faster", regression);
+	table_set_text(t, row, 7, words);
+	free(words);
+	if (!regression)
 		return 0;
 	char *what = lim->step_time_pct > 0 ? xasprintf("step_time_pct %g", lim->step_time_pct)
 					     : xasprintf("min effect %g %%", VERDICT_MIN_EFFECT * 100);
@@ -361,16 +376,14 @@ static size_t step_row(struct table *t, const struct hstate_run *a, const struct
 
 /*
  * The other headline numbers of a run that moved (the step_* numbers are
- * the step row's), each with the step time's verdict: they all derive
- * from the steps, so a number moved beyond the noise only when the step
- * time did. mfu crosses mfu_pp only then.
+ * the step row's), each with its own test (history_number_judge) and its
+ * verdict in words. mfu crosses mfu_pp only when it fell beyond its noise.
  */
 static size_t number_rows(struct table *t, const struct hstate_run *a, const struct hstate_run *b,
-			  const struct history_limits *lim, const struct judgement *j)
+			  const struct history_limits *lim)
 {
 	size_t crossed = 0;
 	char ov[32], nv[32];
-	int beyond = j->verdict == VERDICT_SLOWER || j->verdict == VERDICT_FASTER;
 	for (size_t i = 0; i < b->nnumbers; i++) {
 		int found;
 		double old = number_of(a, b->metrics[i], &found), cur = b->values[i];
@@ -384,14 +397,19 @@ static size_t number_rows(struct table *t, const struct hstate_run *a, const str
 		size_t row = t->nrows - 1;
 		if (old != 0)
 			table_set_real(t, row, 5, (cur - old) / fabs(old) * 100);
-		if (j->verdict == VERDICT_NO_DATA) {
-			table_set_text(t, row, 7, "no steps to test");
+		struct judgement j;
+		if (history_number_judge(a, b, b->metrics[i], &j) < 0) {
+			table_set_text(t, row, 7, "no samples to test");
 			continue;
 		}
-		if (j->testable)
-			table_set_real(t, row, 6, j->p);
-		table_set_text(t, row, 7, beyond ? "change" : "within noise");
-		if (beyond && !strcmp(b->metrics[i], "mfu") && lim->mfu_pp < 0 && (cur - old) * 100 < lim->mfu_pp) {
+		if (j.testable)
+			table_set_real(t, row, 6, j.p);
+		/* the words' direction and size are the number's own, the noise its samples' */
+		j.change = old != 0 ? (cur - old) / fabs(old) : 0;
+		char *words = verdict_words(&j, 0, "higher", "lower", 0);
+		table_set_text(t, row, 7, words);
+		free(words);
+		if (j.beyond && !strcmp(b->metrics[i], "mfu") && lim->mfu_pp < 0 && (cur - old) * 100 < lim->mfu_pp) {
 			char *what = xasprintf("mfu_pp %g", lim->mfu_pp);
 			table_set_text(t, row, 8, what);
 			free(what);
@@ -421,7 +439,7 @@ struct table *history_changes(const struct hstate *old, const struct hstate *cur
 		input_rows(t, a, &cur->runs[i]);
 		struct judgement j;
 		*crossed += step_row(t, a, &cur->runs[i], lim, &j);
-		*crossed += number_rows(t, a, &cur->runs[i], lim, &j);
+		*crossed += number_rows(t, a, &cur->runs[i], lim);
 	}
 	return t;
 }
@@ -496,7 +514,8 @@ static int insert_numbers(sqlite3_stmt *ins, const struct analysis_result *res)
 }
 
 /* Stages this build's state of exp as build `build`. */
-static int stage_state(struct store *s, const char *exp, int64_t build, const struct analysis_result *res)
+static int stage_state(struct store *s, const char *exp, int64_t build, const struct manifest *m,
+		       const struct classifier *cls, const struct analysis_result *res)
 {
 	static const char *const copies[] = {
 		"INSERT INTO temp.h_runs SELECT ?1, ?2, run FROM runs WHERE experiment = ?1",
@@ -532,7 +551,7 @@ static int stage_state(struct store *s, const char *exp, int64_t build, const st
 	if (r < 0)
 		store_fail(s, "history: stage this build's numbers");
 	store_finalize(ins);
-	return r;
+	return r < 0 ? r : history_parts_stage(s, exp, m, cls, build);
 }
 
 /* The last build staged for exp (0: none) and its digest (empty: none). */
@@ -552,6 +571,21 @@ static int last_build(struct store *s, const char *exp, int64_t *build, char dig
 	}
 	store_finalize(q);
 	return 0;
+}
+
+/* Moves build + 1's staged parts of exp to build when build has none. Returns 0 or -1 after diag. */
+static int adopt_parts(struct store *s, const char *exp, int64_t build)
+{
+	sqlite3_stmt *q;
+	if (store_prepare(s, "history: keep the parts",
+			"UPDATE temp.h_parts SET build = ?2 WHERE experiment = ?1 AND build = ?2 + 1 AND NOT EXISTS"
+			" (SELECT 1 FROM temp.h_parts WHERE experiment = ?1 AND build = ?2)", &q) < 0)
+		return -1;
+	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+	store_bind_int64(q, 2, build);
+	int rc = store_step_done(s, q, "history: keep the parts");
+	store_finalize(q);
+	return rc;
 }
 
 /* ---- series ---- */
@@ -739,12 +773,12 @@ static int add_history(struct store *s, const char *exp, int64_t last, struct an
 
 /* ---- the build's record ---- */
 
-int history_record(struct store *s, const char *exp, const struct manifest *m, struct analysis_result *res,
-		   int64_t built_at)
+int history_record(struct store *s, const char *exp, const struct manifest *m, const struct classifier *cls,
+		   struct analysis_result *res, int64_t built_at)
 {
 	int64_t last;
 	char last_digest[65], digest[65];
-	if (last_build(s, exp, &last, last_digest) < 0 || stage_state(s, exp, last + 1, res) < 0)
+	if (last_build(s, exp, &last, last_digest) < 0 || stage_state(s, exp, last + 1, m, cls, res) < 0)
 		return -1;
 	struct hstate cur, old;
 	if (hstate_load(s, "temp.h_", exp, last + 1, &cur) < 0)
@@ -752,10 +786,13 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, s
 	hstate_digest(&cur, digest);
 	int64_t build = last + 1;
 	if (!strcmp(digest, last_digest)) {
-		/* Nothing changed since the last build recorded: it stays the latest. */
+		/* Nothing changed since the last build recorded: it stays the latest; it keeps its parts, or,
+		   recorded by a perfstudy before them, takes this build's (the parts follow from the inputs,
+		   which are the same). */
 		build = last;
 		hstate_release(&cur);
-		if (store_history_drop_build(s, exp, last + 1) < 0 || hstate_load(s, "temp.h_", exp, last, &cur) < 0)
+		if (adopt_parts(s, exp, last) < 0 || store_history_drop_build(s, exp, last + 1) < 0 ||
+		    hstate_load(s, "temp.h_", exp, last, &cur) < 0)
 			return -1;
 	} else {
 		sqlite3_stmt *q;
@@ -820,19 +857,24 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, s
 			  "the first profiled one and the trace's export after the last), else one sample per "
 			  "profiled step, the slowest rank's (ranks of one step are not independent samples); item "
 			  "says which and how many, with each median's 95 % interval. diff_pct = (new - old) / old "
-			  "x 100 of the medians. The verdict follows pyperf, asv and Google benchmark: 'same' when "
-			  "|diff_pct| is under the minimum effect (the manifest's thresholds.step_time_pct, else "
-			  "5 %); otherwise 'slower' or 'faster' when the noise does not explain the change (the two "
-			  "95 % intervals do not overlap, or the two-sided Mann-Whitney test gives p_value < 0.05 "
-			  "where the sample sizes allow one: with n and m samples the smallest p is 2 / C(n + m, n), "
-			  "0.1 for 3 and 3, so no test is run and the verdict says it was decided by the intervals), "
-			  "else 'within noise'. A slower step time is a regression: threshold_crossed names the rule "
-			  "(step_time_pct P, or min effect 5 %) and perfstudy diff exits 4. The other numbers "
-			  "(achieved_tflops_per_gpu, mfu and samples_per_s = global batch / step time from "
-			  "utilization.csv; gpu_busy_frac = (exact span - exact idle) / exact span summed over the "
-			  "ranks of temporal.csv) derive from the steps, so each carries the step time's p_value and "
-			  "'change' when the step time changed beyond the noise, else 'within noise'; mfu_pp D is "
-			  "crossed when mfu fell by more than -D percentage points with such a change. The time of "
+			  "x 100 of the medians. The verdict follows pyperf, asv and Google benchmark, in words: "
+			  "the change is beyond the noise when the two 95 % intervals do not overlap or the "
+			  "two-sided Mann-Whitney test gives p_value < 0.05 where the sample sizes allow one (with n "
+			  "and m samples the smallest p is 2 / C(n + m, n), 0.1 for 3 and 3, so no test is run and "
+			  "the words say the intervals decided); then 'slower by X %' or 'faster by X %' and whether "
+			  "|diff_pct| is over or under the minimum effect (the manifest's thresholds.step_time_pct, "
+			  "else 5 %), e.g. 'slower by 2.7 % (beyond noise, under the 5 % threshold)'; else 'same "
+			  "(within noise)'. Slower beyond the noise and over the minimum effect is a regression: the "
+			  "words are then 'slower by X %', threshold_crossed names the rule (step_time_pct P, or min "
+			  "effect 5 %) and perfstudy diff exits 4. The other numbers (achieved_tflops_per_gpu, mfu "
+			  "and samples_per_s = global batch / step time from utilization.csv; gpu_busy_frac = (exact "
+			  "span - exact idle) / exact span summed over the ranks of temporal.csv) each get their own "
+			  "test and p_value: gpu_busy_frac on one sample per profiled step, the mean over the ranks "
+			  "of the step's busy share (union of GPU activities / step); the other three are a constant "
+			  "over the step time, so their samples are the step samples' reciprocals, on which the rank "
+			  "test gives the step time's p. Their words are 'higher by X %' or 'lower by X % (beyond "
+			  "noise)', else 'same (within noise)'; mfu_pp D is crossed when mfu fell beyond its noise "
+			  "by more than -D percentage points. The time of "
 			  "each build is kept in history_builds only, so pages and CSVs stay the same bytes for the "
 			  "same inputs.");
 	return add_series(s, exp, m, res);
@@ -866,5 +908,5 @@ int history_write(struct store *s, const char *const *exps, const struct manifes
 /* The registry's entry "history": history_record for the experiment analysed. */
 int analysis_history(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	return history_record(ctx->store, ctx->experiment, ctx->manifest, out, ctx->built_at);
+	return history_record(ctx->store, ctx->experiment, ctx->manifest, ctx->cls, out, ctx->built_at);
 }

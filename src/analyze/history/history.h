@@ -8,7 +8,9 @@
  *
  * A build's state of an experiment is its runs, their inputs (path, size,
  * SHA-256), numbers (step_stats.csv, utilization.csv, temporal.csv) and
- * step times. A build records a new state (build number + 1, with the time
+ * step times. Beside it, each build keeps the parts of every run's
+ * profiled step (parts.c), which follow from the inputs and are not part
+ * of the state's digest. A build records a new state (build number + 1, with the time
  * of the build) only when it differs from the last one recorded, so a
  * rebuild that changes nothing writes the same bytes as the build before
  * it; the time of the build lives only in the store (history_builds), never
@@ -51,8 +53,17 @@ int history_open(struct store *s, const char *prev_db, int quiet);
  * figure per series of the manifest m (may be NULL), with their Methods.
  * Returns 0, or -1 after diag.
  */
-int history_record(struct store *s, const char *exp, const struct manifest *m, struct analysis_result *res,
-		   int64_t built_at);
+int history_record(struct store *s, const char *exp, const struct manifest *m, const struct classifier *cls,
+		   struct analysis_result *res, int64_t built_at);
+
+/*
+ * Stages the parts of each run's profiled step (parts.c says how they
+ * partition it) into temp.h_parts as build `build` of exp; cls names the
+ * kernel groups, m's phases the regions (m may be NULL). Returns 0, or -1
+ * after diag.
+ */
+int history_parts_stage(struct store *s, const char *exp, const struct manifest *m, const struct classifier *cls,
+			int64_t build);
 
 /*
  * Inside the build's transaction, after every experiment: writes the
@@ -75,6 +86,9 @@ struct hstate_run {
 	int64_t *steps; /* one per profiled step, the slowest rank's */
 	size_t nlog;
 	int64_t *log;   /* the unprofiled iterations of its training log */
+	size_t nparts;  /* history_parts rows (parts.c): 0 for a build written before them */
+	char **part_kinds, **part_names;
+	double *part_values;
 };
 
 struct hstate {
@@ -100,11 +114,68 @@ void hstate_release(struct hstate *st);
 /*
  * perfstudy diff: compares the latest build of each experiment recorded in
  * OLD_DIR/perfstudy.db and NEW_DIR/perfstudy.db, printing one line per
- * change on stdout (with quiet, only threshold crossings) and a summary;
+ * change on stdout (with quiet, only threshold crossings), the contributors
+ * of each run whose step time changed beyond the noise, and a summary;
+ * with o->json the same as JSON, with o->benchmark_json each run's step
+ * time in github-action-benchmark's customSmallerIsBetter format;
  * *crossed: the thresholds crossed. Returns 0, or -1 after diag (a store
- * missing, unreadable or without history).
+ * missing, unreadable or without history, a file not written).
  */
-int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *crossed);
+struct history_diff_opts {
+	int quiet;
+	const char *json, *benchmark_json; /* files to write, or NULL */
+};
+int history_diff(const char *old_dir, const char *new_dir, const struct history_diff_opts *o, size_t *crossed);
+
+/*
+ * A run's step time in builds a and b judged by verdict.h (judge.c says on
+ * which samples); *use_log: the training log's iterations, else the
+ * profiled steps; *same: the very same samples. Returns 0, or -1 when a
+ * side has none.
+ */
+struct judgement;
+int history_step_judge(const struct hstate_run *a, const struct hstate_run *b, const struct history_limits *lim,
+		       struct judgement *j, int *use_log, int *same);
+/* The step time's minimum effect, a fraction: thresholds.step_time_pct, else 5 %. */
+double history_min_effect(const struct history_limits *lim);
+/*
+ * A headline number's own test: gpu_busy_frac on its per-step samples
+ * (parts.c), achieved_tflops_per_gpu, mfu and samples_per_s on the
+ * reciprocals of the step samples. Returns 0, or -1 when it has none.
+ */
+int history_number_judge(const struct hstate_run *a, const struct hstate_run *b, const char *metric,
+			 struct judgement *j);
+
+/*
+ * Where a run's change of step time went (history_explain.c): per kernel
+ * group, kernel, region and rank, each member's part of the step in the
+ * old and the new build (us per step; a rank's is its step / the ranks),
+ * largest change first. The names point into the hstates given.
+ */
+enum { EXPLAIN_GROUP, EXPLAIN_KERNEL, EXPLAIN_REGION, EXPLAIN_RANK, EXPLAIN_DIMS };
+struct contrib {
+	const char *name;
+	double old_us, new_us;
+	int status;               /* 0 in both builds, 1 appeared, 2 vanished */
+	double old_work, new_work; /* ranks: their compute and copies (us per step), NAN unknown */
+};
+struct explain {
+	double old_step, new_step, old_idle, new_idle; /* us per step */
+	size_t old_ranks, new_ranks;
+	struct contrib *list[EXPLAIN_DIMS];
+	size_t n[EXPLAIN_DIMS];
+};
+/* Fills e from the parts of a and b; -1 when either has none (a store written before them). */
+int history_explain(const struct hstate_run *a, const struct hstate_run *b, struct explain *e);
+void history_explain_release(struct explain *e);
+/* The contributors on stdout, the largest few per list, escaped (diag_line). */
+void history_explain_print(const char *exp, const char *run, const struct explain *e);
+/* e as a JSON object, every contributor, appended to b. */
+struct buf;
+void history_explain_json(struct buf *b, const struct explain *e);
+/* A JSON string (quoted, escaped) and a JSON number (null when not finite), appended to b. */
+void history_json_str(struct buf *b, const char *s);
+void history_json_num(struct buf *b, double v);
 
 struct table *history_changes(const struct hstate *old, const struct hstate *cur, const struct history_limits *lim,
 			      size_t *crossed);

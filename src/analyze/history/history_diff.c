@@ -6,6 +6,7 @@
  * (verdict.h), a slower one a regression.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,10 @@
 #include <sys/stat.h>
 
 #include "analyze/history/history.h"
+#include "analyze/lib/stats.h"
+#include "analyze/lib/verdict.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
 
@@ -27,7 +31,7 @@
  * real store's history takes a few steps per row.
  */
 static const char *const history_tables[] = {"history_builds", "history_runs", "history_inputs", "history_numbers",
-					      "history_steps", "history_thresholds", NULL};
+					      "history_steps", "history_thresholds", "history_parts", NULL};
 
 /*
  * Opens DIR/perfstudy.db read-only with the limits above; NULL after diag
@@ -113,60 +117,235 @@ static void limits(struct store *s, const char *exp, struct history_limits *lim)
 	store_finalize(q);
 }
 
-/* One line per row of the change table: "exp: run: change item old -> new (...)". */
-static void print_changes(const char *exp, const struct table *t, int quiet)
+/* What history_diff gathers for the JSON files while it prints. */
+struct diff_out {
+	const struct history_diff_opts *o;
+	struct buf json, bench;
+	size_t nexp, nbench;
+};
+
+/* A table cell as JSON: null, a number or a string. */
+static void json_cell(struct buf *b, const struct table *t, size_t r, size_t c)
 {
-	struct buf line, cell;
+	const struct cell *x = table_cell(t, r, c);
+	if (x->null)
+		buf_adds(b, "null");
+	else if (t->cols[c].type == COL_REAL)
+		history_json_num(b, x->v.f);
+	else
+		history_json_str(b, x->v.text);
+}
+
+/*
+ * The step time of run r of b against a, one line and one JSON object:
+ * "exp: run: step 166.6 -> 171.1 ms (+2.67 %, ..., p = 1.35e-08): slower by
+ * 2.7 % (beyond noise, under the 5 % threshold)", then, when the change is
+ * beyond the noise, where it went (history_explain.c).
+ */
+static void step_line(struct diff_out *d, const char *exp, const struct table *t, size_t r, const struct hstate *a,
+		      const struct hstate *b, const struct history_limits *lim, int quiet, size_t *nruns)
+{
+	const char *run = table_cell(t, r, 1)->v.text;
+	int crossed = !table_cell(t, r, 8)->null;
+	const struct hstate_run *ra = NULL, *rb = NULL;
+	for (size_t i = 0; i < a->nruns; i++)
+		if (!strcmp(a->runs[i].run, run))
+			ra = &a->runs[i];
+	for (size_t i = 0; i < b->nruns; i++)
+		if (!strcmp(b->runs[i].run, run))
+			rb = &b->runs[i];
+	struct judgement j;
+	int use_log = 0, same = 0, judged = ra && rb && history_step_judge(ra, rb, lim, &j, &use_log, &same) == 0;
+	struct explain e;
+	int explained = judged && j.beyond && history_explain(ra, rb, &e) == 0;
+	if (!quiet || crossed) {
+		struct buf line;
+		buf_init(&line);
+		buf_printf(&line, "%s: %s: step %s -> %s ms (%+.2f %%, ", exp, run, table_cell(t, r, 3)->v.text,
+			   table_cell(t, r, 4)->v.text, table_cell(t, r, 5)->v.f);
+		for (const char *p = table_cell(t, r, 2)->v.text; *p; p++)
+			buf_addc(&line, *p == ';' ? ',' : *p);
+		if (!table_cell(t, r, 6)->null)
+			buf_printf(&line, ", p = %.3g", table_cell(t, r, 6)->v.f);
+		buf_printf(&line, "): %s", table_cell(t, r, 7)->v.text);
+		if (crossed)
+			buf_printf(&line, ": REGRESSION (%s)", table_cell(t, r, 8)->v.text);
+		diag_line(stdout, "%s", line.data);
+		buf_release(&line);
+		if (judged && j.beyond && !explained)
+			diag_line(stdout, "%s: %s: no parts of the step recorded in %s build to say where the time went "
+				  "(no ProfilerStep ranges, or a store written by a perfstudy before them: build it "
+				  "again)", exp, run, ra->nparts ? "the new" : "the old");
+		else if (explained)
+			history_explain_print(exp, run, &e);
+	}
+	if (d->o->json) {
+		buf_adds(&d->json, (*nruns)++ ? ", " : "");
+		buf_adds(&d->json, "{\"run\": ");
+		history_json_str(&d->json, run);
+		buf_adds(&d->json, ", \"old_ms\": ");
+		history_json_num(&d->json, judged ? (double)j.a.median_ns / 1e6 : NAN);
+		buf_adds(&d->json, ", \"new_ms\": ");
+		history_json_num(&d->json, judged ? (double)j.b.median_ns / 1e6 : NAN);
+		buf_adds(&d->json, ", \"change_pct\": ");
+		json_cell(&d->json, t, r, 5);
+		buf_adds(&d->json, ", \"samples\": ");
+		json_cell(&d->json, t, r, 2);
+		buf_adds(&d->json, ", \"p_value\": ");
+		json_cell(&d->json, t, r, 6);
+		buf_printf(&d->json, ", \"test\": \"%s\", \"noise\": \"%s\", \"threshold_pct\": ",
+			   judged && j.testable ? "mann-whitney" : "95 % intervals", judged && j.beyond ? "beyond" : "within");
+		history_json_num(&d->json, history_min_effect(lim) * 100);
+		buf_printf(&d->json, ", \"over_threshold\": %s, \"regression\": %s, \"verdict\": ",
+			   judged && fabs(j.change) >= history_min_effect(lim) ? "true" : "false", crossed ? "true" : "false");
+		json_cell(&d->json, t, r, 7);
+		buf_adds(&d->json, ", \"contributors\": ");
+		if (explained)
+			history_explain_json(&d->json, &e);
+		else
+			buf_adds(&d->json, "null");
+		buf_adds(&d->json, "}");
+	}
+	if (explained)
+		history_explain_release(&e);
+}
+
+/*
+ * One line per row of the change table: "exp: run: change item old -> new
+ * (...)"; the step time rows through step_line. The JSON gets every row.
+ */
+static void print_changes(struct diff_out *d, const char *exp, const struct table *t, const struct hstate *a,
+			  const struct hstate *b, const struct history_limits *lim, int quiet)
+{
+	struct buf line;
 	buf_init(&line);
-	buf_init(&cell);
+	size_t nruns = 0;
+	if (d->o->json)
+		buf_adds(&d->json, ", \"step_times\": [");
 	for (size_t r = 0; r < t->nrows; r++) {
 		int crossed = !table_cell(t, r, 8)->null;
+		if (!strcmp(table_cell(t, r, 0)->v.text, "step time")) {
+			step_line(d, exp, t, r, a, b, lim, quiet, &nruns);
+			continue;
+		}
 		if (quiet && !crossed)
 			continue;
 		buf_reset(&line);
-		if (!strcmp(table_cell(t, r, 0)->v.text, "step time")) {
-			/* one statement: "exp: run: step 53.75 -> 62.2 ms (+15.72 %, 22 vs 22 ..., p = ...): slower" */
-			buf_printf(&line, "%s: %s: step %s -> %s ms (%+.2f %%, ", exp, table_cell(t, r, 1)->v.text,
-				   table_cell(t, r, 3)->v.text, table_cell(t, r, 4)->v.text, table_cell(t, r, 5)->v.f);
-			for (const char *p = table_cell(t, r, 2)->v.text; *p; p++)
-				buf_addc(&line, *p == ';' ? ',' : *p);
-			if (!table_cell(t, r, 6)->null)
-				buf_printf(&line, ", p = %.3g", table_cell(t, r, 6)->v.f);
-			buf_printf(&line, "): %s", table_cell(t, r, 7)->v.text);
-			if (crossed)
-				buf_printf(&line, ": REGRESSION (%s)", table_cell(t, r, 8)->v.text);
-			diag_line(stdout, "%s", line.data);
-			continue;
-		}
-		buf_printf(&line, "%s: %s: %s", exp, table_cell(t, r, 1)->v.text, table_cell(t, r, 0)->v.text);
+		int moved = !strcmp(table_cell(t, r, 0)->v.text, "moved");
+		buf_printf(&line, "%s: %s: %s", exp, table_cell(t, r, 1)->v.text, moved ? "" : table_cell(t, r, 0)->v.text);
 		for (size_t c = 2; c <= 4; c++) {
 			const struct cell *x = table_cell(t, r, c);
 			if (!x->null && x->v.text[0])
-				buf_printf(&line, "%s%s", c == 4 && !table_cell(t, r, 3)->null ? " -> " : " ", x->v.text);
+				buf_printf(&line, "%s%s", c == 4 && !table_cell(t, r, 3)->null ? " -> " : moved && c == 2 ? "" : " ",
+					   x->v.text);
 		}
-		if (!table_cell(t, r, 5)->null || !table_cell(t, r, 7)->null) {
+		if (!table_cell(t, r, 5)->null || !table_cell(t, r, 6)->null) {
 			buf_adds(&line, " (");
 			if (!table_cell(t, r, 5)->null)
-				buf_printf(&line, "%+.2f%%, ", table_cell(t, r, 5)->v.f);
+				buf_printf(&line, "%+.2f %%%s", table_cell(t, r, 5)->v.f, table_cell(t, r, 6)->null ? "" : ", ");
 			if (!table_cell(t, r, 6)->null)
-				buf_printf(&line, "p = %.3g, ", table_cell(t, r, 6)->v.f);
-			buf_printf(&line, "%s)", table_cell(t, r, 7)->v.text);
+				buf_printf(&line, "p = %.3g", table_cell(t, r, 6)->v.f);
+			buf_adds(&line, ")");
 		}
+		if (!table_cell(t, r, 7)->null)
+			buf_printf(&line, ": %s", table_cell(t, r, 7)->v.text);
 		if (crossed)
 			buf_printf(&line, ": REGRESSION (%s)", table_cell(t, r, 8)->v.text);
 		diag_line(stdout, "%s", line.data);
 	}
+	if (d->o->json) {
+		buf_adds(&d->json, "], \"changes\": [");
+		static const char *const keys[] = {"change", "run", "item", "old", "new", "diff_pct", "p_value",
+						   "verdict", "threshold_crossed"};
+		for (size_t r = 0; r < t->nrows; r++) {
+			buf_adds(&d->json, r ? ", {" : "{");
+			for (size_t c = 0; c < 9; c++) {
+				buf_printf(&d->json, "%s\"%s\": ", c ? ", " : "", keys[c]);
+				json_cell(&d->json, t, r, c);
+			}
+			buf_adds(&d->json, "}");
+		}
+		buf_adds(&d->json, "]");
+	}
 	buf_release(&line);
-	buf_release(&cell);
 }
 
-int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *crossed)
+/*
+ * Runs of b whose step samples are those of a, which the change table
+ * leaves out: "exp: run: step 0.101 ms, the same samples: same (within
+ * noise)", so that every run compared gets a verdict.
+ */
+static void same_lines(const char *exp, const struct hstate *a, const struct hstate *b, const struct history_limits *lim)
+{
+	for (size_t i = 0; i < b->nruns; i++)
+		for (size_t k = 0; k < a->nruns; k++) {
+			if (strcmp(a->runs[k].run, b->runs[i].run))
+				continue;
+			struct judgement j;
+			int use_log, same;
+			if (history_step_judge(&a->runs[k], &b->runs[i], lim, &j, &use_log, &same) == 0 && same)
+				diag_line(stdout, "%s: %s: step %.4g ms, the same %zu %s as before: same (within noise)", exp,
+					  b->runs[i].run, (double)j.b.median_ns / 1e6, use_log ? b->runs[i].nlog : b->runs[i].nsteps,
+					  use_log ? "unprofiled iterations of the training log" : "profiled steps");
+		}
+}
+
+/*
+ * github-action-benchmark's customSmallerIsBetter entries: per run of b
+ * with step samples, its median step time in ms and, as range, the
+ * larger distance from the median to an end of its 95 % interval.
+ */
+static void bench_entries(struct diff_out *d, const char *exp, const struct hstate *b)
+{
+	for (size_t i = 0; i < b->nruns; i++) {
+		const struct hstate_run *r = &b->runs[i];
+		int use_log = r->nlog > 0;
+		size_t n = use_log ? r->nlog : r->nsteps;
+		if (!n)
+			continue;
+		int64_t *v = xmalloc(n * sizeof(*v));
+		memcpy(v, use_log ? r->log : r->steps, n * sizeof(*v));
+		struct step_dist sd;
+		stats_dist(v, n, &sd);
+		free(v);
+		char *name = xasprintf("%s/%s step time", exp, r->run);
+		buf_adds(&d->bench, d->nbench++ ? ",\n  {\"name\": " : "\n  {\"name\": ");
+		history_json_str(&d->bench, name);
+		free(name);
+		buf_adds(&d->bench, ", \"unit\": \"ms\", \"value\": ");
+		history_json_num(&d->bench, (double)sd.median_ns / 1e6);
+		int64_t half = sd.ci_hi_ns - sd.median_ns > sd.median_ns - sd.ci_lo_ns ? sd.ci_hi_ns - sd.median_ns
+										       : sd.median_ns - sd.ci_lo_ns;
+		char *range = xasprintf("± %.4g", (double)half / 1e6);
+		buf_adds(&d->bench, ", \"range\": ");
+		history_json_str(&d->bench, range);
+		free(range);
+		char *extra = xasprintf("median of %zu %s; range: to the far end of its 95 %% interval", n,
+					use_log ? "unprofiled iterations of the training log" : "profiled steps (slowest rank)");
+		buf_adds(&d->bench, ", \"extra\": ");
+		history_json_str(&d->bench, extra);
+		free(extra);
+		buf_adds(&d->bench, "}");
+	}
+}
+
+int history_diff(const char *old_dir, const char *new_dir, const struct history_diff_opts *o, size_t *crossed)
 {
 	struct store *odb = open_store(old_dir), *ndb = odb ? open_store(new_dir) : NULL;
 	if (!odb || !ndb) {
 		store_close(odb);
 		return -1;
 	}
+	int quiet = o->quiet;
+	struct diff_out d = {o, {0}, {0}, 0, 0};
+	buf_init(&d.json);
+	buf_init(&d.bench);
+	buf_adds(&d.json, "{\"old\": ");
+	history_json_str(&d.json, old_dir);
+	buf_adds(&d.json, ", \"new\": ");
+	history_json_str(&d.json, new_dir);
+	buf_adds(&d.json, ", \"experiments\": [");
+	buf_adds(&d.bench, "[");
 	size_t nchanges = 0;
 	int ret = 0;
 	*crossed = 0;
@@ -193,7 +372,14 @@ int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *cr
 		struct table *t = history_changes(&a, &b, &lim, &n);
 		*crossed += n;
 		nchanges += t->nrows;
-		print_changes(exp, t, quiet);
+		buf_adds(&d.json, d.nexp++ ? ", {\"experiment\": " : "{\"experiment\": ");
+		history_json_str(&d.json, exp);
+		buf_printf(&d.json, ", \"status\": \"%s\", \"regressions\": %zu", ob ? "compared" : "added", n);
+		print_changes(&d, exp, t, &a, &b, &lim, quiet);
+		buf_adds(&d.json, "}");
+		if (!quiet)
+			same_lines(exp, &a, &b, &lim);
+		bench_entries(&d, exp, &b);
 		table_free(t);
 		hstate_release(&a);
 		hstate_release(&b);
@@ -202,8 +388,12 @@ int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *cr
 	if (ret == 0 && store_prepare(odb, "diff: list experiments",
 				      "SELECT DISTINCT experiment FROM history_builds ORDER BY experiment", &q) == 0) {
 		while (store_step_rc(q) == SQLITE_ROW)
-			if (!latest(ndb, (const char *)store_column_text(q, 0)) && !quiet) {
-				diag_line(stdout, "%s: experiment removed", (const char *)store_column_text(q, 0));
+			if (!latest(ndb, (const char *)store_column_text(q, 0))) {
+				if (!quiet)
+					diag_line(stdout, "%s: experiment removed", (const char *)store_column_text(q, 0));
+				buf_adds(&d.json, d.nexp++ ? ", {\"experiment\": " : "{\"experiment\": ");
+				history_json_str(&d.json, (const char *)store_column_text(q, 0));
+				buf_adds(&d.json, ", \"status\": \"removed\", \"regressions\": 0, \"step_times\": [], \"changes\": []}");
 				nchanges++;
 			}
 		store_finalize(q);
@@ -211,6 +401,15 @@ int history_diff(const char *old_dir, const char *new_dir, int quiet, size_t *cr
 	if (ret == 0 && !quiet)
 		printf("perfstudy diff: %zu change%s, %zu regression%s\n", nchanges, nchanges == 1 ? "" : "s",
 		       *crossed, *crossed == 1 ? "" : "s");
+	buf_printf(&d.json, "], \"changes\": %zu, \"regressions\": %zu}\n", nchanges, *crossed);
+	buf_adds(&d.bench, "\n]\n");
+	if (ret == 0 && o->json && fs_write_file_as(o->json, d.json.data, d.json.len, "the JSON of the diff") < 0)
+		ret = -1;
+	if (ret == 0 && o->benchmark_json &&
+	    fs_write_file_as(o->benchmark_json, d.bench.data, d.bench.len, "the benchmark JSON of the diff") < 0)
+		ret = -1;
+	buf_release(&d.json);
+	buf_release(&d.bench);
 	store_close(odb);
 	store_close(ndb);
 	return ret;

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "util/buf.h"
+
 /* 2 / C(n + m, n): the two-sided p of the most extreme split, through lgamma. */
 static double smallest_p(size_t n, size_t m)
 {
@@ -35,6 +37,7 @@ void verdict_judge(int64_t *a, size_t n, int64_t *b, size_t m, double min_effect
 		stats_mann_whitney(a, n, b, m, &t);
 		j->p = t.p;
 	}
+	j->beyond = !j->overlap || (j->testable && j->p < STATS_ALPHA);
 	if (fabs(j->change) < min_effect)
 		j->verdict = VERDICT_SAME;
 	else if (j->overlap && !(j->testable && j->p < STATS_ALPHA))
@@ -58,4 +61,35 @@ const char *verdict_word(enum verdict v)
 		break;
 	}
 	return "no data";
+}
+
+char *verdict_words(const struct judgement *j, double min_effect, const char *up, const char *down, int regression)
+{
+	struct buf b;
+	buf_init(&b);
+	if (j->verdict == VERDICT_NO_DATA) {
+		buf_adds(&b, "no data");
+		return buf_detach(&b);
+	}
+	const char *few = j->testable ? "" : j->beyond ? "too few samples for a test: decided by the 95 % intervals, "
+								  "which do not overlap"
+							: "too few samples for a test, the 95 % intervals overlap";
+	if (!j->beyond) {
+		buf_printf(&b, "same (within noise%s%s)", *few ? "; " : "", few);
+		return buf_detach(&b);
+	}
+	double pct = fabs(j->change) * 100;
+	buf_printf(&b, "%s by %.*f %%", j->change > 0 ? up : down, pct < 10 ? 1 : 0, pct);
+	if (regression) {
+		if (*few)
+			buf_printf(&b, " (beyond noise; %s)", few);
+		return buf_detach(&b);
+	}
+	buf_adds(&b, " (beyond noise");
+	if (min_effect > 0)
+		buf_printf(&b, ", %s the %g %% threshold", fabs(j->change) >= min_effect ? "over" : "under", min_effect * 100);
+	if (*few)
+		buf_printf(&b, "; %s", few);
+	buf_adds(&b, ")");
+	return buf_detach(&b);
 }

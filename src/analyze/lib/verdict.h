@@ -48,6 +48,7 @@ struct judgement {
 	int testable;           /* the sample sizes allow p < 0.05 */
 	double min_p;           /* the smallest p-value these sizes allow */
 	double p;               /* Mann-Whitney, two-sided; -1 when not testable */
+	int beyond;             /* the noise does not explain the change, whatever its size */
 	enum verdict verdict;
 };
 
@@ -56,5 +57,16 @@ void verdict_judge(int64_t *a, size_t n, int64_t *b, size_t m, double min_effect
 
 /* "same", "within noise", "slower", "faster", "no data". */
 const char *verdict_word(enum verdict v);
+
+/*
+ * The judgement in words, a new string (caller frees): direction, size
+ * and noise, e.g. "slower by 2.7 % (beyond noise, under the 5 % threshold)",
+ * "same (within noise)". up and down name the directions ("slower",
+ * "faster"); min_effect > 0 adds the threshold clause. When regression is
+ * set (beyond the noise and over the threshold in the bad direction) the
+ * words are only "slower by 204 %", for the caller to add ": REGRESSION".
+ * Where the sample sizes allow no test, the words say the intervals decided.
+ */
+char *verdict_words(const struct judgement *j, double min_effect, const char *up, const char *down, int regression);
 
 #endif
