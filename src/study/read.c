@@ -221,9 +221,10 @@ static int number_device_ranks(struct store *s, int64_t run_id, const char *run,
 /*
  * A trace that records no rank (a Kineto trace without distributedInfo;
  * nsys, nvprof and .nvvp files never do) gets its position among the run's
- * files. Said once per file for Kineto, where a rank is expected, and for
- * the other formats when the run has several files and the order decides.
- * Returns 0, or -1 after diag.
+ * files. Said once per file when the run has several files and the order
+ * decides; a run of one such file is rank 0, normal input for one GPU
+ * (said in the Methods, runs.csv's ranks), not a warning. Returns 0, or -1
+ * after diag.
  */
 static int warn_unranked(struct store *s, int64_t run_id, const char *run, size_t ntraces)
 {
@@ -237,7 +238,7 @@ static int warn_unranked(struct store *s, int64_t run_id, const char *run, size_
 	while ((rc = store_step(s, st, "list unranked traces")) > 0) {
 		const char *fmt = (const char *)store_column_text(st, 2);
 		int kineto = !strcmp(fmt, "kineto");
-		if (!kineto && ntraces < 2)
+		if (ntraces < 2)
 			continue;
 		diag_warning((const char *)store_column_text(st, 0),
 			     "%s; taken as rank %d, its position among the %zu file%s of run '%s'",

@@ -79,56 +79,45 @@ MSG
 # and offsets still count them.
 t 0 $B/blank-prefix.json <<'MSG'
 tests/bad/blank-prefix.json: byte 5021: warning: skipped event 'k': negative 'dur'
-tests/bad/blank-prefix.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 1 file of run 'blank-prefix.json'
 tests/bad/blank-prefix.json: warning: no GPU activity (no kernel, memcpy or memset) in run 'blank-prefix.json'
 MSG
 # Names reach the terminal escaped: a newline, an escape sequence and a C1
 # control (U+009B, CSI) in a kernel name forged a line "perfstudy: wrote ...".
 t 0 $B/escape-name.json <<'MSG'
 tests/bad/escape-name.json: byte 18: warning: skipped event 'k\nperfstudy: wrote site/index.html\x1b[2J\u009b': negative 'dur'
-tests/bad/escape-name.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 1 file of run 'escape-name.json'
 tests/bad/escape-name.json: warning: no GPU activity (no kernel, memcpy or memset) in run 'escape-name.json'
 MSG
 # A bad value skips its event (or, for an id, is taken as unknown), always aloud.
 t 0 $B/nan-dur.json <<'MSG'
 tests/bad/nan-dur.json: byte 18: warning: skipped event 'k': 'dur' is not a representable number
-tests/bad/nan-dur.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 1 file of run 'nan-dur.json'
 tests/bad/nan-dur.json: warning: no GPU activity (no kernel, memcpy or memset) in run 'nan-dur.json'
 MSG
 t 0 $B/infinite-ts.json <<'MSG'
 tests/bad/infinite-ts.json: byte 18: warning: skipped event 'k': 'ts' is not a representable number
-tests/bad/infinite-ts.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 1 file of run 'infinite-ts.json'
 tests/bad/infinite-ts.json: warning: no GPU activity (no kernel, memcpy or memset) in run 'infinite-ts.json'
 MSG
 t 0 $B/negative-dur.json <<'MSG'
 tests/bad/negative-dur.json: byte 81: warning: skipped event 'neg': negative 'dur'
-tests/bad/negative-dur.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 1 file of run 'negative-dur.json'
 MSG
 t 0 $B/ts-beyond-int64.json <<'MSG'
 tests/bad/ts-beyond-int64.json: byte 18: warning: skipped event 'k': 'ts' is not a representable number
-tests/bad/ts-beyond-int64.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 1 file of run 'ts-beyond-int64.json'
 tests/bad/ts-beyond-int64.json: warning: no GPU activity (no kernel, memcpy or memset) in run 'ts-beyond-int64.json'
 MSG
 t 0 $B/end-beyond-int64.json <<'MSG'
 tests/bad/end-beyond-int64.json: byte 18: warning: skipped event 'k': 'ts' + 'dur' beyond the int64 nanosecond range
-tests/bad/end-beyond-int64.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 1 file of run 'end-beyond-int64.json'
 tests/bad/end-beyond-int64.json: warning: no GPU activity (no kernel, memcpy or memset) in run 'end-beyond-int64.json'
 MSG
 t 0 $B/ids-beyond-int64.json <<'MSG'
 tests/bad/ids-beyond-int64.json: byte 18: warning: event 'k': 'correlation' is not an integer in the int64 range; taken as unknown
-tests/bad/ids-beyond-int64.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 1 file of run 'ids-beyond-int64.json'
 MSG
 t 0 $B/rank-beyond-int64.json <<'MSG'
 tests/bad/rank-beyond-int64.json: warning: 'distributedInfo.rank' is not a rank (an integer from 0); ignored
-tests/bad/rank-beyond-int64.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 1 file of run 'rank-beyond-int64.json'
 MSG
 t 0 $B/wrong-types.json <<'MSG'
 tests/bad/wrong-types.json: byte 18: warning: skipped event 'k': 'ts' is not a representable number
-tests/bad/wrong-types.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 1 file of run 'wrong-types.json'
 tests/bad/wrong-types.json: warning: no GPU activity (no kernel, memcpy or memset) in run 'wrong-types.json'
 MSG
 t 0 $B/empty-trace.json <<'MSG'
-tests/bad/empty-trace.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 1 file of run 'empty-trace.json'
 tests/bad/empty-trace.json: warning: no GPU activity (no kernel, memcpy or memset) in run 'empty-trace.json'
 MSG
 

@@ -53,7 +53,24 @@ idx() { sqlite3 "$1" "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqli
 clean "$T/j1.err" > "$T/j1.msg"
 clean "$T/j4.err" > "$T/j4.msg"
 same "$T/j1.msg" "$T/j4.msg" "stderr of --jobs 1 and --jobs 4"
-grep -q 'warning: no rank recorded' "$T/j4.msg" && ok || bad "--jobs 4: the readers' warnings are missing from stderr"
+# A run of two files that record no rank: each file's rank is its position,
+# said for each (the order decides); one such file alone is rank 0, unsaid.
+mkdir -p "$T/nr"
+for f in a b; do
+	printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "pid": 0, "tid": 7, "args": {"device": 0, "stream": 7, "correlation": 1}}]}\n' > "$T/nr/$f.json"
+done
+printf 'version: 1\nid: nr\ntitle: no ranks\nruns:\n  - id: two\n    traces: [a.json, b.json]\n  - id: one\n    traces: [a.json]\n' > "$T/nr/study.yaml"
+"$PERFSTUDY" build "$T/nr/study.yaml" -o "$T/nro" 2> "$T/nr.err" || bad "no-rank build failed: $(cat "$T/nr.err")"
+grep -q "a.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 0, its position among the 2 files of run 'two'" "$T/nr.err" &&
+	grep -q "b.json: warning: no rank recorded (no 'distributedInfo'); taken as rank 1, its position among the 2 files of run 'two'" "$T/nr.err" &&
+	ok || bad "two files without ranks: not said: $(cat "$T/nr.err")"
+grep -q "run 'one'" "$T/nr.err" && bad "one file without a rank: warned: $(cat "$T/nr.err")" || ok
+# The readers' warnings reach stderr from the worker threads, in file order.
+"$PERFSTUDY" build --jobs 4 tests/bad/negative-dur.json tests/bad/nan-dur.json -o "$T/w4" 2> "$T/w4.err" ||
+	bad "--jobs 4 build of two bad traces failed: $(cat "$T/w4.err")"
+grep -q "negative-dur.json: byte 81: warning: skipped event 'neg': negative 'dur'" "$T/w4.err" &&
+	grep -q "nan-dur.json: byte 18: warning: skipped event 'k': 'dur' is not a representable number" "$T/w4.err" && ok ||
+	bad "--jobs 4: the readers' warnings are missing from stderr: $(cat "$T/w4.err")"
 
 # Rebuilds of the same inputs into the same directory (--force, --jobs 2)
 # write the same bytes, the store included: where the early trace_id

@@ -722,7 +722,9 @@ int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 	result_add_method(out, "ranks and devices (rank_devices.csv)",
 			  "A rank is one device's GPU activities. A trace file whose activities are on one device "
 			  "(one process per GPU: DDP, one Kineto file per rank) is one rank: the rank it records, "
-			  "else its position among the run's files. A file whose activities are on several devices "
+			  "else its position among the run's files (a warning names each such file of a run of "
+			  "several; a run of one file that records no rank, as a single-GPU Kineto trace without "
+			  "distributedInfo, is rank 0 without one). A file whose activities are on several devices "
 			  "(one process driving several GPUs, as nvprof recorded DataParallel training in paper 000) "
 			  "is one rank per device: the run's ranks are then numbered 0, 1, ... in order of file, "
 			  "then device id, and each keeps its device (rank_devices.csv). Each such rank has its "
