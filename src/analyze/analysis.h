@@ -131,6 +131,8 @@ int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_r
  */
 int64_t profiler_unprofiled_ns(const struct analysis_result *res, const char *run);
 double profiler_overhead_of(const struct analysis_result *res, const char *run);
+/* How many unprofiled iterations of the run's training log profiler_overhead.csv counts (0: none). */
+int64_t profiler_unprofiled_count(const struct analysis_result *res, const char *run);
 /* The training's step-to-step noise (profiler_overhead.csv unprofiled_sigma_us) in ns; 0 when unknown. */
 int64_t profiler_noise_ns(const struct analysis_result *res, const char *run);
 int analysis_models(const struct analysis_ctx *ctx, struct analysis_result *out);

@@ -80,14 +80,14 @@ D=$T/out/tiny/data
 #   z4: r_comm(z2) = 60/300 = 0.2; step = 300 x 1.1 = 330 us; S = 16/330 us = 48484.8; / 40000 = 1.21212.
 # No training logs in the tiny study: the log_ columns stay empty.
 cat > "$T/want" <<'CSV'
-run,gpus,strategy,step_us,samples_per_s,comm_us,comm_share,baseline,speedup,efficiency,prediction_base,comm_efficiency,predicted_speedup,log_step_us,log_speedup,log_efficiency
-s1,1,single,100.000,40000,0.000,0.000000,s1,1,1,,,,,,
-d2,2,ddp,200.000,40000,40.000,0.200000,s1,1,0.5,,,,,,
-z2,2,zero1,300.000,26666.7,60.000,0.200000,s1,0.666667,0.333333,,,,,,
-d4,4,ddp,250.000,64000,80.000,0.320000,s1,1.6,0.4,d2,0.666667,1.81818,,,
-z4,4,zero1,400.000,40000,120.000,0.300000,s1,1,0.25,z2,0.666667,1.21212,,,
-t8,8,,,,,,,,,,,,,,
-p8,8,,,,,,,,,,,,,,
+run,gpus,strategy,step_us,samples_per_s,comm_us,comm_share,baseline,speedup,efficiency,prediction_base,comm_efficiency,predicted_speedup,log_step_us,log_speedup,log_efficiency,past_linear
+s1,1,single,100.000,40000,0.000,0.000000,s1,1,1,,,,,,,0
+d2,2,ddp,200.000,40000,40.000,0.200000,s1,1,0.5,,,,,,,0
+z2,2,zero1,300.000,26666.7,60.000,0.200000,s1,0.666667,0.333333,,,,,,,0
+d4,4,ddp,250.000,64000,80.000,0.320000,s1,1.6,0.4,d2,0.666667,1.81818,,,,0
+z4,4,zero1,400.000,40000,120.000,0.300000,s1,1,0.25,z2,0.666667,1.21212,,,,0
+t8,8,,,,,,,,,,,,,,,
+p8,8,,,,,,,,,,,,,,,
 CSV
 same "$T/want" "$D/scaling.csv" "scaling.csv of the tiny study"
 # MSE: ddp (1.818182 - 1.6)^2 = 0.0476033; zero1 (1.212121 - 1)^2 = 0.0449954;
@@ -183,7 +183,7 @@ grep -o 'rgb([^)]*)' "$T/out/tiny/figures/allreduce_busbw.svg" | tr -d 'rgb()%' 
 # predicted (out of sample, as above) 48484.8 / 26666.7 = 1.81818.
 sed 's|{ id: z4, gpus: 4,|{ id: z4, scaling_baseline: z2, gpus: 4,|' "$S/study.yaml" > "$S/base.yaml"
 "$PERFSTUDY" build -q -o "$T/out2" "$S/base.yaml" 2>"$T/err" && ok || bad "scaling_baseline build: $(cat "$T/err")"
-grep -qx 'z4,4,zero1,400.000,40000,120.000,0.300000,z2,1.5,0.75,z2,0.666667,1.81818,,,' "$T/out2/tiny/data/scaling.csv" && ok ||
+grep -qx 'z4,4,zero1,400.000,40000,120.000,0.300000,z2,1.5,0.75,z2,0.666667,1.81818,,,,0' "$T/out2/tiny/data/scaling.csv" && ok ||
 	bad "scaling_baseline: $(grep '^z4' "$T/out2/tiny/data/scaling.csv")"
 sed 's|{ id: z4, gpus: 4,|{ id: z4, scaling_baseline: z3, gpus: 4,|' "$S/study.yaml" > "$S/bad1.yaml"
 "$PERFSTUDY" build -q -o "$T/out3" "$S/bad1.yaml" 2>"$T/err"

@@ -14,6 +14,7 @@ model taken from RUN's prefix before the first '-' (gpt2-1gpu -> gpt2).
 """
 import bisect
 import collections
+import math
 import csv
 import os
 import re
@@ -457,10 +458,14 @@ def scaling(runs, w):
     communication, fewest GPUs below n; eff = f(g(m)) / f(g(n)), f(p) = (p - 1) / p (n's
     communication predicted from m's, never measured on n); predicted samples/s =
     gpus x batch / (step(m) x ((1 - share(m)) + share(m) / eff)); predicted speedup = that
-    over S(g). Also writes the mean squared error table (speedup_error.csv)."""
+    over S(g). past_linear: 1 where an efficiency (profiled or the log's) exceeds
+    1 + 2 eff sqrt(ra^2 + rb^2), r the relative standard error of each median,
+    1.2533 x 1.4826 MAD / (median sqrt(n)) (n: the log's unprofiled iterations, or the
+    profiled steps pooled over ranks, len / gpus); under 5 samples a side, any
+    efficiency over 1. Also writes the mean squared error table (speedup_error.csv)."""
     w.writerow(['run', 'gpus', 'strategy', 'step_us', 'samples_per_s', 'comm_us', 'comm_share', 'baseline',
                 'speedup', 'efficiency', 'prediction_base', 'comm_efficiency', 'predicted_speedup',
-                'log_step_us', 'log_speedup', 'log_efficiency'])
+                'log_step_us', 'log_speedup', 'log_efficiency', 'past_linear'])
     info = {}
     for run, ranks in runs:
         durs, comm = [], 0
@@ -474,7 +479,16 @@ def scaling(runs, w):
         med = durs[n // 2] if n % 2 else (durs[n // 2 - 1] + durs[n // 2] + 1) // 2
         g, b = RUN_INFO[run]
         strategy = run.split('gpu-')[1] if 'gpu-' in run else 'single'
-        info[run] = dict(g=g, b=b, med=med, sps=float(g * b) * 1e9 / med, comm=comm / n,
+        def rel_se(v, m, k):
+            if k < 5 or m <= 0:
+                return None
+            d = sorted(abs(x - m) for x in v)
+            mad = d[len(d) // 2] if len(d) % 2 else (d[len(d) // 2 - 1] + d[len(d) // 2]) / 2
+            return 1.2533 * 1.4826 * mad / (m * math.sqrt(k))
+        logv = unprofiled_values(run, [st[2] for st in ranks[0][1].steps])
+        logm = unprofiled_median_ns(run, [st[2] for st in ranks[0][1].steps])
+        info[run] = dict(rse=rel_se(durs, med, n / g), lrse=rel_se(logv, logm, len(logv)) if logm else None,
+                         g=g, b=b, med=med, sps=float(g * b) * 1e9 / med, comm=comm / n,
                          share=comm / sum(durs), strategy=strategy, model=run.split('-')[0],
                          log=unprofiled_median_ns(run, [st[2] for st in ranks[0][1].steps]))
     errs = []
@@ -497,10 +511,17 @@ def scaling(runs, w):
                 pbase = r2
         row = [run, r['g'], r['strategy'], us(r['med']), '%.6g' % r['sps'], us(int(r['comm'] + 0.5)),
                '%.6f' % r['share'], base, '%.6g' % speedup, '%.6g' % eff, pbase or '', '', '',
-               us(r['log']) if r['log'] else '', '', '']
+               us(r['log']) if r['log'] else '', '', '', 0]
+
+        def past(e, ra, rb):
+            if e <= 1:
+                return False
+            return ra is None or rb is None or e > 1 + 2 * e * math.sqrt(ra * ra + rb * rb)
+        row[16] = int(base != run and past(eff, r['rse'], bi['rse']))
         if r['log'] and bi['log']:
             ls = (r['g'] * r['b'] / r['log']) / (bi['g'] * bi['b'] / bi['log'])
             row[14], row[15] = '%.6g' % ls, '%.6g' % (ls / (float(r['g']) / float(bi['g'])))
+            row[16] = int(row[16] or (base != run and past(ls / (float(r['g']) / float(bi['g'])), r['lrse'], bi['lrse'])))
         if pbase and r['comm'] > 0:
             m = info[pbase]
             ce = ((m['g'] - 1) / m['g']) / ((r['g'] - 1) / r['g'])  # out of sample: ring volume per GPU, m's bandwidth
@@ -527,6 +548,20 @@ def _write_errs(errs):
         if errs:
             v = [(p - s) ** 2 for _, _, p, s in errs]
             e.writerow(['all', '', len(v), '%.6g' % (sum(v) / len(v))])
+
+
+def unprofiled_values(run, ns):
+    """The run's training log's unprofiled iterations (ns), as unprofiled_median_ns selects them."""
+    log = RUN_LOG.get(run)
+    if not log:
+        return []
+    lo, hi = (min(ns), max(ns)) if ns else (10 ** 9, -10 ** 9)
+    v = []
+    for line in open(log):
+        m = re.search(r'iteration\s+(\d+)/\s*\d+ .*?elapsed time per iteration \(ms\): ([0-9.]+)', line)
+        if m and int(m.group(1)) >= 3 and not lo - 1 <= int(m.group(1)) <= hi + 2:
+            v.append(round(float(m.group(2)) * 1e6))
+    return v
 
 
 def unprofiled_median_ns(run, ns):

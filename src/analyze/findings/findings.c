@@ -272,10 +272,11 @@ static const char *baseline_of(const struct table *runs, const struct table *sc,
 	return b;
 }
 
-static void rule_scaling(struct findings *f, const struct table *runs, const struct table *sc, const char *run)
+static void rule_scaling(struct findings *f, const struct analysis_result *res, const struct table *runs,
+			 const struct table *sc, const char *run)
 {
 	int crun = col(sc, "run"), cs = col(sc, "speedup"), cg = col(sc, "gpus"), ce = col(sc, "efficiency"),
-	    cls = col(sc, "log_speedup"), cle = col(sc, "log_efficiency");
+	    cls = col(sc, "log_speedup"), cle = col(sc, "log_efficiency"), cpl = col(sc, "past_linear");
 	if (crun < 0 || cs < 0 || cg < 0 || ce < 0)
 		return;
 	for (size_t r = 0; r < sc->nrows; r++) {
@@ -288,7 +289,9 @@ static void rule_scaling(struct findings *f, const struct table *runs, const str
 		if (ideal < 1.5)
 			continue; /* the baseline itself, or a run with as many GPUs */
 		const char *base = baseline_of(runs, sc, r, run);
+		int past = num(sc, r, cpl) == 1; /* beyond the medians' noise (scaling.csv) */
 		if (!isnan(ls) && !isnan(le) && le > 0) {
+			int64_t na = profiler_unprofiled_count(res, run), nb = base ? profiler_unprofiled_count(res, base) : 0;
 			/* the training, not the profiler: the log's unprofiled iterations (profiler_overhead.csv) */
 			buf_printf(&f->s, "%s trains at %.2fx the throughput of %s with %.0fx its GPUs (%.0f %% scaling "
 				   "efficiency, from the training logs' unprofiled iterations)%s", run, ls,
@@ -296,7 +299,11 @@ static void rule_scaling(struct findings *f, const struct table *runs, const str
 			if (fabs(s - ls) > SCALING_SPLIT * ls)
 				buf_printf(&f->s, "; its profiled steps say %.2fx (%.0f %%): the profiler slowed the runs "
 					   "unevenly (profiler_overhead.csv)", s, 100 * e);
-			if (le > 1)
+			/* fewer than 5 samples a side: said, with the counts */
+			if (na < 5 || nb < 5)
+				buf_printf(&f->s, " (from only %lld and %lld unprofiled iterations: too few to measure "
+						  "their noise)", (long long)na, (long long)nb);
+			if (past)
 				buf_adds(&f->s, "; more than linear is not plausible: see the notes on scaling.csv");
 			add(f, run, -1, ls, "table-scaling",
 			    "scaling: every run with more GPUs than its baseline; speedup and efficiency from the training "
@@ -307,7 +314,7 @@ static void rule_scaling(struct findings *f, const struct table *runs, const str
 		buf_printf(&f->s, "%s runs at %.2fx the throughput of %s with %.0fx its GPUs (%.0f %% scaling efficiency)%s",
 			   run, s, base ? base : "its baseline",
 			   ideal, 100 * e, s < 1 ? ": slower than the baseline" : "");
-		if (e > 1)
+		if (past)
 			buf_adds(&f->s, "; more than linear is not plausible: see the notes on scaling.csv");
 		add(f, run, -1, s, "table-scaling",
 		    "scaling: every run with more GPUs than its baseline; speedup and efficiency from the training "
@@ -908,7 +915,7 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 			continue;
 		f.overhead = profiler_overhead_of(out, run);
 		if (sc)
-			rule_scaling(&f, runs, sc, run);
+			rule_scaling(&f, out, runs, sc, run);
 		struct rank_view *v;
 		size_t n = rank_views(out, run, &v);
 		/* matched collectives say who waited for whom; without them, the ranks' collective shares */

@@ -64,6 +64,52 @@ struct srun {
 	struct srun *base, *pbase;
 };
 
+static int cmp_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The relative standard error of a run's median step: 1.2533 sigma /
+ * (median sqrt(n)) with sigma the robust one (1.4826 x the median absolute
+ * deviation). log: the training log's unprofiled iterations
+ * (profiler_overhead.csv), else the profiled steps (each step's time pooled
+ * over ranks, n the step count: a step's ranks are not independent). NAN
+ * when fewer than 5 samples.
+ */
+static double median_rel_se(const struct analysis_result *out, const struct srun *r, int log)
+{
+	if (log) {
+		double n = (double)profiler_unprofiled_count(out, r->run), sigma = (double)profiler_noise_ns(out, r->run);
+		return n >= 5 && sigma >= 0 && r->log_step > 0 ? 1.2533 * sigma / (r->log_step * sqrt(n)) : NAN;
+	}
+	double n = (double)r->ndurs / (double)(r->gpus > 0 ? r->gpus : 1);
+	if (n < 5 || r->step <= 0)
+		return NAN;
+	int64_t *dev = xmalloc(r->ndurs * sizeof(*dev));
+	for (size_t i = 0; i < r->ndurs; i++)
+		dev[i] = llabs(r->durs[i] - (int64_t)r->step);
+	qsort(dev, r->ndurs, sizeof(*dev), cmp_i64);
+	double mad = r->ndurs % 2 ? (double)dev[r->ndurs / 2] : ((double)dev[r->ndurs / 2 - 1] + (double)dev[r->ndurs / 2]) / 2;
+	free(dev);
+	return 1.2533 * 1.4826 * mad / (r->step * sqrt(n));
+}
+
+/*
+ * Whether an efficiency over 1 is beyond the noise of the two medians it is
+ * the ratio of: eff > 1 + 2 eff sqrt(ra^2 + rb^2). Unknown noise (fewer than
+ * 5 samples on a side): any efficiency over 1, said with the counts.
+ */
+static int past_linear(double eff, double ra, double rb)
+{
+	if (!(eff > 1.0))
+		return 0;
+	if (isnan(ra) || isnan(rb))
+		return 1;
+	return eff > 1.0 + 2.0 * eff * sqrt(ra * ra + rb * rb);
+}
+
 static const char *cell_text(const struct table *t, size_t row, int col)
 {
 	return col >= 0 && !table_cell(t, row, (size_t)col)->null ? table_cell(t, row, (size_t)col)->v.text : "";
@@ -385,7 +431,7 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 				    "run:text,gpus:int,strategy:text,step_us:us,samples_per_s:real,comm_us:us,"
 				    "comm_share:frac,baseline:text,speedup:real,efficiency:real,prediction_base:text,"
 				    "comm_efficiency:real,predicted_speedup:real,log_step_us:us,log_speedup:real,"
-				    "log_efficiency:real");
+				    "log_efficiency:real,past_linear:int");
 	int noted = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct srun *r = &rs[i];
@@ -420,8 +466,15 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 			table_set_real(t, row, 14, sp);
 			table_set_real(t, row, 15, log_eff);
 		}
-		/* Sanity: more than linear scaling is a measurement problem until shown otherwise. */
-		if (r->base != r && (eff > 1.0 || log_eff > 1.0))
+		/*
+		 * Sanity: more than linear scaling is a measurement problem until shown
+		 * otherwise, where it is beyond the medians' own noise.
+		 */
+		double pa = median_rel_se(out, r, 0), pb = median_rel_se(out, r->base, 0);
+		double la = median_rel_se(out, r, 1), lb = median_rel_se(out, r->base, 1);
+		int past = r->base != r && (past_linear(eff, pa, pb) || past_linear(log_eff, la, lb));
+		table_set_int(t, row, 16, past);
+		if (past)
 			result_add_note(out, "scaling.csv: run %s scales past 100 %% against %s (efficiency %.0f %% on "
 					"profiled steps%s%.0f %%%s): more than linear is not plausible for data "
 					"parallelism; the likely cause is a baseline slower than its training (profiler "
@@ -521,7 +574,11 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 		"iterations (profiler_overhead.csv); log_speedup = S_log(n) / S_log(g) and log_efficiency = "
 		"log_speedup / (n / g) with S_log = dp x per-GPU batch / log_step_us: the training's speedup, "
 		"which the profiler does not distort; empty without a log on both sides. An efficiency over 100 % "
-		"on either is flagged in the notes.");
+		"on either is flagged in the notes where it is beyond the noise of the two medians: over 1 + 2 x "
+		"efficiency x sqrt(ra^2 + rb^2), r the relative standard error of each median, 1.2533 sigma / "
+		"(median sqrt(n)) with sigma 1.4826 x the median absolute deviation (n the log's unprofiled "
+		"iterations, or the profiled steps, a step's ranks pooled as one sample); with fewer than 5 "
+		"samples on a side any efficiency over 100 % is flagged. past_linear: 1 where a run is flagged so.");
 	result_add_method(out, "speedup_error.csv",
 		"Per model and strategy, and over all runs (model 'all'), the mean squared error (1/k) sum "
 		"(predicted_speedup - speedup)^2 over the k runs of scaling.csv with a prediction, as Cheng et al. "

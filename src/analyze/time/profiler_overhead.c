@@ -123,6 +123,12 @@ int64_t profiler_unprofiled_ns(const struct analysis_result *res, const char *ru
 	return x ? x->v.i : 0;
 }
 
+int64_t profiler_unprofiled_count(const struct analysis_result *res, const char *run)
+{
+	const struct cell *x = overhead_cell(res, run, "unprofiled");
+	return x ? x->v.i : 0;
+}
+
 int64_t profiler_noise_ns(const struct analysis_result *res, const char *run)
 {
 	const struct cell *x = overhead_cell(res, run, "unprofiled_sigma_us");
