@@ -484,33 +484,14 @@ out:
 	return ret;
 }
 
-/* Whether any trace of the experiment holds an allocator event of a GPU: 1, 0, or -1 after diag. */
-static int any_events(struct store *s, const char *exp)
+/* Whether the experiment (?1 of sql, a SELECT EXISTS) has what sql asks: 1, 0, or -1 after diag. */
+static int exp_has(struct store *s, const char *exp, const char *what, const char *sql)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(s, "memory: any events",
-			  "SELECT EXISTS(SELECT 1 FROM runs r CROSS JOIN traces t ON t.run_id = r.id"
-			  " CROSS JOIN memory_events m ON m.trace_id = t.id WHERE r.experiment = ?1"
-			  " AND m.device_type = 1 AND m.device >= 0)", &st) < 0)
+	if (store_prepare(s, what, sql, &st) < 0)
 		return -1;
 	store_bind_text(st, 1, exp, -1, NULL);
-	int r = store_step(s, st, "memory: any events");
-	if (r == 1)
-		r = store_column_int(st, 0);
-	store_finalize(st);
-	return r;
-}
-
-/* Whether the experiment has a Kineto trace, the one format read for allocator events: 1, 0, or -1 after diag. */
-static int any_kineto(struct store *s, const char *exp)
-{
-	sqlite3_stmt *st;
-	if (store_prepare(s, "memory: any kineto trace",
-			  "SELECT EXISTS(SELECT 1 FROM runs r CROSS JOIN traces t ON t.run_id = r.id"
-			  " WHERE r.experiment = ?1 AND t.format = 'kineto')", &st) < 0)
-		return -1;
-	store_bind_text(st, 1, exp, -1, NULL);
-	int r = store_step(s, st, "memory: any kineto trace");
+	int r = store_step(s, st, what);
 	if (r == 1)
 		r = store_column_int(st, 0);
 	store_finalize(st);
@@ -519,10 +500,16 @@ static int any_kineto(struct store *s, const char *exp)
 
 int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	int any = any_events(ctx->store, ctx->experiment);
+	/* allocator events of a GPU; without, whether a Kineto trace (the one format read for them) could have had them */
+	int any = exp_has(ctx->store, ctx->experiment, "memory: any events",
+			  "SELECT EXISTS(SELECT 1 FROM runs r CROSS JOIN traces t ON t.run_id = r.id"
+			  " CROSS JOIN memory_events m ON m.trace_id = t.id WHERE r.experiment = ?1"
+			  " AND m.device_type = 1 AND m.device >= 0)");
 	if (any < 0)
 		return -1;
-	int kineto = any ? 1 : any_kineto(ctx->store, ctx->experiment);
+	int kineto = any ? 1 : exp_has(ctx->store, ctx->experiment, "memory: any kineto trace",
+				       "SELECT EXISTS(SELECT 1 FROM runs r CROSS JOIN traces t ON t.run_id = r.id"
+				       " WHERE r.experiment = ?1 AND t.format = 'kineto')");
 	if (kineto < 0)
 		return -1;
 	if (!any && kineto) {
