@@ -42,6 +42,9 @@
  * kept_bytes_per_step, device_bytes the trace's deviceProperties
  * totalGlobalMem for the events' device.
  *
+ * Events whose totals or bytes are negative or above MAX_BYTES (1 PiB)
+ * are left out as not an allocator's.
+ *
  * Memory stays bounded by the live allocations (one slot per address not
  * yet freed) and FIG_POINTS points per drawn rank: the events are read
  * from the store one at a time.
@@ -62,6 +65,19 @@
 #include "util/xalloc.h"
 
 #define NOISE_FLOOR ((int64_t)1 << 20) /* 1 MiB: the smallest growth per step named */
+/*
+ * 1 PiB: no device holds more. Events whose totals or bytes are negative
+ * or larger are not an allocator's (a damaged or hostile trace) and are
+ * left out, so that no difference of two of them overflows.
+ */
+#define MAX_BYTES ((int64_t)1 << 50)
+
+/* a + b, at most INT64_MAX (a, b >= 0): a kept total of many allocations. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
 
 /* One live allocation: its address, bytes, the step index (-1: none) and phase (-1: outside) it was made in. */
 struct live {
@@ -375,10 +391,13 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 			  "SELECT m.device, m.ts_ns, m.bytes, m.addr, m.total_allocated, m.total_reserved"
 			  " FROM traces t CROSS JOIN memory_events m ON m.trace_id = t.id"
 			  " WHERE t.run_id = ?1 AND t.rank = ?2 AND m.device_type = 1 AND m.device >= 0"
+			  " AND m.total_allocated BETWEEN 0 AND ?3 AND m.bytes BETWEEN -?3 AND ?3"
+			  " AND (m.total_reserved IS NULL OR m.total_reserved BETWEEN 0 AND ?3)"
 			  " ORDER BY m.ts_ns, m.rowid", &st) < 0)
 		goto out;
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int(st, 2, k->rank);
+	store_bind_int64(st, 3, MAX_BYTES);
 	int rc;
 	while ((rc = store_step(s, st, "memory: a rank's events")) == 1) {
 		int dev = store_column_int(st, 0);
@@ -462,8 +481,8 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 		const struct live *l = &live.v[i];
 		if (!l->used || l->step < 0 || (size_t)l->step + 1 >= ns)
 			continue;
-		r.kept += l->bytes;
-		byphase[l->phase + 1] += l->bytes;
+		r.kept = sat_add(r.kept, l->bytes);
+		byphase[l->phase + 1] = sat_add(byphase[l->phase + 1], l->bytes);
 	}
 	int64_t best = 0;
 	for (size_t p = 0; p <= nph; p++)
@@ -570,7 +589,8 @@ int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis_result
 			   "came, from the step's start; peak_region: the phase (phases.csv's: get_train_batch, forward, "
 			   "backward, optimizer_step or the manifest's phases, innermost on the host) whose host time holds "
 			   "that instant, or outside. peak_reserved_bytes: the same peak of the reserved bytes. events: "
-			   "the step's allocator events. A run without such events gets no rows and no figure; a note "
+			   "the step's allocator events (those whose bytes or totals are negative or above 1 PiB are left out as not an "
+			   "allocator's). A run without such events gets no rows and no figure; a note "
 			   "names it.");
 		result_add_method(out, "memory_steps.csv", m.data);
 		buf_reset(&m);
