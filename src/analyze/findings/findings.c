@@ -51,6 +51,7 @@
  * of per-step shares, so that a step the profiler cut short weighs nothing.
  *   gpu-idle    a one-rank run not host-bound whose GPU is idle at least
  *               IDLE_MIN of its span (temporal.csv, HTA's definition).
+ *   memory-growth, memory-imbalance  from memory_ranks.csv: findings_memory.c.
  */
 #include <math.h>
 #include <stdarg.h>

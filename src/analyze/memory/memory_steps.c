@@ -46,11 +46,10 @@
  * are left out as not an allocator's.
  *
  * Memory stays bounded by the live allocations (one slot per address not
- * yet freed) and FIG_POINTS points per drawn rank: the events are read
+ * yet freed) and MEMFIG_POINTS points per drawn rank: the events are read
  * from the store one at a time.
  */
 #include <inttypes.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,7 +191,6 @@ struct mem_walk {
 	size_t nmr, capmr;
 	char *run;               /* the current run */
 	struct memory_fig fig;   /* the current run's figure */
-	size_t runs;             /* runs seen */
 	struct buf without;      /* the runs without memory events, for the Methods */
 };
 
@@ -300,7 +298,6 @@ static void flush_run(struct mem_walk *w)
 {
 	if (!w->run)
 		return;
-	w->runs++;
 	if (!w->nmr)
 		buf_printf(&w->without, "%s%s", w->without.len ? ", " : "", w->run);
 	int64_t noise = NOISE_FLOOR;
