@@ -41,6 +41,7 @@ done
 S=tests/data/small/study
 vg 0 -- ./perfstudy build -q $S/run-a $S/run-b -o "$T/small"
 vg 0 -- ./perfstudy build -q experiments/h200/study.yaml -o "$T/ex"
+vg 0 -- ./perfstudy build -q --jobs 2 tests/data/memory/study.yaml -o "$T/mem"
 vg 0 -- ./perfstudy inspect $S/run-a/rank0.json $S/run-b/a.json.gz
 # One trace cut by the cutter thread and parsed by it and two parse helpers, in windows of 4 KiB.
 PERFSTUDY_READAHEAD=always PERFSTUDY_PARSE_HELPERS=2 PERFSTUDY_WINDOW_BYTES=4096 \

@@ -64,6 +64,7 @@ static const struct analysis_def registry[] = {
 	ENTRY("report_phases", analysis_report_phases, NONE, L("phase_report_phases")),
 	ENTRY("compare_phases", analysis_compare_phases, L("phases", "phase_report_phases"), L("compare_phases")),
 	ENTRY("flops", analysis_flops, NONE, L("flops", "flops_ratio", "flops_fit")),
+	ENTRY("memory_steps", analysis_memory_steps, NONE, L("memory_steps", "memory_regions", "memory_ranks")),
 	ENTRY("checks", analysis_checks, NONE, NONE),
 	/* after every figure with a bar per rank */
 	ENTRY("figure_ranks", analysis_figure_ranks, L("rank_spread"), NONE),
@@ -71,7 +72,7 @@ static const struct analysis_def registry[] = {
 	ENTRY("sanity", analysis_sanity, L(ANALYSIS_ANY_TABLE), NONE),
 	ENTRY("findings", analysis_findings,
 	 L("runs", "idle_time_steps", "gpu_idle", "temporal", "ranks", "critical_path", "straggler_ranks",
-	   "straggler_causes", "collective_waits", "scaling", "profiler_overhead"),
+	   "straggler_causes", "collective_waits", "scaling", "profiler_overhead", "memory_ranks"),
 	 L("findings")),
 	ENTRY("history", analysis_history, L("step_stats", "utilization", "temporal"), L("changes", "series", "history")),
 	/* the tables the manifest's comparisons name, of every experiment */

@@ -156,6 +156,8 @@ int analysis_sanity(const struct analysis_ctx *ctx, struct analysis_result *out)
 int analysis_step_diff(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_memops(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* memory/memory_steps.c: the caching allocator's memory per step, phase and rank (issue 41). */
+int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* collectives.c: bytes of a Kineto NCCL dtype ("Float", "BFloat16", ...; 0 unknown); canonical type names. */
 int collective_dtype_size(const char *dtype);

@@ -48,6 +48,10 @@ void chart_free(struct chart *c)
 	for (size_t i = 0; i < c->nrefs; i++)
 		free(c->refs[i].label);
 	free(c->refs);
+	for (size_t i = 0; i < c->nbands; i++)
+		free(c->bands[i].key);
+	free(c->bands);
+	free(c->like);
 	free(c->note);
 	free(c->spread);
 	free(c->categories);
@@ -193,6 +197,22 @@ void chart_add_refline(struct chart *c, const char *label, double slope, double 
 {
 	c->refs = xgrow(c->refs, &c->cap_refs, c->nrefs + 1, sizeof(*c->refs));
 	c->refs[c->nrefs++] = (struct chart_refline){xstrdup(label ? label : ""), slope, intercept, dashed};
+}
+
+void chart_add_band(struct chart *c, double x0, double x1, const char *key)
+{
+	c->bands = xgrow(c->bands, &c->cap_bands, c->nbands + 1, sizeof(*c->bands));
+	c->bands[c->nbands++] = (struct chart_band){x0, x1, xstrdup(key ? key : "")};
+}
+
+void chart_series_like(struct chart *c, size_t s, size_t like)
+{
+	if (s >= c->nlike) {
+		c->like = xrealloc(c->like, (s + 1) * sizeof(*c->like));
+		memset(c->like + c->nlike, 0, (s + 1 - c->nlike) * sizeof(*c->like));
+		c->nlike = s + 1;
+	}
+	c->like[s] = like + 1;
 }
 
 void chart_set_note(struct chart *c, const char *note)

@@ -74,6 +74,12 @@ struct chart_refline {
 	int dashed;        /* 1: dashed grey (a reference such as y = x); 0: solid black (a fit) */
 };
 
+/* CHART_XY: a shaded stretch of the x axis behind the lines (a phase of a step), in its key's colour. */
+struct chart_band {
+	double x0, x1;
+	char *key;         /* a name with a fixed colour (chart_style's colours), listed once in the key */
+};
+
 struct chart {
 	const struct chart_kind *kind; /* CHART_STACKED_BAR, ...: not owned */
 	char *name;        /* file stem: figures/<name>.{svg,pdf,png}; [a-z0-9_-] only */
@@ -115,6 +121,14 @@ struct chart {
 	unsigned char *marked;
 	size_t nrefs, cap_refs;
 	struct chart_refline *refs;
+	size_t nbands, cap_bands;
+	struct chart_band *bands; /* CHART_XY: drawn under everything, in order */
+	/*
+	 * CHART_XY: nlike entries (series past them: 0): 1 + the series whose
+	 * colour series s shares, drawn dashed and left out of the key (a
+	 * rank's reserved bytes beside its allocated ones); 0: its own colour.
+	 */
+	size_t *like, nlike;
 	char *note;        /* printed under the key, lines split at '\n' (a fit's slope, intercept, R^2) */
 	/*
 	 * 1: the series are runs or configurations of runs ("GPT-2, ddp"),
@@ -237,6 +251,9 @@ void chart_mark_category(struct chart *c, size_t cat);
 void chart_set_x(struct chart *c, size_t cat, double x);
 void chart_set_x_axis(struct chart *c, const char *label, enum chart_scale scale);
 void chart_add_refline(struct chart *c, const char *label, double slope, double intercept, int dashed);
+/* CHART_XY: a shaded band over [x0, x1] in key's colour; series s drawn dashed in series like's colour. */
+void chart_add_band(struct chart *c, double x0, double x1, const char *key);
+void chart_series_like(struct chart *c, size_t s, size_t like);
 void chart_set_note(struct chart *c, const char *note);
 /* A category's spread (see struct chart's spread); NaN for a part not drawn. HBAR, STACKED_BAR, LINE. */
 void chart_set_spread(struct chart *c, size_t cat, double range_lo, double range_hi, double ci_lo, double ci_hi);

@@ -72,6 +72,10 @@ size_t *series_colours(const struct chart *c)
 	int plain = c->nseries == 1 && !keyed && !c->kind->lines;
 	look.nruns = 0;
 	for (size_t i = 0; i < c->nseries; i++) {
+		if (i < c->nlike && c->like[i]) {
+			col[i] = SIZE_MAX - 1; /* another series' colour, set below */
+			continue;
+		}
 		if (plain || c->entity_series || is_run(c->series[i])) {
 			col[i] = COLOUR_RUN + look.nruns++;
 			continue;
@@ -94,6 +98,13 @@ size_t *series_colours(const struct chart *c)
 		} else {
 			col[i] = i % NPALETTE;
 		}
+	}
+	/* a series drawn like another takes its colour (one that is itself like another: the first colour) */
+	for (size_t i = 0; i < c->nseries && i < c->nlike; i++) {
+		if (!c->like[i])
+			continue;
+		size_t t = c->like[i] - 1;
+		col[i] = t < c->nseries && !(t < c->nlike && c->like[t]) ? col[t] : 0;
 	}
 	return col;
 }

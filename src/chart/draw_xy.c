@@ -218,6 +218,12 @@ static int place_point_label(cairo_t *cr, const char *lab, double px, double py,
  * reference lines y = a x + b across the plot under the data, a key beside
  * the plot (under it when narrow) with the chart's note below the key.
  */
+/* Whether series s is drawn like another (chart_series_like): dashed, in its colour, out of the key. */
+static int xy_like(const struct chart *c, size_t s)
+{
+	return s < c->nlike && c->like[s];
+}
+
 static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, double w, double h)
 {
 	size_t nc = c->ncat, ns = c->nseries;
@@ -254,11 +260,31 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 	size_t *colours = xcalloc(ns + c->nrefs + 1, sizeof(*colours));
 	int *swatch = xcalloc(ns + c->nrefs + 1, sizeof(*swatch));
 	size_t *shape = xcalloc(ns + c->nrefs + 1, sizeof(*shape));
-	for (size_t s = 0; s < ns; s++, nkey++) {
+	size_t nkeys_cap = ns + c->nrefs + c->nbands + 1;
+	names = xrealloc(names, nkeys_cap * sizeof(*names));
+	colours = xrealloc(colours, nkeys_cap * sizeof(*colours));
+	swatch = xrealloc(swatch, nkeys_cap * sizeof(*swatch));
+	shape = xrealloc(shape, nkeys_cap * sizeof(*shape));
+	for (size_t s = 0; s < ns; s++) {
+		if (xy_like(c, s))
+			continue; /* drawn dashed in another series' colour: the caption says what */
 		names[nkey] = xstrdup(t->series[s]);
 		colours[nkey] = look.series_colour[s];
 		swatch[nkey] = c->markers_only ? SWATCH_MARK : SWATCH_LINE;
 		shape[nkey] = s;
+		nkey++;
+	}
+	for (size_t i = 0; i < c->nbands; i++) {
+		int seen = 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(c->bands[j].key, c->bands[i].key);
+		if (seen)
+			continue;
+		names[nkey] = chart_display_name(c->bands[i].key);
+		colours[nkey] = colour_of(c->bands[i].key, 7);
+		swatch[nkey] = SWATCH_BOX;
+		shape[nkey] = 0;
+		nkey++;
 	}
 	for (size_t r = 0; r < c->nrefs; r++) {
 		if (!isfinite(c->refs[r].slope) || !isfinite(c->refs[r].intercept))
@@ -341,6 +367,18 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 	cairo_save(cr);
 	cairo_rectangle(cr, b.x0, b.y0, pw, ph);
 	cairo_clip(cr);
+	/* Bands under everything: pale, so that the grid and the lines show through. */
+	for (size_t i = 0; i < c->nbands && ax.scale == CHART_SCALE_LINEAR; i++) {
+		double x0 = b.x0 + xy_frac(&ax, c->bands[i].x0) * pw, x1 = b.x0 + xy_frac(&ax, c->bands[i].x1) * pw;
+		if (!(x1 > x0))
+			continue;
+		cairo_save(cr);
+		cairo_rectangle(cr, x0, b.y0, x1 - x0, ph);
+		cairo_clip(cr);
+		set_colour(cr, colour_of(c->bands[i].key, 7));
+		cairo_paint_with_alpha(cr, 0.18);
+		cairo_restore(cr);
+	}
 	for (size_t r = 0; r < c->nrefs; r++) {
 		const struct chart_refline *rl = &c->refs[r];
 		if (!isfinite(rl->slope) || !isfinite(rl->intercept))
@@ -382,6 +420,8 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 		cairo_save(cr);
 		set_colour(cr, look.series_colour[s]);
 		cairo_set_line_width(cr, 1.2);
+		if (xy_like(c, s))
+			cairo_set_dash(cr, (const double[]){3, 2}, 2, 0);
 		int open = 0;
 		for (size_t i = 0; i < nc && !c->markers_only; i++) {
 			double x = c->x_values[i], y = c->values[i * ns + s];
@@ -394,6 +434,7 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 			line_point(cr, &open, px, py);
 		}
 		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
 		for (size_t i = 0; i < nc; i++) {
 			double x = c->x_values[i], y = c->values[i * ns + s];
 			if (!chart_xy_drawable(c, i, s))

@@ -71,7 +71,7 @@ void batch_pool_release(void)
 
 enum tag {
 	T_ACTIVITY = 1, T_CPU_OP, T_RUNTIME, T_ANNOTATION, T_INFO, T_METRICS, T_ITERATION, T_PHASE,
-	T_HARDWARE, T_SUMMARY, T_DIAG, T_END,
+	T_HARDWARE, T_SUMMARY, T_DIAG, T_END, T_MEMORY,
 };
 
 _Static_assert(sizeof(uintptr_t) == sizeof(const char *), "string slots hold an offset");
@@ -205,6 +205,11 @@ static int rec_cpu_op(void *ctx, const struct cpu_op *o)
 	CLEAN(struct cpu_op, o);
 	return put(ctx, T_CPU_OP, &clean_, sizeof(clean_), cpu_strs, N(cpu_strs));
 }
+static int rec_memory(void *ctx, const struct memory_event *m)
+{
+	CLEAN(struct memory_event, m);
+	return put(ctx, T_MEMORY, &clean_, sizeof(clean_), NULL, 0);
+}
 static int rec_runtime(void *ctx, const struct runtime_call *r)
 {
 	CLEAN(struct runtime_call, r);
@@ -281,6 +286,7 @@ void batch_sink(struct batch_writer *w, const struct ingest_sink *like, struct i
 	out->hardware = !like || like->hardware ? rec_hardware : NULL;
 	out->summary = !like || like->summary ? rec_summary : NULL;
 	out->cpu_op = !like || like->cpu_op ? rec_cpu_op : NULL;
+	out->memory = !like || like->memory ? rec_memory : NULL;
 }
 
 void batch_diag(void *ctx, enum diag_level level, const char *text)
@@ -378,6 +384,13 @@ static int replay_one(uint32_t tag, const char *p, size_t len, const struct inge
 		ONE(struct gpu_hardware, hw_strs, hardware);
 	case T_SUMMARY:
 		ONE(struct summary_row, sum_strs, summary);
+	case T_MEMORY: {
+		struct memory_event v;
+		if (len < sizeof(v))
+			return -2;
+		memcpy(&v, p, sizeof(v));
+		return sink->memory && sink->memory(sink->ctx, &v) < 0 ? -1 : 0;
+	}
 	case T_ITERATION: {
 		struct log_iteration v;
 		if (len < sizeof(v))

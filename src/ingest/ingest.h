@@ -72,6 +72,21 @@ struct annotation {
 	int64_t tid; /* host thread, or GPU stream */
 };
 
+/*
+ * One allocation or free of a caching allocator (Kineto's "[memory]"
+ * instant events of a trace recorded with profile_memory=True): bytes
+ * (negative for a free), the block's address, and the allocator's totals
+ * on that device just after it. device_type is the trace's own number
+ * (Kineto: 0 CPU, 1 CUDA); device -1: the host.
+ */
+struct memory_event {
+	int64_t ts_ns;
+	int64_t bytes, addr;                  /* addr -1: not recorded */
+	int64_t total_allocated, total_reserved; /* -1: not recorded */
+	int device, device_type;              /* -1: not recorded */
+	int64_t tid;                          /* -1: not recorded */
+};
+
 struct device_info {
 	int id;
 	const char *name;
@@ -102,6 +117,7 @@ struct ingest_counts {
 	int64_t summaries; /* summary rows (nvprof --print-gpu-summary) */
 	int64_t links;     /* device pairs of an nvidia-smi topo -m matrix */
 	int64_t devices;   /* GPUs with activities, where one file holds several (JAX, rocpd); 0: not counted */
+	int64_t memory;    /* allocator events (Kineto "[memory]") */
 	/*
 	 * Set by a reader whose format is recognised but holds nothing
 	 * perfstudy uses (a PyTorch execution trace, a memory timeline): what
@@ -194,6 +210,7 @@ struct ingest_sink {
 	int (*summary)(void *ctx, const struct summary_row *s); /* may be NULL */
 	int (*cpu_op)(void *ctx, const struct cpu_op *op); /* may be NULL */
 	int (*link)(void *ctx, const struct gpu_link *l);  /* may be NULL */
+	int (*memory)(void *ctx, const struct memory_event *m); /* may be NULL */
 };
 
 struct reader {

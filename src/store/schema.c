@@ -77,6 +77,15 @@ static const char SCHEMA[] =
 	"  start_ns INTEGER NOT NULL, correlation INTEGER, collective TEXT NOT NULL,\n"
 	"  in_nelems INTEGER, out_nelems INTEGER, dtype TEXT, group_size INTEGER,\n"
 	"  process_group TEXT, seq INTEGER);\n"
+	/*
+	 * The caching allocator's events (Kineto "[memory]", profile_memory=True):
+	 * one row per allocation (bytes > 0) or free (bytes < 0), in trace order;
+	 * total_allocated and total_reserved are the allocator's totals on that
+	 * device just after it. device -1: the host (device_type 0).
+	 */
+	"CREATE TABLE memory_events(trace_id INTEGER NOT NULL REFERENCES traces(id), device INTEGER,\n"
+	"  device_type INTEGER, tid INTEGER, ts_ns INTEGER NOT NULL, bytes INTEGER NOT NULL, addr INTEGER,\n"
+	"  total_allocated INTEGER NOT NULL, total_reserved INTEGER);\n"
 	"CREATE TABLE activity_groups(experiment TEXT NOT NULL, kind TEXT NOT NULL,\n"
 	"  name_id INTEGER NOT NULL, grp TEXT NOT NULL, PRIMARY KEY(experiment, kind, name_id));\n"
 	"CREATE TABLE group_times(experiment TEXT, run TEXT, rank INTEGER, grp TEXT,\n"
@@ -132,7 +141,8 @@ int store_open(const char *path, struct store **out)
 	    store_row_buf_open(s, &s->annot, "annotations", 6, "insert annotation") < 0 ||
 	    store_prepare(s, "prepare", "INSERT INTO devices VALUES(?1,?2,?3,?4,?5,?6,?7)", &s->ins_dev) < 0 ||
 	    store_prepare(s, "prepare", "INSERT INTO summaries VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)", &s->ins_sum) < 0 ||
-	    store_row_buf_open(s, &s->cpu, "cpu_ops", 6, "insert cpu op") < 0) {
+	    store_row_buf_open(s, &s->cpu, "cpu_ops", 6, "insert cpu op") < 0 ||
+	    store_row_buf_open(s, &s->mem, "memory_events", 9, "insert memory event") < 0) {
 		store_close(s);
 		return -1;
 	}
@@ -148,7 +158,7 @@ int store_close(struct store *s)
 	if (!s)
 		return 0;
 	sqlite3_finalize(s->ins_name);
-	struct row_buf *bufs[] = {&s->act, &s->launch, &s->annot, &s->cpu};
+	struct row_buf *bufs[] = {&s->act, &s->launch, &s->annot, &s->cpu, &s->mem};
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		store_row_buf_close(bufs[i]);
 	sqlite3_finalize(s->ins_dev);

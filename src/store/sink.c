@@ -601,6 +601,28 @@ static int sink_link(void *ctx, const struct gpu_link *l)
 	return rc;
 }
 
+/*
+ * An allocator event: a row of memory_events, in bounded memory (rows go
+ * to SQLite ROWS_PER_INSERT at a time, nothing is kept per event).
+ */
+static int sink_memory(void *ctx, const struct memory_event *m)
+{
+	struct sink_ctx *c = ctx;
+	struct cell *row = row_buf_add(c->s, &c->s->mem);
+	if (!row)
+		return -1;
+	cell_int(&row[0], c->trace_id);
+	cell_int(&row[1], m->device);
+	cell_opt(&row[2], m->device_type, m->device_type >= 0);
+	cell_opt(&row[3], m->tid, m->tid >= 0);
+	cell_int(&row[4], m->ts_ns);
+	cell_int(&row[5], m->bytes);
+	cell_opt(&row[6], m->addr, m->addr >= 0);
+	cell_int(&row[7], m->total_allocated);
+	cell_opt(&row[8], m->total_reserved, m->total_reserved >= 0);
+	return 0;
+}
+
 static int reject_event(struct sink_ctx *c)
 {
 	diag_error(c->path, "expected an nvidia-smi -q -x file, found a trace");
@@ -647,6 +669,7 @@ void store_sink_kinds(struct ingest_sink *sink)
 	sink->annotation = sink_annotation;
 	sink->cpu_op = sink_cpu_op;
 	sink->summary = sink_summary;
+	sink->memory = sink_memory;
 }
 
 void store_sink(struct store *s, int64_t trace_id, struct ingest_sink *sink)

@@ -97,7 +97,7 @@ struct store {
 	char *reading;
 	int guarded; /* bounded by store_guard: an interrupt is its step budget running out */
 	sqlite3_stmt *ins_name, *ins_dev, *ins_sum;
-	struct row_buf act, launch, annot, cpu; /* the event tables' rows, ROWS_PER_INSERT at a time */
+	struct row_buf act, launch, annot, cpu, mem; /* the event tables' rows, ROWS_PER_INSERT at a time */
 	struct name_slot *slots;
 	size_t nslots, nnames;
 	struct sink_ctx sink;

@@ -2,7 +2,8 @@
 # t_output_doc.sh: docs/output.md's table of tables says what the pages'
 # Methods say. It builds the sites every table appears in (make example's
 # manifests; the hand-written traces of tests/data/history built twice with
-# a series, for changes.csv, history.csv and series.csv) and runs
+# a series, for changes.csv, history.csv and series.csv; tests/data/memory
+# for the memory tables) and runs
 # tools/output_tables.py over them: each table's row must give its CSV's
 # columns and its Methods text, word for word. Then a doc with one word
 # changed must fail the check (the check can fail).
@@ -34,14 +35,17 @@ for f in changes history series; do
 	[ -s "$T/hist/nightly/data/$f.csv" ] && ok || bad "the rebuilt series has no $f.csv"
 done
 
-python3 tools/output_tables.py "$T/example" "$T/hist" > "$T/out" 2>&1 && ok ||
+# Allocator events (memory_steps.csv, memory_regions.csv, memory_ranks.csv): the hand-made traces of t_memory.sh.
+$PERFSTUDY build -q tests/data/memory/study.yaml -o "$T/mem" 2> "$T/err" && ok || bad "memory build failed: $(cat "$T/err")"
+
+python3 tools/output_tables.py "$T/example" "$T/hist" "$T/mem" > "$T/out" 2>&1 && ok ||
 	bad "docs/output.md's tables differ from the Methods: $(cat "$T/out")"
 # Every table a build wrote is in the docs: the generator's count is the number of distinct CSVs.
-n=$( (cd "$T" && ls example/*/data/*.csv hist/*/data/*.csv) | sed 's#.*/##' | sort -u | wc -l)
+n=$( (cd "$T" && ls example/*/data/*.csv hist/*/data/*.csv mem/*/data/*.csv) | sed 's#.*/##' | sort -u | wc -l)
 grep -q ": $n tables agree" "$T/out" && ok || bad "want $n tables in the docs: $(cat "$T/out")"
 
 # The check fails on a doc that drifted: one word of one definition changed.
 sed 's/| one row per `<gpu>`/| one row for each `<gpu>`/; s/One row per <gpu> of each/One row for each <gpu> of each/' docs/output.md > "$T/drift.md"
 cmp -s docs/output.md "$T/drift.md" && bad "the drift edit changed nothing"
-python3 tools/output_tables.py --doc "$T/drift.md" "$T/example" "$T/hist" > /dev/null 2>&1 && bad "a drifted doc passed" || ok
+python3 tools/output_tables.py --doc "$T/drift.md" "$T/example" "$T/hist" "$T/mem" > /dev/null 2>&1 && bad "a drifted doc passed" || ok
 finish

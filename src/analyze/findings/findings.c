@@ -52,6 +52,7 @@
  * of per-step shares, so that a step the profiler cut short weighs nothing.
  *   gpu-idle    a one-rank run not host-bound whose GPU is idle at least
  *               IDLE_MIN of its span (temporal.csv, HTA's definition).
+ *   memory-growth, memory-imbalance  from memory_ranks.csv: findings_memory.c.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -65,6 +66,7 @@
 #include "util/xalloc.h"
 #include "analyze/analysis.h"
 #include "analyze/findings/cells.h"
+#include "analyze/findings/findings_memory.h"
 #include "analyze/findings/findings_order.h"
 #include "analyze/findings/findings_why.h"
 
@@ -895,6 +897,15 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	return named ? straggler : -1;
 }
 
+/* findings_memory's statements, added as every other rule's. */
+static void add_memory(void *ctx, const char *run, int rank, double value, const char *evidence, const char *rule,
+		       const char *text)
+{
+	struct findings *f = ctx;
+	buf_adds(&f->s, text);
+	add(f, run, rank, value, evidence, rule);
+}
+
 int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	(void)ctx;
@@ -938,6 +949,7 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 				stated += rule_host_bound(&f, run, &v[i], straggler >= 0);
 		if (n == 1 && !stated)
 			rule_gpu_idle(&f, out, run);
+		findings_memory(out, run, add_memory, &f);
 		free(v);
 	}
 	findings_flush(f.t, f.p, f.np);

@@ -7,6 +7,11 @@
  *   cuda_runtime, cuda_driver               host launches (correlation links them to kernels)
  *   user_annotation, gpu_user_annotation    named ranges (ProfilerStep#N, forward, ...)
  *   cpu_op                                  host operators (dispatch analysis)
+ * and, from traces recorded with profile_memory=True, instant events (ph
+ * "i") of category cpu_instant_event named "[memory]": one allocation or
+ * free of the caching allocator each, args "Bytes" (negative: a free),
+ * "Addr", "Total Allocated", "Total Reserved", "Device Id" (-1: the host),
+ * "Device Type" (0 CPU, 1 CUDA). They go to the sink's memory callback.
  * Very old traces spell them Kernel, Memcpy, Memset, Runtime; categories are
  * compared without case. "ts" and "dur" are microseconds as decimal text,
  * turned into integer nanoseconds exactly (parse_us_to_ns): a trace's ts
@@ -30,7 +35,9 @@
 #include "ingest/kineto/kineto_json.h"
 #include "ingest/kineto/kineto_stream.h"
 
-enum ev_class { EV_OTHER, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_RUNTIME, EV_DRIVER, EV_ANNOT, EV_GPU_ANNOT, EV_CPU_OP };
+enum ev_class {
+	EV_OTHER, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_RUNTIME, EV_DRIVER, EV_ANNOT, EV_GPU_ANNOT, EV_CPU_OP, EV_INSTANT
+};
 
 struct kctx {
 	const struct source *src;
@@ -56,6 +63,7 @@ int kineto_cat_class(const char *cat, size_t n)
 		CAT("gpu_memset", EV_MEMSET),     CAT("memset", EV_MEMSET),       CAT("cuda_runtime", EV_RUNTIME),
 		CAT("runtime", EV_RUNTIME),       CAT("cuda_driver", EV_DRIVER),  CAT("user_annotation", EV_ANNOT),
 		CAT("gpu_user_annotation", EV_GPU_ANNOT), CAT("cpu_op", EV_CPU_OP), CAT("operator", EV_CPU_OP),
+		CAT("cpu_instant_event", EV_INSTANT),
 #undef CAT
 	};
 	/* Kineto writes them in lower case: compared exactly first, then without case. */
@@ -111,14 +119,54 @@ static void warn_value(struct kctx *k, const struct kj_event *ev, const char *fi
 	}
 }
 
+/*
+ * A "[memory]" instant event to the sink. One without a valid time, or
+ * without "Bytes" or "Total Allocated" (the two the analyses rest on), is
+ * skipped with a warning.
+ */
+static int on_memory(struct kctx *k, const struct kj_event *ev)
+{
+	if (!ev->name.p || strcmp(ev->name.p, "[memory]"))
+		return 0;
+	k->counts->memory++;
+	int64_t ts;
+	if (!ev->ts.p || ev->ts_bad || parse_us_to_ns(ev->ts.p, ev->ts.n, &ts) < 0) {
+		warn_skip(k, ev, ev->ts.p || ev->ts_bad ? "'ts' is not a representable number" : "no 'ts'");
+		return 0;
+	}
+	if (!ev->has_mem_bytes || !ev->has_total_alloc) {
+		warn_skip(k, ev, "a memory event without the integers 'Bytes' and 'Total Allocated' in its args");
+		return 0;
+	}
+	if (!k->sink->memory)
+		return 0;
+	struct memory_event m = {
+		.ts_ns = ts,
+		.bytes = ev->mem_bytes,
+		.addr = ev->has_addr ? ev->addr : -1,
+		.total_allocated = ev->total_alloc,
+		.total_reserved = ev->has_total_reserved ? ev->total_reserved : -1,
+		.device = ev->has_dev_id && ev->dev_id >= -1 && ev->dev_id <= INT32_MAX ? (int)ev->dev_id : -1,
+		.device_type = ev->has_dev_type && ev->dev_type >= 0 && ev->dev_type <= INT32_MAX ? (int)ev->dev_type : -1,
+		.tid = ev->tid,
+	};
+	if (k->sink->memory(k->sink->ctx, &m)) {
+		k->failed = 1;
+		return 1;
+	}
+	return 0;
+}
+
 static int on_event(void *ctx, const struct kj_event *ev)
 {
 	struct kctx *k = ctx;
 	k->counts->events++;
+	if (ev->ph.p && !strcmp(ev->ph.p, "i") && ev->cls == EV_INSTANT)
+		return on_memory(k, ev);
 	if (!ev->ph.p || strcmp(ev->ph.p, "X"))
 		return 0;
 	enum ev_class cls = (enum ev_class)ev->cls;
-	if (cls == EV_OTHER)
+	if (cls == EV_OTHER || cls == EV_INSTANT)
 		return 0;
 	if (cls == EV_CPU_OP) {
 		/*

@@ -147,6 +147,7 @@ enum key_id {
 	K_OTHER, K_PH, K_TS, K_CAT, K_DUR, K_TID, K_NAME, K_ARGS,
 	K_EXTERNAL_ID, K_DEVICE, K_STREAM, K_CORRELATION, K_BYTES, K_COLLECTIVE, K_DTYPE, K_IN_NELEMS,
 	K_OUT_NELEMS, K_GROUP_SIZE, K_PG_NAME, K_PG_DESC, K_SEQ,
+	K_TOTAL_ALLOC, K_TOTAL_RESERVED, K_MEM_BYTES, K_ADDR, K_DEV_ID, K_DEV_TYPE,
 };
 
 /* Whether the key text at p (after its opening quote) is exactly k: k's bytes, then the closing quote. */
@@ -171,6 +172,9 @@ key_id key_by_name(std::string_view k, bool args)
 		{"Out msg nelems", K_OUT_NELEMS, true}, {"Group size", K_GROUP_SIZE, true},
 		{"Process Group Name", K_PG_NAME, true}, {"Process Group Description", K_PG_DESC, true},
 		{"Seq", K_SEQ, true},
+		{"Total Allocated", K_TOTAL_ALLOC, true}, {"Total Reserved", K_TOTAL_RESERVED, true},
+		{"Bytes", K_MEM_BYTES, true}, {"Addr", K_ADDR, true}, {"Device Id", K_DEV_ID, true},
+		{"Device Type", K_DEV_TYPE, true},
 	};
 	for (const auto &e : keys)
 		if (e.args == args && k == e.name)
@@ -219,6 +223,16 @@ error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field,
 			else if (key_is(p, "Process Group Description")) id = K_PG_DESC;
 			break;
 		case 'S': if (key_is(p, "Seq")) id = K_SEQ; break;
+		case 'T':
+			if (key_is(p, "Total Allocated")) id = K_TOTAL_ALLOC;
+			else if (key_is(p, "Total Reserved")) id = K_TOTAL_RESERVED;
+			break;
+		case 'B': if (key_is(p, "Bytes")) id = K_MEM_BYTES; break;
+		case 'A': if (key_is(p, "Addr")) id = K_ADDR; break;
+		case 'D':
+			if (key_is(p, "Device Id")) id = K_DEV_ID;
+			else if (key_is(p, "Device Type")) id = K_DEV_TYPE;
+			break;
 		default: break;
 		}
 	}
@@ -282,6 +296,12 @@ error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int wan
 			if (!ev.pg_from_name) take_string(v, b.process_group, ev.process_group);
 			break;
 		case K_SEQ: if (take_int(v, i)) { ev.seq = i; ev.has_seq = 1; } break;
+		case K_TOTAL_ALLOC: if (take_int(v, i)) { ev.total_alloc = i; ev.has_total_alloc = 1; } break;
+		case K_TOTAL_RESERVED: if (take_int(v, i)) { ev.total_reserved = i; ev.has_total_reserved = 1; } break;
+		case K_MEM_BYTES: if (take_int(v, i)) { ev.mem_bytes = i; ev.has_mem_bytes = 1; } break;
+		case K_ADDR: if (take_int(v, i)) { ev.addr = i; ev.has_addr = 1; } break;
+		case K_DEV_ID: if (take_int(v, i)) { ev.dev_id = i; ev.has_dev_id = 1; } break;
+		case K_DEV_TYPE: if (take_int(v, i)) { ev.dev_type = i; ev.has_dev_type = 1; } break;
 		default: break;
 		}
 	}
@@ -290,7 +310,7 @@ error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int wan
 
 /*
  * The fields of one event. Reading stops early, the rest skipped by
- * simdjson as the array moves on, once "ph" is not "X" or cat_fn says the
+ * simdjson as the array moves on, once "ph" is not "X" or "i" or cat_fn says the
  * category is not used (see kj_cat_fn).
  */
 error_code read_event(ondemand::object obj, kj_event &ev, event_bufs &b, kj_cat_fn cat_fn)
@@ -313,7 +333,7 @@ error_code read_event(ondemand::object obj, kj_event &ev, event_bufs &b, kj_cat_
 			} else {
 				take_string(v, b.ph, ev.ph);
 			}
-			if (ev.ph.p && (ev.ph.n != 1 || ev.ph.p[0] != 'X'))
+			if (ev.ph.p && (ev.ph.n != 1 || (ev.ph.p[0] != 'X' && ev.ph.p[0] != 'i')))
 				return SUCCESS;
 			break;
 		}

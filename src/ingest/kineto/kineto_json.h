@@ -32,7 +32,8 @@ struct kj_str {
  * used (the others are then skipped unread once it was found). The
  * shortcuts only apply when "ph" and "cat" come before the fields they
  * spare, as Kineto writes them; events in any other order are read whole.
- * An event whose "ph" is not "X" is not read further either.
+ * An event whose "ph" is neither "X" nor "i" (an instant: the allocator's
+ * "[memory]" events) is not read further either.
  */
 typedef int (*kj_cat_fn)(const char *cat, size_t n);
 #define KJ_ONLY_EXTERNAL_ID 0x100
@@ -56,6 +57,13 @@ struct kj_event {
 	int pg_from_name;      /* process_group holds the name (a description does not replace it) */
 	int has_seq;           /* "Seq": the collective's sequence number on its communicator */
 	int64_t seq;
+	/*
+	 * The allocator's args of a "[memory]" instant event: "Total Allocated",
+	 * "Total Reserved", "Bytes", "Addr", "Device Id", "Device Type"; each
+	 * has_* says whether the integer was present.
+	 */
+	int has_total_alloc, has_total_reserved, has_mem_bytes, has_addr, has_dev_id, has_dev_type;
+	int64_t total_alloc, total_reserved, mem_bytes, addr, dev_id, dev_type;
 };
 
 struct kj_device {

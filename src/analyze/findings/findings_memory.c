@@ -1,0 +1,117 @@
+/*
+ * findings_memory.c: the memory rules of findings.csv, from memory_ranks.csv
+ * (analyze/memory/memory_steps.c defines its columns):
+ *   memory-growth     a rank with grows = 1: the bytes it keeps per step
+ *                     (allocations never freed), the phase they were made
+ *                     in, how much its allocated memory at the step's end
+ *                     rises against the noise, how many steps the rate
+ *                     rests on, and the steps until its peak no longer fits
+ *                     on the device at that rate.
+ *   memory-imbalance  a run whose ranks' peaks (peak_allocated_bytes)
+ *                     differ by more than MEM_IMBALANCE of the lowest: the
+ *                     ranks above the lowest by more than that are named.
+ */
+#include "analyze/findings/findings_memory.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "analyze/findings/cells.h"
+
+#define MEM_IMBALANCE 0.10 /* peaks differing by more than this share of the lowest */
+#define MEM_NAMED 8        /* ranks named one by one in an imbalance finding; more are counted */
+
+#define MIB (1024.0 * 1024.0)
+#define GIB (1024.0 * MIB)
+
+static void growth(const struct table *t, size_t r, const char *run, memory_finding_fn emit, void *ctx,
+		   struct buf *b, struct buf *rule)
+{
+	int rank = (int)num(t, r, col(t, "rank"));
+	double per = num(t, r, col(t, "kept_bytes_per_step")), change = num(t, r, col(t, "end_change_bytes_per_step"));
+	double noise = num(t, r, col(t, "noise_bytes")), steps = num(t, r, col(t, "rate_steps"));
+	double full = num(t, r, col(t, "steps_to_full")), dev = num(t, r, col(t, "device_bytes"));
+	const char *where = text(t, r, col(t, "kept_region"));
+	buf_reset(b);
+	buf_printf(b, "%s rank %d: memory grows: it keeps %.1f MiB (%.0f bytes) per step that it never frees: "
+		   "memory it allocated in %s stays allocated to the end of the trace, and its allocated memory at the "
+		   "end of a step rises by %.1f MiB per step, more than the noise (%.1f MiB). The rate rests on %.0f "
+		   "step%s (the profiled steps but the last)", run, rank, per / MIB, per, where && where[0] ? where : "no phase", change / MIB,
+		   noise / MIB, steps, steps == 1 ? "" : "s");
+	if (!isnan(full) && !isnan(dev))
+		buf_printf(b, "; at that rate its peak no longer fits in the device's %.1f GiB after %.0f more steps",
+			   dev / GIB, full);
+	buf_adds(b, ". A tensor kept across steps (appended to a list, held by a cache or by the autograd graph of "
+		    "a kept loss) is the usual cause.");
+	buf_reset(rule);
+	buf_printf(rule, "memory-growth: memory_ranks.csv grows = 1 (kept_bytes_per_step and "
+		   "end_change_bytes_per_step above noise_bytes)");
+	emit(ctx, run, rank, per, "table-memory_ranks", rule->data, b->data);
+}
+
+static void imbalance(const struct table *t, const char *run, memory_finding_fn emit, void *ctx, struct buf *b,
+		      struct buf *rule)
+{
+	int crun = col(t, "run"), crank = col(t, "rank"), cpeak = col(t, "peak_allocated_bytes");
+	double lo = INFINITY, hi = -INFINITY;
+	long lo_rank = -1, n = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rr = text(t, r, crun);
+		double p = num(t, r, cpeak);
+		if (!rr || strcmp(rr, run) || isnan(p))
+			continue;
+		n++;
+		if (p < lo) {
+			lo = p;
+			lo_rank = (long)num(t, r, crank);
+		}
+		hi = fmax(hi, p);
+	}
+	if (n < 2 || !(lo > 0) || hi <= lo * (1 + MEM_IMBALANCE))
+		return;
+	buf_reset(b);
+	buf_printf(b, "%s: the ranks' memory peaks differ by %.0f %%: rank %ld peaks at %.2f GiB; above it by more "
+		   "than %.0f %%:", run, 100 * (hi - lo) / lo, lo_rank, lo / GIB, 100 * MEM_IMBALANCE);
+	long named = 0, more = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rr = text(t, r, crun);
+		double p = num(t, r, cpeak);
+		if (!rr || strcmp(rr, run) || isnan(p) || p <= lo * (1 + MEM_IMBALANCE))
+			continue;
+		if (named++ < MEM_NAMED)
+			buf_printf(b, "%s rank %.0f (%.2f GiB, +%.0f %%)", named > 1 ? "," : "", num(t, r, crank), p / GIB,
+				   100 * (p - lo) / lo);
+		else
+			more++;
+	}
+	if (more)
+		buf_printf(b, " and %ld more", more);
+	buf_adds(b, ". Uneven data, or a rank that does more (logging, evaluation, a larger shard), is the usual cause; "
+		    "the run's batch size is bounded by the highest.");
+	buf_reset(rule);
+	buf_printf(rule, "memory-imbalance: memory_ranks.csv peak_allocated_bytes more than %.0f %% above the run's "
+		   "lowest", 100 * MEM_IMBALANCE);
+	emit(ctx, run, -1, (hi - lo) / lo, "table-memory_ranks", rule->data, b->data);
+}
+
+void findings_memory(const struct analysis_result *res, const char *run, memory_finding_fn emit, void *ctx)
+{
+	const struct table *t = result_table(res, "memory_ranks");
+	int crun = col(t, "run"), cgrow = col(t, "grows");
+	if (!t || crun < 0 || cgrow < 0)
+		return;
+	struct buf b, rule;
+	buf_init(&b);
+	buf_init(&rule);
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rr = text(t, r, crun);
+		if (rr && !strcmp(rr, run) && num(t, r, cgrow) == 1)
+			growth(t, r, run, emit, ctx, &b, &rule);
+	}
+	imbalance(t, run, emit, ctx, &b, &rule);
+	buf_release(&b);
+	buf_release(&rule);
+}

@@ -1,0 +1,628 @@
+/*
+ * memory_steps.c: what each rank's caching allocator holds, per profiled
+ * step and region, from the allocator's own events (the store's
+ * memory_events: Kineto "[memory]" events of a trace recorded with
+ * profile_memory=True); memory_steps.csv, memory_regions.csv,
+ * memory_ranks.csv and one figure memory_timeline_<run> per run.
+ *
+ * A rank's events are those of its GPU (device_type 1, CUDA; the first
+ * device id its events name when they name several, said in a note), in
+ * order of time. The allocated bytes at an instant t are the "Total
+ * Allocated" of the last event at or before t (at a step's or region's
+ * start: strictly before t); before the rank's first event, that event's
+ * total minus its own bytes. Reserved likewise with "Total Reserved".
+ *
+ *   step                   ProfilerStep#N (N), its host range
+ *   start_allocated_bytes  allocated at the step's start
+ *   peak_allocated_bytes   the largest of that and every event's total
+ *                          allocated within the step: what
+ *                          torch.cuda.max_memory_allocated() gives with
+ *                          its peak reset at the step's start
+ *   peak_at_us             the time of the first event that reached the
+ *                          peak, from the step's start (0: the start)
+ *   peak_region            the phase (analyze/time/phases.c: get_train_batch,
+ *                          forward, backward, optimizer_step or the
+ *                          manifest's) whose host time holds that instant,
+ *                          "outside" when none does
+ *   end_allocated_bytes    allocated at the step's end
+ *   peak_reserved_bytes    the same peak of the reserved bytes
+ *   memory_regions.csv     per step and phase with host time in it: the
+ *                          allocated bytes at the phase's first start and
+ *                          last end in the step, and the peak of those and
+ *                          the events inside the phase's host time there
+ *
+ * Growth (memory_ranks.csv). The allocations a rank kept: those made in a
+ * profiled step before its last one whose address no free of the trace
+ * releases; kept_bytes_per_step = their bytes / (steps - 1), kept_region
+ * the phase where most of those bytes were allocated. A rank grows when
+ * kept_bytes_per_step and its end_allocated_bytes' change per step both
+ * exceed the noise: NOISE_FLOOR, or the largest change per step of
+ * end_allocated_bytes of a rank of the same run that kept nothing, if
+ * larger. steps_to_full = (device_bytes - last step's peak allocated) /
+ * kept_bytes_per_step, device_bytes the trace's deviceProperties
+ * totalGlobalMem for the events' device.
+ *
+ * Events whose totals or bytes are negative or above MAX_BYTES (1 PiB)
+ * are left out as not an allocator's.
+ *
+ * Memory stays bounded by the live allocations (one slot per address not
+ * yet freed) and MEMFIG_POINTS points per drawn rank: the events are read
+ * from the store one at a time.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/lib/intervals.h"
+#include "analyze/lib/rankdata.h"
+#include "analyze/memory/memory_chart.h"
+#include "analyze/time/phases.h"
+#include "chart/chart.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+#define NOISE_FLOOR ((int64_t)1 << 20) /* 1 MiB: the smallest growth per step named */
+/*
+ * 1 PiB: no device holds more. Events whose totals or bytes are negative
+ * or larger are not an allocator's (a damaged or hostile trace) and are
+ * left out, so that no difference of two of them overflows.
+ */
+#define MAX_BYTES ((int64_t)1 << 50)
+
+/* a + b, at most INT64_MAX (a, b >= 0): a kept total of many allocations. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+/* One live allocation: its address, bytes, the step index (-1: none) and phase (-1: outside) it was made in. */
+struct live {
+	int64_t addr, bytes;
+	int32_t step, phase;
+	int used;
+};
+
+/* The live allocations by address: open addressing, linear probing, deletion by backward shift. */
+struct live_map {
+	struct live *v;
+	size_t cap, n;
+};
+
+static size_t home_of(int64_t addr, size_t cap)
+{
+	uint64_t h = (uint64_t)addr * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+static void live_put(struct live_map *m, const struct live *l)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 1024;
+		struct live *v = xcalloc(cap, sizeof(*v));
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->v[i].used)
+				continue;
+			size_t j = home_of(m->v[i].addr, cap);
+			while (v[j].used)
+				j = (j + 1) & (cap - 1);
+			v[j] = m->v[i];
+		}
+		free(m->v);
+		m->v = v;
+		m->cap = cap;
+	}
+	size_t j = home_of(l->addr, m->cap);
+	while (m->v[j].used && m->v[j].addr != l->addr)
+		j = (j + 1) & (m->cap - 1);
+	if (!m->v[j].used)
+		m->n++;
+	m->v[j] = *l;
+	m->v[j].used = 1;
+}
+
+/* Forgets addr's allocation (a free); nothing when it is not live (allocated before the trace). */
+static void live_take(struct live_map *m, int64_t addr)
+{
+	if (!m->cap)
+		return;
+	size_t mask = m->cap - 1, i = home_of(addr, m->cap);
+	while (m->v[i].used && m->v[i].addr != addr)
+		i = (i + 1) & mask;
+	if (!m->v[i].used)
+		return;
+	for (size_t j = i;;) {
+		j = (j + 1) & mask;
+		if (!m->v[j].used)
+			break;
+		size_t k = home_of(m->v[j].addr, m->cap);
+		/* v[j] stays where it is when its home lies cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		m->v[i] = m->v[j];
+		i = j;
+	}
+	m->v[i].used = 0;
+	m->n--;
+}
+
+/* One step's numbers, and per phase the region's bounds and numbers (nph each). */
+struct mstep {
+	int64_t n, start, end;
+	int64_t start_alloc, end_alloc, peak, peak_t, start_res, peak_res, events;
+	int64_t *r_start_t, *r_end_t, *r_start, *r_end, *r_peak; /* r_start_t -1: the phase has no time here */
+};
+
+/* A time at which the allocated bytes are read: into *dst (and a step's or region's peak when a start). */
+struct probe {
+	int64_t t;
+	int end;                 /* read after the events at t (an end), else before them (a start) */
+	int64_t *dst, *res_dst;  /* res_dst: the reserved bytes too (steps' starts), or NULL */
+	int64_t *peak, *peak_t, *peak_res;
+};
+
+static int cmp_probe(const void *pa, const void *pb)
+{
+	const struct probe *a = pa, *b = pb;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return a->end - b->end;
+}
+
+/* Every ranks' summary, kept to the end of the run for the noise of growth. */
+struct mrank {
+	int rank, device, nsteps;
+	int64_t peak, end_first, end_last, peak_last, kept, device_bytes;
+	int kept_phase; /* -1: outside */
+};
+
+struct mem_walk {
+	const struct analysis_ctx *ctx;
+	struct analysis_result *out;
+	struct phase_names nm;
+	struct phase *ph;
+	size_t nph;
+	struct ivset *host;
+	int64_t *calls;
+	struct table *steps, *regions, *ranks;
+	struct mrank *mr;        /* the current run's ranks with events */
+	size_t nmr, capmr;
+	char *run;               /* the current run */
+	struct memory_fig fig;   /* the current run's figure */
+	struct buf without;      /* the runs without memory events, for the Methods */
+};
+
+static const char *phase_name(const struct mem_walk *w, int p)
+{
+	return p >= 0 ? w->ph[p].name : "outside";
+}
+
+/* The device's memory in bytes from the rank's traces (deviceProperties), or -1. */
+static int64_t device_bytes(struct store *s, const struct rank_key *k, int device)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+	if (store_prepare(s, "memory: device size",
+			  "SELECT d.total_mem FROM traces t CROSS JOIN devices d ON d.trace_id = t.id"
+			  " WHERE t.run_id = ?1 AND t.rank = ?2 AND d.device = ?3 AND d.total_mem > 0"
+			  " ORDER BY t.id LIMIT 1", &st) < 0)
+		return -1;
+	store_bind_int64(st, 1, k->run_db_id);
+	store_bind_int(st, 2, k->rank);
+	store_bind_int(st, 3, device);
+	if (store_step(s, st, "memory: device size") == 1)
+		v = store_column_int64(st, 0);
+	store_finalize(st);
+	return v;
+}
+
+/* The step index holding t (steps sorted, disjoint), from *at on; -1 when none. */
+static long step_of(const struct mstep *S, size_t ns, size_t *at, int64_t t)
+{
+	while (*at < ns && S[*at].end < t)
+		(*at)++;
+	return *at < ns && S[*at].start <= t ? (long)*at : -1;
+}
+
+/* The probes of the steps and regions, sorted. */
+static struct probe *make_probes(struct mstep *S, size_t ns, size_t nph, size_t *np)
+{
+	struct probe *pr = xcalloc(ns * (2 + 2 * nph) + 1, sizeof(*pr));
+	size_t n = 0;
+	for (size_t i = 0; i < ns; i++) {
+		pr[n++] = (struct probe){S[i].start, 0, &S[i].start_alloc, &S[i].start_res, &S[i].peak, &S[i].peak_t,
+					 &S[i].peak_res};
+		pr[n++] = (struct probe){S[i].end, 1, &S[i].end_alloc, NULL, NULL, NULL, NULL};
+		for (size_t p = 0; p < nph; p++) {
+			if (S[i].r_start_t[p] < 0)
+				continue;
+			pr[n++] = (struct probe){S[i].r_start_t[p], 0, &S[i].r_start[p], NULL, &S[i].r_peak[p], NULL, NULL};
+			pr[n++] = (struct probe){S[i].r_end_t[p], 1, &S[i].r_end[p], NULL, NULL, NULL, NULL};
+		}
+	}
+	qsort(pr, n, sizeof(*pr), cmp_probe);
+	*np = n;
+	return pr;
+}
+
+static void resolve(struct probe *p, int64_t cur, int64_t res)
+{
+	*p->dst = cur;
+	if (p->res_dst)
+		*p->res_dst = res;
+	if (p->peak && cur > *p->peak) {
+		*p->peak = cur;
+		if (p->peak_t)
+			*p->peak_t = p->t;
+	}
+	if (p->peak_res && res > *p->peak_res)
+		*p->peak_res = res;
+}
+
+/* The table rows of one rank's steps and regions. */
+static void rank_rows(struct mem_walk *w, const struct rank_key *k, const struct mstep *S, size_t ns,
+		      const struct ivset *host)
+{
+	for (size_t i = 0; i < ns; i++) {
+		const struct mstep *s = &S[i];
+		size_t row = table_add_row(w->steps);
+		table_set_text(w->steps, row, 0, k->run);
+		table_set_int(w->steps, row, 1, k->rank);
+		table_set_int(w->steps, row, 2, s->n);
+		table_set_int(w->steps, row, 3, s->events);
+		table_set_int(w->steps, row, 4, s->start_alloc);
+		table_set_int(w->steps, row, 5, s->peak);
+		table_set_ns(w->steps, row, 6, s->peak_t - s->start);
+		table_set_text(w->steps, row, 7, phase_name(w, phase_at(host, w->nph, s->peak_t)));
+		table_set_int(w->steps, row, 8, s->end_alloc);
+		table_set_int(w->steps, row, 9, s->peak_res);
+		for (size_t p = 0; p < w->nph; p++) {
+			if (s->r_start_t[p] < 0)
+				continue;
+			row = table_add_row(w->regions);
+			table_set_text(w->regions, row, 0, k->run);
+			table_set_int(w->regions, row, 1, k->rank);
+			table_set_int(w->regions, row, 2, s->n);
+			table_set_text(w->regions, row, 3, w->ph[p].name);
+			table_set_int(w->regions, row, 4, s->r_start[p]);
+			table_set_int(w->regions, row, 5, s->r_end[p]);
+			table_set_int(w->regions, row, 6, s->r_peak[p]);
+		}
+	}
+}
+
+/* The current run's memory_ranks.csv rows (growth needs the run's noise) and its figure. */
+static void flush_run(struct mem_walk *w)
+{
+	if (!w->run)
+		return;
+	if (!w->nmr)
+		buf_printf(&w->without, "%s%s", w->without.len ? ", " : "", w->run);
+	int64_t noise = NOISE_FLOOR;
+	for (size_t i = 0; i < w->nmr; i++) {
+		const struct mrank *r = &w->mr[i];
+		if (r->nsteps >= 2 && !r->kept) {
+			int64_t d = llabs(r->end_last - r->end_first) / (r->nsteps - 1);
+			if (d > noise)
+				noise = d;
+		}
+	}
+	for (size_t i = 0; i < w->nmr; i++) {
+		const struct mrank *r = &w->mr[i];
+		struct table *t = w->ranks;
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, w->run);
+		table_set_int(t, row, 1, r->rank);
+		table_set_int(t, row, 2, r->device);
+		table_set_int(t, row, 3, r->nsteps);
+		table_set_int(t, row, 4, r->peak);
+		if (r->device_bytes > 0)
+			table_set_int(t, row, 5, r->device_bytes);
+		table_set_int(t, row, 9, noise);
+		if (r->nsteps < 2) {
+			table_set_int(t, row, 11, 0);
+			continue;
+		}
+		int64_t change = (r->end_last - r->end_first) / (r->nsteps - 1), per = r->kept / (r->nsteps - 1);
+		table_set_int(t, row, 6, change);
+		table_set_int(t, row, 7, per);
+		table_set_text(t, row, 8, r->kept ? phase_name(w, r->kept_phase) : "");
+		int grows = per > noise && change > noise;
+		table_set_int(t, row, 10, grows);
+		table_set_int(t, row, 11, r->nsteps - 1);
+		if (grows && r->device_bytes > r->peak_last)
+			table_set_int(t, row, 12, (r->device_bytes - r->peak_last) / per);
+	}
+	memory_fig_finish(&w->fig, w->out, w->run);
+	free(w->run);
+	w->run = NULL;
+	w->nmr = 0;
+}
+
+/* One rank's events, read once in order of time. Returns 0, or -1 after diag. */
+static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *arg)
+{
+	struct mem_walk *w = arg;
+	struct store *s = w->ctx->store;
+	if (!w->run || strcmp(w->run, k->run)) {
+		flush_run(w);
+		w->run = xstrdup(k->run);
+		memory_fig_start(&w->fig);
+	}
+	size_t nph = w->nph, ns = d->nsteps;
+	phase_host_time(s, &w->nm, w->ph, nph, d, w->host, w->calls);
+	struct mstep *S = xcalloc(ns ? ns : 1, sizeof(*S));
+	int64_t *slab = xcalloc(5 * (ns * nph) + 1, sizeof(*slab));
+	for (size_t i = 0; i < ns; i++) {
+		struct mstep *m = &S[i];
+		m->n = d->steps[i].key;
+		m->start = d->steps[i].start;
+		m->end = d->steps[i].end;
+		m->peak = m->peak_res = INT64_MIN;
+		m->peak_t = m->start;
+		m->r_start_t = slab + (5 * i + 0) * nph;
+		m->r_end_t = slab + (5 * i + 1) * nph;
+		m->r_start = slab + (5 * i + 2) * nph;
+		m->r_end = slab + (5 * i + 3) * nph;
+		m->r_peak = slab + (5 * i + 4) * nph;
+		for (size_t p = 0; p < nph; p++) {
+			const struct ivset *h = &w->host[p];
+			m->r_start_t[p] = -1;
+			m->r_peak[p] = INT64_MIN;
+			for (size_t l = ivset_first_ending_after(h, m->start); l < h->n && h->v[l].start < m->end; l++) {
+				if (m->r_start_t[p] < 0)
+					m->r_start_t[p] = h->v[l].start > m->start ? h->v[l].start : m->start;
+				m->r_end_t[p] = h->v[l].end < m->end ? h->v[l].end : m->end;
+			}
+		}
+	}
+	size_t np, pi = 0, at = 0;
+	struct probe *pr = make_probes(S, ns, nph, &np);
+	struct live_map live = {0};
+	sqlite3_stmt *st = NULL;
+	int ret = -1, first = 1, device = -1, drawn = 0;
+	int64_t cur = 0, res = 0, other = 0, last_ts = 0, start0 = ns ? S[0].start : 0;
+	if (store_prepare(s, "memory: a rank's events",
+			  "SELECT m.device, m.ts_ns, m.bytes, m.addr, m.total_allocated, m.total_reserved"
+			  " FROM traces t CROSS JOIN memory_events m ON m.trace_id = t.id"
+			  " WHERE t.run_id = ?1 AND t.rank = ?2 AND m.device_type = 1 AND m.device >= 0"
+			  " AND m.total_allocated BETWEEN 0 AND ?3 AND m.bytes BETWEEN -?3 AND ?3"
+			  " AND (m.total_reserved IS NULL OR m.total_reserved BETWEEN 0 AND ?3)"
+			  " ORDER BY m.ts_ns, m.rowid", &st) < 0)
+		goto out;
+	store_bind_int64(st, 1, k->run_db_id);
+	store_bind_int(st, 2, k->rank);
+	store_bind_int64(st, 3, MAX_BYTES);
+	int rc;
+	while ((rc = store_step(s, st, "memory: a rank's events")) == 1) {
+		int dev = store_column_int(st, 0);
+		int64_t ts = store_column_int64(st, 1), bytes = store_column_int64(st, 2);
+		int64_t addr = store_column_type(st, 3) == SQLITE_NULL ? -1 : store_column_int64(st, 3);
+		int64_t tot = store_column_int64(st, 4);
+		int64_t rsv = store_column_type(st, 5) == SQLITE_NULL ? 0 : store_column_int64(st, 5);
+		if (first) {
+			device = dev;
+			cur = tot - bytes;
+			res = rsv;
+			first = 0;
+			if (ns)
+				memory_fig_rank(&w->fig, k->rank, S[ns - 1].end - start0);
+		} else if (dev != device) {
+			other++;
+			continue;
+		}
+		while (pi < np && (pr[pi].end ? pr[pi].t < ts : pr[pi].t <= ts))
+			resolve(&pr[pi++], cur, res);
+		if (ns && !drawn && ts >= start0) {
+			memory_fig_point(&w->fig, 0, cur, res); /* the state at the first step's start */
+			drawn = 1;
+		}
+		cur = tot;
+		res = rsv;
+		last_ts = ts;
+		long si = step_of(S, ns, &at, ts);
+		int p = phase_at(w->host, nph, ts);
+		if (si >= 0) {
+			struct mstep *m = &S[si];
+			m->events++;
+			if (tot > m->peak) {
+				m->peak = tot;
+				m->peak_t = ts;
+			}
+			if (rsv > m->peak_res)
+				m->peak_res = rsv;
+			if (p >= 0 && tot > m->r_peak[p])
+				m->r_peak[p] = tot;
+		}
+		if (ns && ts >= start0 && ts <= S[ns - 1].end)
+			memory_fig_point(&w->fig, ts - start0, cur, res);
+		if (addr < 0)
+			continue;
+		if (bytes > 0)
+			live_put(&live, &(struct live){addr, bytes, (int32_t)si, p, 1});
+		else if (bytes < 0)
+			live_take(&live, addr);
+	}
+	if (rc < 0)
+		goto out;
+	ret = 0;
+	if (first)
+		goto out; /* no memory events: no rows */
+	while (pi < np)
+		resolve(&pr[pi++], cur, res);
+	if (other)
+		result_add_note(w->out, "memory_steps.csv: run %s rank %d: %" PRId64 " allocator events of devices other "
+				"than device %d, its first, are left out", k->run, k->rank, other, device);
+	if (!ns) {
+		result_add_note(w->out, "memory_steps.csv: run %s rank %d has allocator events but no ProfilerStep#N "
+				"ranges; no step rows", k->run, k->rank);
+		goto out;
+	}
+	if (!drawn)
+		memory_fig_point(&w->fig, 0, cur, res);
+	if (last_ts < S[ns - 1].end)
+		memory_fig_point(&w->fig, S[ns - 1].end - start0, cur, res);
+	rank_rows(w, k, S, ns, w->host);
+	memory_fig_regions(&w->fig, w->host, w->ph, nph, start0, S[ns - 1].end);
+	/* growth: what was allocated in a step before the last and never freed */
+	struct mrank r = {.rank = k->rank, .device = device, .nsteps = (int)ns, .peak = INT64_MIN,
+			  .end_first = S[0].end_alloc, .end_last = S[ns - 1].end_alloc, .peak_last = S[ns - 1].peak,
+			  .kept_phase = -1};
+	for (size_t i = 0; i < ns; i++)
+		if (S[i].peak > r.peak)
+			r.peak = S[i].peak;
+	int64_t *byphase = xcalloc(nph + 1, sizeof(*byphase));
+	for (size_t i = 0; i < live.cap; i++) {
+		const struct live *l = &live.v[i];
+		if (!l->used || l->step < 0 || (size_t)l->step + 1 >= ns)
+			continue;
+		r.kept = sat_add(r.kept, l->bytes);
+		byphase[l->phase + 1] = sat_add(byphase[l->phase + 1], l->bytes);
+	}
+	int64_t best = 0;
+	for (size_t p = 0; p <= nph; p++)
+		if (byphase[p] > best) {
+			best = byphase[p];
+			r.kept_phase = (int)p - 1;
+		}
+	free(byphase);
+	r.device_bytes = device_bytes(s, k, device);
+	w->mr = xgrow(w->mr, &w->capmr, w->nmr + 1, sizeof(*w->mr));
+	w->mr[w->nmr++] = r;
+out:
+	store_finalize(st);
+	free(live.v);
+	free(pr);
+	free(slab);
+	free(S);
+	return ret;
+}
+
+/* Whether the experiment (?1 of sql, a SELECT EXISTS) has what sql asks: 1, 0, or -1 after diag. */
+static int exp_has(struct store *s, const char *exp, const char *what, const char *sql)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s, what, sql, &st) < 0)
+		return -1;
+	store_bind_text(st, 1, exp, -1, NULL);
+	int r = store_step(s, st, what);
+	if (r == 1)
+		r = store_column_int(st, 0);
+	store_finalize(st);
+	return r;
+}
+
+int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	/* allocator events of a GPU; without, whether a Kineto trace (the one format read for them) could have had them */
+	int any = exp_has(ctx->store, ctx->experiment, "memory: any events",
+			  "SELECT EXISTS(SELECT 1 FROM runs r CROSS JOIN traces t ON t.run_id = r.id"
+			  " CROSS JOIN memory_events m ON m.trace_id = t.id WHERE r.experiment = ?1"
+			  " AND m.device_type = 1 AND m.device >= 0)");
+	if (any < 0)
+		return -1;
+	int kineto = any ? 1 : exp_has(ctx->store, ctx->experiment, "memory: any kineto trace",
+				       "SELECT EXISTS(SELECT 1 FROM runs r CROSS JOIN traces t ON t.run_id = r.id"
+				       " WHERE r.experiment = ?1 AND t.format = 'kineto')");
+	if (kineto < 0)
+		return -1;
+	if (!any && kineto) {
+		result_add_method(out, "memory",
+				  "No trace of this experiment records the caching allocator's events (PyTorch's "
+				  "profiler, the one reader of them here, writes them as \"[memory]\" instant events when recording with "
+				  "profile_memory=True), so there is no memory_steps.csv, memory_regions.csv, "
+				  "memory_ranks.csv or memory_timeline figure.");
+		return 0;
+	}
+	if (!any)
+		return 0; /* no format that could hold them: nothing to say */
+	struct mem_walk w = {.ctx = ctx, .out = out};
+	w.ph = phase_list(ctx->manifest, &w.nph);
+	w.host = xcalloc(w.nph + 1, sizeof(*w.host));
+	w.calls = xcalloc(w.nph + 1, sizeof(*w.calls));
+	for (size_t p = 0; p < w.nph; p++)
+		ivset_init(&w.host[p]);
+	buf_init(&w.without);
+	memory_fig_start(&w.fig);
+	w.steps = table_new("memory_steps", "GPU memory per profiled step: the caching allocator's own numbers",
+			    "run:text,rank:int,step:int,events:int,start_allocated_bytes:int,peak_allocated_bytes:int,"
+			    "peak_at_us:us,peak_region:text,end_allocated_bytes:int,peak_reserved_bytes:int");
+	w.regions = table_new("memory_regions", "GPU memory per profiled step and phase",
+			      "run:text,rank:int,step:int,region:text,start_allocated_bytes:int,"
+			      "end_allocated_bytes:int,peak_allocated_bytes:int");
+	w.ranks = table_new("memory_ranks", "GPU memory per rank: its peak, and what it keeps from step to step",
+			    "run:text,rank:int,device:int,steps:int,peak_allocated_bytes:int,device_bytes:int,"
+			    "end_change_bytes_per_step:int,kept_bytes_per_step:int,kept_region:text,noise_bytes:int,"
+			    "grows:int,rate_steps:int,steps_to_full:int");
+	int ret = for_each_rank(ctx->store, ctx->experiment, mem_rank, &w);
+	if (ret == 0)
+		flush_run(&w);
+	else
+		memory_fig_finish(&w.fig, NULL, NULL);
+	if (ret == 0) {
+		if (w.without.len)
+			result_add_note(out, "memory_steps.csv: run%s %s record%s no allocator events (PyTorch "
+					"profile_memory=True); no memory rows or figure for %s",
+					strchr(w.without.data, ',') ? "s" : "", w.without.data,
+					strchr(w.without.data, ',') ? "" : "s", strchr(w.without.data, ',') ? "them" : "it");
+		result_add_table(out, w.steps);
+		result_add_table(out, w.regions);
+		result_add_table(out, w.ranks);
+		w.steps = w.regions = w.ranks = NULL;
+		struct buf m;
+		buf_init(&m);
+		buf_printf(&m,
+			   "From the caching allocator's own events (PyTorch profile_memory=True: one \"[memory]\" "
+			   "event per allocation or free of a GPU block, with the allocator's total allocated and "
+			   "reserved bytes just after it), per run, rank (the events of its GPU) and profiled step "
+			   "(ProfilerStep#N, its host range; a training log's iteration N+1). The allocated bytes at an "
+			   "instant are the total of the last event at or before it (at a start: before it); before "
+			   "the first event, that event's total minus its own bytes. start_allocated_bytes and "
+			   "end_allocated_bytes: at the step's start and end. peak_allocated_bytes: the largest of the "
+			   "start's and every event's total in the step, which is what torch.cuda.max_memory_allocated() "
+			   "reports with its peak reset at the step's start; peak_at_us: when the first event reaching it "
+			   "came, from the step's start; peak_region: the phase (phases.csv's: get_train_batch, forward, "
+			   "backward, optimizer_step or the manifest's phases, innermost on the host) whose host time holds "
+			   "that instant, or outside. peak_reserved_bytes: the same peak of the reserved bytes. events: "
+			   "the step's allocator events (those whose bytes or totals are negative or above 1 PiB are left out as not an "
+			   "allocator's). A run without such events gets no rows and no figure; a note "
+			   "names it.");
+		result_add_method(out, "memory_steps.csv", m.data);
+		buf_reset(&m);
+		result_add_method(out, "memory_regions.csv",
+				  "Per run, rank, profiled step and phase with host time in the step: the allocated "
+				  "bytes (as memory_steps.csv defines them) at the phase's first start in the step, "
+				  "at its last end, and the peak: the largest of the start's and the totals of the "
+				  "allocator events inside the phase's host time in that step.");
+		buf_printf(&m,
+			   "Per run and rank: device and device_bytes (the GPU its events name and its memory from the "
+			   "trace's deviceProperties), steps (profiled steps), peak_allocated_bytes (the largest of "
+			   "memory_steps.csv's). Growth, from the allocations the rank kept: those made in a profiled step "
+			   "before its last one whose address no free in the trace releases. rate_steps = steps - 1: the "
+			   "steps the rates rest on (with two profiled steps, one). kept_bytes_per_step: their bytes / "
+			   "rate_steps; kept_region: the phase in which most of those bytes were allocated. "
+			   "end_change_bytes_per_step: (end_allocated_bytes of the last step - of the first) / rate_steps. "
+			   "noise_bytes: %d MiB, or the largest absolute end_change_bytes_per_step of a rank of the run "
+			   "that kept nothing, if larger. grows = 1 when both kept_bytes_per_step and "
+			   "end_change_bytes_per_step exceed noise_bytes; steps_to_full: then (device_bytes - the last "
+			   "step's peak_allocated_bytes) / kept_bytes_per_step, the steps until the peak no longer fits "
+			   "on the device at that rate.", (int)(NOISE_FLOOR >> 20));
+		result_add_method(out, "memory_ranks.csv", m.data);
+		buf_release(&m);
+	}
+	table_free(w.steps);
+	table_free(w.regions);
+	table_free(w.ranks);
+	for (size_t p = 0; p < w.nph; p++)
+		ivset_release(&w.host[p]);
+	free(w.host);
+	free(w.calls);
+	free(w.ph);
+	free(w.mr);
+	free(w.run);
+	phase_names_release(&w.nm);
+	buf_release(&w.without);
+	return ret;
+}
