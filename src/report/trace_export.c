@@ -44,9 +44,10 @@
  * the same window for every rank, and otherData.cut_at_us says where;
  * names longer than TX_NAME_MAX bytes are cut (ending in "…"); past
  * TX_MAX_JSON bytes of JSON the run's remaining input events are left out
- * (otherData says how many). The added tracks and markers are always
- * written. Strings are JSON-escaped: quotes, backslashes, control bytes as
- * \uXXXX, bytes that are not UTF-8 as U+FFFD, a NUL as \u0000.
+ * (the labels of the process "perfstudy analysis" say how many). The added
+ * tracks and markers are always written. Strings are JSON-escaped: quotes, backslashes, control bytes,
+ * DEL, U+2028 and U+2029 as \uXXXX, bytes that are not UTF-8 as U+FFFD, a
+ * NUL as \u0000.
  */
 #include "report/trace_export.h"
 #include "report/trace_export_int.h"

@@ -105,7 +105,7 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 
 /*
  * Appends s (n bytes, any bytes) as a JSON string: '"' and '\' escaped,
- * control bytes and DEL as \uXXXX (\n, \t, \r as such), bytes that are
+ * control bytes, DEL, U+2028 and U+2029 as \uXXXX (\n, \t, \r as such), bytes that are
  * not UTF-8 as U+FFFD; past max bytes it is cut and ends in "…".
  */
 void tx_put_str(struct buf *b, const char *str, size_t n, size_t max)
@@ -135,7 +135,11 @@ void tx_put_str(struct buf *b, const char *str, size_t n, size_t max)
 			i++;
 		} else {
 			size_t len = utf8_len(s + i, lim - i);
-			if (len) {
+			if (len == 3 && c == 0xe2 && s[i + 1] == 0x80 && (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
+				/* U+2028, U+2029: valid JSON, but line ends to older JavaScript */
+				buf_adds(b, s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029");
+				i += 3;
+			} else if (len) {
 				buf_add(b, s + i, len);
 				i += len;
 			} else {
