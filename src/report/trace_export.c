@@ -40,15 +40,15 @@
  * a double holds every ts to the nanosecond.
  *
  * Bound: at most TX_MAX_EVENTS of the run's stored events (each rank
- * TX_MAX_EVENTS / ranks): where a rank has more, only events starting
+ * TX_MAX_EVENTS / ranks, at least 1): where a rank has more, only events starting
  * before the earliest such rank's cut (on the reference clock) are kept,
  * the same window for every rank, and otherData.cut_at_us says where;
  * names longer than TX_NAME_MAX bytes are cut (ending in "…"); past
  * TX_MAX_JSON bytes of JSON the run's remaining input events are left out
- * (the labels of the process "perfstudy analysis" say how many). The added
- * tracks and markers are always written. Strings are JSON-escaped: quotes, backslashes, control bytes,
- * DEL, U+2028 and U+2029 as \uXXXX, bytes that are not UTF-8 as U+FFFD, a
- * NUL as \u0000.
+ * (the labels of the process "perfstudy analysis" say how many). The
+ * added tracks and markers are always written. Strings are JSON-escaped:
+ * quotes, backslashes, control bytes, DEL, U+2028 and U+2029 as \uXXXX,
+ * bytes that are not UTF-8 as U+FFFD, a NUL as \u0000.
  */
 #include "report/trace_export.h"
 #include "report/trace_export_int.h"
@@ -80,7 +80,10 @@
  */
 #define TX_MAX_EVENTS 1000000
 #define TX_MAX_JSON (1024LL * 1024 * 1024)
-/* zlib level 1: 2.3 times as fast as the default (6) on the example's largest run (26 MB of JSON), for a file 24 % larger. */
+/*
+ * zlib level 1: 2.3 times as fast as the default (6) on the example's
+ * largest run (26 MB of JSON), for a file 24 % larger.
+ */
 #define TX_LEVEL 1
 
 const char trace_export_term[] = "traces/<run>.trace.json.gz";
@@ -88,7 +91,8 @@ const char trace_export_method[] =
 	"Per run with a rank's trace, its events merged into one Chrome trace-event JSON file (gzip), which Perfetto "
 	"(ui.perfetto.dev, Open trace file: the file is read in the browser, never uploaded) and chrome://tracing "
 	"open: one process per rank ('rank N'), its host threads (annotations with the ProfilerStep#N ranges, host "
-	"operators as the store keeps them: each thread's outermost and the DataLoader ranges; runtime and driver calls) and its GPU streams (kernels, memcpys, memsets; GPU annotations on a "
+	"operators as the store keeps them: each thread's outermost and the DataLoader ranges; runtime and driver "
+	"calls) and its GPU streams (kernels, memcpys, memsets; GPU annotations on a "
 	"lane of their own), every event the store holds, each time moved onto the run's reference clock: ts = "
 	"(own time - the rank's offset_us in clock_offsets.csv - time_base_ns) / 1000, time_base_ns (in the file's "
 	"otherData) the run's earliest event. Added tracks: per rank, its waits inside matched collectives "
@@ -320,7 +324,8 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 	/* Each rank's share; a rank over it sets the cut at its share's last event. */
 	int64_t q = max_events / (int64_t)x->nranks > 0 ? max_events / (int64_t)x->nranks : 1;
 	sqlite3_stmt *st;
-#define RANK_START(t) "SELECT x.start_ns AS s FROM traces rt JOIN " t " x ON x.trace_id = rt.id WHERE rt.run_id = ?1 AND rt.rank = ?2"
+#define RANK_START(t) \
+	"SELECT x.start_ns AS s FROM traces rt JOIN " t " x ON x.trace_id = rt.id WHERE rt.run_id = ?1 AND rt.rank = ?2"
 	if (store_prepare(x->s, "cut a run's trace",
 			  "SELECT s FROM (" RANK_START("annotations") " UNION ALL " RANK_START("cpu_ops") " UNION ALL "
 			  RANK_START("launches") " UNION ALL " RANK_START("activities") ") ORDER BY s LIMIT 1 OFFSET ?3", &st) < 0)
@@ -367,7 +372,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	int have[NSRC] = {0};
 	struct wrow *w = NULL;
 	struct tx_op *ops = NULL;
-	size_t nw = 0, nops = 0, *rows = NULL;
+	size_t nw = 0, nops = 0;
 	int ret = -1;
 	buf_init(&x.o.b);
 	if (run_plan(&x, tabs, max_events) < 0)
@@ -387,7 +392,8 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	int64_t stored = 0;
 	for (size_t i = 0; i < nranks; i++)
 		stored += x.ranks[i].nstored;
-	buf_adds(b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"perfstudy " PERFSTUDY_VERSION "\",\"experiment\":");
+	buf_adds(b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"perfstudy " PERFSTUDY_VERSION
+		    "\",\"experiment\":");
 	tx_put_cstr(b, exp);
 	buf_adds(b, ",\"run\":");
 	tx_put_cstr(b, run);
@@ -588,7 +594,6 @@ out:
 	free(x.acts);
 	free(w);
 	free(ops);
-	free(rows);
 	free(path);
 	free(tmp);
 	return ret;

@@ -156,7 +156,10 @@ void tx_write_finding(struct tx_run *x, const struct table *t, size_t row, size_
 /* A slice of an added track, a table's row in args (t NULL: none). */
 void tx_write_slice(struct tx_run *x, size_t pid, int tid, int64_t ts, int64_t dur, const char *name,
 		    const struct table *t, size_t row);
-/* The waits, their exposed parts and the straggler windows of rank ri (its waits w, its operations ops); sets used's lane bits. */
+/*
+ * The waits, their exposed parts and the straggler windows of rank ri (its
+ * waits w, its operations ops); sets the bits of the lanes it used in used.
+ */
 void tx_write_rank_tracks(struct tx_run *x, size_t ri, const struct tx_tab *tabs, const struct wrow *w, size_t nw,
 			  const struct tx_op *ops, size_t nops, unsigned *used);
 

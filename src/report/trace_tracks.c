@@ -170,9 +170,11 @@ static int cmp_op(const void *pa, const void *pb)
 void tx_pair_stragglers(struct tx_run *x, const struct tx_tab *ts, struct tx_op *ops, size_t nops)
 {
 	size_t *rows, n = tx_tab_rows(ts, x->run, &rows);
-	int ccomm = ts->t ? table_col_index(ts->t, "communicator") : -1, ccol = ts->t ? table_col_index(ts->t, "collective") : -1;
+	int ccomm = ts->t ? table_col_index(ts->t, "communicator") : -1;
+	int ccol = ts->t ? table_col_index(ts->t, "collective") : -1;
 	for (size_t i = 0, j = 0; i < n && j < nops; i++) {
-		while (j < nops && (strcmp(ops[j].comm, tx_cell_s(ts->t, rows[i], ccomm)) || ops[j].id != tx_cell_i(ts->t, rows[i], ccol, -2)))
+		while (j < nops && (strcmp(ops[j].comm, tx_cell_s(ts->t, rows[i], ccomm)) ||
+				    ops[j].id != tx_cell_i(ts->t, rows[i], ccol, -2)))
 			j++;
 		if (j < nops)
 			ops[j++].strag_row = rows[i];
