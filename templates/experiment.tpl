@@ -63,7 +63,7 @@
 <h3>{{RUN}}</h3>
 <ul>
 {{#FINDING}}
-<li>{{TEXT}} <a class="evidence" href="#{{EVIDENCE}}">evidence</a>{{#TRACE}} <a class="evidence" href="{{FILE}}" download>merged trace</a>{{/TRACE}} <span class="rule">rule: {{RULE}}</span></li>
+<li>{{TEXT}} <a class="evidence" href="#{{EVIDENCE}}">evidence</a>{{#TRACE}} <a class="evidence trace" href="{{FILE}}" download>merged trace</a>{{/TRACE}} <span class="rule">rule: {{RULE}}</span></li>
 {{/FINDING}}
 </ul>
 {{/FRUN}}
