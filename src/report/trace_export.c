@@ -115,6 +115,7 @@ static const char *const added_lanes[] = {NULL, "waits inside collectives", "exp
 static const char *const tab_names[NTAB] = {"clock_offsets", "collective_waits", "stragglers", "straggler_ranks",
 					    "critical_path", "critical_path_across", "findings"};
 
+/* The index of rank number rank among x's ranks (sorted), or SIZE_MAX. */
 size_t tx_rank_index(const struct tx_run *x, int rank)
 {
 	size_t lo = 0, hi = x->nranks;
@@ -272,6 +273,12 @@ static void write_row(struct tx_run *x, size_t ri, int src, sqlite3_stmt *st)
 	r->kept++;
 }
 
+/*
+ * The run's clock offsets (clock_offsets.csv), its events per rank and
+ * their earliest start (one query per table for the whole run), the time
+ * base, and the cut when the run has more than max_events. Returns 0 or -1
+ * after diag.
+ */
 static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_events)
 {
 	const struct tx_tab *to = &tabs[T_OFFS];
@@ -350,8 +357,38 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 	return 0;
 }
 
-/* The tracks perfstudy adds to rank ri, after its events. */
+/* A row of a table with its rank (INT64_MIN: none). */
+struct rrow {
+	int64_t rank;
+	size_t row;
+};
 
+static int cmp_rrow(const void *pa, const void *pb)
+{
+	const struct rrow *a = pa, *b = pb;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/* The rows of run in x with their ranks, sorted by rank, then row, into *out (caller frees); returns the count. */
+static size_t rows_by_rank(const struct tx_tab *x, const char *run, struct rrow **out)
+{
+	size_t *rows, n = tx_tab_rows(x, run, &rows);
+	int c = x->t ? table_col_index(x->t, "rank") : -1;
+	*out = xcalloc(n + 1, sizeof(**out));
+	for (size_t i = 0; i < n; i++)
+		(*out)[i] = (struct rrow){tx_cell_i(x->t, rows[i], c, INT64_MIN), rows[i]};
+	free(rows);
+	qsort(*out, n, sizeof(**out), cmp_rrow);
+	return n;
+}
+
+/*
+ * Writes the merged trace of one run (its ranks in rank order, ranks[0 ..
+ * nranks)) into dir/<run>.trace.json.gz through a .tmp file, from the store
+ * and the tables; fills info. Returns 0 or -1 after diag.
+ */
 static int export_run(struct store *s, const char *dir, const char *run, int64_t run_db_id, const int *ranks,
 		      size_t nranks, const struct tx_tab *tabs, const char *exp, int64_t max_events, struct report_trace *info)
 {
@@ -429,9 +466,10 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	w = tx_collect_waits(&x, &tabs[T_WAITS], &nw, &ops, &nops);
 	tx_pair_stragglers(&x, &tabs[T_STRAG], ops, nops);
 	size_t wi = 0, oi = 0;
-	size_t *crit = NULL, ncrit = tx_tab_rows(&tabs[T_CRIT], run, &crit), ci = 0;
-	size_t *fnd = NULL, nfnd = tx_tab_rows(&tabs[T_FINDINGS], run, &fnd);
-	size_t *sr = NULL, nsr = tx_tab_rows(&tabs[T_STRAG_RANKS], run, &sr);
+	/* the rows of each rank, walked along with the ranks (a search of the run's rows per rank was quadratic) */
+	struct rrow *crit, *fnd, *sr;
+	size_t ncrit = rows_by_rank(&tabs[T_CRIT], run, &crit), nfnd = rows_by_rank(&tabs[T_FINDINGS], run, &fnd);
+	size_t nsr = rows_by_rank(&tabs[T_STRAG_RANKS], run, &sr), ci = 0, fi = 0, si = 0;
 	const struct table *tc = tabs[T_CRIT].t, *tf = tabs[T_FINDINGS].t, *tsr = tabs[T_STRAG_RANKS].t;
 	for (size_t ri = 0; ri < nranks; ri++) {
 		struct tx_rank *r = &x.ranks[ri];
@@ -457,34 +495,34 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		while (oi < nops && ops[oi].last_rank == r->rank)
 			oi++;
 		tx_write_rank_tracks(&x, ri, tabs, w + w0, wi - w0, ops + o0, oi - o0, &used);
-		/* each step's critical path, named by its bound (critical_path.csv's rows are by rank, then step) */
-		int crank = tc ? table_col_index(tc, "rank") : -1, cstep = tc ? table_col_index(tc, "step") : -1;
-		for (; ci < ncrit && tx_cell_i(tc, crit[ci], crank, INT64_MAX) <= r->rank; ci++) {
-			if (tx_cell_i(tc, crit[ci], crank, -1) != r->rank)
-				continue;
-			const struct step_range *sp = tx_step_range_of(r, tx_cell_i(tc, crit[ci], cstep, -1));
+		/* each step's critical path, named by its bound */
+		int cstep = tc ? table_col_index(tc, "step") : -1, cbound = tc ? table_col_index(tc, "bound") : -1;
+		for (; ci < ncrit && crit[ci].rank <= r->rank; ci++) {
+			const struct step_range *sp =
+				crit[ci].rank == r->rank ? tx_step_range_of(r, tx_cell_i(tc, crit[ci].row, cstep, -1)) : NULL;
 			if (!sp || sp->start - r->off >= x.cut)
 				continue;
-			snprintf(name, sizeof(name), "critical path: %.40s-bound", tx_cell_s(tc, crit[ci], table_col_index(tc, "bound")));
-			tx_write_slice(&x, ri + 1, LANE_CRIT, sp->start - r->off - x.base, sp->end - sp->start, name, tc, crit[ci]);
+			snprintf(name, sizeof(name), "critical path: %.40s-bound", tx_cell_s(tc, crit[ci].row, cbound));
+			tx_write_slice(&x, ri + 1, LANE_CRIT, sp->start - r->off - x.base, sp->end - sp->start, name, tc,
+				       crit[ci].row);
 			used |= 1u << LANE_CRIT;
 		}
-		for (size_t i = 0; i < nfnd; i++)
-			if (tx_cell_i(tf, fnd[i], table_col_index(tf, "rank"), INT64_MIN) == r->rank) {
-				tx_write_finding(&x, tf, fnd[i], ri + 1, LANE_FINDINGS, tx_marker_ts(&x, r));
+		for (; fi < nfnd && fnd[fi].rank <= r->rank; fi++)
+			if (fnd[fi].rank == r->rank) {
+				tx_write_finding(&x, tf, fnd[fi].row, ri + 1, LANE_FINDINGS, tx_marker_ts(&x, r));
 				used |= 1u << LANE_FINDINGS;
 			}
-		for (size_t i = 0; i < nsr; i++)
-			if (tx_cell_i(tsr, sr[i], table_col_index(tsr, "rank"), INT64_MIN) == r->rank &&
-			    tx_cell_i(tsr, sr[i], table_col_index(tsr, "windows"), 0) > 0) {
-				struct buf lb;
-				buf_init(&lb);
-				buf_printf(&lb, "straggler: other ranks waited for it in %" PRId64 " collectives, %.3f ms in all",
-					   tx_cell_i(tsr, sr[i], table_col_index(tsr, "windows"), 0),
-					   (double)tx_cell_i(tsr, sr[i], table_col_index(tsr, "caused_wait_us"), 0) / 1e6);
-				tx_ev_meta(&x.o, "process_labels", ri + 1, 0, lb.data, 0);
-				buf_release(&lb);
-			}
+		for (; si < nsr && sr[si].rank <= r->rank; si++) {
+			int64_t windows = tx_cell_i(tsr, sr[si].row, table_col_index(tsr, "windows"), 0);
+			if (sr[si].rank != r->rank || windows <= 0)
+				continue;
+			struct buf lb;
+			buf_init(&lb);
+			buf_printf(&lb, "straggler: other ranks waited for it in %" PRId64 " collectives, %.3f ms in all", windows,
+				   (double)tx_cell_i(tsr, sr[si].row, table_col_index(tsr, "caused_wait_us"), 0) / 1e6);
+			tx_ev_meta(&x.o, "process_labels", ri + 1, 0, lb.data, 0);
+			buf_release(&lb);
+		}
 		for (int l = LANE_WAITS; l < LANE_INPUT; l++)
 			if (used & (1u << l)) {
 				char *ln = xasprintf("perfstudy: %s", added_lanes[l]);
@@ -527,10 +565,10 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	}
 	free(ac);
 	for (size_t i = 0; i < nfnd; i++) {
-		int64_t rk = tx_cell_i(tf, fnd[i], table_col_index(tf, "rank"), INT64_MIN);
-		if (rk != INT64_MIN && tx_rank_index(&x, (int)rk) != SIZE_MAX)
+		int64_t rk = fnd[i].rank;
+		if (rk >= INT32_MIN && rk <= INT32_MAX && tx_rank_index(&x, (int)rk) != SIZE_MAX)
 			continue;
-		tx_write_finding(&x, tf, fnd[i], apid, 2, tx_marker_ts(&x, &x.ranks[0]));
+		tx_write_finding(&x, tf, fnd[i].row, apid, 2, tx_marker_ts(&x, &x.ranks[0]));
 		used |= 2;
 	}
 	if (used & 1)

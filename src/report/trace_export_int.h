@@ -84,11 +84,10 @@ size_t tx_tab_rows(const struct tx_tab *x, const char *run, size_t **rows);
 int64_t tx_cell_i(const struct table *t, size_t row, int col, int64_t dflt);
 const char *tx_cell_s(const struct table *t, size_t row, int col);
 
+/* The result tables the export reads (trace_export.c's tab_names). */
 enum { T_OFFS, T_WAITS, T_STRAG, T_STRAG_RANKS, T_CRIT, T_ACROSS, T_FINDINGS, NTAB };
 
-
-/* The events per rank, the offsets, the time base and the cut. Returns 0 or -1 after diag. */
-
+/* The lanes (thread ids) of a rank's process: those perfstudy adds, then the input's. */
 enum { LANE_WAITS = 1, LANE_EXPOSED, LANE_WINDOWS, LANE_CRIT, LANE_FINDINGS, LANE_INPUT };
 
 struct lane {

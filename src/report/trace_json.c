@@ -13,6 +13,7 @@
 
 #include "util/xalloc.h"
 
+/* Deflates what o->b holds into o->f (trace_export_int.h). */
 void tx_out_pump(struct tx_out *o, int flush)
 {
 	if (o->failed)
@@ -155,6 +156,7 @@ void tx_put_str(struct buf *b, const char *str, size_t n, size_t max)
 	buf_addc(b, '"');
 }
 
+/* tx_put_str of a NUL-terminated string, cut at TX_NAME_MAX. */
 void tx_put_cstr(struct buf *b, const char *s)
 {
 	tx_put_str(b, s, strlen(s), TX_NAME_MAX);
@@ -167,6 +169,7 @@ static int cmp_seg(const void *pa, const void *pb)
 	return c ? c : a->first < b->first ? -1 : a->first > b->first;
 }
 
+/* Finds table name and its segments of rows by run, sorted by run for tx_tab_rows. */
 void tx_tab_open(struct tx_tab *x, const struct table *const *tables, size_t n, const char *name)
 {
 	memset(x, 0, sizeof(*x));
@@ -214,6 +217,7 @@ size_t tx_tab_rows(const struct tx_tab *x, const char *run, size_t **rows)
 	return n;
 }
 
+/* A cell's integer, dflt when it is empty or col < 0. */
 int64_t tx_cell_i(const struct table *t, size_t row, int col, int64_t dflt)
 {
 	if (col < 0)
@@ -222,6 +226,7 @@ int64_t tx_cell_i(const struct table *t, size_t row, int col, int64_t dflt)
 	return c->null ? dflt : c->v.i;
 }
 
+/* A cell's text, "" when it is empty or col < 0 (the table owns it). */
 const char *tx_cell_s(const struct table *t, size_t row, int col)
 {
 	if (col < 0)
@@ -264,6 +269,7 @@ void tx_put_row(struct buf *b, const struct table *t, size_t row)
 	buf_addc(b, '}');
 }
 
+/* Starts an event: {"ph":..,"cat":..,"pid":..,"tid":..,"ts":.. (the caller closes it). */
 void tx_ev_head(struct tx_out *o, const char *ph, const char *cat, size_t pid, int tid, int64_t ts_ns)
 {
 	tx_out_next(o);
@@ -280,6 +286,7 @@ void tx_ev_head(struct tx_out *o, const char *ph, const char *cat, size_t pid, i
 	tx_put_us(b, ts_ns);
 }
 
+/* Adds an event's "dur". */
 void tx_ev_dur(struct tx_out *o, int64_t dur_ns)
 {
 	buf_adds(&o->b, ",\"dur\":");

@@ -14,6 +14,7 @@
 
 /* ---- the run's added tracks ---- */
 
+/* Waits by rank index, then start, then row. */
 static int cmp_wrow(const void *pa, const void *pb)
 {
 	const struct wrow *a = pa, *b = pb;
@@ -158,6 +159,7 @@ struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t 
 	return w;
 }
 
+/* Operations by the rank that arrived last, then first arrival. */
 static int cmp_op(const void *pa, const void *pb)
 {
 	const struct tx_op *a = pa, *b = pb;
@@ -232,6 +234,7 @@ void tx_write_slice(struct tx_run *x, size_t pid, int tid, int64_t ts, int64_t d
 	buf_adds(&x->o.b, "}");
 }
 
+/* The tracks perfstudy adds to rank ri after its events (trace_export_int.h). */
 void tx_write_rank_tracks(struct tx_run *x, size_t ri, const struct tx_tab *tabs, const struct wrow *w, size_t nw,
 			      const struct tx_op *ops, size_t nops, unsigned *used)
 {
