@@ -106,6 +106,21 @@ want = "bad\ufffd\ufffd \x01ctl\x1b[31m tab\there back\\\\slash \"q\" \u2028 \u0
 assert names == [want], names
 EOF
 
+# --- a name over 16 KiB is cut, ending in "…", its length in args ---
+python3 - "$T/long.json" <<'EOF'
+import json, sys
+name = "k" * 20000
+ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 90, "dur": 200},
+      {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": 100, "dur": 50, "args": {"device": 0, "stream": 7}}]
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+EOF
+$PERFSTUDY build -q "$T/long.json" -o "$T/l" 2>"$T/err" && ok || bad "long name build: $(cat "$T/err")"
+python3 - "$T/l/default/traces/long.json.trace.json.gz" >"$T/out" 2>&1 <<'EOF' && ok || bad "long name: $(cat "$T/out")"
+import gzip, json, sys
+k = [e for e in json.load(gzip.open(sys.argv[1]))["traceEvents"] if e.get("cat") == "kernel"]
+assert len(k) == 1 and k[0]["name"] == "k" * 16384 + "\u2026" and k[0]["args"]["name_bytes"] == 20000, k[0]["args"]
+EOF
+
 # --- the bound: a run over it is cut, the same window for every rank; the build succeeds ---
 mkdir -p "$T/cut"
 printf 'version: 1\nid: cut\ntitle: cut\nruns:\n  - id: r\n    traces: %s/experiments/h200/traces/gpt2-124m/2gpu-ddp/rank*.pt.trace.json.gz\n' \
