@@ -10,7 +10,8 @@
 # and 4 GPUs) and on experiments/h200x4's planted straggler ddp-sleep (rank
 # 3 sleeps 25 ms per step: the other ranks wait for it, so the straggler
 # windows are rank 3's). Then: names with quotes, backslashes, control
-# bytes and bytes that are not UTF-8 come out as valid JSON; a run over the
+# bytes and bytes that are not UTF-8 come out as valid JSON; a name over
+# 16 KiB is cut (ending in "…", its length in args); a run over the
 # bound is cut (same window for every rank), said on the page, and the
 # build succeeds; two builds give the same bytes; the page links each file
 # from Runs and from the cross-rank findings and fetches nothing; site_files
