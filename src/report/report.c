@@ -22,6 +22,7 @@
 #include "util/xalloc.h"
 #include "report/embedded.h"
 #include "report/tmpl.h"
+#include "report/trace_export.h"
 
 #ifndef PERFSTUDY_VERSION
 #define PERFSTUDY_VERSION "unknown"
@@ -270,13 +271,37 @@ static void set_table(struct tmpl_dict *sec, const struct table *t, size_t max_r
  * figure that carries its evidence (the anchor "table-<name>" or
  * "figure-<name>" the page gives it) and the rule that made it.
  */
-static void set_findings(struct tmpl_dict *d, const struct table *t)
+/* qsort order of merged traces by run. */
+static int cmp_trace_run(const void *pa, const void *pb)
+{
+	const struct report_trace *a = *(const struct report_trace *const *)pa, *b = *(const struct report_trace *const *)pb;
+	return strcmp(a->run, b->run);
+}
+
+/*
+ * The merged trace of run among e's sorted by run (by_run, n of them), when
+ * it holds several ranks: a finding of that run that names a rank is a
+ * cross-rank finding and links it. NULL otherwise.
+ */
+static const struct report_trace *multi_rank_trace(const struct report_trace *const *by_run, size_t n, const char *run)
+{
+	struct report_trace key = {.run = (char *)run};
+	const struct report_trace *kp = &key;
+	const struct report_trace *const *hit = n ? bsearch(&kp, by_run, n, sizeof(*by_run), cmp_trace_run) : NULL;
+	return hit && (*hit)->ranks > 1 ? *hit : NULL;
+}
+
+static void set_findings(struct tmpl_dict *d, const struct table *t, const struct report_experiment *e)
 {
 	int crun = table_col_index(t, "run"), cf = table_col_index(t, "finding"),
-	    ce = table_col_index(t, "evidence"), cr = table_col_index(t, "rule");
+	    ce = table_col_index(t, "evidence"), cr = table_col_index(t, "rule"), crank = table_col_index(t, "rank");
 	if (crun < 0 || cf < 0 || ce < 0 || cr < 0 || !t->nrows)
 		return;
 	struct tmpl_dict *sec = tmpl_add_section(d, "FINDINGS"), *run = NULL;
+	const struct report_trace **by_run = xcalloc(e->ntraces + 1, sizeof(*by_run));
+	for (size_t i = 0; i < e->ntraces; i++)
+		by_run[i] = &e->traces[i];
+	qsort(by_run, e->ntraces, sizeof(*by_run), cmp_trace_run);
 	struct buf v, prev;
 	buf_init(&v);
 	buf_init(&prev);
@@ -298,7 +323,11 @@ static void set_findings(struct tmpl_dict *d, const struct table *t)
 			table_format_cell(t, r, (size_t)cols[k], &v);
 			tmpl_set(f, keys[k], v.data);
 		}
+		const struct report_trace *tr = multi_rank_trace(by_run, e->ntraces, prev.data);
+		if (tr && crank >= 0 && !table_cell(t, r, (size_t)crank)->null)
+			tmpl_set(tmpl_add_section(f, "TRACE"), "FILE", tr->file);
 	}
+	free(by_run);
 	buf_release(&v);
 	buf_release(&prev);
 }
@@ -436,6 +465,41 @@ static void set_notes(struct tmpl_dict *d, const char *const *notes, size_t n)
 	buf_release(&b);
 }
 
+/* The runs' merged traces under Runs, and their Methods entry (trace_export.h). */
+static void set_traces(struct tmpl_dict *d, const struct report_experiment *e)
+{
+	if (!e->ntraces)
+		return;
+	struct tmpl_dict *sec = tmpl_add_section(d, "TRACES");
+	struct buf v;
+	buf_init(&v);
+	for (size_t i = 0; i < e->ntraces; i++) {
+		const struct report_trace *t = &e->traces[i];
+		struct tmpl_dict *x = tmpl_add_section(sec, "TRACE");
+		tmpl_set(x, "RUN", t->run);
+		tmpl_set(x, "FILE", t->file);
+		tmpl_set_int(x, "RANKS", t->ranks);
+		if (t->ranks != 1)
+			tmpl_show_section(x, "PLURAL");
+		tmpl_set_int(x, "EVENTS", (long long)t->events);
+		buf_reset(&v);
+		if (t->bytes >= 1000000)
+			buf_printf(&v, "%.1f MB", (double)t->bytes / 1e6);
+		else
+			buf_printf(&v, "%.0f kB", (double)t->bytes / 1e3 < 1 ? 1.0 : (double)t->bytes / 1e3);
+		tmpl_set(x, "SIZE", v.data);
+		if (t->kept < t->events) {
+			buf_reset(&v);
+			buf_printf(&v, "cut: %lld of the events kept (the first in time; Methods)", (long long)t->kept);
+			tmpl_set(tmpl_add_section(x, "CUT"), "TEXT", v.data);
+		}
+	}
+	buf_release(&v);
+	struct tmpl_dict *m = tmpl_add_section(d, "METHOD");
+	tmpl_set(m, "TERM", trace_export_term);
+	tmpl_set(m, "TEXT", trace_export_method);
+}
+
 static void set_experiment(struct tmpl_dict *d, const struct report_experiment *e)
 {
 	set_changes(d, "CHANGES", changes_of(e));
@@ -468,7 +532,7 @@ static void set_experiment(struct tmpl_dict *d, const struct report_experiment *
 	size_t nshown = 0;
 	for (size_t i = 0; i < e->ntables; i++) {
 		if (!strcmp(e->tables[i]->name, "findings")) {
-			set_findings(d, e->tables[i]);
+			set_findings(d, e->tables[i], e);
 			continue;
 		}
 		set_table(tmpl_add_section(d, "TABLE"), e->tables[i], PAGE_ROWS);
@@ -482,6 +546,7 @@ static void set_experiment(struct tmpl_dict *d, const struct report_experiment *
 		tmpl_set(m, "TERM", e->methods[i].term);
 		tmpl_set(m, "TEXT", e->methods[i].text);
 	}
+	set_traces(d, e);
 	set_notes(d, e->notes, e->nnotes);
 	if (e->nnotes)
 		tmpl_show_section(d, "NOTES");

@@ -39,6 +39,19 @@ struct report_input {
 	const char *sha256; /* 64 hex digits */
 };
 
+/*
+ * A run's merged trace (trace_export.h): the file, relative to the
+ * experiment's folder, and what it holds.
+ */
+struct report_trace {
+	char *run;
+	char *file;      /* "traces/<run>.trace.json.gz" */
+	int ranks;
+	int64_t events;  /* the run's events in the store */
+	int64_t kept;    /* those written (all, unless the run was cut) */
+	int64_t bytes;   /* the file's size */
+};
+
 struct report_experiment {
 	const char *id;          /* folder name, [a-z0-9_-] */
 	const char *title;
@@ -63,6 +76,8 @@ struct report_experiment {
 	const char *manifest_text; /* the manifest as written, or NULL for a directory build */
 	size_t nwarnings;
 	const char *const *warnings;
+	size_t ntraces;
+	const struct report_trace *traces; /* the runs' merged traces, linked from Runs and the findings */
 };
 
 /* Writes <site>/<id>/index.html and its CSVs. Returns 0, or -1 after diag. */

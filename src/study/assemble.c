@@ -14,6 +14,7 @@
 #include "study/build_int.h"
 #include "chart/chart.h"
 #include "chart/figures.h"
+#include "report/trace_export.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/fs.h"
@@ -34,6 +35,7 @@ void exp_output_release(struct exp_output *o)
 	free(o->models);
 	free(o->date);
 	free(o->headline);
+	trace_export_free(o->traces, o->ntraces);
 }
 
 static int collect_inputs(struct store *s, const char *exp, struct exp_output *o)
@@ -359,6 +361,10 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 	o->headline = make_headline(r->runs);
 	if (collect_inputs(s, e->id, o) < 0 || add_file_inputs(e, o) < 0)
 		goto out;
+	/* Each run's merged trace, from the store and every table (those left out of the page too). */
+	if (trace_export_experiment(s, site, e->id, (const struct table *const *)r->tables, r->ntables, &o->traces,
+				    &o->ntraces) < 0)
+		goto out;
 	ret = 0;
 out:
 	free(figdir);
@@ -394,6 +400,8 @@ static int write_page(struct build *b, size_t i, struct report_experiment *rep)
 		.inputs = o->inputs,
 		.manifest_text = e->manifest_text,
 		.nwarnings = diag_warning_count(),
+		.ntraces = o->ntraces,
+		.traces = o->traces,
 	};
 	const char **warns = xcalloc(diag_warning_count() + 1, sizeof(*warns));
 	for (size_t w = 0; w < diag_warning_count(); w++)

@@ -30,6 +30,8 @@ struct exp_output {
 	char *date;
 	char *headline;
 	int gpus_max;
+	struct report_trace *traces; /* the runs' merged traces (report/trace_export.h) */
+	size_t ntraces;
 };
 
 struct build {

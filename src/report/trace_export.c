@@ -1,0 +1,697 @@
+/*
+ * trace_export.c: the merged trace of each run (trace_export.h),
+ * <site>/<experiment>/traces/<run>.trace.json.gz.
+ *
+ * The file is Chrome trace-event JSON ({"traceEvents": [...]}, complete
+ * events "X", instants "i", metadata "M"), gzipped by zlib, which Perfetto
+ * and chrome://tracing open. Each rank is a process (pid = its position
+ * among the run's ranks + 1, named "rank N"); one more process, "perfstudy
+ * analysis", holds the run's own tracks. Its threads (lanes):
+ *   host thread T       the rank's annotations (user_annotation, with the
+ *                       ProfilerStep#N ranges), host operators (cpu_op: the
+ *                       store keeps each thread's outermost ones and the
+ *                       DataLoader ranges) and runtime and driver calls
+ *                       (cuda_runtime, cuda_driver) of host thread T
+ *   GPU D stream S      its kernels, memcpys and memsets (kernel, gpu_memcpy,
+ *                       gpu_memset; args: device, stream, correlation, bytes,
+ *                       copy kind as stored)
+ *   GPU annotations S   the GPU ranges of stream S (gpu_user_annotation)
+ *   waits inside collectives   each matched collective's wait for the last
+ *                       rank (collective_waits.csv: [arrival, last arrival),
+ *                       the row in args)
+ *   exposed waits       the parts of those waits in which no other kernel,
+ *                       copy or memset of the rank ran (exposed_wait_us's
+ *                       pieces, worked out here from the rank's activities)
+ *   straggler windows   each collective this rank arrived last in while
+ *                       another rank waited: [first arrival, its arrival]
+ *                       (stragglers.csv's row in args)
+ *   critical path       each step's ProfilerStep range, named by its bound,
+ *                       critical_path.csv's row in args
+ *   findings            one instant per finding of this rank (findings.csv's
+ *                       row in args), at the start of its first step
+ * and in "perfstudy analysis": the critical path across ranks of each step
+ * (critical_path_across.csv: [end of the step on end_rank - path_us, that
+ * end]) and the run's findings that name no rank.
+ *
+ * Time: "ts" and "dur" are microseconds with three decimals (exact ns);
+ * ts = (time on the rank's own clock - the rank's clock offset
+ * (clock_offsets.csv; 0 where none) - time_base_ns) / 1000, time_base_ns
+ * (in otherData) the run's earliest event on the reference clock, so that
+ * a double holds every ts to the nanosecond.
+ *
+ * Bound: at most TX_MAX_EVENTS of the run's stored events (each rank
+ * TX_MAX_EVENTS / ranks, at least 1): where a rank has more, only events starting
+ * before the earliest such rank's cut (on the reference clock) are kept,
+ * the same window for every rank, and otherData.cut_at_us says where;
+ * names longer than TX_NAME_MAX bytes are cut (ending in "…"); past
+ * TX_MAX_JSON bytes of JSON the run's remaining input events are left out
+ * (the labels of the process "perfstudy analysis" say how many). The
+ * added tracks and markers are always written. Strings are JSON-escaped:
+ * quotes, backslashes, control bytes, DEL, U+2028 and U+2029 as \uXXXX,
+ * bytes that are not UTF-8 as U+FFFD, a NUL as \u0000.
+ */
+#include "report/trace_export.h"
+#include "report/trace_export_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "analyze/lib/intervals.h"
+#include "analyze/lib/rankdata.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/fs.h"
+#include "util/intmap.h"
+#include "util/xalloc.h"
+
+#ifndef PERFSTUDY_VERSION
+#define PERFSTUDY_VERSION "unknown"
+#endif
+
+/*
+ * The bounds. A million events is about 200 MB of JSON (15 MB gzipped),
+ * what Perfetto's UI opens in a browser tab; the bundled example's largest
+ * run has 350,000. PERFSTUDY_TRACE_MAX_EVENTS lowers it (tests).
+ */
+#define TX_MAX_EVENTS 1000000
+#define TX_MAX_JSON (1024LL * 1024 * 1024)
+/*
+ * zlib level 1: 2.3 times as fast as the default (6) on the example's
+ * largest run (26 MB of JSON), for a file 24 % larger.
+ */
+#define TX_LEVEL 1
+
+const char trace_export_term[] = "traces/<run>.trace.json.gz";
+const char trace_export_method[] =
+	"Per run with a rank's trace, its events merged into one Chrome trace-event JSON file (gzip), which Perfetto "
+	"(ui.perfetto.dev, Open trace file: the file is read in the browser, never uploaded) and chrome://tracing "
+	"open: one process per rank ('rank N'), its host threads (annotations with the ProfilerStep#N ranges, host "
+	"operators as the store keeps them: each thread's outermost and the DataLoader ranges; runtime and driver "
+	"calls) and its GPU streams (kernels, memcpys, memsets; GPU annotations on a "
+	"lane of their own), every event the store holds, each time moved onto the run's reference clock: ts = "
+	"(own time - the rank's offset_us in clock_offsets.csv - time_base_ns) / 1000, time_base_ns (in the file's "
+	"otherData) the run's earliest event. Added tracks: per rank, its waits inside matched collectives "
+	"([arrival, last arrival), collective_waits.csv's row in args) and their exposed parts (the wait minus every "
+	"other kernel, copy and memset of the rank; they sum to exposed_wait_us), the windows in which another rank "
+	"waited for it (stragglers.csv: first to last arrival), each step's critical path (critical_path.csv; the "
+	"tables hold a path's parts, not its segments, so the slice spans the step, named by its bound) and its "
+	"findings as instant markers (findings.csv's row in args); in the process 'perfstudy analysis', the "
+	"critical path across ranks of each step (critical_path_across.csv, ending at the end of end_rank's step) "
+	"and the run's other findings. Not in the store, so not in the file: host operators inside another of their "
+	"thread, flow arrows (ac2g, fwdbwd), instant and counter events, the profiler's own 'Trace' span, Python "
+	"function events, and the args the store does not keep (grid, block, registers, occupancy, NCCL args, "
+	"shapes). Bound: 1,000,000 events per run (a rank's "
+	"share: 1,000,000 / ranks); past it, events starting after the earliest rank's cut are left out, the cut in "
+	"otherData.cut_at_us; names over 16 KiB are cut; 1 GiB of JSON at most.";
+
+static const char *const added_lanes[] = {NULL, "waits inside collectives", "exposed waits", "straggler windows",
+					  "critical path", "findings"};
+
+static const char *const tab_names[NTAB] = {"clock_offsets", "collective_waits", "stragglers", "straggler_ranks",
+					    "critical_path", "critical_path_across", "findings"};
+
+/* The index of rank number rank among x's ranks (sorted), or SIZE_MAX. */
+size_t tx_rank_index(const struct tx_run *x, int rank)
+{
+	size_t lo = 0, hi = x->nranks;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->ranks[mid].rank < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->nranks && x->ranks[lo].rank == rank ? lo : SIZE_MAX;
+}
+
+/* The lane (thread id) of an input event of the current rank. */
+static int lane_of(struct tx_run *x, int kind, int64_t a, int64_t b)
+{
+	uint64_t h = ((uint64_t)a * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)b * 0xc2b2ae3d27d4eb4fULL) ^ (uint64_t)kind;
+	int64_t key = (int64_t)(h & 0x7fffffffffffffffULL);
+	size_t i = intmap_get(&x->lane_map, key);
+	if (i != SIZE_MAX && x->lanes[i].kind == kind && x->lanes[i].a == a && x->lanes[i].b == b)
+		return LANE_INPUT + (int)i;
+	if (i != SIZE_MAX) /* two lanes of one hash: the rare case, looked for in the list */
+		for (i = 0; i < x->nlanes; i++)
+			if (x->lanes[i].kind == kind && x->lanes[i].a == a && x->lanes[i].b == b)
+				return LANE_INPUT + (int)i;
+	x->lanes = xgrow(x->lanes, &x->cap_lanes, x->nlanes + 1, sizeof(*x->lanes));
+	x->lanes[x->nlanes] = (struct lane){kind, a, b};
+	intmap_index(&x->lane_map, key, x->nlanes);
+	return LANE_INPUT + (int)x->nlanes++;
+}
+
+/* Starts a complete or instant event: {"ph":..,"cat":..,"pid":..,"tid":..,"ts":.. */
+
+/* ---- the run's stored events, one statement per table, rows in rank order ---- */
+
+enum { SRC_ANNOT, SRC_CPU, SRC_LAUNCH, SRC_ACT, NSRC };
+
+#define RUN_ROWS(x) " FROM traces rt JOIN " x " x ON x.trace_id = rt.id JOIN names n ON n.id = x.name_id" \
+		    " WHERE rt.run_id = ?1 AND rt.rank IS NOT NULL ORDER BY rt.rank"
+
+static const char *const src_sql[NSRC] = {
+	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.on_gpu, NULL, NULL, NULL" RUN_ROWS("annotations"),
+	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.external_id, NULL, NULL, NULL" RUN_ROWS("cpu_ops"),
+	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.correlation, x.driver, NULL, NULL" RUN_ROWS("launches"),
+	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.device, x.stream, x.correlation, x.bytes, x.kind || ' ' ||"
+	" coalesce(x.copy_kind, '')" RUN_ROWS("activities"),
+};
+
+static int64_t col_or(sqlite3_stmt *st, int i, int64_t dflt)
+{
+	return store_column_type(st, i) == SQLITE_NULL ? dflt : store_column_int64(st, i);
+}
+
+/* A ProfilerStep#N host range: N, or -1 (the store's steps view: N is the digits after '#'). */
+static int64_t step_of(const char *name, size_t n)
+{
+	if (n <= 13 || memcmp(name, "ProfilerStep#", 13) || name[13] < '0' || name[13] > '9')
+		return -1;
+	return strtoll(name + 13, NULL, 10);
+}
+
+/* Writes the current row of source src of rank r (index ri). */
+static void write_row(struct tx_run *x, size_t ri, int src, sqlite3_stmt *st)
+{
+	struct tx_rank *r = &x->ranks[ri];
+	struct tx_out *o = &x->o;
+	int64_t start = store_column_int64(st, 1), dur = store_column_int64(st, 2);
+	const char *name = (const char *)store_column_text(st, 3);
+	size_t nlen = (size_t)store_column_bytes(st, 3);
+	if (!name)
+		name = "", nlen = 0;
+	if (src == SRC_ANNOT && !col_or(st, 5, 0)) {
+		int64_t step = step_of(name, nlen);
+		if (step >= 0) {
+			r->steps = xgrow(r->steps, &r->cap_steps, r->nsteps + 1, sizeof(*r->steps));
+			r->steps[r->nsteps++] = (struct step_range){step, start, start + dur};
+		}
+	}
+	if (src == SRC_ACT) {
+		x->acts = xgrow(x->acts, &x->cap_acts, x->nacts + 1, sizeof(*x->acts));
+		x->acts[x->nacts++] = (struct ival){start, start + dur};
+	}
+	if (start - r->off >= x->cut)
+		return;
+	if (o->json_bytes + (int64_t)o->b.len > x->max_json) {
+		x->dropped_bytes++;
+		return;
+	}
+	const char *cat;
+	int lane;
+	switch (src) {
+	case SRC_ANNOT: {
+		int gpu = col_or(st, 5, 0) != 0;
+		cat = gpu ? "gpu_user_annotation" : "user_annotation";
+		lane = lane_of(x, gpu ? 2 : 0, col_or(st, 4, -1), 0);
+		break;
+	}
+	case SRC_CPU:
+		cat = "cpu_op";
+		lane = lane_of(x, 0, col_or(st, 4, -1), 0);
+		break;
+	case SRC_LAUNCH:
+		cat = col_or(st, 6, 0) ? "cuda_driver" : "cuda_runtime";
+		lane = lane_of(x, 0, col_or(st, 4, -1), 0);
+		break;
+	default: {
+		const char *k = (const char *)store_column_text(st, 8);
+		cat = k && k[0] == 'k' ? "kernel" : k && !strncmp(k, "memcpy", 6) ? "gpu_memcpy" : "gpu_memset";
+		lane = lane_of(x, 1, col_or(st, 4, -1), col_or(st, 5, -1));
+		break;
+	}
+	}
+	tx_ev_head(o, "X", cat, ri + 1, lane, start - r->off - x->base);
+	tx_ev_dur(o, dur);
+	buf_adds(&o->b, ",\"name\":");
+	tx_put_str(&o->b, name, nlen, TX_NAME_MAX);
+	buf_adds(&o->b, ",\"args\":{");
+	int any = 0;
+	if (nlen > TX_NAME_MAX) {
+		buf_adds(&o->b, "\"name_bytes\":");
+		tx_put_i64(&o->b, (int64_t)nlen);
+		any++;
+	}
+	const char *keys[3];
+	int cols[3], nk = 0;
+	if (src == SRC_CPU) {
+		keys[nk] = "External id", cols[nk++] = 5;
+	} else if (src == SRC_LAUNCH) {
+		keys[nk] = "correlation", cols[nk++] = 5;
+	} else if (src == SRC_ACT) {
+		keys[nk] = "device", cols[nk++] = 4;
+		keys[nk] = "stream", cols[nk++] = 5;
+		keys[nk] = "correlation", cols[nk++] = 6;
+	}
+	for (int k = 0; k < nk; k++) {
+		if (store_column_type(st, cols[k]) == SQLITE_NULL || ((src == SRC_ACT || src == SRC_CPU) && cols[k] >= 5 &&
+									 store_column_int64(st, cols[k]) < 0))
+			continue;
+		buf_adds(&o->b, any++ ? ",\"" : "\"");
+		buf_adds(&o->b, keys[k]);
+		buf_adds(&o->b, "\":");
+		tx_put_i64(&o->b, store_column_int64(st, cols[k]));
+	}
+	if (src == SRC_ACT && col_or(st, 7, -1) >= 0) {
+		buf_adds(&o->b, any++ ? ",\"bytes\":" : "\"bytes\":");
+		tx_put_i64(&o->b, store_column_int64(st, 7));
+	}
+	const char *ck = src == SRC_ACT ? (const char *)store_column_text(st, 8) : NULL;
+	ck = ck ? strchr(ck, ' ') : NULL;
+	if (ck && ck[1]) {
+		buf_adds(&o->b, any++ ? ",\"copy kind\":" : "\"copy kind\":");
+		tx_put_cstr(&o->b, ck + 1);
+	}
+	buf_adds(&o->b, "}}");
+	r->kept++;
+}
+
+/*
+ * The run's clock offsets (clock_offsets.csv), its events per rank and
+ * their earliest start (one query per table for the whole run), the time
+ * base, and the cut when the run has more than max_events. Returns 0 or -1
+ * after diag.
+ */
+static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_events)
+{
+	const struct tx_tab *to = &tabs[T_OFFS];
+	size_t *rows, n = tx_tab_rows(to, x->run, &rows);
+	for (size_t i = 0; i < n; i++) {
+		const struct table *t = to->t;
+		size_t ri = tx_rank_index(x, (int)tx_cell_i(t, rows[i], table_col_index(t, "rank"), -1));
+		int coff = table_col_index(t, "offset_us");
+		if (ri == SIZE_MAX || coff < 0 || table_cell(t, rows[i], (size_t)coff)->null)
+			continue;
+		x->ranks[ri].has_off = 1;
+		x->ranks[ri].off = tx_cell_i(t, rows[i], coff, 0);
+		x->ranks[ri].resid = tx_cell_i(t, rows[i], table_col_index(t, "residual_us"), 0);
+	}
+	free(rows);
+	static const char *const tabs_sql[NSRC] = {"annotations", "cpu_ops", "launches", "activities"};
+	int64_t total = 0;
+	for (int k = 0; k < NSRC; k++) {
+		char *sql = xasprintf("SELECT rt.rank, count(*), min(x.start_ns) FROM traces rt JOIN %s x ON x.trace_id = rt.id"
+				      " WHERE rt.run_id = ?1 AND rt.rank IS NOT NULL GROUP BY rt.rank", tabs_sql[k]);
+		sqlite3_stmt *st;
+		int rc = store_prepare(x->s, "count a run's events", sql, &st);
+		free(sql);
+		if (rc < 0)
+			return -1;
+		store_bind_int64(st, 1, x->run_db_id);
+		while ((rc = store_step(x->s, st, "count a run's events")) > 0) {
+			size_t ri = tx_rank_index(x, store_column_int(st, 0));
+			if (ri == SIZE_MAX)
+				continue;
+			int64_t c = store_column_int64(st, 1), first = store_column_int64(st, 2);
+			x->ranks[ri].nstored += c;
+			total += c;
+			if (c && first < x->ranks[ri].first)
+				x->ranks[ri].first = first;
+		}
+		store_finalize(st);
+		if (rc < 0)
+			return -1;
+	}
+	x->base = INT64_MAX;
+	for (size_t i = 0; i < x->nranks; i++)
+		if (x->ranks[i].first != INT64_MAX && x->ranks[i].first - x->ranks[i].off < x->base)
+			x->base = x->ranks[i].first - x->ranks[i].off;
+	if (x->base == INT64_MAX)
+		x->base = 0;
+	x->cut = INT64_MAX;
+	if (total <= max_events)
+		return 0;
+	/* Each rank's share; a rank over it sets the cut at its share's last event. */
+	int64_t q = max_events / (int64_t)x->nranks > 0 ? max_events / (int64_t)x->nranks : 1;
+	sqlite3_stmt *st;
+#define RANK_START(t) \
+	"SELECT x.start_ns AS s FROM traces rt JOIN " t " x ON x.trace_id = rt.id WHERE rt.run_id = ?1 AND rt.rank = ?2"
+	if (store_prepare(x->s, "cut a run's trace",
+			  "SELECT s FROM (" RANK_START("annotations") " UNION ALL " RANK_START("cpu_ops") " UNION ALL "
+			  RANK_START("launches") " UNION ALL " RANK_START("activities") ") ORDER BY s LIMIT 1 OFFSET ?3", &st) < 0)
+		return -1;
+#undef RANK_START
+	for (size_t i = 0; i < x->nranks; i++) {
+		if (x->ranks[i].nstored <= q)
+			continue;
+		store_bind_int64(st, 1, x->run_db_id);
+		store_bind_int(st, 2, x->ranks[i].rank);
+		store_bind_int64(st, 3, q);
+		int rc = store_step(x->s, st, "cut a run's trace");
+		if (rc < 0) {
+			store_finalize(st);
+			return -1;
+		}
+		if (rc > 0 && store_column_int64(st, 0) - x->ranks[i].off < x->cut)
+			x->cut = store_column_int64(st, 0) - x->ranks[i].off;
+		store_reset(st);
+	}
+	store_finalize(st);
+	return 0;
+}
+
+/* A row of a table with its rank (INT64_MIN: none). */
+struct rrow {
+	int64_t rank;
+	size_t row;
+};
+
+static int cmp_rrow(const void *pa, const void *pb)
+{
+	const struct rrow *a = pa, *b = pb;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/* The rows of run in x with their ranks, sorted by rank, then row, into *out (caller frees); returns the count. */
+static size_t rows_by_rank(const struct tx_tab *x, const char *run, struct rrow **out)
+{
+	size_t *rows, n = tx_tab_rows(x, run, &rows);
+	int c = x->t ? table_col_index(x->t, "rank") : -1;
+	*out = xcalloc(n + 1, sizeof(**out));
+	for (size_t i = 0; i < n; i++)
+		(*out)[i] = (struct rrow){tx_cell_i(x->t, rows[i], c, INT64_MIN), rows[i]};
+	free(rows);
+	qsort(*out, n, sizeof(**out), cmp_rrow);
+	return n;
+}
+
+/*
+ * Writes the merged trace of one run (its ranks in rank order, ranks[0 ..
+ * nranks)) into dir/<run>.trace.json.gz through a .tmp file, from the store
+ * and the tables; fills info. Returns 0 or -1 after diag.
+ */
+static int export_run(struct store *s, const char *dir, const char *run, int64_t run_db_id, const int *ranks,
+		      size_t nranks, const struct tx_tab *tabs, const char *exp, int64_t max_events, struct report_trace *info)
+{
+	struct tx_run x;
+	memset(&x, 0, sizeof(x));
+	x.s = s;
+	x.run = run;
+	x.run_db_id = run_db_id;
+	x.nranks = nranks;
+	x.max_json = TX_MAX_JSON;
+	x.ranks = xcalloc(nranks, sizeof(*x.ranks));
+	for (size_t i = 0; i < nranks; i++) {
+		x.ranks[i].rank = ranks[i];
+		x.ranks[i].first = INT64_MAX;
+	}
+	char *path = xasprintf("%s/%s.trace.json.gz", dir, run), *tmp = xasprintf("%s.tmp", path);
+	sqlite3_stmt *st[NSRC] = {0};
+	int have[NSRC] = {0};
+	struct wrow *w = NULL;
+	struct tx_op *ops = NULL;
+	size_t nw = 0, nops = 0;
+	int ret = -1;
+	buf_init(&x.o.b);
+	if (run_plan(&x, tabs, max_events) < 0)
+		goto out;
+	x.o.f = fopen(tmp, "wb");
+	if (!x.o.f) {
+		diag_syserror(tmp, "cannot write: %s", strerror(errno));
+		goto out;
+	}
+	x.o.zbuf = xmalloc(TX_CHUNK);
+	if (deflateInit2(&x.o.z, TX_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		diag_syserror(tmp, "cannot write: zlib could not start");
+		goto out;
+	}
+	x.o.zinit = 1;
+	struct buf *b = &x.o.b;
+	int64_t stored = 0;
+	for (size_t i = 0; i < nranks; i++)
+		stored += x.ranks[i].nstored;
+	buf_adds(b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"perfstudy " PERFSTUDY_VERSION
+		    "\",\"experiment\":");
+	tx_put_cstr(b, exp);
+	buf_adds(b, ",\"run\":");
+	tx_put_cstr(b, run);
+	buf_adds(b, ",\"time_base_ns\":");
+	tx_put_i64(b, x.base);
+	buf_adds(b, ",\"clock\":\"ts = (event time on its rank's clock - the rank's clock offset - time_base_ns) / 1000;"
+		    " offsets from clock_offsets.csv\",\"clock_offsets_ns\":{");
+	for (size_t i = 0; i < nranks; i++) {
+		buf_printf(b, "%s\"%d\":", i ? "," : "", x.ranks[i].rank);
+		tx_put_i64(b, x.ranks[i].off);
+	}
+	buf_adds(b, "},\"clock_residuals_ns\":{");
+	for (size_t i = 0, k = 0; i < nranks; i++)
+		if (x.ranks[i].has_off) {
+			buf_printf(b, "%s\"%d\":", k++ ? "," : "", x.ranks[i].rank);
+			tx_put_i64(b, x.ranks[i].resid);
+		}
+	buf_adds(b, "},\"events_in_store\":");
+	tx_put_i64(b, stored);
+	if (x.cut != INT64_MAX) {
+		buf_adds(b, ",\"cut_at_us\":");
+		tx_put_us(b, x.cut - x.base);
+	}
+	buf_adds(b, "},\"traceEvents\":[\n");
+
+	for (int k = 0; k < NSRC; k++) {
+		if (store_prepare(s, "export a run's events", src_sql[k], &st[k]) < 0)
+			goto out;
+		store_bind_int64(st[k], 1, run_db_id);
+		if ((have[k] = store_step(s, st[k], "export a run's events")) < 0)
+			goto out;
+	}
+	w = tx_collect_waits(&x, &tabs[T_WAITS], &nw, &ops, &nops);
+	tx_pair_stragglers(&x, &tabs[T_STRAG], ops, nops);
+	size_t wi = 0, oi = 0;
+	/* the rows of each rank, walked along with the ranks (a search of the run's rows per rank was quadratic) */
+	struct rrow *crit, *fnd, *sr;
+	size_t ncrit = rows_by_rank(&tabs[T_CRIT], run, &crit), nfnd = rows_by_rank(&tabs[T_FINDINGS], run, &fnd);
+	size_t nsr = rows_by_rank(&tabs[T_STRAG_RANKS], run, &sr), ci = 0, fi = 0, si = 0;
+	const struct table *tc = tabs[T_CRIT].t, *tf = tabs[T_FINDINGS].t, *tsr = tabs[T_STRAG_RANKS].t;
+	for (size_t ri = 0; ri < nranks; ri++) {
+		struct tx_rank *r = &x.ranks[ri];
+		char name[64];
+		snprintf(name, sizeof(name), "rank %d", r->rank);
+		tx_ev_meta(&x.o, "process_name", ri + 1, 0, name, 0);
+		tx_ev_meta(&x.o, "process_sort_index", ri + 1, 0, NULL, (int64_t)ri + 1);
+		x.nlanes = 0;
+		intmap_free(&x.lane_map);
+		x.nacts = 0;
+		for (int k = 0; k < NSRC; k++)
+			while (have[k] > 0 && store_column_int(st[k], 0) <= r->rank) {
+				if (store_column_int(st[k], 0) == r->rank)
+					write_row(&x, ri, k, st[k]);
+				if ((have[k] = store_step(s, st[k], "export a run's events")) < 0)
+					goto out;
+			}
+		unsigned used = 0;
+		size_t w0 = wi;
+		while (wi < nw && w[wi].ri == ri)
+			wi++;
+		size_t o0 = oi;
+		while (oi < nops && ops[oi].last_rank == r->rank)
+			oi++;
+		tx_write_rank_tracks(&x, ri, tabs, w + w0, wi - w0, ops + o0, oi - o0, &used);
+		/* each step's critical path, named by its bound */
+		int cstep = tc ? table_col_index(tc, "step") : -1, cbound = tc ? table_col_index(tc, "bound") : -1;
+		for (; ci < ncrit && crit[ci].rank <= r->rank; ci++) {
+			const struct step_range *sp =
+				crit[ci].rank == r->rank ? tx_step_range_of(r, tx_cell_i(tc, crit[ci].row, cstep, -1)) : NULL;
+			if (!sp || sp->start - r->off >= x.cut)
+				continue;
+			snprintf(name, sizeof(name), "critical path: %.40s-bound", tx_cell_s(tc, crit[ci].row, cbound));
+			tx_write_slice(&x, ri + 1, LANE_CRIT, sp->start - r->off - x.base, sp->end - sp->start, name, tc,
+				       crit[ci].row);
+			used |= 1u << LANE_CRIT;
+		}
+		for (; fi < nfnd && fnd[fi].rank <= r->rank; fi++)
+			if (fnd[fi].rank == r->rank) {
+				tx_write_finding(&x, tf, fnd[fi].row, ri + 1, LANE_FINDINGS, tx_marker_ts(&x, r));
+				used |= 1u << LANE_FINDINGS;
+			}
+		for (; si < nsr && sr[si].rank <= r->rank; si++) {
+			int64_t windows = tx_cell_i(tsr, sr[si].row, table_col_index(tsr, "windows"), 0);
+			if (sr[si].rank != r->rank || windows <= 0)
+				continue;
+			struct buf lb;
+			buf_init(&lb);
+			buf_printf(&lb, "straggler: other ranks waited for it in %" PRId64 " collectives, %.3f ms in all", windows,
+				   (double)tx_cell_i(tsr, sr[si].row, table_col_index(tsr, "caused_wait_us"), 0) / 1e6);
+			tx_ev_meta(&x.o, "process_labels", ri + 1, 0, lb.data, 0);
+			buf_release(&lb);
+		}
+		for (int l = LANE_WAITS; l < LANE_INPUT; l++)
+			if (used & (1u << l)) {
+				char *ln = xasprintf("perfstudy: %s", added_lanes[l]);
+				tx_ev_meta(&x.o, "thread_name", ri + 1, l, ln, 0);
+				tx_ev_meta(&x.o, "thread_sort_index", ri + 1, l, NULL, l);
+				free(ln);
+			}
+		for (size_t l = 0; l < x.nlanes; l++) {
+			const struct lane *ln = &x.lanes[l];
+			if (ln->kind == 0)
+				snprintf(name, sizeof(name), "host thread %" PRId64, ln->a);
+			else if (ln->kind == 1)
+				snprintf(name, sizeof(name), "GPU %" PRId64 " stream %" PRId64, ln->a, ln->b);
+			else
+				snprintf(name, sizeof(name), "GPU annotations, stream %" PRId64, ln->a);
+			tx_ev_meta(&x.o, "thread_name", ri + 1, LANE_INPUT + (int)l, name, 0);
+			tx_ev_meta(&x.o, "thread_sort_index", ri + 1, LANE_INPUT + (int)l, NULL, LANE_INPUT + (int64_t)l);
+		}
+		info->kept += r->kept;
+	}
+	/* the run's own process: the critical path across ranks, the findings of no rank, what was cut */
+	size_t apid = nranks + 1;
+	tx_ev_meta(&x.o, "process_name", apid, 0, "perfstudy analysis", 0);
+	tx_ev_meta(&x.o, "process_sort_index", apid, 0, NULL, (int64_t)apid);
+	const struct table *ta = tabs[T_ACROSS].t;
+	size_t *ac = NULL, nac = tx_tab_rows(&tabs[T_ACROSS], run, &ac);
+	unsigned used = 0;
+	for (size_t i = 0; i < nac; i++) {
+		size_t eri = tx_rank_index(&x, (int)tx_cell_i(ta, ac[i], table_col_index(ta, "end_rank"), -1));
+		const struct step_range *sp =
+			eri == SIZE_MAX ? NULL : tx_step_range_of(&x.ranks[eri], tx_cell_i(ta, ac[i], table_col_index(ta, "step"), -1));
+		if (!sp || sp->end - x.ranks[eri].off >= x.cut)
+			continue;
+		int64_t path = tx_cell_i(ta, ac[i], table_col_index(ta, "path_us"), 0), end = sp->end - x.ranks[eri].off - x.base;
+		char name[96];
+		snprintf(name, sizeof(name), "critical path across ranks, step %" PRId64 " (ends on rank %d)",
+			 tx_cell_i(ta, ac[i], table_col_index(ta, "step"), -1), x.ranks[eri].rank);
+		tx_write_slice(&x, apid, 1, end - path, path, name, ta, ac[i]);
+		used |= 1;
+	}
+	free(ac);
+	for (size_t i = 0; i < nfnd; i++) {
+		int64_t rk = fnd[i].rank;
+		if (rk >= INT32_MIN && rk <= INT32_MAX && tx_rank_index(&x, (int)rk) != SIZE_MAX)
+			continue;
+		tx_write_finding(&x, tf, fnd[i].row, apid, 2, tx_marker_ts(&x, &x.ranks[0]));
+		used |= 2;
+	}
+	if (used & 1)
+		tx_ev_meta(&x.o, "thread_name", apid, 1, "perfstudy: critical path across ranks", 0);
+	if (used & 2)
+		tx_ev_meta(&x.o, "thread_name", apid, 2, "perfstudy: findings of the run", 0);
+	if (x.cut != INT64_MAX || x.dropped_bytes) {
+		struct buf lb;
+		buf_init(&lb);
+		if (x.cut != INT64_MAX)
+			buf_printf(&lb, "cut: only events starting before %.3f ms are kept (%" PRId64 " of %" PRId64
+				   " stored; at most %" PRId64 " per run)", (double)(x.cut - x.base) / 1e6, info->kept, stored,
+				   max_events);
+		if (x.dropped_bytes)
+			buf_printf(&lb, "%s%" PRId64 " events left out past %lld MiB of JSON", lb.len ? "; " : "",
+				   x.dropped_bytes, (long long)(TX_MAX_JSON >> 20));
+		tx_ev_meta(&x.o, "process_labels", apid, 0, lb.data, 0);
+		buf_release(&lb);
+	}
+	free(crit);
+	free(fnd);
+	free(sr);
+	buf_adds(b, "\n]}\n");
+	tx_out_pump(&x.o, Z_FINISH);
+	int err = x.o.failed ? x.o.err : 0;
+	if (fclose(x.o.f) && !err)
+		err = errno ? errno : EIO;
+	x.o.f = NULL;
+	if (err) {
+		diag_syserror(tmp, "cannot write: %s", strerror(err));
+		remove(tmp);
+		goto out;
+	}
+	if (rename(tmp, path)) {
+		diag_syserror(path, "cannot write: %s", strerror(errno));
+		remove(tmp);
+		goto out;
+	}
+	info->run = xstrdup(run);
+	info->file = xasprintf("traces/%s.trace.json.gz", run);
+	info->ranks = (int)nranks;
+	info->events = stored;
+	info->bytes = (int64_t)x.o.z.total_out;
+	ret = 0;
+out:
+	if (x.o.f) {
+		fclose(x.o.f);
+		remove(tmp);
+	}
+	if (x.o.zinit)
+		deflateEnd(&x.o.z);
+	for (int k = 0; k < NSRC; k++)
+		store_finalize(st[k]);
+	for (size_t i = 0; i < nranks; i++)
+		free(x.ranks[i].steps);
+	free(x.ranks);
+	free(x.o.zbuf);
+	buf_release(&x.o.b);
+	free(x.lanes);
+	intmap_free(&x.lane_map);
+	free(x.acts);
+	free(w);
+	free(ops);
+	free(path);
+	free(tmp);
+	return ret;
+}
+
+int trace_export_experiment(struct store *s, const char *site, const char *exp, const struct table *const *tables,
+			    size_t ntables, struct report_trace **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	struct rank_key *keys;
+	size_t nkeys;
+	if (rank_keys(s, exp, &keys, &nkeys) < 0)
+		return -1;
+	int64_t max_events = TX_MAX_EVENTS;
+	const char *env = getenv("PERFSTUDY_TRACE_MAX_EVENTS");
+	if (env && atoll(env) > 0)
+		max_events = atoll(env);
+	struct tx_tab tabs[NTAB];
+	for (int k = 0; k < NTAB; k++)
+		tx_tab_open(&tabs[k], tables, ntables, tab_names[k]);
+	char *dir = xasprintf("%s/%s/traces", site, exp);
+	int ret = -1;
+	int *ranks = xcalloc(nkeys + 1, sizeof(*ranks));
+	size_t cap = 0;
+	if (nkeys && fs_mkdirs(dir) < 0)
+		goto out;
+	for (size_t k = 0; k < nkeys;) {
+		size_t e = k;
+		while (e < nkeys && !strcmp(keys[e].run, keys[k].run)) {
+			ranks[e - k] = keys[e].rank;
+			e++;
+		}
+		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
+		memset(&(*out)[*n], 0, sizeof(**out));
+		if (export_run(s, dir, keys[k].run, keys[k].run_db_id, ranks, e - k, tabs, exp, max_events, &(*out)[*n]) < 0)
+			goto out;
+		(*n)++;
+		k = e;
+	}
+	ret = 0;
+out:
+	for (int k = 0; k < NTAB; k++)
+		free(tabs[k].segs);
+	free(ranks);
+	free(dir);
+	rank_keys_free(keys, nkeys);
+	if (ret < 0) {
+		trace_export_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return ret;
+}
+
+void trace_export_free(struct report_trace *t, size_t n)
+{
+	for (size_t i = 0; t && i < n; i++) {
+		free(t[i].run);
+		free(t[i].file);
+	}
+	free(t);
+}

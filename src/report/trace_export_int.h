@@ -1,0 +1,165 @@
+/*
+ * trace_export_int.h: what the files of the merged trace share (trace_export.h):
+ * trace_export.c reads the run's events and writes the file; trace_json.c
+ * writes JSON text through zlib and finds the result tables' rows of a run;
+ * trace_tracks.c writes the tracks perfstudy adds. Only these include it.
+ */
+#ifndef PERFSTUDY_TRACE_EXPORT_INT_H
+#define PERFSTUDY_TRACE_EXPORT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <zlib.h>
+
+#include "analyze/lib/intervals.h"
+#include "store/store.h"
+#include "util/buf.h"
+#include "util/intmap.h"
+#include "util/table.h"
+
+/* Names longer than this many bytes are cut (ending in "…"). */
+#define TX_NAME_MAX 16384
+/* JSON gathered before it is deflated, and deflate's output buffer. */
+#define TX_CHUNK (256 * 1024)
+
+/* The output: JSON text gathered in b, deflated into f. */
+struct tx_out {
+	FILE *f;
+	z_stream z;
+	int zinit;
+	struct buf b;
+	unsigned char *zbuf;
+	int64_t json_bytes; /* deflated so far */
+	int failed, err;
+	size_t nevents;     /* traceEvents written, for the separators */
+};
+
+/* Deflates what b holds (flush: Z_NO_FLUSH, or Z_FINISH at the end); a failure sets failed and err. */
+void tx_out_pump(struct tx_out *o, int flush);
+/* Starts the next element of traceEvents (a separator after the first), deflating a full chunk first. */
+void tx_out_next(struct tx_out *o);
+/* Appends v in decimal; ns as microseconds with three decimals, exactly. */
+void tx_put_i64(struct buf *b, int64_t v);
+void tx_put_us(struct buf *b, int64_t ns);
+/*
+ * Appends s (n bytes, any bytes) as a JSON string: '"' and '\' escaped,
+ * control bytes, DEL, U+2028 and U+2029 as \uXXXX (\n, \t, \r as such),
+ * bytes that are not UTF-8 as U+FFFD; past max bytes it is cut and ends
+ * in "…".
+ * tx_put_cstr: a NUL-terminated s, max TX_NAME_MAX.
+ */
+void tx_put_str(struct buf *b, const char *s, size_t n, size_t max);
+void tx_put_cstr(struct buf *b, const char *s);
+/* Appends a table row as a JSON object: every non-empty cell under its column's name, times in us. */
+void tx_put_row(struct buf *b, const struct table *t, size_t row);
+/*
+ * Event heads: tx_ev_head starts {"ph":..,"cat":..,"pid":..,"tid":..,"ts":..
+ * (the caller closes it), tx_ev_dur adds "dur"; tx_ev_meta writes a whole
+ * metadata event (name: process_name, thread_name, process_labels with
+ * text; process_sort_index, thread_sort_index with num).
+ */
+void tx_ev_head(struct tx_out *o, const char *ph, const char *cat, size_t pid, int tid, int64_t ts_ns);
+void tx_ev_dur(struct tx_out *o, int64_t dur_ns);
+void tx_ev_meta(struct tx_out *o, const char *name, size_t pid, int tid, const char *text, int64_t num);
+
+/* A table's rows of one run, found once: its rows in runs, each run's rows contiguous or not. */
+struct seg {
+	const char *run;
+	size_t first, end;
+};
+
+struct tx_tab {
+	const struct table *t;
+	int crun;
+	struct seg *segs;
+	size_t nsegs;
+};
+
+/* Finds table name among tables and the segments of its rows by run (x->t NULL: none). */
+void tx_tab_open(struct tx_tab *x, const struct table *const *tables, size_t n, const char *name);
+/* The rows of run in x, in the table's order: *rows (caller frees), returns their count. */
+size_t tx_tab_rows(const struct tx_tab *x, const char *run, size_t **rows);
+/* A cell's integer (dflt when null or col < 0) and text ("" then). */
+int64_t tx_cell_i(const struct table *t, size_t row, int col, int64_t dflt);
+const char *tx_cell_s(const struct table *t, size_t row, int col);
+
+/* The result tables the export reads (trace_export.c's tab_names). */
+enum { T_OFFS, T_WAITS, T_STRAG, T_STRAG_RANKS, T_CRIT, T_ACROSS, T_FINDINGS, NTAB };
+
+/* The lanes (thread ids) of a rank's process: those perfstudy adds, then the input's. */
+enum { LANE_WAITS = 1, LANE_EXPOSED, LANE_WINDOWS, LANE_CRIT, LANE_FINDINGS, LANE_INPUT };
+
+struct lane {
+	int kind; /* 0 host thread, 1 GPU stream, 2 GPU annotations */
+	int64_t a, b;
+};
+
+struct step_range {
+	int64_t step, start, end; /* own clock */
+};
+
+struct tx_rank {
+	int rank;
+	int64_t off, resid;
+	int has_off;
+	int64_t nstored, first; /* events in the store; the earliest start (own clock), INT64_MAX none */
+	int64_t kept;
+	struct step_range *steps;
+	size_t nsteps, cap_steps;
+};
+
+/* A row of collective_waits.csv, by rank. */
+struct wrow {
+	size_t ri, row;
+	int64_t start, end, arrival, last_arrival, wait;
+	int last_rank, matched;
+};
+
+struct tx_op {
+	const char *comm;
+	int64_t id, first_arrival, last_arrival, caused;
+	int last_rank;
+	size_t strag_row; /* SIZE_MAX: none */
+};
+
+struct tx_run {
+	struct store *s;
+	const char *run;
+	int64_t run_db_id;
+	struct tx_rank *ranks;
+	size_t nranks;
+	int64_t base, cut; /* reference clock; cut INT64_MAX: none */
+	int64_t max_json, dropped_bytes;
+	struct tx_out o;
+	struct lane *lanes;
+	size_t nlanes, cap_lanes;
+	struct intmap lane_map;
+	struct ival *acts; /* the current rank's activities, own clock */
+	size_t nacts, cap_acts;
+};
+
+/* The index of rank number rank among x's ranks, or SIZE_MAX. */
+size_t tx_rank_index(const struct tx_run *x, int rank);
+
+/* trace_tracks.c. The rows of collective_waits.csv of the run by rank, and its matched operations. */
+struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t *nw, struct tx_op **ops, size_t *nops);
+/* Pairs each operation with its row of stragglers.csv, then sorts them by last rank and first arrival. */
+void tx_pair_stragglers(struct tx_run *x, const struct tx_tab *ts, struct tx_op *ops, size_t nops);
+/* The range of step of rank r, or NULL. */
+const struct step_range *tx_step_range_of(const struct tx_rank *r, int64_t step);
+/* Where a rank's findings stand: the start of its first step, else its first event (ts, from the base). */
+int64_t tx_marker_ts(const struct tx_run *x, const struct tx_rank *r);
+/* One finding as an instant on lane tid of process pid, findings.csv's row in args. */
+void tx_write_finding(struct tx_run *x, const struct table *t, size_t row, size_t pid, int tid, int64_t ts);
+/* A slice of an added track, a table's row in args (t NULL: none). */
+void tx_write_slice(struct tx_run *x, size_t pid, int tid, int64_t ts, int64_t dur, const char *name,
+		    const struct table *t, size_t row);
+/*
+ * The waits, their exposed parts and the straggler windows of rank ri (its
+ * waits w, its operations ops); sets the bits of the lanes it used in used.
+ */
+void tx_write_rank_tracks(struct tx_run *x, size_t ri, const struct tx_tab *tabs, const struct wrow *w, size_t nw,
+			  const struct tx_op *ops, size_t nops, unsigned *used);
+
+#endif

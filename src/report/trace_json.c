@@ -1,0 +1,315 @@
+/*
+ * trace_json.c: the merged trace's JSON text (trace_export_int.h): numbers,
+ * escaped strings, event heads, table rows as objects, deflated by zlib as
+ * it is written; and the rows of each run in the experiment's result
+ * tables, found once per table.
+ */
+#include "report/trace_export_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+/* Deflates what o->b holds into o->f (trace_export_int.h). */
+void tx_out_pump(struct tx_out *o, int flush)
+{
+	if (o->failed)
+		return;
+	o->z.next_in = (Bytef *)o->b.data;
+	o->z.avail_in = (uInt)o->b.len;
+	int zr;
+	do {
+		o->z.next_out = o->zbuf;
+		o->z.avail_out = TX_CHUNK;
+		zr = deflate(&o->z, flush);
+		if (zr == Z_STREAM_ERROR) {
+			o->failed = 1;
+			o->err = EIO;
+			return;
+		}
+		size_t have = TX_CHUNK - o->z.avail_out;
+		if (have && fwrite(o->zbuf, 1, have, o->f) != have) {
+			o->failed = 1;
+			o->err = errno ? errno : EIO;
+			return;
+		}
+	} while (o->z.avail_out == 0 || (flush == Z_FINISH && zr != Z_STREAM_END));
+	o->json_bytes += (int64_t)o->b.len;
+	buf_reset(&o->b);
+}
+
+/* Deflates what is gathered once there is a chunk of it. */
+static void out_maybe(struct tx_out *o)
+{
+	if (o->b.len >= TX_CHUNK)
+		tx_out_pump(o, Z_NO_FLUSH);
+}
+
+/* Starts the next element of traceEvents. */
+void tx_out_next(struct tx_out *o)
+{
+	out_maybe(o);
+	if (o->nevents++)
+		buf_add(&o->b, ",\n", 2);
+}
+
+/* Appends v in decimal. */
+void tx_put_i64(struct buf *b, int64_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+	uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	do {
+		tmp[n++] = (char)('0' + a % 10);
+		a /= 10;
+	} while (a);
+	if (v < 0)
+		buf_addc(b, '-');
+	while (n)
+		buf_addc(b, tmp[--n]);
+}
+
+/* Appends ns as microseconds with three decimals, exactly. */
+void tx_put_us(struct buf *b, int64_t ns)
+{
+	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	if (ns < 0)
+		buf_addc(b, '-');
+	tx_put_i64(b, (int64_t)(a / 1000));
+	char d[4] = {'.', (char)('0' + a % 1000 / 100), (char)('0' + a % 100 / 10), (char)('0' + a % 10)};
+	buf_add(b, d, 4);
+}
+
+/* The length of the UTF-8 sequence at s (n bytes left), or 0 when it is not one (RFC 3629). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0], lo = 0x80, hi = 0xbf;
+	size_t len;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+	else
+		return 0;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t k = 2; k < len; k++)
+		if (s[k] < 0x80 || s[k] > 0xbf)
+			return 0;
+	return len;
+}
+
+/*
+ * Appends s (n bytes, any bytes) as a JSON string: '"' and '\' escaped,
+ * control bytes, DEL, U+2028 and U+2029 as \uXXXX (\n, \t, \r as such), bytes that are
+ * not UTF-8 as U+FFFD; past max bytes it is cut and ends in "…".
+ */
+void tx_put_str(struct buf *b, const char *str, size_t n, size_t max)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t lim = n > max ? max : n, i = 0, from = 0;
+	buf_addc(b, '"');
+	while (i < lim) {
+		unsigned c = s[i];
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			i++;
+			continue;
+		}
+		buf_add(b, s + from, i - from);
+		if (c == '"' || c == '\\') {
+			char e[2] = {'\\', (char)c};
+			buf_add(b, e, 2);
+			i++;
+		} else if (c == '\n' || c == '\t' || c == '\r') {
+			char e[2] = {'\\', c == '\n' ? 'n' : c == '\t' ? 't' : 'r'};
+			buf_add(b, e, 2);
+			i++;
+		} else if (c < 0x80) {
+			char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+			buf_add(b, e, 6);
+			i++;
+		} else {
+			size_t len = utf8_len(s + i, lim - i);
+			if (len == 3 && c == 0xe2 && s[i + 1] == 0x80 && (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
+				/* U+2028, U+2029: valid JSON, but line ends to older JavaScript */
+				buf_adds(b, s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029");
+				i += 3;
+			} else if (len) {
+				buf_add(b, s + i, len);
+				i += len;
+			} else {
+				buf_adds(b, "\\ufffd");
+				i++;
+			}
+		}
+		from = i;
+	}
+	buf_add(b, s + from, i - from);
+	if (n > max)
+		buf_adds(b, "\xe2\x80\xa6");
+	buf_addc(b, '"');
+}
+
+/* tx_put_str of a NUL-terminated string, cut at TX_NAME_MAX. */
+void tx_put_cstr(struct buf *b, const char *s)
+{
+	tx_put_str(b, s, strlen(s), TX_NAME_MAX);
+}
+
+static int cmp_seg(const void *pa, const void *pb)
+{
+	const struct seg *a = pa, *b = pb;
+	int c = strcmp(a->run, b->run);
+	return c ? c : a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* Finds table name and its segments of rows by run, sorted by run for tx_tab_rows. */
+void tx_tab_open(struct tx_tab *x, const struct table *const *tables, size_t n, const char *name)
+{
+	memset(x, 0, sizeof(*x));
+	for (size_t i = 0; i < n && !x->t; i++)
+		if (!strcmp(tables[i]->name, name))
+			x->t = tables[i];
+	x->crun = x->t ? table_col_index(x->t, "run") : -1;
+	if (x->crun < 0) {
+		x->t = NULL;
+		return;
+	}
+	size_t cap = 0;
+	for (size_t r = 0; r < x->t->nrows; r++) {
+		const struct cell *c = table_cell(x->t, r, (size_t)x->crun);
+		const char *run = c->null ? "" : c->v.text; /* pooled: valid until the table is freed */
+		if (x->nsegs && !strcmp(x->segs[x->nsegs - 1].run, run)) {
+			x->segs[x->nsegs - 1].end = r + 1;
+			continue;
+		}
+		x->segs = xgrow(x->segs, &cap, x->nsegs + 1, sizeof(*x->segs));
+		x->segs[x->nsegs++] = (struct seg){run, r, r + 1};
+	}
+	qsort(x->segs, x->nsegs, sizeof(*x->segs), cmp_seg);
+}
+
+/* The rows of run in x, in the table's order: *rows (caller frees), returns their count. */
+size_t tx_tab_rows(const struct tx_tab *x, const char *run, size_t **rows)
+{
+	*rows = NULL;
+	if (!x->t)
+		return 0;
+	size_t lo = 0, hi = x->nsegs, n = 0, cap = 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(x->segs[mid].run, run) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t s = lo; s < x->nsegs && !strcmp(x->segs[s].run, run); s++)
+		for (size_t r = x->segs[s].first; r < x->segs[s].end; r++) {
+			*rows = xgrow(*rows, &cap, n + 1, sizeof(**rows));
+			(*rows)[n++] = r;
+		}
+	return n;
+}
+
+/* A cell's integer, dflt when it is empty or col < 0. */
+int64_t tx_cell_i(const struct table *t, size_t row, int col, int64_t dflt)
+{
+	if (col < 0)
+		return dflt;
+	const struct cell *c = table_cell(t, row, (size_t)col);
+	return c->null ? dflt : c->v.i;
+}
+
+/* A cell's text, "" when it is empty or col < 0 (the table owns it). */
+const char *tx_cell_s(const struct table *t, size_t row, int col)
+{
+	if (col < 0)
+		return "";
+	const struct cell *c = table_cell(t, row, (size_t)col);
+	return c->null ? "" : c->v.text;
+}
+
+/* Appends a row as a JSON object: every non-empty cell under its column's name, times in us. */
+void tx_put_row(struct buf *b, const struct table *t, size_t row)
+{
+	buf_addc(b, '{');
+	int any = 0;
+	for (size_t c = 0; c < t->ncols; c++) {
+		const struct cell *x = table_cell(t, row, c);
+		if (x->null)
+			continue;
+		double f = x->v.f;
+		if ((t->cols[c].type == COL_FRAC || t->cols[c].type == COL_REAL) && !isfinite(f))
+			continue;
+		if (any++)
+			buf_addc(b, ',');
+		tx_put_cstr(b, t->cols[c].name);
+		buf_addc(b, ':');
+		switch (t->cols[c].type) {
+		case COL_TEXT:
+			tx_put_cstr(b, x->v.text);
+			break;
+		case COL_INT:
+			tx_put_i64(b, x->v.i);
+			break;
+		case COL_US:
+			tx_put_us(b, x->v.i);
+			break;
+		default:
+			buf_printf(b, "%.9g", f);
+			break;
+		}
+	}
+	buf_addc(b, '}');
+}
+
+/* Starts an event: {"ph":..,"cat":..,"pid":..,"tid":..,"ts":.. (the caller closes it). */
+void tx_ev_head(struct tx_out *o, const char *ph, const char *cat, size_t pid, int tid, int64_t ts_ns)
+{
+	tx_out_next(o);
+	struct buf *b = &o->b;
+	buf_adds(b, "{\"ph\":\"");
+	buf_adds(b, ph);
+	buf_adds(b, "\",\"cat\":\"");
+	buf_adds(b, cat);
+	buf_adds(b, "\",\"pid\":");
+	tx_put_i64(b, (int64_t)pid);
+	buf_adds(b, ",\"tid\":");
+	tx_put_i64(b, tid);
+	buf_adds(b, ",\"ts\":");
+	tx_put_us(b, ts_ns);
+}
+
+/* Adds an event's "dur". */
+void tx_ev_dur(struct tx_out *o, int64_t dur_ns)
+{
+	buf_adds(&o->b, ",\"dur\":");
+	tx_put_us(&o->b, dur_ns);
+}
+
+/* A metadata event: {"ph":"M","name":name,"pid":..,"tid":..,"args":{"name"|"sort_index"|"labels": ...}}. */
+void tx_ev_meta(struct tx_out *o, const char *name, size_t pid, int tid, const char *text, int64_t num)
+{
+	tx_out_next(o);
+	struct buf *b = &o->b;
+	buf_adds(b, "{\"ph\":\"M\",\"name\":\"");
+	buf_adds(b, name);
+	buf_adds(b, "\",\"pid\":");
+	tx_put_i64(b, (int64_t)pid);
+	buf_adds(b, ",\"tid\":");
+	tx_put_i64(b, tid);
+	if (text) {
+		buf_adds(b, strcmp(name, "process_labels") ? ",\"args\":{\"name\":" : ",\"args\":{\"labels\":");
+		tx_put_cstr(b, text);
+	} else {
+		buf_adds(b, ",\"args\":{\"sort_index\":");
+		tx_put_i64(b, num);
+	}
+	buf_adds(b, "}}");
+}

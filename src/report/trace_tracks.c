@@ -1,0 +1,266 @@
+/*
+ * trace_tracks.c: the tracks perfstudy adds to the merged trace
+ * (trace_export.c's opening comment defines them): the waits inside
+ * collectives and their exposed parts, the straggler windows, and the
+ * slices and markers made of table rows.
+ */
+#include "report/trace_export_int.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+/* ---- the run's added tracks ---- */
+
+/* Waits by rank index, then start, then row. */
+static int cmp_wrow(const void *pa, const void *pb)
+{
+	const struct wrow *a = pa, *b = pb;
+	if (a->ri != b->ri)
+		return a->ri < b->ri ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+static int cmp_ival(const void *pa, const void *pb)
+{
+	const struct ival *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->end < b->end ? -1 : a->end > b->end;
+}
+
+/*
+ * The exposed parts of the waits of rank ri (its rows w[0 .. n), sorted by
+ * start): [start, start + wait) minus the union of the rank's other
+ * activities (x->acts: every activity but the collectives' own kernels,
+ * and the other collective kernels that overlap), as collective_waits.csv
+ * defines exposed_wait_us. Writes one slice per part.
+ */
+static void write_exposed(struct tx_run *x, size_t ri, const struct wrow *w, size_t n, const struct table *t)
+{
+	struct tx_rank *r = &x->ranks[ri];
+	struct ival *k = xmalloc((n ? n : 1) * sizeof(*k));
+	int64_t maxw = 0;
+	for (size_t i = 0; i < n; i++) {
+		k[i] = (struct ival){w[i].start, w[i].end};
+		maxw = w[i].end - w[i].start > maxw ? w[i].end - w[i].start : maxw;
+	}
+	qsort(k, n, sizeof(*k), cmp_ival);
+	struct ivset u, piece, t1, oc, t2;
+	ivset_init(&u);
+	ivset_init(&piece);
+	ivset_init(&t1);
+	ivset_init(&oc);
+	ivset_init(&t2);
+	for (size_t i = 0; i < x->nacts; i++)
+		if (!bsearch(&x->acts[i], k, n, sizeof(*k), cmp_ival))
+			ivset_add(&u, x->acts[i].start, x->acts[i].end);
+	ivset_normalize(&u);
+	int clast = table_col_index(t, "last_rank");
+	for (size_t i = 0; i < n; i++) {
+		if (w[i].wait <= 0)
+			continue;
+		int64_t lo = w[i].start, hi = w[i].start + w[i].wait;
+		ivset_clear(&piece);
+		ivset_clear(&t1);
+		ivset_clear(&oc);
+		ivset_clear(&t2);
+		ivset_add(&piece, lo, hi);
+		ivset_subtract(&piece, &u, &t1);
+		/* the other collective kernels that may overlap: they start before hi, and after lo - maxw */
+		size_t j0 = 0, j1 = n;
+		while (j0 < j1) { /* the first kernel starting at lo - maxw or later */
+			size_t mid = j0 + (j1 - j0) / 2;
+			if (k[mid].start < lo - maxw)
+				j0 = mid + 1;
+			else
+				j1 = mid;
+		}
+		for (size_t j = j0; j < n; j++) {
+			if (k[j].start >= hi)
+				break;
+			if (k[j].start < lo - maxw || k[j].end <= lo || (k[j].start == w[i].start && k[j].end == w[i].end))
+				continue;
+			ivset_add(&oc, k[j].start, k[j].end);
+		}
+		ivset_normalize(&oc);
+		ivset_subtract(&t1, &oc, &t2);
+		for (size_t p = 0; p < t2.n; p++) {
+			if (t2.v[p].start - r->off >= x->cut)
+				continue;
+			tx_ev_head(&x->o, "X", "perfstudy", ri + 1, LANE_EXPOSED, t2.v[p].start - r->off - x->base);
+			tx_ev_dur(&x->o, t2.v[p].end - t2.v[p].start);
+			buf_printf(&x->o.b, ",\"name\":\"exposed wait for rank %" PRId64 "\"}", tx_cell_i(t, w[i].row, clast, -1));
+		}
+	}
+	ivset_release(&u);
+	ivset_release(&piece);
+	ivset_release(&t1);
+	ivset_release(&oc);
+	ivset_release(&t2);
+	free(k);
+}
+
+/* The rows of collective_waits.csv of the run, by rank, and its matched operations in the table's order. */
+struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t *nw, struct tx_op **ops,
+				  size_t *nops)
+{
+	const struct table *t = tw->t;
+	size_t *rows, n = tx_tab_rows(tw, x->run, &rows), cap = 0;
+	struct wrow *w = xcalloc(n + 1, sizeof(*w));
+	*nw = 0;
+	*ops = NULL;
+	*nops = 0;
+	if (!n) {
+		free(rows);
+		return w;
+	}
+	int crank = table_col_index(t, "rank"), cstart = table_col_index(t, "start_us"),
+	    cend = table_col_index(t, "end_us"), carr = table_col_index(t, "arrival_us"),
+	    clast = table_col_index(t, "last_arrival_us"), clr = table_col_index(t, "last_rank"),
+	    cwait = table_col_index(t, "wait_us"), cm = table_col_index(t, "matched"),
+	    ccomm = table_col_index(t, "communicator"), ccol = table_col_index(t, "collective");
+	for (size_t i = 0; i < n; i++) {
+		size_t ri = tx_rank_index(x, (int)tx_cell_i(t, rows[i], crank, -1));
+		if (ri == SIZE_MAX)
+			continue;
+		struct wrow *r = &w[(*nw)++];
+		*r = (struct wrow){
+			.ri = ri,
+			.row = rows[i],
+			.start = tx_cell_i(t, rows[i], cstart, 0),
+			.end = tx_cell_i(t, rows[i], cend, 0),
+			.arrival = tx_cell_i(t, rows[i], carr, 0),
+			.last_arrival = tx_cell_i(t, rows[i], clast, 0),
+			.wait = tx_cell_i(t, rows[i], cwait, 0),
+			.last_rank = (int)tx_cell_i(t, rows[i], clr, -1),
+			.matched = (int)tx_cell_i(t, rows[i], cm, 0),
+		};
+		if (!r->matched)
+			continue;
+		/* an operation's rows are consecutive (crossrank_waits.c): first arrival, last arrival, the waiting it caused */
+		const char *comm = tx_cell_s(t, rows[i], ccomm);
+		int64_t id = tx_cell_i(t, rows[i], ccol, -1);
+		struct tx_op *op = *nops ? &(*ops)[*nops - 1] : NULL;
+		if (!op || strcmp(op->comm, comm) || op->id != id) {
+			*ops = xgrow(*ops, &cap, *nops + 1, sizeof(**ops));
+			op = &(*ops)[(*nops)++];
+			*op = (struct tx_op){comm, id, r->arrival, r->last_arrival, 0, r->last_rank, SIZE_MAX};
+		}
+		op->first_arrival = r->arrival < op->first_arrival ? r->arrival : op->first_arrival;
+		op->caused += r->wait > 0 ? r->wait : 0;
+	}
+	free(rows);
+	qsort(w, *nw, sizeof(*w), cmp_wrow);
+	return w;
+}
+
+/* Operations by the rank that arrived last, then first arrival. */
+static int cmp_op(const void *pa, const void *pb)
+{
+	const struct tx_op *a = pa, *b = pb;
+	if (a->last_rank != b->last_rank)
+		return a->last_rank < b->last_rank ? -1 : 1;
+	return a->first_arrival < b->first_arrival ? -1 : a->first_arrival > b->first_arrival;
+}
+
+/* Pairs each operation with its row of stragglers.csv (the same order: one row per matched operation). */
+void tx_pair_stragglers(struct tx_run *x, const struct tx_tab *ts, struct tx_op *ops, size_t nops)
+{
+	size_t *rows, n = tx_tab_rows(ts, x->run, &rows);
+	int ccomm = ts->t ? table_col_index(ts->t, "communicator") : -1;
+	int ccol = ts->t ? table_col_index(ts->t, "collective") : -1;
+	for (size_t i = 0, j = 0; i < n && j < nops; i++) {
+		while (j < nops && (strcmp(ops[j].comm, tx_cell_s(ts->t, rows[i], ccomm)) ||
+				    ops[j].id != tx_cell_i(ts->t, rows[i], ccol, -2)))
+			j++;
+		if (j < nops)
+			ops[j++].strag_row = rows[i];
+	}
+	free(rows);
+	qsort(ops, nops, sizeof(*ops), cmp_op);
+}
+
+/* The step range of step of rank r, or NULL. */
+const struct step_range *tx_step_range_of(const struct tx_rank *r, int64_t step)
+{
+	for (size_t i = 0; i < r->nsteps; i++)
+		if (r->steps[i].step == step)
+			return &r->steps[i];
+	return NULL;
+}
+
+/* Where a rank's findings stand: the start of its first step, else its first event (reference clock, from base). */
+int64_t tx_marker_ts(const struct tx_run *x, const struct tx_rank *r)
+{
+	int64_t t = r->first != INT64_MAX ? r->first : x->base + r->off;
+	for (size_t i = 0; i < r->nsteps; i++)
+		if (i == 0 || r->steps[i].start < t)
+			t = r->steps[i].start;
+	return t - r->off - x->base;
+}
+
+/* One finding as an instant on lane tid of process pid, findings.csv's row in args. */
+void tx_write_finding(struct tx_run *x, const struct table *t, size_t row, size_t pid, int tid, int64_t ts)
+{
+	const char *rule = tx_cell_s(t, row, table_col_index(t, "rule"));
+	size_t n = strcspn(rule, ":");
+	tx_ev_head(&x->o, "i", "perfstudy", pid, tid, ts);
+	buf_adds(&x->o.b, ",\"s\":\"t\",\"name\":");
+	char *name = xasprintf("finding: %.*s", (int)(n > 40 ? 40 : n), rule);
+	tx_put_cstr(&x->o.b, name);
+	free(name);
+	buf_adds(&x->o.b, ",\"args\":");
+	tx_put_row(&x->o.b, t, row);
+	buf_adds(&x->o.b, "}");
+}
+
+/* A slice of an added track with a table row in args. */
+void tx_write_slice(struct tx_run *x, size_t pid, int tid, int64_t ts, int64_t dur, const char *name,
+			const struct table *t, size_t row)
+{
+	tx_ev_head(&x->o, "X", "perfstudy", pid, tid, ts);
+	tx_ev_dur(&x->o, dur > 0 ? dur : 0);
+	buf_adds(&x->o.b, ",\"name\":");
+	tx_put_cstr(&x->o.b, name);
+	if (t) {
+		buf_adds(&x->o.b, ",\"args\":");
+		tx_put_row(&x->o.b, t, row);
+	}
+	buf_adds(&x->o.b, "}");
+}
+
+/* The tracks perfstudy adds to rank ri after its events (trace_export_int.h). */
+void tx_write_rank_tracks(struct tx_run *x, size_t ri, const struct tx_tab *tabs, const struct wrow *w, size_t nw,
+			      const struct tx_op *ops, size_t nops, unsigned *used)
+{
+	struct tx_rank *r = &x->ranks[ri];
+	const struct table *tw = tabs[T_WAITS].t;
+	char name[64];
+	for (size_t i = 0; i < nw; i++) {
+		if (w[i].wait <= 0 || w[i].arrival >= x->cut)
+			continue;
+		snprintf(name, sizeof(name), "wait for rank %d", w[i].last_rank);
+		tx_write_slice(x, ri + 1, LANE_WAITS, w[i].arrival - x->base, w[i].wait, name, tw, w[i].row);
+		*used |= 1u << LANE_WAITS;
+	}
+	if (nw) {
+		size_t before = x->o.nevents;
+		write_exposed(x, ri, w, nw, tw);
+		if (x->o.nevents > before)
+			*used |= 1u << LANE_EXPOSED;
+	}
+	for (size_t i = 0; i < nops; i++) {
+		if (ops[i].last_rank != r->rank || ops[i].caused <= 0 || ops[i].first_arrival >= x->cut)
+			continue;
+		tx_write_slice(x, ri + 1, LANE_WINDOWS, ops[i].first_arrival - x->base, ops[i].last_arrival - ops[i].first_arrival,
+			    "others wait for this rank", ops[i].strag_row != SIZE_MAX ? tabs[T_STRAG].t : NULL, ops[i].strag_row);
+		*used |= 1u << LANE_WINDOWS;
+	}
+}
+
+/* Writes the merged trace of one run (its ranks in rank order) into dir; fills info. 0 or -1 after diag. */
