@@ -88,7 +88,9 @@
 
 const char trace_export_term[] = "traces/<run>.trace.json.gz";
 const char trace_export_method[] =
-	"Per run with a rank's trace, its events merged into one Chrome trace-event JSON file (gzip), which Perfetto "
+	"Per run with a rank's trace (<run>: the run id where it is lower-case letters, digits and '-' only, else "
+	"those of it with every other byte '_' and 16 hex digits of its SHA-256), its events merged into one Chrome "
+	"trace-event JSON file (gzip), which Perfetto "
 	"(ui.perfetto.dev, Open trace file: the file is read in the browser, never uploaded) and chrome://tracing "
 	"open: one process per rank ('rank N'), its host threads (annotations with the ProfilerStep#N ranges, host "
 	"operators as the store keeps them: each thread's outermost and the DataLoader ranges; runtime and driver "
@@ -404,7 +406,9 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		x.ranks[i].rank = ranks[i];
 		x.ranks[i].first = INT64_MAX;
 	}
-	char *path = xasprintf("%s/%s.trace.json.gz", dir, run), *tmp = xasprintf("%s.tmp", path);
+	/* the file's name: the run id where it is [a-z0-9-], else a stem unique per id (fs.h): ids may hold '/' */
+	char *stem = fs_name_stem(run);
+	char *path = xasprintf("%s/%s.trace.json.gz", dir, stem), *tmp = xasprintf("%s.tmp", path);
 	sqlite3_stmt *st[NSRC] = {0};
 	int have[NSRC] = {0};
 	struct wrow *w = NULL;
@@ -608,7 +612,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		goto out;
 	}
 	info->run = xstrdup(run);
-	info->file = xasprintf("traces/%s.trace.json.gz", run);
+	info->file = xasprintf("traces/%s.trace.json.gz", stem);
 	info->ranks = (int)nranks;
 	info->events = stored;
 	info->bytes = (int64_t)x.o.z.total_out;
@@ -632,6 +636,7 @@ out:
 	free(x.acts);
 	free(w);
 	free(ops);
+	free(stem);
 	free(path);
 	free(tmp);
 	return ret;

@@ -97,7 +97,7 @@ fi
 	printf '1.000001,2.5,1,,,,,"Test GPU (0)","1","7","bad\377\376 \001ctl\033[31m tab\there back\\\\slash ""q"" \342\200\250 \303\251 cut\342\202",10\n'
 } >"$T/names.csv"
 $PERFSTUDY build -q "$T/names.csv" -o "$T/n" 2>"$T/err" && ok || bad "names build: $(cat "$T/err")"
-python3 - "$T/n/default/traces/names.csv.trace.json.gz" >"$T/out" 2>&1 <<'EOF' && ok || bad "names: $(cat "$T/out")"
+python3 - "$(echo "$T"/n/default/traces/names_csv_*.trace.json.gz)" >"$T/out" 2>&1 <<'EOF' && ok || bad "names: $(cat "$T/out")"
 import gzip, json, sys
 raw = gzip.open(sys.argv[1]).read()
 assert all(b >= 0x20 or b == 0x0a for b in raw) and b"\xe2\x80\xa8" not in raw, "a control byte or U+2028 went out raw"
@@ -116,7 +116,7 @@ ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, 
 json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
 EOF
 $PERFSTUDY build -q "$T/long.json" -o "$T/l" 2>"$T/err" && ok || bad "long name build: $(cat "$T/err")"
-python3 - "$T/l/default/traces/long.json.trace.json.gz" >"$T/out" 2>&1 <<'EOF' && ok || bad "long name: $(cat "$T/out")"
+python3 - "$(echo "$T"/l/default/traces/long_json_*.trace.json.gz)" >"$T/out" 2>&1 <<'EOF' && ok || bad "long name: $(cat "$T/out")"
 import gzip, json, sys
 k = [e for e in json.load(gzip.open(sys.argv[1]))["traceEvents"] if e.get("cat") == "kernel"]
 assert len(k) == 1 and k[0]["name"] == "k" * 16384 + "\u2026" and k[0]["args"]["name_bytes"] == 20000, k[0]["args"]
