@@ -871,6 +871,18 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		noise = SAVING_MIN * step;
 	if (!isnan(saving) && saving < noise)
 		named = 0;
+	/*
+	 * The profiler's own cost is uneven across ranks (host-bound ones pay
+	 * most): a straggler with no specific mechanism (slower_host,
+	 * slower_kernels: slower throughout) whose saving is less than what the
+	 * profiler added per step (profiler_overhead.csv: (overhead - 1) x the
+	 * training's step) may be the profiler's making, and is not stated.
+	 */
+	double log_step = (double)profiler_unprofiled_ns(res, run) / 1000;
+	const char *mech = named ? why_rank_mechanism(res, run, straggler) : NULL;
+	if (mech && (!strcmp(mech, "slower_host") || !strcmp(mech, "slower_kernels")) && f->overhead > 1 &&
+	    log_step > 0 && saving < (f->overhead - 1) * log_step)
+		named = 0;
 	if (named) {
 		buf_printf(&f->s, "%s: ", run);
 		if (!isnan(saving)) {
@@ -996,7 +1008,10 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"waiting, cause and straggler-windows findings are stated only where that saving exceeds the run's "
 		"natural spread, the largest of %g %% of the step, %g times the training's step-to-step noise "
 		"(profiler_overhead.csv unprofiled_sigma_us, from at least 5 unprofiled iterations) and the saving "
-		"the same rule gives for any other rank of the run (the ranks' natural straggling). Order: findings "
+		"the same rule gives for any other rank of the run (the ranks' natural straggling), nor where the "
+		"straggler has no specific mechanism (slower_host, slower_kernels) and its saving is less than the "
+		"time the profiler added per step ((overhead - 1) x the training's step): the profiler's cost is "
+		"uneven across ranks and can make such a straggler. Order: findings "
 		"with a saving first, largest first across the experiment's runs, then the others in the order of "
 		"the rules. straggler-windows: what that rank's GPU did "
 		"in the union of the windows in which another rank waited for it (straggler_ranks.csv), as shares of "

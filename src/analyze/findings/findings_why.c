@@ -198,6 +198,14 @@ static int is_fb_gpu(const char *n, const char *w, const char *m)
 	return !*n && !strcmp(w, "gpu");
 }
 
+const char *why_rank_mechanism(const struct analysis_result *res, const char *run, int straggler)
+{
+	const struct table *t = result_table(res, "straggler_causes");
+	int cm = col(t, "mechanism");
+	long r = t && cm >= 0 ? best_row(t, run, straggler, is_region) : -1;
+	return r >= 0 ? text(t, (size_t)r, cm) : NULL;
+}
+
 const char *why_mechanism(struct buf *b, const struct analysis_result *res, const char *run, int straggler)
 {
 	const struct table *t = result_table(res, "straggler_causes");
@@ -300,6 +308,8 @@ void why_saving_words(struct buf *b, const struct analysis_result *res, const ch
 		buf_printf(b, " (%.0f %% of the training's %.1f ms step; from the profiled steps' collectives, "
 				  "scaled by the profiler's factor %.2f)",
 			   100 * saving / step, step / 1000, overhead);
+	else
+		buf_printf(b, " (from the profiled steps' collectives; no training log to scale it by)");
 	/*
 	 * The profiler slows ranks unevenly (host-bound ones most): where it
 	 * added more per step than the saving, the straggling may be its own.
@@ -308,6 +318,4 @@ void why_saving_words(struct buf *b, const struct analysis_result *res, const ch
 	if (added > saving)
 		buf_printf(b, " (the profiler added %.1f ms per step, more than this: the straggling may be the "
 			      "profiler's own; confirm on an unprofiled run)", added / 1000);
-	else
-		buf_printf(b, " (from the profiled steps' collectives; no training log to scale it by)");
 }

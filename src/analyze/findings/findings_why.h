@@ -22,6 +22,8 @@ double why_saving(const struct analysis_result *res, const char *run, int stragg
  * NULL.
  */
 const char *why_mechanism(struct buf *b, const struct analysis_result *res, const char *run, int straggler);
+/* The straggler's mechanism word (straggler_causes.csv, its region rows), or NULL. */
+const char *why_rank_mechanism(const struct analysis_result *res, const char *run, int straggler);
 /*
  * Appends the saving in words: "about X ms per step (Y % of the training's
  * step; ...)", with the profiler factor overhead it was scaled by (0: none).
