@@ -577,50 +577,6 @@ static void rule_straggler_windows(struct findings *f, const struct analysis_res
 }
 
 /* The mean of a rank's step_us in ranks.csv, in us (NAN if none); *nsteps its rows. */
-/* The row of straggler_causes.csv for run, rank, where and region with an empty name (the region), or -1. */
-static long region_row(const struct table *t, const char *run, int rank, const char *where, const char *region)
-{
-	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), creg = col(t, "region"),
-	    cn = col(t, "name");
-	for (size_t r = 0; r < t->nrows; r++) {
-		const char *rr = text(t, r, crun), *w = text(t, r, cw), *g = text(t, r, creg), *n = text(t, r, cn);
-		if (rr && !strcmp(rr, run) && num(t, r, crank) == rank && w && !strcmp(w, where) && g &&
-		    !strcmp(g, region) && (!n || !*n))
-			return (long)r;
-	}
-	return -1;
-}
-
-/* The first row after region row ro with a name in the same where and region, or -1. */
-static long top_name_row(const struct table *t, const char *run, int rank, const char *where, const char *region)
-{
-	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), creg = col(t, "region"),
-	    cn = col(t, "name");
-	for (size_t r = 0; r < t->nrows; r++) {
-		const char *rr = text(t, r, crun), *w = text(t, r, cw), *g = text(t, r, creg), *n = text(t, r, cn);
-		if (rr && !strcmp(rr, run) && num(t, r, crank) == rank && w && !strcmp(w, where) && g &&
-		    !strcmp(g, region) && n && *n && strcmp(n, "(outside operators)"))
-			return (long)r;
-	}
-	return -1;
-}
-
-/* The rank's excess per step (us) summed over its region rows (no name) on one side, positive ones only. */
-static double side_excess(const struct table *t, const char *run, int rank, const char *where)
-{
-	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), cn = col(t, "name"),
-	    ce = col(t, "excess_us_per_step");
-	double sum = 0;
-	for (size_t r = 0; r < t->nrows; r++) {
-		const char *rr = text(t, r, crun), *w = text(t, r, cw), *n = text(t, r, cn);
-		double e = num(t, r, ce);
-		if (rr && !strcmp(rr, run) && num(t, r, crank) == rank && w && !strcmp(w, where) && (!n || !*n) &&
-		    e > 0)
-			sum += e;
-	}
-	return sum;
-}
-
 /*
  * cause: what the straggler does more than the other ranks
  * (straggler_causes.csv, its first row: the side that made it late, the
@@ -647,8 +603,8 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 	const char *fname = text(t, (size_t)first, cn);
 	if (fname && !strcmp(fname, "(outside operators)"))
 		fname = NULL; /* host time outside operators: said as the region's, not as an operator's */
-	long reg = fname && *fname ? region_row(t, run, straggler, where, region) : first;
-	long name = fname && *fname ? first : top_name_row(t, run, straggler, where, region);
+	long reg = fname && *fname ? why_region_row(t, run, straggler, where, region) : first;
+	long name = fname && *fname ? first : why_top_name_row(t, run, straggler, where, region);
 	long lead = reg >= 0 ? reg : first;
 	double busy, idle;
 	straggler_side(res, run, straggler, &busy, &idle);
@@ -681,7 +637,7 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 		 * where even that falls short the wait is said to be more than the
 		 * named excess explains (the rank is slower throughout).
 		 */
-		double lead_ms = num(t, (size_t)lead, ce) / 1000, side_ms = side_excess(t, run, straggler, where) / 1000;
+		double lead_ms = num(t, (size_t)lead, ce) / 1000, side_ms = why_side_excess(t, run, straggler, where) / 1000;
 		int one = wmin == wmax; /* a single waiting rank */
 		if (lead_ms >= CAUSE_LEAD_SHARE * xmax)
 			buf_printf(&f->s, ", so the other rank%s wait%s for it ", one ? "" : "s", one ? "s" : "");
@@ -720,7 +676,7 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 		free(m);
 		if (num(t, r, ce) / 1000 >= CAUSE_MIN_MS && !isnan(idle_share) && idle_share >= IDLE_MIN) {
 			const char *reg2 = text(t, r, creg);
-			long k = top_name_row(t, run, straggler, "gpu", reg2);
+			long k = why_top_name_row(t, run, straggler, "gpu", reg2);
 			buf_printf(&f->s, "; its GPU also spends %.1f ms more per step in %s", num(t, r, ce) / 1000, reg2);
 			if (k >= 0 && num(t, (size_t)k, ce) / 1000 >= CAUSE_MIN_MS) {
 				buf_printf(&f->s, ", %.1f ms of it in kernel %s (%.0f calls", num(t, (size_t)k, ce) / 1000,

@@ -319,3 +319,47 @@ void why_saving_words(struct buf *b, const struct analysis_result *res, const ch
 		buf_printf(b, " (the profiler added %.1f ms per step, more than this: the straggling may be the "
 			      "profiler's own; confirm on an unprofiled run)", added / 1000);
 }
+
+/* The row of straggler_causes.csv for run, rank, where and region with an empty name (the region), or -1. */
+long why_region_row(const struct table *t, const char *run, int rank, const char *where, const char *region)
+{
+	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), creg = col(t, "region"),
+	    cn = col(t, "name");
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rr = text(t, r, crun), *w = text(t, r, cw), *g = text(t, r, creg), *n = text(t, r, cn);
+		if (rr && !strcmp(rr, run) && num(t, r, crank) == rank && w && !strcmp(w, where) && g &&
+		    !strcmp(g, region) && (!n || !*n))
+			return (long)r;
+	}
+	return -1;
+}
+
+/* The first row after region row ro with a name in the same where and region, or -1. */
+long why_top_name_row(const struct table *t, const char *run, int rank, const char *where, const char *region)
+{
+	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), creg = col(t, "region"),
+	    cn = col(t, "name");
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rr = text(t, r, crun), *w = text(t, r, cw), *g = text(t, r, creg), *n = text(t, r, cn);
+		if (rr && !strcmp(rr, run) && num(t, r, crank) == rank && w && !strcmp(w, where) && g &&
+		    !strcmp(g, region) && n && *n && strcmp(n, "(outside operators)"))
+			return (long)r;
+	}
+	return -1;
+}
+
+/* The rank's excess per step (us) summed over its region rows (no name) on one side, positive ones only. */
+double why_side_excess(const struct table *t, const char *run, int rank, const char *where)
+{
+	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), cn = col(t, "name"),
+	    ce = col(t, "excess_us_per_step");
+	double sum = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rr = text(t, r, crun), *w = text(t, r, cw), *n = text(t, r, cn);
+		double e = num(t, r, ce);
+		if (rr && !strcmp(rr, run) && num(t, r, crank) == rank && w && !strcmp(w, where) && (!n || !*n) &&
+		    e > 0)
+			sum += e;
+	}
+	return sum;
+}

@@ -29,4 +29,10 @@ const char *why_rank_mechanism(const struct analysis_result *res, const char *ru
  * step; ...)", with the profiler factor overhead it was scaled by (0: none).
  */
 void why_saving_words(struct buf *b, const struct analysis_result *res, const char *run, double saving, double overhead);
+/* straggler_causes.csv's row of run, rank, where and region with an empty name (the region's), or -1. */
+long why_region_row(const struct table *t, const char *run, int rank, const char *where, const char *region);
+/* Its first named row in that region (the largest excess; never the gap row), or -1. */
+long why_top_name_row(const struct table *t, const char *run, int rank, const char *where, const char *region);
+/* The rank's excess per step (us) summed over its region rows (no name) on one side, positive ones only. */
+double why_side_excess(const struct table *t, const char *run, int rank, const char *where);
 #endif
