@@ -382,7 +382,8 @@ static size_t rows_by_rank(const struct tx_tab *x, const char *run, struct rrow 
 	for (size_t i = 0; i < n; i++)
 		(*out)[i] = (struct rrow){tx_cell_i(x->t, rows[i], c, INT64_MIN), rows[i]};
 	free(rows);
-	qsort(*out, n, sizeof(**out), cmp_rrow);
+	if (n > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
+		qsort(*out, n, sizeof(**out), cmp_rrow);
 	return n;
 }
 

@@ -192,7 +192,8 @@ void tx_tab_open(struct tx_tab *x, const struct table *const *tables, size_t n, 
 		x->segs = xgrow(x->segs, &cap, x->nsegs + 1, sizeof(*x->segs));
 		x->segs[x->nsegs++] = (struct seg){run, r, r + 1};
 	}
-	qsort(x->segs, x->nsegs, sizeof(*x->segs), cmp_seg);
+	if (x->nsegs > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
+		qsort(x->segs, x->nsegs, sizeof(*x->segs), cmp_seg);
 }
 
 /* The rows of run in x, in the table's order: *rows (caller frees), returns their count. */

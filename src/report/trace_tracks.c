@@ -49,7 +49,8 @@ static void write_exposed(struct tx_run *x, size_t ri, const struct wrow *w, siz
 		k[i] = (struct ival){w[i].start, w[i].end};
 		maxw = w[i].end - w[i].start > maxw ? w[i].end - w[i].start : maxw;
 	}
-	qsort(k, n, sizeof(*k), cmp_ival);
+	if (n > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
+		qsort(k, n, sizeof(*k), cmp_ival);
 	struct ivset u, piece, t1, oc, t2;
 	ivset_init(&u);
 	ivset_init(&piece);
@@ -155,7 +156,8 @@ struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t 
 		op->caused += r->wait > 0 ? r->wait : 0;
 	}
 	free(rows);
-	qsort(w, *nw, sizeof(*w), cmp_wrow);
+	if (*nw > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
+		qsort(w, *nw, sizeof(*w), cmp_wrow);
 	return w;
 }
 
@@ -182,7 +184,8 @@ void tx_pair_stragglers(struct tx_run *x, const struct tx_tab *ts, struct tx_op 
 			ops[j++].strag_row = rows[i];
 	}
 	free(rows);
-	qsort(ops, nops, sizeof(*ops), cmp_op);
+	if (nops > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
+		qsort(ops, nops, sizeof(*ops), cmp_op);
 }
 
 /* The step range of step of rank r, or NULL. */

@@ -109,7 +109,8 @@ int history_explain(const struct hstate_run *a, const struct hstate_run *b, stru
 			gather_work(e, b, 1);
 		}
 		if (e->n[d] > 1)
-			qsort(e->list[d], e->n[d], sizeof(*e->list[d]), cmp_contrib);
+			if (e->n[d] > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
+				qsort(e->list[d], e->n[d], sizeof(*e->list[d]), cmp_contrib);
 	}
 	return 0;
 }

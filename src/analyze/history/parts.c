@@ -137,7 +137,8 @@ static int flush(struct pwalk *w)
 		if (!rc)
 			rc = insert(w, "idle", "", r->idle_ns / per);
 		if (r->nnames > 1)
-			qsort(r->names, r->nnames, sizeof(*r->names), cmp_pname);
+			if (r->nnames > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
+				qsort(r->names, r->nnames, sizeof(*r->names), cmp_pname);
 		struct pgroup *g = NULL;
 		size_t ng = 0, capg = 0;
 		double rest = 0;

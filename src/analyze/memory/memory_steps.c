@@ -242,7 +242,8 @@ static struct probe *make_probes(struct mstep *S, size_t ns, size_t nph, size_t 
 			pr[n++] = (struct probe){S[i].r_end_t[p], 1, &S[i].r_end[p], NULL, NULL, NULL, NULL};
 		}
 	}
-	qsort(pr, n, sizeof(*pr), cmp_probe);
+	if (n > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
+		qsort(pr, n, sizeof(*pr), cmp_probe);
 	*np = n;
 	return pr;
 }
