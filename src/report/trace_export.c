@@ -492,6 +492,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 				if ((have[k] = store_step(s, st[k], "export a run's events")) < 0)
 					goto out;
 			}
+		tx_sort_steps(r);
 		unsigned used = 0;
 		size_t w0 = wi;
 		while (wi < nw && w[wi].ri == ri)

@@ -146,7 +146,9 @@ size_t tx_rank_index(const struct tx_run *x, int rank);
 struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t *nw, struct tx_op **ops, size_t *nops);
 /* Pairs each operation with its row of stragglers.csv, then sorts them by last rank and first arrival. */
 void tx_pair_stragglers(struct tx_run *x, const struct tx_tab *ts, struct tx_op *ops, size_t nops);
-/* The range of step of rank r, or NULL. */
+/* Orders r's step ranges for tx_step_range_of; call once its events are read. */
+void tx_sort_steps(struct tx_rank *r);
+/* The range of step of rank r (binary search), or NULL. */
 const struct step_range *tx_step_range_of(const struct tx_rank *r, int64_t step);
 /* Where a rank's findings stand: the start of its first step, else its first event (ts, from the base). */
 int64_t tx_marker_ts(const struct tx_run *x, const struct tx_rank *r);

@@ -188,13 +188,40 @@ void tx_pair_stragglers(struct tx_run *x, const struct tx_tab *ts, struct tx_op 
 		qsort(ops, nops, sizeof(*ops), cmp_op);
 }
 
-/* The step range of step of rank r, or NULL. */
+static int cmp_step_range(const void *a, const void *b)
+{
+	const struct step_range *x = a, *y = b;
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+/* Orders rank r's step ranges by step, then start, for tx_step_range_of. */
+void tx_sort_steps(struct tx_rank *r)
+{
+	if (r->nsteps > 1) /* qsort's array may be NULL when empty */
+		qsort(r->steps, r->nsteps, sizeof(*r->steps), cmp_step_range);
+}
+
+/*
+ * The step range of step of rank r (the earliest-starting one where a step
+ * number repeats), or NULL. Binary search over the ranges tx_sort_steps
+ * ordered: a lookup per critical-path row and per finding, so a linear scan
+ * was quadratic in the steps (200,000 bare steps: minutes).
+ */
 const struct step_range *tx_step_range_of(const struct tx_rank *r, int64_t step)
 {
-	for (size_t i = 0; i < r->nsteps; i++)
-		if (r->steps[i].step == step)
-			return &r->steps[i];
-	return NULL;
+	size_t lo = 0, hi = r->nsteps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->steps[mid].step < step)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nsteps && r->steps[lo].step == step ? &r->steps[lo] : NULL;
 }
 
 /* Where a rank's findings stand: the start of its first step, else its first event (reference clock, from base). */
