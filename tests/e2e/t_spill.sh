@@ -15,7 +15,12 @@
 #   (printed; asserted only for a build without sanitizers, whose memory
 #   is not the program's); the steps under `ulimit -t`, which stops only a
 #   quadratic return (findings searched the partial steps linearly: 57 s
-#   of CPU, now about 7).
+#   of CPU, now about 7; the trace export looked up each step's range
+#   linearly: 22.5 s of CPU, 7.2 s with the binary search; the history
+#   grew its per-step arrays one row at a time, which ASan's realloc
+#   copies every time: the sanitizer build took more than its 600 s
+#   (480 s of it in the kernel, 3 GB peak), which CI's sanitizer run hit
+#   as a kill by signal with nothing on stderr; now 30 s and 634 MB).
 . "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 mkdir -p "$T/tmp"
@@ -69,7 +74,8 @@ within "256 thin ranks" "$(ls -l "$T/r256/run" | awk '$5 > m { m = $5 } END { pr
 python3 tests/data/make_many_steps.py 200000 "$T/bare.json" --bare
 cpu=60; [ $sanitized = 1 ] && cpu=600
 /usr/bin/time -f '%M %U' -o "$T/rss" bash -c 'ulimit -t '$cpu'; exec "$0" build -q "$1" -o "$2"' "$PERFSTUDY" \
-	"$T/bare.json" "$T/bare" 2> "$T/err" && ok || bad "200,000 bare steps: $(head -c 300 "$T/err")"
+	"$T/bare.json" "$T/bare" 2> "$T/err" && ok ||
+	bad "200,000 bare steps: $(head -c 300 "$T/err") $(grep -v '^[0-9]' "$T/rss" | head -2)" # time's "terminated by signal"
 within "200,000 bare steps" "$(stat -c %s "$T/bare.json")"
 n=$(($(wc -l < "$T/bare/default/data/steps.csv") - 1))
 [ "$n" -eq 200000 ] && ok || bad "200,000 bare steps: steps.csv has $n rows"

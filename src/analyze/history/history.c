@@ -170,11 +170,11 @@ static int add_step(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 		return -1;
 	}
 	if (!strcmp(col_text(q, 1), "log")) {
-		r->log = xrealloc(r->log, (r->nlog + 1) * sizeof(*r->log));
+		r->log = xgrow(r->log, &r->cap_log, r->nlog + 1, sizeof(*r->log));
 		r->log[r->nlog++] = store_column_int64(q, 2);
 		return 0;
 	}
-	r->steps = xrealloc(r->steps, (r->nsteps + 1) * sizeof(*r->steps));
+	r->steps = xgrow(r->steps, &r->cap_steps, r->nsteps + 1, sizeof(*r->steps));
 	r->steps[r->nsteps++] = store_column_int64(q, 2);
 	return 0;
 }
@@ -189,9 +189,13 @@ static int add_part(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 			   col_text(q, 1), col_text(q, 2), type == SQLITE_BLOB ? "(a blob)" : col_text(q, 3));
 		return -1;
 	}
-	r->part_kinds = xrealloc(r->part_kinds, (r->nparts + 1) * sizeof(*r->part_kinds));
-	r->part_names = xrealloc(r->part_names, (r->nparts + 1) * sizeof(*r->part_names));
-	r->part_values = xrealloc(r->part_values, (r->nparts + 1) * sizeof(*r->part_values));
+	/* grown by doubling: one row more each time copied the arrays per row (quadratic under ASan's realloc) */
+	if (r->nparts == r->cap_parts) {
+		r->cap_parts = r->cap_parts ? 2 * r->cap_parts : 16;
+		r->part_kinds = xrealloc(r->part_kinds, r->cap_parts * sizeof(*r->part_kinds));
+		r->part_names = xrealloc(r->part_names, r->cap_parts * sizeof(*r->part_names));
+		r->part_values = xrealloc(r->part_values, r->cap_parts * sizeof(*r->part_values));
+	}
 	r->part_kinds[r->nparts] = xstrdup(col_text(q, 1));
 	r->part_names[r->nparts] = xstrdup(col_text(q, 2));
 	r->part_values[r->nparts++] = v;

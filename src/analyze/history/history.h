@@ -82,11 +82,11 @@ struct hstate_run {
 	size_t nnumbers;
 	char **metrics;
 	double *values;
-	size_t nsteps;
+	size_t nsteps, cap_steps;
 	int64_t *steps; /* one per profiled step, the slowest rank's */
-	size_t nlog;
+	size_t nlog, cap_log;
 	int64_t *log;   /* the unprofiled iterations of its training log */
-	size_t nparts;  /* history_parts rows (parts.c): 0 for a build written before them */
+	size_t nparts, cap_parts; /* history_parts rows (parts.c): 0 for a build written before them */
 	char **part_kinds, **part_names;
 	double *part_values;
 };

@@ -54,10 +54,11 @@ double history_min_effect(const struct history_limits *lim)
 static int64_t *part_samples(const struct hstate_run *r, const char *kind, size_t *n)
 {
 	int64_t *v = NULL;
+	size_t cap = 0;
 	*n = 0;
 	for (size_t i = 0; i < r->nparts; i++)
 		if (!strcmp(r->part_kinds[i], kind)) {
-			v = xrealloc(v, (*n + 1) * sizeof(*v));
+			v = xgrow(v, &cap, *n + 1, sizeof(*v));
 			v[(*n)++] = llround(r->part_values[i] * 1e9);
 		}
 	return v;
