@@ -1,5 +1,5 @@
 {{%AUTOESCAPE context="HTML"}}
-{{! experiment.tpl: one experiment's page: runs, figures, tables, Methods, Provenance. }}
+{{! experiment.tpl: one experiment's page: what to fix first, key numbers, findings (folded), runs, figures, tables, Methods, Provenance. }}
 {{! AUTOESCAPE above makes ctemplate escape every value for the context it lands in; }}
 {{! <pre> blocks use :pre_escape, which escapes like :h but keeps line breaks. }}
 {{! The runs table and the other tables share the same markup; keep the two in step. }}
@@ -23,6 +23,25 @@
 {{#DESCRIPTION}}
 <p class="lead">{{TEXT}}</p>
 {{/DESCRIPTION}}
+{{#FIX}}
+<section id="fix" class="fix" aria-labelledby="fix-h">
+<h2 id="fix-h">What to fix first</h2>
+{{#FIX_LINES}}
+<ol class="fix-list">
+{{#LINE}}
+<li><a href="#{{ANCHOR}}"><span class="run">{{RUN}}</span>{{#RANK}} &middot; rank {{N}}{{/RANK}} &middot; {{WHAT}} &middot; <strong>saves {{SAVING}}/step</strong></a></li>
+{{/LINE}}
+</ol>
+{{#MORE}}
+<p class="more"><a href="#findings">and {{N}} more</a></p>
+{{/MORE}}
+<p class="meta">One line per cause (a straggler's waiting and cause findings are one), largest saving first across the runs: how much shorter each training step would be with that cause fixed (findings.csv <code>saving_us_per_step</code>); each links to its finding below, with the evidence and the fix to try.</p>
+{{/FIX_LINES}}
+{{#FIX_NONE}}
+<p class="fix-none">No cause worth fixing found: no finding states what fixing it would save (a saving is stated for a rank the others wait for at their collectives, where it exceeds the run's noise; Methods: <code>findings.csv</code>).</p>
+{{/FIX_NONE}}
+</section>
+{{/FIX}}
 {{#CHANGES}}
 <section class="changes" aria-label="Since the build before">
 <h2>Since the build before</h2>
@@ -41,6 +60,12 @@
 <div><dt>Classification</dt><dd>{{CLASSIFICATION}}</dd></div>
 </dl>
 <nav class="toc" aria-label="Contents">
+{{#FIX}}
+<a href="#fix">What to fix first</a>
+{{/FIX}}
+{{#KEY}}
+<a href="#key">Key numbers</a>
+{{/KEY}}
 {{#FINDINGS}}
 <a href="#findings">Findings</a>
 {{/FINDINGS}}
@@ -55,17 +80,39 @@
 <a href="#provenance">Provenance</a>
 </nav>
 
+{{#KEY}}
+<section id="key" class="key">
+<h2>Key numbers</h2>
+<div class="table-wrap">
+<table class="data keynums">
+<thead>
+<tr><th scope="col" class="text">Run</th>{{#KLOG}}<th scope="col" class="num">Step, training log <span class="unit">(unprofiled, median)</span></th>{{/KLOG}}{{#KTRACE}}<th scope="col" class="num">Step, trace <span class="unit">(profiled, median)</span></th>{{/KTRACE}}{{#KSPEEDUP}}<th scope="col" class="num">Speedup <span class="unit">(vs baseline)</span></th>{{/KSPEEDUP}}<th scope="col" class="text">Top cause</th></tr>
+</thead>
+<tbody>
+{{#KROW}}
+<tr><td class="text">{{RUN}}</td>{{#KLOG}}<td class="num">{{#VAL}}{{MS}} <span class="n{{#FEW}} few{{/FEW}}">{{#FEW}}only {{/FEW}}{{N}} iteration{{#PLURAL}}s{{/PLURAL}}</span>{{/VAL}}{{#NONE}}<span class="n">no log</span>{{/NONE}}</td>{{/KLOG}}{{#KTRACE}}<td class="num">{{#VAL}}{{MS}} <span class="n{{#FEW}} few{{/FEW}}">{{#FEW}}only {{/FEW}}{{N}} step{{#PLURAL}}s{{/PLURAL}}</span>{{/VAL}}{{#NONE}}<span class="n">no trace</span>{{/NONE}}</td>{{/KTRACE}}{{#KSPEEDUP}}<td class="num">{{#VAL}}{{X}} <span class="n">vs {{BASELINE}}{{#EFF}}, {{TEXT}}{{/EFF}}; {{SOURCE}}</span>{{/VAL}}{{#BASE}}<span class="n">baseline</span>{{/BASE}}{{#NONE}}<span class="n">&ndash;</span>{{/NONE}}</td>{{/KSPEEDUP}}<td class="text">{{#CAUSE}}<a href="#{{ANCHOR}}">{{#RANK}}rank {{N}}: {{/RANK}}{{WHAT}}, saves {{SAVING}}/step</a>{{/CAUSE}}{{#CAUSE_NONE}}<span class="n">none found</span>{{/CAUSE_NONE}}</td></tr>
+{{/KROW}}
+</tbody>
+</table>
+</div>
+<p class="meta">Sources: {{#KLOG}}the training log's unprofiled iterations, their median (profiler_overhead.csv <code>unprofiled_median_us</code>); {{/KLOG}}{{#KTRACE}}the trace's profiled steps, their median, each step its slowest rank's (step_stats.csv <code>median_us</code>); {{/KTRACE}}{{#KSPEEDUP}}the speedup over the run's baseline in throughput, from the training logs where both runs have one, else from the profiled steps, as said in each cell (scaling.csv <code>log_speedup</code>, <code>speedup</code>), with its efficiency against the ratio of GPUs; {{/KSPEEDUP}}the top cause, the run's first line of What to fix first. A number from fewer than 5 samples says &ldquo;only&rdquo; before its count.</p>
+{{#KFIG}}
+<figure class="timeline" id="key-{{FIG_NAME}}">
+<a href="figures/{{FIG_NAME}}.svg"><img src="figures/{{FIG_NAME}}.svg" alt="{{FIG_CAPTION}}"></a>
+<figcaption><span class="fig-no">{{RUN}}.</span> {{FIG_CAPTION}} <a href="#figure-{{FIG_NAME}}">Figure {{FIG_NUMBER}}</a></figcaption>
+</figure>
+{{/KFIG}}
+</section>
+{{/KEY}}
 {{#FINDINGS}}
 <section id="findings" class="findings">
 <h2>Findings</h2>
-<p class="meta">Generated from the tables below by fixed rules (Methods: <code>findings.csv</code>); each links to its evidence.</p>
+<p class="meta">Generated from the tables below by fixed rules (Methods: <code>findings.csv</code>); each folded to its first clause: open it for the whole statement, the link to its evidence and the rule that made it.</p>
 {{#FRUN}}
 <h3>{{RUN}}</h3>
-<ul>
 {{#FINDING}}
-<li>{{TEXT}} <a class="evidence" href="#{{EVIDENCE}}">evidence</a>{{#TRACE}} <a class="evidence trace" href="{{FILE}}" download>merged trace</a>{{/TRACE}} <span class="rule">rule: {{RULE}}</span></li>
+<details class="finding"><summary>{{SUMMARY}}{{#SAVES}} <span class="saves">saves {{SAVING}}/step</span>{{/SAVES}}</summary><p id="{{ANCHOR}}">{{TEXT}} <a class="evidence" href="#{{EVIDENCE}}">evidence</a>{{#TRACE}} <a class="evidence trace" href="{{FILE}}" download>merged trace</a>{{/TRACE}}</p><p class="rule">rule: {{RULE}}</p></details>
 {{/FINDING}}
-</ul>
 {{/FRUN}}
 <p class="meta"><a class="download" href="data/findings.csv" download>CSV</a></p>
 </section>

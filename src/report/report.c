@@ -21,6 +21,7 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 #include "report/embedded.h"
+#include "report/report_top.h"
 #include "report/tmpl.h"
 #include "report/trace_export.h"
 
@@ -266,72 +267,6 @@ static void set_table(struct tmpl_dict *sec, const struct table *t, size_t max_r
 	buf_release(&v);
 }
 
-/*
- * The findings (findings.c): each statement with a link to the table or
- * figure that carries its evidence (the anchor "table-<name>" or
- * "figure-<name>" the page gives it) and the rule that made it.
- */
-/* qsort order of merged traces by run. */
-static int cmp_trace_run(const void *pa, const void *pb)
-{
-	const struct report_trace *a = *(const struct report_trace *const *)pa, *b = *(const struct report_trace *const *)pb;
-	return strcmp(a->run, b->run);
-}
-
-/*
- * The merged trace of run among e's sorted by run (by_run, n of them), when
- * it holds several ranks: a finding of that run that names a rank is a
- * cross-rank finding and links it. NULL otherwise.
- */
-static const struct report_trace *multi_rank_trace(const struct report_trace *const *by_run, size_t n, const char *run)
-{
-	struct report_trace key = {.run = (char *)run};
-	const struct report_trace *kp = &key;
-	const struct report_trace *const *hit = n ? bsearch(&kp, by_run, n, sizeof(*by_run), cmp_trace_run) : NULL;
-	return hit && (*hit)->ranks > 1 ? *hit : NULL;
-}
-
-static void set_findings(struct tmpl_dict *d, const struct table *t, const struct report_experiment *e)
-{
-	int crun = table_col_index(t, "run"), cf = table_col_index(t, "finding"),
-	    ce = table_col_index(t, "evidence"), cr = table_col_index(t, "rule"), crank = table_col_index(t, "rank");
-	if (crun < 0 || cf < 0 || ce < 0 || cr < 0 || !t->nrows)
-		return;
-	struct tmpl_dict *sec = tmpl_add_section(d, "FINDINGS"), *run = NULL;
-	const struct report_trace **by_run = xcalloc(e->ntraces + 1, sizeof(*by_run));
-	for (size_t i = 0; i < e->ntraces; i++)
-		by_run[i] = &e->traces[i];
-	qsort(by_run, e->ntraces, sizeof(*by_run), cmp_trace_run);
-	struct buf v, prev;
-	buf_init(&v);
-	buf_init(&prev);
-	for (size_t r = 0; r < t->nrows; r++) {
-		/* one list per run, in the table's (the manifest's) order */
-		buf_reset(&v);
-		table_format_cell(t, r, (size_t)crun, &v);
-		if (!run || strcmp(v.data, prev.data)) {
-			run = tmpl_add_section(sec, "FRUN");
-			tmpl_set(run, "RUN", v.data);
-			buf_reset(&prev);
-			buf_adds(&prev, v.data);
-		}
-		struct tmpl_dict *f = tmpl_add_section(run, "FINDING");
-		const int cols[] = {cf, ce, cr};
-		const char *keys[] = {"TEXT", "EVIDENCE", "RULE"};
-		for (int k = 0; k < 3; k++) {
-			buf_reset(&v);
-			table_format_cell(t, r, (size_t)cols[k], &v);
-			tmpl_set(f, keys[k], v.data);
-		}
-		const struct report_trace *tr = multi_rank_trace(by_run, e->ntraces, prev.data);
-		if (tr && crank >= 0 && !table_cell(t, r, (size_t)crank)->null)
-			tmpl_set(tmpl_add_section(f, "TRACE"), "FILE", tr->file);
-	}
-	free(by_run);
-	buf_release(&v);
-	buf_release(&prev);
-}
-
 /* The change table (history.c's changes.csv) of e, or NULL on a first build. */
 static const struct table *changes_of(const struct report_experiment *e)
 {
@@ -528,13 +463,12 @@ static void set_experiment(struct tmpl_dict *d, const struct report_experiment *
 	if (e->nfigures)
 		tmpl_show_section(d, "FIGURES");
 
-	/* findings.csv is shown as the list at the top of the page, not as a table. */
+	/* findings.csv is shown at the top of the page (report_top.c), not as a table. */
+	report_top(d, e);
 	size_t nshown = 0;
 	for (size_t i = 0; i < e->ntables; i++) {
-		if (!strcmp(e->tables[i]->name, "findings")) {
-			set_findings(d, e->tables[i], e);
+		if (!strcmp(e->tables[i]->name, "findings"))
 			continue;
-		}
 		set_table(tmpl_add_section(d, "TABLE"), e->tables[i], PAGE_ROWS);
 		nshown++;
 	}

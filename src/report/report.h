@@ -8,7 +8,8 @@
  * CSS in assets/:
  *   <site>/index.html                 every experiment, linking to its page
  *   <site>/assets/style.css
- *   <site>/<id>/index.html            run table, figures with captions, tables, Methods, Provenance
+ *   <site>/<id>/index.html            what to fix first, key numbers, findings (report_top.c),
+ *                                     run table, figures with captions, tables, Methods, Provenance
  *   <site>/<id>/data/<table>.csv      every table, one CSV each
  * Every string that came from an input is escaped (HTML by the template
  * engine, CSV by csv_write_table). The report owns nothing it is given.

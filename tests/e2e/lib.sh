@@ -60,6 +60,21 @@ unpacked() {
 	echo "$dst"
 }
 
+# planted_study E FILE RUN...: writes to FILE the manifest (id why) of the
+# named planted-cause runs of experiments/h200x4 unpacked in E (`unpacked`),
+# 4 GPUs each, with each run's rank-0 training log.
+planted_study() {
+	local e=$1 out=$2 r
+	shift 2
+	{
+		printf 'version: 1\nid: why\ntitle: planted causes\nruns:\n'
+		for r in "$@"; do
+			printf '  - id: %s\n    gpus: 4\n    traces: %s/%s/rank*.pt.trace.json.gz\n    inputs: %s/%s/rank0.log\n' \
+				"$r" "$e" "$r" "$e" "$r"
+		done
+	} >"$out"
+}
+
 finish() {
 	echo "$(basename "$0" .sh): $pass passed, $failn failed, $skip skipped"
 	[ $failn -eq 0 ]

@@ -19,13 +19,7 @@ if [ ! -f "$E/ddp-clean/rank0.pt.trace.json.gz" ]; then
 	exit $?
 fi
 RUNS="ddp-clean ddp-uneven ddp-pageable ddp-sync ddp-sleep ddp-extra"
-{
-	printf 'version: 1\nid: why\ntitle: planted causes\nruns:\n'
-	for r in $RUNS; do
-		printf '  - id: %s\n    gpus: 4\n    traces: %s/%s/rank*.pt.trace.json.gz\n    inputs: %s/%s/rank0.log\n' \
-			"$r" "$E" "$r" "$E" "$r"
-	done
-} >"$T/study.yaml"
+planted_study "$E" "$T/study.yaml" $RUNS
 $PERFSTUDY build -q "$T/study.yaml" -o "$T/o" 2>"$T/err" && ok || bad "build: $(cat "$T/err")"
 D=$T/o/why/data
 

@@ -579,6 +579,169 @@ out:
 	fixture_release(&fx);
 }
 
+/*
+ * The top of the page (report_top.c): "What to fix first" from findings.csv's
+ * savings (a straggler's waiting and cause findings one line, linking to the
+ * cause; 8 lines, then "and N more"), each run's key numbers with their
+ * sample counts, the timeline figure only where one exists, the findings
+ * folded with the anchors the lines link to, and every input string
+ * escaped. Then an experiment whose findings state no saving.
+ */
+static void test_top(void)
+{
+	struct table *runs = table_new("runs", "Runs", "run:text");
+	struct table *f = table_new("findings", "Findings",
+				    "run:text,rank:int,finding:text,value:real,evidence:text,rule:text,saving_us_per_step:us");
+	struct table *sc = table_new("straggler_causes", "Causes",
+				     "run:text,rank:int,where:text,region:text,name:text,excess_us_per_step:us,mechanism:text");
+	struct table *ss = table_new("step_stats", "Steps", "run:text,ranks:int,steps:int,median_us:us");
+	struct table *po = table_new("profiler_overhead", "Overhead", "run:text,unprofiled:int,unprofiled_median_us:us");
+	struct table *sp = table_new("scaling", "Scaling",
+				     "run:text,gpus:int,baseline:text,speedup:real,efficiency:real,log_speedup:real,log_efficiency:real");
+	char name[64];
+	size_t r;
+	/* r0 .. r9, r0 named like markup; each rank 1 a straggler saving 10 - i ms */
+	for (int i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), i ? "r%d" : "r<i>0</i>", i);
+		table_set_text(runs, table_add_row(runs), 0, name);
+		const char *ev[] = {"table-collective_waits", "table-straggler_causes"};
+		for (int k = 0; k < 2; k++) {
+			r = table_add_row(f);
+			table_set_text(f, r, 0, name);
+			table_set_int(f, r, 1, 1);
+			char *text = xasprintf("%s rank 1: fixing it would shorten the step by about %d.0 ms per step (50 %% "
+					       "of <b>it</b>); why: more", name, 10 - i);
+			table_set_text(f, r, 2, text);
+			free(text);
+			table_set_real(f, r, 3, 0.5);
+			table_set_text(f, r, 4, ev[k]);
+			table_set_text(f, r, 5, k ? "cause: the <first> row" : "waiting: per rank");
+			table_set_ns(f, r, 6, (int64_t)(10 - i) * 1000000);
+		}
+		r = table_add_row(sc);
+		table_set_text(sc, r, 0, name);
+		table_set_int(sc, r, 1, 1);
+		table_set_text(sc, r, 2, "host");
+		table_set_text(sc, r, 3, "forward");
+		table_set_ns(sc, r, 5, 5000000);
+		table_set_text(sc, r, 6, i ? "copy" : "host_sync");
+		r = table_add_row(sc);
+		table_set_text(sc, r, 0, name);
+		table_set_int(sc, r, 1, 1);
+		table_set_text(sc, r, 2, "host");
+		table_set_text(sc, r, 3, "forward");
+		table_set_text(sc, r, 4, "<script>alert(7)</script>");
+		table_set_ns(sc, r, 5, 4000000);
+		table_set_text(sc, r, 6, "host_sync");
+		r = table_add_row(ss);
+		table_set_text(ss, r, 0, name);
+		table_set_int(ss, r, 1, 2);
+		table_set_int(ss, r, 2, i ? 3 : 7);
+		table_set_ns(ss, r, 3, 45678901);
+		r = table_add_row(po);
+		table_set_text(po, r, 0, name);
+		table_set_int(po, r, 1, 23);
+		table_set_ns(po, r, 2, 33700000);
+		r = table_add_row(sp);
+		table_set_text(sp, r, 0, name);
+		table_set_int(sp, r, 1, i ? 4 : 1);
+		table_set_text(sp, r, 2, "r<i>0</i>");
+		table_set_real(sp, r, 3, i ? 3.1 : 1);
+		table_set_real(sp, r, 4, i ? 0.78 : 1);
+		if (i > 1) {
+			table_set_real(sp, r, 5, 3.5);
+			table_set_real(sp, r, 6, 0.88);
+		}
+	}
+	/* a finding without a saving */
+	r = table_add_row(f);
+	table_set_text(f, r, 0, "r1");
+	table_set_text(f, r, 2, "r1 is host-bound: its GPU idles (long); more");
+	table_set_text(f, r, 4, "table-gpu_idle");
+	table_set_text(f, r, 5, "host-bound: x");
+	const struct table *tables[] = {f, sc, ss, po, sp};
+	static const struct report_figure figs[] = {{"step_timeline_r2", "One step <b>of</b> r2."}, {"other", "x"}};
+	struct report_experiment e = {.id = "top", .title = "Top", .classification = "h200", .runs = runs,
+				      .ntables = 5, .tables = tables, .nfigures = 2, .figures = figs, .methods_rules = ""};
+	char tmpl_d[] = "/tmp/test_report_t_XXXXXX";
+	char *d = mkdtemp(tmpl_d);
+	CHECK(d != NULL);
+	if (!d)
+		goto out;
+	CHECK_INT(report_write_experiment(d, &e), 0);
+	char *path = xasprintf("%s/top/index.html", d);
+	char *page = slurp(path, NULL);
+	CHECK(page != NULL);
+	if (page) {
+		CHECK(strstr(page, "<script>alert") == NULL);
+		CHECK(strstr(page, "<i>0") == NULL);
+		CHECK(strstr(page, "<b>it") == NULL);
+		/* the first line: markup escaped, the synchronising call named, linking to the cause finding (row 2) */
+		CHECK(strstr(page, "<li><a href=\"#finding-2\"><span class=\"run\">r&lt;i&gt;0&lt;/i&gt;</span> &middot; rank 1 "
+				   "&middot; host synchronisation (&lt;script&gt;alert(7)&lt;/script&gt;) &middot; "
+				   "<strong>saves 10.0 ms/step</strong></a></li>") != NULL);
+		CHECK(strstr(page, "<li><a href=\"#finding-16\"><span class=\"run\">r7</span> &middot; rank 1 &middot; "
+				   "copies &middot; <strong>saves 3.0 ms/step</strong></a></li>") != NULL);
+		CHECK(strstr(page, "#finding-18\"><span") == NULL); /* the 9th cause: counted, not listed */
+		CHECK(strstr(page, "<p class=\"more\"><a href=\"#findings\">and 2 more</a></p>") != NULL);
+		CHECK_INT(count(page, "<details class=\"finding\">"), 21);
+		CHECK(strstr(page, "<details class=\"finding\" open") == NULL);
+		CHECK(strstr(page, "<p id=\"finding-21\">r1 is host-bound") != NULL);
+		/* summaries: the first clause; the line's cause added to the finding it links to */
+		CHECK(strstr(page, "<summary>r1 rank 1: fixing it would shorten the step by about 9.0 ms per step; why: "
+				   "copies</summary>") != NULL);
+		CHECK(strstr(page, "<summary>r1 rank 1: fixing it would shorten the step by about 9.0 ms per step</summary>") !=
+		      NULL);
+		CHECK(strstr(page, "<summary>r1 is host-bound: its GPU idles</summary>") != NULL);
+		/* key numbers: counts, "only" under 5, the source of the speedup, the baseline */
+		CHECK(strstr(page, "<td class=\"num\">33.7 ms <span class=\"n\">23 iterations</span></td><td class=\"num\">"
+				   "45.7 ms <span class=\"n\">7 steps</span></td><td class=\"num\"><span class=\"n\">baseline"
+				   "</span></td>") != NULL);
+		CHECK(strstr(page, "45.7 ms <span class=\"n few\">only 3 steps</span></td><td class=\"num\">3.10x <span "
+				   "class=\"n\">vs r&lt;i&gt;0&lt;/i&gt;, 78 % of 4x; profiled steps</span>") != NULL);
+		CHECK(strstr(page, "3.50x <span class=\"n\">vs r&lt;i&gt;0&lt;/i&gt;, 88 % of 4x; training logs</span>") != NULL);
+		CHECK(strstr(page, "<a href=\"#finding-4\">rank 1: copies, saves 9.0 ms/step</a>") != NULL);
+		/* the timeline figure: r2's, in the key numbers, and no other */
+		CHECK_INT(count(page, "<figure class=\"timeline\""), 1);
+		CHECK(strstr(page, "<figure class=\"timeline\" id=\"key-step_timeline_r2\">") != NULL);
+		CHECK(strstr(page, "One step &lt;b&gt;of&lt;/b&gt; r2.") != NULL);
+	}
+	free(page);
+	/* no saving: one line says so; no key numbers without a step or log */
+	struct table *g = table_new("findings", "Findings", "run:text,rank:int,finding:text,value:real,evidence:text,rule:text,"
+								 "saving_us_per_step:us");
+	r = table_add_row(g);
+	table_set_text(g, r, 0, "r1");
+	table_set_text(g, r, 2, "r1 trains at 2x");
+	table_set_text(g, r, 4, "table-scaling");
+	table_set_text(g, r, 5, "scaling: x");
+	const struct table *only[] = {g};
+	struct report_experiment q = {.id = "quiet", .title = "Quiet", .classification = "h200", .runs = runs,
+				      .ntables = 1, .tables = only, .methods_rules = ""};
+	CHECK_INT(report_write_experiment(d, &q), 0);
+	char *qpath = xasprintf("%s/quiet/index.html", d);
+	char *qpage = slurp(qpath, NULL);
+	CHECK(qpage != NULL);
+	if (qpage) {
+		CHECK(strstr(qpage, "<p class=\"fix-none\">No cause worth fixing found: ") != NULL);
+		CHECK(strstr(qpage, "<ol class=\"fix-list\">") == NULL);
+		CHECK(strstr(qpage, "id=\"key\"") == NULL);
+		CHECK(strstr(qpage, "<summary>r1 trains at 2x</summary>") != NULL);
+	}
+	free(qpage);
+	free(qpath);
+	table_free(g);
+	free(path);
+	remove_tree(d);
+out:
+	table_free(runs);
+	table_free(f);
+	table_free(sc);
+	table_free(ss);
+	table_free(po);
+	table_free(sp);
+}
+
 static void test_errors(void)
 {
 	/* A site under a regular file cannot be made: -1, a system error, no crash. */
@@ -626,6 +789,7 @@ int main(int argc, char **argv)
 	test_csv_write_error();
 	test_tmpl();
 	test_site();
+	test_top();
 	test_errors();
 	if (argc > 1) {
 		/* Leave the example site for a look in a browser. */

@@ -1,0 +1,563 @@
+/*
+ * report_top.c: the top of an experiment's page (report_top.h), a page read
+ * in a minute: first what to fix, ranked by what fixing it saves per step
+ * (findings.csv saving_us_per_step, already in that order); then each run's
+ * key numbers, with the source and sample count of each, and its timeline
+ * figure where one was drawn; then the findings themselves, each folded to
+ * its first clause, the full statement, its evidence and its rule inside.
+ *
+ * Everything here is read from the tables the analyses made; nothing is
+ * computed anew but the choice of words. The lines are plain text set into
+ * the dictionary, escaped by the template.
+ */
+#include "report/report_top.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/xalloc.h"
+
+/* At most this many lines under "What to fix first"; the rest are counted ("and N more"). */
+#define FIX_LINES 8
+/* A number resting on fewer samples than this says how many. */
+#define FEW_SAMPLES 5
+/* A finding's summary (its first clause) longer than this many bytes is cut at a space. */
+#define SUMMARY_MAX 160
+/* The figure of a run's step across its ranks (drawn by its own analysis; absent before it). */
+#define TIMELINE_FIGURE "step_timeline_"
+
+/* e's table named name, or NULL. */
+static const struct table *table_of(const struct report_experiment *e, const char *name)
+{
+	for (size_t i = 0; i < e->ntables; i++)
+		if (!strcmp(e->tables[i]->name, name))
+			return e->tables[i];
+	return NULL;
+}
+
+/* The text of cell (r, c), or NULL when the column is missing, the cell empty or not text. */
+static const char *text_at(const struct table *t, size_t r, int c)
+{
+	if (!t || c < 0 || t->cols[c].type != COL_TEXT)
+		return NULL;
+	const struct cell *x = table_cell(t, r, (size_t)c);
+	return x->null ? NULL : x->v.text;
+}
+
+/* Cell (r, c) as a number (us cells in us), or NAN when missing or empty. */
+static double num_at(const struct table *t, size_t r, int c)
+{
+	if (!t || c < 0)
+		return NAN;
+	const struct cell *x = table_cell(t, r, (size_t)c);
+	if (x->null)
+		return NAN;
+	switch (t->cols[c].type) {
+	case COL_US:
+		return (double)x->v.i / 1000;
+	case COL_INT:
+		return (double)x->v.i;
+	case COL_FRAC:
+	case COL_REAL:
+		return x->v.f;
+	default:
+		return NAN;
+	}
+}
+
+/* The first row of t whose column "run" is run, or -1. */
+static long run_row(const struct table *t, const char *run)
+{
+	int c = t ? table_col_index(t, "run") : -1;
+	for (size_t r = 0; c >= 0 && r < t->nrows; r++) {
+		const char *v = text_at(t, r, c);
+		if (v && !strcmp(v, run))
+			return (long)r;
+	}
+	return -1;
+}
+
+/* A time in us as the findings say it: "39.3 ms", "850 µs". */
+static void time_words(struct buf *b, double us)
+{
+	if (us >= 1000)
+		buf_printf(b, "%.1f ms", us / 1000);
+	else
+		buf_printf(b, "%.0f µs", us);
+}
+
+/* The anchor of findings.csv's row r: the list and the key numbers link to it. */
+static void finding_anchor(struct buf *b, size_t r)
+{
+	buf_printf(b, "finding-%zu", r + 1);
+}
+
+/*
+ * straggler_causes.csv's mechanism words, short: the finding says them in
+ * full with the numbers and the fix. A word not listed is shown as it is.
+ */
+static const struct {
+	const char *word, *words;
+} mechanism_words[] = {
+	{"pageable_copy", "pageable-memory copy"},
+	{"copy", "copies"},
+	{"host_sync", "host synchronisation"},
+	{"host_outside_ops", "host time outside any operator"},
+	{"uneven_data", "uneven data across ranks"},
+	{"slower_gpu", "slower GPU"},
+	{"extra_work", "extra work no other rank runs"},
+	{"more_calls", "more calls than the other ranks"},
+	{"different_kernel", "a different kernel"},
+	{"slower_kernels", "slower GPU work throughout"},
+	{"slower_host", "slower host work throughout"},
+};
+
+/*
+ * Of straggler_causes.csv's rows of run and rank, the one with the largest
+ * excess among those with an empty name (region == 1) or with a name and
+ * mechanism mech (region == 0); -1 when none. The rank's mechanism is its
+ * region rows' (straggler_causes.c); a named row shows what it is.
+ */
+static long cause_row(const struct table *t, const char *run, long rank, int region, const char *mech)
+{
+	int crun = table_col_index(t, "run"), crank = table_col_index(t, "rank"), cn = table_col_index(t, "name"),
+	    cm = table_col_index(t, "mechanism"), ce = table_col_index(t, "excess_us_per_step");
+	long best = -1;
+	double top = 0;
+	for (size_t r = 0; crun >= 0 && crank >= 0 && cn >= 0 && cm >= 0 && ce >= 0 && r < t->nrows; r++) {
+		const char *rr = text_at(t, r, crun), *n = text_at(t, r, cn), *m = text_at(t, r, cm);
+		int named = n && *n;
+		if (!rr || strcmp(rr, run) || num_at(t, r, crank) != (double)rank || named == region || !m ||
+		    (mech && strcmp(m, mech)))
+			continue;
+		double x = num_at(t, r, ce);
+		if (best < 0 || x > top) {
+			best = (long)r;
+			top = x;
+		}
+	}
+	return best;
+}
+
+/*
+ * What fixing a finding of run (and rank, -1 none) is about, in a few words:
+ * the rank's mechanism (straggler_causes.csv) where it has one, else, for a
+ * rank the others wait for, its lateness; else the rule's name (the rule
+ * text up to its first ':'). Appended to b.
+ */
+static void fix_words(struct buf *b, const struct report_experiment *e, const char *run, long rank, const char *rule)
+{
+	const struct table *t = table_of(e, "straggler_causes");
+	long r = t && rank >= 0 ? cause_row(t, run, rank, 1, NULL) : -1;
+	const char *mech = r >= 0 ? text_at(t, (size_t)r, table_col_index(t, "mechanism")) : NULL;
+	if (mech) {
+		const char *words = NULL;
+		for (size_t i = 0; i < sizeof(mechanism_words) / sizeof(mechanism_words[0]) && !words; i++)
+			if (!strcmp(mechanism_words[i].word, mech))
+				words = mechanism_words[i].words;
+		long x = cause_row(t, run, rank, 0, mech);
+		const char *name = x >= 0 ? text_at(t, (size_t)x, table_col_index(t, "name")) : NULL;
+		/* the copy's direction, and the synchronising call, where the row names them */
+		if (!strcmp(mech, "pageable_copy") && name && strstr(name, "HtoD"))
+			buf_adds(b, "pageable host-to-device copy");
+		else if (!strcmp(mech, "pageable_copy") && name && strstr(name, "DtoH"))
+			buf_adds(b, "pageable device-to-host copy");
+		else if (words)
+			buf_adds(b, words);
+		else
+			for (const char *p = mech; *p; p++)
+				buf_addc(b, *p == '_' ? ' ' : *p);
+		if (!strcmp(mech, "host_sync") && name && strlen(name) <= 40)
+			buf_printf(b, " (%s)", name);
+		return;
+	}
+	if (rank >= 0 && rule && !strncmp(rule, "waiting:", 8)) {
+		buf_adds(b, "late at collectives, the others wait");
+		return;
+	}
+	const char *colon = rule ? strchr(rule, ':') : NULL;
+	if (colon)
+		buf_add(b, rule, (size_t)(colon - rule));
+	else
+		buf_adds(b, "finding");
+}
+
+/* One line of "What to fix first": one cause, linking to its finding. */
+struct fix_line {
+	size_t row; /* findings.csv's row it links to */
+	const char *run;
+	long rank;      /* -1: the finding names no rank */
+	int64_t saving; /* ns per step */
+	char *what;     /* fix_words, owned */
+};
+
+/*
+ * The lines, from findings.csv's rows with a saving, in its order (largest
+ * saving first). The findings of one run and rank with the same saving
+ * (a straggler's waiting and cause findings: one fix) are one line, linking
+ * to the cause finding, which names the mechanism and the fix. Returns the
+ * count; *out is the caller's to free (fix_lines_free).
+ */
+static size_t fix_lines(const struct report_experiment *e, const struct table *f, struct fix_line **out)
+{
+	int crun = table_col_index(f, "run"), crank = table_col_index(f, "rank"), cs = table_col_index(f, "saving_us_per_step"),
+	    cev = table_col_index(f, "evidence"), crule = table_col_index(f, "rule");
+	struct fix_line *l = NULL;
+	size_t n = 0, cap = 0;
+	struct buf w;
+	buf_init(&w);
+	for (size_t r = 0; crun >= 0 && cs >= 0 && r < f->nrows; r++) {
+		const struct cell *s = table_cell(f, r, (size_t)cs);
+		const char *run = text_at(f, r, crun);
+		if (s->null || !run)
+			continue;
+		int64_t saving = s->v.i;
+		double rk = num_at(f, r, crank);
+		long rank = isnan(rk) ? -1 : (long)rk;
+		const char *ev = text_at(f, r, cev);
+		size_t i = 0;
+		while (i < n && !(rank >= 0 && l[i].rank == rank && l[i].saving == saving && !strcmp(l[i].run, run)))
+			i++;
+		if (i < n) {
+			if (ev && !strcmp(ev, "table-straggler_causes"))
+				l[i].row = r;
+			continue;
+		}
+		buf_reset(&w);
+		fix_words(&w, e, run, rank, text_at(f, r, crule));
+		l = xgrow(l, &cap, n + 1, sizeof(*l));
+		l[n++] = (struct fix_line){r, run, rank, saving, xstrdup(w.data)};
+	}
+	buf_release(&w);
+	*out = l;
+	return n;
+}
+
+static void fix_lines_free(struct fix_line *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(l[i].what);
+	free(l);
+}
+
+/* Sets a line's RUN, RANK, WHAT, SAVING and ANCHOR in x. */
+static void set_fix_line(struct tmpl_dict *x, const struct fix_line *l)
+{
+	struct buf v;
+	buf_init(&v);
+	tmpl_set(x, "RUN", l->run);
+	if (l->rank >= 0)
+		tmpl_set_int(tmpl_add_section(x, "RANK"), "N", l->rank);
+	tmpl_set(x, "WHAT", l->what);
+	time_words(&v, (double)l->saving / 1000);
+	tmpl_set(x, "SAVING", v.data);
+	buf_reset(&v);
+	finding_anchor(&v, l->row);
+	tmpl_set(x, "ANCHOR", v.data);
+	buf_release(&v);
+}
+
+/*
+ * "What to fix first": the first FIX_LINES lines, then how many more; or,
+ * where no finding has a saving, the one line that says so. Shown where
+ * the experiment has findings or profiled steps to judge.
+ */
+static void set_fix(struct tmpl_dict *d, const struct report_experiment *e, const struct fix_line *l, size_t n)
+{
+	if (!table_of(e, "findings") && !table_of(e, "step_stats"))
+		return;
+	struct tmpl_dict *sec = tmpl_add_section(d, "FIX");
+	if (!n) {
+		tmpl_show_section(sec, "FIX_NONE");
+		return;
+	}
+	struct tmpl_dict *lines = tmpl_add_section(sec, "FIX_LINES");
+	for (size_t i = 0; i < n && i < FIX_LINES; i++)
+		set_fix_line(tmpl_add_section(lines, "LINE"), &l[i]);
+	if (n > FIX_LINES)
+		tmpl_set_int(tmpl_add_section(lines, "MORE"), "N", (long long)(n - FIX_LINES));
+}
+
+/* A median and its sample count into x: MS, N, and FEW where there are fewer than FEW_SAMPLES. */
+static void set_median(struct tmpl_dict *x, double us, double count)
+{
+	struct buf v;
+	buf_init(&v);
+	time_words(&v, us);
+	tmpl_set(x, "MS", v.data);
+	tmpl_set_int(x, "N", (long long)count);
+	if (count < FEW_SAMPLES)
+		tmpl_show_section(x, "FEW");
+	if (count != 1)
+		tmpl_show_section(x, "PLURAL");
+	buf_release(&v);
+}
+
+/* The figure named TIMELINE_FIGURE<run> (or the run's file-name stem), or -1. */
+static long timeline_of(const struct report_experiment *e, const char *run)
+{
+	char *stem = fs_name_stem(run);
+	char *a = xasprintf(TIMELINE_FIGURE "%s", run), *b = xasprintf(TIMELINE_FIGURE "%s", stem);
+	long hit = -1;
+	for (size_t i = 0; i < e->nfigures && hit < 0; i++)
+		if (!strcmp(e->figures[i].name, a) || !strcmp(e->figures[i].name, b))
+			hit = (long)i;
+	free(a);
+	free(b);
+	free(stem);
+	return hit;
+}
+
+/*
+ * Key numbers, one row per run of runs.csv: the training log's unprofiled
+ * median step (profiler_overhead.csv), the trace's median step
+ * (step_stats.csv), the speedup over the baseline (scaling.csv: the logs'
+ * where both runs have one, else the profiled steps'), the run's first
+ * line of "What to fix first"; then each run's timeline figure. A column
+ * no run has a number for is left out; the block, when none has any.
+ */
+static void set_key(struct tmpl_dict *d, const struct report_experiment *e, const struct fix_line *l, size_t n)
+{
+	const struct table *runs = e->runs, *po = table_of(e, "profiler_overhead"), *ss = table_of(e, "step_stats"),
+			   *sc = table_of(e, "scaling");
+	int crun = runs ? table_col_index(runs, "run") : -1;
+	int cpn = po ? table_col_index(po, "unprofiled") : -1, cpm = po ? table_col_index(po, "unprofiled_median_us") : -1;
+	int csn = ss ? table_col_index(ss, "steps") : -1, csm = ss ? table_col_index(ss, "median_us") : -1;
+	int cb = sc ? table_col_index(sc, "baseline") : -1, cg = sc ? table_col_index(sc, "gpus") : -1,
+	    csp = sc ? table_col_index(sc, "speedup") : -1, cse = sc ? table_col_index(sc, "efficiency") : -1,
+	    cls = sc ? table_col_index(sc, "log_speedup") : -1, cle = sc ? table_col_index(sc, "log_efficiency") : -1;
+	if (crun < 0)
+		return;
+	/* which columns any run fills */
+	int any_log = 0, any_trace = 0, any_speedup = 0;
+	for (size_t r = 0; r < runs->nrows; r++) {
+		const char *run = text_at(runs, r, crun);
+		long p = run && po ? run_row(po, run) : -1, s = run && ss ? run_row(ss, run) : -1,
+		     k = run && sc ? run_row(sc, run) : -1;
+		any_log |= p >= 0 && !isnan(num_at(po, (size_t)p, cpm)) && num_at(po, (size_t)p, cpn) > 0;
+		any_trace |= s >= 0 && !isnan(num_at(ss, (size_t)s, csm)) && num_at(ss, (size_t)s, csn) > 0;
+		any_speedup |= k >= 0 && !isnan(num_at(sc, (size_t)k, csp));
+	}
+	if (!any_log && !any_trace)
+		return;
+	struct tmpl_dict *sec = tmpl_add_section(d, "KEY");
+	if (any_log)
+		tmpl_show_section(sec, "KLOG");
+	if (any_speedup)
+		tmpl_show_section(sec, "KSPEEDUP");
+	if (any_trace)
+		tmpl_show_section(sec, "KTRACE");
+	struct buf v;
+	buf_init(&v);
+	for (size_t r = 0; r < runs->nrows; r++) {
+		const char *run = text_at(runs, r, crun);
+		if (!run)
+			continue;
+		struct tmpl_dict *row = tmpl_add_section(sec, "KROW");
+		tmpl_set(row, "RUN", run);
+		long p = po ? run_row(po, run) : -1, s = ss ? run_row(ss, run) : -1, k = sc ? run_row(sc, run) : -1;
+		if (any_log) {
+			struct tmpl_dict *c = tmpl_add_section(row, "KLOG");
+			if (p >= 0 && !isnan(num_at(po, (size_t)p, cpm)) && num_at(po, (size_t)p, cpn) > 0)
+				set_median(tmpl_add_section(c, "VAL"), num_at(po, (size_t)p, cpm), num_at(po, (size_t)p, cpn));
+			else
+				tmpl_show_section(c, "NONE");
+		}
+		if (any_trace) {
+			struct tmpl_dict *c = tmpl_add_section(row, "KTRACE");
+			if (s >= 0 && !isnan(num_at(ss, (size_t)s, csm)) && num_at(ss, (size_t)s, csn) > 0)
+				set_median(tmpl_add_section(c, "VAL"), num_at(ss, (size_t)s, csm), num_at(ss, (size_t)s, csn));
+			else
+				tmpl_show_section(c, "NONE");
+		}
+		if (any_speedup) {
+			struct tmpl_dict *c = tmpl_add_section(row, "KSPEEDUP");
+			const char *base = k >= 0 ? text_at(sc, (size_t)k, cb) : NULL;
+			double ls = k >= 0 ? num_at(sc, (size_t)k, cls) : NAN, sp = k >= 0 ? num_at(sc, (size_t)k, csp) : NAN;
+			int log = !isnan(ls);
+			double x = log ? ls : sp, eff = k >= 0 ? num_at(sc, (size_t)k, log ? cle : cse) : NAN;
+			if (base && !strcmp(base, run)) {
+				tmpl_show_section(c, "BASE");
+			} else if (base && !isnan(x)) {
+				struct tmpl_dict *val = tmpl_add_section(c, "VAL");
+				buf_reset(&v);
+				buf_printf(&v, "%.2fx", x);
+				tmpl_set(val, "X", v.data);
+				tmpl_set(val, "BASELINE", base);
+				tmpl_set(val, "SOURCE", log ? "training logs" : "profiled steps");
+				long bg = run_row(sc, base);
+				double ratio = bg >= 0 ? num_at(sc, (size_t)k, cg) / num_at(sc, (size_t)bg, cg) : NAN;
+				if (!isnan(eff) && !isnan(ratio)) {
+					buf_reset(&v);
+					buf_printf(&v, "%.0f %% of %gx", 100 * eff, ratio);
+					tmpl_set(tmpl_add_section(val, "EFF"), "TEXT", v.data);
+				}
+			} else {
+				tmpl_show_section(c, "NONE");
+			}
+		}
+		size_t i = 0;
+		while (i < n && strcmp(l[i].run, run))
+			i++;
+		if (i < n)
+			set_fix_line(tmpl_add_section(row, "CAUSE"), &l[i]);
+		else
+			tmpl_show_section(row, "CAUSE_NONE");
+	}
+	for (size_t r = 0; r < runs->nrows; r++) {
+		const char *run = text_at(runs, r, crun);
+		long fig = run ? timeline_of(e, run) : -1;
+		if (fig < 0)
+			continue;
+		struct tmpl_dict *x = tmpl_add_section(sec, "KFIG");
+		tmpl_set(x, "RUN", run);
+		tmpl_set(x, "FIG_NAME", e->figures[fig].name);
+		tmpl_set(x, "FIG_CAPTION", e->figures[fig].caption);
+		tmpl_set_int(x, "FIG_NUMBER", fig + 1);
+	}
+	buf_release(&v);
+}
+
+/*
+ * A finding's summary: its first clause, up to the first "; " or " (" after
+ * the run's name (which may hold either), cut at a space with "…" past
+ * SUMMARY_MAX bytes. Appended to b.
+ */
+static void finding_summary(struct buf *b, const char *text, const char *run)
+{
+	size_t skip = run && !strncmp(text, run, strlen(run)) ? strlen(run) : 0;
+	size_t end = strlen(text);
+	const char *a = strstr(text + skip, "; "), *p = strstr(text + skip, " (");
+	if (a && (size_t)(a - text) < end)
+		end = (size_t)(a - text);
+	if (p && (size_t)(p - text) < end)
+		end = (size_t)(p - text);
+	if (end > SUMMARY_MAX) {
+		size_t cut = SUMMARY_MAX;
+		while (cut > skip && text[cut] != ' ')
+			cut--;
+		if (cut > skip) {
+			buf_add(b, text, cut);
+			buf_adds(b, " …");
+			return;
+		}
+	}
+	buf_add(b, text, end);
+}
+
+/* qsort order of merged traces by run. */
+static int cmp_trace_run(const void *pa, const void *pb)
+{
+	const struct report_trace *a = *(const struct report_trace *const *)pa, *b = *(const struct report_trace *const *)pb;
+	return strcmp(a->run, b->run);
+}
+
+/*
+ * The merged trace of run among e's sorted by run (by_run, n of them), when
+ * it holds several ranks: a finding of that run that names a rank is a
+ * cross-rank finding and links it. NULL otherwise.
+ */
+static const struct report_trace *multi_rank_trace(const struct report_trace *const *by_run, size_t n, const char *run)
+{
+	struct report_trace key = {.run = (char *)run};
+	const struct report_trace *kp = &key;
+	const struct report_trace *const *hit = n ? bsearch(&kp, by_run, n, sizeof(*by_run), cmp_trace_run) : NULL;
+	return hit && (*hit)->ranks > 1 ? *hit : NULL;
+}
+
+/*
+ * The findings (findings.c), folded: one <details> each, its summary the
+ * statement's first clause (with the saving, where it has one), and inside
+ * the whole statement, with a link to the table or figure that carries its
+ * evidence (the anchor "table-<name>" or "figure-<name>" the page gives it),
+ * the run's merged trace for a finding that names a rank, and the rule
+ * that made it. The finding a line of "What to fix first" links to (of l,
+ * n) adds that line's words to its summary ("; why: ..."). Grouped by run, the runs in the order of their first
+ * finding (findings.csv is ordered by saving across runs), each run's
+ * findings in the table's order. The anchor finding-<row + 1> is the one
+ * the list above links to.
+ */
+static void set_findings(struct tmpl_dict *d, const struct table *t, const struct report_experiment *e,
+			 const struct fix_line *l, size_t n)
+{
+	int crun = table_col_index(t, "run"), cf = table_col_index(t, "finding"), ce = table_col_index(t, "evidence"),
+	    cr = table_col_index(t, "rule"), crank = table_col_index(t, "rank"), cs = table_col_index(t, "saving_us_per_step");
+	if (crun < 0 || cf < 0 || ce < 0 || cr < 0 || !t->nrows)
+		return;
+	struct tmpl_dict *sec = tmpl_add_section(d, "FINDINGS");
+	const struct report_trace **by_run = xcalloc(e->ntraces + 1, sizeof(*by_run));
+	for (size_t i = 0; i < e->ntraces; i++)
+		by_run[i] = &e->traces[i];
+	if (e->ntraces > 1)
+		qsort(by_run, e->ntraces, sizeof(*by_run), cmp_trace_run);
+	/* the runs in the order of their first finding */
+	const char **runs = xcalloc(t->nrows, sizeof(*runs));
+	size_t nruns = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *run = text_at(t, r, crun);
+		size_t i = 0;
+		while (run && i < nruns && strcmp(runs[i], run))
+			i++;
+		if (run && i == nruns)
+			runs[nruns++] = run;
+	}
+	struct buf v;
+	buf_init(&v);
+	for (size_t k = 0; k < nruns; k++) {
+		struct tmpl_dict *frun = tmpl_add_section(sec, "FRUN");
+		tmpl_set(frun, "RUN", runs[k]);
+		const struct report_trace *tr = multi_rank_trace(by_run, e->ntraces, runs[k]);
+		for (size_t r = 0; r < t->nrows; r++) {
+			const char *run = text_at(t, r, crun), *text = text_at(t, r, cf);
+			if (!run || strcmp(run, runs[k]))
+				continue;
+			struct tmpl_dict *f = tmpl_add_section(frun, "FINDING");
+			buf_reset(&v);
+			finding_anchor(&v, r);
+			tmpl_set(f, "ANCHOR", v.data);
+			/* the saving, where the first clause does not say it; the cause of a line, where it is one */
+			buf_reset(&v);
+			finding_summary(&v, text ? text : "", run);
+			double saving = num_at(t, r, cs);
+			struct buf s;
+			buf_init(&s);
+			if (!isnan(saving))
+				time_words(&s, saving);
+			if (s.len && !strstr(v.data, s.data))
+				tmpl_set(tmpl_add_section(f, "SAVES"), "SAVING", s.data);
+			buf_release(&s);
+			for (size_t i = 0; i < n; i++)
+				if (l[i].row == r)
+					buf_printf(&v, "; why: %s", l[i].what);
+			tmpl_set(f, "SUMMARY", v.data);
+			const int cols[] = {cf, ce, cr};
+			const char *keys[] = {"TEXT", "EVIDENCE", "RULE"};
+			for (int c = 0; c < 3; c++) {
+				buf_reset(&v);
+				table_format_cell(t, r, (size_t)cols[c], &v);
+				tmpl_set(f, keys[c], v.data);
+			}
+			if (tr && crank >= 0 && !table_cell(t, r, (size_t)crank)->null)
+				tmpl_set(tmpl_add_section(f, "TRACE"), "FILE", tr->file);
+		}
+	}
+	free(runs);
+	free(by_run);
+	buf_release(&v);
+}
+
+void report_top(struct tmpl_dict *d, const struct report_experiment *e)
+{
+	const struct table *f = table_of(e, "findings");
+	struct fix_line *l = NULL;
+	size_t n = f ? fix_lines(e, f, &l) : 0;
+	set_fix(d, e, l, n);
+	set_key(d, e, l, n);
+	if (f)
+		set_findings(d, f, e, l, n);
+	fix_lines_free(l, n);
+}
