@@ -331,6 +331,32 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 	return c;
 }
 
+/*
+ * Where a compared run has a training log (profiler_overhead.csv of its
+ * experiment), the caption says so beside the values, which are a
+ * trace's: each such run's unprofiled median iteration and its ratio to
+ * the baseline's, the training's own speedup or slowdown per iteration,
+ * which the profiler does not distort.
+ */
+static void log_beside(const struct point *pts, size_t npts, const struct point *bp, struct buf *out)
+{
+	int64_t base = bp ? profiler_unprofiled_ns(bp->x->res, bp->ref->run) : 0;
+	int any = 0;
+	for (size_t i = 0; i < npts; i++) {
+		int64_t v = profiler_unprofiled_ns(pts[i].x->res, pts[i].ref->run);
+		if (v <= 0)
+			continue;
+		buf_adds(out, any ? "; " : " Values from profiled steps, which the profiler slows unevenly; the training "
+					   "logs' unprofiled median iteration (profiler_overhead.csv): ");
+		any = 1;
+		buf_printf(out, "%s %.1f ms", pts[i].ref->run, (double)v / 1e6);
+		if (base > 0 && &pts[i] != bp)
+			buf_printf(out, " (%.3gx the baseline's)", (double)v / (double)base);
+	}
+	if (any)
+		buf_adds(out, ".");
+}
+
 int crossexp_add(const struct crossexp_exp *e, size_t n, size_t self, struct analysis_result *out)
 {
 	const struct manifest *m = e[self].manifest;
@@ -394,6 +420,7 @@ int crossexp_add(const struct crossexp_exp *e, size_t n, size_t self, struct ana
 				buf_adds(&ref, "grouped by GPU count, one bar per system");
 			buf_printf(&ref, "; each run's value comes from its own experiment. Ratios to %s%s%s in "
 				   "comparisons.csv.", b->exp ? b->exp : "", b->exp ? "/" : "", b->run);
+			log_beside(pts, npts, bp, &ref);
 			result_add_figure(out, ch, ref.data);
 		}
 		for (size_t i = 0; i < npts; i++)
