@@ -128,7 +128,8 @@ all,,2,0.0172463,2,0.0462994
 CSV
 same "$T/want" "$T/outl/tiny/data/speedup_error.csv" "speedup_error.csv of the tiny study with logs"
 grep -q '^d4,.*,2,0.5,0$' "$T/outl/tiny/data/scaling.csv" && ok || bad "scaling.csv d4 log columns: $(grep '^d4' "$T/outl/tiny/data/scaling.csv")"
-for l in 'Tiny, ddp, unprofiled log' 'Tiny, ddp, profiled steps'; do
+# One naming of strategies everywhere: zero1 is drawn as ZeRO-1, ddp as DDP (as the runs' labels say).
+for l in 'Tiny, DDP, unprofiled log' 'Tiny, DDP, profiled steps' 'Tiny, ZeRO-1, unprofiled log'; do
 	grep -qF "$l" "$T/outl/tiny/figures/scaling.svg" && ok || bad "scaling figure: no series \"$l\""
 done
 for l in 'training log (unprofiled)' 'profiled steps'; do
@@ -139,6 +140,11 @@ grep -qF 'from the training logs&#39; unprofiled iterations (scaling.csv log_spe
 grep -qF 'from the profiled steps (no run has a training log on both sides' "$T/out/tiny/index.html" && ok ||
 	bad "scaling caption without logs does not say the speedup is from profiled steps"
 grep -qF 'utilization.csv uses the log' "$T/out/tiny/index.html" && ok || bad "step sources not stated on the page"
+# What the columns are, said in their Methods: flops_per_step adds the logit layer to paper 002's
+# formula; measured_bytes_per_gpu is the observed message bytes times an assumed ring share.
+grep -qF 'flops_per_step adds the logit layer, 6BsdV, to it' "$T/out/tiny/index.html" && ok || bad "estimates.csv Methods: the logits not said"
+grep -qF 'measured_bytes_per_gpu: not a measurement of the links: the observed message bytes times the share' "$T/out/tiny/index.html" && ok ||
+	bad "comm_volume.csv Methods: measured_bytes_per_gpu's assumption not said"
 
 # comm_types.csv, one step per rank, S = 292 x 4 = 1168 bytes per message:
 #   d2 AllReduce sends 2(1 - 1/2) x 1168 = 1168; estimate 2(1 - 1/2) x 4 x 292 = 1168.

@@ -241,7 +241,7 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 	double scale = in_us ? 1e-3 : 1;
 	/* A share in % ("comm_pct") or a multiple of a reference run ("time_x") says its unit. */
 	const char *unit = len > 4 && !strcmp(cp->column + len - 4, "_pct") ? "%"
-			   : len > 2 && !strcmp(cp->column + len - 2, "_x") ? "multiple of the reference run"
+			   : len > 2 && !strcmp(cp->column + len - 2, "_x") ? "x the reference run"
 									     : NULL;
 	char *stem = xstrndup(cp->column, in_us ? len - 3 : unit ? len - (unit[0] == '%' ? 4 : 2) : len);
 	char *column = NULL;
@@ -279,6 +279,16 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 		for (size_t i = 0; i < npts; i++)
 			any_gpus |= pts[i].gpus != 0;
 		chart_set_x_axis(c, any_gpus ? "GPU count" : "system", CHART_SCALE_LINEAR);
+		if (!any_gpus) {
+			/* No GPU counts: a bar per system, named on the x axis (a tick each), one series. */
+			size_t s = chart_add_series(c, cp->column);
+			for (size_t i = 0; i < npts; i++) {
+				bar_label(pts, npts, i, &label);
+				chart_set(c, chart_add_category(c, label.data), s, isnan(pts[i].v[0]) ? 0 : pts[i].v[0] * scale);
+			}
+			buf_release(&label);
+			return c;
+		}
 		int64_t *g = xcalloc(npts + 1, sizeof(*g));
 		size_t ng = 0;
 		for (size_t i = 0; i < npts; i++) {

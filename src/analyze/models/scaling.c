@@ -65,6 +65,7 @@ struct srun {
 	double speedup, pred;      /* NaN: none */
 	double log_step;           /* ns: the median of the training log's unprofiled iterations; 0: none */
 	double log_sp;             /* the log's speedup against the baseline (log_speedup); NaN: none */
+	char shown[32];            /* the strategy in the figures' words: "ZeRO-3", "DDP" (strategy_shown) */
 	struct srun *base, *pbase;
 };
 
@@ -333,7 +334,7 @@ static struct chart *speedup_chart(const struct srun *rs, size_t n)
 			if (!r->base || r->base == r || (!pass && isnan(r->log_sp)))
 				continue;
 			buf_reset(&label);
-			buf_printf(&label, "%s, %s%s", r->model, *r->strategy ? r->strategy : "no strategy",
+			buf_printf(&label, "%s, %s%s", r->model, *r->shown ? r->shown : "no strategy",
 				   !any_log ? "" : pass ? ", profiled steps" : ", unprofiled log");
 			size_t s = 0;
 			while (s < c->nseries && strcmp(c->series[s], label.data))
@@ -446,11 +447,33 @@ static void compute_model(const struct analysis_ctx *ctx, struct analysis_result
 		"4P / (BW x eff) with BW = 4P / t_comm(m) measured on m.");
 }
 
+/*
+ * A run's strategy as the figures name it, one naming everywhere: "ZeRO-n"
+ * for a ZeRO stage n >= 1 (the manifest's 'zero', else read from the
+ * strategy's name: zero1, fsdp = ZeRO-3; models_zero_stage), "DDP" for ddp,
+ * else the strategy as written.
+ */
+static void strategy_shown(const struct analysis_ctx *ctx, struct srun *r)
+{
+	int zero = 0;
+	for (size_t i = 0; ctx->manifest && i < ctx->manifest->nruns; i++)
+		if (!strcmp(ctx->manifest->runs[i].id, r->run))
+			zero = models_zero_stage(&ctx->manifest->runs[i]);
+	if (zero > 0)
+		snprintf(r->shown, sizeof(r->shown), "ZeRO-%d", zero);
+	else if (!strcmp(r->strategy, "ddp"))
+		snprintf(r->shown, sizeof(r->shown), "DDP");
+	else
+		snprintf(r->shown, sizeof(r->shown), "%s", r->strategy);
+}
+
 int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	size_t n;
 	struct srun *rs = load_runs(ctx, out, &n);
 	choose_bases(out, rs, n);
+	for (size_t i = 0; i < n; i++)
+		strategy_shown(ctx, &rs[i]);
 	/* The unprofiled iterations' medians (profiler_overhead.csv, which runs before). */
 	for (size_t i = 0; i < n; i++)
 		rs[i].log_step = (double)profiler_unprofiled_ns(out, rs[i].run);
