@@ -129,7 +129,7 @@ CSV
 same "$T/want" "$T/outl/tiny/data/speedup_error.csv" "speedup_error.csv of the tiny study with logs"
 grep -q '^d4,.*,2,0.5,0$' "$T/outl/tiny/data/scaling.csv" && ok || bad "scaling.csv d4 log columns: $(grep '^d4' "$T/outl/tiny/data/scaling.csv")"
 # One naming of strategies everywhere: zero1 is drawn as ZeRO-1, ddp as DDP (as the runs' labels say).
-for l in 'Tiny, DDP, unprofiled log' 'Tiny, DDP, profiled steps' 'Tiny, ZeRO-1, unprofiled log'; do
+for l in 'Tiny, DDP, unprofiled' 'Tiny, DDP, profiled' 'Tiny, ZeRO-1, unprofiled'; do
 	grep -qF "$l" "$T/outl/tiny/figures/scaling.svg" && ok || bad "scaling figure: no series \"$l\""
 done
 for l in 'training log (unprofiled)' 'profiled steps'; do

@@ -335,7 +335,7 @@ static struct chart *speedup_chart(const struct srun *rs, size_t n)
 				continue;
 			buf_reset(&label);
 			buf_printf(&label, "%s, %s%s", r->model, *r->shown ? r->shown : "no strategy",
-				   !any_log ? "" : pass ? ", profiled steps" : ", unprofiled log");
+				   !any_log ? "" : pass ? ", profiled" : ", unprofiled");
 			size_t s = 0;
 			while (s < c->nseries && strcmp(c->series[s], label.data))
 				s++;
@@ -611,10 +611,10 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 	if (c)
 		result_add_figure(out, c, any_log
 			? "Measured speedup (samples/s against the baseline's) over the number of GPUs (log 2 axis), "
-			  "one line per model and strategy starting at its baseline: from the training logs' "
-			  "unprofiled iterations (scaling.csv log_speedup) and, beside it, from the profiled steps "
-			  "(speedup), which the profiler slows unevenly (profiler_overhead.csv); a line of profiled "
-			  "steps alone has no log on both sides. Lines of a baseline with more GPUs than the smallest "
+			  "one line per model and strategy starting at its baseline: 'unprofiled' from the training "
+			  "logs' unprofiled iterations (scaling.csv log_speedup) and, beside it, 'profiled' from the "
+			  "profiled steps (speedup), which the profiler slows unevenly (profiler_overhead.csv); a "
+			  "line of profiled steps alone has no log on both sides. Lines of a baseline with more GPUs than the smallest "
 			  "are raised by its GPU count over the smallest so that all share the dashed linear-scaling "
 			  "line."
 			: "Measured speedup (samples/s against the baseline's) over the number of GPUs (log 2 axis), "
