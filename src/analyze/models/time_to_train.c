@@ -37,15 +37,19 @@ struct ttt {
 	int64_t iterations, samples, wall_ns, first_ns, steady_ns;
 };
 
+/* A run's logged iterations: their count, last consumed_samples, summed time and the first one's time. */
 static int log_of(const struct analysis_ctx *ctx, const char *run, struct ttt *t)
 {
 	sqlite3_stmt *st;
+#define TTT_FROM                                                                                               \
+	" FROM iterations i JOIN traces t ON t.id = i.trace_id JOIN runs r ON r.id = t.run_id"                 \
+	" WHERE r.experiment = ?1 AND r.run = ?2 AND i.elapsed_ns IS NOT NULL"
 	if (store_prepare(ctx->store, "time_to_train: a run's logged iterations",
-			  "SELECT count(*), max(i.consumed_samples), sum(i.elapsed_ns) FROM iterations i"
-			  " JOIN traces t ON t.id = i.trace_id JOIN runs r ON r.id = t.run_id"
-			  " WHERE r.experiment = ?1 AND r.run = ?2 AND i.elapsed_ns IS NOT NULL",
+			  "SELECT count(*), max(i.consumed_samples), sum(i.elapsed_ns),"
+			  " (SELECT i.elapsed_ns" TTT_FROM " ORDER BY i.iteration, i.rowid LIMIT 1)" TTT_FROM,
 			  &st) < 0)
 		return -1;
+#undef TTT_FROM
 	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
 	int rc = store_step(ctx->store, st, "time_to_train: a run's logged iterations");
@@ -53,22 +57,8 @@ static int log_of(const struct analysis_ctx *ctx, const char *run, struct ttt *t
 		t->iterations = store_column_int64(st, 0);
 		t->samples = store_column_int64(st, 1);
 		t->wall_ns = store_column_int64(st, 2);
+		t->first_ns = store_column_int64(st, 3);
 	}
-	store_finalize(st);
-	if (rc < 0)
-		return -1;
-	if (store_prepare(ctx->store, "time_to_train: a run's first logged iteration",
-			  "SELECT i.elapsed_ns FROM iterations i"
-			  " JOIN traces t ON t.id = i.trace_id JOIN runs r ON r.id = t.run_id"
-			  " WHERE r.experiment = ?1 AND r.run = ?2 AND i.elapsed_ns IS NOT NULL"
-			  " ORDER BY i.iteration, i.rowid LIMIT 1",
-			  &st) < 0)
-		return -1;
-	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
-	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
-	rc = store_step(ctx->store, st, "time_to_train: a run's first logged iteration");
-	if (rc == 1)
-		t->first_ns = store_column_int64(st, 0);
 	store_finalize(st);
 	return rc < 0 ? -1 : 0;
 }
