@@ -160,7 +160,7 @@ static void mark_invented(const struct analysis_ctx *ctx, struct analysis_result
 	buf_init(&names);
 	for (size_t i = 0; i < out->nfigures; i++) {
 		struct analysis_figure *f = &out->figures[i];
-		if (!rests_on_kernels(f->chart->name))
+		if (!f->chart || !rests_on_kernels(f->chart->name))
 			continue;
 		char *cap = xasprintf("%s%sBuilt on invented data: %s", f->caption ? f->caption : "",
 				      f->caption && f->caption[0] ? " " : "", what);
