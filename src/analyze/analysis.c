@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "chart/chart.h"
+#include "util/buf.h"
 #include "util/timing.h"
 #include "util/xalloc.h"
 #include "analyze/lib/rankdata.h"
@@ -131,10 +132,54 @@ static int run_entries(const struct analysis_ctx *ctx, struct analysis_result *o
 	return 0;
 }
 
+/*
+ * Whether figure name rests on individual kernels' times and start times
+ * (per-rank top kernels, the temporal breakdown, idle time, overlap), the
+ * parts a typed-in trace fills with invented kernels.
+ */
+static int rests_on_kernels(const char *name)
+{
+	static const char *const prefixes[] = {"top_kernels", "temporal", "idle", "gpu_idle", "overlap"};
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+/*
+ * The manifest's 'invented' (what of its inputs is made up): each figure
+ * that rests on individual kernels says so in its caption, and a note names
+ * them, so the page never shows invented data unmarked.
+ */
+static void mark_invented(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	const char *what = ctx->manifest ? ctx->manifest->invented : NULL;
+	if (!what)
+		return;
+	struct buf names;
+	buf_init(&names);
+	for (size_t i = 0; i < out->nfigures; i++) {
+		struct analysis_figure *f = &out->figures[i];
+		if (!f->chart || !rests_on_kernels(f->chart->name))
+			continue;
+		char *cap = xasprintf("%s%sBuilt on invented data: %s", f->caption ? f->caption : "",
+				      f->caption && f->caption[0] ? " " : "", what);
+		free(f->caption);
+		f->caption = cap;
+		buf_printf(&names, "%s%s", names.len ? ", " : "", f->chart->name);
+	}
+	result_add_note(out, "Invented data (the manifest's 'invented'): %s The figures that rest on individual "
+			"kernels' times and start times say so in their captions%s%s; temporal.csv, "
+			"idle_time.csv and overlap.csv rest on the same invented start times.", what, names.len ? ": " : "", names.len ? names.data : "");
+	buf_release(&names);
+}
+
 int analyze_experiment(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	memset(out, 0, sizeof(*out));
 	int ret = run_entries(ctx, out, ANALYSIS_EXPERIMENT);
+	if (ret == 0)
+		mark_invented(ctx, out);
 	if (ret < 0)
 		analysis_result_release(out);
 	rank_cache_clear();

@@ -61,7 +61,7 @@ static void check_root(struct ctx *c, const struct ynode *root)
 	static const char *const keys[] = {
 		"version", "id", "title", "description", "hardware", "model", "runs",
 		"classify", "figures", "phases", "compare", "software", "series", "thresholds", "comparisons",
-		"memory_batches", "parallel_comm",
+		"memory_batches", "parallel_comm", "invented",
 	};
 	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
 	const struct ynode *seen[NKEYS] = {0};
@@ -133,6 +133,10 @@ static void check_root(struct ctx *c, const struct ynode *root)
 			break;
 		case 16:
 			mf_get_parallel_comm(c, k, v);
+			break;
+		case 17:
+			if (mf_get_string(c, k, v, &m->invented) > 0 && !m->invented[0])
+				mf_err_at(c, v, "'invented' must not be empty");
 			break;
 		}
 	}
@@ -365,6 +369,7 @@ void manifest_free(struct manifest *m)
 	free(m->hardware.interconnect);
 	free(m->title);
 	free(m->description);
+	free(m->invented);
 	free(m->id);
 	free(m->text);
 	free(m->dir);

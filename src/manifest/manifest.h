@@ -155,6 +155,11 @@ struct manifest {
 	char *text;  /* the manifest as written */
 	char *title;
 	char *description;
+	/*
+	 * 'invented': what of the inputs is made up (typed-in traces with filler
+	 * kernels and start times), or NULL: the figures that rest on it say so.
+	 */
+	char *invented;
 	struct {
 		char *nvidia_smi;   /* resolved path of an `nvidia-smi -q -x` file, or NULL */
 		char *topology;     /* resolved path of `nvidia-smi topo -m` output, or NULL */

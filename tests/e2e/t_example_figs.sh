@@ -33,7 +33,35 @@ for f in step_time achieved_tflops; do
 	done
 done
 
+# megatron-004's labels fit whole (issue 42: "72 ... TORCH_DDP ..." was cut).
+for f in step_time achieved_tflops; do
+	n=$(grep -o 'data-label="[^"]*"' "$S/megatron-004/figures/$f.svg" | grep -c $'\u2026')
+	[ "$n" -eq 0 ] && ok || bad "$f: $n labels of megatron-004 cut"
+done
+# Comparisons without GPU counts (cheng-002-tg40's typed-in table) name each system on the x axis.
+for f in training-time comm-time comm-share; do
+	for sys in TG40 Polaris; do
+		grep -qF "data-label=\"$sys\"" "$S/cheng-002-tg40/figures/comparison_$f.svg" && ok || bad "comparison_$f: no x tick $sys"
+	done
+done
+# step_times states the interval's real level: 95 % only where every run's ci_level is 0.95 or more.
+for csv in "$S"/*/data/step_stats.csv; do
+	d=$(dirname "$(dirname "$csv")")
+	lo=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ci_level") c = i; next }
+		$c != "" && (m == "" || $c + 0 < m) { m = $c + 0 } END { print m }' "$csv")
+	[ -n "$lo" ] && [ -s "$d/figures/step_times.svg" ] || continue
+	if awk -v m="$lo" 'BEGIN { exit !(m < 0.95) }'; then
+		want="<title>Step time per run: median, interval of the median (coverage $(awk -v m="$lo" 'BEGIN { printf "%.0f", 100 * m }')% or more), min to max</title>"
+	else
+		want='<title>Step time per run: median, 95% interval, min to max</title>'
+	fi
+	grep -qF "$want" "$d/figures/step_times.svg" && ok || bad "$d step_times (lowest ci_level $lo): $(grep -o '<title>Step time[^<]*' "$d/figures/step_times.svg")"
+done
+
 # --- axis titles ---
+# begoli-003-h200: Lightning's get-batch time is the report's total over the run, not per step.
+grep -qF '<title>y axis: get batch time, total over the run (ms)</title>' "$S/begoli-003-h200/figures/phases_report_get_batch.svg" && ok ||
+	bad "phases_report_get_batch: $(grep -o 'y axis: [^<]*' "$S/begoli-003-h200/figures/phases_report_get_batch.svg")"
 # nvprof files have no ProfilerStep ranges: time per GPU over the whole profile, not per step.
 for f in "$S"/nvprof-000/figures/compare_*.svg "$S"/nvprof-000-roberta/figures/compare_*.svg; do
 	grep -qE '<title>y axis: time per GPU, whole profile \(ms\)(, log scale)?</title>' "$f" && ok || bad "$f: $(grep -o 'y axis: [^<]*' "$f")"
@@ -42,7 +70,7 @@ done
 C=$S/cheng-002-tg40/figures
 grep -qF '<title>y axis: communication share (%, relative.csv)</title>' "$C/comparison_comm-share.svg" && ok ||
 	bad "comm-share: $(grep -o 'y axis: [^<]*' "$C/comparison_comm-share.svg")"
-grep -qF '<title>y axis: training time (multiple of the reference run, relative.csv)</title>' "$C/comparison_training-time.svg" && ok ||
+grep -qF '<title>y axis: training time (x the reference run, relative.csv)</title>' "$C/comparison_training-time.svg" && ok ||
 	bad "training-time: $(grep -o 'y axis: [^<]*' "$C/comparison_training-time.svg")"
 grep -l 'GPUs unknown\|GPUs not given' "$C"/comparison_*.svg && bad "a comparison without GPU counts has a GPU category" || ok
 # begoli-003: 109 M parameters (Table II) on a 10^6 axis.

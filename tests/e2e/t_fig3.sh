@@ -11,6 +11,15 @@
 $PERFSTUDY build -q experiments/nvprof-000/roberta.yaml -o "$T/ex" 2>"$T/err"
 [ $? -eq 0 ] && [ ! -s "$T/err" ] && ok || bad "nvprof-000-roberta build: $(cat "$T/err")"
 ex="$T/ex/nvprof-000-roberta/data"
+# The filler kernels and start times are invented (make_traces.py): every figure resting on
+# individual kernels says so in its caption (all 7 per-rank top 10s and the temporal breakdown),
+# and a note names them.
+P=$T/ex/nvprof-000-roberta/index.html
+n=$(grep -c '^<span class="fig-no">Figure [0-9]*\.</span> .*Built on invented data: The kernels below' "$P")
+[ "$n" -ge 8 ] && ok || bad "$n figure captions say they are built on invented data, want 8 or more"
+for f in top_kernels_4gpu_r3 temporal_breakdown; do
+	grep -q "Invented data (the manifest&#39;s &#39;invented&#39;).*$f" "$P" && ok || bad "no note naming $f as invented"
+done
 
 # Figure 3, in the paper's order: run, device, name, duration (ms). Reconstructed rows (SOURCE.md):
 # 2 GPUs: rows 0, 1, 3, 6, 7 "volta_s" + "sgemm_..." and rows 2, 4, 8, 9 "volta_s(g)" + "gemm_..." are one

@@ -54,6 +54,17 @@ check "$T/h200" h200 "${args[@]}"
 grep -q '^gpt2-2gpu-zero1,.*,65800.000,1.88754,0.943769,0$' "$T/h200/h200/data/scaling.csv" && ok ||
 	bad "scaling.csv: gpt2-2gpu-zero1's log columns: $(grep '^gpt2-2gpu-zero1' "$T/h200/h200/data/scaling.csv")"
 grep -q 'profiling slowed run gpt2-2gpu-zero1 by 1.48x' "$T/h200/h200/index.html" && ok || bad "no note on gpt2-2gpu-zero1's overhead"
+# Figures that state a speedup use the logs' where there are logs: Fig. 15's MSE against the logs'
+# speedups (log_mse, all 4 predicted runs have logs), the profiled steps' beside it (trace_mse);
+# 003 Fig. 4's comparison (phases of profiled steps) gives the logs' unprofiled iterations and their
+# ratio to the 1-GPU run's in its caption: bert-2gpu-ddp 63.30 / 35.60 ms = 1.78 (log_medians.py).
+head -1 "$T/h200/h200/data/speedup_error.csv" | grep -qx 'model,strategy,log_runs,log_mse,runs,trace_mse' && ok ||
+	bad "speedup_error.csv header: $(head -1 "$T/h200/h200/data/speedup_error.csv")"
+grep -q '^all,,4,[0-9.]*,4,0.0639113$' "$T/h200/h200/data/speedup_error.csv" && ok || bad "speedup_error.csv all: $(grep '^all' "$T/h200/h200/data/speedup_error.csv")"
+grep -qF "the training logs&#39; unprofiled median iteration (profiler_overhead.csv): bert-1gpu 35.6 ms; bert-2gpu-ddp 63.3 ms (1.78x the baseline&#39;s)" \
+	"$T/h200/h200/index.html" && ok || bad "comparison bert-phases: no logs' iterations beside the profiled phases"
+grep -qF '1-4 GPUs of one H200 system (not time to train)' "$T/h200/h200/index.html" && ok ||
+	bad "comparison bert-phases: the title does not say what it shows (003 Fig. 4)"
 # The findings read profiled steps: bert-2gpu-ddp's say that the profiler
 # slowed them 2.10x (log_medians.py: 133.10 / 63.30 = 2.1027). Its rank 1
 # waited for is slower throughout, by less than the profiler added: no

@@ -40,6 +40,25 @@ done <"$T/rows"
 # The five papers' tables list 56 rows in all;
 # fewer means a table lost rows or the row pattern above stopped matching.
 if [ "$rows" -ge 56 ]; then ok; else bad "only $rows rows read from $doc"; fi
+# Nothing says a manifest is missing from `make example` when the Makefile's example target builds it
+# (issue 42: the footer and the Figure 6 row said so of h100x4-papers after it was added).
+example=$(sed -n '/^example:/,/-o out$/p' Makefile)
+for m in $(echo "$example" | grep -o 'experiments/[^ ]*\.yaml'); do
+	d=$(dirname "$m")
+	if grep -n "not\( yet\)\? in the Makefile\|[Nn]ot in \`make example\`\|not yet in the Makefile" "$doc" | grep -qF "${m#experiments/}"; then
+		bad "$doc says $m is not in make example; the Makefile builds it"
+	else ok; fi
+	if [ -f "$d/SOURCE.md" ] && grep -q 'no manifest\( builds them\)\?\( yet\)\?\.\?$\|builds them yet' "$d/SOURCE.md"; then
+		bad "$d/SOURCE.md says no manifest builds its runs; $m does"
+	else ok; fi
+done
+tr '\n' ' ' < "$doc" | grep -q 'not yet in the Makefile\|no table sums a run' &&
+	bad "$doc: a stale footer (manifests not in the Makefile, no table of time to train)" || ok
+# A SOURCE.md must not call an item not regenerated that a row marks computed: 003's Figure 6.
+if grep -q '^| Figure 6 | phases vs NCCL socket settings .*| \*\*computed\*\*' "$doc"; then
+	! tr '\n' ' ' < experiments/begoli-003/SOURCE.md | grep -q 'Figure 6 ([^)]*) is not regenerated\.' && ok ||
+		bad "experiments/begoli-003/SOURCE.md says Figure 6 is not regenerated; $doc marks it computed"
+fi
 # The status words are defined once, at the top.
 for w in computed 'typed in' 'not reproduced'; do
 	if grep -q "^- \*\*$w\*\*" "$doc"; then ok; else bad "$doc does not define \"$w\""; fi

@@ -93,17 +93,58 @@ same "$T/want" "$D/scaling.csv" "scaling.csv of the tiny study"
 # MSE: ddp (1.818182 - 1.6)^2 = 0.0476033; zero1 (1.212121 - 1)^2 = 0.0449954;
 # all (0.0476033 + 0.0449954) / 2 = 0.0462994.
 cat > "$T/want" <<'CSV'
-model,strategy,runs,mse
-Tiny,ddp,1,0.0476033
-Tiny,zero1,1,0.0449954
-all,,2,0.0462994
+model,strategy,log_runs,log_mse,runs,trace_mse
+Tiny,ddp,0,,1,0.0476033
+Tiny,zero1,0,,1,0.0449954
+all,,0,,2,0.0462994
 CSV
 same "$T/want" "$D/speedup_error.csv" "speedup_error.csv of the tiny study"
 for f in scaling speedup_model; do
 	[ -s "$T/out/tiny/figures/$f.svg" ] && ok || bad "figure $f missing"
 done
 grep -qF 'One speedup for measured and predicted' "$T/out/tiny/index.html" && ok || bad "scaling Methods"
+
+# With training logs (Megatron lines, 20 iterations each, unprofiled medians s1 1.0, d2 1.6, z2 2.0,
+# d4 2.0, z4 3.2 ms), the logs' speedups S_log(n) / S_log(s1), S_log = gpus x 4 / log step:
+#   d2 (8 / 1.6) / (4 / 1.0) = 1.25; z2 (8 / 2) / 4 = 1; d4 (16 / 2) / 4 = 2; z4 (16 / 3.2) / 4 = 1.25.
+# speedup_error.csv scores the prediction against them: log_mse ddp (1.818182 - 2)^2 = 0.0330579,
+# zero1 (1.212121 - 1.25)^2 = 0.00143480, all (0.0330579 + 0.00143480) / 2 = 0.0172463; the
+# profiled steps' MSE stays beside it as trace_mse. The figures draw both, labelled.
+for x in s1:1 d2:2 z2:2 d4:4 z4:4; do
+	r=${x%%:*} g=${x#*:}
+	case $r in s1) ms=1.0 ;; d2) ms=1.6 ;; z2 | d4) ms=2.0 ;; z4) ms=3.2 ;; esac
+	for i in $(seq 1 20); do
+		printf ' iteration %8d/%8d | consumed samples: %12d | elapsed time per iteration (ms): %s | global batch size: %5d | lm loss: 1.000000E+01 | loss scale: 1.0 | number of skipped iterations:   0 | number of nan iterations:   0 |\n' \
+			"$i" 20 $((i * g * 4)) "$ms" $((g * 4))
+	done > "$S/$r.log"
+done
+sed -E 's|(traces: (s1\|d2\|z2\|d4\|z4)/rank[^ ]*)( \})|\1, inputs: \2.log\3|' "$S/study.yaml" > "$S/logs.yaml"
+"$PERFSTUDY" build -q -o "$T/outl" "$S/logs.yaml" 2>"$T/err" && ok || bad "tiny build with logs: $(cat "$T/err")"
+cat > "$T/want" <<'CSV'
+model,strategy,log_runs,log_mse,runs,trace_mse
+Tiny,ddp,1,0.0330579,1,0.0476033
+Tiny,zero1,1,0.0014348,1,0.0449954
+all,,2,0.0172463,2,0.0462994
+CSV
+same "$T/want" "$T/outl/tiny/data/speedup_error.csv" "speedup_error.csv of the tiny study with logs"
+grep -q '^d4,.*,2,0.5,0$' "$T/outl/tiny/data/scaling.csv" && ok || bad "scaling.csv d4 log columns: $(grep '^d4' "$T/outl/tiny/data/scaling.csv")"
+# One naming of strategies everywhere: zero1 is drawn as ZeRO-1, ddp as DDP (as the runs' labels say).
+for l in 'Tiny, DDP, unprofiled' 'Tiny, DDP, profiled' 'Tiny, ZeRO-1, unprofiled'; do
+	grep -qF "$l" "$T/outl/tiny/figures/scaling.svg" && ok || bad "scaling figure: no series \"$l\""
+done
+for l in 'training log (unprofiled)' 'profiled steps'; do
+	grep -qF "$l" "$T/outl/tiny/figures/speedup_model.svg" && ok || bad "speedup_model figure: no \"$l\""
+done
+grep -qF 'from the training logs&#39; unprofiled iterations (scaling.csv log_speedup)' "$T/outl/tiny/index.html" && ok ||
+	bad "scaling caption does not say the log's speedup is drawn"
+grep -qF 'from the profiled steps (no run has a training log on both sides' "$T/out/tiny/index.html" && ok ||
+	bad "scaling caption without logs does not say the speedup is from profiled steps"
 grep -qF 'utilization.csv uses the log' "$T/out/tiny/index.html" && ok || bad "step sources not stated on the page"
+# What the columns are, said in their Methods: flops_per_step adds the logit layer to paper 002's
+# formula; measured_bytes_per_gpu is the observed message bytes times an assumed ring share.
+grep -qF 'flops_per_step adds the logit layer, 6BsdV, to it' "$T/out/tiny/index.html" && ok || bad "estimates.csv Methods: the logits not said"
+grep -qF 'measured_bytes_per_gpu: not a measurement of the links: the observed message bytes times the share' "$T/out/tiny/index.html" && ok ||
+	bad "comm_volume.csv Methods: measured_bytes_per_gpu's assumption not said"
 
 # comm_types.csv, one step per rank, S = 292 x 4 = 1168 bytes per message:
 #   d2 AllReduce sends 2(1 - 1/2) x 1168 = 1168; estimate 2(1 - 1/2) x 4 x 292 = 1168.

@@ -518,6 +518,7 @@ def scaling(runs, w):
                 return False
             return ra is None or rb is None or e > 1 + 2 * e * math.sqrt(ra * ra + rb * rb)
         row[16] = int(base != run and past(eff, r['rse'], bi['rse']))
+        ls = None
         if r['log'] and bi['log']:
             ls = (r['g'] * r['b'] / r['log']) / (bi['g'] * bi['b'] / bi['log'])
             row[14], row[15] = '%.6g' % ls, '%.6g' % (ls / (float(r['g']) / float(bi['g'])))
@@ -527,27 +528,32 @@ def scaling(runs, w):
             ce = ((m['g'] - 1) / m['g']) / ((r['g'] - 1) / r['g'])  # out of sample: ring volume per GPU, m's bandwidth
             pred = float(r['g'] * r['b']) * 1e9 / (m['med'] * ((1 - m['share']) + m['share'] / ce)) / bi['sps']
             row[11], row[12] = '%.6g' % ce, '%.6g' % pred
-            errs.append((r['model'], r['strategy'], pred, speedup))
+            errs.append((r['model'], r['strategy'], pred, speedup, ls))
         w.writerow(row)
     _write_errs(errs)
 
 
 def _write_errs(errs):
-    """speedup_error.csv: the mean squared error of the predictions per model and strategy, and over all."""
+    """speedup_error.csv: the mean squared error of the predictions per model and strategy, and over all:
+    log_mse against the training logs' speedups (runs with a log on both sides), trace_mse against the
+    profiled steps'."""
     with open(os.path.join(OUTDIR, 'speedup_error.csv'), 'w', newline='') as f:
         e = csv.writer(f, lineterminator='\n')
-        e.writerow(['model', 'strategy', 'runs', 'mse'])
+        e.writerow(['model', 'strategy', 'log_runs', 'log_mse', 'runs', 'trace_mse'])
         names = {'gpt2': 'GPT-2 124M', 'bert': 'BERT-base'}
         seen = []
-        for m, st, _, _ in errs:
+        for m, st, _, _, _ in errs:
             if (m, st) not in seen:
                 seen.append((m, st))
+
+        def row(sel):
+            v = [(p - s) ** 2 for p, s, _ in sel]
+            lv = [(p - ls) ** 2 for p, _, ls in sel if ls is not None]
+            return [len(lv), '%.6g' % (sum(lv) / len(lv)) if lv else '', len(v), '%.6g' % (sum(v) / len(v))]
         for m, st in seen:
-            v = [(p - s) ** 2 for m2, st2, p, s in errs if (m2, st2) == (m, st)]
-            e.writerow([names[m], st, len(v), '%.6g' % (sum(v) / len(v))])
+            e.writerow([names[m], st] + row([(p, s, ls) for m2, st2, p, s, ls in errs if (m2, st2) == (m, st)]))
         if errs:
-            v = [(p - s) ** 2 for _, _, p, s in errs]
-            e.writerow(['all', '', len(v), '%.6g' % (sum(v) / len(v))])
+            e.writerow(['all', ''] + row([(p, s, ls) for _, _, p, s, ls in errs]))
 
 
 def unprofiled_values(run, ns):

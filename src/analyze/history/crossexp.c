@@ -241,7 +241,7 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 	double scale = in_us ? 1e-3 : 1;
 	/* A share in % ("comm_pct") or a multiple of a reference run ("time_x") says its unit. */
 	const char *unit = len > 4 && !strcmp(cp->column + len - 4, "_pct") ? "%"
-			   : len > 2 && !strcmp(cp->column + len - 2, "_x") ? "multiple of the reference run"
+			   : len > 2 && !strcmp(cp->column + len - 2, "_x") ? "x the reference run"
 									     : NULL;
 	char *stem = xstrndup(cp->column, in_us ? len - 3 : unit ? len - (unit[0] == '%' ? 4 : 2) : len);
 	char *column = NULL;
@@ -279,6 +279,16 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 		for (size_t i = 0; i < npts; i++)
 			any_gpus |= pts[i].gpus != 0;
 		chart_set_x_axis(c, any_gpus ? "GPU count" : "system", CHART_SCALE_LINEAR);
+		if (!any_gpus) {
+			/* No GPU counts: a bar per system, named on the x axis (a tick each), one series. */
+			size_t s = chart_add_series(c, cp->column);
+			for (size_t i = 0; i < npts; i++) {
+				bar_label(pts, npts, i, &label);
+				chart_set(c, chart_add_category(c, label.data), s, isnan(pts[i].v[0]) ? 0 : pts[i].v[0] * scale);
+			}
+			buf_release(&label);
+			return c;
+		}
 		int64_t *g = xcalloc(npts + 1, sizeof(*g));
 		size_t ng = 0;
 		for (size_t i = 0; i < npts; i++) {
@@ -329,6 +339,32 @@ static struct chart *comparison_chart(const struct manifest_comparison *cp, cons
 	}
 	buf_release(&label);
 	return c;
+}
+
+/*
+ * Where a compared run has a training log (profiler_overhead.csv of its
+ * experiment), the caption says so beside the values, which are a
+ * trace's: each such run's unprofiled median iteration and its ratio to
+ * the baseline's, the training's own speedup or slowdown per iteration,
+ * which the profiler does not distort.
+ */
+static void log_beside(const struct point *pts, size_t npts, const struct point *bp, struct buf *out)
+{
+	int64_t base = bp ? profiler_unprofiled_ns(bp->x->res, bp->ref->run) : 0;
+	int any = 0;
+	for (size_t i = 0; i < npts; i++) {
+		int64_t v = profiler_unprofiled_ns(pts[i].x->res, pts[i].ref->run);
+		if (v <= 0)
+			continue;
+		buf_adds(out, any ? "; " : " Values from profiled steps, which the profiler slows unevenly; the training "
+					   "logs' unprofiled median iteration (profiler_overhead.csv): ");
+		any = 1;
+		buf_printf(out, "%s %.1f ms", pts[i].ref->run, (double)v / 1e6);
+		if (base > 0 && &pts[i] != bp)
+			buf_printf(out, " (%.3gx the baseline's)", (double)v / (double)base);
+	}
+	if (any)
+		buf_adds(out, ".");
 }
 
 int crossexp_add(const struct crossexp_exp *e, size_t n, size_t self, struct analysis_result *out)
@@ -394,6 +430,7 @@ int crossexp_add(const struct crossexp_exp *e, size_t n, size_t self, struct ana
 				buf_adds(&ref, "grouped by GPU count, one bar per system");
 			buf_printf(&ref, "; each run's value comes from its own experiment. Ratios to %s%s%s in "
 				   "comparisons.csv.", b->exp ? b->exp : "", b->exp ? "/" : "", b->run);
+			log_beside(pts, npts, bp, &ref);
 			result_add_figure(out, ch, ref.data);
 		}
 		for (size_t i = 0; i < npts; i++)

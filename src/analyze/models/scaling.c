@@ -36,7 +36,10 @@
  *   predicted_speedup = predicted S(n) / S(b),
  * the paper's iteration-time speedup times the ratio of samples per step.
  * speedup_error.csv: per model and strategy, and over all runs, the mean
- * squared error of predicted_speedup against speedup (Fig. 15).
+ * squared error of predicted_speedup against log_speedup (log_mse: the
+ * training logs' unprofiled speedup) and against speedup (trace_mse: the
+ * profiled steps'), Fig. 15. The figures draw the log's speedup where both
+ * runs have a log, the profiled one beside it, labelled.
  */
 #include <math.h>
 #include <stdio.h>
@@ -61,6 +64,8 @@ struct srun {
 	double step, sps;          /* median step ns; samples/s; 0: unknown */
 	double speedup, pred;      /* NaN: none */
 	double log_step;           /* ns: the median of the training log's unprofiled iterations; 0: none */
+	double log_sp;             /* the log's speedup against the baseline (log_speedup); NaN: none */
+	char shown[32];            /* the strategy in the figures' words: "ZeRO-3", "DDP" (strategy_shown) */
 	struct srun *base, *pbase;
 };
 
@@ -147,7 +152,7 @@ static struct srun *load_runs(const struct analysis_ctx *ctx, const struct analy
 		r->gpus = cell_int(rt, i, cg);
 		r->batch = cell_int(rt, i, cb);
 		r->tp = 1;
-		r->speedup = r->pred = NAN;
+		r->speedup = r->pred = r->log_sp = NAN;
 		const struct manifest *m = ctx->manifest;
 		for (size_t j = 0; m && j < m->nruns; j++)
 			if (m->runs[j].id && !strcmp(m->runs[j].id, r->run)) {
@@ -234,28 +239,41 @@ static void choose_bases(struct analysis_result *out, struct srun *rs, size_t n)
 }
 
 /* Measured against predicted speedup with y = x, Fig. 15 of Cheng et al. NULL without a prediction. */
-static struct chart *model_chart(const struct srun *rs, size_t n, double mse, size_t npts)
+static struct chart *model_chart(const struct srun *rs, size_t n, double mse, double log_mse, size_t npts,
+				 size_t nlog)
 {
 	if (!npts)
 		return NULL;
 	struct chart *c = chart_new(CHART_XY, "speedup_model", "Estimated against evaluated speedup",
 				    "estimated speedup (scalability model)");
-	chart_set_x_axis(c, "evaluated speedup (profiled steps)", CHART_SCALE_LINEAR);
+	chart_set_x_axis(c, nlog ? "evaluated speedup" : "evaluated speedup (profiled steps)", CHART_SCALE_LINEAR);
 	c->markers_only = 1;
 	c->label_points = 1;
 	c->from_zero = 1;
+	c->sparse = 1;
 	c->entity_series = 1; /* the points are runs: black, not a palette colour (chart_style) */
-	size_t s = chart_add_series(c, "runs");
-	for (size_t i = 0; i < n; i++) {
-		if (isnan(rs[i].pred))
-			continue;
-		size_t cat = chart_add_category(c, rs[i].run);
-		chart_set_x(c, cat, rs[i].speedup);
-		chart_set(c, cat, s, rs[i].pred);
-	}
+	/*
+	 * With training logs, two points per run: x the log's (unprofiled)
+	 * speedup, the one scored (labelled), and x the profiled steps'.
+	 */
+	size_t sl = nlog ? chart_add_series(c, "training log (unprofiled)") : 0;
+	size_t sp = chart_add_series(c, "profiled steps");
+	for (int pass = nlog ? 0 : 1; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			if (isnan(rs[i].pred) || (!pass && isnan(rs[i].log_sp)))
+				continue;
+			size_t cat = chart_add_category(c, rs[i].run);
+			chart_set_x(c, cat, pass ? rs[i].speedup : rs[i].log_sp);
+			if (nlog)
+				chart_set(c, cat, pass ? sl : sp, NAN);
+			chart_set(c, cat, pass ? sp : sl, rs[i].pred);
+		}
 	chart_add_refline(c, "y = x", 1, 0, 1);
-	char note[64];
-	snprintf(note, sizeof(note), "MSE %.4g over %zu run%s", mse, npts, npts == 1 ? "" : "s");
+	char note[128];
+	if (nlog)
+		snprintf(note, sizeof(note), "MSE %.3g log (%zu), %.3g profiled (%zu)", log_mse, nlog, mse, npts);
+	else
+		snprintf(note, sizeof(note), "MSE %.4g over %zu run%s", mse, npts, npts == 1 ? "" : "s");
 	chart_set_note(c, note);
 	return c;
 }
@@ -302,29 +320,39 @@ static struct chart *speedup_chart(const struct srun *rs, size_t n)
 	}
 	struct buf label;
 	buf_init(&label);
-	for (size_t i = 0; i < n; i++) {
-		const struct srun *r = &rs[i];
-		if (!r->base || r->base == r)
-			continue;
-		buf_reset(&label);
-		buf_printf(&label, "%s, %s", r->model, *r->strategy ? r->strategy : "no strategy");
-		size_t s = 0;
-		while (s < c->nseries && strcmp(c->series[s], label.data))
-			s++;
-		if (s == c->nseries) {
-			s = chart_add_series(c, label.data);
-			for (size_t k = 0; k < c->ncat; k++)
-				chart_set(c, k, s, NAN);
+	/*
+	 * Pass 0: the training logs' (unprofiled) speedups, where the run and its
+	 * baseline have a log; pass 1: the profiled steps', labelled as such
+	 * when any run has a log.
+	 */
+	int any_log = 0;
+	for (size_t i = 0; i < n; i++)
+		any_log |= rs[i].base && rs[i].base != &rs[i] && !isnan(rs[i].log_sp);
+	for (int pass = any_log ? 0 : 1; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			const struct srun *r = &rs[i];
+			if (!r->base || r->base == r || (!pass && isnan(r->log_sp)))
+				continue;
+			buf_reset(&label);
+			buf_printf(&label, "%s, %s%s", r->model, *r->shown ? r->shown : "no strategy",
+				   !any_log ? "" : pass ? ", profiled" : ", unprofiled");
+			size_t s = 0;
+			while (s < c->nseries && strcmp(c->series[s], label.data))
+				s++;
+			if (s == c->nseries) {
+				s = chart_add_series(c, label.data);
+				for (size_t k = 0; k < c->ncat; k++)
+					chart_set(c, k, s, NAN);
+			}
+			/* Raised by g / gmin so that every line meets the one linear-scaling line. */
+			double lift = (double)r->base->gpus / (double)gmin;
+			for (size_t k = 0; k < c->ncat; k++) {
+				if (c->x_values[k] == (double)r->base->gpus)
+					chart_set(c, k, s, lift);
+				if (c->x_values[k] == (double)r->gpus)
+					chart_set(c, k, s, (pass ? r->speedup : r->log_sp) * lift);
+			}
 		}
-		/* Raised by g / gmin so that every line meets the one linear-scaling line. */
-		double lift = (double)r->base->gpus / (double)gmin;
-		for (size_t k = 0; k < c->ncat; k++) {
-			if (c->x_values[k] == (double)r->base->gpus)
-				chart_set(c, k, s, lift);
-			if (c->x_values[k] == (double)r->gpus)
-				chart_set(c, k, s, r->speedup * lift);
-		}
-	}
 	buf_release(&label);
 	free(ns);
 	chart_add_refline(c, "linear scaling", 1.0 / (double)gmin, 0, 1);
@@ -419,11 +447,33 @@ static void compute_model(const struct analysis_ctx *ctx, struct analysis_result
 		"4P / (BW x eff) with BW = 4P / t_comm(m) measured on m.");
 }
 
+/*
+ * A run's strategy as the figures name it, one naming everywhere: "ZeRO-n"
+ * for a ZeRO stage n >= 1 (the manifest's 'zero', else read from the
+ * strategy's name: zero1, fsdp = ZeRO-3; models_zero_stage), "DDP" for ddp,
+ * else the strategy as written.
+ */
+static void strategy_shown(const struct analysis_ctx *ctx, struct srun *r)
+{
+	int zero = 0;
+	for (size_t i = 0; ctx->manifest && i < ctx->manifest->nruns; i++)
+		if (!strcmp(ctx->manifest->runs[i].id, r->run))
+			zero = models_zero_stage(&ctx->manifest->runs[i]);
+	if (zero > 0)
+		snprintf(r->shown, sizeof(r->shown), "ZeRO-%d", zero);
+	else if (!strcmp(r->strategy, "ddp"))
+		snprintf(r->shown, sizeof(r->shown), "DDP");
+	else
+		snprintf(r->shown, sizeof(r->shown), "%s", r->strategy);
+}
+
 int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	size_t n;
 	struct srun *rs = load_runs(ctx, out, &n);
 	choose_bases(out, rs, n);
+	for (size_t i = 0; i < n; i++)
+		strategy_shown(ctx, &rs[i]);
 	/* The unprofiled iterations' medians (profiler_overhead.csv, which runs before). */
 	for (size_t i = 0; i < n; i++)
 		rs[i].log_step = (double)profiler_unprofiled_ns(out, rs[i].run);
@@ -463,6 +513,7 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 			double sp = ((double)(r->dp * r->batch) / r->log_step) /
 				    ((double)(r->base->dp * r->base->batch) / r->base->log_step);
 			log_eff = sp / nx;
+			r->log_sp = sp;
 			table_set_real(t, row, 14, sp);
 			table_set_real(t, row, 15, log_eff);
 		}
@@ -497,55 +548,91 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 	}
 	result_add_table(out, t);
 
-	/* Mean squared error of the prediction, per model and strategy and over all (Fig. 15). */
+	/*
+	 * Mean squared error of the prediction, per model and strategy and over
+	 * all (Fig. 15): against the logs' speedups (log_mse, the runs with a
+	 * log on both sides) and against the profiled steps' (trace_mse).
+	 */
 	struct table *e = table_new("speedup_error", "Predicted against measured speedup: mean squared error",
-				    "model:text,strategy:text,runs:int,mse:real");
-	double all = 0;
-	size_t nall = 0;
+				    "model:text,strategy:text,log_runs:int,log_mse:real,runs:int,trace_mse:real");
+	double all = 0, all_log = 0;
+	size_t nall = 0, nall_log = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (isnan(rs[i].pred))
 			continue;
 		all += (rs[i].pred - rs[i].speedup) * (rs[i].pred - rs[i].speedup);
 		nall++;
+		if (!isnan(rs[i].log_sp)) {
+			all_log += (rs[i].pred - rs[i].log_sp) * (rs[i].pred - rs[i].log_sp);
+			nall_log++;
+		}
 		int first = 1;
 		for (size_t j = 0; j < i && first; j++)
 			if (!isnan(rs[j].pred) && !strcmp(rs[j].model, rs[i].model) && !strcmp(rs[j].strategy, rs[i].strategy))
 				first = 0;
 		if (!first)
 			continue;
-		double sum = 0;
-		size_t k = 0;
+		double sum = 0, sum_log = 0;
+		size_t k = 0, k_log = 0;
 		for (size_t j = i; j < n; j++)
 			if (!isnan(rs[j].pred) && !strcmp(rs[j].model, rs[i].model) && !strcmp(rs[j].strategy, rs[i].strategy)) {
 				sum += (rs[j].pred - rs[j].speedup) * (rs[j].pred - rs[j].speedup);
 				k++;
+				if (!isnan(rs[j].log_sp)) {
+					sum_log += (rs[j].pred - rs[j].log_sp) * (rs[j].pred - rs[j].log_sp);
+					k_log++;
+				}
 			}
 		size_t row = table_add_row(e);
 		table_set_text(e, row, 0, rs[i].model);
 		table_set_text(e, row, 1, rs[i].strategy);
-		table_set_int(e, row, 2, (int64_t)k);
-		table_set_real(e, row, 3, sum / (double)k);
+		table_set_int(e, row, 2, (int64_t)k_log);
+		if (k_log)
+			table_set_real(e, row, 3, sum_log / (double)k_log);
+		table_set_int(e, row, 4, (int64_t)k);
+		table_set_real(e, row, 5, sum / (double)k);
 	}
 	if (nall) {
 		size_t row = table_add_row(e);
 		table_set_text(e, row, 0, "all");
-		table_set_int(e, row, 2, (int64_t)nall);
-		table_set_real(e, row, 3, all / (double)nall);
+		table_set_int(e, row, 2, (int64_t)nall_log);
+		if (nall_log)
+			table_set_real(e, row, 3, all_log / (double)nall_log);
+		table_set_int(e, row, 4, (int64_t)nall);
+		table_set_real(e, row, 5, all / (double)nall);
 	}
 	result_add_table(out, e);
 	compute_model(ctx, out, rs, n);
 
 	struct chart *c = speedup_chart(rs, n);
+	int any_log = 0;
+	for (size_t i = 0; i < n; i++)
+		any_log |= !isnan(rs[i].log_sp);
 	if (c)
-		result_add_figure(out, c, "Measured speedup (samples/s against the baseline's) over the number of GPUs "
-				  "(log 2 axis), one line per model and strategy starting at its baseline; lines of a "
-				  "baseline with more GPUs than the smallest are raised by its GPU count over the "
-				  "smallest so that all share the dashed linear-scaling line.");
-	c = model_chart(rs, n, nall ? all / (double)nall : 0, nall);
+		result_add_figure(out, c, any_log
+			? "Measured speedup (samples/s against the baseline's) over the number of GPUs (log 2 axis), "
+			  "one line per model and strategy starting at its baseline: 'unprofiled' from the training "
+			  "logs' unprofiled iterations (scaling.csv log_speedup) and, beside it, 'profiled' from the "
+			  "profiled steps (speedup), which the profiler slows unevenly (profiler_overhead.csv); a "
+			  "line of profiled steps alone has no log on both sides. Lines of a baseline with more GPUs than the smallest "
+			  "are raised by its GPU count over the smallest so that all share the dashed linear-scaling "
+			  "line."
+			: "Measured speedup (samples/s against the baseline's) over the number of GPUs (log 2 axis), "
+			  "from the profiled steps (no run has a training log on both sides to give the unprofiled "
+			  "speedup), one line per model and strategy starting at its baseline; lines of a baseline "
+			  "with more GPUs than the smallest are raised by its GPU count over the smallest so that all "
+			  "share the dashed linear-scaling line.");
+	c = model_chart(rs, n, nall ? all / (double)nall : 0, nall_log ? all_log / (double)nall_log : 0, nall, nall_log);
 	if (c)
-		result_add_figure(out, c, "Speedup estimated by the scalability model of Cheng et al. 2024 (Fig. 15) "
-				  "against the evaluated speedup, per run with a prediction; the dashed line is y = x and "
-				  "the key gives the mean squared error.");
+		result_add_figure(out, c, nall_log
+			? "Speedup estimated by the scalability model of Cheng et al. 2024 (Fig. 15) against the "
+			  "evaluated speedup, per run with a prediction: the training log's (unprofiled, labelled "
+			  "points, the one scored) and the profiled steps' (unlabelled, the other marker); the dashed "
+			  "line is y = x and the key gives the mean squared error of each (speedup_error.csv log_mse "
+			  "and trace_mse)."
+			: "Speedup estimated by the scalability model of Cheng et al. 2024 (Fig. 15) against the "
+			  "evaluated speedup from the profiled steps (no run has a training log on both sides), per "
+			  "run with a prediction; the dashed line is y = x and the key gives the mean squared error.");
 	result_add_method(out, "scaling.csv",
 		"From the profiled steps (dispatch.csv), per run: step_us, the median of all its ranks' ProfilerStep "
 		"durations; samples_per_s S = dp x per-GPU batch / step, dp = gpus / tensor_parallel; comm_us "
@@ -580,9 +667,12 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 		"iterations, or the profiled steps, a step's ranks pooled as one sample); with fewer than 5 "
 		"samples on a side any efficiency over 100 % is flagged. past_linear: 1 where a run is flagged so.");
 	result_add_method(out, "speedup_error.csv",
-		"Per model and strategy, and over all runs (model 'all'), the mean squared error (1/k) sum "
-		"(predicted_speedup - speedup)^2 over the k runs of scaling.csv with a prediction, as Cheng et al. "
-		"2024 report it for their Fig. 15.");
+		"Per model and strategy, and over all runs (model 'all'), the mean squared error of the prediction, "
+		"as Cheng et al. 2024 report it for their Fig. 15: log_mse = (1/k) sum (predicted_speedup - "
+		"log_speedup)^2 over the log_runs = k runs of scaling.csv with a prediction and a training log on "
+		"both sides (the training's own speedup, unprofiled; empty where none has one); trace_mse = (1/k) "
+		"sum (predicted_speedup - speedup)^2 over the runs = k runs with a prediction, against the "
+		"profiled steps' speedup, which the profiler distorts unevenly (profiler_overhead.csv).");
 	for (size_t i = 0; i < n; i++)
 		free(rs[i].durs);
 	free(rs);

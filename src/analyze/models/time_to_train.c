@@ -9,13 +9,18 @@
  *   wall_s    the sum of every logged iteration's time (start-up, warm-up
  *             and profiled iterations included): what a stopwatch around
  *             the training loop shows;
+ *   first_s   the first logged iteration's time (start-up: CUDA context,
+ *             NCCL set-up, allocator warm-up; 0.4-0.6 s in runs of 1-5 s);
+ *   after_first_s  wall_s - first_s: the training after its first iteration,
+ *             the time the figure draws;
  *   steady_s  the median of the unprofiled iterations (profiler_overhead.csv,
  *             profiled.h) x iterations: the same training without its
  *             start-up or the profiler.
  * Only when at least two runs trained the same number of samples on
  * different GPU counts (a study of this kind); other studies get nothing.
- * speedup: wall_s of the 1-GPU run of the same per-GPU batch over this
- * run's (empty without one).
+ * speedup: after_first_s of the 1-GPU run of the same per-GPU batch over
+ * this run's; wall_speedup: the same of wall_s, start-up included (empty
+ * without such a run).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,18 +34,22 @@
 struct ttt {
 	const char *run;
 	int gpus, batch;
-	int64_t iterations, samples, wall_ns, steady_ns;
+	int64_t iterations, samples, wall_ns, first_ns, steady_ns;
 };
 
+/* A run's logged iterations: their count, last consumed_samples, summed time and the first one's time. */
 static int log_of(const struct analysis_ctx *ctx, const char *run, struct ttt *t)
 {
 	sqlite3_stmt *st;
+#define TTT_FROM                                                                                               \
+	" FROM iterations i JOIN traces t ON t.id = i.trace_id JOIN runs r ON r.id = t.run_id"                 \
+	" WHERE r.experiment = ?1 AND r.run = ?2 AND i.elapsed_ns IS NOT NULL"
 	if (store_prepare(ctx->store, "time_to_train: a run's logged iterations",
-			  "SELECT count(*), max(i.consumed_samples), sum(i.elapsed_ns) FROM iterations i"
-			  " JOIN traces t ON t.id = i.trace_id JOIN runs r ON r.id = t.run_id"
-			  " WHERE r.experiment = ?1 AND r.run = ?2 AND i.elapsed_ns IS NOT NULL",
+			  "SELECT count(*), max(i.consumed_samples), sum(i.elapsed_ns),"
+			  " (SELECT i.elapsed_ns" TTT_FROM " ORDER BY i.iteration, i.rowid LIMIT 1)" TTT_FROM,
 			  &st) < 0)
 		return -1;
+#undef TTT_FROM
 	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
 	int rc = store_step(ctx->store, st, "time_to_train: a run's logged iterations");
@@ -48,6 +57,7 @@ static int log_of(const struct analysis_ctx *ctx, const char *run, struct ttt *t
 		t->iterations = store_column_int64(st, 0);
 		t->samples = store_column_int64(st, 1);
 		t->wall_ns = store_column_int64(st, 2);
+		t->first_ns = store_column_int64(st, 3);
 	}
 	store_finalize(st);
 	return rc < 0 ? -1 : 0;
@@ -83,11 +93,11 @@ int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_resul
 		return 0;
 	}
 	struct table *t = table_new("time_to_train", "Time to train a fixed number of samples, from the training logs",
-				    "run:text,gpus:int,batch:int,samples:int,iterations:int,wall_s:real,steady_s:real,"
-				    "speedup:real");
+				    "run:text,gpus:int,batch:int,samples:int,iterations:int,wall_s:real,first_s:real,"
+				    "after_first_s:real,steady_s:real,speedup:real,wall_speedup:real");
 	struct chart *c = chart_new(CHART_GROUPED_BAR, "time_to_train",
-				    "Time to train the same samples over GPUs and batch sizes (training logs)",
-				    "time to train (s)");
+				    "Time to train the same samples over GPUs and batch sizes, first iteration excluded",
+				    "time to train after the first iteration (s)");
 	chart_set_x_axis(c, "GPUs", CHART_SCALE_LINEAR);
 	struct buf label;
 	buf_init(&label);
@@ -140,34 +150,44 @@ int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_resul
 		table_set_int(t, row, 3, x->samples);
 		table_set_int(t, row, 4, x->iterations);
 		table_set_real(t, row, 5, (double)x->wall_ns / 1e9);
+		table_set_real(t, row, 6, (double)x->first_ns / 1e9);
+		table_set_real(t, row, 7, (double)(x->wall_ns - x->first_ns) / 1e9);
 		if (x->steady_ns > 0)
-			table_set_real(t, row, 6, (double)x->steady_ns / 1e9);
+			table_set_real(t, row, 8, (double)x->steady_ns / 1e9);
 		for (size_t j = 0; j < n; j++)
-			if (v[j].gpus == 1 && v[j].batch == x->batch && v[j].samples == x->samples && x->wall_ns > 0)
-				table_set_real(t, row, 7, (double)v[j].wall_ns / (double)x->wall_ns);
+			if (v[j].gpus == 1 && v[j].batch == x->batch && v[j].samples == x->samples && x->wall_ns > 0) {
+				if (x->wall_ns > x->first_ns)
+					table_set_real(t, row, 9, (double)(v[j].wall_ns - v[j].first_ns) /
+									  (double)(x->wall_ns - x->first_ns));
+				table_set_real(t, row, 10, (double)v[j].wall_ns / (double)x->wall_ns);
+			}
 		size_t cat = 0, s = 0;
 		while (cat < ng && gpus[cat] != x->gpus)
 			cat++;
 		while (s < nb && batches[s] != x->batch)
 			s++;
 		if (cat < ng && s < nb)
-			chart_set(c, cat, s, (double)x->wall_ns / 1e9);
+			chart_set(c, cat, s, (double)(x->wall_ns - x->first_ns) / 1e9);
 	}
 	buf_release(&label);
 	free(v);
 	result_add_table(out, t);
 	result_add_figure(out, c,
-			  "Wall-clock time to train the same number of samples, per GPU count and per-GPU batch size: "
-			  "the sum of every iteration time the training log records (start-up and profiled "
-			  "iterations included), as a stopwatch around the training loop; time_to_train.csv also "
-			  "gives steady_s, the unprofiled median iteration times the iterations.");
+			  "Time to train the same number of samples, per GPU count and per-GPU batch size: the sum of "
+			  "the iteration times the training log records after the first iteration (after_first_s; "
+			  "profiled iterations included). The first iteration, start-up (CUDA context, NCCL set-up, "
+			  "allocator warm-up, first_s), is left out: it does not shrink with more GPUs and would "
+			  "flatten the speedup (time_to_train.csv gives wall_s with it, wall_speedup from it, and "
+			  "steady_s, the unprofiled median iteration times the iterations).");
 	result_add_method(
 		out, "time_to_train.csv",
 		"Per run with a training log, when at least two runs trained the same number of samples on different "
 		"GPU counts: samples = the log's last consumed_samples; iterations = its logged iterations; wall_s = "
 		"the sum of their times (start-up, warm-up and profiled iterations included: what a stopwatch around "
-		"the loop shows); steady_s = the median of its unprofiled iterations (profiler_overhead.csv) x "
-		"iterations (without the start-up and the profiler); speedup = wall_s of the 1-GPU run of the same "
-		"per-GPU batch over this run's.");
+		"the loop shows); first_s = the first logged iteration's time (start-up); after_first_s = wall_s - "
+		"first_s, what the figure draws; steady_s = the median of its unprofiled iterations "
+		"(profiler_overhead.csv) x iterations (without the start-up and the profiler); speedup = "
+		"after_first_s of the 1-GPU run of the same per-GPU batch over this run's; wall_speedup = the same "
+		"ratio of wall_s, start-up included.");
 	return 0;
 }

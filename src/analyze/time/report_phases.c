@@ -134,7 +134,8 @@ int analysis_report_phases(const struct analysis_ctx *ctx, struct analysis_resul
 	/* Paper 003's Figure 5 is about getting batches, a sliver of the stack: its own panel, in ms. */
 	int gb = phase_index(ph, nph, "get_train_batch");
 	struct chart *batch = chart_new(CHART_GROUPED_BAR, "phases_report_get_batch",
-					"Time getting batches (profiler report)", "get batch time (ms)");
+					"Time getting batches, whole run (profiler report)",
+					"get batch time, total over the run (ms)");
 	chart_add_series(batch, "get batch");
 	const struct action **match = xcalloc(nph ? nph : 1, sizeof(*match));
 	int64_t *own = xcalloc(nph ? nph : 1, sizeof(*own));
@@ -210,9 +211,10 @@ int analysis_report_phases(const struct analysis_ctx *ctx, struct analysis_resul
 		chart_free(ch);
 	if (any && gb >= 0 && !chart_is_empty(batch))
 		result_add_figure(out, batch, "Time getting batches of each run's profiler report (PyTorch Lightning): "
-					      "the get-batch phase of phases_report alone, in ms over the whole run, mean "
-					      "over the run's reports (phase_report_phases.csv); beside the other phases it "
-					      "is too small to see.");
+					      "the get-batch phase of phases_report alone, in ms summed over all the run's "
+					      "steps (the report's total, not a time per step), mean over the run's reports "
+					      "(phase_report_phases.csv calls gives the number of batches); beside the other "
+					      "phases it is too small to see.");
 	else
 		chart_free(batch);
 	result_add_method(out, "phase_report_phases.csv",

@@ -204,14 +204,30 @@ int analysis_step_stats(const struct analysis_ctx *ctx, struct analysis_result *
 		runs_free(r, nr);
 		return -1;
 	}
-	struct chart *c = chart_new(CHART_HBAR, "step_times", "Step time per run: median, 95% interval, min to max",
-				    "step time (ms)");
+	/*
+	 * The interval's level as it is: 95 % only where every run's exact
+	 * coverage (ci_level) is at least 0.95; with 5 steps or fewer it is
+	 * min to max, of a lower coverage, and the title says the lowest.
+	 */
+	double lo = 1;
+	for (size_t i = 0; i < nr; i++)
+		if (r[i].n && r[i].d.ci_level < lo)
+			lo = r[i].d.ci_level;
+	char title[128];
+	if (lo >= 0.95)
+		snprintf(title, sizeof(title), "Step time per run: median, 95%% interval, min to max");
+	else
+		snprintf(title, sizeof(title), "Step time per run: median, interval of the median (coverage %.0f%% "
+						"or more), min to max", 100 * lo);
+	struct chart *c = chart_new(CHART_HBAR, "step_times", title, "step time (ms)");
 	chart_add_series(c, "median");
 	result_add_table(out, dist_table(r, nr, c));
 	result_add_figure(out, c,
 			  "Median step time of each run over every profiled step of every rank (bar), its "
-			  "confidence interval (thick line, level in step_stats.csv) and the fastest to the slowest "
-			  "step (whisker with caps), in milliseconds.");
+			  "confidence interval (thick line; its exact coverage, ci_level in step_stats.csv, is 95 % "
+			  "or more with 6 steps or more, and 1 - 2^(1-n) with n <= 5 steps, where the interval is "
+			  "min to max: 0.5 with 2 steps, 0.75 with 3) and the fastest to the slowest step (whisker "
+			  "with caps), in milliseconds.");
 	result_add_table(out, compare_table(ctx, r, nr));
 	for (size_t i = 0; i < nr; i++)
 		if (r[i].n && r[i].n <= 5)
