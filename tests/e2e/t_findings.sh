@@ -54,9 +54,9 @@ grep -q '^two,,two runs at 1.00x the throughput of one with 2x its GPUs (50 % sc
 # ended at 1330): all 590 us of it exposed.
 # The price: at the one collective rank 1 arrived last at, the smallest
 # exposed wait of the others is rank 0's 590 us, in the one step (no log:
-# not scaled); over the 2 % of the 1000 us step (20 us) the noise floor is
+# not scaled: "only 1 profiled step"); over the 2 % of the 1000 us step (20 us) the noise floor is
 # here, so it is said, and first (findings are ordered by saving).
-grep -q 'two: if rank 1 arrived with the others the step would be shorter by about 0.6 ms per step (from the profiled steps. collectives; no training log to scale it by), above the run.s noise of 0.0 ms; inside matched collectives the other ranks wait for rank 1 per step, exposed (their GPU doing nothing else) first: rank 0 0.6 ms exposed (0.6 ms in all, 59 % of its step)' "$D/data/findings.csv" \
+grep -q 'two: if rank 1 arrived with the others the step would be shorter by about 0.6 ms per step (from the collectives of only 1 profiled step; no training log to scale it by), above the run.s noise of 0.0 ms; inside matched collectives the other ranks wait for rank 1 per step, exposed (their GPU doing nothing else) first: rank 0 0.6 ms exposed (0.6 ms in all, 59 % of its step)' "$D/data/findings.csv" \
 	&& ok || bad "waiting finding's text"
 python3 -c 'import csv, sys
 print([r["saving_us_per_step"] for r in csv.DictReader(open(sys.argv[1])) if r["evidence"] == "table-collective_waits"])' \

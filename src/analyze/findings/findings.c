@@ -84,6 +84,7 @@
 #define CAUSE_LEAD_SHARE 0.5 /* "so the others wait": the excess named is this share of the largest exposed wait */
 #define OVERHEAD_SAY 1.10    /* a profiler slowdown worth a note beside each finding */
 #define SCALING_SPLIT 0.10   /* profiled and logged speedups differing by more than this share of the logged one */
+#define MIN_SAMPLES 5         /* profiled steps a straggler with no specific mechanism needs */
 #define NOISE_K 2.0          /* a straggler's saving must exceed this many times the training's step noise */
 #define SAVING_MIN 0.02      /* ... and this share of the step */
 
@@ -612,7 +613,7 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 	buf_printf(&f->s, "%s rank %d: ", run, straggler);
 	if (!isnan(saving)) {
 		buf_printf(&f->s, "fixing it would shorten the step by ");
-		why_saving_words(&f->s, res, run, saving, f->overhead);
+		why_saving_words(&f->s, res, run, straggler, saving, f->overhead);
 		buf_printf(&f->s, "; ");
 	}
 	if (why_mechanism(&f->s, res, run, straggler))
@@ -832,18 +833,20 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	 * most): a straggler with no specific mechanism (slower_host,
 	 * slower_kernels: slower throughout) whose saving is less than what the
 	 * profiler added per step (profiler_overhead.csv: (overhead - 1) x the
-	 * training's step) may be the profiler's making, and is not stated.
+	 * training's step) may be the profiler's making, and is not stated;
+	 * nor one seen in fewer than MIN_SAMPLES profiled steps: so few cannot
+	 * tell a rank slower throughout from the ranks' step-to-step noise.
 	 */
 	double log_step = (double)profiler_unprofiled_ns(res, run) / 1000;
 	const char *mech = named ? why_rank_mechanism(res, run, straggler) : NULL;
-	if (mech && (!strcmp(mech, "slower_host") || !strcmp(mech, "slower_kernels")) && f->overhead > 1 &&
-	    log_step > 0 && saving < (f->overhead - 1) * log_step)
+	if (mech && (!strcmp(mech, "slower_host") || !strcmp(mech, "slower_kernels")) &&
+	    ((f->overhead > 1 && log_step > 0 && saving < (f->overhead - 1) * log_step) || !sm || sm->n < MIN_SAMPLES))
 		named = 0;
 	if (named) {
 		buf_printf(&f->s, "%s: ", run);
 		if (!isnan(saving)) {
 			buf_printf(&f->s, "if rank %d arrived with the others the step would be shorter by ", straggler);
-			why_saving_words(&f->s, res, run, saving, f->overhead);
+			why_saving_words(&f->s, res, run, straggler, saving, f->overhead);
 			buf_printf(&f->s, ", above the run's noise of %.1f ms; ", noise / 1000);
 		}
 		buf_printf(&f->s, "inside matched collectives the other ranks wait for rank %d per step, exposed "
@@ -960,14 +963,16 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"which it arrived last, the smallest exposed wait of the other ranks (the latest of them would have "
 		"started the transfer; a wait hidden behind other GPU work shortens nothing), summed and divided by "
 		"its step count, then divided by the run's profiler factor (profiler_overhead.csv overhead) where a "
-		"training log gives one, to be the training's and not the profiled steps'. Quiet on noise: the "
+		"training log gives one, to be the training's and not the profiled steps' (a saving resting on "
+		"fewer than 5 profiled steps says how many). Quiet on noise: the "
 		"waiting, cause and straggler-windows findings are stated only where that saving exceeds the run's "
 		"natural spread, the largest of %g %% of the step, %g times the training's step-to-step noise "
 		"(profiler_overhead.csv unprofiled_sigma_us, from at least 5 unprofiled iterations) and the saving "
 		"the same rule gives for any other rank of the run (the ranks' natural straggling), nor where the "
 		"straggler has no specific mechanism (slower_host, slower_kernels) and its saving is less than the "
 		"time the profiler added per step ((overhead - 1) x the training's step): the profiler's cost is "
-		"uneven across ranks and can make such a straggler. Order: findings "
+		"uneven across ranks and can make such a straggler, nor where such a straggler rests on fewer than "
+		"5 profiled steps (too few to tell it from the ranks' step-to-step noise). Order: findings "
 		"with a saving first, largest first across the experiment's runs, then the others in the order of "
 		"the rules. straggler-windows: what that rank's GPU did "
 		"in the union of the windows in which another rank waited for it (straggler_ranks.csv), as shares of "

@@ -21,6 +21,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analyze/findings/cells.h"
@@ -300,16 +301,28 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
  * with where the number comes from: the profiled steps' collectives, scaled
  * to the training's steps by the profiler factor where a log gives one.
  */
-void why_saving_words(struct buf *b, const struct analysis_result *res, const char *run, double saving, double overhead)
+void why_saving_words(struct buf *b, const struct analysis_result *res, const char *run, int straggler, double saving,
+		      double overhead)
 {
 	double step = (double)profiler_unprofiled_ns(res, run) / 1e3;
+	/* the samples it rests on: the straggler's profiled steps (ranks.csv rows), named when fewer than 5 */
+	const struct table *rk = result_table(res, "ranks");
+	int rrun = col(rk, "run"), rrank = col(rk, "rank");
+	size_t nsteps = 0;
+	for (size_t r = 0; rk && rrun >= 0 && rrank >= 0 && r < rk->nrows; r++)
+		nsteps += text(rk, r, rrun) && !strcmp(text(rk, r, rrun), run) && num(rk, r, rrank) == straggler;
+	char from[96];
+	if (nsteps > 0 && nsteps < 5)
+		snprintf(from, sizeof(from), "from the collectives of only %zu profiled step%s", nsteps,
+			 nsteps == 1 ? "" : "s");
+	else
+		snprintf(from, sizeof(from), "from the profiled steps' collectives");
 	buf_printf(b, "about %.1f ms per step", saving / 1000);
 	if (step > 0)
-		buf_printf(b, " (%.0f %% of the training's %.1f ms step; from the profiled steps' collectives, "
-				  "scaled by the profiler's factor %.2f)",
-			   100 * saving / step, step / 1000, overhead);
+		buf_printf(b, " (%.0f %% of the training's %.1f ms step; %s, scaled by the profiler's factor %.2f)",
+			   100 * saving / step, step / 1000, from, overhead);
 	else
-		buf_printf(b, " (from the profiled steps' collectives; no training log to scale it by)");
+		buf_printf(b, " (%s; no training log to scale it by)", from);
 	/*
 	 * The profiler slows ranks unevenly (host-bound ones most): where it
 	 * added more per step than the saving, the straggling may be its own.

@@ -28,7 +28,8 @@ const char *why_rank_mechanism(const struct analysis_result *res, const char *ru
  * Appends the saving in words: "about X ms per step (Y % of the training's
  * step; ...)", with the profiler factor overhead it was scaled by (0: none).
  */
-void why_saving_words(struct buf *b, const struct analysis_result *res, const char *run, double saving, double overhead);
+void why_saving_words(struct buf *b, const struct analysis_result *res, const char *run, int straggler, double saving,
+		      double overhead);
 /* straggler_causes.csv's row of run, rank, where and region with an empty name (the region's), or -1. */
 long why_region_row(const struct table *t, const char *run, int rank, const char *where, const char *region);
 /* Its first named row in that region (the largest excess; never the gap row), or -1. */

@@ -73,7 +73,12 @@
  *                     cudaStreamSynchronize, ...) hold at least MECH_SHARE
  *                     of the largest host excess;
  *   host_outside_ops  host time outside any operator or CUDA call (gap
- *                     rows) holds at least MECH_SHARE of the largest excess;
+ *                     rows) holds at least MECH_SHARE of the largest excess
+ *                     and of the rank's whole host excess (its regions' and
+ *                     its gaps outside every region): a host slower
+ *                     throughout also has longer gaps, in proportion (a
+ *                     clean 2-GPU ZeRO-2 run: gaps 4.3 of 15.6 ms, every
+ *                     operator 1.3-1.6x), and is slower_host;
  *   uneven_data       the kernels the rank shares with the others (same
  *                     name, same calls) take at least UNEVEN_RATIO times
  *                     the others' in forward and backward, but less than
@@ -331,13 +336,16 @@ static int is_optimizer_region(const struct phase *ph, int region)
 static const char *rank_mechanism(const struct cause *c, size_t nc, char *const *names, double fb, double opt,
 				  int gpu_first)
 {
-	double top = 0, pageable = 0, copies = 0, sync = 0, gap = 0;
+	double top = 0, pageable = 0, copies = 0, sync = 0, gap = 0, host = 0;
 	long named = -1;
 	for (size_t i = 0; i < nc; i++) {
 		if (c[i].excess > top)
 			top = c[i].excess;
 		if (c[i].kind == K_HOST_GAP)
 			gap += c[i].excess;
+		/* the rank's whole host excess: its regions, and its gaps outside every region */
+		if (c[i].excess > 0 && (c[i].kind == K_HOST_REGION || (c[i].kind == K_HOST_GAP && c[i].region < 0)))
+			host += c[i].excess;
 		if (!names[i])
 			continue;
 		if (c[i].kind == K_GPU_NAME && copy_of(names[i]))
@@ -355,7 +363,7 @@ static const char *rank_mechanism(const struct cause *c, size_t nc, char *const 
 		return "copy";
 	if (sync >= MECH_SHARE * top)
 		return "host_sync";
-	if (gap >= MECH_SHARE * top)
+	if (gap >= MECH_SHARE * top && gap >= MECH_SHARE * host)
 		return "host_outside_ops";
 	if (!isnan(fb) && fb >= UNEVEN_RATIO)
 		return isnan(opt) || opt < SAME_RATIO ? "uneven_data" : "slower_gpu";
@@ -703,7 +711,9 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
 			"likewise), host_sync (synchronising operators and calls: aten::item, aten::_local_scalar_dense, "
 			"aten::nonzero, aten::is_nonzero, aten::equal, aten::cpu, cudaStreamSynchronize, "
 			"cudaDeviceSynchronize, cudaEventSynchronize, at least half), host_outside_ops (host time outside "
-			"operators, at least half), uneven_data (the kernels the rank shares with the others, same name "
+			"operators, at least half of the largest excess and of the rank's whole host excess, its regions' "
+			"and its time outside every region: a host slower throughout has longer gaps too, in proportion), "
+			"uneven_data (the kernels the rank shares with the others, same name "
 			"and calls, take at least 1.10x the others' in the regions other than the optimizer step but "
 			"less than 1.05x in it: the work that grows with the samples grew, the work that grows with the "
 			"parameters did not, so its inputs are larger), slower_gpu (at least 1.10x there and 1.05x in the "
