@@ -45,6 +45,12 @@ static int cmp_span_q(const void *a, const void *b)
 	return cmp_span(a, b, sorting);
 }
 
+/* Whether a bar can be drawn: finite ends, on a lane and row of the chart. */
+static int span_ok(const struct chart *c, const struct chart_span *s)
+{
+	return isfinite(s->x0) && isfinite(s->x1) && s->x1 >= s->x0 && s->lane < c->ncat && s->row < c->nseries;
+}
+
 /* Diagonal lines over a rectangle in colour, on a pale fill of it: a mark. */
 static void hatch_rect(cairo_t *cr, double x, double y, double w, double h, size_t colour)
 {
@@ -70,6 +76,7 @@ static void hatch_rect(cairo_t *cr, double x, double y, double w, double h, size
 /* A key entry: a box, a hatched box or a line, and its text. */
 struct tl_entry {
 	char *text;
+	const char *key; /* the bars' key it stands for; NULL: the path */
 	size_t colour;
 	int style; /* 0 box, 1 hatched, 2 line */
 	double w;
@@ -80,10 +87,18 @@ static void draw_timeline(cairo_t *cr, const struct chart *c, const struct text 
 	size_t nl = c->ncat, nr = c->nseries;
 	double xmax = 0;
 	for (size_t i = 0; i < c->nspans; i++)
-		xmax = fmax(xmax, c->spans[i].x1);
+		if (span_ok(c, &c->spans[i]))
+			xmax = fmax(xmax, c->spans[i].x1);
+	/* The path's points that can be drawn, in order (a point at an x not finite is left out). */
+	struct chart_path_point *pts = xcalloc(c->npath + 1, sizeof(*pts));
+	size_t npts = 0;
 	for (size_t i = 0; i < c->npath; i++)
-		xmax = fmax(xmax, c->path[i].x);
+		if (isfinite(c->path[i].x) && c->path[i].lane < nl) {
+			pts[npts++] = c->path[i];
+			xmax = fmax(xmax, c->path[i].x);
+		}
 	if (!(xmax > 0) || !nl || !nr) {
+		free(pts);
 		draw_no_data(cr, t, w, h);
 		return;
 	}
@@ -97,21 +112,19 @@ static void draw_timeline(cairo_t *cr, const struct chart *c, const struct text 
 		for (size_t r = 0; r < nr; r++)
 			for (size_t i = 0; i < c->nspans; i++) {
 				const struct chart_span *s = &c->spans[i];
-				if (s->row != r || s->mark != pass)
+				if (s->row != r || s->mark != pass || !span_ok(c, s))
 					continue;
-				char *shown = chart_display_name(s->key), *txt = clean_text(shown);
-				free(shown);
 				size_t k = 0;
-				while (k < ne && strcmp(e[k].text, txt))
+				while (k < ne && (e[k].style != pass || strcmp(e[k].key, s->key)))
 					k++;
-				if (k < ne) {
-					free(txt);
+				if (k < ne)
 					continue;
-				}
-				e[ne++] = (struct tl_entry){txt, colour_of(s->key, 5), pass, 0};
+				char *shown = chart_display_name(s->key);
+				e[ne++] = (struct tl_entry){clean_text(shown), s->key, colour_of(s->key, 5), pass, 0};
+				free(shown);
 			}
-	if (c->npath > 1)
-		e[ne++] = (struct tl_entry){clean_text(c->path_label ? c->path_label : "path"), 7, 2, 0};
+	if (npts > 1)
+		e[ne++] = (struct tl_entry){clean_text(c->path_label ? c->path_label : "path"), NULL, 7, 2, 0};
 	set_font(cr, LEGEND_PT, 0);
 	double key_lh = line_height(cr), key_w = w - 2 * PAD;
 	size_t key_lines = ne ? 1 : 0;
@@ -181,6 +194,7 @@ static void draw_timeline(cairo_t *cr, const struct chart *c, const struct text 
 		for (size_t i = 0; i < nnote; i++)
 			free(note[i]);
 		free(note);
+		free(pts);
 		draw_no_data(cr, t, w, h);
 		return;
 	}
@@ -225,21 +239,22 @@ static void draw_timeline(cairo_t *cr, const struct chart *c, const struct text 
 	}
 
 	/* Bars, then marks, clipped to the plot; neighbours of one key merged. */
-	size_t *ord = xcalloc(c->nspans + 1, sizeof(*ord));
+	size_t *ord = xcalloc(c->nspans + 1, sizeof(*ord)), nord = 0;
 	for (size_t i = 0; i < c->nspans; i++)
-		ord[i] = i;
+		if (span_ok(c, &c->spans[i]))
+			ord[nord++] = i;
 	sorting = c;
-	if (c->nspans > 1)
-		qsort(ord, c->nspans, sizeof(*ord), cmp_span_q);
+	if (nord > 1)
+		qsort(ord, nord, sizeof(*ord), cmp_span_q);
 	sorting = NULL;
 	cairo_save(cr);
 	cairo_rectangle(cr, b.x0, b.y0, pw, ph);
 	cairo_clip(cr);
-	for (size_t i = 0; i < c->nspans;) {
+	for (size_t i = 0; i < nord;) {
 		const struct chart_span *s = &c->spans[ord[i]];
 		double x0 = X(s->x0), x1 = X(s->x1);
 		size_t j = i + 1;
-		while (!s->mark && j < c->nspans) {
+		while (!s->mark && j < nord) {
 			const struct chart_span *n = &c->spans[ord[j]];
 			if (n->lane != s->lane || n->row != s->row || n->mark || strcmp(n->key, s->key) ||
 			    X(n->x0) - x1 > MERGE_PT || (n->tip && s->tip))
@@ -265,32 +280,31 @@ static void draw_timeline(cairo_t *cr, const struct chart *c, const struct text 
 	free(ord);
 
 	/* The path: along the strip at the top of its lane, straight down or up to the next lane. */
-	if (c->npath > 1) {
+	if (npts > 1) {
 		set_grey(cr, 0);
 		cairo_set_line_width(cr, 1.3);
 		cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-		for (size_t i = 0; i < c->npath; i++) {
-			double px = X(c->path[i].x), py = b.y0 + (double)c->path[i].lane * lane_h + strip / 2 + 0.5;
+		for (size_t i = 0; i < npts; i++) {
+			double px = X(pts[i].x), py = b.y0 + (double)pts[i].lane * lane_h + strip / 2 + 0.5;
 			if (i)
 				cairo_line_to(cr, px, py);
 			else
 				cairo_move_to(cr, px, py);
 		}
 		cairo_stroke(cr);
-		for (size_t i = 0; i + 1 < c->npath; i++) {
-			const struct chart_path_point *p = &c->path[i], *q = &c->path[i + 1];
+		for (size_t i = 0; i + 1 < npts; i++) {
+			const struct chart_path_point *p = &pts[i], *q = &pts[i + 1];
 			if (p->lane != q->lane)
 				continue;
 			double xa = X(fmin(p->x, q->x)), xb = X(fmax(p->x, q->x));
-			char *va = value_text(fmin(p->x, q->x)), *vb = value_text(fmax(p->x, q->x));
+			/* in the x axis's unit, to three decimals (us on a ms axis) */
 			add_tip(xa, b.y0 + (double)p->lane * lane_h, fmax(xb - xa, 1), fmax(strip, 1),
-				xasprintf("%s on %s: %s to %s", c->path_label ? c->path_label : "path", t->cats[p->lane], va,
-					  vb));
-			free(va);
-			free(vb);
+				xasprintf("%s on %s: %.3f to %.3f", c->path_label ? c->path_label : "path", t->cats[p->lane],
+					  fmin(p->x, q->x), fmax(p->x, q->x)));
 		}
 	}
 	cairo_restore(cr);
+	free(pts);
 #undef X
 
 	/* Lane borders and the frame's bottom edge. */

@@ -49,6 +49,29 @@ else
 	F="$F $T/o/tl/figures"
 fi
 
+# (c) a run of 12 ranks: the lanes are the ranks rank_spread.csv draws, in rank order
+python3 tests/data/make_ranks.py 12 "$T/r12/run" 5
+$PERFSTUDY build -q "$T/r12/run" -o "$T/o12" 2>"$T/err" && ok || bad "12-rank build: $(cat "$T/err")"
+want=$(awk -F, 'NR > 1 && $NF == 1 { print "rank " $2 }' "$T/o12/default/data/rank_spread.csv" | sort -t' ' -k2n | paste -sd,)
+got=$(grep -o 'data-label="rank [0-9]*"' "$T/o12/default/figures/step_timeline_run.svg" | cut -d'"' -f2 | paste -sd,)
+[ -n "$want" ] && [ "$got" = "$want" ] && ok || bad "12 ranks: lanes '$got', want '$want'"
+# the median step from the raw JSON: per step the longest rank, the lower median, ties to the lower step
+med=$(python3 - "$T/r12/run" <<'PY'
+import glob, json, re, sys
+longest = {}
+for f in glob.glob(sys.argv[1] + "/rank*.json"):
+    for e in json.load(open(f))["traceEvents"]:
+        m = re.fullmatch(r"ProfilerStep#(\d+)", e.get("name", ""))
+        if m and e.get("ph") == "X":
+            longest[int(m.group(1))] = max(longest.get(int(m.group(1)), 0), e["dur"])
+order = sorted(longest, key=lambda n: (longest[n], n))
+print(order[(len(order) - 1) // 2])
+PY
+)
+grep -qF "<title>run: step $med (the median step) on 3 of its 12 ranks</title>" "$T/o12/default/figures/step_timeline_run.svg" && ok ||
+	bad "12 ranks, median step $med: $(grep -o '<title>run: [^<]*' "$T/o12/default/figures/step_timeline_run.svg")"
+F="$F $T/o12/default/figures"
+
 # every format, and labels that fit
 for d in $F; do
 	for f in "$d"/step_timeline_*.svg; do

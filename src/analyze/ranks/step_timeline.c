@@ -138,9 +138,26 @@ struct lane {
 	int64_t offset, start, end; /* start, end: step N on the reference clock; start > end: none */
 };
 
+/*
+ * ms from t0: exact in int64_t (a double holds the 4.5e18 ns of a
+ * trace's clock to about 500 ns only), in doubles where two times of a
+ * hostile trace are further apart than int64_t holds.
+ */
 static double ms(int64_t ns_ref, int64_t t0)
 {
-	return (double)(ns_ref - t0) / 1e6;
+	int64_t d;
+	if (!__builtin_sub_overflow(ns_ref, t0, &d))
+		return (double)d / 1e6;
+	return ((double)ns_ref - (double)t0) / 1e6;
+}
+
+/* A time on the lane's own clock in ms from t0 on the reference clock. */
+static double ms_own(int64_t own, const struct lane *ln, int64_t t0)
+{
+	int64_t ref;
+	if (!__builtin_sub_overflow(own, ln->offset, &ref))
+		return ms(ref, t0);
+	return ((double)own - (double)ln->offset - (double)t0) / 1e6;
 }
 
 /* The host, kernel, copy and collective rows of one lane. */
@@ -161,9 +178,9 @@ static void lane_rows(struct store *s, struct phase_names *nm, const struct phas
 		for (size_t i = 0; i < clip.n; i++) {
 			buf_reset(tip);
 			buf_printf(tip, "%s, %s: %.3f to %.3f ms", c->categories[li], ph[p].name,
-				   ms(clip.v[i].start - ln->offset, t0), ms(clip.v[i].end - ln->offset, t0));
-			chart_add_span(c, li, ROW_HOST, ms(clip.v[i].start - ln->offset, t0),
-				       ms(clip.v[i].end - ln->offset, t0), ph[p].name, tip->data, 0);
+				   ms_own(clip.v[i].start, ln, t0), ms_own(clip.v[i].end, ln, t0));
+			chart_add_span(c, li, ROW_HOST, ms_own(clip.v[i].start, ln, t0),
+				       ms_own(clip.v[i].end, ln, t0), ph[p].name, tip->data, 0);
 			chart_set(c, li, ROW_HOST, chart_get(c, li, ROW_HOST) + (double)(clip.v[i].end - clip.v[i].start) / 1e6);
 			any = 1;
 		}
@@ -178,7 +195,7 @@ static void lane_rows(struct store *s, struct phase_names *nm, const struct phas
 		buf_reset(tip);
 		buf_printf(tip, "%s, %s", c->categories[li], name ? name : "annotation");
 		free(name);
-		chart_add_span(c, li, ROW_HOST, ms(a->start - ln->offset, t0), ms(a->end - ln->offset, t0),
+		chart_add_span(c, li, ROW_HOST, ms_own(a->start, ln, t0), ms_own(a->end, ln, t0),
 			       "user annotation", tip->data, 0);
 		chart_set(c, li, ROW_HOST, chart_get(c, li, ROW_HOST) + (double)(a->end - a->start) / 1e6);
 		covered = a->end;
@@ -199,7 +216,7 @@ static void lane_rows(struct store *s, struct phase_names *nm, const struct phas
 		size_t row = a->cls == RK_COMM ? ROW_COLL : a->kind == ACT_KERNEL ? ROW_KERNELS : ROW_COPIES;
 		const char *key = row == ROW_COLL ? "communication" : row == ROW_KERNELS ? "compute"
 							   : a->kind == ACT_MEMSET ? "memset" : "memcpy";
-		chart_add_span(c, li, row, ms(s0 - ln->offset, t0), ms(s1 - ln->offset, t0), key, NULL, 0);
+		chart_add_span(c, li, row, ms_own(s0, ln, t0), ms_own(s1, ln, t0), key, NULL, 0);
 		chart_set(c, li, row, chart_get(c, li, row) + (double)(s1 - s0) / 1e6);
 	}
 }
@@ -305,7 +322,10 @@ static struct chart *run_timeline(const struct analysis_ctx *ctx, struct analysi
 		char *safe = fs_name_stem(run); /* one file per exact run id, as top_kernels_<run>_r<rank> */
 		char *name = xasprintf("step_timeline_%s", safe);
 		free(safe);
-		char *title = xasprintf("%s: step %lld (the median step) on every rank", run, (long long)step);
+		char *title = nl == n ? xasprintf("%s: step %lld (the median step) on %s", run, (long long)step,
+						  n == 1 ? "its one rank" : "every rank")
+				      : xasprintf("%s: step %lld (the median step) on %zu of its %zu ranks", run,
+						  (long long)step, nl, n);
 		c = chart_new(CHART_TIMELINE, name, title, "rank");
 		free(name);
 		free(title);
