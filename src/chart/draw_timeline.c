@@ -102,8 +102,13 @@ static void draw_timeline(cairo_t *cr, const struct chart *c, const struct text 
 		draw_no_data(cr, t, w, h);
 		return;
 	}
+	/* Round ticks from 0, the axis ending just past the data (a step is not a round number of ms). */
 	struct axis a;
 	axis_nice(&a, 0, xmax);
+	if (a.hi > 1.02 * xmax) {
+		a.hi = 1.02 * xmax;
+		a.nticks = (size_t)floor((a.hi - a.lo) / a.step + 1e-9) + 1;
+	}
 
 	/* The key: each key of a bar once (rows in order), the marks, the path. */
 	struct tl_entry *e = xcalloc(c->nspans + 2, sizeof(*e));

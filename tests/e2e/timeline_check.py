@@ -5,7 +5,7 @@ step_timeline figure back, independently of perfstudy's code and CSVs.
 Checks: one lane per rank trace in TRACES_DIR (rank*.pt.trace.json*),
 each labelled "rank N" (the SVG tooltip rectangles' data-label); the
 critical path is drawn (a stroked polyline of width 1.3 and its
-"critical path across ranks on rank N" tooltips); every glyph and every
+"critical path [across ranks] on rank N" tooltips); every glyph and every
 labelled rectangle lies inside the figure's viewBox; the title names the
 median step, recomputed here from the raw trace JSON (per ProfilerStep#N
 the longest of the ranks' durations; the lower median, ties to the lower
@@ -100,7 +100,7 @@ if median in forward0:
         if abs((b - a) - forward0[median] / 1000) > 0.005:
             faults.append(f"rank 0 forward {b - a:.3f} ms in the figure, {forward0[median] / 1000:.3f} ms in the trace")
 # the critical path
-path_tips = [t for _, t in tips if t.startswith("critical path across ranks on rank ")]
+path_tips = [t for _, t in tips if re.match(r"critical path (across ranks )?on rank ", t)]
 lines = [p for p in root.iter(NS + "path") if "stroke-width:1.3" in (p.get("style") or "") and p.get("d", "").count("L") >= 1]
 if not path_tips or not lines:
     faults.append(f"no critical path: {len(path_tips)} tooltips, {len(lines)} polylines")
@@ -125,7 +125,7 @@ if planted is not None:
             faults.append(f"rank {r}'s largest wait {max(waits[r], default=0):.3f} ms is under 5 % of the step")
     spans = {}
     for t in path_tips:
-        m = re.match(r"critical path across ranks on rank (\d+): ([0-9.]+) to ([0-9.]+)", t)
+        m = re.match(r"critical path (?:across ranks )?on rank (\d+): ([0-9.]+) to ([0-9.]+)", t)
         if m:
             r = int(m.group(1))
             spans[r] = spans.get(r, 0) + float(m.group(3)) - float(m.group(2))

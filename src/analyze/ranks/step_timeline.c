@@ -330,7 +330,7 @@ static struct chart *run_timeline(const struct analysis_ctx *ctx, struct analysi
 		free(name);
 		free(title);
 		chart_set_x_axis(c, "time from the step's start on the reference clock (ms)", CHART_SCALE_LINEAR);
-		chart_set_path_label(c, "critical path across ranks");
+		chart_set_path_label(c, n == 1 ? "critical path" : "critical path across ranks");
 		for (size_t r = 0; r < NROWS; r++)
 			chart_add_series(c, row_names[r]);
 		struct buf lab, tip;
