@@ -31,22 +31,17 @@ if [ ! -f "$E/ddp-sleep/rank0.pt.trace.json.gz" ]; then
 	skipped "experiments/h200x4 could not be unpacked"
 else
 	RUNS="ddp-sleep ddp-uneven"
-	{
-		printf 'version: 1\nid: tl\ntitle: planted stragglers\nruns:\n'
-		for r in $RUNS; do
-			printf '  - id: %s\n    gpus: 4\n    traces: %s/%s/rank*.pt.trace.json.gz\n' "$r" "$E" "$r"
-		done
-	} >"$T/study.yaml"
+	planted_study "$E" "$T/study.yaml" $RUNS
 	$PERFSTUDY build -q "$T/study.yaml" -o "$T/o" 2>"$T/err" && ok || bad "build: $(cat "$T/err")"
 	for r in $RUNS; do
 		rank=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["rank"])' "$E/$r/truth.json")
-		python3 tests/e2e/timeline_check.py "$T/o/tl/figures/step_timeline_$r.svg" "$E/$r" "$rank" >"$T/check" 2>&1 && ok ||
+		python3 tests/e2e/timeline_check.py "$T/o/why/figures/step_timeline_$r.svg" "$E/$r" "$rank" >"$T/check" 2>&1 && ok ||
 			bad "$r: $(cat "$T/check")"
 		# the check fails where it should: another rank named as the planted one
-		python3 tests/e2e/timeline_check.py "$T/o/tl/figures/step_timeline_$r.svg" "$E/$r" 0 >/dev/null 2>&1 &&
+		python3 tests/e2e/timeline_check.py "$T/o/why/figures/step_timeline_$r.svg" "$E/$r" 0 >/dev/null 2>&1 &&
 			bad "$r: the check passes with rank 0 as the planted rank" || ok
 	done
-	F="$F $T/o/tl/figures"
+	F="$F $T/o/why/figures"
 fi
 
 # (c) a run of 12 ranks: the lanes are the ranks rank_spread.csv draws, in rank order
