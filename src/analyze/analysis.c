@@ -52,7 +52,7 @@ static const struct analysis_def registry[] = {
 	ENTRY("rank_spread", analysis_rank_spread, L("ranks", "collective_waits", "kernels", "groups"), L("rank_spread")),
 	ENTRY("step_diff", analysis_step_diff, L("straggler_ranks", "ranks", "scaling"), L("step_diff")),
 	ENTRY("critical_path", analysis_critical_path, NONE,
-	 L("critical_path", "critical_path_steps", "critical_path_across")),
+	 L("critical_path", "critical_path_steps", "critical_path_across", "critical_path_hops")),
 	ENTRY("compare", analysis_compare, L("store.activity_groups"), L("compare")),
 	ENTRY("models", analysis_models, L("step_stats", "profiler_overhead"),
 	 L("estimates", "utilization", "memory_by_batch", "published", "throughput", "throughput_scaling", "relative",
@@ -67,6 +67,9 @@ static const struct analysis_def registry[] = {
 	ENTRY("flops", analysis_flops, NONE, L("flops", "flops_ratio", "flops_fit")),
 	ENTRY("memory_steps", analysis_memory_steps, NONE, L("memory_steps", "memory_regions", "memory_ranks")),
 	ENTRY("checks", analysis_checks, NONE, NONE),
+	/* takes critical_path_hops out of the result (it is no CSV): before sanity and findings */
+	ENTRY("step_timeline", analysis_step_timeline,
+	 L("critical_path_steps", "critical_path_hops", "collective_waits", "clock_offsets", "rank_spread"), NONE),
 	/* after every figure with a bar per rank */
 	ENTRY("figure_ranks", analysis_figure_ranks, L("rank_spread"), NONE),
 	/* reads every table so far: flags impossible shares */
@@ -261,4 +264,15 @@ struct table *result_table(const struct analysis_result *r, const char *name)
 		if (!strcmp(r->tables[i]->name, name))
 			return r->tables[i];
 	return NULL;
+}
+
+void result_drop_table(struct analysis_result *r, struct table *t)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < r->ntables; i++)
+		if (r->tables[i] != t)
+			r->tables[k++] = r->tables[i];
+	if (k < r->ntables)
+		table_free(t);
+	r->ntables = k;
 }

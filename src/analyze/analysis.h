@@ -121,6 +121,11 @@ void result_add_note(struct analysis_result *r, const char *fmt, ...) __attribut
  * fails every test that reaches it instead of quietly emptying a result.
  */
 struct table *result_table(const struct analysis_result *r, const char *name);
+/*
+ * Removes t (a table of r, from result_table) and frees it: a table one
+ * analysis hands to a later one only (critical_path_hops), never written.
+ */
+void result_drop_table(struct analysis_result *r, struct table *t);
 
 /* The analyses, each in its own file. */
 int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out);
@@ -197,6 +202,8 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
  * ranks.csv lack them). busy > idle: GPU-bound, else host-bound.
  */
 void straggler_side(const struct analysis_result *res, const char *run, int rank, double *busy, double *idle);
+/* The median step of each run, one lane per drawn rank on the aligned clock (step_timeline.c). */
+int analysis_step_timeline(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Figures with a bar per rank keep the ranks rank_spread.csv draws, in runs of many ranks (figure_ranks.c). */
 int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result *out);
 /*

@@ -54,6 +54,13 @@ void chart_free(struct chart *c)
 	free(c->like);
 	free(c->note);
 	free(c->spread);
+	for (size_t i = 0; i < c->nspans; i++) {
+		free(c->spans[i].key);
+		free(c->spans[i].tip);
+	}
+	free(c->spans);
+	free(c->path);
+	free(c->path_label);
 	free(c->categories);
 	free(c->series);
 	free(c->values);
@@ -378,6 +385,26 @@ char *chart_shorten_middle(const char *s, size_t max_chars)
 	memcpy(out + head + sizeof(ellipsis) - 1, s + tail, len - tail);
 	out[head + sizeof(ellipsis) - 1 + len - tail] = '\0';
 	return out;
+}
+
+void chart_add_span(struct chart *c, size_t lane, size_t row, double x0, double x1, const char *key,
+		    const char *tip, int mark)
+{
+	c->spans = xgrow(c->spans, &c->cap_spans, c->nspans + 1, sizeof(*c->spans));
+	c->spans[c->nspans++] = (struct chart_span){lane, row, x0, x1, xstrdup(key ? key : ""),
+						    tip ? xstrdup(tip) : NULL, mark};
+}
+
+void chart_add_path_point(struct chart *c, size_t lane, double x)
+{
+	c->path = xgrow(c->path, &c->cap_path, c->npath + 1, sizeof(*c->path));
+	c->path[c->npath++] = (struct chart_path_point){lane, x};
+}
+
+void chart_set_path_label(struct chart *c, const char *label)
+{
+	free(c->path_label);
+	c->path_label = xstrdup(label);
 }
 
 int chart_is_empty(const struct chart *c)

@@ -60,6 +60,15 @@ extern const struct chart_kind chart_kind_line;
 extern const struct chart_kind chart_kind_xy;
 #define CHART_XY (&chart_kind_xy)
 
+/*
+ * lanes (the categories, e.g. "rank 3") of sub-rows (the series, e.g.
+ * "host", "kernels") holding bars over a time axis (chart_add_span), marks
+ * hatched over a bar (a wait) and one path drawn across the lanes
+ * (chart_add_path_point); values: each lane and row's busy time (draw_timeline.c)
+ */
+extern const struct chart_kind chart_kind_timeline;
+#define CHART_TIMELINE (&chart_kind_timeline)
+
 /* How a CHART_XY axis maps values: linear, or log with ticks at powers of 2 or of 10. */
 enum chart_scale {
 	CHART_SCALE_LINEAR,
@@ -78,6 +87,21 @@ struct chart_refline {
 struct chart_band {
 	double x0, x1;
 	char *key;         /* a name with a fixed colour (chart_style's colours), listed once in the key */
+};
+
+/* CHART_TIMELINE: a bar on a lane (category) and sub-row (series) over [x0, x1] of the x axis. */
+struct chart_span {
+	size_t lane, row;
+	double x0, x1;
+	char *key;  /* its colour's name (chart_style's colours), listed once in the key */
+	char *tip;  /* its SVG tooltip, or NULL */
+	int mark;   /* 1: drawn hatched over the row's bars (a wait inside a collective) */
+};
+
+/* CHART_TIMELINE: a point of the path across lanes; consecutive points are joined, across lanes vertically. */
+struct chart_path_point {
+	size_t lane;
+	double x;
 };
 
 struct chart {
@@ -147,6 +171,12 @@ struct chart {
 	 * interval of the median). NaN: not drawn; NULL until chart_set_spread.
 	 */
 	double *spread;
+	/* CHART_TIMELINE: the bars and marks, in any order, and the path (x_label titles the time axis). */
+	size_t nspans, cap_spans;
+	struct chart_span *spans;
+	size_t npath, cap_path;
+	struct chart_path_point *path;
+	char *path_label;  /* the path's key entry, e.g. "critical path" */
 };
 
 /*
@@ -255,6 +285,11 @@ void chart_add_refline(struct chart *c, const char *label, double slope, double 
 void chart_add_band(struct chart *c, double x0, double x1, const char *key);
 void chart_series_like(struct chart *c, size_t s, size_t like);
 void chart_set_note(struct chart *c, const char *note);
+/* CHART_TIMELINE: a bar or mark (key and tip copied; tip may be NULL); a point of the path and its key entry. */
+void chart_add_span(struct chart *c, size_t lane, size_t row, double x0, double x1, const char *key,
+		    const char *tip, int mark);
+void chart_add_path_point(struct chart *c, size_t lane, double x);
+void chart_set_path_label(struct chart *c, const char *label);
 /* A category's spread (see struct chart's spread); NaN for a part not drawn. HBAR, STACKED_BAR, LINE. */
 void chart_set_spread(struct chart *c, size_t cat, double range_lo, double range_hi, double ci_lo, double ci_hi);
 /*

@@ -66,7 +66,7 @@ print(html.unescape(m.group(1)) if m else "{}")'
 # judge NAME SITE ID JSON: the page against its own findings.csv and tables, read here.
 judge() {
 	python3 - "$1" "$2/$3" "$4" "$E" <<'PY'
-import csv, json, os, subprocess, sys
+import csv, hashlib, json, os, subprocess, sys
 name, d, js, E = sys.argv[1:]
 got = json.load(open(js))
 bad = 0
@@ -117,7 +117,15 @@ runs = [r["run"] for r in csv.DictReader(open(d + "/data/runs.csv"))]
 rows = got.get("keyRows", [])
 if [r[0] for r in rows] != runs:
     fail("key numbers for %s, runs.csv has %s" % ([r[0] for r in rows], runs))
-figs = ["figures/step_timeline_%s.svg" % r for r in runs if os.path.exists("%s/figures/step_timeline_%s.svg" % (d, r))]
+def stem(run):
+    """A run's file-name stem, as docs/output.md defines it (util/fs.c's fs_name_stem)."""
+    b = run.encode()
+    if 0 < len(b) <= 64 and all(c in b"abcdefghijklmnopqrstuvwxyz0123456789-" for c in b):
+        return run
+    keep = bytes(c if chr(c) in "abcdefghijklmnopqrstuvwxyz0123456789-" else c + 32 if 65 <= c <= 90 else 95 for c in b[:64])
+    return keep.decode() + "_" + hashlib.sha256(b).hexdigest()[:16]
+figs = ["figures/step_timeline_%s.svg" % stem(r) for r in runs
+        if os.path.exists("%s/figures/step_timeline_%s.svg" % (d, stem(r)))]
 if got.get("keyFigures") != figs:
     fail("timeline figures shown %s, on disk %s" % (got.get("keyFigures"), figs))
 # the training log's median and count, from the raw log (planted runs)

@@ -616,6 +616,50 @@ static void test_empty(void)
 	free(dir);
 }
 
+/*
+ * CHART_TIMELINE: lanes and rows of bars, a hatched mark, a path across
+ * lanes; a bar or point whose x is not finite is skipped, not drawn as
+ * NaN (cairo's error state); a timeline without a bar or point is "no data".
+ */
+static void test_timeline(void)
+{
+	char *dir = make_tmpdir();
+	struct chart *c = chart_new(CHART_TIMELINE, "tl", "step 5 <on> every rank", "rank");
+	chart_set_x_axis(c, "time (ms)", CHART_SCALE_LINEAR);
+	chart_set_path_label(c, "critical path");
+	chart_add_series(c, "host");
+	chart_add_series(c, "collectives");
+	chart_add_category(c, "rank 0");
+	chart_add_category(c, "rank 1");
+	chart_add_span(c, 0, 0, 0, 4, "forward", "rank 0, forward", 0);
+	chart_add_span(c, 0, 1, 3, 9, "communication", NULL, 0);
+	chart_add_span(c, 0, 1, 3, 7, "waiting for another rank", "rank 0 waits \x01 <b>", 1);
+	chart_add_span(c, 1, 1, NAN, 9, "communication", NULL, 0);
+	chart_add_span(c, 1, 1, 7, 9, "communication", NULL, 0);
+	chart_set(c, 0, 0, 4);
+	chart_add_path_point(c, 0, 9.5);
+	chart_add_path_point(c, 0, 7);
+	chart_add_path_point(c, 1, 7);
+	chart_add_path_point(c, 1, INFINITY);
+	chart_add_path_point(c, 1, 0);
+	CHECK_INT(chart_write(c, dir, NULL), 0);
+	size_t len;
+	char *s = slurp_in(dir, "tl.svg", &len);
+	CHECK(s && strstr(s, "data-label=\"rank 0\"") && strstr(s, "data-label=\"rank 1\""));
+	CHECK(s && strstr(s, "<title>critical path on rank 1: 0.000 to 7.000</title>"));
+	CHECK(s && strstr(s, "&lt;b&gt;") && !strstr(s, "<b>"));
+	CHECK(s && strstr(s, "<title>key: waiting for another rank</title>"));
+	free(s);
+	chart_free(c);
+	c = chart_new(CHART_TIMELINE, "tl_empty", "nothing", "rank");
+	chart_add_series(c, "host");
+	chart_add_category(c, "rank 0");
+	CHECK_INT(chart_write(c, dir, NULL), 0);
+	chart_free(c);
+	remove_tree(dir);
+	free(dir);
+}
+
 static void test_failures(void)
 {
 	char *dir = make_tmpdir();
@@ -1232,6 +1276,7 @@ int main(void)
 	test_grouped_and_line();
 	test_xy();
 	test_empty();
+	test_timeline();
 	test_failures();
 	test_png();
 	test_write_many();

@@ -36,13 +36,14 @@ static const char *const cat_series[NCAT] = {"compute", "communication transfer"
  */
 struct xs_step {
 	size_t rank_i;
-	int64_t key, end_ref;
+	int64_t key, end_ref, start_ref;
 	int64_t cat[NCAT];
 	int32_t next_op;
 };
 
 struct xs_seg {
 	int valid;
+	int64_t clip_ref; /* the start of the step the segment ends at, on the reference clock */
 	int64_t cat[NCAT];
 	int32_t next_op;
 };
@@ -120,6 +121,7 @@ static void across_rank(struct cp_across *xa, struct cp_graph *g, const struct x
 		x->rank_i = ri;
 		x->key = st->key;
 		x->end_ref = st->end - r->offset;
+		x->start_ref = st->start - r->offset;
 		memcpy(x->cat, p.cat, sizeof(x->cat));
 		x->next_op = jp.next_op;
 	}
@@ -142,14 +144,46 @@ static void across_rank(struct cp_across *xa, struct cp_graph *g, const struct x
 		cp_walk_node(g, N_START, (size_t)a, d->steps[si].start, &p, &jp);
 		struct xs_seg *sg = &xa->ops[k->op];
 		sg->valid = 1;
+		sg->clip_ref = d->steps[si].start - r->offset;
 		memcpy(sg->cat, p.cat, sizeof(sg->cat));
 		sg->next_op = jp.next_op;
 	}
 	free(by_key);
 }
 
-/* The rows of critical_path_across.csv of one run, from its segments. */
-static void across_rows(struct cp_across *xa, const struct xr_run *xr, struct table *t, struct buf *tmp)
+/* Where the path enters the last rank of op: that rank's kernel start on the reference clock. */
+static int64_t hop_ref(const struct xr_run *xr, int32_t op)
+{
+	size_t ri;
+	const struct xr_kern *k = cp_last_kern(xr, &xr->ops[op], &ri);
+	return k ? k->start - xr->ranks[ri].offset : INT64_MIN;
+}
+
+/*
+ * One segment of the path's geometry (critical_path_hops, read by
+ * step_timeline's figure and not written): on rank, from from_ref to
+ * to_ref on the reference clock; seg 0 ends at the step's end on
+ * end_rank, each next one ends where the path jumped onto its rank (the
+ * last rank's kernel start of the joined collective) and starts where it
+ * jumps on, or at the rank's start of the step.
+ */
+static void hop_row(struct table *h, const char *run, int64_t step, size_t seg, int rank, int64_t from_ref,
+		    int64_t to_ref)
+{
+	if (!h || from_ref == INT64_MIN || to_ref == INT64_MIN)
+		return;
+	size_t row = table_add_row(h);
+	table_set_text(h, row, 0, run);
+	table_set_int(h, row, 1, step);
+	table_set_int(h, row, 2, (int64_t)seg);
+	table_set_int(h, row, 3, rank);
+	table_set_ns(h, row, 4, from_ref);
+	table_set_ns(h, row, 5, to_ref);
+}
+
+/* The rows of critical_path_across.csv of one run, from its segments, and its path's geometry into h. */
+static void across_rows(struct cp_across *xa, const struct xr_run *xr, struct table *t, struct table *h,
+			struct buf *tmp)
 {
 	if (xa->nsteps > 1)
 		qsort(xa->steps, xa->nsteps, sizeof(*xa->steps), cmp_xs_step);
@@ -165,6 +199,8 @@ static void across_rows(struct cp_across *xa, const struct xr_run *xr, struct ta
 		xa->on_rank[x->rank_i] += sum;
 		int32_t next = x->next_op;
 		int cut = 0;
+		int64_t top = next >= 0 ? hop_ref(xr, next) : INT64_MIN;
+		hop_row(h, xr->name, x->key, 0, xr->ranks[x->rank_i].rank, next >= 0 ? top : x->start_ref, x->end_ref);
 		for (size_t hops = 0; next >= 0; hops++) {
 			const struct xs_seg *sg = &xa->ops[next];
 			size_t ri;
@@ -172,6 +208,9 @@ static void across_rows(struct cp_across *xa, const struct xr_run *xr, struct ta
 				cut = 1; /* no segment where the path went on: the path ends there */
 				break;
 			}
+			int64_t low = sg->next_op >= 0 ? hop_ref(xr, sg->next_op) : sg->clip_ref;
+			hop_row(h, xr->name, x->key, hops + 1, xr->ranks[ri].rank, low, top);
+			top = low;
 			sum = 0;
 			for (int q = 0; q < NCAT; q++) {
 				cat[q] += sg->cat[q];
@@ -374,6 +413,9 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 				     "arrived last",
 				     "run:text,step:int,end_rank:int,path_us:us",
 				     ",ranks_on_path:int,path_by_rank:text,most_rank:int,most_rank_us:us,cut:int");
+	/* The path's geometry, for step_timeline's figure, which takes the table out of the result: no CSV. */
+	struct table *th = table_new("critical_path_hops", "Critical path across ranks: its segments",
+				     "run:text,step:int,seg:int,rank:int,from_us:us,to_us:us");
 	struct chart *c = chart_new(CHART_STACKED_BAR, "critical_path", "Critical path of the step by category",
 				    "mean time per step (ms)");
 	for (int k = 0; k < NCAT; k++)
@@ -404,7 +446,7 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 			nsa = 0;
 			step_index_clear(&six);
 			if (xr.nops)
-				across_rows(&xa, &xr, tx, &label);
+				across_rows(&xa, &xr, tx, th, &label);
 		}
 		if (k == 0 || strcmp(keys[k].run, keys[k - 1].run)) {
 			/* a new run: its collectives matched across its ranks (crossrank.c, warnings given there) */
@@ -509,13 +551,17 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 	if (nkeys)
 		add_run_steps(ts, keys[nkeys - 1].run, sa, nsa);
 	if (xr.nops)
-		across_rows(&xa, &xr, tx, &label);
+		across_rows(&xa, &xr, tx, th, &label);
 	if (any) {
 		result_add_table(out, t);
 		result_add_table(out, ts);
 		if (tx->nrows) {
 			result_add_table(out, tx);
 			tx = NULL;
+		}
+		if (th->nrows) {
+			result_add_table(out, th);
+			th = NULL;
 		}
 		result_add_figure(out, c,
 				  "Critical path of the step per run and rank, mean per step: what the path of binding "
@@ -580,6 +626,7 @@ out:
 	across_release(&xa);
 	free(step_pt);
 	table_free(tx);
+	table_free(th);
 	free(ranks);
 	free(waits.by_rank);
 	free(waits.touched);

@@ -1,0 +1,79 @@
+#!/bin/bash
+# t_step_timeline.sh: figure step_timeline_<run> (issue 40, item 1), read
+# back from its SVG by tests/e2e/timeline_check.py, which recomputes the
+# median step and rank 0's forward time from the raw trace JSON: (a) the
+# bundled h200 example's 4-GPU DDP run and its 1-GPU run (one lane per
+# rank, labelled "rank N", waits hatched, the critical path drawn, every
+# text inside the figure); (b) two real 4 x H200 runs with a straggler
+# planted on rank 3 (experiments/h200x4: ddp-sleep, ddp-uneven; truth.json
+# names the rank): rank 3's lane waits least, every other lane waits at
+# least 5 % of the step, the critical path runs longest on rank 3. Every
+# figure comes as SVG, PDF and PNG, and its labels pass check_labels.py.
+. "$(dirname "$0")/lib.sh"
+
+# (a) the bundled example
+example_h200 "$T/ex"
+F=$T/ex/h200/figures
+for r in gpt2-4gpu-ddp:gpt2-124m/4gpu-ddp gpt2-1gpu:gpt2-124m/1gpu; do
+	run=${r%%:*} dir=experiments/h200/traces/${r#*:}
+	python3 tests/e2e/timeline_check.py "$F/step_timeline_$run.svg" "$dir" >"$T/check" 2>&1 && ok ||
+		bad "$run: $(cat "$T/check")"
+done
+n=$(ls "$F"/step_timeline_*.svg | wc -l)
+[ "$n" -eq 10 ] && ok || bad "h200: $n timeline figures, want one per run (10)"
+grep -qF 'figures/step_timeline_gpt2-4gpu-ddp.svg' "$T/ex/h200/index.html" && ok || bad "the page does not show the figure"
+grep -qF '<code>step timeline</code>' "$T/ex/h200/index.html" && ok || bad "no Methods entry for the step timeline"
+[ ! -e "$T/ex/h200/data/critical_path_hops.csv" ] && ok || bad "critical_path_hops.csv written"
+
+# (b) the planted stragglers
+E=$(unpacked experiments/h200x4/traces)
+if [ ! -f "$E/ddp-sleep/rank0.pt.trace.json.gz" ]; then
+	skipped "experiments/h200x4 could not be unpacked"
+else
+	RUNS="ddp-sleep ddp-uneven"
+	planted_study "$E" "$T/study.yaml" $RUNS
+	$PERFSTUDY build -q "$T/study.yaml" -o "$T/o" 2>"$T/err" && ok || bad "build: $(cat "$T/err")"
+	for r in $RUNS; do
+		rank=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["rank"])' "$E/$r/truth.json")
+		python3 tests/e2e/timeline_check.py "$T/o/why/figures/step_timeline_$r.svg" "$E/$r" "$rank" >"$T/check" 2>&1 && ok ||
+			bad "$r: $(cat "$T/check")"
+		# the check fails where it should: another rank named as the planted one
+		python3 tests/e2e/timeline_check.py "$T/o/why/figures/step_timeline_$r.svg" "$E/$r" 0 >/dev/null 2>&1 &&
+			bad "$r: the check passes with rank 0 as the planted rank" || ok
+	done
+	F="$F $T/o/why/figures"
+fi
+
+# (c) a run of 12 ranks: the lanes are the ranks rank_spread.csv draws, in rank order
+python3 tests/data/make_ranks.py 12 "$T/r12/run" 5
+$PERFSTUDY build -q "$T/r12/run" -o "$T/o12" 2>"$T/err" && ok || bad "12-rank build: $(cat "$T/err")"
+want=$(awk -F, 'NR > 1 && $NF == 1 { print "rank " $2 }' "$T/o12/default/data/rank_spread.csv" | sort -t' ' -k2n | paste -sd,)
+got=$(grep -o 'data-label="rank [0-9]*"' "$T/o12/default/figures/step_timeline_run.svg" | cut -d'"' -f2 | paste -sd,)
+[ -n "$want" ] && [ "$got" = "$want" ] && ok || bad "12 ranks: lanes '$got', want '$want'"
+# the median step from the raw JSON: per step the longest rank, the lower median, ties to the lower step
+med=$(python3 - "$T/r12/run" <<'PY'
+import glob, json, re, sys
+longest = {}
+for f in glob.glob(sys.argv[1] + "/rank*.json"):
+    for e in json.load(open(f))["traceEvents"]:
+        m = re.fullmatch(r"ProfilerStep#(\d+)", e.get("name", ""))
+        if m and e.get("ph") == "X":
+            longest[int(m.group(1))] = max(longest.get(int(m.group(1)), 0), e["dur"])
+order = sorted(longest, key=lambda n: (longest[n], n))
+print(order[(len(order) - 1) // 2])
+PY
+)
+grep -qF "<title>run: step $med (the median step) on 3 of its 12 ranks</title>" "$T/o12/default/figures/step_timeline_run.svg" && ok ||
+	bad "12 ranks, median step $med: $(grep -o '<title>run: [^<]*' "$T/o12/default/figures/step_timeline_run.svg")"
+F="$F $T/o12/default/figures"
+
+# every format, and labels that fit
+for d in $F; do
+	for f in "$d"/step_timeline_*.svg; do
+		for ext in pdf png; do
+			[ -s "${f%.svg}.$ext" ] && ok || bad "${f%.svg}.$ext missing or empty"
+		done
+	done
+	python3 tests/e2e/check_labels.py "$d"/step_timeline_*.svg >"$T/labels" && ok || bad "labels: $(head -3 "$T/labels")"
+done
+finish
