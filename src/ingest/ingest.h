@@ -53,6 +53,7 @@ struct cpu_op {
 	int64_t start_ns, dur_ns;
 	int64_t tid;
 	int64_t external_id; /* -1: none */
+	const char *dims;    /* "Input Dims" as compact text, "[36,1024],[50257,1024]"; NULL when absent */
 };
 
 /* A host-side CUDA runtime or driver call (cudaLaunchKernel, cuLaunchKernelEx, ...). */

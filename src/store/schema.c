@@ -70,9 +70,13 @@ static const char SCHEMA[] =
 	"  kind TEXT NOT NULL CHECK(kind = 'kernel' OR kind = 'memcpy' OR kind = 'memset'),\n"
 	"  name_id INTEGER NOT NULL REFERENCES names(id), copy_kind TEXT, calls INTEGER NOT NULL,\n"
 	"  total_ns INTEGER NOT NULL, min_ns INTEGER, max_ns INTEGER, avg_ns INTEGER, time_pct REAL);\n"
+	/*
+	 * dims_id: the operator's "Input Dims" (record_shapes=True) as compact
+	 * text in names, "[36,1024],[50257,1024]"; NULL when the trace has none.
+	 */
 	"CREATE TABLE cpu_ops(trace_id INTEGER NOT NULL REFERENCES traces(id),\n"
 	"  name_id INTEGER NOT NULL REFERENCES names(id), tid INTEGER, start_ns INTEGER NOT NULL,\n"
-	"  dur_ns INTEGER NOT NULL, external_id INTEGER);\n"
+	"  dur_ns INTEGER NOT NULL, external_id INTEGER, dims_id INTEGER REFERENCES names(id));\n"
 	"CREATE TABLE collectives(trace_id INTEGER NOT NULL REFERENCES traces(id),\n"
 	"  start_ns INTEGER NOT NULL, correlation INTEGER, collective TEXT NOT NULL,\n"
 	"  in_nelems INTEGER, out_nelems INTEGER, dtype TEXT, group_size INTEGER,\n"
@@ -141,7 +145,7 @@ int store_open(const char *path, struct store **out)
 	    store_row_buf_open(s, &s->annot, "annotations", 6, "insert annotation") < 0 ||
 	    store_prepare(s, "prepare", "INSERT INTO devices VALUES(?1,?2,?3,?4,?5,?6,?7)", &s->ins_dev) < 0 ||
 	    store_prepare(s, "prepare", "INSERT INTO summaries VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)", &s->ins_sum) < 0 ||
-	    store_row_buf_open(s, &s->cpu, "cpu_ops", 6, "insert cpu op") < 0 ||
+	    store_row_buf_open(s, &s->cpu, "cpu_ops", 7, "insert cpu op") < 0 ||
 	    store_row_buf_open(s, &s->mem, "memory_events", 9, "insert memory event") < 0) {
 		store_close(s);
 		return -1;

@@ -262,6 +262,7 @@ static int decide_op(struct store *s, int64_t trace_id, const struct pending_op 
 	cell_int(&row[3], o->start);
 	cell_int(&row[4], o->dur);
 	cell_opt(&row[5], o->external_id, o->external_id >= 0);
+	cell_opt(&row[6], o->dims_id, o->dims_id >= 0);
 	return 1;
 }
 
@@ -335,7 +336,10 @@ static int sink_cpu_op(void *ctx, const struct cpu_op *op)
 	int64_t name = store_name_id(s, op->name);
 	if (name < 0)
 		return -1;
-	struct pending_op po = {op->start_ns, op->dur_ns, op->tid, op->external_id, name,
+	int64_t dims = op->dims ? store_name_id(s, op->dims) : -1;
+	if (op->dims && dims < 0)
+		return -1;
+	struct pending_op po = {op->start_ns, op->dur_ns, op->tid, op->external_id, name, dims,
 				!strncmp(op->name, "enumerate(DataLoader)", 21)};
 	if (!s->ops_sorted) {
 		ops_add(s, &po);

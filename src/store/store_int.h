@@ -30,6 +30,7 @@ struct name_slot {
 /* A host operator (cpu_op) held until its trace ends: see flush_cpu_ops. */
 struct pending_op {
 	int64_t start, dur, tid, external_id, name_id;
+	int64_t dims_id; /* names id of its "Input Dims" text, -1 when absent */
 	int keep; /* stored whatever its nesting: an enumerate(DataLoader)... range */
 };
 

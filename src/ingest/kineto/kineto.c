@@ -186,6 +186,7 @@ static int on_event(void *ctx, const struct kj_event *ev)
 			.dur_ns = odur,
 			.tid = ev->tid,
 			.external_id = ev->has_external_id ? ev->external_id : -1,
+			.dims = ev->dims.p,
 		};
 		if (k->sink->cpu_op(k->sink->ctx, &op)) {
 			k->failed = 1;

@@ -208,6 +208,7 @@ static int list_event(void *ctx, const struct kj_event *ev)
 	keep_str(l, &e->collective);
 	keep_str(l, &e->dtype);
 	keep_str(l, &e->process_group);
+	keep_str(l, &e->dims);
 	return 0;
 }
 

@@ -147,7 +147,7 @@ enum key_id {
 	K_OTHER, K_PH, K_TS, K_CAT, K_DUR, K_TID, K_NAME, K_ARGS,
 	K_EXTERNAL_ID, K_DEVICE, K_STREAM, K_CORRELATION, K_BYTES, K_COLLECTIVE, K_DTYPE, K_IN_NELEMS,
 	K_OUT_NELEMS, K_GROUP_SIZE, K_PG_NAME, K_PG_DESC, K_SEQ,
-	K_TOTAL_ALLOC, K_TOTAL_RESERVED, K_MEM_BYTES, K_ADDR, K_DEV_ID, K_DEV_TYPE,
+	K_TOTAL_ALLOC, K_TOTAL_RESERVED, K_MEM_BYTES, K_ADDR, K_DEV_ID, K_DEV_TYPE, K_INPUT_DIMS,
 };
 
 /* Whether the key text at p (after its opening quote) is exactly k: k's bytes, then the closing quote. */
@@ -174,7 +174,7 @@ key_id key_by_name(std::string_view k, bool args)
 		{"Seq", K_SEQ, true},
 		{"Total Allocated", K_TOTAL_ALLOC, true}, {"Total Reserved", K_TOTAL_RESERVED, true},
 		{"Bytes", K_MEM_BYTES, true}, {"Addr", K_ADDR, true}, {"Device Id", K_DEV_ID, true},
-		{"Device Type", K_DEV_TYPE, true},
+		{"Device Type", K_DEV_TYPE, true}, {"Input Dims", K_INPUT_DIMS, true},
 	};
 	for (const auto &e : keys)
 		if (e.args == args && k == e.name)
@@ -215,7 +215,10 @@ error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field,
 		case 'c': if (key_is(p, "correlation")) id = K_CORRELATION; break;
 		case 'b': if (key_is(p, "bytes")) id = K_BYTES; break;
 		case 'C': if (key_is(p, "Collective name")) id = K_COLLECTIVE; break;
-		case 'I': if (key_is(p, "In msg nelems")) id = K_IN_NELEMS; break;
+		case 'I':
+			if (key_is(p, "In msg nelems")) id = K_IN_NELEMS;
+			else if (key_is(p, "Input Dims")) id = K_INPUT_DIMS;
+			break;
 		case 'O': if (key_is(p, "Out msg nelems")) id = K_OUT_NELEMS; break;
 		case 'G': if (key_is(p, "Group size")) id = K_GROUP_SIZE; break;
 		case 'P':
@@ -246,10 +249,68 @@ error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field,
 }
 
 struct event_bufs {
-	std::string ph, cat, name, collective, dtype, process_group;
+	std::string ph, cat, name, collective, dtype, process_group, dims;
 };
 
-/* Reads the args an event's class uses: all, or "External id" alone (KJ_ONLY_EXTERNAL_ID). */
+/* The longest compact "Input Dims" text kept; a longer one is cut after its last whole input, then ",...". */
+#define KJ_DIMS_MAX 256
+
+/*
+ * An operator's "Input Dims" ([[36, 1024], [50257, 1024]], one list per
+ * input, [] for a non-tensor) as compact text without the outer brackets
+ * and spaces: "[36,1024],[50257,1024]". Left absent when the value is not
+ * an array of arrays of integers (only digits, '-', ',', '[', ']' and
+ * spaces), or when no input is a tensor with dimensions.
+ */
+void take_dims(ondemand::value v, event_bufs &b, kj_str &out)
+{
+	std::string_view raw;
+	ondemand::array arr;
+	if (v.get_array().get(arr) != SUCCESS || arr.raw_json().get(raw) != SUCCESS)
+		return;
+	std::string &d = b.dims;
+	d.clear();
+	int depth = 0, any = 0;
+	for (char c : raw) {
+		if (c == ' ' || c == '\n' || c == '\t' || c == '\r')
+			continue;
+		if (c == '[') {
+			if (++depth > 2)
+				return;
+			if (depth == 1)
+				continue;
+		} else if (c == ']') {
+			if (--depth < 0)
+				return;
+			if (depth == 0)
+				break;
+		} else if ((c >= '0' && c <= '9') || c == '-') {
+			if (depth == 2)
+				any = 1;
+			else
+				return;
+		} else if (c != ',') {
+			return;
+		}
+		d.push_back(c);
+	}
+	if (!any || depth != 0)
+		return;
+	if (d.size() > KJ_DIMS_MAX) {
+		size_t cut = d.rfind("],", KJ_DIMS_MAX - 4);
+		if (cut == std::string::npos)
+			return;
+		d.resize(cut + 1);
+		d += ",...";
+	}
+	out.p = d.c_str();
+	out.n = d.size();
+}
+
+/*
+ * Reads the args an event's class uses: all, or "External id" and "Input
+ * Dims" alone (KJ_ONLY_EXTERNAL_ID: an operator's; the rest skipped).
+ */
 error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int want)
 {
 	for (auto field : args) {
@@ -262,8 +323,14 @@ error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int wan
 		int64_t i;
 		if (key == K_EXTERNAL_ID) {
 			if (take_int(v, i)) { ev.external_id = i; ev.has_external_id = 1; }
-			if (want & KJ_ONLY_EXTERNAL_ID)
+			if ((want & KJ_ONLY_EXTERNAL_ID) && ev.dims.p)
 				break; /* nothing else is used: the rest is skipped */
+			continue;
+		}
+		if (key == K_INPUT_DIMS) {
+			take_dims(v, b, ev.dims);
+			if ((want & KJ_ONLY_EXTERNAL_ID) && ev.has_external_id)
+				break;
 			continue;
 		}
 		if (want & KJ_ONLY_EXTERNAL_ID)

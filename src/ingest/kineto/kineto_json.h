@@ -28,8 +28,9 @@ struct kj_str {
  * What the reader wants of an event, from its "cat" (kj_cat_fn): 0 nothing
  * more (the shim stops reading the event there; on_event still gets it,
  * for counting), else a class of the caller's from 1 to 255, plus
- * KJ_ONLY_EXTERNAL_ID when "External id" is the only one of its args
- * used (the others are then skipped unread once it was found). The
+ * KJ_ONLY_EXTERNAL_ID when "External id" and "Input Dims" are the only
+ * ones of its args used (the others are then skipped unread once both
+ * were found). The
  * shortcuts only apply when "ph" and "cat" come before the fields they
  * spare, as Kineto writes them; events in any other order are read whole.
  * An event whose "ph" is neither "X" nor "i" (an instant: the allocator's
@@ -64,6 +65,8 @@ struct kj_event {
 	 */
 	int has_total_alloc, has_total_reserved, has_mem_bytes, has_addr, has_dev_id, has_dev_type;
 	int64_t total_alloc, total_reserved, mem_bytes, addr, dev_id, dev_type;
+	/* an operator's "Input Dims" as compact text, "[36,1024],[50257,1024]" (see take_dims); p NULL when absent */
+	struct kj_str dims;
 };
 
 struct kj_device {

@@ -1,0 +1,45 @@
+#!/bin/bash
+# t_dims.sh: operators' "Input Dims" (record_shapes=True) into cpu_ops.dims_id
+# (issue #39): compact text, one bracket per input, NULL where absent or not
+# a list of integer lists, cut after 256 bytes at a whole input with ",...";
+# "External id" still read whichever of the two comes first, and keys
+# written with escapes still found.
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$T/d"
+long=$(python3 -c 'print(", ".join("[%d, 1024, 768]" % i for i in range(100, 140)))')
+cat > "$T/d/rank0.json" <<JSON
+{"traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "A", "ts": 0, "dur": 1, "tid": 1, "args": {"External id": 1, "Input Dims": [[36, 1024], [50257, 1024]], "Ev Idx": 1}},
+ {"ph": "X", "cat": "cpu_op", "name": "B", "ts": 2, "dur": 1, "tid": 1, "args": {"Input Dims": [[8, 1024], [], [ 3 ]], "External id": 2}},
+ {"ph": "X", "cat": "cpu_op", "name": "C", "ts": 4, "dur": 1, "tid": 1, "args": {"External id": 3, "Input Dims": [[], []]}},
+ {"ph": "X", "cat": "cpu_op", "name": "D", "ts": 6, "dur": 1, "tid": 1, "args": {"External id": 4, "Input Dims": [[[2, 3], [4]]]}},
+ {"ph": "X", "cat": "cpu_op", "name": "E", "ts": 8, "dur": 1, "tid": 1, "args": {"External id": 5, "Input Dims": [["a"]]}},
+ {"ph": "X", "cat": "cpu_op", "name": "F", "ts": 10, "dur": 1, "tid": 1, "args": {"External id": 6, "Input\u0020Dims": [[7]]}},
+ {"ph": "X", "cat": "cpu_op", "name": "G", "ts": 12, "dur": 1, "tid": 1, "args": {"External id": 7, "Input Dims": [$long]}},
+ {"ph": "X", "cat": "cpu_op", "name": "H", "ts": 14, "dur": 1, "tid": 1, "args": {"External id": 8}},
+ {"ph": "X", "cat": "cpu_op", "name": "I", "ts": 16, "dur": 1, "tid": 1, "args": {"External id": 9, "Input Dims": "[[1]]"}},
+ {"ph": "X", "cat": "kernel", "name": "K", "ts": 1, "dur": 1, "args": {"device": 0, "stream": 7, "Input Dims": [[5]]}}
+]}
+JSON
+if $PERFSTUDY build -q "$T/d" -o "$T/o" 2>"$T/err"; then
+	got=$(sqlite3 "$T/o/perfstudy.db" "SELECT n.name, c.external_id, coalesce(d.name, 'NULL') FROM cpu_ops c
+		JOIN names n ON n.id = c.name_id LEFT JOIN names d ON d.id = c.dims_id ORDER BY c.start_ns")
+	cut=$(python3 -c '
+s = ",".join("[%d,1024,768]" % i for i in range(100, 140))
+c = s.rfind("],", 0, 253)
+print(s[:c + 1] + ",...")')
+	want="A|1|[36,1024],[50257,1024]
+B|2|[8,1024],[],[3]
+C|3|NULL
+D|4|NULL
+E|5|NULL
+F|6|[7]
+G|7|$cut
+H|8|NULL
+I|9|NULL"
+	[ "$got" = "$want" ] && ok || bad "cpu_ops dims: got $got"
+else
+	bad "build: $(cat "$T/err")"
+fi
+finish
