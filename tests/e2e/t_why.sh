@@ -89,6 +89,85 @@ done
 python3 tests/golden/findings_check.py "$D/findings.csv" "${R[@]}" >"$T/fc" 2>&1 && ok ||
 	bad "findings disagree with the raw traces: $(cat "$T/fc")"
 
+# Input shapes and pinned bandwidth (issue #39 item 1), from the raw traces
+# only: each rank's first aten::embedding's "Input Dims", the first input
+# that differs between the slow rank and the others (mode), with the ratio
+# of element counts, must be straggler_causes.csv's shapes on the
+# uneven_data rows and in the cause finding's words; runs whose shapes agree
+# give no shapes. pinned_gb_per_s of each pageable_copy row: the bytes over
+# the time of the run's copies named like it with Pinned for Pageable, all
+# ranks, empty when there are none; the finding says it.
+python3 - "$E" "$D" $RUNS <<'PY' >"$T/shp" 2>&1 && ok || bad "shapes and pinned bandwidth: $(cat "$T/shp")"
+import collections, csv, glob, gzip, json, math, sys
+E, D, runs = sys.argv[1], sys.argv[2], sys.argv[3:]
+causes = list(csv.DictReader(open(D + "/straggler_causes.csv")))
+findings = list(csv.DictReader(open(D + "/findings.csv")))
+bad = 0
+def elems(d):
+    return math.prod(d)
+for run in runs:
+    ev = {}
+    for f in sorted(glob.glob("%s/%s/rank*.pt.trace.json.gz" % (E, run))):
+        rank = int(f.split("/rank")[-1].split(".")[0])
+        ev[rank] = json.load(gzip.open(f))["traceEvents"]
+    emb = {}
+    for r, es in ev.items():
+        ops = sorted((e for e in es if e.get("cat") == "cpu_op" and e.get("name") == "aten::embedding"),
+                     key=lambda e: float(e["ts"]))
+        emb[r] = ops[0]["args"]["Input Dims"] if ops else None
+    rows = [c for c in causes if c["run"] == run]
+    for slow in sorted({int(c["rank"]) for c in rows}):
+        others = [json.dumps(emb[r]) for r in emb if r != slow]
+        mode = json.loads(collections.Counter(others).most_common(1)[0][0])
+        mine = emb[slow]
+        want = ""
+        if mine != mode:
+            k = next(i for i in range(min(len(mine), len(mode))) if mine[i] != mode[i])
+            want = "%s vs %s (%.2fx)" % (json.dumps(mine[k]).replace(" ", ""), json.dumps(mode[k]).replace(" ", ""),
+                                        elems(mine[k]) / elems(mode[k]))
+        got = {c["shapes"] for c in rows if int(c["rank"]) == slow and c["mechanism"] in ("uneven_data", "different_kernel")}
+        other = {c["shapes"] for c in rows if int(c["rank"]) == slow and c["mechanism"] not in ("uneven_data", "different_kernel")}
+        if (want and got != {want}) or (not want and got - {""}) or other - {""}:
+            print("%s rank %d: shapes %s, the raw embedding's %r" % (run, slow, got | other, want))
+            bad += 1
+        print("%s rank %d: embedding input dims %s, others %s; shapes %r" % (run, slow, mine, mode, want))
+        if want and any(c["mechanism"] == "uneven_data" for c in rows if int(c["rank"]) == slow and c["name"] == ""):
+            a, o, ratio = mine[k], mode[k], elems(mine[k]) / elems(mode[k])
+            words = "uneven data: rank %d's inputs are %s where the others' are %s (%.3gx)" % (slow, a, o, ratio)
+            if not any(words in f["finding"] for f in findings if f["run"] == run):
+                print("%s: no finding says %r" % (run, words))
+                bad += 1
+    for c in rows:
+        pg = c["pinned_gb_per_s"]
+        if c["mechanism"] != "pageable_copy":
+            if pg:
+                print("%s: pinned_gb_per_s %s on a %s row" % (run, pg, c["mechanism"]))
+                bad += 1
+            continue
+        if not c["name"]: # a region row: no copy named, no rate
+            if pg:
+                print("%s: pinned_gb_per_s %s on a region row" % (run, pg))
+                bad += 1
+            continue
+        pinned = c["name"].replace("Pageable", "Pinned")
+        cp = [e for es in ev.values() for e in es if e.get("cat") == "gpu_memcpy" and e.get("name") == pinned
+              and e.get("args", {}).get("bytes", 0) > 0 and float(e.get("dur", 0)) > 0]
+        want = sum(e["args"]["bytes"] for e in cp) / sum(float(e["dur"]) * 1000 for e in cp) if cp else None
+        if c["gb_per_s"]:
+            print("%s rank %s: %s at %s GB/s; %d copies %s in the raw traces: %s GB/s" % (run, c["rank"], c["name"],
+                  c["gb_per_s"], len(cp), pinned, "%.3f" % want if want else "none"))
+        if (want is None) != (pg == "") or (want is not None and abs(float(pg) / want - 1) > 0.01):
+            print("%s: pinned_gb_per_s %r, the raw traces' %r" % (run, pg, want))
+            bad += 1
+        if want is not None and c["name"] and not any(
+                "at %.1f GB/s where pinned copies in this run reach %.1f GB/s" % (float(c["gb_per_s"]), float(pg))
+                in f["finding"] for f in findings if f["run"] == run):
+            print("%s: no finding states the pinned rate %s GB/s" % (run, pg))
+            bad += 1
+sys.exit(1 if bad else 0)
+PY
+sed 's/^/  /' "$T/shp"
+
 # The bundled H200 runs have nothing planted (experiments/h200/SOURCE.md):
 # their stragglers are slower throughout under a profiler that slowed the
 # runs 1.3-2.1x, by less than it added: no cause finding.

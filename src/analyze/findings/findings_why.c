@@ -20,6 +20,7 @@
  * to the others', the kernel or operator no other rank runs.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -224,12 +225,17 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 		return NULL;
 	long x;
 	if (!strcmp(mech, "pageable_copy") && (x = best_row(t, run, straggler, is_pageable)) >= 0) {
-		buf_printf(b, "why: copies from pageable (unpinned) host memory: %s, %.1f MB per step at %.1f GB/s, "
+		int cpg = col(t, "pinned_gb_per_s");
+		double pg = cpg >= 0 ? num(t, (size_t)x, cpg) : NAN;
+		char pinned[96] = "";
+		if (!isnan(pg))
+			snprintf(pinned, sizeof(pinned), " where pinned copies in this run reach %.1f GB/s", pg);
+		buf_printf(b, "why: copies from pageable (unpinned) host memory: %s, %.1f MB per step at %.1f GB/s%s, "
 			      "%.1f ms per step (%s); the host waits for each such copy, which the driver stages "
 			      "through a pinned buffer. Fix: allocate the source pinned (pin_memory=True in the "
 			      "DataLoader, tensor.pin_memory()) and copy with non_blocking=True, or keep the data on "
 			      "the GPU",
-			   text(t, (size_t)x, cn), num(t, (size_t)x, cb) / 1e6, num(t, (size_t)x, cg),
+			   text(t, (size_t)x, cn), num(t, (size_t)x, cb) / 1e6, num(t, (size_t)x, cg), pinned,
 			   num(t, (size_t)x, ce) / 1000, text(t, (size_t)x, creg));
 	} else if (!strcmp(mech, "copy") && (x = best_row(t, run, straggler, is_copy)) >= 0) {
 		buf_printf(b, "why: copies: %s, %.1f MB per step, %.1f ms per step more than the median rank. Fix: "
@@ -261,21 +267,43 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 				o += num(t, i, coth);
 			}
 		}
+		/* the input shapes, where the traces recorded them: "[12,1024] vs [8,1024] (1.50x)" */
+		const char *sh = NULL;
+		int csh = col(t, "shapes");
+		for (size_t i = 0; csh >= 0 && !sh && i < t->nrows; i++) {
+			const char *rr = text(t, i, crun), *v = text(t, i, csh);
+			if (rr && !strcmp(rr, run) && num(t, i, crank) == straggler && v && *v)
+				sh = v;
+		}
+		char mine[128], other[128];
+		double ratio;
+		struct buf pre;
+		buf_init(&pre);
+		if (!strcmp(mech, "uneven_data") && sh && sscanf(sh, "%127s vs %127s (%lfx)", mine, other, &ratio) == 3) {
+			buf_printf(&pre, "rank %d's inputs are ", straggler);
+			for (const char *p = mine; *p; p++)
+				buf_printf(&pre, *p == ',' ? ", " : "%c", *p);
+			buf_printf(&pre, " where the others' are ");
+			for (const char *p = other; *p; p++)
+				buf_printf(&pre, *p == ',' ? ", " : "%c", *p);
+			buf_printf(&pre, " (%.3gx); ", ratio);
+		}
 		if (!strcmp(mech, "uneven_data"))
-			buf_printf(b, "why: uneven data: the kernels it shares with the other ranks (same name and "
+			buf_printf(b, "why: uneven data: %sthe kernels it shares with the other ranks (same name and "
 				      "calls) take longer in forward and backward (its GPU there %.2fx the median rank's), "
 				      "not in the optimizer step, whose work does not grow with the batch: its inputs are "
 				      "larger (more samples or longer sequences); a kernel only it runs is then cuBLAS's "
 				      "choice for the larger shape (mechanism different_kernel). Fix: balance the data per "
 				      "rank (the same number of samples and tokens: DistributedSampler, length bucketing, "
 				      "padding to a fixed length)",
-				   o > 0 ? m / o : NAN);
+				   pre.data, o > 0 ? m / o : NAN);
 		else
 			buf_printf(b, "why: a slower GPU: the kernels it shares with the others take longer everywhere, "
 				      "the optimizer step's too (forward and backward %.2fx the median rank's). Fix: check "
 				      "the GPU's clocks and throttle reasons (nvidia-smi -q -d PERFORMANCE) and other "
 				      "processes on it",
 				   o > 0 ? m / o : NAN);
+		buf_release(&pre);
 	} else if (!strcmp(mech, "extra_work") && (x = best_row(t, run, straggler, is_only_here)) >= 0) {
 		buf_printf(b, "why: extra work no other rank runs: %s, %.0f calls over the trace, %.1f ms per step "
 			      "in %s. Fix: remove it from the step or spread it over the ranks (logging, evaluation or "

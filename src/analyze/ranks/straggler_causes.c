@@ -55,6 +55,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/lib/intervals.h"
+#include "analyze/ranks/causes_inputs.h"
 #include "analyze/time/phases.h"
 #include "analyze/lib/rankdata.h"
 #include "util/buf.h"
@@ -408,8 +409,8 @@ static int cmp_cause(const void *pa, const void *pb)
 }
 
 /* The rows of straggler s (index into rp[0 .. nr)), appended to t. */
-static void rank_rows(struct store *st, const char *run, const struct rank_prof *rp, size_t nr, size_t s,
-		      const struct phase *ph, int gpu_first, struct table *t)
+static void rank_rows(struct store *st, const char *run, int64_t run_db_id, const struct rank_prof *rp, size_t nr,
+		      size_t s, const struct phase *ph, int gpu_first, const char *shapes, struct table *t)
 {
 	struct cause *c = NULL;
 	size_t nc = 0, cap = 0;
@@ -476,12 +477,21 @@ static void rank_rows(struct store *st, const char *run, const struct rank_prof 
 		table_set_real(t, row, col++, c[i].other_calls);
 		table_set_ns(t, row, col++, (int64_t)(c[i].mine + 0.5));
 		table_set_ns(t, row, col++, (int64_t)(c[i].others + 0.5));
-		table_set_text(t, row, col++, row_mechanism(&c[i], c[i].kind == K_HOST_GAP ? NULL : names[i], mech));
+		const char *rm = row_mechanism(&c[i], c[i].kind == K_HOST_GAP ? NULL : names[i], mech);
+		table_set_text(t, row, col++, rm);
 		if (c[i].kind == K_GPU_NAME && c[i].bytes > 0)
 			table_set_int(t, row, col, (int64_t)(c[i].bytes + 0.5));
 		col++;
 		if (c[i].kind == K_GPU_NAME && c[i].bytes > 0 && c[i].mine > 0)
 			table_set_real(t, row, col, c[i].bytes / c[i].mine); /* bytes per ns = GB/s */
+		col++;
+		double pg = !strcmp(rm, "pageable_copy") && names[i] ? causes_pinned_gbps(st, run_db_id, names[i]) : NAN;
+		if (!isnan(pg))
+			table_set_real(t, row, col, pg);
+		col++;
+		/* the rank's shapes on the rows whose excess they explain */
+		if (*shapes && (!strcmp(rm, "uneven_data") || !strcmp(rm, "different_kernel")))
+			table_set_text(t, row, col, shapes);
 		col++;
 	}
 	for (size_t i = 0; i < nc; i++)
@@ -621,7 +631,7 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
 				    "What each rank that made the others wait did more than they did, per step",
 				    "run:text,rank:int,where:text,region:text,name:text,excess_us_per_step:us,calls:int,"
 				    "other_calls:real,us_per_step:us,other_us_per_step:us,mechanism:text,"
-				    "bytes_per_step:int,gb_per_s:real");
+				    "bytes_per_step:int,gb_per_s:real,pinned_gb_per_s:real,shapes:text");
 	struct ivset *host = xcalloc(nph ? nph : 1, sizeof(*host));
 	int64_t *calls = xcalloc(nph ? nph : 1, sizeof(*calls));
 	for (size_t p = 0; p < nph; p++)
@@ -646,13 +656,17 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
 			continue;
 		}
 		struct rank_prof *rp = xcalloc(nr, sizeof(*rp));
+		struct op_dims **od = xcalloc(nr, sizeof(*od));
+		size_t *nod = xcalloc(nr, sizeof(*nod));
 		int failed = 0;
 		for (size_t i = 0; i < nr && !failed; i++) {
 			struct rank_data d;
-			if (rank_data_load(ctx->store, &keys[k + i], cls, &d) < 0) {
+			long nd = causes_rank_op_dims(ctx->store, &keys[k + i], &od[i]);
+			if (nd < 0 || rank_data_load(ctx->store, &keys[k + i], cls, &d) < 0) {
 				failed = 1;
 				break;
 			}
+			nod[i] = (size_t)nd;
 			rp[i].rank = keys[k + i].rank;
 			profile_rank(ctx->store, &nm, ph, nph, &d, host, calls, &rp[i]);
 			rank_data_release(&d);
@@ -669,11 +683,20 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
 				double busy, idle;
 				straggler_side(out, keys[k].run, rp[sg[i].ri].rank, &busy, &idle);
 				int gpu_first = !isnan(busy) && (isnan(idle) || busy > idle);
-				rank_rows(ctx->store, keys[k].run, rp, nr, sg[i].ri, ph, gpu_first, t);
+				struct buf shapes;
+				buf_init(&shapes);
+				causes_rank_shapes(ctx->store, od, nod, nr, sg[i].ri, &shapes);
+				rank_rows(ctx->store, keys[k].run, keys[k].run_db_id, rp, nr, sg[i].ri, ph, gpu_first,
+					  shapes.data, t);
+				buf_release(&shapes);
 			}
 		}
-		for (size_t i = 0; i < nr; i++)
+		for (size_t i = 0; i < nr; i++) {
 			free(rp[i].v);
+			free(od[i]);
+		}
+		free(od);
+		free(nod);
 		free(rp);
 		free(sg);
 		if (failed)
@@ -723,7 +746,17 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
 			"operators and gaps get their own word, a kernel no other rank runs is different_kernel on a rank "
 			"with uneven data (the same operators on larger shapes: the library picked another kernel) and "
 			"extra_work elsewhere, a row with more calls than the others' median more_calls, every other row "
-			"the rank's word. Rows "
+			"the rank's word. pinned_gb_per_s (pageable_copy rows): the rate the run's copies in the same "
+			"direction from or to pinned memory reach (the row's name with Pageable read as Pinned, e.g. "
+			"'Memcpy HtoD (Pinned -> Device)', every rank of the run: their bytes summed over their time "
+			"summed), empty when the run has none. shapes (uneven_data and different_kernel rows, where the "
+			"traces recorded input shapes, record_shapes=True): per operator name, the rank's first call "
+			"with 'Input Dims' among the operators the store keeps (the outermost of each thread) is matched "
+			"with the other ranks' first call of that name, their dims those most of them have (ties: the "
+			"lowest rank's); where they differ, the first input whose dims differ gives the two shapes and "
+			"the ratio of their element counts, this rank's over the others'; of the operators that differ, "
+			"the one with the largest ratio is stated (ties: the one this rank called first), as "
+			"'[12,1024] vs [8,1024] (1.50x)'; empty when no trace recorded shapes or none differ. Rows "
 			"with a positive excess, at most 10 of each kind per rank, largest excess first; at most 16 ranks "
 			"per run, those that caused the most waiting. "
 			"Order: per rank, first the rows of the side that made it late, then the others, each by excess: "
