@@ -31,6 +31,14 @@ PY
 m=$(awk -F, '$1 == "gpt2-2gpu-zero2" && $5 == "" { print $11; exit }' "$T/z/h100x4-zero/data/straggler_causes.csv")
 [ "$m" = slower_host ] && ok || bad "gpt2-2gpu-zero2's straggler: mechanism '$m', want slower_host"
 
+# The bus bandwidth figure names strategies as every figure does (ZeRO-n,
+# DDP), not as the manifest writes them (zero1, fsdp).
+B=$T/z/h100x4-zero/figures/collective_busbw.svg
+for want in "DDP AllReduce" "ZeRO-1 AllReduce" "ZeRO-2 ReduceScatter" "ZeRO-3 AllGather"; do
+	grep -q "data-name=\"$want\"" "$B" && ok || bad "collective_busbw.svg lacks '$want'"
+done
+! grep -q 'data-name="\(zero[0-9]\|fsdp\|ddp\) ' "$B" && ok || bad "collective_busbw.svg names a strategy as the manifest writes it"
+
 # measured RUN COLLECTIVE -> bytes per GPU and step, "" if the type is absent
 measured() { awk -F, -v r="$1" -v c="$2" '$1 == r && $2 == c { print $6 }' "$C"; }
 # near WANT GOT NAME: GOT within [WANT, WANT x 1.0001]

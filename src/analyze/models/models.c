@@ -149,6 +149,18 @@ int models_zero_stage(const struct manifest_run *r)
 	return 0;
 }
 
+void models_strategy_shown(const struct manifest_run *r, const char *strategy, char *buf, size_t n)
+{
+	int zero = r ? models_zero_stage(r) : 0;
+	const char *s = strategy ? strategy : r && r->strategy ? r->strategy : "";
+	if (zero > 0)
+		snprintf(buf, n, "ZeRO-%d", zero);
+	else if (!strcmp(s, "ddp"))
+		snprintf(buf, n, "DDP");
+	else
+		snprintf(buf, n, "%s", s);
+}
+
 int models_grad_bytes(const struct manifest_run *r)
 {
 	if (r->grad_bytes)

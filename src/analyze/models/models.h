@@ -16,6 +16,12 @@ void models_est_model(const struct manifest_model *m, struct est_model *out);
 const char *models_params_method(const struct est_model *em);
 /* A run's ZeRO stage: the manifest's zero, else from the strategy's name (zero1..3, fsdp = 3), else 0. */
 int models_zero_stage(const struct manifest_run *r);
+/*
+ * A run's strategy as every figure names it, into buf: "ZeRO-n" for a ZeRO
+ * stage n >= 1 (models_zero_stage; r may be NULL), "DDP" for ddp, else
+ * strategy as written (NULL: r's, else "").
+ */
+void models_strategy_shown(const struct manifest_run *r, const char *strategy, char *buf, size_t n);
 /* Bytes per gradient element: the manifest's grad_bytes, else 4 for fp32/tf32, 8 for fp64, else 2. */
 int models_grad_bytes(const struct manifest_run *r);
 

@@ -455,16 +455,11 @@ static void compute_model(const struct analysis_ctx *ctx, struct analysis_result
  */
 static void strategy_shown(const struct analysis_ctx *ctx, struct srun *r)
 {
-	int zero = 0;
+	const struct manifest_run *mr = NULL;
 	for (size_t i = 0; ctx->manifest && i < ctx->manifest->nruns; i++)
 		if (!strcmp(ctx->manifest->runs[i].id, r->run))
-			zero = models_zero_stage(&ctx->manifest->runs[i]);
-	if (zero > 0)
-		snprintf(r->shown, sizeof(r->shown), "ZeRO-%d", zero);
-	else if (!strcmp(r->strategy, "ddp"))
-		snprintf(r->shown, sizeof(r->shown), "DDP");
-	else
-		snprintf(r->shown, sizeof(r->shown), "%s", r->strategy);
+			mr = &ctx->manifest->runs[i];
+	models_strategy_shown(mr, r->strategy, r->shown, sizeof(r->shown));
 }
 
 int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out)

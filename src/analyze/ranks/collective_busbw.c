@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/models/models.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
@@ -37,6 +38,7 @@
 struct ctype {
 	char run[256], type[32];
 	const char *strategy;
+	const struct manifest_run *mr; /* its manifest run, for the strategy's name in the figure */
 	int64_t gpus, kernels;
 	double bytes, sent, transfer_ns, wait_ns;
 	size_t base; /* index of the baseline entry */
@@ -81,6 +83,7 @@ int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_re
 			for (size_t k = 0; k < man->nruns; k++)
 				if (!strcmp(man->runs[k].id, run->v.text)) {
 					v[n].strategy = man->runs[k].strategy;
+					v[n].mr = &man->runs[k];
 					if (man->runs[k].gpus > 0)
 						v[n].gpus = man->runs[k].gpus;
 				}
@@ -155,7 +158,9 @@ int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_re
 		table_set_real(t, row, 11, busbw / bb);
 		/* one category per strategy and type, in order of first appearance */
 		buf_reset(&label);
-		buf_printf(&label, "%s %s", x->strategy ? x->strategy : "", x->type);
+		char shown[32]; /* "ZeRO-3", "DDP": the naming of every figure (models_strategy_shown) */
+		models_strategy_shown(x->mr, x->strategy, shown, sizeof(shown));
+		buf_printf(&label, "%s %s", shown, x->type);
 		size_t cat;
 		for (cat = 0; cat < c->ncat && strcmp(c->categories[cat], label.data); cat++)
 			;
