@@ -16,6 +16,7 @@
 #include "chart/chart_draw.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,11 +74,93 @@ static void hatch_rect(cairo_t *cr, double x, double y, double w, double h, size
 	cairo_stroke(cr);
 }
 
+/* A rectangle in a colour made pale (half white), outlined in the colour itself. */
+static void pale_rect(cairo_t *cr, double x, double y, double w, double h, size_t colour)
+{
+	cairo_rectangle(cr, x, y, w, h);
+	set_colour(cr, colour);
+	cairo_fill_preserve(cr);
+	cairo_set_source_rgba(cr, 1, 1, 1, 0.5);
+	cairo_fill(cr);
+	cairo_rectangle(cr, x + 0.25, y + 0.25, w - 0.5 > 0 ? w - 0.5 : 0, h - 0.5 > 0 ? h - 0.5 : 0);
+	set_colour(cr, colour);
+	cairo_set_line_width(cr, 0.5);
+	cairo_stroke(cr);
+}
+
+/*
+ * The colours of this figure's keys. Rows are taken from the last (the
+ * GPU's collectives, copies, kernels) to the first (the host's phases), so
+ * that the GPU's parts keep the colours they have in every figure. A key
+ * takes its fixed colour (colour_of) unless a key taken before has it; such
+ * a key then takes the first palette colour no key has (black is the
+ * path's), and past the palette its fixed colour drawn pale. So no two keys
+ * of one figure look alike: the host's "forward" and the copies' "memcpy",
+ * say, which share a colour elsewhere.
+ */
+struct tl_colour {
+	const char *key;
+	size_t colour;
+	int pale;
+};
+
+#define TL_PALETTE 8 /* colour.c's palette, black last */
+
+static struct tl_colour *tl_colours(const struct chart *c, size_t *n)
+{
+	struct tl_colour *k = xcalloc(c->nspans + 1, sizeof(*k));
+	size_t nk = 0;
+	int used[TL_PALETTE] = {0};
+	used[TL_PALETTE - 1] = 1;
+	for (size_t r = c->nseries; r-- > 0;)
+		for (size_t i = 0; i < c->nspans; i++) {
+			const struct chart_span *s = &c->spans[i];
+			if (s->row != r || !span_ok(c, s))
+				continue;
+			size_t j = 0;
+			while (j < nk && strcmp(k[j].key, s->key))
+				j++;
+			if (j < nk)
+				continue;
+			size_t col = colour_of(s->key, 5);
+			k[nk++] = (struct tl_colour){s->key, col, 0};
+			if (col < TL_PALETTE && !used[col])
+				used[col] = 1;
+			else
+				k[nk - 1].colour = SIZE_MAX; /* taken: chosen below */
+		}
+	size_t next = 0;
+	for (size_t j = 0; j < nk; j++) {
+		if (k[j].colour != SIZE_MAX)
+			continue;
+		while (next < TL_PALETTE && used[next])
+			next++;
+		if (next < TL_PALETTE) {
+			k[j].colour = next;
+			used[next] = 1;
+		} else {
+			k[j].colour = colour_of(k[j].key, 5);
+			k[j].pale = 1;
+		}
+	}
+	*n = nk;
+	return k;
+}
+
+static const struct tl_colour *tl_colour_of(const struct tl_colour *k, size_t n, const char *key)
+{
+	for (size_t j = 0; j < n; j++)
+		if (!strcmp(k[j].key, key))
+			return &k[j];
+	return NULL;
+}
+
 /* A key entry: a box, a hatched box or a line, and its text. */
 struct tl_entry {
 	char *text;
 	const char *key; /* the bars' key it stands for; NULL: the path */
 	size_t colour;
+	int pale;
 	int style; /* 0 box, 1 hatched, 2 line */
 	double w;
 };
@@ -111,6 +194,8 @@ static void draw_timeline(cairo_t *cr, const struct chart *c, const struct text 
 	}
 
 	/* The key: each key of a bar once (rows in order), the marks, the path. */
+	size_t ncol;
+	struct tl_colour *cols = tl_colours(c, &ncol);
 	struct tl_entry *e = xcalloc(c->nspans + 2, sizeof(*e));
 	size_t ne = 0;
 	for (int pass = 0; pass < 2; pass++)
@@ -125,11 +210,12 @@ static void draw_timeline(cairo_t *cr, const struct chart *c, const struct text 
 				if (k < ne)
 					continue;
 				char *shown = chart_display_name(s->key);
-				e[ne++] = (struct tl_entry){clean_text(shown), s->key, colour_of(s->key, 5), pass, 0};
+				const struct tl_colour *tc = tl_colour_of(cols, ncol, s->key);
+				e[ne++] = (struct tl_entry){clean_text(shown), s->key, tc->colour, tc->pale, pass, 0};
 				free(shown);
 			}
 	if (npts > 1)
-		e[ne++] = (struct tl_entry){clean_text(c->path_label ? c->path_label : "path"), NULL, 7, 2, 0};
+		e[ne++] = (struct tl_entry){clean_text(c->path_label ? c->path_label : "path"), NULL, 7, 0, 2, 0};
 	set_font(cr, LEGEND_PT, 0);
 	double key_lh = line_height(cr), key_w = w - 2 * PAD;
 	size_t key_lines = ne ? 1 : 0;
@@ -196,6 +282,7 @@ static void draw_timeline(cairo_t *cr, const struct chart *c, const struct text 
 		for (size_t i = 0; i < ne; i++)
 			free(e[i].text);
 		free(e);
+		free(cols);
 		for (size_t i = 0; i < nnote; i++)
 			free(note[i]);
 		free(note);
@@ -273,11 +360,13 @@ static void draw_timeline(cairo_t *cr, const struct chart *c, const struct text 
 			x1 = mid + MIN_BAR_PT / 2;
 		}
 		double y = b.y0 + (double)s->lane * lane_h + strip + (double)s->row * row_h + 0.5;
-		size_t col = colour_of(s->key, 5);
+		const struct tl_colour *tc = tl_colour_of(cols, ncol, s->key);
 		if (s->mark)
-			hatch_rect(cr, x0, y, x1 - x0, row_h - 1, col);
+			hatch_rect(cr, x0, y, x1 - x0, row_h - 1, tc->colour);
+		else if (tc->pale)
+			pale_rect(cr, x0, y, x1 - x0, row_h - 1, tc->colour);
 		else
-			fill_rect(cr, x0, y, x1 - x0, row_h - 1, col);
+			fill_rect(cr, x0, y, x1 - x0, row_h - 1, tc->colour);
 		if (s->tip)
 			add_tip(x0, y, x1 - x0, row_h - 1, clean_text(s->tip));
 		i = j;
@@ -354,6 +443,8 @@ static void draw_timeline(cairo_t *cr, const struct chart *c, const struct text 
 			cairo_stroke(cr);
 		} else if (e[i].style == 1) {
 			hatch_rect(cr, sx, sy, 2 * SWATCH, SWATCH, e[i].colour);
+		} else if (e[i].pale) {
+			pale_rect(cr, sx, sy, 2 * SWATCH, SWATCH, e[i].colour);
 		} else {
 			fill_rect(cr, sx, sy, 2 * SWATCH, SWATCH, e[i].colour);
 		}
@@ -364,6 +455,7 @@ static void draw_timeline(cairo_t *cr, const struct chart *c, const struct text 
 		free(e[i].text);
 	}
 	free(e);
+	free(cols);
 	if (ne)
 		y += key_lh;
 	set_font(cr, TICK_PT, 0);

@@ -9,6 +9,8 @@
 # names the rank): rank 3's lane waits least, every other lane waits at
 # least 5 % of the step, the critical path runs longest on rank 3. Every
 # figure comes as SVG, PDF and PNG, and its labels pass check_labels.py.
+# No two entries of a figure's key look alike (read from the PNG): the
+# host's "forward" and "optimizer step" once shared memcpy's and compute's.
 . "$(dirname "$0")/lib.sh"
 
 # (a) the bundled example
@@ -18,6 +20,8 @@ for r in gpt2-4gpu-ddp:gpt2-124m/4gpu-ddp gpt2-1gpu:gpt2-124m/1gpu; do
 	run=${r%%:*} dir=experiments/h200/traces/${r#*:}
 	python3 tests/e2e/timeline_check.py "$F/step_timeline_$run.svg" "$dir" >"$T/check" 2>&1 && ok ||
 		bad "$run: $(cat "$T/check")"
+	# the key's colours were read from the PNG (no two keys alike: the host's phases and the GPU's parts)
+	grep -q '^key colours from .*forward #.*memcpy #' "$T/check" && ok || bad "$run: key colours not checked: $(cat "$T/check")"
 done
 n=$(ls "$F"/step_timeline_*.svg | wc -l)
 [ "$n" -eq 10 ] && ok || bad "h200: $n timeline figures, want one per run (10)"

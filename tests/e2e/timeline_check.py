@@ -15,7 +15,10 @@ prints three decimals of ms). With PLANTED_RANK: that rank's lane has the
 smallest total wait (hatched marks, their tooltips "rank N waits in ...:
 W ms"), under a tenth of every other lane's, every other lane's largest
 wait is at least 5 % of the step, and the critical path's longest stretch
-is on the planted rank. Prints one line per fault; exits 1 if any."""
+is on the planted rank. When the PNG of the figure lies beside the SVG:
+no two entries of the key look alike (their swatches' mean colours, read
+from the PNG, at least 40 apart in RGB). Prints one line per fault; exits
+1 if any."""
 import glob
 import gzip
 import json
@@ -131,6 +134,60 @@ if planted is not None:
             spans[r] = spans.get(r, 0) + float(m.group(3)) - float(m.group(2))
     if not spans or max(spans, key=spans.get) != planted:
         faults.append(f"the critical path is longest on rank {max(spans, key=spans.get) if spans else None}, not {planted}")
+
+
+# --- the key's colours, read from the PNG beside the SVG: no two keys alike ---
+def png_rgb(path):
+    """Rows of (r, g, b) of an 8-bit RGB or RGBA, non-interlaced PNG (zlib, the five filters)."""
+    import struct, zlib
+    d = open(path, "rb").read()
+    pos, idat, w = 8, b"", 0
+    while pos < len(d):
+        n, kind = struct.unpack(">I4s", d[pos:pos + 8])
+        body = d[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, lace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and ctype in (2, 6) and lace == 0, "unsupported PNG"
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride, rows, prev = zlib.decompress(idat), w * bpp, [], bytearray(w * bpp)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1: line[i] = (line[i] + a) & 255
+            elif f == 2: line[i] = (line[i] + b) & 255
+            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(w)])
+        prev = line
+    return rows
+
+
+png = re.sub(r"\.svg$", ".png", svg_path)
+keys = [(r, t[5:]) for r, t in tips if t.startswith("key: ") and not t.startswith("key: critical path")]
+try:
+    px = png_rgb(png)
+except OSError:
+    px = None
+if px is not None and keys:
+    k = len(px[0]) / W  # PNG pixels per SVG point
+    seen = []
+    for r, name in keys:
+        # the swatch is the entry's first 14 pt (2 x SWATCH), 7 pt high, centred: average its middle
+        x0, yc = float(r.get("x")), float(r.get("y")) + float(r.get("height")) / 2
+        cells = [px[int((yc + dy) * k)][int((x0 + dx) * k)] for dx in (3, 5, 7, 9, 11) for dy in (-1.5, 0, 1.5)]
+        rgb = tuple(sum(c[i] for c in cells) / len(cells) for i in range(3))
+        for other, orgb in seen:
+            if sum((rgb[i] - orgb[i]) ** 2 for i in range(3)) ** 0.5 < 40:
+                faults.append(f"key {name!r} looks like key {other!r}: {rgb} against {orgb}")
+        seen.append((name, rgb))
+    print(f"key colours from {png}: " + ", ".join(f"{n} #{int(c[0]):02x}{int(c[1]):02x}{int(c[2]):02x}" for n, c in seen))
 for f in faults:
     print(f"{svg_path}: {f}")
 print(f"timeline_check: {len(lanes)} lanes, {len(path_tips)} path segments, {len(faults)} faults")
