@@ -1,0 +1,226 @@
+"""train_par.py: a GPT-style decoder trained for a few steps with pipeline
+parallelism (torch.distributed.pipelining, ScheduleGPipe or Schedule1F1B, one
+stage per rank) or tensor parallelism (torch.distributed.tensor.parallel,
+Megatron's column/row split of attention and MLP), under torch.profiler, and
+per rank the Kineto trace, its own step times and (rank 0) a Megatron-style
+log; truth.json says the configuration and what was planted.
+
+Ours (perfstudy issue #42: paper 002's (TP, PP) figure, 004's tables of the
+kind, and the pipeline bubble against the schedule's (p-1)/(m+p-1)).
+
+  --mode pp   p = WORLD_SIZE stages, the blocks split evenly; stage 0 holds
+              the embedding, the last stage the final norm, head and loss.
+              --schedule gpipe|1f1b, --microbatches m (batch / m per micro-
+              batch). --plant-slow-stage S --plant-size K: stage S runs K
+              extra bf16 4096^3 products per micro-batch forward (a slow
+              stage: imbalance the schedule's formula does not know).
+  --mode tp   t = WORLD_SIZE: q, k, v and fc1 column-parallel, the attention
+              output and fc2 row-parallel (two all-reduces of b*s*h per block
+              in the forward, two in the backward); embedding and head
+              replicated. t = 1 is the same model unsplit.
+--device cpu (gloo) exists only to check this script without GPUs."""
+import argparse, gzip, json, math, os, shutil, time
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.distributed as dist
+from torch.profiler import profile, ProfilerActivity, schedule, record_function
+
+
+class Block(nn.Module):
+    def __init__(self, h, heads):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(h), nn.LayerNorm(h)
+        self.q, self.k, self.v = nn.Linear(h, h), nn.Linear(h, h), nn.Linear(h, h)
+        self.o = nn.Linear(h, h)
+        self.fc1, self.fc2 = nn.Linear(h, 4 * h), nn.Linear(4 * h, h)
+        self.hd = h // heads
+
+    def forward(self, x):
+        b, s, _ = x.shape
+        y = self.ln1(x)
+        # -1: the heads this rank holds (all of them unless tensor parallel)
+        q = self.q(y).view(b, s, -1, self.hd).transpose(1, 2)
+        k = self.k(y).view(b, s, -1, self.hd).transpose(1, 2)
+        v = self.v(y).view(b, s, -1, self.hd).transpose(1, 2)
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.o(a.transpose(1, 2).reshape(b, s, -1))
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class Stage(nn.Module):
+    """Blocks [lo, hi) of the model; the first stage embeds, the last one
+    normalises and projects to the vocabulary (logits in fp32)."""
+    def __init__(self, a, lo, hi, first, last, slow):
+        super().__init__()
+        self.first, self.last, self.slow = first, last, slow
+        if first:
+            self.emb, self.pos = nn.Embedding(a.vocab, a.hidden), nn.Embedding(a.seq, a.hidden)
+        self.blocks = nn.ModuleList(Block(a.hidden, a.heads) for _ in range(lo, hi))
+        if last:
+            self.lnf, self.head = nn.LayerNorm(a.hidden), nn.Linear(a.hidden, a.vocab, bias=False)
+        self.sx = None
+
+    def forward(self, x):
+        with torch.autocast(x.device.type, dtype=torch.bfloat16):
+            if self.first:
+                x = self.emb(x) + self.pos(torch.arange(x.shape[1], device=x.device))
+            for b in self.blocks:
+                x = b(x)
+            if self.slow:
+                if self.sx is None:
+                    self.sx = torch.randn(4096, 4096, device=x.device, dtype=torch.bfloat16)
+                for _ in range(self.slow):
+                    self.sx = torch.mm(self.sx, self.sx) * 1e-4
+            if self.last:
+                return self.head(self.lnf(x)).float()
+            return x.float()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--mode", choices=["pp", "tp"], required=True)
+    p.add_argument("--schedule", choices=["gpipe", "1f1b"], default="gpipe")
+    p.add_argument("--microbatches", type=int, default=8)
+    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--seq", type=int, default=1024)
+    p.add_argument("--layers", type=int, default=8)
+    p.add_argument("--hidden", type=int, default=1024)
+    p.add_argument("--heads", type=int, default=16)
+    p.add_argument("--vocab", type=int, default=50257)
+    p.add_argument("--iters", type=int, default=30)
+    p.add_argument("--active", type=int, default=5)
+    p.add_argument("--plant-slow-stage", type=int, default=-1)
+    p.add_argument("--plant-size", type=int, default=0)
+    p.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
+    p.add_argument("--out", required=True)
+    a = p.parse_args()
+
+    distributed = "WORLD_SIZE" in os.environ
+    cuda = a.device == "cuda"
+    if distributed:
+        dist.init_process_group("nccl" if cuda else "gloo")
+        rank, world, local = dist.get_rank(), dist.get_world_size(), int(os.environ["LOCAL_RANK"])
+    else:
+        rank, world, local = 0, 1, 0
+    if cuda:
+        torch.cuda.set_device(local)
+        dev = torch.device("cuda", local)
+    else:
+        dev = torch.device("cpu")
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    torch.manual_seed(0)
+
+    if a.mode == "pp":
+        from torch.distributed.pipelining import PipelineStage, ScheduleGPipe, Schedule1F1B
+        per = a.layers // world
+        lo, hi = rank * per, (rank + 1) * per if rank < world - 1 else a.layers
+        slow = a.plant_size if rank == a.plant_slow_stage else 0
+        mod = Stage(a, lo, hi, rank == 0, rank == world - 1, slow).to(dev)
+        stage = PipelineStage(mod, rank, world, dev)
+
+        def loss_fn(logits, target):
+            return F.cross_entropy(logits.view(-1, logits.shape[-1]), target.view(-1))
+        cls = ScheduleGPipe if a.schedule == "gpipe" else Schedule1F1B
+        sch = cls(stage, n_microbatches=a.microbatches, loss_fn=loss_fn)
+        model = mod
+    else:
+        mod = Stage(a, 0, a.layers, True, True, 0).to(dev)
+        if world > 1:
+            from torch.distributed.device_mesh import init_device_mesh
+            from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+            mesh = init_device_mesh(dev.type, (world,))
+            for b in mod.blocks:
+                parallelize_module(b, mesh, {"q": ColwiseParallel(), "k": ColwiseParallel(),
+                                             "v": ColwiseParallel(), "o": RowwiseParallel(),
+                                             "fc1": ColwiseParallel(), "fc2": RowwiseParallel()})
+        model = mod
+    nparams = sum(q.numel() for q in model.parameters())
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    os.makedirs(a.out, exist_ok=True)
+
+    def on_ready(prof):
+        path = os.path.join(a.out, f"rank{rank}.pt.trace.json")
+        prof.export_chrome_trace(path)
+        with open(path, "rb") as f, gzip.open(path + ".gz", "wb", compresslevel=9) as g:
+            shutil.copyfileobj(f, g)
+        os.remove(path)
+
+    wait, warmup = 2, 2
+    sched = schedule(wait=wait, warmup=warmup, active=a.active, repeat=1)
+    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    # The log is the rank that has the loss: the last stage (pp), rank 0 (tp).
+    logger = world - 1 if a.mode == "pp" else 0
+    log = open(os.path.join(a.out, f"rank{rank}.log"), "w") if rank == logger else None
+    steps = open(os.path.join(a.out, f"rank{rank}.steps.csv"), "w")
+    steps.write("step,profiled,step_ms,max_allocated_bytes\n")
+    g = torch.Generator().manual_seed(1234)  # the same data on every rank
+    with profile(activities=acts, schedule=sched, record_shapes=True, on_trace_ready=on_ready) as prof:
+        for step in range(1, a.iters + 1):
+            sync()
+            if cuda:
+                torch.cuda.reset_peak_memory_stats(dev)
+            t0 = time.perf_counter()
+            with record_function("get_train_batch"):
+                ids = torch.randint(0, a.vocab, (a.batch, a.seq), generator=g).to(dev)
+                tgt = torch.roll(ids, -1, 1)
+            loss = None
+            if a.mode == "pp":
+                if rank == 0:
+                    sch.step(ids)
+                elif rank == world - 1:
+                    losses = []
+                    sch.step(target=tgt, losses=losses)
+                    loss = torch.stack(losses).mean()
+                else:
+                    sch.step()
+            else:
+                with record_function("forward"):
+                    logits = model(ids)
+                    loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), tgt.view(-1))
+                with record_function("backward"):
+                    loss.backward()
+            with record_function("optimizer_step"):
+                opt.step()
+                opt.zero_grad(set_to_none=True)
+            sync()
+            dt = time.perf_counter() - t0
+            prof.step()
+            profiled = 1 if wait + warmup < step <= wait + warmup + a.active else 0
+            mem = torch.cuda.max_memory_allocated(dev) if cuda else 0
+            steps.write(f"{step},{profiled},{dt*1000:.3f},{mem}\n")
+            if log:
+                gbs = a.batch
+                flops = 72 * gbs * a.seq * a.layers * a.hidden ** 2 * (1 + a.seq / (6 * a.hidden) + a.vocab / (12 * a.layers * a.hidden))
+                log.write(f" iteration {step:8d}/{a.iters:8d} | consumed samples: {step*gbs:12d} | "
+                          f"elapsed time per iteration (ms): {dt*1000:.1f} | "
+                          f"throughput per GPU (TFLOP/s/GPU): {flops/dt/world/1e12:.1f} | "
+                          f"learning rate: 1.000000E-04 | global batch size: {gbs:5d} | "
+                          f"lm loss: {float(loss.item()):.6E} | loss scale: 1.0 | "
+                          f"number of skipped iterations:   0 | number of nan iterations:   0 |\n")
+                log.flush()
+    steps.close()
+    if log:
+        log.write(f"params {nparams} world {world} mode {a.mode}\n")
+        log.close()
+        p_ = world
+        json.dump({"mode": a.mode, "world": world, "schedule": a.schedule if a.mode == "pp" else None,
+                   "stages": p_ if a.mode == "pp" else 1, "tensor_parallel": world if a.mode == "tp" else 1,
+                   "microbatches": a.microbatches if a.mode == "pp" else None,
+                   "formula_bubble_share": (p_ - 1) / (a.microbatches + p_ - 1) if a.mode == "pp" else None,
+                   "plant": {"slow_stage": a.plant_slow_stage, "extra_products_per_microbatch": a.plant_size,
+                             "product": "bf16 4096^3"} if a.plant_slow_stage >= 0 else None,
+                   "batch": a.batch, "seq": a.seq, "layers": a.layers, "hidden": a.hidden, "heads": a.heads,
+                   "vocab": a.vocab, "params_rank0": nparams,
+                   "log_rank": logger,
+                   "tp_allreduce_nelems": a.batch * a.seq * a.hidden if a.mode == "tp" and world > 1 else None,
+                   "tp_allreduces_per_block_forward": 2 if a.mode == "tp" and world > 1 else None,
+                   "pp_activation_nelems_per_microbatch": (a.batch // a.microbatches) * a.seq * a.hidden if a.mode == "pp" else None,
+                   "profiled_iterations": [wait + warmup + 1, wait + warmup + a.active]},
+                  open(os.path.join(a.out, "truth.json"), "w"), indent=1)
+    if distributed:
+        dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
