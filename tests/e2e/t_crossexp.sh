@@ -34,12 +34,12 @@ YAML
 # Baseline p8 (40 samples/s): r8 50/40 = 1.25, +25 %; r16 90/40 = 2.25, +125 %.
 # Times, baseline p8 (its first run): 800 ms; r8 640/800 = 0.8, (0.8 - 1) x 100 = -20 %.
 cat > "$T/want" <<'CSV'
-comparison,system,experiment,run,gpus,key,value,baseline,baseline_value,ratio,change_pct
-a-vs-b,"B, PCIe",sys-b,p8,8,,40,sys-b/p8,40,1,0
-a-vs-b,"A, NVLink",sys-a,r8,8,,50,sys-b/p8,40,1.25,25
-a-vs-b,"A, NVLink",sys-a,r16,16,,90,sys-b/p8,40,2.25,125
-time,sys-b,sys-b,p8,8,,800,sys-b/p8,800,1,0
-time,sys-a,sys-a,r8,8,,640,sys-b/p8,800,0.8,-20
+comparison,system,experiment,run,gpus,key,value,baseline,baseline_value,ratio,change_pct,log_ms,log_ratio
+a-vs-b,"B, PCIe",sys-b,p8,8,,40,sys-b/p8,40,1,0,,
+a-vs-b,"A, NVLink",sys-a,r8,8,,50,sys-b/p8,40,1.25,25,,
+a-vs-b,"A, NVLink",sys-a,r16,16,,90,sys-b/p8,40,2.25,125,,
+time,sys-b,sys-b,p8,8,,800,sys-b/p8,800,1,0,,
+time,sys-a,sys-a,r8,8,,640,sys-b/p8,800,0.8,-20,,
 CSV
 same "$T/want" "$T/out/sys-a/data/comparisons.csv" "comparisons.csv of a + b"
 [ -e "$T/out/sys-b/data/comparisons.csv" ] && bad "b, which names no comparison, has comparisons.csv" || ok
@@ -56,7 +56,7 @@ grep -qF 'ratio = value / baseline_value' "$T/out/sys-a/index.html" && ok || bad
 "$PERFSTUDY" build -o "$T/alone" "$T/x/a.yaml" >/dev/null 2>"$T/err" && ok || bad "a alone failed: $(cat "$T/err")"
 grep -qF "$T/x/a.yaml:11:12: warning: experiment 'sys-b' is not in this build: comparison 'a-vs-b' leaves sys-b/p8 out" "$T/err" &&
 	ok || bad "a alone: warning: $(cat "$T/err")"
-grep -qx 'a-vs-b,"A, NVLink",sys-a,r8,8,,50,,,,' "$T/alone/sys-a/data/comparisons.csv" && ok ||
+grep -qx 'a-vs-b,"A, NVLink",sys-a,r8,8,,50,,,,,,' "$T/alone/sys-a/data/comparisons.csv" && ok ||
 	bad "a alone: $(cat "$T/alone/sys-a/data/comparisons.csv")"
 grep -qF 'its baseline sys-b/p8 is not in this build' "$T/alone/sys-a/index.html" && ok || bad "a alone: no note"
 
@@ -66,11 +66,29 @@ grep -qF 'its baseline sys-b/p8 is not in this build' "$T/alone/sys-a/index.html
 "$PERFSTUDY" build -q -o "$T/m4" experiments/megatron-004/study.yaml experiments/megatron-004/pcie.yaml \
 	experiments/megatron-004/bert-dgx2.yaml 2>"$T/err" && ok || bad "megatron-004 build: $(cat "$T/err")"
 C=$T/m4/megatron-004/data/comparisons.csv
-grep -qx 'nvlink-vs-pcie,"DGX-2, NVLink",megatron-004,gpt2-345m-8gpu,8,,67.47,megatron-004-pcie/gpt2-b32,56.56,1.19289,19.2893' "$C" &&
+grep -qx 'nvlink-vs-pcie,"DGX-2, NVLink",megatron-004,gpt2-345m-8gpu,8,,67.47,megatron-004-pcie/gpt2-b32,56.56,1.19289,19.2893,,' "$C" &&
 	ok || bad "004 NVLink/PCIe: $(grep gpt2-345m-8gpu "$C")"
-grep -qx 'bert-dgx2-vs-pcie,"DGX-2, NVLink",megatron-004-bert,bert-0.34b-dp,16,,414.05,megatron-004-pcie/megatron-bert,134.62,3.07569,207.569' "$C" &&
+grep -qx 'bert-dgx2-vs-pcie,"DGX-2, NVLink",megatron-004-bert,bert-0.34b-dp,16,,414.05,megatron-004-pcie/megatron-bert,134.62,3.07569,207.569,,' "$C" &&
 	ok || bad "004 414 vs 135: $(grep bert-0.34b "$C")"
 [ -s "$T/m4/megatron-004/figures/comparison_nvlink-vs-pcie.png" ] && ok || bad "004 comparison figure missing"
+
+# Runs with a training log (the bundled h200 example's BERT runs, bert-phases): beside the traces'
+# values, log_ms is the log's unprofiled median iteration and log_ratio its ratio to the baseline's,
+# both recomputed here by tests/golden/log_medians.py from the raw logs (and the traces' ProfilerStep
+# numbers): 1 GPU 35.60 ms, 2 GPUs 63.30 ms, 63.30 / 35.60 = 1.77809.
+if [ -f experiments/h200/traces/bert-base/1gpu/rank0.log ]; then
+	example_h200 "$T/h200"
+	L=experiments/h200/traces/bert-base
+	want=$(python3 tests/golden/log_medians.py $L/1gpu/rank0.log $L/2gpu-ddp/rank0.log | python3 -c '
+import re, sys
+m = [float(x) for x in re.findall(r"unprofiled n=\d+ median ([0-9.]+) ms", sys.stdin.read())]
+print(f"{m[1]:g},{m[1] / m[0]:.6g}")')
+	got=$(grep '^bert-phases,.*,bert-2gpu-ddp,2,forward,' "$T/h200/h200/data/comparisons.csv" | awk -F, '{ print $(NF-1) "," $NF }')
+	[ -n "$want" ] && [ "$got" = "$want" ] && ok || bad "h200 bert-2gpu-ddp log_ms,log_ratio: $got, want $want"
+	grep -q '^bert-phases,.*,bert-1gpu,1,forward,.*,35.6,1$' "$T/h200/h200/data/comparisons.csv" && ok ||
+		bad "h200 bert-1gpu: $(grep bert-1gpu,1,forward "$T/h200/h200/data/comparisons.csv")"
+	grep -qF 'log_ratio = log_ms / the baseline' "$T/h200/h200/index.html" && ok || bad "no Methods for log_ratio"
+fi
 
 # Errors, each at its place.
 check_err() { # check_err NAME SED-EXPRESSION EXPECTED-MESSAGE

@@ -192,13 +192,13 @@ same "$T/want" "$D/compute_model.csv" "compute_model.csv of the tiny study"
 # A comparison stacked by collective type (comm_types.csv above), baseline d2 (the first run):
 # AllReduce z2 1168/1168 = 1, z4 1752/1168 = 1.5 (+50 %); d2 has no AllGather row, so no ratio.
 cat > "$T/want" <<'CSV'
-comparison,system,experiment,run,gpus,key,value,baseline,baseline_value,ratio,change_pct
-bytes-by-type,tiny,tiny,d2,2,AllReduce,1168,tiny/d2,1168,1,0
-bytes-by-type,tiny,tiny,d2,2,AllGather,,tiny/d2,,,
-bytes-by-type,tiny,tiny,z2,2,AllReduce,1168,tiny/d2,1168,1,0
-bytes-by-type,tiny,tiny,z2,2,AllGather,584,tiny/d2,,,
-bytes-by-type,tiny,tiny,z4,4,AllReduce,1752,tiny/d2,1168,1.5,50
-bytes-by-type,tiny,tiny,z4,4,AllGather,876,tiny/d2,,,
+comparison,system,experiment,run,gpus,key,value,baseline,baseline_value,ratio,change_pct,log_ms,log_ratio
+bytes-by-type,tiny,tiny,d2,2,AllReduce,1168,tiny/d2,1168,1,0,,
+bytes-by-type,tiny,tiny,d2,2,AllGather,,tiny/d2,,,,,
+bytes-by-type,tiny,tiny,z2,2,AllReduce,1168,tiny/d2,1168,1,0,,
+bytes-by-type,tiny,tiny,z2,2,AllGather,584,tiny/d2,,,,,
+bytes-by-type,tiny,tiny,z4,4,AllReduce,1752,tiny/d2,1168,1.5,50,,
+bytes-by-type,tiny,tiny,z4,4,AllGather,876,tiny/d2,,,,,
 CSV
 same "$T/want" "$D/comparisons.csv" "comparisons.csv stacked by collective"
 [ -s "$T/out/tiny/figures/comparison_bytes-by-type.svg" ] && ok || bad "stacked comparison figure missing"

@@ -374,7 +374,7 @@ int crossexp_add(const struct crossexp_exp *e, size_t n, size_t self, struct ana
 		return 0;
 	struct table *t = table_new("comparisons", "Runs of several experiments side by side: values and ratios to a baseline",
 				    "comparison:text,system:text,experiment:text,run:text,gpus:int,key:text,value:real,"
-				    "baseline:text,baseline_value:real,ratio:real,change_pct:real");
+				    "baseline:text,baseline_value:real,ratio:real,change_pct:real,log_ms:real,log_ratio:real");
 	int ret = 0;
 	struct buf ref;
 	buf_init(&ref);
@@ -408,8 +408,14 @@ int crossexp_add(const struct crossexp_exp *e, size_t n, size_t self, struct ana
 						table_set_text(t, row, 5, keys[k]);
 					if (!isnan(pts[i].v[k]))
 						table_set_real(t, row, 6, pts[i].v[k]);
+					int64_t lg = profiler_unprofiled_ns(pts[i].x->res, pts[i].ref->run);
+					if (lg > 0)
+						table_set_real(t, row, 11, (double)lg / 1e6);
 					if (!bp)
 						continue;
+					int64_t blg = profiler_unprofiled_ns(bp->x->res, bp->ref->run);
+					if (lg > 0 && blg > 0)
+						table_set_real(t, row, 12, (double)lg / (double)blg);
 					buf_reset(&ref);
 					buf_printf(&ref, "%s/%s", bp->x->id, bp->ref->run);
 					table_set_text(t, row, 7, ref.data);
@@ -457,7 +463,11 @@ int crossexp_add(const struct crossexp_exp *e, size_t n, size_t self, struct ana
 		"much longer it takes. Paper 004's NVLink gain, 67.47 / 56.56 = 1.193 (+19.3 %), is such a ratio "
 		"of samples/s with the PCIe run as baseline; the same runs read the other way, 56.56 / 67.47 = "
 		"0.838, say PCIe delivers 16.2 % fewer samples/s. gpus: the run table of the run's experiment; "
-		"system: the comparison's 'systems' label of the experiment, else its id.");
+		"system: the comparison's 'systems' label of the experiment, else its id. Values from traces come "
+		"from profiled steps, which the profiler slows unevenly: where the run has a training log, log_ms "
+		"is its unprofiled median iteration (profiler_overhead.csv's unprofiled_median_us, in ms) and log_ratio "
+		"= log_ms / the baseline's log_ms, the training's own time per iteration against the baseline's "
+		"(above 1: the run takes longer per iteration); empty without a log on either side.");
 	return 0;
 }
 
