@@ -105,6 +105,12 @@ grep -F 'pipeline-bubble' "$F" | grep -v '^slow,' >"$T/other"
 # the 2-step planted run has rows, steps 2, and no finding (its noise is unknown)
 awk -F, '$1 == "slow2" { n++; if ($10 != 2) b = 1 } END { exit n != 4 || b }' "$P" && ok || bad "slow2: 4 rows of 2 steps"
 
+# the figure: measured beside the schedule's, per stage
+for r in gpipe onef1b slow; do
+	[ -f "$D/figures/pipeline_bubble_$r.svg" ] && ok || bad "figure pipeline_bubble_$r missing"
+done
+[ -e "$D/figures/pipeline_bubble_two.svg" ] && bad "a pipeline figure of a run without pipeline" || ok
+
 # the page: the Methods entry, the finding, the label escaped
 grep -qF 'pipeline_stages.csv' "$D/index.html" && ok || bad "no pipeline_stages.csv on the page"
 grep -qF 'computes 1.60x the mean of the stages' "$D/index.html" && ok || bad "finding not on the page"

@@ -52,6 +52,14 @@
  * number (separately), steps the count, bubble_sigma the robust spread of
  * the per-step bubble shares (1.4826 x their median absolute deviation),
  * which findings_pipeline.c weighs the excess against.
+ *
+ * Figure pipeline_bubble_<run>: per stage (a group of two bars) its
+ * bubble_share beside formula_bubble_share.
+ *
+ * Cost: one query of each multi-rank run's sends and recvs per rank (a run
+ * without any costs nothing more); the ranks of one pipeline are in memory
+ * at a time; each step is found by binary searches over a stage's steps,
+ * kernels and ops, so a rank costs the sort of its events.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -60,7 +68,9 @@
 #include "analyze/analysis.h"
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
+#include "chart/chart.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 /* One send or recv of a rank. */
@@ -86,7 +96,9 @@ struct pp_rank {
 	size_t nsteps;
 	int64_t *opt; /* Optimizer.step annotation starts, sorted */
 	size_t nopt;
-	int pipe, stage; /* pipe -1: not in a pipeline */
+	int64_t *peers; /* the distinct ranks it sends to, sorted */
+	size_t npeers;
+	int pipe; /* -1: not in a pipeline */
 	size_t nbr[2], nnbr; /* indexes of the ranks it exchanges sends with both ways */
 };
 
@@ -100,6 +112,14 @@ static int cmp_kern(const void *pa, const void *pb)
 {
 	const struct pp_kern *a = pa, *b = pb;
 	return (a->launch > b->launch) - (a->launch < b->launch);
+}
+
+static int cmp_step_key(const void *pa, const void *pb)
+{
+	const struct rk_range *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return (a->start > b->start) - (a->start < b->start);
 }
 
 static int cmp_double(const void *pa, const void *pb)
@@ -151,7 +171,7 @@ static int load_ops(struct store *s, struct pp_rank *r)
 			  "SELECT x.start_ns, x.correlation, x.collective, x.in_nelems, x.dtype, x.seq, x.peer"
 			  " FROM traces rt JOIN collectives x ON x.trace_id = rt.id"
 			  " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.peer IS NOT NULL"
-			  " AND x.collective IN ('send', 'recv')", &st) < 0)
+			  " AND x.collective IN ('send', 'recv') ORDER BY x.start_ns", &st) < 0)
 		return -1;
 	store_bind_int64(st, 1, r->key->run_db_id);
 	store_bind_int64(st, 2, r->key->rank);
@@ -171,7 +191,19 @@ static int load_ops(struct store *s, struct pp_rank *r)
 		o->peer = store_column_int64(st, 6);
 	}
 	store_finalize(st);
-	return more < 0 ? -1 : 0;
+	if (more < 0)
+		return -1;
+	r->peers = xmalloc((r->nops ? r->nops : 1) * sizeof(*r->peers));
+	for (size_t i = 0; i < r->nops; i++)
+		if (r->ops[i].send)
+			r->peers[r->npeers++] = r->ops[i].peer;
+	qsort(r->peers, r->npeers, sizeof(*r->peers), rank_cmp_i64);
+	size_t k = 0;
+	for (size_t i = 0; i < r->npeers; i++)
+		if (!k || r->peers[i] != r->peers[k - 1])
+			r->peers[k++] = r->peers[i];
+	r->npeers = k;
+	return 0;
 }
 
 /*
@@ -197,7 +229,8 @@ static int load_rank(struct store *s, const struct classifier *cls, const int64_
 		if (l)
 			o->issue = l->start;
 	}
-	qsort(r->ops, r->nops, sizeof(*r->ops), cmp_op);
+	if (r->nops)
+		qsort(r->ops, r->nops, sizeof(*r->ops), cmp_op);
 	size_t cap = 0;
 	for (size_t a = 0; a < d.nacts; a++) {
 		const struct rk_act *x = &d.acts[a];
@@ -207,11 +240,13 @@ static int load_rank(struct store *s, const struct classifier *cls, const int64_
 		r->kerns = xgrow(r->kerns, &cap, r->nkerns + 1, sizeof(*r->kerns));
 		r->kerns[r->nkerns++] = (struct pp_kern){l ? l->start : x->start, x->start, x->end};
 	}
-	qsort(r->kerns, r->nkerns, sizeof(*r->kerns), cmp_kern);
+	if (r->nkerns)
+		qsort(r->kerns, r->nkerns, sizeof(*r->kerns), cmp_kern);
 	r->steps = xmalloc((d.nsteps ? d.nsteps : 1) * sizeof(*r->steps));
 	if (d.nsteps)
 		memcpy(r->steps, d.steps, d.nsteps * sizeof(*r->steps));
 	r->nsteps = d.nsteps;
+	qsort(r->steps, r->nsteps, sizeof(*r->steps), cmp_step_key);
 	cap = 0;
 	for (size_t a = 0; a < d.nannots; a++)
 		if (nopt_ids && bsearch(&d.annots[a].key, opt_ids, nopt_ids, sizeof(*opt_ids), rank_cmp_i64)) {
@@ -223,57 +258,111 @@ static int load_rank(struct store *s, const struct classifier *cls, const int64_
 	return 0;
 }
 
-static void rank_release(struct pp_rank *r)
+/* Frees what load_rank loaded (a pipeline's ranks are loaded one pipeline at a time). */
+static void rank_unload(struct pp_rank *r)
 {
-	free(r->ops);
 	free(r->kerns);
 	free(r->steps);
 	free(r->opt);
+	r->kerns = NULL;
+	r->steps = NULL;
+	r->opt = NULL;
+	r->nkerns = r->nsteps = r->nopt = 0;
 }
 
-/* Whether a sends to b. */
-static int sends_to(const struct pp_rank *a, const struct pp_rank *b)
+static void rank_release(struct pp_rank *r)
 {
-	for (size_t i = 0; i < a->nops; i++)
-		if (a->ops[i].send && a->ops[i].peer == b->key->rank)
-			return 1;
-	return 0;
+	rank_unload(r);
+	free(r->ops);
+	free(r->peers);
+}
+
+/* The first op of r issued at t or later (ops sorted by issue); r->nops when none. */
+static size_t op_at(const struct pp_rank *r, int64_t t)
+{
+	size_t lo = 0, hi = r->nops;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->ops[mid].issue < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The first kernel of r launched at t or later (sorted by launch); r->nkerns when none. */
+static size_t kern_at(const struct pp_rank *r, int64_t t)
+{
+	size_t lo = 0, hi = r->nkerns;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->kerns[mid].launch < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether a sends to rank b. */
+static int sends_to(const struct pp_rank *a, int64_t b)
+{
+	return a->npeers && bsearch(&b, a->peers, a->npeers, sizeof(*a->peers), rank_cmp_i64) != NULL;
+}
+
+/* The index of rank among v[n] (in rank order, as rank_keys gives a run's ranks), or n. */
+static size_t index_of(const struct pp_rank *v, size_t n, int64_t rank)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].key->rank < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].key->rank == rank ? lo : n;
 }
 
 /* Whether the first op of r in its first step with any is a send (-1: it has none). */
 static int starts_with_send(const struct pp_rank *r)
 {
-	for (size_t s = 0; s < r->nsteps; s++)
-		for (size_t i = 0; i < r->nops; i++)
-			if (r->ops[i].issue >= r->steps[s].start && r->ops[i].issue < r->steps[s].end)
-				return r->ops[i].send;
+	for (size_t s = 0; s < r->nsteps; s++) { /* in step order */
+		size_t i = op_at(r, r->steps[s].start);
+		if (i < r->nops && r->ops[i].issue < r->steps[s].end)
+			return r->ops[i].send;
+	}
 	return r->nops ? r->ops[0].send : -1;
 }
 
 /*
  * The pipelines of a run: the paths of the graph of ranks that send to
- * each other both ways, each in stage order from stage 0, into
- * order[] (indexes into v) with pipe/stage set; returns the number of
- * pipelines, *norder the ranks placed.
+ * each other both ways, each from its lower-rank end, into order[]
+ * (indexes into v) with pipe set (orient() turns each so that stage 0 comes
+ * first, once its ranks are loaded); returns the number of pipelines,
+ * *norder the ranks placed.
  */
 static int find_pipes(struct pp_rank *v, size_t n, size_t *order, size_t *norder)
 {
 	*norder = 0;
 	for (size_t i = 0; i < n; i++) {
-		v[i].pipe = v[i].stage = -1;
+		v[i].pipe = -1;
 		v[i].nnbr = 0;
 	}
 	int bad = 0;
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n; j++)
-			if (sends_to(&v[i], &v[j]) && sends_to(&v[j], &v[i])) {
-				if (v[i].nnbr == 2 || v[j].nnbr == 2) {
-					bad = 1; /* a rank with three neighbours: no path */
-					continue;
-				}
-				v[i].nbr[v[i].nnbr++] = j;
-				v[j].nbr[v[j].nnbr++] = i;
+		for (size_t q = 0; q < v[i].npeers; q++) {
+			size_t j = index_of(v, n, v[i].peers[q]);
+			if (j == n || j <= i || !sends_to(&v[j], v[i].key->rank))
+				continue;
+			if (v[i].nnbr == 2 || v[j].nnbr == 2) {
+				bad = 1; /* a rank with three neighbours: no path */
+				continue;
 			}
+			v[i].nbr[v[i].nnbr++] = j;
+			v[j].nbr[v[j].nnbr++] = i;
+		}
 	if (bad)
 		return 0;
 	int npipes = 0;
@@ -281,7 +370,7 @@ static int find_pipes(struct pp_rank *v, size_t n, size_t *order, size_t *norder
 		if (v[i].nnbr != 1 || v[i].pipe >= 0)
 			continue;
 		/* walk from this end to the other */
-		size_t at = i, prev = n, start = *norder;
+		size_t at = i, prev = n;
 		for (;;) {
 			order[(*norder)++] = at;
 			v[at].pipe = npipes;
@@ -294,16 +383,6 @@ static int find_pipes(struct pp_rank *v, size_t n, size_t *order, size_t *norder
 			prev = at;
 			at = next;
 		}
-		size_t len = *norder - start;
-		/* stage 0: the end that sends first; else the walk's start (the lower rank) stays */
-		if (starts_with_send(&v[order[start]]) != 1 && starts_with_send(&v[order[*norder - 1]]) == 1)
-			for (size_t a = start, b = *norder - 1; a < b; a++, b--) {
-				size_t t = order[a];
-				order[a] = order[b];
-				order[b] = t;
-			}
-		for (size_t k = 0; k < len; k++)
-			v[order[start + k]].stage = (int)k;
 		npipes++;
 	}
 	/* a cycle (every rank with two neighbours) is no path */
@@ -313,13 +392,34 @@ static int find_pipes(struct pp_rank *v, size_t n, size_t *order, size_t *norder
 	return npipes;
 }
 
+/*
+ * Turns a pipeline's ranks (order[n], loaded) so that stage 0 comes
+ * first: the end whose first op in its first step with any is a send;
+ * where neither end or both do, the lower rank's end stays first.
+ */
+static void orient(const struct pp_rank *v, size_t *order, size_t n)
+{
+	if (n < 2 || starts_with_send(&v[order[0]]) == 1 || starts_with_send(&v[order[n - 1]]) != 1)
+		return;
+	for (size_t a = 0, b = n - 1; a < b; a++, b--) {
+		size_t t = order[a];
+		order[a] = order[b];
+		order[b] = t;
+	}
+}
+
 /* The step range of step number key on r, or NULL. */
 static const struct rk_range *step_of(const struct pp_rank *r, int64_t key)
 {
-	for (size_t s = 0; s < r->nsteps; s++)
-		if (r->steps[s].key == key)
-			return &r->steps[s];
-	return NULL;
+	size_t lo = 0, hi = r->nsteps;
+	while (lo < hi) { /* steps sorted by key */
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->steps[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nsteps && r->steps[lo].key == key ? &r->steps[lo] : NULL;
 }
 
 /* The per-step numbers of one stage. */
@@ -341,18 +441,20 @@ struct pp_pipe {
 static void step_kernels(const struct pp_rank *r, const struct rk_range *st, size_t *a, size_t *b)
 {
 	int64_t lim = st->end;
-	for (size_t i = 0; i < r->nopt; i++)
-		if (r->opt[i] >= st->start && r->opt[i] < st->end) {
-			lim = r->opt[i];
-			break;
-		}
-	size_t i = 0;
-	while (i < r->nkerns && r->kerns[i].launch < st->start)
-		i++;
-	*a = i;
-	while (i < r->nkerns && r->kerns[i].launch < lim)
-		i++;
-	*b = i;
+	size_t lo = 0, hi = r->nopt;
+	while (lo < hi) { /* the first Optimizer.step at or after the step's start */
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->opt[mid] < st->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < r->nopt && r->opt[lo] < st->end)
+		lim = r->opt[lo];
+	*a = kern_at(r, st->start);
+	*b = kern_at(r, lim);
+	if (*b < *a)
+		*b = *a;
 }
 
 /*
@@ -365,16 +467,16 @@ static void stage0_counts(const struct pp_rank *r, const struct rk_range *st, in
 {
 	int64_t first_recv = INT64_MAX, nsend = 0, k = 0;
 	int all_seq = 1;
-	for (size_t i = 0; i < r->nops; i++) {
+	size_t a = op_at(r, st->start), b = op_at(r, st->end);
+	for (size_t i = a; i < b; i++) {
 		const struct pp_op *op = &r->ops[i];
-		if (op->issue >= st->start && op->issue < st->end && op->peer == peer && !op->send &&
-		    op->issue < first_recv)
+		if (op->peer == peer && !op->send && op->issue < first_recv)
 			first_recv = op->issue;
 	}
-	int64_t *seqs = xmalloc((r->nops ? r->nops : 1) * sizeof(*seqs));
-	for (size_t i = 0; i < r->nops; i++) {
+	int64_t *seqs = xmalloc((b > a ? b - a : 1) * sizeof(*seqs));
+	for (size_t i = a; i < b; i++) {
 		const struct pp_op *op = &r->ops[i];
-		if (op->issue < st->start || op->issue >= st->end || op->peer != peer || !op->send)
+		if (op->peer != peer || !op->send)
 			continue;
 		all_seq &= op->has_seq;
 		seqs[nsend++] = op->seq;
@@ -418,10 +520,8 @@ static int one_step(const struct pp_pipe *pp, int64_t key, struct pp_step *out, 
 		struct pp_step *o = &out[j];
 		memset(o, 0, sizeof(*o));
 		o->m = o->k = -1;
-		for (size_t i = 0; i < r->nops; i++) {
+		for (size_t i = op_at(r, st->start), e = op_at(r, st->end); i < e; i++) {
 			const struct pp_op *op = &r->ops[i];
-			if (op->issue < st->start || op->issue >= st->end)
-				continue;
 			o->p2p += (double)(op->end - op->start);
 			if (op->send)
 				o->bytes += (double)op->bytes;
@@ -493,7 +593,8 @@ static double excess(const struct pp_step *o, int64_t p, int64_t m)
  * The rows of one pipeline of run: per stage the medians over the steps
  * on every stage with pipeline kernels. Returns the steps used.
  */
-static size_t pipe_rows(const struct pp_pipe *pp, const char *run, int pipe, struct table *t)
+static size_t pipe_rows(const struct pp_pipe *pp, const char *run, int pipe, struct table *t, struct chart *c,
+			int many)
 {
 	const struct pp_rank *s0 = &pp->v[pp->order[0]];
 	size_t p = pp->p, nst = 0, n1f1b = 0, ngpipe = 0;
@@ -575,6 +676,15 @@ static size_t pipe_rows(const struct pp_pipe *pp, const char *run, int pipe, str
 		set_ns_or_null(t, row, "p2p_us", med[S_P2P]);
 		if (!isnan(med[S_BYTES]))
 			table_set_int(t, row, (size_t)table_col_index(t, "p2p_bytes"), llround(med[S_BYTES]));
+		struct buf lab;
+		buf_init(&lab);
+		if (many)
+			buf_printf(&lab, "pipeline %d ", pipe);
+		buf_printf(&lab, "stage %zu (rank %d)", j, r->key->rank);
+		size_t cat = chart_add_category(c, lab.data);
+		buf_release(&lab);
+		chart_set(c, cat, 0, isnan(med[S_BUBBLE]) ? NAN : 100 * med[S_BUBBLE]);
+		chart_set(c, cat, 1, isnan(med[S_FORMULA]) ? NAN : 100 * med[S_FORMULA]);
 	}
 #undef SMP
 	for (size_t j = 0; j < p; j++)
@@ -615,30 +725,54 @@ static int one_run(const struct analysis_ctx *ctx, struct analysis_result *out, 
 		for (size_t i = 0; i < n; i++) {
 			order[i] = i;
 			v[i].pipe = 0;
-			v[i].stage = (int)i;
 		}
 		norder = n;
 		npipes = 1;
 	}
-	for (size_t i = 0; i < norder && !rc; i++)
-		rc = load_rank(ctx->store, cls, opt, nopt, &v[order[i]]);
 	if (!rc && npipes && !*t)
 		*t = table_new("pipeline_stages", "Pipeline stages: each stage's bubble against its schedule's",
 			       "run:text,rank:int,pipeline:int,stage:int,stages:int,schedule:text,schedule_source:text,"
 			       "microbatches:int,microbatches_source:text,steps:int,span_us:us,compute_us:us,"
 			       "bubble_share:frac,formula_bubble_share:frac,excess_share:real,bubble_sigma:real,"
 			       "imbalance:real,p2p_us:us,p2p_bytes:int");
+	struct chart *c = NULL;
+	if (!rc && npipes) {
+		char *safe = fs_name_stem(keys[0].run);
+		char *name = xasprintf("pipeline_bubble_%s", safe), *title = xasprintf("%s: pipeline bubble per stage", keys[0].run);
+		c = chart_new(CHART_GROUPED_BAR, name, title, "share of the pipeline's span (%)");
+		free(safe);
+		free(name);
+		free(title);
+		chart_add_series(c, "measured bubble");
+		chart_add_series(c, "the schedule's, (p - 1) / (m + p - 1)");
+	}
 	for (size_t a = 0; !rc && a < norder;) {
 		size_t b = a + 1;
 		while (b < norder && v[order[b]].pipe == v[order[a]].pipe)
 			b++;
+		/* one pipeline's ranks in memory at a time */
+		for (size_t i = a; i < b && !rc; i++)
+			rc = load_rank(ctx->store, cls, opt, nopt, &v[order[i]]);
+		if (!rc)
+			orient(v, &order[a], b - a);
 		struct pp_pipe pp = {mr, b - a, &order[a], v};
-		if (!pipe_rows(&pp, keys[0].run, v[order[a]].pipe, *t))
+		if (!rc && !pipe_rows(&pp, keys[0].run, v[order[a]].pipe, *t, c, npipes > 1))
 			result_add_note(out,
 					"pipeline_stages: run %s, pipeline %d (stage 0 rank %d): no ProfilerStep in which "
 					"every stage ran compute kernels",
 					keys[0].run, v[order[a]].pipe, v[order[a]].key->rank);
+		for (size_t i = a; i < b; i++)
+			rank_unload(&v[order[i]]);
 		a = b;
+	}
+	if (c && !chart_is_empty(c)) {
+		char *cap = xasprintf("Run %s: each pipeline stage's bubble, the share of the pipeline's span in which "
+				      "its GPU computes nothing, beside its schedule's, the median over the profiled "
+				      "steps (Methods: pipeline_stages.csv).", keys[0].run);
+		result_add_figure(out, c, cap);
+		free(cap);
+	} else if (c) {
+		chart_free(c);
 	}
 	for (size_t i = 0; i < n; i++)
 		rank_release(&v[i]);
