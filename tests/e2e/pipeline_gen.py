@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """pipeline_gen.py: synthetic Kineto traces of a pipeline-parallel run (t_pipeline.sh).
 
-Usage: pipeline_gen.py OUTDIR SCHEDULE P M [--slow STAGE] [--perm R0,R1,...] [--steps N]
+Usage: pipeline_gen.py OUTDIR SCHEDULE P M [--slow STAGE] [--perm R0,R1,...] [--steps N] [--world W]
 
 Writes OUTDIR/rank<r>.json, one per rank, of P stages running M micro-batches
 per step under SCHEDULE (gpipe or 1f1b), with exact integer-us timings:
 every stage takes t_f = 1000 us per micro-batch forward and t_b = 2000 us per
 backward (the --slow stage twice that). Stage s runs on rank perm[s]
-(default: rank s). Python 3 standard library only.
+(default: rank s), of W ranks in all (default P: a larger W with a --perm
+of other ranks writes a second pipeline of the same run into OUTDIR).
+Python 3 standard library only.
 
 The timings come from a simulation of the schedule: each stage runs its
 operations in the schedule's order, an operation starting when the stage is
@@ -86,7 +88,7 @@ def simulate(kind, p, m, tf, tb):
 def main():
     args = sys.argv[1:]
     out, kind, p, m = args[0], args[1], int(args[2]), int(args[3])
-    slow, perm, nsteps = -1, list(range(p)), 3
+    slow, perm, nsteps, world = -1, list(range(p)), 3, p
     k = 4
     while k < len(args):
         if args[k] == "--slow":
@@ -95,6 +97,8 @@ def main():
             perm = [int(x) for x in args[k + 1].split(",")]
         elif args[k] == "--steps":
             nsteps = int(args[k + 1])
+        elif args[k] == "--world":
+            world = int(args[k + 1])
         k += 2
     tf = [T_F * (2 if s == slow else 1) for s in range(p)]
     tb = [T_B * (2 if s == slow else 1) for s in range(p)]
@@ -102,9 +106,9 @@ def main():
     span = max(e for _, e in done.values())
     period = span + 10000
     os.makedirs(out, exist_ok=True)
-    events = {r: [] for r in range(p)}
-    corr = [1000 * (r + 1) for r in range(p)]
-    seq = [0] * p
+    events = {r: [] for r in perm}
+    corr = {r: 1000 * (r + 1) for r in perm}
+    seq = {r: 0 for r in perm}
 
     def X(r, cat, name, ts, dur, tid, args=None, pid=None):
         e = {"ph": "X", "cat": cat, "name": name, "pid": pid if pid is not None else 100 + r, "tid": tid,
@@ -161,7 +165,7 @@ def main():
                     peer = perm[it[1]]
                     coll = {"Collective name": it[0], "In msg nelems": NELEMS, "Out msg nelems": NELEMS,
                             "dtype": "BFloat16", "Group size": p, "Process Group Name": "0",
-                            "Process Group Ranks": "[" + ", ".join(str(x) for x in range(p)) + "]",
+                            "Process Group Ranks": "[" + ", ".join(str(x) for x in sorted(perm)) + "]",
                             "Rank": peer, "Seq": seq[r]}
                     coll["Dst Rank" if it[0] == "send" else "Src Rank"] = peer
                     X(r, "cpu_op", "record_param_comms", launch - 1, 3, 1, dict(coll, **{"External id": c}))
@@ -184,8 +188,8 @@ def main():
                 launch += 5
                 g += 150
             X(r, "user_annotation", "ProfilerStep#%d" % (step + 1), step_start, base + span + 1000 - step_start, 1)
-    for r in range(p):
-        doc = {"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": r, "world_size": p},
+    for r in perm:
+        doc = {"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": r, "world_size": world},
                "traceEvents": sorted(events[r], key=lambda e: (e["ts"], e["name"]))}
         with open(os.path.join(out, "rank%d.json" % r), "w") as f:
             json.dump(doc, f, separators=(",", ":"))

@@ -30,7 +30,9 @@ fi
 G=tests/e2e/pipeline_gen.py
 python3 $G "$T/gpipe" gpipe 4 4 && python3 $G "$T/onef1b" 1f1b 4 8 &&
 	python3 $G "$T/slow" gpipe 4 4 --slow 2 --perm 2,0,3,1 &&
-	python3 $G "$T/slow2" gpipe 4 4 --slow 2 --steps 2 && ok || bad "pipeline_gen.py failed"
+	python3 $G "$T/slow2" gpipe 4 4 --slow 2 --steps 2 &&
+	python3 $G "$T/ppdp" gpipe 4 4 --world 8 && python3 $G "$T/ppdp" gpipe 4 4 --world 8 --perm 7,5,6,4 &&
+	ok || bad "pipeline_gen.py failed"
 gzip -9n "$T/onef1b"/rank*.json
 
 cat >"$T/study.yaml" <<'YAML'
@@ -41,6 +43,7 @@ runs:
   - {id: slow, label: "slow <&> stage", traces: slow/rank*.json}
   - {id: slow2, traces: slow2/rank*.json}
   - {id: override, traces: gpipe/rank*.json, schedule: 1f1b, microbatches: 4}
+  - {id: ppdp, traces: ppdp/rank*.json}
 YAML
 $PERFSTUDY build -q "$T/study.yaml" -o "$T/o" 2>"$T/err"
 [ $? -eq 0 ] && ok || bad "build failed: $(tail -3 "$T/err")"
@@ -86,6 +89,11 @@ hand override 0.428571428571
 # the planted case's formula is GPipe's too; the slow stage idles 1 - 24000 / 33000 = 3/11
 awk -F, '$1 == "slow" && $4 == 2 && $2 == 3 && $14 == "0.428571" && $13 == "0.272727" && $17 == "1.6" { f = 1 } END { exit !f }' "$P" &&
 	ok || bad "slow: stage 2 should be rank 3 with bubble 3/11, formula 3/7, imbalance 1.6"
+
+# two pipelines in one run (pipeline and data parallel): ranks 0-3 and 7, 5, 6, 4, each 3/7
+awk -F, '$1 == "ppdp" { n++; s = s $3 ":" $4 ":" $2 " "; if ($13 != "0.428571" || $14 != "0.428571") b = 1 }
+	END { exit n != 8 || b || s != "0:0:0 0:1:1 0:2:2 0:3:3 1:0:7 1:1:5 1:2:6 1:3:4 " }' "$P" &&
+	ok || bad "ppdp: two pipelines: $(grep '^ppdp,' "$P" | cut -d, -f1-5,13,14)"
 
 # inferred against the manifest's
 awk -F, '$1 == "gpipe" && !($6 == "GPipe" && $7 == "inferred" && $8 == 4 && $9 == "inferred" && $10 == 3) { b = 1 }
