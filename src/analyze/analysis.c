@@ -48,6 +48,7 @@ static const struct analysis_def registry[] = {
 	ENTRY("time_to_train", analysis_time_to_train, L("profiler_overhead"), L("time_to_train")),
 	ENTRY("crossrank", analysis_crossrank, NONE, L("collective_waits", "clock_offsets", "stragglers", "straggler_ranks")),
 	ENTRY("collective_busbw", analysis_collective_busbw, L("collective_waits"), L("collective_busbw")),
+	ENTRY("pipeline_stages", analysis_pipeline_stages, L("clock_offsets"), L("pipeline_stages")),
 	ENTRY("straggler_causes", analysis_straggler_causes, L("straggler_ranks", "ranks"), L("straggler_causes")),
 	ENTRY("rank_spread", analysis_rank_spread, L("ranks", "collective_waits", "kernels", "groups"), L("rank_spread")),
 	ENTRY("step_diff", analysis_step_diff, L("straggler_ranks", "ranks", "scaling"), L("step_diff")),
@@ -76,7 +77,8 @@ static const struct analysis_def registry[] = {
 	ENTRY("sanity", analysis_sanity, L(ANALYSIS_ANY_TABLE), NONE),
 	ENTRY("findings", analysis_findings,
 	 L("runs", "idle_time_steps", "gpu_idle", "temporal", "ranks", "critical_path", "straggler_ranks",
-	   "straggler_causes", "collective_waits", "scaling", "profiler_overhead", "memory_ranks"),
+	   "straggler_causes", "collective_waits", "scaling", "profiler_overhead", "memory_ranks",
+	   "pipeline_stages"),
 	 L("findings")),
 	ENTRY("history", analysis_history, L("step_stats", "utilization", "temporal"), L("changes", "series", "history")),
 	/* the tables the manifest's comparisons name, of every experiment */

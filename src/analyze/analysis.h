@@ -193,6 +193,8 @@ int analysis_dispatch_ops(const struct analysis_ctx *ctx, struct analysis_result
 int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Collectives matched across ranks: waits, clock offsets, stragglers (crossrank.c). */
 int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* Each stage's bubble in a pipeline-parallel run against its schedule's (pipeline_stages.c). */
+int analysis_pipeline_stages(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* What each rank that made the others wait did more than they did, per region and name (straggler_causes.c). */
 int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_result *out);
 /*

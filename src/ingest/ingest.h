@@ -45,6 +45,9 @@ struct gpu_activity {
 	const char *process_group;
 	int has_seq; /* "Seq" recorded: seq is the collective's number on its communicator */
 	int64_t seq;
+	/* a point-to-point op's peer, a global rank ("Dst Rank" of a send, "Src Rank" of a recv); has_peer 0: none */
+	int has_peer;
+	int64_t peer;
 };
 
 /* A host-side operator (Kineto cpu_op: aten::mm, ...), for dispatch analysis. */

@@ -130,6 +130,8 @@ struct manifest_run {
 	int zero;       /* ZeRO stage 0..3; -1: not given */
 	int tensor_parallel; /* model-parallel ranks; 0: not given (1) */
 	int pipeline_parallel; /* pipeline stages; 0: not given (1) */
+	int schedule;     /* pipeline schedule (pipeline_stages.csv): 0 not given (inferred), 1 gpipe, 2 1f1b */
+	int microbatches; /* micro-batches per step of a pipeline; 0: not given (inferred) */
 	int profiled;   /* what Nsight Compute profiled: 0 not given, 1 forward, 2 forward+backward */
 	int grad_bytes; /* bytes per gradient element in communication; 0: from precision */
 	char *scaling_baseline; /* id of the run scaling.csv measures this one against, or NULL */

@@ -54,6 +54,8 @@ void mf_get_model(struct ctx *c, struct manifest_model *mm, const struct ynode *
 
 static const char *const recompute_words[] = {"none", "selective", "full"};
 static const char *const profiled_words[] = {"forward", "forward+backward"};
+/* A pipeline's schedule (pipeline_stages.csv), overriding the one inferred from the trace. */
+static const char *const schedule_words[] = {"gpipe", "1f1b"};
 
 static void get_run(struct ctx *c, const struct ynode *map, struct manifest_run *r,
 	struct manifest_model *own, const struct ynode **id_node)
@@ -61,16 +63,16 @@ static void get_run(struct ctx *c, const struct ynode *map, struct manifest_run 
 	static const char *const keys[] = {
 		"id", "label", "gpus", "batch", "strategy", "model", "traces",
 		"inputs", "recompute", "zero", "tensor_parallel", "profiled", "grad_bytes",
-		"measured", "published", "scaling_baseline", "pipeline_parallel",
+		"measured", "published", "scaling_baseline", "pipeline_parallel", "schedule", "microbatches",
 	};
-	const struct ynode *seen[17] = {0};
+	const struct ynode *seen[19] = {0};
 	int64_t x;
 	r->line = map->line;
 	r->col = map->col;
 	r->zero = -1;
 	for (size_t i = 0; i < map->n; i += 2) {
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
-		switch (mf_field_index(c, map, i, keys, 17, seen)) {
+		switch (mf_field_index(c, map, i, keys, 19, seen)) {
 		case 0:
 			if (mf_get_string(c, k, v, &r->id) <= 0)
 				break;
@@ -133,6 +135,12 @@ static void get_run(struct ctx *c, const struct ynode *map, struct manifest_run 
 			break;
 		case 16:
 			mf_get_posint(c, k, v, &r->pipeline_parallel);
+			break;
+		case 17:
+			mf_get_choice(c, k, v, schedule_words, 2, 1, &r->schedule);
+			break;
+		case 18:
+			mf_get_posint(c, k, v, &r->microbatches);
 			break;
 		}
 	}

@@ -77,10 +77,14 @@ static const char SCHEMA[] =
 	"CREATE TABLE cpu_ops(trace_id INTEGER NOT NULL REFERENCES traces(id),\n"
 	"  name_id INTEGER NOT NULL REFERENCES names(id), tid INTEGER, start_ns INTEGER NOT NULL,\n"
 	"  dur_ns INTEGER NOT NULL, external_id INTEGER, dims_id INTEGER REFERENCES names(id));\n"
+	/*
+	 * peer: a point-to-point op's peer as a global rank, "Dst Rank" of a
+	 * send, "Src Rank" of a recv (record_param_comms args); NULL otherwise.
+	 */
 	"CREATE TABLE collectives(trace_id INTEGER NOT NULL REFERENCES traces(id),\n"
 	"  start_ns INTEGER NOT NULL, correlation INTEGER, collective TEXT NOT NULL,\n"
 	"  in_nelems INTEGER, out_nelems INTEGER, dtype TEXT, group_size INTEGER,\n"
-	"  process_group TEXT, seq INTEGER);\n"
+	"  process_group TEXT, seq INTEGER, peer INTEGER);\n"
 	/*
 	 * The caching allocator's events (Kineto "[memory]", profile_memory=True):
 	 * one row per allocation (bytes > 0) or free (bytes < 0), in trace order;

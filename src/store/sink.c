@@ -194,7 +194,7 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
 	if (TEXTS_FIT(c, "a collective's arguments", a->collective, a->dtype, a->process_group) < 0)
 		return -1;
 	/* The NCCL args of a communication kernel, keyed by its start and correlation. */
-	if (!s->ins_coll && store_prepare(s, "prepare", "INSERT INTO collectives VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)", &s->ins_coll) < 0)
+	if (!s->ins_coll && store_prepare(s, "prepare", "INSERT INTO collectives VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)", &s->ins_coll) < 0)
 		return -1;
 	sqlite3_stmt *st = s->ins_coll;
 	sqlite3_bind_int64(st, 1, c->trace_id);
@@ -207,6 +207,7 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
 	bind_opt(st, 8, a->group_size, a->group_size > 0);
 	bind_text_opt(st, 9, a->process_group);
 	bind_opt(st, 10, a->seq, a->has_seq);
+	bind_opt(st, 11, a->peer, a->has_peer);
 	return store_step_rebind(s, st, "insert collective");
 }
 

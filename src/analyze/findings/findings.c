@@ -67,6 +67,7 @@
 #include "analyze/analysis.h"
 #include "analyze/findings/cells.h"
 #include "analyze/findings/findings_memory.h"
+#include "analyze/findings/findings_pipeline.h"
 #include "analyze/findings/findings_order.h"
 #include "analyze/findings/findings_why.h"
 
@@ -877,6 +878,14 @@ static void add_memory(void *ctx, const char *run, int rank, double value, const
 	add(f, run, rank, value, evidence, rule);
 }
 
+/* findings_pipeline's statements, with their price. */
+static void add_pipeline(void *ctx, const char *run, int rank, double value, double saving_us, const char *evidence,
+			 const char *rule, const char *text)
+{
+	((struct findings *)ctx)->saving = saving_us;
+	add_memory(ctx, run, rank, value, evidence, rule, text);
+}
+
 int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	(void)ctx;
@@ -921,6 +930,7 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		if (n == 1 && !stated)
 			rule_gpu_idle(&f, out, run);
 		findings_memory(out, run, add_memory, &f);
+		findings_pipeline(out, run, add_pipeline, &f);
 		free(v);
 	}
 	findings_flush(f.t, f.p, f.np);

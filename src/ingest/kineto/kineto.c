@@ -239,6 +239,14 @@ static int on_event(void *ctx, const struct kj_event *ev)
 			.has_seq = ev->has_seq,
 			.seq = ev->seq,
 		};
+		/* A point-to-point op's peer: the global rank it sends to or receives from (a negative one is unknown). */
+		if (a.collective && !strcmp(a.collective, "send") && ev->has_dst && ev->dst >= 0) {
+			a.has_peer = 1;
+			a.peer = ev->dst;
+		} else if (a.collective && !strcmp(a.collective, "recv") && ev->has_src && ev->src >= 0) {
+			a.has_peer = 1;
+			a.peer = ev->src;
+		}
 		if (cls == EV_KERNEL)
 			k->counts->kernels++;
 		else if (cls == EV_MEMCPY)

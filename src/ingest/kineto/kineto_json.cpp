@@ -146,7 +146,7 @@ bool raw_string(ondemand::value v, std::string_view &sv)
 enum key_id {
 	K_OTHER, K_PH, K_TS, K_CAT, K_DUR, K_TID, K_NAME, K_ARGS,
 	K_EXTERNAL_ID, K_DEVICE, K_STREAM, K_CORRELATION, K_BYTES, K_COLLECTIVE, K_DTYPE, K_IN_NELEMS,
-	K_OUT_NELEMS, K_GROUP_SIZE, K_PG_NAME, K_PG_DESC, K_SEQ,
+	K_OUT_NELEMS, K_GROUP_SIZE, K_PG_NAME, K_PG_DESC, K_SEQ, K_DST_RANK, K_SRC_RANK,
 	K_TOTAL_ALLOC, K_TOTAL_RESERVED, K_MEM_BYTES, K_ADDR, K_DEV_ID, K_DEV_TYPE, K_INPUT_DIMS,
 };
 
@@ -171,7 +171,7 @@ key_id key_by_name(std::string_view k, bool args)
 		{"Collective name", K_COLLECTIVE, true}, {"dtype", K_DTYPE, true}, {"In msg nelems", K_IN_NELEMS, true},
 		{"Out msg nelems", K_OUT_NELEMS, true}, {"Group size", K_GROUP_SIZE, true},
 		{"Process Group Name", K_PG_NAME, true}, {"Process Group Description", K_PG_DESC, true},
-		{"Seq", K_SEQ, true},
+		{"Seq", K_SEQ, true}, {"Dst Rank", K_DST_RANK, true}, {"Src Rank", K_SRC_RANK, true},
 		{"Total Allocated", K_TOTAL_ALLOC, true}, {"Total Reserved", K_TOTAL_RESERVED, true},
 		{"Bytes", K_MEM_BYTES, true}, {"Addr", K_ADDR, true}, {"Device Id", K_DEV_ID, true},
 		{"Device Type", K_DEV_TYPE, true}, {"Input Dims", K_INPUT_DIMS, true},
@@ -225,7 +225,7 @@ error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field,
 			if (key_is(p, "Process Group Name")) id = K_PG_NAME;
 			else if (key_is(p, "Process Group Description")) id = K_PG_DESC;
 			break;
-		case 'S': if (key_is(p, "Seq")) id = K_SEQ; break;
+		case 'S': if (key_is(p, "Seq")) id = K_SEQ; else if (key_is(p, "Src Rank")) id = K_SRC_RANK; break;
 		case 'T':
 			if (key_is(p, "Total Allocated")) id = K_TOTAL_ALLOC;
 			else if (key_is(p, "Total Reserved")) id = K_TOTAL_RESERVED;
@@ -235,6 +235,7 @@ error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field,
 		case 'D':
 			if (key_is(p, "Device Id")) id = K_DEV_ID;
 			else if (key_is(p, "Device Type")) id = K_DEV_TYPE;
+			else if (key_is(p, "Dst Rank")) id = K_DST_RANK;
 			break;
 		default: break;
 		}
@@ -363,6 +364,14 @@ error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int wan
 			if (!ev.pg_from_name) take_string(v, b.process_group, ev.process_group);
 			break;
 		case K_SEQ: if (take_int(v, i)) { ev.seq = i; ev.has_seq = 1; } break;
+		case K_DST_RANK:
+			if (take_int(v, i)) { ev.dst = i; ev.has_dst = 1; }
+			else if (!ev.bad_int) ev.bad_int = "Dst Rank";
+			break;
+		case K_SRC_RANK:
+			if (take_int(v, i)) { ev.src = i; ev.has_src = 1; }
+			else if (!ev.bad_int) ev.bad_int = "Src Rank";
+			break;
 		case K_TOTAL_ALLOC: if (take_int(v, i)) { ev.total_alloc = i; ev.has_total_alloc = 1; } break;
 		case K_TOTAL_RESERVED: if (take_int(v, i)) { ev.total_reserved = i; ev.has_total_reserved = 1; } break;
 		case K_MEM_BYTES: if (take_int(v, i)) { ev.mem_bytes = i; ev.has_mem_bytes = 1; } break;

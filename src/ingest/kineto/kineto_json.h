@@ -48,7 +48,7 @@ struct kj_event {
 	int64_t tid;           /* -1 when absent or not an integer */
 	/* args: has_* says whether the integer was present */
 	int has_device, has_stream, has_correlation, has_bytes, has_external_id;
-	const char *bad_int; /* the first of device, stream, correlation present but not an int64 */
+	const char *bad_int; /* the first of device, stream, correlation, Dst Rank, Src Rank present but not an int64 */
 	int64_t device, stream, correlation, bytes, external_id;
 	/* NCCL args of communication kernels; p NULL / 0 when absent */
 	struct kj_str collective, dtype;
@@ -58,6 +58,8 @@ struct kj_event {
 	int pg_from_name;      /* process_group holds the name (a description does not replace it) */
 	int has_seq;           /* "Seq": the collective's sequence number on its communicator */
 	int64_t seq;
+	int has_dst, has_src;  /* "Dst Rank" (a send's peer), "Src Rank" (a recv's): global ranks */
+	int64_t dst, src;
 	/*
 	 * The allocator's args of a "[memory]" instant event: "Total Allocated",
 	 * "Total Reserved", "Bytes", "Addr", "Device Id", "Device Type"; each

@@ -1,0 +1,119 @@
+/*
+ * findings_pipeline.c: the pipeline-bubble rule of findings.csv, from
+ * pipeline_stages.csv (analyze/ranks/pipeline_stages.c defines its
+ * columns). Per pipeline of a run with at least PP_MIN_STEPS profiled
+ * steps, the stages whose median excess_share (bubble_share -
+ * formula_bubble_share) exceeds the noise, max(PP_EXCESS_MIN, PP_NOISE_K x
+ * bubble_sigma); of those, the one with the largest price, excess_share x
+ * span_us per step (what bringing its bubble down to the schedule's would
+ * save), is stated, with how many others exceed too. The likely cause:
+ * the slowest stage where imbalance exceeds PP_IMBALANCE (the others wait
+ * for it), else the stated stage's send and recv time.
+ */
+#include "analyze/findings/findings_pipeline.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "analyze/findings/cells.h"
+
+#define PP_MIN_STEPS 3      /* fewer steps: their spread is unknown, nothing is stated */
+#define PP_EXCESS_MIN 0.02  /* an excess under 2 % of the span is not stated */
+#define PP_NOISE_K 3.0      /* times the robust sigma of the per-step bubble shares */
+#define PP_IMBALANCE 1.10   /* the slowest stage named as the cause above this */
+
+struct pp_cols {
+	int run, rank, pipe, stage, stages, sched, m, steps, span, compute, bubble, formula, excess, sigma, imb, p2p;
+};
+
+static int is_pipe(const struct table *t, const struct pp_cols *c, size_t r, const char *run, double pipe)
+{
+	const char *rr = text(t, r, c->run);
+	return rr && !strcmp(rr, run) && num(t, r, c->pipe) == pipe;
+}
+
+/* The statement of one pipeline (its rows carry pipe); nothing when no stage exceeds the noise. */
+static void one_pipe(const struct table *t, const struct pp_cols *c, const char *run, double pipe,
+		     pipeline_finding_fn emit, void *ctx, struct buf *b, struct buf *rule)
+{
+	long best = -1, slow = -1, over = 0;
+	double price = -INFINITY, most = -INFINITY;
+	for (size_t r = 0; r < t->nrows; r++) {
+		if (!is_pipe(t, c, r, run, pipe))
+			continue;
+		double comp = num(t, r, c->compute);
+		if (!isnan(comp) && comp > most) {
+			most = comp;
+			slow = (long)r;
+		}
+		double ex = num(t, r, c->excess), sig = num(t, r, c->sigma), span = num(t, r, c->span);
+		if (num(t, r, c->steps) < PP_MIN_STEPS || isnan(ex) || isnan(span))
+			continue;
+		double noise = fmax(PP_EXCESS_MIN, PP_NOISE_K * (isnan(sig) ? 0 : sig));
+		if (!(ex > noise))
+			continue;
+		over++;
+		if (ex * span > price) {
+			price = ex * span;
+			best = (long)r;
+		}
+	}
+	if (best < 0)
+		return;
+	size_t r = (size_t)best;
+	const char *sched = text(t, r, c->sched);
+	double ex = num(t, r, c->excess), span = num(t, r, c->span), imb = num(t, r, c->imb);
+	buf_reset(b);
+	buf_printf(b, "%s: pipeline stage %.0f of %.0f (rank %.0f) idles %.1f %% of the pipeline's span per step, "
+		   "%s's schedule %.1f %% ((p - 1) / (m + p - 1) with m = %.0f micro-batches): %.1f %% of the span, "
+		   "%.2f ms per step, is bubble beyond the schedule's, over %.0f profiled steps",
+		   run, num(t, r, c->stage), num(t, r, c->stages), num(t, r, c->rank), 100 * num(t, r, c->bubble),
+		   sched ? sched : "the", 100 * num(t, r, c->formula), num(t, r, c->m), 100 * ex, ex * span / 1000,
+		   num(t, r, c->steps));
+	if (over > 1)
+		buf_printf(b, " (%ld stages of this pipeline exceed it; this one costs the most)", over);
+	if (!isnan(imb) && imb > PP_IMBALANCE && slow >= 0)
+		buf_printf(b, ". Likely cause: stage %.0f (rank %.0f) computes %.2fx the mean of the stages, and the "
+			      "others wait for it: move layers off it",
+			   num(t, (size_t)slow, c->stage), num(t, (size_t)slow, c->rank), imb);
+	else
+		buf_printf(b, ". Likely cause: the stages' sends and receives: this stage spends %.2f ms per step in "
+			      "send and recv kernels (waiting and transfer)",
+			   num(t, r, c->p2p) / 1000);
+	buf_adds(b, ".");
+	buf_reset(rule);
+	buf_printf(rule, "pipeline-bubble: pipeline_stages.csv excess_share > max(%.2f, %.0f x bubble_sigma) with "
+		   "steps >= %d; cause: the slowest stage where imbalance > %.2f, else p2p_us",
+		   PP_EXCESS_MIN, PP_NOISE_K, PP_MIN_STEPS, PP_IMBALANCE);
+	emit(ctx, run, (int)num(t, r, c->rank), ex, ex * span, "table-pipeline_stages", rule->data, b->data);
+}
+
+void findings_pipeline(const struct analysis_result *res, const char *run, pipeline_finding_fn emit, void *ctx)
+{
+	const struct table *t = result_table(res, "pipeline_stages");
+	if (!t)
+		return;
+	struct pp_cols c = {
+		col(t, "run"), col(t, "rank"), col(t, "pipeline"), col(t, "stage"), col(t, "stages"),
+		col(t, "schedule"), col(t, "microbatches"), col(t, "steps"), col(t, "span_us"), col(t, "compute_us"),
+		col(t, "bubble_share"), col(t, "formula_bubble_share"), col(t, "excess_share"), col(t, "bubble_sigma"),
+		col(t, "imbalance"), col(t, "p2p_us"),
+	};
+	struct buf b, rule;
+	buf_init(&b);
+	buf_init(&rule);
+	double last = NAN;
+	/* a pipeline's rows are together: one statement each */
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rr = text(t, r, c.run);
+		double pipe = num(t, r, c.pipe);
+		if (!rr || strcmp(rr, run) || pipe == last)
+			continue;
+		last = pipe;
+		one_pipe(t, &c, run, pipe, emit, ctx, &b, &rule);
+	}
+	buf_release(&b);
+	buf_release(&rule);
+}

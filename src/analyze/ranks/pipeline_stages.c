@@ -1,0 +1,853 @@
+/*
+ * pipeline_stages.c: pipeline_stages.csv, the bubble of each stage of a
+ * pipeline-parallel run against its schedule's (perfstudy issue 42).
+ *
+ * Which runs. A run is a pipeline run when the manifest gives it
+ * pipeline_parallel >= 2, or when its ranks' point-to-point peers
+ * (collectives.peer: a send's "Dst Rank", a recv's "Src Rank") form
+ * chains: ranks a and b are joined when a sends to b and b sends to a;
+ * each connected component of two or more ranks in which every rank has
+ * at most two such neighbours and exactly two ends (a path) is one
+ * pipeline. Its stages are the path's ranks in order from stage 0, the
+ * end whose first point-to-point op (by host issue time) in its first
+ * step with any is a send (activations flow from stage 0). A run the
+ * manifest calls a pipeline whose peers form no path is one pipeline of
+ * all its ranks, in rank order.
+ *
+ * Per step (ProfilerStep#N present on every stage) and stage:
+ *   pipeline kernels  the stage's compute kernels (a kernel the default
+ *                     classification does not put in communication;
+ *                     memcpy and memset are not kernels) launched in the
+ *                     step (the launch's host start, else the kernel's
+ *                     start, inside the ProfilerStep range) before the
+ *                     stage's first Optimizer.step#... annotation in the
+ *                     step (none: the step's end), so that the optimizer's
+ *                     kernels, which a stage that finished early runs
+ *                     while the others still work, are left out;
+ *   span              from the earliest start to the latest end of the
+ *                     pipeline kernels of every stage, on the aligned
+ *                     clock (own time - clock_offsets.csv offset where
+ *                     crossrank trusts it, else 0: ranks of one host share
+ *                     a clock; see offset_of);
+ *   compute           the measure of the union of the stage's pipeline
+ *                     kernels within the span;
+ *   bubble_share      1 - compute / span; formula_bubble_share (p - 1) /
+ *                     (m + p - 1) of p stages and m micro-batches, the
+ *                     bubble of GPipe and 1F1B alike with equal stages and
+ *                     free transfers; excess_share the difference;
+ *   imbalance         the largest compute of the pipeline's stages over
+ *                     their mean (the same on each stage's row);
+ *   p2p               the stage's send and recv kernels issued in the
+ *                     step: their time (wait and transfer) and the bytes
+ *                     it sends (in msg nelems x the dtype's size);
+ *   m                 stage 0's sends to stage 1 in the step: distinct Seq
+ *                     values where every one has a Seq (the ops of one
+ *                     batch_isend_irecv share it), else their count; the
+ *                     manifest's microbatches overrides;
+ *   schedule          k = stage 0's sends to stage 1 issued before its
+ *                     first recv from stage 1: k < m is 1F1B, else GPipe
+ *                     (with m <= p the two are the same schedule); the
+ *                     manifest's schedule overrides.
+ * A row per (run, rank) of a pipeline: the median over the steps of each
+ * number (separately), steps the count, bubble_sigma the robust spread of
+ * the per-step bubble shares (1.4826 x their median absolute deviation),
+ * which findings_pipeline.c weighs the excess against.
+ *
+ * Figure pipeline_bubble_<run>: per stage (a group of two bars) its
+ * bubble_share beside formula_bubble_share.
+ *
+ * Cost: one query of each multi-rank run's sends and recvs per rank (a run
+ * without any costs nothing more); the ranks of one pipeline are in memory
+ * at a time; each step is found by binary searches over a stage's steps,
+ * kernels and ops, so a rank costs the sort of its events.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/lib/intervals.h"
+#include "analyze/lib/rankdata.h"
+#include "chart/chart.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/xalloc.h"
+
+/* One send or recv of a rank. */
+struct pp_op {
+	int64_t issue, start, end; /* issue: the launch's host start (else the kernel's); own clock */
+	int64_t peer, seq, bytes, corr; /* seq -1 where has_seq is 0; corr -1: none */
+	int send, has_seq;
+};
+
+/* A compute kernel: its launch's host start and its GPU interval, own clock. */
+struct pp_kern {
+	int64_t launch, start, end;
+};
+
+struct pp_rank {
+	const struct rank_key *key;
+	int64_t offset; /* ns: own time - offset is the aligned time */
+	struct pp_op *ops;
+	size_t nops;
+	struct pp_kern *kerns; /* sorted by launch */
+	size_t nkerns;
+	struct rk_range *steps;
+	size_t nsteps;
+	int64_t *opt; /* Optimizer.step annotation starts, sorted */
+	size_t nopt;
+	int64_t *peers; /* the distinct ranks it sends to, sorted */
+	size_t npeers;
+	int pipe; /* -1: not in a pipeline */
+	size_t nbr[2], nnbr; /* indexes of the ranks it exchanges sends with both ways */
+};
+
+static int cmp_op(const void *pa, const void *pb)
+{
+	const struct pp_op *a = pa, *b = pb;
+	return (a->issue > b->issue) - (a->issue < b->issue);
+}
+
+static int cmp_kern(const void *pa, const void *pb)
+{
+	const struct pp_kern *a = pa, *b = pb;
+	return (a->launch > b->launch) - (a->launch < b->launch);
+}
+
+static int cmp_step_key(const void *pa, const void *pb)
+{
+	const struct rk_range *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+	return (a > b) - (a < b);
+}
+
+/* The median of v (n >= 1, sorted in place): the middle value or the mean of the two middle ones. */
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * The rank's clock offset (ns) from clock_offsets.csv, where crossrank
+ * trusts it (residual_us at most PP_RESIDUAL_NS, crossrank's own bound),
+ * else 0: crossrank matches a communicator's kernels by Seq or order, and
+ * the sends and recvs of a pipeline, which are no collectives, can pair
+ * with each other there and give a wrong offset with a large residual.
+ */
+#define PP_RESIDUAL_NS 100000
+static int64_t offset_of(const struct table *co, const char *run, int rank)
+{
+	int crun = co ? table_col_index(co, "run") : -1, crank = co ? table_col_index(co, "rank") : -1;
+	int coff = co ? table_col_index(co, "offset_us") : -1, cres = co ? table_col_index(co, "residual_us") : -1;
+	for (size_t r = 0; crun >= 0 && crank >= 0 && coff >= 0 && cres >= 0 && r < co->nrows; r++) {
+		const struct cell *a = table_cell(co, r, (size_t)crun);
+		if (a->null || strcmp(a->v.text, run))
+			continue;
+		const struct cell *k = table_cell(co, r, (size_t)crank);
+		if (k->null || k->v.i != rank)
+			continue;
+		const struct cell *res = table_cell(co, r, (size_t)cres);
+		if (res->null || res->v.i > PP_RESIDUAL_NS)
+			return 0;
+		const struct cell *o = table_cell(co, r, (size_t)coff);
+		return o->null ? 0 : o->v.i;
+	}
+	return 0;
+}
+
+/* The rank's sends and recvs with a recorded peer (issue and kernel end filled by load_rank). */
+static int load_ops(struct store *s, struct pp_rank *r)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s, "pipeline_stages: point-to-point ops",
+			  "SELECT x.start_ns, x.correlation, x.collective, x.in_nelems, x.dtype, x.seq, x.peer"
+			  " FROM traces rt JOIN collectives x ON x.trace_id = rt.id"
+			  " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.peer IS NOT NULL"
+			  " AND x.collective IN ('send', 'recv') ORDER BY x.start_ns", &st) < 0)
+		return -1;
+	store_bind_int64(st, 1, r->key->run_db_id);
+	store_bind_int64(st, 2, r->key->rank);
+	size_t cap = 0;
+	int more;
+	while ((more = store_step(s, st, "pipeline_stages: point-to-point ops")) > 0) {
+		r->ops = xgrow(r->ops, &cap, r->nops + 1, sizeof(*r->ops));
+		struct pp_op *o = &r->ops[r->nops++];
+		memset(o, 0, sizeof(*o));
+		o->start = o->issue = o->end = store_column_int64(st, 0);
+		o->corr = store_column_type(st, 1) == SQLITE_NULL ? -1 : store_column_int64(st, 1);
+		o->send = !strcmp((const char *)store_column_text(st, 2), "send");
+		int64_t nel = store_column_type(st, 3) == SQLITE_NULL ? 0 : store_column_int64(st, 3);
+		o->bytes = nel * collective_dtype_size((const char *)store_column_text(st, 4));
+		o->has_seq = store_column_type(st, 5) != SQLITE_NULL;
+		o->seq = o->has_seq ? store_column_int64(st, 5) : -1;
+		o->peer = store_column_int64(st, 6);
+	}
+	store_finalize(st);
+	if (more < 0)
+		return -1;
+	r->peers = xmalloc((r->nops ? r->nops : 1) * sizeof(*r->peers));
+	for (size_t i = 0; i < r->nops; i++)
+		if (r->ops[i].send)
+			r->peers[r->npeers++] = r->ops[i].peer;
+	qsort(r->peers, r->npeers, sizeof(*r->peers), rank_cmp_i64);
+	size_t k = 0;
+	for (size_t i = 0; i < r->npeers; i++)
+		if (!k || r->peers[i] != r->peers[k - 1])
+			r->peers[k++] = r->peers[i];
+	r->npeers = k;
+	return 0;
+}
+
+/*
+ * The rest of a pipeline rank from its rank_data: each op's kernel end
+ * and issue time, the compute kernels, steps and Optimizer.step starts.
+ */
+static int load_rank(struct store *s, const struct classifier *cls, const int64_t *opt_ids, size_t nopt_ids,
+		     struct pp_rank *r)
+{
+	struct rank_data d;
+	if (rank_data_load(s, r->key, cls, &d) < 0)
+		return -1;
+	int64_t *idx = rank_launch_index(&d);
+	for (size_t i = 0; i < r->nops; i++) {
+		struct pp_op *o = &r->ops[i];
+		int64_t corr = o->corr;
+		for (size_t a = rank_act_at(&d, o->start); a < d.nacts && d.acts[a].start == o->start; a++)
+			if (d.acts[a].kind == ACT_KERNEL && d.acts[a].corr == corr) {
+				o->end = d.acts[a].end;
+				break;
+			}
+		const struct rk_range *l = corr >= 0 ? rank_launch_of(&d, idx, corr) : NULL;
+		if (l)
+			o->issue = l->start;
+	}
+	if (r->nops)
+		qsort(r->ops, r->nops, sizeof(*r->ops), cmp_op);
+	size_t cap = 0;
+	for (size_t a = 0; a < d.nacts; a++) {
+		const struct rk_act *x = &d.acts[a];
+		if (x->kind != ACT_KERNEL || x->cls == RK_COMM)
+			continue;
+		const struct rk_range *l = x->corr >= 0 ? rank_launch_of(&d, idx, x->corr) : NULL;
+		r->kerns = xgrow(r->kerns, &cap, r->nkerns + 1, sizeof(*r->kerns));
+		r->kerns[r->nkerns++] = (struct pp_kern){l ? l->start : x->start, x->start, x->end};
+	}
+	if (r->nkerns)
+		qsort(r->kerns, r->nkerns, sizeof(*r->kerns), cmp_kern);
+	r->steps = xmalloc((d.nsteps ? d.nsteps : 1) * sizeof(*r->steps));
+	if (d.nsteps)
+		memcpy(r->steps, d.steps, d.nsteps * sizeof(*r->steps));
+	r->nsteps = d.nsteps;
+	qsort(r->steps, r->nsteps, sizeof(*r->steps), cmp_step_key);
+	cap = 0;
+	for (size_t a = 0; a < d.nannots; a++)
+		if (nopt_ids && bsearch(&d.annots[a].key, opt_ids, nopt_ids, sizeof(*opt_ids), rank_cmp_i64)) {
+			r->opt = xgrow(r->opt, &cap, r->nopt + 1, sizeof(*r->opt));
+			r->opt[r->nopt++] = d.annots[a].start; /* annots are sorted by start */
+		}
+	free(idx);
+	rank_data_release(&d);
+	return 0;
+}
+
+/* Frees what load_rank loaded (a pipeline's ranks are loaded one pipeline at a time). */
+static void rank_unload(struct pp_rank *r)
+{
+	free(r->kerns);
+	free(r->steps);
+	free(r->opt);
+	r->kerns = NULL;
+	r->steps = NULL;
+	r->opt = NULL;
+	r->nkerns = r->nsteps = r->nopt = 0;
+}
+
+static void rank_release(struct pp_rank *r)
+{
+	rank_unload(r);
+	free(r->ops);
+	free(r->peers);
+}
+
+/* The first op of r issued at t or later (ops sorted by issue); r->nops when none. */
+static size_t op_at(const struct pp_rank *r, int64_t t)
+{
+	size_t lo = 0, hi = r->nops;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->ops[mid].issue < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The first kernel of r launched at t or later (sorted by launch); r->nkerns when none. */
+static size_t kern_at(const struct pp_rank *r, int64_t t)
+{
+	size_t lo = 0, hi = r->nkerns;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->kerns[mid].launch < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether a sends to rank b. */
+static int sends_to(const struct pp_rank *a, int64_t b)
+{
+	return a->npeers && bsearch(&b, a->peers, a->npeers, sizeof(*a->peers), rank_cmp_i64) != NULL;
+}
+
+/* The index of rank among v[n] (in rank order, as rank_keys gives a run's ranks), or n. */
+static size_t index_of(const struct pp_rank *v, size_t n, int64_t rank)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].key->rank < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].key->rank == rank ? lo : n;
+}
+
+/* Whether the first op of r in its first step with any is a send (-1: it has none). */
+static int starts_with_send(const struct pp_rank *r)
+{
+	for (size_t s = 0; s < r->nsteps; s++) { /* in step order */
+		size_t i = op_at(r, r->steps[s].start);
+		if (i < r->nops && r->ops[i].issue < r->steps[s].end)
+			return r->ops[i].send;
+	}
+	return r->nops ? r->ops[0].send : -1;
+}
+
+/*
+ * The pipelines of a run: the paths of the graph of ranks that send to
+ * each other both ways, each from its lower-rank end, into order[]
+ * (indexes into v) with pipe set (orient() turns each so that stage 0 comes
+ * first, once its ranks are loaded); returns the number of pipelines,
+ * *norder the ranks placed.
+ */
+static int find_pipes(struct pp_rank *v, size_t n, size_t *order, size_t *norder)
+{
+	*norder = 0;
+	for (size_t i = 0; i < n; i++) {
+		v[i].pipe = -1;
+		v[i].nnbr = 0;
+	}
+	int bad = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t q = 0; q < v[i].npeers; q++) {
+			size_t j = index_of(v, n, v[i].peers[q]);
+			if (j == n || j <= i || !sends_to(&v[j], v[i].key->rank))
+				continue;
+			if (v[i].nnbr == 2 || v[j].nnbr == 2) {
+				bad = 1; /* a rank with three neighbours: no path */
+				continue;
+			}
+			v[i].nbr[v[i].nnbr++] = j;
+			v[j].nbr[v[j].nnbr++] = i;
+		}
+	if (bad)
+		return 0;
+	int npipes = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].nnbr != 1 || v[i].pipe >= 0)
+			continue;
+		/* walk from this end to the other */
+		size_t at = i, prev = n;
+		for (;;) {
+			order[(*norder)++] = at;
+			v[at].pipe = npipes;
+			size_t next = n;
+			for (size_t k = 0; k < v[at].nnbr; k++)
+				if (v[at].nbr[k] != prev)
+					next = v[at].nbr[k];
+			if (next == n || v[next].pipe >= 0)
+				break;
+			prev = at;
+			at = next;
+		}
+		npipes++;
+	}
+	/* a cycle (every rank with two neighbours) is no path */
+	for (size_t i = 0; i < n; i++)
+		if (v[i].nnbr && v[i].pipe < 0)
+			return 0;
+	return npipes;
+}
+
+/*
+ * Turns a pipeline's ranks (order[n], loaded) so that stage 0 comes
+ * first: the end whose first op in its first step with any is a send;
+ * where neither end or both do, the lower rank's end stays first.
+ */
+static void orient(const struct pp_rank *v, size_t *order, size_t n)
+{
+	if (n < 2 || starts_with_send(&v[order[0]]) == 1 || starts_with_send(&v[order[n - 1]]) != 1)
+		return;
+	for (size_t a = 0, b = n - 1; a < b; a++, b--) {
+		size_t t = order[a];
+		order[a] = order[b];
+		order[b] = t;
+	}
+}
+
+/* The step range of step number key on r, or NULL. */
+static const struct rk_range *step_of(const struct pp_rank *r, int64_t key)
+{
+	size_t lo = 0, hi = r->nsteps;
+	while (lo < hi) { /* steps sorted by key */
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->steps[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nsteps && r->steps[lo].key == key ? &r->steps[lo] : NULL;
+}
+
+/* The per-step numbers of one stage. */
+struct pp_step {
+	int64_t span_ns, compute_ns;
+	double span, compute, bubble, formula, imbalance, p2p, bytes;
+	int64_t m, k;
+};
+
+/* The output row's inputs for one pipeline: the run's manifest entry and per-stage samples. */
+struct pp_pipe {
+	const struct manifest_run *mr;
+	size_t p;
+	const size_t *order; /* stage -> index into the run's ranks */
+	struct pp_rank *v;
+};
+
+/* Stage j's pipeline kernels of step [s, e): the index range [*a, *b) of its kernels by launch. */
+static void step_kernels(const struct pp_rank *r, const struct rk_range *st, size_t *a, size_t *b)
+{
+	int64_t lim = st->end;
+	size_t lo = 0, hi = r->nopt;
+	while (lo < hi) { /* the first Optimizer.step at or after the step's start */
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->opt[mid] < st->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < r->nopt && r->opt[lo] < st->end)
+		lim = r->opt[lo];
+	*a = kern_at(r, st->start);
+	*b = kern_at(r, lim);
+	if (*b < *a)
+		*b = *a;
+}
+
+/*
+ * m and k of a step on stage 0 from its ops with stage 1 (peer): m the
+ * distinct Seq values of its sends (their count where one has none), k
+ * the sends issued before the first recv (all of them where none; -1
+ * without a send).
+ */
+static void stage0_counts(const struct pp_rank *r, const struct rk_range *st, int64_t peer, struct pp_step *o)
+{
+	int64_t first_recv = INT64_MAX, nsend = 0, k = 0;
+	int all_seq = 1;
+	size_t a = op_at(r, st->start), b = op_at(r, st->end);
+	for (size_t i = a; i < b; i++) {
+		const struct pp_op *op = &r->ops[i];
+		if (op->peer == peer && !op->send && op->issue < first_recv)
+			first_recv = op->issue;
+	}
+	int64_t *seqs = xmalloc((b > a ? b - a : 1) * sizeof(*seqs));
+	for (size_t i = a; i < b; i++) {
+		const struct pp_op *op = &r->ops[i];
+		if (op->peer != peer || !op->send)
+			continue;
+		all_seq &= op->has_seq;
+		seqs[nsend++] = op->seq;
+		k += op->issue < first_recv;
+	}
+	o->k = nsend ? k : -1; /* no send to stage 1: no schedule to infer */
+	o->m = nsend;
+	if (all_seq && nsend) {
+		qsort(seqs, (size_t)nsend, sizeof(*seqs), rank_cmp_i64);
+		o->m = 1;
+		for (int64_t i = 1; i < nsend; i++)
+			o->m += seqs[i] != seqs[i - 1];
+	}
+	free(seqs);
+}
+
+/*
+ * One step of one pipeline: fills out[stage]; returns 0 when a stage has
+ * no step key or no pipeline kernel in it (the step is left out).
+ */
+static int one_step(const struct pp_pipe *pp, int64_t key, struct pp_step *out, struct ivset *sets)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t j = 0; j < pp->p; j++) {
+		const struct pp_rank *r = &pp->v[pp->order[j]];
+		const struct rk_range *st = step_of(r, key);
+		if (!st)
+			return 0;
+		size_t a, b;
+		step_kernels(r, st, &a, &b);
+		if (a == b)
+			return 0;
+		ivset_clear(&sets[j]);
+		for (size_t i = a; i < b; i++) {
+			int64_t s0 = r->kerns[i].start - r->offset, e0 = r->kerns[i].end - r->offset;
+			ivset_add(&sets[j], s0, e0);
+			lo = s0 < lo ? s0 : lo;
+			hi = e0 > hi ? e0 : hi;
+		}
+		ivset_normalize(&sets[j]);
+		struct pp_step *o = &out[j];
+		memset(o, 0, sizeof(*o));
+		o->m = o->k = -1;
+		for (size_t i = op_at(r, st->start), e = op_at(r, st->end); i < e; i++) {
+			const struct pp_op *op = &r->ops[i];
+			o->p2p += (double)(op->end - op->start);
+			if (op->send)
+				o->bytes += (double)op->bytes;
+		}
+		if (j == 0 && pp->p > 1)
+			stage0_counts(r, st, pp->v[pp->order[1]].key->rank, o);
+	}
+	double span = (double)(hi - lo), sum = 0, max = 0;
+	for (size_t j = 0; j < pp->p; j++) {
+		struct pp_step *o = &out[j];
+		o->span_ns = hi - lo;
+		o->compute_ns = ivset_measure_within(&sets[j], lo, hi);
+		o->span = span;
+		o->compute = (double)o->compute_ns;
+		o->bubble = span > 0 ? 1 - o->compute / span : NAN;
+		sum += o->compute;
+		max = o->compute > max ? o->compute : max;
+	}
+	for (size_t j = 0; j < pp->p; j++)
+		out[j].imbalance = sum > 0 ? max / (sum / (double)pp->p) : NAN;
+	return 1;
+}
+
+/* 1.4826 x the median absolute deviation estimates a normal spread's sigma. */
+#define PP_MAD_SIGMA 1.4826
+
+enum { S_SPAN, S_COMPUTE, S_BUBBLE, S_FORMULA, S_EXCESS, S_IMBALANCE, S_P2P, S_BYTES, NSAMPLES };
+
+/* The median of a stage's samples of one kind, NAN where it has none. */
+static double med_of(double *v, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			v[k++] = v[i];
+	return k ? median(v, k) : NAN;
+}
+
+static void set_real_or_null(struct table *t, size_t row, const char *col, double x)
+{
+	if (!isnan(x))
+		table_set_real(t, row, (size_t)table_col_index(t, col), x);
+}
+
+static void set_ns_or_null(struct table *t, size_t row, const char *col, double x)
+{
+	if (!isnan(x))
+		table_set_ns(t, row, (size_t)table_col_index(t, col), llround(x));
+}
+
+/*
+ * bubble_share - formula_bubble_share of one step, ((span - compute)(m +
+ * p - 1) - (p - 1) span) / (span (m + p - 1)): its numerator in integers,
+ * so that a bubble equal to the formula's gives exactly 0; NAN without m.
+ */
+static double excess(const struct pp_step *o, int64_t p, int64_t m)
+{
+	int64_t num, a, b, den;
+	if (m <= 0 || o->span_ns <= 0)
+		return NAN;
+	if (__builtin_mul_overflow(o->span_ns - o->compute_ns, m + p - 1, &a) ||
+	    __builtin_mul_overflow(p - 1, o->span_ns, &b) || __builtin_sub_overflow(a, b, &num) ||
+	    __builtin_mul_overflow(o->span_ns, m + p - 1, &den))
+		return o->bubble - (double)(p - 1) / (double)(m + p - 1);
+	return (double)num / (double)den;
+}
+
+/*
+ * The rows of one pipeline of run: per stage the medians over the steps
+ * on every stage with pipeline kernels. Returns the steps used.
+ */
+static size_t pipe_rows(const struct pp_pipe *pp, const char *run, int pipe, struct table *t, struct chart *c,
+			int many)
+{
+	const struct pp_rank *s0 = &pp->v[pp->order[0]];
+	size_t p = pp->p, nst = 0, n1f1b = 0, ngpipe = 0;
+	struct pp_step *cur = xcalloc(p, sizeof(*cur));
+	struct ivset *sets = xcalloc(p, sizeof(*sets));
+	for (size_t j = 0; j < p; j++)
+		ivset_init(&sets[j]);
+	double *smp = xmalloc((s0->nsteps ? s0->nsteps : 1) * p * NSAMPLES * sizeof(*smp));
+	int64_t *ms = xmalloc((s0->nsteps ? s0->nsteps : 1) * sizeof(*ms));
+	size_t nms = 0;
+#define SMP(j, kind, i) smp[((j) * NSAMPLES + (kind)) * s0->nsteps + (i)]
+	int man_m = pp->mr && pp->mr->microbatches > 0, man_s = pp->mr && pp->mr->schedule > 0;
+	for (size_t s = 0; s < s0->nsteps; s++) {
+		if (!one_step(pp, s0->steps[s].key, cur, sets))
+			continue;
+		int64_t m = man_m ? pp->mr->microbatches : cur[0].m > 0 ? cur[0].m : -1;
+		if (!man_m && m > 0)
+			ms[nms++] = m;
+		if (m > 0 && cur[0].k >= 0 && cur[0].k < m)
+			n1f1b++;
+		else if (m > 0 && cur[0].k >= 0)
+			ngpipe++;
+		double formula = m > 0 ? (double)(p - 1) / (double)(m + (int64_t)p - 1) : NAN;
+		for (size_t j = 0; j < p; j++) {
+			SMP(j, S_SPAN, nst) = cur[j].span;
+			SMP(j, S_COMPUTE, nst) = cur[j].compute;
+			SMP(j, S_BUBBLE, nst) = cur[j].bubble;
+			SMP(j, S_FORMULA, nst) = formula;
+			SMP(j, S_EXCESS, nst) = excess(&cur[j], (int64_t)p, m);
+			SMP(j, S_IMBALANCE, nst) = cur[j].imbalance;
+			SMP(j, S_P2P, nst) = cur[j].p2p;
+			SMP(j, S_BYTES, nst) = cur[j].bytes;
+		}
+		nst++;
+	}
+	const char *schedule = man_s ? (pp->mr->schedule == 1 ? "GPipe" : "1F1B")
+			       : n1f1b + ngpipe ? (n1f1b > ngpipe ? "1F1B" : "GPipe") : NULL;
+	int64_t m = man_m ? pp->mr->microbatches : -1;
+	if (!man_m && nms) {
+		qsort(ms, nms, sizeof(*ms), rank_cmp_i64);
+		m = ms[(nms - 1) / 2]; /* the lower median */
+	}
+	for (size_t j = 0; nst && j < p; j++) {
+		const struct pp_rank *r = &pp->v[pp->order[j]];
+		size_t row = table_add_row(t);
+		table_set_text(t, row, 0, run);
+		table_set_int(t, row, 1, r->key->rank);
+		table_set_int(t, row, 2, pipe);
+		table_set_int(t, row, 3, (int64_t)j);
+		table_set_int(t, row, 4, (int64_t)p);
+		if (schedule) {
+			table_set_text(t, row, 5, schedule);
+			table_set_text(t, row, 6, man_s ? "manifest" : "inferred");
+		}
+		if (m > 0) {
+			table_set_int(t, row, 7, m);
+			table_set_text(t, row, 8, man_m ? "manifest" : "inferred");
+		}
+		table_set_int(t, row, 9, (int64_t)nst);
+		double med[NSAMPLES];
+		for (int k = 0; k < NSAMPLES; k++)
+			med[k] = med_of(&SMP(j, k, 0), nst);
+		/* the robust spread of the per-step bubble shares (med_of compacted and sorted them) */
+		double *dev = xmalloc(nst * sizeof(*dev)), sigma = NAN;
+		size_t nd = 0;
+		for (size_t i = 0; i < nst; i++)
+			if (!isnan(SMP(j, S_BUBBLE, i)))
+				dev[nd++] = fabs(SMP(j, S_BUBBLE, i) - med[S_BUBBLE]);
+		if (nd)
+			sigma = PP_MAD_SIGMA * median(dev, nd);
+		free(dev);
+		set_ns_or_null(t, row, "span_us", med[S_SPAN]);
+		set_ns_or_null(t, row, "compute_us", med[S_COMPUTE]);
+		set_real_or_null(t, row, "bubble_share", med[S_BUBBLE]);
+		set_real_or_null(t, row, "formula_bubble_share", med[S_FORMULA]);
+		set_real_or_null(t, row, "excess_share", med[S_EXCESS]);
+		set_real_or_null(t, row, "bubble_sigma", sigma);
+		set_real_or_null(t, row, "imbalance", med[S_IMBALANCE]);
+		set_ns_or_null(t, row, "p2p_us", med[S_P2P]);
+		if (!isnan(med[S_BYTES]))
+			table_set_int(t, row, (size_t)table_col_index(t, "p2p_bytes"), llround(med[S_BYTES]));
+		struct buf lab;
+		buf_init(&lab);
+		if (many)
+			buf_printf(&lab, "pipeline %d ", pipe);
+		buf_printf(&lab, "stage %zu (rank %d)", j, r->key->rank);
+		size_t cat = chart_add_category(c, lab.data);
+		buf_release(&lab);
+		chart_set(c, cat, 0, isnan(med[S_BUBBLE]) ? NAN : 100 * med[S_BUBBLE]);
+		chart_set(c, cat, 1, isnan(med[S_FORMULA]) ? NAN : 100 * med[S_FORMULA]);
+	}
+#undef SMP
+	for (size_t j = 0; j < p; j++)
+		ivset_release(&sets[j]);
+	free(sets);
+	free(cur);
+	free(smp);
+	free(ms);
+	return nst;
+}
+
+static const struct manifest_run *manifest_run_of(const struct manifest *m, const char *run)
+{
+	for (size_t i = 0; m && i < m->nruns; i++)
+		if (m->runs[i].id && !strcmp(m->runs[i].id, run))
+			return &m->runs[i];
+	return NULL;
+}
+
+/* The pipelines of one run (keys[n]) into t; returns 0 or -1 after diag. */
+static int one_run(const struct analysis_ctx *ctx, struct analysis_result *out, const struct rank_key *keys, size_t n,
+		   const struct classifier *cls, const int64_t *opt, size_t nopt, struct table **t)
+{
+	const struct manifest_run *mr = manifest_run_of(ctx->manifest, keys[0].run);
+	const struct table *co = result_table(out, "clock_offsets");
+	struct pp_rank *v = xcalloc(n, sizeof(*v));
+	size_t *order = xmalloc(n * sizeof(*order)), norder = 0;
+	int rc = 0, npipes = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		v[i].key = &keys[i];
+		v[i].offset = offset_of(co, keys[i].run, keys[i].rank);
+		rc = load_ops(ctx->store, &v[i]);
+	}
+	if (!rc)
+		npipes = find_pipes(v, n, order, &norder);
+	if (!rc && !npipes && mr && mr->pipeline_parallel >= 2 && n >= 2) {
+		/* the manifest says pipeline, the peers say nothing: the ranks in rank order */
+		for (size_t i = 0; i < n; i++) {
+			order[i] = i;
+			v[i].pipe = 0;
+		}
+		norder = n;
+		npipes = 1;
+	}
+	if (!rc && npipes && !*t)
+		*t = table_new("pipeline_stages", "Pipeline stages: each stage's bubble against its schedule's",
+			       "run:text,rank:int,pipeline:int,stage:int,stages:int,schedule:text,schedule_source:text,"
+			       "microbatches:int,microbatches_source:text,steps:int,span_us:us,compute_us:us,"
+			       "bubble_share:frac,formula_bubble_share:frac,excess_share:real,bubble_sigma:real,"
+			       "imbalance:real,p2p_us:us,p2p_bytes:int");
+	struct chart *c = NULL;
+	if (!rc && npipes) {
+		char *safe = fs_name_stem(keys[0].run);
+		char *name = xasprintf("pipeline_bubble_%s", safe), *title = xasprintf("%s: pipeline bubble per stage", keys[0].run);
+		c = chart_new(CHART_GROUPED_BAR, name, title, "share of the pipeline's span (%)");
+		free(safe);
+		free(name);
+		free(title);
+		chart_add_series(c, "measured bubble");
+		chart_add_series(c, "the schedule's, (p - 1) / (m + p - 1)");
+	}
+	for (size_t a = 0; !rc && a < norder;) {
+		size_t b = a + 1;
+		while (b < norder && v[order[b]].pipe == v[order[a]].pipe)
+			b++;
+		/* one pipeline's ranks in memory at a time */
+		for (size_t i = a; i < b && !rc; i++)
+			rc = load_rank(ctx->store, cls, opt, nopt, &v[order[i]]);
+		if (!rc)
+			orient(v, &order[a], b - a);
+		struct pp_pipe pp = {mr, b - a, &order[a], v};
+		if (!rc && !pipe_rows(&pp, keys[0].run, v[order[a]].pipe, *t, c, npipes > 1))
+			result_add_note(out,
+					"pipeline_stages: run %s, pipeline %d (stage 0 rank %d): no ProfilerStep in which "
+					"every stage ran compute kernels",
+					keys[0].run, v[order[a]].pipe, v[order[a]].key->rank);
+		for (size_t i = a; i < b; i++)
+			rank_unload(&v[order[i]]);
+		a = b;
+	}
+	if (c && !chart_is_empty(c)) {
+		char *cap = xasprintf("Run %s: each pipeline stage's bubble, the share of the pipeline's span in which "
+				      "its GPU computes nothing, beside its schedule's, the median over the profiled "
+				      "steps (Methods: pipeline_stages.csv).", keys[0].run);
+		result_add_figure(out, c, cap);
+		free(cap);
+	} else if (c) {
+		chart_free(c);
+	}
+	for (size_t i = 0; i < n; i++)
+		rank_release(&v[i]);
+	free(v);
+	free(order);
+	return rc;
+}
+
+int analysis_pipeline_stages(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	struct rank_key *keys;
+	size_t nkeys, nopt = 0;
+	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
+		return -1;
+	sqlite3_stmt *st;
+	int64_t *opt = NULL;
+	if (store_prepare(ctx->store, "pipeline_stages: optimizer step names",
+			  "SELECT id FROM names WHERE substr(name, 1, 15) = 'Optimizer.step#' ORDER BY id", &st) < 0 ||
+	    !(opt = rank_column_ids(ctx->store, st, &nopt))) {
+		rank_keys_free(keys, nkeys);
+		return -1;
+	}
+	struct classifier *cls = classifier_preset("default");
+	struct table *t = NULL;
+	int rc = 0;
+	for (size_t k = 0; k < nkeys && !rc;) {
+		size_t e = k + 1;
+		while (e < nkeys && !strcmp(keys[e].run, keys[k].run))
+			e++;
+		if (e - k >= 2)
+			rc = one_run(ctx, out, &keys[k], e - k, cls, opt, nopt, &t);
+		k = e;
+	}
+	classifier_free(cls);
+	free(opt);
+	rank_keys_free(keys, nkeys);
+	if (rc || !t || !t->nrows) {
+		table_free(t);
+		return rc;
+	}
+	result_add_table(out, t);
+	result_add_method(
+		out, "pipeline_stages.csv",
+		"Per rank of a pipeline-parallel run, the bubble of its stage against its schedule's. A run is one when "
+		"the manifest gives it pipeline_parallel of 2 or more, or when its ranks' send and recv peers "
+		"(collectives.peer: Dst Rank of a send, Src Rank of a recv) form chains: two ranks are joined when each "
+		"sends to the other, and each connected component that is a path is one pipeline (pipeline, numbered "
+		"from the lowest rank's); stage 0 is the end whose first send or recv in its first step is a send, "
+		"the others follow along the path (stages: their count p). Where the manifest makes a run a pipeline "
+		"and its peers form no path, its ranks in rank order are the stages. Per ProfilerStep#N present on "
+		"every stage: a stage's pipeline kernels are its compute kernels (every kernel the default "
+		"classification does not put in communication; copies and memsets are not kernels) launched in the "
+		"step (host start of the launch inside the ProfilerStep range) before its first Optimizer.step# "
+		"annotation in the step (none: the step's end), which leaves out the optimizer's kernels; span_us: from "
+		"the earliest start to the latest end of every stage's pipeline kernels, on the aligned clock (own "
+		"time - clock_offsets.csv offset_us where its residual_us is at most 100 us, crossrank's bound of "
+		"trust, else 0: ranks of one host share a clock, and a pipeline's sends and recvs, which are no "
+		"collectives, can pair wrongly there); compute_us: the union of the stage's pipeline "
+		"kernels within the span; bubble_share = 1 - compute_us / span_us; formula_bubble_share = (p - 1) / "
+		"(m + p - 1), the bubble of GPipe and of 1F1B with equal stages and free transfers; excess_share = "
+		"bubble_share - formula_bubble_share; imbalance = the largest compute_us of the pipeline's stages over "
+		"their mean (the same on each row of a pipeline); p2p_us: the time of the stage's send and recv "
+		"kernels issued in the step (waiting and transfer); p2p_bytes: what its sends carry (In msg nelems x "
+		"the dtype's size). microbatches (m): the distinct Seq values of stage 0's sends to stage 1 in the step "
+		"(their count where one has no Seq), the lower median over the steps; the manifest's microbatches "
+		"overrides it (microbatches_source manifest, else inferred). schedule: k = stage 0's sends to stage 1 "
+		"issued (host start) before its first recv from stage 1 in the step; k < m is 1F1B, else GPipe, the "
+		"schedule of most steps; with m <= p the two schedules are the same one (every forward is sent before "
+		"the first gradient returns); the manifest's schedule overrides it (schedule_source). Each number is "
+		"the median over the steps (steps: their count), each column separately; bubble_sigma = 1.4826 x the "
+		"median absolute deviation of the per-step bubble shares (a normal spread's sigma). A finding "
+		"(pipeline-bubble) names the stage of each pipeline whose excess_share exceeds max(0.02, 3 x "
+		"bubble_sigma) with the largest excess_share x span_us, where the pipeline has at least 3 steps (with "
+		"fewer the spread is unknown and nothing is stated): its price, excess_share x span_us per step, is "
+		"what bringing its bubble down to the schedule's would save; its likely cause is the slowest stage "
+		"where imbalance exceeds 1.10, else the send and recv time.");
+	return 0;
+}
