@@ -3,6 +3,7 @@
 # directory $T, and counts checks: ok, bad "why", skipped "why", same
 # EXPECTED ACTUAL NAME; finish prints the tally and sets the exit code.
 # ms_to_us turns the ms of a published table into perfstudy's us as text.
+# rss CMD... measures a command's peak RSS and CPU time.
 set -u
 cd "$(dirname "$0")/../.."
 PERFSTUDY=${PERFSTUDY:-./perfstudy}
@@ -83,6 +84,20 @@ planted_study() {
 				"$r" "$E" "$r" "$E" "$r"
 		done
 	} >"$out"
+}
+
+# rss CMD...: runs CMD with its stderr in $T/err; "peak_KB cpu_s" (its
+# peak RSS in KB and user CPU seconds) into $T/rss, "? ?" without GNU time;
+# returns CMD's exit code. The peak alone: `cut -d' ' -f1 "$T/rss"`.
+rss() {
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f "%M %U" -o "$T/rss" "$@" 2>"$T/err"
+		local rc=$?
+		tail -n 1 "$T/rss" >"$T/rss1" && mv "$T/rss1" "$T/rss"
+		return $rc
+	fi
+	echo "? ?" >"$T/rss"
+	"$@" 2>"$T/err"
 }
 
 finish() {
