@@ -599,20 +599,10 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	free(sr);
 	buf_adds(b, "\n]}\n");
 	tx_out_pump(&x.o, Z_FINISH);
-	int err = x.o.failed ? x.o.err : 0;
-	if (fclose(x.o.f) && !err)
-		err = errno ? errno : EIO;
-	x.o.f = NULL;
-	if (err) {
-		diag_syserror(tmp, "cannot write: %s", strerror(err));
-		remove(tmp);
+	FILE *f = x.o.f;
+	x.o.f = NULL; /* closed (and tmp removed on failure) by fs_commit_tmp */
+	if (fs_commit_tmp(f, tmp, path, x.o.failed ? x.o.err : 0) < 0)
 		goto out;
-	}
-	if (rename(tmp, path)) {
-		diag_syserror(path, "cannot write: %s", strerror(errno));
-		remove(tmp);
-		goto out;
-	}
 	info->run = xstrdup(run);
 	info->file = xasprintf("traces/%s.trace.json.gz", stem);
 	info->ranks = (int)nranks;
