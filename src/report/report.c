@@ -19,6 +19,7 @@
 
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 #include "report/embedded.h"
 #include "report/report_top.h"
@@ -98,23 +99,8 @@ static int write_atomic(const char *path, fill_fn fill, const void *arg)
 		goto out;
 	}
 	errno = 0;
-	int failed = fill(f, arg) != 0;
-	int err = errno;
-	if (fclose(f) && !failed) {
-		failed = 1;
-		err = errno;
-	}
-	if (failed) {
-		diag_syserror(tmp, "cannot write: %s", strerror(err ? err : EIO));
-		remove(tmp);
-		goto out;
-	}
-	if (rename(tmp, path)) {
-		diag_syserror(path, "cannot write: %s", strerror(errno));
-		remove(tmp);
-		goto out;
-	}
-	rc = 0;
+	int err = fill(f, arg) ? (errno ? errno : EIO) : 0;
+	rc = fs_commit_tmp(f, tmp, path, err);
 out:
 	free(tmp);
 	return rc;

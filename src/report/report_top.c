@@ -39,42 +39,12 @@ static const struct table *table_of(const struct report_experiment *e, const cha
 	return NULL;
 }
 
-/* The text of cell (r, c), or NULL when the column is missing, the cell empty or not text. */
-static const char *text_at(const struct table *t, size_t r, int c)
-{
-	if (!t || c < 0 || t->cols[c].type != COL_TEXT)
-		return NULL;
-	const struct cell *x = table_cell(t, r, (size_t)c);
-	return x->null ? NULL : x->v.text;
-}
-
-/* Cell (r, c) as a number (us cells in us), or NAN when missing or empty. */
-static double num_at(const struct table *t, size_t r, int c)
-{
-	if (!t || c < 0)
-		return NAN;
-	const struct cell *x = table_cell(t, r, (size_t)c);
-	if (x->null)
-		return NAN;
-	switch (t->cols[c].type) {
-	case COL_US:
-		return (double)x->v.i / 1000;
-	case COL_INT:
-		return (double)x->v.i;
-	case COL_FRAC:
-	case COL_REAL:
-		return x->v.f;
-	default:
-		return NAN;
-	}
-}
-
 /* The first row of t whose column "run" is run, or -1. */
 static long run_row(const struct table *t, const char *run)
 {
 	int c = t ? table_col_index(t, "run") : -1;
 	for (size_t r = 0; c >= 0 && r < t->nrows; r++) {
-		const char *v = text_at(t, r, c);
+		const char *v = table_text(t, r, c);
 		if (v && !strcmp(v, run))
 			return (long)r;
 	}
@@ -129,12 +99,12 @@ static long cause_row(const struct table *t, const char *run, long rank, int reg
 	long best = -1;
 	double top = 0;
 	for (size_t r = 0; crun >= 0 && crank >= 0 && cn >= 0 && cm >= 0 && ce >= 0 && r < t->nrows; r++) {
-		const char *rr = text_at(t, r, crun), *n = text_at(t, r, cn), *m = text_at(t, r, cm);
+		const char *rr = table_text(t, r, crun), *n = table_text(t, r, cn), *m = table_text(t, r, cm);
 		int named = n && *n;
-		if (!rr || strcmp(rr, run) || num_at(t, r, crank) != (double)rank || named == region || !m ||
+		if (!rr || strcmp(rr, run) || table_num(t, r, crank) != (double)rank || named == region || !m ||
 		    (mech && strcmp(m, mech)))
 			continue;
-		double x = num_at(t, r, ce);
+		double x = table_num(t, r, ce);
 		if (best < 0 || x > top) {
 			best = (long)r;
 			top = x;
@@ -153,14 +123,14 @@ static void fix_words(struct buf *b, const struct report_experiment *e, const ch
 {
 	const struct table *t = table_of(e, "straggler_causes");
 	long r = t && rank >= 0 ? cause_row(t, run, rank, 1, NULL) : -1;
-	const char *mech = r >= 0 ? text_at(t, (size_t)r, table_col_index(t, "mechanism")) : NULL;
+	const char *mech = r >= 0 ? table_text(t, (size_t)r, table_col_index(t, "mechanism")) : NULL;
 	if (mech) {
 		const char *words = NULL;
 		for (size_t i = 0; i < sizeof(mechanism_words) / sizeof(mechanism_words[0]) && !words; i++)
 			if (!strcmp(mechanism_words[i].word, mech))
 				words = mechanism_words[i].words;
 		long x = cause_row(t, run, rank, 0, mech);
-		const char *name = x >= 0 ? text_at(t, (size_t)x, table_col_index(t, "name")) : NULL;
+		const char *name = x >= 0 ? table_text(t, (size_t)x, table_col_index(t, "name")) : NULL;
 		/* the copy's direction, and the synchronising call, where the row names them */
 		if (!strcmp(mech, "pageable_copy") && name && strstr(name, "HtoD"))
 			buf_adds(b, "pageable host-to-device copy");
@@ -212,13 +182,13 @@ static size_t fix_lines(const struct report_experiment *e, const struct table *f
 	buf_init(&w);
 	for (size_t r = 0; crun >= 0 && cs >= 0 && r < f->nrows; r++) {
 		const struct cell *s = table_cell(f, r, (size_t)cs);
-		const char *run = text_at(f, r, crun);
+		const char *run = table_text(f, r, crun);
 		if (s->null || !run)
 			continue;
 		int64_t saving = s->v.i;
-		double rk = num_at(f, r, crank);
+		double rk = table_num(f, r, crank);
 		long rank = isnan(rk) ? -1 : (long)rk;
-		const char *ev = text_at(f, r, cev);
+		const char *ev = table_text(f, r, cev);
 		size_t i = 0;
 		while (i < n && !(rank >= 0 && l[i].rank == rank && l[i].saving == saving && !strcmp(l[i].run, run)))
 			i++;
@@ -228,7 +198,7 @@ static size_t fix_lines(const struct report_experiment *e, const struct table *f
 			continue;
 		}
 		buf_reset(&w);
-		fix_words(&w, e, run, rank, text_at(f, r, crule));
+		fix_words(&w, e, run, rank, table_text(f, r, crule));
 		l = xgrow(l, &cap, n + 1, sizeof(*l));
 		l[n++] = (struct fix_line){r, run, rank, saving, xstrdup(w.data)};
 	}
@@ -335,12 +305,12 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 	/* which columns any run fills */
 	int any_log = 0, any_trace = 0, any_speedup = 0;
 	for (size_t r = 0; r < runs->nrows; r++) {
-		const char *run = text_at(runs, r, crun);
+		const char *run = table_text(runs, r, crun);
 		long p = run && po ? run_row(po, run) : -1, s = run && ss ? run_row(ss, run) : -1,
 		     k = run && sc ? run_row(sc, run) : -1;
-		any_log |= p >= 0 && !isnan(num_at(po, (size_t)p, cpm)) && num_at(po, (size_t)p, cpn) > 0;
-		any_trace |= s >= 0 && !isnan(num_at(ss, (size_t)s, csm)) && num_at(ss, (size_t)s, csn) > 0;
-		any_speedup |= k >= 0 && !isnan(num_at(sc, (size_t)k, csp));
+		any_log |= p >= 0 && !isnan(table_num(po, (size_t)p, cpm)) && table_num(po, (size_t)p, cpn) > 0;
+		any_trace |= s >= 0 && !isnan(table_num(ss, (size_t)s, csm)) && table_num(ss, (size_t)s, csn) > 0;
+		any_speedup |= k >= 0 && !isnan(table_num(sc, (size_t)k, csp));
 	}
 	if (!any_log && !any_trace)
 		return;
@@ -354,7 +324,7 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 	struct buf v;
 	buf_init(&v);
 	for (size_t r = 0; r < runs->nrows; r++) {
-		const char *run = text_at(runs, r, crun);
+		const char *run = table_text(runs, r, crun);
 		if (!run)
 			continue;
 		struct tmpl_dict *row = tmpl_add_section(sec, "KROW");
@@ -362,24 +332,24 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 		long p = po ? run_row(po, run) : -1, s = ss ? run_row(ss, run) : -1, k = sc ? run_row(sc, run) : -1;
 		if (any_log) {
 			struct tmpl_dict *c = tmpl_add_section(row, "KLOG");
-			if (p >= 0 && !isnan(num_at(po, (size_t)p, cpm)) && num_at(po, (size_t)p, cpn) > 0)
-				set_median(tmpl_add_section(c, "VAL"), num_at(po, (size_t)p, cpm), num_at(po, (size_t)p, cpn));
+			if (p >= 0 && !isnan(table_num(po, (size_t)p, cpm)) && table_num(po, (size_t)p, cpn) > 0)
+				set_median(tmpl_add_section(c, "VAL"), table_num(po, (size_t)p, cpm), table_num(po, (size_t)p, cpn));
 			else
 				tmpl_show_section(c, "NONE");
 		}
 		if (any_trace) {
 			struct tmpl_dict *c = tmpl_add_section(row, "KTRACE");
-			if (s >= 0 && !isnan(num_at(ss, (size_t)s, csm)) && num_at(ss, (size_t)s, csn) > 0)
-				set_median(tmpl_add_section(c, "VAL"), num_at(ss, (size_t)s, csm), num_at(ss, (size_t)s, csn));
+			if (s >= 0 && !isnan(table_num(ss, (size_t)s, csm)) && table_num(ss, (size_t)s, csn) > 0)
+				set_median(tmpl_add_section(c, "VAL"), table_num(ss, (size_t)s, csm), table_num(ss, (size_t)s, csn));
 			else
 				tmpl_show_section(c, "NONE");
 		}
 		if (any_speedup) {
 			struct tmpl_dict *c = tmpl_add_section(row, "KSPEEDUP");
-			const char *base = k >= 0 ? text_at(sc, (size_t)k, cb) : NULL;
-			double ls = k >= 0 ? num_at(sc, (size_t)k, cls) : NAN, sp = k >= 0 ? num_at(sc, (size_t)k, csp) : NAN;
+			const char *base = k >= 0 ? table_text(sc, (size_t)k, cb) : NULL;
+			double ls = k >= 0 ? table_num(sc, (size_t)k, cls) : NAN, sp = k >= 0 ? table_num(sc, (size_t)k, csp) : NAN;
 			int log = !isnan(ls);
-			double x = log ? ls : sp, eff = k >= 0 ? num_at(sc, (size_t)k, log ? cle : cse) : NAN;
+			double x = log ? ls : sp, eff = k >= 0 ? table_num(sc, (size_t)k, log ? cle : cse) : NAN;
 			if (base && !strcmp(base, run)) {
 				tmpl_show_section(c, "BASE");
 			} else if (base && !isnan(x)) {
@@ -390,7 +360,7 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 				tmpl_set(val, "BASELINE", base);
 				tmpl_set(val, "SOURCE", log ? "training logs" : "profiled steps");
 				long bg = run_row(sc, base);
-				double ratio = bg >= 0 ? num_at(sc, (size_t)k, cg) / num_at(sc, (size_t)bg, cg) : NAN;
+				double ratio = bg >= 0 ? table_num(sc, (size_t)k, cg) / table_num(sc, (size_t)bg, cg) : NAN;
 				if (!isnan(eff) && !isnan(ratio)) {
 					buf_reset(&v);
 					buf_printf(&v, "%.0f %% of %gx", 100 * eff, ratio);
@@ -409,7 +379,7 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 			tmpl_show_section(row, "CAUSE_NONE");
 	}
 	for (size_t r = 0; r < runs->nrows; r++) {
-		const char *run = text_at(runs, r, crun);
+		const char *run = table_text(runs, r, crun);
 		long fig = run ? timeline_of(e, run) : -1;
 		if (fig < 0)
 			continue;
@@ -498,7 +468,7 @@ static void set_findings(struct tmpl_dict *d, const struct table *t, const struc
 	const char **runs = xcalloc(t->nrows, sizeof(*runs));
 	size_t nruns = 0;
 	for (size_t r = 0; r < t->nrows; r++) {
-		const char *run = text_at(t, r, crun);
+		const char *run = table_text(t, r, crun);
 		size_t i = 0;
 		while (run && i < nruns && strcmp(runs[i], run))
 			i++;
@@ -512,7 +482,7 @@ static void set_findings(struct tmpl_dict *d, const struct table *t, const struc
 		tmpl_set(frun, "RUN", runs[k]);
 		const struct report_trace *tr = multi_rank_trace(by_run, e->ntraces, runs[k]);
 		for (size_t r = 0; r < t->nrows; r++) {
-			const char *run = text_at(t, r, crun), *text = text_at(t, r, cf);
+			const char *run = table_text(t, r, crun), *text = table_text(t, r, cf);
 			if (!run || strcmp(run, runs[k]))
 				continue;
 			struct tmpl_dict *f = tmpl_add_section(frun, "FINDING");
@@ -522,7 +492,7 @@ static void set_findings(struct tmpl_dict *d, const struct table *t, const struc
 			/* the saving, where the first clause does not say it; the cause of a line, where it is one */
 			buf_reset(&v);
 			finding_summary(&v, text ? text : "", run);
-			double saving = num_at(t, r, cs);
+			double saving = table_num(t, r, cs);
 			struct buf s;
 			buf_init(&s);
 			if (!isnan(saving))

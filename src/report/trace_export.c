@@ -63,6 +63,7 @@
 
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
+#include "analyze/lib/search.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/fs.h"
@@ -117,17 +118,16 @@ static const char *const added_lanes[] = {NULL, "waits inside collectives", "exp
 static const char *const tab_names[NTAB] = {"clock_offsets", "collective_waits", "stragglers", "straggler_ranks",
 					    "critical_path", "critical_path_across", "findings"};
 
+/* lower_bound's predicate: the tx_rank's number is below the key's (int). */
+static int rank_before(const void *elem, const void *key)
+{
+	return ((const struct tx_rank *)elem)->rank < *(const int *)key;
+}
+
 /* The index of rank number rank among x's ranks (sorted), or SIZE_MAX. */
 size_t tx_rank_index(const struct tx_run *x, int rank)
 {
-	size_t lo = 0, hi = x->nranks;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (x->ranks[mid].rank < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = lower_bound(x->ranks, x->nranks, sizeof(*x->ranks), &rank, rank_before);
 	return lo < x->nranks && x->ranks[lo].rank == rank ? lo : SIZE_MAX;
 }
 
@@ -599,20 +599,10 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	free(sr);
 	buf_adds(b, "\n]}\n");
 	tx_out_pump(&x.o, Z_FINISH);
-	int err = x.o.failed ? x.o.err : 0;
-	if (fclose(x.o.f) && !err)
-		err = errno ? errno : EIO;
-	x.o.f = NULL;
-	if (err) {
-		diag_syserror(tmp, "cannot write: %s", strerror(err));
-		remove(tmp);
+	FILE *f = x.o.f;
+	x.o.f = NULL; /* closed (and tmp removed on failure) by fs_commit_tmp */
+	if (fs_commit_tmp(f, tmp, path, x.o.failed ? x.o.err : 0) < 0)
 		goto out;
-	}
-	if (rename(tmp, path)) {
-		diag_syserror(path, "cannot write: %s", strerror(errno));
-		remove(tmp);
-		goto out;
-	}
 	info->run = xstrdup(run);
 	info->file = xasprintf("traces/%s.trace.json.gz", stem);
 	info->ranks = (int)nranks;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/lib/search.h"
 #include "util/xalloc.h"
 
 /* Deflates what o->b holds into o->f (trace_export_int.h). */
@@ -196,20 +197,20 @@ void tx_tab_open(struct tx_tab *x, const struct table *const *tables, size_t n, 
 		qsort(x->segs, x->nsegs, sizeof(*x->segs), cmp_seg);
 }
 
+/* lower_bound's predicate: the segment's run sorts before the key (the run, a string). */
+static int seg_before(const void *elem, const void *key)
+{
+	return strcmp(((const struct seg *)elem)->run, key) < 0;
+}
+
 /* The rows of run in x, in the table's order: *rows (caller frees), returns their count. */
 size_t tx_tab_rows(const struct tx_tab *x, const char *run, size_t **rows)
 {
 	*rows = NULL;
 	if (!x->t)
 		return 0;
-	size_t lo = 0, hi = x->nsegs, n = 0, cap = 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(x->segs[mid].run, run) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t n = 0, cap = 0;
+	size_t lo = lower_bound(x->segs, x->nsegs, sizeof(*x->segs), run, seg_before);
 	for (size_t s = lo; s < x->nsegs && !strcmp(x->segs[s].run, run); s++)
 		for (size_t r = x->segs[s].first; r < x->segs[s].end; r++) {
 			*rows = xgrow(*rows, &cap, n + 1, sizeof(**rows));

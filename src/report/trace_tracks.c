@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/lib/search.h"
 #include "util/xalloc.h"
 
 /* ---- the run's added tracks ---- */
@@ -205,6 +206,12 @@ void tx_sort_steps(struct tx_rank *r)
 		qsort(r->steps, r->nsteps, sizeof(*r->steps), cmp_step_range);
 }
 
+/* lower_bound's predicate: the step range's step is below the key's (int64_t). */
+static int step_before(const void *elem, const void *key)
+{
+	return ((const struct step_range *)elem)->step < *(const int64_t *)key;
+}
+
 /*
  * The step range of step of rank r (the earliest-starting one where a step
  * number repeats), or NULL. Binary search over the ranges tx_sort_steps
@@ -213,14 +220,7 @@ void tx_sort_steps(struct tx_rank *r)
  */
 const struct step_range *tx_step_range_of(const struct tx_rank *r, int64_t step)
 {
-	size_t lo = 0, hi = r->nsteps;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->steps[mid].step < step)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = lower_bound(r->steps, r->nsteps, sizeof(*r->steps), &step, step_before);
 	return lo < r->nsteps && r->steps[lo].step == step ? &r->steps[lo] : NULL;
 }
 

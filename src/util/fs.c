@@ -249,6 +249,24 @@ int fs_write_file(const char *path, const void *data, size_t len)
 	return fs_write_file_as(path, data, len, NULL);
 }
 
+int fs_commit_tmp(FILE *f, const char *tmp, const char *path, int err)
+{
+	/* A full disk often shows only when the last block is flushed. */
+	if (fclose(f) && !err)
+		err = errno ? errno : EIO;
+	if (err) {
+		diag_syserror(tmp, "cannot write: %s", strerror(err));
+		remove(tmp);
+		return -1;
+	}
+	if (rename(tmp, path)) {
+		diag_syserror(path, "cannot write: %s", strerror(errno));
+		remove(tmp);
+		return -1;
+	}
+	return 0;
+}
+
 /* Whether s ends in '_' and 16 lowercase hex digits, the form fs_name_stem gives hashed stems. */
 static int looks_hashed(const char *s, size_t n)
 {

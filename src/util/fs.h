@@ -10,6 +10,7 @@
 #define PERFSTUDY_FS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* mkdir -p. */
 int fs_mkdirs(const char *path);
@@ -67,5 +68,15 @@ int fs_broken_link(const char *path, char *why, size_t n);
 int fs_write_file_as(const char *path, const void *data, size_t len, const char *what);
 /* fs_write_file_as(path, data, len, NULL). */
 int fs_write_file(const char *path, const void *data, size_t len);
+/*
+ * The end of a file written through a temporary one by a stream (a page,
+ * a CSV, a merged trace): closes f, which wrote tmp, and renames tmp over
+ * path. err is the errno of a write that already failed (0: none; a failed
+ * close then counts, EIO where it sets no errno). Returns 0, or -1 with tmp
+ * removed and any previous file at path in place, after reporting
+ * "<tmp>: cannot write: <reason>" (the write or close) or
+ * "<path>: cannot write: <reason>" (the rename) through diag.
+ */
+int fs_commit_tmp(FILE *f, const char *tmp, const char *path, int err);
 
 #endif

@@ -2,6 +2,7 @@
 #include "util/table.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -273,6 +274,36 @@ int table_col_index(const struct table *t, const char *name)
 		if (!strcmp(t->cols[c].name, name))
 			return (int)c;
 	return -1;
+}
+
+double table_num(const struct table *t, size_t row, int col)
+{
+	if (!t || col < 0)
+		return NAN;
+	const struct cell *c = table_cell(t, row, (size_t)col);
+	if (c->null)
+		return NAN;
+	switch (t->cols[col].type) {
+	case COL_INT:
+		return (double)c->v.i;
+	case COL_US:
+		return (double)c->v.i / 1000.0;
+	case COL_FRAC:
+	case COL_REAL:
+		return c->v.f;
+	case COL_TEXT:
+		break;
+	}
+	return NAN;
+}
+
+const char *table_text(const struct table *t, size_t row, int col)
+{
+	/* The type first: a number column's cell is not read at all. */
+	if (!t || col < 0 || t->cols[col].type != COL_TEXT)
+		return NULL;
+	const struct cell *c = table_cell(t, row, (size_t)col);
+	return c->null ? NULL : c->v.text;
 }
 
 void format_ns_as_us(int64_t ns, struct buf *out)

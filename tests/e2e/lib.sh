@@ -3,6 +3,7 @@
 # directory $T, and counts checks: ok, bad "why", skipped "why", same
 # EXPECTED ACTUAL NAME; finish prints the tally and sets the exit code.
 # ms_to_us turns the ms of a published table into perfstudy's us as text.
+# rss CMD... measures a command's peak RSS and CPU time.
 set -u
 cd "$(dirname "$0")/../.."
 PERFSTUDY=${PERFSTUDY:-./perfstudy}
@@ -60,19 +61,43 @@ unpacked() {
 	echo "$dst"
 }
 
-# planted_study E FILE RUN...: writes to FILE the manifest (id why) of the
-# named planted-cause runs of experiments/h200x4 unpacked in E (`unpacked`),
-# 4 GPUs each, with each run's rank-0 training log.
+# planted_study FILE RUN...: sets E to experiments/h200x4's runs, unpacked
+# (`unpacked`), and writes to FILE the manifest (id why) of the named
+# planted-cause runs there, 4 GPUs each, with each run's rank-0 training
+# log. When a named run's rank-0 trace is not there (the tarball could not
+# be unpacked) it counts a skip, writes nothing and returns 1: a script
+# that needs the runs goes on with `planted_study ... || { finish; exit $?; }`.
 planted_study() {
-	local e=$1 out=$2 r
-	shift 2
+	local out=$1 r
+	shift
+	E=$(unpacked experiments/h200x4/traces)
+	for r in "$@"; do
+		if [ ! -f "$E/$r/rank0.pt.trace.json.gz" ]; then
+			skipped "experiments/h200x4 could not be unpacked (no $r)"
+			return 1
+		fi
+	done
 	{
 		printf 'version: 1\nid: why\ntitle: planted causes\nruns:\n'
 		for r in "$@"; do
 			printf '  - id: %s\n    gpus: 4\n    traces: %s/%s/rank*.pt.trace.json.gz\n    inputs: %s/%s/rank0.log\n' \
-				"$r" "$e" "$r" "$e" "$r"
+				"$r" "$E" "$r" "$E" "$r"
 		done
 	} >"$out"
+}
+
+# rss CMD...: runs CMD with its stderr in $T/err; "peak_KB cpu_s" (its
+# peak RSS in KB and user CPU seconds) into $T/rss, "? ?" without GNU time;
+# returns CMD's exit code. The peak alone: `cut -d' ' -f1 "$T/rss"`.
+rss() {
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f "%M %U" -o "$T/rss" "$@" 2>"$T/err"
+		local rc=$?
+		tail -n 1 "$T/rss" >"$T/rss1" && mv "$T/rss1" "$T/rss"
+		return $rc
+	fi
+	echo "? ?" >"$T/rss"
+	"$@" 2>"$T/err"
 }
 
 finish() {

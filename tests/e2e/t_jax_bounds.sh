@@ -12,19 +12,6 @@ TINYX=tests/data/jax/tiny.xplane.pb
 ASAN=0
 if ldd "$P" 2>/dev/null | grep -q libasan; then ASAN=1; fi
 
-# rss CMD...: runs CMD with its stderr in $T/err; peak RSS in KB and CPU
-# seconds into $T/rss ("? ?" without GNU time); returns CMD's exit code.
-rss() {
-	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f "%M %U" -o "$T/rss" "$@" 2>"$T/err"
-		local rc=$?
-		tail -n 1 "$T/rss" >"$T/rss1" && mv "$T/rss1" "$T/rss"
-		return $rc
-	fi
-	echo "? ?" >"$T/rss"
-	"$@" 2>"$T/err"
-}
-
 # peak_below KB NAME: the last rss peak is below KB (three times that under
 # AddressSanitizer, for its shadow memory and quarantine).
 peak_below() {

@@ -30,12 +30,8 @@ grep -qF '<code>step timeline</code>' "$T/ex/h200/index.html" && ok || bad "no M
 [ ! -e "$T/ex/h200/data/critical_path_hops.csv" ] && ok || bad "critical_path_hops.csv written"
 
 # (b) the planted stragglers
-E=$(unpacked experiments/h200x4/traces)
-if [ ! -f "$E/ddp-sleep/rank0.pt.trace.json.gz" ]; then
-	skipped "experiments/h200x4 could not be unpacked"
-else
-	RUNS="ddp-sleep ddp-uneven"
-	planted_study "$E" "$T/study.yaml" $RUNS
+RUNS="ddp-sleep ddp-uneven"
+if planted_study "$T/study.yaml" $RUNS; then
 	$PERFSTUDY build -q "$T/study.yaml" -o "$T/o" 2>"$T/err" && ok || bad "build: $(cat "$T/err")"
 	for r in $RUNS; do
 		rank=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["rank"])' "$E/$r/truth.json")

@@ -12,14 +12,8 @@
 # (tests/golden/causes_check.py), every finding too (findings_check.py).
 . "$(dirname "$0")/lib.sh"
 
-E=$(unpacked experiments/h200x4/traces)
-if [ ! -f "$E/ddp-clean/rank0.pt.trace.json.gz" ]; then
-	skipped "experiments/h200x4 could not be unpacked"
-	finish
-	exit $?
-fi
 RUNS="ddp-clean ddp-uneven ddp-pageable ddp-sync ddp-sleep ddp-extra"
-planted_study "$E" "$T/study.yaml" $RUNS
+planted_study "$T/study.yaml" $RUNS || { finish; exit $?; }
 $PERFSTUDY build -q "$T/study.yaml" -o "$T/o" 2>"$T/err" && ok || bad "build: $(cat "$T/err")"
 D=$T/o/why/data
 

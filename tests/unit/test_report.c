@@ -13,6 +13,7 @@
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,35 @@ static void test_csv_numbers(void)
 		       "k,3,1234.567,0.500000,2.5\n"
 		       ",,,,\n");
 	free(got);
+	table_free(t);
+}
+
+static void test_cell_readers(void)
+{
+	/*
+	 * table_num and table_text, what the report and the findings read cells
+	 * with: us cells in us (1500 ns is 1.5), a missing table, a column of -1,
+	 * a null cell or the other type say NAN / NULL.
+	 */
+	struct table *t = table_new("c", "C", "name:text,calls:int,total_us:us,fraction:frac");
+	size_t r = table_add_row(t);
+	table_set_text(t, r, 0, "a");
+	table_set_int(t, r, 1, -5);
+	table_set_ns(t, r, 2, 1500);
+	table_set_real(t, r, 3, 0.25);
+	size_t empty = table_add_row(t);
+	CHECK(table_num(t, r, 1) == -5);
+	CHECK(table_num(t, r, 2) == 1.5);
+	CHECK(table_num(t, r, 3) == 0.25);
+	CHECK(isnan(table_num(t, r, 0)));
+	CHECK(isnan(table_num(t, r, -1)));
+	CHECK(isnan(table_num(t, empty, 2)));
+	CHECK(isnan(table_num(NULL, 0, 0)));
+	CHECK_STR(table_text(t, r, 0), "a");
+	CHECK(table_text(t, r, 1) == NULL);
+	CHECK(table_text(t, r, -1) == NULL);
+	CHECK(table_text(t, empty, 0) == NULL);
+	CHECK(table_text(NULL, 0, 0) == NULL);
 	table_free(t);
 }
 
@@ -785,6 +815,7 @@ int main(int argc, char **argv)
 	diag_set_quiet(1);
 	test_csv_text();
 	test_csv_numbers();
+	test_cell_readers();
 	test_csv_header();
 	test_csv_write_error();
 	test_tmpl();

@@ -75,9 +75,25 @@ static void test_mann_whitney(void)
 	CHECK(near(t.p, 1, 1e-12));
 }
 
+static void test_robust_sigma(void)
+{
+	/*
+	 * {1, 2, 3, 4, 100} about 3: deviations 2, 1, 0, 1, 97, sorted
+	 * 0 1 1 2 97, MAD 1 (the 100 does not move it): sigma 1.4826. An even
+	 * count, {1, 2, 3, 4} about 2: deviations 1, 0, 1, 2, sorted 0 1 1 2,
+	 * MAD the middle two's mean (1 + 1) / 2 = 1. No values: 0.
+	 */
+	int64_t five[] = {1, 2, 3, 4, 100}, four[] = {1, 2, 3, 4};
+	CHECK(near(stats_robust_sigma(five, 5, 3), 1.4826, 1e-12));
+	CHECK_INT(five[4], 100);
+	CHECK(near(stats_robust_sigma(four, 4, 2), 1.4826, 1e-12));
+	CHECK(stats_robust_sigma(four, 0, 2) == 0);
+}
+
 int main(void)
 {
 	test_dist();
 	test_mann_whitney();
+	test_robust_sigma();
 	return check_result("test_stats");
 }

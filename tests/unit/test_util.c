@@ -1,17 +1,20 @@
 /*
  * test_util.c: SHA-256 against the FIPS 180-4 / NIST test vectors, the
- * growable buffer, microsecond text to integer nanoseconds, tables, and the
- * escaping of control characters in diagnostics.
+ * growable buffer, microsecond text to integer nanoseconds, tables, the
+ * escaping of control characters in diagnostics, and fs_commit_tmp.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/table.h"
 #include "check.h"
 #include "ingest/ingest.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/fs.h"
 #include "util/intmap.h"
 #include "util/sha256.h"
 #include "util/xalloc.h"
@@ -277,6 +280,46 @@ static void test_intmap(void)
 	CHECK(m.cap == 0 && intmap_get(&m, 0) == SIZE_MAX);
 }
 
+/* The contents of path (at most 63 bytes), "" when it cannot be read. */
+static const char *slurp(const char *path, char out[64])
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(out, 1, 63, f) : 0;
+	if (f)
+		fclose(f);
+	out[n] = 0;
+	return out;
+}
+
+static void test_commit_tmp(void)
+{
+	/*
+	 * A write that went well lands at path and leaves no tmp; one that
+	 * failed (err ENOSPC) leaves the previous file at path, no tmp, and
+	 * says "<tmp>: cannot write: No space left on device".
+	 */
+	char dir[] = "/tmp/test_util.XXXXXX", got[64];
+	CHECK(mkdtemp(dir) != NULL);
+	char *path = xasprintf("%s/f", dir), *tmp = xasprintf("%s/f.tmp", dir);
+	FILE *f = fopen(tmp, "wb");
+	CHECK(f != NULL);
+	fputs("one", f);
+	CHECK_INT(fs_commit_tmp(f, tmp, path, 0), 0);
+	CHECK_STR(slurp(path, got), "one");
+	CHECK(access(tmp, F_OK) != 0);
+	f = fopen(tmp, "wb");
+	fputs("two", f);
+	fprintf(stderr, "test_util: one error expected below\n");
+	CHECK_INT(fs_commit_tmp(f, tmp, path, ENOSPC), -1);
+	CHECK_STR(slurp(path, got), "one");
+	CHECK(access(tmp, F_OK) != 0);
+	diag_reset();
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(tmp);
+}
+
 int main(void)
 {
 	test_sha256();
@@ -286,5 +329,6 @@ int main(void)
 	test_table_spill();
 	test_escape();
 	test_intmap();
+	test_commit_tmp();
 	return check_result("test_util");
 }

@@ -1,6 +1,7 @@
 /*
  * cells.h: reading the result tables' cells for the findings' rules
- * (findings.c, findings_why.c): numbers as doubles (COL_US in microseconds), texts,
+ * (findings.c, findings_why.c, findings_memory.c): numbers as doubles (COL_US in
+ * microseconds) and texts, read by util/table.h's table_num and table_text, and
  * columns by name.
  */
 #ifndef PERFSTUDY_CELLS_H
@@ -8,34 +9,19 @@
 #include <math.h>
 #include "analyze/analysis.h"
 
-/* A numeric cell as a double (COL_US in microseconds); NAN when null or absent. */
+/*
+ * The rules' short names for util/table.h's readers: num is table_num (a
+ * number, COL_US in microseconds; NAN when null or absent), text is
+ * table_text (NULL when null, absent or not text).
+ */
 static inline double num(const struct table *t, size_t row, int col)
 {
-	if (col < 0)
-		return NAN;
-	const struct cell *c = table_cell(t, row, (size_t)col);
-	if (c->null)
-		return NAN;
-	switch (t->cols[col].type) {
-	case COL_INT:
-		return (double)c->v.i;
-	case COL_US:
-		return (double)c->v.i / 1000.0;
-	case COL_FRAC:
-	case COL_REAL:
-		return c->v.f;
-	case COL_TEXT:
-		break;
-	}
-	return NAN;
+	return table_num(t, row, col);
 }
 
 static inline const char *text(const struct table *t, size_t row, int col)
 {
-	if (col < 0)
-		return NULL;
-	const struct cell *c = table_cell(t, row, (size_t)col);
-	return c->null || t->cols[col].type != COL_TEXT ? NULL : c->v.text;
+	return table_text(t, row, col);
 }
 
 static inline int col(const struct table *t, const char *name)

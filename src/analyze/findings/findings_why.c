@@ -22,7 +22,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "analyze/findings/cells.h"
@@ -57,6 +56,32 @@ static int cmp_coll_row(const void *pa, const void *pb)
 	return a->rank < b->rank ? -1 : a->rank > b->rank;
 }
 
+/*
+ * The straggler's profiled step count: the ranks.csv rows of run whose rank
+ * is rank (one row per rank and step); 0 without ranks.csv or its columns.
+ * With nranks, also the number of distinct ranks of run there.
+ */
+static size_t straggler_steps(const struct analysis_result *res, const char *run, int rank, size_t *nranks)
+{
+	const struct table *rk = result_table(res, "ranks");
+	int rrun = col(rk, "run"), rrank = col(rk, "rank");
+	struct intmap ranks = {0};
+	size_t steps = 0, n = 0;
+	for (size_t r = 0; rk && rrun >= 0 && rrank >= 0 && r < rk->nrows; r++) {
+		const char *rr = text(rk, r, rrun);
+		if (!rr || strcmp(rr, run))
+			continue;
+		int k = (int)num(rk, r, rrank);
+		if (nranks && intmap_index(&ranks, k, n) == n)
+			n++;
+		steps += k == rank;
+	}
+	intmap_free(&ranks);
+	if (nranks)
+		*nranks = n;
+	return steps;
+}
+
 double why_saving(const struct analysis_result *res, const char *run, int straggler, double *noise)
 {
 	const struct table *cw = result_table(res, "collective_waits"), *rk = result_table(res, "ranks");
@@ -68,20 +93,8 @@ double why_saving(const struct analysis_result *res, const char *run, int stragg
 	if (!cw || !rk || crun < 0 || crank < 0 || clast < 0 || cm < 0 || cstep < 0 || ccomm < 0 || ccoll < 0 ||
 	    rrun < 0 || rrank < 0)
 		return NAN;
-	/* the run's ranks and the straggler's step count (one ranks.csv row per rank and step) */
-	struct intmap ranks = {0};
 	size_t nranks = 0;
-	double steps = 0;
-	for (size_t r = 0; r < rk->nrows; r++) {
-		const char *rr = text(rk, r, rrun);
-		if (!rr || strcmp(rr, run))
-			continue;
-		int k = (int)num(rk, r, rrank);
-		if (intmap_index(&ranks, k, nranks) == nranks)
-			nranks++;
-		steps += k == straggler;
-	}
-	intmap_free(&ranks);
+	double steps = (double)straggler_steps(res, run, straggler, &nranks);
 	struct coll_row *v = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t r = 0; r < cw->nrows; r++) {
@@ -333,12 +346,8 @@ void why_saving_words(struct buf *b, const struct analysis_result *res, const ch
 		      double overhead)
 {
 	double step = (double)profiler_unprofiled_ns(res, run) / 1e3;
-	/* the samples it rests on: the straggler's profiled steps (ranks.csv rows), named when fewer than 5 */
-	const struct table *rk = result_table(res, "ranks");
-	int rrun = col(rk, "run"), rrank = col(rk, "rank");
-	size_t nsteps = 0;
-	for (size_t r = 0; rk && rrun >= 0 && rrank >= 0 && r < rk->nrows; r++)
-		nsteps += text(rk, r, rrun) && !strcmp(text(rk, r, rrun), run) && num(rk, r, rrank) == straggler;
+	/* the samples it rests on: the straggler's profiled steps, named when fewer than 5 */
+	size_t nsteps = straggler_steps(res, run, straggler, NULL);
 	char from[96];
 	if (nsteps > 0 && nsteps < 5)
 		snprintf(from, sizeof(from), "from the collectives of only %zu profiled step%s", nsteps,

@@ -1,4 +1,4 @@
-/* stats.c: median, its order-statistic interval, and the Mann-Whitney test; see stats.h. */
+/* stats.c: median, its order-statistic interval, the Mann-Whitney test and the robust sigma; see stats.h. */
 #include "analyze/lib/stats.h"
 
 #include <math.h>
@@ -133,4 +133,17 @@ void stats_mann_whitney(const int64_t *a, size_t n, const int64_t *b, size_t m, 
 	}
 	double z = fmax(0, fabs(t->u - nm / 2) - 0.5) / sqrt(var);
 	t->p = fmin(1, erfc(z / M_SQRT2));
+}
+
+double stats_robust_sigma(const int64_t *v, size_t n, int64_t center)
+{
+	if (!n)
+		return 0;
+	int64_t *dev = xmalloc(n * sizeof(*dev));
+	for (size_t i = 0; i < n; i++)
+		dev[i] = v[i] > center ? v[i] - center : center - v[i];
+	qsort(dev, n, sizeof(*dev), cmp_i64);
+	double mad = n % 2 ? (double)dev[n / 2] : ((double)dev[n / 2 - 1] + (double)dev[n / 2]) / 2;
+	free(dev);
+	return 1.4826 * mad;
 }

@@ -19,6 +19,10 @@
  * counted over all subsets); otherwise the normal approximation with the
  * tie correction of the variance and a continuity correction of 1/2.
  * p = min(1, 2 * the smaller tail).
+ *
+ * Robust sigma: 1.4826 x the median absolute deviation from a given centre
+ * (the sample's median), the standard deviation of a normal sample that the
+ * odd slow step does not move.
  */
 #ifndef PERFSTUDY_STATS_H
 #define PERFSTUDY_STATS_H
@@ -49,5 +53,12 @@ struct mw_test {
 
 /* Mann-Whitney U of samples a (n) and b (m), both >= 1; neither is changed. */
 void stats_mann_whitney(const int64_t *a, size_t n, const int64_t *b, size_t m, struct mw_test *t);
+
+/*
+ * 1.4826 x the median absolute deviation of v (n values, not changed) from
+ * center, the median of an even count of deviations being the mean of the
+ * middle two; 0 when n is 0. Unrounded: callers round to their unit.
+ */
+double stats_robust_sigma(const int64_t *v, size_t n, int64_t center);
 
 #endif

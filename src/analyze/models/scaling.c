@@ -49,6 +49,7 @@
 #include "analyze/analysis.h"
 #include "analyze/models/models.h"
 #include "analyze/lib/rankdata.h"
+#include "analyze/lib/stats.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
@@ -69,16 +70,10 @@ struct srun {
 	struct srun *base, *pbase;
 };
 
-static int cmp_i64(const void *pa, const void *pb)
-{
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-	return a < b ? -1 : a > b;
-}
-
 /*
  * The relative standard error of a run's median step: 1.2533 sigma /
  * (median sqrt(n)) with sigma the robust one (1.4826 x the median absolute
- * deviation). log: the training log's unprofiled iterations
+ * deviation, stats_robust_sigma). log: the training log's unprofiled iterations
  * (profiler_overhead.csv), else the profiled steps (each step's time pooled
  * over ranks, n the step count: a step's ranks are not independent). NAN
  * when fewer than 5 samples.
@@ -92,13 +87,7 @@ static double median_rel_se(const struct analysis_result *out, const struct srun
 	double n = (double)r->ndurs / (double)(r->gpus > 0 ? r->gpus : 1);
 	if (n < 5 || r->step <= 0)
 		return NAN;
-	int64_t *dev = xmalloc(r->ndurs * sizeof(*dev));
-	for (size_t i = 0; i < r->ndurs; i++)
-		dev[i] = llabs(r->durs[i] - (int64_t)r->step);
-	qsort(dev, r->ndurs, sizeof(*dev), cmp_i64);
-	double mad = r->ndurs % 2 ? (double)dev[r->ndurs / 2] : ((double)dev[r->ndurs / 2 - 1] + (double)dev[r->ndurs / 2]) / 2;
-	free(dev);
-	return 1.2533 * 1.4826 * mad / (r->step * sqrt(n));
+	return 1.2533 * stats_robust_sigma(r->durs, r->ndurs, (int64_t)r->step) / (r->step * sqrt(n));
 }
 
 /*

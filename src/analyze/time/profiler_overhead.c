@@ -72,27 +72,11 @@ static const char *const queries[] = {
 /*
  * The step-to-step noise of the training: 1.4826 x the median absolute
  * deviation of the unprofiled iterations from their median (the standard
- * deviation of a normal sample, robust to the odd slow iteration), given
- * from NOISE_MIN_SAMPLES iterations on.
+ * deviation of a normal sample, robust to the odd slow iteration:
+ * stats_robust_sigma, rounded to the ns), given from NOISE_MIN_SAMPLES
+ * iterations on.
  */
 #define NOISE_MIN_SAMPLES 5
-
-static int cmp_i64(const void *pa, const void *pb)
-{
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-	return a < b ? -1 : a > b;
-}
-
-static int64_t robust_sigma_ns(const int64_t *v, size_t n, int64_t median)
-{
-	int64_t *dev = xmalloc(n * sizeof(*dev));
-	for (size_t i = 0; i < n; i++)
-		dev[i] = v[i] > median ? v[i] - median : median - v[i];
-	qsort(dev, n, sizeof(*dev), cmp_i64);
-	double mad = n % 2 ? (double)dev[n / 2] : ((double)dev[n / 2 - 1] + (double)dev[n / 2]) / 2;
-	free(dev);
-	return (int64_t)(1.4826 * mad + 0.5);
-}
 
 /* Sets cols c (count) and c + 1 (median, us) of row from v; returns the median in ns, 0 when n is 0. */
 static int64_t set_median(struct table *t, size_t row, size_t c, int64_t *v, size_t n)
@@ -165,7 +149,7 @@ int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_r
 			for (size_t q = 0; q < 3; q++)
 				med[q] = set_median(t, row, 1 + 2 * q, v[q], n[q]);
 			if (n[2] >= NOISE_MIN_SAMPLES)
-				table_set_ns(t, row, 8, robust_sigma_ns(v[2], n[2], med[2]));
+				table_set_ns(t, row, 8, (int64_t)(stats_robust_sigma(v[2], n[2], med[2]) + 0.5));
 		}
 		for (size_t q = 0; q < 3; q++)
 			free(v[q]);
