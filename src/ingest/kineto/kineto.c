@@ -83,7 +83,8 @@ struct kctx {
 
 /*
  * kj_cat_fn: the class of a category, 0 (EV_OTHER) for those not read.
- * Of a host operator's args only "External id" is used.
+ * Of a host operator's args only "External id" and "Input Dims" are used
+ * (the shim reads all of a record_param_comms op's: see the file's comment).
  */
 int kineto_cat_class(const char *cat, size_t n)
 {
