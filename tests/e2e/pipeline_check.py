@@ -8,8 +8,11 @@ line each in stage order, from the trace files alone (not perfstudy's
 output), by the definitions of pipeline_stages.csv (docs/output.md), written
 again here independently in plain Python (standard library only):
   - a send/recv is a kernel whose args have "Collective name" send or recv,
-    its peer "Dst Rank" (send) or "Src Rank" (recv), its issue time the
-    host start of the cudaLaunchKernel with its correlation;
+    its peer "Dst Rank" (send) or "Src Rank" (recv) and its "Seq" taken
+    from its own args, else (as PyTorch 2.11 writes them) from those of the
+    record_param_comms cpu_op with its "External id", wherever that is in
+    the file; its issue time the host start of the cudaLaunchKernel with
+    its correlation;
   - ranks that send to each other both ways are neighbours; the path they
     form is the pipeline; stage 0 is the end whose first op in its first
     step with ops is a send;
@@ -55,6 +58,10 @@ def main():
         rank = doc["distributedInfo"]["rank"]
         ev = [e for e in doc["traceEvents"] if e.get("ph") == "X"]
         launch = {e["args"]["correlation"]: e["ts"] for e in ev if e["cat"] == "cuda_runtime"}
+        comms = {}
+        for e in ev:
+            if e["cat"] == "cpu_op" and e["name"] == "record_param_comms":
+                comms.setdefault(e["args"]["External id"], e["args"])
         steps = {int(e["name"].split("#")[1]): (e["ts"], e["ts"] + e["dur"]) for e in ev
                  if e["cat"] == "user_annotation" and e["name"].startswith("ProfilerStep#")}
         opt = sorted(e["ts"] for e in ev if e["cat"] == "user_annotation" and e["name"].startswith("Optimizer.step#"))
@@ -66,7 +73,9 @@ def main():
             when = launch.get(a.get("correlation"), e["ts"])
             coll = a.get("Collective name")
             if coll in ("send", "recv"):
-                ops.append((when, coll, a["Dst Rank"] if coll == "send" else a["Src Rank"], a.get("Seq")))
+                op = comms.get(a.get("External id"), {})
+                key = "Dst Rank" if coll == "send" else "Src Rank"
+                ops.append((when, coll, a.get(key, op.get(key)), a.get("Seq", op.get("Seq"))))
             elif "nccl" not in e["name"].lower():
                 kerns.append((when, e["ts"], e["ts"] + e["dur"]))
         ops.sort()

@@ -2,6 +2,7 @@
 """pipeline_gen.py: synthetic Kineto traces of a pipeline-parallel run (t_pipeline.sh).
 
 Usage: pipeline_gen.py OUTDIR SCHEDULE P M [--slow STAGE] [--perm R0,R1,...] [--steps N] [--world W]
+                      [--args copied|real] [--order time|gpu-first]
 
 Writes OUTDIR/rank<r>.json, one per rank, of P stages running M micro-batches
 per step under SCHEDULE (gpipe or 1f1b), with exact integer-us timings:
@@ -9,6 +10,15 @@ every stage takes t_f = 1000 us per micro-batch forward and t_b = 2000 us per
 backward (the --slow stage twice that). Stage s runs on rank perm[s]
 (default: rank s), of W ranks in all (default P: a larger W with a --perm
 of other ranks writes a second pipeline of the same run into OUTDIR).
+--args real writes the NCCL args the way PyTorch 2.11 does (its profiler's
+saveNcclMeta, torch/csrc/profiler/util.cpp): the kernel carries only
+External id, Collective name, In/Out msg nelems, Group size, In/Out split
+size and Process Group Name/Description/Ranks; Rank, dtype, Seq and Dst
+Rank / Src Rank are on the record_param_comms cpu_op alone, which has the
+kernel's External id. --args copied (the default) copies them all onto the
+kernel too. --order gpu-first writes each trace's kernels before all its
+other events (default time: every event sorted by ts, so a kernel's
+record_param_comms comes before it).
 Python 3 standard library only.
 
 The timings come from a simulation of the schedule: each stage runs its
@@ -31,7 +41,8 @@ single-stage schedules, torch.optim, Kineto):
                                 Seq, Dst Rank on a send / Src Rank on a recv)
   cudaLaunchKernel              cuda_runtime, correlation to its kernel
   ncclDevKernel_SendRecv(...)   kernel on the NCCL stream, with the
-                                collective args copied (recent Kineto)
+                                collective args copied (--args copied)
+                                or some of them (--args real)
   compute kernels               two per micro-batch op (60 % and 40 %)
   Optimizer.step#AdamW.step     user_annotation after the last backward,
                                 with two optimizer kernels (must be left out
@@ -88,7 +99,7 @@ def simulate(kind, p, m, tf, tb):
 def main():
     args = sys.argv[1:]
     out, kind, p, m = args[0], args[1], int(args[2]), int(args[3])
-    slow, perm, nsteps, world = -1, list(range(p)), 3, p
+    slow, perm, nsteps, world, real, gpu_first = -1, list(range(p)), 3, p, False, False
     k = 4
     while k < len(args):
         if args[k] == "--slow":
@@ -99,6 +110,10 @@ def main():
             nsteps = int(args[k + 1])
         elif args[k] == "--world":
             world = int(args[k + 1])
+        elif args[k] == "--args":
+            real = {"real": True, "copied": False}[args[k + 1]]
+        elif args[k] == "--order":
+            gpu_first = {"gpu-first": True, "time": False}[args[k + 1]]
         k += 2
     tf = [T_F * (2 if s == slow else 1) for s in range(p)]
     tb = [T_B * (2 if s == slow else 1) for s in range(p)]
@@ -172,8 +187,16 @@ def main():
                     X(r, "cuda_runtime", "cudaLaunchKernel", launch, 1, 1, {"correlation": c})
                     t = it[2]
                     kst = t if it[0] == "send" else min(launch + 1, t)
+                    if real:  # saveNcclMeta's kernel args: no Rank, dtype, Seq, Dst Rank, Src Rank
+                        kargs = {"External id": c, "Collective name": it[0], "In msg nelems": NELEMS,
+                                 "Out msg nelems": NELEMS, "Group size": p, "In split size": "[]",
+                                 "Out split size": "[]", "Process Group Name": "0",
+                                 "Process Group Description": "default_pg",
+                                 "Process Group Ranks": coll["Process Group Ranks"]}
+                    else:
+                        kargs = dict(coll)
                     X(r, "kernel", "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", kst,
-                      t + DELTA - kst, NCCL_STREAM, dict(coll, device=r, stream=NCCL_STREAM, correlation=c), pid=r)
+                      t + DELTA - kst, NCCL_STREAM, dict(kargs, device=r, stream=NCCL_STREAM, correlation=c), pid=r)
                 X(r, "user_annotation", "%s %d" % ("Forward" if op == "F" else "Backward", i), first - 1,
                   launch - first + 3, 1)
             # the optimizer: after the last backward on the GPU, left out of the pipeline's compute
@@ -190,7 +213,7 @@ def main():
             X(r, "user_annotation", "ProfilerStep#%d" % (step + 1), step_start, base + span + 1000 - step_start, 1)
     for r in perm:
         doc = {"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": r, "world_size": world},
-               "traceEvents": sorted(events[r], key=lambda e: (e["ts"], e["name"]))}
+               "traceEvents": sorted(events[r], key=lambda e: (gpu_first and e["cat"] != "kernel", e["ts"], e["name"]))}
         with open(os.path.join(out, "rank%d.json" % r), "w") as f:
             json.dump(doc, f, separators=(",", ":"))
             f.write("\n")

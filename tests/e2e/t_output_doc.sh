@@ -3,7 +3,8 @@
 # Methods say. It builds the sites every table appears in (make example's
 # manifests; the hand-written traces of tests/data/history built twice with
 # a series, for changes.csv, history.csv and series.csv; tests/data/memory
-# for the memory tables) and runs
+# for the memory tables; a synthetic GPipe run of tests/e2e/pipeline_gen.py
+# for pipeline_stages.csv) and runs
 # tools/output_tables.py over them: each table's row must give its CSV's
 # columns and its Methods text, word for word. Then a doc with one word
 # changed must fail the check (the check can fail).
@@ -38,14 +39,21 @@ done
 # Allocator events (memory_steps.csv, memory_regions.csv, memory_ranks.csv): the hand-made traces of t_memory.sh.
 $PERFSTUDY build -q tests/data/memory/study.yaml -o "$T/mem" 2> "$T/err" && ok || bad "memory build failed: $(cat "$T/err")"
 
-python3 tools/output_tables.py "$T/example" "$T/hist" "$T/mem" > "$T/out" 2>&1 && ok ||
+# A pipeline-parallel run (pipeline_stages.csv), which no bundled example is: pipeline_gen.py's GPipe.
+mkdir -p "$T/pp"
+python3 tests/e2e/pipeline_gen.py "$T/pp/gpipe" gpipe 4 4 && ok || bad "pipeline_gen.py failed"
+printf 'title: Pipeline\nruns:\n  - {id: gpipe, traces: gpipe/rank*.json}\n' > "$T/pp/study.yaml"
+$PERFSTUDY build -q "$T/pp/study.yaml" -o "$T/pipe" 2> "$T/err" && ok || bad "pipeline build failed: $(cat "$T/err")"
+[ -s "$T/pipe/study/data/pipeline_stages.csv" ] && ok || bad "the pipeline build has no pipeline_stages.csv"
+
+python3 tools/output_tables.py "$T/example" "$T/hist" "$T/mem" "$T/pipe" > "$T/out" 2>&1 && ok ||
 	bad "docs/output.md's tables differ from the Methods: $(cat "$T/out")"
 # Every table a build wrote is in the docs: the generator's count is the number of distinct CSVs.
-n=$( (cd "$T" && ls example/*/data/*.csv hist/*/data/*.csv mem/*/data/*.csv) | sed 's#.*/##' | sort -u | wc -l)
+n=$( (cd "$T" && ls example/*/data/*.csv hist/*/data/*.csv mem/*/data/*.csv pipe/*/data/*.csv) | sed 's#.*/##' | sort -u | wc -l)
 grep -q ": $n tables agree" "$T/out" && ok || bad "want $n tables in the docs: $(cat "$T/out")"
 
 # The check fails on a doc that drifted: one word of one definition changed.
 sed 's/| one row per `<gpu>`/| one row for each `<gpu>`/; s/One row per <gpu> of each/One row for each <gpu> of each/' docs/output.md > "$T/drift.md"
 cmp -s docs/output.md "$T/drift.md" && bad "the drift edit changed nothing"
-python3 tools/output_tables.py --doc "$T/drift.md" "$T/example" "$T/hist" "$T/mem" > /dev/null 2>&1 && bad "a drifted doc passed" || ok
+python3 tools/output_tables.py --doc "$T/drift.md" "$T/example" "$T/hist" "$T/mem" "$T/pipe" > /dev/null 2>&1 && bad "a drifted doc passed" || ok
 finish

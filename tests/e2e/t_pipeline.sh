@@ -20,6 +20,18 @@
 #   Planted: GPipe p = 4, m = 4 with stage 2 at twice the compute, stages on
 #   ranks 2, 0, 3, 1: the others wait for it (imbalance 24000 / 15000 =
 #   1.6), so their bubble exceeds 3/7 and the finding names stage 2's rank, 3.
+#
+#   real, realg: the 1F1B and GPipe runs with the NCCL args written as
+#   PyTorch 2.11 writes them (pipeline_gen.py --args real: peer, dtype and
+#   Seq only on the record_param_comms cpu_op of the kernel's External id),
+#   realg with every kernel before its op (--order gpu-first): the same
+#   rows as above, read through every ingest path (--jobs, shards + merge,
+#   reuse of unchanged traces, small windows with parse helpers).
+#
+#   Sends and recvs are no collectives of the group: no warning of
+#   unmatched collectives or of clock offsets, and the balanced runs give no
+#   finding at all (no comm-skew, no host-bound: the bubble is the
+#   schedule's); the planted run only its pipeline-bubble.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v python3 >/dev/null; then
@@ -32,6 +44,7 @@ python3 $G "$T/gpipe" gpipe 4 4 && python3 $G "$T/onef1b" 1f1b 4 8 &&
 	python3 $G "$T/slow" gpipe 4 4 --slow 2 --perm 2,0,3,1 &&
 	python3 $G "$T/slow2" gpipe 4 4 --slow 2 --steps 2 &&
 	python3 $G "$T/ppdp" gpipe 4 4 --world 8 && python3 $G "$T/ppdp" gpipe 4 4 --world 8 --perm 7,5,6,4 &&
+	python3 $G "$T/real" 1f1b 4 8 --args real && python3 $G "$T/realg" gpipe 4 4 --args real --order gpu-first &&
 	ok || bad "pipeline_gen.py failed"
 gzip -9n "$T/onef1b"/rank*.json
 
@@ -44,9 +57,14 @@ runs:
   - {id: slow2, traces: slow2/rank*.json}
   - {id: override, traces: gpipe/rank*.json, schedule: 1f1b, microbatches: 4}
   - {id: ppdp, traces: ppdp/rank*.json}
+  - {id: real, traces: real/rank*.json}
+  - {id: realg, traces: realg/rank*.json}
 YAML
-$PERFSTUDY build -q "$T/study.yaml" -o "$T/o" 2>"$T/err"
+$PERFSTUDY build "$T/study.yaml" -o "$T/o" 2>"$T/err"
 [ $? -eq 0 ] && ok || bad "build failed: $(tail -3 "$T/err")"
+# sends and recvs are left out of the matching: nothing unmatched, no clock offset out of true
+grep -E 'left unmatched|clock offset|does not match' "$T/err" >"$T/warn"
+[ -s "$T/warn" ] && bad "point-to-point ops matched as collectives: $(head -3 "$T/warn")" || ok
 D=$T/o/study
 P=$D/data/pipeline_stages.csv
 [ -f "$P" ] && ok || bad "pipeline_stages.csv missing"
@@ -75,6 +93,8 @@ check_run() { # check_run RUN FILES...
 check_run gpipe "$T"/gpipe/rank*.json
 check_run onef1b "$T"/onef1b/rank*.json.gz
 check_run slow "$T"/slow/rank*.json
+check_run real "$T"/real/rank*.json
+check_run realg "$T"/realg/rank*.json
 
 # the hand constants: 3/7 on every GPipe stage, 3/11 on every 1F1B stage, as measured and as the formula
 hand() { # hand RUN SHARE
@@ -86,6 +106,8 @@ hand() { # hand RUN SHARE
 hand gpipe 0.428571428571
 hand onef1b 0.272727272727
 hand override 0.428571428571
+hand real 0.272727272727
+hand realg 0.428571428571
 # the planted case's formula is GPipe's too; the slow stage idles 1 - 24000 / 33000 = 3/11
 awk -F, '$1 == "slow" && $4 == 2 && $2 == 3 && $14 == "0.428571" && $13 == "0.272727" && $17 == "1.6" { f = 1 } END { exit !f }' "$P" &&
 	ok || bad "slow: stage 2 should be rank 3 with bubble 3/11, formula 3/7, imbalance 1.6"
@@ -110,6 +132,11 @@ grep -qF 'stage 2 (rank 3) computes 1.60x the mean of the stages' "$T/fp" && ok 
 grep -q '^slow,2,.*,6857\.143$' "$T/fp" && grep -qF '6.86 ms per step' "$T/fp" && ok || bad "slow: finding's price: $(cat "$T/fp")"
 grep -F 'pipeline-bubble' "$F" | grep -v '^slow,' >"$T/other"
 [ -s "$T/other" ] && bad "a pipeline-bubble finding on a balanced run or on 2 steps: $(cat "$T/other")" || ok
+# the balanced runs (and the 2-step planted one): no finding at all; the planted one: its pipeline-bubble alone
+for r in gpipe onef1b override ppdp real realg slow2; do
+	grep -q "^$r," "$F" && bad "$r: a finding on a balanced pipeline: $(grep "^$r," "$F" | cut -c1-200)" || ok
+done
+[ "$(grep -c '^slow,' "$F")" -eq 1 ] && ok || bad "slow: findings beside pipeline-bubble: $(grep '^slow,' "$F" | cut -c1-200)"
 # the 2-step planted run has rows, steps 2, and no finding (its noise is unknown)
 awk -F, '$1 == "slow2" { n++; if ($10 != 2) b = 1 } END { exit n != 4 || b }' "$P" && ok || bad "slow2: 4 rows of 2 steps"
 
@@ -129,6 +156,38 @@ grep -qF 'slow <&> stage' "$D/index.html" && bad "label unescaped on the page" |
 N=$(sqlite3 "$D/../perfstudy.db" "SELECT count(*) FROM collectives c JOIN traces t ON t.id = c.trace_id
 	JOIN runs r ON r.id = t.run_id WHERE r.run = 'gpipe' AND t.rank = 1 AND c.collective = 'send' AND c.peer = 2")
 [ "$N" = 12 ] && ok || bad "gpipe rank 1: want 12 sends to rank 2 in collectives.peer, got $N"
+
+# the real form: peer, dtype and Seq from record_param_comms, in either order, through every ingest path
+colls() { # colls DB: the real runs' collectives, on one line each
+	sqlite3 "$1" "SELECT r.run, t.rank, c.start_ns, c.collective, c.peer, c.seq, c.dtype, c.process_group
+		FROM collectives c JOIN traces t ON t.id = c.trace_id JOIN runs r ON r.id = t.run_id
+		WHERE r.run IN ('real', 'realg') ORDER BY 1, 2, 3"
+}
+colls "$D/../perfstudy.db" >"$T/c.plain"
+# 432 = 3 steps x (1F1B: 16 + 32 + 32 + 16 sends and recvs; GPipe: 8 + 16 + 16 + 8)
+awk -F'|' '$5 == "" || $6 == "" || $7 != "BFloat16" { b = 1 } END { exit b || NR != 432 }' "$T/c.plain" &&
+	ok || bad "real: sends and recvs without peer, Seq or dtype: $(grep -c '||' "$T/c.plain") of $(wc -l <"$T/c.plain")"
+N=$(awk -F'|' '$1 == "realg" && $2 == 1 && $4 == "send" && $5 == 2' "$T/c.plain" | wc -l)
+[ "$N" = 12 ] && ok || bad "realg rank 1: want 12 sends to rank 2, got $N"
+cat >"$T/real.yaml" <<YAML
+title: pipelines
+runs:
+  - {id: real, traces: $T/real/rank*.json}
+  - {id: realg, traces: $T/realg/rank*.json}
+YAML
+same_colls() { # same_colls DB NAME
+	colls "$1" >"$T/c.other"
+	cmp -s "$T/c.plain" "$T/c.other" && ok || { bad "$2: collectives differ from the plain build's"; diff "$T/c.plain" "$T/c.other" | head -3 >&2; }
+}
+$PERFSTUDY build -q --jobs 1 "$T/real.yaml" -o "$T/rj1" && same_colls "$T/rj1/perfstudy.db" "--jobs 1" || bad "--jobs 1 build failed"
+PERFSTUDY_WINDOW_BYTES=256 PERFSTUDY_PARSE_HELPERS=2 $PERFSTUDY build -q --jobs 2 "$T/real.yaml" -o "$T/rw" &&
+	same_colls "$T/rw/perfstudy.db" "256-byte windows, parse helpers" || bad "windowed build failed"
+$PERFSTUDY ingest -q --shard 0/2 -o "$T/s0.db" "$T/real.yaml" && $PERFSTUDY ingest -q --shard 1/2 -o "$T/s1.db" "$T/real.yaml" &&
+	$PERFSTUDY merge -q "$T/s1.db" "$T/s0.db" "$T/real.yaml" -o "$T/rm" && same_colls "$T/rm/perfstudy.db" "shards + merge" ||
+	bad "shards + merge failed"
+sed -i 's/^title: pipelines$/title: pipelines again/' "$T/real.yaml"
+$PERFSTUDY build "$T/real.yaml" -o "$T/rj1" 2>"$T/reuse.err" && grep -q ' 8 unchanged' "$T/reuse.err" &&
+	same_colls "$T/rj1/perfstudy.db" "reuse of unchanged traces" || bad "reuse: $(tail -2 "$T/reuse.err")"
 
 # not a pipeline: a run of two ranks with AllReduces only has no row; the manifest can make it one
 $PERFSTUDY build -q tests/data/crossrank/two -o "$T/two" 2>"$T/err"

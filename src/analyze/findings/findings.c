@@ -909,9 +909,11 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 			rule_scaling(&f, out, runs, sc, run);
 		struct rank_view *v;
 		size_t n = rank_views(out, run, &v);
+		for (size_t i = 0; i < n; i++) /* idle time its pipeline explains: not host-bound (findings_pipeline.c) */
+			v[i].idle = findings_pipeline_idle_explained(out, run, v[i].rank) ? NAN : v[i].idle;
 		/* matched collectives say who waited for whom; without them, the ranks' collective shares */
 		int w = rule_waiting(&f, out, run);
-		long straggler = w == -2 ? rule_comm_skew(&f, run, v, n) : -1;
+		long straggler = w == -2 && !findings_pipeline_has(out, run) ? rule_comm_skew(&f, run, v, n) : -1;
 		for (size_t i = 0; w >= 0 && i < n; i++)
 			if (v[i].rank == w)
 				straggler = (long)i;
@@ -953,16 +955,19 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"shares of the step spent inside collective kernels (ranks.csv comm_us / step_us, pooled over "
 		"whole steps) differ by at least %.0f percentage points; as a collective's transfer takes the same time "
 		"on every rank, the difference is time the other ranks spend inside the collective waiting for the "
-		"rank with the least. gpu-idle: a rank's GPU idle at least %.0f %% of its span (temporal.csv). "
+		"rank with the least; not in a run with pipeline stages (pipeline_stages.csv), whose stages send and "
+		"receive unevenly by design. gpu-idle: a rank's GPU idle at least %.0f %% of its span (temporal.csv). "
 		"host-bound: the rank's GPU (all streams as one) is idle at least %.0f %% of the step, at least %s of "
 		"that idle time waiting for the host to launch work (gpu_idle.csv), and host operators and launches "
 		"make at least %s of its critical path (critical_path.csv host_us / step_us); every share is a "
 		"ratio of sums over the rank's whole steps (idle_time_steps.csv whole = 1), not a mean of per-step "
 		"shares; where more than %d ranks of a run are, one statement for the run gives their count and the "
-		"range of each share, and names the rank idle longest. waiting: per rank, its waits inside "
-		"matched collectives launched in a step for the rank that arrived last, exposed (collective_waits.csv "
-		"exposed_wait_us: no other activity on its GPU meanwhile) first, then in all (wait_us), per step; the "
-		"rank waited for longest is named with every rank that waited for it at least %.0f %% of its step. "
+		"range of each share, and names the rank idle longest; not for a pipeline stage whose idle time its "
+		"pipeline explains: excess_share within the pipeline-bubble noise (or fewer than 3 steps), or a slower "
+		"stage with imbalance above 1.10. waiting: per rank, its waits inside matched collectives launched in a "
+		"step for the rank that arrived last, exposed (collective_waits.csv exposed_wait_us: no other activity on "
+		"its GPU meanwhile) first, then in all (wait_us), per step; the rank waited for longest is named with "
+		"every rank that waited for it at least %.0f %% of its step. "
 		"cause: that rank's first row in straggler_causes.csv (the side that made it late, then the largest "
 		"excess per step over the median of the other ranks) with its largest operator or kernel there, "
 		"when at least %g ms per step, after the mechanism straggler_causes.csv names for the rank, in words "

@@ -9,6 +9,12 @@
  * save), is stated, with how many others exceed too. The likely cause:
  * the slowest stage where imbalance exceeds PP_IMBALANCE (the others wait
  * for it), else the stated stage's send and recv time.
+ *
+ * It also keeps two rules of findings.c off pipelines, whose stages idle
+ * and communicate unevenly by design: comm-skew is not applied to a run
+ * with pipeline stages (the end stages send and receive to one neighbour,
+ * the middle ones to two), and host-bound not to a stage whose idle time
+ * the pipeline explains (findings_pipeline_idle_explained).
  */
 #include "analyze/findings/findings_pipeline.h"
 
@@ -34,6 +40,13 @@ static int is_pipe(const struct table *t, const struct pp_cols *c, size_t r, con
 	return rr && !strcmp(rr, run) && num(t, r, c->pipe) == pipe;
 }
 
+/* The noise an excess_share must exceed in row r: max(PP_EXCESS_MIN, PP_NOISE_K x bubble_sigma). */
+static double pp_noise(const struct table *t, const struct pp_cols *c, size_t r)
+{
+	double sig = num(t, r, c->sigma);
+	return fmax(PP_EXCESS_MIN, PP_NOISE_K * (isnan(sig) ? 0 : sig));
+}
+
 /* The statement of one pipeline (its rows carry pipe); nothing when no stage exceeds the noise. */
 static void one_pipe(const struct table *t, const struct pp_cols *c, const char *run, double pipe,
 		     pipeline_finding_fn emit, void *ctx, struct buf *b, struct buf *rule)
@@ -48,11 +61,10 @@ static void one_pipe(const struct table *t, const struct pp_cols *c, const char 
 			most = comp;
 			slow = (long)r;
 		}
-		double ex = num(t, r, c->excess), sig = num(t, r, c->sigma), span = num(t, r, c->span);
+		double ex = num(t, r, c->excess), span = num(t, r, c->span);
 		if (num(t, r, c->steps) < PP_MIN_STEPS || isnan(ex) || isnan(span))
 			continue;
-		double noise = fmax(PP_EXCESS_MIN, PP_NOISE_K * (isnan(sig) ? 0 : sig));
-		if (!(ex > noise))
+		if (!(ex > pp_noise(t, c, r)))
 			continue;
 		over++;
 		if (ex * span > price) {
@@ -90,17 +102,60 @@ static void one_pipe(const struct table *t, const struct pp_cols *c, const char 
 	emit(ctx, run, (int)num(t, r, c->rank), ex, ex * span, "table-pipeline_stages", rule->data, b->data);
 }
 
-void findings_pipeline(const struct analysis_result *res, const char *run, pipeline_finding_fn emit, void *ctx)
+/* The columns of t (pipeline_stages.csv). */
+static void pp_cols_of(const struct table *t, struct pp_cols *cp)
 {
-	const struct table *t = result_table(res, "pipeline_stages");
-	if (!t)
-		return;
 	struct pp_cols c = {
 		col(t, "run"), col(t, "rank"), col(t, "pipeline"), col(t, "stage"), col(t, "stages"),
 		col(t, "schedule"), col(t, "microbatches"), col(t, "steps"), col(t, "span_us"), col(t, "compute_us"),
 		col(t, "bubble_share"), col(t, "formula_bubble_share"), col(t, "excess_share"), col(t, "bubble_sigma"),
 		col(t, "imbalance"), col(t, "p2p_us"),
 	};
+	*cp = c;
+}
+
+int findings_pipeline_has(const struct analysis_result *res, const char *run)
+{
+	const struct table *t = result_table(res, "pipeline_stages");
+	int crun = t ? col(t, "run") : -1;
+	for (size_t r = 0; crun >= 0 && r < t->nrows; r++) {
+		const char *rr = text(t, r, crun);
+		if (rr && !strcmp(rr, run))
+			return 1;
+	}
+	return 0;
+}
+
+int findings_pipeline_idle_explained(const struct analysis_result *res, const char *run, int rank)
+{
+	const struct table *t = result_table(res, "pipeline_stages");
+	if (!t)
+		return 0;
+	struct pp_cols c;
+	pp_cols_of(t, &c);
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rr = text(t, r, c.run);
+		if (!rr || strcmp(rr, run) || num(t, r, c.rank) != rank)
+			continue;
+		double ex = num(t, r, c.excess), comp = num(t, r, c.compute), imb = num(t, r, c.imb);
+		if (num(t, r, c.steps) < PP_MIN_STEPS || isnan(ex) || !(ex > pp_noise(t, &c, r)))
+			return 1;
+		/* a slower stage of its pipeline, above PP_IMBALANCE: it waits for that one */
+		for (size_t q = 0; !isnan(imb) && imb > PP_IMBALANCE && q < t->nrows; q++)
+			if (is_pipe(t, &c, q, run, num(t, r, c.pipe)) && num(t, q, c.compute) > comp)
+				return 1;
+		return 0;
+	}
+	return 0;
+}
+
+void findings_pipeline(const struct analysis_result *res, const char *run, pipeline_finding_fn emit, void *ctx)
+{
+	const struct table *t = result_table(res, "pipeline_stages");
+	if (!t)
+		return;
+	struct pp_cols c;
+	pp_cols_of(t, &c);
 	struct buf b, rule;
 	buf_init(&b);
 	buf_init(&rule);

@@ -15,4 +15,15 @@ typedef void (*pipeline_finding_fn)(void *ctx, const char *run, int rank, double
 				    const char *evidence, const char *rule, const char *text);
 /* Calls emit for each pipeline of run with a stage over its schedule's bubble; nothing without pipeline_stages.csv. */
 void findings_pipeline(const struct analysis_result *res, const char *run, pipeline_finding_fn emit, void *ctx);
+/* Whether run has rows in pipeline_stages.csv: the comm-skew rule is not applied to it. */
+int findings_pipeline_has(const struct analysis_result *res, const char *run);
+/*
+ * Whether rank of run is a pipeline stage whose GPU idle time the
+ * pipeline explains, so that the host-bound rule is not applied to it:
+ * its excess_share is not above the pipeline-bubble rule's noise (or,
+ * under PP_MIN_STEPS steps, unknown: its idle time is the schedule's
+ * bubble), or another stage of its pipeline is the slowest with
+ * imbalance above PP_IMBALANCE (it waits for that stage).
+ */
+int findings_pipeline_idle_explained(const struct analysis_result *res, const char *run, int rank);
 #endif

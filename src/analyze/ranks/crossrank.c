@@ -24,6 +24,16 @@
  * that arrived last may be one without a trace). Unmatched kernels are
  * still rows of collective_waits.csv, with matched 0 and no wait.
  *
+ * Point to point. A send or a recv (Collective name send or recv, or a
+ * peer recorded: collectives.peer) is an operation of two ranks, not of
+ * the communicator's group: its n-th or its Seq on one rank is no
+ * operation of the others' (a pipeline stage sends to its next stage and
+ * receives from its previous one). Such kernels are left out of the
+ * matching, so of the clock offsets too, and stay rows of
+ * collective_waits.csv with matched 0; their number (and the id column's)
+ * counts them apart from the communicator's other kernels.
+ * pipeline_stages.c pairs them by their peers instead.
+ *
  * Clocks. Every rank leaves a collective at nearly the same moment (the
  * last data arrives everywhere at once), so the offset of rank r's clock
  * against the reference (the run's lowest rank) is the median, over the
@@ -105,7 +115,7 @@ ssize_t crossrank_act_index(const struct rank_data *d, int64_t start, int64_t co
 #define XR_PATH_SQL "SELECT path FROM traces WHERE run_id = ?1 AND rank = ?2 ORDER BY id LIMIT 1"
 #define XR_COLLS_SQL                                                                                             \
 	"SELECT c.start_ns, c.correlation, c.collective, c.in_nelems, c.out_nelems, c.dtype,"                   \
-	" coalesce(c.group_size, t.world_size), c.process_group, c.seq FROM traces t JOIN collectives c"        \
+	" coalesce(c.group_size, t.world_size), c.process_group, c.seq, c.peer FROM traces t JOIN collectives c" \
 	" ON c.trace_id = t.id WHERE t.run_id = ?1 AND t.rank = ?2 ORDER BY c.start_ns"
 
 /*
@@ -150,6 +160,8 @@ static int load_rank(struct store *s, sqlite3_stmt *const q[2], const struct ran
 		buf_reset(&type);
 		collective_canonical((const char *)store_column_text(st, 2), &type);
 		kn->type = intern(&run->names, &run->nnames, type.data);
+		kn->p2p = !strcmp(type.data, "Send") || !strcmp(type.data, "Recv") ||
+			  store_column_type(st, 9) != SQLITE_NULL;
 		const char *dt = (const char *)store_column_text(st, 5);
 		kn->dtype = dt ? intern(&run->names, &run->nnames, dt) : -1;
 		const char *pg = (const char *)store_column_text(st, 7);
@@ -168,10 +180,10 @@ static int load_rank(struct store *s, sqlite3_stmt *const q[2], const struct ran
 		return -1;
 	if (r->nkerns > 1) /* a rank without communication kernels has none (NULL) */
 		qsort(r->kerns, r->nkerns, sizeof(*r->kerns), cmp_kern);
-	/* each kernel's number on its communicator, in order of start */
-	int64_t *count = xcalloc(run->npgs ? run->npgs : 1, sizeof(*count));
+	/* each kernel's number on its communicator, in order of start; the point-to-point ones apart */
+	int64_t *count = xcalloc(run->npgs ? 2 * run->npgs : 1, sizeof(*count));
 	for (size_t i = 0; i < r->nkerns; i++)
-		r->kerns[i].index = count[r->kerns[i].pg]++;
+		r->kerns[i].index = count[2 * (size_t)r->kerns[i].pg + (r->kerns[i].p2p != 0)]++;
 	free(count);
 	return 0;
 }
@@ -215,7 +227,7 @@ static void pg_lists_build(const struct xr_run *run, int pg, struct pg_lists *pl
 		const struct xr_rank *r = &run->ranks[ri];
 		size_t m = pl->nm, cap = 0;
 		for (size_t i = 0; i < r->nkerns; i++)
-			if (r->kerns[i].pg == pg) {
+			if (r->kerns[i].pg == pg && !r->kerns[i].p2p) { /* point to point: never matched */
 				pl->idx[m] = xgrow(pl->idx[m], &cap, pl->cnt[m] + 1, sizeof(**pl->idx));
 				pl->idx[m][pl->cnt[m]++] = (uint32_t)i;
 			}

@@ -26,7 +26,8 @@ struct xr_kern {
 	int64_t in_nelems, out_nelems; /* 0: unknown */
 	int64_t group_size, seq;       /* group_size 0: unknown; seq -1: no "Seq" arg */
 	int64_t step;                  /* the ProfilerStep#N of its launch (else of its start); -1 none */
-	int64_t index;                 /* its number on its communicator on this rank: 0, 1, ... */
+	int64_t index;                 /* its number on its communicator on this rank: 0, 1, ... (p2p ones apart) */
+	int p2p;                       /* a send or recv (point to point): never matched, see crossrank.c */
 	int pg;                        /* its communicator: index into xr_run.pgs */
 	int type;                      /* index into xr_run.names: the canonical collective name */
 	int dtype;                     /* index into xr_run.names; -1 unknown */

@@ -20,6 +20,20 @@
  *
  * An event with a missing, non-numeric or negative time is skipped with a
  * warning naming its byte offset; the count of skipped events is reported.
+ *
+ * Communication args. Recent PyTorch (torch/csrc/profiler/util.cpp,
+ * saveNcclMeta) copies only some of a collective's args onto its NCCL
+ * kernel ("Collective name", "In/Out msg nelems", "Group size", the
+ * process group); "dtype", "Seq" and a send's "Dst Rank" or a recv's "Src
+ * Rank" are on the host op record_param_comms alone, which carries the
+ * kernel's "External id". A kernel with a "Collective name" takes each of
+ * those four it lacks from the record_param_comms op of its External id
+ * (its own win where both have one), whichever of the two comes first in
+ * the file: the ops are kept by External id as they come (the first of an
+ * id), and a kernel that lacks one and whose op has not come yet is held
+ * back and given to the sink when the file ends (with what its op then
+ * gave, or without). So its row is the same in every order but the
+ * position of held kernels among the others.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,6 +43,7 @@
 
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/intmap.h"
 #include "util/xalloc.h"
 #include "ingest/ingest.h"
 #include "ingest/json_error.h"
@@ -39,17 +54,37 @@ enum ev_class {
 	EV_OTHER, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_RUNTIME, EV_DRIVER, EV_ANNOT, EV_GPU_ANNOT, EV_CPU_OP, EV_INSTANT
 };
 
+/* The args of one record_param_comms op that its kernel may lack (see the file's comment). */
+struct comm_args {
+	int has_dst, has_src, has_seq;
+	int64_t dst, src, seq;
+	char *dtype; /* NULL: none */
+};
+
+/* A communication kernel held back until its record_param_comms op comes: its row, strings owned. */
+struct held_kernel {
+	struct gpu_activity a;
+	int64_t external_id;
+	struct comm_args own; /* the kernel's own Dst Rank, Src Rank (dtype and Seq are in a) */
+};
+
 struct kctx {
 	const struct source *src;
 	const struct ingest_sink *sink;
 	struct ingest_counts *counts;
 	int64_t warned;
 	int failed;
+	struct intmap comm_ids; /* External id -> index into comm */
+	struct comm_args *comm;
+	size_t ncomm, cap_comm;
+	struct held_kernel *held;
+	size_t nheld, cap_held;
 };
 
 /*
  * kj_cat_fn: the class of a category, 0 (EV_OTHER) for those not read.
- * Of a host operator's args only "External id" is used.
+ * Of a host operator's args only "External id" and "Input Dims" are used
+ * (the shim reads all of a record_param_comms op's: see the file's comment).
  */
 int kineto_cat_class(const char *cat, size_t n)
 {
@@ -157,6 +192,110 @@ static int on_memory(struct kctx *k, const struct kj_event *ev)
 	return 0;
 }
 
+/* Keeps a record_param_comms op's args by its External id (the first op of an id). */
+static void keep_comm_args(struct kctx *k, const struct kj_event *ev)
+{
+	if (ev->bad_int)
+		warn_value(k, ev, ev->bad_int);
+	if (intmap_get(&k->comm_ids, ev->external_id) != SIZE_MAX)
+		return;
+	intmap_index(&k->comm_ids, ev->external_id, k->ncomm);
+	k->comm = xgrow(k->comm, &k->cap_comm, k->ncomm + 1, sizeof(*k->comm));
+	k->comm[k->ncomm++] = (struct comm_args){
+		.has_dst = ev->has_dst, .dst = ev->dst, .has_src = ev->has_src, .src = ev->src,
+		.has_seq = ev->has_seq, .seq = ev->seq, .dtype = ev->dtype.p ? xstrdup(ev->dtype.p) : NULL,
+	};
+}
+
+/*
+ * A point-to-point op's peer, the global rank it sends to or receives from:
+ * the kernel's own "Dst Rank" (send) or "Src Rank" (recv), else its op's
+ * (op NULL: none); a negative one is unknown.
+ */
+static void set_peer(struct gpu_activity *a, const struct comm_args *own, const struct comm_args *op)
+{
+	int send = a->collective && !strcmp(a->collective, "send"), recv = a->collective && !strcmp(a->collective, "recv");
+	for (int i = 0; i < 2 && !a->has_peer && (send || recv); i++) {
+		const struct comm_args *c = i ? op : own;
+		if (c && (send ? c->has_dst && c->dst >= 0 : c->has_src && c->src >= 0)) {
+			a->has_peer = 1;
+			a->peer = send ? c->dst : c->src;
+		}
+	}
+}
+
+/* What a communication kernel lacks of its op's args: dtype, Seq, a send's or recv's peer. */
+static int lacks_comm_args(const struct gpu_activity *a)
+{
+	return !a->dtype || !a->has_seq ||
+	       (!a->has_peer && a->collective && (!strcmp(a->collective, "send") || !strcmp(a->collective, "recv")));
+}
+
+/* Fills what a lacks from op (NULL: nothing); dtype points into op. */
+static void fill_comm_args(struct gpu_activity *a, const struct comm_args *own, const struct comm_args *op)
+{
+	set_peer(a, own, op);
+	if (!op)
+		return;
+	if (!a->dtype)
+		a->dtype = op->dtype;
+	if (!a->has_seq && op->has_seq) {
+		a->has_seq = 1;
+		a->seq = op->seq;
+	}
+}
+
+/* The sink's activity callback for a; 1 when it failed. */
+static int give_activity(struct kctx *k, const struct gpu_activity *a)
+{
+	return k->sink->activity && k->sink->activity(k->sink->ctx, a) ? 1 : 0;
+}
+
+/* Holds a kernel back (its strings copied) until the file ends. */
+static void hold_kernel(struct kctx *k, const struct gpu_activity *a, int64_t external_id, const struct comm_args *own)
+{
+	k->held = xgrow(k->held, &k->cap_held, k->nheld + 1, sizeof(*k->held));
+	struct held_kernel *h = &k->held[k->nheld++];
+	h->a = *a;
+	h->a.name = xstrdup(a->name);
+	h->a.collective = a->collective ? xstrdup(a->collective) : NULL;
+	h->a.dtype = a->dtype ? xstrdup(a->dtype) : NULL;
+	h->a.process_group = a->process_group ? xstrdup(a->process_group) : NULL;
+	h->external_id = external_id;
+	h->own = *own;
+}
+
+/*
+ * The held kernels to the sink, in file order, each with what its op gave
+ * (when the parse succeeded: give 1); then frees what the join kept.
+ * Returns 1 when the sink failed.
+ */
+static int give_held(struct kctx *k, int give)
+{
+	int r = 0;
+	for (size_t i = 0; i < k->nheld; i++) {
+		struct held_kernel *h = &k->held[i];
+		if (give && !r) {
+			struct gpu_activity a = h->a;
+			size_t ci = intmap_get(&k->comm_ids, h->external_id);
+			fill_comm_args(&a, &h->own, ci == SIZE_MAX ? NULL : &k->comm[ci]);
+			r = give_activity(k, &a);
+		}
+		free((char *)h->a.name);
+		free((char *)h->a.collective);
+		free((char *)h->a.dtype);
+		free((char *)h->a.process_group);
+	}
+	free(k->held);
+	for (size_t i = 0; i < k->ncomm; i++)
+		free(k->comm[i].dtype);
+	free(k->comm);
+	intmap_free(&k->comm_ids);
+	if (r)
+		k->failed = 1;
+	return r;
+}
+
 static int on_event(void *ctx, const struct kj_event *ev)
 {
 	struct kctx *k = ctx;
@@ -175,6 +314,8 @@ static int on_event(void *ctx, const struct kj_event *ev)
 		 * dropped without a warning: no GPU figure depends on one op.
 		 */
 		k->counts->cpu_ops++;
+		if (ev->has_external_id && ev->name.p && !strcmp(ev->name.p, "record_param_comms"))
+			keep_comm_args(k, ev);
 		int64_t ots, odur;
 		if (!k->sink->cpu_op || !ev->ts.p || ev->ts_bad || !ev->dur.p || ev->dur_bad ||
 		    parse_us_to_ns(ev->ts.p, ev->ts.n, &ots) < 0 || parse_us_to_ns(ev->dur.p, ev->dur.n, &odur) < 0 ||
@@ -239,13 +380,16 @@ static int on_event(void *ctx, const struct kj_event *ev)
 			.has_seq = ev->has_seq,
 			.seq = ev->seq,
 		};
-		/* A point-to-point op's peer: the global rank it sends to or receives from (a negative one is unknown). */
-		if (a.collective && !strcmp(a.collective, "send") && ev->has_dst && ev->dst >= 0) {
-			a.has_peer = 1;
-			a.peer = ev->dst;
-		} else if (a.collective && !strcmp(a.collective, "recv") && ev->has_src && ev->src >= 0) {
-			a.has_peer = 1;
-			a.peer = ev->src;
+		struct comm_args own = {.has_dst = ev->has_dst, .dst = ev->dst, .has_src = ev->has_src, .src = ev->src};
+		set_peer(&a, &own, NULL);
+		int held = 0;
+		if (a.collective && ev->has_external_id && lacks_comm_args(&a)) {
+			/* the rest from its record_param_comms op: now, or when the file ends if it has not come */
+			size_t ci = intmap_get(&k->comm_ids, ev->external_id);
+			if (ci != SIZE_MAX)
+				fill_comm_args(&a, &own, &k->comm[ci]);
+			else
+				held = 1;
 		}
 		if (cls == EV_KERNEL)
 			k->counts->kernels++;
@@ -253,8 +397,10 @@ static int on_event(void *ctx, const struct kj_event *ev)
 			k->counts->memcpys++;
 		else
 			k->counts->memsets++;
-		if (k->sink->activity)
-			r = k->sink->activity(k->sink->ctx, &a);
+		if (held)
+			hold_kernel(k, &a, ev->external_id, &own);
+		else
+			r = give_activity(k, &a);
 		break;
 	}
 	case EV_RUNTIME:
@@ -370,6 +516,7 @@ static int kineto_read(const struct source *src, const struct ingest_sink *sink,
 		len -= 3;
 	}
 	int r = kj_parse(data, len, on_event, kineto_cat_class, &k, &meta, &err);
+	give_held(&k, r == 0 && !k.failed);
 	if (r < 0) {
 		if (strstr(err.detail, "UTF-8"))
 			err.offset = first_invalid_utf8((const unsigned char *)data, len);
@@ -447,6 +594,7 @@ static int kineto_read_stream(struct source_stream *ss, const struct ingest_sink
 	struct kj_error err;
 	memset(&err, 0, sizeof(err));
 	int r = kj_stream_parse(ss, on_event, kineto_cat_class, &k, &meta, &err);
+	give_held(&k, r == 0 && !k.failed);
 	if (r == -2)
 		return -1;
 	src.meta = *source_stream_meta(ss);

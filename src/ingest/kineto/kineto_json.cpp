@@ -310,10 +310,14 @@ void take_dims(ondemand::value v, event_bufs &b, kj_str &out)
 
 /*
  * Reads the args an event's class uses: all, or "External id" and "Input
- * Dims" alone (KJ_ONLY_EXTERNAL_ID: an operator's; the rest skipped).
+ * Dims" alone (KJ_ONLY_EXTERNAL_ID: an operator's; the rest skipped), but
+ * of an operator named record_param_comms, or not named before its args,
+ * all (its c10d args: kineto.c joins them to its kernel).
  */
 error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int want)
 {
+	if ((want & KJ_ONLY_EXTERNAL_ID) && (!ev.name.p || !strcmp(ev.name.p, "record_param_comms")))
+		want &= ~KJ_ONLY_EXTERNAL_ID;
 	for (auto field : args) {
 		key_id key;
 		ondemand::field f;

@@ -30,7 +30,8 @@ struct kj_str {
  * for counting), else a class of the caller's from 1 to 255, plus
  * KJ_ONLY_EXTERNAL_ID when "External id" and "Input Dims" are the only
  * ones of its args used (the others are then skipped unread once both
- * were found). The
+ * were found; not for an event named record_param_comms, or not named
+ * before its args, whose args are all read). The
  * shortcuts only apply when "ph" and "cat" come before the fields they
  * spare, as Kineto writes them; events in any other order are read whole.
  * An event whose "ph" is neither "X" nor "i" (an instant: the allocator's
