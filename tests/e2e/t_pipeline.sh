@@ -127,9 +127,12 @@ awk -F, '$1 == "gpipe" && !($6 == "GPipe" && $7 == "inferred" && $8 == 4 && $9 =
 F=$D/data/findings.csv
 grep '^slow,' "$F" | grep -F 'pipeline-bubble' >"$T/fp"
 [ "$(wc -l <"$T/fp")" -eq 1 ] && ok || bad "slow: want one pipeline-bubble finding, got $(wc -l <"$T/fp")"
-grep -qF 'stage 2 (rank 3) computes 1.60x the mean of the stages' "$T/fp" && ok || bad "slow: finding names no slow stage: $(cat "$T/fp")"
+# It is the slow stage's rank's (3: What to fix first names the rank where the fix is) and leads with it.
+grep -qF 'slow: pipeline stage 2 of 4 (rank 3) computes 1.60x the mean of the stages' "$T/fp" &&
+	grep -qF 'Fix: move layers off stage 2.' "$T/fp" && ok || bad "slow: finding names no slow stage: $(cat "$T/fp")"
 # its price: stage 0 (rank 2) idles 21000 / 33000; excess 0.636364 - 0.428571 = 0.207792 of 33000 us = 6857.143 us
-grep -q '^slow,2,.*,6857\.143$' "$T/fp" && grep -qF '6.86 ms per step' "$T/fp" && ok || bad "slow: finding's price: $(cat "$T/fp")"
+grep -q '^slow,3,.*,6857\.143$' "$T/fp" && grep -qF 'stage 0 of 4 (rank 2) idles 63.6 %' "$T/fp" &&
+	grep -qF '6.86 ms per step' "$T/fp" && ok || bad "slow: finding's price: $(cat "$T/fp")"
 grep -F 'pipeline-bubble' "$F" | grep -v '^slow,' >"$T/other"
 [ -s "$T/other" ] && bad "a pipeline-bubble finding on a balanced run or on 2 steps: $(cat "$T/other")" || ok
 # the balanced runs (and the 2-step planted one): no finding at all; the planted one: its pipeline-bubble alone

@@ -77,19 +77,30 @@ static void one_pipe(const struct table *t, const struct pp_cols *c, const char 
 	size_t r = (size_t)best;
 	const char *sched = text(t, r, c->sched);
 	double ex = num(t, r, c->excess), span = num(t, r, c->span), imb = num(t, r, c->imb);
+	/*
+	 * With a slowest stage to blame, the statement leads with it and is that
+	 * stage's rank's: the fix is there (What to fix first names the rank),
+	 * the bubble it causes is the evidence.
+	 */
+	int blame = !isnan(imb) && imb > PP_IMBALANCE && slow >= 0;
+	size_t who = blame ? (size_t)slow : r;
 	buf_reset(b);
-	buf_printf(b, "%s: pipeline stage %.0f of %.0f (rank %.0f) idles %.1f %% of the pipeline's span per step, "
+	if (blame)
+		buf_printf(b, "%s: pipeline stage %.0f of %.0f (rank %.0f) computes %.2fx the mean of the stages, and "
+			      "the others wait for it: ",
+			   run, num(t, who, c->stage), num(t, who, c->stages), num(t, who, c->rank), imb);
+	else
+		buf_printf(b, "%s: ", run);
+	buf_printf(b, "pipeline stage %.0f of %.0f (rank %.0f) idles %.1f %% of the pipeline's span per step, "
 		   "%s's schedule %.1f %% ((p - 1) / (m + p - 1) with m = %.0f micro-batches): %.1f %% of the span, "
 		   "%.2f ms per step, is bubble beyond the schedule's, over %.0f profiled steps",
-		   run, num(t, r, c->stage), num(t, r, c->stages), num(t, r, c->rank), 100 * num(t, r, c->bubble),
+		   num(t, r, c->stage), num(t, r, c->stages), num(t, r, c->rank), 100 * num(t, r, c->bubble),
 		   sched ? sched : "the", 100 * num(t, r, c->formula), num(t, r, c->m), 100 * ex, ex * span / 1000,
 		   num(t, r, c->steps));
 	if (over > 1)
 		buf_printf(b, " (%ld stages of this pipeline exceed it; this one costs the most)", over);
-	if (!isnan(imb) && imb > PP_IMBALANCE && slow >= 0)
-		buf_printf(b, ". Likely cause: stage %.0f (rank %.0f) computes %.2fx the mean of the stages, and the "
-			      "others wait for it: move layers off it",
-			   num(t, (size_t)slow, c->stage), num(t, (size_t)slow, c->rank), imb);
+	if (blame)
+		buf_printf(b, ". Fix: move layers off stage %.0f", num(t, who, c->stage));
 	else
 		buf_printf(b, ". Likely cause: the stages' sends and receives: this stage spends %.2f ms per step in "
 			      "send and recv kernels (waiting and transfer)",
@@ -99,7 +110,7 @@ static void one_pipe(const struct table *t, const struct pp_cols *c, const char 
 	buf_printf(rule, "pipeline-bubble: pipeline_stages.csv excess_share > max(%.2f, %.0f x bubble_sigma) with "
 		   "steps >= %d; cause: the slowest stage where imbalance > %.2f, else p2p_us",
 		   PP_EXCESS_MIN, PP_NOISE_K, PP_MIN_STEPS, PP_IMBALANCE);
-	emit(ctx, run, (int)num(t, r, c->rank), ex, ex * span, "table-pipeline_stages", rule->data, b->data);
+	emit(ctx, run, (int)num(t, who, c->rank), ex, ex * span, "table-pipeline_stages", rule->data, b->data);
 }
 
 /* The columns of t (pipeline_stages.csv). */
