@@ -604,9 +604,10 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 			out, "critical_path_across.csv",
 			"Per multi-rank run and step, the critical path across ranks: it starts at the end of the step "
 			"(ProfilerStep#N) of the rank whose step ended last on the reference clock (end_rank; ties: the "
-			"lowest rank), runs back as in critical_path.csv, and at a matched collective (never a send or "
-			"recv: collective_waits.csv) joined at another rank "
-			"(that rank arrived last) goes on from that rank's kernel start, on that rank's graph, back to "
+			"lowest rank), runs back as in critical_path.csv, and at a matched collective (or a recv that "
+			"started before its send, paired as in collective_waits.csv) joined at another rank "
+			"(that rank arrived last: the sender) goes on from that rank's kernel start, on that rank's "
+			"graph, back to "
 			"its own start of step N. Where the last rank's kernel belongs to another step the path does "
 			"not jump and the time before the last arrival is wait_us, as in critical_path.csv. path_us "
 			"is the path's length (the parts sum to it); path_by_rank: the time it spent on each rank; "

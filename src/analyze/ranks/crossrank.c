@@ -28,11 +28,23 @@
  * peer recorded: collectives.peer) is an operation of two ranks, not of
  * the communicator's group: its n-th or its Seq on one rank is no
  * operation of the others' (a pipeline stage sends to its next stage and
- * receives from its previous one). Such kernels are left out of the
- * matching, so of the clock offsets too, and stay rows of
- * collective_waits.csv with matched 0; their number (and the id column's)
- * counts them apart from the communicator's other kernels.
- * pipeline_stages.c pairs them by their peers instead.
+ * receives from its previous one), so such kernels are numbered apart from
+ * the communicator's other kernels and matched in pairs instead
+ * (match_p2p): per communicator and step (the kernels' ProfilerStep#N),
+ * the k-th send of rank A to rank B (A's sends to B in order of start) is
+ * the k-th recv of rank B from rank A. A pair is an operation of two
+ * members like a collective's, so its waits, its straggler (the later of
+ * the send's and the recv's start) and the critical path's join follow
+ * from the same rules. Where the counts of A's sends to B and B's recvs
+ * from A differ in a step, the k-th is no longer the k-th: those sends and
+ * recvs stay unmatched (one warning per run, naming the first such pair of
+ * ranks). A send or recv without a peer, with a peer without a trace, or a
+ * SendRecv, stays unmatched silently. Pairs give no clock offsets: a send
+ * may complete into the receiver's buffer before its recv starts (NCCL's
+ * small messages; the recv of a busy receiver), so their ends need not
+ * coincide; a run whose only matched operations are pairs keeps offset 0
+ * and an empty clock_offsets.csv row, as a run without collectives.
+ * pipeline_stages.c reads the peers itself to find the stages.
  *
  * Clocks. Every rank leaves a collective at nearly the same moment (the
  * last data arrives everywhere at once), so the offset of rank r's clock
@@ -160,8 +172,8 @@ static int load_rank(struct store *s, sqlite3_stmt *const q[2], const struct ran
 		buf_reset(&type);
 		collective_canonical((const char *)store_column_text(st, 2), &type);
 		kn->type = intern(&run->names, &run->nnames, type.data);
-		kn->p2p = !strcmp(type.data, "Send") || !strcmp(type.data, "Recv") ||
-			  store_column_type(st, 9) != SQLITE_NULL;
+		kn->peer = store_column_type(st, 9) == SQLITE_NULL ? -1 : store_column_int64(st, 9);
+		kn->p2p = !strcmp(type.data, "Send") || !strcmp(type.data, "Recv") || kn->peer >= 0;
 		const char *dt = (const char *)store_column_text(st, 5);
 		kn->dtype = dt ? intern(&run->names, &run->nnames, dt) : -1;
 		const char *pg = (const char *)store_column_text(st, 7);
@@ -227,7 +239,7 @@ static void pg_lists_build(const struct xr_run *run, int pg, struct pg_lists *pl
 		const struct xr_rank *r = &run->ranks[ri];
 		size_t m = pl->nm, cap = 0;
 		for (size_t i = 0; i < r->nkerns; i++)
-			if (r->kerns[i].pg == pg && !r->kerns[i].p2p) { /* point to point: never matched */
+			if (r->kerns[i].pg == pg && !r->kerns[i].p2p) { /* point to point: paired apart (match_p2p) */
 				pl->idx[m] = xgrow(pl->idx[m], &cap, pl->cnt[m] + 1, sizeof(**pl->idx));
 				pl->idx[m][pl->cnt[m]++] = (uint32_t)i;
 			}
@@ -392,6 +404,118 @@ static void match_by_seq(struct xr_run *run, struct pg_lists *pl, struct analysi
 	free(at);
 }
 
+/* A send or recv with a traced peer: its channel (communicator, step, sender, receiver) and itself. */
+struct p2p_ent {
+	int pg, recv;
+	int64_t step;
+	uint32_t src, dst;       /* rank indices of the sender and the receiver */
+	uint32_t rank_i, kern_i; /* the kernel */
+};
+
+static int cmp_p2p(const void *pa, const void *pb)
+{
+	const struct p2p_ent *a = pa, *b = pb;
+	if (a->pg != b->pg)
+		return a->pg < b->pg ? -1 : 1;
+	if (a->step != b->step)
+		return a->step < b->step ? -1 : 1;
+	if (a->src != b->src)
+		return a->src < b->src ? -1 : 1;
+	if (a->dst != b->dst)
+		return a->dst < b->dst ? -1 : 1;
+	if (a->recv != b->recv)
+		return a->recv - b->recv;
+	return a->kern_i < b->kern_i ? -1 : a->kern_i > b->kern_i; /* one rank's kernels, in order of start */
+}
+
+/* Records the operation of send s and recv v: its two kernels in rank order, as a collective's. */
+static void add_pair(struct xr_run *run, const struct p2p_ent *s, const struct p2p_ent *v, size_t *cap_ops,
+		     size_t *nmembers, size_t *cap_members)
+{
+	const struct xr_kern *ks = &run->ranks[s->rank_i].kerns[s->kern_i];
+	run->ops = xgrow(run->ops, cap_ops, run->nops + 1, sizeof(*run->ops));
+	struct xr_op *op = &run->ops[run->nops];
+	memset(op, 0, sizeof(*op));
+	op->pg = ks->pg;
+	op->type = ks->type;
+	op->dtype = ks->dtype;
+	op->id = ks->seq >= 0 ? ks->seq : ks->index;
+	int sz = ks->dtype >= 0 ? collective_dtype_size(run->names[ks->dtype]) : 0;
+	int64_t nel = ks->in_nelems > ks->out_nelems ? ks->in_nelems : ks->out_nelems;
+	op->bytes = sz > 0 && nel > 0 ? nel * sz : -1;
+	op->group_size = 2;
+	op->p2p = 1;
+	op->first = *nmembers;
+	op->n = 2;
+	run->members = xgrow(run->members, cap_members, *nmembers + 2, sizeof(*run->members));
+	const struct p2p_ent *lo = s->rank_i < v->rank_i ? s : v, *hi = lo == s ? v : s;
+	run->members[(*nmembers)++] = (struct xr_member){lo->rank_i, lo->kern_i};
+	run->members[(*nmembers)++] = (struct xr_member){hi->rank_i, hi->kern_i};
+	run->ranks[s->rank_i].kerns[s->kern_i].op = (int32_t)run->nops;
+	run->ranks[v->rank_i].kerns[v->kern_i].op = (int32_t)run->nops;
+	run->nops++;
+}
+
+/*
+ * Pairs the sends and recvs of the run (see the file's comment): per
+ * communicator, step, sender A and receiver B, the k-th send of A to B with
+ * the k-th recv of B from A; a channel whose counts differ in a step is
+ * left unmatched, one warning per run.
+ */
+static void match_p2p(struct xr_run *run, struct analysis_result *out, size_t *cap_ops, size_t *nmembers,
+		      size_t *cap_members)
+{
+	size_t n = 0, cap = 0;
+	struct p2p_ent *e = NULL;
+	for (size_t ri = 0; ri < run->nranks; ri++) {
+		const struct xr_rank *r = &run->ranks[ri];
+		for (size_t i = 0; i < r->nkerns; i++) {
+			const struct xr_kern *k = &r->kerns[i];
+			const char *t = run->names[k->type];
+			int recv = !strcmp(t, "Recv");
+			if (!k->p2p || k->peer < 0 || k->peer > INT32_MAX || (!recv && strcmp(t, "Send")))
+				continue; /* no peer, or a SendRecv: no one pair */
+			int pi = crossrank_rank_index(run, (int)k->peer);
+			if (pi < 0 || (size_t)pi == ri)
+				continue; /* its peer has no trace here */
+			e = xgrow(e, &cap, n + 1, sizeof(*e));
+			e[n++] = (struct p2p_ent){k->pg, recv, k->step, recv ? (uint32_t)pi : (uint32_t)ri,
+						  recv ? (uint32_t)ri : (uint32_t)pi, (uint32_t)ri, (uint32_t)i};
+		}
+	}
+	if (n > 1)
+		qsort(e, n, sizeof(*e), cmp_p2p);
+	size_t nbad = 0, bad_s = 0, bad_v = 0;
+	const struct p2p_ent *bad = NULL;
+	for (size_t a = 0; a < n;) {
+		size_t b = a, c;
+		while (b < n && !e[b].recv && e[b].pg == e[a].pg && e[b].step == e[a].step && e[b].src == e[a].src &&
+		       e[b].dst == e[a].dst)
+			b++;
+		c = b;
+		while (c < n && e[c].recv && e[c].pg == e[a].pg && e[c].step == e[a].step && e[c].src == e[a].src &&
+		       e[c].dst == e[a].dst)
+			c++;
+		if (b - a == c - b) {
+			for (size_t k = 0; k < b - a; k++)
+				add_pair(run, &e[a + k], &e[b + k], cap_ops, nmembers, cap_members);
+		} else if (nbad++ == 0) {
+			bad = &e[a];
+			bad_s = b - a;
+			bad_v = c - b;
+		}
+		a = c;
+	}
+	if (bad)
+		warn(out, run, bad->src, "run %s step %lld: rank %d issued %zu sends to rank %d on communicator '%s', "
+		     "rank %d %zu recvs from rank %d: these sends and recvs are left unmatched; in all %zu (sender, "
+		     "receiver, step) of the run disagree so", run->name, (long long)bad->step,
+		     run->ranks[bad->src].rank, bad_s,
+		     run->ranks[bad->dst].rank, run->pgs[bad->pg], run->ranks[bad->dst].rank, bad_v,
+		     run->ranks[bad->src].rank, nbad);
+	free(e);
+}
+
 /*
  * Rooted and point-to-point collectives: a rank may leave before the others
  * arrive (a Broadcast's root writes into its peers' buffers and is done), so
@@ -425,13 +549,17 @@ static void align(struct xr_run *run, const char *run_name, struct analysis_resu
 {
 	size_t cap = 0;
 	int64_t *diff = NULL;
+	int colls = 0; /* a collective of the group matched: pairs of a send and a recv alone give no offsets */
+	for (size_t o = 0; o < run->nops && !colls; o++)
+		colls = !run->ops[o].p2p;
 	/* the reference is ranks[0]: offset 0 */
-	run->ranks[0].has_offset = 1;
-	for (size_t ri = 1; ri < run->nranks; ri++) {
+	run->ranks[0].has_offset = colls;
+	for (size_t ri = 1; ri < run->nranks && colls; ri++) {
 		struct xr_rank *r = &run->ranks[ri];
 		size_t nd = 0, nsync = 0;
 		for (size_t i = 0; i < r->nkerns; i++)
-			if (r->kerns[i].op >= 0 && run->members[run->ops[r->kerns[i].op].first].rank_i == 0)
+			if (r->kerns[i].op >= 0 && !run->ops[r->kerns[i].op].p2p &&
+			    run->members[run->ops[r->kerns[i].op].first].rank_i == 0)
 				nsync += !rooted(run->names[r->kerns[i].type]);
 		/* the feasible offsets: no rank leaves a synchronising collective before every rank arrived */
 		int64_t lo = INT64_MIN, hi = INT64_MAX;
@@ -441,8 +569,8 @@ static void align(struct xr_run *run, const char *run_name, struct analysis_resu
 				continue;
 			const struct xr_op *op = &run->ops[k->op];
 			const struct xr_member *m0 = &run->members[op->first];
-			if (m0->rank_i != 0 || (nsync && rooted(run->names[k->type])))
-				continue; /* the reference took no part; or rooted, where synchronising ones exist */
+			if (op->p2p || m0->rank_i != 0 || (nsync && rooted(run->names[k->type])))
+				continue; /* a send's pair; no reference; or rooted, where synchronising ones exist */
 			const struct xr_kern *k0 = &run->ranks[0].kerns[m0->kern_i];
 			diff = xgrow(diff, &cap, nd + 1, sizeof(*diff));
 			diff[nd++] = k->end - k0->end;
@@ -545,6 +673,7 @@ int crossrank_match(struct store *s, const struct rank_key *keys, size_t n, cons
 		}
 		pg_lists_release(&pl);
 	}
+	match_p2p(run, out, &cap_ops, &nmembers, &cap_members);
 	if (run->nops) /* a run without matched collectives has nothing to align by, and needs nothing */
 		align(run, keys[0].run, out);
 	return 0;

@@ -27,7 +27,8 @@ struct xr_kern {
 	int64_t group_size, seq;       /* group_size 0: unknown; seq -1: no "Seq" arg */
 	int64_t step;                  /* the ProfilerStep#N of its launch (else of its start); -1 none */
 	int64_t index;                 /* its number on its communicator on this rank: 0, 1, ... (p2p ones apart) */
-	int p2p;                       /* a send or recv (point to point): never matched, see crossrank.c */
+	int64_t peer;                  /* a send's or recv's peer, a global rank (collectives.peer); -1 unknown */
+	int p2p;                       /* a send or recv (point to point): matched in pairs, see crossrank.c */
 	int pg;                        /* its communicator: index into xr_run.pgs */
 	int type;                      /* index into xr_run.names: the canonical collective name */
 	int dtype;                     /* index into xr_run.names; -1 unknown */
@@ -45,7 +46,7 @@ struct xr_rank {
 	size_t nmatched_ends;     /* collectives the offset was estimated from */
 };
 
-/* One collective matched across the ranks of its communicator. */
+/* One collective matched across the ranks of its communicator, or a send paired with its recv. */
 struct xr_op {
 	int pg, type, dtype;
 	int64_t id;                 /* the "Seq" arg, else the index on the communicator */
@@ -54,6 +55,7 @@ struct xr_op {
 	size_t first, n;            /* its kernels: xr_run.members[first .. first + n) */
 	int64_t first_arrival, second_last_arrival, last_arrival; /* reference clock */
 	int last_rank;              /* the rank that arrived last (a rank number) */
+	int p2p;                    /* a send and its recv (n = 2): no part of the clock offsets */
 };
 
 /* A kernel of an operation: which rank (index into xr_run.ranks) and which of its kernels. */
