@@ -28,7 +28,10 @@ that micro-batch ended, a backward when the next stage's backward ended).
 A transfer is taken as instantaneous on the compute timeline (the receiver's
 compute may start when the sender's ends), so that the bubble of equal
 stages is exactly the schedule's, (p - 1) / (m + p - 1); the SendRecv
-kernels (10 us) run on the NCCL stream beside it.
+kernels run on the NCCL stream beside it: a send for 10 us from the end of
+its compute, a recv from its launch (or 10 us before) until the compute
+that needs it starts, so that a receiver that waited for its input has
+its recv start before the send and end as its compute starts.
 
 What each trace holds, as PyTorch writes it (torch.distributed.pipelining
 single-stage schedules, torch.optim, Kineto):
@@ -47,6 +50,9 @@ single-stage schedules, torch.optim, Kineto):
   Optimizer.step#AdamW.step     user_annotation after the last backward,
                                 with two optimizer kernels (must be left out
                                 of the pipeline's compute)
+  cudaDeviceSynchronize         after the optimizer's launches, until its
+                                last kernel ends (the step's end waits for
+                                the GPU, as a loss.item() makes it)
 """
 import json
 import os
@@ -186,7 +192,10 @@ def main():
                     X(r, "cpu_op", "record_param_comms", launch - 1, 3, 1, dict(coll, **{"External id": c}))
                     X(r, "cuda_runtime", "cudaLaunchKernel", launch, 1, 1, {"correlation": c})
                     t = it[2]
-                    kst = t if it[0] == "send" else min(launch + 1, t)
+                    # a send runs [t, t + DELTA) after its compute; a recv from its launch until its
+                    # compute may start, t, at least DELTA (it waited for its send where it began first)
+                    kst = t if it[0] == "send" else min(launch + 1, t - DELTA)
+                    kend = t + DELTA if it[0] == "send" else t
                     if real:  # saveNcclMeta's kernel args: no Rank, dtype, Seq, Dst Rank, Src Rank
                         kargs = {"External id": c, "Collective name": it[0], "In msg nelems": NELEMS,
                                  "Out msg nelems": NELEMS, "Group size": p, "In split size": "[]",
@@ -196,7 +205,7 @@ def main():
                     else:
                         kargs = dict(coll)
                     X(r, "kernel", "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", kst,
-                      t + DELTA - kst, NCCL_STREAM, dict(kargs, device=r, stream=NCCL_STREAM, correlation=c), pid=r)
+                      kend - kst, NCCL_STREAM, dict(kargs, device=r, stream=NCCL_STREAM, correlation=c), pid=r)
                 X(r, "user_annotation", "%s %d" % ("Forward" if op == "F" else "Backward", i), first - 1,
                   launch - first + 3, 1)
             # the optimizer: after the last backward on the GPU, left out of the pipeline's compute
@@ -210,6 +219,9 @@ def main():
                                                               "correlation": c}, pid=r)
                 launch += 5
                 g += 150
+            # the step's end waits for the GPU (a loss.item()): the critical path starts on the GPU
+            c = corr[r] = corr[r] + 1
+            X(r, "cuda_runtime", "cudaDeviceSynchronize", launch, g + 2 - launch, 1, {"correlation": c})
             X(r, "user_annotation", "ProfilerStep#%d" % (step + 1), step_start, base + span + 1000 - step_start, 1)
     for r in perm:
         doc = {"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": r, "world_size": world},

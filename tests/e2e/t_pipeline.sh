@@ -28,10 +28,47 @@
 #   rows as above, read through every ingest path (--jobs, shards + merge,
 #   reuse of unchanged traces, small windows with parse helpers).
 #
-#   Sends and recvs are no collectives of the group: no warning of
-#   unmatched collectives or of clock offsets, and the balanced runs give no
-#   finding at all (no comm-skew, no host-bound: the bubble is the
-#   schedule's); the planted run only its pipeline-bubble.
+#   Sends and recvs are no collectives of the group but pairs: the k-th
+#   send of A to B in a step with the k-th recv of B from A. No warning of
+#   unmatched collectives or of clock offsets (pairs give none), and the
+#   balanced runs give no finding at all (no comm-skew, no host-bound: the
+#   bubble is the schedule's); the planted run only its pipeline-bubble.
+#
+#   Critical path across ranks (times from the step's start, which is
+#   3500 us before the GPU's: the host launches LEAD = 3000 us ahead, from
+#   400 + 100 us before that). Each step ends 1000 us after the span on
+#   every rank (a tie: the path starts on rank 0), its host waits in a
+#   cudaDeviceSynchronize for the optimizer's kernels (300 us, from 10 us
+#   after the last backward). A stage whose compute waited for its input
+#   waited (stream wait) for its recv, which ends as the compute starts and
+#   started 3001 us before (launched LEAD + 2 us before, starting 1 us
+#   after), so before its send: the path hops to the sender at the send's
+#   start, the end of the sender's compute.
+#   Planted (stage s on rank perm[s]: 2, 0, 3, 1; stage 2 t_f 2000, t_b
+#   4000): forwards of stage 2 [2000 + 2000 i, 4000 + 2000 i), stage 3
+#   [4000 + 2000 i, 5000 + 2000 i); backwards stage 3 [11000 + 2000 i, ..),
+#   stage 2 [13000 + 4000 i, 17000 + 4000 i), stage 1 from 17000 after each
+#   of stage 2's, the last [29000, 31000), stage 0's last ends at 33000:
+#   the span, so the step is 37500 us. Back from its end on rank 0 (stage
+#   1): host, sync, optimizer and stage 1's B3 to 29000 (5000 us, GPU
+#   33000 - 29000 + 1000: 32.5 to 37.5 ms); rank 3's (stage 2) B3 .. B0,
+#   back to back, 29000 to 13000 (16000 us: 16.5 to 32.5 ms); stage 2's B0
+#   waited for stage 3's (rank 1) B0 [11000, 13000) after its F3
+#   [10000, 11000) (3000 us: 13.5 to 16.5 ms), which waited for stage 2's
+#   F3: rank 3's F3 .. F0, 10000 to 2000 (8000 us: 5.5 to 13.5 ms); its F0
+#   waited for stage 1's (rank 0) F0 [1000, 2000) (1000 us: 4.5 to 5.5 ms),
+#   which waited for stage 0's (rank 2) F0 [0, 1000) and the 3500 us before
+#   (4500 us: 0 to 4.5 ms). Per rank: r0 6000, r1 3000, r2 4500, r3 24000:
+#   the slow stage's rank holds most of the path.
+#   Balanced GPipe (stage s on rank s): rank 0 from the step's end back to
+#   its B0 at 13000 (its backwards back to back, 21000 + 1000 - 13000 =
+#   9000 us), rank 1's B0 [11000, 13000), rank 2's B0 [9000, 11000),
+#   rank 3's B0 and its forwards, back to back, [3000, 9000), rank 2's F0
+#   [2000, 3000), rank 1's F0 [1000, 2000), rank 0's F0 [0, 1000) and the
+#   3500 us before: r0 13500, r1 3000, r2 3000, r3 6000, every stage.
+#   The recv of stage 3 (rank 1) of the planted run for F0 starts at 999
+#   and its send at 4000, where its compute starts: wait_us 3001, last_rank
+#   3 (its sender).
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v python3 >/dev/null; then
@@ -62,11 +99,33 @@ runs:
 YAML
 $PERFSTUDY build "$T/study.yaml" -o "$T/o" 2>"$T/err"
 [ $? -eq 0 ] && ok || bad "build failed: $(tail -3 "$T/err")"
-# sends and recvs are left out of the matching: nothing unmatched, no clock offset out of true
+# sends and recvs are matched in pairs, not as collectives: nothing unmatched, no clock offset out of true
 grep -E 'left unmatched|clock offset|does not match' "$T/err" >"$T/warn"
 [ -s "$T/warn" ] && bad "point-to-point ops matched as collectives: $(head -3 "$T/warn")" || ok
 D=$T/o/study
 P=$D/data/pipeline_stages.csv
+# the critical path across ranks, as worked out above: per step, from critical_path_across.csv
+cpa() { # cpa RUN PATH_BY_RANK MOST_RANK
+	awk -F, -v run="$1" -v want="$2" -v most="$3" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["run"] == run { n++; if ($c["path_by_rank"] != want || $c["most_rank"] != most) b = 1 }
+		END { exit n != 3 || b }' "$D/data/critical_path_across.csv" &&
+		ok || bad "$1: critical path across ranks: $(grep "^$1," "$D/data/critical_path_across.csv" | cut -d, -f1-4,12-14)"
+}
+cpa slow "r0 6000.000; r1 3000.000; r2 4500.000; r3 24000.000" 3
+cpa gpipe "r0 13500.000; r1 3000.000; r2 3000.000; r3 6000.000" 0
+# ... and from the step timeline's tooltips (the figure's step: any, every step is the same)
+tips() { # tips RUN: "rank:ms" per rank on the path, in rank order
+	grep -o 'critical path across ranks on rank [0-9]*: [0-9.]* to [0-9.]*' "$D/figures/step_timeline_$1.svg" |
+		awk '{ r = $7; sub(":", "", r); t[r] += $10 - $8 } END { for (r in t) printf "%s:%.3f\n", r, t[r] }' | sort | paste -sd' '
+}
+[ "$(tips slow)" = "0:6.000 1:3.000 2:4.500 3:24.000" ] && ok || bad "slow: timeline's critical path: $(tips slow)"
+[ "$(tips gpipe)" = "0:13.500 1:3.000 2:3.000 3:6.000" ] && ok || bad "gpipe: timeline's critical path: $(tips gpipe)"
+# the pairs in collective_waits.csv: every send and recv of the synthetic runs matched; the recv waited for its send
+W=$D/data/collective_waits.csv
+awk -F, 'NR > 1 && ($5 == "Send" || $5 == "Recv") { n++; if ($10 != 1) b++ } END { exit !n || b }' "$W" &&
+	ok || bad "sends or recvs left unmatched: $(awk -F, '$10 == 0' "$W" | head -3)"
+awk -F, '$1 == "slow" && $2 == 1 && $5 == "Recv" && $9 == 1 && $4 == 1 && $11 == "10999.000" && $16 == 3 && $17 == "3001.000" { f = 1 }
+	END { exit !f }' "$W" && ok || bad "slow: rank 1's first recv: $(awk -F, '$1 == "slow" && $5 == "Recv" && $9 == 1' "$W" | head -2)"
 [ -f "$P" ] && ok || bad "pipeline_stages.csv missing"
 head -1 "$P" | grep -qx 'run,rank,pipeline,stage,stages,schedule,schedule_source,microbatches,microbatches_source,steps,span_us,compute_us,bubble_share,formula_bubble_share,excess_share,bubble_sigma,imbalance,p2p_us,p2p_bytes' &&
 	ok || bad "pipeline_stages.csv header: $(head -1 "$P")"
@@ -224,6 +283,23 @@ grep -q "rank0.json: byte [0-9]*: warning: event 'ncclDevKernel_SendRecv(ncclDev
 	ok || bad "badpeer: no warning: $(cat "$T/err")"
 N=$(sqlite3 "$T/bp/perfstudy.db" "SELECT count(*) FROM collectives WHERE collective = 'send' AND peer IS NULL")
 [ "$N" = 1 ] && ok || bad "badpeer: want 1 send without peer, got $N"
+
+# a send without its recv: that step's sends of rank 0 to rank 1 and recvs of 1 from 0 left unmatched, one warning
+mkdir -p "$T/unpaired" && cp "$T"/gpipe/rank[123].json "$T/unpaired/"
+python3 - "$T/gpipe/rank0.json" "$T/unpaired/rank0.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+k = next(i for i, e in enumerate(doc["traceEvents"]) if e.get("cat") == "kernel" and "Dst Rank" in e.get("args", {}))
+del doc["traceEvents"][k]  # the first send of rank 0 (stage 0, step 1)
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+$PERFSTUDY build "$T/unpaired" -o "$T/up" 2>"$T/err"
+[ $? -eq 0 ] && ok || bad "unpaired: build failed"
+grep -F 'rank0.json: warning: run unpaired step 1: rank 0 issued 3 sends to rank 1 on communicator '"'0'"', rank 1 4 recvs from rank 0: these sends and recvs are left unmatched; in all 1 (sender, receiver, step) of the run disagree so' "$T/err" >"$T/w1"
+[ "$(grep -c 'left unmatched' "$T/err")" = 1 ] && [ -s "$T/w1" ] && ok || bad "unpaired: want one warning: $(grep unmatched "$T/err")"
+# 7 unmatched: rank 0's 3 sends and rank 1's 4 recvs of that step; the other steps and ranks paired
+N=$(awk -F, '$10 == 0' "$T/up/default/data/collective_waits.csv" | wc -l)
+[ "$N" = 7 ] && ok || bad "unpaired: want 7 unmatched sends and recvs, got $N"
 
 # manifest errors
 t_bad() { # t_bad FILE MESSAGE
