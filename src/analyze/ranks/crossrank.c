@@ -61,7 +61,8 @@
  *
  * Cost: one pass over each rank's events (rank_data, loaded twice, the
  * second time usually from the cache) and a sort of its collectives; the
- * matching is linear in the collectives.
+ * matching is linear in the collectives, the pairing of sends and recvs a
+ * sort of them (n log n).
  */
 #include "analyze/ranks/crossrank.h"
 
@@ -275,11 +276,14 @@ static int agree(const struct xr_run *run, const struct xr_kern *a, const struct
 	return 0;
 }
 
-/* Records an operation over the kernels pos[m] of every member (they agree). */
-static void add_op(struct xr_run *run, const struct pg_lists *pl, const size_t *pos, size_t *cap_ops,
-		   size_t *nmembers, size_t *cap_members)
+/*
+ * A new operation of n members, described by its kernel k0 (name, dtype,
+ * id: Seq, else the number on the communicator; bytes = max(In, Out msg
+ * nelems) x the dtype's size), its members from *nmembers on (room made).
+ */
+static struct xr_op *new_op(struct xr_run *run, const struct xr_kern *k0, size_t n, size_t *cap_ops,
+			    size_t nmembers, size_t *cap_members)
 {
-	const struct xr_kern *k0 = member_kern(run, pl, 0, pos[0]);
 	run->ops = xgrow(run->ops, cap_ops, run->nops + 1, sizeof(*run->ops));
 	struct xr_op *op = &run->ops[run->nops];
 	memset(op, 0, sizeof(*op));
@@ -291,9 +295,17 @@ static void add_op(struct xr_run *run, const struct pg_lists *pl, const size_t *
 	int64_t nel = k0->in_nelems > k0->out_nelems ? k0->in_nelems : k0->out_nelems;
 	op->bytes = sz > 0 && nel > 0 ? nel * sz : -1;
 	op->group_size = k0->group_size;
-	op->first = *nmembers;
-	op->n = pl->nm;
-	run->members = xgrow(run->members, cap_members, *nmembers + pl->nm, sizeof(*run->members));
+	op->first = nmembers;
+	op->n = n;
+	run->members = xgrow(run->members, cap_members, nmembers + n, sizeof(*run->members));
+	return op;
+}
+
+/* Records an operation over the kernels pos[m] of every member (they agree). */
+static void add_op(struct xr_run *run, const struct pg_lists *pl, const size_t *pos, size_t *cap_ops,
+		   size_t *nmembers, size_t *cap_members)
+{
+	new_op(run, member_kern(run, pl, 0, pos[0]), pl->nm, cap_ops, *nmembers, cap_members);
 	for (size_t m = 0; m < pl->nm; m++) {
 		run->members[(*nmembers)++] = (struct xr_member){pl->mr[m], pl->idx[m][pos[m]]};
 		run->ranks[pl->mr[m]].kerns[pl->idx[m][pos[m]]].op = (int32_t)run->nops;
@@ -432,22 +444,9 @@ static int cmp_p2p(const void *pa, const void *pb)
 static void add_pair(struct xr_run *run, const struct p2p_ent *s, const struct p2p_ent *v, size_t *cap_ops,
 		     size_t *nmembers, size_t *cap_members)
 {
-	const struct xr_kern *ks = &run->ranks[s->rank_i].kerns[s->kern_i];
-	run->ops = xgrow(run->ops, cap_ops, run->nops + 1, sizeof(*run->ops));
-	struct xr_op *op = &run->ops[run->nops];
-	memset(op, 0, sizeof(*op));
-	op->pg = ks->pg;
-	op->type = ks->type;
-	op->dtype = ks->dtype;
-	op->id = ks->seq >= 0 ? ks->seq : ks->index;
-	int sz = ks->dtype >= 0 ? collective_dtype_size(run->names[ks->dtype]) : 0;
-	int64_t nel = ks->in_nelems > ks->out_nelems ? ks->in_nelems : ks->out_nelems;
-	op->bytes = sz > 0 && nel > 0 ? nel * sz : -1;
+	struct xr_op *op = new_op(run, &run->ranks[s->rank_i].kerns[s->kern_i], 2, cap_ops, *nmembers, cap_members);
 	op->group_size = 2;
 	op->p2p = 1;
-	op->first = *nmembers;
-	op->n = 2;
-	run->members = xgrow(run->members, cap_members, *nmembers + 2, sizeof(*run->members));
 	const struct p2p_ent *lo = s->rank_i < v->rank_i ? s : v, *hi = lo == s ? v : s;
 	run->members[(*nmembers)++] = (struct xr_member){lo->rank_i, lo->kern_i};
 	run->members[(*nmembers)++] = (struct xr_member){hi->rank_i, hi->kern_i};
