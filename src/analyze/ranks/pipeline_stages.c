@@ -829,8 +829,8 @@ int analysis_pipeline_stages(const struct analysis_ctx *ctx, struct analysis_res
 		"annotation in the step (none: the step's end), which leaves out the optimizer's kernels; span_us: from "
 		"the earliest start to the latest end of every stage's pipeline kernels, on the aligned clock (own "
 		"time - clock_offsets.csv offset_us where its residual_us is at most 100 us, crossrank's bound of "
-		"trust, else 0: ranks of one host share a clock, and a pipeline's sends and recvs, which are no "
-		"collectives, can pair wrongly there); compute_us: the union of the stage's pipeline "
+		"trust, else 0: ranks of one host share a clock, and a run whose only cross-rank operations are "
+		"sends and recvs has no offsets, since a send may end before its recv starts); compute_us: the union of the stage's pipeline "
 		"kernels within the span; bubble_share = 1 - compute_us / span_us; formula_bubble_share = (p - 1) / "
 		"(m + p - 1), the bubble of GPipe and of 1F1B with equal stages and free transfers; excess_share = "
 		"bubble_share - formula_bubble_share; imbalance = the largest compute_us of the pipeline's stages over "
@@ -848,6 +848,7 @@ int analysis_pipeline_stages(const struct analysis_ctx *ctx, struct analysis_res
 		"bubble_sigma) with the largest excess_share x span_us, where the pipeline has at least 3 steps (with "
 		"fewer the spread is unknown and nothing is stated): its price, excess_share x span_us per step, is "
 		"what bringing its bubble down to the schedule's would save; its likely cause is the slowest stage "
-		"where imbalance exceeds 1.10, else the send and recv time.");
+		"where imbalance exceeds 1.10 (the finding then leads with that stage and is its rank's, where the "
+		"fix is: move layers off it), else the send and recv time.");
 	return 0;
 }
