@@ -68,6 +68,7 @@
 #include "analyze/analysis.h"
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
+#include "analyze/lib/search.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -277,32 +278,27 @@ static void rank_release(struct pp_rank *r)
 	free(r->peers);
 }
 
+/* lower_bound's predicates: the op's issue, the kernel's launch, before the key (int64_t). */
+static int op_before(const void *e, const void *key)
+{
+	return ((const struct pp_op *)e)->issue < *(const int64_t *)key;
+}
+
+static int kern_before(const void *e, const void *key)
+{
+	return ((const struct pp_kern *)e)->launch < *(const int64_t *)key;
+}
+
 /* The first op of r issued at t or later (ops sorted by issue); r->nops when none. */
 static size_t op_at(const struct pp_rank *r, int64_t t)
 {
-	size_t lo = 0, hi = r->nops;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->ops[mid].issue < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return lower_bound(r->ops, r->nops, sizeof(*r->ops), &t, op_before);
 }
 
 /* The first kernel of r launched at t or later (sorted by launch); r->nkerns when none. */
 static size_t kern_at(const struct pp_rank *r, int64_t t)
 {
-	size_t lo = 0, hi = r->nkerns;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->kerns[mid].launch < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return lower_bound(r->kerns, r->nkerns, sizeof(*r->kerns), &t, kern_before);
 }
 
 /* Whether a sends to rank b. */
