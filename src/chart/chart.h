@@ -338,10 +338,12 @@ char *chart_shorten_middle(const char *s, size_t max_chars);
 int chart_write(const struct chart *c, const char *dir, const struct chart_style *style);
 
 /*
- * chart_write and chart_write_latex (with captions[i]) for n charts, on up
- * to jobs threads: a figure is about 40 ms of cairo and zlib, and figures do
- * not depend on each other. Messages come out in figure order, as from one
- * thread, up to the first figure that failed; returns 0, or -1 when one did.
+ * chart_write and chart_write_latex (with captions[i]) for n charts, in up
+ * to jobs processes (this one and jobs - 1 forked; chart_many.c says why not
+ * threads): a figure is about 40 ms of cairo and zlib, and figures do not
+ * depend on each other. Messages come out in figure order, as from one
+ * process, up to the first figure that failed; returns 0, or -1 when one
+ * did or a worker process died.
  */
 int chart_write_many(const struct chart *const *charts, const char *const *captions, size_t n, const char *dir,
 		     const struct chart_style *style, int jobs);
@@ -349,7 +351,7 @@ int chart_write_many(const struct chart *const *charts, const char *const *capti
 /*
  * Frees the memory chart_write keeps on the calling thread from one PNG to
  * the next (about 25 MB at 300 dpi); a thread that wrote charts calls it
- * before it ends. chart_write_many does so on its threads.
+ * before it ends. chart_write_many does so.
  */
 void chart_render_release(void);
 

@@ -86,8 +86,8 @@ struct tip {
  * How the chart being drawn looks: font, scale, colours, hatching, and where
  * tooltips go (SVG only). A thread draws one chart at a time, so this is set
  * by draw_chart() for the drawing and read by the helpers below; it keeps
- * the style out of every function's arguments. One per thread:
- * chart_write_many() draws figures on several.
+ * the style out of every function's arguments. One per thread, so that a
+ * program may draw on several (perfstudy's chart_write_many() uses processes).
  */
 struct look {
 	const char *font;

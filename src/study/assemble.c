@@ -1,6 +1,6 @@
 /*
  * study/assemble.c: a build's output stage. Each experiment's finished
- * analysis becomes its figures (drawn by --jobs threads), the tables and
+ * analysis becomes its figures (drawn by --jobs processes), the tables and
  * notes its page shows (those without data left out), its Provenance
  * inputs, and the page itself; then the index of all experiments.
  */
@@ -338,7 +338,7 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 		o->figs[o->nfigs].caption = r->figures[i].caption;
 		o->nfigs++;
 	}
-	/* --jobs threads draw the figures (the same bytes as one). */
+	/* --jobs processes draw the figures (the same bytes as one). */
 	double t_chart = timing_now();
 	int frc = chart_write_many(charts, captions, o->nfigs, figdir, &style, jobs);
 	timing_add(TIME_CHART, timing_now() - t_chart);

@@ -181,6 +181,14 @@ void cleanup_release(void)
 		restore_signals();
 }
 
+void cleanup_in_child(void)
+{
+	armed = 0;
+	have_lock = 0;
+	xalloc_on_oom(NULL);
+	restore_signals();
+}
+
 void cleanup_hold(int on)
 {
 	sigset_t set;

@@ -39,6 +39,14 @@ void cleanup_catch(void);
 void cleanup_disarm(void);
 /* The handlers before again once neither a temporary output nor a lock file is held (after guard_unlock). */
 void cleanup_release(void);
+/*
+ * In a process forked to help the build (chart_many.c draws figures in
+ * several): it owns neither the temporary output nor the lock file, so a
+ * signal or running out of memory there must not remove them. Forgets both
+ * and puts back the signal dispositions from before cleanup_arm(); the
+ * parent, which still holds them, cleans up.
+ */
+void cleanup_in_child(void);
 /* Holds the signals back (on) or lets them through (off), around the swap. */
 void cleanup_hold(int on);
 /*

@@ -10,7 +10,7 @@
 
 #include "util/diag.h"
 
-/* The calling thread's context, and the main thread's for threads that set none (figure drawing). */
+/* The calling thread's context, and the main thread's for threads that set none. */
 static _Thread_local char context[XALLOC_CONTEXT_MAX];
 static char main_context[XALLOC_CONTEXT_MAX];
 static void (*volatile on_oom)(void);
