@@ -5,7 +5,9 @@
 # CSV, HTML, SVG, PDF and PNG bytes and the same rows in every table of the
 # store; the messages on stderr are the same too, and with several bad
 # traces the first one in input order is the one reported, whatever N.
-# Merge refuses shards that do not fit. No timings are asserted.
+# Merge refuses shards that do not fit. A figure-drawing process that is
+# killed fails the build and leaves the previous output. No timings are
+# asserted.
 source "$(dirname "$0")/lib.sh"
 # Every build here records the same time in its history (history_builds),
 # so stores built in different seconds compare equal.
@@ -178,5 +180,37 @@ done
 PERFSTUDY_TIMING=1 "$PERFSTUDY" build -q --jobs 2 "$M" -o "$T/tm" 2> "$T/tm.err"
 grep -q '^perfstudy: timing: store [0-9.]* s$' "$T/tm.err" && ! grep -q '^perfstudy: timing: store 0.000 s$' "$T/tm.err" && ok ||
 	bad "timing: no store time: $(cat "$T/tm.err")"
+
+# A process drawing figures that dies fails the build (its figures are
+# missing) and leaves the previous output as it was. The build is killed
+# only when one of its workers is seen while it runs; else skipped.
+cp -r "$T/j1" "$T/kw"
+"$PERFSTUDY" build -q --force --jobs 4 "$M" -o "$T/kw" 2> "$T/kw.err" &
+pid=$!
+killed=
+for _ in $(seq 2000); do
+	kill -0 "$pid" 2>/dev/null || break
+	for st in /proc/[0-9]*/stat; do
+		# The parent pid is the 2nd field after the command name's ")".
+		pp=$(sed 's/.*) //' "$st" 2>/dev/null | cut -d' ' -f2)
+		if [ "$pp" = "$pid" ]; then
+			c=${st#/proc/}
+			kill -9 "${c%/stat}" 2>/dev/null && killed=1
+			break
+		fi
+	done
+	[ -n "$killed" ] && break
+	sleep 0.02
+done
+wait "$pid"
+rc=$?
+if [ -z "$killed" ]; then
+	skipped "no figure worker seen while the build ran"
+else
+	[ "$rc" -ne 0 ] && grep -q 'a process drawing figures was killed by signal 9' "$T/kw.err" && ok ||
+		bad "a killed figure worker: exit $rc, stderr: $(cat "$T/kw.err")"
+	diff -r "$T/j1" "$T/kw" > /dev/null && ok || bad "a killed figure worker changed the previous output"
+	ls -d "$T"/kw.tmp.* > /dev/null 2>&1 && bad "a killed figure worker left a temporary output" || ok
+fi
 
 finish
