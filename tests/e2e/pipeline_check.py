@@ -11,8 +11,15 @@ again here independently in plain Python (standard library only):
     its peer "Dst Rank" (send) or "Src Rank" (recv) and its "Seq" taken
     from its own args, else (as PyTorch 2.11 writes them) from those of the
     record_param_comms cpu_op with its "External id", wherever that is in
-    the file; its issue time the host start of the cudaLaunchKernel with
-    its correlation;
+    the file; its issue time the host start of the cudaLaunchKernel (or
+    cuLaunchKernelEx) with its correlation;
+  - a coalesced kernel (a batch_isend_irecv: ncclDevKernel_SendRecv with no
+    "Collective name") is the send or recv of its batch: the
+    gpu_user_annotation "nccl:coalesced" on its stream that covers its
+    start gives an External id; the user_annotation "nccl:coalesced" of
+    that id on the host, and the record_param_comms send/recv ops on its
+    thread from the previous such annotation's end to its start, are the
+    batch (taken when they all go one way to one peer);
   - ranks that send to each other both ways are neighbours; the path they
     form is the pipeline; stage 0 is the end whose first op in its first
     step with ops is a send;
@@ -36,6 +43,25 @@ def load(path):
         return json.load(f)
 
 
+def coalesced_batch(ev, k):
+    """The args of the record_param_comms send/recv ops of kernel k's batch, or None."""
+    gpu = [e for e in ev if e["cat"] == "gpu_user_annotation" and e["name"] == "nccl:coalesced"
+           and e["tid"] == k["tid"] and e["ts"] <= k["ts"] <= e["ts"] + e["dur"]]
+    if not gpu:
+        return None
+    ext = max(gpu, key=lambda e: e["ts"])["args"]["External id"]
+    host = [e for e in ev if e["cat"] == "user_annotation" and e["name"] == "nccl:coalesced"]
+    mine = [e for e in host if e["args"].get("External id") == ext]
+    if not mine:
+        return None
+    h = mine[0]
+    before = [e["ts"] + e["dur"] for e in host if e["tid"] == h["tid"] and e["ts"] < h["ts"]]
+    lo = max(before) if before else float("-inf")
+    return [e["args"] for e in ev if e["cat"] == "cpu_op" and e["name"] == "record_param_comms"
+            and e["tid"] == h["tid"] and lo <= e["ts"] <= h["ts"]
+            and e["args"].get("Collective name") in ("send", "recv")]
+
+
 def union_within(ivs, lo, hi):
     total, end = 0, None
     for s, e in sorted(ivs):
@@ -57,7 +83,7 @@ def main():
         doc = load(path)
         rank = doc["distributedInfo"]["rank"]
         ev = [e for e in doc["traceEvents"] if e.get("ph") == "X"]
-        launch = {e["args"]["correlation"]: e["ts"] for e in ev if e["cat"] == "cuda_runtime"}
+        launch = {e["args"]["correlation"]: e["ts"] for e in ev if e["cat"] in ("cuda_runtime", "cuda_driver")}
         comms = {}
         for e in ev:
             if e["cat"] == "cpu_op" and e["name"] == "record_param_comms":
@@ -72,6 +98,13 @@ def main():
             a = e.get("args", {})
             when = launch.get(a.get("correlation"), e["ts"])
             coll = a.get("Collective name")
+            if coll is None and e["name"].startswith("ncclDevKernel_SendRecv"):
+                batch = coalesced_batch(ev, e)
+                if batch and len({(b["Collective name"], b.get("Dst Rank", b.get("Src Rank"))) for b in batch}) == 1:
+                    coll = batch[0]["Collective name"]
+                    key = "Dst Rank" if coll == "send" else "Src Rank"
+                    ops.append((when, coll, batch[0][key], None))
+                continue
             if coll in ("send", "recv"):
                 op = comms.get(a.get("External id"), {})
                 key = "Dst Rank" if coll == "send" else "Src Rank"

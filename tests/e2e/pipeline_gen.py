@@ -2,7 +2,7 @@
 """pipeline_gen.py: synthetic Kineto traces of a pipeline-parallel run (t_pipeline.sh).
 
 Usage: pipeline_gen.py OUTDIR SCHEDULE P M [--slow STAGE] [--perm R0,R1,...] [--steps N] [--world W]
-                      [--args copied|real] [--order time|gpu-first]
+                      [--args copied|real|coalesced] [--order time|gpu-first]
 
 Writes OUTDIR/rank<r>.json, one per rank, of P stages running M micro-batches
 per step under SCHEDULE (gpipe or 1f1b), with exact integer-us timings:
@@ -16,7 +16,15 @@ External id, Collective name, In/Out msg nelems, Group size, In/Out split
 size and Process Group Name/Description/Ranks; Rank, dtype, Seq and Dst
 Rank / Src Rank are on the record_param_comms cpu_op alone, which has the
 kernel's External id. --args copied (the default) copies them all onto the
-kernel too. --order gpu-first writes each trace's kernels before all its
+kernel too. --args coalesced writes each send and recv the way PyTorch 2.11
+runs torch.distributed.pipelining's batch_isend_irecv of one op under NCCL
+2.28 (experiments/h200x4-parallel/probe/): the record_param_comms cpu_op
+with the c10d args but no Seq, then a user_annotation "nccl:coalesced"
+(its own External id) around a cuda_driver cuLaunchKernelEx, and the kernel
+ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>) with no
+collective args and no External id, inside a gpu_user_annotation
+"nccl:coalesced" with the host annotation's External id.
+--order gpu-first writes each trace's kernels before all its
 other events (default time: every event sorted by ts, so a kernel's
 record_param_comms comes before it).
 Python 3 standard library only.
@@ -117,7 +125,7 @@ def main():
         elif args[k] == "--world":
             world = int(args[k + 1])
         elif args[k] == "--args":
-            real = {"real": True, "copied": False}[args[k + 1]]
+            real = {"real": True, "copied": False, "coalesced": "coalesced"}[args[k + 1]]
         elif args[k] == "--order":
             gpu_first = {"gpu-first": True, "time": False}[args[k + 1]]
         k += 2
@@ -189,13 +197,26 @@ def main():
                             "Process Group Ranks": "[" + ", ".join(str(x) for x in sorted(perm)) + "]",
                             "Rank": peer, "Seq": seq[r]}
                     coll["Dst Rank" if it[0] == "send" else "Src Rank"] = peer
-                    X(r, "cpu_op", "record_param_comms", launch - 1, 3, 1, dict(coll, **{"External id": c}))
-                    X(r, "cuda_runtime", "cudaLaunchKernel", launch, 1, 1, {"correlation": c})
                     t = it[2]
                     # a send runs [t, t + DELTA) after its compute; a recv from its launch until its
                     # compute may start, t, at least DELTA (it waited for its send where it began first)
                     kst = t if it[0] == "send" else min(launch + 1, t - DELTA)
                     kend = t + DELTA if it[0] == "send" else t
+                    if real == "coalesced":
+                        del coll["Seq"]
+                        ann = 900000 + c
+                        X(r, "cpu_op", "record_param_comms", launch - 1, 1, 1, dict(coll, **{"External id": c}))
+                        X(r, "user_annotation", "nccl:coalesced", launch, 1, 1, {"External id": ann})
+                        e = {"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernelEx", "pid": 100 + r, "tid": 1,
+                             "ts": launch, "dur": 1, "args": {"correlation": c}}
+                        events[r].append(e)
+                        X(r, "gpu_user_annotation", "nccl:coalesced", kst, kend - kst, NCCL_STREAM,
+                          {"External id": ann}, pid=r)
+                        X(r, "kernel", "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", kst, kend - kst,
+                          NCCL_STREAM, {"device": r, "stream": NCCL_STREAM, "correlation": c}, pid=r)
+                        continue
+                    X(r, "cpu_op", "record_param_comms", launch - 1, 3, 1, dict(coll, **{"External id": c}))
+                    X(r, "cuda_runtime", "cudaLaunchKernel", launch, 1, 1, {"correlation": c})
                     if real:  # saveNcclMeta's kernel args: no Rank, dtype, Seq, Dst Rank, Src Rank
                         kargs = {"External id": c, "Collective name": it[0], "In msg nelems": NELEMS,
                                  "Out msg nelems": NELEMS, "Group size": p, "In split size": "[]",

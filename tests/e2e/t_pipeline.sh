@@ -28,6 +28,14 @@
 #   rows as above, read through every ingest path (--jobs, shards + merge,
 #   reuse of unchanged traces, small windows with parse helpers).
 #
+#   coal, coalg: the same 1F1B and GPipe runs in the form a
+#   batch_isend_irecv takes under NCCL 2.28 (pipeline_gen.py --args
+#   coalesced, as recorded in experiments/h200x4-parallel/probe/): one
+#   ncclDevKernel_SendRecv per batch with no collective args, found through
+#   the "nccl:coalesced" annotations; the same rows again (m counted, no
+#   Seq). The probe itself, a batch of a send and a recv, stays one
+#   SendRecv; with its recv taken out, a send of 1048576 Float to rank 0.
+#
 #   Sends and recvs are no collectives of the group but pairs: the k-th
 #   send of A to B in a step with the k-th recv of B from A. No warning of
 #   unmatched collectives or of clock offsets (pairs give none), and the
@@ -82,6 +90,7 @@ python3 $G "$T/gpipe" gpipe 4 4 && python3 $G "$T/onef1b" 1f1b 4 8 &&
 	python3 $G "$T/slow2" gpipe 4 4 --slow 2 --steps 2 &&
 	python3 $G "$T/ppdp" gpipe 4 4 --world 8 && python3 $G "$T/ppdp" gpipe 4 4 --world 8 --perm 7,5,6,4 &&
 	python3 $G "$T/real" 1f1b 4 8 --args real && python3 $G "$T/realg" gpipe 4 4 --args real --order gpu-first &&
+	python3 $G "$T/coal" 1f1b 4 8 --args coalesced && python3 $G "$T/coalg" gpipe 4 4 --args coalesced --order gpu-first &&
 	ok || bad "pipeline_gen.py failed"
 gzip -9n "$T/onef1b"/rank*.json
 
@@ -96,6 +105,8 @@ runs:
   - {id: ppdp, traces: ppdp/rank*.json}
   - {id: real, traces: real/rank*.json}
   - {id: realg, traces: realg/rank*.json}
+  - {id: coal, traces: coal/rank*.json}
+  - {id: coalg, traces: coalg/rank*.json}
 YAML
 $PERFSTUDY build "$T/study.yaml" -o "$T/o" 2>"$T/err"
 [ $? -eq 0 ] && ok || bad "build failed: $(tail -3 "$T/err")"
@@ -154,6 +165,8 @@ check_run onef1b "$T"/onef1b/rank*.json.gz
 check_run slow "$T"/slow/rank*.json
 check_run real "$T"/real/rank*.json
 check_run realg "$T"/realg/rank*.json
+check_run coal "$T"/coal/rank*.json
+check_run coalg "$T"/coalg/rank*.json
 
 # the hand constants: 3/7 on every GPipe stage, 3/11 on every 1F1B stage, as measured and as the formula
 hand() { # hand RUN SHARE
@@ -167,6 +180,8 @@ hand onef1b 0.272727272727
 hand override 0.428571428571
 hand real 0.272727272727
 hand realg 0.428571428571
+hand coal 0.272727272727
+hand coalg 0.428571428571
 # the planted case's formula is GPipe's too; the slow stage idles 1 - 24000 / 33000 = 3/11
 awk -F, '$1 == "slow" && $4 == 2 && $2 == 3 && $14 == "0.428571" && $13 == "0.272727" && $17 == "1.6" { f = 1 } END { exit !f }' "$P" &&
 	ok || bad "slow: stage 2 should be rank 3 with bubble 3/11, formula 3/7, imbalance 1.6"
@@ -223,12 +238,15 @@ N=$(sqlite3 "$D/../perfstudy.db" "SELECT count(*) FROM collectives c JOIN traces
 colls() { # colls DB: the real runs' collectives, on one line each
 	sqlite3 "$1" "SELECT r.run, t.rank, c.start_ns, c.collective, c.peer, c.seq, c.dtype, c.process_group
 		FROM collectives c JOIN traces t ON t.id = c.trace_id JOIN runs r ON r.id = t.run_id
-		WHERE r.run IN ('real', 'realg') ORDER BY 1, 2, 3"
+		WHERE r.run IN ('real', 'realg', 'coal', 'coalg') ORDER BY 1, 2, 3"
 }
 colls "$D/../perfstudy.db" >"$T/c.plain"
-# 432 = 3 steps x (1F1B: 16 + 32 + 32 + 16 sends and recvs; GPipe: 8 + 16 + 16 + 8)
-awk -F'|' '$5 == "" || $6 == "" || $7 != "BFloat16" { b = 1 } END { exit b || NR != 432 }' "$T/c.plain" &&
-	ok || bad "real: sends and recvs without peer, Seq or dtype: $(grep -c '||' "$T/c.plain") of $(wc -l <"$T/c.plain")"
+# 432 per form = 3 steps x (1F1B: 16 + 32 + 32 + 16 sends and recvs; GPipe: 8 + 16 + 16 + 8); coalesced: no Seq
+awk -F'|' '($4 != "send" && $4 != "recv") || $5 == "" || ($1 ~ /^real/ && $6 == "") || $7 != "BFloat16" { b = 1 }
+	END { exit b || NR != 864 }' "$T/c.plain" &&
+	ok || bad "real, coal: sends and recvs without peer, Seq or dtype: $(grep -c '||' "$T/c.plain") of $(wc -l <"$T/c.plain")"
+N=$(awk -F'|' '$1 == "coalg" && $2 == 1 && $4 == "send" && $5 == 2' "$T/c.plain" | wc -l)
+[ "$N" = 12 ] && ok || bad "coalg rank 1: want 12 sends to rank 2, got $N"
 N=$(awk -F'|' '$1 == "realg" && $2 == 1 && $4 == "send" && $5 == 2' "$T/c.plain" | wc -l)
 [ "$N" = 12 ] && ok || bad "realg rank 1: want 12 sends to rank 2, got $N"
 cat >"$T/real.yaml" <<YAML
@@ -236,6 +254,8 @@ title: pipelines
 runs:
   - {id: real, traces: $T/real/rank*.json}
   - {id: realg, traces: $T/realg/rank*.json}
+  - {id: coal, traces: $T/coal/rank*.json}
+  - {id: coalg, traces: $T/coalg/rank*.json}
 YAML
 same_colls() { # same_colls DB NAME
 	colls "$1" >"$T/c.other"
@@ -248,7 +268,7 @@ $PERFSTUDY ingest -q --shard 0/2 -o "$T/s0.db" "$T/real.yaml" && $PERFSTUDY inge
 	$PERFSTUDY merge -q "$T/s1.db" "$T/s0.db" "$T/real.yaml" -o "$T/rm" && same_colls "$T/rm/perfstudy.db" "shards + merge" ||
 	bad "shards + merge failed"
 sed -i 's/^title: pipelines$/title: pipelines again/' "$T/real.yaml"
-$PERFSTUDY build "$T/real.yaml" -o "$T/rj1" 2>"$T/reuse.err" && grep -q ' 8 unchanged' "$T/reuse.err" &&
+$PERFSTUDY build "$T/real.yaml" -o "$T/rj1" 2>"$T/reuse.err" && grep -q ' 16 unchanged' "$T/reuse.err" &&
 	same_colls "$T/rj1/perfstudy.db" "reuse of unchanged traces" || bad "reuse: $(tail -2 "$T/reuse.err")"
 
 # not a pipeline: a run of two ranks with AllReduces only has no row; the manifest can make it one
@@ -315,5 +335,28 @@ t_bad tests/bad/yaml-pipeline-schedule.yaml \
 	"tests/bad/yaml-pipeline-schedule.yaml:2:81: error: unknown value 'interleaved' for 'schedule' (expected one of gpipe, 1f1b)"
 t_bad tests/bad/yaml-pipeline-microbatches.yaml \
 	"tests/bad/yaml-pipeline-microbatches.yaml:2:85: error: 'microbatches' must be at least 1, got 0"
+
+
+# the recorded probe (experiments/h200x4-parallel/probe/): its batch sends and receives, so its kernel stays a SendRecv
+PR=experiments/h200x4-parallel/probe/coalesced_p2p.pt.trace.json.gz
+$PERFSTUDY build -q "$PR" -o "$T/probe" && [ "$(sqlite3 "$T/probe/perfstudy.db" "SELECT count(*) FROM collectives")" = 0 ] &&
+	grep -q ',SendRecv,1,4.768,,,' "$T/probe/default/data/collectives.csv" && ok ||
+	bad "probe: a batch of a send and a recv should stay one SendRecv: $(cat "$T/probe/default/data/collectives.csv")"
+# with the recv taken out of the batch: a send; its peer, count and dtype read here from the raw file
+mkdir -p "$T/probe1"
+python3 - "$PR" "$T/probe1/rank0.json" >"$T/probe1.want" <<'PY'
+import gzip, json, sys
+doc = json.load(gzip.open(sys.argv[1], "rt"))
+ev = doc["traceEvents"]
+recv = next(e for e in ev if e.get("name") == "record_param_comms" and e["args"].get("Collective name") == "recv")
+ev.remove(recv)
+send = min((e for e in ev if e.get("name") == "record_param_comms" and e["args"].get("Collective name") == "send"),
+           key=lambda e: e["ts"])
+print("send|%d|%d|%s" % (send["args"]["Dst Rank"], send["args"]["In msg nelems"], send["args"]["dtype"]))
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+$PERFSTUDY build -q "$T/probe1" -o "$T/probe1o" &&
+	sqlite3 "$T/probe1o/perfstudy.db" "SELECT collective, peer, in_nelems, dtype FROM collectives" >"$T/probe1.got" &&
+	cmp -s "$T/probe1.want" "$T/probe1.got" && ok || bad "probe without its recv: want $(cat "$T/probe1.want"), got $(cat "$T/probe1.got" 2>&1)"
 
 finish

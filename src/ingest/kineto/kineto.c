@@ -33,7 +33,10 @@
  * id), and a kernel that lacks one and whose op has not come yet is held
  * back and given to the sink when the file ends (with what its op then
  * gave, or without). So its row is the same in every order but the
- * position of held kernels among the others.
+ * position of held kernels among the others. A coalesced batch's kernel
+ * (a batch_isend_irecv: ncclDevKernel_SendRecv naming no collective and
+ * carrying no External id) is held back the same way and takes its send or
+ * recv, peer and counts from the ops of its batch (kineto_coalesced.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -47,6 +50,7 @@
 #include "util/xalloc.h"
 #include "ingest/ingest.h"
 #include "ingest/json_error.h"
+#include "ingest/kineto/kineto_coalesced.h"
 #include "ingest/kineto/kineto_json.h"
 #include "ingest/kineto/kineto_stream.h"
 
@@ -65,6 +69,7 @@ struct comm_args {
 struct held_kernel {
 	struct gpu_activity a;
 	int64_t external_id;
+	int coalesced; /* a coalesced batch's kernel (kineto_coalesced.h), not joined by External id */
 	struct comm_args own; /* the kernel's own Dst Rank, Src Rank (dtype and Seq are in a) */
 };
 
@@ -79,6 +84,7 @@ struct kctx {
 	size_t ncomm, cap_comm;
 	struct held_kernel *held;
 	size_t nheld, cap_held;
+	struct coalesced *coalesced; /* the batches of coalesced send/recv kernels (kineto_coalesced.h) */
 };
 
 /*
@@ -245,6 +251,27 @@ static void fill_comm_args(struct gpu_activity *a, const struct comm_args *own, 
 	}
 }
 
+/* The batches of coalesced kernels, made when first needed. */
+static struct coalesced *coalesced_of(struct kctx *k)
+{
+	if (!k->coalesced)
+		k->coalesced = coalesced_new();
+	return k->coalesced;
+}
+
+/* A record_param_comms send or recv with a valid time, for the coalesced batch it may belong to. */
+static void keep_p2p_op(struct kctx *k, const struct kj_event *ev)
+{
+	int send = ev->collective.p && !strcmp(ev->collective.p, "send");
+	int recv = ev->collective.p && !strcmp(ev->collective.p, "recv");
+	int64_t ts;
+	if ((!send && !recv) || !ev->ts.p || ev->ts_bad || parse_us_to_ns(ev->ts.p, ev->ts.n, &ts) < 0)
+		return;
+	int64_t peer = send ? (ev->has_dst ? ev->dst : -1) : (ev->has_src ? ev->src : -1);
+	coalesced_op(coalesced_of(k), ev->tid, ts, ev->external_id, send, peer < 0 ? -1 : peer,
+		     ev->in_nelems > 0 ? ev->in_nelems : 0, ev->dtype.p, ev->process_group.p);
+}
+
 /* The sink's activity callback for a; 1 when it failed. */
 static int give_activity(struct kctx *k, const struct gpu_activity *a)
 {
@@ -252,7 +279,8 @@ static int give_activity(struct kctx *k, const struct gpu_activity *a)
 }
 
 /* Holds a kernel back (its strings copied) until the file ends. */
-static void hold_kernel(struct kctx *k, const struct gpu_activity *a, int64_t external_id, const struct comm_args *own)
+static void hold_kernel(struct kctx *k, const struct gpu_activity *a, int64_t external_id, int coalesced,
+			const struct comm_args *own)
 {
 	k->held = xgrow(k->held, &k->cap_held, k->nheld + 1, sizeof(*k->held));
 	struct held_kernel *h = &k->held[k->nheld++];
@@ -262,6 +290,7 @@ static void hold_kernel(struct kctx *k, const struct gpu_activity *a, int64_t ex
 	h->a.dtype = a->dtype ? xstrdup(a->dtype) : NULL;
 	h->a.process_group = a->process_group ? xstrdup(a->process_group) : NULL;
 	h->external_id = external_id;
+	h->coalesced = coalesced;
 	h->own = *own;
 }
 
@@ -277,8 +306,13 @@ static int give_held(struct kctx *k, int give)
 		struct held_kernel *h = &k->held[i];
 		if (give && !r) {
 			struct gpu_activity a = h->a;
-			size_t ci = intmap_get(&k->comm_ids, h->external_id);
-			fill_comm_args(&a, &h->own, ci == SIZE_MAX ? NULL : &k->comm[ci]);
+			if (h->coalesced) {
+				if (k->coalesced)
+					coalesced_fill(k->coalesced, &a);
+			} else {
+				size_t ci = intmap_get(&k->comm_ids, h->external_id);
+				fill_comm_args(&a, &h->own, ci == SIZE_MAX ? NULL : &k->comm[ci]);
+			}
 			r = give_activity(k, &a);
 		}
 		free((char *)h->a.name);
@@ -291,6 +325,8 @@ static int give_held(struct kctx *k, int give)
 		free(k->comm[i].dtype);
 	free(k->comm);
 	intmap_free(&k->comm_ids);
+	coalesced_free(k->coalesced);
+	k->coalesced = NULL;
 	if (r)
 		k->failed = 1;
 	return r;
@@ -314,8 +350,10 @@ static int on_event(void *ctx, const struct kj_event *ev)
 		 * dropped without a warning: no GPU figure depends on one op.
 		 */
 		k->counts->cpu_ops++;
-		if (ev->has_external_id && ev->name.p && !strcmp(ev->name.p, "record_param_comms"))
+		if (ev->has_external_id && ev->name.p && !strcmp(ev->name.p, "record_param_comms")) {
 			keep_comm_args(k, ev);
+			keep_p2p_op(k, ev);
+		}
 		int64_t ots, odur;
 		if (!k->sink->cpu_op || !ev->ts.p || ev->ts_bad || !ev->dur.p || ev->dur_bad ||
 		    parse_us_to_ns(ev->ts.p, ev->ts.n, &ots) < 0 || parse_us_to_ns(ev->dur.p, ev->dur.n, &odur) < 0 ||
@@ -383,7 +421,11 @@ static int on_event(void *ctx, const struct kj_event *ev)
 		struct comm_args own = {.has_dst = ev->has_dst, .dst = ev->dst, .has_src = ev->has_src, .src = ev->src};
 		set_peer(&a, &own, NULL);
 		int held = 0;
-		if (a.collective && ev->has_external_id && lacks_comm_args(&a)) {
+		if (a.collective && ev->has_external_id)
+			coalesced_claim(coalesced_of(k), ev->external_id);
+		if (coalesced_candidate(&a))
+			held = -1; /* a coalesced batch's kernel: its ops are known when the file ends */
+		else if (a.collective && ev->has_external_id && lacks_comm_args(&a)) {
 			/* the rest from its record_param_comms op: now, or when the file ends if it has not come */
 			size_t ci = intmap_get(&k->comm_ids, ev->external_id);
 			if (ci != SIZE_MAX)
@@ -398,7 +440,7 @@ static int on_event(void *ctx, const struct kj_event *ev)
 		else
 			k->counts->memsets++;
 		if (held)
-			hold_kernel(k, &a, ev->external_id, &own);
+			hold_kernel(k, &a, ev->external_id, held < 0, &own);
 		else
 			r = give_activity(k, &a);
 		break;
@@ -433,6 +475,8 @@ static int on_event(void *ctx, const struct kj_event *ev)
 			k->counts->annotations++;
 		if (cls == EV_ANNOT && !strncmp(name, "ProfilerStep#", 13))
 			k->counts->steps++;
+		if (ev->has_external_id && !strcmp(name, "nccl:coalesced"))
+			coalesced_annotation(coalesced_of(k), cls == EV_GPU_ANNOT, an.tid, ts, dur, ev->external_id);
 		if (k->sink->annotation)
 			r = k->sink->annotation(k->sink->ctx, &an);
 		break;
