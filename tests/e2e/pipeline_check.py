@@ -19,7 +19,9 @@ again here independently in plain Python (standard library only):
     start gives an External id; the user_annotation "nccl:coalesced" of
     that id on the host, and the record_param_comms send/recv ops on its
     thread from the previous such annotation's end to its start, are the
-    batch (taken when they all go one way to one peer);
+    batch (taken when they all talk to one peer): a send or a recv, or,
+    when the batch has both, one op that is a send and a recv at once
+    (Schedule1F1B's fused batches);
   - ranks that send to each other both ways are neighbours; the path they
     form is the pipeline; stage 0 is the end whose first op in its first
     step with ops is a send;
@@ -100,10 +102,10 @@ def main():
             coll = a.get("Collective name")
             if coll is None and e["name"].startswith("ncclDevKernel_SendRecv"):
                 batch = coalesced_batch(ev, e)
-                if batch and len({(b["Collective name"], b.get("Dst Rank", b.get("Src Rank"))) for b in batch}) == 1:
-                    coll = batch[0]["Collective name"]
-                    key = "Dst Rank" if coll == "send" else "Src Rank"
-                    ops.append((when, coll, batch[0][key], None))
+                peers = {b.get("Dst Rank", b.get("Src Rank")) for b in (batch or [])}
+                if len(peers) == 1:
+                    dirs = {b["Collective name"] for b in batch}
+                    ops.append((when, dirs.pop() if len(dirs) == 1 else "sendrecv", peers.pop(), None))
                 continue
             if coll in ("send", "recv"):
                 op = comms.get(a.get("External id"), {})
@@ -113,7 +115,7 @@ def main():
                 kerns.append((when, e["ts"], e["ts"] + e["dur"]))
         ops.sort()
         ranks[rank] = {"steps": steps, "opt": opt, "ops": ops, "kerns": kerns}
-    sends = {r: {o[2] for o in d["ops"] if o[1] == "send"} for r, d in ranks.items()}
+    sends = {r: {o[2] for o in d["ops"] if o[1] in ("send", "sendrecv")} for r, d in ranks.items()}
     nbr = {r: sorted(q for q in sends[r] if q in ranks and r in sends[q]) for r in ranks}
     ends = [r for r in sorted(ranks) if len(nbr[r]) == 1]
     assert len(ends) == 2 and all(len(v) <= 2 for v in nbr.values()), "not one chain"
@@ -124,7 +126,7 @@ def main():
             s, e = d["steps"][n]
             inside = [o for o in d["ops"] if s <= o[0] < e]
             if inside:
-                return inside[0][1] == "send"
+                return inside[0][1] in ("send", "sendrecv")
         return False
 
     start = ends[0] if first_is_send(ends[0]) or not first_is_send(ends[1]) else ends[1]
@@ -154,8 +156,8 @@ def main():
             bubbles[r].append(1 - union_within(sets[r], lo, hi) / (hi - lo))
         s, e = ranks[chain[0]]["steps"][n]
         mine = [o for o in ranks[chain[0]]["ops"] if s <= o[0] < e and o[2] == chain[1]]
-        snd = [o for o in mine if o[1] == "send"]
-        rcv = [o[0] for o in mine if o[1] == "recv"]
+        snd = [o for o in mine if o[1] in ("send", "sendrecv")]
+        rcv = [o[0] for o in mine if o[1] in ("recv", "sendrecv")]
         m = len({o[3] for o in snd}) if all(o[3] is not None for o in snd) else len(snd)
         k = len([o for o in snd if not rcv or o[0] < min(rcv)])
         ms.append(m)

@@ -17,13 +17,17 @@ size and Process Group Name/Description/Ranks; Rank, dtype, Seq and Dst
 Rank / Src Rank are on the record_param_comms cpu_op alone, which has the
 kernel's External id. --args copied (the default) copies them all onto the
 kernel too. --args coalesced writes each send and recv the way PyTorch 2.11
-runs torch.distributed.pipelining's batch_isend_irecv of one op under NCCL
-2.28 (experiments/h200x4-parallel/probe/): the record_param_comms cpu_op
-with the c10d args but no Seq, then a user_annotation "nccl:coalesced"
-(its own External id) around a cuda_driver cuLaunchKernelEx, and the kernel
+runs torch.distributed.pipelining's batch_isend_irecv under NCCL 2.28
+(experiments/h200x4-parallel/probe/): the record_param_comms cpu_op with
+the c10d args but no Seq, then a user_annotation "nccl:coalesced" (its own
+External id) around a cuda_driver cuLaunchKernelEx, and the kernel
 ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>) with no
 collective args and no External id, inside a gpu_user_annotation
-"nccl:coalesced" with the host annotation's External id.
+"nccl:coalesced" with the host annotation's External id. Under 1f1b a send
+followed by a recv from the same peer (a forward's send and the next
+backward's recv, a backward's send and the next forward's recv) is one
+batch, as Schedule1F1B fuses them: both ops, then one annotation and one
+kernel from the send's start (not before the launch) to the recv's end.
 --order gpu-first writes each trace's kernels before all its
 other events (default time: every event sorted by ts, so a kernel's
 record_param_comms comes before it).
@@ -172,7 +176,8 @@ def main():
             launch = base - LEAD - 400
             step_start = launch - 100
             X(r, "user_annotation", "Optimizer.zero_grad#AdamW.zero_grad", step_start + 10, 50, 1)
-            for (op, i), items in host:
+            pending = None  # a send held for a batch with the next recv (--args coalesced, 1F1B)
+            for idx, ((op, i), items) in enumerate(host):
                 first = None
                 for it in items:
                     if it[0] == "kern":
@@ -206,6 +211,14 @@ def main():
                         del coll["Seq"]
                         ann = 900000 + c
                         X(r, "cpu_op", "record_param_comms", launch - 1, 1, 1, dict(coll, **{"External id": c}))
+                        nxt = host[idx + 1][1][0] if idx + 1 < len(host) else None
+                        if kind == "1f1b" and it[0] == "send" and nxt and nxt[0] == "recv" and nxt[1] == it[1]:
+                            pending = (kst, kend)  # Schedule1F1B: one batch with the next op's recv
+                            continue
+                        if pending:  # the batch of the held send and this recv: one kernel for both
+                            kst = max(pending[0], launch + 1)
+                            kend = max(kend, kst + DELTA)
+                            pending = None
                         X(r, "user_annotation", "nccl:coalesced", launch, 1, 1, {"External id": ann})
                         e = {"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernelEx", "pid": 100 + r, "tid": 1,
                              "ts": launch, "dur": 1, "args": {"correlation": c}}

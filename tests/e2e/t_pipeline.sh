@@ -32,9 +32,12 @@
 #   batch_isend_irecv takes under NCCL 2.28 (pipeline_gen.py --args
 #   coalesced, as recorded in experiments/h200x4-parallel/probe/): one
 #   ncclDevKernel_SendRecv per batch with no collective args, found through
-#   the "nccl:coalesced" annotations; the same rows again (m counted, no
-#   Seq). The probe itself, a batch of a send and a recv, stays one
-#   SendRecv; with its recv taken out, a send of 1048576 Float to rank 0.
+#   the "nccl:coalesced" annotations; the same rows again (m counted:
+#   no Seq). coal's 1F1B fuses a send with the next recv from the same
+#   peer into one batch, as Schedule1F1B does: one "sendrecv" kernel, a
+#   send and a recv at once. The probe itself, a batch of a send and a recv,
+#   is a sendrecv of 1048576 Float each way with rank 0; with its recv
+#   taken out, a send.
 #
 #   Sends and recvs are no collectives of the group but pairs: the k-th
 #   send of A to B in a step with the k-th recv of B from A. No warning of
@@ -210,7 +213,7 @@ grep -q '^slow,3,.*,6857\.143$' "$T/fp" && grep -qF 'stage 0 of 4 (rank 2) idles
 grep -F 'pipeline-bubble' "$F" | grep -v '^slow,' >"$T/other"
 [ -s "$T/other" ] && bad "a pipeline-bubble finding on a balanced run or on 2 steps: $(cat "$T/other")" || ok
 # the balanced runs (and the 2-step planted one): no finding at all; the planted one: its pipeline-bubble alone
-for r in gpipe onef1b override ppdp real realg slow2; do
+for r in gpipe onef1b override ppdp real realg coal coalg slow2; do
 	grep -q "^$r," "$F" && bad "$r: a finding on a balanced pipeline: $(grep "^$r," "$F" | cut -c1-200)" || ok
 done
 [ "$(grep -c '^slow,' "$F")" -eq 1 ] && ok || bad "slow: findings beside pipeline-bubble: $(grep '^slow,' "$F" | cut -c1-200)"
@@ -241,10 +244,16 @@ colls() { # colls DB: the real runs' collectives, on one line each
 		WHERE r.run IN ('real', 'realg', 'coal', 'coalg') ORDER BY 1, 2, 3"
 }
 colls "$D/../perfstudy.db" >"$T/c.plain"
-# 432 per form = 3 steps x (1F1B: 16 + 32 + 32 + 16 sends and recvs; GPipe: 8 + 16 + 16 + 8); coalesced: no Seq
-awk -F'|' '($4 != "send" && $4 != "recv") || $5 == "" || ($1 ~ /^real/ && $6 == "") || $7 != "BFloat16" { b = 1 }
-	END { exit b || NR != 864 }' "$T/c.plain" &&
-	ok || bad "real, coal: sends and recvs without peer, Seq or dtype: $(grep -c '||' "$T/c.plain") of $(wc -l <"$T/c.plain")"
+# 432 per form = 3 steps x (1F1B: 16 + 32 + 32 + 16 sends and recvs; GPipe: 8 + 16 + 16 + 8); coalesced: no
+# Seq, and coal's 1F1B batches a send with the next recv from its peer: one sendrecv row for the two, as
+# many rows as the raw files have SendRecv kernels
+K=$(cat "$T"/coal/rank*.json | grep -o '"name":"ncclDevKernel_SendRecv(' | wc -l)
+awk -F'|' -v k="$K" '{ n[$1 == "coal" ? "coal" : "other"]++; ops += $1 == "coal" ? ($4 == "sendrecv" ? 2 : 1) : 0
+		fused += $4 == "sendrecv" }
+	($4 != "send" && $4 != "recv" && !($1 == "coal" && $4 == "sendrecv")) || $5 == "" || ($1 ~ /^real/ && $6 == "") ||
+	$7 != "BFloat16" { b = 1 }
+	END { exit b || n["other"] != 576 || n["coal"] != k || ops != 288 || !fused }' "$T/c.plain" &&
+	ok || bad "real, coal: sends and recvs without peer, Seq or dtype, or batches miscounted ($K SendRecv kernels): $(cut -d'|' -f1,4 "$T/c.plain" | sort | uniq -c | tr '\n' ' ')"
 N=$(awk -F'|' '$1 == "coalg" && $2 == 1 && $4 == "send" && $5 == 2' "$T/c.plain" | wc -l)
 [ "$N" = 12 ] && ok || bad "coalg rank 1: want 12 sends to rank 2, got $N"
 N=$(awk -F'|' '$1 == "realg" && $2 == 1 && $4 == "send" && $5 == 2' "$T/c.plain" | wc -l)
@@ -337,26 +346,33 @@ t_bad tests/bad/yaml-pipeline-microbatches.yaml \
 	"tests/bad/yaml-pipeline-microbatches.yaml:2:85: error: 'microbatches' must be at least 1, got 0"
 
 
-# the recorded probe (experiments/h200x4-parallel/probe/): its batch sends and receives, so its kernel stays a SendRecv
+# the recorded probe (experiments/h200x4-parallel/probe/): a batch of a send and a recv to rank 0, one kernel:
+# a sendrecv, in what the send carries, out what the recv does; without its recv, a send. Both read here
+# from the raw file: the ops before the first nccl:coalesced annotation.
 PR=experiments/h200x4-parallel/probe/coalesced_p2p.pt.trace.json.gz
-$PERFSTUDY build -q "$PR" -o "$T/probe" && [ "$(sqlite3 "$T/probe/perfstudy.db" "SELECT count(*) FROM collectives")" = 0 ] &&
-	grep -q ',SendRecv,1,4.768,,,' "$T/probe/default/data/collectives.csv" && ok ||
-	bad "probe: a batch of a send and a recv should stay one SendRecv: $(cat "$T/probe/default/data/collectives.csv")"
-# with the recv taken out of the batch: a send; its peer, count and dtype read here from the raw file
 mkdir -p "$T/probe1"
-python3 - "$PR" "$T/probe1/rank0.json" >"$T/probe1.want" <<'PY'
+python3 - "$PR" "$T/probe1/rank0.json" "$T/probe.want" "$T/probe1.want" <<'PY'
 import gzip, json, sys
 doc = json.load(gzip.open(sys.argv[1], "rt"))
 ev = doc["traceEvents"]
-recv = next(e for e in ev if e.get("name") == "record_param_comms" and e["args"].get("Collective name") == "recv")
-ev.remove(recv)
-send = min((e for e in ev if e.get("name") == "record_param_comms" and e["args"].get("Collective name") == "send"),
-           key=lambda e: e["ts"])
-print("send|%d|%d|%s" % (send["args"]["Dst Rank"], send["args"]["In msg nelems"], send["args"]["dtype"]))
+ann = min((e for e in ev if e.get("cat") == "user_annotation" and e.get("name") == "nccl:coalesced"), key=lambda e: e["ts"])
+ops = [e for e in ev if e.get("name") == "record_param_comms" and e["ts"] <= ann["ts"]
+       and e["args"].get("Collective name") in ("send", "recv")]
+snd = [e["args"] for e in ops if e["args"]["Collective name"] == "send"]
+rcv = [e["args"] for e in ops if e["args"]["Collective name"] == "recv"]
+open(sys.argv[3], "w").write("sendrecv|%d|%d|%d|%s\n" % (snd[0]["Dst Rank"], sum(a["In msg nelems"] for a in snd),
+                                                        sum(a["In msg nelems"] for a in rcv), snd[0]["dtype"]))
+n = sum(a["In msg nelems"] for a in snd)
+open(sys.argv[4], "w").write("send|%d|%d|%d|%s\n" % (snd[0]["Dst Rank"], n, n, snd[0]["dtype"]))
+for e in ops:
+    if e["args"]["Collective name"] == "recv":
+        ev.remove(e)
 json.dump(doc, open(sys.argv[2], "w"))
 PY
-$PERFSTUDY build -q "$T/probe1" -o "$T/probe1o" &&
-	sqlite3 "$T/probe1o/perfstudy.db" "SELECT collective, peer, in_nelems, dtype FROM collectives" >"$T/probe1.got" &&
+Q="SELECT collective, peer, in_nelems, out_nelems, dtype FROM collectives"
+$PERFSTUDY build -q "$PR" -o "$T/probe" && sqlite3 "$T/probe/perfstudy.db" "$Q" >"$T/probe.got" &&
+	cmp -s "$T/probe.want" "$T/probe.got" && ok || bad "probe: want $(cat "$T/probe.want"), got $(cat "$T/probe.got" 2>&1)"
+$PERFSTUDY build -q "$T/probe1" -o "$T/probe1o" && sqlite3 "$T/probe1o/perfstudy.db" "$Q" >"$T/probe1.got" &&
 	cmp -s "$T/probe1.want" "$T/probe1.got" && ok || bad "probe without its recv: want $(cat "$T/probe1.want"), got $(cat "$T/probe1.got" 2>&1)"
 
 finish

@@ -48,6 +48,11 @@
  *                     first recv from stage 1: k < m is 1F1B, else GPipe
  *                     (with m <= p the two are the same schedule); the
  *                     manifest's schedule overrides.
+ * A coalesced kernel that both sends and receives (collectives
+ * "sendrecv", kineto_coalesced.h: Schedule1F1B fuses a forward's send
+ * with the next backward's recv) is one op that is a send and a recv at
+ * once: its time counts once in p2p, its bytes are what it sends, it is a
+ * send for the peers and m, and a recv for k's first recv.
  * A row per (run, rank) of a pipeline: the median over the steps of each
  * number (separately), steps the count, bubble_sigma the robust spread of
  * the per-step bubble shares (1.4826 x their median absolute deviation),
@@ -79,6 +84,7 @@ struct pp_op {
 	int64_t issue, start, end; /* issue: the launch's host start (else the kernel's); own clock */
 	int64_t peer, seq, bytes, corr; /* seq -1 where has_seq is 0; corr -1: none */
 	int send, has_seq;
+	int recv_too; /* a coalesced batch that sends and receives ("sendrecv"): send is 1 too */
 };
 
 /* A compute kernel: its launch's host start and its GPU interval, own clock. */
@@ -172,7 +178,7 @@ static int load_ops(struct store *s, struct pp_rank *r)
 			  "SELECT x.start_ns, x.correlation, x.collective, x.in_nelems, x.dtype, x.seq, x.peer"
 			  " FROM traces rt JOIN collectives x ON x.trace_id = rt.id"
 			  " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.peer IS NOT NULL"
-			  " AND x.collective IN ('send', 'recv') ORDER BY x.start_ns", &st) < 0)
+			  " AND x.collective IN ('send', 'recv', 'sendrecv') ORDER BY x.start_ns", &st) < 0)
 		return -1;
 	store_bind_int64(st, 1, r->key->run_db_id);
 	store_bind_int64(st, 2, r->key->rank);
@@ -184,7 +190,9 @@ static int load_ops(struct store *s, struct pp_rank *r)
 		memset(o, 0, sizeof(*o));
 		o->start = o->issue = o->end = store_column_int64(st, 0);
 		o->corr = store_column_type(st, 1) == SQLITE_NULL ? -1 : store_column_int64(st, 1);
-		o->send = !strcmp((const char *)store_column_text(st, 2), "send");
+		const char *coll = (const char *)store_column_text(st, 2);
+		o->recv_too = !strcmp(coll, "sendrecv");
+		o->send = o->recv_too || !strcmp(coll, "send");
 		int64_t nel = store_column_type(st, 3) == SQLITE_NULL ? 0 : store_column_int64(st, 3);
 		o->bytes = nel * collective_dtype_size((const char *)store_column_text(st, 4));
 		o->has_seq = store_column_type(st, 5) != SQLITE_NULL;
@@ -466,7 +474,7 @@ static void stage0_counts(const struct pp_rank *r, const struct rk_range *st, in
 	size_t a = op_at(r, st->start), b = op_at(r, st->end);
 	for (size_t i = a; i < b; i++) {
 		const struct pp_op *op = &r->ops[i];
-		if (op->peer == peer && !op->send && op->issue < first_recv)
+		if (op->peer == peer && (!op->send || op->recv_too) && op->issue < first_recv)
 			first_recv = op->issue;
 	}
 	int64_t *seqs = xmalloc((b > a ? b - a : 1) * sizeof(*seqs));
@@ -832,7 +840,10 @@ int analysis_pipeline_stages(const struct analysis_ctx *ctx, struct analysis_res
 		"bubble_share - formula_bubble_share; imbalance = the largest compute_us of the pipeline's stages over "
 		"their mean (the same on each row of a pipeline); p2p_us: the time of the stage's send and recv "
 		"kernels issued in the step (waiting and transfer); p2p_bytes: what its sends carry (In msg nelems x "
-		"the dtype's size). microbatches (m): the distinct Seq values of stage 0's sends to stage 1 in the step "
+		"the dtype's size). A coalesced kernel that both sends and receives (collectives sendrecv: Schedule1F1B "
+		"fuses a forward's send with the next backward's recv) is one op that is a send and a recv at once: its "
+		"time counts once, its bytes are what it sends. microbatches (m): the distinct Seq values of stage 0's "
+		"sends to stage 1 in the step "
 		"(their count where one has no Seq), the lower median over the steps; the manifest's microbatches "
 		"overrides it (microbatches_source manifest, else inferred). schedule: k = stage 0's sends to stage 1 "
 		"issued (host start) before its first recv from stage 1 in the step; k < m is 1F1B, else GPipe, the "

@@ -176,30 +176,37 @@ int coalesced_fill(struct coalesced *c, struct gpu_activity *a)
 	int64_t after = h > 0 && c->host[h - 1].tid == ha->tid ? c->host[h - 1].end : INT64_MIN;
 	size_t i = op_lower(c, ha->tid, after);
 	const struct p2p_op *first = NULL;
-	int64_t nelems = 0;
-	int known = 1, dtype_same = 1, pg_same = 1;
+	int64_t nel[2] = {0, 0}; /* received, sent */
+	int known[2] = {1, 1}, dir[2] = {0, 0}, dtype_same = 1, pg_same = 1;
 	for (; i < c->nops && c->ops[i].tid == ha->tid && c->ops[i].ts <= ha->ts; i++) {
 		const struct p2p_op *o = &c->ops[i];
 		if (intmap_get(&c->claimed, o->external_id) != SIZE_MAX)
 			continue;
-		if (!first) {
+		if (!first)
 			first = o;
-		} else if (o->send != first->send || o->peer != first->peer) {
-			return 0; /* both directions, or several peers */
-		}
-		if (o->nelems > 0 && nelems <= INT64_MAX - o->nelems)
-			nelems += o->nelems;
+		else if (o->peer != first->peer)
+			return 0; /* several peers */
+		dir[o->send] = 1;
+		if (o->nelems > 0 && nel[o->send] <= INT64_MAX - o->nelems)
+			nel[o->send] += o->nelems;
 		else
-			known = 0;
+			known[o->send] = 0;
 		dtype_same &= same_text(o->dtype, first->dtype);
 		pg_same &= same_text(o->process_group, first->process_group);
 	}
 	if (!first || first->peer < 0)
 		return 0;
-	a->collective = first->send ? "send" : "recv";
 	a->has_peer = 1;
 	a->peer = first->peer;
-	a->in_nelems = a->out_nelems = known ? nelems : 0;
+	if (dir[0] && dir[1]) {
+		/* both ways: in counts what it sends, out what it receives */
+		a->collective = "sendrecv";
+		a->in_nelems = known[1] ? nel[1] : 0;
+		a->out_nelems = known[0] ? nel[0] : 0;
+	} else {
+		a->collective = first->send ? "send" : "recv";
+		a->in_nelems = a->out_nelems = known[first->send] ? nel[first->send] : 0;
+	}
 	a->dtype = dtype_same ? first->dtype : NULL;
 	if (!a->process_group && pg_same)
 		a->process_group = first->process_group;

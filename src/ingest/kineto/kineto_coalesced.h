@@ -16,17 +16,20 @@
  *
  * The batch of a kernel: the gpu_user_annotation "nccl:coalesced" on the
  * kernel's stream that starts last at or before the kernel (up to 1 ns
- * after it: rounding) and reaches the kernel's start, the host annotation of its External id, and the
- * send/recv record_param_comms ops on that annotation's thread that start
- * after the previous "nccl:coalesced" annotation of the thread ended and
- * no later than this one starts, leaving out ops whose External id a
- * kernel of its own carries (an uncoalesced send or recv). When every op
- * of the batch sends to one peer, or every one receives from one peer, the
- * kernel is that send or recv: its peer, the summed In msg nelems as its
- * in and out counts, the dtype and process group where all ops agree. A
- * batch that both sends and receives (1F1B's fused "fwd_send_bwd_recv"),
- * or talks to several peers, leaves the kernel as it was: one collectives
- * row cannot say both directions.
+ * after it: rounding) and reaches the kernel's start; the host annotation
+ * of its External id; and the send/recv record_param_comms ops on that
+ * annotation's thread that start from the end of the thread's previous
+ * "nccl:coalesced" annotation up to this one's start, leaving out ops
+ * whose External id a kernel of its own carries (an uncoalesced send or
+ * recv). When all ops of the batch talk to one peer, the kernel takes that
+ * peer, and the dtype and process group where the ops agree, and: when
+ * they all send, or all receive, it is that send or recv, its in and out
+ * counts the ops' summed In msg nelems; when some send and some receive
+ * (Schedule1F1B fuses a forward's send with the next backward's recv,
+ * "fwd_send_bwd_recv", and a backward's send with the next forward's
+ * recv), it is a "sendrecv", its in count what the sends carry and its out
+ * count what the recvs do. A batch with several peers leaves the kernel
+ * as it was.
  *
  * Everything is kept until the file ends, since the events may come in any
  * order: per p2p op about 80 bytes, per annotation 32.
