@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyze/lib/rankdata.h"
+#include "analyze/lib/search.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 
@@ -105,17 +106,15 @@ static double dims_elems(const char *in, size_t len)
 	return e;
 }
 
+static int dims_before(const void *elem, const void *key)
+{
+	return ((const struct op_dims *)elem)->name < *(const int64_t *)key;
+}
+
 /* The op_dims of name in v[0 .. n) (sorted by name, one per name), or NULL. */
 static const struct op_dims *find_dims(const struct op_dims *v, size_t n, int64_t name)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].name < name)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = lower_bound(v, n, sizeof(*v), &name, dims_before);
 	return lo < n && v[lo].name == name ? &v[lo] : NULL;
 }
 
@@ -125,17 +124,15 @@ static int cmp_i64(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
+static int i64_before(const void *elem, const void *key)
+{
+	return *(const int64_t *)elem < *(const int64_t *)key;
+}
+
 /* How many of v[0 .. n) (sorted) equal x. */
 static size_t count_of(const int64_t *v, size_t n, int64_t x)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = lower_bound(v, n, sizeof(*v), &x, i64_before);
 	size_t c = 0;
 	while (lo + c < n && v[lo + c] == x)
 		c++;
