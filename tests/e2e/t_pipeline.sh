@@ -346,6 +346,39 @@ t_bad tests/bad/yaml-pipeline-microbatches.yaml \
 	"tests/bad/yaml-pipeline-microbatches.yaml:2:85: error: 'microbatches' must be at least 1, got 0"
 
 
+# coal's fused batches are paired like sends and recvs: the k-th SendRecv of A with B with B's k-th with A;
+# every kernel of the run is matched, the SendRecvs as many as the sendrecv rows of its collectives
+W=$D/data/collective_waits.csv
+awk -F, -v want="$(awk -F'|' '$1 == "coal" && $4 == "sendrecv"' "$T/c.plain" | wc -l)" '
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["run"] == "coal" { n++; if ($c["matched"] != 1) b = 1; sr += $c["name"] == "SendRecv" }
+	END { exit b || !n || sr != want || !sr }' "$W" && ok || bad "coal: fused batches not all paired"
+# one fused batch of rank 0 taken out: that step's batches of ranks 0 and 1 left unmatched, one warning.
+# Per step stage 0 (4 warm-up forwards) fuses its 5 forward-to-backward turns (F3-B0, F4-B1 .. F7-B4) and
+# stage 1 (3 warm-up forwards) its 5 backward-to-forward turns (B0-F3 .. B4-F7): 4 against 5 in step 1.
+mkdir -p "$T/coalx" && cp "$T"/coal/rank[123].json "$T/coalx/"
+python3 - "$T/coal/rank0.json" "$T/coalx/rank0.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+ev = doc["traceEvents"]
+host = sorted((e for e in ev if e["cat"] == "user_annotation" and e["name"] == "nccl:coalesced"), key=lambda e: e["ts"])
+prev = float("-inf")
+for h in host:
+    kinds = {e["args"]["Collective name"] for e in ev if e["cat"] == "cpu_op" and prev <= e["ts"] <= h["ts"]}
+    prev = h["ts"] + h["dur"]
+    if {"send", "recv"} <= kinds:
+        g = next(e for e in ev if e["cat"] == "gpu_user_annotation" and e["args"]["External id"] == h["args"]["External id"])
+        k = next(e for e in ev if e["cat"] == "kernel" and e["tid"] == g["tid"] and e["ts"] == g["ts"])
+        ev.remove(k)  # the first fused batch's kernel (step 1)
+        break
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+$PERFSTUDY build "$T/coalx" -o "$T/cx" 2>"$T/err"
+[ $? -eq 0 ] && ok || bad "coalx: build failed"
+[ "$(grep -c 'left unmatched' "$T/err")" = 1 ] &&
+	grep -q "warning: run coalx step 1: rank 0 issued 4 batches both ways with rank 1 on communicator '0', rank 1 5: these are left unmatched" "$T/err" &&
+	ok || bad "coalx: want one warning of batches both ways: $(grep unmatched "$T/err")"
+
 # the recorded probe (experiments/h200x4-parallel/probe/): a batch of a send and a recv to rank 0, one kernel:
 # a sendrecv, in what the send carries, out what the recv does; without its recv, a send. Both read here
 # from the raw file: the ops before the first nccl:coalesced annotation.

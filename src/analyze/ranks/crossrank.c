@@ -38,8 +38,14 @@
  * from the same rules. Where the counts of A's sends to B and B's recvs
  * from A differ in a step, the k-th is no longer the k-th: those sends and
  * recvs stay unmatched (one warning per run, naming the first such pair of
- * ranks). A send or recv without a peer, with a peer without a trace, or a
- * SendRecv, stays unmatched silently. Pairs give no clock offsets: a send
+ * ranks). A SendRecv with a peer (a coalesced batch_isend_irecv both ways
+ * to one rank, kineto_coalesced.h: Schedule1F1B fuses a forward's send
+ * with the next backward's recv, and the peer a backward's send with the
+ * next forward's recv) is paired the same way on the channel of its two
+ * ranks: the k-th SendRecv of A with B with the k-th of B with A, as NCCL
+ * matches such batches' ops in order. A send or recv without a peer, with
+ * a peer without a trace, or a SendRecv without a peer, stays unmatched
+ * silently. Pairs give no clock offsets: a send
  * may complete into the receiver's buffer before its recv starts (NCCL's
  * small messages; the recv of a busy receiver), so their ends need not
  * coincide; a run whose only matched operations are pairs keeps offset 0
@@ -416,9 +422,14 @@ static void match_by_seq(struct xr_run *run, struct pg_lists *pl, struct analysi
 	free(at);
 }
 
-/* A send or recv with a traced peer: its channel (communicator, step, sender, receiver) and itself. */
+/*
+ * A send or recv with a traced peer: its channel (communicator, step,
+ * sender, receiver) and itself. A SendRecv with a peer (both: a coalesced
+ * batch both ways) has the channel of its two ranks, src the lower rank
+ * index and dst the higher, recv 1 on the higher's side.
+ */
 struct p2p_ent {
-	int pg, recv;
+	int pg, both, recv;
 	int64_t step;
 	uint32_t src, dst;       /* rank indices of the sender and the receiver */
 	uint32_t rank_i, kern_i; /* the kernel */
@@ -431,6 +442,8 @@ static int cmp_p2p(const void *pa, const void *pb)
 		return a->pg < b->pg ? -1 : 1;
 	if (a->step != b->step)
 		return a->step < b->step ? -1 : 1;
+	if (a->both != b->both)
+		return a->both - b->both;
 	if (a->src != b->src)
 		return a->src < b->src ? -1 : 1;
 	if (a->dst != b->dst)
@@ -471,14 +484,16 @@ static void match_p2p(struct xr_run *run, struct analysis_result *out, size_t *c
 		for (size_t i = 0; i < r->nkerns; i++) {
 			const struct xr_kern *k = &r->kerns[i];
 			const char *t = run->names[k->type];
-			int recv = !strcmp(t, "Recv");
-			if (!k->p2p || k->peer < 0 || k->peer > INT32_MAX || (!recv && strcmp(t, "Send")))
-				continue; /* no peer, or a SendRecv: no one pair */
+			int both = !strcmp(t, "SendRecv"), recv = !strcmp(t, "Recv");
+			if (!k->p2p || k->peer < 0 || k->peer > INT32_MAX || (!recv && !both && strcmp(t, "Send")))
+				continue; /* no peer: no one pair */
 			int pi = crossrank_rank_index(run, (int)k->peer);
 			if (pi < 0 || (size_t)pi == ri)
 				continue; /* its peer has no trace here */
+			if (both)
+				recv = (size_t)pi < ri; /* the higher rank's side */
 			e = xgrow(e, &cap, n + 1, sizeof(*e));
-			e[n++] = (struct p2p_ent){k->pg, recv, k->step, recv ? (uint32_t)pi : (uint32_t)ri,
+			e[n++] = (struct p2p_ent){k->pg, both, recv, k->step, recv ? (uint32_t)pi : (uint32_t)ri,
 						  recv ? (uint32_t)ri : (uint32_t)pi, (uint32_t)ri, (uint32_t)i};
 		}
 	}
@@ -488,12 +503,12 @@ static void match_p2p(struct xr_run *run, struct analysis_result *out, size_t *c
 	const struct p2p_ent *bad = NULL;
 	for (size_t a = 0; a < n;) {
 		size_t b = a, c;
-		while (b < n && !e[b].recv && e[b].pg == e[a].pg && e[b].step == e[a].step && e[b].src == e[a].src &&
-		       e[b].dst == e[a].dst)
+		while (b < n && !e[b].recv && e[b].pg == e[a].pg && e[b].step == e[a].step && e[b].both == e[a].both &&
+		       e[b].src == e[a].src && e[b].dst == e[a].dst)
 			b++;
 		c = b;
-		while (c < n && e[c].recv && e[c].pg == e[a].pg && e[c].step == e[a].step && e[c].src == e[a].src &&
-		       e[c].dst == e[a].dst)
+		while (c < n && e[c].recv && e[c].pg == e[a].pg && e[c].step == e[a].step && e[c].both == e[a].both &&
+		       e[c].src == e[a].src && e[c].dst == e[a].dst)
 			c++;
 		if (b - a == c - b) {
 			for (size_t k = 0; k < b - a; k++)
@@ -505,7 +520,12 @@ static void match_p2p(struct xr_run *run, struct analysis_result *out, size_t *c
 		}
 		a = c;
 	}
-	if (bad)
+	if (bad && bad->both)
+		warn(out, run, bad->src, "run %s step %lld: rank %d issued %zu batches both ways with rank %d on "
+		     "communicator '%s', rank %d %zu: these are left unmatched; in all %zu (sender, receiver, step) of "
+		     "the run disagree so", run->name, (long long)bad->step, run->ranks[bad->src].rank, bad_s,
+		     run->ranks[bad->dst].rank, run->pgs[bad->pg], run->ranks[bad->dst].rank, bad_v, nbad);
+	else if (bad)
 		warn(out, run, bad->src, "run %s step %lld: rank %d issued %zu sends to rank %d on communicator '%s', "
 		     "rank %d %zu recvs from rank %d: these sends and recvs are left unmatched; in all %zu (sender, "
 		     "receiver, step) of the run disagree so", run->name, (long long)bad->step,
