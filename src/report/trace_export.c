@@ -63,7 +63,7 @@
 
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
-#include "analyze/lib/search.h"
+#include "util/search.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/fs.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/lib/search.h"
+#include "util/search.h"
 #include "util/xalloc.h"
 
 /* Deflates what o->b holds into o->f (trace_export_int.h). */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/lib/search.h"
+#include "util/search.h"
 #include "util/xalloc.h"
 
 /* ---- the run's added tracks ---- */

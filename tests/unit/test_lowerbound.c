@@ -1,5 +1,5 @@
 /*
- * test_lowerbound.c: lower_bound (analyze/lib/search.h) against hand-worked
+ * test_lowerbound.c: lower_bound (util/search.h) against hand-worked
  * cases, both strict ("elem < key": the first not less) and non-strict
  * ("elem <= key": the first greater) predicates, on duplicates, an empty
  * array, keys below and above everything, and a struct searched through
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "analyze/lib/search.h"
+#include "util/search.h"
 #include "check.h"
 
 static int less(const void *elem, const void *key)

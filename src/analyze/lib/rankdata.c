@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/lib/search.h"
+#include "util/search.h"
 #include "util/diag.h"
 #include "util/intmap.h"
 #include "util/scratch.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analyze/lib/rankdata.h"
-#include "analyze/lib/search.h"
+#include "util/search.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 

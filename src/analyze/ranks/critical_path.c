@@ -67,7 +67,7 @@
 #include <sys/types.h>
 
 #include "analyze/ranks/critical_path_int.h"
-#include "analyze/lib/search.h"
+#include "util/search.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "analyze/analysis.h"
-#include "analyze/lib/search.h"
+#include "util/search.h"
 #include "analyze/ranks/critical_path_int.h"
 #include "chart/chart.h"
 #include "util/buf.h"

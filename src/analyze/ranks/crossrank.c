@@ -82,7 +82,7 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 #include "analyze/lib/intervals.h"
-#include "analyze/lib/search.h"
+#include "util/search.h"
 
 /*
  * The residual above which the clock offset is not trusted: 100 us. On the

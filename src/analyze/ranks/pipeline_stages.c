@@ -73,7 +73,7 @@
 #include "analyze/analysis.h"
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
-#include "analyze/lib/search.h"
+#include "util/search.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/fs.h"

@@ -49,7 +49,7 @@
 #include "chart/chart.h"
 #include "chart/figures.h"
 #include "analyze/analysis.h"
-#include "analyze/lib/search.h"
+#include "util/search.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
 

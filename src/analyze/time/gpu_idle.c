@@ -34,7 +34,7 @@
 #include "analyze/analysis.h"
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
-#include "analyze/lib/search.h"
+#include "util/search.h"
 #include "util/xalloc.h"
 
 #define KERNEL_WAIT_NS 30000 /* HTA's consecutive_kernel_delay, 30 us */

@@ -5,16 +5,24 @@
 #include <string.h>
 
 #include "util/intmap.h"
+#include "util/search.h"
 #include "util/xalloc.h"
 
+/* Where an op or annotation is: sorted by thread (or stream), then start, then External id. */
+struct place {
+	int64_t tid, ts, external_id; /* tid: the thread, or the stream of a GPU annotation */
+};
+
 struct p2p_op {
-	int64_t tid, ts, external_id, peer, nelems;
+	struct place at; /* first: ops sort and search by it */
+	int64_t peer, nelems;
 	char *dtype, *process_group; /* NULL: none */
 	int send;
 };
 
 struct annot {
-	int64_t tid, ts, end, external_id; /* tid: the thread, or the stream of a GPU one */
+	struct place at; /* first, as in p2p_op */
+	int64_t end;
 };
 
 struct coalesced {
@@ -52,7 +60,7 @@ void coalesced_op(struct coalesced *c, int64_t tid, int64_t ts, int64_t external
 		  int64_t nelems, const char *dtype, const char *process_group)
 {
 	c->ops = xgrow(c->ops, &c->cap_ops, c->nops + 1, sizeof(*c->ops));
-	c->ops[c->nops++] = (struct p2p_op){tid, ts, external_id, peer, nelems, dtype ? xstrdup(dtype) : NULL,
+	c->ops[c->nops++] = (struct p2p_op){{tid, ts, external_id}, peer, nelems, dtype ? xstrdup(dtype) : NULL,
 					    process_group ? xstrdup(process_group) : NULL, send};
 	c->sorted = 0;
 }
@@ -66,7 +74,7 @@ void coalesced_claim(struct coalesced *c, int64_t external_id)
 void coalesced_annotation(struct coalesced *c, int on_gpu, int64_t tid, int64_t ts, int64_t dur,
 			  int64_t external_id)
 {
-	struct annot a = {tid, ts, ts + dur, external_id};
+	struct annot a = {{tid, ts, external_id}, ts + dur};
 	if (on_gpu) {
 		c->gpu = xgrow(c->gpu, &c->cap_gpu, c->ngpu + 1, sizeof(*c->gpu));
 		c->gpu[c->ngpu++] = a;
@@ -82,10 +90,13 @@ int coalesced_candidate(const struct gpu_activity *a)
 	return a->kind == ACT_KERNEL && !a->collective && a->name && !strncmp(a->name, "ncclDevKernel_SendRecv", 22);
 }
 
-/* By thread (or stream), then start, then External id: a total order, so the result is the same in any file order. */
-static int cmp_annot(const void *pa, const void *pb)
+/*
+ * Compares the places that begin two ops or two annotations: a total order,
+ * so that the result is the same in any file order.
+ */
+static int cmp_place(const void *pa, const void *pb)
 {
-	const struct annot *a = pa, *b = pb;
+	const struct place *a = pa, *b = pb;
 	if (a->tid != b->tid)
 		return a->tid < b->tid ? -1 : 1;
 	if (a->ts != b->ts)
@@ -93,42 +104,11 @@ static int cmp_annot(const void *pa, const void *pb)
 	return (a->external_id > b->external_id) - (a->external_id < b->external_id);
 }
 
-static int cmp_op(const void *pa, const void *pb)
+/* lower_bound's predicate: the element's place is before (tid, ts) of key. */
+static int place_before(const void *elem, const void *key)
 {
-	const struct p2p_op *a = pa, *b = pb;
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return (a->external_id > b->external_id) - (a->external_id < b->external_id);
-}
-
-/* The first of n annotations sorted by cmp_annot not before (tid, ts), or n. */
-static size_t annot_lower(const struct annot *v, size_t n, int64_t tid, int64_t ts)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].tid < tid || (v[mid].tid == tid && v[mid].ts < ts))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* The first of the ops sorted by cmp_op not before (tid, ts), or nops. */
-static size_t op_lower(const struct coalesced *c, int64_t tid, int64_t ts)
-{
-	size_t lo = 0, hi = c->nops;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->ops[mid].tid < tid || (c->ops[mid].tid == tid && c->ops[mid].ts < ts))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	const struct place *e = elem, *k = key;
+	return e->tid < k->tid || (e->tid == k->tid && e->ts < k->ts);
 }
 
 static void sort_all(struct coalesced *c)
@@ -136,17 +116,17 @@ static void sort_all(struct coalesced *c)
 	if (c->sorted)
 		return;
 	if (c->nops)
-		qsort(c->ops, c->nops, sizeof(*c->ops), cmp_op);
+		qsort(c->ops, c->nops, sizeof(*c->ops), cmp_place);
 	if (c->nhost)
-		qsort(c->host, c->nhost, sizeof(*c->host), cmp_annot);
+		qsort(c->host, c->nhost, sizeof(*c->host), cmp_place);
 	if (c->ngpu)
-		qsort(c->gpu, c->ngpu, sizeof(*c->gpu), cmp_annot);
+		qsort(c->gpu, c->ngpu, sizeof(*c->gpu), cmp_place);
 	intmap_free(&c->host_ids);
 	memset(&c->host_ids, 0, sizeof(c->host_ids));
 	/* An External id given twice keeps its first annotation in this order. */
 	for (size_t i = 0; i < c->nhost; i++)
-		if (intmap_get(&c->host_ids, c->host[i].external_id) == SIZE_MAX)
-			intmap_index(&c->host_ids, c->host[i].external_id, i);
+		if (intmap_get(&c->host_ids, c->host[i].at.external_id) == SIZE_MAX)
+			intmap_index(&c->host_ids, c->host[i].at.external_id, i);
 	c->sorted = 1;
 }
 
@@ -165,22 +145,24 @@ int coalesced_fill(struct coalesced *c, struct gpu_activity *a)
 	 * before the kernel (1 ns later still counts: the two may round their
 	 * starts apart), and reaches its start.
 	 */
-	size_t g = annot_lower(c->gpu, c->ngpu, a->stream, a->start_ns + 2);
-	if (g == 0 || c->gpu[g - 1].tid != a->stream || c->gpu[g - 1].end < a->start_ns)
+	struct place key = {a->stream, a->start_ns + 2, 0};
+	size_t g = lower_bound(c->gpu, c->ngpu, sizeof(*c->gpu), &key, place_before);
+	if (g == 0 || c->gpu[g - 1].at.tid != a->stream || c->gpu[g - 1].end < a->start_ns)
 		return 0;
-	size_t h = intmap_get(&c->host_ids, c->gpu[g - 1].external_id);
+	size_t h = intmap_get(&c->host_ids, c->gpu[g - 1].at.external_id);
 	if (h == SIZE_MAX)
 		return 0;
 	const struct annot *ha = &c->host[h];
 	/* The ops from the previous coalesced annotation's end on the thread to this one's start. */
-	int64_t after = h > 0 && c->host[h - 1].tid == ha->tid ? c->host[h - 1].end : INT64_MIN;
-	size_t i = op_lower(c, ha->tid, after);
+	int64_t after = h > 0 && c->host[h - 1].at.tid == ha->at.tid ? c->host[h - 1].end : INT64_MIN;
+	key = (struct place){ha->at.tid, after, 0};
+	size_t i = lower_bound(c->ops, c->nops, sizeof(*c->ops), &key, place_before);
 	const struct p2p_op *first = NULL;
 	int64_t nel[2] = {0, 0}; /* received, sent */
 	int known[2] = {1, 1}, dir[2] = {0, 0}, dtype_same = 1, pg_same = 1;
-	for (; i < c->nops && c->ops[i].tid == ha->tid && c->ops[i].ts <= ha->ts; i++) {
+	for (; i < c->nops && c->ops[i].at.tid == ha->at.tid && c->ops[i].at.ts <= ha->at.ts; i++) {
 		const struct p2p_op *o = &c->ops[i];
-		if (intmap_get(&c->claimed, o->external_id) != SIZE_MAX)
+		if (intmap_get(&c->claimed, o->at.external_id) != SIZE_MAX)
 			continue;
 		if (!first)
 			first = o;

@@ -1,7 +1,8 @@
 /*
- * search.h: the one binary search of the analyses, over any sorted array.
+ * search.h: the one binary search of perfstudy, over any sorted array
+ * (the analyses, the trace export, the ingest's coalesced batches).
  *
- * Every search the analyses make is a partition point: the array is sorted
+ * Every such search is a partition point: the array is sorted
  * so that before(elem, key) holds for a prefix of it and for nothing after,
  * and the answer is the length of that prefix. before = "elem < key" gives
  * the first element not less than key (C++'s lower_bound), before = "elem
