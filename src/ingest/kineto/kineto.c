@@ -421,7 +421,8 @@ static int on_event(void *ctx, const struct kj_event *ev)
 		struct comm_args own = {.has_dst = ev->has_dst, .dst = ev->dst, .has_src = ev->has_src, .src = ev->src};
 		set_peer(&a, &own, NULL);
 		int held = 0;
-		if (a.collective && ev->has_external_id)
+		/* A send or recv kernel of its own: its op is no member of a coalesced batch (only those can be). */
+		if (a.collective && ev->has_external_id && (!strcmp(a.collective, "send") || !strcmp(a.collective, "recv")))
 			coalesced_claim(coalesced_of(k), ev->external_id);
 		if (coalesced_candidate(&a))
 			held = -1; /* a coalesced batch's kernel: its ops are known when the file ends */
