@@ -408,4 +408,36 @@ $PERFSTUDY build -q "$PR" -o "$T/probe" && sqlite3 "$T/probe/perfstudy.db" "$Q" 
 $PERFSTUDY build -q "$T/probe1" -o "$T/probe1o" && sqlite3 "$T/probe1o/perfstudy.db" "$Q" >"$T/probe1.got" &&
 	cmp -s "$T/probe1.want" "$T/probe1.got" && ok || bad "probe without its recv: want $(cat "$T/probe1.want"), got $(cat "$T/probe1.got" 2>&1)"
 
+# an uncoalesced send (its own kernel carries its External id) just before the probe's batch, to the same
+# peer: its op is no member of the batch, which stays a sendrecv of the probe's counts; the send is a send
+# of 7. The want is read from the raw file: a batch's ops are those before its annotation that no kernel
+# names by External id.
+mkdir -p "$T/probe2"
+python3 - "$PR" "$T/probe2/rank0.json" "$T/probe2.want" <<'PY'
+import gzip, json, sys
+doc = json.load(gzip.open(sys.argv[1], "rt"))
+ev = doc["traceEvents"]
+op0 = min((e for e in ev if e.get("name") == "record_param_comms"), key=lambda e: e["ts"])
+k0 = next(e for e in ev if e.get("cat") == "kernel")
+ev += [dict(op0, ts=op0["ts"] - 100, dur=10, args=dict(op0["args"], **{"External id": 100, "In msg nelems": 7})),
+       {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": op0["pid"], "tid": op0["tid"],
+        "ts": op0["ts"] - 95, "dur": 2, "args": {"External id": 100, "correlation": 999}},
+       dict(k0, ts=k0["ts"] - 60, dur=1, args=dict(k0["args"], correlation=999, **{"External id": 100,
+            "Collective name": "send", "In msg nelems": 7, "Out msg nelems": 7, "dtype": "Float"}))]
+json.dump(doc, open(sys.argv[2], "w"))
+named = {e["args"]["External id"] for e in ev if e.get("cat") == "kernel" and "External id" in e["args"]}
+ann = min((e for e in ev if e.get("cat") == "user_annotation" and e.get("name") == "nccl:coalesced"), key=lambda e: e["ts"])
+ops = [e for e in ev if e.get("name") == "record_param_comms" and e["args"].get("Collective name") in ("send", "recv")]
+own = [e["args"] for e in ops if e["args"]["External id"] in named]
+batch = [e["args"] for e in ops if e["args"]["External id"] not in named and e["ts"] <= ann["ts"]]
+snd = sum(a["In msg nelems"] for a in batch if a["Collective name"] == "send")
+rcv = sum(a["In msg nelems"] for a in batch if a["Collective name"] == "recv")
+with open(sys.argv[3], "w") as f:
+    f.write("send|%d|%d|%d|%s\n" % (own[0]["Dst Rank"], own[0]["In msg nelems"], own[0]["In msg nelems"], own[0]["dtype"]))
+    f.write("sendrecv|%d|%d|%d|%s\n" % (batch[0].get("Dst Rank", batch[0].get("Src Rank")), snd, rcv, batch[0]["dtype"]))
+PY
+$PERFSTUDY build -q "$T/probe2" -o "$T/probe2o" && sqlite3 "$T/probe2o/perfstudy.db" "$Q ORDER BY start_ns" >"$T/probe2.got" &&
+	cmp -s "$T/probe2.want" "$T/probe2.got" && ok ||
+	bad "probe after an uncoalesced send: want $(cat "$T/probe2.want"), got $(cat "$T/probe2.got" 2>&1)"
+
 finish
