@@ -5,28 +5,27 @@
 # GPT-2-shaped models of 125M, 350M, 1.3B and 2.7B parameters (GPT-3's shapes),
 # batch 4 per GPU, seq 1024, bf16 autocast, AdamW, 20 iterations; 1 GPU, and
 # 2 and 4 GPUs with DDP, ZeRO-1, ZeRO-2 and ZeRO-3 (train_zero.py says how).
+# One launch per GPU count trains every size and strategy in turn (36 runs in
+# 3 launches). NPS="1 2" (say) records only those GPU counts, SIZES="125m 350m"
+# only those sizes.
 set -u
 H=$(cd "$(dirname "$0")" && pwd)
 W=$1
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONUNBUFFERED=1
 mkdir -p "$W/meta" && cd "$W" || exit 1
-run() { # folder nproc args...
-	local name=$1 np=$2; shift 2
-	local t0=$(date +%s.%N)
+nvidia-smi -q -x | gzip -9n > meta/nvidia-smi-q.xml.gz
+python3 -c 'import torch, sys, transformers; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "nccl", torch.cuda.nccl.version(), "transformers", transformers.__version__, "gpus", torch.cuda.device_count())' > meta/versions.txt 2>&1
+sha256sum "$H/train_zero.py" > meta/generator.sha256
+sizes=$(echo ${SIZES:-125m 350m 1.3b 2.7b} | tr ' ' ,)
+for np in ${NPS:-1 2 4}; do
+	t0=$(date +%s.%N)
 	if [ "$np" = 1 ]; then
-		CUDA_VISIBLE_DEVICES=0 timeout 300 python3 "$H/train_zero.py" "$@" --out "$W/$name"
+		CUDA_VISIBLE_DEVICES=0 timeout 500 python3 "$H/train_zero.py" --sizes "$sizes" --strategies single --out "$W"
 	else
-		timeout 300 python3 -m torch.distributed.run --standalone --nproc_per_node="$np" "$H/train_zero.py" "$@" --out "$W/$name"
-	fi > "meta/$name.out" 2>&1
-	echo "$name rc=$? $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s" | tee -a meta/runs.txt
-}
-for size in ${SIZES:-125m 350m 1.3b 2.7b}; do
-	run $size-1gpu 1 --size $size --strategy single
-	for np in ${NPS-2 4}; do
-		for s in ddp zero1 zero2 zero3; do
-			run $size-${np}gpu-$s $np --size $size --strategy $s
-		done
-	done
+		timeout 500 python3 -m torch.distributed.run --standalone --nproc_per_node="$np" "$H/train_zero.py" \
+			--sizes "$sizes" --strategies ddp,zero1,zero2,zero3 --out "$W"
+	fi > "meta/${np}gpu.out" 2>&1
+	echo "${np}gpu rc=$? $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s" | tee -a meta/runs.txt
 done
 cd .. && tar -cf "$W.tar" "$(basename "$W")"

@@ -10,16 +10,21 @@ kind, and the pipeline bubble against the schedule's (p-1)/(m+p-1)).
 
   --mode pp   p = WORLD_SIZE stages, the blocks split evenly; stage 0 holds
               the embedding, the last stage the final norm, head and loss.
-              --schedule gpipe|1f1b, --microbatches m (batch / m per micro-
-              batch). --plant-slow-stage S --plant-size K: stage S runs K
-              extra bf16 4096^3 products per micro-batch forward (a slow
-              stage: imbalance the schedule's formula does not know).
+              --runs SCHEDULE:M[:slowS:K],...: one run each, in turn, with
+              ScheduleGPipe (gpipe) or Schedule1F1B (1f1b) and M micro-
+              batches (batch / M each); slowS:K plants a slow stage: stage
+              S runs K extra bf16 4096^3 products per micro-batch forward
+              (imbalance the schedule's formula does not know).
   --mode tp   t = WORLD_SIZE: q, k, v and fc1 column-parallel, the attention
               output and fc2 row-parallel (two all-reduces of b*s*h per block
               in the forward, two in the backward); embedding and head
               replicated. t = 1 is the same model unsplit.
+One launch serves all its runs (one process start, one NCCL set-up: device
+time is scarce); each run has its own model, optimizer and profiler, and
+everything is freed before the next. Run folders: OUT/pp<p>-<schedule>-m<M>
+[-slow<S>]<suffix>, OUT/tp<t><suffix>.
 --device cpu (gloo) exists only to check this script without GPUs."""
-import argparse, gzip, json, math, os, shutil, time
+import argparse, gc, gzip, json, os, shutil, time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -77,52 +82,48 @@ class Stage(nn.Module):
             return x.float()
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--mode", choices=["pp", "tp"], required=True)
-    p.add_argument("--schedule", choices=["gpipe", "1f1b"], default="gpipe")
-    p.add_argument("--microbatches", type=int, default=8)
-    p.add_argument("--batch", type=int, default=16)
-    p.add_argument("--seq", type=int, default=1024)
-    p.add_argument("--layers", type=int, default=8)
-    p.add_argument("--hidden", type=int, default=1024)
-    p.add_argument("--heads", type=int, default=16)
-    p.add_argument("--vocab", type=int, default=50257)
-    p.add_argument("--iters", type=int, default=30)
-    p.add_argument("--active", type=int, default=5)
-    p.add_argument("--plant-slow-stage", type=int, default=-1)
-    p.add_argument("--plant-size", type=int, default=0)
-    p.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
-    p.add_argument("--out", required=True)
-    a = p.parse_args()
+def parse_runs(p, a):
+    """The pp runs of --runs: (schedule, microbatches, slow stage, extra products)."""
+    runs = []
+    for spec in a.runs.split(","):
+        f = spec.split(":")
+        try:
+            sch, m = f[0], int(f[1])
+            slow, k = (int(f[2][4:]), int(f[3])) if len(f) == 4 and f[2].startswith("slow") else (-1, 0)
+        except (IndexError, ValueError):
+            p.error(f"--runs: {spec}: want SCHEDULE:M or SCHEDULE:M:slowS:K")
+        if sch not in ("gpipe", "1f1b") or len(f) not in (2, 4) or m < 1 or (len(f) == 4 and slow < 0):
+            p.error(f"--runs: {spec}: want SCHEDULE:M or SCHEDULE:M:slowS:K")
+        runs.append((sch, m, slow, k))
+    return runs
 
-    distributed = "WORLD_SIZE" in os.environ
-    cuda = a.device == "cuda"
-    if distributed:
-        dist.init_process_group("nccl" if cuda else "gloo")
-        rank, world, local = dist.get_rank(), dist.get_world_size(), int(os.environ["LOCAL_RANK"])
-    else:
-        rank, world, local = 0, 1, 0
-    if cuda:
-        torch.cuda.set_device(local)
-        dev = torch.device("cuda", local)
-    else:
-        dev = torch.device("cpu")
+
+def run_one(a, run, rank, world, local, dev):
+    """One run: a fresh model, its optimizer and its profiler; per rank its
+    trace, its step times and (the logging rank) the log and truth.json."""
+    cuda = dev.type == "cuda"
     sync = torch.cuda.synchronize if cuda else (lambda: None)
+    sched_name, micro, slow_stage, slow_k = run if a.mode == "pp" else (None, None, -1, 0)
+    if a.mode == "pp":
+        name = f"pp{world}-{sched_name}-m{micro}" + (f"-slow{slow_stage}" if slow_stage >= 0 else "") + a.suffix
+    else:
+        name = f"tp{world}{a.suffix}"
+    out = os.path.join(a.out, name)
+    os.makedirs(out, exist_ok=True)
     torch.manual_seed(0)
 
     if a.mode == "pp":
         from torch.distributed.pipelining import PipelineStage, ScheduleGPipe, Schedule1F1B
         per = a.layers // world
         lo, hi = rank * per, (rank + 1) * per if rank < world - 1 else a.layers
-        slow = a.plant_size if rank == a.plant_slow_stage else 0
+        slow = slow_k if rank == slow_stage else 0
         mod = Stage(a, lo, hi, rank == 0, rank == world - 1, slow).to(dev)
         stage = PipelineStage(mod, rank, world, dev)
 
         def loss_fn(logits, target):
             return F.cross_entropy(logits.view(-1, logits.shape[-1]), target.view(-1))
-        cls = ScheduleGPipe if a.schedule == "gpipe" else Schedule1F1B
-        sch = cls(stage, n_microbatches=a.microbatches, loss_fn=loss_fn)
+        cls = ScheduleGPipe if sched_name == "gpipe" else Schedule1F1B
+        sch = cls(stage, n_microbatches=micro, loss_fn=loss_fn)
         model = mod
     else:
         mod = Stage(a, 0, a.layers, True, True, 0).to(dev)
@@ -137,10 +138,9 @@ def main():
         model = mod
     nparams = sum(q.numel() for q in model.parameters())
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    os.makedirs(a.out, exist_ok=True)
 
     def on_ready(prof):
-        path = os.path.join(a.out, f"rank{rank}.pt.trace.json")
+        path = os.path.join(out, f"rank{rank}.pt.trace.json")
         prof.export_chrome_trace(path)
         with open(path, "rb") as f, gzip.open(path + ".gz", "wb", compresslevel=9) as g:
             shutil.copyfileobj(f, g)
@@ -151,8 +151,8 @@ def main():
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     # The log is the rank that has the loss: the last stage (pp), rank 0 (tp).
     logger = world - 1 if a.mode == "pp" else 0
-    log = open(os.path.join(a.out, f"rank{rank}.log"), "w") if rank == logger else None
-    steps = open(os.path.join(a.out, f"rank{rank}.steps.csv"), "w")
+    log = open(os.path.join(out, f"rank{rank}.log"), "w") if rank == logger else None
+    steps = open(os.path.join(out, f"rank{rank}.steps.csv"), "w")
     steps.write("step,profiled,step_ms,max_allocated_bytes\n")
     g = torch.Generator().manual_seed(1234)  # the same data on every rank
     with profile(activities=acts, schedule=sched, record_shapes=True, on_trace_ready=on_ready) as prof:
@@ -204,20 +204,66 @@ def main():
         log.write(f"params {nparams} world {world} mode {a.mode}\n")
         log.close()
         p_ = world
-        json.dump({"mode": a.mode, "world": world, "schedule": a.schedule if a.mode == "pp" else None,
+        json.dump({"mode": a.mode, "world": world, "schedule": sched_name,
                    "stages": p_ if a.mode == "pp" else 1, "tensor_parallel": world if a.mode == "tp" else 1,
-                   "microbatches": a.microbatches if a.mode == "pp" else None,
-                   "formula_bubble_share": (p_ - 1) / (a.microbatches + p_ - 1) if a.mode == "pp" else None,
-                   "plant": {"slow_stage": a.plant_slow_stage, "extra_products_per_microbatch": a.plant_size,
-                             "product": "bf16 4096^3"} if a.plant_slow_stage >= 0 else None,
+                   "microbatches": micro,
+                   "formula_bubble_share": (p_ - 1) / (micro + p_ - 1) if a.mode == "pp" else None,
+                   "plant": {"slow_stage": slow_stage, "extra_products_per_microbatch": slow_k,
+                             "product": "bf16 4096^3"} if slow_stage >= 0 else None,
+                   "nccl_p2p_disable": os.environ.get("NCCL_P2P_DISABLE"),
                    "batch": a.batch, "seq": a.seq, "layers": a.layers, "hidden": a.hidden, "heads": a.heads,
-                   "vocab": a.vocab, "params_rank0": nparams,
+                   "vocab": a.vocab, "params_log_rank": nparams,
                    "log_rank": logger,
                    "tp_allreduce_nelems": a.batch * a.seq * a.hidden if a.mode == "tp" and world > 1 else None,
                    "tp_allreduces_per_block_forward": 2 if a.mode == "tp" and world > 1 else None,
-                   "pp_activation_nelems_per_microbatch": (a.batch // a.microbatches) * a.seq * a.hidden if a.mode == "pp" else None,
-                   "profiled_iterations": [wait + warmup + 1, wait + warmup + a.active]},
-                  open(os.path.join(a.out, "truth.json"), "w"), indent=1)
+                   "pp_activation_nelems_per_microbatch": (a.batch // micro) * a.seq * a.hidden if a.mode == "pp" else None,
+                   "profiled_iterations": [wait + warmup + 1, wait + warmup + a.active],
+                   "runs_before_in_this_process": a.done},
+                  open(os.path.join(out, "truth.json"), "w"), indent=1)
+    print(f"rank {rank}: {name} done", flush=True)
+    # free everything before the next run: its memory peaks must be its own
+    del model, mod, opt, prof
+    if a.mode == "pp":
+        del sch, stage
+    gc.collect()
+    if cuda:
+        torch.cuda.empty_cache()
+    if world > 1:
+        dist.barrier()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--mode", choices=["pp", "tp"], required=True)
+    p.add_argument("--runs", default="gpipe:8", help="pp: SCHEDULE:M[:slowS:K],...")
+    p.add_argument("--suffix", default="", help="appended to every run folder's name")
+    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--seq", type=int, default=1024)
+    p.add_argument("--layers", type=int, default=8)
+    p.add_argument("--hidden", type=int, default=1024)
+    p.add_argument("--heads", type=int, default=16)
+    p.add_argument("--vocab", type=int, default=50257)
+    p.add_argument("--iters", type=int, default=30)
+    p.add_argument("--active", type=int, default=3)
+    p.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
+    p.add_argument("--out", required=True, help="parent folder: one folder per run in it")
+    a = p.parse_args()
+    runs = parse_runs(p, a) if a.mode == "pp" else [None]
+
+    distributed = "WORLD_SIZE" in os.environ
+    cuda = a.device == "cuda"
+    if distributed:
+        dist.init_process_group("nccl" if cuda else "gloo")
+        rank, world, local = dist.get_rank(), dist.get_world_size(), int(os.environ["LOCAL_RANK"])
+    else:
+        rank, world, local = 0, 1, 0
+    if cuda:
+        torch.cuda.set_device(local)
+    dev = torch.device("cuda", local) if cuda else torch.device("cpu")
+    a.done = 0
+    for run in runs:
+        run_one(a, run, rank, world, local, dev)
+        a.done += 1
     if distributed:
         dist.destroy_process_group()
 
