@@ -4,9 +4,10 @@
 #   bash record_par.sh OUTDIR
 # train_par.py (here) says the model: 8 blocks, d=1024, 16 heads, seq 1024,
 # vocab 50257, batch 16, bf16 autocast, AdamW, 30 iterations, profiler
-# schedule wait 2, warmup 2, active 3 (iterations 5-7 profiled, 8 pays for
-# the export, 9-30 unprofiled; 3, not more, to keep the traces small enough
-# for the tree). Runs:
+# window at the end (iterations 1-26 unprofiled, 27 the profiler's warm-up,
+# 28-30 profiled: 3, not more, to keep the traces small enough for the tree;
+# last, because iterations after a profiled window can run slower:
+# probe/profiler_wrap.py). Runs:
 #   pp<p>-<schedule>-m<m>  pipeline of p = 2 or 4 stages, GPipe or 1F1B,
 #                          m = 4 or 8 micro-batches
 #   pp4-gpipe-m8-slow2     the same with stage 2 planted slow (truth.json)

@@ -1,6 +1,7 @@
 #!/bin/bash
-# record_zero.sh: the ZeRO sweep of issue #42 (paper 002's Figs 12-14), logs and the
-# allocator's numbers only (no profiler), on one 4 x H200 host:
+# record_zero.sh: the ZeRO sweep of issue #42 (paper 002's Figs 12-14): logs, the
+# allocator's numbers and one profiled iteration (the last) per rank, on one
+# 4 x H200 host:
 #   bash record_zero.sh OUTDIR
 # GPT-2-shaped models of 125M, 350M, 1.3B and 2.7B parameters (GPT-3's shapes),
 # batch 4 per GPU, seq 1024, bf16 autocast, AdamW, 20 iterations; 1 GPU, and

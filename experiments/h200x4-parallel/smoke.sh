@@ -21,10 +21,10 @@ step() { # label command...
 step cpu-pp2 $run=2 "$H/train_par.py" $tiny --mode pp --runs gpipe:4,1f1b:4 --out "$W/cpu"
 step cpu-pp4 $run=4 "$H/train_par.py" $tiny --mode pp --runs 1f1b:8,gpipe:4:slow2:1 --out "$W/cpu"
 step cpu-tp2 $run=2 "$H/train_par.py" $tiny --mode tp --suffix=-x --out "$W/cpu"
-step cpu-zero2 $run=2 "$H/train_zero.py" --device cpu --sizes tiny --strategies ddp,zero1,zero2,zero3 --seq 64 --batch 2 --iters 3 --out "$W/cpu"
+step cpu-zero2 $run=2 "$H/train_zero.py" --device cpu --sizes tiny --strategies ddp,zero1,zero2,zero3 --seq 64 --batch 2 --iters 4 --profile-step 3 --out "$W/cpu"
 [ -n "${CPU_ONLY:-}" ] || step gpu-tp1 python3 "$H/train_par.py" --mode tp --out "$W/par"
 [ -n "${CPU_ONLY:-}" ] || step gpu-zero1 env NPS=1 bash "$H/record_zero.sh" "$W/zero"
-for f in par/*/*.json.gz cpu/*/*.json.gz; do
+for f in par/*/*.json.gz zero/*/*.json.gz cpu/*/*.json.gz; do
 	echo "$f gz $(stat -c %s "$f") raw $(gzip -dc "$f" | wc -c) xz $(gzip -dc "$f" | xz -9 | wc -c)"
 done > meta/sizes.txt
 find . -type f | sort > meta/files.txt

@@ -146,7 +146,12 @@ def run_one(a, run, rank, world, local, dev):
             shutil.copyfileobj(f, g)
         os.remove(path)
 
-    wait, warmup = 2, 2
+    # The profiled window is the run's last iterations (one warm-up, then
+    # --active recorded): a host-bound run's iterations after the window ran
+    # some 20 % slower than before it in one process (probe/profiler_wrap.py),
+    # so that only clean iterations come before it.
+    warmup = 1
+    wait = a.iters - a.active - warmup
     sched = schedule(wait=wait, warmup=warmup, active=a.active, repeat=1)
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     # The log is the rank that has the loss: the last stage (pp), rank 0 (tp).
@@ -248,6 +253,8 @@ def main():
     p.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     p.add_argument("--out", required=True, help="parent folder: one folder per run in it")
     a = p.parse_args()
+    if not 1 <= a.active <= a.iters - 3:
+        p.error("--active: from 1 to --iters - 3")
     runs = parse_runs(p, a) if a.mode == "pp" else [None]
 
     distributed = "WORLD_SIZE" in os.environ

@@ -1,8 +1,14 @@
 """train_zero.py: GPT-style models of several sizes trained for a few steps on 1, 2
 or 4 GPUs with DDP, ZeRO-1 (ZeroRedundancyOptimizer), ZeRO-2 (FSDP2 with
 reshard_after_forward=False: gradients and optimizer states sharded, parameters
-kept gathered) or ZeRO-3 (FSDP2: parameters sharded too), without the profiler.
-Ours (perfstudy issue #42: paper 002's Figs 12-14).
+kept gathered) or ZeRO-3 (FSDP2: parameters sharded too). The last
+iteration (20 of 20; the one before is the profiler's warm-up) is profiled
+on every rank, without shapes: paper 002's Figs 12-14 split each iteration
+into compute and communication, and one step a rank keeps the traces small.
+The profiled window comes last because a host-bound run's iterations after
+it ran some 20 % slower than those before it in the same process
+(probe/profiler_wrap.py), so that only clean iterations come before it.
+Ours (perfstudy issue #42).
 
 One launch trains every (size, strategy) of --sizes x --strategies in turn,
 each a run of its own: a fresh model built on the GPU, its optimizer, then
@@ -12,13 +18,15 @@ Per run, in OUT/<size>-<world>gpu-<strategy> (OUT/<size>-1gpu for single):
 rank0.log (Megatron format, one line per iteration), rank<N>.steps.csv per
 rank (its own step time and torch.cuda.max_memory_allocated /
 memory_allocated / max_memory_reserved, the peaks reset at each step's
-start) and truth.json (the configuration).
+start), rank<N>.pt.trace.json.gz (the profiled iteration) and truth.json
+(the configuration).
 
 --device cpu (gloo, the size "tiny") exists only to check this script
 without GPUs."""
-import argparse, gc, json, os, time
+import argparse, gc, gzip, json, os, shutil, time
 import torch
 import torch.distributed as dist
+from torch.profiler import profile, ProfilerActivity, schedule
 
 SIZES = {  # GPT-3 paper's shapes: layers, hidden, heads; tiny: for --device cpu
     "125m": (12, 768, 12), "350m": (24, 1024, 16), "1.3b": (24, 2048, 16), "2.7b": (32, 2560, 32),
@@ -55,7 +63,23 @@ def train(a, size, strategy, rank, world, local, dev):
     g = torch.Generator(device=dev).manual_seed(rank)
     log = open(os.path.join(out, "rank0.log"), "w") if rank == 0 else None
     steps = open(os.path.join(out, f"rank{rank}.steps.csv"), "w")
-    steps.write("step,step_ms,max_allocated_bytes,end_allocated_bytes,max_reserved_bytes\n")
+    steps.write("step,profiled,step_ms,max_allocated_bytes,end_allocated_bytes,max_reserved_bytes\n")
+
+    def on_ready(prof):
+        path = os.path.join(out, f"rank{rank}.pt.trace.json")
+        prof.export_chrome_trace(path)
+        with open(path, "rb") as f, gzip.open(path + ".gz", "wb", compresslevel=9) as z:
+            shutil.copyfileobj(f, z)
+        os.remove(path)
+
+    # one profiled iteration (--profile-step, the last by default; 0: none),
+    # no shapes: the traces give the step's compute and communication
+    prof = None
+    if a.profile_step > 0:
+        acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+        prof = profile(activities=acts, schedule=schedule(wait=a.profile_step - 2, warmup=1, active=1, repeat=1),
+                       on_trace_ready=on_ready)
+        prof.start()
     for step in range(1, a.iters + 1):
         ids = torch.randint(0, 50257, (a.batch, a.seq), device=dev, generator=g)
         sync()
@@ -71,7 +95,9 @@ def train(a, size, strategy, rank, world, local, dev):
         dt = time.perf_counter() - t0
         mem = (torch.cuda.max_memory_allocated(dev), torch.cuda.memory_allocated(dev),
                torch.cuda.max_memory_reserved(dev)) if cuda else (0, 0, 0)
-        steps.write(f"{step},{dt*1000:.3f},{mem[0]},{mem[1]},{mem[2]}\n")
+        if prof:
+            prof.step()
+        steps.write(f"{step},{1 if step == a.profile_step else 0},{dt*1000:.3f},{mem[0]},{mem[1]},{mem[2]}\n")
         if log:
             gbs = a.batch * world
             flops = 72 * gbs * a.seq * L * H ** 2 * (1 + a.seq / (6 * H) + 50257 / (12 * L * H))
@@ -81,17 +107,19 @@ def train(a, size, strategy, rank, world, local, dev):
                       f"learning rate: 1.000000E-04 | global batch size: {gbs:5d} | "
                       f"lm loss: {loss.item():.6E} | loss scale: 1.0 | "
                       f"number of skipped iterations:   0 | number of nan iterations:   0 |\n")
+    if prof:
+        prof.stop()
     steps.close()
     if log:
         log.write(f"params {nparams} world {world} strategy {strategy}\n")
         log.close()
         json.dump({"size": size, "layers": L, "hidden": H, "heads": NH, "params": nparams, "strategy": strategy,
                    "world": world, "batch_per_gpu": a.batch, "seq": a.seq, "iterations": a.iters,
-                   "runs_before_in_this_process": a.done},
+                   "profiled_iteration": a.profile_step or None, "runs_before_in_this_process": a.done},
                   open(os.path.join(out, "truth.json"), "w"), indent=1)
     print(f"rank {rank}: {name} done", flush=True)
     # free everything before the next run: its memory peaks must be its own
-    del model, opt, loss, ids, g
+    del model, opt, loss, ids, g, prof
     gc.collect()
     if cuda:
         torch.cuda.empty_cache()
@@ -106,10 +134,16 @@ def main():
     p.add_argument("--batch", type=int, default=4)
     p.add_argument("--seq", type=int, default=1024)
     p.add_argument("--iters", type=int, default=20)
+    p.add_argument("--profile-step", type=int, default=-1,
+                   help="the one profiled iteration (default: the last; 0: none)")
     p.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     p.add_argument("--out", required=True, help="parent folder: one folder per run in it")
     a = p.parse_args()
     sizes, strategies = a.sizes.split(","), a.strategies.split(",")
+    if a.profile_step < 0:
+        a.profile_step = a.iters
+    if a.profile_step and not 2 <= a.profile_step <= a.iters:
+        p.error("--profile-step: 0, or from 2 to --iters")
     for s in sizes:
         if s not in SIZES:
             p.error(f"--sizes: unknown size {s}")
