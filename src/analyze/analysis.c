@@ -46,6 +46,7 @@ static const struct analysis_def registry[] = {
 	ENTRY("scaling", analysis_scaling, L("runs", "dispatch", "kernels", "profiler_overhead"),
 	 L("compute_model", "scaling", "speedup_error")),
 	ENTRY("time_to_train", analysis_time_to_train, L("profiler_overhead"), L("time_to_train")),
+	ENTRY("strategy_scaling", analysis_strategy_scaling, L("runs", "step_breakdown", "scaling"), L("strategy_scaling")),
 	ENTRY("crossrank", analysis_crossrank, NONE, L("collective_waits", "clock_offsets", "stragglers", "straggler_ranks")),
 	ENTRY("collective_busbw", analysis_collective_busbw, L("collective_waits"), L("collective_busbw")),
 	ENTRY("pipeline_stages", analysis_pipeline_stages, L("clock_offsets"), L("pipeline_stages")),

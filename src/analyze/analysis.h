@@ -151,6 +151,7 @@ int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *ou
 int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Time to train a fixed number of samples, from training logs (time_to_train.c). */
 int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_result *out);
+int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* GPU idle time and host wait per step and rank, all streams as one (gpu_idle.c). */
 int analysis_gpu_idle(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* TraceLens's GPU timeline per rank over the whole trace (gpu_timeline.c). */

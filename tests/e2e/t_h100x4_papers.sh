@@ -39,6 +39,36 @@ for want in "DDP AllReduce" "ZeRO-1 AllReduce" "ZeRO-2 ReduceScatter" "ZeRO-3 Al
 done
 ! grep -q 'data-name="\(zero[0-9]\|fsdp\|ddp\) ' "$B" && ok || bad "collective_busbw.svg names a strategy as the manifest writes it"
 
+# Paper 002's Figures 12-14 of their kind (strategy_scaling.csv): one figure per strategy as the
+# report names it, the manifest's fsdp runs under ZeRO-3, each strategy's runs by GPUs. The pairs
+# want here are read from the manifest (strategy and gpus of each run), not from perfstudy.
+python3 - experiments/h100x4-papers/zero.yaml >"$T/ss.want" <<'PY'
+import re, sys
+runs, cur = [], None
+for line in open(sys.argv[1]):
+    m = re.match(r'\s+- id: (\S+)', line)
+    if m:
+        cur = {'id': m.group(1)}
+        runs.append(cur)
+    m = re.match(r'\s+(strategy|gpus): (\S+)', line)
+    if m and cur is not None:
+        cur[m.group(1)] = m.group(2)
+shown = {'ddp': 'DDP', 'zero1': 'ZeRO-1', 'zero2': 'ZeRO-2', 'zero3': 'ZeRO-3', 'fsdp': 'ZeRO-3'}
+order = []
+for r in runs:
+    s = shown[r['strategy']]
+    if s not in order:
+        order.append(s)
+for s in order:
+    for r in sorted((r for r in runs if shown[r['strategy']] == s), key=lambda r: int(r['gpus'])):
+        print('%s,%s,%s' % (s, r['id'], r['gpus']))
+PY
+cut -d, -f1,2,4 "$T/z/h100x4-zero/data/strategy_scaling.csv" | tail -n +2 >"$T/ss.got"
+cmp -s "$T/ss.want" "$T/ss.got" && [ -s "$T/ss.want" ] && ok || bad "strategy_scaling.csv runs: want $(paste -sd' ' "$T/ss.want"), got $(paste -sd' ' "$T/ss.got")"
+for f in ddp zero-1 zero-2 zero-3; do
+	[ -s "$T/z/h100x4-zero/figures/strategy_scaling_$f.png" ] && ok || bad "figure strategy_scaling_$f missing"
+done
+
 # measured RUN COLLECTIVE -> bytes per GPU and step, "" if the type is absent
 measured() { awk -F, -v r="$1" -v c="$2" '$1 == r && $2 == c { print $6 }' "$C"; }
 # near WANT GOT NAME: GOT within [WANT, WANT x 1.0001]

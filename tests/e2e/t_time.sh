@@ -17,7 +17,7 @@ for f in temporal overlap kernel_types idle_time idle_time_steps gpu_idle launch
 	dispatch compare; do
 	[ -s "$D/$f.csv" ] && ok || bad "$f.csv missing"
 done
-TIME_TABLES="step_breakdown memops ranks phases dispatch compare collectives scaling speedup_error idle_time_steps gpu_idle"
+TIME_TABLES="step_breakdown memops ranks phases dispatch compare collectives scaling speedup_error strategy_scaling idle_time_steps gpu_idle"
 for f in $TIME_TABLES; do
 	same tests/golden/h200/$f.csv "$D/$f.csv" "$f.csv against the committed reference"
 done
@@ -32,7 +32,7 @@ for cb in 0 1000000; do
 		same "$D/$f.csv" "$T/cache$cb/h200/data/$f.csv" "$f.csv with a rank cache of $cb bytes"
 	done
 done
-for f in scaling speedup_model memops phases_host phases_gpu dispatch compare_1; do
+for f in scaling speedup_model memops phases_host phases_gpu dispatch compare_1 strategy_scaling_ddp strategy_scaling_zero-1; do
 	[ -s "$T/h200/h200/figures/$f.png" ] && ok || bad "figure $f missing"
 done
 

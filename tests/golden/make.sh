@@ -16,13 +16,13 @@ python3 tests/golden/expected.py kernels default "${ARGS[@]}" > "$out/kernels.cs
 python3 tests/golden/expected.py steps default "${ARGS[@]}" > "$out/steps.csv"
 python3 tests/golden/expected.py groups payoungkhamdee2021 "${ARGS[@]}" > "$out/groups-payoungkhamdee2021.csv"
 # Time accounting (issue 4): step_breakdown, memops, ranks, phases, dispatch, compare,
-# collectives, scaling and speedup_error (these need each run's GPUs and per-GPU batch:
+# collectives, scaling, speedup_error and strategy_scaling (these need each run's GPUs and per-GPU batch:
 # run:gpus:batch).
 mapfile -t TARGS < <(h200_runs long)
 python3 tests/golden/time_reference.py "$out" "${TARGS[@]}"
 if [ "${1:-}" = --check ]; then
 	for f in groups kernels steps groups-payoungkhamdee2021 step_breakdown memops ranks phases dispatch compare \
-		collectives scaling speedup_error idle_time_steps gpu_idle; do
+		collectives scaling speedup_error strategy_scaling idle_time_steps gpu_idle; do
 		cmp "$out/$f.csv" "tests/golden/h200/$f.csv"
 	done
 fi

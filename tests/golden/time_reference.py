@@ -132,24 +132,86 @@ def step_breakdown(runs, w):
     w.writerow(['run', 'rank', 'step', 'part', 'time_us'])
     for run, ranks in runs:
         for rank, d in ranks:
-            parts = [
-                ('compute', d.union_of(lambda a: a['kind'] == 'kernel' and a['cls'] == 'compute')),
-                ('memcpy', d.union_of(lambda a: a['kind'] == 'memcpy' or (a['kind'] == 'kernel' and a['cls'] == 'memory'))),
-                ('memset', d.union_of(lambda a: a['kind'] == 'memset')),
-                ('communication', d.union_of(lambda a: a['kind'] == 'kernel' and a['cls'] == 'comm')),
-                ('cuda_runtime', union(d.runtime)),
-                ('data_loading', union([[s, e] for s, e, _, n in d.annots + d.ops if n.startswith('enumerate(DataLoader)')])),
-                ('cpu_other', union([[s, e] for s, e, _, _ in d.ops])),
-            ]
-            for s, e, step in d.steps:
-                claimed, used = [], 0
-                for part, iv in parts:
-                    fresh = minus(clip(iv, s, e), claimed)
-                    v = measure(fresh)
-                    claimed = union(claimed + fresh)
-                    used += v
-                    w.writerow([run, rank, step, part, us(v)])
-                w.writerow([run, rank, step, 'other', us(e - s - used)])
+            for step, part, v in breakdown_parts(d):
+                w.writerow([run, rank, step, part, us(v)])
+
+
+def breakdown_parts(d):
+    """One rank's step breakdown: (step, part, ns) in step and priority order; the parts of a step add up to it."""
+    out = []
+    parts = [
+        ('compute', d.union_of(lambda a: a['kind'] == 'kernel' and a['cls'] == 'compute')),
+        ('memcpy', d.union_of(lambda a: a['kind'] == 'memcpy' or (a['kind'] == 'kernel' and a['cls'] == 'memory'))),
+        ('memset', d.union_of(lambda a: a['kind'] == 'memset')),
+        ('communication', d.union_of(lambda a: a['kind'] == 'kernel' and a['cls'] == 'comm')),
+        ('cuda_runtime', union(d.runtime)),
+        ('data_loading', union([[s, e] for s, e, _, n in d.annots + d.ops if n.startswith('enumerate(DataLoader)')])),
+        ('cpu_other', union([[s, e] for s, e, _, _ in d.ops])),
+    ]
+    for s, e, step in d.steps:
+        claimed, used = [], 0
+        for part, iv in parts:
+            fresh = minus(clip(iv, s, e), claimed)
+            v = measure(fresh)
+            claimed = union(claimed + fresh)
+            used += v
+            out.append((step, part, v))
+        out.append((step, 'other', e - s - used))
+    return out
+
+
+SCALING = {}  # run -> (baseline, speedup from the profiled steps, the logs' speedup or None), from scaling()
+
+
+def strategy_scaling(runs, w):
+    """Per strategy (the run id's part after 'Ngpu-', named as the report names it: ddp DDP,
+    zero1 ZeRO-1) of which some model has runs on two or more GPU counts, its 1-GPU runs
+    counted: its runs and the 1-GPU runs of the same models, by model (in the order of their
+    first run) and GPUs. Per run: per step, the mean over its ranks of the compute part, the
+    communication part, the rest and the whole step (the step breakdown's parts); then the
+    mean over its steps in ascending order, rounded half up to the ns. comm_share =
+    communication / step. speedup: the logs' (scaling) where the run and its baseline have
+    logs ('log'), else the profiled steps' ('profiled')."""
+    w.writerow(['strategy', 'run', 'model', 'gpus', 'steps', 'ranks', 'step_us', 'compute_us',
+                'communication_us', 'other_us', 'comm_share', 'baseline', 'speedup', 'speedup_source'])
+    names = {'gpt2': 'GPT-2 124M', 'bert': 'BERT-base'}
+    shown = {'ddp': 'DDP', 'zero1': 'ZeRO-1', 'single': 'single'}
+    info, models = {}, []
+    for run, ranks in runs:
+        per_step = collections.defaultdict(list)  # step -> [(compute, comm, other, whole)] per rank
+        for _, d in ranks:
+            acc = collections.OrderedDict()
+            for step, part, v in breakdown_parts(d):
+                a = acc.setdefault(step, [0, 0, 0, 0])
+                a[0 if part == 'compute' else 1 if part == 'communication' else 2] += v
+                a[3] += v
+            for step, a in acc.items():
+                per_step[step].append(a)
+        sums = [0.0, 0.0, 0.0, 0.0]
+        for step in sorted(per_step):
+            rows = per_step[step]
+            for k in range(4):
+                sums[k] += sum(r[k] for r in rows) / len(rows)
+        n = len(per_step)
+        vals = [math.floor(x / n + 0.5) for x in sums]
+        model = run.split('-')[0]
+        if model not in models:
+            models.append(model)
+        info[run] = dict(g=RUN_INFO[run][0], model=model, steps=n, ranks=max(len(r) for r in per_step.values()),
+                         v=vals, strategy=shown[run.split('gpu-')[1] if 'gpu-' in run else 'single'])
+    for st in [x for x in dict.fromkeys(i['strategy'] for i in info.values()) if x != 'single']:
+        mods = {i['model'] for i in info.values() if i['strategy'] == st}
+        sel = [r for r, _ in runs if info[r]['strategy'] == st or (info[r]['g'] == 1 and info[r]['model'] in mods)]
+        if not any(len({info[r]['g'] for r in sel if info[r]['model'] == m}) > 1 for m in mods):
+            continue
+        sel.sort(key=lambda r: (models.index(info[r]['model']), info[r]['g']))
+        for r in sel:
+            i = info[r]
+            base, sp, ls = SCALING[r]
+            c, m, o, whole = i['v']
+            w.writerow([st, r, names[i['model']], i['g'], i['steps'], i['ranks'], us(whole), us(c), us(m), us(o),
+                        frac(m, whole), base, '%.6g' % (ls if ls is not None else sp),
+                        'log' if ls is not None else 'profiled'])
 
 
 def memops(runs, w):
@@ -523,6 +585,7 @@ def scaling(runs, w):
             ls = (r['g'] * r['b'] / r['log']) / (bi['g'] * bi['b'] / bi['log'])
             row[14], row[15] = '%.6g' % ls, '%.6g' % (ls / (float(r['g']) / float(bi['g'])))
             row[16] = int(row[16] or (base != run and past(ls / (float(r['g']) / float(bi['g'])), r['lrse'], bi['lrse'])))
+        SCALING[run] = (base, speedup, ls)
         if pbase and r['comm'] > 0:
             m = info[pbase]
             ce = ((m['g'] - 1) / m['g']) / ((r['g'] - 1) / r['g'])  # out of sample: ring volume per GPU, m's bandwidth
@@ -602,7 +665,8 @@ def main():
     runs = runs_of(sys.argv[2:])
     for name, fn in (('step_breakdown', step_breakdown), ('memops', memops), ('ranks', ranks_table),
                      ('phases', phases), ('dispatch', dispatch), ('compare', compare),
-                     ('collectives', collectives), ('scaling', scaling), ('idle_time_steps', idle_time_steps),
+                     ('collectives', collectives), ('scaling', scaling), ('strategy_scaling', strategy_scaling),
+                     ('idle_time_steps', idle_time_steps),
                      ('gpu_idle', gpu_idle)):
         out = io.StringIO()
         fn(runs, csv.writer(out, lineterminator='\n'))

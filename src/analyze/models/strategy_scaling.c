@@ -1,0 +1,348 @@
+/*
+ * strategy_scaling.c: the time of an iteration split into compute and
+ * communication, and the speedup, over GPU counts and models, one figure
+ * per parallel strategy (strategy_scaling.csv, figures
+ * strategy_scaling_<strategy>): the kind of paper 002's Figures 12-14
+ * ("end-to-end per-iteration training time distribution and speedup for
+ * different number of GPUs, model parameters", one figure each for ZeRO-1,
+ * -2 and -3).
+ *
+ * Strategies are told apart by the name the report shows
+ * (models_strategy_shown: "fsdp" and "zero3" are both ZeRO-3). A strategy
+ * S gets a figure when some model has profiled runs of S, or 1-GPU runs,
+ * on two or more GPU counts; its runs are those of S and the 1-GPU runs of
+ * the same models (the first column of the paper's figures), ordered by
+ * model (in the order of the run table) and then GPUs. Per run, from
+ * step_breakdown.csv (whose parts add up to each rank's step):
+ *   compute_us, communication_us, other_us  per profiled step, the mean
+ *       over the run's ranks of that step of the compute part, the
+ *       communication part (communication kernels not under compute) and
+ *       the rest (copies, memsets, host time, idle); then the mean over
+ *       its steps (ascending), rounded to the ns. Ranks of one step are
+ *       not independent samples: their mean is one value of the step;
+ *   step_us   the same of the whole step: the three parts' sum, up to rounding;
+ *   steps, ranks  the profiled steps and the ranks this rests on;
+ *   comm_share    communication_us / step_us;
+ *   speedup       scaling.csv's log_speedup (the training logs' unprofiled
+ *       iterations, against scaling.csv's baseline) where the run and its
+ *       baseline have logs (speedup_source log), else its speedup from the
+ *       profiled steps (speedup_source profiled); baseline: scaling.csv's.
+ * The bars are profiled steps, which the profiler slows unevenly; the
+ * speedups in the labels are the training's where a log exists.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/models/models.h"
+#include "chart/chart.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+enum { SS_COMPUTE, SS_COMM, SS_OTHER, SS_PARTS };
+
+/* One rank's part of one step (a step_breakdown.csv row folded into three parts). */
+struct ss_cell {
+	int64_t step, rank, ns[SS_PARTS];
+};
+
+struct ss_run {
+	const char *run, *model; /* the run table's */
+	int64_t gpus;
+	char shown[64];       /* the strategy as the report names it */
+	size_t order;         /* the run table's row */
+	size_t model_first;   /* the run table's row of the model's first run */
+	size_t strategy;      /* index of shown among the strategies */
+	struct ss_cell *cells;
+	size_t ncells, cap;
+	int64_t steps, ranks; /* 0 steps: no profiled step, not drawn */
+	int64_t ns[SS_PARTS], step_ns;
+	double speedup;
+	const char *baseline, *source;
+};
+
+static int cmp_cell(const void *pa, const void *pb)
+{
+	const struct ss_cell *a = pa, *b = pb;
+	if (a->step != b->step)
+		return a->step < b->step ? -1 : 1;
+	return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+/* rounds half up, as the reference does */
+static int64_t round_ns(double v)
+{
+	return (int64_t)floor(v + 0.5);
+}
+
+/* step_breakdown.csv's rows into each run's cells (one per rank and step); its rows come run by run. */
+static void collect(struct ss_run *rs, size_t n, const struct table *bd)
+{
+	struct ss_run *r = NULL;
+	for (size_t row = 0; row < bd->nrows; row++) {
+		const char *run = table_cell(bd, row, 0)->v.text;
+		if (!r || strcmp(r->run, run)) {
+			r = NULL;
+			for (size_t i = 0; i < n && !r; i++)
+				if (!strcmp(rs[i].run, run))
+					r = &rs[i];
+			if (!r)
+				continue;
+		}
+		int64_t rank = table_cell(bd, row, 1)->v.i, step = table_cell(bd, row, 2)->v.i;
+		const char *part = table_cell(bd, row, 3)->v.text;
+		int p = !strcmp(part, "compute") ? SS_COMPUTE : !strcmp(part, "communication") ? SS_COMM : SS_OTHER;
+		if (!r->ncells || r->cells[r->ncells - 1].step != step || r->cells[r->ncells - 1].rank != rank) {
+			r->cells = xgrow(r->cells, &r->cap, r->ncells + 1, sizeof(*r->cells));
+			r->cells[r->ncells++] = (struct ss_cell){.step = step, .rank = rank};
+		}
+		r->cells[r->ncells - 1].ns[p] += table_cell(bd, row, 4)->v.i;
+	}
+}
+
+/* The run's mean step by part (see the file's comment) from its cells. */
+static void fold(struct ss_run *r)
+{
+	struct ss_cell *c = r->cells;
+	size_t n = 0;
+	qsort(c, r->ncells, sizeof(*c), cmp_cell);
+	for (size_t i = 0; i < r->ncells; i++) /* one cell per rank and step */
+		if (n && !cmp_cell(&c[n - 1], &c[i]))
+			for (int p = 0; p < SS_PARTS; p++)
+				c[n - 1].ns[p] += c[i].ns[p];
+		else
+			c[n++] = c[i];
+	double sum[SS_PARTS + 1] = {0};
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		int64_t step_sum[SS_PARTS + 1] = {0};
+		for (; j < n && c[j].step == c[i].step; j++)
+			for (int p = 0; p < SS_PARTS; p++) {
+				step_sum[p] += c[j].ns[p];
+				step_sum[SS_PARTS] += c[j].ns[p];
+			}
+		for (int p = 0; p <= SS_PARTS; p++)
+			sum[p] += (double)step_sum[p] / (double)(j - i);
+		if ((int64_t)(j - i) > r->ranks)
+			r->ranks = (int64_t)(j - i);
+		r->steps++;
+		i = j;
+	}
+	if (!r->steps)
+		return;
+	for (int p = 0; p < SS_PARTS; p++)
+		r->ns[p] = round_ns(sum[p] / (double)r->steps);
+	r->step_ns = round_ns(sum[SS_PARTS] / (double)r->steps);
+}
+
+/* The speedup of r from scaling.csv: the logs' where there is one, else the profiled steps'. */
+static void speedup_of(struct ss_run *r, const struct table *sc)
+{
+	r->speedup = NAN;
+	int cb = table_col_index(sc, "baseline"), cs = table_col_index(sc, "speedup"),
+	    cl = table_col_index(sc, "log_speedup");
+	for (size_t row = 0; sc && row < sc->nrows; row++) {
+		if (strcmp(table_cell(sc, row, 0)->v.text, r->run))
+			continue;
+		r->baseline = table_text(sc, row, cb);
+		double l = table_num(sc, row, cl), s = table_num(sc, row, cs);
+		if (isfinite(l)) {
+			r->speedup = l;
+			r->source = "log";
+		} else if (isfinite(s)) {
+			r->speedup = s;
+			r->source = "profiled";
+		}
+	}
+}
+
+static int by_model_gpus(const void *pa, const void *pb)
+{
+	const struct ss_run *a = *(struct ss_run *const *)pa, *b = *(struct ss_run *const *)pb;
+	if (a->model_first != b->model_first)
+		return a->model_first < b->model_first ? -1 : 1;
+	if (a->gpus != b->gpus)
+		return a->gpus < b->gpus ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/*
+ * mark[m] == s + 1: strategy s has a profiled run of the model whose first
+ * run is row m. A run belongs to the figure of strategy s when it was
+ * profiled and is a run of s, or a 1-GPU run of a model s was run with.
+ */
+static int member(const struct ss_run *r, size_t s, const size_t *mark)
+{
+	return r->steps && (r->strategy == s || (r->gpus == 1 && mark[r->model_first] == s + 1));
+}
+
+/* figures/<name>: "strategy_scaling_" and the shown name in [a-z0-9-] */
+static void figure_name(const char *shown, size_t k, struct buf *out)
+{
+	buf_reset(out);
+	buf_adds(out, "strategy_scaling_");
+	size_t start = out->len;
+	for (const char *p = shown; *p; p++) {
+		char ch = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
+		buf_printf(out, "%c", (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ? ch : '-');
+	}
+	if (out->len == start)
+		buf_printf(out, "%zu", k);
+}
+
+static void add_figure(struct analysis_result *out, struct ss_run *const *v, size_t nv, const char *shown, size_t k)
+{
+	struct buf name, label;
+	buf_init(&name);
+	buf_init(&label);
+	figure_name(shown, k, &name);
+	buf_printf(&label, "Time per iteration and speedup over GPUs, %s", *shown ? shown : "no strategy");
+	struct chart *c = chart_new(CHART_STACKED_BAR, name.data, label.data, "time per iteration (ms)");
+	chart_add_series(c, "compute");
+	chart_add_series(c, "communication");
+	chart_add_series(c, "other");
+	for (size_t i = 0; i < nv; i++) {
+		const struct ss_run *r = v[i];
+		buf_reset(&label);
+		buf_adds(&label, r->run);
+		if (r->baseline && !strcmp(r->baseline, r->run))
+			buf_adds(&label, " (baseline)");
+		else if (isfinite(r->speedup))
+			buf_printf(&label, " (speedup %.2fx%s)", r->speedup, !strcmp(r->source, "log") ? "" : ", profiled");
+		size_t cat = chart_add_category(c, label.data);
+		for (int p = 0; p < SS_PARTS; p++)
+			chart_set(c, cat, (size_t)p, (double)r->ns[p] / 1e6);
+	}
+	buf_reset(&label);
+	buf_printf(&label,
+		   "Per run of %s and the 1-GPU runs of the same models, by model and GPUs: the mean profiled "
+		   "iteration split into compute (compute kernels), communication (communication kernels not under "
+		   "compute) and other (copies, host time, idle): per step the mean over the run's ranks, then the "
+		   "mean over its profiled steps (strategy_scaling.csv gives how many of each). In brackets, the "
+		   "speedup against scaling.csv's baseline from the training logs' unprofiled iterations, or from "
+		   "the profiled steps where the run or its baseline has no log (marked \"profiled\"): the bars are "
+		   "profiled steps, which the profiler slows unevenly. The kind of paper 002's Figures 12-14.",
+		   *shown ? shown : "no strategy");
+	result_add_figure(out, c, label.data);
+	buf_release(&name);
+	buf_release(&label);
+}
+
+int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	const struct table *rt = result_table(out, "runs"), *bd = result_table(out, "step_breakdown"),
+			   *sc = result_table(out, "scaling");
+	if (!rt || !bd || rt->nrows < 2)
+		return 0;
+	size_t n = rt->nrows, nstrat = 0;
+	struct ss_run *rs = xcalloc(n, sizeof(*rs));
+	const char **strat = xcalloc(n, sizeof(*strat)); /* the shown names, first seen first */
+	int cg = table_col_index(rt, "gpus"), cm = table_col_index(rt, "model"), cs = table_col_index(rt, "strategy");
+	for (size_t i = 0; i < n; i++) {
+		struct ss_run *r = &rs[i];
+		r->run = table_cell(rt, i, 0)->v.text;
+		r->model = table_text(rt, i, cm) ? table_text(rt, i, cm) : "";
+		double g = table_num(rt, i, cg);
+		r->gpus = isfinite(g) ? (int64_t)g : 0;
+		r->order = r->model_first = i;
+		for (size_t j = 0; j < i && r->model_first == i; j++)
+			if (!strcmp(rs[j].model, r->model))
+				r->model_first = rs[j].model_first;
+		const struct manifest_run *mr = NULL;
+		for (size_t j = 0; ctx->manifest && j < ctx->manifest->nruns; j++)
+			if (ctx->manifest->runs[j].id && !strcmp(ctx->manifest->runs[j].id, r->run))
+				mr = &ctx->manifest->runs[j];
+		models_strategy_shown(mr, table_text(rt, i, cs), r->shown, sizeof(r->shown));
+		for (r->strategy = 0; r->strategy < nstrat && strcmp(strat[r->strategy], r->shown); r->strategy++)
+			;
+		if (r->strategy == nstrat)
+			strat[nstrat++] = r->shown;
+	}
+	collect(rs, n, bd);
+	for (size_t i = 0; i < n; i++) {
+		fold(&rs[i]);
+		speedup_of(&rs[i], sc);
+	}
+	size_t *mark = xcalloc(n, sizeof(*mark));
+	struct table *t = NULL;
+	struct ss_run **v = xcalloc(n, sizeof(*v));
+	int64_t *gpus_of = xcalloc(n, sizeof(*gpus_of)); /* per model: the first GPU count seen, 0 none */
+	size_t nfig = 0;
+	for (size_t s = 0; s < nstrat; s++) {
+		/* a strategy of multi-GPU runs, some model of which ran on two or more GPU counts */
+		int multi = 0, scales = 0;
+		size_t nv = 0;
+		memset(gpus_of, 0, n * sizeof(*gpus_of));
+		for (size_t i = 0; i < n; i++)
+			if (rs[i].steps && rs[i].strategy == s)
+				mark[rs[i].model_first] = s + 1;
+		for (size_t i = 0; i < n; i++) {
+			if (!member(&rs[i], s, mark))
+				continue;
+			multi |= rs[i].strategy == s && rs[i].gpus > 1;
+			int64_t *g = &gpus_of[rs[i].model_first];
+			scales |= *g && *g != rs[i].gpus;
+			if (!*g)
+				*g = rs[i].gpus;
+			v[nv++] = &rs[i];
+		}
+		if (!multi || !scales || !strcmp(strat[s], "single"))
+			continue;
+		qsort(v, nv, sizeof(*v), by_model_gpus);
+		const char *shown = strat[s];
+		if (!t)
+			t = table_new("strategy_scaling",
+				      "Time per iteration by part and speedup over GPUs and models, per strategy",
+				      "strategy:text,run:text,model:text,gpus:int,steps:int,ranks:int,step_us:us,"
+				      "compute_us:us,communication_us:us,other_us:us,comm_share:frac,baseline:text,"
+				      "speedup:real,speedup_source:text");
+		for (size_t i = 0; i < nv; i++) {
+			const struct ss_run *r = v[i];
+			size_t row = table_add_row(t);
+			table_set_text(t, row, 0, shown);
+			table_set_text(t, row, 1, r->run);
+			table_set_text(t, row, 2, r->model);
+			table_set_int(t, row, 3, r->gpus);
+			table_set_int(t, row, 4, r->steps);
+			table_set_int(t, row, 5, r->ranks);
+			table_set_ns(t, row, 6, r->step_ns);
+			for (int p = 0; p < SS_PARTS; p++)
+				table_set_ns(t, row, 7 + (size_t)p, r->ns[p]);
+			if (r->step_ns > 0)
+				table_set_real(t, row, 10, (double)r->ns[SS_COMM] / (double)r->step_ns);
+			if (r->baseline)
+				table_set_text(t, row, 11, r->baseline);
+			if (isfinite(r->speedup)) {
+				table_set_real(t, row, 12, r->speedup);
+				table_set_text(t, row, 13, r->source);
+			}
+		}
+		add_figure(out, v, nv, shown, ++nfig);
+	}
+	free(gpus_of);
+	free(mark);
+	for (size_t i = 0; i < n; i++)
+		free(rs[i].cells);
+	free(strat);
+	free(v);
+	free(rs);
+	if (!t)
+		return 0;
+	result_add_table(out, t);
+	result_add_method(
+		out, "strategy_scaling.csv",
+		"Per parallel strategy (as the report names it: fsdp and zero3 are both ZeRO-3) of which some model has "
+		"profiled runs on two or more GPU counts, counting that model's 1-GPU runs: those runs and the 1-GPU runs "
+		"of the same models, by model and GPUs. From step_breakdown.csv, whose parts add up to each rank's step: "
+		"per profiled step, the mean over the run's ranks of the compute part (compute_us), the communication "
+		"part (communication kernels not under compute, communication_us) and the rest (copies, memsets, host "
+		"time, idle: other_us), and of the whole step (step_us); then the mean over its steps, rounded to the "
+		"ns. Ranks of one step are not independent samples: their mean is one value of that step, and steps "
+		"and ranks say what each row rests on. comm_share = communication_us / step_us. speedup: scaling.csv's "
+		"log_speedup (the training logs' unprofiled iterations, against scaling.csv's baseline) where the run "
+		"and its baseline have logs (speedup_source log), else its speedup from the profiled steps "
+		"(speedup_source profiled). The kind of paper 002's Figures 12-14, one figure per strategy.");
+	return 0;
+}
