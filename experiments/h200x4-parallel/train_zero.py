@@ -3,8 +3,9 @@ or 4 GPUs with DDP, ZeRO-1 (ZeroRedundancyOptimizer), ZeRO-2 (FSDP2 with
 reshard_after_forward=False: gradients and optimizer states sharded, parameters
 kept gathered) or ZeRO-3 (FSDP2: parameters sharded too). The last
 iteration (20 of 20; the one before is the profiler's warm-up) is profiled
-on every rank, without shapes: paper 002's Figs 12-14 split each iteration
-into compute and communication, and one step a rank keeps the traces small.
+on every rank, without shapes and with the allocator's events: paper 002's
+Figs 12-14 split each iteration into compute and communication, memory per
+GPU comes from the allocator, and one step a rank keeps the traces small.
 The profiled window comes last because a host-bound run's iterations after
 it ran some 20 % slower than those before it in the same process
 (probe/profiler_wrap.py), so that only clean iterations come before it.
@@ -73,12 +74,15 @@ def train(a, size, strategy, rank, world, local, dev):
         os.remove(path)
 
     # one profiled iteration (--profile-step, the last by default; 0: none),
-    # no shapes: the traces give the step's compute and communication
+    # no shapes: the traces give the step's compute and communication, and
+    # (profile_memory) the allocator's events: memory per GPU measured by
+    # perfstudy (memory_steps.csv), which steps.csv's max_allocated_bytes
+    # of the same iteration checks
     prof = None
     if a.profile_step > 0:
         acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
         prof = profile(activities=acts, schedule=schedule(wait=a.profile_step - 2, warmup=1, active=1, repeat=1),
-                       on_trace_ready=on_ready)
+                       profile_memory=True, on_trace_ready=on_ready)
         prof.start()
     for step in range(1, a.iters + 1):
         ids = torch.randint(0, 50257, (a.batch, a.seq), device=dev, generator=g)
