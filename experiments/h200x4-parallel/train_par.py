@@ -15,10 +15,13 @@ kind, and the pipeline bubble against the schedule's (p-1)/(m+p-1)).
               batches (batch / M each); slowS:K plants a slow stage: stage
               S runs K extra bf16 4096^3 products per micro-batch forward
               (imbalance the schedule's formula does not know).
-  --mode tp   t = WORLD_SIZE: q, k, v and fc1 column-parallel, the attention
-              output and fc2 row-parallel (two all-reduces of b*s*h per block
-              in the forward, two in the backward); embedding and head
-              replicated. t = 1 is the same model unsplit.
+  --mode tp   t = WORLD_SIZE: the fused qkv projection (Megatron's head by
+              head layout) and fc1 column-parallel, the attention output
+              and fc2 row-parallel: two all-reduces of b*s*h per block in
+              the forward (o, fc2), two in the backward (the gradients of
+              qkv's and fc1's inputs); embedding and head replicated. t = 1
+              is the same model unsplit. (With q, k and v as three column-
+              parallel layers the backward had four: seen on the CPU.)
 One launch serves all its runs (one process start, one NCCL set-up: device
 time is scarce); each run has its own model, optimizer and profiler, and
 everything is freed before the next. Run folders: OUT/pp<p>-<schedule>-m<M>
@@ -36,7 +39,11 @@ class Block(nn.Module):
     def __init__(self, h, heads):
         super().__init__()
         self.ln1, self.ln2 = nn.LayerNorm(h), nn.LayerNorm(h)
-        self.q, self.k, self.v = nn.Linear(h, h), nn.Linear(h, h), nn.Linear(h, h)
+        # q, k and v fused in one projection whose 3h outputs run head by
+        # head (q, k, v of head 0, then of head 1, ...), Megatron's layout:
+        # split by columns across tensor-parallel ranks, each gets whole
+        # heads, and the backward all-reduces the input's gradient once
+        self.qkv = nn.Linear(h, 3 * h)
         self.o = nn.Linear(h, h)
         self.fc1, self.fc2 = nn.Linear(h, 4 * h), nn.Linear(4 * h, h)
         self.hd = h // heads
@@ -45,9 +52,7 @@ class Block(nn.Module):
         b, s, _ = x.shape
         y = self.ln1(x)
         # -1: the heads this rank holds (all of them unless tensor parallel)
-        q = self.q(y).view(b, s, -1, self.hd).transpose(1, 2)
-        k = self.k(y).view(b, s, -1, self.hd).transpose(1, 2)
-        v = self.v(y).view(b, s, -1, self.hd).transpose(1, 2)
+        q, k, v = (t.transpose(1, 2) for t in self.qkv(y).view(b, s, -1, 3, self.hd).unbind(3))
         a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         x = x + self.o(a.transpose(1, 2).reshape(b, s, -1))
         return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
@@ -132,8 +137,7 @@ def run_one(a, run, rank, world, local, dev):
             from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
             mesh = init_device_mesh(dev.type, (world,))
             for b in mod.blocks:
-                parallelize_module(b, mesh, {"q": ColwiseParallel(), "k": ColwiseParallel(),
-                                             "v": ColwiseParallel(), "o": RowwiseParallel(),
+                parallelize_module(b, mesh, {"qkv": ColwiseParallel(), "o": RowwiseParallel(),
                                              "fc1": ColwiseParallel(), "fc2": RowwiseParallel()})
         model = mod
     nparams = sum(q.numel() for q in model.parameters())
@@ -221,6 +225,7 @@ def run_one(a, run, rank, world, local, dev):
                    "log_rank": logger,
                    "tp_allreduce_nelems": a.batch * a.seq * a.hidden if a.mode == "tp" and world > 1 else None,
                    "tp_allreduces_per_block_forward": 2 if a.mode == "tp" and world > 1 else None,
+                   "tp_allreduces_per_block_backward": 2 if a.mode == "tp" and world > 1 else None,
                    "pp_activation_nelems_per_microbatch": (a.batch // micro) * a.seq * a.hidden if a.mode == "pp" else None,
                    "profiled_iterations": [wait + warmup + 1, wait + warmup + a.active],
                    "runs_before_in_this_process": a.done},
