@@ -2,6 +2,7 @@
 #   make                 build ./perfstudy
 #   make check           unit tests and end-to-end tests
 #   make example         build the bundled example into out/
+#   make unpack          unpack the traces kept as .tar.xz (example and e2e do)
 #   make SANITIZE=address,undefined check
 #   make install PREFIX=/usr/local DESTDIR=
 
@@ -41,7 +42,7 @@ EMBED_FILES := $(sort $(wildcard templates/*.tpl assets/*))
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(B)/tests/%)
 
-.PHONY: all check unit e2e e2e-example example clean install bench deps test-deps perfstudy fuzz fuzz-regress fuzz-targets valgrind-check
+.PHONY: all check unit e2e e2e-example example unpack clean install bench deps test-deps perfstudy fuzz fuzz-regress fuzz-targets valgrind-check
 
 all: perfstudy
 
@@ -114,7 +115,7 @@ e2e: $(E2E_TARGETS)
 e2e-example: perfstudy
 	@rm -rf $(E2E_EXAMPLE) && mkdir -p $(dir $(E2E_EXAMPLE)) && ./perfstudy build -q experiments/h200/study.yaml -o $(E2E_EXAMPLE)
 
-$(E2E_TARGETS): e2e-%: perfstudy e2e-example
+$(E2E_TARGETS): e2e-%: perfstudy e2e-example unpack
 	@E2E_EXAMPLE=$(abspath $(E2E_EXAMPLE)) bash tests/e2e/$*.sh
 
 # Fuzz harnesses (fuzz/fuzz_<name>.c). `make check` replays the inputs in
@@ -155,7 +156,19 @@ check: unit fuzz-regress e2e
 valgrind-check: perfstudy $(TEST_BINS) $(REGRESS_BINS)
 	@bash tests/valgrind.sh $(B)
 
-example: perfstudy
+# Traces kept as one .tar.xz beside the logs they belong to, to keep the tree
+# under the 64 MiB it may weigh (experiments/h200x4/traces.tar.xz: 3 MB for
+# 78 MB of JSON): unpacked in place, ignored by git, before anything builds
+# the manifests that read them (the example, the e2e scripts). The stamp is
+# written last, so an interrupted unpack is done again.
+PACKED := experiments/h200x4/traces.tar.xz
+UNPACKED := $(PACKED:%.tar.xz=%/.unpacked)
+unpack: $(UNPACKED)
+$(UNPACKED): %/.unpacked: %.tar.xz
+	@echo "  UNPACK $<"
+	@mkdir -p $* && xz -dc $< | tar -x --no-same-owner -C $* && touch $@
+
+example: perfstudy unpack
 	./perfstudy build experiments/h200/study.yaml experiments/ncu-encoder/study.yaml \
 		experiments/megatron-004/study.yaml experiments/megatron-004/bert-dgx2.yaml \
 		experiments/megatron-004/pcie.yaml experiments/cheng-002/study.yaml experiments/cheng-002/polaris.yaml \
@@ -163,7 +176,7 @@ example: perfstudy
 		experiments/begoli-003/blueridge.yaml experiments/begoli-003/azure.yaml experiments/begoli-003/h200-loaders.yaml \
 		experiments/nvprof-000/study.yaml experiments/nvprof-000/roberta.yaml experiments/ncu-encoder/paper-model.yaml \
 		experiments/h100x4-papers/zero.yaml experiments/h100x4-papers/sockets.yaml experiments/h100x4-papers/fig1.yaml \
-		experiments/h100x4/jax.yaml -o out
+		experiments/h100x4/jax.yaml experiments/h200x4/causes.yaml -o out
 
 # bench/floor.c times parts of perfstudy (its SHA-256, its walk) alone, so it links its objects.
 $(B)/bench/floor: bench/floor.c $(LIB_OBJS)
@@ -187,5 +200,6 @@ test-deps:
 
 clean:
 	rm -rf build build-san build-fuzz perfstudy
+	rm -f $(UNPACKED) $(foreach d,$(PACKED:%.tar.xz=%),$(wildcard $(d)/*/*.pt.trace.json))
 
 -include $(OBJS:.o=.d) $(wildcard $(B)/fuzz/*.d)

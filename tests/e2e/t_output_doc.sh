@@ -12,7 +12,7 @@
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 
 # make example's manifests, from the Makefile's example target.
-M=$(sed -n '/^example: perfstudy/,/-o out/p' Makefile | sed 's/^example: perfstudy//; s/\\$//; s#./perfstudy build##; s/-o out//' | tr -d '\n\t')
+M=$(sed -n '/^example: perfstudy/,/-o out/p' Makefile | sed 's/^example:.*//; s/\\$//; s#./perfstudy build##; s/-o out//' | tr -d '\n\t')
 [ -n "$M" ] && ok || bad "no manifests in the Makefile's example target"
 $PERFSTUDY build -q $M -o "$T/example" 2> "$T/err" && ok || bad "example build failed: $(tail -3 "$T/err")"
 
