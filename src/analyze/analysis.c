@@ -46,7 +46,6 @@ static const struct analysis_def registry[] = {
 	ENTRY("scaling", analysis_scaling, L("runs", "dispatch", "kernels", "profiler_overhead"),
 	 L("compute_model", "scaling", "speedup_error")),
 	ENTRY("time_to_train", analysis_time_to_train, L("profiler_overhead"), L("time_to_train")),
-	ENTRY("strategy_scaling", analysis_strategy_scaling, L("runs", "step_breakdown", "scaling"), L("strategy_scaling")),
 	ENTRY("crossrank", analysis_crossrank, NONE, L("collective_waits", "clock_offsets", "stragglers", "straggler_ranks")),
 	ENTRY("collective_busbw", analysis_collective_busbw, L("collective_waits"), L("collective_busbw")),
 	ENTRY("pipeline_stages", analysis_pipeline_stages, L("clock_offsets"), L("pipeline_stages")),
@@ -68,6 +67,8 @@ static const struct analysis_def registry[] = {
 	ENTRY("compare_phases", analysis_compare_phases, L("phases", "phase_report_phases"), L("compare_phases")),
 	ENTRY("flops", analysis_flops, NONE, L("flops", "flops_ratio", "flops_fit")),
 	ENTRY("memory_steps", analysis_memory_steps, NONE, L("memory_steps", "memory_regions", "memory_ranks")),
+	ENTRY("strategy_scaling", analysis_strategy_scaling, L("runs", "step_breakdown", "scaling", "memory_ranks"),
+	      L("strategy_scaling")),
 	ENTRY("checks", analysis_checks, NONE, NONE),
 	/* takes critical_path_hops out of the result (it is no CSV): before sanity and findings */
 	ENTRY("step_timeline", analysis_step_timeline,

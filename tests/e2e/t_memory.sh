@@ -63,6 +63,29 @@ if any(k[0] == "ddp-clean" for k in rows):
 sys.exit(bad > 0)
 PY
 
+# strategy_scaling.csv's memory per GPU (paper 002's ZeRO stages against model size): mem-fsdp
+# (ZeRO-3, 4 GPUs) with mem-1gpu, one model: each run's peak_allocated_bytes is the most any of its
+# GPUs held in a profiled iteration, within 3 % of the largest max_memory_allocated the allocator
+# itself logged for those iterations (rank<N>.steps.csv), and in the figure's labels.
+printf 'version: 1\nid: zs\ntitle: ZeRO-3 memory\nruns:\n  - {id: mem-1gpu, gpus: 1, batch: 8, strategy: single, traces: %s}\n  - {id: mem-fsdp, gpus: 4, batch: 8, strategy: fsdp, traces: %s}\n' \
+	"$E/mem-1gpu/rank*.pt.trace.json.gz" "$E/mem-fsdp/rank*.pt.trace.json.gz" >"$T/zs.yaml"
+$PERFSTUDY build -q "$T/zs.yaml" -o "$T/zs" 2>"$T/err" && ok || bad "zs build: $(cat "$T/err")"
+python3 - "$E" "$T/zs/zs/data/strategy_scaling.csv" <<'PY' >"$T/zs.out" 2>&1 && ok || bad "strategy_scaling memory: $(cat "$T/zs.out")"
+import csv, glob, sys
+E, f = sys.argv[1:]
+rows = {r["run"]: r for r in csv.DictReader(open(f)) if r["strategy"] == "ZeRO-3"}
+bad = 0
+for run in ("mem-1gpu", "mem-fsdp"):
+    want = max(int(t["max_allocated_bytes"]) for g in glob.glob("%s/%s/rank*.steps.csv" % (E, run))
+               for t in csv.DictReader(open(g)) if t["profiled"] == "1")
+    got = int(rows[run]["peak_allocated_bytes"]) if run in rows and rows[run]["peak_allocated_bytes"] else None
+    if got is None or abs(got - want) > 0.03 * want:
+        print("%s: peak_allocated_bytes %s, the allocator's largest %d" % (run, got, want)); bad += 1
+sys.exit(bad > 0)
+PY
+grep -q 'data-label="[^"]*GiB per GPU)"' "$T/zs/zs/figures/strategy_scaling_zero-3.svg" && ok ||
+	bad "strategy_scaling_zero-3: no memory per GPU in its labels"
+
 # Every row, recomputed from the raw traces.
 for r in mem-1gpu mem-ddp-leak mem-fsdp; do
 	python3 tests/golden/memory_check.py "$r" "$D" "$E/$r"/rank*.pt.trace.json.gz >"$T/check" 2>&1 &&

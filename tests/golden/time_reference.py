@@ -171,9 +171,11 @@ def strategy_scaling(runs, w):
     communication part, the rest and the whole step (the step breakdown's parts); then the
     mean over its steps in ascending order, rounded half up to the ns. comm_share =
     communication / step. speedup: the logs' (scaling) where the run and its baseline have
-    logs ('log'), else the profiled steps' ('profiled')."""
+    logs ('log'), else the profiled steps' ('profiled'). peak_allocated_bytes: empty, as these
+    traces carry no allocator events (t_memory.sh checks it on traces that do)."""
     w.writerow(['strategy', 'run', 'model', 'gpus', 'steps', 'ranks', 'step_us', 'compute_us',
-                'communication_us', 'other_us', 'comm_share', 'baseline', 'speedup', 'speedup_source'])
+                'communication_us', 'other_us', 'comm_share', 'baseline', 'speedup', 'speedup_source',
+                'peak_allocated_bytes'])
     names = {'gpt2': 'GPT-2 124M', 'bert': 'BERT-base'}
     shown = {'ddp': 'DDP', 'zero1': 'ZeRO-1', 'single': 'single'}
     info, models = {}, []
@@ -211,7 +213,7 @@ def strategy_scaling(runs, w):
             c, m, o, whole = i['v']
             w.writerow([st, r, names[i['model']], i['g'], i['steps'], i['ranks'], us(whole), us(c), us(m), us(o),
                         frac(m, whole), base, '%.6g' % (ls if ls is not None else sp),
-                        'log' if ls is not None else 'profiled'])
+                        'log' if ls is not None else 'profiled', ''])  # no allocator events in these traces
 
 
 def memops(runs, w):

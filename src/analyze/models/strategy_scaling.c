@@ -26,7 +26,11 @@
  *   speedup       scaling.csv's log_speedup (the training logs' unprofiled
  *       iterations, against scaling.csv's baseline) where the run and its
  *       baseline have logs (speedup_source log), else its speedup from the
- *       profiled steps (speedup_source profiled); baseline: scaling.csv's.
+ *       profiled steps (speedup_source profiled); baseline: scaling.csv's;
+ *   peak_allocated_bytes  the largest of memory_ranks.csv's over the run's
+ *       ranks: the most memory any of its GPUs held in a profiled step
+ *       (traces with the allocator's events only; 002's "a higher ZeRO
+ *       stage accommodates a larger model").
  * The bars are profiled steps, which the profiler slows unevenly; the
  * speedups in the labels are the training's where a log exists.
  */
@@ -61,6 +65,7 @@ struct ss_run {
 	int64_t ns[SS_PARTS], step_ns;
 	double speedup;
 	const char *baseline, *source;
+	int64_t peak_bytes; /* the most any of its GPUs held (memory_ranks.csv), -1: no allocator events */
 };
 
 static int cmp_cell(const void *pa, const void *pb)
@@ -141,6 +146,8 @@ static void fold(struct ss_run *r)
 static void speedup_of(struct ss_run *r, const struct table *sc)
 {
 	r->speedup = NAN;
+	if (!sc)
+		return;
 	int cb = table_col_index(sc, "baseline"), cs = table_col_index(sc, "speedup"),
 	    cl = table_col_index(sc, "log_speedup");
 	for (size_t row = 0; sc && row < sc->nrows; row++) {
@@ -156,6 +163,19 @@ static void speedup_of(struct ss_run *r, const struct table *sc)
 			r->source = "profiled";
 		}
 	}
+}
+
+/* The largest peak_allocated_bytes of the run's ranks in memory_ranks.csv, or -1. */
+static int64_t peak_of(const char *run, const struct table *mr)
+{
+	int64_t peak = -1;
+	int cp = mr ? table_col_index(mr, "peak_allocated_bytes") : -1;
+	for (size_t row = 0; mr && cp >= 0 && row < mr->nrows; row++) {
+		const struct cell *c = table_cell(mr, row, (size_t)cp);
+		if (!strcmp(table_cell(mr, row, 0)->v.text, run) && !c->null && c->v.i > peak)
+			peak = c->v.i;
+	}
+	return peak;
 }
 
 static int by_model_gpus(const void *pa, const void *pb)
@@ -207,10 +227,18 @@ static void add_figure(struct analysis_result *out, struct ss_run *const *v, siz
 		const struct ss_run *r = v[i];
 		buf_reset(&label);
 		buf_adds(&label, r->run);
-		if (r->baseline && !strcmp(r->baseline, r->run))
-			buf_adds(&label, " (baseline)");
-		else if (isfinite(r->speedup))
-			buf_printf(&label, " (speedup %.2fx%s)", r->speedup, !strcmp(r->source, "log") ? "" : ", profiled");
+		const char *open = " (";
+		if (r->baseline && !strcmp(r->baseline, r->run)) {
+			buf_adds(&label, " (baseline");
+			open = ", ";
+		} else if (isfinite(r->speedup)) {
+			buf_printf(&label, " (speedup %.2fx%s", r->speedup, !strcmp(r->source, "log") ? "" : ", profiled");
+			open = ", ";
+		}
+		if (r->peak_bytes >= 0)
+			buf_printf(&label, "%s%.1f GiB per GPU", open, (double)r->peak_bytes / (1024.0 * 1024.0 * 1024.0));
+		if (r->peak_bytes >= 0 || strcmp(open, " ("))
+			buf_adds(&label, ")");
 		size_t cat = chart_add_category(c, label.data);
 		for (int p = 0; p < SS_PARTS; p++)
 			chart_set(c, cat, (size_t)p, (double)r->ns[p] / 1e6);
@@ -223,7 +251,9 @@ static void add_figure(struct analysis_result *out, struct ss_run *const *v, siz
 		   "mean over its profiled steps (strategy_scaling.csv gives how many of each). In brackets, the "
 		   "speedup against scaling.csv's baseline from the training logs' unprofiled iterations, or from "
 		   "the profiled steps where the run or its baseline has no log (marked \"profiled\"): the bars are "
-		   "profiled steps, which the profiler slows unevenly. The kind of paper 002's Figures 12-14.",
+		   "profiled steps, which the profiler slows unevenly. Where the traces carry the allocator's "
+		   "events, the most memory any of the run's GPUs held in a profiled step (memory_ranks.csv). "
+		   "The kind of paper 002's Figures 12-14.",
 		   *shown ? shown : "no strategy");
 	result_add_figure(out, c, label.data);
 	buf_release(&name);
@@ -233,7 +263,7 @@ static void add_figure(struct analysis_result *out, struct ss_run *const *v, siz
 int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct table *rt = result_table(out, "runs"), *bd = result_table(out, "step_breakdown"),
-			   *sc = result_table(out, "scaling");
+			   *sc = result_table(out, "scaling"), *mr = result_table(out, "memory_ranks");
 	if (!rt || !bd || rt->nrows < 2)
 		return 0;
 	size_t n = rt->nrows, nstrat = 0;
@@ -264,6 +294,7 @@ int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_re
 	for (size_t i = 0; i < n; i++) {
 		fold(&rs[i]);
 		speedup_of(&rs[i], sc);
+		rs[i].peak_bytes = peak_of(rs[i].run, mr);
 	}
 	size_t *mark = xcalloc(n, sizeof(*mark));
 	struct table *t = NULL;
@@ -297,7 +328,7 @@ int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_re
 				      "Time per iteration by part and speedup over GPUs and models, per strategy",
 				      "strategy:text,run:text,model:text,gpus:int,steps:int,ranks:int,step_us:us,"
 				      "compute_us:us,communication_us:us,other_us:us,comm_share:frac,baseline:text,"
-				      "speedup:real,speedup_source:text");
+				      "speedup:real,speedup_source:text,peak_allocated_bytes:int");
 		for (size_t i = 0; i < nv; i++) {
 			const struct ss_run *r = v[i];
 			size_t row = table_add_row(t);
@@ -318,6 +349,8 @@ int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_re
 				table_set_real(t, row, 12, r->speedup);
 				table_set_text(t, row, 13, r->source);
 			}
+			if (r->peak_bytes >= 0)
+				table_set_int(t, row, 14, r->peak_bytes);
 		}
 		add_figure(out, v, nv, shown, ++nfig);
 	}
@@ -343,6 +376,9 @@ int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_re
 		"and ranks say what each row rests on. comm_share = communication_us / step_us. speedup: scaling.csv's "
 		"log_speedup (the training logs' unprofiled iterations, against scaling.csv's baseline) where the run "
 		"and its baseline have logs (speedup_source log), else its speedup from the profiled steps "
-		"(speedup_source profiled). The kind of paper 002's Figures 12-14, one figure per strategy.");
+		"(speedup_source profiled). peak_allocated_bytes: the largest of memory_ranks.csv's "
+		"peak_allocated_bytes over the run's ranks, the most memory any of its GPUs held in a profiled step "
+		"(empty where the traces carry no allocator events). The kind of paper 002's Figures 12-14, one "
+		"figure per strategy.");
 	return 0;
 }
