@@ -197,4 +197,23 @@ if python3 tests/golden/hta_compare.py tests/golden/hta "$T/hout/default/data" 0
 	bad "HTA traces: HTA-compatible tables differ from the real HTA by more than 0.1 pp"
 	grep 'over tol\|missing' "$T/cmp2.txt" >&2
 fi
+# strategy_scaling: two strategies whose names differ only in case and punctuation ("zero1", shown
+# ZeRO-1, and "Zero 1") get a figure each, under two names, and a 1-GPU run of their model in both.
+P=$PWD/experiments/h200/traces/gpt2-124m
+cat >"$T/col.yaml" <<EOF
+version: 1
+id: col
+title: two strategies, one figure name
+runs:
+  - {id: g1, gpus: 1, batch: 8, strategy: single, traces: $P/1gpu/rank*.pt.trace.json.gz}
+  - {id: g2z, gpus: 2, batch: 8, strategy: zero1, traces: $P/2gpu-zero1/rank*.pt.trace.json.gz}
+  - {id: g2x, gpus: 2, batch: 8, strategy: "Zero 1", traces: $P/2gpu-ddp/rank*.pt.trace.json.gz}
+  - {id: g4x, gpus: 4, batch: 8, strategy: "Zero 1", traces: $P/4gpu-ddp/rank*.pt.trace.json.gz}
+EOF
+"$PERFSTUDY" build -q "$T/col.yaml" -o "$T/col" 2>"$T/err" && ok || bad "two strategies: build failed: $(cat "$T/err")"
+[ -s "$T/col/col/figures/strategy_scaling_zero-1.svg" ] && [ -s "$T/col/col/figures/strategy_scaling_zero-1-2.svg" ] && ok ||
+	bad "two strategies of one figure name: $(ls "$T/col/col/figures" | grep strategy_scaling | paste -sd' ')"
+[ "$(cut -d, -f1,2,4 "$T/col/col/data/strategy_scaling.csv" | tail -n +2 | paste -sd' ')" = "ZeRO-1,g1,1 ZeRO-1,g2z,2 Zero 1,g1,1 Zero 1,g2x,2 Zero 1,g4x,4" ] &&
+	ok || bad "two strategies: runs $(cut -d, -f1,2,4 "$T/col/col/data/strategy_scaling.csv" | paste -sd' ')"
+
 finish

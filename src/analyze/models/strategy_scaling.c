@@ -198,8 +198,12 @@ static int member(const struct ss_run *r, size_t s, const size_t *mark)
 	return r->steps && (r->strategy == s || (r->gpus == 1 && mark[r->model_first] == s + 1));
 }
 
-/* figures/<name>: "strategy_scaling_" and the shown name in [a-z0-9-] */
-static void figure_name(const char *shown, size_t k, struct buf *out)
+/*
+ * figures/<name>: "strategy_scaling_" and the shown name in [a-z0-9-], and
+ * "-k" (the figure's number) where that is empty or an earlier figure's
+ * (two names that differ only in case or punctuation).
+ */
+static void figure_name(const char *shown, size_t k, char *const *earlier, struct buf *out)
 {
 	buf_reset(out);
 	buf_adds(out, "strategy_scaling_");
@@ -208,16 +212,22 @@ static void figure_name(const char *shown, size_t k, struct buf *out)
 		char ch = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
 		buf_printf(out, "%c", (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ? ch : '-');
 	}
-	if (out->len == start)
-		buf_printf(out, "%zu", k);
+	int taken = out->len == start;
+	for (size_t i = 0; i + 1 < k && !taken; i++)
+		taken = !strcmp(earlier[i], out->data);
+	if (taken)
+		buf_printf(out, "-%zu", k);
 }
 
-static void add_figure(struct analysis_result *out, struct ss_run *const *v, size_t nv, const char *shown, size_t k)
+/* The figure of strategy shown, the k-th (from 1); its name goes into names[k - 1]. */
+static void add_figure(struct analysis_result *out, struct ss_run *const *v, size_t nv, const char *shown, size_t k,
+		       char **names)
 {
 	struct buf name, label;
 	buf_init(&name);
 	buf_init(&label);
-	figure_name(shown, k, &name);
+	figure_name(shown, k, names, &name);
+	names[k - 1] = xstrdup(name.data);
 	buf_printf(&label, "Time per iteration and speedup over GPUs, %s", *shown ? shown : "no strategy");
 	struct chart *c = chart_new(CHART_STACKED_BAR, name.data, label.data, "time per iteration (ms)");
 	chart_add_series(c, "compute");
@@ -227,17 +237,19 @@ static void add_figure(struct analysis_result *out, struct ss_run *const *v, siz
 		const struct ss_run *r = v[i];
 		buf_reset(&label);
 		buf_adds(&label, r->run);
-		const char *open = " (";
+		const char *sep = " ("; /* before the next thing said in brackets */
 		if (r->baseline && !strcmp(r->baseline, r->run)) {
 			buf_adds(&label, " (baseline");
-			open = ", ";
+			sep = ", ";
 		} else if (isfinite(r->speedup)) {
 			buf_printf(&label, " (speedup %.2fx%s", r->speedup, !strcmp(r->source, "log") ? "" : ", profiled");
-			open = ", ";
+			sep = ", ";
 		}
-		if (r->peak_bytes >= 0)
-			buf_printf(&label, "%s%.1f GiB per GPU", open, (double)r->peak_bytes / (1024.0 * 1024.0 * 1024.0));
-		if (r->peak_bytes >= 0 || strcmp(open, " ("))
+		if (r->peak_bytes >= 0) {
+			buf_printf(&label, "%s%.1f GiB per GPU", sep, (double)r->peak_bytes / (1024.0 * 1024.0 * 1024.0));
+			sep = ", ";
+		}
+		if (!strcmp(sep, ", "))
 			buf_adds(&label, ")");
 		size_t cat = chart_add_category(c, label.data);
 		for (int p = 0; p < SS_PARTS; p++)
@@ -301,6 +313,7 @@ int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_re
 	struct ss_run **v = xcalloc(n, sizeof(*v));
 	int64_t *gpus_of = xcalloc(n, sizeof(*gpus_of)); /* per model: the first GPU count seen, 0 none */
 	size_t nfig = 0;
+	char **names = xcalloc(nstrat + 1, sizeof(*names)); /* the figures' names so far */
 	for (size_t s = 0; s < nstrat; s++) {
 		/* a strategy of multi-GPU runs, some model of which ran on two or more GPU counts */
 		int multi = 0, scales = 0;
@@ -352,8 +365,11 @@ int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_re
 			if (r->peak_bytes >= 0)
 				table_set_int(t, row, 14, r->peak_bytes);
 		}
-		add_figure(out, v, nv, shown, ++nfig);
+		add_figure(out, v, nv, shown, ++nfig, names);
 	}
+	for (size_t i = 0; i < nfig; i++)
+		free(names[i]);
+	free(names);
 	free(gpus_of);
 	free(mark);
 	for (size_t i = 0; i < n; i++)
