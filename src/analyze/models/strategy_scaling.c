@@ -112,7 +112,8 @@ static void fold(struct ss_run *r)
 {
 	struct ss_cell *c = r->cells;
 	size_t n = 0;
-	qsort(c, r->ncells, sizeof(*c), cmp_cell);
+	if (r->ncells > 1) /* a run without cells has none (NULL) */
+		qsort(c, r->ncells, sizeof(*c), cmp_cell);
 	for (size_t i = 0; i < r->ncells; i++) /* one cell per rank and step */
 		if (n && !cmp_cell(&c[n - 1], &c[i]))
 			for (int p = 0; p < SS_PARTS; p++)
