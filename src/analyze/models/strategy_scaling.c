@@ -34,6 +34,7 @@
  * The bars are profiled steps, which the profiler slows unevenly; the
  * speedups in the labels are the training's where a log exists.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,23 +232,37 @@ static void add_figure(struct analysis_result *out, struct ss_run *const *v, siz
 	names[k - 1] = xstrdup(name.data);
 	buf_printf(&label, "Time per iteration and speedup over GPUs, %s", *shown ? shown : "no strategy");
 	struct chart *c = chart_new(CHART_STACKED_BAR, name.data, label.data, "time per iteration (ms)");
+	chart_set_x_axis(c, "model, GPUs (speedup, memory per GPU)", CHART_SCALE_LINEAR);
 	chart_add_series(c, "compute");
 	chart_add_series(c, "communication");
 	chart_add_series(c, "other");
 	for (size_t i = 0; i < nv; i++) {
 		const struct ss_run *r = v[i];
 		buf_reset(&label);
-		buf_adds(&label, r->run);
+		/*
+		 * "<model>, <N> GPUs": the strategy is the figure's, and the run's
+		 * whole label with the speedup would pass MAX_LABEL_CHARS and lose
+		 * its middle words. The run (its label, chart_use_run_labels) where
+		 * another bar has the same model and GPUs.
+		 */
+		int alike = 0;
+		for (size_t j = 0; j < nv; j++)
+			alike |= j != i && v[j]->gpus == r->gpus && !strcmp(v[j]->model, r->model);
+		if (alike)
+			buf_adds(&label, r->run);
+		else
+			buf_printf(&label, "%s%s%" PRId64 " GPU%s", r->model, *r->model ? ", " : "", r->gpus,
+				   r->gpus == 1 ? "" : "s");
 		const char *sep = " ("; /* before the next thing said in brackets */
 		if (r->baseline && !strcmp(r->baseline, r->run)) {
 			buf_adds(&label, " (baseline");
 			sep = ", ";
 		} else if (isfinite(r->speedup)) {
-			buf_printf(&label, " (speedup %.2fx%s", r->speedup, !strcmp(r->source, "log") ? "" : ", profiled");
+			buf_printf(&label, " (%.2fx%s", r->speedup, !strcmp(r->source, "log") ? "" : " profiled");
 			sep = ", ";
 		}
 		if (r->peak_bytes >= 0) {
-			buf_printf(&label, "%s%.1f GiB per GPU", sep, (double)r->peak_bytes / (1024.0 * 1024.0 * 1024.0));
+			buf_printf(&label, "%s%.1f GiB", sep, (double)r->peak_bytes / (1024.0 * 1024.0 * 1024.0));
 			sep = ", ";
 		}
 		if (!strcmp(sep, ", "))
@@ -262,11 +277,11 @@ static void add_figure(struct analysis_result *out, struct ss_run *const *v, siz
 		   "iteration split into compute (compute kernels), communication (communication kernels not under "
 		   "compute) and other (copies, host time, idle): per step the mean over the run's ranks, then the "
 		   "mean over its profiled steps (strategy_scaling.csv gives how many of each). In brackets, the "
-		   "speedup against scaling.csv's baseline from the training logs' unprofiled iterations, or from "
-		   "the profiled steps where the run or its baseline has no log (marked \"profiled\"): the bars are "
-		   "profiled steps, which the profiler slows unevenly. Where the traces carry the allocator's "
-		   "events, the most memory any of the run's GPUs held in a profiled step (memory_ranks.csv). "
-		   "The kind of paper 002's Figures 12-14.",
+		   "speedup (1.89x) against scaling.csv's baseline from the training logs' unprofiled iterations, or "
+		   "from the profiled steps where the run or its baseline has no log (marked \"profiled\"): the bars "
+		   "are profiled steps, which the profiler slows unevenly; and, where the traces carry the "
+		   "allocator's events, the most memory any of the run's GPUs held in a profiled step (GiB, "
+		   "memory_ranks.csv). The kind of paper 002's Figures 12-14.",
 		   *shown ? shown : "no strategy");
 	result_add_figure(out, c, label.data);
 	buf_release(&name);
