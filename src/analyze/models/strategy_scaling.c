@@ -232,7 +232,11 @@ static void add_figure(struct analysis_result *out, struct ss_run *const *v, siz
 	names[k - 1] = xstrdup(name.data);
 	buf_printf(&label, "Time per iteration and speedup over GPUs, %s", *shown ? shown : "no strategy");
 	struct chart *c = chart_new(CHART_STACKED_BAR, name.data, label.data, "time per iteration (ms)");
-	chart_set_x_axis(c, "model, GPUs (speedup, memory per GPU)", CHART_SCALE_LINEAR);
+	int any_peak = 0;
+	for (size_t i = 0; i < nv; i++)
+		any_peak |= v[i]->peak_bytes >= 0;
+	chart_set_x_axis(c, any_peak ? "model, GPUs (speedup, memory per GPU)" : "model, GPUs (speedup)",
+			 CHART_SCALE_LINEAR);
 	chart_add_series(c, "compute");
 	chart_add_series(c, "communication");
 	chart_add_series(c, "other");
