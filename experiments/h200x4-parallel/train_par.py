@@ -141,7 +141,9 @@ def run_one(a, run, rank, world, local, dev):
                                              "fc1": ColwiseParallel(), "fc2": RowwiseParallel()})
         model = mod
     nparams = sum(q.numel() for q in model.parameters())
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    # foreach=False under TP: the fused multi-tensor step refuses a mix of
+    # plain tensors (norms, embedding, head) and DTensors (the split layers)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=False if a.mode == "tp" and world > 1 else None)
 
     def on_ready(prof):
         path = os.path.join(out, f"rank{rank}.pt.trace.json")
