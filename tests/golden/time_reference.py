@@ -137,8 +137,11 @@ def step_breakdown(runs, w):
 
 
 def breakdown_parts(d):
-    """One rank's step breakdown: (step, part, ns) in step and priority order; the parts of a step add up to it."""
-    out = []
+    """One rank's step breakdown: (step, part, ns) in step and priority order; the parts of a step add up to it.
+    Worked out once per rank (step_breakdown and strategy_scaling both read it)."""
+    if getattr(d, 'parts_memo', None) is not None:
+        return d.parts_memo
+    out = d.parts_memo = []
     parts = [
         ('compute', d.union_of(lambda a: a['kind'] == 'kernel' and a['cls'] == 'compute')),
         ('memcpy', d.union_of(lambda a: a['kind'] == 'memcpy' or (a['kind'] == 'kernel' and a['cls'] == 'memory'))),
