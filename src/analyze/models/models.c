@@ -174,6 +174,14 @@ static int tp_of(const struct manifest_run *r)
 	return r->tensor_parallel > 0 ? r->tensor_parallel : 1;
 }
 
+/* The ranks of one model replica, tensor_parallel x pipeline_parallel: gpus
+ * over it is the data-parallel degree, the replicas that take samples of
+ * their own. */
+static int mp_of(const struct manifest_run *r)
+{
+	return tp_of(r) * (r->pipeline_parallel > 0 ? r->pipeline_parallel : 1);
+}
+
 static int has_model(const struct manifest_model *m)
 {
 	return m->layers && m->hidden && m->seq;
@@ -398,7 +406,7 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 			break;
 		}
 		int p = r->gpus > 0 ? r->gpus : f.gpus, tp = tp_of(r), z = models_zero_stage(r);
-		int dp = p > 0 ? (p / tp > 0 ? p / tp : 1) : 1;
+		int dp = p > 0 ? (p / mp_of(r) > 0 ? p / mp_of(r) : 1) : 1;
 		int64_t P = est_params_as(&em, tp);
 		double B = r->batch > 0 ? (double)r->batch * dp : 0;
 		/* The logit layer is as wide as the vocabulary the framework builds (padded by Megatron). */
@@ -533,7 +541,7 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		"two LayerNorms), plus the token and position embeddings (V + s)d; GPT adds a final LayerNorm (2d), "
 		"BERT two token-type embeddings, an embedding LayerNorm and a pooler (4d + d^2 + d). params_12ld2: "
 		"12ld^2, the weight matrices only (Cheng et al., SIGMETRICS 2024). global_batch: batch per GPU x "
-		"data-parallel GPUs (gpus / tensor_parallel). flops_per_step: (3 + r) x l x [2Bs(4d^2 + 2df) + "
+		"data-parallel GPUs (gpus / (tensor_parallel x pipeline_parallel)). flops_per_step: (3 + r) x l x [2Bs(4d^2 + 2df) + "
 		"4Bs^2d] + 3 x 2BsdV: the layers' forward once, the backward twice the forward, r = 1 with "
 		"activation recomputation (one more forward), and the logit layer's forward and backward; with "
 		"f = 4d and r = 0 this is Megatron-LM's 72Bsld^2 (1 + s/(6d) + V/(12ld)) (Narayanan et al., 2021). "
@@ -694,7 +702,7 @@ static void throughput(const struct analysis_ctx *ctx, struct analysis_result *o
 		if (!ms->iteration_ms && !ms->samples_per_s && !ms->oom)
 			continue;
 		size_t row = table_add_row(t);
-		int tp = tp_of(r), dp = r->gpus > 0 ? r->gpus / tp : 0;
+		int tp = tp_of(r), dp = r->gpus > 0 ? r->gpus / mp_of(r) : 0;
 		table_set_text(t, row, 0, r->id);
 		if (r->gpus)
 			table_set_int(t, row, 1, r->gpus);
@@ -788,7 +796,7 @@ static void throughput(const struct analysis_ctx *ctx, struct analysis_result *o
 		"the study printed them). params_estimated: perfstudy's count for the run's model as its "
 		"framework counts it (params_method; estimates.csv's Methods), params_difference: that minus the "
 		"study's params (0: reproduced exactly). samples_per_s_derived: batch x data-parallel GPUs (gpus / "
-		"tensor_parallel) / time per iteration. model_size: the study's params, else perfstudy's estimate. "
+		"(tensor_parallel x pipeline_parallel)) / time per iteration. model_size: the study's params, else perfstudy's estimate. "
 		"size_x_samples_per_s: model_size x samples_per_s_derived (the typed samples_per_s when no "
 		"iteration time is given). normalized: that product over the product of the smallest model among "
 		"the runs with the same GPU count and architecture (the first of equal size), as in 'Adventures "

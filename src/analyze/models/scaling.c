@@ -8,8 +8,10 @@
  * measured and the predicted speedup come from the same profiled steps.
  * Per run:
  *   step_us         the median of all its ranks' step durations;
- *   samples_per_s   S = dp x b / step, dp = gpus / tensor_parallel, b the
- *                   per-GPU batch;
+ *   samples_per_s   S = dp x b / step, dp = gpus / (tensor_parallel x
+ *                   pipeline_parallel), the model replicas that take
+ *                   samples of their own, b the per-GPU batch (the batch
+ *                   of one replica);
  *   comm_us         t_comm, the mean over ranks and steps of comm_us (the
  *                   union of communication kernels inside the step);
  *   comm_share      r_comm = sum comm_us / sum step_us; r_comp = 1 - r_comm
@@ -22,7 +24,7 @@
  * run). ONE speedup for measured and predicted, a throughput ratio:
  *   speedup = S(n) / S(b);  efficiency = speedup / (gpus(n) / gpus(b)).
  * The prediction base m of a run n: the run of the same model and strategy
- * with communication, the same per-GPU batch and tensor parallelism, and
+ * with communication, the same per-GPU batch and model parallelism, and
  * the fewest GPUs below n's (the baseline itself when it communicates; the
  * smallest multi-GPU run when the baseline is a 1-GPU run, which has none).
  * The prediction is out of sample, from m alone: n's communication time is
@@ -57,7 +59,8 @@
 struct srun {
 	const char *run, *model, *strategy; /* borrowed from the run table */
 	const char *chosen;                 /* the manifest's scaling_baseline, or NULL */
-	int64_t gpus, dp, tp, batch;
+	int64_t gpus, dp, batch;
+	int64_t mp; /* model-parallel ranks of one replica: tensor_parallel x pipeline_parallel */
 	int64_t *durs;
 	size_t ndurs, cap;
 	double step_sum, comm_sum; /* ns, over ranks and steps */
@@ -140,15 +143,16 @@ static struct srun *load_runs(const struct analysis_ctx *ctx, const struct analy
 		r->strategy = cell_text(rt, i, cs);
 		r->gpus = cell_int(rt, i, cg);
 		r->batch = cell_int(rt, i, cb);
-		r->tp = 1;
+		r->mp = 1;
 		r->speedup = r->pred = r->log_sp = NAN;
 		const struct manifest *m = ctx->manifest;
 		for (size_t j = 0; m && j < m->nruns; j++)
 			if (m->runs[j].id && !strcmp(m->runs[j].id, r->run)) {
-				r->tp = m->runs[j].tensor_parallel > 0 ? m->runs[j].tensor_parallel : 1;
+				r->mp = (m->runs[j].tensor_parallel > 0 ? m->runs[j].tensor_parallel : 1) *
+					(m->runs[j].pipeline_parallel > 0 ? m->runs[j].pipeline_parallel : 1);
 				r->chosen = m->runs[j].scaling_baseline;
 			}
-		r->dp = r->gpus / r->tp > 0 ? r->gpus / r->tp : 1;
+		r->dp = r->gpus / r->mp > 0 ? r->gpus / r->mp : 1;
 	}
 	for (size_t row = 0; dt && row < dt->nrows; row++) {
 		const char *run = table_cell(dt, row, 0)->v.text;
@@ -212,7 +216,7 @@ static void choose_bases(struct analysis_result *out, struct srun *rs, size_t n)
 		for (size_t j = 0; j < n; j++) {
 			struct srun *m = &rs[j];
 			if (m == r || !has_comm(m) || m->gpus >= r->gpus || !may_base(m, r) || m->batch != r->batch ||
-			    m->tp != r->tp || strcmp(m->strategy, r->strategy))
+			    m->mp != r->mp || strcmp(m->strategy, r->strategy))
 				continue;
 			if (!r->pbase || m->gpus < r->pbase->gpus)
 				r->pbase = m;
@@ -383,7 +387,7 @@ static void compute_model(const struct analysis_ctx *ctx, struct analysis_result
 			    m->runs[j].model.hidden && m->runs[j].model.seq) {
 				struct est_model em;
 				models_est_model(&m->runs[j].model, &em);
-				flops[i] = est_train_flops(&em, (double)r->batch / (double)r->tp,
+				flops[i] = est_train_flops(&em, (double)r->batch / (double)r->mp,
 							   (enum est_recompute)m->runs[j].recompute, 0);
 			}
 	}
@@ -422,7 +426,7 @@ static void compute_model(const struct analysis_ctx *ctx, struct analysis_result
 		"Cheng et al. (SIGMETRICS 2024) estimate compute time as t_compute = t_transformer / (k1 x k2), "
 		"t_transformer = model FLOPs / FLOPS. Per run, from the profiled steps: flops_per_gpu = b(72sd^2 + "
 		"12s^2d)l (their transformer FLOPs, no logit layer; a fourth forward pass with recomputation), b the "
-		"per-GPU batch over tensor_parallel; t_compute_us = the mean over ranks and steps of step - "
+		"per-GPU batch over tensor_parallel x pipeline_parallel; t_compute_us = the mean over ranks and steps of step - "
 		"communication (communication first, as in dispatch.csv); kernel_us = the mean compute kernel time "
 		"not under communication (dispatch.csv compute_us); k1 = kernel_us / t_compute_us, the share of "
 		"compute time in kernels (the rest is dispatch and memory operations); k2 = 1 - the share of "
@@ -619,7 +623,8 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 			  "run with a prediction; the dashed line is y = x and the key gives the mean squared error.");
 	result_add_method(out, "scaling.csv",
 		"From the profiled steps (dispatch.csv), per run: step_us, the median of all its ranks' ProfilerStep "
-		"durations; samples_per_s S = dp x per-GPU batch / step, dp = gpus / tensor_parallel; comm_us "
+		"durations; samples_per_s S = dp x per-GPU batch / step, dp = gpus / (tensor_parallel x pipeline_parallel), "
+		"the replicas that take samples of their own; comm_us "
 		"t_comm, the mean over ranks and steps of the union of communication kernels in the step; "
 		"comm_share r_comm = total comm_us / total step time, and r_comp = 1 - r_comm (communication "
 		"first: everything else is compute, dispatch included). baseline g: the manifest's "
