@@ -165,7 +165,8 @@ valgrind-check: perfstudy $(TEST_BINS) $(REGRESS_BINS) unpack
 # bytes differ from the recorded files, the JSON does not), so that every
 # path naming them still holds. The stamp is written last, so an
 # interrupted unpack is done again.
-PACKED := experiments/h200x4/traces.tar.xz experiments/h200/traces.tar.xz
+PACKED := experiments/h200x4/traces.tar.xz experiments/h200/traces.tar.xz \
+	experiments/h200x4-parallel/par.tar.xz experiments/h200x4-parallel/zero.tar.xz
 REGZIP := experiments/h200/traces.tar.xz
 UNPACKED := $(PACKED:%.tar.xz=%/.unpacked)
 unpack: $(UNPACKED)
@@ -182,7 +183,8 @@ example: perfstudy unpack
 		experiments/begoli-003/blueridge.yaml experiments/begoli-003/azure.yaml experiments/begoli-003/h200-loaders.yaml \
 		experiments/nvprof-000/study.yaml experiments/nvprof-000/roberta.yaml experiments/ncu-encoder/paper-model.yaml \
 		experiments/h100x4-papers/zero.yaml experiments/h100x4-papers/sockets.yaml experiments/h100x4-papers/fig1.yaml \
-		experiments/h100x4/jax.yaml experiments/h200x4/causes.yaml -o out
+		experiments/h100x4/jax.yaml experiments/h200x4/causes.yaml experiments/h200x4-parallel/parallel.yaml \
+		experiments/h200x4-parallel/zero.yaml -o out
 
 # bench/floor.c times parts of perfstudy (its SHA-256, its walk) alone, so it links its objects.
 $(B)/bench/floor: bench/floor.c $(LIB_OBJS)
