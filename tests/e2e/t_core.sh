@@ -73,6 +73,14 @@ else
 	skipped "sqlite3 not installed"
 fi
 
+# --- the traces make unpack put in place are the recorded JSON (traces.tar.xz, gzipped again) ---
+if (cd experiments/h200 && while read -r sum f; do
+	[ "$(gzip -dc "$f.gz" | sha256sum | cut -d' ' -f1)" = "$sum" ] || { echo "$f" >&2; exit 1; }
+done <traces.sha256); then ok; else bad "experiments/h200: an unpacked trace is not the recorded JSON (traces.sha256)"; fi
+[ "$(wc -l <experiments/h200/traces.sha256)" = 26 ] && ok || bad "experiments/h200/traces.sha256 does not list the 26 traces"
+(cd experiments/h200x4-parallel && sha256sum --quiet -c traces.sha256) && ok ||
+	bad "experiments/h200x4-parallel: an unpacked trace is not the recorded JSON (traces.sha256)"
+
 # --- directories without a manifest: run ids relative to the common parent ---
 E=experiments/h200/traces/gpt2-124m
 $PERFSTUDY build -q $E/1gpu $E/2gpu-ddp -o "$T/dirs" 2>/dev/null
