@@ -154,8 +154,9 @@ grep -qF 'measured_bytes_per_gpu: not a measurement of the links: the observed m
 #   t8 (typed in, estimates only): tensor parallel 2, data parallel 8/2 = 4 over P/2 = 146:
 #      2(3/4) x 4 x 146 = 876, plus the activations' AllReduces 2(1 - 1/2) x b 4 x s 2 x d 4 x
 #      a 4 (fp32) = 128 each, 4 per layer: 512; 876 + 512 = 1388.
-#   p8: data parallel 8/(2 x 2) = 2: 2(1/2) x 4 x 146 = 584, + 512 = 1096; pipeline Send/Recv
-#      2 x b 4 x s 2 x d 4 x a 4 = 256.
+#   p8: a replica is tensor 2 x pipeline 2 = 4 ranks, each holding P/4 = 73 parameters (the
+#      stages taken as equal shares); data parallel 8/4 = 2: 2(1/2) x 4 x 73 = 292, + 512 = 804;
+#      pipeline Send/Recv 2 x b 4 x s 2 x d 4 x a 4 = 256.
 cat > "$T/want" <<'CSV'
 d2,AllReduce,2,1,1168,1168,1168,1
 z2,AllReduce,2,1,1168,1168,1168,1
@@ -164,11 +165,20 @@ d4,AllReduce,4,1,1168,1752,1752,1
 z4,AllReduce,4,1,1168,1752,1752,1
 z4,AllGather,4,1,1168,876,876,1
 t8,AllReduce,8,,,,1388,
-p8,AllReduce,8,,,,1096,
+p8,AllReduce,8,,,,804,
 p8,SendRecv,8,,,,256,
 CSV
 cut -d, -f1-8 "$D/comm_types.csv" | tail -n +2 > "$T/got"
 same "$T/want" "$T/got" "comm_types.csv of the tiny study"
+# estimates.csv of the typed-in model-parallel runs, no ZeRO: model state 16 bytes per parameter
+# a rank holds, 16 x 146 = 2336 (t8) and 16 x 73 = 1168 (p8, a quarter of P over tensor 2 x
+# pipeline 2); gradients 2(1 - 1/p) x 4 bytes x P per rank: t8 2(3/4) x 4 x 146 = 876, p8
+# 2(1/2) x 4 x 73 = 292; global batch 4 x dp: 16 (t8), 8 (p8).
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$1 == "t8" || $1 == "p8" { print $1, $c["global_batch"], $c["model_state_bytes_per_gpu"], $c["comm_bytes_per_gpu"] }' \
+	"$D/estimates.csv" >"$T/got"
+printf 't8 16 2336 876\np8 8 1168 292\n' >"$T/want"
+same "$T/want" "$T/got" "estimates.csv of t8 and p8"
 # comm_volume.csv: ZeRO-1 on 2 GPUs, 3(1 - 1/2) x 4 x 292 = 1752 estimated, 1168 + 584 measured;
 # the messages 1168 (AllReduce) + 1168 (AllGather output) = 2336.
 grep -qx 'z2,0,2,1,292,Float,4,1752,1,2336,1752,1' "$D/comm_volume.csv" && ok || bad "comm_volume.csv z2: $(grep '^z2,0' "$D/comm_volume.csv")"

@@ -261,7 +261,9 @@ int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result 
 		}
 		struct est_model em;
 		models_est_model(&r->model, &em);
-		int tp = r->tensor_parallel > 0 ? r->tensor_parallel : 1, z = models_zero_stage(r);
+		/* A data-parallel rank of a model split tp x pp ways holds about 1 / (tp pp) of P. */
+		int tp = r->tensor_parallel > 0 ? r->tensor_parallel : 1, mp = models_replica_ranks(r);
+		int z = models_zero_stage(r);
 		/* The parameters as estimates.csv counts them (the model's framework). */
 		int64_t P = r->model.layers && r->model.hidden && r->model.seq ? est_params_as(&em, tp) : 0;
 		for (size_t k = 0; k < n; k++) {
@@ -269,7 +271,7 @@ int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result 
 			if (c->message <= 0)
 				continue;
 			int p = r->gpus > 0 ? r->gpus : (int)c->group;
-			int dp = p > 0 ? (p / tp > 0 ? p / tp : 1) : 0;
+			int dp = p > 0 ? (p / mp > 0 ? p / mp : 1) : 0;
 			int g = c->grad_dtype[0] ? collective_dtype_size(c->grad_dtype) : models_grad_bytes(r);
 			size_t row = table_add_row(t);
 			table_set_text(t, row, 0, r->id);
@@ -282,7 +284,7 @@ int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result 
 			if (c->grad_dtype[0])
 				table_set_text(t, row, 5, c->grad_dtype);
 			table_set_int(t, row, 6, g);
-			double est = P && dp > 1 ? est_comm_bytes((double)P / tp, z, dp, g) : 0;
+			double est = P && dp > 1 ? est_comm_bytes((double)P / mp, z, dp, g) : 0;
 			if (est > 0)
 				table_set_int(t, row, 7, llround(est));
 			table_set_int(t, row, 8, c->steps);
@@ -311,9 +313,9 @@ int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result 
 		}
 		/* Per type: the gradients' dtype as above (rank 0's), else the manifest's. */
 		int g = n && rk[0].grad_dtype[0] ? collective_dtype_size(rk[0].grad_dtype) : models_grad_bytes(r);
-		int pp = r->pipeline_parallel > 0 ? r->pipeline_parallel : 1, p = r->gpus > 0 ? r->gpus : n ? (int)rk[0].group : 0;
+		int p = r->gpus > 0 ? r->gpus : n ? (int)rk[0].group : 0;
 		if (p > 1 && (P || n))
-			type_rows(ty, r, rk, n, (double)P / tp, p / (tp * pp) > 0 ? p / (tp * pp) : 1, g);
+			type_rows(ty, r, rk, n, (double)P / mp, p / mp > 0 ? p / mp : 1, g);
 		free(rk);
 	}
 	if (ret < 0) {
@@ -360,7 +362,7 @@ int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result 
 		"data-parallel estimates: 2(1 - 1/p) g P for ZeRO 0 and 2 (one AllReduce of the gradients, or its "
 		"ReduceScatter plus AllGather), 3(1 - 1/p) g P for ZeRO-1 (that AllReduce and an AllGather of the "
 		"updated parameters, as Cheng et al., SIGMETRICS 2024, count it) and ZeRO-3 (Rajbhandari et al., "
-		"ZeRO, 2020; Cheng et al. write 4(1 - 1/p)P for an AllReduce of fp16 gradients), P perfstudy's parameter count per tensor-parallel rank, p the data-parallel GPUs, but "
+		"ZeRO, 2020; Cheng et al. write 4(1 - 1/p)P for an AllReduce of fp16 gradients), P perfstudy's parameter count over the ranks of one model replica (tensor_parallel x pipeline_parallel; each stage taken as holding an equal share), p the data-parallel GPUs, but "
 		"with g the size of the dtype that the trace's gradient reductions carry (grad_dtype: the dtype of "
 		"the AllReduce or ReduceScatter calls with the most bytes), because that is what crosses the wire: "
 		"bf16 autocast computes in bf16 but keeps fp32 parameters and gradients, so DDP reduces fp32 "

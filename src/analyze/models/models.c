@@ -174,10 +174,7 @@ static int tp_of(const struct manifest_run *r)
 	return r->tensor_parallel > 0 ? r->tensor_parallel : 1;
 }
 
-/* The ranks of one model replica, tensor_parallel x pipeline_parallel: gpus
- * over it is the data-parallel degree, the replicas that take samples of
- * their own. */
-static int mp_of(const struct manifest_run *r)
+int models_replica_ranks(const struct manifest_run *r)
 {
 	return tp_of(r) * (r->pipeline_parallel > 0 ? r->pipeline_parallel : 1);
 }
@@ -271,7 +268,10 @@ static int64_t gpu_memory_bytes(const struct manifest *man, const struct run_fac
  * Memory per GPU of a run at per-GPU batch b, as estimates.csv counts it
  * (its Methods): activations by Korthikanti et al. for the run's tensor
  * parallelism and recomputation, model state of mixed-precision Adam under
- * its ZeRO stage over dp GPUs, P the parameters (all tensor-parallel ranks).
+ * its ZeRO stage over dp GPUs, P the parameters (all ranks of a replica:
+ * each holds 1 / (tensor_parallel x pipeline_parallel) of them). A
+ * pipeline's activations are not modelled: the estimate is the whole
+ * model's at batch b, as if no stage held fewer layers.
  */
 struct run_memory {
 	double act, state;
@@ -283,7 +283,7 @@ static struct run_memory memory_per_gpu(const struct manifest_run *r, const stru
 	int tp = tp_of(r);
 	struct run_memory m = {0, 0};
 	m.act = b > 0 ? est_activation_bytes(em, b, tp, (enum est_recompute)r->recompute) : 0;
-	m.state = P ? est_model_state_bytes((double)P / tp, models_zero_stage(r), dp) : 0;
+	m.state = P ? est_model_state_bytes((double)P / models_replica_ranks(r), models_zero_stage(r), dp) : 0;
 	return m;
 }
 
@@ -406,7 +406,7 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 			break;
 		}
 		int p = r->gpus > 0 ? r->gpus : f.gpus, tp = tp_of(r), z = models_zero_stage(r);
-		int dp = p > 0 ? (p / mp_of(r) > 0 ? p / mp_of(r) : 1) : 1;
+		int dp = p > 0 ? (p / models_replica_ranks(r) > 0 ? p / models_replica_ranks(r) : 1) : 1;
 		int64_t P = est_params_as(&em, tp);
 		double B = r->batch > 0 ? (double)r->batch * dp : 0;
 		/* The logit layer is as wide as the vocabulary the framework builds (padded by Megatron). */
@@ -441,7 +441,7 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		memory_by_batch_rows(man, r, &em, P, dp, mem, mb, mbc);
 		table_set_int(e, row, 11, z);
 		if (P && p > 0)
-			table_set_real(e, row, 12, est_comm_bytes((double)P / tp, z, dp, models_grad_bytes(r)));
+			table_set_real(e, row, 12, est_comm_bytes((double)P / models_replica_ranks(r), z, dp, models_grad_bytes(r)));
 		table_set_text(e, row, 13, models_params_method(&em));
 		table_set_int(e, row, 14, em.layers * est_layer_params(&em));
 		if (em.vocab > 0)
@@ -553,8 +553,10 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		"24/t) with selective and l x 2sbd with full recomputation. model_state_bytes_per_gpu: "
 		"mixed-precision Adam keeps 16 bytes per parameter (2 fp16 weights, 2 fp16 gradients, 12 fp32 "
 		"master weights, momentum and variance; Rajbhandari et al., ZeRO, 2020): 16P without ZeRO, 4P + "
-		"12P/p with ZeRO-1, 2P + 14P/p with ZeRO-2, 16P/p with ZeRO-3, P the parameters per tensor-parallel "
-		"rank and p the data-parallel GPUs. memory_bytes_per_gpu: their sum, compared with the GPU's memory "
+		"12P/p with ZeRO-1, 2P + 14P/p with ZeRO-2, 16P/p with ZeRO-3, P the parameters per rank of a model "
+		"replica (all parameters over tensor_parallel x pipeline_parallel, each stage taken as an equal share) "
+		"and p the data-parallel GPUs; for a pipeline the activation estimate is still the whole model's, "
+		"which no stage holds. memory_bytes_per_gpu: their sum, compared with the GPU's memory "
 		"(gpu_memory_bytes: the traces' device properties, else nvidia-smi, else hardware.gpu_memory_gb x 10^9; "
 		"exceeds_gpu_memory); buffers, fragmentation and the framework's workspace are not counted. zero: "
 		"the manifest's zero, else read from the strategy (zero1, zero2, zero3, fsdp), else 0. "
@@ -702,7 +704,7 @@ static void throughput(const struct analysis_ctx *ctx, struct analysis_result *o
 		if (!ms->iteration_ms && !ms->samples_per_s && !ms->oom)
 			continue;
 		size_t row = table_add_row(t);
-		int tp = tp_of(r), dp = r->gpus > 0 ? r->gpus / mp_of(r) : 0;
+		int tp = tp_of(r), dp = r->gpus > 0 ? r->gpus / models_replica_ranks(r) : 0;
 		table_set_text(t, row, 0, r->id);
 		if (r->gpus)
 			table_set_int(t, row, 1, r->gpus);

@@ -22,6 +22,14 @@ int models_zero_stage(const struct manifest_run *r);
  * strategy as written (NULL: r's, else "").
  */
 void models_strategy_shown(const struct manifest_run *r, const char *strategy, char *buf, size_t n);
+/*
+ * The ranks of one model replica, tensor_parallel x pipeline_parallel (each
+ * 1 when unset): gpus over it is the data-parallel degree, the replicas
+ * that take samples of their own, and each of its ranks holds about
+ * 1 / replica of the parameters (a pipeline's stages are not exactly equal:
+ * the first holds the embedding, the last the head).
+ */
+int models_replica_ranks(const struct manifest_run *r);
 /* Bytes per gradient element: the manifest's grad_bytes, else 4 for fp32/tf32, 8 for fp64, else 2. */
 int models_grad_bytes(const struct manifest_run *r);
 

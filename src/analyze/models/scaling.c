@@ -148,8 +148,7 @@ static struct srun *load_runs(const struct analysis_ctx *ctx, const struct analy
 		const struct manifest *m = ctx->manifest;
 		for (size_t j = 0; m && j < m->nruns; j++)
 			if (m->runs[j].id && !strcmp(m->runs[j].id, r->run)) {
-				r->mp = (m->runs[j].tensor_parallel > 0 ? m->runs[j].tensor_parallel : 1) *
-					(m->runs[j].pipeline_parallel > 0 ? m->runs[j].pipeline_parallel : 1);
+				r->mp = models_replica_ranks(&m->runs[j]);
 				r->chosen = m->runs[j].scaling_baseline;
 			}
 		r->dp = r->gpus / r->mp > 0 ? r->gpus / r->mp : 1;
