@@ -50,6 +50,27 @@ static const struct cell *cell_of(const struct table *t, size_t r, const char *c
 	return c < 0 ? NULL : table_cell(t, r, (size_t)c);
 }
 
+static const char *model_of(const struct ctype *x)
+{
+	return x->mr && x->mr->model.name ? x->mr->model.name : "";
+}
+
+/*
+ * Whether another run of v[i]'s strategy, GPU count and model sends v[i]'s
+ * type, so that one bar would hide the other and only the runs' labels tell
+ * them apart.
+ */
+static int shares_cell(const struct ctype *v, size_t n, size_t i)
+{
+	for (size_t j = 0; j < n; j++)
+		if (j != i && v[j].gpus == v[i].gpus && !strcmp(v[j].type, v[i].type) &&
+		    !strcmp(model_of(&v[j]), model_of(&v[i])) &&
+		    ((!v[j].strategy && !v[i].strategy) ||
+		     (v[j].strategy && v[i].strategy && !strcmp(v[j].strategy, v[i].strategy))))
+			return 1;
+	return 0;
+}
+
 int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct table *w = result_table(out, "collective_waits");
@@ -116,6 +137,13 @@ int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_re
 				    "Bus bandwidth per collective type, strategy and GPU count (wait-free transfer)",
 				    "bus bandwidth (GB/s)");
 	chart_set_x_axis(c, "strategy and collective", CHART_SCALE_LINEAR);
+	size_t models = 0; /* distinct model names among the runs */
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+		for (j = 0; j < i && strcmp(model_of(&v[j]), model_of(&v[i])); j++)
+			;
+		models += j == i;
+	}
 	struct buf label;
 	buf_init(&label);
 	int64_t gs[8];
@@ -156,11 +184,21 @@ int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_re
 		table_set_real(t, row, 9, kbusbw);
 		table_set_text(t, row, 10, v[x->base].run);
 		table_set_real(t, row, 11, busbw / bb);
-		/* one category per strategy and type, in order of first appearance */
+		/*
+		 * One category per strategy and type (and model, where the runs are
+		 * of several), in order of first appearance; a bar is one run's, so
+		 * where two runs of one model, strategy and GPU count send the type
+		 * (settings, transports), each is a category named by its label.
+		 */
 		buf_reset(&label);
 		char shown[32]; /* "ZeRO-3", "DDP": the naming of every figure (models_strategy_shown) */
 		models_strategy_shown(x->mr, x->strategy, shown, sizeof(shown));
-		buf_printf(&label, "%s %s", shown, x->type);
+		if (shares_cell(v, n, i))
+			buf_printf(&label, "%s: %s", x->mr && x->mr->label ? x->mr->label : x->run, x->type);
+		else if (models > 1)
+			buf_printf(&label, "%s %s %s", model_of(x), shown, x->type);
+		else
+			buf_printf(&label, "%s %s", shown, x->type);
 		size_t cat;
 		for (cat = 0; cat < c->ncat && strcmp(c->categories[cat], label.data); cat++)
 			;
@@ -176,7 +214,9 @@ int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_re
 	free(v);
 	result_add_table(out, t);
 	result_add_figure(out, c,
-			  "Bus bandwidth of each collective type per strategy and GPU count, from the wait-free transfer "
+			  "Bus bandwidth of each collective type per strategy and GPU count (and model, where there "
+			  "are several; per run, named by its label, where runs of one model, strategy and GPU count "
+			  "send the same type), from the wait-free transfer "
 			  "of the collectives matched across ranks (from the last rank's arrival to the kernel's end); "
 			  "collective_busbw.csv gives it with the kernels' whole time (wait included) and the "
 			  "efficiency against the fewest GPUs of the same strategy.");
