@@ -166,7 +166,8 @@ valgrind-check: perfstudy $(TEST_BINS) $(REGRESS_BINS) unpack
 # path naming them still holds. The stamp is written last, so an
 # interrupted unpack is done again.
 PACKED := experiments/h200x4/traces.tar.xz experiments/h200/traces.tar.xz \
-	experiments/h200x4-parallel/par.tar.xz experiments/h200x4-parallel/zero.tar.xz
+	experiments/h200x4-parallel/par.tar.xz experiments/h200x4-parallel/zero.tar.xz \
+	experiments/h200x4-parallel/p2p.tar.xz
 REGZIP := experiments/h200/traces.tar.xz
 UNPACKED := $(PACKED:%.tar.xz=%/.unpacked)
 unpack: $(UNPACKED)
@@ -184,7 +185,7 @@ example: perfstudy unpack
 		experiments/nvprof-000/study.yaml experiments/nvprof-000/roberta.yaml experiments/ncu-encoder/paper-model.yaml \
 		experiments/h100x4-papers/zero.yaml experiments/h100x4-papers/sockets.yaml experiments/h100x4-papers/fig1.yaml \
 		experiments/h100x4/jax.yaml experiments/h200x4/causes.yaml experiments/h200x4-parallel/parallel.yaml \
-		experiments/h200x4-parallel/zero.yaml -o out
+		experiments/h200x4-parallel/zero.yaml experiments/h200x4-parallel/p2p.yaml -o out
 
 # bench/floor.c times parts of perfstudy (its SHA-256, its walk) alone, so it links its objects.
 $(B)/bench/floor: bench/floor.c $(LIB_OBJS)

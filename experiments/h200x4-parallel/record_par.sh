@@ -14,9 +14,12 @@
 #   tp<t>                  tensor parallel t = 1, 2, 4
 #   *-nop2p                the same run with NCCL_P2P_DISABLE=1: NCCL moves
 #                          data through host memory instead of NVLink
+#   *-p2p                  (part p2p) the same runs as part nop2p without
+#                          it, launched next to them on the same host
 # in 7 launches, one per process group (train_par.py runs a launch's runs in
 # turn): PARTS="pp2 pp4 tp nop2p" (the default) or any of them (TPS="1 2":
-# only those TP degrees), to split the
+# only those TP degrees; NOP2P_GPUS=2 NOP2P_RUNS=gpipe:4: the nop2p and p2p
+# parts on 2 GPUs with that pipeline), to split the
 # work over calls. Everything lands in OUTDIR/<run>/ and OUTDIR/meta/; at the
 # end the whole OUTDIR is packed into OUTDIR.tar (the device returns a few
 # files only).
@@ -44,9 +47,12 @@ for part in ${PARTS:-pp2 pp4 tp nop2p}; do
 	pp2) launch pp2 2 --mode pp --runs gpipe:4,gpipe:8,1f1b:4,1f1b:8 ;;
 	pp4) launch pp4 4 --mode pp --runs gpipe:4,gpipe:8,1f1b:4,1f1b:8,gpipe:8:slow2:4 ;;
 	tp) for t in ${TPS:-1 2 4}; do launch tp$t $t --mode tp; done ;;
-	nop2p)
-		NCCL_P2P_DISABLE=1 launch tp4-nop2p 4 --mode tp --suffix=-nop2p
-		NCCL_P2P_DISABLE=1 launch pp4-nop2p 4 --mode pp --runs gpipe:8 --suffix=-nop2p ;;
+	nop2p | p2p) ( # NCCL's log of its set-up says the transport
+		g=${NOP2P_GPUS:-4}
+		export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT
+		[ $part = p2p ] || export NCCL_P2P_DISABLE=1
+		launch tp$g-$part $g --mode tp --suffix=-$part
+		launch pp$g-$part $g --mode pp --runs "${NOP2P_RUNS:-gpipe:8}" --suffix=-$part ) ;;
 	*) echo "record_par.sh: unknown part $part" >&2 ;;
 	esac
 done

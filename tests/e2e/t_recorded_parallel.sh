@@ -26,6 +26,15 @@
 #   iteration (rank0.steps.csv, profiled = 1; only rank 0's trace is in the
 #   tree), exactly.
 #
+#   NVLink against host memory (p2p.yaml: tp2 and pp2-gpipe-m4, each with
+#   NCCL's peer-to-peer path and with NCCL_P2P_DISABLE=1): the pipelines and
+#   TP checks above for these four runs too; every run's unprofiled log
+#   median (profiler_overhead.csv) against the log, and the AllReduce time
+#   and bandwidth (collectives.csv) against the raw NCCL kernels' durations;
+#   and the recording is what the manifest says: NCCL's own log of each
+#   launch names SHM on every channel of the -nop2p runs and P2P on every
+#   channel of the -p2p runs.
+#
 #   speedups (scaling.csv log_speedup, strategy_scaling.csv speedup): from
 #   the training logs, worked out here: the median of the unprofiled
 #   iterations (3 on, outside the profiler's window: the two warm-up
@@ -37,18 +46,22 @@
 
 X=experiments/h200x4-parallel
 if [ ! -f "$X/par/pp2-gpipe-m4/rank0.pt.trace.json" ] || [ ! -f "$X/zero/125m-1gpu/rank0.pt.trace.json" ] ||
+	[ ! -f "$X/p2p/tp2-nop2p/rank1.pt.trace.json" ] ||
 	! command -v python3 >/dev/null; then
 	skipped "$X not unpacked (make unpack) or python3 absent"
 	finish
 	exit $?
 fi
-"$PERFSTUDY" build -q "$X/parallel.yaml" "$X/zero.yaml" -o "$T/o" 2>"$T/err" && ok || bad "build: $(cat "$T/err")"
+"$PERFSTUDY" build -q "$X/parallel.yaml" "$X/zero.yaml" "$X/p2p.yaml" -o "$T/o" 2>"$T/err" && ok || bad "build: $(cat "$T/err")"
 P=$T/o/h200x2-parallel/data
 Z=$T/o/h200x2-zero/data
+Q=$T/o/h200x2-p2p/data
 
 # pipelines: pipeline_check.py's rank,stage,stages,schedule,microbatches,bubble_share
-for run in pp2-gpipe-m4 pp2-gpipe-m8 pp2-1f1b-m4 pp2-1f1b-m8; do
-	python3 tests/e2e/pipeline_check.py "$X/par/$run"/rank*.pt.trace.json >"$T/want.$run" ||
+for dr in par/pp2-gpipe-m4 par/pp2-gpipe-m8 par/pp2-1f1b-m4 par/pp2-1f1b-m8 p2p/pp2-gpipe-m4-p2p p2p/pp2-gpipe-m4-nop2p; do
+	run=${dr#*/} P=$T/o/h200x2-parallel/data
+	[ "${dr%%/*}" = p2p ] && P=$Q
+	python3 tests/e2e/pipeline_check.py "$X/$dr"/rank*.pt.trace.json >"$T/want.$run" ||
 		{ bad "$run: pipeline_check.py failed"; continue; }
 	awk -F, -v run="$run" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$c["run"] == run { print $c["rank"] "," $c["stage"] "," $c["stages"] "," $c["schedule"] "," $c["microbatches"] "," $c["bubble_share"] }' \
@@ -63,7 +76,7 @@ for run in pp2-gpipe-m4 pp2-gpipe-m8 pp2-1f1b-m4 pp2-1f1b-m8; do
 		paste -d'|' "$T/want.$run" "$T/got.$run" >&2
 	fi
 	# against what was run: schedule, m, the formula's bubble, the bytes sent per step
-	python3 - "$X/par/$run/truth.json" "$P/pipeline_stages.csv" "$run" <<'EOF' && ok || bad "$run: differs from truth.json"
+	python3 - "$X/$dr/truth.json" "$P/pipeline_stages.csv" "$run" <<'EOF' && ok || bad "$run: differs from truth.json"
 import csv, json, sys
 t = json.load(open(sys.argv[1]))
 rows = [r for r in csv.DictReader(open(sys.argv[2])) if r["run"] == sys.argv[3]]
@@ -80,18 +93,22 @@ for r in rows:
 sys.exit(bad)
 EOF
 done
+P=$T/o/h200x2-parallel/data
 # the imbalance the traces show: the last stage (the head and the fp32 loss
 # over 50,257 words) computes more than the first, and the finding says so
 n=$(grep -c '^pp2-[a-z0-9-]*,1,"[^"]*pipeline stage 1 of 2 (rank 1) computes' "$P/findings.csv")
 [ "$n" = 4 ] && ok || bad "pipeline-bubble findings naming stage 1: $n, want 4"
 
 # tensor parallel: check_tp.py, then the all-reduces' calls and bytes per rank from the raw args
-python3 "$X/check_tp.py" "$X/par/tp2" >"$T/tp" 2>&1 && ok || bad "check_tp.py on tp2: $(grep differs "$T/tp" | head -3)"
-python3 - "$X/par/tp2" "$P/collectives.csv" <<'EOF' && ok || bad "tp2: collectives.csv's AllReduce differs from the raw record_param_comms"
+for dr in par/tp2 p2p/tp2-p2p p2p/tp2-nop2p; do
+run=${dr#*/} C=$P/collectives.csv
+[ "${dr%%/*}" = p2p ] && C=$Q/collectives.csv
+python3 "$X/check_tp.py" "$X/$dr" >"$T/tp" 2>&1 && ok || bad "check_tp.py on $run: $(grep differs "$T/tp" | head -3)"
+python3 - "$X/$dr" "$C" "$run" <<'EOF' && ok || bad "$run: collectives.csv's AllReduce differs from the raw record_param_comms or kernels"
 import csv, glob, json, os, sys
 size = {"BFloat16": 2, "Half": 2, "Float": 4, "Double": 8}
-got = {r["rank"]: (int(r["calls"]), int(r["bytes"])) for r in csv.DictReader(open(sys.argv[2]))
-       if r["run"] == "tp2" and r["collective"] == "AllReduce"}
+rows = {r["rank"]: r for r in csv.DictReader(open(sys.argv[2])) if r["run"] == sys.argv[3] and r["collective"] == "AllReduce"}
+got = {k: (int(r["calls"]), int(r["bytes"])) for k, r in rows.items()}
 bad = False
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "rank*.pt.trace.json"))):
     rank = os.path.basename(f)[4:].split(".")[0]
@@ -103,11 +120,22 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "rank*.pt.trace.json"))):
     if got.get(rank) != want:
         print("rank %s: %s, want %s" % (rank, got.get(rank), want), file=sys.stderr)
         bad = True
+    # the time: every NCCL AllReduce kernel's duration (the profiler recorded the 3 steps only);
+    # algbw: bytes / time, bytes per ns = GB/s
+    us = sum(e["dur"] for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"
+             and e["name"].startswith("ncclDevKernel_AllReduce"))
+    r = rows.get(rank)
+    gbs = want[1] / (us * 1e3)
+    if not r or abs(float(r["time_us"]) - us) > 1e-3 or abs(float(r["algbw_gb_per_s"]) - gbs) > 1e-4 * gbs:
+        print("rank %s: time %s us, algbw %s; the kernels' %.3f us, %.6g GB/s"
+              % (rank, r and r["time_us"], r and r["algbw_gb_per_s"], us, gbs), file=sys.stderr)
+        bad = True
 sys.exit(bad or len(got) != 2)
 EOF
+done
 
 # speedups from the logs, and the ZeRO sweep's memory from the allocator's log
-python3 - "$X" "$P/scaling.csv" "$Z/strategy_scaling.csv" <<'EOF' && ok || bad "speedups or memory differ from the logs"
+python3 - "$X" "$P/scaling.csv" "$Z/strategy_scaling.csv" "$Q/profiler_overhead.csv" "$T/o/h200x2-p2p/index.html" <<'EOF' && ok || bad "speedups, memory or log medians differ from the logs"
 import csv, json, os, re, statistics, sys
 X = sys.argv[1]
 
@@ -138,6 +166,25 @@ for run in ("pp2-gpipe-m4", "pp2-gpipe-m8", "pp2-1f1b-m4", "pp2-1f1b-m8", "tp2")
     med, t = log_median(d, "rank%d.log" % t["log_rank"])
     dp = t["world"] // (t["tensor_parallel"] * t["stages"])
     close(run + " log_speedup", float(sc[run]["log_speedup"]), dp * base / med)
+# NVLink against host memory: each run's unprofiled median (us); the second launch's (logs
+# only, not runs of the manifest) as the page's description gives them, in ms
+po = {r["run"]: r for r in csv.DictReader(open(sys.argv[4]))}
+med2 = {}
+for run in ("tp2-p2p", "tp2-nop2p", "pp2-gpipe-m4-p2p", "pp2-gpipe-m4-nop2p"):
+    for sub in ("p2p", "p2p/launch2"):
+        d = os.path.join(X, sub, run)
+        t = json.load(open(os.path.join(d, "truth.json")))
+        med, t = log_median(d, "rank%d.log" % t["log_rank"])
+        if sub == "p2p":
+            close(run + " unprofiled_median_us", float(po[run]["unprofiled_median_us"]), med * 1e3)
+        else:
+            med2[run] = med
+page = " ".join(open(sys.argv[5]).read().split())
+for said in ("took %.1f ms (NVLink) and %.1f ms (host memory) per iteration for TP 2" % (med2["tp2-p2p"], med2["tp2-nop2p"]),
+             "and %.1f ms and %.1f ms for the pipeline" % (med2["pp2-gpipe-m4-p2p"], med2["pp2-gpipe-m4-nop2p"])):
+    if said not in page:
+        print("the h200x2-p2p page does not say: " + said, file=sys.stderr)
+        bad = True
 # the ZeRO sweep: 2 GPUs (dp 2, batch 4 each) against the size's 1-GPU run; peak memory of rank 0
 ss = list(csv.DictReader(open(sys.argv[3])))
 seen = set()
@@ -159,4 +206,65 @@ if len(seen) != 20:
     bad = True
 sys.exit(bad)
 EOF
+# the recording: NCCL's log of each launch names the transport of every channel it set up
+# (meta/p2p: the traced launch, meta/p2p-launch2: the second), and truth.json what was set
+for m in p2p p2p-launch2; do
+	for run in tp2 pp2; do
+		n=$(grep -c ' via SHM/' "$X/meta/$m/$run-nop2p.out") o=$(grep ' via ' "$X/meta/$m/$run-nop2p.out" | grep -vc ' via SHM/')
+		p=$(grep -c ' via P2P/' "$X/meta/$m/$run-p2p.out") q=$(grep ' via ' "$X/meta/$m/$run-p2p.out" | grep -vc ' via P2P/')
+		[ "$n" -gt 0 ] && [ "$o" = 0 ] && [ "$p" -gt 0 ] && [ "$q" = 0 ] && ok ||
+			bad "meta/$m/$run: -nop2p channels via SHM $n, other $o; -p2p via P2P $p, other $q"
+	done
+done
+n=0
+for d in "$X"/p2p/*-nop2p "$X"/p2p/launch2/*-nop2p; do
+	grep -q '"nccl_p2p_disable": "1"' "$d/truth.json" && n=$((n + 1))
+done
+for d in "$X"/p2p/*-p2p "$X"/p2p/launch2/*-p2p; do
+	grep -q '"nccl_p2p_disable": null' "$d/truth.json" && n=$((n + 1))
+done
+[ "$n" = 8 ] && ok || bad "truth.json: $n of the 8 p2p runs say the NCCL_P2P_DISABLE their name says"
+# collective_busbw.csv's AllReduce of the TP pair against tools/crossrank_check.py, which matches
+# the collectives across the raw traces itself (busbw = sum bytes x 2(n-1)/n / sum transfer from
+# the last rank's arrival); then its figure: one bar per run, named by the run's label (p2p.yaml,
+# read here) and the type, its title the CSV's busbw to 3 digits. (One bar per strategy and GPU
+# count showed the host-memory run's 27 GB/s for both.)
+: >"$T/coll"
+for r in tp2-p2p tp2-nop2p; do
+	: >"$T/co"
+	CROSSRANK_COLL_OUT="$T/co" python3 tools/crossrank_check.py $r "$Q" "$X/p2p/$r"/rank*.pt.trace.json >"$T/cc" 2>&1 ||
+		bad "$r: crossrank_check: $(tail -3 "$T/cc")"
+	sed "s/^/$r /" "$T/co" >>"$T/coll"
+done
+python3 - "$T/coll" "$Q/collective_busbw.csv" "$X/p2p.yaml" "$T/o/h200x2-p2p/figures/collective_busbw.svg" <<'EOF' && ok || bad "collective_busbw of h200x2-p2p differs from the raw traces or its figure from the CSV"
+import collections, csv, html, re, sys
+acc = collections.defaultdict(lambda: [0, 0.0, 0.0])
+for line in open(sys.argv[1]):
+    run, name, n, size, transfer, wait = line.split()
+    a = acc[run]
+    a[0] += 1
+    a[1] += int(size) * 2 * (int(n) - 1) / int(n)
+    a[2] += int(transfer)
+rows = list(csv.DictReader(open(sys.argv[2])))
+bad = len(acc) != 2
+for run, (kernels, sent, tr) in acc.items():
+    r = [x for x in rows if x["run"] == run and x["collective"] == "AllReduce"]
+    if len(r) != 1 or int(r[0]["kernels"]) != kernels or abs(float(r[0]["busbw_gb_per_s"]) / (sent / tr) - 1) > 1e-4:
+        print("%s: perfstudy %s, raw traces %d kernels, busbw %.6g" % (run, r, kernels, sent / tr), file=sys.stderr)
+        bad = True
+labels = dict(re.findall(r"- id: (\S+)\n\s+label: (.+)", open(sys.argv[3]).read()))
+# a bar's title: "<category>, <series>: <value as printed>", the value rounded from the CSV's
+bars = dict(html.unescape(t).rsplit(": ", 1) for t in re.findall(r"<title>([^<]*: [0-9.]+)</title>", open(sys.argv[4]).read()))
+for r in rows:
+    name, want = "%s: %s, 2 GPUs" % (labels[r["run"]], r["collective"]), float(r["busbw_gb_per_s"])
+    got = bars.get(name)
+    if got is None or abs(float(got) - want) > 0.5 * 10 ** -len((got + ".").split(".")[1]) + 1e-12:
+        print("collective_busbw.svg: bar '%s': %s, the CSV's %s" % (name, got, want), file=sys.stderr)
+        bad = True
+sys.exit(bad or len(rows) != 6 or len(bars) != 6)
+EOF
+# the pairs the manifest compares, in step_compare.csv
+for pair in tp2-p2p,tp2-nop2p pp2-gpipe-m4-p2p,pp2-gpipe-m4-nop2p; do
+	grep -q "^$pair,3,3," "$Q/step_compare.csv" && ok || bad "step_compare.csv has no $pair"
+done
 finish
