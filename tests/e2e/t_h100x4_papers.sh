@@ -182,6 +182,13 @@ for r in rows:
         bad = True
 sys.exit(bad)
 PY
+# Four runs of one GPU count scale against nothing: no "speedup against GPUs" figure (it drew
+# the settings' ratios to 1x1 at 2 GPUs, on an axis from 1.925 to 2.075 GPUs); scaling.csv keeps
+# the ratios (baseline the first setting).
+[ ! -e "$T/s/h100x4-sockets/figures/scaling.svg" ] && ! grep -q 'figures/scaling\.' "$T/s/h100x4-sockets/index.html" && ok ||
+	bad "sockets: a scaling figure of one GPU count"
+[ "$(awk -F, '$1 ~ /^bert-2gpu-sock/ && $8 == "bert-2gpu-sock1x1"' "$T/s/h100x4-sockets/data/scaling.csv" | wc -l)" = 4 ] && ok ||
+	bad "sockets: scaling.csv lost the settings' ratios"
 # fig1.yaml, paper 000's Figure 1 kind: 768 samples on 1, 2, 4 GPUs at 4, 8, 16 per GPU, from the
 # training logs only. wall_s = the sum of every logged iteration time, by awk over each raw log here.
 $PERFSTUDY build -q experiments/h100x4-papers/fig1.yaml -o "$T/f" 2>"$T/err" && ok || bad "fig1 build: $(cat "$T/err")"

@@ -263,6 +263,8 @@ for r in rows:
         bad = True
 sys.exit(bad or len(rows) != 6 or len(bars) != 6)
 EOF
+# runs of 2 GPUs only: no figure of speedup against GPUs
+[ ! -e "$T/o/h200x2-p2p/figures/scaling.svg" ] && ok || bad "h200x2-p2p: a scaling figure of one GPU count"
 # the pairs the manifest compares, in step_compare.csv
 for pair in tp2-p2p,tp2-nop2p pp2-gpipe-m4-p2p,pp2-gpipe-m4-nop2p; do
 	grep -q "^$pair,3,3," "$Q/step_compare.csv" && ok || bad "step_compare.csv has no $pair"

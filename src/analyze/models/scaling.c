@@ -273,14 +273,21 @@ static struct chart *model_chart(const struct srun *rs, size_t n, double mse, do
 /*
  * Measured speedup against GPUs (log 2 axis), one line per model and
  * strategy through its baseline, and linear scaling n / g from the
- * smallest baseline. NULL when no run scales.
+ * smallest baseline. NULL when no run scales. A run whose baseline has as
+ * many GPUs as it has (no smaller run of its model and strategy: settings,
+ * transports) is no point against GPUs: scaling.csv keeps its ratio.
  */
+static int scales(const struct srun *r)
+{
+	return r->base && r->base != r && r->base->gpus != r->gpus;
+}
+
 static struct chart *speedup_chart(const struct srun *rs, size_t n)
 {
 	int64_t gmin = 0, *ns = xcalloc(2 * n + 1, sizeof(*ns));
 	size_t nn = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!rs[i].base || rs[i].base == &rs[i])
+		if (!scales(&rs[i]))
 			continue;
 		if (!gmin || rs[i].base->gpus < gmin)
 			gmin = rs[i].base->gpus;
@@ -319,11 +326,11 @@ static struct chart *speedup_chart(const struct srun *rs, size_t n)
 	 */
 	int any_log = 0;
 	for (size_t i = 0; i < n; i++)
-		any_log |= rs[i].base && rs[i].base != &rs[i] && !isnan(rs[i].log_sp);
+		any_log |= scales(&rs[i]) && !isnan(rs[i].log_sp);
 	for (int pass = any_log ? 0 : 1; pass < 2; pass++)
 		for (size_t i = 0; i < n; i++) {
 			const struct srun *r = &rs[i];
-			if (!r->base || r->base == r || (!pass && isnan(r->log_sp)))
+			if (!scales(r) || (!pass && isnan(r->log_sp)))
 				continue;
 			buf_reset(&label);
 			buf_printf(&label, "%s, %s%s", r->model, *r->shown ? r->shown : "no strategy",
