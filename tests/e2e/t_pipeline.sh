@@ -206,10 +206,17 @@ grep '^slow,' "$F" | grep -F 'pipeline-bubble' >"$T/fp"
 [ "$(wc -l <"$T/fp")" -eq 1 ] && ok || bad "slow: want one pipeline-bubble finding, got $(wc -l <"$T/fp")"
 # It is the slow stage's rank's (3: What to fix first names the rank where the fix is) and leads with it.
 grep -qF 'slow: pipeline stage 2 of 4 (rank 3) computes 1.60x the mean of the stages' "$T/fp" &&
-	grep -qF 'Fix: move layers off stage 2.' "$T/fp" && ok || bad "slow: finding names no slow stage: $(cat "$T/fp")"
-# its price: stage 0 (rank 2) idles 21000 / 33000; excess 0.636364 - 0.428571 = 0.207792 of 33000 us = 6857.143 us
-grep -q '^slow,3,.*,6857\.143$' "$T/fp" && grep -qF 'stage 0 of 4 (rank 2) idles 63.6 %' "$T/fp" &&
-	grep -qF '6.86 ms per step' "$T/fp" && ok || bad "slow: finding's price: $(cat "$T/fp")"
+	grep -qF 'Fix: move layers off stage 2:' "$T/fp" && ok || bad "slow: finding names no slow stage: $(cat "$T/fp")"
+# The bubble beyond the schedule's: stage 0 (rank 2) idles 21000 / 33000; excess 0.636364 -
+# 0.428571 = 0.207792 of 33000 us = 6857.143 us. The price is what balancing the stages saves,
+# worked out on the schedule: per micro-batch the stages take t_f + t_b = 1000 + 2000 us, stage 2
+# twice that. The forwards' span is the fill, the sum over the stages (1 + 1 + 2 + 1) x 1000,
+# plus (m - 1) = 3 of the slowest, 3 x 2000: 11000 us; the backwards' the same at twice the time,
+# 22000 us; 33000 in all, as measured. Balanced, each stage 15000 / 4 = 3750 us per micro-batch
+# (1250 + 2500): (p + m - 1) = 7 x 3750 = 26250 us. Saving 33000 - 26250 = 6750 us per step.
+grep -q '^slow,3,.*,6750\.000$' "$T/fp" && grep -qF 'stage 0 of 4 (rank 2) idles 63.6 %' "$T/fp" &&
+	grep -qF '6.86 ms per step, is bubble beyond' "$T/fp" && grep -qF 'the step would be about 6.75 ms shorter' "$T/fp" &&
+	ok || bad "slow: finding's price: $(cat "$T/fp")"
 grep -F 'pipeline-bubble' "$F" | grep -v '^slow,' >"$T/other"
 [ -s "$T/other" ] && bad "a pipeline-bubble finding on a balanced run or on 2 steps: $(cat "$T/other")" || ok
 # the balanced runs (and the 2-step planted one): no finding at all; the planted one: its pipeline-bubble alone

@@ -4,11 +4,18 @@
  * columns). Per pipeline of a run with at least PP_MIN_STEPS profiled
  * steps, the stages whose median excess_share (bubble_share -
  * formula_bubble_share) exceeds the noise, max(PP_EXCESS_MIN, PP_NOISE_K x
- * bubble_sigma); of those, the one with the largest price, excess_share x
- * span_us per step (what bringing its bubble down to the schedule's would
- * save), is stated, with how many others exceed too. The likely cause:
- * the slowest stage where imbalance exceeds PP_IMBALANCE (the others wait
- * for it), else the stated stage's send and recv time.
+ * bubble_sigma); of those, the one with the largest excess_share x span_us
+ * per step (bubble beyond the schedule's) is stated, with how many others
+ * exceed too. The likely cause: the slowest stage where imbalance exceeds
+ * PP_IMBALANCE (the others wait for it), else the stated stage's send and
+ * recv time. The price: with a slowest stage to blame, what balancing the
+ * stages' compute at their mean would save, no more than the excess: in a
+ * GPipe or 1F1B schedule of m micro-batches, stage s taking t_s per
+ * micro-batch, the span is about sum_s t_s + (m - 1) max_s t_s (the fill,
+ * then the slowest stage sets the pace), and balanced p t + (m - 1) t with
+ * t the mean, so the saving is (m - 1) (t_max - t) = (m - 1) / m x (the
+ * slowest stage's compute per step - the mean's), the fill and drain
+ * counted once; else the excess itself, excess_share x span_us.
  *
  * It also keeps two rules of findings.c off pipelines, whose stages idle
  * and communicate unevenly by design: comm-skew is not applied to a run
@@ -84,6 +91,11 @@ static void one_pipe(const struct table *t, const struct pp_cols *c, const char 
 	 */
 	int blame = !isnan(imb) && imb > PP_IMBALANCE && slow >= 0;
 	size_t who = blame ? (size_t)slow : r;
+	double m = num(t, r, c->m), saving = ex * span, balanced = NAN;
+	if (blame && m >= 1) {
+		balanced = (m - 1) / m * most * (1 - 1 / imb);
+		saving = fmin(saving, balanced);
+	}
 	buf_reset(b);
 	if (blame)
 		buf_printf(b, "%s: pipeline stage %.0f of %.0f (rank %.0f) computes %.2fx the mean of the stages, and "
@@ -100,7 +112,11 @@ static void one_pipe(const struct table *t, const struct pp_cols *c, const char 
 	if (over > 1)
 		buf_printf(b, " (%ld stages of this pipeline exceed it; this one costs the most)", over);
 	if (blame)
-		buf_printf(b, ". Fix: move layers off stage %.0f", num(t, who, c->stage));
+		buf_printf(b, ". Fix: move layers off stage %.0f: with the stages' compute balanced at their mean, the "
+			      "step would be about %.2f ms shorter ((m - 1) / m x (%.2f ms - the mean's %.2f ms), the slowest "
+			      "stage's compute per step against the mean's%s)",
+			   num(t, who, c->stage), saving / 1000, most / 1000, most / imb / 1000,
+			   saving < balanced ? "; no more than the bubble beyond the schedule's" : "");
 	else
 		buf_printf(b, ". Likely cause: the stages' sends and receives: this stage spends %.2f ms per step in "
 			      "send and recv kernels (waiting and transfer)",
@@ -110,7 +126,7 @@ static void one_pipe(const struct table *t, const struct pp_cols *c, const char 
 	buf_printf(rule, "pipeline-bubble: pipeline_stages.csv excess_share > max(%.2f, %.0f x bubble_sigma) with "
 		   "steps >= %d; cause: the slowest stage where imbalance > %.2f, else p2p_us",
 		   PP_EXCESS_MIN, PP_NOISE_K, PP_MIN_STEPS, PP_IMBALANCE);
-	emit(ctx, run, (int)num(t, who, c->rank), ex, ex * span, "table-pipeline_stages", rule->data, b->data);
+	emit(ctx, run, (int)num(t, who, c->rank), ex, saving, "table-pipeline_stages", rule->data, b->data);
 }
 
 /* The columns of t (pipeline_stages.csv). */

@@ -853,9 +853,13 @@ int analysis_pipeline_stages(const struct analysis_ctx *ctx, struct analysis_res
 		"median absolute deviation of the per-step bubble shares (a normal spread's sigma). A finding "
 		"(pipeline-bubble) names the stage of each pipeline whose excess_share exceeds max(0.02, 3 x "
 		"bubble_sigma) with the largest excess_share x span_us, where the pipeline has at least 3 steps (with "
-		"fewer the spread is unknown and nothing is stated): its price, excess_share x span_us per step, is "
-		"what bringing its bubble down to the schedule's would save; its likely cause is the slowest stage "
-		"where imbalance exceeds 1.10 (the finding then leads with that stage and is its rank's, where the "
-		"fix is: move layers off it), else the send and recv time.");
+		"fewer the spread is unknown and nothing is stated); its likely cause is the slowest stage where "
+		"imbalance exceeds 1.10 (the finding then leads with that stage and is its rank's, where the fix is: "
+		"move layers off it), else the send and recv time. Its price (saving_us_per_step): with a slowest "
+		"stage to blame, what balancing the stages' compute at their mean would save, (m - 1) / m x (the "
+		"slowest stage's compute_us - the mean's): in a GPipe or 1F1B schedule whose stage s takes t_s per "
+		"micro-batch the span is about sum t_s + (m - 1) max t_s (the fill, then the slowest stage sets the "
+		"pace), balanced (p + m - 1) x the mean; no more than the bubble beyond the schedule's, excess_share x "
+		"span_us, which is the price where no stage is blamed.");
 	return 0;
 }
