@@ -405,8 +405,8 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 			ret = -1;
 			break;
 		}
-		int p = r->gpus > 0 ? r->gpus : f.gpus, tp = tp_of(r), z = models_zero_stage(r);
-		int dp = p > 0 ? (p / models_replica_ranks(r) > 0 ? p / models_replica_ranks(r) : 1) : 1;
+		int p = r->gpus > 0 ? r->gpus : f.gpus, tp = tp_of(r), mp = models_replica_ranks(r), z = models_zero_stage(r);
+		int dp = p > 0 ? (p / mp > 0 ? p / mp : 1) : 1;
 		int64_t P = est_params_as(&em, tp);
 		double B = r->batch > 0 ? (double)r->batch * dp : 0;
 		/* The logit layer is as wide as the vocabulary the framework builds (padded by Megatron). */
@@ -441,7 +441,7 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		memory_by_batch_rows(man, r, &em, P, dp, mem, mb, mbc);
 		table_set_int(e, row, 11, z);
 		if (P && p > 0)
-			table_set_real(e, row, 12, est_comm_bytes((double)P / models_replica_ranks(r), z, dp, models_grad_bytes(r)));
+			table_set_real(e, row, 12, est_comm_bytes((double)P / mp, z, dp, models_grad_bytes(r)));
 		table_set_text(e, row, 13, models_params_method(&em));
 		table_set_int(e, row, 14, em.layers * est_layer_params(&em));
 		if (em.vocab > 0)

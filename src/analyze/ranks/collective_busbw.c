@@ -55,6 +55,12 @@ static const char *model_of(const struct ctype *x)
 	return x->mr && x->mr->model.name ? x->mr->model.name : "";
 }
 
+/* Whether a and b are of one strategy (both without one counts). */
+static int same_strategy(const struct ctype *a, const struct ctype *b)
+{
+	return (!a->strategy && !b->strategy) || (a->strategy && b->strategy && !strcmp(a->strategy, b->strategy));
+}
+
 /*
  * Whether another run of v[i]'s strategy, GPU count and model sends v[i]'s
  * type, so that one bar would hide the other and only the runs' labels tell
@@ -64,9 +70,7 @@ static int shares_cell(const struct ctype *v, size_t n, size_t i)
 {
 	for (size_t j = 0; j < n; j++)
 		if (j != i && v[j].gpus == v[i].gpus && !strcmp(v[j].type, v[i].type) &&
-		    !strcmp(model_of(&v[j]), model_of(&v[i])) &&
-		    ((!v[j].strategy && !v[i].strategy) ||
-		     (v[j].strategy && v[i].strategy && !strcmp(v[j].strategy, v[i].strategy))))
+		    !strcmp(model_of(&v[j]), model_of(&v[i])) && same_strategy(&v[j], &v[i]))
 			return 1;
 	return 0;
 }
@@ -125,9 +129,7 @@ int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_re
 	for (size_t i = 0; i < n; i++) {
 		v[i].base = i;
 		for (size_t j = 0; j < n; j++)
-			if (!strcmp(v[j].type, v[i].type) && v[j].gpus < v[v[i].base].gpus &&
-			    ((!v[j].strategy && !v[i].strategy) ||
-			     (v[j].strategy && v[i].strategy && !strcmp(v[j].strategy, v[i].strategy))))
+			if (!strcmp(v[j].type, v[i].type) && v[j].gpus < v[v[i].base].gpus && same_strategy(&v[j], &v[i]))
 				v[i].base = j;
 	}
 	struct table *t = table_new("collective_busbw", "Bus bandwidth per collective type and run, and its efficiency",
