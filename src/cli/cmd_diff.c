@@ -11,14 +11,19 @@
  * the rule of verdict.h, with the minimum effect of NEW_DIR's
  * thresholds.step_time_pct or 5 %, or its mfu down past
  * thresholds.mfu_pp), 1 when a store cannot be used, 2 on a bad command
- * line, 3 when a JSON file cannot be written.
+ * line or an output that is one of the inputs, 3 when a JSON file cannot
+ * be written.
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "analyze/history/history.h"
 #include "util/diag.h"
+#include "util/fs.h"
+#include "util/xalloc.h"
 
 void usage_diff(void)
 {
@@ -48,7 +53,42 @@ void usage_diff(void)
 	       "  -h, --help               this help\n"
 	       "\n"
 	       "exit codes: 0 no regression, 4 a regression, 1 a store cannot be read or has\n"
-	       "no build history, 2 usage, 3 a JSON file cannot be written\n");
+	       "no build history, 2 usage (also: an output FILE that is one of the stores),\n"
+	       "3 a JSON file cannot be written\n");
+}
+
+/*
+ * An output is never one of the inputs: --json or --benchmark-json naming
+ * OLD_DIR/perfstudy.db (by another path, a hard or symbolic link), its
+ * journal or write-ahead log, or the other output, is a usage error before
+ * anything is read or written. Compared by device and inode, not by name.
+ * Returns 0, or -1 after saying which.
+ */
+static int outputs_not_inputs(const char *old_dir, const char *new_dir, const struct history_diff_opts *o)
+{
+	static const char *const parts[] = {"perfstudy.db", "perfstudy.db-journal", "perfstudy.db-wal",
+					    "perfstudy.db-shm"};
+	const char *outs[2] = {o->json, o->benchmark_json}, *dirs[2] = {old_dir, new_dir};
+	for (int k = 0; k < 2; k++) {
+		if (!outs[k])
+			continue;
+		for (int d = 0; d < 2; d++)
+			for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+				char *in = xasprintf("%s/%s", dirs[d], parts[i]);
+				int same = fs_same_file(outs[k], in);
+				if (same)
+					diag_error(outs[k], "the output is also an input (%s): refusing to overwrite it", in);
+				free(in);
+				if (same)
+					return -1;
+			}
+	}
+	if (o->json && o->benchmark_json &&
+	    (!strcmp(o->json, o->benchmark_json) || fs_same_file(o->json, o->benchmark_json))) {
+		diag_error(o->json, "--json and --benchmark-json name one file: each output needs its own");
+		return -1;
+	}
+	return 0;
 }
 
 int cmd_diff(int argc, char **argv)
@@ -92,6 +132,8 @@ int cmd_diff(int argc, char **argv)
 		fprintf(stderr, "perfstudy diff: error: expected OLD_DIR and NEW_DIR (see perfstudy diff --help)\n");
 		return EXIT_USAGE;
 	}
+	if (outputs_not_inputs(argv[optind], argv[optind + 1], &o) < 0)
+		return EXIT_USAGE;
 	size_t crossed = 0;
 	if (history_diff(argv[optind], argv[optind + 1], &o, &crossed) < 0)
 		return diag_exit_code() == EXIT_SYSTEM ? EXIT_SYSTEM : EXIT_INPUT;

@@ -4,7 +4,8 @@
  * This file only fills template dictionaries with plain text and writes
  * files; the markup lives in templates/ and the look in assets/, both
  * embedded in the binary, and ctemplate escapes every value (see tmpl.h).
- * Every file is written to "<path>.tmp" and renamed into place, so a reader
+ * Every file is written to a fresh "<path>.tmp.<pid>.<hex>" (fs_create_tmp)
+ * and renamed into place, so a reader
  * never sees half a page. Nothing here depends on the clock or on the
  * environment: the same experiment gives the same bytes.
  */
@@ -85,19 +86,17 @@ static int mkdir_p(const char *path)
 typedef int (*fill_fn)(FILE *f, const void *arg);
 
 /*
- * Writes path through path.tmp: fill writes the bytes, then the file is
+ * Writes path through a fresh temporary file (fs_create_tmp): fill writes the bytes, then the file is
  * closed and renamed over path. Returns 0, or -1 after diag_syserror with
  * the temporary file removed.
  */
 static int write_atomic(const char *path, fill_fn fill, const void *arg)
 {
-	char *tmp = xasprintf("%s.tmp", path);
+	char *tmp = NULL;
 	int rc = -1;
-	FILE *f = fopen(tmp, "wb");
-	if (!f) {
-		diag_syserror(tmp, "cannot write: %s", strerror(errno));
+	FILE *f = fs_create_tmp(path, &tmp);
+	if (!f)
 		goto out;
-	}
 	errno = 0;
 	int err = fill(f, arg) ? (errno ? errno : EIO) : 0;
 	rc = fs_commit_tmp(f, tmp, path, err);

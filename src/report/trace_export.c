@@ -389,7 +389,7 @@ static size_t rows_by_rank(const struct tx_tab *x, const char *run, struct rrow 
 
 /*
  * Writes the merged trace of one run (its ranks in rank order, ranks[0 ..
- * nranks)) into dir/<run>.trace.json.gz through a .tmp file, from the store
+ * nranks)) into dir/<run>.trace.json.gz through a fresh temporary file, from the store
  * and the tables; fills info. Returns 0 or -1 after diag.
  */
 static int export_run(struct store *s, const char *dir, const char *run, int64_t run_db_id, const int *ranks,
@@ -409,7 +409,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	}
 	/* the file's name: the run id where it is [a-z0-9-], else a stem unique per id (fs.h): ids may hold '/' */
 	char *stem = fs_name_stem(run);
-	char *path = xasprintf("%s/%s.trace.json.gz", dir, stem), *tmp = xasprintf("%s.tmp", path);
+	char *path = xasprintf("%s/%s.trace.json.gz", dir, stem), *tmp = NULL;
 	sqlite3_stmt *st[NSRC] = {0};
 	int have[NSRC] = {0};
 	struct wrow *w = NULL;
@@ -419,11 +419,9 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	buf_init(&x.o.b);
 	if (run_plan(&x, tabs, max_events) < 0)
 		goto out;
-	x.o.f = fopen(tmp, "wb");
-	if (!x.o.f) {
-		diag_syserror(tmp, "cannot write: %s", strerror(errno));
+	x.o.f = fs_create_tmp(path, &tmp);
+	if (!x.o.f)
 		goto out;
-	}
 	x.o.zbuf = xmalloc(TX_CHUNK);
 	if (deflateInit2(&x.o.z, TX_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		diag_syserror(tmp, "cannot write: zlib could not start");

@@ -194,14 +194,59 @@ static int up_to_date(struct build *b)
 	return 0;
 }
 
+/*
+ * Creates DIR.tmp.<pid> exclusively (mkdir, never an existing directory).
+ * One of that name may be there already when pids repeat (containers start
+ * from the same pids): it is removed only when it holds perfstudy's partial
+ * mark naming it (a killed build's leftover, fs.h) or is empty; anything
+ * else there is the user's (a site.tmp.1234/thesis.tex) and the build
+ * stops naming it. Returns 0, or -1 after diag.
+ */
+static int make_tmp(const char *tmp)
+{
+	const char *slash = strrchr(tmp, '/');
+	const char *name = slash ? slash + 1 : tmp;
+	if (mkdir(tmp, 0777) == 0)
+		return 0;
+	if (errno == ENOENT) {
+		/* The parent of DIR does not exist yet: make it, then DIR.tmp.<pid> as before. */
+		char *parent = xstrdup(tmp);
+		char *ps = strrchr(parent, '/');
+		int r = 0;
+		if (ps && ps != parent) {
+			*ps = '\0';
+			r = fs_mkdirs(parent);
+		}
+		free(parent);
+		if (r < 0)
+			return -1;
+		if (mkdir(tmp, 0777) == 0)
+			return 0;
+	}
+	if (errno != EEXIST) {
+		diag_syserror(tmp, "cannot create directory: %s", strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (lstat(tmp, &st) == 0 && S_ISDIR(st.st_mode) && (fs_is_partial(tmp, name) || rmdir(tmp) == 0)) {
+		if (fs_is_dir(tmp) == 1 && fs_remove_tree(tmp) < 0)
+			return -1;
+		if (mkdir(tmp, 0777) == 0)
+			return 0;
+	}
+	diag_error(tmp, "exists and is not perfstudy's partial output (no %s mark naming it): the build "
+			"writes its temporary output under this name; move it away and build again",
+		   FS_PARTIAL_MARK);
+	return -1;
+}
+
 /* Makes DIR.tmp.<pid> and the new store in it. */
 static int open_store(struct build *b)
 {
 	/* From here a SIGINT, SIGTERM or SIGHUP removes tmp and exits 128 + the signal. */
-	cleanup_arm(b->tmp);
-	fs_remove_tree(b->tmp);
-	if (fs_mkdirs(b->tmp) < 0)
+	if (make_tmp(b->tmp) < 0)
 		return -1;
+	cleanup_arm(b->tmp);
 	b->made_tmp = 1;
 	/* Marked as perfstudy's, for cleanup_stale after a SIGKILL; unmarked before the swap. */
 	const char *slash = strrchr(b->tmp, '/');

@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -112,6 +113,36 @@ static void sweep_stale_tmp(const char *out, int quiet)
 	free(dir);
 }
 
+/*
+ * Creates OUT.tmp.<pid> exclusively (O_EXCL, no link followed), empty, for
+ * SQLite to fill. One of that name may exist when pids repeat: it is
+ * removed only when it is a perfstudy shard or empty (a killed ingest's
+ * leftover);
+ * anything else is the user's, and the ingest stops naming it. Returns 0,
+ * or -1 after diag.
+ */
+static int create_tmp(const char *tmp)
+{
+	for (int tries = 0; tries < 2; tries++) {
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		if (errno != EEXIST) {
+			diag_syserror(tmp, "cannot create the shard database: %s", strerror(errno));
+			return -1;
+		}
+		struct stat st;
+		if (tries || lstat(tmp, &st) < 0 || !S_ISREG(st.st_mode) || (st.st_size && !shard_header(tmp)) ||
+		    unlink(tmp) < 0)
+			break;
+	}
+	diag_error(tmp, "exists and is not a perfstudy shard: ingest writes its temporary database under this "
+			"name; move it away and ingest again");
+	return -1;
+}
+
 int shard_write(const char *out, const char *const *paths, size_t n, int shard, int nshards, int jobs, int quiet)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", out, (long)getpid());
@@ -119,8 +150,10 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 	struct shard_writer w = {0};
 	struct trace_feed *feed = NULL;
 	sqlite3_stmt *st = NULL;
-	int ret = -1;
-	unlink(tmp);
+	int ret = -1, made = 0;
+	if (create_tmp(tmp) < 0)
+		goto out;
+	made = 1;
 	/* A signal or running out of memory removes tmp, as a build's DIR.tmp.<pid> (cleanup.h). */
 	cleanup_arm(tmp);
 	if (store_create_shard(tmp, out, &w.db) < 0 || store_exec(w.db, "BEGIN", "shard: begin") < 0)
@@ -212,7 +245,7 @@ out:
 	store_finalize(st);
 	store_finalize(w.ins);
 	store_close(w.db);
-	if (ret < 0)
+	if (ret < 0 && made)
 		unlink(tmp);
 	cleanup_disarm();
 	free(tmp);

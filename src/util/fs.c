@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/buf.h"
@@ -209,17 +210,52 @@ int fs_is_partial(const char *dir, const char *name)
 }
 
 
+FILE *fs_create_tmp(const char *path, char **tmp)
+{
+	static unsigned long seq;
+	int err = EEXIST;
+	*tmp = NULL;
+	for (int tries = 0; tries < 100 && err == EEXIST; tries++) {
+		/* A name nobody else uses: the pid, a counter and the clock, tried until one is free. */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		unsigned long x = (unsigned long)ts.tv_nsec * 2654435761u ^ (unsigned long)ts.tv_sec ^ (++seq << 20);
+		char *name = xasprintf("%s.tmp.%ld.%06lx", path, (long)getpid(), x & 0xffffff);
+		/* O_EXCL: never an existing file, nor a symbolic link planted at the name. */
+		int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			FILE *f = fdopen(fd, "wb");
+			if (f) {
+				*tmp = name;
+				return f;
+			}
+			err = errno;
+			close(fd);
+			unlink(name);
+		} else {
+			err = errno;
+		}
+		free(name);
+	}
+	diag_syserror(path, "cannot create a temporary file beside it: %s", strerror(err));
+	return NULL;
+}
+
+int fs_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int fs_write_file_as(const char *path, const void *data, size_t len, const char *what)
 {
-	char *tmp = xasprintf("%s.tmp", path);
+	char *tmp = NULL;
 	const char *sp = what ? " " : "", *w = what ? what : "";
-	FILE *f = fopen(tmp, "wb");
+	FILE *f = fs_create_tmp(path, &tmp);
 	int ret = -1;
 
-	if (!f) {
-		diag_syserror(path, "cannot write%s%s: %s", sp, w, strerror(errno));
+	if (!f)
 		goto out;
-	}
 	errno = 0;
 	if (fwrite(data, 1, len, f) != len) {
 		diag_syserror(path, "cannot write%s%s: %s", sp, w, strerror(errno ? errno : EIO));

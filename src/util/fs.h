@@ -60,8 +60,20 @@ char *fs_name_stem(const char *id);
  */
 int fs_broken_link(const char *path, char *why, size_t n);
 /*
- * Writes len bytes to path through path.tmp and a rename, so a failure
- * leaves any previous file at path in place and no path.tmp behind.
+ * Creates a fresh temporary file beside path, "<path>.tmp.<pid>.<6 hex>",
+ * with O_CREAT|O_EXCL|O_NOFOLLOW: never an existing file of that name nor
+ * the target of a symbolic link planted there (a user's bench.json.tmp,
+ * a link at diff.json.tmp). Returns the stream with *tmp set to the name
+ * (the caller frees it, and removes the file unless it renames it), or
+ * NULL after diag.
+ */
+FILE *fs_create_tmp(const char *path, char **tmp);
+/* 1 when a and b both exist and are one file (device and inode, links followed), else 0. */
+int fs_same_file(const char *a, const char *b);
+/*
+ * Writes len bytes to path through a fresh temporary file beside it
+ * (fs_create_tmp) and a rename, so a failure
+ * leaves any previous file at path in place and no temporary file behind.
  * Returns 0, or -1 after reporting "<path>: cannot write <what>: <reason>"
  * through diag (what NULL: "cannot write: <reason>").
  */

@@ -327,4 +327,74 @@ else
 	skipped "kill: the ingest finished before it could be killed"
 fi
 
+
+# 12. (#51 round 4, 1) An output of diff is never one of its inputs:
+# --json or --benchmark-json naming OLD_DIR/perfstudy.db, by its path, a
+# symbolic or a hard link, is a usage error (exit 2) naming both, and the
+# store stays byte for byte as it was; so is one file for both outputs.
+W=$T/r4/diff
+mkdir -p "$W"
+$PERFSTUDY build -q tests/data/history/d1.json -o "$W/old" || bad "r4 diff: first build failed"
+$PERFSTUDY build -q tests/data/history/d1.json -o "$W/new" || bad "r4 diff: second build failed"
+cp "$W/old/perfstudy.db" "$W/db.orig"
+ln -s "$W/old/perfstudy.db" "$W/link.db"
+ln "$W/new/perfstudy.db" "$W/hard.db"
+fails "diff --json the old store" 2 "perfstudy.db: error: the output is also an input ($W/old/perfstudy.db)" \
+	"$PERFSTUDY" diff -q --json "$W/old/perfstudy.db" "$W/old" "$W/new"
+fails "diff --benchmark-json the old store by a link" 2 "link.db: error: the output is also an input ($W/old/perfstudy.db)" \
+	"$PERFSTUDY" diff -q --benchmark-json "$W/link.db" "$W/old" "$W/new"
+fails "diff --json a hard link of the new store" 2 "hard.db: error: the output is also an input ($W/new/perfstudy.db)" \
+	"$PERFSTUDY" diff -q --json "$W/hard.db" "$W/old" "$W/new"
+fails "diff --json and --benchmark-json one file" 2 "--json and --benchmark-json name one file" \
+	"$PERFSTUDY" diff -q --json "$W/same.json" --benchmark-json "$W/same.json" "$W/old" "$W/new"
+cmp -s "$W/old/perfstudy.db" "$W/db.orig" && ok || bad "r4 diff: the old store was overwritten"
+[ -L "$W/link.db" ] && ok || bad "r4 diff: the link was replaced"
+[ ! -e "$W/same.json" ] && ok || bad "r4 diff: one file for both outputs was written"
+
+# 13. (#51 round 4, 2) diff writes each JSON file through a fresh
+# exclusive temporary name: a symbolic link planted at FILE.tmp is not
+# followed (its target stays), a user's FILE.tmp stays, and no temporary
+# file is left.
+cp "$W/db.orig" "$W/old/perfstudy.db" # as it was, should 12 have failed
+printf 'victim\n' > "$W/victim"
+ln -s "$W/victim" "$W/diff.json.tmp"
+printf 'my benchmark notes\n' > "$W/bench.json.tmp"
+"$PERFSTUDY" diff -q --json "$W/diff.json" --benchmark-json "$W/bench.json" "$W/old" "$W/new" 2> "$T/err" && ok ||
+	bad "r4 tmp: diff failed: $(cat "$T/err")"
+[ "$(cat "$W/victim")" = victim ] && ok || bad "r4 tmp: the symbolic link at diff.json.tmp was followed"
+[ -L "$W/diff.json.tmp" ] && ok || bad "r4 tmp: the symbolic link at diff.json.tmp was replaced"
+[ "$(cat "$W/bench.json.tmp")" = "my benchmark notes" ] && ok || bad "r4 tmp: a user's bench.json.tmp was consumed"
+python3 -c 'import json, sys; [json.load(open(f)) for f in sys.argv[1:]]' "$W/diff.json" "$W/bench.json" && ok ||
+	bad "r4 tmp: the JSON files do not parse"
+[ -z "$(ls "$W" | grep '\.tmp\.')" ] && ok || bad "r4 tmp: temporary left: $(ls "$W" | grep '\.tmp\.')"
+
+# 14. (#51 round 4, 3) A build's DIR.tmp.<pid> and an ingest's
+# OUT.tmp.<pid> are created exclusively: when the pid repeats, a user's
+# directory or file of that name is neither removed nor written into (the
+# build stops naming it), while perfstudy's own marked leftover of a killed
+# build with that pid is still cleaned and the build goes on. The shell's
+# subshell pid is the pid `exec` keeps.
+W=$T/r4/pid
+mkdir -p "$W"
+rc=0
+(mkdir -p "$W/site.tmp.$BASHPID" && printf 'my thesis\n' > "$W/site.tmp.$BASHPID/thesis.tex" &&
+	exec "$PERFSTUDY" build -q tests/data/history/d1.json -o "$W/site") 2> "$T/err" || rc=$?
+[ $rc -ne 0 ] && grep -q "site.tmp.[0-9]*: error: exists and is not perfstudy's partial output" "$T/err" && ok ||
+	bad "r4 pid: a user's site.tmp.<pid>: exit $rc: $(head -c 400 "$T/err")"
+[ "$(cat "$W"/site.tmp.*/thesis.tex)" = "my thesis" ] && ok || bad "r4 pid: a user's site.tmp.<pid>/thesis.tex was deleted"
+[ ! -e "$W/site" ] && ok || bad "r4 pid: a site was written"
+rm -rf "$W"/site.tmp.*
+(mkdir -p "$W/site.tmp.$BASHPID" && printf 'perfstudy partial output: site.tmp.%s\n' $BASHPID > "$W/site.tmp.$BASHPID/.perfstudy-partial" &&
+	printf 'x\n' > "$W/site.tmp.$BASHPID/index.html" &&
+	exec "$PERFSTUDY" build -q tests/data/history/d1.json -o "$W/site") 2> "$T/err" && ok ||
+	bad "r4 pid: perfstudy's own leftover of that pid blocked the build: $(head -c 400 "$T/err")"
+[ -f "$W/site/index.html" ] && [ -z "$(ls "$W" | grep '\.tmp\.')" ] && ok || bad "r4 pid: after a leftover: $(ls "$W")"
+rc=0
+(printf 'my notes\n' > "$W/s.db.tmp.$BASHPID" &&
+	exec "$PERFSTUDY" ingest -q --shard 0/1 -o "$W/s.db" tests/data/history/d1.json) 2> "$T/err" || rc=$?
+[ $rc -ne 0 ] && grep -q "s.db.tmp.[0-9]*: error: exists and is not a perfstudy shard" "$T/err" && ok ||
+	bad "r4 pid: a user's s.db.tmp.<pid>: exit $rc: $(head -c 400 "$T/err")"
+[ "$(cat "$W"/s.db.tmp.*)" = "my notes" ] && ok || bad "r4 pid: a user's s.db.tmp.<pid> was unlinked or written"
+[ ! -e "$W/s.db" ] && ok || bad "r4 pid: a shard was written"
+
 finish
