@@ -167,7 +167,7 @@ valgrind-check: perfstudy $(TEST_BINS) $(REGRESS_BINS) unpack
 # interrupted unpack is done again.
 PACKED := experiments/h200x4/traces.tar.xz experiments/h200/traces.tar.xz \
 	experiments/h200x4-parallel/par.tar.xz experiments/h200x4-parallel/zero.tar.xz \
-	experiments/h200x4-parallel/p2p.tar.xz
+	experiments/h200x4-parallel/p2p.tar.xz experiments/gpu1-causes/traces.tar.xz
 REGZIP := experiments/h200/traces.tar.xz
 UNPACKED := $(PACKED:%.tar.xz=%/.unpacked)
 unpack: $(UNPACKED)
