@@ -69,6 +69,7 @@ static const struct analysis_def registry[] = {
 	ENTRY("memory_steps", analysis_memory_steps, NONE, L("memory_steps", "memory_regions", "memory_ranks")),
 	ENTRY("strategy_scaling", analysis_strategy_scaling, L("runs", "step_breakdown", "scaling", "memory_ranks"),
 	      L("strategy_scaling")),
+	ENTRY("replay", analysis_replay, L("profiler_overhead"), L("replay_steps", "replay_calibration", "replay_fixes")),
 	ENTRY("checks", analysis_checks, NONE, NONE),
 	/* takes critical_path_hops out of the result (it is no CSV): before sanity and findings */
 	ENTRY("step_timeline", analysis_step_timeline,
@@ -80,7 +81,7 @@ static const struct analysis_def registry[] = {
 	ENTRY("findings", analysis_findings,
 	 L("runs", "idle_time_steps", "gpu_idle", "temporal", "ranks", "critical_path", "straggler_ranks",
 	   "straggler_causes", "collective_waits", "scaling", "profiler_overhead", "memory_ranks",
-	   "pipeline_stages"),
+	   "pipeline_stages", "replay_fixes"),
 	 L("findings")),
 	ENTRY("history", analysis_history, L("step_stats", "utilization", "temporal"), L("changes", "series", "history")),
 	/* the tables the manifest's comparisons name, of every experiment */

@@ -886,6 +886,40 @@ static void add_pipeline(void *ctx, const char *run, int rank, double value, dou
 	add_memory(ctx, run, rank, value, evidence, rule, text);
 }
 
+/*
+ * replay: a one-rank run's fixes that replay_fixes.csv states (a saving
+ * beyond the replay's noise), each with its price from the replay; returns
+ * how many were stated.
+ */
+static int rule_replay(struct findings *f, const struct analysis_result *out, const char *run)
+{
+	const struct table *t = result_table(out, "replay_fixes");
+	int crun = col(t, "run"), cstated = col(t, "stated"), csave = col(t, "saving_us_per_step"), cstep = col(t, "step_us"),
+	    cwhat = col(t, "what"), cwhere = col(t, "where"), cfix = col(t, "fix"), crem = col(t, "removed"),
+	    cmin = col(t, "saving_min_us"), cmax = col(t, "saving_max_us"), cmech = col(t, "mechanism"),
+	    cper = col(t, "per_step");
+	int n = 0;
+	for (size_t r = 0; t && crun >= 0 && r < t->nrows; r++) {
+		const char *rr = text(t, r, crun);
+		if (!rr || strcmp(rr, run) || !(table_num(t, r, cstated) > 0))
+			continue;
+		double save = table_num(t, r, csave), step = table_num(t, r, cstep);
+		const char *where = text(t, r, cwhere), *what = text(t, r, cwhat), *fix = text(t, r, cfix),
+			   *rem = text(t, r, crem), *mech = text(t, r, cmech);
+		buf_printf(&f->s,
+			   "%s (%s, %.3g per step): fixing it saves %.1f ms per step (%.0f %% of the %.1f ms step; "
+			   "%.1f to %.1f ms over the profiled steps), from the step replayed without it (%s). Fix: %s",
+			   what ? what : "?", where ? where : "?", table_num(t, r, cper), save / 1000, 100 * save / step,
+			   step / 1000, table_num(t, r, cmin) / 1000, table_num(t, r, cmax) / 1000, rem ? rem : "",
+			   fix ? fix : "");
+		f->saving = save;
+		add(f, run, 0, save / step, "table-replay_fixes",
+		    rulef(f, "replay: %s priced by replaying the step without it (replay_fixes.csv)", mech ? mech : "?"));
+		n++;
+	}
+	return n;
+}
+
 int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	(void)ctx;
@@ -929,6 +963,8 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		for (size_t i = 0; nbound <= HOST_BOUND_EACH && i < n; i++)
 			if (straggler < 0 || (size_t)straggler == i)
 				stated += rule_host_bound(&f, run, &v[i], straggler >= 0);
+		if (n == 1)
+			stated += rule_replay(&f, out, run);
 		if (n == 1 && !stated)
 			rule_gpu_idle(&f, out, run);
 		findings_memory(out, run, add_memory, &f);

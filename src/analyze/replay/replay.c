@@ -1,0 +1,462 @@
+/*
+ * replay.c: each rank's profiled steps replayed from their dependency
+ * graph (replay.h), calibrated to the training log, and each fix priced by
+ * replaying without its cause (issue #52).
+ *
+ * replay_steps.csv, per run, rank and profiled step: measured_us, the
+ * step on the trace (the start of the first GPU activity launched in the
+ * step to that of the next step; the last step to the end of its last
+ * activity or call), and replayed_us, the replay of the unchanged graph
+ * with the host as profiled (host factor 1).
+ *
+ * replay_calibration.csv, per run and rank with a training log whose
+ * unprofiled iterations have a median (profiler_overhead.csv): the host
+ * factor f that scales host time (the gaps between calls, but for the
+ * stretches no operator covers, and each call's own cost) so that the
+ * replay's mean step is the log's median. The replayed mean is
+ * non-decreasing in f; f is found by bisection in [RP_F_MIN, 1] (the
+ * profiler does not speed the host up). Where a range of f reproduces the
+ * log within RP_F_TOL (a GPU-bound run: the host has slack), f is the
+ * profiler's usual RP_F_PRIOR inside that range, else the end nearest it.
+ * Without a log, f = 1 (the profiled steps).
+ *
+ * replay_fixes.csv, per run, rank and mechanism found (the table
+ * `mechanisms` below, beside the rule that picks each one's instances):
+ * the replayed step at f, the step replayed with the mechanism's instances
+ * removed as `removed` says, and the saving per step (mean over the
+ * profiled steps, with the smallest and largest step's). A saving is
+ * stated only where it exceeds the noise: twice the standard error of the
+ * replayed step (its step-to-step spread over the square root of the
+ * steps) and RP_SAVING_MIN of the step.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/replay/replay.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+#define RP_F_MIN 0.1       /* the smallest host factor tried */
+#define RP_F_PRIOR 0.5     /* the profiler roughly doubles host time (shared/design/replay.md) */
+#define RP_F_TOL 0.01      /* a replayed mean within this share of the log's median reproduces it */
+#define RP_SAVING_MIN 0.01 /* a saving under this share of the step is not stated */
+
+enum mech_id { M_HOST_GAP, M_SYNC, M_BLOCKING_COPY, M_PAGEABLE, M_IMPLICIT, NMECH };
+
+/* The mechanisms the replay prices: what it is, how the replay removes it, what the fix is. */
+static const struct mechanism {
+	const char *id, *words, *removed, *fix;
+} mechanisms[NMECH] = {
+	[M_HOST_GAP] = {"host_gap", "host time outside every operator (a sleep, Python work)",
+			"the stretches of 1 ms or more that no operator covers taken out",
+			"remove that host work from the step or move it off the training thread"},
+	[M_SYNC] = {"sync", "synchronisations that wait for the GPU (cudaDeviceSynchronize, cudaStreamSynchronize, "
+			    "cudaEventSynchronize)",
+		    "each returns at once", "remove the synchronize calls from the training loop"},
+	[M_BLOCKING_COPY] = {"blocking_copy", "blocking device-to-host copies (.item(), .cpu(), .tolist())",
+			     "the copies no longer block the host",
+			     "keep the values on the GPU, or read them every N steps"},
+	[M_PAGEABLE] = {"pageable_copy", "pageable host-to-device copies",
+			"the copies taken off the step's path (as a pinned buffer copied ahead of the step would be)",
+			"pin the host buffer (pin_memory=True) and copy it with non_blocking=True ahead of the step"},
+	[M_IMPLICIT] = {"implicit_sync", "runtime calls that wait for the GPU without being a synchronize (cudaFree, "
+					 "cudaMalloc, a blocking copy of another kind)",
+			"each returns at once",
+			"keep the allocator's memory cached (no empty_cache) and the copies asynchronous"},
+};
+
+/* Which mechanism a call's wait is. */
+static int wait_mech(const struct rp_model *m, const struct rp_call *c)
+{
+	int kind = m->ops[c->wait_op].kind;
+	if (kind == RP_OP_H2D_PAGEABLE)
+		return M_PAGEABLE;
+	if (kind == RP_OP_D2H)
+		return M_BLOCKING_COPY;
+	return c->sync ? M_SYNC : M_IMPLICIT;
+}
+
+static double mean_steps(const struct rp_model *m, const struct rp_change *c, int64_t *buf)
+{
+	rp_replay(m, c, buf);
+	double sum = 0;
+	size_t n = 0;
+	for (size_t k = 0; k < m->nsteps; k++)
+		if (buf[k] >= 0) {
+			sum += (double)buf[k];
+			n++;
+		}
+	return n ? sum / (double)n : NAN;
+}
+
+/*
+ * The host factor (replay.c's header): sets *lo, *hi to the range that
+ * reproduces target within RP_F_TOL (both 0 when none does) and returns f.
+ */
+static double calibrate(const struct rp_model *m, double target, int64_t *buf, double *lo, double *hi)
+{
+	struct rp_change c = {.host_factor = 1.0};
+	double tol = target * RP_F_TOL;
+	/* the smallest f whose replay reaches target - tol, and the largest that stays under target + tol */
+	double a = RP_F_MIN, b = 1.0;
+	c.host_factor = a;
+	double ra = mean_steps(m, &c, buf);
+	c.host_factor = b;
+	double rb = mean_steps(m, &c, buf);
+	*lo = *hi = 0;
+	if (rb <= target - tol)
+		return 1.0;
+	if (ra >= target + tol) {
+		/*
+		 * Even the fastest host gives a longer step than the log (the GPU's
+		 * own time under the profiler): the log cannot pin f. The largest f
+		 * whose replay stays within RP_F_TOL of that floor keeps the host's
+		 * slack; the usual RP_F_PRIOR where it is inside.
+		 */
+		double x = a, y = b, floor_ = ra * (1 + RP_F_TOL);
+		if (rb <= floor_)
+			x = b;
+		else
+			for (int i = 0; i < 30; i++) {
+				double mid = (x + y) / 2;
+				c.host_factor = mid;
+				if (mean_steps(m, &c, buf) <= floor_)
+					x = mid;
+				else
+					y = mid;
+			}
+		*lo = -x; /* negative: the range of a floor, not of the log */
+		return x < RP_F_PRIOR ? x : RP_F_PRIOR;
+	}
+	double x = a, y = b;
+	if (ra < target - tol) {
+		for (int i = 0; i < 30; i++) {
+			double mid = (x + y) / 2;
+			c.host_factor = mid;
+			if (mean_steps(m, &c, buf) >= target - tol)
+				y = mid;
+			else
+				x = mid;
+		}
+		*lo = y;
+	} else {
+		*lo = a;
+	}
+	x = *lo;
+	y = b;
+	if (rb > target + tol) {
+		for (int i = 0; i < 30; i++) {
+			double mid = (x + y) / 2;
+			c.host_factor = mid;
+			if (mean_steps(m, &c, buf) <= target + tol)
+				x = mid;
+			else
+				y = mid;
+		}
+		*hi = x;
+	} else {
+		*hi = b;
+	}
+	if (RP_F_PRIOR >= *lo && RP_F_PRIOR <= *hi)
+		return RP_F_PRIOR;
+	return RP_F_PRIOR < *lo ? *lo : *hi;
+}
+
+/* The innermost host annotation (not ProfilerStep) around t, or the one that ended last before it. */
+static char *where_at(struct store *s, const struct rank_data *d, int64_t t)
+{
+	const struct rk_range *best = NULL, *before = NULL;
+	for (size_t i = 0; i < d->nannots && d->annots[i].start <= t; i++) {
+		const struct rk_range *a = &d->annots[i];
+		char *n = rank_name(s, a->key);
+		int step = n && !strncmp(n, "ProfilerStep#", 13);
+		free(n);
+		if (step)
+			continue;
+		if (a->end > t && (!best || a->start >= best->start))
+			best = a;
+		else if (a->end <= t && (!before || a->end >= before->end))
+			before = a;
+	}
+	if (best)
+		return rank_name(s, best->key);
+	if (before) {
+		char *n = rank_name(s, before->key), *w = xasprintf("after %s", n ? n : "?");
+		free(n);
+		return w;
+	}
+	return xstrdup("outside every annotation");
+}
+
+struct fix {
+	unsigned char *no_gap, *no_wait, *drop_op;
+	size_t instances;
+	int64_t where_t; /* the time of the largest instance */
+	int64_t largest;
+};
+
+/* Marks the instances of mechanism id in m into f. */
+static void pick(const struct rp_model *m, int id, struct fix *f)
+{
+	for (size_t i = 0; i < m->ncalls; i++) {
+		const struct rp_call *c = &m->calls[i];
+		if (id == M_HOST_GAP && c->gap_fixed >= RP_UNRECORDED_NS) {
+			f->no_gap[i] = 1;
+			f->instances++;
+			if (c->gap_fixed > f->largest) {
+				f->largest = c->gap_fixed;
+				f->where_t = c->start - c->gap / 2;
+			}
+		} else if (id != M_HOST_GAP && c->wait_op >= 0 && wait_mech(m, c) == id) {
+			f->no_wait[i] = 1;
+			f->instances++;
+			int64_t waited = c->start + c->dur - (m->ops[c->wait_op].start);
+			if (waited > f->largest || !f->where_t) {
+				f->largest = waited;
+				f->where_t = c->start;
+			}
+		}
+	}
+	if (id == M_PAGEABLE)
+		for (size_t j = 0; j < m->nops; j++)
+			if (m->ops[j].kind == RP_OP_H2D_PAGEABLE && m->ops[j].call >= 0) {
+				f->drop_op[j] = 1;
+				if (!f->where_t)
+					f->where_t = m->calls[m->ops[j].call].start;
+			}
+}
+
+struct ctx {
+	const struct analysis_ctx *a;
+	const struct analysis_result *res;
+	struct table *steps, *cal, *fixes;
+	size_t ranks_replayed;
+	int64_t *buf, *base, *alt;
+	size_t cap;
+};
+
+static void add_fixes(struct ctx *x, const struct rank_key *k, const struct rp_model *m, double f)
+{
+	struct rank_data d;
+	int have_d = rank_data_load(x->a->store, k, x->a->cls, &d) == 0;
+	struct rp_change base = {.host_factor = f};
+	rp_replay(m, &base, x->base);
+	size_t n = 0;
+	double sum = 0, sq = 0;
+	for (size_t s = 0; s < m->nsteps; s++)
+		if (x->base[s] >= 0) {
+			sum += (double)x->base[s];
+			sq += (double)x->base[s] * (double)x->base[s];
+			n++;
+		}
+	if (!n)
+		goto out;
+	double mean = sum / (double)n, sd = n > 1 ? sqrt(fmax(0, (sq - sum * sum / (double)n) / (double)(n - 1))) : 0;
+	double noise = fmax(2 * sd / sqrt((double)n), RP_SAVING_MIN * mean);
+	for (int id = 0; id < NMECH; id++) {
+		struct fix fx = {xcalloc(m->ncalls + 1, 1), xcalloc(m->ncalls + 1, 1), xcalloc(m->nops + 1, 1), 0, 0, 0};
+		pick(m, id, &fx);
+		if (fx.instances) {
+			struct rp_change c = {.host_factor = f, .no_gap = fx.no_gap, .no_wait = fx.no_wait, .drop_op = fx.drop_op};
+			rp_replay(m, &c, x->alt);
+			double s_sum = 0, s_min = INFINITY, s_max = -INFINITY, w_sum = 0;
+			size_t sn = 0;
+			for (size_t s = 0; s < m->nsteps; s++) {
+				if (x->base[s] < 0 || x->alt[s] < 0)
+					continue;
+				double sv = (double)(x->base[s] - x->alt[s]);
+				s_sum += sv;
+				w_sum += (double)x->alt[s];
+				s_min = fmin(s_min, sv);
+				s_max = fmax(s_max, sv);
+				sn++;
+			}
+			if (sn) {
+				double saving = s_sum / (double)sn;
+				size_t r = table_add_row(x->fixes);
+				char *where = have_d ? where_at(x->a->store, &d, fx.where_t) : xstrdup("");
+				table_set_text(x->fixes, r, 0, k->run);
+				table_set_int(x->fixes, r, 1, k->rank);
+				table_set_text(x->fixes, r, 2, mechanisms[id].id);
+				table_set_text(x->fixes, r, 3, mechanisms[id].words);
+				table_set_text(x->fixes, r, 4, where);
+				table_set_real(x->fixes, r, 5, (double)fx.instances / (double)m->nsteps);
+				table_set_text(x->fixes, r, 6, mechanisms[id].removed);
+				table_set_ns(x->fixes, r, 7, llround(mean));
+				table_set_ns(x->fixes, r, 8, llround(w_sum / (double)sn));
+				table_set_ns(x->fixes, r, 9, llround(saving));
+				table_set_ns(x->fixes, r, 10, llround(s_min));
+				table_set_ns(x->fixes, r, 11, llround(s_max));
+				table_set_ns(x->fixes, r, 12, llround(noise));
+				table_set_int(x->fixes, r, 13, saving > noise);
+				table_set_text(x->fixes, r, 14, mechanisms[id].fix);
+				free(where);
+			}
+		}
+		free(fx.no_gap);
+		free(fx.no_wait);
+		free(fx.drop_op);
+	}
+out:
+	if (have_d)
+		rank_data_release(&d);
+}
+
+static int one_rank(const struct rank_key *k, struct ctx *x)
+{
+	struct rp_model m;
+	if (rp_model_load(x->a->store, k, &m) < 0)
+		return -1;
+	if (!m.nsteps) {
+		rp_model_release(&m);
+		return 0;
+	}
+	if (m.nsteps > x->cap) {
+		x->cap = m.nsteps;
+		x->buf = xrealloc(x->buf, x->cap * sizeof(*x->buf));
+		x->base = xrealloc(x->base, x->cap * sizeof(*x->base));
+		x->alt = xrealloc(x->alt, x->cap * sizeof(*x->alt));
+	}
+	x->ranks_replayed++;
+	/* the profiled steps, replayed as profiled */
+	struct rp_change same = {.host_factor = 1.0};
+	rp_measured(&m, x->base);
+	rp_replay(&m, &same, x->alt);
+	double replayed_sum = 0;
+	size_t nrep = 0;
+	for (size_t s = 0; s < m.nsteps; s++) {
+		if (x->base[s] < 0 || x->alt[s] < 0)
+			continue;
+		size_t r = table_add_row(x->steps);
+		table_set_text(x->steps, r, 0, k->run);
+		table_set_int(x->steps, r, 1, k->rank);
+		table_set_int(x->steps, r, 2, m.steps[s].number);
+		table_set_ns(x->steps, r, 3, x->base[s]);
+		table_set_ns(x->steps, r, 4, x->alt[s]);
+		table_set_real(x->steps, r, 5, x->base[s] ? (double)(x->alt[s] - x->base[s]) / (double)x->base[s] : 0);
+		replayed_sum += (double)x->alt[s];
+		nrep++;
+	}
+	/* calibrated to the training log's unprofiled iterations */
+	double f = 1.0, lo = 0, hi = 0;
+	int64_t median = profiler_unprofiled_ns(x->res, k->run);
+	size_t r = table_add_row(x->cal);
+	table_set_text(x->cal, r, 0, k->run);
+	table_set_int(x->cal, r, 1, k->rank);
+	table_set_int(x->cal, r, 2, (int64_t)nrep);
+	if (nrep)
+		table_set_ns(x->cal, r, 3, llround(replayed_sum / (double)nrep));
+	if (median > 0 && nrep) {
+		f = calibrate(&m, (double)median, x->buf, &lo, &hi);
+		struct rp_change c = {.host_factor = f};
+		double at = mean_steps(&m, &c, x->buf);
+		table_set_ns(x->cal, r, 4, median);
+		table_set_int(x->cal, r, 5, profiler_unprofiled_count(x->res, k->run));
+		table_set_real(x->cal, r, 6, f);
+		const char *basis;
+		if (lo < 0) {
+			table_set_real(x->cal, r, 7, RP_F_MIN);
+			table_set_real(x->cal, r, 8, -lo);
+			basis = "GPU-bound: even the fastest host replays longer than the log; the host factor is the usual "
+				"0.5, or the largest that keeps that floor";
+		} else if (hi > 0) {
+			table_set_real(x->cal, r, 7, lo);
+			table_set_real(x->cal, r, 8, hi);
+			basis = f == RP_F_PRIOR ? "a range of host factors reproduces the log (host slack): the usual 0.5"
+						: "fitted to the log: the end of the range that reproduces it nearest 0.5";
+		} else {
+			basis = "no host factor up to 1 reproduces the log: 1";
+		}
+		table_set_ns(x->cal, r, 9, llround(at));
+		table_set_real(x->cal, r, 10, (at - (double)median) / (double)median);
+		table_set_text(x->cal, r, 11, basis);
+	} else {
+		table_set_real(x->cal, r, 6, 1.0);
+		table_set_text(x->cal, r, 11, "no training log with unprofiled iterations: the host as profiled");
+	}
+	table_set_int(x->cal, r, 12, m.queue);
+	if (nrep)
+		add_fixes(x, k, &m, f);
+	rp_model_release(&m);
+	return 0;
+}
+
+int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	struct rank_key *keys = NULL;
+	size_t nkeys = 0;
+	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
+		return -1;
+	struct ctx x = {.a = ctx, .res = out};
+	x.steps = table_new("replay_steps", "Each profiled step measured and replayed from its dependency graph",
+			    "run:text,rank:int,step:int,measured_us:us,replayed_us:us,error:real");
+	x.cal = table_new("replay_calibration",
+			  "The replay calibrated to the training log's unprofiled iterations (host factor)",
+			  "run:text,rank:int,steps:int,replayed_profiled_us:us,log_median_us:us,log_samples:int,"
+			  "host_factor:real,host_factor_lo:real,host_factor_hi:real,replayed_us:us,error:real,basis:text,"
+			  "launch_queue:int");
+	x.fixes = table_new("replay_fixes", "What each fix saves per step, from the replay without its cause",
+			    "run:text,rank:int,mechanism:text,what:text,where:text,per_step:real,removed:text,"
+			    "step_us:us,step_without_us:us,saving_us_per_step:us,saving_min_us:us,saving_max_us:us,"
+			    "noise_us:us,stated:int,fix:text");
+	int ret = 0;
+	for (size_t i = 0; i < nkeys && ret == 0; i++)
+		ret = one_rank(&keys[i], &x);
+	free(x.buf);
+	free(x.base);
+	free(x.alt);
+	rank_keys_free(keys, nkeys);
+	if (ret < 0 || !x.ranks_replayed) {
+		table_free(x.steps);
+		table_free(x.cal);
+		table_free(x.fixes);
+		return ret;
+	}
+	result_add_table(out, x.steps);
+	result_add_table(out, x.cal);
+	result_add_table(out, x.fixes);
+	struct buf b;
+	buf_init(&b);
+	buf_printf(&b,
+		   "Each rank's profiled steps are rebuilt as a graph and simulated. The host runs its CUDA runtime "
+		   "calls in order (every thread that launches GPU work, merged: the autograd thread launches the "
+		   "backward pass while the main thread waits), with the measured host time between calls; a launch "
+		   "waits for a free slot of the launch queue (the depth the trace shows it blocking at, else %d "
+		   "pending operations), and its GPU activity is ready when it returns. An activity starts once it "
+		   "is ready, its stream's previous activity ended and, where it started well after both, the "
+		   "activity of another stream that ended just before it (an event wait, inferred). A call that "
+		   "ended within 50 us of a GPU activity's end, lasting 20 us or more, waited for it (a synchronize, "
+		   "the blocking copy of .item(), a pageable copy, a cudaFree): replayed, it returns when that "
+		   "activity ends. GPU work queued before the window keeps its measured start. What is left of each "
+		   "measured time is kept, so the unchanged graph replays the measured step (replay_steps.csv). A "
+		   "step runs from the start of the first GPU activity launched in it to that of the next step. Not "
+		   "modelled: host threads waiting for each other outside the merged order, GPU contention (each "
+		   "activity keeps its measured duration), and other ranks (a collective keeps its measured "
+		   "duration, waits included): the fixes of runs of several ranks are per rank.",
+		   RP_QUEUE_DEFAULT);
+	result_add_method(out, "replay_steps.csv", b.data);
+	buf_reset(&b);
+	buf_printf(&b,
+		   "The profiler slows the host. The host factor f scales the host time between calls and each "
+		   "call's own cost, but not stretches of %d ms or more that no operator covers on any thread (a "
+		   "sleep, Python work the profiler does not slow). f is the value in [%.1f, 1] at which the "
+		   "replay's mean step equals the median of the training log's unprofiled iterations (within %.0f "
+		   "%%), found by bisection; where a range of f does (the host has slack behind the GPU), the "
+		   "profiler's usual %.1f within that range. error: the replay at f against the log's median.",
+		   RP_UNRECORDED_NS / 1000000, RP_F_MIN, RP_F_TOL * 100, RP_F_PRIOR);
+	result_add_method(out, "replay_calibration.csv", b.data);
+	buf_reset(&b);
+	buf_adds(&b, "A fix's saving is the replayed step at the calibrated host factor minus the step replayed with "
+		     "the mechanism's instances removed (per step, mean over the profiled steps; min and max of the "
+		     "steps). Stated (stated = 1) only where it exceeds the noise: twice the replayed step's standard "
+		     "error (its step-to-step spread over the square root of the steps) and 1 % of the step. "
+		     "Mechanisms and how each is removed:");
+	for (int i = 0; i < NMECH; i++)
+		buf_printf(&b, " %s, %s: %s;", mechanisms[i].id, mechanisms[i].words, mechanisms[i].removed);
+	result_add_method(out, "replay_fixes.csv", b.data);
+	buf_release(&b);
+	return 0;
+}

@@ -1,0 +1,134 @@
+/*
+ * replay.h: a model of one rank's profiled steps that can be replayed, and
+ * replayed again without a cause, so that a fix is priced by what the step
+ * would take without it (issue #52).
+ *
+ * The graph (replay_model.c), per rank, over the window of its
+ * ProfilerStep#N ranges:
+ *   - the host: every CUDA runtime and driver call of each thread that
+ *     launches GPU work, merged into one sequence in start order (the
+ *     autograd engine's thread launches the backward pass while the main
+ *     thread waits in backward()), with the host time between consecutive
+ *     calls (the gap) as host work;
+ *   - launch -> GPU activity by correlation id: the activity is ready when
+ *     its launch call returns;
+ *   - stream order: an activity starts after the one before it on its
+ *     stream;
+ *   - cross-stream waits, inferred: an activity that started well after
+ *     both its launch and its stream predecessor waits for the activity of
+ *     another stream that ended just before it (an event record -> stream
+ *     wait pair, which Kineto does not link);
+ *   - GPU -> host: a call that ended just after a GPU activity ended, and
+ *     lasted long enough to have waited, waited for it (cudaDeviceSynchronize,
+ *     cudaStreamSynchronize, cudaEventSynchronize, the blocking copy of
+ *     `.item()`, a pageable copy): replayed, it returns when that activity
+ *     ends, whatever it measured;
+ *   - the launch queue: a launch blocks while RP_QUEUE_DEFAULT operations
+ *     (or as many as the trace shows it blocking at) are pending on the device;
+ *   - the backlog: activities that no call of the window launched keep their
+ *     measured start as the earliest they can start.
+ * What is left of each measured time after these (an activity's start past
+ * every dependency, a call's own cost) is kept as a constant, so that the
+ * replay of the unchanged graph gives the measured step.
+ * Not modelled: host threads that wait for each other other than through
+ * the merged sequence, the GPU's own contention (an activity's duration is
+ * as measured whatever runs beside it), and other ranks (a collective's
+ * kernel keeps its measured duration, its wait for other ranks included).
+ */
+#ifndef PERFSTUDY_REPLAY_H
+#define PERFSTUDY_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/lib/rankdata.h"
+#include "store/store.h"
+
+/* Operations pending on a device at which CUDA blocks a launch, where the trace shows none blocking. */
+#define RP_QUEUE_DEFAULT 1024
+
+/* What an activity is, for the what-ifs. */
+enum rp_op_kind { RP_OP_KERNEL, RP_OP_H2D_PAGEABLE, RP_OP_H2D, RP_OP_D2H, RP_OP_OTHER_COPY, RP_OP_SET };
+
+struct rp_op {
+	int64_t start, dur;  /* measured, ns */
+	int64_t call;        /* the launching call (index into calls), -1: none in the window */
+	int64_t prev;        /* the activity before it on its stream, -1 */
+	int64_t dep;         /* the other stream's activity it waited for (inferred), -1 */
+	int64_t extra;       /* measured start past every dependency (may be < 0: started before its launch returned) */
+	int64_t bytes;
+	int64_t name_id;
+	int kind;            /* enum rp_op_kind */
+};
+
+struct rp_call {
+	int64_t start, dur;  /* measured, ns */
+	int64_t gap;         /* host time before it: its start - the previous call's end (< 0: overlaps it) */
+	int64_t gap_fixed;   /* the part of gap outside every recorded operator in stretches of RP_UNRECORDED_NS or more */
+	int64_t cost;        /* its own cost when it does not wait */
+	int64_t wait_op;     /* the activity it waited for (inferred), -1 */
+	int64_t wake;        /* measured end - that activity's end */
+	int64_t op;          /* the activity it launched, -1 */
+	int64_t name_id;
+	int64_t tid;
+	int step;            /* index into steps of the step its start is in, -1 */
+	int throttled;       /* a launch the full queue blocked, as measured */
+	int sync;            /* a cuda*Synchronize call */
+};
+
+struct rp_step {
+	int64_t number;      /* N of ProfilerStep#N */
+	int64_t start, end;  /* host range, measured */
+	int64_t first_op;    /* the first activity launched in it, -1 */
+};
+
+/* A host stretch of this length with no operator on any thread is not slowed by the profiler (a sleep, a wait). */
+#define RP_UNRECORDED_NS 1000000
+
+struct rp_model {
+	struct rp_call *calls;
+	size_t ncalls;
+	struct rp_op *ops;
+	size_t nops;
+	struct rp_step *steps;
+	size_t nsteps;
+	int64_t queue;        /* the launch queue's depth used */
+	int64_t origin;       /* the first call's start */
+};
+
+/*
+ * Builds the model of one rank (k) from the store: its launches with
+ * names, activities, outermost host operators and ProfilerStep#N ranges.
+ * A rank without ProfilerStep ranges or launches gives an empty model
+ * (nsteps 0). Returns 0, or -1 after diag.
+ */
+int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m);
+void rp_model_release(struct rp_model *m);
+/*
+ * When the activity a call launches is ready, measured: when the call
+ * returns, or for a call that waits (a pageable or blocking copy waits for
+ * its own activity) once its own cost is spent.
+ */
+int64_t rp_call_ready(const struct rp_call *c);
+
+/* A change to replay: NULL arrays change nothing. */
+struct rp_change {
+	double host_factor;             /* scales gaps (but gap_fixed) and call costs; 1: as profiled */
+	const unsigned char *no_gap;    /* per call: its gap_fixed taken out */
+	const unsigned char *no_wait;   /* per call: it returns without waiting */
+	const unsigned char *drop_op;   /* per activity: removed (no time on its stream) */
+	const double *op_scale;         /* per activity: its duration times this */
+};
+
+/*
+ * Replays the model under the change: per step k (m->nsteps of them),
+ * step_ns[k] = the start of the first activity launched in step k + 1
+ * minus that of step k (the last: to the end of the last activity launched
+ * in it, or of its last call, whichever is later). Returns how many steps
+ * have a time (those with a first activity).
+ */
+size_t rp_replay(const struct rp_model *m, const struct rp_change *c, int64_t *step_ns);
+/* The same definition on the measured times. */
+size_t rp_measured(const struct rp_model *m, int64_t *step_ns);
+
+#endif

@@ -1,0 +1,550 @@
+/*
+ * replay_model.c: the graph of one rank's profiled steps (replay.h says
+ * what it holds and what it leaves out), built from the store.
+ *
+ * The inferences, each on measured times only:
+ *   wait      a call of at least RP_WAIT_MIN_NS whose own activity ended
+ *             within RP_WAKE_MAX_NS of its end (a pageable copy) waited for
+ *             it; else one that ended at most RP_WAKE_MAX_NS after a GPU
+ *             activity that ended during it waited for the latest such
+ *             activity;
+ *   throttle  such a call that launches work while at least half the
+ *             queue is pending waited for a slot of the launch queue, not
+ *             for that activity; the queue's depth is then the median
+ *             number pending at those calls (else RP_QUEUE_DEFAULT);
+ *   dep       an activity that started more than RP_DEP_GAP_NS after both
+ *             its launch returned and its stream's previous activity ended
+ *             waited for the activity of another stream that ended last,
+ *             at most RP_DEP_WINDOW_NS before it started, after both.
+ */
+#include "analyze/replay/replay.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+#define RP_WAIT_MIN_NS 20000    /* a call shorter than this did not wait for the GPU */
+#define RP_WAKE_MAX_NS 50000    /* a waiting call returns within this of the activity's end */
+#define RP_DEP_GAP_NS 5000      /* an activity's start this far past its own dependencies needs another */
+#define RP_DEP_WINDOW_NS 20000  /* ... which ended at most this long before it */
+
+#define RANK_ROWS(x) " FROM traces rt JOIN " x " x ON x.trace_id = rt.id WHERE rt.run_id = ?1 AND rt.rank = ?2"
+
+struct raw_call {
+	int64_t start, dur, tid, corr, trace, name_id;
+	int sync;
+};
+
+struct raw_op {
+	int64_t start, dur, stream, corr, trace, bytes, name_id;
+	int kind;
+};
+
+struct span {
+	int64_t start, end;
+};
+
+static sqlite3_stmt *rank_query(struct store *s, const char *sql, const struct rank_key *k)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s, "replay: read a rank", sql, &st) < 0)
+		return NULL;
+	store_bind_int64(st, 1, k->run_db_id);
+	store_bind_int64(st, 2, k->rank);
+	return st;
+}
+
+/* What an activity is, from its kind and (for a copy) its name: "Memcpy HtoD (Pageable -> Device)". */
+static int op_kind(const char *kind, const char *name)
+{
+	if (!strcmp(kind, "kernel"))
+		return RP_OP_KERNEL;
+	if (!strcmp(kind, "memset"))
+		return RP_OP_SET;
+	if (name && strstr(name, "HtoD"))
+		return strstr(name, "Pageable") ? RP_OP_H2D_PAGEABLE : RP_OP_H2D;
+	if (name && strstr(name, "DtoH"))
+		return RP_OP_D2H;
+	return RP_OP_OTHER_COPY;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static int cmp_call(const void *a, const void *b)
+{
+	const struct raw_call *x = a, *y = b;
+	if (x->start != y->start)
+		return (x->start > y->start) - (x->start < y->start);
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int cmp_op(const void *a, const void *b)
+{
+	const struct raw_op *x = a, *y = b;
+	if (x->start != y->start)
+		return (x->start > y->start) - (x->start < y->start);
+	return (x->stream > y->stream) - (x->stream < y->stream);
+}
+
+/* (trace, correlation) of a launch, to find its activity by binary search. */
+struct corr_key {
+	int64_t trace, corr;
+	int64_t index;
+};
+
+static int cmp_corr(const void *a, const void *b)
+{
+	const struct corr_key *x = a, *y = b;
+	if (x->trace != y->trace)
+		return (x->trace > y->trace) - (x->trace < y->trace);
+	return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+static int load_raw(struct store *s, const struct rank_key *k, struct raw_call **calls, size_t *ncalls,
+		    struct raw_op **ops, size_t *nops, struct span **cover, size_t *ncover, struct rp_step **steps,
+		    size_t *nsteps)
+{
+	size_t cap;
+	int rc;
+	sqlite3_stmt *st = rank_query(s,
+				      "SELECT x.start_ns, x.dur_ns, coalesce(x.tid, 0), coalesce(x.correlation, -1), rt.id, "
+				      "x.name_id, instr(n.name, 'Synchronize') > 0 FROM traces rt JOIN launches x ON x.trace_id = rt.id "
+				      "JOIN names n ON n.id = x.name_id WHERE rt.run_id = ?1 AND rt.rank = ?2",
+				      k);
+	if (!st)
+		return -1;
+	for (cap = 0; (rc = store_step_rc(st)) == SQLITE_ROW;) {
+		*calls = xgrow(*calls, &cap, *ncalls + 1, sizeof(**calls));
+		struct raw_call *c = &(*calls)[(*ncalls)++];
+		c->start = store_column_int64(st, 0);
+		c->dur = store_column_int64(st, 1);
+		c->tid = store_column_int64(st, 2);
+		c->corr = store_column_int64(st, 3);
+		c->trace = store_column_int64(st, 4);
+		c->name_id = store_column_int64(st, 5);
+		c->sync = (int)store_column_int64(st, 6);
+	}
+	store_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_fail(s, "replay: read launches");
+	st = rank_query(s,
+			"SELECT x.start_ns, x.dur_ns, coalesce(x.stream, -1), coalesce(x.correlation, -1), rt.id, "
+			"coalesce(x.bytes, -1), x.name_id, x.kind, CASE WHEN x.kind = 'memcpy' THEN n.name END "
+			"FROM traces rt JOIN activities x ON x.trace_id = rt.id JOIN names n ON n.id = x.name_id "
+			"WHERE rt.run_id = ?1 AND rt.rank = ?2",
+			k);
+	if (!st)
+		return -1;
+	for (cap = 0; (rc = store_step_rc(st)) == SQLITE_ROW;) {
+		*ops = xgrow(*ops, &cap, *nops + 1, sizeof(**ops));
+		struct raw_op *o = &(*ops)[(*nops)++];
+		o->start = store_column_int64(st, 0);
+		o->dur = store_column_int64(st, 1);
+		o->stream = store_column_int64(st, 2);
+		o->corr = store_column_int64(st, 3);
+		o->trace = store_column_int64(st, 4);
+		o->bytes = store_column_int64(st, 5);
+		o->name_id = store_column_int64(st, 6);
+		o->kind = op_kind((const char *)store_column_text(st, 7), (const char *)store_column_text(st, 8));
+	}
+	store_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_fail(s, "replay: read activities");
+	st = rank_query(s, "SELECT x.start_ns, x.dur_ns" RANK_ROWS("cpu_ops"), k);
+	if (!st)
+		return -1;
+	for (cap = 0; (rc = store_step_rc(st)) == SQLITE_ROW;) {
+		*cover = xgrow(*cover, &cap, *ncover + 1, sizeof(**cover));
+		(*cover)[*ncover].start = store_column_int64(st, 0);
+		(*cover)[*ncover].end = (*cover)[*ncover].start + store_column_int64(st, 1);
+		(*ncover)++;
+	}
+	store_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_fail(s, "replay: read operators");
+	st = rank_query(s, "SELECT x.step, x.start_ns, x.dur_ns" RANK_ROWS("steps") " ORDER BY x.start_ns", k);
+	if (!st)
+		return -1;
+	for (cap = 0; (rc = store_step_rc(st)) == SQLITE_ROW;) {
+		*steps = xgrow(*steps, &cap, *nsteps + 1, sizeof(**steps));
+		struct rp_step *p = &(*steps)[(*nsteps)++];
+		p->number = store_column_int64(st, 0);
+		p->start = store_column_int64(st, 1);
+		p->end = p->start + store_column_int64(st, 2);
+		p->first_op = -1;
+	}
+	store_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_fail(s, "replay: read steps");
+	return 0;
+}
+
+/* The union of the spans, sorted and merged in place; returns how many are left. */
+static size_t merge_spans(struct span *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_span);
+	size_t w = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (v[i].start <= v[w].end) {
+			if (v[i].end > v[w].end)
+				v[w].end = v[i].end;
+		} else {
+			v[++w] = v[i];
+		}
+	}
+	return w + 1;
+}
+
+/* The total length of the stretches of (a, b) outside every span of v that are RP_UNRECORDED_NS or longer. */
+static int64_t unrecorded(const struct span *v, size_t n, int64_t a, int64_t b)
+{
+	if (b - a < RP_UNRECORDED_NS)
+		return 0;
+	/* the first span that ends after a */
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (v[mid].end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int64_t at = a, total = 0;
+	for (size_t i = lo; i < n && v[i].start < b && at < b; i++) {
+		if (v[i].start > at && v[i].start - at >= RP_UNRECORDED_NS)
+			total += v[i].start - at;
+		if (v[i].end > at)
+			at = v[i].end;
+	}
+	if (at < b && b - at >= RP_UNRECORDED_NS)
+		total += b - at;
+	return total;
+}
+
+/* The index in ends (sorted) of the last value <= t, or -1. */
+static int64_t last_at_most(const int64_t *ends, size_t n, int64_t t)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ends[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (int64_t)lo - 1;
+}
+
+struct by_end {
+	int64_t end, op;
+};
+
+static int cmp_by_end(const void *a, const void *b)
+{
+	const struct by_end *x = a, *y = b;
+	if (x->end != y->end)
+		return (x->end > y->end) - (x->end < y->end);
+	return (x->op > y->op) - (x->op < y->op);
+}
+
+/* The index in e (sorted by end) of the last entry ending at or before t, or -1. */
+static int64_t last_end(const struct by_end *e, size_t n, int64_t t)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (e[mid].end <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (int64_t)lo - 1;
+}
+
+/*
+ * When a call's activity is ready to start: when the call returns, or,
+ * for a call that waits (a pageable or blocking copy waits for its own
+ * activity), once its own cost is spent.
+ */
+int64_t rp_call_ready(const struct rp_call *c)
+{
+	return c->start + (c->wait_op >= 0 ? c->cost : c->dur);
+}
+
+static int64_t median_of(int64_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_i64);
+	return v[n / 2];
+}
+
+int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
+{
+	struct raw_call *rc = NULL;
+	struct raw_op *ro = NULL;
+	struct span *cover = NULL;
+	size_t nrc = 0, nro = 0, ncover = 0;
+	memset(m, 0, sizeof(*m));
+	m->queue = RP_QUEUE_DEFAULT;
+	if (load_raw(s, k, &rc, &nrc, &ro, &nro, &cover, &ncover, &m->steps, &m->nsteps) < 0) {
+		free(rc);
+		free(ro);
+		free(cover);
+		rp_model_release(m);
+		return -1;
+	}
+	if (!m->nsteps || !nrc || !nro) {
+		m->nsteps = 0;
+		goto out;
+	}
+	ncover = merge_spans(cover, ncover);
+	int64_t w0 = m->steps[0].start, w1 = m->steps[m->nsteps - 1].end;
+
+	/* Activities by (trace, correlation). */
+	struct corr_key *ck = xmalloc(nro * sizeof(*ck));
+	size_t nck = 0;
+	qsort(ro, nro, sizeof(*ro), cmp_op);
+	for (size_t i = 0; i < nro; i++)
+		if (ro[i].corr >= 0)
+			ck[nck++] = (struct corr_key){ro[i].trace, ro[i].corr, (int64_t)i};
+	qsort(ck, nck, sizeof(*ck), cmp_corr);
+
+	/* The launching threads: those with a call in the window that launched an activity. */
+	qsort(rc, nrc, sizeof(*rc), cmp_call);
+	int64_t *tids = xmalloc(nrc * sizeof(*tids)), *launched = xmalloc(nrc * sizeof(*launched));
+	size_t ntids = 0;
+	for (size_t i = 0; i < nrc; i++) {
+		launched[i] = -1;
+		if (rc[i].corr < 0)
+			continue;
+		struct corr_key key = {rc[i].trace, rc[i].corr, 0};
+		struct corr_key *hit = bsearch(&key, ck, nck, sizeof(*ck), cmp_corr);
+		if (hit) {
+			launched[i] = hit->index;
+			if (rc[i].start >= w0 && rc[i].start < w1)
+				tids[ntids++] = rc[i].tid;
+		}
+	}
+	qsort(tids, ntids, sizeof(*tids), cmp_i64);
+	size_t nu = 0;
+	for (size_t i = 0; i < ntids; i++)
+		if (!nu || tids[nu - 1] != tids[i])
+			tids[nu++] = tids[i];
+	ntids = nu;
+
+	/* The calls of those threads in the window; op_call[op] = its launching call among them. */
+	int64_t *op_call = xmalloc(nro * sizeof(*op_call));
+	for (size_t i = 0; i < nro; i++)
+		op_call[i] = -1;
+	m->calls = xcalloc(nrc, sizeof(*m->calls));
+	for (size_t i = 0; i < nrc; i++) {
+		if (rc[i].start < w0 || rc[i].start >= w1 || !bsearch(&rc[i].tid, tids, ntids, sizeof(*tids), cmp_i64))
+			continue;
+		struct rp_call *c = &m->calls[m->ncalls];
+		c->start = rc[i].start;
+		c->dur = rc[i].dur;
+		c->tid = rc[i].tid;
+		c->name_id = rc[i].name_id;
+		c->wait_op = -1;
+		c->op = launched[i];
+		c->step = -1;
+		c->sync = rc[i].sync;
+		if (c->op >= 0)
+			op_call[c->op] = (int64_t)m->ncalls;
+		m->ncalls++;
+	}
+	free(tids);
+	free(launched);
+	free(ck);
+	if (!m->ncalls) {
+		m->nsteps = 0;
+		free(op_call);
+		goto out;
+	}
+	m->origin = m->calls[0].start;
+
+	/* The activities: those launched in the window, and those still running or queued as it starts. */
+	int64_t last_end_launched = w1;
+	for (size_t i = 0; i < nro; i++)
+		if (op_call[i] >= 0 && ro[i].start + ro[i].dur > last_end_launched)
+			last_end_launched = ro[i].start + ro[i].dur;
+	int64_t *new_index = xmalloc(nro * sizeof(*new_index));
+	m->ops = xcalloc(nro, sizeof(*m->ops));
+	for (size_t i = 0; i < nro; i++) {
+		new_index[i] = -1;
+		if (op_call[i] < 0 && (ro[i].start + ro[i].dur <= m->origin || ro[i].start > last_end_launched))
+			continue;
+		struct rp_op *o = &m->ops[m->nops];
+		o->start = ro[i].start;
+		o->dur = ro[i].dur;
+		o->call = op_call[i];
+		o->prev = o->dep = -1;
+		o->bytes = ro[i].bytes;
+		o->name_id = ro[i].name_id;
+		o->kind = ro[i].kind;
+		new_index[i] = (int64_t)m->nops++;
+	}
+	for (size_t i = 0; i < m->ncalls; i++)
+		if (m->calls[i].op >= 0)
+			m->calls[i].op = new_index[m->calls[i].op];
+	/* Stream order: the previous activity of the same stream, ops being in start order. */
+	{
+		int64_t *streams = xmalloc(m->nops * sizeof(*streams));
+		size_t ns = 0;
+		for (size_t i = 0; i < nro; i++)
+			if (new_index[i] >= 0)
+				streams[ns++] = ro[i].stream;
+		qsort(streams, ns, sizeof(*streams), cmp_i64);
+		nu = 0;
+		for (size_t i = 0; i < ns; i++)
+			if (!nu || streams[nu - 1] != streams[i])
+				streams[nu++] = streams[i];
+		int64_t *last = xmalloc((nu ? nu : 1) * sizeof(*last));
+		for (size_t i = 0; i < nu; i++)
+			last[i] = -1;
+		int64_t *stream_of = xmalloc(m->nops * sizeof(*stream_of));
+		for (size_t i = 0; i < nro; i++) {
+			if (new_index[i] < 0)
+				continue;
+			int64_t *hit = bsearch(&ro[i].stream, streams, nu, sizeof(*streams), cmp_i64);
+			size_t si = (size_t)(hit - streams);
+			m->ops[new_index[i]].prev = last[si];
+			last[si] = new_index[i];
+			stream_of[new_index[i]] = (int64_t)si;
+		}
+		struct by_end *be = xmalloc(m->nops * sizeof(*be));
+		for (size_t i = 0; i < m->nops; i++)
+			be[i] = (struct by_end){m->ops[i].start + m->ops[i].dur, (int64_t)i};
+		qsort(be, m->nops, sizeof(*be), cmp_by_end);
+		/* Waits and the launch queue: pending(t) = launched by t (their calls ended) - ended by t. */
+		int64_t *lends = xmalloc(m->nops * sizeof(*lends)), *ends = xmalloc(m->nops * sizeof(*ends));
+		size_t nl = 0;
+		for (size_t i = 0; i < m->nops; i++) {
+			const struct rp_op *o = &m->ops[i];
+			lends[nl] = o->call >= 0 ? m->calls[o->call].start + m->calls[o->call].dur : o->start;
+			ends[nl++] = o->start + o->dur;
+		}
+		qsort(lends, nl, sizeof(*lends), cmp_i64);
+		qsort(ends, nl, sizeof(*ends), cmp_i64);
+		int64_t *pend = xmalloc(m->ncalls * sizeof(*pend)), *costs = xmalloc(m->ncalls * sizeof(*costs));
+		size_t npend = 0, ncosts = 0;
+		for (size_t i = 0; i < m->ncalls; i++) {
+			struct rp_call *c = &m->calls[i];
+			c->cost = c->dur;
+			int64_t e = c->start + c->dur;
+			if (c->dur < RP_WAIT_MIN_NS) {
+				if (c->op >= 0)
+					costs[ncosts++] = c->dur;
+				continue;
+			}
+			if (c->op >= 0) {
+				/* a copy the call itself waits for (pageable): its end may follow the call's by a little */
+				int64_t oe = m->ops[c->op].start + m->ops[c->op].dur;
+				if (oe >= e - RP_WAKE_MAX_NS && oe <= e + RP_WAKE_MAX_NS) {
+					c->wait_op = c->op;
+					c->wake = e - oe;
+					continue;
+				}
+			}
+			int64_t j = last_end(be, m->nops, e);
+			for (; j >= 0 && be[j].end >= e - RP_WAKE_MAX_NS; j--)
+				if (be[j].end > c->start)
+					break;
+			if (j < 0 || be[j].end < e - RP_WAKE_MAX_NS || be[j].end <= c->start)
+				continue;
+			int64_t pending = (last_at_most(lends, nl, c->start) + 1) - (last_at_most(ends, nl, c->start) + 1);
+			if (c->op >= 0 && !c->sync && pending >= RP_QUEUE_DEFAULT / 2) {
+				c->throttled = 1;
+				pend[npend++] = pending;
+				continue;
+			}
+			c->wait_op = be[j].op;
+			c->wake = e - be[j].end;
+		}
+		if (npend)
+			m->queue = median_of(pend, npend);
+		int64_t launch_cost = median_of(costs, ncosts);
+		for (size_t i = 0; i < m->ncalls; i++) {
+			struct rp_call *c = &m->calls[i];
+			if (c->throttled)
+				c->cost = launch_cost < c->dur ? launch_cost : c->dur;
+			else if (c->wait_op >= 0)
+				c->cost = launch_cost < c->dur ? launch_cost : c->dur;
+		}
+		free(pend);
+		free(costs);
+		free(lends);
+		free(ends);
+		/* Cross-stream waits, then what is left of each start past its dependencies. */
+		for (size_t i = 0; i < m->nops; i++) {
+			struct rp_op *o = &m->ops[i];
+			int64_t ready = o->call >= 0 ? rp_call_ready(&m->calls[o->call]) : o->start;
+			int64_t prev_end = o->prev >= 0 ? m->ops[o->prev].start + m->ops[o->prev].dur : INT64_MIN;
+			int64_t own = ready > prev_end ? ready : prev_end;
+			if (o->call >= 0 && o->start - own > RP_DEP_GAP_NS) {
+				for (int64_t j = last_end(be, m->nops, o->start); j >= 0; j--) {
+					if (be[j].end < o->start - RP_DEP_WINDOW_NS || be[j].end <= own)
+						break;
+					if (stream_of[be[j].op] != stream_of[i] && be[j].op != (int64_t)i) {
+						o->dep = be[j].op;
+						own = be[j].end;
+						break;
+					}
+				}
+			}
+			o->extra = o->start - own;
+		}
+
+		free(streams);
+		free(last);
+		free(stream_of);
+		free(be);
+	}
+	free(new_index);
+	free(op_call);
+
+	/* Host gaps, steps and each step's first activity. */
+	size_t k2 = 0;
+	for (size_t i = 0; i < m->ncalls; i++) {
+		struct rp_call *c = &m->calls[i];
+		if (i) {
+			int64_t prev_end = m->calls[i - 1].start + m->calls[i - 1].dur;
+			c->gap = c->start - prev_end;
+			c->gap_fixed = c->gap > 0 ? unrecorded(cover, ncover, prev_end, c->start) : 0;
+		}
+		while (k2 < m->nsteps && c->start >= m->steps[k2].end)
+			k2++;
+		if (k2 < m->nsteps && c->start >= m->steps[k2].start) {
+			c->step = (int)k2;
+			if (m->steps[k2].first_op < 0 && c->op >= 0)
+				m->steps[k2].first_op = c->op;
+		}
+	}
+out:
+	free(rc);
+	free(ro);
+	free(cover);
+	return 0;
+}
+
+void rp_model_release(struct rp_model *m)
+{
+	free(m->calls);
+	free(m->ops);
+	free(m->steps);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,234 @@
+/*
+ * replay_sim.c: replays a rank's model (replay.h) under a change.
+ *
+ * The host runs its calls in order: a call starts when the one before it
+ * returned plus the host time between them (times the host factor, but
+ * the stretches no operator covers, which the profiler does not slow), and
+ * never before the one before it started (calls of two threads may
+ * overlap). A launch first waits for a free slot of the launch queue (at
+ * most m->queue activities pending), then costs its own time; its activity
+ * is ready when it returns. A call that waited for an activity returns
+ * when that activity ends (plus the wake-up measured), unless the change
+ * takes the wait out. An activity starts when it is ready, its stream's
+ * previous activity ended and the activity it waited for ended, plus what
+ * was left of its measured start past those. Every time is integer ns.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/replay/replay.h"
+#include "util/xalloc.h"
+
+struct sim {
+	const struct rp_model *m;
+	const struct rp_change *c;
+	int64_t *s, *e;         /* activities' replayed start and end */
+	unsigned char *done;    /* activity computed */
+	int64_t *ready;         /* per call: when its activity is ready (replayed) */
+	int64_t *call_end;
+	unsigned char *called;  /* call replayed */
+	int64_t *heap;          /* ends of the launched activities still pending (min-heap) */
+	size_t nheap;
+	int64_t *stack;
+};
+
+static void heap_push(struct sim *x, int64_t v)
+{
+	size_t i = x->nheap++;
+	x->heap[i] = v;
+	while (i && x->heap[(i - 1) / 2] > x->heap[i]) {
+		int64_t t = x->heap[i];
+		x->heap[i] = x->heap[(i - 1) / 2];
+		x->heap[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+static void heap_pop(struct sim *x)
+{
+	x->heap[0] = x->heap[--x->nheap];
+	size_t i = 0;
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < x->nheap && x->heap[l] < x->heap[m])
+			m = l;
+		if (r < x->nheap && x->heap[r] < x->heap[m])
+			m = r;
+		if (m == i)
+			break;
+		int64_t t = x->heap[i];
+		x->heap[i] = x->heap[m];
+		x->heap[m] = t;
+		i = m;
+	}
+}
+
+static int64_t scaled(int64_t v, double f)
+{
+	return f == 1.0 ? v : (int64_t)((double)v * f);
+}
+
+static void op_time(struct sim *x, int64_t j);
+
+/* One activity whose stream predecessor is computed. */
+static void op_one(struct sim *x, int64_t j)
+{
+	const struct rp_op *o = &x->m->ops[j];
+	int64_t ready = o->start; /* not launched in the window: as measured */
+	if (o->call >= 0 && x->called[o->call])
+		ready = x->ready[o->call];
+	int64_t at = ready, prev_end = o->prev >= 0 ? x->e[o->prev] : INT64_MIN;
+	if (prev_end > at)
+		at = prev_end;
+	if (o->dep >= 0) {
+		const struct rp_op *d = &x->m->ops[o->dep];
+		if (x->done[o->dep] || d->call < 0 || x->called[d->call]) {
+			op_time(x, o->dep);
+			if (x->e[o->dep] > at)
+				at = x->e[o->dep];
+		}
+	}
+	int64_t start = at + o->extra;
+	if (start < prev_end)
+		start = prev_end;
+	int64_t dur = o->dur;
+	if (x->c->drop_op && x->c->drop_op[j])
+		dur = 0;
+	else if (x->c->op_scale)
+		dur = (int64_t)((double)dur * x->c->op_scale[j]);
+	x->s[j] = start;
+	x->e[j] = start + dur;
+	x->done[j] = 1;
+}
+
+/* Computes activity j and, first, every activity before it on its stream not yet computed. */
+static void op_time(struct sim *x, int64_t j)
+{
+	if (x->done[j])
+		return;
+	size_t n = 0;
+	for (int64_t k = j; k >= 0 && !x->done[k]; k = x->m->ops[k].prev)
+		x->stack[n++] = k;
+	/* the stack is per call of op_time: the nested ones (deps) use the part above n */
+	int64_t *mine = x->stack;
+	x->stack += n;
+	while (n)
+		op_one(x, mine[--n]);
+	x->stack = mine;
+}
+
+static size_t step_times(const struct rp_model *m, const int64_t *s, const int64_t *e, const int64_t *call_end,
+			 int64_t *step_ns)
+{
+	size_t got = 0;
+	for (size_t k = 0; k < m->nsteps; k++) {
+		step_ns[k] = -1;
+		if (m->steps[k].first_op < 0)
+			continue;
+		int64_t b = s[m->steps[k].first_op], end = -1;
+		if (k + 1 < m->nsteps && m->steps[k + 1].first_op >= 0) {
+			end = s[m->steps[k + 1].first_op];
+		} else {
+			/* the last step: to the end of its last activity or call, whichever is later */
+			for (size_t i = 0; i < m->ncalls; i++) {
+				if (m->calls[i].step != (int)k)
+					continue;
+				if (call_end[i] > end)
+					end = call_end[i];
+				if (m->calls[i].op >= 0 && e[m->calls[i].op] > end)
+					end = e[m->calls[i].op];
+			}
+		}
+		step_ns[k] = end - b;
+		got++;
+	}
+	return got;
+}
+
+size_t rp_replay(const struct rp_model *m, const struct rp_change *c, int64_t *step_ns)
+{
+	struct sim x = {.m = m, .c = c};
+	size_t no = m->nops ? m->nops : 1, nc = m->ncalls ? m->ncalls : 1;
+	x.s = xmalloc(no * sizeof(*x.s));
+	x.e = xmalloc(no * sizeof(*x.e));
+	x.done = xcalloc(no, 1);
+	x.stack = xmalloc(no * sizeof(*x.stack));
+	x.heap = xmalloc(no * sizeof(*x.heap));
+	x.ready = xmalloc(nc * sizeof(*x.ready));
+	x.call_end = xmalloc(nc * sizeof(*x.call_end));
+	x.called = xcalloc(nc, 1);
+	double f = c->host_factor > 0 ? c->host_factor : 1.0;
+	int64_t prev_start = m->origin, prev_end = m->origin;
+	for (size_t i = 0; i < m->ncalls; i++) {
+		const struct rp_call *k = &m->calls[i];
+		int64_t t = m->origin;
+		if (i) {
+			int64_t fixed = c->no_gap && c->no_gap[i] ? 0 : k->gap_fixed;
+			t = prev_end + scaled(k->gap - k->gap_fixed, f) + fixed;
+			if (t < prev_start)
+				t = prev_start;
+		}
+		int waits = k->wait_op >= 0 && !(c->no_wait && c->no_wait[i]);
+		int64_t end;
+		if (k->op >= 0) {
+			/* a free slot of the launch queue first */
+			while (x.nheap && x.heap[0] <= t)
+				heap_pop(&x);
+			while (x.nheap >= (size_t)m->queue) {
+				if (x.heap[0] > t)
+					t = x.heap[0];
+				heap_pop(&x);
+			}
+			int64_t cost = scaled(k->wait_op >= 0 || k->throttled ? k->cost : k->dur, f);
+			end = t + cost;
+			x.ready[i] = end;
+			x.called[i] = 1;
+			op_time(&x, k->op);
+			heap_push(&x, x.e[k->op]);
+			if (waits && x.e[k->wait_op] + k->wake > end) {
+				op_time(&x, k->wait_op);
+				end = x.e[k->wait_op] + k->wake;
+			}
+		} else if (waits) {
+			end = t + scaled(k->cost, f);
+			op_time(&x, k->wait_op);
+			if (x.e[k->wait_op] + k->wake > end)
+				end = x.e[k->wait_op] + k->wake;
+		} else {
+			end = t + scaled(k->wait_op >= 0 ? k->cost : k->dur, f);
+		}
+		x.called[i] = 1;
+		x.call_end[i] = end;
+		prev_start = t;
+		prev_end = end;
+	}
+	for (size_t j = 0; j < m->nops; j++)
+		op_time(&x, (int64_t)j);
+	size_t got = step_times(m, x.s, x.e, x.call_end, step_ns);
+	free(x.s);
+	free(x.e);
+	free(x.done);
+	free(x.stack);
+	free(x.heap);
+	free(x.ready);
+	free(x.call_end);
+	free(x.called);
+	return got;
+}
+
+size_t rp_measured(const struct rp_model *m, int64_t *step_ns)
+{
+	size_t no = m->nops ? m->nops : 1, nc = m->ncalls ? m->ncalls : 1;
+	int64_t *s = xmalloc(no * sizeof(*s)), *e = xmalloc(no * sizeof(*e)), *ce = xmalloc(nc * sizeof(*ce));
+	for (size_t j = 0; j < m->nops; j++) {
+		s[j] = m->ops[j].start;
+		e[j] = m->ops[j].start + m->ops[j].dur;
+	}
+	for (size_t i = 0; i < m->ncalls; i++)
+		ce[i] = m->calls[i].start + m->calls[i].dur;
+	size_t got = step_times(m, s, e, ce, step_ns);
+	free(s);
+	free(e);
+	free(ce);
+	return got;
+}
