@@ -1,0 +1,138 @@
+#!/bin/bash
+# t_replay.sh: the replay of a step (src/analyze/replay/, issue #52).
+#
+# 1. Two hand-made 1-GPU traces (tests/data/replay/make_replay.py) whose
+#    replayed steps and savings are worked out by hand below, from the
+#    model's definitions (replay.h): a 30 ms sleep that shows past a 20 ms
+#    kernel, a 15 ms one that hides behind it, and a cudaDeviceSynchronize
+#    at the end of every step.
+# 2. The recorded 1-GPU runs with planted causes (experiments/gpu1-causes,
+#    asynchronous loop, 30-iteration logs): the top stated fix of each
+#    planted run names the planted mechanism with a saving within
+#    max(25 %, 3 ms) of the logs' difference against the clean run
+#    (tests/golden/log_medians.py, not perfstudy); clean and hidden causes
+#    state no saving above 3 ms; the calibrated replay is within 3 % of
+#    each run's unprofiled median.
+source "$(dirname "$0")/lib.sh"
+command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
+
+python3 tests/data/replay/make_replay.py "$T/rp"
+$PERFSTUDY build -q "$T/rp/shown" "$T/rp/hidden" -o "$T/site" 2> "$T/err" && ok || bad "build failed: $(cat "$T/err")"
+D=$(dirname "$(find "$T/site" -name replay_fixes.csv | head -1)")
+[ -d "$D" ] && ok || bad "no replay_fixes.csv"
+
+# is EXPECTED ACTUAL NAME: the two strings are equal.
+is() { if [ "$1" = "$2" ]; then ok; else bad "$3: $2, expected $1"; fi; }
+# field FILE RUN KEYCOL KEY COL: the value of COL in the row of RUN whose KEYCOL is KEY.
+field() {
+	python3 - "$@" << 'PY'
+import csv, sys
+f, run, kc, key, c = sys.argv[1:]
+for r in csv.DictReader(open(f)):
+    if r["run"] == run and r[kc] == key:
+        print(r[c]); break
+PY
+}
+
+# By hand (make_replay.py's times, us). shown, measured: step 1 from K1's
+# start at 20 to step 2's K1 at 36020 = 36000; step 2 (the last) from
+# 36020 to its synchronize's end 71040 = 35020. The unchanged graph
+# replays both exactly.
+is 36000.000 "$(field "$D/replay_steps.csv" shown step 1 measured_us)" "shown step 1 measured"
+is 36000.000 "$(field "$D/replay_steps.csv" shown step 1 replayed_us)" "shown step 1 replayed"
+is 35020.000 "$(field "$D/replay_steps.csv" shown step 2 replayed_us)" "shown step 2 replayed"
+is 26000.000 "$(field "$D/replay_steps.csv" hidden step 1 replayed_us)" "hidden step 1 replayed"
+is 25010.000 "$(field "$D/replay_steps.csv" hidden step 2 replayed_us)" "hidden step 2 replayed"
+# No log: the host as profiled (host factor 1).
+is 1 "$(field "$D/replay_calibration.csv" shown rank 0 host_factor)" "no log: host factor 1"
+
+# shown, the 30000 us sleep taken out: K2 launches at 10, is ready at 20,
+# starts after K1 (20020) plus its measured 10 us = 20030, ends 25030; the
+# synchronize returns at 25040; step 2's launch follows 960 us of covered
+# host time at 26000, its K1 starts 26020: step 1 = 26000, 10000 saved.
+# Step 2 likewise ends at 51040: 51040 - 26020 = 25020, 10000 saved.
+is 10000.000 "$(field "$D/replay_fixes.csv" shown mechanism host_gap saving_us_per_step)" "shown: the sleep's saving"
+is 10000.000 "$(field "$D/replay_fixes.csv" shown mechanism host_gap saving_min_us)" "shown: the sleep's smallest step saving"
+# The noise: steps 36000 and 35020, sd 980/sqrt(2); twice the standard error = 980 (> 1 % of 35510).
+is 980.000 "$(field "$D/replay_fixes.csv" shown mechanism host_gap noise_us)" "shown: noise"
+is 1 "$(field "$D/replay_fixes.csv" shown mechanism host_gap stated)" "shown: the sleep is stated"
+# shown, the synchronize returning at once (after its 10 us): step 2's K1
+# launches at 30030 + 960 = 30990, is ready at 31000, starts after K2
+# (35030) + 10 = 35040: step 1 = 35020 (980 saved); step 2's K2 starts at
+# 61020 (its launch at 61000 after the 30000 us sleep), ends 66020: step 2
+# = 66020 - 35040 = 30980 (4040 saved); mean 2510.
+is 2510.000 "$(field "$D/replay_fixes.csv" shown mechanism sync saving_us_per_step)" "shown: the synchronize's saving"
+is 980.000 "$(field "$D/replay_fixes.csv" shown mechanism sync saving_min_us)" "shown: the synchronize's smallest"
+is 4040.000 "$(field "$D/replay_fixes.csv" shown mechanism sync saving_max_us)" "shown: the synchronize's largest"
+# hidden: the 15000 us sleep ends before K1 does: taking it out saves nothing.
+is 0.000 "$(field "$D/replay_fixes.csv" hidden mechanism host_gap saving_us_per_step)" "hidden: the sleep saves nothing"
+is 0 "$(field "$D/replay_fixes.csv" hidden mechanism host_gap stated)" "hidden: not stated"
+# hidden, the synchronize out: step 1 = 25010 (990 saved), step 2 = 25000
+# (10 saved): 500 on average, under the noise (990): not stated.
+is 500.000 "$(field "$D/replay_fixes.csv" hidden mechanism sync saving_us_per_step)" "hidden: the synchronize's saving"
+is 0 "$(field "$D/replay_fixes.csv" hidden mechanism sync stated)" "hidden: the synchronize within the noise"
+# The page's findings carry the stated prices, and only those.
+python3 - "$D/findings.csv" << 'PY' && ok || bad "findings.csv: the replay's prices"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["saving_us_per_step"]]
+got = sorted((r["run"], r["saving_us_per_step"]) for r in rows)
+want = [("shown", "10000.000"), ("shown", "2510.000")]
+if got != want:
+    sys.exit(f"priced findings {got}, expected {want}")
+PY
+
+# 2. The recorded planted causes.
+G=experiments/gpu1-causes
+if [ ! -f "$G/traces/clean/rank0.pt.trace.json" ]; then
+	skipped "the gpu1-causes traces are not unpacked (make unpack)"
+	finish
+	exit
+fi
+$PERFSTUDY build -q $G/causes.yaml -o "$T/g1" 2> "$T/err" && ok || bad "gpu1-causes build failed: $(cat "$T/err")"
+GD=$(dirname "$(find "$T/g1" -name replay_fixes.csv | head -1)")
+python3 - "$GD" $G/traces << 'PY'
+import csv, os, re, subprocess, sys
+d, traces = sys.argv[1], sys.argv[2]
+def median(run):
+    out = subprocess.run([sys.executable, "tests/golden/log_medians.py", os.path.join(traces, run, "rank0.log")],
+                         capture_output=True, text=True, check=True).stdout
+    m = re.search(r"unprofiled n=\d+ median ([0-9.]+) ms", out)
+    if not m:
+        sys.exit(f"log_medians.py said nothing usable for {run}: {out}")
+    return float(m.group(1))
+fails = 0
+def bad(msg):
+    global fails
+    fails += 1
+    print("FAIL:", msg, file=sys.stderr)
+clean = median("clean")
+fixes = [r for r in csv.DictReader(open(os.path.join(d, "replay_fixes.csv")))]
+cal = {r["run"]: r for r in csv.DictReader(open(os.path.join(d, "replay_calibration.csv")))}
+planted = {"sleep-shown": ("host_gap",), "item": ("blocking_copy", "host_gap"), "pageable": ("pageable_copy",),
+           "syncblocks": ("sync",)}
+for run, mechs in planted.items():
+    truth = (median(run) - clean) * 1000
+    stated = sorted((r for r in fixes if r["run"] == run and r["stated"] == "1"),
+                    key=lambda r: -float(r["saving_us_per_step"]))
+    if not stated:
+        bad(f"{run}: nothing stated, the log says {truth:.0f} us")
+        continue
+    top = stated[0]
+    save = float(top["saving_us_per_step"])
+    if top["mechanism"] not in mechs:
+        bad(f"{run}: top fix {top['mechanism']}, planted {mechs}")
+    if abs(save - truth) > max(0.25 * truth, 3000):
+        bad(f"{run}: saving {save:.0f} us, log difference {truth:.0f} us")
+    print(f"{run}: {top['mechanism']} {save/1000:.1f} ms against {truth/1000:.1f} ms", file=sys.stderr)
+for run in ("clean", "clean-2", "sleep-hidden", "leak"):
+    for r in fixes:
+        if r["run"] == run and r["stated"] == "1" and float(r["saving_us_per_step"]) > 3000:
+            bad(f"{run}: states {r['mechanism']} saving {r['saving_us_per_step']} us")
+for run, r in cal.items():
+    err = abs(float(r["replayed_us"]) - median(run) * 1000) / (median(run) * 1000)
+    if err > 0.03:
+        bad(f"{run}: calibrated replay {r['replayed_us']} us, log median {median(run)} ms: {100*err:.1f} %")
+sys.exit(1 if fails else 0)
+PY
+[ $? -eq 0 ] && ok || bad "the recorded planted causes (above)"
+finish
