@@ -98,6 +98,9 @@ struct findings {
 	struct buf s;
 	struct buf rule; /* the rule text being formatted (rulef) */
 	double overhead; /* the current run's profiler overhead (profiler_overhead.csv); 0: unknown */
+	/* the replay's price of the straggler (replay_price), NULL: the collectives' price */
+	const char *replay_what, *replay_removed;
+	double replay_step;
 };
 
 /* A rule text with its thresholds printed in; valid until the next call. */
@@ -580,6 +583,53 @@ static void rule_straggler_windows(struct findings *f, const struct analysis_res
 
 /* The mean of a rank's step_us in ranks.csv, in us (NAN if none); *nsteps its rows. */
 /*
+ * The replay's price of a straggler (replay_fixes.csv of a run whose ranks
+ * were replayed together, their collectives joined): the rank's fix with
+ * the largest saving, its noise, and whether it is stated. Returns 1 and
+ * sets f's replay_* words, or 0 where the run was not replayed together.
+ */
+static int replay_price(struct findings *f, const struct analysis_result *res, const char *run, int rank,
+			double *saving, double *noise, int *stated)
+{
+	const struct table *t = result_table(res, "replay_fixes");
+	int crun = col(t, "run"), crank = col(t, "rank"), csave = col(t, "saving_us_per_step"), cnoise = col(t, "noise_us"),
+	    cst = col(t, "stated"), crep = col(t, "replayed"), cwhat = col(t, "what"), crem = col(t, "removed"),
+	    cstep = col(t, "step_us");
+	long best = -1;
+	for (size_t r = 0; t && crun >= 0 && r < t->nrows; r++) {
+		const char *rr = text(t, r, crun), *rep = text(t, r, crep);
+		if (!rr || strcmp(rr, run) || table_num(t, r, crank) != rank || !rep || strncmp(rep, "the run's", 9))
+			continue;
+		if (best < 0 || table_num(t, r, csave) > table_num(t, (size_t)best, csave))
+			best = (long)r;
+	}
+	f->replay_what = f->replay_removed = NULL;
+	if (best < 0)
+		return 0;
+	*saving = table_num(t, (size_t)best, csave);
+	*noise = table_num(t, (size_t)best, cnoise);
+	*stated = table_num(t, (size_t)best, cst) > 0;
+	f->replay_what = text(t, (size_t)best, cwhat);
+	f->replay_removed = text(t, (size_t)best, crem);
+	f->replay_step = table_num(t, (size_t)best, cstep);
+	return 1;
+}
+
+/* The price in words: the replay's (replay_price) where there is one, else the collectives' (findings_why.c). */
+static void saving_words(struct findings *f, const struct analysis_result *res, const char *run, int straggler,
+			 double saving)
+{
+	if (!f->replay_what) {
+		why_saving_words(&f->s, res, run, straggler, saving, f->overhead);
+		return;
+	}
+	buf_printf(&f->s, "about %.1f ms per step (%.0f %% of the %.1f ms step the replay calibrated to the training "
+			  "log), removing its %s (%s) in a replay of the run's ranks together: replay_fixes.csv",
+		   saving / 1000, 100 * saving / f->replay_step, f->replay_step / 1000, f->replay_what,
+		   f->replay_removed ? f->replay_removed : "");
+}
+
+/*
  * cause: what the straggler does more than the other ranks
  * (straggler_causes.csv, its first row: the side that made it late, the
  * largest excess), in words, with the range of the other ranks' waits for
@@ -614,7 +664,7 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 	buf_printf(&f->s, "%s rank %d: ", run, straggler);
 	if (!isnan(saving)) {
 		buf_printf(&f->s, "fixing it would shorten the step by ");
-		why_saving_words(&f->s, res, run, straggler, saving, f->overhead);
+		saving_words(f, res, run, straggler, saving);
 		buf_printf(&f->s, "; ");
 	}
 	if (why_mechanism(&f->s, res, run, straggler))
@@ -827,6 +877,13 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		step = sm->a / sm->b / (f->overhead > 0 ? f->overhead : 1);
 	if (SAVING_MIN * step > noise)
 		noise = SAVING_MIN * step;
+	/* Where the run's ranks were replayed together, the replay prices the straggler instead. */
+	int stated_replay = 0;
+	double r_saving, r_noise;
+	if (named && replay_price(f, res, run, straggler, &r_saving, &r_noise, &stated_replay)) {
+		saving = stated_replay ? r_saving : NAN;
+		noise = r_noise;
+	}
 	if (!isnan(saving) && saving < noise)
 		named = 0;
 	/*
@@ -840,14 +897,16 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	 */
 	double log_step = (double)profiler_unprofiled_ns(res, run) / 1000;
 	const char *mech = named ? why_rank_mechanism(res, run, straggler) : NULL;
-	if (mech && (!strcmp(mech, "slower_host") || !strcmp(mech, "slower_kernels")) &&
+	if (mech && (!strcmp(mech, "slower_host") || !strcmp(mech, "slower_kernels")) && !f->replay_what &&
 	    ((f->overhead > 1 && log_step > 0 && saving < (f->overhead - 1) * log_step) || !sm || sm->n < MIN_SAMPLES))
 		named = 0;
+	if (f->replay_what && isnan(saving))
+		named = 0; /* the replay says the rank's fixes save nothing beyond its noise */
 	if (named) {
 		buf_printf(&f->s, "%s: ", run);
 		if (!isnan(saving)) {
 			buf_printf(&f->s, "if rank %d arrived with the others the step would be shorter by ", straggler);
-			why_saving_words(&f->s, res, run, straggler, saving, f->overhead);
+			saving_words(f, res, run, straggler, saving);
 			buf_printf(&f->s, ", above the run's noise of %.1f ms; ", noise / 1000);
 		}
 		buf_printf(&f->s, "inside matched collectives the other ranks wait for rank %d per step, exposed "
@@ -863,6 +922,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		rule_cause(f, res, run, straggler, xmin, xmax, wmin, wmax, saving);
 		rule_straggler_windows(f, res, run, straggler);
 	}
+	f->replay_what = f->replay_removed = NULL;
 	buf_release(&who);
 	free(wp);
 	free(steps_of);

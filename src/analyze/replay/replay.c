@@ -26,8 +26,10 @@
  * removed as `removed` says, and the saving per step (mean over the
  * profiled steps, with the smallest and largest step's). A saving is
  * stated only where it exceeds the noise: twice the standard error of the
- * replayed step (its step-to-step spread over the square root of the
- * steps) and RP_SAVING_MIN of the step.
+ * saving (its step-to-step spread over the square root of the steps: the
+ * same steps replayed with and without the cause, paired) and
+ * RP_SAVING_MIN of the step; with fewer than 3 steps, where no spread can
+ * be told, each step's saving must exceed RP_SAVING_MIN of the step.
  */
 #include <math.h>
 #include <stdio.h>
@@ -43,8 +45,9 @@
 #define RP_F_PRIOR 0.5     /* the profiler roughly doubles host time (shared/design/replay.md) */
 #define RP_F_TOL 0.01      /* a replayed mean within this share of the log's median reproduces it */
 #define RP_SAVING_MIN 0.01 /* a saving under this share of the step is not stated */
+#define RP_JOINT_MAX 64    /* ranks of a run replayed together; more: each alone */
 
-enum mech_id { M_HOST_GAP, M_SYNC, M_BLOCKING_COPY, M_PAGEABLE, M_IMPLICIT, NMECH };
+enum mech_id { M_HOST_GAP, M_SYNC, M_BLOCKING_COPY, M_PAGEABLE, M_IMPLICIT, M_GPU_MEDIAN, NMECH };
 
 /* The mechanisms the replay prices: what it is, how the replay removes it, what the fix is. */
 static const struct mechanism {
@@ -66,6 +69,12 @@ static const struct mechanism {
 					 "cudaMalloc, a blocking copy of another kind)",
 			"each returns at once",
 			"keep the allocator's memory cached (no empty_cache) and the copies asynchronous"},
+	[M_GPU_MEDIAN] = {"gpu_like_median", "GPU work beyond the other ranks' (longer kernels, or kernels that only "
+					     "this rank runs)",
+			  "its kernels at the median duration of the same kernel on the other ranks, those most of "
+			  "them do not run dropped",
+			  "even out the ranks' work (the same batch and sequence lengths on every rank) and remove "
+			  "work only this rank does"},
 };
 
 /* Which mechanism a call's wait is. */
@@ -79,12 +88,40 @@ static int wait_mech(const struct rp_model *m, const struct rp_call *c)
 	return c->sync ? M_SYNC : M_IMPLICIT;
 }
 
-static double mean_steps(const struct rp_model *m, const struct rp_change *c, int64_t *buf)
+/* What is replayed: one rank alone (n == 1), or the ranks of a run together (joint). */
+struct subject {
+	const struct rp_model *const *m;
+	size_t n;
+	struct rp_joint *joint;
+	const double *f;         /* each rank's host factor */
+	struct rp_change *ch;    /* n changes, scratch */
+};
+
+/* Replays s with rank r under *cr (NULL: unchanged), every other rank unchanged, into steps. */
+static void replay_subject(struct subject *s, size_t r, const struct rp_change *cr, int64_t *steps)
 {
-	rp_replay(m, c, buf);
+	for (size_t q = 0; q < s->n; q++)
+		s->ch[q] = (struct rp_change){.host_factor = s->f[q]};
+	if (cr)
+		s->ch[r] = *cr;
+	if (s->joint)
+		rp_joint_replay(s->joint, s->ch, steps);
+	else
+		rp_replay(s->m[0], &s->ch[0], steps);
+}
+
+/* The mean replayed step of s with every rank's host factor f. */
+static double mean_steps(struct subject *s, double f, int64_t *buf)
+{
+	for (size_t q = 0; q < s->n; q++)
+		s->ch[q] = (struct rp_change){.host_factor = f};
+	if (s->joint)
+		rp_joint_replay(s->joint, s->ch, buf);
+	else
+		rp_replay(s->m[0], &s->ch[0], buf);
 	double sum = 0;
 	size_t n = 0;
-	for (size_t k = 0; k < m->nsteps; k++)
+	for (size_t k = 0; k < s->m[0]->nsteps; k++)
 		if (buf[k] >= 0) {
 			sum += (double)buf[k];
 			n++;
@@ -96,16 +133,13 @@ static double mean_steps(const struct rp_model *m, const struct rp_change *c, in
  * The host factor (replay.c's header): sets *lo, *hi to the range that
  * reproduces target within RP_F_TOL (both 0 when none does) and returns f.
  */
-static double calibrate(const struct rp_model *m, double target, int64_t *buf, double *lo, double *hi)
+static double calibrate(struct subject *m, double target, int64_t *buf, double *lo, double *hi)
 {
-	struct rp_change c = {.host_factor = 1.0};
 	double tol = target * RP_F_TOL;
 	/* the smallest f whose replay reaches target - tol, and the largest that stays under target + tol */
 	double a = RP_F_MIN, b = 1.0;
-	c.host_factor = a;
-	double ra = mean_steps(m, &c, buf);
-	c.host_factor = b;
-	double rb = mean_steps(m, &c, buf);
+	double ra = mean_steps(m, a, buf);
+	double rb = mean_steps(m, b, buf);
 	*lo = *hi = 0;
 	if (rb <= target - tol)
 		return 1.0;
@@ -122,8 +156,7 @@ static double calibrate(const struct rp_model *m, double target, int64_t *buf, d
 		else
 			for (int i = 0; i < 30; i++) {
 				double mid = (x + y) / 2;
-				c.host_factor = mid;
-				if (mean_steps(m, &c, buf) <= floor_)
+				if (mean_steps(m, mid, buf) <= floor_)
 					x = mid;
 				else
 					y = mid;
@@ -135,8 +168,7 @@ static double calibrate(const struct rp_model *m, double target, int64_t *buf, d
 	if (ra < target - tol) {
 		for (int i = 0; i < 30; i++) {
 			double mid = (x + y) / 2;
-			c.host_factor = mid;
-			if (mean_steps(m, &c, buf) >= target - tol)
+			if (mean_steps(m, mid, buf) >= target - tol)
 				y = mid;
 			else
 				x = mid;
@@ -150,8 +182,7 @@ static double calibrate(const struct rp_model *m, double target, int64_t *buf, d
 	if (rb > target + tol) {
 		for (int i = 0; i < 30; i++) {
 			double mid = (x + y) / 2;
-			c.host_factor = mid;
-			if (mean_steps(m, &c, buf) <= target + tol)
+			if (mean_steps(m, mid, buf) <= target + tol)
 				x = mid;
 			else
 				y = mid;
@@ -238,64 +269,95 @@ struct ctx {
 	size_t cap;
 };
 
-static void add_fixes(struct ctx *x, const struct rank_key *k, const struct rp_model *m, double f)
+/* Prices every mechanism of rank r (of s) by replaying without it, into replay_fixes.csv. */
+static void add_fixes(struct ctx *x, const struct rank_key *k, struct subject *sj, size_t r)
 {
+	const struct rp_model *m = sj->m[r];
+	double f = sj->f[r];
 	struct rank_data d;
 	int have_d = rank_data_load(x->a->store, k, x->a->cls, &d) == 0;
-	struct rp_change base = {.host_factor = f};
-	rp_replay(m, &base, x->base);
+	replay_subject(sj, r, NULL, x->base);
 	size_t n = 0;
-	double sum = 0, sq = 0;
+	double sum = 0;
 	for (size_t s = 0; s < m->nsteps; s++)
 		if (x->base[s] >= 0) {
 			sum += (double)x->base[s];
-			sq += (double)x->base[s] * (double)x->base[s];
 			n++;
 		}
 	if (!n)
 		goto out;
-	double mean = sum / (double)n, sd = n > 1 ? sqrt(fmax(0, (sq - sum * sum / (double)n) / (double)(n - 1))) : 0;
-	double noise = fmax(2 * sd / sqrt((double)n), RP_SAVING_MIN * mean);
+	double mean = sum / (double)n;
 	for (int id = 0; id < NMECH; id++) {
+		if (id == M_GPU_MEDIAN && !sj->joint)
+			continue;
 		struct fix fx = {xcalloc(m->ncalls + 1, 1), xcalloc(m->ncalls + 1, 1), xcalloc(m->nops + 1, 1), 0, 0, 0};
-		pick(m, id, &fx);
+		double *scale = NULL;
+		if (id == M_GPU_MEDIAN) {
+			scale = xmalloc((m->nops + 1) * sizeof(*scale));
+			rp_joint_median(sj->joint, r, scale);
+			/* instances: the kernels it changes; where: the one whose time changes most */
+			double most = 0;
+			for (size_t j = 0; j < m->nops; j++)
+				if (scale[j] != 1.0) {
+					fx.instances++;
+					double dt = (1.0 - scale[j]) * (double)m->ops[j].dur;
+					if (dt > most) {
+						most = dt;
+						fx.where_t = m->ops[j].call >= 0 ? m->calls[m->ops[j].call].start : m->ops[j].start;
+					}
+				}
+		} else {
+			pick(m, id, &fx);
+		}
 		if (fx.instances) {
-			struct rp_change c = {.host_factor = f, .no_gap = fx.no_gap, .no_wait = fx.no_wait, .drop_op = fx.drop_op};
-			rp_replay(m, &c, x->alt);
-			double s_sum = 0, s_min = INFINITY, s_max = -INFINITY, w_sum = 0;
+			struct rp_change c = {.host_factor = f, .no_gap = fx.no_gap, .no_wait = fx.no_wait, .drop_op = fx.drop_op,
+					      .op_scale = scale};
+			replay_subject(sj, r, &c, x->alt);
+			double s_sum = 0, s_sq = 0, s_min = INFINITY, s_max = -INFINITY, w_sum = 0;
 			size_t sn = 0;
 			for (size_t s = 0; s < m->nsteps; s++) {
 				if (x->base[s] < 0 || x->alt[s] < 0)
 					continue;
 				double sv = (double)(x->base[s] - x->alt[s]);
 				s_sum += sv;
+				s_sq += sv * sv;
 				w_sum += (double)x->alt[s];
 				s_min = fmin(s_min, sv);
 				s_max = fmax(s_max, sv);
 				sn++;
 			}
 			if (sn) {
+				/*
+				 * The noise: twice the standard error of the per-step savings, at
+				 * least RP_SAVING_MIN of the step; with fewer than 3 steps no spread
+				 * can be told, and every step's saving must exceed that floor.
+				 */
 				double saving = s_sum / (double)sn;
-				size_t r = table_add_row(x->fixes);
+				double sd = sn > 2 ? sqrt(fmax(0, (s_sq - s_sum * s_sum / (double)sn) / (double)(sn - 1))) : 0;
+				double noise = fmax(2 * sd / sqrt((double)sn), RP_SAVING_MIN * mean);
+				int stated = saving > noise && (sn > 2 || s_min > noise);
+				size_t row = table_add_row(x->fixes);
 				char *where = have_d ? where_at(x->a->store, &d, fx.where_t) : xstrdup("");
-				table_set_text(x->fixes, r, 0, k->run);
-				table_set_int(x->fixes, r, 1, k->rank);
-				table_set_text(x->fixes, r, 2, mechanisms[id].id);
-				table_set_text(x->fixes, r, 3, mechanisms[id].words);
-				table_set_text(x->fixes, r, 4, where);
-				table_set_real(x->fixes, r, 5, (double)fx.instances / (double)m->nsteps);
-				table_set_text(x->fixes, r, 6, mechanisms[id].removed);
-				table_set_ns(x->fixes, r, 7, llround(mean));
-				table_set_ns(x->fixes, r, 8, llround(w_sum / (double)sn));
-				table_set_ns(x->fixes, r, 9, llround(saving));
-				table_set_ns(x->fixes, r, 10, llround(s_min));
-				table_set_ns(x->fixes, r, 11, llround(s_max));
-				table_set_ns(x->fixes, r, 12, llround(noise));
-				table_set_int(x->fixes, r, 13, saving > noise);
-				table_set_text(x->fixes, r, 14, mechanisms[id].fix);
+				table_set_text(x->fixes, row, 0, k->run);
+				table_set_int(x->fixes, row, 1, k->rank);
+				table_set_text(x->fixes, row, 2, mechanisms[id].id);
+				table_set_text(x->fixes, row, 3, mechanisms[id].words);
+				table_set_text(x->fixes, row, 4, where);
+				table_set_real(x->fixes, row, 5, (double)fx.instances / (double)m->nsteps);
+				table_set_text(x->fixes, row, 6, mechanisms[id].removed);
+				table_set_ns(x->fixes, row, 7, llround(mean));
+				table_set_ns(x->fixes, row, 8, llround(w_sum / (double)sn));
+				table_set_ns(x->fixes, row, 9, llround(saving));
+				table_set_ns(x->fixes, row, 10, llround(s_min));
+				table_set_ns(x->fixes, row, 11, llround(s_max));
+				table_set_ns(x->fixes, row, 12, llround(noise));
+				table_set_int(x->fixes, row, 13, stated);
+				table_set_text(x->fixes, row, 14, mechanisms[id].fix);
+				table_set_text(x->fixes, row, 15, sj->joint ? "the run's ranks replayed together" : "the rank alone");
 				free(where);
 			}
 		}
+		free(scale);
 		free(fx.no_gap);
 		free(fx.no_wait);
 		free(fx.drop_op);
@@ -305,7 +367,38 @@ out:
 		rank_data_release(&d);
 }
 
-static int one_rank(const struct rank_key *k, struct ctx *x)
+/* The calibration's columns of replay_calibration.csv row r. */
+static void cal_row(struct ctx *x, size_t r, int64_t median, int64_t samples, double f, double lo, double hi,
+		    double at)
+{
+	table_set_ns(x->cal, r, 4, median);
+	table_set_int(x->cal, r, 5, samples);
+	table_set_real(x->cal, r, 6, f);
+	const char *basis;
+	if (lo < 0) {
+		table_set_real(x->cal, r, 7, RP_F_MIN);
+		table_set_real(x->cal, r, 8, -lo);
+		basis = "GPU-bound: even the fastest host replays longer than the log; the host factor is the usual "
+			"0.5, or the largest that keeps that floor";
+	} else if (hi > 0) {
+		table_set_real(x->cal, r, 7, lo);
+		table_set_real(x->cal, r, 8, hi);
+		basis = f == RP_F_PRIOR ? "a range of host factors reproduces the log (host slack): the usual 0.5"
+					: "fitted to the log: the end of the range that reproduces it nearest 0.5";
+	} else {
+		basis = "no host factor up to 1 reproduces the log: 1";
+	}
+	table_set_ns(x->cal, r, 9, llround(at));
+	table_set_real(x->cal, r, 10, (at - (double)median) / (double)median);
+	table_set_text(x->cal, r, 11, basis);
+}
+
+/*
+ * Loads rank k's model into *mp, writes its replay_steps.csv and
+ * replay_calibration.csv rows and sets *f to its host factor. Returns 1
+ * with a model that has steps, 0 without (released), -1 after diag.
+ */
+static int one_rank(const struct rank_key *k, struct ctx *x, struct rp_model *mp, double *fp)
 {
 	struct rp_model m;
 	if (rp_model_load(x->a->store, k, &m) < 0)
@@ -350,38 +443,79 @@ static int one_rank(const struct rank_key *k, struct ctx *x)
 	if (nrep)
 		table_set_ns(x->cal, r, 3, llround(replayed_sum / (double)nrep));
 	if (median > 0 && nrep) {
-		f = calibrate(&m, (double)median, x->buf, &lo, &hi);
-		struct rp_change c = {.host_factor = f};
-		double at = mean_steps(&m, &c, x->buf);
-		table_set_ns(x->cal, r, 4, median);
-		table_set_int(x->cal, r, 5, profiler_unprofiled_count(x->res, k->run));
-		table_set_real(x->cal, r, 6, f);
-		const char *basis;
-		if (lo < 0) {
-			table_set_real(x->cal, r, 7, RP_F_MIN);
-			table_set_real(x->cal, r, 8, -lo);
-			basis = "GPU-bound: even the fastest host replays longer than the log; the host factor is the usual "
-				"0.5, or the largest that keeps that floor";
-		} else if (hi > 0) {
-			table_set_real(x->cal, r, 7, lo);
-			table_set_real(x->cal, r, 8, hi);
-			basis = f == RP_F_PRIOR ? "a range of host factors reproduces the log (host slack): the usual 0.5"
-						: "fitted to the log: the end of the range that reproduces it nearest 0.5";
-		} else {
-			basis = "no host factor up to 1 reproduces the log: 1";
-		}
-		table_set_ns(x->cal, r, 9, llround(at));
-		table_set_real(x->cal, r, 10, (at - (double)median) / (double)median);
-		table_set_text(x->cal, r, 11, basis);
+		const struct rp_model *one = &m;
+		double f1 = 1.0;
+		struct rp_change ch;
+		struct subject sj = {&one, 1, NULL, &f1, &ch};
+		f = calibrate(&sj, (double)median, x->buf, &lo, &hi);
+		double at = mean_steps(&sj, f, x->buf);
+		cal_row(x, r, median, profiler_unprofiled_count(x->res, k->run), f, lo, hi, at);
 	} else {
 		table_set_real(x->cal, r, 6, 1.0);
 		table_set_text(x->cal, r, 11, "no training log with unprofiled iterations: the host as profiled");
 	}
 	table_set_int(x->cal, r, 12, m.queue);
-	if (nrep)
-		add_fixes(x, k, &m, f);
-	rp_model_release(&m);
-	return 0;
+	if (!nrep) {
+		rp_model_release(&m);
+		return 0;
+	}
+	*mp = m;
+	*fp = f;
+	return 1;
+}
+
+/*
+ * The ranks keys[0..n) of one run: each replayed and calibrated, then the
+ * fixes priced, with the ranks replayed together where their collectives
+ * match (at most RP_JOINT_MAX ranks), else each alone.
+ */
+static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
+{
+	struct rp_model *m = xcalloc(n, sizeof(*m));
+	const struct rp_model **mp = xcalloc(n, sizeof(*mp));
+	const struct rank_key **kp = xcalloc(n, sizeof(*kp));
+	double *f = xcalloc(n, sizeof(*f));
+	size_t have = 0;
+	int ret = 0;
+	for (size_t i = 0; i < n && ret == 0; i++) {
+		int r = one_rank(&keys[i], x, &m[have], &f[have]);
+		if (r < 0)
+			ret = -1;
+		else if (r > 0) {
+			mp[have] = &m[have];
+			kp[have] = &keys[i];
+			have++;
+		}
+	}
+	struct rp_joint *joint = ret == 0 && have > 1 && have <= RP_JOINT_MAX ? rp_joint_new(mp, have) : NULL;
+	struct rp_change *ch = xcalloc(have ? have : 1, sizeof(*ch));
+	int64_t median = profiler_unprofiled_ns(x->res, keys[0].run);
+	if (joint && median > 0) {
+		/* one host factor for the run: the ranks' replay together against the one log */
+		struct subject sj = {mp, have, joint, f, ch};
+		double lo, hi, fj = calibrate(&sj, (double)median, x->buf, &lo, &hi);
+		double at = mean_steps(&sj, fj, x->buf);
+		for (size_t i = 0; i < have; i++)
+			f[i] = fj;
+		size_t r = table_add_row(x->cal);
+		table_set_text(x->cal, r, 0, keys[0].run);
+		table_set_int(x->cal, r, 2, (int64_t)m[0].nsteps);
+		cal_row(x, r, median, profiler_unprofiled_count(x->res, keys[0].run), fj, lo, hi, at);
+		table_set_text(x->cal, r, 11, "the run's ranks replayed together, their collectives joined: one host factor");
+	}
+	for (size_t i = 0; ret == 0 && i < have; i++) {
+		struct subject sj = {joint ? mp : &mp[i], joint ? have : 1, joint, joint ? f : &f[i], ch};
+		add_fixes(x, kp[i], &sj, joint ? i : 0);
+	}
+	free(ch);
+	rp_joint_free(joint);
+	for (size_t i = 0; i < have; i++)
+		rp_model_release(&m[i]);
+	free(m);
+	free(mp);
+	free(kp);
+	free(f);
+	return ret;
 }
 
 int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
@@ -401,10 +535,13 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	x.fixes = table_new("replay_fixes", "What each fix saves per step, from the replay without its cause",
 			    "run:text,rank:int,mechanism:text,what:text,where:text,per_step:real,removed:text,"
 			    "step_us:us,step_without_us:us,saving_us_per_step:us,saving_min_us:us,saving_max_us:us,"
-			    "noise_us:us,stated:int,fix:text");
+			    "noise_us:us,stated:int,fix:text,replayed:text");
 	int ret = 0;
-	for (size_t i = 0; i < nkeys && ret == 0; i++)
-		ret = one_rank(&keys[i], &x);
+	for (size_t i = 0, j; i < nkeys && ret == 0; i = j) {
+		for (j = i + 1; j < nkeys && keys[j].run_db_id == keys[i].run_db_id;)
+			j++;
+		ret = one_run(&keys[i], j - i, &x);
+	}
 	free(x.buf);
 	free(x.base);
 	free(x.alt);
@@ -451,8 +588,10 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	buf_reset(&b);
 	buf_adds(&b, "A fix's saving is the replayed step at the calibrated host factor minus the step replayed with "
 		     "the mechanism's instances removed (per step, mean over the profiled steps; min and max of the "
-		     "steps). Stated (stated = 1) only where it exceeds the noise: twice the replayed step's standard "
-		     "error (its step-to-step spread over the square root of the steps) and 1 % of the step. "
+		     "steps). Stated (stated = 1) only where it exceeds the noise: twice the saving's standard error "
+		     "(the per-step savings' spread over the square root of the steps; each step replayed with and "
+		     "without the cause) and 1 % of the step; with fewer than 3 profiled steps, where no spread can be "
+		     "told, every step's saving must exceed 1 % of the step. "
 		     "Mechanisms and how each is removed:");
 	for (int i = 0; i < NMECH; i++)
 		buf_printf(&b, " %s, %s: %s;", mechanisms[i].id, mechanisms[i].words, mechanisms[i].removed);

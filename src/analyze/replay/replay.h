@@ -59,6 +59,7 @@ struct rp_op {
 	int64_t bytes;
 	int64_t name_id;
 	int kind;            /* enum rp_op_kind */
+	int comm;            /* a collective or point-to-point kernel (NCCL, RCCL) */
 };
 
 struct rp_call {
@@ -118,7 +119,18 @@ struct rp_change {
 	const unsigned char *no_wait;   /* per call: it returns without waiting */
 	const unsigned char *drop_op;   /* per activity: removed (no time on its stream) */
 	const double *op_scale;         /* per activity: its duration times this */
+	/*
+	 * Collectives joined across ranks (replay.c): per activity, the start
+	 * of the last rank's kernel of its collective (RP_NO_JOIN: none); the
+	 * activity then ends transfer[j] after the later of that and its own
+	 * start. starts, when set, receives each activity's own replayed start.
+	 */
+	const int64_t *join;
+	const int64_t *transfer;
+	int64_t *starts;
 };
+
+#define RP_NO_JOIN INT64_MIN
 
 /*
  * Replays the model under the change: per step k (m->nsteps of them),
@@ -130,5 +142,23 @@ struct rp_change {
 size_t rp_replay(const struct rp_model *m, const struct rp_change *c, int64_t *step_ns);
 /* The same definition on the measured times. */
 size_t rp_measured(const struct rp_model *m, int64_t *step_ns);
+
+/* The ranks of one run replayed together (replay_joint.c). */
+struct rp_joint;
+/* The join of n ranks' models (kept, not copied); NULL where their collectives or steps do not match. */
+struct rp_joint *rp_joint_new(const struct rp_model *const *m, size_t n);
+void rp_joint_free(struct rp_joint *x);
+/*
+ * Replays the ranks together, rank r under changes[r] (its join fields are
+ * the joint's own); step_ns[k] = the mean over ranks of step k. Returns the
+ * rounds it took, or -1 when it did not settle.
+ */
+int rp_joint_replay(struct rp_joint *x, const struct rp_change *changes, int64_t *step_ns);
+/*
+ * Rank r's compute kernels at the median duration of the same kernel (name
+ * and occurrence) on the other ranks; 0 for one that most other ranks do
+ * not run: scale[j] per activity of rank r, for rp_change.op_scale.
+ */
+void rp_joint_median(const struct rp_joint *x, size_t r, double *scale);
 
 #endif

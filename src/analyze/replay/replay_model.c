@@ -7,15 +7,18 @@
  *             within RP_WAKE_MAX_NS of its end (a pageable copy) waited for
  *             it; else one that ended at most RP_WAKE_MAX_NS after a GPU
  *             activity that ended during it waited for the latest such
- *             activity;
+ *             activity; a cuda*Synchronize call, for the last activity
+ *             that ended during it, however long before it returned;
  *   throttle  such a call that launches work while at least half the
  *             queue is pending waited for a slot of the launch queue, not
  *             for that activity; the queue's depth is then the median
  *             number pending at those calls (else RP_QUEUE_DEFAULT);
  *   dep       an activity that started more than RP_DEP_GAP_NS after both
  *             its launch returned and its stream's previous activity ended
- *             waited for the activity of another stream that ended last,
- *             at most RP_DEP_WINDOW_NS before it started, after both.
+ *             waited for the activity of another stream that ended last
+ *             before it started, if that was after both (an event wait:
+ *             what is left between them is a constant, so the activity
+ *             moves with the one it waited for).
  */
 #include "analyze/replay/replay.h"
 
@@ -27,7 +30,6 @@
 #define RP_WAIT_MIN_NS 20000    /* a call shorter than this did not wait for the GPU */
 #define RP_WAKE_MAX_NS 50000    /* a waiting call returns within this of the activity's end */
 #define RP_DEP_GAP_NS 5000      /* an activity's start this far past its own dependencies needs another */
-#define RP_DEP_WINDOW_NS 20000  /* ... which ended at most this long before it */
 
 #define RANK_ROWS(x) " FROM traces rt JOIN " x " x ON x.trace_id = rt.id WHERE rt.run_id = ?1 AND rt.rank = ?2"
 
@@ -38,7 +40,7 @@ struct raw_call {
 
 struct raw_op {
 	int64_t start, dur, stream, corr, trace, bytes, name_id;
-	int kind;
+	int kind, comm;
 };
 
 struct span {
@@ -140,7 +142,8 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		return store_fail(s, "replay: read launches");
 	st = rank_query(s,
 			"SELECT x.start_ns, x.dur_ns, coalesce(x.stream, -1), coalesce(x.correlation, -1), rt.id, "
-			"coalesce(x.bytes, -1), x.name_id, x.kind, CASE WHEN x.kind = 'memcpy' THEN n.name END "
+			"coalesce(x.bytes, -1), x.name_id, x.kind, CASE WHEN x.kind = 'memcpy' THEN n.name END, "
+			"x.kind = 'kernel' AND (instr(n.name, 'nccl') > 0 OR instr(n.name, 'rccl') > 0) "
 			"FROM traces rt JOIN activities x ON x.trace_id = rt.id JOIN names n ON n.id = x.name_id "
 			"WHERE rt.run_id = ?1 AND rt.rank = ?2",
 			k);
@@ -157,6 +160,7 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		o->bytes = store_column_int64(st, 5);
 		o->name_id = store_column_int64(st, 6);
 		o->kind = op_kind((const char *)store_column_text(st, 7), (const char *)store_column_text(st, 8));
+		o->comm = (int)store_column_int64(st, 9);
 	}
 	store_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -396,6 +400,7 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 		o->bytes = ro[i].bytes;
 		o->name_id = ro[i].name_id;
 		o->kind = ro[i].kind;
+		o->comm = ro[i].comm;
 		new_index[i] = (int64_t)m->nops++;
 	}
 	for (size_t i = 0; i < m->ncalls; i++)
@@ -460,11 +465,10 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 					continue;
 				}
 			}
+			/* a synchronize waited for the last activity that ended during it, however late it woke */
+			int64_t wake_max = c->sync ? c->dur : RP_WAKE_MAX_NS;
 			int64_t j = last_end(be, m->nops, e);
-			for (; j >= 0 && be[j].end >= e - RP_WAKE_MAX_NS; j--)
-				if (be[j].end > c->start)
-					break;
-			if (j < 0 || be[j].end < e - RP_WAKE_MAX_NS || be[j].end <= c->start)
+			if (j < 0 || be[j].end < e - wake_max || be[j].end <= c->start)
 				continue;
 			int64_t pending = (last_at_most(lends, nl, c->start) + 1) - (last_at_most(ends, nl, c->start) + 1);
 			if (c->op >= 0 && !c->sync && pending >= RP_QUEUE_DEFAULT / 2) {
@@ -497,7 +501,7 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 			int64_t own = ready > prev_end ? ready : prev_end;
 			if (o->call >= 0 && o->start - own > RP_DEP_GAP_NS) {
 				for (int64_t j = last_end(be, m->nops, o->start); j >= 0; j--) {
-					if (be[j].end < o->start - RP_DEP_WINDOW_NS || be[j].end <= own)
+					if (be[j].end <= own)
 						break;
 					if (stream_of[be[j].op] != stream_of[i] && be[j].op != (int64_t)i) {
 						o->dep = be[j].op;

@@ -98,6 +98,10 @@ static void op_one(struct sim *x, int64_t j)
 		dur = (int64_t)((double)dur * x->c->op_scale[j]);
 	x->s[j] = start;
 	x->e[j] = start + dur;
+	if (x->c->starts)
+		x->c->starts[j] = start;
+	if (x->c->join && x->c->join[j] != RP_NO_JOIN)
+		x->e[j] = (start > x->c->join[j] ? start : x->c->join[j]) + x->c->transfer[j];
 	x->done[j] = 1;
 }
 
