@@ -29,7 +29,7 @@
 {{#FIX_LINES}}
 <ol class="fix-list">
 {{#LINE}}
-<li><a href="#{{ANCHOR}}"><span class="run">{{RUN}}</span>{{#RANK}} &middot; rank {{N}}{{/RANK}} &middot; {{WHAT}} &middot; <strong>saves {{SAVING}}/step</strong></a></li>
+<li><a href="#{{ANCHOR}}"><span class="run">{{RUN}}</span>{{#RANK}} &middot; rank {{N}}{{/RANK}} &middot; {{WHAT}} &middot; {{#SAVES}}<strong>saves {{SAVING}}/step</strong>{{/SAVES}}{{#FULL}}<strong>{{WHEN}}</strong>{{/FULL}}</a></li>
 {{/LINE}}
 </ol>
 {{#MORE}}

@@ -145,6 +145,11 @@ static void fix_words(struct buf *b, const struct report_experiment *e, const ch
 			buf_printf(b, " (%s)", name);
 		return;
 	}
+	/* a fix the replay priced: its mechanism's words, which the rule carries in parentheses */
+	if (rule && !strncmp(rule, "replay (", 8) && strchr(rule, ')')) {
+		buf_add(b, rule + 8, (size_t)(strchr(rule, ')') - (rule + 8)));
+		return;
+	}
 	if (rank >= 0 && rule && !strncmp(rule, "waiting:", 8)) {
 		buf_adds(b, "late at collectives, the others wait");
 		return;
@@ -163,11 +168,46 @@ struct fix_line {
 	long rank;      /* -1: the finding names no rank */
 	int64_t saving; /* ns per step */
 	char *what;     /* fix_words, owned */
+	char *when;     /* a leak's: when the device is full (owned), NULL for a saving */
 };
 
 /*
- * The lines, from findings.csv's rows with a saving, in its order (largest
- * saving first). The findings of one run and rank with the same saving
+ * A leak (memory_ranks.csv grows = 1, its memory-growth finding): what it
+ * keeps and when the device is full at that rate, in steps and, with the
+ * training log's median step (profiler_overhead.csv), in seconds. Appended
+ * to what and when; 0 where memory_ranks.csv has no such row.
+ */
+static int leak_words(const struct report_experiment *e, const char *run, long rank, struct buf *what, struct buf *when)
+{
+	const struct table *t = table_of(e, "memory_ranks");
+	int crun = t ? table_col_index(t, "run") : -1, crank = t ? table_col_index(t, "rank") : -1;
+	for (size_t r = 0; crun >= 0 && r < t->nrows; r++) {
+		const char *rr = table_text(t, r, crun);
+		if (!rr || strcmp(rr, run) || table_num(t, r, crank) != (double)rank)
+			continue;
+		double per = table_num(t, r, table_col_index(t, "kept_bytes_per_step"));
+		double full = table_num(t, r, table_col_index(t, "steps_to_full"));
+		const char *where = table_text(t, r, table_col_index(t, "kept_region"));
+		buf_printf(what, "memory leak: %.1f MiB kept per step%s%s", per / (1024.0 * 1024.0),
+			   where && *where ? " in " : "", where && *where ? where : "");
+		if (isnan(full)) {
+			buf_adds(when, "memory grows every step");
+			return 1;
+		}
+		buf_printf(when, "device full in %.0f steps", full);
+		const struct table *o = table_of(e, "profiler_overhead");
+		long orow = o ? run_row(o, run) : -1;
+		double step_us = orow >= 0 ? table_num(o, (size_t)orow, table_col_index(o, "unprofiled_median_us")) : NAN;
+		if (step_us > 0)
+			buf_printf(when, " (%.0f s at the training's %.1f ms step)", full * step_us / 1e6, step_us / 1000);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The lines: first each leak (a memory-growth finding, leak_words), then
+ * findings.csv's rows with a saving, in its order (largest saving first). The findings of one run and rank with the same saving
  * (a straggler's waiting and cause findings: one fix) are one line, linking
  * to the cause finding, which names the mechanism and the fix. Returns the
  * count; *out is the caller's to free (fix_lines_free).
@@ -178,8 +218,23 @@ static size_t fix_lines(const struct report_experiment *e, const struct table *f
 	    cev = table_col_index(f, "evidence"), crule = table_col_index(f, "rule");
 	struct fix_line *l = NULL;
 	size_t n = 0, cap = 0;
-	struct buf w;
+	struct buf w, when;
 	buf_init(&w);
+	buf_init(&when);
+	/* leaks first: a device that fills stops the training, whatever a step costs */
+	for (size_t r = 0; crun >= 0 && crule >= 0 && r < f->nrows; r++) {
+		const char *run = table_text(f, r, crun), *rule = table_text(f, r, crule);
+		double rk = table_num(f, r, crank);
+		if (!run || !rule || strncmp(rule, "memory-growth:", 14) || isnan(rk))
+			continue;
+		buf_reset(&w);
+		buf_reset(&when);
+		if (!leak_words(e, run, (long)rk, &w, &when))
+			continue;
+		l = xgrow(l, &cap, n + 1, sizeof(*l));
+		l[n++] = (struct fix_line){r, run, (long)rk, 0, xstrdup(w.data), xstrdup(when.data)};
+	}
+	size_t leaks = n;
 	for (size_t r = 0; crun >= 0 && cs >= 0 && r < f->nrows; r++) {
 		const struct cell *s = table_cell(f, r, (size_t)cs);
 		const char *run = table_text(f, r, crun);
@@ -189,7 +244,7 @@ static size_t fix_lines(const struct report_experiment *e, const struct table *f
 		double rk = table_num(f, r, crank);
 		long rank = isnan(rk) ? -1 : (long)rk;
 		const char *ev = table_text(f, r, cev);
-		size_t i = 0;
+		size_t i = leaks;
 		while (i < n && !(rank >= 0 && l[i].rank == rank && l[i].saving == saving && !strcmp(l[i].run, run)))
 			i++;
 		if (i < n) {
@@ -200,17 +255,20 @@ static size_t fix_lines(const struct report_experiment *e, const struct table *f
 		buf_reset(&w);
 		fix_words(&w, e, run, rank, table_text(f, r, crule));
 		l = xgrow(l, &cap, n + 1, sizeof(*l));
-		l[n++] = (struct fix_line){r, run, rank, saving, xstrdup(w.data)};
+		l[n++] = (struct fix_line){r, run, rank, saving, xstrdup(w.data), NULL};
 	}
 	buf_release(&w);
+	buf_release(&when);
 	*out = l;
 	return n;
 }
 
 static void fix_lines_free(struct fix_line *l, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(l[i].what);
+		free(l[i].when);
+	}
 	free(l);
 }
 
@@ -223,8 +281,12 @@ static void set_fix_line(struct tmpl_dict *x, const struct fix_line *l)
 	if (l->rank >= 0)
 		tmpl_set_int(tmpl_add_section(x, "RANK"), "N", l->rank);
 	tmpl_set(x, "WHAT", l->what);
-	time_words(&v, (double)l->saving / 1000);
-	tmpl_set(x, "SAVING", v.data);
+	if (l->when) {
+		tmpl_set(tmpl_add_section(x, "FULL"), "WHEN", l->when);
+	} else {
+		time_words(&v, (double)l->saving / 1000);
+		tmpl_set(tmpl_add_section(x, "SAVES"), "SAVING", v.data);
+	}
 	buf_reset(&v);
 	finding_anchor(&v, l->row);
 	tmpl_set(x, "ANCHOR", v.data);

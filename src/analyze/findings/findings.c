@@ -582,6 +582,15 @@ static void rule_straggler_windows(struct findings *f, const struct analysis_res
 }
 
 /* The mean of a rank's step_us in ranks.csv, in us (NAN if none); *nsteps its rows. */
+/* A time in us in words: "39.3 ms", "850 us". */
+static void time_words(struct buf *b, double us)
+{
+	if (us >= 1000 || us <= -1000)
+		buf_printf(b, "%.1f ms", us / 1000);
+	else
+		buf_printf(b, "%.0f us", us);
+}
+
 /*
  * The replay's price of a straggler (replay_fixes.csv of a run whose ranks
  * were replayed together, their collectives joined): the rank's fix with
@@ -623,10 +632,12 @@ static void saving_words(struct findings *f, const struct analysis_result *res, 
 		why_saving_words(&f->s, res, run, straggler, saving, f->overhead);
 		return;
 	}
-	buf_printf(&f->s, "about %.1f ms per step (%.0f %% of the %.1f ms step the replay calibrated to the training "
-			  "log), removing its %s (%s) in a replay of the run's ranks together: replay_fixes.csv",
-		   saving / 1000, 100 * saving / f->replay_step, f->replay_step / 1000, f->replay_what,
-		   f->replay_removed ? f->replay_removed : "");
+	buf_adds(&f->s, "about ");
+	time_words(&f->s, saving);
+	buf_printf(&f->s, " per step, %.0f %% of the ", 100 * saving / f->replay_step);
+	time_words(&f->s, f->replay_step);
+	buf_printf(&f->s, " step of the run's ranks replayed together, from that replay with its %s (%s: "
+			  "replay_fixes.csv)", f->replay_what, f->replay_removed ? f->replay_removed : "");
 }
 
 /*
@@ -897,7 +908,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	 */
 	double log_step = (double)profiler_unprofiled_ns(res, run) / 1000;
 	const char *mech = named ? why_rank_mechanism(res, run, straggler) : NULL;
-	if (mech && (!strcmp(mech, "slower_host") || !strcmp(mech, "slower_kernels")) && !f->replay_what &&
+	if (mech && (!strcmp(mech, "slower_host") || !strcmp(mech, "slower_kernels")) &&
 	    ((f->overhead > 1 && log_step > 0 && saving < (f->overhead - 1) * log_step) || !sm || sm->n < MIN_SAMPLES))
 		named = 0;
 	if (f->replay_what && isnan(saving))
@@ -907,7 +918,13 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		if (!isnan(saving)) {
 			buf_printf(&f->s, "if rank %d arrived with the others the step would be shorter by ", straggler);
 			saving_words(f, res, run, straggler, saving);
-			buf_printf(&f->s, ", above the run's noise of %.1f ms; ", noise / 1000);
+			if (f->replay_what) {
+				buf_adds(&f->s, ", above the replay's noise of ");
+				time_words(&f->s, noise);
+				buf_adds(&f->s, "; ");
+			} else {
+				buf_printf(&f->s, ", above the run's noise of %.1f ms; ", noise / 1000);
+			}
 		}
 		buf_printf(&f->s, "inside matched collectives the other ranks wait for rank %d per step, exposed "
 			   "(their GPU doing nothing else) first: %s", straggler, who.data);
@@ -951,6 +968,25 @@ static void add_pipeline(void *ctx, const char *run, int rank, double value, dou
  * beyond the replay's noise), each with its price from the replay; returns
  * how many were stated.
  */
+/* replay_fixes.csv's mechanisms in a few words, for "What to fix first" (a word not listed as it is). */
+static const char *short_words(const char *mech)
+{
+	static const struct {
+		const char *id, *words;
+	} w[] = {
+		{"host_gap", "host time outside every operator"},
+		{"sync", "synchronisations"},
+		{"blocking_copy", "blocking device-to-host copies"},
+		{"pageable_copy", "pageable host-to-device copies"},
+		{"implicit_sync", "implicit synchronisations"},
+		{"gpu_like_median", "GPU work beyond the other ranks'"},
+	};
+	for (size_t i = 0; mech && i < sizeof(w) / sizeof(w[0]); i++)
+		if (!strcmp(w[i].id, mech))
+			return w[i].words;
+	return mech ? mech : "?";
+}
+
 static int rule_replay(struct findings *f, const struct analysis_result *out, const char *run)
 {
 	const struct table *t = result_table(out, "replay_fixes");
@@ -966,15 +1002,21 @@ static int rule_replay(struct findings *f, const struct analysis_result *out, co
 		double save = table_num(t, r, csave), step = table_num(t, r, cstep);
 		const char *where = text(t, r, cwhere), *what = text(t, r, cwhat), *fix = text(t, r, cfix),
 			   *rem = text(t, r, crem), *mech = text(t, r, cmech);
-		buf_printf(&f->s,
-			   "%s (%s, %.3g per step): fixing it saves %.1f ms per step (%.0f %% of the %.1f ms step; "
-			   "%.1f to %.1f ms over the profiled steps), from the step replayed without it (%s). Fix: %s",
-			   what ? what : "?", where ? where : "?", table_num(t, r, cper), save / 1000, 100 * save / step,
-			   step / 1000, table_num(t, r, cmin) / 1000, table_num(t, r, cmax) / 1000, rem ? rem : "",
+		buf_printf(&f->s, "%s: %s (%s, %.3g per step): removing them saves ", run, what ? what : "?",
+			   where ? where : "?", table_num(t, r, cper));
+		time_words(&f->s, save);
+		buf_printf(&f->s, " per step, %.0f %% of the ", 100 * save / step);
+		time_words(&f->s, step);
+		buf_adds(&f->s, " replayed step (");
+		time_words(&f->s, table_num(t, r, cmin));
+		buf_adds(&f->s, " to ");
+		time_words(&f->s, table_num(t, r, cmax));
+		buf_printf(&f->s, " over the profiled steps; replayed without them: %s). Fix: %s", rem ? rem : "",
 			   fix ? fix : "");
 		f->saving = save;
 		add(f, run, 0, save / step, "table-replay_fixes",
-		    rulef(f, "replay: %s priced by replaying the step without it (replay_fixes.csv)", mech ? mech : "?"));
+		    rulef(f, "replay (%s): %s, priced by replaying the step without it (replay_fixes.csv)",
+			  short_words(mech), mech ? mech : "?"));
 		n++;
 	}
 	return n;

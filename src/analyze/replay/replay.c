@@ -47,7 +47,7 @@
 #define RP_SAVING_MIN 0.01 /* a saving under this share of the step is not stated */
 #define RP_JOINT_MAX 64    /* ranks of a run replayed together; more: each alone */
 
-enum mech_id { M_HOST_GAP, M_SYNC, M_BLOCKING_COPY, M_PAGEABLE, M_IMPLICIT, M_GPU_MEDIAN, NMECH };
+enum mech_id { M_HOST_GAP, M_SYNC, M_BLOCKING_COPY, M_PAGEABLE, M_IMPLICIT, M_GPU_MEDIAN, M_HOST_MEDIAN, NMECH };
 
 /* The mechanisms the replay prices: what it is, how the replay removes it, what the fix is. */
 static const struct mechanism {
@@ -75,7 +75,25 @@ static const struct mechanism {
 			  "them do not run dropped",
 			  "even out the ranks' work (the same batch and sequence lengths on every rank) and remove "
 			  "work only this rank does"},
+	[M_HOST_MEDIAN] = {"host_like_median", "host work beyond the other ranks' (slower operators, more Python)",
+			   "its host time (between its runtime calls and in them, waits aside) scaled to the median of "
+			   "the other ranks' totals",
+			   "find what its host does more than the others (straggler_causes.csv's host rows) and even it "
+			   "out"},
 };
+
+/* A rank's host time over the window: the gaps between its calls (unrecorded stretches too) and their own costs. */
+static double host_work(const struct rp_model *m)
+{
+	double w = 0;
+	for (size_t i = 0; i < m->ncalls; i++) {
+		const struct rp_call *c = &m->calls[i];
+		if (c->gap > 0)
+			w += (double)c->gap;
+		w += (double)(c->wait_op >= 0 || c->throttled ? c->cost : c->dur);
+	}
+	return w;
+}
 
 /* Which mechanism a call's wait is. */
 static int wait_mech(const struct rp_model *m, const struct rp_call *c)
@@ -288,8 +306,28 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct subject *s
 		goto out;
 	double mean = sum / (double)n;
 	for (int id = 0; id < NMECH; id++) {
-		if (id == M_GPU_MEDIAN && !sj->joint)
+		if ((id == M_GPU_MEDIAN || id == M_HOST_MEDIAN) && !sj->joint)
 			continue;
+		double host_scale = 1.0;
+		if (id == M_HOST_MEDIAN) {
+			/* the median of the other ranks' host work over this rank's; only a rank with more */
+			double *w = xmalloc(sj->n * sizeof(*w)), mine = host_work(m);
+			size_t nw = 0;
+			for (size_t q = 0; q < sj->n; q++)
+				if (q != r)
+					w[nw++] = host_work(sj->m[q]);
+			for (size_t a = 1; a < nw; a++)
+				for (size_t b2 = a; b2 > 0 && w[b2 - 1] > w[b2]; b2--) {
+					double t = w[b2];
+					w[b2] = w[b2 - 1];
+					w[b2 - 1] = t;
+				}
+			double med = nw ? (nw % 2 ? w[nw / 2] : (w[nw / 2 - 1] + w[nw / 2]) / 2) : mine;
+			free(w);
+			if (!(mine > 0) || med >= mine)
+				continue;
+			host_scale = med / mine;
+		}
 		struct fix fx = {xcalloc(m->ncalls + 1, 1), xcalloc(m->ncalls + 1, 1), xcalloc(m->nops + 1, 1), 0, 0, 0};
 		double *scale = NULL;
 		if (id == M_GPU_MEDIAN) {
@@ -306,12 +344,15 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct subject *s
 						fx.where_t = m->ops[j].call >= 0 ? m->calls[m->ops[j].call].start : m->ops[j].start;
 					}
 				}
+		} else if (id == M_HOST_MEDIAN) {
+			fx.instances = m->nsteps; /* once per step: the whole of its host time */
+			fx.where_t = m->ncalls ? m->calls[0].start : 0;
 		} else {
 			pick(m, id, &fx);
 		}
 		if (fx.instances) {
-			struct rp_change c = {.host_factor = f, .no_gap = fx.no_gap, .no_wait = fx.no_wait, .drop_op = fx.drop_op,
-					      .op_scale = scale};
+			struct rp_change c = {.host_factor = f * host_scale, .no_gap = fx.no_gap, .no_wait = fx.no_wait,
+					      .drop_op = fx.drop_op, .op_scale = scale};
 			replay_subject(sj, r, &c, x->alt);
 			double s_sum = 0, s_sq = 0, s_min = INFINITY, s_max = -INFINITY, w_sum = 0;
 			size_t sn = 0;
@@ -394,26 +435,19 @@ static void cal_row(struct ctx *x, size_t r, int64_t median, int64_t samples, do
 }
 
 /*
- * Loads rank k's model into *mp, writes its replay_steps.csv and
- * replay_calibration.csv rows and sets *f to its host factor. Returns 1
- * with a model that has steps, 0 without (released), -1 after diag.
+ * Writes the replay_steps.csv and replay_calibration.csv rows of rank k,
+ * whose model is *mp, and sets *fp to its host factor: calibrated to the
+ * log where the rank is replayed alone, else left to the run's row.
+ * Returns 1 where a step was replayed, else 0.
  */
-static int one_rank(const struct rank_key *k, struct ctx *x, struct rp_model *mp, double *fp)
+static int one_rank(const struct rank_key *k, struct ctx *x, int alone, struct rp_model *mp, double *fp)
 {
-	struct rp_model m;
-	if (rp_model_load(x->a->store, k, &m) < 0)
-		return -1;
-	if (!m.nsteps) {
-		rp_model_release(&m);
-		return 0;
-	}
-	if (m.nsteps > x->cap) {
+	struct rp_model m = *mp;	if (m.nsteps > x->cap) {
 		x->cap = m.nsteps;
 		x->buf = xrealloc(x->buf, x->cap * sizeof(*x->buf));
 		x->base = xrealloc(x->base, x->cap * sizeof(*x->base));
 		x->alt = xrealloc(x->alt, x->cap * sizeof(*x->alt));
 	}
-	x->ranks_replayed++;
 	/* the profiled steps, replayed as profiled */
 	struct rp_change same = {.host_factor = 1.0};
 	rp_measured(&m, x->base);
@@ -442,7 +476,9 @@ static int one_rank(const struct rank_key *k, struct ctx *x, struct rp_model *mp
 	table_set_int(x->cal, r, 2, (int64_t)nrep);
 	if (nrep)
 		table_set_ns(x->cal, r, 3, llround(replayed_sum / (double)nrep));
-	if (median > 0 && nrep) {
+	if (!alone) {
+		table_set_text(x->cal, r, 11, "replayed with the run's other ranks, their collectives joined: the run's row");
+	} else if (median > 0 && nrep) {
 		const struct rp_model *one = &m;
 		double f1 = 1.0;
 		struct rp_change ch;
@@ -455,13 +491,8 @@ static int one_rank(const struct rank_key *k, struct ctx *x, struct rp_model *mp
 		table_set_text(x->cal, r, 11, "no training log with unprofiled iterations: the host as profiled");
 	}
 	table_set_int(x->cal, r, 12, m.queue);
-	if (!nrep) {
-		rp_model_release(&m);
-		return 0;
-	}
-	*mp = m;
 	*fp = f;
-	return 1;
+	return nrep > 0;
 }
 
 /*
@@ -478,16 +509,26 @@ static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 	size_t have = 0;
 	int ret = 0;
 	for (size_t i = 0; i < n && ret == 0; i++) {
-		int r = one_rank(&keys[i], x, &m[have], &f[have]);
-		if (r < 0)
+		if (rp_model_load(x->a->store, &keys[i], &m[have]) < 0) {
 			ret = -1;
-		else if (r > 0) {
+		} else if (!m[have].nsteps) {
+			rp_model_release(&m[have]);
+		} else {
 			mp[have] = &m[have];
 			kp[have] = &keys[i];
 			have++;
 		}
 	}
+	/* the ranks together where their collectives match (not a pipeline's sends), at most RP_JOINT_MAX */
 	struct rp_joint *joint = ret == 0 && have > 1 && have <= RP_JOINT_MAX ? rp_joint_new(mp, have) : NULL;
+	size_t used = 0;
+	for (size_t i = 0; ret == 0 && i < have; i++) {
+		if (one_rank(kp[i], x, !joint, &m[i], &f[i]))
+			used++;
+		else if (!joint)
+			mp[i] = NULL; /* no step replayed: no fixes */
+	}
+	x->ranks_replayed += used;
 	struct rp_change *ch = xcalloc(have ? have : 1, sizeof(*ch));
 	int64_t median = profiler_unprofiled_ns(x->res, keys[0].run);
 	if (joint && median > 0) {
@@ -504,6 +545,8 @@ static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 		table_set_text(x->cal, r, 11, "the run's ranks replayed together, their collectives joined: one host factor");
 	}
 	for (size_t i = 0; ret == 0 && i < have; i++) {
+		if (!mp[i])
+			continue;
 		struct subject sj = {joint ? mp : &mp[i], joint ? have : 1, joint, joint ? f : &f[i], ch};
 		add_fixes(x, kp[i], &sj, joint ? i : 0);
 	}

@@ -64,7 +64,8 @@ struct rp_op {
 
 struct rp_call {
 	int64_t start, dur;  /* measured, ns */
-	int64_t gap;         /* host time before it: its start - the previous call's end (< 0: overlaps it) */
+	int64_t gap;         /* host time before it: its start - the previous call's end, the first's - the
+	                        first step's start (< 0: overlaps the previous call) */
 	int64_t gap_fixed;   /* the part of gap outside every recorded operator in stretches of RP_UNRECORDED_NS or more */
 	int64_t cost;        /* its own cost when it does not wait */
 	int64_t wait_op;     /* the activity it waited for (inferred), -1 */
@@ -75,6 +76,7 @@ struct rp_call {
 	int step;            /* index into steps of the step its start is in, -1 */
 	int throttled;       /* a launch the full queue blocked, as measured */
 	int sync;            /* a cuda*Synchronize call */
+	int may_block;       /* a call that can wait for the GPU (a synchronize, copy, free, allocation) */
 };
 
 struct rp_step {
@@ -94,7 +96,7 @@ struct rp_model {
 	struct rp_step *steps;
 	size_t nsteps;
 	int64_t queue;        /* the launch queue's depth used */
-	int64_t origin;       /* the first call's start */
+	int64_t origin;       /* the first step's host start, where the first call's gap begins */
 };
 
 /*
@@ -128,6 +130,8 @@ struct rp_change {
 	const int64_t *join;
 	const int64_t *transfer;
 	int64_t *starts;
+	/* when set, receives each step's start (nsteps of them; -1 none) and then the last step's end */
+	int64_t *bounds;
 };
 
 #define RP_NO_JOIN INT64_MIN
@@ -150,8 +154,10 @@ struct rp_joint *rp_joint_new(const struct rp_model *const *m, size_t n);
 void rp_joint_free(struct rp_joint *x);
 /*
  * Replays the ranks together, rank r under changes[r] (its join fields are
- * the joint's own); step_ns[k] = the mean over ranks of step k. Returns the
- * rounds it took, or -1 when it did not settle.
+ * the joint's own); step_ns[k] = the job's step k: from the earliest start
+ * of step k on any rank to the earliest start of step k + 1 (the last: to
+ * the latest end of the last step on any rank). Returns the rounds it
+ * took, or -1 when it did not settle.
  */
 int rp_joint_replay(struct rp_joint *x, const struct rp_change *changes, int64_t *step_ns);
 /*

@@ -16,7 +16,6 @@
  * wait in the first). Ranks share one clock (one host): clock offsets
  * between hosts are not applied.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,10 +151,15 @@ int rp_joint_replay(struct rp_joint *x, const struct rp_change *changes, int64_t
 		if (!moved)
 			break;
 	}
-	/* the converged round once more, for the step times: the mean over ranks per step */
+	/*
+	 * The converged round once more, for the job's steps: from the earliest
+	 * start of a step on any rank to the earliest of the next (the last: to
+	 * the latest end).
+	 */
 	size_t nsteps = x->m[0]->nsteps;
-	int64_t *sum = xcalloc(nsteps ? nsteps : 1, sizeof(*sum));
-	size_t *cnt = xcalloc(nsteps ? nsteps : 1, sizeof(*cnt));
+	int64_t *lo = xmalloc((nsteps + 1) * sizeof(*lo)), *b = xmalloc((nsteps + 1) * sizeof(*b));
+	for (size_t k = 0; k <= nsteps; k++)
+		lo[k] = -1;
 	for (size_t r = 0; r < x->n; r++) {
 		for (size_t c = 0; c < x->nc; c++)
 			x->join[r][x->comm[r][c]] = x->last[c];
@@ -163,19 +167,18 @@ int rp_joint_replay(struct rp_joint *x, const struct rp_change *changes, int64_t
 		ch.join = x->join[r];
 		ch.transfer = x->transfer[r];
 		ch.starts = x->starts[r];
+		ch.bounds = b;
 		rp_replay(x->m[r], &ch, x->steps);
-		if (getenv("RP_DEBUG"))
-			fprintf(stderr, "rank %zu rounds %d steps %lld %lld\n", r, rounds, (long long)x->steps[0], (long long)(nsteps > 1 ? x->steps[1] : 0));
 		for (size_t k = 0; k < nsteps; k++)
-			if (x->steps[k] >= 0) {
-				sum[k] += x->steps[k];
-				cnt[k]++;
-			}
+			if (b[k] >= 0 && (lo[k] < 0 || b[k] < lo[k]))
+				lo[k] = b[k];
+		if (b[nsteps] >= 0 && b[nsteps] > lo[nsteps])
+			lo[nsteps] = b[nsteps];
 	}
 	for (size_t k = 0; k < nsteps; k++)
-		step_ns[k] = cnt[k] ? sum[k] / (int64_t)cnt[k] : -1;
-	free(sum);
-	free(cnt);
+		step_ns[k] = lo[k] >= 0 && lo[k + 1] >= 0 ? lo[k + 1] - lo[k] : -1;
+	free(lo);
+	free(b);
 	return rounds < RP_JOINT_ROUNDS ? rounds : -1;
 }
 
@@ -238,18 +241,6 @@ void rp_joint_median(const struct rp_joint *x, size_t r, double *scale)
 		qsort(durs, got, sizeof(*durs), cmp_i64);
 		int64_t med = durs[got / 2];
 		scale[want->op] = want->dur > 0 ? (double)med / (double)want->dur : 1.0;
-	}
-	if (getenv("RP_DEBUG")) {
-		double a = 0, b = 0;
-		size_t drop = 0;
-		for (size_t j = 0; j < mr->nops; j++) {
-			if (mr->ops[j].kind != RP_OP_KERNEL || mr->ops[j].comm)
-				continue;
-			a += (double)mr->ops[j].dur;
-			b += scale[j] * (double)mr->ops[j].dur;
-			drop += scale[j] == 0;
-		}
-		fprintf(stderr, "median rank %zu: %zu keys, compute %.1f -> %.1f ms, %zu dropped\n", r, nk[r], a / 1e6, b / 1e6, drop);
 	}
 	free(durs);
 	for (size_t q = 0; q < x->n; q++)

@@ -3,15 +3,18 @@
  * what it holds and what it leaves out), built from the store.
  *
  * The inferences, each on measured times only:
- *   wait      a call of at least RP_WAIT_MIN_NS whose own activity ended
+ *   wait      a call that can wait (CALL_MAY_BLOCK), of at least
+ *             RP_WAIT_MIN_NS, whose own activity ended
  *             within RP_WAKE_MAX_NS of its end (a pageable copy) waited for
  *             it; else one that ended at most RP_WAKE_MAX_NS after a GPU
  *             activity that ended during it waited for the latest such
  *             activity; a cuda*Synchronize call, for the last activity
  *             that ended during it, however long before it returned;
- *   throttle  such a call that launches work while at least half the
- *             queue is pending waited for a slot of the launch queue, not
- *             for that activity; the queue's depth is then the median
+ *   throttle  a call of at least RP_WAIT_MIN_NS that launches work and
+ *             ended at an activity's end as above, while at least half the
+ *             queue was pending, waited for a slot of the launch queue, not
+ *             for that activity (any call that launches, a kernel launch
+ *             too); the queue's depth is then the median
  *             number pending at those calls (else RP_QUEUE_DEFAULT);
  *   dep       an activity that started more than RP_DEP_GAP_NS after both
  *             its launch returned and its stream's previous activity ended
@@ -35,8 +38,20 @@
 
 struct raw_call {
 	int64_t start, dur, tid, corr, trace, name_id;
-	int sync;
+	int sync, may_block;
 };
+
+/*
+ * The runtime calls that can wait for the GPU (n.name of a launches row):
+ * synchronizes, copies (cudaMemcpyAsync blocks for pageable memory and
+ * device-to-host into it), frees and allocations (cudaFree synchronizes the
+ * device), and the synchronous memset. A kernel launch waits only for the
+ * launch queue.
+ */
+#define CALL_MAY_BLOCK                                                                                     \
+	"(instr(n.name, 'Synchronize') > 0 OR instr(n.name, 'Memcpy') > 0 OR instr(n.name, 'Free') > 0 OR " \
+	"instr(n.name, 'Malloc') > 0 OR instr(n.name, 'HostAlloc') > 0 OR instr(n.name, 'HostRegister') > 0 OR " \
+	"(instr(n.name, 'Memset') > 0 AND instr(n.name, 'Async') = 0))"
 
 struct raw_op {
 	int64_t start, dur, stream, corr, trace, bytes, name_id;
@@ -121,7 +136,7 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 	int rc;
 	sqlite3_stmt *st = rank_query(s,
 				      "SELECT x.start_ns, x.dur_ns, coalesce(x.tid, 0), coalesce(x.correlation, -1), rt.id, "
-				      "x.name_id, instr(n.name, 'Synchronize') > 0 FROM traces rt JOIN launches x ON x.trace_id = rt.id "
+				      "x.name_id, instr(n.name, 'Synchronize') > 0, " CALL_MAY_BLOCK " FROM traces rt JOIN launches x ON x.trace_id = rt.id "
 				      "JOIN names n ON n.id = x.name_id WHERE rt.run_id = ?1 AND rt.rank = ?2",
 				      k);
 	if (!st)
@@ -136,6 +151,7 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		c->trace = store_column_int64(st, 4);
 		c->name_id = store_column_int64(st, 5);
 		c->sync = (int)store_column_int64(st, 6);
+		c->may_block = (int)store_column_int64(st, 7);
 	}
 	store_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -367,6 +383,7 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 		c->op = launched[i];
 		c->step = -1;
 		c->sync = rc[i].sync;
+		c->may_block = rc[i].may_block;
 		if (c->op >= 0)
 			op_call[c->op] = (int64_t)m->ncalls;
 		m->ncalls++;
@@ -379,7 +396,7 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 		free(op_call);
 		goto out;
 	}
-	m->origin = m->calls[0].start;
+	m->origin = w0; /* the first step's host start: the host time before the first call is the first gap */
 
 	/* The activities: those launched in the window, and those still running or queued as it starts. */
 	int64_t last_end_launched = w1;
@@ -456,7 +473,7 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 					costs[ncosts++] = c->dur;
 				continue;
 			}
-			if (c->op >= 0) {
+			if (c->op >= 0 && c->may_block) {
 				/* a copy the call itself waits for (pageable): its end may follow the call's by a little */
 				int64_t oe = m->ops[c->op].start + m->ops[c->op].dur;
 				if (oe >= e - RP_WAKE_MAX_NS && oe <= e + RP_WAKE_MAX_NS) {
@@ -476,6 +493,8 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 				pend[npend++] = pending;
 				continue;
 			}
+			if (!c->may_block)
+				continue; /* a launch that took long: its own cost */
 			c->wait_op = be[j].op;
 			c->wake = e - be[j].end;
 		}
@@ -525,11 +544,9 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 	size_t k2 = 0;
 	for (size_t i = 0; i < m->ncalls; i++) {
 		struct rp_call *c = &m->calls[i];
-		if (i) {
-			int64_t prev_end = m->calls[i - 1].start + m->calls[i - 1].dur;
-			c->gap = c->start - prev_end;
-			c->gap_fixed = c->gap > 0 ? unrecorded(cover, ncover, prev_end, c->start) : 0;
-		}
+		int64_t prev_end = i ? m->calls[i - 1].start + m->calls[i - 1].dur : m->origin;
+		c->gap = c->start - prev_end;
+		c->gap_fixed = c->gap > 0 ? unrecorded(cover, ncover, prev_end, c->start) : 0;
 		while (k2 < m->nsteps && c->start >= m->steps[k2].end)
 			k2++;
 		if (k2 < m->nsteps && c->start >= m->steps[k2].start) {

@@ -122,11 +122,13 @@ static void op_time(struct sim *x, int64_t j)
 }
 
 static size_t step_times(const struct rp_model *m, const int64_t *s, const int64_t *e, const int64_t *call_end,
-			 int64_t *step_ns)
+			 int64_t *step_ns, int64_t *bounds)
 {
 	size_t got = 0;
 	for (size_t k = 0; k < m->nsteps; k++) {
 		step_ns[k] = -1;
+		if (bounds)
+			bounds[k] = m->steps[k].first_op >= 0 ? s[m->steps[k].first_op] : -1;
 		if (m->steps[k].first_op < 0)
 			continue;
 		int64_t b = s[m->steps[k].first_op], end = -1;
@@ -144,6 +146,8 @@ static size_t step_times(const struct rp_model *m, const int64_t *s, const int64
 			}
 		}
 		step_ns[k] = end - b;
+		if (bounds && k + 1 == m->nsteps)
+			bounds[m->nsteps] = end;
 		got++;
 	}
 	return got;
@@ -165,13 +169,11 @@ size_t rp_replay(const struct rp_model *m, const struct rp_change *c, int64_t *s
 	int64_t prev_start = m->origin, prev_end = m->origin;
 	for (size_t i = 0; i < m->ncalls; i++) {
 		const struct rp_call *k = &m->calls[i];
-		int64_t t = m->origin;
-		if (i) {
-			int64_t fixed = c->no_gap && c->no_gap[i] ? 0 : k->gap_fixed;
-			t = prev_end + scaled(k->gap - k->gap_fixed, f) + fixed;
-			if (t < prev_start)
-				t = prev_start;
-		}
+		/* the first call's gap runs from the first step's host start (m->origin) */
+		int64_t fixed = c->no_gap && c->no_gap[i] ? 0 : k->gap_fixed;
+		int64_t t = prev_end + scaled(k->gap - k->gap_fixed, f) + fixed;
+		if (t < prev_start)
+			t = prev_start;
 		int waits = k->wait_op >= 0 && !(c->no_wait && c->no_wait[i]);
 		int64_t end;
 		if (k->op >= 0) {
@@ -208,7 +210,9 @@ size_t rp_replay(const struct rp_model *m, const struct rp_change *c, int64_t *s
 	}
 	for (size_t j = 0; j < m->nops; j++)
 		op_time(&x, (int64_t)j);
-	size_t got = step_times(m, x.s, x.e, x.call_end, step_ns);
+	if (c->bounds && m->nsteps)
+		c->bounds[m->nsteps] = -1;
+	size_t got = step_times(m, x.s, x.e, x.call_end, step_ns, c->bounds);
 	free(x.s);
 	free(x.e);
 	free(x.done);
@@ -230,7 +234,7 @@ size_t rp_measured(const struct rp_model *m, int64_t *step_ns)
 	}
 	for (size_t i = 0; i < m->ncalls; i++)
 		ce[i] = m->calls[i].start + m->calls[i].dur;
-	size_t got = step_times(m, s, e, ce, step_ns);
+	size_t got = step_times(m, s, e, ce, step_ns, NULL);
 	free(s);
 	free(e);
 	free(ce);
