@@ -224,6 +224,13 @@ int cache_open(struct store *s, const char *prev_db, int quiet, struct build_cac
 	struct stat st;
 	if (stat(prev_db, &st) || !S_ISREG(st.st_mode))
 		return 0;
+	char *unsafe;
+	if (store_check_previous(prev_db, &unsafe) < 0) {
+		if (!quiet)
+			diag_line(stderr, "perfstudy: %s: not reused: %s; reading every trace", prev_db, unsafe);
+		free(unsafe);
+		return 0;
+	}
 	if (store_attach(s, prev_db, "prev") < 0) {
 		if (!quiet)
 			diag_line(stderr, "perfstudy: %s: not reused: %s", prev_db, store_errmsg(s));
@@ -418,16 +425,16 @@ static int site_intact(const char *prev_db, const char *outdir, int quiet)
 	sqlite3_stmt *st = NULL;
 	int intact = 0;
 	/* No store, or one without site_files: not up to date, and no error. */
-	if (store_open_read(prev_db, 1, &db) < 0 || store_prepare_quiet(db, "SELECT path, size FROM site_files", &st) < 0)
+	struct stat dbst;
+	if (stat(prev_db, &dbst) < 0 || store_open_read(prev_db, 1, &db) < 0 ||
+	    store_guard(db, (uint64_t)dbst.st_size) < 0 ||
+	    store_prepare_quiet(db, "SELECT path, size FROM site_files", &st) < 0)
 		goto out;
 	/*
 	 * The store is the last file a build writes (the swap renames, which
 	 * keeps times): a site file changed since is newer than it. Sizes catch
 	 * the rest; the store records no time, so two builds write its same bytes.
 	 */
-	struct stat dbst;
-	if (stat(prev_db, &dbst) < 0)
-		goto out;
 	int rc;
 	intact = 1;
 	while (intact && (rc = store_step_rc(st)) == SQLITE_ROW) {
@@ -454,6 +461,12 @@ out:
 
 int cache_up_to_date(const char *prev_db, const char *fingerprint, const char *outdir, int quiet)
 {
+	/* A store not safe to read is not up to date; cache_open says why. */
+	char *unsafe;
+	if (store_check_previous(prev_db, &unsafe) < 0) {
+		free(unsafe);
+		return 0;
+	}
 	char *v = store_file_meta(prev_db, "fingerprint");
 	int same = v && !strcmp(v, fingerprint);
 	free(v);

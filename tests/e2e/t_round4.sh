@@ -116,4 +116,38 @@ else
 fi
 cd - >/dev/null || exit 1
 
+# --- item 5: the previous store is read under the SQLite guard ---
+# build -o DIR attached DIR/perfstudy.db without the guard diff and merge
+# use: a 'meta' or 'history_runs' that is a recursive view hung the build
+# (the up-to-date check, the trace cache, the build history). The store
+# is now checked first on a bounded connection of its own; one with such
+# a view is not reused, and the build says so and finishes. ulimit -t is
+# only a safety net: the assertion is on the outcome.
+if command -v sqlite3 >/dev/null; then
+	V=$T/m5
+	mkdir -p "$V"
+	"$PERFSTUDY" build -q "$SMALL/run-a" -o "$V/site" 2>"$T/err" || bad "item 5: the first build failed: $(cat "$T/err")"
+	rec='WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r)'
+	for t in meta history_runs site_files; do
+		rm -rf "$V/$t" && cp -r "$V/site" "$V/$t"
+		case $t in
+		meta) sql="DROP TABLE meta; CREATE VIEW meta(key, value) AS $rec SELECT 'k' || i, 'v' FROM r" ;;
+		history_runs) sql="DROP TABLE history_runs; CREATE VIEW history_runs(experiment, build, run) AS $rec SELECT 'default', i, 'run-a' FROM r" ;;
+		site_files) sql="DROP TABLE site_files; CREATE VIEW site_files(path, size) AS $rec SELECT 'f' || i, 1 FROM r" ;;
+		esac
+		sqlite3 "$V/$t/perfstudy.db" "$sql"
+		# The same inputs: the up-to-date check reads the store first.
+		bash -c 'ulimit -t 20; exec "$0" build "$1" -o "$2"' "$P" "$SMALL/run-a" "$V/$t" >/dev/null 2>"$T/err"
+		rc=$?
+		[ $rc -eq 0 ] && ok || bad "previous store with '$t' a recursive view: exit $rc, want 0: $(head -c 600 "$T/err")"
+		grep -qF "perfstudy: $V/$t/perfstudy.db: not reused: '$t' is a view, not a plain table (a view runs the file's own SQL); reading every trace" "$T/err" &&
+			ok || bad "previous store with '$t' a recursive view: not said: $(head -c 600 "$T/err")"
+		[ "$(sqlite3 "$V/$t/perfstudy.db" "SELECT type FROM sqlite_master WHERE name = '$t'")" = table ] && ok ||
+			bad "previous store with '$t' a recursive view: the new store still has the view"
+		left "$V/$t" "previous store with '$t' a recursive view"
+	done
+else
+	skipped "sqlite3 not installed: forged previous store not made"
+fi
+
 finish
