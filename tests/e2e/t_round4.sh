@@ -150,4 +150,68 @@ else
 	skipped "sqlite3 not installed: forged previous store not made"
 fi
 
+# --- item 11: every per-run figure has its own file, named by one function ---
+# memory_timeline_<run> replaced characters itself: runs UP and up, a.b and
+# a_b shared one file (the page showed run up's memory under UP), and a
+# 300-byte run id failed the build, exit 3 "File name too long". Five runs
+# whose ids differ only in case and punctuation (and one 300 bytes long),
+# once with the allocator's events (memory_timeline, step_timeline,
+# top_kernels) and once as a 9-stage pipeline (pipeline_bubble,
+# rank_spread, step_timeline, top_kernels): each figure on the page must
+# be a file of its own whose title names the run the page shows it for.
+F=$T/m11
+mkdir -p "$F"
+python3 tests/e2e/pipeline_gen.py "$F/pipe" gpipe 9 2 || bad "item 11: pipeline_gen.py failed"
+long=$(printf 'x%.0s' $(seq 300))
+{
+	printf 'version: 1\nid: mem\ntitle: memory figures\nruns:\n'
+	for r in UP up a.b a_b "$long"; do printf '  - {id: %s, traces: %s/rank*.pt.trace.json}\n' "$r" "$PWD/tests/data/memory"; done
+} >"$F/mem.yaml"
+{
+	printf 'version: 1\nid: pipe\ntitle: pipeline figures\nruns:\n'
+	for r in UP up a.b a_b "$long"; do printf '  - {id: %s, pipeline_parallel: 9, traces: %s/rank*.json}\n' "$r" "$F/pipe"; done
+} >"$F/pipe.yaml"
+"$PERFSTUDY" build -q "$F/mem.yaml" "$F/pipe.yaml" -o "$F/o" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && ok || bad "runs that differ in case and punctuation: exit $rc, want 0: $(head -c 600 "$T/err")"
+python3 - "$F/o" "$long" >"$T/out" 2>&1 <<'PY'
+import html, os, re, sys
+site, long = sys.argv[1], sys.argv[2]
+runs = ["UP", "up", "a.b", "a_b", long]
+# kind: (experiments, the run and rank in an image's alt text, the run and rank in the figure's first <title>)
+kinds = {
+    "memory_timeline_": (["mem"], r"profiled steps of run (\S+): ()", r"profiled steps, (\S+)()$"),
+    "step_timeline_": (["mem", "pipe"], r"of run (\S+), its median step()", r"^(\S+): step \d+()"),
+    "top_kernels_": (["mem", "pipe"], r"GPU time in run (\S+), rank (\d+)", r"by total time: (\S+), rank (\d+)$"),
+    "rank_spread_": (["pipe"], r"Every rank of run (\S+) in order()", r"^(\S+): \d+ ranks()"),
+    "pipeline_bubble_": (["pipe"], r"^Run (\S+): each pipeline stage()", r"^(\S+): pipeline bubble()"),
+}
+fail = 0
+for kind, (exps, alt_re, title_re) in kinds.items():
+    for exp in exps:
+        page = open(os.path.join(site, exp, "index.html"), encoding="utf-8").read()
+        seen = {}
+        for src, alt in re.findall(r'<img src="(figures/%s[^"]*)\.svg" alt="([^"]*)"' % kind, page):
+            m = re.search(alt_re, html.unescape(alt))
+            if not m:
+                continue
+            key = (m.group(1), m.group(2))
+            if key in seen and seen[key] != src:
+                print("FAIL: %s %s: run %s shown twice" % (exp, kind, key[0][:20])); fail = 1
+            seen[key] = src
+            title = re.search(r"<title>([^<]*)</title>", open(os.path.join(site, exp, src + ".svg"), encoding="utf-8").read())
+            t = re.search(title_re, html.unescape(title.group(1))) if title else None
+            if not t or (t.group(1), t.group(2)) != key:
+                print("FAIL: %s: the page shows %s for run %s, a figure of %s" %
+                      (exp, src, key[0][:20], t.group(1)[:20] if t else "nothing")); fail = 1
+        shown = {r for r, _ in seen}
+        if shown != set(runs):
+            print("FAIL: %s %s: figures of %d runs, want 5" % (exp, kind, len(shown))); fail = 1
+        if len(set(seen.values())) != len(seen):
+            print("FAIL: %s %s: %d figures share %d files" % (exp, kind, len(seen), len(set(seen.values())))); fail = 1
+        print("%s %s: %d figures" % (exp, kind, len(seen)))
+sys.exit(fail)
+PY
+[ $? -eq 0 ] && ok || bad "figures of runs that differ in case and punctuation: $(grep FAIL "$T/out" | head -5)"
+
 finish

@@ -604,10 +604,7 @@ static int adopt_parts(struct store *s, const char *exp, int64_t build)
 /* A chart name from a series name, one per exact name ("A" and "a" are two series): fs_name_stem. */
 static char *trend_name(const char *series)
 {
-	char *stem = fs_name_stem(series);
-	char *n = xasprintf("trend_%s", stem);
-	free(stem);
-	return n;
+	return fs_figure_name("trend_", series, NULL);
 }
 
 /*
