@@ -214,4 +214,32 @@ sys.exit(fail)
 PY
 [ $? -eq 0 ] && ok || bad "figures of runs that differ in case and punctuation: $(grep FAIL "$T/out" | head -5)"
 
+# --- item 12: one JSON string writer; names that are not UTF-8 ---
+# diff's JSON copied the bytes of a run directory `run\xff` raw, and both
+# files (--json, --benchmark-json) were not JSON; the merged trace wrote
+# U+FFFD. Every JSON file now escapes through util/json.h: each byte that
+# is not UTF-8 as \ufffd. Parsed here with python3's json module.
+J=$T/m12
+mkdir -p "$J/run"$'\xff'
+cp "$SMALL/run-a/rank0.json" "$J/run"$'\xff'/rank0.json
+(cd "$J" && "$P" build -q "run"$'\xff' -o o1) 2>"$T/err" || bad "item 12: the first build failed: $(cat "$T/err")"
+sed 's/"dur": 100.25/"dur": 200.25/' "$SMALL/run-a/rank0.json" >"$J/run"$'\xff'/rank0.json
+(cd "$J" && "$P" build -q "run"$'\xff' -o o2) 2>"$T/err" || bad "item 12: the second build failed: $(cat "$T/err")"
+(cd "$J" && "$P" diff -q --json d.json --benchmark-json b.json o1 o2) >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 4 ] && ok || bad "diff of run\\xff: exit $rc, want 4 (a regression): $(head -c 600 "$T/err")"
+python3 - "$J" >"$T/out" 2>&1 <<'PY'
+import glob, gzip, json, sys
+d = sys.argv[1]
+runs = [s["run"] for e in json.load(open(d + "/d.json", encoding="utf-8"))["experiments"] for s in e["step_times"]]
+assert runs == ["run\ufffd"], runs
+names = [b["name"] for b in json.load(open(d + "/b.json", encoding="utf-8"))]
+assert "default/run\ufffd step time" in names, names
+for f in glob.glob(d + "/o1/default/traces/*.trace.json.gz"):
+    t = json.dumps(json.load(gzip.open(f, "rt", encoding="utf-8")), ensure_ascii=False)
+    assert "run\ufffd" in t, f
+PY
+[ $? -eq 0 ] && ok || bad "JSON of run\\xff: $(tail -3 "$T/out")"
+ls "$J"/o1/default/traces/*.trace.json.gz >/dev/null 2>&1 && ok || bad "item 12: no merged trace written"
+
 finish
