@@ -242,4 +242,35 @@ PY
 [ $? -eq 0 ] && ok || bad "JSON of run\\xff: $(tail -3 "$T/out")"
 ls "$J"/o1/default/traces/*.trace.json.gz >/dev/null 2>&1 && ok || bad "item 12: no merged trace written"
 
+# --- item 14: a shard claiming 2,000,000,000 shards; -o DIR/. ---
+# merge allocated a slot per claimed shard and ended in exit 3 "out of
+# memory"; now exit 1 naming the shard, its table and key. A set has no
+# more shards than traces, and every shard of it must be given.
+if command -v sqlite3 >/dev/null; then
+	H=$T/m14
+	mkdir -p "$H"
+	"$PERFSTUDY" ingest -q --shard 0/1 -o "$H/s.db" "$SMALL/run-a/rank0.json" 2>"$T/err" || bad "item 14: ingest failed: $(cat "$T/err")"
+	sqlite3 "$H/s.db" "UPDATE shard_meta SET value = '2000000000' WHERE key = 'shards'"
+	fails "a shard claiming 2e9 shards" 1 \
+		"$H/s.db: error: table 'shard_meta', key 'shards': 2000000000 shards, more than the 1 traces and the 1 shard database given; refused (a damaged or forged shard)" \
+		"$PERFSTUDY" merge -q -o "$H/out" "$H/s.db" "$SMALL/run-a/rank0.json"
+	[ ! -e "$H/out" ] && ok || bad "a shard claiming 2e9 shards: an output was written"
+else
+	skipped "sqlite3 not installed: forged shard count not made"
+fi
+# -o site/. renamed the new output onto "site/.": exit 3 "Device or resource
+# busy". A name ending in '.' or '..', or naming nothing, is a usage error.
+"$PERFSTUDY" build -q "$SMALL/run-a" -o "$T/m14site" 2>"$T/err" || bad "item 14: the first build failed: $(cat "$T/err")"
+cp -r "$T/m14site" "$T/m14site.before"
+fails "build -o DIR/." 2 "perfstudy build: error: -o '$T/m14site/.' ends in '.' or '..'; name the output itself (-o DIR, not -o DIR/.)" \
+	"$PERFSTUDY" build -q "$SMALL/run-a" -o "$T/m14site/."
+fails "build -o DIR/sub/.." 2 "perfstudy build: error: -o '$T/m14site/data/..' ends in '.' or '..'" \
+	"$PERFSTUDY" build -q "$SMALL/run-a" -o "$T/m14site/data/.."
+fails "build -o ''" 2 "perfstudy build: error: -o '' names no file or directory" \
+	"$PERFSTUDY" build -q "$SMALL/run-a" -o ""
+fails "ingest -o DIR/." 2 "perfstudy ingest: error: -o '$T/m14site/.' ends in '.' or '..'" \
+	"$PERFSTUDY" ingest -q --shard 0/1 -o "$T/m14site/." "$SMALL/run-a/rank0.json"
+diff -r "$T/m14site.before" "$T/m14site" >/dev/null && ok || bad "-o DIR/.: the previous output changed"
+left "$T/m14site" "-o DIR/."
+
 finish
