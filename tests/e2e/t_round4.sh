@@ -273,4 +273,26 @@ fails "ingest -o DIR/." 2 "perfstudy ingest: error: -o '$T/m14site/.' ends in '.
 diff -r "$T/m14site.before" "$T/m14site" >/dev/null && ok || bad "-o DIR/.: the previous output changed"
 left "$T/m14site" "-o DIR/."
 
+# --- item 15: the up-to-date fingerprint follows a retargeted symlink ---
+# The fingerprint held a file's path, size and modification time: a link
+# retargeted to another file of the same size and time was "up to date",
+# and the site kept the old file's numbers. It now holds the device and
+# inode of the file the path resolves to as well.
+Y=$T/m15
+mkdir -p "$Y"
+sed 's/gemm_kernel/gemm_kernel_one/' "$SMALL/run-a/rank0.json" >"$Y/one.json"
+sed 's/gemm_kernel/gemm_kernel_two/' "$SMALL/run-a/rank0.json" >"$Y/two.json"
+touch -d '2024-01-01 00:00:00' "$Y/one.json" "$Y/two.json"
+ln -s one.json "$Y/link.json"
+"$PERFSTUDY" build "$Y/link.json" -o "$Y/site" >/dev/null 2>"$T/err" || bad "item 15: the first build failed: $(cat "$T/err")"
+ln -sfn two.json "$Y/link.json"
+"$PERFSTUDY" build "$Y/link.json" -o "$Y/site" >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && ok || bad "retargeted link: exit $rc: $(head -c 600 "$T/err")"
+grep -q "is up to date" "$T/err" && bad "retargeted link of the same size and time: 'up to date'" || ok
+grep -q gemm_kernel_two "$Y/site/default/data/top_kernels.csv" && ! grep -q gemm_kernel_one "$Y/site/default/data/top_kernels.csv" &&
+	ok || bad "retargeted link: the site does not show the new target's kernels"
+"$PERFSTUDY" build "$Y/link.json" -o "$Y/site" >/dev/null 2>"$T/err"
+grep -q "is up to date" "$T/err" && ok || bad "retargeted link: the build after is not up to date: $(head -3 "$T/err")"
+
 finish
