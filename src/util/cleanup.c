@@ -54,8 +54,11 @@ static void drop_lock(void)
 }
 static struct sigaction saved[NSIGNALS], saved_fatal[NFATAL];
 static int have_saved;
-/* The stack the handlers run on, so that a stack overflow (SIGSEGV) still cleans up. */
-static char alt_stack[1 << 16] __attribute__((aligned(16)));
+/*
+ * The stack the handlers run on, so that a stack overflow (SIGSEGV) still
+ * cleans up: room for remove_at's 4 KiB per level, 17 levels deep.
+ */
+static char alt_stack[1 << 18] __attribute__((aligned(16)));
 
 struct dirent64_raw {
 	uint64_t d_ino;
@@ -178,12 +181,18 @@ static void catch_signals(void)
 		if (saved[i].sa_handler != SIG_IGN)
 			sigaction(signals[i], &sa, NULL);
 	}
+	/* One already set up (a sanitizer's) is kept: its handler may run on it after ours. */
 	stack_t ss;
 	memset(&ss, 0, sizeof(ss));
-	ss.ss_sp = alt_stack;
-	ss.ss_size = sizeof(alt_stack);
-	if (sigaltstack(&ss, NULL) == 0)
+	if (sigaltstack(NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE)) {
 		sa.sa_flags |= SA_ONSTACK;
+	} else {
+		memset(&ss, 0, sizeof(ss));
+		ss.ss_sp = alt_stack;
+		ss.ss_size = sizeof(alt_stack);
+		if (sigaltstack(&ss, NULL) == 0)
+			sa.sa_flags |= SA_ONSTACK;
+	}
 	for (size_t i = 0; i < NFATAL; i++) {
 		sigaction(fatal[i], NULL, &saved_fatal[i]);
 		sigaction(fatal[i], &sa, NULL);
