@@ -114,7 +114,7 @@ int store_check_previous(const char *path, char **why)
 		*why = xasprintf("not a readable SQLite database: %s", sqlite3_errmsg(s->db));
 		goto out;
 	}
-	int rc;
+	int rc = SQLITE_DONE;
 	while (!*why && (rc = sqlite3_step(q)) == SQLITE_ROW) {
 		const char *type = (const char *)sqlite3_column_text(q, 0), *name = (const char *)sqlite3_column_text(q, 1);
 		if (!type || !name)
