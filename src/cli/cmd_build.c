@@ -43,6 +43,27 @@ int cmd_build(int argc, char **argv)
 	return cmd_build_mode(argc, argv, &plain);
 }
 
+/*
+ * Why out cannot name an output, or NULL: the output is written beside it
+ * as OUT.tmp.<pid> and renamed onto it, which a name ending in '.' or '..'
+ * (`-o site/.`) or naming no file (``, `/`) cannot be: the rename failed
+ * with exit 3 "Device or resource busy", a usage error in fact.
+ */
+static const char *bad_output(const char *out)
+{
+	size_t n = strlen(out);
+	while (n > 0 && out[n - 1] == '/')
+		n--;
+	if (n == 0)
+		return "names no file or directory";
+	size_t start = n;
+	while (start > 0 && out[start - 1] != '/')
+		start--;
+	if ((n - start == 1 && out[start] == '.') || (n - start == 2 && out[start] == '.' && out[start + 1] == '.'))
+		return "ends in '.' or '..'; name the output itself (-o DIR, not -o DIR/.)";
+	return NULL;
+}
+
 int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 {
 	static const struct option opts[] = {
@@ -94,6 +115,11 @@ int cmd_build_mode(int argc, char **argv, const struct build_mode *mode)
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "perfstudy build: error: no input given (see perfstudy build --help)\n");
+		return EXIT_USAGE;
+	}
+	const char *why = bad_output(out);
+	if (why) {
+		diag_line(stderr, "perfstudy %s: error: -o '%s' %s", argv[0], out, why);
 		return EXIT_USAGE;
 	}
 	if (preset) {

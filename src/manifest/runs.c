@@ -5,6 +5,7 @@
  */
 #include "manifest/manifest_int.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,31 @@ static const char *const profiled_words[] = {"forward", "forward+backward"};
 /* A pipeline's schedule (pipeline_stages.csv), overriding the one inferred from the trace. */
 static const char *const schedule_words[] = {"gpipe", "1f1b"};
 
+/*
+ * The ranks of one model replica, tensor_parallel x pipeline_parallel,
+ * must fit the run: at most its gpus when given, else at most INT_MAX.
+ * Each factor alone is within INT_MAX, their product is not: 65536 x 65536
+ * wrapped to 0 in models_replica_ranks(), and the scaling analysis divided
+ * by it. Checked here, once, so that every analysis can divide by it.
+ */
+static void check_replica(struct ctx *c, const struct manifest_run *r, const struct ynode *tp_v,
+	const struct ynode *pp_v)
+{
+	int64_t tp = r->tensor_parallel > 0 ? r->tensor_parallel : 1;
+	int64_t pp = r->pipeline_parallel > 0 ? r->pipeline_parallel : 1;
+	int64_t mp = tp * pp; /* each at most INT_MAX: no overflow in 64 bits */
+	const struct ynode *at = r->pipeline_parallel > 0 ? pp_v : tp_v;
+	if (!at || (!r->tensor_parallel && !r->pipeline_parallel))
+		return;
+	if (r->gpus > 0 && mp > r->gpus)
+		mf_err_at(c, at,
+			"'tensor_parallel' x 'pipeline_parallel' is %lld GPUs per model replica, more than the run's 'gpus' (%d)",
+			(long long)mp, r->gpus);
+	else if (mp > INT_MAX)
+		mf_err_at(c, at, "'tensor_parallel' x 'pipeline_parallel' is %lld GPUs per model replica, more than %d",
+			(long long)mp, INT_MAX);
+}
+
 static void get_run(struct ctx *c, const struct ynode *map, struct manifest_run *r,
 	struct manifest_model *own, const struct ynode **id_node)
 {
@@ -65,7 +91,7 @@ static void get_run(struct ctx *c, const struct ynode *map, struct manifest_run 
 		"inputs", "recompute", "zero", "tensor_parallel", "profiled", "grad_bytes",
 		"measured", "published", "scaling_baseline", "pipeline_parallel", "schedule", "microbatches",
 	};
-	const struct ynode *seen[19] = {0};
+	const struct ynode *seen[19] = {0}, *tp_v = NULL, *pp_v = NULL;
 	int64_t x;
 	r->line = map->line;
 	r->col = map->col;
@@ -115,6 +141,7 @@ static void get_run(struct ctx *c, const struct ynode *map, struct manifest_run 
 			break;
 		case 10:
 			mf_get_posint(c, k, v, &r->tensor_parallel);
+			tp_v = v;
 			break;
 		case 11:
 			mf_get_choice(c, k, v, profiled_words, 2, 1, &r->profiled);
@@ -135,6 +162,7 @@ static void get_run(struct ctx *c, const struct ynode *map, struct manifest_run 
 			break;
 		case 16:
 			mf_get_posint(c, k, v, &r->pipeline_parallel);
+			pp_v = v;
 			break;
 		case 17:
 			mf_get_choice(c, k, v, schedule_words, 2, 1, &r->schedule);
@@ -145,6 +173,7 @@ static void get_run(struct ctx *c, const struct ynode *map, struct manifest_run 
 		}
 	}
 	mf_require(c, map, seen[0], "id");
+	check_replica(c, r, tp_v, pp_v);
 	/* A run is traces, other inputs, or numbers typed in from a published study. */
 	if (!seen[7] && !seen[13] && !seen[14])
 		mf_require(c, map, seen[6], "traces");

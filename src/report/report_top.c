@@ -329,18 +329,15 @@ static void set_median(struct tmpl_dict *x, double us, double count)
 	buf_release(&v);
 }
 
-/* The figure named TIMELINE_FIGURE<run> (or the run's file-name stem), or -1. */
+/* The figure named TIMELINE_FIGURE<run's file-name stem> (fs_figure_name), or -1. */
 static long timeline_of(const struct report_experiment *e, const char *run)
 {
-	char *stem = fs_name_stem(run);
-	char *a = xasprintf(TIMELINE_FIGURE "%s", run), *b = xasprintf(TIMELINE_FIGURE "%s", stem);
+	char *name = fs_figure_name(TIMELINE_FIGURE, run, NULL);
 	long hit = -1;
 	for (size_t i = 0; i < e->nfigures && hit < 0; i++)
-		if (!strcmp(e->figures[i].name, a) || !strcmp(e->figures[i].name, b))
+		if (!strcmp(e->figures[i].name, name))
 			hit = (long)i;
-	free(a);
-	free(b);
-	free(stem);
+	free(name);
 	return hit;
 }
 

@@ -408,8 +408,8 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		x.ranks[i].first = INT64_MAX;
 	}
 	/* the file's name: the run id where it is [a-z0-9-], else a stem unique per id (fs.h): ids may hold '/' */
-	char *stem = fs_name_stem(run);
-	char *path = xasprintf("%s/%s.trace.json.gz", dir, stem), *tmp = NULL;
+	char *file = fs_figure_name("", run, ".trace.json.gz");
+	char *path = xasprintf("%s/%s", dir, file), *tmp = NULL;
 	sqlite3_stmt *st[NSRC] = {0};
 	int have[NSRC] = {0};
 	struct wrow *w = NULL;
@@ -602,7 +602,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	if (fs_commit_tmp(f, tmp, path, x.o.failed ? x.o.err : 0) < 0)
 		goto out;
 	info->run = xstrdup(run);
-	info->file = xasprintf("traces/%s.trace.json.gz", stem);
+	info->file = xasprintf("traces/%s", file);
 	info->ranks = (int)nranks;
 	info->events = stored;
 	info->bytes = (int64_t)x.o.z.total_out;
@@ -626,7 +626,7 @@ out:
 	free(x.acts);
 	free(w);
 	free(ops);
-	free(stem);
+	free(file);
 	free(path);
 	free(tmp);
 	return ret;

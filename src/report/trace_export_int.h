@@ -43,10 +43,9 @@ void tx_out_next(struct tx_out *o);
 void tx_put_i64(struct buf *b, int64_t v);
 void tx_put_us(struct buf *b, int64_t ns);
 /*
- * Appends s (n bytes, any bytes) as a JSON string: '"' and '\' escaped,
- * control bytes, DEL, U+2028 and U+2029 as \uXXXX (\n, \t, \r as such),
- * bytes that are not UTF-8 as U+FFFD; past max bytes it is cut and ends
- * in "…".
+ * Appends s (n bytes, any bytes) as a JSON string escaped by util/json.h's
+ * one writer (bytes that are not UTF-8 as \ufffd); past max bytes it is
+ * cut and ends in "…".
  * tx_put_cstr: a NUL-terminated s, max TX_NAME_MAX.
  */
 void tx_put_str(struct buf *b, const char *s, size_t n, size_t max);

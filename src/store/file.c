@@ -9,7 +9,10 @@
  */
 #include "store/store_int.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "util/diag.h"
 #include "util/sqlguard.h"
@@ -89,4 +92,55 @@ const char *store_not_plain(struct store *s, const char *table)
 int store_has_table(struct store *s, const char *table)
 {
 	return sqlguard_schema_says(s->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", table);
+}
+
+int store_check_previous(const char *path, char **why)
+{
+	/* The views the store's schema makes (schema.c); nothing reads them through an attached store. */
+	static const char *const own_views[] = {"steps", "gpu_activities"};
+	struct stat st;
+	struct store *s = NULL;
+	sqlite3_stmt *q = NULL;
+	*why = NULL;
+	if (stat(path, &st) < 0) {
+		*why = xasprintf("cannot read it: %s", strerror(errno));
+		return -1;
+	}
+	if (open_file(path, path, SQLITE_OPEN_READONLY, &s, why) < 0)
+		return -1;
+	if (sqlguard_apply(s->db, (uint64_t)st.st_size) < 0 ||
+	    sqlite3_prepare_v2(s->db, "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view', 'trigger')",
+			       -1, &q, NULL) != SQLITE_OK) {
+		*why = xasprintf("not a readable SQLite database: %s", sqlite3_errmsg(s->db));
+		goto out;
+	}
+	int rc = SQLITE_DONE;
+	while (!*why && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(q, 0), *name = (const char *)sqlite3_column_text(q, 1);
+		if (!type || !name)
+			continue;
+		if (!strcmp(type, "view")) {
+			int own = 0;
+			for (size_t i = 0; i < sizeof(own_views) / sizeof(own_views[0]); i++)
+				own |= !strcmp(name, own_views[i]);
+			if (!own)
+				*why = xasprintf("'%s' is a view, not a plain table (a view runs the file's own SQL)", name);
+		} else if (!strcmp(type, "trigger")) {
+			*why = xasprintf("'%s' is a trigger (a perfstudy store has none)", name);
+		} else {
+			char *copy = xstrdup(name);
+			const char *k = sqlguard_not_plain(s->db, copy);
+			if (k)
+				*why = xasprintf("table '%s' is %s, not a plain table (it runs the file's own SQL)", copy, k);
+			free(copy);
+		}
+	}
+	if (!*why && rc != SQLITE_DONE)
+		*why = sqlguard_over_budget(s->db)
+			       ? xstrdup("its schema could not be read within the bounds of a file perfstudy did not write")
+			       : xasprintf("not a readable SQLite database: %s", sqlite3_errmsg(s->db));
+out:
+	sqlite3_finalize(q);
+	store_close(s);
+	return *why ? -1 : 0;
 }

@@ -7,8 +7,10 @@
 #include "store/store_int.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "util/diag.h"
+#include "util/sqlguard.h"
 #include "util/xalloc.h"
 
 const char *store_path(const struct store *s)
@@ -148,7 +150,10 @@ char *store_file_meta(const char *path, const char *key)
 {
 	sqlite3 *db = NULL;
 	char *v = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+	struct stat st;
+	/* A file perfstudy may not have written: under the guard's bounds (util/sqlguard.h). */
+	if (stat(path, &st) == 0 && sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlguard_apply(db, (uint64_t)st.st_size) == 0) {
 		sqlite3_stmt *st;
 		if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?1", -1, &st, NULL) == SQLITE_OK) {
 			sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);

@@ -329,7 +329,7 @@ int store_index_traces(struct store *s)
 int store_add_cache_tables(struct store *s)
 {
 	return store_exec(s, "CREATE TABLE trace_files(trace_id INTEGER PRIMARY KEY REFERENCES traces(id),"
-			  " mtime_ns INTEGER);\n"
+			  " mtime_ns INTEGER, file_id TEXT);\n"
 			  "CREATE TABLE trace_warnings(trace_id INTEGER NOT NULL REFERENCES traces(id),"
 			  " message TEXT NOT NULL);", "create the cache tables");
 }

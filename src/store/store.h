@@ -222,6 +222,17 @@ int store_create_shard(const char *file, const char *name, struct store **out);
  */
 int store_guard(struct store *s, uint64_t bytes);
 int store_readable(struct store *s);
+/*
+ * Whether path, the previous build's store, may be read by the build: it
+ * is attached to the build's own connection (study/cache.c,
+ * analyze/history/history.c), which has no step budget, so it is first
+ * checked on a connection of its own under store_guard's bounds: every
+ * table plain, no view but the store's own (which nothing reads through
+ * the attached store), no trigger. A table of it replaced by a recursive
+ * view (`meta`, `history_runs`) hung the build. 0, or -1 with why (the
+ * caller frees it; no diagnostic: the caller says what it means).
+ */
+int store_check_previous(const char *path, char **why);
 const char *store_not_plain(struct store *s, const char *table);
 int store_has_table(struct store *s, const char *table);
 

@@ -77,14 +77,17 @@ static void cross_exps_free(struct crossexp_exp *x, size_t n)
  * the build reads (traces, each run's inputs: training logs, Nsight Compute
  * CSVs, reports; hardware.nvidia_smi and hardware.topology), its path,
  * size and modification time (a file rewritten with new bytes gets a new
- * time; touching one merely re-reads it).
+ * time; touching one merely re-reads it), and the device and inode of the
+ * file the path resolves to: a symbolic link (or a directory on the path)
+ * retargeted to another file of the same size and time was "up to date".
  */
 static void add_stat(struct buf *b, const char *path)
 {
 	struct stat st;
 	if (stat(path, &st) == 0)
-		buf_printf(b, "file %s %lld %lld.%09ld\n", path, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-			   (long)st.st_mtim.tv_nsec);
+		buf_printf(b, "file %s %lld %lld.%09ld %llu:%llu\n", path, (long long)st.st_size,
+			   (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, (unsigned long long)st.st_dev,
+			   (unsigned long long)st.st_ino);
 	else
 		buf_printf(b, "file %s missing\n", path);
 }

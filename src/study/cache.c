@@ -28,7 +28,7 @@
 #endif
 
 struct build_cache {
-	sqlite3_stmt *lookup;   /* prev trace by path: id, size, sha256, mtime_ns */
+	sqlite3_stmt *lookup;   /* prev trace by path: id, size, sha256, mtime_ns, file_id */
 	sqlite3_stmt *copy_row; /* main.traces row from prev.traces */
 	sqlite3_stmt *fix_rank; /* a rank taken from the file's position follows its new position */
 	sqlite3_stmt *warnings; /* prev.trace_warnings of a trace */
@@ -224,6 +224,13 @@ int cache_open(struct store *s, const char *prev_db, int quiet, struct build_cac
 	struct stat st;
 	if (stat(prev_db, &st) || !S_ISREG(st.st_mode))
 		return 0;
+	char *unsafe;
+	if (store_check_previous(prev_db, &unsafe) < 0) {
+		if (!quiet)
+			diag_line(stderr, "perfstudy: %s: not reused: %s; reading every trace", prev_db, unsafe);
+		free(unsafe);
+		return 0;
+	}
 	if (store_attach(s, prev_db, "prev") < 0) {
 		if (!quiet)
 			diag_line(stderr, "perfstudy: %s: not reused: %s", prev_db, store_errmsg(s));
@@ -240,7 +247,7 @@ int cache_open(struct store *s, const char *prev_db, int quiet, struct build_cac
 	/* Interned names keep their ids, so copied rows need no translation. */
 	if (store_exec(s, "INSERT INTO main.names SELECT * FROM prev.names", "copy names") < 0 ||
 	    store_reload_names(s) < 0 ||
-	    store_prepare(s, "look up a previous trace", "SELECT t.id, t.size, t.sha256, f.mtime_ns FROM prev.traces t"
+	    store_prepare(s, "look up a previous trace", "SELECT t.id, t.size, t.sha256, f.mtime_ns, f.file_id FROM prev.traces t"
 		       " LEFT JOIN prev.trace_files f ON f.trace_id = t.id"
 		       " WHERE t.path = ?1 AND t.sha256 IS NOT NULL AND t.part_of IS NULL"
 		       /* A file split by device (store_split_devices) is read again: its rows are in several traces. */
@@ -285,6 +292,16 @@ static int64_t mtime_ns(const struct stat *st)
 	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
 }
 
+/*
+ * The identity of the file a path resolves to, "device:inode": a symbolic
+ * link retargeted to another file of the same size and time must not pass
+ * for the file the previous build read.
+ */
+static void file_id(const struct stat *st, char out[48])
+{
+	snprintf(out, 48, "%llu:%llu", (unsigned long long)st->st_dev, (unsigned long long)st->st_ino);
+}
+
 /* Reports the warnings the old build met in trace old_id again, as diag warnings. */
 static void replay_warnings(struct build_cache *c, int64_t old_id)
 {
@@ -312,19 +329,22 @@ static int unchanged(struct build_cache *c, const char *path, int64_t *old_id_ou
 	store_bind_text(c->lookup, 1, path, -1, SQLITE_TRANSIENT);
 	int found = store_step_rc(c->lookup) == SQLITE_ROW;
 	int64_t old_id = 0, size = -1, mtime = -1;
-	char sha[65] = "";
+	char sha[65] = "", old_file[48] = "", now_file[48];
 	if (found) {
 		old_id = store_column_int64(c->lookup, 0);
 		size = store_column_int64(c->lookup, 1);
 		snprintf(sha, sizeof(sha), "%s", (const char *)store_column_text(c->lookup, 2));
 		if (store_column_type(c->lookup, 3) != SQLITE_NULL)
 			mtime = store_column_int64(c->lookup, 3);
+		if (store_column_type(c->lookup, 4) != SQLITE_NULL)
+			snprintf(old_file, sizeof(old_file), "%s", (const char *)store_column_text(c->lookup, 4));
 	}
 	store_reset(c->lookup);
 	if (!found || size != (int64_t)st.st_size)
 		return 0;
-	if (mtime != mtime_ns(&st)) {
-		/* Touched, or copied: the content decides. */
+	file_id(&st, now_file);
+	if (mtime != mtime_ns(&st) || strcmp(old_file, now_file)) {
+		/* Touched, copied, or another file (a link retargeted): the content decides. */
 		char hex[65];
 		if (hash_file(path, hex) < 0 || strcmp(hex, sha))
 			return 0;
@@ -377,10 +397,13 @@ int cache_record_trace(struct store *s, int64_t trace_id, const char *path, size
 	sqlite3_stmt *ins;
 	int rc = 0;
 	if (stat(path, &st) == 0) {
-		if (store_prepare(s, "record trace", "INSERT OR REPLACE INTO trace_files VALUES(?1, ?2)", &ins) < 0)
+		if (store_prepare(s, "record trace", "INSERT OR REPLACE INTO trace_files VALUES(?1, ?2, ?3)", &ins) < 0)
 			return -1;
+		char id[48];
+		file_id(&st, id);
 		store_bind_int64(ins, 1, trace_id);
 		store_bind_int64(ins, 2, mtime_ns(&st));
+		store_bind_text(ins, 3, id, -1, SQLITE_TRANSIENT);
 		rc = store_step_done(s, ins, "record trace");
 		store_finalize(ins);
 		if (rc < 0)
@@ -418,16 +441,16 @@ static int site_intact(const char *prev_db, const char *outdir, int quiet)
 	sqlite3_stmt *st = NULL;
 	int intact = 0;
 	/* No store, or one without site_files: not up to date, and no error. */
-	if (store_open_read(prev_db, 1, &db) < 0 || store_prepare_quiet(db, "SELECT path, size FROM site_files", &st) < 0)
+	struct stat dbst;
+	if (stat(prev_db, &dbst) < 0 || store_open_read(prev_db, 1, &db) < 0 ||
+	    store_guard(db, (uint64_t)dbst.st_size) < 0 ||
+	    store_prepare_quiet(db, "SELECT path, size FROM site_files", &st) < 0)
 		goto out;
 	/*
 	 * The store is the last file a build writes (the swap renames, which
 	 * keeps times): a site file changed since is newer than it. Sizes catch
 	 * the rest; the store records no time, so two builds write its same bytes.
 	 */
-	struct stat dbst;
-	if (stat(prev_db, &dbst) < 0)
-		goto out;
 	int rc;
 	intact = 1;
 	while (intact && (rc = store_step_rc(st)) == SQLITE_ROW) {
@@ -454,6 +477,12 @@ out:
 
 int cache_up_to_date(const char *prev_db, const char *fingerprint, const char *outdir, int quiet)
 {
+	/* A store not safe to read is not up to date; cache_open says why. */
+	char *unsafe;
+	if (store_check_previous(prev_db, &unsafe) < 0) {
+		free(unsafe);
+		return 0;
+	}
 	char *v = store_file_meta(prev_db, "fingerprint");
 	int same = v && !strcmp(v, fingerprint);
 	free(v);

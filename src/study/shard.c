@@ -400,6 +400,18 @@ int shard_set_open(const char *const *dbs, size_t ndbs, const char *const *paths
 			why = "does not belong to the same set of shards as the others";
 		free(bid);
 		free(inputs);
+		/*
+		 * Every shard of the set must be given, and a set has no more shards than
+		 * traces: a count past both is forged, and allocating for it (a shard
+		 * claiming 2,000,000,000) ran out of memory instead of naming the shard.
+		 */
+		if (!why && (size_t)nshards > ndbs && (size_t)nshards > n) {
+			diag_error(path, "table 'shard_meta', key 'shards': %ld shards, more than the %zu traces and the %zu "
+					 "shard database%s given; refused (a damaged or forged shard)",
+				   nshards, n, ndbs, ndbs == 1 ? "" : "s");
+			store_close(db);
+			goto fail;
+		}
 		if (!why && !s->nshards) {
 			s->nshards = (size_t)nshards;
 			s->by_index = xcalloc(s->nshards, sizeof(*s->by_index));

@@ -20,8 +20,17 @@
 
 static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define NSIGNALS (sizeof(signals) / sizeof(signals[0]))
+/*
+ * A crash cleans up too: a division by zero or a bad pointer in an analysis
+ * left DIR.tmp.<pid> and DIR.lock behind (issue #51). These are never held
+ * back (cleanup_hold): one raised by the code itself while blocked kills at once.
+ */
+static const int fatal[] = {SIGFPE, SIGSEGV, SIGBUS, SIGILL, SIGABRT};
+#define NFATAL (sizeof(fatal) / sizeof(fatal[0]))
 
 static char tmp_path[PATH_MAX];
+/* tmp_path as the messages print it, escaped (diag_escape) when armed: the handler may not allocate. */
+static char tmp_said[4 * PATH_MAX];
 static volatile sig_atomic_t armed;
 static char lock_path[PATH_MAX];
 static volatile sig_atomic_t have_lock;
@@ -43,8 +52,13 @@ static void drop_lock(void)
 		unlink(lock_path);
 	}
 }
-static struct sigaction saved[NSIGNALS];
+static struct sigaction saved[NSIGNALS], saved_fatal[NFATAL];
 static int have_saved;
+/*
+ * The stack the handlers run on, so that a stack overflow (SIGSEGV) still
+ * cleans up: room for remove_at's 4 KiB per level, 17 levels deep.
+ */
+static char alt_stack[1 << 18] __attribute__((aligned(16)));
 
 struct dirent64_raw {
 	uint64_t d_ino;
@@ -95,16 +109,46 @@ static void say(const char *s)
 	(void)r;
 }
 
+static int is_fatal(int sig)
+{
+	for (size_t i = 0; i < NFATAL; i++)
+		if (fatal[i] == sig)
+			return 1;
+	return 0;
+}
+
+/*
+ * SIGINT, SIGTERM, SIGHUP: exit 128 + sig. A crash (fatal[]): the same
+ * cleanup, then the signal again with its default action, so that the exit
+ * status (and a core dump) still says what happened.
+ */
 static void on_signal(int sig)
 {
+	int crash = is_fatal(sig);
 	if (armed) {
+		armed = 0;
 		remove_at(AT_FDCWD, tmp_path, 0);
-		say("perfstudy: interrupted; removed ");
-		say(tmp_path);
+		say(crash ? "perfstudy: crashed; removed " : "perfstudy: interrupted; removed ");
+		say(tmp_said);
 		say(", the previous output is unchanged\n");
 	}
 	drop_lock();
-	_exit(128 + sig);
+	if (!crash)
+		_exit(128 + sig);
+	/*
+	 * The disposition from before: the default action, or a sanitizer's
+	 * handler that still reports the crash. Delivered when this handler
+	 * returns (sig is blocked in it); a fault also recurs then.
+	 */
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	for (size_t i = 0; i < NFATAL; i++)
+		if (fatal[i] == sig && have_saved && saved_fatal[i].sa_handler != SIG_IGN)
+			dfl = saved_fatal[i];
+	sigaction(sig, &dfl, NULL);
+	raise(sig);
 }
 
 /* Out of memory (xalloc.h): the same as a signal, in the thread that ran out; exit 3 follows. */
@@ -114,7 +158,7 @@ static void on_oom(void)
 		armed = 0;
 		remove_at(AT_FDCWD, tmp_path, 0);
 		say("perfstudy: removed ");
-		say(tmp_path);
+		say(tmp_said);
 		say(", the previous output is unchanged\n");
 	}
 	drop_lock();
@@ -137,6 +181,22 @@ static void catch_signals(void)
 		if (saved[i].sa_handler != SIG_IGN)
 			sigaction(signals[i], &sa, NULL);
 	}
+	/* One already set up (a sanitizer's) is kept: its handler may run on it after ours. */
+	stack_t ss;
+	memset(&ss, 0, sizeof(ss));
+	if (sigaltstack(NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE)) {
+		sa.sa_flags |= SA_ONSTACK;
+	} else {
+		memset(&ss, 0, sizeof(ss));
+		ss.ss_sp = alt_stack;
+		ss.ss_size = sizeof(alt_stack);
+		if (sigaltstack(&ss, NULL) == 0)
+			sa.sa_flags |= SA_ONSTACK;
+	}
+	for (size_t i = 0; i < NFATAL; i++) {
+		sigaction(fatal[i], NULL, &saved_fatal[i]);
+		sigaction(fatal[i], &sa, NULL);
+	}
 	have_saved = 1;
 }
 
@@ -146,6 +206,8 @@ static void restore_signals(void)
 		return;
 	for (size_t i = 0; i < NSIGNALS; i++)
 		sigaction(signals[i], &saved[i], NULL);
+	for (size_t i = 0; i < NFATAL; i++)
+		sigaction(fatal[i], &saved_fatal[i], NULL);
 	have_saved = 0;
 }
 
@@ -161,6 +223,14 @@ void cleanup_arm(const char *tmpdir)
 		n = sizeof(tmp_path) - 1;
 	memcpy(tmp_path, tmpdir, n);
 	tmp_path[n] = '\0';
+	/* A newline or an escape sequence in -o would forge a line or drive the terminal (issue #51). */
+	char *said = diag_escape(tmp_path);
+	n = strlen(said);
+	if (n >= sizeof(tmp_said))
+		n = sizeof(tmp_said) - 1;
+	memcpy(tmp_said, said, n);
+	tmp_said[n] = '\0';
+	free(said);
 	catch_signals();
 	armed = 1;
 	xalloc_on_oom(on_oom);

@@ -5,8 +5,13 @@
  * it is stopped by SIGINT, SIGTERM or SIGHUP, the handler installed by
  * cleanup_arm() removes that temporary directory with async-signal-safe
  * calls only and exits 130, 143 or 129 (128 + the signal); the previous
- * output was never touched. Running out of memory (xalloc.h) removes it the
- * same way before exit 3. SIGKILL cannot be caught: what it leaves
+ * output was never touched. A crash (SIGSEGV, SIGFPE, SIGBUS, SIGILL,
+ * SIGABRT) removes it and the lock file the same way, on a stack of its
+ * own, then raises the signal again with the disposition from before (the
+ * default action, or a sanitizer's report), so that the exit status still
+ * names the signal. Running out of memory (xalloc.h) removes it the
+ * same way before exit 3. The notes print the path escaped as diag.h
+ * says, made when armed: the handler may not allocate. SIGKILL cannot be caught: what it leaves
  * (a DIR.tmp.<pid>, or, killed between the two renames of the swap, the
  * previous output still at DIR.old.<pid>) is put right by cleanup_stale() at
  * the start of the next build into DIR.

@@ -348,6 +348,14 @@ char *fs_name_stem(const char *id)
 	return s;
 }
 
+char *fs_figure_name(const char *prefix, const char *id, const char *suffix)
+{
+	char *stem = fs_name_stem(id);
+	char *name = xasprintf("%s%s%s", prefix, stem, suffix ? suffix : "");
+	free(stem);
+	return name;
+}
+
 int fs_broken_link(const char *path, char *why, size_t n)
 {
 	struct stat st;

@@ -52,6 +52,16 @@ int fs_open_regular(const char *path, const char *what, long long *size);
  */
 char *fs_name_stem(const char *id);
 /*
+ * The name of a figure (or another output file) made for one id, a run or
+ * a series: prefix, the id's fs_name_stem, then suffix (NULL: none), as
+ * "memory_timeline_" "a_b_<16 hex>". Every figure named after an id gets
+ * its name here, so that no figure kind can again map two ids to one file
+ * (memory_timeline_<run> replaced characters itself: runs "UP" and "up"
+ * shared a file, a 300-byte run id made a name too long to create). The
+ * caller frees the result.
+ */
+char *fs_figure_name(const char *prefix, const char *id, const char *suffix);
+/*
  * When path is a symbolic link that cannot be followed (its target does not
  * exist, or links loop), says so in words into why ("a symbolic link to
  * 'x.json', which does not exist", "a symbolic link that loops") and

@@ -1,7 +1,8 @@
 /*
  * test_util.c: SHA-256 against the FIPS 180-4 / NIST test vectors, the
  * growable buffer, microsecond text to integer nanoseconds, tables, the
- * escaping of control characters in diagnostics, and fs_commit_tmp.
+ * escaping of control characters in diagnostics, the one JSON string
+ * writer, figure names from ids, and fs_commit_tmp.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "util/diag.h"
 #include "util/fs.h"
 #include "util/intmap.h"
+#include "util/json.h"
 #include "util/sha256.h"
 #include "util/xalloc.h"
 
@@ -251,6 +253,71 @@ static void test_escape(void)
 	}
 }
 
+/* util/json.h: every byte string becomes a JSON string; bytes that are not UTF-8 as \ufffd, one each. */
+static void test_json_str(void)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{"run", "\"run\""},
+		{"q\"b\\", "\"q\\\"b\\\\\""},
+		{"a\nb\tc\rd", "\"a\\nb\\tc\\rd\""},
+		{"\x1b[2J\x7f", "\"\\u001b[2J\\u007f\""},
+		{"run\xff", "\"run\\ufffd\""},
+		{"caf\xc3\xa9 \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xf0\x9f\x98\x80\""}, /* UTF-8 kept */
+		{"overlong \xc0\xaf", "\"overlong \\ufffd\\ufffd\""},
+		{"surrogate \xed\xa0\x80", "\"surrogate \\ufffd\\ufffd\\ufffd\""},
+		{"cut \xe2\x90", "\"cut \\ufffd\\ufffd\""},
+		{"ls \xe2\x80\xa8", "\"ls \\u2028\""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct buf b;
+		buf_init(&b);
+		json_add_str(&b, cases[i].in);
+		buf_addc(&b, '\0');
+		CHECK_STR(b.data, cases[i].want);
+		buf_release(&b);
+	}
+	struct buf b;
+	buf_init(&b);
+	json_add_escaped(&b, "a\0b", 3); /* a NUL inside */
+	buf_addc(&b, '\0');
+	CHECK_STR(b.data, "a\\u0000b");
+	buf_release(&b);
+	struct buf n;
+	buf_init(&n);
+	json_add_str(&n, NULL);
+	buf_addc(&n, '\0');
+	CHECK_STR(n.data, "\"\"");
+	buf_release(&n);
+}
+
+/* fs_figure_name: prefix, the id's stem, suffix; ids that differ in case or punctuation get different names. */
+static void test_figure_name(void)
+{
+	static const char *const ids[] = {"UP", "up", "a.b", "a_b", "a b", "a-b"};
+	char *names[sizeof(ids) / sizeof(ids[0])];
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		names[i] = fs_figure_name("memory_timeline_", ids[i], NULL);
+		CHECK(!strncmp(names[i], "memory_timeline_", 16));
+		for (size_t j = 0; j < i; j++)
+			CHECK(strcmp(names[i], names[j]) != 0);
+	}
+	CHECK_STR(names[1], "memory_timeline_up");
+	CHECK_STR(names[5], "memory_timeline_a-b");
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		free(names[i]);
+	char *k = fs_figure_name("top_kernels_", "up", "_r3");
+	CHECK_STR(k, "top_kernels_up_r3");
+	free(k);
+	char id[301];
+	memset(id, 'x', 300);
+	id[300] = '\0';
+	char *l = fs_figure_name("step_timeline_", id, NULL);
+	CHECK(strlen(l) == 14 + 64 + 17); /* 64 bytes of the id, '_' and 16 hex digits: a file name under 255 */
+	free(l);
+}
+
 /* intmap: indexes in order of first sight, through growth, negative and 64-bit keys, absent keys. */
 static void test_intmap(void)
 {
@@ -328,6 +395,8 @@ int main(void)
 	test_table();
 	test_table_spill();
 	test_escape();
+	test_json_str();
+	test_figure_name();
 	test_intmap();
 	test_commit_tmp();
 	return check_result("test_util");

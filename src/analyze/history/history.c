@@ -41,6 +41,13 @@ int history_open(struct store *s, const char *prev_db, int quiet)
 	struct stat st;
 	if (!prev_db || stat(prev_db, &st) || !S_ISREG(st.st_mode))
 		return 0;
+	char *unsafe;
+	if (store_check_previous(prev_db, &unsafe) < 0) {
+		if (!quiet)
+			diag_line(stderr, "perfstudy: %s: build history not carried over: %s", prev_db, unsafe);
+		free(unsafe);
+		return 0;
+	}
 	if (store_attach(s, prev_db, "hprev") < 0) {
 		if (!quiet)
 			diag_line(stderr, "perfstudy: %s: build history not carried over: %s", prev_db, store_errmsg(s));
@@ -597,10 +604,7 @@ static int adopt_parts(struct store *s, const char *exp, int64_t build)
 /* A chart name from a series name, one per exact name ("A" and "a" are two series): fs_name_stem. */
 static char *trend_name(const char *series)
 {
-	char *stem = fs_name_stem(series);
-	char *n = xasprintf("trend_%s", stem);
-	free(stem);
-	return n;
+	return fs_figure_name("trend_", series, NULL);
 }
 
 /*

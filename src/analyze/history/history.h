@@ -173,8 +173,7 @@ void history_explain_print(const char *exp, const char *run, const struct explai
 /* e as a JSON object, every contributor, appended to b. */
 struct buf;
 void history_explain_json(struct buf *b, const struct explain *e);
-/* A JSON string (quoted, escaped) and a JSON number (null when not finite), appended to b. */
-void history_json_str(struct buf *b, const char *s);
+/* A JSON number (null when not finite), appended to b; strings: json_add_str (util/json.h). */
 void history_json_num(struct buf *b, double v);
 
 struct table *history_changes(const struct hstate *old, const struct hstate *cur, const struct history_limits *lim,

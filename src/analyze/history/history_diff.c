@@ -19,6 +19,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/diag.h"
+#include "util/json.h"
 #include "util/xalloc.h"
 
 /*
@@ -133,7 +134,7 @@ static void json_cell(struct buf *b, const struct table *t, size_t r, size_t c)
 	else if (t->cols[c].type == COL_REAL)
 		history_json_num(b, x->v.f);
 	else
-		history_json_str(b, x->v.text);
+		json_add_str(b, x->v.text);
 }
 
 /*
@@ -182,7 +183,7 @@ static void step_line(struct diff_out *d, const char *exp, const struct table *t
 	if (d->o->json) {
 		buf_adds(&d->json, (*nruns)++ ? ", " : "");
 		buf_adds(&d->json, "{\"run\": ");
-		history_json_str(&d->json, run);
+		json_add_str(&d->json, run);
 		buf_adds(&d->json, ", \"old_ms\": ");
 		history_json_num(&d->json, judged ? (double)j.a.median_ns / 1e6 : NAN);
 		buf_adds(&d->json, ", \"new_ms\": ");
@@ -310,7 +311,7 @@ static void bench_entries(struct diff_out *d, const char *exp, const struct hsta
 		free(v);
 		char *name = xasprintf("%s/%s step time", exp, r->run);
 		buf_adds(&d->bench, d->nbench++ ? ",\n  {\"name\": " : "\n  {\"name\": ");
-		history_json_str(&d->bench, name);
+		json_add_str(&d->bench, name);
 		free(name);
 		buf_adds(&d->bench, ", \"unit\": \"ms\", \"value\": ");
 		history_json_num(&d->bench, (double)sd.median_ns / 1e6);
@@ -318,12 +319,12 @@ static void bench_entries(struct diff_out *d, const char *exp, const struct hsta
 										       : sd.median_ns - sd.ci_lo_ns;
 		char *range = xasprintf("± %.4g", (double)half / 1e6);
 		buf_adds(&d->bench, ", \"range\": ");
-		history_json_str(&d->bench, range);
+		json_add_str(&d->bench, range);
 		free(range);
 		char *extra = xasprintf("median of %zu %s; range: to the far end of its 95 %% interval", n,
 					use_log ? "unprofiled iterations of the training log" : "profiled steps (slowest rank)");
 		buf_adds(&d->bench, ", \"extra\": ");
-		history_json_str(&d->bench, extra);
+		json_add_str(&d->bench, extra);
 		free(extra);
 		buf_adds(&d->bench, "}");
 	}
@@ -341,9 +342,9 @@ int history_diff(const char *old_dir, const char *new_dir, const struct history_
 	buf_init(&d.json);
 	buf_init(&d.bench);
 	buf_adds(&d.json, "{\"old\": ");
-	history_json_str(&d.json, old_dir);
+	json_add_str(&d.json, old_dir);
 	buf_adds(&d.json, ", \"new\": ");
-	history_json_str(&d.json, new_dir);
+	json_add_str(&d.json, new_dir);
 	buf_adds(&d.json, ", \"experiments\": [");
 	buf_adds(&d.bench, "[");
 	size_t nchanges = 0;
@@ -373,7 +374,7 @@ int history_diff(const char *old_dir, const char *new_dir, const struct history_
 		*crossed += n;
 		nchanges += t->nrows;
 		buf_adds(&d.json, d.nexp++ ? ", {\"experiment\": " : "{\"experiment\": ");
-		history_json_str(&d.json, exp);
+		json_add_str(&d.json, exp);
 		buf_printf(&d.json, ", \"status\": \"%s\", \"regressions\": %zu", ob ? "compared" : "added", n);
 		print_changes(&d, exp, t, &a, &b, &lim, quiet);
 		buf_adds(&d.json, "}");
@@ -392,7 +393,7 @@ int history_diff(const char *old_dir, const char *new_dir, const struct history_
 				if (!quiet)
 					diag_line(stdout, "%s: experiment removed", (const char *)store_column_text(q, 0));
 				buf_adds(&d.json, d.nexp++ ? ", {\"experiment\": " : "{\"experiment\": ");
-				history_json_str(&d.json, (const char *)store_column_text(q, 0));
+				json_add_str(&d.json, (const char *)store_column_text(q, 0));
 				buf_adds(&d.json, ", \"status\": \"removed\", \"regressions\": 0, \"step_times\": [], \"changes\": []}");
 				nchanges++;
 			}

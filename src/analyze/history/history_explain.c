@@ -23,6 +23,7 @@
 #include "analyze/history/history.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/json.h"
 #include "util/xalloc.h"
 
 static const char *const dim_kind[EXPLAIN_DIMS] = {"group", "kernel", "region", "rank"};
@@ -168,20 +169,6 @@ void history_explain_print(const char *exp, const char *run, const struct explai
 
 /* ---- JSON ---- */
 
-void history_json_str(struct buf *b, const char *s)
-{
-	buf_addc(b, '"');
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p == '"' || *p == '\\')
-			buf_printf(b, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			buf_printf(b, "\\u%04x", *p);
-		else
-			buf_addc(b, (char)*p);
-	}
-	buf_addc(b, '"');
-}
-
 void history_json_num(struct buf *b, double v)
 {
 	if (isfinite(v))
@@ -193,7 +180,7 @@ void history_json_num(struct buf *b, double v)
 void history_explain_json(struct buf *b, const struct explain *e)
 {
 	buf_adds(b, "{\"definition\": ");
-	history_json_str(b, "the mean over the run's ranks of their mean ProfilerStep#N time, in parts that partition it: "
+	json_add_str(b, "the mean over the run's ranks of their mean ProfilerStep#N time, in parts that partition it: "
 		    "each GPU activity's time in the steps not covered by an activity before it (compute kernels, "
 		    "then copies and memsets, then communication; within a class the earliest started), and idle; "
 		    "ms per step; a rank adds its step / the ranks");
@@ -216,7 +203,7 @@ void history_explain_json(struct buf *b, const struct explain *e)
 		for (size_t k = 0; k < e->n[d]; k++) {
 			const struct contrib *c = &e->list[d][k];
 			buf_adds(b, k ? ", {\"name\": " : "{\"name\": ");
-			history_json_str(b, c->name);
+			json_add_str(b, c->name);
 			buf_adds(b, ", \"old_ms\": ");
 			history_json_num(b, c->old_us / 1000);
 			buf_adds(b, ", \"new_ms\": ");

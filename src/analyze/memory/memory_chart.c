@@ -16,6 +16,7 @@
 #include "analyze/time/phases.h"
 #include "chart/chart.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -96,17 +97,12 @@ void memory_fig_finish(struct memory_fig *f, struct analysis_result *out, const 
 		release(f);
 		return;
 	}
-	struct buf name, title, cap;
-	buf_init(&name);
+	struct buf title, cap;
 	buf_init(&title);
 	buf_init(&cap);
-	buf_printf(&name, "memory_timeline_%s", run);
-	for (size_t i = 9; i < name.len; i++) /* a file stem: [a-z0-9_-] */
-		if (!((name.data[i] >= 'a' && name.data[i] <= 'z') || (name.data[i] >= '0' && name.data[i] <= '9') ||
-		      name.data[i] == '_' || name.data[i] == '-'))
-			name.data[i] = name.data[i] >= 'A' && name.data[i] <= 'Z' ? (char)(name.data[i] - 'A' + 'a') : '_';
+	char *name = fs_figure_name("memory_timeline_", run, NULL); /* one file per exact run id */
 	buf_printf(&title, "Allocated and reserved GPU memory over the profiled steps, %s", run);
-	struct chart *c = chart_new(CHART_XY, name.data, title.data, "GiB");
+	struct chart *c = chart_new(CHART_XY, name, title.data, "GiB");
 	chart_set_x_axis(c, "time since the rank's first profiled step began (ms)", CHART_SCALE_LINEAR);
 	c->from_zero = 1;
 	c->sparse = 1;
@@ -188,7 +184,7 @@ void memory_fig_finish(struct memory_fig *f, struct analysis_result *out, const 
 	free(sa);
 	free(sr);
 	buf_release(&lab);
-	buf_release(&name);
+	free(name);
 	buf_release(&title);
 	buf_release(&cap);
 	release(f);

@@ -741,10 +741,8 @@ static int one_run(const struct analysis_ctx *ctx, struct analysis_result *out, 
 			       "imbalance:real,p2p_us:us,p2p_bytes:int");
 	struct chart *c = NULL;
 	if (!rc && npipes) {
-		char *safe = fs_name_stem(keys[0].run);
-		char *name = xasprintf("pipeline_bubble_%s", safe), *title = xasprintf("%s: pipeline bubble per stage", keys[0].run);
+		char *name = fs_figure_name("pipeline_bubble_", keys[0].run, NULL), *title = xasprintf("%s: pipeline bubble per stage", keys[0].run);
 		c = chart_new(CHART_GROUPED_BAR, name, title, "share of the pipeline's span (%)");
-		free(safe);
 		free(name);
 		free(title);
 		chart_add_series(c, "measured bubble");

@@ -255,8 +255,7 @@ static int step_medians(struct rank_row *rr, size_t n, const struct step_wait *s
 /* The distribution figure of one run: the ranks in order of own time (by), three lines. */
 static struct chart *spread_figure(const char *run, struct rank_row *const *by, size_t n, int have_wait)
 {
-	char *safe = fs_name_stem(run);
-	char *name = xasprintf("rank_spread_%s", safe);
+	char *name = fs_figure_name("rank_spread_", run, NULL);
 	char *title = xasprintf("%s: %zu ranks, fastest to slowest own time", run, n);
 	struct chart *c = chart_new(CHART_XY, name, title, "median per step (ms)");
 	chart_set_x_axis(c, "ranks in order of own time (position)", CHART_SCALE_LINEAR);
@@ -288,7 +287,6 @@ static struct chart *spread_figure(const char *run, struct rank_row *const *by, 
 		free(label);
 		free(tip);
 	}
-	free(safe);
 	free(name);
 	free(title);
 	return c;
@@ -299,12 +297,13 @@ static void top_kernel_figures(const struct analysis_ctx *ctx, struct analysis_r
 			       const struct rank_row *rr, size_t n)
 {
 	const struct table *k = result_table(out, "kernels");
-	char *safe = fs_name_stem(run);
 	for (size_t i = 0; k && i < n; i++) {
 		if (!rr[i].drawn)
 			continue;
 		/* One file per exact run id: "UP" and "up", "a.b" and "a_b" must not share one. */
-		char *name = xasprintf("top_kernels_%s_r%" PRId64, safe, rr[i].rank);
+		char rank[32];
+		snprintf(rank, sizeof(rank), "_r%" PRId64, rr[i].rank);
+		char *name = fs_figure_name("top_kernels_", run, rank);
 		char *caption = xasprintf("The %d kernels with the largest total GPU time in run %s, rank %" PRId64
 					  "%s%s (total over the whole trace file, in milliseconds).",
 					  ctx->top_n, run, rr[i].rank, n > ALL_RANKS && rr[i].role[0] ? ", the " : "",
@@ -313,7 +312,6 @@ static void top_kernel_figures(const struct analysis_ctx *ctx, struct analysis_r
 		free(name);
 		free(caption);
 	}
-	free(safe);
 }
 
 int analysis_rank_spread(const struct analysis_ctx *ctx, struct analysis_result *out)

@@ -319,9 +319,7 @@ static struct chart *run_timeline(const struct analysis_ctx *ctx, struct analysi
 	}
 	struct chart *c = NULL;
 	if (!*fail && t0 < t1) {
-		char *safe = fs_name_stem(run); /* one file per exact run id, as top_kernels_<run>_r<rank> */
-		char *name = xasprintf("step_timeline_%s", safe);
-		free(safe);
+		char *name = fs_figure_name("step_timeline_", run, NULL); /* one file per exact run id */
 		char *title = nl == n ? xasprintf("%s: step %lld (the median step) on %s", run, (long long)step,
 						  n == 1 ? "its one rank" : "every rank")
 				      : xasprintf("%s: step %lld (the median step) on %zu of its %zu ranks", run,
