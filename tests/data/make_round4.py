@@ -8,7 +8,15 @@ paths, for tests/e2e/t_round4_scale.sh, each N-sized (the test builds N and
          hash of memory_steps.c's live-allocation map
   comm   a Kineto trace of N record_param_comms ops whose External ids all
          fell in one slot of util/intmap.c's old fixed hash
+  runs   OUT/old/perfstudy.db and OUT/new/perfstudy.db, stores (their
+         history tables alone) of one experiment of N runs, each with an
+         input, numbers and 6 step times; in new, every other run's steps
+         are 10 % slower (for `perfstudy diff OUT/old OUT/new`)
+  parts  the same two stores of one run whose parts hold N kernels and N
+         kernel groups, each 10 % slower in new
 """
+import os
+import sqlite3
 import sys
 
 GOLDEN = 0x9E3779B97F4A7C15
@@ -73,8 +81,63 @@ def comm(n, f):
     f.write("]}\n")
 
 
+SCHEMA = """
+CREATE TABLE history_builds(experiment TEXT NOT NULL, build INTEGER NOT NULL, built_at INTEGER, perfstudy TEXT,
+  state_sha256 TEXT);
+CREATE TABLE history_runs(experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL);
+CREATE TABLE history_inputs(experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, path TEXT NOT NULL,
+  size INTEGER, sha256 TEXT);
+CREATE TABLE history_numbers(experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, metric TEXT NOT NULL,
+  value REAL);
+CREATE TABLE history_steps(experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, source TEXT NOT NULL,
+  dur_ns INTEGER NOT NULL);
+CREATE TABLE history_parts(experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, kind TEXT NOT NULL,
+  name TEXT NOT NULL, value REAL);
+CREATE TABLE history_thresholds(experiment TEXT NOT NULL, metric TEXT NOT NULL, value REAL);
+"""
+
+
+def store(path, runs, parts):
+    """A store at path of build 1 of 'default': runs (id, step scale), parts (run, kind, name, value)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if os.path.exists(path):
+        os.unlink(path)
+    db = sqlite3.connect(path)
+    db.executescript(SCHEMA)
+    db.execute("INSERT INTO history_builds VALUES ('default', 1, 1700000000, '0.1.0', '')")
+    e = ("default", 1)
+    db.executemany("INSERT INTO history_runs VALUES (?, ?, ?)", [e + (r,) for r, _ in runs])
+    db.executemany("INSERT INTO history_inputs VALUES (?, ?, ?, ?, ?, ?)",
+                   [e + (r, "traces/%s.json" % r, 1000, "%064x" % i) for i, (r, _) in enumerate(runs)])
+    db.executemany("INSERT INTO history_numbers VALUES (?, ?, ?, ?, ?)",
+                   [e + (r, "gpu_busy_frac", 0.5 * k) for r, k in runs])
+    db.executemany("INSERT INTO history_steps VALUES (?, ?, ?, 'steps', ?)",
+                   [e + (r, int(d * k)) for r, k in runs for d in (96000, 98000, 100000, 102000, 104000, 106000)])
+    db.executemany("INSERT INTO history_parts VALUES (?, ?, ?, ?, ?, ?)", [e + p for p in parts])
+    db.commit()
+    db.close()
+
+
+def history_runs(n, out):
+    ids = ["run%06d" % i for i in range(n)]
+    store(os.path.join(out, "old", "perfstudy.db"), [(r, 1.0) for r in ids], [])
+    store(os.path.join(out, "new", "perfstudy.db"), [(r, 1.1 if i % 2 else 1.0) for i, r in enumerate(ids)], [])
+
+
+def history_parts(n, out):
+    for side, k in (("old", 1.0), ("new", 1.1)):
+        parts = [("r", "step", "", 101.0 * k), ("r", "idle", "", 1.0 * k), ("r", "rank", "0", 101.0 * k),
+                 ("r", "rank_work", "0", 100.0 * k)]
+        parts += [("r", "kernel", "kernel_%06d" % i, 100.0 * k / n) for i in range(n)]
+        parts += [("r", "group", "group_%06d" % i, 100.0 * k / n) for i in range(n)]
+        store(os.path.join(out, side, "perfstudy.db"), [("r", k)], parts)
+
+
 def main():
     kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    if kind in ("runs", "parts"):
+        {"runs": history_runs, "parts": history_parts}[kind](n, out)
+        return
     with open(out, "w") as f:
         {"alloc": alloc, "comm": comm}[kind](n, f)
 

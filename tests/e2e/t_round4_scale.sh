@@ -71,4 +71,45 @@ comm_check() { # the N ops, a step, a launch and a kernel
 }
 build_pair "6. colliding External ids" comm 50000 comm_check
 
+# --- 7. diff: runs and parts of stores it did not write ---
+# diff_pair NAME KIND N CHECK: `perfstudy diff` of KIND's two stores of N
+# and of 2N (exit 4: each has a regression); CHECK N checks $T/out.
+diff_pair() {
+	local name=$1 kind=$2 n=$3 check=$4 m
+	for m in "$n" $((2 * n)); do
+		rm -rf "$T/d"
+		python3 "$GEN" "$kind" "$m" "$T/d"
+		cpu_of "$m" $PERFSTUDY diff "$T/d/old" "$T/d/new" >"$T/out"
+		rc=$?
+		[ $rc -eq 4 ] && ok || bad "$name, N=$m: exit $rc, want 4: $(head -c 300 "$T/err")"
+		$check "$m"
+	done
+	rm -rf "$T/d"
+	grows "$name" $((2 * n)) "$n"
+}
+# 10,000 runs, every other one 10 % slower: a run was looked up by a
+# linear search per run and per row (find_run, step_line, same_lines,
+# history_changes; old: 3.1 s, 20,000 12.5 s).
+runs_check() {
+	local want n
+	want="perfstudy diff: $1 changes, $(($1 / 2)) regressions"
+	[ "$(tail -n 1 "$T/out")" = "$want" ] && ok || bad "runs N=$1: '$(tail -n 1 "$T/out")', want '$want'"
+	n=$(grep -c ' ms, the same 6 profiled steps as before: same (within noise)$' "$T/out")
+	[ "$n" = $(($1 / 2)) ] && ok || bad "runs N=$1: $n runs said the same, want $(($1 / 2))"
+}
+diff_pair "7. diff of N runs" runs 10000 runs_check
+# One run of 40,000 kernels and 40,000 kernel groups in its parts: each
+# part was looked up in the list by a linear search (gather; old: 8.3 s,
+# 80,000 ~30 s). The kernel rows past what a build writes (2,000 and
+# '(other kernels)') are now summed as one, with a warning naming the store
+# and table; the groups are sorted and merged.
+parts_check() {
+	printf '%s\n' "$T/d/old/perfstudy.db: warning: table 'history_parts', experiment 'default', run 'r': more than 2001 kernel rows, more than a build writes; the rest summed as one '(other kernels)'" \
+		"$T/d/new/perfstudy.db: warning: table 'history_parts', experiment 'default', run 'r': more than 2001 kernel rows, more than a build writes; the rest summed as one '(other kernels)'" >"$T/want"
+	same "$T/want" "$T/err" "parts N=$1: warnings"
+	grep -q "^  $(($1 - 5)) other kernel groups: +0.010 ms$" "$T/out" && ok ||
+		bad "parts N=$1: no line '$(($1 - 5)) other kernel groups': $(grep 'other kernel groups' "$T/out")"
+}
+diff_pair "7. diff of N kernel parts" parts 40000 parts_check
+
 finish

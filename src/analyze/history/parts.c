@@ -52,9 +52,6 @@
 #include "util/intmap.h"
 #include "util/xalloc.h"
 
-/* Kernel names kept per run and build: the largest; the rest are one row. */
-#define PARTS_MAX_KERNELS 2000
-
 struct pname {
 	int64_t id;
 	enum activity_kind kind;
