@@ -12,9 +12,19 @@ paths, for tests/e2e/t_round4_scale.sh, each N-sized (the test builds N and
          history tables alone) of one experiment of N runs, each with an
          input, numbers and 6 step times; in new, every other run's steps
          are 10 % slower (for `perfstudy diff OUT/old OUT/new`)
+  ranks  OUT/rank<r>.json for r < N: one run of N ranks, one step and
+         one kernel each
+  shapes OUT/rank<r>.json for r < N: one run of N ranks (make_ranks.py's
+         synchronous model, 4 steps) where ranks 0-3 take turns doing
+         300 us more GPU work (four stragglers), each rank calling 64
+         operators with Input Dims in its first step, ranks 0-3's larger
+  coalesced  a Kineto trace of N send ops to rank 1 before one
+         "nccl:coalesced" batch, and N ncclDevKernel_SendRecv kernels
+         inside its GPU annotation: each kernel's batch is those N ops
   parts  the same two stores of one run whose parts hold N kernels and N
          kernel groups, each 10 % slower in new
 """
+import json
 import os
 import sqlite3
 import sys
@@ -133,13 +143,75 @@ def history_parts(n, out):
         store(os.path.join(out, side, "perfstudy.db"), [("r", k)], parts)
 
 
+def ranks(n, out):
+    os.makedirs(out, exist_ok=True)
+    for r in range(n):
+        with open(os.path.join(out, "rank%d.json" % r), "w") as f:
+            f.write('{"distributedInfo": {"rank": %d, "world_size": %d}, "traceEvents": [\n' % (r, n))
+            step(f, 1, 1000, 100 + r % 7)
+            kernel(f, 1010, 1, "\n")
+            f.write("]}\n")
+
+
+OPS, STEPS = 64, 4
+
+
+def shapes(n, out):
+    os.makedirs(out, exist_ok=True)
+    m = 300
+    for r in range(n):
+        ev, t = [], 1000 + r * 3
+        for s in range(STEPS):
+            x = m if r == s else 0  # ranks 0-3 take turns: four stragglers
+            ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % s, "pid": 1, "tid": 1,
+                       "ts": t, "dur": 1000 + m})
+            for o in range(OPS if s == 0 else 0):
+                ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::op%d" % o, "pid": 1, "tid": 2, "ts": t + 3 + o,
+                           "dur": 1, "args": {"Input Dims": [[12 if r < STEPS else 8, 1024], [1024, 1024]]}})
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                       "ts": t + 5, "dur": 4, "args": {"correlation": s * 100}})
+            ev.append({"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": t + 10, "dur": 400 + x,
+                       "args": {"device": 0, "stream": 7, "correlation": s * 100}})
+            c = s * 100 + 50
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                       "ts": t + 500 + x, "dur": 4, "args": {"correlation": c}})
+            ev.append({"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0,
+                       "tid": 9, "ts": t + 600 + x, "dur": 200 + m - x,
+                       "args": {"device": 0, "stream": 9, "correlation": c, "Collective name": "allreduce",
+                                "In msg nelems": 1048576, "Out msg nelems": 1048576, "dtype": "Float",
+                                "Group size": n, "Process Group Name": "0", "Seq": s}})
+            t += 1100 + m
+        with open(os.path.join(out, "rank%d.json" % r), "w") as f:
+            json.dump({"distributedInfo": {"rank": r, "world_size": n, "backend": "nccl"}, "traceEvents": ev}, f,
+                      separators=(",", ":"))
+
+
+def coalesced(n, f):
+    header(f)
+    step(f, 1, 1000, 20 * n + 2000)
+    for i in range(n):
+        f.write('{"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1, "tid": 1, "ts": %d, "dur": 1, '
+                '"args": {"External id": %d, "Collective name": "send", "Dst Rank": 1, "In msg nelems": 1024, '
+                '"dtype": "Float"}},\n' % (1001 + i, i + 1))
+    f.write('{"ph": "X", "cat": "user_annotation", "name": "nccl:coalesced", "pid": 1, "tid": 1, "ts": %d, "dur": 5, '
+            '"args": {"External id": 9999999}},\n' % (1001 + n + 10))
+    t = 1001 + n + 100
+    f.write('{"ph": "X", "cat": "gpu_user_annotation", "name": "nccl:coalesced", "pid": 0, "tid": 7, "ts": %d, '
+            '"dur": %d, "args": {"device": 0, "stream": 7, "External id": 9999999}},\n' % (t, 10 * n + 10))
+    for i in range(n):
+        f.write('{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", '
+                '"pid": 0, "tid": 7, "ts": %d, "dur": 2, "args": {"device": 0, "stream": 7, "correlation": %d}}%s'
+                % (t + 1 + 10 * i, i + 1, ",\n" if i + 1 < n else "\n"))
+    f.write("]}\n")
+
+
 def main():
     kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    if kind in ("runs", "parts"):
-        {"runs": history_runs, "parts": history_parts}[kind](n, out)
+    if kind in ("runs", "parts", "ranks", "shapes"):
+        {"runs": history_runs, "parts": history_parts, "ranks": ranks, "shapes": shapes}[kind](n, out)
         return
     with open(out, "w") as f:
-        {"alloc": alloc, "comm": comm}[kind](n, f)
+        {"alloc": alloc, "comm": comm, "coalesced": coalesced}[kind](n, f)
 
 
 main()
