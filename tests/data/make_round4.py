@@ -21,6 +21,8 @@ paths, for tests/e2e/t_round4_scale.sh, each N-sized (the test builds N and
   coalesced  a Kineto trace of N send ops to rank 1 before one
          "nccl:coalesced" batch, and N ncclDevKernel_SendRecv kernels
          inside its GPU annotation: each kernel's batch is those N ops
+  overlap  a Kineto trace of N profiler steps that each cover the whole
+         trace, N launches and N kernels
   parts  the same two stores of one run whose parts hold N kernels and N
          kernel groups, each 10 % slower in new
 """
@@ -205,13 +207,22 @@ def coalesced(n, f):
     f.write("]}\n")
 
 
+def overlap(n, f):
+    header(f)
+    for i in range(1, n + 1):
+        step(f, i, 1000, 100 * n + 200)
+    for i in range(1, n + 1):
+        kernel(f, 1000 + 100 * i, i, ",\n" if i < n else "\n")
+    f.write("]}\n")
+
+
 def main():
     kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     if kind in ("runs", "parts", "ranks", "shapes"):
         {"runs": history_runs, "parts": history_parts, "ranks": ranks, "shapes": shapes}[kind](n, out)
         return
     with open(out, "w") as f:
-        {"alloc": alloc, "comm": comm, "coalesced": coalesced}[kind](n, f)
+        {"alloc": alloc, "comm": comm, "coalesced": coalesced, "overlap": overlap}[kind](n, f)
 
 
 main()
