@@ -5,7 +5,7 @@
 # sys, bash's `time`; or one analysis's own, from PERFSTUDY_TIMING) of the
 # 2N input must stay under MAX_RATIO times that of N. Linear work gives
 # about 2 (less with the fixed cost of a build); the old quadratic paths
-# gave 3 to 6 at these sizes, fixed cost included. CPU time still moves
+# gave 3.4 to 7.9 at these sizes, fixed cost included. CPU time still moves
 # with the machine's load (caches, other processes on the core), so a
 # ratio over the bound is measured again, up to twice, each size's least
 # time kept: a quadratic path stays over it, a disturbed measurement does
@@ -88,7 +88,7 @@ build_check() { $BUILD_CHECK "$1" "$T/o"; }
 
 # --- 6. chosen keys: hash tables keyed by the input's own numbers ---
 # 60,000 allocations never freed, whose addresses all fell in one slot of
-# memory_steps.c's fixed hash (old: 2.3 s, 120,000 7.3 s); now the hash is
+# memory_steps.c's fixed hash (old: 2.3 s, 120,000 7.9 s); now the hash is
 # keyed per process. Every allocation of step 1 is kept: 512 bytes each.
 alloc_check() {
 	local kept
@@ -97,7 +97,7 @@ alloc_check() {
 }
 build_pair "6. colliding allocation addresses" alloc 60000 alloc_check
 # 50,000 record_param_comms ops whose External ids all fell in one slot of
-# util/intmap.c's fixed hash (old: 2.9 s, 100,000 8.9 s).
+# util/intmap.c's fixed hash (old: 2.8 s, 100,000 9.7 s).
 comm_check() { # the N ops, a step, a launch and a kernel
 	local n
 	n=$(sqlite3 "$2/perfstudy.db" "SELECT events FROM traces")
@@ -119,7 +119,7 @@ diff_pair() {
 }
 # 10,000 runs, every other one 10 % slower: a run was looked up by a
 # linear search per run and per row (find_run, step_line, same_lines,
-# history_changes; old: 3.4 s, 20,000 13.1 s).
+# history_changes; old: 3.7 s, 20,000 15.3 s).
 runs_check() {
 	local want n
 	want="perfstudy diff: $1 changes, $(($1 / 2)) regressions"
@@ -129,8 +129,8 @@ runs_check() {
 }
 diff_pair "7. diff of N runs" runs 10000 runs_check
 # One run of 40,000 kernels and 40,000 kernel groups in its parts: each
-# part was looked up in the list by a linear search (gather; old: 8.5 s,
-# 80,000 35.5 s). The kernel rows past what a build writes (2,000 and
+# part was looked up in the list by a linear search (gather; old: 9.1 s,
+# 80,000 34.6 s). The kernel rows past what a build writes (2,000 and
 # '(other kernels)') are now summed as one, with a warning naming the store
 # and table; the groups are sorted and merged.
 parts_check() {
@@ -148,7 +148,7 @@ diff_pair "7. diff of N kernel parts" parts 40000 parts_check
 # 4,000 steps each covering the whole trace (4,000 kernels): step_breakdown,
 # dispatch, dispatch_ops, gpu_idle, ranks and the history's parts clipped
 # every set to every step, critical_path walked every step through the
-# whole trace (old: 2.3 s, 8,000 14.3 s; 20,000 in a 10 MB trace 29.5 s).
+# whole trace (old: 1.9 s, 8,000 11.3 s; 20,000 in a 10 MB trace 29.5 s).
 # Now each step's share of a set is two binary searches over running sums
 # (the same numbers), and critical_path walks a step only where fewer than
 # 8 walked steps are open, with a note.
@@ -183,22 +183,24 @@ rank_pair() {
 	rm -rf "$T/r$n" "$T/r$((2 * n))"
 }
 # 2,500 ranks of one kernel each: drawn_rank scanned rank_spread once per
-# rank (old: 0.16 s, 5,000 1.0 s; 40,000 36 s); now one sorted pass.
+# rank (old, wall time, the old binary giving no CPU figure: 0.07 s, 5,000
+# 0.56 s; 40,000 36 s); now one sorted pass.
 timeline_check() {
 	[ -f "$T/o/default/figures/step_timeline_run.svg" ] && ok || bad "ranks N=$1: no step_timeline_run.svg"
 }
 rank_pair "9. a run of N one-kernel ranks" ranks 2500 step_timeline timeline_check
-# 768 ranks, four of them stragglers, each rank's 64 operators with Input
-# Dims: count_of walked the equal values once per value (old: 0.17 s, 1,536
-# ranks 0.62 s; 2,048 ranks of the trace 11.9 s).
+# 1,024 ranks, four of them stragglers, each rank's 64 operators with Input
+# Dims: count_of walked the equal values once per value (old, wall time on
+# a loaded machine, the old binary giving no CPU figure: 0.75 s, 2,048
+# ranks 3.4 s; the 2,048 ranks 11.9 s).
 shapes_check() {
 	local n
 	n=$(awk -F, 'NR > 1 { print $2 }' "$T/o/default/data/straggler_causes.csv" | sort -u | tr '\n' ' ')
 	[ "$n" = "0 1 2 3 " ] && ok || bad "shapes N=$1: straggler ranks '$n', want '0 1 2 3 '"
 }
-rank_pair "9. input shapes of N ranks" shapes 768 straggler_causes shapes_check
+rank_pair "9. input shapes of N ranks" shapes 1024 straggler_causes shapes_check
 # 20,000 SendRecv kernels of one coalesced batch of 20,000 sends: each
-# kernel walked the thread's unclaimed sends (old: 2.9 s, 40,000 9.6 s).
+# kernel walked the thread's unclaimed sends (old: 2.9 s, 40,000 10.0 s).
 coalesced_check() {
 	local got
 	got=$(sqlite3 "$2/perfstudy.db" "SELECT collective, peer, in_nelems, count(*) FROM collectives GROUP BY 1, 2, 3")
