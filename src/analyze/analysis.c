@@ -126,7 +126,7 @@ static int run_entries(const struct analysis_ctx *ctx, struct analysis_result *o
 	for (size_t i = 0; i < NREGISTRY; i++) {
 		if (registry[i].when != when)
 			continue;
-		double t0 = timed ? timing_now() : 0;
+		double t0 = timed ? timing_now() : 0, c0 = timed ? timing_thread_cpu() : 0;
 		out->current = &registry[i];
 		int rc = registry[i].run(ctx, out);
 		out->current = NULL;
@@ -134,8 +134,8 @@ static int run_entries(const struct analysis_ctx *ctx, struct analysis_result *o
 			return -1;
 		/* PERFSTUDY_TIMING: where the analyze stage goes, one line per analysis. */
 		if (timed)
-			fprintf(stderr, "perfstudy: timing: analysis %s %s %.3f s\n", ctx->experiment, registry[i].name,
-				timing_now() - t0);
+			fprintf(stderr, "perfstudy: timing: analysis %s %s %.3f s, %.3f s CPU\n", ctx->experiment,
+				registry[i].name, timing_now() - t0, timing_thread_cpu() - c0);
 	}
 	return 0;
 }

@@ -4,11 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hashkey.h"
 #include "util/xalloc.h"
 
 static size_t slot_of(const struct intmap *m, int64_t key)
 {
-	size_t i = (size_t)((uint64_t)key * 0x9E3779B97F4A7C15u >> 20) & (m->cap - 1);
+	size_t i = (size_t)hashkey_u64((uint64_t)key) & (m->cap - 1);
 	while (m->vals[i] && m->keys[i] != key)
 		i = (i + 1) & (m->cap - 1);
 	return i;

@@ -3,6 +3,9 @@
  * the index of an entry in the caller's array, by open addressing, so that
  * the analyses that gather table rows per rank do it in one pass whatever
  * the rank count (a linear search per row made them quadratic in ranks).
+ * Keys hash under this process's random key (hashkey.h), so keys taken
+ * from a trace (Kineto "External id"s) cannot be chosen to collide; the
+ * map has no iteration, so its slot order never reaches an output.
  */
 #ifndef PERFSTUDY_INTMAP_H
 #define PERFSTUDY_INTMAP_H

@@ -12,6 +12,13 @@ static _Atomic long long stage_ns[TIME_NSTAGES];
 
 static const char *const stage_names[TIME_NSTAGES] = {"read", "parse", "store", "index", "ingest", "analyze", "render", "chart"};
 
+double timing_thread_cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 double timing_now(void)
 {
 	struct timespec ts;

@@ -89,12 +89,23 @@ struct hstate_run {
 	size_t nparts, cap_parts; /* history_parts rows (parts.c): 0 for a build written before them */
 	char **part_kinds, **part_names;
 	double *part_values;
+	/* kernel rows read; past HISTORY_MAX_KERNEL_ROWS the rest go into row other_kernels - 1 */
+	size_t nkernel_rows, other_kernels;
 };
+
+/*
+ * Kernel names a build keeps per run (the largest; the rest summed as one
+ * row '(other kernels)'), and the kernel rows a store is read with: a
+ * store perfstudy did not write may hold more, whose rest is summed the
+ * same way, with a warning, so that diff's work stays bounded.
+ */
+#define PARTS_MAX_KERNELS 2000
+#define HISTORY_MAX_KERNEL_ROWS (PARTS_MAX_KERNELS + 1)
 
 struct hstate {
 	int64_t build, built_at;
 	size_t nruns;
-	struct hstate_run *runs; /* by run id */
+	struct hstate_run *runs; /* sorted by run id (strcmp) */
 };
 
 /*
@@ -104,6 +115,8 @@ struct hstate {
  */
 int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t build, struct hstate *st);
 void hstate_release(struct hstate *st);
+/* st's run of id run (the first, should a damaged store repeat it), or NULL; binary search. */
+struct hstate_run *hstate_find_run(const struct hstate *st, const char *run);
 
 /*
  * The changes from old to new as rows of a new table `changes` (added,

@@ -148,13 +148,7 @@ static void step_line(struct diff_out *d, const char *exp, const struct table *t
 {
 	const char *run = table_cell(t, r, 1)->v.text;
 	int crossed = !table_cell(t, r, 8)->null;
-	const struct hstate_run *ra = NULL, *rb = NULL;
-	for (size_t i = 0; i < a->nruns; i++)
-		if (!strcmp(a->runs[i].run, run))
-			ra = &a->runs[i];
-	for (size_t i = 0; i < b->nruns; i++)
-		if (!strcmp(b->runs[i].run, run))
-			rb = &b->runs[i];
+	const struct hstate_run *ra = hstate_find_run(a, run), *rb = hstate_find_run(b, run);
 	struct judgement j;
 	int use_log = 0, same = 0, judged = ra && rb && history_step_judge(ra, rb, lim, &j, &use_log, &same) == 0;
 	struct explain e;
@@ -278,17 +272,15 @@ static void print_changes(struct diff_out *d, const char *exp, const struct tabl
  */
 static void same_lines(const char *exp, const struct hstate *a, const struct hstate *b, const struct history_limits *lim)
 {
-	for (size_t i = 0; i < b->nruns; i++)
-		for (size_t k = 0; k < a->nruns; k++) {
-			if (strcmp(a->runs[k].run, b->runs[i].run))
-				continue;
-			struct judgement j;
-			int use_log, same;
-			if (history_step_judge(&a->runs[k], &b->runs[i], lim, &j, &use_log, &same) == 0 && same)
-				diag_line(stdout, "%s: %s: step %.4g ms, the same %zu %s as before: same (within noise)", exp,
-					  b->runs[i].run, (double)j.b.median_ns / 1e6, use_log ? b->runs[i].nlog : b->runs[i].nsteps,
-					  use_log ? "unprofiled iterations of the training log" : "profiled steps");
-		}
+	for (size_t i = 0; i < b->nruns; i++) {
+		const struct hstate_run *ra = hstate_find_run(a, b->runs[i].run);
+		struct judgement j;
+		int use_log, same;
+		if (ra && history_step_judge(ra, &b->runs[i], lim, &j, &use_log, &same) == 0 && same)
+			diag_line(stdout, "%s: %s: step %.4g ms, the same %zu %s as before: same (within noise)", exp,
+				  b->runs[i].run, (double)j.b.median_ns / 1e6, use_log ? b->runs[i].nlog : b->runs[i].nsteps,
+				  use_log ? "unprofiled iterations of the training log" : "profiled steps");
+	}
 }
 
 /*

@@ -52,9 +52,6 @@
 #include "util/intmap.h"
 #include "util/xalloc.h"
 
-/* Kernel names kept per run and build: the largest; the rest are one row. */
-#define PARTS_MAX_KERNELS 2000
-
 struct pname {
 	int64_t id;
 	enum activity_kind kind;
@@ -283,6 +280,8 @@ static int parts_rank(const struct rank_key *k, const struct rank_data *d, void 
 	r->rank_work_ns[r->nrank] = (double)work / nsteps;
 	r->rank_ids[r->nrank] = k->rank;
 	r->rank_ns[r->nrank++] = (double)span / nsteps;
+	struct ivsum all_sum; /* a step's busy time in O(log n), however the steps overlap */
+	ivsum_init(&all_sum, &all);
 	for (size_t i = 0; i < d->nsteps; i++) {
 		int64_t len = d->steps[i].end - d->steps[i].start;
 		if (len <= 0)
@@ -292,9 +291,10 @@ static int parts_rank(const struct rank_key *k, const struct rank_data *d, void 
 			r->steps = xgrow(r->steps, &r->cap_steps, r->nsteps + 1, sizeof(*r->steps));
 			r->steps[r->nsteps++] = (struct pstep){d->steps[i].key, 0, 0};
 		}
-		r->steps[j].frac += (double)ivset_measure_within(&all, d->steps[i].start, d->steps[i].end) / (double)len;
+		r->steps[j].frac += (double)ivsum_within(&all_sum, d->steps[i].start, d->steps[i].end) / (double)len;
 		r->steps[j].ranks++;
 	}
+	ivsum_release(&all_sum);
 out:
 	ivset_release(&win);
 	ivset_release(&high);

@@ -197,6 +197,45 @@ void ivset_clip(const struct ivset *a, int64_t lo, int64_t hi, struct ivset *out
 		ivset_add(out, a->v[i].start > lo ? a->v[i].start : lo, a->v[i].end < hi ? a->v[i].end : hi);
 }
 
+void ivsum_init(struct ivsum *p, const struct ivset *s)
+{
+	p->s = s;
+	p->cum = xmalloc((s->n + 1) * sizeof(*p->cum));
+	p->cum[0] = 0;
+	for (size_t i = 0; i < s->n; i++)
+		p->cum[i + 1] = p->cum[i] + ((uint64_t)s->v[i].end - (uint64_t)s->v[i].start);
+}
+
+void ivsum_release(struct ivsum *p)
+{
+	free(p->cum);
+	p->cum = NULL;
+	p->s = NULL;
+}
+
+/* lower_bound's predicate: the interval starts before the int64_t key. */
+static int starts_before(const void *elem, const void *key)
+{
+	return ((const struct ival *)elem)->start < *(const int64_t *)key;
+}
+
+int64_t ivsum_within(const struct ivsum *p, int64_t lo, int64_t hi)
+{
+	const struct ivset *a = p->s;
+	if (hi <= lo || !a->n)
+		return 0;
+	size_t l = ivset_first_ending_after(a, lo), r = lower_bound(a->v, a->n, sizeof(*a->v), &hi, starts_before);
+	if (l >= r)
+		return 0;
+	/* whole intervals l .. r-1, less what lies before lo in the first and after hi in the last */
+	uint64_t sum = p->cum[r] - p->cum[l];
+	if (a->v[l].start < lo)
+		sum -= (uint64_t)lo - (uint64_t)a->v[l].start;
+	if (a->v[r - 1].end > hi)
+		sum -= (uint64_t)a->v[r - 1].end - (uint64_t)hi;
+	return (int64_t)sum;
+}
+
 int64_t ivset_measure_within(const struct ivset *a, int64_t lo, int64_t hi)
 {
 	if (hi <= lo || !a->n)

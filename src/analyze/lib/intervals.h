@@ -57,4 +57,21 @@ int64_t ivset_measure_within(const struct ivset *a, int64_t lo, int64_t hi);
 /* The index of the first interval of normal a that ends after t (a's ends are sorted too); a->n if none. */
 size_t ivset_first_ending_after(const struct ivset *a, int64_t t);
 
+/*
+ * A normal set with the running sum of its lengths, so that the measure
+ * of the set within a window costs two binary searches whatever the
+ * window holds: where windows overlap (ProfilerStep ranges that each
+ * cover the whole trace), ivset_measure_within per window made the
+ * analyses quadratic. The set must stay unchanged while the ivsum is in
+ * use; the ivsum owns only its sums.
+ */
+struct ivsum {
+	const struct ivset *s;
+	uint64_t *cum; /* cum[i]: the lengths of s->v[0 .. i), modulo 2^64 */
+};
+void ivsum_init(struct ivsum *p, const struct ivset *s);
+void ivsum_release(struct ivsum *p);
+/* ivset_measure_within(p->s, lo, hi), the same value, in O(log n). */
+int64_t ivsum_within(const struct ivsum *p, int64_t lo, int64_t hi);
+
 #endif

@@ -102,6 +102,64 @@ static int cmp_key_at(const void *pa, const void *pb)
 	return a->at < b->at ? -1 : a->at > b->at;
 }
 
+/*
+ * Steps walked per instant: a step whose start lies inside CP_MAX_OVERLAP
+ * or more steps walked before it is not walked. A walk runs back from the
+ * step's end to its start through what the step holds, so with steps that
+ * overlap (ProfilerStep ranges that each cover the trace: 20,000 of them
+ * took 29.5 s in all) the walks cost the steps times the events; with at
+ * most CP_MAX_OVERLAP walked steps over any instant they cost at most that
+ * many passes over the rank's events. A profiler's steps follow each other
+ * (at most touching, or overlapping by a rounding): never cut.
+ */
+#define CP_MAX_OVERLAP 8
+#define CP_NOT_WALKED (-2) /* step_pt of a step not walked (-1: no host point) */
+
+static int cmp_i64_min(const int64_t *heap, size_t a, size_t b)
+{
+	return heap[a] < heap[b];
+}
+
+/* Marks in skip[] (d->nsteps) the steps not walked; their count. */
+static size_t overlapping_steps(const struct rank_data *d, unsigned char *skip)
+{
+	int64_t heap[CP_MAX_OVERLAP]; /* the ends of the walked steps still open, a min-heap */
+	size_t nh = 0, nskip = 0;
+	for (size_t si = 0; si < d->nsteps; si++) {
+		const struct rk_range *st = &d->steps[si];
+		while (nh && heap[0] <= st->start) { /* pop the earliest end */
+			heap[0] = heap[--nh];
+			for (size_t i = 0;;) {
+				size_t l = 2 * i + 1, r = l + 1, m = i;
+				if (l < nh && cmp_i64_min(heap, l, m))
+					m = l;
+				if (r < nh && cmp_i64_min(heap, r, m))
+					m = r;
+				if (m == i)
+					break;
+				int64_t x = heap[i];
+				heap[i] = heap[m];
+				heap[m] = x;
+				i = m;
+			}
+		}
+		skip[si] = nh >= CP_MAX_OVERLAP;
+		if (skip[si]) {
+			nskip++;
+			continue;
+		}
+		size_t i = nh++;
+		heap[i] = st->end;
+		while (i && cmp_i64_min(heap, i, (i - 1) / 2)) {
+			int64_t x = heap[i];
+			heap[i] = heap[(i - 1) / 2];
+			heap[(i - 1) / 2] = x;
+			i = (i - 1) / 2;
+		}
+	}
+	return nskip;
+}
+
 /* The segments of rank index ri (graph g): its steps' and those of the collectives it arrived last in. */
 static void across_rank(struct cp_across *xa, struct cp_graph *g, const struct xr_run *xr, size_t ri,
 			const int64_t *step_pt, struct cp_path *scratch)
@@ -110,6 +168,8 @@ static void across_rank(struct cp_across *xa, struct cp_graph *g, const struct x
 	const struct xr_rank *r = &xr->ranks[ri];
 	for (size_t si = 0; si < d->nsteps; si++) {
 		const struct rk_range *st = &d->steps[si];
+		if (step_pt[si] == CP_NOT_WALKED)
+			continue;
 		struct cp_path p = {.w = scratch->w};
 		struct cp_jump jp = {xr, st->key, -1};
 		if (step_pt[si] < 0)
@@ -478,15 +538,26 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 		buf_printf(&label, "%s r%d", keys[k].run, keys[k].rank);
 		size_t cat = chart_add_category(c, label.data);
 		size_t ncut = 0;
+		unsigned char *skip = xmalloc(d.nsteps);
+		size_t nskip = overlapping_steps(&d, skip);
+		if (nskip)
+			result_add_note(out, "critical_path.csv: run %s rank %d: %zu of its %zu ProfilerStep ranges start "
+					"inside %d or more earlier ones (overlapping steps); their critical paths are not "
+					"walked and they have no rows, which bounds the work to %d walks over any instant",
+					keys[k].run, keys[k].rank, nskip, d.nsteps, CP_MAX_OVERLAP, CP_MAX_OVERLAP);
+		step_pt = xgrow(step_pt, &cap_pt, d.nsteps, sizeof(*step_pt));
 		for (size_t si = 0; si < d.nsteps; si++) {
 			const struct rk_range *st = &d.steps[si];
+			if (skip[si]) {
+				step_pt[si] = CP_NOT_WALKED;
+				continue;
+			}
 			struct cp_path p = {.w = &waits};
 			for (size_t i = 0; i < waits.ntouched; i++) /* what the walks before left */
 				waits.by_rank[waits.touched[i]] = 0;
 			waits.ntouched = 0;
 			int64_t tid = step_tid(&g, st);
 			ssize_t pi = last_point(&g, tid, st->end);
-			step_pt = xgrow(step_pt, &cap_pt, si + 1, sizeof(*step_pt));
 			step_pt[si] = pi;
 			if (pi < 0)
 				p.cat[CP_HOST] = st->end - st->start; /* no host event on its thread: host time */
@@ -537,6 +608,7 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 				a->waited_for = wr >= 0 ? waits.ranks[wr] : -1;
 			}
 		}
+		free(skip);
 		if (ncut)
 			result_add_note(out, "critical_path.csv: run %s rank %d: in %zu step(s) the walk met an event "
 					"twice (zero-length events at one instant) and stopped there; the rest of the "

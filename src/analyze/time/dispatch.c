@@ -65,30 +65,37 @@ struct rk_range *dispatch_top_level(const struct rank_data *d, size_t *n)
 	return top;
 }
 
-enum { NSETS = 13 };
+enum { NSETS = 9, NSUMS = 4 };
 
-/* Every set of s, for init and release. */
-static void every_set(struct dispatch_sets *s, struct ivset *all[NSETS])
+/* Every set and sum of s, for init and release. */
+static void every_set(struct dispatch_sets *s, struct ivset *all[NSETS], struct ivsum *sums[NSUMS])
 {
-	struct ivset *v[NSETS] = {&s->C,   &s->K,   &s->M,   &s->O,    &s->intra, &s->win, &s->w_c,
-				  &s->w_k, &s->w_m, &s->busy, &s->tmp, &s->idle,  &s->o_win};
+	struct ivset *v[NSETS] = {&s->C, &s->K, &s->M, &s->O, &s->Kc, &s->Mc, &s->intra, &s->busy, &s->tmp};
+	struct ivsum *w[NSUMS] = {&s->sC, &s->sKc, &s->sMc, &s->sintra};
 	memcpy(all, v, sizeof(v));
+	memcpy(sums, w, sizeof(w));
 }
 
 void dispatch_sets_init(struct dispatch_sets *s)
 {
 	struct ivset *all[NSETS];
-	every_set(s, all);
+	struct ivsum *sums[NSUMS];
+	every_set(s, all, sums);
 	for (size_t i = 0; i < NSETS; i++)
 		ivset_init(all[i]);
+	for (size_t i = 0; i < NSUMS; i++)
+		sums[i]->cum = NULL;
 }
 
 void dispatch_sets_release(struct dispatch_sets *s)
 {
 	struct ivset *all[NSETS];
-	every_set(s, all);
+	struct ivsum *sums[NSUMS];
+	every_set(s, all, sums);
 	for (size_t i = 0; i < NSETS; i++)
 		ivset_release(all[i]);
+	for (size_t i = 0; i < NSUMS; i++)
+		ivsum_release(sums[i]);
 }
 
 void dispatch_sets_load(struct dispatch_sets *s, const struct rank_data *d)
@@ -111,30 +118,33 @@ void dispatch_sets_load(struct dispatch_sets *s, const struct rank_data *d)
 		ivset_add(&s->O, top[i].start, top[i].end);
 	free(top);
 	ivset_normalize(&s->O);
-}
-
-void dispatch_step(struct dispatch_sets *s, int64_t start, int64_t end, int64_t v[D_NPARTS])
-{
-	ivset_clear(&s->win);
-	ivset_add(&s->win, start, end);
-	ivset_clip(&s->C, start, end, &s->w_c);
-	v[D_COMM] = ivset_measure(&s->w_c);
-	ivset_clip(&s->K, start, end, &s->tmp);
-	ivset_subtract(&s->tmp, &s->w_c, &s->w_k);
-	v[D_COMPUTE] = ivset_measure(&s->w_k);
-	ivset_union(&s->w_c, &s->w_k, &s->busy);
-	ivset_clip(&s->M, start, end, &s->tmp);
-	ivset_subtract(&s->tmp, &s->busy, &s->w_m);
-	v[D_MEMORY] = ivset_measure(&s->w_m);
+	/* a step's compute is |W ∩ K \ C| = |W ∩ Kc|, and so on: the differences once per rank */
+	ivset_subtract(&s->K, &s->C, &s->Kc);
+	ivset_union(&s->C, &s->Kc, &s->busy);
+	ivset_subtract(&s->M, &s->busy, &s->Mc);
 	ivset_clear(&s->tmp);
 	ivset_add_all(&s->tmp, &s->busy);
-	ivset_add_all(&s->tmp, &s->w_m);
+	ivset_add_all(&s->tmp, &s->Mc);
 	ivset_normalize(&s->tmp);
-	ivset_subtract(&s->win, &s->tmp, &s->idle);
-	int64_t idle_ns = ivset_measure(&s->idle);
-	ivset_clip(&s->O, start, end, &s->o_win);
-	ivset_intersect(&s->idle, &s->o_win, &s->intra);
-	v[D_INTRA] = ivset_measure(&s->intra);
+	ivset_subtract(&s->O, &s->tmp, &s->intra);
+	ivsum_release(&s->sC);
+	ivsum_release(&s->sKc);
+	ivsum_release(&s->sMc);
+	ivsum_release(&s->sintra);
+	ivsum_init(&s->sC, &s->C);
+	ivsum_init(&s->sKc, &s->Kc);
+	ivsum_init(&s->sMc, &s->Mc);
+	ivsum_init(&s->sintra, &s->intra);
+}
+
+void dispatch_step(const struct dispatch_sets *s, int64_t start, int64_t end, int64_t v[D_NPARTS])
+{
+	v[D_COMM] = ivsum_within(&s->sC, start, end);
+	v[D_COMPUTE] = ivsum_within(&s->sKc, start, end);
+	v[D_MEMORY] = ivsum_within(&s->sMc, start, end);
+	/* idle = |W \ (C ∪ K ∪ M)|: the step less the three disjoint parts */
+	int64_t idle_ns = (end > start ? end - start : 0) - v[D_COMM] - v[D_COMPUTE] - v[D_MEMORY];
+	v[D_INTRA] = ivsum_within(&s->sintra, start, end);
 	v[D_INTER] = idle_ns - v[D_INTRA];
 }
 

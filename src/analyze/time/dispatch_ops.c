@@ -39,6 +39,7 @@
  * last). A rank without cpu_op events (Nsight Systems, nvprof) adds nothing
  * to the intra-op part, with a note; a rank without steps adds nothing.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,7 @@
 #include "analyze/time/dispatch.h"
 #include "chart/chart.h"
 #include "util/buf.h"
+#include "util/search.h"
 #include "util/xalloc.h"
 
 /* Kernel types in 002's order (Table 6), then "other". */
@@ -230,17 +232,98 @@ static struct rk_range *owner_segments(const struct rk_range *top, size_t ntop, 
 	return seg;
 }
 
-/* Adds each piece of intra (a normal set) to its segment's owner; *from: the first segment that may meet it. */
-static void attribute(const struct ivset *intra, const struct rk_range *seg, size_t nseg, size_t *from,
+/*
+ * How many of a rank's steps cover each instant, as its integral: the
+ * breakpoints t[0 .. n) (the steps' starts and ends, sorted), the steps
+ * covering [t[k], t[k+1]) in c[k], and F[k] the integral of that count up
+ * to t[k] (modulo 2^64, exact in differences). A piece of time inside
+ * several steps counts once per step, as each step's own split would count
+ * it; steps that do not overlap count each instant once at most.
+ */
+struct cover {
+	int64_t *t;
+	uint64_t *F, *c;
+	size_t n;
+};
+
+struct cover_edge {
+	int64_t t;
+	int delta;
+};
+
+static int cmp_cover_edge(const void *pa, const void *pb)
+{
+	const struct cover_edge *a = pa, *b = pb;
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+static void cover_init(struct cover *cv, const struct rank_data *d)
+{
+	struct cover_edge *e = xmalloc((2 * d->nsteps + 1) * sizeof(*e));
+	size_t ne = 0;
+	for (size_t i = 0; i < d->nsteps; i++)
+		if (d->steps[i].end > d->steps[i].start) {
+			e[ne++] = (struct cover_edge){d->steps[i].start, 1};
+			e[ne++] = (struct cover_edge){d->steps[i].end, -1};
+		}
+	if (ne > 1)
+		qsort(e, ne, sizeof(*e), cmp_cover_edge);
+	cv->t = xmalloc((ne + 1) * sizeof(*cv->t));
+	cv->F = xmalloc((ne + 1) * sizeof(*cv->F));
+	cv->c = xmalloc((ne + 1) * sizeof(*cv->c));
+	cv->n = 0;
+	uint64_t depth = 0;
+	for (size_t i = 0; i < ne;) {
+		size_t k = cv->n++;
+		cv->t[k] = e[i].t;
+		cv->F[k] = k ? cv->F[k - 1] + cv->c[k - 1] * ((uint64_t)cv->t[k] - (uint64_t)cv->t[k - 1]) : 0;
+		for (; i < ne && e[i].t == cv->t[k]; i++)
+			depth += (uint64_t)(int64_t)e[i].delta;
+		cv->c[k] = depth;
+	}
+	free(e);
+}
+
+static void cover_release(struct cover *cv)
+{
+	free(cv->t);
+	free(cv->F);
+	free(cv->c);
+}
+
+static int int64_t_before_or_at(const void *elem, const void *key)
+{
+	return *(const int64_t *)elem <= *(const int64_t *)key;
+}
+
+/* The integral of the step count up to x. */
+static uint64_t cover_at(const struct cover *cv, int64_t x)
+{
+	size_t k = lower_bound(cv->t, cv->n, sizeof(*cv->t), &x, int64_t_before_or_at); /* first t > x */
+	if (!k)
+		return 0;
+	k--;
+	return cv->F[k] + cv->c[k] * ((uint64_t)x - (uint64_t)cv->t[k]);
+}
+
+
+/*
+ * Adds each piece of intra (a normal set, the rank's idle ∩ O) to its
+ * segment's owner, weighted by the steps covering it (struct cover): the
+ * sum over the steps of each step's intra-op pieces, one pass over the
+ * pieces and segments however the steps overlap.
+ */
+static void attribute(const struct ivset *intra, const struct cover *cv, const struct rk_range *seg, size_t nseg,
 		      struct named_list *ops)
 {
+	size_t from = 0;
 	for (size_t i = 0; i < intra->n; i++) {
 		int64_t lo = intra->v[i].start, hi = intra->v[i].end;
-		while (*from < nseg && seg[*from].end <= lo)
-			(*from)++;
-		for (size_t j = *from; j < nseg && seg[j].start < hi; j++) {
+		while (from < nseg && seg[from].end <= lo)
+			from++;
+		for (size_t j = from; j < nseg && seg[j].start < hi; j++) {
 			int64_t s = seg[j].start > lo ? seg[j].start : lo, e = seg[j].end < hi ? seg[j].end : hi;
-			named_add(ops, seg[j].key, e - s);
+			named_add(ops, seg[j].key, (int64_t)(cover_at(cv, e) - cover_at(cv, s)));
 		}
 	}
 }
@@ -254,21 +337,23 @@ static void rank_pieces(const struct rank_data *d, struct dispatch_sets *sets, s
 	for (size_t si = 0; si < d->nsteps; si++)
 		ivset_add(&steps, d->steps[si].start, d->steps[si].end);
 	ivset_normalize(&steps);
+	struct ivsum in_steps;
+	ivsum_init(&in_steps, &steps);
 	for (size_t i = 0; i < d->nacts; i++) {
 		const struct rk_act *a = &d->acts[i];
 		if (a->kind == ACT_KERNEL && a->cls == RK_COMPUTE)
-			named_add(kern, a->name_id, ivset_measure_within(&steps, a->start, a->end));
+			named_add(kern, a->name_id, ivsum_within(&in_steps, a->start, a->end));
 	}
+	ivsum_release(&in_steps);
 	ivset_release(&steps);
-	size_t ntop, nseg, from = 0;
+	size_t ntop, nseg;
 	struct rk_range *top = dispatch_top_level(d, &ntop);
 	struct rk_range *seg = owner_segments(top, ntop, &nseg);
 	dispatch_sets_load(sets, d);
-	for (size_t si = 0; si < d->nsteps; si++) {
-		int64_t v[D_NPARTS];
-		dispatch_step(sets, d->steps[si].start, d->steps[si].end, v);
-		attribute(&sets->intra, seg, nseg, &from, ops);
-	}
+	struct cover cv;
+	cover_init(&cv, d);
+	attribute(&sets->intra, &cv, seg, nseg, ops);
+	cover_release(&cv);
 	free(seg);
 	free(top);
 }
