@@ -184,7 +184,8 @@ example: perfstudy unpack
 		experiments/begoli-003/blueridge.yaml experiments/begoli-003/azure.yaml experiments/begoli-003/h200-loaders.yaml \
 		experiments/nvprof-000/study.yaml experiments/nvprof-000/roberta.yaml experiments/ncu-encoder/paper-model.yaml \
 		experiments/h100x4-papers/zero.yaml experiments/h100x4-papers/sockets.yaml experiments/h100x4-papers/fig1.yaml \
-		experiments/h100x4/jax.yaml experiments/h200x4/causes.yaml experiments/h200x4-parallel/parallel.yaml \
+		experiments/h100x4/jax.yaml experiments/h200x4/causes.yaml experiments/gpu1-causes/causes.yaml \
+		experiments/h200x4-parallel/parallel.yaml \
 		experiments/h200x4-parallel/zero.yaml experiments/h200x4-parallel/p2p.yaml -o out
 
 # bench/floor.c times parts of perfstudy (its SHA-256, its walk) alone, so it links its objects.

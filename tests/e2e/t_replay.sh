@@ -140,4 +140,24 @@ for run, r in cal.items():
 sys.exit(1 if fails else 0)
 PY
 [ $? -eq 0 ] && ok || bad "the recorded planted causes (above)"
+# "What to fix first": the leak first, with the steps until the 80 GiB
+# device is full (memory_ranks.csv steps_to_full) and, at the log's median
+# step, the seconds; then the replay-priced fixes, largest first.
+python3 - "$T/g1" << 'PY' && ok || bad "What to fix first on the gpu1-causes page"
+import csv, glob, html, re, sys
+site = sys.argv[1]
+page = open(glob.glob(site + "/*/index.html")[0]).read()
+lines = [html.unescape(re.sub("<[^>]+>", "", l)) for l in re.findall(r'<li><a href="#finding-[^"]*">.*?</a></li>', page)]
+d = glob.glob(site + "/*/data")[0]
+mem = [r for r in csv.DictReader(open(d + "/memory_ranks.csv")) if r["run"] == "leak"][0]
+med = [r for r in csv.DictReader(open(d + "/profiler_overhead.csv")) if r["run"] == "leak"][0]
+full = float(mem["steps_to_full"])
+secs = full * float(med["unprofiled_median_us"]) / 1e6
+want = "device full in %.0f steps (%.0f s at the training's %.1f ms step)" % (full, secs, float(med["unprofiled_median_us"]) / 1000)
+if not lines or "memory leak: 64.0 MiB kept per step" not in lines[0] or want not in lines[0]:
+    sys.exit("first line %r, want the leak with %r" % (lines[:1], want))
+saves = [float(re.search(r"saves ([0-9.]+) (ms|µs)", l).group(1)) * (1 if "ms/step" in l else 0.001) for l in lines[1:]]
+if not saves or saves != sorted(saves, reverse=True):
+    sys.exit("the priced lines are not largest first: %r" % lines)
+PY
 finish

@@ -603,20 +603,27 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	buf_printf(&b,
 		   "Each rank's profiled steps are rebuilt as a graph and simulated. The host runs its CUDA runtime "
 		   "calls in order (every thread that launches GPU work, merged: the autograd thread launches the "
-		   "backward pass while the main thread waits), with the measured host time between calls; a launch "
-		   "waits for a free slot of the launch queue (the depth the trace shows it blocking at, else %d "
-		   "pending operations), and its GPU activity is ready when it returns. An activity starts once it "
-		   "is ready, its stream's previous activity ended and, where it started well after both, the "
-		   "activity of another stream that ended just before it (an event wait, inferred). A call that "
-		   "ended within 50 us of a GPU activity's end, lasting 20 us or more, waited for it (a synchronize, "
-		   "the blocking copy of .item(), a pageable copy, a cudaFree): replayed, it returns when that "
-		   "activity ends. GPU work queued before the window keeps its measured start. What is left of each "
-		   "measured time is kept, so the unchanged graph replays the measured step (replay_steps.csv). A "
-		   "step runs from the start of the first GPU activity launched in it to that of the next step. Not "
+		   "backward pass while the main thread waits), with the measured host time between calls, from the "
+		   "first step's start; a launch waits for a free slot of the launch queue (the depth the trace shows "
+		   "it blocking at, else %d pending operations), and its GPU activity is ready when it returns. An "
+		   "activity starts once it is ready and its stream's previous activity ended, and, where it started "
+		   "more than 5 us after both, once the activity of another stream that ended last before it ended "
+		   "(an event wait, inferred). A call that can wait (a synchronize, a copy, a free or allocation, the "
+		   "synchronous memset) of 20 us or more waited for its own copy where that ended within 50 us of the "
+		   "call's end (a pageable copy), else for the GPU activity that ended during it within 50 us of its "
+		   "end (a synchronize: the last that ended during it, however late it woke): replayed, it returns "
+		   "when that activity ends. GPU work queued before the window keeps its measured start. What is left "
+		   "of each measured time is kept, so the unchanged graph replays the measured step (measured_us, "
+		   "replayed_us). A step runs from the start of the first GPU activity launched in it to that of the "
+		   "next step (the last step: to the end of its last activity or call). The ranks of a run of at most "
+		   "%d ranks whose collective kernels match (the same count) are replayed together: the i-th "
+		   "collective of every rank is one, whose transfer starts when the last rank's kernel starts and "
+		   "takes the measured wait-free time (median over ranks of its end minus the last start); the job's "
+		   "step runs from the earliest start of a step on any rank to the earliest of the next. Not "
 		   "modelled: host threads waiting for each other outside the merged order, GPU contention (each "
-		   "activity keeps its measured duration), and other ranks (a collective keeps its measured "
-		   "duration, waits included): the fixes of runs of several ranks are per rank.",
-		   RP_QUEUE_DEFAULT);
+		   "activity keeps its measured duration, whatever runs beside it), clocks of different hosts, and "
+		   "pipelines' point-to-point transfers (their ranks are replayed alone).",
+		   RP_QUEUE_DEFAULT, RP_JOINT_MAX);
 	result_add_method(out, "replay_steps.csv", b.data);
 	buf_reset(&b);
 	buf_printf(&b,
@@ -631,11 +638,11 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	buf_reset(&b);
 	buf_adds(&b, "A fix's saving is the replayed step at the calibrated host factor minus the step replayed with "
 		     "the mechanism's instances removed (per step, mean over the profiled steps; min and max of the "
-		     "steps). Stated (stated = 1) only where it exceeds the noise: twice the saving's standard error "
-		     "(the per-step savings' spread over the square root of the steps; each step replayed with and "
-		     "without the cause) and 1 % of the step; with fewer than 3 profiled steps, where no spread can be "
-		     "told, every step's saving must exceed 1 % of the step. "
-		     "Mechanisms and how each is removed:");
+		     "steps), with the run's ranks together where they are replayed together (replayed). Stated "
+		     "(stated = 1) only where it exceeds the noise: twice the saving's standard error (the per-step "
+		     "savings' spread over the square root of the steps; each step replayed with and without the "
+		     "cause) and 1 % of the step; with fewer than 3 profiled steps, where no spread can be told, every "
+		     "step's saving must exceed 1 % of the step. Mechanisms and how each is removed:");
 	for (int i = 0; i < NMECH; i++)
 		buf_printf(&b, " %s, %s: %s;", mechanisms[i].id, mechanisms[i].words, mechanisms[i].removed);
 	result_add_method(out, "replay_fixes.csv", b.data);
