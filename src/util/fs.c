@@ -210,7 +210,8 @@ int fs_is_partial(const char *dir, const char *name)
 }
 
 
-FILE *fs_create_tmp(const char *path, char **tmp)
+/* fs_create_tmp without the diagnostic: NULL with errno set. */
+static FILE *create_tmp(const char *path, char **tmp)
 {
 	static unsigned long seq;
 	int err = EEXIST;
@@ -237,8 +238,16 @@ FILE *fs_create_tmp(const char *path, char **tmp)
 		}
 		free(name);
 	}
-	diag_syserror(path, "cannot create a temporary file beside it: %s", strerror(err));
+	errno = err;
 	return NULL;
+}
+
+FILE *fs_create_tmp(const char *path, char **tmp)
+{
+	FILE *f = create_tmp(path, tmp);
+	if (!f)
+		diag_syserror(path, "cannot create a temporary file beside it: %s", strerror(errno));
+	return f;
 }
 
 int fs_same_file(const char *a, const char *b)
@@ -251,11 +260,13 @@ int fs_write_file_as(const char *path, const void *data, size_t len, const char 
 {
 	char *tmp = NULL;
 	const char *sp = what ? " " : "", *w = what ? what : "";
-	FILE *f = fs_create_tmp(path, &tmp);
+	FILE *f = create_tmp(path, &tmp);
 	int ret = -1;
 
-	if (!f)
+	if (!f) {
+		diag_syserror(path, "cannot write%s%s: %s", sp, w, strerror(errno));
 		goto out;
+	}
 	errno = 0;
 	if (fwrite(data, 1, len, f) != len) {
 		diag_syserror(path, "cannot write%s%s: %s", sp, w, strerror(errno ? errno : EIO));
