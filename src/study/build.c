@@ -122,6 +122,9 @@ static char *build_fingerprint(const struct plan *p, int argc, char *const *argv
 		for (size_t r = 0; e->manifest && r < e->manifest->nruns; r++)
 			for (size_t i = 0; i < e->manifest->runs[r].ninputs; i++)
 				add_stat(&b, e->manifest->runs[r].inputs[i]);
+		for (size_t r = 0; r < e->nruns; r++)
+			for (size_t i = 0; i < e->runs[r].nlogs; i++)
+				add_stat(&b, e->runs[r].logs[i]);
 	}
 	char *fp = cache_fingerprint(b.data);
 	buf_release(&b);

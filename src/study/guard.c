@@ -62,10 +62,14 @@ static int each_input(const struct plan *p, const char *const *inputs, size_t n,
 		const struct exp_plan *x = &p->exps[e];
 		if (x->source && fn(x->source, ctx))
 			return -1;
-		for (size_t r = 0; r < x->nruns; r++)
+		for (size_t r = 0; r < x->nruns; r++) {
 			for (size_t t = 0; t < x->runs[r].ntraces; t++)
 				if (fn(x->runs[r].traces[t], ctx))
 					return -1;
+			for (size_t t = 0; t < x->runs[r].nlogs; t++)
+				if (fn(x->runs[r].logs[t], ctx))
+					return -1;
+		}
 		const struct manifest *m = x->manifest;
 		if (!m)
 			continue;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ingest/ingest.h"
 #include "util/diag.h"
@@ -24,6 +25,9 @@ void plan_release(struct plan *p)
 			for (size_t t = 0; t < e->runs[r].ntraces; t++)
 				free(e->runs[r].traces[t]);
 			free(e->runs[r].traces);
+			for (size_t t = 0; t < e->runs[r].nlogs; t++)
+				free(e->runs[r].logs[t]);
+			free(e->runs[r].logs);
 			free(e->runs[r].id);
 		}
 		free(e->runs);
@@ -113,6 +117,41 @@ static int list_traces(const char *dir, char ***out, size_t *n)
 	*out = v;
 	*n = k;
 	return 0;
+}
+
+/*
+ * The training logs of a run directory: its regular files named *.log,
+ * sorted (rank0.log, as the bundled generators write it). Read as a
+ * manifest run's inputs are: a file no reader recognises is left out with
+ * a warning. Sets *out (NULL when none) and *n.
+ */
+static void list_logs(const char *dir, char ***out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	char **v = NULL;
+	size_t cap = 0, k = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || !has_suffix(e->d_name, ".log") || ingest_is_rank_file(e->d_name))
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (stat(p, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		v = xgrow(v, &cap, k + 1, sizeof(*v));
+		v[k++] = p;
+	}
+	closedir(d);
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_str);
+	*out = v;
+	*n = k;
 }
 
 /* The run id of a directory: its path relative to the common parent. */
@@ -275,12 +314,17 @@ static int plan_directories(struct plan *p, char **inputs, size_t n, const char 
 			r.traces[0] = xstrdup(inputs[i]);
 			r.ntraces = 1;
 		}
+		if (fs_is_dir(real[i]) == 1)
+			list_logs(inputs[i], &r.logs, &r.nlogs);
 		for (size_t j = 0; j < e->nruns; j++)
 			if (!strcmp(e->runs[j].id, r.id)) {
 				diag_error(inputs[i], "run '%s' given twice", r.id);
 				for (size_t t = 0; t < r.ntraces; t++)
 					free(r.traces[t]);
 				free(r.traces);
+				for (size_t t = 0; t < r.nlogs; t++)
+					free(r.logs[t]);
+				free(r.logs);
 				free(r.id);
 				free(parent);
 				goto out;

@@ -21,6 +21,9 @@ struct run_plan {
 	char *id;
 	size_t ntraces;
 	char **traces;
+	/* A run directory's training logs (*.log beside its traces), read as a manifest run's inputs. */
+	size_t nlogs;
+	char **logs;
 };
 
 struct exp_plan {

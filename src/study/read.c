@@ -251,14 +251,14 @@ static int warn_unranked(struct store *s, int64_t run_id, const char *run, size_
 
 /*
  * A run's other inputs (manifest 'inputs': logs, Nsight Compute CSVs,
- * nvidia-smi XML), each in its own transaction, with no rank; file indexes
+ * nvidia-smi XML; a run directory's *.log), each in its own transaction, with no rank; file indexes
  * continue after the traces'.
  */
-static int ingest_inputs(struct store *s, int64_t run_id, const struct manifest_run *mr, size_t first,
+static int ingest_inputs(struct store *s, int64_t run_id, char *const *inputs, size_t ninputs, size_t first,
 			 int quiet)
 {
-	for (size_t i = 0; i < mr->ninputs; i++) {
-		const char *path = mr->inputs[i];
+	for (size_t i = 0; i < ninputs; i++) {
+		const char *path = inputs[i];
 		if (store_begin(s) < 0)
 			return -1;
 		int64_t tid = store_add_input(s, run_id, path, (int)(first + i));
@@ -379,7 +379,11 @@ static int ingest_experiment(struct build *b, struct exp_plan *e)
 			return -1;
 		/* Manifest runs are planned in manifest order, so run r is the manifest's run r. */
 		if (e->manifest && r < e->manifest->nruns &&
-		    ingest_inputs(s, run_id, &e->manifest->runs[r], rp->ntraces, quiet) < 0)
+		    ingest_inputs(s, run_id, e->manifest->runs[r].inputs, e->manifest->runs[r].ninputs, rp->ntraces,
+				  quiet) < 0)
+			return -1;
+		/* a run directory's training logs, found beside its traces (plan.c) */
+		if (ingest_inputs(s, run_id, rp->logs, rp->nlogs, rp->ntraces, quiet) < 0)
 			return -1;
 	}
 	if (e->manifest && e->manifest->hardware.nvidia_smi &&

@@ -140,6 +140,21 @@ for run, r in cal.items():
 sys.exit(1 if fails else 0)
 PY
 [ $? -eq 0 ] && ok || bad "the recorded planted causes (above)"
+# A directory build reads the training log beside the traces (rank0.log):
+# the calibration rests on its unprofiled median, as log_medians.py reads
+# it; without one, the page says that none was found.
+mkdir -p "$T/dir/item" "$T/dir/nolog"
+cp $G/traces/item/rank0.pt.trace.json $G/traces/item/rank0.log "$T/dir/item/"
+cp $G/traces/item/rank0.pt.trace.json "$T/dir/nolog/"
+$PERFSTUDY build -q "$T/dir/item" "$T/dir/nolog" -o "$T/dsite" 2> "$T/err" && ok || bad "directory build: $(cat "$T/err")"
+want=$(python3 tests/golden/log_medians.py "$T/dir/item/rank0.log" | sed -n 's/.*unprofiled n=22 median \([0-9.]*\) ms.*/\1/p')
+got=$(python3 -c 'import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["run"] == "item": print("%.2f" % (float(r["log_median_us"]) / 1000))' "$T/dsite/default/data/replay_calibration.csv")
+[ -n "$want" ] && [ "$got" = "$want" ] && ok || bad "directory build: the log beside the traces not read (median '$got', the log's '$want')"
+grep -q "nolog: no training log with unprofiled iterations was given or found beside the traces" "$T/dsite/default/index.html" &&
+	ok || bad "directory build without a log: the page does not say so"
+grep -q "item: no training log" "$T/dsite/default/index.html" && bad "directory build: the run with a log is said to have none" || ok
 # "What to fix first": the leak first, with the steps until the 80 GiB
 # device is full (memory_ranks.csv steps_to_full) and, at the log's median
 # step, the seconds; then the replay-priced fixes, largest first.

@@ -281,6 +281,7 @@ static void pick(const struct rp_model *m, int id, struct fix *f)
 struct ctx {
 	const struct analysis_ctx *a;
 	const struct analysis_result *res;
+	struct analysis_result *out; /* the same, for notes */
 	struct table *steps, *cal, *fixes;
 	size_t ranks_replayed;
 	int64_t *buf, *base, *alt;
@@ -531,6 +532,12 @@ static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 	x->ranks_replayed += used;
 	struct rp_change *ch = xcalloc(have ? have : 1, sizeof(*ch));
 	int64_t median = profiler_unprofiled_ns(x->res, keys[0].run);
+	if (have && median <= 0)
+		result_add_note(x->out,
+				"%s: no training log with unprofiled iterations was given or found beside the traces (a run "
+				"directory's *.log): the replay prices fixes on the profiled steps, with the host as the "
+				"profiler slowed it (replay_calibration.csv)",
+				keys[0].run);
 	if (joint && median > 0) {
 		/* one host factor for the run: the ranks' replay together against the one log */
 		struct subject sj = {mp, have, joint, f, ch};
@@ -567,7 +574,7 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	size_t nkeys = 0;
 	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
 		return -1;
-	struct ctx x = {.a = ctx, .res = out};
+	struct ctx x = {.a = ctx, .res = out, .out = out};
 	x.steps = table_new("replay_steps", "Each profiled step measured and replayed from its dependency graph",
 			    "run:text,rank:int,step:int,measured_us:us,replayed_us:us,error:real");
 	x.cal = table_new("replay_calibration",
