@@ -70,6 +70,7 @@
 #include "analyze/findings/findings_pipeline.h"
 #include "analyze/findings/findings_order.h"
 #include "analyze/findings/findings_why.h"
+#include "analyze/replay/replay.h"
 
 /*
  * The rules' thresholds, named once: the rule texts of findings.csv and its
@@ -602,24 +603,24 @@ static int replay_price(struct findings *f, const struct analysis_result *res, c
 {
 	const struct table *t = result_table(res, "replay_fixes");
 	int crun = col(t, "run"), crank = col(t, "rank"), csave = col(t, "saving_us_per_step"), cnoise = col(t, "noise_us"),
-	    cst = col(t, "stated"), crep = col(t, "replayed"), cwhat = col(t, "what"), crem = col(t, "removed"),
-	    cstep = col(t, "step_us");
+	    cst = col(t, "stated"), crep = col(t, "replayed"), cmech = col(t, "mechanism"), cstep = col(t, "step_us");
 	long best = -1;
 	for (size_t r = 0; t && crun >= 0 && r < t->nrows; r++) {
 		const char *rr = text(t, r, crun), *rep = text(t, r, crep);
-		if (!rr || strcmp(rr, run) || table_num(t, r, crank) != rank || !rep || strncmp(rep, "the run's", 9))
+		if (!rr || strcmp(rr, run) || table_num(t, r, crank) != rank || !rep || strcmp(rep, "together"))
 			continue;
 		if (best < 0 || table_num(t, r, csave) > table_num(t, (size_t)best, csave))
 			best = (long)r;
 	}
 	f->replay_what = f->replay_removed = NULL;
-	if (best < 0)
+	const struct rp_mechanism *mech = best >= 0 ? rp_mechanism(text(t, (size_t)best, cmech)) : NULL;
+	if (!mech)
 		return 0;
 	*saving = table_num(t, (size_t)best, csave);
 	*noise = table_num(t, (size_t)best, cnoise);
 	*stated = table_num(t, (size_t)best, cst) > 0;
-	f->replay_what = text(t, (size_t)best, cwhat);
-	f->replay_removed = text(t, (size_t)best, crem);
+	f->replay_what = mech->what;
+	f->replay_removed = mech->removed;
 	f->replay_step = table_num(t, (size_t)best, cstep);
 	return 1;
 }
@@ -968,41 +969,23 @@ static void add_pipeline(void *ctx, const char *run, int rank, double value, dou
  * beyond the replay's noise), each with its price from the replay; returns
  * how many were stated.
  */
-/* replay_fixes.csv's mechanisms in a few words, for "What to fix first" (a word not listed as it is). */
-static const char *short_words(const char *mech)
-{
-	static const struct {
-		const char *id, *words;
-	} w[] = {
-		{"host_gap", "host time outside every operator"},
-		{"sync", "synchronisations"},
-		{"blocking_copy", "blocking device-to-host copies"},
-		{"pageable_copy", "pageable host-to-device copies"},
-		{"implicit_sync", "implicit synchronisations"},
-		{"gpu_like_median", "GPU work beyond the other ranks'"},
-	};
-	for (size_t i = 0; mech && i < sizeof(w) / sizeof(w[0]); i++)
-		if (!strcmp(w[i].id, mech))
-			return w[i].words;
-	return mech ? mech : "?";
-}
-
 static int rule_replay(struct findings *f, const struct analysis_result *out, const char *run)
 {
 	const struct table *t = result_table(out, "replay_fixes");
 	int crun = col(t, "run"), cstated = col(t, "stated"), csave = col(t, "saving_us_per_step"), cstep = col(t, "step_us"),
-	    cwhat = col(t, "what"), cwhere = col(t, "where"), cfix = col(t, "fix"), crem = col(t, "removed"),
-	    cmin = col(t, "saving_min_us"), cmax = col(t, "saving_max_us"), cmech = col(t, "mechanism"),
-	    cper = col(t, "per_step");
+	    cwhere = col(t, "where"), cmin = col(t, "saving_min_us"), cmax = col(t, "saving_max_us"),
+	    cmech = col(t, "mechanism"), cper = col(t, "per_step");
 	int n = 0;
 	for (size_t r = 0; t && crun >= 0 && r < t->nrows; r++) {
 		const char *rr = text(t, r, crun);
 		if (!rr || strcmp(rr, run) || !(table_num(t, r, cstated) > 0))
 			continue;
 		double save = table_num(t, r, csave), step = table_num(t, r, cstep);
-		const char *where = text(t, r, cwhere), *what = text(t, r, cwhat), *fix = text(t, r, cfix),
-			   *rem = text(t, r, crem), *mech = text(t, r, cmech);
-		buf_printf(&f->s, "%s: %s (%s, %.3g per step): removing them saves ", run, what ? what : "?",
+		const char *where = text(t, r, cwhere);
+		const struct rp_mechanism *mech = rp_mechanism(text(t, r, cmech));
+		if (!mech)
+			continue;
+		buf_printf(&f->s, "%s: %s (%s, %.3g per step): removing them saves ", run, mech->what,
 			   where ? where : "?", table_num(t, r, cper));
 		time_words(&f->s, save);
 		buf_printf(&f->s, " per step, %.0f %% of the ", 100 * save / step);
@@ -1011,12 +994,11 @@ static int rule_replay(struct findings *f, const struct analysis_result *out, co
 		time_words(&f->s, table_num(t, r, cmin));
 		buf_adds(&f->s, " to ");
 		time_words(&f->s, table_num(t, r, cmax));
-		buf_printf(&f->s, " over the profiled steps; replayed without them: %s). Fix: %s", rem ? rem : "",
-			   fix ? fix : "");
+		buf_printf(&f->s, " over the profiled steps; replayed without them: %s). Fix: %s", mech->removed, mech->fix);
 		f->saving = save;
 		add(f, run, 0, save / step, "table-replay_fixes",
-		    rulef(f, "replay (%s): %s, priced by replaying the step without it (replay_fixes.csv)",
-			  short_words(mech), mech ? mech : "?"));
+		    rulef(f, "replay (%s): %s, priced by replaying the step without it (replay_fixes.csv)", mech->words,
+			  mech->id));
 		n++;
 	}
 	return n;
@@ -1126,7 +1108,7 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"time the profiler added per step ((overhead - 1) x the training's step): the profiler's cost is "
 		"uneven across ranks and can make such a straggler, nor where such a straggler rests on fewer than "
 		"5 profiled steps (too few to tell it from the ranks' step-to-step noise). Where the run's ranks "
-		"were replayed together (replay_fixes.csv replayed = the run's ranks replayed together), the replay "
+		"were replayed together (replay_fixes.csv replayed = together), the replay "
 		"prices the straggler instead: the saving of its fix with the largest saving, the step replayed "
 		"with its ranks' collectives joined and that cause removed (GPU work or host work at the median "
 		"rank's, the sleep, synchronisation or pageable copy taken out), stated only where replay_fixes.csv "

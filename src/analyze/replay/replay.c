@@ -50,37 +50,54 @@
 enum mech_id { M_HOST_GAP, M_SYNC, M_BLOCKING_COPY, M_PAGEABLE, M_IMPLICIT, M_GPU_MEDIAN, M_HOST_MEDIAN, NMECH };
 
 /* The mechanisms the replay prices: what it is, how the replay removes it, what the fix is. */
-static const struct mechanism {
-	const char *id, *words, *removed, *fix;
-} mechanisms[NMECH] = {
-	[M_HOST_GAP] = {"host_gap", "host time outside every operator (a sleep, Python work)",
+/*
+ * The mechanisms the replay prices, each: its id (replay_fixes.csv
+ * mechanism), a few words (What to fix first), what it is, how the replay
+ * removes it, and the fix to try. The one table of their words: findings.c
+ * and the report read them through rp_mechanism().
+ */
+static const struct rp_mechanism mechanisms[NMECH] = {
+	[M_HOST_GAP] = {"host_gap", "host time outside every operator",
+			"host time outside every operator (a sleep, Python work)",
 			"the stretches of 1 ms or more that no operator covers taken out",
 			"remove that host work from the step or move it off the training thread"},
-	[M_SYNC] = {"sync", "synchronisations that wait for the GPU (cudaDeviceSynchronize, cudaStreamSynchronize, "
-			    "cudaEventSynchronize)",
+	[M_SYNC] = {"sync", "synchronisations",
+		    "synchronisations that wait for the GPU (cudaDeviceSynchronize, cudaStreamSynchronize, "
+		    "cudaEventSynchronize)",
 		    "each returns at once", "remove the synchronize calls from the training loop"},
-	[M_BLOCKING_COPY] = {"blocking_copy", "blocking device-to-host copies (.item(), .cpu(), .tolist())",
+	[M_BLOCKING_COPY] = {"blocking_copy", "blocking device-to-host copies",
+			     "blocking device-to-host copies (.item(), .cpu(), .tolist())",
 			     "the copies no longer block the host",
 			     "keep the values on the GPU, or read them every N steps"},
-	[M_PAGEABLE] = {"pageable_copy", "pageable host-to-device copies",
-			"the copies taken off the step's path (as a pinned buffer copied ahead of the step would be)",
+	[M_PAGEABLE] = {"pageable_copy", "pageable host-to-device copies", "pageable host-to-device copies",
+			"the copies taken off the step's path, as a pinned buffer copied ahead of the step would be",
 			"pin the host buffer (pin_memory=True) and copy it with non_blocking=True ahead of the step"},
-	[M_IMPLICIT] = {"implicit_sync", "runtime calls that wait for the GPU without being a synchronize (cudaFree, "
-					 "cudaMalloc, a blocking copy of another kind)",
+	[M_IMPLICIT] = {"implicit_sync", "implicit synchronisations",
+			"runtime calls that wait for the GPU without being a synchronize (cudaFree, cudaMalloc, a "
+			"blocking copy of another kind)",
 			"each returns at once",
 			"keep the allocator's memory cached (no empty_cache) and the copies asynchronous"},
-	[M_GPU_MEDIAN] = {"gpu_like_median", "GPU work beyond the other ranks' (longer kernels, or kernels that only "
-					     "this rank runs)",
+	[M_GPU_MEDIAN] = {"gpu_like_median", "GPU work beyond the other ranks'",
+			  "GPU work beyond the other ranks' (longer kernels, or kernels that only this rank runs)",
 			  "its kernels at the median duration of the same kernel on the other ranks, those most of "
 			  "them do not run dropped",
 			  "even out the ranks' work (the same batch and sequence lengths on every rank) and remove "
 			  "work only this rank does"},
-	[M_HOST_MEDIAN] = {"host_like_median", "host work beyond the other ranks' (slower operators, more Python)",
+	[M_HOST_MEDIAN] = {"host_like_median", "host work beyond the other ranks'",
+			   "host work beyond the other ranks' (slower operators, more Python)",
 			   "its host time (between its runtime calls and in them, waits aside) scaled to the median of "
 			   "the other ranks' totals",
 			   "find what its host does more than the others (straggler_causes.csv's host rows) and even it "
 			   "out"},
 };
+
+const struct rp_mechanism *rp_mechanism(const char *id)
+{
+	for (size_t i = 0; id && i < NMECH; i++)
+		if (!strcmp(mechanisms[i].id, id))
+			return &mechanisms[i];
+	return NULL;
+}
 
 /* A rank's host time over the window: the gaps between its calls (unrecorded stretches too) and their own costs. */
 static double host_work(const struct rp_model *m)
@@ -288,6 +305,32 @@ struct ctx {
 	size_t cap;
 };
 
+/* One row of replay_fixes.csv. */
+struct fix_row {
+	const struct rank_key *k;
+	const char *mechanism;
+	double per_step, step, without, saving, smin, smax, noise;
+	int stated, joint;
+};
+
+static void add_fix_row(struct table *t, const struct fix_row *f, const char *where)
+{
+	size_t row = table_add_row(t);
+	table_set_text(t, row, 0, f->k->run);
+	table_set_int(t, row, 1, f->k->rank);
+	table_set_text(t, row, 2, f->mechanism);
+	table_set_text(t, row, 3, where);
+	table_set_real(t, row, 4, f->per_step);
+	table_set_ns(t, row, 5, llround(f->step));
+	table_set_ns(t, row, 6, llround(f->without));
+	table_set_ns(t, row, 7, llround(f->saving));
+	table_set_ns(t, row, 8, llround(f->smin));
+	table_set_ns(t, row, 9, llround(f->smax));
+	table_set_ns(t, row, 10, llround(f->noise));
+	table_set_int(t, row, 11, f->stated);
+	table_set_text(t, row, 12, f->joint ? "together" : "alone");
+}
+
 /* Prices every mechanism of rank r (of s) by replaying without it, into replay_fixes.csv. */
 static void add_fixes(struct ctx *x, const struct rank_key *k, struct subject *sj, size_t r)
 {
@@ -378,25 +421,16 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct subject *s
 				double sd = sn > 2 ? sqrt(fmax(0, (s_sq - s_sum * s_sum / (double)sn) / (double)(sn - 1))) : 0;
 				double noise = fmax(2 * sd / sqrt((double)sn), RP_SAVING_MIN * mean);
 				int stated = saving > noise && (sn > 2 || s_min > noise);
-				size_t row = table_add_row(x->fixes);
-				char *where = have_d ? where_at(x->a->store, &d, fx.where_t) : xstrdup("");
-				table_set_text(x->fixes, row, 0, k->run);
-				table_set_int(x->fixes, row, 1, k->rank);
-				table_set_text(x->fixes, row, 2, mechanisms[id].id);
-				table_set_text(x->fixes, row, 3, mechanisms[id].words);
-				table_set_text(x->fixes, row, 4, where);
-				table_set_real(x->fixes, row, 5, (double)fx.instances / (double)m->nsteps);
-				table_set_text(x->fixes, row, 6, mechanisms[id].removed);
-				table_set_ns(x->fixes, row, 7, llround(mean));
-				table_set_ns(x->fixes, row, 8, llround(w_sum / (double)sn));
-				table_set_ns(x->fixes, row, 9, llround(saving));
-				table_set_ns(x->fixes, row, 10, llround(s_min));
-				table_set_ns(x->fixes, row, 11, llround(s_max));
-				table_set_ns(x->fixes, row, 12, llround(noise));
-				table_set_int(x->fixes, row, 13, stated);
-				table_set_text(x->fixes, row, 14, mechanisms[id].fix);
-				table_set_text(x->fixes, row, 15, sj->joint ? "the run's ranks replayed together" : "the rank alone");
-				free(where);
+				/* a rank no slower than the others: evening it out saves nothing, and is not listed */
+				if (!((id == M_GPU_MEDIAN || id == M_HOST_MEDIAN) && saving <= 0)) {
+					struct fix_row fr = {k, mechanisms[id].id,
+							     (double)fx.instances / (double)m->nsteps, mean,
+							     w_sum / (double)sn, saving, s_min, s_max, noise, stated,
+							     sj->joint != NULL};
+					char *where = have_d ? where_at(x->a->store, &d, fx.where_t) : xstrdup("");
+					add_fix_row(x->fixes, &fr, where);
+					free(where);
+				}
 			}
 		}
 		free(scale);
@@ -583,9 +617,8 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 			  "host_factor:real,host_factor_lo:real,host_factor_hi:real,replayed_us:us,error:real,basis:text,"
 			  "launch_queue:int");
 	x.fixes = table_new("replay_fixes", "What each fix saves per step, from the replay without its cause",
-			    "run:text,rank:int,mechanism:text,what:text,where:text,per_step:real,removed:text,"
-			    "step_us:us,step_without_us:us,saving_us_per_step:us,saving_min_us:us,saving_max_us:us,"
-			    "noise_us:us,stated:int,fix:text,replayed:text");
+			    "run:text,rank:int,mechanism:text,where:text,per_step:real,step_us:us,step_without_us:us,"
+			    "saving_us_per_step:us,saving_min_us:us,saving_max_us:us,noise_us:us,stated:int,replayed:text");
 	int ret = 0;
 	for (size_t i = 0, j; i < nkeys && ret == 0; i = j) {
 		for (j = i + 1; j < nkeys && keys[j].run_db_id == keys[i].run_db_id;)
@@ -645,13 +678,16 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	buf_reset(&b);
 	buf_adds(&b, "A fix's saving is the replayed step at the calibrated host factor minus the step replayed with "
 		     "the mechanism's instances removed (per step, mean over the profiled steps; min and max of the "
-		     "steps), with the run's ranks together where they are replayed together (replayed). Stated "
+		     "steps), with the run's ranks together (replayed = together) where they are replayed together, "
+		     "else the rank alone; the mechanisms of a rank against the other ranks (gpu_like_median, "
+		     "host_like_median) are listed only where they save something. Stated "
 		     "(stated = 1) only where it exceeds the noise: twice the saving's standard error (the per-step "
 		     "savings' spread over the square root of the steps; each step replayed with and without the "
 		     "cause) and 1 % of the step; with fewer than 3 profiled steps, where no spread can be told, every "
 		     "step's saving must exceed 1 % of the step. Mechanisms and how each is removed:");
 	for (int i = 0; i < NMECH; i++)
-		buf_printf(&b, " %s, %s: %s;", mechanisms[i].id, mechanisms[i].words, mechanisms[i].removed);
+		buf_printf(&b, " %s, %s: %s (fix: %s);", mechanisms[i].id, mechanisms[i].what, mechanisms[i].removed,
+			   mechanisms[i].fix);
 	result_add_method(out, "replay_fixes.csv", b.data);
 	buf_release(&b);
 	return 0;

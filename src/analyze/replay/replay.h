@@ -147,6 +147,17 @@ size_t rp_replay(const struct rp_model *m, const struct rp_change *c, int64_t *s
 /* The same definition on the measured times. */
 size_t rp_measured(const struct rp_model *m, int64_t *step_ns);
 
+/* A mechanism replay_fixes.csv prices: its words, in one table (replay.c). */
+struct rp_mechanism {
+	const char *id;      /* replay_fixes.csv mechanism */
+	const char *words;   /* a few words, for "What to fix first" */
+	const char *what;    /* what it is, in full */
+	const char *removed; /* how the replay takes it out */
+	const char *fix;     /* the fix to try */
+};
+/* The mechanism of that id, or NULL. */
+const struct rp_mechanism *rp_mechanism(const char *id);
+
 /* The ranks of one run replayed together (replay_joint.c). */
 struct rp_joint;
 /* The join of n ranks' models (kept, not copied); NULL where their collectives or steps do not match. */
