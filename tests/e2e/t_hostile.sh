@@ -411,7 +411,7 @@ echo "a 50 KB title and two 50 KB run labels drawn: $(tail -n 1 "$T/cpu" | tr _ 
 # phases (the step names) made them quadratic. 20,000 steps with a launch
 # and a kernel each (tests/data/make_many_steps.py; 200,000 of them, 83 MB:
 # 5.8 s and 418 MB, docs/guarantees.md) must build with the page's tables
-# cut at 100 rows and every row in the CSVs. CPU time and peak RSS are
+# cut at 50 rows and every row in the CSVs. CPU time and peak RSS are
 # printed; `ulimit -t 120` only stops a quadratic return (this takes ~1 s;
 # before, 72 s).
 if command -v python3 >/dev/null; then
@@ -428,8 +428,8 @@ if command -v python3 >/dev/null; then
 	page=$(stat -c %s "$T/o/default/index.html")
 	echo "20,000 profiler steps: index.html $page bytes"
 	[ "$page" -lt 1048576 ] && ok || bad "20,000 steps: index.html is $page bytes, not under 1 MiB"
-	grep -q 'the first 100 shown (sorting sorts those); all 20000 are in the CSV' "$T/o/default/index.html" && ok ||
-		bad "20,000 steps: no table on the page says it shows the first 100 of 20000 rows"
+	grep -q 'the first 50 shown (sorting sorts those); all 20000 are in the CSV' "$T/o/default/index.html" && ok ||
+		bad "20,000 steps: no table on the page says it shows the first 50 of 20000 rows"
 else
 	skipped "python3 not installed: 20,000 profiler steps not built"
 fi
