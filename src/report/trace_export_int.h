@@ -43,7 +43,7 @@ void tx_out_next(struct tx_out *o);
 void tx_put_i64(struct buf *b, int64_t v);
 void tx_put_us(struct buf *b, int64_t ns);
 /*
- * Appends s (n bytes, any bytes) as a JSON string escaped by util/json.h's
+ * Appends s (n bytes, any bytes) as a JSON string escaped by util/buf.h's json_add_escaped
  * one writer (bytes that are not UTF-8 as \ufffd); past max bytes it is
  * cut and ends in "…".
  * tx_put_cstr: a NUL-terminated s, max TX_NAME_MAX.

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/json.h"
+#include "util/buf.h"
 #include "util/search.h"
 #include "util/xalloc.h"
 

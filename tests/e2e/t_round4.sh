@@ -217,7 +217,7 @@ PY
 # --- item 12: one JSON string writer; names that are not UTF-8 ---
 # diff's JSON copied the bytes of a run directory `run\xff` raw, and both
 # files (--json, --benchmark-json) were not JSON; the merged trace wrote
-# U+FFFD. Every JSON file now escapes through util/json.h: each byte that
+# U+FFFD. Every JSON file now escapes through util/buf.h (json_add_str): each byte that
 # is not UTF-8 as \ufffd. Parsed here with python3's json module.
 J=$T/m12
 mkdir -p "$J/run"$'\xff'

@@ -17,7 +17,7 @@
 #include "util/diag.h"
 #include "util/fs.h"
 #include "util/intmap.h"
-#include "util/json.h"
+#include "util/buf.h"
 #include "util/sha256.h"
 #include "util/xalloc.h"
 
@@ -253,7 +253,7 @@ static void test_escape(void)
 	}
 }
 
-/* util/json.h: every byte string becomes a JSON string; bytes that are not UTF-8 as \ufffd, one each. */
+/* util/buf.h json_add_*: every byte string becomes a JSON string; bytes that are not UTF-8 as \ufffd, one each. */
 static void test_json_str(void)
 {
 	static const struct {

@@ -117,6 +117,8 @@ int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t bu
 void hstate_release(struct hstate *st);
 /* st's run of id run (the first, should a damaged store repeat it), or NULL; binary search. */
 struct hstate_run *hstate_find_run(const struct hstate *st, const char *run);
+/* The first i with v[i] equal to s in v sorted by strcmp, or n (hstate.c). */
+size_t hstate_find_str(char *const *v, size_t n, const char *s);
 
 /*
  * The changes from old to new as rows of a new table `changes` (added,
@@ -186,7 +188,7 @@ void history_explain_print(const char *exp, const char *run, const struct explai
 /* e as a JSON object, every contributor, appended to b. */
 struct buf;
 void history_explain_json(struct buf *b, const struct explain *e);
-/* A JSON number (null when not finite), appended to b; strings: json_add_str (util/json.h). */
+/* A JSON number (null when not finite), appended to b; strings: json_add_str (util/buf.h). */
 void history_json_num(struct buf *b, double v);
 
 struct table *history_changes(const struct hstate *old, const struct hstate *cur, const struct history_limits *lim,

@@ -19,7 +19,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/diag.h"
-#include "util/json.h"
+#include "util/buf.h"
 #include "util/xalloc.h"
 
 /*

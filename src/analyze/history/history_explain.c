@@ -23,7 +23,7 @@
 #include "analyze/history/history.h"
 #include "util/buf.h"
 #include "util/diag.h"
-#include "util/json.h"
+#include "util/buf.h"
 #include "util/xalloc.h"
 
 static const char *const dim_kind[EXPLAIN_DIMS] = {"group", "kernel", "region", "rank"};

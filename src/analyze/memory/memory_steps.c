@@ -61,7 +61,7 @@
 #include "analyze/time/phases.h"
 #include "chart/chart.h"
 #include "util/buf.h"
-#include "util/hashkey.h"
+#include "util/intmap.h"
 #include "util/xalloc.h"
 
 #define NOISE_FLOOR ((int64_t)1 << 20) /* 1 MiB: the smallest growth per step named */
@@ -89,7 +89,7 @@ struct live {
 /*
  * The live allocations by address: open addressing, linear probing,
  * deletion by backward shift. Addresses come from the trace, so they hash
- * under the process's random key (hashkey.h): a fixed hash let colliding
+ * under the process's random key (hashkey_u64, util/intmap.h): a fixed hash let colliding
  * addresses make each insert a scan. The one walk over the slots (the
  * kept bytes) only sums, so the slot order never reaches an output.
  */
