@@ -70,25 +70,9 @@
 #include "analyze/findings/findings_pipeline.h"
 #include "analyze/findings/findings_order.h"
 #include "analyze/findings/findings_why.h"
-#include "analyze/replay/replay.h"
+#include "analyze/findings/findings_replay.h"
 
-/*
- * The rules' thresholds, named once: the rule texts of findings.csv and its
- * Methods print these values (never a copy of them), and docs/output.md is
- * generated from the Methods (tools/output_tables.py).
- */
-#define SKEW_MIN 0.20        /* collective share of the step, max - min over ranks */
-#define IDLE_MIN 0.20        /* GPU idle share of the step (host-bound) or span (gpu-idle) */
-#define HOST_MIN 0.50        /* host share of the critical path, and host wait share of the idle time */
-#define WAIT_MIN 0.10        /* a rank's wait for the straggler, share of its step */
-#define HOST_BOUND_EACH 4    /* host-bound ranks of a run stated one by one; more: one statement */
-#define CAUSE_MIN_MS 1.0     /* the smallest excess (ms per step) worth naming: less is the ranks' natural spread */
-#define CAUSE_LEAD_SHARE 0.5 /* "so the others wait": the excess named is this share of the largest exposed wait */
-#define OVERHEAD_SAY 1.10    /* a profiler slowdown worth a note beside each finding */
-#define SCALING_SPLIT 0.10   /* profiled and logged speedups differing by more than this share of the logged one */
-#define MIN_SAMPLES 5         /* profiled steps a straggler with no specific mechanism needs */
-#define NOISE_K 2.0          /* a straggler's saving must exceed this many times the training's step noise */
-#define SAVING_MIN 0.02      /* ... and this share of the step */
+#include "analyze/findings/findings_rules.h"
 
 
 struct findings {
@@ -99,9 +83,7 @@ struct findings {
 	struct buf s;
 	struct buf rule; /* the rule text being formatted (rulef) */
 	double overhead; /* the current run's profiler overhead (profiler_overhead.csv); 0: unknown */
-	/* the replay's price of the straggler (replay_price), NULL: the collectives' price */
-	const char *replay_what, *replay_removed;
-	double replay_step;
+	struct replay_price rp; /* the replay's price of the straggler; rp.what NULL: the collectives' price */
 };
 
 /* A rule text with its thresholds printed in; valid until the next call. */
@@ -114,16 +96,6 @@ static const char *rulef(struct findings *f, const char *fmt, ...)
 	buf_vprintf(&f->rule, fmt, ap);
 	va_end(ap);
 	return f->rule.data;
-}
-
-/* A share as the Methods say it: "half" for 0.5, else "N %". */
-static const char *share_words(double share, char out[16])
-{
-	if (share == 0.5)
-		snprintf(out, 16, "half");
-	else
-		snprintf(out, 16, "%.0f %%", 100 * share);
-	return out;
 }
 
 static void add(struct findings *f, const char *run, int rank, double value, const char *evidence,
@@ -583,62 +555,14 @@ static void rule_straggler_windows(struct findings *f, const struct analysis_res
 }
 
 /* The mean of a rank's step_us in ranks.csv, in us (NAN if none); *nsteps its rows. */
-/* A time in us in words: "39.3 ms", "850 us". */
-static void time_words(struct buf *b, double us)
-{
-	if (us >= 1000 || us <= -1000)
-		buf_printf(b, "%.1f ms", us / 1000);
-	else
-		buf_printf(b, "%.0f us", us);
-}
-
-/*
- * The replay's price of a straggler (replay_fixes.csv of a run whose ranks
- * were replayed together, their collectives joined): the rank's fix with
- * the largest saving, its noise, and whether it is stated. Returns 1 and
- * sets f's replay_* words, or 0 where the run was not replayed together.
- */
-static int replay_price(struct findings *f, const struct analysis_result *res, const char *run, int rank,
-			double *saving, double *noise, int *stated)
-{
-	const struct table *t = result_table(res, "replay_fixes");
-	int crun = col(t, "run"), crank = col(t, "rank"), csave = col(t, "saving_us_per_step"), cnoise = col(t, "noise_us"),
-	    cst = col(t, "stated"), crep = col(t, "replayed"), cmech = col(t, "mechanism"), cstep = col(t, "step_us");
-	long best = -1;
-	for (size_t r = 0; t && crun >= 0 && r < t->nrows; r++) {
-		const char *rr = text(t, r, crun), *rep = text(t, r, crep);
-		if (!rr || strcmp(rr, run) || table_num(t, r, crank) != rank || !rep || strcmp(rep, "together"))
-			continue;
-		if (best < 0 || table_num(t, r, csave) > table_num(t, (size_t)best, csave))
-			best = (long)r;
-	}
-	f->replay_what = f->replay_removed = NULL;
-	const struct rp_mechanism *mech = best >= 0 ? rp_mechanism(text(t, (size_t)best, cmech)) : NULL;
-	if (!mech)
-		return 0;
-	*saving = table_num(t, (size_t)best, csave);
-	*noise = table_num(t, (size_t)best, cnoise);
-	*stated = table_num(t, (size_t)best, cst) > 0;
-	f->replay_what = mech->what;
-	f->replay_removed = mech->removed;
-	f->replay_step = table_num(t, (size_t)best, cstep);
-	return 1;
-}
-
-/* The price in words: the replay's (replay_price) where there is one, else the collectives' (findings_why.c). */
+/* The price in words: the replay's (findings_replay_price) where there is one, else the collectives'. */
 static void saving_words(struct findings *f, const struct analysis_result *res, const char *run, int straggler,
 			 double saving)
 {
-	if (!f->replay_what) {
+	if (f->rp.what)
+		findings_replay_words(&f->s, &f->rp, saving);
+	else
 		why_saving_words(&f->s, res, run, straggler, saving, f->overhead);
-		return;
-	}
-	buf_adds(&f->s, "about ");
-	time_words(&f->s, saving);
-	buf_printf(&f->s, " per step, %.0f %% of the ", 100 * saving / f->replay_step);
-	time_words(&f->s, f->replay_step);
-	buf_printf(&f->s, " step of the run's ranks replayed together, from that replay with its %s (%s: "
-			  "replay_fixes.csv)", f->replay_what, f->replay_removed ? f->replay_removed : "");
 }
 
 /*
@@ -890,11 +814,10 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	if (SAVING_MIN * step > noise)
 		noise = SAVING_MIN * step;
 	/* Where the run's ranks were replayed together, the replay prices the straggler instead. */
-	int stated_replay = 0;
-	double r_saving, r_noise;
-	if (named && replay_price(f, res, run, straggler, &r_saving, &r_noise, &stated_replay)) {
-		saving = stated_replay ? r_saving : NAN;
-		noise = r_noise;
+	f->rp.what = NULL;
+	if (named && findings_replay_price(res, run, straggler, &f->rp)) {
+		saving = f->rp.stated ? f->rp.saving : NAN;
+		noise = f->rp.noise;
 	}
 	if (!isnan(saving) && saving < noise)
 		named = 0;
@@ -912,16 +835,16 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	if (mech && (!strcmp(mech, "slower_host") || !strcmp(mech, "slower_kernels")) &&
 	    ((f->overhead > 1 && log_step > 0 && saving < (f->overhead - 1) * log_step) || !sm || sm->n < MIN_SAMPLES))
 		named = 0;
-	if (f->replay_what && isnan(saving))
+	if (f->rp.what && isnan(saving))
 		named = 0; /* the replay says the rank's fixes save nothing beyond its noise */
 	if (named) {
 		buf_printf(&f->s, "%s: ", run);
 		if (!isnan(saving)) {
 			buf_printf(&f->s, "if rank %d arrived with the others the step would be shorter by ", straggler);
 			saving_words(f, res, run, straggler, saving);
-			if (f->replay_what) {
+			if (f->rp.what) {
 				buf_adds(&f->s, ", above the replay's noise of ");
-				time_words(&f->s, noise);
+				findings_time_words(&f->s, noise);
 				buf_adds(&f->s, "; ");
 			} else {
 				buf_printf(&f->s, ", above the run's noise of %.1f ms; ", noise / 1000);
@@ -940,7 +863,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		rule_cause(f, res, run, straggler, xmin, xmax, wmin, wmax, saving);
 		rule_straggler_windows(f, res, run, straggler);
 	}
-	f->replay_what = f->replay_removed = NULL;
+	f->rp.what = NULL;
 	buf_release(&who);
 	free(wp);
 	free(steps_of);
@@ -964,44 +887,13 @@ static void add_pipeline(void *ctx, const char *run, int rank, double value, dou
 	add_memory(ctx, run, rank, value, evidence, rule, text);
 }
 
-/*
- * replay: a one-rank run's fixes that replay_fixes.csv states (a saving
- * beyond the replay's noise), each with its price from the replay; returns
- * how many were stated.
- */
-static int rule_replay(struct findings *f, const struct analysis_result *out, const char *run)
+/* findings_replay's statements of a one-rank run, with their price. */
+static void add_replay(void *ctx, const char *run, double value, double saving_us, const char *rule, const char *text)
 {
-	const struct table *t = result_table(out, "replay_fixes");
-	int crun = col(t, "run"), cstated = col(t, "stated"), csave = col(t, "saving_us_per_step"), cstep = col(t, "step_us"),
-	    cwhere = col(t, "where"), cmin = col(t, "saving_min_us"), cmax = col(t, "saving_max_us"),
-	    cmech = col(t, "mechanism"), cper = col(t, "per_step");
-	int n = 0;
-	for (size_t r = 0; t && crun >= 0 && r < t->nrows; r++) {
-		const char *rr = text(t, r, crun);
-		if (!rr || strcmp(rr, run) || !(table_num(t, r, cstated) > 0))
-			continue;
-		double save = table_num(t, r, csave), step = table_num(t, r, cstep);
-		const char *where = text(t, r, cwhere);
-		const struct rp_mechanism *mech = rp_mechanism(text(t, r, cmech));
-		if (!mech)
-			continue;
-		buf_printf(&f->s, "%s: %s (%s, %.3g per step): removing them saves ", run, mech->what,
-			   where ? where : "?", table_num(t, r, cper));
-		time_words(&f->s, save);
-		buf_printf(&f->s, " per step, %.0f %% of the ", 100 * save / step);
-		time_words(&f->s, step);
-		buf_adds(&f->s, " replayed step (");
-		time_words(&f->s, table_num(t, r, cmin));
-		buf_adds(&f->s, " to ");
-		time_words(&f->s, table_num(t, r, cmax));
-		buf_printf(&f->s, " over the profiled steps; replayed without them: %s). Fix: %s", mech->removed, mech->fix);
-		f->saving = save;
-		add(f, run, 0, save / step, "table-replay_fixes",
-		    rulef(f, "replay (%s): %s, priced by replaying the step without it (replay_fixes.csv)", mech->words,
-			  mech->id));
-		n++;
-	}
-	return n;
+	struct findings *f = ctx;
+	f->saving = saving_us;
+	buf_adds(&f->s, text);
+	add(f, run, 0, value, "table-replay_fixes", rule);
 }
 
 int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *out)
@@ -1048,7 +940,7 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 			if (straggler < 0 || (size_t)straggler == i)
 				stated += rule_host_bound(&f, run, &v[i], straggler >= 0);
 		if (n == 1)
-			stated += rule_replay(&f, out, run);
+			stated += findings_replay(out, run, add_replay, &f);
 		if (n == 1 && !stated)
 			rule_gpu_idle(&f, out, run);
 		findings_memory(out, run, add_memory, &f);
@@ -1064,63 +956,9 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		return 0;
 	}
 	result_add_table(out, f.t);
-	char host_half[16], crit_half[16];
 	struct buf m;
 	buf_init(&m);
-	buf_printf(
-		&m,
-		"Statements generated by fixed rules from the other tables, shown at the top of the page; value is "
-		"the number each states (a ratio or a fraction of time). scaling: every run with more GPUs than its "
-		"baseline, its speedup and efficiency from scaling.csv. comm-skew: in a multi-rank run, the ranks' "
-		"shares of the step spent inside collective kernels (ranks.csv comm_us / step_us, pooled over "
-		"whole steps) differ by at least %.0f percentage points; as a collective's transfer takes the same time "
-		"on every rank, the difference is time the other ranks spend inside the collective waiting for the "
-		"rank with the least; not in a run with pipeline stages (pipeline_stages.csv), whose stages send and "
-		"receive unevenly by design. gpu-idle: a rank's GPU idle at least %.0f %% of its span (temporal.csv). "
-		"host-bound: the rank's GPU (all streams as one) is idle at least %.0f %% of the step, at least %s of "
-		"that idle time waiting for the host to launch work (gpu_idle.csv), and host operators and launches "
-		"make at least %s of its critical path (critical_path.csv host_us / step_us); every share is a "
-		"ratio of sums over the rank's whole steps (idle_time_steps.csv whole = 1), not a mean of per-step "
-		"shares; where more than %d ranks of a run are, one statement for the run gives their count and the "
-		"range of each share, and names the rank idle longest; not for a pipeline stage whose idle time its "
-		"pipeline explains: excess_share within the pipeline-bubble noise (or fewer than 3 steps), or a slower "
-		"stage with imbalance above 1.10. waiting: per rank, its waits inside matched collectives launched in a "
-		"step for the rank that arrived last, exposed (collective_waits.csv exposed_wait_us: no other activity on "
-		"its GPU meanwhile) first, then in all (wait_us), per step; the rank waited for longest is named with "
-		"every rank that waited for it at least %.0f %% of its step. "
-		"cause: that rank's first row in straggler_causes.csv (the side that made it late, then the largest "
-		"excess per step over the median of the other ranks) with its largest operator or kernel there, "
-		"when at least %g ms per step, after the mechanism straggler_causes.csv names for the rank, in words "
-		"with the fix to try; a kernel no other rank runs is said to run only there; extra GPU work of "
-		"a host-bound straggler is said to hide behind its host. The price (saving_us_per_step, in the "
-		"waiting and cause findings, stated first): how much shorter the step would be if the straggler "
-		"arrived at its collectives with the others: per matched collective launched in a profiled step at "
-		"which it arrived last, the smallest exposed wait of the other ranks (the latest of them would have "
-		"started the transfer; a wait hidden behind other GPU work shortens nothing), summed and divided by "
-		"its step count, then divided by the run's profiler factor (profiler_overhead.csv overhead) where a "
-		"training log gives one, to be the training's and not the profiled steps' (a saving resting on "
-		"fewer than 5 profiled steps says how many). Quiet on noise: the "
-		"waiting, cause and straggler-windows findings are stated only where that saving exceeds the run's "
-		"natural spread, the largest of %g %% of the step, %g times the training's step-to-step noise "
-		"(profiler_overhead.csv unprofiled_sigma_us, from at least 5 unprofiled iterations) and the saving "
-		"the same rule gives for any other rank of the run (the ranks' natural straggling), nor where the "
-		"straggler has no specific mechanism (slower_host, slower_kernels) and its saving is less than the "
-		"time the profiler added per step ((overhead - 1) x the training's step): the profiler's cost is "
-		"uneven across ranks and can make such a straggler, nor where such a straggler rests on fewer than "
-		"5 profiled steps (too few to tell it from the ranks' step-to-step noise). Where the run's ranks "
-		"were replayed together (replay_fixes.csv replayed = together), the replay "
-		"prices the straggler instead: the saving of its fix with the largest saving, the step replayed "
-		"with its ranks' collectives joined and that cause removed (GPU work or host work at the median "
-		"rank's, the sleep, synchronisation or pageable copy taken out), stated only where replay_fixes.csv "
-		"states it (beyond the replay's noise), not divided by the profiler's factor (the replay is "
-		"calibrated to the training log). replay: a one-rank run's fixes that replay_fixes.csv states, "
-		"each with its saving from the step replayed without it. Order: findings "
-		"with a saving first, largest first across the experiment's runs, then the others in the order of "
-		"the rules. straggler-windows: what that rank's GPU did "
-		"in the union of the windows in which another rank waited for it (straggler_ranks.csv), as shares of "
-		"that union. A rule whose table is missing, or whose number is under its threshold, states nothing.",
-		100 * SKEW_MIN, 100 * IDLE_MIN, 100 * IDLE_MIN, share_words(HOST_MIN, host_half), share_words(HOST_MIN, crit_half),
-		HOST_BOUND_EACH, 100 * WAIT_MIN, CAUSE_MIN_MS, 100 * SAVING_MIN, NOISE_K);
+	findings_methods(&m);
 	result_add_method(out, "findings.csv", m.data);
 	buf_release(&m);
 	return 0;

@@ -1,0 +1,94 @@
+/* findings_replay.c: the replay's findings and prices (findings_replay.h). */
+#include "analyze/findings/findings_replay.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "analyze/findings/cells.h"
+#include "analyze/replay/replay.h"
+#include "util/buf.h"
+
+void findings_time_words(struct buf *b, double us)
+{
+	if (us >= 1000 || us <= -1000)
+		buf_printf(b, "%.1f ms", us / 1000);
+	else
+		buf_printf(b, "%.0f us", us);
+}
+
+int findings_replay(const struct analysis_result *res, const char *run, replay_finding_fn emit, void *ctx)
+{
+	const struct table *t = result_table(res, "replay_fixes");
+	int crun = col(t, "run"), cstated = col(t, "stated"), csave = col(t, "saving_us_per_step"), cstep = col(t, "step_us"),
+	    cwhere = col(t, "where"), cmin = col(t, "saving_min_us"), cmax = col(t, "saving_max_us"),
+	    cmech = col(t, "mechanism"), cper = col(t, "per_step");
+	struct buf b, rule;
+	buf_init(&b);
+	buf_init(&rule);
+	int n = 0;
+	for (size_t r = 0; t && crun >= 0 && r < t->nrows; r++) {
+		const char *rr = text(t, r, crun);
+		if (!rr || strcmp(rr, run) || !(table_num(t, r, cstated) > 0))
+			continue;
+		double save = table_num(t, r, csave), step = table_num(t, r, cstep);
+		const char *where = text(t, r, cwhere);
+		const struct rp_mechanism *mech = rp_mechanism(text(t, r, cmech));
+		if (!mech)
+			continue;
+		buf_reset(&b);
+		buf_printf(&b, "%s: %s (%s, %.3g per step): removing them saves ", run, mech->what, where ? where : "?",
+			   table_num(t, r, cper));
+		findings_time_words(&b, save);
+		buf_printf(&b, " per step, %.0f %% of the ", 100 * save / step);
+		findings_time_words(&b, step);
+		buf_adds(&b, " replayed step (");
+		findings_time_words(&b, table_num(t, r, cmin));
+		buf_adds(&b, " to ");
+		findings_time_words(&b, table_num(t, r, cmax));
+		buf_printf(&b, " over the profiled steps; replayed without them: %s). Fix: %s", mech->removed, mech->fix);
+		buf_reset(&rule);
+		buf_printf(&rule, "replay (%s): %s, priced by replaying the step without it (replay_fixes.csv)", mech->words,
+			   mech->id);
+		emit(ctx, run, save / step, save, rule.data, b.data);
+		n++;
+	}
+	buf_release(&b);
+	buf_release(&rule);
+	return n;
+}
+
+int findings_replay_price(const struct analysis_result *res, const char *run, int rank, struct replay_price *p)
+{
+	const struct table *t = result_table(res, "replay_fixes");
+	int crun = col(t, "run"), crank = col(t, "rank"), csave = col(t, "saving_us_per_step"), cnoise = col(t, "noise_us"),
+	    cst = col(t, "stated"), crep = col(t, "replayed"), cmech = col(t, "mechanism"), cstep = col(t, "step_us");
+	long best = -1;
+	for (size_t r = 0; t && crun >= 0 && r < t->nrows; r++) {
+		const char *rr = text(t, r, crun), *rep = text(t, r, crep);
+		if (!rr || strcmp(rr, run) || table_num(t, r, crank) != rank || !rep || strcmp(rep, "together"))
+			continue;
+		if (best < 0 || table_num(t, r, csave) > table_num(t, (size_t)best, csave))
+			best = (long)r;
+	}
+	const struct rp_mechanism *mech = best >= 0 ? rp_mechanism(text(t, (size_t)best, cmech)) : NULL;
+	memset(p, 0, sizeof(*p));
+	if (!mech)
+		return 0;
+	p->saving = table_num(t, (size_t)best, csave);
+	p->noise = table_num(t, (size_t)best, cnoise);
+	p->step = table_num(t, (size_t)best, cstep);
+	p->stated = table_num(t, (size_t)best, cst) > 0;
+	p->what = mech->what;
+	p->removed = mech->removed;
+	return 1;
+}
+
+void findings_replay_words(struct buf *b, const struct replay_price *p, double saving)
+{
+	buf_adds(b, "about ");
+	findings_time_words(b, saving);
+	buf_printf(b, " per step, %.0f %% of the ", 100 * saving / p->step);
+	findings_time_words(b, p->step);
+	buf_printf(b, " step of the run's ranks replayed together, from that replay with its %s (%s: replay_fixes.csv)",
+		   p->what, p->removed ? p->removed : "");
+}
