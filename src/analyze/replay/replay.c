@@ -46,6 +46,7 @@
 #define RP_F_TOL 0.01      /* a replayed mean within this share of the log's median reproduces it */
 #define RP_SAVING_MIN 0.01 /* a saving under this share of the step is not stated */
 #define RP_JOINT_MAX 64    /* ranks of a run replayed together; more: each alone */
+#define RP_JOINT_PRICED 4  /* of a run replayed together, the ranks whose fixes are priced: the latest ones */
 
 enum mech_id { M_HOST_GAP, M_SYNC, M_BLOCKING_COPY, M_PAGEABLE, M_IMPLICIT, M_GPU_MEDIAN, M_HOST_MEDIAN, NMECH };
 
@@ -585,12 +586,29 @@ static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 		cal_row(x, r, median, profiler_unprofiled_count(x->res, keys[0].run), fj, lo, hi, at);
 		table_set_text(x->cal, r, 11, "the run's ranks replayed together, their collectives joined: one host factor");
 	}
+	/*
+	 * Priced: every rank replayed alone; of ranks replayed together, the
+	 * RP_JOINT_PRICED that started last at the most collectives (a rank the
+	 * others never waited for cannot shorten the job's step), so that the
+	 * work grows with the ranks, not with their square.
+	 */
+	size_t *latest = xcalloc(have ? have : 1, sizeof(*latest));
+	if (joint)
+		rp_joint_latest(joint, latest);
 	for (size_t i = 0; ret == 0 && i < have; i++) {
 		if (!mp[i])
 			continue;
+		if (joint) {
+			size_t above = 0;
+			for (size_t q = 0; q < have; q++)
+				above += latest[q] > latest[i] || (latest[q] == latest[i] && q < i);
+			if (!latest[i] || above >= RP_JOINT_PRICED)
+				continue;
+		}
 		struct subject sj = {joint ? mp : &mp[i], joint ? have : 1, joint, joint ? f : &f[i], ch};
 		add_fixes(x, kp[i], &sj, joint ? i : 0);
 	}
+	free(latest);
 	free(ch);
 	rp_joint_free(joint);
 	for (size_t i = 0; i < have; i++)
@@ -676,15 +694,19 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 		   RP_UNRECORDED_NS / 1000000, RP_F_MIN, RP_F_TOL * 100, RP_F_PRIOR);
 	result_add_method(out, "replay_calibration.csv", b.data);
 	buf_reset(&b);
-	buf_adds(&b, "A fix's saving is the replayed step at the calibrated host factor minus the step replayed with "
-		     "the mechanism's instances removed (per step, mean over the profiled steps; min and max of the "
-		     "steps), with the run's ranks together (replayed = together) where they are replayed together, "
-		     "else the rank alone; the mechanisms of a rank against the other ranks (gpu_like_median, "
-		     "host_like_median) are listed only where they save something. Stated "
-		     "(stated = 1) only where it exceeds the noise: twice the saving's standard error (the per-step "
-		     "savings' spread over the square root of the steps; each step replayed with and without the "
-		     "cause) and 1 % of the step; with fewer than 3 profiled steps, where no spread can be told, every "
-		     "step's saving must exceed 1 % of the step. Mechanisms and how each is removed:");
+	buf_printf(&b,
+		   "A fix's saving is the replayed step at the calibrated host factor minus the step replayed with "
+		   "the mechanism's instances removed (per step, mean over the profiled steps; min and max of the "
+		   "steps), with the run's ranks together (replayed = together) where they are replayed together, "
+		   "else the rank alone (of ranks replayed together, the %d that started last at the most "
+		   "collectives are priced: one the others never waited for cannot shorten the job's step); "
+		   "the mechanisms of a rank against the other ranks (gpu_like_median, host_like_median) are listed "
+		   "only where they save something. Stated (stated = 1) only where it exceeds the noise: twice the "
+		   "saving's standard error (the per-step savings' spread over the square root of the steps; each "
+		   "step replayed with and without the cause) and %.0f %% of the step; with fewer than 3 profiled "
+		   "steps, where no spread can be told, every step's saving must exceed %.0f %% of the step. "
+		   "Mechanisms and how each is removed:",
+		   RP_JOINT_PRICED, 100 * RP_SAVING_MIN, 100 * RP_SAVING_MIN);
 	for (int i = 0; i < NMECH; i++)
 		buf_printf(&b, " %s, %s: %s (fix: %s);", mechanisms[i].id, mechanisms[i].what, mechanisms[i].removed,
 			   mechanisms[i].fix);

@@ -163,6 +163,8 @@ struct rp_joint;
 /* The join of n ranks' models (kept, not copied); NULL where their collectives or steps do not match. */
 struct rp_joint *rp_joint_new(const struct rp_model *const *m, size_t n);
 void rp_joint_free(struct rp_joint *x);
+/* count[r]: at how many collectives rank r started last, as measured (the rank the others waited for). */
+void rp_joint_latest(const struct rp_joint *x, size_t *count);
 /*
  * Replays the ranks together, rank r under changes[r] (its join fields are
  * the joint's own); step_ns[k] = the job's step k: from the earliest start

@@ -103,6 +103,19 @@ struct rp_joint *rp_joint_new(const struct rp_model *const *m, size_t n)
 	return x;
 }
 
+void rp_joint_latest(const struct rp_joint *x, size_t *count)
+{
+	for (size_t r = 0; r < x->n; r++)
+		count[r] = 0;
+	for (size_t c = 0; c < x->nc; c++) {
+		size_t last = 0;
+		for (size_t r = 1; r < x->n; r++)
+			if (x->m[r]->ops[x->comm[r][c]].start > x->m[last]->ops[x->comm[last][c]].start)
+				last = r;
+		count[last]++;
+	}
+}
+
 void rp_joint_free(struct rp_joint *x)
 {
 	if (!x)
