@@ -100,6 +100,12 @@ const struct rp_mechanism *rp_mechanism(const char *id)
 	return NULL;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
 /* A rank's host time over the window: the gaps between its calls (unrecorded stretches too) and their own costs. */
 static double host_work(const struct rp_model *m)
 {
@@ -361,12 +367,7 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct subject *s
 			for (size_t q = 0; q < sj->n; q++)
 				if (q != r)
 					w[nw++] = host_work(sj->m[q]);
-			for (size_t a = 1; a < nw; a++)
-				for (size_t b2 = a; b2 > 0 && w[b2 - 1] > w[b2]; b2--) {
-					double t = w[b2];
-					w[b2] = w[b2 - 1];
-					w[b2 - 1] = t;
-				}
+			qsort(w, nw, sizeof(*w), cmp_double);
 			double med = nw ? (nw % 2 ? w[nw / 2] : (w[nw / 2 - 1] + w[nw / 2]) / 2) : mine;
 			free(w);
 			if (!(mine > 0) || med >= mine)

@@ -34,12 +34,6 @@ struct rp_joint {
 	size_t max_steps;
 };
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 struct rp_joint *rp_joint_new(const struct rp_model *const *m, size_t n)
 {
 	if (n < 2)
@@ -94,7 +88,7 @@ struct rp_joint *rp_joint_new(const struct rp_model *const *m, size_t n)
 			const struct rp_op *o = &m[r]->ops[x->comm[r][c]];
 			v[r] = o->start + o->dur - last;
 		}
-		qsort(v, n, sizeof(*v), cmp_i64);
+		qsort(v, n, sizeof(*v), rank_cmp_i64);
 		int64_t t = v[n / 2] > 0 ? v[n / 2] : 0;
 		for (size_t r = 0; r < n; r++)
 			x->transfer[r][x->comm[r][c]] = t;
@@ -135,42 +129,14 @@ void rp_joint_free(struct rp_joint *x)
 	free(x);
 }
 
-int rp_joint_replay(struct rp_joint *x, const struct rp_change *changes, int64_t *step_ns)
+/*
+ * Replays every rank under changes, each collective joined at x->last, and
+ * sets lo[k] to the earliest start of step k on any rank (lo[nsteps]: the
+ * latest end of the last step), -1 where no rank has one.
+ */
+static void replay_round(struct rp_joint *x, const struct rp_change *changes, int64_t *lo, int64_t *b)
 {
-	for (size_t c = 0; c < x->nc; c++)
-		x->last[c] = RP_NO_JOIN + 1; /* no wait in the first round */
-	int rounds = 0;
-	for (; rounds < RP_JOINT_ROUNDS; rounds++) {
-		for (size_t r = 0; r < x->n; r++) {
-			for (size_t c = 0; c < x->nc; c++)
-				x->join[r][x->comm[r][c]] = x->last[c];
-			struct rp_change ch = changes[r];
-			ch.join = x->join[r];
-			ch.transfer = x->transfer[r];
-			ch.starts = x->starts[r];
-			rp_replay(x->m[r], &ch, x->steps);
-		}
-		int moved = 0;
-		for (size_t c = 0; c < x->nc; c++) {
-			int64_t last = INT64_MIN;
-			for (size_t r = 0; r < x->n; r++)
-				if (x->starts[r][x->comm[r][c]] > last)
-					last = x->starts[r][x->comm[r][c]];
-			if (last != x->last[c]) {
-				x->last[c] = last;
-				moved = 1;
-			}
-		}
-		if (!moved)
-			break;
-	}
-	/*
-	 * The converged round once more, for the job's steps: from the earliest
-	 * start of a step on any rank to the earliest of the next (the last: to
-	 * the latest end).
-	 */
 	size_t nsteps = x->m[0]->nsteps;
-	int64_t *lo = xmalloc((nsteps + 1) * sizeof(*lo)), *b = xmalloc((nsteps + 1) * sizeof(*b));
 	for (size_t k = 0; k <= nsteps; k++)
 		lo[k] = -1;
 	for (size_t r = 0; r < x->n; r++) {
@@ -188,6 +154,33 @@ int rp_joint_replay(struct rp_joint *x, const struct rp_change *changes, int64_t
 		if (b[nsteps] >= 0 && b[nsteps] > lo[nsteps])
 			lo[nsteps] = b[nsteps];
 	}
+}
+
+int rp_joint_replay(struct rp_joint *x, const struct rp_change *changes, int64_t *step_ns)
+{
+	size_t nsteps = x->m[0]->nsteps;
+	int64_t *lo = xmalloc((nsteps + 1) * sizeof(*lo)), *b = xmalloc((nsteps + 1) * sizeof(*b));
+	for (size_t c = 0; c < x->nc; c++)
+		x->last[c] = RP_NO_JOIN + 1; /* no wait in the first round */
+	/* Rounds until no last start moves: the round that moved nothing ran with the final joins. */
+	int rounds = 0;
+	for (; rounds < RP_JOINT_ROUNDS; rounds++) {
+		replay_round(x, changes, lo, b);
+		int moved = 0;
+		for (size_t c = 0; c < x->nc; c++) {
+			int64_t last = INT64_MIN;
+			for (size_t r = 0; r < x->n; r++)
+				if (x->starts[r][x->comm[r][c]] > last)
+					last = x->starts[r][x->comm[r][c]];
+			if (last != x->last[c]) {
+				x->last[c] = last;
+				moved = 1;
+			}
+		}
+		if (!moved)
+			break;
+	}
+	/* The job's steps: from the earliest start of a step on any rank to the earliest of the next. */
 	for (size_t k = 0; k < nsteps; k++)
 		step_ns[k] = lo[k] >= 0 && lo[k + 1] >= 0 ? lo[k + 1] - lo[k] : -1;
 	free(lo);
@@ -251,7 +244,7 @@ void rp_joint_median(const struct rp_joint *x, size_t r, double *scale)
 			scale[want->op] = 0; /* a kernel most other ranks do not run: extra work */
 			continue;
 		}
-		qsort(durs, got, sizeof(*durs), cmp_i64);
+		qsort(durs, got, sizeof(*durs), rank_cmp_i64);
 		int64_t med = durs[got / 2];
 		scale[want->op] = want->dur > 0 ? (double)med / (double)want->dur : 1.0;
 	}
