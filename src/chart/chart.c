@@ -70,31 +70,45 @@ void chart_free(struct chart *c)
 	free(c);
 }
 
+/*
+ * Every per-category array holds cap_cat rows, grown together by doubling:
+ * a chart of 20,000 ranks adds 20,000 categories, and growing each array
+ * by one row would copy it every time (quadratic where realloc cannot
+ * extend in place, as under AddressSanitizer).
+ */
+static void grow_rows(struct chart *c, size_t need)
+{
+	if (need <= c->cap_cat)
+		return;
+	size_t cap = c->cap_cat;
+	c->categories = xgrow(c->categories, &cap, need, sizeof(*c->categories));
+	c->cat_keys = xreallocarray(c->cat_keys, cap, sizeof(*c->cat_keys));
+	c->cat_tips = xreallocarray(c->cat_tips, cap, sizeof(*c->cat_tips));
+	c->x_values = xreallocarray(c->x_values, cap, sizeof(*c->x_values));
+	if (c->marked)
+		c->marked = xreallocarray(c->marked, cap, 1);
+	if (c->spread)
+		c->spread = xreallocarray(c->spread, cap, 4 * sizeof(*c->spread));
+	if (c->nseries)
+		c->values = xreallocarray(c->values, cap, c->nseries * sizeof(*c->values));
+	c->cap_cat = cap;
+}
+
 size_t chart_add_category(struct chart *c, const char *label)
 {
 	/* A new category is a new row at the end: the old rows keep their place. */
-	c->categories = xgrow(c->categories, &c->cap_cat, c->ncat + 1, sizeof(*c->categories));
+	grow_rows(c, c->ncat + 1);
 	c->categories[c->ncat] = xstrdup(label ? label : "");
-	c->cat_keys = xrealloc(c->cat_keys, (c->ncat + 1) * sizeof(*c->cat_keys));
-	c->cat_tips = xrealloc(c->cat_tips, (c->ncat + 1) * sizeof(*c->cat_tips));
 	c->cat_keys[c->ncat] = NULL;
 	c->cat_tips[c->ncat] = NULL;
-	if (c->marked) {
-		c->marked = xrealloc(c->marked, c->ncat + 1);
+	if (c->marked)
 		c->marked[c->ncat] = 0;
-	}
-	c->x_values = xrealloc(c->x_values, (c->ncat + 1) * sizeof(*c->x_values));
 	c->x_values[c->ncat] = NAN;
-	if (c->spread) {
-		c->spread = xrealloc(c->spread, (c->ncat + 1) * 4 * sizeof(*c->spread));
+	if (c->spread)
 		for (int k = 0; k < 4; k++)
 			c->spread[c->ncat * 4 + (size_t)k] = NAN;
-	}
-	if (c->nseries) {
-		c->values = xrealloc(c->values, (c->ncat + 1) * c->nseries * sizeof(*c->values));
-		for (size_t s = 0; s < c->nseries; s++)
-			c->values[c->ncat * c->nseries + s] = 0;
-	}
+	for (size_t s = 0; s < c->nseries; s++)
+		c->values[c->ncat * c->nseries + s] = 0;
 	return c->ncat++;
 }
 
@@ -128,7 +142,7 @@ size_t chart_add_series(struct chart *c, const char *label)
 	c->series[c->nseries] = xstrdup(label ? label : "");
 	if (c->ncat) {
 		size_t ns = c->nseries + 1;
-		double *v = xcalloc(c->ncat * ns, sizeof(*v));
+		double *v = xcalloc(c->cap_cat * ns, sizeof(*v));
 		for (size_t i = 0; i < c->ncat; i++)
 			for (size_t s = 0; s < c->nseries; s++)
 				v[i * ns + s] = c->values[i * c->nseries + s];
@@ -168,7 +182,7 @@ void chart_mark_category(struct chart *c, size_t cat)
 {
 	assert(cat < c->ncat);
 	if (!c->marked)
-		c->marked = xcalloc(c->ncat, 1);
+		c->marked = xcalloc(c->cap_cat, 1);
 	c->marked[cat] = 1;
 }
 
@@ -189,8 +203,8 @@ void chart_set_spread(struct chart *c, size_t cat, double range_lo, double range
 {
 	assert(cat < c->ncat);
 	if (!c->spread) {
-		c->spread = xmalloc(c->ncat * 4 * sizeof(*c->spread));
-		for (size_t i = 0; i < c->ncat * 4; i++)
+		c->spread = xreallocarray(NULL, c->cap_cat, 4 * sizeof(*c->spread));
+		for (size_t i = 0; i < c->cap_cat * 4; i++)
 			c->spread[i] = NAN;
 	}
 	double *v = &c->spread[cat * 4];

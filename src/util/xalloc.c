@@ -118,6 +118,13 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+void *xreallocarray(void *p, size_t count, size_t size)
+{
+	if (size && count > ((size_t)-1) / size)
+		oom();
+	return xrealloc(p, count * size);
+}
+
 void *xgrow(void *p, size_t *cap, size_t need, size_t size)
 {
 	size_t c = *cap;

@@ -16,6 +16,8 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *p, size_t n);
+/* realloc to count elements of size bytes; an overflowing product is out of memory. */
+void *xreallocarray(void *p, size_t count, size_t size);
 /* Grows an array of count elements of size bytes to hold at least need. */
 void *xgrow(void *p, size_t *cap, size_t need, size_t size);
 char *xstrdup(const char *s);
