@@ -194,6 +194,17 @@ out:
  * 10^(exp + 3) with integer arithmetic, so "4443677150109.176" becomes
  * exactly 4443677150109176.
  */
+const char *ingest_span_problem(int64_t start, int64_t dur)
+{
+	if (dur < 0)
+		return "a negative duration";
+	if (start < INGEST_MIN_NS || start > INGEST_MAX_NS)
+		return "a start outside -2^60 to 3 * 2^60 ns (the years 1933 to 2079)";
+	if (dur > INGEST_MAX_DUR_NS)
+		return "a duration over 2^52 ns (52 days)";
+	return NULL;
+}
+
 int parse_us_to_ns(const char *s, size_t n, int64_t *ns)
 {
 	return parse_decimal_scaled(s, n, 3, ns);

@@ -260,6 +260,27 @@ int ingest_file(const char *path, const struct ingest_sink *sink, struct ingest_
 const struct reader *const *ingest_readers(size_t *n);
 
 /*
+ * The times and sizes perfstudy takes from any input (issue #51 item 10):
+ * a start from INGEST_MIN_NS to INGEST_MAX_NS (-2^60 to 3 * 2^60 ns: the
+ * years 1933 to 2079 as Unix time, or any clock's offset within them), a
+ * duration from 0 to INGEST_MAX_DUR_NS (2^52 ns: 52 days), a message of at
+ * most INGEST_MAX_NELEMS elements (2^48) and a copy of at most
+ * INGEST_MAX_BYTES bytes (2^56: 64 PiB). Within them an event's end, the
+ * difference of any two times and the sum of any two never leave int64;
+ * the same values at +-9e15 us, 2^62 elements or 4.6e18 ns steps
+ * overflowed in the analyses (wrong numbers, negative step times). The
+ * trace readers skip an event outside them with a warning naming the file
+ * and the byte; the store's sink refuses one from any other reader.
+ */
+#define INGEST_MIN_NS (-((int64_t)1 << 60))
+#define INGEST_MAX_NS (3 * ((int64_t)1 << 60))
+#define INGEST_MAX_DUR_NS ((int64_t)1 << 52)
+#define INGEST_MAX_NELEMS ((int64_t)1 << 48)
+#define INGEST_MAX_BYTES ((int64_t)1 << 56)
+/* NULL when start and dur (ns) are within the bounds above, else what is wrong, in a few words. */
+const char *ingest_span_problem(int64_t start, int64_t dur);
+
+/*
  * Parses a JSON decimal number text (e.g. "4443677150109.176", "1.5e3",
  * "-0.25") given in microseconds into integer nanoseconds, rounding half away
  * from zero. Exact for up to 19 significant digits. Returns 0, or -1 when the

@@ -498,7 +498,8 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		size_t o0 = oi;
 		while (oi < nops && ops[oi].last_rank == r->rank)
 			oi++;
-		tx_write_rank_tracks(&x, ri, tabs, w + w0, wi - w0, ops + o0, oi - o0, &used);
+		/* (no offset on a NULL array: a run without waits or host operators) */
+		tx_write_rank_tracks(&x, ri, tabs, w ? w + w0 : NULL, wi - w0, ops ? ops + o0 : NULL, oi - o0, &used);
 		/* each step's critical path, named by its bound */
 		int cstep = tc ? table_col_index(tc, "step") : -1, cbound = tc ? table_col_index(tc, "bound") : -1;
 		for (; ci < ncrit && crit[ci].rank <= r->rank; ci++) {

@@ -41,21 +41,41 @@ static int texts_fit(const struct sink_ctx *c, const char *what, const char *con
 		  sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 
 /*
- * 0 when an event's end (start + dur ns) is within int64; else -1 after an
- * error naming the input and the event. The readers skip such events (the
- * Kineto reader: "'ts' + 'dur' beyond the int64 nanosecond range"), merge
- * refuses them in a shard (study/shard.c); this is the store's own guard,
- * as every span stored is later loaded as start + dur (analyze/lib/rankdata.c).
+ * 0 when an event's start and duration are within what perfstudy takes
+ * (ingest_span_problem: a start from -2^60 to 3 * 2^60 ns, a duration from
+ * 0 to 2^52 ns); else -1 after an error naming the input and the event.
+ * The trace readers skip such events with a warning naming the byte (the
+ * Kineto reader: "skipped event 'k': a start outside ..."), merge refuses
+ * them in a shard (study/shard.c); this is the store's own guard for every
+ * other reader, as every span stored is later loaded as start + dur and
+ * subtracted from others (analyze/lib/rankdata.c).
  */
 static int span_fits(const struct sink_ctx *c, const char *what, const char *name, int64_t start, int64_t dur)
 {
-	int64_t end;
-	if (!__builtin_add_overflow(start, dur, &end))
+	const char *outside = ingest_span_problem(start, dur);
+	if (!outside)
 		return 0;
 	const struct store *s = c->s;
 	diag_error(s->reading ? s->reading : c->path ? c->path : s->path,
-		   "%s '%.200s': start %" PRId64 " ns + duration %" PRId64 " ns is beyond the int64 nanosecond range;"
-		   " refused", what, name ? name : "", start, dur);
+		   "%s '%.200s': start %" PRId64 " ns, duration %" PRId64 " ns: %s; refused", what, name ? name : "",
+		   start, dur, outside);
+	return -1;
+}
+
+/*
+ * A size past its bound (INGEST_MAX_NELEMS elements, INGEST_MAX_BYTES
+ * bytes) is taken as unknown, with a warning naming the input, the event and
+ * the field (at most 3 a trace): 2^62 elements made bytes overflow.
+ */
+static int64_t size_known(const struct sink_ctx *c, const char *name, const char *field, int64_t v, int64_t max)
+{
+	if (v <= max)
+		return v;
+	struct store *s = c->s;
+	if (s->size_warned++ < 3)
+		diag_warning(s->reading ? s->reading : c->path ? c->path : s->path,
+			     "'%.80s': %s %" PRId64 " is more than %" PRId64 "; taken as unknown", name ? name : "", field,
+			     v, max);
 	return -1;
 }
 
@@ -184,7 +204,8 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
 	cell_opt(&row[4], a->stream, a->stream >= 0);
 	cell_int(&row[5], a->start_ns);
 	cell_int(&row[6], a->dur_ns);
-	cell_opt(&row[7], a->bytes, a->bytes >= 0);
+	int64_t bytes = size_known(c, a->name, "bytes", a->bytes, INGEST_MAX_BYTES);
+	cell_opt(&row[7], bytes, bytes >= 0);
 	cell_opt(&row[9], a->correlation, a->correlation >= 0);
 	/* A copy kind too long for a cell is bound from where it is: the rows go in now, this one last. */
 	if (cell_text(&row[8], a->copy_kind) < 0 && store_row_buf_flush(s, &s->act) < 0)
@@ -201,8 +222,10 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
 	sqlite3_bind_int64(st, 2, a->start_ns);
 	bind_opt(st, 3, a->correlation, a->correlation >= 0);
 	sqlite3_bind_text(st, 4, a->collective, -1, SQLITE_TRANSIENT);
-	bind_opt(st, 5, a->in_nelems, a->in_nelems > 0);
-	bind_opt(st, 6, a->out_nelems, a->out_nelems > 0);
+	int64_t in = size_known(c, a->name, "'In msg nelems'", a->in_nelems, INGEST_MAX_NELEMS);
+	int64_t out = size_known(c, a->name, "'Out msg nelems'", a->out_nelems, INGEST_MAX_NELEMS);
+	bind_opt(st, 5, in, in > 0);
+	bind_opt(st, 6, out, out > 0);
 	bind_text_opt(st, 7, a->dtype);
 	bind_opt(st, 8, a->group_size, a->group_size > 0);
 	bind_text_opt(st, 9, a->process_group);
@@ -613,6 +636,8 @@ static int sink_link(void *ctx, const struct gpu_link *l)
 static int sink_memory(void *ctx, const struct memory_event *m)
 {
 	struct sink_ctx *c = ctx;
+	if (span_fits(c, "memory event", "[memory]", m->ts_ns, 0) < 0)
+		return -1;
 	struct cell *row = row_buf_add(c->s, &c->s->mem);
 	if (!row)
 		return -1;

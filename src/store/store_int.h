@@ -109,6 +109,7 @@ struct store {
 	/* the current trace's activity devices, seen as they are stored (store_split_devices) */
 	int64_t dev_first;
 	int dev_seen; /* 0: none, 1: dev_first only, 2: several */
+	int size_warned; /* the trace's sizes past the bounds said so far (sink.c size_known) */
 	struct pending_op *ops; /* the trace's stored host operators, or all since they came out of order */
 	size_t nops, opscap;
 	int ops_sorted;         /* they came in order of start per thread so far: stored as they come */

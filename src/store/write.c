@@ -68,6 +68,7 @@ int64_t store_add_trace(struct store *s, int64_t run_id, const char *path, int f
 	s->first_ns = INT64_MAX;
 	s->last_ns = INT64_MIN;
 	s->dev_seen = 0;
+	s->size_warned = 0;
 	store_ops_reset(s);
 	return rc < 0 ? -1 : sqlite3_last_insert_rowid(s->db);
 }

@@ -532,10 +532,10 @@ static int check_fail(struct shard_check *c, const char *what, const char *name,
 	}
 /*
  * A span as the readers make it, of a named event (the store looks the
- * name up: a NULL one crashed merge): a duration from 0, an end (start +
- * duration) within int64 ns (the Kineto reader skips an event whose end is
- * beyond it). A shard's start near INT64_MAX overflowed in the store's sink
- * and the rank loads.
+ * name up: a NULL one crashed merge): a duration from 0, a start and a
+ * duration within ingest.h's bounds (the readers skip an event outside
+ * them). A shard's start near INT64_MAX overflowed in the store's sink and
+ * the rank loads.
  */
 static int check_span(struct shard_check *c, const char *what, const char *name, int64_t start, int64_t dur)
 {
@@ -543,8 +543,10 @@ static int check_span(struct shard_check *c, const char *what, const char *name,
 		return check_fail(c, what, NULL, NULL, 0);
 	if (dur < 0)
 		return check_fail(c, what, name, "has a negative duration in ns", dur);
-	if (start > INT64_MAX - dur)
-		return check_fail(c, what, name, "ends beyond the int64 nanosecond range: start in ns", start);
+	if (start < INGEST_MIN_NS || start > INGEST_MAX_NS)
+		return check_fail(c, what, name, "starts outside -2^60 to 3 * 2^60 ns (ingest.h): start in ns", start);
+	if (dur > INGEST_MAX_DUR_NS)
+		return check_fail(c, what, name, "lasts over 2^52 ns (ingest.h): duration in ns", dur);
 	return 0;
 }
 

@@ -104,7 +104,7 @@ tests/bad/ts-beyond-int64.json: byte 18: warning: skipped event 'k': 'ts' is not
 tests/bad/ts-beyond-int64.json: warning: no GPU activity (no kernel, memcpy or memset) in run 'ts-beyond-int64.json'
 MSG
 t 0 $B/end-beyond-int64.json <<'MSG'
-tests/bad/end-beyond-int64.json: byte 18: warning: skipped event 'k': 'ts' + 'dur' beyond the int64 nanosecond range
+tests/bad/end-beyond-int64.json: byte 18: warning: skipped event 'k': a start outside -2^60 to 3 * 2^60 ns (the years 1933 to 2079)
 tests/bad/end-beyond-int64.json: warning: no GPU activity (no kernel, memcpy or memset) in run 'end-beyond-int64.json'
 MSG
 t 0 $B/ids-beyond-int64.json <<'MSG'

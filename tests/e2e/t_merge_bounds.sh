@@ -59,9 +59,9 @@ refused() {
 
 max=9223372036854775807
 forge start '<q' 1001234 $((max - 100))
-refused start "3: GPU activity 'k' ends beyond the int64 nanosecond range: start in ns ($((max - 100)))"
+refused start "3: GPU activity 'k' starts outside -2^60 to 3 * 2^60 ns (ingest.h): start in ns ($((max - 100)))"
 forge launch '<q' 1000500 $((max - 200))
-refused launch "2: runtime call 'cudaLaunchKernel' ends beyond the int64 nanosecond range: start in ns ($((max - 200)))"
+refused launch "2: runtime call 'cudaLaunchKernel' starts outside -2^60 to 3 * 2^60 ns (ingest.h): start in ns ($((max - 200)))"
 forge rank '<i' 54321 -7
 refused rank "4: trace info 'kineto' has a rank below -1 (unknown) (-7)"
 forge device '<i' 23456 -9

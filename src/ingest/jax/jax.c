@@ -214,8 +214,9 @@ static int on_event(void *ctx, int pass, const struct jj_event *ev)
 		warn_skip(j, ev, "negative 'dur'");
 		return 0;
 	}
-	if (ts > INT64_MAX - dur) {
-		warn_skip(j, ev, "'ts' + 'dur' beyond the int64 nanosecond range");
+	const char *outside = ingest_span_problem(ts, dur);
+	if (outside) {
+		warn_skip(j, ev, outside);
 		return 0;
 	}
 	j->kv = xgrow(j->kv, &j->cap_kv, ev->nargs + 1, sizeof(*j->kv));

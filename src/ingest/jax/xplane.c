@@ -169,8 +169,9 @@ static int read_line(struct xctx *x, const XPlane *p, const XLine *l, int device
 			warn_skip(x, p, l, name, "negative duration_ps");
 			continue;
 		}
-		if (start > INT64_MAX - dur) {
-			warn_skip(x, p, l, name, "start + duration beyond the int64 nanosecond range");
+		const char *outside = ingest_span_problem(start, dur);
+		if (outside) {
+			warn_skip(x, p, l, name, outside);
 			continue;
 		}
 		size_t n = 0;

@@ -175,6 +175,11 @@ static int on_memory(struct kctx *k, const struct kj_event *ev)
 		warn_skip(k, ev, ev->ts.p || ev->ts_bad ? "'ts' is not a representable number" : "no 'ts'");
 		return 0;
 	}
+	const char *outside = ingest_span_problem(ts, 0);
+	if (outside) {
+		warn_skip(k, ev, outside);
+		return 0;
+	}
 	if (!ev->has_mem_bytes || !ev->has_total_alloc) {
 		warn_skip(k, ev, "a memory event without the integers 'Bytes' and 'Total Allocated' in its args");
 		return 0;
@@ -357,7 +362,7 @@ static int on_event(void *ctx, const struct kj_event *ev)
 		int64_t ots, odur;
 		if (!k->sink->cpu_op || !ev->ts.p || ev->ts_bad || !ev->dur.p || ev->dur_bad ||
 		    parse_us_to_ns(ev->ts.p, ev->ts.n, &ots) < 0 || parse_us_to_ns(ev->dur.p, ev->dur.n, &odur) < 0 ||
-		    odur < 0 || ots > INT64_MAX - odur)
+		    ingest_span_problem(ots, odur))
 			return 0;
 		struct cpu_op op = {
 			.name = ev->name.p ? ev->name.p : "",
@@ -386,8 +391,9 @@ static int on_event(void *ctx, const struct kj_event *ev)
 		warn_skip(k, ev, "negative 'dur'");
 		return 0;
 	}
-	if (ts > INT64_MAX - dur) {
-		warn_skip(k, ev, "'ts' + 'dur' beyond the int64 nanosecond range");
+	const char *outside = ingest_span_problem(ts, dur);
+	if (outside) {
+		warn_skip(k, ev, outside);
 		return 0;
 	}
 	const char *name = ev->name.p ? ev->name.p : "";
