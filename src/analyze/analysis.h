@@ -169,6 +169,12 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 int collective_dtype_size(const char *dtype);
 struct buf;
 void collective_canonical(const char *raw, struct buf *out);
+/*
+ * The elements a communication kernel of canonical type moves, from its
+ * In and Out msg nelems (<= 0: unknown): a SendRecv (a fused send and recv,
+ * in what it sends, out what it receives) both, any other the larger.
+ */
+int64_t collective_message_nelems(const char *type, int64_t in, int64_t out);
 /* NCCL's bus bandwidth factor busbw / algbw of a canonical type on n ranks (nccl-tests PERFORMANCE.md); 0 if n <= 0. */
 double collective_bus_factor(const char *type, int64_t n);
 /* AllReduce bus bandwidth by GPU count and message size (busbw.c). */

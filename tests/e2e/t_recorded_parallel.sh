@@ -93,6 +93,32 @@ for r in rows:
 sys.exit(bad)
 EOF
 done
+# comm_types.csv's SendRecv row of each pipeline: the bytes a GPU sends plus those it receives per
+# step, the mean over its ranks, from the raw record_param_comms send and recv ops (In msg nelems x
+# the dtype's size) over the trace's profiled steps (issue #54 item 1: 1F1B fuses a send and a recv
+# in one kernel, which was counted with the send's bytes only: 83,886,080 and 75,497,472 B)
+python3 - "$X" "$P/comm_types.csv" "$Q/comm_types.csv" <<'EOF' && ok || bad "comm_types.csv SendRecv differs from the raw send and recv ops"
+import csv, json, sys
+size = {"BFloat16": 2, "Half": 2, "Float": 4, "Double": 8}
+got = {r["run"]: int(r["measured_bytes_per_gpu"]) for f in sys.argv[2:] for r in csv.DictReader(open(f))
+       if r["collective"] == "SendRecv"}
+bad = False
+for dr in ("par/pp2-gpipe-m4", "par/pp2-gpipe-m8", "par/pp2-1f1b-m4", "par/pp2-1f1b-m8",
+           "p2p/pp2-gpipe-m4-p2p", "p2p/pp2-gpipe-m4-nop2p"):
+    per_rank = []
+    for r in (0, 1):
+        ev = json.load(open("%s/%s/rank%d.pt.trace.json" % (sys.argv[1], dr, r)))["traceEvents"]
+        steps = {e["name"] for e in ev if e.get("name", "").startswith("ProfilerStep#")}
+        moved = sum(e["args"]["In msg nelems"] * size[e["args"]["dtype"]] for e in ev
+                    if e.get("name") == "record_param_comms" and e["args"].get("Collective name") in ("send", "recv"))
+        per_rank.append(moved / len(steps))
+    want, run = round(sum(per_rank) / len(per_rank)), dr.split("/")[1]
+    if got.get(run) != want:
+        print("%s: comm_types.csv SendRecv %s B, the raw ops %d B" % (run, got.get(run), want), file=sys.stderr)
+        bad = True
+sys.exit(bad)
+EOF
+
 # the imbalance the traces show: the last stage (the head and the fp32 loss
 # over 50,257 words) computes more than the first, and the finding says so
 n=$(grep -c '^pp2-[a-z0-9-]*,1,"[^"]*pipeline stage 1 of 2 (rank 1) computes' "$P/findings.csv")

@@ -115,7 +115,7 @@ static int load_run(struct store *s, const char *exp, const char *run, int gpus,
 			rc_->unknown++;
 			continue;
 		}
-		double S = (double)(in > outn ? in : outn) * size;
+		double S = (double)collective_message_nelems(type.data, in, outn) * size;
 		rc_->message += S;
 		rc_->sent += S * send_factor(type.data, group);
 		int ty = coll_type(type.data);
@@ -327,7 +327,8 @@ int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result 
 	result_add_table(out, ty);
 	result_add_method(out, "comm_types.csv",
 		"Per run on several GPUs and collective type (AllReduce, AllGather, ReduceScatter, Reduce, Broadcast, "
-		"SendRecv: Send and Recv together; AllToAll is in no row): calls_per_step, message_bytes_per_step and "
+		"SendRecv: Send and Recv together, and a fused send and recv kernel with both its directions, "
+		"as collectives.csv counts them; AllToAll is in no row): calls_per_step, message_bytes_per_step and "
 		"measured_bytes_per_gpu as in comm_volume.csv for that type's calls, the mean over the run's ranks; "
 		"estimated_bytes_per_gpu as Cheng et al. (SIGMETRICS 2024) count each collective (one AllReduce of P "
 		"elements of g bytes sends 2(1 - 1/p) g P per GPU, one AllGather, ReduceScatter, Reduce or Broadcast "

@@ -35,6 +35,16 @@ int collective_dtype_size(const char *t)
 	return 0;
 }
 
+int64_t collective_message_nelems(const char *type, int64_t in, int64_t out)
+{
+	in = in > 0 ? in : 0;
+	out = out > 0 ? out : 0;
+	/* (within ingest.h's 2^48 elements each: no overflow) */
+	if (!strcmp(type, "SendRecv"))
+		return in + out;
+	return in > out ? in : out;
+}
+
 /* "allreduce"/"all_reduce"/"AllReduce" -> "AllReduce"; others keep their text. */
 void collective_canonical(const char *raw, struct buf *out)
 {
@@ -201,7 +211,7 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 		int64_t in = store_column_int64(st, 5), outn = store_column_int64(st, 6);
 		int sz = collective_dtype_size((const char *)store_column_text(st, 7));
 		if ((in > 0 || outn > 0) && sz > 0) {
-			ag[i].bytes += (in > outn ? in : outn) * sz;
+			ag[i].bytes += collective_message_nelems(type.data, in, outn) * sz;
 			ag[i].bytes_time += dur;
 		}
 		if (store_column_type(st, 8) != SQLITE_NULL)
@@ -244,7 +254,8 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 	result_add_method(out, "collectives.csv",
 			  "Per run, rank and collective type, over the communication-group kernels of the default "
 			  "classification: calls and summed kernel time; bytes = sum over calls of max(In msg nelems, "
-			  "Out msg nelems) x the dtype's size (the kernel args Kineto records; nccl-tests' S); "
+			  "Out msg nelems) x the dtype's size (the kernel args Kineto records; nccl-tests' S), for a "
+			  "SendRecv (a send and a recv fused in one kernel) In + Out: what it sends and what it receives; "
 			  "algbw = bytes / time of the calls that record a size (bytes per ns = GB/s); busbw = algbw "
 			  "x 2(n-1)/n for AllReduce, x (n-1)/n for AllGather and ReduceScatter, x 1 otherwise, n the "
 			  "group size (NCCL nccl-tests, doc/PERFORMANCE.md). The type is the 'Collective name' arg, "
