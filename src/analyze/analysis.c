@@ -8,6 +8,7 @@
 
 #include "chart/chart.h"
 #include "util/buf.h"
+#include "util/diag.h"
 #include "util/timing.h"
 #include "util/xalloc.h"
 #include "analyze/lib/rankdata.h"
@@ -231,6 +232,20 @@ void result_add_table(struct analysis_result *r, struct table *t)
 
 void result_add_figure(struct analysis_result *r, struct chart *c, const char *caption)
 {
+	/*
+	 * A chart with two values for one cell would draw one over the other
+	 * (chart_set): it is not drawn, and a warning and the page's notes say
+	 * which figure and cell. That is a fault of perfstudy's, never of the input.
+	 */
+	if (c->collisions) {
+		const char *cat = c->categories[c->collision_cat], *ser = c->series[c->collision_series];
+		diag_warning(c->name, "two values for one bar (category '%.80s', series '%.80s', %zu such); the "
+			     "figure is not drawn: a fault in perfstudy", cat, ser, c->collisions);
+		result_add_note(r, "figure %s is not drawn: two of its values fell on one bar (category '%.80s', series "
+				"'%.80s'), a fault in perfstudy", c->name, cat, ser);
+		chart_free(c);
+		return;
+	}
 	r->figures = xgrow(r->figures, &r->cap_figures, r->nfigures + 1, sizeof(*r->figures));
 	r->figures[r->nfigures].chart = c;
 	r->figures[r->nfigures].caption = xstrdup(caption);

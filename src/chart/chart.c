@@ -64,6 +64,7 @@ void chart_free(struct chart *c)
 	free(c->categories);
 	free(c->series);
 	free(c->values);
+	free(c->filled);
 	free(c->name);
 	free(c->title);
 	free(c->value_label);
@@ -89,8 +90,10 @@ static void grow_rows(struct chart *c, size_t need)
 		c->marked = xreallocarray(c->marked, cap, 1);
 	if (c->spread)
 		c->spread = xreallocarray(c->spread, cap, 4 * sizeof(*c->spread));
-	if (c->nseries)
+	if (c->nseries) {
 		c->values = xreallocarray(c->values, cap, c->nseries * sizeof(*c->values));
+		c->filled = xreallocarray(c->filled, cap, c->nseries);
+	}
 	c->cap_cat = cap;
 }
 
@@ -107,8 +110,10 @@ size_t chart_add_category(struct chart *c, const char *label)
 	if (c->spread)
 		for (int k = 0; k < 4; k++)
 			c->spread[c->ncat * 4 + (size_t)k] = NAN;
-	for (size_t s = 0; s < c->nseries; s++)
+	for (size_t s = 0; s < c->nseries; s++) {
 		c->values[c->ncat * c->nseries + s] = 0;
+		c->filled[c->ncat * c->nseries + s] = 0;
+	}
 	return c->ncat++;
 }
 
@@ -128,8 +133,10 @@ void chart_keep_categories(struct chart *c, const unsigned char *keep)
 		c->x_values[k] = c->x_values[i];
 		if (c->spread)
 			memmove(&c->spread[k * 4], &c->spread[i * 4], 4 * sizeof(*c->spread));
-		if (c->nseries)
+		if (c->nseries) {
 			memmove(&c->values[k * c->nseries], &c->values[i * c->nseries], c->nseries * sizeof(*c->values));
+			memmove(&c->filled[k * c->nseries], &c->filled[i * c->nseries], c->nseries);
+		}
 		k++;
 	}
 	c->ncat = k;
@@ -143,19 +150,58 @@ size_t chart_add_series(struct chart *c, const char *label)
 	if (c->ncat) {
 		size_t ns = c->nseries + 1;
 		double *v = xcalloc(c->cap_cat * ns, sizeof(*v));
+		unsigned char *f = xcalloc(c->cap_cat * ns, 1);
 		for (size_t i = 0; i < c->ncat; i++)
-			for (size_t s = 0; s < c->nseries; s++)
+			for (size_t s = 0; s < c->nseries; s++) {
 				v[i * ns + s] = c->values[i * c->nseries + s];
+				f[i * ns + s] = c->filled[i * c->nseries + s];
+			}
 		free(c->values);
+		free(c->filled);
 		c->values = v;
+		c->filled = f;
 	}
 	return c->nseries++;
 }
 
+/*
+ * One value per cell: a second chart_set of a cell keeps the first and
+ * counts a collision (NaN, no value, leaves a cell open) (two runs drawn as one bar: ZeRO-1's over DDP's in
+ * time_to_train, issue #54), which result_add_figure refuses to draw.
+ */
 void chart_set(struct chart *c, size_t cat, size_t series, double v)
 {
 	assert(cat < c->ncat && series < c->nseries);
+	size_t i = cat * c->nseries + series;
+	if (isnan(v) && !c->filled[i]) {
+		c->values[i] = v; /* no value yet (a sparse chart's blank): the cell stays open */
+		return;
+	}
+	if (c->filled[i]) {
+		if (c->values[i] == v)
+			return; /* the same value again (a shared baseline point) */
+		if (!c->collisions++) {
+			c->collision_cat = cat;
+			c->collision_series = series;
+		}
+		return;
+	}
+	c->values[i] = v;
+	c->filled[i] = 1;
+}
+
+void chart_add(struct chart *c, size_t cat, size_t series, double v)
+{
+	assert(cat < c->ncat && series < c->nseries);
+	c->values[cat * c->nseries + series] += v;
+	c->filled[cat * c->nseries + series] = 1;
+}
+
+void chart_update(struct chart *c, size_t cat, size_t series, double v)
+{
+	assert(cat < c->ncat && series < c->nseries);
 	c->values[cat * c->nseries + series] = v;
+	c->filled[cat * c->nseries + series] = 1;
 }
 
 double chart_get(const struct chart *c, size_t cat, size_t series)

@@ -114,6 +114,9 @@ struct chart {
 	size_t nseries, cap_series;
 	char **series;     /* legend entries, e.g. group names */
 	double *values;    /* ncat * nseries, row-major by category; grown as categories/series are added */
+	unsigned char *filled; /* the same layout: 1 where a value was set (chart_set, chart_add, chart_update) */
+	size_t collisions;     /* chart_set calls on a filled cell (refused), and the first one's cell */
+	size_t collision_cat, collision_series;
 	char **cat_keys;   /* ncat: colour key of each category's bar (HBAR), NULL entries: none */
 	char **cat_tips;   /* ncat: full text shown as an SVG tooltip (e.g. the whole kernel name), or NULL */
 	size_t ref_series; /* LINE: 1 + the series drawn as a dashed grey reference (ideal scaling); 0: none */
@@ -270,7 +273,16 @@ size_t chart_add_category(struct chart *c, const char *label);
 /* Keeps the categories i with keep[i] (ncat entries) and their values, keys, tips, x and spread, in order. */
 void chart_keep_categories(struct chart *c, const unsigned char *keep);
 size_t chart_add_series(struct chart *c, const char *label);
+/*
+ * Sets a cell once: a second chart_set of the same cell keeps the first
+ * value and counts a collision (collisions, the first's cell in
+ * collision_cat and collision_series); such a chart is not drawn
+ * (result_add_figure). chart_add adds to a cell (a sum over parts);
+ * chart_update replaces its value on purpose (a running mean).
+ */
 void chart_set(struct chart *c, size_t cat, size_t series, double v);
+void chart_add(struct chart *c, size_t cat, size_t series, double v);
+void chart_update(struct chart *c, size_t cat, size_t series, double v);
 double chart_get(const struct chart *c, size_t cat, size_t series);
 /* Sets a category's colour key (see chart_style) and its tooltip text; both are copied. */
 void chart_set_category_key(struct chart *c, size_t cat, const char *key);

@@ -201,6 +201,62 @@ static void test_model_growth(void)
 	chart_free(NULL);
 }
 
+/*
+ * One value per cell (issue #54 item 2): a second chart_set keeps the first
+ * and counts a collision; the same value again, NaN (no value yet) first,
+ * chart_add and chart_update are not collisions; the filled cells follow
+ * the rows and columns as they move.
+ */
+static void test_one_value(void)
+{
+	struct chart *c = chart_new(CHART_GROUPED_BAR, "one", "t", "v");
+	chart_add_category(c, "a");
+	chart_add_series(c, "s0");
+	chart_add_category(c, "b");
+	chart_set(c, 0, 0, NAN);
+	chart_set(c, 0, 0, 1);
+	chart_set(c, 0, 0, 1);
+	CHECK_INT(c->collisions, 0);
+	chart_set(c, 1, 0, 2);
+	chart_set(c, 1, 0, 3);
+	CHECK_INT(c->collisions, 1);
+	CHECK(chart_get(c, 1, 0) == 2);
+	CHECK_INT(c->collision_cat, 1);
+	CHECK_INT(c->collision_series, 0);
+	/* a column added later: the filled cells keep their place */
+	chart_add_series(c, "s1");
+	chart_set(c, 1, 0, 4);
+	CHECK_INT(c->collisions, 2);
+	CHECK_INT(c->collision_cat, 1); /* the first collision's cell */
+	chart_set(c, 1, 1, 5);
+	CHECK_INT(c->collisions, 2);
+	chart_add(c, 0, 1, 1.5);
+	chart_add(c, 0, 1, 1.5);
+	CHECK(chart_get(c, 0, 1) == 3);
+	chart_update(c, 0, 1, 7);
+	CHECK(chart_get(c, 0, 1) == 7);
+	chart_set(c, 0, 1, 8); /* filled by chart_add and chart_update */
+	CHECK_INT(c->collisions, 3);
+	/* rows dropped and added: the kept row's cells stay filled, a new row's open */
+	unsigned char keep[2] = {0, 1};
+	chart_keep_categories(c, keep);
+	chart_set(c, 0, 1, 9); /* was b's (1, 1) = 5 */
+	CHECK_INT(c->collisions, 4);
+	size_t n = chart_add_category(c, "c");
+	chart_set(c, n, 0, 10);
+	chart_set(c, n, 1, 11);
+	CHECK_INT(c->collisions, 4);
+	for (int i = 0; i < 100; i++) { /* grown by doubling: still one value per cell */
+		char l[16];
+		snprintf(l, sizeof(l), "r%d", i);
+		size_t k = chart_add_category(c, l);
+		chart_set(c, k, 1, i);
+	}
+	CHECK_INT(c->collisions, 4);
+	CHECK(chart_get(c, n, 1) == 11 && chart_get(c, c->ncat - 1, 1) == 99);
+	chart_free(c);
+}
+
 /* The "<run> r<rank>" categories that figure_ranks.c and the run labels read, worked by hand. */
 static void test_rank_label(void)
 {
@@ -517,9 +573,9 @@ static void test_xy(void)
 	free(sv);
 
 	/* NaN, inf and a value <= 0 on the log axis are not drawn, and counted. */
-	chart_set(c, 1, 0, NAN);
-	chart_set(c, 2, 1, INFINITY);
-	chart_set(c, 3, 0, 0);
+	chart_update(c, 1, 0, NAN);
+	chart_update(c, 2, 1, INFINITY);
+	chart_update(c, 3, 0, 0);
 	size_t k = chart_add_category(c, "no x");
 	chart_set(c, k, 0, 1);
 	chart_set(c, k, 1, 1);
@@ -911,7 +967,7 @@ static void test_log_bars(void)
 	free(svg);
 	drop_dir(dir);
 	/* 50x: linear by default, log when asked (log_scale: true). */
-	chart_set(c, cat, 0, 1.9 / 50);
+	chart_update(c, cat, 0, 1.9 / 50);
 	st.log_scale = 0;
 	svg = svg_of(c, &st, &len, &dir);
 	CHECK(svg && !contains(svg, len, "log scale"));
@@ -1277,6 +1333,7 @@ static void test_fit_labels(void)
 int main(void)
 {
 	test_model_growth();
+	test_one_value();
 	test_rank_label();
 	test_shorten();
 	test_fit_labels();

@@ -333,8 +333,19 @@ static struct chart *speedup_chart(const struct srun *rs, size_t n)
 			if (!scales(r) || (!pass && isnan(r->log_sp)))
 				continue;
 			buf_reset(&label);
-			buf_printf(&label, "%s, %s%s", r->model, *r->shown ? r->shown : "no strategy",
-				   !any_log ? "" : pass ? ", profiled" : ", unprofiled");
+			buf_printf(&label, "%s, %s", r->model, *r->shown ? r->shown : "no strategy");
+			/*
+			 * Two runs of one model and strategy on as many GPUs (four
+			 * pipeline schedules on 2) are two lines, named by run: one
+			 * point each, never one drawn over the other.
+			 */
+			for (size_t j = 0; j < n; j++)
+				if (j != i && scales(&rs[j]) && (pass || !isnan(rs[j].log_sp)) && rs[j].gpus == r->gpus &&
+				    !strcmp(rs[j].model, r->model) && !strcmp(rs[j].shown, r->shown)) {
+					buf_printf(&label, " (%s)", r->run);
+					break;
+				}
+			buf_adds(&label, !any_log ? "" : pass ? ", profiled" : ", unprofiled");
 			size_t s = 0;
 			while (s < c->nseries && strcmp(c->series[s], label.data))
 				s++;

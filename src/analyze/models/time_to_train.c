@@ -16,8 +16,9 @@
  *   steady_s  the median of the unprofiled iterations (profiler_overhead.csv,
  *             profiled.h) x iterations: the same training without its
  *             start-up or the profiler.
- * Only when at least two runs trained the same number of samples on
- * different GPU counts (a study of this kind); other studies get nothing.
+ * Only when at least two runs of one model trained the same number of
+ * samples on different GPU counts (a study of this kind), and only those
+ * runs are drawn; other studies get nothing.
  * speedup: after_first_s of the 1-GPU run of the same per-GPU batch over
  * this run's; wall_speedup: the same of wall_s, start-up included (empty
  * without such a run).
@@ -27,12 +28,15 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/models/models.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 
 struct ttt {
 	const char *run;
+	const char *model; /* the manifest's model name, "" if none */
+	char shown[32];    /* the strategy in the figures' words (models_strategy_shown) */
 	int gpus, batch;
 	int64_t iterations, samples, wall_ns, first_ns, steady_ns;
 };
@@ -72,7 +76,8 @@ int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_resul
 	size_t n = 0;
 	for (size_t i = 0; i < man->nruns; i++) {
 		const struct manifest_run *r = &man->runs[i];
-		struct ttt t = {.run = r->id, .gpus = r->gpus, .batch = r->batch};
+		struct ttt t = {.run = r->id, .model = r->model.name ? r->model.name : "", .gpus = r->gpus, .batch = r->batch};
+		models_strategy_shown(r, NULL, t.shown, sizeof(t.shown));
 		if (log_of(ctx, r->id, &t) < 0) {
 			free(v);
 			return -1;
@@ -83,12 +88,19 @@ int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_resul
 		t.steady_ns = med > 0 ? med * t.iterations : 0;
 		v[n++] = t;
 	}
-	/* a study of this kind: two runs with the same samples on different GPU counts */
+	/*
+	 * A study of this kind: runs of one model that trained the same samples
+	 * on different GPU counts. Only those are drawn (h200's runs trained
+	 * 160/320/640 samples on 1/2/4 GPUs: weak scaling, no figure).
+	 */
+	unsigned char *drawn = xcalloc(n + 1, 1);
 	int kind = 0;
-	for (size_t i = 0; i < n && !kind; i++)
-		for (size_t j = i + 1; j < n && !kind; j++)
-			kind = v[i].samples == v[j].samples && v[i].gpus != v[j].gpus;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++)
+			if (v[i].samples == v[j].samples && v[i].gpus != v[j].gpus && !strcmp(v[i].model, v[j].model))
+				kind = drawn[i] = 1;
 	if (!kind) {
+		free(drawn);
 		free(v);
 		return 0;
 	}
@@ -96,24 +108,27 @@ int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_resul
 				    "run:text,gpus:int,batch:int,samples:int,iterations:int,wall_s:real,first_s:real,"
 				    "after_first_s:real,steady_s:real,speedup:real,wall_speedup:real");
 	struct chart *c = chart_new(CHART_GROUPED_BAR, "time_to_train",
-				    "Time to train the same samples over GPUs and batch sizes, first iteration excluded",
+				    "Time to train a fixed number of samples over GPUs, first iteration excluded",
 				    "time to train after the first iteration (s)");
 	chart_set_x_axis(c, "GPUs", CHART_SCALE_LINEAR);
-	struct buf label;
-	buf_init(&label);
-	/* categories: GPU counts ascending; series: per-GPU batch sizes ascending */
-	int gpus[16], batches[16];
-	size_t ng = 0, nb = 0;
+	/* categories: GPU counts ascending; series: the drawn runs' configurations but the GPU count */
+	int gpus[16];
+	size_t ng = 0;
+	int many_models = 0, many_samples = 0, many_strategies = 0;
 	for (size_t i = 0; i < n; i++) {
+		if (!drawn[i])
+			continue;
 		size_t k;
 		for (k = 0; k < ng && gpus[k] != v[i].gpus; k++)
 			;
 		if (k == ng && ng < 16)
 			gpus[ng++] = v[i].gpus;
-		for (k = 0; k < nb && batches[k] != v[i].batch; k++)
-			;
-		if (k == nb && nb < 16)
-			batches[nb++] = v[i].batch;
+		for (size_t j = 0; j < n; j++)
+			if (drawn[j]) {
+				many_models |= strcmp(v[i].model, v[j].model) != 0;
+				many_samples |= v[i].samples != v[j].samples;
+				many_strategies |= strcmp(v[i].shown, v[j].shown) != 0;
+			}
 	}
 	for (size_t a = 0; a < ng; a++)
 		for (size_t b = a + 1; b < ng; b++)
@@ -121,25 +136,54 @@ int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_resul
 				int x = gpus[a];
 				gpus[a] = gpus[b], gpus[b] = x;
 			}
-	for (size_t a = 0; a < nb; a++)
-		for (size_t b = a + 1; b < nb; b++)
-			if (batches[b] < batches[a]) {
-				int x = batches[a];
-				batches[a] = batches[b], batches[b] = x;
-			}
+	struct buf label;
+	buf_init(&label);
 	for (size_t k = 0; k < ng; k++) {
 		buf_reset(&label);
 		buf_printf(&label, "%d GPU%s", gpus[k], gpus[k] == 1 ? "" : "s");
 		chart_add_category(c, label.data);
 	}
-	for (size_t k = 0; k < nb; k++) {
+	/*
+	 * A series per configuration: the model where several are drawn, the
+	 * per-GPU batch, the samples and the strategy where they differ, and
+	 * the run where two runs of one configuration share a GPU count (four
+	 * pipeline schedules on 2 GPUs): one bar per run, never two in one.
+	 * Series in order of batch, then of first appearance.
+	 */
+	size_t *series_of = xcalloc(n + 1, sizeof(*series_of)), *order = xcalloc(n + 1, sizeof(*order)), no = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!drawn[i])
+			continue;
+		size_t at = no++;
+		for (; at > 0 && v[order[at - 1]].batch > v[i].batch; at--)
+			order[at] = order[at - 1];
+		order[at] = i;
+	}
+	for (size_t o = 0; o < no; o++) {
+		size_t i = order[o];
 		buf_reset(&label);
-		if (batches[k] > 0)
-			buf_printf(&label, "batch %d per GPU", batches[k]);
+		if (many_models)
+			buf_printf(&label, "%s, ", *v[i].model ? v[i].model : "model not given");
+		if (v[i].batch > 0)
+			buf_printf(&label, "batch %d per GPU", v[i].batch);
 		else
 			buf_adds(&label, "batch not given");
-		chart_add_series(c, label.data);
+		if (many_samples)
+			buf_printf(&label, ", %lld samples", (long long)v[i].samples);
+		if (many_strategies)
+			buf_printf(&label, ", %s", *v[i].shown ? v[i].shown : "no strategy");
+		for (size_t j = 0; j < n; j++)
+			if (j != i && drawn[j] && v[j].gpus == v[i].gpus && v[j].batch == v[i].batch &&
+			    v[j].samples == v[i].samples && !strcmp(v[j].model, v[i].model) && !strcmp(v[j].shown, v[i].shown)) {
+				buf_printf(&label, " (%s)", v[i].run);
+				break;
+			}
+		size_t s = 0;
+		while (s < c->nseries && strcmp(c->series[s], label.data))
+			s++;
+		series_of[i] = s < c->nseries ? s : chart_add_series(c, label.data);
 	}
+	free(order);
 	for (size_t i = 0; i < n; i++) {
 		const struct ttt *x = &v[i];
 		size_t row = table_add_row(t);
@@ -161,19 +205,22 @@ int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_resul
 									  (double)(x->wall_ns - x->first_ns));
 				table_set_real(t, row, 10, (double)v[j].wall_ns / (double)x->wall_ns);
 			}
-		size_t cat = 0, s = 0;
+		size_t cat = 0;
 		while (cat < ng && gpus[cat] != x->gpus)
 			cat++;
-		while (s < nb && batches[s] != x->batch)
-			s++;
-		if (cat < ng && s < nb)
-			chart_set(c, cat, s, (double)(x->wall_ns - x->first_ns) / 1e9);
+		if (drawn[i] && cat < ng)
+			chart_set(c, cat, series_of[i], (double)(x->wall_ns - x->first_ns) / 1e9);
 	}
 	buf_release(&label);
+	free(series_of);
+	free(drawn);
 	free(v);
 	result_add_table(out, t);
 	result_add_figure(out, c,
-			  "Time to train the same number of samples, per GPU count and per-GPU batch size: the sum of "
+			  "Time to train a fixed number of samples, per GPU count: the runs of one model that trained "
+			  "as many samples as another of that model on a different GPU count, one bar each (a series per "
+			  "configuration but the GPU count: the model where several are drawn, the per-GPU batch, the "
+			  "samples and strategy where they differ, the run where two share a GPU count); the sum of "
 			  "the iteration times the training log records after the first iteration (after_first_s; "
 			  "profiled iterations included). The first iteration, start-up (CUDA context, NCCL set-up, "
 			  "allocator warm-up, first_s), is left out: it does not shrink with more GPUs and would "
@@ -181,8 +228,8 @@ int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_resul
 			  "steady_s, the unprofiled median iteration times the iterations).");
 	result_add_method(
 		out, "time_to_train.csv",
-		"Per run with a training log, when at least two runs trained the same number of samples on different "
-		"GPU counts: samples = the log's last consumed_samples; iterations = its logged iterations; wall_s = "
+		"Per run with a training log, when at least two runs of one model trained the same number of samples "
+		"on different GPU counts: samples = the log's last consumed_samples; iterations = its logged iterations; wall_s = "
 		"the sum of their times (start-up, warm-up and profiled iterations included: what a stopwatch around "
 		"the loop shows); first_s = the first logged iteration's time (start-up); after_first_s = wall_s - "
 		"first_s, what the figure draws; steady_s = the median of its unprofiled iterations "

@@ -582,8 +582,8 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 			table_set_ns(t, row, col++, st->end - st->start);
 			for (int q = 0; q < NCAT; q++) {
 				table_set_ns(t, row, col++, p.cat[q]);
-				chart_set(c, cat, (size_t)q,
-					  chart_get(c, cat, (size_t)q) + (double)p.cat[q] / 1e6 / (double)d.nsteps);
+				chart_update(c, cat, (size_t)q,
+					     chart_get(c, cat, (size_t)q) + (double)p.cat[q] / 1e6 / (double)d.nsteps);
 			}
 			if (wr >= 0)
 				table_set_int(t, row, col, waits.ranks[wr]);

@@ -227,7 +227,7 @@ static void lane_rows(struct store *s, struct phase_names *nm, const struct phas
 				   ms_own(clip.v[i].start, ln, t0), ms_own(clip.v[i].end, ln, t0));
 			chart_add_span(c, li, ROW_HOST, ms_own(clip.v[i].start, ln, t0),
 				       ms_own(clip.v[i].end, ln, t0), ph[p].name, tip->data, 0);
-			chart_set(c, li, ROW_HOST, chart_get(c, li, ROW_HOST) + (double)(clip.v[i].end - clip.v[i].start) / 1e6);
+			chart_update(c, li, ROW_HOST, chart_get(c, li, ROW_HOST) + (double)(clip.v[i].end - clip.v[i].start) / 1e6);
 			any = 1;
 		}
 	}
@@ -243,7 +243,7 @@ static void lane_rows(struct store *s, struct phase_names *nm, const struct phas
 		free(name);
 		chart_add_span(c, li, ROW_HOST, ms_own(a->start, ln, t0), ms_own(a->end, ln, t0),
 			       "user annotation", tip->data, 0);
-		chart_set(c, li, ROW_HOST, chart_get(c, li, ROW_HOST) + (double)(a->end - a->start) / 1e6);
+		chart_update(c, li, ROW_HOST, chart_get(c, li, ROW_HOST) + (double)(a->end - a->start) / 1e6);
 		covered = a->end;
 	}
 	for (size_t p = 0; p < nph; p++)
@@ -263,7 +263,7 @@ static void lane_rows(struct store *s, struct phase_names *nm, const struct phas
 		const char *key = row == ROW_COLL ? "communication" : row == ROW_KERNELS ? "compute"
 							   : a->kind == ACT_MEMSET ? "memset" : "memcpy";
 		chart_add_span(c, li, row, ms_own(s0, ln, t0), ms_own(s1, ln, t0), key, NULL, 0);
-		chart_set(c, li, row, chart_get(c, li, row) + (double)(s1 - s0) / 1e6);
+		chart_update(c, li, row, chart_get(c, li, row) + (double)(s1 - s0) / 1e6);
 	}
 }
 

@@ -316,8 +316,8 @@ static int phases_rank(const struct rank_key *k, const struct rank_data *d, void
 			table_set_ns(w->t, row, 5, g);
 		/* Running mean over the run's ranks so far. */
 		double r = (double)w->run_ranks;
-		chart_set(w->ch, cat, p, chart_get(w->ch, cat, p) * (r - 1) / r + (double)cpu / 1e6 / per / r);
-		chart_set(w->cg, cat, p, chart_get(w->cg, cat, p) * (r - 1) / r + (double)g / 1e6 / per / r);
+		chart_update(w->ch, cat, p, chart_get(w->ch, cat, p) * (r - 1) / r + (double)cpu / 1e6 / per / r);
+		chart_update(w->cg, cat, p, chart_get(w->cg, cat, p) * (r - 1) / r + (double)g / 1e6 / per / r);
 	}
 	w->prev = k;
 	return 0;

@@ -196,11 +196,11 @@ int analysis_report_phases(const struct analysis_ctx *ctx, struct analysis_resul
 		run_reports++;
 		double k = (double)run_reports;
 		for (size_t p = 0; p < nph; p++)
-			chart_set(ch, ch->ncat - 1, p,
-				  chart_get(ch, ch->ncat - 1, p) * (k - 1) / k + (double)own[p] / 1e9 / k);
+			chart_update(ch, ch->ncat - 1, p,
+				     chart_get(ch, ch->ncat - 1, p) * (k - 1) / k + (double)own[p] / 1e9 / k);
 		if (gb >= 0)
-			chart_set(batch, batch->ncat - 1, 0,
-				  chart_get(batch, batch->ncat - 1, 0) * (k - 1) / k + (double)own[gb] / 1e6 / k);
+			chart_update(batch, batch->ncat - 1, 0,
+				     chart_get(batch, batch->ncat - 1, 0) * (k - 1) / k + (double)own[gb] / 1e6 / k);
 	}
 	result_add_table(out, t);
 	if (any)

@@ -132,8 +132,8 @@ static int step_rank(const struct rank_key *k, const struct rank_data *d, void *
 			table_set_int(w->t, row, 2, st->key);
 			table_set_text(w->t, row, 3, part_names[p]);
 			table_set_ns(w->t, row, 4, v);
-			chart_set(w->c, cat, (size_t)p,
-				  chart_get(w->c, cat, (size_t)p) + (double)v / 1e6 / (double)d->nsteps);
+			chart_update(w->c, cat, (size_t)p,
+				     chart_get(w->c, cat, (size_t)p) + (double)v / 1e6 / (double)d->nsteps);
 		}
 	}
 	for (int p = 0; p < P_OTHER; p++)
