@@ -68,8 +68,8 @@ int whatif_parse(const char *arg, int position, struct whatif_change *c, char **
 	if ((klen == 11 && !strncmp(arg, "collectives", 11)) || (klen == 4 && !strncmp(arg, "host", 4))) {
 		c->kind = klen == 4 ? WI_HOST : WI_COLLECTIVES;
 		if (factor(val, &c->factor) < 0 || (c->kind == WI_HOST && c->factor == 0))
-			*why = xasprintf("expected %.*s=X, X a number %s, at most %.0f", (int)klen, arg,
-					 c->kind == WI_HOST ? "above 0" : "from 0", WHATIF_MAX_FACTOR);
+			*why = xasprintf("expected %.*s=X, X a number %s %.0f", (int)klen, arg,
+					 c->kind == WI_HOST ? "above 0, at most" : "from 0 to", WHATIF_MAX_FACTOR);
 		return *why ? -1 : 0;
 	}
 	if (!strncmp(arg, "kernels:", 8)) {
