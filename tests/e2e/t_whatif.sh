@@ -144,6 +144,14 @@ mkdir "$T/cwd"
 (cd "$T/cwd" && $abs whatif "$T/site/perfstudy.db" gpu collectives=0.5 > /dev/null 2>&1) && ok || bad "whatif with the store's path"
 cmp -s "$T/cwd/whatif.csv" "$T/coll.csv" && ok || bad "the default whatif.csv differs from -o's"
 
+# The usage: --help, help whatif, the command table.
+$PERFSTUDY whatif --help | grep -q "^usage: perfstudy whatif SITE RUN CHANGE... \[-o FILE\]" && ok || bad "whatif --help"
+$PERFSTUDY help whatif | grep -q "^  rank=R:median " && ok || bad "help whatif: the grammar"
+$PERFSTUDY --help | grep -q "^  whatif " && ok || bad "--help: whatif not listed"
+$PERFSTUDY whatif --bogus "$T/site" gpu host=1 2> "$T/opt.err"
+is 2 "$?" "an unknown option: exit status"
+is "perfstudy whatif: error: unknown option '--bogus' (see perfstudy whatif --help)" "$(cat "$T/opt.err")" "an unknown option"
+
 # Errors: the message, the exit status, and no whatif.csv.
 # fails NAME STATUS MESSAGE ARGS...: whatif ARGS exits STATUS, says MESSAGE on stderr, writes no $T/NAME.csv.
 fails() {
