@@ -15,7 +15,8 @@
  * stretches no operator covers, and each call's own cost) so that the
  * replay's mean step is the log's median. The replayed mean is
  * non-decreasing in f; f is found by bisection in [RP_F_MIN, 1] (the
- * profiler does not speed the host up). Where a range of f reproduces the
+ * profiler does not speed the host up; replay_calibrate.c, which `perfstudy
+ * whatif` shares). Where a range of f reproduces the
  * log within RP_F_TOL (a GPU-bound run: the host has slack), f is the
  * profiler's usual RP_F_PRIOR inside that range, else the end nearest it.
  * Without a log, f = 1 (the profiled steps).

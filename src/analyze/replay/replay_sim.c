@@ -3,7 +3,8 @@
  *
  * The host runs its calls in order: a call starts when the one before it
  * returned plus the host time between them (times the host factor, but
- * the stretches no operator covers, which the profiler does not slow), and
+ * the stretches no operator covers, which the profiler does not slow; less
+ * what the change cuts out of it before the factor applies), and
  * never before the one before it started (calls of two threads may
  * overlap). A launch first waits for a free slot of the launch queue (at
  * most m->queue activities pending), then costs its own time; its activity
@@ -11,7 +12,9 @@
  * when that activity ends (plus the wake-up measured), unless the change
  * takes the wait out. An activity starts when it is ready, its stream's
  * previous activity ended and the activity it waited for ended, plus what
- * was left of its measured start past those. Every time is integer ns.
+ * was left of its measured start past those, and takes its duration times
+ * the change's scale (a joined collective: its transfer from the last
+ * rank's start, times that scale). Every time is integer ns.
  */
 #include <stdlib.h>
 #include <string.h>
