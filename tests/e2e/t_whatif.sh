@@ -2,7 +2,7 @@
 # t_whatif.sh: perfstudy whatif SITE RUN CHANGE... (issue #52 item 6), on
 # hand-made traces whose steps under each change are worked out below from
 # the replay's definitions (src/analyze/replay/replay.h, whatif.h):
-# tests/data/whatif/make_whatif.py (gpu, pair, loader, nosteps) and
+# tests/data/whatif/make_whatif.py (gpu, pair, split, loader, nosteps) and
 # tests/data/replay/make_replay.py (shown, as t_replay.sh works it out).
 # None of them has a training log: the host factor is 1, and the unchanged
 # replay reproduces the measured step. Then the error paths: a CHANGE
@@ -13,7 +13,7 @@ command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exi
 
 python3 tests/data/whatif/make_whatif.py "$T/wi"
 python3 tests/data/replay/make_replay.py "$T/wi"
-$PERFSTUDY build -q "$T/wi/gpu" "$T/wi/pair" "$T/wi/loader" "$T/wi/nosteps" "$T/wi/shown" -o "$T/site" 2> "$T/err" &&
+$PERFSTUDY build -q "$T/wi/gpu" "$T/wi/pair" "$T/wi/split" "$T/wi/loader" "$T/wi/nosteps" "$T/wi/shown" -o "$T/site" 2> "$T/err" &&
 	ok || bad "build failed: $(cat "$T/err")"
 
 # is EXPECTED ACTUAL NAME: the two strings are equal.
@@ -103,6 +103,24 @@ steps med 11000.000 11000.000 9000.000 11010.000 11010.000 9010.000 "pair rank=1
 wi pcoll pair collectives=0.5 && ok || bad "pair collectives=0.5: $(cat "$T/pcoll.err")"
 steps pcoll 11000.000 11000.000 9500.000 11010.000 11010.000 9510.000 "pair collectives=0.5"
 
+# split: two ranks whose collectives do not match (rank 1 has none), so
+# each is replayed alone and the job's step is the slower rank's: rank 0
+# as gpu (9000, 9010), rank 1 with its 6000 us gemm, then 3000 and 2000:
+# 11020 - 20 = 11000, and 22030 - 11020 = 11010.
+wi split split host=1 && ok || bad "split host=1: $(cat "$T/split.err")"
+steps split 11000.000 11000.000 11000.000 11010.000 11010.000 11010.000 "split host=1"
+is "run split: 11.0 ms -> 11.0 ms per step (+0.0 ms, +0.0 %), replayed over 2 steps (2 ranks alone, each rank at its own host factor, no training log)" \
+	"$(cat "$T/split.out")" "split: the summary line"
+is "" "$(col "$T/split.csv" mean host_factor)" "split: no one host factor"
+# collectives=0.5 shortens rank 0's steps only (7500, 7510): rank 1 still takes 11000 and 11010.
+wi scoll split collectives=0.5 && ok || bad "split collectives=0.5: $(cat "$T/scoll.err")"
+steps scoll 11000.000 11000.000 11000.000 11010.000 11010.000 11010.000 "split collectives=0.5"
+# 'kernels:nvjet*=0.5': rank 0's gemms take 2000 (steps 7000, 7010), rank
+# 1's 3000: 20-3020, 3020-6020, 6020-8020, step 2 from 8020 to its
+# synchronize at 16030: 8000 and 8010, the job's.
+wi snv split 'kernels:nvjet*=0.5' && ok || bad "split kernels:nvjet*=0.5: $(cat "$T/snv.err")"
+steps snv 11000.000 11000.000 8000.000 11010.000 11010.000 8010.000 "split kernels:nvjet*=0.5"
+
 # loader: step 1's launch at 8000 after an 8000 us DataLoader range (the
 # first call's gap from the step's start at 0), the kernel 8020-10020, the
 # synchronize until 10030; step 2's launch at 20000 after aten::add (to
@@ -178,10 +196,12 @@ fails nopat 2 "perfstudy whatif: error: argument 3 'kernels:=0.5': expected kern
 fails rankx 2 "perfstudy whatif: error: argument 3 'rank=x:median': expected rank=R:median, R a rank of the run $G" \
 	"$T/site" pair rank=x:median
 fails nochange 2 "perfstudy whatif: error: expected SITE RUN CHANGE... $G" "$T/site" gpu
-fails norun 2 "$T/site/perfstudy.db: error: no run 'nope' (its runs: gpu, pair, loader, nosteps, shown)" \
+fails norun 2 "$T/site/perfstudy.db: error: no run 'nope' (its runs: gpu, pair, split, loader, nosteps, shown)" \
 	"$T/site" nope host=1
 fails onerank 2 "$T/site/perfstudy.db: error: argument 3 'rank=0:median': run 'gpu' has one rank, so no rank can be set to the median rank's: rank=R:median needs ranks replayed together" \
 	"$T/site" gpu rank=0:median
+fails alone 2 "$T/site/perfstudy.db: error: argument 3 'rank=1:median': run 'split' has ranks whose collectives do not match (replayed alone), so no rank can be set to the median rank's: rank=R:median needs ranks replayed together" \
+	"$T/site" split rank=1:median
 fails rank5 2 "$T/site/perfstudy.db: error: argument 3 'rank=5:median': run 'pair' has no rank 5 with profiled steps" \
 	"$T/site" pair rank=5:median
 fails nosteps 1 "$T/site/perfstudy.db: error: run 'nosteps': no replayable step (a ProfilerStep#N range that launches GPU work, on some rank, with its runtime calls)" \

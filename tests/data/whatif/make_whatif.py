@@ -15,6 +15,10 @@ All times in us, one host thread (tid 1), one stream (7), no training log.
                       nvjet_gemm takes 6000: rank 0's all-reduce starts at
                       its own time and ends with rank 1's, 3000 after rank
                       1's start (the collective waits for the last rank).
+  split/rank{0,1}.json two ranks whose collectives do not match (replayed
+                      alone): rank 0 as gpu, rank 1 with a 6000 us
+                      nvjet_gemm and a 3000 us copy_kernel in place of the
+                      all-reduce.
   loader/rank0.json   a host-bound run of two steps: an 8000 us
                       enumerate(DataLoader) range, then one launch of a
                       2000 us kernel and a cudaDeviceSynchronize, then
@@ -36,14 +40,17 @@ def kernel(name, ts, dur, corr):
 def launch(ts, corr, name="cudaLaunchKernel", dur=10):
     return X("cuda_runtime", name, ts, dur, args={"correlation": corr})
 
-def gpu_bound(gemm, two):
-    """Two steps of three kernels; gemm: the nvjet kernel's duration. With two ranks, each
-    all-reduce ends 3000 us after the slower rank's (gemm 6000) starts it."""
+def gpu_bound(gemm, two, comm=True):
+    """Two steps of three kernels; gemm: the nvjet kernel's duration. With two ranks (two),
+    each all-reduce ends 3000 us after the slower rank's (gemm 6000) starts it; without comm,
+    the middle kernel is a 3000 us copy_kernel instead of the all-reduce."""
     ev, corr, gpu = [], 0, 20
     for k in (1, 2):
         o = (k - 1) * 1000
-        ev.append(X("user_annotation", f"ProfilerStep#{k}", o, 999 if k == 1 else 17040 + (4000 if two else 0)))
-        kinds = [("nvjet_gemm_bf16", gemm), ("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", None),
+        if k == 1:
+            ev.append(X("user_annotation", "ProfilerStep#1", 0, 999))
+        kinds = [("nvjet_gemm_bf16", gemm),
+                 ("ncclDevKernel_AllReduce_Sum_bf16_RING_LL" if comm else "copy_kernel", None),
                  ("elementwise_kernel", 2000)]
         for i, (name, dur) in enumerate(kinds):
             corr += 1
@@ -57,6 +64,7 @@ def gpu_bound(gemm, two):
         if k == 1:
             ev.append(X("cpu_op", "aten::add", 50, 950))
     ev.append(X("cuda_runtime", "cudaDeviceSynchronize", 1060, gpu + 10 - 1060, args={"correlation": 9999}))
+    ev.append(X("user_annotation", "ProfilerStep#2", 1000, gpu + 20 - 1000))
     return ev
 
 def trace(ev, rank=0, world=1):
@@ -71,6 +79,8 @@ out = sys.argv[1]
 write(out, "gpu", "rank0.json", trace(gpu_bound(4000, False)))
 write(out, "pair", "rank0.json", trace(gpu_bound(4000, True), 0, 2))
 write(out, "pair", "rank1.json", trace(gpu_bound(6000, True), 1, 2))
+write(out, "split", "rank0.json", trace(gpu_bound(4000, False), 0, 2))
+write(out, "split", "rank1.json", trace(gpu_bound(6000, False, comm=False), 1, 2))
 
 ev = []
 for k in (1, 2):
