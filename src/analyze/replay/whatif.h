@@ -13,7 +13,8 @@
  *   collectives=X      collective and point-to-point kernels (NCCL, RCCL)
  *                      take X times their duration; where the run's ranks
  *                      are replayed together, X times their wait-free
- *                      transfer (the wait for the last rank stays modelled)
+ *                      transfer (the wait for the last rank stays modelled);
+ *                      else the measured time, any wait for other ranks in it
  *   kernels:PATTERN=X  kernels whose name matches the fnmatch(3) PATTERN
  *                      (the store's name table) take X times their duration
  *   host=X             the host's time between and in its runtime calls,
