@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{"ingest", cmd_ingest, usage_ingest, "read one shard of a build's traces into a shard database"},
 	{"merge", cmd_merge, usage_merge, "build from shard databases, as build would from the traces"},
 	{"diff", cmd_diff, usage_diff, "what changed between two builds' outputs; exit 4 past a threshold"},
+	{"whatif", cmd_whatif, usage_whatif, "a run's steps replayed under your changes, into whatif.csv"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -138,6 +138,13 @@ int64_t profiler_unprofiled_ns(const struct analysis_result *res, const char *ru
 double profiler_overhead_of(const struct analysis_result *res, const char *run);
 /* How many unprofiled iterations of the run's training log profiler_overhead.csv counts (0: none). */
 int64_t profiler_unprofiled_count(const struct analysis_result *res, const char *run);
+/*
+ * The same median read from the store, without the analysis (`perfstudy
+ * whatif`): *median_ns (0: no unprofiled iteration) and *count of run of
+ * experiment exp. Returns 0, or -1 after diag.
+ */
+int profiler_unprofiled_median(struct store *s, const char *exp, const char *run, int64_t *median_ns,
+			       int64_t *count);
 /* The training's step-to-step noise (profiler_overhead.csv unprofiled_sigma_us) in ns; 0 when unknown. */
 int64_t profiler_noise_ns(const struct analysis_result *res, const char *run);
 int analysis_models(const struct analysis_ctx *ctx, struct analysis_result *out);

@@ -31,4 +31,11 @@ void usage_inspect(void);
 int cmd_diff(int argc, char **argv);
 void usage_diff(void);
 
+/*
+ * perfstudy whatif SITE RUN CHANGE... [-o FILE] (cmd_whatif.c): a run's
+ * steps replayed under the user's changes into whatif.csv.
+ */
+int cmd_whatif(int argc, char **argv);
+void usage_whatif(void);
+
 #endif

@@ -2,7 +2,8 @@
  * file.c: SQLite files other than the build's store, opened through the
  * same door (store.h): a shard database of `ingest --shard` (written, then
  * read by `merge`), the previous build's store (its site_files), another
- * output directory's store read by `perfstudy diff`. Each is a struct
+ * output directory's store read by `perfstudy diff`, a built site's store
+ * read by `perfstudy whatif`. Each is a struct
  * store without the build's schema and statements, so that store_prepare,
  * store_step and store_exec report its failures naming its path and the
  * statement's purpose, and no code outside src/store/ calls SQLite.
@@ -143,4 +144,51 @@ out:
 	sqlite3_finalize(q);
 	store_close(s);
 	return *why ? -1 : 0;
+}
+
+int store_open_site(const char *path, struct store **out)
+{
+	struct stat st;
+	char *why = NULL;
+	sqlite3_stmt *q = NULL;
+	*out = NULL;
+	if (stat(path, &st) < 0) {
+		diag_syserror(path, "cannot read it: %s", strerror(errno));
+		return -1;
+	}
+	if (store_check_previous(path, &why) < 0) {
+		diag_error(path, "refused: %s", why);
+		free(why);
+		return -1;
+	}
+	struct store *s = NULL;
+	if (store_open_read(path, 0, &s) < 0 || store_guard(s, (uint64_t)st.st_size) < 0)
+		goto fail;
+	if (sqlite3_prepare_v2(s->db, "SELECT name, sql FROM sqlite_master WHERE type = 'view'", -1, &q, NULL) !=
+	    SQLITE_OK) {
+		store_fail(s, "read the schema");
+		goto fail;
+	}
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(q, 0), *sql = (const char *)sqlite3_column_text(q, 1);
+		if (!name || !store_own_view(name, sql)) {
+			diag_error(path, "refused: view '%s' is not the one a perfstudy store holds (a view runs the "
+					 "file's own SQL)", name ? name : "");
+			goto fail;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		store_fail(s, "read the schema");
+		goto fail;
+	}
+	sqlite3_finalize(q);
+	/* every view is the schema's own: the queries that read through them run perfstudy's SQL */
+	sqlite3_db_config(s->db, SQLITE_DBCONFIG_ENABLE_VIEW, 1, (int *)NULL);
+	*out = s;
+	return 0;
+fail:
+	sqlite3_finalize(q);
+	store_close(s);
+	return -1;
 }

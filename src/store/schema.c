@@ -129,6 +129,17 @@ static const char SCHEMA[] =
 	"  FROM activities a JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id\n"
 	"  JOIN names n ON n.id = a.name_id;\n";
 
+int store_own_view(const char *name, const char *sql)
+{
+	struct buf head;
+	buf_init(&head);
+	buf_printf(&head, "CREATE VIEW %s AS ", name);
+	const char *p = strstr(SCHEMA, head.data), *end = p ? strchr(p, ';') : NULL;
+	int own = end && sql && strlen(sql) == (size_t)(end - p) && !strncmp(sql, p, (size_t)(end - p));
+	buf_release(&head);
+	return own;
+}
+
 int store_open(const char *path, struct store **out)
 {
 	struct store *s = xcalloc(1, sizeof(*s));

@@ -233,6 +233,16 @@ int store_readable(struct store *s);
  * caller frees it; no diagnostic: the caller says what it means).
  */
 int store_check_previous(const char *path, char **why);
+/*
+ * A built site's store opened read-only to read its rows (`perfstudy
+ * whatif`): checked as store_check_previous checks it, bounded as
+ * store_guard says, and with views on only because each of its views is
+ * byte for byte one the store's schema writes (`steps`, which the replay
+ * and the training log's profiled window read), so that no query runs the
+ * file's own SQL. 0, or -1 after diag naming path (an error of the input;
+ * of the system where the file cannot be read).
+ */
+int store_open_site(const char *path, struct store **out);
 const char *store_not_plain(struct store *s, const char *table);
 int store_has_table(struct store *s, const char *table);
 

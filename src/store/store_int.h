@@ -120,6 +120,8 @@ struct store {
 
 /* schema.c: the shard database's tables (file.c creates it). */
 extern const char store_shard_schema[];
+/* schema.c: 1 when sql is, byte for byte, the CREATE VIEW statement of view name that the schema writes. */
+int store_own_view(const char *name, const char *sql);
 
 /* query.c: a statement to its end, bindings kept (the per-event inserts bind every parameter). */
 int store_step_rebind(struct store *s, sqlite3_stmt *st, const char *what);

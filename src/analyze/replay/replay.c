@@ -15,7 +15,8 @@
  * stretches no operator covers, and each call's own cost) so that the
  * replay's mean step is the log's median. The replayed mean is
  * non-decreasing in f; f is found by bisection in [RP_F_MIN, 1] (the
- * profiler does not speed the host up). Where a range of f reproduces the
+ * profiler does not speed the host up; replay_calibrate.c, which `perfstudy
+ * whatif` shares). Where a range of f reproduces the
  * log within RP_F_TOL (a GPU-bound run: the host has slack), f is the
  * profiler's usual RP_F_PRIOR inside that range, else the end nearest it.
  * Without a log, f = 1 (the profiled steps).
@@ -41,11 +42,7 @@
 #include "util/buf.h"
 #include "util/xalloc.h"
 
-#define RP_F_MIN 0.1       /* the smallest host factor tried */
-#define RP_F_PRIOR 0.5     /* the profiler roughly doubles host time (shared/design/replay.md) */
-#define RP_F_TOL 0.01      /* a replayed mean within this share of the log's median reproduces it */
 #define RP_SAVING_MIN 0.01 /* a saving under this share of the step is not stated */
-#define RP_JOINT_MAX 64    /* ranks of a run replayed together; more: each alone */
 #define RP_JOINT_PRICED 4  /* of a run replayed together, the ranks whose fixes are priced: the latest ones */
 
 enum mech_id { M_HOST_GAP, M_SYNC, M_BLOCKING_COPY, M_PAGEABLE, M_IMPLICIT, M_GPU_MEDIAN, M_HOST_MEDIAN, NMECH };
@@ -128,114 +125,6 @@ static int wait_mech(const struct rp_model *m, const struct rp_call *c)
 	if (kind == RP_OP_D2H)
 		return M_BLOCKING_COPY;
 	return c->sync ? M_SYNC : M_IMPLICIT;
-}
-
-/* What is replayed: one rank alone (n == 1), or the ranks of a run together (joint). */
-struct subject {
-	const struct rp_model *const *m;
-	size_t n;
-	struct rp_joint *joint;
-	const double *f;         /* each rank's host factor */
-	struct rp_change *ch;    /* n changes, scratch */
-};
-
-/* Replays s with rank r under *cr (NULL: unchanged), every other rank unchanged, into steps. */
-static void replay_subject(struct subject *s, size_t r, const struct rp_change *cr, int64_t *steps)
-{
-	for (size_t q = 0; q < s->n; q++)
-		s->ch[q] = (struct rp_change){.host_factor = s->f[q]};
-	if (cr)
-		s->ch[r] = *cr;
-	if (s->joint)
-		rp_joint_replay(s->joint, s->ch, steps);
-	else
-		rp_replay(s->m[0], &s->ch[0], steps);
-}
-
-/* The mean replayed step of s with every rank's host factor f. */
-static double mean_steps(struct subject *s, double f, int64_t *buf)
-{
-	for (size_t q = 0; q < s->n; q++)
-		s->ch[q] = (struct rp_change){.host_factor = f};
-	if (s->joint)
-		rp_joint_replay(s->joint, s->ch, buf);
-	else
-		rp_replay(s->m[0], &s->ch[0], buf);
-	double sum = 0;
-	size_t n = 0;
-	for (size_t k = 0; k < s->m[0]->nsteps; k++)
-		if (buf[k] >= 0) {
-			sum += (double)buf[k];
-			n++;
-		}
-	return n ? sum / (double)n : NAN;
-}
-
-/*
- * The host factor (replay.c's header): sets *lo, *hi to the range that
- * reproduces target within RP_F_TOL (both 0 when none does) and returns f.
- */
-static double calibrate(struct subject *m, double target, int64_t *buf, double *lo, double *hi)
-{
-	double tol = target * RP_F_TOL;
-	/* the smallest f whose replay reaches target - tol, and the largest that stays under target + tol */
-	double a = RP_F_MIN, b = 1.0;
-	double ra = mean_steps(m, a, buf);
-	double rb = mean_steps(m, b, buf);
-	*lo = *hi = 0;
-	if (rb <= target - tol)
-		return 1.0;
-	if (ra >= target + tol) {
-		/*
-		 * Even the fastest host gives a longer step than the log (the GPU's
-		 * own time under the profiler): the log cannot pin f. The largest f
-		 * whose replay stays within RP_F_TOL of that floor keeps the host's
-		 * slack; the usual RP_F_PRIOR where it is inside.
-		 */
-		double x = a, y = b, floor_ = ra * (1 + RP_F_TOL);
-		if (rb <= floor_)
-			x = b;
-		else
-			for (int i = 0; i < 30; i++) {
-				double mid = (x + y) / 2;
-				if (mean_steps(m, mid, buf) <= floor_)
-					x = mid;
-				else
-					y = mid;
-			}
-		*lo = -x; /* negative: the range of a floor, not of the log */
-		return x < RP_F_PRIOR ? x : RP_F_PRIOR;
-	}
-	double x = a, y = b;
-	if (ra < target - tol) {
-		for (int i = 0; i < 30; i++) {
-			double mid = (x + y) / 2;
-			if (mean_steps(m, mid, buf) >= target - tol)
-				y = mid;
-			else
-				x = mid;
-		}
-		*lo = y;
-	} else {
-		*lo = a;
-	}
-	x = *lo;
-	y = b;
-	if (rb > target + tol) {
-		for (int i = 0; i < 30; i++) {
-			double mid = (x + y) / 2;
-			if (mean_steps(m, mid, buf) <= target + tol)
-				x = mid;
-			else
-				y = mid;
-		}
-		*hi = x;
-	} else {
-		*hi = b;
-	}
-	if (RP_F_PRIOR >= *lo && RP_F_PRIOR <= *hi)
-		return RP_F_PRIOR;
-	return RP_F_PRIOR < *lo ? *lo : *hi;
 }
 
 /* The innermost host annotation (not ProfilerStep) around t, or the one that ended last before it. */
@@ -339,13 +228,13 @@ static void add_fix_row(struct table *t, const struct fix_row *f, const char *wh
 }
 
 /* Prices every mechanism of rank r (of s) by replaying without it, into replay_fixes.csv. */
-static void add_fixes(struct ctx *x, const struct rank_key *k, struct subject *sj, size_t r)
+static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject *sj, size_t r)
 {
 	const struct rp_model *m = sj->m[r];
 	double f = sj->f[r];
 	struct rank_data d;
 	int have_d = rank_data_load(x->a->store, k, x->a->cls, &d) == 0;
-	replay_subject(sj, r, NULL, x->base);
+	rp_subject_replay(sj, r, NULL, x->base);
 	size_t n = 0;
 	double sum = 0;
 	for (size_t s = 0; s < m->nsteps; s++)
@@ -399,7 +288,7 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct subject *s
 		if (fx.instances) {
 			struct rp_change c = {.host_factor = f * host_scale, .no_gap = fx.no_gap, .no_wait = fx.no_wait,
 					      .drop_op = fx.drop_op, .op_scale = scale};
-			replay_subject(sj, r, &c, x->alt);
+			rp_subject_replay(sj, r, &c, x->alt);
 			double s_sum = 0, s_sq = 0, s_min = INFINITY, s_max = -INFINITY, w_sum = 0;
 			size_t sn = 0;
 			for (size_t s = 0; s < m->nsteps; s++) {
@@ -479,7 +368,8 @@ static void cal_row(struct ctx *x, size_t r, int64_t median, int64_t samples, do
  */
 static int one_rank(const struct rank_key *k, struct ctx *x, int alone, struct rp_model *mp, double *fp)
 {
-	struct rp_model m = *mp;	if (m.nsteps > x->cap) {
+	struct rp_model m = *mp;
+	if (m.nsteps > x->cap) {
 		x->cap = m.nsteps;
 		x->buf = xrealloc(x->buf, x->cap * sizeof(*x->buf));
 		x->base = xrealloc(x->base, x->cap * sizeof(*x->base));
@@ -487,7 +377,7 @@ static int one_rank(const struct rank_key *k, struct ctx *x, int alone, struct r
 	}
 	/* the profiled steps, replayed as profiled */
 	struct rp_change same = {.host_factor = 1.0};
-	rp_measured(&m, x->base);
+	rp_measured(&m, x->base, NULL);
 	rp_replay(&m, &same, x->alt);
 	double replayed_sum = 0;
 	size_t nrep = 0;
@@ -519,9 +409,9 @@ static int one_rank(const struct rank_key *k, struct ctx *x, int alone, struct r
 		const struct rp_model *one = &m;
 		double f1 = 1.0;
 		struct rp_change ch;
-		struct subject sj = {&one, 1, NULL, &f1, &ch};
-		f = calibrate(&sj, (double)median, x->buf, &lo, &hi);
-		double at = mean_steps(&sj, f, x->buf);
+		struct rp_subject sj = {&one, 1, NULL, &f1, &ch};
+		f = rp_calibrate(&sj, (double)median, x->buf, &lo, &hi);
+		double at = rp_subject_mean(&sj, f, x->buf);
 		cal_row(x, r, median, profiler_unprofiled_count(x->res, k->run), f, lo, hi, at);
 	} else {
 		table_set_real(x->cal, r, 6, 1.0);
@@ -576,9 +466,9 @@ static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 				keys[0].run);
 	if (joint && median > 0) {
 		/* one host factor for the run: the ranks' replay together against the one log */
-		struct subject sj = {mp, have, joint, f, ch};
-		double lo, hi, fj = calibrate(&sj, (double)median, x->buf, &lo, &hi);
-		double at = mean_steps(&sj, fj, x->buf);
+		struct rp_subject sj = {mp, have, joint, f, ch};
+		double lo, hi, fj = rp_calibrate(&sj, (double)median, x->buf, &lo, &hi);
+		double at = rp_subject_mean(&sj, fj, x->buf);
 		for (size_t i = 0; i < have; i++)
 			f[i] = fj;
 		size_t r = table_add_row(x->cal);
@@ -606,7 +496,7 @@ static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 			if (!latest[i] || above >= RP_JOINT_PRICED)
 				continue;
 		}
-		struct subject sj = {joint ? mp : &mp[i], joint ? have : 1, joint, joint ? f : &f[i], ch};
+		struct rp_subject sj = {joint ? mp : &mp[i], joint ? have : 1, joint, joint ? f : &f[i], ch};
 		add_fixes(x, kp[i], &sj, joint ? i : 0);
 	}
 	free(latest);

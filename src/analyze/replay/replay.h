@@ -120,7 +120,13 @@ struct rp_change {
 	const unsigned char *no_gap;    /* per call: its gap_fixed taken out */
 	const unsigned char *no_wait;   /* per call: it returns without waiting */
 	const unsigned char *drop_op;   /* per activity: removed (no time on its stream) */
-	const double *op_scale;         /* per activity: its duration times this */
+	const double *op_scale;         /* per activity: its duration (joined: its transfer) times this */
+	/*
+	 * per call: host time taken out of its gap before the host factor
+	 * scales what is left (the time in a region such as the DataLoader's:
+	 * whatif.c); at most gap - gap_fixed, which it is clamped to
+	 */
+	const int64_t *gap_cut;
 	/*
 	 * Collectives joined across ranks (replay.c): per activity, the start
 	 * of the last rank's kernel of its collective (RP_NO_JOIN: none); the
@@ -144,8 +150,8 @@ struct rp_change {
  * have a time (those with a first activity).
  */
 size_t rp_replay(const struct rp_model *m, const struct rp_change *c, int64_t *step_ns);
-/* The same definition on the measured times. */
-size_t rp_measured(const struct rp_model *m, int64_t *step_ns);
+/* The same definition on the measured times; bounds as rp_change.bounds (NULL: none). */
+size_t rp_measured(const struct rp_model *m, int64_t *step_ns, int64_t *bounds);
 
 /* A mechanism replay_fixes.csv prices: its words, in one table (replay.c). */
 struct rp_mechanism {
@@ -179,5 +185,36 @@ int rp_joint_replay(struct rp_joint *x, const struct rp_change *changes, int64_t
  * not run: scale[j] per activity of rank r, for rp_change.op_scale.
  */
 void rp_joint_median(const struct rp_joint *x, size_t r, double *scale);
+/* The job's steps as rp_joint_replay defines them, on the measured times. */
+void rp_joint_measured(const struct rp_joint *x, int64_t *step_ns);
+
+/*
+ * The calibration of the host factor (replay_calibrate.c; replay.c's
+ * header says how), shared by the analysis and `perfstudy whatif`.
+ */
+#define RP_F_MIN 0.1       /* the smallest host factor tried */
+#define RP_F_PRIOR 0.5     /* the profiler roughly doubles host time (shared/design/replay.md) */
+#define RP_F_TOL 0.01      /* a replayed mean within this share of the log's median reproduces it */
+#define RP_JOINT_MAX 64    /* ranks of a run replayed together; more: each alone */
+
+/* What is replayed: one rank alone (n == 1), or the ranks of a run together (joint). */
+struct rp_subject {
+	const struct rp_model *const *m;
+	size_t n;
+	struct rp_joint *joint;
+	const double *f;         /* each rank's host factor */
+	struct rp_change *ch;    /* n changes, scratch */
+};
+/* Replays s with rank r under *cr (NULL: unchanged), every other rank unchanged at its f, into steps. */
+void rp_subject_replay(struct rp_subject *s, size_t r, const struct rp_change *cr, int64_t *steps);
+/* The mean replayed step of s with every rank's host factor f (NAN: no step); buf: m[0]->nsteps scratch. */
+double rp_subject_mean(struct rp_subject *s, double f, int64_t *buf);
+/*
+ * The host factor that makes the mean replayed step of s the training
+ * log's median target (ns): sets *lo, *hi to the range that reproduces
+ * target within RP_F_TOL (both 0 when none does; *lo < 0: the range of
+ * the GPU-bound floor, -*lo its top) and returns f.
+ */
+double rp_calibrate(struct rp_subject *s, double target, int64_t *buf, double *lo, double *hi);
 
 #endif

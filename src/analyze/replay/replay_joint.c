@@ -188,6 +188,26 @@ int rp_joint_replay(struct rp_joint *x, const struct rp_change *changes, int64_t
 	return rounds < RP_JOINT_ROUNDS ? rounds : -1;
 }
 
+void rp_joint_measured(const struct rp_joint *x, int64_t *step_ns)
+{
+	size_t nsteps = x->m[0]->nsteps;
+	int64_t *lo = xmalloc((nsteps + 1) * sizeof(*lo)), *b = xmalloc((nsteps + 1) * sizeof(*b));
+	for (size_t k = 0; k <= nsteps; k++)
+		lo[k] = -1;
+	for (size_t r = 0; r < x->n; r++) {
+		rp_measured(x->m[r], x->steps, b);
+		for (size_t k = 0; k < nsteps; k++)
+			if (b[k] >= 0 && (lo[k] < 0 || b[k] < lo[k]))
+				lo[k] = b[k];
+		if (b[nsteps] >= 0 && b[nsteps] > lo[nsteps])
+			lo[nsteps] = b[nsteps];
+	}
+	for (size_t k = 0; k < nsteps; k++)
+		step_ns[k] = lo[k] >= 0 && lo[k + 1] >= 0 ? lo[k + 1] - lo[k] : -1;
+	free(lo);
+	free(b);
+}
+
 struct kkey {
 	int64_t name_id, occ, dur, op;
 };

@@ -3,7 +3,8 @@
  *
  * The host runs its calls in order: a call starts when the one before it
  * returned plus the host time between them (times the host factor, but
- * the stretches no operator covers, which the profiler does not slow), and
+ * the stretches no operator covers, which the profiler does not slow; less
+ * what the change cuts out of it before the factor applies), and
  * never before the one before it started (calls of two threads may
  * overlap). A launch first waits for a free slot of the launch queue (at
  * most m->queue activities pending), then costs its own time; its activity
@@ -11,7 +12,9 @@
  * when that activity ends (plus the wake-up measured), unless the change
  * takes the wait out. An activity starts when it is ready, its stream's
  * previous activity ended and the activity it waited for ended, plus what
- * was left of its measured start past those. Every time is integer ns.
+ * was left of its measured start past those, and takes its duration times
+ * the change's scale (a joined collective: its transfer from the last
+ * rank's start, times that scale). Every time is integer ns.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +95,9 @@ static void op_one(struct sim *x, int64_t j)
 	if (start < prev_end)
 		start = prev_end;
 	int64_t dur = o->dur;
+	int joined = x->c->join && x->c->join[j] != RP_NO_JOIN;
+	if (joined)
+		dur = x->c->transfer[j]; /* a joined collective: its wait-free transfer is what a change scales */
 	if (x->c->drop_op && x->c->drop_op[j])
 		dur = 0;
 	else if (x->c->op_scale)
@@ -100,8 +106,8 @@ static void op_one(struct sim *x, int64_t j)
 	x->e[j] = start + dur;
 	if (x->c->starts)
 		x->c->starts[j] = start;
-	if (x->c->join && x->c->join[j] != RP_NO_JOIN)
-		x->e[j] = (start > x->c->join[j] ? start : x->c->join[j]) + x->c->transfer[j];
+	if (joined)
+		x->e[j] = (start > x->c->join[j] ? start : x->c->join[j]) + dur;
 	x->done[j] = 1;
 }
 
@@ -170,8 +176,10 @@ size_t rp_replay(const struct rp_model *m, const struct rp_change *c, int64_t *s
 	for (size_t i = 0; i < m->ncalls; i++) {
 		const struct rp_call *k = &m->calls[i];
 		/* the first call's gap runs from the first step's host start (m->origin) */
-		int64_t fixed = c->no_gap && c->no_gap[i] ? 0 : k->gap_fixed;
-		int64_t t = prev_end + scaled(k->gap - k->gap_fixed, f) + fixed;
+		int64_t fixed = c->no_gap && c->no_gap[i] ? 0 : k->gap_fixed, covered = k->gap - k->gap_fixed;
+		if (c->gap_cut && c->gap_cut[i] > 0 && covered > 0)
+			covered -= c->gap_cut[i] < covered ? c->gap_cut[i] : covered;
+		int64_t t = prev_end + scaled(covered, f) + fixed;
 		if (t < prev_start)
 			t = prev_start;
 		int waits = k->wait_op >= 0 && !(c->no_wait && c->no_wait[i]);
@@ -224,7 +232,7 @@ size_t rp_replay(const struct rp_model *m, const struct rp_change *c, int64_t *s
 	return got;
 }
 
-size_t rp_measured(const struct rp_model *m, int64_t *step_ns)
+size_t rp_measured(const struct rp_model *m, int64_t *step_ns, int64_t *bounds)
 {
 	size_t no = m->nops ? m->nops : 1, nc = m->ncalls ? m->ncalls : 1;
 	int64_t *s = xmalloc(no * sizeof(*s)), *e = xmalloc(no * sizeof(*e)), *ce = xmalloc(nc * sizeof(*ce));
@@ -234,7 +242,9 @@ size_t rp_measured(const struct rp_model *m, int64_t *step_ns)
 	}
 	for (size_t i = 0; i < m->ncalls; i++)
 		ce[i] = m->calls[i].start + m->calls[i].dur;
-	size_t got = step_times(m, s, e, ce, step_ns, NULL);
+	if (bounds && m->nsteps)
+		bounds[m->nsteps] = -1;
+	size_t got = step_times(m, s, e, ce, step_ns, bounds);
 	free(s);
 	free(e);
 	free(ce);

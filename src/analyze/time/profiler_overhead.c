@@ -125,6 +125,24 @@ double profiler_overhead_of(const struct analysis_result *res, const char *run)
 	return x ? x->v.f : 0;
 }
 
+int profiler_unprofiled_median(struct store *s, const char *exp, const char *run, int64_t *median_ns,
+			       int64_t *count)
+{
+	int64_t *v;
+	size_t n;
+	*median_ns = *count = 0;
+	if (column_of(s, queries[2], exp, run, &v, &n) < 0)
+		return -1;
+	if (n) {
+		struct step_dist d;
+		stats_dist(v, n, &d);
+		*median_ns = d.median_ns;
+		*count = (int64_t)n;
+	}
+	free(v);
+	return 0;
+}
+
 int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct table *rt = out->runs;

@@ -1,0 +1,97 @@
+/*
+ * whatif.h: `perfstudy whatif`'s question to the replay (issue #52, "your
+ * own question"): one run of a built site's store replayed, step by step,
+ * as profiled and under changes the user writes, both at the run's
+ * calibrated host factor (replay_calibrate.c).
+ *
+ * Reads the store (opened by store_open_site); produces a struct
+ * whatif_result that the caller owns (whatif_result_release). The CSV and
+ * the summary line are the caller's (cli/cmd_whatif.c).
+ *
+ * A change, in the model of replay.h (several apply together; factors of
+ * the same activity or of the host multiply):
+ *   collectives=X      collective and point-to-point kernels (NCCL, RCCL)
+ *                      take X times their duration; where the run's ranks
+ *                      are replayed together, X times their wait-free
+ *                      transfer (the wait for the last rank stays modelled);
+ *                      else the measured time, any wait for other ranks in it
+ *   kernels:PATTERN=X  kernels whose name matches the fnmatch(3) PATTERN
+ *                      (the store's name table) take X times their duration
+ *   host=X             the host's time between and in its runtime calls,
+ *                      already scaled by the calibrated factor, times X
+ *                      (the stretches no operator covers stay as measured)
+ *   gaps=0             the host stretches of 1 ms or more that no operator
+ *                      covers, on any thread, taken out (a sleep, untraced
+ *                      Python)
+ *   data-loading=0     the host time inside enumerate(DataLoader)... ranges
+ *                      (the operators the store keeps for the data loader)
+ *                      between two runtime calls taken out; the calls made
+ *                      inside such a range keep their cost
+ *   syncs=0            every call the model found waiting for the GPU (a
+ *                      cuda*Synchronize, a blocking copy such as .item(),
+ *                      a pageable copy, cudaFree) returns without waiting;
+ *                      the GPU work itself stays
+ *   rank=R:median      rank R's compute kernels at the median duration of
+ *                      the same kernel on the other ranks (those most do
+ *                      not run dropped): ranks replayed together only
+ * X is a number from 0 to 1000 (0: the work takes no time); host=X needs X > 0.
+ */
+#ifndef PERFSTUDY_WHATIF_H
+#define PERFSTUDY_WHATIF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+enum whatif_kind { WI_COLLECTIVES, WI_KERNELS, WI_HOST, WI_GAPS, WI_DATA_LOADING, WI_SYNCS, WI_RANK_MEDIAN };
+
+#define WHATIF_MAX_FACTOR 1000.0
+
+struct whatif_change {
+	int kind;            /* enum whatif_kind */
+	double factor;       /* WI_COLLECTIVES, WI_KERNELS, WI_HOST */
+	char *pattern;       /* WI_KERNELS: the fnmatch pattern; owned */
+	int64_t rank;        /* WI_RANK_MEDIAN */
+	const char *arg;     /* the argument as written; not owned */
+	int position;        /* its position among the command's arguments */
+};
+
+/*
+ * Parses arg, the position-th argument, into *c. Returns 0, or -1 with
+ * *why set to what was expected there (the caller frees it).
+ */
+int whatif_parse(const char *arg, int position, struct whatif_change *c, char **why);
+void whatif_change_release(struct whatif_change *c);
+
+struct whatif_step {
+	int64_t number;                      /* N of ProfilerStep#N */
+	int64_t measured, replayed, whatif;  /* ns */
+};
+
+struct whatif_result {
+	char *experiment, *run;
+	size_t ranks;          /* ranks replayed */
+	int joint;             /* 1: replayed together, their collectives joined */
+	double host_factor;    /* the calibrated factor; NAN where each rank has its own */
+	int64_t log_median;    /* the training log's unprofiled median the factor is calibrated to (ns); 0: none */
+	struct whatif_step *steps;
+	size_t nsteps;
+};
+
+/* whatif_run's return when the command line does not fit the store (a usage error). */
+#define WHATIF_USAGE (-2)
+
+/*
+ * Replays run (a run id of the store at db, or EXPERIMENT/RUN) under the
+ * n changes into *out. Returns 0; -1 after diag when the store cannot be
+ * read or the run has no replayable step; WHATIF_USAGE after diag when
+ * the run is not one of the store's (the message lists them), a rank of
+ * rank=R:median is not one of the run's, or its ranks cannot be replayed
+ * together.
+ */
+int whatif_run(struct store *s, const char *db, const char *run, const struct whatif_change *c, size_t n,
+	       struct whatif_result *out);
+void whatif_result_release(struct whatif_result *r);
+
+#endif

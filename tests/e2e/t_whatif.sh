@@ -1,0 +1,235 @@
+#!/bin/bash
+# t_whatif.sh: perfstudy whatif SITE RUN CHANGE... (issue #52 item 6), on
+# hand-made traces whose steps under each change are worked out below from
+# the replay's definitions (src/analyze/replay/replay.h, whatif.h):
+# tests/data/whatif/make_whatif.py (gpu, pair, split, loader, nosteps) and
+# tests/data/replay/make_replay.py (shown, as t_replay.sh works it out).
+# None of them has a training log: the host factor is 1, and the unchanged
+# replay reproduces the measured step. Then the error paths: a CHANGE
+# outside the grammar, an unknown run, an output that is the store, a site
+# without a store, a store with a foreign view; none leaves a whatif.csv.
+source "$(dirname "$0")/lib.sh"
+command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
+
+python3 tests/data/whatif/make_whatif.py "$T/wi"
+python3 tests/data/replay/make_replay.py "$T/wi"
+$PERFSTUDY build -q "$T/wi/gpu" "$T/wi/pair" "$T/wi/split" "$T/wi/loader" "$T/wi/nosteps" "$T/wi/shown" -o "$T/site" 2> "$T/err" &&
+	ok || bad "build failed: $(cat "$T/err")"
+
+# is EXPECTED ACTUAL NAME: the two strings are equal.
+is() { if [ "$1" = "$2" ]; then ok; else bad "$3: '$2', expected '$1'"; fi; }
+# col FILE STEP COL: the value of COL in the row of step STEP (a number or 'mean').
+col() {
+	python3 - "$@" << 'PY'
+import csv, sys
+f, step, c = sys.argv[1:]
+for r in csv.DictReader(open(f)):
+    if r["step"] == step:
+        print(r[c]); break
+PY
+}
+# wi NAME RUN CHANGE...: runs whatif into $T/NAME.csv; its exit status.
+wi() {
+	local name=$1
+	shift
+	$PERFSTUDY whatif "$T/site" "$@" -o "$T/$name.csv" > "$T/$name.out" 2> "$T/$name.err"
+}
+# steps NAME M1 R1 W1 M2 R2 W2 WHY: measured, replayed and whatif of steps 1 and 2, and the mean row's.
+steps() {
+	local f=$T/$1.csv why=$8
+	is "$2" "$(col "$f" 1 measured_us)" "$why: step 1 measured"
+	is "$3" "$(col "$f" 1 replayed_us)" "$why: step 1 replayed"
+	is "$4" "$(col "$f" 1 whatif_us)" "$why: step 1 whatif"
+	is "$5" "$(col "$f" 2 measured_us)" "$why: step 2 measured"
+	is "$6" "$(col "$f" 2 replayed_us)" "$why: step 2 replayed"
+	is "$7" "$(col "$f" 2 whatif_us)" "$why: step 2 whatif"
+	local want
+	want=$(python3 -c "import sys; a = [float(x) for x in sys.argv[1:]]; print('%.3f' % ((a[0] - a[1] + a[2] - a[3]) / 2))" "$3" "$4" "$6" "$7")
+	is "$want" "$(col "$f" mean saving_us)" "$why: mean saving"
+}
+
+# gpu (make_whatif.py): step 1's kernels run back to back from 20:
+# nvjet_gemm 20-4020, the all-reduce 4020-7020, elementwise 7020-9020;
+# step 2's from 9020 to 18020, and its synchronize returns at 18030.
+# Measured (the first kernel of a step to the next step's; the last step
+# to its last call's end): 9020 - 20 = 9000 and 18030 - 9020 = 9010.
+wi same gpu host=1 && ok || bad "gpu host=1: $(cat "$T/same.err")"
+steps same 9000.000 9000.000 9000.000 9010.000 9010.000 9010.000 "gpu host=1 (no log: factor 1)"
+is 1 "$(col "$T/same.csv" 1 host_factor)" "gpu: the host factor without a log"
+is "run gpu: 9.0 ms -> 9.0 ms per step (+0.0 ms, +0.0 %), replayed over 2 steps (1 rank, host factor 1, no training log)" \
+	"$(cat "$T/same.out")" "gpu host=1: the summary line"
+# collectives=0.5: each all-reduce 1500 long. Step 1: 20-4020, 4020-5520,
+# 5520-7520; step 2 from 7520: 7520-11520, -13020, -15020, the synchronize
+# at 15030. Steps 7500 and 7510: 1500 saved in each.
+wi coll gpu collectives=0.5 && ok || bad "gpu collectives=0.5: $(cat "$T/coll.err")"
+steps coll 9000.000 9000.000 7500.000 9010.000 9010.000 7510.000 "gpu collectives=0.5"
+is "run gpu: 9.0 ms -> 7.5 ms per step (-1.5 ms, -16.7 %), replayed over 2 steps (1 rank, host factor 1, no training log)" \
+	"$(cat "$T/coll.out")" "gpu collectives=0.5: the summary line"
+# kernels:nvjet*=0: the two nvjet_gemm kernels take no time. Step 1: the
+# gemm at 20-20; the all-reduce is ready when its launch returns (30),
+# 30-3030; elementwise 3030-5030; step 2's gemm 5030-5030, all-reduce
+# 5030-8030, elementwise 8030-10030, synchronize 10040. Steps 5010, 5010.
+wi nvjet gpu 'kernels:nvjet*=0' && ok || bad "gpu kernels:nvjet*=0: $(cat "$T/nvjet.err")"
+steps nvjet 9000.000 9000.000 5010.000 9010.000 9010.000 5010.000 "gpu kernels:nvjet*=0"
+# kernels:elementwise*=0: step 1 ends when its all-reduce does (7020),
+# step 2's all-reduce ends at 14020, its synchronize returns at 14030:
+# steps 7000 and 7010, exactly the 2000 of each elementwise kernel.
+wi elem gpu 'kernels:elementwise*=0' && ok || bad "gpu kernels:elementwise*=0: $(cat "$T/elem.err")"
+steps elem 9000.000 9000.000 7000.000 9010.000 9010.000 7010.000 "gpu kernels:elementwise*=0"
+# Two changes apply together: the same arithmetic with both: step 1's
+# kernels at 20-20 (gemm), 30-1530 (all-reduce), 1530-3530; step 2's gemm
+# at 3530, all-reduce 3530-5030, elementwise 5030-7030, synchronize 7040.
+wi both gpu 'kernels:nvjet*=0' collectives=0.5 && ok || bad "gpu two changes: $(cat "$T/both.err")"
+steps both 9000.000 9000.000 3510.000 9010.000 9010.000 3510.000 "gpu kernels:nvjet*=0 collectives=0.5"
+is "kernels:nvjet*=0 collectives=0.5" "$(col "$T/both.csv" mean change)" "the change column"
+
+# pair: two ranks replayed together, their all-reduces joined. Rank 1's
+# gemm takes 6000 (20-6020): each all-reduce's transfer starts at 6020 and
+# ends at 9020 on both ranks (3000 of transfer: the median over ranks of
+# end - last start); elementwise 9020-11020; step 2 from 11020 (both
+# ranks) to the synchronize's 22030. The job's step: 11000 and 11010.
+wi pair pair host=1 && ok || bad "pair host=1: $(cat "$T/pair.err")"
+steps pair 11000.000 11000.000 11000.000 11010.000 11010.000 11010.000 "pair host=1"
+grep -q "(2 ranks together, host factor 1, no training log)" "$T/pair.out" && ok || bad "pair: $(cat "$T/pair.out")"
+# rank=1:median: rank 1's gemm at rank 0's 4000 (the other ranks' median):
+# both ranks start the all-reduce at 4020, it ends at 7020; elementwise
+# 7020-9020, step 2 from 9020 to 18030: steps 9000 and 9010.
+wi med pair rank=1:median && ok || bad "pair rank=1:median: $(cat "$T/med.err")"
+steps med 11000.000 11000.000 9000.000 11010.000 11010.000 9010.000 "pair rank=1:median"
+# collectives=0.5 joined: the transfer takes 1500, from the last rank's
+# start: 6020-7520, elementwise 7520-9520; step 2's gemms from 9520, rank
+# 1's ends at 15520, the all-reduce at 17020, elementwise 19020,
+# synchronize 19030: steps 9500 and 9510.
+wi pcoll pair collectives=0.5 && ok || bad "pair collectives=0.5: $(cat "$T/pcoll.err")"
+steps pcoll 11000.000 11000.000 9500.000 11010.000 11010.000 9510.000 "pair collectives=0.5"
+
+# split: two ranks whose collectives do not match (rank 1 has none), so
+# each is replayed alone and the job's step is the slower rank's: rank 0
+# as gpu (9000, 9010), rank 1 with its 6000 us gemm, then 3000 and 2000:
+# 11020 - 20 = 11000, and 22030 - 11020 = 11010.
+wi split split host=1 && ok || bad "split host=1: $(cat "$T/split.err")"
+steps split 11000.000 11000.000 11000.000 11010.000 11010.000 11010.000 "split host=1"
+is "run split: 11.0 ms -> 11.0 ms per step (+0.0 ms, +0.0 %), replayed over 2 steps (2 ranks alone, each rank at its own host factor, no training log)" \
+	"$(cat "$T/split.out")" "split: the summary line"
+is "" "$(col "$T/split.csv" mean host_factor)" "split: no one host factor"
+# collectives=0.5 shortens rank 0's steps only (7500, 7510): rank 1 still takes 11000 and 11010.
+wi scoll split collectives=0.5 && ok || bad "split collectives=0.5: $(cat "$T/scoll.err")"
+steps scoll 11000.000 11000.000 11000.000 11010.000 11010.000 11010.000 "split collectives=0.5"
+# 'kernels:nvjet*=0.5': rank 0's gemms take 2000 (steps 7000, 7010), rank
+# 1's 3000: 20-3020, 3020-6020, 6020-8020, step 2 from 8020 to its
+# synchronize at 16030: 8000 and 8010, the job's.
+wi snv split 'kernels:nvjet*=0.5' && ok || bad "split kernels:nvjet*=0.5: $(cat "$T/snv.err")"
+steps snv 11000.000 11000.000 8000.000 11010.000 11010.000 8010.000 "split kernels:nvjet*=0.5"
+
+# loader: step 1's launch at 8000 after an 8000 us DataLoader range (the
+# first call's gap from the step's start at 0), the kernel 8020-10020, the
+# synchronize until 10030; step 2's launch at 20000 after aten::add (to
+# 12000) and the next DataLoader range (12000-20000): measured 20020 -
+# 8020 = 12000, and 22030 - 20020 = 2010. data-loading=0 takes the 8000
+# us in each range out: the launch at 0, the kernel 20-2020 (its measured
+# 10 us past its launch kept), the synchronize returns at 2030; step 2's
+# launch after the 1970 us of aten::add at 4000, its kernel 4020-6020,
+# synchronize 6030: step 1 = 4000, step 2 = 2010 (its own DataLoader
+# time lies in step 1).
+wi dl loader data-loading=0 && ok || bad "loader data-loading=0: $(cat "$T/dl.err")"
+steps dl 12000.000 12000.000 4000.000 2010.000 2010.000 2010.000 "loader data-loading=0"
+# gaps=0 takes out only stretches no operator covers: the DataLoader's are covered.
+wi gl loader gaps=0 && ok || bad "loader gaps=0: $(cat "$T/gl.err")"
+steps gl 12000.000 12000.000 12000.000 2010.000 2010.000 2010.000 "loader gaps=0"
+# A run without DataLoader ranges: said, and nothing changes.
+wi nodl gpu data-loading=0 && ok || bad "gpu data-loading=0: $(cat "$T/nodl.err")"
+is "$T/site/perfstudy.db: warning: run 'gpu': no enumerate(DataLoader) range recorded on its profiled ranks: data-loading=0 changes nothing" \
+	"$(cat "$T/nodl.err")" "gpu data-loading=0: the warning"
+
+# shown (make_replay.py, worked out in t_replay.sh): the 30000 us sleep
+# taken out saves 10000 us in each step; the synchronize returning at once
+# saves 980 and 4040.
+wi gaps shown gaps=0 && ok || bad "shown gaps=0: $(cat "$T/gaps.err")"
+steps gaps 36000.000 36000.000 26000.000 35020.000 35020.000 25020.000 "shown gaps=0"
+wi sync shown syncs=0 && ok || bad "shown syncs=0: $(cat "$T/sync.err")"
+steps sync 36000.000 36000.000 35020.000 35020.000 35020.000 30980.000 "shown syncs=0"
+
+# A CHANGE's text goes through the CSV writer: a comma is quoted; a pattern that matches nothing is said.
+wi comma gpu 'kernels:a,b*=1' && ok || bad "kernels:a,b*=1: $(cat "$T/comma.err")"
+grep -q '^gpu,"kernels:a,b\*=1",mean,' "$T/comma.csv" && ok || bad "the change not quoted: $(cat "$T/comma.csv")"
+is "$T/site/perfstudy.db: warning: argument 3 'kernels:a,b*=1': no kernel of run 'gpu' matches: it changes nothing" \
+	"$(cat "$T/comma.err")" "a pattern that matches nothing"
+
+# The default output is whatif.csv in the current directory; SITE may name the store.
+abs=$PERFSTUDY
+[ "$PERFSTUDY" = ./perfstudy ] && abs=$PWD/perfstudy
+mkdir "$T/cwd"
+(cd "$T/cwd" && $abs whatif "$T/site/perfstudy.db" gpu collectives=0.5 > /dev/null 2>&1) && ok || bad "whatif with the store's path"
+cmp -s "$T/cwd/whatif.csv" "$T/coll.csv" && ok || bad "the default whatif.csv differs from -o's"
+
+# The usage: --help, help whatif, the command table.
+$PERFSTUDY whatif --help | grep -q "^usage: perfstudy whatif SITE RUN CHANGE... \[-o FILE\]" && ok || bad "whatif --help"
+$PERFSTUDY help whatif | grep -q "^  rank=R:median " && ok || bad "help whatif: the grammar"
+$PERFSTUDY --help | grep -q "^  whatif " && ok || bad "--help: whatif not listed"
+$PERFSTUDY whatif --bogus "$T/site" gpu host=1 2> "$T/opt.err"
+is 2 "$?" "an unknown option: exit status"
+is "perfstudy whatif: error: unknown option '--bogus' (see perfstudy whatif --help)" "$(cat "$T/opt.err")" "an unknown option"
+
+# Errors: the message, the exit status, and no whatif.csv.
+# fails NAME STATUS MESSAGE ARGS...: whatif ARGS exits STATUS, says MESSAGE on stderr, writes no $T/NAME.csv.
+fails() {
+	local name=$1 want=$2 msg=$3
+	shift 3
+	$PERFSTUDY whatif "$@" -o "$T/$name.csv" > "$T/$name.out" 2> "$T/$name.err"
+	is "$want" "$?" "$name: exit status"
+	is "$msg" "$(cat "$T/$name.err")" "$name: message"
+	[ ! -e "$T/$name.csv" ] && ok || bad "$name: wrote $T/$name.csv"
+}
+G="(see perfstudy whatif --help)"
+fails fast 2 "perfstudy whatif: error: argument 3 'collectives=fast': expected collectives=X, X a number from 0 to 1000 $G" \
+	"$T/site" gpu collectives=fast
+fails bogus 2 "perfstudy whatif: error: argument 4 'bogus=1': unknown change 'bogus': expected one of collectives=X, kernels:PATTERN=X, host=X, gaps=0, data-loading=0, syncs=0 or rank=R:median $G" \
+	"$T/site" gpu host=0.5 bogus=1
+fails noeq 2 "perfstudy whatif: error: argument 3 'collectives': expected CHANGE=VALUE, one of collectives=X, kernels:PATTERN=X, host=X, gaps=0, data-loading=0, syncs=0 or rank=R:median $G" \
+	"$T/site" gpu collectives
+fails gaps1 2 "perfstudy whatif: error: argument 3 'gaps=1': expected gaps=0 (taken out: the only value this change takes) $G" \
+	"$T/site" gpu gaps=1
+fails host0 2 "perfstudy whatif: error: argument 3 'host=0': expected host=X, X a number above 0, at most 1000 $G" \
+	"$T/site" gpu host=0
+fails nopat 2 "perfstudy whatif: error: argument 3 'kernels:=0.5': expected kernels:PATTERN=X with a PATTERN (fnmatch, e.g. 'nvjet*') $G" \
+	"$T/site" gpu kernels:=0.5
+fails rankx 2 "perfstudy whatif: error: argument 3 'rank=x:median': expected rank=R:median, R a rank of the run $G" \
+	"$T/site" pair rank=x:median
+fails nochange 2 "perfstudy whatif: error: expected SITE RUN CHANGE... $G" "$T/site" gpu
+fails norun 2 "$T/site/perfstudy.db: error: no run 'nope' (its runs: gpu, pair, split, loader, nosteps, shown)" \
+	"$T/site" nope host=1
+fails onerank 2 "$T/site/perfstudy.db: error: argument 3 'rank=0:median': run 'gpu' has one rank, so no rank can be set to the median rank's: rank=R:median needs ranks replayed together" \
+	"$T/site" gpu rank=0:median
+fails alone 2 "$T/site/perfstudy.db: error: argument 3 'rank=1:median': run 'split' has ranks whose collectives do not match (replayed alone), so no rank can be set to the median rank's: rank=R:median needs ranks replayed together" \
+	"$T/site" split rank=1:median
+fails rank5 2 "$T/site/perfstudy.db: error: argument 3 'rank=5:median': run 'pair' has no rank 5 with profiled steps" \
+	"$T/site" pair rank=5:median
+fails nosteps 1 "$T/site/perfstudy.db: error: run 'nosteps': no replayable step (a ProfilerStep#N range that launches GPU work, on some rank, with its runtime calls)" \
+	"$T/site" nosteps host=1
+mkdir "$T/empty"
+fails nostore 1 "$T/empty: error: no perfstudy.db here: not a perfstudy output directory (perfstudy build -o writes one)" \
+	"$T/empty" gpu host=1
+
+# The output is never the store: by its name, another path, or a hard link; the store is left as it was.
+sum=$(sha256sum < "$T/site/perfstudy.db")
+ln "$T/site/perfstudy.db" "$T/hard.db"
+for out in "$T/site/perfstudy.db" "$T/site/../site/perfstudy.db" "$T/hard.db"; do
+	$PERFSTUDY whatif "$T/site" gpu host=1 -o "$out" 2> "$T/same.err"
+	is 2 "$?" "-o $out: exit status"
+	grep -q "error: the output is also an input ($T/site/perfstudy.db): refusing to overwrite it" "$T/same.err" &&
+		ok || bad "-o $out: $(cat "$T/same.err")"
+done
+is "$sum" "$(sha256sum < "$T/site/perfstudy.db")" "the store after the refusals"
+
+# A store whose steps view is not the schema's own runs the file's own SQL: refused.
+cp "$T/site/perfstudy.db" "$T/forged.db"
+python3 - "$T/forged.db" << 'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executescript("DROP VIEW steps; CREATE VIEW steps AS SELECT trace_id, 1 AS step, start_ns, dur_ns FROM annotations;")
+db.commit()
+PY
+fails forged 1 "$T/forged.db: error: refused: view 'steps' is not the one a perfstudy store holds (a view runs the file's own SQL)" \
+	"$T/forged.db" gpu host=1
+
+finish
