@@ -12,9 +12,10 @@
  *           in allocators[]: aten::empty, aten::empty_strided, ...), so
  *           aten::mm rather than the aten::empty it calls; the innermost
  *           when all are; empty when none holds the allocation
- *   parent  the operator around op; when op is the outermost, the
- *           innermost host range (record_function, user annotation; not
- *           ProfilerStep#N) holding the allocation on its thread; else empty
+ *   parent  the operator around op; when op is the outermost or there is
+ *           none, the innermost host range (record_function, user
+ *           annotation; not ProfilerStep#N) holding the allocation on its
+ *           thread; else empty
  *   shape   the output shape op's "Input Dims" (record_shapes=True) gives,
  *           for the operators whose output shape follows from their inputs'
  *           alone (out_shape: aten::mm, aten::addmm, aten::bmm, aten::linear,
@@ -270,7 +271,7 @@ static void name_op(void *arg, size_t a, const struct range *const *chain, size_
 static void name_range(void *arg, size_t a, const struct range *const *chain, size_t n)
 {
 	struct name_walk *w = arg;
-	if (n && !w->out[a].parent && w->out[a].op)
+	if (n && !w->out[a].parent)
 		w->out[a].parent = chain[n - 1]->name;
 }
 
@@ -394,8 +395,8 @@ const char *memory_kept_method(void)
 	       "keeps the operators around each GPU allocation). op: the innermost of them that is not the allocator's "
 	       "own (aten::empty, aten::empty_strided, aten::empty_like, aten::new_empty, aten::new_empty_strided, "
 	       "aten::resize_, aten::_empty_affine_quantized), so the aten::mm rather than the aten::empty it calls; "
-	       "empty when no operator holds it. parent: the operator around op, or, when op is the outermost, the "
-	       "innermost host range (record_function, not ProfilerStep#N) holding the allocation. shape: the output "
+	       "empty when no operator holds it. parent: the operator around op, or, when op is the outermost or "
+	       "empty, the innermost host range (record_function, not ProfilerStep#N) holding the allocation. shape: the output "
 	       "shape of op from its \"Input Dims\" (record_shapes=True) where the inputs alone give it (aten::mm, "
 	       "aten::addmm: [m,k] x [k,n] -> m x n; aten::bmm; aten::linear: [...,k] and weight [n,k] -> ... x n; "
 	       "aten::matmul with a 2-D second input) and bytes is its elements times exactly one of 1, 2, 4 or 8 "
@@ -435,7 +436,8 @@ int memory_kept_words(const struct table *t, const char *run, long rank, struct 
 	if (op && *op)
 		buf_printf(out, " by %s%s%s", op, parent && *parent ? " under " : "", parent && *parent ? parent : "");
 	else
-		buf_adds(out, " outside every recorded host operator");
+		buf_printf(out, " outside every recorded host operator%s%s", parent && *parent ? ", in " : "",
+			   parent && *parent ? parent : "");
 	if (shape && *shape)
 		buf_printf(out, " (%s, %.0f-byte elements)", shape, table_num(t, r, MK_ELEMENT_BYTES));
 	else
