@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/memory/memory_kept.h"
+#include "analyze/memory/memory_steps_kept.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/xalloc.h"

@@ -1,7 +1,7 @@
 /*
  * memsites.c: the host operators around a trace's GPU allocations, as
  * memory_ops rows, so that an allocation kept from step to step can be
- * named by the operator that made it (analyze/memory/memory_kept.c).
+ * named by the operator that made it (analyze/memory/memory_steps_kept.c).
  *
  * cpu_ops keeps only the outermost operators of each thread (sink.c), but
  * the operator that allocates is usually nested: aten::empty under aten::mm

@@ -23,7 +23,7 @@
 
 #include "util/buf.h"
 #include "analyze/findings/cells.h"
-#include "analyze/memory/memory_kept.h"
+#include "analyze/memory/memory_steps_kept.h"
 
 #define MEM_IMBALANCE 0.10 /* peaks differing by more than this share of the lowest */
 #define MEM_NAMED 8        /* ranks named one by one in an imbalance finding; more are counted */

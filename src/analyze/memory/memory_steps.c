@@ -46,7 +46,7 @@
  * Events whose totals or bytes are negative or above MAX_BYTES (1 PiB)
  * are left out as not an allocator's.
  *
- * memory_kept.csv (memory_kept.c): the same kept allocations by the host
+ * memory_kept.csv (memory_steps_kept.c): the same kept allocations by the host
  * operator that made them, its parent, the shape where its inputs give it,
  * and how many per step.
  *
@@ -63,7 +63,7 @@
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
 #include "analyze/memory/memory_chart.h"
-#include "analyze/memory/memory_kept.h"
+#include "analyze/memory/memory_steps_kept.h"
 #include "analyze/time/phases.h"
 #include "chart/chart.h"
 #include "util/buf.h"
@@ -502,7 +502,7 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 		kv = xgrow(kv, &capkv, nkv + 1, sizeof(*kv));
 		kv[nkv++] = (struct kept_alloc){l->tid, l->ts, l->bytes, l->step};
 	}
-	/* memory_kept.c sorts them: the slots' order never reaches an output */
+	/* memory_steps_kept.c sorts them: the slots' order never reaches an output */
 	int krc = memory_kept_rank(s, k, kv, nkv, (int64_t)ns - 1, w->kept);
 	free(kv);
 	if (krc < 0) {

@@ -1,6 +1,6 @@
 /*
- * memory_kept.c: memory_kept.csv, what a rank keeps from step to step and
- * which host operator allocated it (see memory_kept.h).
+ * memory_steps_kept.c: memory_kept.csv, what a rank keeps from step to step and
+ * which host operator allocated it (see memory_steps_kept.h).
  *
  * A kept allocation is memory_ranks.csv's (memory_steps.c): made in a
  * profiled step before the last, its address freed by no later event of
@@ -31,7 +31,7 @@
  * kept_bytes_per_step = bytes x allocations / rate_steps; a rank's rows by
  * kept_bytes_per_step, largest first.
  */
-#include "analyze/memory/memory_kept.h"
+#include "analyze/memory/memory_steps_kept.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,13 +1,13 @@
 /*
- * memory_kept.h: memory_kept.csv of memory_steps.c, what a rank keeps from
- * step to step, by the host operator that allocated it (memory_kept.c).
+ * memory_steps_kept.h: memory_kept.csv of memory_steps.c, what a rank keeps from
+ * step to step, by the host operator that allocated it (memory_steps_kept.c).
  * memory_steps.c hands over the kept allocations it found in its one pass
- * over a rank's events; memory_kept.c names their operators from the
+ * over a rank's events; memory_steps_kept.c names their operators from the
  * store's memory_ops and annotations and adds the rows. The findings and
  * the report read the table by the columns below.
  */
-#ifndef PERFSTUDY_MEMORY_KEPT_H
-#define PERFSTUDY_MEMORY_KEPT_H
+#ifndef PERFSTUDY_MEMORY_STEPS_KEPT_H
+#define PERFSTUDY_MEMORY_STEPS_KEPT_H
 
 #include <stddef.h>
 #include <stdint.h>
