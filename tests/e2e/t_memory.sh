@@ -210,6 +210,22 @@ python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["traceEvents"]
 $PERFSTUDY build -q "$T/rev" -o "$T/kr" 2>"$T/err" && ok || bad "kept build, reversed: $(cat "$T/err")"
 sed 's/^kept,/rev,/' "$T/want_kept" >"$T/want_rev"
 same "$T/want_rev" "$T/kr/default/data/memory_kept.csv" "memory_kept.csv of the reversed trace"
+# Through ingest --shard and merge (the allocator's events were dropped there), and with the trace reused from
+# the previous build's store (its memory_ops rows copied).
+$PERFSTUDY ingest -q --shard 0/1 -o "$T/ks.db" tests/data/memory_kept/study.yaml 2>"$T/err" && ok || bad "kept ingest --shard: $(cat "$T/err")"
+$PERFSTUDY merge -q -o "$T/km" "$T/ks.db" tests/data/memory_kept/study.yaml 2>"$T/err" && ok || bad "kept merge: $(cat "$T/err")"
+same "$T/want_kept" "$T/km/kept/data/memory_kept.csv" "memory_kept.csv through merge"
+for f in memory_steps memory_regions memory_ranks; do
+	same "$T/k/kept/data/$f.csv" "$T/km/kept/data/$f.csv" "$f.csv through merge"
+done
+mkdir -p "$T/kc"
+cp tests/data/memory_kept/rank0.pt.trace.json "$T/kc/"
+sed 's/^title: .*/title: one/' tests/data/memory_kept/study.yaml >"$T/kc/study.yaml"
+$PERFSTUDY build -q "$T/kc/study.yaml" -o "$T/kco" 2>"$T/err" && ok || bad "kept build for the cache: $(cat "$T/err")"
+sed -i 's/^title: one/title: two/' "$T/kc/study.yaml"
+$PERFSTUDY build "$T/kc/study.yaml" -o "$T/kco" 2>"$T/err" && ok || bad "kept rebuild: $(cat "$T/err")"
+grep -q 'rank0.pt.trace.json: unchanged, reused' "$T/err" && ok || bad "the rebuild did not reuse the trace: $(cat "$T/err")"
+same "$T/want_kept" "$T/kco/kept/data/memory_kept.csv" "memory_kept.csv of a reused trace"
 
 # The planted leaks. mem-ddp-leak (train_plant.py, truth.json): rank 2 appends torch.ones(16 MiB / 2, bf16)
 # inside record_function("forward") each step: aten::ones under forward, 16 x 2^20 bytes, every step.
