@@ -12,7 +12,9 @@
  * and at the trace's end every operator, stored or not, that encloses one
  * of those allocations on its thread (start <= ts <= start + dur) is a
  * memory_ops row: the whole chain of operators around each allocation, and
- * nothing else. A trace with more nested operators than INNER_MAX keeps
+ * nothing else. (An operator that overlaps a later one of its thread
+ * without holding it, which Kineto never writes, counts as ended at the
+ * later one's start.) A trace with more nested operators than INNER_MAX keeps
  * only its outermost ones there, said in a warning.
  */
 #include "store/store_int.h"
@@ -88,16 +90,18 @@ static int64_t op_end(const struct pending_op *o)
 
 /*
  * Marks the open operators (ord[stack[0..*depth)], outermost first) that
- * hold allocation a, after dropping from the top those that ended before it.
+ * hold allocation a, after dropping from the top those that ended before
+ * it. The stack is a chain, each operator holding the next, so all that
+ * remain hold a, and those below a marked one are marked already: each
+ * operator is marked once, however deep the nesting.
  */
 static void mark_open(const struct pending_op *const *ord, const size_t *stack, size_t *depth, const struct alloc_at *a,
 		      unsigned char *mark)
 {
 	while (*depth && op_end(ord[stack[*depth - 1]]) < a->ts)
 		(*depth)--;
-	for (size_t k = 0; k < *depth; k++)
-		if (ord[stack[k]]->start <= a->ts && a->ts <= op_end(ord[stack[k]]))
-			mark[stack[k]] = 1;
+	for (size_t k = *depth; k-- > 0 && !mark[stack[k]];)
+		mark[stack[k]] = 1;
 }
 
 int store_memsites_flush(struct store *s, int64_t trace_id, const char *path)
@@ -135,7 +139,12 @@ int store_memsites_flush(struct store *s, int64_t trace_id, const char *path)
 			a++; /* a thread without operators */
 		for (; a < s->nallocs && s->allocs[a].tid == o->tid && s->allocs[a].ts < o->start; a++)
 			mark_open(ord, stack, &depth, &s->allocs[a], mark);
-		while (depth && op_end(ord[stack[depth - 1]]) < o->start)
+		/*
+		 * Those that end before o ends are closed: ended ones, and one that
+		 * overlaps o without holding it (not in a Kineto trace; a forged one
+		 * must not make the stack a long list scanned at every allocation).
+		 */
+		while (depth && op_end(ord[stack[depth - 1]]) < op_end(o))
 			depth--;
 		stack[depth++] = i;
 	}

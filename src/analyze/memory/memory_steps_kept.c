@@ -112,15 +112,21 @@ static int cmp_kept(const void *pa, const void *pb)
 }
 
 /*
- * For each point (sorted by thread and time), the ranges of l that hold it,
- * outermost first, into chain (l->n long), through one sweep with a stack;
- * fn gets the point's index and its chain.
+ * For each point (sorted by thread and time), through one sweep with a
+ * stack: the innermost range of l that holds it and is not the allocator's
+ * own (the innermost when all are), and the range around that one; fn gets
+ * them (NULL: none). The stack is kept a chain, each range holding the
+ * next: one that ends before a later one ends is closed when that one
+ * opens (an ended one; or one overlapping it without holding it, which
+ * Kineto never writes), so all that stay open at a point hold it, and
+ * na[p], the innermost position at or below p that is not the allocator's,
+ * answers in one step however deep the nesting.
  */
-typedef void (*chain_fn)(void *arg, size_t point, const struct range *const *chain, size_t n);
-static void sweep(const struct range_list *l, const struct kept_alloc *p, size_t np, chain_fn fn, void *arg)
+typedef void (*hold_fn)(void *arg, size_t point, const struct range *op, const struct range *parent);
+static void sweep(const struct range_list *l, const struct kept_alloc *p, size_t np, hold_fn fn, void *arg)
 {
 	const struct range **stack = xmalloc((l->n ? l->n : 1) * sizeof(*stack));
-	const struct range **chain = xmalloc((l->n ? l->n : 1) * sizeof(*chain));
+	long *na = xmalloc((l->n ? l->n : 1) * sizeof(*na));
 	size_t depth = 0, i = 0;
 	int64_t tid = INT64_MIN;
 	for (size_t a = 0; a < np; a++) {
@@ -131,19 +137,21 @@ static void sweep(const struct range_list *l, const struct kept_alloc *p, size_t
 				i++;
 		}
 		for (; i < l->n && l->v[i].tid == tid && l->v[i].start <= p[a].ts; i++) {
-			while (depth && stack[depth - 1]->end < l->v[i].start)
+			while (depth && stack[depth - 1]->end < l->v[i].end)
 				depth--;
+			na[depth] = !is_allocator(l->v[i].name) ? (long)depth : depth ? na[depth - 1] : -1;
 			stack[depth++] = &l->v[i];
 		}
 		while (depth && stack[depth - 1]->end < p[a].ts)
 			depth--;
-		size_t n = 0;
-		for (size_t k = 0; k < depth; k++)
-			if (stack[k]->start <= p[a].ts && p[a].ts <= stack[k]->end)
-				chain[n++] = stack[k];
-		fn(arg, a, chain, n);
+		if (!depth) {
+			fn(arg, a, NULL, NULL);
+			continue;
+		}
+		size_t j = na[depth - 1] >= 0 ? (size_t)na[depth - 1] : depth - 1;
+		fn(arg, a, stack[j], j ? stack[j - 1] : NULL);
 	}
-	free(chain);
+	free(na);
 	free(stack);
 }
 
@@ -250,29 +258,26 @@ struct name_walk {
 	const struct kept_alloc *v;
 };
 
-static void name_op(void *arg, size_t a, const struct range *const *chain, size_t n)
+static void name_op(void *arg, size_t a, const struct range *op, const struct range *parent)
 {
 	struct name_walk *w = arg;
 	struct named *o = &w->out[a];
 	o->bytes = w->v[a].bytes;
 	o->step = w->v[a].step;
-	if (!n)
+	if (!op)
 		return;
-	size_t j = n - 1;
-	while (j > 0 && is_allocator(chain[j]->name))
-		j--;
-	if (is_allocator(chain[j]->name))
-		j = n - 1;
-	o->op = chain[j]->name;
-	o->parent = j ? chain[j - 1]->name : NULL;
-	o->shape = shape_of(o->op, chain[j]->dims, o->bytes, &o->esize);
+	o->op = op->name;
+	o->parent = parent ? parent->name : NULL;
+	o->shape = shape_of(o->op, op->dims, o->bytes, &o->esize);
 }
 
-static void name_range(void *arg, size_t a, const struct range *const *chain, size_t n)
+/* The host range around an allocation: its parent where no operator is around its operator. */
+static void name_range(void *arg, size_t a, const struct range *inner, const struct range *around)
 {
 	struct name_walk *w = arg;
-	if (n && !w->out[a].parent)
-		w->out[a].parent = chain[n - 1]->name;
+	(void)around;
+	if (inner && !w->out[a].parent)
+		w->out[a].parent = inner->name;
 }
 
 static int strcmp0(const char *a, const char *b)
