@@ -6,16 +6,18 @@
  * cpu_ops keeps only the outermost operators of each thread (sink.c), but
  * the operator that allocates is usually nested: aten::empty under aten::mm
  * under aten::linear. A Kineto trace writes a thread's "[memory]" events
- * after its operators, so neither order can be relied on: the operators
- * that cpu_ops leaves out are held here (at most INNER_MAX, 48 bytes each)
- * with the times of the trace's GPU allocations (bytes > 0, device type 1),
- * and at the trace's end every operator, stored or not, that encloses one
- * of those allocations on its thread (start <= ts <= start + dur) is a
- * memory_ops row: the whole chain of operators around each allocation, and
- * nothing else. (An operator that overlaps a later one of its thread
- * without holding it, which Kineto never writes, counts as ended at the
- * later one's start.) A trace with more nested operators than INNER_MAX keeps
- * only its outermost ones there, said in a warning.
+ * after its operators (another writer may not), so neither can wait for
+ * the other: the operators that cpu_ops leaves out are held here (at most
+ * INNER_MAX, 48 bytes each) with the times of the trace's GPU allocations
+ * (bytes > 0, device type 1; at most ALLOCS_MAX, 16 bytes each), and at
+ * the trace's end every operator, stored or not, that encloses one of
+ * those allocations on its thread (start <= ts <= start + dur) is a
+ * memory_ops row: the whole chain of operators around each allocation,
+ * and nothing else. An operator that overlaps a later one of its thread
+ * without holding it (Kineto never writes one) counts as ended at the
+ * later one's start. Past either bound a warning says what is left out:
+ * beyond INNER_MAX, the nested operators (the outermost name the
+ * allocations); beyond ALLOCS_MAX, the later allocations.
  */
 #include "store/store_int.h"
 
@@ -43,8 +45,10 @@ void store_memsites_inner(struct store *s, const struct pending_op *o)
 
 void store_memsites_alloc(struct store *s, int64_t tid, int64_t ts)
 {
-	if (s->nallocs == ALLOCS_MAX)
+	if (s->nallocs == ALLOCS_MAX) {
+		s->allocs_over = 1;
 		return;
+	}
 	s->allocs = xgrow(s->allocs, &s->alloccap, s->nallocs + 1, sizeof(*s->allocs));
 	s->allocs[s->nallocs++] = (struct alloc_at){tid, ts};
 }
@@ -54,6 +58,7 @@ void store_memsites_reset(struct store *s)
 	s->ninner = 0;
 	s->nallocs = 0;
 	s->inner_over = 0;
+	s->allocs_over = 0;
 }
 
 void store_memsites_release(struct store *s)
@@ -111,6 +116,9 @@ int store_memsites_flush(struct store *s, int64_t trace_id, const char *path)
 	if (s->inner_over)
 		diag_warning(path, "more than %zu nested host operators: its GPU allocations are named by the outermost "
 			     "operator of their thread only", INNER_MAX);
+	if (s->allocs_over)
+		diag_warning(path, "more than %zu GPU allocations: the operators around the later ones are not kept, and "
+			     "memory_kept.csv names no operator for them", ALLOCS_MAX);
 	size_t n = s->nops + s->ninner;
 	const struct pending_op **ord = xmalloc((n ? n : 1) * sizeof(*ord));
 	for (size_t i = 0; i < s->nops; i++)

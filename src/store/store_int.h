@@ -125,6 +125,7 @@ struct store {
 	int inner_over; /* more than memsites.c's INNER_MAX: none held */
 	struct alloc_at *allocs;
 	size_t nallocs, alloccap;
+	int allocs_over; /* more than memsites.c's ALLOCS_MAX: the later ones left out */
 	size_t names_at_begin; /* nnames at store_begin: a rollback forgets the names after it */
 };
 
