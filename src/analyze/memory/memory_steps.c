@@ -561,8 +561,8 @@ int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis_result
 		result_add_method(out, "memory",
 				  "No trace of this experiment records the caching allocator's events (PyTorch's "
 				  "profiler, the one reader of them here, writes them as \"[memory]\" instant events when recording with "
-				  "profile_memory=True), so there is no memory_steps.csv, memory_regions.csv, memory_kept.csv, "
-				  "memory_ranks.csv or memory_timeline figure.");
+				  "profile_memory=True), so there is no memory_steps.csv, memory_regions.csv, memory_ranks.csv, "
+				  "memory_kept.csv or memory_timeline figure.");
 		return 0;
 	}
 	if (!any)
