@@ -67,7 +67,7 @@ static const struct analysis_def registry[] = {
 	ENTRY("report_phases", analysis_report_phases, NONE, L("phase_report_phases")),
 	ENTRY("compare_phases", analysis_compare_phases, L("phases", "phase_report_phases"), L("compare_phases")),
 	ENTRY("flops", analysis_flops, NONE, L("flops", "flops_ratio", "flops_fit")),
-	ENTRY("memory_steps", analysis_memory_steps, NONE, L("memory_steps", "memory_regions", "memory_ranks")),
+	ENTRY("memory_steps", analysis_memory_steps, NONE, L("memory_steps", "memory_regions", "memory_ranks", "memory_kept")),
 	ENTRY("strategy_scaling", analysis_strategy_scaling, L("runs", "step_breakdown", "scaling", "memory_ranks"),
 	      L("strategy_scaling")),
 	ENTRY("replay", analysis_replay, L("profiler_overhead"), L("replay_steps", "replay_calibration", "replay_fixes")),
@@ -82,7 +82,7 @@ static const struct analysis_def registry[] = {
 	ENTRY("findings", analysis_findings,
 	 L("runs", "idle_time_steps", "gpu_idle", "temporal", "ranks", "critical_path", "straggler_ranks",
 	   "straggler_causes", "collective_waits", "scaling", "profiler_overhead", "memory_ranks",
-	   "pipeline_stages", "replay_fixes"),
+	   "memory_kept", "pipeline_stages", "replay_fixes"),
 	 L("findings")),
 	ENTRY("history", analysis_history, L("step_stats", "utilization", "temporal"), L("changes", "series", "history")),
 	/* the tables the manifest's comparisons name, of every experiment */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/memory/memory_steps_kept.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
@@ -173,7 +174,7 @@ struct fix_line {
 
 /*
  * A leak (memory_ranks.csv grows = 1, its memory-growth finding): what it
- * keeps and when the device is full at that rate, in steps and, with the
+ * keeps (and, from memory_kept.csv, which operator allocates it) and when the device is full at that rate, in steps and, with the
  * training log's median step (profiler_overhead.csv), in seconds. Appended
  * to what and when; 0 where memory_ranks.csv has no such row.
  */
@@ -190,6 +191,11 @@ static int leak_words(const struct report_experiment *e, const char *run, long r
 		const char *where = table_text(t, r, table_col_index(t, "kept_region"));
 		buf_printf(what, "memory leak: %.1f MiB kept per step%s%s", per / (1024.0 * 1024.0),
 			   where && *where ? " in " : "", where && *where ? where : "");
+		struct buf k;
+		buf_init(&k);
+		if (memory_kept_words(table_of(e, "memory_kept"), run, rank, &k))
+			buf_printf(what, ", %s", k.data);
+		buf_release(&k);
 		if (isnan(full)) {
 			buf_adds(when, "memory grows every step");
 			return 1;

@@ -94,6 +94,14 @@ static const char SCHEMA[] =
 	"CREATE TABLE memory_events(trace_id INTEGER NOT NULL REFERENCES traces(id), device INTEGER,\n"
 	"  device_type INTEGER, tid INTEGER, ts_ns INTEGER NOT NULL, bytes INTEGER NOT NULL, addr INTEGER,\n"
 	"  total_allocated INTEGER NOT NULL, total_reserved INTEGER);\n"
+	/*
+	 * The host operators around the GPU allocations (memsites.c): every
+	 * operator, at any depth, that encloses an allocation event (bytes > 0,
+	 * device_type 1) on its thread; the columns of cpu_ops.
+	 */
+	"CREATE TABLE memory_ops(trace_id INTEGER NOT NULL REFERENCES traces(id), tid INTEGER,\n"
+	"  start_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL, name_id INTEGER NOT NULL REFERENCES names(id),\n"
+	"  dims_id INTEGER REFERENCES names(id));\n"
 	"CREATE TABLE activity_groups(experiment TEXT NOT NULL, kind TEXT NOT NULL,\n"
 	"  name_id INTEGER NOT NULL, grp TEXT NOT NULL, PRIMARY KEY(experiment, kind, name_id));\n"
 	"CREATE TABLE group_times(experiment TEXT, run TEXT, rank INTEGER, grp TEXT,\n"

@@ -89,10 +89,12 @@ void store_ops_reset(struct store *s)
 		memset(&s->threads[i], 0, sizeof(s->threads[i]));
 	}
 	s->nthreads = 0;
+	store_memsites_reset(s);
 }
 
 void store_ops_release(struct store *s)
 {
+	store_memsites_release(s);
 	free(s->ops);
 	for (size_t i = 0; i < s->nthreads_cap; i++)
 		free(s->threads[i].group);
@@ -316,6 +318,8 @@ static int decide_group(struct store *s, int64_t trace_id, struct op_thread *t)
 			return -1;
 		if (r)
 			ops_add(s, &t->group[i]);
+		else
+			store_memsites_inner(s, &t->group[i]);
 	}
 	t->ngroup = 0;
 	return 0;
@@ -412,8 +416,9 @@ int store_flush_cpu_ops(struct store *s, int64_t trace_id)
 		for (size_t i = 0; i < s->nthreads_cap; i++)
 			if (s->threads[i].used && decide_group(s, trace_id, &s->threads[i]) < 0)
 				return -1;
+		int rc = store_memsites_flush(s, trace_id, s->reading ? s->reading : s->path);
 		store_ops_reset(s);
-		return 0;
+		return rc;
 	}
 	qsort(s->ops, s->nops, sizeof(*s->ops), cmp_op);
 	int64_t tid = 0, end = 0;
@@ -427,8 +432,9 @@ int store_flush_cpu_ops(struct store *s, int64_t trace_id)
 		if (decide_op(s, trace_id, o, &have_end, &end) < 0)
 			return -1;
 	}
+	int rc = store_memsites_flush(s, trace_id, s->reading ? s->reading : s->path);
 	store_ops_reset(s);
-	return 0;
+	return rc;
 }
 
 static int sink_runtime(void *ctx, const struct runtime_call *r)
@@ -630,8 +636,9 @@ static int sink_link(void *ctx, const struct gpu_link *l)
 }
 
 /*
- * An allocator event: a row of memory_events, in bounded memory (rows go
- * to SQLite ROWS_PER_INSERT at a time, nothing is kept per event).
+ * An allocator event: a row of memory_events (rows go to SQLite
+ * ROWS_PER_INSERT at a time); of a GPU allocation, its thread and time are
+ * kept to the trace's end for memory_ops (memsites.c).
  */
 static int sink_memory(void *ctx, const struct memory_event *m)
 {
@@ -650,6 +657,8 @@ static int sink_memory(void *ctx, const struct memory_event *m)
 	cell_opt(&row[6], m->addr, m->addr >= 0);
 	cell_int(&row[7], m->total_allocated);
 	cell_opt(&row[8], m->total_reserved, m->total_reserved >= 0);
+	if (m->bytes > 0 && m->device_type == 1 && m->tid >= 0)
+		store_memsites_alloc(c->s, m->tid, m->ts_ns);
 	return 0;
 }
 

@@ -34,6 +34,11 @@ struct pending_op {
 	int keep; /* stored whatever its nesting: an enumerate(DataLoader)... range */
 };
 
+/* A GPU allocation's thread and time, held until its trace ends (memsites.c). */
+struct alloc_at {
+	int64_t tid, ts;
+};
+
 /*
  * One thread's host operators while they come in order of start: the ops
  * of the latest start, not decided yet, and the end of the last stored one
@@ -115,6 +120,13 @@ struct store {
 	int ops_sorted;         /* they came in order of start per thread so far: stored as they come */
 	struct op_thread *threads; /* open addressing on tid; nthreads_cap a power of two */
 	size_t nthreads, nthreads_cap;
+	/* memsites.c: the trace's operators cpu_ops leaves out, and its GPU allocations */
+	struct pending_op *inner;
+	size_t ninner, innercap;
+	int inner_over; /* more than memsites.c's INNER_MAX: none held */
+	struct alloc_at *allocs;
+	size_t nallocs, alloccap;
+	int allocs_over; /* more than memsites.c's ALLOCS_MAX: the later ones left out */
 	size_t names_at_begin; /* nnames at store_begin: a rollback forgets the names after it */
 };
 
@@ -148,6 +160,19 @@ void store_rows_drop(struct store *s);
 void store_ops_reset(struct store *s);
 void store_ops_release(struct store *s);
 int store_flush_cpu_ops(struct store *s, int64_t trace_id);
+
+/*
+ * memsites.c: the operators around the trace's GPU allocations. inner: an
+ * operator cpu_ops leaves out; alloc: a GPU allocation's thread and time;
+ * flush (at the trace's end, before the held operators are forgotten): the
+ * memory_ops rows, then forgets both (0, or -1 after diag; path names the
+ * trace in a warning).
+ */
+void store_memsites_inner(struct store *s, const struct pending_op *o);
+void store_memsites_alloc(struct store *s, int64_t tid, int64_t ts);
+int store_memsites_flush(struct store *s, int64_t trace_id, const char *path);
+void store_memsites_reset(struct store *s);
+void store_memsites_release(struct store *s);
 
 static inline void bind_opt(sqlite3_stmt *st, int i, int64_t v, int present)
 {

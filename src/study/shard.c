@@ -599,6 +599,11 @@ FORWARD(summary, struct summary_row,
 	if (!v->name)
 		return check_fail(c, "summary row", NULL, NULL, 0))
 FORWARD(link, struct gpu_link, (void)0)
+FORWARD(memory, struct memory_event,
+	if (v->device < -1)
+		return check_fail(c, "allocator event", "[memory]", "has a device below -1 (unknown)", v->device);
+	if (v->device_type < -1)
+		return check_fail(c, "allocator event", "[memory]", "has a device type below -1 (unknown)", v->device_type))
 #undef FORWARD
 #undef CHECK_AT
 #undef CHECK_AGAIN
@@ -621,5 +626,6 @@ void shard_check_sink(const struct shard_set *s, size_t i, const struct ingest_s
 	SET(summary);
 	SET(cpu_op);
 	SET(link);
+	SET(memory);
 #undef SET
 }

@@ -12,6 +12,11 @@
 # an experiment of such runs only says so in its Methods. Then a small
 # hand-made trace whose numbers are worked out here by hand, read again
 # with --jobs 2 (the recorded sink calls replayed) to the same tables.
+# What a rank keeps, by the operator that allocated it (memory_kept.csv,
+# issue #52): a second hand-made trace (tests/data/memory_kept), also read
+# with --jobs 2 and with its events reversed, and the two planted leaks
+# (mem-ddp-leak, gpu1-causes' leak): aten::ones under forward, the size
+# that truth.json gives, checked against the raw trace.
 . "$(dirname "$0")/lib.sh"
 
 E=$(unpacked experiments/h200x4/traces)
@@ -166,6 +171,116 @@ $PERFSTUDY build -q --jobs 2 tests/data/memory/study.yaml -o "$T/h2" 2>"$T/err" 
 for f in memory_steps memory_regions memory_ranks; do
 	same "$T/h/hand/data/$f.csv" "$T/h2/hand/data/$f.csv" "$f.csv with --jobs 2"
 done
+
+# What a rank keeps, by operator (memory_kept.csv), on a hand-made trace (tests/data/memory_kept, made by its
+# gen.py): one rank, steps 1-3 at 100, 200, 300 us (so the rate rests on steps 1 and 2), forward [+10, +50],
+# backward [+50, +90], a range my<step>&co [+31, +37]; the allocator's events after every operator. Per step:
+#   thread 1: aten::linear [+12, +30] > aten::mm [+14, +24] ([8,16] x [16,32]) > aten::empty: 1024 bytes at
+#     +16, freed at +40 in steps 2 and 3 only: kept once (step 1); op aten::mm (aten::empty is the
+#     allocator's), parent aten::linear; 8 x 32 elements x 4 bytes = 1024: shape 8x32, 4-byte elements;
+#     0.5 a step, 512 bytes a step, not every step.
+#   thread 1: aten::ones [+32, +36] > aten::empty: 2 MiB at +33, never freed: op aten::ones, no operator
+#     around it, so the innermost range: my<step>&co; 2 kept, 1 a step, every step; shape not recorded.
+#   thread 1: aten::add: 4096 bytes at +60, freed at +70: not kept.
+#   thread 1, step 2 only: 512 bytes at +80 and +81, outside every operator, in backward: 2 kept, in 1 step.
+#   thread 2: evaluate_function: MulBackward0 [+62, +72] > aten::mul: 8192 bytes at +65, never freed: 1 a
+#     step, every step; a host (Device Type 0) allocation at +66 is not the GPU's.
+#   Step 3's allocations are after the last step's start: not counted. Rows by bytes kept a step, largest
+#   first; the two of 512 a step by op ("" before "aten::mm").
+$PERFSTUDY build -q tests/data/memory_kept/study.yaml -o "$T/k" 2>"$T/err" && ok || bad "kept build: $(cat "$T/err")"
+{
+	echo "run,rank,op,parent,shape,element_bytes,bytes,allocations,per_step,steps_seen,rate_steps,kept_bytes_per_step,every_step"
+	echo "kept,0,aten::ones,my<step>&co,,,2097152,2,1,2,2,2097152,1"
+	echo "kept,0,aten::mul,autograd::engine::evaluate_function: MulBackward0,,,8192,2,1,2,2,8192,1"
+	echo "kept,0,,backward,,,512,2,1,1,2,512,0"
+	echo "kept,0,aten::mm,aten::linear,8x32,4,1024,1,0.5,1,2,512,0"
+} >"$T/want_kept"
+same "$T/want_kept" "$T/k/kept/data/memory_kept.csv" "hand-made memory_kept.csv"
+grep -q 'What it keeps: 1 allocation of 2.0 MiB (2097152 bytes) a step by aten::ones under my<step>&co (shape not recorded)' \
+	"$T/k/kept/data/findings.csv" && ok || bad "the growth finding does not name the kept allocation: $(grep memory-growth "$T/k/kept/data/findings.csv")"
+grep -q 'memory leak: 2.0 MiB kept per step in forward, 1 allocation of 2.0 MiB (2097152 bytes) a step by aten::ones under my&lt;step&gt;&amp;co (shape not recorded)' \
+	"$T/k/kept/index.html" && ok || bad "the leak's line in What to fix first: $(grep -o 'memory leak[^<]*' "$T/k/kept/index.html" | head -1)"
+grep -q 'my<step>' "$T/k/kept/index.html" && bad "an operator's name unescaped in the page" || ok
+# The same rows through --jobs 2, and with every event in reverse order (the operators out of order).
+$PERFSTUDY build -q --jobs 2 tests/data/memory_kept/study.yaml -o "$T/k2" 2>"$T/err" && ok || bad "kept build --jobs 2: $(cat "$T/err")"
+same "$T/want_kept" "$T/k2/kept/data/memory_kept.csv" "memory_kept.csv with --jobs 2"
+mkdir -p "$T/rev"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["traceEvents"].reverse(); json.dump(d, open(sys.argv[2], "w"))' \
+	tests/data/memory_kept/rank0.pt.trace.json "$T/rev/rank0.pt.trace.json"
+$PERFSTUDY build -q "$T/rev" -o "$T/kr" 2>"$T/err" && ok || bad "kept build, reversed: $(cat "$T/err")"
+sed 's/^kept,/rev,/' "$T/want_kept" >"$T/want_rev"
+same "$T/want_rev" "$T/kr/default/data/memory_kept.csv" "memory_kept.csv of the reversed trace"
+# Through ingest --shard and merge (the allocator's events were dropped there), and with the trace reused from
+# the previous build's store (its memory_ops rows copied).
+$PERFSTUDY ingest -q --shard 0/1 -o "$T/ks.db" tests/data/memory_kept/study.yaml 2>"$T/err" && ok || bad "kept ingest --shard: $(cat "$T/err")"
+$PERFSTUDY merge -q -o "$T/km" "$T/ks.db" tests/data/memory_kept/study.yaml 2>"$T/err" && ok || bad "kept merge: $(cat "$T/err")"
+same "$T/want_kept" "$T/km/kept/data/memory_kept.csv" "memory_kept.csv through merge"
+for f in memory_steps memory_regions memory_ranks; do
+	same "$T/k/kept/data/$f.csv" "$T/km/kept/data/$f.csv" "$f.csv through merge"
+done
+mkdir -p "$T/kc"
+cp tests/data/memory_kept/rank0.pt.trace.json "$T/kc/"
+sed 's/^title: .*/title: one/' tests/data/memory_kept/study.yaml >"$T/kc/study.yaml"
+$PERFSTUDY build -q "$T/kc/study.yaml" -o "$T/kco" 2>"$T/err" && ok || bad "kept build for the cache: $(cat "$T/err")"
+sed -i 's/^title: one/title: two/' "$T/kc/study.yaml"
+$PERFSTUDY build "$T/kc/study.yaml" -o "$T/kco" 2>"$T/err" && ok || bad "kept rebuild: $(cat "$T/err")"
+grep -q 'rank0.pt.trace.json: unchanged, reused' "$T/err" && ok || bad "the rebuild did not reuse the trace: $(cat "$T/err")"
+same "$T/want_kept" "$T/kco/kept/data/memory_kept.csv" "memory_kept.csv of a reused trace"
+
+# The planted leaks. mem-ddp-leak (train_plant.py, truth.json): rank 2 appends torch.ones(16 MiB / 2, bf16)
+# inside record_function("forward") each step: aten::ones under forward, 16 x 2^20 bytes, every step.
+python3 - "$E/mem-ddp-leak/truth.json" "$D/memory_kept.csv" <<'PY' >"$T/kl" 2>&1 && ok || bad "mem-ddp-leak kept: $(cat "$T/kl")"
+import csv, json, sys
+t = json.load(open(sys.argv[1]))
+rows = [r for r in csv.DictReader(open(sys.argv[2])) if r["run"] == "mem-ddp-leak" and r["every_step"] == "1"]
+want = (str(t["rank"]), "aten::ones", "forward", str(int(t["size"] * 2**20)), "1")
+got = [(r["rank"], r["op"], r["parent"], r["bytes"], r["per_step"]) for r in rows]
+if not got or got[0] != want or any(g[0] != want[0] for g in got):
+    print("rows every step %s, expected first %s" % (got, want)); sys.exit(1)
+PY
+# gpu1-causes' leak (train_async.py, truth.json): the same plant, 64 MiB, one GPU; checked against the raw
+# trace too: in each profiled step but the last, aten::ones holds one allocation of that size never freed.
+G=$(unpacked experiments/gpu1-causes/traces)
+if [ -f "$G/leak/truth.json" ]; then
+	printf 'version: 1\nid: lk\ntitle: leak\nruns:\n  - id: leak\n    gpus: 1\n    traces: %s/leak/rank*.pt.trace.json*\n    inputs: %s/leak/rank0.log\n' \
+		"$G" "$G" >"$T/lk.yaml"
+	$PERFSTUDY build -q "$T/lk.yaml" -o "$T/lk" 2>"$T/err" && ok || bad "leak build: $(cat "$T/err")"
+	python3 - "$G/leak" "$T/lk/lk" <<'PY' >"$T/lko" 2>&1 && ok || bad "gpu1-causes leak: $(cat "$T/lko")"
+import csv, glob, gzip, json, re, sys
+G, O = sys.argv[1:]
+t = json.load(open(G + "/truth.json"))
+size = int(t["size"] * 2**20)
+f = glob.glob(G + "/rank0.pt.trace.json*")[0]
+ev = json.load((gzip.open if f.endswith(".gz") else open)(f))["traceEvents"]
+steps = sorted((e["ts"], e["ts"] + e["dur"]) for e in ev if e.get("cat") == "user_annotation"
+               and re.fullmatch(r"ProfilerStep#\d+", e.get("name", "")))
+mem = [e for e in ev if e.get("name") == "[memory]" and e["args"].get("Device Type") == 1]
+last_free = {}
+for e in mem:
+    if e["args"]["Bytes"] < 0:
+        last_free[e["args"]["Addr"]] = max(e["ts"], last_free.get(e["args"]["Addr"], e["ts"]))
+ones = [e for e in ev if e.get("cat") == "cpu_op" and e.get("name") == "aten::ones"]
+bad = 0
+for lo, hi in steps[:-1]:
+    a = [m for m in mem if lo <= m["ts"] <= hi and m["args"]["Bytes"] == size and last_free.get(m["args"]["Addr"], -1) < m["ts"]
+         and any(o["tid"] == m["tid"] and o["ts"] <= m["ts"] <= o["ts"] + o["dur"] for o in ones)]
+    if len(a) != 1:
+        print("step at %s: %d kept allocations of %d bytes in aten::ones" % (lo, len(a), size)); bad += 1
+rows = [r for r in csv.DictReader(open(O + "/data/memory_kept.csv")) if r["every_step"] == "1"]
+want = ("0", "aten::ones", "forward", str(size), "1", str(len(steps) - 1))
+got = (rows[0]["rank"], rows[0]["op"], rows[0]["parent"], rows[0]["bytes"], rows[0]["per_step"], rows[0]["steps_seen"]) if rows else None
+if got != want:
+    print("first row every step %s, expected %s" % (got, want)); bad += 1
+page = open(O + "/index.html").read()
+line = ("memory leak: %.1f MiB kept per step in forward, 1 allocation of %.1f MiB (%d bytes) a step by aten::ones under forward"
+        % (t["size"], t["size"], size))
+if line not in page:
+    print("the page lacks %r" % line); bad += 1
+sys.exit(bad > 0)
+PY
+else
+	skipped "experiments/gpu1-causes could not be unpacked"
+fi
 
 # Hostile numbers: totals of -1 and 2^62, bytes of -2^63 and 2^63-1 are not an allocator's and are left out
 # (their differences would overflow); the one sound event gives the row. Nothing crashes.

@@ -5,8 +5,11 @@
  *                     (allocations never freed), the phase they were made
  *                     in, how much its allocated memory at the step's end
  *                     rises against the noise, how many steps the rate
- *                     rests on, and the steps until its peak no longer fits
- *                     on the device at that rate.
+ *                     rests on, the steps until its peak no longer fits
+ *                     on the device at that rate, and what it keeps: the
+ *                     operator, its parent, the shape or bytes and the
+ *                     count per step of memory_kept.csv's row that repeats
+ *                     every step (memory_kept_words).
  *   memory-imbalance  a run whose ranks' peaks (peak_allocated_bytes)
  *                     differ by more than MEM_IMBALANCE of the lowest: the
  *                     ranks above the lowest by more than that are named.
@@ -20,6 +23,7 @@
 
 #include "util/buf.h"
 #include "analyze/findings/cells.h"
+#include "analyze/memory/memory_steps_kept.h"
 
 #define MEM_IMBALANCE 0.10 /* peaks differing by more than this share of the lowest */
 #define MEM_NAMED 8        /* ranks named one by one in an imbalance finding; more are counted */
@@ -27,8 +31,8 @@
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * MIB)
 
-static void growth(const struct table *t, size_t r, const char *run, memory_finding_fn emit, void *ctx,
-		   struct buf *b, struct buf *rule)
+static void growth(const struct table *t, const struct table *kept, size_t r, const char *run, memory_finding_fn emit,
+		   void *ctx, struct buf *b, struct buf *rule)
 {
 	int rank = (int)num(t, r, col(t, "rank"));
 	double per = num(t, r, col(t, "kept_bytes_per_step")), change = num(t, r, col(t, "end_change_bytes_per_step"));
@@ -44,6 +48,9 @@ static void growth(const struct table *t, size_t r, const char *run, memory_find
 	if (!isnan(full) && !isnan(dev))
 		buf_printf(b, "; at that rate its peak no longer fits in the device's %.1f GiB after %.0f more steps",
 			   dev / GIB, full);
+	buf_adds(b, ". What it keeps: ");
+	if (!memory_kept_words(kept, run, rank, b))
+		buf_adds(b, "no allocation named (memory_kept.csv has no row of the rank)");
 	buf_adds(b, ". A tensor kept across steps (appended to a list, held by a cache or by the autograd graph of "
 		    "a kept loss) is the usual cause.");
 	buf_reset(rule);
@@ -109,7 +116,7 @@ void findings_memory(const struct analysis_result *res, const char *run, memory_
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *rr = text(t, r, crun);
 		if (rr && !strcmp(rr, run) && num(t, r, cgrow) == 1)
-			growth(t, r, run, emit, ctx, &b, &rule);
+			growth(t, result_table(res, "memory_kept"), r, run, emit, ctx, &b, &rule);
 	}
 	imbalance(t, run, emit, ctx, &b, &rule);
 	buf_release(&b);

@@ -68,7 +68,14 @@ void findings_methods(struct buf *m)
 		"with a saving first, largest first across the experiment's runs, then the others in the order of "
 		"the rules. straggler-windows: what that rank's GPU did "
 		"in the union of the windows in which another rank waited for it (straggler_ranks.csv), as shares of "
-		"that union. A rule whose table is missing, or whose number is under its threshold, states nothing.",
+		"that union. memory-growth: a rank with memory_ranks.csv grows = 1: the bytes it keeps per step, the "
+		"phase they were allocated in, the steps until its peak no longer fits on the device, and what it "
+		"keeps: memory_kept.csv's row of the rank that repeats every step (every_step = 1), else its largest: "
+		"how many allocations per step, their bytes, the operator that made them (the nearest host operator "
+		"around the allocation that is not the allocator's own aten::empty and the like) under its parent "
+		"(the operator around it, or the host range), and the shape where the operator's input dims give it, "
+		"else \"shape not recorded\". "
+		"A rule whose table is missing, or whose number is under its threshold, states nothing.",
 		100 * SKEW_MIN, 100 * IDLE_MIN, 100 * IDLE_MIN, findings_share_words(HOST_MIN, host_half), findings_share_words(HOST_MIN, crit_half),
 		HOST_BOUND_EACH, 100 * WAIT_MIN, CAUSE_MIN_MS, 100 * SAVING_MIN, NOISE_K);
 }

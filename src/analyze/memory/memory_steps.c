@@ -3,7 +3,8 @@
  * step and region, from the allocator's own events (the store's
  * memory_events: Kineto "[memory]" events of a trace recorded with
  * profile_memory=True); memory_steps.csv, memory_regions.csv,
- * memory_ranks.csv and one figure memory_timeline_<run> per run.
+ * memory_ranks.csv, memory_kept.csv and one figure memory_timeline_<run>
+ * per run.
  *
  * A rank's events are those of its GPU (device_type 1, CUDA; the first
  * device id its events name when they name several, said in a note), in
@@ -45,6 +46,10 @@
  * Events whose totals or bytes are negative or above MAX_BYTES (1 PiB)
  * are left out as not an allocator's.
  *
+ * memory_kept.csv (memory_steps_kept.c): the same kept allocations by the host
+ * operator that made them, its parent, the shape where its inputs give it,
+ * and how many per step.
+ *
  * Memory stays bounded by the live allocations (one slot per address not
  * yet freed) and MEMFIG_POINTS points per drawn rank: the events are read
  * from the store one at a time.
@@ -58,6 +63,7 @@
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
 #include "analyze/memory/memory_chart.h"
+#include "analyze/memory/memory_steps_kept.h"
 #include "analyze/time/phases.h"
 #include "chart/chart.h"
 #include "util/buf.h"
@@ -79,9 +85,12 @@ static int64_t sat_add(int64_t a, int64_t b)
 	return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
-/* One live allocation: its address, bytes, the step index (-1: none) and phase (-1: outside) it was made in. */
+/*
+ * One live allocation: its address, bytes, thread and time, the step index
+ * (-1: none) and phase (-1: outside) it was made in.
+ */
 struct live {
-	int64_t addr, bytes;
+	int64_t addr, bytes, tid, ts;
 	int32_t step, phase;
 	int used;
 };
@@ -192,7 +201,7 @@ struct mem_walk {
 	size_t nph;
 	struct ivset *host;
 	int64_t *calls;
-	struct table *steps, *regions, *ranks;
+	struct table *steps, *regions, *ranks, *kept;
 	struct mrank *mr;        /* the current run's ranks with events */
 	size_t nmr, capmr;
 	char *run;               /* the current run */
@@ -392,7 +401,7 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 	int ret = -1, first = 1, device = -1, drawn = 0;
 	int64_t cur = 0, res = 0, other = 0, last_ts = 0, start0 = ns ? S[0].start : 0;
 	if (store_prepare(s, "memory: a rank's events",
-			  "SELECT m.device, m.ts_ns, m.bytes, m.addr, m.total_allocated, m.total_reserved"
+			  "SELECT m.device, m.ts_ns, m.bytes, m.addr, m.total_allocated, m.total_reserved, m.tid"
 			  " FROM traces t CROSS JOIN memory_events m ON m.trace_id = t.id"
 			  " WHERE t.run_id = ?1 AND t.rank = ?2 AND m.device_type = 1 AND m.device >= 0"
 			  " AND m.total_allocated BETWEEN 0 AND ?3 AND m.bytes BETWEEN -?3 AND ?3"
@@ -409,6 +418,7 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 		int64_t addr = store_column_type(st, 3) == SQLITE_NULL ? -1 : store_column_int64(st, 3);
 		int64_t tot = store_column_int64(st, 4);
 		int64_t rsv = store_column_type(st, 5) == SQLITE_NULL ? 0 : store_column_int64(st, 5);
+		int64_t tid = store_column_type(st, 6) == SQLITE_NULL ? -1 : store_column_int64(st, 6);
 		if (first) {
 			device = dev;
 			cur = tot - bytes;
@@ -448,7 +458,7 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 		if (addr < 0)
 			continue;
 		if (bytes > 0)
-			live_put(&live, &(struct live){addr, bytes, (int32_t)si, p, 1});
+			live_put(&live, &(struct live){addr, bytes, tid, ts, (int32_t)si, p, 1});
 		else if (bytes < 0)
 			live_take(&live, addr);
 	}
@@ -481,12 +491,24 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 		if (S[i].peak > r.peak)
 			r.peak = S[i].peak;
 	int64_t *byphase = xcalloc(nph + 1, sizeof(*byphase));
+	struct kept_alloc *kv = NULL;
+	size_t nkv = 0, capkv = 0;
 	for (size_t i = 0; i < live.cap; i++) {
 		const struct live *l = &live.v[i];
 		if (!l->used || l->step < 0 || (size_t)l->step + 1 >= ns)
 			continue;
 		r.kept = sat_add(r.kept, l->bytes);
 		byphase[l->phase + 1] = sat_add(byphase[l->phase + 1], l->bytes);
+		kv = xgrow(kv, &capkv, nkv + 1, sizeof(*kv));
+		kv[nkv++] = (struct kept_alloc){l->tid, l->ts, l->bytes, l->step};
+	}
+	/* memory_steps_kept.c sorts them: the slots' order never reaches an output */
+	int krc = memory_kept_rank(s, k, kv, nkv, (int64_t)ns - 1, w->kept);
+	free(kv);
+	if (krc < 0) {
+		free(byphase);
+		ret = -1;
+		goto out;
 	}
 	int64_t best = 0;
 	for (size_t p = 0; p <= nph; p++)
@@ -539,8 +561,8 @@ int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis_result
 		result_add_method(out, "memory",
 				  "No trace of this experiment records the caching allocator's events (PyTorch's "
 				  "profiler, the one reader of them here, writes them as \"[memory]\" instant events when recording with "
-				  "profile_memory=True), so there is no memory_steps.csv, memory_regions.csv, "
-				  "memory_ranks.csv or memory_timeline figure.");
+				  "profile_memory=True), so there is no memory_steps.csv, memory_regions.csv, memory_ranks.csv, "
+				  "memory_kept.csv or memory_timeline figure.");
 		return 0;
 	}
 	if (!any)
@@ -563,6 +585,7 @@ int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis_result
 			    "run:text,rank:int,device:int,steps:int,peak_allocated_bytes:int,device_bytes:int,"
 			    "end_change_bytes_per_step:int,kept_bytes_per_step:int,kept_region:text,noise_bytes:int,"
 			    "grows:int,rate_steps:int,steps_to_full:int");
+	w.kept = memory_kept_table();
 	int ret = for_each_rank(ctx->store, ctx->experiment, mem_rank, &w);
 	if (ret == 0)
 		flush_run(&w);
@@ -577,7 +600,8 @@ int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis_result
 		result_add_table(out, w.steps);
 		result_add_table(out, w.regions);
 		result_add_table(out, w.ranks);
-		w.steps = w.regions = w.ranks = NULL;
+		result_add_table(out, w.kept);
+		w.steps = w.regions = w.ranks = w.kept = NULL;
 		struct buf m;
 		buf_init(&m);
 		buf_printf(&m,
@@ -617,11 +641,13 @@ int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis_result
 			   "step's peak_allocated_bytes) / kept_bytes_per_step, the steps until the peak no longer fits "
 			   "on the device at that rate.", (int)(NOISE_FLOOR >> 20));
 		result_add_method(out, "memory_ranks.csv", m.data);
+		result_add_method(out, "memory_kept.csv", memory_kept_method());
 		buf_release(&m);
 	}
 	table_free(w.steps);
 	table_free(w.regions);
 	table_free(w.ranks);
+	table_free(w.kept);
 	for (size_t p = 0; p < w.nph; p++)
 		ivset_release(&w.host[p]);
 	free(w.host);

@@ -1,0 +1,453 @@
+/*
+ * memory_steps_kept.c: memory_kept.csv, what a rank keeps from step to step and
+ * which host operator allocated it (see memory_steps_kept.h).
+ *
+ * A kept allocation is memory_ranks.csv's (memory_steps.c): made in a
+ * profiled step before the last, its address freed by no later event of
+ * the trace. Its operators are those of the store's memory_ops (every host
+ * operator, at any depth, around a GPU allocation on its thread) that hold
+ * its time, start <= ts <= start + dur, outermost first:
+ *
+ *   op      the innermost of them that is not the allocator's own (a name
+ *           in allocators[]: aten::empty, aten::empty_strided, ...), so
+ *           aten::mm rather than the aten::empty it calls; the innermost
+ *           when all are; empty when none holds the allocation
+ *   parent  the operator around op; when op is the outermost or there is
+ *           none, the innermost host range (record_function, user
+ *           annotation; not ProfilerStep#N) holding the allocation on its
+ *           thread; else empty
+ *   shape   the output shape op's "Input Dims" (record_shapes=True) gives,
+ *           for the operators whose output shape follows from their inputs'
+ *           alone (out_shape: aten::mm, aten::addmm, aten::bmm, aten::linear,
+ *           aten::matmul), when bytes is that shape's elements times exactly
+ *           one element size of 1, 2, 4 or 8 bytes, as is or rounded up to
+ *           the caching allocator's 512-byte blocks; element_bytes that
+ *           size. Empty otherwise: the shape is not recorded. (The store
+ *           keeps no "Input type", so the dtype is known only by its size.)
+ *
+ * Rows group the kept allocations by (op, parent, shape, bytes): how many,
+ * per_step = allocations / rate_steps, in how many of the rate_steps steps
+ * (every_step = 1 when all: a leak that repeats each step), and
+ * kept_bytes_per_step = bytes x allocations / rate_steps; a rank's rows by
+ * kept_bytes_per_step, largest first.
+ */
+#include "analyze/memory/memory_steps_kept.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/lib/rankdata.h"
+#include "store/store.h"
+#include "util/buf.h"
+#include "util/table.h"
+#include "util/xalloc.h"
+
+/* A host range (an operator or an annotation) on a thread, its name and dims owned by the caller's list. */
+struct range {
+	int64_t tid, start, end;
+	char *name, *dims; /* dims: NULL when none */
+};
+
+struct range_list {
+	struct range *v;
+	size_t n, cap;
+};
+
+/* One kept allocation, named: pointers into the range lists, shape text owned. */
+struct named {
+	const char *op, *parent;
+	char *shape;
+	int64_t esize, bytes, step;
+};
+
+static const char *const allocators[] = {"aten::empty", "aten::empty_strided", "aten::empty_like", "aten::new_empty",
+					 "aten::new_empty_strided", "aten::resize_", "aten::_empty_affine_quantized"};
+
+static int is_allocator(const char *name)
+{
+	for (size_t i = 0; i < sizeof(allocators) / sizeof(allocators[0]); i++)
+		if (!strcmp(name, allocators[i]))
+			return 1;
+	return 0;
+}
+
+static void list_free(struct range_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].dims);
+	}
+	free(l->v);
+}
+
+/* The rank's ranges of sql (?1 run, ?2 rank; columns tid, start, dur, name, dims), in order of thread and start. */
+static int load(struct store *s, const struct rank_key *k, const char *what, const char *sql, struct range_list *l)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s, what, sql, &st) < 0)
+		return -1;
+	store_bind_int64(st, 1, k->run_db_id);
+	store_bind_int(st, 2, k->rank);
+	int rc;
+	while ((rc = store_step(s, st, what)) == 1) {
+		l->v = xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
+		struct range *r = &l->v[l->n++];
+		r->tid = store_column_type(st, 0) == SQLITE_NULL ? -1 : store_column_int64(st, 0);
+		r->start = store_column_int64(st, 1);
+		r->end = r->start + store_column_int64(st, 2); /* within int64: the store refused any other */
+		const unsigned char *n = store_column_text(st, 3), *d = store_column_text(st, 4);
+		r->name = xstrdup(n ? (const char *)n : "");
+		r->dims = d ? xstrdup((const char *)d) : NULL;
+	}
+	store_finalize(st);
+	return rc < 0 ? -1 : 0;
+}
+
+static int cmp_kept(const void *pa, const void *pb)
+{
+	const struct kept_alloc *a = pa, *b = pb;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return a->ts < b->ts ? -1 : a->ts > b->ts;
+}
+
+/*
+ * For each point (sorted by thread and time), through one sweep with a
+ * stack: the innermost range of l that holds it and is not the allocator's
+ * own (the innermost when all are), and the range around that one; fn gets
+ * them (NULL: none). The stack is kept a chain, each range holding the
+ * next: one that ends before a later one ends is closed when that one
+ * opens (an ended one; or one overlapping it without holding it, which
+ * Kineto never writes), so all that stay open at a point hold it, and
+ * na[p], the innermost position at or below p that is not the allocator's,
+ * answers in one step however deep the nesting.
+ */
+typedef void (*hold_fn)(void *arg, size_t point, const struct range *op, const struct range *parent);
+static void sweep(const struct range_list *l, const struct kept_alloc *p, size_t np, hold_fn fn, void *arg)
+{
+	const struct range **stack = xmalloc((l->n ? l->n : 1) * sizeof(*stack));
+	long *na = xmalloc((l->n ? l->n : 1) * sizeof(*na));
+	size_t depth = 0, i = 0;
+	int64_t tid = INT64_MIN;
+	for (size_t a = 0; a < np; a++) {
+		if (p[a].tid != tid) {
+			tid = p[a].tid;
+			depth = 0;
+			while (i < l->n && l->v[i].tid < tid)
+				i++;
+		}
+		for (; i < l->n && l->v[i].tid == tid && l->v[i].start <= p[a].ts; i++) {
+			while (depth && stack[depth - 1]->end < l->v[i].end)
+				depth--;
+			na[depth] = !is_allocator(l->v[i].name) ? (long)depth : depth ? na[depth - 1] : -1;
+			stack[depth++] = &l->v[i];
+		}
+		while (depth && stack[depth - 1]->end < p[a].ts)
+			depth--;
+		if (!depth) {
+			fn(arg, a, NULL, NULL);
+			continue;
+		}
+		size_t j = na[depth - 1] >= 0 ? (size_t)na[depth - 1] : depth - 1;
+		fn(arg, a, stack[j], j ? stack[j - 1] : NULL);
+	}
+	free(na);
+	free(stack);
+}
+
+/* Up to 4 inputs' dims of "[8192,768],[768,50257]"; returns how many inputs were read, -1 when unreadable. */
+#define MAXDIMS 8
+static int parse_dims(const char *s, int64_t d[4][MAXDIMS], int nd[4])
+{
+	int n = 0;
+	while (*s && n < 4) {
+		if (*s == ',')
+			s++;
+		if (*s != '[')
+			return n; /* "...": cut */
+		s++;
+		nd[n] = 0;
+		while (*s && *s != ']') {
+			char *e;
+			long long v = strtoll(s, &e, 10);
+			if (e == s || v < 0 || nd[n] == MAXDIMS)
+				return -1;
+			d[n][nd[n]++] = v;
+			s = *e == ',' ? e + 1 : e;
+		}
+		if (*s != ']')
+			return -1;
+		s++;
+		n++;
+	}
+	return n;
+}
+
+/* The output shape of op from its inputs' dims into out (*nout dims); 0, or -1 when it does not follow. */
+static int out_shape(const char *op, const char *dims, int64_t out[MAXDIMS], int *nout)
+{
+	int64_t d[4][MAXDIMS];
+	int nd[4] = {0};
+	int n = dims ? parse_dims(dims, d, nd) : -1;
+	int a = 0;
+	if (!strcmp(op, "aten::addmm"))
+		a = 1; /* (bias, mat1, mat2) */
+	else if (strcmp(op, "aten::mm") && strcmp(op, "aten::bmm") && strcmp(op, "aten::linear") &&
+		 strcmp(op, "aten::matmul"))
+		return -1;
+	if (n < a + 2)
+		return -1;
+	const int64_t *x = d[a], *w = d[a + 1];
+	int nx = nd[a], nw = nd[a + 1];
+	if (!strcmp(op, "aten::linear")) {
+		/* input [..., k], weight [n, k] */
+		if (nx < 1 || nw != 2 || x[nx - 1] != w[1])
+			return -1;
+		memcpy(out, x, (size_t)(nx - 1) * sizeof(*out));
+		out[nx - 1] = w[0];
+		*nout = nx;
+		return 0;
+	}
+	if (!strcmp(op, "aten::bmm")) {
+		if (nx != 3 || nw != 3 || x[0] != w[0] || x[2] != w[1])
+			return -1;
+		out[0] = x[0], out[1] = x[1], out[2] = w[2];
+		*nout = 3;
+		return 0;
+	}
+	/* mm, addmm: [m, k] x [k, n]; matmul: [..., m, k] x [k, n] */
+	if (nw != 2 || nx < 2 || x[nx - 1] != w[0] || (nx != 2 && strcmp(op, "aten::matmul")))
+		return -1;
+	memcpy(out, x, (size_t)(nx - 1) * sizeof(*out));
+	out[nx - 1] = w[1];
+	*nout = nx;
+	return 0;
+}
+
+/* The shape text ("8192x50257") and element size when bytes fits exactly one size; NULL otherwise. */
+static char *shape_of(const char *op, const char *dims, int64_t bytes, int64_t *esize)
+{
+	int64_t o[MAXDIMS], elems = 1;
+	int no;
+	if (!op || out_shape(op, dims, o, &no) < 0)
+		return NULL;
+	for (int i = 0; i < no; i++)
+		if (__builtin_mul_overflow(elems, o[i], &elems) || elems > ((int64_t)1 << 50))
+			return NULL;
+	int64_t found = 0;
+	for (int64_t e = 1; e <= 8; e *= 2) {
+		int64_t b = elems * e, up = (b + 511) / 512 * 512;
+		if (b == bytes || up == bytes) {
+			if (found)
+				return NULL; /* two sizes fit: not determined */
+			found = e;
+		}
+	}
+	if (!found)
+		return NULL;
+	*esize = found;
+	struct buf b;
+	buf_init(&b);
+	for (int i = 0; i < no; i++)
+		buf_printf(&b, "%s%lld", i ? "x" : "", (long long)o[i]);
+	return b.data; /* the buffer's storage, handed over */
+}
+
+struct name_walk {
+	struct named *out;
+	const struct kept_alloc *v;
+};
+
+static void name_op(void *arg, size_t a, const struct range *op, const struct range *parent)
+{
+	struct name_walk *w = arg;
+	struct named *o = &w->out[a];
+	o->bytes = w->v[a].bytes;
+	o->step = w->v[a].step;
+	if (!op)
+		return;
+	o->op = op->name;
+	o->parent = parent ? parent->name : NULL;
+	o->shape = shape_of(o->op, op->dims, o->bytes, &o->esize);
+}
+
+/* The host range around an allocation: its parent where no operator is around its operator. */
+static void name_range(void *arg, size_t a, const struct range *inner, const struct range *around)
+{
+	struct name_walk *w = arg;
+	(void)around;
+	if (inner && !w->out[a].parent)
+		w->out[a].parent = inner->name;
+}
+
+static int strcmp0(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int cmp_named(const void *pa, const void *pb)
+{
+	const struct named *a = pa, *b = pb;
+	int c;
+	if ((c = strcmp0(a->op, b->op)) || (c = strcmp0(a->parent, b->parent)) || (c = strcmp0(a->shape, b->shape)))
+		return c;
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? -1 : 1;
+	return a->step < b->step ? -1 : a->step > b->step;
+}
+
+static int same_group(const struct named *a, const struct named *b)
+{
+	return !strcmp0(a->op, b->op) && !strcmp0(a->parent, b->parent) && !strcmp0(a->shape, b->shape) &&
+	       a->bytes == b->bytes;
+}
+
+struct group {
+	const struct named *first;
+	int64_t count, steps, kept;
+};
+
+static int cmp_group(const void *pa, const void *pb)
+{
+	const struct group *a = pa, *b = pb;
+	if (a->kept != b->kept)
+		return a->kept > b->kept ? -1 : 1;
+	return cmp_named(a->first, b->first);
+}
+
+struct table *memory_kept_table(void)
+{
+	return table_new("memory_kept", "GPU memory kept from step to step, by the host operator that allocated it",
+			 MEMORY_KEPT_COLUMNS);
+}
+
+int memory_kept_rank(struct store *s, const struct rank_key *k, struct kept_alloc *v, size_t n, int64_t rate_steps,
+		     struct table *t)
+{
+	if (!n || rate_steps < 1)
+		return 0;
+	struct range_list ops = {0}, ranges = {0};
+	int ret = -1;
+	struct named *nm = xcalloc(n, sizeof(*nm));
+	struct group *g = NULL;
+	size_t ng = 0, capg = 0;
+	if (load(s, k, "memory: the operators around allocations",
+		 "SELECT x.tid, x.start_ns, x.dur_ns, n.name, d.name FROM traces rt CROSS JOIN memory_ops x"
+		 " ON x.trace_id = rt.id CROSS JOIN names n ON n.id = x.name_id LEFT JOIN names d ON d.id = x.dims_id"
+		 " WHERE rt.run_id = ?1 AND rt.rank = ?2 ORDER BY x.tid, x.start_ns, x.dur_ns DESC, x.rowid", &ops) < 0 ||
+	    load(s, k, "memory: the host ranges around allocations",
+		 "SELECT x.tid, x.start_ns, x.dur_ns, n.name, NULL FROM traces rt CROSS JOIN annotations x"
+		 " ON x.trace_id = rt.id CROSS JOIN names n ON n.id = x.name_id"
+		 " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.on_gpu = 0 AND n.name NOT GLOB 'ProfilerStep#[0-9]*'"
+		 " ORDER BY x.tid, x.start_ns, x.dur_ns DESC, x.rowid", &ranges) < 0)
+		goto out;
+	qsort(v, n, sizeof(*v), cmp_kept);
+	struct name_walk w = {nm, v};
+	sweep(&ops, v, n, name_op, &w);
+	sweep(&ranges, v, n, name_range, &w);
+	qsort(nm, n, sizeof(*nm), cmp_named);
+	for (size_t i = 0; i < n; i++) {
+		int same = i && same_group(&nm[i], &nm[i - 1]);
+		if (!same) {
+			g = xgrow(g, &capg, ng + 1, sizeof(*g));
+			g[ng++] = (struct group){&nm[i], 0, 0, 0};
+		}
+		struct group *c = &g[ng - 1];
+		if (!c->count || nm[i].step != nm[i - 1].step)
+			c->steps++;
+		c->count++;
+	}
+	for (size_t i = 0; i < ng; i++) {
+		int64_t b;
+		g[i].kept = __builtin_mul_overflow(g[i].first->bytes, g[i].count, &b) ? INT64_MAX : b / rate_steps;
+	}
+	if (ng > 1)
+		qsort(g, ng, sizeof(*g), cmp_group);
+	for (size_t i = 0; i < ng; i++) {
+		const struct named *f = g[i].first;
+		size_t r = table_add_row(t);
+		table_set_text(t, r, MK_RUN, k->run);
+		table_set_int(t, r, MK_RANK, k->rank);
+		table_set_text(t, r, MK_OP, f->op ? f->op : "");
+		table_set_text(t, r, MK_PARENT, f->parent ? f->parent : "");
+		table_set_text(t, r, MK_SHAPE, f->shape ? f->shape : "");
+		if (f->shape)
+			table_set_int(t, r, MK_ELEMENT_BYTES, f->esize);
+		table_set_int(t, r, MK_BYTES, f->bytes);
+		table_set_int(t, r, MK_ALLOCATIONS, g[i].count);
+		table_set_real(t, r, MK_PER_STEP, (double)g[i].count / (double)rate_steps);
+		table_set_int(t, r, MK_STEPS_SEEN, g[i].steps);
+		table_set_int(t, r, MK_RATE_STEPS, rate_steps);
+		table_set_int(t, r, MK_KEPT_BYTES_PER_STEP, g[i].kept);
+		table_set_int(t, r, MK_EVERY_STEP, g[i].steps == rate_steps);
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; i < n; i++)
+		free(nm[i].shape);
+	free(nm);
+	free(g);
+	list_free(&ops);
+	list_free(&ranges);
+	return ret;
+}
+
+const char *memory_kept_method(void)
+{
+	return "Per run and rank, the allocations memory_ranks.csv counts as kept (made in a profiled step before the "
+	       "last, their address freed by no later event of the trace), by the host operator that made them. The "
+	       "operators around an allocation are those of its thread whose time holds it (every depth: the store "
+	       "keeps the operators around each GPU allocation). op: the innermost of them that is not the allocator's "
+	       "own (aten::empty, aten::empty_strided, aten::empty_like, aten::new_empty, aten::new_empty_strided, "
+	       "aten::resize_, aten::_empty_affine_quantized), so the aten::mm rather than the aten::empty it calls; "
+	       "empty when no operator holds it. parent: the operator around op, or, when op is the outermost or "
+	       "empty, the innermost host range (record_function, not ProfilerStep#N) holding the allocation. shape: the output "
+	       "shape of op from its \"Input Dims\" (record_shapes=True) where the inputs alone give it (aten::mm, "
+	       "aten::addmm: [m,k] x [k,n] -> m x n; aten::bmm; aten::linear: [...,k] and weight [n,k] -> ... x n; "
+	       "aten::matmul with a 2-D second input) and bytes is its elements times exactly one of 1, 2, 4 or 8 "
+	       "bytes (element_bytes), as is or rounded up to the allocator's 512-byte blocks; empty otherwise (the "
+	       "shape is not recorded; the dtype is known by its size only, as the store keeps no \"Input type\"). "
+	       "Rows group the allocations by op, parent, shape and bytes: allocations, per_step = allocations / "
+	       "rate_steps (the profiled steps but the last), steps_seen (of those steps, how many kept one), "
+	       "every_step = 1 when all did (a leak repeats every step), kept_bytes_per_step = bytes x allocations / "
+	       "rate_steps; largest first.";
+}
+
+int memory_kept_words(const struct table *t, const char *run, long rank, struct buf *out)
+{
+	long best = -1;
+	for (size_t r = 0; t && r < t->nrows; r++) {
+		const char *rr = table_text(t, r, MK_RUN);
+		if (!rr || strcmp(rr, run) || table_num(t, r, MK_RANK) != (double)rank)
+			continue;
+		if (best < 0)
+			best = (long)r; /* the largest: rows come largest first */
+		if (table_num(t, r, MK_EVERY_STEP) == 1) {
+			best = (long)r;
+			break;
+		}
+	}
+	if (best < 0)
+		return 0;
+	size_t r = (size_t)best;
+	double per = table_num(t, r, MK_PER_STEP), bytes = table_num(t, r, MK_BYTES);
+	double seen = table_num(t, r, MK_STEPS_SEEN), steps = table_num(t, r, MK_RATE_STEPS);
+	const char *op = table_text(t, r, MK_OP), *parent = table_text(t, r, MK_PARENT), *shape = table_text(t, r, MK_SHAPE);
+	if (per == 1)
+		buf_adds(out, "1 allocation");
+	else
+		buf_printf(out, "%.3g allocations", per);
+	buf_printf(out, " of %.1f MiB (%.0f bytes) a step", bytes / (1024.0 * 1024.0), bytes);
+	if (op && *op)
+		buf_printf(out, " by %s%s%s", op, parent && *parent ? " under " : "", parent && *parent ? parent : "");
+	else
+		buf_printf(out, " outside every recorded host operator%s%s", parent && *parent ? ", in " : "",
+			   parent && *parent ? parent : "");
+	if (shape && *shape)
+		buf_printf(out, " (%s, %.0f-byte elements)", shape, table_num(t, r, MK_ELEMENT_BYTES));
+	else
+		buf_adds(out, " (shape not recorded)");
+	if (seen != steps)
+		buf_printf(out, ", in %.0f of %.0f steps", seen, steps);
+	return 1;
+}
