@@ -48,9 +48,10 @@
 #define RP_JOINT_MAX 64    /* ranks of a run replayed together; more: each alone */
 #define RP_JOINT_PRICED 4  /* of a run replayed together, the ranks whose fixes are priced: the latest ones */
 
-enum mech_id { M_HOST_GAP, M_SYNC, M_BLOCKING_COPY, M_PAGEABLE, M_IMPLICIT, M_GPU_MEDIAN, M_HOST_MEDIAN, NMECH };
+enum mech_id {
+	M_HOST_GAP, M_SYNC, M_BLOCKING_COPY, M_PAGEABLE, M_IMPLICIT, M_GPU_MEDIAN, M_HOST_MEDIAN, M_EXTRA, NMECH
+};
 
-/* The mechanisms the replay prices: what it is, how the replay removes it, what the fix is. */
 /*
  * The mechanisms the replay prices, each: its id (replay_fixes.csv
  * mechanism), a few words (What to fix first), what it is, how the replay
@@ -90,6 +91,11 @@ static const struct rp_mechanism mechanisms[NMECH] = {
 			   "the other ranks' totals",
 			   "find what its host does more than the others (straggler_causes.csv's host rows) and even it "
 			   "out"},
+	[M_EXTRA] = {"extra_gpu_work", "GPU work the reference run does not do",
+		     "GPU work the reference run (the same configuration) does not do: kernels beyond its count per "
+		     "step of the same operator, input shapes and kernel",
+		     "those kernels dropped (no time on their stream)",
+		     "remove that work from the step (the operator named), or run it less often"},
 };
 
 const struct rp_mechanism *rp_mechanism(const char *id)
@@ -304,6 +310,10 @@ static void pick(const struct rp_model *m, int id, struct fix *f)
 
 struct ctx {
 	const struct analysis_ctx *a;
+	const struct rank_key *keys; /* the experiment's ranks */
+	size_t nkeys;
+	struct rp_ref *refs;         /* each run's reference (extra_gpu_work) */
+	size_t nrefs;
 	const struct analysis_result *res;
 	struct analysis_result *out; /* the same, for notes */
 	struct table *steps, *cal, *fixes;
@@ -336,6 +346,21 @@ static void add_fix_row(struct table *t, const struct fix_row *f, const char *wh
 	table_set_ns(t, row, 10, llround(f->noise));
 	table_set_int(t, row, 11, f->stated);
 	table_set_text(t, row, 12, f->joint ? "together" : "alone");
+}
+
+/* The same rank of k's reference run (extra_gpu_work) and, in *ref, that run's row; NULL where it has none. */
+static const struct rank_key *reference_of(const struct ctx *x, const struct rank_key *k, const struct rp_ref **ref)
+{
+	for (size_t i = 0; i < x->nrefs; i++) {
+		if (x->refs[i].run_db_id != k->run_db_id || x->refs[i].ref_db_id < 0)
+			continue;
+		for (size_t j = 0; j < x->nkeys; j++)
+			if (x->keys[j].run_db_id == x->refs[i].ref_db_id && x->keys[j].rank == k->rank) {
+				*ref = &x->refs[i];
+				return &x->keys[j];
+			}
+	}
+	return NULL;
 }
 
 /* Prices every mechanism of rank r (of s) by replaying without it, into replay_fixes.csv. */
@@ -374,9 +399,20 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct subject *s
 				continue;
 			host_scale = med / mine;
 		}
+		const struct rp_ref *ref = NULL;
+		const struct rank_key *refk = id == M_EXTRA ? reference_of(x, k, &ref) : NULL;
+		if (id == M_EXTRA && !refk)
+			continue;
 		struct fix fx = {xcalloc(m->ncalls + 1, 1), xcalloc(m->ncalls + 1, 1), xcalloc(m->nops + 1, 1), 0, 0, 0};
 		double *scale = NULL;
-		if (id == M_GPU_MEDIAN) {
+		char *what = NULL; /* extra_gpu_work: its largest key in words */
+		if (id == M_EXTRA) {
+			struct rp_extra_where ew;
+			fx.instances = rp_extra_pick(x->a->store, k, m, refk, fx.drop_op, &ew);
+			fx.where_t = ew.t;
+			if (fx.instances)
+				what = rp_extra_words(x->a->store, &ew);
+		} else if (id == M_GPU_MEDIAN) {
 			scale = xmalloc((m->nops + 1) * sizeof(*scale));
 			rp_joint_median(sj->joint, r, scale);
 			/* instances: the kernels it changes; where: the one whose time changes most */
@@ -430,12 +466,23 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct subject *s
 							     w_sum / (double)sn, saving, s_min, s_max, noise, stated,
 							     sj->joint != NULL};
 					char *where = have_d ? where_at(x->a->store, &d, fx.where_t) : xstrdup("");
+					if (what) {
+						/* which run it was compared with, and the work that takes the most time */
+						int in = strncmp(where, "after ", 6) && strncmp(where, "outside ", 8);
+						char *w = xasprintf("against %s, %s: %s %s%s", ref->ref_run,
+								    ref->named ? "its reference in compare"
+									       : "the fastest run of its configuration",
+								    what, in ? "in " : "", where);
+						free(where);
+						where = w;
+					}
 					add_fix_row(x->fixes, &fr, where);
 					free(where);
 				}
 			}
 		}
 		free(scale);
+		free(what);
 		free(fx.no_gap);
 		free(fx.no_wait);
 		free(fx.drop_op);
@@ -627,7 +674,11 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	size_t nkeys = 0;
 	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
 		return -1;
-	struct ctx x = {.a = ctx, .res = out, .out = out};
+	struct ctx x = {.a = ctx, .keys = keys, .nkeys = nkeys, .res = out, .out = out};
+	if (rp_references(ctx->store, ctx->experiment, ctx->manifest, out, keys, nkeys, &x.refs, &x.nrefs) < 0) {
+		rank_keys_free(keys, nkeys);
+		return -1;
+	}
 	x.steps = table_new("replay_steps", "Each profiled step measured and replayed from its dependency graph",
 			    "run:text,rank:int,step:int,measured_us:us,replayed_us:us,error:real");
 	x.cal = table_new("replay_calibration",
@@ -647,6 +698,7 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	free(x.buf);
 	free(x.base);
 	free(x.alt);
+	rp_references_free(x.refs, x.nrefs);
 	rank_keys_free(keys, nkeys);
 	if (ret < 0 || !x.ranks_replayed) {
 		table_free(x.steps);
@@ -711,6 +763,17 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	for (int i = 0; i < NMECH; i++)
 		buf_printf(&b, " %s, %s: %s (fix: %s);", mechanisms[i].id, mechanisms[i].what, mechanisms[i].removed,
 			   mechanisms[i].fix);
+	buf_adds(&b,
+		 " extra_gpu_work's reference run: the run the manifest's compare pairs with it as the reference "
+		 "([reference, run]) where that has the same configuration (gpus, batch, strategy, model), else the "
+		 "run of the same configuration with the smallest step (the training logs' unprofiled medians where "
+		 "every run of the configuration has one, else the first rank's profiled step on the trace; ties: the "
+		 "earlier run), which itself has no reference, nor has a run compare names only as a reference; where names it. A kernel's key is the host operator "
+		 "that launched it (the outermost of its thread) with its input shapes where recorded, and the "
+		 "kernel's name (without an operator, the name alone); the reference's count of a key per step is "
+		 "the median over its profiled steps, and in each step of the run the latest launched occurrences "
+		 "beyond it are the extra ones (collective kernels aside); where names the key whose extra kernels "
+		 "take the most time.");
 	result_add_method(out, "replay_fixes.csv", b.data);
 	buf_release(&b);
 	return 0;
