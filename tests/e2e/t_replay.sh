@@ -98,11 +98,14 @@ PY
 # and 20010 (its synchronize's end 41030 - 21020): mean 20505; gpu-extra
 # 26000 and 25010: mean 25505; host-ref and host-extra 30000 and 29890
 # (the last step to its synchronize's end, 59910 - 30020). gpu-ref is the
-# faster of batch 1: gpu-extra's reference; host-ref is host-extra's by
-# compare. Key (operator, dims, kernel): gpu-ref runs (aten::mm, A,
-# gemm_a) twice a step, gpu-extra also (aten::mm, X, gemm_a) once: Kx is
-# extra (by kernel name alone gemm_a would be 3 against 2, and the latest,
-# K1b, 10000 us, would be taken). Kx dropped: K1b's launch returned at 50,
+# faster of batch 1 (gpu-shapes ties with it and comes later): the
+# reference of gpu-extra and gpu-shapes; host-ref is host-extra's by
+# compare. Key (operator, dims): gpu-ref calls (aten::mm, A) twice a step,
+# gpu-extra also (aten::mm, X) once: Kx is extra (by kernel name alone
+# gemm_a would be 3 against 2, and the latest, K1b, 10000 us, would be
+# taken). gpu-shapes calls (aten::mm, A) once and (aten::mm, X) once: the
+# X call is the same operator on other shapes, matched with the A call it
+# lacks: nothing extra, no row. Kx dropped: K1b's launch returned at 50,
 # so it starts when K1a ends (10020), ends 20020; the synchronize returns
 # at 20030; step 2's launch follows 970 us of covered host time at 21000,
 # its K1a starts at 21010 + its measured 10 = 21020: step 1 = 21000, 5000
@@ -130,6 +133,7 @@ is "against host-ref, its reference in compare: aten::mm [128,128],[128,128] out
 # baseline, though host-extra ties with it), and no run of one batch is
 # compared with one of the other.
 is "" "$(field "$X/replay_fixes.csv" gpu-ref mechanism extra_gpu_work where)" "gpu-ref: priced against a run"
+is "" "$(field "$X/replay_fixes.csv" gpu-shapes mechanism extra_gpu_work where)" "gpu-shapes: other shapes priced as extra"
 is "" "$(field "$X/replay_fixes.csv" host-ref mechanism extra_gpu_work where)" "host-ref: priced against a run"
 python3 - "$X/findings.csv" << 'PY' && ok || bad "extra: findings.csv's prices"
 import csv, sys
@@ -150,7 +154,7 @@ fi
 $PERFSTUDY build -q $G/causes.yaml -o "$T/g1" 2> "$T/err" && ok || bad "gpu1-causes build failed: $(cat "$T/err")"
 GD=$(dirname "$(find "$T/g1" -name replay_fixes.csv | head -1)")
 python3 - "$GD" $G/traces << 'PY'
-import csv, os, re, subprocess, sys
+import csv, json, os, re, subprocess, sys
 d, traces = sys.argv[1], sys.argv[2]
 def median(run):
     out = subprocess.run([sys.executable, "tests/golden/log_medians.py", os.path.join(traces, run, "rank0.log")],
@@ -187,6 +191,24 @@ for run in ("clean", "clean-2", "sleep-hidden", "leak"):
     for r in fixes:
         if r["run"] == run and r["stated"] == "1" and float(r["saving_us_per_step"]) > 3000:
             bad(f"{run}: states {r['mechanism']} saving {r['saving_us_per_step']} us")
+# extra's planted work, from its raw trace (not perfstudy): the kernels
+# launched inside the planted operators (aten::mm on [8192,8192] twice and
+# aten::mul on [8192,8192]) in the profiled steps, per step: what
+# extra_gpu_work must drop (per_step). The products run nvjet kernels, launched
+# through the driver (cuLaunchKernelEx: category cuda_driver).
+t = json.load(open(os.path.join(traces, "extra", "rank0.pt.trace.json")))["traceEvents"]
+steps = [e for e in t if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#")]
+lo, hi = min(e["ts"] for e in steps), max(e["ts"] + e["dur"] for e in steps)
+plant = [e for e in t if e.get("cat") == "cpu_op" and (e["name"], e.get("args", {}).get("Input Dims")) in
+         (("aten::mm", [[8192, 8192], [8192, 8192]]), ("aten::mul", [[8192, 8192], []]))]
+kernels = {e["args"]["correlation"] for e in t if e.get("cat") == "kernel"}
+launched = [e for e in t if e.get("cat") in ("cuda_runtime", "cuda_driver") and lo <= e["ts"] < hi and
+            e.get("args", {}).get("correlation") in kernels and
+            any(p["tid"] == e["tid"] and p["ts"] <= e["ts"] <= p["ts"] + p["dur"] for p in plant)]
+want = len(launched) / len(steps)
+ex = [r for r in fixes if r["run"] == "extra" and r["mechanism"] == "extra_gpu_work"]
+if not ex or abs(float(ex[0]["per_step"]) - want) > 1e-9:
+    bad(f"extra: extra_gpu_work drops {ex[0]['per_step'] if ex else 'nothing'} kernels a step, the plant launches {want}")
 # extra_gpu_work: extra against clean (the faster clean run: 31.30 against
 # clean-2's 31.55 ms in the logs); clean, clean-2 and sleep-hidden run the
 # same kernels as clean and are not priced.

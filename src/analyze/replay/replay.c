@@ -30,6 +30,8 @@
  * same steps replayed with and without the cause, paired) and
  * RP_SAVING_MIN of the step; with fewer than 3 steps, where no spread can
  * be told, each step's saving must exceed RP_SAVING_MIN of the step.
+ * extra_gpu_work compares a run with its reference run, another run of
+ * the same configuration (replay_extra.c says which, and which kernels).
  */
 #include <math.h>
 #include <stdio.h>
@@ -765,15 +767,19 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 			   mechanisms[i].fix);
 	buf_adds(&b,
 		 " extra_gpu_work's reference run: the run the manifest's compare pairs with it as the reference "
-		 "([reference, run]) where that has the same configuration (gpus, batch, strategy, model), else the "
-		 "run of the same configuration with the smallest step (the training logs' unprofiled medians where "
-		 "every run of the configuration has one, else the first rank's profiled step on the trace; ties: the "
-		 "earlier run), which itself has no reference, nor has a run compare names only as a reference; where names it. A kernel's key is the host operator "
-		 "that launched it (the outermost of its thread) with its input shapes where recorded, and the "
-		 "kernel's name (without an operator, the name alone); the reference's count of a key per step is "
-		 "the median over its profiled steps, and in each step of the run the latest launched occurrences "
-		 "beyond it are the extra ones (collective kernels aside); where names the key whose extra kernels "
-		 "take the most time.");
+		 "([reference, run]) where that has the same configuration (gpus, batch, strategy, model, and the "
+		 "manifest's parallelism, micro-batches, ZeRO stage, recomputation and precision), else the run of "
+		 "the same configuration with the smallest step (the training logs' unprofiled medians where every "
+		 "run of the configuration has one, else the first rank's profiled step on the trace; ties: the "
+		 "earlier run), which itself has no reference, nor has a run compare names only as a reference; "
+		 "where names it. The extra work is counted in host operator calls: each kernel (collectives "
+		 "aside) belongs to the call of the outermost operator of its thread around its launch, keyed by "
+		 "the operator's name and input shapes where recorded (a kernel without an operator: its own call, "
+		 "keyed by the kernel's name); the reference's count of a key per step is the median over its "
+		 "profiled steps; in each step of the run the latest launched calls beyond it are extra, but as "
+		 "many of an operator as the step lacks of the reference's calls of it on other shapes (the same "
+		 "work on other shapes, not extra work); the kernels of the extra calls are dropped, and where "
+		 "names the key whose extra kernels take the most time.");
 	result_add_method(out, "replay_fixes.csv", b.data);
 	buf_release(&b);
 	return 0;

@@ -7,7 +7,9 @@
  * The reference of a run (rp_references): the run the manifest's `compare`
  * pairs with it as the reference ([reference, run]) where that run has the
  * same configuration (gpus, batch, strategy, model and its sizes, as the
- * runs table holds them); else the run of the same configuration with the
+ * runs table holds them, and where the manifest gives them, its tensor and
+ * pipeline parallelism, schedule, micro-batches, ZeRO stage,
+ * recomputation, gradient bytes, precision and architecture); else the run of the same configuration with the
  * smallest measured step: the training log's unprofiled median where every
  * run of the configuration has one, else the profiled step on the trace
  * (the first rank's mean, replay_steps.csv measured_us); ties go to the
@@ -15,19 +17,26 @@
  * `compare` names as a reference and not as compared: a run is never its
  * own, and runs of different configurations are not compared.
  *
- * The extra work (rp_extra_pick): every kernel launched in a profiled step
- * (collectives aside: replay_joint.c prices those) has a key: the host
- * operator that launched it (the outermost operator of the launching thread
- * around the launch, cpu_ops) with its input shapes where the trace
- * recorded them (record_shapes=True), and the kernel's name; without an
- * operator, the kernel's name alone. The reference's count of a key per
- * step is the median over its profiled steps (upper median, a key absent
- * from a step counting 0 there). In each step of the run, the occurrences
+ * The extra work (rp_extra_pick), counted in operator calls: every
+ * kernel launched in a profiled step (collectives aside: replay_joint.c
+ * prices those) belongs to the host operator call that launched it (the
+ * outermost operator of the launching thread around the launch, cpu_ops),
+ * whose key is the operator's name with its input shapes where the trace
+ * recorded them (record_shapes=True); a kernel without an operator is a
+ * call of its own, keyed by the kernel's name. The reference's count of a
+ * key per step is the median over its profiled steps (upper median, a key
+ * absent from a step counting 0 there). In each step of the run, the calls
  * of a key beyond that count are extra: the latest ones launched in the
- * step. Occurrences of one key run the same operator on the same shapes
- * with the same kernel, so which of them are taken changes the replay only
- * through where they sit; a repeated block (a transformer layer's matrix
- * products) added to a step adds its occurrences after the others'.
+ * step. Calls of one key run the same operator on the same shapes, so which
+ * of them are taken changes the replay only through where they sit; a
+ * repeated block (a transformer layer's matrix products) added to a step
+ * adds its calls after the others'. Then the same operator on other shapes
+ * is other work, not extra work (a rank's longer sequences): in each step,
+ * as many of a run's surplus calls of an operator as the reference's calls
+ * of it (on other shapes) that the step lacks, by key against the
+ * reference's count, are matched with those, the earliest first. Every
+ * kernel of the calls left is extra; a call that launches more kernels
+ * than the reference's (a larger tensor split in pieces) is not.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +107,15 @@ int rp_references(struct store *s, const char *exp, const struct manifest *mf, c
 			const unsigned char *v = store_column_text(st, 2 + c);
 			buf_adds(&b, v ? (const char *)v : "\x01");
 			buf_addc(&b, '\x1f');
+		}
+		/* and what the manifest says of the parallelism and the numbers, where it says it */
+		for (size_t i = 0; mf && i < mf->nruns; i++) {
+			const struct manifest_run *mr = &mf->runs[i];
+			if (mr->id && !strcmp(mr->id, x->run))
+				buf_printf(&b, "%d %d %d %d %d %d %d %s %s", mr->tensor_parallel, mr->pipeline_parallel,
+					   mr->schedule, mr->microbatches, mr->zero, mr->recompute, mr->grad_bytes,
+					   mr->model.precision ? mr->model.precision : "-",
+					   mr->model.arch ? mr->model.arch : "-");
 		}
 		x->config = xstrdup(b.data);
 		x->first_key = nkeys;
@@ -179,11 +197,21 @@ void rp_references_free(struct rp_ref *v, size_t n)
 
 /* One kernel launched in a profiled step, by its key. */
 struct occ {
-	int64_t host, dims, kernel; /* name ids; host and dims -1: not recorded */
-	int64_t call;               /* its launching call: the order of launch */
-	int64_t op;
+	int64_t host, dims, kernel; /* name ids; host and dims -1: not recorded; kernel -1: host's */
+	int64_t call;               /* its (first) launching call: the order of launch */
+	int64_t op;                 /* its (first) kernel */
 	int step;
+	int64_t inst;               /* the operator's call (index of cpu_ops), or -2 - op without one */
+	int64_t dur;                /* its kernels' time */
 };
+
+static int cmp_inst(const void *pa, const void *pb)
+{
+	const struct occ *a = pa, *b = pb;
+	if (a->inst != b->inst)
+		return a->inst < b->inst ? -1 : 1;
+	return (a->call > b->call) - (a->call < b->call);
+}
 
 static int cmp_occ(const void *pa, const void *pb)
 {
@@ -218,10 +246,14 @@ static int cmp_hop(const void *pa, const void *pb)
 }
 
 /*
- * The kernels of m launched in a profiled step, with their keys, into *out
- * (sorted by key, step, launch); their count, or -1 after diag.
+ * The operator calls of m that launched kernels in a profiled step (a
+ * kernel without an operator: itself), with their keys, into *out (sorted
+ * by key, step, launch), and when kern is set every such kernel with its
+ * call into *kern (sorted by inst, launch; *nkern of them); the calls'
+ * count, or -1 after diag.
  */
-static long occurrences(struct store *s, const struct rank_key *k, const struct rp_model *m, struct occ **out)
+static long occurrences(struct store *s, const struct rank_key *k, const struct rp_model *m, struct occ **out,
+			struct occ **kern, size_t *nkern)
 {
 	sqlite3_stmt *st;
 	*out = NULL;
@@ -263,7 +295,7 @@ static long occurrences(struct store *s, const struct rank_key *k, const struct 
 			else
 				hi = mid;
 		}
-		struct occ x = {-1, -1, o->name_id, o->call, (int64_t)j, c->step};
+		struct occ x = {-1, -1, o->name_id, o->call, (int64_t)j, c->step, -2 - (int64_t)j, o->dur};
 		/* the stored operators of a thread are the outermost and a few kept ranges inside them: look back a little */
 		for (size_t i = lo, back = 0; i > 0 && back < 4; i--, back++) {
 			const struct hop *p = &h[i - 1];
@@ -272,12 +304,30 @@ static long occurrences(struct store *s, const struct rank_key *k, const struct 
 			if (p->end >= c->start) {
 				x.host = p->name;
 				x.dims = p->dims;
+				x.kernel = -1;
+				x.inst = (int64_t)(i - 1);
 				break;
 			}
 		}
 		v[n++] = x;
 	}
 	free(h);
+	/* one per operator call: the first of its kernels, their time summed */
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_inst);
+	if (kern) {
+		*kern = xmalloc((n ? n : 1) * sizeof(**kern));
+		memcpy(*kern, v, n * sizeof(*v));
+		*nkern = n;
+	}
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (u && v[u - 1].inst == v[i].inst)
+			v[u - 1].dur += v[i].dur;
+		else
+			v[u++] = v[i];
+	}
+	n = u;
 	if (n > 1)
 		qsort(v, n, sizeof(*v), cmp_occ);
 	*out = v;
@@ -321,39 +371,139 @@ static int64_t ref_count(const struct occ *rv, size_t nr, const struct rp_model 
 	return cnt[w / 2];
 }
 
+/* The same operator, shapes aside, or without an operator the same kernel, in one step: the second matching. */
+static int same_loose(const struct occ *a, const struct occ *b)
+{
+	return a->host == b->host && a->kernel == b->kernel && a->step == b->step;
+}
+
+static int cmp_loose(const void *pa, const void *pb)
+{
+	const struct occ *a = pa, *b = pb;
+	if (a->host != b->host)
+		return a->host < b->host ? -1 : 1;
+	if (a->kernel != b->kernel)
+		return a->kernel < b->kernel ? -1 : 1;
+	if (a->step != b->step)
+		return a->step < b->step ? -1 : 1;
+	return (a->call > b->call) - (a->call < b->call);
+}
+
+/* Occurrences of key x in v (sorted by key, step) per step of m into cnt (m->nsteps). */
+static void count_steps(const struct occ *v, size_t n, const struct occ *x, const struct rp_model *m, int64_t *cnt)
+{
+	for (size_t i = 0; i < m->nsteps; i++)
+		cnt[i] = 0;
+	size_t lo = 0, hi = n;
+	struct occ key = *x;
+	key.step = -1;
+	key.call = -1;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (cmp_occ(&v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < n && same_key(&v[i], x); i++)
+		cnt[v[i].step]++;
+}
+
 size_t rp_extra_pick(struct store *s, const struct rank_key *k, const struct rp_model *m, const struct rank_key *ref,
 		     unsigned char *drop, struct rp_extra_where *w)
 {
 	struct rp_model rm;
-	struct occ *v = NULL, *rv = NULL;
+	struct occ *v = NULL, *rv = NULL, *cand = NULL, *miss = NULL, *kern = NULL;
 	long n = -1, nr = -1;
-	size_t picked = 0;
+	size_t picked = 0, ncand = 0, nmiss = 0, cap = 0, nkern = 0;
 	memset(w, 0, sizeof(*w));
+	w->host = w->dims = w->kernel = -1;
 	if (rp_model_load(s, ref, &rm) < 0)
 		return 0;
-	if (!timed_steps(&rm) || (nr = occurrences(s, ref, &rm, &rv)) < 0 || (n = occurrences(s, k, m, &v)) < 0)
+	if (!timed_steps(&rm) || (nr = occurrences(s, ref, &rm, &rv, NULL, NULL)) < 0 ||
+	    (n = occurrences(s, k, m, &v, &kern, &nkern)) < 0)
 		goto out;
-	int64_t *cnt = xmalloc((rm.nsteps ? rm.nsteps : 1) * sizeof(*cnt));
-	double most = 0;
-	int64_t largest = -1;
+	size_t ns = rm.nsteps > m->nsteps ? rm.nsteps : m->nsteps;
+	int64_t *cnt = xmalloc((ns ? ns : 1) * sizeof(*cnt)), *have = xmalloc((ns ? ns : 1) * sizeof(*have));
+	/* exact keys: per step of the run, the occurrences beyond the reference's count, the latest launched */
 	for (long i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && same_key(&v[j], &v[i]);)
 			j++;
 		int64_t want = ref_count(rv, (size_t)nr, &rm, &v[i], cnt);
-		double key_ns = 0;
-		/* per step of the run, the occurrences beyond the reference's count: the latest launched */
 		for (long a = i, b; a < j; a = b) {
 			for (b = a + 1; b < j && v[b].step == v[a].step;)
 				b++;
 			for (long q = a + want; q < b; q++) {
-				const struct rp_op *o = &m->ops[v[q].op];
-				drop[v[q].op] = 1;
-				picked++;
-				key_ns += (double)o->dur;
-				if (largest < 0 || o->dur > m->ops[largest].dur)
-					largest = v[q].op;
+				cand = xgrow(cand, &cap, ncand + 1, sizeof(*cand));
+				cand[ncand++] = v[q];
 			}
 		}
+	}
+	/* and the reference's occurrences the run lacks, per step (the same operator on other shapes, say) */
+	cap = 0;
+	for (long i = 0, j; i < nr; i = j) {
+		for (j = i + 1; j < nr && same_key(&rv[j], &rv[i]);)
+			j++;
+		int64_t want = ref_count(rv, (size_t)nr, &rm, &rv[i], cnt);
+		count_steps(v, (size_t)n, &rv[i], m, have);
+		for (size_t st = 0; st < m->nsteps; st++)
+			if (m->steps[st].first_op >= 0 && have[st] < want) {
+				miss = xgrow(miss, &cap, nmiss + 1, sizeof(*miss));
+				miss[nmiss] = rv[i];
+				miss[nmiss].step = (int)st;
+				miss[nmiss++].call = want - have[st]; /* here: how many are missing */
+			}
+	}
+	free(cnt);
+	free(have);
+	/*
+	 * The same operator on other shapes (and so, maybe, another kernel) is
+	 * other work, not extra work: in each step, as many of the surplus as
+	 * the reference's missing occurrences of that operator are matched with
+	 * them (the earliest); the rest are extra.
+	 */
+	if (ncand > 1)
+		qsort(cand, ncand, sizeof(*cand), cmp_loose);
+	if (nmiss > 1)
+		qsort(miss, nmiss, sizeof(*miss), cmp_loose);
+	for (size_t i = 0, j, mi = 0; i < ncand; i = j) {
+		struct occ g = cand[i];
+		g.call = -1;
+		for (j = i + 1; j < ncand && same_loose(&cand[j], &g);)
+			j++;
+		int64_t matched = 0;
+		for (; mi < nmiss && !same_loose(&miss[mi], &g) && cmp_loose(&miss[mi], &g) < 0; mi++)
+			;
+		for (; mi < nmiss && same_loose(&miss[mi], &g); mi++)
+			matched += miss[mi].call;
+		for (size_t q = i + (size_t)(matched < (int64_t)(j - i) ? matched : (int64_t)(j - i)); q < j; q++) {
+			/* every kernel of that operator call */
+			size_t lo = 0, hi = nkern;
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (kern[mid].inst < cand[q].inst)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (; lo < nkern && kern[lo].inst == cand[q].inst; lo++) {
+				drop[kern[lo].op] = 1;
+				picked++;
+			}
+		}
+	}
+	/* where: the exact key whose extra kernels take the most time, and its longest kernel */
+	double most = 0, key_ns = 0;
+	int64_t largest = -1;
+	for (size_t i = 0; i < nkern; i++)
+		if (drop[kern[i].op] && (largest < 0 || m->ops[kern[i].op].dur > m->ops[largest].dur))
+			largest = kern[i].op;
+	for (long i = 0; i < n; i++) {
+		if (i && !same_key(&v[i], &v[i - 1]))
+			key_ns = 0;
+		if (!drop[v[i].op])
+			continue;
+		key_ns += (double)v[i].dur;
 		if (key_ns > most) {
 			most = key_ns;
 			w->host = v[i].host;
@@ -361,12 +511,14 @@ size_t rp_extra_pick(struct store *s, const struct rank_key *k, const struct rp_
 			w->kernel = v[i].kernel;
 		}
 	}
-	free(cnt);
 	if (largest >= 0)
 		w->t = m->calls[m->ops[largest].call].start;
 out:
 	free(v);
 	free(rv);
+	free(cand);
+	free(miss);
+	free(kern);
 	rp_model_release(&rm);
 	return picked;
 }
