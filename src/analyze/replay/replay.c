@@ -768,7 +768,8 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	buf_adds(&b,
 		 " extra_gpu_work's reference run: the run the manifest's compare pairs with it as the reference "
 		 "([reference, run]) where that has the same configuration (gpus, batch, strategy, model, and the "
-		 "manifest's parallelism, micro-batches, ZeRO stage, recomputation and precision), else the run of "
+		 "manifest's parallelism, micro-batches, ZeRO stage, recomputation and precision; a value not given "
+		 "equals one not given), else the run of "
 		 "the same configuration with the smallest step (the training logs' unprofiled medians where every "
 		 "run of the configuration has one, else the first rank's profiled step on the trace; ties: the "
 		 "earlier run), which itself has no reference, nor has a run compare names only as a reference; "

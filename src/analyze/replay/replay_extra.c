@@ -46,7 +46,12 @@
 #include "util/buf.h"
 #include "util/xalloc.h"
 
-/* The configuration columns of the runs table: runs of equal values (NULL equal to NULL) are compared. */
+/*
+ * The configuration columns of the runs table: runs of equal values are
+ * compared, a value not given equal to one not given (a manifest of one
+ * configuration's causes need not repeat it; a build from directories
+ * knows only the GPUs).
+ */
 #define CONFIG_COLUMNS "gpus, batch, strategy, model, layers, hidden, heads, ffn, seq, vocab"
 #define NCONFIG 10
 
