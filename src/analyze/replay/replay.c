@@ -93,7 +93,7 @@ static const struct rp_mechanism mechanisms[NMECH] = {
 			   "the other ranks' totals",
 			   "find what its host does more than the others (straggler_causes.csv's host rows) and even it "
 			   "out"},
-	[M_EXTRA] = {"extra_gpu_work", "GPU work the reference run does not do",
+	[M_EXTRA] = {"extra_gpu_work", "GPU work beyond the reference run's",
 		     "GPU work the reference run (the same configuration) does not do: the kernels of operator calls "
 		     "beyond its count per step of the same operator and input shapes",
 		     "those kernels dropped (no time on their stream)",
