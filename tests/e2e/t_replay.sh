@@ -5,14 +5,21 @@
 #    replayed steps and savings are worked out by hand below, from the
 #    model's definitions (replay.h): a 30 ms sleep that shows past a 20 ms
 #    kernel, a 15 ms one that hides behind it, and a cudaDeviceSynchronize
-#    at the end of every step.
+#    at the end of every step. Then four more (make_replay.py's extra/),
+#    two configurations, for extra_gpu_work: a GPU-bound run with an extra
+#    kernel per step against the same configuration's faster run, and a
+#    host-bound one whose extra kernel hides behind host time, against the
+#    reference the manifest's compare names.
 # 2. The recorded 1-GPU runs with planted causes (experiments/gpu1-causes,
 #    asynchronous loop, 30-iteration logs): the top stated fix of each
 #    planted run names the planted mechanism with a saving within
 #    max(25 %, 3 ms) of the logs' difference against the clean run
 #    (tests/golden/log_medians.py, not perfstudy); clean and hidden causes
 #    state no saving above 3 ms; the calibrated replay is within 3 % of
-#    each run's unprofiled median.
+#    each run's unprofiled median. extra (5 extra matrix products) is
+#    priced against clean, the fastest run of its configuration; clean,
+#    the fastest, against no run, and clean-2 and sleep-hidden, which run
+#    the same kernels as clean, get no extra_gpu_work row.
 source "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 
@@ -86,6 +93,57 @@ if got != want:
     sys.exit(f"priced findings {got}, expected {want}")
 PY
 
+# extra_gpu_work, by hand (make_replay.py's extra/, no logs: host factor 1).
+# Measured and replayed steps: gpu-ref 21000 (step 2's K1a at 21020 - 20)
+# and 20010 (its synchronize's end 41030 - 21020): mean 20505; gpu-extra
+# 26000 and 25010: mean 25505; host-ref and host-extra 30000 and 29890
+# (the last step to its synchronize's end, 59910 - 30020). gpu-ref is the
+# faster of batch 1 (gpu-shapes ties with it and comes later): the
+# reference of gpu-extra and gpu-shapes; host-ref is host-extra's by
+# compare. Key (operator, dims): gpu-ref calls (aten::mm, A) twice a step,
+# gpu-extra also (aten::mm, X) once: Kx is extra (by kernel name alone
+# gemm_a would be 3 against 2, and the latest, K1b, 10000 us, would be
+# taken). gpu-shapes calls (aten::mm, A) once and (aten::mm, X) once: the
+# X call is the same operator on other shapes, matched with the A call it
+# lacks: nothing extra, no row. Kx dropped: K1b's launch returned at 50,
+# so it starts when K1a ends (10020), ends 20020; the synchronize returns
+# at 20030; step 2's launch follows 970 us of covered host time at 21000,
+# its K1a starts at 21010 + its measured 10 = 21020: step 1 = 21000, 5000
+# saved; step 2 ends with its synchronize at 41030: 20010, 5000 saved. Two
+# steps: the noise is 1 % of 25505 = 255.05, each step's saving above it.
+$PERFSTUDY build -q "$T/rp/extra/study.yaml" -o "$T/xsite" 2> "$T/err" && ok || bad "extra build failed: $(cat "$T/err")"
+X=$T/xsite/extra/data
+is 5000.000 "$(field "$X/replay_fixes.csv" gpu-extra mechanism extra_gpu_work saving_us_per_step)" "gpu-extra: the extra kernel's saving"
+is 5000.000 "$(field "$X/replay_fixes.csv" gpu-extra mechanism extra_gpu_work saving_min_us)" "gpu-extra: smallest step saving"
+is 25505.000 "$(field "$X/replay_fixes.csv" gpu-extra mechanism extra_gpu_work step_us)" "gpu-extra: replayed step"
+is 20505.000 "$(field "$X/replay_fixes.csv" gpu-extra mechanism extra_gpu_work step_without_us)" "gpu-extra: step without"
+is 1 "$(field "$X/replay_fixes.csv" gpu-extra mechanism extra_gpu_work per_step)" "gpu-extra: one extra kernel a step"
+is 255.050 "$(field "$X/replay_fixes.csv" gpu-extra mechanism extra_gpu_work noise_us)" "gpu-extra: noise"
+is 1 "$(field "$X/replay_fixes.csv" gpu-extra mechanism extra_gpu_work stated)" "gpu-extra: stated"
+is "against gpu-ref, the fastest run of its configuration: aten::mm [128,128],[128,128] outside every annotation" \
+	"$(field "$X/replay_fixes.csv" gpu-extra mechanism extra_gpu_work where)" "gpu-extra: where"
+# host-extra: Kx (5020 .. 8020) runs while the host is in aten::add until
+# 29900; dropped, no call waits for it and the next step's K1 still starts
+# when its launch returns: nothing saved, not stated.
+is 0.000 "$(field "$X/replay_fixes.csv" host-extra mechanism extra_gpu_work saving_us_per_step)" "host-extra: hidden"
+is 0 "$(field "$X/replay_fixes.csv" host-extra mechanism extra_gpu_work stated)" "host-extra: not stated"
+is "against host-ref, its reference in compare: aten::mm [128,128],[128,128] outside every annotation" \
+	"$(field "$X/replay_fixes.csv" host-extra mechanism extra_gpu_work where)" "host-extra: where"
+# A reference has none itself (gpu-ref: the fastest; host-ref: compare's
+# baseline, though host-extra ties with it), and no run of one batch is
+# compared with one of the other.
+is "" "$(field "$X/replay_fixes.csv" gpu-ref mechanism extra_gpu_work where)" "gpu-ref: priced against a run"
+is "" "$(field "$X/replay_fixes.csv" gpu-shapes mechanism extra_gpu_work where)" "gpu-shapes: other shapes priced as extra"
+is "" "$(field "$X/replay_fixes.csv" host-ref mechanism extra_gpu_work where)" "host-ref: priced against a run"
+python3 - "$X/findings.csv" << 'PY' && ok || bad "extra: findings.csv's prices"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["saving_us_per_step"]]
+got = sorted((r["run"], r["saving_us_per_step"], "against gpu-ref" in r["finding"]) for r in rows)
+want = [("gpu-extra", "5000.000", True)]
+if got != want:
+    sys.exit(f"priced findings {got}, expected {want}")
+PY
+
 # 2. The recorded planted causes.
 G=experiments/gpu1-causes
 if [ ! -f "$G/traces/clean/rank0.pt.trace.json" ]; then
@@ -96,7 +154,7 @@ fi
 $PERFSTUDY build -q $G/causes.yaml -o "$T/g1" 2> "$T/err" && ok || bad "gpu1-causes build failed: $(cat "$T/err")"
 GD=$(dirname "$(find "$T/g1" -name replay_fixes.csv | head -1)")
 python3 - "$GD" $G/traces << 'PY'
-import csv, os, re, subprocess, sys
+import csv, json, os, re, subprocess, sys
 d, traces = sys.argv[1], sys.argv[2]
 def median(run):
     out = subprocess.run([sys.executable, "tests/golden/log_medians.py", os.path.join(traces, run, "rank0.log")],
@@ -114,7 +172,7 @@ clean = median("clean")
 fixes = [r for r in csv.DictReader(open(os.path.join(d, "replay_fixes.csv")))]
 cal = {r["run"]: r for r in csv.DictReader(open(os.path.join(d, "replay_calibration.csv")))}
 planted = {"sleep-shown": ("host_gap",), "item": ("blocking_copy", "host_gap"), "pageable": ("pageable_copy",),
-           "syncblocks": ("sync",)}
+           "syncblocks": ("sync",), "extra": ("extra_gpu_work",)}
 for run, mechs in planted.items():
     truth = (median(run) - clean) * 1000
     stated = sorted((r for r in fixes if r["run"] == run and r["stated"] == "1"),
@@ -133,6 +191,33 @@ for run in ("clean", "clean-2", "sleep-hidden", "leak"):
     for r in fixes:
         if r["run"] == run and r["stated"] == "1" and float(r["saving_us_per_step"]) > 3000:
             bad(f"{run}: states {r['mechanism']} saving {r['saving_us_per_step']} us")
+# extra's planted work, from its raw trace (not perfstudy): the kernels
+# launched inside the planted operators (aten::mm on [8192,8192] twice and
+# aten::mul on [8192,8192]) in the profiled steps, per step: what
+# extra_gpu_work must drop (per_step). The products run nvjet kernels, launched
+# through the driver (cuLaunchKernelEx: category cuda_driver).
+t = json.load(open(os.path.join(traces, "extra", "rank0.pt.trace.json")))["traceEvents"]
+steps = [e for e in t if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#")]
+lo, hi = min(e["ts"] for e in steps), max(e["ts"] + e["dur"] for e in steps)
+plant = [e for e in t if e.get("cat") == "cpu_op" and (e["name"], e.get("args", {}).get("Input Dims")) in
+         (("aten::mm", [[8192, 8192], [8192, 8192]]), ("aten::mul", [[8192, 8192], []]))]
+kernels = {e["args"]["correlation"] for e in t if e.get("cat") == "kernel"}
+launched = [e for e in t if e.get("cat") in ("cuda_runtime", "cuda_driver") and lo <= e["ts"] < hi and
+            e.get("args", {}).get("correlation") in kernels and
+            any(p["tid"] == e["tid"] and p["ts"] <= e["ts"] <= p["ts"] + p["dur"] for p in plant)]
+want = len(launched) / len(steps)
+ex = [r for r in fixes if r["run"] == "extra" and r["mechanism"] == "extra_gpu_work"]
+if not ex or abs(float(ex[0]["per_step"]) - want) > 1e-9:
+    bad(f"extra: extra_gpu_work drops {ex[0]['per_step'] if ex else 'nothing'} kernels a step, the plant launches {want}")
+# extra_gpu_work: extra against clean (the faster clean run: 31.30 against
+# clean-2's 31.55 ms in the logs); clean, clean-2 and sleep-hidden run the
+# same kernels as clean and are not priced.
+ex = [r for r in fixes if r["mechanism"] == "extra_gpu_work"]
+for r in ex:
+    if r["run"] == "extra" and not r["where"].startswith("against clean,"):
+        bad(f"extra: compared with {r['where']}, want clean")
+    if r["run"] in ("clean", "clean-2", "sleep-hidden"):
+        bad(f"{r['run']}: extra_gpu_work row {r['where']} {r['saving_us_per_step']} us")
 for run, r in cal.items():
     err = abs(float(r["replayed_us"]) - median(run) * 1000) / (median(run) * 1000)
     if err > 0.03:

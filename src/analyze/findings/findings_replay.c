@@ -61,7 +61,8 @@ int findings_replay_price(const struct analysis_result *res, const char *run, in
 {
 	const struct table *t = result_table(res, "replay_fixes");
 	int crun = col(t, "run"), crank = col(t, "rank"), csave = col(t, "saving_us_per_step"), cnoise = col(t, "noise_us"),
-	    cst = col(t, "stated"), crep = col(t, "replayed"), cmech = col(t, "mechanism"), cstep = col(t, "step_us");
+	    cst = col(t, "stated"), crep = col(t, "replayed"), cmech = col(t, "mechanism"), cstep = col(t, "step_us"),
+	    cwhere = col(t, "where");
 	long best = -1;
 	for (size_t r = 0; t && crun >= 0 && r < t->nrows; r++) {
 		const char *rr = text(t, r, crun), *rep = text(t, r, crep);
@@ -80,6 +81,9 @@ int findings_replay_price(const struct analysis_result *res, const char *run, in
 	p->stated = table_num(t, (size_t)best, cst) > 0;
 	p->what = mech->what;
 	p->removed = mech->removed;
+	/* work beyond another run's: which run, as replay_fixes.csv's where says */
+	if (!strcmp(mech->id, "extra_gpu_work"))
+		p->where = text(t, (size_t)best, cwhere);
 	return 1;
 }
 
@@ -89,6 +93,6 @@ void findings_replay_words(struct buf *b, const struct replay_price *p, double s
 	findings_time_words(b, saving);
 	buf_printf(b, " per step, %.0f %% of the ", 100 * saving / p->step);
 	findings_time_words(b, p->step);
-	buf_printf(b, " step of the run's ranks replayed together, from that replay with its %s (%s: replay_fixes.csv)",
-		   p->what, p->removed ? p->removed : "");
+	buf_printf(b, " step of the run's ranks replayed together, from that replay with its %s (%s%s%s: replay_fixes.csv)",
+		   p->what, p->removed ? p->removed : "", p->where ? "; " : "", p->where ? p->where : "");
 }

@@ -27,6 +27,7 @@ struct replay_price {
 	double saving, noise, step; /* us per step; step: the replayed step */
 	int stated;                 /* beyond the replay's noise (replay_fixes.csv stated) */
 	const char *what, *removed; /* the mechanism's words (rp_mechanism) */
+	const char *where;          /* extra_gpu_work: replay_fixes.csv's where (the run compared with), else NULL */
 };
 /* Fills *p for rank of run and returns 1, or 0 where the run's ranks were not replayed together. */
 int findings_replay_price(const struct analysis_result *res, const char *run, int rank, struct replay_price *p);

@@ -31,6 +31,8 @@
  * same steps replayed with and without the cause, paired) and
  * RP_SAVING_MIN of the step; with fewer than 3 steps, where no spread can
  * be told, each step's saving must exceed RP_SAVING_MIN of the step.
+ * extra_gpu_work compares a run with its reference run, another run of
+ * the same configuration (replay_extra.c says which, and which kernels).
  */
 #include <math.h>
 #include <stdio.h>
@@ -45,9 +47,10 @@
 #define RP_SAVING_MIN 0.01 /* a saving under this share of the step is not stated */
 #define RP_JOINT_PRICED 4  /* of a run replayed together, the ranks whose fixes are priced: the latest ones */
 
-enum mech_id { M_HOST_GAP, M_SYNC, M_BLOCKING_COPY, M_PAGEABLE, M_IMPLICIT, M_GPU_MEDIAN, M_HOST_MEDIAN, NMECH };
+enum mech_id {
+	M_HOST_GAP, M_SYNC, M_BLOCKING_COPY, M_PAGEABLE, M_IMPLICIT, M_GPU_MEDIAN, M_HOST_MEDIAN, M_EXTRA, NMECH
+};
 
-/* The mechanisms the replay prices: what it is, how the replay removes it, what the fix is. */
 /*
  * The mechanisms the replay prices, each: its id (replay_fixes.csv
  * mechanism), a few words (What to fix first), what it is, how the replay
@@ -87,6 +90,11 @@ static const struct rp_mechanism mechanisms[NMECH] = {
 			   "the other ranks' totals",
 			   "find what its host does more than the others (straggler_causes.csv's host rows) and even it "
 			   "out"},
+	[M_EXTRA] = {"extra_gpu_work", "GPU work beyond the reference run's",
+		     "GPU work the reference run (the same configuration) does not do: the kernels of operator calls "
+		     "beyond its count per step of the same operator and input shapes",
+		     "those kernels dropped (no time on their stream)",
+		     "remove that work from the step (the operator named), or run it less often"},
 };
 
 const struct rp_mechanism *rp_mechanism(const char *id)
@@ -193,6 +201,10 @@ static void pick(const struct rp_model *m, int id, struct fix *f)
 
 struct ctx {
 	const struct analysis_ctx *a;
+	const struct rank_key *keys; /* the experiment's ranks */
+	size_t nkeys;
+	struct rp_ref *refs;         /* each run's reference (extra_gpu_work) */
+	size_t nrefs;
 	const struct analysis_result *res;
 	struct analysis_result *out; /* the same, for notes */
 	struct table *steps, *cal, *fixes;
@@ -225,6 +237,21 @@ static void add_fix_row(struct table *t, const struct fix_row *f, const char *wh
 	table_set_ns(t, row, 10, llround(f->noise));
 	table_set_int(t, row, 11, f->stated);
 	table_set_text(t, row, 12, f->joint ? "together" : "alone");
+}
+
+/* The same rank of k's reference run (extra_gpu_work) and, in *ref, that run's row; NULL where it has none. */
+static const struct rank_key *reference_of(const struct ctx *x, const struct rank_key *k, const struct rp_ref **ref)
+{
+	for (size_t i = 0; i < x->nrefs; i++) {
+		if (x->refs[i].run_db_id != k->run_db_id || x->refs[i].ref_db_id < 0)
+			continue;
+		for (size_t j = 0; j < x->nkeys; j++)
+			if (x->keys[j].run_db_id == x->refs[i].ref_db_id && x->keys[j].rank == k->rank) {
+				*ref = &x->refs[i];
+				return &x->keys[j];
+			}
+	}
+	return NULL;
 }
 
 /* Prices every mechanism of rank r (of s) by replaying without it, into replay_fixes.csv. */
@@ -263,9 +290,20 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 				continue;
 			host_scale = med / mine;
 		}
+		const struct rp_ref *ref = NULL;
+		const struct rank_key *refk = id == M_EXTRA ? reference_of(x, k, &ref) : NULL;
+		if (id == M_EXTRA && !refk)
+			continue;
 		struct fix fx = {xcalloc(m->ncalls + 1, 1), xcalloc(m->ncalls + 1, 1), xcalloc(m->nops + 1, 1), 0, 0, 0};
 		double *scale = NULL;
-		if (id == M_GPU_MEDIAN) {
+		char *what = NULL; /* extra_gpu_work: its largest key in words */
+		if (id == M_EXTRA) {
+			struct rp_extra_where ew;
+			fx.instances = rp_extra_pick(x->a->store, k, m, refk, fx.drop_op, &ew);
+			fx.where_t = ew.t;
+			if (fx.instances)
+				what = rp_extra_words(x->a->store, &ew);
+		} else if (id == M_GPU_MEDIAN) {
 			scale = xmalloc((m->nops + 1) * sizeof(*scale));
 			rp_joint_median(sj->joint, r, scale);
 			/* instances: the kernels it changes; where: the one whose time changes most */
@@ -319,12 +357,23 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 							     w_sum / (double)sn, saving, s_min, s_max, noise, stated,
 							     sj->joint != NULL};
 					char *where = have_d ? where_at(x->a->store, &d, fx.where_t) : xstrdup("");
+					if (what) {
+						/* which run it was compared with, and the work that takes the most time */
+						int in = strncmp(where, "after ", 6) && strncmp(where, "outside ", 8);
+						char *w = xasprintf("against %s, %s: %s %s%s", ref->ref_run,
+								    ref->named ? "its reference in compare"
+									       : "the fastest run of its configuration",
+								    what, in ? "in " : "", where);
+						free(where);
+						where = w;
+					}
 					add_fix_row(x->fixes, &fr, where);
 					free(where);
 				}
 			}
 		}
 		free(scale);
+		free(what);
 		free(fx.no_gap);
 		free(fx.no_wait);
 		free(fx.drop_op);
@@ -517,7 +566,11 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	size_t nkeys = 0;
 	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
 		return -1;
-	struct ctx x = {.a = ctx, .res = out, .out = out};
+	struct ctx x = {.a = ctx, .keys = keys, .nkeys = nkeys, .res = out, .out = out};
+	if (rp_references(ctx->store, ctx->experiment, ctx->manifest, out, keys, nkeys, &x.refs, &x.nrefs) < 0) {
+		rank_keys_free(keys, nkeys);
+		return -1;
+	}
 	x.steps = table_new("replay_steps", "Each profiled step measured and replayed from its dependency graph",
 			    "run:text,rank:int,step:int,measured_us:us,replayed_us:us,error:real");
 	x.cal = table_new("replay_calibration",
@@ -537,6 +590,7 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	free(x.buf);
 	free(x.base);
 	free(x.alt);
+	rp_references_free(x.refs, x.nrefs);
 	rank_keys_free(keys, nkeys);
 	if (ret < 0 || !x.ranks_replayed) {
 		table_free(x.steps);
@@ -601,6 +655,22 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	for (int i = 0; i < NMECH; i++)
 		buf_printf(&b, " %s, %s: %s (fix: %s);", mechanisms[i].id, mechanisms[i].what, mechanisms[i].removed,
 			   mechanisms[i].fix);
+	buf_adds(&b,
+		 " extra_gpu_work's reference run: the run the manifest's compare pairs with it as the reference "
+		 "([reference, run]) where that has the same configuration (gpus, batch, strategy, model, and the "
+		 "manifest's parallelism, micro-batches, ZeRO stage, recomputation and precision; a value not given "
+		 "equals one not given), else the run of "
+		 "the same configuration with the smallest step (the training logs' unprofiled medians where every "
+		 "run of the configuration has one, else the first rank's profiled step on the trace; ties: the "
+		 "earlier run), which itself has no reference, nor has a run compare names only as a reference; "
+		 "where names it. The extra work is counted in host operator calls: each kernel (collectives "
+		 "aside) belongs to the call of the outermost operator of its thread around its launch, keyed by "
+		 "the operator's name and input shapes where recorded (a kernel without an operator: its own call, "
+		 "keyed by the kernel's name); the reference's count of a key per step is the median over its "
+		 "profiled steps; in each step of the run the latest launched calls beyond it are extra, but as "
+		 "many of an operator as the step lacks of the reference's calls of it on other shapes (the same "
+		 "work on other shapes, not extra work); the kernels of the extra calls are dropped, and where "
+		 "names the key whose extra kernels take the most time.");
 	result_add_method(out, "replay_fixes.csv", b.data);
 	buf_release(&b);
 	return 0;

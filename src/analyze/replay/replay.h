@@ -164,6 +164,40 @@ struct rp_mechanism {
 /* The mechanism of that id, or NULL. */
 const struct rp_mechanism *rp_mechanism(const char *id);
 
+/* The reference run of each run of an experiment (replay_extra.c says which run that is). */
+struct rp_ref {
+	int64_t run_db_id;  /* a run of the experiment */
+	int64_t ref_db_id;  /* its reference run, -1: none */
+	char *ref_run;      /* the reference's id, NULL: none */
+	int named;          /* named by the manifest's compare, else the configuration's fastest run */
+};
+struct manifest;
+struct analysis_result;
+/*
+ * The reference of every run of experiment exp (mf: its manifest, NULL for
+ * a build from directories; res: profiler_overhead.csv's log medians; keys:
+ * the experiment's ranks) into *out, one per run, owned by the caller
+ * (rp_references_free). Returns 0, or -1 after diag.
+ */
+int rp_references(struct store *s, const char *exp, const struct manifest *mf, const struct analysis_result *res,
+		  const struct rank_key *keys, size_t nkeys, struct rp_ref **out, size_t *nout);
+void rp_references_free(struct rp_ref *v, size_t n);
+
+/* What the extra GPU work is: its key that takes the most time (name ids, -1: none) and where it is. */
+struct rp_extra_where {
+	int64_t host, dims, kernel;
+	int64_t t; /* the launch of its longest kernel */
+};
+/*
+ * Marks in drop (one per activity of m, rank k) the kernels k launches per
+ * profiled step beyond those of rank ref of its reference run, and fills
+ * *w; returns how many it marked (0 also where ref cannot be read).
+ */
+size_t rp_extra_pick(struct store *s, const struct rank_key *k, const struct rp_model *m, const struct rank_key *ref,
+		     unsigned char *drop, struct rp_extra_where *w);
+/* The key of w in words: "aten::mm [8192,8192],[8192,8192]", or the kernel's name; the caller frees it. */
+char *rp_extra_words(struct store *s, const struct rp_extra_where *w);
+
 /* The ranks of one run replayed together (replay_joint.c). */
 struct rp_joint;
 /* The join of n ranks' models (kept, not copied); NULL where their collectives or steps do not match. */

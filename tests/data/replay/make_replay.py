@@ -13,7 +13,31 @@ o = the step's start (all times us):
                                      after its launch returned) or o+20020 ('hidden': when K1 ends)
   o+S+20   cudaDeviceSynchronize, until K2's end + 10
   then     a cpu_op 'aten::add' covering the time up to the next step.
-The last step ends with its synchronize.  Python 3 standard library only.
+The last step ends with its synchronize.
+
+OUTDIR/extra/study.yaml: four runs for extra_gpu_work, two configurations
+(batch 1: GPU-bound, batch 2: host-bound), in this order, each step on
+host thread 1 at o = the step's start, two steps, every kernel 'gemm_a' on
+stream 7, every launch (10 us) inside an 'aten::mm' operator (o+L .. o+L+15)
+with Input Dims A = [64,64],[64,64] or X = [128,128],[128,128]:
+  gpu-ref   (batch 1, period 21000) launches at o+0 (A, K1a, 10000 long,
+            o+20 .. o+10020) and o+20 (A, K1b, 10000, after K1a); then a
+            cudaDeviceSynchronize from o+40 to K1b's end + 10 (o+20030)
+  gpu-extra (batch 1, period 26000) the same with an extra launch between
+            them: o+0 A K1a (o+20 .. o+10020), o+20 X Kx (5000, o+10020 ..
+            o+15020), o+40 A K1b (o+15020 .. o+25020), synchronize o+60 ..
+            o+25030
+  gpu-shapes (batch 1, period 21000) gpu-ref with K1b's operator on X: the
+            same operator on other shapes, the same count
+  host-extra (batch 2, period 30000) o+0 A K1 (5000, o+20 .. o+5020), o+20 X
+            Kx (3000, o+5020 .. o+8020)
+  host-ref  (batch 2, period 30000) o+0 A K1 only
+In the GPU-bound runs an 'aten::add' covers the host from the synchronize's
+end to the next step (the last step ends with its synchronize); in the
+host-bound ones 'aten::add' covers o+40 .. o+29900, then a 10 us
+cudaDeviceSynchronize (the GPU is idle: it waits for nothing), every step.
+The manifest's compare names host-ref as host-extra's reference.
+Python 3 standard library only.
 """
 import json, os, sys
 
@@ -43,7 +67,53 @@ def trace(sleep, period):
                        "ts": sync_end, "dur": o + period - sync_end})
     return {"distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": ev}
 
+def trace_extra(launches, period, sync_wait):
+    """launches: (dims, kernel start offset, kernel duration) per step; sync_wait: the GPU-bound synchronize."""
+    ev, corr = [], 0
+    for k in (1, 2):
+        o = (k - 1) * period
+        ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{k}", "pid": 1, "tid": 1,
+                   "ts": o, "dur": period - 1})
+        at, last_end = o, 0
+        for dims, ks, kd in launches:
+            corr += 1
+            ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": at, "dur": 15,
+                       "args": {"Input Dims": dims}})
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                       "ts": at, "dur": 10, "args": {"correlation": corr}})
+            ev.append({"ph": "X", "cat": "kernel", "name": "gemm_a", "pid": 0, "tid": 7, "ts": o + ks,
+                       "dur": kd, "args": {"device": 0, "stream": 7, "correlation": corr}})
+            at += 20
+            last_end = o + ks + kd
+        if sync_wait:
+            sync_end = last_end + 10
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 1,
+                       "ts": at, "dur": sync_end - at, "args": {"correlation": corr + 1000}})
+            if k == 1:
+                ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1,
+                           "ts": sync_end, "dur": o + period - sync_end})
+        else:
+            ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1,
+                       "ts": o + 40, "dur": 29860})
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 1,
+                       "ts": o + 29900, "dur": 10, "args": {"correlation": corr + 1000}})
+    return {"distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": ev}
+
+A, X = [[64, 64], [64, 64]], [[128, 128], [128, 128]]
+EXTRA = (("gpu-ref", 1, trace_extra([(A, 20, 10000), (A, 10020, 10000)], 21000, True)),
+         ("gpu-extra", 1, trace_extra([(A, 20, 10000), (X, 10020, 5000), (A, 15020, 10000)], 26000, True)),
+         ("gpu-shapes", 1, trace_extra([(A, 20, 10000), (X, 10020, 10000)], 21000, True)),
+         ("host-extra", 2, trace_extra([(A, 20, 5000), (X, 5020, 3000)], 30000, False)),
+         ("host-ref", 2, trace_extra([(A, 20, 5000)], 30000, False)))
+
 out = sys.argv[1]
+os.makedirs(os.path.join(out, "extra"), exist_ok=True)
+with open(os.path.join(out, "extra", "study.yaml"), "w") as f:
+    f.write("version: 1\nid: extra\ntitle: extra GPU work\ncompare: [[host-ref, host-extra]]\nruns:\n")
+    for name, batch, tr in EXTRA:
+        f.write(f"  - {{id: {name}, gpus: 1, batch: {batch}, strategy: single, traces: [{name}.json]}}\n")
+        with open(os.path.join(out, "extra", name + ".json"), "w") as t:
+            json.dump(tr, t, indent=0)
 for name, sleep, period in (("shown", 30000, 36000), ("hidden", 15000, 26000)):
     os.makedirs(os.path.join(out, name), exist_ok=True)
     with open(os.path.join(out, name, "rank0.json"), "w") as f:
