@@ -74,7 +74,7 @@ static double trace_step(struct store *s, const struct rank_key *k)
 		return 0;
 	}
 	int64_t *v = xmalloc(m.nsteps * sizeof(*v));
-	rp_measured(&m, v);
+	rp_measured(&m, v, NULL);
 	size_t n = 0;
 	for (size_t i = 0; i < m.nsteps; i++)
 		if (v[i] >= 0) {
