@@ -80,14 +80,14 @@ D=$T/out/tiny/data
 #   z4: r_comm(z2) = 60/300 = 0.2; step = 300 x 1.1 = 330 us; S = 16/330 us = 48484.8; / 40000 = 1.21212.
 # No training logs in the tiny study: the log_ columns stay empty.
 cat > "$T/want" <<'CSV'
-run,gpus,strategy,step_us,samples_per_s,comm_us,comm_share,baseline,speedup,efficiency,prediction_base,comm_efficiency,predicted_speedup,log_step_us,log_speedup,log_efficiency,past_linear
-s1,1,single,100.000,40000,0.000,0.000000,s1,1,1,,,,,,,0
-d2,2,ddp,200.000,40000,40.000,0.200000,s1,1,0.5,,,,,,,0
-z2,2,zero1,300.000,26666.7,60.000,0.200000,s1,0.666667,0.333333,,,,,,,0
-d4,4,ddp,250.000,64000,80.000,0.320000,s1,1.6,0.4,d2,0.666667,1.81818,,,,0
-z4,4,zero1,400.000,40000,120.000,0.300000,s1,1,0.25,z2,0.666667,1.21212,,,,0
-t8,8,,,,,,,,,,,,,,,
-p8,8,,,,,,,,,,,,,,,
+run,gpus,strategy,step_us,samples_per_s,comm_us,comm_share,baseline,speedup,efficiency,prediction_base,comm_efficiency,predicted_speedup,log_step_us,log_speedup,log_efficiency,past_linear,log_predicted_speedup
+s1,1,single,100.000,40000,0.000,0.000000,s1,1,1,,,,,,,0,
+d2,2,ddp,200.000,40000,40.000,0.200000,s1,1,0.5,,,,,,,0,
+z2,2,zero1,300.000,26666.7,60.000,0.200000,s1,0.666667,0.333333,,,,,,,0,
+d4,4,ddp,250.000,64000,80.000,0.320000,s1,1.6,0.4,d2,0.666667,1.81818,,,,0,
+z4,4,zero1,400.000,40000,120.000,0.300000,s1,1,0.25,z2,0.666667,1.21212,,,,0,
+t8,8,,,,,,,,,,,,,,,,
+p8,8,,,,,,,,,,,,,,,,
 CSV
 same "$T/want" "$D/scaling.csv" "scaling.csv of the tiny study"
 # MSE: ddp (1.818182 - 1.6)^2 = 0.0476033; zero1 (1.212121 - 1)^2 = 0.0449954;
@@ -107,9 +107,14 @@ grep -qF 'One speedup for measured and predicted' "$T/out/tiny/index.html" && ok
 # With training logs (Megatron lines, 20 iterations each, unprofiled medians s1 1.0, d2 1.6, z2 2.0,
 # d4 2.0, z4 3.2 ms), the logs' speedups S_log(n) / S_log(s1), S_log = gpus x 4 / log step:
 #   d2 (8 / 1.6) / (4 / 1.0) = 1.25; z2 (8 / 2) / 4 = 1; d4 (16 / 2) / 4 = 2; z4 (16 / 3.2) / 4 = 1.25.
-# speedup_error.csv scores the prediction against them: log_mse ddp (1.818182 - 2)^2 = 0.0330579,
-# zero1 (1.212121 - 1.25)^2 = 0.00143480, all (0.0330579 + 0.00143480) / 2 = 0.0172463; the
-# profiled steps' MSE stays beside it as trace_mse. The figures draw both, labelled.
+# The prediction anchored on the logs (issue #54 item 3: each prediction against the speedup of its
+# own source), m's log step and the baseline's log throughput, r_comm(m) from the trace as above:
+#   d4: 1.6 ms x 1.1 = 1.76 ms; (16 / 1.76) / (4 / 1.0) = 2.27273;
+#   z4: 2.0 ms x 1.1 = 2.2 ms;  (16 / 2.2) / (4 / 1.0) = 1.81818.
+# speedup_error.csv scores it against the logs' speedups: log_mse ddp (2.272727 - 2)^2 = 0.0743802,
+# zero1 (1.818182 - 1.25)^2 = 0.322831, all (0.0743802 + 0.322831) / 2 = 0.198605; the profiled
+# prediction's MSE against the profiled speedups stays beside it as trace_mse. The figures draw both,
+# labelled.
 for x in s1:1 d2:2 z2:2 d4:4 z4:4; do
 	r=${x%%:*} g=${x#*:}
 	case $r in s1) ms=1.0 ;; d2) ms=1.6 ;; z2 | d4) ms=2.0 ;; z4) ms=3.2 ;; esac
@@ -122,12 +127,12 @@ sed -E 's|(traces: (s1\|d2\|z2\|d4\|z4)/rank[^ ]*)( \})|\1, inputs: \2.log\3|' "
 "$PERFSTUDY" build -q -o "$T/outl" "$S/logs.yaml" 2>"$T/err" && ok || bad "tiny build with logs: $(cat "$T/err")"
 cat > "$T/want" <<'CSV'
 model,strategy,log_runs,log_mse,runs,trace_mse
-Tiny,ddp,1,0.0330579,1,0.0476033
-Tiny,zero1,1,0.0014348,1,0.0449954
-all,,2,0.0172463,2,0.0462994
+Tiny,ddp,1,0.0743802,1,0.0476033
+Tiny,zero1,1,0.322831,1,0.0449954
+all,,2,0.198605,2,0.0462994
 CSV
 same "$T/want" "$T/outl/tiny/data/speedup_error.csv" "speedup_error.csv of the tiny study with logs"
-grep -q '^d4,.*,2,0.5,0$' "$T/outl/tiny/data/scaling.csv" && ok || bad "scaling.csv d4 log columns: $(grep '^d4' "$T/outl/tiny/data/scaling.csv")"
+grep -q '^d4,.*,2,0.5,0,2.27273$' "$T/outl/tiny/data/scaling.csv" && ok || bad "scaling.csv d4 log columns: $(grep '^d4' "$T/outl/tiny/data/scaling.csv")"
 # One naming of strategies everywhere: zero1 is drawn as ZeRO-1, ddp as DDP (as the runs' labels say).
 for l in 'Tiny, DDP, unprofiled' 'Tiny, DDP, profiled' 'Tiny, ZeRO-1, unprofiled'; do
 	grep -qF "$l" "$T/outl/tiny/figures/scaling.svg" && ok || bad "scaling figure: no series \"$l\""
@@ -234,7 +239,7 @@ grep -o 'rgb([^)]*)' "$T/out/tiny/figures/allreduce_busbw.svg" | tr -d 'rgb()%' 
 # predicted (out of sample, as above) 48484.8 / 26666.7 = 1.81818.
 sed 's|{ id: z4, gpus: 4,|{ id: z4, scaling_baseline: z2, gpus: 4,|' "$S/study.yaml" > "$S/base.yaml"
 "$PERFSTUDY" build -q -o "$T/out2" "$S/base.yaml" 2>"$T/err" && ok || bad "scaling_baseline build: $(cat "$T/err")"
-grep -qx 'z4,4,zero1,400.000,40000,120.000,0.300000,z2,1.5,0.75,z2,0.666667,1.81818,,,,0' "$T/out2/tiny/data/scaling.csv" && ok ||
+grep -qx 'z4,4,zero1,400.000,40000,120.000,0.300000,z2,1.5,0.75,z2,0.666667,1.81818,,,,0,' "$T/out2/tiny/data/scaling.csv" && ok ||
 	bad "scaling_baseline: $(grep '^z4' "$T/out2/tiny/data/scaling.csv")"
 sed 's|{ id: z4, gpus: 4,|{ id: z4, scaling_baseline: z3, gpus: 4,|' "$S/study.yaml" > "$S/bad1.yaml"
 "$PERFSTUDY" build -q -o "$T/out3" "$S/bad1.yaml" 2>"$T/err"

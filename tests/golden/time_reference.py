@@ -532,7 +532,7 @@ def scaling(runs, w):
     efficiency over 1. Also writes the mean squared error table (speedup_error.csv)."""
     w.writerow(['run', 'gpus', 'strategy', 'step_us', 'samples_per_s', 'comm_us', 'comm_share', 'baseline',
                 'speedup', 'efficiency', 'prediction_base', 'comm_efficiency', 'predicted_speedup',
-                'log_step_us', 'log_speedup', 'log_efficiency', 'past_linear'])
+                'log_step_us', 'log_speedup', 'log_efficiency', 'past_linear', 'log_predicted_speedup'])
     info = {}
     for run, ranks in runs:
         durs, comm = [], 0
@@ -578,7 +578,7 @@ def scaling(runs, w):
                 pbase = r2
         row = [run, r['g'], r['strategy'], us(r['med']), '%.6g' % r['sps'], us(int(r['comm'] + 0.5)),
                '%.6f' % r['share'], base, '%.6g' % speedup, '%.6g' % eff, pbase or '', '', '',
-               us(r['log']) if r['log'] else '', '', '', 0]
+               us(r['log']) if r['log'] else '', '', '', 0, '']
 
         def past(e, ra, rb):
             if e <= 1:
@@ -594,34 +594,40 @@ def scaling(runs, w):
         if pbase and r['comm'] > 0:
             m = info[pbase]
             ce = ((m['g'] - 1) / m['g']) / ((r['g'] - 1) / r['g'])  # out of sample: ring volume per GPU, m's bandwidth
-            pred = float(r['g'] * r['b']) * 1e9 / (m['med'] * ((1 - m['share']) + m['share'] / ce)) / bi['sps']
+            factor = (1 - m['share']) + m['share'] / ce
+            pred = float(r['g'] * r['b']) * 1e9 / (m['med'] * factor) / bi['sps']
             row[11], row[12] = '%.6g' % ce, '%.6g' % pred
-            errs.append((r['model'], r['strategy'], pred, speedup, ls))
+            # anchored on the logs (issue #54 item 3): m's unprofiled median step, the baseline's log throughput
+            lpred = None
+            if m['log'] and bi['log']:
+                lpred = (r['g'] * r['b'] / (m['log'] * factor)) / (bi['g'] * bi['b'] / bi['log'])
+                row[17] = '%.6g' % lpred
+            errs.append((r['model'], r['strategy'], pred, speedup, ls, lpred))
         w.writerow(row)
     _write_errs(errs)
 
 
 def _write_errs(errs):
     """speedup_error.csv: the mean squared error of the predictions per model and strategy, and over all:
-    log_mse against the training logs' speedups (runs with a log on both sides), trace_mse against the
-    profiled steps'."""
+    log_mse of the log-anchored prediction against the training logs' speedups (runs with a log on
+    both sides), trace_mse of the profiled one against the profiled steps'."""
     with open(os.path.join(OUTDIR, 'speedup_error.csv'), 'w', newline='') as f:
         e = csv.writer(f, lineterminator='\n')
         e.writerow(['model', 'strategy', 'log_runs', 'log_mse', 'runs', 'trace_mse'])
         names = {'gpt2': 'GPT-2 124M', 'bert': 'BERT-base'}
         seen = []
-        for m, st, _, _, _ in errs:
+        for m, st, _, _, _, _ in errs:
             if (m, st) not in seen:
                 seen.append((m, st))
 
         def row(sel):
-            v = [(p - s) ** 2 for p, s, _ in sel]
-            lv = [(p - ls) ** 2 for p, _, ls in sel if ls is not None]
+            v = [(p - s) ** 2 for p, s, _, _ in sel]
+            lv = [(lp - ls) ** 2 for _, _, ls, lp in sel if ls is not None and lp is not None]
             return [len(lv), '%.6g' % (sum(lv) / len(lv)) if lv else '', len(v), '%.6g' % (sum(v) / len(v))]
         for m, st in seen:
-            e.writerow([names[m], st] + row([(p, s, ls) for m2, st2, p, s, ls in errs if (m2, st2) == (m, st)]))
+            e.writerow([names[m], st] + row([(p, s, ls, lp) for m2, st2, p, s, ls, lp in errs if (m2, st2) == (m, st)]))
         if errs:
-            e.writerow(['all', ''] + row([(p, s, ls) for _, _, p, s, ls in errs]))
+            e.writerow(['all', ''] + row([(p, s, ls, lp) for _, _, p, s, ls, lp in errs]))
 
 
 def unprofiled_values(run, ns):

@@ -67,6 +67,8 @@ struct srun {
 	double kernel_sum;         /* ns of compute kernels not under communication (dispatch.csv compute_us) */
 	double step, sps;          /* median step ns; samples/s; 0: unknown */
 	double speedup, pred;      /* NaN: none */
+	double pfactor;            /* r_comp(m) + r_comm(m) / eff: t_iter(n) / t_iter(m) predicted */
+	double pred_log;           /* the prediction anchored on the training logs (log_predicted_speedup); NaN: none */
 	double log_step;           /* ns: the median of the training log's unprofiled iterations; 0: none */
 	double log_sp;             /* the log's speedup against the baseline (log_speedup); NaN: none */
 	char shown[32];            /* the strategy in the figures' words: "ZeRO-3", "DDP" (strategy_shown) */
@@ -144,7 +146,7 @@ static struct srun *load_runs(const struct analysis_ctx *ctx, const struct analy
 		r->gpus = cell_int(rt, i, cg);
 		r->batch = cell_int(rt, i, cb);
 		r->mp = 1;
-		r->speedup = r->pred = r->log_sp = NAN;
+		r->speedup = r->pred = r->log_sp = r->pred_log = NAN;
 		const struct manifest *m = ctx->manifest;
 		for (size_t j = 0; m && j < m->nruns; j++)
 			if (m->runs[j].id && !strcmp(m->runs[j].id, r->run)) {
@@ -225,8 +227,8 @@ static void choose_bases(struct analysis_result *out, struct srun *rs, size_t n)
 		struct srun *m = r->pbase;
 		/* out of sample: n's communication from m's and the volume per GPU, never from n's own time */
 		double eff = ring_factor(m->dp) / ring_factor(r->dp), rcomm = m->comm_sum / m->step_sum;
-		double step_pred = m->step * ((1 - rcomm) + rcomm / eff);
-		r->pred = (double)(r->dp * r->batch) * 1e9 / step_pred / r->base->sps;
+		r->pfactor = (1 - rcomm) + rcomm / eff;
+		r->pred = (double)(r->dp * r->batch) * 1e9 / (m->step * r->pfactor) / r->base->sps;
 	}
 }
 
@@ -252,13 +254,13 @@ static struct chart *model_chart(const struct srun *rs, size_t n, double mse, do
 	size_t sp = chart_add_series(c, "profiled steps");
 	for (int pass = nlog ? 0 : 1; pass < 2; pass++)
 		for (size_t i = 0; i < n; i++) {
-			if (isnan(rs[i].pred) || (!pass && isnan(rs[i].log_sp)))
+			if (isnan(rs[i].pred) || (!pass && (isnan(rs[i].log_sp) || isnan(rs[i].pred_log))))
 				continue;
 			size_t cat = chart_add_category(c, rs[i].run);
 			chart_set_x(c, cat, pass ? rs[i].speedup : rs[i].log_sp);
 			if (nlog)
 				chart_set(c, cat, pass ? sl : sp, NAN);
-			chart_set(c, cat, pass ? sp : sl, rs[i].pred);
+			chart_set(c, cat, pass ? sp : sl, pass ? rs[i].pred : rs[i].pred_log);
 		}
 	chart_add_refline(c, "y = x", 1, 0, 1);
 	char note[128];
@@ -482,11 +484,24 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 	/* The unprofiled iterations' medians (profiler_overhead.csv, which runs before). */
 	for (size_t i = 0; i < n; i++)
 		rs[i].log_step = (double)profiler_unprofiled_ns(out, rs[i].run);
+	/*
+	 * The same prediction anchored on the training logs (issue #54 item 3):
+	 * m's log step for step(m) and the baseline's log throughput for S(g),
+	 * the communication share still from m's trace. It is the one scored
+	 * against log_speedup (log_mse), as the profiled one is against speedup:
+	 * each prediction against the speedup of its own source.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		struct srun *r = &rs[i];
+		if (!isnan(r->pred) && r->pbase->log_step > 0 && r->base->log_step > 0)
+			r->pred_log = ((double)(r->dp * r->batch) / (r->pbase->log_step * r->pfactor)) /
+				      ((double)(r->base->dp * r->base->batch) / r->base->log_step);
+	}
 	struct table *t = table_new("scaling", "Speedup across runs of the same model and strategy, measured and predicted",
 				    "run:text,gpus:int,strategy:text,step_us:us,samples_per_s:real,comm_us:us,"
 				    "comm_share:frac,baseline:text,speedup:real,efficiency:real,prediction_base:text,"
 				    "comm_efficiency:real,predicted_speedup:real,log_step_us:us,log_speedup:real,"
-				    "log_efficiency:real,past_linear:int");
+				    "log_efficiency:real,past_linear:int,log_predicted_speedup:real");
 	int noted = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct srun *r = &rs[i];
@@ -544,6 +559,8 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 			const struct srun *m = r->pbase;
 			table_set_real(t, row, 11, ring_factor(m->dp) / ring_factor(r->dp)); /* the eff predicted */
 			table_set_real(t, row, 12, r->pred);
+			if (!isnan(r->pred_log))
+				table_set_real(t, row, 17, r->pred_log);
 		} else if (r->base != r && r->gpus > 1 && !r->pbase && !noted++) {
 			result_add_note(out, "scaling.csv: a predicted speedup needs a smaller run of the same model, "
 					"strategy, per-GPU batch and tensor parallelism that communicates; %s has none, "
@@ -567,8 +584,8 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 			continue;
 		all += (rs[i].pred - rs[i].speedup) * (rs[i].pred - rs[i].speedup);
 		nall++;
-		if (!isnan(rs[i].log_sp)) {
-			all_log += (rs[i].pred - rs[i].log_sp) * (rs[i].pred - rs[i].log_sp);
+		if (!isnan(rs[i].log_sp) && !isnan(rs[i].pred_log)) {
+			all_log += (rs[i].pred_log - rs[i].log_sp) * (rs[i].pred_log - rs[i].log_sp);
 			nall_log++;
 		}
 		int first = 1;
@@ -583,8 +600,8 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 			if (!isnan(rs[j].pred) && !strcmp(rs[j].model, rs[i].model) && !strcmp(rs[j].strategy, rs[i].strategy)) {
 				sum += (rs[j].pred - rs[j].speedup) * (rs[j].pred - rs[j].speedup);
 				k++;
-				if (!isnan(rs[j].log_sp)) {
-					sum_log += (rs[j].pred - rs[j].log_sp) * (rs[j].pred - rs[j].log_sp);
+				if (!isnan(rs[j].log_sp) && !isnan(rs[j].pred_log)) {
+					sum_log += (rs[j].pred_log - rs[j].log_sp) * (rs[j].pred_log - rs[j].log_sp);
 					k_log++;
 				}
 			}
@@ -632,7 +649,8 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 		result_add_figure(out, c, nall_log
 			? "Speedup estimated by the scalability model of Cheng et al. 2024 (Fig. 15) against the "
 			  "evaluated speedup, per run with a prediction: the training log's (unprofiled, labelled "
-			  "points, the one scored) and the profiled steps' (unlabelled, the other marker); the dashed "
+			  "points: the prediction anchored on the logs against the log's speedup) and the profiled "
+			  "steps' (unlabelled, the other marker: anchored on the profiled steps); the dashed "
 			  "line is y = x and the key gives the mean squared error of each (speedup_error.csv log_mse "
 			  "and trace_mse)."
 			: "Speedup estimated by the scalability model of Cheng et al. 2024 (Fig. 15) against the "
@@ -671,12 +689,16 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 		"efficiency x sqrt(ra^2 + rb^2), r the relative standard error of each median, 1.2533 sigma / "
 		"(median sqrt(n)) with sigma 1.4826 x the median absolute deviation (n the log's unprofiled "
 		"iterations, or the profiled steps, a step's ranks pooled as one sample); with fewer than 5 "
-		"samples on a side any efficiency over 100 % is flagged. past_linear: 1 where a run is flagged so.");
+		"samples on a side any efficiency over 100 % is flagged. past_linear: 1 where a run is flagged so. "
+		"log_predicted_speedup: the same prediction anchored on the training logs, step(m) the median of m's "
+		"unprofiled iterations and S(g) the baseline's S_log (the communication share r_comm(m) still from "
+		"m's trace): dp(n) x batch / (log_step(m) x (r_comp(m) + r_comm(m) / eff)) / S_log(g); empty "
+		"without a log for m and g.");
 	result_add_method(out, "speedup_error.csv",
 		"Per model and strategy, and over all runs (model 'all'), the mean squared error of the prediction, "
-		"as Cheng et al. 2024 report it for their Fig. 15: log_mse = (1/k) sum (predicted_speedup - "
-		"log_speedup)^2 over the log_runs = k runs of scaling.csv with a prediction and a training log on "
-		"both sides (the training's own speedup, unprofiled; empty where none has one); trace_mse = (1/k) "
+		"as Cheng et al. 2024 report it for their Fig. 15: log_mse = (1/k) sum (log_predicted_speedup - "
+		"log_speedup)^2 over the log_runs = k runs of scaling.csv with a log-anchored prediction and a "
+		"training log on both sides (each prediction scored against the speedup of its own source) (the training's own speedup, unprofiled; empty where none has one); trace_mse = (1/k) "
 		"sum (predicted_speedup - speedup)^2 over the runs = k runs with a prediction, against the "
 		"profiled steps' speedup, which the profiler distorts unevenly (profiler_overhead.csv).");
 	for (size_t i = 0; i < n; i++)
