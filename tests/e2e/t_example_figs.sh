@@ -174,4 +174,15 @@ if len(got) != len(want) or any(a[0] != b[0] or abs(float(a[1]) - b[1]) > 0.0051
     sys.exit(1)
 EOF
 
+# One figure, each source labelled (issue #54 item 9): h200's strategy figures draw profiled steps (the
+# axis says so) and every speedup names its source; every h200 run has a training log (a rank0.log in
+# each run's folder), so each of the 4 multi-GPU bars per strategy gives the log's speedup.
+for st in ddp zero-1; do
+	f=$S/h200/figures/strategy_scaling_$st.svg
+	n=$(grep -o 'data-label="[^"]*GPUs ([0-9.]*x log)"' "$f" | wc -l)
+	logs=$(ls experiments/h200/traces/*/*/rank0.log | grep -c "/[24]gpu-${st/-/}/")
+	[ "$n" -eq 4 ] && [ "$logs" -eq 4 ] && ok || bad "strategy_scaling_$st: $n speedups labelled as the log's, $logs runs with logs"
+	grep -q 'y axis: time per profiled iteration (ms)' "$f" && ok || bad "strategy_scaling_$st: the axis does not say profiled"
+done
+
 finish

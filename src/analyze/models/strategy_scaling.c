@@ -231,7 +231,12 @@ static void add_figure(struct analysis_result *out, struct ss_run *const *v, siz
 	figure_name(shown, k, names, &name);
 	names[k - 1] = xstrdup(name.data);
 	buf_printf(&label, "Time per iteration and speedup over GPUs, %s", *shown ? shown : "no strategy");
-	struct chart *c = chart_new(CHART_STACKED_BAR, name.data, label.data, "time per iteration (ms)");
+	/*
+	 * One figure, two sources, each labelled (issue #54 item 9): the bars
+	 * are profiled steps (the axis says so), a speedup says whether it is
+	 * the training log's or the profiled steps'.
+	 */
+	struct chart *c = chart_new(CHART_STACKED_BAR, name.data, label.data, "time per profiled iteration (ms)");
 	int any_peak = 0;
 	for (size_t i = 0; i < nv; i++)
 		any_peak |= v[i]->peak_bytes >= 0;
@@ -262,7 +267,7 @@ static void add_figure(struct analysis_result *out, struct ss_run *const *v, siz
 			buf_adds(&label, " (baseline");
 			sep = ", ";
 		} else if (isfinite(r->speedup)) {
-			buf_printf(&label, " (%.2fx%s", r->speedup, !strcmp(r->source, "log") ? "" : " profiled");
+			buf_printf(&label, " (%.2fx %s", r->speedup, !strcmp(r->source, "log") ? "log" : "profiled");
 			sep = ", ";
 		}
 		if (r->peak_bytes >= 0) {
@@ -281,8 +286,8 @@ static void add_figure(struct analysis_result *out, struct ss_run *const *v, siz
 		   "iteration split into compute (compute kernels), communication (communication kernels not under "
 		   "compute) and other (copies, host time, idle): per step the mean over the run's ranks, then the "
 		   "mean over its profiled steps (strategy_scaling.csv gives how many of each). In brackets, the "
-		   "speedup (1.89x) against scaling.csv's baseline from the training logs' unprofiled iterations, or "
-		   "from the profiled steps where the run or its baseline has no log (marked \"profiled\"): the bars "
+		   "speedup against scaling.csv's baseline from the training logs' unprofiled iterations (1.89x log), "
+		   "or from the profiled steps where the run or its baseline has no log (1.89x profiled): the bars "
 		   "are profiled steps, which the profiler slows unevenly; and, where the traces carry the "
 		   "allocator's events, the most memory any of the run's GPUs held in a profiled step (GiB, "
 		   "memory_ranks.csv). The kind of paper 002's Figures 12-14.",
