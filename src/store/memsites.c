@@ -67,17 +67,10 @@ void store_memsites_release(struct store *s)
 	free(s->allocs);
 }
 
-/* Operators by thread, start, longer first: an enclosing one before those it encloses. */
+/* Operators by thread, start, longer first (sink.c's order), through an array of pointers. */
 static int cmp_opp(const void *a, const void *b)
 {
-	const struct pending_op *x = *(const struct pending_op *const *)a, *y = *(const struct pending_op *const *)b;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->dur != y->dur)
-		return x->dur > y->dur ? -1 : 1;
-	return x->name_id < y->name_id ? -1 : x->name_id > y->name_id;
+	return store_cmp_op(*(const struct pending_op *const *)a, *(const struct pending_op *const *)b);
 }
 
 static int cmp_alloc(const void *a, const void *b)

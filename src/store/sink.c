@@ -254,7 +254,7 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
  * trace's operators, which are held until its end anyway, are sorted and
  * decided at the end instead (flush_cpu_ops): the same rows either way.
  */
-static int cmp_op(const void *a, const void *b)
+int store_cmp_op(const void *a, const void *b)
 {
 	const struct pending_op *x = a, *y = b;
 	if (x->tid != y->tid)
@@ -308,7 +308,7 @@ static int decide_group(struct store *s, int64_t trace_id, struct op_thread *t)
 	for (size_t i = 1; i < t->ngroup; i++) {
 		struct pending_op k = t->group[i];
 		size_t j = i;
-		for (; j > 0 && cmp_op(&t->group[j - 1], &k) > 0; j--)
+		for (; j > 0 && store_cmp_op(&t->group[j - 1], &k) > 0; j--)
 			t->group[j] = t->group[j - 1];
 		t->group[j] = k;
 	}
@@ -378,7 +378,7 @@ static int sink_cpu_op(void *ctx, const struct cpu_op *op)
 		/*
 		 * Out of order: start again at the end, from the operators stored so
 		 * far, those not decided yet and all that come. Those not stored can be
-		 * left out: each lies inside one that comes before it in cmp_op's
+		 * left out: each lies inside one that comes before it in store_cmp_op's
 		 * order, which is inside, or is, a stored one, so it would not be
 		 * stored again, and leaves the ends that decide the others as they
 		 * are. (Keeping every operator instead took 48 bytes each: 500 MB for
@@ -420,7 +420,7 @@ int store_flush_cpu_ops(struct store *s, int64_t trace_id)
 		store_ops_reset(s);
 		return rc;
 	}
-	qsort(s->ops, s->nops, sizeof(*s->ops), cmp_op);
+	qsort(s->ops, s->nops, sizeof(*s->ops), store_cmp_op);
 	int64_t tid = 0, end = 0;
 	int have_end = 0;
 	for (size_t i = 0; i < s->nops; i++) {

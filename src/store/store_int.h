@@ -33,6 +33,8 @@ struct pending_op {
 	int64_t dims_id; /* names id of its "Input Dims" text, -1 when absent */
 	int keep; /* stored whatever its nesting: an enumerate(DataLoader)... range */
 };
+/* qsort order of pending_op (sink.c): by thread, start, longer first (an enclosing one before those it encloses), name. */
+int store_cmp_op(const void *a, const void *b);
 
 /* A GPU allocation's thread and time, held until its trace ends (memsites.c). */
 struct alloc_at {
