@@ -38,15 +38,16 @@ analysis_cpu() {
 		END { printf "%.3f\n", found ? v : 0 }' "$T/err" >"$T/cpu"
 }
 
-# pair NAME N RUN CHECK: RUN M (M = N, then 2N) runs the measured command
+# pair NAME N RUN CHECK: RUN M (M = N, then K*N; K is $K, default 2) runs
+# the measured command
 # on the input of size M (made beforehand), leaves its CPU seconds in
 # $T/cpu and returns the command's exit status; CHECK M checks what it
 # made, on the first round. Then the ratio, measured again while over the
 # bound (at most three rounds, each size's least time kept).
 pair() {
-	local name=$1 n=$2 run=$3 check=$4 m round a b
+	local name=$1 n=$2 run=$3 check=$4 k=${K:-2} max=${MAX_RATIO_K:-$MAX_RATIO} m round a b
 	for round in 1 2 3; do
-		for m in "$n" $((2 * n)); do
+		for m in "$n" $((k * n)); do
 			$run "$m"
 			rc=$?
 			if [ $round -eq 1 ]; then
@@ -60,15 +61,15 @@ pair() {
 			fi
 		done
 		a=$(cat "$T/cpu_$n")
-		b=$(cat "$T/cpu_$((2 * n))")
-		awk -v a="$a" -v b="$b" -v m="$MAX_RATIO" -v f="$FLOOR_S" \
+		b=$(cat "$T/cpu_$((k * n))")
+		awk -v a="$a" -v b="$b" -v m="$max" -v f="$FLOOR_S" \
 			'BEGIN { exit !(b < m * (a > f ? a : f)) }' && break
-		[ $round -lt 3 ] && echo "$name: N $a s, 2N $b s CPU: over $MAX_RATIO times, measured again"
+		[ $round -lt 3 ] && echo "$name: N $a s, ${k}N $b s CPU: over $max times, measured again"
 	done
-	echo "$name: N $a s CPU, 2N $b s CPU, ratio $(awk -v a="$a" -v b="$b" -v f="$FLOOR_S" \
+	echo "$name: N $a s CPU, ${k}N $b s CPU, ratio $(awk -v a="$a" -v b="$b" -v f="$FLOOR_S" \
 		'BEGIN { printf "%.2f", (b > f ? b : f) / (a > f ? a : f) }')"
-	awk -v a="$a" -v b="$b" -v m="$MAX_RATIO" -v f="$FLOOR_S" 'BEGIN { exit !(b < m * (a > f ? a : f)) }' &&
-		ok || bad "$name: CPU time grew from $a s to $b s when the input doubled (quadratic?)"
+	awk -v a="$a" -v b="$b" -v m="$max" -v f="$FLOOR_S" 'BEGIN { exit !(b < m * (a > f ? a : f)) }' &&
+		ok || bad "$name: CPU time grew from $a s to $b s when the input grew $k times (quadratic?)"
 }
 
 # --- builds of one generated trace: build_pair NAME KIND N CHECK ---
@@ -178,9 +179,10 @@ rank_run() {
 rank_pair() {
 	local name=$1 kind=$2 n=$3
 	RANK_ANALYSIS=$4
-	python3 "$GEN" "$kind" "$n" "$T/r$n/run" && python3 "$GEN" "$kind" $((2 * n)) "$T/r$((2 * n))/run"
+	local k=${K:-2}
+	python3 "$GEN" "$kind" "$n" "$T/r$n/run" && python3 "$GEN" "$kind" $((k * n)) "$T/r$((k * n))/run"
 	pair "$name ($4)" "$n" rank_run "$5"
-	rm -rf "$T/r$n" "$T/r$((2 * n))"
+	rm -rf "$T/r$n" "$T/r$((k * n))"
 }
 # 2,500 ranks of one kernel each: drawn_rank scanned rank_spread once per
 # rank (old, wall time, the old binary giving no CPU figure: 0.07 s, 5,000
@@ -198,7 +200,13 @@ shapes_check() {
 	n=$(awk -F, 'NR > 1 { print $2 }' "$T/o/default/data/straggler_causes.csv" | sort -u | tr '\n' ' ')
 	[ "$n" = "0 1 2 3 " ] && ok || bad "shapes N=$1: straggler ranks '$n', want '0 1 2 3 '"
 }
-rank_pair "9. input shapes of N ranks" shapes 1024 straggler_causes shapes_check
+# This analysis is n log n (a median sorts the other ranks' values per
+# item): 2 * 11/10 = 2.2 expected for 2N, 4 * 12/10 = 4.8 for 4N. The
+# bound 2.5 left too little room: CI's loaded two cores measured 2.69
+# three times over (0.064 s, 0.172 s), caches shared with the other job.
+# So this pair is N and 4N, bound 8: midway (geometrically) between
+# linear (4) and quadratic (16); 5.1 measured here unloaded.
+K=4 MAX_RATIO_K=8 rank_pair "9. input shapes of N ranks" shapes 1024 straggler_causes shapes_check
 # 20,000 SendRecv kernels of one coalesced batch of 20,000 sends: each
 # kernel walked the thread's unclaimed sends (old: 2.9 s, 40,000 10.0 s).
 coalesced_check() {
