@@ -89,6 +89,14 @@ for item in 'Figure 4 | time per phase' 'Text and Fig. 4: NVLink'; do
 	*) bad "$doc: 003's '$item' is not \"not reproduced; a substitute shown\" with the substitute named: ${st:0:80}" ;;
 	esac
 done
+# Issue #54 item 10: the Fig (b)/Fig 10 row named no bundled model sizes, though h200x2-zero's
+# dispatch.csv has four (its manifest's runs of distinct models).
+row=$(grep '^| Figure (b), Figure 10 |' "$doc")
+sizes=$(grep -o 'name: GPT [0-9.]*[MB]' experiments/h200x4-parallel/zero.yaml | sort -u | wc -l)
+if [ "$sizes" -ge 2 ]; then
+	printf '%s\n' "$row" | grep -qF '`h200x2-zero`' && ok || bad "$doc: Fig (b)/Fig 10 does not name h200x2-zero's $sizes model sizes"
+	printf '%s\n' "$row" | grep -q "models ([^)]*) are not bundled" && bad "$doc: Fig (b)/Fig 10 says the sizes are not bundled" || ok
+fi
 # The status words are defined once, at the top.
 for w in computed 'typed in' 'not reproduced'; do
 	if grep -q "^- \*\*$w\*\*" "$doc"; then ok; else bad "$doc does not define \"$w\""; fi
