@@ -186,7 +186,7 @@ example: perfstudy unpack
 		experiments/h100x4-papers/zero.yaml experiments/h100x4-papers/sockets.yaml experiments/h100x4-papers/fig1.yaml \
 		experiments/h100x4/jax.yaml experiments/h200x4/causes.yaml experiments/gpu1-causes/causes.yaml \
 		experiments/h200x4-parallel/parallel.yaml \
-		experiments/h200x4-parallel/zero.yaml experiments/h200x4-parallel/p2p.yaml -o out
+		experiments/h200x4-parallel/zero.yaml experiments/h200x4-parallel/p2p.yaml experiments/h200/get-ins-group.yaml -o out
 
 # bench/floor.c times parts of perfstudy (its SHA-256, its walk) alone, so it links its objects.
 $(B)/bench/floor: bench/floor.c $(LIB_OBJS)

@@ -55,6 +55,8 @@ struct manifest_published {
 	int64_t params;
 	double flops_tflop;   /* training FLOPs per step, in 10^12 */
 	double activation_gb; /* activation memory, in 10^9 bytes */
+	double model_size_mb; /* the parameters' size, in 10^6 bytes (Lightning's "estimated params size") */
+	int64_t batches;      /* batches of the training data set (an epoch), as the study counts them */
 };
 
 struct manifest_rule {

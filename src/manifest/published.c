@@ -46,13 +46,14 @@ void mf_get_measured(struct ctx *c, struct manifest_measured *ms, const struct y
 void mf_get_published(struct ctx *c, struct manifest_published *pb, const struct ynode *key,
 	const struct ynode *map)
 {
-	static const char *const keys[] = {"params", "flops_tflop", "activation_gb"};
-	const struct ynode *seen[3] = {0};
+	static const char *const keys[] = {"params", "flops_tflop", "activation_gb", "model_size_mb", "batches"};
+	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
+	const struct ynode *seen[NKEYS] = {0};
 	if (mf_want_mapping(c, key, map) <= 0)
 		return;
 	for (size_t i = 0; i < map->n; i += 2) {
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
-		switch (mf_field_index(c, map, i, keys, 3, seen)) {
+		switch (mf_field_index(c, map, i, keys, NKEYS, seen)) {
 		case 0:
 			mf_get_int(c, k, v, 1, INT64_MAX, &pb->params);
 			break;
@@ -61,6 +62,12 @@ void mf_get_published(struct ctx *c, struct manifest_published *pb, const struct
 			break;
 		case 2:
 			mf_get_posnum(c, k, v, &pb->activation_gb);
+			break;
+		case 3:
+			mf_get_posnum(c, k, v, &pb->model_size_mb);
+			break;
+		case 4:
+			mf_get_int(c, k, v, 1, INT64_MAX, &pb->batches);
 			break;
 		}
 	}

@@ -51,6 +51,18 @@ grep -q '<dd>2026-11-22</dd>' "$T/ex/h200/index.html" && ok || bad "example page
 grep -q '<dd>GPT-2 124M, BERT-base</dd>' "$T/ex/h200/index.html" && ok || bad "example page: models"
 $PERFSTUDY build -q --classify payoungkhamdee2021 experiments/h200/study.yaml -o "$T/exp" 2>/dev/null
 same tests/golden/h200/groups-payoungkhamdee2021.csv "$T/exp/h200/data/groups.csv" "example payoungkhamdee groups.csv"
+# Issue #54 item 6: 000's grouping of the real traces is a view on the site, not only this golden
+# file: experiment h200-2021 (get-ins-group.yaml, in make example) gives the golden file's rows of its
+# runs, the single-GPU and DDP ones, and reproduction.md's Figure 4 row names it.
+G=experiments/h200/get-ins-group.yaml
+if [ -f "$G" ] && $PERFSTUDY build -q "$G" -o "$T/ex2021" 2>"$T/err"; then ok; else bad "$G does not build: $(cat "$T/err" 2>/dev/null)"; fi
+{ head -1 tests/golden/h200/groups-payoungkhamdee2021.csv
+	grep -E '^(gpt2|bert)-(1gpu|2gpu-ddp|4gpu-ddp),' tests/golden/h200/groups-payoungkhamdee2021.csv; } >"$T/g2021.csv"
+[ "$(wc -l <"$T/g2021.csv")" = 57 ] && ok || bad "golden 2021 groups: not 56 rows of 14 ranks x 4 groups"
+same "$T/g2021.csv" "$T/ex2021/h200-2021/data/groups.csv" "h200-2021 groups.csv (000's get_ins_group on real traces)"
+sed -n '/^example:/,/-o out$/p' Makefile | grep -qF "$G" && ok || bad "make example does not build $G"
+grep '^| Figure 4 | time per group' docs/reproduction.md | grep -qF '`h200-2021`' && ok ||
+	bad "reproduction.md's 000 Figure 4 row does not name the h200-2021 view"
 if command -v python3 >/dev/null 2>&1; then
 	bash tests/golden/make.sh --check && ok || bad "tests/golden/h200 is not what tests/golden/expected.py computes"
 else

@@ -246,8 +246,8 @@ want="gpt-125m=0.6 gpt-1.3b=8.2 gpt-2.7b=16.5 gpt-6.7b=41.2 gpt-13b=79.9 gpt-18.
 # Its activation table is not its own formula b(34sd + 5as^2)l: by hand for 125M, (34 x 1024 x 768 +
 # 5 x 12 x 1024^2) x 12 = 1075838976 bytes = 1.076 GB vs 2.4 printed (x2.23); 18.4B: (34 x 1024 x 6144
 # + 5 x 48 x 1024^2) x 40 = 18622709760 = 18.623 GB vs 74.0 (x3.97). Flagged per row and on the page.
-grep -q '^gpt-125m,activation_gb,2.4,1.07584,.*"the study.s own formula gives 1.076, it prints 2.4 (x2.23)"$' "$T/c002/cheng-002/data/published.csv" && ok || bad "002 activation discrepancy for 125M not flagged"
-grep -q '^gpt-18.4b,activation_gb,74,18.6227,.*"the study.s own formula gives 18.623, it prints 74.0 (x3.97)"$' "$T/c002/cheng-002/data/published.csv" && ok || bad "002 activation discrepancy for 18.4B not flagged"
+grep -q '^gpt-125m,activation_gb,2.4,1.07584,.*"the study.s own formula gives 1.076, it prints 2.4 (x2.23)",$' "$T/c002/cheng-002/data/published.csv" && ok || bad "002 activation discrepancy for 125M not flagged"
+grep -q '^gpt-18.4b,activation_gb,74,18.6227,.*"the study.s own formula gives 18.623, it prints 74.0 (x3.97)",$' "$T/c002/cheng-002/data/published.csv" && ok || bad "002 activation discrepancy for 18.4B not flagged"
 [ "$(grep -c 'activation_gb.*own formula gives' "$T/c002/cheng-002/data/published.csv")" = 6 ] && ok || bad "002: not every activation row flagged"
 ! grep -q 'flops_tflop.*own formula' "$T/c002/cheng-002/data/published.csv" && ok || bad "002: a FLOPs row flagged though it rounds to the paper's"
 grep -q 'discrepancy in the source: the activation memory the study prints is 2.23-3.97x' "$T/c002/cheng-002/index.html" && ok || bad "002: the page does not flag the activation table"

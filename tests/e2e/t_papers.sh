@@ -123,6 +123,26 @@ done
 # Table II: bert-base-uncased MLM, 109 M: BertForMaskedLM's 109,514,298 (test_estimate.c works it out).
 got=$(awk -F, '$1 == "bert-mlm" { print $3, $14 }' "$T/s/begoli-003-idk/data/estimates.csv")
 [ "$got" = "109514298 huggingface BertForMaskedLM" ] && ok || bad "003 Table II params: '$got'"
+# Table II's model size and batch count are typed into the manifest and shown (issue #54 item 5):
+# the printed values are read from the paper's text here, perfstudy's size is 4 x 109,514,298 / 10^6
+# = 438.057192 MB (%.6g: 438.057), ratio 438.057192 / 438.058 = 0.99999816 (%.6g: 0.999998).
+paper=../shared/papers/003_33504963754894a6.txt
+[ -f "$paper" ] || paper=/work/shared/papers/003_33504963754894a6.txt
+if [ -f "$paper" ]; then
+	mb=$(sed -n 's/^Estimated modal parameter size[[:space:]]*\([0-9.]*\) MB.*/\1/p' "$paper")
+	nb=$(sed -n 's/^Number of batches[[:space:]]*\([0-9,]*\).*/\1/p' "$paper" | tr -d ,)
+	[ "$mb $nb" = "438.058 190121" ] && ok || bad "003 Table II in the paper's text: '$mb $nb'"
+else
+	skipped "paper 003's text is not here"; mb=438.058; nb=190121
+fi
+for e in idk blueridge azure; do
+	grep -q "model_size_mb: $mb, batches: $nb" "experiments/begoli-003/$e.yaml" && ok ||
+		bad "begoli-003/$e.yaml does not type in Table II's $mb MB and $nb batches"
+done
+got=$(grep -E '^bert-mlm,(model_size_mb|batches),' "$T/s/begoli-003-idk/data/published.csv")
+want="bert-mlm,model_size_mb,$mb,438.057,0.999998,,
+bert-mlm,batches,$nb,,,,"
+[ "$got" = "$want" ] && ok || bad "003 Table II model size and batches in published.csv: '$got', want '$want'"
 S="$T/s/cheng-002-polaris/data/system.csv"
 for want in "hardware,pinned memory copy bandwidth (GB/s),24.6,manifest" \
 	"hardware,pageable memory copy bandwidth (GB/s),19.2,manifest" "hardware,P2P bandwidth (GB/s),80.5,manifest" \
@@ -219,7 +239,11 @@ if "$PERFSTUDY" build -q experiments/ncu-encoder/paper-model.yaml -o "$T/pm" 2>"
 got=$(awk -F, 'NR > 1 { print $3, $(NF - 1) }' "$T/pm/ncu-encoder-paper/data/estimates.csv")
 [ "$got" = "13586878 242000" ] && ok || bad "001 model params / layer: '$got', by hand '13586878 242000'"
 # ratio perfstudy / published = 13586878 / 13466278 = 1.008956 (%.6g: 1.00896)
-grep -qx 'torchinfo,params,1.34663e+07,1.35869e+07,1.00896,' "$T/pm/ncu-encoder-paper/data/published.csv" &&
+grep -qx 'torchinfo,params,1.34663e+07,1.35869e+07,1.00896,,' "$T/pm/ncu-encoder-paper/data/published.csv" &&
 	ok || bad "001 published params row"
+# 12ld^2 = 12 x 1 x 200^2 = 480,000 against the whole count 13,586,878: 28.3060x, so the 12ld^2 row
+# compares unlike counts and says so (issue #54 item 10), where 002's GPT models (cheng-002) need no note.
+grep -qx 'torchinfo,params_12ld2,1.34663e+07,480000,0.0356446,,unlike counts: 12ld^2 is the layers.* is 28.31x it' \
+	"$T/pm/ncu-encoder-paper/data/published.csv" && ok || bad "001 published params_12ld2 row has no flag"
 
 finish

@@ -231,6 +231,84 @@ if len(seen) != 20:
     bad = True
 sys.exit(bad)
 EOF
+# Issue #54 item 4: what h200x2-zero says it ran and what its Figs 12-14 rest on, from the raw files.
+# Per run: the profiled iterations (ProfilerStep# annotations in the trace), the traced ranks (trace
+# files) against the GPUs (truth.json's world), the log's unprofiled iterations (3 on, outside the
+# profiler's window, as above); ZeRO-1's traces name ZeroRedundancyOptimizer, ZeRO-2/3's FSDP; the
+# shapes against paper 002's model table (../shared/papers/002_*.txt); the trend of the logs' speedups.
+python3 - "$X" "$T/o/h200x2-zero/index.html" <<'EOF' && ok || bad "h200x2-zero's description or Figs 12-14 captions differ from the raw files"
+import glob, html, json, os, re, statistics, sys
+X, page = sys.argv[1], sys.argv[2]
+flat = " ".join(html.unescape(re.sub(r"<[^>]+>", "", open(page).read())).split())
+bad = False
+def need(cond, why):
+    global bad
+    if not cond:
+        print(why, file=sys.stderr)
+        bad = True
+def log_iters(d):
+    t = json.load(open(os.path.join(d, "truth.json")))
+    lo, hi = t["profiled_iteration"] - 2, t["profiled_iteration"] + 1
+    ms = {}
+    for line in open(os.path.join(d, "rank0.log")):
+        m = re.match(r"\s*iteration\s+(\d+)/.*elapsed time per iteration \(ms\): ([0-9.]+)", line)
+        if m:
+            ms[int(m.group(1))] = float(m.group(2))
+    v = [x for i, x in ms.items() if i >= 3 and not lo <= i <= hi]
+    return len(v), statistics.median(v), t
+steps, ranks, unprof, partial, speed = set(), set(), set(), [], {}
+for d in sorted(glob.glob(os.path.join(X, "zero", "*-*gpu*"))):
+    run = os.path.basename(d)
+    traces = glob.glob(os.path.join(d, "rank*.pt.trace.json"))
+    ev = json.load(open(traces[0]))["traceEvents"]
+    steps.add(len({e["name"] for e in ev if e.get("cat") == "user_annotation" and e.get("name", "").startswith("ProfilerStep#")}))
+    names = " ".join({e.get("name", "") for e in ev if e.get("cat") in ("cpu_op", "user_annotation")})
+    n, med, t = log_iters(d)
+    unprof.add(n)
+    ranks.add(len(traces))
+    if len(traces) < t["world"]:
+        partial.append("%s %d of %d" % (run, len(traces), t["world"]))
+    if t["strategy"] == "zero1":
+        need("ZeroRedundancyOptimizer" in names, run + ": no ZeroRedundancyOptimizer in its trace")
+    if t["strategy"] in ("zero2", "zero3"):
+        need("FSDP::" in names, run + ": no FSDP in its trace")
+    speed.setdefault(t["strategy"], []).append((t["params"], t["world"], med, t["size"]))
+need(steps == {1} and ranks == {1} and unprof == {15}, "samples: steps %s ranks %s unprofiled %s" % (steps, ranks, unprof))
+need(len(partial) == 16, "runs traced on fewer ranks than GPUs: %d, want 16" % len(partial))
+# each strategy's figure: its caption gives the samples each bar rests on, the runs traced on one of
+# two ranks, and the logs' iterations behind the speedups
+shown = {"ddp": "DDP", "zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3"}
+caps = re.findall(r"Per run of ([^ ]+) and the 1-GPU runs of the same models.*?Figures 12-14\.", flat)
+need(sorted(caps) == sorted(shown.values()), "Figs 12-14 captions: %s" % caps)
+for cap in re.findall(r"Per run of [^ ]+ and the 1-GPU runs of the same models.*?Figures 12-14\.", flat):
+    need("Samples: each bar is 1 profiled iteration of 1 traced rank;" in cap, "a caption without its samples: " + cap[:60])
+    need("Each log speedup compares medians of 15 unprofiled iterations a log." in cap, "a caption without the logs' iterations")
+    for p in partial:
+        if cap.startswith("Per run of " + shown[p.split()[0].split("-")[-1]] + " "):
+            need(p in cap, "the caption does not name %s as partly traced" % p)
+# what was run, said on the page: not FSDP2 as ZeRO-1, and the sizes against paper 002's table
+need("FSDP2 as ZeRO-1" not in flat and "as PyTorch's ZeroRedundancyOptimizer" in flat, "ZeRO-1's implementation misnamed")
+paper = (glob.glob("../shared/papers/002_*.txt") + glob.glob("/work/shared/papers/002_*.txt"))[:1]
+if paper:
+    tab = {}
+    for line in open(paper[0]):
+        f = line.rstrip("\n").split("\t")
+        if f[0] in ("Model", "Hidden dim. (d)", "Attention heads (a)"):
+            tab[f[0]] = f[1:]
+    shapes = {m: (int(d), int(a)) for m, d, a in zip(tab["Model"], tab["Hidden dim. (d)"], tab["Attention heads (a)"])}
+    need("350M" not in shapes and shapes["1.3B"] == (2064, 24), "paper 002's table: %s" % shapes)
+    need("350M is not one of 002's" in flat and "its 1.3B has d 2064 and 24 heads, ours GPT-3's d 2048 and 16" in flat,
+         "the page does not say which sizes differ from paper 002's")
+    need("paper 002's sizes" not in flat, "the page calls the sizes paper 002's")
+# the trend: the logs' speedup (2 x the 1-GPU median / the run's) grows with the model for every strategy
+one = {s: m for _, _, m, s in speed["single"]}
+for st, rows in speed.items():
+    if st != "single":
+        sp = [w * one[s] / m for p, w, m, s in sorted(rows)]
+        need(all(a < b for a, b in zip(sp, sp[1:])), "%s: speedups %s do not grow with the model" % (st, sp))
+need("the logs' speedup grows with the model for every strategy" in flat, "the page does not state the speedups' trend")
+sys.exit(bad)
+EOF
 # the recording: NCCL's log of each launch names the transport of every channel it set up
 # (meta/p2p: the traced launch, meta/p2p-launch2: the second), and truth.json what was set
 for m in p2p p2p-launch2; do

@@ -59,6 +59,44 @@ if grep -q '^| Figure 6 | phases vs NCCL socket settings .*| \*\*computed\*\*' "
 	! tr '\n' ' ' < experiments/begoli-003/SOURCE.md | grep -q 'Figure 6 ([^)]*) is not regenerated\.' && ok ||
 		bad "experiments/begoli-003/SOURCE.md says Figure 6 is not regenerated; $doc marks it computed"
 fi
+# Issue #54 item 5: a row says a collective is observed only where a bundled trace carries it. The
+# communication-volume row names h100x4-zero's traces (FSDP, ZeRO-1/2): count each collective there
+# from the raw events ("Collective name" of record_param_comms, and NCCL's kernel names).
+row=$(grep '^| Communication volume table |' "$doc")
+traces=$(ls experiments/h100x4-papers/traces/gpt2-*/rank*.pt.trace.json.gz 2>/dev/null)
+if [ -z "$traces" ]; then
+	skipped "no h100x4-zero traces to look for a Reduce in"
+else
+	# shellcheck disable=SC2086 # the list of traces
+	reduces=$(zcat $traces | grep -oE '"Collective name": *"reduce"|ncclDevKernel_Reduce[^S]' | wc -l)
+	# shellcheck disable=SC2086
+	rs=$(zcat $traces | grep -oE '"Collective name": *"_reduce_scatter_base"' | wc -l)
+	[ "$rs" -gt 0 ] && ok || bad "h100x4-zero's traces hold no ReduceScatter"
+	if [ "$reduces" -eq 0 ]; then
+		printf '%s\n' "$row" | grep -qiE 'Reduce (is|are) observed|and Reduce are observed' &&
+			bad "$doc: the communication-volume row says Reduce is observed; no h100x4-zero trace holds one" || ok
+		printf '%s\n' "$row" | grep -q 'Reduce is not' && ok ||
+			bad "$doc: the communication-volume row does not say Reduce is not observed"
+	fi
+fi
+# 003's Figure 4 and NVLink-against-PCIe: another quantity is shown, so the status is "not reproduced;
+# a substitute shown" naming the substitute's experiment, not "computed, of another quantity".
+grep -q '\*\*computed\*\*, of another quantity' "$doc" && bad "$doc: a row is computed \"of another quantity\"" || ok
+for item in 'Figure 4 | time per phase' 'Text and Fig. 4: NVLink'; do
+	st=$(grep "^| $item" "$doc" | awk -F' [|] ' '{ print $NF }')
+	case "$st" in
+	'**not reproduced**; a substitute shown: '*'`h200`'* | '**not reproduced**; a substitute shown: '*'`h200x2-p2p`'*) ok ;;
+	*) bad "$doc: 003's '$item' is not \"not reproduced; a substitute shown\" with the substitute named: ${st:0:80}" ;;
+	esac
+done
+# Issue #54 item 10: the Fig (b)/Fig 10 row named no bundled model sizes, though h200x2-zero's
+# dispatch.csv has four (its manifest's runs of distinct models).
+row=$(grep '^| Figure (b), Figure 10 |' "$doc")
+sizes=$(grep -o 'name: GPT [0-9.]*[MB]' experiments/h200x4-parallel/zero.yaml | sort -u | wc -l)
+if [ "$sizes" -ge 2 ]; then
+	printf '%s\n' "$row" | grep -qF '`h200x2-zero`' && ok || bad "$doc: Fig (b)/Fig 10 does not name h200x2-zero's $sizes model sizes"
+	printf '%s\n' "$row" | grep -q "models ([^)]*) are not bundled" && bad "$doc: Fig (b)/Fig 10 says the sizes are not bundled" || ok
+fi
 # The status words are defined once, at the top.
 for w in computed 'typed in' 'not reproduced'; do
 	if grep -q "^- \*\*$w\*\*" "$doc"; then ok; else bad "$doc does not define \"$w\""; fi

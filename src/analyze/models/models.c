@@ -614,7 +614,8 @@ static void published(const struct analysis_ctx *ctx, struct analysis_result *ou
 {
 	const struct manifest *man = ctx->manifest;
 	struct table *t = table_new("published", "Published estimates beside perfstudy's, per run",
-				    "run:text,quantity:text,published:real,perfstudy:real,ratio:real,source_discrepancy:text");
+				    "run:text,quantity:text,published:real,perfstudy:real,ratio:real,source_discrepancy:text,"
+				    "note:text");
 	/* The paper's own formulas (flops_tflop, activation_gb) that disagree with its own table. */
 	struct buf bad[2];
 	double lo[2] = {INFINITY, INFINITY}, hi[2] = {0, 0};
@@ -626,16 +627,21 @@ static void published(const struct analysis_ctx *ctx, struct analysis_result *ou
 		struct est_model em;
 		models_est_model(&r->model, &em);
 		double b = r->batch > 0 ? r->batch : 1;
+		double whole = (double)est_params_as(&em, tp_of(r)), simple = (double)est_params_simple(&em);
 		struct {
 			const char *what;
 			double pub, ours;
 			int own_formula; /* -1: not the study's formula; else index into bad[] */
 		} q[] = {
-			{"params", (double)pb->params, (double)est_params_as(&em, tp_of(r)), -1},
-			{"params_12ld2", (double)pb->params, (double)est_params_simple(&em), -1},
+			{"params", (double)pb->params, whole, -1},
+			{"params_12ld2", (double)pb->params, simple, -1},
 			{"flops_tflop", pb->flops_tflop,
 			 has_model(&r->model) ? est_train_flops(&em, b, RECOMP_NONE, 0) / 1e12 : 0, 0},
 			{"activation_gb", pb->activation_gb, est_activation_bytes(&em, b, 1, RECOMP_NONE) / 1e9, 1},
+			/* 4 bytes (fp32) a parameter, as Lightning's "estimated model params size" counts */
+			{"model_size_mb", pb->model_size_mb, whole * 4 / 1e6, -1},
+			/* a count of the study's data set: nothing to estimate it from */
+			{"batches", (double)pb->batches, 0, -1},
 		};
 		for (size_t k = 0; k < sizeof(q) / sizeof(q[0]); k++) {
 			if (q[k].pub <= 0)
@@ -649,6 +655,18 @@ static void published(const struct analysis_ctx *ctx, struct analysis_result *ou
 			double ratio = q[k].pub / q[k].ours;
 			table_set_real(t, row, 3, q[k].ours);
 			table_set_real(t, row, 4, q[k].ours / q[k].pub);
+			/*
+			 * 12ld^2 is the layers' weight matrices only: where the model's
+			 * whole count is far from it, the study's count (of the whole
+			 * model) is not what it approximates (issue #54 item 10).
+			 */
+			if (!strcmp(q[k].what, "params_12ld2") && whole > 0 && fabs(whole / simple - 1) > 0.1) {
+				char *note = xasprintf("unlike counts: 12ld^2 is the layers' weight matrices only; the "
+						       "whole model with its embeddings and heads is %.2fx it",
+						       whole / simple);
+				table_set_text(t, row, 6, note);
+				free(note);
+			}
 			int f = q[k].own_formula;
 			if (f < 0 || printed_matches(q[k].pub, q[k].ours))
 				continue;
@@ -682,9 +700,15 @@ static void published(const struct analysis_ctx *ctx, struct analysis_result *ou
 		"the count of estimates.csv (params_method there) and 12ld^2. flops_tflop: b(72sd^2 + 12s^2d)l / "
 		"10^12 (Cheng et al.; no logit layer, no recomputation; 72 = 3 passes x 24). activation_gb: "
 		"b(34sd + 5as^2)l / 10^9 bytes. The estimates are not adjusted to match; a ratio far from 1 says the "
-		"study used another formula or other settings. source_discrepancy: where the quantity is the "
+		"study used another formula or other settings. model_size_mb: the parameters' size in 10^6 bytes at 4 "
+		"bytes (fp32) a parameter, as PyTorch Lightning's \"estimated model params size\" counts it, from "
+		"estimates.csv's params. batches: the batches of the study's data set, typed in; perfstudy has "
+		"nothing to estimate them from. source_discrepancy: where the quantity is the "
 		"study's own formula (flops_tflop, activation_gb) and its printed value (one decimal) is not the "
-		"formula's value rounded, i.e. differs by more than 0.05: the study disagrees with itself.");
+		"formula's value rounded, i.e. differs by more than 0.05: the study disagrees with itself. note: "
+		"on params_12ld2, where the model's whole count is more than 1.1x or less than 0.9x 12ld^2: 12ld^2 "
+		"counts the layers' weight matrices only, so its ratio to a study's whole-model count compares "
+		"unlike counts.");
 }
 
 /* Numbers typed in from a published throughput table, and scaling between GPU counts. */

@@ -28,9 +28,10 @@
  *       baseline have logs (speedup_source log), else its speedup from the
  *       profiled steps (speedup_source profiled); baseline: scaling.csv's;
  *   peak_allocated_bytes  the largest of memory_ranks.csv's over the run's
- *       ranks: the most memory any of its GPUs held in a profiled step
- *       (traces with the allocator's events only; 002's "a higher ZeRO
- *       stage accommodates a larger model").
+ *       ranks: the most memory any of its traced GPUs held in a profiled
+ *       step (traces with the allocator's events only; 002's "a higher ZeRO
+ *       stage accommodates a larger model"); a run whose traces cover fewer
+ *       ranks than GPUs says so in the caption, with each bar's samples.
  * The bars are profiled steps, which the profiler slows unevenly; the
  * speedups in the labels are the training's where a log exists.
  */
@@ -66,7 +67,8 @@ struct ss_run {
 	int64_t ns[SS_PARTS], step_ns;
 	double speedup;
 	const char *baseline, *source;
-	int64_t peak_bytes; /* the most any of its GPUs held (memory_ranks.csv), -1: no allocator events */
+	int64_t peak_bytes; /* the most any of its traced GPUs held (memory_ranks.csv), -1: no allocator events */
+	int64_t unprofiled; /* the log's unprofiled iterations (profiler_overhead.csv), -1: none */
 };
 
 static int cmp_cell(const void *pa, const void *pb)
@@ -180,6 +182,18 @@ static int64_t peak_of(const char *run, const struct table *mr)
 	return peak;
 }
 
+/* The unprofiled iterations of the run's log (profiler_overhead.csv), or -1. */
+static int64_t unprofiled_of(const char *run, const struct table *po)
+{
+	int cu = po ? table_col_index(po, "unprofiled") : -1;
+	for (size_t row = 0; po && cu >= 0 && row < po->nrows; row++) {
+		const struct cell *c = table_cell(po, row, (size_t)cu);
+		if (!strcmp(table_cell(po, row, 0)->v.text, run) && !c->null)
+			return c->v.i;
+	}
+	return -1;
+}
+
 static int by_model_gpus(const void *pa, const void *pb)
 {
 	const struct ss_run *a = *(struct ss_run *const *)pa, *b = *(struct ss_run *const *)pb;
@@ -219,6 +233,49 @@ static void figure_name(const char *shown, size_t k, char *const *earlier, struc
 		taken = !strcmp(earlier[i], out->data);
 	if (taken)
 		buf_printf(out, "-%zu", k);
+}
+
+/*
+ * What each bar rests on (issue #54 item 4), into the caption: the profiled
+ * iterations and traced ranks of each bar (one sentence when all bars
+ * share them), the runs whose traces cover fewer ranks than GPUs, and the
+ * logs' unprofiled iterations behind the speedups.
+ */
+static void samples(struct buf *b, struct ss_run *const *v, size_t nv, int any_peak)
+{
+	int same = 1, partial = 0;
+	int64_t ulo = -1, uhi = -1;
+	for (size_t i = 0; i < nv; i++) {
+		same &= v[i]->steps == v[0]->steps && v[i]->ranks == v[0]->ranks;
+		partial |= v[i]->ranks < v[i]->gpus;
+		if (v[i]->unprofiled >= 0 && (ulo < 0 || v[i]->unprofiled < ulo))
+			ulo = v[i]->unprofiled;
+		if (v[i]->unprofiled > uhi)
+			uhi = v[i]->unprofiled;
+	}
+	if (same)
+		buf_printf(b, "Samples: each bar is %" PRId64 " profiled iteration%s of %" PRId64 " traced rank%s", v[0]->steps,
+			   v[0]->steps == 1 ? "" : "s", v[0]->ranks, v[0]->ranks == 1 ? "" : "s");
+	else {
+		buf_adds(b, "Samples (profiled iterations x traced ranks): ");
+		for (size_t i = 0; i < nv; i++)
+			buf_printf(b, "%s%s %" PRId64 " x %" PRId64, i ? ", " : "", v[i]->run, v[i]->steps, v[i]->ranks);
+	}
+	if (partial) {
+		buf_adds(b, "; traced fewer ranks than GPUs: ");
+		const char *sep = "";
+		for (size_t i = 0; i < nv; i++)
+			if (v[i]->ranks < v[i]->gpus) {
+				buf_printf(b, "%s%s %" PRId64 " of %" PRId64, sep, v[i]->run, v[i]->ranks, v[i]->gpus);
+				sep = ", ";
+			}
+		buf_printf(b, " (their communication%s the traced ranks' only)", any_peak ? " and memory are" : " is");
+	}
+	buf_adds(b, ".");
+	if (ulo >= 0)
+		buf_printf(b, ulo == uhi ? " Each log speedup compares medians of %" PRId64 " unprofiled iterations a log."
+				       : " Each log speedup compares medians of %" PRId64 "-%" PRId64 " unprofiled iterations a log.",
+			   ulo, uhi);
 }
 
 /* The figure of strategy shown, the k-th (from 1); its name goes into names[k - 1]. */
@@ -284,14 +341,16 @@ static void add_figure(struct analysis_result *out, struct ss_run *const *v, siz
 	buf_printf(&label,
 		   "Per run of %s and the 1-GPU runs of the same models, by model and GPUs: the mean profiled "
 		   "iteration split into compute (compute kernels), communication (communication kernels not under "
-		   "compute) and other (copies, host time, idle): per step the mean over the run's ranks, then the "
-		   "mean over its profiled steps (strategy_scaling.csv gives how many of each). In brackets, the "
-		   "speedup against scaling.csv's baseline from the training logs' unprofiled iterations (1.89x log), "
-		   "or from the profiled steps where the run or its baseline has no log (1.89x profiled): the bars "
-		   "are profiled steps, which the profiler slows unevenly; and, where the traces carry the "
-		   "allocator's events, the most memory any of the run's GPUs held in a profiled step (GiB, "
-		   "memory_ranks.csv). The kind of paper 002's Figures 12-14.",
+		   "compute) and other (copies, host time, idle): per step the mean over the run's traced ranks, then "
+		   "the mean over its profiled steps. ",
 		   *shown ? shown : "no strategy");
+	samples(&label, v, nv, any_peak);
+	buf_adds(&label,
+		 " In brackets, the speedup against scaling.csv's baseline from the training logs' unprofiled "
+		 "iterations (1.89x log), or from the profiled steps where the run or its baseline has no log (1.89x "
+		 "profiled): the bars are profiled steps, which the profiler slows unevenly; and, where the traces "
+		 "carry the allocator's events, the most memory any of the run's traced GPUs held in a profiled step "
+		 "(GiB, memory_ranks.csv). The kind of paper 002's Figures 12-14.");
 	result_add_figure(out, c, label.data);
 	buf_release(&name);
 	buf_release(&label);
@@ -300,7 +359,8 @@ static void add_figure(struct analysis_result *out, struct ss_run *const *v, siz
 int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct table *rt = result_table(out, "runs"), *bd = result_table(out, "step_breakdown"),
-			   *sc = result_table(out, "scaling"), *mr = result_table(out, "memory_ranks");
+			   *sc = result_table(out, "scaling"), *mr = result_table(out, "memory_ranks"),
+			   *po = result_table(out, "profiler_overhead");
 	if (!rt || !bd || rt->nrows < 2)
 		return 0;
 	size_t n = rt->nrows, nstrat = 0;
@@ -332,6 +392,7 @@ int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_re
 		fold(&rs[i]);
 		speedup_of(&rs[i], sc);
 		rs[i].peak_bytes = peak_of(rs[i].run, mr);
+		rs[i].unprofiled = unprofiled_of(rs[i].run, po);
 	}
 	size_t *mark = xcalloc(n, sizeof(*mark));
 	struct table *t = NULL;
@@ -418,8 +479,9 @@ int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_re
 		"log_speedup (the training logs' unprofiled iterations, against scaling.csv's baseline) where the run "
 		"and its baseline have logs (speedup_source log), else its speedup from the profiled steps "
 		"(speedup_source profiled). peak_allocated_bytes: the largest of memory_ranks.csv's "
-		"peak_allocated_bytes over the run's ranks, the most memory any of its GPUs held in a profiled step "
-		"(empty where the traces carry no allocator events). The kind of paper 002's Figures 12-14, one "
+		"peak_allocated_bytes over the run's traced ranks, the most memory any of its traced GPUs held in a "
+		"profiled step (empty where the traces carry no allocator events; where a run has fewer traces than "
+		"GPUs, the others are not seen, and the figure's caption names such runs). The kind of paper 002's Figures 12-14, one "
 		"figure per strategy.");
 	return 0;
 }
