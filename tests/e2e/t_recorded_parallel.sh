@@ -14,6 +14,10 @@
 #   (truth.json) fp32 elements (the stage returns x.float()), 4 bytes each,
 #   activations forward from stage 0 and their gradients back from stage 1.
 #
+#   pipelines' phases (phases.csv): forward and backward from the schedule's
+#   own "Forward <i>" and "Backward <i>" ranges, counted and measured here
+#   from the raw annotations; the runs with neither named on the figures.
+#
 #   tensor parallel (tp2): experiments/h200x4-parallel/check_tp.py over the
 #   raw traces: Megatron's 2 + 2 all-reduces per block of b s h elements,
 #   8 blocks, in each profiled step's forward and backward; perfstudy's
@@ -117,6 +121,71 @@ for dr in ("par/pp2-gpipe-m4", "par/pp2-gpipe-m8", "par/pp2-1f1b-m4", "par/pp2-1
         print("%s: comm_types.csv SendRecv %s B, the raw ops %d B" % (run, got.get(run), want), file=sys.stderr)
         bad = True
 sys.exit(bad)
+EOF
+
+# phases.csv of the pipelines (issue #54 item 7): forward and backward are the schedule's own
+# ranges, "Forward <i>" and "Backward <i>" (torch.distributed.pipelining's ScheduleGPipe), their
+# count and the measure of their union per rank from the raw user_annotation events (2e-3 us);
+# the runs with none of them (Schedule1F1B names neither: their bars showed ~4 ms of a ~90 ms
+# step) named in the figures' caption and in the note drawn on phases_host and phases_gpu
+python3 - "$X" "$P" "$Q" "$T/o" <<'EOF' && ok || bad "phases of the pipelines differ from the schedule's ranges"
+import csv, glob, html, json, os, re, sys
+X, P, Q, OUT = sys.argv[1:5]
+bad = False
+unnamed = {}
+for dr in ("par/pp2-gpipe-m4", "par/pp2-gpipe-m8", "par/pp2-1f1b-m4", "par/pp2-1f1b-m8",
+           "p2p/pp2-gpipe-m4-p2p", "p2p/pp2-gpipe-m4-nop2p"):
+    run = dr.split("/")[1]
+    D = P if dr.startswith("par/") else Q
+    rows = {(r["rank"], r["phase"]): r for r in csv.DictReader(open(os.path.join(D, "phases.csv"))) if r["run"] == run}
+    fb = 0
+    for f in sorted(glob.glob(os.path.join(X, dr, "rank*.pt.trace.json"))):
+        rank = os.path.basename(f)[4:].split(".")[0]
+        ev = json.load(open(f))["traceEvents"]
+        for phase, word in (("forward", "Forward"), ("backward", "Backward")):
+            rs = sorted((e["ts"], e["ts"] + e["dur"]) for e in ev if e.get("cat") == "user_annotation"
+                        and re.fullmatch(word + r" \d+", e["name"]))
+            union, end = 0.0, None
+            for a, b in rs:
+                if end is None or a > end:
+                    union += b - a
+                    end = b
+                elif b > end:
+                    union += b - end
+                    end = b
+            fb += len(rs)
+            r = rows.get((rank, phase))
+            if not r or int(r["calls"]) != len(rs) or abs(float(r["cpu_us"]) - union) > 2e-3:
+                print("%s rank %s %s: phases.csv %s, the trace's %s ranges: %d, %.3f us"
+                      % (run, rank, phase, r and (r["calls"], r["cpu_us"]), word, len(rs), union), file=sys.stderr)
+                bad = True
+    if not fb:
+        unnamed.setdefault(D, []).append(run)
+# the runs without a forward or backward range: named in the figures' caption and in the note drawn on them
+labels = {}
+for y in (os.path.join(X, "parallel.yaml"), os.path.join(X, "p2p.yaml")):
+    run = None
+    for line in open(y):
+        m = re.match(r"\s+- id: (\S+)", line)
+        if m:
+            run = m.group(1)
+        m = re.match(r"\s+label: (.*)", line)
+        if m and run:
+            labels[run] = m.group(1).strip()
+for D, runs in unnamed.items():
+    exp = os.path.basename(os.path.dirname(D))
+    page = " ".join(html.unescape(open(os.path.join(OUT, exp, "index.html")).read()).split())
+    said = "Runs %s record annotations of other phases but none of forward or backward" % ", ".join(runs)
+    note = "no forward or backward annotation in %s: their bars show only the rest of the step" % "; ".join(labels[r] for r in runs)
+    for fig in ("phases_host", "phases_gpu"):
+        svg = html.unescape(open(os.path.join(OUT, exp, "figures", fig + ".svg")).read())
+        if note not in svg:
+            print("%s %s.svg: no note '%s'" % (exp, fig, note), file=sys.stderr)
+            bad = True
+    if said not in page:
+        print("%s: the caption does not say '%s'" % (exp, said), file=sys.stderr)
+        bad = True
+sys.exit(bad or not unnamed)
 EOF
 
 # the imbalance the traces show: the last stage (the head and the fp32 loss
