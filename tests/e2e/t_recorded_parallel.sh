@@ -18,6 +18,9 @@
 #   own "Forward <i>" and "Backward <i>" ranges, counted and measured here
 #   from the raw annotations; the runs with neither named on the figures.
 #
+#   vocabulary: estimates.csv's vocab_used from the traces' head matmul
+#   against truth.json, flops_per_step and achieved TFLOP/s recomputed.
+#
 #   tensor parallel (tp2): experiments/h200x4-parallel/check_tp.py over the
 #   raw traces: Megatron's 2 + 2 all-reduces per block of b s h elements,
 #   8 blocks, in each profiled step's forward and backward; perfstudy's
@@ -186,6 +189,60 @@ for D, runs in unnamed.items():
         print("%s: the caption does not say '%s'" % (exp, said), file=sys.stderr)
         bad = True
 sys.exit(bad or not unnamed)
+EOF
+
+# the vocabulary without a manifest's (issue #54 item 8): read from the head's matrix product in
+# the trace (aten::linear of weight [V, h]), here against truth.json's vocab, and the FLOPs per
+# step with the logit layer (Megatron's count, worked out here) over the log's unprofiled median:
+# achieved_tflops_per_gpu was 0.70x this without the logit layer
+python3 - "$X" "$P" "$Q" "$T/o" <<'EOF' && ok || bad "vocabulary or achieved TFLOP/s of the parallel runs differ"
+import csv, html, json, os, re, statistics, sys
+X, P, Q, OUT = sys.argv[1:5]
+bad = False
+est = {r["run"]: r for D in (P, Q) for r in csv.DictReader(open(os.path.join(D, "estimates.csv")))}
+ut = {r["run"]: r for D in (P, Q) for r in csv.DictReader(open(os.path.join(D, "utilization.csv")))}
+for dr in ("par/pp2-gpipe-m4", "par/pp2-gpipe-m8", "par/pp2-1f1b-m4", "par/pp2-1f1b-m8", "par/tp1", "par/tp2",
+           "p2p/pp2-gpipe-m4-p2p", "p2p/pp2-gpipe-m4-nop2p", "p2p/tp2-p2p", "p2p/tp2-nop2p"):
+    run, d = dr.split("/")[1], os.path.join(X, dr)
+    t = json.load(open(os.path.join(d, "truth.json")))
+    # the vocabulary of the head's matrix product in the raw trace: aten::linear [.., h] x [V, h]
+    heads = set()
+    for r in range(t["world"]):
+        f = os.path.join(d, "rank%d.pt.trace.json" % r)
+        for e in json.load(open(f))["traceEvents"]:
+            dims = e.get("args", {}).get("Input Dims") if e.get("name") == "aten::linear" else None
+            if dims and len(dims[1]) == 2 and dims[1][1] == t["hidden"] and dims[1][0] > 4 * t["hidden"]:
+                heads.add(dims[1][0])
+    if heads != {t["vocab"]}:
+        print("%s: the trace's head widths %s, truth.json's vocab %d" % (run, heads, t["vocab"]), file=sys.stderr)
+        bad = True
+    # Megatron's count with the logit layer: 3 x l x [2Bs(4h^2 + 2hf) + 4Bs^2h] + 3 x 2BshV, f = 4h,
+    # B the global batch (one replica: a pipeline's or TP's ranks hold one model)
+    B, s, l, h, V = t["batch"], t["seq"], t["layers"], t["hidden"], t["vocab"]
+    flops = 3 * l * (2 * B * s * (4 * h * h + 2 * h * 4 * h) + 4 * B * s * s * h) + 3 * 2 * B * s * h * V
+    # the step: the median of the log's unprofiled iterations (3 on, outside the profiler's window)
+    prof = t["profiled_iterations"]
+    ms = {}
+    for line in open(os.path.join(d, "rank%d.log" % t["log_rank"])):
+        m = re.match(r"\s*iteration\s+(\d+)/.*elapsed time per iteration \(ms\): ([0-9.]+)", line)
+        if m:
+            ms[int(m.group(1))] = float(m.group(2))
+    step = statistics.median(v for i, v in ms.items() if i >= 3 and not prof[0] - 2 <= i <= prof[-1] + 1) / 1e3
+    want = flops / step / t["world"] / 1e12
+    e, u = est[run], ut[run]
+    if (e["vocab_used"], e.get("vocab_source")) != (str(V), "trace") or abs(float(e["flops_per_step"]) / flops - 1) > 1e-5 \
+            or abs(float(u["achieved_tflops_per_gpu"]) / want - 1) > 1e-4:
+        print("%s: vocab %s (%s), flops %s, %s TFLOP/s; want %d (trace), %.6g, %.6g"
+              % (run, e["vocab_used"], e.get("vocab_source"), e["flops_per_step"], u["achieved_tflops_per_gpu"], V, flops, want),
+              file=sys.stderr)
+        bad = True
+# with a vocabulary, no bar of the achieved TFLOP/s figure says it leaves the logit layer out
+for exp in ("h200x2-parallel", "h200x2-p2p"):
+    svg = html.unescape(open(os.path.join(OUT, exp, "figures", "achieved_tflops.svg")).read())
+    if "no logit layer" in svg:
+        print("%s: achieved_tflops.svg says 'no logit layer'" % exp, file=sys.stderr)
+        bad = True
+sys.exit(bad)
 EOF
 
 # the imbalance the traces show: the last stage (the head and the fp32 loss
