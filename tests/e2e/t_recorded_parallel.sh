@@ -21,6 +21,10 @@
 #   vocabulary: estimates.csv's vocab_used from the traces' head matmul
 #   against truth.json, flops_per_step and achieved TFLOP/s recomputed.
 #
+#   layout: runs.csv's data/tensor/pipeline parallel, schedule and
+#   micro-batches against truth.json; DDP and a pipeline inferred from the
+#   raw traces of run directories built without a manifest.
+#
 #   tensor parallel (tp2): experiments/h200x4-parallel/check_tp.py over the
 #   raw traces: Megatron's 2 + 2 all-reduces per block of b s h elements,
 #   8 blocks, in each profiled step's forward and backward; perfstudy's
@@ -243,6 +247,54 @@ for exp in ("h200x2-parallel", "h200x2-p2p"):
         print("%s: achieved_tflops.svg says 'no logit layer'" % exp, file=sys.stderr)
         bad = True
 sys.exit(bad)
+EOF
+
+# runs.csv's parallel layout (issue #54 item 11): data, tensor and pipeline parallel, schedule and
+# micro-batches of every run against truth.json, which the generator wrote from what it ran; and a
+# build of two run directories without a manifest: DDP inferred from the raw trace's
+# DistributedDataParallel.forward (its GPUs the trace's world size), the pipeline from its sends
+"$PERFSTUDY" build -q "$X/zero/125m-2gpu-ddp" "$X/par/pp2-1f1b-m4" -o "$T/dirs" 2>"$T/err" && ok || bad "directory build: $(cat "$T/err")"
+python3 - "$X" "$T/o" "$T/dirs" <<'EOF' && ok || bad "runs.csv's parallel layout differs from truth.json or the traces"
+import csv, glob, json, os, sys
+X, OUT, DIROUT = sys.argv[1:4]
+bad = False
+def check(run, row, want):
+    global bad
+    got = tuple(row.get(k, "") for k in ("data_parallel", "tensor_parallel", "pipeline_parallel", "schedule", "microbatches"))
+    if got != want or not row.get("layout_source"):
+        print("%s: runs.csv %s (%s), want %s" % (run, got, row.get("layout_source"), want), file=sys.stderr)
+        bad = True
+def want_of(t):
+    # truth.json, written by the generator from what it ran: pipelines and TP (world, tensor_parallel,
+    # stages, schedule, microbatches), the ZeRO sweep (world, strategy: data parallel over every GPU)
+    if "stages" in t:
+        tp, pp = t["tensor_parallel"], t["stages"]
+        sched = {"gpipe": "GPipe", "1f1b": "1F1B"}.get(t.get("schedule") or "", "")
+        m = str(t["microbatches"]) if sched else ""
+        return (str(t["world"] // (tp * pp)), str(tp), str(pp), sched, m)
+    return (str(t["world"]), "1", "1", "", "")
+n = 0
+for exp, sub in (("h200x2-parallel", "par"), ("h200x2-p2p", "p2p"), ("h200x2-zero", "zero")):
+    for row in csv.DictReader(open(os.path.join(OUT, exp, "data", "runs.csv"))):
+        check(row["run"], row, want_of(json.load(open(os.path.join(X, sub, row["run"], "truth.json")))))
+        n += 1
+# a directory build (no manifest): DDP from the trace's DistributedDataParallel.forward, its GPUs
+# the trace's world size; the pipeline from its ranks' sends and receives
+rows = {r["run"]: r for r in csv.DictReader(open(os.path.join(DIROUT, "default", "data", "runs.csv")))}
+ev = json.load(open(os.path.join(X, "zero/125m-2gpu-ddp/rank0.pt.trace.json")))
+ddp = any(e.get("name") == "DistributedDataParallel.forward" for e in ev["traceEvents"])
+world = ev["distributedInfo"]["world_size"]
+r = rows.get("zero/125m-2gpu-ddp", {})
+check("zero/125m-2gpu-ddp", r, (str(world), "1", "1", "", "") if ddp else ("",) * 5)
+if r.get("layout_source") != "trace: DistributedDataParallel.forward":
+    print("zero/125m-2gpu-ddp: layout_source %s" % r.get("layout_source"), file=sys.stderr)
+    bad = True
+r = rows.get("par/pp2-1f1b-m4", {})
+check("par/pp2-1f1b-m4", r, want_of(json.load(open(os.path.join(X, "par/pp2-1f1b-m4/truth.json")))))
+if (r.get("layout_source"), r.get("schedule_source")) != ("trace: send/recv path", "inferred"):
+    print("par/pp2-1f1b-m4: sources %s, %s" % (r.get("layout_source"), r.get("schedule_source")), file=sys.stderr)
+    bad = True
+sys.exit(bad or n != 30)
 EOF
 
 # the imbalance the traces show: the last stage (the head and the fp32 loss
