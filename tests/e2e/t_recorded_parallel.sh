@@ -297,6 +297,40 @@ if (r.get("layout_source"), r.get("schedule_source")) != ("trace: send/recv path
 sys.exit(bad or n != 30)
 EOF
 
+# the bubble figures say the stages are unequal (issue #54 item 8): the rank whose raw trace runs the
+# head's matrix product ([vocab, hidden] of truth.json) is the stage named, and its kernels take
+# more than 1.10x the ranks' mean here too
+python3 - "$X" "$T/o" <<'EOF' && ok || bad "bubble figures: the unequal split not said"
+import html, json, os, re, sys
+X, OUT = sys.argv[1:3]
+bad = False
+for dr in ("par/pp2-gpipe-m4", "par/pp2-gpipe-m8", "par/pp2-1f1b-m4", "par/pp2-1f1b-m8",
+           "p2p/pp2-gpipe-m4-p2p", "p2p/pp2-gpipe-m4-nop2p"):
+    run, d = dr.split("/")[1], os.path.join(X, dr)
+    exp = "h200x2-parallel" if dr.startswith("par/") else "h200x2-p2p"
+    t = json.load(open(os.path.join(d, "truth.json")))
+    head, busy = None, {}
+    for r in range(t["world"]):
+        ev = json.load(open(os.path.join(d, "rank%d.pt.trace.json" % r)))["traceEvents"]
+        if any(e.get("name") == "aten::linear" and e["args"].get("Input Dims", [[], []])[1] == [t["vocab"], t["hidden"]]
+               for e in ev if e.get("cat") == "cpu_op"):
+            head = r
+        busy[r] = sum(e["dur"] for e in ev if e.get("cat") == "kernel" and "nccl" not in e["name"])
+    # the head's rank is the busiest by far (its kernels' time over the mean of the ranks')
+    ratio = busy[head] / (sum(busy.values()) / len(busy))
+    page = " ".join(html.unescape(open(os.path.join(OUT, exp, "index.html")).read()).split())
+    said = "Run %s: each pipeline stage's bubble" % run
+    words = "The stages are unequal: stage %d of %d (rank %d), which holds the logit layer (a [%d, %d] matrix product)" \
+        % (head, t["stages"], head, t["vocab"], t["hidden"])
+    cap = page[page.find(said):][:1200] if said in page else ""
+    svg = html.unescape(open(os.path.join(OUT, exp, "figures", "pipeline_bubble_%s.svg" % run)).read())
+    if ratio <= 1.10 or words not in cap or "not GPipe against 1F1B" not in cap or \
+            "stage %d (the head) computes" % head not in svg:
+        print("%s: head on rank %s (kernels %.2fx the mean); caption: %s" % (run, head, ratio, cap[:400]), file=sys.stderr)
+        bad = True
+sys.exit(bad)
+EOF
+
 # the imbalance the traces show: the last stage (the head and the fp32 loss
 # over 50,257 words) computes more than the first, and the finding says so
 n=$(grep -c '^pp2-[a-z0-9-]*,1,"[^"]*pipeline stage 1 of 2 (rank 1) computes' "$P/findings.csv")

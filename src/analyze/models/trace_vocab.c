@@ -8,7 +8,8 @@
  * are an input whose last dimension is d and a weight [n, d], the vocabulary
  * is the largest n wider than every matrix of a layer (n > 3d, the fused
  * Q/K/V projection, and n > f, the feed-forward width); none such: unknown
- * (0). The rank is the lowest one that runs it (a pipeline's last stage).
+ * (0); f not given is 4d. The rank is the lowest one that runs it (a
+ * pipeline's last stage).
  * A trace without shapes gives none.
  */
 #include <stdlib.h>
@@ -64,6 +65,8 @@ int64_t models_trace_vocab(struct store *s, const char *exp, const char *run, in
 		return -1;
 	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	if (f <= 0)
+		f = 4 * d; /* the manifest's default ffn */
 	int64_t best = 0, floor = 3 * d > f ? 3 * d : f;
 	int rc;
 	while ((rc = store_step(s, st, "models: the shapes of a run's aten::linear")) == 1) {
