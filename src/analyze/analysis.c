@@ -50,6 +50,8 @@ static const struct analysis_def registry[] = {
 	ENTRY("crossrank", analysis_crossrank, NONE, L("collective_waits", "clock_offsets", "stragglers", "straggler_ranks")),
 	ENTRY("collective_busbw", analysis_collective_busbw, L("collective_waits"), L("collective_busbw")),
 	ENTRY("pipeline_stages", analysis_pipeline_stages, L("clock_offsets"), L("pipeline_stages")),
+	/* fills runs.csv's layout columns (basic.c leaves them empty) from the manifest, pipeline_stages, the traces */
+	ENTRY("run_layout", analysis_run_layout, L("runs", "pipeline_stages"), NONE),
 	ENTRY("straggler_causes", analysis_straggler_causes, L("straggler_ranks", "ranks"), L("straggler_causes")),
 	ENTRY("rank_spread", analysis_rank_spread, L("ranks", "collective_waits", "kernels", "groups"), L("rank_spread")),
 	ENTRY("step_diff", analysis_step_diff, L("straggler_ranks", "ranks", "scaling"), L("step_diff")),

@@ -209,6 +209,8 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Each stage's bubble in a pipeline-parallel run against its schedule's (pipeline_stages.c). */
 int analysis_pipeline_stages(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* runs.csv's parallel layout, schedule and micro-batches: the manifest's, else the traces' (run_layout.c). */
+int analysis_run_layout(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* What each rank that made the others wait did more than they did, per region and name (straggler_causes.c). */
 int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_result *out);
 /*

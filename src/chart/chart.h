@@ -156,7 +156,7 @@ struct chart {
 	 * rank's reserved bytes beside its allocated ones); 0: its own colour.
 	 */
 	size_t *like, nlike;
-	char *note;        /* printed under the key, lines split at '\n' (a fit's slope, intercept, R^2) */
+	char *note;        /* printed under the key: XY lines split at '\\n' (a fit's slope, R^2); column kinds wrap it */
 	/*
 	 * 1: the series are runs or configurations of runs ("GPT-2, ddp"),
 	 * or quantities over runs ("measured", "estimated" against the batch

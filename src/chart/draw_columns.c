@@ -101,9 +101,13 @@ static void columns_key(cairo_t *cr, const struct chart *c, const struct columns
 	free(key_series);
 	lg->reverse = kind->stack; /* listed top down as the segments stack bottom up */
 	/* A no-break space keeps "0.5 %" on one line. */
-	char *note = hidden.len ? xasprintf("too small to see (< %.1f\u00a0%% of the axis): %s", MIN_VISIBLE * 100,
-					    hidden.data)
-				: NULL;
+	char *hid = hidden.len ? xasprintf("too small to see (< %.1f\u00a0%% of the axis): %s", MIN_VISIBLE * 100,
+					   hidden.data)
+			       : NULL;
+	/* The chart's own note (what its bars leave out) first, then the series too small to see. */
+	char *note = c->note && hid ? xasprintf("%s; %s", c->note, hid) : c->note ? xstrdup(c->note) : hid;
+	if (note != hid)
+		free(hid);
 	key_note_wrapped(cr, k, note, k->below ? w - 2 * PAD : fmax(lg->width, 0.22 * w));
 	buf_release(&hidden);
 	key_measure(k);

@@ -225,9 +225,32 @@ static void set_column(struct tmpl_dict *col, const struct table_col *tc)
  */
 #define PAGE_ROWS 50
 
+/*
+ * runs.csv's layout on the page: its columns from data_parallel on (seven,
+ * sources included) made one column, "dp 2, tp 1, pp 1" and ", GPipe,
+ * m 4" where known, so that the runs table still fits the window; the CSV
+ * keeps them apart. Into v; empty when the run has none.
+ */
+static void runs_layout_cell(const struct table *t, size_t r, size_t first, struct buf *v)
+{
+	static const char *const cols[] = {"data_parallel", "tensor_parallel", "pipeline_parallel", "schedule",
+					   "microbatches"};
+	static const char *const words[] = {"dp ", "tp ", "pp ", "", "m "};
+	for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
+		int c = table_col_index(t, cols[k]);
+		if (c < 0 || (size_t)c < first || table_cell(t, r, (size_t)c)->null)
+			continue;
+		buf_adds(v, v->len ? ", " : "");
+		buf_adds(v, words[k]);
+		table_format_cell(t, r, (size_t)c, v);
+	}
+}
+
 /* Fills one table's section: name, title, headers and the first max_rows rows' cells as the CSV has them. */
 static void set_table(struct tmpl_dict *sec, const struct table *t, size_t max_rows)
 {
+	int lay = !strcmp(t->name, "runs") ? table_col_index(t, "data_parallel") : -1;
+	size_t ncols = lay >= 0 ? (size_t)lay : t->ncols;
 	tmpl_set(sec, "TABLE_NAME", t->name);
 	tmpl_set(sec, "TABLE_TITLE", t->title);
 	tmpl_set_int(sec, "TABLE_ROWS", (long long)t->nrows);
@@ -236,18 +259,32 @@ static void set_table(struct tmpl_dict *sec, const struct table *t, size_t max_r
 	size_t shown = t->nrows < max_rows ? t->nrows : max_rows;
 	if (shown < t->nrows)
 		tmpl_set_int(tmpl_add_section(sec, "SHOWN"), "SHOWN_ROWS", (long long)shown);
-	for (size_t c = 0; c < t->ncols; c++)
+	for (size_t c = 0; c < ncols; c++)
 		set_column(tmpl_add_section(sec, "COL"), &t->cols[c]);
+	if (lay >= 0) {
+		struct table_col lc = {0};
+		static char lname[] = "layout";
+		lc.name = lname;
+		lc.type = COL_TEXT;
+		set_column(tmpl_add_section(sec, "COL"), &lc);
+	}
 	struct buf v;
 	buf_init(&v);
 	for (size_t r = 0; r < shown; r++) {
 		struct tmpl_dict *row = tmpl_add_section(sec, "ROW");
-		for (size_t c = 0; c < t->ncols; c++) {
+		for (size_t c = 0; c < ncols; c++) {
 			struct tmpl_dict *cell = tmpl_add_section(row, "CELL");
 			buf_reset(&v);
 			table_format_cell(t, r, c, &v);
 			tmpl_set(cell, "CELL_VALUE", v.data);
 			tmpl_set(cell, "CELL_CLASS", t->cols[c].type == COL_TEXT ? "text" : "num");
+		}
+		if (lay >= 0) {
+			struct tmpl_dict *cell = tmpl_add_section(row, "CELL");
+			buf_reset(&v);
+			runs_layout_cell(t, r, (size_t)lay, &v);
+			tmpl_set(cell, "CELL_VALUE", v.data);
+			tmpl_set(cell, "CELL_CLASS", "text");
 		}
 	}
 	buf_release(&v);

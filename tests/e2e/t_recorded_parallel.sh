@@ -14,6 +14,17 @@
 #   (truth.json) fp32 elements (the stage returns x.float()), 4 bytes each,
 #   activations forward from stage 0 and their gradients back from stage 1.
 #
+#   pipelines' phases (phases.csv): forward and backward from the schedule's
+#   own "Forward <i>" and "Backward <i>" ranges, counted and measured here
+#   from the raw annotations; the runs with neither named on the figures.
+#
+#   vocabulary: estimates.csv's vocab_used from the traces' head matmul
+#   against truth.json, flops_per_step and achieved TFLOP/s recomputed.
+#
+#   layout: runs.csv's data/tensor/pipeline parallel, schedule and
+#   micro-batches against truth.json; DDP and a pipeline inferred from the
+#   raw traces of run directories built without a manifest.
+#
 #   tensor parallel (tp2): experiments/h200x4-parallel/check_tp.py over the
 #   raw traces: Megatron's 2 + 2 all-reduces per block of b s h elements,
 #   8 blocks, in each profiled step's forward and backward; perfstudy's
@@ -115,6 +126,207 @@ for dr in ("par/pp2-gpipe-m4", "par/pp2-gpipe-m8", "par/pp2-1f1b-m4", "par/pp2-1
     want, run = round(sum(per_rank) / len(per_rank)), dr.split("/")[1]
     if got.get(run) != want:
         print("%s: comm_types.csv SendRecv %s B, the raw ops %d B" % (run, got.get(run), want), file=sys.stderr)
+        bad = True
+sys.exit(bad)
+EOF
+
+# phases.csv of the pipelines (issue #54 item 7): forward and backward are the schedule's own
+# ranges, "Forward <i>" and "Backward <i>" (torch.distributed.pipelining's ScheduleGPipe), their
+# count and the measure of their union per rank from the raw user_annotation events (2e-3 us);
+# the runs with none of them (Schedule1F1B names neither: their bars showed ~4 ms of a ~90 ms
+# step) named in the figures' caption and in the note drawn on phases_host and phases_gpu
+python3 - "$X" "$P" "$Q" "$T/o" <<'EOF' && ok || bad "phases of the pipelines differ from the schedule's ranges"
+import csv, glob, html, json, os, re, sys
+X, P, Q, OUT = sys.argv[1:5]
+bad = False
+unnamed = {}
+for dr in ("par/pp2-gpipe-m4", "par/pp2-gpipe-m8", "par/pp2-1f1b-m4", "par/pp2-1f1b-m8",
+           "p2p/pp2-gpipe-m4-p2p", "p2p/pp2-gpipe-m4-nop2p"):
+    run = dr.split("/")[1]
+    D = P if dr.startswith("par/") else Q
+    rows = {(r["rank"], r["phase"]): r for r in csv.DictReader(open(os.path.join(D, "phases.csv"))) if r["run"] == run}
+    fb = 0
+    for f in sorted(glob.glob(os.path.join(X, dr, "rank*.pt.trace.json"))):
+        rank = os.path.basename(f)[4:].split(".")[0]
+        ev = json.load(open(f))["traceEvents"]
+        for phase, word in (("forward", "Forward"), ("backward", "Backward")):
+            rs = sorted((e["ts"], e["ts"] + e["dur"]) for e in ev if e.get("cat") == "user_annotation"
+                        and re.fullmatch(word + r" \d+", e["name"]))
+            union, end = 0.0, None
+            for a, b in rs:
+                if end is None or a > end:
+                    union += b - a
+                    end = b
+                elif b > end:
+                    union += b - end
+                    end = b
+            fb += len(rs)
+            r = rows.get((rank, phase))
+            if not r or int(r["calls"]) != len(rs) or abs(float(r["cpu_us"]) - union) > 2e-3:
+                print("%s rank %s %s: phases.csv %s, the trace's %s ranges: %d, %.3f us"
+                      % (run, rank, phase, r and (r["calls"], r["cpu_us"]), word, len(rs), union), file=sys.stderr)
+                bad = True
+    if not fb:
+        unnamed.setdefault(D, []).append(run)
+# the runs without a forward or backward range: named in the figures' caption and in the note drawn on them
+labels = {}
+for y in (os.path.join(X, "parallel.yaml"), os.path.join(X, "p2p.yaml")):
+    run = None
+    for line in open(y):
+        m = re.match(r"\s+- id: (\S+)", line)
+        if m:
+            run = m.group(1)
+        m = re.match(r"\s+label: (.*)", line)
+        if m and run:
+            labels[run] = m.group(1).strip()
+for D, runs in unnamed.items():
+    exp = os.path.basename(os.path.dirname(D))
+    page = " ".join(html.unescape(open(os.path.join(OUT, exp, "index.html")).read()).split())
+    said = "Runs %s record annotations of other phases but none of forward or backward" % ", ".join(runs)
+    note = "no forward or backward annotation in %s: their bars show only the rest of the step" % "; ".join(labels[r] for r in runs)
+    for fig in ("phases_host", "phases_gpu"):
+        svg = html.unescape(open(os.path.join(OUT, exp, "figures", fig + ".svg")).read())
+        if note not in svg:
+            print("%s %s.svg: no note '%s'" % (exp, fig, note), file=sys.stderr)
+            bad = True
+    if said not in page:
+        print("%s: the caption does not say '%s'" % (exp, said), file=sys.stderr)
+        bad = True
+sys.exit(bad or not unnamed)
+EOF
+
+# the vocabulary without a manifest's (issue #54 item 8): read from the head's matrix product in
+# the trace (aten::linear of weight [V, h]), here against truth.json's vocab, and the FLOPs per
+# step with the logit layer (Megatron's count, worked out here) over the log's unprofiled median:
+# achieved_tflops_per_gpu was 0.70x this without the logit layer
+python3 - "$X" "$P" "$Q" "$T/o" <<'EOF' && ok || bad "vocabulary or achieved TFLOP/s of the parallel runs differ"
+import csv, html, json, os, re, statistics, sys
+X, P, Q, OUT = sys.argv[1:5]
+bad = False
+est = {r["run"]: r for D in (P, Q) for r in csv.DictReader(open(os.path.join(D, "estimates.csv")))}
+ut = {r["run"]: r for D in (P, Q) for r in csv.DictReader(open(os.path.join(D, "utilization.csv")))}
+for dr in ("par/pp2-gpipe-m4", "par/pp2-gpipe-m8", "par/pp2-1f1b-m4", "par/pp2-1f1b-m8", "par/tp1", "par/tp2",
+           "p2p/pp2-gpipe-m4-p2p", "p2p/pp2-gpipe-m4-nop2p", "p2p/tp2-p2p", "p2p/tp2-nop2p"):
+    run, d = dr.split("/")[1], os.path.join(X, dr)
+    t = json.load(open(os.path.join(d, "truth.json")))
+    # the vocabulary of the head's matrix product in the raw trace: aten::linear [.., h] x [V, h]
+    heads = set()
+    for r in range(t["world"]):
+        f = os.path.join(d, "rank%d.pt.trace.json" % r)
+        for e in json.load(open(f))["traceEvents"]:
+            dims = e.get("args", {}).get("Input Dims") if e.get("name") == "aten::linear" else None
+            if dims and len(dims[1]) == 2 and dims[1][1] == t["hidden"] and dims[1][0] > 4 * t["hidden"]:
+                heads.add(dims[1][0])
+    if heads != {t["vocab"]}:
+        print("%s: the trace's head widths %s, truth.json's vocab %d" % (run, heads, t["vocab"]), file=sys.stderr)
+        bad = True
+    # Megatron's count with the logit layer: 3 x l x [2Bs(4h^2 + 2hf) + 4Bs^2h] + 3 x 2BshV, f = 4h,
+    # B the global batch (one replica: a pipeline's or TP's ranks hold one model)
+    B, s, l, h, V = t["batch"], t["seq"], t["layers"], t["hidden"], t["vocab"]
+    flops = 3 * l * (2 * B * s * (4 * h * h + 2 * h * 4 * h) + 4 * B * s * s * h) + 3 * 2 * B * s * h * V
+    # the step: the median of the log's unprofiled iterations (3 on, outside the profiler's window)
+    prof = t["profiled_iterations"]
+    ms = {}
+    for line in open(os.path.join(d, "rank%d.log" % t["log_rank"])):
+        m = re.match(r"\s*iteration\s+(\d+)/.*elapsed time per iteration \(ms\): ([0-9.]+)", line)
+        if m:
+            ms[int(m.group(1))] = float(m.group(2))
+    step = statistics.median(v for i, v in ms.items() if i >= 3 and not prof[0] - 2 <= i <= prof[-1] + 1) / 1e3
+    want = flops / step / t["world"] / 1e12
+    e, u = est[run], ut[run]
+    if (e["vocab_used"], e.get("vocab_source")) != (str(V), "trace") or abs(float(e["flops_per_step"]) / flops - 1) > 1e-5 \
+            or abs(float(u["achieved_tflops_per_gpu"]) / want - 1) > 1e-4:
+        print("%s: vocab %s (%s), flops %s, %s TFLOP/s; want %d (trace), %.6g, %.6g"
+              % (run, e["vocab_used"], e.get("vocab_source"), e["flops_per_step"], u["achieved_tflops_per_gpu"], V, flops, want),
+              file=sys.stderr)
+        bad = True
+# with a vocabulary, no bar of the achieved TFLOP/s figure says it leaves the logit layer out
+for exp in ("h200x2-parallel", "h200x2-p2p"):
+    svg = html.unescape(open(os.path.join(OUT, exp, "figures", "achieved_tflops.svg")).read())
+    if "no logit layer" in svg:
+        print("%s: achieved_tflops.svg says 'no logit layer'" % exp, file=sys.stderr)
+        bad = True
+sys.exit(bad)
+EOF
+
+# runs.csv's parallel layout (issue #54 item 11): data, tensor and pipeline parallel, schedule and
+# micro-batches of every run against truth.json, which the generator wrote from what it ran; and a
+# build of two run directories without a manifest: DDP inferred from the raw trace's
+# DistributedDataParallel.forward (its GPUs the trace's world size), the pipeline from its sends
+"$PERFSTUDY" build -q "$X/zero/125m-2gpu-ddp" "$X/par/pp2-1f1b-m4" -o "$T/dirs" 2>"$T/err" && ok || bad "directory build: $(cat "$T/err")"
+python3 - "$X" "$T/o" "$T/dirs" <<'EOF' && ok || bad "runs.csv's parallel layout differs from truth.json or the traces"
+import csv, glob, json, os, sys
+X, OUT, DIROUT = sys.argv[1:4]
+bad = False
+def check(run, row, want):
+    global bad
+    got = tuple(row.get(k, "") for k in ("data_parallel", "tensor_parallel", "pipeline_parallel", "schedule", "microbatches"))
+    if got != want or not row.get("layout_source"):
+        print("%s: runs.csv %s (%s), want %s" % (run, got, row.get("layout_source"), want), file=sys.stderr)
+        bad = True
+def want_of(t):
+    # truth.json, written by the generator from what it ran: pipelines and TP (world, tensor_parallel,
+    # stages, schedule, microbatches), the ZeRO sweep (world, strategy: data parallel over every GPU)
+    if "stages" in t:
+        tp, pp = t["tensor_parallel"], t["stages"]
+        sched = {"gpipe": "GPipe", "1f1b": "1F1B"}.get(t.get("schedule") or "", "")
+        m = str(t["microbatches"]) if sched else ""
+        return (str(t["world"] // (tp * pp)), str(tp), str(pp), sched, m)
+    return (str(t["world"]), "1", "1", "", "")
+n = 0
+for exp, sub in (("h200x2-parallel", "par"), ("h200x2-p2p", "p2p"), ("h200x2-zero", "zero")):
+    for row in csv.DictReader(open(os.path.join(OUT, exp, "data", "runs.csv"))):
+        check(row["run"], row, want_of(json.load(open(os.path.join(X, sub, row["run"], "truth.json")))))
+        n += 1
+# a directory build (no manifest): DDP from the trace's DistributedDataParallel.forward, its GPUs
+# the trace's world size; the pipeline from its ranks' sends and receives
+rows = {r["run"]: r for r in csv.DictReader(open(os.path.join(DIROUT, "default", "data", "runs.csv")))}
+ev = json.load(open(os.path.join(X, "zero/125m-2gpu-ddp/rank0.pt.trace.json")))
+ddp = any(e.get("name") == "DistributedDataParallel.forward" for e in ev["traceEvents"])
+world = ev["distributedInfo"]["world_size"]
+r = rows.get("zero/125m-2gpu-ddp", {})
+check("zero/125m-2gpu-ddp", r, (str(world), "1", "1", "", "") if ddp else ("",) * 5)
+if r.get("layout_source") != "trace: DistributedDataParallel.forward":
+    print("zero/125m-2gpu-ddp: layout_source %s" % r.get("layout_source"), file=sys.stderr)
+    bad = True
+r = rows.get("par/pp2-1f1b-m4", {})
+check("par/pp2-1f1b-m4", r, want_of(json.load(open(os.path.join(X, "par/pp2-1f1b-m4/truth.json")))))
+if (r.get("layout_source"), r.get("schedule_source")) != ("trace: send/recv path", "inferred"):
+    print("par/pp2-1f1b-m4: sources %s, %s" % (r.get("layout_source"), r.get("schedule_source")), file=sys.stderr)
+    bad = True
+sys.exit(bad or n != 30)
+EOF
+
+# the bubble figures say the stages are unequal (issue #54 item 8): the rank whose raw trace runs the
+# head's matrix product ([vocab, hidden] of truth.json) is the stage named, and its kernels take
+# more than 1.10x the ranks' mean here too
+python3 - "$X" "$T/o" <<'EOF' && ok || bad "bubble figures: the unequal split not said"
+import html, json, os, re, sys
+X, OUT = sys.argv[1:3]
+bad = False
+for dr in ("par/pp2-gpipe-m4", "par/pp2-gpipe-m8", "par/pp2-1f1b-m4", "par/pp2-1f1b-m8",
+           "p2p/pp2-gpipe-m4-p2p", "p2p/pp2-gpipe-m4-nop2p"):
+    run, d = dr.split("/")[1], os.path.join(X, dr)
+    exp = "h200x2-parallel" if dr.startswith("par/") else "h200x2-p2p"
+    t = json.load(open(os.path.join(d, "truth.json")))
+    head, busy = None, {}
+    for r in range(t["world"]):
+        ev = json.load(open(os.path.join(d, "rank%d.pt.trace.json" % r)))["traceEvents"]
+        if any(e.get("name") == "aten::linear" and e["args"].get("Input Dims", [[], []])[1] == [t["vocab"], t["hidden"]]
+               for e in ev if e.get("cat") == "cpu_op"):
+            head = r
+        busy[r] = sum(e["dur"] for e in ev if e.get("cat") == "kernel" and "nccl" not in e["name"])
+    # the head's rank is the busiest by far (its kernels' time over the mean of the ranks')
+    ratio = busy[head] / (sum(busy.values()) / len(busy))
+    page = " ".join(html.unescape(open(os.path.join(OUT, exp, "index.html")).read()).split())
+    said = "Run %s: each pipeline stage's bubble" % run
+    words = "The stages are unequal: stage %d of %d (rank %d), which holds the logit layer (a [%d, %d] matrix product)" \
+        % (head, t["stages"], head, t["vocab"], t["hidden"])
+    cap = page[page.find(said):][:1200] if said in page else ""
+    svg = html.unescape(open(os.path.join(OUT, exp, "figures", "pipeline_bubble_%s.svg" % run)).read())
+    if ratio <= 1.10 or words not in cap or "not GPipe against 1F1B" not in cap or \
+            "stage %d (the head) computes" % head not in svg:
+        print("%s: head on rank %s (kernels %.2fx the mean); caption: %s" % (run, head, ratio, cap[:400]), file=sys.stderr)
         bad = True
 sys.exit(bad)
 EOF

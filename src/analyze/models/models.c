@@ -216,7 +216,7 @@ static const char *step_source_words(const struct cell *src)
 	return src->v.text; /* "manifest" */
 }
 
-static void utilization_figures(const struct table *u, struct analysis_result *out)
+static void utilization_figures(const struct table *u, const struct table *e, struct analysis_result *out)
 {
 	const struct table *stats = result_table(out, "step_stats");
 	int crun = table_col_index(u, "run"), cstep = table_col_index(u, "step_us");
@@ -228,30 +228,58 @@ static void utilization_figures(const struct table *u, struct analysis_result *o
 	chart_add_series(tf, "achieved");
 	chart_set_x_axis(st, "run (source of its step time)", CHART_SCALE_LINEAR);
 	chart_set_x_axis(tf, "run (source of its step time)", CHART_SCALE_LINEAR);
-	struct buf label;
+	struct buf label, novocab, fromtrace;
 	buf_init(&label);
+	buf_init(&novocab);
+	buf_init(&fromtrace);
 	for (size_t r = 0; r < u->nrows; r++) {
 		const struct cell *step = table_cell(u, r, (size_t)cstep), *ach = table_cell(u, r, (size_t)cach);
 		const struct cell *src = table_cell(u, r, (size_t)csrc);
+		const char *run = table_cell(u, r, (size_t)crun)->v.text;
+		/* estimates.csv's vocab_used and its source: the FLOPs without the logit layer where there is none */
+		const char *vsrc = NULL;
+		int unknown = 0;
+		for (size_t k = 0; k < e->nrows; k++)
+			if (!strcmp(table_cell(e, k, 0)->v.text, run)) {
+				unknown = table_cell(e, k, 15)->null;
+				vsrc = unknown ? NULL : table_cell(e, k, 16)->v.text;
+			}
+		if (unknown)
+			buf_printf(&novocab, "%s%s", novocab.len ? ", " : "", run);
+		if (vsrc && !strcmp(vsrc, "trace"))
+			buf_printf(&fromtrace, "%s%s", fromtrace.len ? ", " : "", run);
 		buf_reset(&label);
-		buf_printf(&label, "%s (%s)", table_cell(u, r, (size_t)crun)->v.text, step_source_words(src));
+		buf_printf(&label, "%s (%s)", run, step_source_words(src));
 		if (!step->null && step->v.f == step->v.f) {
 			size_t cat = chart_add_category(st, label.data);
 			chart_set(st, cat, 0, step->v.f / 1000.0);
 			if (!src->null && !strcmp(src->v.text, "trace"))
 				spread_from_steps(st, cat, stats, table_cell(u, r, (size_t)crun)->v.text);
 		}
+		/* on the figure itself: a bar whose FLOPs leave the logit layer out says so */
+		if (unknown)
+			buf_adds(&label, ", no logit layer");
 		if (!ach->null && ach->v.f == ach->v.f)
 			chart_set(tf, chart_add_category(tf, label.data), 0, ach->v.f);
 	}
-	buf_release(&label);
 	result_add_figure(out, st, "Time per training step of each run in milliseconds, from the source in "
 				   "brackets: 'profiled steps', the mean ProfilerStep#N range of its traces; 'training "
 				   "log', its training log; or 'manifest', the value typed into the manifest "
 				   "(utilization.csv's step_source: trace, log, manifest); for profiled steps, the "
 				   "whisker spans the fastest to the slowest profiled step of any rank (step_stats.csv).");
-	result_add_figure(out, tf, "Achieved model TFLOP/s per GPU of each run: the estimated FLOPs per step "
-				   "over the step time and the number of GPUs (utilization.csv; MFU there).");
+	buf_reset(&label);
+	buf_adds(&label, "Achieved model TFLOP/s per GPU of each run: the estimated FLOPs per step over the step time "
+		 "and the number of GPUs (utilization.csv; MFU there).");
+	if (fromtrace.len)
+		buf_printf(&label, " The vocabulary of %s is read from the trace's shapes (the logit layer's matrix "
+			   "product, estimates.csv vocab_source).", fromtrace.data);
+	if (novocab.len)
+		buf_printf(&label, " 'no logit layer': %s has no vocabulary in the manifest or the trace's shapes, so "
+			   "its FLOPs leave the logit layer (6BsdV) out and its TFLOP/s are too low.", novocab.data);
+	result_add_figure(out, tf, label.data);
+	buf_release(&label);
+	buf_release(&novocab);
+	buf_release(&fromtrace);
 }
 
 /*
@@ -379,7 +407,7 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 				    "run:text,model:text,params:int,params_12ld2:int,global_batch:int,flops_per_step:real,"
 				    "activation_bytes_per_gpu:real,model_state_bytes_per_gpu:real,memory_bytes_per_gpu:real,"
 				    "gpu_memory_bytes:int,exceeds_gpu_memory:text,zero:int,comm_bytes_per_gpu:real,"
-				    "params_method:text,params_layers:int,vocab_used:int");
+				    "params_method:text,params_layers:int,vocab_used:int,vocab_source:text");
 	struct table *u = table_new("utilization", "Achieved TFLOP/s per GPU and model FLOPs utilization",
 				    "run:text,gpus:int,global_batch:int,step_us:real,step_source:text,flops_per_step:real,"
 				    "achieved_tflops_per_gpu:real,logged_tflops_per_gpu:real,gpu:text,precision:text,"
@@ -409,10 +437,29 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		int dp = p > 0 ? (p / mp > 0 ? p / mp : 1) : 1;
 		int64_t P = est_params_as(&em, tp);
 		double B = r->batch > 0 ? (double)r->batch * dp : 0;
-		/* The logit layer is as wide as the vocabulary the framework builds (padded by Megatron). */
+		/*
+		 * The logit layer is as wide as the vocabulary the framework builds
+		 * (padded by Megatron); without the manifest's, the one the traces'
+		 * shapes show (trace_vocab.c), for the FLOPs only: the parameter
+		 * count stays the manifest's (a tied head; the trace's may not be).
+		 */
 		struct est_model emv = em;
 		emv.vocab = est_vocab_padded(&em, tp);
-		double flops = B > 0 ? est_train_flops(&emv, B, (enum est_recompute)r->recompute, em.vocab > 0) : -1;
+		int vrank = -1;
+		int64_t tv = em.vocab > 0 ? 0 : models_trace_vocab(ctx->store, ctx->experiment, r->id, em.hidden,
+								    est_ffn(&em), &vrank);
+		if (tv < 0) {
+			ret = -1;
+			break;
+		}
+		if (tv > 0) {
+			emv.vocab = tv;
+			result_add_note(out, "estimates.csv: run %s: vocabulary %lld read from its trace (rank %d's "
+					"aten::linear of weight [%lld, %lld], the logit layer): flops_per_step counts the "
+					"logit layer with it; params still needs the manifest's vocab.", r->id, (long long)tv,
+					vrank, (long long)tv, (long long)em.hidden);
+		}
+		double flops = B > 0 ? est_train_flops(&emv, B, (enum est_recompute)r->recompute, emv.vocab > 0) : -1;
 		size_t row = table_add_row(e);
 		table_set_text(e, row, 0, r->id);
 		if (r->model.name)
@@ -444,8 +491,10 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 			table_set_real(e, row, 12, est_comm_bytes((double)P / mp, z, dp, models_grad_bytes(r)));
 		table_set_text(e, row, 13, models_params_method(&em));
 		table_set_int(e, row, 14, em.layers * est_layer_params(&em));
-		if (em.vocab > 0)
+		if (emv.vocab > 0) {
 			table_set_int(e, row, 15, emv.vocab);
+			table_set_text(e, row, 16, tv > 0 ? "trace" : "manifest");
+		}
 		if (!P)
 			result_add_note(out, "estimates.csv: run %s: no parameter count without the model's vocab "
 					     "(params_layers counts the layers alone).", r->id);
@@ -531,7 +580,7 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 	memory_by_batch_add(mb, mbc, out);
 	if (u->nrows) {
 		result_add_table(out, u);
-		utilization_figures(u, out);
+		utilization_figures(u, e, out);
 	} else {
 		table_free(u);
 	}
@@ -578,7 +627,11 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		"'mlm' leaves it out). These are counts of the modules, exact when the model is built as "
 		"described; params_12ld2 is an approximation (it leaves out biases, LayerNorms and embeddings). "
 		"params_layers: l times one layer's parameters, no embeddings (needs no vocabulary). vocab_used: "
-		"the vocabulary of the embedding and the logit layer of flops_per_step (Megatron's padded one).");
+		"the vocabulary of the embedding and the logit layer of flops_per_step (Megatron's padded one); "
+		"vocab_source: manifest, or trace where the manifest gives none and the run's traces have shapes: "
+		"the largest n of its aten::linear operators with an input of width d and a weight [n, d], n > 3d "
+		"and n > f (wider than any matrix of a layer: the logit layer's [V, d]), used for flops_per_step "
+		"only (params stays empty: the manifest's count assumes a head tied to the embedding).");
 	result_add_method(out, "utilization.csv",
 		"step_us: the manifest's measured iteration_ms, else the median elapsed time per iteration of the "
 		"run's training log over its unprofiled iterations (profiler_overhead.csv: from the third on, "

@@ -33,4 +33,12 @@ int models_replica_ranks(const struct manifest_run *r);
 /* Bytes per gradient element: the manifest's grad_bytes, else 4 for fp32/tf32, 8 for fp64, else 2. */
 int models_grad_bytes(const struct manifest_run *r);
 
+/*
+ * The vocabulary of a run's traces (trace_vocab.c): the widest aten::linear
+ * weight [n, d] over an input of width d (hidden) with n > 3d and n > f
+ * (ffn), the logit layer's; *rank the lowest rank that runs it. 0: none
+ * (or d unknown); -1 after diag.
+ */
+int64_t models_trace_vocab(struct store *s, const char *exp, const char *run, int64_t d, int64_t f, int *rank);
+
 #endif

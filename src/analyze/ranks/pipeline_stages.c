@@ -73,6 +73,7 @@
 #include "analyze/analysis.h"
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
+#include "analyze/ranks/pipeline_balance.h"
 #include "util/search.h"
 #include "chart/chart.h"
 #include "util/buf.h"
@@ -768,11 +769,19 @@ static int one_run(const struct analysis_ctx *ctx, struct analysis_result *out, 
 		a = b;
 	}
 	if (c && !chart_is_empty(c)) {
+		/* unequal stages: the figure says the split, not the schedule, makes the bubble (pipeline_balance.c) */
+		char *bal = NULL, *note = NULL;
+		if (pipeline_balance_words(ctx->store, ctx->experiment, keys[0].run, *t, mr ? mr->model.hidden : 0,
+					   mr ? mr->model.ffn : 0, &bal, &note) < 0)
+			rc = -1;
+		chart_set_note(c, note);
 		char *cap = xasprintf("Run %s: each pipeline stage's bubble, the share of the pipeline's span in which "
 				      "its GPU computes nothing, beside its schedule's, the median over the profiled "
-				      "steps (Methods: pipeline_stages.csv).", keys[0].run);
+				      "steps (Methods: pipeline_stages.csv).%s", keys[0].run, bal ? bal : "");
 		result_add_figure(out, c, cap);
 		free(cap);
+		free(bal);
+		free(note);
 	} else if (c) {
 		chart_free(c);
 	}

@@ -427,11 +427,14 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 {
 	struct table *t = table_new("runs", "Runs",
 				    "run:text,label:text,gpus:int,ranks:int,model:text,batch:int,strategy:text,"
-				    "device:text,kernels:int,mean_step_us:us");
+				    "device:text,kernels:int,mean_step_us:us,data_parallel:int,tensor_parallel:int,"
+				    "pipeline_parallel:int,layout_source:text,schedule:text,microbatches:int,schedule_source:text");
 	sqlite3_stmt *st;
 	/*
 	 * gpus: the manifest's value, else the largest world_size a trace
-	 * records, else the number of rank files.
+	 * records, else the number of rank files. The layout's columns
+	 * (data_parallel ... schedule_source) stay empty here: run_layout.c
+	 * fills them after pipeline_stages.csv.
 	 */
 	if (store_prepare(s, "build runs", "SELECT r.run, r.label, coalesce(r.gpus, max(t.world_size), count(DISTINCT t.rank)),"
 		    " count(DISTINCT t.rank), r.model, r.batch, r.strategy,"
@@ -718,7 +721,18 @@ int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 	result_add_method(out, "runs.csv",
 			  "One row per run. gpus: the manifest's value, else the largest world_size its traces "
 			  "record, else its number of ranks. ranks: as in rank_devices.csv. kernels: kernel "
-			  "launches read. mean_step_us: the mean duration of all ProfilerStep#N ranges of all its ranks.");
+			  "launches read. mean_step_us: the mean duration of all ProfilerStep#N ranges of all its ranks. "
+			  "data_parallel, tensor_parallel, pipeline_parallel: the run's layout, by the first rule that "
+			  "applies (layout_source): 'manifest', its tensor_parallel and pipeline_parallel (1 where one "
+			  "is not given) and data_parallel gpus / (tensor_parallel x pipeline_parallel); 'manifest "
+			  "strategy', a strategy of ddp or a ZeRO stage: data_parallel gpus, the others 1; 'trace: "
+			  "send/recv path', the pipelines pipeline_stages.csv finds in the ranks' point-to-point peers: "
+			  "pipeline_parallel their stages, data_parallel their count, tensor_parallel gpus over both "
+			  "where that divides exactly; 'trace: DistributedDataParallel.forward' (or "
+			  "FullyShardedDataParallel.forward), the wrapper's annotation in a rank's trace: data_parallel "
+			  "gpus, the others 1; 'one GPU': 1, 1, 1; else empty. schedule (GPipe, 1F1B) and microbatches: "
+			  "the manifest's, else pipeline_stages.csv's, inferred from the sends and receives; "
+			  "schedule_source says whose.");
 	result_add_method(out, "ranks and devices (rank_devices.csv)",
 			  "A rank is one device's GPU activities. A trace file whose activities are on one device "
 			  "(one process per GPU: DDP, one Kineto file per rank) is one rank: the rank it records, "

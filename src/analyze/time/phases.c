@@ -41,9 +41,9 @@ static const char *const d_batch[] = {"get_train_batch", "[_TrainingEpochLoop].t
 				      "[TrainingEpochLoop].train_dataloader_next", "enumerate(DataLoader)*"};
 static const char *const d_forward[] = {"forward", "model_forward", "DistributedDataParallel.forward",
 					"FullyShardedDataParallel.forward", "[LightningModule]*.training_step",
-					"[Strategy]*.training_step", "training_step"};
+					"[Strategy]*.training_step", "training_step", "Forward *"};
 static const char *const d_backward[] = {"backward", "model_backward", "[LightningModule]*.backward",
-					 "[Strategy]*.backward"};
+					 "[Strategy]*.backward", "Backward *"};
 static const char *const d_optim[] = {"optimizer_step", "Optimizer.step#*", "[LightningModule]*.optimizer_step",
 				      "[Strategy]*.optimizer_step"};
 #define N(a) (sizeof(a) / sizeof(a[0]))
@@ -237,6 +237,15 @@ int phase_at(const struct ivset *host, size_t nph, int64_t t)
 	return -1;
 }
 
+/* The index of the phase named name in ph, or -1. */
+static int phase_index(const struct phase *ph, size_t nph, const char *name)
+{
+	for (size_t p = 0; p < nph; p++)
+		if (!strcmp(ph[p].name, name))
+			return (int)p;
+	return -1;
+}
+
 /* What phases_rank writes to, from the analysis. */
 struct phases_walk {
 	const struct analysis_ctx *ctx;
@@ -251,7 +260,32 @@ struct phases_walk {
 	size_t run_ranks;            /* the ranks of the run so far */
 	int any;                     /* a phase was found on some rank */
 	const struct rank_key *prev; /* the rank before, or NULL */
+	int fwd, bwd;                /* the indexes of forward and backward; -1: not a phase */
+	char *run;                   /* the current run's id (a copy: the keys go when the walk ends) */
+	int64_t run_calls, run_fb;   /* the run's calls so far: of any phase; of forward or backward */
+	struct buf unnamed;          /* the runs with phases but no forward or backward, ", " apart */
+	struct buf unnamed_labels;   /* the same runs by their manifest labels (the bars'), "; " apart */
+	size_t nunnamed;
 };
+
+/* The manifest's label of run (the figure's name for its bar), else the id. */
+static const char *run_label(const struct manifest *m, const char *run)
+{
+	for (size_t i = 0; m && i < m->nruns; i++)
+		if (!strcmp(m->runs[i].id, run))
+			return m->runs[i].label && *m->runs[i].label ? m->runs[i].label : run;
+	return run;
+}
+
+/* At a run's end: a run with calls of some phase but none of forward or backward joins w->unnamed. */
+static void run_done(struct phases_walk *w)
+{
+	if (!w->run || (w->fwd < 0 && w->bwd < 0) || !w->run_calls || w->run_fb)
+		return;
+	buf_printf(&w->unnamed, "%s%s", w->nunnamed ? ", " : "", w->run);
+	buf_printf(&w->unnamed_labels, "%s%s", w->nunnamed ? "; " : "", run_label(w->ctx->manifest, w->run));
+	w->nunnamed++;
+}
 
 /* for_each_rank's visitor: one rank's rows of phases.csv, and its part of its run's bars. Returns 0. */
 static int phases_rank(const struct rank_key *k, const struct rank_data *d, void *arg)
@@ -297,10 +331,16 @@ static int phases_rank(const struct rank_key *k, const struct rank_data *d, void
 	w->any |= found > 0;
 	/* Chart: per run, the mean over its ranks of the time per step. */
 	if (!w->prev || strcmp(k->run, w->prev->run)) {
+		run_done(w);
+		free(w->run);
+		w->run = xstrdup(k->run);
 		chart_add_category(w->ch, k->run);
 		chart_add_category(w->cg, k->run);
 		w->run_ranks = 0;
+		w->run_calls = w->run_fb = 0;
 	}
+	w->run_calls += found;
+	w->run_fb += (w->fwd >= 0 ? w->calls[w->fwd] : 0) + (w->bwd >= 0 ? w->calls[w->bwd] : 0);
 	w->run_ranks++;
 	size_t cat = w->ch->ncat - 1;
 	double per = d->nsteps ? (double)d->nsteps : 1.0;
@@ -345,18 +385,44 @@ int analysis_phases(const struct analysis_ctx *ctx, struct analysis_result *out)
 		ivset_init(&gpu[p]);
 	}
 	int ret = -1;
-	struct phases_walk w = {ctx, out, &nm, ph, nph, t, ch, cg, host, gpu, calls, 0, 0, NULL};
+	struct phases_walk w = {ctx, out, &nm, ph, nph, t, ch, cg, host, gpu, calls, 0, 0, NULL,
+				phase_index(ph, nph, "forward"), phase_index(ph, nph, "backward"), NULL, 0, 0, {0}, {0}, 0};
+	buf_init(&w.unnamed);
+	buf_init(&w.unnamed_labels);
+	struct buf cap;
+	buf_init(&cap);
 	if (for_each_rank(ctx->store, ctx->experiment, phases_rank, &w) < 0)
 		goto out;
+	run_done(&w);
 	result_add_table(out, t);
 	t = NULL;
 	if (w.any) {
-		result_add_figure(out, ch, "Host time per phase and step, per run (mean over its ranks): the time "
-				  "inside each phase's annotation ranges, nested ranges counted for the innermost phase.");
+		/* What the bars of a run without forward and backward annotations leave out, on the figure too. */
+		char *missing = w.nunnamed ? xasprintf("no forward or backward annotation in %s: %s bars show only the "
+						       "rest of the step", w.unnamed_labels.data,
+						       w.nunnamed == 1 ? "its" : "their")
+					   : NULL;
+		chart_set_note(ch, missing);
+		chart_set_note(cg, missing);
+		buf_adds(&cap, "Host time per phase and step, per run (mean over its ranks): the time inside each "
+			 "phase's annotation ranges, nested ranges counted for the innermost phase.");
+		if (missing)
+			buf_printf(&cap, " Run%s %s record%s annotations of other phases but none of forward or backward "
+				   "(a pipeline schedule that names neither, as PyTorch 2.11's Schedule1F1B): %s bars "
+				   "leave out the forward and backward passes, most of the step.", w.nunnamed == 1 ? "" : "s",
+				   w.unnamed.data, w.nunnamed == 1 ? "s" : "", w.nunnamed == 1 ? "its" : "their");
+		result_add_figure(out, ch, cap.data);
 		ch = NULL;
-		result_add_figure(out, cg, "GPU time per phase and step, per run (mean over its ranks): the union of "
-				  "the GPU activities launched while the host was in the phase.");
+		buf_reset(&cap);
+		buf_adds(&cap, "GPU time per phase and step, per run (mean over its ranks): the union of the GPU "
+			 "activities launched while the host was in the phase.");
+		if (missing)
+			buf_printf(&cap, " Run%s %s: no forward or backward annotation, so %s forward and backward "
+				   "kernels are in no phase.", w.nunnamed == 1 ? "" : "s", w.unnamed.data,
+				   w.nunnamed == 1 ? "its" : "their");
+		result_add_figure(out, cg, cap.data);
 		cg = NULL;
+		free(missing);
 	}
 	struct buf m;
 	buf_init(&m);
@@ -375,11 +441,18 @@ int analysis_phases(const struct analysis_ctx *ctx, struct analysis_result *out)
 		 "launching CUDA runtime call (same correlation id) starts at an instant of the phase on any thread "
 		 "(backward's kernels are launched from the autograd thread); for a rank without runtime calls, the "
 		 "union of its gpu_user_annotation ranges of the phase's names. The figures show the mean per "
-		 "ProfilerStep over a run's ranks.");
+		 "ProfilerStep over a run's ranks. Forward * and Backward * are torch.distributed.pipelining's "
+		 "names for a micro-batch's passes under ScheduleGPipe; a run whose ranks have calls of some phase "
+		 "but none of forward or backward is named in the figures' note and caption, whose bars then leave "
+		 "those passes out.");
 	result_add_method(out, "phases.csv", m.data);
 	buf_release(&m);
 	ret = 0;
 out:
+	free(w.run);
+	buf_release(&w.unnamed);
+	buf_release(&w.unnamed_labels);
+	buf_release(&cap);
 	for (size_t p = 0; p < nph; p++) {
 		ivset_release(&host[p]);
 		ivset_release(&gpu[p]);

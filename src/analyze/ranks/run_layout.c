@@ -1,0 +1,178 @@
+/*
+ * run_layout.c: runs.csv's parallel layout (perfstudy issue 54), filled
+ * into the columns basic.c leaves empty, after pipeline_stages.csv.
+ *
+ * Per run, the first rule that applies:
+ *   manifest          tensor_parallel or pipeline_parallel given: t and p
+ *                     (1 where one is not given), data_parallel gpus / (t p);
+ *   manifest strategy a strategy of ddp or a ZeRO stage (models_zero_stage:
+ *                     zero1..3, fsdp): data_parallel gpus, t = p = 1;
+ *   trace: send/recv path  pipeline_stages.csv found pipelines in the
+ *                     ranks' point-to-point peers: p its stages,
+ *                     data_parallel its pipelines, t = gpus / (p x pipelines)
+ *                     where that divides exactly (else empty);
+ *   trace: <name>     a rank's host annotation DistributedDataParallel.forward
+ *                     or FullyShardedDataParallel.forward (the wrappers'
+ *                     record_function names): data_parallel gpus, t = p = 1;
+ *   one GPU           gpus 1: 1, 1, 1;
+ * else all three empty (layout_source empty). gpus is runs.csv's.
+ * schedule and microbatches: the manifest's where it gives them, else
+ * pipeline_stages.csv's (inferred from the sends and receives), its first
+ * row of the run; schedule_source says whose (manifest, inferred, or both
+ * named when they differ).
+ */
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/models/models.h"
+#include "store/store.h"
+#include "util/buf.h"
+
+static const struct manifest_run *man_run(const struct manifest *m, const char *run)
+{
+	for (size_t i = 0; m && i < m->nruns; i++)
+		if (!strcmp(m->runs[i].id, run))
+			return &m->runs[i];
+	return NULL;
+}
+
+/* The data-parallel wrapper a rank of run names in its annotations ("DistributedDataParallel.forward"), or NULL. */
+static int ddp_name(struct store *s, const char *exp, const char *run, const char **name)
+{
+	static const char *const names[] = {"DistributedDataParallel.forward", "FullyShardedDataParallel.forward"};
+	*name = NULL;
+	sqlite3_stmt *st;
+	if (store_prepare(s, "run_layout: a data-parallel wrapper's annotation",
+			  "SELECT n.name FROM annotations a JOIN names n ON n.id = a.name_id"
+			  " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
+			  " WHERE r.experiment = ?1 AND r.run = ?2 AND n.name IN (?3, ?4) ORDER BY n.name LIMIT 1",
+			  &st) < 0)
+		return -1;
+	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	store_bind_text(st, 3, names[0], -1, SQLITE_STATIC);
+	store_bind_text(st, 4, names[1], -1, SQLITE_STATIC);
+	int rc = store_step(s, st, "run_layout: a data-parallel wrapper's annotation");
+	if (rc == 1)
+		*name = !strcmp((const char *)store_column_text(st, 0), names[0]) ? names[0] : names[1];
+	store_finalize(st);
+	return rc < 0 ? -1 : 0;
+}
+
+/* What pipeline_stages.csv says of run: stages, pipelines, and its first row's schedule and m; 0 when none. */
+struct pp_seen {
+	int64_t stages, pipelines, m;
+	const char *schedule, *schedule_source, *m_source;
+};
+
+static int pp_of(const struct table *ps, const char *run, struct pp_seen *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (!ps)
+		return 0;
+	int crun = table_col_index(ps, "run"), cpipe = table_col_index(ps, "pipeline");
+	int cst = table_col_index(ps, "stages"), csch = table_col_index(ps, "schedule");
+	int cschs = table_col_index(ps, "schedule_source"), cm = table_col_index(ps, "microbatches");
+	int cms = table_col_index(ps, "microbatches_source");
+	int64_t maxpipe = -1;
+	for (size_t r = 0; r < ps->nrows; r++) {
+		if (strcmp(table_cell(ps, r, (size_t)crun)->v.text, run))
+			continue;
+		const struct cell *p = table_cell(ps, r, (size_t)cpipe);
+		if (!p->null && p->v.i > maxpipe)
+			maxpipe = p->v.i;
+		if (o->stages)
+			continue;
+		o->stages = table_cell(ps, r, (size_t)cst)->v.i;
+		const struct cell *sc = table_cell(ps, r, (size_t)csch), *m = table_cell(ps, r, (size_t)cm);
+		if (!sc->null) {
+			o->schedule = sc->v.text;
+			o->schedule_source = table_cell(ps, r, (size_t)cschs)->v.text;
+		}
+		if (!m->null) {
+			o->m = m->v.i;
+			o->m_source = table_cell(ps, r, (size_t)cms)->v.text;
+		}
+	}
+	o->pipelines = maxpipe + 1;
+	return o->stages > 0;
+}
+
+int analysis_run_layout(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	struct table *rt = result_table(out, "runs");
+	const struct table *ps = result_table(out, "pipeline_stages");
+	if (!rt)
+		return 0;
+	int cgpus = table_col_index(rt, "gpus"), cdp = table_col_index(rt, "data_parallel");
+	int ctp = table_col_index(rt, "tensor_parallel"), cpp = table_col_index(rt, "pipeline_parallel");
+	int csrc = table_col_index(rt, "layout_source"), csch = table_col_index(rt, "schedule");
+	int cm = table_col_index(rt, "microbatches"), cms = table_col_index(rt, "schedule_source");
+	struct buf w;
+	buf_init(&w);
+	int ret = 0;
+	for (size_t r = 0; r < rt->nrows; r++) {
+		const char *run = table_cell(rt, r, 0)->v.text;
+		const struct cell *g = table_cell(rt, r, (size_t)cgpus);
+		int64_t gpus = g->null ? 0 : g->v.i, dp = 0, tp = 0, pp = 0;
+		const struct manifest_run *mr = man_run(ctx->manifest, run);
+		struct pp_seen seen;
+		int piped = pp_of(ps, run, &seen);
+		const char *src = NULL, *wrapper = NULL;
+		if (mr && (mr->tensor_parallel > 0 || mr->pipeline_parallel > 0)) {
+			tp = mr->tensor_parallel > 0 ? mr->tensor_parallel : 1;
+			pp = mr->pipeline_parallel > 0 ? mr->pipeline_parallel : 1;
+			dp = gpus / (tp * pp);
+			src = "manifest";
+		} else if (mr && mr->strategy && (!strcmp(mr->strategy, "ddp") || models_zero_stage(mr) > 0)) {
+			dp = gpus, tp = pp = 1;
+			src = "manifest strategy";
+		} else if (piped) {
+			pp = seen.stages;
+			dp = seen.pipelines;
+			tp = gpus % (pp * dp) == 0 ? gpus / (pp * dp) : 0;
+			src = "trace: send/recv path";
+		} else {
+			if (ddp_name(ctx->store, ctx->experiment, run, &wrapper) < 0) {
+				ret = -1;
+				break;
+			}
+			if (wrapper) {
+				dp = gpus, tp = pp = 1;
+				buf_reset(&w);
+				buf_printf(&w, "trace: %s", wrapper);
+				src = w.data;
+			} else if (gpus == 1) {
+				dp = tp = pp = 1;
+				src = "one GPU";
+			}
+		}
+		if (dp > 0)
+			table_set_int(rt, r, (size_t)cdp, dp);
+		if (tp > 0)
+			table_set_int(rt, r, (size_t)ctp, tp);
+		if (pp > 0)
+			table_set_int(rt, r, (size_t)cpp, pp);
+		if (src)
+			table_set_text(rt, r, (size_t)csrc, src);
+		/* the schedule and micro-batches: the manifest's, else pipeline_stages.csv's */
+		int ms = mr && mr->schedule > 0, mm = mr && mr->microbatches > 0;
+		const char *sch = ms ? (mr->schedule == 1 ? "GPipe" : "1F1B") : seen.schedule;
+		const char *sch_src = ms ? "manifest" : seen.schedule_source;
+		int64_t m = mm ? mr->microbatches : seen.m;
+		const char *m_src = mm ? "manifest" : seen.m_source;
+		if (sch)
+			table_set_text(rt, r, (size_t)csch, sch);
+		if (m > 0)
+			table_set_int(rt, r, (size_t)cm, m);
+		if (sch_src && m_src && strcmp(sch_src, m_src)) {
+			buf_reset(&w);
+			buf_printf(&w, "schedule %s, microbatches %s", sch_src, m_src);
+			table_set_text(rt, r, (size_t)cms, w.data);
+		} else if (sch_src || m_src) {
+			table_set_text(rt, r, (size_t)cms, sch_src ? sch_src : m_src);
+		}
+	}
+	buf_release(&w);
+	return ret;
+}
