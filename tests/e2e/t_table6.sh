@@ -108,6 +108,26 @@ if [ -d experiments/h200/traces ]; then
 		python3 tests/golden/dispatch_ops_reference.py 10 $(h200_runs) >"$T/ref.csv" 2>"$T/err" && ok ||
 			bad "dispatch_ops_reference.py failed: $(tail -3 "$T/err")"
 		same "$T/ref.csv" "$D/dispatch_ops.csv" "H200 dispatch_ops.csv against the Python reference"
+		# reproduction.md's Table 6 row states the ranges of the reference's intra-op shares:
+		# the matmul operator (aten::linear or aten::addmm) on 1 GPU and on more, and
+		# c10d::broadcast_ under ZeRO-1 (the old row's "31-34 %" held on 1 GPU only).
+		want=$(python3 - "$T/ref.csv" <<'PY'
+import csv, sys
+one, many, bc = [], [], []
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["part"] != "intra-op":
+        continue
+    pct = 100 * float(r["share"])
+    if r["name"] in ("aten::linear", "aten::addmm"):
+        (one if r["run"].endswith("-1gpu") else many).append(pct)
+    if r["name"] == "c10d::broadcast_":
+        bc.append(pct)
+f = lambda v: "%.1f-%.1f %%" % (min(v), max(v))
+print(f(one) + " of intra-op on 1 GPU, " + f(many) + " on 2 and 4 GPUs, and under ZeRO-1 `c10d::broadcast_` takes " + f(bc))
+PY
+)
+		grep '^| Table 6 |' docs/reproduction.md | grep -qF "$want" && ok ||
+			bad "reproduction.md's Table 6 row does not state the reference's ranges: '$want'"
 	else
 		skipped "python3 absent: no reference for the H200 dispatch_ops.csv"
 	fi
