@@ -149,6 +149,25 @@ steps gaps 36000.000 36000.000 26000.000 35020.000 35020.000 25020.000 "shown ga
 wi sync shown syncs=0 && ok || bad "shown syncs=0: $(cat "$T/sync.err")"
 steps sync 36000.000 36000.000 35020.000 35020.000 35020.000 30980.000 "shown syncs=0"
 
+# slack-extra (make_replay.py's slack/, with a training log; t_replay.sh
+# works out why its log allows every host factor f in [0.1, 1]: the step is
+# the GPU's, and f is the top, 1). 'kernels:gemm*=0.5': K1 5000, Kx 2500.
+# At f = 1 the GPU ends at o+7520, the host reaches the synchronize at
+# o+12040 and it returns at o+12050: steps 12050 and 12030 (the last, to
+# the synchronize's end from K1's start at o+20), 2980 saved on each of
+# 15030 and 15010. At f = 0.1 (host_factor_lo): K1 from o+11, Kx ends at
+# o+7511, the synchronize returns at o+7521: steps 7521 and 7510 against
+# 15021 and 15010, 7500 saved (saving_fast_host_us).
+$PERFSTUDY build -q "$T/wi/slack/study.yaml" -o "$T/slack" 2> "$T/err" && ok || bad "slack build failed: $(cat "$T/err")"
+$PERFSTUDY whatif "$T/slack" slack-extra 'kernels:gemm*=0.5' -o "$T/slack.csv" > "$T/slack.out" 2> "$T/slack.err" &&
+	ok || bad "slack-extra kernels:gemm*=0.5: $(cat "$T/slack.err")"
+steps slack 15030.000 15030.000 12050.000 15010.000 15010.000 12030.000 "slack-extra kernels:gemm*=0.5"
+is 1 "$(col "$T/slack.csv" mean host_factor)" "slack-extra: the host factor, the top of the log's range"
+is 0.1 "$(col "$T/slack.csv" mean host_factor_lo)" "slack-extra: the bottom of the log's range"
+is 7500.000 "$(col "$T/slack.csv" mean saving_fast_host_us)" "slack-extra: the saving with the fastest host"
+is "the training log allows host factors from 0.1 to 1 (its median within 1 %): at 0.1, -7.5 ms per step" \
+	"$(sed -n 2p "$T/slack.out")" "slack-extra: the range on stdout"
+
 # A CHANGE's text goes through the CSV writer: a comma is quoted; a pattern that matches nothing is said.
 wi comma gpu 'kernels:a,b*=1' && ok || bad "kernels:a,b*=1: $(cat "$T/comma.err")"
 grep -q '^gpu,"kernels:a,b\*=1",mean,' "$T/comma.csv" && ok || bad "the change not quoted: $(cat "$T/comma.csv")"

@@ -227,7 +227,6 @@ void rp_joint_measured(const struct rp_joint *x, int64_t *step_ns);
  * header says how), shared by the analysis and `perfstudy whatif`.
  */
 #define RP_F_MIN 0.1       /* the smallest host factor tried */
-#define RP_F_PRIOR 0.5     /* the profiler roughly doubles host time (shared/design/replay.md) */
 #define RP_F_TOL 0.01      /* a replayed mean within this share of the log's median reproduces it */
 #define RP_JOINT_MAX 64    /* ranks of a run replayed together; more: each alone */
 
@@ -247,8 +246,11 @@ double rp_subject_mean(struct rp_subject *s, double f, int64_t *buf);
  * The host factor that makes the mean replayed step of s the training
  * log's median target (ns): sets *lo, *hi to the range that reproduces
  * target within RP_F_TOL (both 0 when none does; *lo < 0: the range of
- * the GPU-bound floor, -*lo its top) and returns f.
+ * the GPU-bound floor [RP_F_MIN, -*lo]) and returns f, the top of that
+ * range (the slowest host the log allows; 1 where none reproduces it).
  */
 double rp_calibrate(struct rp_subject *s, double target, int64_t *buf, double *lo, double *hi);
+/* The bottom of the range of host factors the log allows, from rp_calibrate's f, lo, hi: f where it allows no other. */
+double rp_factor_lo(double f, double lo, double hi);
 
 #endif
