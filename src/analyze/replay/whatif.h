@@ -42,27 +42,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "manifest/whatif_change.h"
 #include "store/store.h"
-
-enum whatif_kind { WI_COLLECTIVES, WI_KERNELS, WI_HOST, WI_GAPS, WI_DATA_LOADING, WI_SYNCS, WI_RANK_MEDIAN };
-
-#define WHATIF_MAX_FACTOR 1000.0
-
-struct whatif_change {
-	int kind;            /* enum whatif_kind */
-	double factor;       /* WI_COLLECTIVES, WI_KERNELS, WI_HOST */
-	char *pattern;       /* WI_KERNELS: the fnmatch pattern; owned */
-	int64_t rank;        /* WI_RANK_MEDIAN */
-	const char *arg;     /* the argument as written; not owned */
-	int position;        /* its position among the command's arguments */
-};
-
-/*
- * Parses arg, the position-th argument, into *c. Returns 0, or -1 with
- * *why set to what was expected there (the caller frees it).
- */
-int whatif_parse(const char *arg, int position, struct whatif_change *c, char **why);
-void whatif_change_release(struct whatif_change *c);
 
 struct whatif_step {
 	int64_t number;                      /* N of ProfilerStep#N */
