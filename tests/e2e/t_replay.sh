@@ -134,6 +134,13 @@ is "against host-ref, its reference in compare: aten::mm [128,128],[128,128] out
 # compared with one of the other.
 is "" "$(field "$X/replay_fixes.csv" gpu-ref mechanism extra_gpu_work where)" "gpu-ref: priced against a run"
 is "" "$(field "$X/replay_fixes.csv" gpu-shapes mechanism extra_gpu_work where)" "gpu-shapes: other shapes priced as extra"
+# gpu-more lacks one of gpu-ref's two (aten::mm, A) calls a step and makes
+# two (aten::mm, X) calls: the manifest gives no model, so the traces must
+# show gpu-ref's configuration, and a run without all of the reference's
+# calls does not (another batch or sequence changes every call's shapes):
+# nothing priced (by the other-shapes matching alone, one X call, Ky,
+# would be extra).
+is "" "$(field "$X/replay_fixes.csv" gpu-more mechanism extra_gpu_work where)" "gpu-more: priced against a run whose calls it lacks"
 is "" "$(field "$X/replay_fixes.csv" host-ref mechanism extra_gpu_work where)" "host-ref: priced against a run"
 python3 - "$X/findings.csv" << 'PY' && ok || bad "extra: findings.csv's prices"
 import csv, sys

@@ -341,7 +341,7 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 		char *what = NULL; /* extra_gpu_work: its largest key in words */
 		if (id == M_EXTRA) {
 			struct rp_extra_where ew;
-			fx.instances = rp_extra_pick(x->a->store, k, m, refk, fx.drop_op, &ew);
+			fx.instances = rp_extra_pick(x->a->store, k, m, refk, ref->unknown, fx.drop_op, &ew);
 			fx.where_t = ew.t;
 			if (fx.instances)
 				what = rp_extra_words(x->a->store, &ew);
@@ -723,8 +723,10 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	buf_adds(&b,
 		 " extra_gpu_work's reference run: the run the manifest's compare pairs with it as the reference "
 		 "([reference, run]) where that has the same configuration (gpus, batch, strategy, model, and the "
-		 "manifest's parallelism, micro-batches, ZeRO stage, recomputation and precision; a value not given "
-		 "equals one not given), else the run of "
+		 "manifest's parallelism, micro-batches, ZeRO stage, recomputation and precision; where neither run "
+		 "gives a value, the traces decide: the run must make, in every profiled step, each operator call "
+		 "(name and input shapes) the reference makes per step, as many times, else nothing is priced), "
+		 "else the run of "
 		 "the same configuration with the smallest step (the training logs' unprofiled medians where every "
 		 "run of the configuration has one, else the first rank's profiled step on the trace; ties: the "
 		 "earlier run), which itself has no reference, nor has a run compare names only as a reference; "

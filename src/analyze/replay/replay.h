@@ -170,6 +170,7 @@ struct rp_ref {
 	int64_t ref_db_id;  /* its reference run, -1: none */
 	char *ref_run;      /* the reference's id, NULL: none */
 	int named;          /* named by the manifest's compare, else the configuration's fastest run */
+	int unknown;        /* the two agree on a configuration value only in that neither gives it */
 };
 struct manifest;
 struct analysis_result;
@@ -191,10 +192,12 @@ struct rp_extra_where {
 /*
  * Marks in drop (one per activity of m, rank k) the kernels k launches per
  * profiled step beyond those of rank ref of its reference run, and fills
- * *w; returns how many it marked (0 also where ref cannot be read).
+ * *w; returns how many it marked (0 also where ref cannot be read). With
+ * contain set (a configuration the inputs do not give whole), none where
+ * some profiled step of k lacks a call the reference makes per step.
  */
 size_t rp_extra_pick(struct store *s, const struct rank_key *k, const struct rp_model *m, const struct rank_key *ref,
-		     unsigned char *drop, struct rp_extra_where *w);
+		     int contain, unsigned char *drop, struct rp_extra_where *w);
 /* The key of w in words: "aten::mm [8192,8192],[8192,8192]", or the kernel's name; the caller frees it. */
 char *rp_extra_words(struct store *s, const struct rp_extra_where *w);
 

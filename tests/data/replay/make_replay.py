@@ -29,6 +29,10 @@ with Input Dims A = [64,64],[64,64] or X = [128,128],[128,128]:
             o+25030
   gpu-shapes (batch 1, period 21000) gpu-ref with K1b's operator on X: the
             same operator on other shapes, the same count
+  gpu-more  (batch 1, period 26000) gpu-extra with its last call on X: o+0 A
+            K1a (o+20 .. o+10020), o+20 X Kx (5000), o+40 X Ky (10000,
+            o+15020 .. o+25020), synchronize o+60 .. o+25030: one A call
+            fewer than gpu-ref, two X calls more
   host-extra (batch 2, period 30000) o+0 A K1 (5000, o+20 .. o+5020), o+20 X
             Kx (3000, o+5020 .. o+8020)
   host-ref  (batch 2, period 30000) o+0 A K1 only
@@ -117,6 +121,7 @@ A, X = [[64, 64], [64, 64]], [[128, 128], [128, 128]]
 EXTRA = (("gpu-ref", 1, trace_extra([(A, 20, 10000), (A, 10020, 10000)], 21000, True)),
          ("gpu-extra", 1, trace_extra([(A, 20, 10000), (X, 10020, 5000), (A, 15020, 10000)], 26000, True)),
          ("gpu-shapes", 1, trace_extra([(A, 20, 10000), (X, 10020, 10000)], 21000, True)),
+         ("gpu-more", 1, trace_extra([(A, 20, 10000), (X, 10020, 5000), (X, 15020, 10000)], 26000, True)),
          ("host-extra", 2, trace_extra([(A, 20, 5000), (X, 5020, 3000)], 30000, False)),
          ("host-ref", 2, trace_extra([(A, 20, 5000)], 30000, False)))
 
