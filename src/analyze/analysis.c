@@ -74,6 +74,8 @@ static const struct analysis_def registry[] = {
 	      L("runs", "step_breakdown", "scaling", "memory_ranks", "profiler_overhead"),
 	      L("strategy_scaling")),
 	ENTRY("replay", analysis_replay, L("profiler_overhead"), L("replay_steps", "replay_calibration", "replay_fixes")),
+	/* the manifest's questions, answered as perfstudy whatif answers them (from the store) */
+	ENTRY("whatif_manifest", analysis_whatif_manifest, NONE, L("whatif")),
 	ENTRY("checks", analysis_checks, NONE, NONE),
 	/* takes critical_path_hops out of the result (it is no CSV): before sanity and findings */
 	ENTRY("step_timeline", analysis_step_timeline,

@@ -231,6 +231,7 @@ int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result
 int analysis_rank_spread(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Each rank's profiled steps replayed from their dependency graph, and each fix priced by replay (replay/replay.c). */
 int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out);
+int analysis_whatif_manifest(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Critical path of each step, per rank and across ranks (critical_path.c). */
 int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_result *out);
 int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out);

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "analyze/replay/replay.h"
 #include "analyze/replay/whatif.h"
 #include "report/report.h"
 #include "util/buf.h"
@@ -105,40 +106,11 @@ static int output_is_input(const char *out, const char *db)
 	return 0;
 }
 
-static void add_row(struct table *t, const struct whatif_result *r, const char *change, const char *step,
-		    double measured, double replayed, double whatif)
-{
-	size_t row = table_add_row(t);
-	table_set_text(t, row, 0, r->run);
-	table_set_text(t, row, 1, change);
-	table_set_text(t, row, 2, step);
-	table_set_ns(t, row, 3, llround(measured));
-	table_set_ns(t, row, 4, llround(replayed));
-	table_set_ns(t, row, 5, llround(whatif));
-	table_set_ns(t, row, 6, llround(replayed - whatif));
-	if (!isnan(r->host_factor))
-		table_set_real(t, row, 7, r->host_factor);
-}
-
 /* Writes the rows of r to path through a temporary file; 0, or -1 after diag. */
 static int write_csv(const char *path, const struct whatif_result *r, const char *change, double *mean)
 {
-	struct table *t = table_new("whatif", "A run's steps replayed under a change",
-				    "run:text,change:text,step:text,measured_us:us,replayed_us:us,whatif_us:us,"
-				    "saving_us:us,host_factor:real");
-	double sum[3] = {0, 0, 0};
-	for (size_t k = 0; k < r->nsteps; k++) {
-		const struct whatif_step *s = &r->steps[k];
-		char step[32];
-		snprintf(step, sizeof(step), "%lld", (long long)s->number);
-		add_row(t, r, change, step, (double)s->measured, (double)s->replayed, (double)s->whatif);
-		sum[0] += (double)s->measured;
-		sum[1] += (double)s->replayed;
-		sum[2] += (double)s->whatif;
-	}
-	for (int i = 0; i < 3; i++)
-		mean[i] = sum[i] / (double)r->nsteps;
-	add_row(t, r, change, "mean", mean[0], mean[1], mean[2]);
+	struct table *t = table_new("whatif", "A run's steps replayed under a change", WHATIF_COLUMNS);
+	whatif_table_add(t, r, change, mean);
 	char *tmp;
 	FILE *f = fs_create_tmp(path, &tmp);
 	int ret = -1;
@@ -222,7 +194,7 @@ int cmd_whatif(int argc, char **argv)
 		else if (rc < 0)
 			ret = diag_exit_code() == EXIT_SYSTEM ? EXIT_SYSTEM : EXIT_INPUT;
 	}
-	double mean[3];
+	double mean[5];
 	if (ret == EXIT_OK && write_csv(out, &r, change.data, mean) < 0)
 		ret = EXIT_SYSTEM;
 	if (ret == EXIT_OK) {
@@ -238,6 +210,12 @@ int cmd_whatif(int argc, char **argv)
 			  r.nsteps == 1 ? "" : "s", r.ranks, r.ranks == 1 ? "" : "s",
 			  r.ranks > 1 ? (r.joint ? " together" : " alone") : "", factor,
 			  r.log_median > 0 ? ", calibrated to the training log" : ", no training log");
+		/* a GPU-bound run's log cannot tell the host's speed: the change with the fastest host it allows */
+		double dfast = mean[4] - mean[3];
+		if (!isnan(r.host_factor_lo) && r.host_factor_lo < r.host_factor && fabs(dfast - d) >= 0.05e6)
+			diag_line(stdout, "the training log allows host factors from %.3g to %.3g (its median within %.0f %%): "
+					  "at %.3g, %+.1f ms per step",
+				  r.host_factor_lo, r.host_factor, 100 * RP_F_TOL, r.host_factor_lo, dfast / 1e6);
 	}
 	whatif_result_release(&r);
 	store_close(s);

@@ -61,12 +61,12 @@ static void check_root(struct ctx *c, const struct ynode *root)
 	static const char *const keys[] = {
 		"version", "id", "title", "description", "hardware", "model", "runs",
 		"classify", "figures", "phases", "compare", "software", "series", "thresholds", "comparisons",
-		"memory_batches", "parallel_comm", "invented",
+		"memory_batches", "parallel_comm", "invented", "whatif",
 	};
 	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
 	const struct ynode *seen[NKEYS] = {0};
 	const struct ynode *id_node = NULL;
-	const struct ynode **compare_nodes = NULL, **series_nodes = NULL;
+	const struct ynode **compare_nodes = NULL, **series_nodes = NULL, **whatif_nodes = NULL;
 	size_t nseries_nodes = 0;
 	struct manifest *m = c->m;
 
@@ -138,6 +138,9 @@ static void check_root(struct ctx *c, const struct ynode *root)
 			if (mf_get_string(c, k, v, &m->invented) > 0 && !m->invented[0])
 				mf_err_at(c, v, "'invented' must not be empty");
 			break;
+		case 18:
+			mf_get_whatif(c, k, v, &whatif_nodes);
+			break;
 		}
 	}
 	mf_require(c, root, seen[2], "title");
@@ -161,6 +164,10 @@ static void check_root(struct ctx *c, const struct ynode *root)
 		if (mf_run_index(m, series_nodes[i]->value) == m->nruns)
 			mf_err_at(c, series_nodes[i], "unknown run '%s' in 'series'", series_nodes[i]->value);
 	free(series_nodes);
+	for (size_t i = 0; i < m->nwhatif; i++)
+		if (whatif_nodes[i] && mf_run_index(m, whatif_nodes[i]->value) == m->nruns)
+			mf_err_at(c, whatif_nodes[i], "unknown run '%s' in 'whatif'", whatif_nodes[i]->value);
+	free(whatif_nodes);
 	/* The manifest's model may come after 'runs', so runs inherit it only now. */
 	for (size_t i = 0; i < m->nruns; i++) {
 		struct manifest_run *r = &m->runs[i];
@@ -332,6 +339,14 @@ void manifest_free(struct manifest *m)
 		free(m->series[i].name);
 	}
 	free(m->series);
+	for (size_t i = 0; i < m->nwhatif; i++) {
+		for (size_t j = 0; j < m->whatif[i].nchanges; j++)
+			free(m->whatif[i].changes[j]);
+		free(m->whatif[i].changes);
+		free(m->whatif[i].change);
+		free(m->whatif[i].run);
+	}
+	free(m->whatif);
 	for (size_t i = 0; i < m->ncomparisons; i++) {
 		struct manifest_comparison *cp = &m->comparisons[i];
 		for (size_t j = 0; j < cp->nruns; j++) {

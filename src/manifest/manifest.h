@@ -92,6 +92,19 @@ struct manifest_series {
 	char **runs; /* run ids of this manifest, in trend order, each once */
 };
 
+/*
+ * A question to the replay (key 'whatif'): a run of this manifest under
+ * changes in `perfstudy whatif`'s grammar (whatif_change.h), answered by
+ * the analysis whatif_manifest into whatif.csv.
+ */
+struct manifest_whatif {
+	char *run;       /* a run id of this manifest */
+	size_t nchanges;
+	char **changes;  /* each as written, checked by whatif_parse */
+	char *change;    /* the changes space-separated (whatif.csv change) */
+	int line, col;   /* where the entry starts */
+};
+
 /* A run named by a comparison: "run" of this manifest or "experiment/run" of another of the build. */
 struct manifest_ref {
 	char *exp; /* NULL: this manifest */
@@ -196,6 +209,8 @@ struct manifest {
 	struct manifest_compare *compare; /* 'compare'; none: each run against the first */
 	size_t nseries;
 	struct manifest_series *series;   /* 'series' in the file's order */
+	size_t nwhatif;
+	struct manifest_whatif *whatif;   /* 'whatif' in the file's order */
 	/*
 	 * 'thresholds': what `perfstudy diff` and the change table call a
 	 * regression, when the difference is also beyond the noise; 0: none.

@@ -154,6 +154,8 @@ void mf_get_traces(struct ctx *c, char ***files, size_t *nfiles, const struct yn
 void mf_get_model(struct ctx *c, struct manifest_model *mm, const struct ynode *key,
 	const struct ynode *map);
 void mf_get_runs(struct ctx *c, const struct ynode *key, const struct ynode *v);
+/* 'whatif' (questions.c): its run nodes into *nodes, checked against the runs once all are read. */
+void mf_get_whatif(struct ctx *c, const struct ynode *key, const struct ynode *v, const struct ynode ***nodes);
 /* Fills a run's model: the manifest's defaults def, then the run's own keys; takes own's strings. */
 void mf_merge_model(struct manifest_model *dst, const struct manifest_model *def,
 	struct manifest_model *own);

@@ -134,6 +134,13 @@ is "against host-ref, its reference in compare: aten::mm [128,128],[128,128] out
 # compared with one of the other.
 is "" "$(field "$X/replay_fixes.csv" gpu-ref mechanism extra_gpu_work where)" "gpu-ref: priced against a run"
 is "" "$(field "$X/replay_fixes.csv" gpu-shapes mechanism extra_gpu_work where)" "gpu-shapes: other shapes priced as extra"
+# gpu-more lacks one of gpu-ref's two (aten::mm, A) calls a step and makes
+# two (aten::mm, X) calls: the manifest gives no model, so the traces must
+# show gpu-ref's configuration, and a run without all of the reference's
+# calls does not (another batch or sequence changes every call's shapes):
+# nothing priced (by the other-shapes matching alone, one X call, Ky,
+# would be extra).
+is "" "$(field "$X/replay_fixes.csv" gpu-more mechanism extra_gpu_work where)" "gpu-more: priced against a run whose calls it lacks"
 is "" "$(field "$X/replay_fixes.csv" host-ref mechanism extra_gpu_work where)" "host-ref: priced against a run"
 python3 - "$X/findings.csv" << 'PY' && ok || bad "extra: findings.csv's prices"
 import csv, sys
@@ -143,6 +150,34 @@ want = [("gpu-extra", "5000.000", True)]
 if got != want:
     sys.exit(f"priced findings {got}, expected {want}")
 PY
+
+# The host factor of a GPU-bound run (make_replay.py's slack/, with
+# logs). slack-extra at host factor f (the host's time between and in its
+# calls times f; no stretch of 1 ms is uncovered): K1's launch returns at
+# o+10f and K1 runs from o+10f+10 (its measured 10 us past its launch)
+# for 10000, Kx after it for 5000; the host reaches the synchronize at
+# o+12040f and it returns at max(o+12050f, Kx's end + 10 = o+10f+15020),
+# where the next step starts: steps 10f+15020 and (the last, to the
+# synchronize's end from K1's start) 15010, mean 15015+5f: within 1 % of
+# the log's 15030 for every f in [0.1, 1], so the log cannot tell the
+# host's speed (GPU-bound): host_factor_lo 0.1, f the top, 1. Kx dropped
+# (extra_gpu_work against slack-ref: Kx ends where K1 does) the
+# synchronize returns at max(o+12050f, o+10f+10020): at f = 1 the host's
+# 12050 (steps 12050 and 12030, mean 12040), saving 2980 a step; at f =
+# 0.1 the GPU's 10021 (steps 10021 and 10010), saving 5000 = Kx. The log
+# guarantees only the 2980: that is stated, 5000 is the most
+# (saving_fast_host_us). Noise: 1 % of 15020.
+$PERFSTUDY build -q "$T/rp/slack/study.yaml" -o "$T/ssite" 2> "$T/err" && ok || bad "slack build failed: $(cat "$T/err")"
+S=$T/ssite/slack/data
+is 1 "$(field "$S/replay_calibration.csv" slack-extra rank 0 host_factor)" "slack-extra: the host factor, the top of the range"
+is 0.1 "$(field "$S/replay_calibration.csv" slack-extra rank 0 host_factor_lo)" "slack-extra: the range's bottom"
+is 15020.000 "$(field "$S/replay_fixes.csv" slack-extra mechanism extra_gpu_work step_us)" "slack-extra: replayed step"
+is 12040.000 "$(field "$S/replay_fixes.csv" slack-extra mechanism extra_gpu_work step_without_us)" "slack-extra: step without"
+is 2980.000 "$(field "$S/replay_fixes.csv" slack-extra mechanism extra_gpu_work saving_us_per_step)" "slack-extra: the saving the log guarantees"
+is 5000.000 "$(field "$S/replay_fixes.csv" slack-extra mechanism extra_gpu_work saving_fast_host_us)" "slack-extra: the saving with the fastest host"
+is 1 "$(field "$S/replay_fixes.csv" slack-extra mechanism extra_gpu_work stated)" "slack-extra: stated"
+grep -q "saves 3.0 ms per step.*the least the training log allows.*with the fastest host it allows, 5.0 ms" "$S/findings.csv" &&
+	ok || bad "slack-extra: the finding does not give the range: $(grep slack-extra "$S/findings.csv")"
 
 # 2. The recorded planted causes.
 G=experiments/gpu1-causes

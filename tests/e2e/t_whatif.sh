@@ -149,6 +149,94 @@ steps gaps 36000.000 36000.000 26000.000 35020.000 35020.000 25020.000 "shown ga
 wi sync shown syncs=0 && ok || bad "shown syncs=0: $(cat "$T/sync.err")"
 steps sync 36000.000 36000.000 35020.000 35020.000 35020.000 30980.000 "shown syncs=0"
 
+# slack-extra (make_replay.py's slack/, with a training log; t_replay.sh
+# works out why its log allows every host factor f in [0.1, 1]: the step is
+# the GPU's, and f is the top, 1). 'kernels:gemm*=0.5': K1 5000, Kx 2500.
+# At f = 1 the GPU ends at o+7520, the host reaches the synchronize at
+# o+12040 and it returns at o+12050: steps 12050 and 12030 (the last, to
+# the synchronize's end from K1's start at o+20), 2980 saved on each of
+# 15030 and 15010. At f = 0.1 (host_factor_lo): K1 from o+11, Kx ends at
+# o+7511, the synchronize returns at o+7521: steps 7521 and 7510 against
+# 15021 and 15010, 7500 saved (saving_fast_host_us).
+$PERFSTUDY build -q "$T/wi/slack/study.yaml" -o "$T/slack" 2> "$T/err" && ok || bad "slack build failed: $(cat "$T/err")"
+$PERFSTUDY whatif "$T/slack" slack-extra 'kernels:gemm*=0.5' -o "$T/slack.csv" > "$T/slack.out" 2> "$T/slack.err" &&
+	ok || bad "slack-extra kernels:gemm*=0.5: $(cat "$T/slack.err")"
+steps slack 15030.000 15030.000 12050.000 15010.000 15010.000 12030.000 "slack-extra kernels:gemm*=0.5"
+is 1 "$(col "$T/slack.csv" mean host_factor)" "slack-extra: the host factor, the top of the log's range"
+is 0.1 "$(col "$T/slack.csv" mean host_factor_lo)" "slack-extra: the bottom of the log's range"
+is 7500.000 "$(col "$T/slack.csv" mean saving_fast_host_us)" "slack-extra: the saving with the fastest host"
+is "the training log allows host factors from 0.1 to 1 (its median within 1 %): at 0.1, -7.5 ms per step" \
+	"$(sed -n 2p "$T/slack.out")" "slack-extra: the range on stdout"
+
+# The manifest's questions (key whatif): answered by the same code into the
+# site's whatif.csv, shown on the page with their definition in Methods.
+# Expected values independent of perfstudy: kernels:nvjet*=0.5 on gpu,
+# whose kernels run back to back on the GPU (GPU-bound), saves half the
+# nvjet kernels' time in each step, summed here from the raw trace;
+# collectives=0.5 and data-loading=0 as worked out above (gpu: 1500 a
+# step; loader: steps 4000 and 2010 against 12000 and 2010). A change
+# whose pattern holds markup, a quote and a comma: escaped on the page,
+# quoted in the CSV; it matches no kernel, which a warning at the
+# question's line says.
+mkdir -p "$T/q"
+cp -r "$T/wi/gpu" "$T/wi/loader" "$T/q/"
+cat > "$T/q/study.yaml" << 'EOF2'
+version: 1
+id: questions
+title: Questions
+runs:
+  - {id: gpu, traces: gpu/rank0.json}
+  - {id: loader, traces: loader/rank0.json}
+whatif:
+  - {run: gpu, change: "kernels:nvjet*=0.5"}
+  - run: gpu
+    change: [collectives=0.5]
+  - {run: loader, change: data-loading=0}
+  - {run: gpu, change: 'kernels:<b>&"x,y*=0.5'}
+EOF2
+$PERFSTUDY build -q "$T/q/study.yaml" -o "$T/qsite" 2> "$T/q.err" && ok || bad "questions build failed: $(cat "$T/q.err")"
+Q=$T/qsite/questions
+python3 - "$Q/data/whatif.csv" "$T/wi/gpu/rank0.json" << 'PY' && ok || bad "the manifest's questions in whatif.csv"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ev = json.load(open(sys.argv[2]))["traceEvents"]
+steps = sorted((e["ts"], e["ts"] + e["dur"]) for e in ev if e["name"].startswith("ProfilerStep#"))
+# the nvjet kernels launched in each step (their launch's correlation), halved
+launch = {e["args"]["correlation"]: e["ts"] for e in ev if e.get("cat") == "cuda_runtime" and "correlation" in e.get("args", {})}
+half = [sum(e["dur"] for e in ev if e.get("cat") == "kernel" and e["name"].startswith("nvjet")
+            and a <= launch[e["args"]["correlation"]] < b) / 2 for a, b in steps]
+want = {("gpu", "kernels:nvjet*=0.5"): sum(half) / len(half), ("gpu", "collectives=0.5"): 1500.0,
+        ("loader", "data-loading=0"): (12000 - 4000 + 2010 - 2010) / 2, ("gpu", 'kernels:<b>&"x,y*=0.5'): 0.0}
+got = {(r["run"], r["change"]): float(r["saving_us"]) for r in rows if r["step"] == "mean"}
+if got != want:
+    sys.exit(f"mean savings {got}, expected {want}")
+lw = [float(r["whatif_us"]) for r in rows if r["run"] == "loader" and r["step"] != "mean"]
+if lw != [4000.0, 2010.0]:
+    sys.exit(f"loader data-loading=0 steps {lw}, expected [4000, 2010]")
+PY
+grep -q '^gpu,"kernels:<b>&""x,y\*=0.5",mean,' "$Q/data/whatif.csv" && ok || bad "the change not quoted in whatif.csv"
+grep -q 'kernels:&lt;b&gt;&amp;&quot;x,y\*=0.5' "$Q/index.html" && ok || bad "the change not escaped on the page"
+grep -q 'kernels:<b>' "$Q/index.html" && bad "the change unescaped on the page" || ok
+grep -q '<dt><code>whatif.csv</code></dt>' "$Q/index.html" && ok || bad "no Methods entry for whatif.csv"
+grep -q "study.yaml:12:5: warning: whatif question (run gpu: kernels:&lt;b&gt;&amp;&quot;x,y\\*=0.5): argument 1 &#39;kernels:&lt;b&gt;&amp;&quot;x,y\\*=0.5&#39;: no kernel of run &#39;gpu&#39; matches" "$Q/index.html" &&
+	ok || bad "the warning at the question's line, escaped on the page"
+# Errors in a question are the manifest's, at their line and column.
+cat > "$T/q/bad.yaml" << 'EOF2'
+title: Bad questions
+runs:
+  - {id: gpu, traces: gpu/rank0.json}
+whatif:
+  - {run: nope, change: collectives=0.5}
+  - {run: gpu, change: [host=0]}
+  - {change: syncs=0}
+EOF2
+$PERFSTUDY build -q "$T/q/bad.yaml" -o "$T/qbad" 2> "$T/qbad.err"
+is 1 "$?" "bad questions: exit status"
+grep -q "bad.yaml:5:11: error: unknown run 'nope' in 'whatif'" "$T/qbad.err" && ok || bad "unknown run: $(cat "$T/qbad.err")"
+grep -q "bad.yaml:6:25: error: change 'host=0' in 'whatif': expected host=X, X a number above 0, at most 1000" "$T/qbad.err" &&
+	ok || bad "a bad change: $(cat "$T/qbad.err")"
+grep -q "bad.yaml:7:5: error: .*'run'" "$T/qbad.err" && ok || bad "a question without a run: $(cat "$T/qbad.err")"
+
 # A CHANGE's text goes through the CSV writer: a comma is quoted; a pattern that matches nothing is said.
 wi comma gpu 'kernels:a,b*=1' && ok || bad "kernels:a,b*=1: $(cat "$T/comma.err")"
 grep -q '^gpu,"kernels:a,b\*=1",mean,' "$T/comma.csv" && ok || bad "the change not quoted: $(cat "$T/comma.csv")"

@@ -14,12 +14,13 @@
  * factor f that scales host time (the gaps between calls, but for the
  * stretches no operator covers, and each call's own cost) so that the
  * replay's mean step is the log's median. The replayed mean is
- * non-decreasing in f; f is found by bisection in [RP_F_MIN, 1] (the
- * profiler does not speed the host up; replay_calibrate.c, which `perfstudy
- * whatif` shares). Where a range of f reproduces the
- * log within RP_F_TOL (a GPU-bound run: the host has slack), f is the
- * profiler's usual RP_F_PRIOR inside that range, else the end nearest it.
- * Without a log, f = 1 (the profiled steps).
+ * non-decreasing in f; the range of f that reproduces the log within
+ * RP_F_TOL is found by bisection in [RP_F_MIN, 1] (the profiler does not
+ * speed the host up; replay_calibrate.c, which `perfstudy whatif` shares),
+ * and f is its top, the slowest host the log allows. A GPU-bound run's log
+ * cannot tell the host's speed (the step is the GPU's whatever the host
+ * does, below the top): its range runs down to RP_F_MIN. Without a log,
+ * f = 1 (the profiled steps).
  *
  * replay_fixes.csv, per run, rank and mechanism found (the table
  * `mechanisms` below, beside the rule that picks each one's instances):
@@ -31,6 +32,14 @@
  * same steps replayed with and without the cause, paired) and
  * RP_SAVING_MIN of the step; with fewer than 3 steps, where no spread can
  * be told, each step's saving must exceed RP_SAVING_MIN of the step.
+ * saving_fast_host_us: the same saving with the host at the bottom of the
+ * range of f the log allows (host_factor_lo). Over that range the step
+ * with the cause reproduces the log (within RP_F_TOL) while the step
+ * without it can only shorten with a faster host: where the run is
+ * GPU-bound (the range runs down to RP_F_MIN, the step is the GPU's floor
+ * all along it) the stated saving, at the top, is the least the log
+ * allows and saving_fast_host_us the most; where the log pins f the two
+ * differ by at most 2 RP_F_TOL of the step.
  * extra_gpu_work compares a run with its reference run, another run of
  * the same configuration (replay_extra.c says which, and which kernels).
  */
@@ -209,6 +218,7 @@ struct ctx {
 	struct analysis_result *out; /* the same, for notes */
 	struct table *steps, *cal, *fixes;
 	size_t ranks_replayed;
+	double *flo;                 /* scratch: each rank's host factor at the bottom of its log's range */
 	int64_t *buf, *base, *alt;
 	size_t cap;
 };
@@ -219,6 +229,7 @@ struct fix_row {
 	const char *mechanism;
 	double per_step, step, without, saving, smin, smax, noise;
 	int stated, joint;
+	double fast; /* the saving at the bottom of the host factor's range */
 };
 
 static void add_fix_row(struct table *t, const struct fix_row *f, const char *where)
@@ -237,6 +248,7 @@ static void add_fix_row(struct table *t, const struct fix_row *f, const char *wh
 	table_set_ns(t, row, 10, llround(f->noise));
 	table_set_int(t, row, 11, f->stated);
 	table_set_text(t, row, 12, f->joint ? "together" : "alone");
+	table_set_ns(t, row, 13, llround(f->fast));
 }
 
 /* The same rank of k's reference run (extra_gpu_work) and, in *ref, that run's row; NULL where it has none. */
@@ -254,8 +266,38 @@ static const struct rank_key *reference_of(const struct ctx *x, const struct ran
 	return NULL;
 }
 
-/* Prices every mechanism of rank r (of s) by replaying without it, into replay_fixes.csv. */
-static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject *sj, size_t r)
+/*
+ * The mean saving of change c on rank r of sj with every rank's host
+ * factor from flo instead (c's own factor times flo[r] / sj->f[r]).
+ */
+static double saving_at(struct ctx *x, const struct rp_subject *sj, size_t r, const struct rp_change *c,
+			const double *flo)
+{
+	const struct rp_model *m = sj->m[r];
+	struct rp_subject sl = *sj;
+	sl.f = flo;
+	struct rp_change cl = *c;
+	cl.host_factor = c->host_factor * flo[r] / sj->f[r];
+	int64_t *alt = xmalloc((m->nsteps ? m->nsteps : 1) * sizeof(*alt));
+	rp_subject_replay(&sl, r, NULL, x->buf);
+	rp_subject_replay(&sl, r, &cl, alt);
+	double sum = 0;
+	size_t n = 0;
+	for (size_t s = 0; s < m->nsteps; s++)
+		if (x->buf[s] >= 0 && alt[s] >= 0) {
+			sum += (double)(x->buf[s] - alt[s]);
+			n++;
+		}
+	free(alt);
+	return n ? sum / (double)n : 0;
+}
+
+/*
+ * Prices every mechanism of rank r (of s) by replaying without it, into
+ * replay_fixes.csv; flo: each rank's host factor at the bottom of the
+ * range its log allows (saving_fast_host_us).
+ */
+static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject *sj, size_t r, const double *flo)
 {
 	const struct rp_model *m = sj->m[r];
 	double f = sj->f[r];
@@ -299,7 +341,7 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 		char *what = NULL; /* extra_gpu_work: its largest key in words */
 		if (id == M_EXTRA) {
 			struct rp_extra_where ew;
-			fx.instances = rp_extra_pick(x->a->store, k, m, refk, fx.drop_op, &ew);
+			fx.instances = rp_extra_pick(x->a->store, k, m, refk, ref->unknown, fx.drop_op, &ew);
 			fx.where_t = ew.t;
 			if (fx.instances)
 				what = rp_extra_words(x->a->store, &ew);
@@ -352,10 +394,13 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 				int stated = saving > noise && (sn > 2 || s_min > noise);
 				/* a rank no slower than the others: evening it out saves nothing, and is not listed */
 				if (!((id == M_GPU_MEDIAN || id == M_HOST_MEDIAN) && saving <= 0)) {
+					int differ = 0;
+					for (size_t q = 0; q < sj->n; q++)
+						differ |= flo[q] != sj->f[q];
 					struct fix_row fr = {k, mechanisms[id].id,
 							     (double)fx.instances / (double)m->nsteps, mean,
 							     w_sum / (double)sn, saving, s_min, s_max, noise, stated,
-							     sj->joint != NULL};
+							     sj->joint != NULL, differ ? saving_at(x, sj, r, &c, flo) : saving};
 					char *where = have_d ? where_at(x->a->store, &d, fx.where_t) : xstrdup("");
 					if (what) {
 						/* which run it was compared with, and the work that takes the most time */
@@ -394,13 +439,14 @@ static void cal_row(struct ctx *x, size_t r, int64_t median, int64_t samples, do
 	if (lo < 0) {
 		table_set_real(x->cal, r, 7, RP_F_MIN);
 		table_set_real(x->cal, r, 8, -lo);
-		basis = "GPU-bound: even the fastest host replays longer than the log; the host factor is the usual "
-			"0.5, or the largest that keeps that floor";
+		basis = "GPU-bound: even the fastest host replays longer than the log (the GPU's floor); the host "
+			"factor is the largest that keeps that floor, the slowest host the log allows";
 	} else if (hi > 0) {
 		table_set_real(x->cal, r, 7, lo);
 		table_set_real(x->cal, r, 8, hi);
-		basis = f == RP_F_PRIOR ? "a range of host factors reproduces the log (host slack): the usual 0.5"
-					: "fitted to the log: the end of the range that reproduces it nearest 0.5";
+		basis = lo <= RP_F_MIN ? "GPU-bound: every host factor up to the top reproduces the log (host slack): "
+					 "the top, the slowest host the log allows"
+				       : "fitted to the log: the top of the range that reproduces it";
 	} else {
 		basis = "no host factor up to 1 reproduces the log: 1";
 	}
@@ -412,10 +458,12 @@ static void cal_row(struct ctx *x, size_t r, int64_t median, int64_t samples, do
 /*
  * Writes the replay_steps.csv and replay_calibration.csv rows of rank k,
  * whose model is *mp, and sets *fp to its host factor: calibrated to the
- * log where the rank is replayed alone, else left to the run's row.
+ * log where the rank is replayed alone, else left to the run's row, and
+ * *flop to the bottom of the range of host factors the log allows (f
+ * where it allows none but f).
  * Returns 1 where a step was replayed, else 0.
  */
-static int one_rank(const struct rank_key *k, struct ctx *x, int alone, struct rp_model *mp, double *fp)
+static int one_rank(const struct rank_key *k, struct ctx *x, int alone, struct rp_model *mp, double *fp, double *flop)
 {
 	struct rp_model m = *mp;
 	if (m.nsteps > x->cap) {
@@ -468,6 +516,7 @@ static int one_rank(const struct rank_key *k, struct ctx *x, int alone, struct r
 	}
 	table_set_int(x->cal, r, 12, m.queue);
 	*fp = f;
+	*flop = rp_factor_lo(f, lo, hi);
 	return nrep > 0;
 }
 
@@ -481,7 +530,7 @@ static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 	struct rp_model *m = xcalloc(n, sizeof(*m));
 	const struct rp_model **mp = xcalloc(n, sizeof(*mp));
 	const struct rank_key **kp = xcalloc(n, sizeof(*kp));
-	double *f = xcalloc(n, sizeof(*f));
+	double *f = xcalloc(n, sizeof(*f)), *flo = xcalloc(n, sizeof(*flo));
 	size_t have = 0;
 	int ret = 0;
 	for (size_t i = 0; i < n && ret == 0; i++) {
@@ -499,7 +548,7 @@ static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 	struct rp_joint *joint = ret == 0 && have > 1 && have <= RP_JOINT_MAX ? rp_joint_new(mp, have) : NULL;
 	size_t used = 0;
 	for (size_t i = 0; ret == 0 && i < have; i++) {
-		if (one_rank(kp[i], x, !joint, &m[i], &f[i]))
+		if (one_rank(kp[i], x, !joint, &m[i], &f[i], &flo[i]))
 			used++;
 		else if (!joint)
 			mp[i] = NULL; /* no step replayed: no fixes */
@@ -518,8 +567,10 @@ static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 		struct rp_subject sj = {mp, have, joint, f, ch};
 		double lo, hi, fj = rp_calibrate(&sj, (double)median, x->buf, &lo, &hi);
 		double at = rp_subject_mean(&sj, fj, x->buf);
-		for (size_t i = 0; i < have; i++)
+		for (size_t i = 0; i < have; i++) {
 			f[i] = fj;
+			flo[i] = rp_factor_lo(fj, lo, hi);
+		}
 		size_t r = table_add_row(x->cal);
 		table_set_text(x->cal, r, 0, keys[0].run);
 		table_set_int(x->cal, r, 2, (int64_t)m[0].nsteps);
@@ -546,7 +597,7 @@ static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 				continue;
 		}
 		struct rp_subject sj = {joint ? mp : &mp[i], joint ? have : 1, joint, joint ? f : &f[i], ch};
-		add_fixes(x, kp[i], &sj, joint ? i : 0);
+		add_fixes(x, kp[i], &sj, joint ? i : 0, joint ? flo : &flo[i]);
 	}
 	free(latest);
 	free(ch);
@@ -557,6 +608,7 @@ static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 	free(mp);
 	free(kp);
 	free(f);
+	free(flo);
 	return ret;
 }
 
@@ -580,7 +632,8 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 			  "launch_queue:int");
 	x.fixes = table_new("replay_fixes", "What each fix saves per step, from the replay without its cause",
 			    "run:text,rank:int,mechanism:text,where:text,per_step:real,step_us:us,step_without_us:us,"
-			    "saving_us_per_step:us,saving_min_us:us,saving_max_us:us,noise_us:us,stated:int,replayed:text");
+			    "saving_us_per_step:us,saving_min_us:us,saving_max_us:us,noise_us:us,stated:int,replayed:text,"
+			    "saving_fast_host_us:us");
 	int ret = 0;
 	for (size_t i = 0, j; i < nkeys && ret == 0; i = j) {
 		for (j = i + 1; j < nkeys && keys[j].run_db_id == keys[i].run_db_id;)
@@ -632,11 +685,17 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	buf_printf(&b,
 		   "The profiler slows the host. The host factor f scales the host time between calls and each "
 		   "call's own cost, but not stretches of %d ms or more that no operator covers on any thread (a "
-		   "sleep, Python work the profiler does not slow). f is the value in [%.1f, 1] at which the "
-		   "replay's mean step equals the median of the training log's unprofiled iterations (within %.0f "
-		   "%%), found by bisection; where a range of f does (the host has slack behind the GPU), the "
-		   "profiler's usual %.1f within that range. error: the replay at f against the log's median.",
-		   RP_UNRECORDED_NS / 1000000, RP_F_MIN, RP_F_TOL * 100, RP_F_PRIOR);
+		   "sleep, Python work the profiler does not slow). host_factor_lo and host_factor_hi: the range of f "
+		   "in [%.1f, 1] whose replayed mean step equals the median of the training log's unprofiled "
+		   "iterations within %.0f %% (the replay is non-decreasing in f; found by bisection); f is its top, "
+		   "the slowest host the log allows. Where the run is host-bound the range is narrow: the log pins "
+		   "f. Where it is GPU-bound the step is the GPU's whatever the host's speed below the top, so the "
+		   "log cannot tell the host's speed and the range runs down to %.1f (GPU-bound: where even the "
+		   "fastest host replays longer than the log, the range of f that keeps the replay within %.0f %% "
+		   "of that floor). No usual factor is assumed inside the range: a fix is priced at its top, where "
+		   "the saving is the least the log allows, and at its bottom (replay_fixes.csv "
+		   "saving_fast_host_us). error: the replay at f against the log's median.",
+		   RP_UNRECORDED_NS / 1000000, RP_F_MIN, RP_F_TOL * 100, RP_F_MIN, RP_F_TOL * 100);
 	result_add_method(out, "replay_calibration.csv", b.data);
 	buf_reset(&b);
 	buf_printf(&b,
@@ -650,16 +709,24 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 		   "saving's standard error (the per-step savings' spread over the square root of the steps; each "
 		   "step replayed with and without the cause) and %.0f %% of the step; with fewer than 3 profiled "
 		   "steps, where no spread can be told, every step's saving must exceed %.0f %% of the step. "
+		   "saving_fast_host_us: the same saving with every rank's host at the bottom of the range of host "
+		   "factors its log allows (replay_calibration.csv host_factor_lo): over that range the step with "
+		   "the cause reproduces the log while the step without it can only shorten with a faster host. "
+		   "Where the run is GPU-bound (the range runs down to %.1f: the step is the GPU's all along it) "
+		   "saving_us_per_step, at the range's top, is the least the log allows and saving_fast_host_us "
+		   "the most; where the log pins the factor they differ by at most %.0f %% of the step. "
 		   "Mechanisms and how each is removed:",
-		   RP_JOINT_PRICED, 100 * RP_SAVING_MIN, 100 * RP_SAVING_MIN);
+		   RP_JOINT_PRICED, 100 * RP_SAVING_MIN, 100 * RP_SAVING_MIN, RP_F_MIN, 200 * RP_F_TOL);
 	for (int i = 0; i < NMECH; i++)
 		buf_printf(&b, " %s, %s: %s (fix: %s);", mechanisms[i].id, mechanisms[i].what, mechanisms[i].removed,
 			   mechanisms[i].fix);
 	buf_adds(&b,
 		 " extra_gpu_work's reference run: the run the manifest's compare pairs with it as the reference "
 		 "([reference, run]) where that has the same configuration (gpus, batch, strategy, model, and the "
-		 "manifest's parallelism, micro-batches, ZeRO stage, recomputation and precision; a value not given "
-		 "equals one not given), else the run of "
+		 "manifest's parallelism, micro-batches, ZeRO stage, recomputation and precision; where neither run "
+		 "gives a value, the traces decide: the run must make, in every profiled step, each operator call "
+		 "(name and input shapes) the reference makes per step, as many times, else nothing is priced), "
+		 "else the run of "
 		 "the same configuration with the smallest step (the training logs' unprofiled medians where every "
 		 "run of the configuration has one, else the first rank's profiled step on the trace; ties: the "
 		 "earlier run), which itself has no reference, nor has a run compare names only as a reference; "

@@ -170,6 +170,7 @@ struct rp_ref {
 	int64_t ref_db_id;  /* its reference run, -1: none */
 	char *ref_run;      /* the reference's id, NULL: none */
 	int named;          /* named by the manifest's compare, else the configuration's fastest run */
+	int unknown;        /* the two agree on a configuration value only in that neither gives it */
 };
 struct manifest;
 struct analysis_result;
@@ -191,10 +192,12 @@ struct rp_extra_where {
 /*
  * Marks in drop (one per activity of m, rank k) the kernels k launches per
  * profiled step beyond those of rank ref of its reference run, and fills
- * *w; returns how many it marked (0 also where ref cannot be read).
+ * *w; returns how many it marked (0 also where ref cannot be read). With
+ * contain set (a configuration the inputs do not give whole), none where
+ * some profiled step of k lacks a call the reference makes per step.
  */
 size_t rp_extra_pick(struct store *s, const struct rank_key *k, const struct rp_model *m, const struct rank_key *ref,
-		     unsigned char *drop, struct rp_extra_where *w);
+		     int contain, unsigned char *drop, struct rp_extra_where *w);
 /* The key of w in words: "aten::mm [8192,8192],[8192,8192]", or the kernel's name; the caller frees it. */
 char *rp_extra_words(struct store *s, const struct rp_extra_where *w);
 
@@ -227,7 +230,6 @@ void rp_joint_measured(const struct rp_joint *x, int64_t *step_ns);
  * header says how), shared by the analysis and `perfstudy whatif`.
  */
 #define RP_F_MIN 0.1       /* the smallest host factor tried */
-#define RP_F_PRIOR 0.5     /* the profiler roughly doubles host time (shared/design/replay.md) */
 #define RP_F_TOL 0.01      /* a replayed mean within this share of the log's median reproduces it */
 #define RP_JOINT_MAX 64    /* ranks of a run replayed together; more: each alone */
 
@@ -247,8 +249,11 @@ double rp_subject_mean(struct rp_subject *s, double f, int64_t *buf);
  * The host factor that makes the mean replayed step of s the training
  * log's median target (ns): sets *lo, *hi to the range that reproduces
  * target within RP_F_TOL (both 0 when none does; *lo < 0: the range of
- * the GPU-bound floor, -*lo its top) and returns f.
+ * the GPU-bound floor [RP_F_MIN, -*lo]) and returns f, the top of that
+ * range (the slowest host the log allows; 1 where none reproduces it).
  */
 double rp_calibrate(struct rp_subject *s, double target, int64_t *buf, double *lo, double *hi);
+/* The bottom of the range of host factors the log allows, from rp_calibrate's f, lo, hi: f where it allows no other. */
+double rp_factor_lo(double f, double lo, double hi);
 
 #endif

@@ -4,11 +4,19 @@
  * (replay_calibration.csv) and `perfstudy whatif`, which replays a run
  * under the same factor.
  *
- * The replayed mean step is non-decreasing in the factor f, so f is found
- * by bisection in [RP_F_MIN, 1] (the profiler does not speed the host up).
- * Where a range of f reproduces the log within RP_F_TOL (a GPU-bound run:
- * the host has slack), f is the profiler's usual RP_F_PRIOR inside that
- * range, else the end nearest it.
+ * The replayed mean step is non-decreasing in the factor f, so the range
+ * of f whose replay reproduces the log (within RP_F_TOL) is found by
+ * bisection in [RP_F_MIN, 1] (the profiler does not speed the host up),
+ * and f is its top: the slowest host the log allows, the least slowdown by
+ * the profiler. Where the run is host-bound the range is narrow (the log
+ * pins f). Where it is GPU-bound the step does not depend on the host's
+ * speed, so the log tells only that the host is no slower than the top of
+ * the range (the largest f that keeps the replay at the GPU's floor); any
+ * f below it fits the log as well. No prior picks one inside: at the top,
+ * a fix's saving is the least the log allows (a faster host can only
+ * shorten the step without the cause, the step with it being the floor),
+ * and replay.c prices each fix at the range's bottom too (the most it
+ * allows).
  */
 #include <math.h>
 
@@ -44,6 +52,13 @@ double rp_subject_mean(struct rp_subject *s, double f, int64_t *buf)
 	return n ? sum / (double)n : NAN;
 }
 
+double rp_factor_lo(double f, double lo, double hi)
+{
+	if (lo < 0)
+		return RP_F_MIN;
+	return hi > 0 && lo < f ? lo : f;
+}
+
 double rp_calibrate(struct rp_subject *m, double target, int64_t *buf, double *lo, double *hi)
 {
 	double tol = target * RP_F_TOL;
@@ -58,8 +73,8 @@ double rp_calibrate(struct rp_subject *m, double target, int64_t *buf, double *l
 		/*
 		 * Even the fastest host gives a longer step than the log (the GPU's
 		 * own time under the profiler): the log cannot pin f. The largest f
-		 * whose replay stays within RP_F_TOL of that floor keeps the host's
-		 * slack; the usual RP_F_PRIOR where it is inside.
+		 * whose replay stays within RP_F_TOL of that floor: the slowest
+		 * host that keeps it.
 		 */
 		double x = a, y = b, floor_ = ra * (1 + RP_F_TOL);
 		if (rb <= floor_)
@@ -73,7 +88,7 @@ double rp_calibrate(struct rp_subject *m, double target, int64_t *buf, double *l
 					y = mid;
 			}
 		*lo = -x; /* negative: the range of a floor, not of the log */
-		return x < RP_F_PRIOR ? x : RP_F_PRIOR;
+		return x;
 	}
 	double x = a, y = b;
 	if (ra < target - tol) {
@@ -102,7 +117,5 @@ double rp_calibrate(struct rp_subject *m, double target, int64_t *buf, double *l
 	} else {
 		*hi = b;
 	}
-	if (RP_F_PRIOR >= *lo && RP_F_PRIOR <= *hi)
-		return RP_F_PRIOR;
-	return RP_F_PRIOR < *lo ? *lo : *hi;
+	return *hi;
 }

@@ -48,9 +48,16 @@
 
 /*
  * The configuration columns of the runs table: runs of equal values are
- * compared, a value not given equal to one not given (a manifest of one
- * configuration's causes need not repeat it; a build from directories
- * knows only the GPUs).
+ * compared. A value neither run gives (a manifest of one configuration's
+ * causes need not repeat it; a build from directories knows only the
+ * GPUs) is not taken as equal on trust: the traces decide it
+ * (rp_ref.unknown, rp_extra_pick's contain): the run must make, in every
+ * profiled step, each operator call (name and input shapes) the reference
+ * makes per step, as many times. Another batch or sequence length changes
+ * the shapes of every layer's calls, another model their names or count,
+ * so a run that contains the reference's work is of its configuration as
+ * far as the GPU's work can tell, and what it does beyond that is the
+ * extra work; else nothing is priced.
  */
 #define CONFIG_COLUMNS "gpus, batch, strategy, model, layers, hidden, heads, ffn, seq, vocab"
 #define NCONFIG 10
@@ -61,6 +68,7 @@ struct run_row {
 	char *config;  /* the configuration columns as one string */
 	double step;   /* measured step, ns; <= 0: none */
 	int has_log;
+	int unknown;   /* some configuration value not given */
 	size_t first_key; /* its first rank in keys */
 };
 
@@ -111,6 +119,7 @@ int rp_references(struct store *s, const char *exp, const struct manifest *mf, c
 		for (int c = 0; c < NCONFIG; c++) {
 			const unsigned char *v = store_column_text(st, 2 + c);
 			buf_adds(&b, v ? (const char *)v : "\x01");
+			x->unknown |= !v;
 			buf_addc(&b, '\x1f');
 		}
 		/* and what the manifest says of the parallelism and the numbers, where it says it */
@@ -166,6 +175,7 @@ int rp_references(struct store *s, const char *exp, const struct manifest *mf, c
 					o->ref_db_id = r[j].id;
 					o->ref_run = xstrdup(r[j].run);
 					o->named = 1;
+					o->unknown = r[i].unknown;
 				}
 		}
 		/* a run compare names only as a reference is the baseline: it has none */
@@ -182,6 +192,7 @@ int rp_references(struct store *s, const char *exp, const struct manifest *mf, c
 		if (best < n && best != i) {
 			o->ref_db_id = r[best].id;
 			o->ref_run = xstrdup(r[best].run);
+			o->unknown = r[i].unknown;
 		}
 	}
 out:
@@ -415,7 +426,7 @@ static void count_steps(const struct occ *v, size_t n, const struct occ *x, cons
 }
 
 size_t rp_extra_pick(struct store *s, const struct rank_key *k, const struct rp_model *m, const struct rank_key *ref,
-		     unsigned char *drop, struct rp_extra_where *w)
+		     int contain, unsigned char *drop, struct rp_extra_where *w)
 {
 	struct rp_model rm;
 	struct occ *v = NULL, *rv = NULL, *cand = NULL, *miss = NULL, *kern = NULL;
@@ -461,6 +472,9 @@ size_t rp_extra_pick(struct store *s, const struct rank_key *k, const struct rp_
 	}
 	free(cnt);
 	free(have);
+	/* a configuration the inputs do not give whole: the run must contain the reference's work */
+	if (contain && nmiss)
+		goto out;
 	/*
 	 * The same operator on other shapes (and so, maybe, another kernel) is
 	 * other work, not extra work: in each step, as many of the surplus as

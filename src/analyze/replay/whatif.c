@@ -26,84 +26,8 @@
 #include "analyze/replay/replay.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/table.h"
 #include "util/xalloc.h"
-
-static const char EXPECTED[] = "collectives=X, kernels:PATTERN=X, host=X, gaps=0, data-loading=0, syncs=0 or "
-			       "rank=R:median";
-
-/* A factor from text: 0, or -1 when it is not a plain decimal number in [0, WHATIF_MAX_FACTOR]. */
-static int factor(const char *t, double *v)
-{
-	char *end;
-	if (!((*t >= '0' && *t <= '9') || *t == '.') || strpbrk(t, "xX"))
-		return -1;
-	errno = 0;
-	*v = strtod(t, &end);
-	return *end || errno || !isfinite(*v) || *v < 0 || *v > WHATIF_MAX_FACTOR ? -1 : 0;
-}
-
-int whatif_parse(const char *arg, int position, struct whatif_change *c, char **why)
-{
-	*c = (struct whatif_change){.arg = arg, .position = position, .factor = 1.0, .rank = -1};
-	*why = NULL;
-	const char *eq = strrchr(arg, '=');
-	if (!eq) {
-		*why = xasprintf("expected CHANGE=VALUE, one of %s", EXPECTED);
-		return -1;
-	}
-	size_t klen = (size_t)(eq - arg);
-	const char *val = eq + 1;
-	static const struct {
-		const char *key;
-		int kind;
-	} zero_only[] = {{"gaps", WI_GAPS}, {"data-loading", WI_DATA_LOADING}, {"syncs", WI_SYNCS}};
-	for (size_t i = 0; i < sizeof(zero_only) / sizeof(zero_only[0]); i++)
-		if (strlen(zero_only[i].key) == klen && !strncmp(arg, zero_only[i].key, klen)) {
-			double v;
-			c->kind = zero_only[i].kind;
-			if (factor(val, &v) < 0 || v != 0)
-				*why = xasprintf("expected %s=0 (taken out: the only value this change takes)", zero_only[i].key);
-			return *why ? -1 : 0;
-		}
-	if ((klen == 11 && !strncmp(arg, "collectives", 11)) || (klen == 4 && !strncmp(arg, "host", 4))) {
-		c->kind = klen == 4 ? WI_HOST : WI_COLLECTIVES;
-		if (factor(val, &c->factor) < 0 || (c->kind == WI_HOST && c->factor == 0))
-			*why = xasprintf("expected %.*s=X, X a number %s %.0f", (int)klen, arg,
-					 c->kind == WI_HOST ? "above 0, at most" : "from 0 to", WHATIF_MAX_FACTOR);
-		return *why ? -1 : 0;
-	}
-	if (!strncmp(arg, "kernels:", 8)) {
-		c->kind = WI_KERNELS;
-		if (klen == 8)
-			*why = xstrdup("expected kernels:PATTERN=X with a PATTERN (fnmatch, e.g. 'nvjet*')");
-		else if (factor(val, &c->factor) < 0)
-			*why = xasprintf("expected kernels:PATTERN=X, X a number from 0 to %.0f", WHATIF_MAX_FACTOR);
-		else
-			c->pattern = xstrndup(arg + 8, klen - 8);
-		return *why ? -1 : 0;
-	}
-	if (!strncmp(arg, "rank=", 5)) {
-		/* rank=R:median: the '=' is the first one */
-		char *end;
-		const char *r = arg + 5;
-		c->kind = WI_RANK_MEDIAN;
-		errno = 0;
-		long long v = r[0] >= '0' && r[0] <= '9' ? strtoll(r, &end, 10) : -1;
-		if (v < 0 || errno || v > INT32_MAX || strcmp(end, ":median"))
-			*why = xstrdup("expected rank=R:median, R a rank of the run");
-		else
-			c->rank = v;
-		return *why ? -1 : 0;
-	}
-	*why = xasprintf("unknown change '%.*s': expected one of %s", (int)klen, arg, EXPECTED);
-	return -1;
-}
-
-void whatif_change_release(struct whatif_change *c)
-{
-	free(c->pattern);
-	c->pattern = NULL;
-}
 
 void whatif_result_release(struct whatif_result *r)
 {
@@ -313,7 +237,7 @@ struct job {
 	struct rp_model *m;
 	const struct rp_model **mp;
 	const struct rank_key **kp;
-	double *f;
+	double *f, *flo; /* each rank's host factor, and the bottom of the range its log allows */
 	size_t have;
 	struct rp_joint *joint;
 	struct rank_change *rc;
@@ -427,84 +351,137 @@ static int calibrate(struct job *j, int64_t *buf)
 	struct rp_change *ch = xcalloc(j->have, sizeof(*ch));
 	double lo, hi, one = 1.0;
 	for (size_t i = 0; i < j->have; i++)
-		j->f[i] = 1.0;
+		j->f[i] = j->flo[i] = 1.0;
 	if (median > 0 && j->joint) {
 		struct rp_subject sj = {j->mp, j->have, j->joint, j->f, ch};
 		double f = rp_calibrate(&sj, (double)median, buf, &lo, &hi);
-		for (size_t i = 0; i < j->have; i++)
+		for (size_t i = 0; i < j->have; i++) {
 			j->f[i] = f;
+			j->flo[i] = rp_factor_lo(f, lo, hi);
+		}
 	} else if (median > 0) {
 		for (size_t i = 0; i < j->have; i++) {
 			struct rp_subject sj = {&j->mp[i], 1, NULL, &one, ch};
 			j->f[i] = rp_calibrate(&sj, (double)median, buf, &lo, &hi);
+			j->flo[i] = rp_factor_lo(j->f[i], lo, hi);
 		}
 	}
 	free(ch);
 	return 0;
 }
 
+/* rank i's change at the bottom of its host factors' range: c's factor times flo / f */
+static struct rp_change at_lo(const struct job *j, size_t i, struct rp_change c)
+{
+	c.host_factor = c.host_factor * j->flo[i] / j->f[i];
+	return c;
+}
+
 /*
  * The job's steps into out->steps: measured, replayed at the calibrated
- * factors, and under the changes, where all three have a time.
+ * factors, and under the changes, where all three have a time; and the
+ * last two again at the bottom of the factors' range.
  */
 static void replay_job(struct job *j)
 {
 	const struct rp_model *m0 = j->mp[0];
 	size_t ns = m0->nsteps;
-	int64_t *v[3];
-	for (int t = 0; t < 3; t++)
+	int64_t *v[5];
+	for (int t = 0; t < 5; t++)
 		v[t] = xmalloc((ns + 1) * sizeof(int64_t));
 	if (j->joint) {
-		struct rp_change *base = xcalloc(j->have, sizeof(*base)), *what = xcalloc(j->have, sizeof(*what));
+		struct rp_change *ch[4];
+		for (int t = 0; t < 4; t++)
+			ch[t] = xcalloc(j->have, sizeof(*ch[t]));
 		for (size_t i = 0; i < j->have; i++) {
-			base[i] = (struct rp_change){.host_factor = j->f[i]};
-			what[i] = j->rc[i].c;
+			ch[0][i] = (struct rp_change){.host_factor = j->f[i]};
+			ch[1][i] = j->rc[i].c;
+			ch[2][i] = at_lo(j, i, ch[0][i]);
+			ch[3][i] = at_lo(j, i, ch[1][i]);
 		}
 		rp_joint_measured(j->joint, v[0]);
-		rp_joint_replay(j->joint, base, v[1]);
-		rp_joint_replay(j->joint, what, v[2]);
-		free(base);
-		free(what);
+		for (int t = 0; t < 4; t++) {
+			rp_joint_replay(j->joint, ch[t], v[t + 1]);
+			free(ch[t]);
+		}
 	} else {
 		/* each rank alone; the job's step k is the slowest rank's step of the same number */
-		for (int t = 0; t < 3; t++)
+		for (int t = 0; t < 5; t++)
 			for (size_t k = 0; k < ns; k++)
 				v[t][k] = -1;
 		for (size_t i = 0; i < j->have; i++) {
 			const struct rp_model *m = j->mp[i];
-			int64_t *r[3];
-			for (int t = 0; t < 3; t++)
+			int64_t *r[5];
+			for (int t = 0; t < 5; t++)
 				r[t] = xmalloc((m->nsteps + 1) * sizeof(int64_t));
-			struct rp_change base = {.host_factor = j->f[i]};
+			struct rp_change base = {.host_factor = j->f[i]}, blo = at_lo(j, i, base), wlo = at_lo(j, i, j->rc[i].c);
 			rp_measured(m, r[0], NULL);
 			rp_replay(m, &base, r[1]);
 			rp_replay(m, &j->rc[i].c, r[2]);
+			rp_replay(m, &blo, r[3]);
+			rp_replay(m, &wlo, r[4]);
 			for (size_t k = 0; k < ns; k++) {
 				size_t q = 0;
 				while (q < m->nsteps && m->steps[q].number != m0->steps[k].number)
 					q++;
-				for (int t = 0; q < m->nsteps && t < 3; t++)
+				for (int t = 0; q < m->nsteps && t < 5; t++)
 					if (r[t][q] > v[t][k])
 						v[t][k] = r[t][q];
 			}
-			for (int t = 0; t < 3; t++)
+			for (int t = 0; t < 5; t++)
 				free(r[t]);
 		}
 	}
 	j->out->steps = xcalloc(ns + 1, sizeof(*j->out->steps));
 	for (size_t k = 0; k < ns; k++)
-		if (v[0][k] >= 0 && v[1][k] >= 0 && v[2][k] >= 0)
+		if (v[0][k] >= 0 && v[1][k] >= 0 && v[2][k] >= 0 && v[3][k] >= 0 && v[4][k] >= 0)
 			j->out->steps[j->out->nsteps++] =
-				(struct whatif_step){m0->steps[k].number, v[0][k], v[1][k], v[2][k]};
-	for (int t = 0; t < 3; t++)
+				(struct whatif_step){m0->steps[k].number, v[0][k], v[1][k], v[2][k], v[3][k], v[4][k]};
+	for (int t = 0; t < 5; t++)
 		free(v[t]);
+}
+
+static void add_row(struct table *t, const struct whatif_result *r, const char *change, const char *step,
+		    const double *v)
+{
+	size_t row = table_add_row(t);
+	table_set_text(t, row, 0, r->run);
+	table_set_text(t, row, 1, change);
+	table_set_text(t, row, 2, step);
+	table_set_ns(t, row, 3, llround(v[0]));
+	table_set_ns(t, row, 4, llround(v[1]));
+	table_set_ns(t, row, 5, llround(v[2]));
+	table_set_ns(t, row, 6, llround(v[1] - v[2]));
+	if (!isnan(r->host_factor)) {
+		table_set_real(t, row, 7, r->host_factor);
+		table_set_real(t, row, 8, r->host_factor_lo);
+	}
+	table_set_ns(t, row, 9, llround(v[3] - v[4]));
+}
+
+void whatif_table_add(struct table *t, const struct whatif_result *r, const char *change, double *mean)
+{
+	double sum[5] = {0, 0, 0, 0, 0};
+	for (size_t k = 0; k < r->nsteps; k++) {
+		const struct whatif_step *s = &r->steps[k];
+		char step[32];
+		double v[5] = {(double)s->measured, (double)s->replayed, (double)s->whatif, (double)s->replayed_fast,
+			       (double)s->whatif_fast};
+		snprintf(step, sizeof(step), "%lld", (long long)s->number);
+		add_row(t, r, change, step, v);
+		for (int i = 0; i < 5; i++)
+			sum[i] += v[i];
+	}
+	for (int i = 0; i < 5; i++)
+		mean[i] = r->nsteps ? sum[i] / (double)r->nsteps : 0;
+	add_row(t, r, change, "mean", mean);
 }
 
 int whatif_run(struct store *s, const char *db, const char *run, const struct whatif_change *c, size_t n,
 	       struct whatif_result *out)
 {
 	struct job j = {.s = s, .db = db, .out = out};
-	*out = (struct whatif_result){.host_factor = NAN};
+	*out = (struct whatif_result){.host_factor = NAN, .host_factor_lo = NAN};
 	int ret = find_run(s, db, run, &out->experiment, &out->run);
 	if (ret)
 		return ret;
@@ -514,6 +491,7 @@ int whatif_run(struct store *s, const char *db, const char *run, const struct wh
 	j.mp = xcalloc(j.nkeys + 1, sizeof(*j.mp));
 	j.kp = xcalloc(j.nkeys + 1, sizeof(*j.kp));
 	j.f = xcalloc(j.nkeys + 1, sizeof(*j.f));
+	j.flo = xcalloc(j.nkeys + 1, sizeof(*j.flo));
 	size_t max_steps = 1;
 	for (size_t i = 0; i < j.nkeys && !ret; i++) {
 		if (strcmp(j.keys[i].run, out->run))
@@ -548,8 +526,10 @@ int whatif_run(struct store *s, const char *db, const char *run, const struct wh
 	if (!ret)
 		ret = build_changes(&j, c, n);
 	if (!ret) {
-		if (j.joint || j.have == 1)
+		if (j.joint || j.have == 1) {
 			out->host_factor = j.f[0];
+			out->host_factor_lo = j.flo[0];
+		}
 		replay_job(&j);
 		if (!out->nsteps) {
 			diag_error(db, "run '%s': no replayable step (no profiled step has a time on every replay)", out->run);
@@ -568,6 +548,7 @@ int whatif_run(struct store *s, const char *db, const char *run, const struct wh
 	free(j.mp);
 	free(j.kp);
 	free(j.f);
+	free(j.flo);
 	rank_keys_free(j.keys, j.nkeys);
 	return ret;
 }

@@ -42,31 +42,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "manifest/whatif_change.h"
 #include "store/store.h"
-
-enum whatif_kind { WI_COLLECTIVES, WI_KERNELS, WI_HOST, WI_GAPS, WI_DATA_LOADING, WI_SYNCS, WI_RANK_MEDIAN };
-
-#define WHATIF_MAX_FACTOR 1000.0
-
-struct whatif_change {
-	int kind;            /* enum whatif_kind */
-	double factor;       /* WI_COLLECTIVES, WI_KERNELS, WI_HOST */
-	char *pattern;       /* WI_KERNELS: the fnmatch pattern; owned */
-	int64_t rank;        /* WI_RANK_MEDIAN */
-	const char *arg;     /* the argument as written; not owned */
-	int position;        /* its position among the command's arguments */
-};
-
-/*
- * Parses arg, the position-th argument, into *c. Returns 0, or -1 with
- * *why set to what was expected there (the caller frees it).
- */
-int whatif_parse(const char *arg, int position, struct whatif_change *c, char **why);
-void whatif_change_release(struct whatif_change *c);
 
 struct whatif_step {
 	int64_t number;                      /* N of ProfilerStep#N */
 	int64_t measured, replayed, whatif;  /* ns */
+	int64_t replayed_fast, whatif_fast;  /* the same two at the bottom of the host factors' range (ns) */
 };
 
 struct whatif_result {
@@ -74,6 +56,7 @@ struct whatif_result {
 	size_t ranks;          /* ranks replayed */
 	int joint;             /* 1: replayed together, their collectives joined */
 	double host_factor;    /* the calibrated factor; NAN where each rank has its own */
+	double host_factor_lo; /* the bottom of the range of factors the log allows (replay_calibrate.c); NAN as above */
 	int64_t log_median;    /* the training log's unprofiled median the factor is calibrated to (ns); 0: none */
 	struct whatif_step *steps;
 	size_t nsteps;
@@ -93,5 +76,23 @@ struct whatif_result {
 int whatif_run(struct store *s, const char *db, const char *run, const struct whatif_change *c, size_t n,
 	       struct whatif_result *out);
 void whatif_result_release(struct whatif_result *r);
+
+/*
+ * whatif.csv, the one table both `perfstudy whatif` and the manifest's
+ * whatif entries (the analysis whatif_manifest) write: per step with a time
+ * on every replay, then a mean row: run, change (as written), step,
+ * measured_us, replayed_us and whatif_us (at the calibrated factor),
+ * saving_us = replayed_us - whatif_us, host_factor, host_factor_lo and
+ * saving_fast_host_us, the saving with every rank's host at the bottom of
+ * the range of factors its log allows (a GPU-bound run's log cannot tell
+ * the host's speed: the saving at the top, where f is, is the least it
+ * allows, and this the most).
+ */
+#define WHATIF_COLUMNS                                                                                      \
+	"run:text,change:text,step:text,measured_us:us,replayed_us:us,whatif_us:us,saving_us:us,host_factor:real," \
+	"host_factor_lo:real,saving_fast_host_us:us"
+struct table;
+/* Adds r's rows under change to t (WHATIF_COLUMNS) and sets mean[0..5) to the mean row's measured, replayed, whatif, replayed_fast, whatif_fast (ns). */
+void whatif_table_add(struct table *t, const struct whatif_result *r, const char *change, double *mean);
 
 #endif

@@ -29,6 +29,10 @@ with Input Dims A = [64,64],[64,64] or X = [128,128],[128,128]:
             o+25030
   gpu-shapes (batch 1, period 21000) gpu-ref with K1b's operator on X: the
             same operator on other shapes, the same count
+  gpu-more  (batch 1, period 26000) gpu-extra with its last call on X: o+0 A
+            K1a (o+20 .. o+10020), o+20 X Kx (5000), o+40 X Ky (10000,
+            o+15020 .. o+25020), synchronize o+60 .. o+25030: one A call
+            fewer than gpu-ref, two X calls more
   host-extra (batch 2, period 30000) o+0 A K1 (5000, o+20 .. o+5020), o+20 X
             Kx (3000, o+5020 .. o+8020)
   host-ref  (batch 2, period 30000) o+0 A K1 only
@@ -37,6 +41,20 @@ end to the next step (the last step ends with its synchronize); in the
 host-bound ones 'aten::add' covers o+40 .. o+29900, then a 10 us
 cudaDeviceSynchronize (the GPU is idle: it waits for nothing), every step.
 The manifest's compare names host-ref as host-extra's reference.
+
+OUTDIR/slack/study.yaml: two runs of one configuration (batch 3) with a
+training log each (rank0.log, 10 iterations: the first 1000 ms, the others
+the period; ProfilerStep#1 and #2 are iterations 2 and 3), for the host
+factor of a GPU-bound run, two steps each, on host thread 1 at o = the
+step's start:
+  slack-extra (period 15030) o+0 A K1 (10000, o+20 .. o+10020), o+20 X Kx
+            (5000, o+10020 .. o+15020), each launch (10 us) in an aten::mm
+            (15 us); aten::add covers o+40 .. o+12040 (host work, which the
+            host factor scales), then cudaDeviceSynchronize until Kx's end
+            + 10 (o+15030), where the next step starts: GPU-bound, with
+            host slack
+  slack-ref (period 12050) the same without Kx: the synchronize from
+            o+12040 to o+12050 waits for nothing
 Python 3 standard library only.
 """
 import json, os, sys
@@ -103,10 +121,45 @@ A, X = [[64, 64], [64, 64]], [[128, 128], [128, 128]]
 EXTRA = (("gpu-ref", 1, trace_extra([(A, 20, 10000), (A, 10020, 10000)], 21000, True)),
          ("gpu-extra", 1, trace_extra([(A, 20, 10000), (X, 10020, 5000), (A, 15020, 10000)], 26000, True)),
          ("gpu-shapes", 1, trace_extra([(A, 20, 10000), (X, 10020, 10000)], 21000, True)),
+         ("gpu-more", 1, trace_extra([(A, 20, 10000), (X, 10020, 5000), (X, 15020, 10000)], 26000, True)),
          ("host-extra", 2, trace_extra([(A, 20, 5000), (X, 5020, 3000)], 30000, False)),
          ("host-ref", 2, trace_extra([(A, 20, 5000)], 30000, False)))
 
+def trace_slack(extra):
+    ev, corr, period = [], 0, 15030 if extra else 12050
+    for k in (1, 2):
+        o = (k - 1) * period
+        ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{k}", "pid": 1, "tid": 1,
+                   "ts": o, "dur": period - 1})
+        for at, dims, ks, kd in ((0, A, 20, 10000), (20, X, 10020, 5000))[:2 if extra else 1]:
+            corr += 1
+            ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": o + at, "dur": 15,
+                       "args": {"Input Dims": dims}})
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                       "ts": o + at, "dur": 10, "args": {"correlation": corr}})
+            ev.append({"ph": "X", "cat": "kernel", "name": "gemm_a", "pid": 0, "tid": 7, "ts": o + ks,
+                       "dur": kd, "args": {"device": 0, "stream": 7, "correlation": corr}})
+        ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": o + 40, "dur": 12000})
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 1,
+                   "ts": o + 12040, "dur": period - 12040, "args": {"correlation": corr + 1000}})
+    return {"distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": ev}
+
+def megatron_log(ms):
+    return "".join(" iteration %8d/%8d | consumed samples: %12d | elapsed time per iteration (ms): %.2f | "
+                   "learning rate: 1.000000E-04 | global batch size: %5d | lm loss: 1.000000E+01 | loss scale: 1.0 | "
+                   "number of skipped iterations:   0 | number of nan iterations:   0 |\n"
+                   % (i, 10, 3 * i, 1000 if i == 1 else ms, 3) for i in range(1, 11))
+
 out = sys.argv[1]
+os.makedirs(os.path.join(out, "slack"), exist_ok=True)
+with open(os.path.join(out, "slack", "study.yaml"), "w") as f:
+    f.write("version: 1\nid: slack\ntitle: host slack\nruns:\n")
+    for name, extra, ms in (("slack-extra", True, 15.03), ("slack-ref", False, 12.05)):
+        f.write(f"  - {{id: {name}, gpus: 1, batch: 3, strategy: single, traces: [{name}.json], inputs: [{name}.log]}}\n")
+        with open(os.path.join(out, "slack", name + ".json"), "w") as t:
+            json.dump(trace_slack(extra), t, indent=0)
+        with open(os.path.join(out, "slack", name + ".log"), "w") as t:
+            t.write(megatron_log(ms))
 os.makedirs(os.path.join(out, "extra"), exist_ok=True)
 with open(os.path.join(out, "extra", "study.yaml"), "w") as f:
     f.write("version: 1\nid: extra\ntitle: extra GPU work\ncompare: [[host-ref, host-extra]]\nruns:\n")
