@@ -573,6 +573,35 @@ python3 tests/e2e/busbw_bars.py "$X/p2p.yaml" "$Q/collective_busbw.csv" "$T/o/h2
 	ok || bad "collective_busbw.svg of h200x2-p2p: a bar differs from the CSV"
 # runs of 2 GPUs only: no figure of speedup against GPUs
 [ ! -e "$T/o/h200x2-p2p/figures/scaling.svg" ] && ok || bad "h200x2-p2p: a scaling figure of one GPU count"
+# issue 54 item 10: a strategy key the manifests abbreviate (tp, pp: read
+# from the YAML) never shows as a word in a figure's caption or in an SVG's
+# titles (it titled strategy_scaling's figures: "..., pp").
+python3 - "$X" "$T/o" <<'EOF' && ok || bad "a strategy key shows through in a title or caption"
+import glob, html, os, re, sys
+X, OUT = sys.argv[1:3]
+keys = set()
+for y in ("parallel.yaml", "p2p.yaml"):
+    keys |= set(re.findall(r"^\s*strategy:\s*(\S+)\s*$", open(os.path.join(X, y)).read(), re.M))
+keys &= {"tp", "pp"}
+assert keys == {"tp", "pp"}, keys
+word = re.compile(r"(?<![\w-])(" + "|".join(sorted(keys)) + r")(?![\w-])")
+bad = []
+for exp in ("h200x2-parallel", "h200x2-p2p"):
+    page = open(os.path.join(OUT, exp, "index.html")).read()
+    for cap in re.findall(r"<figcaption[^>]*>(.*?)</figcaption>", page, re.S):
+        text = html.unescape(re.sub(r"<[^>]+>", " ", cap))
+        m = word.search(text)
+        if m:
+            bad.append("%s caption: %r" % (exp, text[max(0, m.start() - 60):m.end() + 20]))
+    for svg in glob.glob(os.path.join(OUT, exp, "figures", "*.svg")):
+        for t in re.findall(r"<title>(.*?)</title>", open(svg).read(), re.S):
+            if word.search(html.unescape(t)):
+                bad.append("%s: %r" % (os.path.basename(svg), t[:120]))
+for b in bad[:5]:
+    print(b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+EOF
+
 # the pairs the manifest compares, in step_compare.csv
 for pair in tp2-p2p,tp2-nop2p pp2-gpipe-m4-p2p,pp2-gpipe-m4-nop2p; do
 	grep -q "^$pair,3,3," "$Q/step_compare.csv" && ok || bad "step_compare.csv has no $pair"

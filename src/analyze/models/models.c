@@ -157,6 +157,10 @@ void models_strategy_shown(const struct manifest_run *r, const char *strategy, c
 		snprintf(buf, n, "ZeRO-%d", zero);
 	else if (!strcmp(s, "ddp"))
 		snprintf(buf, n, "DDP");
+	else if (!strcmp(s, "tp"))
+		snprintf(buf, n, "tensor parallel");
+	else if (!strcmp(s, "pp"))
+		snprintf(buf, n, "pipeline parallel");
 	else
 		snprintf(buf, n, "%s", s);
 }

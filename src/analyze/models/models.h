@@ -18,8 +18,9 @@ const char *models_params_method(const struct est_model *em);
 int models_zero_stage(const struct manifest_run *r);
 /*
  * A run's strategy as every figure names it, into buf: "ZeRO-n" for a ZeRO
- * stage n >= 1 (models_zero_stage; r may be NULL), "DDP" for ddp, else
- * strategy as written (NULL: r's, else "").
+ * stage n >= 1 (models_zero_stage; r may be NULL), "DDP" for ddp, "tensor
+ * parallel" for tp, "pipeline parallel" for pp, else strategy as written
+ * (NULL: r's, else ""): a key's abbreviation never titles a figure.
  */
 void models_strategy_shown(const struct manifest_run *r, const char *strategy, char *buf, size_t n);
 /*
