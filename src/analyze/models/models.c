@@ -7,8 +7,8 @@
  *                    against the GPU's memory, communication bytes per GPU.
  *   utilization.csv: per run with a step time: achieved TFLOP/s per GPU and
  *                    MFU against the GPU's peak; the log's own TFLOP/s.
- *   published.csv:   a study's own estimates (manifest 'published') beside
- *                    perfstudy's, with the ratio; nothing is tuned to match.
+ *   published.csv:   a study's own estimates beside perfstudy's
+ *                    (published_table.c).
  *   throughput.csv:  numbers typed in from a published table: samples/s,
  *                    model size x samples/s normalized to the smallest model.
  *   scaling.csv:     runs of one model and batch on different GPU counts:
@@ -173,17 +173,17 @@ int models_grad_bytes(const struct manifest_run *r)
 	return p == PREC_FP32 || p == PREC_TF32 ? 4 : p == PREC_FP64 ? 8 : 2;
 }
 
-static int tp_of(const struct manifest_run *r)
+int models_tp(const struct manifest_run *r)
 {
 	return r->tensor_parallel > 0 ? r->tensor_parallel : 1;
 }
 
 int models_replica_ranks(const struct manifest_run *r)
 {
-	return tp_of(r) * (r->pipeline_parallel > 0 ? r->pipeline_parallel : 1);
+	return models_tp(r) * (r->pipeline_parallel > 0 ? r->pipeline_parallel : 1);
 }
 
-static int has_model(const struct manifest_model *m)
+int models_has_model(const struct manifest_model *m)
 {
 	return m->layers && m->hidden && m->seq;
 }
@@ -312,7 +312,7 @@ struct run_memory {
 static struct run_memory memory_per_gpu(const struct manifest_run *r, const struct est_model *em, int64_t P, int dp,
 					double b)
 {
-	int tp = tp_of(r);
+	int tp = models_tp(r);
 	struct run_memory m = {0, 0};
 	m.act = b > 0 ? est_activation_bytes(em, b, tp, (enum est_recompute)r->recompute) : 0;
 	m.state = P ? est_model_state_bytes((double)P / models_replica_ranks(r), models_zero_stage(r), dp) : 0;
@@ -427,7 +427,7 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 	int ret = 0;
 	for (size_t i = 0; man && i < man->nruns; i++) {
 		const struct manifest_run *r = &man->runs[i];
-		if (!has_model(&r->model))
+		if (!models_has_model(&r->model))
 			continue;
 		struct est_model em;
 		models_est_model(&r->model, &em);
@@ -437,7 +437,7 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 			ret = -1;
 			break;
 		}
-		int p = r->gpus > 0 ? r->gpus : f.gpus, tp = tp_of(r), mp = models_replica_ranks(r), z = models_zero_stage(r);
+		int p = r->gpus > 0 ? r->gpus : f.gpus, tp = models_tp(r), mp = models_replica_ranks(r), z = models_zero_stage(r);
 		int dp = p > 0 ? (p / mp > 0 ? p / mp : 1) : 1;
 		int64_t P = est_params_as(&em, tp);
 		double B = r->batch > 0 ? (double)r->batch * dp : 0;
@@ -656,118 +656,6 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 	return 0;
 }
 
-/*
- * Whether a published value pub, printed with one decimal as the studies
- * print them, can be the rounding of what the study's own formula gives
- * (ours): |pub - ours| <= 0.05 plus a relative 10^-9 for the arithmetic.
- */
-static int printed_matches(double pub, double ours)
-{
-	return fabs(pub - ours) <= 0.05 + 1e-9 * fabs(ours);
-}
-
-/* A study's own estimates beside perfstudy's. */
-static void published(const struct analysis_ctx *ctx, struct analysis_result *out)
-{
-	const struct manifest *man = ctx->manifest;
-	struct table *t = table_new("published", "Published estimates beside perfstudy's, per run",
-				    "run:text,quantity:text,published:real,perfstudy:real,ratio:real,source_discrepancy:text,"
-				    "note:text");
-	/* The paper's own formulas (flops_tflop, activation_gb) that disagree with its own table. */
-	struct buf bad[2];
-	double lo[2] = {INFINITY, INFINITY}, hi[2] = {0, 0};
-	buf_init(&bad[0]);
-	buf_init(&bad[1]);
-	for (size_t i = 0; man && i < man->nruns; i++) {
-		const struct manifest_run *r = &man->runs[i];
-		const struct manifest_published *pb = &r->published;
-		struct est_model em;
-		models_est_model(&r->model, &em);
-		double b = r->batch > 0 ? r->batch : 1;
-		double whole = (double)est_params_as(&em, tp_of(r)), simple = (double)est_params_simple(&em);
-		struct {
-			const char *what;
-			double pub, ours;
-			int own_formula; /* -1: not the study's formula; else index into bad[] */
-		} q[] = {
-			{"params", (double)pb->params, whole, -1},
-			{"params_12ld2", (double)pb->params, simple, -1},
-			{"flops_tflop", pb->flops_tflop,
-			 has_model(&r->model) ? est_train_flops(&em, b, RECOMP_NONE, 0) / 1e12 : 0, 0},
-			{"activation_gb", pb->activation_gb, est_activation_bytes(&em, b, 1, RECOMP_NONE) / 1e9, 1},
-			/* 4 bytes (fp32) a parameter, as Lightning's "estimated model params size" counts */
-			{"model_size_mb", pb->model_size_mb, whole * 4 / 1e6, -1},
-			/* a count of the study's data set: nothing to estimate it from */
-			{"batches", (double)pb->batches, 0, -1},
-		};
-		for (size_t k = 0; k < sizeof(q) / sizeof(q[0]); k++) {
-			if (q[k].pub <= 0)
-				continue;
-			size_t row = table_add_row(t);
-			table_set_text(t, row, 0, r->id);
-			table_set_text(t, row, 1, q[k].what);
-			table_set_real(t, row, 2, q[k].pub);
-			if (q[k].ours <= 0)
-				continue;
-			double ratio = q[k].pub / q[k].ours;
-			table_set_real(t, row, 3, q[k].ours);
-			table_set_real(t, row, 4, q[k].ours / q[k].pub);
-			/*
-			 * 12ld^2 is the layers' weight matrices only: where the model's
-			 * whole count is far from it, the study's count (of the whole
-			 * model) is not what it approximates (issue #54 item 10).
-			 */
-			if (!strcmp(q[k].what, "params_12ld2") && whole > 0 && fabs(whole / simple - 1) > 0.1) {
-				char *note = xasprintf("unlike counts: 12ld^2 is the layers' weight matrices only; the "
-						       "whole model with its embeddings and heads is %.2fx it",
-						       whole / simple);
-				table_set_text(t, row, 6, note);
-				free(note);
-			}
-			int f = q[k].own_formula;
-			if (f < 0 || printed_matches(q[k].pub, q[k].ours))
-				continue;
-			char *why = xasprintf("the study's own formula gives %.3f, it prints %.1f (x%.2f)", q[k].ours,
-					      q[k].pub, ratio);
-			table_set_text(t, row, 5, why);
-			free(why);
-			buf_printf(&bad[f], "%s%s %.1f vs %.3f", bad[f].len ? "; " : "", r->id, q[k].pub, q[k].ours);
-			lo[f] = fmin(lo[f], ratio);
-			hi[f] = fmax(hi[f], ratio);
-		}
-	}
-	static const char *const what[] = {"training FLOPs per step (TFLOP), b(72sd^2 + 12s^2d)l",
-					   "activation memory (GB), b(34sd + 5as^2)l bytes"};
-	for (int f = 0; f < 2; f++) {
-		if (bad[f].len)
-			result_add_note(out, "published.csv: discrepancy in the source: the %s the study prints is "
-					"%.2f-%.2fx what its own formula %s gives for the same model and batch (printed "
-					"vs formula: %s). perfstudy shows the formula's value and does not adjust it.",
-					f ? "activation memory" : "FLOPs", lo[f], hi[f], what[f], bad[f].data);
-		buf_release(&bad[f]);
-	}
-	if (!t->nrows) {
-		table_free(t);
-		return;
-	}
-	result_add_table(out, t);
-	result_add_method(out, "published.csv",
-		"Each number the manifest's 'published' gives for a run, beside perfstudy's estimate of the same "
-		"quantity for the run's model and batch b (1 when not given), and perfstudy / published. params: "
-		"the count of estimates.csv (params_method there) and 12ld^2. flops_tflop: b(72sd^2 + 12s^2d)l / "
-		"10^12 (Cheng et al.; no logit layer, no recomputation; 72 = 3 passes x 24). activation_gb: "
-		"b(34sd + 5as^2)l / 10^9 bytes. The estimates are not adjusted to match; a ratio far from 1 says the "
-		"study used another formula or other settings. model_size_mb: the parameters' size in 10^6 bytes at 4 "
-		"bytes (fp32) a parameter, as PyTorch Lightning's \"estimated model params size\" counts it, from "
-		"estimates.csv's params. batches: the batches of the study's data set, typed in; perfstudy has "
-		"nothing to estimate them from. source_discrepancy: where the quantity is the "
-		"study's own formula (flops_tflop, activation_gb) and its printed value (one decimal) is not the "
-		"formula's value rounded, i.e. differs by more than 0.05: the study disagrees with itself. note: "
-		"on params_12ld2, where the model's whole count is more than 1.1x or less than 0.9x 12ld^2: 12ld^2 "
-		"counts the layers' weight matrices only, so its ratio to a study's whole-model count compares "
-		"unlike counts.");
-}
-
 /* Numbers typed in from a published throughput table, and scaling between GPU counts. */
 static void throughput(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
@@ -785,7 +673,7 @@ static void throughput(const struct analysis_ctx *ctx, struct analysis_result *o
 		if (!ms->iteration_ms && !ms->samples_per_s && !ms->oom)
 			continue;
 		size_t row = table_add_row(t);
-		int tp = tp_of(r), dp = r->gpus > 0 ? r->gpus / models_replica_ranks(r) : 0;
+		int tp = models_tp(r), dp = r->gpus > 0 ? r->gpus / models_replica_ranks(r) : 0;
 		table_set_text(t, row, 0, r->id);
 		if (r->gpus)
 			table_set_int(t, row, 1, r->gpus);
@@ -861,7 +749,7 @@ static void throughput(const struct analysis_ctx *ctx, struct analysis_result *o
 			const struct manifest_run *a = &man->runs[i], *b = &man->runs[j];
 			double sa = a->measured.samples_per_s, sb = b->measured.samples_per_s;
 			if (i == j || sa <= 0 || sb <= 0 || a->gpus <= 0 || b->gpus <= a->gpus || a->batch != b->batch ||
-			    tp_of(a) != tp_of(b) || !a->model.name || !b->model.name || strcmp(a->model.name, b->model.name))
+			    models_tp(a) != models_tp(b) || !a->model.name || !b->model.name || strcmp(a->model.name, b->model.name))
 				continue;
 			size_t row = table_add_row(sc);
 			table_set_text(sc, row, 0, a->id);
@@ -1001,7 +889,7 @@ int analysis_models(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	if (hardware(ctx, out) < 0 || estimates(ctx, out) < 0)
 		return -1;
-	published(ctx, out);
+	models_published(ctx, out);
 	throughput(ctx, out);
 	relative(ctx, out);
 	return 0;
