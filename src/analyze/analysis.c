@@ -52,6 +52,9 @@ static const struct analysis_def registry[] = {
 	ENTRY("pipeline_stages", analysis_pipeline_stages, L("clock_offsets"), L("pipeline_stages")),
 	/* fills runs.csv's layout columns (basic.c leaves them empty) from the manifest, pipeline_stages, the traces */
 	ENTRY("run_layout", analysis_run_layout, L("runs", "pipeline_stages"), NONE),
+	/* GPipe against 1F1B where a study ran both on one model: step time, bubble against the formula */
+	ENTRY("pipeline_schedules", analysis_pipeline_schedules, L("runs", "step_stats", "profiler_overhead", "pipeline_stages"),
+	      L("pipeline_schedules")),
 	ENTRY("straggler_causes", analysis_straggler_causes, L("straggler_ranks", "ranks"), L("straggler_causes")),
 	ENTRY("rank_spread", analysis_rank_spread, L("ranks", "collective_waits", "kernels", "groups"), L("rank_spread")),
 	ENTRY("step_diff", analysis_step_diff, L("straggler_ranks", "ranks", "scaling"), L("step_diff")),

@@ -211,6 +211,8 @@ int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *o
 int analysis_pipeline_stages(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* runs.csv's parallel layout, schedule and micro-batches: the manifest's, else the traces' (run_layout.c). */
 int analysis_run_layout(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* GPipe against 1F1B runs of one model: step time, bubble against (p - 1) / (m + p - 1) (pipeline_schedules.c). */
+int analysis_pipeline_schedules(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* What each rank that made the others wait did more than they did, per region and name (straggler_causes.c). */
 int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_result *out);
 /*
