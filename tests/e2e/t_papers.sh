@@ -236,7 +236,8 @@ grep -qF "system.csv: the manifest says nccl &#39;2.17.1&#39;, traces (distribut
 # + 800 = 242,000; final LayerNorm 2d = 400; decoder dV + V = 6,655,600 + 33,278 = 6,688,878; embedding
 # Vd = 6,655,600; sum 13,586,878. torchinfo's printed total 13,466,278 is 120,600 = 3d² + 3d less.
 if "$PERFSTUDY" build -q experiments/ncu-encoder/paper-model.yaml -o "$T/pm" 2>"$T/err"; then ok; else bad "paper-model build: $(cat "$T/err")"; fi
-got=$(awk -F, 'NR > 1 { print $3, $(NF - 1) }' "$T/pm/ncu-encoder-paper/data/estimates.csv")
+got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["params"], $c["params_layers"] }' \
+	"$T/pm/ncu-encoder-paper/data/estimates.csv")
 [ "$got" = "13586878 242000" ] && ok || bad "001 model params / layer: '$got', by hand '13586878 242000'"
 # ratio perfstudy / published = 13586878 / 13466278 = 1.008956 (%.6g: 1.00896)
 grep -qx 'torchinfo,params,1.34663e+07,1.35869e+07,1.00896,,' "$T/pm/ncu-encoder-paper/data/published.csv" &&
