@@ -8,7 +8,7 @@
  *   utilization.csv: per run with a step time: achieved TFLOP/s per GPU and
  *                    MFU against the GPU's peak; the log's own TFLOP/s.
  *   published.csv:   a study's own estimates beside perfstudy's
- *                    (published_table.c).
+ *                    (models_published.c).
  *   throughput.csv:  numbers typed in from a published table: samples/s,
  *                    model size x samples/s normalized to the smallest model.
  *   scaling.csv:     runs of one model and batch on different GPU counts:

@@ -35,7 +35,7 @@ int models_replica_ranks(const struct manifest_run *r);
 int models_tp(const struct manifest_run *r);
 /* 1 when the manifest gives the model's layers, hidden size and sequence length. */
 int models_has_model(const struct manifest_model *m);
-/* published.csv: the manifest's published estimates beside perfstudy's (published_table.c). */
+/* published.csv: the manifest's published estimates beside perfstudy's (models_published.c). */
 void models_published(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Bytes per gradient element: the manifest's grad_bytes, else 4 for fp32/tf32, 8 for fp64, else 2. */
 int models_grad_bytes(const struct manifest_run *r);

@@ -1,5 +1,5 @@
 /*
- * published_table.c: published.csv, a study's own estimates (the
+ * models_published.c: published.csv, a study's own estimates (the
  * manifest's 'published') beside perfstudy's for the same model and
  * batch, with the ratio; nothing is tuned to match. Where the quantity is
  * the study's own formula and its printed value is not that formula's
