@@ -116,7 +116,8 @@ e2e-example: perfstudy unpack
 	@rm -rf $(E2E_EXAMPLE) && mkdir -p $(dir $(E2E_EXAMPLE)) && ./perfstudy build -q experiments/h200/study.yaml -o $(E2E_EXAMPLE)
 
 $(E2E_TARGETS): e2e-%: perfstudy e2e-example unpack
-	@E2E_EXAMPLE=$(abspath $(E2E_EXAMPLE)) bash tests/e2e/$*.sh
+	@t0=$$(date +%s); E2E_EXAMPLE=$(abspath $(E2E_EXAMPLE)) bash tests/e2e/$*.sh; rc=$$?; \
+		echo "  TIME e2e-$*: $$(( $$(date +%s) - t0 )) s wall"; exit $$rc
 
 # Fuzz harnesses (fuzz/fuzz_<name>.c). `make check` replays the inputs in
 # tests/fuzz-regress/<name>/ through each harness built as a normal program
