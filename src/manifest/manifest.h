@@ -149,6 +149,14 @@ struct manifest_run {
 	int microbatches; /* micro-batches per step of a pipeline; 0: not given (inferred) */
 	int profiled;   /* what Nsight Compute profiled: 0 not given, 1 forward, 2 forward+backward */
 	int grad_bytes; /* bytes per gradient element in communication; 0: from precision */
+	/*
+	 * 'profiler_steps': the N of the ProfilerStep#N steps that torch.profiler
+	 * recorded, for a run whose traces were not kept (a training log alone);
+	 * has_profiler_steps 0: not given. The traces' own steps win where a run
+	 * has them (src/analyze/lib/profiled.h).
+	 */
+	int has_profiler_steps;
+	int64_t profiler_lo, profiler_hi;
 	char *scaling_baseline; /* id of the run scaling.csv measures this one against, or NULL */
 	struct manifest_measured measured;
 	struct manifest_published published;

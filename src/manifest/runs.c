@@ -83,6 +83,39 @@ static void check_replica(struct ctx *c, const struct manifest_run *r, const str
 			(long long)mp, INT_MAX);
 }
 
+/*
+ * 'profiler_steps: N' or 'profiler_steps: [LO, HI]': the ProfilerStep
+ * numbers torch.profiler recorded (its steps count from 0, so
+ * schedule(wait=2, warmup=2, active=1) records step 4), for a run kept as
+ * a training log alone. Each in 0 .. 1e9, LO <= HI.
+ */
+static void get_profiler_steps(struct ctx *c, const struct ynode *k, const struct ynode *v,
+	struct manifest_run *r)
+{
+	int64_t lo, hi;
+	if (v->kind == Y_SEQUENCE) {
+		if (v->n != 2) {
+			mf_err_at(c, v, "'profiler_steps' must be one step N or two, [LO, HI], got %zu items", v->n);
+			return;
+		}
+		if (mf_get_int(c, k, v->items[0], 0, 1000000000, &lo) <= 0 ||
+		    mf_get_int(c, k, v->items[1], 0, 1000000000, &hi) <= 0)
+			return;
+		if (hi < lo) {
+			mf_err_at(c, v->items[1], "'profiler_steps' [LO, HI] needs LO <= HI, got [%lld, %lld]",
+				(long long)lo, (long long)hi);
+			return;
+		}
+	} else {
+		if (mf_get_int(c, k, v, 0, 1000000000, &lo) <= 0)
+			return;
+		hi = lo;
+	}
+	r->has_profiler_steps = 1;
+	r->profiler_lo = lo;
+	r->profiler_hi = hi;
+}
+
 static void get_run(struct ctx *c, const struct ynode *map, struct manifest_run *r,
 	struct manifest_model *own, const struct ynode **id_node)
 {
@@ -90,15 +123,16 @@ static void get_run(struct ctx *c, const struct ynode *map, struct manifest_run 
 		"id", "label", "gpus", "batch", "strategy", "model", "traces",
 		"inputs", "recompute", "zero", "tensor_parallel", "profiled", "grad_bytes",
 		"measured", "published", "scaling_baseline", "pipeline_parallel", "schedule", "microbatches",
+		"profiler_steps",
 	};
-	const struct ynode *seen[19] = {0}, *tp_v = NULL, *pp_v = NULL;
+	const struct ynode *seen[20] = {0}, *tp_v = NULL, *pp_v = NULL;
 	int64_t x;
 	r->line = map->line;
 	r->col = map->col;
 	r->zero = -1;
 	for (size_t i = 0; i < map->n; i += 2) {
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
-		switch (mf_field_index(c, map, i, keys, 19, seen)) {
+		switch (mf_field_index(c, map, i, keys, 20, seen)) {
 		case 0:
 			if (mf_get_string(c, k, v, &r->id) <= 0)
 				break;
@@ -169,6 +203,9 @@ static void get_run(struct ctx *c, const struct ynode *map, struct manifest_run 
 			break;
 		case 18:
 			mf_get_posint(c, k, v, &r->microbatches);
+			break;
+		case 19:
+			get_profiler_steps(c, k, v, r);
 			break;
 		}
 	}

@@ -33,7 +33,7 @@ static const char SCHEMA[] =
 	"CREATE TABLE runs(id INTEGER PRIMARY KEY, experiment TEXT NOT NULL REFERENCES experiments(id),\n"
 	"  run TEXT NOT NULL, label TEXT, position INTEGER, gpus INTEGER, batch INTEGER, strategy TEXT,\n"
 	"  model TEXT, layers INTEGER, hidden INTEGER, heads INTEGER, ffn INTEGER, seq INTEGER,\n"
-	"  vocab INTEGER, UNIQUE(experiment, run));\n"
+	"  vocab INTEGER, profiler_lo INTEGER, profiler_hi INTEGER, UNIQUE(experiment, run));\n"
 	"CREATE TABLE traces(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),\n"
 	"  path TEXT NOT NULL, size INTEGER, sha256 TEXT, format TEXT, file_index INTEGER,\n"
 	"  rank INTEGER, rank_from_trace INTEGER, world_size INTEGER, events INTEGER,\n"

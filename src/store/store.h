@@ -43,6 +43,8 @@ struct store_run {
 	const char *strategy; /* may be NULL */
 	const char *model;    /* may be NULL */
 	int64_t layers, hidden, heads, ffn, seq, vocab; /* 0: not given */
+	int has_profiler_steps; /* the manifest's profiler_steps, for a run without traces */
+	int64_t profiler_lo, profiler_hi;
 };
 
 /* Creates (or replaces) the database at path with the schema. */

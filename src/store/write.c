@@ -31,7 +31,8 @@ int64_t store_add_run(struct store *s, const struct store_run *r)
 {
 	sqlite3_stmt *st;
 	if (store_prepare(s, "prepare", "INSERT INTO runs(experiment, run, label, position, gpus, batch, strategy, model,"
-		       " layers, hidden, heads, ffn, seq, vocab) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)",
+		       " layers, hidden, heads, ffn, seq, vocab, profiler_lo, profiler_hi)"
+		       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
 		    &st) < 0)
 		return -1;
 	bind_text_opt(st, 1, r->experiment);
@@ -48,6 +49,8 @@ int64_t store_add_run(struct store *s, const struct store_run *r)
 	bind_opt(st, 12, r->ffn, r->ffn > 0);
 	bind_opt(st, 13, r->seq, r->seq > 0);
 	bind_opt(st, 14, r->vocab, r->vocab > 0);
+	bind_opt(st, 15, r->profiler_lo, r->has_profiler_steps);
+	bind_opt(st, 16, r->profiler_hi, r->has_profiler_steps);
 	int rc = store_step_done(s, st, "insert run");
 	sqlite3_finalize(st);
 	return rc < 0 ? -1 : sqlite3_last_insert_rowid(s->db);

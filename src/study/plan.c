@@ -262,6 +262,9 @@ static int plan_manifest(struct plan *p, const char *path, const char *preset)
 		r.info.ffn = mr->model.ffn;
 		r.info.seq = mr->model.seq;
 		r.info.vocab = mr->model.vocab;
+		r.info.has_profiler_steps = mr->has_profiler_steps;
+		r.info.profiler_lo = mr->profiler_lo;
+		r.info.profiler_hi = mr->profiler_hi;
 		r.traces = xcalloc(mr->ntraces ? mr->ntraces : 1, sizeof(*r.traces));
 		for (size_t t = 0; t < mr->ntraces; t++)
 			r.traces[t] = xstrdup(mr->traces[t]);

@@ -182,6 +182,13 @@ MSG
 t 1 $B/yaml-wrong-type.yaml <<'MSG'
 tests/bad/yaml-wrong-type.yaml:2:22: error: expected an integer for 'gpus', got 'two'
 MSG
+# profiler_steps (a log-only run's ProfilerStep numbers): one N or [LO, HI] with LO <= HI.
+t 1 $B/yaml-profiler-steps.yaml <<'MSG'
+tests/bad/yaml-profiler-steps.yaml:2:36: error: 'profiler_steps' [LO, HI] needs LO <= HI, got [5, 4]
+MSG
+t 1 $B/yaml-profiler-steps-three.yaml <<'MSG'
+tests/bad/yaml-profiler-steps-three.yaml:2:32: error: 'profiler_steps' must be one step N or two, [LO, HI], got 3 items
+MSG
 t 1 $B/yaml-nan.yaml <<'MSG'
 tests/bad/yaml-nan.yaml:2:25: error: expected a number for 'peak_tflops', got '.nan'
 MSG

@@ -212,8 +212,39 @@ python3 tests/e2e/check_labels.py "$T"/f/h100x4-fig1/figures/*.svg >"$T/labels" 
 [ ! -e "$T/z/h100x4-zero/data/time_to_train.csv" ] && ok || bad "zero.yaml got a time_to_train.csv"
 # Issue #54 item 10: SOURCE.md's table of the logs' unprofiled medians is log_medians.py's (the
 # site's definition: from the third iteration on, outside the profiled window), not an older one.
-python3 - <<'PY' && ok || bad "experiments/h100x4-papers/SOURCE.md's log medians differ from tests/golden/log_medians.py"
-import re, subprocess, sys
+# The fig1 runs kept no traces: their profiled step is read here from how they were recorded,
+# train_trace.py's schedule(wait=W, warmup=U, ...) and record.sh's fig1 `--active A`: steps
+# W+U .. W+U+A-1 (torch.profiler counts from 0), passed to log_medians.py as --steps.
+fig1_steps() {
+	python3 - <<'PY'
+import re
+tt = open("experiments/h100x4-papers/train_trace.py").read()
+w, u = map(int, re.search(r"schedule\(wait=(\d+), warmup=(\d+)", tt).groups())
+rec = open("experiments/h100x4-papers/record.sh").read()
+a = int(re.search(r"^fig1\)(?:.*\n)*?.*--active (\d+)", rec, re.M).group(1))
+print("%d:%d" % (w + u, w + u + a - 1))
+PY
+}
+STEPS=$(fig1_steps)
+[ "$STEPS" = 4:4 ] && ok || bad "fig1's profiled steps from train_trace.py and record.sh: $STEPS, by hand 4:4"
+# fig1's profiler_overhead.csv: the unprofiled iterations leave out the profiled step's window
+# (its manifest's profiler_steps, the traces not kept), n and median as log_medians.py --steps says;
+# the profiled one is the log's iteration 5 alone.
+for r in bert-1gpu-b4 bert-4gpu-b8 bert-4gpu-b16; do
+	want=$(python3 tests/golden/log_medians.py --steps "$STEPS" experiments/h100x4-papers/traces/$r/rank0.log |
+		sed -n 's/.*unprofiled n=\([0-9]*\) median \([0-9.]*\) ms.*profiled n=\([0-9]*\) median \([0-9.]*\) ms.*/\1,\2,\3,\4/p')
+	got=$(python3 -c '
+import csv, sys
+for row in csv.DictReader(open(sys.argv[1])):
+    if row["run"] == sys.argv[2]:
+        print("%s,%.2f,%s,%.2f" % (row["unprofiled"], float(row["unprofiled_median_us"]) / 1000,
+              row["log_profiled"], float(row["log_profiled_median_us"] or "nan") / 1000))
+' "$T/f/h100x4-fig1/data/profiler_overhead.csv" $r 2>/dev/null)
+	[ -n "$want" ] && [ "$got" = "$want" ] && ok ||
+		bad "fig1 profiler_overhead.csv $r: unprofiled n, median ms, profiled n, median ms $got; log_medians.py --steps $STEPS: $want"
+done
+STEPS=$STEPS python3 - <<'PY' && ok || bad "experiments/h100x4-papers/SOURCE.md's log medians differ from tests/golden/log_medians.py"
+import os, re, subprocess, sys
 rows = re.findall(r"^\| ([a-z0-9-]+) \| (\d+) \| ([0-9.]+) \|(?: ([a-z0-9-]+) \| (\d+) \| ([0-9.]+) \|)?",
                   open("experiments/h100x4-papers/SOURCE.md").read(), re.M)
 said = {}
@@ -223,7 +254,8 @@ for r in rows:
         said[r[3]] = (r[4], r[5])
 bad = len(said) != 21
 for run, (n, med) in said.items():
-    out = subprocess.run([sys.executable, "tests/golden/log_medians.py", "experiments/h100x4-papers/traces/%s/rank0.log" % run],
+    steps = ["--steps", os.environ["STEPS"]] if re.match(r"bert-\dgpu-b\d+$", run) else []
+    out = subprocess.run([sys.executable, "tests/golden/log_medians.py"] + steps + ["experiments/h100x4-papers/traces/%s/rank0.log" % run],
                          capture_output=True, text=True).stdout
     m = re.search(r"unprofiled n=(\d+) median ([0-9.]+) ms", out)
     if not m or (m.group(1), m.group(2)) != (n, med):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""log_medians.py LOG [LOG...]: independent reference for step times taken
+"""log_medians.py [--steps LO:HI] LOG [LOG...]: independent reference for step times taken
 from a training log (Megatron training_log lines, as the generators in
 experiments/*/record.sh write them), computed without perfstudy.
 
@@ -15,8 +15,10 @@ lo + 1 .. hi + 1, and the unprofiled ones are those from the third on
 (1-2 hold start-up: compilation, allocator, autotuning) outside
 lo - 1 .. hi + 2 (the two warm-up iterations before, which the profiler
 already slows, and the one after, which pays for the trace's export).
-Without traces or ProfilerStep#N no iteration is profiled and every one
-from the third on is unprofiled. Only iterations with a positive time
+A log kept without its traces takes lo and hi from --steps LO:HI (what a
+manifest's profiler_steps says, worked out from the recording's
+torch.profiler schedule); without traces and --steps no iteration is
+profiled and every one from the third on is unprofiled. Only iterations with a positive time
 count. schedule(wait=2, warmup=2, active=3) gives ProfilerStep#4..6:
 profiled 5-7, unprofiled 9 to the end; --active 2 gives #4..5: profiled
 5-6, unprofiled 8 on.
@@ -69,9 +71,9 @@ def profiler_steps(log):
     return (min(ns), max(ns)) if ns else None
 
 
-def summary(path):
+def summary(path, given=None):
     it = iters(path)
-    steps = profiler_steps(path)
+    steps = profiler_steps(path) or given
     if steps:
         lo, hi = steps
         prof = [v for k, v in sorted(it.items()) if lo + 1 <= k <= hi + 1 and v > 0]
@@ -83,8 +85,12 @@ def summary(path):
 
 
 def main():
-    runs = [summary(p) for p in sys.argv[1:]]
-    for p, (it, u, pr) in zip(sys.argv[1:], runs):
+    args, given = sys.argv[1:], None
+    if args[:1] == ["--steps"]:
+        lo, hi = args[1].split(":")
+        given, args = (int(lo), int(hi)), args[2:]
+    runs = [summary(p, given) for p in args]
+    for p, (it, u, pr) in zip(args, runs):
         lo, hi = median_ci(u)
         prof = f"median {median(pr):.2f} ms; overhead x{median(pr) / median(u):.4f}" if pr else "none"
         print(f"{p}: iterations {len(it)}, unprofiled n={len(u)} median {median(u):.2f} ms "

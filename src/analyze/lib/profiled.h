@@ -14,14 +14,18 @@
  *   unprofiled: iterations from the third on (the first two hold start-up:
  *               compilation, allocator, autotuning) outside lo - 1 .. hi + 2
  *               (the two warm-up iterations, the profiled ones, the export).
- * A run without ProfilerStep#N ranges has no profiled iteration; its
- * unprofiled ones are all from the third on.
+ * A run kept as a training log alone takes lo and hi from its manifest's
+ * profiler_steps (runs.profiler_lo, runs.profiler_hi); the traces' own
+ * steps win where both are there. A run with neither has no profiled
+ * iteration; its unprofiled ones are all from the third on.
  */
 #ifndef PERFSTUDY_PROFILED_H
 #define PERFSTUDY_PROFILED_H
 
-#define SQL_PROFILER_LO "(SELECT min(s.step) FROM steps s JOIN traces u ON u.id = s.trace_id WHERE u.run_id = r.id)"
-#define SQL_PROFILER_HI "(SELECT max(s.step) FROM steps s JOIN traces u ON u.id = s.trace_id WHERE u.run_id = r.id)"
+#define SQL_PROFILER_LO \
+	"coalesce((SELECT min(s.step) FROM steps s JOIN traces u ON u.id = s.trace_id WHERE u.run_id = r.id), r.profiler_lo)"
+#define SQL_PROFILER_HI \
+	"coalesce((SELECT max(s.step) FROM steps s JOIN traces u ON u.id = s.trace_id WHERE u.run_id = r.id), r.profiler_hi)"
 
 #define SQL_UNPROFILED_ITERATION                                                                        \
 	"i.iteration >= 3 AND i.elapsed_ns > 0 AND NOT i.iteration BETWEEN coalesce(" SQL_PROFILER_LO \
