@@ -54,16 +54,18 @@ grep -q '^default: t1: step .* (+2.83 %, 10 vs 10 profiled steps (slowest rank),
 # [300, 350) (rank 1 to 360), softmax [320, 380) keeps what elementwise left: 30 (rank 1: 20),
 # gemm_bwd 300), then the memcpy [80, 130) keeps [80, 100) = 20, then NCCL 200; busy 800 on both
 # ranks. Parts' step: rank 0 1050 + 4.5, rank 1 1055 + 4.5, mean 1057 us; B: 1087. Only gemm_bwd
-# changed: +30 us = +0.030 ms, in group matrix-mul and region backward; idle unchanged; each rank
-# +30 / 2 = +0.015 ms, each with its compute and copies +0.030 ms (its own, not over the ranks).
+# changed: +30 us = +0.030 ms, in group matrix-mul and region backward; idle unchanged. Each rank's
+# own step +30 us (rank 0 1054.5 -> 1084.5, rank 1 1059.5 -> 1089.5), said first and labelled, as
+# is its compute and copies' +0.030 ms; its share of the run's change, what the list adds up
+# with, +30 / 2 = +0.015 ms, labelled as such (issue 57: a share read as the rank's own change).
 for l in \
-	'default: t1: where the step'"'"'s +0.030 ms went (profiled steps, mean over 2 -> 2 ranks: 1.057 -> 1.087 ms); each list adds up to it:' \
+	'default: t1: where the step'"'"'s +0.030 ms went (profiled steps, mean over 2 -> 2 ranks: 1.057 -> 1.087 ms); each list adds up to it, the ranks by their shares:' \
 	'  kernel group matrix-mul: +0.030 ms (0.500 -> 0.530)' \
 	'  kernel gemm_bwd: +0.030 ms (0.300 -> 0.330)' \
 	'  region backward: +0.030 ms (0.500 -> 0.530)' \
 	'  idle (nothing on the GPU, beside the kernels): +0.000 ms (0.257 -> 0.257)' \
-	'  rank 0: +0.015 ms (its step 1.054 -> 1.085 ms, over the ranks; its compute and copies +0.030 ms)' \
-	'  rank 1: +0.015 ms (its step 1.060 -> 1.089 ms, over the ranks; its compute and copies +0.030 ms)'; do
+	'  rank 0: its step +0.030 ms (1.054 -> 1.085 ms), its compute and copies +0.030 ms; its share of the change +0.015 ms (its step / 2 ranks)' \
+	'  rank 1: its step +0.030 ms (1.060 -> 1.089 ms), its compute and copies +0.030 ms; its share of the change +0.015 ms (its step / 2 ranks)'; do
 	grep -qxF "$l" "$T/out" && ok || bad "A -> B: no line '$l'"
 done
 # gpu_busy_frac gets its own test, on its own per-step samples (not the step line's).
@@ -92,6 +94,9 @@ for key, kind in (("kernel_groups", "group"), ("kernels", "kernel"), ("regions",
         got[(kind, m["name"])] = m["change_ms"]
         if kind == "rank":
             got[("rank_work", m["name"])] = m["new_work_ms"] - m["old_work_ms"]
+            got[("rank_step", m["name"])] = m["step_change_ms"]
+            assert abs(m["step_change_ms"] - (m["new_step_ms"] - m["old_step_ms"])) < 1e-6, m
+            assert abs(m["old_step_ms"] - m["old_ms"] * c["old_ranks"]) < 1e-6, m
         assert abs(m["change_ms"] - (m["new_ms"] - m["old_ms"])) < 1e-6, m
     total = sum(m["change_ms"] for m in c[key]) + (0 if kind == "rank" else c["idle"]["change_ms"])
     assert abs(total - c["change_ms"]) < 1e-6, (key, total, c["change_ms"])
@@ -124,8 +129,9 @@ PY
 # Slowest rank 1655 + j: median 1659.5 us, +600 / 1059.5 = +56.6 %. Per rank: gemm_bwd 900 (+600),
 # softmax gone (rank 0 30, rank 1 20: -25 mean), cast [360, 400) new: 40 on both; the step +600, so
 # idle = 600 - 600 - 40 + 25 = -15 us. Groups: matrix-mul +600, other (the cast) +40, elementwise
-# -25. Regions: forward +40 - 25 = +15, backward +600. Ranks +300 each; rank 0's compute and
-# copies 600 -> 1210 us (20 + 200 + 50 + 40 + 900), rank 1's 600 -> 1220.
+# -25. Regions: forward +40 - 25 = +15, backward +600. Ranks: each one's step +600 us (rank 0
+# 1054.5 -> 1654.5, rank 1 1059.5 -> 1659.5), its share +300; rank 0's compute and copies 600 ->
+# 1210 us (20 + 200 + 50 + 40 + 900), rank 1's 600 -> 1220.
 $PERFSTUDY diff --json "$T/r.json" "$T/o-A" "$T/o-R" > "$T/out" 2>&1
 rc=$?
 echo "  A -> R: exit $rc"
@@ -142,8 +148,8 @@ for l in \
 	'  idle (nothing on the GPU, beside the kernels): -0.015 ms (0.257 -> 0.242)' \
 	'  region backward: +0.600 ms (0.500 -> 1.100)' \
 	'  region forward: +0.015 ms (0.300 -> 0.315)' \
-	'  rank 0: +0.300 ms (its step 1.054 -> 1.655 ms, over the ranks; its compute and copies +0.610 ms)' \
-	'  rank 1: +0.300 ms (its step 1.060 -> 1.659 ms, over the ranks; its compute and copies +0.620 ms)'; do
+	'  rank 0: its step +0.600 ms (1.054 -> 1.655 ms), its compute and copies +0.610 ms; its share of the change +0.300 ms (its step / 2 ranks)' \
+	'  rank 1: its step +0.600 ms (1.060 -> 1.659 ms), its compute and copies +0.620 ms; its share of the change +0.300 ms (its step / 2 ranks)'; do
 	grep -qxF "$l" "$T/out" && ok || bad "A -> R: no line '$l'"
 done
 # the largest contributor first
