@@ -45,6 +45,7 @@ void usage_diff(void)
 	       "(mean over ranks) per kernel group, kernel, region and rank, in ms per step,\n"
 	       "which with the idle part add up to it (docs/cli.md defines the parts); a rank's\n"
 	       "line gives its own step's change and its share of the change (its step / the ranks).\n"
+	       "Inputs of another path are matched by run, rank and format: 'inputs moved' once.\n"
 	       "\n"
 	       "  -q, --quiet              print only the regressions\n"
 	       "      --json FILE          write the verdicts and every contributor as JSON\n"

@@ -228,6 +228,42 @@ PY
 	[ "$got" = "$(printf '2001\n125250.0\n3126250.0\n501.0')" ] && ok || bad "2,500 kernel names: $got"
 fi
 
+# --- the same run built from another folder: one line, 'inputs moved' (issue 57 item 1) ---
+# A's traces again under $T/mv/t1, named as a profiler names them per host and process, rank 0's
+# file sorting after rank 1's: no path is the same, but each rank (the traces' distributedInfo)
+# has one Kineto trace a side, so each is matched with its rank's, whose bytes are the same (cmp
+# below): the same SHA-256. B's under $T/mvb/t1: matched alike, both with another SHA-256.
+rm -rf "$T/mv" "$T/mvb" "$T/mvref"
+python3 $G gen "$T/mv/t1" A && python3 $G gen "$T/mvref" A && python3 $G gen "$T/mvb/t1" B || bad "gen moved"
+mv "$T/mv/t1/rank0.json" "$T/mv/t1/node9_77.1700000001.pt.trace.json"
+mv "$T/mv/t1/rank1.json" "$T/mv/t1/node1_42.1700000000.pt.trace.json"
+cmp -s "$T/mv/t1/node9_77.1700000001.pt.trace.json" "$T/mvref/rank0.json" &&
+	cmp -s "$T/mv/t1/node1_42.1700000000.pt.trace.json" "$T/mvref/rank1.json" || bad "moved: not A's bytes"
+$PERFSTUDY build -q "$T/mv/t1" -o "$T/o-mv" 2> "$T/err" && $PERFSTUDY build -q "$T/mvb/t1" -o "$T/o-mvb" 2>> "$T/err" ||
+	bad "build moved: $(cat "$T/err")"
+$PERFSTUDY diff --json "$T/mv.json" "$T/o-A" "$T/o-mv" > "$T/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -qxF "default: t1: inputs moved: $T/w/t1 -> $T/mv/t1 (2 inputs, matched by rank and format; the same SHA-256)" "$T/out" &&
+	! grep -q 'input added\|input removed' "$T/out" && grep -qx 'perfstudy diff: 1 change, 0 regressions' "$T/out" &&
+	grep -qx 'default: t1: step 1.06 ms, the same 10 profiled steps as before: same (within noise)' "$T/out" && ok ||
+	bad "A -> A moved: rc $rc: $(cat "$T/out")"
+python3 - "$T/mv.json" "$T/w/t1" "$T/mv/t1" <<'PY' && ok || bad "A -> A moved: the JSON's changes: $(cat "$T/mv.json")"
+import json, sys
+ch = json.load(open(sys.argv[1]))["experiments"][0]["changes"]
+assert [(c["change"], c["run"], c["old"], c["new"]) for c in ch] == [("inputs moved", "t1", sys.argv[2], sys.argv[3])], ch
+PY
+$PERFSTUDY diff "$T/o-A" "$T/o-mvb" > "$T/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -qxF "default: t1: inputs moved: $T/w/t1 -> $T/mvb/t1 (2 inputs, matched by rank and format; 2 of them with another SHA-256)" "$T/out" &&
+	! grep -q 'input added\|input removed' "$T/out" && grep -q '^default: t1: step .*(+2.83 %, .*): slower by 2.8 %' "$T/out" && ok ||
+	bad "A -> B moved: rc $rc: $(cat "$T/out")"
+# Built into one output directory (A from $T/w/t1, then from $T/mv/t1): changes.csv's one row.
+cp -r "$T/o-A" "$T/o-seq"
+$PERFSTUDY build -q "$T/mv/t1" -o "$T/o-seq" 2> "$T/err" || bad "build moved into o-seq: $(cat "$T/err")"
+printf 'change,run,item,old,new,diff_pct,p_value,verdict,threshold_crossed\ninputs moved,t1,"2 inputs, matched by rank and format; the same SHA-256",%s,%s,,,,\n' \
+	"$T/w/t1" "$T/mv/t1" > "$T/want"
+cmp -s "$T/want" "$T/o-seq/default/data/changes.csv" && ok || bad "o-seq changes.csv: $(cat "$T/o-seq/default/data/changes.csv")"
+
 # --- bad use ---
 $PERFSTUDY diff --json "$T/no/such/dir/x.json" "$T/o-A" "$T/o-B" > /dev/null 2> "$T/err"
 rc=$?

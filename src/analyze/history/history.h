@@ -74,11 +74,14 @@ int history_parts_stage(struct store *s, const char *exp, const struct manifest 
 int history_write(struct store *s, const char *const *exps, const struct manifest *const *manifests, size_t nexp);
 
 /* One build's state of one experiment, as the history tables hold it. */
+#define HSTATE_NO_RANK INT64_MIN
 struct hstate_run {
 	char *run;
 	size_t ninputs;
 	char **paths, **sha256;
 	int64_t *sizes;
+	int64_t *ranks; /* HSTATE_NO_RANK: none (an input that is no rank's, or a store written before them) */
+	char **formats; /* the input's format (traces.format), '' unknown */
 	size_t nnumbers;
 	char **metrics;
 	double *values;
@@ -190,6 +193,13 @@ struct buf;
 void history_explain_json(struct buf *b, const struct explain *e);
 /* A JSON number (null when not finite), appended to b; strings: json_add_str (util/buf.h). */
 void history_json_num(struct buf *b, double v);
+
+/*
+ * The rows of run a's inputs (old) against b's (new) appended to the
+ * change table t: 're-read', 'inputs moved' (once for the run), 'input
+ * added', 'input removed' (history_inputs.c says how they are matched).
+ */
+void history_input_rows(struct table *t, const struct hstate_run *a, const struct hstate_run *b);
 
 struct table *history_changes(const struct hstate *old, const struct hstate *cur, const struct history_limits *lim,
 			      size_t *crossed);

@@ -226,6 +226,12 @@ static void print_changes(struct diff_out *d, const char *exp, const struct tabl
 		if (quiet && !crossed)
 			continue;
 		buf_reset(&line);
+		if (!strcmp(table_cell(t, r, 0)->v.text, "inputs moved")) {
+			/* "exp: run: inputs moved: OLD_DIR -> NEW_DIR (5 inputs, matched by rank and format; ...)" */
+			diag_line(stdout, "%s: %s: inputs moved: %s -> %s (%s)", exp, table_cell(t, r, 1)->v.text,
+				  table_cell(t, r, 3)->v.text, table_cell(t, r, 4)->v.text, table_cell(t, r, 2)->v.text);
+			continue;
+		}
 		int moved = !strcmp(table_cell(t, r, 0)->v.text, "moved");
 		buf_printf(&line, "%s: %s: %s", exp, table_cell(t, r, 1)->v.text, moved ? "" : table_cell(t, r, 0)->v.text);
 		for (size_t c = 2; c <= 4; c++) {
