@@ -264,6 +264,44 @@ printf 'change,run,item,old,new,diff_pct,p_value,verdict,threshold_crossed\ninpu
 	"$T/w/t1" "$T/mv/t1" > "$T/want"
 cmp -s "$T/want" "$T/o-seq/default/data/changes.csv" && ok || bad "o-seq changes.csv: $(cat "$T/o-seq/default/data/changes.csv")"
 
+# --- a run under another name: --pair OLD=NEW (issue 57 item 3) ---
+# B's traces built from $T/pb/t1-new, run t1-new. Without --pair: run added, run removed and a line
+# saying how to compare the two; with --pair t1=t1-new the verdict of A -> B above (+2.83 %,
+# p = 2 / C(20, 10) = 1.08e-05) for run t1-new, its inputs moved; R's as t1-r: exit 4.
+rm -rf "$T/pb" "$T/pr"
+python3 $G gen "$T/pb/t1-new" B && python3 $G gen "$T/pr/t1-r" R || bad "gen pair"
+$PERFSTUDY build -q "$T/pb/t1-new" -o "$T/o-pb" 2> "$T/err" && $PERFSTUDY build -q "$T/pr/t1-r" -o "$T/o-pr" 2>> "$T/err" ||
+	bad "build pair: $(cat "$T/err")"
+$PERFSTUDY diff "$T/o-A" "$T/o-pb" > "$T/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -qx 'default: t1-new: run added' "$T/out" && grep -qx 'default: t1: run removed' "$T/out" &&
+	grep -qx 'default: run t1 removed and run t1-new added: if they are one run under two names, compare them with --pair t1=t1-new' "$T/out" &&
+	! grep -q ': step ' "$T/out" && ok || bad "A -> t1-new without --pair: rc $rc: $(cat "$T/out")"
+$PERFSTUDY diff --pair t1=t1-new --json "$T/pair.json" "$T/o-A" "$T/o-pb" > "$T/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -qxF "default: t1-new: compared with run t1 of $T/o-A (--pair t1=t1-new)" "$T/out" &&
+	grep -q '^default: t1-new: step .* (+2.83 %, 10 vs 10 profiled steps (slowest rank), .*, p = 1.08e-05): slower by 2.8 % (beyond noise, under the 5 % threshold)$' "$T/out" &&
+	grep -qxF "default: t1-new: inputs moved: $T/w/t1 -> $T/pb/t1-new (2 inputs, matched by rank and format; 2 of them with another SHA-256)" "$T/out" &&
+	grep -qxF '  kernel gemm_bwd: +0.030 ms (0.300 -> 0.330)' "$T/out" && ! grep -q 'run added\|run removed\|--pair t1=t1-new$' "$T/out" &&
+	ok || bad "A -> t1-new with --pair: rc $rc: $(cat "$T/out")"
+python3 - "$T/pair.json" <<'PY' && ok || bad "--pair: the JSON: $(cat "$T/pair.json")"
+import json, sys
+e = json.load(open(sys.argv[1]))["experiments"][0]
+assert e["pairs"] == [{"old_run": "t1", "new_run": "t1-new"}], e["pairs"]
+assert [s["run"] for s in e["step_times"]] == ["t1-new"] and abs(e["step_times"][0]["p_value"] - 2 / 184756) < 1e-9, e
+PY
+$PERFSTUDY diff -q --pair t1=t1-r "$T/o-A" "$T/o-pr" > "$T/out" 2>&1
+[ $? -eq 4 ] && grep -q '^default: t1-r: step .*: slower by 57 %: REGRESSION (min effect 5 %)$' "$T/out" && ok ||
+	bad "A -> t1-r with --pair: $(cat "$T/out")"
+# A pair that fits no experiment, or is no pair, or pairs a run twice: exit 2, naming both stores.
+$PERFSTUDY diff --pair t1=nope "$T/o-A" "$T/o-pb" > "$T/out" 2> "$T/err"
+[ $? -eq 2 ] && [ ! -s "$T/out" ] && grep -qxF "perfstudy diff: error: --pair 't1=nope': no experiment has run 't1' in the latest build of $T/o-A/perfstudy.db and run 'nope' in that of $T/o-pb/perfstudy.db" "$T/err" &&
+	ok || bad "--pair t1=nope: $(cat "$T/out" "$T/err")"
+$PERFSTUDY diff --pair t1 "$T/o-A" "$T/o-pb" > /dev/null 2> "$T/err"
+[ $? -eq 2 ] && grep -q "pair 't1': expected OLD=NEW" "$T/err" && ok || bad "--pair t1: $(cat "$T/err")"
+$PERFSTUDY diff --pair t1=a --pair t1=b "$T/o-A" "$T/o-pb" > /dev/null 2> "$T/err"
+[ $? -eq 2 ] && grep -q "run 't1' is paired twice" "$T/err" && ok || bad "--pair twice: $(cat "$T/err")"
+
 # --- bad use ---
 $PERFSTUDY diff --json "$T/no/such/dir/x.json" "$T/o-A" "$T/o-B" > /dev/null 2> "$T/err"
 rc=$?
