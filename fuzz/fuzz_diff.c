@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (saved < 0 || null < 0 || dup2(null, 1) < 0)
 		abort();
 	close(null);
-	struct history_diff_opts o = {0, json, bench};
+	struct history_diff_opts o = {0, json, bench, 0, NULL, NULL};
 	size_t crossed;
 	history_diff(oldp, newp, &o, &crossed);
 	fflush(stdout);

@@ -11,8 +11,8 @@
  * the rule of verdict.h, with the minimum effect of NEW_DIR's
  * thresholds.step_time_pct or 5 %, or its mfu down past
  * thresholds.mfu_pp), 1 when a store cannot be used, 2 on a bad command
- * line or an output that is one of the inputs, 3 when a JSON file cannot
- * be written.
+ * line, an output that is one of the inputs or a --pair OLD=NEW that fits
+ * no experiment, 3 when a JSON file cannot be written.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -27,7 +27,8 @@
 
 void usage_diff(void)
 {
-	printf("usage: perfstudy diff [-q] [--json FILE] [--benchmark-json FILE] OLD_DIR NEW_DIR\n"
+	printf("usage: perfstudy diff [-q] [--json FILE] [--benchmark-json FILE]\n"
+	       "                      [--pair OLD=NEW]... OLD_DIR NEW_DIR\n"
 	       "\n"
 	       "Compares the latest build recorded in OLD_DIR/perfstudy.db with the one in\n"
 	       "NEW_DIR/perfstudy.db, experiment by experiment: runs added and removed, inputs\n"
@@ -43,17 +44,23 @@ void usage_diff(void)
 	       "Every other number gets its own test. For each run whose step time changed\n"
 	       "beyond the noise, the largest contributors to the change of its profiled step\n"
 	       "(mean over ranks) per kernel group, kernel, region and rank, in ms per step,\n"
-	       "which with the idle part add up to it (docs/cli.md defines the parts).\n"
+	       "which with the idle part add up to it (docs/cli.md defines the parts); a\n"
+	       "rank's line gives its own step's change, then its share (its step / the ranks).\n"
+	       "Inputs at another path are matched by run, rank and format: 'inputs moved'.\n"
 	       "\n"
 	       "  -q, --quiet              print only the regressions\n"
 	       "      --json FILE          write the verdicts and every contributor as JSON\n"
 	       "      --benchmark-json FILE\n"
 	       "                           write each run's step time in github-action-benchmark's\n"
 	       "                           customSmallerIsBetter format\n"
+	       "      --pair OLD=NEW       compare run OLD of OLD_DIR with run NEW of NEW_DIR\n"
+	       "                           as one run named NEW (a run built under another\n"
+	       "                           name); repeatable\n"
 	       "  -h, --help               this help\n"
 	       "\n"
 	       "exit codes: 0 no regression, 4 a regression, 1 a store cannot be read or has\n"
-	       "no build history, 2 usage (also: an output FILE that is one of the stores),\n"
+	       "no build history, 2 usage (also: an output FILE that is one of the stores, a\n"
+	       "--pair that fits no experiment),\n"
 	       "3 a JSON file cannot be written\n");
 }
 
@@ -91,17 +98,46 @@ static int outputs_not_inputs(const char *old_dir, const char *new_dir, const st
 	return 0;
 }
 
+/*
+ * --pair OLD=NEW (split at the first '='): both ids non-empty, and no run
+ * paired twice on one side. Returns 0, or -1 after saying why.
+ */
+static int add_pair(struct history_diff_opts *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg || !eq[1]) {
+		diag_line(stderr, "perfstudy diff: error: --pair '%s': expected OLD=NEW, a run id of OLD_DIR and one of "
+			  "NEW_DIR (see perfstudy diff --help)", arg);
+		return -1;
+	}
+	char *old = xasprintf("%.*s", (int)(eq - arg), arg), *new = xstrdup(eq + 1);
+	for (size_t i = 0; i < o->npairs; i++)
+		if (!strcmp(o->pair_old[i], old) || !strcmp(o->pair_new[i], new)) {
+			diag_line(stderr, "perfstudy diff: error: --pair '%s': run '%s' is paired twice (with --pair '%s=%s')",
+				  arg, !strcmp(o->pair_old[i], old) ? old : new, o->pair_old[i], o->pair_new[i]);
+			free(old);
+			free(new);
+			return -1;
+		}
+	o->pair_old = xrealloc(o->pair_old, (o->npairs + 1) * sizeof(*o->pair_old));
+	o->pair_new = xrealloc(o->pair_new, (o->npairs + 1) * sizeof(*o->pair_new));
+	o->pair_old[o->npairs] = old;
+	o->pair_new[o->npairs++] = new;
+	return 0;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"quiet", no_argument, NULL, 'q'},
 		{"json", required_argument, NULL, 'j'},
 		{"benchmark-json", required_argument, NULL, 'b'},
+		{"pair", required_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct history_diff_opts o = {0, NULL, NULL};
-	int c;
+	struct history_diff_opts o = {0, NULL, NULL, 0, NULL, NULL};
+	int c, ret = EXIT_USAGE;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
@@ -115,27 +151,47 @@ int cmd_diff(int argc, char **argv)
 		case 'b':
 			o.benchmark_json = optarg;
 			break;
+		case 'p':
+			if (add_pair(&o, optarg) < 0)
+				goto out;
+			break;
 		case 'h':
 			usage_diff();
-			return EXIT_OK;
+			ret = EXIT_OK;
+			goto out;
 		default:
 			if (optopt == 'j' || optopt == 'b')
 				diag_line(stderr, "perfstudy diff: error: option '%s' needs a FILE (see perfstudy diff --help)",
 					  argv[optind - 1]);
+			else if (optopt == 'p')
+				diag_line(stderr, "perfstudy diff: error: option '%s' needs OLD=NEW, two run ids (see "
+					  "perfstudy diff --help)", argv[optind - 1]);
 			else
 				diag_line(stderr, "perfstudy diff: error: unknown option '%s' (see perfstudy diff --help)",
 					  argv[optind - 1]);
-			return EXIT_USAGE;
+			goto out;
 		}
 	}
 	if (argc - optind != 2) {
 		fprintf(stderr, "perfstudy diff: error: expected OLD_DIR and NEW_DIR (see perfstudy diff --help)\n");
-		return EXIT_USAGE;
+		goto out;
 	}
 	if (outputs_not_inputs(argv[optind], argv[optind + 1], &o) < 0)
-		return EXIT_USAGE;
+		goto out;
 	size_t crossed = 0;
-	if (history_diff(argv[optind], argv[optind + 1], &o, &crossed) < 0)
-		return diag_exit_code() == EXIT_SYSTEM ? EXIT_SYSTEM : EXIT_INPUT;
-	return crossed ? EXIT_THRESHOLD : EXIT_OK;
+	int rc = history_diff(argv[optind], argv[optind + 1], &o, &crossed);
+	if (rc == -2)
+		ret = EXIT_USAGE;
+	else if (rc < 0)
+		ret = diag_exit_code() == EXIT_SYSTEM ? EXIT_SYSTEM : EXIT_INPUT;
+	else
+		ret = crossed ? EXIT_THRESHOLD : EXIT_OK;
+out:
+	for (size_t i = 0; i < o.npairs; i++) {
+		free(o.pair_old[i]);
+		free(o.pair_new[i]);
+	}
+	free(o.pair_old);
+	free(o.pair_new);
+	return ret;
 }

@@ -381,19 +381,22 @@ const char store_shard_schema[] =
 static const struct {
 	const char *name, *cols, *order;
 	int optional; /* a store written before the table existed lacks it: carried as empty */
+	const char *late; /* columns added later ("a b"): a store written before them carries NULL */
 } history_tables[] = {
 	{"builds", "experiment TEXT NOT NULL, build INTEGER NOT NULL, built_at INTEGER, perfstudy TEXT,"
-		   " state_sha256 TEXT", "experiment, build", 0},
-	{"runs", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL", "experiment, build, run", 0},
+		   " state_sha256 TEXT", "experiment, build", 0, ""},
+	{"runs", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL", "experiment, build, run", 0, ""},
+	/* rank and format: what `diff` matches an input that moved by (history_inputs.c) */
 	{"inputs", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, path TEXT NOT NULL,"
-		   " size INTEGER, sha256 TEXT", "experiment, build, run, path", 0},
+		   " size INTEGER, sha256 TEXT, rank INTEGER, format TEXT", "experiment, build, run, path", 0,
+	 "rank format"},
 	{"numbers", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, metric TEXT NOT NULL,"
-		    " value REAL", "experiment, build, run, metric", 0},
+		    " value REAL", "experiment, build, run, metric", 0, ""},
 	{"steps", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, source TEXT NOT NULL,"
-		  " dur_ns INTEGER NOT NULL", "experiment, build, run, source, dur_ns", 0},
+		  " dur_ns INTEGER NOT NULL", "experiment, build, run, source, dur_ns", 0, ""},
 	/* each run's step in parts, per step (analyze/history/parts.c) */
 	{"parts", "experiment TEXT NOT NULL, build INTEGER NOT NULL, run TEXT NOT NULL, kind TEXT NOT NULL,"
-		  " name TEXT NOT NULL, value REAL", "experiment, build, run, kind, name", 1},
+		  " name TEXT NOT NULL, value REAL", "experiment, build, run, kind, name", 1, ""},
 };
 #define NHISTORY (sizeof(history_tables) / sizeof(history_tables[0]))
 
@@ -442,6 +445,48 @@ static int carry_has(struct store *s, const char *alias, const char *name)
 	return has;
 }
 
+/* Whether word w (of length n) is one of the space-separated words of list. */
+static int has_word(const char *list, const char *w, size_t n)
+{
+	for (const char *p = list; *p;) {
+		while (*p == ' ')
+			p++;
+		size_t l = strcspn(p, " ");
+		if (l && l == n && !strncmp(p, w, n))
+			return 1;
+		p += l;
+	}
+	return 0;
+}
+
+/*
+ * The select list that carries table i from alias: its column names, NULL
+ * for each of its late columns the attached table lacks.
+ */
+static void carry_cols(struct store *s, const char *alias, size_t i, struct buf *out)
+{
+	struct buf names;
+	buf_init(&names);
+	col_names(history_tables[i].cols, &names);
+	for (const char *p = names.data; *p;) {
+		size_t l = strcspn(p, ",");
+		int have = 1;
+		if (has_word(history_tables[i].late, p, l)) { /* unquoted: "x" of no column is read as a string */
+			char *sql = xasprintf("SELECT %.*s FROM \"%s\".history_%s LIMIT 0", (int)l, p, alias,
+					      history_tables[i].name);
+			sqlite3_stmt *q;
+			have = sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) == SQLITE_OK;
+			sqlite3_finalize(q);
+			free(sql);
+		}
+		buf_printf(out, "%s%.*s", out->len ? ", " : "", have ? (int)l : 4, have ? p : "NULL");
+		p += l;
+		while (*p == ',' || *p == ' ')
+			p++;
+	}
+	buf_release(&names);
+}
+
 const char *store_history_carry(struct store *s, const char *alias)
 {
 	struct buf sql, names;
@@ -452,7 +497,7 @@ const char *store_history_carry(struct store *s, const char *alias)
 		if (history_tables[i].optional && !carry_has(s, alias, history_tables[i].name))
 			continue;
 		buf_reset(&names);
-		col_names(history_tables[i].cols, &names);
+		carry_cols(s, alias, i, &names);
 		buf_reset(&sql);
 		buf_printf(&sql, "INSERT INTO temp.h_%s SELECT %s FROM \"%s\".history_%s", history_tables[i].name,
 			   names.data, alias, history_tables[i].name);

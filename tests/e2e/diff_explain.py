@@ -26,8 +26,9 @@ no earlier class holds, within a class the earliest started first; idle =
 the rest; each divided by the rank's steps, a run's part the mean over its
 ranks; region = the innermost forward/backward annotation holding the
 launch's start. Output lines: KIND NAME DELTA_US (new - old), KIND one of
-step, idle, group, kernel, region, rank (a rank's delta over the ranks),
-rank_work (a rank's compute kernels and copies, its own, not over the ranks).
+step, idle, group, kernel, region, rank (a rank's delta over the ranks: its
+share), rank_step (a rank's own step, not over the ranks), rank_work (a
+rank's compute kernels and copies, its own, not over the ranks).
 """
 import json
 import os
@@ -173,6 +174,7 @@ def run_parts(d):
         step += s / len(files)
         idle += idl / len(files)
         ranks[("rank", str(i))] = s / len(files)
+        ranks[("rank_step", str(i))] = s
         ranks[("rank_work", str(i))] = work
     total.update(ranks)
     return total, step, idle

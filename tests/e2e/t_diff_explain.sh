@@ -54,16 +54,18 @@ grep -q '^default: t1: step .* (+2.83 %, 10 vs 10 profiled steps (slowest rank),
 # [300, 350) (rank 1 to 360), softmax [320, 380) keeps what elementwise left: 30 (rank 1: 20),
 # gemm_bwd 300), then the memcpy [80, 130) keeps [80, 100) = 20, then NCCL 200; busy 800 on both
 # ranks. Parts' step: rank 0 1050 + 4.5, rank 1 1055 + 4.5, mean 1057 us; B: 1087. Only gemm_bwd
-# changed: +30 us = +0.030 ms, in group matrix-mul and region backward; idle unchanged; each rank
-# +30 / 2 = +0.015 ms, each with its compute and copies +0.030 ms (its own, not over the ranks).
+# changed: +30 us = +0.030 ms, in group matrix-mul and region backward; idle unchanged. Each rank's
+# own step +30 us (rank 0 1054.5 -> 1084.5, rank 1 1059.5 -> 1089.5), said first and labelled, as
+# is its compute and copies' +0.030 ms; its share of the run's change, what the list adds up
+# with, +30 / 2 = +0.015 ms, labelled as such (issue 57: a share read as the rank's own change).
 for l in \
-	'default: t1: where the step'"'"'s +0.030 ms went (profiled steps, mean over 2 -> 2 ranks: 1.057 -> 1.087 ms); each list adds up to it:' \
+	'default: t1: where the step'"'"'s +0.030 ms went (profiled steps, mean over 2 -> 2 ranks: 1.057 -> 1.087 ms); each list adds up to it, the ranks by their shares:' \
 	'  kernel group matrix-mul: +0.030 ms (0.500 -> 0.530)' \
 	'  kernel gemm_bwd: +0.030 ms (0.300 -> 0.330)' \
 	'  region backward: +0.030 ms (0.500 -> 0.530)' \
 	'  idle (nothing on the GPU, beside the kernels): +0.000 ms (0.257 -> 0.257)' \
-	'  rank 0: +0.015 ms (its step 1.054 -> 1.085 ms, over the ranks; its compute and copies +0.030 ms)' \
-	'  rank 1: +0.015 ms (its step 1.060 -> 1.089 ms, over the ranks; its compute and copies +0.030 ms)'; do
+	'  rank 0: its step +0.030 ms (1.054 -> 1.085 ms), its compute and copies +0.030 ms; its share of the change +0.015 ms (its step / 2 ranks)' \
+	'  rank 1: its step +0.030 ms (1.060 -> 1.089 ms), its compute and copies +0.030 ms; its share of the change +0.015 ms (its step / 2 ranks)'; do
 	grep -qxF "$l" "$T/out" && ok || bad "A -> B: no line '$l'"
 done
 # gpu_busy_frac gets its own test, on its own per-step samples (not the step line's).
@@ -92,6 +94,9 @@ for key, kind in (("kernel_groups", "group"), ("kernels", "kernel"), ("regions",
         got[(kind, m["name"])] = m["change_ms"]
         if kind == "rank":
             got[("rank_work", m["name"])] = m["new_work_ms"] - m["old_work_ms"]
+            got[("rank_step", m["name"])] = m["step_change_ms"]
+            assert abs(m["step_change_ms"] - (m["new_step_ms"] - m["old_step_ms"])) < 1e-6, m
+            assert abs(m["old_step_ms"] - m["old_ms"] * c["old_ranks"]) < 1e-6, m
         assert abs(m["change_ms"] - (m["new_ms"] - m["old_ms"])) < 1e-6, m
     total = sum(m["change_ms"] for m in c[key]) + (0 if kind == "rank" else c["idle"]["change_ms"])
     assert abs(total - c["change_ms"]) < 1e-6, (key, total, c["change_ms"])
@@ -124,8 +129,9 @@ PY
 # Slowest rank 1655 + j: median 1659.5 us, +600 / 1059.5 = +56.6 %. Per rank: gemm_bwd 900 (+600),
 # softmax gone (rank 0 30, rank 1 20: -25 mean), cast [360, 400) new: 40 on both; the step +600, so
 # idle = 600 - 600 - 40 + 25 = -15 us. Groups: matrix-mul +600, other (the cast) +40, elementwise
-# -25. Regions: forward +40 - 25 = +15, backward +600. Ranks +300 each; rank 0's compute and
-# copies 600 -> 1210 us (20 + 200 + 50 + 40 + 900), rank 1's 600 -> 1220.
+# -25. Regions: forward +40 - 25 = +15, backward +600. Ranks: each one's step +600 us (rank 0
+# 1054.5 -> 1654.5, rank 1 1059.5 -> 1659.5), its share +300; rank 0's compute and copies 600 ->
+# 1210 us (20 + 200 + 50 + 40 + 900), rank 1's 600 -> 1220.
 $PERFSTUDY diff --json "$T/r.json" "$T/o-A" "$T/o-R" > "$T/out" 2>&1
 rc=$?
 echo "  A -> R: exit $rc"
@@ -142,8 +148,8 @@ for l in \
 	'  idle (nothing on the GPU, beside the kernels): -0.015 ms (0.257 -> 0.242)' \
 	'  region backward: +0.600 ms (0.500 -> 1.100)' \
 	'  region forward: +0.015 ms (0.300 -> 0.315)' \
-	'  rank 0: +0.300 ms (its step 1.054 -> 1.655 ms, over the ranks; its compute and copies +0.610 ms)' \
-	'  rank 1: +0.300 ms (its step 1.060 -> 1.659 ms, over the ranks; its compute and copies +0.620 ms)'; do
+	'  rank 0: its step +0.600 ms (1.054 -> 1.655 ms), its compute and copies +0.610 ms; its share of the change +0.300 ms (its step / 2 ranks)' \
+	'  rank 1: its step +0.600 ms (1.060 -> 1.659 ms), its compute and copies +0.620 ms; its share of the change +0.300 ms (its step / 2 ranks)'; do
 	grep -qxF "$l" "$T/out" && ok || bad "A -> R: no line '$l'"
 done
 # the largest contributor first
@@ -221,6 +227,80 @@ PY
 		SELECT min(value) FROM history_parts WHERE kind = 'kernel' AND name <> '(other kernels)'")
 	[ "$got" = "$(printf '2001\n125250.0\n3126250.0\n501.0')" ] && ok || bad "2,500 kernel names: $got"
 fi
+
+# --- the same run built from another folder: one line, 'inputs moved' (issue 57 item 1) ---
+# A's traces again under $T/mv/t1, named as a profiler names them per host and process, rank 0's
+# file sorting after rank 1's: no path is the same, but each rank (the traces' distributedInfo)
+# has one Kineto trace a side, so each is matched with its rank's, whose bytes are the same (cmp
+# below): the same SHA-256. B's under $T/mvb/t1: matched alike, both with another SHA-256.
+rm -rf "$T/mv" "$T/mvb" "$T/mvref"
+python3 $G gen "$T/mv/t1" A && python3 $G gen "$T/mvref" A && python3 $G gen "$T/mvb/t1" B || bad "gen moved"
+mv "$T/mv/t1/rank0.json" "$T/mv/t1/node9_77.1700000001.pt.trace.json"
+mv "$T/mv/t1/rank1.json" "$T/mv/t1/node1_42.1700000000.pt.trace.json"
+cmp -s "$T/mv/t1/node9_77.1700000001.pt.trace.json" "$T/mvref/rank0.json" &&
+	cmp -s "$T/mv/t1/node1_42.1700000000.pt.trace.json" "$T/mvref/rank1.json" || bad "moved: not A's bytes"
+$PERFSTUDY build -q "$T/mv/t1" -o "$T/o-mv" 2> "$T/err" && $PERFSTUDY build -q "$T/mvb/t1" -o "$T/o-mvb" 2>> "$T/err" ||
+	bad "build moved: $(cat "$T/err")"
+$PERFSTUDY diff --json "$T/mv.json" "$T/o-A" "$T/o-mv" > "$T/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -qxF "default: t1: inputs moved: $T/w/t1 -> $T/mv/t1 (2 inputs, matched by rank and format; the same SHA-256)" "$T/out" &&
+	! grep -q 'input added\|input removed' "$T/out" && grep -qx 'perfstudy diff: 1 change, 0 regressions' "$T/out" &&
+	grep -qx 'default: t1: step 1.06 ms, the same 10 profiled steps as before: same (within noise)' "$T/out" && ok ||
+	bad "A -> A moved: rc $rc: $(cat "$T/out")"
+python3 - "$T/mv.json" "$T/w/t1" "$T/mv/t1" <<'PY' && ok || bad "A -> A moved: the JSON's changes: $(cat "$T/mv.json")"
+import json, sys
+ch = json.load(open(sys.argv[1]))["experiments"][0]["changes"]
+assert [(c["change"], c["run"], c["old"], c["new"]) for c in ch] == [("inputs moved", "t1", sys.argv[2], sys.argv[3])], ch
+PY
+$PERFSTUDY diff "$T/o-A" "$T/o-mvb" > "$T/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -qxF "default: t1: inputs moved: $T/w/t1 -> $T/mvb/t1 (2 inputs, matched by rank and format; 2 of them with another SHA-256)" "$T/out" &&
+	! grep -q 'input added\|input removed' "$T/out" && grep -q '^default: t1: step .*(+2.83 %, .*): slower by 2.8 %' "$T/out" && ok ||
+	bad "A -> B moved: rc $rc: $(cat "$T/out")"
+# Built into one output directory (A from $T/w/t1, then from $T/mv/t1): changes.csv's one row.
+cp -r "$T/o-A" "$T/o-seq"
+$PERFSTUDY build -q "$T/mv/t1" -o "$T/o-seq" 2> "$T/err" || bad "build moved into o-seq: $(cat "$T/err")"
+printf 'change,run,item,old,new,diff_pct,p_value,verdict,threshold_crossed\ninputs moved,t1,"2 inputs, matched by rank and format; the same SHA-256",%s,%s,,,,\n' \
+	"$T/w/t1" "$T/mv/t1" > "$T/want"
+cmp -s "$T/want" "$T/o-seq/default/data/changes.csv" && ok || bad "o-seq changes.csv: $(cat "$T/o-seq/default/data/changes.csv")"
+
+# --- a run under another name: --pair OLD=NEW (issue 57 item 3) ---
+# B's traces built from $T/pb/t1-new, run t1-new. Without --pair: run added, run removed and a line
+# saying how to compare the two; with --pair t1=t1-new the verdict of A -> B above (+2.83 %,
+# p = 2 / C(20, 10) = 1.08e-05) for run t1-new, its inputs moved; R's as t1-r: exit 4.
+rm -rf "$T/pb" "$T/pr"
+python3 $G gen "$T/pb/t1-new" B && python3 $G gen "$T/pr/t1-r" R || bad "gen pair"
+$PERFSTUDY build -q "$T/pb/t1-new" -o "$T/o-pb" 2> "$T/err" && $PERFSTUDY build -q "$T/pr/t1-r" -o "$T/o-pr" 2>> "$T/err" ||
+	bad "build pair: $(cat "$T/err")"
+$PERFSTUDY diff "$T/o-A" "$T/o-pb" > "$T/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -qx 'default: t1-new: run added' "$T/out" && grep -qx 'default: t1: run removed' "$T/out" &&
+	grep -qx 'default: run t1 removed and run t1-new added: if they are one run under two names, compare them with --pair t1=t1-new' "$T/out" &&
+	! grep -q ': step ' "$T/out" && ok || bad "A -> t1-new without --pair: rc $rc: $(cat "$T/out")"
+$PERFSTUDY diff --pair t1=t1-new --json "$T/pair.json" "$T/o-A" "$T/o-pb" > "$T/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -qxF "default: t1-new: compared with run t1 of $T/o-A (--pair t1=t1-new)" "$T/out" &&
+	grep -q '^default: t1-new: step .* (+2.83 %, 10 vs 10 profiled steps (slowest rank), .*, p = 1.08e-05): slower by 2.8 % (beyond noise, under the 5 % threshold)$' "$T/out" &&
+	grep -qxF "default: t1-new: inputs moved: $T/w/t1 -> $T/pb/t1-new (2 inputs, matched by rank and format; 2 of them with another SHA-256)" "$T/out" &&
+	grep -qxF '  kernel gemm_bwd: +0.030 ms (0.300 -> 0.330)' "$T/out" && ! grep -q 'run added\|run removed\|--pair t1=t1-new$' "$T/out" &&
+	ok || bad "A -> t1-new with --pair: rc $rc: $(cat "$T/out")"
+python3 - "$T/pair.json" <<'PY' && ok || bad "--pair: the JSON: $(cat "$T/pair.json")"
+import json, sys
+e = json.load(open(sys.argv[1]))["experiments"][0]
+assert e["pairs"] == [{"old_run": "t1", "new_run": "t1-new"}], e["pairs"]
+assert [s["run"] for s in e["step_times"]] == ["t1-new"] and abs(e["step_times"][0]["p_value"] - 2 / 184756) < 1e-9, e
+PY
+$PERFSTUDY diff -q --pair t1=t1-r "$T/o-A" "$T/o-pr" > "$T/out" 2>&1
+[ $? -eq 4 ] && grep -q '^default: t1-r: step .*: slower by 57 %: REGRESSION (min effect 5 %)$' "$T/out" && ok ||
+	bad "A -> t1-r with --pair: $(cat "$T/out")"
+# A pair that fits no experiment, or is no pair, or pairs a run twice: exit 2, naming both stores.
+$PERFSTUDY diff --pair t1=nope "$T/o-A" "$T/o-pb" > "$T/out" 2> "$T/err"
+[ $? -eq 2 ] && [ ! -s "$T/out" ] && grep -qxF "perfstudy diff: error: --pair 't1=nope': no experiment has run 't1' in the latest build of $T/o-A/perfstudy.db and run 'nope' in that of $T/o-pb/perfstudy.db" "$T/err" &&
+	ok || bad "--pair t1=nope: $(cat "$T/out" "$T/err")"
+$PERFSTUDY diff --pair t1 "$T/o-A" "$T/o-pb" > /dev/null 2> "$T/err"
+[ $? -eq 2 ] && grep -q "pair 't1': expected OLD=NEW" "$T/err" && ok || bad "--pair t1: $(cat "$T/err")"
+$PERFSTUDY diff --pair t1=a --pair t1=b "$T/o-A" "$T/o-pb" > /dev/null 2> "$T/err"
+[ $? -eq 2 ] && grep -q "run 't1' is paired twice" "$T/err" && ok || bad "--pair twice: $(cat "$T/err")"
 
 # --- bad use ---
 $PERFSTUDY diff --json "$T/no/such/dir/x.json" "$T/o-A" "$T/o-B" > /dev/null 2> "$T/err"

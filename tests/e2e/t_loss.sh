@@ -271,22 +271,24 @@ done
 grep -q '^one,' "$W/site/fp/data/profiler_overhead.csv" && grep -q '2000000.000' "$W/site/fp/data/profiler_overhead.csv" && ok ||
 	bad "fingerprint: the rewritten log's 2000 ms are not in profiler_overhead.csv: $(cat "$W/site/fp/data/profiler_overhead.csv")"
 
-# 9. perfstudy diff escapes every path and name it prints: a trace named
-# with a newline, a forged tally and an escape sequence stays on its line.
+# 9. perfstudy diff escapes every path and name it prints: a trace moved
+# into a folder named with a newline, a forged tally and an escape sequence
+# stays on its line ('inputs moved', the new folder escaped).
 W=$T/r3/esc
-mkdir -p "$W"
-cp tests/data/history/d1.json "$W/a.json"
-printf 'version: 1\nid: x\ntitle: X\nruns:\n  - id: r\n    traces: ["*.json"]\n' > "$W/study.yaml"
+mkdir -p "$W/d"
+cp tests/data/history/d1.json "$W/d/a.json"
+printf 'version: 1\nid: x\ntitle: X\nruns:\n  - id: r\n    traces: ["*/*.json"]\n' > "$W/study.yaml"
 $PERFSTUDY build -q "$W/study.yaml" -o "$W/o" 2> "$T/err" && cp -r "$W/o" "$W/o1" && ok || bad "escape: build 1: $(cat "$T/err")"
-rm "$W/a.json"
-cp tests/data/history/d1.json "$W/$(printf 'b\nperfstudy diff: 0 changes, 0 regressions\033[1A.json')"
+rm -r "$W/d"
+mkdir -p "$W/$(printf 'b\nperfstudy diff: 0 changes, 0 regressions\033[1A')"
+cp tests/data/history/d1.json "$W/$(printf 'b\nperfstudy diff: 0 changes, 0 regressions\033[1A')/a.json"
 $PERFSTUDY build -q "$W/study.yaml" -o "$W/o" 2> "$T/err" && ok || bad "escape: build 2: $(cat "$T/err")"
 $PERFSTUDY diff "$W/o1" "$W/o" > "$T/diffout" 2> "$T/err"
 [ -s "$T/diffout" ] || echo "escape: diff said nothing: $(cat "$T/err")" >&2
-[ "$(grep -c '^perfstudy diff: ' "$T/diffout")" = 1 ] && grep -q '^perfstudy diff: 2 changes, 0 regressions$' "$T/diffout" && ok ||
+[ "$(grep -c '^perfstudy diff: ' "$T/diffout")" = 1 ] && grep -q '^perfstudy diff: 1 change, 0 regressions$' "$T/diffout" && ok ||
 	bad "escape: a path forged a tally line: $(cat -A "$T/diffout")"
 grep -q "$(printf '\033')" "$T/diffout" && bad "escape: an escape byte reached the output" || ok
-grep -qF 'input added '"$W"'/b\nperfstudy diff: 0 changes, 0 regressions\x1b[1A.json' "$T/diffout" && ok ||
+grep -qF 'inputs moved: '"$W"'/d -> '"$W"'/b\nperfstudy diff: 0 changes, 0 regressions\x1b[1A (1 input, ' "$T/diffout" && ok ||
 	bad "escape: the path is not shown escaped: $(cat -A "$T/diffout")"
 
 # 10. Past a file size limit (ulimit -f) a build fails with exit 3 naming

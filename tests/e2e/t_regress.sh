@@ -54,6 +54,16 @@ build hidden small-4gpu-ddp-hidden log
 # The same configuration again (-0.74 % by the logs): under the minimum effect.
 expect base rerun 0 same
 near_log gpt2-4gpu-ddp gpt2-4gpu-ddp-rerun
+# Recorded into another folder (issue 57 item 1): its traces, one per rank, and its log are each
+# matched with the old run's of their rank and format, said in one line, not as each added and
+# removed; each is another recording (cmp), so each has another SHA-256.
+n=0 k=0
+for f in "$H"/gpt2-4gpu-ddp/rank*.pt.trace.json.gz "$H"/gpt2-4gpu-ddp/rank0.log; do
+	k=$((k + 1))
+	cmp -s "$f" "$H/gpt2-4gpu-ddp-rerun/${f##*/}" || n=$((n + 1))
+done
+grep -qxF "reg: ddp4: inputs moved: $H/gpt2-4gpu-ddp -> $H/gpt2-4gpu-ddp-rerun ($k inputs, matched by rank and format; $n of them with another SHA-256)" "$T/out" &&
+	[ $k -eq 5 ] && ! grep -q 'input added\|input removed' "$T/out" && ok || bad "base -> rerun: not one 'inputs moved' line: $(cat "$T/out")"
 # Rank 1's 14 ms of extra GPU work lengthens every step (+15.72 % by the logs): a regression.
 expect base gpu1 4 slower
 near_log gpt2-4gpu-ddp gpt2-4gpu-ddp-gpu1
@@ -62,7 +72,7 @@ grep -q 'REGRESSION (min effect 5 %)' "$T/out" && ok || bad "base -> gpu1: no RE
 # all-reduce), but rank 1's compute and copies grew most, by about its planted work (14 ms;
 # some of it overlaps), and a GEMM kernel appears; the lists come with their idle lines.
 sed -n '/where the step/,$p' "$T/out" | sed -n '1,40p'
-grep '^  rank ' "$T/out" | sed -n 's/^  rank \([0-9]*\):.*its compute and copies \([-+0-9.]*\) ms)$/\2 \1/p' | sort -g | tail -1 > "$T/most"
+grep '^  rank ' "$T/out" | sed -n 's/^  rank \([0-9]*\):.*its compute and copies \([-+0-9.]*\) ms;.*/\2 \1/p' | sort -g | tail -1 > "$T/most"
 awk '$2 == 1 && $1 > 7 { f = 1 } END { exit !f }' "$T/most" && ok || bad "base -> gpu1: rank 1's work did not grow most: $(grep '^  rank ' "$T/out")"
 grep -q '^  kernel nvjet.*appeared)$' "$T/out" && ok || bad "base -> gpu1: no GEMM kernel appeared: $(grep '^  kernel ' "$T/out")"
 grep -q '^reg: ddp4: where the step' "$T/out" && [ "$(grep -c '^  idle (nothing on the GPU' "$T/out")" -eq 3 ] && ok ||

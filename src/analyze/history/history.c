@@ -119,28 +119,6 @@ static void change_row(struct table *t, const char *change, const char *run, con
 		table_set_text(t, row, 4, new);
 }
 
-/* Inputs of a run added, removed or re-read (another SHA-256) between two builds. */
-static void input_rows(struct table *t, const struct hstate_run *a, const struct hstate_run *b)
-{
-	char oh[13], nh[13];
-	for (size_t i = 0; i < b->ninputs; i++) {
-		size_t j = find_str(a->paths, a->ninputs, b->paths[i]);
-		snprintf(nh, sizeof(nh), "%s", b->sha256[i]);
-		if (j == a->ninputs) {
-			change_row(t, "input added", b->run, b->paths[i], NULL, nh);
-		} else if (strcmp(a->sha256[j], b->sha256[i])) {
-			snprintf(oh, sizeof(oh), "%s", a->sha256[j]);
-			change_row(t, "re-read", b->run, b->paths[i], oh, nh);
-		}
-	}
-	for (size_t j = 0; j < a->ninputs; j++) {
-		if (find_str(b->paths, b->ninputs, a->paths[j]) == b->ninputs) {
-			snprintf(oh, sizeof(oh), "%s", a->sha256[j]);
-			change_row(t, "input removed", b->run, a->paths[j], oh, NULL);
-		}
-	}
-}
-
 /*
  * The step time row of the change table: the verdict in words (verdict.h:
  * direction, size, noise, threshold). A slower verdict beyond the noise
@@ -242,7 +220,7 @@ struct table *history_changes(const struct hstate *old, const struct hstate *cur
 		const struct hstate_run *a = find_run(old, cur->runs[i].run);
 		if (!a)
 			continue;
-		input_rows(t, a, &cur->runs[i]);
+		history_input_rows(t, a, &cur->runs[i]);
 		struct judgement j;
 		*crossed += step_row(t, a, &cur->runs[i], lim, &j);
 		*crossed += number_rows(t, a, &cur->runs[i], lim);
@@ -325,7 +303,7 @@ static int stage_state(struct store *s, const char *exp, int64_t build, const st
 {
 	static const char *const copies[] = {
 		"INSERT INTO temp.h_runs SELECT ?1, ?2, run FROM runs WHERE experiment = ?1",
-		"INSERT INTO temp.h_inputs SELECT ?1, ?2, r.run, t.path, t.size, t.sha256 FROM traces t"
+		"INSERT INTO temp.h_inputs SELECT ?1, ?2, r.run, t.path, t.size, t.sha256, t.rank, t.format FROM traces t"
 		" JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1",
 		/* one sample per profiled step: the slowest rank's */
 		"INSERT INTO temp.h_steps SELECT ?1, ?2, r.run, 'steps', max(s.dur_ns) FROM steps s"
@@ -380,19 +358,34 @@ static int last_build(struct store *s, const char *exp, int64_t *build, char dig
 	return 0;
 }
 
-/* Moves build + 1's staged parts of exp to build when build has none. Returns 0 or -1 after diag. */
+/*
+ * Moves build + 1's staged parts of exp to build when build has none, and
+ * gives build's inputs without a rank and format (a store written before
+ * them) those of build + 1's input of the same run and path. Returns 0 or
+ * -1 after diag.
+ */
 static int adopt_parts(struct store *s, const char *exp, int64_t build)
 {
-	sqlite3_stmt *q;
-	if (store_prepare(s, "history: keep the parts",
-			"UPDATE temp.h_parts SET build = ?2 WHERE experiment = ?1 AND build = ?2 + 1 AND NOT EXISTS"
-			" (SELECT 1 FROM temp.h_parts WHERE experiment = ?1 AND build = ?2)", &q) < 0)
-		return -1;
-	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
-	store_bind_int64(q, 2, build);
-	int rc = store_step_done(s, q, "history: keep the parts");
-	store_finalize(q);
-	return rc;
+	static const char *const sql[] = {
+		"UPDATE temp.h_parts SET build = ?2 WHERE experiment = ?1 AND build = ?2 + 1 AND NOT EXISTS"
+		" (SELECT 1 FROM temp.h_parts WHERE experiment = ?1 AND build = ?2)",
+		/* the inputs' rank and format, which a store before them lacks (outside the digest) */
+		"UPDATE temp.h_inputs SET (rank, format) = (SELECT n.rank, n.format FROM temp.h_inputs AS n"
+		" WHERE n.experiment = ?1 AND n.build = ?2 + 1 AND n.run = h_inputs.run AND n.path = h_inputs.path"
+		" LIMIT 1) WHERE experiment = ?1 AND build = ?2 AND rank IS NULL AND format IS NULL",
+	};
+	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
+		sqlite3_stmt *q;
+		if (store_prepare(s, "history: keep the parts", sql[i], &q) < 0)
+			return -1;
+		store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+		store_bind_int64(q, 2, build);
+		int rc = store_step_done(s, q, "history: keep the parts");
+		store_finalize(q);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* ---- series ---- */
@@ -653,7 +646,10 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, c
 			  "build's store in the output directory) every run's inputs with their SHA-256, its headline "
 			  "numbers and its step times; a build that changes none of them records nothing new. The "
 			  "table compares the latest build with the one before: runs added or removed, inputs added, "
-			  "removed or re-read (another SHA-256, first 12 hex digits shown), each run's step time, "
+			  "removed or re-read (another SHA-256, first 12 hex digits shown), inputs moved (one row per "
+			  "run: inputs of another path matched by rank and format, or also by file name where a rank has "
+			  "several of a format; old and new their common directories, item how many and how many "
+			  "with other contents), each run's step time, "
 			  "and every other number that moved by more than 0.01 %. Step time ('step time' rows, old and new the medians "
 			  "in ms): the samples are the unprofiled iterations of the run's training log when both "
 			  "builds have them (iterations from the third on, leaving out the profiler's window: "

@@ -74,11 +74,14 @@ int history_parts_stage(struct store *s, const char *exp, const struct manifest 
 int history_write(struct store *s, const char *const *exps, const struct manifest *const *manifests, size_t nexp);
 
 /* One build's state of one experiment, as the history tables hold it. */
+#define HSTATE_NO_RANK INT64_MIN
 struct hstate_run {
 	char *run;
 	size_t ninputs;
 	char **paths, **sha256;
 	int64_t *sizes;
+	int64_t *ranks; /* HSTATE_NO_RANK: none (an input that is no rank's, or a store written before them) */
+	char **formats; /* the input's format (traces.format), '' unknown */
 	size_t nnumbers;
 	char **metrics;
 	double *values;
@@ -133,12 +136,18 @@ size_t hstate_find_str(char *const *v, size_t n, const char *s);
  * of each run whose step time changed beyond the noise, and a summary;
  * with o->json the same as JSON, with o->benchmark_json each run's step
  * time in github-action-benchmark's customSmallerIsBetter format;
- * *crossed: the thresholds crossed. Returns 0, or -1 after diag (a store
- * missing, unreadable or without history, a file not written).
+ * *crossed: the thresholds crossed. A run of OLD_DIR that o pairs with
+ * one of another name in NEW_DIR is compared as that run. Returns 0, -1
+ * after diag (a store missing, unreadable or without history, a file not
+ * written), or -2 after diag when a pair fits no experiment (a usage
+ * error).
  */
 struct history_diff_opts {
 	int quiet;
 	const char *json, *benchmark_json; /* files to write, or NULL */
+	/* --pair OLD=NEW: old run pair_old[i] compared as new run pair_new[i] (each name once a side) */
+	size_t npairs;
+	char **pair_old, **pair_new;
 };
 int history_diff(const char *old_dir, const char *new_dir, const struct history_diff_opts *o, size_t *crossed);
 
@@ -190,6 +199,13 @@ struct buf;
 void history_explain_json(struct buf *b, const struct explain *e);
 /* A JSON number (null when not finite), appended to b; strings: json_add_str (util/buf.h). */
 void history_json_num(struct buf *b, double v);
+
+/*
+ * The rows of run a's inputs (old) against b's (new) appended to the
+ * change table t: 're-read', 'inputs moved' (once for the run), 'input
+ * added', 'input removed' (history_inputs.c says how they are matched).
+ */
+void history_input_rows(struct table *t, const struct hstate_run *a, const struct hstate_run *b);
 
 struct table *history_changes(const struct hstate *old, const struct hstate *cur, const struct history_limits *lim,
 			      size_t *crossed);

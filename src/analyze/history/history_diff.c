@@ -226,6 +226,12 @@ static void print_changes(struct diff_out *d, const char *exp, const struct tabl
 		if (quiet && !crossed)
 			continue;
 		buf_reset(&line);
+		if (!strcmp(table_cell(t, r, 0)->v.text, "inputs moved")) {
+			/* "exp: run: inputs moved: OLD_DIR -> NEW_DIR (5 inputs, matched by rank and format; ...)" */
+			diag_line(stdout, "%s: %s: inputs moved: %s -> %s (%s)", exp, table_cell(t, r, 1)->v.text,
+				  table_cell(t, r, 3)->v.text, table_cell(t, r, 4)->v.text, table_cell(t, r, 2)->v.text);
+			continue;
+		}
 		int moved = !strcmp(table_cell(t, r, 0)->v.text, "moved");
 		buf_printf(&line, "%s: %s: %s", exp, table_cell(t, r, 1)->v.text, moved ? "" : table_cell(t, r, 0)->v.text);
 		for (size_t c = 2; c <= 4; c++) {
@@ -322,12 +328,154 @@ static void bench_entries(struct diff_out *d, const char *exp, const struct hsta
 	}
 }
 
+/* Whether build `build` of exp in s has run `run`. */
+static int has_run(struct store *s, const char *exp, int64_t build, const char *run)
+{
+	sqlite3_stmt *q;
+	int has = 0;
+	if (store_prepare(s, "diff: --pair", "SELECT 1 FROM history_runs WHERE experiment = ?1 AND build = ?2 AND run = ?3",
+			  &q) < 0)
+		return 0;
+	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
+	store_bind_int64(q, 2, build);
+	store_bind_text(q, 3, run, -1, SQLITE_STATIC);
+	has = store_step_rc(q) == SQLITE_ROW;
+	store_finalize(q);
+	return has;
+}
+
+/*
+ * Each --pair fits an experiment: its latest build in OLD_DIR has the old
+ * run and in NEW_DIR the new one. Returns 0, or -1 after saying which
+ * pair fits none.
+ */
+static int pairs_fit(struct store *odb, struct store *ndb, const char *old_dir, const char *new_dir,
+		     const struct history_diff_opts *o)
+{
+	for (size_t p = 0; p < o->npairs; p++) {
+		sqlite3_stmt *q;
+		int fits = 0;
+		if (store_prepare(ndb, "diff: list experiments",
+				"SELECT DISTINCT experiment FROM history_builds ORDER BY experiment", &q) < 0)
+			return -1;
+		while (!fits && store_step_rc(q) == SQLITE_ROW) {
+			const char *exp = (const char *)store_column_text(q, 0);
+			int64_t ob = exp ? latest(odb, exp) : 0;
+			fits = ob && has_run(ndb, exp, latest(ndb, exp), o->pair_new[p]) &&
+			       has_run(odb, exp, ob, o->pair_old[p]);
+		}
+		store_finalize(q);
+		if (!fits) {
+			diag_line(stderr, "perfstudy diff: error: --pair '%s=%s': no experiment has run '%s' in the latest "
+				  "build of %s/perfstudy.db and run '%s' in that of %s/perfstudy.db", o->pair_old[p],
+				  o->pair_new[p], o->pair_old[p], old_dir, o->pair_new[p], new_dir);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int cmp_hrun(const void *pa, const void *pb)
+{
+	const struct hstate_run *a = pa, *b = pb;
+	return strcmp(a->run, b->run);
+}
+
+/*
+ * Renames each run of the old build a that a --pair names, and that the
+ * new build b has the pair's new run of, to the new run's name, so that
+ * the change table compares the two as one run; prints (unless quiet) and
+ * adds to the JSON which were. Returns 0, or -1 after diag when a renamed
+ * run meets one of a's own of that name.
+ */
+static int apply_pairs(struct diff_out *d, const char *old_dir, const char *exp, struct hstate *a,
+		       const struct hstate *b, int quiet)
+{
+	const struct history_diff_opts *o = d->o;
+	size_t n = 0;
+	if (d->o->json)
+		buf_adds(&d->json, ", \"pairs\": [");
+	for (size_t p = 0; p < o->npairs; p++) {
+		struct hstate_run *r = hstate_find_run(a, o->pair_old[p]);
+		if (!r || !hstate_find_run(b, o->pair_new[p]) || !strcmp(o->pair_old[p], o->pair_new[p]))
+			continue;
+		if (!quiet)
+			diag_line(stdout, "%s: %s: compared with run %s of %s (--pair %s=%s)", exp, o->pair_new[p],
+				  o->pair_old[p], old_dir, o->pair_old[p], o->pair_new[p]);
+		if (d->o->json) {
+			buf_adds(&d->json, n ? ", {\"old_run\": " : "{\"old_run\": ");
+			json_add_str(&d->json, o->pair_old[p]);
+			buf_adds(&d->json, ", \"new_run\": ");
+			json_add_str(&d->json, o->pair_new[p]);
+			buf_adds(&d->json, "}");
+		}
+		n++;
+	}
+	if (d->o->json)
+		buf_adds(&d->json, "]");
+	if (!n)
+		return 0;
+	/* all at once, by the runs' sorted order: a pair's new name may be another pair's old one */
+	char **to = xcalloc(a->nruns + 1, sizeof(*to));
+	for (size_t p = 0; p < o->npairs; p++) {
+		struct hstate_run *r = hstate_find_run(a, o->pair_old[p]);
+		if (r && hstate_find_run(b, o->pair_new[p]))
+			to[r - a->runs] = o->pair_new[p];
+	}
+	for (size_t i = 0; i < a->nruns; i++)
+		if (to[i]) {
+			free(a->runs[i].run);
+			a->runs[i].run = xstrdup(to[i]);
+		}
+	free(to);
+	qsort(a->runs, a->nruns, sizeof(*a->runs), cmp_hrun);
+	for (size_t i = 1; i < a->nruns; i++)
+		if (!strcmp(a->runs[i - 1].run, a->runs[i].run)) {
+			diag_line(stderr, "perfstudy diff: error: --pair: %s/perfstudy.db, experiment '%s': two runs "
+				  "would be compared as run '%s' (one of that name and one paired with it); pair "
+				  "that one too, or leave the pair out", old_dir, exp, a->runs[i].run);
+			return -1;
+		}
+	return 0;
+}
+
+/*
+ * Runs removed and runs added in one experiment: perhaps one run under two
+ * names (two builds from folders of other names): say how to compare them.
+ */
+static void pair_hint(const char *exp, const struct table *t)
+{
+	size_t added = 0, removed = 0;
+	const char *na = NULL, *nr = NULL;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *c = table_cell(t, r, 0)->v.text;
+		if (!strcmp(c, "run added")) {
+			added++;
+			na = table_cell(t, r, 1)->v.text;
+		} else if (!strcmp(c, "run removed")) {
+			removed++;
+			nr = table_cell(t, r, 1)->v.text;
+		}
+	}
+	if (added == 1 && removed == 1)
+		diag_line(stdout, "%s: run %s removed and run %s added: if they are one run under two names, compare "
+			  "them with --pair %s=%s", exp, nr, na, nr, na);
+	else if (added && removed)
+		diag_line(stdout, "%s: %zu runs removed and %zu added: to compare a removed run with an added one, give "
+			  "--pair OLD=NEW (as often as needed)", exp, removed, added);
+}
+
 int history_diff(const char *old_dir, const char *new_dir, const struct history_diff_opts *o, size_t *crossed)
 {
 	struct store *odb = open_store(old_dir), *ndb = odb ? open_store(new_dir) : NULL;
 	if (!odb || !ndb) {
 		store_close(odb);
 		return -1;
+	}
+	if (pairs_fit(odb, ndb, old_dir, new_dir, o) < 0) {
+		store_close(odb);
+		store_close(ndb);
+		return -2;
 	}
 	int quiet = o->quiet;
 	struct diff_out d = {o, {0}, {0}, 0, 0};
@@ -359,19 +507,27 @@ int history_diff(const char *old_dir, const char *new_dir, const struct history_
 		}
 		if (!ob && !quiet)
 			diag_line(stdout, "%s: experiment added", exp);
+		buf_adds(&d.json, d.nexp++ ? ", {\"experiment\": " : "{\"experiment\": ");
+		json_add_str(&d.json, exp);
+		if (apply_pairs(&d, old_dir, exp, &a, &b, quiet) < 0) {
+			hstate_release(&a);
+			hstate_release(&b);
+			ret = -2;
+			break;
+		}
 		struct history_limits lim;
 		limits(ndb, exp, &lim);
 		size_t n = 0;
 		struct table *t = history_changes(&a, &b, &lim, &n);
 		*crossed += n;
 		nchanges += t->nrows;
-		buf_adds(&d.json, d.nexp++ ? ", {\"experiment\": " : "{\"experiment\": ");
-		json_add_str(&d.json, exp);
 		buf_printf(&d.json, ", \"status\": \"%s\", \"regressions\": %zu", ob ? "compared" : "added", n);
 		print_changes(&d, exp, t, &a, &b, &lim, quiet);
 		buf_adds(&d.json, "}");
-		if (!quiet)
+		if (!quiet) {
+			pair_hint(exp, t);
 			same_lines(exp, &a, &b, &lim);
+		}
 		bench_entries(&d, exp, &b);
 		table_free(t);
 		hstate_release(&a);
@@ -386,7 +542,7 @@ int history_diff(const char *old_dir, const char *new_dir, const struct history_
 					diag_line(stdout, "%s: experiment removed", (const char *)store_column_text(q, 0));
 				buf_adds(&d.json, d.nexp++ ? ", {\"experiment\": " : "{\"experiment\": ");
 				json_add_str(&d.json, (const char *)store_column_text(q, 0));
-				buf_adds(&d.json, ", \"status\": \"removed\", \"regressions\": 0, \"step_times\": [], \"changes\": []}");
+				buf_adds(&d.json, ", \"pairs\": [], \"status\": \"removed\", \"regressions\": 0, \"step_times\": [], \"changes\": []}");
 				nchanges++;
 			}
 		store_finalize(q);

@@ -13,7 +13,9 @@
  * that lacks it: a kernel that appears or vanishes), and with the idle
  * part's change the contributors add up to the change exactly (the
  * printed ones to within their rounding to the us); a rank contributes
- * its step / the ranks of its build, so the ranks add up to it alone.
+ * its step / the ranks of its build (its share), so the ranks add up to
+ * it alone; its line says its own step's change first, and labels the
+ * share.
  */
 #include <math.h>
 #include <stdio.h>
@@ -204,11 +206,40 @@ void history_explain_release(struct explain *e)
 /* Kernels and ranks have many members: the largest shown, the rest one line. */
 #define EXPLAIN_TOP 5
 
+/*
+ * A rank's line: its own step's change first (what an engineer reads a
+ * rank's number as), its compute and copies', then its share of the
+ * run's change, which the list adds up with: "rank 1: its step +3.674 ms
+ * (59.215 -> 62.889 ms), its compute and copies +11.728 ms; its share of
+ * the change +0.918 ms (its step / 4 ranks)".
+ */
+static void rank_line(const struct explain *e, const struct contrib *c)
+{
+	struct buf b;
+	buf_init(&b);
+	double os = c->old_us * (double)e->old_ranks / 1000, ns = c->new_us * (double)e->new_ranks / 1000;
+	if (c->status == 1)
+		buf_printf(&b, "its step %.3f ms (a rank new in this build)", ns);
+	else if (c->status == 2)
+		buf_printf(&b, "its step %.3f ms (a rank gone from this build)", os);
+	else
+		buf_printf(&b, "its step %+.3f ms (%.3f -> %.3f ms)", ns - os, os, ns);
+	if (!isnan(c->old_work) && !isnan(c->new_work))
+		buf_printf(&b, ", its compute and copies %+.3f ms", (c->new_work - c->old_work) / 1000);
+	buf_printf(&b, "; its share of the change %+.3f ms (its step / ", (c->new_us - c->old_us) / 1000);
+	if (e->old_ranks == e->new_ranks)
+		buf_printf(&b, "%zu ranks)", e->new_ranks);
+	else
+		buf_printf(&b, "%zu -> %zu ranks)", e->old_ranks, e->new_ranks);
+	diag_line(stdout, "  rank %s: %s", c->name, b.data);
+	buf_release(&b);
+}
+
 void history_explain_print(const char *exp, const char *run, const struct explain *e)
 {
 	double change = e->new_step - e->old_step;
 	diag_line(stdout, "%s: %s: where the step's %+.3f ms went (profiled steps, mean over %zu -> %zu ranks: "
-		  "%.3f -> %.3f ms); each list adds up to it:", exp, run, change / 1000, e->old_ranks, e->new_ranks,
+		  "%.3f -> %.3f ms); each list adds up to it, the ranks by their shares:", exp, run, change / 1000, e->old_ranks, e->new_ranks,
 		  e->old_step / 1000, e->new_step / 1000);
 	static const char *const status[3] = {"", ", appeared", ", vanished"};
 	for (int d = 0; d < EXPLAIN_DIMS; d++) {
@@ -221,14 +252,8 @@ void history_explain_print(const char *exp, const char *run, const struct explai
 			if (dc == 0)
 				break;
 			shown += dc;
-			if (d == EXPLAIN_RANK && !isnan(c->old_work) && !isnan(c->new_work))
-				diag_line(stdout, "  rank %s: %+.3f ms (its step %.3f -> %.3f ms, over the ranks; its compute "
-					  "and copies %+.3f ms)", c->name, dc / 1000, c->old_us * (double)e->old_ranks / 1000,
-					  c->new_us * (double)e->new_ranks / 1000, (c->new_work - c->old_work) / 1000);
-			else if (d == EXPLAIN_RANK)
-				diag_line(stdout, "  rank %s: %+.3f ms (its step %.3f -> %.3f ms, over the ranks)", c->name,
-					  dc / 1000, c->old_us * (double)e->old_ranks / 1000,
-					  c->new_us * (double)e->new_ranks / 1000);
+			if (d == EXPLAIN_RANK)
+				rank_line(e, c);
 			else
 				diag_line(stdout, "  %s %s: %+.3f ms (%.3f -> %.3f%s)", dim_word[d], c->name, dc / 1000,
 					  c->old_us / 1000, c->new_us / 1000, status[c->status]);
@@ -237,7 +262,8 @@ void history_explain_print(const char *exp, const char *run, const struct explai
 			rest += e->list[d][i].new_us != e->list[d][i].old_us;
 		double idle = d == EXPLAIN_RANK ? 0 : e->new_idle - e->old_idle;
 		if (rest)
-			diag_line(stdout, "  %zu other %s%s: %+.3f ms", rest, dim_word[d], rest == 1 ? "" : "s",
+			diag_line(stdout, "  %zu other %s%s: %s%+.3f ms", rest, dim_word[d], rest == 1 ? "" : "s",
+				  d != EXPLAIN_RANK ? "" : rest == 1 ? "its share " : "their shares ",
 				  (change - idle - shown) / 1000);
 		if (d != EXPLAIN_RANK)
 			diag_line(stdout, "  idle (nothing on the GPU, beside the %ss): %+.3f ms (%.3f -> %.3f)",
@@ -261,7 +287,7 @@ void history_explain_json(struct buf *b, const struct explain *e)
 	json_add_str(b, "the mean over the run's ranks of their mean ProfilerStep#N time, in parts that partition it: "
 		    "each GPU activity's time in the steps not covered by an activity before it (compute kernels, "
 		    "then copies and memsets, then communication; within a class the earliest started), and idle; "
-		    "ms per step; a rank adds its step / the ranks");
+		    "ms per step; a rank adds its step / the ranks (its share: change_ms; its own step: step_change_ms)");
 	buf_adds(b, ", \"old_step_ms\": ");
 	history_json_num(b, e->old_step / 1000);
 	buf_adds(b, ", \"new_step_ms\": ");
@@ -289,6 +315,15 @@ void history_explain_json(struct buf *b, const struct explain *e)
 			buf_adds(b, ", \"change_ms\": ");
 			history_json_num(b, (c->new_us - c->old_us) / 1000);
 			if (d == EXPLAIN_RANK) {
+				/* the rank's own step (null on a side without it) and its change */
+				double os = c->status == 1 ? NAN : c->old_us * (double)e->old_ranks / 1000;
+				double ns = c->status == 2 ? NAN : c->new_us * (double)e->new_ranks / 1000;
+				buf_adds(b, ", \"old_step_ms\": ");
+				history_json_num(b, os);
+				buf_adds(b, ", \"new_step_ms\": ");
+				history_json_num(b, ns);
+				buf_adds(b, ", \"step_change_ms\": ");
+				history_json_num(b, ns - os);
 				buf_adds(b, ", \"old_work_ms\": ");
 				history_json_num(b, c->old_work / 1000);
 				buf_adds(b, ", \"new_work_ms\": ");

@@ -23,12 +23,15 @@ void hstate_release(struct hstate *st)
 		for (size_t j = 0; j < r->ninputs; j++) {
 			free(r->paths[j]);
 			free(r->sha256[j]);
+			free(r->formats[j]);
 		}
 		for (size_t j = 0; j < r->nnumbers; j++)
 			free(r->metrics[j]);
 		free(r->paths);
 		free(r->sha256);
 		free(r->sizes);
+		free(r->ranks);
+		free(r->formats);
 		free(r->metrics);
 		free(r->values);
 		free(r->steps);
@@ -139,6 +142,8 @@ static void sort_run(struct hstate_run *r)
 		permute(r->paths, r->ninputs, sizeof(*r->paths), o);
 		permute(r->sha256, r->ninputs, sizeof(*r->sha256), o);
 		permute(r->sizes, r->ninputs, sizeof(*r->sizes), o);
+		permute(r->ranks, r->ninputs, sizeof(*r->ranks), o);
+		permute(r->formats, r->ninputs, sizeof(*r->formats), o);
 		free(o);
 	}
 	if (r->nnumbers > 1) {
@@ -180,16 +185,32 @@ static int each_row(struct store *s, const char *what, const char *sql, const ch
 	return rc;
 }
 
+/* An input: path, size, SHA-256, rank (NULL, or a store before it: HSTATE_NO_RANK) and format ('' unknown). */
 static int add_input(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 {
 	(void)where;
 	r->paths = xrealloc(r->paths, (r->ninputs + 1) * sizeof(*r->paths));
 	r->sha256 = xrealloc(r->sha256, (r->ninputs + 1) * sizeof(*r->sha256));
 	r->sizes = xrealloc(r->sizes, (r->ninputs + 1) * sizeof(*r->sizes));
+	r->ranks = xrealloc(r->ranks, (r->ninputs + 1) * sizeof(*r->ranks));
+	r->formats = xrealloc(r->formats, (r->ninputs + 1) * sizeof(*r->formats));
 	r->paths[r->ninputs] = xstrdup(col_text(q, 1));
 	r->sizes[r->ninputs] = store_column_int64(q, 2);
+	r->ranks[r->ninputs] = store_column_type(q, 4) == SQLITE_INTEGER ? store_column_int64(q, 4) : HSTATE_NO_RANK;
+	r->formats[r->ninputs] = xstrdup(col_text(q, 5));
 	r->sha256[r->ninputs++] = xstrdup(col_text(q, 3));
 	return 0;
+}
+
+/* Whether s's table <prefix>inputs has the columns rank and format (a store written before them has not). */
+static int inputs_ranked(struct store *s, const char *prefix)
+{
+	char *sql = xasprintf("SELECT rank, format FROM %sinputs LIMIT 0", prefix);
+	sqlite3_stmt *q;
+	int has = store_prepare_quiet(s, sql, &q) == 0;
+	store_finalize(q);
+	free(sql);
+	return has;
 }
 
 /*
@@ -295,8 +316,8 @@ int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t bu
 	if (st->nruns > 1) /* every row is a bare id yet: equal ids are alike, whatever their order */
 		qsort(st->runs, st->nruns, sizeof(*st->runs), cmp_run);
 	buf_reset(&sql);
-	buf_printf(&sql, "SELECT run, path, size, sha256 FROM %sinputs WHERE experiment = ?1 AND build = ?2"
-		   " ORDER BY run, path", prefix);
+	buf_printf(&sql, "SELECT run, path, size, sha256, %s FROM %sinputs WHERE experiment = ?1 AND build = ?2"
+		   " ORDER BY run, path", inputs_ranked(s, prefix) ? "rank, format" : "NULL, NULL", prefix);
 	if (each_row(s, "history: load a build's inputs", sql.data, exp, build, st, add_input) < 0)
 		goto out;
 	buf_reset(&sql);
