@@ -137,7 +137,8 @@ ls "$T/n/nomem/figures" | grep -q memory && bad "a memory figure without memory 
 #   By hand: step 1 start 100M, peak 132M at 30 us in forward, end 102M, reserved peak 160M;
 #   step 2 start 102M, peak 134M at 30 us in forward, end 104M, reserved 160M. Kept: 2M
 #   per step (1 step before the last), in forward; end change 2M > noise 1M: grows;
-#   steps to full = (1024M - 134M) / 2M = 445.
+#   steps to full = (1024M - 134M) / 2M = 445 counting the peak allocated, (1024M - 160M reserved) / 2M = 432
+#   counting the reserved (issue #57 item 6: a range, not the device's whole memory).
 #   rank 1: 100M before; each step allocates 50M at +20 us in forward and frees it at +60 us
 #   (in backward): peaks 150M, forward from 100M to 150M, nothing kept. Peaks 150M against 134M: +11.9 % > 10 %: rank 1 named.
 $PERFSTUDY build -q tests/data/memory/study.yaml -o "$T/h" 2>"$T/err" && ok || bad "hand-made build: $(cat "$T/err")"
@@ -151,9 +152,9 @@ M=1048576
 } >"$T/want_steps"
 same "$T/want_steps" "$T/h/hand/data/memory_steps.csv" "hand-made memory_steps.csv"
 {
-	echo "run,rank,device,steps,peak_allocated_bytes,device_bytes,end_change_bytes_per_step,kept_bytes_per_step,kept_region,noise_bytes,grows,rate_steps,steps_to_full"
-	echo "two,0,0,2,$((134 * M)),$((1024 * M)),$((2 * M)),$((2 * M)),forward,$M,1,1,445"
-	echo "two,1,1,2,$((150 * M)),$((1024 * M)),0,0,,$M,0,1,"
+	echo "run,rank,device,steps,peak_allocated_bytes,device_bytes,end_change_bytes_per_step,kept_bytes_per_step,kept_region,noise_bytes,grows,rate_steps,steps_to_full,steps_to_full_reserved"
+	echo "two,0,0,2,$((134 * M)),$((1024 * M)),$((2 * M)),$((2 * M)),forward,$M,1,1,445,432"
+	echo "two,1,1,2,$((150 * M)),$((1024 * M)),0,0,,$M,0,1,,"
 } >"$T/want_ranks"
 same "$T/want_ranks" "$T/h/hand/data/memory_ranks.csv" "hand-made memory_ranks.csv"
 grep -q '^two,1,1,forward,104857600,157286400,157286400$' "$T/h/hand/data/memory_regions.csv" && ok ||
@@ -164,6 +165,49 @@ grep -q '^two,0,.*two rank 0: memory grows: it keeps 2.0 MiB (2097152 bytes) per
 	bad "hand-made growth finding: $(cat "$T/h/hand/data/findings.csv")"
 grep -q 'above it by more than 10 %: rank 1 (0.15 GiB, +12 %)' "$T/h/hand/data/findings.csv" && ok ||
 	bad "hand-made imbalance finding: $(cat "$T/h/hand/data/findings.csv")"
+grep -q '^two,0,.*the device.s 1.0 GiB is full after 432 to 445 more steps' "$T/h/hand/data/findings.csv" && ok ||
+	bad "hand-made growth finding: no range of steps until the device is full: $(grep memory-growth "$T/h/hand/data/findings.csv")"
+
+# Issue #57 item 6: a growing rank's steps until the device is full, a range. Two ranks, three steps at 100, 200, 300 us
+# (forward [+10, +50]), 100M allocated before, reserved 256M throughout, a 1 GiB device; each step allocates
+# 50M at +20 and frees it at +60; rank 1 also allocates 20M at +30, never freed. By hand: rank 0 peaks at
+# 150M; rank 1 at 100 + 50 + 20 = 170M, 190M, 210M: 210M, 40 % above rank 0. Rank 1 keeps 20M a step (steps
+# 1 and 2), its ends 120M -> 160M: 20M a step, above the 1M noise: it grows. Steps to full: (1024 - 210) / 20
+# = 40 counting its peak allocated, (1024 - 256) / 20 = 38 counting the reserved.
+python3 - "$T/gr" <<'PY'
+import json, os, sys
+M = 1048576
+os.makedirs(sys.argv[1], exist_ok=True)
+for rank in (0, 1):
+    ev, total, addr = [], 0, 10
+    def mem(ts, b, a):
+        global total
+        total += b
+        ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": ts,
+                   "args": {"Total Reserved": 256 * M, "Total Allocated": total, "Bytes": b, "Device Id": rank,
+                            "Device Type": 1, "Addr": a}})
+    mem(50, 100 * M, 1)
+    for n, s in ((1, 100), (2, 200), (3, 300)):
+        ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % n, "pid": 1, "tid": 1, "ts": s, "dur": 100})
+        ev.append({"ph": "X", "cat": "user_annotation", "name": "forward", "pid": 1, "tid": 1, "ts": s + 10, "dur": 40})
+        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": s + 20, "dur": 5,
+                   "args": {"device": rank, "stream": 7, "correlation": n}})
+        mem(s + 20, 50 * M, 2)
+        if rank == 1:
+            addr += 1
+            mem(s + 30, 20 * M, addr)
+        mem(s + 60, -50 * M, 2)
+    json.dump({"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": 2},
+               "deviceProperties": [{"id": i, "name": "Test GPU", "totalGlobalMem": 1024 * M} for i in range(2)],
+               "traceEvents": sorted(ev, key=lambda e: e["ts"])}, open("%s/rank%d.pt.trace.json" % (sys.argv[1], rank), "w"))
+PY
+$PERFSTUDY build -q "$T/gr" -o "$T/gro" 2>"$T/err" && ok || bad "growing high rank build: $(cat "$T/err")"
+F=$T/gro/default/data/findings.csv
+grep -q "rank 1: memory grows.*is full after 38 to 40 more steps" "$F" && ok ||
+	bad "the growth finding's steps until full are not 38 to 40: $(grep memory-growth "$F")"
+grep -q 'device full in 38-40 steps' "$T/gro/default/index.html" && ok ||
+	bad "What to fix first: no range of steps: $(grep -o 'device full in[^<]*' "$T/gro/default/index.html")"
+
 python3 tests/golden/memory_check.py two "$T/h/hand/data" tests/data/memory/rank*.pt.trace.json >"$T/check" 2>&1 && ok ||
 	bad "memory_check.py on the hand-made trace: $(cat "$T/check")"
 # The same through --jobs 2 (each trace's sink calls recorded on a thread and replayed).

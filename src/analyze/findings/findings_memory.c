@@ -5,11 +5,14 @@
  *                     (allocations never freed), the phase they were made
  *                     in, how much its allocated memory at the step's end
  *                     rises against the noise, how many steps the rate
- *                     rests on, the steps until its peak no longer fits
- *                     on the device at that rate, and what it keeps: the
- *                     operator, its parent, the shape or bytes and the
- *                     count per step of memory_kept.csv's row that repeats
- *                     every step (memory_kept_words).
+ *                     rests on, the steps until the device is full at
+ *                     that rate as a range (steps_to_full_reserved to
+ *                     steps_to_full: the reserved or only the allocated
+ *                     memory counted as taken; the CUDA context and NCCL's
+ *                     buffers, not in the trace, make it fewer still), and
+ *                     what it keeps: the operator, its parent, the shape
+ *                     or bytes and the count per step of memory_kept.csv's
+ *                     row that repeats every step (memory_kept_words).
  *   memory-imbalance  a run whose ranks' peaks (peak_allocated_bytes)
  *                     differ by more than MEM_IMBALANCE of the lowest: the
  *                     ranks above the lowest by more than that are named.
@@ -38,6 +41,7 @@ static void growth(const struct table *t, const struct table *kept, size_t r, co
 	double per = num(t, r, col(t, "kept_bytes_per_step")), change = num(t, r, col(t, "end_change_bytes_per_step"));
 	double noise = num(t, r, col(t, "noise_bytes")), steps = num(t, r, col(t, "rate_steps"));
 	double full = num(t, r, col(t, "steps_to_full")), dev = num(t, r, col(t, "device_bytes"));
+	double full_res = num(t, r, col(t, "steps_to_full_reserved"));
 	const char *where = text(t, r, col(t, "kept_region"));
 	buf_reset(b);
 	buf_printf(b, "%s rank %d: memory grows: it keeps %.1f MiB (%.0f bytes) per step that it never frees: "
@@ -45,9 +49,17 @@ static void growth(const struct table *t, const struct table *kept, size_t r, co
 		   "end of a step rises by %.1f MiB per step, more than the noise (%.1f MiB). The rate rests on %.0f "
 		   "step%s (the profiled steps but the last)", run, rank, per / MIB, per, where && where[0] ? where : "no phase", change / MIB,
 		   noise / MIB, steps, steps == 1 ? "" : "s");
-	if (!isnan(full) && !isnan(dev))
-		buf_printf(b, "; at that rate its peak no longer fits in the device's %.1f GiB after %.0f more steps",
-			   dev / GIB, full);
+	if (!isnan(full) && !isnan(dev)) {
+		if (!isnan(full_res) && full_res < full)
+			buf_printf(b, "; at that rate the device's %.1f GiB is full after %.0f to %.0f more steps (%.0f "
+				   "counting the memory the allocator has reserved as taken, %.0f counting only its peak "
+				   "allocated memory), sooner still by the CUDA context and NCCL's buffers, which are "
+				   "outside the allocator and not in the trace", dev / GIB, full_res, full, full_res, full);
+		else
+			buf_printf(b, "; at that rate its peak no longer fits in the device's %.1f GiB after %.0f more "
+				   "steps, sooner by the CUDA context and NCCL's buffers, which are outside the allocator "
+				   "and not in the trace", dev / GIB, full);
+	}
 	buf_adds(b, ". What it keeps: ");
 	if (!memory_kept_words(kept, run, rank, b))
 		buf_adds(b, "no allocation named (memory_kept.csv has no row of the rank)");
