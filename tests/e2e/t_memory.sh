@@ -168,12 +168,13 @@ grep -q 'above it by more than 10 %: rank 1 (0.15 GiB, +12 %)' "$T/h/hand/data/f
 grep -q '^two,0,.*the device.s 1.0 GiB is full after 432 to 445 more steps' "$T/h/hand/data/findings.csv" && ok ||
 	bad "hand-made growth finding: no range of steps until the device is full: $(grep memory-growth "$T/h/hand/data/findings.csv")"
 
-# Issue #57 item 6: a growing rank's steps until the device is full, a range. Two ranks, three steps at 100, 200, 300 us
+# Issue #57 items 5 and 6: the high rank is the one that grows. Two ranks, three steps at 100, 200, 300 us
 # (forward [+10, +50]), 100M allocated before, reserved 256M throughout, a 1 GiB device; each step allocates
 # 50M at +20 and frees it at +60; rank 1 also allocates 20M at +30, never freed. By hand: rank 0 peaks at
 # 150M; rank 1 at 100 + 50 + 20 = 170M, 190M, 210M: 210M, 40 % above rank 0. Rank 1 keeps 20M a step (steps
 # 1 and 2), its ends 120M -> 160M: 20M a step, above the 1M noise: it grows. Steps to full: (1024 - 210) / 20
-# = 40 counting its peak allocated, (1024 - 256) / 20 = 38 counting the reserved.
+# = 40 counting its peak allocated, (1024 - 256) / 20 = 38 counting the reserved. No memory-imbalance finding
+# ("uneven data"): the growth finding says the rank's peak is 40 % above rank 0's.
 python3 - "$T/gr" <<'PY'
 import json, os, sys
 M = 1048576
@@ -203,6 +204,9 @@ for rank in (0, 1):
 PY
 $PERFSTUDY build -q "$T/gr" -o "$T/gro" 2>"$T/err" && ok || bad "growing high rank build: $(cat "$T/err")"
 F=$T/gro/default/data/findings.csv
+grep -q 'memory-imbalance' "$F" && bad "an imbalance finding blames uneven data for the rank that grows: $(grep memory-imbalance "$F")" || ok
+grep -q "rank 1: memory grows.*Its peak (0.21 GiB) is 40 % above the run's lowest (rank 0, 0.15 GiB)" "$F" && ok ||
+	bad "the growth finding does not take the imbalance: $(grep memory-growth "$F")"
 grep -q "rank 1: memory grows.*is full after 38 to 40 more steps" "$F" && ok ||
 	bad "the growth finding's steps until full are not 38 to 40: $(grep memory-growth "$F")"
 grep -q 'device full in 38-40 steps' "$T/gro/default/index.html" && ok ||

@@ -13,9 +13,14 @@
  *                     what it keeps: the operator, its parent, the shape
  *                     or bytes and the count per step of memory_kept.csv's
  *                     row that repeats every step (memory_kept_words).
+ *                     Where its peak is more than MEM_IMBALANCE above the
+ *                     run's lowest, the finding says so: the imbalance is
+ *                     the growth's (issue #57 item 5).
  *   memory-imbalance  a run whose ranks' peaks (peak_allocated_bytes)
  *                     differ by more than MEM_IMBALANCE of the lowest: the
- *                     ranks above the lowest by more than that are named.
+ *                     ranks above the lowest by more than that are named,
+ *                     but not a rank that grows (grows = 1), whose excess
+ *                     its growth finding states; none left, no finding.
  */
 #include "analyze/findings/findings_memory.h"
 
@@ -33,6 +38,27 @@
 
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * MIB)
+
+/* The lowest peak_allocated_bytes of run's ranks into *lo (INFINITY: none) and its rank into *lo_rank; the count. */
+static long lowest_peak(const struct table *t, const char *run, double *lo, long *lo_rank)
+{
+	int crun = col(t, "run"), crank = col(t, "rank"), cpeak = col(t, "peak_allocated_bytes");
+	long n = 0;
+	*lo = INFINITY;
+	*lo_rank = -1;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rr = text(t, r, crun);
+		double p = num(t, r, cpeak);
+		if (!rr || strcmp(rr, run) || isnan(p))
+			continue;
+		n++;
+		if (p < *lo) {
+			*lo = p;
+			*lo_rank = (long)num(t, r, crank);
+		}
+	}
+	return n;
+}
 
 static void growth(const struct table *t, const struct table *kept, size_t r, const char *run, memory_finding_fn emit,
 		   void *ctx, struct buf *b, struct buf *rule)
@@ -60,6 +86,12 @@ static void growth(const struct table *t, const struct table *kept, size_t r, co
 				   "steps, sooner by the CUDA context and NCCL's buffers, which are outside the allocator "
 				   "and not in the trace", dev / GIB, full);
 	}
+	double lo, peak = num(t, r, col(t, "peak_allocated_bytes"));
+	long lo_rank;
+	if (lowest_peak(t, run, &lo, &lo_rank) >= 2 && lo > 0 && peak > lo * (1 + MEM_IMBALANCE))
+		buf_printf(b, ". Its peak (%.2f GiB) is %.0f %% above the run's lowest (rank %ld, %.2f GiB): as it is the "
+			   "rank that grows, the growth, not uneven data or extra work, is the first suspect for that "
+			   "difference", peak / GIB, 100 * (peak - lo) / lo, lo_rank, lo / GIB);
 	buf_adds(b, ". What it keeps: ");
 	if (!memory_kept_words(kept, run, rank, b))
 		buf_adds(b, "no allocation named (memory_kept.csv has no row of the rank)");
@@ -74,20 +106,15 @@ static void growth(const struct table *t, const struct table *kept, size_t r, co
 static void imbalance(const struct table *t, const char *run, memory_finding_fn emit, void *ctx, struct buf *b,
 		      struct buf *rule)
 {
-	int crun = col(t, "run"), crank = col(t, "rank"), cpeak = col(t, "peak_allocated_bytes");
-	double lo = INFINITY, hi = -INFINITY;
-	long lo_rank = -1, n = 0;
+	int crun = col(t, "run"), crank = col(t, "rank"), cpeak = col(t, "peak_allocated_bytes"), cgrow = col(t, "grows");
+	double lo, hi = -INFINITY;
+	long lo_rank;
+	long n = lowest_peak(t, run, &lo, &lo_rank);
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *rr = text(t, r, crun);
 		double p = num(t, r, cpeak);
-		if (!rr || strcmp(rr, run) || isnan(p))
-			continue;
-		n++;
-		if (p < lo) {
-			lo = p;
-			lo_rank = (long)num(t, r, crank);
-		}
-		hi = fmax(hi, p);
+		if (rr && !strcmp(rr, run) && !isnan(p) && num(t, r, cgrow) != 1) /* a growing rank: its growth finding */
+			hi = fmax(hi, p);
 	}
 	if (n < 2 || !(lo > 0) || hi <= lo * (1 + MEM_IMBALANCE))
 		return;
@@ -98,7 +125,7 @@ static void imbalance(const struct table *t, const char *run, memory_finding_fn 
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *rr = text(t, r, crun);
 		double p = num(t, r, cpeak);
-		if (!rr || strcmp(rr, run) || isnan(p) || p <= lo * (1 + MEM_IMBALANCE))
+		if (!rr || strcmp(rr, run) || isnan(p) || p <= lo * (1 + MEM_IMBALANCE) || num(t, r, cgrow) == 1)
 			continue;
 		if (named++ < MEM_NAMED)
 			buf_printf(b, "%s rank %.0f (%.2f GiB, +%.0f %%)", named > 1 ? "," : "", num(t, r, crank), p / GIB,

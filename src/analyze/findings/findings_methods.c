@@ -72,12 +72,16 @@ void findings_methods(struct buf *m)
 		"phase they were allocated in, the steps until the device is full at that rate, a range from "
 		"memory_ranks.csv's steps_to_full_reserved (the allocator's reserved memory counted as taken) to "
 		"steps_to_full (only its peak allocated memory), both from the trace (the CUDA context and NCCL's "
-		"buffers, outside the allocator, make it fewer still), and what it "
+		"buffers, outside the allocator, make it fewer still), its peak against the run's lowest where more "
+		"than 10 %% above it (the imbalance that memory-imbalance leaves to the growth), and what it "
 		"keeps: memory_kept.csv's row of the rank that repeats every step (every_step = 1), else its largest: "
 		"how many allocations per step, their bytes, the operator that made them (the nearest host operator "
 		"around the allocation that is not the allocator's own aten::empty and the like) under its parent "
 		"(the operator around it, or the host range), and the shape where the operator's input dims give it, "
-		"else \"shape not recorded\". "
+		"else \"shape not recorded\". memory-imbalance: a run whose ranks' peaks (memory_ranks.csv "
+		"peak_allocated_bytes, from the allocator's events in the trace) differ by more than 10 %% of the "
+		"lowest: the ranks above the lowest by more than that, except those that grow (grows = 1), whose "
+		"growth finding states it; no finding where only such ranks are left. "
 		"A rule whose table is missing, or whose number is under its threshold, states nothing.",
 		100 * SKEW_MIN, 100 * IDLE_MIN, 100 * IDLE_MIN, findings_share_words(HOST_MIN, host_half), findings_share_words(HOST_MIN, crit_half),
 		HOST_BOUND_EACH, 100 * WAIT_MIN, CAUSE_MIN_MS, 100 * SAVING_MIN, NOISE_K);
