@@ -91,6 +91,43 @@ PY
 grep -q 'data-label="[^"]*[0-9] GiB)"' "$T/zs/zs/figures/strategy_scaling_zero-3.svg" && ok ||
 	bad "strategy_scaling_zero-3: no memory per GPU in its labels"
 
+# Issue #57 item 4: DDP against FSDP on the ranks that do not grow. mem-ddp-leak's rank 2 leaks (truth.json);
+# DDP's memory per GPU is the largest max_memory_allocated the allocator logged (rank<N>.steps.csv, profiled
+# iterations) over its other ranks, and a finding says in words how FSDP compares, in GiB from those logs.
+printf 'version: 1\nid: st\ntitle: strategies\nruns:\n' >"$T/st.yaml"
+for r in mem-1gpu:1:single mem-ddp-leak:4:ddp mem-fsdp:4:fsdp; do
+	IFS=: read -r id g s <<<"$r"
+	printf '  - {id: %s, gpus: %s, batch: 8, strategy: %s, model: {name: GPT-2 2L}, traces: "%s"}\n' \
+		"$id" "$g" "$s" "$E/$id/rank*.pt.trace.json.gz" >>"$T/st.yaml"
+done
+$PERFSTUDY build -q "$T/st.yaml" -o "$T/st" 2>"$T/err" && ok || bad "strategies build: $(cat "$T/err")"
+python3 - "$E" "$T/st/st/data" <<'PY' >"$T/st.out" 2>&1 && ok || bad "strategies on healthy ranks: $(cat "$T/st.out")"
+import csv, glob, json, os, sys
+E, D = sys.argv[1:]
+GiB = 2.0 ** 30
+def peaks(run):
+    out = {}
+    for f in glob.glob("%s/%s/rank*.steps.csv" % (E, run)):
+        rank = int(os.path.basename(f)[4:].split(".")[0])
+        out[rank] = max(int(t["max_allocated_bytes"]) for t in csv.DictReader(open(f)) if t["profiled"] == "1")
+    return out
+leak = json.load(open(E + "/mem-ddp-leak/truth.json"))["rank"]
+ddp = peaks("mem-ddp-leak")
+healthy = max(v for k, v in ddp.items() if k != leak)
+fsdp = max(peaks("mem-fsdp").values())
+bad = 0
+rows = {r["run"]: r for r in csv.DictReader(open(D + "/strategy_scaling.csv")) if r["strategy"] == "DDP"}
+got = int(rows["mem-ddp-leak"]["peak_allocated_bytes"]) if "mem-ddp-leak" in rows else None
+if got is None or abs(got - healthy) > 0.25 * (ddp[leak] - healthy):
+    print("DDP's memory per GPU %s: the healthy ranks' %d, the leaking rank's %d" % (got, healthy, ddp[leak])); bad += 1
+f = [r["finding"] for r in csv.DictReader(open(D + "/findings.csv")) if r["rule"].startswith("memory-strategy")]
+want = ("mem-fsdp (ZeRO-3) against mem-ddp-leak (DDP)", "is %.2f GiB against %.2f GiB: %.2f GiB (%.1f %%) less with ZeRO-3"
+        % (fsdp / GiB, healthy / GiB, (healthy - fsdp) / GiB, 100.0 * (healthy - fsdp) / healthy), "rank %d" % leak)
+if len(f) != 1 or any(w not in f[0] for w in want):
+    print("memory-strategy findings %r, want one with %r" % (f, want)); bad += 1
+sys.exit(bad > 0)
+PY
+
 # Every row, recomputed from the raw traces.
 for r in mem-1gpu mem-ddp-leak mem-fsdp; do
 	python3 tests/golden/memory_check.py "$r" "$D" "$E/$r"/rank*.pt.trace.json.gz >"$T/check" 2>&1 &&

@@ -21,6 +21,17 @@
  *                     ranks above the lowest by more than that are named,
  *                     but not a rank that grows (grows = 1), whose excess
  *                     its growth finding states; none left, no finding.
+ *   memory-strategy   two runs of different strategies (runs.csv strategy,
+ *                     as models_strategy_shown names it), the same model
+ *                     (runs.csv model; both empty counts, said so) and the
+ *                     same number of GPUs (more than one), both with
+ *                     allocator events: each run's peak memory per GPU is
+ *                     the largest peak_allocated_bytes of its ranks that do
+ *                     not grow (grows != 1: a leak is a bug of one rank,
+ *                     not a cost of the strategy; the growing ranks are
+ *                     named as left out), in bytes, shown in GiB. Stated
+ *                     once per pair, at the later run of runs.csv, with
+ *                     how many ranks and profiled steps each rests on.
  */
 #include "analyze/findings/findings_memory.h"
 
@@ -32,6 +43,7 @@
 #include "util/buf.h"
 #include "analyze/findings/cells.h"
 #include "analyze/memory/memory_steps_kept.h"
+#include "analyze/models/models.h"
 
 #define MEM_IMBALANCE 0.10 /* peaks differing by more than this share of the lowest */
 #define MEM_NAMED 8        /* ranks named one by one in an imbalance finding; more are counted */
@@ -143,7 +155,108 @@ static void imbalance(const struct table *t, const char *run, memory_finding_fn 
 	emit(ctx, run, -1, (hi - lo) / lo, "table-memory_ranks", rule->data, b->data);
 }
 
-void findings_memory(const struct analysis_result *res, const char *run, memory_finding_fn emit, void *ctx)
+/* A run's memory on the ranks that do not grow, and the growing ones left out (memory-strategy). */
+struct run_mem {
+	double peak;              /* the largest peak_allocated_bytes of its ranks that do not grow; NAN: none */
+	long ranks, steps;        /* those ranks, and the most profiled steps of one */
+	long grown, grown_rank;   /* the ranks left out as growing, and the first of them */
+	double grown_peak;        /* the largest peak of those */
+};
+
+static void run_mem_of(const struct table *t, const char *run, struct run_mem *m)
+{
+	int crun = col(t, "run"), crank = col(t, "rank"), cpeak = col(t, "peak_allocated_bytes"), cgrow = col(t, "grows");
+	int csteps = col(t, "steps");
+	*m = (struct run_mem){NAN, 0, 0, 0, -1, NAN};
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rr = text(t, r, crun);
+		double p = num(t, r, cpeak);
+		if (!rr || strcmp(rr, run) || isnan(p))
+			continue;
+		if (num(t, r, cgrow) == 1) {
+			if (!m->grown++)
+				m->grown_rank = (long)num(t, r, crank);
+			m->grown_peak = isnan(m->grown_peak) ? p : fmax(m->grown_peak, p);
+			continue;
+		}
+		m->ranks++;
+		m->peak = isnan(m->peak) ? p : fmax(m->peak, p);
+		if (num(t, r, csteps) > m->steps)
+			m->steps = (long)num(t, r, csteps);
+	}
+}
+
+static const struct manifest_run *man_run(const struct manifest *mf, const char *run)
+{
+	for (size_t i = 0; mf && i < mf->nruns; i++)
+		if (mf->runs[i].id && !strcmp(mf->runs[i].id, run))
+			return &mf->runs[i];
+	return NULL;
+}
+
+static void left_out(struct buf *b, const char *run, const struct run_mem *m)
+{
+	if (!m->grown)
+		return;
+	buf_printf(b, " Left out of %s: rank %ld%s, whose memory grows every step (its peak %.2f GiB; its memory-growth "
+		   "finding).", run, m->grown_rank, m->grown > 1 ? " and the others that grow" : "", m->grown_peak / GIB);
+}
+
+static void strategies(const struct analysis_result *res, const struct manifest *mf, const struct table *t,
+		       const char *run, memory_finding_fn emit, void *ctx, struct buf *b, struct buf *rule)
+{
+	const struct table *rt = result_table(res, "runs");
+	int crun = col(rt, "run"), cg = col(rt, "gpus"), cm = col(rt, "model"), cs = col(rt, "strategy");
+	if (!rt || crun < 0 || cg < 0 || cm < 0 || cs < 0)
+		return;
+	size_t me = rt->nrows;
+	for (size_t i = 0; i < rt->nrows && me == rt->nrows; i++)
+		if (text(rt, i, crun) && !strcmp(text(rt, i, crun), run))
+			me = i;
+	if (me == rt->nrows || !(num(rt, me, cg) > 1))
+		return;
+	struct run_mem a;
+	run_mem_of(t, run, &a);
+	if (!a.ranks)
+		return;
+	char sa[64], sb[64];
+	models_strategy_shown(man_run(mf, run), text(rt, me, cs), sa, sizeof(sa));
+	const char *model = text(rt, me, cm);
+	for (size_t q = 0; q < me; q++) {
+		const char *other = text(rt, q, crun), *om = text(rt, q, cm);
+		if (!other || num(rt, q, cg) != num(rt, me, cg) || strcmp(model ? model : "", om ? om : ""))
+			continue;
+		models_strategy_shown(man_run(mf, other), text(rt, q, cs), sb, sizeof(sb));
+		if (!*sa || !*sb || !strcmp(sa, sb))
+			continue;
+		struct run_mem o;
+		run_mem_of(t, other, &o);
+		if (!o.ranks || !(o.peak > 0))
+			continue;
+		double d = a.peak - o.peak;
+		buf_reset(b);
+		buf_printf(b, "%s (%s) against %s (%s), ", run, sa, other, sb);
+		if (model && *model)
+			buf_printf(b, "both %s", model);
+		else
+			buf_adds(b, "neither naming its model (runs.csv model empty: the same model is assumed)");
+		buf_printf(b, ", on %.0f GPUs each: the most memory a GPU held in a profiled step, over the ranks that do "
+			   "not grow, is %.2f GiB against %.2f GiB: %.2f GiB (%.1f %%) %s with %s than with %s.",
+			   num(rt, me, cg), a.peak / GIB, o.peak / GIB, fabs(d) / GIB, 100 * fabs(d) / o.peak,
+			   d < 0 ? "less" : "more", sa, sb);
+		left_out(b, run, &a);
+		left_out(b, other, &o);
+		buf_printf(b, " From the allocator's events in the traces (memory_ranks.csv peak_allocated_bytes): %ld "
+			   "and %ld ranks, %ld and %ld profiled steps a rank.", a.ranks, o.ranks, a.steps, o.steps);
+		buf_reset(rule);
+		buf_adds(rule, "memory-strategy: two runs of different strategies, the same model and GPUs: "
+			       "memory_ranks.csv peak_allocated_bytes, largest over the ranks with grows != 1");
+		emit(ctx, run, -1, d / o.peak, "table-memory_ranks", rule->data, b->data);
+	}
+}
+
+void findings_memory(const struct analysis_result *res, const struct manifest *mf, const char *run,
+		     memory_finding_fn emit, void *ctx)
 {
 	const struct table *t = result_table(res, "memory_ranks");
 	int crun = col(t, "run"), cgrow = col(t, "grows");
@@ -158,6 +271,7 @@ void findings_memory(const struct analysis_result *res, const char *run, memory_
 			growth(t, result_table(res, "memory_kept"), r, run, emit, ctx, &b, &rule);
 	}
 	imbalance(t, run, emit, ctx, &b, &rule);
+	strategies(res, mf, t, run, emit, ctx, &b, &rule);
 	buf_release(&b);
 	buf_release(&rule);
 }

@@ -81,7 +81,14 @@ void findings_methods(struct buf *m)
 		"else \"shape not recorded\". memory-imbalance: a run whose ranks' peaks (memory_ranks.csv "
 		"peak_allocated_bytes, from the allocator's events in the trace) differ by more than 10 %% of the "
 		"lowest: the ranks above the lowest by more than that, except those that grow (grows = 1), whose "
-		"growth finding states it; no finding where only such ranks are left. "
+		"growth finding states it; no finding where only such ranks are left. memory-strategy: two runs of "
+		"different strategies (runs.csv strategy as the figures name it: fsdp and zero3 are both ZeRO-3), the "
+		"same model (runs.csv model, or both empty, said so) and the same number of GPUs (more than one): "
+		"each run's peak memory per GPU, the largest memory_ranks.csv peak_allocated_bytes (from the "
+		"allocator's events in the traces) over its ranks that do not grow (grows != 1: a leak is a bug of "
+		"one rank, not the strategy's cost; those left out are named), in GiB, the difference and its share "
+		"of the earlier run's; stated once, at the later run of runs.csv, with the ranks and profiled steps "
+		"each rests on. "
 		"A rule whose table is missing, or whose number is under its threshold, states nothing.",
 		100 * SKEW_MIN, 100 * IDLE_MIN, 100 * IDLE_MIN, findings_share_words(HOST_MIN, host_half), findings_share_words(HOST_MIN, crit_half),
 		HOST_BOUND_EACH, 100 * WAIT_MIN, CAUSE_MIN_MS, 100 * SAVING_MIN, NOISE_K);
