@@ -128,6 +128,48 @@ if len(f) != 1 or any(w not in f[0] for w in want):
 sys.exit(bad > 0)
 PY
 
+# Issue #57 item 7: a manifest without strategies; the traces' wrappers say them. mem's runs give none:
+# runs.csv's strategy is truth.json's (FSDP2's fully_shard with its default resharding, ZeRO-3, for
+# "fsdp"), its strategy_source names the trace, and the strategy figures are DDP's and ZeRO-3's, none
+# "no strategy". Then the ZeRO sweep's 125M runs (experiments/h200x4-parallel/zero, rank 0's traces)
+# without strategies: DDP, ZeRO-1 (ZeroRedundancyOptimizer), ZeRO-2 and ZeRO-3 (FSDP2) as truth.json says.
+X=$(unpacked experiments/h200x4-parallel/zero)
+Z=
+if [ -f "$X/125m-2gpu-zero2/rank0.pt.trace.json.gz" ]; then
+	printf 'version: 1\nid: z\ntitle: zero\nruns:\n' >"$T/z.yaml"
+	for r in 125m-2gpu-ddp 125m-2gpu-zero1 125m-2gpu-zero2 125m-2gpu-zero3; do
+		printf '  - {id: %s, gpus: 2, traces: "%s"}\n' "$r" "$X/$r/rank0.pt.trace.json.gz" >>"$T/z.yaml"
+	done
+	$PERFSTUDY build -q "$T/z.yaml" -o "$T/z" 2>"$T/err" && ok || bad "zero sweep build: $(cat "$T/err")"
+	Z=$T/z/z/data/runs.csv
+else
+	skipped "experiments/h200x4-parallel/zero could not be unpacked"
+fi
+python3 - "$E" "$D/runs.csv" "$X" "$Z" <<'PY' >"$T/inf" 2>&1 && ok || bad "strategies from the traces: $(cat "$T/inf")"
+import csv, json, sys
+E, runs, X, Z = sys.argv[1:]
+bad = 0
+def check(path, folder, names):
+    global bad
+    rows = {r["run"]: r for r in csv.DictReader(open(path))}
+    for run in names:
+        want = json.load(open("%s/%s/truth.json" % (folder, run)))["strategy"]
+        want = {"fsdp": "zero3"}.get(want, want)
+        r = rows.get(run, {})
+        if r.get("strategy") != want or not r.get("strategy_source", "").startswith("trace: "):
+            print("%s: strategy %r from %r, truth.json %r" % (run, r.get("strategy"), r.get("strategy_source"), want)); bad += 1
+check(runs, E, ("mem-ddp-leak", "mem-fsdp", "ddp-clean"))
+if Z:
+    check(Z, X, ("125m-2gpu-ddp", "125m-2gpu-zero1", "125m-2gpu-zero2", "125m-2gpu-zero3"))
+sys.exit(bad > 0)
+PY
+for f in strategy_scaling_ddp strategy_scaling_zero-3; do
+	[ -s "$T/o/mem/figures/$f.svg" ] && ok || bad "no $f figure: $(ls "$T/o/mem/figures" | grep strategy_scaling | tr '\n' ' ')"
+done
+grep -q 'no strategy' "$T/o/mem/index.html" && bad "the page still says 'no strategy'" || ok
+grep -q 'Strategy inferred from the traces (runs.csv strategy_source), the manifest giving none: mem-ddp-leak from DistributedDataParallel.forward' \
+	"$T/o/mem/index.html" && ok || bad "the strategy figure does not say where the strategy came from"
+
 # Every row, recomputed from the raw traces.
 for r in mem-1gpu mem-ddp-leak mem-fsdp; do
 	python3 tests/golden/memory_check.py "$r" "$D" "$E/$r"/rank*.pt.trace.json.gz >"$T/check" 2>&1 &&

@@ -36,6 +36,8 @@
  *       the caption names it (issue #57 item 4); where every rank grows,
  *       all count. A run whose traces cover fewer ranks than GPUs says so
  *       in the caption, with each bar's samples.
+ * A strategy runs.csv inferred from the traces (strategy_source "trace:
+ * ...", run_layout.c) is named with its source in the caption.
  * The bars are profiled steps, which the profiler slows unevenly; the
  * speedups in the labels are the training's where a log exists.
  */
@@ -60,6 +62,7 @@ struct ss_cell {
 
 struct ss_run {
 	const char *run, *model; /* the run table's */
+	const char *strategy_src; /* runs.csv strategy_source where the traces gave the strategy, else NULL */
 	int64_t gpus;
 	char shown[64];       /* the strategy as the report names it */
 	size_t order;         /* the run table's row */
@@ -304,6 +307,14 @@ static void samples(struct buf *b, struct ss_run *const *v, size_t nv, int any_p
 		}
 	if (*sep == ',')
 		buf_adds(b, ".");
+	sep = " Strategy inferred from the traces (runs.csv strategy_source), the manifest giving none: ";
+	for (size_t i = 0; i < nv; i++)
+		if (v[i]->strategy_src) {
+			buf_printf(b, "%s%s from %s", sep, v[i]->run, v[i]->strategy_src + 7 /* past "trace: " */);
+			sep = "; ";
+		}
+	if (*sep == ';')
+		buf_adds(b, ".");
 	if (ulo >= 0)
 		buf_printf(b, ulo == uhi ? " Each log speedup compares medians of %" PRId64 " unprofiled iterations a log."
 				       : " Each log speedup compares medians of %" PRId64 "-%" PRId64 " unprofiled iterations a log.",
@@ -399,10 +410,13 @@ int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_re
 	struct ss_run *rs = xcalloc(n, sizeof(*rs));
 	const char **strat = xcalloc(n, sizeof(*strat)); /* the shown names, first seen first */
 	int cg = table_col_index(rt, "gpus"), cm = table_col_index(rt, "model"), cs = table_col_index(rt, "strategy");
+	int css = table_col_index(rt, "strategy_source");
 	for (size_t i = 0; i < n; i++) {
 		struct ss_run *r = &rs[i];
 		r->run = table_cell(rt, i, 0)->v.text;
 		r->model = table_text(rt, i, cm) ? table_text(rt, i, cm) : "";
+		const char *ssrc = table_text(rt, i, css);
+		r->strategy_src = ssrc && !strncmp(ssrc, "trace: ", 7) ? ssrc : NULL;
 		double g = table_num(rt, i, cg);
 		r->gpus = isfinite(g) ? (int64_t)g : 0;
 		r->order = r->model_first = i;
