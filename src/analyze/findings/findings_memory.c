@@ -30,7 +30,9 @@
  *                     not grow (grows != 1: a leak is a bug of one rank,
  *                     not a cost of the strategy; the growing ranks are
  *                     named as left out), in bytes, shown in GiB. Stated
- *                     once per pair, at the later run of runs.csv, with
+ *                     at the later run of runs.csv against the first
+ *                     earlier run of another strategy (a sweep of four
+ *                     strategies gives three statements, not six), with
  *                     how many ranks and profiled steps each rests on.
  */
 #include "analyze/findings/findings_memory.h"
@@ -247,11 +249,13 @@ static void strategies(const struct analysis_result *res, const struct manifest 
 		left_out(b, run, &a);
 		left_out(b, other, &o);
 		buf_printf(b, " From the allocator's events in the traces (memory_ranks.csv peak_allocated_bytes): %ld "
-			   "and %ld ranks, %ld and %ld profiled steps a rank.", a.ranks, o.ranks, a.steps, o.steps);
+			   "and %ld ranks of the %.0f GPUs each, %ld and %ld profiled steps a rank.", a.ranks, o.ranks,
+			   num(rt, me, cg), a.steps, o.steps);
 		buf_reset(rule);
 		buf_adds(rule, "memory-strategy: two runs of different strategies, the same model and GPUs: "
 			       "memory_ranks.csv peak_allocated_bytes, largest over the ranks with grows != 1");
 		emit(ctx, run, -1, d / o.peak, "table-memory_ranks", rule->data, b->data);
+		return; /* against the first earlier run of another strategy only */
 	}
 }
 

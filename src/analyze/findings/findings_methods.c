@@ -87,8 +87,8 @@ void findings_methods(struct buf *m)
 		"each run's peak memory per GPU, the largest memory_ranks.csv peak_allocated_bytes (from the "
 		"allocator's events in the traces) over its ranks that do not grow (grows != 1: a leak is a bug of "
 		"one rank, not the strategy's cost; those left out are named), in GiB, the difference and its share "
-		"of the earlier run's; stated once, at the later run of runs.csv, with the ranks and profiled steps "
-		"each rests on. "
+		"of the earlier run's; stated at the later run of runs.csv, against the first earlier run of another "
+		"strategy only, with the ranks and profiled steps each rests on. "
 		"A rule whose table is missing, or whose number is under its threshold, states nothing.",
 		100 * SKEW_MIN, 100 * IDLE_MIN, 100 * IDLE_MIN, findings_share_words(HOST_MIN, host_half), findings_share_words(HOST_MIN, crit_half),
 		HOST_BOUND_EACH, 100 * WAIT_MIN, CAUSE_MIN_MS, 100 * SAVING_MIN, NOISE_K);
