@@ -215,7 +215,7 @@ static int leak_words(const struct report_experiment *e, const char *run, long r
 				   step_us / 1000);
 		else if (step_us > 0)
 			buf_printf(when, " (%.0f s at the training's %.1f ms step)", full * step_us / 1e6, step_us / 1000);
-		buf_adds(when, ", sooner by the CUDA context and NCCL's buffers (not in the trace)");
+		buf_adds(when, ", sooner by the CUDA context and any NCCL buffers (not in the trace)");
 		return 1;
 	}
 	return 0;

@@ -93,11 +93,11 @@ static void growth(const struct table *t, const struct table *kept, size_t r, co
 		if (!isnan(full_res) && full_res < full)
 			buf_printf(b, "; at that rate the device's %.1f GiB is full after %.0f to %.0f more steps (%.0f "
 				   "counting the memory the allocator has reserved as taken, %.0f counting only its peak "
-				   "allocated memory), sooner still by the CUDA context and NCCL's buffers, which are "
+				   "allocated memory), sooner still by the CUDA context and any NCCL buffers, which are "
 				   "outside the allocator and not in the trace", dev / GIB, full_res, full, full_res, full);
 		else
 			buf_printf(b, "; at that rate its peak no longer fits in the device's %.1f GiB after %.0f more "
-				   "steps, sooner by the CUDA context and NCCL's buffers, which are outside the allocator "
+				   "steps, sooner by the CUDA context and any NCCL buffers, which are outside the allocator "
 				   "and not in the trace", dev / GIB, full);
 	}
 	double lo, peak = num(t, r, col(t, "peak_allocated_bytes"));
