@@ -200,12 +200,22 @@ static int leak_words(const struct report_experiment *e, const char *run, long r
 			buf_adds(when, "memory grows every step");
 			return 1;
 		}
-		buf_printf(when, "device full in %.0f steps", full);
+		/* a range: the reserved memory counted as taken, or only the allocated (memory_steps.c) */
+		double lo = table_num(t, r, table_col_index(t, "steps_to_full_reserved"));
+		int range = !isnan(lo) && lo < full;
+		if (range)
+			buf_printf(when, "device full in %.0f-%.0f steps", lo, full);
+		else
+			buf_printf(when, "device full in %.0f steps", full);
 		const struct table *o = table_of(e, "profiler_overhead");
 		long orow = o ? run_row(o, run) : -1;
 		double step_us = orow >= 0 ? table_num(o, (size_t)orow, table_col_index(o, "unprofiled_median_us")) : NAN;
-		if (step_us > 0)
+		if (step_us > 0 && range)
+			buf_printf(when, " (%.0f-%.0f s at the training's %.1f ms step)", lo * step_us / 1e6, full * step_us / 1e6,
+				   step_us / 1000);
+		else if (step_us > 0)
 			buf_printf(when, " (%.0f s at the training's %.1f ms step)", full * step_us / 1e6, step_us / 1000);
+		buf_adds(when, ", sooner by the CUDA context and any NCCL buffers (not in the trace)");
 		return 1;
 	}
 	return 0;

@@ -91,6 +91,85 @@ PY
 grep -q 'data-label="[^"]*[0-9] GiB)"' "$T/zs/zs/figures/strategy_scaling_zero-3.svg" && ok ||
 	bad "strategy_scaling_zero-3: no memory per GPU in its labels"
 
+# Issue #57 item 4: DDP against FSDP on the ranks that do not grow. mem-ddp-leak's rank 2 leaks (truth.json);
+# DDP's memory per GPU is the largest max_memory_allocated the allocator logged (rank<N>.steps.csv, profiled
+# iterations) over its other ranks, and a finding says in words how FSDP compares, in GiB from those logs.
+printf 'version: 1\nid: st\ntitle: strategies\nruns:\n' >"$T/st.yaml"
+for r in mem-1gpu:1:single mem-ddp-leak:4:ddp mem-fsdp:4:fsdp; do
+	IFS=: read -r id g s <<<"$r"
+	printf '  - {id: %s, gpus: %s, batch: 8, strategy: %s, model: {name: GPT-2 2L}, traces: "%s"}\n' \
+		"$id" "$g" "$s" "$E/$id/rank*.pt.trace.json.gz" >>"$T/st.yaml"
+done
+$PERFSTUDY build -q "$T/st.yaml" -o "$T/st" 2>"$T/err" && ok || bad "strategies build: $(cat "$T/err")"
+python3 - "$E" "$T/st/st/data" <<'PY' >"$T/st.out" 2>&1 && ok || bad "strategies on healthy ranks: $(cat "$T/st.out")"
+import csv, glob, json, os, sys
+E, D = sys.argv[1:]
+GiB = 2.0 ** 30
+def peaks(run):
+    out = {}
+    for f in glob.glob("%s/%s/rank*.steps.csv" % (E, run)):
+        rank = int(os.path.basename(f)[4:].split(".")[0])
+        out[rank] = max(int(t["max_allocated_bytes"]) for t in csv.DictReader(open(f)) if t["profiled"] == "1")
+    return out
+leak = json.load(open(E + "/mem-ddp-leak/truth.json"))["rank"]
+ddp = peaks("mem-ddp-leak")
+healthy = max(v for k, v in ddp.items() if k != leak)
+fsdp = max(peaks("mem-fsdp").values())
+bad = 0
+rows = {r["run"]: r for r in csv.DictReader(open(D + "/strategy_scaling.csv")) if r["strategy"] == "DDP"}
+got = int(rows["mem-ddp-leak"]["peak_allocated_bytes"]) if "mem-ddp-leak" in rows else None
+if got is None or abs(got - healthy) > 0.25 * (ddp[leak] - healthy):
+    print("DDP's memory per GPU %s: the healthy ranks' %d, the leaking rank's %d" % (got, healthy, ddp[leak])); bad += 1
+f = [r["finding"] for r in csv.DictReader(open(D + "/findings.csv")) if r["rule"].startswith("memory-strategy")]
+want = ("mem-fsdp (ZeRO-3) against mem-ddp-leak (DDP)", "is %.2f GiB against %.2f GiB: %.2f GiB (%.1f %%) less with ZeRO-3"
+        % (fsdp / GiB, healthy / GiB, (healthy - fsdp) / GiB, 100.0 * (healthy - fsdp) / healthy), "rank %d" % leak)
+if len(f) != 1 or any(w not in f[0] for w in want):
+    print("memory-strategy findings %r, want one with %r" % (f, want)); bad += 1
+sys.exit(bad > 0)
+PY
+
+# Issue #57 item 7: a manifest without strategies; the traces' wrappers say them. mem's runs give none:
+# runs.csv's strategy is truth.json's (FSDP2's fully_shard with its default resharding, ZeRO-3, for
+# "fsdp"), its strategy_source names the trace, and the strategy figures are DDP's and ZeRO-3's, none
+# "no strategy". Then the ZeRO sweep's 125M runs (experiments/h200x4-parallel/zero, rank 0's traces)
+# without strategies: DDP, ZeRO-1 (ZeroRedundancyOptimizer), ZeRO-2 and ZeRO-3 (FSDP2) as truth.json says.
+X=$(unpacked experiments/h200x4-parallel/zero)
+Z=
+if [ -f "$X/125m-2gpu-zero2/rank0.pt.trace.json.gz" ]; then
+	printf 'version: 1\nid: z\ntitle: zero\nruns:\n' >"$T/z.yaml"
+	for r in 125m-2gpu-ddp 125m-2gpu-zero1 125m-2gpu-zero2 125m-2gpu-zero3; do
+		printf '  - {id: %s, gpus: 2, traces: "%s"}\n' "$r" "$X/$r/rank0.pt.trace.json.gz" >>"$T/z.yaml"
+	done
+	$PERFSTUDY build -q "$T/z.yaml" -o "$T/z" 2>"$T/err" && ok || bad "zero sweep build: $(cat "$T/err")"
+	Z=$T/z/z/data/runs.csv
+else
+	skipped "experiments/h200x4-parallel/zero could not be unpacked"
+fi
+python3 - "$E" "$D/runs.csv" "$X" "$Z" <<'PY' >"$T/inf" 2>&1 && ok || bad "strategies from the traces: $(cat "$T/inf")"
+import csv, json, sys
+E, runs, X, Z = sys.argv[1:]
+bad = 0
+def check(path, folder, names):
+    global bad
+    rows = {r["run"]: r for r in csv.DictReader(open(path))}
+    for run in names:
+        want = json.load(open("%s/%s/truth.json" % (folder, run)))["strategy"]
+        want = {"fsdp": "zero3"}.get(want, want)
+        r = rows.get(run, {})
+        if r.get("strategy") != want or not r.get("strategy_source", "").startswith("trace: "):
+            print("%s: strategy %r from %r, truth.json %r" % (run, r.get("strategy"), r.get("strategy_source"), want)); bad += 1
+check(runs, E, ("mem-ddp-leak", "mem-fsdp", "ddp-clean"))
+if Z:
+    check(Z, X, ("125m-2gpu-ddp", "125m-2gpu-zero1", "125m-2gpu-zero2", "125m-2gpu-zero3"))
+sys.exit(bad > 0)
+PY
+for f in strategy_scaling_ddp strategy_scaling_zero-3; do
+	[ -s "$T/o/mem/figures/$f.svg" ] && ok || bad "no $f figure: $(ls "$T/o/mem/figures" | grep strategy_scaling | tr '\n' ' ')"
+done
+grep -q 'no strategy' "$T/o/mem/index.html" && bad "the page still says 'no strategy'" || ok
+grep -q 'Strategy inferred from the traces (runs.csv strategy_source), the manifest giving none: mem-ddp-leak from DistributedDataParallel.forward' \
+	"$T/o/mem/index.html" && ok || bad "the strategy figure does not say where the strategy came from"
+
 # Every row, recomputed from the raw traces.
 for r in mem-1gpu mem-ddp-leak mem-fsdp; do
 	python3 tests/golden/memory_check.py "$r" "$D" "$E/$r"/rank*.pt.trace.json.gz >"$T/check" 2>&1 &&
@@ -137,7 +216,8 @@ ls "$T/n/nomem/figures" | grep -q memory && bad "a memory figure without memory 
 #   By hand: step 1 start 100M, peak 132M at 30 us in forward, end 102M, reserved peak 160M;
 #   step 2 start 102M, peak 134M at 30 us in forward, end 104M, reserved 160M. Kept: 2M
 #   per step (1 step before the last), in forward; end change 2M > noise 1M: grows;
-#   steps to full = (1024M - 134M) / 2M = 445.
+#   steps to full = (1024M - 134M) / 2M = 445 counting the peak allocated, (1024M - 160M reserved) / 2M = 432
+#   counting the reserved (issue #57 item 6: a range, not the device's whole memory).
 #   rank 1: 100M before; each step allocates 50M at +20 us in forward and frees it at +60 us
 #   (in backward): peaks 150M, forward from 100M to 150M, nothing kept. Peaks 150M against 134M: +11.9 % > 10 %: rank 1 named.
 $PERFSTUDY build -q tests/data/memory/study.yaml -o "$T/h" 2>"$T/err" && ok || bad "hand-made build: $(cat "$T/err")"
@@ -151,9 +231,9 @@ M=1048576
 } >"$T/want_steps"
 same "$T/want_steps" "$T/h/hand/data/memory_steps.csv" "hand-made memory_steps.csv"
 {
-	echo "run,rank,device,steps,peak_allocated_bytes,device_bytes,end_change_bytes_per_step,kept_bytes_per_step,kept_region,noise_bytes,grows,rate_steps,steps_to_full"
-	echo "two,0,0,2,$((134 * M)),$((1024 * M)),$((2 * M)),$((2 * M)),forward,$M,1,1,445"
-	echo "two,1,1,2,$((150 * M)),$((1024 * M)),0,0,,$M,0,1,"
+	echo "run,rank,device,steps,peak_allocated_bytes,device_bytes,end_change_bytes_per_step,kept_bytes_per_step,kept_region,noise_bytes,grows,rate_steps,steps_to_full,steps_to_full_reserved"
+	echo "two,0,0,2,$((134 * M)),$((1024 * M)),$((2 * M)),$((2 * M)),forward,$M,1,1,445,432"
+	echo "two,1,1,2,$((150 * M)),$((1024 * M)),0,0,,$M,0,1,,"
 } >"$T/want_ranks"
 same "$T/want_ranks" "$T/h/hand/data/memory_ranks.csv" "hand-made memory_ranks.csv"
 grep -q '^two,1,1,forward,104857600,157286400,157286400$' "$T/h/hand/data/memory_regions.csv" && ok ||
@@ -164,6 +244,53 @@ grep -q '^two,0,.*two rank 0: memory grows: it keeps 2.0 MiB (2097152 bytes) per
 	bad "hand-made growth finding: $(cat "$T/h/hand/data/findings.csv")"
 grep -q 'above it by more than 10 %: rank 1 (0.15 GiB, +12 %)' "$T/h/hand/data/findings.csv" && ok ||
 	bad "hand-made imbalance finding: $(cat "$T/h/hand/data/findings.csv")"
+grep -q '^two,0,.*the device.s 1.0 GiB is full after 432 to 445 more steps' "$T/h/hand/data/findings.csv" && ok ||
+	bad "hand-made growth finding: no range of steps until the device is full: $(grep memory-growth "$T/h/hand/data/findings.csv")"
+
+# Issue #57 items 5 and 6: the high rank is the one that grows. Two ranks, three steps at 100, 200, 300 us
+# (forward [+10, +50]), 100M allocated before, reserved 256M throughout, a 1 GiB device; each step allocates
+# 50M at +20 and frees it at +60; rank 1 also allocates 20M at +30, never freed. By hand: rank 0 peaks at
+# 150M; rank 1 at 100 + 50 + 20 = 170M, 190M, 210M: 210M, 40 % above rank 0. Rank 1 keeps 20M a step (steps
+# 1 and 2), its ends 120M -> 160M: 20M a step, above the 1M noise: it grows. Steps to full: (1024 - 210) / 20
+# = 40 counting its peak allocated, (1024 - 256) / 20 = 38 counting the reserved. No memory-imbalance finding
+# ("uneven data"): the growth finding says the rank's peak is 40 % above rank 0's.
+python3 - "$T/gr" <<'PY'
+import json, os, sys
+M = 1048576
+os.makedirs(sys.argv[1], exist_ok=True)
+for rank in (0, 1):
+    ev, total, addr = [], 0, 10
+    def mem(ts, b, a):
+        global total
+        total += b
+        ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": ts,
+                   "args": {"Total Reserved": 256 * M, "Total Allocated": total, "Bytes": b, "Device Id": rank,
+                            "Device Type": 1, "Addr": a}})
+    mem(50, 100 * M, 1)
+    for n, s in ((1, 100), (2, 200), (3, 300)):
+        ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % n, "pid": 1, "tid": 1, "ts": s, "dur": 100})
+        ev.append({"ph": "X", "cat": "user_annotation", "name": "forward", "pid": 1, "tid": 1, "ts": s + 10, "dur": 40})
+        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": s + 20, "dur": 5,
+                   "args": {"device": rank, "stream": 7, "correlation": n}})
+        mem(s + 20, 50 * M, 2)
+        if rank == 1:
+            addr += 1
+            mem(s + 30, 20 * M, addr)
+        mem(s + 60, -50 * M, 2)
+    json.dump({"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": 2},
+               "deviceProperties": [{"id": i, "name": "Test GPU", "totalGlobalMem": 1024 * M} for i in range(2)],
+               "traceEvents": sorted(ev, key=lambda e: e["ts"])}, open("%s/rank%d.pt.trace.json" % (sys.argv[1], rank), "w"))
+PY
+$PERFSTUDY build -q "$T/gr" -o "$T/gro" 2>"$T/err" && ok || bad "growing high rank build: $(cat "$T/err")"
+F=$T/gro/default/data/findings.csv
+grep -q 'memory-imbalance' "$F" && bad "an imbalance finding blames uneven data for the rank that grows: $(grep memory-imbalance "$F")" || ok
+grep -q "rank 1: memory grows.*Its peak (0.21 GiB) is 40 % above the run's lowest (rank 0, 0.15 GiB)" "$F" && ok ||
+	bad "the growth finding does not take the imbalance: $(grep memory-growth "$F")"
+grep -q "rank 1: memory grows.*is full after 38 to 40 more steps" "$F" && ok ||
+	bad "the growth finding's steps until full are not 38 to 40: $(grep memory-growth "$F")"
+grep -q 'device full in 38-40 steps' "$T/gro/default/index.html" && ok ||
+	bad "What to fix first: no range of steps: $(grep -o 'device full in[^<]*' "$T/gro/default/index.html")"
+
 python3 tests/golden/memory_check.py two "$T/h/hand/data" tests/data/memory/rank*.pt.trace.json >"$T/check" 2>&1 && ok ||
 	bad "memory_check.py on the hand-made trace: $(cat "$T/check")"
 # The same through --jobs 2 (each trace's sink calls recorded on a thread and replayed).

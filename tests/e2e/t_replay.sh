@@ -276,7 +276,7 @@ grep -q "nolog: no training log with unprofiled iterations was given or found be
 	ok || bad "directory build without a log: the page does not say so"
 grep -q "item: no training log" "$T/dsite/default/index.html" && bad "directory build: the run with a log is said to have none" || ok
 # "What to fix first": the leak first, with the steps until the 80 GiB
-# device is full (memory_ranks.csv steps_to_full) and, at the log's median
+# device is full (memory_ranks.csv steps_to_full_reserved to steps_to_full) and, at the log's median
 # step, the seconds; then the replay-priced fixes, largest first.
 python3 - "$T/g1" << 'PY' && ok || bad "What to fix first on the gpu1-causes page"
 import csv, glob, html, re, sys
@@ -286,9 +286,9 @@ lines = [html.unescape(re.sub("<[^>]+>", "", l)) for l in re.findall(r'<li><a hr
 d = glob.glob(site + "/*/data")[0]
 mem = [r for r in csv.DictReader(open(d + "/memory_ranks.csv")) if r["run"] == "leak"][0]
 med = [r for r in csv.DictReader(open(d + "/profiler_overhead.csv")) if r["run"] == "leak"][0]
-full = float(mem["steps_to_full"])
-secs = full * float(med["unprofiled_median_us"]) / 1e6
-want = "device full in %.0f steps (%.0f s at the training's %.1f ms step)" % (full, secs, float(med["unprofiled_median_us"]) / 1000)
+full, low = float(mem["steps_to_full"]), float(mem["steps_to_full_reserved"])
+step = float(med["unprofiled_median_us"])
+want = "device full in %.0f-%.0f steps (%.0f-%.0f s at the training's %.1f ms step)" % (low, full, low * step / 1e6, full * step / 1e6, step / 1000)
 if not lines or "memory leak: 64.0 MiB kept per step" not in lines[0] or want not in lines[0]:
     sys.exit("first line %r, want the leak with %r" % (lines[:1], want))
 saves = [float(re.search(r"saves ([0-9.]+) (ms|µs)", l).group(1)) * (1 if "ms/step" in l else 0.001) for l in lines[1:]]

@@ -52,7 +52,8 @@
  * of per-step shares, so that a step the profiler cut short weighs nothing.
  *   gpu-idle    a one-rank run not host-bound whose GPU is idle at least
  *               IDLE_MIN of its span (temporal.csv, HTA's definition).
- *   memory-growth, memory-imbalance  from memory_ranks.csv: findings_memory.c.
+ *   memory-growth, memory-imbalance, memory-strategy  from memory_ranks.csv:
+ *                     findings_memory.c.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -943,7 +944,7 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 			stated += findings_replay(out, run, add_replay, &f);
 		if (n == 1 && !stated)
 			rule_gpu_idle(&f, out, run);
-		findings_memory(out, run, add_memory, &f);
+		findings_memory(out, ctx->manifest, run, add_memory, &f);
 		findings_pipeline(out, run, add_pipeline, &f);
 		free(v);
 	}

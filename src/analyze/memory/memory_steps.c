@@ -39,9 +39,19 @@
  * kept_bytes_per_step and its end_allocated_bytes' change per step both
  * exceed the noise: NOISE_FLOOR, or the largest change per step of
  * end_allocated_bytes of a rank of the same run that kept nothing, if
- * larger. steps_to_full = (device_bytes - last step's peak allocated) /
- * kept_bytes_per_step, device_bytes the trace's deviceProperties
- * totalGlobalMem for the events' device.
+ * larger. The steps until the device is full, a range, both ends in steps
+ * of kept_bytes_per_step, device_bytes the trace's deviceProperties
+ * totalGlobalMem for the events' device (what the driver leaves to
+ * programs):
+ *   steps_to_full           (device_bytes - last step's peak allocated) /
+ *                           kept_bytes_per_step: the most, as if the
+ *                           allocator's cached blocks were all reusable;
+ *   steps_to_full_reserved  (device_bytes - last step's peak reserved) /
+ *                           kept_bytes_per_step, 0 where the reserved peak
+ *                           already fills it: the reserved memory running
+ *                           ahead of allocated counted as taken.
+ * The CUDA context and NCCL's buffers lie outside the allocator and so
+ * outside the trace: the device fills sooner still by them, said in words.
  *
  * Events whose totals or bytes are negative or above MAX_BYTES (1 PiB)
  * are left out as not an allocator's.
@@ -189,7 +199,7 @@ static int cmp_probe(const void *pa, const void *pb)
 /* Every ranks' summary, kept to the end of the run for the noise of growth. */
 struct mrank {
 	int rank, device, nsteps;
-	int64_t peak, end_first, end_last, peak_last, kept, device_bytes;
+	int64_t peak, end_first, end_last, peak_last, res_last, kept, device_bytes;
 	int kept_phase; /* -1: outside */
 };
 
@@ -350,6 +360,8 @@ static void flush_run(struct mem_walk *w)
 		table_set_int(t, row, 11, r->nsteps - 1);
 		if (grows && r->device_bytes > r->peak_last)
 			table_set_int(t, row, 12, (r->device_bytes - r->peak_last) / per);
+		if (grows && r->device_bytes > 0)
+			table_set_int(t, row, 13, r->device_bytes > r->res_last ? (r->device_bytes - r->res_last) / per : 0);
 	}
 	memory_fig_finish(&w->fig, w->out, w->run);
 	free(w->run);
@@ -486,7 +498,7 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 	/* growth: what was allocated in a step before the last and never freed */
 	struct mrank r = {.rank = k->rank, .device = device, .nsteps = (int)ns, .peak = INT64_MIN,
 			  .end_first = S[0].end_alloc, .end_last = S[ns - 1].end_alloc, .peak_last = S[ns - 1].peak,
-			  .kept_phase = -1};
+			  .res_last = S[ns - 1].peak_res, .kept_phase = -1};
 	for (size_t i = 0; i < ns; i++)
 		if (S[i].peak > r.peak)
 			r.peak = S[i].peak;
@@ -584,7 +596,7 @@ int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis_result
 	w.ranks = table_new("memory_ranks", "GPU memory per rank: its peak, and what it keeps from step to step",
 			    "run:text,rank:int,device:int,steps:int,peak_allocated_bytes:int,device_bytes:int,"
 			    "end_change_bytes_per_step:int,kept_bytes_per_step:int,kept_region:text,noise_bytes:int,"
-			    "grows:int,rate_steps:int,steps_to_full:int");
+			    "grows:int,rate_steps:int,steps_to_full:int,steps_to_full_reserved:int");
 	w.kept = memory_kept_table();
 	int ret = for_each_rank(ctx->store, ctx->experiment, mem_rank, &w);
 	if (ret == 0)
@@ -639,7 +651,13 @@ int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis_result
 			   "that kept nothing, if larger. grows = 1 when both kept_bytes_per_step and "
 			   "end_change_bytes_per_step exceed noise_bytes; steps_to_full: then (device_bytes - the last "
 			   "step's peak_allocated_bytes) / kept_bytes_per_step, the steps until the peak no longer fits "
-			   "on the device at that rate.", (int)(NOISE_FLOOR >> 20));
+			   "on the device at that rate: the most, as if every block the allocator caches could be reused; "
+			   "steps_to_full_reserved: (device_bytes - the last step's peak_reserved_bytes) / "
+			   "kept_bytes_per_step (0 where that peak already fills it), the fewest this trace shows, with the "
+			   "memory the allocator reserved beyond what it allocated counted as taken. Both in steps, from the "
+			   "trace alone (its allocator events and deviceProperties; the rate rests on rate_steps steps). The "
+			   "CUDA context and NCCL's buffers are outside the allocator and not in the trace: the device fills "
+			   "sooner still by them.", (int)(NOISE_FLOOR >> 20));
 		result_add_method(out, "memory_ranks.csv", m.data);
 		result_add_method(out, "memory_kept.csv", memory_kept_method());
 		buf_release(&m);

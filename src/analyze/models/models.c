@@ -134,12 +134,9 @@ static int query_facts(struct store *s, const char *exp, const char *run, int64_
 	return 0;
 }
 
-/* ZeRO stage: the manifest's 'zero', else read from the strategy's name, else 0. */
-int models_zero_stage(const struct manifest_run *r)
+/* The ZeRO stage a strategy's name says (zero1..3, fsdp = 3), else 0. */
+static int zero_of_name(const char *s)
 {
-	if (r->zero >= 0)
-		return r->zero;
-	const char *s = r->strategy ? r->strategy : "";
 	if (strstr(s, "zero1") || strstr(s, "zero-1") || strstr(s, "ZeRO-1"))
 		return 1;
 	if (strstr(s, "zero2") || strstr(s, "zero-2") || strstr(s, "ZeRO-2"))
@@ -149,10 +146,20 @@ int models_zero_stage(const struct manifest_run *r)
 	return 0;
 }
 
+/* ZeRO stage: the manifest's 'zero', else read from the strategy's name, else 0. */
+int models_zero_stage(const struct manifest_run *r)
+{
+	if (r->zero >= 0)
+		return r->zero;
+	return zero_of_name(r->strategy ? r->strategy : "");
+}
+
 void models_strategy_shown(const struct manifest_run *r, const char *strategy, char *buf, size_t n)
 {
 	int zero = r ? models_zero_stage(r) : 0;
 	const char *s = strategy ? strategy : r && r->strategy ? r->strategy : "";
+	if (!zero && (!r || r->zero < 0))
+		zero = zero_of_name(s); /* a strategy the manifest does not give: inferred (run_layout.c) */
 	if (zero > 0)
 		snprintf(buf, n, "ZeRO-%d", zero);
 	else if (!strcmp(s, "ddp"))

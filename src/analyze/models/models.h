@@ -18,7 +18,8 @@ const char *models_params_method(const struct est_model *em);
 int models_zero_stage(const struct manifest_run *r);
 /*
  * A run's strategy as every figure names it, into buf: "ZeRO-n" for a ZeRO
- * stage n >= 1 (models_zero_stage; r may be NULL), "DDP" for ddp, "tensor
+ * stage n >= 1 (models_zero_stage, else the stage strategy's own name says
+ * where r gives no zero; r may be NULL), "DDP" for ddp, "tensor
  * parallel" for tp, "pipeline parallel" for pp, else strategy as written
  * (NULL: r's, else ""): a key's abbreviation never titles a figure.
  */

@@ -28,10 +28,16 @@
  *       baseline have logs (speedup_source log), else its speedup from the
  *       profiled steps (speedup_source profiled); baseline: scaling.csv's;
  *   peak_allocated_bytes  the largest of memory_ranks.csv's over the run's
- *       ranks: the most memory any of its traced GPUs held in a profiled
- *       step (traces with the allocator's events only; 002's "a higher ZeRO
- *       stage accommodates a larger model"); a run whose traces cover fewer
- *       ranks than GPUs says so in the caption, with each bar's samples.
+ *       ranks that do not grow (grows != 1): the most memory any of its
+ *       healthy traced GPUs held in a profiled step (traces with the
+ *       allocator's events only; 002's "a higher ZeRO stage accommodates a
+ *       larger model"). A rank whose memory grows every step (a leak) is a
+ *       bug of that rank, not a cost of the strategy: it is left out and
+ *       the caption names it (issue #57 item 4); where every rank grows,
+ *       all count. A run whose traces cover fewer ranks than GPUs says so
+ *       in the caption, with each bar's samples.
+ * A strategy runs.csv inferred from the traces (strategy_source "trace:
+ * ...", run_layout.c) is named with its source in the caption.
  * The bars are profiled steps, which the profiler slows unevenly; the
  * speedups in the labels are the training's where a log exists.
  */
@@ -56,6 +62,7 @@ struct ss_cell {
 
 struct ss_run {
 	const char *run, *model; /* the run table's */
+	const char *strategy_src; /* runs.csv strategy_source where the traces gave the strategy, else NULL */
 	int64_t gpus;
 	char shown[64];       /* the strategy as the report names it */
 	size_t order;         /* the run table's row */
@@ -67,7 +74,9 @@ struct ss_run {
 	int64_t ns[SS_PARTS], step_ns;
 	double speedup;
 	const char *baseline, *source;
-	int64_t peak_bytes; /* the most any of its traced GPUs held (memory_ranks.csv), -1: no allocator events */
+	int64_t peak_bytes; /* the most any of its healthy traced GPUs held (memory_ranks.csv), -1: no allocator events */
+	int64_t grown;      /* its ranks left out of peak_bytes as growing */
+	int64_t grown_rank; /* the first of them */
 	int64_t unprofiled; /* the log's unprofiled iterations (profiler_overhead.csv), -1: none */
 };
 
@@ -169,17 +178,33 @@ static void speedup_of(struct ss_run *r, const struct table *sc)
 	}
 }
 
-/* The largest peak_allocated_bytes of the run's ranks in memory_ranks.csv, or -1. */
-static int64_t peak_of(const char *run, const struct table *mr)
+/*
+ * The largest peak_allocated_bytes of r's ranks in memory_ranks.csv that do
+ * not grow into r->peak_bytes (-1: none), the growing ones counted in
+ * r->grown; every rank's where all grow (r->grown 0 then).
+ */
+static void peak_of(struct ss_run *r, const struct table *mr)
 {
-	int64_t peak = -1;
-	int cp = mr ? table_col_index(mr, "peak_allocated_bytes") : -1;
+	int64_t peak = -1, all = -1;
+	int cp = mr ? table_col_index(mr, "peak_allocated_bytes") : -1, cg = mr ? table_col_index(mr, "grows") : -1;
+	r->grown = 0;
+	r->grown_rank = -1;
 	for (size_t row = 0; mr && cp >= 0 && row < mr->nrows; row++) {
 		const struct cell *c = table_cell(mr, row, (size_t)cp);
-		if (!strcmp(table_cell(mr, row, 0)->v.text, run) && !c->null && c->v.i > peak)
+		if (strcmp(table_cell(mr, row, 0)->v.text, r->run) || c->null)
+			continue;
+		if (c->v.i > all)
+			all = c->v.i;
+		if (cg >= 0 && table_num(mr, row, cg) == 1) {
+			if (!r->grown++)
+				r->grown_rank = (int64_t)table_num(mr, row, 1);
+		} else if (c->v.i > peak) {
 			peak = c->v.i;
+		}
 	}
-	return peak;
+	if (peak < 0)
+		r->grown = 0; /* every rank grows: all of them */
+	r->peak_bytes = peak >= 0 ? peak : all;
 }
 
 /* The unprofiled iterations of the run's log (profiler_overhead.csv), or -1. */
@@ -272,6 +297,24 @@ static void samples(struct buf *b, struct ss_run *const *v, size_t nv, int any_p
 		buf_printf(b, " (their communication%s the traced ranks' only)", any_peak ? " and memory are" : " is");
 	}
 	buf_adds(b, ".");
+	const char *sep = " Memory per GPU leaves out the ranks whose memory grows every step (a leak, not the "
+			  "strategy's cost; memory-growth findings): ";
+	for (size_t i = 0; i < nv; i++)
+		if (v[i]->grown) {
+			buf_printf(b, "%s%s rank %" PRId64 "%s", sep, v[i]->run, v[i]->grown_rank,
+				   v[i]->grown > 1 ? " and the others that grow" : "");
+			sep = ", ";
+		}
+	if (*sep == ',')
+		buf_adds(b, ".");
+	sep = " Strategy inferred from the traces (runs.csv strategy_source), the manifest giving none: ";
+	for (size_t i = 0; i < nv; i++)
+		if (v[i]->strategy_src) {
+			buf_printf(b, "%s%s from %s", sep, v[i]->run, v[i]->strategy_src + 7 /* past "trace: " */);
+			sep = "; ";
+		}
+	if (*sep == ';')
+		buf_adds(b, ".");
 	if (ulo >= 0)
 		buf_printf(b, ulo == uhi ? " Each log speedup compares medians of %" PRId64 " unprofiled iterations a log."
 				       : " Each log speedup compares medians of %" PRId64 "-%" PRId64 " unprofiled iterations a log.",
@@ -349,8 +392,8 @@ static void add_figure(struct analysis_result *out, struct ss_run *const *v, siz
 		 " In brackets, the speedup against scaling.csv's baseline from the training logs' unprofiled "
 		 "iterations (1.89x log), or from the profiled steps where the run or its baseline has no log (1.89x "
 		 "profiled): the bars are profiled steps, which the profiler slows unevenly; and, where the traces "
-		 "carry the allocator's events, the most memory any of the run's traced GPUs held in a profiled step "
-		 "(GiB, memory_ranks.csv). The kind of paper 002's Figures 12-14.");
+		 "carry the allocator's events, the most memory any of the run's traced GPUs whose memory does not "
+		 "grow held in a profiled step (GiB, memory_ranks.csv). The kind of paper 002's Figures 12-14.");
 	result_add_figure(out, c, label.data);
 	buf_release(&name);
 	buf_release(&label);
@@ -367,10 +410,13 @@ int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_re
 	struct ss_run *rs = xcalloc(n, sizeof(*rs));
 	const char **strat = xcalloc(n, sizeof(*strat)); /* the shown names, first seen first */
 	int cg = table_col_index(rt, "gpus"), cm = table_col_index(rt, "model"), cs = table_col_index(rt, "strategy");
+	int css = table_col_index(rt, "strategy_source");
 	for (size_t i = 0; i < n; i++) {
 		struct ss_run *r = &rs[i];
 		r->run = table_cell(rt, i, 0)->v.text;
 		r->model = table_text(rt, i, cm) ? table_text(rt, i, cm) : "";
+		const char *ssrc = table_text(rt, i, css);
+		r->strategy_src = ssrc && !strncmp(ssrc, "trace: ", 7) ? ssrc : NULL;
 		double g = table_num(rt, i, cg);
 		r->gpus = isfinite(g) ? (int64_t)g : 0;
 		r->order = r->model_first = i;
@@ -391,7 +437,7 @@ int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_re
 	for (size_t i = 0; i < n; i++) {
 		fold(&rs[i]);
 		speedup_of(&rs[i], sc);
-		rs[i].peak_bytes = peak_of(rs[i].run, mr);
+		peak_of(&rs[i], mr);
 		rs[i].unprofiled = unprofiled_of(rs[i].run, po);
 	}
 	size_t *mark = xcalloc(n, sizeof(*mark));
@@ -479,8 +525,10 @@ int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_re
 		"log_speedup (the training logs' unprofiled iterations, against scaling.csv's baseline) where the run "
 		"and its baseline have logs (speedup_source log), else its speedup from the profiled steps "
 		"(speedup_source profiled). peak_allocated_bytes: the largest of memory_ranks.csv's "
-		"peak_allocated_bytes over the run's traced ranks, the most memory any of its traced GPUs held in a "
-		"profiled step (empty where the traces carry no allocator events; where a run has fewer traces than "
+		"peak_allocated_bytes over the run's traced ranks that do not grow (grows != 1; every rank's where all "
+		"grow), the most memory any of its healthy traced GPUs held in a profiled step, from the allocator's "
+		"events in the traces: a rank whose memory grows every step is a leak of that rank, not a cost of the "
+		"strategy, and the figure's caption names the ranks left out (empty where the traces carry no allocator events; where a run has fewer traces than "
 		"GPUs, the others are not seen, and the figure's caption names such runs). The kind of paper 002's Figures 12-14, one "
 		"figure per strategy.");
 	return 0;

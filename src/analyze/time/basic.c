@@ -428,7 +428,8 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 	struct table *t = table_new("runs", "Runs",
 				    "run:text,label:text,gpus:int,ranks:int,model:text,batch:int,strategy:text,"
 				    "device:text,kernels:int,mean_step_us:us,data_parallel:int,tensor_parallel:int,"
-				    "pipeline_parallel:int,layout_source:text,schedule:text,microbatches:int,schedule_source:text");
+				    "pipeline_parallel:int,layout_source:text,schedule:text,microbatches:int,schedule_source:text,"
+				    "strategy_source:text");
 	sqlite3_stmt *st;
 	/*
 	 * gpus: the manifest's value, else the largest world_size a trace
@@ -729,10 +730,16 @@ int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 			  "send/recv path', the pipelines pipeline_stages.csv finds in the ranks' point-to-point peers: "
 			  "pipeline_parallel their stages, data_parallel their count, tensor_parallel gpus over both "
 			  "where that divides exactly; 'trace: DistributedDataParallel.forward' (or "
-			  "FullyShardedDataParallel.forward), the wrapper's annotation in a rank's trace: data_parallel "
-			  "gpus, the others 1; 'one GPU': 1, 1, 1; else empty. schedule (GPipe, 1F1B) and microbatches: "
+			  "FullyShardedDataParallel.forward, or another annotation strategy_source names), the wrapper's "
+			  "annotation in a rank's trace: data_parallel gpus, the others 1; 'one GPU': 1, 1, 1; else empty. schedule (GPipe, 1F1B) and microbatches: "
 			  "the manifest's, else pipeline_stages.csv's, inferred from the sends and receives; "
-			  "schedule_source says whose.");
+			  "schedule_source says whose. strategy: the manifest's (strategy_source 'manifest'), else "
+			  "inferred from the wrappers' host annotations in the run's traces, the first that applies "
+			  "(strategy_source 'trace: ...' names the annotation): Optimizer.step#ZeroRedundancyOptimizer.step, "
+			  "zero1; FSDP2's FSDP::pre_forward with more FSDP::all_gather ranges than FSDP::pre_forward ones "
+			  "(the parameters gathered again in backward), zero3, else zero2; "
+			  "FullyShardedDataParallel.forward, fsdp (FSDP's default full sharding, ZeRO-3); "
+			  "DistributedDataParallel.forward, ddp; else empty.");
 	result_add_method(out, "ranks and devices (rank_devices.csv)",
 			  "A rank is one device's GPU activities. A trace file whose activities are on one device "
 			  "(one process per GPU: DDP, one Kineto file per rank) is one rank: the rank it records, "
