@@ -95,15 +95,16 @@ int findings_clock_words(struct buf *s, const struct analysis_result *res, const
 			}
 			continue;
 		}
-		buf_printf(&no, "%srank %d's ", untrusted ? ", " : "", w[i].rank);
+		buf_printf(&no, "%srank %d's wait of ", untrusted ? ", " : "", w[i].rank);
 		findings_time_words(&no, w[i].wait_us);
-		buf_adds(&no, " per step, uncertain by up to ");
+		buf_adds(&no, " per step (uncertain by up to ");
 		findings_time_words(&no, bound);
+		buf_adds(&no, ")");
 		untrusted++;
 	}
 	if (untrusted)
-		buf_printf(s, "the wait%s of %s %s not trusted (the clocks alone could make %s)", untrusted == 1 ? "" : "s",
-			   no.data, untrusted == 1 ? "is" : "are", untrusted == 1 ? "it" : "them");
+		buf_printf(s, "%s %s not trusted: the clocks alone could make %s", no.data, untrusted == 1 ? "is" : "are",
+			   untrusted == 1 ? "it" : "them");
 	if (most_rank >= 0) {
 		const struct clock_wait *m = &w[most_rank];
 		double e = residual_of(co, run, m->rank, NULL);
