@@ -59,6 +59,9 @@
  */
 #define COLOUR_IDLE CHART_COLOUR_IDLE
 #define COLOUR_RUN 200
+/* Past the palette for a key that needs more (colour.c): COLOUR_EXTRA + i, i < NCOLOUR_EXTRA. */
+#define COLOUR_EXTRA 8
+#define NCOLOUR_EXTRA 5
 
 /* The chart's strings, made safe to hand to cairo. */
 struct text {
@@ -212,7 +215,8 @@ const char *middle_space(const char *s, int after_comma);
 double title_bottom(cairo_t *cr, const struct text *t, double w);
 void draw_title(cairo_t *cr, const struct text *t, double w, double x0, double x1);
 void draw_no_data(cairo_t *cr, const struct text *t, double w, double h);
-void draw_y_title(cairo_t *cr, const char *label, const struct box *b, double x_left);
+size_t y_title_lines(cairo_t *cr, const char *label, double len);
+void draw_y_title(cairo_t *cr, const char *label, const struct box *b, double x_left, size_t max_lines);
 void draw_value_label_left(cairo_t *cr, const char *label, const struct box *b, double tick_w);
 void draw_x_title(cairo_t *cr, const char *label, double x0, double x1, double y, double w);
 

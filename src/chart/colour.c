@@ -25,6 +25,23 @@ static const double palette[][3] = {
 #define NPALETTE (sizeof(palette) / sizeof(palette[0]))
 
 /*
+ * Colours past the palette, COLOUR_EXTRA + i, for a figure whose key needs
+ * more than the palette has (the step timeline: the GPU's parts and the
+ * host's phases in one key): Paul Tol's muted scheme's colours least like
+ * any of Okabe & Ito's (his cyan, sand and green are near their sky blue,
+ * yellow and bluish green), no one of them a paler or darker copy of another.
+ */
+static const double extra[][3] = {
+	{0x99 / 255.0, 0x99 / 255.0, 0x33 / 255.0}, /* olive */
+	{0x88 / 255.0, 0x22 / 255.0, 0x55 / 255.0}, /* wine */
+	{0x33 / 255.0, 0x22 / 255.0, 0x88 / 255.0}, /* indigo */
+	{0xCC / 255.0, 0x66 / 255.0, 0x77 / 255.0}, /* rose */
+	{0x44 / 255.0, 0xAA / 255.0, 0x99 / 255.0}, /* teal */
+};
+_Static_assert(sizeof(extra) / sizeof(extra[0]) == NCOLOUR_EXTRA, "NCOLOUR_EXTRA is extra's length");
+_Static_assert(COLOUR_EXTRA == NPALETTE, "the extra colours follow the palette's");
+
+/*
  * The colour of a category of time: its position among the style's groups,
  * else its fixed colour in the style's colours (the analyses' names,
  * analyze/lib/colours.c), else fallback.
@@ -128,7 +145,10 @@ static void colour_rgb(size_t colour, double rgb[3])
 		rgb[0] = rgb[1] = rgb[2] = g;
 		return;
 	}
-	memcpy(rgb, palette[colour % NPALETTE], 3 * sizeof(double));
+	if (colour >= COLOUR_EXTRA && colour < COLOUR_EXTRA + NCOLOUR_EXTRA)
+		memcpy(rgb, extra[colour - COLOUR_EXTRA], 3 * sizeof(double));
+	else
+		memcpy(rgb, palette[colour % NPALETTE], 3 * sizeof(double));
 }
 
 /* Which hatch pattern (fill_rect) a colour takes: the palette's own, a run's by its position. */

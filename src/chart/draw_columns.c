@@ -149,28 +149,35 @@ void draw_columns(cairo_t *cr, const struct chart *c, const struct text *t, doub
 	set_font(cr, TICK_PT, 0);
 	double tick_w = axis_max_label_width(cr, &p.a);
 	double axis_left = PAD + tick_w + GAP + TICK_LEN;
-	if (t->value_label[0]) {
-		set_font(cr, AXIS_PT, 0);
-		axis_left += line_height(cr) + 2 * GAP;
-	}
-	char *xtitle = clean_text(c->x_label ? c->x_label : "");
 	set_font(cr, AXIS_PT, 0);
-	double xtitle_h = xtitle[0] ? line_height(cr) + GAP : 0;
+	double axis_lh = line_height(cr);
+	if (t->value_label[0])
+		axis_left += axis_lh + 2 * GAP;
+	char *xtitle = clean_text(c->x_label ? c->x_label : "");
+	double xtitle_h = xtitle[0] ? axis_lh + GAP : 0;
 
 	/*
 	 * The labels' space depends on the bar width, and slanted labels can
 	 * push the left margin, which narrows the bars: settle it in a few rounds.
+	 * Where long labels leave the plot too short for the value axis's title,
+	 * the title takes a second line beside the first (draw_value_label_left)
+	 * and the layout is settled once more with its room.
 	 */
-	b->x0 = axis_left;
-	for (int round = 0; round < 3; round++) {
-		double slot = (b->x1 - b->x0) / (double)nc;
-		catlabels_layout(cr, &cl, t, nc, slot, 0.4 * h - below_key - xtitle_h);
-		double need = PAD + cl.left - slot / 2;
-		if (need <= b->x0)
+	for (int pass = 0; pass < 2; pass++) {
+		b->x0 = axis_left;
+		for (int round = 0; round < 3; round++) {
+			double slot = (b->x1 - b->x0) / (double)nc;
+			catlabels_layout(cr, &cl, t, nc, slot, 0.4 * h - below_key - xtitle_h);
+			double need = PAD + cl.left - slot / 2;
+			if (need <= b->x0)
+				break;
+			b->x0 = need;
+		}
+		b->y1 = h - PAD - cl.below - xtitle_h - below_key;
+		if (pass || !t->value_label[0] || y_title_lines(cr, vtitle, b->y1 - b->y0) < 2)
 			break;
-		b->x0 = need;
+		axis_left += axis_lh;
 	}
-	b->y1 = h - PAD - cl.below - xtitle_h - below_key;
 	p.slot = (b->x1 - b->x0) / (double)nc;
 	p.scale = (b->y1 - b->y0) / (p.a.hi - p.a.lo);
 	p.y_zero = p.a.log ? b->y1 : axis_y(&p.a, b, 0);

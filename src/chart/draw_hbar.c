@@ -252,7 +252,7 @@ static void draw_hbar(cairo_t *cr, const struct chart *c, const struct text *t, 
 		free(vl);
 	}
 	if (cat_title[0])
-		draw_y_title(cr, cat_title, &b, PAD); /* the category axis, at the figure's left edge */
+		draw_y_title(cr, cat_title, &b, PAD, 1); /* the category axis, at the figure's left edge */
 	free(cat_title);
 
 	for (size_t i = 0; i < nc; i++) {

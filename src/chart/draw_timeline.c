@@ -94,9 +94,11 @@ static void pale_rect(cairo_t *cr, double x, double y, double w, double h, size_
  * that the GPU's parts keep the colours they have in every figure. A key
  * takes its fixed colour (colour_of) unless a key taken before has it; such
  * a key then takes the first palette colour no key has (black is the
- * path's), and past the palette its fixed colour drawn pale. So no two keys
- * of one figure look alike: the host's "forward" and the copies' "memcpy",
- * say, which share a colour elsewhere.
+ * path's), then the colours past the palette (COLOUR_EXTRA), and past those
+ * its fixed colour drawn pale. So no two keys of one figure look alike: the
+ * host's "forward" and "optimizer step" and the GPU's "memcpy" and
+ * "compute", which share colours elsewhere, and a paler copy of a colour
+ * is not another colour (issue 57).
  */
 struct tl_colour {
 	const char *key;
@@ -138,6 +140,8 @@ static struct tl_colour *tl_colours(const struct chart *c, size_t *n)
 		if (next < TL_PALETTE) {
 			k[j].colour = next;
 			used[next] = 1;
+		} else if (next < TL_PALETTE + NCOLOUR_EXTRA) {
+			k[j].colour = COLOUR_EXTRA + (next++ - TL_PALETTE);
 		} else {
 			k[j].colour = colour_of(k[j].key, 5);
 			k[j].pale = 1;

@@ -332,7 +332,10 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 	double first_w = text_width(cr, first), last_w = text_width(cr, last);
 	free(first);
 	free(last);
-	b.x0 = PAD + (yl[0] ? axis_lh + 2 * GAP : 0) + ytick_w + GAP + TICK_LEN;
+	/* the y axis's title: one line, or two where one is longer than the plot is tall (draw_value_label_left) */
+	double ytitle_w = yl[0] ? (double)y_title_lines(cr, yl, b.y1 - b.y0) * axis_lh + 2 * GAP : 0;
+	set_font(cr, TICK_PT, 0);
+	b.x0 = PAD + ytitle_w + ytick_w + GAP + TICK_LEN;
 	b.x0 = fmax(b.x0, PAD + first_w / 2);
 	b.x1 = w - PAD - key_room_right(&k);
 	if (!(key_shown(&k) && !below))

@@ -280,31 +280,98 @@ static char *fit_title(cairo_t *cr, const char *label, double max_w)
 }
 
 /*
- * Draws a y axis title rotated, its line starting at x_left and centred on
- * the plot's height; its tooltip says "y axis: ...".
+ * The lines of a y axis title along a plot len points tall, at most
+ * max_lines (1 or 2): the title whole where it fits on one; else on two,
+ * split before its unit in parentheses at the end where both then fit, else
+ * at the space that leaves the longer of the two shortest, each
+ * then shortened by whole words only where it still does not fit (so
+ * "bus bandwidth (GB/s), log scale" beside a short plot is two whole lines,
+ * not "bus ... (GB/s), log scale"). Sets the axis font. Returns how many;
+ * the lines are the caller's.
  */
-void draw_y_title(cairo_t *cr, const char *label, const struct box *b, double x_left)
+static size_t y_title_split(cairo_t *cr, const char *label, double len, size_t max_lines, char *line[2])
 {
 	set_font(cr, AXIS_PT, 0);
-	char *s = fit_title(cr, label, b->y1 - b->y0);
-	double lh = line_height(cr), tw = text_width(cr, s);
-	double x = x_left + lh / 2, y = (b->y0 + b->y1) / 2;
+	line[1] = NULL;
+	if (max_lines < 2 || text_width(cr, label) <= len) {
+		line[0] = fit_title(cr, label, len);
+		return 1;
+	}
+	size_t n = strlen(label), best = 0;
+	double best_w = INFINITY;
+	/* Before the unit in parentheses at the end ("(ms, utilization.csv)") where both lines then fit. */
+	const char *unit = strrchr(label, '(');
+	if (unit && unit > label + 1 && unit[-1] == ' ' && label[n - 1] == ')') {
+		char *head = xstrndup(label, (size_t)(unit - label) - 1);
+		if (text_width(cr, head) <= len && text_width(cr, unit) <= len) {
+			best = (size_t)(unit - label) - 1;
+			best_w = 0; /* taken: no split below is tried */
+		}
+		free(head);
+	}
+	/* Else at the most even split: one pair of measurements per space (an axis title is short). */
+	for (size_t i = 1; best_w > 0 && i + 1 < n && i < CHART_TEXT_MAX; i++) {
+		if (label[i] != ' ')
+			continue;
+		char *head = xstrndup(label, i);
+		double wmax = fmax(text_width(cr, head), text_width(cr, label + i + 1));
+		free(head);
+		if (wmax < best_w) {
+			best_w = wmax;
+			best = i;
+		}
+	}
+	if (best_w == INFINITY) {
+		line[0] = fit_title(cr, label, len);
+		return 1;
+	}
+	char *head = xstrndup(label, best);
+	line[0] = fit_title(cr, head, len);
+	line[1] = fit_title(cr, label + best + 1, len);
+	free(head);
+	return 2;
+}
+
+size_t y_title_lines(cairo_t *cr, const char *label, double len)
+{
+	char *line[2];
+	size_t n = y_title_split(cr, label, len, 2, line);
+	free(line[0]);
+	free(line[1]);
+	return n;
+}
+
+/*
+ * Draws a y axis title rotated, its first line starting at x_left (a
+ * second, where max_lines allows one and the title needs it, beside it on
+ * the right), centred on the plot's height; its tooltip says "y axis: ...".
+ */
+void draw_y_title(cairo_t *cr, const char *label, const struct box *b, double x_left, size_t max_lines)
+{
+	char *line[2];
+	size_t n = y_title_split(cr, label, b->y1 - b->y0, max_lines, line);
+	double lh = line_height(cr), y = (b->y0 + b->y1) / 2, tw = 0;
 	set_grey(cr, 0);
-	show_rotated(cr, s, x, y, M_PI / 2, 0);
-	add_tip(x_left, y - tw / 2, lh, tw, xasprintf("y axis: %s", label));
-	free(s);
+	for (size_t i = 0; i < n; i++) {
+		tw = fmax(tw, text_width(cr, line[i]));
+		show_rotated(cr, line[i], x_left + ((double)i + 0.5) * lh, y, M_PI / 2, 0);
+		free(line[i]);
+	}
+	add_tip(x_left, y - tw / 2, (double)n * lh, tw, xasprintf("y axis: %s", label));
 }
 
 /*
  * Draws the value axis label rotated, centred on the plot's height, just
- * left of the tick labels, whose widest is tick_w wide.
+ * left of the tick labels, whose widest is tick_w wide: on two lines where
+ * one does not fit the plot's height (y_title_lines; the layout leaves the
+ * room for them).
  */
 void draw_value_label_left(cairo_t *cr, const char *label, const struct box *b, double tick_w)
 {
 	if (!label[0])
 		return;
-	set_font(cr, AXIS_PT, 0);
-	draw_y_title(cr, label, b, b->x0 - TICK_LEN - GAP - tick_w - 2 * GAP - line_height(cr));
+	size_t n = y_title_lines(cr, label, b->y1 - b->y0);
+	draw_y_title(cr, label, b, b->x0 - TICK_LEN - GAP - tick_w - 2 * GAP - (double)n * line_height(cr), 2);
 }
 
 /*

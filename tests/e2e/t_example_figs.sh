@@ -2,7 +2,8 @@
 # t_example_figs.sh: the figures and pages of the bundled example (the
 # manifests of the Makefile's example target) say what they show (issue 31):
 # every drawn category label is different where the names differ and cut only
-# between words (check_labels.py over every SVG), axis titles carry the
+# between words (check_labels.py over every SVG), no two keys of a figure
+# share a colour and no axis title is cut (check_figs.py), axis titles carry the
 # quantity and unit of the table they draw, figures leave out what cannot
 # exist, the subject of a figure can be seen, no page is over 1 MB and a
 # wide runs table is not cut at a 1400 px window. Expected values come from
@@ -25,6 +26,21 @@ fi
 # The labels are read from the SVGs' data-label: none read would pass vacuously.
 nlab=$(sed -n 's/^check_labels: \([0-9]*\) labels.*/\1/p' "$T/labels")
 [ "${nlab:-0}" -gt 500 ] && ok || bad "only ${nlab:-0} drawn labels read"
+# --- what is drawn (issue 57 item 8): no two keys of one figure in one colour (the step timeline drew
+# "optimizer step" in compute's orange made pale, "forward" in memcpy's sky blue), no axis title cut
+# ("bus ... (GB/s), log scale" beside a plot that long labels made short); check_figs.py reads every SVG.
+if find "$S" -path '*/figures/*.svg' -print0 | xargs -0 python3 tests/e2e/check_figs.py >"$T/figs"; then ok; else
+	bad "figures: $(grep -vc '^check_figs:' "$T/figs") faults"; head -5 "$T/figs" >&2
+fi
+# Read, not passed vacuously: the keys and axis titles read (each xargs batch prints its own counts).
+read -r nkey ntitle < <(awk '/^check_figs:/ { k += $2; t += $5 } END { print k + 0, t + 0 }' "$T/figs")
+[ "$nkey" -gt 1000 ] && [ "$ntitle" -gt 500 ] && ok || bad "only $nkey keys and $ntitle axis titles read"
+# The step timelines were read: each of h200's runs (a folder of traces) has one, its key holding the
+# default phases (optimizer step among them) beside the GPU's parts.
+runs=$(ls -d experiments/h200/traces/*/*/ | wc -l)
+n=$(grep -l '<title>key: optimizer step</title>' "$S"/h200/figures/step_timeline_*.svg | wc -l)
+[ "$n" -eq "$runs" ] && ok || bad "$n of h200's $runs step timelines have the key optimizer step"
+
 # megatron-004's runs differ by heads and TORCH_DDP (study.yaml's labels): both stay on every bar.
 for f in step_time achieved_tflops; do
 	for h in 32 24 16 8; do

@@ -15,7 +15,9 @@
  *   waiting     from collective_waits.csv (collectives matched across
  *               ranks): the rank the others waited for longest in total,
  *               and each rank that waited for it at least WAIT_MIN of its
- *               mean step (ranks.csv), per step and as a share.
+ *               mean step (ranks.csv), per step and as a share; where a
+ *               rank of it has a clock warning, how far its waits are
+ *               trusted (findings_clock.c).
  *   cause       the first row of straggler_causes.csv for that rank: the
  *               region (and operator or kernel) it spends the most extra
  *               time in against the median rank, on the side that made it
@@ -67,6 +69,7 @@
 #include "util/xalloc.h"
 #include "analyze/analysis.h"
 #include "analyze/findings/cells.h"
+#include "analyze/findings/findings_clock.h"
 #include "analyze/findings/findings_memory.h"
 #include "analyze/findings/findings_pipeline.h"
 #include "analyze/findings/findings_order.h"
@@ -692,6 +695,7 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 struct wait_pair {
 	int waiter, last;
 	double wait_us, exposed_us;
+	size_t count; /* the collectives of the waits */
 };
 
 /*
@@ -732,6 +736,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 			wp[n++] = (struct wait_pair){.waiter = a, .last = b};
 		}
 		wp[i].wait_us += w;
+		wp[i].count++;
 		double x = num(cw, r, cx);
 		wp[i].exposed_us += isnan(x) ? 0 : x;
 	}
@@ -769,6 +774,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	struct buf who;
 	buf_init(&who);
 	size_t named = 0;
+	struct clock_wait *named_w = xcalloc(n + 1, sizeof(*named_w));
 	double top = 0, wmin = INFINITY, wmax = 0, xmin = INFINITY, xmax = 0;
 	for (size_t i = 0; straggler >= 0 && i < n; i++) {
 		if (wp[i].last != straggler)
@@ -790,6 +796,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 			continue;
 		buf_printf(&who, "%srank %d %.1f ms exposed (%.1f ms in all, %.0f %% of its step)", named ? ", " : "",
 			   wp[i].waiter, wp[i].exposed_us / steps / 1000, per_step / 1000, 100 * share);
+		named_w[named] = (struct clock_wait){wp[i].waiter, per_step, (double)wp[i].count / (double)steps};
 		named++;
 		if (share > top)
 			top = share;
@@ -853,6 +860,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 		}
 		buf_printf(&f->s, "inside matched collectives the other ranks wait for rank %d per step, exposed "
 			   "(their GPU doing nothing else) first: %s", straggler, who.data);
+		findings_clock_words(&f->s, res, run, straggler, named_w, named);
 		f->saving = saving;
 		add(f, run, straggler, top, "table-collective_waits",
 		    rulef(f, "waiting: per rank, its waits inside matched collectives for the rank that arrived last "
@@ -866,6 +874,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	}
 	f->rp.what = NULL;
 	buf_release(&who);
+	free(named_w);
 	free(wp);
 	free(steps_of);
 	return named ? straggler : -1;

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "analyze/ranks/crossrank.h"
 #include "util/buf.h"
 
 const char *findings_share_words(double share, char out[16])
@@ -37,7 +38,13 @@ void findings_methods(struct buf *m)
 		"stage with imbalance above 1.10. waiting: per rank, its waits inside matched collectives launched in a "
 		"step for the rank that arrived last, exposed (collective_waits.csv exposed_wait_us: no other activity on "
 		"its GPU meanwhile) first, then in all (wait_us), per step; the rank waited for longest is named with "
-		"every rank that waited for it at least %.0f %% of its step. "
+		"every rank that waited for it at least %.0f %% of its step. Where the straggler or a rank named "
+		"has a clock residual above %d us (clock_offsets.csv residual_us: the clock warning), the finding says "
+		"what it changes: an offset wrong by d moves every wait between that rank and another by d, and "
+		"the residual measures d, so a named rank's wait per step is trusted to within its collectives per "
+		"step in which it waited for the straggler x (its residual + the straggler's), in us; the largest "
+		"such bound where each is less than its wait, else the waits the clocks alone could make are "
+		"not trusted. "
 		"cause: that rank's first row in straggler_causes.csv (the side that made it late, then the largest "
 		"excess per step over the median of the other ranks) with its largest operator or kernel there, "
 		"when at least %g ms per step, after the mechanism straggler_causes.csv names for the rank, in words "
@@ -91,5 +98,5 @@ void findings_methods(struct buf *m)
 		"strategy only, with the ranks and profiled steps each rests on. "
 		"A rule whose table is missing, or whose number is under its threshold, states nothing.",
 		100 * SKEW_MIN, 100 * IDLE_MIN, 100 * IDLE_MIN, findings_share_words(HOST_MIN, host_half), findings_share_words(HOST_MIN, crit_half),
-		HOST_BOUND_EACH, 100 * WAIT_MIN, CAUSE_MIN_MS, 100 * SAVING_MIN, NOISE_K);
+		HOST_BOUND_EACH, 100 * WAIT_MIN, XR_RESIDUAL_WARN_NS / 1000, CAUSE_MIN_MS, 100 * SAVING_MIN, NOISE_K);
 }

@@ -84,15 +84,6 @@
 #include "analyze/lib/intervals.h"
 #include "util/search.h"
 
-/*
- * The residual above which the clock offset is not trusted: 100 us. On the
- * bundled study (one host, so one clock: the true offsets are 0) the ends
- * of the AllReduce kernels of BERT's ranks agree within 13-18 us (90th
- * percentile), GPT-2's within 22-96 us, and the estimated offsets are
- * within 90 us of 0: this method's precision on NVLink. Ranks whose clocks
- * drift apart during the trace, or kernels paired wrong, exceed it.
- */
-#define XR_RESIDUAL_WARN_NS 100000
 /* Warnings of operations unmatched by Seq per communicator; the rest are counted. */
 #define XR_MAX_SEQ_WARNINGS 5
 
