@@ -29,6 +29,7 @@ extern const struct reader pytorch_et_reader;
 extern const struct reader memory_timeline_reader;
 extern const struct reader nvtx_csv_reader;
 extern const struct reader nvsmi_topo_reader;
+extern const struct reader nccl_log_reader;
 
 static const struct reader *const readers[] = {
 	&xplane_reader,       /* 0x0a, a length, 0x08 or 0x12; detect_source checks the whole XSpace */
@@ -47,6 +48,7 @@ static const struct reader *const readers[] = {
 	&nvtx_csv_reader,     /* nsys stats CSV header with "Start (ns)", "Name", "RangeId"... */
 	&nvsmi_topo_reader,   /* nvidia-smi topo -m: a first line with "GPU0" and "CPU Affinity" */
 	&nvprof_reader,       /* ==PID== lines, then a gpu-trace or gpu-summary header */
+	&nccl_log_reader,     /* " NCCL INFO " lines (NCCL_DEBUG=INFO): after the training logs */
 };
 
 int ingest_is_rank_file(const char *name)
