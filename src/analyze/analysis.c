@@ -90,7 +90,7 @@ static const struct analysis_def registry[] = {
 	ENTRY("findings", analysis_findings,
 	 L("runs", "idle_time_steps", "gpu_idle", "temporal", "ranks", "critical_path", "straggler_ranks",
 	   "straggler_causes", "collective_waits", "clock_offsets", "scaling", "profiler_overhead", "memory_ranks",
-	   "memory_kept", "pipeline_stages", "replay_fixes"),
+	   "memory_kept", "pipeline_stages", "replay_fixes", "collective_busbw", "interconnect", "system"),
 	 L("findings")),
 	ENTRY("history", analysis_history, L("step_stats", "utilization", "temporal"), L("changes", "series", "history")),
 	/* the tables the manifest's comparisons name, of every experiment */

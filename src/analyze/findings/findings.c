@@ -56,6 +56,7 @@
  *               IDLE_MIN of its span (temporal.csv, HTA's definition).
  *   memory-growth, memory-imbalance, memory-strategy  from memory_ranks.csv:
  *                     findings_memory.c.
+ *   nccl-path   bus bandwidth far below the topology's NVLinks: findings_nccl.c.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -71,6 +72,7 @@
 #include "analyze/findings/cells.h"
 #include "analyze/findings/findings_clock.h"
 #include "analyze/findings/findings_memory.h"
+#include "analyze/findings/findings_nccl.h"
 #include "analyze/findings/findings_pipeline.h"
 #include "analyze/findings/findings_order.h"
 #include "analyze/findings/findings_why.h"
@@ -955,6 +957,7 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 			rule_gpu_idle(&f, out, run);
 		findings_memory(out, ctx->manifest, run, add_memory, &f);
 		findings_pipeline(out, run, add_pipeline, &f);
+		findings_nccl(out, ctx->manifest, run, add_memory, &f);
 		free(v);
 	}
 	findings_flush(f.t, f.p, f.np);

@@ -1,5 +1,6 @@
 /* findings_methods.c: the Methods text of findings.csv, with its thresholds (findings_rules.h). */
 #include "analyze/findings/findings_rules.h"
+#include "analyze/findings/findings_nccl.h"
 
 #include <stdio.h>
 
@@ -95,8 +96,21 @@ void findings_methods(struct buf *m)
 		"allocator's events in the traces) over its ranks that do not grow (grows != 1: a leak is a bug of "
 		"one rank, not the strategy's cost; those left out are named), in GiB, the difference and its share "
 		"of the earlier run's; stated at the later run of runs.csv, against the first earlier run of another "
-		"strategy only, with the ranks and profiled steps each rests on. "
-		"A rule whose table is missing, or whose number is under its threshold, states nothing.",
+		"strategy only, with the ranks and profiled steps each rests on. ",
 		100 * SKEW_MIN, 100 * IDLE_MIN, 100 * IDLE_MIN, findings_share_words(HOST_MIN, host_half), findings_share_words(HOST_MIN, crit_half),
 		HOST_BOUND_EACH, 100 * WAIT_MIN, XR_RESIDUAL_WARN_NS / 1000, CAUSE_MIN_MS, 100 * SAVING_MIN, NOISE_K);
+	buf_printf(
+		m,
+		"nccl-path: a run of more than one GPU whose GPUs are all linked by NVLink in nvidia-smi topo -m "
+		"(interconnect.csv: every pair of GPUs NV#), on a GPU whose NVLink speed is known (system.csv GPU "
+		"model; per link and direction, NVIDIA's published figures: 25 GB/s for V100, A100, H100 and H200, "
+		"50 GB/s for B200), whose bus bandwidth (collective_busbw.csv busbw_gb_per_s of its AllReduce, else "
+		"of its collective type with the most bytes) is below %.3g of what the links allow: the smallest NV# "
+		"x the per-link GB/s, per direction (the nccl-tests bus bandwidth is at most that over NVLink). NCCL "
+		"over NVLink reaches about a third or more of it in the bundled runs; through host memory or sockets "
+		"under a tenth. value: the measured share of the links' bandwidth. Where a run input is NCCL's log "
+		"(NCCL_DEBUG=INFO), the finding names each transport of its \"NCCL INFO Channel ... via T\" lines "
+		"(T's first two parts, as NET/Socket, SHM/direct, P2P/CUMEM) with the number of lines naming it. ",
+		NCCL_PATH_SHARE);
+	buf_adds(m, "A rule whose table is missing, or whose number is under its threshold, states nothing.");
 }

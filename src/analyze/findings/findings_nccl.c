@@ -1,0 +1,206 @@
+/*
+ * findings_nccl.c: the nccl-path rule of findings.csv (issue 57 item 10).
+ *
+ * Definition. For a run of more than one GPU (collective_busbw.csv gpus):
+ *   links_gb_per_s  NV# x the per-link NVLink bandwidth of the GPU
+ *                   (system.csv "GPU model"), in GB/s per direction, NV#
+ *                   the smallest bonded-link count over the pairs of GPUs
+ *                   in interconnect.csv (nvidia-smi topo -m); only where
+ *                   every pair of GPUs there is NV#, and the GPU is one of
+ *                   the table below (else: nothing said);
+ *   measured        collective_busbw.csv busbw_gb_per_s of the run's
+ *                   AllReduce, else of its collective type with the most
+ *                   bytes (the first of equals): the nccl-tests bus
+ *                   bandwidth, GB/s, which on a path of links with B GB/s
+ *                   per direction is at most B;
+ *   finding         measured < NCCL_PATH_SHARE x links_gb_per_s.
+ * Where a run input is NCCL's log (NCCL_DEBUG=INFO: lines "NCCL INFO
+ * Channel ... via T"), the finding says each transport T (its first two
+ * '/'-separated parts: NET/Socket, SHM/direct, P2P/CUMEM) and the number
+ * of channel lines naming it.
+ *
+ * Per-link NVLink bandwidth, per direction, NVIDIA's published figures:
+ * V100 SXM2 NVLink 2: 6 links, 300 GB/s in all both directions (Tesla V100
+ * datasheet); A100 SXM4 NVLink 3: 12 links, 600 GB/s (A100 datasheet);
+ * H100 and H200 SXM NVLink 4: 18 links, 900 GB/s (H100 and H200
+ * datasheets): 25 GB/s per link per direction each; B200 NVLink 5: 18
+ * links, 1.8 TB/s (DGX B200 datasheet): 50 GB/s per link per direction.
+ */
+#include "analyze/findings/findings_nccl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/findings/cells.h"
+#include "util/buf.h"
+#include "util/diag.h"
+
+/* GB/s per NVLink per direction of a GPU model's name; 0: not known. */
+static double link_gb_per_s(const char *gpu)
+{
+	static const struct {
+		const char *part;
+		double gbs;
+	} nvlink[] = {{"V100", 25}, {"A100", 25}, {"H100", 25}, {"H200", 25}, {"B200", 50}};
+	for (size_t i = 0; gpu && i < sizeof(nvlink) / sizeof(nvlink[0]); i++)
+		if (strstr(gpu, nvlink[i].part))
+			return nvlink[i].gbs;
+	return 0;
+}
+
+/* The smallest NV# between two GPUs of interconnect.csv; 0 where a pair of GPUs is not NVLink or none is. */
+static int nvlinks(const struct table *ic)
+{
+	int ca = col(ic, "a"), cb = col(ic, "b"), cl = col(ic, "link"), least = 0;
+	for (size_t r = 0; ca >= 0 && cb >= 0 && cl >= 0 && r < ic->nrows; r++) {
+		const char *a = text(ic, r, ca), *b = text(ic, r, cb), *l = text(ic, r, cl);
+		if (!a || !b || strncmp(a, "GPU", 3) || strncmp(b, "GPU", 3))
+			continue;
+		int n = l && !strncmp(l, "NV", 2) ? atoi(l + 2) : 0;
+		if (n <= 0)
+			return 0;
+		if (!least || n < least)
+			least = n;
+	}
+	return least;
+}
+
+static const char *gpu_model(const struct table *sys)
+{
+	int ci = col(sys, "item"), cv = col(sys, "value");
+	for (size_t r = 0; ci >= 0 && cv >= 0 && r < sys->nrows; r++) {
+		const char *i = text(sys, r, ci);
+		if (i && !strcmp(i, "GPU model"))
+			return text(sys, r, cv);
+	}
+	return NULL;
+}
+
+struct transport {
+	char name[48];
+	int channels;
+};
+
+/*
+ * Counts the "NCCL INFO Channel ... via T" lines of path per transport
+ * (at most n kinds); returns the number of kinds. Only [A-Za-z0-9_-] and
+ * one '/' of T are kept: the text goes into the page.
+ */
+static size_t nccl_transports(const char *path, struct transport *t, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		diag_warning(path, "cannot read it for NCCL's transports (nccl-path finding)");
+		return 0;
+	}
+	char line[4096];
+	size_t k = 0;
+	while (fgets(line, sizeof(line), f)) {
+		const char *v = strstr(line, " via ");
+		if (!v || !strstr(line, "NCCL INFO Channel"))
+			continue;
+		v += 5;
+		char name[48];
+		size_t m = 0;
+		int slashes = 0;
+		for (; *v && m + 1 < sizeof(name); v++) {
+			if (*v == '/' && ++slashes == 2)
+				break;
+			if (!(*v == '/' || *v == '_' || *v == '-' || (*v >= 'A' && *v <= 'Z') || (*v >= 'a' && *v <= 'z') ||
+			      (*v >= '0' && *v <= '9')))
+				break;
+			name[m++] = *v;
+		}
+		name[m] = '\0';
+		if (!m)
+			continue;
+		size_t i = 0;
+		while (i < k && strcmp(t[i].name, name))
+			i++;
+		if (i == k) {
+			if (k == n)
+				continue;
+			snprintf(t[k].name, sizeof(t[k].name), "%s", name);
+			t[k++].channels = 0;
+		}
+		t[i].channels++;
+	}
+	fclose(f);
+	return k;
+}
+
+/* Appends what the run's NCCL logs (run inputs) say of its transports; 0 when none says. */
+static int transport_words(struct buf *b, const struct manifest *mf, const char *run)
+{
+	for (size_t r = 0; mf && r < mf->nruns; r++) {
+		const struct manifest_run *mr = &mf->runs[r];
+		if (strcmp(mr->id, run))
+			continue;
+		for (size_t i = 0; i < mr->ninputs; i++) {
+			struct transport t[8];
+			size_t k = nccl_transports(mr->inputs[i], t, 8);
+			if (!k)
+				continue;
+			const char *base = strrchr(mr->inputs[i], '/');
+			buf_printf(b, "; NCCL's log (%s) says its channels ran via ", base ? base + 1 : mr->inputs[i]);
+			for (size_t j = 0; j < k; j++)
+				buf_printf(b, "%s%s (%d channel line%s)", j ? ", " : "", t[j].name, t[j].channels,
+					   t[j].channels == 1 ? "" : "s");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void findings_nccl(const struct analysis_result *res, const struct manifest *mf, const char *run,
+		   memory_finding_fn emit, void *ctx)
+{
+	const struct table *bw = result_table(res, "collective_busbw");
+	const struct table *ic = result_table(res, "interconnect"), *sys = result_table(res, "system");
+	if (!bw || !ic || !sys)
+		return;
+	const char *gpu = gpu_model(sys);
+	double per_link = link_gb_per_s(gpu);
+	int links = nvlinks(ic);
+	if (!per_link || !links)
+		return;
+	int crun = col(bw, "run"), cg = col(bw, "gpus"), cc = col(bw, "collective"), cb = col(bw, "bytes"),
+	    cbw = col(bw, "busbw_gb_per_s");
+	if (crun < 0 || cg < 0 || cc < 0 || cb < 0 || cbw < 0)
+		return;
+	long pick = -1;
+	for (size_t r = 0; r < bw->nrows; r++) {
+		const char *rr = text(bw, r, crun), *c = text(bw, r, cc);
+		if (!rr || strcmp(rr, run) || !(num(bw, r, cg) > 1) || isnan(num(bw, r, cbw)))
+			continue;
+		if (c && !strcmp(c, "AllReduce")) {
+			pick = (long)r;
+			break;
+		}
+		if (pick < 0 || num(bw, r, cb) > num(bw, (size_t)pick, cb))
+			pick = (long)r;
+	}
+	if (pick < 0)
+		return;
+	double measured = num(bw, (size_t)pick, cbw), allow = links * per_link;
+	if (!(measured < NCCL_PATH_SHARE * allow))
+		return;
+	const char *coll = text(bw, (size_t)pick, cc);
+	struct buf b, rule;
+	buf_init(&b);
+	buf_init(&rule);
+	buf_printf(&b, "NCCL is not using NVLink: the %s bus bandwidth is %.3g GB/s, %.1f %% of the %.0f GB/s per "
+		       "direction the GPUs' NVLinks allow (nvidia-smi topo -m: NV%d, %d links x %.0f GB/s on %s)",
+		   coll ? coll : "collectives'", measured, 100 * measured / allow, allow, links, links, per_link, gpu);
+	if (!transport_words(&b, mf, run))
+		buf_adds(&b, "; no NCCL log among the run's inputs says which transport it took (NCCL_DEBUG=INFO "
+			     "prints it per channel)");
+	buf_adds(&b, ". Unset NCCL_P2P_DISABLE, NCCL_SHM_DISABLE and NCCL_NET (and NCCL_P2P_LEVEL below NVL), "
+		     "or check that the GPUs the job sees are the ones nvidia-smi topo -m links");
+	buf_printf(&rule, "nccl-path: collective_busbw.csv busbw_gb_per_s below %.3g of the GPUs' NVLink bandwidth "
+			  "(interconnect.csv NV# x per-link GB/s of system.csv's GPU model)", NCCL_PATH_SHARE);
+	emit(ctx, run, -1, measured / allow, "table-collective_busbw", rule.data, b.data);
+	buf_release(&b);
+	buf_release(&rule);
+}

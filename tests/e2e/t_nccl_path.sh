@@ -1,0 +1,132 @@
+#!/bin/bash
+# t_nccl_path.sh: the nccl-path finding (issue 57 item 10). Three runs of 2
+# GPUs linked by NV18 (nvidia-smi topo -m): experiments/h100x4-papers'
+# bert-2gpu-sock1x1 (NCCL over NET/Socket) and experiments/h200x4-parallel's
+# tp2-nop2p (NCCL_P2P_DISABLE=1: SHM, host memory) must each get the
+# finding, with the links' bandwidth, the measured bus bandwidth and the
+# transport their NCCL log (meta/<run>.out, given as a run input beside the
+# training log) names;
+# tp2-p2p (NCCL over NVLink, P2P/CUMEM) must not. The expected numbers come
+# from the raw files by a short Python script here, never from perfstudy:
+# the links from the topology file (the smallest NV# between two GPUs x
+# 25 GB/s per link and direction, NVIDIA's NVLink 4 figure), the transports
+# from the log's "NCCL INFO Channel ... via T" lines, and an estimate of the
+# AllReduce bus bandwidth from the traces (k-th AllReduce kernel of each
+# rank paired, its transfer the shortest of the pair's kernels, bytes from
+# 'In msg nelems' x the dtype's size, x 2(n-1)/n).
+. "$(dirname "$0")/lib.sh"
+
+S=experiments/h100x4-papers
+P=$(unpacked experiments/h200x4-parallel/p2p)
+if [ ! -f "$S/traces/bert-2gpu-sock1x1/rank1.pt.trace.json.gz" ] || [ ! -f "$P/tp2-nop2p/rank1.pt.trace.json.gz" ]; then
+	skipped "the socket or p2p runs could not be unpacked (make unpack)"
+	finish
+	exit $?
+fi
+M=experiments/h200x4-parallel/meta/p2p
+cat >"$T/sock.yaml" <<EOF
+version: 1
+id: sock
+title: sockets
+hardware:
+  topology: $PWD/$S/meta/nvidia-smi-topo.txt
+runs:
+  - id: sock1x1
+    gpus: 2
+    traces: $PWD/$S/traces/bert-2gpu-sock1x1/rank*.pt.trace.json.gz
+    inputs: [$PWD/$S/traces/bert-2gpu-sock1x1/rank0.log, $PWD/$S/meta/bert-2gpu-sock1x1.out]
+EOF
+cat >"$T/p2p.yaml" <<EOF
+version: 1
+id: p2p
+title: host memory against NVLink
+hardware:
+  topology: $PWD/$M/nvidia-smi-topo.txt
+runs:
+  - id: nop2p
+    gpus: 2
+    traces: $P/tp2-nop2p/rank*.pt.trace.json.gz
+    inputs: [$P/tp2-nop2p/rank0.log, $PWD/$M/tp2-nop2p.out]
+  - id: p2p
+    gpus: 2
+    traces: $P/tp2-p2p/rank*.pt.trace.json.gz
+    inputs: [$P/tp2-p2p/rank0.log, $PWD/$M/tp2-p2p.out]
+EOF
+for s in sock p2p; do
+	$PERFSTUDY build -q "$T/$s.yaml" -o "$T/$s" 2>"$T/$s.err" && ok || { bad "build of $s failed"; cat "$T/$s.err" >&2; }
+done
+
+python3 - "$S/meta/nvidia-smi-topo.txt" "$S/traces/bert-2gpu-sock1x1" "$S/meta/bert-2gpu-sock1x1.out" sock1x1 "$T/sock/sock/data/findings.csv" \
+	"$M/nvidia-smi-topo.txt" "$P/tp2-nop2p" "$M/tp2-nop2p.out" nop2p "$T/p2p/p2p/data/findings.csv" \
+	"$M/nvidia-smi-topo.txt" "$P/tp2-p2p" "$M/tp2-p2p.out" p2p "$T/p2p/p2p/data/findings.csv" >"$T/py" 2>&1 <<'EOF'
+import csv, gzip, json, re, sys
+SIZE = {"Float": 4, "BFloat16": 2, "Half": 2, "Double": 8, "Long": 8, "Int": 4}
+def links(topo):
+    rows = [l.rstrip("\n").split("\t") for l in open(topo)]
+    head = [c.strip() for c in rows[0]]
+    gpus = [c for c in head[:head.index("CPU Affinity")] if c.startswith("GPU")]
+    nv = []
+    for r in rows[1:1 + len(gpus)]:
+        for i, c in enumerate(r[1:1 + len(gpus)]):
+            c = c.strip()
+            if c != "X":
+                nv.append(int(c[2:]) if c.startswith("NV") else 0)
+    return min(nv)
+def busbw(d):
+    ks = []
+    for r in (0, 1):
+        ev = json.load(gzip.open("%s/rank%d.pt.trace.json.gz" % (d, r), "rt"))["traceEvents"]
+        ks.append(sorted((e["ts"], e["dur"], e["args"]["In msg nelems"] * SIZE[e["args"]["dtype"]]) for e in ev
+                         if e.get("cat") == "kernel" and e.get("args", {}).get("Collective name") == "allreduce"))
+    assert len(ks[0]) == len(ks[1]) and ks[0]
+    moved = sum(a[2] * 2 * (2 - 1) / 2 for a in ks[0])
+    transfer = sum(min(a[1], b[1]) for a, b in zip(*ks))
+    return moved / transfer / 1000  # bytes per us -> GB/s
+def transports(log):
+    n = {}
+    for l in open(log, errors="replace"):
+        m = re.search(r" via (\S+)", l)
+        if m and "NCCL INFO Channel" in l:
+            t = "/".join(m.group(1).split("/")[:2])
+            n[t] = n.get(t, 0) + 1
+    return n
+fail = 0
+args = sys.argv[1:]
+for i in range(0, len(args), 5):
+    topo, d, log, run, fcsv = args[i:i + 5]
+    allow = links(topo) * 25
+    est = busbw(d)
+    rows = [r for r in csv.DictReader(open(fcsv)) if r["run"] == run and r["rule"].startswith("nccl-path")]
+    want = est < allow / 8
+    print("%s: links %d GB/s, estimated AllReduce busbw %.1f GB/s, transports %s, finding expected %s, rows %d"
+          % (run, allow, est, transports(log), want, len(rows)))
+    if not want:
+        if rows:
+            print("FAIL: %s: a finding where NCCL used NVLink" % run); fail = 1
+        continue
+    if len(rows) != 1:
+        print("FAIL: %s: %d nccl-path findings, want 1" % (run, len(rows))); fail = 1
+        continue
+    f = rows[0]["finding"]
+    m = re.search(r"bus bandwidth is ([0-9.]+) GB/s, ([0-9.]+) % of the ([0-9]+) GB/s per direction", f)
+    if not m:
+        print("FAIL: %s: no numbers in %r" % (run, f)); fail = 1
+        continue
+    got, share, links_got = float(m.group(1)), float(m.group(2)), int(m.group(3))
+    if links_got != allow:
+        print("FAIL: %s: links %d GB/s, want %d" % (run, links_got, allow)); fail = 1
+    if abs(got - est) > 0.15 * est:
+        print("FAIL: %s: measured %.3g GB/s, the traces' estimate %.3g" % (run, got, est)); fail = 1
+    if abs(share - 100 * got / allow) > 0.06 or abs(float(rows[0]["value"]) - got / allow) > 0.001:
+        print("FAIL: %s: share %.1f %% / value %s, want %.2f %%" % (run, share, rows[0]["value"], 100 * got / allow)); fail = 1
+    for t, n in transports(log).items():
+        if "%s (%d channel line%s)" % (t, n, "" if n == 1 else "s") not in f:
+            print("FAIL: %s: transport %s on %d channel lines not said in %r" % (run, t, n, f)); fail = 1
+    if "NVLink" not in f or "NCCL_P2P_DISABLE" not in f:
+        print("FAIL: %s: no fix named in %r" % (run, f)); fail = 1
+sys.exit(fail)
+EOF
+[ $? -eq 0 ] && ok || { bad "nccl-path findings"; cat "$T/py" >&2; }
+[ -n "${VERBOSE:-}" ] && cat "$T/py"
+
+finish
