@@ -66,6 +66,7 @@ for n in "$@"; do
 	megatron) seed "$n" experiments/*/traces/*/*/*.log tests/data/formats/*megatron* ;;
 	lightning) shared "$n" lightning_profiler; seed "$n" tests/data/formats*/*lightning* ;;
 	nvsmi_topo) seed "$n" experiments/*/nvidia-smi-topo.txt tests/data/formats*/*topo* ;;
+	nccl_log) seed "$n" experiments/*/meta/*.out experiments/*/meta/*/*.out ;;
 	nvtx_csv) shared "$n" nsys_sqlite; seed "$n" tests/data/formats*/*nvtx* ;;
 	pytorch_et) seed "$n" tests/data/formats*/et_* ;;
 	memory_timeline) seed "$n" tests/data/formats*/memtl_* ;;
