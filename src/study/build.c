@@ -249,10 +249,19 @@ static int make_tmp(const char *tmp)
 /* Makes DIR.tmp.<pid> and the new store in it. */
 static int open_store(struct build *b)
 {
-	/* From here a SIGINT, SIGTERM or SIGHUP removes tmp and exits 128 + the signal. */
-	if (make_tmp(b->tmp) < 0)
+	/*
+	 * From here a SIGINT, SIGTERM or SIGHUP removes tmp and exits 128 + the
+	 * signal. Held from before the mkdir until the handler knows tmp: a
+	 * signal in between (the lock's handler already installed) left the
+	 * new directory behind. A held signal is delivered at cleanup_hold(0).
+	 */
+	cleanup_hold(1);
+	if (make_tmp(b->tmp) < 0) {
+		cleanup_hold(0);
 		return -1;
+	}
 	cleanup_arm(b->tmp);
+	cleanup_hold(0);
 	b->made_tmp = 1;
 	/* Marked as perfstudy's, for cleanup_stale after a SIGKILL; unmarked before the swap. */
 	const char *slash = strrchr(b->tmp, '/');
