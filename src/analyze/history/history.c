@@ -106,8 +106,8 @@ static double number_of(const struct hstate_run *r, const char *metric, int *fou
 	return *found ? r->values[i] : NAN;
 }
 
-static void change_row(struct table *t, const char *change, const char *run, const char *item, const char *old,
-		       const char *new)
+void history_change_row(struct table *t, const char *change, const char *run, const char *item, const char *old,
+			const char *new)
 {
 	size_t row = table_add_row(t);
 	table_set_text(t, row, 0, change);
@@ -139,7 +139,7 @@ static size_t step_row(struct table *t, const struct hstate_run *a, const struct
 			       use_log ? "unprofiled iterations of the training log" : "profiled steps (slowest rank)",
 			       (double)j->a.ci_lo_ns / 1e6, (double)j->a.ci_hi_ns / 1e6, (double)j->b.ci_lo_ns / 1e6,
 			       (double)j->b.ci_hi_ns / 1e6);
-	change_row(t, "step time", b->run, item, ov, nv);
+	history_change_row(t, "step time", b->run, item, ov, nv);
 	free(item);
 	size_t row = t->nrows - 1;
 	table_set_real(t, row, 5, j->change * 100);
@@ -177,7 +177,7 @@ static size_t number_rows(struct table *t, const struct hstate_run *a, const str
 			continue;
 		snprintf(ov, sizeof(ov), "%.6g", old);
 		snprintf(nv, sizeof(nv), "%.6g", cur);
-		change_row(t, "moved", b->run, b->metrics[i], ov, nv);
+		history_change_row(t, "moved", b->run, b->metrics[i], ov, nv);
 		size_t row = t->nrows - 1;
 		if (old != 0)
 			table_set_real(t, row, 5, (cur - old) / fabs(old) * 100);
@@ -212,10 +212,10 @@ struct table *history_changes(const struct hstate *old, const struct hstate *cur
 	*crossed = 0;
 	for (size_t i = 0; i < cur->nruns; i++)
 		if (!find_run(old, cur->runs[i].run))
-			change_row(t, "run added", cur->runs[i].run, "", NULL, NULL);
+			history_change_row(t, "run added", cur->runs[i].run, "", NULL, NULL);
 	for (size_t i = 0; i < old->nruns; i++)
 		if (!find_run(cur, old->runs[i].run))
-			change_row(t, "run removed", old->runs[i].run, "", NULL, NULL);
+			history_change_row(t, "run removed", old->runs[i].run, "", NULL, NULL);
 	for (size_t i = 0; i < cur->nruns; i++) {
 		const struct hstate_run *a = find_run(old, cur->runs[i].run);
 		if (!a)

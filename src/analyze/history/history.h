@@ -36,6 +36,10 @@ struct history_limits {
 };
 
 /* Seconds since the epoch: SOURCE_DATE_EPOCH when it is a number, else now. */
+/* Adds a row (change, run, item, old, new) to changes.csv's table t; old and new may be NULL. */
+void history_change_row(struct table *t, const char *change, const char *run, const char *item, const char *old,
+			const char *new);
+
 int64_t history_build_time(void);
 
 /*

@@ -22,19 +22,6 @@
 #include "analyze/history/history.h"
 #include "util/xalloc.h"
 
-static void row(struct table *t, const char *change, const char *run, const char *item, const char *old,
-		const char *new)
-{
-	size_t r = table_add_row(t);
-	table_set_text(t, r, 0, change);
-	table_set_text(t, r, 1, run);
-	table_set_text(t, r, 2, item);
-	if (old)
-		table_set_text(t, r, 3, old);
-	if (new)
-		table_set_text(t, r, 4, new);
-}
-
 /* An input with no input of its path on the other side. */
 struct cand {
 	int64_t rank;
@@ -136,7 +123,7 @@ void history_input_rows(struct table *t, const struct hstate_run *a, const struc
 		if (j < a->ninputs && strcmp(a->sha256[j], b->sha256[i])) {
 			snprintf(oh, sizeof(oh), "%s", a->sha256[j]);
 			snprintf(nh, sizeof(nh), "%s", b->sha256[i]);
-			row(t, "re-read", b->run, b->paths[i], oh, nh);
+			history_change_row(t, "re-read", b->run, b->paths[i], oh, nh);
 		}
 	}
 	size_t no, nn, moved = 0, other = 0;
@@ -192,7 +179,7 @@ void history_input_rows(struct table *t, const struct hstate_run *a, const struc
 					 moved == 1 ? "" : "s", how, other);
 		else
 			item = xasprintf("%zu input%s, matched %s; the same SHA-256", moved, moved == 1 ? "" : "s", how);
-		row(t, "inputs moved", b->run, item, od, nd);
+		history_change_row(t, "inputs moved", b->run, item, od, nd);
 		free(item);
 		free(od);
 		free(nd);
@@ -206,12 +193,12 @@ void history_input_rows(struct table *t, const struct hstate_run *a, const struc
 	for (size_t i = 0; i < b->ninputs; i++)
 		if (left[i]) {
 			snprintf(nh, sizeof(nh), "%s", b->sha256[i]);
-			row(t, "input added", b->run, b->paths[i], NULL, nh);
+			history_change_row(t, "input added", b->run, b->paths[i], NULL, nh);
 		}
 	for (size_t i = 0; i < a->ninputs; i++)
 		if (left[b->ninputs + i]) {
 			snprintf(oh, sizeof(oh), "%s", a->sha256[i]);
-			row(t, "input removed", b->run, a->paths[i], oh, NULL);
+			history_change_row(t, "input removed", b->run, a->paths[i], oh, NULL);
 		}
 	free(left);
 	free(co);
