@@ -141,6 +141,7 @@ struct rp_change {
 };
 
 #define RP_NO_JOIN INT64_MIN
+#define RP_JOIN_PENDING INT64_MAX /* a join not known yet (rp_sim_run stops there) */
 
 /*
  * Replays the model under the change: per step k (m->nsteps of them),
@@ -150,6 +151,18 @@ struct rp_change {
  * have a time (those with a first activity).
  */
 size_t rp_replay(const struct rp_model *m, const struct rp_change *c, int64_t *step_ns);
+/*
+ * rp_replay in parts, for ranks replayed side by side (replay_joint.c):
+ * rp_sim_run replays until a joined activity whose join is
+ * RP_JOIN_PENDING (its start is then in c->starts) and returns that
+ * activity, or -1 when the replay is complete; called again once the join
+ * is set, it goes on from there. rp_sim_end gives the steps as rp_replay
+ * does and frees the replay.
+ */
+struct rp_sim;
+struct rp_sim *rp_sim_new(const struct rp_model *m, const struct rp_change *c);
+int64_t rp_sim_run(struct rp_sim *x);
+size_t rp_sim_end(struct rp_sim *x, int64_t *step_ns);
 /* The same definition on the measured times; bounds as rp_change.bounds (NULL: none). */
 size_t rp_measured(const struct rp_model *m, int64_t *step_ns, int64_t *bounds);
 
@@ -212,8 +225,9 @@ void rp_joint_latest(const struct rp_joint *x, size_t *count);
  * Replays the ranks together, rank r under changes[r] (its join fields are
  * the joint's own); step_ns[k] = the job's step k: from the earliest start
  * of step k on any rank to the earliest start of step k + 1 (the last: to
- * the latest end of the last step on any rank). Returns the rounds it
- * took, or -1 when it did not settle.
+ * the latest end of the last step on any rank). Returns 1 where the
+ * ranks were replayed side by side in one pass; else the rounds it took
+ * (replay_joint.c), or -1 when they did not settle.
  */
 int rp_joint_replay(struct rp_joint *x, const struct rp_change *changes, int64_t *step_ns);
 /*

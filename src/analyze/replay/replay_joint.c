@@ -10,11 +10,15 @@
  * its own start and the last rank's. Ranks whose collective counts differ
  * (a pipeline's sends and receives) are not joined: rp_joint_new says so.
  *
- * The ranks are replayed one after another, each with the last ranks'
- * starts of the previous round, until no start moves (a fixed point: the
- * starts only grow from round to round, from each rank's own start with no
- * wait in the first). Ranks share one clock (one host): clock offsets
- * between hosts are not applied.
+ * The ranks are replayed side by side (replay_lockstep): each rank until
+ * it reaches a collective the others have not all reached, in one pass.
+ * Where that cannot go on (a rank launched its collectives in another
+ * order than they started), they are replayed one after another, each
+ * with the last ranks' starts of the previous round, until no start moves
+ * (a fixed point: the starts only grow from round to round, from each
+ * rank's own start with no wait in the first); both give the same steps.
+ * Ranks share one clock (one host): clock offsets between hosts are not
+ * applied.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +34,7 @@ struct rp_joint {
 	int64_t **comm;      /* per rank: its collectives' activity indexes, in start order */
 	int64_t *last;       /* per collective: the last rank's start, this round */
 	int64_t **join, **transfer, **starts; /* per rank and activity, for rp_change */
+	int64_t **cpos;      /* per rank and activity: its collective's index, -1 none */
 	int64_t *steps;      /* one rank's step times */
 	size_t max_steps;
 };
@@ -58,6 +63,7 @@ struct rp_joint *rp_joint_new(const struct rp_model *const *m, size_t n)
 	x->join = xcalloc(n, sizeof(*x->join));
 	x->transfer = xcalloc(n, sizeof(*x->transfer));
 	x->starts = xcalloc(n, sizeof(*x->starts));
+	x->cpos = xcalloc(n, sizeof(*x->cpos));
 	x->last = xmalloc(nc * sizeof(*x->last));
 	for (size_t r = 0; r < n; r++) {
 		size_t no = m[r]->nops;
@@ -65,11 +71,15 @@ struct rp_joint *rp_joint_new(const struct rp_model *const *m, size_t n)
 		x->join[r] = xmalloc(no * sizeof(int64_t));
 		x->transfer[r] = xcalloc(no, sizeof(int64_t));
 		x->starts[r] = xmalloc(no * sizeof(int64_t));
+		x->cpos[r] = xmalloc(no * sizeof(int64_t));
 		size_t c = 0;
 		for (size_t j = 0; j < no; j++) {
 			x->join[r][j] = RP_NO_JOIN;
-			if (m[r]->ops[j].comm)
+			x->cpos[r][j] = -1;
+			if (m[r]->ops[j].comm) {
+				x->cpos[r][j] = (int64_t)c;
 				x->comm[r][c++] = (int64_t)j;
+			}
 		}
 		if (m[r]->nsteps > x->max_steps)
 			x->max_steps = m[r]->nsteps;
@@ -119,11 +129,13 @@ void rp_joint_free(struct rp_joint *x)
 		free(x->join[r]);
 		free(x->transfer[r]);
 		free(x->starts[r]);
+		free(x->cpos[r]);
 	}
 	free(x->comm);
 	free(x->join);
 	free(x->transfer);
 	free(x->starts);
+	free(x->cpos);
 	free(x->last);
 	free(x->steps);
 	free(x);
@@ -156,29 +168,109 @@ static void replay_round(struct rp_joint *x, const struct rp_change *changes, in
 	}
 }
 
+/*
+ * The ranks replayed side by side (rp_sim_run): each rank runs until it
+ * reaches a collective whose join is not known, its start then known; when
+ * every rank has reached collective c, its join is the last of their
+ * starts and the ranks waiting on it go on. Each rank stops once per
+ * collective, so this is one replay of every rank, not one per round. The
+ * result is the rounds' fixed point (a rank's start of a collective never
+ * depends on its own join). Sets lo, b as replay_round does; returns 0,
+ * or -1 where every rank waits on a collective some rank has not reached
+ * (its collectives launched in another order than they started): the
+ * rounds then decide.
+ */
+static int replay_lockstep(struct rp_joint *x, const struct rp_change *changes, int64_t *lo, int64_t *b)
+{
+	size_t n = x->n, nsteps = x->m[0]->nsteps;
+	struct rp_change *ch = xcalloc(n, sizeof(*ch));
+	struct rp_sim **sim = xcalloc(n, sizeof(*sim));
+	int64_t *wait = xmalloc(n * sizeof(*wait)); /* the activity rank r waits on; -1 none, -2 done */
+	size_t *reached = xcalloc(x->nc ? x->nc : 1, sizeof(*reached));
+	for (size_t r = 0; r < n; r++) {
+		for (size_t c = 0; c < x->nc; c++)
+			x->join[r][x->comm[r][c]] = RP_JOIN_PENDING;
+		ch[r] = changes[r];
+		ch[r].join = x->join[r];
+		ch[r].transfer = x->transfer[r];
+		ch[r].starts = x->starts[r];
+		ch[r].bounds = b;
+		sim[r] = rp_sim_new(x->m[r], &ch[r]);
+		wait[r] = -1;
+	}
+	size_t left = n;
+	int moved = 1;
+	while (left && moved) {
+		moved = 0;
+		for (size_t r = 0; r < n; r++) {
+			if (wait[r] == -2 || (wait[r] >= 0 && x->join[r][wait[r]] == RP_JOIN_PENDING))
+				continue;
+			moved = 1;
+			wait[r] = rp_sim_run(sim[r]);
+			if (wait[r] < 0) {
+				wait[r] = -2;
+				left--;
+				continue;
+			}
+			int64_t c = x->cpos[r][wait[r]];
+			if (++reached[c] < n)
+				continue;
+			int64_t last = INT64_MIN;
+			for (size_t q = 0; q < n; q++)
+				if (x->starts[q][x->comm[q][c]] > last)
+					last = x->starts[q][x->comm[q][c]];
+			x->last[c] = last;
+			for (size_t q = 0; q < n; q++)
+				x->join[q][x->comm[q][c]] = last;
+		}
+	}
+	for (size_t k = 0; k <= nsteps; k++)
+		lo[k] = -1;
+	for (size_t r = 0; r < n; r++) {
+		rp_sim_end(sim[r], x->steps);
+		if (left)
+			continue;
+		for (size_t k = 0; k < nsteps; k++)
+			if (b[k] >= 0 && (lo[k] < 0 || b[k] < lo[k]))
+				lo[k] = b[k];
+		if (b[nsteps] >= 0 && b[nsteps] > lo[nsteps])
+			lo[nsteps] = b[nsteps];
+	}
+	free(ch);
+	free(sim);
+	free(wait);
+	free(reached);
+	return left ? -1 : 0;
+}
+
 int rp_joint_replay(struct rp_joint *x, const struct rp_change *changes, int64_t *step_ns)
 {
 	size_t nsteps = x->m[0]->nsteps;
 	int64_t *lo = xmalloc((nsteps + 1) * sizeof(*lo)), *b = xmalloc((nsteps + 1) * sizeof(*b));
-	for (size_t c = 0; c < x->nc; c++)
-		x->last[c] = RP_NO_JOIN + 1; /* no wait in the first round */
-	/* Rounds until no last start moves: the round that moved nothing ran with the final joins. */
-	int rounds = 0;
-	for (; rounds < RP_JOINT_ROUNDS; rounds++) {
-		replay_round(x, changes, lo, b);
-		int moved = 0;
-		for (size_t c = 0; c < x->nc; c++) {
-			int64_t last = INT64_MIN;
-			for (size_t r = 0; r < x->n; r++)
-				if (x->starts[r][x->comm[r][c]] > last)
-					last = x->starts[r][x->comm[r][c]];
-			if (last != x->last[c]) {
-				x->last[c] = last;
-				moved = 1;
+	int rounds = 1;
+	if (replay_lockstep(x, changes, lo, b) < 0) {
+		for (size_t r = 0; r < x->n; r++)
+			for (size_t c = 0; c < x->nc; c++)
+				x->join[r][x->comm[r][c]] = RP_NO_JOIN;
+		for (size_t c = 0; c < x->nc; c++)
+			x->last[c] = RP_NO_JOIN + 1; /* no wait in the first round */
+		/* Rounds until no last start moves: the round that moved nothing ran with the final joins. */
+		for (rounds = 0; rounds < RP_JOINT_ROUNDS; rounds++) {
+			replay_round(x, changes, lo, b);
+			int moved = 0;
+			for (size_t c = 0; c < x->nc; c++) {
+				int64_t last = INT64_MIN;
+				for (size_t r = 0; r < x->n; r++)
+					if (x->starts[r][x->comm[r][c]] > last)
+						last = x->starts[r][x->comm[r][c]];
+				if (last != x->last[c]) {
+					x->last[c] = last;
+					moved = 1;
+				}
 			}
+			if (!moved)
+				break;
 		}
-		if (!moved)
-			break;
 	}
 	/* The job's steps: from the earliest start of a step on any rank to the earliest of the next. */
 	for (size_t k = 0; k < nsteps; k++)

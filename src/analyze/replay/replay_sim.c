@@ -22,7 +22,7 @@
 #include "analyze/replay/replay.h"
 #include "util/xalloc.h"
 
-struct sim {
+struct rp_sim {
 	const struct rp_model *m;
 	const struct rp_change *c;
 	int64_t *s, *e;         /* activities' replayed start and end */
@@ -33,9 +33,15 @@ struct sim {
 	int64_t *heap;          /* ends of the launched activities still pending (min-heap) */
 	size_t nheap;
 	int64_t *stack;
+	double f;               /* the host factor */
+	/* where rp_sim_run stopped: call i, at phase (0 not begun, 1 launching, 2 waiting), then activity tail */
+	size_t i, tail;
+	int phase;
+	int64_t t, end, prev_start, prev_end;
+	int64_t blocked;        /* the joined activity whose join is pending */
 };
 
-static void heap_push(struct sim *x, int64_t v)
+static void heap_push(struct rp_sim *x, int64_t v)
 {
 	size_t i = x->nheap++;
 	x->heap[i] = v;
@@ -47,7 +53,7 @@ static void heap_push(struct sim *x, int64_t v)
 	}
 }
 
-static void heap_pop(struct sim *x)
+static void heap_pop(struct rp_sim *x)
 {
 	x->heap[0] = x->heap[--x->nheap];
 	size_t i = 0;
@@ -71,10 +77,13 @@ static int64_t scaled(int64_t v, double f)
 	return f == 1.0 ? v : (int64_t)((double)v * f);
 }
 
-static void op_time(struct sim *x, int64_t j);
+static int op_time(struct rp_sim *x, int64_t j);
 
-/* One activity whose stream predecessor is computed. */
-static void op_one(struct sim *x, int64_t j)
+/*
+ * One activity whose stream predecessor is computed: 0, or -1 where a
+ * joined collective's join is still pending (its start is in starts).
+ */
+static int op_one(struct rp_sim *x, int64_t j)
 {
 	const struct rp_op *o = &x->m->ops[j];
 	int64_t ready = o->start; /* not launched in the window: as measured */
@@ -86,7 +95,8 @@ static void op_one(struct sim *x, int64_t j)
 	if (o->dep >= 0) {
 		const struct rp_op *d = &x->m->ops[o->dep];
 		if (x->done[o->dep] || d->call < 0 || x->called[d->call]) {
-			op_time(x, o->dep);
+			if (op_time(x, o->dep) < 0)
+				return -1;
 			if (x->e[o->dep] > at)
 				at = x->e[o->dep];
 		}
@@ -106,25 +116,36 @@ static void op_one(struct sim *x, int64_t j)
 	x->e[j] = start + dur;
 	if (x->c->starts)
 		x->c->starts[j] = start;
+	if (joined && x->c->join[j] == RP_JOIN_PENDING) {
+		x->blocked = j;
+		return -1;
+	}
 	if (joined)
 		x->e[j] = (start > x->c->join[j] ? start : x->c->join[j]) + dur;
 	x->done[j] = 1;
+	return 0;
 }
 
-/* Computes activity j and, first, every activity before it on its stream not yet computed. */
-static void op_time(struct sim *x, int64_t j)
+/*
+ * Computes activity j and, first, every activity before it on its stream
+ * not yet computed: 0, or -1 where a join is pending (what was computed
+ * stays computed).
+ */
+static int op_time(struct rp_sim *x, int64_t j)
 {
 	if (x->done[j])
-		return;
+		return 0;
 	size_t n = 0;
 	for (int64_t k = j; k >= 0 && !x->done[k]; k = x->m->ops[k].prev)
 		x->stack[n++] = k;
 	/* the stack is per call of op_time: the nested ones (deps) use the part above n */
 	int64_t *mine = x->stack;
 	x->stack += n;
-	while (n)
-		op_one(x, mine[--n]);
+	int ret = 0;
+	while (n && ret == 0)
+		ret = op_one(x, mine[--n]);
 	x->stack = mine;
+	return ret;
 }
 
 static size_t step_times(const struct rp_model *m, const int64_t *s, const int64_t *e, const int64_t *call_end,
@@ -159,77 +180,123 @@ static size_t step_times(const struct rp_model *m, const int64_t *s, const int64
 	return got;
 }
 
+struct rp_sim *rp_sim_new(const struct rp_model *m, const struct rp_change *c)
+{
+	struct rp_sim *x = xcalloc(1, sizeof(*x));
+	size_t no = m->nops ? m->nops : 1, nc = m->ncalls ? m->ncalls : 1;
+	x->m = m;
+	x->c = c;
+	x->s = xmalloc(no * sizeof(*x->s));
+	x->e = xmalloc(no * sizeof(*x->e));
+	x->done = xcalloc(no, 1);
+	x->stack = xmalloc(no * sizeof(*x->stack));
+	x->heap = xmalloc(no * sizeof(*x->heap));
+	x->ready = xmalloc(nc * sizeof(*x->ready));
+	x->call_end = xmalloc(nc * sizeof(*x->call_end));
+	x->called = xcalloc(nc, 1);
+	x->f = c->host_factor > 0 ? c->host_factor : 1.0;
+	x->prev_start = x->prev_end = m->origin;
+	return x;
+}
+
+/*
+ * Call i's start, and its launch up to the activity's computation: the
+ * launch queue's free slot, the call's own cost (phase 0 of rp_sim_run;
+ * done once per call, as it pops the queue).
+ */
+static void call_begin(struct rp_sim *x, size_t i)
+{
+	const struct rp_model *m = x->m;
+	const struct rp_change *c = x->c;
+	const struct rp_call *k = &m->calls[i];
+	/* the first call's gap runs from the first step's host start (m->origin) */
+	int64_t fixed = c->no_gap && c->no_gap[i] ? 0 : k->gap_fixed, covered = k->gap - k->gap_fixed;
+	if (c->gap_cut && c->gap_cut[i] > 0 && covered > 0)
+		covered -= c->gap_cut[i] < covered ? c->gap_cut[i] : covered;
+	int64_t t = x->prev_end + scaled(covered, x->f) + fixed;
+	if (t < x->prev_start)
+		t = x->prev_start;
+	int waits = k->wait_op >= 0 && !(c->no_wait && c->no_wait[i]);
+	if (k->op >= 0) {
+		/* a free slot of the launch queue first */
+		while (x->nheap && x->heap[0] <= t)
+			heap_pop(x);
+		while (x->nheap >= (size_t)m->queue) {
+			if (x->heap[0] > t)
+				t = x->heap[0];
+			heap_pop(x);
+		}
+		x->end = t + scaled(k->wait_op >= 0 || k->throttled ? k->cost : k->dur, x->f);
+		x->ready[i] = x->end;
+		x->called[i] = 1;
+	} else if (waits) {
+		x->end = t + scaled(k->cost, x->f);
+	} else {
+		x->end = t + scaled(k->wait_op >= 0 ? k->cost : k->dur, x->f);
+	}
+	x->t = t;
+}
+
+int64_t rp_sim_run(struct rp_sim *x)
+{
+	const struct rp_model *m = x->m;
+	const struct rp_change *c = x->c;
+	for (; x->i < m->ncalls; x->i++, x->phase = 0) {
+		size_t i = x->i;
+		const struct rp_call *k = &m->calls[i];
+		if (x->phase == 0) {
+			call_begin(x, i);
+			x->phase = 1;
+		}
+		if (x->phase == 1) {
+			if (k->op >= 0) {
+				if (op_time(x, k->op) < 0)
+					return x->blocked;
+				heap_push(x, x->e[k->op]);
+			}
+			x->phase = 2;
+		}
+		/* a call that waits returns when its activity ends (plus the wake-up), unless the change takes it out */
+		if (k->wait_op >= 0 && !(c->no_wait && c->no_wait[i])) {
+			if (op_time(x, k->wait_op) < 0)
+				return x->blocked;
+			if (x->e[k->wait_op] + k->wake > x->end)
+				x->end = x->e[k->wait_op] + k->wake;
+		}
+		x->called[i] = 1;
+		x->call_end[i] = x->end;
+		x->prev_start = x->t;
+		x->prev_end = x->end;
+	}
+	for (; x->tail < m->nops; x->tail++)
+		if (op_time(x, (int64_t)x->tail) < 0)
+			return x->blocked;
+	return -1;
+}
+
+size_t rp_sim_end(struct rp_sim *x, int64_t *step_ns)
+{
+	const struct rp_model *m = x->m;
+	if (x->c->bounds && m->nsteps)
+		x->c->bounds[m->nsteps] = -1;
+	size_t got = step_times(m, x->s, x->e, x->call_end, step_ns, x->c->bounds);
+	free(x->s);
+	free(x->e);
+	free(x->done);
+	free(x->stack);
+	free(x->heap);
+	free(x->ready);
+	free(x->call_end);
+	free(x->called);
+	free(x);
+	return got;
+}
+
 size_t rp_replay(const struct rp_model *m, const struct rp_change *c, int64_t *step_ns)
 {
-	struct sim x = {.m = m, .c = c};
-	size_t no = m->nops ? m->nops : 1, nc = m->ncalls ? m->ncalls : 1;
-	x.s = xmalloc(no * sizeof(*x.s));
-	x.e = xmalloc(no * sizeof(*x.e));
-	x.done = xcalloc(no, 1);
-	x.stack = xmalloc(no * sizeof(*x.stack));
-	x.heap = xmalloc(no * sizeof(*x.heap));
-	x.ready = xmalloc(nc * sizeof(*x.ready));
-	x.call_end = xmalloc(nc * sizeof(*x.call_end));
-	x.called = xcalloc(nc, 1);
-	double f = c->host_factor > 0 ? c->host_factor : 1.0;
-	int64_t prev_start = m->origin, prev_end = m->origin;
-	for (size_t i = 0; i < m->ncalls; i++) {
-		const struct rp_call *k = &m->calls[i];
-		/* the first call's gap runs from the first step's host start (m->origin) */
-		int64_t fixed = c->no_gap && c->no_gap[i] ? 0 : k->gap_fixed, covered = k->gap - k->gap_fixed;
-		if (c->gap_cut && c->gap_cut[i] > 0 && covered > 0)
-			covered -= c->gap_cut[i] < covered ? c->gap_cut[i] : covered;
-		int64_t t = prev_end + scaled(covered, f) + fixed;
-		if (t < prev_start)
-			t = prev_start;
-		int waits = k->wait_op >= 0 && !(c->no_wait && c->no_wait[i]);
-		int64_t end;
-		if (k->op >= 0) {
-			/* a free slot of the launch queue first */
-			while (x.nheap && x.heap[0] <= t)
-				heap_pop(&x);
-			while (x.nheap >= (size_t)m->queue) {
-				if (x.heap[0] > t)
-					t = x.heap[0];
-				heap_pop(&x);
-			}
-			int64_t cost = scaled(k->wait_op >= 0 || k->throttled ? k->cost : k->dur, f);
-			end = t + cost;
-			x.ready[i] = end;
-			x.called[i] = 1;
-			op_time(&x, k->op);
-			heap_push(&x, x.e[k->op]);
-			if (waits && x.e[k->wait_op] + k->wake > end) {
-				op_time(&x, k->wait_op);
-				end = x.e[k->wait_op] + k->wake;
-			}
-		} else if (waits) {
-			end = t + scaled(k->cost, f);
-			op_time(&x, k->wait_op);
-			if (x.e[k->wait_op] + k->wake > end)
-				end = x.e[k->wait_op] + k->wake;
-		} else {
-			end = t + scaled(k->wait_op >= 0 ? k->cost : k->dur, f);
-		}
-		x.called[i] = 1;
-		x.call_end[i] = end;
-		prev_start = t;
-		prev_end = end;
-	}
-	for (size_t j = 0; j < m->nops; j++)
-		op_time(&x, (int64_t)j);
-	if (c->bounds && m->nsteps)
-		c->bounds[m->nsteps] = -1;
-	size_t got = step_times(m, x.s, x.e, x.call_end, step_ns, c->bounds);
-	free(x.s);
-	free(x.e);
-	free(x.done);
-	free(x.stack);
-	free(x.heap);
-	free(x.ready);
-	free(x.call_end);
-	free(x.called);
-	return got;
+	struct rp_sim *x = rp_sim_new(m, c);
+	rp_sim_run(x); /* no join is pending outside rp_joint_replay */
+	return rp_sim_end(x, step_ns);
 }
 
 size_t rp_measured(const struct rp_model *m, int64_t *step_ns, int64_t *bounds)
