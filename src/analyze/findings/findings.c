@@ -933,9 +933,15 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 		size_t n = rank_views(out, run, &v);
 		for (size_t i = 0; i < n; i++) /* idle time its pipeline explains: not host-bound (findings_pipeline.c) */
 			v[i].idle = findings_pipeline_idle_explained(out, run, v[i].rank) ? NAN : v[i].idle;
-		/* matched collectives say who waited for whom; without them, the ranks' collective shares */
-		int w = rule_waiting(&f, out, run);
-		long straggler = w == -2 && !findings_pipeline_has(out, run) ? rule_comm_skew(&f, run, v, n) : -1;
+		/*
+		 * matched collectives say who waited for whom; without them, the
+		 * ranks' collective shares. Neither in a pipeline, whose stages do
+		 * different work and wait for each other by design: its
+		 * pipeline-bubble rule says which stage the others wait for.
+		 */
+		int pipe = findings_pipeline_has(out, run);
+		int w = pipe ? -1 : rule_waiting(&f, out, run);
+		long straggler = w == -2 ? rule_comm_skew(&f, run, v, n) : -1;
 		for (size_t i = 0; w >= 0 && i < n; i++)
 			if (v[i].rank == w)
 				straggler = (long)i;

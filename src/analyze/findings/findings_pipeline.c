@@ -17,11 +17,13 @@
  * slowest stage's compute per step - the mean's), the fill and drain
  * counted once; else the excess itself, excess_share x span_us.
  *
- * It also keeps two rules of findings.c off pipelines, whose stages idle
- * and communicate unevenly by design: comm-skew is not applied to a run
- * with pipeline stages (the end stages send and receive to one neighbour,
- * the middle ones to two), and host-bound not to a stage whose idle time
- * the pipeline explains (findings_pipeline_idle_explained).
+ * It also keeps three rules of findings.c off pipelines, whose stages
+ * idle, wait and communicate unevenly by design: comm-skew and waiting are
+ * not applied to a run with pipeline stages (the end stages send and
+ * receive to one neighbour, the middle ones to two; a stage waits in its
+ * recv for the one before it, which runs other layers, so "like the other
+ * ranks" is no fix), and host-bound not to a stage whose idle time the
+ * pipeline explains (findings_pipeline_idle_explained).
  */
 #include "analyze/findings/findings_pipeline.h"
 

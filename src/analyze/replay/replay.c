@@ -42,6 +42,9 @@
  * differ by at most 2 RP_F_TOL of the step.
  * extra_gpu_work compares a run with its reference run, another run of
  * the same configuration (replay_extra.c says which, and which kernels).
+ * gpu_like_median and host_like_median compare a rank with the other ranks
+ * replayed with it; not in a run with pipeline stages (pipeline_stages.csv),
+ * whose stages run different layers, so that "like the others" is no fix.
  */
 #include <math.h>
 #include <stdio.h>
@@ -266,6 +269,19 @@ static const struct rank_key *reference_of(const struct ctx *x, const struct ran
 	return NULL;
 }
 
+/* Whether run has pipeline stages (pipeline_stages.csv rows). */
+static int run_is_pipeline(const struct analysis_result *res, const char *run)
+{
+	const struct table *t = result_table(res, "pipeline_stages");
+	int crun = t ? table_col_index(t, "run") : -1;
+	for (size_t r = 0; crun >= 0 && r < t->nrows; r++) {
+		const char *rr = table_text(t, r, crun);
+		if (rr && !strcmp(rr, run))
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * The mean saving of change c on rank r of sj with every rank's host
  * factor from flo instead (c's own factor times flo[r] / sj->f[r]).
@@ -314,8 +330,10 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 	if (!n)
 		goto out;
 	double mean = sum / (double)n;
+	/* a pipeline's stages run different layers: "like the other ranks" is no fix there */
+	int pipe = run_is_pipeline(x->res, k->run);
 	for (int id = 0; id < NMECH; id++) {
-		if ((id == M_GPU_MEDIAN || id == M_HOST_MEDIAN) && !sj->joint)
+		if ((id == M_GPU_MEDIAN || id == M_HOST_MEDIAN) && (!sj->joint || pipe))
 			continue;
 		double host_scale = 1.0;
 		if (id == M_HOST_MEDIAN) {
@@ -678,7 +696,12 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 		   "step runs from the earliest start of a step on any rank to the earliest of the next. Not "
 		   "modelled: host threads waiting for each other outside the merged order, GPU contention (each "
 		   "activity keeps its measured duration, whatever runs beside it), clocks of different hosts, and "
-		   "pipelines' point-to-point transfers (their ranks are replayed alone).",
+		   "pipelines' point-to-point transfers by peer: a pipeline whose ranks have as many send and receive "
+		   "kernels (two stages) is joined as above, the i-th of one rank with the i-th of the other, which "
+		   "pairs a send with its receive in GPipe's order but not always in 1F1B's; one whose ranks differ in "
+		   "count is replayed rank by rank. The fixes that compare a rank with the other ranks "
+		   "(gpu_like_median, host_like_median) are not priced in a run with pipeline stages "
+		   "(pipeline_stages.csv): its stages run different layers.",
 		   RP_QUEUE_DEFAULT, RP_JOINT_MAX);
 	result_add_method(out, "replay_steps.csv", b.data);
 	buf_reset(&b);
