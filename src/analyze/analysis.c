@@ -76,7 +76,8 @@ static const struct analysis_def registry[] = {
 	ENTRY("strategy_scaling", analysis_strategy_scaling,
 	      L("runs", "step_breakdown", "scaling", "memory_ranks", "profiler_overhead"),
 	      L("strategy_scaling")),
-	ENTRY("replay", analysis_replay, L("profiler_overhead", "pipeline_stages"), L("replay_steps", "replay_calibration", "replay_fixes")),
+	ENTRY("replay", analysis_replay, L("profiler_overhead", "pipeline_stages", "collective_busbw", "interconnect", "system"),
+	      L("replay_steps", "replay_calibration", "replay_fixes")),
 	/* the manifest's questions, answered as perfstudy whatif answers them (from the store) */
 	ENTRY("whatif_manifest", analysis_whatif_manifest, NONE, L("whatif")),
 	ENTRY("checks", analysis_checks, NONE, NONE),

@@ -80,7 +80,8 @@ _Static_assert(sizeof(uintptr_t) == sizeof(const char *), "string slots hold an 
 static const size_t act_strs[] = {offsetof(struct gpu_activity, name), offsetof(struct gpu_activity, copy_kind),
 				  offsetof(struct gpu_activity, collective), offsetof(struct gpu_activity, dtype),
 				  offsetof(struct gpu_activity, process_group)};
-static const size_t cpu_strs[] = {offsetof(struct cpu_op, name), offsetof(struct cpu_op, dims)};
+static const size_t cpu_strs[] = {offsetof(struct cpu_op, name), offsetof(struct cpu_op, dims),
+				  offsetof(struct cpu_op, types), offsetof(struct cpu_op, concrete)};
 static const size_t rt_strs[] = {offsetof(struct runtime_call, name)};
 static const size_t ann_strs[] = {offsetof(struct annotation, name)};
 static const size_t met_strs[] = {offsetof(struct kernel_metrics, name), offsetof(struct kernel_metrics, block),

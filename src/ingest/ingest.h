@@ -57,6 +57,8 @@ struct cpu_op {
 	int64_t tid;
 	int64_t external_id; /* -1: none */
 	const char *dims;    /* "Input Dims" as compact text, "[36,1024],[50257,1024]"; NULL when absent */
+	/* "Input type" and "Concrete Inputs" as compact text, "c10::BFloat16,float,,Scalar", "[8388608],15,,False" */
+	const char *types, *concrete; /* NULL when absent */
 };
 
 /* A host-side CUDA runtime or driver call (cudaLaunchKernel, cuLaunchKernelEx, ...). */

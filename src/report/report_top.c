@@ -151,6 +151,17 @@ static void fix_words(struct buf *b, const struct report_experiment *e, const ch
 		buf_add(b, rule + 8, (size_t)(strchr(rule, ')') - (rule + 8)));
 		return;
 	}
+	/* the NCCL path: the replay's assumption, replay_fixes.csv nccl_path's where (add_nccl_path says it) */
+	const struct table *fx = rule && !strncmp(rule, "nccl-path", 9) ? table_of(e, "replay_fixes") : NULL;
+	for (size_t r = 0; fx && r < fx->nrows; r++) {
+		const char *rr = table_text(fx, r, table_col_index(fx, "run"));
+		const char *m = table_text(fx, r, table_col_index(fx, "mechanism"));
+		const char *w = table_text(fx, r, table_col_index(fx, "where"));
+		if (rr && !strcmp(rr, run) && m && !strcmp(m, "nccl_path") && w && *w) {
+			buf_printf(b, "collectives off NVLink (%s)", w);
+			return;
+		}
+	}
 	if (rank >= 0 && rule && !strncmp(rule, "waiting:", 8)) {
 		buf_adds(b, "late at collectives, the others wait");
 		return;

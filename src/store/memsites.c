@@ -8,7 +8,7 @@
  * under aten::linear. A Kineto trace writes a thread's "[memory]" events
  * after its operators (another writer may not), so neither can wait for
  * the other: the operators that cpu_ops leaves out are held here (at most
- * INNER_MAX, 48 bytes each) with the times of the trace's GPU allocations
+ * INNER_MAX, 72 bytes each) with the times of the trace's GPU allocations
  * (bytes > 0, device type 1; at most ALLOCS_MAX, 16 bytes each), and at
  * the trace's end every operator, stored or not, that encloses one of
  * those allocations on its thread (start <= ts <= start + dur) is a
@@ -27,7 +27,7 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 
-#define INNER_MAX ((size_t)1 << 20) /* nested operators held for one trace (48 MiB) */
+#define INNER_MAX ((size_t)1 << 20) /* nested operators held for one trace (72 MiB) */
 #define ALLOCS_MAX ((size_t)1 << 22) /* GPU allocations held for one trace (64 MiB) */
 
 void store_memsites_inner(struct store *s, const struct pending_op *o)
@@ -154,7 +154,7 @@ int store_memsites_flush(struct store *s, int64_t trace_id, const char *path)
 		if (!mark[i])
 			continue;
 		const struct pending_op *o = ord[i];
-		if (!st && store_prepare(s, "prepare", "INSERT INTO memory_ops VALUES(?1,?2,?3,?4,?5,?6)", &st) < 0)
+		if (!st && store_prepare(s, "prepare", "INSERT INTO memory_ops VALUES(?1,?2,?3,?4,?5,?6,?7,?8)", &st) < 0)
 			goto out;
 		sqlite3_bind_int64(st, 1, trace_id);
 		bind_opt(st, 2, o->tid, o->tid >= 0);
@@ -162,6 +162,8 @@ int store_memsites_flush(struct store *s, int64_t trace_id, const char *path)
 		sqlite3_bind_int64(st, 4, o->dur);
 		sqlite3_bind_int64(st, 5, o->name_id);
 		bind_opt(st, 6, o->dims_id, o->dims_id >= 0);
+		bind_opt(st, 7, o->types_id, o->types_id >= 0);
+		bind_opt(st, 8, o->concrete_id, o->concrete_id >= 0);
 		if (store_step_rebind(s, st, "insert memory op") < 0)
 			goto out;
 	}

@@ -97,11 +97,15 @@ static const char SCHEMA[] =
 	/*
 	 * The host operators around the GPU allocations (memsites.c): every
 	 * operator, at any depth, that encloses an allocation event (bytes > 0,
-	 * device_type 1) on its thread; the columns of cpu_ops.
+	 * device_type 1) on its thread; the columns of cpu_ops, and types_id,
+	 * concrete_id: its "Input type" and "Concrete Inputs" (record_shapes=True)
+	 * as compact text in names, "c10::BFloat16,float,,Scalar",
+	 * "[8388608],15,,False" (kineto_json.cpp take_strings); NULL when absent.
 	 */
 	"CREATE TABLE memory_ops(trace_id INTEGER NOT NULL REFERENCES traces(id), tid INTEGER,\n"
 	"  start_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL, name_id INTEGER NOT NULL REFERENCES names(id),\n"
-	"  dims_id INTEGER REFERENCES names(id));\n"
+	"  dims_id INTEGER REFERENCES names(id), types_id INTEGER REFERENCES names(id),\n"
+	"  concrete_id INTEGER REFERENCES names(id));\n"
 	"CREATE TABLE activity_groups(experiment TEXT NOT NULL, kind TEXT NOT NULL,\n"
 	"  name_id INTEGER NOT NULL, grp TEXT NOT NULL, PRIMARY KEY(experiment, kind, name_id));\n"
 	"CREATE TABLE group_times(experiment TEXT, run TEXT, rank INTEGER, grp TEXT,\n"

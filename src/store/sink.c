@@ -365,9 +365,11 @@ static int sink_cpu_op(void *ctx, const struct cpu_op *op)
 	if (name < 0)
 		return -1;
 	int64_t dims = op->dims ? store_name_id(s, op->dims) : -1;
-	if (op->dims && dims < 0)
+	int64_t types = op->types ? store_name_id(s, op->types) : -1;
+	int64_t concrete = op->concrete ? store_name_id(s, op->concrete) : -1;
+	if ((op->dims && dims < 0) || (op->types && types < 0) || (op->concrete && concrete < 0))
 		return -1;
-	struct pending_op po = {op->start_ns, op->dur_ns, op->tid, op->external_id, name, dims,
+	struct pending_op po = {op->start_ns, op->dur_ns, op->tid, op->external_id, name, dims, types, concrete,
 				!strncmp(op->name, "enumerate(DataLoader)", 21)};
 	if (!s->ops_sorted) {
 		ops_add(s, &po);

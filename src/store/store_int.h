@@ -31,6 +31,7 @@ struct name_slot {
 struct pending_op {
 	int64_t start, dur, tid, external_id, name_id;
 	int64_t dims_id; /* names id of its "Input Dims" text, -1 when absent */
+	int64_t types_id, concrete_id; /* of its "Input type" and "Concrete Inputs" texts, -1 when absent */
 	int keep; /* stored whatever its nesting: an enumerate(DataLoader)... range */
 };
 /* qsort order of pending_op (sink.c): by thread, start, longer first (an enclosing one before those it encloses), name. */

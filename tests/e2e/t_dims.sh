@@ -3,7 +3,8 @@
 # (issue #39): compact text, one bracket per input, NULL where absent or not
 # a list of integer lists, cut after 256 bytes at a whole input with ",...";
 # "External id" still read whichever of the two comes first, and keys
-# written with escapes still found.
+# written with escapes still found. Then "Input type" and "Concrete Inputs"
+# into memory_ops.
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$T/d"
@@ -41,5 +42,41 @@ I|9|NULL"
 	[ "$got" = "$want" ] && ok || bad "cpu_ops dims: got $got"
 else
 	bad "build: $(cat "$T/err")"
+fi
+
+# "Input type" and "Concrete Inputs" (issue #52 item 5) into memory_ops.types_id and concrete_id, the
+# operators around a GPU allocation (one [memory] event at 21 us inside each): the strings joined by ",";
+# one with a quote, a "," outside brackets or unbalanced brackets is "?"; all empty or not a list of
+# strings: NULL; read whichever order the args come in (after "Input Dims" here); longer than 256 bytes:
+# cut after the last whole string that leaves room for ",...". By hand for P, Q, R, S, T:
+#   P: types c10::BFloat16,long int,,Scalar; concrete [8, 1024],15,,False
+#   Q: types ?,float (the first has a quote); concrete ?,?,[1] ("1,2" has a comma outside brackets, "[2" is
+#      unbalanced)
+#   R: types NULL (all empty); concrete NULL (not strings)
+#   S: types: 40 strings "c10::BFloat16" (13 bytes): the cut keeps 18 (18 x 14 - 1 = 251; 19 would be 265),
+#      then ",..."
+mkdir -p "$T/t"
+cat > "$T/t/rank0.json" <<JSON
+{"traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "P", "ts": 20, "dur": 5, "tid": 1, "args": {"External id": 1, "Input Dims": [[8, 1024]], "Input type": ["c10::BFloat16", "long int", "", "Scalar"], "Concrete Inputs": ["[8, 1024]", "15", "", "False"]}},
+ {"ph": "X", "cat": "cpu_op", "name": "Q", "ts": 20, "dur": 4, "tid": 1, "args": {"External id": 2, "Input type": ["a\\"b", "float"], "Concrete Inputs": ["1,2", "[2", "[1]"]}},
+ {"ph": "X", "cat": "cpu_op", "name": "R", "ts": 20, "dur": 3, "tid": 1, "args": {"External id": 3, "Input type": ["", ""], "Concrete Inputs": [1, 2]}},
+ {"ph": "X", "cat": "cpu_op", "name": "S", "ts": 20, "dur": 2, "tid": 1, "args": {"External id": 4, "Input type": [$(python3 -c 'print(", ".join(["\"c10::BFloat16\""] * 40))')]}},
+ {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "tid": 1, "ts": 21, "args": {"Total Reserved": 4096, "Total Allocated": 512, "Bytes": 512, "Device Id": 0, "Device Type": 1, "Addr": 1}},
+ {"ph": "X", "cat": "kernel", "name": "K", "ts": 21, "dur": 1, "args": {"device": 0, "stream": 7}}
+]}
+JSON
+if $PERFSTUDY build -q "$T/t" -o "$T/to" 2>"$T/err"; then
+	got=$(sqlite3 "$T/to/perfstudy.db" "SELECT n.name, coalesce(t.name, 'NULL'), coalesce(c.name, 'NULL') FROM memory_ops m
+		JOIN names n ON n.id = m.name_id LEFT JOIN names t ON t.id = m.types_id LEFT JOIN names c ON c.id = m.concrete_id
+		ORDER BY n.name")
+	s18=$(python3 -c 'print(",".join(["c10::BFloat16"] * 18) + ",...")')
+	want="P|c10::BFloat16,long int,,Scalar|[8, 1024],15,,False
+Q|?,float|?,?,[1]
+R|NULL|NULL
+S|$s18|NULL"
+	[ "$got" = "$want" ] && ok || bad "memory_ops types and concrete inputs: got $got"
+else
+	bad "build with types: $(cat "$T/err")"
 fi
 finish

@@ -304,8 +304,8 @@ done
 # backward [+50, +90], a range my<step>&co [+31, +37]; the allocator's events after every operator. Per step:
 #   thread 1: aten::linear [+12, +30] > aten::mm [+14, +24] ([8,16] x [16,32]) > aten::empty: 1024 bytes at
 #     +16, freed at +40 in steps 2 and 3 only: kept once (step 1); op aten::mm (aten::empty is the
-#     allocator's), parent aten::linear; 8 x 32 elements x 4 bytes = 1024: shape 8x32, 4-byte elements;
-#     0.5 a step, 512 bytes a step, not every step.
+#     allocator's), parent aten::linear; 8 x 32 elements x 4 bytes = 1024: shape 8x32, 4-byte elements
+#     (no "Input type": no dtype); 0.5 a step, 512 bytes a step, not every step.
 #   thread 1: aten::ones [+32, +36] > aten::empty: 2 MiB at +33, never freed: op aten::ones, no operator
 #     around it, so the innermost range: my<step>&co; 2 kept, 1 a step, every step; shape not recorded.
 #   thread 1: aten::add: 4096 bytes at +60, freed at +70: not kept.
@@ -316,11 +316,11 @@ done
 #   first; the two of 512 a step by op ("" before "aten::mm").
 $PERFSTUDY build -q tests/data/memory_kept/study.yaml -o "$T/k" 2>"$T/err" && ok || bad "kept build: $(cat "$T/err")"
 {
-	echo "run,rank,op,parent,shape,element_bytes,bytes,allocations,per_step,steps_seen,rate_steps,kept_bytes_per_step,every_step"
-	echo "kept,0,aten::ones,my<step>&co,,,2097152,2,1,2,2,2097152,1"
-	echo "kept,0,aten::mul,autograd::engine::evaluate_function: MulBackward0,,,8192,2,1,2,2,8192,1"
-	echo "kept,0,,backward,,,512,2,1,1,2,512,0"
-	echo "kept,0,aten::mm,aten::linear,8x32,4,1024,1,0.5,1,2,512,0"
+	echo "run,rank,op,parent,shape,dtype,element_bytes,bytes,allocations,per_step,steps_seen,rate_steps,kept_bytes_per_step,every_step"
+	echo "kept,0,aten::ones,my<step>&co,,,,2097152,2,1,2,2,2097152,1"
+	echo "kept,0,aten::mul,autograd::engine::evaluate_function: MulBackward0,,,,8192,2,1,2,2,8192,1"
+	echo "kept,0,,backward,,,,512,2,1,1,2,512,0"
+	echo "kept,0,aten::mm,aten::linear,8x32,,4,1024,1,0.5,1,2,512,0"
 } >"$T/want_kept"
 same "$T/want_kept" "$T/k/kept/data/memory_kept.csv" "hand-made memory_kept.csv"
 grep -q 'What it keeps: 1 allocation of 2.0 MiB (2097152 bytes) a step by aten::ones under my<step>&co (shape not recorded)' \
@@ -354,6 +354,108 @@ $PERFSTUDY build "$T/kc/study.yaml" -o "$T/kco" 2>"$T/err" && ok || bad "kept re
 grep -q 'rank0.pt.trace.json: unchanged, reused' "$T/err" && ok || bad "the rebuild did not reuse the trace: $(cat "$T/err")"
 same "$T/want_kept" "$T/kco/kept/data/memory_kept.csv" "memory_kept.csv of a reused trace"
 
+# Shapes and dtypes from the operators' recorded inputs (issue #52 item 5): a hand-made trace (in $T/dt), one
+# rank, steps 1-3 at 100, 200, 300 us, forward [+5, +95], every allocation never freed (kept in steps 1 and 2:
+# 2 allocations, 1 a step, every step). On thread 1, per step:
+#   aten::linear [+10, +30] > aten::mm [+12, +28] (dims [8192,768] x [768,50257], "Input type" c10::BFloat16):
+#     8192 x 50257 x 2 = 823410688 bytes at +14: 8192x50257 bf16, 2-byte elements, parent aten::linear.
+#   aten::addmm [+40, +50] (bias [10], [10,3] x [3,10], all "float"): 512 bytes at +45: 100 elements of 1, 2
+#     or 4 bytes all round up to 512 (by size alone not determined), "float" says 4: 10x10 fp32.
+#   aten::zeros [+60, +70] > aten::empty [+61, +63] ("Concrete Inputs" ["[4, 256]", "5", ...]: ScalarType 5 is
+#     Half): 2048 bytes at +62 = 4 x 256 x 2: op aten::zeros, 4x256 fp16.
+#   aten::mm [+80, +90] ([8,16] x [16,32], c10::BFloat16): 1024 bytes at +85; bf16 gives 512 bytes, not 1024:
+#     the recorded dtype does not fit, so no shape (by size alone it would be 8x32 of 4 bytes).
+# Rows by bytes kept a step, largest first. The old store kept no "Input type" nor "Concrete Inputs".
+python3 - "$T/dt" <<'PY'
+import json, os, sys
+M = 1048576
+os.makedirs(sys.argv[1], exist_ok=True)
+ev, total, addr = [], 0, 100
+def mem(ts, b):
+    global total, addr
+    total += b
+    addr += 1
+    ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": ts,
+               "args": {"Total Reserved": 4096 * M, "Total Allocated": total, "Bytes": b, "Device Id": 0,
+                        "Device Type": 1, "Addr": addr}})
+def op(name, ts, dur, dims, types, concrete=None):
+    a = {"External id": len(ev), "Input Dims": dims, "Input type": types}
+    if concrete is not None:
+        a["Concrete Inputs"] = concrete
+    ev.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": ts, "dur": dur, "args": a})
+bf, fl = "c10::BFloat16", "float"
+for n, s in ((1, 100), (2, 200), (3, 300)):
+    ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % n, "pid": 1, "tid": 1, "ts": s, "dur": 100})
+    ev.append({"ph": "X", "cat": "user_annotation", "name": "forward", "pid": 1, "tid": 1, "ts": s + 5, "dur": 90})
+    ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": s + 20, "dur": 5,
+               "args": {"device": 0, "stream": 7, "correlation": n}})
+    op("aten::linear", s + 10, 20, [[8192, 768], [50257, 768], []], [bf, bf, ""])
+    op("aten::mm", s + 12, 16, [[8192, 768], [768, 50257]], [bf, bf])
+    mem(s + 14, 8192 * 50257 * 2)
+    op("aten::addmm", s + 40, 10, [[10], [10, 3], [3, 10], [], []], [fl, fl, fl, "Scalar", "Scalar"], ["", "", "", "1", "1"])
+    mem(s + 45, 512)
+    op("aten::zeros", s + 60, 10, [[], [], [], [], []], ["ScalarList", "Scalar", "", "", "Scalar"],
+       ["[4, 256]", "5", "", "", "False"])
+    op("aten::empty", s + 61, 2, [[], [], [], [], [], []], ["ScalarList", "Scalar", "", "", "Scalar", ""],
+       ["[4, 256]", "5", "", "", "False", ""])
+    mem(s + 62, 2048)
+    op("aten::mm", s + 80, 10, [[8, 16], [16, 32]], [bf, bf])
+    mem(s + 85, 1024)
+json.dump({"traceEvents": sorted(ev, key=lambda e: e["ts"])}, open(sys.argv[1] + "/rank0.pt.trace.json", "w"))
+PY
+$PERFSTUDY build -q "$T/dt" -o "$T/dto" 2>"$T/err" && ok || bad "dtype build: $(cat "$T/err")"
+{
+	echo "run,rank,op,parent,shape,dtype,element_bytes,bytes,allocations,per_step,steps_seen,rate_steps,kept_bytes_per_step,every_step"
+	echo "dt,0,aten::mm,aten::linear,8192x50257,bf16,2,823410688,2,1,2,2,823410688,1"
+	echo "dt,0,aten::zeros,forward,4x256,fp16,2,2048,2,1,2,2,2048,1"
+	echo "dt,0,aten::mm,forward,,,,1024,2,1,2,2,1024,1"
+	echo "dt,0,aten::addmm,forward,10x10,fp32,4,512,2,1,2,2,512,1"
+} >"$T/want_dt"
+same "$T/want_dt" "$T/dto/default/data/memory_kept.csv" "memory_kept.csv's shapes and dtypes"
+grep -q 'memory leak: [0-9.]* MiB kept per step in forward, 1 allocation of 785.3 MiB (823410688 bytes) a step by aten::mm under aten::linear (8192x50257 bf16)' \
+	"$T/dto/default/index.html" && ok || bad "the leak's line does not give the shape and dtype: $(grep -o 'memory leak[^<]*' "$T/dto/default/index.html" | head -1)"
+# The same through ingest --shard and merge (the recorded cpu_op's new strings) and --jobs 2.
+$PERFSTUDY ingest -q --shard 0/1 -o "$T/dts.db" "$T/dt" 2>"$T/err" && ok || bad "dtype ingest --shard: $(cat "$T/err")"
+$PERFSTUDY merge -q -o "$T/dtm" "$T/dts.db" "$T/dt" 2>"$T/err" && ok || bad "dtype merge: $(cat "$T/err")"
+same "$T/want_dt" "$T/dtm/default/data/memory_kept.csv" "memory_kept.csv's dtypes through merge"
+$PERFSTUDY build -q --jobs 2 "$T/dt" -o "$T/dt2" 2>"$T/err" && ok || bad "dtype build --jobs 2: $(cat "$T/err")"
+same "$T/want_dt" "$T/dt2/default/data/memory_kept.csv" "memory_kept.csv's dtypes with --jobs 2"
+
+# The kept allocation of a planted leak's size, from the raw trace (tests the two planted leaks below): the
+# aten::empty that holds it gives its size and ScalarType ("Concrete Inputs"); the row of memory_kept.csv and the
+# page's leak line must give that shape and dtype.
+cat >"$T/kept_dtype.py" <<'PY'
+import csv, glob, gzip, json, sys
+trace, size, kept, run, rank, page = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+names = {0: ("uint8", 1), 4: ("int64", 8), 5: ("fp16", 2), 6: ("fp32", 4), 15: ("bf16", 2)}
+ev = json.load((gzip.open if trace.endswith(".gz") else open)(trace))["traceEvents"]
+mem = [e for e in ev if e.get("name") == "[memory]" and e["args"].get("Device Type") == 1 and e["args"]["Bytes"] == size]
+empties = [e for e in ev if e.get("cat") == "cpu_op" and e.get("name") == "aten::empty"]
+want = set()
+for m in mem:
+    h = [e for e in empties if e["tid"] == m["tid"] and e["ts"] <= m["ts"] <= e["ts"] + e["dur"]]
+    if len(h) != 1:
+        continue
+    c = h[0]["args"]["Concrete Inputs"]
+    dims = json.loads(c[0])
+    name, esize = names[int(c[1])]
+    n = 1
+    for d in dims:
+        n *= d
+    if n * esize == size:
+        want.add(("x".join(map(str, dims)), name, str(esize)))
+if len(want) != 1:
+    print("the raw trace gives %s for the allocations of %d bytes" % (want, size)); sys.exit(1)
+want = want.pop()
+rows = [(r["shape"], r.get("dtype"), r["element_bytes"]) for r in csv.DictReader(open(kept))
+        if r["run"] == run and r["rank"] == rank and r["op"] == "aten::ones" and r["bytes"] == str(size)]
+if rows != [want]:
+    print("memory_kept.csv gives %s, the raw trace %s" % (rows, want)); sys.exit(1)
+line = "by aten::ones under forward (%s %s)" % want[:2]
+if line not in open(page).read():
+    print("the page lacks %r" % line); sys.exit(1)
+PY
+
 # The planted leaks. mem-ddp-leak (train_plant.py, truth.json): rank 2 appends torch.ones(16 MiB / 2, bf16)
 # inside record_function("forward") each step: aten::ones under forward, 16 x 2^20 bytes, every step.
 python3 - "$E/mem-ddp-leak/truth.json" "$D/memory_kept.csv" <<'PY' >"$T/kl" 2>&1 && ok || bad "mem-ddp-leak kept: $(cat "$T/kl")"
@@ -365,6 +467,8 @@ got = [(r["rank"], r["op"], r["parent"], r["bytes"], r["per_step"]) for r in row
 if not got or got[0] != want or any(g[0] != want[0] for g in got):
     print("rows every step %s, expected first %s" % (got, want)); sys.exit(1)
 PY
+python3 "$T/kept_dtype.py" "$E/mem-ddp-leak/rank2.pt.trace.json.gz" 16777216 "$D/memory_kept.csv" mem-ddp-leak 2 \
+	"$T/o/mem/index.html" >"$T/kd" 2>&1 && ok || bad "mem-ddp-leak's shape and dtype: $(cat "$T/kd")"
 # gpu1-causes' leak (train_async.py, truth.json): the same plant, 64 MiB, one GPU; checked against the raw
 # trace too: in each profiled step but the last, aten::ones holds one allocation of that size never freed.
 G=$(unpacked experiments/gpu1-causes/traces)
@@ -407,6 +511,10 @@ sys.exit(bad > 0)
 PY
 else
 	skipped "experiments/gpu1-causes could not be unpacked"
+fi
+if [ -f "$G/leak/truth.json" ]; then
+	python3 "$T/kept_dtype.py" "$(ls "$G"/leak/rank0.pt.trace.json* | head -1)" 67108864 "$T/lk/lk/data/memory_kept.csv" leak 0 \
+		"$T/lk/lk/index.html" >"$T/kd" 2>&1 && ok || bad "gpu1-causes leak's shape and dtype: $(cat "$T/kd")"
 fi
 
 # Hostile numbers: totals of -1 and 2^62, bytes of -2^63 and 2^63-1 are not an allocator's and are left out

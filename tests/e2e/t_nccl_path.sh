@@ -13,7 +13,8 @@
 # from the log's "NCCL INFO Channel ... via T" lines, and an estimate of the
 # AllReduce bus bandwidth from the traces (k-th AllReduce kernel of each
 # rank paired, its transfer the shortest of the pair's kernels, bytes from
-# 'In msg nelems' x the dtype's size, x 2(n-1)/n).
+# 'In msg nelems' x the dtype's size, x 2(n-1)/n). Then the path's price
+# from the replay on hand-made runs (replay_fixes.csv nccl_path).
 . "$(dirname "$0")/lib.sh"
 
 S=experiments/h100x4-papers
@@ -128,5 +129,79 @@ sys.exit(fail)
 EOF
 [ $? -eq 0 ] && ok || { bad "nccl-path findings"; cat "$T/py" >&2; }
 [ -n "${VERBOSE:-}" ] && cat "$T/py"
+
+# The path's price from the replay (issue #52): hand-made runs of 2 ranks on 2 H100 linked by NV18 (450 GB/s
+# per direction), 3 steps of 5.1 ms each. Per rank and step (t0 the step's start): a 1000 us kernel launched at
+# t0 + 10, then an AllReduce of 10,000,000 floats (40 MB) launched at t0 + 20 that starts when the first ends
+# (t0 + 1020) on both ranks at once, and a cudaDeviceSynchronize from t0 + 30 to 5 us after the AllReduce's end;
+# the next step's first launch 85 us later. Run slow: the AllReduce takes 4000 us: its bus bandwidth 40 MB x
+# 2(2-1)/2 / 4000 us = 10 GB/s, 2.2 % of 450: the nccl-path finding. Run fast: 500 us, 80 GB/s (8 x slow's),
+# over NVLink (above 1/8 of the links). The step waits for the AllReduce (the synchronize), so the replay with
+# slow's transfers at fast's bandwidth saves 4000 x (1 - 10/80) = 3500 us per step. Without run fast in the
+# experiment, the bandwidth NCCL reaches over NVLink is the stated 59 % of NV18 x 25 GB/s (265.5 GB/s, the
+# bundled tp2-p2p run's): 4000 x (1 - 10/265.5) = 3849.3 us.
+python3 - "$T/hand" <<'PY'
+import json, os, sys
+for run, coll in (("slow", 4000), ("fast", 500)):
+    os.makedirs("%s/%s" % (sys.argv[1], run), exist_ok=True)
+    for rank in (0, 1):
+        ev = []
+        for n in (1, 2, 3):
+            t0 = 1000 + (n - 1) * (coll + 1100)
+            end = t0 + 1020 + coll
+            ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % n, "pid": 1, "tid": 1, "ts": t0,
+                       "dur": end + 5 - t0})
+            for c, at in ((10 * n + 1, t0 + 10), (10 * n + 2, t0 + 20)):
+                ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": at,
+                           "dur": 5, "args": {"correlation": c}})
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 1,
+                       "ts": t0 + 30, "dur": end + 5 - (t0 + 30), "args": {"correlation": 10 * n + 3}})
+            ev.append({"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": t0 + 20, "dur": 1000,
+                       "args": {"device": rank, "stream": 7, "correlation": 10 * n + 1}})
+            ev.append({"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0,
+                       "tid": 20, "ts": t0 + 1020, "dur": coll,
+                       "args": {"device": rank, "stream": 20, "correlation": 10 * n + 2, "Collective name": "allreduce",
+                                "In msg nelems": 10000000, "Out msg nelems": 10000000, "dtype": "Float",
+                                "Group size": 2, "Process Group Name": "0", "Seq": n}})
+        json.dump({"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": 2},
+                   "deviceProperties": [{"id": i, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85000000000}
+                                        for i in range(2)],
+                   "traceEvents": sorted(ev, key=lambda e: e["ts"])},
+                  open("%s/%s/rank%d.pt.trace.json" % (sys.argv[1], run, rank), "w"))
+PY
+printf '\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\nGPU0\t X \tNV18\t0-63\t0\t\tN/A\nGPU1\tNV18\t X \t0-63\t0\t\tN/A\n' \
+	>"$T/hand/topo.txt"
+for runs in "slow fast" "slow"; do
+	{
+		printf 'version: 1\nid: hand\ntitle: hand\nhardware:\n  topology: %s\nruns:\n' "$T/hand/topo.txt"
+		for r in $runs; do printf '  - {id: %s, gpus: 2, traces: "%s/%s/rank*.pt.trace.json"}\n' "$r" "$T/hand" "$r"; done
+	} >"$T/hand.yaml"
+	o=$T/hand-$(echo "$runs" | tr ' ' -)
+	$PERFSTUDY build -q "$T/hand.yaml" -o "$o" 2>"$T/err" && ok || bad "hand-made build ($runs): $(cat "$T/err")"
+	want=3500.000 reach="80 GB/s: the same collective's bus bandwidth over NVLink in run fast"
+	[ "$runs" = slow ] && want=3849.341 reach="266 GB/s: 59 % of NV18 x 25 GB/s"
+	python3 - "$o/hand/data" "$want" "$reach" <<'PY' >"$T/hp" 2>&1 && ok || bad "the nccl-path price ($runs): $(cat "$T/hp")"
+import csv, sys
+D, want, reach = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+rows = [r for r in csv.DictReader(open(D + "/replay_fixes.csv")) if r["mechanism"] == "nccl_path"]
+if [r["run"] for r in rows] != ["slow"]:
+    print("nccl_path rows for %s, want slow's" % [r["run"] for r in rows]); sys.exit(1)
+r = rows[0]
+if abs(float(r["saving_us_per_step"]) - want) > 1 or r["stated"] != "1" or reach not in r["where"]:
+    print("saving %s (stated %s, where %r), want %.1f us and %r" % (r["saving_us_per_step"], r["stated"], r["where"], want, reach)); sys.exit(1)
+f = [x for x in csv.DictReader(open(D + "/findings.csv")) if x["rule"].startswith("nccl-path")]
+if len(f) != 1 or abs(float(f[0]["saving_us_per_step"] or "nan") - want) > 1 or "%.1f ms less" % (want / 1000) not in f[0]["finding"]:
+    print("the finding %r does not state the saving %.1f us" % (f, want)); sys.exit(1)
+PY
+	python3 - "$o/hand/index.html" "$want" "$reach" <<'PY' >"$T/hp" 2>&1 && ok || bad "What to fix first ($runs): $(cat "$T/hp")"
+import html, re, sys
+page, want, reach = open(sys.argv[1]).read(), float(sys.argv[2]), sys.argv[3]
+text = html.unescape(re.sub(r"<[^>]+>", "", page))
+line = "slow \u00b7 collectives off NVLink (AllReduce at 10 GB/s measured, replayed at %s" % reach
+m = re.search(re.escape(line) + r"[^\n]*\) \u00b7 saves ([0-9.]+) ms/step", text)
+if not m or m.group(1) != "%.1f" % (want / 1000):
+    print("no line %r ... saves %.1f ms/step: %s" % (line, want / 1000, re.findall(r".*collectives off NVLink.*", text)[:1])); sys.exit(1)
+PY
+done
 
 finish

@@ -963,7 +963,7 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 			rule_gpu_idle(&f, out, run);
 		findings_memory(out, ctx->manifest, run, add_memory, &f);
 		findings_pipeline(out, run, add_pipeline, &f);
-		findings_nccl(out, ctx->manifest, run, add_memory, &f);
+		findings_nccl(out, ctx->manifest, run, add_pipeline, &f);
 		free(v);
 	}
 	findings_flush(f.t, f.p, f.np);

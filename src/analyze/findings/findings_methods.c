@@ -112,7 +112,13 @@ void findings_methods(struct buf *m)
 		"over NVLink reaches about a third or more of it in the bundled runs; through host memory or sockets "
 		"under a tenth. value: the measured share of the links' bandwidth. Where a run input is NCCL's log "
 		"(NCCL_DEBUG=INFO), the finding names each transport of its \"NCCL INFO Channel ... via T\" lines "
-		"(T's first two parts, as NET/Socket, SHM/direct, P2P/CUMEM) with the number of lines naming it. ",
-		NCCL_PATH_SHARE);
+		"(T's first two parts, as NET/Socket, SHM/direct, P2P/CUMEM) with the number of lines naming it. "
+		"Its price (saving_us_per_step): replay_fixes.csv's nccl_path row of the run, where its ranks are "
+		"replayed together, when stated: the step replayed with every rank's collective transfers scaled by "
+		"the measured bus bandwidth over the one NCCL reaches over NVLink, the largest that the same "
+		"collective measured in another run of the experiment over NVLink (at least %.3g of the links), else "
+		"%.0f %% of the links' (what NCCL's AllReduce reached over NV18 on 2 x H200 in the bundled tp2-p2p "
+		"run, 268 of 450 GB/s). ",
+		NCCL_PATH_SHARE, NCCL_PATH_SHARE, 100 * NCCL_NVLINK_REACH);
 	buf_adds(m, "A rule whose table is missing, or whose number is under its threshold, states nothing.");
 }

@@ -19,7 +19,43 @@
  */
 #define NCCL_PATH_SHARE 0.125
 
-/* Calls emit (run -1: the run) where run's bus bandwidth is under NCCL_PATH_SHARE of its NVLinks'. */
+/*
+ * NCCL_NVLINK_REACH: the share of its NVLinks' bandwidth NCCL's bus
+ * bandwidth reaches over NVLink where the experiment has no run that
+ * measures it: the bundled tp2-p2p run's AllReduce (experiments/h200x4-
+ * parallel, 2 x H200, NV18, 50 MiB messages), 268 of 450 GB/s.
+ */
+#define NCCL_NVLINK_REACH 0.59
+
+/* A run's NCCL path against its NVLinks (nccl_path_of). */
+struct nccl_path {
+	double measured;      /* GB/s: collective_busbw.csv busbw_gb_per_s of coll */
+	double links;         /* GB/s per direction: nv x per_link */
+	double per_link;
+	int nv;
+	const char *gpu, *coll;
+	/*
+	 * GB/s NCCL reaches over those NVLinks: the largest busbw_gb_per_s of
+	 * coll among the experiment's runs over NVLink (at least
+	 * NCCL_PATH_SHARE of the links), reach_run naming it; else
+	 * NCCL_NVLINK_REACH x links, reach_run NULL
+	 */
+	double reach;
+	const char *reach_run;
+};
+/*
+ * 1 where run's collectives are off its NVLinks (the nccl-path rule:
+ * measured under NCCL_PATH_SHARE of links), with *p filled; else 0.
+ */
+int nccl_path_of(const struct analysis_result *res, const char *run, struct nccl_path *p);
+
+typedef void (*nccl_finding_fn)(void *ctx, const char *run, int rank, double value, double saving_us,
+				const char *evidence, const char *rule, const char *text);
+/*
+ * Calls emit (run -1: the run) where run's bus bandwidth is under
+ * NCCL_PATH_SHARE of its NVLinks', with the replay's price of the path
+ * (replay_fixes.csv nccl_path, NAN where not stated).
+ */
 void findings_nccl(const struct analysis_result *res, const struct manifest *mf, const char *run,
-		   memory_finding_fn emit, void *ctx);
+		   nccl_finding_fn emit, void *ctx);
 #endif

@@ -23,7 +23,8 @@ enum memory_kept_col {
 	MK_RANK,
 	MK_OP,            /* the nearest operator around the allocation that is not the allocator's own */
 	MK_PARENT,        /* the operator around that one, else the innermost host range, else empty */
-	MK_SHAPE,         /* "8192x50257" where the operator's input dims give it, else empty */
+	MK_SHAPE,         /* "8192x50257" where the operators' inputs give it, else empty */
+	MK_DTYPE,         /* "bf16" where the operators' input types give it, with the shape; else empty */
 	MK_ELEMENT_BYTES, /* bytes an element, with the shape */
 	MK_BYTES,         /* of one allocation */
 	MK_ALLOCATIONS,   /* kept, in the steps the rate rests on */
@@ -35,8 +36,8 @@ enum memory_kept_col {
 	MK_NCOLS
 };
 #define MEMORY_KEPT_COLUMNS                                                                                         \
-	"run:text,rank:int,op:text,parent:text,shape:text,element_bytes:int,bytes:int,allocations:int,per_step:real," \
-	"steps_seen:int,rate_steps:int,kept_bytes_per_step:int,every_step:int"
+	"run:text,rank:int,op:text,parent:text,shape:text,dtype:text,element_bytes:int,bytes:int,allocations:int," \
+	"per_step:real,steps_seen:int,rate_steps:int,kept_bytes_per_step:int,every_step:int"
 
 /* An allocation a rank kept: its thread, time, bytes and the index of its profiled step. */
 struct kept_alloc {
@@ -56,7 +57,7 @@ int memory_kept_rank(struct store *s, const struct rank_key *k, struct kept_allo
  * Appends to out what rank of run keeps, in words, from its row of t (a
  * memory_kept table) that repeats every step, else its largest: "1
  * allocation of 64.0 MiB (67108864 bytes) a step by aten::ones under
- * forward (shape not recorded)". Returns 1, or 0 (nothing appended) when
+ * forward (33554432 bf16)". Returns 1, or 0 (nothing appended) when
  * t has no row of that rank.
  */
 int memory_kept_words(const struct table *t, const char *run, long rank, struct buf *out);

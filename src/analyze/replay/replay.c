@@ -52,6 +52,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/findings/findings_nccl.h"
 #include "analyze/replay/replay.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
@@ -60,7 +61,8 @@
 #define RP_JOINT_PRICED 4  /* of a run replayed together, the ranks whose fixes are priced: the latest ones */
 
 enum mech_id {
-	M_HOST_GAP, M_SYNC, M_BLOCKING_COPY, M_PAGEABLE, M_IMPLICIT, M_GPU_MEDIAN, M_HOST_MEDIAN, M_EXTRA, NMECH
+	M_HOST_GAP, M_SYNC, M_BLOCKING_COPY, M_PAGEABLE, M_IMPLICIT, M_GPU_MEDIAN, M_HOST_MEDIAN, M_EXTRA, M_NCCL_PATH,
+	NMECH
 };
 
 /*
@@ -107,6 +109,13 @@ static const struct rp_mechanism mechanisms[NMECH] = {
 		     "beyond its count per step of the same operator and input shapes",
 		     "those kernels dropped (no time on their stream)",
 		     "remove that work from the step (the operator named), or run it less often"},
+	/* decided by the nccl-path rule (findings_nccl.c nccl_path_of), priced by add_nccl_path below */
+	[M_NCCL_PATH] = {"nccl_path", "collectives off NVLink",
+			 "collectives over a path slower than the GPUs' NVLinks (the nccl-path finding: NCCL's bus "
+			 "bandwidth under 1/8 of the links')",
+			 "every rank's collective transfers scaled by the measured bus bandwidth over the one NCCL "
+			 "reaches over NVLink (where says which), the ranks replayed together",
+			 "let NCCL use NVLink: unset NCCL_P2P_DISABLE, NCCL_SHM_DISABLE and NCCL_NET"},
 };
 
 const struct rp_mechanism *rp_mechanism(const char *id)
@@ -228,7 +237,8 @@ struct ctx {
 
 /* One row of replay_fixes.csv. */
 struct fix_row {
-	const struct rank_key *k;
+	const struct rank_key *k; /* its rank; run_wide: its run only (rank empty) */
+	int run_wide;
 	const char *mechanism;
 	double per_step, step, without, saving, smin, smax, noise;
 	int stated, joint;
@@ -239,7 +249,8 @@ static void add_fix_row(struct table *t, const struct fix_row *f, const char *wh
 {
 	size_t row = table_add_row(t);
 	table_set_text(t, row, 0, f->k->run);
-	table_set_int(t, row, 1, f->k->rank);
+	if (!f->run_wide)
+		table_set_int(t, row, 1, f->k->rank);
 	table_set_text(t, row, 2, f->mechanism);
 	table_set_text(t, row, 3, where);
 	table_set_real(t, row, 4, f->per_step);
@@ -333,8 +344,8 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 	/* a pipeline's stages run different layers: "like the other ranks" is no fix there */
 	int pipe = run_is_pipeline(x->res, k->run);
 	for (int id = 0; id < NMECH; id++) {
-		if ((id == M_GPU_MEDIAN || id == M_HOST_MEDIAN) && (!sj->joint || pipe))
-			continue;
+		if (((id == M_GPU_MEDIAN || id == M_HOST_MEDIAN) && (!sj->joint || pipe)) || id == M_NCCL_PATH)
+			continue; /* nccl_path: the run's, add_nccl_path */
 		double host_scale = 1.0;
 		if (id == M_HOST_MEDIAN) {
 			/* the median of the other ranks' host work over this rank's; only a rank with more */
@@ -415,7 +426,7 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 					int differ = 0;
 					for (size_t q = 0; q < sj->n; q++)
 						differ |= flo[q] != sj->f[q];
-					struct fix_row fr = {k, mechanisms[id].id,
+					struct fix_row fr = {k, 0, mechanisms[id].id,
 							     (double)fx.instances / (double)m->nsteps, mean,
 							     w_sum / (double)sn, saving, s_min, s_max, noise, stated,
 							     sj->joint != NULL, differ ? saving_at(x, sj, r, &c, flo) : saving};
@@ -444,6 +455,84 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 out:
 	if (have_d)
 		rank_data_release(&d);
+}
+
+/* The mean replayed step of the ranks of sj together, each at factor f[q] and with op_scale scale[q] (NULL: none). */
+static double joint_mean(struct rp_subject *sj, const double *f, double *const *scale, int64_t *steps)
+{
+	for (size_t q = 0; q < sj->n; q++)
+		sj->ch[q] = (struct rp_change){.host_factor = f[q], .op_scale = scale ? scale[q] : NULL};
+	rp_joint_replay(sj->joint, sj->ch, steps);
+	double sum = 0;
+	size_t n = 0;
+	for (size_t s = 0; s < sj->m[0]->nsteps; s++)
+		if (steps[s] >= 0) {
+			sum += (double)steps[s];
+			n++;
+		}
+	return n ? sum / (double)n : NAN;
+}
+
+/*
+ * nccl_path, once per run whose ranks are replayed together: where the
+ * nccl-path rule finds its collectives off its NVLinks (nccl_path_of),
+ * every rank's collective kernels replayed with their transfer times
+ * measured / reach (the bus bandwidth measured over the one NCCL reaches
+ * over NVLink), against the replay at f; noise and statement as a rank's
+ * fixes (add_fixes). A row of the run (rank empty).
+ */
+static void add_nccl_path(struct ctx *x, const struct rank_key *k, struct rp_subject *sj, const double *flo)
+{
+	struct nccl_path p;
+	if (!sj->joint || !nccl_path_of(x->res, k->run, &p) || !(p.reach > p.measured) || !(p.measured > 0))
+		return;
+	const struct rp_model *m0 = sj->m[0];
+	double **scale = xcalloc(sj->n, sizeof(*scale));
+	size_t comm = 0;
+	for (size_t q = 0; q < sj->n; q++) {
+		scale[q] = xmalloc((sj->m[q]->nops + 1) * sizeof(**scale));
+		for (size_t j = 0; j < sj->m[q]->nops; j++) {
+			scale[q][j] = sj->m[q]->ops[j].comm ? p.measured / p.reach : 1.0;
+			comm += q == 0 && sj->m[q]->ops[j].comm;
+		}
+	}
+	double step = joint_mean(sj, sj->f, NULL, x->base);
+	joint_mean(sj, sj->f, scale, x->alt);
+	double s_sum = 0, s_sq = 0, s_min = INFINITY, s_max = -INFINITY, w_sum = 0;
+	size_t sn = 0;
+	for (size_t s = 0; comm && s < m0->nsteps; s++) {
+		if (x->base[s] < 0 || x->alt[s] < 0)
+			continue;
+		double sv = (double)(x->base[s] - x->alt[s]);
+		s_sum += sv;
+		s_sq += sv * sv;
+		w_sum += (double)x->alt[s];
+		s_min = fmin(s_min, sv);
+		s_max = fmax(s_max, sv);
+		sn++;
+	}
+	if (sn) {
+		double saving = s_sum / (double)sn;
+		double sd = sn > 2 ? sqrt(fmax(0, (s_sq - s_sum * s_sum / (double)sn) / (double)(sn - 1))) : 0;
+		double noise = fmax(2 * sd / sqrt((double)sn), RP_SAVING_MIN * step);
+		double fast = joint_mean(sj, flo, NULL, x->buf) - joint_mean(sj, flo, scale, x->buf);
+		struct fix_row fr = {k, 1, mechanisms[M_NCCL_PATH].id, (double)comm / (double)m0->nsteps, step,
+				     w_sum / (double)sn, saving, s_min, s_max, noise,
+				     saving > noise && (sn > 2 || s_min > noise), 1, fast};
+		char *where = p.reach_run ? xasprintf("%s at %.3g GB/s measured, replayed at %.3g GB/s: the same collective's "
+						      "bus bandwidth over NVLink in run %s",
+						      p.coll ? p.coll : "collectives", p.measured, p.reach, p.reach_run)
+					  : xasprintf("%s at %.3g GB/s measured, replayed at %.3g GB/s: %.0f %% of NV%d x %.0f "
+						      "GB/s, what NCCL's AllReduce reached over NVLink in the bundled "
+						      "tp2-p2p run (2 x H200, NV18)",
+						      p.coll ? p.coll : "collectives", p.measured, p.reach,
+						      100 * NCCL_NVLINK_REACH, p.nv, p.per_link);
+		add_fix_row(x->fixes, &fr, where);
+		free(where);
+	}
+	for (size_t q = 0; q < sj->n; q++)
+		free(scale[q]);
+	free(scale);
 }
 
 /* The calibration's columns of replay_calibration.csv row r. */
@@ -617,6 +706,10 @@ static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 		struct rp_subject sj = {joint ? mp : &mp[i], joint ? have : 1, joint, joint ? f : &f[i], ch};
 		add_fixes(x, kp[i], &sj, joint ? i : 0, joint ? flo : &flo[i]);
 	}
+	if (ret == 0 && joint) {
+		struct rp_subject sj = {mp, have, joint, f, ch};
+		add_nccl_path(x, kp[0], &sj, flo);
+	}
 	free(latest);
 	free(ch);
 	rp_joint_free(joint);
@@ -743,7 +836,7 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	for (int i = 0; i < NMECH; i++)
 		buf_printf(&b, " %s, %s: %s (fix: %s);", mechanisms[i].id, mechanisms[i].what, mechanisms[i].removed,
 			   mechanisms[i].fix);
-	buf_adds(&b,
+	buf_printf(&b,
 		 " extra_gpu_work's reference run: the run the manifest's compare pairs with it as the reference "
 		 "([reference, run]) where that has the same configuration (gpus, batch, strategy, model, and the "
 		 "manifest's parallelism, micro-batches, ZeRO stage, recomputation and precision; where neither run "
@@ -760,7 +853,16 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 		 "profiled steps; in each step of the run the latest launched calls beyond it are extra, but as "
 		 "many of an operator as the step lacks of the reference's calls of it on other shapes (the same "
 		 "work on other shapes, not extra work); the kernels of the extra calls are dropped, and where "
-		 "names the key whose extra kernels take the most time.");
+		 "names the key whose extra kernels take the most time. nccl_path is a run's (rank empty), priced "
+		 "only where its ranks are replayed together and the nccl-path finding's rule holds (findings.csv "
+		 "says it), with every rank's collective kernels changed at once: their transfer times scaled by the "
+		 "run's measured bus bandwidth (collective_busbw.csv, its AllReduce, else the collective type with "
+		 "the most bytes) over the one NCCL reaches over NVLink, the largest the same collective measured "
+		 "over NVLink in another run of the experiment, else %.0f %% of the links' NV# x per-link GB/s (what "
+		 "NCCL's AllReduce reached over NV18 on 2 x H200 in the bundled tp2-p2p run); where says which. "
+		 "It keeps the other kernels' durations as measured: the compute that NCCL's long kernels slowed "
+		 "beside them stays slowed, so the saving is a floor.",
+		   100 * NCCL_NVLINK_REACH);
 	result_add_method(out, "replay_fixes.csv", b.data);
 	buf_release(&b);
 	return 0;

@@ -89,7 +89,8 @@ struct kctx {
 
 /*
  * kj_cat_fn: the class of a category, 0 (EV_OTHER) for those not read.
- * Of a host operator's args only "External id" and "Input Dims" are used
+ * Of a host operator's args only "External id", "Input Dims", "Input type"
+ * and "Concrete Inputs" are used
  * (the shim reads all of a record_param_comms op's: see the file's comment).
  */
 int kineto_cat_class(const char *cat, size_t n)
@@ -371,6 +372,8 @@ static int on_event(void *ctx, const struct kj_event *ev)
 			.tid = ev->tid,
 			.external_id = ev->has_external_id ? ev->external_id : -1,
 			.dims = ev->dims.p,
+			.types = ev->types.p,
+			.concrete = ev->concrete.p,
 		};
 		if (k->sink->cpu_op(k->sink->ctx, &op)) {
 			k->failed = 1;

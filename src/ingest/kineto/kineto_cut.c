@@ -209,6 +209,8 @@ static int list_event(void *ctx, const struct kj_event *ev)
 	keep_str(l, &e->dtype);
 	keep_str(l, &e->process_group);
 	keep_str(l, &e->dims);
+	keep_str(l, &e->types);
+	keep_str(l, &e->concrete);
 	return 0;
 }
 

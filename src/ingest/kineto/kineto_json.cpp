@@ -148,6 +148,7 @@ enum key_id {
 	K_EXTERNAL_ID, K_DEVICE, K_STREAM, K_CORRELATION, K_BYTES, K_COLLECTIVE, K_DTYPE, K_IN_NELEMS,
 	K_OUT_NELEMS, K_GROUP_SIZE, K_PG_NAME, K_PG_DESC, K_SEQ, K_DST_RANK, K_SRC_RANK,
 	K_TOTAL_ALLOC, K_TOTAL_RESERVED, K_MEM_BYTES, K_ADDR, K_DEV_ID, K_DEV_TYPE, K_INPUT_DIMS,
+	K_INPUT_TYPE, K_CONCRETE,
 };
 
 /* Whether the key text at p (after its opening quote) is exactly k: k's bytes, then the closing quote. */
@@ -175,6 +176,7 @@ key_id key_by_name(std::string_view k, bool args)
 		{"Total Allocated", K_TOTAL_ALLOC, true}, {"Total Reserved", K_TOTAL_RESERVED, true},
 		{"Bytes", K_MEM_BYTES, true}, {"Addr", K_ADDR, true}, {"Device Id", K_DEV_ID, true},
 		{"Device Type", K_DEV_TYPE, true}, {"Input Dims", K_INPUT_DIMS, true},
+		{"Input type", K_INPUT_TYPE, true}, {"Concrete Inputs", K_CONCRETE, true},
 	};
 	for (const auto &e : keys)
 		if (e.args == args && k == e.name)
@@ -214,10 +216,14 @@ error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field,
 		case 's': if (key_is(p, "stream")) id = K_STREAM; break;
 		case 'c': if (key_is(p, "correlation")) id = K_CORRELATION; break;
 		case 'b': if (key_is(p, "bytes")) id = K_BYTES; break;
-		case 'C': if (key_is(p, "Collective name")) id = K_COLLECTIVE; break;
+		case 'C':
+			if (key_is(p, "Collective name")) id = K_COLLECTIVE;
+			else if (key_is(p, "Concrete Inputs")) id = K_CONCRETE;
+			break;
 		case 'I':
 			if (key_is(p, "In msg nelems")) id = K_IN_NELEMS;
 			else if (key_is(p, "Input Dims")) id = K_INPUT_DIMS;
+			else if (key_is(p, "Input type")) id = K_INPUT_TYPE;
 			break;
 		case 'O': if (key_is(p, "Out msg nelems")) id = K_OUT_NELEMS; break;
 		case 'G': if (key_is(p, "Group size")) id = K_GROUP_SIZE; break;
@@ -250,7 +256,7 @@ error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field,
 }
 
 struct event_bufs {
-	std::string ph, cat, name, collective, dtype, process_group, dims;
+	std::string ph, cat, name, collective, dtype, process_group, dims, types, concrete;
 };
 
 /* The longest compact "Input Dims" text kept; a longer one is cut after its last whole input, then ",...". */
@@ -308,9 +314,81 @@ void take_dims(ondemand::value v, event_bufs &b, kj_str &out)
 	out.n = d.size();
 }
 
+/* Whether c may stand in a string of take_strings' compact text (see there). */
+inline bool list_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ' ' || c == '_' ||
+	       c == ':' || c == '.' || c == '<' || c == '>' || c == '+' || c == '-' || c == '[' || c == ']' || c == ',';
+}
+
 /*
- * Reads the args an event's class uses: all, or "External id" and "Input
- * Dims" alone (KJ_ONLY_EXTERNAL_ID: an operator's; the rest skipped), but
+ * An operator's "Input type" (["c10::BFloat16", "float", "", "Scalar"], one
+ * string per input) or "Concrete Inputs" (["[8388608]", "15", "", "False"]:
+ * a scalar input's value, a list's, "" for a tensor) as compact text, the
+ * strings joined by ',': "c10::BFloat16,float,,Scalar", "[8388608],15,,False".
+ * A string with any character other than a letter, digit, space or one of
+ * _:.<>+-[], or with a ',' outside brackets, or unbalanced brackets, is
+ * written "?" (so that the text splits at its commas outside brackets into
+ * the inputs, in order). Left absent when the value is not an array of
+ * strings or all its strings are empty; longer than KJ_DIMS_MAX, cut after
+ * its last whole string, then ",...".
+ */
+void take_strings(ondemand::value v, std::string &d, kj_str &out)
+{
+	ondemand::array arr;
+	if (v.get_array().get(arr) != SUCCESS)
+		return;
+	d.clear();
+	bool any = false, first = true;
+	for (auto el : arr) {
+		std::string_view s;
+		if (el.get_string().get(s) != SUCCESS)
+			return;
+		if (!first)
+			d.push_back(',');
+		first = false;
+		size_t at = d.size();
+		int depth = 0;
+		bool ok = true;
+		for (char c : s) {
+			depth += c == '[' ? 1 : c == ']' ? -1 : 0;
+			if (!list_char(c) || depth < 0 || (c == ',' && !depth)) {
+				ok = false;
+				break;
+			}
+		}
+		if (ok && !depth)
+			d.append(s);
+		else
+			d.push_back('?');
+		any = any || d.size() > at;
+		if (d.size() > KJ_DIMS_MAX + 1)
+			break;
+	}
+	if (!any)
+		return;
+	if (d.size() > KJ_DIMS_MAX) {
+		/* the last ',' at depth 0 that leaves room for ",..." */
+		size_t cut = std::string::npos;
+		int depth = 0;
+		for (size_t i = 0; i + 4 <= KJ_DIMS_MAX; i++) {
+			depth += d[i] == '[' ? 1 : d[i] == ']' ? -1 : 0;
+			if (d[i] == ',' && !depth)
+				cut = i;
+		}
+		if (cut == std::string::npos)
+			return;
+		d.resize(cut);
+		d += ",...";
+	}
+	out.p = d.c_str();
+	out.n = d.size();
+}
+
+/*
+ * Reads the args an event's class uses: all, or "External id", "Input
+ * Dims", "Input type" and "Concrete Inputs" alone (KJ_ONLY_EXTERNAL_ID: an
+ * operator's; the rest skipped once all four were read), but
  * of an operator named record_param_comms, or not named before its args,
  * all (its c10d args: kineto.c joins them to its kernel).
  */
@@ -318,6 +396,7 @@ error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int wan
 {
 	if ((want & KJ_ONLY_EXTERNAL_ID) && (!ev.name.p || !strcmp(ev.name.p, "record_param_comms")))
 		want &= ~KJ_ONLY_EXTERNAL_ID;
+	unsigned seen = 0; /* of the four an operator's args are read for, those read */
 	for (auto field : args) {
 		key_id key;
 		ondemand::field f;
@@ -326,16 +405,20 @@ error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int wan
 			return e;
 		ondemand::value v = f.value();
 		int64_t i;
-		if (key == K_EXTERNAL_ID) {
-			if (take_int(v, i)) { ev.external_id = i; ev.has_external_id = 1; }
-			if ((want & KJ_ONLY_EXTERNAL_ID) && ev.dims.p)
+		if (key == K_EXTERNAL_ID || key == K_INPUT_DIMS || key == K_INPUT_TYPE || key == K_CONCRETE) {
+			if (key == K_EXTERNAL_ID && take_int(v, i)) {
+				ev.external_id = i;
+				ev.has_external_id = 1;
+			} else if (key == K_INPUT_DIMS) {
+				take_dims(v, b, ev.dims);
+			} else if (key == K_INPUT_TYPE) {
+				take_strings(v, b.types, ev.types);
+			} else if (key == K_CONCRETE) {
+				take_strings(v, b.concrete, ev.concrete);
+			}
+			seen |= 1u << (key == K_EXTERNAL_ID ? 0 : key == K_INPUT_DIMS ? 1 : key == K_INPUT_TYPE ? 2 : 3);
+			if ((want & KJ_ONLY_EXTERNAL_ID) && seen == 15)
 				break; /* nothing else is used: the rest is skipped */
-			continue;
-		}
-		if (key == K_INPUT_DIMS) {
-			take_dims(v, b, ev.dims);
-			if ((want & KJ_ONLY_EXTERNAL_ID) && ev.has_external_id)
-				break;
 			continue;
 		}
 		if (want & KJ_ONLY_EXTERNAL_ID)

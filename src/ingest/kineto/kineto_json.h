@@ -28,9 +28,9 @@ struct kj_str {
  * What the reader wants of an event, from its "cat" (kj_cat_fn): 0 nothing
  * more (the shim stops reading the event there; on_event still gets it,
  * for counting), else a class of the caller's from 1 to 255, plus
- * KJ_ONLY_EXTERNAL_ID when "External id" and "Input Dims" are the only
- * ones of its args used (the others are then skipped unread once both
- * were found; not for an event named record_param_comms, or not named
+ * KJ_ONLY_EXTERNAL_ID when "External id", "Input Dims", "Input type" and
+ * "Concrete Inputs" are the only ones of its args used (the others are then
+ * skipped unread once all four were found; not for an event named record_param_comms, or not named
  * before its args, whose args are all read). The
  * shortcuts only apply when "ph" and "cat" come before the fields they
  * spare, as Kineto writes them; events in any other order are read whole.
@@ -70,6 +70,12 @@ struct kj_event {
 	int64_t total_alloc, total_reserved, mem_bytes, addr, dev_id, dev_type;
 	/* an operator's "Input Dims" as compact text, "[36,1024],[50257,1024]" (see take_dims); p NULL when absent */
 	struct kj_str dims;
+	/*
+	 * an operator's "Input type" and "Concrete Inputs" as compact text,
+	 * "c10::BFloat16,float,,Scalar", "[8388608],15,,False" (see
+	 * take_strings); p NULL when absent
+	 */
+	struct kj_str types, concrete;
 };
 
 struct kj_device {
