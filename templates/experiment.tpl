@@ -86,7 +86,7 @@
 <div class="table-wrap">
 <table class="data keynums">
 <thead>
-<tr><th scope="col" class="text">Run</th>{{#KLOG}}<th scope="col" class="num">Step, training log <span class="unit">(unprofiled, median)</span></th>{{/KLOG}}{{#KTRACE}}<th scope="col" class="num">Step, trace <span class="unit">(profiled, median)</span></th>{{/KTRACE}}{{#KSPEEDUP}}<th scope="col" class="num">Speedup <span class="unit">(vs baseline)</span></th>{{/KSPEEDUP}}<th scope="col" class="text">Top cause</th></tr>
+<tr><th scope="col" class="text">Run</th>{{#KLOG}}<th scope="col" class="num">Step, training log <span class="unit">(unprofiled, median)</span></th>{{/KLOG}}{{#KTRACE}}<th scope="col" class="num">Step, trace <span class="unit">(profiled, median over steps of each step&rsquo;s slowest rank)</span></th>{{/KTRACE}}{{#KSPEEDUP}}<th scope="col" class="num">Speedup <span class="unit">(vs baseline)</span></th>{{/KSPEEDUP}}<th scope="col" class="text">Top cause</th></tr>
 </thead>
 <tbody>
 {{#KROW}}
@@ -142,7 +142,7 @@
 <thead>
 <tr>
 {{#COL}}
-<th scope="col" class="{{COL_CLASS}}" title="CSV column {{COL_CSV}}">{{COL_LABEL}}{{#UNIT}} <span class="unit">({{TEXT}})</span>{{/UNIT}}</th>
+<th scope="col" class="{{COL_CLASS}}" title="CSV column {{COL_CSV}}">{{COL_LABEL}}{{#UNIT}} <span class="unit">({{TEXT}})</span>{{/UNIT}}{{#DEF}} <span class="def">{{TEXT}}</span>{{/DEF}}</th>
 {{/COL}}
 </tr>
 </thead>
@@ -204,7 +204,7 @@
 <thead>
 <tr>
 {{#COL}}
-<th scope="col" class="{{COL_CLASS}}" title="CSV column {{COL_CSV}}">{{COL_LABEL}}{{#UNIT}} <span class="unit">({{TEXT}})</span>{{/UNIT}}</th>
+<th scope="col" class="{{COL_CLASS}}" title="CSV column {{COL_CSV}}">{{COL_LABEL}}{{#UNIT}} <span class="unit">({{TEXT}})</span>{{/UNIT}}{{#DEF}} <span class="def">{{TEXT}}</span>{{/DEF}}</th>
 {{/COL}}
 </tr>
 </thead>

@@ -97,6 +97,46 @@ if [ "$sizes" -ge 2 ]; then
 	printf '%s\n' "$row" | grep -qF '`h200x2-zero`' && ok || bad "$doc: Fig (b)/Fig 10 does not name h200x2-zero's $sizes model sizes"
 	printf '%s\n' "$row" | grep -q "models ([^)]*) are not bundled" && bad "$doc: Fig (b)/Fig 10 says the sizes are not bundled" || ok
 fi
+# Issue #54 item 8 added pipeline_schedules.csv (GPipe against 1F1B in h200x2-parallel): a row names it,
+# computed from parallel.yaml's runs, and the step times it quotes are the logs' unprofiled medians,
+# counted here from the raw logs (iterations 3 on, outside truth.json's profiled window and the one
+# before and after it), GPipe's before 1F1B's at each micro-batch count.
+row=$(grep '^| .*| `pipeline_schedules.csv`' "$doc")
+if [ -z "$row" ]; then
+	bad "$doc: no row for pipeline_schedules.csv"
+else
+	case "$(printf '%s\n' "$row" | awk -F' [|] ' '{ print $NF }')" in '**computed**'*) ok ;; *) bad "$doc: pipeline_schedules.csv's row is not computed" ;; esac
+	printf '%s\n' "$row" | grep -qF 'experiments/h200x4-parallel/parallel.yaml' && ok ||
+		bad "$doc: pipeline_schedules.csv's row does not name experiments/h200x4-parallel/parallel.yaml"
+	P=experiments/h200x4-parallel/par
+	if [ -f "$P/pp2-gpipe-m4/truth.json" ]; then
+		want=$(python3 - "$P" <<'EOF'
+import json, os, re, statistics, sys
+P = sys.argv[1]
+def step_ms(run):
+    t = json.load(open(os.path.join(P, run, "truth.json")))
+    prof, ms = t["profiled_iterations"], {}
+    for line in open(os.path.join(P, run, "rank%d.log" % t["log_rank"])):
+        m = re.match(r"\s*iteration\s+(\d+)/.*elapsed time per iteration \(ms\): ([0-9.]+)", line)
+        if m:
+            ms[int(m.group(1))] = float(m.group(2))
+    v = [x for i, x in ms.items() if i >= 3 and not prof[0] - 2 <= i <= prof[-1] + 1]
+    return "%.1f" % statistics.median(v), len(v)
+for m in (4, 8):
+    (g, n), (f, k) = step_ms("pp2-gpipe-m%d" % m), step_ms("pp2-1f1b-m%d" % m)
+    print(g, "against", f, "ms", n, k)
+EOF
+)
+		while read -r a against b ms n k; do
+			printf '%s\n' "$row" | grep -qF "$a $against $b $ms" && ok ||
+				bad "$doc: pipeline_schedules.csv's row does not say \"$a $against $b $ms\" (the logs' medians)"
+			printf '%s\n' "$row" | grep -qF "$n iterations each" && [ "$n" = "$k" ] && ok ||
+				bad "$doc: pipeline_schedules.csv's row does not say $n iterations each"
+		done <<<"$want"
+	else
+		skipped "no h200x2-parallel logs (make unpack)"
+	fi
+fi
 # The status words are defined once, at the top.
 for w in computed 'typed in' 'not reproduced'; do
 	if grep -q "^- \*\*$w\*\*" "$doc"; then ok; else bad "$doc does not define \"$w\""; fi

@@ -78,27 +78,38 @@ D=$T/out/tiny/data
 #   d4: r_comm(d2) = 40/200 = 0.2; step = 200 x (0.8 + 0.2 x 1.5) = 220 us; S = 16/220 us = 72727.3;
 #       / 40000 = 1.81818.
 #   z4: r_comm(z2) = 60/300 = 0.2; step = 300 x 1.1 = 330 us; S = 16/330 us = 48484.8; / 40000 = 1.21212.
-# No training logs in the tiny study: the log_ columns stay empty.
+# No training logs in the tiny study: the log_ columns stay empty. strategy_label: the figures' names
+# (ddp DDP, zero1 ZeRO-1); step_samples: the ProfilerStep durations pooled, one step on each rank.
 cat > "$T/want" <<'CSV'
-run,gpus,strategy,step_us,samples_per_s,comm_us,comm_share,baseline,speedup,efficiency,prediction_base,comm_efficiency,predicted_speedup,log_step_us,log_speedup,log_efficiency,past_linear,log_predicted_speedup
-s1,1,single,100.000,40000,0.000,0.000000,s1,1,1,,,,,,,0,
-d2,2,ddp,200.000,40000,40.000,0.200000,s1,1,0.5,,,,,,,0,
-z2,2,zero1,300.000,26666.7,60.000,0.200000,s1,0.666667,0.333333,,,,,,,0,
-d4,4,ddp,250.000,64000,80.000,0.320000,s1,1.6,0.4,d2,0.666667,1.81818,,,,0,
-z4,4,zero1,400.000,40000,120.000,0.300000,s1,1,0.25,z2,0.666667,1.21212,,,,0,
-t8,8,,,,,,,,,,,,,,,,
-p8,8,,,,,,,,,,,,,,,,
+run,gpus,strategy,step_us,samples_per_s,comm_us,comm_share,baseline,speedup,efficiency,prediction_base,comm_efficiency,predicted_speedup,log_step_us,log_speedup,log_efficiency,past_linear,log_predicted_speedup,strategy_label,step_samples
+s1,1,single,100.000,40000,0.000,0.000000,s1,1,1,,,,,,,0,,single,1
+d2,2,ddp,200.000,40000,40.000,0.200000,s1,1,0.5,,,,,,,0,,DDP,2
+z2,2,zero1,300.000,26666.7,60.000,0.200000,s1,0.666667,0.333333,,,,,,,0,,ZeRO-1,2
+d4,4,ddp,250.000,64000,80.000,0.320000,s1,1.6,0.4,d2,0.666667,1.81818,,,,0,,DDP,4
+z4,4,zero1,400.000,40000,120.000,0.300000,s1,1,0.25,z2,0.666667,1.21212,,,,0,,ZeRO-1,4
+t8,8,,,,,,,,,,,,,,,,,,
+p8,8,,,,,,,,,,,,,,,,,,
 CSV
 same "$T/want" "$D/scaling.csv" "scaling.csv of the tiny study"
 # MSE: ddp (1.818182 - 1.6)^2 = 0.0476033; zero1 (1.212121 - 1)^2 = 0.0449954;
 # all (0.0476033 + 0.0449954) / 2 = 0.0462994.
 cat > "$T/want" <<'CSV'
-model,strategy,log_runs,log_mse,runs,trace_mse
-Tiny,ddp,0,,1,0.0476033
-Tiny,zero1,0,,1,0.0449954
-all,,0,,2,0.0462994
+model,strategy,strategy_label,log_runs,log_mse,runs,trace_mse
+Tiny,ddp,DDP,0,,1,0.0476033
+Tiny,zero1,ZeRO-1,0,,1,0.0449954
+all,,,0,,2,0.0462994
 CSV
 same "$T/want" "$D/speedup_error.csv" "speedup_error.csv of the tiny study"
+# Issue #54 item 10: a strategy key (ddp, zero1, fsdp) is not what a reader should have to decode:
+# collective_busbw.csv carries the figures' name beside it (the manifest's ddp and zero1 by hand).
+python3 - "$D/collective_busbw.csv" <<'EOF' && ok || bad "collective_busbw.csv strategy_label"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = {"ddp": "DDP", "zero1": "ZeRO-1"}
+bad = not rows or any(r["strategy_label"] != want[r["strategy"]] for r in rows)
+print(sorted({(r["strategy"], r["strategy_label"]) for r in rows}) if bad else "", file=sys.stderr)
+sys.exit(bad)
+EOF
 for f in scaling speedup_model; do
 	[ -s "$T/out/tiny/figures/$f.svg" ] && ok || bad "figure $f missing"
 done
@@ -126,13 +137,13 @@ done
 sed -E 's|(traces: (s1\|d2\|z2\|d4\|z4)/rank[^ ]*)( \})|\1, inputs: \2.log\3|' "$S/study.yaml" > "$S/logs.yaml"
 "$PERFSTUDY" build -q -o "$T/outl" "$S/logs.yaml" 2>"$T/err" && ok || bad "tiny build with logs: $(cat "$T/err")"
 cat > "$T/want" <<'CSV'
-model,strategy,log_runs,log_mse,runs,trace_mse
-Tiny,ddp,1,0.0743802,1,0.0476033
-Tiny,zero1,1,0.322831,1,0.0449954
-all,,2,0.198605,2,0.0462994
+model,strategy,strategy_label,log_runs,log_mse,runs,trace_mse
+Tiny,ddp,DDP,1,0.0743802,1,0.0476033
+Tiny,zero1,ZeRO-1,1,0.322831,1,0.0449954
+all,,,2,0.198605,2,0.0462994
 CSV
 same "$T/want" "$T/outl/tiny/data/speedup_error.csv" "speedup_error.csv of the tiny study with logs"
-grep -q '^d4,.*,2,0.5,0,2.27273$' "$T/outl/tiny/data/scaling.csv" && ok || bad "scaling.csv d4 log columns: $(grep '^d4' "$T/outl/tiny/data/scaling.csv")"
+grep -q '^d4,.*,2,0.5,0,2.27273,DDP,4$' "$T/outl/tiny/data/scaling.csv" && ok || bad "scaling.csv d4 log columns: $(grep '^d4' "$T/outl/tiny/data/scaling.csv")"
 # One naming of strategies everywhere: zero1 is drawn as ZeRO-1, ddp as DDP (as the runs' labels say).
 for l in 'Tiny, DDP, unprofiled' 'Tiny, DDP, profiled' 'Tiny, ZeRO-1, unprofiled'; do
 	grep -qF "$l" "$T/outl/tiny/figures/scaling.svg" && ok || bad "scaling figure: no series \"$l\""
@@ -239,7 +250,7 @@ grep -o 'rgb([^)]*)' "$T/out/tiny/figures/allreduce_busbw.svg" | tr -d 'rgb()%' 
 # predicted (out of sample, as above) 48484.8 / 26666.7 = 1.81818.
 sed 's|{ id: z4, gpus: 4,|{ id: z4, scaling_baseline: z2, gpus: 4,|' "$S/study.yaml" > "$S/base.yaml"
 "$PERFSTUDY" build -q -o "$T/out2" "$S/base.yaml" 2>"$T/err" && ok || bad "scaling_baseline build: $(cat "$T/err")"
-grep -qx 'z4,4,zero1,400.000,40000,120.000,0.300000,z2,1.5,0.75,z2,0.666667,1.81818,,,,0,' "$T/out2/tiny/data/scaling.csv" && ok ||
+grep -qx 'z4,4,zero1,400.000,40000,120.000,0.300000,z2,1.5,0.75,z2,0.666667,1.81818,,,,0,,ZeRO-1,4' "$T/out2/tiny/data/scaling.csv" && ok ||
 	bad "scaling_baseline: $(grep '^z4' "$T/out2/tiny/data/scaling.csv")"
 sed 's|{ id: z4, gpus: 4,|{ id: z4, scaling_baseline: z3, gpus: 4,|' "$S/study.yaml" > "$S/bad1.yaml"
 "$PERFSTUDY" build -q -o "$T/out3" "$S/bad1.yaml" 2>"$T/err"

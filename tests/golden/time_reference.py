@@ -163,6 +163,10 @@ def breakdown_parts(d):
     return out
 
 
+# The figures' names of the manifest's strategy keys (the paper's words; FSDP shards as ZeRO-3), the
+# strategy_label of scaling.csv and speedup_error.csv.
+STRATEGY_SHOWN = {'ddp': 'DDP', 'zero1': 'ZeRO-1', 'zero2': 'ZeRO-2', 'zero3': 'ZeRO-3', 'fsdp': 'ZeRO-3',
+                  'tp': 'tensor parallel', 'pp': 'pipeline parallel'}
 SCALING = {}  # run -> (baseline, speedup from the profiled steps, the logs' speedup or None), from scaling()
 
 
@@ -532,7 +536,8 @@ def scaling(runs, w):
     efficiency over 1. Also writes the mean squared error table (speedup_error.csv)."""
     w.writerow(['run', 'gpus', 'strategy', 'step_us', 'samples_per_s', 'comm_us', 'comm_share', 'baseline',
                 'speedup', 'efficiency', 'prediction_base', 'comm_efficiency', 'predicted_speedup',
-                'log_step_us', 'log_speedup', 'log_efficiency', 'past_linear', 'log_predicted_speedup'])
+                'log_step_us', 'log_speedup', 'log_efficiency', 'past_linear', 'log_predicted_speedup',
+                'strategy_label', 'step_samples'])
     info = {}
     for run, ranks in runs:
         durs, comm = [], 0
@@ -556,7 +561,7 @@ def scaling(runs, w):
         logm = unprofiled_median_ns(run, [st[2] for st in ranks[0][1].steps])
         info[run] = dict(rse=rel_se(durs, med, n / g), lrse=rel_se(logv, logm, len(logv)) if logm else None,
                          g=g, b=b, med=med, sps=float(g * b) * 1e9 / med, comm=comm / n,
-                         share=comm / sum(durs), strategy=strategy, model=run.split('-')[0],
+                         share=comm / sum(durs), strategy=strategy, model=run.split('-')[0], n=n,
                          log=unprofiled_median_ns(run, [st[2] for st in ranks[0][1].steps]))
     errs = []
     for run, _ in runs:
@@ -578,7 +583,7 @@ def scaling(runs, w):
                 pbase = r2
         row = [run, r['g'], r['strategy'], us(r['med']), '%.6g' % r['sps'], us(int(r['comm'] + 0.5)),
                '%.6f' % r['share'], base, '%.6g' % speedup, '%.6g' % eff, pbase or '', '', '',
-               us(r['log']) if r['log'] else '', '', '', 0, '']
+               us(r['log']) if r['log'] else '', '', '', 0, '', STRATEGY_SHOWN.get(r['strategy'], r['strategy']), r['n']]
 
         def past(e, ra, rb):
             if e <= 1:
@@ -613,7 +618,8 @@ def _write_errs(errs):
     both sides), trace_mse of the profiled one against the profiled steps'."""
     with open(os.path.join(OUTDIR, 'speedup_error.csv'), 'w', newline='') as f:
         e = csv.writer(f, lineterminator='\n')
-        e.writerow(['model', 'strategy', 'log_runs', 'log_mse', 'runs', 'trace_mse'])
+        e.writerow(['model', 'strategy', 'strategy_label', 'log_runs', 'log_mse', 'runs', 'trace_mse'])
+
         names = {'gpt2': 'GPT-2 124M', 'bert': 'BERT-base'}
         seen = []
         for m, st, _, _, _, _ in errs:
@@ -625,9 +631,9 @@ def _write_errs(errs):
             lv = [(lp - ls) ** 2 for _, _, ls, lp in sel if ls is not None and lp is not None]
             return [len(lv), '%.6g' % (sum(lv) / len(lv)) if lv else '', len(v), '%.6g' % (sum(v) / len(v))]
         for m, st in seen:
-            e.writerow([names[m], st] + row([(p, s, ls, lp) for m2, st2, p, s, ls, lp in errs if (m2, st2) == (m, st)]))
+            e.writerow([names[m], st, STRATEGY_SHOWN.get(st, st)] + row([(p, s, ls, lp) for m2, st2, p, s, ls, lp in errs if (m2, st2) == (m, st)]))
         if errs:
-            e.writerow(['all', ''] + row([(p, s, ls, lp) for _, _, p, s, ls, lp in errs]))
+            e.writerow(['all', '', ''] + row([(p, s, ls, lp) for _, _, p, s, ls, lp in errs]))
 
 
 def unprofiled_values(run, ns):

@@ -501,21 +501,25 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 				    "run:text,gpus:int,strategy:text,step_us:us,samples_per_s:real,comm_us:us,"
 				    "comm_share:frac,baseline:text,speedup:real,efficiency:real,prediction_base:text,"
 				    "comm_efficiency:real,predicted_speedup:real,log_step_us:us,log_speedup:real,"
-				    "log_efficiency:real,past_linear:int,log_predicted_speedup:real");
+				    "log_efficiency:real,past_linear:int,log_predicted_speedup:real,strategy_label:text,"
+				    "step_samples:int");
 	int noted = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct srun *r = &rs[i];
 		size_t row = table_add_row(t);
 		table_set_text(t, row, 0, r->run);
 		table_set_int(t, row, 1, r->gpus);
-		if (*r->strategy)
+		if (*r->strategy) {
 			table_set_text(t, row, 2, r->strategy);
+			table_set_text(t, row, 18, r->shown); /* the figures' name of it */
+		}
 		if (r->sps <= 0) {
 			result_add_note(out, "scaling.csv: run %s has %s, so its throughput is not computed", r->run,
 					r->ndurs ? "no per-GPU batch in the manifest" : "no ProfilerStep ranges");
 			continue;
 		}
 		table_set_ns(t, row, 3, (int64_t)r->step);
+		table_set_int(t, row, 19, (int64_t)r->ndurs); /* the durations step_us is the median of */
 		table_set_real(t, row, 4, r->sps);
 		table_set_ns(t, row, 5, llround(r->comm_sum / (double)r->ndurs));
 		table_set_real(t, row, 6, r->comm_sum / r->step_sum);
@@ -576,7 +580,8 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 	 * log on both sides) and against the profiled steps' (trace_mse).
 	 */
 	struct table *e = table_new("speedup_error", "Predicted against measured speedup: mean squared error",
-				    "model:text,strategy:text,log_runs:int,log_mse:real,runs:int,trace_mse:real");
+				    "model:text,strategy:text,strategy_label:text,log_runs:int,log_mse:real,runs:int,"
+				    "trace_mse:real");
 	double all = 0, all_log = 0;
 	size_t nall = 0, nall_log = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -608,20 +613,21 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 		size_t row = table_add_row(e);
 		table_set_text(e, row, 0, rs[i].model);
 		table_set_text(e, row, 1, rs[i].strategy);
-		table_set_int(e, row, 2, (int64_t)k_log);
+		table_set_text(e, row, 2, rs[i].shown); /* the figures' name of it: ZeRO-3 for fsdp */
+		table_set_int(e, row, 3, (int64_t)k_log);
 		if (k_log)
-			table_set_real(e, row, 3, sum_log / (double)k_log);
-		table_set_int(e, row, 4, (int64_t)k);
-		table_set_real(e, row, 5, sum / (double)k);
+			table_set_real(e, row, 4, sum_log / (double)k_log);
+		table_set_int(e, row, 5, (int64_t)k);
+		table_set_real(e, row, 6, sum / (double)k);
 	}
 	if (nall) {
 		size_t row = table_add_row(e);
 		table_set_text(e, row, 0, "all");
-		table_set_int(e, row, 2, (int64_t)nall_log);
+		table_set_int(e, row, 3, (int64_t)nall_log);
 		if (nall_log)
-			table_set_real(e, row, 3, all_log / (double)nall_log);
-		table_set_int(e, row, 4, (int64_t)nall);
-		table_set_real(e, row, 5, all / (double)nall);
+			table_set_real(e, row, 4, all_log / (double)nall_log);
+		table_set_int(e, row, 5, (int64_t)nall);
+		table_set_real(e, row, 6, all / (double)nall);
 	}
 	result_add_table(out, e);
 	compute_model(ctx, out, rs, n);
@@ -658,7 +664,9 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 			  "run with a prediction; the dashed line is y = x and the key gives the mean squared error.");
 	result_add_method(out, "scaling.csv",
 		"From the profiled steps (dispatch.csv), per run: step_us, the median of all its ranks' ProfilerStep "
-		"durations; samples_per_s S = dp x per-GPU batch / step, dp = gpus / (tensor_parallel x pipeline_parallel), "
+		"durations pooled (step_samples of them, ranks x steps; not step_stats.csv's median_us, which takes "
+		"each step's slowest rank); strategy_label: the strategy as the figures name it (ddp DDP, zero1 "
+		"ZeRO-1, fsdp ZeRO-3); samples_per_s S = dp x per-GPU batch / step, dp = gpus / (tensor_parallel x pipeline_parallel), "
 		"the replicas that take samples of their own; comm_us "
 		"t_comm, the mean over ranks and steps of the union of communication kernels in the step; "
 		"comm_share r_comm = total comm_us / total step time, and r_comp = 1 - r_comm (communication "
@@ -695,7 +703,9 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 		"m's trace): dp(n) x batch / (log_step(m) x (r_comp(m) + r_comm(m) / eff)) / S_log(g); empty "
 		"without a log for m and g.");
 	result_add_method(out, "speedup_error.csv",
-		"Per model and strategy, and over all runs (model 'all'), the mean squared error of the prediction, "
+		"Per model and strategy (strategy: the manifest's key; strategy_label: the figures' name of it, "
+		"DDP, ZeRO-1 to ZeRO-3 (fsdp is ZeRO-3), tensor parallel, pipeline parallel), and over all runs "
+		"(model 'all'), the mean squared error of the prediction, "
 		"as Cheng et al. 2024 report it for their Fig. 15: log_mse = (1/k) sum (log_predicted_speedup - "
 		"log_speedup)^2 over the log_runs = k runs of scaling.csv with a log-anchored prediction and a "
 		"training log on both sides (each prediction scored against the speedup of its own source) (the training's own speedup, unprofiled; empty where none has one); trace_mse = (1/k) "

@@ -134,7 +134,8 @@ int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_re
 	}
 	struct table *t = table_new("collective_busbw", "Bus bandwidth per collective type and run, and its efficiency",
 				    "run:text,gpus:int,strategy:text,collective:text,kernels:int,bytes:int,transfer_us:us,"
-				    "wait_us:us,busbw_gb_per_s:real,kernel_busbw_gb_per_s:real,baseline:text,efficiency:real");
+				    "wait_us:us,busbw_gb_per_s:real,kernel_busbw_gb_per_s:real,baseline:text,efficiency:real,"
+				    "strategy_label:text");
 	struct chart *c = chart_new(CHART_GROUPED_BAR, "collective_busbw",
 				    "Bus bandwidth per collective type, strategy and GPU count (wait-free transfer)",
 				    "bus bandwidth (GB/s)");
@@ -195,6 +196,8 @@ int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_re
 		buf_reset(&label);
 		char shown[32]; /* "ZeRO-3", "DDP": the naming of every figure (models_strategy_shown) */
 		models_strategy_shown(x->mr, x->strategy, shown, sizeof(shown));
+		if (x->strategy)
+			table_set_text(t, row, 12, shown);
 		if (shares_cell(v, n, i))
 			buf_printf(&label, "%s: %s", x->mr && x->mr->label ? x->mr->label : x->run, x->type);
 		else if (models > 1)
