@@ -13,8 +13,8 @@
 #   ddp-extra   traces and a copy of its log whose strategy line says zero2:
 #               the trace's, the disagreement in strategy_source and a note.
 # Expected: the log's line and the traces' annotation names read here from
-# the raw files. runs.csv's strategy and strategy_source, the strategy
-# figures' captions, and
+# the raw files. runs.csv's strategy and strategy_source, the page's Models
+# fact (which said "not recorded"), the strategy figures' captions, and
 # collective_busbw.csv's strategy column (which was empty for a run the
 # manifest gave none).
 . "$(dirname "$0")/lib.sh"
@@ -74,6 +74,7 @@ def trace_strategy(run):
 shown = lambda s: {"ddp": "DDP", "zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3", "fsdp": "ZeRO-3"}.get(s, s)
 runs = {r["run"]: r for r in csv.DictReader(open(O + "/data/runs.csv"))}
 order = ["ddp-clean", "mem-fsdp", "mem-1gpu", "ddp-sleep", "ddp-extra"]
+fact = []  # (shown strategy, set of sources) per run, in manifest order
 for run in order:
     log = log_strategy(edited if run == "ddp-extra" else "%s/%s/rank0.log" % (E, run))
     tr, ann = trace_strategy(run) if run != "ddp-sleep" else (None, None)
@@ -89,12 +90,29 @@ for run in order:
     got = r.get("strategy_source", "")
     if r.get("strategy") != want or not got.startswith(src[0]) or not got.endswith(src[1]):
         print("%s: strategy %r from %r, want %r from %r...%r" % (run, r.get("strategy"), got, want, src[0], src[1])); bad += 1
+    fact.append((shown(want), froms))
 # the log alone: data parallel over the run's 4 GPUs, the log named as the layout's source
 r = runs.get("ddp-sleep", {})
 if (r.get("data_parallel"), r.get("tensor_parallel"), r.get("pipeline_parallel"), r.get("layout_source")) != \
         ("4", "1", "1", "training log (rank0.log): strategy " + log_strategy(E + "/ddp-sleep/rank0.log")):
     print("ddp-sleep: layout %r" % [r.get(k) for k in ("data_parallel", "tensor_parallel", "pipeline_parallel", "layout_source")]); bad += 1
+# the Models fact: no model named; each strategy once, first seen first, with the union of its
+# sources, strategies of the same sources together
+names, srcs = [], {}
+for s, f in fact:
+    if s not in srcs:
+        names.append(s); srcs[s] = set()
+    srcs[s] |= f
+words = {1: "trace annotations", 2: "training logs"}
+parts = []
+for i, s in enumerate(names):
+    parts.append(s if i + 1 < len(names) and srcs[names[i + 1]] == srcs[s] else
+                 "%s (%s)" % (s, " and ".join(words[k] for k in sorted(srcs[s]))))
+want = "not named in the manifest; strategies " + ", ".join(parts)
 page = open(O + "/index.html").read()
+m = re.search(r"<dt>Models</dt><dd>(.*?)</dd>", page)
+if not m or html.unescape(m.group(1)) != want:
+    print("Models fact %r, want %r" % (m and html.unescape(m.group(1)), want)); bad += 1
 if "its traces&#39; annotations say strategy ddp" not in page and "its traces' annotations say strategy ddp" not in page:
     print("no note on ddp-extra's log disagreeing"); bad += 1
 # the strategy figure's caption names the run whose strategy only its log gave
