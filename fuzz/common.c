@@ -38,6 +38,7 @@ static int on_info(void *ctx, const struct trace_info *info)
 {
 	(void)ctx;
 	check_str(info->format, 0);
+	check_str(info->strategy, 1);
 	if (info->rank < -1 || info->world_size < -1 || info->world_size == 0)
 		fail("rank or world size out of range");
 	if (info->ndevices && !info->devices)

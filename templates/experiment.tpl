@@ -38,7 +38,7 @@
 <p class="meta">One line per cause (a straggler's waiting and cause findings are one), largest saving first across the runs: how much shorter each training step would be with that cause fixed (findings.csv <code>saving_us_per_step</code>); each links to its finding below, with the evidence and the fix to try.</p>
 {{/FIX_LINES}}
 {{#FIX_NONE}}
-<p class="fix-none">No cause worth fixing found: no finding states what fixing it would save (a saving is stated where replaying the step without a cause shortens it beyond the replay's noise, or for a rank the others wait for at their collectives where it exceeds the run's noise; Methods: <code>replay_fixes.csv</code>, <code>findings.csv</code>).</p>
+<p class="fix-none">No cause worth fixing found: no finding states what fixing it would save (a saving is stated where replaying the step without a cause shortens it beyond the replay's noise, or for a rank the others wait for at their collectives where it exceeds the run's noise; Methods: <code>replay_fixes.csv</code>, <code>findings.csv</code>).{{#FIX_NONE_FINDINGS}} The {{N}} finding{{S}} below{{#RULES}} ({{LIST}}){{/RULES}} {{VERB}}; none prices a fix.{{/FIX_NONE_FINDINGS}}</p>
 {{/FIX_NONE}}
 </section>
 {{/FIX}}

@@ -46,9 +46,9 @@ static const struct analysis_def registry[] = {
 	ENTRY("dispatch_ops", analysis_dispatch_ops, NONE, L("dispatch_ops")),
 	ENTRY("scaling", analysis_scaling, L("runs", "dispatch", "kernels", "profiler_overhead"),
 	 L("compute_model", "scaling", "speedup_error")),
-	ENTRY("time_to_train", analysis_time_to_train, L("profiler_overhead"), L("time_to_train")),
+	ENTRY("time_to_train", analysis_time_to_train, L("runs", "profiler_overhead"), L("time_to_train")),
 	ENTRY("crossrank", analysis_crossrank, NONE, L("collective_waits", "clock_offsets", "stragglers", "straggler_ranks")),
-	ENTRY("collective_busbw", analysis_collective_busbw, L("collective_waits"), L("collective_busbw")),
+	ENTRY("collective_busbw", analysis_collective_busbw, L("runs", "collective_waits"), L("collective_busbw")),
 	ENTRY("pipeline_stages", analysis_pipeline_stages, L("clock_offsets"), L("pipeline_stages")),
 	/* fills runs.csv's layout columns (basic.c leaves them empty) from the manifest, pipeline_stages, the traces */
 	ENTRY("run_layout", analysis_run_layout, L("runs", "pipeline_stages"), NONE),

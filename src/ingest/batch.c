@@ -91,7 +91,8 @@ static const size_t hw_strs[] = {offsetof(struct gpu_hardware, dtd), offsetof(st
 				 offsetof(struct gpu_hardware, uuid), offsetof(struct gpu_hardware, pci_bus),
 				 offsetof(struct gpu_hardware, driver), offsetof(struct gpu_hardware, cuda)};
 static const size_t sum_strs[] = {offsetof(struct summary_row, name), offsetof(struct summary_row, copy_kind)};
-static const size_t info_strs[] = {offsetof(struct trace_info, format), offsetof(struct trace_info, nccl_version)};
+static const size_t info_strs[] = {offsetof(struct trace_info, format), offsetof(struct trace_info, nccl_version),
+				   offsetof(struct trace_info, strategy)};
 static const size_t dev_strs[] = {offsetof(struct device_info, name)};
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -109,6 +109,12 @@ struct trace_info {
 	int64_t epoch_offset_ns; /* add to a time to get Unix epoch ns; -1: unknown */
 	/* Software the trace names (Kineto's distributedInfo.nccl_version, cuda_*_version); NULL / 0: not recorded. */
 	const char *nccl_version;
+	/*
+	 * The parallel strategy a training log names (the line "params N world
+	 * W strategy S" of the corpus's generator: "ddp", "zero1", "fsdp", ...);
+	 * NULL: not named.
+	 */
+	const char *strategy;
 	int64_t cuda_runtime_version, cuda_driver_version; /* CUDA's integer form: 1000 major + 10 minor */
 	size_t ndevices;
 	const struct device_info *devices;

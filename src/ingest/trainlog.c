@@ -8,7 +8,12 @@
  * with or without the "[YYYY-MM-DD HH:MM:SS]" prefix and a launcher's
  * "[defaultN]:" prefix (torchrun --tee). Every other line of the log
  * (arguments, warnings) is ignored. Times are parsed exactly from the
- * decimal text into integer ns.
+ * decimal text into integer ns. One line more is read where a log has it:
+ * "params N world W strategy S", which the generator of the bundled runs
+ * (../shared/corpus/h200/generator/train_trace.py) writes last; S, the
+ * parallel strategy it ran ("single", "ddp", "zero1", "fsdp", ...), goes to
+ * the trace's info (trace_software 'strategy'). Megatron-LM writes no such
+ * line; no other wording is taken for one.
  *
  * lightning-profiler: PyTorch Lightning's profiler report. The
  * SimpleProfiler table (Action | Mean duration (s) | Num calls | Total time
@@ -126,17 +131,66 @@ static int parse_int(const char *v, size_t n, int64_t *out)
 	return parse_decimal_scaled(v, n, 0, out) == 0 && *out >= 0 ? 0 : -1;
 }
 
+/* p after a word w and one blank or more, else NULL. */
+static const char *word(const char *p, const char *e, const char *w)
+{
+	size_t n = strlen(w);
+	if ((size_t)(e - p) <= n || memcmp(p, w, n) || p[n] != ' ')
+		return NULL;
+	for (p += n; p < e && *p == ' '; p++)
+		;
+	return p;
+}
+
+/* p after digits and one blank or more, else NULL. */
+static const char *digits(const char *p, const char *e)
+{
+	const char *q = p;
+	while (q < e && isdigit((unsigned char)*q))
+		q++;
+	if (q == p || q == e || *q != ' ')
+		return NULL;
+	while (q < e && *q == ' ')
+		q++;
+	return q;
+}
+
+/*
+ * The strategy S of a line "params N world W strategy S" (blanks around
+ * it allowed), S of letters, digits and "_.-", at most 31 of them, copied
+ * into out; 0 when the line is not one.
+ */
+static int strategy_line(const char *p, size_t n, char out[32])
+{
+	const char *e = p + n;
+	while (p < e && isspace((unsigned char)*p))
+		p++;
+	while (e > p && isspace((unsigned char)e[-1]))
+		e--;
+	if (!(p = word(p, e, "params")) || !(p = digits(p, e)) || !(p = word(p, e, "world")) ||
+	    !(p = digits(p, e)) || !(p = word(p, e, "strategy")) || e - p < 1 || e - p > 31)
+		return 0;
+	for (const char *q = p; q < e; q++)
+		if (!isalnum((unsigned char)*q) && *q != '_' && *q != '.' && *q != '-')
+			return 0;
+	memcpy(out, p, (size_t)(e - p));
+	out[e - p] = 0;
+	return 1;
+}
+
 static int megatron_read(const struct source *src, const struct ingest_sink *sink, struct ingest_counts *counts)
 {
 	size_t pos = 0;
 	int no = 0;
 	struct line l;
-	char *where = NULL;
+	char *where = NULL, strategy[32] = "";
 	while (next_line(src, &pos, &no, &l)) {
 		int rank;
 		const char *it = iteration_start(l.p, l.n, &rank);
-		if (!it)
+		if (!it) {
+			strategy_line(l.p, l.n, strategy); /* the last such line */
 			continue;
+		}
 		size_t n = (size_t)(l.p + l.n - it), len;
 		struct log_iteration rec = {.iterations = -1, .consumed_samples = -1, .elapsed_ns = -1,
 					    .tflops_per_gpu = -1, .global_batch = -1, .launcher_rank = rank};
@@ -204,7 +258,11 @@ static int megatron_read(const struct source *src, const struct ingest_sink *sin
 		diag_error(src->path, "Megatron-LM log without iteration lines ('iteration N/ M | ...')");
 		return -1;
 	}
-	return 0;
+	if (!strategy[0])
+		return 0;
+	struct trace_info info = {.format = "megatron-log", .rank = -1, .world_size = -1, .epoch_offset_ns = -1,
+				  .strategy = strategy};
+	return sink->info && sink->info(sink->ctx, &info) < 0 ? -1 : 0;
 fail:
 	free(where);
 	return -1;

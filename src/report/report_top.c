@@ -321,6 +321,45 @@ static void set_fix_line(struct tmpl_dict *x, const struct fix_line *l)
 }
 
 /*
+ * Beside "No cause worth fixing found", where findings.csv has rows: how
+ * many findings the page states and their rules' names (findings.csv rule
+ * up to its first ':'), first seen first, so that the line does not read as
+ * if the page found nothing: "The 14 findings below (scaling, host-bound)
+ * describe the runs; none prices a fix."
+ */
+static void fix_none_findings(struct tmpl_dict *sec, const struct table *t)
+{
+	int cr = t ? table_col_index(t, "rule") : -1;
+	if (cr < 0 || !t->nrows)
+		return;
+	struct buf rules, one;
+	buf_init(&rules);
+	buf_init(&one);
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *rule = table_text(t, r, cr), *colon = rule ? strchr(rule, ':') : NULL;
+		if (!colon || colon == rule)
+			continue;
+		buf_reset(&one);
+		buf_printf(&one, "%.*s", (int)(colon - rule), rule);
+		/* already named: as a whole item of the ", "-joined list */
+		const char *p = rules.data ? rules.data : "";
+		int seen = 0;
+		for (const char *q = strstr(p, one.data); q && !seen; q = strstr(q + 1, one.data))
+			seen = (q == p || q[-1] == ' ') && (q[one.len] == ',' || q[one.len] == 0);
+		if (!seen)
+			buf_printf(&rules, "%s%s", rules.len ? ", " : "", one.data);
+	}
+	struct tmpl_dict *x = tmpl_add_section(sec, "FIX_NONE_FINDINGS");
+	tmpl_set_int(x, "N", (long long)t->nrows);
+	tmpl_set(x, "S", t->nrows == 1 ? "" : "s");
+	tmpl_set(x, "VERB", t->nrows == 1 ? "describes the run" : "describe the runs");
+	if (rules.len)
+		tmpl_set(tmpl_add_section(x, "RULES"), "LIST", rules.data);
+	buf_release(&rules);
+	buf_release(&one);
+}
+
+/*
  * "What to fix first": the first FIX_LINES lines, then how many more; or,
  * where no finding has a saving, the one line that says so. Shown where
  * the experiment has findings or profiled steps to judge.
@@ -332,6 +371,7 @@ static void set_fix(struct tmpl_dict *d, const struct report_experiment *e, cons
 	struct tmpl_dict *sec = tmpl_add_section(d, "FIX");
 	if (!n) {
 		tmpl_show_section(sec, "FIX_NONE");
+		fix_none_findings(sec, table_of(e, "findings"));
 		return;
 	}
 	struct tmpl_dict *lines = tmpl_add_section(sec, "FIX_LINES");

@@ -104,12 +104,14 @@ void store_ops_release(struct store *s)
 /*
  * The software versions a trace names, as trace_software rows: 'nccl' as
  * written, 'cuda_runtime' and 'cuda_driver' from CUDA's integer form
- * 1000 major + 10 minor (13000 -> "13.0", 12040 -> "12.4").
+ * 1000 major + 10 minor (13000 -> "13.0", 12040 -> "12.4"); and
+ * 'strategy', the parallel strategy a training log names, as written.
  */
 static int sink_software(struct store *s, int64_t trace_id, const struct trace_info *info)
 {
 	char ver[2][32];
-	const char *item[3] = {"nccl", "cuda_runtime", "cuda_driver"}, *value[3] = {info->nccl_version, NULL, NULL};
+	const char *item[4] = {"nccl", "cuda_runtime", "cuda_driver", "strategy"};
+	const char *value[4] = {info->nccl_version, NULL, NULL, info->strategy};
 	int64_t cuda[2] = {info->cuda_runtime_version, info->cuda_driver_version};
 	for (int k = 0; k < 2; k++)
 		if (cuda[k] > 0) {
@@ -117,13 +119,13 @@ static int sink_software(struct store *s, int64_t trace_id, const struct trace_i
 				 (long long)(cuda[k] % 1000 / 10));
 			value[k + 1] = ver[k];
 		}
-	if (!value[0] && !value[1] && !value[2])
+	if (!value[0] && !value[1] && !value[2] && !value[3])
 		return 0;
 	sqlite3_stmt *st;
 	if (store_prepare(s, "prepare", "INSERT INTO trace_software VALUES(?1,?2,?3)", &st) < 0)
 		return -1;
 	int rc = 0;
-	for (int k = 0; k < 3 && rc == 0; k++)
+	for (int k = 0; k < 4 && rc == 0; k++)
 		if (value[k]) {
 			sqlite3_bind_int64(st, 1, trace_id);
 			sqlite3_bind_text(st, 2, item[k], -1, SQLITE_STATIC);
@@ -148,6 +150,7 @@ static int sink_info(void *ctx, const struct trace_info *info)
 	bind_opt(st, 4, info->epoch_offset_ns, info->epoch_offset_ns >= 0);
 	int rc = store_step_done(s, st, "update trace");
 	if (rc < 0 || TEXTS_FIT(c, "an NCCL version", info->nccl_version) < 0 ||
+	    TEXTS_FIT(c, "a strategy", info->strategy) < 0 ||
 	    sink_software(s, c->trace_id, info) < 0)
 		return -1;
 	for (size_t i = 0; i < info->ndevices; i++) {

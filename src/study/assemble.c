@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyze/lib/classify.h"
+#include "analyze/models/models.h"
 #include "study/build_int.h"
 #include "chart/chart.h"
 #include "chart/figures.h"
@@ -168,6 +169,73 @@ static char *make_headline(const struct table *runs)
 			buf_printf(&b, ", mean step %.1f\u2013%.1f ms", (double)smin / 1e6, (double)smax / 1e6);
 	}
 	return buf_detach(&b);
+}
+
+/*
+ * The page's Models fact: the manifest's models (models; NULL: none named),
+ * then the runs' strategies as the figures name them (runs.csv strategy,
+ * models_strategy_shown) with where they came from (strategy_source:
+ * manifest, trace annotations, training logs), those of one source
+ * together: "GPT-2 124M; strategies single, DDP, ZeRO-1 (manifest)", "not
+ * named in the manifest; strategy DDP (trace annotations and training
+ * logs)". NULL when there is neither. Frees models.
+ */
+static char *models_fact(char *models, const struct table *runs, const struct manifest *m)
+{
+	int cst = runs ? table_col_index(runs, "strategy") : -1, csrc = runs ? table_col_index(runs, "strategy_source") : -1;
+	size_t n = runs ? runs->nrows : 0, ns = 0, none = 0;
+	char(*shown)[64] = xcalloc(n + 1, sizeof(*shown));
+	unsigned *from = xcalloc(n + 1, sizeof(*from));
+	for (size_t i = 0; i < n; i++) {
+		const char *st = table_text(runs, i, cst), *src = table_text(runs, i, csrc), *id = table_text(runs, i, 0);
+		if (!st || !*st) {
+			none++;
+			continue;
+		}
+		const struct manifest_run *mr = NULL;
+		for (size_t k = 0; m && id && k < m->nruns && !mr; k++)
+			if (!strcmp(m->runs[k].id, id))
+				mr = &m->runs[k];
+		char name[64];
+		models_strategy_shown(mr, st, name, sizeof(name));
+		unsigned bits = !src || !strcmp(src, "manifest") ? 1u : 0u;
+		bits |= src && !strncmp(src, "trace: ", 7) ? 2u : 0u;
+		/* the logs agree: "training log (<file>): ..." first, or "; training log (<file>): ..." after the trace's */
+		bits |= src && (!strncmp(src, "training log (", 14) || strstr(src, "; training log (")) ? 4u : 0u;
+		size_t k = 0;
+		while (k < ns && strcmp(shown[k], name))
+			k++;
+		if (k == ns)
+			snprintf(shown[ns++], sizeof(shown[0]), "%s", name);
+		from[k] |= bits;
+	}
+	struct buf b;
+	buf_init(&b);
+	if (models)
+		buf_adds(&b, models);
+	if (ns) {
+		static const char *const word[] = {"manifest", "trace annotations", "training logs"};
+		buf_printf(&b, "%s; strateg%s ", models ? "" : "not named in the manifest", ns > 1 ? "ies" : "y");
+		for (size_t k = 0; k < ns; k++) {
+			buf_printf(&b, "%s%s", k ? ", " : "", shown[k]);
+			if (k + 1 < ns && from[k + 1] == from[k])
+				continue;
+			buf_adds(&b, " (");
+			for (int w = 0, said = 0; w < 3; w++)
+				if (from[k] & (1u << w))
+					buf_printf(&b, "%s%s", said++ ? " and " : "", word[w]);
+			buf_addc(&b, ')');
+		}
+		if (none)
+			buf_printf(&b, "; not known for %zu run%s", none, none == 1 ? "" : "s");
+	}
+	free(shown);
+	free(from);
+	free(models);
+	if (b.len)
+		return buf_detach(&b);
+	buf_release(&b);
+	return NULL;
 }
 
 /*
@@ -361,6 +429,7 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 	o->headline = make_headline(r->runs);
 	if (collect_inputs(s, e->id, o) < 0 || add_file_inputs(e, o) < 0)
 		goto out;
+	o->models = models_fact(o->models, r->runs, e->manifest);
 	/* Each run's merged trace, from the store and every table (those left out of the page too). */
 	if (trace_export_experiment(s, site, e->id, (const struct table *const *)r->tables, r->ntables, &o->traces,
 				    &o->ntraces) < 0)

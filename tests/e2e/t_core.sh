@@ -48,7 +48,9 @@ for fig in group_fractions top_kernels_gpt2-1gpu_r0 top_kernels_bert-2gpu-zero1_
 done
 # Newest trace: baseTimeNanoseconds + the last GPU activity end, by Python: 2026-11-22 18:05:53 UTC.
 grep -q '<dd>2026-11-22</dd>' "$T/ex/h200/index.html" && ok || bad "example page: newest trace date"
-grep -q '<dd>GPT-2 124M, BERT-base</dd>' "$T/ex/h200/index.html" && ok || bad "example page: models"
+# Models: the manifest's models, then its strategies (single, ddp, zero1) as the figures name them, and whence.
+grep -q '<dd>GPT-2 124M, BERT-base; strategies single, DDP, ZeRO-1 (manifest)</dd>' "$T/ex/h200/index.html" && ok ||
+	bad "example page: models"
 $PERFSTUDY build -q --classify payoungkhamdee2021 experiments/h200/study.yaml -o "$T/exp" 2>/dev/null
 same tests/golden/h200/groups-payoungkhamdee2021.csv "$T/exp/h200/data/groups.csv" "example payoungkhamdee groups.csv"
 # Issue #54 item 6: 000's grouping of the real traces is a view on the site, not only this golden

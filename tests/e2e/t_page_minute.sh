@@ -12,7 +12,8 @@
 # nowhere; every line links to a finding that exists inside a <details>;
 # every <details> is closed until a link opens it; the key numbers show the
 # training log's median that tests/golden/log_medians.py computes from the
-# raw log; the timeline slot shows figures/step_timeline_<run> exactly
+# raw log; "No cause worth fixing found" beside findings says how many and
+# of which rules (issue #57); the timeline slot shows figures/step_timeline_<run> exactly
 # where that figure exists. A screenshot of each page is kept in
 # build/test-artifacts/screenshots/page_minute_*.png to look at.
 . "$(dirname "$0")/lib.sh"
@@ -90,6 +91,17 @@ lines = got.get("lines", [])
 if not causes:
     if lines or not (got.get("none") or "").startswith("No cause worth fixing found: "):
         fail("no saving in findings.csv, yet lines %s / %r" % (lines, got.get("none")))
+    # issue #57: beside findings, the line says how many there are and of which rules, so that it
+    # does not read as if the page found nothing
+    rules = []
+    for r in f:
+        k = r["rule"].split(":")[0]
+        if k not in rules:
+            rules.append(k)
+    want = " The %d finding%s below (%s) %s; none prices a fix." % (
+        len(f), "" if len(f) == 1 else "s", ", ".join(rules), "describes the run" if len(f) == 1 else "describe the runs")
+    if f and not (got.get("none") or "").endswith(want):
+        fail("'No cause worth fixing found' beside %d findings says %r, want it to end %r" % (len(f), got.get("none"), want))
 else:
     want = causes[:8]
     if len(lines) != len(want):

@@ -4,7 +4,8 @@
 # median step and rank 0's forward time from the raw trace JSON: (a) the
 # bundled h200 example's 4-GPU DDP run and its 1-GPU run (one lane per
 # rank, labelled "rank N", waits hatched, the critical path drawn, every
-# text inside the figure); (b) two real 4 x H200 runs with a straggler
+# text inside the figure; the 1-GPU run's caption speaks of one rank, not
+# of aligned clocks and waits); (b) two real 4 x H200 runs with a straggler
 # planted on rank 3 (experiments/h200x4: ddp-sleep, ddp-uneven; truth.json
 # names the rank): rank 3's lane waits least, every other lane waits at
 # least 5 % of the step, the critical path runs longest on rank 3. Every
@@ -23,6 +24,19 @@ for r in gpt2-4gpu-ddp:gpt2-124m/4gpu-ddp gpt2-1gpu:gpt2-124m/1gpu; do
 	# the key's colours were read from the PNG (no two keys alike: the host's phases and the GPU's parts)
 	grep -q '^key colours from .*forward #.*memcpy #' "$T/check" && ok || bad "$run: key colours not checked: $(cat "$T/check")"
 done
+# a run of one rank file (experiments/h200/traces/gpt2-124m/1gpu: one rank*.pt.trace.json) is captioned
+# without clocks to align, waits for a last rank or a path across ranks (issue #57)
+python3 - "$T/ex/h200/index.html" experiments/h200/traces/gpt2-124m/1gpu <<'PY' >"$T/cap" 2>&1 && ok || bad "1-GPU caption: $(cat "$T/cap")"
+import glob, html, re, sys
+page, d = sys.argv[1:]
+page = open(page).read()
+assert len(glob.glob(d + "/rank*.pt.trace.json*")) == 1, "not one rank file"
+caps = [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<figcaption[^>]*>(.*?)</figcaption>", page, re.S)]
+c = [c for c in caps if "of run gpt2-1gpu, its median step" in c]
+bad = not c or any(w in c[0] for w in ("aligned clocks", "last rank", "across ranks")) or "on its one rank" not in c[0]
+print("caption %r" % (c[0] if c else None))
+sys.exit(bad)
+PY
 n=$(ls "$F"/step_timeline_*.svg | wc -l)
 [ "$n" -eq 10 ] && ok || bad "h200: $n timeline figures, want one per run (10)"
 grep -qF 'figures/step_timeline_gpt2-4gpu-ddp.svg' "$T/ex/h200/index.html" && ok || bad "the page does not show the figure"

@@ -82,6 +82,12 @@ for r in $RUNS; do
 done
 python3 tests/golden/findings_check.py "$D/findings.csv" "${R[@]}" >"$T/fc" 2>&1 && ok ||
 	bad "findings disagree with the raw traces: $(cat "$T/fc")"
+# Issue #57: a region is said in words: ddp-sleep's planted sleep (truth.json: rank 3, outside every
+# phase, which findings_check.py recomputes) is "on its host outside every phase", and no finding
+# shows straggler_causes.csv's key "(outside phases)".
+grep -q '(outside phases)' "$D/findings.csv" && bad "a finding says '(outside phases)'" || ok
+grep -q '^ddp-sleep,3,.*on its host outside every phase (' "$D/findings.csv" && ok ||
+	bad "ddp-sleep's cause finding: $(grep '^ddp-sleep,3,' "$D/findings.csv" | grep -o 'It spends[^(]*' | head -1)"
 
 # Input shapes and pinned bandwidth (issue #39 item 1), from the raw traces
 # only: each rank's first aten::embedding's "Input Dims", the first input

@@ -381,13 +381,14 @@ def main():
                         only = all(name not in t[r][2] for r in t if r != rank)
                         if abs(float(h.group(3)) - kex) > 0.051 or bool(h.group(6)) != only:
                             bad.append('%s cause: %s; expected kernel %.2f ms, only here %s' % (run, hide, kex, only))
+            # the region: "in <phase>", or "outside every phase" for straggler_causes.csv's "(outside phases)"
             m = re.search(r'rank (\d+): .*?It spends ([0-9.]+) ms more per step than the median rank on its '
-                          r'(host|GPU) in (.+?) \(([0-9.]+) vs ([0-9.]+) ms\)', text)
+                          r'(host|GPU) (?:in )?(.+?) \(([0-9.]+) vs ([0-9.]+) ms\)', text)
             if not m or int(m.group(1)) != rank:
                 bad.append('%s cause: cannot read %s' % (run, text))
                 continue
             side = 1 if m.group(3) == 'GPU' else 0
-            if m.group(4) == '(outside phases)':
+            if m.group(4) == 'outside every phase':
                 # host time outside every phase and operator: the row causes_check.py recomputes
                 continue
             t = {r: region_times(rk, m.group(4)) for r, rk in ranks.items()}

@@ -611,8 +611,9 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 	}
 	if (why_mechanism(&f->s, res, run, straggler))
 		buf_printf(&f->s, ". ");
-	buf_printf(&f->s, "It spends %.1f ms more per step than the median rank on its %s in %s (%.1f vs %.1f ms)",
-		   num(t, (size_t)lead, ce) / 1000, gpu ? "GPU" : "host", region,
+	char rw[320];
+	buf_printf(&f->s, "It spends %.1f ms more per step than the median rank on its %s %s (%.1f vs %.1f ms)",
+		   num(t, (size_t)lead, ce) / 1000, gpu ? "GPU" : "host", why_region_words(region, rw, sizeof(rw)),
 		   num(t, (size_t)lead, cm) / 1000, num(t, (size_t)lead, co) / 1000);
 	if (name >= 0 && num(t, (size_t)name, ce) / 1000 >= CAUSE_MIN_MS) {
 		double oc = num(t, (size_t)name, coc);

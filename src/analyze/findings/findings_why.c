@@ -237,6 +237,7 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 	if (!mech)
 		return NULL;
 	long x;
+	char rw[320]; /* the region in words (why_region_words) */
 	if (!strcmp(mech, "pageable_copy") && (x = best_row(t, run, straggler, is_pageable)) >= 0) {
 		int cpg = col(t, "pinned_gb_per_s");
 		double pg = cpg >= 0 ? num(t, (size_t)x, cpg) : NAN;
@@ -249,7 +250,7 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 			      "DataLoader, tensor.pin_memory()) and copy with non_blocking=True, or keep the data on "
 			      "the GPU",
 			   text(t, (size_t)x, cn), num(t, (size_t)x, cb) / 1e6, num(t, (size_t)x, cg), pinned,
-			   num(t, (size_t)x, ce) / 1000, text(t, (size_t)x, creg));
+			   num(t, (size_t)x, ce) / 1000, why_region_words(text(t, (size_t)x, creg), rw, sizeof(rw)));
 	} else if (!strcmp(mech, "copy") && (x = best_row(t, run, straggler, is_copy)) >= 0) {
 		buf_printf(b, "why: copies: %s, %.1f MB per step, %.1f ms per step more than the median rank. Fix: "
 			      "copy less (keep the data where it is used) or overlap the copy with compute",
@@ -257,18 +258,18 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 			   num(t, (size_t)x, ce) / 1000);
 	} else if (!strcmp(mech, "host_sync") && (x = best_row(t, run, straggler, is_sync_row)) >= 0) {
 		buf_printf(b, "why: host synchronisation: %s, %.0f calls over the trace (the median rank %.0f), "
-			      "%.1f ms per step more in %s: each call makes the host wait until the GPU has finished "
+			      "%.1f ms per step more %s: each call makes the host wait until the GPU has finished "
 			      "everything queued, then the GPU waits for the host to launch again. Fix: keep values on "
 			      "the GPU inside the step (no .item(), .cpu(), print or Python condition on a GPU tensor); "
 			      "read them once every N steps",
 			   text(t, (size_t)x, cn), num(t, (size_t)x, cc), num(t, (size_t)x, coc),
-			   num(t, (size_t)x, ce) / 1000, text(t, (size_t)x, creg));
+			   num(t, (size_t)x, ce) / 1000, why_region_words(text(t, (size_t)x, creg), rw, sizeof(rw)));
 	} else if (!strcmp(mech, "host_outside_ops") && (x = best_row(t, run, straggler, is_gap)) >= 0) {
 		buf_printf(b, "why: host time outside every operator and CUDA call: %.1f ms per step more than the "
-			      "median rank in %s, with nothing recorded on any thread (a sleep, Python work, I/O, a "
+			      "median rank %s, with nothing recorded on any thread (a sleep, Python work, I/O, a "
 			      "lock or the data loader). Fix: find the code with a host profiler (py-spy) or "
 			      "record_function annotations around that part of the step",
-			   num(t, (size_t)x, ce) / 1000, text(t, (size_t)x, creg));
+			   num(t, (size_t)x, ce) / 1000, why_region_words(text(t, (size_t)x, creg), rw, sizeof(rw)));
 	} else if (!strcmp(mech, "uneven_data") || !strcmp(mech, "slower_gpu")) {
 		double m = 0, o = 0;
 		for (size_t i = 0; i < t->nrows; i++) {
@@ -319,16 +320,16 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 		buf_release(&pre);
 	} else if (!strcmp(mech, "extra_work") && (x = best_row(t, run, straggler, is_only_here)) >= 0) {
 		buf_printf(b, "why: extra work no other rank runs: %s, %.0f calls over the trace, %.1f ms per step "
-			      "in %s. Fix: remove it from the step or spread it over the ranks (logging, evaluation or "
+			      "%s. Fix: remove it from the step or spread it over the ranks (logging, evaluation or "
 			      "code under `if rank == ...`)",
 			   text(t, (size_t)x, cn), num(t, (size_t)x, cc), num(t, (size_t)x, ce) / 1000,
-			   text(t, (size_t)x, creg));
+			   why_region_words(text(t, (size_t)x, creg), rw, sizeof(rw)));
 	} else if (!strcmp(mech, "more_calls") && (x = best_row(t, run, straggler, is_more_calls)) >= 0) {
 		buf_printf(b, "why: more calls than the other ranks: %s, %.0f calls over the trace against the median "
-			      "rank's %.0f, %.1f ms per step more in %s. Fix: find why this rank calls it more often "
+			      "rank's %.0f, %.1f ms per step more %s. Fix: find why this rank calls it more often "
 			      "(a loop over its data, a retry, rank-specific code)",
 			   text(t, (size_t)x, cn), num(t, (size_t)x, cc), num(t, (size_t)x, coc),
-			   num(t, (size_t)x, ce) / 1000, text(t, (size_t)x, creg));
+			   num(t, (size_t)x, ce) / 1000, why_region_words(text(t, (size_t)x, creg), rw, sizeof(rw)));
 	} else {
 		buf_printf(b, "why: its %s is slower throughout (mechanism %s: no copy, synchronisation, gap, extra or "
 			      "uneven work stands out)",
@@ -371,6 +372,15 @@ void why_saving_words(struct buf *b, const struct analysis_result *res, const ch
 }
 
 /* The row of straggler_causes.csv for run, rank, where and region with an empty name (the region), or -1. */
+const char *why_region_words(const char *region, char *buf, size_t n)
+{
+	if (!region || !strcmp(region, "(outside phases)"))
+		snprintf(buf, n, "outside every phase");
+	else
+		snprintf(buf, n, "in %s", region);
+	return buf;
+}
+
 long why_region_row(const struct table *t, const char *run, int rank, const char *where, const char *region)
 {
 	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), creg = col(t, "region"),

@@ -32,6 +32,12 @@ void why_saving_words(struct buf *b, const struct analysis_result *res, const ch
 		      double overhead);
 /* straggler_causes.csv's row of run, rank, where and region with an empty name (the region's), or -1. */
 long why_region_row(const struct table *t, const char *run, int rank, const char *where, const char *region);
+/*
+ * A straggler_causes.csv region in words after a time: "in forward", or
+ * "outside every phase" for the region "(outside phases)" (issue #57: the
+ * key read as raw text, "in (outside phases)"). Returns buf.
+ */
+const char *why_region_words(const char *region, char *buf, size_t n);
 /* Its first named row in that region (the largest excess; never the gap row), or -1. */
 long why_top_name_row(const struct table *t, const char *run, int rank, const char *where, const char *region);
 /* The rank's excess per step (us) summed over its region rows (no name) on one side, positive ones only. */

@@ -37,7 +37,9 @@
  *       all count. A run whose traces cover fewer ranks than GPUs says so
  *       in the caption, with each bar's samples.
  * A strategy runs.csv inferred from the traces (strategy_source "trace:
- * ...", run_layout.c) is named with its source in the caption.
+ * ...") or from the training logs alone ("training log (<file>): ...",
+ * basic_strategy.c) is named with its source in the caption, and whether a
+ * log agrees with the traces'.
  * The bars are profiled steps, which the profiler slows unevenly; the
  * speedups in the labels are the training's where a log exists.
  */
@@ -62,7 +64,7 @@ struct ss_cell {
 
 struct ss_run {
 	const char *run, *model; /* the run table's */
-	const char *strategy_src; /* runs.csv strategy_source where the traces gave the strategy, else NULL */
+	const char *strategy_src; /* runs.csv strategy_source where the traces or logs gave the strategy, else NULL */
 	int64_t gpus;
 	char shown[64];       /* the strategy as the report names it */
 	size_t order;         /* the run table's row */
@@ -308,9 +310,24 @@ static void samples(struct buf *b, struct ss_run *const *v, size_t nv, int any_p
 	if (*sep == ',')
 		buf_adds(b, ".");
 	sep = " Strategy inferred from the traces (runs.csv strategy_source), the manifest giving none: ";
+	for (size_t i = 0; i < nv; i++) {
+		const char *src = v[i]->strategy_src, *log = src ? strstr(src, "; ") : NULL;
+		if (!src || strncmp(src, "trace: ", 7))
+			continue;
+		/* "trace: <annotation>[; training log (<file>): strategy S | ; the training log (<file>) says S]" */
+		int len = log ? (int)(log - src) - 7 : (int)strlen(src + 7);
+		buf_printf(b, "%s%s from %.*s", sep, v[i]->run, len, src + 7);
+		if (log)
+			buf_adds(b, strncmp(log, "; training log (", 16) ? ", its training log saying otherwise"
+									: ", as its training log says");
+		sep = "; ";
+	}
+	if (*sep == ';')
+		buf_adds(b, ".");
+	sep = " Strategy from the training logs (runs.csv strategy_source), the manifest and traces giving none: ";
 	for (size_t i = 0; i < nv; i++)
-		if (v[i]->strategy_src) {
-			buf_printf(b, "%s%s from %s", sep, v[i]->run, v[i]->strategy_src + 7 /* past "trace: " */);
+		if (v[i]->strategy_src && !strncmp(v[i]->strategy_src, "training log (", 14)) {
+			buf_printf(b, "%s%s from its %s", sep, v[i]->run, v[i]->strategy_src);
 			sep = "; ";
 		}
 	if (*sep == ';')
@@ -416,7 +433,7 @@ int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_re
 		r->run = table_cell(rt, i, 0)->v.text;
 		r->model = table_text(rt, i, cm) ? table_text(rt, i, cm) : "";
 		const char *ssrc = table_text(rt, i, css);
-		r->strategy_src = ssrc && !strncmp(ssrc, "trace: ", 7) ? ssrc : NULL;
+		r->strategy_src = ssrc && strcmp(ssrc, "manifest") ? ssrc : NULL;
 		double g = table_num(rt, i, cg);
 		r->gpus = isfinite(g) ? (int64_t)g : 0;
 		r->order = r->model_first = i;

@@ -74,10 +74,17 @@ int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_resul
 		return 0;
 	struct ttt *v = xcalloc(man->nruns, sizeof(*v));
 	size_t n = 0;
+	/* the strategy: runs.csv's, the manifest's or else the one the traces or logs say (basic_strategy.c) */
+	const struct table *rt = result_table(out, "runs");
+	int crun = rt ? table_col_index(rt, "run") : -1, cst = rt ? table_col_index(rt, "strategy") : -1;
 	for (size_t i = 0; i < man->nruns; i++) {
 		const struct manifest_run *r = &man->runs[i];
 		struct ttt t = {.run = r->id, .model = r->model.name ? r->model.name : "", .gpus = r->gpus, .batch = r->batch};
-		models_strategy_shown(r, NULL, t.shown, sizeof(t.shown));
+		const char *strategy = NULL;
+		for (size_t k = 0; rt && k < rt->nrows; k++)
+			if (!strcmp(table_text(rt, k, crun), r->id))
+				strategy = table_text(rt, k, cst);
+		models_strategy_shown(r, strategy, t.shown, sizeof(t.shown));
 		if (log_of(ctx, r->id, &t) < 0) {
 			free(v);
 			return -1;

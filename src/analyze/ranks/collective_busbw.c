@@ -23,6 +23,8 @@
  *                  sends this type (itself when it is that run);
  *   efficiency     busbw / the baseline's busbw: 1 when the links keep
  *                  their bandwidth as the GPUs grow.
+ * A run's strategy is runs.csv's: the manifest's, else the one its traces'
+ * annotations or its training logs say (basic_strategy.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -77,8 +79,9 @@ static int shares_cell(const struct ctype *v, size_t n, size_t i)
 
 int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	const struct table *w = result_table(out, "collective_waits");
+	const struct table *w = result_table(out, "collective_waits"), *rt = result_table(out, "runs");
 	const struct manifest *man = ctx->manifest;
+	int crun = rt ? table_col_index(rt, "run") : -1, cst = rt ? table_col_index(rt, "strategy") : -1;
 	if (!w || !man)
 		return 0;
 	struct ctype *v = NULL;
@@ -112,6 +115,9 @@ int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_re
 					if (man->runs[k].gpus > 0)
 						v[n].gpus = man->runs[k].gpus;
 				}
+			for (size_t k = 0; rt && k < rt->nrows; k++)
+				if (table_text(rt, k, cst) && !strcmp(table_text(rt, k, crun), run->v.text))
+					v[n].strategy = table_text(rt, k, cst);
 			n++;
 		}
 		struct ctype *c = &v[i];

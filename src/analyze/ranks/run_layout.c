@@ -16,26 +16,17 @@
  *                     record_function names): data_parallel gpus, t = p = 1;
  *   one GPU           gpus 1: 1, 1, 1;
  * else all three empty (layout_source empty). gpus is runs.csv's.
- * Where the manifest gives no strategy, it is inferred (runs.csv strategy,
- * strategy_source says whose; issue #57 item 7) from the host annotations
- * of the run's traces that the wrappers record, the first that applies:
- *   Optimizer.step#ZeroRedundancyOptimizer.step  zero1 (ZeRO-1: PyTorch's
- *                     ZeroRedundancyOptimizer shards the optimizer state);
- *   FSDP::pre_forward (FSDP2)  zero3 when the run has more FSDP::all_gather
- *                     ranges (not all_gather_copy_*) than FSDP::pre_forward
- *                     ones: the parameters are gathered again in backward
- *                     (reshard_after_forward); else zero2;
- *   FullyShardedDataParallel.forward  fsdp (FSDP1, whose default full
- *                     sharding is ZeRO-3);
- *   DistributedDataParallel.forward   ddp.
- * A run so inferred to be data parallel gets the layout of "manifest
- * strategy" with the annotation as its layout_source.
+ * Where the manifest gives no strategy, basic_strategy.c has inferred one
+ * from the traces' annotations or the training logs (runs.csv strategy,
+ * strategy_source says whose; issue #57 item 7). A run so inferred to be
+ * DDP or a ZeRO stage gets the layout of "manifest strategy" with the first
+ * clause of its strategy_source ("trace: <annotation>", "training log
+ * (<file>): strategy S") as its layout_source, ahead of the send/recv path.
  * schedule and microbatches: the manifest's where it gives them, else
  * pipeline_stages.csv's (inferred from the sends and receives), its first
  * row of the run; schedule_source says whose (manifest, inferred, or both
  * named when they differ).
  */
-#include <inttypes.h>
 #include <string.h>
 
 #include "analyze/analysis.h"
@@ -74,64 +65,12 @@ static int ddp_name(struct store *s, const char *exp, const char *run, const cha
 	return rc < 0 ? -1 : 0;
 }
 
-/*
- * The strategy the run's wrappers' annotations say (see the file's
- * comment) into *strategy (static text, NULL: none) and its source into
- * src ("trace: <annotation>"). Returns 0, or -1 after diag.
- */
-static int infer_strategy(struct store *s, const char *exp, const char *run, const char **strategy, struct buf *src)
+/* Whether strategy is data parallel over every GPU: ddp or a ZeRO stage (zero1..3, fsdp). */
+static int data_parallel(const char *strategy)
 {
-	*strategy = NULL;
-	sqlite3_stmt *st;
-	if (store_prepare(s, "run_layout: the wrappers' annotations",
-			  "SELECT n.name, count(*) FROM annotations a JOIN names n ON n.id = a.name_id"
-			  " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
-			  " WHERE r.experiment = ?1 AND r.run = ?2 AND a.on_gpu = 0 AND (n.name IN"
-			  " ('Optimizer.step#ZeroRedundancyOptimizer.step', 'FullyShardedDataParallel.forward',"
-			  " 'DistributedDataParallel.forward') OR n.name GLOB 'FSDP::pre_forward*'"
-			  " OR (n.name GLOB 'FSDP::all_gather*' AND n.name NOT GLOB 'FSDP::all_gather_copy*'))"
-			  " GROUP BY n.name ORDER BY n.name",
-			  &st) < 0)
-		return -1;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
-	int64_t zro = 0, fsdp1 = 0, ddp = 0, pre = 0, gather = 0;
-	int rc;
-	while ((rc = store_step(s, st, "run_layout: the wrappers' annotations")) == 1) {
-		const char *n = (const char *)store_column_text(st, 0);
-		int64_t c = store_column_int64(st, 1);
-		if (!n)
-			continue;
-		if (!strcmp(n, "Optimizer.step#ZeroRedundancyOptimizer.step"))
-			zro += c;
-		else if (!strcmp(n, "FullyShardedDataParallel.forward"))
-			fsdp1 += c;
-		else if (!strcmp(n, "DistributedDataParallel.forward"))
-			ddp += c;
-		else if (!strncmp(n, "FSDP::pre_forward", 17))
-			pre += c;
-		else
-			gather += c;
-	}
-	store_finalize(st);
-	if (rc < 0)
-		return -1;
-	buf_reset(src);
-	if (zro) {
-		*strategy = "zero1";
-		buf_adds(src, "trace: Optimizer.step#ZeroRedundancyOptimizer.step");
-	} else if (pre) {
-		*strategy = gather > pre ? "zero3" : "zero2";
-		buf_printf(src, "trace: FSDP::pre_forward, %" PRId64 " FSDP::all_gather for %" PRId64 " FSDP::pre_forward (%s)",
-			   gather, pre, gather > pre ? "gathered again in backward" : "not gathered again in backward");
-	} else if (fsdp1) {
-		*strategy = "fsdp";
-		buf_adds(src, "trace: FullyShardedDataParallel.forward");
-	} else if (ddp) {
-		*strategy = "ddp";
-		buf_adds(src, "trace: DistributedDataParallel.forward");
-	}
-	return 0;
+	char shown[64];
+	models_strategy_shown(NULL, strategy, shown, sizeof(shown));
+	return !strcmp(shown, "DDP") || !strncmp(shown, "ZeRO-", 5);
 }
 
 /* What pipeline_stages.csv says of run: stages, pipelines, and its first row's schedule and m; 0 when none. */
@@ -196,17 +135,12 @@ int analysis_run_layout(const struct analysis_ctx *ctx, struct analysis_result *
 		struct pp_seen seen;
 		int piped = pp_of(ps, run, &seen);
 		const char *src = NULL, *wrapper = NULL, *inferred = NULL;
-		if (mr && mr->strategy && *mr->strategy) {
-			table_set_text(rt, r, (size_t)csts, "manifest");
-		} else {
-			if (infer_strategy(ctx->store, ctx->experiment, run, &inferred, &sw) < 0) {
-				ret = -1;
-				break;
-			}
-			if (inferred) {
-				table_set_text(rt, r, (size_t)cst, inferred);
-				table_set_text(rt, r, (size_t)csts, sw.data);
-			}
+		const char *ssrc = table_text(rt, r, csts), *strategy = table_text(rt, r, cst);
+		if (ssrc && strcmp(ssrc, "manifest") && strategy && data_parallel(strategy)) {
+			inferred = strategy;
+			buf_reset(&sw);
+			const char *semi = strstr(ssrc, "; ");
+			buf_add(&sw, ssrc, semi ? (size_t)(semi - ssrc) : strlen(ssrc));
 		}
 		if (mr && (mr->tensor_parallel > 0 || mr->pipeline_parallel > 0)) {
 			tp = mr->tensor_parallel > 0 ? mr->tensor_parallel : 1;
@@ -219,7 +153,7 @@ int analysis_run_layout(const struct analysis_ctx *ctx, struct analysis_result *
 		} else if (inferred && !piped) {
 			dp = gpus, tp = pp = 1;
 			buf_reset(&w);
-			buf_adds(&w, sw.data); /* "trace: <annotation>" */
+			buf_adds(&w, sw.data); /* "trace: <annotation>", "training log (<file>): strategy S" */
 			src = w.data;
 		} else if (piped) {
 			pp = seen.stages;

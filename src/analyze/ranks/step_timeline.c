@@ -426,10 +426,18 @@ int analysis_step_timeline(const struct analysis_ctx *ctx, struct analysis_resul
 		struct chart *c = run_timeline(ctx, out, &keys[k], e - k, &nm, ph, nph, cls, &ds, &step, &fail);
 		if (c) {
 			buf_reset(&cap);
-			buf_printf(&cap,
-				   "Step %lld of run %s, its median step, on %zu rank%s, aligned clocks: waits for the "
-				   "last rank hatched, the critical path across ranks in black (Methods: step timeline).",
-				   (long long)step, keys[k].run, c->ncat, c->ncat == 1 ? "" : "s");
+			/* one rank: no clocks to align, no rank to wait for (issue #57) */
+			if (c->ncat == 1)
+				buf_printf(&cap,
+					   "Step %lld of run %s, its median step, on its one rank: the critical path in "
+					   "black (Methods: step timeline).",
+					   (long long)step, keys[k].run);
+			else
+				buf_printf(&cap,
+					   "Step %lld of run %s, its median step, on %zu ranks, aligned clocks: waits for "
+					   "the last rank hatched, the critical path across ranks in black (Methods: step "
+					   "timeline).",
+					   (long long)step, keys[k].run, c->ncat);
 			if (e - k > TL_MAX_LANES)
 				buf_printf(&cap, " Of its %zu ranks, those rank_spread.csv draws.", e - k);
 			result_add_figure(out, c, cap.data);

@@ -32,6 +32,7 @@
 #include "chart/figures.h"
 #include "analyze/lib/actsum.h"
 #include "analyze/analysis.h"
+#include "analyze/time/basic_strategy.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/fs.h"
@@ -692,7 +693,8 @@ int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 	if (build_steps(s, exp, &steps) < 0)
 		return -1;
 	result_add_table(out, steps);
-	if (build_runs(s, exp, &out->runs) < 0 || add_source_notes(s, exp, out) < 0 ||
+	if (build_runs(s, exp, &out->runs) < 0 || basic_strategies(s, exp, out->runs, out) < 0 ||
+	    add_source_notes(s, exp, out) < 0 ||
 	    add_device_notes(s, exp, out) < 0)
 		return -1;
 	struct table *devices = NULL, *top = NULL;
@@ -730,7 +732,9 @@ int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 			  "send/recv path', the pipelines pipeline_stages.csv finds in the ranks' point-to-point peers: "
 			  "pipeline_parallel their stages, data_parallel their count, tensor_parallel gpus over both "
 			  "where that divides exactly; 'trace: DistributedDataParallel.forward' (or "
-			  "FullyShardedDataParallel.forward, or another annotation strategy_source names), the wrapper's "
+			  "FullyShardedDataParallel.forward, or another annotation strategy_source names) or 'training "
+			  "log (<file>): strategy S', the first clause of strategy_source of a strategy not the "
+			  "manifest's that is ddp or a ZeRO stage (ahead of the send/recv path), or else the wrapper's "
 			  "annotation in a rank's trace: data_parallel gpus, the others 1; 'one GPU': 1, 1, 1; else empty. schedule (GPipe, 1F1B) and microbatches: "
 			  "the manifest's, else pipeline_stages.csv's, inferred from the sends and receives; "
 			  "schedule_source says whose. strategy: the manifest's (strategy_source 'manifest'), else "
@@ -739,7 +743,15 @@ int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 			  "zero1; FSDP2's FSDP::pre_forward with more FSDP::all_gather ranges than FSDP::pre_forward ones "
 			  "(the parameters gathered again in backward), zero3, else zero2; "
 			  "FullyShardedDataParallel.forward, fsdp (FSDP's default full sharding, ZeRO-3); "
-			  "DistributedDataParallel.forward, ddp; else empty.");
+			  "DistributedDataParallel.forward, ddp; else the strategy S that the run's training logs name "
+			  "in a line 'params N world W strategy S' (the bundled generator's last line; strategy_source "
+			  "'training log (<file>): strategy S'), where those that name one all name the same; else "
+			  "empty. Where the traces and a log both name one, the traces' is taken and strategy_source "
+			  "adds '; training log (<file>): strategy S' where the log agrees (the same name or ZeRO stage: "
+			  "fsdp and zero3 agree), '; the training log (<file>) says S' and a note where it does not. "
+			  "Every analysis after this table (scaling, collective_busbw, time_to_train, the strategy "
+			  "figures) and the page's Models fact take this strategy; the Models fact says where each "
+			  "came from.");
 	result_add_method(out, "ranks and devices (rank_devices.csv)",
 			  "A rank is one device's GPU activities. A trace file whose activities are on one device "
 			  "(one process per GPU: DDP, one Kineto file per rank) is one rank: the rank it records, "
