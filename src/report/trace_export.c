@@ -64,6 +64,7 @@
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
 #include "util/search.h"
+#include "util/timing.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/fs.h"
@@ -317,6 +318,7 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 			if (c && first < x->ranks[ri].first)
 				x->ranks[ri].first = first;
 		}
+		x->vm_steps += sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0);
 		store_finalize(st);
 		if (rc < 0)
 			return -1;
@@ -355,6 +357,7 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 			x->cut = store_column_int64(st, 0) - x->ranks[i].off;
 		store_reset(st);
 	}
+	x->vm_steps += sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0);
 	store_finalize(st);
 	return 0;
 }
@@ -417,6 +420,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	size_t nw = 0, nops = 0;
 	int ret = -1;
 	buf_init(&x.o.b);
+	double t0 = timing_now(), c0 = timing_thread_cpu();
 	if (run_plan(&x, tabs, max_events) < 0)
 		goto out;
 	x.o.f = fs_create_tmp(path, &tmp);
@@ -485,6 +489,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		x.nacts = 0;
 		for (int k = 0; k < NSRC; k++)
 			while (have[k] > 0 && store_column_int(st[k], 0) <= r->rank) {
+				x.rows_read++;
 				if (store_column_int(st[k], 0) == r->rank)
 					write_row(&x, ri, k, st[k]);
 				if ((have[k] = store_step(s, st[k], "export a run's events")) < 0)
@@ -608,6 +613,15 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	info->events = stored;
 	info->bytes = (int64_t)x.o.z.total_out;
 	ret = 0;
+	/* PERFSTUDY_TIMING: the export's cost and what it read (rows handed over, SQLite's VM steps) for what it wrote */
+	if (timing_enabled()) {
+		long long vm = x.vm_steps;
+		for (int k = 0; k < NSRC; k++)
+			vm += sqlite3_stmt_status(st[k], SQLITE_STMTSTATUS_VM_STEP, 0);
+		fprintf(stderr, "perfstudy: timing: trace export %s %.3f s, %.3f s CPU, %" PRId64 " of %" PRId64
+			" events written, %" PRId64 " rows read, %lld VM steps\n", run, timing_now() - t0,
+			timing_thread_cpu() - c0, info->kept, stored, x.rows_read, vm);
+	}
 out:
 	if (x.o.f) {
 		fclose(x.o.f);
