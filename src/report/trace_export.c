@@ -339,7 +339,7 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 			if (c && first < x->ranks[ri].first)
 				x->ranks[ri].first = first;
 		}
-		x->vm_steps += sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0);
+		x->vm_steps += store_vm_steps(st);
 		store_finalize(st);
 		if (rc < 0)
 			return -1;
@@ -378,7 +378,7 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 			x->cut = store_column_int64(st, 0) - x->ranks[i].off;
 		store_reset(st);
 	}
-	x->vm_steps += sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0);
+	x->vm_steps += store_vm_steps(st);
 	store_finalize(st);
 	return 0;
 }
@@ -672,7 +672,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	if (timing_enabled()) {
 		long long vm = x.vm_steps;
 		for (int k = 0; k < NSRC; k++)
-			vm += sqlite3_stmt_status(st[k], SQLITE_STMTSTATUS_VM_STEP, 0);
+			vm += store_vm_steps(st[k]);
 		fprintf(stderr, "perfstudy: timing: trace export %s %.3f s, %.3f s CPU, %" PRId64 " of %" PRId64
 			" events written, %" PRId64 " rows read, %lld VM steps\n", run, timing_now() - t0,
 			timing_thread_cpu() - c0, info->kept, stored, x.rows_read, vm);
