@@ -13,7 +13,8 @@
 # bytes and bytes that are not UTF-8 come out as valid JSON; a name over
 # 16 KiB is cut (ending in "…", its length in args); a run over the
 # bound is cut (same window for every rank), said on the page, and the
-# build succeeds; two builds give the same bytes; a cut run of generated
+# build succeeds; two builds give the same bytes; a cut run's exposed
+# waits before the cut are the uncut run's; a cut run of generated
 # ranks reads (PERFSTUDY_TIMING's rows read) what it writes, not what is
 # stored, and doubling its steps adds only their ProfilerStep#N ranges;
 # the page links each file
@@ -145,6 +146,31 @@ grep -q 'cut: [0-9]* of the events kept' "$T/cut/o/cut/index.html" && ok || bad 
 # the same bytes again (SOURCE_DATE_EPOCH builds are compared byte for byte)
 PERFSTUDY_TRACE_MAX_EVENTS=5000 $PERFSTUDY build -q --force "$T/cut/m.yaml" -o "$T/cut/o2" 2>"$T/err"
 cmp -s "$T/cut/o/cut/traces/r.trace.json.gz" "$T/cut/o2/cut/traces/r.trace.json.gz" && ok || bad "two builds wrote different exports"
+
+# a cut run's exposed waits before the cut are the uncut export's: the
+# activities past the cut inside a wait that starts before it are still
+# subtracted (bert-2gpu-ddp cut at 20,000 events has such waits)
+mkdir -p "$T/cutw"
+printf 'version: 1\nid: cutw\ntitle: cutw\nruns:\n  - id: bert-2gpu-ddp\n    traces: %s/experiments/h200/traces/bert-base/2gpu-ddp/rank*.pt.trace.json.gz\n' \
+	"$PWD" >"$T/cutw/m.yaml"
+PERFSTUDY_TRACE_MAX_EVENTS=20000 $PERFSTUDY build -q "$T/cutw/m.yaml" -o "$T/cutw/o" 2>"$T/err" && ok ||
+	bad "cut waits build: $(cat "$T/err")"
+python3 - "$T/cutw/o/cutw/traces/bert-2gpu-ddp.trace.json.gz" "$O/traces/bert-2gpu-ddp.trace.json.gz" >"$T/out" 2>&1 <<'EOF' && ok || bad "cut waits: $(cat "$T/out")"
+import gzip, json, sys
+def exposed(path):
+    doc = json.load(gzip.open(path))
+    lanes = {(e["pid"], e["tid"]) for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name"
+             and e["args"]["name"] == "perfstudy: exposed waits"}
+    return doc["otherData"], sorted((e["pid"], e["ts"], e["dur"], e["name"]) for e in doc["traceEvents"]
+                                    if e["ph"] == "X" and (e["pid"], e["tid"]) in lanes)
+oc, cut = exposed(sys.argv[1])
+ou, full = exposed(sys.argv[2])
+assert "cut_at_us" in oc and "cut_at_us" not in ou
+want = [e for e in full if e[1] < oc["cut_at_us"]]
+assert want and cut == want, "%d exposed waits before the cut, %d in the uncut export" % (len(cut), len(want))
+print("cut waits: %d exposed waits before %.3f us, as uncut" % (len(cut), oc["cut_at_us"]))
+EOF
+cat "$T/out"
 
 # --- a cut run reads what it writes: the rows past the cut stay in the store ---
 # make_ranks.py: 16 thin ranks of 20 and of 40 steps, cut at 400 events (25 a rank),
