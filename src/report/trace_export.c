@@ -42,7 +42,8 @@
  * Bound: at most TX_MAX_EVENTS of the run's stored events (each rank
  * TX_MAX_EVENTS / ranks, at least 1): where a rank has more, only events starting
  * before the earliest such rank's cut (on the reference clock) are kept,
- * the same window for every rank, and otherData.cut_at_us says where;
+ * the same window for every rank, and otherData.cut_at_us says where
+ * (the rows past it are filtered in the query, cut_sql, not handed over);
  * names longer than TX_NAME_MAX bytes are cut (ending in "…"); past
  * TX_MAX_JSON bytes of JSON the run's remaining input events are left out
  * (the labels of the process "perfstudy analysis" say how many). The
@@ -64,6 +65,7 @@
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
 #include "util/search.h"
+#include "util/timing.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/fs.h"
@@ -164,6 +166,26 @@ static const char *const src_sql[NSRC] = {
 	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.correlation, x.driver, NULL, NULL" RUN_ROWS("launches"),
 	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.device, x.stream, x.correlation, x.bytes, x.kind || ' ' ||"
 	" coalesce(x.copy_kind, '')" RUN_ROWS("activities"),
+};
+
+/*
+ * The same rows for one rank when the run is cut (?2 its rank): only those
+ * the export needs, so that the rows past the cut stay in SQLite (the
+ * cost follows what is written): those starting before ?3 (the cut on the
+ * rank's own clock; for activities, the end of the rank's last wait that
+ * starts before the cut, whose exposed part they shape), and the host
+ * ProfilerStep#N ranges (a finding's marker stands at the first step).
+ */
+#define RANK_ROWS(x, more) " FROM traces rt JOIN " x " x ON x.trace_id = rt.id JOIN names n ON n.id = x.name_id" \
+			   " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND (x.start_ns < ?3" more ")"
+
+static const char *const cut_sql[NSRC] = {
+	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.on_gpu, NULL, NULL, NULL"
+	RANK_ROWS("annotations", " OR (coalesce(x.on_gpu, 0) = 0 AND n.name GLOB 'ProfilerStep#[0-9]*')"),
+	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.external_id, NULL, NULL, NULL" RANK_ROWS("cpu_ops", ""),
+	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.correlation, x.driver, NULL, NULL" RANK_ROWS("launches", ""),
+	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.device, x.stream, x.correlation, x.bytes, x.kind || ' ' ||"
+	" coalesce(x.copy_kind, '')" RANK_ROWS("activities", ""),
 };
 
 static int64_t col_or(sqlite3_stmt *st, int i, int64_t dflt)
@@ -317,6 +339,7 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 			if (c && first < x->ranks[ri].first)
 				x->ranks[ri].first = first;
 		}
+		x->vm_steps += store_vm_steps(st);
 		store_finalize(st);
 		if (rc < 0)
 			return -1;
@@ -355,7 +378,39 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 			x->cut = store_column_int64(st, 0) - x->ranks[i].off;
 		store_reset(st);
 	}
+	x->vm_steps += store_vm_steps(st);
 	store_finalize(st);
+	return 0;
+}
+
+/*
+ * Reads and writes rank ri's rows of a cut run through the statements of
+ * cut_sql (st), given its rows of collective_waits.csv (w[0 .. nw)): the
+ * rows starting before the cut, the activities up to the end of the last
+ * wait that starts before it, the ProfilerStep#N ranges. write_row skips
+ * what it needs but does not write, as for an uncut run, so that the file
+ * is the one the whole run's rows give. Returns 0 or -1 after diag.
+ */
+static int read_rank(struct tx_run *x, size_t ri, sqlite3_stmt **st, const struct wrow *w, size_t nw)
+{
+	struct tx_rank *r = &x->ranks[ri];
+	int64_t lim = x->cut + r->off, act_lim = lim;
+	for (size_t i = 0; i < nw; i++) /* write_exposed's pieces before the cut lie in [start, start + wait) */
+		if (w && w[i].wait > 0 && w[i].start - r->off < x->cut && w[i].start + w[i].wait > act_lim)
+			act_lim = w[i].start + w[i].wait;
+	for (int k = 0; k < NSRC; k++) {
+		int rc;
+		store_reset(st[k]);
+		store_bind_int64(st[k], 1, x->run_db_id);
+		store_bind_int(st[k], 2, r->rank);
+		store_bind_int64(st[k], 3, k == SRC_ACT ? act_lim : lim);
+		while ((rc = store_step(x->s, st[k], "export a run's events")) > 0) {
+			x->rows_read++;
+			write_row(x, ri, k, st[k]);
+		}
+		if (rc < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -417,6 +472,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	size_t nw = 0, nops = 0;
 	int ret = -1;
 	buf_init(&x.o.b);
+	double t0 = timing_now(), c0 = timing_thread_cpu();
 	if (run_plan(&x, tabs, max_events) < 0)
 		goto out;
 	x.o.f = fs_create_tmp(path, &tmp);
@@ -459,11 +515,12 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	}
 	buf_adds(b, "},\"traceEvents\":[\n");
 
+	/* uncut: one statement per table for the run; cut: one per table, stepped per rank (read_rank) */
 	for (int k = 0; k < NSRC; k++) {
-		if (store_prepare(s, "export a run's events", src_sql[k], &st[k]) < 0)
+		if (store_prepare(s, "export a run's events", x.cut == INT64_MAX ? src_sql[k] : cut_sql[k], &st[k]) < 0)
 			goto out;
 		store_bind_int64(st[k], 1, run_db_id);
-		if ((have[k] = store_step(s, st[k], "export a run's events")) < 0)
+		if (x.cut == INT64_MAX && (have[k] = store_step(s, st[k], "export a run's events")) < 0)
 			goto out;
 	}
 	w = tx_collect_waits(&x, &tabs[T_WAITS], &nw, &ops, &nops);
@@ -483,8 +540,14 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		x.nlanes = 0;
 		intmap_free(&x.lane_map);
 		x.nacts = 0;
-		for (int k = 0; k < NSRC; k++)
+		size_t w0 = wi;
+		while (wi < nw && w[wi].ri == ri)
+			wi++;
+		if (x.cut != INT64_MAX && read_rank(&x, ri, st, w + w0, wi - w0) < 0)
+			goto out;
+		for (int k = 0; x.cut == INT64_MAX && k < NSRC; k++)
 			while (have[k] > 0 && store_column_int(st[k], 0) <= r->rank) {
+				x.rows_read++;
 				if (store_column_int(st[k], 0) == r->rank)
 					write_row(&x, ri, k, st[k]);
 				if ((have[k] = store_step(s, st[k], "export a run's events")) < 0)
@@ -492,9 +555,6 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 			}
 		tx_sort_steps(r);
 		unsigned used = 0;
-		size_t w0 = wi;
-		while (wi < nw && w[wi].ri == ri)
-			wi++;
 		size_t o0 = oi;
 		while (oi < nops && ops[oi].last_rank == r->rank)
 			oi++;
@@ -608,6 +668,15 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	info->events = stored;
 	info->bytes = (int64_t)x.o.z.total_out;
 	ret = 0;
+	/* PERFSTUDY_TIMING: the export's cost and what it read (rows handed over, SQLite's VM steps) for what it wrote */
+	if (timing_enabled()) {
+		long long vm = x.vm_steps;
+		for (int k = 0; k < NSRC; k++)
+			vm += store_vm_steps(st[k]);
+		fprintf(stderr, "perfstudy: timing: trace export %s %.3f s, %.3f s CPU, %" PRId64 " of %" PRId64
+			" events written, %" PRId64 " rows read, %lld VM steps\n", run, timing_now() - t0,
+			timing_thread_cpu() - c0, info->kept, stored, x.rows_read, vm);
+	}
 out:
 	if (x.o.f) {
 		fclose(x.o.f);

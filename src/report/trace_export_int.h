@@ -136,6 +136,7 @@ struct tx_run {
 	struct intmap lane_map;
 	struct ival *acts; /* the current rank's activities, own clock */
 	size_t nacts, cap_acts;
+	int64_t rows_read, vm_steps; /* the export queries' rows handed over, SQLite's VM steps (PERFSTUDY_TIMING) */
 };
 
 /* The index of rank number rank among x's ranks, or SIZE_MAX. */

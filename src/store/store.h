@@ -281,6 +281,8 @@ static inline int store_column_bytes(sqlite3_stmt *st, int i) { return sqlite3_c
 static inline int store_step_rc(sqlite3_stmt *st) { return sqlite3_step(st); }
 static inline int store_reset(sqlite3_stmt *st) { return sqlite3_reset(st); }
 static inline int store_clear_bindings(sqlite3_stmt *st) { return sqlite3_clear_bindings(st); }
+/* The virtual-machine steps st has run since it was prepared (PERFSTUDY_TIMING's measure of a query's work). */
+static inline int store_vm_steps(sqlite3_stmt *st) { return sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0); }
 /* Frees st (NULL is allowed). */
 static inline int store_finalize(sqlite3_stmt *st) { return sqlite3_finalize(st); }
 

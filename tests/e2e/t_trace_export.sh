@@ -13,7 +13,11 @@
 # bytes and bytes that are not UTF-8 come out as valid JSON; a name over
 # 16 KiB is cut (ending in "…", its length in args); a run over the
 # bound is cut (same window for every rank), said on the page, and the
-# build succeeds; two builds give the same bytes; the page links each file
+# build succeeds; two builds give the same bytes; a cut run's exposed
+# waits before the cut are the uncut run's; a cut run of generated
+# ranks reads (PERFSTUDY_TIMING's rows read) what it writes, not what is
+# stored, and doubling its steps adds only their ProfilerStep#N ranges;
+# the page links each file
 # from Runs and from the cross-rank findings and fetches nothing; site_files
 # lists the files; Chromium parses one (when installed).
 . "$(dirname "$0")/lib.sh"
@@ -142,6 +146,77 @@ grep -q 'cut: [0-9]* of the events kept' "$T/cut/o/cut/index.html" && ok || bad 
 # the same bytes again (SOURCE_DATE_EPOCH builds are compared byte for byte)
 PERFSTUDY_TRACE_MAX_EVENTS=5000 $PERFSTUDY build -q --force "$T/cut/m.yaml" -o "$T/cut/o2" 2>"$T/err"
 cmp -s "$T/cut/o/cut/traces/r.trace.json.gz" "$T/cut/o2/cut/traces/r.trace.json.gz" && ok || bad "two builds wrote different exports"
+
+# a cut run's exposed waits before the cut are the uncut export's: the
+# activities past the cut inside a wait that starts before it are still
+# subtracted (bert-2gpu-ddp cut at 20,000 events has such waits)
+mkdir -p "$T/cutw"
+printf 'version: 1\nid: cutw\ntitle: cutw\nruns:\n  - id: bert-2gpu-ddp\n    traces: %s/experiments/h200/traces/bert-base/2gpu-ddp/rank*.pt.trace.json.gz\n' \
+	"$PWD" >"$T/cutw/m.yaml"
+PERFSTUDY_TRACE_MAX_EVENTS=20000 $PERFSTUDY build -q "$T/cutw/m.yaml" -o "$T/cutw/o" 2>"$T/err" && ok ||
+	bad "cut waits build: $(cat "$T/err")"
+python3 - "$T/cutw/o/cutw/traces/bert-2gpu-ddp.trace.json.gz" "$O/traces/bert-2gpu-ddp.trace.json.gz" >"$T/out" 2>&1 <<'EOF' && ok || bad "cut waits: $(cat "$T/out")"
+import gzip, json, sys
+def exposed(path):
+    doc = json.load(gzip.open(path))
+    lanes = {(e["pid"], e["tid"]) for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name"
+             and e["args"]["name"] == "perfstudy: exposed waits"}
+    return doc["otherData"], sorted((e["pid"], e["ts"], e["dur"], e["name"]) for e in doc["traceEvents"]
+                                    if e["ph"] == "X" and (e["pid"], e["tid"]) in lanes)
+oc, cut = exposed(sys.argv[1])
+ou, full = exposed(sys.argv[2])
+assert "cut_at_us" in oc and "cut_at_us" not in ou
+want = [e for e in full if e[1] < oc["cut_at_us"]]
+assert want and cut == want, "%d exposed waits before the cut, %d in the uncut export" % (len(cut), len(want))
+print("cut waits: %d exposed waits before %.3f us, as uncut" % (len(cut), oc["cut_at_us"]))
+EOF
+cat "$T/out"
+
+# --- a cut run reads what it writes: the rows past the cut stay in the store ---
+# make_ranks.py: 16 thin ranks of 20 and of 40 steps, cut at 400 events (25 a rank),
+# each build timed (PERFSTUDY_TIMING's "trace export" line: events written, rows read).
+# trace_export_check.py checks the cut files (exactly the raw events before
+# cut_at_us); the rows read may exceed what is written only by the ranks'
+# ProfilerStep#N ranges (a finding's marker stands at the first step) and an
+# activity or two a rank past the cut inside a wait (they shape its exposed
+# part), so doubling the steps (and the stored rows) adds at most those.
+for s in 20 40; do
+	python3 tests/data/make_ranks.py 16 "$T/rk$s/r" "$s" >/dev/null
+	PERFSTUDY_TIMING=1 PERFSTUDY_TRACE_MAX_EVENTS=400 $PERFSTUDY build -q "$T/rk$s/r" -o "$T/rk$s/o" 2>"$T/rk$s/err" &&
+		ok || bad "rows $s steps: build failed: $(tail -3 "$T/rk$s/err")"
+	if python3 $CHECK "$T/rk$s/o/default/traces/r.trace.json.gz" "$T/rk$s/o/default/data" r "$T/rk$s/r"/rank*.json \
+		>"$T/out" 2>&1; then ok; else bad "rows $s steps: $(cat "$T/out")"; fi
+	cat "$T/out"
+done
+python3 - "$T/rk20" "$T/rk40" >"$T/out" 2>&1 <<'EOF' && ok || bad "rows read: $(cat "$T/out")"
+import gzip, json, glob, os, re, sys
+got = {}
+for d in sys.argv[1:]:
+    # raw counts, from the input files: every stored event, and the host ProfilerStep#N ranges
+    stored = steps = 0
+    for f in glob.glob(os.path.join(d, "r", "rank*.json")):
+        for e in json.load(open(f))["traceEvents"]:
+            if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime",
+                                                        "cuda_driver", "user_annotation", "gpu_user_annotation", "cpu_op"):
+                stored += 1
+                steps += e["cat"] == "user_annotation" and re.match(r"ProfilerStep#[0-9]", e["name"]) is not None
+    line = [l for l in open(os.path.join(d, "err")) if "timing: trace export r " in l]
+    assert len(line) == 1, "no timing line for the export: %r" % line
+    m = re.search(r"(\d+) of (\d+) events written, (\d+) rows read", line[0])
+    written, in_store, rows = map(int, m.groups())
+    ev = json.load(gzip.open(os.path.join(d, "o/default/traces/r.trace.json.gz")))
+    assert "cut_at_us" in ev["otherData"], "not cut"
+    out = sum(1 for e in ev["traceEvents"] if e["ph"] == "X" and e["cat"] != "perfstudy")
+    assert written == out, (written, out)
+    assert in_store == ev["otherData"]["events_in_store"], (in_store, ev["otherData"]["events_in_store"])
+    assert rows <= written + steps + 2 * 16, "%s: %d rows read for %d written (%d steps, %d stored)" % (d, rows, written, steps, in_store)
+    got[d] = (stored, rows, steps)
+(s1, r1, p1), (s2, r2, p2) = got.values()
+assert s2 > 1.8 * s1, (s1, s2)
+assert r2 - r1 <= p2 - p1 + 2 * 16, "doubling the stored rows (%d -> %d) read %d -> %d rows" % (s1, s2, r1, r2)
+print("rows read: %d of %d stored at 20 steps, %d of %d at 40" % (r1, s1, r2, s2))
+EOF
+cat "$T/out"
 
 # --- Chromium's own JSON parser reads one (chrome://tracing cannot be driven headless) ---
 browser=""
