@@ -294,6 +294,47 @@ static int run_is_pipeline(const struct analysis_result *res, const char *run)
 }
 
 /*
+ * The paired savings of base over alt (per step, ns; steps < 0 left out),
+ * against a step of mean: their mean, smallest, largest, the mean step
+ * replayed without the cause, the noise (twice the standard error of the
+ * per-step savings, at least RP_SAVING_MIN of the step) and whether the
+ * saving is stated (above the noise; with fewer than 3 steps, where no
+ * spread can be told, every step's saving above it). Returns the steps
+ * counted (0: none, nothing set).
+ */
+struct savings {
+	double saving, smin, smax, without, noise;
+	int stated;
+};
+
+static size_t savings_of(const int64_t *base, const int64_t *alt, size_t nsteps, double mean, struct savings *v)
+{
+	double sum = 0, sq = 0, smin = INFINITY, smax = -INFINITY, wsum = 0;
+	size_t n = 0;
+	for (size_t s = 0; s < nsteps; s++) {
+		if (base[s] < 0 || alt[s] < 0)
+			continue;
+		double sv = (double)(base[s] - alt[s]);
+		sum += sv;
+		sq += sv * sv;
+		wsum += (double)alt[s];
+		smin = fmin(smin, sv);
+		smax = fmax(smax, sv);
+		n++;
+	}
+	if (!n)
+		return 0;
+	double sd = n > 2 ? sqrt(fmax(0, (sq - sum * sum / (double)n) / (double)(n - 1))) : 0;
+	v->saving = sum / (double)n;
+	v->smin = smin;
+	v->smax = smax;
+	v->without = wsum / (double)n;
+	v->noise = fmax(2 * sd / sqrt((double)n), RP_SAVING_MIN * mean);
+	v->stated = v->saving > v->noise && (n > 2 || smin > v->noise);
+	return n;
+}
+
+/*
  * The mean saving of change c on rank r of sj with every rank's host
  * factor from flo instead (c's own factor times flo[r] / sj->f[r]).
  */
@@ -398,29 +439,9 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 			struct rp_change c = {.host_factor = f * host_scale, .no_gap = fx.no_gap, .no_wait = fx.no_wait,
 					      .drop_op = fx.drop_op, .op_scale = scale};
 			rp_subject_replay(sj, r, &c, x->alt);
-			double s_sum = 0, s_sq = 0, s_min = INFINITY, s_max = -INFINITY, w_sum = 0;
-			size_t sn = 0;
-			for (size_t s = 0; s < m->nsteps; s++) {
-				if (x->base[s] < 0 || x->alt[s] < 0)
-					continue;
-				double sv = (double)(x->base[s] - x->alt[s]);
-				s_sum += sv;
-				s_sq += sv * sv;
-				w_sum += (double)x->alt[s];
-				s_min = fmin(s_min, sv);
-				s_max = fmax(s_max, sv);
-				sn++;
-			}
-			if (sn) {
-				/*
-				 * The noise: twice the standard error of the per-step savings, at
-				 * least RP_SAVING_MIN of the step; with fewer than 3 steps no spread
-				 * can be told, and every step's saving must exceed that floor.
-				 */
-				double saving = s_sum / (double)sn;
-				double sd = sn > 2 ? sqrt(fmax(0, (s_sq - s_sum * s_sum / (double)sn) / (double)(sn - 1))) : 0;
-				double noise = fmax(2 * sd / sqrt((double)sn), RP_SAVING_MIN * mean);
-				int stated = saving > noise && (sn > 2 || s_min > noise);
+			struct savings v;
+			if (savings_of(x->base, x->alt, m->nsteps, mean, &v)) {
+				double saving = v.saving;
 				/* a rank no slower than the others: evening it out saves nothing, and is not listed */
 				if (!((id == M_GPU_MEDIAN || id == M_HOST_MEDIAN) && saving <= 0)) {
 					int differ = 0;
@@ -428,7 +449,7 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 						differ |= flo[q] != sj->f[q];
 					struct fix_row fr = {k, 0, mechanisms[id].id,
 							     (double)fx.instances / (double)m->nsteps, mean,
-							     w_sum / (double)sn, saving, s_min, s_max, noise, stated,
+							     v.without, saving, v.smin, v.smax, v.noise, v.stated,
 							     sj->joint != NULL, differ ? saving_at(x, sj, r, &c, flo) : saving};
 					char *where = have_d ? where_at(x->a->store, &d, fx.where_t) : xstrdup("");
 					if (what) {
@@ -498,27 +519,11 @@ static void add_nccl_path(struct ctx *x, const struct rank_key *k, struct rp_sub
 	}
 	double step = joint_mean(sj, sj->f, NULL, x->base);
 	joint_mean(sj, sj->f, scale, x->alt);
-	double s_sum = 0, s_sq = 0, s_min = INFINITY, s_max = -INFINITY, w_sum = 0;
-	size_t sn = 0;
-	for (size_t s = 0; comm && s < m0->nsteps; s++) {
-		if (x->base[s] < 0 || x->alt[s] < 0)
-			continue;
-		double sv = (double)(x->base[s] - x->alt[s]);
-		s_sum += sv;
-		s_sq += sv * sv;
-		w_sum += (double)x->alt[s];
-		s_min = fmin(s_min, sv);
-		s_max = fmax(s_max, sv);
-		sn++;
-	}
-	if (sn) {
-		double saving = s_sum / (double)sn;
-		double sd = sn > 2 ? sqrt(fmax(0, (s_sq - s_sum * s_sum / (double)sn) / (double)(sn - 1))) : 0;
-		double noise = fmax(2 * sd / sqrt((double)sn), RP_SAVING_MIN * step);
+	struct savings v;
+	if (comm && savings_of(x->base, x->alt, m0->nsteps, step, &v)) {
 		double fast = joint_mean(sj, flo, NULL, x->buf) - joint_mean(sj, flo, scale, x->buf);
 		struct fix_row fr = {k, 1, mechanisms[M_NCCL_PATH].id, (double)comm / (double)m0->nsteps, step,
-				     w_sum / (double)sn, saving, s_min, s_max, noise,
-				     saving > noise && (sn > 2 || s_min > noise), 1, fast};
+				     v.without, v.saving, v.smin, v.smax, v.noise, v.stated, 1, fast};
 		char *where = p.reach_run ? xasprintf("%s at %.3g GB/s measured, replayed at %.3g GB/s: the same collective's "
 						      "bus bandwidth over NVLink in run %s",
 						      p.coll ? p.coll : "collectives", p.measured, p.reach, p.reach_run)
