@@ -14,98 +14,81 @@
 #include "analyze/lib/rankdata.h"
 
 /*
- * The registry: every analysis, in the order they run and their tables
- * appear, with the result tables each reads (needs) and may add (makes);
- * see analysis.h. "store.<table>" names an aggregate one analysis writes
- * into the store for a later one (and for users' queries). The order is
- * checked against these lists by tests/unit/test_registry.c, and
- * result_table/result_add_table check each analysis against its own.
+ * The registry: every analysis, in the order they run, one line each. An
+ * analysis's descriptor (its name, run function, the result tables it
+ * reads and may add; analysis.h) is defined at the end of its own file as
+ * analysis_def_<name>. "store.<table>" names an aggregate one analysis
+ * writes into the store for a later one (and for users' queries). The
+ * order is checked against the descriptors by tests/unit/test_registry.c,
+ * and result_table/result_add_table check each analysis against its own.
  */
-#define L(...) ((const char *const[]){__VA_ARGS__, NULL})
-#define NONE ((const char *const[]){NULL})
-#define ENTRY(name, run, needs, makes) {name, run, needs, makes, ANALYSIS_EXPERIMENT}
-#define ACROSS(name, run, needs, makes) {name, run, needs, makes, ANALYSIS_ACROSS}
+#define ANALYSES(X) \
+	X(basic) \
+	X(step_stats) \
+	X(profiler_overhead) \
+	X(temporal) \
+	X(hta_idle) \
+	X(gpu_idle) \
+	X(gpu_timeline) \
+	X(step_breakdown) \
+	X(memops) \
+	X(collectives) \
+	X(busbw) \
+	X(ranks) \
+	X(phases) \
+	X(dispatch) \
+	X(dispatch_ops) \
+	X(scaling) \
+	X(time_to_train) \
+	X(crossrank) \
+	X(collective_busbw) \
+	X(pipeline_stages) \
+	/* fills runs.csv's layout columns (basic.c leaves them empty) from the manifest, pipeline_stages, the traces */ \
+	X(run_layout) \
+	/* GPipe against 1F1B where a study ran both on one model: step time, bubble against the formula */ \
+	X(pipeline_schedules) \
+	X(straggler_causes) \
+	X(rank_spread) \
+	X(step_diff) \
+	X(critical_path) \
+	X(compare) \
+	X(models) \
+	X(published_figures) \
+	X(comm_volume) \
+	X(parallel_comm) \
+	X(inputs) \
+	X(system) \
+	X(report_phases) \
+	X(compare_phases) \
+	X(flops) \
+	X(memory_steps) \
+	X(strategy_scaling) \
+	X(replay) \
+	/* the manifest's questions, answered as perfstudy whatif answers them (from the store) */ \
+	X(whatif_manifest) \
+	X(checks) \
+	/* takes critical_path_hops out of the result (it is no CSV): before sanity and findings */ \
+	X(step_timeline) \
+	/* after every figure with a bar per rank */ \
+	X(figure_ranks) \
+	/* reads every table so far: flags impossible shares */ \
+	X(sanity) \
+	X(findings) \
+	X(history) \
+	/* the tables the manifest's comparisons name, of every experiment */ \
+	X(crossexp)
 
-static const struct analysis_def registry[] = {
-	ENTRY("basic", analysis_basic, NONE,
-	 L("runs", "rank_devices", "groups", "group_totals", "kernels", "top_kernels", "steps", "store.activity_groups",
-	   "store.group_times", "store.kernel_stats")),
-	ENTRY("step_stats", analysis_step_stats, NONE, L("step_stats", "step_compare")),
-	ENTRY("profiler_overhead", analysis_profiler_overhead, L("runs"), L("profiler_overhead")),
-	ENTRY("temporal", analysis_temporal, NONE, L("temporal", "overlap", "kernel_types")),
-	ENTRY("hta_idle", analysis_hta_idle, NONE, L("idle_time", "launch_stats")),
-	ENTRY("gpu_idle", analysis_gpu_idle, NONE, L("idle_time_steps", "gpu_idle")),
-	ENTRY("gpu_timeline", analysis_gpu_timeline, NONE, L("gpu_timeline")),
-	ENTRY("step_breakdown", analysis_step_breakdown, NONE, L("step_breakdown")),
-	ENTRY("memops", analysis_memops, NONE, L("memops")),
-	ENTRY("collectives", analysis_collectives, NONE, L("collectives")),
-	ENTRY("busbw", analysis_busbw, NONE, L("allreduce_busbw")),
-	ENTRY("ranks", analysis_ranks, NONE, L("ranks")),
-	ENTRY("phases", analysis_phases, NONE, L("phases")),
-	ENTRY("dispatch", analysis_dispatch, NONE, L("dispatch")),
-	ENTRY("dispatch_ops", analysis_dispatch_ops, NONE, L("dispatch_ops")),
-	ENTRY("scaling", analysis_scaling, L("runs", "dispatch", "kernels", "profiler_overhead"),
-	 L("compute_model", "scaling", "speedup_error")),
-	ENTRY("time_to_train", analysis_time_to_train, L("runs", "profiler_overhead"), L("time_to_train")),
-	ENTRY("crossrank", analysis_crossrank, NONE, L("collective_waits", "clock_offsets", "stragglers", "straggler_ranks")),
-	ENTRY("collective_busbw", analysis_collective_busbw, L("runs", "collective_waits"), L("collective_busbw")),
-	ENTRY("pipeline_stages", analysis_pipeline_stages, L("clock_offsets"), L("pipeline_stages")),
-	/* fills runs.csv's layout columns (basic.c leaves them empty) from the manifest, pipeline_stages, the traces */
-	ENTRY("run_layout", analysis_run_layout, L("runs", "pipeline_stages"), NONE),
-	/* GPipe against 1F1B where a study ran both on one model: step time, bubble against the formula */
-	ENTRY("pipeline_schedules", analysis_pipeline_schedules, L("runs", "step_stats", "profiler_overhead", "pipeline_stages"),
-	      L("pipeline_schedules")),
-	ENTRY("straggler_causes", analysis_straggler_causes, L("straggler_ranks", "ranks"), L("straggler_causes")),
-	ENTRY("rank_spread", analysis_rank_spread, L("ranks", "collective_waits", "kernels", "groups"), L("rank_spread")),
-	ENTRY("step_diff", analysis_step_diff, L("straggler_ranks", "ranks", "scaling"), L("step_diff")),
-	ENTRY("critical_path", analysis_critical_path, NONE,
-	 L("critical_path", "critical_path_steps", "critical_path_across", "critical_path_hops")),
-	ENTRY("compare", analysis_compare, L("store.activity_groups"), L("compare")),
-	ENTRY("models", analysis_models, L("step_stats", "profiler_overhead"),
-	 L("estimates", "utilization", "memory_by_batch", "published", "throughput", "throughput_scaling", "relative",
-	   "hardware")),
-	ENTRY("published_figures", analysis_published_figures, L("published"), NONE),
-	ENTRY("comm_volume", analysis_comm_volume, NONE, L("comm_volume", "comm_types")),
-	ENTRY("parallel_comm", analysis_parallel_comm, NONE, L("parallel_comm")),
-	ENTRY("inputs", analysis_inputs, NONE, L("interconnect", "phase_report")),
-	ENTRY("system", analysis_system, NONE, L("system")),
-	ENTRY("report_phases", analysis_report_phases, NONE, L("phase_report_phases")),
-	ENTRY("compare_phases", analysis_compare_phases, L("phases", "phase_report_phases"), L("compare_phases")),
-	ENTRY("flops", analysis_flops, NONE, L("flops", "flops_ratio", "flops_fit")),
-	ENTRY("memory_steps", analysis_memory_steps, NONE, L("memory_steps", "memory_regions", "memory_ranks", "memory_kept")),
-	ENTRY("strategy_scaling", analysis_strategy_scaling,
-	      L("runs", "step_breakdown", "scaling", "memory_ranks", "profiler_overhead"),
-	      L("strategy_scaling")),
-	ENTRY("replay", analysis_replay, L("profiler_overhead", "pipeline_stages", "collective_busbw", "interconnect", "system"),
-	      L("replay_steps", "replay_calibration", "replay_fixes")),
-	/* the manifest's questions, answered as perfstudy whatif answers them (from the store) */
-	ENTRY("whatif_manifest", analysis_whatif_manifest, NONE, L("whatif")),
-	ENTRY("checks", analysis_checks, NONE, NONE),
-	/* takes critical_path_hops out of the result (it is no CSV): before sanity and findings */
-	ENTRY("step_timeline", analysis_step_timeline,
-	 L("critical_path_steps", "critical_path_hops", "collective_waits", "clock_offsets", "rank_spread"), NONE),
-	/* after every figure with a bar per rank */
-	ENTRY("figure_ranks", analysis_figure_ranks, L("rank_spread"), NONE),
-	/* reads every table so far: flags impossible shares */
-	ENTRY("sanity", analysis_sanity, L(ANALYSIS_ANY_TABLE), NONE),
-	ENTRY("findings", analysis_findings,
-	 L("runs", "idle_time_steps", "gpu_idle", "temporal", "ranks", "critical_path", "straggler_ranks",
-	   "straggler_causes", "collective_waits", "clock_offsets", "scaling", "profiler_overhead", "memory_ranks",
-	   "memory_kept", "pipeline_stages", "replay_fixes", "collective_busbw", "interconnect", "system"),
-	 L("findings")),
-	ENTRY("history", analysis_history, L("step_stats", "utilization", "temporal"), L("changes", "series", "history")),
-	/* the tables the manifest's comparisons name, of every experiment */
-	ACROSS("crossexp", analysis_crossexp, L(ANALYSIS_ANY_TABLE), L("comparisons")),
-};
+#define DECLARE(name) extern const struct analysis_def analysis_def_##name;
+ANALYSES(DECLARE)
+#undef DECLARE
 
-#undef L
-#undef NONE
-#undef ENTRY
-#undef ACROSS
+#define POINT(name) &analysis_def_##name,
+static const struct analysis_def *const registry[] = {ANALYSES(POINT)};
+#undef POINT
 
 #define NREGISTRY (sizeof(registry) / sizeof(registry[0]))
 
-const struct analysis_def *analysis_registry(size_t *n)
+const struct analysis_def *const *analysis_registry(size_t *n)
 {
 	*n = NREGISTRY;
 	return registry;
@@ -134,18 +117,18 @@ static int run_entries(const struct analysis_ctx *ctx, struct analysis_result *o
 {
 	int timed = timing_enabled();
 	for (size_t i = 0; i < NREGISTRY; i++) {
-		if (registry[i].when != when)
+		if (registry[i]->when != when)
 			continue;
 		double t0 = timed ? timing_now() : 0, c0 = timed ? timing_thread_cpu() : 0;
-		out->current = &registry[i];
-		int rc = registry[i].run(ctx, out);
+		out->current = registry[i];
+		int rc = registry[i]->run(ctx, out);
 		out->current = NULL;
 		if (rc < 0)
 			return -1;
 		/* PERFSTUDY_TIMING: where the analyze stage goes, one line per analysis. */
 		if (timed)
 			fprintf(stderr, "perfstudy: timing: analysis %s %s %.3f s, %.3f s CPU\n", ctx->experiment,
-				registry[i].name, timing_now() - t0, timing_thread_cpu() - c0);
+				registry[i]->name, timing_now() - t0, timing_thread_cpu() - c0);
 	}
 	return 0;
 }

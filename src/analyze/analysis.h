@@ -10,8 +10,10 @@
  * into the store.
  *
  * Adding an analysis: one new file src/analyze/<family>/<name>.c with its
- * run function, one entry in the registry declaring the tables it reads
- * and makes. The result owns everything appended to it.
+ * (static) run function and, at its end, its descriptor
+ * analysis_def_<name> (struct analysis_def below: the tables it reads and
+ * makes), and one line X(<name>) in the registry's list in analysis.c,
+ * where it is to run. The result owns everything appended to it.
  */
 #ifndef PERFSTUDY_ANALYSIS_H
 #define PERFSTUDY_ANALYSIS_H
@@ -64,8 +66,13 @@ struct analysis_result {
 };
 
 /*
- * One entry of the registry (analysis.c). An analysis reads the store and
- * the tables of the analyses before it; it declares both lists, and the
+ * An analysis's descriptor, defined at the end of its own file as
+ *   const struct analysis_def analysis_def_<name> = {
+ *   	.name = "<name>", .run = analysis_<name>,
+ *   	.needs = ANALYSIS_NONE, .makes = ANALYSIS_TABLES("<table>", ...),
+ *   };
+ * and listed once in the registry (analysis.c). An analysis reads the store
+ * and the tables of the analyses before it; it declares both lists, and the
  * registry's order must satisfy them (tests/unit/test_registry.c):
  *   needs  the result tables it reads (result_table refuses any other),
  *          each made by an earlier entry; ANALYSIS_ANY_TABLE: tables named
@@ -81,6 +88,9 @@ enum analysis_when {
 };
 
 #define ANALYSIS_ANY_TABLE "*"
+/* A descriptor's needs or makes: a list of table names, or none. */
+#define ANALYSIS_TABLES(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define ANALYSIS_NONE ((const char *const[]){NULL})
 
 struct analysis_def {
 	const char *name;
@@ -92,7 +102,7 @@ struct analysis_def {
 };
 
 /* The registry, in the order its analyses run; sets *n. */
-const struct analysis_def *analysis_registry(size_t *n);
+const struct analysis_def *const *analysis_registry(size_t *n);
 
 /*
  * The series names of the analyses that keep one colour in every figure
@@ -127,9 +137,6 @@ struct table *result_table(const struct analysis_result *r, const char *name);
  */
 void result_drop_table(struct analysis_result *r, struct table *t);
 
-/* The analyses, each in its own file. */
-int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out);
-int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_result *out);
 /*
  * From res's profiler_overhead.csv (the analysis runs early): run's median
  * unprofiled log iteration in ns, and its overhead; 0 where there is none.
@@ -147,31 +154,6 @@ int profiler_unprofiled_median(struct store *s, const char *exp, const char *run
 			       int64_t *count);
 /* The training's step-to-step noise (profiler_overhead.csv unprofiled_sigma_us) in ns; 0 when unknown. */
 int64_t profiler_noise_ns(const struct analysis_result *res, const char *run);
-int analysis_models(const struct analysis_ctx *ctx, struct analysis_result *out);
-int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Consistency of the inputs: empty traces, missing ranks, disagreeing clocks (checks.c). */
-int analysis_checks(const struct analysis_ctx *ctx, struct analysis_result *out);
-int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* HTA's idle time breakdown and kernel launch statistics (hta_idle.c). */
-int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Bus bandwidth and its efficiency per collective type and run (collective_busbw.c). */
-int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Time to train a fixed number of samples, from training logs (time_to_train.c). */
-int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_result *out);
-int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* GPU idle time and host wait per step and rank, all streams as one (gpu_idle.c). */
-int analysis_gpu_idle(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* TraceLens's GPU timeline per rank over the whole trace (gpu_timeline.c). */
-int analysis_gpu_timeline(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Warnings for shares over 100 % in any table (sanity.c). */
-int analysis_sanity(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Where the extra time of a run over its baseline goes (step_diff.c). */
-int analysis_step_diff(const struct analysis_ctx *ctx, struct analysis_result *out);
-int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_result *out);
-int analysis_memops(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* memory/memory_steps.c: the caching allocator's memory per step, phase and rank (issue 41). */
-int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis_result *out);
-int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* collectives.c: bytes of a Kineto NCCL dtype ("Float", "BFloat16", ...; 0 unknown); canonical type names. */
 int collective_dtype_size(const char *dtype);
 struct buf;
@@ -184,37 +166,6 @@ void collective_canonical(const char *raw, struct buf *out);
 int64_t collective_message_nelems(const char *type, int64_t in, int64_t out);
 /* NCCL's bus bandwidth factor busbw / algbw of a canonical type on n ranks (nccl-tests PERFORMANCE.md); 0 if n <= 0. */
 double collective_bus_factor(const char *type, int64_t n);
-/* AllReduce bus bandwidth by GPU count and message size (busbw.c). */
-int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Measured communication bytes per GPU and step beside the estimate (comm_volume.c). */
-int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Estimated communication time of every TP x PP x DP split at several bandwidths (parallel_comm.c). */
-int analysis_parallel_comm(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* nvidia-smi topo -m links (interconnect.csv) and profiler phase reports (phase_report.csv), inputs.c. */
-int analysis_inputs(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* A profiler report's actions mapped to the phases (phase_report_phases.csv), report_phases.c. */
-int analysis_report_phases(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Two runs per phase (compare_phases.csv), compare_phases.c; after phases and report_phases. */
-int analysis_compare_phases(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* The machine and its software as the inputs and the manifest say (system.csv), system.c. */
-int analysis_system(const struct analysis_ctx *ctx, struct analysis_result *out);
-int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result *out);
-int analysis_phases(const struct analysis_ctx *ctx, struct analysis_result *out);
-int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Compute-kernel time per kernel type and intra-op dispatch per host operator, paper 002's Table 6 (dispatch_ops.c). */
-int analysis_dispatch_ops(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Speedup across runs, measured and predicted by Cheng et al.'s model, from dispatch.csv (scaling.c). */
-int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Collectives matched across ranks: waits, clock offsets, stragglers (crossrank.c). */
-int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Each stage's bubble in a pipeline-parallel run against its schedule's (pipeline_stages.c). */
-int analysis_pipeline_stages(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* runs.csv's parallel layout, schedule and micro-batches: the manifest's, else the traces' (run_layout.c). */
-int analysis_run_layout(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* GPipe against 1F1B runs of one model: step time, bubble against (p - 1) / (m + p - 1) (pipeline_schedules.c). */
-int analysis_pipeline_schedules(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* What each rank that made the others wait did more than they did, per region and name (straggler_causes.c). */
-int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_result *out);
 /*
  * The side that made rank late (straggler_causes.c): *busy its GPU's extra
  * compute time and *idle its GPU's extra idle time per step against the
@@ -222,29 +173,6 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
  * ranks.csv lack them). busy > idle: GPU-bound, else host-bound.
  */
 void straggler_side(const struct analysis_result *res, const char *run, int rank, double *busy, double *idle);
-/* The median step of each run, one lane per drawn rank on the aligned clock (step_timeline.c). */
-int analysis_step_timeline(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Figures with a bar per rank keep the ranks rank_spread.csv draws, in runs of many ranks (figure_ranks.c). */
-int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result *out);
-/*
- * Every rank of a run in one distribution (rank_spread.csv), and the
- * per-rank top-kernel figures of the ranks that matter only (rank_spread.c).
- */
-int analysis_rank_spread(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Each rank's profiled steps replayed from their dependency graph, and each fix priced by replay (replay/replay.c). */
-int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out);
-int analysis_whatif_manifest(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Critical path of each step, per rank and across ranks (critical_path.c). */
-int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_result *out);
-int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* Statements generated from the other analyses' tables, shown first on the page (findings.c). */
-int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* The experiment's state recorded into the build history, and its history tables (history/history.c). */
-int analysis_history(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* The manifest's comparisons across experiments (history/crossexp.c); ANALYSIS_ACROSS. */
-int analysis_crossexp(const struct analysis_ctx *ctx, struct analysis_result *out);
-/* published.csv's figures: a study's own numbers beside perfstudy's estimates (published_figures.c). */
-int analysis_published_figures(const struct analysis_ctx *ctx, struct analysis_result *out);
 /*
  * compare.c: the pairs of runs to compare, as indexes into runs[] and
  * models[] ("" for none), nr runs in manifest order; *pairs is allocated
@@ -252,7 +180,5 @@ int analysis_published_figures(const struct analysis_ctx *ctx, struct analysis_r
  */
 size_t compare_pairs(const struct manifest *m, const char *const *runs, const char *const *models, size_t nr,
 		     size_t (**pairs)[2]);
-/* Step time distributions per run (step_stats.csv) and the test between compared runs (step_compare.csv). */
-int analysis_step_stats(const struct analysis_ctx *ctx, struct analysis_result *out);
 
 #endif

@@ -28,42 +28,42 @@ static int listed(const char *const *list, const char *name)
 }
 
 /* The entry that makes table name, or -1. */
-static long maker(const struct analysis_def *r, size_t n, const char *name)
+static long maker(const struct analysis_def *const *r, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; r[i].makes[k]; k++)
-			if (!strcmp(r[i].makes[k], name))
+		for (size_t k = 0; r[i]->makes[k]; k++)
+			if (!strcmp(r[i]->makes[k], name))
 				return (long)i;
 	return -1;
 }
 
-static void test_order(const struct analysis_def *r, size_t n)
+static void test_order(const struct analysis_def *const *r, size_t n)
 {
 	CHECK(n >= 39);
 	for (size_t i = 0; i < n; i++) {
-		CHECK(r[i].name && r[i].run && r[i].needs && r[i].makes);
+		CHECK(r[i]->name && r[i]->run && r[i]->needs && r[i]->makes);
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(r[i].name, r[j].name))
+			if (!strcmp(r[i]->name, r[j]->name))
 				{
-				fprintf(stderr, "registry: %s twice\n", r[i].name);
+				fprintf(stderr, "registry: %s twice\n", r[i]->name);
 				CHECK(0);
 			}
-		for (size_t k = 0; r[i].makes[k]; k++) {
-			long m = maker(r, n, r[i].makes[k]);
+		for (size_t k = 0; r[i]->makes[k]; k++) {
+			long m = maker(r, n, r[i]->makes[k]);
 			if (m != (long)i) {
-				fprintf(stderr, "registry: table %s made by %s and %s\n", r[i].makes[k], r[m].name, r[i].name);
+				fprintf(stderr, "registry: table %s made by %s and %s\n", r[i]->makes[k], r[m]->name, r[i]->name);
 				CHECK(0);
 			}
 		}
-		for (size_t k = 0; r[i].needs[k]; k++) {
-			if (!strcmp(r[i].needs[k], ANALYSIS_ANY_TABLE))
+		for (size_t k = 0; r[i]->needs[k]; k++) {
+			if (!strcmp(r[i]->needs[k], ANALYSIS_ANY_TABLE))
 				continue;
-			long m = maker(r, n, r[i].needs[k]);
+			long m = maker(r, n, r[i]->needs[k]);
 			/* An experiment's analyses run in order; those across experiments after all of them. */
-			int before = m >= 0 && ((size_t)m < i || (r[i].when == ANALYSIS_ACROSS && r[m].when == ANALYSIS_EXPERIMENT)) &&
-				     !(r[i].when == ANALYSIS_EXPERIMENT && r[m].when == ANALYSIS_ACROSS);
+			int before = m >= 0 && ((size_t)m < i || (r[i]->when == ANALYSIS_ACROSS && r[m]->when == ANALYSIS_EXPERIMENT)) &&
+				     !(r[i]->when == ANALYSIS_EXPERIMENT && r[m]->when == ANALYSIS_ACROSS);
 			if (!before) {
-				fprintf(stderr, "registry: %s needs %s, which %s\n", r[i].name, r[i].needs[k],
+				fprintf(stderr, "registry: %s needs %s, which %s\n", r[i]->name, r[i]->needs[k],
 					m < 0 ? "no entry makes" : "a later entry makes");
 				CHECK(0);
 			}
@@ -72,17 +72,17 @@ static void test_order(const struct analysis_def *r, size_t n)
 }
 
 /* The entry a source file belongs to: its basename is the entry's name, or starts with it and '_'. */
-static const struct analysis_def *entry_of(const struct analysis_def *r, size_t n, const char *path)
+static const struct analysis_def *entry_of(const struct analysis_def *const *r, size_t n, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	size_t len = strlen(base) - 2; /* without ".c" */
 	const struct analysis_def *best = NULL;
 	for (size_t i = 0; i < n; i++) {
-		size_t l = strlen(r[i].name);
-		if (l <= len && !strncmp(base, r[i].name, l) && (l == len || base[l] == '_') &&
+		size_t l = strlen(r[i]->name);
+		if (l <= len && !strncmp(base, r[i]->name, l) && (l == len || base[l] == '_') &&
 		    (!best || l > strlen(best->name)))
-			best = &r[i];
+			best = r[i];
 	}
 	return best;
 }
@@ -142,15 +142,15 @@ static size_t check_literals(const char *path, const char *text, const char *cal
 	return found;
 }
 
-static void test_sources(const struct analysis_def *r, size_t n)
+static void test_sources(const struct analysis_def *const *r, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		char pattern[256];
-		snprintf(pattern, sizeof(pattern), "src/analyze/*/%s.c", r[i].name);
+		snprintf(pattern, sizeof(pattern), "src/analyze/*/%s.c", r[i]->name);
 		glob_t g;
 		int rc = glob(pattern, 0, NULL, &g);
 		if (rc != 0 || g.gl_pathc != 1) {
-			fprintf(stderr, "registry: entry %s has no file %s\n", r[i].name, pattern);
+			fprintf(stderr, "registry: entry %s has no file %s\n", r[i]->name, pattern);
 			CHECK(0);
 		}
 		if (rc == 0)
@@ -178,12 +178,12 @@ static void test_sources(const struct analysis_def *r, size_t n)
 }
 
 /* result_table inside a running analysis: declared names pass, others abort. */
-static void test_refusal(const struct analysis_def *r, size_t n)
+static void test_refusal(const struct analysis_def *const *r, size_t n)
 {
 	const struct analysis_def *scaling = NULL;
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(r[i].name, "scaling"))
-			scaling = &r[i];
+		if (!strcmp(r[i]->name, "scaling"))
+			scaling = r[i];
 	CHECK(scaling != NULL);
 	if (!scaling)
 		return;
@@ -223,7 +223,7 @@ static void test_refusal(const struct analysis_def *r, size_t n)
 int main(void)
 {
 	size_t n;
-	const struct analysis_def *r = analysis_registry(&n);
+	const struct analysis_def *const *r = analysis_registry(&n);
 	test_order(r, n);
 	test_sources(r, n);
 	test_refusal(r, n);

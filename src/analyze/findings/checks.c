@@ -196,9 +196,16 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 	return 0;
 }
 
-int analysis_checks(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_checks(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	if (empty_traces(ctx) < 0 || missing_ranks(ctx, out) < 0 || clocks(ctx, out) < 0)
 		return -1;
 	return 0;
 }
+
+const struct analysis_def analysis_def_checks = {
+	.name = "checks",
+	.run = analysis_checks,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_NONE,
+};

@@ -909,7 +909,7 @@ static void add_replay(void *ctx, const char *run, double value, double saving_u
 	add(f, run, 0, value, "table-replay_fixes", rule);
 }
 
-int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	(void)ctx;
 	struct findings f = {
@@ -983,3 +983,13 @@ int analysis_findings(const struct analysis_ctx *ctx, struct analysis_result *ou
 	buf_release(&m);
 	return 0;
 }
+
+const struct analysis_def analysis_def_findings = {
+	.name = "findings",
+	.run = analysis_findings,
+	.needs = ANALYSIS_TABLES("runs", "idle_time_steps", "gpu_idle", "temporal", "ranks", "critical_path",
+		"straggler_ranks", "straggler_causes", "collective_waits", "clock_offsets", "scaling",
+		"profiler_overhead", "memory_ranks", "memory_kept", "pipeline_stages", "replay_fixes",
+		"collective_busbw", "interconnect", "system"),
+	.makes = ANALYSIS_TABLES("findings"),
+};

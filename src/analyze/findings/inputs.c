@@ -120,9 +120,16 @@ static int phase_report(const struct analysis_ctx *ctx, struct analysis_result *
 	return 0;
 }
 
-int analysis_inputs(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_inputs(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	if (interconnect(ctx, out) < 0)
 		return -1;
 	return phase_report(ctx, out);
 }
+
+const struct analysis_def analysis_def_inputs = {
+	.name = "inputs",
+	.run = analysis_inputs,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("interconnect", "phase_report"),
+};

@@ -14,7 +14,7 @@
 
 #define SHARE_MAX 1.000001 /* over 100 %, beyond the rounding of a ratio */
 
-int analysis_sanity(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_sanity(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	(void)ctx;
 	for (size_t i = 0; i < out->ntables; i++) {
@@ -44,3 +44,10 @@ int analysis_sanity(const struct analysis_ctx *ctx, struct analysis_result *out)
 	}
 	return 0;
 }
+
+const struct analysis_def analysis_def_sanity = {
+	.name = "sanity",
+	.run = analysis_sanity,
+	.needs = ANALYSIS_TABLES(ANALYSIS_ANY_TABLE),
+	.makes = ANALYSIS_NONE,
+};

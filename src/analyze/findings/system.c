@@ -173,7 +173,7 @@ static const char *typed(const struct manifest *m, const char *key)
 	return NULL;
 }
 
-int analysis_system(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_system(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct manifest *m = ctx->manifest;
 	struct said s = {0};
@@ -218,3 +218,10 @@ int analysis_system(const struct analysis_ctx *ctx, struct analysis_result *out)
 		"disagree, the input's value is shown and a note says so.");
 	return 0;
 }
+
+const struct analysis_def analysis_def_system = {
+	.name = "system",
+	.run = analysis_system,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("system"),
+};

@@ -329,7 +329,7 @@ size_t compare_pairs(const struct manifest *m, const char *const *runs, const ch
 	return npairs;
 }
 
-int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct run_items *r;
 	size_t nr;
@@ -369,3 +369,10 @@ int analysis_compare(const struct analysis_ctx *ctx, struct analysis_result *out
 	run_items_free(r, nr);
 	return 0;
 }
+
+const struct analysis_def analysis_def_compare = {
+	.name = "compare",
+	.run = analysis_compare,
+	.needs = ANALYSIS_TABLES("store.activity_groups"),
+	.makes = ANALYSIS_TABLES("compare"),
+};

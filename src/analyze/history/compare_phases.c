@@ -126,7 +126,7 @@ static void add_row(struct table *t, const char *a, const char *b, const char *s
 	}
 }
 
-int analysis_compare_phases(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_compare_phases(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct manifest *m = ctx->manifest;
 	const struct table *tp = result_table(out, "phases"), *tr = result_table(out, "phase_report_phases");
@@ -215,3 +215,10 @@ int analysis_compare_phases(const struct analysis_ctx *ctx, struct analysis_resu
 		"2.46x faster' is an optimizer_step ratio of 2.46.");
 	return 0;
 }
+
+const struct analysis_def analysis_def_compare_phases = {
+	.name = "compare_phases",
+	.run = analysis_compare_phases,
+	.needs = ANALYSIS_TABLES("phases", "phase_report_phases"),
+	.makes = ANALYSIS_TABLES("compare_phases"),
+};

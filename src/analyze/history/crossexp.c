@@ -472,7 +472,15 @@ int crossexp_add(const struct crossexp_exp *e, size_t n, size_t self, struct ana
 }
 
 /* The registry's entry "crossexp" (ANALYSIS_ACROSS): crossexp_add for experiment ctx->self. */
-int analysis_crossexp(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_crossexp(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	return crossexp_add(ctx->exps, ctx->nexps, ctx->self, out);
 }
+
+const struct analysis_def analysis_def_crossexp = {
+	.name = "crossexp",
+	.run = analysis_crossexp,
+	.needs = ANALYSIS_TABLES(ANALYSIS_ANY_TABLE),
+	.makes = ANALYSIS_TABLES("comparisons"),
+	.when = ANALYSIS_ACROSS,
+};

@@ -706,7 +706,14 @@ int history_write(struct store *s, const char *const *exps, const struct manifes
 }
 
 /* The registry's entry "history": history_record for the experiment analysed. */
-int analysis_history(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_history(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	return history_record(ctx->store, ctx->experiment, ctx->manifest, ctx->cls, out, ctx->built_at);
 }
+
+const struct analysis_def analysis_def_history = {
+	.name = "history",
+	.run = analysis_history,
+	.needs = ANALYSIS_TABLES("step_stats", "utilization", "temporal"),
+	.makes = ANALYSIS_TABLES("changes", "series", "history"),
+};

@@ -106,7 +106,7 @@ static int part_of(const struct analysis_result *res, const char *run, struct pa
 	return 0;
 }
 
-int analysis_step_diff(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_step_diff(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	(void)ctx;
 	const struct table *sc = result_table(out, "scaling");
@@ -182,3 +182,10 @@ int analysis_step_diff(const struct analysis_ctx *ctx, struct analysis_result *o
 		"gives how much the profiler slowed each run.");
 	return 0;
 }
+
+const struct analysis_def analysis_def_step_diff = {
+	.name = "step_diff",
+	.run = analysis_step_diff,
+	.needs = ANALYSIS_TABLES("straggler_ranks", "ranks", "scaling"),
+	.makes = ANALYSIS_TABLES("step_diff"),
+};

@@ -555,7 +555,7 @@ static int exp_has(struct store *s, const char *exp, const char *what, const cha
 	return r;
 }
 
-int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	/* allocator events of a GPU; without, whether a Kineto trace (the one format read for them) could have had them */
 	int any = exp_has(ctx->store, ctx->experiment, "memory: any events",
@@ -677,3 +677,10 @@ int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis_result
 	buf_release(&w.without);
 	return ret;
 }
+
+const struct analysis_def analysis_def_memory_steps = {
+	.name = "memory_steps",
+	.run = analysis_memory_steps,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("memory_steps", "memory_regions", "memory_ranks", "memory_kept"),
+};

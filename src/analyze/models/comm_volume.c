@@ -238,7 +238,7 @@ static void type_rows(struct table *t, const struct manifest_run *r, const struc
 	}
 }
 
-int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct manifest *man = ctx->manifest;
 	struct table *t = table_new("comm_volume", "Communication bytes per GPU and step: measured in the trace and estimated",
@@ -372,3 +372,10 @@ int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_result 
 		"model's extra heads) and buffers DDP broadcasts every step.");
 	return 0;
 }
+
+const struct analysis_def analysis_def_comm_volume = {
+	.name = "comm_volume",
+	.run = analysis_comm_volume,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("comm_volume", "comm_types"),
+};

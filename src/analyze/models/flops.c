@@ -160,7 +160,7 @@ static void flops_figures(const struct table *t, const struct table *q, size_t n
 	free(du);
 }
 
-int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	sqlite3_stmt *st;
 	if (store_prepare(ctx->store, "flops: kernel metrics per run", "SELECT r.run, coalesce(r.batch, 0),"
@@ -289,3 +289,10 @@ int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 			  "1 and intercept 0 would mean the estimate counts exactly what the GPU executed.");
 	return 0;
 }
+
+const struct analysis_def analysis_def_flops = {
+	.name = "flops",
+	.run = analysis_flops,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("flops", "flops_ratio", "flops_fit"),
+};

@@ -892,7 +892,7 @@ static int hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 	return 0;
 }
 
-int analysis_models(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_models(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	if (hardware(ctx, out) < 0 || estimates(ctx, out) < 0)
 		return -1;
@@ -901,3 +901,11 @@ int analysis_models(const struct analysis_ctx *ctx, struct analysis_result *out)
 	relative(ctx, out);
 	return 0;
 }
+
+const struct analysis_def analysis_def_models = {
+	.name = "models",
+	.run = analysis_models,
+	.needs = ANALYSIS_TABLES("step_stats", "profiler_overhead"),
+	.makes = ANALYSIS_TABLES("estimates", "utilization", "memory_by_batch", "published", "throughput",
+		"throughput_scaling", "relative", "hardware"),
+};

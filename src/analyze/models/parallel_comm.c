@@ -175,7 +175,7 @@ static int setting_of(const struct manifest *m, struct setting *s, struct analys
 	return 0;
 }
 
-int analysis_parallel_comm(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_parallel_comm(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct manifest *m = ctx->manifest;
 	struct setting s;
@@ -270,3 +270,10 @@ int analysis_parallel_comm(const struct analysis_ctx *ctx, struct analysis_resul
 		"a split Megatron-LM would refuse (heads or layers not divisible).");
 	return 0;
 }
+
+const struct analysis_def analysis_def_parallel_comm = {
+	.name = "parallel_comm",
+	.run = analysis_parallel_comm,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("parallel_comm"),
+};

@@ -10,7 +10,7 @@
 #include "analyze/analysis.h"
 #include "chart/figures.h"
 
-int analysis_published_figures(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_published_figures(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	(void)ctx;
 	const struct table *t = result_table(out, "published");
@@ -67,3 +67,10 @@ int analysis_published_figures(const struct analysis_ctx *ctx, struct analysis_r
 	}
 	return 0;
 }
+
+const struct analysis_def analysis_def_published_figures = {
+	.name = "published_figures",
+	.run = analysis_published_figures,
+	.needs = ANALYSIS_TABLES("published"),
+	.makes = ANALYSIS_NONE,
+};

@@ -474,7 +474,7 @@ static void strategy_shown(const struct analysis_ctx *ctx, struct srun *r)
 	models_strategy_shown(mr, r->strategy, r->shown, sizeof(r->shown));
 }
 
-int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	size_t n;
 	struct srun *rs = load_runs(ctx, out, &n);
@@ -716,3 +716,10 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 	free(rs);
 	return 0;
 }
+
+const struct analysis_def analysis_def_scaling = {
+	.name = "scaling",
+	.run = analysis_scaling,
+	.needs = ANALYSIS_TABLES("runs", "dispatch", "kernels", "profiler_overhead"),
+	.makes = ANALYSIS_TABLES("compute_model", "scaling", "speedup_error"),
+};

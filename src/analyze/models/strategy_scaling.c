@@ -416,7 +416,7 @@ static void add_figure(struct analysis_result *out, struct ss_run *const *v, siz
 	buf_release(&label);
 }
 
-int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct table *rt = result_table(out, "runs"), *bd = result_table(out, "step_breakdown"),
 			   *sc = result_table(out, "scaling"), *mr = result_table(out, "memory_ranks"),
@@ -550,3 +550,10 @@ int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct analysis_re
 		"figure per strategy.");
 	return 0;
 }
+
+const struct analysis_def analysis_def_strategy_scaling = {
+	.name = "strategy_scaling",
+	.run = analysis_strategy_scaling,
+	.needs = ANALYSIS_TABLES("runs", "step_breakdown", "scaling", "memory_ranks", "profiler_overhead"),
+	.makes = ANALYSIS_TABLES("strategy_scaling"),
+};

@@ -67,7 +67,7 @@ static int log_of(const struct analysis_ctx *ctx, const char *run, struct ttt *t
 	return rc < 0 ? -1 : 0;
 }
 
-int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct manifest *man = ctx->manifest;
 	if (!man || man->nruns < 2)
@@ -245,3 +245,10 @@ int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysis_resul
 		"ratio of wall_s, start-up included.");
 	return 0;
 }
+
+const struct analysis_def analysis_def_time_to_train = {
+	.name = "time_to_train",
+	.run = analysis_time_to_train,
+	.needs = ANALYSIS_TABLES("runs", "profiler_overhead"),
+	.makes = ANALYSIS_TABLES("time_to_train"),
+};

@@ -172,7 +172,7 @@ static int add_transfers(const struct analysis_ctx *ctx, struct point *p, size_t
 	return ret;
 }
 
-int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	sqlite3_stmt *st;
 	if (store_prepare(ctx->store, "busbw: collectives with their kernels",
@@ -273,3 +273,10 @@ int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 		"2(n-1)/n: what the links did once every rank had arrived.");
 	return 0;
 }
+
+const struct analysis_def analysis_def_busbw = {
+	.name = "busbw",
+	.run = analysis_busbw,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("allreduce_busbw"),
+};

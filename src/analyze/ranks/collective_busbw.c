@@ -77,7 +77,7 @@ static int shares_cell(const struct ctype *v, size_t n, size_t i)
 	return 0;
 }
 
-int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct table *w = result_table(out, "collective_waits"), *rt = result_table(out, "runs");
 	const struct manifest *man = ctx->manifest;
@@ -242,3 +242,10 @@ int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_re
 		"strategy with the fewest GPUs sending that type; efficiency = busbw / the baseline's busbw.");
 	return 0;
 }
+
+const struct analysis_def analysis_def_collective_busbw = {
+	.name = "collective_busbw",
+	.run = analysis_collective_busbw,
+	.needs = ANALYSIS_TABLES("runs", "collective_waits"),
+	.makes = ANALYSIS_TABLES("collective_busbw"),
+};

@@ -149,7 +149,7 @@ out:
 	return ret;
 }
 
-int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct store *s = ctx->store;
 	struct table *t = table_new("collectives", "NCCL collectives per run, rank and type",
@@ -263,3 +263,10 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 			  "(ncclReduceRingLLKernel_sum_f32) the collective before 'Kernel'.");
 	return 0;
 }
+
+const struct analysis_def analysis_def_collectives = {
+	.name = "collectives",
+	.run = analysis_collectives,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("collectives"),
+};

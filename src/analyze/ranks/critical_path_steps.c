@@ -450,7 +450,7 @@ static size_t sorted_distinct(int *v, size_t n)
 	return m;
 }
 
-int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct rank_key *keys;
 	size_t nkeys;
@@ -715,3 +715,10 @@ out:
 	rank_keys_free(keys, nkeys);
 	return ret;
 }
+
+const struct analysis_def analysis_def_critical_path = {
+	.name = "critical_path",
+	.run = analysis_critical_path,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("critical_path", "critical_path_steps", "critical_path_across", "critical_path_hops"),
+};

@@ -535,7 +535,7 @@ static void add_methods(struct analysis_result *out)
 		"to window_union_us).");
 }
 
-int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct rank_key *keys;
 	size_t nkeys;
@@ -619,3 +619,10 @@ done:
 	rank_keys_free(keys, nkeys);
 	return ret;
 }
+
+const struct analysis_def analysis_def_crossrank = {
+	.name = "crossrank",
+	.run = analysis_crossrank,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("collective_waits", "clock_offsets", "stragglers", "straggler_ranks"),
+};

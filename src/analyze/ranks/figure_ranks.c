@@ -45,7 +45,7 @@ static int cmp_drawn(const void *pa, const void *pb)
 	return (a->rank > b->rank) - (a->rank < b->rank);
 }
 
-int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	(void)ctx;
 	const struct table *rs = result_table(out, "rank_spread");
@@ -118,3 +118,10 @@ int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis_result
 	free(v);
 	return 0;
 }
+
+const struct analysis_def analysis_def_figure_ranks = {
+	.name = "figure_ranks",
+	.run = analysis_figure_ranks,
+	.needs = ANALYSIS_TABLES("rank_spread"),
+	.makes = ANALYSIS_NONE,
+};

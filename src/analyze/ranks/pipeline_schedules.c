@@ -159,7 +159,7 @@ static void set_real(struct table *t, size_t row, const char *col, double x)
 		table_set_real(t, row, (size_t)table_col_index(t, col), x);
 }
 
-int analysis_pipeline_schedules(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_pipeline_schedules(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct table *ps = result_table(out, "pipeline_stages");
 	const struct table *rt = result_table(out, "runs");
@@ -304,3 +304,10 @@ int analysis_pipeline_schedules(const struct analysis_ctx *ctx, struct analysis_
 		"wait for the slowest stage, and the comparison measures the split as much as the schedule.");
 	return 0;
 }
+
+const struct analysis_def analysis_def_pipeline_schedules = {
+	.name = "pipeline_schedules",
+	.run = analysis_pipeline_schedules,
+	.needs = ANALYSIS_TABLES("runs", "step_stats", "profiler_overhead", "pipeline_stages"),
+	.makes = ANALYSIS_TABLES("pipeline_schedules"),
+};

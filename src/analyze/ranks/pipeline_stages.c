@@ -792,7 +792,7 @@ static int one_run(const struct analysis_ctx *ctx, struct analysis_result *out, 
 	return rc;
 }
 
-int analysis_pipeline_stages(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_pipeline_stages(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct rank_key *keys;
 	size_t nkeys, nopt = 0;
@@ -870,3 +870,10 @@ int analysis_pipeline_stages(const struct analysis_ctx *ctx, struct analysis_res
 		"span_us, which is the price where no stage is blamed.");
 	return 0;
 }
+
+const struct analysis_def analysis_def_pipeline_stages = {
+	.name = "pipeline_stages",
+	.run = analysis_pipeline_stages,
+	.needs = ANALYSIS_TABLES("clock_offsets"),
+	.makes = ANALYSIS_TABLES("pipeline_stages"),
+};

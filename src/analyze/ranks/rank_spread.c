@@ -314,7 +314,7 @@ static void top_kernel_figures(const struct analysis_ctx *ctx, struct analysis_r
 	}
 }
 
-int analysis_rank_spread(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_rank_spread(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct table *g = result_table(out, "groups");
 	if (!g)
@@ -399,3 +399,10 @@ int analysis_rank_spread(const struct analysis_ctx *ctx, struct analysis_result 
 	table_free(t);
 	return 0;
 }
+
+const struct analysis_def analysis_def_rank_spread = {
+	.name = "rank_spread",
+	.run = analysis_rank_spread,
+	.needs = ANALYSIS_TABLES("ranks", "collective_waits", "kernels", "groups"),
+	.makes = ANALYSIS_TABLES("rank_spread"),
+};

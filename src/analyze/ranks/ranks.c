@@ -81,7 +81,7 @@ static int ranks_rank(const struct rank_key *k, const struct rank_data *d, void 
 	return 0;
 }
 
-int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct table *t = table_new("ranks", "Ranks side by side, per step",
 				    "run:text,step:int,rank:int,step_us:us,idle_us:us,comm_us:us,slowest:int");
@@ -153,3 +153,10 @@ out:
 	table_free(t);
 	return ret;
 }
+
+const struct analysis_def analysis_def_ranks = {
+	.name = "ranks",
+	.run = analysis_ranks,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("ranks"),
+};

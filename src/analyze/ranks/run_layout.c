@@ -112,7 +112,7 @@ static int pp_of(const struct table *ps, const char *run, struct pp_seen *o)
 	return o->stages > 0;
 }
 
-int analysis_run_layout(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_run_layout(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct table *rt = result_table(out, "runs");
 	const struct table *ps = result_table(out, "pipeline_stages");
@@ -205,3 +205,10 @@ int analysis_run_layout(const struct analysis_ctx *ctx, struct analysis_result *
 	buf_release(&sw);
 	return ret;
 }
+
+const struct analysis_def analysis_def_run_layout = {
+	.name = "run_layout",
+	.run = analysis_run_layout,
+	.needs = ANALYSIS_TABLES("runs", "pipeline_stages"),
+	.makes = ANALYSIS_NONE,
+};

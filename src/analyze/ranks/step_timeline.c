@@ -402,7 +402,7 @@ static struct chart *run_timeline(const struct analysis_ctx *ctx, struct analysi
 	return c;
 }
 
-int analysis_step_timeline(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_step_timeline(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct rank_key *keys;
 	size_t nkeys;
@@ -472,3 +472,11 @@ int analysis_step_timeline(const struct analysis_ctx *ctx, struct analysis_resul
 	rank_keys_free(keys, nkeys);
 	return fail ? -1 : 0;
 }
+
+const struct analysis_def analysis_def_step_timeline = {
+	.name = "step_timeline",
+	.run = analysis_step_timeline,
+	.needs = ANALYSIS_TABLES("critical_path_steps", "critical_path_hops", "collective_waits", "clock_offsets",
+		"rank_spread"),
+	.makes = ANALYSIS_NONE,
+};

@@ -615,7 +615,7 @@ static int cmp_strag(const void *pa, const void *pb)
 	return a->ri < b->ri ? -1 : a->ri > b->ri;
 }
 
-int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct table *sr = result_table(out, "straggler_ranks");
 	if (!sr)
@@ -778,3 +778,10 @@ out:
 	rank_keys_free(keys, nkeys);
 	return ret;
 }
+
+const struct analysis_def analysis_def_straggler_causes = {
+	.name = "straggler_causes",
+	.run = analysis_straggler_causes,
+	.needs = ANALYSIS_TABLES("straggler_ranks", "ranks"),
+	.makes = ANALYSIS_TABLES("straggler_causes"),
+};

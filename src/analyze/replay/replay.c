@@ -728,7 +728,7 @@ static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 	return ret;
 }
 
-int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct rank_key *keys = NULL;
 	size_t nkeys = 0;
@@ -872,3 +872,10 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 	buf_release(&b);
 	return 0;
 }
+
+const struct analysis_def analysis_def_replay = {
+	.name = "replay",
+	.run = analysis_replay,
+	.needs = ANALYSIS_TABLES("profiler_overhead", "pipeline_stages", "collective_busbw", "interconnect", "system"),
+	.makes = ANALYSIS_TABLES("replay_steps", "replay_calibration", "replay_fixes"),
+};

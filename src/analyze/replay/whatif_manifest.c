@@ -44,7 +44,7 @@ static void keep(void *ctx, enum diag_level level, const char *text)
 	s->text[s->n++] = xstrdup(text);
 }
 
-int analysis_whatif_manifest(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_whatif_manifest(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct manifest *mf = ctx->manifest;
 	if (!mf || !mf->nwhatif)
@@ -126,3 +126,10 @@ int analysis_whatif_manifest(const struct analysis_ctx *ctx, struct analysis_res
 	buf_release(&b);
 	return 0;
 }
+
+const struct analysis_def analysis_def_whatif_manifest = {
+	.name = "whatif_manifest",
+	.run = analysis_whatif_manifest,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("whatif"),
+};

@@ -679,7 +679,7 @@ static int add_source_notes(struct store *s, const char *exp, struct analysis_re
 	return 0;
 }
 
-int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct store *s = ctx->store;
 	const char *exp = ctx->experiment;
@@ -788,3 +788,11 @@ int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)
 			  "step marker), per rank.");
 	return 0;
 }
+
+const struct analysis_def analysis_def_basic = {
+	.name = "basic",
+	.run = analysis_basic,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("runs", "rank_devices", "groups", "group_totals", "kernels", "top_kernels", "steps",
+		"store.activity_groups", "store.group_times", "store.kernel_stats"),
+};

@@ -207,7 +207,7 @@ static int dispatch_rank(const struct rank_key *k, const struct rank_data *d, vo
 	return 0;
 }
 
-int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct table *t = table_new("dispatch", "Communication-first step time and GPU idle split into dispatch",
 				    "run:text,rank:int,step:int,step_us:us,comm_us:us,compute_us:us,memory_us:us,"
@@ -254,3 +254,10 @@ out:
 	chart_free(c);
 	return ret;
 }
+
+const struct analysis_def analysis_def_dispatch = {
+	.name = "dispatch",
+	.run = analysis_dispatch,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("dispatch"),
+};

@@ -406,7 +406,7 @@ static void run_rows(struct table *t, struct chart *c, const char *run, const st
 		add_row(t, run, "intra-op", "other", rest, itotal);
 }
 
-int analysis_dispatch_ops(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_dispatch_ops(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct rank_key *keys;
 	size_t nkeys;
@@ -481,3 +481,10 @@ out:
 	rank_keys_free(keys, nkeys);
 	return ret;
 }
+
+const struct analysis_def analysis_def_dispatch_ops = {
+	.name = "dispatch_ops",
+	.run = analysis_dispatch_ops,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("dispatch_ops"),
+};

@@ -185,7 +185,7 @@ static int rank_rows(const struct rank_key *key, const struct rank_data *d, void
 	return 0;
 }
 
-int analysis_gpu_idle(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_gpu_idle(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct table *ts = table_new("idle_time_steps", "GPU idle time per ProfilerStep by cause, all streams as one GPU",
 				     "run:text,rank:int,step:int,step_us:us,idle_us:us,host_wait_us:us,"
@@ -223,3 +223,10 @@ out:
 	table_free(tr);
 	return ret;
 }
+
+const struct analysis_def analysis_def_gpu_idle = {
+	.name = "gpu_idle",
+	.run = analysis_gpu_idle,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("idle_time_steps", "gpu_idle"),
+};

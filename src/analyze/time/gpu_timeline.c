@@ -125,7 +125,7 @@ static int visit_rank(const struct rank_key *k, const struct rank_data *d, void 
 	return 0;
 }
 
-int analysis_gpu_timeline(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_gpu_timeline(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct table *t = table_new("gpu_timeline", "GPU timeline per rank, as TraceLens computes it",
 				    "run:text,rank:int,computation_us:us,exposed_comm_us:us,exposed_memcpy_us:us,"
@@ -153,3 +153,10 @@ out:
 	table_free(t);
 	return ret;
 }
+
+const struct analysis_def analysis_def_gpu_timeline = {
+	.name = "gpu_timeline",
+	.run = analysis_gpu_timeline,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("gpu_timeline"),
+};

@@ -282,7 +282,7 @@ static int rank_rows(const struct rank_key *key, const struct rank_data *d, cons
 	return 0;
 }
 
-int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct tables t = {
 		ctx,
@@ -334,3 +334,10 @@ out:
 	table_free(t.launch);
 	return ret;
 }
+
+const struct analysis_def analysis_def_hta_idle = {
+	.name = "hta_idle",
+	.run = analysis_hta_idle,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("idle_time", "launch_stats"),
+};

@@ -64,7 +64,7 @@ static int memops_rank(const struct rank_key *k, const struct rank_data *d, void
 	return 0;
 }
 
-int analysis_memops(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_memops(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct table *t = table_new("memops", "Memory operations per run, rank and kind",
 				    "run:text,rank:int,kind:text,count:int,bytes:int,time_us:us,gb_per_s:real");
@@ -110,3 +110,10 @@ out:
 	chart_free(c);
 	return ret;
 }
+
+const struct analysis_def analysis_def_memops = {
+	.name = "memops",
+	.run = analysis_memops,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("memops"),
+};

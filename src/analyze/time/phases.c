@@ -363,7 +363,7 @@ static int phases_rank(const struct rank_key *k, const struct rank_data *d, void
 	return 0;
 }
 
-int analysis_phases(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_phases(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	size_t nph;
 	struct phase *ph = phase_list(ctx->manifest, &nph);
@@ -467,3 +467,10 @@ out:
 	chart_free(cg);
 	return ret;
 }
+
+const struct analysis_def analysis_def_phases = {
+	.name = "phases",
+	.run = analysis_phases,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("phases"),
+};

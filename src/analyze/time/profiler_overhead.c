@@ -143,7 +143,7 @@ int profiler_unprofiled_median(struct store *s, const char *exp, const char *run
 	return 0;
 }
 
-int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	const struct table *rt = out->runs;
 	if (!rt || !rt->nrows)
@@ -243,3 +243,10 @@ int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_r
 			  "of one model whose overheads differ by more than 10 %.");
 	return 0;
 }
+
+const struct analysis_def analysis_def_profiler_overhead = {
+	.name = "profiler_overhead",
+	.run = analysis_profiler_overhead,
+	.needs = ANALYSIS_TABLES("runs"),
+	.makes = ANALYSIS_TABLES("profiler_overhead"),
+};

@@ -113,7 +113,7 @@ static const struct action *phase_action(const struct report *r, const struct ph
 	return best;
 }
 
-int analysis_report_phases(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_report_phases(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct report *rep;
 	size_t nrep, nph;
@@ -235,3 +235,10 @@ int analysis_report_phases(const struct analysis_ctx *ctx, struct analysis_resul
 	reports_free(rep, nrep);
 	return 0;
 }
+
+const struct analysis_def analysis_def_report_phases = {
+	.name = "report_phases",
+	.run = analysis_report_phases,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("phase_report_phases"),
+};

@@ -146,7 +146,7 @@ static int step_rank(const struct rank_key *k, const struct rank_data *d, void *
 	return 0;
 }
 
-int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	size_t ndl;
 	int64_t *dl = dataloader_ids(ctx->store, &ndl);
@@ -195,3 +195,10 @@ out:
 	free(dl);
 	return ret;
 }
+
+const struct analysis_def analysis_def_step_breakdown = {
+	.name = "step_breakdown",
+	.run = analysis_step_breakdown,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("step_breakdown"),
+};

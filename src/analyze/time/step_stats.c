@@ -196,7 +196,7 @@ static struct table *compare_table(const struct analysis_ctx *ctx, const struct 
 	return t;
 }
 
-int analysis_step_stats(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_step_stats(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct run_steps *r;
 	size_t nr;
@@ -257,3 +257,10 @@ int analysis_step_stats(const struct analysis_ctx *ctx, struct analysis_result *
 			  "exact p is 0.1): profile at least 4 steps a run to tell a change from noise.");
 	return 0;
 }
+
+const struct analysis_def analysis_def_step_stats = {
+	.name = "step_stats",
+	.run = analysis_step_stats,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("step_stats", "step_compare"),
+};

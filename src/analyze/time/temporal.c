@@ -145,7 +145,7 @@ static int temporal_rank(const struct rank_key *k, const struct rank_data *d, co
 	return 0;
 }
 
-int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *out)
+static int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct table *t = table_new("temporal", "Temporal breakdown per rank, as Holistic Trace Analysis computes it",
 				    "run:text,rank:int,span_us:us,idle_us:us,compute_us:us,non_compute_us:us,"
@@ -218,3 +218,10 @@ out:
 	free(w.run_name);
 	return ret;
 }
+
+const struct analysis_def analysis_def_temporal = {
+	.name = "temporal",
+	.run = analysis_temporal,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("temporal", "overlap", "kernel_types"),
+};
