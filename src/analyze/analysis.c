@@ -102,13 +102,24 @@ static int listed(const char *const *list, const char *name)
 	return 0;
 }
 
+/* Whether figure name is in list (NULL: none), by name or by a prefix ending in '*'. */
+static int figure_listed(const char *const *list, const char *name)
+{
+	for (size_t i = 0; list && list[i]; i++) {
+		size_t n = strlen(list[i]);
+		if (n && list[i][n - 1] == '*' ? !strncmp(list[i], name, n - 1) : !strcmp(list[i], name))
+			return 1;
+	}
+	return 0;
+}
+
 /* A table an analysis did not declare: a programming error, reported and fatal (analysis.h). */
 static void undeclared(const struct analysis_def *a, const char *verb, const char *name, const char *list)
 {
 	fprintf(stderr,
-		"perfstudy: internal error: analysis %s %s table %s, which its registry entry does not list in %s "
-		"(src/analyze/analysis.c)\n",
-		a->name, verb, name, list);
+		"perfstudy: internal error: analysis %s %s table %s, which its descriptor does not list in %s "
+		"(analysis_def_%s)\n",
+		a->name, verb, name, list, a->name);
 	abort();
 }
 
@@ -224,6 +235,13 @@ void result_add_table(struct analysis_result *r, struct table *t)
 
 void result_add_figure(struct analysis_result *r, struct chart *c, const char *caption)
 {
+	if (r->current && !figure_listed(r->current->figures, c->name)) {
+		fprintf(stderr,
+			"perfstudy: internal error: analysis %s adds figure %s, which its descriptor does not list in "
+			"figures (analysis_def_%s)\n",
+			r->current->name, c->name, r->current->name);
+		abort();
+	}
 	/*
 	 * A chart with two values for one cell would draw one over the other
 	 * (chart_set): it is not drawn, and a warning and the page's notes say

@@ -70,6 +70,7 @@ struct analysis_result {
  *   const struct analysis_def analysis_def_<name> = {
  *   	.name = "<name>", .run = analysis_<name>,
  *   	.needs = ANALYSIS_NONE, .makes = ANALYSIS_TABLES("<table>", ...),
+ *   	.figures = ANALYSIS_NAMES("<figure>", "<prefix>_*"),
  *   };
  * and listed once in the registry (analysis.c). An analysis reads the store
  * and the tables of the analyses before it; it declares both lists, and the
@@ -88,9 +89,10 @@ enum analysis_when {
 };
 
 #define ANALYSIS_ANY_TABLE "*"
-/* A descriptor's needs or makes: a list of table names, or none. */
+/* A descriptor's needs or makes: a list of table names, or none; its figures: a list of names. */
 #define ANALYSIS_TABLES(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define ANALYSIS_NONE ((const char *const[]){NULL})
+#define ANALYSIS_NAMES(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 struct analysis_def {
 	const char *name;
@@ -98,6 +100,12 @@ struct analysis_def {
 	int (*run)(const struct analysis_ctx *ctx, struct analysis_result *out);
 	const char *const *needs;
 	const char *const *makes;
+	/*
+	 * The figures it may add (result_add_figure refuses any other), each
+	 * a chart name or a prefix ending in '*' ("step_timeline_*": one per
+	 * run); NULL: none.
+	 */
+	const char *const *figures;
 	enum analysis_when when;
 };
 

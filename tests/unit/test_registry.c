@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "analyze/analysis.h"
+#include "chart/chart.h"
 #include "check.h"
 #include "util/table.h"
 
@@ -220,6 +221,44 @@ static void test_refusal(const struct analysis_def *const *r, size_t n)
 	analysis_result_release(&res);
 }
 
+/* The figure a running analysis adds must be in its descriptor's figures, by name or prefix. */
+static int adds_figure(const struct analysis_def *a, const char *name)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 2);
+		struct analysis_result res;
+		memset(&res, 0, sizeof(res));
+		res.current = a;
+		result_add_figure(&res, chart_new(CHART_XY, name, "t", "y"), "c");
+		_exit(res.nfigures == 1 ? 0 : 1);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void test_figures(const struct analysis_def *const *r, size_t n)
+{
+	const struct analysis_def *scaling = NULL, *timeline = NULL, *ranks = NULL;
+	for (size_t i = 0; i < n; i++) {
+		scaling = !strcmp(r[i]->name, "scaling") ? r[i] : scaling;
+		timeline = !strcmp(r[i]->name, "step_timeline") ? r[i] : timeline;
+		ranks = !strcmp(r[i]->name, "ranks") ? r[i] : ranks;
+	}
+	CHECK(scaling && timeline && ranks);
+	if (!scaling || !timeline || !ranks)
+		return;
+	CHECK(adds_figure(scaling, "speedup_model"));
+	CHECK(!adds_figure(scaling, "speedup_model_x")); /* a name, not a prefix */
+	CHECK(!adds_figure(scaling, "step_timeline_a"));
+	CHECK(adds_figure(timeline, "step_timeline_bert-1gpu"));
+	CHECK(!adds_figure(timeline, "step_timelines"));
+	CHECK(!adds_figure(ranks, "ranks"));              /* no figures declared */
+}
+
 int main(void)
 {
 	size_t n;
@@ -227,5 +266,6 @@ int main(void)
 	test_order(r, n);
 	test_sources(r, n);
 	test_refusal(r, n);
+	test_figures(r, n);
 	return check_result("test_registry");
 }

@@ -375,4 +375,5 @@ const struct analysis_def analysis_def_compare = {
 	.run = analysis_compare,
 	.needs = ANALYSIS_TABLES("store.activity_groups"),
 	.makes = ANALYSIS_TABLES("compare"),
+	.figures = ANALYSIS_NAMES("compare_*"),
 };

@@ -482,5 +482,6 @@ const struct analysis_def analysis_def_crossexp = {
 	.run = analysis_crossexp,
 	.needs = ANALYSIS_TABLES(ANALYSIS_ANY_TABLE),
 	.makes = ANALYSIS_TABLES("comparisons"),
+	.figures = ANALYSIS_NAMES("comparison_*"),
 	.when = ANALYSIS_ACROSS,
 };

@@ -716,4 +716,5 @@ const struct analysis_def analysis_def_history = {
 	.run = analysis_history,
 	.needs = ANALYSIS_TABLES("step_stats", "utilization", "temporal"),
 	.makes = ANALYSIS_TABLES("changes", "series", "history"),
+	.figures = ANALYSIS_NAMES("history", "trend_*"),
 };

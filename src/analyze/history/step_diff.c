@@ -188,4 +188,5 @@ const struct analysis_def analysis_def_step_diff = {
 	.run = analysis_step_diff,
 	.needs = ANALYSIS_TABLES("straggler_ranks", "ranks", "scaling"),
 	.makes = ANALYSIS_TABLES("step_diff"),
+	.figures = ANALYSIS_NAMES("step_diff"),
 };

@@ -683,4 +683,5 @@ const struct analysis_def analysis_def_memory_steps = {
 	.run = analysis_memory_steps,
 	.needs = ANALYSIS_NONE,
 	.makes = ANALYSIS_TABLES("memory_steps", "memory_regions", "memory_ranks", "memory_kept"),
+	.figures = ANALYSIS_NAMES("memory_timeline_*"),
 };

@@ -295,4 +295,6 @@ const struct analysis_def analysis_def_flops = {
 	.run = analysis_flops,
 	.needs = ANALYSIS_NONE,
 	.makes = ANALYSIS_TABLES("flops", "flops_ratio", "flops_fit"),
+	.figures = ANALYSIS_NAMES("flops_by_batch", "dram_by_batch", "flops_estimated_vs_measured",
+		"arithmetic_intensity_by_batch"),
 };

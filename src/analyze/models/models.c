@@ -908,4 +908,5 @@ const struct analysis_def analysis_def_models = {
 	.needs = ANALYSIS_TABLES("step_stats", "profiler_overhead"),
 	.makes = ANALYSIS_TABLES("estimates", "utilization", "memory_by_batch", "published", "throughput",
 		"throughput_scaling", "relative", "hardware"),
+	.figures = ANALYSIS_NAMES("step_time", "achieved_tflops", "memory_by_batch"),
 };

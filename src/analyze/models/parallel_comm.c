@@ -276,4 +276,5 @@ const struct analysis_def analysis_def_parallel_comm = {
 	.run = analysis_parallel_comm,
 	.needs = ANALYSIS_NONE,
 	.makes = ANALYSIS_TABLES("parallel_comm"),
+	.figures = ANALYSIS_NAMES("parallel_comm_*"),
 };

@@ -73,4 +73,6 @@ const struct analysis_def analysis_def_published_figures = {
 	.run = analysis_published_figures,
 	.needs = ANALYSIS_TABLES("published"),
 	.makes = ANALYSIS_NONE,
+	.figures = ANALYSIS_NAMES("published_params", "published_flops",
+		"published_activations"),
 };

@@ -722,4 +722,5 @@ const struct analysis_def analysis_def_scaling = {
 	.run = analysis_scaling,
 	.needs = ANALYSIS_TABLES("runs", "dispatch", "kernels", "profiler_overhead"),
 	.makes = ANALYSIS_TABLES("compute_model", "scaling", "speedup_error"),
+	.figures = ANALYSIS_NAMES("scaling", "speedup_model"),
 };

@@ -556,4 +556,5 @@ const struct analysis_def analysis_def_strategy_scaling = {
 	.run = analysis_strategy_scaling,
 	.needs = ANALYSIS_TABLES("runs", "step_breakdown", "scaling", "memory_ranks", "profiler_overhead"),
 	.makes = ANALYSIS_TABLES("strategy_scaling"),
+	.figures = ANALYSIS_NAMES("strategy_scaling_*"),
 };

@@ -251,4 +251,5 @@ const struct analysis_def analysis_def_time_to_train = {
 	.run = analysis_time_to_train,
 	.needs = ANALYSIS_TABLES("runs", "profiler_overhead"),
 	.makes = ANALYSIS_TABLES("time_to_train"),
+	.figures = ANALYSIS_NAMES("time_to_train"),
 };

@@ -279,4 +279,5 @@ const struct analysis_def analysis_def_busbw = {
 	.run = analysis_busbw,
 	.needs = ANALYSIS_NONE,
 	.makes = ANALYSIS_TABLES("allreduce_busbw"),
+	.figures = ANALYSIS_NAMES("allreduce_busbw"),
 };

@@ -248,4 +248,5 @@ const struct analysis_def analysis_def_collective_busbw = {
 	.run = analysis_collective_busbw,
 	.needs = ANALYSIS_TABLES("runs", "collective_waits"),
 	.makes = ANALYSIS_TABLES("collective_busbw"),
+	.figures = ANALYSIS_NAMES("collective_busbw"),
 };

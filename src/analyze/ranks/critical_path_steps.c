@@ -721,4 +721,5 @@ const struct analysis_def analysis_def_critical_path = {
 	.run = analysis_critical_path,
 	.needs = ANALYSIS_NONE,
 	.makes = ANALYSIS_TABLES("critical_path", "critical_path_steps", "critical_path_across", "critical_path_hops"),
+	.figures = ANALYSIS_NAMES("critical_path"),
 };

@@ -625,4 +625,5 @@ const struct analysis_def analysis_def_crossrank = {
 	.run = analysis_crossrank,
 	.needs = ANALYSIS_NONE,
 	.makes = ANALYSIS_TABLES("collective_waits", "clock_offsets", "stragglers", "straggler_ranks"),
+	.figures = ANALYSIS_NAMES("rank_waits"),
 };

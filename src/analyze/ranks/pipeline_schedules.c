@@ -310,4 +310,5 @@ const struct analysis_def analysis_def_pipeline_schedules = {
 	.run = analysis_pipeline_schedules,
 	.needs = ANALYSIS_TABLES("runs", "step_stats", "profiler_overhead", "pipeline_stages"),
 	.makes = ANALYSIS_TABLES("pipeline_schedules"),
+	.figures = ANALYSIS_NAMES("pipeline_schedules"),
 };

@@ -876,4 +876,5 @@ const struct analysis_def analysis_def_pipeline_stages = {
 	.run = analysis_pipeline_stages,
 	.needs = ANALYSIS_TABLES("clock_offsets"),
 	.makes = ANALYSIS_TABLES("pipeline_stages"),
+	.figures = ANALYSIS_NAMES("pipeline_bubble_*"),
 };

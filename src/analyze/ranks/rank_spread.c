@@ -405,4 +405,5 @@ const struct analysis_def analysis_def_rank_spread = {
 	.run = analysis_rank_spread,
 	.needs = ANALYSIS_TABLES("ranks", "collective_waits", "kernels", "groups"),
 	.makes = ANALYSIS_TABLES("rank_spread"),
+	.figures = ANALYSIS_NAMES("rank_spread_*", "top_kernels_*"),
 };

@@ -479,4 +479,5 @@ const struct analysis_def analysis_def_step_timeline = {
 	.needs = ANALYSIS_TABLES("critical_path_steps", "critical_path_hops", "collective_waits", "clock_offsets",
 		"rank_spread"),
 	.makes = ANALYSIS_NONE,
+	.figures = ANALYSIS_NAMES("step_timeline_*"),
 };

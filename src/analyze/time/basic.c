@@ -795,4 +795,5 @@ const struct analysis_def analysis_def_basic = {
 	.needs = ANALYSIS_NONE,
 	.makes = ANALYSIS_TABLES("runs", "rank_devices", "groups", "group_totals", "kernels", "top_kernels", "steps",
 		"store.activity_groups", "store.group_times", "store.kernel_stats"),
+	.figures = ANALYSIS_NAMES("group_fractions", "group_fractions_run"),
 };

@@ -260,4 +260,5 @@ const struct analysis_def analysis_def_dispatch = {
 	.run = analysis_dispatch,
 	.needs = ANALYSIS_NONE,
 	.makes = ANALYSIS_TABLES("dispatch"),
+	.figures = ANALYSIS_NAMES("dispatch"),
 };

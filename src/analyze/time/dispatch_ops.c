@@ -487,4 +487,5 @@ const struct analysis_def analysis_def_dispatch_ops = {
 	.run = analysis_dispatch_ops,
 	.needs = ANALYSIS_NONE,
 	.makes = ANALYSIS_TABLES("dispatch_ops"),
+	.figures = ANALYSIS_NAMES("dispatch_ops"),
 };

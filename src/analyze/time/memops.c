@@ -116,4 +116,5 @@ const struct analysis_def analysis_def_memops = {
 	.run = analysis_memops,
 	.needs = ANALYSIS_NONE,
 	.makes = ANALYSIS_TABLES("memops"),
+	.figures = ANALYSIS_NAMES("memops"),
 };

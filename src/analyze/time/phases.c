@@ -473,4 +473,5 @@ const struct analysis_def analysis_def_phases = {
 	.run = analysis_phases,
 	.needs = ANALYSIS_NONE,
 	.makes = ANALYSIS_TABLES("phases"),
+	.figures = ANALYSIS_NAMES("phases_host", "phases_gpu"),
 };

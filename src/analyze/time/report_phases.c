@@ -241,4 +241,5 @@ const struct analysis_def analysis_def_report_phases = {
 	.run = analysis_report_phases,
 	.needs = ANALYSIS_NONE,
 	.makes = ANALYSIS_TABLES("phase_report_phases"),
+	.figures = ANALYSIS_NAMES("phases_report", "phases_report_get_batch"),
 };

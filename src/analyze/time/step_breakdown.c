@@ -201,4 +201,5 @@ const struct analysis_def analysis_def_step_breakdown = {
 	.run = analysis_step_breakdown,
 	.needs = ANALYSIS_NONE,
 	.makes = ANALYSIS_TABLES("step_breakdown"),
+	.figures = ANALYSIS_NAMES("step_breakdown"),
 };

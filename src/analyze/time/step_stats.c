@@ -263,4 +263,5 @@ const struct analysis_def analysis_def_step_stats = {
 	.run = analysis_step_stats,
 	.needs = ANALYSIS_NONE,
 	.makes = ANALYSIS_TABLES("step_stats", "step_compare"),
+	.figures = ANALYSIS_NAMES("step_times"),
 };

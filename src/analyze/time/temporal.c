@@ -224,4 +224,5 @@ const struct analysis_def analysis_def_temporal = {
 	.run = analysis_temporal,
 	.needs = ANALYSIS_NONE,
 	.makes = ANALYSIS_TABLES("temporal", "overlap", "kernel_types"),
+	.figures = ANALYSIS_NAMES("temporal_breakdown"),
 };
