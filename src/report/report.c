@@ -488,6 +488,47 @@ static void set_traces(struct tmpl_dict *d, const struct report_experiment *e)
 	tmpl_set(m, "TEXT", trace_export_method);
 }
 
+/*
+ * The order of the page's tables, after the runs table (findings.csv is
+ * shown at the top, report_top.c): the report's own, not the order in
+ * which the analyses ran. Broadly the flow of a study: where GPU time goes
+ * (groups and kernels first, the devices after), steps and their parts,
+ * communication and the ranks, estimates and typed-in numbers beside the
+ * measures, memory, the replay's prices, the build history, the
+ * comparisons across experiments. tests/unit/test_registry.c checks that
+ * every table an analysis makes is here; one that is not would go last.
+ */
+static const char *const page_tables[] = {
+	"groups", "kernels", "steps", "rank_devices", "top_kernels", "group_totals", "step_stats",
+	"step_compare", "profiler_overhead", "temporal", "overlap", "kernel_types", "idle_time",
+	"launch_stats", "idle_time_steps", "gpu_idle", "gpu_timeline", "step_breakdown", "memops",
+	"collectives", "allreduce_busbw", "ranks", "phases", "dispatch", "dispatch_ops", "scaling",
+	"speedup_error", "compute_model", "time_to_train", "collective_waits", "clock_offsets", "stragglers",
+	"straggler_ranks", "collective_busbw", "pipeline_stages", "pipeline_schedules", "straggler_causes",
+	"rank_spread", "step_diff", "critical_path", "critical_path_steps", "critical_path_across", "compare",
+	"hardware", "estimates", "utilization", "memory_by_batch", "published", "throughput",
+	"throughput_scaling", "relative", "comm_volume", "comm_types", "parallel_comm", "interconnect",
+	"phase_report", "system", "phase_report_phases", "compare_phases", "flops", "flops_ratio", "flops_fit",
+	"memory_steps", "memory_regions", "memory_ranks", "memory_kept", "strategy_scaling", "replay_steps",
+	"replay_calibration", "replay_fixes", "whatif", "changes", "series", "history", "comparisons",
+};
+
+const char *const *report_page_tables(size_t *n)
+{
+	*n = sizeof(page_tables) / sizeof(page_tables[0]);
+	return page_tables;
+}
+
+/* Position of table name on the page (page_tables), or the count for a table not listed. */
+static size_t page_rank(const char *name)
+{
+	size_t n = sizeof(page_tables) / sizeof(page_tables[0]);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(page_tables[i], name))
+			return i;
+	return n;
+}
+
 static void set_experiment(struct tmpl_dict *d, const struct report_experiment *e)
 {
 	set_changes(d, "CHANGES", changes_of(e));
@@ -518,13 +559,14 @@ static void set_experiment(struct tmpl_dict *d, const struct report_experiment *
 
 	/* findings.csv is shown at the top of the page (report_top.c), not as a table. */
 	report_top(d, e);
-	size_t nshown = 0;
-	for (size_t i = 0; i < e->ntables; i++) {
-		if (!strcmp(e->tables[i]->name, "findings"))
-			continue;
-		set_table(tmpl_add_section(d, "TABLE"), e->tables[i], PAGE_ROWS);
-		nshown++;
-	}
+	size_t nshown = 0, nrank = sizeof(page_tables) / sizeof(page_tables[0]);
+	for (size_t rank = 0; rank <= nrank; rank++)
+		for (size_t i = 0; i < e->ntables; i++) {
+			if (page_rank(e->tables[i]->name) != rank || !strcmp(e->tables[i]->name, "findings"))
+				continue;
+			set_table(tmpl_add_section(d, "TABLE"), e->tables[i], PAGE_ROWS);
+			nshown++;
+		}
 	if (nshown)
 		tmpl_show_section(d, "TABLES");
 

@@ -81,6 +81,8 @@ struct report_experiment {
 	const struct report_trace *traces; /* the runs' merged traces, linked from Runs and the findings */
 };
 
+/* The order of an experiment page's tables, by name (report.c); sets *n. */
+const char *const *report_page_tables(size_t *n);
 /* Writes <site>/<id>/index.html and its CSVs. Returns 0, or -1 after diag. */
 int report_write_experiment(const char *site, const struct report_experiment *e);
 /* Writes <site>/index.html and <site>/assets/. Returns 0, or -1 after diag. */
