@@ -323,10 +323,7 @@ static void set_table(struct tmpl_dict *sec, const struct table *t, size_t max_r
 /* The change table (history.c's changes.csv) of e, or NULL on a first build. */
 static const struct table *changes_of(const struct report_experiment *e)
 {
-	for (size_t i = 0; i < e->ntables; i++)
-		if (!strcmp(e->tables[i]->name, "changes"))
-			return e->tables[i];
-	return NULL;
+	return report_table(e->tables, e->ntables, "changes");
 }
 
 /*
@@ -517,6 +514,41 @@ const char *const *report_page_tables(size_t *n)
 {
 	*n = sizeof(page_tables) / sizeof(page_tables[0]);
 	return page_tables;
+}
+
+/*
+ * The analyses' tables the report itself reads, beyond showing them: the
+ * top of the page (report_top.c), the build's changes, the merged traces'
+ * added lanes (trace_export.c). report_table refuses any other, fatally,
+ * as result_table refuses an analysis a table it does not declare; each
+ * is made by an analysis (tests/unit/test_registry.c).
+ */
+static const char *const report_reads[] = {
+	"findings", "memory_kept", "memory_ranks", "profiler_overhead", "replay_fixes", "scaling", "step_stats",
+	"straggler_causes", "changes", "clock_offsets", "collective_waits", "stragglers", "straggler_ranks",
+	"critical_path", "critical_path_across",
+};
+
+const char *const *report_read_tables(size_t *n)
+{
+	*n = sizeof(report_reads) / sizeof(report_reads[0]);
+	return report_reads;
+}
+
+const struct table *report_table(const struct table *const *tables, size_t n, const char *name)
+{
+	size_t k = 0, nreads = sizeof(report_reads) / sizeof(report_reads[0]);
+	while (k < nreads && strcmp(report_reads[k], name))
+		k++;
+	if (k == nreads) {
+		fprintf(stderr, "perfstudy: internal error: the report reads table %s, which report.c's report_reads "
+			"does not list\n", name);
+		abort();
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(tables[i]->name, name))
+			return tables[i];
+	return NULL;
 }
 
 /* Position of table name on the page (page_tables), or the count for a table not listed. */

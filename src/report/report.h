@@ -83,6 +83,13 @@ struct report_experiment {
 
 /* The order of an experiment page's tables, by name (report.c); sets *n. */
 const char *const *report_page_tables(size_t *n);
+/*
+ * The tables the report reads (report.c's report_reads; sets *n), and one
+ * of them among tables by name, or NULL; a name not listed is a
+ * programming error, reported and fatal.
+ */
+const char *const *report_read_tables(size_t *n);
+const struct table *report_table(const struct table *const *tables, size_t n, const char *name);
 /* Writes <site>/<id>/index.html and its CSVs. Returns 0, or -1 after diag. */
 int report_write_experiment(const char *site, const struct report_experiment *e);
 /* Writes <site>/index.html and <site>/assets/. Returns 0, or -1 after diag. */

@@ -31,13 +31,10 @@
 /* The figure of a run's step across its ranks (drawn by its own analysis; absent before it). */
 #define TIMELINE_FIGURE "step_timeline_"
 
-/* e's table named name, or NULL. */
+/* e's table named name, or NULL (report_table: one the report declares it reads). */
 static const struct table *table_of(const struct report_experiment *e, const char *name)
 {
-	for (size_t i = 0; i < e->ntables; i++)
-		if (!strcmp(e->tables[i]->name, name))
-			return e->tables[i];
-	return NULL;
+	return report_table(e->tables, e->ntables, name);
 }
 
 /* The first row of t whose column "run" is run, or -1. */

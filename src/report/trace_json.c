@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/report.h"
 #include "util/buf.h"
 #include "util/search.h"
 #include "util/xalloc.h"
@@ -112,9 +113,7 @@ static int cmp_seg(const void *pa, const void *pb)
 void tx_tab_open(struct tx_tab *x, const struct table *const *tables, size_t n, const char *name)
 {
 	memset(x, 0, sizeof(*x));
-	for (size_t i = 0; i < n && !x->t; i++)
-		if (!strcmp(tables[i]->name, name))
-			x->t = tables[i];
+	x->t = report_table(tables, n, name);
 	x->crun = x->t ? table_col_index(x->t, "run") : -1;
 	if (x->crun < 0) {
 		x->t = NULL;

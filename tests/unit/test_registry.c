@@ -292,6 +292,35 @@ static void test_page_order(const struct analysis_def *const *r, size_t n)
 	}
 }
 
+/* Each table the report reads (report_read_tables) is made by an analysis; report_table refuses others. */
+static void test_report_reads(const struct analysis_def *const *r, size_t n)
+{
+	size_t nr;
+	const char *const *reads = report_read_tables(&nr);
+	CHECK(nr >= 10);
+	for (size_t j = 0; j < nr; j++)
+		if (maker(r, n, reads[j]) < 0) {
+			fprintf(stderr, "registry: the report reads %s, which no analysis makes\n", reads[j]);
+			CHECK(0);
+		}
+	struct table *t = table_new("scaling", "t", "run:text");
+	const struct table *const tables[] = {t};
+	CHECK(report_table(tables, 1, "scaling") == t);
+	CHECK(report_table(tables, 1, "step_stats") == NULL); /* declared, absent */
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 2);
+		report_table(tables, 1, "groups"); /* not declared */
+		_exit(0);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+	table_free(t);
+}
+
 int main(void)
 {
 	size_t n;
@@ -301,5 +330,6 @@ int main(void)
 	test_refusal(r, n);
 	test_figures(r, n);
 	test_page_order(r, n);
+	test_report_reads(r, n);
 	return check_result("test_registry");
 }
