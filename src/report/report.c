@@ -492,8 +492,9 @@ static void set_traces(struct tmpl_dict *d, const struct report_experiment *e)
  * (groups and kernels first, the devices after), steps and their parts,
  * communication and the ranks, estimates and typed-in numbers beside the
  * measures, memory, the replay's prices, the build history, the
- * comparisons across experiments. tests/unit/test_registry.c checks that
- * every table an analysis makes is here; one that is not would go last.
+ * comparisons across experiments. A table not listed (a new analysis's,
+ * until it is placed here) goes after these, in the order it was added;
+ * tests/unit/test_registry.c checks that each name here is made.
  */
 static const char *const page_tables[] = {
 	"groups", "kernels", "steps", "rank_devices", "top_kernels", "group_totals", "step_stats",

@@ -262,31 +262,20 @@ static void test_figures(const struct analysis_def *const *r, size_t n)
 
 /*
  * The page's order of tables is the report's (report_page_tables): every
- * table an analysis makes is placed there, and every name there is made
- * (but runs.csv, shown first, findings.csv, shown at the top, the store's
- * aggregates and critical_path_hops, which is no CSV).
+ * name there is made by an analysis, once. A table not listed goes after
+ * the listed ones, in the order it was added (a new analysis's, until the
+ * report places it).
  */
 static void test_page_order(const struct analysis_def *const *r, size_t n)
 {
 	size_t np;
 	const char *const *page = report_page_tables(&np);
-	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; r[i]->makes[k]; k++) {
-			const char *t = r[i]->makes[k];
-			if (!strncmp(t, "store.", 6) || !strcmp(t, "runs") || !strcmp(t, "findings") ||
-			    !strcmp(t, "critical_path_hops"))
-				continue;
-			size_t j = 0;
-			while (j < np && strcmp(page[j], t))
-				j++;
-			if (j == np) {
-				fprintf(stderr, "registry: table %s of %s has no place in report.c's page_tables\n", t,
-					r[i]->name);
-				CHECK(0);
-			}
-		}
+	CHECK(np >= 40);
 	for (size_t j = 0; j < np; j++) {
-		CHECK(maker(r, n, page[j]) >= 0);
+		if (maker(r, n, page[j]) < 0) {
+			fprintf(stderr, "registry: report.c's page_tables lists %s, which no analysis makes\n", page[j]);
+			CHECK(0);
+		}
 		for (size_t k = 0; k < j; k++)
 			CHECK(strcmp(page[j], page[k]) != 0);
 	}
