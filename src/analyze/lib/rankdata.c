@@ -1,5 +1,6 @@
 /* rankdata.c: one rank's events from the store into arrays, see rankdata.h. */
 #include "analyze/lib/rankdata.h"
+#include "analyze/lib/stats.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -725,12 +726,6 @@ char *rank_name(struct store *s, int64_t name_id)
 		r = xstrdup((const char *)store_column_text(st, 0));
 	store_reset(st);
 	return r;
-}
-
-int rank_cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
 }
 
 int64_t *rank_column_ids(struct store *s, sqlite3_stmt *st, size_t *n)

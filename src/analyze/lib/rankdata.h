@@ -82,8 +82,6 @@ void rank_cache_clear(void);
 char *rank_formats(struct store *s, const struct rank_key *k);
 /* The name of a name id (a new string, caller frees), or NULL. */
 char *rank_name(struct store *s, int64_t name_id);
-/* qsort/bsearch order of int64_t values, ascending. */
-int rank_cmp_i64(const void *a, const void *b);
 /*
  * Column 0 of every row of a prepared, bound statement (caller frees); *n
  * set; the statement is finalized. NULL on error (after diag).

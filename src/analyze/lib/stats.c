@@ -7,10 +7,24 @@
 
 #include "util/xalloc.h"
 
-static int cmp_i64(const void *pa, const void *pb)
+int stats_cmp_i64(const void *pa, const void *pb)
 {
 	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
 	return (a > b) - (a < b);
+}
+
+int stats_cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+	return (a > b) - (a < b);
+}
+
+double stats_median_double(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), stats_cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* P(B = k) for B ~ Binomial(n, 1/2), through lgamma (n may be large). */
@@ -24,7 +38,7 @@ void stats_dist(int64_t *v, size_t n, struct step_dist *d)
 	memset(d, 0, sizeof(*d));
 	if (!n)
 		return;
-	qsort(v, n, sizeof(*v), cmp_i64);
+	qsort(v, n, sizeof(*v), stats_cmp_i64);
 	d->n = n;
 	d->min_ns = v[0];
 	d->max_ns = v[n - 1];
@@ -142,7 +156,7 @@ double stats_robust_sigma(const int64_t *v, size_t n, int64_t center)
 	int64_t *dev = xmalloc(n * sizeof(*dev));
 	for (size_t i = 0; i < n; i++)
 		dev[i] = v[i] > center ? v[i] - center : center - v[i];
-	qsort(dev, n, sizeof(*dev), cmp_i64);
+	qsort(dev, n, sizeof(*dev), stats_cmp_i64);
 	double mad = n % 2 ? (double)dev[n / 2] : ((double)dev[n / 2 - 1] + (double)dev[n / 2]) / 2;
 	free(dev);
 	return 1.4826 * mad;

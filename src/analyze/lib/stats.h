@@ -61,4 +61,13 @@ void stats_mann_whitney(const int64_t *a, size_t n, const int64_t *b, size_t m, 
  */
 double stats_robust_sigma(const int64_t *v, size_t n, int64_t center);
 
+/*
+ * qsort/bsearch orders of int64_t and double values, ascending (two NaNs,
+ * or a NaN and a number, compare equal); and the median of v's n values
+ * (sorts v; the mean of the two middle ones for an even n; 0 for none).
+ */
+int stats_cmp_i64(const void *pa, const void *pb);
+int stats_cmp_double(const void *pa, const void *pb);
+double stats_median_double(double *v, size_t n);
+
 #endif

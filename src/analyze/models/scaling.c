@@ -172,7 +172,7 @@ static struct srun *load_runs(const struct analysis_ctx *ctx, const struct analy
 		struct srun *r = &rs[i];
 		if (!r->ndurs || r->batch <= 0)
 			continue;
-		qsort(r->durs, r->ndurs, sizeof(*r->durs), rank_cmp_i64);
+		qsort(r->durs, r->ndurs, sizeof(*r->durs), stats_cmp_i64);
 		size_t h = r->ndurs / 2;
 		r->step = r->ndurs % 2 ? (double)r->durs[h] : (double)((r->durs[h - 1] + r->durs[h] + 1) / 2);
 		r->sps = (double)(r->dp * r->batch) * 1e9 / r->step;
@@ -301,7 +301,7 @@ static struct chart *speedup_chart(const struct srun *rs, size_t n)
 		return NULL;
 	}
 	/* One point position per distinct GPU count, so each series is one line through its points. */
-	qsort(ns, nn, sizeof(*ns), rank_cmp_i64);
+	qsort(ns, nn, sizeof(*ns), stats_cmp_i64);
 	struct chart *c = chart_new(CHART_XY, "scaling", "Speedup against GPUs", "speedup (samples/s ratio)");
 	/*
 	 * Both axes log 2, so linear scaling is a straight line; the lines are

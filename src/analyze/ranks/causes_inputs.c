@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyze/lib/rankdata.h"
+#include "analyze/lib/stats.h"
 #include "util/search.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
@@ -118,12 +119,6 @@ static const struct op_dims *find_dims(const struct op_dims *v, size_t n, int64_
 	return lo < n && v[lo].name == name ? &v[lo] : NULL;
 }
 
-static int cmp_i64(const void *pa, const void *pb)
-{
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-	return a < b ? -1 : a > b;
-}
-
 static int i64_before(const void *elem, const void *key)
 {
 	return *(const int64_t *)elem < *(const int64_t *)key;
@@ -167,7 +162,7 @@ void causes_rank_shapes(struct store *st, struct op_dims *const *od, const size_
 			continue;
 		int64_t *sorted = xmalloc(nv * sizeof(*sorted));
 		memcpy(sorted, vals, nv * sizeof(*sorted));
-		qsort(sorted, nv, sizeof(*sorted), cmp_i64);
+		qsort(sorted, nv, sizeof(*sorted), stats_cmp_i64);
 		size_t most = 0;
 		for (size_t j = 0, c = 0; j < nv; j++) { /* c: the length of the run of equal values ending at j */
 			c = j && sorted[j] == sorted[j - 1] ? c + 1 : 1;

@@ -82,6 +82,7 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 #include "analyze/lib/intervals.h"
+#include "analyze/lib/stats.h"
 #include "util/search.h"
 
 /* Warnings of operations unmatched by Seq per communicator; the rest are counted. */
@@ -541,12 +542,6 @@ static int rooted(const char *type)
 	return 0;
 }
 
-static int cmp_i64(const void *pa, const void *pb)
-{
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-	return a < b ? -1 : a > b;
-}
-
 /* The value at fraction q of the sorted v[0 .. n) (nearest rank), n > 0. */
 static int64_t quantile(const int64_t *v, size_t n, double q)
 {
@@ -597,7 +592,7 @@ static void align(struct xr_run *run, const char *run_name, struct analysis_resu
 			     "unknown and taken as 0", run_name, r->rank, run->ranks[0].rank);
 			continue;
 		}
-		qsort(diff, nd, sizeof(*diff), cmp_i64);
+		qsort(diff, nd, sizeof(*diff), stats_cmp_i64);
 		r->has_offset = 1;
 		r->offset = quantile(diff, nd, 0.5);
 		if (lo <= hi) {
@@ -610,7 +605,7 @@ static void align(struct xr_run *run, const char *run_name, struct analysis_resu
 		}
 		for (size_t i = 0; i < nd; i++)
 			diff[i] = diff[i] > r->offset ? diff[i] - r->offset : r->offset - diff[i];
-		qsort(diff, nd, sizeof(*diff), cmp_i64);
+		qsort(diff, nd, sizeof(*diff), stats_cmp_i64);
 		r->residual = quantile(diff, nd, 0.9);
 		if (r->residual > XR_RESIDUAL_WARN_NS)
 			warn(out, run, ri, "run %s rank %d: after its clock offset of %.3f us, the ends of its "

@@ -74,6 +74,7 @@
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
 #include "analyze/ranks/pipeline_balance.h"
+#include "analyze/lib/stats.h"
 #include "util/search.h"
 #include "chart/chart.h"
 #include "util/buf.h"
@@ -130,19 +131,7 @@ static int cmp_step_key(const void *pa, const void *pb)
 	return (a->start > b->start) - (a->start < b->start);
 }
 
-static int cmp_double(const void *pa, const void *pb)
-{
-	double a = *(const double *)pa, b = *(const double *)pb;
-	return (a > b) - (a < b);
-}
-
 /* The median of v (n >= 1, sorted in place): the middle value or the mean of the two middle ones. */
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /*
  * The rank's clock offset (ns) from clock_offsets.csv, where crossrank
  * trusts it (residual_us at most PP_RESIDUAL_NS, crossrank's own bound),
@@ -207,7 +196,7 @@ static int load_ops(struct store *s, struct pp_rank *r)
 	for (size_t i = 0; i < r->nops; i++)
 		if (r->ops[i].send)
 			r->peers[r->npeers++] = r->ops[i].peer;
-	qsort(r->peers, r->npeers, sizeof(*r->peers), rank_cmp_i64);
+	qsort(r->peers, r->npeers, sizeof(*r->peers), stats_cmp_i64);
 	size_t k = 0;
 	for (size_t i = 0; i < r->npeers; i++)
 		if (!k || r->peers[i] != r->peers[k - 1])
@@ -259,7 +248,7 @@ static int load_rank(struct store *s, const struct classifier *cls, const int64_
 	qsort(r->steps, r->nsteps, sizeof(*r->steps), cmp_step_key);
 	cap = 0;
 	for (size_t a = 0; a < d.nannots; a++)
-		if (nopt_ids && bsearch(&d.annots[a].key, opt_ids, nopt_ids, sizeof(*opt_ids), rank_cmp_i64)) {
+		if (nopt_ids && bsearch(&d.annots[a].key, opt_ids, nopt_ids, sizeof(*opt_ids), stats_cmp_i64)) {
 			r->opt = xgrow(r->opt, &cap, r->nopt + 1, sizeof(*r->opt));
 			r->opt[r->nopt++] = d.annots[a].start; /* annots are sorted by start */
 		}
@@ -313,7 +302,7 @@ static size_t kern_at(const struct pp_rank *r, int64_t t)
 /* Whether a sends to rank b. */
 static int sends_to(const struct pp_rank *a, int64_t b)
 {
-	return a->npeers && bsearch(&b, a->peers, a->npeers, sizeof(*a->peers), rank_cmp_i64) != NULL;
+	return a->npeers && bsearch(&b, a->peers, a->npeers, sizeof(*a->peers), stats_cmp_i64) != NULL;
 }
 
 /* The index of rank among v[n] (in rank order, as rank_keys gives a run's ranks), or n. */
@@ -490,7 +479,7 @@ static void stage0_counts(const struct pp_rank *r, const struct rk_range *st, in
 	o->k = nsend ? k : -1; /* no send to stage 1: no schedule to infer */
 	o->m = nsend;
 	if (all_seq && nsend) {
-		qsort(seqs, (size_t)nsend, sizeof(*seqs), rank_cmp_i64);
+		qsort(seqs, (size_t)nsend, sizeof(*seqs), stats_cmp_i64);
 		o->m = 1;
 		for (int64_t i = 1; i < nsend; i++)
 			o->m += seqs[i] != seqs[i - 1];
@@ -562,7 +551,7 @@ static double med_of(double *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (!isnan(v[i]))
 			v[k++] = v[i];
-	return k ? median(v, k) : NAN;
+	return k ? stats_median_double(v, k) : NAN;
 }
 
 static void set_real_or_null(struct table *t, size_t row, const char *col, double x)
@@ -639,7 +628,7 @@ static size_t pipe_rows(const struct pp_pipe *pp, const char *run, int pipe, str
 			       : n1f1b + ngpipe ? (n1f1b > ngpipe ? "1F1B" : "GPipe") : NULL;
 	int64_t m = man_m ? pp->mr->microbatches : -1;
 	if (!man_m && nms) {
-		qsort(ms, nms, sizeof(*ms), rank_cmp_i64);
+		qsort(ms, nms, sizeof(*ms), stats_cmp_i64);
 		m = ms[(nms - 1) / 2]; /* the lower median */
 	}
 	for (size_t j = 0; nst && j < p; j++) {
@@ -669,7 +658,7 @@ static size_t pipe_rows(const struct pp_pipe *pp, const char *run, int pipe, str
 			if (!isnan(SMP(j, S_BUBBLE, i)))
 				dev[nd++] = fabs(SMP(j, S_BUBBLE, i) - med[S_BUBBLE]);
 		if (nd)
-			sigma = PP_MAD_SIGMA * median(dev, nd);
+			sigma = PP_MAD_SIGMA * stats_median_double(dev, nd);
 		free(dev);
 		set_ns_or_null(t, row, "span_us", med[S_SPAN]);
 		set_ns_or_null(t, row, "compute_us", med[S_COMPUTE]);

@@ -49,6 +49,7 @@
 #include "chart/chart.h"
 #include "chart/figures.h"
 #include "analyze/analysis.h"
+#include "analyze/lib/stats.h"
 #include "util/search.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
@@ -77,16 +78,10 @@ static int step_wait_before(const void *elem, const void *key)
 	return cmp_step_wait(elem, key) < 0;
 }
 
-static int cmp_i64(const void *pa, const void *pb)
-{
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-	return a < b ? -1 : a > b;
-}
-
 /* The median of v[0 .. n) (sorts v), n > 0: an even count's two middle values averaged, halves up. */
 static int64_t median_ns(int64_t *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_i64);
+	qsort(v, n, sizeof(*v), stats_cmp_i64);
 	if (n % 2)
 		return v[n / 2];
 	return (int64_t)floor(((double)v[n / 2 - 1] + (double)v[n / 2]) / 2 + 0.5);

@@ -58,6 +58,7 @@
 #include "analyze/ranks/causes_inputs.h"
 #include "analyze/time/phases.h"
 #include "analyze/lib/rankdata.h"
+#include "analyze/lib/stats.h"
 #include "util/buf.h"
 #include "util/intmap.h"
 #include "util/xalloc.h"
@@ -278,21 +279,7 @@ static const struct item *find_item(const struct rank_prof *rp, const struct ite
 	return rp->n ? bsearch(key, rp->v, rp->n, sizeof(*rp->v), cmp_item) : NULL;
 }
 
-static int cmp_dbl(const void *pa, const void *pb)
-{
-	double a = *(const double *)pa, b = *(const double *)pb;
-	return a < b ? -1 : a > b;
-}
-
 /* The median of v[0 .. n) (sorts v); 0 when n is 0. */
-static double median(double *v, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_dbl);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* A row before its output. */
 struct cause {
 	int kind, region;
@@ -431,7 +418,7 @@ static void rank_rows(struct store *st, const char *run, int64_t run_db_id, cons
 			no++;
 		}
 		double steps = rp[s].nsteps > 0 ? (double)rp[s].nsteps : 1;
-		double mine = (double)it->ns / steps, others = median(o, no), other_calls = median(oc, no);
+		double mine = (double)it->ns / steps, others = stats_median_double(o, no), other_calls = stats_median_double(oc, no);
 		if (it->kind == K_GPU_NAME && it->region >= 0 && others > 0 && other_calls == (double)it->calls) {
 			int opt = is_optimizer_region(ph, it->region);
 			*(opt ? &opt_m : &fb_m) += mine;
@@ -546,7 +533,7 @@ static double excess_of(const int *ranks, double *v, size_t n, int rank)
 		else
 			o[no++] = v[i];
 	}
-	double r = no ? mine - median(o, no) : NAN;
+	double r = no ? mine - stats_median_double(o, no) : NAN;
 	free(o);
 	return r;
 }

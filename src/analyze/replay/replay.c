@@ -54,6 +54,7 @@
 #include "analyze/analysis.h"
 #include "analyze/findings/findings_nccl.h"
 #include "analyze/replay/replay.h"
+#include "analyze/lib/stats.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 
@@ -124,12 +125,6 @@ const struct rp_mechanism *rp_mechanism(const char *id)
 		if (!strcmp(mechanisms[i].id, id))
 			return &mechanisms[i];
 	return NULL;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 /* A rank's host time over the window: the gaps between its calls (unrecorded stretches too) and their own costs. */
@@ -395,7 +390,7 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 			for (size_t q = 0; q < sj->n; q++)
 				if (q != r)
 					w[nw++] = host_work(sj->m[q]);
-			qsort(w, nw, sizeof(*w), cmp_double);
+			qsort(w, nw, sizeof(*w), stats_cmp_double);
 			double med = nw ? (nw % 2 ? w[nw / 2] : (w[nw / 2 - 1] + w[nw / 2]) / 2) : mine;
 			free(w);
 			if (!(mine > 0) || med >= mine)

@@ -43,6 +43,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/replay/replay.h"
+#include "analyze/lib/stats.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 
@@ -383,7 +384,7 @@ static int64_t ref_count(const struct occ *rv, size_t nr, const struct rp_model 
 			cnt[w++] = cnt[i];
 	if (!w)
 		return 0;
-	qsort(cnt, w, sizeof(*cnt), rank_cmp_i64);
+	qsort(cnt, w, sizeof(*cnt), stats_cmp_i64);
 	return cnt[w / 2];
 }
 

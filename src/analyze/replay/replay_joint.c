@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "analyze/replay/replay.h"
+#include "analyze/lib/stats.h"
 #include "util/xalloc.h"
 
 #define RP_JOINT_ROUNDS 1000 /* a bound on the rounds; each moves at least one start */
@@ -98,7 +99,7 @@ struct rp_joint *rp_joint_new(const struct rp_model *const *m, size_t n)
 			const struct rp_op *o = &m[r]->ops[x->comm[r][c]];
 			v[r] = o->start + o->dur - last;
 		}
-		qsort(v, n, sizeof(*v), rank_cmp_i64);
+		qsort(v, n, sizeof(*v), stats_cmp_i64);
 		int64_t t = v[n / 2] > 0 ? v[n / 2] : 0;
 		for (size_t r = 0; r < n; r++)
 			x->transfer[r][x->comm[r][c]] = t;
@@ -356,7 +357,7 @@ void rp_joint_median(const struct rp_joint *x, size_t r, double *scale)
 			scale[want->op] = 0; /* a kernel most other ranks do not run: extra work */
 			continue;
 		}
-		qsort(durs, got, sizeof(*durs), rank_cmp_i64);
+		qsort(durs, got, sizeof(*durs), stats_cmp_i64);
 		int64_t med = durs[got / 2];
 		scale[want->op] = want->dur > 0 ? (double)med / (double)want->dur : 1.0;
 	}

@@ -24,6 +24,7 @@
  *             moves with the one it waited for).
  */
 #include "analyze/replay/replay.h"
+#include "analyze/lib/stats.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -302,7 +303,7 @@ static int64_t median_of(int64_t *v, size_t n)
 {
 	if (!n)
 		return 0;
-	qsort(v, n, sizeof(*v), rank_cmp_i64);
+	qsort(v, n, sizeof(*v), stats_cmp_i64);
 	return v[n / 2];
 }
 
@@ -353,7 +354,7 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 				tids[ntids++] = rc[i].tid;
 		}
 	}
-	qsort(tids, ntids, sizeof(*tids), rank_cmp_i64);
+	qsort(tids, ntids, sizeof(*tids), stats_cmp_i64);
 	size_t nu = 0;
 	for (size_t i = 0; i < ntids; i++)
 		if (!nu || tids[nu - 1] != tids[i])
@@ -366,7 +367,7 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 		op_call[i] = -1;
 	m->calls = xcalloc(nrc, sizeof(*m->calls));
 	for (size_t i = 0; i < nrc; i++) {
-		if (rc[i].start < w0 || rc[i].start >= w1 || !bsearch(&rc[i].tid, tids, ntids, sizeof(*tids), rank_cmp_i64))
+		if (rc[i].start < w0 || rc[i].start >= w1 || !bsearch(&rc[i].tid, tids, ntids, sizeof(*tids), stats_cmp_i64))
 			continue;
 		struct rp_call *c = &m->calls[m->ncalls];
 		c->start = rc[i].start;
@@ -424,7 +425,7 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 		for (size_t i = 0; i < nro; i++)
 			if (new_index[i] >= 0)
 				streams[ns++] = ro[i].stream;
-		qsort(streams, ns, sizeof(*streams), rank_cmp_i64);
+		qsort(streams, ns, sizeof(*streams), stats_cmp_i64);
 		nu = 0;
 		for (size_t i = 0; i < ns; i++)
 			if (!nu || streams[nu - 1] != streams[i])
@@ -436,7 +437,7 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 		for (size_t i = 0; i < nro; i++) {
 			if (new_index[i] < 0)
 				continue;
-			int64_t *hit = bsearch(&ro[i].stream, streams, nu, sizeof(*streams), rank_cmp_i64);
+			int64_t *hit = bsearch(&ro[i].stream, streams, nu, sizeof(*streams), stats_cmp_i64);
 			size_t si = (size_t)(hit - streams);
 			m->ops[new_index[i]].prev = last[si];
 			last[si] = new_index[i];
@@ -454,8 +455,8 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 			lends[nl] = o->call >= 0 ? m->calls[o->call].start + m->calls[o->call].dur : o->start;
 			ends[nl++] = o->start + o->dur;
 		}
-		qsort(lends, nl, sizeof(*lends), rank_cmp_i64);
-		qsort(ends, nl, sizeof(*ends), rank_cmp_i64);
+		qsort(lends, nl, sizeof(*lends), stats_cmp_i64);
+		qsort(ends, nl, sizeof(*ends), stats_cmp_i64);
 		int64_t *pend = xmalloc(m->ncalls * sizeof(*pend)), *costs = xmalloc(m->ncalls * sizeof(*costs));
 		size_t npend = 0, ncosts = 0;
 		for (size_t i = 0; i < m->ncalls; i++) {

@@ -34,6 +34,7 @@
 #include "analyze/analysis.h"
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
+#include "analyze/lib/stats.h"
 #include "util/search.h"
 #include "util/xalloc.h"
 
@@ -71,12 +72,6 @@ static struct gap *gaps_of(const struct rank_data *d, const int64_t *idx, const 
 	return g;
 }
 
-static int cmp_i64(const void *pa, const void *pb)
-{
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-	return (a > b) - (a < b);
-}
-
 /* Per step of d: 1 when at least one GPU activity was launched inside its host range (caller frees). */
 static char *steps_with_launches(const struct rank_data *d, const int64_t *idx)
 {
@@ -112,7 +107,7 @@ static int rank_rows(const struct rank_key *key, const struct rank_data *d, void
 	int64_t *dur = xmalloc((d->nsteps ? d->nsteps : 1) * sizeof(*dur));
 	for (size_t i = 0; i < d->nsteps; i++)
 		dur[i] = d->steps[i].end - d->steps[i].start;
-	qsort(dur, d->nsteps, sizeof(*dur), cmp_i64);
+	qsort(dur, d->nsteps, sizeof(*dur), stats_cmp_i64);
 	/* the median step: the middle one, or the mean of the two middle ones */
 	int64_t med = !d->nsteps ? 0 : d->nsteps % 2 ? dur[d->nsteps / 2] : (dur[d->nsteps / 2 - 1] + dur[d->nsteps / 2]) / 2;
 	/*

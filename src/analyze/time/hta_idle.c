@@ -38,6 +38,7 @@
 #include "analyze/analysis.h"
 #include "analyze/time/hta.h"
 #include "analyze/lib/rankdata.h"
+#include "analyze/lib/stats.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
@@ -100,18 +101,12 @@ struct launch_sum {
 	int64_t sum[3], median[3], max[3]; /* cpu_duration, gpu_duration, launch_delay */
 };
 
-static int cmp_i64(const void *pa, const void *pb)
-{
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-	return (a > b) - (a < b);
-}
-
 /* pandas' median: the middle value, or the mean of the two middle ones (rounded to the ns). */
 static int64_t median(int64_t *v, size_t n)
 {
 	if (!n)
 		return 0;
-	qsort(v, n, sizeof(*v), cmp_i64);
+	qsort(v, n, sizeof(*v), stats_cmp_i64);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
@@ -125,7 +120,7 @@ static void launches_of(const struct rank_data *d, const struct hta_rank *r, con
 		v[c] = xmalloc((r->n ? r->n : 1) * sizeof(int64_t));
 	for (size_t i = 0; i < r->n; i++) {
 		const struct hta_ev *e = &r->ev[i];
-		if (e->corr < 0 || !bsearch(&e->corr, launch_ids, nlaunch_ids, sizeof(*launch_ids), rank_cmp_i64))
+		if (e->corr < 0 || !bsearch(&e->corr, launch_ids, nlaunch_ids, sizeof(*launch_ids), stats_cmp_i64))
 			continue;
 		const struct rk_range *l = rank_launch_of(d, idx, e->corr);
 		if (!l)
