@@ -145,48 +145,4 @@ struct table *result_table(const struct analysis_result *r, const char *name);
  */
 void result_drop_table(struct analysis_result *r, struct table *t);
 
-/*
- * From res's profiler_overhead.csv (the analysis runs early): run's median
- * unprofiled log iteration in ns, and its overhead; 0 where there is none.
- */
-int64_t profiler_unprofiled_ns(const struct analysis_result *res, const char *run);
-double profiler_overhead_of(const struct analysis_result *res, const char *run);
-/* How many unprofiled iterations of the run's training log profiler_overhead.csv counts (0: none). */
-int64_t profiler_unprofiled_count(const struct analysis_result *res, const char *run);
-/*
- * The same median read from the store, without the analysis (`perfstudy
- * whatif`): *median_ns (0: no unprofiled iteration) and *count of run of
- * experiment exp. Returns 0, or -1 after diag.
- */
-int profiler_unprofiled_median(struct store *s, const char *exp, const char *run, int64_t *median_ns,
-			       int64_t *count);
-/* The training's step-to-step noise (profiler_overhead.csv unprofiled_sigma_us) in ns; 0 when unknown. */
-int64_t profiler_noise_ns(const struct analysis_result *res, const char *run);
-/* collectives.c: bytes of a Kineto NCCL dtype ("Float", "BFloat16", ...; 0 unknown); canonical type names. */
-int collective_dtype_size(const char *dtype);
-struct buf;
-void collective_canonical(const char *raw, struct buf *out);
-/*
- * The elements a communication kernel of canonical type moves, from its
- * In and Out msg nelems (<= 0: unknown): a SendRecv (a fused send and recv,
- * in what it sends, out what it receives) both, any other the larger.
- */
-int64_t collective_message_nelems(const char *type, int64_t in, int64_t out);
-/* NCCL's bus bandwidth factor busbw / algbw of a canonical type on n ranks (nccl-tests PERFORMANCE.md); 0 if n <= 0. */
-double collective_bus_factor(const char *type, int64_t n);
-/*
- * The side that made rank late (straggler_causes.c): *busy its GPU's extra
- * compute time and *idle its GPU's extra idle time per step against the
- * median of the run's other ranks (us; NAN where straggler_ranks.csv or
- * ranks.csv lack them). busy > idle: GPU-bound, else host-bound.
- */
-void straggler_side(const struct analysis_result *res, const char *run, int rank, double *busy, double *idle);
-/*
- * compare.c: the pairs of runs to compare, as indexes into runs[] and
- * models[] ("" for none), nr runs in manifest order; *pairs is allocated
- * (caller frees). Returns how many.
- */
-size_t compare_pairs(const struct manifest *m, const char *const *runs, const char *const *models, size_t nr,
-		     size_t (**pairs)[2]);
-
 #endif

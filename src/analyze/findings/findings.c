@@ -79,6 +79,8 @@
 #include "analyze/findings/findings_replay.h"
 
 #include "analyze/findings/findings_rules.h"
+#include "analyze/ranks/straggler_causes.h"
+#include "analyze/time/profiler_overhead.h"
 
 
 struct findings {

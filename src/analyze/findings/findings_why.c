@@ -26,6 +26,7 @@
 
 #include "analyze/findings/cells.h"
 #include "analyze/findings/findings_why.h"
+#include "analyze/time/profiler_overhead.h"
 #include "util/intmap.h"
 #include "util/xalloc.h"
 

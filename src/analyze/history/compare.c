@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/history/compare.h"
 #include "analyze/lib/actsum.h"
 #include "analyze/analysis.h"
 #include "chart/chart.h"

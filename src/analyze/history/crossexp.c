@@ -13,6 +13,7 @@
  * 'systems' label of X, else X's id.
  */
 #include "analyze/history/crossexp.h"
+#include "analyze/time/profiler_overhead.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -28,6 +28,7 @@
 #include "analyze/analysis.h"
 #include "analyze/models/estimate.h"
 #include "analyze/models/models.h"
+#include "analyze/ranks/collectives.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"

@@ -26,6 +26,7 @@
 #include "analyze/models/estimate.h"
 #include "analyze/models/models.h"
 #include "analyze/lib/profiled.h"
+#include "analyze/time/profiler_overhead.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/diag.h"

@@ -52,6 +52,7 @@
 #include "analyze/models/models.h"
 #include "analyze/lib/rankdata.h"
 #include "analyze/lib/stats.h"
+#include "analyze/time/profiler_overhead.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"

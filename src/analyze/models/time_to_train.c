@@ -29,6 +29,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/models/models.h"
+#include "analyze/time/profiler_overhead.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/ranks/collectives.h"
 #include "analyze/ranks/crossrank.h"
 #include "chart/chart.h"
 #include "util/buf.h"

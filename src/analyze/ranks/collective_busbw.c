@@ -33,6 +33,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/models/models.h"
+#include "analyze/ranks/collectives.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"

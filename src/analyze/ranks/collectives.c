@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "analyze/analysis.h"
+#include "analyze/ranks/collectives.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"

@@ -70,6 +70,7 @@
  * matching is linear in the collectives, the pairing of sends and recvs a
  * sort of them (n log n).
  */
+#include "analyze/ranks/collectives.h"
 #include "analyze/ranks/crossrank.h"
 
 #include <stdarg.h>

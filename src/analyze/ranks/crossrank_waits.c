@@ -21,6 +21,7 @@
  * Cost: a straggler window costs a binary search and the intervals inside
  * it; the rest is one pass over each rank's events.
  */
+#include "analyze/ranks/collectives.h"
 #include "analyze/ranks/crossrank.h"
 
 #include <stdlib.h>

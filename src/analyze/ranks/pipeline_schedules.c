@@ -48,6 +48,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/ranks/pipeline_balance.h"
+#include "analyze/time/profiler_overhead.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"

@@ -73,6 +73,7 @@
 #include "analyze/analysis.h"
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
+#include "analyze/ranks/collectives.h"
 #include "analyze/ranks/pipeline_balance.h"
 #include "analyze/lib/stats.h"
 #include "util/search.h"

@@ -56,6 +56,7 @@
 #include "analyze/analysis.h"
 #include "analyze/lib/intervals.h"
 #include "analyze/ranks/causes_inputs.h"
+#include "analyze/ranks/straggler_causes.h"
 #include "analyze/time/phases.h"
 #include "analyze/lib/rankdata.h"
 #include "analyze/lib/stats.h"

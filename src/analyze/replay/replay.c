@@ -55,6 +55,7 @@
 #include "analyze/findings/findings_nccl.h"
 #include "analyze/replay/replay.h"
 #include "analyze/lib/stats.h"
+#include "analyze/time/profiler_overhead.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 

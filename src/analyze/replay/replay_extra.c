@@ -44,6 +44,7 @@
 #include "analyze/analysis.h"
 #include "analyze/replay/replay.h"
 #include "analyze/lib/stats.h"
+#include "analyze/time/profiler_overhead.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 

@@ -24,6 +24,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/replay/replay.h"
+#include "analyze/time/profiler_overhead.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/table.h"

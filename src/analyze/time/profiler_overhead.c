@@ -29,6 +29,7 @@
 #include "analyze/analysis.h"
 #include "analyze/lib/profiled.h"
 #include "analyze/lib/stats.h"
+#include "analyze/time/profiler_overhead.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
 
