@@ -120,19 +120,39 @@ $(E2E_TARGETS): e2e-%: perfstudy e2e-example unpack
 	@t0=$$(date +%s); E2E_EXAMPLE=$(abspath $(E2E_EXAMPLE)) bash tests/e2e/$*.sh; rc=$$?; \
 		echo "  TIME e2e-$*: $$(( $$(date +%s) - t0 )) s wall"; exit $$rc
 
-# Fuzz harnesses (fuzz/fuzz_<name>.c). `make check` replays the inputs in
+# Fuzz harnesses. fuzz/fuzz_<name>.c holds a harness of its own; a reader
+# that needs nothing more than fuzz_read() gets fuzz/reader_harness.c,
+# compiled per entry of FUZZ_READERS (harness name=reader name in the
+# ingest table, src/ingest/ingest.c) into $(B)/fuzz/reader_<name>.o. Both
+# kinds link the same way. `make check` replays the inputs in
 # tests/fuzz-regress/<name>/ through each harness built as a normal program
 # (fuzz/regress_main.c); `make fuzz FUZZ_SECONDS=N` builds them with clang's
 # libFuzzer in build-fuzz/ and runs each for N seconds (fuzz/run.sh).
-FUZZ_NAMES := $(patsubst fuzz/fuzz_%.c,%,$(sort $(wildcard fuzz/fuzz_*.c)))
+FUZZ_READERS := jax_trace=jax-trace kineto=kineto lightning=lightning-profiler megatron=megatron-log \
+	memory_timeline=memory-timeline nccl_log=nccl-log ncu=ncu nsys=nsys nvprof=nvprof nvsmi=nvidia-smi \
+	nvsmi_topo=nvidia-smi-topo nvtx_csv=nsys-nvtx-csv nvvp=nvvp pytorch_et=pytorch-et rocpd=rocpd xplane=xplane
+FUZZ_READER_NAMES := $(foreach p,$(FUZZ_READERS),$(firstword $(subst =, ,$(p))))
+FUZZ_OWN_NAMES := $(patsubst fuzz/fuzz_%.c,%,$(sort $(wildcard fuzz/fuzz_*.c)))
+FUZZ_NAMES := $(sort $(FUZZ_OWN_NAMES) $(FUZZ_READER_NAMES))
 REGRESS_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/regress_%)
 FUZZ_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
+FUZZ_LINK := $(B)/fuzz/common.o $(LIB_OBJS)
 
-$(REGRESS_BINS): $(B)/fuzz/regress_%: $(B)/fuzz/fuzz_%.o $(B)/fuzz/common.o $(B)/fuzz/regress_main.o $(LIB_OBJS)
+$(FUZZ_READER_NAMES:%=$(B)/fuzz/reader_%.o): $(B)/fuzz/reader_%.o: fuzz/reader_harness.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DREADER='"$(patsubst $*=%,%,$(filter $*=%,$(FUZZ_READERS)))"' -c -o $@ $<
+
+$(FUZZ_OWN_NAMES:%=$(B)/fuzz/regress_%): $(B)/fuzz/regress_%: $(B)/fuzz/fuzz_%.o $(B)/fuzz/regress_main.o $(FUZZ_LINK)
 	$(CXX) $(SAN) -o $@ $^ $(LDLIBS)
 
-$(FUZZ_BINS): $(B)/fuzz/fuzz_%: $(B)/fuzz/fuzz_%.o $(B)/fuzz/common.o $(LIB_OBJS)
+$(FUZZ_READER_NAMES:%=$(B)/fuzz/regress_%): $(B)/fuzz/regress_%: $(B)/fuzz/reader_%.o $(B)/fuzz/regress_main.o $(FUZZ_LINK)
+	$(CXX) $(SAN) -o $@ $^ $(LDLIBS)
+
+$(FUZZ_OWN_NAMES:%=$(B)/fuzz/fuzz_%): $(B)/fuzz/fuzz_%: $(B)/fuzz/fuzz_%.o $(FUZZ_LINK)
+	$(CXX) $(SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+$(FUZZ_READER_NAMES:%=$(B)/fuzz/fuzz_%): $(B)/fuzz/fuzz_%: $(B)/fuzz/reader_%.o $(FUZZ_LINK)
 	$(CXX) $(SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 # One target per harness (fuzz-regress-kineto, ...); a harness without seed inputs fails.
@@ -142,7 +162,7 @@ fuzz-regress: $(FUZZ_REGRESS_TARGETS)
 
 $(FUZZ_REGRESS_TARGETS): fuzz-regress-%: $(B)/fuzz/regress_%
 	@echo "  FUZZ-REGRESS $*"; \
-	[ -n "$$(ls -A tests/fuzz-regress/$* 2>/dev/null)" ] || { echo "tests/fuzz-regress/$*: no seed inputs for fuzz/fuzz_$*.c" >&2; exit 1; }; \
+	[ -n "$$(ls -A tests/fuzz-regress/$* 2>/dev/null)" ] || { echo "tests/fuzz-regress/$*: no seed inputs for the fuzz harness $*" >&2; exit 1; }; \
 	./$(B)/fuzz/regress_$* tests/fuzz-regress/$*
 
 fuzz-targets: $(FUZZ_BINS)
