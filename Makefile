@@ -102,22 +102,32 @@ $(UNIT_TARGETS): unit-%: $(B)/tests/%
 	@echo "  UNIT $<"; ./$<
 
 # One target per end-to-end script (e2e-t_core, ...), so that `make -j2
-# check` runs them side by side; each prints its own tally. The bundled
-# h200 example is built once (e2e-example) and the scripts that only read it
-# share it (tests/e2e/lib.sh, example_h200). tests/e2e/run.sh runs them all
-# one after another without make.
+# check` runs them side by side; each prints its own tally. Each script
+# waits only for what it reads, so that `make e2e-t_layout` builds nothing
+# but perfstudy: the scripts that read the bundled h200 example
+# (tests/e2e/lib.sh's example_h200) get it built once (e2e-example) and
+# share it; those that name a packed trace folder, one of its experiment's
+# manifests or the example's manifests (the Makefile's example target) get
+# `make unpack` first (E2E_READ_PACKED, below PACKED). Both lists are read
+# from the scripts. tests/e2e/run.sh runs them all one after another without make.
 E2E_NAMES := $(patsubst tests/e2e/%.sh,%,$(sort $(wildcard tests/e2e/t_*.sh)))
 E2E_TARGETS := $(E2E_NAMES:%=e2e-%)
 E2E_EXAMPLE := $(B)/e2e/h200
+E2E_READ_EXAMPLE := $(patsubst tests/e2e/%.sh,%,$(shell grep -l 'example_h200 ' tests/e2e/t_*.sh))
 
-.PHONY: $(E2E_TARGETS)
+.PHONY: $(E2E_TARGETS) e2e-lists
 e2e: $(E2E_TARGETS)
 
 e2e-example: perfstudy unpack
 	@rm -rf $(E2E_EXAMPLE) && mkdir -p $(dir $(E2E_EXAMPLE)) && ./perfstudy build -q experiments/h200/study.yaml -o $(E2E_EXAMPLE)
 
-$(E2E_TARGETS): e2e-%: perfstudy e2e-example unpack
-	@t0=$$(date +%s); E2E_EXAMPLE=$(abspath $(E2E_EXAMPLE)) bash tests/e2e/$*.sh; rc=$$?; \
+# `make e2e-lists`: which scripts wait for the example, which for `make unpack`.
+e2e-lists:
+	@echo "example: $(E2E_READ_EXAMPLE)"; echo "unpack: $(E2E_READ_PACKED)"
+
+$(E2E_READ_EXAMPLE:%=e2e-%): e2e-example
+$(E2E_TARGETS): e2e-%: perfstudy
+	@t0=$$(date +%s); $(if $(filter $*,$(E2E_READ_EXAMPLE)),E2E_EXAMPLE=$(abspath $(E2E_EXAMPLE)) )bash tests/e2e/$*.sh; rc=$$?; \
 		echo "  TIME e2e-$*: $$(( $$(date +%s) - t0 )) s wall"; exit $$rc
 
 # Fuzz harnesses. fuzz/fuzz_<name>.c holds a harness of its own; a reader
@@ -213,6 +223,18 @@ $(UNPACKED): %/.unpacked: %.tar.xz
 	@echo "  UNPACK $<"
 	@mkdir -p $* && xz -dc $< | tar -x --no-same-owner -C $* && \
 		$(if $(filter $<,$(REGZIP)),find $* -name '*.pt.trace.json' -print0 | xargs -0 -r -P2 -n4 gzip -nf &&) touch $@
+
+# The e2e scripts that read what `make unpack` inflates: those naming a
+# packed folder, a manifest of its experiment, the example's manifests or
+# tests/golden/h200-runs.sh, outside comments and lines that unpack for
+# themselves (tests/e2e/lib.sh's `unpacked`). A script that reads them
+# another way belongs in E2E_READ_PACKED_MORE.
+E2E_READ_PACKED_MORE :=
+E2E_PACKED_RE := $(subst $(eval ) ,|,$(strip $(PACKED:%.tar.xz=%) \
+	$(patsubst %/,%/[^/ ]*\.yaml,$(sort $(dir $(PACKED:%.tar.xz=%)))))) |/\^example:|h200-runs\.sh
+E2E_READ_PACKED := $(filter-out $(E2E_READ_EXAMPLE),$(E2E_READ_PACKED_MORE) $(patsubst tests/e2e/%.sh,%,$(shell \
+	grep -HE '$(E2E_PACKED_RE)' tests/e2e/t_*.sh | grep -vE '^[^:]*:[[:space:]]*\#|unpacked' | cut -d: -f1 | sort -u)))
+$(E2E_READ_PACKED:%=e2e-%): unpack
 
 example: perfstudy unpack
 	./perfstudy build experiments/h200/study.yaml experiments/ncu-encoder/study.yaml \
