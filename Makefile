@@ -102,37 +102,67 @@ $(UNIT_TARGETS): unit-%: $(B)/tests/%
 	@echo "  UNIT $<"; ./$<
 
 # One target per end-to-end script (e2e-t_core, ...), so that `make -j2
-# check` runs them side by side; each prints its own tally. The bundled
-# h200 example is built once (e2e-example) and the scripts that only read it
-# share it (tests/e2e/lib.sh, example_h200). tests/e2e/run.sh runs them all
-# one after another without make.
+# check` runs them side by side; each prints its own tally. Each script
+# waits only for what it reads, so that `make e2e-t_layout` builds nothing
+# but perfstudy: the scripts that read the bundled h200 example
+# (tests/e2e/lib.sh's example_h200) get it built once (e2e-example) and
+# share it; those that name a packed trace folder, one of its experiment's
+# manifests or the example's manifests (the Makefile's example target) get
+# `make unpack` first (E2E_READ_PACKED, below PACKED). Both lists are read
+# from the scripts. tests/e2e/run.sh runs them all one after another without make.
 E2E_NAMES := $(patsubst tests/e2e/%.sh,%,$(sort $(wildcard tests/e2e/t_*.sh)))
 E2E_TARGETS := $(E2E_NAMES:%=e2e-%)
 E2E_EXAMPLE := $(B)/e2e/h200
+E2E_READ_EXAMPLE := $(patsubst tests/e2e/%.sh,%,$(shell grep -l 'example_h200 ' tests/e2e/t_*.sh))
 
-.PHONY: $(E2E_TARGETS)
+.PHONY: $(E2E_TARGETS) e2e-lists
 e2e: $(E2E_TARGETS)
 
 e2e-example: perfstudy unpack
 	@rm -rf $(E2E_EXAMPLE) && mkdir -p $(dir $(E2E_EXAMPLE)) && ./perfstudy build -q experiments/h200/study.yaml -o $(E2E_EXAMPLE)
 
-$(E2E_TARGETS): e2e-%: perfstudy e2e-example unpack
-	@t0=$$(date +%s); E2E_EXAMPLE=$(abspath $(E2E_EXAMPLE)) bash tests/e2e/$*.sh; rc=$$?; \
+# `make e2e-lists`: which scripts wait for the example, which for `make unpack`.
+e2e-lists:
+	@echo "example: $(E2E_READ_EXAMPLE)"; echo "unpack: $(E2E_READ_PACKED)"
+
+$(E2E_READ_EXAMPLE:%=e2e-%): e2e-example
+$(E2E_TARGETS): e2e-%: perfstudy
+	@t0=$$(date +%s); $(if $(filter $*,$(E2E_READ_EXAMPLE)),E2E_EXAMPLE=$(abspath $(E2E_EXAMPLE)) )bash tests/e2e/$*.sh; rc=$$?; \
 		echo "  TIME e2e-$*: $$(( $$(date +%s) - t0 )) s wall"; exit $$rc
 
-# Fuzz harnesses (fuzz/fuzz_<name>.c). `make check` replays the inputs in
+# Fuzz harnesses. fuzz/fuzz_<name>.c holds a harness of its own; a reader
+# that needs nothing more than fuzz_read() gets fuzz/reader_harness.c,
+# compiled per entry of FUZZ_READERS (harness name=reader name in the
+# ingest table, src/ingest/ingest.c) into $(B)/fuzz/reader_<name>.o. Both
+# kinds link the same way. `make check` replays the inputs in
 # tests/fuzz-regress/<name>/ through each harness built as a normal program
 # (fuzz/regress_main.c); `make fuzz FUZZ_SECONDS=N` builds them with clang's
 # libFuzzer in build-fuzz/ and runs each for N seconds (fuzz/run.sh).
-FUZZ_NAMES := $(patsubst fuzz/fuzz_%.c,%,$(sort $(wildcard fuzz/fuzz_*.c)))
+FUZZ_READERS := jax_trace=jax-trace kineto=kineto lightning=lightning-profiler megatron=megatron-log \
+	memory_timeline=memory-timeline nccl_log=nccl-log ncu=ncu nsys=nsys nvprof=nvprof nvsmi=nvidia-smi \
+	nvsmi_topo=nvidia-smi-topo nvtx_csv=nsys-nvtx-csv nvvp=nvvp pytorch_et=pytorch-et rocpd=rocpd xplane=xplane
+FUZZ_READER_NAMES := $(foreach p,$(FUZZ_READERS),$(firstword $(subst =, ,$(p))))
+FUZZ_OWN_NAMES := $(patsubst fuzz/fuzz_%.c,%,$(sort $(wildcard fuzz/fuzz_*.c)))
+FUZZ_NAMES := $(sort $(FUZZ_OWN_NAMES) $(FUZZ_READER_NAMES))
 REGRESS_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/regress_%)
 FUZZ_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
+FUZZ_LINK := $(B)/fuzz/common.o $(LIB_OBJS)
 
-$(REGRESS_BINS): $(B)/fuzz/regress_%: $(B)/fuzz/fuzz_%.o $(B)/fuzz/common.o $(B)/fuzz/regress_main.o $(LIB_OBJS)
+$(FUZZ_READER_NAMES:%=$(B)/fuzz/reader_%.o): $(B)/fuzz/reader_%.o: fuzz/reader_harness.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DREADER='"$(patsubst $*=%,%,$(filter $*=%,$(FUZZ_READERS)))"' -c -o $@ $<
+
+$(FUZZ_OWN_NAMES:%=$(B)/fuzz/regress_%): $(B)/fuzz/regress_%: $(B)/fuzz/fuzz_%.o $(B)/fuzz/regress_main.o $(FUZZ_LINK)
 	$(CXX) $(SAN) -o $@ $^ $(LDLIBS)
 
-$(FUZZ_BINS): $(B)/fuzz/fuzz_%: $(B)/fuzz/fuzz_%.o $(B)/fuzz/common.o $(LIB_OBJS)
+$(FUZZ_READER_NAMES:%=$(B)/fuzz/regress_%): $(B)/fuzz/regress_%: $(B)/fuzz/reader_%.o $(B)/fuzz/regress_main.o $(FUZZ_LINK)
+	$(CXX) $(SAN) -o $@ $^ $(LDLIBS)
+
+$(FUZZ_OWN_NAMES:%=$(B)/fuzz/fuzz_%): $(B)/fuzz/fuzz_%: $(B)/fuzz/fuzz_%.o $(FUZZ_LINK)
+	$(CXX) $(SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+$(FUZZ_READER_NAMES:%=$(B)/fuzz/fuzz_%): $(B)/fuzz/fuzz_%: $(B)/fuzz/reader_%.o $(FUZZ_LINK)
 	$(CXX) $(SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 # One target per harness (fuzz-regress-kineto, ...); a harness without seed inputs fails.
@@ -142,7 +172,7 @@ fuzz-regress: $(FUZZ_REGRESS_TARGETS)
 
 $(FUZZ_REGRESS_TARGETS): fuzz-regress-%: $(B)/fuzz/regress_%
 	@echo "  FUZZ-REGRESS $*"; \
-	[ -n "$$(ls -A tests/fuzz-regress/$* 2>/dev/null)" ] || { echo "tests/fuzz-regress/$*: no seed inputs for fuzz/fuzz_$*.c" >&2; exit 1; }; \
+	[ -n "$$(ls -A tests/fuzz-regress/$* 2>/dev/null)" ] || { echo "tests/fuzz-regress/$*: no seed inputs for the fuzz harness $*" >&2; exit 1; }; \
 	./$(B)/fuzz/regress_$* tests/fuzz-regress/$*
 
 fuzz-targets: $(FUZZ_BINS)
@@ -193,6 +223,18 @@ $(UNPACKED): %/.unpacked: %.tar.xz
 	@echo "  UNPACK $<"
 	@mkdir -p $* && xz -dc $< | tar -x --no-same-owner -C $* && \
 		$(if $(filter $<,$(REGZIP)),find $* -name '*.pt.trace.json' -print0 | xargs -0 -r -P2 -n4 gzip -nf &&) touch $@
+
+# The e2e scripts that read what `make unpack` inflates: those naming a
+# packed folder, a manifest of its experiment, the example's manifests or
+# tests/golden/h200-runs.sh, outside comments and lines that unpack for
+# themselves (tests/e2e/lib.sh's `unpacked`). A script that reads them
+# another way belongs in E2E_READ_PACKED_MORE.
+E2E_READ_PACKED_MORE :=
+E2E_PACKED_RE := $(subst $(eval ) ,|,$(strip $(PACKED:%.tar.xz=%) \
+	$(patsubst %/,%/[^/ ]*\.yaml,$(sort $(dir $(PACKED:%.tar.xz=%)))))) |/\^example:|h200-runs\.sh
+E2E_READ_PACKED := $(filter-out $(E2E_READ_EXAMPLE),$(E2E_READ_PACKED_MORE) $(patsubst tests/e2e/%.sh,%,$(shell \
+	grep -HE '$(E2E_PACKED_RE)' tests/e2e/t_*.sh | grep -vE '^[^:]*:[[:space:]]*\#|unpacked' | cut -d: -f1 | sort -u)))
+$(E2E_READ_PACKED:%=e2e-%): unpack
 
 example: perfstudy unpack
 	./perfstudy build experiments/h200/study.yaml experiments/ncu-encoder/study.yaml \

@@ -1,8 +1,9 @@
 /*
  * fuzz.h: what the fuzz harnesses share.
  *
- * Each fuzz/fuzz_<name>.c defines LLVMFuzzerTestOneInput for one input
- * format. Built with clang -fsanitize=fuzzer it is a libFuzzer target
+ * Each harness defines LLVMFuzzerTestOneInput for one input format: a
+ * fuzz/fuzz_<name>.c of its own, or fuzz/reader_harness.c built for one
+ * reader of the ingest table (the Makefile's FUZZ_READERS). Built with clang -fsanitize=fuzzer it is a libFuzzer target
  * (`make fuzz`); built with fuzz/regress_main.c instead it is an ordinary
  * program that runs the function over files, which is how `make check` replays
  * the inputs in tests/fuzz-regress/<name>/ with any compiler.

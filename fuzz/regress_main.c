@@ -3,8 +3,9 @@
  *
  *   build/fuzz/fuzz_kineto tests/fuzz-regress/kineto/...   (files or directories)
  *
- * Linked with each fuzz/fuzz_<name>.c by `make check` so the inputs that once
- * crashed a harness are replayed on every test run, with gcc or clang.
+ * Linked with each harness (fuzz/fuzz_<name>.c, or fuzz/reader_harness.c
+ * built for one reader) by `make check` so the inputs that once crashed a
+ * harness are replayed on every test run, with gcc or clang.
  * Exits 0 when every input ran through; a crash aborts the program.
  */
 #include <dirent.h>

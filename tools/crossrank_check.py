@@ -30,6 +30,8 @@ import gzip
 import json
 import os
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'lib'))
+from intervals import union  # noqa: E402
 
 
 def load(path):
@@ -57,18 +59,6 @@ def load(path):
 
 
 ALL = {}  # rank -> (its GPU activities (start, end, is_nccl), its steps)
-
-
-def union(iv):
-    out = []
-    for s, e in sorted(iv):
-        if e <= s:
-            continue
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return out
 
 
 def subtract(a, b):

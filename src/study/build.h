@@ -10,8 +10,8 @@
  * partial directory behind. The command line (cli/cmd_build.c) only parses
  * options into struct build_options and turns diagnostics into an exit code.
  */
-#ifndef PERFSTUDY_BUILD_BUILD_H
-#define PERFSTUDY_BUILD_BUILD_H
+#ifndef PERFSTUDY_STUDY_BUILD_H
+#define PERFSTUDY_STUDY_BUILD_H
 
 #include <stddef.h>
 

@@ -15,8 +15,8 @@
  *
  * The cache owns nothing of the store; cache_close() detaches the old one.
  */
-#ifndef PERFSTUDY_BUILD_CACHE_H
-#define PERFSTUDY_BUILD_CACHE_H
+#ifndef PERFSTUDY_STUDY_CACHE_H
+#define PERFSTUDY_STUDY_CACHE_H
 
 #include <stdint.h>
 

@@ -2,8 +2,8 @@
  * study/guard.h: what a build checks before it writes anything, so that
  * it never destroys its own inputs or another build's output (issue #30).
  */
-#ifndef PERFSTUDY_BUILD_GUARD_H
-#define PERFSTUDY_BUILD_GUARD_H
+#ifndef PERFSTUDY_STUDY_GUARD_H
+#define PERFSTUDY_STUDY_GUARD_H
 
 #include <stddef.h>
 

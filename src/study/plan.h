@@ -7,8 +7,8 @@
  * experiment named 'default' (a directory's trace files are one run's
  * ranks). The plan owns every string and manifest it holds.
  */
-#ifndef PERFSTUDY_BUILD_PLAN_H
-#define PERFSTUDY_BUILD_PLAN_H
+#ifndef PERFSTUDY_STUDY_PLAN_H
+#define PERFSTUDY_STUDY_PLAN_H
 
 #include <stddef.h>
 

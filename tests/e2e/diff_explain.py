@@ -33,6 +33,8 @@ rank's compute kernels and copies, its own, not over the ranks).
 import json
 import os
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from intervals import union, covered as measure_within  # noqa: E402
 
 JITTER = [3, 7, 0, 9, 5, 1, 8, 2, 6, 4]
 
@@ -92,22 +94,6 @@ def group(name):
     if "elementwise" in n or "softmax" in n:
         return "elementwise"
     return "other"
-
-
-def union(iv):
-    out = []
-    for a, b in sorted(tuple(x) for x in iv):
-        if b <= a:
-            continue
-        if out and a <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], b)
-        else:
-            out.append([a, b])
-    return out
-
-
-def measure_within(u, lo, hi):
-    return sum(max(0, min(b, hi) - max(a, lo)) for a, b in u)
 
 
 def rank_parts(path):

@@ -182,7 +182,7 @@ same "$T/want" "$T/seq/default/data/collective_waits.csv" "matching by Seq"
 # By order, the first disagreement stops the communicator: both collectives
 # of both ranks are unmatched rows, no offset; one warning names the rank.
 $PERFSTUDY build tests/data/crossrank/sizes -o "$T/sz" 2>"$T/err"
-grep -q "run sizes rank 1: collective #0 (AllReduce) of communicator '0' does not match: rank 1 AllReduce Float in 999 out 999 elements where the lowest rank has AllReduce Float in 1000 out 1000; #0 and the 1 later collectives of '0' are left unmatched" \
+grep -q "run sizes rank 1: collective #0 (AllReduce) of communicator '0' .*rank 1 AllReduce Float in 999 out 999 .*AllReduce Float in 1000 out 1000; #0 and the 1 later .* left unmatched" \
 	"$T/err" && ok || bad "no warning for disagreeing sizes: $(cat "$T/err")"
 [ "$(awk -F, 'NR > 1 && $10 == 0' "$T/sz/default/data/collective_waits.csv" | wc -l)" -eq 4 ] && ok ||
 	bad "sizes: want 4 unmatched rows: $(cat "$T/sz/default/data/collective_waits.csv")"

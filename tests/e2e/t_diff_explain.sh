@@ -180,7 +180,7 @@ if command -v sqlite3 > /dev/null; then
 	cp -r "$T/o-A" "$T/o-old"
 	sqlite3 "$T/o-old/perfstudy.db" "DROP TABLE history_parts"
 	$PERFSTUDY diff "$T/o-old" "$T/o-R" > "$T/out" 2>&1
-	[ $? -eq 4 ] && grep -qx 'default: t1: no parts of the step recorded in the old build to say where the time went (no ProfilerStep ranges, or a store written by a perfstudy before them: build it again)' "$T/out" &&
+	[ $? -eq 4 ] && grep -qx 'default: t1: no parts of the step .*old build.*(no ProfilerStep ranges, .*build it again)' "$T/out" &&
 		grep -qx 'default: t1: gpu_busy_frac .*: no samples to test' "$T/out" && ok || bad "diff from a store without parts: $(cat "$T/out")"
 	# Rebuilt with this perfstudy, the same inputs keep build 1, which takes this build's parts.
 	rm -rf "$T/w"
@@ -275,7 +275,7 @@ $PERFSTUDY build -q "$T/pb/t1-new" -o "$T/o-pb" 2> "$T/err" && $PERFSTUDY build 
 $PERFSTUDY diff "$T/o-A" "$T/o-pb" > "$T/out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -qx 'default: t1-new: run added' "$T/out" && grep -qx 'default: t1: run removed' "$T/out" &&
-	grep -qx 'default: run t1 removed and run t1-new added: if they are one run under two names, compare them with --pair t1=t1-new' "$T/out" &&
+	grep -qx 'default: run t1 removed and run t1-new added: .*--pair t1=t1-new' "$T/out" &&
 	! grep -q ': step ' "$T/out" && ok || bad "A -> t1-new without --pair: rc $rc: $(cat "$T/out")"
 $PERFSTUDY diff --pair t1=t1-new --json "$T/pair.json" "$T/o-A" "$T/o-pb" > "$T/out" 2>&1
 rc=$?

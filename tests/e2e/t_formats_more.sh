@@ -92,7 +92,7 @@ awk -F, '$1 == "lit" { print $9, $11, $12 }' "$M/utilization.csv" | grep -qx 'NV
 # hardware.topology must be topo -m output.
 sed "s#topology: .*#topology: $E/nvidia-smi-q.xml#" "$T/more.yaml" >"$T/more2.yaml"
 $PERFSTUDY build -q "$T/more2.yaml" -o "$T/more2" 2>"$T/err"
-[ $? -eq 1 ] && grep -qF "nvidia-smi-q.xml: error: expected the output of nvidia-smi topo -m (hardware.topology), found nvidia-smi" "$T/err" \
+[ $? -eq 1 ] && grep -q "nvidia-smi-q\.xml: error: .*nvidia-smi topo -m (hardware\.topology), found nvidia-smi" "$T/err" \
 	&& ok || bad "topology not topo: $(cat "$T/err")"
 [ ! -e "$T/more2" ] && ok || bad "failed build left output"
 
@@ -102,7 +102,7 @@ cp $F/et_small.json "$T/etdir/run/a_et.json"
 cp tests/data/small/study/run-a/rank0.json "$T/etdir/run/rank0.json"
 $PERFSTUDY build "$T/etdir/run" -o "$T/etout" >/dev/null 2>"$T/err"
 [ $? -eq 0 ] && ok || bad "build with an execution trace: $(cat "$T/err")"
-grep -qF "$T/etdir/run/a_et.json: warning: PyTorch execution trace (Chakra ET): an operator graph with shapes but no timing or GPU activity; read the Kineto trace taken with it; not a rank of run 'run', left out" "$T/err" \
+grep -q "^$T/etdir/run/a_et\.json: warning: PyTorch execution trace (Chakra ET): .*Kineto trace.*not a rank of run 'run', left out$" "$T/err" \
 	&& ok || bad "execution trace warning: $(cat "$T/err")"
 [ "$(awk -F, 'NR == 2 { print $4 }' "$T/etout/default/data/runs.csv")" = 1 ] && ok || bad "execution trace counted as a rank"
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # t_layout.sh: the source tree keeps the shape docs/architecture.md gives it:
-# stages include only stages before them (no include cycle between the
-# folders of src/), one include style (paths from src/), no file over 1,000
+# stages include only stages before them in the doc's include order (so no
+# include cycle between the folders of src/), one include style (paths from src/), no file over 1,000
 # lines, no folder with more than 25 source files of its own, analyze/lib/
 # used by the analyses' families and using none of them, SQLite called from
 # src/store/ only (and the readers of SQLite inputs), and the README opens
@@ -14,6 +14,25 @@
 	awk '$1 != $2' | sort -u) > "$T/edges"
 [ -s "$T/edges" ] && ok || bad "no include edges found"
 tsort "$T/edges" > /dev/null 2> "$T/cycle" && ok || bad "include cycle between stages: $(cat "$T/cycle")"
+# Every include goes to a folder before the includer in docs/architecture.md's
+# "include order:" line, which names every folder of src/; a line with two
+# folders swapped must fail (the check can fail).
+# backward ORDER: prints each edge of $T/edges that is not from a later folder to an earlier one.
+backward() {
+	awk -v order="$1" 'BEGIN { n = split(order, o, " "); for (i = 1; i <= n; i++) pos[o[i]] = i }
+		!($1 in pos) || !($2 in pos) { print $1 " -> " $2 " (not in the line)"; next }
+		pos[$2] >= pos[$1] { print $1 " -> " $2 }' "$T/edges"
+}
+order=$(sed -n 's/^ *include order: //p' docs/architecture.md)
+backward "$order" > "$T/back"
+[ -n "$order" ] && [ ! -s "$T/back" ] && ok ||
+	bad "includes against docs/architecture.md's include order '$order': $(tr '\n' ';' < "$T/back")"
+for d in $(cd src && find . -mindepth 1 -maxdepth 1 -type d | sed 's#^\./##'); do
+	case " $order " in *" $d "*) ;; *) echo "$d" ;; esac
+done > "$T/unordered"
+[ ! -s "$T/unordered" ] && ok || bad "folders of src/ not in the include order: $(cat "$T/unordered")"
+backward "$(echo "$order" | sed 's/chart analyze/analyze chart/')" | grep -q '^analyze -> chart$' && ok ||
+	bad "an include order with analyze before chart is not caught"
 # util includes no other stage.
 ! grep -q '^util ' "$T/edges" && ok || bad "util/ includes another stage: $(grep '^util ' "$T/edges")"
 # One include style: no "../" includes.

@@ -122,7 +122,7 @@ need(abs(float(row[names.index("mean_step_us")]) - mean_pooled) < 0.001, "runs m
 need("mean of every rank's steps" in hdr["mean_step_us"], "runs mean step header: %s" % hdr["mean_step_us"])
 sys.exit(bad)
 EOF
-grep -qF "the training logs&#39; unprofiled median iteration (profiler_overhead.csv): bert-1gpu 35.6 ms; bert-2gpu-ddp 63.3 ms (1.78x the baseline&#39;s)" \
+grep -q "unprofiled median iteration (profiler_overhead.csv): bert-1gpu 35\.6 ms; bert-2gpu-ddp 63\.3 ms (1\.78x " \
 	"$T/h200/h200/index.html" && ok || bad "comparison bert-phases: no logs' iterations beside the profiled phases"
 grep -qF '1-4 GPUs of one H200 system (not time to train)' "$T/h200/h200/index.html" && ok ||
 	bad "comparison bert-phases: the title does not say what it shows (003 Fig. 4)"
@@ -136,7 +136,7 @@ grep '^bert-2gpu-ddp,1,' "$T/h200/h200/data/findings.csv" | grep -q 'rank 1 is h
 # The sanity flag: a run whose trace's median step (each ProfilerStep#N's slowest rank) is more than twice
 # its log's unprofiled median. By python3 over the raw files (median of the 3 steps' slowest rank, and
 # log_medians.py): bert-2gpu-ddp 134.27 / 63.30 = 2.12, the only one over 2 (bert-4gpu-zero1 1.91).
-grep -q 'run bert-2gpu-ddp&#39;s profiled steps take 134.3 ms (trace, median step), more than twice its training log&#39;s unprofiled iterations (63.3 ms)' "$T/h200/h200/index.html" &&
+grep -q 'run bert-2gpu-ddp&#39;s profiled steps[^<]* 134\.3 ms (trace, median step)[^<]* twice [^<]*unprofiled iterations (63\.3 ms)' "$T/h200/h200/index.html" &&
 	ok || bad "no sanity warning on bert-2gpu-ddp's profiled steps"
 [ "$(grep -o 'profiled steps take [0-9.]* ms (trace, median step), more than twice' "$T/h200/h200/index.html" | wc -l)" -eq 1 ] &&
 	ok || bad "the 2x sanity warning is given for other runs than bert-2gpu-ddp"

@@ -331,7 +331,7 @@ json.dump(doc, open(sys.argv[2], "w"))
 PY
 $PERFSTUDY build "$T/unpaired" -o "$T/up" 2>"$T/err"
 [ $? -eq 0 ] && ok || bad "unpaired: build failed"
-grep -F 'rank0.json: warning: run unpaired step 1: rank 0 issued 3 sends to rank 1 on communicator '"'0'"', rank 1 4 recvs from rank 0: these sends and recvs are left unmatched; in all 1 (sender, receiver, step) of the run disagree so' "$T/err" >"$T/w1"
+grep 'rank0\.json: warning: run unpaired step 1: rank 0 .* 3 sends to rank 1 on communicator '"'0'"', rank 1 4 recvs from rank 0: .*left unmatched; .* 1 (sender, receiver, step) of the run' "$T/err" >"$T/w1"
 [ "$(grep -c 'left unmatched' "$T/err")" = 1 ] && [ -s "$T/w1" ] && ok || bad "unpaired: want one warning: $(grep unmatched "$T/err")"
 # 7 unmatched: rank 0's 3 sends and rank 1's 4 recvs of that step; the other steps and ranks paired
 N=$(awk -F, '$10 == 0' "$T/up/default/data/collective_waits.csv" | wc -l)

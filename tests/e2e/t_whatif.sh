@@ -218,7 +218,7 @@ grep -q '^gpu,"kernels:<b>&""x,y\*=0.5",mean,' "$Q/data/whatif.csv" && ok || bad
 grep -q 'kernels:&lt;b&gt;&amp;&quot;x,y\*=0.5' "$Q/index.html" && ok || bad "the change not escaped on the page"
 grep -q 'kernels:<b>' "$Q/index.html" && bad "the change unescaped on the page" || ok
 grep -q '<dt><code>whatif.csv</code></dt>' "$Q/index.html" && ok || bad "no Methods entry for whatif.csv"
-grep -q "study.yaml:12:5: warning: whatif question (run gpu: kernels:&lt;b&gt;&amp;&quot;x,y\\*=0.5): argument 1 &#39;kernels:&lt;b&gt;&amp;&quot;x,y\\*=0.5&#39;: no kernel of run &#39;gpu&#39; matches" "$Q/index.html" &&
+grep -q "study.yaml:12:5: warning: whatif question (run gpu: kernels:&lt;b&gt;&amp;&quot;x,y\\*=0.5):[^<]* 1 &#39;kernels:&lt;b&gt;&amp;&quot;x,y\\*=0.5&#39;:[^<]* no kernel[^<]* &#39;gpu&#39;" "$Q/index.html" &&
 	ok || bad "the warning at the question's line, escaped on the page"
 # Errors in a question are the manifest's, at their line and column.
 cat > "$T/q/bad.yaml" << 'EOF2'

@@ -28,7 +28,10 @@ import gzip
 import json
 import re
 import statistics
+import os
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from intervals import union, measure  # noqa: E402
 
 PHASES = [
     ("get_train_batch", [r"get_train_batch", r"enumerate\(DataLoader\).*"]),
@@ -38,22 +41,6 @@ PHASES = [
 ]
 OUT = "(outside phases)"
 GAP = "(outside operators)"
-
-
-def union(iv):
-    out = []
-    for s, e in sorted(iv):
-        if e <= s:
-            continue
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return out
-
-
-def measure(iv):
-    return sum(e - s for s, e in iv)
 
 
 def intersect(a, b):

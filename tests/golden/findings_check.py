@@ -74,28 +74,13 @@ import os
 import re
 import statistics
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from intervals import union, covered  # noqa: E402
 
 
 def load(path):
     with (gzip.open(path) if path.endswith('.gz') else open(path, 'rb')) as f:
         return json.load(f)['traceEvents']
-
-
-def union(iv):
-    out = []
-    for s, e in sorted(iv):
-        if e <= s:
-            continue
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return out
-
-
-def covered(u, lo, hi):
-    """Time of [lo, hi] inside the union u."""
-    return sum(max(0, min(e, hi) - max(s, lo)) for s, e in u)
 
 
 class Rank:

@@ -24,22 +24,10 @@ from decimal import Decimal, ROUND_HALF_UP
 
 sys.path.insert(0, __import__('os').path.dirname(__file__))
 from expected import load, ns, default_group, ranks_of, us, neutral  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from intervals import union, measure  # noqa: E402
 
 GPU = {'kernel': 'kernel', 'gpu_memcpy': 'memcpy', 'memcpy': 'memcpy', 'gpu_memset': 'memset', 'memset': 'memset'}
-
-
-def union(iv):
-    out = []
-    for s, e in sorted(x for x in iv if x[1] > x[0]):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return out
-
-
-def measure(iv):
-    return sum(e - s for s, e in iv)
 
 
 def clip(iv, lo, hi):

@@ -10,7 +10,7 @@
 
 /*
  * How much shorter run's profiled steps would be, in us per step, if rank
- * straggler arrived at its collectives with the others (see why.c);
+ * straggler arrived at its collectives with the others (see findings_why.c);
  * *noise the largest such saving of any other rank of the run (the ranks'
  * natural straggling). NAN (and *noise 0) without matched collectives.
  */

@@ -7,12 +7,16 @@
  *                    against the GPU's memory, communication bytes per GPU.
  *   utilization.csv: per run with a step time: achieved TFLOP/s per GPU and
  *                    MFU against the GPU's peak; the log's own TFLOP/s.
+ *   memory_by_batch.csv: per run with a model, the projected memory per GPU
+ *                    over batch sizes, and its figure.
  *   published.csv:   a study's own estimates beside perfstudy's
  *                    (models_published.c).
  *   throughput.csv:  numbers typed in from a published table: samples/s,
  *                    model size x samples/s normalized to the smallest model.
- *   scaling.csv:     runs of one model and batch on different GPU counts:
- *                    speedup and scaling efficiency.
+ *   throughput_scaling.csv: runs of one model and batch on different GPU
+ *                    counts: speedup and scaling efficiency.
+ *   relative.csv:    relative values typed in from a study (multiples of a
+ *                    reference run, shares).
  *   hardware.csv:    the GPUs nvidia-smi -q -x describes.
  * Every formula is in estimate.h and, in words, in the Methods text below.
  */
