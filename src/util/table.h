@@ -81,6 +81,24 @@ struct table {
 	size_t npool, pool_cap;
 };
 
+/*
+ * A table handed from one analysis to another has a typed contract in its
+ * maker's header: its columns listed once, as an X-macro
+ *
+ *   #define STEP_STATS_COLUMNS(X) X(SS_RUN, "run", text) X(SS_RANKS, "ranks", int) ...
+ *   enum step_stats_col { STEP_STATS_COLUMNS(TABLE_COL_ENUM) SS_NCOLS };
+ *
+ * and the maker calls table_new(name, title, TABLE_SCHEMA(STEP_STATS_COLUMNS)),
+ * so the schema string and the enum cannot disagree; readers use the enum
+ * (table_num(t, row, SS_MEDIAN_US)), and a renamed column fails to compile.
+ * TABLE_COL_ENUM gives the id, TABLE_COL_SCHEMA ",name:type" (type one of
+ * text, int, us, frac, real), TABLE_SCHEMA the whole "name:type,..." string
+ * (a string literal without its leading comma).
+ */
+#define TABLE_COL_ENUM(id, name, type) id,
+#define TABLE_COL_SCHEMA(id, name, type) "," name ":" #type
+#define TABLE_SCHEMA(LIST) (LIST(TABLE_COL_SCHEMA) + 1)
+
 /* A new empty table; cols is "name:type,name:type", type one of text,int,us,frac,real. */
 struct table *table_new(const char *name, const char *title, const char *cols);
 void table_free(struct table *t);

@@ -2,7 +2,7 @@
  * cells.h: reading the result tables' cells for the findings' rules
  * (findings.c, findings_why.c, findings_memory.c): numbers as doubles (COL_US in
  * microseconds) and texts, read by util/table.h's table_num and table_text, and
- * columns by name.
+ * columns by the enums of the tables' contracts (util/table.h).
  */
 #ifndef PERFSTUDY_CELLS_H
 #define PERFSTUDY_CELLS_H
@@ -24,8 +24,14 @@ static inline const char *text(const struct table *t, size_t row, int col)
 	return table_text(t, row, col);
 }
 
-static inline int col(const struct table *t, const char *name)
+/*
+ * Column c of a table another analysis made, c from its contract's enum in
+ * the maker's header (e.g. ranks_tables.h's RANKS_STEP_US), or -1 when the
+ * table is absent (NULL): so the rules' "col < 0: say nothing" still holds
+ * for a missing table, and a renamed column fails to compile.
+ */
+static inline int col(const struct table *t, int c)
 {
-	return t ? table_col_index(t, name) : -1;
+	return t ? c : -1;
 }
 #endif

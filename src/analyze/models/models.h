@@ -1,5 +1,7 @@
 /*
- * models.h: helpers shared by the model analyses (models.c, flops.c).
+ * models.h: helpers shared by the model analyses (models.c, flops.c), and
+ * the contract of scaling.csv (scaling.c), which the findings, the report
+ * and step_diff.c read back (util/table.h: its columns listed once).
  *
  * models_est_model() turns a manifest model into the estimate module's
  * description (flops.c's figures are built in flops.c, with
@@ -10,6 +12,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/models/estimate.h"
+#include "util/table.h"
 
 void models_est_model(const struct manifest_model *m, struct est_model *out);
 /* Whose count estimates.csv's params is, in words: "formula", "megatron mlm+nsp", "huggingface BertForMaskedLM"... */
@@ -48,5 +51,29 @@ int models_grad_bytes(const struct manifest_run *r);
  * (or d unknown); -1 after diag.
  */
 int64_t models_trace_vocab(struct store *s, const char *exp, const char *run, int64_t d, int64_t f, int *rank);
+
+/* scaling.csv's columns, in order. */
+#define SCALING_COLUMNS(X)                                          \
+	X(SCL_RUN, "run", text)                                     \
+	X(SCL_GPUS, "gpus", int)                                    \
+	X(SCL_STRATEGY, "strategy", text)                           \
+	X(SCL_STEP_US, "step_us", us)                               \
+	X(SCL_SAMPLES_PER_S, "samples_per_s", real)                 \
+	X(SCL_COMM_US, "comm_us", us)                               \
+	X(SCL_COMM_SHARE, "comm_share", frac)                       \
+	X(SCL_BASELINE, "baseline", text)                           \
+	X(SCL_SPEEDUP, "speedup", real)                             \
+	X(SCL_EFFICIENCY, "efficiency", real)                       \
+	X(SCL_PREDICTION_BASE, "prediction_base", text)             \
+	X(SCL_COMM_EFFICIENCY, "comm_efficiency", real)             \
+	X(SCL_PREDICTED_SPEEDUP, "predicted_speedup", real)         \
+	X(SCL_LOG_STEP_US, "log_step_us", us)                       \
+	X(SCL_LOG_SPEEDUP, "log_speedup", real)                     \
+	X(SCL_LOG_EFFICIENCY, "log_efficiency", real)               \
+	X(SCL_PAST_LINEAR, "past_linear", int)                      \
+	X(SCL_LOG_PREDICTED_SPEEDUP, "log_predicted_speedup", real) \
+	X(SCL_STRATEGY_LABEL, "strategy_label", text)               \
+	X(SCL_STEP_SAMPLES, "step_samples", int)
+enum scaling_col { SCALING_COLUMNS(TABLE_COL_ENUM) SCL_NCOLS };
 
 #endif

@@ -498,11 +498,7 @@ int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out
 				      ((double)(r->base->dp * r->base->batch) / r->base->log_step);
 	}
 	struct table *t = table_new("scaling", "Speedup across runs of the same model and strategy, measured and predicted",
-				    "run:text,gpus:int,strategy:text,step_us:us,samples_per_s:real,comm_us:us,"
-				    "comm_share:frac,baseline:text,speedup:real,efficiency:real,prediction_base:text,"
-				    "comm_efficiency:real,predicted_speedup:real,log_step_us:us,log_speedup:real,"
-				    "log_efficiency:real,past_linear:int,log_predicted_speedup:real,strategy_label:text,"
-				    "step_samples:int");
+				    TABLE_SCHEMA(SCALING_COLUMNS));
 	int noted = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct srun *r = &rs[i];

@@ -36,6 +36,7 @@
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
 
 struct ctype {
 	char run[256], type[32];
@@ -139,9 +140,7 @@ int analysis_collective_busbw(const struct analysis_ctx *ctx, struct analysis_re
 				v[i].base = j;
 	}
 	struct table *t = table_new("collective_busbw", "Bus bandwidth per collective type and run, and its efficiency",
-				    "run:text,gpus:int,strategy:text,collective:text,kernels:int,bytes:int,transfer_us:us,"
-				    "wait_us:us,busbw_gb_per_s:real,kernel_busbw_gb_per_s:real,baseline:text,efficiency:real,"
-				    "strategy_label:text");
+				    TABLE_SCHEMA(COLLECTIVE_BUSBW_COLUMNS));
 	struct chart *c = chart_new(CHART_GROUPED_BAR, "collective_busbw",
 				    "Bus bandwidth per collective type, strategy and GPU count (wait-free transfer)",
 				    "bus bandwidth (GB/s)");

@@ -17,6 +17,7 @@
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
 
 /* The categories' columns and series, in enum cp_cat's order. */
 static const char *const cat_cols[NCAT] = {"compute_us", "communication_us", "memory_us",
@@ -460,9 +461,9 @@ int analysis_critical_path(const struct analysis_ctx *ctx, struct analysis_resul
 	struct buf cols, label;
 	buf_init(&cols);
 	buf_init(&label);
-	struct table *t = cat_table(&cols, "critical_path",
+	struct table *t = table_new("critical_path",
 				    "Critical path of each step and rank: the step's time by what the path ran",
-				    "run:text,rank:int,step:int,step_us:us", ",wait_rank:int,bound:text");
+				    TABLE_SCHEMA(CRITICAL_PATH_COLUMNS));
 	struct table *ts = cat_table(&cols, "critical_path_steps",
 				     "Critical path per step: the rank that waited least (its own work set the step) "
 				     "and the rank that waited most",

@@ -79,6 +79,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
 
 /* One send or recv of a rank. */
 struct pp_op {
@@ -736,10 +737,7 @@ static int one_run(const struct analysis_ctx *ctx, struct analysis_result *out, 
 	}
 	if (!rc && npipes && !*t)
 		*t = table_new("pipeline_stages", "Pipeline stages: each stage's bubble against its schedule's",
-			       "run:text,rank:int,pipeline:int,stage:int,stages:int,schedule:text,schedule_source:text,"
-			       "microbatches:int,microbatches_source:text,steps:int,span_us:us,compute_us:us,"
-			       "bubble_share:frac,formula_bubble_share:frac,excess_share:real,bubble_sigma:real,"
-			       "imbalance:real,p2p_us:us,p2p_bytes:int");
+			       TABLE_SCHEMA(PIPELINE_STAGES_COLUMNS));
 	struct chart *c = NULL;
 	if (!rc && npipes) {
 		char *name = fs_figure_name("pipeline_bubble_", keys[0].run, NULL), *title = xasprintf("%s: pipeline bubble per stage", keys[0].run);

@@ -61,6 +61,7 @@
 #include "util/buf.h"
 #include "util/intmap.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
 
 /*
  * Mechanism: why the rank spends the excess, one word of a fixed vocabulary
@@ -629,9 +630,7 @@ int analysis_straggler_causes(const struct analysis_ctx *ctx, struct analysis_re
 	struct phase_names nm = {0};
 	struct table *t = table_new("straggler_causes",
 				    "What each rank that made the others wait did more than they did, per step",
-				    "run:text,rank:int,where:text,region:text,name:text,excess_us_per_step:us,calls:int,"
-				    "other_calls:real,us_per_step:us,other_us_per_step:us,mechanism:text,"
-				    "bytes_per_step:int,gb_per_s:real,pinned_gb_per_s:real,shapes:text");
+				    TABLE_SCHEMA(STRAGGLER_CAUSES_COLUMNS));
 	struct ivset *host = xcalloc(nph ? nph : 1, sizeof(*host));
 	int64_t *calls = xcalloc(nph ? nph : 1, sizeof(*calls));
 	for (size_t p = 0; p < nph; p++)

@@ -747,9 +747,7 @@ int analysis_replay(const struct analysis_ctx *ctx, struct analysis_result *out)
 			  "host_factor:real,host_factor_lo:real,host_factor_hi:real,replayed_us:us,error:real,basis:text,"
 			  "launch_queue:int");
 	x.fixes = table_new("replay_fixes", "What each fix saves per step, from the replay without its cause",
-			    "run:text,rank:int,mechanism:text,where:text,per_step:real,step_us:us,step_without_us:us,"
-			    "saving_us_per_step:us,saving_min_us:us,saving_max_us:us,noise_us:us,stated:int,replayed:text,"
-			    "saving_fast_host_us:us");
+			    TABLE_SCHEMA(REPLAY_FIXES_COLUMNS));
 	int ret = 0;
 	for (size_t i = 0, j; i < nkeys && ret == 0; i = j) {
 		for (j = i + 1; j < nkeys && keys[j].run_db_id == keys[i].run_db_id;)

@@ -37,6 +37,7 @@
 #include "util/diag.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
+#include "analyze/time/time_tables.h"
 
 static int failed(struct store *s, sqlite3_stmt *st, const char *what)
 {
@@ -427,10 +428,7 @@ static void runs_row(struct table *t, size_t row, sqlite3_stmt *st)
 static int build_runs(struct store *s, const char *exp, struct table **out)
 {
 	struct table *t = table_new("runs", "Runs",
-				    "run:text,label:text,gpus:int,ranks:int,model:text,batch:int,strategy:text,"
-				    "device:text,kernels:int,mean_step_us:us,data_parallel:int,tensor_parallel:int,"
-				    "pipeline_parallel:int,layout_source:text,schedule:text,microbatches:int,schedule_source:text,"
-				    "strategy_source:text");
+				    TABLE_SCHEMA(RUNS_COLUMNS));
 	sqlite3_stmt *st;
 	/*
 	 * gpus: the manifest's value, else the largest world_size a trace
