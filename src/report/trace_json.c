@@ -109,13 +109,13 @@ static int cmp_seg(const void *pa, const void *pb)
 }
 
 /* Finds table name and its segments of rows by run, sorted by run for tx_tab_rows. */
-void tx_tab_open(struct tx_tab *x, const struct table *const *tables, size_t n, const char *name)
+void tx_tab_open(struct tx_tab *x, const struct table *const *tables, size_t n, const char *name, int crun)
 {
 	memset(x, 0, sizeof(*x));
 	for (size_t i = 0; i < n && !x->t; i++)
 		if (!strcmp(tables[i]->name, name))
 			x->t = tables[i];
-	x->crun = x->t ? table_col_index(x->t, "run") : -1;
+	x->crun = x->t ? crun : -1;
 	if (x->crun < 0) {
 		x->t = NULL;
 		return;

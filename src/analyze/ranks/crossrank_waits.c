@@ -40,8 +40,8 @@
  * operators.
  */
 enum { W_COMPUTE, W_MEMORY, W_COMM, W_IDLE_IN_OP, W_IDLE_BETWEEN, NW };
-static const char *const w_cols[NW] = {"compute_us", "memory_us", "communication_us", "idle_host_in_op_us",
-				       "idle_host_between_ops_us"};
+/* stragglers.csv ends with a column per part, in this order (ranks_tables.h). */
+_Static_assert(STG_NCOLS - STG_COMPUTE_US == NW, "stragglers.csv: a column per window part");
 
 /* A rank's activity sets: C compute, CM compute or memory, A any activity, O host operators, OA O or A. */
 struct gpu_sets {
@@ -548,14 +548,8 @@ int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_result *o
 			     TABLE_SCHEMA(COLLECTIVE_WAITS_COLUMNS));
 	xt.offsets = table_new("clock_offsets", "Clock offset of each rank against the run's lowest rank",
 			       TABLE_SCHEMA(CLOCK_OFFSETS_COLUMNS));
-	struct buf cols;
-	buf_init(&cols);
-	buf_adds(&cols, "run:text,step:int,communicator:text,collective:int,name:text,ranks:int,last_rank:int,"
-			"late_us:us,spread_us:us,caused_wait_us:us");
-	for (int w = 0; w < NW; w++)
-		buf_printf(&cols, ",%s:us", w_cols[w]);
-	xt.strag = table_new("stragglers", "The rank each collective waited for, and what its GPU did meanwhile", cols.data);
-	buf_release(&cols);
+	xt.strag = table_new("stragglers", "The rank each collective waited for, and what its GPU did meanwhile",
+			     TABLE_SCHEMA(STRAGGLERS_COLUMNS));
 	xt.strag_ranks = table_new("straggler_ranks", "Per rank: the waiting it caused and its own wait, transfer and compute",
 				   TABLE_SCHEMA(STRAGGLER_RANKS_COLUMNS));
 	xt.chart = chart_new(CHART_STACKED_BAR, "rank_waits", "Where each rank's step goes: computing, communicating, "

@@ -2,9 +2,10 @@
  * ranks_tables.h: the contracts of the ranks family's tables that other
  * analyses, the report and the charts read back (util/table.h: columns
  * listed once, as an enum and the schema the maker passes to table_new):
- * ranks.csv (ranks.c), critical_path.csv (critical_path_steps.c),
- * collective_waits.csv, clock_offsets.csv and straggler_ranks.csv
- * (crossrank_waits.c), straggler_causes.csv (straggler_causes.c),
+ * ranks.csv (ranks.c), critical_path.csv, critical_path_steps.csv,
+ * critical_path_across.csv and critical_path_hops (critical_path_steps.c),
+ * collective_waits.csv, clock_offsets.csv, stragglers.csv and
+ * straggler_ranks.csv (crossrank_waits.c), rank_spread.csv (rank_spread.c), straggler_causes.csv (straggler_causes.c),
  * collective_busbw.csv (collective_busbw.c), pipeline_stages.csv
  * (pipeline_stages.c).
  */
@@ -168,5 +169,84 @@ enum pipeline_stages_col { PIPELINE_STAGES_COLUMNS(TABLE_COL_ENUM) PS_NCOLS };
 	X(CPATH_WAIT_RANK, "wait_rank", int)              \
 	X(CPATH_BOUND, "bound", text)
 enum critical_path_col { CRITICAL_PATH_COLUMNS(TABLE_COL_ENUM) CPATH_NCOLS };
+
+/* stragglers.csv's columns, in order: the window split of crossrank_waits.c's W_* last. */
+#define STRAGGLERS_COLUMNS(X)                                           \
+	X(STG_RUN, "run", text)                                         \
+	X(STG_STEP, "step", int)                                        \
+	X(STG_COMMUNICATOR, "communicator", text)                       \
+	X(STG_COLLECTIVE, "collective", int)                            \
+	X(STG_NAME, "name", text)                                       \
+	X(STG_RANKS, "ranks", int)                                      \
+	X(STG_LAST_RANK, "last_rank", int)                              \
+	X(STG_LATE_US, "late_us", us)                                   \
+	X(STG_SPREAD_US, "spread_us", us)                               \
+	X(STG_CAUSED_WAIT_US, "caused_wait_us", us)                     \
+	X(STG_COMPUTE_US, "compute_us", us)                             \
+	X(STG_MEMORY_US, "memory_us", us)                               \
+	X(STG_COMMUNICATION_US, "communication_us", us)                 \
+	X(STG_IDLE_HOST_IN_OP_US, "idle_host_in_op_us", us)             \
+	X(STG_IDLE_HOST_BETWEEN_OPS_US, "idle_host_between_ops_us", us)
+enum stragglers_col { STRAGGLERS_COLUMNS(TABLE_COL_ENUM) STG_NCOLS };
+
+/* critical_path_steps.csv's columns, in order: the categories as in critical_path.csv. */
+#define CRITICAL_PATH_STEPS_COLUMNS(X)                  \
+	X(CPS_RUN, "run", text)                         \
+	X(CPS_STEP, "step", int)                        \
+	X(CPS_RANKS, "ranks", int)                      \
+	X(CPS_STEP_US, "step_us", us)                   \
+	X(CPS_CRITICAL_RANK, "critical_rank", int)      \
+	X(CPS_COMPUTE_US, "compute_us", us)             \
+	X(CPS_COMMUNICATION_US, "communication_us", us) \
+	X(CPS_MEMORY_US, "memory_us", us)               \
+	X(CPS_HOST_US, "host_us", us)                   \
+	X(CPS_IDLE_US, "idle_us", us)                   \
+	X(CPS_WAIT_US, "wait_us", us)                   \
+	X(CPS_MAX_WAIT_RANK, "max_wait_rank", int)      \
+	X(CPS_MAX_WAIT_US, "max_wait_us", us)           \
+	X(CPS_WAITED_FOR_RANK, "waited_for_rank", int)
+enum critical_path_steps_col { CRITICAL_PATH_STEPS_COLUMNS(TABLE_COL_ENUM) CPS_NCOLS };
+
+/* critical_path_across.csv's columns, in order: the categories as in critical_path.csv. */
+#define CRITICAL_PATH_ACROSS_COLUMNS(X)                 \
+	X(CPA_RUN, "run", text)                         \
+	X(CPA_STEP, "step", int)                        \
+	X(CPA_END_RANK, "end_rank", int)                \
+	X(CPA_PATH_US, "path_us", us)                   \
+	X(CPA_COMPUTE_US, "compute_us", us)             \
+	X(CPA_COMMUNICATION_US, "communication_us", us) \
+	X(CPA_MEMORY_US, "memory_us", us)               \
+	X(CPA_HOST_US, "host_us", us)                   \
+	X(CPA_IDLE_US, "idle_us", us)                   \
+	X(CPA_WAIT_US, "wait_us", us)                   \
+	X(CPA_RANKS_ON_PATH, "ranks_on_path", int)      \
+	X(CPA_PATH_BY_RANK, "path_by_rank", text)       \
+	X(CPA_MOST_RANK, "most_rank", int)              \
+	X(CPA_MOST_RANK_US, "most_rank_us", us)         \
+	X(CPA_CUT, "cut", int)
+enum critical_path_across_col { CRITICAL_PATH_ACROSS_COLUMNS(TABLE_COL_ENUM) CPA_NCOLS };
+
+/* critical_path_hops.csv's columns, in order. */
+#define CRITICAL_PATH_HOPS_COLUMNS(X) \
+	X(CPH_RUN, "run", text)       \
+	X(CPH_STEP, "step", int)      \
+	X(CPH_SEG, "seg", int)        \
+	X(CPH_RANK, "rank", int)      \
+	X(CPH_FROM_US, "from_us", us) \
+	X(CPH_TO_US, "to_us", us)
+enum critical_path_hops_col { CRITICAL_PATH_HOPS_COLUMNS(TABLE_COL_ENUM) CPH_NCOLS };
+
+/* rank_spread.csv's columns, in order. */
+#define RANK_SPREAD_COLUMNS(X)                                     \
+	X(RS_RUN, "run", text)                                     \
+	X(RS_RANK, "rank", int)                                    \
+	X(RS_STEPS, "steps", int)                                  \
+	X(RS_STEP_MEDIAN_US, "step_median_us", us)                 \
+	X(RS_EXPOSED_WAIT_MEDIAN_US, "exposed_wait_median_us", us) \
+	X(RS_OWN_MEDIAN_US, "own_median_us", us)                   \
+	X(RS_POSITION, "position", int)                            \
+	X(RS_ROLE, "role", text)                                   \
+	X(RS_DRAWN, "drawn", int)
+enum rank_spread_col { RANK_SPREAD_COLUMNS(TABLE_COL_ENUM) RS_NCOLS };
 
 #endif

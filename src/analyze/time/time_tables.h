@@ -3,7 +3,7 @@
  * analyses, the report and the charts read back (util/table.h: columns
  * listed once, as an enum and the schema the maker passes to table_new):
  * runs.csv (basic.c), idle_time_steps.csv and gpu_idle.csv (gpu_idle.c),
- * temporal.csv (temporal.c).
+ * temporal.csv (temporal.c), profiler_overhead.csv (profiler_overhead.c).
  */
 #ifndef PERFSTUDY_TIME_TABLES_H
 #define PERFSTUDY_TIME_TABLES_H
@@ -74,5 +74,18 @@ enum gpu_idle_col { GPU_IDLE_COLUMNS(TABLE_COL_ENUM) GI_NCOLS };
 	X(TEMPORAL_EXACT_COMPUTE_US, "exact_compute_us", us)         \
 	X(TEMPORAL_EXACT_NON_COMPUTE_US, "exact_non_compute_us", us)
 enum temporal_col { TEMPORAL_COLUMNS(TABLE_COL_ENUM) TEMPORAL_NCOLS };
+
+/* profiler_overhead.csv's columns, in order. */
+#define PROFILER_OVERHEAD_COLUMNS(X)                               \
+	X(PO_RUN, "run", text)                                     \
+	X(PO_PROFILED_STEPS, "profiled_steps", int)                \
+	X(PO_STEP_MEDIAN_US, "step_median_us", us)                 \
+	X(PO_LOG_PROFILED, "log_profiled", int)                    \
+	X(PO_LOG_PROFILED_MEDIAN_US, "log_profiled_median_us", us) \
+	X(PO_UNPROFILED, "unprofiled", int)                        \
+	X(PO_UNPROFILED_MEDIAN_US, "unprofiled_median_us", us)     \
+	X(PO_OVERHEAD, "overhead", real)                           \
+	X(PO_UNPROFILED_SIGMA_US, "unprofiled_sigma_us", us)
+enum profiler_overhead_col { PROFILER_OVERHEAD_COLUMNS(TABLE_COL_ENUM) PO_NCOLS };
 
 #endif
