@@ -55,6 +55,7 @@
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/time/time_tables.h"
 
 struct srun {
 	const char *run, *model, *strategy; /* borrowed from the run table */
@@ -136,8 +137,8 @@ static struct srun *load_runs(const struct analysis_ctx *ctx, const struct analy
 	const struct table *rt = out->runs, *dt = result_table(out, "dispatch");
 	*n = rt ? rt->nrows : 0;
 	struct srun *rs = xcalloc(*n + 1, sizeof(*rs));
-	int cg = table_col_index(rt, "gpus"), cm = table_col_index(rt, "model"), cb = table_col_index(rt, "batch"),
-	    cs = table_col_index(rt, "strategy");
+	int cg = RUNS_GPUS, cm = RUNS_MODEL, cb = RUNS_BATCH,
+	    cs = RUNS_STRATEGY;
 	for (size_t i = 0; i < *n; i++) {
 		struct srun *r = &rs[i];
 		r->run = cell_text(rt, i, 0);
@@ -387,7 +388,7 @@ static void compute_model(const struct analysis_ctx *ctx, struct analysis_result
 		const struct srun *r = &rs[i];
 		/* k2, as Cheng et al. define it: 1 - the CatArrayBatchedCopy kernels' share of compute kernel time. */
 		double cat = 0, all = 0;
-		int cn = kt ? table_col_index(kt, "name") : -1, ct = kt ? table_col_index(kt, "total_us") : -1;
+		int cn = kt ? KRN_NAME : -1, ct = kt ? KRN_TOTAL_US : -1;
 		for (size_t row = 0; cn >= 0 && ct >= 0 && row < kt->nrows; row++) {
 			if (strcmp(table_cell(kt, row, 0)->v.text, r->run))
 				continue;

@@ -154,8 +154,8 @@ static double median(double *v, size_t n)
 #define PP_RESIDUAL_NS 100000
 static int64_t offset_of(const struct table *co, const char *run, int rank)
 {
-	int crun = co ? table_col_index(co, "run") : -1, crank = co ? table_col_index(co, "rank") : -1;
-	int coff = co ? table_col_index(co, "offset_us") : -1, cres = co ? table_col_index(co, "residual_us") : -1;
+	int crun = co ? CO_RUN : -1, crank = co ? CO_RANK : -1;
+	int coff = co ? CO_OFFSET_US : -1, cres = co ? CO_RESIDUAL_US : -1;
 	for (size_t r = 0; crun >= 0 && crank >= 0 && coff >= 0 && cres >= 0 && r < co->nrows; r++) {
 		const struct cell *a = table_cell(co, r, (size_t)crun);
 		if (a->null || strcmp(a->v.text, run))
@@ -566,16 +566,16 @@ static double med_of(double *v, size_t n)
 	return k ? median(v, k) : NAN;
 }
 
-static void set_real_or_null(struct table *t, size_t row, const char *col, double x)
+static void set_real_or_null(struct table *t, size_t row, int col, double x)
 {
 	if (!isnan(x))
-		table_set_real(t, row, (size_t)table_col_index(t, col), x);
+		table_set_real(t, row, (size_t)col, x);
 }
 
-static void set_ns_or_null(struct table *t, size_t row, const char *col, double x)
+static void set_ns_or_null(struct table *t, size_t row, int col, double x)
 {
 	if (!isnan(x))
-		table_set_ns(t, row, (size_t)table_col_index(t, col), llround(x));
+		table_set_ns(t, row, (size_t)col, llround(x));
 }
 
 /*
@@ -672,16 +672,16 @@ static size_t pipe_rows(const struct pp_pipe *pp, const char *run, int pipe, str
 		if (nd)
 			sigma = PP_MAD_SIGMA * median(dev, nd);
 		free(dev);
-		set_ns_or_null(t, row, "span_us", med[S_SPAN]);
-		set_ns_or_null(t, row, "compute_us", med[S_COMPUTE]);
-		set_real_or_null(t, row, "bubble_share", med[S_BUBBLE]);
-		set_real_or_null(t, row, "formula_bubble_share", med[S_FORMULA]);
-		set_real_or_null(t, row, "excess_share", med[S_EXCESS]);
-		set_real_or_null(t, row, "bubble_sigma", sigma);
-		set_real_or_null(t, row, "imbalance", med[S_IMBALANCE]);
-		set_ns_or_null(t, row, "p2p_us", med[S_P2P]);
+		set_ns_or_null(t, row, PS_SPAN_US, med[S_SPAN]);
+		set_ns_or_null(t, row, PS_COMPUTE_US, med[S_COMPUTE]);
+		set_real_or_null(t, row, PS_BUBBLE_SHARE, med[S_BUBBLE]);
+		set_real_or_null(t, row, PS_FORMULA_BUBBLE_SHARE, med[S_FORMULA]);
+		set_real_or_null(t, row, PS_EXCESS_SHARE, med[S_EXCESS]);
+		set_real_or_null(t, row, PS_BUBBLE_SIGMA, sigma);
+		set_real_or_null(t, row, PS_IMBALANCE, med[S_IMBALANCE]);
+		set_ns_or_null(t, row, PS_P2P_US, med[S_P2P]);
 		if (!isnan(med[S_BYTES]))
-			table_set_int(t, row, (size_t)table_col_index(t, "p2p_bytes"), llround(med[S_BYTES]));
+			table_set_int(t, row, PS_P2P_BYTES, llround(med[S_BYTES]));
 		struct buf lab;
 		buf_init(&lab);
 		if (many)

@@ -5,9 +5,9 @@
  * ranks.csv (ranks.c), critical_path.csv, critical_path_steps.csv,
  * critical_path_across.csv and critical_path_hops (critical_path_steps.c),
  * collective_waits.csv, clock_offsets.csv, stragglers.csv and
- * straggler_ranks.csv (crossrank_waits.c), rank_spread.csv (rank_spread.c), straggler_causes.csv (straggler_causes.c),
- * collective_busbw.csv (collective_busbw.c), pipeline_stages.csv
- * (pipeline_stages.c).
+ * straggler_ranks.csv (crossrank_waits.c), rank_spread.csv (rank_spread.c),
+ * straggler_causes.csv (straggler_causes.c), collective_busbw.csv (collective_busbw.c), pipeline_stages.csv
+ * (pipeline_stages.c), pipeline_schedules.csv (pipeline_schedules.c).
  */
 #ifndef PERFSTUDY_RANKS_TABLES_H
 #define PERFSTUDY_RANKS_TABLES_H
@@ -248,5 +248,24 @@ enum critical_path_hops_col { CRITICAL_PATH_HOPS_COLUMNS(TABLE_COL_ENUM) CPH_NCO
 	X(RS_ROLE, "role", text)                                   \
 	X(RS_DRAWN, "drawn", int)
 enum rank_spread_col { RANK_SPREAD_COLUMNS(TABLE_COL_ENUM) RS_NCOLS };
+
+/* pipeline_schedules.csv's columns, in order. */
+#define PIPELINE_SCHEDULES_COLUMNS(X)                              \
+	X(PSCH_RUN, "run", text)                                   \
+	X(PSCH_PAIR, "pair", text)                                 \
+	X(PSCH_SCHEDULE, "schedule", text)                         \
+	X(PSCH_STAGES, "stages", int)                              \
+	X(PSCH_MICROBATCHES, "microbatches", int)                  \
+	X(PSCH_STEP_US, "step_us", us)                             \
+	X(PSCH_STEP_SOURCE, "step_source", text)                   \
+	X(PSCH_STEP_SAMPLES, "step_samples", int)                  \
+	X(PSCH_STEP_VS_PAIR, "step_vs_pair", real)                 \
+	X(PSCH_BUBBLE_SHARE, "bubble_share", frac)                 \
+	X(PSCH_BUSIEST_BUBBLE_SHARE, "busiest_bubble_share", frac) \
+	X(PSCH_FORMULA_BUBBLE_SHARE, "formula_bubble_share", frac) \
+	X(PSCH_EXCESS_SHARE, "excess_share", real)                 \
+	X(PSCH_BUSIEST_EXCESS_SHARE, "busiest_excess_share", real) \
+	X(PSCH_IMBALANCE, "imbalance", real)
+enum pipeline_schedules_col { PIPELINE_SCHEDULES_COLUMNS(TABLE_COL_ENUM) PSCH_NCOLS };
 
 #endif

@@ -503,10 +503,14 @@ static void rank_rows(struct store *st, const char *run, int64_t run_db_id, cons
 	free(oc);
 }
 
-/* Per rank of run, the mean over its rows of column name of t (us); *n ranks. Caller frees both arrays. */
-static size_t rank_mean_us(const struct table *t, const char *run, const char *name, int **ranks, double **mean)
+/*
+ * Per rank of run, the mean over its rows of column cv of t (us), t's run
+ * and rank columns crun and crank (contracts' enums); *n ranks. Caller
+ * frees both arrays.
+ */
+static size_t rank_mean_us(const struct table *t, int crun, int crank, int cv, const char *run, int **ranks,
+			   double **mean)
 {
-	int crun = table_col_index(t, "run"), crank = table_col_index(t, "rank"), cv = table_col_index(t, name);
 	size_t n = 0, cap = 0, capm = 0, capc = 0;
 	size_t *cnt = NULL;
 	struct intmap m = {0};
@@ -560,13 +564,13 @@ void straggler_side(const struct analysis_result *res, const char *run, int rank
 	size_t n;
 	*busy = *idle = NAN;
 	if (sr) {
-		n = rank_mean_us(sr, run, "compute_per_step_us", &ranks, &v);
+		n = rank_mean_us(sr, SR_RUN, SR_RANK, SR_COMPUTE_PER_STEP_US, run, &ranks, &v);
 		*busy = excess_of(ranks, v, n, rank);
 		free(ranks);
 		free(v);
 	}
 	if (rk) {
-		n = rank_mean_us(rk, run, "idle_us", &ranks, &v);
+		n = rank_mean_us(rk, RANKS_RUN, RANKS_RANK, RANKS_IDLE_US, run, &ranks, &v);
 		*idle = excess_of(ranks, v, n, rank);
 		free(ranks);
 		free(v);
@@ -580,8 +584,8 @@ void straggler_side(const struct analysis_result *res, const char *run, int rank
  */
 static void caused_waits(const struct table *sr, const char *run, const struct rank_key *keys, size_t n, int64_t *w)
 {
-	int crun = table_col_index(sr, "run"), crank = table_col_index(sr, "rank"),
-	    cw = table_col_index(sr, "caused_wait_us");
+	int crun = SR_RUN, crank = SR_RANK,
+	    cw = SR_CAUSED_WAIT_US;
 	struct intmap m = {0};
 	unsigned char *set = xcalloc(n ? n : 1, 1);
 	for (size_t i = 0; i < n; i++) {

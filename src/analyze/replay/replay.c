@@ -56,6 +56,7 @@
 #include "analyze/replay/replay.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
 
 #define RP_SAVING_MIN 0.01 /* a saving under this share of the step is not stated */
 #define RP_JOINT_PRICED 4  /* of a run replayed together, the ranks whose fixes are priced: the latest ones */
@@ -284,7 +285,7 @@ static const struct rank_key *reference_of(const struct ctx *x, const struct ran
 static int run_is_pipeline(const struct analysis_result *res, const char *run)
 {
 	const struct table *t = result_table(res, "pipeline_stages");
-	int crun = t ? table_col_index(t, "run") : -1;
+	int crun = t ? PS_RUN : -1;
 	for (size_t r = 0; crun >= 0 && r < t->nrows; r++) {
 		const char *rr = table_text(t, r, crun);
 		if (rr && !strcmp(rr, run))

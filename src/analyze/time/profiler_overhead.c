@@ -197,7 +197,7 @@ int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct analysis_r
 		return -1;
 	}
 	/* Runs of one model (which scaling.csv and the comparisons put side by side) slowed unevenly. */
-	int cm = table_col_index(rt, "model");
+	int cm = RUNS_MODEL;
 	for (size_t i = 0; cm >= 0 && i < rt->nrows; i++) {
 		const struct cell *mi = table_cell(rt, i, (size_t)cm);
 		size_t lo = i, hi = i, first = 1;

@@ -2,7 +2,7 @@
  * time_tables.h: the contracts of the time family's tables that other
  * analyses, the report and the charts read back (util/table.h: columns
  * listed once, as an enum and the schema the maker passes to table_new):
- * runs.csv (basic.c), idle_time_steps.csv and gpu_idle.csv (gpu_idle.c),
+ * runs.csv, kernels.csv and groups.csv (basic.c), idle_time_steps.csv and gpu_idle.csv (gpu_idle.c),
  * temporal.csv (temporal.c), profiler_overhead.csv (profiler_overhead.c).
  */
 #ifndef PERFSTUDY_TIME_TABLES_H
@@ -87,5 +87,27 @@ enum temporal_col { TEMPORAL_COLUMNS(TABLE_COL_ENUM) TEMPORAL_NCOLS };
 	X(PO_OVERHEAD, "overhead", real)                           \
 	X(PO_UNPROFILED_SIGMA_US, "unprofiled_sigma_us", us)
 enum profiler_overhead_col { PROFILER_OVERHEAD_COLUMNS(TABLE_COL_ENUM) PO_NCOLS };
+
+/* kernels.csv's columns, in order. */
+#define KERNELS_COLUMNS(X)              \
+	X(KRN_RUN, "run", text)         \
+	X(KRN_RANK, "rank", int)        \
+	X(KRN_NAME, "name", text)       \
+	X(KRN_GROUP, "group", text)     \
+	X(KRN_CALLS, "calls", int)      \
+	X(KRN_TOTAL_US, "total_us", us) \
+	X(KRN_MEAN_US, "mean_us", us)   \
+	X(KRN_MIN_US, "min_us", us)     \
+	X(KRN_MAX_US, "max_us", us)
+enum kernels_col { KERNELS_COLUMNS(TABLE_COL_ENUM) KRN_NCOLS };
+
+/* groups.csv's columns, in order. */
+#define GROUPS_COLUMNS(X)                 \
+	X(GRP_RUN, "run", text)           \
+	X(GRP_RANK, "rank", int)          \
+	X(GRP_GROUP, "group", text)       \
+	X(GRP_TIME_US, "time_us", us)     \
+	X(GRP_FRACTION, "fraction", frac)
+enum groups_col { GROUPS_COLUMNS(TABLE_COL_ENUM) GRP_NCOLS };
 
 #endif
