@@ -280,7 +280,8 @@ static void runs_layout_cell(const struct table *t, size_t r, size_t first, stru
 /* Fills one table's section: name, title, headers and the first max_rows rows' cells as the CSV has them. */
 static void set_table(struct tmpl_dict *sec, const struct table *t, size_t max_rows)
 {
-	int lay = !strcmp(t->name, "runs") ? RUNS_DATA_PARALLEL : -1;
+	/* runs.csv as basic.c makes it (its contract's columns), not another table of that name */
+	int lay = !strcmp(t->name, "runs") && t->ncols == RUNS_NCOLS ? RUNS_DATA_PARALLEL : -1;
 	size_t ncols = lay >= 0 ? (size_t)lay : t->ncols;
 	tmpl_set(sec, "TABLE_NAME", t->name);
 	tmpl_set(sec, "TABLE_TITLE", t->title);

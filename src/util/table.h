@@ -113,13 +113,13 @@ const struct cell *table_cell(const struct table *t, size_t row, size_t col);
 int table_col_index(const struct table *t, const char *name);
 /*
  * Cell (row, col) as a number: COL_US in microseconds (its ns / 1000), COL_INT
- * and COL_FRAC/COL_REAL as they are; NAN when t is NULL, col < 0, the cell
- * null or the column text. How the analyses and the report read numbers back.
+ * and COL_FRAC/COL_REAL as they are; NAN when t is NULL, col < 0 or past
+ * t's columns, the cell null or the column text. How the analyses and the report read numbers back.
  */
 double table_num(const struct table *t, size_t row, int col);
 /*
- * Cell (row, col)'s text, or NULL when t is NULL, col < 0, the column not
- * COL_TEXT or the cell null. The string is the table's (table.h: never write
+ * Cell (row, col)'s text, or NULL when t is NULL, col < 0 or past t's
+ * columns, the column not COL_TEXT or the cell null. The string is the table's (table.h: never write
  * into it), valid until the table is freed.
  */
 const char *table_text(const struct table *t, size_t row, int col);
