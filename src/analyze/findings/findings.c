@@ -77,10 +77,6 @@
 #include "analyze/findings/findings_order.h"
 #include "analyze/findings/findings_why.h"
 #include "analyze/findings/findings_replay.h"
-#include "analyze/findings/findings_tables.h"
-#include "analyze/models/models.h"
-#include "analyze/ranks/ranks_tables.h"
-#include "analyze/time/time_tables.h"
 
 #include "analyze/findings/findings_rules.h"
 
@@ -184,14 +180,8 @@ struct rank_mean {
 	size_t n; /* rows */
 };
 
-/* The key columns of a table rank_means reads: its run, rank and step (-1: none). */
-struct rank_keys {
-	int run, rank, step;
-};
-
-static const struct rank_keys ranks_keys = {RANKS_RUN, RANKS_RANK, RANKS_STEP},
-			      cpath_keys = {CPATH_RUN, CPATH_RANK, CPATH_STEP}, gi_keys = {GI_RUN, GI_RANK, -1},
-			      temporal_keys = {TEMPORAL_RUN, TEMPORAL_RANK, -1};
+static const struct rank_keys ranks_keys = {RANKS_RUN, RANKS_RANK, RANKS_STEP}, gi_keys = {GI_RUN, GI_RANK, -1},
+	cpath_keys = {CPATH_RUN, CPATH_RANK, CPATH_STEP}, temporal_keys = {TEMPORAL_RUN, TEMPORAL_RANK, -1};
 
 /*
  * Pooled over whole steps: the ratio of the sums, over the rows of the run
