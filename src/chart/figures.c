@@ -8,15 +8,15 @@
 #include "util/buf.h"
 #include "util/xalloc.h"
 
-struct chart *figure_group_fractions(const struct table *groups, const char *const *group_order,
-				     size_t ngroups)
+struct chart *figure_group_fractions(const struct table *groups, const struct group_cols *k,
+				     const char *const *group_order, size_t ngroups)
 {
 	struct chart *c = chart_new(CHART_STACKED_BAR, "group_fractions",
 				    "GPU time by kernel group", "share of GPU time");
 	for (size_t g = 0; g < ngroups; g++)
 		chart_add_series(c, group_order[g]);
-	int crun = table_col_index(groups, "run"), crank = table_col_index(groups, "rank");
-	int cgroup = table_col_index(groups, "group"), cfrac = table_col_index(groups, "fraction");
+	int crun = k->run, crank = k->rank;
+	int cgroup = k->group, cfrac = k->fraction;
 	struct buf label, last;
 	buf_init(&label);
 	buf_init(&last);
@@ -83,17 +83,17 @@ char *kernel_label(const char *name)
 	return xstrndup(p + start, n - start);
 }
 
-struct chart *figure_top_kernels(const struct table *kernels, const char *run, int64_t rank, int top_n,
-				 const char *name)
+struct chart *figure_top_kernels(const struct table *kernels, const struct kernel_cols *k, const char *run,
+				 int64_t rank, int top_n, const char *name)
 {
 	char *title = xasprintf("Top %d kernels by total time: %s, rank %" PRId64, top_n, run, rank);
 	struct chart *c = chart_new(CHART_HBAR, name, title, "total time (ms)");
 	free(title);
 	chart_add_series(c, "total");
 	chart_set_x_axis(c, "kernel", CHART_SCALE_LINEAR);
-	int crun = table_col_index(kernels, "run"), crank = table_col_index(kernels, "rank");
-	int cname = table_col_index(kernels, "name"), ctotal = table_col_index(kernels, "total_us");
-	int cgroup = table_col_index(kernels, "group");
+	int crun = k->run, crank = k->rank;
+	int cname = k->name, ctotal = k->total_us;
+	int cgroup = k->group;
 	int n = 0;
 	/* kernels.csv is sorted by total time within (run, rank). */
 	for (size_t r = 0; r < kernels->nrows && n < top_n; r++) {
@@ -114,11 +114,11 @@ struct chart *figure_top_kernels(const struct table *kernels, const char *run, i
 	return c;
 }
 
-struct chart *figure_published(const struct table *published, const char *quantity, double scale, const char *name,
-			       const char *title, const char *value_label)
+struct chart *figure_published(const struct table *published, const struct published_cols *k, const char *quantity,
+			       double scale, const char *name, const char *title, const char *value_label)
 {
-	int crun = table_col_index(published, "run"), cq = table_col_index(published, "quantity");
-	int cpub = table_col_index(published, "published"), cours = table_col_index(published, "perfstudy");
+	int crun = k->run, cq = k->quantity;
+	int cpub = k->published, cours = k->perfstudy;
 	if (crun < 0 || cq < 0 || cpub < 0 || cours < 0)
 		return NULL;
 	struct chart *c = chart_new(CHART_GROUPED_BAR, name, title, value_label);

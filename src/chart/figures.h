@@ -12,20 +12,36 @@
 #include "chart/chart.h"
 
 /*
+ * The columns a figure reads of its table, by the enums of the table's
+ * contract in its maker's header (analyze/time/time_tables.h's GRP_* and
+ * KRN_*, analyze/models/models.h's PUB_*): the caller, in analyze/, names
+ * them, since chart/ comes after analyze/ and includes none of it.
+ */
+struct group_cols {
+	int run, rank, group, fraction;
+};
+struct kernel_cols {
+	int run, rank, name, total_us, group;
+};
+struct published_cols {
+	int run, quantity, published, perfstudy;
+};
+
+/*
  * Stacked bars of groups.csv: one bar per (run, rank) in table order, one
  * segment per group in the order given (so a group keeps its colour across
  * figures), height = fraction of the rank's GPU time.
  */
-struct chart *figure_group_fractions(const struct table *groups, const char *const *group_order,
-				     size_t ngroups);
+struct chart *figure_group_fractions(const struct table *groups, const struct group_cols *k,
+				     const char *const *group_order, size_t ngroups);
 
 /*
  * Horizontal bars: the top_n kernels of one run and rank by total time (ms),
  * each bar keyed by its kernel's group (its colour) with the full kernel
  * name as its tooltip.
  */
-struct chart *figure_top_kernels(const struct table *kernels, const char *run, int64_t rank, int top_n,
-				 const char *name);
+struct chart *figure_top_kernels(const struct table *kernels, const struct kernel_cols *k, const char *run,
+				 int64_t rank, int top_n, const char *name);
 
 /*
  * Grouped bars of published.csv for one quantity ("params", "flops_tflop",
@@ -34,8 +50,8 @@ struct chart *figure_top_kernels(const struct table *kernels, const char *run, i
  * are sources, not categories of time: drawn in greys), times scale. NULL
  * when no row has the quantity.
  */
-struct chart *figure_published(const struct table *published, const char *quantity, double scale, const char *name,
-			       const char *title, const char *value_label);
+struct chart *figure_published(const struct table *published, const struct published_cols *k, const char *quantity,
+			       double scale, const char *name, const char *title, const char *value_label);
 
 /* A short label for a kernel name (see figures.c); the caller frees it. */
 char *kernel_label(const char *name);

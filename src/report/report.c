@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "analyze/time/time_tables.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/fs.h"
@@ -263,12 +264,12 @@ static void set_column(struct tmpl_dict *col, const char *table, const struct ta
  */
 static void runs_layout_cell(const struct table *t, size_t r, size_t first, struct buf *v)
 {
-	static const char *const cols[] = {"data_parallel", "tensor_parallel", "pipeline_parallel", "schedule",
-					   "microbatches"};
+	static const int cols[] = {RUNS_DATA_PARALLEL, RUNS_TENSOR_PARALLEL, RUNS_PIPELINE_PARALLEL, RUNS_SCHEDULE,
+				   RUNS_MICROBATCHES};
 	static const char *const words[] = {"dp ", "tp ", "pp ", "", "m "};
 	for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
-		int c = table_col_index(t, cols[k]);
-		if (c < 0 || (size_t)c < first || table_cell(t, r, (size_t)c)->null)
+		int c = cols[k];
+		if ((size_t)c < first || table_cell(t, r, (size_t)c)->null)
 			continue;
 		buf_adds(v, v->len ? ", " : "");
 		buf_adds(v, words[k]);
@@ -279,7 +280,8 @@ static void runs_layout_cell(const struct table *t, size_t r, size_t first, stru
 /* Fills one table's section: name, title, headers and the first max_rows rows' cells as the CSV has them. */
 static void set_table(struct tmpl_dict *sec, const struct table *t, size_t max_rows)
 {
-	int lay = !strcmp(t->name, "runs") ? table_col_index(t, "data_parallel") : -1;
+	/* runs.csv as basic.c makes it (its contract's columns), not another table of that name */
+	int lay = !strcmp(t->name, "runs") && t->ncols == RUNS_NCOLS ? RUNS_DATA_PARALLEL : -1;
 	size_t ncols = lay >= 0 ? (size_t)lay : t->ncols;
 	tmpl_set(sec, "TABLE_NAME", t->name);
 	tmpl_set(sec, "TABLE_TITLE", t->title);

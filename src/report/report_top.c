@@ -17,7 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/findings/findings_tables.h"
 #include "analyze/memory/memory_steps_kept.h"
+#include "analyze/models/models.h"
+#include "analyze/ranks/ranks_tables.h"
+#include "analyze/replay/replay.h"
+#include "analyze/time/step_stats.h"
+#include "analyze/time/time_tables.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
@@ -37,10 +43,10 @@ static const struct table *table_of(const struct report_experiment *e, const cha
 	return report_table(e->tables, e->ntables, name);
 }
 
-/* The first row of t whose column "run" is run, or -1. */
-static long run_row(const struct table *t, const char *run)
+/* The first row of t whose column crun (its run column, by its contract's enum) is run, or -1. */
+static long run_row(const struct table *t, int crun, const char *run)
 {
-	int c = t ? table_col_index(t, "run") : -1;
+	int c = t ? crun : -1;
 	for (size_t r = 0; c >= 0 && r < t->nrows; r++) {
 		const char *v = table_text(t, r, c);
 		if (v && !strcmp(v, run))
@@ -92,8 +98,8 @@ static const struct {
  */
 static long cause_row(const struct table *t, const char *run, long rank, int region, const char *mech)
 {
-	int crun = table_col_index(t, "run"), crank = table_col_index(t, "rank"), cn = table_col_index(t, "name"),
-	    cm = table_col_index(t, "mechanism"), ce = table_col_index(t, "excess_us_per_step");
+	int crun = SC_RUN, crank = SC_RANK, cn = SC_NAME,
+	    cm = SC_MECHANISM, ce = SC_EXCESS_US_PER_STEP;
 	long best = -1;
 	double top = 0;
 	for (size_t r = 0; crun >= 0 && crank >= 0 && cn >= 0 && cm >= 0 && ce >= 0 && r < t->nrows; r++) {
@@ -121,14 +127,14 @@ static void fix_words(struct buf *b, const struct report_experiment *e, const ch
 {
 	const struct table *t = table_of(e, "straggler_causes");
 	long r = t && rank >= 0 ? cause_row(t, run, rank, 1, NULL) : -1;
-	const char *mech = r >= 0 ? table_text(t, (size_t)r, table_col_index(t, "mechanism")) : NULL;
+	const char *mech = r >= 0 ? table_text(t, (size_t)r, SC_MECHANISM) : NULL;
 	if (mech) {
 		const char *words = NULL;
 		for (size_t i = 0; i < sizeof(mechanism_words) / sizeof(mechanism_words[0]) && !words; i++)
 			if (!strcmp(mechanism_words[i].word, mech))
 				words = mechanism_words[i].words;
 		long x = cause_row(t, run, rank, 0, mech);
-		const char *name = x >= 0 ? table_text(t, (size_t)x, table_col_index(t, "name")) : NULL;
+		const char *name = x >= 0 ? table_text(t, (size_t)x, SC_NAME) : NULL;
 		/* the copy's direction, and the synchronising call, where the row names them */
 		if (!strcmp(mech, "pageable_copy") && name && strstr(name, "HtoD"))
 			buf_adds(b, "pageable host-to-device copy");
@@ -151,9 +157,9 @@ static void fix_words(struct buf *b, const struct report_experiment *e, const ch
 	/* the NCCL path: the replay's assumption, replay_fixes.csv nccl_path's where (add_nccl_path says it) */
 	const struct table *fx = rule && !strncmp(rule, "nccl-path", 9) ? table_of(e, "replay_fixes") : NULL;
 	for (size_t r = 0; fx && r < fx->nrows; r++) {
-		const char *rr = table_text(fx, r, table_col_index(fx, "run"));
-		const char *m = table_text(fx, r, table_col_index(fx, "mechanism"));
-		const char *w = table_text(fx, r, table_col_index(fx, "where"));
+		const char *rr = table_text(fx, r, RF_RUN);
+		const char *m = table_text(fx, r, RF_MECHANISM);
+		const char *w = table_text(fx, r, RF_WHERE);
 		if (rr && !strcmp(rr, run) && m && !strcmp(m, "nccl_path") && w && *w) {
 			buf_printf(b, "collectives off NVLink (%s)", w);
 			return;
@@ -189,14 +195,14 @@ struct fix_line {
 static int leak_words(const struct report_experiment *e, const char *run, long rank, struct buf *what, struct buf *when)
 {
 	const struct table *t = table_of(e, "memory_ranks");
-	int crun = t ? table_col_index(t, "run") : -1, crank = t ? table_col_index(t, "rank") : -1;
+	int crun = t ? MR_RUN : -1, crank = t ? MR_RANK : -1;
 	for (size_t r = 0; crun >= 0 && r < t->nrows; r++) {
 		const char *rr = table_text(t, r, crun);
 		if (!rr || strcmp(rr, run) || table_num(t, r, crank) != (double)rank)
 			continue;
-		double per = table_num(t, r, table_col_index(t, "kept_bytes_per_step"));
-		double full = table_num(t, r, table_col_index(t, "steps_to_full"));
-		const char *where = table_text(t, r, table_col_index(t, "kept_region"));
+		double per = table_num(t, r, MR_KEPT_BYTES_PER_STEP);
+		double full = table_num(t, r, MR_STEPS_TO_FULL);
+		const char *where = table_text(t, r, MR_KEPT_REGION);
 		buf_printf(what, "memory leak: %.1f MiB kept per step%s%s", per / (1024.0 * 1024.0),
 			   where && *where ? " in " : "", where && *where ? where : "");
 		struct buf k;
@@ -209,15 +215,15 @@ static int leak_words(const struct report_experiment *e, const char *run, long r
 			return 1;
 		}
 		/* a range: the reserved memory counted as taken, or only the allocated (memory_steps.c) */
-		double lo = table_num(t, r, table_col_index(t, "steps_to_full_reserved"));
+		double lo = table_num(t, r, MR_STEPS_TO_FULL_RESERVED);
 		int range = !isnan(lo) && lo < full;
 		if (range)
 			buf_printf(when, "device full in %.0f-%.0f steps", lo, full);
 		else
 			buf_printf(when, "device full in %.0f steps", full);
 		const struct table *o = table_of(e, "profiler_overhead");
-		long orow = o ? run_row(o, run) : -1;
-		double step_us = orow >= 0 ? table_num(o, (size_t)orow, table_col_index(o, "unprofiled_median_us")) : NAN;
+		long orow = o ? run_row(o, PO_RUN, run) : -1;
+		double step_us = orow >= 0 ? table_num(o, (size_t)orow, PO_UNPROFILED_MEDIAN_US) : NAN;
 		if (step_us > 0 && range)
 			buf_printf(when, " (%.0f-%.0f s at the training's %.1f ms step)", lo * step_us / 1e6, full * step_us / 1e6,
 				   step_us / 1000);
@@ -238,8 +244,8 @@ static int leak_words(const struct report_experiment *e, const char *run, long r
  */
 static size_t fix_lines(const struct report_experiment *e, const struct table *f, struct fix_line **out)
 {
-	int crun = table_col_index(f, "run"), crank = table_col_index(f, "rank"), cs = table_col_index(f, "saving_us_per_step"),
-	    cev = table_col_index(f, "evidence"), crule = table_col_index(f, "rule");
+	int crun = FND_RUN, crank = FND_RANK, cs = FND_SAVING_US_PER_STEP,
+	    cev = FND_EVIDENCE, crule = FND_RULE;
 	struct fix_line *l = NULL;
 	size_t n = 0, cap = 0;
 	struct buf w, when;
@@ -326,7 +332,7 @@ static void set_fix_line(struct tmpl_dict *x, const struct fix_line *l)
  */
 static void fix_none_findings(struct tmpl_dict *sec, const struct table *t)
 {
-	int cr = t ? table_col_index(t, "rule") : -1;
+	int cr = t ? FND_RULE : -1;
 	if (cr < 0 || !t->nrows)
 		return;
 	struct buf rules, one;
@@ -417,20 +423,20 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 {
 	const struct table *runs = e->runs, *po = table_of(e, "profiler_overhead"), *ss = table_of(e, "step_stats"),
 			   *sc = table_of(e, "scaling");
-	int crun = runs ? table_col_index(runs, "run") : -1;
-	int cpn = po ? table_col_index(po, "unprofiled") : -1, cpm = po ? table_col_index(po, "unprofiled_median_us") : -1;
-	int csn = ss ? table_col_index(ss, "steps") : -1, csm = ss ? table_col_index(ss, "median_us") : -1;
-	int cb = sc ? table_col_index(sc, "baseline") : -1, cg = sc ? table_col_index(sc, "gpus") : -1,
-	    csp = sc ? table_col_index(sc, "speedup") : -1, cse = sc ? table_col_index(sc, "efficiency") : -1,
-	    cls = sc ? table_col_index(sc, "log_speedup") : -1, cle = sc ? table_col_index(sc, "log_efficiency") : -1;
+	int crun = runs ? RUNS_RUN : -1;
+	int cpn = po ? PO_UNPROFILED : -1, cpm = po ? PO_UNPROFILED_MEDIAN_US : -1;
+	int csn = ss ? SS_STEPS : -1, csm = ss ? SS_MEDIAN_US : -1;
+	int cb = sc ? SCL_BASELINE : -1, cg = sc ? SCL_GPUS : -1,
+	    csp = sc ? SCL_SPEEDUP : -1, cse = sc ? SCL_EFFICIENCY : -1,
+	    cls = sc ? SCL_LOG_SPEEDUP : -1, cle = sc ? SCL_LOG_EFFICIENCY : -1;
 	if (crun < 0)
 		return;
 	/* which columns any run fills */
 	int any_log = 0, any_trace = 0, any_speedup = 0;
 	for (size_t r = 0; r < runs->nrows; r++) {
 		const char *run = table_text(runs, r, crun);
-		long p = run && po ? run_row(po, run) : -1, s = run && ss ? run_row(ss, run) : -1,
-		     k = run && sc ? run_row(sc, run) : -1;
+		long p = run && po ? run_row(po, PO_RUN, run) : -1, s = run && ss ? run_row(ss, SS_RUN, run) : -1,
+		     k = run && sc ? run_row(sc, SCL_RUN, run) : -1;
 		any_log |= p >= 0 && !isnan(table_num(po, (size_t)p, cpm)) && table_num(po, (size_t)p, cpn) > 0;
 		any_trace |= s >= 0 && !isnan(table_num(ss, (size_t)s, csm)) && table_num(ss, (size_t)s, csn) > 0;
 		any_speedup |= k >= 0 && !isnan(table_num(sc, (size_t)k, csp));
@@ -452,7 +458,8 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 			continue;
 		struct tmpl_dict *row = tmpl_add_section(sec, "KROW");
 		tmpl_set(row, "RUN", run);
-		long p = po ? run_row(po, run) : -1, s = ss ? run_row(ss, run) : -1, k = sc ? run_row(sc, run) : -1;
+		long p = po ? run_row(po, PO_RUN, run) : -1, s = ss ? run_row(ss, SS_RUN, run) : -1,
+		     k = sc ? run_row(sc, SCL_RUN, run) : -1;
 		if (any_log) {
 			struct tmpl_dict *c = tmpl_add_section(row, "KLOG");
 			if (p >= 0 && !isnan(table_num(po, (size_t)p, cpm)) && table_num(po, (size_t)p, cpn) > 0)
@@ -482,7 +489,7 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 				tmpl_set(val, "X", v.data);
 				tmpl_set(val, "BASELINE", base);
 				tmpl_set(val, "SOURCE", log ? "training logs" : "profiled steps");
-				long bg = run_row(sc, base);
+				long bg = run_row(sc, SCL_RUN, base);
 				double ratio = bg >= 0 ? table_num(sc, (size_t)k, cg) / table_num(sc, (size_t)bg, cg) : NAN;
 				if (!isnan(eff) && !isnan(ratio)) {
 					buf_reset(&v);
@@ -577,8 +584,8 @@ static const struct report_trace *multi_rank_trace(const struct report_trace *co
 static void set_findings(struct tmpl_dict *d, const struct table *t, const struct report_experiment *e,
 			 const struct fix_line *l, size_t n)
 {
-	int crun = table_col_index(t, "run"), cf = table_col_index(t, "finding"), ce = table_col_index(t, "evidence"),
-	    cr = table_col_index(t, "rule"), crank = table_col_index(t, "rank"), cs = table_col_index(t, "saving_us_per_step");
+	int crun = FND_RUN, cf = FND_FINDING, ce = FND_EVIDENCE,
+	    cr = FND_RULE, crank = FND_RANK, cs = FND_SAVING_US_PER_STEP;
 	if (crun < 0 || cf < 0 || ce < 0 || cr < 0 || !t->nrows)
 		return;
 	struct tmpl_dict *sec = tmpl_add_section(d, "FINDINGS");

@@ -119,6 +119,8 @@ static const char *const added_lanes[] = {NULL, "waits inside collectives", "exp
 
 static const char *const tab_names[NTAB] = {"clock_offsets", "collective_waits", "stragglers", "straggler_ranks",
 					    "critical_path", "critical_path_across", "findings"};
+/* Their run columns (ranks_tables.h, findings_tables.h). */
+static const int tab_runs[NTAB] = {CO_RUN, CW_RUN, STG_RUN, SR_RUN, CPATH_RUN, CPA_RUN, FND_RUN};
 
 /* lower_bound's predicate: the tx_rank's number is below the key's (int). */
 static int rank_before(const void *elem, const void *key)
@@ -309,13 +311,13 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 	size_t *rows, n = tx_tab_rows(to, x->run, &rows);
 	for (size_t i = 0; i < n; i++) {
 		const struct table *t = to->t;
-		size_t ri = tx_rank_index(x, (int)tx_cell_i(t, rows[i], table_col_index(t, "rank"), -1));
-		int coff = table_col_index(t, "offset_us");
+		size_t ri = tx_rank_index(x, (int)tx_cell_i(t, rows[i], CO_RANK, -1));
+		int coff = CO_OFFSET_US;
 		if (ri == SIZE_MAX || coff < 0 || table_cell(t, rows[i], (size_t)coff)->null)
 			continue;
 		x->ranks[ri].has_off = 1;
 		x->ranks[ri].off = tx_cell_i(t, rows[i], coff, 0);
-		x->ranks[ri].resid = tx_cell_i(t, rows[i], table_col_index(t, "residual_us"), 0);
+		x->ranks[ri].resid = tx_cell_i(t, rows[i], CO_RESIDUAL_US, 0);
 	}
 	free(rows);
 	static const char *const tabs_sql[NSRC] = {"annotations", "cpu_ops", "launches", "activities"};
@@ -428,11 +430,14 @@ static int cmp_rrow(const void *pa, const void *pb)
 	return a->row < b->row ? -1 : a->row > b->row;
 }
 
-/* The rows of run in x with their ranks, sorted by rank, then row, into *out (caller frees); returns the count. */
-static size_t rows_by_rank(const struct tx_tab *x, const char *run, struct rrow **out)
+/*
+ * The rows of run in x with their ranks (column crank, its contract's enum),
+ * sorted by rank, then row, into *out (caller frees); returns the count.
+ */
+static size_t rows_by_rank(const struct tx_tab *x, int crank, const char *run, struct rrow **out)
 {
 	size_t *rows, n = tx_tab_rows(x, run, &rows);
-	int c = x->t ? table_col_index(x->t, "rank") : -1;
+	int c = x->t ? crank : -1;
 	*out = xcalloc(n + 1, sizeof(**out));
 	for (size_t i = 0; i < n; i++)
 		(*out)[i] = (struct rrow){tx_cell_i(x->t, rows[i], c, INT64_MIN), rows[i]};
@@ -528,8 +533,9 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	size_t wi = 0, oi = 0;
 	/* the rows of each rank, walked along with the ranks (a search of the run's rows per rank was quadratic) */
 	struct rrow *crit, *fnd, *sr;
-	size_t ncrit = rows_by_rank(&tabs[T_CRIT], run, &crit), nfnd = rows_by_rank(&tabs[T_FINDINGS], run, &fnd);
-	size_t nsr = rows_by_rank(&tabs[T_STRAG_RANKS], run, &sr), ci = 0, fi = 0, si = 0;
+	size_t ncrit = rows_by_rank(&tabs[T_CRIT], CPATH_RANK, run, &crit),
+	       nfnd = rows_by_rank(&tabs[T_FINDINGS], FND_RANK, run, &fnd);
+	size_t nsr = rows_by_rank(&tabs[T_STRAG_RANKS], SR_RANK, run, &sr), ci = 0, fi = 0, si = 0;
 	const struct table *tc = tabs[T_CRIT].t, *tf = tabs[T_FINDINGS].t, *tsr = tabs[T_STRAG_RANKS].t;
 	for (size_t ri = 0; ri < nranks; ri++) {
 		struct tx_rank *r = &x.ranks[ri];
@@ -561,7 +567,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		/* (no offset on a NULL array: a run without waits or host operators) */
 		tx_write_rank_tracks(&x, ri, tabs, w ? w + w0 : NULL, wi - w0, ops ? ops + o0 : NULL, oi - o0, &used);
 		/* each step's critical path, named by its bound */
-		int cstep = tc ? table_col_index(tc, "step") : -1, cbound = tc ? table_col_index(tc, "bound") : -1;
+		int cstep = tc ? CPATH_STEP : -1, cbound = tc ? CPATH_BOUND : -1;
 		for (; ci < ncrit && crit[ci].rank <= r->rank; ci++) {
 			const struct step_range *sp =
 				crit[ci].rank == r->rank ? tx_step_range_of(r, tx_cell_i(tc, crit[ci].row, cstep, -1)) : NULL;
@@ -578,13 +584,13 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 				used |= 1u << LANE_FINDINGS;
 			}
 		for (; si < nsr && sr[si].rank <= r->rank; si++) {
-			int64_t windows = tx_cell_i(tsr, sr[si].row, table_col_index(tsr, "windows"), 0);
+			int64_t windows = tx_cell_i(tsr, sr[si].row, SR_WINDOWS, 0);
 			if (sr[si].rank != r->rank || windows <= 0)
 				continue;
 			struct buf lb;
 			buf_init(&lb);
 			buf_printf(&lb, "straggler: other ranks waited for it in %" PRId64 " collectives, %.3f ms in all", windows,
-				   (double)tx_cell_i(tsr, sr[si].row, table_col_index(tsr, "caused_wait_us"), 0) / 1e6);
+				   (double)tx_cell_i(tsr, sr[si].row, SR_CAUSED_WAIT_US, 0) / 1e6);
 			tx_ev_meta(&x.o, "process_labels", ri + 1, 0, lb.data, 0);
 			buf_release(&lb);
 		}
@@ -616,15 +622,15 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	size_t *ac = NULL, nac = tx_tab_rows(&tabs[T_ACROSS], run, &ac);
 	unsigned used = 0;
 	for (size_t i = 0; i < nac; i++) {
-		size_t eri = tx_rank_index(&x, (int)tx_cell_i(ta, ac[i], table_col_index(ta, "end_rank"), -1));
+		size_t eri = tx_rank_index(&x, (int)tx_cell_i(ta, ac[i], CPA_END_RANK, -1));
 		const struct step_range *sp =
-			eri == SIZE_MAX ? NULL : tx_step_range_of(&x.ranks[eri], tx_cell_i(ta, ac[i], table_col_index(ta, "step"), -1));
+			eri == SIZE_MAX ? NULL : tx_step_range_of(&x.ranks[eri], tx_cell_i(ta, ac[i], CPA_STEP, -1));
 		if (!sp || sp->end - x.ranks[eri].off >= x.cut)
 			continue;
-		int64_t path = tx_cell_i(ta, ac[i], table_col_index(ta, "path_us"), 0), end = sp->end - x.ranks[eri].off - x.base;
+		int64_t path = tx_cell_i(ta, ac[i], CPA_PATH_US, 0), end = sp->end - x.ranks[eri].off - x.base;
 		char name[96];
 		snprintf(name, sizeof(name), "critical path across ranks, step %" PRId64 " (ends on rank %d)",
-			 tx_cell_i(ta, ac[i], table_col_index(ta, "step"), -1), x.ranks[eri].rank);
+			 tx_cell_i(ta, ac[i], CPA_STEP, -1), x.ranks[eri].rank);
 		tx_write_slice(&x, apid, 1, end - path, path, name, ta, ac[i]);
 		used |= 1;
 	}
@@ -717,7 +723,7 @@ int trace_export_experiment(struct store *s, const char *site, const char *exp, 
 		max_events = atoll(env);
 	struct tx_tab tabs[NTAB];
 	for (int k = 0; k < NTAB; k++)
-		tx_tab_open(&tabs[k], tables, ntables, tab_names[k]);
+		tx_tab_open(&tabs[k], tables, ntables, tab_names[k], tab_runs[k]);
 	char *dir = xasprintf("%s/%s/traces", site, exp);
 	int ret = -1;
 	int *ranks = xcalloc(nkeys + 1, sizeof(*ranks));

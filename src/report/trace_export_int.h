@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <zlib.h>
 
+#include "analyze/findings/findings_tables.h"
 #include "analyze/lib/intervals.h"
+#include "analyze/ranks/ranks_tables.h"
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/intmap.h"
@@ -75,8 +77,11 @@ struct tx_tab {
 	size_t nsegs;
 };
 
-/* Finds table name among tables and the segments of its rows by run (x->t NULL: none). */
-void tx_tab_open(struct tx_tab *x, const struct table *const *tables, size_t n, const char *name);
+/*
+ * Finds table name among tables and the segments of its rows by run, crun
+ * its run column (its contract's enum) (x->t NULL: none).
+ */
+void tx_tab_open(struct tx_tab *x, const struct table *const *tables, size_t n, const char *name, int crun);
 /* The rows of run in x, in the table's order: *rows (caller frees), returns their count. */
 size_t tx_tab_rows(const struct tx_tab *x, const char *run, size_t **rows);
 /* A cell's integer (dflt when null or col < 0) and text ("" then). */

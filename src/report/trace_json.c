@@ -110,11 +110,11 @@ static int cmp_seg(const void *pa, const void *pb)
 }
 
 /* Finds table name and its segments of rows by run, sorted by run for tx_tab_rows. */
-void tx_tab_open(struct tx_tab *x, const struct table *const *tables, size_t n, const char *name)
+void tx_tab_open(struct tx_tab *x, const struct table *const *tables, size_t n, const char *name, int crun)
 {
 	memset(x, 0, sizeof(*x));
 	x->t = report_table(tables, n, name);
-	x->crun = x->t ? table_col_index(x->t, "run") : -1;
+	x->crun = x->t ? crun : -1;
 	if (x->crun < 0) {
 		x->t = NULL;
 		return;

@@ -62,7 +62,7 @@ static void write_exposed(struct tx_run *x, size_t ri, const struct wrow *w, siz
 		if (!bsearch(&x->acts[i], k, n, sizeof(*k), cmp_ival))
 			ivset_add(&u, x->acts[i].start, x->acts[i].end);
 	ivset_normalize(&u);
-	int clast = table_col_index(t, "last_rank");
+	int clast = CW_LAST_RANK;
 	for (size_t i = 0; i < n; i++) {
 		if (w[i].wait <= 0)
 			continue;
@@ -121,11 +121,11 @@ struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t 
 		free(rows);
 		return w;
 	}
-	int crank = table_col_index(t, "rank"), cstart = table_col_index(t, "start_us"),
-	    cend = table_col_index(t, "end_us"), carr = table_col_index(t, "arrival_us"),
-	    clast = table_col_index(t, "last_arrival_us"), clr = table_col_index(t, "last_rank"),
-	    cwait = table_col_index(t, "wait_us"), cm = table_col_index(t, "matched"),
-	    ccomm = table_col_index(t, "communicator"), ccol = table_col_index(t, "collective");
+	int crank = CW_RANK, cstart = CW_START_US,
+	    cend = CW_END_US, carr = CW_ARRIVAL_US,
+	    clast = CW_LAST_ARRIVAL_US, clr = CW_LAST_RANK,
+	    cwait = CW_WAIT_US, cm = CW_MATCHED,
+	    ccomm = CW_COMMUNICATOR, ccol = CW_COLLECTIVE;
 	for (size_t i = 0; i < n; i++) {
 		size_t ri = tx_rank_index(x, (int)tx_cell_i(t, rows[i], crank, -1));
 		if (ri == SIZE_MAX)
@@ -175,8 +175,8 @@ static int cmp_op(const void *pa, const void *pb)
 void tx_pair_stragglers(struct tx_run *x, const struct tx_tab *ts, struct tx_op *ops, size_t nops)
 {
 	size_t *rows, n = tx_tab_rows(ts, x->run, &rows);
-	int ccomm = ts->t ? table_col_index(ts->t, "communicator") : -1;
-	int ccol = ts->t ? table_col_index(ts->t, "collective") : -1;
+	int ccomm = ts->t ? STG_COMMUNICATOR : -1;
+	int ccol = ts->t ? STG_COLLECTIVE : -1;
 	for (size_t i = 0, j = 0; i < n && j < nops; i++) {
 		while (j < nops && (strcmp(ops[j].comm, tx_cell_s(ts->t, rows[i], ccomm)) ||
 				    ops[j].id != tx_cell_i(ts->t, rows[i], ccol, -2)))
@@ -237,7 +237,7 @@ int64_t tx_marker_ts(const struct tx_run *x, const struct tx_rank *r)
 /* One finding as an instant on lane tid of process pid, findings.csv's row in args. */
 void tx_write_finding(struct tx_run *x, const struct table *t, size_t row, size_t pid, int tid, int64_t ts)
 {
-	const char *rule = tx_cell_s(t, row, table_col_index(t, "rule"));
+	const char *rule = tx_cell_s(t, row, FND_RULE);
 	size_t n = strcspn(rule, ":");
 	tx_ev_head(&x->o, "i", "perfstudy", pid, tid, ts);
 	buf_adds(&x->o.b, ",\"s\":\"t\",\"name\":");

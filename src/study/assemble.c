@@ -22,6 +22,7 @@
 #include "util/sha256.h"
 #include "util/timing.h"
 #include "util/xalloc.h"
+#include "analyze/time/time_tables.h"
 
 void exp_output_release(struct exp_output *o)
 {
@@ -139,7 +140,7 @@ static char *make_headline(const struct table *runs)
 {
 	if (!runs || !runs->nrows)
 		return NULL;
-	int cg = table_col_index(runs, "gpus"), cs = table_col_index(runs, "mean_step_us");
+	int cg = RUNS_GPUS, cs = RUNS_MEAN_STEP_US;
 	int64_t gmin = INT64_MAX, gmax = 0, smin = INT64_MAX, smax = -1;
 	for (size_t i = 0; i < runs->nrows; i++) {
 		const struct cell *g = cg >= 0 ? table_cell(runs, i, (size_t)cg) : NULL;
@@ -182,7 +183,7 @@ static char *make_headline(const struct table *runs)
  */
 static char *models_fact(char *models, const struct table *runs, const struct manifest *m)
 {
-	int cst = runs ? table_col_index(runs, "strategy") : -1, csrc = runs ? table_col_index(runs, "strategy_source") : -1;
+	int cst = runs ? RUNS_STRATEGY : -1, csrc = runs ? RUNS_STRATEGY_SOURCE : -1;
 	size_t n = runs ? runs->nrows : 0, ns = 0, none = 0;
 	char(*shown)[64] = xcalloc(n + 1, sizeof(*shown));
 	unsigned *from = xcalloc(n + 1, sizeof(*from));

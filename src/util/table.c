@@ -278,7 +278,7 @@ int table_col_index(const struct table *t, const char *name)
 
 double table_num(const struct table *t, size_t row, int col)
 {
-	if (!t || col < 0)
+	if (!t || col < 0 || (size_t)col >= t->ncols)
 		return NAN;
 	const struct cell *c = table_cell(t, row, (size_t)col);
 	if (c->null)
@@ -300,7 +300,7 @@ double table_num(const struct table *t, size_t row, int col)
 const char *table_text(const struct table *t, size_t row, int col)
 {
 	/* The type first: a number column's cell is not read at all. */
-	if (!t || col < 0 || t->cols[col].type != COL_TEXT)
+	if (!t || col < 0 || (size_t)col >= t->ncols || t->cols[col].type != COL_TEXT)
 		return NULL;
 	const struct cell *c = table_cell(t, row, (size_t)col);
 	return c->null ? NULL : c->v.text;

@@ -81,6 +81,24 @@ struct table {
 	size_t npool, pool_cap;
 };
 
+/*
+ * A table handed from one analysis to another has a typed contract in its
+ * maker's header: its columns listed once, as an X-macro
+ *
+ *   #define STEP_STATS_COLUMNS(X) X(SS_RUN, "run", text) X(SS_RANKS, "ranks", int) ...
+ *   enum step_stats_col { STEP_STATS_COLUMNS(TABLE_COL_ENUM) SS_NCOLS };
+ *
+ * and the maker calls table_new(name, title, TABLE_SCHEMA(STEP_STATS_COLUMNS)),
+ * so the schema string and the enum cannot disagree; readers use the enum
+ * (table_num(t, row, SS_MEDIAN_US)), and a renamed column fails to compile.
+ * TABLE_COL_ENUM gives the id, TABLE_COL_SCHEMA ",name:type" (type one of
+ * text, int, us, frac, real), TABLE_SCHEMA the whole "name:type,..." string
+ * (a string literal without its leading comma).
+ */
+#define TABLE_COL_ENUM(id, name, type) id,
+#define TABLE_COL_SCHEMA(id, name, type) "," name ":" #type
+#define TABLE_SCHEMA(LIST) (LIST(TABLE_COL_SCHEMA) + 1)
+
 /* A new empty table; cols is "name:type,name:type", type one of text,int,us,frac,real. */
 struct table *table_new(const char *name, const char *title, const char *cols);
 void table_free(struct table *t);
@@ -95,13 +113,13 @@ const struct cell *table_cell(const struct table *t, size_t row, size_t col);
 int table_col_index(const struct table *t, const char *name);
 /*
  * Cell (row, col) as a number: COL_US in microseconds (its ns / 1000), COL_INT
- * and COL_FRAC/COL_REAL as they are; NAN when t is NULL, col < 0, the cell
- * null or the column text. How the analyses and the report read numbers back.
+ * and COL_FRAC/COL_REAL as they are; NAN when t is NULL, col < 0 or past
+ * t's columns, the cell null or the column text. How the analyses and the report read numbers back.
  */
 double table_num(const struct table *t, size_t row, int col);
 /*
- * Cell (row, col)'s text, or NULL when t is NULL, col < 0, the column not
- * COL_TEXT or the cell null. The string is the table's (table.h: never write
+ * Cell (row, col)'s text, or NULL when t is NULL, col < 0 or past t's
+ * columns, the column not COL_TEXT or the cell null. The string is the table's (table.h: never write
  * into it), valid until the table is freed.
  */
 const char *table_text(const struct table *t, size_t row, int col);

@@ -25,6 +25,10 @@
 #include "util/table.h"
 #include "report/report.h"
 #include "report/tmpl.h"
+#include "analyze/models/models.h"
+#include "analyze/ranks/ranks_tables.h"
+#include "analyze/time/step_stats.h"
+#include "analyze/time/time_tables.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
@@ -628,12 +632,11 @@ static void test_top(void)
 	struct table *runs = table_new("runs", "Runs", "run:text");
 	struct table *f = table_new("findings", "Findings",
 				    "run:text,rank:int,finding:text,value:real,evidence:text,rule:text,saving_us_per_step:us");
-	struct table *sc = table_new("straggler_causes", "Causes",
-				     "run:text,rank:int,where:text,region:text,name:text,excess_us_per_step:us,mechanism:text");
-	struct table *ss = table_new("step_stats", "Steps", "run:text,ranks:int,steps:int,median_us:us");
-	struct table *po = table_new("profiler_overhead", "Overhead", "run:text,unprofiled:int,unprofiled_median_us:us");
-	struct table *sp = table_new("scaling", "Scaling",
-				     "run:text,gpus:int,baseline:text,speedup:real,efficiency:real,log_speedup:real,log_efficiency:real");
+	/* the tables as their makers make them: the report reads them by their contracts */
+	struct table *sc = table_new("straggler_causes", "Causes", TABLE_SCHEMA(STRAGGLER_CAUSES_COLUMNS));
+	struct table *ss = table_new("step_stats", "Steps", TABLE_SCHEMA(STEP_STATS_COLUMNS));
+	struct table *po = table_new("profiler_overhead", "Overhead", TABLE_SCHEMA(PROFILER_OVERHEAD_COLUMNS));
+	struct table *sp = table_new("scaling", "Scaling", TABLE_SCHEMA(SCALING_COLUMNS));
 	char name[64];
 	size_t r;
 	/* r0 .. r9, r0 named like markup; each rank 1 a straggler saving 10 - i ms */
@@ -655,38 +658,38 @@ static void test_top(void)
 			table_set_ns(f, r, 6, (int64_t)(10 - i) * 1000000);
 		}
 		r = table_add_row(sc);
-		table_set_text(sc, r, 0, name);
-		table_set_int(sc, r, 1, 1);
-		table_set_text(sc, r, 2, "host");
-		table_set_text(sc, r, 3, "forward");
-		table_set_ns(sc, r, 5, 5000000);
-		table_set_text(sc, r, 6, i ? "copy" : "host_sync");
+		table_set_text(sc, r, SC_RUN, name);
+		table_set_int(sc, r, SC_RANK, 1);
+		table_set_text(sc, r, SC_WHERE, "host");
+		table_set_text(sc, r, SC_REGION, "forward");
+		table_set_ns(sc, r, SC_EXCESS_US_PER_STEP, 5000000);
+		table_set_text(sc, r, SC_MECHANISM, i ? "copy" : "host_sync");
 		r = table_add_row(sc);
-		table_set_text(sc, r, 0, name);
-		table_set_int(sc, r, 1, 1);
-		table_set_text(sc, r, 2, "host");
-		table_set_text(sc, r, 3, "forward");
-		table_set_text(sc, r, 4, "<script>alert(7)</script>");
-		table_set_ns(sc, r, 5, 4000000);
-		table_set_text(sc, r, 6, "host_sync");
+		table_set_text(sc, r, SC_RUN, name);
+		table_set_int(sc, r, SC_RANK, 1);
+		table_set_text(sc, r, SC_WHERE, "host");
+		table_set_text(sc, r, SC_REGION, "forward");
+		table_set_text(sc, r, SC_NAME, "<script>alert(7)</script>");
+		table_set_ns(sc, r, SC_EXCESS_US_PER_STEP, 4000000);
+		table_set_text(sc, r, SC_MECHANISM, "host_sync");
 		r = table_add_row(ss);
-		table_set_text(ss, r, 0, name);
-		table_set_int(ss, r, 1, 2);
-		table_set_int(ss, r, 2, i ? 3 : 7);
-		table_set_ns(ss, r, 3, 45678901);
+		table_set_text(ss, r, SS_RUN, name);
+		table_set_int(ss, r, SS_RANKS, 2);
+		table_set_int(ss, r, SS_STEPS, i ? 3 : 7);
+		table_set_ns(ss, r, SS_MEDIAN_US, 45678901);
 		r = table_add_row(po);
-		table_set_text(po, r, 0, name);
-		table_set_int(po, r, 1, 23);
-		table_set_ns(po, r, 2, 33700000);
+		table_set_text(po, r, PO_RUN, name);
+		table_set_int(po, r, PO_UNPROFILED, 23);
+		table_set_ns(po, r, PO_UNPROFILED_MEDIAN_US, 33700000);
 		r = table_add_row(sp);
-		table_set_text(sp, r, 0, name);
-		table_set_int(sp, r, 1, i ? 4 : 1);
-		table_set_text(sp, r, 2, "r<i>0</i>");
-		table_set_real(sp, r, 3, i ? 3.1 : 1);
-		table_set_real(sp, r, 4, i ? 0.78 : 1);
+		table_set_text(sp, r, SCL_RUN, name);
+		table_set_int(sp, r, SCL_GPUS, i ? 4 : 1);
+		table_set_text(sp, r, SCL_BASELINE, "r<i>0</i>");
+		table_set_real(sp, r, SCL_SPEEDUP, i ? 3.1 : 1);
+		table_set_real(sp, r, SCL_EFFICIENCY, i ? 0.78 : 1);
 		if (i > 1) {
-			table_set_real(sp, r, 5, 3.5);
-			table_set_real(sp, r, 6, 0.88);
+			table_set_real(sp, r, SCL_LOG_SPEEDUP, 3.5);
+			table_set_real(sp, r, SCL_LOG_EFFICIENCY, 0.88);
 		}
 	}
 	/* a finding without a saving */

@@ -152,7 +152,7 @@ static int cmp_partial(const void *pa, const void *pb)
 static void partial_of(const struct analysis_result *res, const char *run, struct partial *p)
 {
 	const struct table *t = result_table(res, "idle_time_steps");
-	int crun = col(t, "run"), crank = col(t, "rank"), cstep = col(t, "step"), cw = col(t, "whole");
+	int crun = col(t, ITS_RUN), crank = col(t, ITS_RANK), cstep = col(t, ITS_STEP), cw = col(t, ITS_WHOLE);
 	size_t cap = 0;
 	memset(p, 0, sizeof(*p));
 	for (size_t r = 0; t && crun >= 0 && crank >= 0 && cstep >= 0 && cw >= 0 && r < t->nrows; r++) {
@@ -175,12 +175,15 @@ static int is_partial(const struct partial *p, double rank, double step)
 	return p->n && !isnan(rank) && !isnan(step) && bsearch(&k, p->v, p->n, sizeof(*p->v), cmp_partial);
 }
 
-/* Per rank of one run, sum(num(a)) / sum(num(b)) over the rows of that run and rank (b NULL: their mean). */
+/* Per rank of one run, sum(num(a)) / sum(num(b)) over the rows of that run and rank (b < 0: their mean). */
 struct rank_mean {
 	int rank;
 	double a, b;
 	size_t n; /* rows */
 };
+
+static const struct rank_keys ranks_keys = {RANKS_RUN, RANKS_RANK, RANKS_STEP}, gi_keys = {GI_RUN, GI_RANK, -1},
+	cpath_keys = {CPATH_RUN, CPATH_RANK, CPATH_STEP}, temporal_keys = {TEMPORAL_RUN, TEMPORAL_RANK, -1};
 
 /*
  * Pooled over whole steps: the ratio of the sums, over the rows of the run
@@ -188,27 +191,27 @@ struct rank_mean {
  * near-empty step cut by the profiler weighs as little as it lasts. *out
  * holds one entry per rank, .a / .b its ratio.
  */
-static size_t rank_means(const struct table *t, const char *run, const char *a, const char *b,
+static size_t rank_means(const struct table *t, const struct rank_keys *k, const char *run, int a, int b,
 			 const struct partial *p, struct rank_mean **out)
 {
-	int crun = col(t, "run"), crank = col(t, "rank"), ca = col(t, a), cb = b ? col(t, b) : -1,
-	    cstep = col(t, "step");
+	int crun = col(t, k->run), crank = col(t, k->rank), ca = col(t, a), cb = b >= 0 ? col(t, b) : -1,
+	    cstep = k->step >= 0 ? col(t, k->step) : -1;
 	size_t n = 0, cap = 0;
 	*out = NULL;
-	if (crun < 0 || crank < 0 || ca < 0 || (b && cb < 0))
+	if (crun < 0 || crank < 0 || ca < 0 || (b >= 0 && cb < 0))
 		return 0;
 	struct intmap m = {0};
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *rr = text(t, r, crun);
-		double x = num(t, r, ca), y = b ? num(t, r, cb) : 1, k = num(t, r, crank);
-		if (!rr || strcmp(rr, run) || isnan(x) || isnan(y) || isnan(k) || y <= 0)
+		double x = num(t, r, ca), y = b >= 0 ? num(t, r, cb) : 1, rank = num(t, r, crank);
+		if (!rr || strcmp(rr, run) || isnan(x) || isnan(y) || isnan(rank) || y <= 0)
 			continue;
-		if (cstep >= 0 && p && is_partial(p, k, num(t, r, cstep)))
+		if (cstep >= 0 && p && is_partial(p, rank, num(t, r, cstep)))
 			continue;
-		size_t i = intmap_index(&m, (int)k, n);
+		size_t i = intmap_index(&m, (int)rank, n);
 		if (i == n) {
 			*out = xgrow(*out, &cap, n + 1, sizeof(**out));
-			(*out)[n++] = (struct rank_mean){.rank = (int)k};
+			(*out)[n++] = (struct rank_mean){.rank = (int)rank};
 		}
 		(*out)[i].a += x;
 		(*out)[i].b += y;
@@ -238,10 +241,10 @@ static const struct rank_mean *rank_mean_find(const struct rank_mean *m, size_t 
  */
 static const char *baseline_of(const struct table *runs, const struct table *sc, size_t scrow, const char *run)
 {
-	const char *b = text(sc, scrow, col(sc, "baseline"));
+	const char *b = text(sc, scrow, col(sc, SCL_BASELINE));
 	if (b)
 		return b;
-	int crun = col(runs, "run"), cm = col(runs, "model"), cg = col(runs, "gpus");
+	int crun = col(runs, RUNS_RUN), cm = col(runs, RUNS_MODEL), cg = col(runs, RUNS_GPUS);
 	const char *model = NULL;
 	for (size_t r = 0; r < runs->nrows && !model; r++)
 		if (text(runs, r, crun) && !strcmp(text(runs, r, crun), run))
@@ -263,8 +266,8 @@ static const char *baseline_of(const struct table *runs, const struct table *sc,
 static void rule_scaling(struct findings *f, const struct analysis_result *res, const struct table *runs,
 			 const struct table *sc, const char *run)
 {
-	int crun = col(sc, "run"), cs = col(sc, "speedup"), cg = col(sc, "gpus"), ce = col(sc, "efficiency"),
-	    cls = col(sc, "log_speedup"), cle = col(sc, "log_efficiency"), cpl = col(sc, "past_linear");
+	int crun = col(sc, SCL_RUN), cs = col(sc, SCL_SPEEDUP), cg = col(sc, SCL_GPUS), ce = col(sc, SCL_EFFICIENCY),
+	    cls = col(sc, SCL_LOG_SPEEDUP), cle = col(sc, SCL_LOG_EFFICIENCY), cpl = col(sc, SCL_PAST_LINEAR);
 	if (crun < 0 || cs < 0 || cg < 0 || ce < 0)
 		return;
 	for (size_t r = 0; r < sc->nrows; r++) {
@@ -334,11 +337,11 @@ static size_t rank_views(const struct analysis_result *res, const char *run, str
 	struct partial p;
 	partial_of(res, run, &p);
 	struct rank_mean *comm = NULL, *idle = NULL, *host = NULL, *gidle = NULL, *hw = NULL;
-	size_t n = rk ? rank_means(rk, run, "comm_us", "step_us", &p, &comm) : 0;
-	size_t ni = rk ? rank_means(rk, run, "idle_us", "step_us", &p, &idle) : 0;
-	size_t nh = cp ? rank_means(cp, run, "host_us", "step_us", &p, &host) : 0;
-	size_t ng = gi ? rank_means(gi, run, "idle_us", "step_us", NULL, &gidle) : 0;
-	size_t nw = gi ? rank_means(gi, run, "host_wait_us", "idle_us", NULL, &hw) : 0;
+	size_t n = rk ? rank_means(rk, &ranks_keys, run, RANKS_COMM_US, RANKS_STEP_US, &p, &comm) : 0;
+	size_t ni = rk ? rank_means(rk, &ranks_keys, run, RANKS_IDLE_US, RANKS_STEP_US, &p, &idle) : 0;
+	size_t nh = cp ? rank_means(cp, &cpath_keys, run, CPATH_HOST_US, CPATH_STEP_US, &p, &host) : 0;
+	size_t ng = gi ? rank_means(gi, &gi_keys, run, GI_IDLE_US, GI_STEP_US, NULL, &gidle) : 0;
+	size_t nw = gi ? rank_means(gi, &gi_keys, run, GI_HOST_WAIT_US, GI_IDLE_US, NULL, &hw) : 0;
 	struct rank_mean *sorted[] = {idle, host, gidle, hw};
 	size_t counts[] = {ni, nh, ng, nw};
 	for (int k = 0; k < 4; k++)
@@ -500,7 +503,7 @@ static void rule_gpu_idle(struct findings *f, const struct analysis_result *res,
 {
 	const struct table *tp = result_table(res, "temporal");
 	struct rank_mean *m;
-	size_t n = tp ? rank_means(tp, run, "idle_us", "span_us", NULL, &m) : 0;
+	size_t n = tp ? rank_means(tp, &temporal_keys, run, TEMPORAL_IDLE_US, TEMPORAL_SPAN_US, NULL, &m) : 0;
 	for (size_t i = 0; i < n; i++) {
 		double share = m[i].a / m[i].b;
 		if (share < IDLE_MIN)
@@ -523,11 +526,11 @@ static void rule_gpu_idle(struct findings *f, const struct analysis_result *res,
 static void rule_straggler_windows(struct findings *f, const struct analysis_result *res, const char *run,
 				   int straggler)
 {
-	static const char *const parts[] = {"window_compute_us", "window_memory_us", "window_communication_us",
-					    "window_idle_host_in_op_us", "window_idle_host_between_ops_us"};
+	static const int parts[] = {SR_WINDOW_COMPUTE_US, SR_WINDOW_MEMORY_US, SR_WINDOW_COMMUNICATION_US,
+				    SR_WINDOW_IDLE_HOST_IN_OP_US, SR_WINDOW_IDLE_HOST_BETWEEN_OPS_US};
 	const struct table *st = result_table(res, "straggler_ranks");
-	int crun = col(st, "run"), crank = col(st, "rank"), cn = col(st, "windows"), cu = col(st, "window_union_us"),
-	    cs = col(st, "steps"), cp[5];
+	int crun = col(st, SR_RUN), crank = col(st, SR_RANK), cn = col(st, SR_WINDOWS), cu = col(st, SR_WINDOW_UNION_US),
+	    cs = col(st, SR_STEPS), cp[5];
 	if (!st || crun < 0 || crank < 0 || cn < 0 || cu < 0 || cs < 0)
 		return;
 	for (int k = 0; k < 5; k++)
@@ -583,9 +586,9 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 		       double xmin, double xmax, double wmin, double wmax, double saving)
 {
 	const struct table *t = result_table(res, "straggler_causes");
-	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), creg = col(t, "region"),
-	    cn = col(t, "name"), ce = col(t, "excess_us_per_step"), cm = col(t, "us_per_step"),
-	    co = col(t, "other_us_per_step"), cc = col(t, "calls"), coc = col(t, "other_calls");
+	int crun = col(t, SC_RUN), crank = col(t, SC_RANK), cw = col(t, SC_WHERE), creg = col(t, SC_REGION),
+	    cn = col(t, SC_NAME), ce = col(t, SC_EXCESS_US_PER_STEP), cm = col(t, SC_US_PER_STEP),
+	    co = col(t, SC_OTHER_US_PER_STEP), cc = col(t, SC_CALLS), coc = col(t, SC_OTHER_CALLS);
 	if (!t || crun < 0 || crank < 0 || cw < 0 || creg < 0 || cn < 0 || ce < 0 || cm < 0 || co < 0 || cc < 0 ||
 	    coc < 0)
 		return;
@@ -666,7 +669,7 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 			continue;
 		const struct table *gi = result_table(res, "gpu_idle");
 		struct rank_mean *m = NULL;
-		size_t nm = gi ? rank_means(gi, run, "idle_us", "step_us", NULL, &m) : 0;
+		size_t nm = gi ? rank_means(gi, &gi_keys, run, GI_IDLE_US, GI_STEP_US, NULL, &m) : 0;
 		if (nm)
 			qsort(m, nm, sizeof(*m), cmp_rank_mean);
 		double idle_share = ratio_of(m, nm, straggler);
@@ -717,8 +720,8 @@ struct wait_pair {
 static int rule_waiting(struct findings *f, const struct analysis_result *res, const char *run)
 {
 	const struct table *cw = result_table(res, "collective_waits"), *rk = result_table(res, "ranks");
-	int crun = col(cw, "run"), crank = col(cw, "rank"), clast = col(cw, "last_rank"), cwait = col(cw, "wait_us"),
-	    cm = col(cw, "matched"), cx = col(cw, "exposed_wait_us"), cstep = col(cw, "step");
+	int crun = col(cw, CW_RUN), crank = col(cw, CW_RANK), clast = col(cw, CW_LAST_RANK), cwait = col(cw, CW_WAIT_US),
+	    cm = col(cw, CW_MATCHED), cx = col(cw, CW_EXPOSED_WAIT_US), cstep = col(cw, CW_STEP);
 	if (!cw || !rk || crun < 0 || crank < 0 || clast < 0 || cwait < 0 || cm < 0 || cstep < 0)
 		return -2;
 	struct wait_pair *wp = NULL;
@@ -773,7 +776,7 @@ static int rule_waiting(struct findings *f, const struct analysis_result *res, c
 	free(of);
 	/* each rank's mean step (ranks.csv step_us) and its step count, sorted by rank */
 	struct rank_mean *steps_of = NULL;
-	size_t nsteps_of = rank_means(rk, run, "step_us", NULL, NULL, &steps_of);
+	size_t nsteps_of = rank_means(rk, &ranks_keys, run, RANKS_STEP_US, -1, NULL, &steps_of);
 	if (nsteps_of)
 		qsort(steps_of, nsteps_of, sizeof(*steps_of), cmp_rank_mean);
 	struct buf who;
@@ -916,15 +919,14 @@ static int analysis_findings(const struct analysis_ctx *ctx, struct analysis_res
 	(void)ctx;
 	struct findings f = {
 		.t = table_new("findings", "Findings: statements generated from the tables, with their evidence",
-			       "run:text,rank:int,finding:text,value:real,evidence:text,rule:text,"
-			       "saving_us_per_step:us"),
+			       TABLE_SCHEMA(FINDINGS_COLUMNS)),
 		.saving = NAN,
 	};
 	buf_init(&f.s);
 	buf_init(&f.rule);
 	const struct table *runs = out->runs;
 	const struct table *sc = result_table(out, "scaling");
-	int crun = col(runs, "run");
+	int crun = col(runs, RUNS_RUN);
 	for (size_t r = 0; runs && crun >= 0 && r < runs->nrows; r++) {
 		const char *run = text(runs, r, crun);
 		if (!run)

@@ -27,12 +27,13 @@
 #include "analyze/findings/cells.h"
 #include "analyze/findings/findings_replay.h"
 #include "analyze/ranks/crossrank.h"
+#include "analyze/ranks/ranks_tables.h"
 #include "util/buf.h"
 
 /* The rank's residual (us) and reference rank from clock_offsets.csv; NAN where it has no row. */
 static double residual_of(const struct table *co, const char *run, int rank, int *ref)
 {
-	int crun = col(co, "run"), crank = col(co, "rank"), cres = col(co, "residual_us"), cref = col(co, "reference_rank");
+	int crun = col(co, CO_RUN), crank = col(co, CO_RANK), cres = col(co, CO_RESIDUAL_US), cref = col(co, CO_REFERENCE_RANK);
 	for (size_t r = 0; co && crun >= 0 && crank >= 0 && cres >= 0 && r < co->nrows; r++) {
 		const char *rr = text(co, r, crun);
 		if (!rr || strcmp(rr, run) || num(co, r, crank) != rank)

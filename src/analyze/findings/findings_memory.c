@@ -46,6 +46,7 @@
 #include "analyze/findings/cells.h"
 #include "analyze/memory/memory_steps_kept.h"
 #include "analyze/models/models.h"
+#include "analyze/time/time_tables.h"
 
 #define MEM_IMBALANCE 0.10 /* peaks differing by more than this share of the lowest */
 #define MEM_NAMED 8        /* ranks named one by one in an imbalance finding; more are counted */
@@ -56,7 +57,7 @@
 /* The lowest peak_allocated_bytes of run's ranks into *lo (INFINITY: none) and its rank into *lo_rank; the count. */
 static long lowest_peak(const struct table *t, const char *run, double *lo, long *lo_rank)
 {
-	int crun = col(t, "run"), crank = col(t, "rank"), cpeak = col(t, "peak_allocated_bytes");
+	int crun = col(t, MR_RUN), crank = col(t, MR_RANK), cpeak = col(t, MR_PEAK_ALLOCATED_BYTES);
 	long n = 0;
 	*lo = INFINITY;
 	*lo_rank = -1;
@@ -77,12 +78,12 @@ static long lowest_peak(const struct table *t, const char *run, double *lo, long
 static void growth(const struct table *t, const struct table *kept, size_t r, const char *run, memory_finding_fn emit,
 		   void *ctx, struct buf *b, struct buf *rule)
 {
-	int rank = (int)num(t, r, col(t, "rank"));
-	double per = num(t, r, col(t, "kept_bytes_per_step")), change = num(t, r, col(t, "end_change_bytes_per_step"));
-	double noise = num(t, r, col(t, "noise_bytes")), steps = num(t, r, col(t, "rate_steps"));
-	double full = num(t, r, col(t, "steps_to_full")), dev = num(t, r, col(t, "device_bytes"));
-	double full_res = num(t, r, col(t, "steps_to_full_reserved"));
-	const char *where = text(t, r, col(t, "kept_region"));
+	int rank = (int)num(t, r, col(t, MR_RANK));
+	double per = num(t, r, col(t, MR_KEPT_BYTES_PER_STEP)), change = num(t, r, col(t, MR_END_CHANGE_BYTES_PER_STEP));
+	double noise = num(t, r, col(t, MR_NOISE_BYTES)), steps = num(t, r, col(t, MR_RATE_STEPS));
+	double full = num(t, r, col(t, MR_STEPS_TO_FULL)), dev = num(t, r, col(t, MR_DEVICE_BYTES));
+	double full_res = num(t, r, col(t, MR_STEPS_TO_FULL_RESERVED));
+	const char *where = text(t, r, col(t, MR_KEPT_REGION));
 	buf_reset(b);
 	buf_printf(b, "%s rank %d: memory grows: it keeps %.1f MiB (%.0f bytes) per step that it never frees: "
 		   "memory it allocated in %s stays allocated to the end of the trace, and its allocated memory at the "
@@ -100,7 +101,7 @@ static void growth(const struct table *t, const struct table *kept, size_t r, co
 				   "steps, sooner by the CUDA context and any NCCL buffers, which are outside the allocator "
 				   "and not in the trace", dev / GIB, full);
 	}
-	double lo, peak = num(t, r, col(t, "peak_allocated_bytes"));
+	double lo, peak = num(t, r, col(t, MR_PEAK_ALLOCATED_BYTES));
 	long lo_rank;
 	if (lowest_peak(t, run, &lo, &lo_rank) >= 2 && lo > 0 && peak > lo * (1 + MEM_IMBALANCE))
 		buf_printf(b, ". Its peak (%.2f GiB) is %.0f %% above the run's lowest (rank %ld, %.2f GiB): as it is the "
@@ -120,7 +121,7 @@ static void growth(const struct table *t, const struct table *kept, size_t r, co
 static void imbalance(const struct table *t, const char *run, memory_finding_fn emit, void *ctx, struct buf *b,
 		      struct buf *rule)
 {
-	int crun = col(t, "run"), crank = col(t, "rank"), cpeak = col(t, "peak_allocated_bytes"), cgrow = col(t, "grows");
+	int crun = col(t, MR_RUN), crank = col(t, MR_RANK), cpeak = col(t, MR_PEAK_ALLOCATED_BYTES), cgrow = col(t, MR_GROWS);
 	double lo, hi = -INFINITY;
 	long lo_rank;
 	long n = lowest_peak(t, run, &lo, &lo_rank);
@@ -167,8 +168,8 @@ struct run_mem {
 
 static void run_mem_of(const struct table *t, const char *run, struct run_mem *m)
 {
-	int crun = col(t, "run"), crank = col(t, "rank"), cpeak = col(t, "peak_allocated_bytes"), cgrow = col(t, "grows");
-	int csteps = col(t, "steps");
+	int crun = col(t, MR_RUN), crank = col(t, MR_RANK), cpeak = col(t, MR_PEAK_ALLOCATED_BYTES), cgrow = col(t, MR_GROWS);
+	int csteps = col(t, MR_STEPS);
 	*m = (struct run_mem){NAN, 0, 0, 0, -1, NAN};
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *rr = text(t, r, crun);
@@ -208,7 +209,7 @@ static void strategies(const struct analysis_result *res, const struct manifest 
 		       const char *run, memory_finding_fn emit, void *ctx, struct buf *b, struct buf *rule)
 {
 	const struct table *rt = result_table(res, "runs");
-	int crun = col(rt, "run"), cg = col(rt, "gpus"), cm = col(rt, "model"), cs = col(rt, "strategy");
+	int crun = col(rt, RUNS_RUN), cg = col(rt, RUNS_GPUS), cm = col(rt, RUNS_MODEL), cs = col(rt, RUNS_STRATEGY);
 	if (!rt || crun < 0 || cg < 0 || cm < 0 || cs < 0)
 		return;
 	size_t me = rt->nrows;
@@ -263,7 +264,7 @@ void findings_memory(const struct analysis_result *res, const struct manifest *m
 		     memory_finding_fn emit, void *ctx)
 {
 	const struct table *t = result_table(res, "memory_ranks");
-	int crun = col(t, "run"), cgrow = col(t, "grows");
+	int crun = col(t, MR_RUN), cgrow = col(t, MR_GROWS);
 	if (!t || crun < 0 || cgrow < 0)
 		return;
 	struct buf b, rule;

@@ -34,6 +34,9 @@
 #include <string.h>
 
 #include "analyze/findings/cells.h"
+#include "analyze/findings/findings_tables.h"
+#include "analyze/ranks/ranks_tables.h"
+#include "analyze/replay/replay.h"
 #include "util/buf.h"
 #include "util/diag.h"
 
@@ -53,7 +56,7 @@ static double link_gb_per_s(const char *gpu)
 /* The smallest NV# between two GPUs of interconnect.csv; 0 where a pair of GPUs is not NVLink or none is. */
 static int nvlinks(const struct table *ic)
 {
-	int ca = col(ic, "a"), cb = col(ic, "b"), cl = col(ic, "link"), least = 0;
+	int ca = col(ic, IC_A), cb = col(ic, IC_B), cl = col(ic, IC_LINK), least = 0;
 	for (size_t r = 0; ca >= 0 && cb >= 0 && cl >= 0 && r < ic->nrows; r++) {
 		const char *a = text(ic, r, ca), *b = text(ic, r, cb), *l = text(ic, r, cl);
 		if (!a || !b || strncmp(a, "GPU", 3) || strncmp(b, "GPU", 3))
@@ -69,7 +72,7 @@ static int nvlinks(const struct table *ic)
 
 static const char *gpu_model(const struct table *sys)
 {
-	int ci = col(sys, "item"), cv = col(sys, "value");
+	int ci = col(sys, SYS_ITEM), cv = col(sys, SYS_VALUE);
 	for (size_t r = 0; ci >= 0 && cv >= 0 && r < sys->nrows; r++) {
 		const char *i = text(sys, r, ci);
 		if (i && !strcmp(i, "GPU model"))
@@ -166,8 +169,8 @@ int nccl_path_of(const struct analysis_result *res, const char *run, struct nccl
 	p->nv = nvlinks(ic);
 	if (!p->per_link || !p->nv)
 		return 0;
-	int crun = col(bw, "run"), cg = col(bw, "gpus"), cc = col(bw, "collective"), cb = col(bw, "bytes"),
-	    cbw = col(bw, "busbw_gb_per_s");
+	int crun = col(bw, CBW_RUN), cg = col(bw, CBW_GPUS), cc = col(bw, CBW_COLLECTIVE), cb = col(bw, CBW_BYTES),
+	    cbw = col(bw, CBW_BUSBW_GB_PER_S);
 	if (crun < 0 || cg < 0 || cc < 0 || cb < 0 || cbw < 0)
 		return 0;
 	long pick = -1;
@@ -207,8 +210,8 @@ int nccl_path_of(const struct analysis_result *res, const char *run, struct nccl
 static double replay_words(const struct analysis_result *res, const char *run, struct buf *b)
 {
 	const struct table *t = result_table(res, "replay_fixes");
-	int crun = col(t, "run"), cm = col(t, "mechanism"), cs = col(t, "saving_us_per_step"), cst = col(t, "stated"),
-	    cstep = col(t, "step_us"), cw = col(t, "where");
+	int crun = col(t, RF_RUN), cm = col(t, RF_MECHANISM), cs = col(t, RF_SAVING_US_PER_STEP), cst = col(t, RF_STATED),
+	    cstep = col(t, RF_STEP_US), cw = col(t, RF_WHERE);
 	for (size_t r = 0; t && crun >= 0 && cm >= 0 && r < t->nrows; r++) {
 		const char *rr = text(t, r, crun), *m = text(t, r, cm), *w = text(t, r, cw);
 		if (!rr || strcmp(rr, run) || !m || strcmp(m, "nccl_path"))

@@ -33,6 +33,7 @@
 
 #include "util/buf.h"
 #include "analyze/findings/cells.h"
+#include "analyze/ranks/ranks_tables.h"
 
 #define PP_MIN_STEPS 3      /* fewer steps: their spread is unknown, nothing is stated */
 #define PP_EXCESS_MIN 0.02  /* an excess under 2 % of the span is not stated */
@@ -135,10 +136,10 @@ static void one_pipe(const struct table *t, const struct pp_cols *c, const char 
 static void pp_cols_of(const struct table *t, struct pp_cols *cp)
 {
 	struct pp_cols c = {
-		col(t, "run"), col(t, "rank"), col(t, "pipeline"), col(t, "stage"), col(t, "stages"),
-		col(t, "schedule"), col(t, "microbatches"), col(t, "steps"), col(t, "span_us"), col(t, "compute_us"),
-		col(t, "bubble_share"), col(t, "formula_bubble_share"), col(t, "excess_share"), col(t, "bubble_sigma"),
-		col(t, "imbalance"), col(t, "p2p_us"),
+		col(t, PS_RUN), col(t, PS_RANK), col(t, PS_PIPELINE), col(t, PS_STAGE), col(t, PS_STAGES),
+		col(t, PS_SCHEDULE), col(t, PS_MICROBATCHES), col(t, PS_STEPS), col(t, PS_SPAN_US), col(t, PS_COMPUTE_US),
+		col(t, PS_BUBBLE_SHARE), col(t, PS_FORMULA_BUBBLE_SHARE), col(t, PS_EXCESS_SHARE), col(t, PS_BUBBLE_SIGMA),
+		col(t, PS_IMBALANCE), col(t, PS_P2P_US),
 	};
 	*cp = c;
 }
@@ -146,7 +147,7 @@ static void pp_cols_of(const struct table *t, struct pp_cols *cp)
 int findings_pipeline_has(const struct analysis_result *res, const char *run)
 {
 	const struct table *t = result_table(res, "pipeline_stages");
-	int crun = t ? col(t, "run") : -1;
+	int crun = t ? col(t, PS_RUN) : -1;
 	for (size_t r = 0; crun >= 0 && r < t->nrows; r++) {
 		const char *rr = text(t, r, crun);
 		if (rr && !strcmp(rr, run))

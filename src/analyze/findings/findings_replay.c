@@ -19,10 +19,10 @@ void findings_time_words(struct buf *b, double us)
 int findings_replay(const struct analysis_result *res, const char *run, replay_finding_fn emit, void *ctx)
 {
 	const struct table *t = result_table(res, "replay_fixes");
-	int crun = col(t, "run"), cstated = col(t, "stated"), csave = col(t, "saving_us_per_step"), cstep = col(t, "step_us"),
-	    cwhere = col(t, "where"), cmin = col(t, "saving_min_us"), cmax = col(t, "saving_max_us"),
-	    cmech = col(t, "mechanism"), cper = col(t, "per_step"), cfast = col(t, "saving_fast_host_us"),
-	    cnoise = col(t, "noise_us");
+	int crun = col(t, RF_RUN), cstated = col(t, RF_STATED), csave = col(t, RF_SAVING_US_PER_STEP), cstep = col(t, RF_STEP_US),
+	    cwhere = col(t, RF_WHERE), cmin = col(t, RF_SAVING_MIN_US), cmax = col(t, RF_SAVING_MAX_US),
+	    cmech = col(t, RF_MECHANISM), cper = col(t, RF_PER_STEP), cfast = col(t, RF_SAVING_FAST_HOST_US),
+	    cnoise = col(t, RF_NOISE_US);
 	struct buf b, rule;
 	buf_init(&b);
 	buf_init(&rule);
@@ -70,9 +70,9 @@ int findings_replay(const struct analysis_result *res, const char *run, replay_f
 int findings_replay_price(const struct analysis_result *res, const char *run, int rank, struct replay_price *p)
 {
 	const struct table *t = result_table(res, "replay_fixes");
-	int crun = col(t, "run"), crank = col(t, "rank"), csave = col(t, "saving_us_per_step"), cnoise = col(t, "noise_us"),
-	    cst = col(t, "stated"), crep = col(t, "replayed"), cmech = col(t, "mechanism"), cstep = col(t, "step_us"),
-	    cwhere = col(t, "where");
+	int crun = col(t, RF_RUN), crank = col(t, RF_RANK), csave = col(t, RF_SAVING_US_PER_STEP), cnoise = col(t, RF_NOISE_US),
+	    cst = col(t, RF_STATED), crep = col(t, RF_REPLAYED), cmech = col(t, RF_MECHANISM), cstep = col(t, RF_STEP_US),
+	    cwhere = col(t, RF_WHERE);
 	long best = -1;
 	for (size_t r = 0; t && crun >= 0 && r < t->nrows; r++) {
 		const char *rr = text(t, r, crun), *rep = text(t, r, crep);

@@ -26,6 +26,7 @@
 
 #include "analyze/findings/cells.h"
 #include "analyze/findings/findings_why.h"
+#include "analyze/ranks/ranks_tables.h"
 #include "analyze/time/profiler_overhead.h"
 #include "util/intmap.h"
 #include "util/xalloc.h"
@@ -65,7 +66,7 @@ static int cmp_coll_row(const void *pa, const void *pb)
 static size_t straggler_steps(const struct analysis_result *res, const char *run, int rank, size_t *nranks)
 {
 	const struct table *rk = result_table(res, "ranks");
-	int rrun = col(rk, "run"), rrank = col(rk, "rank");
+	int rrun = col(rk, RANKS_RUN), rrank = col(rk, RANKS_RANK);
 	struct intmap ranks = {0};
 	size_t steps = 0, n = 0;
 	for (size_t r = 0; rk && rrun >= 0 && rrank >= 0 && r < rk->nrows; r++) {
@@ -86,10 +87,10 @@ static size_t straggler_steps(const struct analysis_result *res, const char *run
 double why_saving(const struct analysis_result *res, const char *run, int straggler, double *noise)
 {
 	const struct table *cw = result_table(res, "collective_waits"), *rk = result_table(res, "ranks");
-	int crun = col(cw, "run"), crank = col(cw, "rank"), clast = col(cw, "last_rank"), cm = col(cw, "matched"),
-	    cx = col(cw, "exposed_wait_us"), cstep = col(cw, "step"), ccomm = col(cw, "communicator"),
-	    ccoll = col(cw, "collective");
-	int rrun = col(rk, "run"), rrank = col(rk, "rank");
+	int crun = col(cw, CW_RUN), crank = col(cw, CW_RANK), clast = col(cw, CW_LAST_RANK), cm = col(cw, CW_MATCHED),
+	    cx = col(cw, CW_EXPOSED_WAIT_US), cstep = col(cw, CW_STEP), ccomm = col(cw, CW_COMMUNICATOR),
+	    ccoll = col(cw, CW_COLLECTIVE);
+	int rrun = col(rk, RANKS_RUN), rrank = col(rk, RANKS_RANK);
 	*noise = 0;
 	if (!cw || !rk || crun < 0 || crank < 0 || clast < 0 || cm < 0 || cstep < 0 || ccomm < 0 || ccoll < 0 ||
 	    rrun < 0 || rrank < 0)
@@ -161,8 +162,8 @@ double why_saving(const struct analysis_result *res, const char *run, int stragg
 static long best_row(const struct table *t, const char *run, int rank, int (*pred)(const char *name, const char *where,
 									     const char *mech))
 {
-	int crun = col(t, "run"), crank = col(t, "rank"), cn = col(t, "name"), cw = col(t, "where"),
-	    cm = col(t, "mechanism"), ce = col(t, "excess_us_per_step");
+	int crun = col(t, SC_RUN), crank = col(t, SC_RANK), cn = col(t, SC_NAME), cw = col(t, SC_WHERE),
+	    cm = col(t, SC_MECHANISM), ce = col(t, SC_EXCESS_US_PER_STEP);
 	long best = -1;
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *rr = text(t, r, crun), *n = text(t, r, cn), *w = text(t, r, cw), *m = text(t, r, cm);
@@ -217,7 +218,7 @@ static int is_fb_gpu(const char *n, const char *w, const char *m)
 const char *why_rank_mechanism(const struct analysis_result *res, const char *run, int straggler)
 {
 	const struct table *t = result_table(res, "straggler_causes");
-	int cm = col(t, "mechanism");
+	int cm = col(t, SC_MECHANISM);
 	long r = t && cm >= 0 ? best_row(t, run, straggler, is_region) : -1;
 	return r >= 0 ? text(t, (size_t)r, cm) : NULL;
 }
@@ -225,10 +226,10 @@ const char *why_rank_mechanism(const struct analysis_result *res, const char *ru
 const char *why_mechanism(struct buf *b, const struct analysis_result *res, const char *run, int straggler)
 {
 	const struct table *t = result_table(res, "straggler_causes");
-	int cm = col(t, "mechanism"), cn = col(t, "name"), ce = col(t, "excess_us_per_step"), cc = col(t, "calls"),
-	    coc = col(t, "other_calls"), cb = col(t, "bytes_per_step"), cg = col(t, "gb_per_s"), creg = col(t, "region"),
-	    cmine = col(t, "us_per_step"), coth = col(t, "other_us_per_step"), crun = col(t, "run"),
-	    crank = col(t, "rank");
+	int cm = col(t, SC_MECHANISM), cn = col(t, SC_NAME), ce = col(t, SC_EXCESS_US_PER_STEP), cc = col(t, SC_CALLS),
+	    coc = col(t, SC_OTHER_CALLS), cb = col(t, SC_BYTES_PER_STEP), cg = col(t, SC_GB_PER_S), creg = col(t, SC_REGION),
+	    cmine = col(t, SC_US_PER_STEP), coth = col(t, SC_OTHER_US_PER_STEP), crun = col(t, SC_RUN),
+	    crank = col(t, SC_RANK);
 	if (!t || cm < 0 || cn < 0 || ce < 0 || creg < 0)
 		return NULL;
 	long r = best_row(t, run, straggler, is_region);
@@ -240,7 +241,7 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 	long x;
 	char rw[320]; /* the region in words (why_region_words) */
 	if (!strcmp(mech, "pageable_copy") && (x = best_row(t, run, straggler, is_pageable)) >= 0) {
-		int cpg = col(t, "pinned_gb_per_s");
+		int cpg = col(t, SC_PINNED_GB_PER_S);
 		double pg = cpg >= 0 ? num(t, (size_t)x, cpg) : NAN;
 		char pinned[96] = "";
 		if (!isnan(pg))
@@ -274,7 +275,7 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 	} else if (!strcmp(mech, "uneven_data") || !strcmp(mech, "slower_gpu")) {
 		double m = 0, o = 0;
 		for (size_t i = 0; i < t->nrows; i++) {
-			const char *rr = text(t, i, crun), *n = text(t, i, cn), *w = text(t, i, col(t, "where"));
+			const char *rr = text(t, i, crun), *n = text(t, i, cn), *w = text(t, i, col(t, SC_WHERE));
 			const char *g = text(t, i, creg);
 			if (rr && !strcmp(rr, run) && num(t, i, crank) == straggler && is_fb_gpu(n ? n : "", w ? w : "", "") &&
 			    g && strstr(g, "optim") == NULL) {
@@ -284,7 +285,7 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 		}
 		/* the input shapes, where the traces recorded them: "[12,1024] vs [8,1024] (1.50x)" */
 		const char *sh = NULL;
-		int csh = col(t, "shapes");
+		int csh = col(t, SC_SHAPES);
 		for (size_t i = 0; csh >= 0 && !sh && i < t->nrows; i++) {
 			const char *rr = text(t, i, crun), *v = text(t, i, csh);
 			if (rr && !strcmp(rr, run) && num(t, i, crank) == straggler && v && *v)
@@ -384,8 +385,8 @@ const char *why_region_words(const char *region, char *buf, size_t n)
 
 long why_region_row(const struct table *t, const char *run, int rank, const char *where, const char *region)
 {
-	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), creg = col(t, "region"),
-	    cn = col(t, "name");
+	int crun = col(t, SC_RUN), crank = col(t, SC_RANK), cw = col(t, SC_WHERE), creg = col(t, SC_REGION),
+	    cn = col(t, SC_NAME);
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *rr = text(t, r, crun), *w = text(t, r, cw), *g = text(t, r, creg), *n = text(t, r, cn);
 		if (rr && !strcmp(rr, run) && num(t, r, crank) == rank && w && !strcmp(w, where) && g &&
@@ -398,8 +399,8 @@ long why_region_row(const struct table *t, const char *run, int rank, const char
 /* The first row after region row ro with a name in the same where and region, or -1. */
 long why_top_name_row(const struct table *t, const char *run, int rank, const char *where, const char *region)
 {
-	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), creg = col(t, "region"),
-	    cn = col(t, "name");
+	int crun = col(t, SC_RUN), crank = col(t, SC_RANK), cw = col(t, SC_WHERE), creg = col(t, SC_REGION),
+	    cn = col(t, SC_NAME);
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *rr = text(t, r, crun), *w = text(t, r, cw), *g = text(t, r, creg), *n = text(t, r, cn);
 		if (rr && !strcmp(rr, run) && num(t, r, crank) == rank && w && !strcmp(w, where) && g &&
@@ -412,8 +413,8 @@ long why_top_name_row(const struct table *t, const char *run, int rank, const ch
 /* The rank's excess per step (us) summed over its region rows (no name) on one side, positive ones only. */
 double why_side_excess(const struct table *t, const char *run, int rank, const char *where)
 {
-	int crun = col(t, "run"), crank = col(t, "rank"), cw = col(t, "where"), cn = col(t, "name"),
-	    ce = col(t, "excess_us_per_step");
+	int crun = col(t, SC_RUN), crank = col(t, SC_RANK), cw = col(t, SC_WHERE), cn = col(t, SC_NAME),
+	    ce = col(t, SC_EXCESS_US_PER_STEP);
 	double sum = 0;
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *rr = text(t, r, crun), *w = text(t, r, cw), *n = text(t, r, cn);

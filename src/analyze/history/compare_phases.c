@@ -21,6 +21,7 @@
 #include "analyze/analysis.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
+#include "analyze/time/phases.h"
 
 enum { SRC_HOST, SRC_GPU, SRC_REPORT, NSRC };
 static const char *const src_names[NSRC] = {"host", "gpu", "report"};
@@ -70,10 +71,9 @@ static int64_t step_divisor(const struct analysis_ctx *ctx, const char *run, int
 	return steps > 0 ? steps : ranks;
 }
 
-/* Registers the phase names of table t's rows (not "total") in names[]. */
-static void collect_names(const struct table *t, const char ***names, size_t *n, size_t *cap)
+/* Registers the phase names of table t's rows (column cph; not "total") in names[]. */
+static void collect_names(const struct table *t, int cph, const char ***names, size_t *n, size_t *cap)
 {
-	int cph = table_col_index(t, "phase");
 	for (size_t row = 0; row < t->nrows; row++) {
 		const char *ph = table_cell(t, row, (size_t)cph)->v.text;
 		if (strcmp(ph, "total"))
@@ -83,14 +83,13 @@ static void collect_names(const struct table *t, const char ***names, size_t *n,
 
 /*
  * Adds table t's times (column cols[s] for source s, or -1) of each (run,
- * phase) row into r, and counts in units[] each run's rows of phase unit:
+ * phase) row (columns crun and cph) into r, and counts in units[] each run's rows of phase unit:
  * its ranks (phases.csv) or its reports (the "total" rows of
  * phase_report_phases.csv).
  */
-static void collect(const struct table *t, const int *cols, struct run_phases *r, size_t nr, const char **names,
-		    size_t nnames, const char *unit, double *units)
+static void collect(const struct table *t, int crun, int cph, const int *cols, struct run_phases *r, size_t nr,
+		    const char **names, size_t nnames, const char *unit, double *units)
 {
-	int crun = table_col_index(t, "run"), cph = table_col_index(t, "phase");
 	for (size_t row = 0; row < t->nrows; row++) {
 		const char *ph = table_cell(t, row, (size_t)cph)->v.text;
 		struct run_phases *rp = run_of(r, nr, table_cell(t, row, (size_t)crun)->v.text);
@@ -140,26 +139,26 @@ static int analysis_compare_phases(const struct analysis_ctx *ctx, struct analys
 		r[i].model = m->runs[i].model.name ? m->runs[i].model.name : "";
 	}
 	if (tp)
-		collect_names(tp, &names, &nnames, &cap);
+		collect_names(tp, PHASES_PHASE, &names, &nnames, &cap);
 	if (tr)
-		collect_names(tr, &names, &nnames, &cap);
+		collect_names(tr, RPP_PHASE, &names, &nnames, &cap);
 	for (size_t i = 0; i < nr; i++)
 		for (int s = 0; s < NSRC; s++)
 			r[i].ns[s] = xcalloc(nnames ? nnames : 1, sizeof(double));
 	double *units = xcalloc(nr, sizeof(*units));
 	if (tp && tp->nrows && nnames) {
-		int cols[NSRC] = {table_col_index(tp, "cpu_us"), table_col_index(tp, "gpu_us"), -1};
-		collect(tp, cols, r, nr, names, nnames, table_cell(tp, 0, (size_t)table_col_index(tp, "phase"))->v.text,
-			units);
+		int cols[NSRC] = {PHASES_CPU_US, PHASES_GPU_US, -1};
+		collect(tp, PHASES_RUN, PHASES_PHASE, cols, r, nr, names, nnames,
+			table_cell(tp, 0, PHASES_PHASE)->v.text, units);
 		for (size_t i = 0; i < nr; i++) {
 			int64_t d = step_divisor(ctx, r[i].run, (int64_t)units[i]);
 			r[i].div[SRC_HOST] = r[i].div[SRC_GPU] = d > 0 ? (double)d : 1;
 		}
 	}
 	if (tr && nnames) {
-		int cols[NSRC] = {-1, -1, table_col_index(tr, "phase_us")};
+		int cols[NSRC] = {-1, -1, RPP_PHASE_US};
 		memset(units, 0, nr * sizeof(*units));
-		collect(tr, cols, r, nr, names, nnames, "total", units);
+		collect(tr, RPP_RUN, RPP_PHASE, cols, r, nr, names, nnames, "total", units);
 		for (size_t i = 0; i < nr; i++)
 			r[i].div[SRC_REPORT] = units[i] > 0 ? units[i] : 1;
 	}

@@ -24,6 +24,7 @@
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
+#include "analyze/time/time_tables.h"
 
 static const struct crossexp_exp *find_exp(const struct crossexp_exp *e, size_t n, const char *id)
 {
@@ -156,7 +157,7 @@ static int collect(const struct crossexp_exp *e, size_t n, size_t self, const st
 				p->ref = r;
 				p->x = x;
 				p->system = system_of(cp, x->id);
-				int cg = table_col_index(x->res->runs, "gpus");
+				int cg = RUNS_GPUS;
 				for (size_t row = 0; cg >= 0 && row < x->res->runs->nrows; row++)
 					if (!strcmp(table_cell(x->res->runs, row, 0)->v.text, r->run) &&
 					    !table_cell(x->res->runs, row, (size_t)cg)->null)

@@ -20,6 +20,8 @@
 #include "util/fs.h"
 #include "util/sha256.h"
 #include "util/xalloc.h"
+#include "analyze/models/models.h"
+#include "analyze/time/time_tables.h"
 
 int64_t history_build_time(void)
 {
@@ -242,9 +244,9 @@ static int insert_number(sqlite3_stmt *ins, const char *run, const char *metric,
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static double cell_real(const struct table *t, size_t row, const char *col)
+/* Cell (row, c) of t as a real (COL_US in us), c its contract's enum; NAN when null. */
+static double cell_real(const struct table *t, size_t row, int c)
 {
-	int c = table_col_index(t, col);
 	if (c < 0)
 		return NAN;
 	const struct cell *x = table_cell(t, row, (size_t)c);
@@ -264,22 +266,25 @@ static double cell_real(const struct table *t, size_t row, const char *col)
  */
 static int insert_numbers(sqlite3_stmt *ins, const struct analysis_result *res)
 {
-	static const char *const stat_cols[][2] = {
-		{"steps", "steps"},           {"median_us", "step_median_us"}, {"ci_low_us", "step_ci_low_us"},
-		{"ci_high_us", "step_ci_high_us"}, {"min_us", "step_min_us"}, {"max_us", "step_max_us"},
-		{"mean_us", "step_mean_us"},
+	static const struct {
+		int col;
+		const char *key;
+	} stat_cols[] = {
+		{SS_STEPS, "steps"},           {SS_MEDIAN_US, "step_median_us"}, {SS_CI_LOW_US, "step_ci_low_us"},
+		{SS_CI_HIGH_US, "step_ci_high_us"}, {SS_MIN_US, "step_min_us"}, {SS_MAX_US, "step_max_us"},
+		{SS_MEAN_US, "step_mean_us"},
 	};
 	const struct table *t = result_table(res, "step_stats");
 	for (size_t r = 0; t && r < t->nrows; r++)
 		for (size_t k = 0; k < sizeof(stat_cols) / sizeof(stat_cols[0]); k++)
-			if (insert_number(ins, table_cell(t, r, 0)->v.text, stat_cols[k][1], cell_real(t, r, stat_cols[k][0])) < 0)
+			if (insert_number(ins, table_cell(t, r, 0)->v.text, stat_cols[k].key, cell_real(t, r, stat_cols[k].col)) < 0)
 				return -1;
 	t = result_table(res, "utilization");
 	for (size_t r = 0; t && r < t->nrows; r++) {
 		const char *run = table_cell(t, r, 0)->v.text;
-		double step_us = cell_real(t, r, "step_us"), batch = cell_real(t, r, "global_batch");
-		if (insert_number(ins, run, "achieved_tflops_per_gpu", cell_real(t, r, "achieved_tflops_per_gpu")) < 0 ||
-		    insert_number(ins, run, "mfu", cell_real(t, r, "mfu")) < 0 ||
+		double step_us = cell_real(t, r, UT_STEP_US), batch = cell_real(t, r, UT_GLOBAL_BATCH);
+		if (insert_number(ins, run, "achieved_tflops_per_gpu", cell_real(t, r, UT_ACHIEVED_TFLOPS_PER_GPU)) < 0 ||
+		    insert_number(ins, run, "mfu", cell_real(t, r, UT_MFU)) < 0 ||
 		    insert_number(ins, run, "samples_per_s", step_us > 0 ? batch / (step_us / 1e6) : NAN) < 0)
 			return -1;
 	}
@@ -288,8 +293,8 @@ static int insert_numbers(sqlite3_stmt *ins, const struct analysis_result *res)
 		const char *run = table_cell(t, r, 0)->v.text;
 		double span = 0, idle = 0;
 		for (; r < t->nrows && !strcmp(table_cell(t, r, 0)->v.text, run); r++) {
-			span += cell_real(t, r, "exact_span_us");
-			idle += cell_real(t, r, "exact_idle_us");
+			span += cell_real(t, r, TEMPORAL_EXACT_SPAN_US);
+			idle += cell_real(t, r, TEMPORAL_EXACT_IDLE_US);
 		}
 		if (span > 0 && insert_number(ins, run, "gpu_busy_frac", (span - idle) / span) < 0)
 			return -1;

@@ -28,6 +28,8 @@
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/models/models.h"
+#include "analyze/ranks/ranks_tables.h"
 
 enum { P_BUSY, P_COMM, P_WAIT, P_IDLE, NPART };
 
@@ -60,9 +62,9 @@ static int part_of(const struct analysis_result *res, const char *run, struct pa
 	memset(out, 0, sizeof(*out));
 	const struct table *sr = result_table(res, "straggler_ranks");
 	if (sr) {
-		int crun = table_col_index(sr, "run"), cs = table_col_index(sr, "step_per_step_us");
-		int cp[NPART] = {table_col_index(sr, "busy_per_step_us"), table_col_index(sr, "exposed_comm_per_step_us"),
-				 table_col_index(sr, "exposed_wait_per_step_us"), table_col_index(sr, "idle_per_step_us")};
+		int crun = SR_RUN, cs = SR_STEP_PER_STEP_US;
+		int cp[NPART] = {SR_BUSY_PER_STEP_US, SR_EXPOSED_COMM_PER_STEP_US,
+				 SR_EXPOSED_WAIT_PER_STEP_US, SR_IDLE_PER_STEP_US};
 		for (size_t r = 0; crun >= 0 && r < sr->nrows; r++) {
 			if (!text_is(sr, r, crun, run) || isnan(ns_of(sr, r, cs)))
 				continue;
@@ -74,8 +76,8 @@ static int part_of(const struct analysis_result *res, const char *run, struct pa
 	}
 	if (!out->ranks) { /* one rank (or no matched collectives): ranks.csv, mean over steps per rank */
 		const struct table *rk = result_table(res, "ranks");
-		int crun = rk ? table_col_index(rk, "run") : -1, crank = rk ? table_col_index(rk, "rank") : -1;
-		int cs = rk ? table_col_index(rk, "step_us") : -1, ci = rk ? table_col_index(rk, "idle_us") : -1;
+		int crun = rk ? RANKS_RUN : -1, crank = rk ? RANKS_RANK : -1;
+		int cs = rk ? RANKS_STEP_US : -1, ci = rk ? RANKS_IDLE_US : -1;
 		int64_t rank = -1;
 		size_t nsteps = 0;
 		for (size_t r = 0; crun >= 0 && crank >= 0 && r < rk->nrows; r++) {
@@ -110,7 +112,7 @@ static int analysis_step_diff(const struct analysis_ctx *ctx, struct analysis_re
 {
 	(void)ctx;
 	const struct table *sc = result_table(out, "scaling");
-	int crun = sc ? table_col_index(sc, "run") : -1, cbase = sc ? table_col_index(sc, "baseline") : -1;
+	int crun = sc ? SCL_RUN : -1, cbase = sc ? SCL_BASELINE : -1;
 	if (crun < 0 || cbase < 0)
 		return 0;
 	struct table *t = table_new("step_diff", "Where the extra time of a run's step over its baseline's goes",

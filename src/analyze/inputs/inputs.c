@@ -13,6 +13,7 @@
 
 #include "analyze/analysis.h"
 #include "util/diag.h"
+#include "analyze/findings/findings_tables.h"
 
 /* nvidia-smi's own legend for the link types of topo -m. */
 static const char *link_meaning(const char *link)
@@ -50,7 +51,7 @@ static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *
 		return -1;
 	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct table *t = table_new("interconnect", "How the devices are connected (nvidia-smi topo -m)",
-				    "a:text,b:text,link:text,meaning:text,cpu_affinity:text,numa_affinity:text,source:text");
+				    TABLE_SCHEMA(INTERCONNECT_COLUMNS));
 	while (store_step_rc(st) == SQLITE_ROW) {
 		size_t row = table_add_row(t);
 		for (int c = 0; c < 6; c++) {

@@ -29,6 +29,7 @@
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
+#include "analyze/findings/findings_tables.h"
 
 /* The items in the order of the table; key is the manifest's hardware key (or software name). */
 static const struct {
@@ -179,7 +180,7 @@ static int analysis_system(const struct analysis_ctx *ctx, struct analysis_resul
 	struct said s = {0};
 	from_inputs(ctx->store, ctx->experiment, &s);
 	struct table *t = table_new("system", "The machine and its software",
-				    "kind:text,item:text,value:text,source:text");
+				    TABLE_SCHEMA(SYSTEM_COLUMNS));
 	for (size_t i = 0; i < NITEMS; i++) {
 		const char *mine = m ? typed(m, items[i].key) : NULL;
 		const char *kind = i >= FIRST_SOFTWARE ? "software" : "hardware";

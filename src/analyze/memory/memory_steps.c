@@ -594,9 +594,7 @@ static int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis
 			      "run:text,rank:int,step:int,region:text,start_allocated_bytes:int,"
 			      "end_allocated_bytes:int,peak_allocated_bytes:int");
 	w.ranks = table_new("memory_ranks", "GPU memory per rank: its peak, and what it keeps from step to step",
-			    "run:text,rank:int,device:int,steps:int,peak_allocated_bytes:int,device_bytes:int,"
-			    "end_change_bytes_per_step:int,kept_bytes_per_step:int,kept_region:text,noise_bytes:int,"
-			    "grows:int,rate_steps:int,steps_to_full:int,steps_to_full_reserved:int");
+			    TABLE_SCHEMA(MEMORY_RANKS_COLUMNS));
 	w.kept = memory_kept_table();
 	int ret = for_each_rank(ctx->store, ctx->experiment, mem_rank, &w);
 	if (ret == 0)

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "util/table.h"
 
 struct buf;
 struct rank_key;
@@ -63,5 +64,23 @@ int memory_kept_rank(struct store *s, const struct rank_key *k, struct kept_allo
 int memory_kept_words(const struct table *t, const char *run, long rank, struct buf *out);
 /* The Methods text of memory_kept.csv (static). */
 const char *memory_kept_method(void);
+
+/* memory_ranks.csv's columns (memory_steps.c), in order: its contract (util/table.h), read by the findings and the report. */
+#define MEMORY_RANKS_COLUMNS(X)                                           \
+	X(MR_RUN, "run", text)                                            \
+	X(MR_RANK, "rank", int)                                           \
+	X(MR_DEVICE, "device", int)                                       \
+	X(MR_STEPS, "steps", int)                                         \
+	X(MR_PEAK_ALLOCATED_BYTES, "peak_allocated_bytes", int)           \
+	X(MR_DEVICE_BYTES, "device_bytes", int)                           \
+	X(MR_END_CHANGE_BYTES_PER_STEP, "end_change_bytes_per_step", int) \
+	X(MR_KEPT_BYTES_PER_STEP, "kept_bytes_per_step", int)             \
+	X(MR_KEPT_REGION, "kept_region", text)                            \
+	X(MR_NOISE_BYTES, "noise_bytes", int)                             \
+	X(MR_GROWS, "grows", int)                                         \
+	X(MR_RATE_STEPS, "rate_steps", int)                               \
+	X(MR_STEPS_TO_FULL, "steps_to_full", int)                         \
+	X(MR_STEPS_TO_FULL_RESERVED, "steps_to_full_reserved", int)
+enum memory_ranks_col { MEMORY_RANKS_COLUMNS(TABLE_COL_ENUM) MR_NCOLS };
 
 #endif

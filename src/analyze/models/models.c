@@ -35,6 +35,7 @@
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
+#include "analyze/time/step_stats.h"
 
 /* The training log and the manifest agree when their global batch and TFLOP/s per GPU are within this share. */
 #define LOG_AGREE 0.10
@@ -211,7 +212,7 @@ static void spread_from_steps(struct chart *c, size_t cat, const struct table *s
 {
 	for (size_t i = 0; stats && i < stats->nrows; i++)
 		if (!strcmp(table_cell(stats, i, 0)->v.text, run)) {
-			int cmin = table_col_index(stats, "min_us"), cmax = table_col_index(stats, "max_us");
+			int cmin = SS_MIN_US, cmax = SS_MAX_US;
 			chart_set_spread(c, cat, (double)table_cell(stats, i, (size_t)cmin)->v.i / 1e6,
 					 (double)table_cell(stats, i, (size_t)cmax)->v.i / 1e6, NAN, NAN);
 		}
@@ -235,8 +236,8 @@ static const char *step_source_words(const struct cell *src)
 static void utilization_figures(const struct table *u, const struct table *e, struct analysis_result *out)
 {
 	const struct table *stats = result_table(out, "step_stats");
-	int crun = table_col_index(u, "run"), cstep = table_col_index(u, "step_us");
-	int csrc = table_col_index(u, "step_source"), cach = table_col_index(u, "achieved_tflops_per_gpu");
+	int crun = UT_RUN, cstep = UT_STEP_US;
+	int csrc = UT_STEP_SOURCE, cach = UT_ACHIEVED_TFLOPS_PER_GPU;
 	struct chart *st = chart_new(CHART_HBAR, "step_time", "Time per training step, by run", "step time (ms)");
 	struct chart *tf = chart_new(CHART_HBAR, "achieved_tflops", "Achieved TFLOP/s per GPU, by run",
 				     "model TFLOP/s per GPU");
@@ -384,7 +385,7 @@ static void memory_by_batch_add(struct table *t, struct chart *c, struct analysi
 		return;
 	}
 	/* One horizontal line per GPU memory size the rows name. */
-	int cm = table_col_index(t, "gpu_memory_bytes");
+	int cm = MBB_GPU_MEMORY_BYTES;
 	for (size_t i = 0; i < t->nrows; i++) {
 		const struct cell *m = table_cell(t, i, (size_t)cm);
 		int seen = 0;
@@ -425,12 +426,9 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 				    "gpu_memory_bytes:int,exceeds_gpu_memory:text,zero:int,comm_bytes_per_gpu:real,"
 				    "params_method:text,params_layers:int,vocab_used:int,vocab_source:text");
 	struct table *u = table_new("utilization", "Achieved TFLOP/s per GPU and model FLOPs utilization",
-				    "run:text,gpus:int,global_batch:int,step_us:real,step_source:text,flops_per_step:real,"
-				    "achieved_tflops_per_gpu:real,logged_tflops_per_gpu:real,gpu:text,precision:text,"
-				    "peak_tflops:real,peak_source:text,mfu:frac");
+				    TABLE_SCHEMA(UTILIZATION_COLUMNS));
 	struct table *mb = table_new("memory_by_batch", "Projected memory per GPU over batch sizes",
-				     "run:text,model:text,batch:int,activation_bytes:real,model_state_bytes:real,"
-				     "total_bytes:real,gpu_memory_bytes:int,exceeds_gpu_memory:text");
+				     TABLE_SCHEMA(MEMORY_BY_BATCH_COLUMNS));
 	struct chart *mbc = chart_new(CHART_XY, "memory_by_batch", "Projected training memory per GPU by batch size",
 				      "activations + model state (GB)");
 	chart_set_x_axis(mbc, "batch size per GPU", CHART_SCALE_LOG2);

@@ -31,8 +31,7 @@ void models_published(const struct analysis_ctx *ctx, struct analysis_result *ou
 {
 	const struct manifest *man = ctx->manifest;
 	struct table *t = table_new("published", "Published estimates beside perfstudy's, per run",
-				    "run:text,quantity:text,published:real,perfstudy:real,ratio:real,source_discrepancy:text,"
-				    "note:text");
+				    TABLE_SCHEMA(PUBLISHED_COLUMNS));
 	/* The paper's own formulas (flops_tflop, activation_gb) that disagree with its own table. */
 	struct buf bad[2];
 	double lo[2] = {INFINITY, INFINITY}, hi[2] = {0, 0};

@@ -9,6 +9,7 @@
 
 #include "analyze/analysis.h"
 #include "chart/figures.h"
+#include "analyze/models/models.h"
 
 static int analysis_published_figures(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
@@ -38,8 +39,8 @@ static int analysis_published_figures(const struct analysis_ctx *ctx, struct ana
 		 1},
 	};
 	/* Parameters in millions when no model reaches 10^9 (paper 003's 109 M, not 0.109 x 10^9). */
-	int qcol = table_col_index(t, "quantity"), pcol = table_col_index(t, "published"),
-	    ocol = table_col_index(t, "perfstudy");
+	int qcol = PUB_QUANTITY, pcol = PUB_PUBLISHED,
+	    ocol = PUB_PERFSTUDY;
 	double most = 0;
 	for (size_t r = 0; qcol >= 0 && pcol >= 0 && ocol >= 0 && r < t->nrows; r++) {
 		const struct cell *q = table_cell(t, r, (size_t)qcol);
@@ -52,10 +53,12 @@ static int analysis_published_figures(const struct analysis_ctx *ctx, struct ana
 		}
 	}
 	int millions = most > 0 && most < 1e9;
+	static const struct published_cols pcols = {PUB_RUN, PUB_QUANTITY, PUB_PUBLISHED, PUB_PERFSTUDY};
 	for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
 		int params_m = millions && !strcmp(figs[i].quantity, "params");
-		struct chart *c = figure_published(t, figs[i].quantity, params_m ? 1e-6 : figs[i].scale, figs[i].name,
-						   figs[i].title, params_m ? "parameters (10^6)" : figs[i].label);
+		struct chart *c = figure_published(t, &pcols, figs[i].quantity, params_m ? 1e-6 : figs[i].scale,
+						   figs[i].name, figs[i].title,
+						   params_m ? "parameters (10^6)" : figs[i].label);
 		if (c) {
 			chart_set_x_axis(c, "model", CHART_SCALE_LINEAR);
 			result_add_figure(out, c,

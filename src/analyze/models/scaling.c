@@ -56,6 +56,7 @@
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/time/time_tables.h"
 
 struct srun {
 	const char *run, *model, *strategy; /* borrowed from the run table */
@@ -137,8 +138,8 @@ static struct srun *load_runs(const struct analysis_ctx *ctx, const struct analy
 	const struct table *rt = out->runs, *dt = result_table(out, "dispatch");
 	*n = rt ? rt->nrows : 0;
 	struct srun *rs = xcalloc(*n + 1, sizeof(*rs));
-	int cg = table_col_index(rt, "gpus"), cm = table_col_index(rt, "model"), cb = table_col_index(rt, "batch"),
-	    cs = table_col_index(rt, "strategy");
+	int cg = RUNS_GPUS, cm = RUNS_MODEL, cb = RUNS_BATCH,
+	    cs = RUNS_STRATEGY;
 	for (size_t i = 0; i < *n; i++) {
 		struct srun *r = &rs[i];
 		r->run = cell_text(rt, i, 0);
@@ -388,7 +389,7 @@ static void compute_model(const struct analysis_ctx *ctx, struct analysis_result
 		const struct srun *r = &rs[i];
 		/* k2, as Cheng et al. define it: 1 - the CatArrayBatchedCopy kernels' share of compute kernel time. */
 		double cat = 0, all = 0;
-		int cn = kt ? table_col_index(kt, "name") : -1, ct = kt ? table_col_index(kt, "total_us") : -1;
+		int cn = kt ? KRN_NAME : -1, ct = kt ? KRN_TOTAL_US : -1;
 		for (size_t row = 0; cn >= 0 && ct >= 0 && row < kt->nrows; row++) {
 			if (strcmp(table_cell(kt, row, 0)->v.text, r->run))
 				continue;
@@ -499,11 +500,7 @@ static int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_resu
 				      ((double)(r->base->dp * r->base->batch) / r->base->log_step);
 	}
 	struct table *t = table_new("scaling", "Speedup across runs of the same model and strategy, measured and predicted",
-				    "run:text,gpus:int,strategy:text,step_us:us,samples_per_s:real,comm_us:us,"
-				    "comm_share:frac,baseline:text,speedup:real,efficiency:real,prediction_base:text,"
-				    "comm_efficiency:real,predicted_speedup:real,log_step_us:us,log_speedup:real,"
-				    "log_efficiency:real,past_linear:int,log_predicted_speedup:real,strategy_label:text,"
-				    "step_samples:int");
+				    TABLE_SCHEMA(SCALING_COLUMNS));
 	int noted = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct srun *r = &rs[i];

@@ -54,6 +54,8 @@
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/memory/memory_steps_kept.h"
+#include "analyze/time/time_tables.h"
 
 enum { SS_COMPUTE, SS_COMM, SS_OTHER, SS_PARTS };
 
@@ -163,8 +165,8 @@ static void speedup_of(struct ss_run *r, const struct table *sc)
 	r->speedup = NAN;
 	if (!sc)
 		return;
-	int cb = table_col_index(sc, "baseline"), cs = table_col_index(sc, "speedup"),
-	    cl = table_col_index(sc, "log_speedup");
+	int cb = SCL_BASELINE, cs = SCL_SPEEDUP,
+	    cl = SCL_LOG_SPEEDUP;
 	for (size_t row = 0; sc && row < sc->nrows; row++) {
 		if (strcmp(table_cell(sc, row, 0)->v.text, r->run))
 			continue;
@@ -188,7 +190,7 @@ static void speedup_of(struct ss_run *r, const struct table *sc)
 static void peak_of(struct ss_run *r, const struct table *mr)
 {
 	int64_t peak = -1, all = -1;
-	int cp = mr ? table_col_index(mr, "peak_allocated_bytes") : -1, cg = mr ? table_col_index(mr, "grows") : -1;
+	int cp = mr ? MR_PEAK_ALLOCATED_BYTES : -1, cg = mr ? MR_GROWS : -1;
 	r->grown = 0;
 	r->grown_rank = -1;
 	for (size_t row = 0; mr && cp >= 0 && row < mr->nrows; row++) {
@@ -212,7 +214,7 @@ static void peak_of(struct ss_run *r, const struct table *mr)
 /* The unprofiled iterations of the run's log (profiler_overhead.csv), or -1. */
 static int64_t unprofiled_of(const char *run, const struct table *po)
 {
-	int cu = po ? table_col_index(po, "unprofiled") : -1;
+	int cu = po ? PO_UNPROFILED : -1;
 	for (size_t row = 0; po && cu >= 0 && row < po->nrows; row++) {
 		const struct cell *c = table_cell(po, row, (size_t)cu);
 		if (!strcmp(table_cell(po, row, 0)->v.text, run) && !c->null)
@@ -426,8 +428,8 @@ static int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct anal
 	size_t n = rt->nrows, nstrat = 0;
 	struct ss_run *rs = xcalloc(n, sizeof(*rs));
 	const char **strat = xcalloc(n, sizeof(*strat)); /* the shown names, first seen first */
-	int cg = table_col_index(rt, "gpus"), cm = table_col_index(rt, "model"), cs = table_col_index(rt, "strategy");
-	int css = table_col_index(rt, "strategy_source");
+	int cg = RUNS_GPUS, cm = RUNS_MODEL, cs = RUNS_STRATEGY;
+	int css = RUNS_STRATEGY_SOURCE;
 	for (size_t i = 0; i < n; i++) {
 		struct ss_run *r = &rs[i];
 		r->run = table_cell(rt, i, 0)->v.text;

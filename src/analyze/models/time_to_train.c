@@ -33,6 +33,7 @@
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/time/time_tables.h"
 
 struct ttt {
 	const char *run;
@@ -77,7 +78,7 @@ static int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysi
 	size_t n = 0;
 	/* the strategy: runs.csv's, the manifest's or else the one the traces or logs say (basic_strategy.c) */
 	const struct table *rt = result_table(out, "runs");
-	int crun = rt ? table_col_index(rt, "run") : -1, cst = rt ? table_col_index(rt, "strategy") : -1;
+	int crun = rt ? RUNS_RUN : -1, cst = rt ? RUNS_STRATEGY : -1;
 	for (size_t i = 0; i < man->nruns; i++) {
 		const struct manifest_run *r = &man->runs[i];
 		struct ttt t = {.run = r->id, .model = r->model.name ? r->model.name : "", .gpus = r->gpus, .batch = r->batch};

@@ -37,6 +37,8 @@
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
+#include "analyze/time/time_tables.h"
 
 struct ctype {
 	char run[256], type[32];
@@ -47,10 +49,10 @@ struct ctype {
 	size_t base; /* index of the baseline entry */
 };
 
-static const struct cell *cell_of(const struct table *t, size_t r, const char *col)
+/* Cell (r, c) of t, c its contract's enum. */
+static const struct cell *cell_of(const struct table *t, size_t r, int c)
 {
-	int c = table_col_index(t, col);
-	return c < 0 ? NULL : table_cell(t, r, (size_t)c);
+	return table_cell(t, r, (size_t)c);
 }
 
 static const char *model_of(const struct ctype *x)
@@ -82,7 +84,7 @@ static int analysis_collective_busbw(const struct analysis_ctx *ctx, struct anal
 {
 	const struct table *w = result_table(out, "collective_waits"), *rt = result_table(out, "runs");
 	const struct manifest *man = ctx->manifest;
-	int crun = rt ? table_col_index(rt, "run") : -1, cst = rt ? table_col_index(rt, "strategy") : -1;
+	int crun = rt ? RUNS_RUN : -1, cst = rt ? RUNS_STRATEGY : -1;
 	if (!w || !man)
 		return 0;
 	struct ctype *v = NULL;
@@ -90,10 +92,10 @@ static int analysis_collective_busbw(const struct analysis_ctx *ctx, struct anal
 	struct buf type;
 	buf_init(&type);
 	for (size_t r = 0; r < w->nrows; r++) {
-		const struct cell *run = cell_of(w, r, "run"), *name = cell_of(w, r, "name"),
-				  *matched = cell_of(w, r, "matched"), *bytes = cell_of(w, r, "bytes"),
-				  *ranks = cell_of(w, r, "ranks"), *tr = cell_of(w, r, "transfer_us"),
-				  *wt = cell_of(w, r, "wait_us");
+		const struct cell *run = cell_of(w, r, CW_RUN), *name = cell_of(w, r, CW_NAME),
+				  *matched = cell_of(w, r, CW_MATCHED), *bytes = cell_of(w, r, CW_BYTES),
+				  *ranks = cell_of(w, r, CW_RANKS), *tr = cell_of(w, r, CW_TRANSFER_US),
+				  *wt = cell_of(w, r, CW_WAIT_US);
 		if (!run || !name || !matched || !bytes || !ranks || !tr || !wt || run->null || name->null ||
 		    matched->null || matched->v.i != 1 || bytes->null || bytes->v.i <= 0 || ranks->null || tr->null ||
 		    tr->v.i <= 0)
@@ -140,9 +142,7 @@ static int analysis_collective_busbw(const struct analysis_ctx *ctx, struct anal
 				v[i].base = j;
 	}
 	struct table *t = table_new("collective_busbw", "Bus bandwidth per collective type and run, and its efficiency",
-				    "run:text,gpus:int,strategy:text,collective:text,kernels:int,bytes:int,transfer_us:us,"
-				    "wait_us:us,busbw_gb_per_s:real,kernel_busbw_gb_per_s:real,baseline:text,efficiency:real,"
-				    "strategy_label:text");
+				    TABLE_SCHEMA(COLLECTIVE_BUSBW_COLUMNS));
 	struct chart *c = chart_new(CHART_GROUPED_BAR, "collective_busbw",
 				    "Bus bandwidth per collective type, strategy and GPU count (wait-free transfer)",
 				    "bus bandwidth (GB/s)");

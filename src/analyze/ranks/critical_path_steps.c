@@ -17,10 +17,12 @@
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
 
-/* The categories' columns and series, in enum cp_cat's order. */
-static const char *const cat_cols[NCAT] = {"compute_us", "communication_us", "memory_us",
-					   "host_us",    "idle_us",          "wait_us"};
+/* The categories' series, in enum cp_cat's order (ranks_tables.h names their columns). */
+_Static_assert(CPATH_WAIT_US - CPATH_COMPUTE_US + 1 == NCAT && CPS_WAIT_US - CPS_COMPUTE_US + 1 == NCAT &&
+		       CPA_WAIT_US - CPA_COMPUTE_US + 1 == NCAT,
+	       "critical_path*.csv: a column per category");
 static const char *const cat_series[NCAT] = {"compute", "communication transfer", "memory",
 					     "host and launch", "GPU idle", "waiting for another rank"};
 
@@ -419,18 +421,6 @@ static void add_run_steps(struct table *ts, const char *run, struct step_acc *sa
 	}
 }
 
-/* A table whose columns are head, a column per category, then tail (cols: scratch). */
-static struct table *cat_table(struct buf *cols, const char *name, const char *title, const char *head,
-			       const char *tail)
-{
-	buf_reset(cols);
-	buf_adds(cols, head);
-	for (int k = 0; k < NCAT; k++)
-		buf_printf(cols, ",%s:us", cat_cols[k]);
-	buf_adds(cols, tail);
-	return table_new(name, title, cols->data);
-}
-
 static int cmp_int(const void *pa, const void *pb)
 {
 	int a = *(const int *)pa, b = *(const int *)pb;
@@ -457,25 +447,22 @@ static int analysis_critical_path(const struct analysis_ctx *ctx, struct analysi
 	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
 		return -1;
 	struct classifier *cls = classifier_preset("default");
-	struct buf cols, label;
-	buf_init(&cols);
+	struct buf label;
 	buf_init(&label);
-	struct table *t = cat_table(&cols, "critical_path",
+	struct table *t = table_new("critical_path",
 				    "Critical path of each step and rank: the step's time by what the path ran",
-				    "run:text,rank:int,step:int,step_us:us", ",wait_rank:int,bound:text");
-	struct table *ts = cat_table(&cols, "critical_path_steps",
+				    TABLE_SCHEMA(CRITICAL_PATH_COLUMNS));
+	struct table *ts = table_new("critical_path_steps",
 				     "Critical path per step: the rank that waited least (its own work set the step) "
 				     "and the rank that waited most",
-				     "run:text,step:int,ranks:int,step_us:us,critical_rank:int",
-				     ",max_wait_rank:int,max_wait_us:us,waited_for_rank:int");
-	struct table *tx = cat_table(&cols, "critical_path_across",
+				     TABLE_SCHEMA(CRITICAL_PATH_STEPS_COLUMNS));
+	struct table *tx = table_new("critical_path_across",
 				     "Critical path of each step across ranks: through each collective to the rank that "
 				     "arrived last",
-				     "run:text,step:int,end_rank:int,path_us:us",
-				     ",ranks_on_path:int,path_by_rank:text,most_rank:int,most_rank_us:us,cut:int");
+				     TABLE_SCHEMA(CRITICAL_PATH_ACROSS_COLUMNS));
 	/* The path's geometry, for step_timeline's figure, which takes the table out of the result: no CSV. */
 	struct table *th = table_new("critical_path_hops", "Critical path across ranks: its segments",
-				     "run:text,step:int,seg:int,rank:int,from_us:us,to_us:us");
+				     TABLE_SCHEMA(CRITICAL_PATH_HOPS_COLUMNS));
 	struct chart *c = chart_new(CHART_STACKED_BAR, "critical_path", "Critical path of the step by category",
 				    "mean time per step (ms)");
 	for (int k = 0; k < NCAT; k++)
@@ -706,7 +693,6 @@ out:
 	free(waits.touched);
 	free(sa);
 	free(six.slot);
-	buf_release(&cols);
 	buf_release(&label);
 	table_free(t);
 	table_free(ts);

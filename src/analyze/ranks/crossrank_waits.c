@@ -31,6 +31,7 @@
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
 
 /*
  * What a rank's GPU did in a window, each instant counted once, in this
@@ -40,8 +41,8 @@
  * operators.
  */
 enum { W_COMPUTE, W_MEMORY, W_COMM, W_IDLE_IN_OP, W_IDLE_BETWEEN, NW };
-static const char *const w_cols[NW] = {"compute_us", "memory_us", "communication_us", "idle_host_in_op_us",
-				       "idle_host_between_ops_us"};
+/* stragglers.csv ends with a column per part, in this order (ranks_tables.h). */
+_Static_assert(STG_NCOLS - STG_COMPUTE_US == NW, "stragglers.csv: a column per window part");
 
 /* A rank's activity sets: C compute, CM compute or memory, A any activity, O host operators, OA O or A. */
 struct gpu_sets {
@@ -545,28 +546,13 @@ static int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_re
 	struct classifier *cls = classifier_preset("default");
 	struct xr_tables xt;
 	xt.waits = table_new("collective_waits", "NCCL collectives matched across ranks: wait for the last rank and transfer",
-			     "run:text,step:int,communicator:text,collective:int,name:text,dtype:text,bytes:int,ranks:int,"
-			     "rank:int,matched:int,start_us:us,end_us:us,arrival_us:us,kernel_us:us,last_arrival_us:us,"
-			     "last_rank:int,wait_us:us,transfer_us:us,algbw_gb_per_s:real,busbw_gb_per_s:real,"
-			     "exposed_wait_us:us");
+			     TABLE_SCHEMA(COLLECTIVE_WAITS_COLUMNS));
 	xt.offsets = table_new("clock_offsets", "Clock offset of each rank against the run's lowest rank",
-			       "run:text,rank:int,reference_rank:int,collectives:int,offset_us:us,residual_us:us");
-	struct buf cols;
-	buf_init(&cols);
-	buf_adds(&cols, "run:text,step:int,communicator:text,collective:int,name:text,ranks:int,last_rank:int,"
-			"late_us:us,spread_us:us,caused_wait_us:us");
-	for (int w = 0; w < NW; w++)
-		buf_printf(&cols, ",%s:us", w_cols[w]);
-	xt.strag = table_new("stragglers", "The rank each collective waited for, and what its GPU did meanwhile", cols.data);
-	buf_release(&cols);
+			       TABLE_SCHEMA(CLOCK_OFFSETS_COLUMNS));
+	xt.strag = table_new("stragglers", "The rank each collective waited for, and what its GPU did meanwhile",
+			     TABLE_SCHEMA(STRAGGLERS_COLUMNS));
 	xt.strag_ranks = table_new("straggler_ranks", "Per rank: the waiting it caused and its own wait, transfer and compute",
-				   "run:text,rank:int,steps:int,collectives_last:int,steps_last:int,last_in_steps:text,"
-				   "caused_wait_us:us,caused_wait_per_step_us:us,waited_us:us,waited_per_step_us:us,"
-				   "transfer_us:us,transfer_per_step_us:us,compute_us:us,compute_per_step_us:us,"
-				   "exposed_wait_us:us,exposed_wait_per_step_us:us,step_per_step_us:us,busy_per_step_us:us,"
-				   "exposed_comm_per_step_us:us,idle_per_step_us:us,windows:int,window_union_us:us,"
-				   "window_compute_us:us,window_memory_us:us,window_communication_us:us,"
-				   "window_idle_host_in_op_us:us,window_idle_host_between_ops_us:us");
+				   TABLE_SCHEMA(STRAGGLER_RANKS_COLUMNS));
 	xt.chart = chart_new(CHART_STACKED_BAR, "rank_waits", "Where each rank's step goes: computing, communicating, "
 			     "waiting for another rank, idle", "mean time per step (ms)");
 	chart_add_series(xt.chart, "compute and copies");

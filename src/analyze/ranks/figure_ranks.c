@@ -29,6 +29,7 @@
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
 
 struct drawn_rank {
 	const char *run;
@@ -49,8 +50,8 @@ static int analysis_figure_ranks(const struct analysis_ctx *ctx, struct analysis
 {
 	(void)ctx;
 	const struct table *rs = result_table(out, "rank_spread");
-	int crun = rs ? table_col_index(rs, "run") : -1, crank = rs ? table_col_index(rs, "rank") : -1,
-	    cdrawn = rs ? table_col_index(rs, "drawn") : -1;
+	int crun = rs ? RS_RUN : -1, crank = rs ? RS_RANK : -1,
+	    cdrawn = rs ? RS_DRAWN : -1;
 	if (crun < 0 || crank < 0 || cdrawn < 0 || !rs->nrows)
 		return 0;
 	/* (run, rank, drawn), sorted for the lookups below */

@@ -18,14 +18,15 @@
 #include "analyze/models/models.h"
 #include "analyze/ranks/pipeline_balance.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
 
 int pipeline_balance_words(struct store *s, const char *exp, const char *run, const struct table *t, int64_t hidden,
 			   int64_t ffn, char **caption, char **note)
 {
 	*caption = *note = NULL;
-	int crun = table_col_index(t, "run"), crank = table_col_index(t, "rank"), cst = table_col_index(t, "stage");
-	int cstages = table_col_index(t, "stages"), ccomp = table_col_index(t, "compute_us");
-	int cimb = table_col_index(t, "imbalance");
+	int crun = PS_RUN, crank = PS_RANK, cst = PS_STAGE;
+	int cstages = PS_STAGES, ccomp = PS_COMPUTE_US;
+	int cimb = PS_IMBALANCE;
 	double imb = NAN, best = -1;
 	int64_t rank = -1, stage = -1, stages = 0;
 	for (size_t r = 0; r < t->nrows; r++) {

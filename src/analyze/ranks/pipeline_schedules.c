@@ -52,6 +52,9 @@
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
+#include "analyze/time/step_stats.h"
+#include "analyze/time/time_tables.h"
 
 /* One run of pipeline_stages.csv. */
 struct ps_run {
@@ -74,10 +77,10 @@ static const struct manifest_run *man_run(const struct manifest *m, const char *
 /* The runs of pipeline_stages.csv ps, in their order, with runs.csv rt's model and batch. */
 static struct ps_run *runs_of(const struct table *ps, const struct table *rt, size_t *n)
 {
-	int crun = table_col_index(ps, "run"), cst = table_col_index(ps, "stages");
-	int csch = table_col_index(ps, "schedule"), cm = table_col_index(ps, "microbatches");
-	int cb = table_col_index(ps, "bubble_share"), cimb = table_col_index(ps, "imbalance");
-	int rrun = table_col_index(rt, "run"), rmodel = table_col_index(rt, "model"), rbatch = table_col_index(rt, "batch");
+	int crun = PS_RUN, cst = PS_STAGES;
+	int csch = PS_SCHEDULE, cm = PS_MICROBATCHES;
+	int cb = PS_BUBBLE_SHARE, cimb = PS_IMBALANCE;
+	int rrun = RUNS_RUN, rmodel = RUNS_MODEL, rbatch = RUNS_BATCH;
 	struct ps_run *v = NULL;
 	size_t cap = 0;
 	*n = 0;
@@ -140,7 +143,7 @@ static int64_t step_of(struct analysis_result *out, const struct table *ss, cons
 	}
 	*src = NULL;
 	*samples = 0;
-	int crun = table_col_index(ss, "run"), cmed = table_col_index(ss, "median_us"), cn = table_col_index(ss, "steps");
+	int crun = SS_RUN, cmed = SS_MEDIAN_US, cn = SS_STEPS;
 	for (size_t r = 0; ss && r < ss->nrows; r++) {
 		if (strcmp(table_text(ss, r, crun), run))
 			continue;
@@ -154,10 +157,10 @@ static int64_t step_of(struct analysis_result *out, const struct table *ss, cons
 	return 0;
 }
 
-static void set_real(struct table *t, size_t row, const char *col, double x)
+static void set_real(struct table *t, size_t row, int col, double x)
 {
 	if (!isnan(x))
-		table_set_real(t, row, (size_t)table_col_index(t, col), x);
+		table_set_real(t, row, (size_t)col, x);
 }
 
 static int analysis_pipeline_schedules(const struct analysis_ctx *ctx, struct analysis_result *out)
@@ -184,10 +187,7 @@ static int analysis_pipeline_schedules(const struct analysis_ctx *ctx, struct an
 		return 0;
 	}
 	struct table *t = table_new("pipeline_schedules", "Pipeline schedules: GPipe against 1F1B on one model",
-				    "run:text,pair:text,schedule:text,stages:int,microbatches:int,step_us:us,"
-				    "step_source:text,step_samples:int,step_vs_pair:real,bubble_share:frac,"
-				    "busiest_bubble_share:frac,formula_bubble_share:frac,excess_share:real,"
-				    "busiest_excess_share:real,imbalance:real");
+				    TABLE_SCHEMA(PIPELINE_SCHEDULES_COLUMNS));
 	struct chart *c = chart_new(CHART_GROUPED_BAR, "pipeline_schedules", "GPipe against 1F1B: pipeline bubble",
 				    "share of the stages' time (%)");
 	chart_add_series(c, "the stages' mean bubble");
@@ -229,12 +229,12 @@ static int analysis_pipeline_schedules(const struct analysis_ctx *ctx, struct an
 			}
 			if (step > 0 && ostep > 0)
 				table_set_real(t, row, 8, (double)step / (double)ostep);
-			set_real(t, row, "bubble_share", bubble);
-			set_real(t, row, "busiest_bubble_share", r->busiest);
-			set_real(t, row, "formula_bubble_share", formula);
-			set_real(t, row, "excess_share", bubble - formula);
-			set_real(t, row, "busiest_excess_share", r->busiest - formula);
-			set_real(t, row, "imbalance", r->imbalance);
+			set_real(t, row, PSCH_BUBBLE_SHARE, bubble);
+			set_real(t, row, PSCH_BUSIEST_BUBBLE_SHARE, r->busiest);
+			set_real(t, row, PSCH_FORMULA_BUBBLE_SHARE, formula);
+			set_real(t, row, PSCH_EXCESS_SHARE, bubble - formula);
+			set_real(t, row, PSCH_BUSIEST_EXCESS_SHARE, r->busiest - formula);
+			set_real(t, row, PSCH_IMBALANCE, r->imbalance);
 			size_t cat = chart_add_category(c, r->run);
 			chart_set(c, cat, 0, 100 * bubble);
 			chart_set(c, cat, 1, isnan(r->busiest) ? NAN : 100 * r->busiest);

@@ -81,6 +81,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
 
 /* One send or recv of a rank. */
 struct pp_op {
@@ -143,8 +144,8 @@ static int cmp_step_key(const void *pa, const void *pb)
 #define PP_RESIDUAL_NS 100000
 static int64_t offset_of(const struct table *co, const char *run, int rank)
 {
-	int crun = co ? table_col_index(co, "run") : -1, crank = co ? table_col_index(co, "rank") : -1;
-	int coff = co ? table_col_index(co, "offset_us") : -1, cres = co ? table_col_index(co, "residual_us") : -1;
+	int crun = co ? CO_RUN : -1, crank = co ? CO_RANK : -1;
+	int coff = co ? CO_OFFSET_US : -1, cres = co ? CO_RESIDUAL_US : -1;
 	for (size_t r = 0; crun >= 0 && crank >= 0 && coff >= 0 && cres >= 0 && r < co->nrows; r++) {
 		const struct cell *a = table_cell(co, r, (size_t)crun);
 		if (a->null || strcmp(a->v.text, run))
@@ -555,16 +556,16 @@ static double med_of(double *v, size_t n)
 	return k ? stats_median_double(v, k) : NAN;
 }
 
-static void set_real_or_null(struct table *t, size_t row, const char *col, double x)
+static void set_real_or_null(struct table *t, size_t row, int col, double x)
 {
 	if (!isnan(x))
-		table_set_real(t, row, (size_t)table_col_index(t, col), x);
+		table_set_real(t, row, (size_t)col, x);
 }
 
-static void set_ns_or_null(struct table *t, size_t row, const char *col, double x)
+static void set_ns_or_null(struct table *t, size_t row, int col, double x)
 {
 	if (!isnan(x))
-		table_set_ns(t, row, (size_t)table_col_index(t, col), llround(x));
+		table_set_ns(t, row, (size_t)col, llround(x));
 }
 
 /*
@@ -661,16 +662,16 @@ static size_t pipe_rows(const struct pp_pipe *pp, const char *run, int pipe, str
 		if (nd)
 			sigma = PP_MAD_SIGMA * stats_median_double(dev, nd);
 		free(dev);
-		set_ns_or_null(t, row, "span_us", med[S_SPAN]);
-		set_ns_or_null(t, row, "compute_us", med[S_COMPUTE]);
-		set_real_or_null(t, row, "bubble_share", med[S_BUBBLE]);
-		set_real_or_null(t, row, "formula_bubble_share", med[S_FORMULA]);
-		set_real_or_null(t, row, "excess_share", med[S_EXCESS]);
-		set_real_or_null(t, row, "bubble_sigma", sigma);
-		set_real_or_null(t, row, "imbalance", med[S_IMBALANCE]);
-		set_ns_or_null(t, row, "p2p_us", med[S_P2P]);
+		set_ns_or_null(t, row, PS_SPAN_US, med[S_SPAN]);
+		set_ns_or_null(t, row, PS_COMPUTE_US, med[S_COMPUTE]);
+		set_real_or_null(t, row, PS_BUBBLE_SHARE, med[S_BUBBLE]);
+		set_real_or_null(t, row, PS_FORMULA_BUBBLE_SHARE, med[S_FORMULA]);
+		set_real_or_null(t, row, PS_EXCESS_SHARE, med[S_EXCESS]);
+		set_real_or_null(t, row, PS_BUBBLE_SIGMA, sigma);
+		set_real_or_null(t, row, PS_IMBALANCE, med[S_IMBALANCE]);
+		set_ns_or_null(t, row, PS_P2P_US, med[S_P2P]);
 		if (!isnan(med[S_BYTES]))
-			table_set_int(t, row, (size_t)table_col_index(t, "p2p_bytes"), llround(med[S_BYTES]));
+			table_set_int(t, row, PS_P2P_BYTES, llround(med[S_BYTES]));
 		struct buf lab;
 		buf_init(&lab);
 		if (many)
@@ -726,10 +727,7 @@ static int one_run(const struct analysis_ctx *ctx, struct analysis_result *out, 
 	}
 	if (!rc && npipes && !*t)
 		*t = table_new("pipeline_stages", "Pipeline stages: each stage's bubble against its schedule's",
-			       "run:text,rank:int,pipeline:int,stage:int,stages:int,schedule:text,schedule_source:text,"
-			       "microbatches:int,microbatches_source:text,steps:int,span_us:us,compute_us:us,"
-			       "bubble_share:frac,formula_bubble_share:frac,excess_share:real,bubble_sigma:real,"
-			       "imbalance:real,p2p_us:us,p2p_bytes:int");
+			       TABLE_SCHEMA(PIPELINE_STAGES_COLUMNS));
 	struct chart *c = NULL;
 	if (!rc && npipes) {
 		char *name = fs_figure_name("pipeline_bubble_", keys[0].run, NULL), *title = xasprintf("%s: pipeline bubble per stage", keys[0].run);

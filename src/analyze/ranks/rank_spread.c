@@ -53,6 +53,8 @@
 #include "util/search.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
+#include "analyze/time/time_tables.h"
 
 /* Ranks of a run up to which every rank gets its per-rank figures. */
 #define ALL_RANKS 8
@@ -185,8 +187,8 @@ static struct step_wait *run_steps(const struct analysis_result *out, const char
 	}
 	if (*n > 1)
 		qsort(sw, *n, sizeof(*sw), cmp_step_wait);
-	int crun = cw ? table_col_index(cw, "run") : -1, cstep = cw ? table_col_index(cw, "step") : -1,
-	    crank = cw ? table_col_index(cw, "rank") : -1, cwait = cw ? table_col_index(cw, "exposed_wait_us") : -1;
+	int crun = cw ? CW_RUN : -1, cstep = cw ? CW_STEP : -1,
+	    crank = cw ? CW_RANK : -1, cwait = cw ? CW_EXPOSED_WAIT_US : -1;
 	for (size_t r = 0; *n && crun >= 0 && cstep >= 0 && crank >= 0 && cwait >= 0 && r < cw->nrows; r++) {
 		const struct cell *a = table_cell(cw, r, (size_t)crun), *s = table_cell(cw, r, (size_t)cstep),
 				  *k = table_cell(cw, r, (size_t)crank), *w = table_cell(cw, r, (size_t)cwait);
@@ -292,6 +294,7 @@ static void top_kernel_figures(const struct analysis_ctx *ctx, struct analysis_r
 			       const struct rank_row *rr, size_t n)
 {
 	const struct table *k = result_table(out, "kernels");
+	static const struct kernel_cols kcols = {KRN_RUN, KRN_RANK, KRN_NAME, KRN_TOTAL_US, KRN_GROUP};
 	for (size_t i = 0; k && i < n; i++) {
 		if (!rr[i].drawn)
 			continue;
@@ -303,7 +306,7 @@ static void top_kernel_figures(const struct analysis_ctx *ctx, struct analysis_r
 					  "%s%s (total over the whole trace file, in milliseconds).",
 					  ctx->top_n, run, rr[i].rank, n > ALL_RANKS && rr[i].role[0] ? ", the " : "",
 					  n > ALL_RANKS ? rr[i].role : "");
-		result_add_figure(out, figure_top_kernels(k, run, rr[i].rank, ctx->top_n, name), caption);
+		result_add_figure(out, figure_top_kernels(k, &kcols, run, rr[i].rank, ctx->top_n, name), caption);
 		free(name);
 		free(caption);
 	}
@@ -315,8 +318,7 @@ static int analysis_rank_spread(const struct analysis_ctx *ctx, struct analysis_
 	if (!g)
 		return 0;
 	struct table *t = table_new("rank_spread", "Every rank of each run: median step time, exposed wait and own time",
-				    "run:text,rank:int,steps:int,step_median_us:us,exposed_wait_median_us:us,"
-				    "own_median_us:us,position:int,role:text,drawn:int");
+				    TABLE_SCHEMA(RANK_SPREAD_COLUMNS));
 	for (size_t first = 0; first < g->nrows;) {
 		const char *run = table_cell(g, first, 0)->v.text;
 		size_t end = first;

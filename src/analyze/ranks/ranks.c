@@ -20,6 +20,7 @@
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
 
 /* A row of ranks.csv by its step; also (index into the sorted rows, first row) of a step's group. */
 struct step_row {
@@ -84,7 +85,7 @@ static int ranks_rank(const struct rank_key *k, const struct rank_data *d, void 
 static int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct table *t = table_new("ranks", "Ranks side by side, per step",
-				    "run:text,step:int,rank:int,step_us:us,idle_us:us,comm_us:us,slowest:int");
+				    TABLE_SCHEMA(RANKS_COLUMNS));
 	struct ivset all, comm;
 	ivset_init(&all);
 	ivset_init(&comm);

@@ -33,6 +33,8 @@
 #include "analyze/models/models.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "analyze/ranks/ranks_tables.h"
+#include "analyze/time/time_tables.h"
 
 static const struct manifest_run *man_run(const struct manifest *m, const char *run)
 {
@@ -84,10 +86,10 @@ static int pp_of(const struct table *ps, const char *run, struct pp_seen *o)
 	memset(o, 0, sizeof(*o));
 	if (!ps)
 		return 0;
-	int crun = table_col_index(ps, "run"), cpipe = table_col_index(ps, "pipeline");
-	int cst = table_col_index(ps, "stages"), csch = table_col_index(ps, "schedule");
-	int cschs = table_col_index(ps, "schedule_source"), cm = table_col_index(ps, "microbatches");
-	int cms = table_col_index(ps, "microbatches_source");
+	int crun = PS_RUN, cpipe = PS_PIPELINE;
+	int cst = PS_STAGES, csch = PS_SCHEDULE;
+	int cschs = PS_SCHEDULE_SOURCE, cm = PS_MICROBATCHES;
+	int cms = PS_MICROBATCHES_SOURCE;
 	int64_t maxpipe = -1;
 	for (size_t r = 0; r < ps->nrows; r++) {
 		if (strcmp(table_cell(ps, r, (size_t)crun)->v.text, run))
@@ -118,11 +120,11 @@ static int analysis_run_layout(const struct analysis_ctx *ctx, struct analysis_r
 	const struct table *ps = result_table(out, "pipeline_stages");
 	if (!rt)
 		return 0;
-	int cgpus = table_col_index(rt, "gpus"), cdp = table_col_index(rt, "data_parallel");
-	int ctp = table_col_index(rt, "tensor_parallel"), cpp = table_col_index(rt, "pipeline_parallel");
-	int csrc = table_col_index(rt, "layout_source"), csch = table_col_index(rt, "schedule");
-	int cm = table_col_index(rt, "microbatches"), cms = table_col_index(rt, "schedule_source");
-	int cst = table_col_index(rt, "strategy"), csts = table_col_index(rt, "strategy_source");
+	int cgpus = RUNS_GPUS, cdp = RUNS_DATA_PARALLEL;
+	int ctp = RUNS_TENSOR_PARALLEL, cpp = RUNS_PIPELINE_PARALLEL;
+	int csrc = RUNS_LAYOUT_SOURCE, csch = RUNS_SCHEDULE;
+	int cm = RUNS_MICROBATCHES, cms = RUNS_SCHEDULE_SOURCE;
+	int cst = RUNS_STRATEGY, csts = RUNS_STRATEGY_SOURCE;
 	struct buf w, sw;
 	buf_init(&w);
 	buf_init(&sw);

@@ -48,6 +48,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
 
 #define TL_MAX_LANES 8
 
@@ -84,7 +85,7 @@ static int run_is(const struct table *t, int col, size_t r, const char *run)
 /* The median step of run (see the top), or -1 when critical_path_steps.csv has none. */
 static int64_t median_step(const struct table *cps, const char *run, int64_t *len)
 {
-	int crun = table_col_index(cps, "run"), cstep = table_col_index(cps, "step"), cus = table_col_index(cps, "step_us");
+	int crun = CPS_RUN, cstep = CPS_STEP, cus = CPS_STEP_US;
 	struct step_len *v = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t r = 0; r < cps->nrows; r++) {
@@ -109,7 +110,7 @@ static int64_t offset_of(const struct table *co, const char *run, int rank)
 {
 	if (!co)
 		return 0;
-	int crun = table_col_index(co, "run"), crank = table_col_index(co, "rank"), coff = table_col_index(co, "offset_us");
+	int crun = CO_RUN, crank = CO_RANK, coff = CO_OFFSET_US;
 	for (size_t r = 0; r < co->nrows; r++) {
 		const struct cell *k = cell_of(co, crank, r), *o = cell_of(co, coff, r);
 		if (run_is(co, crun, r, run) && k && o && k->v.i == rank)
@@ -152,7 +153,7 @@ static void drawn_set_init(struct drawn_set *ds, const struct table *rs)
 	memset(ds, 0, sizeof(*ds));
 	if (!rs || !rs->nrows)
 		return;
-	int crun = table_col_index(rs, "run"), crank = table_col_index(rs, "rank"), cd = table_col_index(rs, "drawn");
+	int crun = RS_RUN, crank = RS_RANK, cd = RS_DRAWN;
 	ds->v = xmalloc(rs->nrows * sizeof(*ds->v));
 	for (size_t r = 0; r < rs->nrows; r++) {
 		const struct cell *u = cell_of(rs, crun, r), *k = cell_of(rs, crank, r), *d = cell_of(rs, cd, r);
@@ -273,10 +274,10 @@ static void lane_waits(const struct table *cw, const char *run, int64_t step, co
 {
 	if (!cw)
 		return;
-	int crun = table_col_index(cw, "run"), cstep = table_col_index(cw, "step"), crank = table_col_index(cw, "rank"),
-	    carr = table_col_index(cw, "arrival_us"), clast = table_col_index(cw, "last_arrival_us"),
-	    cwait = table_col_index(cw, "wait_us"), cexp = table_col_index(cw, "exposed_wait_us"),
-	    clr = table_col_index(cw, "last_rank"), cname = table_col_index(cw, "name");
+	int crun = CW_RUN, cstep = CW_STEP, crank = CW_RANK,
+	    carr = CW_ARRIVAL_US, clast = CW_LAST_ARRIVAL_US,
+	    cwait = CW_WAIT_US, cexp = CW_EXPOSED_WAIT_US,
+	    clr = CW_LAST_RANK, cname = CW_NAME;
 	for (size_t r = 0; r < cw->nrows; r++) {
 		const struct cell *st = cell_of(cw, cstep, r), *rk = cell_of(cw, crank, r), *ar = cell_of(cw, carr, r),
 				  *la = cell_of(cw, clast, r), *wt = cell_of(cw, cwait, r);
@@ -300,9 +301,9 @@ static void lane_waits(const struct table *cw, const char *run, int64_t step, co
 static void lane_path(const struct table *hops, const char *run, int64_t step, const struct lane *lanes, size_t nl,
 		      int64_t t0, struct chart *c)
 {
-	int crun = hops ? table_col_index(hops, "run") : -1, cstep = hops ? table_col_index(hops, "step") : -1,
-	    crank = hops ? table_col_index(hops, "rank") : -1, cfrom = hops ? table_col_index(hops, "from_us") : -1,
-	    cto = hops ? table_col_index(hops, "to_us") : -1;
+	int crun = hops ? CPH_RUN : -1, cstep = hops ? CPH_STEP : -1,
+	    crank = hops ? CPH_RANK : -1, cfrom = hops ? CPH_FROM_US : -1,
+	    cto = hops ? CPH_TO_US : -1;
 	for (size_t r = 0; hops && r < hops->nrows; r++) {
 		const struct cell *st = cell_of(hops, cstep, r), *rk = cell_of(hops, crank, r), *f = cell_of(hops, cfrom, r),
 				  *to = cell_of(hops, cto, r);

@@ -63,6 +63,7 @@
 #include "util/buf.h"
 #include "util/intmap.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
 
 /*
  * Mechanism: why the rank spends the excess, one word of a fixed vocabulary
@@ -490,10 +491,14 @@ static void rank_rows(struct store *st, const char *run, int64_t run_db_id, cons
 	free(oc);
 }
 
-/* Per rank of run, the mean over its rows of column name of t (us); *n ranks. Caller frees both arrays. */
-static size_t rank_mean_us(const struct table *t, const char *run, const char *name, int **ranks, double **mean)
+/*
+ * Per rank of run, the mean over its rows of column cv of t (us), t's run
+ * and rank columns crun and crank (contracts' enums); *n ranks. Caller
+ * frees both arrays.
+ */
+static size_t rank_mean_us(const struct table *t, int crun, int crank, int cv, const char *run, int **ranks,
+			   double **mean)
 {
-	int crun = table_col_index(t, "run"), crank = table_col_index(t, "rank"), cv = table_col_index(t, name);
 	size_t n = 0, cap = 0, capm = 0, capc = 0;
 	size_t *cnt = NULL;
 	struct intmap m = {0};
@@ -547,13 +552,13 @@ void straggler_side(const struct analysis_result *res, const char *run, int rank
 	size_t n;
 	*busy = *idle = NAN;
 	if (sr) {
-		n = rank_mean_us(sr, run, "compute_per_step_us", &ranks, &v);
+		n = rank_mean_us(sr, SR_RUN, SR_RANK, SR_COMPUTE_PER_STEP_US, run, &ranks, &v);
 		*busy = excess_of(ranks, v, n, rank);
 		free(ranks);
 		free(v);
 	}
 	if (rk) {
-		n = rank_mean_us(rk, run, "idle_us", &ranks, &v);
+		n = rank_mean_us(rk, RANKS_RUN, RANKS_RANK, RANKS_IDLE_US, run, &ranks, &v);
 		*idle = excess_of(ranks, v, n, rank);
 		free(ranks);
 		free(v);
@@ -567,8 +572,8 @@ void straggler_side(const struct analysis_result *res, const char *run, int rank
  */
 static void caused_waits(const struct table *sr, const char *run, const struct rank_key *keys, size_t n, int64_t *w)
 {
-	int crun = table_col_index(sr, "run"), crank = table_col_index(sr, "rank"),
-	    cw = table_col_index(sr, "caused_wait_us");
+	int crun = SR_RUN, crank = SR_RANK,
+	    cw = SR_CAUSED_WAIT_US;
 	struct intmap m = {0};
 	unsigned char *set = xcalloc(n ? n : 1, 1);
 	for (size_t i = 0; i < n; i++) {
@@ -617,9 +622,7 @@ static int analysis_straggler_causes(const struct analysis_ctx *ctx, struct anal
 	struct phase_names nm = {0};
 	struct table *t = table_new("straggler_causes",
 				    "What each rank that made the others wait did more than they did, per step",
-				    "run:text,rank:int,where:text,region:text,name:text,excess_us_per_step:us,calls:int,"
-				    "other_calls:real,us_per_step:us,other_us_per_step:us,mechanism:text,"
-				    "bytes_per_step:int,gb_per_s:real,pinned_gb_per_s:real,shapes:text");
+				    TABLE_SCHEMA(STRAGGLER_CAUSES_COLUMNS));
 	struct ivset *host = xcalloc(nph ? nph : 1, sizeof(*host));
 	int64_t *calls = xcalloc(nph ? nph : 1, sizeof(*calls));
 	for (size_t p = 0; p < nph; p++)

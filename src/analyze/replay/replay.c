@@ -58,6 +58,7 @@
 #include "analyze/time/profiler_overhead.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/ranks_tables.h"
 
 #define RP_SAVING_MIN 0.01 /* a saving under this share of the step is not stated */
 #define RP_JOINT_PRICED 4  /* of a run replayed together, the ranks whose fixes are priced: the latest ones */
@@ -280,7 +281,7 @@ static const struct rank_key *reference_of(const struct ctx *x, const struct ran
 static int run_is_pipeline(const struct analysis_result *res, const char *run)
 {
 	const struct table *t = result_table(res, "pipeline_stages");
-	int crun = t ? table_col_index(t, "run") : -1;
+	int crun = t ? PS_RUN : -1;
 	for (size_t r = 0; crun >= 0 && r < t->nrows; r++) {
 		const char *rr = table_text(t, r, crun);
 		if (rr && !strcmp(rr, run))
@@ -743,9 +744,7 @@ static int analysis_replay(const struct analysis_ctx *ctx, struct analysis_resul
 			  "host_factor:real,host_factor_lo:real,host_factor_hi:real,replayed_us:us,error:real,basis:text,"
 			  "launch_queue:int");
 	x.fixes = table_new("replay_fixes", "What each fix saves per step, from the replay without its cause",
-			    "run:text,rank:int,mechanism:text,where:text,per_step:real,step_us:us,step_without_us:us,"
-			    "saving_us_per_step:us,saving_min_us:us,saving_max_us:us,noise_us:us,stated:int,replayed:text,"
-			    "saving_fast_host_us:us");
+			    TABLE_SCHEMA(REPLAY_FIXES_COLUMNS));
 	int ret = 0;
 	for (size_t i = 0, j; i < nkeys && ret == 0; i = j) {
 		for (j = i + 1; j < nkeys && keys[j].run_db_id == keys[i].run_db_id;)

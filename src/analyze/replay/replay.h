@@ -43,6 +43,7 @@
 
 #include "analyze/lib/rankdata.h"
 #include "store/store.h"
+#include "util/table.h"
 
 /* Operations pending on a device at which CUDA blocks a launch, where the trace shows none blocking. */
 #define RP_QUEUE_DEFAULT 1024
@@ -269,5 +270,26 @@ double rp_subject_mean(struct rp_subject *s, double f, int64_t *buf);
 double rp_calibrate(struct rp_subject *s, double target, int64_t *buf, double *lo, double *hi);
 /* The bottom of the range of host factors the log allows, from rp_calibrate's f, lo, hi: f where it allows no other. */
 double rp_factor_lo(double f, double lo, double hi);
+
+/*
+ * replay_fixes.csv's columns, in order: its contract (util/table.h), by
+ * which the findings and the report read it.
+ */
+#define REPLAY_FIXES_COLUMNS(X)                              \
+	X(RF_RUN, "run", text)                               \
+	X(RF_RANK, "rank", int)                              \
+	X(RF_MECHANISM, "mechanism", text)                   \
+	X(RF_WHERE, "where", text)                           \
+	X(RF_PER_STEP, "per_step", real)                     \
+	X(RF_STEP_US, "step_us", us)                         \
+	X(RF_STEP_WITHOUT_US, "step_without_us", us)         \
+	X(RF_SAVING_US_PER_STEP, "saving_us_per_step", us)   \
+	X(RF_SAVING_MIN_US, "saving_min_us", us)             \
+	X(RF_SAVING_MAX_US, "saving_max_us", us)             \
+	X(RF_NOISE_US, "noise_us", us)                       \
+	X(RF_STATED, "stated", int)                          \
+	X(RF_REPLAYED, "replayed", text)                     \
+	X(RF_SAVING_FAST_HOST_US, "saving_fast_host_us", us)
+enum replay_fixes_col { REPLAY_FIXES_COLUMNS(TABLE_COL_ENUM) RF_NCOLS };
 
 #endif

@@ -37,6 +37,7 @@
 #include "util/diag.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
+#include "analyze/time/time_tables.h"
 
 static int failed(struct store *s, sqlite3_stmt *st, const char *what)
 {
@@ -111,7 +112,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	const char *const *groups;
 	size_t ng = classifier_groups(c, &groups);
 	struct table *t = table_new("groups", "GPU time by kernel group, per run and rank",
-				    "run:text,rank:int,group:text,time_us:us,fraction:frac");
+				    TABLE_SCHEMA(GROUPS_COLUMNS));
 	/* Every (run, rank) with its per-group sums; groups absent from a rank are 0. */
 	sqlite3_stmt *ranks, *rank_traces;
 	if (store_prepare(s, "build groups", "SELECT r.run, t.rank, r.id FROM traces t JOIN runs r ON r.id = t.run_id"
@@ -347,7 +348,7 @@ static void kernels_row(struct table *t, size_t row, sqlite3_stmt *st)
 static int build_kernels(struct store *s, const char *exp, struct table **out)
 {
 	struct table *t = table_new("kernels", "Kernels per run and rank, by total GPU time",
-				    "run:text,rank:int,name:text,group:text,calls:int,total_us:us,mean_us:us,min_us:us,max_us:us");
+				    TABLE_SCHEMA(KERNELS_COLUMNS));
 	sqlite3_stmt *st;
 	if (insert_kernel_stats(s, exp) < 0)
 		goto fail;
@@ -427,10 +428,7 @@ static void runs_row(struct table *t, size_t row, sqlite3_stmt *st)
 static int build_runs(struct store *s, const char *exp, struct table **out)
 {
 	struct table *t = table_new("runs", "Runs",
-				    "run:text,label:text,gpus:int,ranks:int,model:text,batch:int,strategy:text,"
-				    "device:text,kernels:int,mean_step_us:us,data_parallel:int,tensor_parallel:int,"
-				    "pipeline_parallel:int,layout_source:text,schedule:text,microbatches:int,schedule_source:text,"
-				    "strategy_source:text");
+				    TABLE_SCHEMA(RUNS_COLUMNS));
 	sqlite3_stmt *st;
 	/*
 	 * gpus: the manifest's value, else the largest world_size a trace
@@ -554,7 +552,7 @@ static struct table *build_group_totals(const struct table *groups, const struct
 	for (size_t g = 0; g < ng; g++)
 		chart_add_series(c, order[g]);
 	int64_t *ns = xcalloc(ng ? ng : 1, sizeof(*ns));
-	int cg = table_col_index(runs, "gpus");
+	int cg = RUNS_GPUS;
 	/* groups.csv lists each rank's ng groups in classification order, a run's ranks together. */
 	for (size_t r = 0; r + ng <= groups->nrows && ng;) {
 		const char *run = table_cell(groups, r, 0)->v.text;
@@ -707,7 +705,8 @@ static int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result
 
 	const char *const *order;
 	size_t ng = classifier_groups(ctx->cls, &order);
-	result_add_figure(out, figure_group_fractions(groups, order, ng),
+	static const struct group_cols gcols = {GRP_RUN, GRP_RANK, GRP_GROUP, GRP_FRACTION};
+	result_add_figure(out, figure_group_fractions(groups, &gcols, order, ng),
 			  "Share of each rank's GPU time (kernels, memcpy, memset) spent in each kernel group; "
 			  "bars are run and rank, fractions of the rank's summed activity time.");
 	struct chart *by_run;

@@ -36,6 +36,7 @@
 #include "analyze/time/basic_strategy.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "analyze/time/time_tables.h"
 
 /*
  * The strategy the run's wrappers' annotations say (see the file's
@@ -145,7 +146,7 @@ int basic_strategies(struct store *s, const char *exp, struct table *runs, struc
 {
 	if (!runs)
 		return 0;
-	int cst = table_col_index(runs, "strategy"), csrc = table_col_index(runs, "strategy_source");
+	int cst = RUNS_STRATEGY, csrc = RUNS_STRATEGY_SOURCE;
 	struct buf tsrc, logs, file, src;
 	buf_init(&tsrc);
 	buf_init(&logs);

@@ -37,6 +37,7 @@
 #include "analyze/lib/stats.h"
 #include "util/search.h"
 #include "util/xalloc.h"
+#include "analyze/time/time_tables.h"
 
 #define KERNEL_WAIT_NS 30000 /* HTA's consecutive_kernel_delay, 30 us */
 
@@ -183,11 +184,9 @@ static int rank_rows(const struct rank_key *key, const struct rank_data *d, void
 static int analysis_gpu_idle(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct table *ts = table_new("idle_time_steps", "GPU idle time per ProfilerStep by cause, all streams as one GPU",
-				     "run:text,rank:int,step:int,step_us:us,idle_us:us,host_wait_us:us,"
-				     "kernel_wait_us:us,other_us:us,host_wait_share:frac,whole:int");
+				     TABLE_SCHEMA(IDLE_TIME_STEPS_COLUMNS));
 	struct table *tr = table_new("gpu_idle", "GPU idle time and host wait per rank, pooled over whole steps",
-				     "run:text,rank:int,steps:int,steps_left_out:int,step_us:us,idle_us:us,"
-				     "host_wait_us:us,kernel_wait_us:us,other_us:us,idle_share:frac,host_wait_share:frac");
+				     TABLE_SCHEMA(GPU_IDLE_COLUMNS));
 	int ret = -1;
 	struct table *tables[2] = {ts, tr};
 	if (for_each_rank(ctx->store, ctx->experiment, rank_rows, tables) < 0)

@@ -369,7 +369,7 @@ static int analysis_phases(const struct analysis_ctx *ctx, struct analysis_resul
 	struct phase *ph = phase_list(ctx->manifest, &nph);
 	struct phase_names nm = {0};
 	struct table *t = table_new("phases", "Time per named phase of a step, per run and rank",
-				    "run:text,rank:int,phase:text,calls:int,cpu_us:us,gpu_us:us");
+				    TABLE_SCHEMA(PHASES_COLUMNS));
 	struct chart *ch = chart_new(CHART_STACKED_BAR, "phases_host", "Host time per phase",
 				     "mean host time per step (ms)");
 	struct chart *cg = chart_new(CHART_STACKED_BAR, "phases_gpu", "GPU time per phase",

@@ -1,13 +1,17 @@
 /*
  * phases.h: the named phases of a training step (phases.c), shared with the
  * analyses that map other inputs to the same phases (report_phases.c) or
- * that attribute a rank's time to them (straggler_causes.c).
+ * that attribute a rank's time to them (straggler_causes.c); and the
+ * contracts of phases.csv and phase_report_phases.csv (util/table.h), which
+ * compare_phases.c reads back.
  */
 #ifndef PERFSTUDY_PHASES_H
 #define PERFSTUDY_PHASES_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "util/table.h"
 
 struct manifest;
 struct store;
@@ -50,5 +54,27 @@ void phase_host_time(struct store *s, struct phase_names *nm, const struct phase
 		     const struct rank_data *d, struct ivset *host, int64_t *calls);
 /* The index of the phase whose host time (as phase_host_time gives it) holds t, or -1 (the first on ties). */
 int phase_at(const struct ivset *host, size_t nph, int64_t t);
+
+/* phases.csv's columns, in order. */
+#define PHASES_COLUMNS(X)              \
+	X(PHASES_RUN, "run", text)     \
+	X(PHASES_RANK, "rank", int)    \
+	X(PHASES_PHASE, "phase", text) \
+	X(PHASES_CALLS, "calls", int)  \
+	X(PHASES_CPU_US, "cpu_us", us) \
+	X(PHASES_GPU_US, "gpu_us", us)
+enum phases_col { PHASES_COLUMNS(TABLE_COL_ENUM) PHASES_NCOLS };
+
+/* phase_report_phases.csv's columns, in order. */
+#define PHASE_REPORT_PHASES_COLUMNS(X)        \
+	X(RPP_RUN, "run", text)               \
+	X(RPP_SOURCE, "source", text)         \
+	X(RPP_PHASE, "phase", text)           \
+	X(RPP_ACTION, "action", text)         \
+	X(RPP_CALLS, "calls", int)            \
+	X(RPP_REPORTED_US, "reported_us", us) \
+	X(RPP_PHASE_US, "phase_us", us)       \
+	X(RPP_SHARE, "share", frac)
+enum phase_report_phases_col { PHASE_REPORT_PHASES_COLUMNS(TABLE_COL_ENUM) RPP_NCOLS };
 
 #endif

@@ -30,6 +30,7 @@
 #include "analyze/lib/profiled.h"
 #include "analyze/lib/stats.h"
 #include "analyze/time/profiler_overhead.h"
+#include "analyze/time/time_tables.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
 
@@ -91,38 +92,39 @@ static int64_t set_median(struct table *t, size_t row, size_t c, int64_t *v, siz
 	return d.median_ns;
 }
 
-/* The cell of column name in run's row of profiler_overhead.csv, or NULL. */
-static const struct cell *overhead_cell(const struct analysis_result *res, const char *run, const char *name)
+/* The cell of column c (its contract's enum) in run's row of profiler_overhead.csv, or NULL. */
+static const struct cell *overhead_cell(const struct analysis_result *res, const char *run, int c)
 {
 	const struct table *t = result_table(res, "profiler_overhead");
-	int c = t ? table_col_index(t, name) : -1;
-	for (size_t r = 0; c >= 0 && r < t->nrows; r++)
-		if (!strcmp(table_cell(t, r, 0)->v.text, run))
+	if (!t)
+		return NULL;
+	for (size_t r = 0; r < t->nrows; r++)
+		if (!strcmp(table_cell(t, r, PO_RUN)->v.text, run))
 			return table_cell(t, r, (size_t)c)->null ? NULL : table_cell(t, r, (size_t)c);
 	return NULL;
 }
 
 int64_t profiler_unprofiled_ns(const struct analysis_result *res, const char *run)
 {
-	const struct cell *x = overhead_cell(res, run, "unprofiled_median_us");
+	const struct cell *x = overhead_cell(res, run, PO_UNPROFILED_MEDIAN_US);
 	return x ? x->v.i : 0;
 }
 
 int64_t profiler_unprofiled_count(const struct analysis_result *res, const char *run)
 {
-	const struct cell *x = overhead_cell(res, run, "unprofiled");
+	const struct cell *x = overhead_cell(res, run, PO_UNPROFILED);
 	return x ? x->v.i : 0;
 }
 
 int64_t profiler_noise_ns(const struct analysis_result *res, const char *run)
 {
-	const struct cell *x = overhead_cell(res, run, "unprofiled_sigma_us");
+	const struct cell *x = overhead_cell(res, run, PO_UNPROFILED_SIGMA_US);
 	return x ? x->v.i : 0;
 }
 
 double profiler_overhead_of(const struct analysis_result *res, const char *run)
 {
-	const struct cell *x = overhead_cell(res, run, "overhead");
+	const struct cell *x = overhead_cell(res, run, PO_OVERHEAD);
 	return x ? x->v.f : 0;
 }
 
@@ -151,9 +153,7 @@ static int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct ana
 		return 0;
 	struct table *t = table_new("profiler_overhead", "What the profiler cost each run: profiled against unprofiled "
 				    "iterations of its training log",
-				    "run:text,profiled_steps:int,step_median_us:us,log_profiled:int,"
-				    "log_profiled_median_us:us,unprofiled:int,unprofiled_median_us:us,overhead:real,"
-				    "unprofiled_sigma_us:us");
+				    TABLE_SCHEMA(PROFILER_OVERHEAD_COLUMNS));
 	double *ov = xcalloc(rt->nrows, sizeof(*ov)); /* 0: none */
 	int ret = 0;
 	for (size_t i = 0; i < rt->nrows && !ret; i++) {
@@ -198,7 +198,7 @@ static int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct ana
 		return -1;
 	}
 	/* Runs of one model (which scaling.csv and the comparisons put side by side) slowed unevenly. */
-	int cm = table_col_index(rt, "model");
+	int cm = RUNS_MODEL;
 	for (size_t i = 0; cm >= 0 && i < rt->nrows; i++) {
 		const struct cell *mi = table_cell(rt, i, (size_t)cm);
 		size_t lo = i, hi = i, first = 1;

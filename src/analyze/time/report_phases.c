@@ -125,8 +125,7 @@ static int analysis_report_phases(const struct analysis_ctx *ctx, struct analysi
 	}
 	struct phase *ph = phase_list(ctx->manifest, &nph);
 	struct table *t = table_new("phase_report_phases", "Phases of a step from the framework's profiler report",
-				    "run:text,source:text,phase:text,action:text,calls:int,reported_us:us,phase_us:us,"
-				    "share:frac");
+				    TABLE_SCHEMA(PHASE_REPORT_PHASES_COLUMNS));
 	struct chart *ch = chart_new(CHART_STACKED_BAR, "phases_report", "Time per phase (profiler report)",
 				     "total time (s)");
 	for (size_t p = 0; p < nph; p++)

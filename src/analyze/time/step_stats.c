@@ -132,8 +132,7 @@ static struct table *dist_table(const struct run_steps *r, size_t nr, struct cha
 	struct table *t = table_new("step_stats",
 				    "Step time per run over every profiled step of every rank: median with its "
 				    "confidence interval, min, max, mean",
-				    "run:text,ranks:int,steps:int,median_us:us,ci_low_us:us,ci_high_us:us,ci_level:frac,"
-				    "min_us:us,max_us:us,mean_us:us");
+				    TABLE_SCHEMA(STEP_STATS_COLUMNS));
 	for (size_t i = 0; i < nr; i++) {
 		const struct step_dist *d = &r[i].d;
 		if (!r[i].n)

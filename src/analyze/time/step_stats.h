@@ -1,4 +1,8 @@
-/* step_stats.h: the step samples of a run and the verdict on two of them (step_stats.c). */
+/*
+ * step_stats.h: the step samples of a run and the verdict on two of them
+ * (step_stats.c), and the contract of step_stats.csv (util/table.h), which
+ * the report and other analyses read back.
+ */
 #ifndef PERFSTUDY_STEPSTATS_H
 #define PERFSTUDY_STEPSTATS_H
 
@@ -7,6 +11,7 @@
 
 #include "store/store.h"
 #include "analyze/lib/stats.h"
+#include "util/table.h"
 
 /*
  * Every ProfilerStep#N host range's duration of every rank of run `run` of
@@ -17,5 +22,19 @@ int step_samples(struct store *s, const char *exp, const char *run, int64_t **v,
 
 /* "change" when the test's p is below STATS_ALPHA, else "within noise". */
 const char *step_verdict(const struct mw_test *t);
+
+/* step_stats.csv's columns, in order. */
+#define STEP_STATS_COLUMNS(X)              \
+	X(SS_RUN, "run", text)             \
+	X(SS_RANKS, "ranks", int)          \
+	X(SS_STEPS, "steps", int)          \
+	X(SS_MEDIAN_US, "median_us", us)   \
+	X(SS_CI_LOW_US, "ci_low_us", us)   \
+	X(SS_CI_HIGH_US, "ci_high_us", us) \
+	X(SS_CI_LEVEL, "ci_level", frac)   \
+	X(SS_MIN_US, "min_us", us)         \
+	X(SS_MAX_US, "max_us", us)         \
+	X(SS_MEAN_US, "mean_us", us)
+enum step_stats_col { STEP_STATS_COLUMNS(TABLE_COL_ENUM) SS_NCOLS };
 
 #endif

@@ -25,6 +25,7 @@
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/time/time_tables.h"
 
 static void set_temporal(struct table *t, size_t row, size_t col, const struct hta_temporal *r)
 {
@@ -148,8 +149,7 @@ static int temporal_rank(const struct rank_key *k, const struct rank_data *d, co
 static int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct table *t = table_new("temporal", "Temporal breakdown per rank, as Holistic Trace Analysis computes it",
-				    "run:text,rank:int,span_us:us,idle_us:us,compute_us:us,non_compute_us:us,"
-				    "exact_span_us:us,exact_idle_us:us,exact_compute_us:us,exact_non_compute_us:us");
+				    TABLE_SCHEMA(TEMPORAL_COLUMNS));
 	struct table *o = table_new("overlap", "Communication/computation overlap per rank, as HTA computes it",
 				    "run:text,rank:int,comm_us:us,overlap_us:us,overlap_fraction:frac,"
 				    "exact_comm_us:us,exact_overlap_us:us,exact_overlap_fraction:frac");

@@ -1,0 +1,271 @@
+/*
+ * ranks_tables.h: the contracts of the ranks family's tables that other
+ * analyses, the report and the charts read back (util/table.h: columns
+ * listed once, as an enum and the schema the maker passes to table_new):
+ * ranks.csv (ranks.c), critical_path.csv, critical_path_steps.csv,
+ * critical_path_across.csv and critical_path_hops (critical_path_steps.c),
+ * collective_waits.csv, clock_offsets.csv, stragglers.csv and
+ * straggler_ranks.csv (crossrank_waits.c), rank_spread.csv (rank_spread.c),
+ * straggler_causes.csv (straggler_causes.c), collective_busbw.csv (collective_busbw.c), pipeline_stages.csv
+ * (pipeline_stages.c), pipeline_schedules.csv (pipeline_schedules.c).
+ */
+#ifndef PERFSTUDY_RANKS_TABLES_H
+#define PERFSTUDY_RANKS_TABLES_H
+
+#include "util/table.h"
+
+/* ranks.csv's columns, in order. */
+#define RANKS_COLUMNS(X)                 \
+	X(RANKS_RUN, "run", text)        \
+	X(RANKS_STEP, "step", int)       \
+	X(RANKS_RANK, "rank", int)       \
+	X(RANKS_STEP_US, "step_us", us)  \
+	X(RANKS_IDLE_US, "idle_us", us)  \
+	X(RANKS_COMM_US, "comm_us", us)  \
+	X(RANKS_SLOWEST, "slowest", int)
+enum ranks_col { RANKS_COLUMNS(TABLE_COL_ENUM) RANKS_NCOLS };
+
+/* collective_waits.csv's columns, in order. */
+#define COLLECTIVE_WAITS_COLUMNS(X)                  \
+	X(CW_RUN, "run", text)                       \
+	X(CW_STEP, "step", int)                      \
+	X(CW_COMMUNICATOR, "communicator", text)     \
+	X(CW_COLLECTIVE, "collective", int)          \
+	X(CW_NAME, "name", text)                     \
+	X(CW_DTYPE, "dtype", text)                   \
+	X(CW_BYTES, "bytes", int)                    \
+	X(CW_RANKS, "ranks", int)                    \
+	X(CW_RANK, "rank", int)                      \
+	X(CW_MATCHED, "matched", int)                \
+	X(CW_START_US, "start_us", us)               \
+	X(CW_END_US, "end_us", us)                   \
+	X(CW_ARRIVAL_US, "arrival_us", us)           \
+	X(CW_KERNEL_US, "kernel_us", us)             \
+	X(CW_LAST_ARRIVAL_US, "last_arrival_us", us) \
+	X(CW_LAST_RANK, "last_rank", int)            \
+	X(CW_WAIT_US, "wait_us", us)                 \
+	X(CW_TRANSFER_US, "transfer_us", us)         \
+	X(CW_ALGBW_GB_PER_S, "algbw_gb_per_s", real) \
+	X(CW_BUSBW_GB_PER_S, "busbw_gb_per_s", real) \
+	X(CW_EXPOSED_WAIT_US, "exposed_wait_us", us)
+enum collective_waits_col { COLLECTIVE_WAITS_COLUMNS(TABLE_COL_ENUM) CW_NCOLS };
+
+/* clock_offsets.csv's columns, in order. */
+#define CLOCK_OFFSETS_COLUMNS(X)                    \
+	X(CO_RUN, "run", text)                      \
+	X(CO_RANK, "rank", int)                     \
+	X(CO_REFERENCE_RANK, "reference_rank", int) \
+	X(CO_COLLECTIVES, "collectives", int)       \
+	X(CO_OFFSET_US, "offset_us", us)            \
+	X(CO_RESIDUAL_US, "residual_us", us)
+enum clock_offsets_col { CLOCK_OFFSETS_COLUMNS(TABLE_COL_ENUM) CO_NCOLS };
+
+/* straggler_ranks.csv's columns, in order. */
+#define STRAGGLER_RANKS_COLUMNS(X)                                                   \
+	X(SR_RUN, "run", text)                                                       \
+	X(SR_RANK, "rank", int)                                                      \
+	X(SR_STEPS, "steps", int)                                                    \
+	X(SR_COLLECTIVES_LAST, "collectives_last", int)                              \
+	X(SR_STEPS_LAST, "steps_last", int)                                          \
+	X(SR_LAST_IN_STEPS, "last_in_steps", text)                                   \
+	X(SR_CAUSED_WAIT_US, "caused_wait_us", us)                                   \
+	X(SR_CAUSED_WAIT_PER_STEP_US, "caused_wait_per_step_us", us)                 \
+	X(SR_WAITED_US, "waited_us", us)                                             \
+	X(SR_WAITED_PER_STEP_US, "waited_per_step_us", us)                           \
+	X(SR_TRANSFER_US, "transfer_us", us)                                         \
+	X(SR_TRANSFER_PER_STEP_US, "transfer_per_step_us", us)                       \
+	X(SR_COMPUTE_US, "compute_us", us)                                           \
+	X(SR_COMPUTE_PER_STEP_US, "compute_per_step_us", us)                         \
+	X(SR_EXPOSED_WAIT_US, "exposed_wait_us", us)                                 \
+	X(SR_EXPOSED_WAIT_PER_STEP_US, "exposed_wait_per_step_us", us)               \
+	X(SR_STEP_PER_STEP_US, "step_per_step_us", us)                               \
+	X(SR_BUSY_PER_STEP_US, "busy_per_step_us", us)                               \
+	X(SR_EXPOSED_COMM_PER_STEP_US, "exposed_comm_per_step_us", us)               \
+	X(SR_IDLE_PER_STEP_US, "idle_per_step_us", us)                               \
+	X(SR_WINDOWS, "windows", int)                                                \
+	X(SR_WINDOW_UNION_US, "window_union_us", us)                                 \
+	X(SR_WINDOW_COMPUTE_US, "window_compute_us", us)                             \
+	X(SR_WINDOW_MEMORY_US, "window_memory_us", us)                               \
+	X(SR_WINDOW_COMMUNICATION_US, "window_communication_us", us)                 \
+	X(SR_WINDOW_IDLE_HOST_IN_OP_US, "window_idle_host_in_op_us", us)             \
+	X(SR_WINDOW_IDLE_HOST_BETWEEN_OPS_US, "window_idle_host_between_ops_us", us)
+enum straggler_ranks_col { STRAGGLER_RANKS_COLUMNS(TABLE_COL_ENUM) SR_NCOLS };
+
+/* straggler_causes.csv's columns, in order. */
+#define STRAGGLER_CAUSES_COLUMNS(X)                        \
+	X(SC_RUN, "run", text)                             \
+	X(SC_RANK, "rank", int)                            \
+	X(SC_WHERE, "where", text)                         \
+	X(SC_REGION, "region", text)                       \
+	X(SC_NAME, "name", text)                           \
+	X(SC_EXCESS_US_PER_STEP, "excess_us_per_step", us) \
+	X(SC_CALLS, "calls", int)                          \
+	X(SC_OTHER_CALLS, "other_calls", real)             \
+	X(SC_US_PER_STEP, "us_per_step", us)               \
+	X(SC_OTHER_US_PER_STEP, "other_us_per_step", us)   \
+	X(SC_MECHANISM, "mechanism", text)                 \
+	X(SC_BYTES_PER_STEP, "bytes_per_step", int)        \
+	X(SC_GB_PER_S, "gb_per_s", real)                   \
+	X(SC_PINNED_GB_PER_S, "pinned_gb_per_s", real)     \
+	X(SC_SHAPES, "shapes", text)
+enum straggler_causes_col { STRAGGLER_CAUSES_COLUMNS(TABLE_COL_ENUM) SC_NCOLS };
+
+/* collective_busbw.csv's columns, in order. */
+#define COLLECTIVE_BUSBW_COLUMNS(X)                                 \
+	X(CBW_RUN, "run", text)                                     \
+	X(CBW_GPUS, "gpus", int)                                    \
+	X(CBW_STRATEGY, "strategy", text)                           \
+	X(CBW_COLLECTIVE, "collective", text)                       \
+	X(CBW_KERNELS, "kernels", int)                              \
+	X(CBW_BYTES, "bytes", int)                                  \
+	X(CBW_TRANSFER_US, "transfer_us", us)                       \
+	X(CBW_WAIT_US, "wait_us", us)                               \
+	X(CBW_BUSBW_GB_PER_S, "busbw_gb_per_s", real)               \
+	X(CBW_KERNEL_BUSBW_GB_PER_S, "kernel_busbw_gb_per_s", real) \
+	X(CBW_BASELINE, "baseline", text)                           \
+	X(CBW_EFFICIENCY, "efficiency", real)                       \
+	X(CBW_STRATEGY_LABEL, "strategy_label", text)
+enum collective_busbw_col { COLLECTIVE_BUSBW_COLUMNS(TABLE_COL_ENUM) CBW_NCOLS };
+
+/* pipeline_stages.csv's columns, in order. */
+#define PIPELINE_STAGES_COLUMNS(X)                               \
+	X(PS_RUN, "run", text)                                   \
+	X(PS_RANK, "rank", int)                                  \
+	X(PS_PIPELINE, "pipeline", int)                          \
+	X(PS_STAGE, "stage", int)                                \
+	X(PS_STAGES, "stages", int)                              \
+	X(PS_SCHEDULE, "schedule", text)                         \
+	X(PS_SCHEDULE_SOURCE, "schedule_source", text)           \
+	X(PS_MICROBATCHES, "microbatches", int)                  \
+	X(PS_MICROBATCHES_SOURCE, "microbatches_source", text)   \
+	X(PS_STEPS, "steps", int)                                \
+	X(PS_SPAN_US, "span_us", us)                             \
+	X(PS_COMPUTE_US, "compute_us", us)                       \
+	X(PS_BUBBLE_SHARE, "bubble_share", frac)                 \
+	X(PS_FORMULA_BUBBLE_SHARE, "formula_bubble_share", frac) \
+	X(PS_EXCESS_SHARE, "excess_share", real)                 \
+	X(PS_BUBBLE_SIGMA, "bubble_sigma", real)                 \
+	X(PS_IMBALANCE, "imbalance", real)                       \
+	X(PS_P2P_US, "p2p_us", us)                               \
+	X(PS_P2P_BYTES, "p2p_bytes", int)
+enum pipeline_stages_col { PIPELINE_STAGES_COLUMNS(TABLE_COL_ENUM) PS_NCOLS };
+
+/*
+ * critical_path.csv's columns, in order: a column per category of
+ * critical_path_int.h's enum cp_cat, in its order, between the key and the
+ * wait (critical_path_steps.c's cat_cols names them).
+ */
+#define CRITICAL_PATH_COLUMNS(X)                          \
+	X(CPATH_RUN, "run", text)                         \
+	X(CPATH_RANK, "rank", int)                        \
+	X(CPATH_STEP, "step", int)                        \
+	X(CPATH_STEP_US, "step_us", us)                   \
+	X(CPATH_COMPUTE_US, "compute_us", us)             \
+	X(CPATH_COMMUNICATION_US, "communication_us", us) \
+	X(CPATH_MEMORY_US, "memory_us", us)               \
+	X(CPATH_HOST_US, "host_us", us)                   \
+	X(CPATH_IDLE_US, "idle_us", us)                   \
+	X(CPATH_WAIT_US, "wait_us", us)                   \
+	X(CPATH_WAIT_RANK, "wait_rank", int)              \
+	X(CPATH_BOUND, "bound", text)
+enum critical_path_col { CRITICAL_PATH_COLUMNS(TABLE_COL_ENUM) CPATH_NCOLS };
+
+/* stragglers.csv's columns, in order: the window split of crossrank_waits.c's W_* last. */
+#define STRAGGLERS_COLUMNS(X)                                           \
+	X(STG_RUN, "run", text)                                         \
+	X(STG_STEP, "step", int)                                        \
+	X(STG_COMMUNICATOR, "communicator", text)                       \
+	X(STG_COLLECTIVE, "collective", int)                            \
+	X(STG_NAME, "name", text)                                       \
+	X(STG_RANKS, "ranks", int)                                      \
+	X(STG_LAST_RANK, "last_rank", int)                              \
+	X(STG_LATE_US, "late_us", us)                                   \
+	X(STG_SPREAD_US, "spread_us", us)                               \
+	X(STG_CAUSED_WAIT_US, "caused_wait_us", us)                     \
+	X(STG_COMPUTE_US, "compute_us", us)                             \
+	X(STG_MEMORY_US, "memory_us", us)                               \
+	X(STG_COMMUNICATION_US, "communication_us", us)                 \
+	X(STG_IDLE_HOST_IN_OP_US, "idle_host_in_op_us", us)             \
+	X(STG_IDLE_HOST_BETWEEN_OPS_US, "idle_host_between_ops_us", us)
+enum stragglers_col { STRAGGLERS_COLUMNS(TABLE_COL_ENUM) STG_NCOLS };
+
+/* critical_path_steps.csv's columns, in order: the categories as in critical_path.csv. */
+#define CRITICAL_PATH_STEPS_COLUMNS(X)                  \
+	X(CPS_RUN, "run", text)                         \
+	X(CPS_STEP, "step", int)                        \
+	X(CPS_RANKS, "ranks", int)                      \
+	X(CPS_STEP_US, "step_us", us)                   \
+	X(CPS_CRITICAL_RANK, "critical_rank", int)      \
+	X(CPS_COMPUTE_US, "compute_us", us)             \
+	X(CPS_COMMUNICATION_US, "communication_us", us) \
+	X(CPS_MEMORY_US, "memory_us", us)               \
+	X(CPS_HOST_US, "host_us", us)                   \
+	X(CPS_IDLE_US, "idle_us", us)                   \
+	X(CPS_WAIT_US, "wait_us", us)                   \
+	X(CPS_MAX_WAIT_RANK, "max_wait_rank", int)      \
+	X(CPS_MAX_WAIT_US, "max_wait_us", us)           \
+	X(CPS_WAITED_FOR_RANK, "waited_for_rank", int)
+enum critical_path_steps_col { CRITICAL_PATH_STEPS_COLUMNS(TABLE_COL_ENUM) CPS_NCOLS };
+
+/* critical_path_across.csv's columns, in order: the categories as in critical_path.csv. */
+#define CRITICAL_PATH_ACROSS_COLUMNS(X)                 \
+	X(CPA_RUN, "run", text)                         \
+	X(CPA_STEP, "step", int)                        \
+	X(CPA_END_RANK, "end_rank", int)                \
+	X(CPA_PATH_US, "path_us", us)                   \
+	X(CPA_COMPUTE_US, "compute_us", us)             \
+	X(CPA_COMMUNICATION_US, "communication_us", us) \
+	X(CPA_MEMORY_US, "memory_us", us)               \
+	X(CPA_HOST_US, "host_us", us)                   \
+	X(CPA_IDLE_US, "idle_us", us)                   \
+	X(CPA_WAIT_US, "wait_us", us)                   \
+	X(CPA_RANKS_ON_PATH, "ranks_on_path", int)      \
+	X(CPA_PATH_BY_RANK, "path_by_rank", text)       \
+	X(CPA_MOST_RANK, "most_rank", int)              \
+	X(CPA_MOST_RANK_US, "most_rank_us", us)         \
+	X(CPA_CUT, "cut", int)
+enum critical_path_across_col { CRITICAL_PATH_ACROSS_COLUMNS(TABLE_COL_ENUM) CPA_NCOLS };
+
+/* critical_path_hops.csv's columns, in order. */
+#define CRITICAL_PATH_HOPS_COLUMNS(X) \
+	X(CPH_RUN, "run", text)       \
+	X(CPH_STEP, "step", int)      \
+	X(CPH_SEG, "seg", int)        \
+	X(CPH_RANK, "rank", int)      \
+	X(CPH_FROM_US, "from_us", us) \
+	X(CPH_TO_US, "to_us", us)
+enum critical_path_hops_col { CRITICAL_PATH_HOPS_COLUMNS(TABLE_COL_ENUM) CPH_NCOLS };
+
+/* rank_spread.csv's columns, in order. */
+#define RANK_SPREAD_COLUMNS(X)                                     \
+	X(RS_RUN, "run", text)                                     \
+	X(RS_RANK, "rank", int)                                    \
+	X(RS_STEPS, "steps", int)                                  \
+	X(RS_STEP_MEDIAN_US, "step_median_us", us)                 \
+	X(RS_EXPOSED_WAIT_MEDIAN_US, "exposed_wait_median_us", us) \
+	X(RS_OWN_MEDIAN_US, "own_median_us", us)                   \
+	X(RS_POSITION, "position", int)                            \
+	X(RS_ROLE, "role", text)                                   \
+	X(RS_DRAWN, "drawn", int)
+enum rank_spread_col { RANK_SPREAD_COLUMNS(TABLE_COL_ENUM) RS_NCOLS };
+
+/* pipeline_schedules.csv's columns, in order. */
+#define PIPELINE_SCHEDULES_COLUMNS(X)                              \
+	X(PSCH_RUN, "run", text)                                   \
+	X(PSCH_PAIR, "pair", text)                                 \
+	X(PSCH_SCHEDULE, "schedule", text)                         \
+	X(PSCH_STAGES, "stages", int)                              \
+	X(PSCH_MICROBATCHES, "microbatches", int)                  \
+	X(PSCH_STEP_US, "step_us", us)                             \
+	X(PSCH_STEP_SOURCE, "step_source", text)                   \
+	X(PSCH_STEP_SAMPLES, "step_samples", int)                  \
+	X(PSCH_STEP_VS_PAIR, "step_vs_pair", real)                 \
+	X(PSCH_BUBBLE_SHARE, "bubble_share", frac)                 \
+	X(PSCH_BUSIEST_BUBBLE_SHARE, "busiest_bubble_share", frac) \
+	X(PSCH_FORMULA_BUBBLE_SHARE, "formula_bubble_share", frac) \
+	X(PSCH_EXCESS_SHARE, "excess_share", real)                 \
+	X(PSCH_BUSIEST_EXCESS_SHARE, "busiest_excess_share", real) \
+	X(PSCH_IMBALANCE, "imbalance", real)
+enum pipeline_schedules_col { PIPELINE_SCHEDULES_COLUMNS(TABLE_COL_ENUM) PSCH_NCOLS };
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * time_tables.h: the contracts of the time family's tables that other
+ * analyses, the report and the charts read back (util/table.h: columns
+ * listed once, as an enum and the schema the maker passes to table_new):
+ * runs.csv, kernels.csv and groups.csv (basic.c), idle_time_steps.csv and gpu_idle.csv (gpu_idle.c),
+ * temporal.csv (temporal.c), profiler_overhead.csv (profiler_overhead.c).
+ */
+#ifndef PERFSTUDY_TIME_TABLES_H
+#define PERFSTUDY_TIME_TABLES_H
+
+#include "util/table.h"
+
+/* runs.csv's columns, in order. */
+#define RUNS_COLUMNS(X)                                     \
+	X(RUNS_RUN, "run", text)                            \
+	X(RUNS_LABEL, "label", text)                        \
+	X(RUNS_GPUS, "gpus", int)                           \
+	X(RUNS_RANKS, "ranks", int)                         \
+	X(RUNS_MODEL, "model", text)                        \
+	X(RUNS_BATCH, "batch", int)                         \
+	X(RUNS_STRATEGY, "strategy", text)                  \
+	X(RUNS_DEVICE, "device", text)                      \
+	X(RUNS_KERNELS, "kernels", int)                     \
+	X(RUNS_MEAN_STEP_US, "mean_step_us", us)            \
+	X(RUNS_DATA_PARALLEL, "data_parallel", int)         \
+	X(RUNS_TENSOR_PARALLEL, "tensor_parallel", int)     \
+	X(RUNS_PIPELINE_PARALLEL, "pipeline_parallel", int) \
+	X(RUNS_LAYOUT_SOURCE, "layout_source", text)        \
+	X(RUNS_SCHEDULE, "schedule", text)                  \
+	X(RUNS_MICROBATCHES, "microbatches", int)           \
+	X(RUNS_SCHEDULE_SOURCE, "schedule_source", text)    \
+	X(RUNS_STRATEGY_SOURCE, "strategy_source", text)
+enum runs_col { RUNS_COLUMNS(TABLE_COL_ENUM) RUNS_NCOLS };
+
+/* idle_time_steps.csv's columns, in order. */
+#define IDLE_TIME_STEPS_COLUMNS(X)                      \
+	X(ITS_RUN, "run", text)                         \
+	X(ITS_RANK, "rank", int)                        \
+	X(ITS_STEP, "step", int)                        \
+	X(ITS_STEP_US, "step_us", us)                   \
+	X(ITS_IDLE_US, "idle_us", us)                   \
+	X(ITS_HOST_WAIT_US, "host_wait_us", us)         \
+	X(ITS_KERNEL_WAIT_US, "kernel_wait_us", us)     \
+	X(ITS_OTHER_US, "other_us", us)                 \
+	X(ITS_HOST_WAIT_SHARE, "host_wait_share", frac) \
+	X(ITS_WHOLE, "whole", int)
+enum idle_time_steps_col { IDLE_TIME_STEPS_COLUMNS(TABLE_COL_ENUM) ITS_NCOLS };
+
+/* gpu_idle.csv's columns, in order. */
+#define GPU_IDLE_COLUMNS(X)                            \
+	X(GI_RUN, "run", text)                         \
+	X(GI_RANK, "rank", int)                        \
+	X(GI_STEPS, "steps", int)                      \
+	X(GI_STEPS_LEFT_OUT, "steps_left_out", int)    \
+	X(GI_STEP_US, "step_us", us)                   \
+	X(GI_IDLE_US, "idle_us", us)                   \
+	X(GI_HOST_WAIT_US, "host_wait_us", us)         \
+	X(GI_KERNEL_WAIT_US, "kernel_wait_us", us)     \
+	X(GI_OTHER_US, "other_us", us)                 \
+	X(GI_IDLE_SHARE, "idle_share", frac)           \
+	X(GI_HOST_WAIT_SHARE, "host_wait_share", frac)
+enum gpu_idle_col { GPU_IDLE_COLUMNS(TABLE_COL_ENUM) GI_NCOLS };
+
+/* temporal.csv's columns, in order. */
+#define TEMPORAL_COLUMNS(X)                                          \
+	X(TEMPORAL_RUN, "run", text)                                 \
+	X(TEMPORAL_RANK, "rank", int)                                \
+	X(TEMPORAL_SPAN_US, "span_us", us)                           \
+	X(TEMPORAL_IDLE_US, "idle_us", us)                           \
+	X(TEMPORAL_COMPUTE_US, "compute_us", us)                     \
+	X(TEMPORAL_NON_COMPUTE_US, "non_compute_us", us)             \
+	X(TEMPORAL_EXACT_SPAN_US, "exact_span_us", us)               \
+	X(TEMPORAL_EXACT_IDLE_US, "exact_idle_us", us)               \
+	X(TEMPORAL_EXACT_COMPUTE_US, "exact_compute_us", us)         \
+	X(TEMPORAL_EXACT_NON_COMPUTE_US, "exact_non_compute_us", us)
+enum temporal_col { TEMPORAL_COLUMNS(TABLE_COL_ENUM) TEMPORAL_NCOLS };
+
+/* profiler_overhead.csv's columns, in order. */
+#define PROFILER_OVERHEAD_COLUMNS(X)                               \
+	X(PO_RUN, "run", text)                                     \
+	X(PO_PROFILED_STEPS, "profiled_steps", int)                \
+	X(PO_STEP_MEDIAN_US, "step_median_us", us)                 \
+	X(PO_LOG_PROFILED, "log_profiled", int)                    \
+	X(PO_LOG_PROFILED_MEDIAN_US, "log_profiled_median_us", us) \
+	X(PO_UNPROFILED, "unprofiled", int)                        \
+	X(PO_UNPROFILED_MEDIAN_US, "unprofiled_median_us", us)     \
+	X(PO_OVERHEAD, "overhead", real)                           \
+	X(PO_UNPROFILED_SIGMA_US, "unprofiled_sigma_us", us)
+enum profiler_overhead_col { PROFILER_OVERHEAD_COLUMNS(TABLE_COL_ENUM) PO_NCOLS };
+
+/* kernels.csv's columns, in order. */
+#define KERNELS_COLUMNS(X)              \
+	X(KRN_RUN, "run", text)         \
+	X(KRN_RANK, "rank", int)        \
+	X(KRN_NAME, "name", text)       \
+	X(KRN_GROUP, "group", text)     \
+	X(KRN_CALLS, "calls", int)      \
+	X(KRN_TOTAL_US, "total_us", us) \
+	X(KRN_MEAN_US, "mean_us", us)   \
+	X(KRN_MIN_US, "min_us", us)     \
+	X(KRN_MAX_US, "max_us", us)
+enum kernels_col { KERNELS_COLUMNS(TABLE_COL_ENUM) KRN_NCOLS };
+
+/* groups.csv's columns, in order. */
+#define GROUPS_COLUMNS(X)                 \
+	X(GRP_RUN, "run", text)           \
+	X(GRP_RANK, "rank", int)          \
+	X(GRP_GROUP, "group", text)       \
+	X(GRP_TIME_US, "time_us", us)     \
+	X(GRP_FRACTION, "fraction", frac)
+enum groups_col { GROUPS_COLUMNS(TABLE_COL_ENUM) GRP_NCOLS };
+
+#endif
