@@ -23,7 +23,8 @@
  * f = 1 (the profiled steps).
  *
  * replay_fixes.csv, per run, rank and mechanism found (the table
- * `mechanisms` below, beside the rule that picks each one's instances):
+ * `mechanisms` in replay_mech.c, beside the rule that picks each one's
+ * instances):
  * the replayed step at f, the step replayed with the mechanism's instances
  * removed as `removed` says, and the saving per step (mean over the
  * profiled steps, with the smallest and largest step's). A saving is
@@ -54,6 +55,7 @@
 #include "analyze/analysis.h"
 #include "analyze/findings/findings_nccl.h"
 #include "analyze/replay/replay.h"
+#include "analyze/replay/replay_mech.h"
 #include "analyze/lib/stats.h"
 #include "analyze/time/profiler_overhead.h"
 #include "util/buf.h"
@@ -62,160 +64,6 @@
 
 #define RP_SAVING_MIN 0.01 /* a saving under this share of the step is not stated */
 #define RP_JOINT_PRICED 4  /* of a run replayed together, the ranks whose fixes are priced: the latest ones */
-
-enum mech_id {
-	M_HOST_GAP, M_SYNC, M_BLOCKING_COPY, M_PAGEABLE, M_IMPLICIT, M_GPU_MEDIAN, M_HOST_MEDIAN, M_EXTRA, M_NCCL_PATH,
-	NMECH
-};
-
-/*
- * The mechanisms the replay prices, each: its id (replay_fixes.csv
- * mechanism), a few words (What to fix first), what it is, how the replay
- * removes it, and the fix to try. The one table of their words: findings.c
- * and the report read them through rp_mechanism().
- */
-static const struct rp_mechanism mechanisms[NMECH] = {
-	[M_HOST_GAP] = {"host_gap", "host time outside every operator",
-			"host time outside every operator (a sleep, Python work)",
-			"the stretches of 1 ms or more that no operator covers taken out",
-			"remove that host work from the step or move it off the training thread"},
-	[M_SYNC] = {"sync", "synchronisations",
-		    "synchronisations that wait for the GPU (cudaDeviceSynchronize, cudaStreamSynchronize, "
-		    "cudaEventSynchronize)",
-		    "each returns at once", "remove the synchronize calls from the training loop"},
-	[M_BLOCKING_COPY] = {"blocking_copy", "blocking device-to-host copies",
-			     "blocking device-to-host copies (.item(), .cpu(), .tolist())",
-			     "the copies no longer block the host",
-			     "keep the values on the GPU, or read them every N steps"},
-	[M_PAGEABLE] = {"pageable_copy", "pageable host-to-device copies", "pageable host-to-device copies",
-			"the copies taken off the step's path, as a pinned buffer copied ahead of the step would be",
-			"pin the host buffer (pin_memory=True) and copy it with non_blocking=True ahead of the step"},
-	[M_IMPLICIT] = {"implicit_sync", "implicit synchronisations",
-			"runtime calls that wait for the GPU without being a synchronize (cudaFree, cudaMalloc, a "
-			"blocking copy of another kind)",
-			"each returns at once",
-			"keep the allocator's memory cached (no empty_cache) and the copies asynchronous"},
-	[M_GPU_MEDIAN] = {"gpu_like_median", "GPU work beyond the other ranks'",
-			  "GPU work beyond the other ranks' (longer kernels, or kernels that only this rank runs)",
-			  "its kernels at the median duration of the same kernel on the other ranks, those most of "
-			  "them do not run dropped",
-			  "even out the ranks' work (the same batch and sequence lengths on every rank) and remove "
-			  "work only this rank does"},
-	[M_HOST_MEDIAN] = {"host_like_median", "host work beyond the other ranks'",
-			   "host work beyond the other ranks' (slower operators, more Python)",
-			   "its host time (between its runtime calls and in them, waits aside) scaled to the median of "
-			   "the other ranks' totals",
-			   "find what its host does more than the others (straggler_causes.csv's host rows) and even it "
-			   "out"},
-	[M_EXTRA] = {"extra_gpu_work", "GPU work beyond the reference run's",
-		     "GPU work the reference run (the same configuration) does not do: the kernels of operator calls "
-		     "beyond its count per step of the same operator and input shapes",
-		     "those kernels dropped (no time on their stream)",
-		     "remove that work from the step (the operator named), or run it less often"},
-	/* decided by the nccl-path rule (findings_nccl.c nccl_path_of), priced by add_nccl_path below */
-	[M_NCCL_PATH] = {"nccl_path", "collectives off NVLink",
-			 "collectives over a path slower than the GPUs' NVLinks (the nccl-path finding: NCCL's bus "
-			 "bandwidth under 1/8 of the links')",
-			 "every rank's collective transfers scaled by the measured bus bandwidth over the one NCCL "
-			 "reaches over NVLink (where says which), the ranks replayed together",
-			 "let NCCL use NVLink: unset NCCL_P2P_DISABLE, NCCL_SHM_DISABLE and NCCL_NET"},
-};
-
-const struct rp_mechanism *rp_mechanism(const char *id)
-{
-	for (size_t i = 0; id && i < NMECH; i++)
-		if (!strcmp(mechanisms[i].id, id))
-			return &mechanisms[i];
-	return NULL;
-}
-
-/* A rank's host time over the window: the gaps between its calls (unrecorded stretches too) and their own costs. */
-static double host_work(const struct rp_model *m)
-{
-	double w = 0;
-	for (size_t i = 0; i < m->ncalls; i++) {
-		const struct rp_call *c = &m->calls[i];
-		if (c->gap > 0)
-			w += (double)c->gap;
-		w += (double)(c->wait_op >= 0 || c->throttled ? c->cost : c->dur);
-	}
-	return w;
-}
-
-/* Which mechanism a call's wait is. */
-static int wait_mech(const struct rp_model *m, const struct rp_call *c)
-{
-	int kind = m->ops[c->wait_op].kind;
-	if (kind == RP_OP_H2D_PAGEABLE)
-		return M_PAGEABLE;
-	if (kind == RP_OP_D2H)
-		return M_BLOCKING_COPY;
-	return c->sync ? M_SYNC : M_IMPLICIT;
-}
-
-/* The innermost host annotation (not ProfilerStep) around t, or the one that ended last before it. */
-static char *where_at(struct store *s, const struct rank_data *d, int64_t t)
-{
-	const struct rk_range *best = NULL, *before = NULL;
-	for (size_t i = 0; i < d->nannots && d->annots[i].start <= t; i++) {
-		const struct rk_range *a = &d->annots[i];
-		char *n = rank_name(s, a->key);
-		int step = n && !strncmp(n, "ProfilerStep#", 13);
-		free(n);
-		if (step)
-			continue;
-		if (a->end > t && (!best || a->start >= best->start))
-			best = a;
-		else if (a->end <= t && (!before || a->end >= before->end))
-			before = a;
-	}
-	if (best)
-		return rank_name(s, best->key);
-	if (before) {
-		char *n = rank_name(s, before->key), *w = xasprintf("after %s", n ? n : "?");
-		free(n);
-		return w;
-	}
-	return xstrdup("outside every annotation");
-}
-
-struct fix {
-	unsigned char *no_gap, *no_wait, *drop_op;
-	size_t instances;
-	int64_t where_t; /* the time of the largest instance */
-	int64_t largest;
-};
-
-/* Marks the instances of mechanism id in m into f. */
-static void pick(const struct rp_model *m, int id, struct fix *f)
-{
-	for (size_t i = 0; i < m->ncalls; i++) {
-		const struct rp_call *c = &m->calls[i];
-		if (id == M_HOST_GAP && c->gap_fixed >= RP_UNRECORDED_NS) {
-			f->no_gap[i] = 1;
-			f->instances++;
-			if (c->gap_fixed > f->largest) {
-				f->largest = c->gap_fixed;
-				f->where_t = c->start - c->gap / 2;
-			}
-		} else if (id != M_HOST_GAP && c->wait_op >= 0 && wait_mech(m, c) == id) {
-			f->no_wait[i] = 1;
-			f->instances++;
-			int64_t waited = c->start + c->dur - (m->ops[c->wait_op].start);
-			if (waited > f->largest || !f->where_t) {
-				f->largest = waited;
-				f->where_t = c->start;
-			}
-		}
-	}
-	if (id == M_PAGEABLE)
-		for (size_t j = 0; j < m->nops; j++)
-			if (m->ops[j].kind == RP_OP_H2D_PAGEABLE && m->ops[j].call >= 0) {
-				f->drop_op[j] = 1;
-				if (!f->where_t)
-					f->where_t = m->calls[m->ops[j].call].start;
-			}
-}
 
 struct ctx {
 	const struct analysis_ctx *a;
@@ -387,11 +235,11 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 		double host_scale = 1.0;
 		if (id == M_HOST_MEDIAN) {
 			/* the median of the other ranks' host work over this rank's; only a rank with more */
-			double *w = xmalloc(sj->n * sizeof(*w)), mine = host_work(m);
+			double *w = xmalloc(sj->n * sizeof(*w)), mine = rp_host_work(m);
 			size_t nw = 0;
 			for (size_t q = 0; q < sj->n; q++)
 				if (q != r)
-					w[nw++] = host_work(sj->m[q]);
+					w[nw++] = rp_host_work(sj->m[q]);
 			qsort(w, nw, sizeof(*w), stats_cmp_double);
 			double med = nw ? (nw % 2 ? w[nw / 2] : (w[nw / 2 - 1] + w[nw / 2]) / 2) : mine;
 			free(w);
@@ -403,7 +251,7 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 		const struct rank_key *refk = id == M_EXTRA ? reference_of(x, k, &ref) : NULL;
 		if (id == M_EXTRA && !refk)
 			continue;
-		struct fix fx = {xcalloc(m->ncalls + 1, 1), xcalloc(m->ncalls + 1, 1), xcalloc(m->nops + 1, 1), 0, 0, 0};
+		struct rp_fix fx = {xcalloc(m->ncalls + 1, 1), xcalloc(m->ncalls + 1, 1), xcalloc(m->nops + 1, 1), 0, 0, 0};
 		double *scale = NULL;
 		char *what = NULL; /* extra_gpu_work: its largest key in words */
 		if (id == M_EXTRA) {
@@ -430,7 +278,7 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 			fx.instances = m->nsteps; /* once per step: the whole of its host time */
 			fx.where_t = m->ncalls ? m->calls[0].start : 0;
 		} else {
-			pick(m, id, &fx);
+			rp_pick(m, id, &fx);
 		}
 		if (fx.instances) {
 			struct rp_change c = {.host_factor = f * host_scale, .no_gap = fx.no_gap, .no_wait = fx.no_wait,
@@ -444,11 +292,11 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 					int differ = 0;
 					for (size_t q = 0; q < sj->n; q++)
 						differ |= flo[q] != sj->f[q];
-					struct fix_row fr = {k, 0, mechanisms[id].id,
+					struct fix_row fr = {k, 0, rp_mechanism_at(id)->id,
 							     (double)fx.instances / (double)m->nsteps, mean,
 							     v.without, saving, v.smin, v.smax, v.noise, v.stated,
 							     sj->joint != NULL, differ ? saving_at(x, sj, r, &c, flo) : saving};
-					char *where = have_d ? where_at(x->a->store, &d, fx.where_t) : xstrdup("");
+					char *where = have_d ? rp_where_at(x->a->store, &d, fx.where_t) : xstrdup("");
 					if (what) {
 						/* which run it was compared with, and the work that takes the most time */
 						int in = strncmp(where, "after ", 6) && strncmp(where, "outside ", 8);
@@ -519,7 +367,7 @@ static void add_nccl_path(struct ctx *x, const struct rank_key *k, struct rp_sub
 	struct savings v;
 	if (comm && savings_of(x->base, x->alt, m0->nsteps, step, &v)) {
 		double fast = joint_mean(sj, flo, NULL, x->buf) - joint_mean(sj, flo, scale, x->buf);
-		struct fix_row fr = {k, 1, mechanisms[M_NCCL_PATH].id, (double)comm / (double)m0->nsteps, step,
+		struct fix_row fr = {k, 1, rp_mechanism_at(M_NCCL_PATH)->id, (double)comm / (double)m0->nsteps, step,
 				     v.without, v.saving, v.smin, v.smax, v.noise, v.stated, 1, fast};
 		char *where = p.reach_run ? xasprintf("%s at %.3g GB/s measured, replayed at %.3g GB/s: the same collective's "
 						      "bus bandwidth over NVLink in run %s",
@@ -834,8 +682,8 @@ static int analysis_replay(const struct analysis_ctx *ctx, struct analysis_resul
 		   "Mechanisms and how each is removed:",
 		   RP_JOINT_PRICED, 100 * RP_SAVING_MIN, 100 * RP_SAVING_MIN, RP_F_MIN, 200 * RP_F_TOL);
 	for (int i = 0; i < NMECH; i++)
-		buf_printf(&b, " %s, %s: %s (fix: %s);", mechanisms[i].id, mechanisms[i].what, mechanisms[i].removed,
-			   mechanisms[i].fix);
+		buf_printf(&b, " %s, %s: %s (fix: %s);", rp_mechanism_at(i)->id, rp_mechanism_at(i)->what, rp_mechanism_at(i)->removed,
+			   rp_mechanism_at(i)->fix);
 	buf_printf(&b,
 		 " extra_gpu_work's reference run: the run the manifest's compare pairs with it as the reference "
 		 "([reference, run]) where that has the same configuration (gpus, batch, strategy, model, and the "

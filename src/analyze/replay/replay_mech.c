@@ -1,0 +1,160 @@
+/*
+ * replay_mech.c: the mechanisms the replay prices (replay_mech.h), the one
+ * table of their words (replay_fixes.csv mechanism, What to fix first; the
+ * findings and the report read them through rp_mechanism), and the rules
+ * that pick each one's instances in a rank's model (replay.c removes them
+ * and replays the step).
+ */
+#include "analyze/replay/replay_mech.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+/*
+ * The mechanisms the replay prices, each: its id (replay_fixes.csv
+ * mechanism), a few words (What to fix first), what it is, how the replay
+ * removes it, and the fix to try. The one table of their words: findings.c
+ * and the report read them through rp_mechanism().
+ */
+static const struct rp_mechanism mechanisms[NMECH] = {
+	[M_HOST_GAP] = {"host_gap", "host time outside every operator",
+			"host time outside every operator (a sleep, Python work)",
+			"the stretches of 1 ms or more that no operator covers taken out",
+			"remove that host work from the step or move it off the training thread"},
+	[M_SYNC] = {"sync", "synchronisations",
+		    "synchronisations that wait for the GPU (cudaDeviceSynchronize, cudaStreamSynchronize, "
+		    "cudaEventSynchronize)",
+		    "each returns at once", "remove the synchronize calls from the training loop"},
+	[M_BLOCKING_COPY] = {"blocking_copy", "blocking device-to-host copies",
+			     "blocking device-to-host copies (.item(), .cpu(), .tolist())",
+			     "the copies no longer block the host",
+			     "keep the values on the GPU, or read them every N steps"},
+	[M_PAGEABLE] = {"pageable_copy", "pageable host-to-device copies", "pageable host-to-device copies",
+			"the copies taken off the step's path, as a pinned buffer copied ahead of the step would be",
+			"pin the host buffer (pin_memory=True) and copy it with non_blocking=True ahead of the step"},
+	[M_IMPLICIT] = {"implicit_sync", "implicit synchronisations",
+			"runtime calls that wait for the GPU without being a synchronize (cudaFree, cudaMalloc, a "
+			"blocking copy of another kind)",
+			"each returns at once",
+			"keep the allocator's memory cached (no empty_cache) and the copies asynchronous"},
+	[M_GPU_MEDIAN] = {"gpu_like_median", "GPU work beyond the other ranks'",
+			  "GPU work beyond the other ranks' (longer kernels, or kernels that only this rank runs)",
+			  "its kernels at the median duration of the same kernel on the other ranks, those most of "
+			  "them do not run dropped",
+			  "even out the ranks' work (the same batch and sequence lengths on every rank) and remove "
+			  "work only this rank does"},
+	[M_HOST_MEDIAN] = {"host_like_median", "host work beyond the other ranks'",
+			   "host work beyond the other ranks' (slower operators, more Python)",
+			   "its host time (between its runtime calls and in them, waits aside) scaled to the median of "
+			   "the other ranks' totals",
+			   "find what its host does more than the others (straggler_causes.csv's host rows) and even it "
+			   "out"},
+	[M_EXTRA] = {"extra_gpu_work", "GPU work beyond the reference run's",
+		     "GPU work the reference run (the same configuration) does not do: the kernels of operator calls "
+		     "beyond its count per step of the same operator and input shapes",
+		     "those kernels dropped (no time on their stream)",
+		     "remove that work from the step (the operator named), or run it less often"},
+	/* decided by the nccl-path rule (findings_nccl.c nccl_path_of), priced by replay.c add_nccl_path */
+	[M_NCCL_PATH] = {"nccl_path", "collectives off NVLink",
+			 "collectives over a path slower than the GPUs' NVLinks (the nccl-path finding: NCCL's bus "
+			 "bandwidth under 1/8 of the links')",
+			 "every rank's collective transfers scaled by the measured bus bandwidth over the one NCCL "
+			 "reaches over NVLink (where says which), the ranks replayed together",
+			 "let NCCL use NVLink: unset NCCL_P2P_DISABLE, NCCL_SHM_DISABLE and NCCL_NET"},
+};
+
+const struct rp_mechanism *rp_mechanism(const char *id)
+{
+	for (size_t i = 0; id && i < NMECH; i++)
+		if (!strcmp(mechanisms[i].id, id))
+			return &mechanisms[i];
+	return NULL;
+}
+
+/* A rank's host time over the window: the gaps between its calls (unrecorded stretches too) and their own costs. */
+double rp_host_work(const struct rp_model *m)
+{
+	double w = 0;
+	for (size_t i = 0; i < m->ncalls; i++) {
+		const struct rp_call *c = &m->calls[i];
+		if (c->gap > 0)
+			w += (double)c->gap;
+		w += (double)(c->wait_op >= 0 || c->throttled ? c->cost : c->dur);
+	}
+	return w;
+}
+
+/* Which mechanism a call's wait is. */
+static int wait_mech(const struct rp_model *m, const struct rp_call *c)
+{
+	int kind = m->ops[c->wait_op].kind;
+	if (kind == RP_OP_H2D_PAGEABLE)
+		return M_PAGEABLE;
+	if (kind == RP_OP_D2H)
+		return M_BLOCKING_COPY;
+	return c->sync ? M_SYNC : M_IMPLICIT;
+}
+
+/* The innermost host annotation (not ProfilerStep) around t, or the one that ended last before it. */
+char *rp_where_at(struct store *s, const struct rank_data *d, int64_t t)
+{
+	const struct rk_range *best = NULL, *before = NULL;
+	for (size_t i = 0; i < d->nannots && d->annots[i].start <= t; i++) {
+		const struct rk_range *a = &d->annots[i];
+		char *n = rank_name(s, a->key);
+		int step = n && !strncmp(n, "ProfilerStep#", 13);
+		free(n);
+		if (step)
+			continue;
+		if (a->end > t && (!best || a->start >= best->start))
+			best = a;
+		else if (a->end <= t && (!before || a->end >= before->end))
+			before = a;
+	}
+	if (best)
+		return rank_name(s, best->key);
+	if (before) {
+		char *n = rank_name(s, before->key), *w = xasprintf("after %s", n ? n : "?");
+		free(n);
+		return w;
+	}
+	return xstrdup("outside every annotation");
+}
+
+/* Marks the instances of mechanism id in m into f. */
+void rp_pick(const struct rp_model *m, int id, struct rp_fix *f)
+{
+	for (size_t i = 0; i < m->ncalls; i++) {
+		const struct rp_call *c = &m->calls[i];
+		if (id == M_HOST_GAP && c->gap_fixed >= RP_UNRECORDED_NS) {
+			f->no_gap[i] = 1;
+			f->instances++;
+			if (c->gap_fixed > f->largest) {
+				f->largest = c->gap_fixed;
+				f->where_t = c->start - c->gap / 2;
+			}
+		} else if (id != M_HOST_GAP && c->wait_op >= 0 && wait_mech(m, c) == id) {
+			f->no_wait[i] = 1;
+			f->instances++;
+			int64_t waited = c->start + c->dur - (m->ops[c->wait_op].start);
+			if (waited > f->largest || !f->where_t) {
+				f->largest = waited;
+				f->where_t = c->start;
+			}
+		}
+	}
+	if (id == M_PAGEABLE)
+		for (size_t j = 0; j < m->nops; j++)
+			if (m->ops[j].kind == RP_OP_H2D_PAGEABLE && m->ops[j].call >= 0) {
+				f->drop_op[j] = 1;
+				if (!f->where_t)
+					f->where_t = m->calls[m->ops[j].call].start;
+			}
+}
+
+const struct rp_mechanism *rp_mechanism_at(int id)
+{
+	return &mechanisms[id];
+}
