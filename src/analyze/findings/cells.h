@@ -10,8 +10,10 @@
 #include <math.h>
 #include "analyze/analysis.h"
 #include "analyze/findings/findings_tables.h"
+#include "analyze/inputs/inputs_tables.h"
 #include "analyze/memory/memory_steps_kept.h"
 #include "analyze/models/models.h"
+#include "analyze/pipeline/pipeline_tables.h"
 #include "analyze/ranks/ranks_tables.h"
 #include "analyze/replay/replay.h"
 #include "analyze/time/time_tables.h"

@@ -8,46 +8,7 @@
 #define PERFSTUDY_FINDINGS_NCCL_H
 #include "analyze/analysis.h"
 #include "analyze/findings/findings_memory.h"
-
-/*
- * NCCL_PATH_SHARE: a run's bus bandwidth below this share of its NVLinks'
- * is not NVLink's. NCCL over NVLink reaches 31-62 % of the links in the
- * bundled runs (the lowest: a small GPT-2's AllReduce on 4 x H100, 139 of
- * 450 GB/s); through host memory (NCCL_P2P_DISABLE=1, SHM) 6 %, over
- * sockets 1.4-1.8 %; PCIe Gen5 x16 (64 GB/s per direction) is 14 % of
- * H100's NVLink, so one eighth tells NVLink from every other path.
- */
-#define NCCL_PATH_SHARE 0.125
-
-/*
- * NCCL_NVLINK_REACH: the share of its NVLinks' bandwidth NCCL's bus
- * bandwidth reaches over NVLink where the experiment has no run that
- * measures it: the bundled tp2-p2p run's AllReduce (experiments/h200x4-
- * parallel, 2 x H200, NV18, 50 MiB messages), 268 of 450 GB/s.
- */
-#define NCCL_NVLINK_REACH 0.59
-
-/* A run's NCCL path against its NVLinks (nccl_path_of). */
-struct nccl_path {
-	double measured;      /* GB/s: collective_busbw.csv busbw_gb_per_s of coll */
-	double links;         /* GB/s per direction: nv x per_link */
-	double per_link;
-	int nv;
-	const char *gpu, *coll;
-	/*
-	 * GB/s NCCL reaches over those NVLinks: the largest busbw_gb_per_s of
-	 * coll among the experiment's runs over NVLink (at least
-	 * NCCL_PATH_SHARE of the links), reach_run naming it; else
-	 * NCCL_NVLINK_REACH x links, reach_run NULL
-	 */
-	double reach;
-	const char *reach_run;
-};
-/*
- * 1 where run's collectives are off its NVLinks (the nccl-path rule:
- * measured under NCCL_PATH_SHARE of links), with *p filled; else 0.
- */
-int nccl_path_of(const struct analysis_result *res, const char *run, struct nccl_path *p);
+#include "analyze/ranks/nccl_path.h"
 
 typedef void (*nccl_finding_fn)(void *ctx, const char *run, int rank, double value, double saving_us,
 				const char *evidence, const char *rule, const char *text);

@@ -1,6 +1,6 @@
 /*
  * findings_pipeline.c: the pipeline-bubble rule of findings.csv, from
- * pipeline_stages.csv (analyze/ranks/pipeline_stages.c defines its
+ * pipeline_stages.csv (analyze/pipeline/pipeline_stages.c defines its
  * columns). Per pipeline of a run with at least PP_MIN_STEPS profiled
  * steps, the stages whose median excess_share (bubble_share -
  * formula_bubble_share) exceeds the noise, max(PP_EXCESS_MIN, PP_NOISE_K x
@@ -33,6 +33,7 @@
 
 #include "util/buf.h"
 #include "analyze/findings/cells.h"
+#include "analyze/pipeline/pipeline_tables.h"
 #include "analyze/ranks/ranks_tables.h"
 
 #define PP_MIN_STEPS 3      /* fewer steps: their spread is unknown, nothing is stated */

@@ -1,32 +1,12 @@
 /*
- * findings_tables.h: the contracts of the findings family's tables that the
- * rules and the report read back (util/table.h: columns listed once, as an
- * enum and the schema the maker passes to table_new): interconnect.csv
- * (inputs.c), system.csv (system.c) and findings.csv (findings.c).
+ * findings_tables.h: the contract of findings.csv (findings.c), which the
+ * report and the merged traces read back (util/table.h: columns listed
+ * once, as an enum and the schema the maker passes to table_new).
  */
 #ifndef PERFSTUDY_FINDINGS_TABLES_H
 #define PERFSTUDY_FINDINGS_TABLES_H
 
 #include "util/table.h"
-
-/* interconnect.csv's columns, in order. */
-#define INTERCONNECT_COLUMNS(X)                    \
-	X(IC_A, "a", text)                         \
-	X(IC_B, "b", text)                         \
-	X(IC_LINK, "link", text)                   \
-	X(IC_MEANING, "meaning", text)             \
-	X(IC_CPU_AFFINITY, "cpu_affinity", text)   \
-	X(IC_NUMA_AFFINITY, "numa_affinity", text) \
-	X(IC_SOURCE, "source", text)
-enum interconnect_col { INTERCONNECT_COLUMNS(TABLE_COL_ENUM) IC_NCOLS };
-
-/* system.csv's columns, in order. */
-#define SYSTEM_COLUMNS(X)             \
-	X(SYS_KIND, "kind", text)     \
-	X(SYS_ITEM, "item", text)     \
-	X(SYS_VALUE, "value", text)   \
-	X(SYS_SOURCE, "source", text)
-enum system_col { SYSTEM_COLUMNS(TABLE_COL_ENUM) SYS_NCOLS };
 
 /* findings.csv's columns, in order. */
 #define FINDINGS_COLUMNS(X)                                 \

@@ -13,7 +13,7 @@
 
 #include "analyze/analysis.h"
 #include "util/diag.h"
-#include "analyze/findings/findings_tables.h"
+#include "analyze/inputs/inputs_tables.h"
 
 /* nvidia-smi's own legend for the link types of topo -m. */
 static const char *link_meaning(const char *link)

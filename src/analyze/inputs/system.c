@@ -29,7 +29,7 @@
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
-#include "analyze/findings/findings_tables.h"
+#include "analyze/inputs/inputs_tables.h"
 
 /* The items in the order of the table; key is the manifest's hardware key (or software name). */
 static const struct {

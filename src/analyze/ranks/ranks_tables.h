@@ -6,8 +6,8 @@
  * critical_path_across.csv and critical_path_hops (critical_path_steps.c),
  * collective_waits.csv, clock_offsets.csv, stragglers.csv and
  * straggler_ranks.csv (crossrank_waits.c), rank_spread.csv (rank_spread.c),
- * straggler_causes.csv (straggler_causes.c), collective_busbw.csv (collective_busbw.c), pipeline_stages.csv
- * (pipeline_stages.c), pipeline_schedules.csv (pipeline_schedules.c).
+ * straggler_causes.csv (straggler_causes.c) and collective_busbw.csv
+ * (collective_busbw.c).
  */
 #ifndef PERFSTUDY_RANKS_TABLES_H
 #define PERFSTUDY_RANKS_TABLES_H
@@ -127,29 +127,6 @@ enum straggler_causes_col { STRAGGLER_CAUSES_COLUMNS(TABLE_COL_ENUM) SC_NCOLS };
 	X(CBW_STRATEGY_LABEL, "strategy_label", text)
 enum collective_busbw_col { COLLECTIVE_BUSBW_COLUMNS(TABLE_COL_ENUM) CBW_NCOLS };
 
-/* pipeline_stages.csv's columns, in order. */
-#define PIPELINE_STAGES_COLUMNS(X)                               \
-	X(PS_RUN, "run", text)                                   \
-	X(PS_RANK, "rank", int)                                  \
-	X(PS_PIPELINE, "pipeline", int)                          \
-	X(PS_STAGE, "stage", int)                                \
-	X(PS_STAGES, "stages", int)                              \
-	X(PS_SCHEDULE, "schedule", text)                         \
-	X(PS_SCHEDULE_SOURCE, "schedule_source", text)           \
-	X(PS_MICROBATCHES, "microbatches", int)                  \
-	X(PS_MICROBATCHES_SOURCE, "microbatches_source", text)   \
-	X(PS_STEPS, "steps", int)                                \
-	X(PS_SPAN_US, "span_us", us)                             \
-	X(PS_COMPUTE_US, "compute_us", us)                       \
-	X(PS_BUBBLE_SHARE, "bubble_share", frac)                 \
-	X(PS_FORMULA_BUBBLE_SHARE, "formula_bubble_share", frac) \
-	X(PS_EXCESS_SHARE, "excess_share", real)                 \
-	X(PS_BUBBLE_SIGMA, "bubble_sigma", real)                 \
-	X(PS_IMBALANCE, "imbalance", real)                       \
-	X(PS_P2P_US, "p2p_us", us)                               \
-	X(PS_P2P_BYTES, "p2p_bytes", int)
-enum pipeline_stages_col { PIPELINE_STAGES_COLUMNS(TABLE_COL_ENUM) PS_NCOLS };
-
 /*
  * critical_path.csv's columns, in order: a column per category of
  * critical_path_int.h's enum cp_cat, in its order, between the key and the
@@ -248,24 +225,5 @@ enum critical_path_hops_col { CRITICAL_PATH_HOPS_COLUMNS(TABLE_COL_ENUM) CPH_NCO
 	X(RS_ROLE, "role", text)                                   \
 	X(RS_DRAWN, "drawn", int)
 enum rank_spread_col { RANK_SPREAD_COLUMNS(TABLE_COL_ENUM) RS_NCOLS };
-
-/* pipeline_schedules.csv's columns, in order. */
-#define PIPELINE_SCHEDULES_COLUMNS(X)                              \
-	X(PSCH_RUN, "run", text)                                   \
-	X(PSCH_PAIR, "pair", text)                                 \
-	X(PSCH_SCHEDULE, "schedule", text)                         \
-	X(PSCH_STAGES, "stages", int)                              \
-	X(PSCH_MICROBATCHES, "microbatches", int)                  \
-	X(PSCH_STEP_US, "step_us", us)                             \
-	X(PSCH_STEP_SOURCE, "step_source", text)                   \
-	X(PSCH_STEP_SAMPLES, "step_samples", int)                  \
-	X(PSCH_STEP_VS_PAIR, "step_vs_pair", real)                 \
-	X(PSCH_BUBBLE_SHARE, "bubble_share", frac)                 \
-	X(PSCH_BUSIEST_BUBBLE_SHARE, "busiest_bubble_share", frac) \
-	X(PSCH_FORMULA_BUBBLE_SHARE, "formula_bubble_share", frac) \
-	X(PSCH_EXCESS_SHARE, "excess_share", real)                 \
-	X(PSCH_BUSIEST_EXCESS_SHARE, "busiest_excess_share", real) \
-	X(PSCH_IMBALANCE, "imbalance", real)
-enum pipeline_schedules_col { PIPELINE_SCHEDULES_COLUMNS(TABLE_COL_ENUM) PSCH_NCOLS };
 
 #endif

@@ -33,6 +33,7 @@
 #include "analyze/models/models.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "analyze/pipeline/pipeline_tables.h"
 #include "analyze/ranks/ranks_tables.h"
 #include "analyze/time/time_tables.h"
 

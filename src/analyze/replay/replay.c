@@ -53,13 +53,14 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
-#include "analyze/findings/findings_nccl.h"
 #include "analyze/replay/replay.h"
 #include "analyze/replay/replay_mech.h"
 #include "analyze/lib/stats.h"
+#include "analyze/ranks/nccl_path.h"
 #include "analyze/time/profiler_overhead.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/pipeline/pipeline_tables.h"
 #include "analyze/ranks/ranks_tables.h"
 
 #define RP_SAVING_MIN 0.01 /* a saving under this share of the step is not stated */

@@ -74,13 +74,14 @@
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
 #include "analyze/ranks/collectives.h"
-#include "analyze/ranks/pipeline_balance.h"
+#include "analyze/pipeline/pipeline_balance.h"
 #include "analyze/lib/stats.h"
 #include "util/search.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
+#include "analyze/pipeline/pipeline_tables.h"
 #include "analyze/ranks/ranks_tables.h"
 
 /* One send or recv of a rank. */

@@ -16,8 +16,9 @@
 #include <string.h>
 
 #include "analyze/models/models.h"
-#include "analyze/ranks/pipeline_balance.h"
+#include "analyze/pipeline/pipeline_balance.h"
 #include "util/xalloc.h"
+#include "analyze/pipeline/pipeline_tables.h"
 #include "analyze/ranks/ranks_tables.h"
 
 int pipeline_balance_words(struct store *s, const char *exp, const char *run, const struct table *t, int64_t hidden,

@@ -47,11 +47,12 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
-#include "analyze/ranks/pipeline_balance.h"
+#include "analyze/pipeline/pipeline_balance.h"
 #include "analyze/time/profiler_overhead.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "analyze/pipeline/pipeline_tables.h"
 #include "analyze/ranks/ranks_tables.h"
 #include "analyze/time/step_stats.h"
 #include "analyze/time/time_tables.h"
