@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
-#include "analyze/history/compare.h"
+#include "analyze/lib/pairs.h"
 #include "analyze/lib/rankdata.h"
 #include "analyze/lib/stats.h"
 #include "analyze/time/step_stats.h"

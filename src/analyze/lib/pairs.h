@@ -1,16 +1,16 @@
 /*
- * compare.h: the pairs of runs compare.c compares, for step_stats.c's test
- * between compared runs.
+ * pairs.h: the pairs of runs an experiment compares (pairs.c): compare.c's
+ * per-kernel differences and step_stats.c's test between compared runs.
  */
-#ifndef PERFSTUDY_COMPARE_H
-#define PERFSTUDY_COMPARE_H
+#ifndef PERFSTUDY_PAIRS_H
+#define PERFSTUDY_PAIRS_H
 
 #include <stddef.h>
 
 #include "manifest/manifest.h"
 
 /*
- * compare.c: the pairs of runs to compare, as indexes into runs[] and
+ * The pairs of runs to compare, as indexes into runs[] and
  * models[] ("" for none), nr runs in manifest order; *pairs is allocated
  * (caller frees). Returns how many.
  */
