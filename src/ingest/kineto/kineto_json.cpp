@@ -9,12 +9,9 @@
  */
 #include "ingest/kineto/kineto_json.h"
 #include "ingest/simdjson_util.h"
+#include "ingest/kineto/kineto_keys.h"
 
 #include <simdjson.h>
-
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include <cstdio>
 #include <cstring>
@@ -28,6 +25,7 @@ extern "C" {
 }
 
 using namespace simdjson;
+using namespace kj_keys;
 
 namespace {
 
@@ -102,29 +100,6 @@ bool take_number_text(ondemand::value v, kj_str &out)
 	return true;
 }
 
-/* Length of the string text at p up to its closing quote; SIZE_MAX when a backslash comes first. */
-size_t plain_len(const char *p)
-{
-	const char *q = p;
-#ifdef __SSE2__
-	/* 16 bytes at a time: the text is followed by SIMDJSON_PADDING bytes, and a string ends before it. */
-	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
-	for (;;) {
-		__m128i v = _mm_loadu_si128((const __m128i *)q);
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
-		if (m) {
-			q += __builtin_ctz(m);
-			break;
-		}
-		q += 16;
-	}
-#else
-	while (*q != '"' && *q != '\\')
-		q++;
-#endif
-	return *q == '"' ? (size_t)(q - p) : SIZE_MAX;
-}
-
 /*
  * A string value without copying when it holds no escape: sv points into the
  * JSON text (not NUL-terminated). False when it is not a string or holds a
@@ -140,119 +115,6 @@ bool raw_string(ondemand::value v, std::string_view &sv)
 		return false;
 	sv = std::string_view(rs.raw(), n);
 	return true;
-}
-
-/* The keys read_event and read_args look at. */
-enum key_id {
-	K_OTHER, K_PH, K_TS, K_CAT, K_DUR, K_TID, K_NAME, K_ARGS,
-	K_EXTERNAL_ID, K_DEVICE, K_STREAM, K_CORRELATION, K_BYTES, K_COLLECTIVE, K_DTYPE, K_IN_NELEMS,
-	K_OUT_NELEMS, K_GROUP_SIZE, K_PG_NAME, K_PG_DESC, K_SEQ, K_DST_RANK, K_SRC_RANK,
-	K_TOTAL_ALLOC, K_TOTAL_RESERVED, K_MEM_BYTES, K_ADDR, K_DEV_ID, K_DEV_TYPE, K_INPUT_DIMS,
-	K_INPUT_TYPE, K_CONCRETE,
-};
-
-/* Whether the key text at p (after its opening quote) is exactly k: k's bytes, then the closing quote. */
-template <size_t N> inline bool key_is(const char *p, const char (&k)[N])
-{
-	return !memcmp(p, k, N - 1) && p[N - 1] == '"';
-}
-
-/* An unescaped key's id, by comparing whole strings: the slow way, for keys written with escapes. */
-key_id key_by_name(std::string_view k, bool args)
-{
-	static const struct {
-		const char *name;
-		key_id id;
-		bool args;
-	} keys[] = {
-		{"ph", K_PH, false}, {"ts", K_TS, false}, {"cat", K_CAT, false}, {"dur", K_DUR, false},
-		{"tid", K_TID, false}, {"name", K_NAME, false}, {"args", K_ARGS, false},
-		{"External id", K_EXTERNAL_ID, true}, {"external id", K_EXTERNAL_ID, true}, {"device", K_DEVICE, true},
-		{"stream", K_STREAM, true}, {"correlation", K_CORRELATION, true}, {"bytes", K_BYTES, true},
-		{"Collective name", K_COLLECTIVE, true}, {"dtype", K_DTYPE, true}, {"In msg nelems", K_IN_NELEMS, true},
-		{"Out msg nelems", K_OUT_NELEMS, true}, {"Group size", K_GROUP_SIZE, true},
-		{"Process Group Name", K_PG_NAME, true}, {"Process Group Description", K_PG_DESC, true},
-		{"Seq", K_SEQ, true}, {"Dst Rank", K_DST_RANK, true}, {"Src Rank", K_SRC_RANK, true},
-		{"Total Allocated", K_TOTAL_ALLOC, true}, {"Total Reserved", K_TOTAL_RESERVED, true},
-		{"Bytes", K_MEM_BYTES, true}, {"Addr", K_ADDR, true}, {"Device Id", K_DEV_ID, true},
-		{"Device Type", K_DEV_TYPE, true}, {"Input Dims", K_INPUT_DIMS, true},
-		{"Input type", K_INPUT_TYPE, true}, {"Concrete Inputs", K_CONCRETE, true},
-	};
-	for (const auto &e : keys)
-		if (e.args == args && k == e.name)
-			return e.id;
-	return K_OTHER;
-}
-
-/*
- * A field's key as a key_id. Kineto's keys never hold escapes, so the raw
- * text is compared in place, up to and with its closing quote (the text
- * is padded: reading a few bytes past a short key is safe). A key that
- * matches none is checked for a backslash: one written with escapes is
- * unescaped and compared again, so that "\u0074s" is still "ts".
- */
-error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field, bool args, key_id &id)
-{
-	error_code e = std::move(res).get(field);
-	if (e)
-		return e;
-	const char *p = field.key().raw();
-	id = K_OTHER;
-	if (!args) {
-		switch (p[0]) {
-		case 'p': if (key_is(p, "ph")) id = K_PH; break;
-		case 't': if (key_is(p, "ts")) id = K_TS; else if (key_is(p, "tid")) id = K_TID; break;
-		case 'c': if (key_is(p, "cat")) id = K_CAT; break;
-		case 'd': if (key_is(p, "dur")) id = K_DUR; break;
-		case 'n': if (key_is(p, "name")) id = K_NAME; break;
-		case 'a': if (key_is(p, "args")) id = K_ARGS; break;
-		default: break;
-		}
-	} else {
-		switch (p[0]) {
-		case 'E': if (key_is(p, "External id")) id = K_EXTERNAL_ID; break;
-		case 'e': if (key_is(p, "external id")) id = K_EXTERNAL_ID; break;
-		case 'd': if (key_is(p, "device")) id = K_DEVICE; else if (key_is(p, "dtype")) id = K_DTYPE; break;
-		case 's': if (key_is(p, "stream")) id = K_STREAM; break;
-		case 'c': if (key_is(p, "correlation")) id = K_CORRELATION; break;
-		case 'b': if (key_is(p, "bytes")) id = K_BYTES; break;
-		case 'C':
-			if (key_is(p, "Collective name")) id = K_COLLECTIVE;
-			else if (key_is(p, "Concrete Inputs")) id = K_CONCRETE;
-			break;
-		case 'I':
-			if (key_is(p, "In msg nelems")) id = K_IN_NELEMS;
-			else if (key_is(p, "Input Dims")) id = K_INPUT_DIMS;
-			else if (key_is(p, "Input type")) id = K_INPUT_TYPE;
-			break;
-		case 'O': if (key_is(p, "Out msg nelems")) id = K_OUT_NELEMS; break;
-		case 'G': if (key_is(p, "Group size")) id = K_GROUP_SIZE; break;
-		case 'P':
-			if (key_is(p, "Process Group Name")) id = K_PG_NAME;
-			else if (key_is(p, "Process Group Description")) id = K_PG_DESC;
-			break;
-		case 'S': if (key_is(p, "Seq")) id = K_SEQ; else if (key_is(p, "Src Rank")) id = K_SRC_RANK; break;
-		case 'T':
-			if (key_is(p, "Total Allocated")) id = K_TOTAL_ALLOC;
-			else if (key_is(p, "Total Reserved")) id = K_TOTAL_RESERVED;
-			break;
-		case 'B': if (key_is(p, "Bytes")) id = K_MEM_BYTES; break;
-		case 'A': if (key_is(p, "Addr")) id = K_ADDR; break;
-		case 'D':
-			if (key_is(p, "Device Id")) id = K_DEV_ID;
-			else if (key_is(p, "Device Type")) id = K_DEV_TYPE;
-			else if (key_is(p, "Dst Rank")) id = K_DST_RANK;
-			break;
-		default: break;
-		}
-	}
-	if (id != K_OTHER || plain_len(p) != SIZE_MAX)
-		return SUCCESS;
-	std::string_view key;
-	if ((e = field.unescaped_key().get(key)))
-		return e;
-	id = key_by_name(key, args);
-	return SUCCESS;
 }
 
 struct event_bufs {
