@@ -19,6 +19,7 @@
 
 #include "analyze/findings/findings_tables.h"
 #include "analyze/memory/memory_steps_kept.h"
+#include "analyze/ranks/straggler_causes.h"
 #include "analyze/models/models.h"
 #include "analyze/ranks/ranks_tables.h"
 #include "analyze/replay/replay.h"
@@ -71,26 +72,6 @@ static void finding_anchor(struct buf *b, size_t r)
 }
 
 /*
- * straggler_causes.csv's mechanism words, short: the finding says them in
- * full with the numbers and the fix. A word not listed is shown as it is.
- */
-static const struct {
-	const char *word, *words;
-} mechanism_words[] = {
-	{"pageable_copy", "pageable-memory copy"},
-	{"copy", "copies"},
-	{"host_sync", "host synchronisation"},
-	{"host_outside_ops", "host time outside any operator"},
-	{"uneven_data", "uneven data across ranks"},
-	{"slower_gpu", "slower GPU"},
-	{"extra_work", "extra work no other rank runs"},
-	{"more_calls", "more calls than the other ranks"},
-	{"different_kernel", "a different kernel"},
-	{"slower_kernels", "slower GPU work throughout"},
-	{"slower_host", "slower host work throughout"},
-};
-
-/*
  * Of straggler_causes.csv's rows of run and rank, the one with the largest
  * excess among those with an empty name (region == 1) or with a name and
  * mechanism mech (region == 0); -1 when none. The rank's mechanism is its
@@ -129,10 +110,7 @@ static void fix_words(struct buf *b, const struct report_experiment *e, const ch
 	long r = t && rank >= 0 ? cause_row(t, run, rank, 1, NULL) : -1;
 	const char *mech = r >= 0 ? table_text(t, (size_t)r, SC_MECHANISM) : NULL;
 	if (mech) {
-		const char *words = NULL;
-		for (size_t i = 0; i < sizeof(mechanism_words) / sizeof(mechanism_words[0]) && !words; i++)
-			if (!strcmp(mechanism_words[i].word, mech))
-				words = mechanism_words[i].words;
+		const char *words = straggler_mechanism_words(mech); /* NULL: shown as it is */
 		long x = cause_row(t, run, rank, 0, mech);
 		const char *name = x >= 0 ? table_text(t, (size_t)x, SC_NAME) : NULL;
 		/* the copy's direction, and the synchronising call, where the row names them */

@@ -318,6 +318,42 @@ static int is_optimizer_region(const struct phase *ph, int region)
 }
 
 /*
+ * straggler_causes.csv's mechanism codes, the one table of them: each with
+ * its words in short, which What to fix first shows (report_top.c, through
+ * straggler_mechanism_words); the finding says them in full with the
+ * numbers and the fix (findings_why.c).
+ */
+enum straggler_mech {
+	SM_PAGEABLE_COPY, SM_COPY, SM_HOST_SYNC, SM_HOST_OUTSIDE_OPS, SM_UNEVEN_DATA, SM_SLOWER_GPU, SM_EXTRA_WORK,
+	SM_MORE_CALLS, SM_DIFFERENT_KERNEL, SM_SLOWER_KERNELS, SM_SLOWER_HOST,
+	NSMECH
+};
+
+static const struct {
+	const char *code, *words;
+} mechanisms[NSMECH] = {
+	[SM_PAGEABLE_COPY] = {"pageable_copy", "pageable-memory copy"},
+	[SM_COPY] = {"copy", "copies"},
+	[SM_HOST_SYNC] = {"host_sync", "host synchronisation"},
+	[SM_HOST_OUTSIDE_OPS] = {"host_outside_ops", "host time outside any operator"},
+	[SM_UNEVEN_DATA] = {"uneven_data", "uneven data across ranks"},
+	[SM_SLOWER_GPU] = {"slower_gpu", "slower GPU"},
+	[SM_EXTRA_WORK] = {"extra_work", "extra work no other rank runs"},
+	[SM_MORE_CALLS] = {"more_calls", "more calls than the other ranks"},
+	[SM_DIFFERENT_KERNEL] = {"different_kernel", "a different kernel"},
+	[SM_SLOWER_KERNELS] = {"slower_kernels", "slower GPU work throughout"},
+	[SM_SLOWER_HOST] = {"slower_host", "slower host work throughout"},
+};
+
+const char *straggler_mechanism_words(const char *code)
+{
+	for (size_t i = 0; code && i < NSMECH; i++)
+		if (!strcmp(mechanisms[i].code, code))
+			return mechanisms[i].words;
+	return NULL;
+}
+
+/*
  * The rank's mechanism (see MECH_SHARE above) from its rows c[0 .. nc),
  * with their names (NULL for region rows and names not looked up), and the
  * ratios of its shared kernels' time to the others' in sample-sized (fb)
@@ -346,41 +382,43 @@ static const char *rank_mechanism(const struct cause *c, size_t nc, char *const 
 			named = (long)i;
 	}
 	if (top <= 0)
-		return gpu_first ? "slower_kernels" : "slower_host";
+		return gpu_first ? mechanisms[SM_SLOWER_KERNELS].code : mechanisms[SM_SLOWER_HOST].code;
 	if (pageable >= MECH_SHARE * top)
-		return "pageable_copy";
+		return mechanisms[SM_PAGEABLE_COPY].code;
 	if (copies >= MECH_SHARE * top)
-		return "copy";
+		return mechanisms[SM_COPY].code;
 	if (sync >= MECH_SHARE * top)
-		return "host_sync";
+		return mechanisms[SM_HOST_SYNC].code;
 	if (gap >= MECH_SHARE * top && gap >= MECH_SHARE * host)
-		return "host_outside_ops";
+		return mechanisms[SM_HOST_OUTSIDE_OPS].code;
 	if (!isnan(fb) && fb >= UNEVEN_RATIO)
-		return isnan(opt) || opt < SAME_RATIO ? "uneven_data" : "slower_gpu";
+		return isnan(opt) || opt < SAME_RATIO ? mechanisms[SM_UNEVEN_DATA].code : mechanisms[SM_SLOWER_GPU].code;
 	if (named >= 0 && c[named].excess >= MECH_SHARE * top) {
 		if (c[named].other_calls == 0)
-			return "extra_work";
+			return mechanisms[SM_EXTRA_WORK].code;
 		if (c[named].calls > c[named].other_calls)
-			return "more_calls";
+			return mechanisms[SM_MORE_CALLS].code;
 	}
-	return gpu_first ? "slower_kernels" : "slower_host";
+	return gpu_first ? mechanisms[SM_SLOWER_KERNELS].code : mechanisms[SM_SLOWER_HOST].code;
 }
 
 /* A row's own mechanism word, given its name (NULL: a region row) and the rank's. */
 static const char *row_mechanism(const struct cause *c, const char *name, const char *rank_mech)
 {
 	if (c->kind == K_HOST_GAP)
-		return "host_outside_ops";
+		return mechanisms[SM_HOST_OUTSIDE_OPS].code;
 	if (!name)
 		return rank_mech;
 	if (c->kind == K_GPU_NAME && copy_of(name))
-		return copy_of(name) == 2 ? "pageable_copy" : "copy";
+		return copy_of(name) == 2 ? mechanisms[SM_PAGEABLE_COPY].code : mechanisms[SM_COPY].code;
 	if (c->kind == K_HOST_OP && is_sync(name))
-		return "host_sync";
+		return mechanisms[SM_HOST_SYNC].code;
 	if (c->other_calls == 0)
-		return c->kind == K_GPU_NAME && !strcmp(rank_mech, "uneven_data") ? "different_kernel" : "extra_work";
+		return c->kind == K_GPU_NAME && !strcmp(rank_mech, mechanisms[SM_UNEVEN_DATA].code)
+			       ? mechanisms[SM_DIFFERENT_KERNEL].code
+			       : mechanisms[SM_EXTRA_WORK].code;
 	if (c->calls > c->other_calls)
-		return "more_calls";
+		return mechanisms[SM_MORE_CALLS].code;
 	return rank_mech;
 }
 
@@ -479,7 +517,8 @@ static void rank_rows(struct store *st, const char *run, int64_t run_db_id, cons
 			table_set_real(t, row, col, pg);
 		col++;
 		/* the rank's shapes on the rows whose excess they explain */
-		if (*shapes && (!strcmp(rm, "uneven_data") || !strcmp(rm, "different_kernel")))
+		if (*shapes &&
+		    (!strcmp(rm, mechanisms[SM_UNEVEN_DATA].code) || !strcmp(rm, mechanisms[SM_DIFFERENT_KERNEL].code)))
 			table_set_text(t, row, col, shapes);
 		col++;
 	}
