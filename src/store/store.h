@@ -27,8 +27,6 @@
 
 #include <stdint.h>
 
-#include <sqlite3.h>
-
 #include "ingest/ingest.h"
 
 struct store;
@@ -136,22 +134,40 @@ int64_t store_name_id(struct store *s, const char *name);
 /*
  * The query API. `what` says what the statement is for ("check ranks"),
  * for the message on failure: "<store file>: error: sqlite: <what>: <why>".
+ * A struct store_stmt is a prepared statement of a store: it remembers its
+ * store and its `what`, so that store_next reports its own failure.
  */
+struct store_stmt;
 
 /* Runs SQL with no result rows (schema changes, aggregates); 0, or -1 after diag. */
 int store_exec(struct store *s, const char *sql, const char *what);
-/* Prepares sql into *st (the caller finalizes it); 0, or -1 after diag with *st NULL. */
-int store_prepare(struct store *s, const char *what, const char *sql, sqlite3_stmt **st);
+/*
+ * Prepares sql into *st (the caller frees it with store_finalize; `what`
+ * must live as long as it); 0, or -1 after diag with *st NULL.
+ */
+int store_prepare(struct store *s, const char *what, const char *sql, struct store_stmt **st);
 /*
  * store_prepare without a diagnostic, for a probe of what may legitimately
  * be missing (a table of a file that may not be a shard): 0, or -1 with
  * *st NULL (store_errmsg says why).
  */
-int store_prepare_quiet(struct store *s, const char *sql, sqlite3_stmt **st);
-/* Steps st: 1 with a row, 0 at the end, -1 after diag. */
-int store_step(struct store *s, sqlite3_stmt *st, const char *what);
+int store_prepare_quiet(struct store *s, const char *sql, struct store_stmt **st);
+/* Steps st: 1 with a row, 0 at the end, -1 after diag naming `what`. */
+int store_step(struct store *s, struct store_stmt *st, const char *what);
+/* Steps st: 1 with a row, 0 at the end, -1 after diag naming the `what` st was prepared for. */
+int store_next(struct store_stmt *st);
+/*
+ * Steps st without a diagnostic: STORE_ROW, STORE_DONE or STORE_ERROR,
+ * for loops that test it after the last row and report a failure with
+ * store_fail (which names the store file and the statement's purpose), or
+ * that may legitimately fail.
+ */
+#define STORE_ROW 1
+#define STORE_DONE 0
+#define STORE_ERROR (-1)
+int store_step_rc(struct store_stmt *st);
 /* Runs st (an INSERT, UPDATE ...) to its end, then resets it and clears its bindings; 0, or -1 after diag. */
-int store_step_done(struct store *s, sqlite3_stmt *st, const char *what);
+int store_step_done(struct store *s, struct store_stmt *st, const char *what);
 /* Reports the database's last error as the failure of what; returns -1. */
 int store_fail(struct store *s, const char *what);
 /* The database file's path (for messages; owned by s). */
@@ -249,42 +265,35 @@ const char *store_not_plain(struct store *s, const char *table);
 int store_has_table(struct store *s, const char *table);
 
 /*
- * A prepared statement's parameters and result columns, for code outside
- * src/store/: SQLite's own calls under the store's names, so that every
- * call into SQLite is made from src/store/ (t_layout.sh checks it).
- * Parameters are numbered from 1, columns from 0, as in SQLite.
+ * A prepared statement's parameters and result columns. Parameters are
+ * numbered from 1, columns from 0, as in SQLite. store_bind_text and
+ * store_bind_blob keep the caller's pointer (it must live until st is
+ * reset, bound again or finalized); store_bind_text_copy copies the text.
+ * A column's text or blob is owned by st until its next step.
  */
-static inline int store_bind_text(sqlite3_stmt *st, int i, const char *v, int n, void (*del)(void *))
-{
-	return sqlite3_bind_text(st, i, v, n, del);
-}
-static inline int store_bind_int64(sqlite3_stmt *st, int i, int64_t v) { return sqlite3_bind_int64(st, i, v); }
-static inline int store_bind_int(sqlite3_stmt *st, int i, int v) { return sqlite3_bind_int(st, i, v); }
-static inline int store_bind_double(sqlite3_stmt *st, int i, double v) { return sqlite3_bind_double(st, i, v); }
-static inline int store_bind_null(sqlite3_stmt *st, int i) { return sqlite3_bind_null(st, i); }
-static inline int store_bind_blob64(sqlite3_stmt *st, int i, const void *v, uint64_t n, void (*del)(void *))
-{
-	return sqlite3_bind_blob64(st, i, v, n, del);
-}
-static inline int store_column_type(sqlite3_stmt *st, int i) { return sqlite3_column_type(st, i); }
-static inline int64_t store_column_int64(sqlite3_stmt *st, int i) { return sqlite3_column_int64(st, i); }
-static inline int store_column_int(sqlite3_stmt *st, int i) { return sqlite3_column_int(st, i); }
-static inline double store_column_double(sqlite3_stmt *st, int i) { return sqlite3_column_double(st, i); }
-static inline const unsigned char *store_column_text(sqlite3_stmt *st, int i) { return sqlite3_column_text(st, i); }
-static inline const void *store_column_blob(sqlite3_stmt *st, int i) { return sqlite3_column_blob(st, i); }
-static inline int store_column_bytes(sqlite3_stmt *st, int i) { return sqlite3_column_bytes(st, i); }
-/*
- * One step's SQLite result code (SQLITE_ROW, SQLITE_DONE or an error), for
- * loops that test it after the last row and report a failure with
- * store_fail, which names the store file and the statement's purpose.
- */
-static inline int store_step_rc(sqlite3_stmt *st) { return sqlite3_step(st); }
-static inline int store_reset(sqlite3_stmt *st) { return sqlite3_reset(st); }
-static inline int store_clear_bindings(sqlite3_stmt *st) { return sqlite3_clear_bindings(st); }
+void store_bind_text(struct store_stmt *st, int i, const char *v);
+void store_bind_text_copy(struct store_stmt *st, int i, const char *v);
+void store_bind_int64(struct store_stmt *st, int i, int64_t v);
+void store_bind_int(struct store_stmt *st, int i, int v);
+void store_bind_double(struct store_stmt *st, int i, double v);
+void store_bind_null(struct store_stmt *st, int i);
+void store_bind_blob(struct store_stmt *st, int i, const void *v, uint64_t n);
+/* A column's type: one of these (SQLite's own fundamental types). */
+enum store_type { STORE_INTEGER = 1, STORE_FLOAT = 2, STORE_TEXT = 3, STORE_BLOB = 4, STORE_NULL = 5 };
+int store_column_type(struct store_stmt *st, int i);
+int64_t store_column_int64(struct store_stmt *st, int i);
+int store_column_int(struct store_stmt *st, int i);
+double store_column_double(struct store_stmt *st, int i);
+const unsigned char *store_column_text(struct store_stmt *st, int i);
+const void *store_column_blob(struct store_stmt *st, int i);
+int store_column_bytes(struct store_stmt *st, int i);
+/* Resets st to run again (its bindings kept); store_clear_bindings sets them all NULL. */
+void store_reset(struct store_stmt *st);
+void store_clear_bindings(struct store_stmt *st);
 /* The virtual-machine steps st has run since it was prepared (PERFSTUDY_TIMING's measure of a query's work). */
-static inline int store_vm_steps(sqlite3_stmt *st) { return sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0); }
+int store_vm_steps(struct store_stmt *st);
 /* Frees st (NULL is allowed). */
-static inline int store_finalize(sqlite3_stmt *st) { return sqlite3_finalize(st); }
+void store_finalize(struct store_stmt *st);
 
 /*
  * The SQLite application_id of a shard database ('pfsh'), written first, so

@@ -41,12 +41,12 @@ void exp_output_release(struct exp_output *o)
 
 static int collect_inputs(struct store *s, const char *exp, struct exp_output *o)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	if (store_prepare(s, "list inputs",
 			  "SELECT t.path, t.size, t.sha256 FROM traces t JOIN runs r ON r.id = t.run_id"
 			  " WHERE r.experiment = ?1 AND t.part_of IS NULL ORDER BY r.position, t.file_index", &st) < 0)
 		return -1;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp);
 	size_t cap = 0, cap2 = 0;
 	int rc;
 	while ((rc = store_step(s, st, "list inputs")) > 0) {
@@ -79,13 +79,13 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 			  "   AND t.last_ns + coalesce(t.epoch_offset_ns, 0) BETWEEN 946684800000000000 AND 4102444800000000000)",
 			  &st) < 0)
 		return -1;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp);
 	rc = store_step(s, st, "summarize runs");
 	if (rc > 0) {
-		if (store_column_type(st, 0) != SQLITE_NULL)
+		if (store_column_type(st, 0) != STORE_NULL)
 			o->models = xstrdup((const char *)store_column_text(st, 0));
 		o->gpus_max = store_column_int(st, 1);
-		if (store_column_type(st, 2) != SQLITE_NULL)
+		if (store_column_type(st, 2) != STORE_NULL)
 			o->date = xstrdup((const char *)store_column_text(st, 2));
 	}
 	store_finalize(st);

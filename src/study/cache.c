@@ -28,12 +28,12 @@
 #endif
 
 struct build_cache {
-	sqlite3_stmt *lookup;   /* prev trace by path: id, size, sha256, mtime_ns, file_id */
-	sqlite3_stmt *copy_row; /* main.traces row from prev.traces */
-	sqlite3_stmt *fix_rank; /* a rank taken from the file's position follows its new position */
-	sqlite3_stmt *warnings; /* prev.trace_warnings of a trace */
+	struct store_stmt *lookup;   /* prev trace by path: id, size, sha256, mtime_ns, file_id */
+	struct store_stmt *copy_row; /* main.traces row from prev.traces */
+	struct store_stmt *fix_rank; /* a rank taken from the file's position follows its new position */
+	struct store_stmt *warnings; /* prev.trace_warnings of a trace */
 	size_t ncopy;
-	sqlite3_stmt **copy;    /* one INSERT ... SELECT per table with a trace_id column */
+	struct store_stmt **copy;    /* one INSERT ... SELECT per table with a trace_id column */
 };
 
 /* Appends name as an SQL identifier, in double quotes. */
@@ -91,10 +91,10 @@ int cache_prepare_store(struct store *s)
 {
 	if (store_add_cache_tables(s) < 0)
 		return -1;
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	if (store_prepare(s, "build id", "INSERT OR REPLACE INTO meta VALUES('build_id', ?1)", &st) < 0)
 		return -1;
-	store_bind_text(st, 1, build_id(), -1, SQLITE_STATIC);
+	store_bind_text(st, 1, build_id());
 	int rc = store_step_done(s, st, "build id");
 	store_finalize(st);
 	return rc;
@@ -122,7 +122,7 @@ static const char *check_prev(struct store *s)
  * trace (?1): the same columns, trace_id replaced. Sets *has to whether
  * the table has a trace_id column at all.
  */
-static int prepare_copy(struct store *s, const char *table, int *has, sqlite3_stmt **out)
+static int prepare_copy(struct store *s, const char *table, int *has, struct store_stmt **out)
 {
 	struct buf cols, sel, sql;
 	buf_init(&cols);
@@ -131,11 +131,11 @@ static int prepare_copy(struct store *s, const char *table, int *has, sqlite3_st
 	*has = 0;
 	*out = NULL;
 	int rc = -1;
-	sqlite3_stmt *info;
+	struct store_stmt *info;
 	buf_adds(&sql, "SELECT name FROM pragma_table_info(?1, 'main')");
 	if (store_prepare(s, "list columns", sql.data, &info) < 0)
 		goto out;
-	store_bind_text(info, 1, table, -1, SQLITE_STATIC);
+	store_bind_text(info, 1, table);
 	int more;
 	while ((more = store_step(s, info, "list columns")) > 0) {
 		const char *col = (const char *)store_column_text(info, 0);
@@ -172,12 +172,12 @@ out:
 }
 
 /* The UPDATE that gives a new traces row everything the old one recorded. */
-static int prepare_row_copy(struct store *s, sqlite3_stmt **out)
+static int prepare_row_copy(struct store *s, struct store_stmt **out)
 {
 	struct buf cols, sql;
 	buf_init(&cols);
 	buf_init(&sql);
-	sqlite3_stmt *info;
+	struct store_stmt *info;
 	int rc = -1;
 	if (store_prepare(s, "list columns", "SELECT name FROM pragma_table_info('traces', 'main')", &info) < 0)
 		goto out;
@@ -259,7 +259,7 @@ int cache_open(struct store *s, const char *prev_db, int quiet, struct build_cac
 	    store_prepare(s, "look up previous warnings", "SELECT message FROM prev.trace_warnings WHERE trace_id = ?1 ORDER BY rowid",
 		    &c->warnings) < 0)
 		goto fail;
-	sqlite3_stmt *tables;
+	struct store_stmt *tables;
 	if (store_prepare(s, "list tables", "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT IN"
 			  " ('traces', 'trace_files', 'trace_warnings') ORDER BY name", &tables) < 0)
 		goto fail;
@@ -267,7 +267,7 @@ int cache_open(struct store *s, const char *prev_db, int quiet, struct build_cac
 	int more;
 	while ((more = store_step(s, tables, "list tables")) > 0) {
 		int has;
-		sqlite3_stmt *copy;
+		struct store_stmt *copy;
 		if (prepare_copy(s, (const char *)store_column_text(tables, 0), &has, &copy) < 0) {
 			store_finalize(tables);
 			goto fail;
@@ -306,7 +306,7 @@ static void file_id(const struct stat *st, char out[48])
 static void replay_warnings(struct build_cache *c, int64_t old_id)
 {
 	store_bind_int64(c->warnings, 1, old_id);
-	while (store_step_rc(c->warnings) == SQLITE_ROW) {
+	while (store_step_rc(c->warnings) == STORE_ROW) {
 		char *m = xstrdup((const char *)store_column_text(c->warnings, 0));
 		char *sep = strstr(m, ": warning: ");
 		if (sep) {
@@ -326,17 +326,17 @@ static int unchanged(struct build_cache *c, const char *path, int64_t *old_id_ou
 	struct stat st;
 	if (!c || stat(path, &st))
 		return 0; /* reading it will say what is wrong */
-	store_bind_text(c->lookup, 1, path, -1, SQLITE_TRANSIENT);
-	int found = store_step_rc(c->lookup) == SQLITE_ROW;
+	store_bind_text_copy(c->lookup, 1, path);
+	int found = store_step_rc(c->lookup) == STORE_ROW;
 	int64_t old_id = 0, size = -1, mtime = -1;
 	char sha[65] = "", old_file[48] = "", now_file[48];
 	if (found) {
 		old_id = store_column_int64(c->lookup, 0);
 		size = store_column_int64(c->lookup, 1);
 		snprintf(sha, sizeof(sha), "%s", (const char *)store_column_text(c->lookup, 2));
-		if (store_column_type(c->lookup, 3) != SQLITE_NULL)
+		if (store_column_type(c->lookup, 3) != STORE_NULL)
 			mtime = store_column_int64(c->lookup, 3);
-		if (store_column_type(c->lookup, 4) != SQLITE_NULL)
+		if (store_column_type(c->lookup, 4) != STORE_NULL)
 			snprintf(old_file, sizeof(old_file), "%s", (const char *)store_column_text(c->lookup, 4));
 	}
 	store_reset(c->lookup);
@@ -394,7 +394,7 @@ int cache_reuse_trace(struct build_cache *c, struct store *s, int64_t run_id, co
 int cache_record_trace(struct store *s, int64_t trace_id, const char *path, size_t warn_mark)
 {
 	struct stat st;
-	sqlite3_stmt *ins;
+	struct store_stmt *ins;
 	int rc = 0;
 	if (stat(path, &st) == 0) {
 		if (store_prepare(s, "record trace", "INSERT OR REPLACE INTO trace_files VALUES(?1, ?2, ?3)", &ins) < 0)
@@ -403,7 +403,7 @@ int cache_record_trace(struct store *s, int64_t trace_id, const char *path, size
 		file_id(&st, id);
 		store_bind_int64(ins, 1, trace_id);
 		store_bind_int64(ins, 2, mtime_ns(&st));
-		store_bind_text(ins, 3, id, -1, SQLITE_TRANSIENT);
+		store_bind_text_copy(ins, 3, id);
 		rc = store_step_done(s, ins, "record trace");
 		store_finalize(ins);
 		if (rc < 0)
@@ -415,7 +415,7 @@ int cache_record_trace(struct store *s, int64_t trace_id, const char *path, size
 		return -1;
 	for (size_t i = warn_mark; rc == 0 && i < diag_warning_count(); i++) {
 		store_bind_int64(ins, 1, trace_id);
-		store_bind_text(ins, 2, diag_warning_text(i), -1, SQLITE_STATIC);
+		store_bind_text(ins, 2, diag_warning_text(i));
 		rc = store_step_done(s, ins, "record warning");
 	}
 	store_finalize(ins);
@@ -438,7 +438,7 @@ char *cache_fingerprint(const char *what)
 static int site_intact(const char *prev_db, const char *outdir, int quiet)
 {
 	struct store *db = NULL;
-	sqlite3_stmt *st = NULL;
+	struct store_stmt *st = NULL;
 	int intact = 0;
 	/* No store, or one without site_files: not up to date, and no error. */
 	struct stat dbst;
@@ -453,7 +453,7 @@ static int site_intact(const char *prev_db, const char *outdir, int quiet)
 	 */
 	int rc;
 	intact = 1;
-	while (intact && (rc = store_step_rc(st)) == SQLITE_ROW) {
+	while (intact && (rc = store_step_rc(st)) == STORE_ROW) {
 		const char *rel = (const char *)store_column_text(st, 0);
 		struct stat sb;
 		char *p = rel ? xasprintf("%s/%s", outdir, rel) : NULL;
@@ -467,7 +467,7 @@ static int site_intact(const char *prev_db, const char *outdir, int quiet)
 		}
 		free(p);
 	}
-	if (intact && rc != SQLITE_DONE)
+	if (intact && rc != STORE_DONE)
 		intact = 0;
 out:
 	store_finalize(st);
@@ -496,7 +496,7 @@ static int cmp_name(const void *a, const void *b)
 }
 
 /* Inserts the regular files under dir/rel (rel "" at the top) into site_files with st; 0 or -1. */
-static int record_tree(struct store *s, sqlite3_stmt *st, const char *dir, const char *rel)
+static int record_tree(struct store *s, struct store_stmt *st, const char *dir, const char *rel)
 {
 	char *path = *rel ? xasprintf("%s/%s", dir, rel) : xstrdup(dir);
 	DIR *d = opendir(path);
@@ -532,8 +532,8 @@ static int record_tree(struct store *s, sqlite3_stmt *st, const char *dir, const
 		if (lstat(full, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 			ret = record_tree(s, st, dir, sub);
 		} else if (lstat(full, &sb) == 0 && S_ISREG(sb.st_mode)) {
-			store_bind_text(st, 1, sub, -1, SQLITE_TRANSIENT);
-			store_bind_int64(st, 2, (sqlite3_int64)sb.st_size);
+			store_bind_text_copy(st, 1, sub);
+			store_bind_int64(st, 2, (int64_t)sb.st_size);
 			ret = store_step_done(s, st, "record the site's files");
 		}
 		free(full);
@@ -548,7 +548,7 @@ static int record_tree(struct store *s, sqlite3_stmt *st, const char *dir, const
 
 int cache_record_site(struct store *s, const char *dir)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	if (store_add_site_files(s) < 0 ||
 	    store_prepare(s, "record the site's files", "INSERT OR REPLACE INTO site_files VALUES(?1, ?2)", &st) < 0)
 		return -1;
@@ -559,10 +559,10 @@ int cache_record_site(struct store *s, const char *dir)
 
 int cache_set_fingerprint(struct store *s, const char *fingerprint)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	if (store_prepare(s, "record fingerprint", "INSERT OR REPLACE INTO meta VALUES('fingerprint', ?1)", &st) < 0)
 		return -1;
-	store_bind_text(st, 1, fingerprint, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, fingerprint);
 	int rc = store_step_done(s, st, "record fingerprint");
 	store_finalize(st);
 	return rc;

@@ -166,7 +166,7 @@ static int ingest_trace(struct build *b, int64_t run_id, const char *path, int i
 
 static int check_ranks(struct store *s, int64_t run_id, const char *run)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	if (store_prepare(s, "check ranks",
 			  "SELECT a.rank, a.path, b.path FROM traces a JOIN traces b ON a.run_id = b.run_id"
 			  " AND a.rank = b.rank AND a.id < b.id WHERE a.run_id = ?1 LIMIT 1", &st) < 0)
@@ -194,7 +194,7 @@ static int number_device_ranks(struct store *s, int64_t run_id, const char *run,
 {
 	if (store_number_device_ranks(s, run_id) < 0)
 		return -1;
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	if (store_prepare(s, "list split files",
 			  "SELECT t.path, count(*), (SELECT group_concat(device, ', ') FROM (SELECT device FROM traces"
 			  "  WHERE id = t.id OR part_of = t.id ORDER BY device)),"
@@ -228,7 +228,7 @@ static int number_device_ranks(struct store *s, int64_t run_id, const char *run,
  */
 static int warn_unranked(struct store *s, int64_t run_id, const char *run, size_t ntraces)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	if (store_prepare(s, "list unranked traces", "SELECT path, rank, coalesce(format, '') FROM traces"
 			  " WHERE run_id = ?1 AND rank_from_trace = 0 AND part_of IS NULL"
 			  " AND id NOT IN (SELECT part_of FROM traces WHERE part_of IS NOT NULL) ORDER BY file_index", &st) < 0)

@@ -53,7 +53,7 @@ static int64_t mtime_ns(const struct stat *st)
 
 struct shard_writer {
 	struct store *db;
-	sqlite3_stmt *ins;
+	struct store_stmt *ins;
 	int64_t position, seq;
 };
 
@@ -62,7 +62,7 @@ static int write_batch(void *ctx, const char *data, size_t len)
 	struct shard_writer *w = ctx;
 	store_bind_int64(w->ins, 1, w->position);
 	store_bind_int64(w->ins, 2, w->seq++);
-	store_bind_blob64(w->ins, 3, data, len, SQLITE_STATIC);
+	store_bind_blob(w->ins, 3, data, len);
 	return store_step_done(w->db, w->ins, "shard: insert batch");
 }
 
@@ -149,7 +149,7 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 	sweep_stale_tmp(out, quiet);
 	struct shard_writer w = {0};
 	struct trace_feed *feed = NULL;
-	sqlite3_stmt *st = NULL;
+	struct store_stmt *st = NULL;
 	int ret = -1, made = 0;
 	if (create_tmp(tmp) < 0)
 		goto out;
@@ -168,8 +168,8 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 	if (store_prepare(w.db, "shard: insert meta", "INSERT INTO shard_meta VALUES(?1, ?2)", &st) < 0)
 		goto out;
 	for (size_t k = 0; k < sizeof(meta) / sizeof(meta[0]); k++) {
-		store_bind_text(st, 1, meta[k][0], -1, SQLITE_STATIC);
-		store_bind_text(st, 2, meta[k][1], -1, SQLITE_STATIC);
+		store_bind_text(st, 1, meta[k][0]);
+		store_bind_text(st, 2, meta[k][1]);
 		if (store_step_done(w.db, st, "shard: insert meta") < 0)
 			goto out;
 	}
@@ -208,7 +208,7 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 			goto out;
 		progress_read(&prog, have ? sb.st_size : 0);
 		store_bind_int64(st, 1, (int64_t)i);
-		store_bind_text(st, 2, paths[i], -1, SQLITE_STATIC);
+		store_bind_text(st, 2, paths[i]);
 		if (have) {
 			store_bind_int64(st, 3, sb.st_size);
 			store_bind_int64(st, 4, mtime_ns(&sb));
@@ -255,12 +255,12 @@ out:
 /* Text of shard_meta[key] (caller frees), or NULL. */
 static char *meta_get(struct store *db, const char *key)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	char *v = NULL;
 	if (store_prepare_quiet(db, "SELECT value FROM shard_meta WHERE key = ?1", &st) < 0)
 		return NULL;
-	store_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	if (store_step_rc(st) == SQLITE_ROW && store_column_type(st, 0) != SQLITE_NULL)
+	store_bind_text(st, 1, key);
+	if (store_step_rc(st) == STORE_ROW && store_column_type(st, 0) != STORE_NULL)
 		v = xstrdup((const char *)store_column_text(st, 0));
 	store_finalize(st);
 	return v;
@@ -328,7 +328,7 @@ int shard_is_shard(const char *path)
 struct shard_db {
 	const char *path;
 	struct store *db;
-	sqlite3_stmt *trace, *batches;
+	struct store_stmt *trace, *batches;
 };
 
 struct shard_set {
@@ -456,12 +456,12 @@ int shard_set_batches(void *set, size_t i, int (*fn)(void *ctx, const char *data
 	const char *path = s->paths[i];
 	int ret = -1;
 	store_bind_int64(d->trace, 1, (int64_t)i);
-	if (store_step_rc(d->trace) != SQLITE_ROW) {
+	if (store_step_rc(d->trace) != STORE_ROW) {
 		diag_error(d->path, "shard holds no trace '%s' at position %zu", path, i);
 		goto out;
 	}
 	/* Prevents a NULL or non-text path (a damaged or forged shard) reaching strcmp. */
-	if (store_column_type(d->trace, 0) != SQLITE_TEXT) {
+	if (store_column_type(d->trace, 0) != STORE_TEXT) {
 		diag_error(d->path, "table shard_traces, row position %zu: path is not text, expected '%s'; "
 				    "the shard is damaged: run perfstudy ingest --shard %zu/%zu again",
 			   i, path, i % s->nshards, s->nshards);
@@ -476,7 +476,7 @@ int shard_set_batches(void *set, size_t i, int (*fn)(void *ctx, const char *data
 		diag_syserror(path, "cannot stat: %s", strerror(errno));
 		goto out;
 	}
-	if (store_column_type(d->trace, 1) == SQLITE_NULL || store_column_int64(d->trace, 1) != st.st_size ||
+	if (store_column_type(d->trace, 1) == STORE_NULL || store_column_int64(d->trace, 1) != st.st_size ||
 	    store_column_int64(d->trace, 2) != mtime_ns(&st)) {
 		diag_error(path, "changed since shard %zu/%zu read it (%s); run that shard again", i % s->nshards,
 			   s->nshards, d->path);
@@ -485,13 +485,13 @@ int shard_set_batches(void *set, size_t i, int (*fn)(void *ctx, const char *data
 	store_bind_int64(d->batches, 1, (int64_t)i);
 	int rc;
 	ret = 0;
-	while ((rc = store_step_rc(d->batches)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(d->batches)) == STORE_ROW) {
 		if (fn(ctx, store_column_blob(d->batches, 0), (size_t)store_column_bytes(d->batches, 0)) < 0) {
 			ret = -1;
 			break;
 		}
 	}
-	if (!ret && rc != SQLITE_DONE)
+	if (!ret && rc != STORE_DONE)
 		ret = store_fail(d->db, "shard: read batches");
 	store_reset(d->batches);
 out:

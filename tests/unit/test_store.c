@@ -37,34 +37,40 @@ static void test_api(const char *dir)
 
 	/* A row in through the API, and back. */
 	CHECK_INT(store_exec(s, "CREATE TABLE t(k TEXT PRIMARY KEY, v INTEGER NOT NULL)", "make t"), 0);
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	CHECK_INT(store_prepare(s, "insert into t", "INSERT INTO t VALUES(?1, ?2)", &st), 0);
-	sqlite3_bind_text(st, 1, "a", -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, 7);
+	store_bind_text(st, 1, "a");
+	store_bind_int(st, 2, 7);
 	CHECK_INT(store_step_done(s, st, "insert into t"), 0);
 	/* store_step_done cleared the bindings: v NULL breaks NOT NULL. */
-	sqlite3_bind_text(st, 1, "b", -1, SQLITE_STATIC);
+	store_bind_text(st, 1, "b");
 	diag_reset();
 	buf_reset(&said);
 	diag_divert(keep, NULL);
 	CHECK_INT(store_step_done(s, st, "insert into t"), -1);
+	/* store_next names the purpose st was prepared for. */
+	store_bind_text(st, 1, "c");
+	CHECK_INT(store_next(st), -1);
+	store_reset(st);
 	diag_divert(NULL, NULL);
-	sqlite3_finalize(st);
-	char *want = xasprintf("2 %s: error: sqlite: insert into t: NOT NULL constraint failed: t.v\n", path);
+	store_finalize(st);
+	char *want = xasprintf("2 %s: error: sqlite: insert into t: NOT NULL constraint failed: t.v\n"
+			       "2 %s: error: sqlite: insert into t: NOT NULL constraint failed: t.v\n", path, path);
 	CHECK_STR(said.data, want);
 	free(want);
 
 	CHECK_INT(store_prepare(s, "read t", "SELECT k, v FROM t ORDER BY k", &st), 0);
 	CHECK_INT(store_step(s, st, "read t"), 1);
-	CHECK_STR((const char *)sqlite3_column_text(st, 0), "a");
-	CHECK_INT(sqlite3_column_int(st, 1), 7);
+	CHECK_STR((const char *)store_column_text(st, 0), "a");
+	CHECK_INT(store_column_int(st, 1), 7);
+	CHECK_INT(store_column_type(st, 1), STORE_INTEGER);
 	CHECK_INT(store_step(s, st, "read t"), 0);
-	sqlite3_finalize(st);
+	store_finalize(st);
 
 	/* A statement that cannot be prepared: one error naming file and purpose, *st NULL. */
 	buf_reset(&said);
 	diag_divert(keep, NULL);
-	st = (sqlite3_stmt *)&said;
+	st = (struct store_stmt *)&said;
 	CHECK_INT(store_prepare(s, "check ranks", "SELECT * FROM no_such_table", &st), -1);
 	CHECK(st == NULL);
 	CHECK_INT(store_exec(s, "DROP TABLE no_such_table", "drop a table"), -1);

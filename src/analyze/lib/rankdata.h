@@ -88,7 +88,7 @@ int rank_cmp_i64(const void *a, const void *b);
  * Column 0 of every row of a prepared, bound statement (caller frees); *n
  * set; the statement is finalized. NULL on error (after diag).
  */
-int64_t *rank_column_ids(struct store *s, sqlite3_stmt *st, size_t *n);
+int64_t *rank_column_ids(struct store *s, struct store_stmt *st, size_t *n);
 
 /*
  * In ranges sorted by start: the index of the first whose start is at

@@ -174,7 +174,7 @@ static int add_transfers(const struct analysis_ctx *ctx, struct point *p, size_t
 
 int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	if (store_prepare(ctx->store, "busbw: collectives with their kernels",
 			"SELECT coalesce(c.group_size, t.world_size), max(c.in_nelems, c.out_nelems), c.dtype,"
 			" c.collective, a.dur_ns, r.run FROM collectives c JOIN traces t ON t.id = c.trace_id"
@@ -183,13 +183,13 @@ int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 			"  AND a.correlation IS c.correlation AND a.kind = 'kernel'"
 			" WHERE r.experiment = ?1", &st) < 0)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, ctx->experiment);
 	struct point *p = NULL;
 	size_t np = 0, cap = 0;
 	struct buf type;
 	buf_init(&type);
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		buf_reset(&type);
 		collective_canonical((const char *)store_column_text(st, 3), &type);
 		int size = collective_dtype_size((const char *)store_column_text(st, 2));
@@ -210,7 +210,7 @@ int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 	}
 	buf_release(&type);
 	store_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		store_fail(ctx->store, "busbw: collectives with their kernels");
 		points_free(p, np);
 		return -1;
