@@ -75,6 +75,16 @@ int store_sql_prepare(struct store *s, const char *what, const char *sql, sqlite
 	return 0;
 }
 
+int store_sql_step(struct store *s, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return store_fail(s, what);
+}
+
 int store_sql_prepare_kept(struct store *s, const char *what, const char *sql, sqlite3_stmt **slot)
 {
 	return *slot ? 0 : store_sql_prepare(s, what, sql, slot);

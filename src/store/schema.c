@@ -199,6 +199,11 @@ int store_close(struct store *s)
 	sqlite3_finalize(s->upd_trace);
 	sqlite3_finalize(s->upd_info);
 	sqlite3_finalize(s->upd_device);
+	sqlite3_finalize(s->ins_site);
+	sqlite3_finalize(s->shard_ins_batch);
+	sqlite3_finalize(s->shard_ins_trace);
+	sqlite3_finalize(s->shard_trace);
+	sqlite3_finalize(s->shard_batches);
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK) {
 		diag_syserror(s->path, "cannot close database: %s", sqlite3_errmsg(s->db));
 		ret = -1;

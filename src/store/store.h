@@ -25,6 +25,7 @@
 #ifndef PERFSTUDY_STORE_H
 #define PERFSTUDY_STORE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ingest/ingest.h"
@@ -214,6 +215,100 @@ int store_history_stage(struct store *s);
 const char *store_history_carry(struct store *s, const char *alias);
 int store_history_drop_build(struct store *s, const char *exp, int64_t build);
 int store_history_write(struct store *s);
+
+/*
+ * The build cache's SQL (cache.c; study/cache.c decides what is unchanged).
+ *
+ * store_set_meta sets meta's key (the build id, the fingerprint); what
+ * names it in a message.
+ * The previous build's store, attached as "prev" (store_attach):
+ * store_prev_check returns NULL when it may be reused by a build of
+ * build_id, else why not (a static string, no diagnostic);
+ * store_prev_open copies its names and prepares the copies of a trace
+ * (every table with a trace_id column), store_prev_close finalizes them
+ * and detaches "prev". store_prev_lookup finds the trace of path there: 1
+ * with *t, 0 when it is not there (a failure too: reading it says what is
+ * wrong). store_prev_copy_trace copies old_id's traces row and rows to the
+ * new trace id; store_prev_warnings hands fn old_id's recorded warnings,
+ * in order.
+ * store_record_trace_file records what the next build compares a trace's
+ * file with; store_record_trace_warnings records diag's warnings from
+ * number `from` on as trace_id's.
+ * store_add_site_file records a file of the built site (after
+ * store_add_site_files); store_site_files hands fn every file a previous
+ * build recorded, while fn returns 0: 0, or -1 (no diagnostic) when the
+ * table cannot be read.
+ * Each other returns 0, or -1 after diag.
+ */
+struct store_prev;
+struct store_prev_trace {
+	int64_t id, size, mtime_ns; /* size, mtime_ns -1: not recorded */
+	char sha256[65];
+	char file_id[48];           /* "device:inode", "" when not recorded */
+};
+int store_set_meta(struct store *s, const char *key, const char *value, const char *what);
+const char *store_prev_check(struct store *s, const char *build_id);
+int store_prev_open(struct store *s, struct store_prev **out);
+void store_prev_close(struct store_prev *p);
+int store_prev_lookup(struct store_prev *p, const char *path, struct store_prev_trace *t);
+int store_prev_copy_trace(struct store_prev *p, int64_t id, int64_t old_id);
+void store_prev_warnings(struct store_prev *p, int64_t old_id, void (*fn)(void *ctx, const char *message), void *ctx);
+int store_record_trace_file(struct store *s, int64_t trace_id, int64_t mtime_ns, const char *file_id);
+int store_record_trace_warnings(struct store *s, int64_t trace_id, size_t from);
+int store_add_site_file(struct store *s, const char *path, int64_t size);
+int store_site_files(struct store *s, int (*fn)(void *ctx, const char *path, int64_t size), void *ctx);
+
+/*
+ * A run's ranks once its traces are in (ranks.c), for study/read.c's
+ * checks. store_duplicate_rank: 1 when two of run_id's traces record one
+ * rank, with *rank and their paths (the caller frees them), 0 when none.
+ * store_each_split_file hands fn each file of run_id split by device
+ * (store_split_devices), in file order, with the run's number of ranks;
+ * store_each_unranked_trace each trace that records no rank (its rank is
+ * its position) with its format ("" when none). Strings are fn's until it
+ * returns. Each returns 0 (or 1), or -1 after diag.
+ */
+struct store_split_file {
+	const char *path;
+	int devices;             /* the traces it became */
+	const char *device_list; /* "0, 1, 2, 3" */
+	int ranks;               /* the run's ranks */
+};
+int store_duplicate_rank(struct store *s, int64_t run_id, int *rank, char **first, char **second);
+int store_each_split_file(struct store *s, int64_t run_id, void (*fn)(void *ctx, const struct store_split_file *f),
+			  void *ctx);
+int store_each_unranked_trace(struct store *s, int64_t run_id,
+			      void (*fn)(void *ctx, const char *path, int rank, const char *format), void *ctx);
+
+/*
+ * A shard database's rows (shard.c; study/shard.h says what a shard is),
+ * db a store of store_create_shard or store_open_read. Writing:
+ * store_shard_begin starts the one transaction, then store_shard_put_meta, store_shard_put_trace (size and mtime_ns NULL
+ * unless known), store_shard_put_batch (data is not copied: it must live
+ * until the call returns), then store_shard_index indexes the batches and
+ * commits. Reading: store_shard_meta returns meta's key (the caller frees
+ * it) or NULL, quietly; after store_shard_prepare_read, store_shard_trace
+ * reads the trace at position: 1 with *t (t->path NULL when not text; the
+ * caller frees it), 0 when there is none (a failure too: the caller says
+ * the shard holds no such trace); store_shard_batches hands fn its batches
+ * in order, stopping at fn's -1. Each other returns 0, or -1 after diag.
+ */
+struct store_shard_trace {
+	char *path;
+	int known; /* size recorded */
+	int64_t size, mtime_ns;
+};
+int store_shard_begin(struct store *db);
+int store_shard_put_meta(struct store *db, const char *key, const char *value);
+int store_shard_put_trace(struct store *db, int64_t position, const char *path, int known, int64_t size,
+			  int64_t mtime_ns);
+int store_shard_put_batch(struct store *db, int64_t position, int64_t seq, const void *data, size_t len);
+int store_shard_index(struct store *db);
+char *store_shard_meta(struct store *db, const char *key);
+int store_shard_prepare_read(struct store *db);
+int store_shard_trace(struct store *db, int64_t position, struct store_shard_trace *t);
+int store_shard_batches(struct store *db, int64_t position, int (*fn)(void *ctx, const char *data, size_t len),
+			void *ctx);
 
 /*
  * Other SQLite files through the same door (file.c), each a struct store
