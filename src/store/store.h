@@ -391,6 +391,19 @@ int store_vm_steps(struct store_stmt *st);
 void store_finalize(struct store_stmt *st);
 
 /*
+ * The analyses' query idiom (table_rows.c). store_query prepares sql for
+ * what and binds exp (the experiment; NULL: nothing bound) as ?1: the
+ * statement (the caller finalizes it, binds any other parameter), or NULL
+ * after diag. store_rows_to_table appends a row to t for each row of st,
+ * result column i into t's column i by its type (text; int; us from
+ * integer ns; frac and real), a NULL left empty, and finalizes st; 0, or
+ * -1 after diag naming st's purpose.
+ */
+struct table;
+struct store_stmt *store_query(struct store *s, const char *what, const char *sql, const char *exp);
+int store_rows_to_table(struct store_stmt *st, struct table *t);
+
+/*
  * The SQLite application_id of a shard database ('pfsh'), written first, so
  * that a shard's temporary file left by a killed ingest is known as
  * perfstudy's from its header's bytes 68-71 alone (shard.c removes it).

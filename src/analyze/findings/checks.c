@@ -33,15 +33,14 @@ static const char *text(struct store_stmt *st, int col)
 
 static int empty_traces(const struct analysis_ctx *ctx)
 {
-	struct store_stmt *st;
-	if (store_prepare(ctx->store, "list empty traces",
+	struct store_stmt *st = store_query(ctx->store, "list empty traces",
 		 "SELECT t.path, r.run FROM traces t JOIN runs r ON r.id = t.run_id"
 		 " WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
 		 " AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.trace_id = t.id)"
 		 " AND NOT EXISTS (SELECT 1 FROM summaries m WHERE m.trace_id = t.id)"
-		 " ORDER BY r.position, t.file_index", &st) < 0)
+		 " ORDER BY r.position, t.file_index", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment);
 	while (store_step_rc(st) == STORE_ROW) {
 		/* The report's note comes from basic.c; this is the line on stderr. */
 		diag_warning(text(st, 0), "no GPU activity (no kernel, memcpy or memset) in run '%s'", text(st, 1));
@@ -52,13 +51,12 @@ static int empty_traces(const struct analysis_ctx *ctx)
 
 static int missing_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct store_stmt *st;
-	if (store_prepare(ctx->store, "list missing ranks",
+	struct store_stmt *st = store_query(ctx->store, "list missing ranks",
 		 "SELECT r.run, max(t.world_size), count(DISTINCT t.rank), min(t.path) FROM runs r"
 		 " JOIN traces t ON t.run_id = r.id WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
-		 " GROUP BY r.id HAVING max(t.world_size) > count(DISTINCT t.rank) ORDER BY r.position", &st) < 0)
+		 " GROUP BY r.id HAVING max(t.world_size) > count(DISTINCT t.rank) ORDER BY r.position", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment);
 	while (store_step_rc(st) == STORE_ROW) {
 		int world = store_column_int(st, 1), have = store_column_int(st, 2);
 		diag_warning(text(st, 3), "run '%s': traces of %d of its %d ranks (world_size %d); "
@@ -139,14 +137,14 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 	 * are disjoint; epoch offsets are used only when both traces have one.
 	 * One pair per run is enough to say it: the first in file order.
 	 */
-	if (store_prepare(ctx->store, "compare rank clocks",
+	st = store_query(ctx->store, "compare rank clocks",
 		 "SELECT r.id, r.run, t.rank, t.path, t.file_index, t.epoch_offset_ns IS NOT NULL,"
 		 " t.first_ns + coalesce(t.epoch_offset_ns, 0), t.last_ns + coalesce(t.epoch_offset_ns, 0)"
 		 " FROM runs r JOIN traces t ON t.run_id = r.id"
 		 " WHERE r.experiment = ?1 AND t.rank IS NOT NULL AND t.first_ns IS NOT NULL AND t.last_ns IS NOT NULL"
-		 " ORDER BY r.position, r.id, t.file_index, t.id", &st) < 0)
+		 " ORDER BY r.position, r.id, t.file_index, t.id", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment);
 	struct span_row *v = NULL;
 	size_t n = 0, cap = 0;
 	int64_t run_id = 0;

@@ -43,12 +43,11 @@ static const char *base_name(const char *path)
 
 static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct store_stmt *st;
-	if (store_prepare(ctx->store, "inputs: gpu links",
+	struct store_stmt *st = store_query(ctx->store, "inputs: gpu links",
 			"SELECT a, b, link, cpu_affinity, numa_affinity, path FROM gpu_links"
-			" WHERE experiment = ?1 ORDER BY rowid", &st) < 0)
+			" WHERE experiment = ?1 ORDER BY rowid", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment);
 	struct table *t = table_new("interconnect", "How the devices are connected (nvidia-smi topo -m)",
 				    "a:text,b:text,link:text,meaning:text,cpu_affinity:text,numa_affinity:text,source:text");
 	while (store_step_rc(st) == STORE_ROW) {
@@ -80,13 +79,12 @@ static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *
 
 static int phase_report(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct store_stmt *st;
-	if (store_prepare(ctx->store, "inputs: phase times",
+	struct store_stmt *st = store_query(ctx->store, "inputs: phase times",
 			"SELECT r.run, t.path, p.action, p.calls, p.mean_ns, p.total_ns, p.percent"
 			" FROM phase_times p JOIN traces t ON t.id = p.trace_id JOIN runs r ON r.id = t.run_id"
-			" WHERE r.experiment = ?1 ORDER BY r.position, t.file_index, p.rowid", &st) < 0)
+			" WHERE r.experiment = ?1 ORDER BY r.position, t.file_index, p.rowid", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment);
 	struct table *t = table_new("phase_report", "Phases as the framework's profiler reported them",
 				    "run:text,source:text,action:text,calls:int,mean_us:us,total_us:us,percent:real");
 	while (store_step_rc(st) == STORE_ROW) {

@@ -58,11 +58,11 @@ static int64_t step_divisor(const struct analysis_ctx *ctx, const char *run, int
 {
 	struct store_stmt *st;
 	int64_t steps = 0;
-	if (store_prepare(ctx->store, "compare_phases: steps of a run",
+	st = store_query(ctx->store, "compare_phases: steps of a run",
 			"SELECT count(*) FROM steps s JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = "
-			"t.run_id WHERE r.experiment = ?1 AND r.run = ?2", &st) < 0)
+			"t.run_id WHERE r.experiment = ?1 AND r.run = ?2", ctx->experiment);
+	if (!st)
 		return ranks;
-	store_bind_text(st, 1, ctx->experiment);
 	store_bind_text(st, 2, run);
 	if (store_step_rc(st) == STORE_ROW)
 		steps = store_column_int64(st, 0);

@@ -315,21 +315,19 @@ static int stage_state(struct store *s, const char *exp, int64_t build, const st
 		" AND " SQL_UNPROFILED_ITERATION,
 	};
 	for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++) {
-		struct store_stmt *q;
-		if (store_prepare(s, "history: stage this build", copies[i], &q) < 0)
+		struct store_stmt *q = store_query(s, "history: stage this build", copies[i], exp);
+		if (!q)
 			return -1;
-		store_bind_text(q, 1, exp);
 		store_bind_int64(q, 2, build);
 		int rc = store_step_done(s, q, "history: stage this build");
 		store_finalize(q);
 		if (rc < 0)
 			return -1;
 	}
-	struct store_stmt *ins;
-	if (store_prepare(s, "history: stage this build's numbers",
-			"INSERT INTO temp.h_numbers VALUES(?1, ?2, ?3, ?4, ?5)", &ins) < 0)
+	struct store_stmt *ins = store_query(s, "history: stage this build's numbers",
+			"INSERT INTO temp.h_numbers VALUES(?1, ?2, ?3, ?4, ?5)", exp);
+	if (!ins)
 		return -1;
-	store_bind_text(ins, 1, exp);
 	store_bind_int64(ins, 2, build);
 	int r = insert_numbers(ins, res);
 	if (r < 0)
@@ -344,11 +342,11 @@ static int last_build(struct store *s, const char *exp, int64_t *build, char dig
 	struct store_stmt *q;
 	*build = 0;
 	digest[0] = '\0';
-	if (store_prepare(s, "history: the last build",
+	q = store_query(s, "history: the last build",
 			"SELECT build, state_sha256 FROM temp.h_builds WHERE experiment = ?1"
-			" ORDER BY build DESC LIMIT 1", &q) < 0)
+			" ORDER BY build DESC LIMIT 1", exp);
+	if (!q)
 		return -1;
-	store_bind_text(q, 1, exp);
 	if (store_step_rc(q) == STORE_ROW) {
 		*build = store_column_int64(q, 0);
 		const unsigned char *d = store_column_text(q, 1);
@@ -375,10 +373,9 @@ static int adopt_parts(struct store *s, const char *exp, int64_t build)
 		" LIMIT 1) WHERE experiment = ?1 AND build = ?2 AND rank IS NULL AND format IS NULL",
 	};
 	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
-		struct store_stmt *q;
-		if (store_prepare(s, "history: keep the parts", sql[i], &q) < 0)
+		struct store_stmt *q = store_query(s, "history: keep the parts", sql[i], exp);
+		if (!q)
 			return -1;
-		store_bind_text(q, 1, exp);
 		store_bind_int64(q, 2, build);
 		int rc = store_step_done(s, q, "history: keep the parts");
 		store_finalize(q);
@@ -592,13 +589,12 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, c
 		    hstate_load(s, "temp.h_", exp, last, &cur) < 0)
 			return -1;
 	} else {
-		struct store_stmt *q;
-		if (store_prepare(s, "history: record this build",
-				"INSERT INTO temp.h_builds VALUES(?1, ?2, ?3, ?4, ?5)", &q) < 0) {
+		struct store_stmt *q = store_query(s, "history: record this build",
+				"INSERT INTO temp.h_builds VALUES(?1, ?2, ?3, ?4, ?5)", exp);
+		if (!q) {
 			hstate_release(&cur);
 			return -1;
 		}
-		store_bind_text(q, 1, exp);
 		store_bind_int64(q, 2, build);
 		store_bind_int64(q, 3, built_at);
 		store_bind_text(q, 4, PERFSTUDY_VERSION);

@@ -90,10 +90,9 @@ static int64_t latest(struct store *s, const char *exp)
 {
 	struct store_stmt *q;
 	int64_t b = 0;
-	if (store_prepare(s, "diff: the latest build", "SELECT max(build) FROM history_builds WHERE experiment = ?1",
-			  &q) < 0)
+	q = store_query(s, "diff: the latest build", "SELECT max(build) FROM history_builds WHERE experiment = ?1", exp);
+	if (!q)
 		return 0;
-	store_bind_text(q, 1, exp);
 	if (store_step_rc(q) == STORE_ROW)
 		b = store_column_int64(q, 0);
 	store_finalize(q);
@@ -104,10 +103,9 @@ static void limits(struct store *s, const char *exp, struct history_limits *lim)
 {
 	struct store_stmt *q;
 	memset(lim, 0, sizeof(*lim));
-	if (store_prepare(s, "diff: thresholds", "SELECT metric, value FROM history_thresholds WHERE experiment = ?1",
-			  &q) < 0)
+	q = store_query(s, "diff: thresholds", "SELECT metric, value FROM history_thresholds WHERE experiment = ?1", exp);
+	if (!q)
 		return;
-	store_bind_text(q, 1, exp);
 	while (store_step_rc(q) == STORE_ROW) {
 		const char *m = (const char *)store_column_text(q, 0);
 		if (m && !strcmp(m, "step_time_pct"))
@@ -333,10 +331,9 @@ static int has_run(struct store *s, const char *exp, int64_t build, const char *
 {
 	struct store_stmt *q;
 	int has = 0;
-	if (store_prepare(s, "diff: --pair", "SELECT 1 FROM history_runs WHERE experiment = ?1 AND build = ?2 AND run = ?3",
-			  &q) < 0)
+	q = store_query(s, "diff: --pair", "SELECT 1 FROM history_runs WHERE experiment = ?1 AND build = ?2 AND run = ?3", exp);
+	if (!q)
 		return 0;
-	store_bind_text(q, 1, exp);
 	store_bind_int64(q, 2, build);
 	store_bind_text(q, 3, run);
 	has = store_step_rc(q) == STORE_ROW;

@@ -168,10 +168,9 @@ static const char *col_text(struct store_stmt *q, int c)
 static int each_row(struct store *s, const char *what, const char *sql, const char *exp, int64_t build,
 		    struct hstate *st, int (*row)(struct hstate_run *r, struct store_stmt *q, const char *where))
 {
-	struct store_stmt *q;
-	if (store_prepare(s, what, sql, &q) < 0)
+	struct store_stmt *q = store_query(s, what, sql, exp);
+	if (!q)
 		return -1;
-	store_bind_text(q, 1, exp);
 	store_bind_int64(q, 2, build);
 	int rc;
 	while ((rc = store_step(s, q, what)) > 0) {
@@ -293,18 +292,18 @@ int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t bu
 	struct store_stmt *q = NULL;
 	int ret = -1;
 	buf_printf(&sql, "SELECT built_at FROM %sbuilds WHERE experiment = ?1 AND build = ?2", prefix);
-	if (store_prepare(s, "history: load a build", sql.data, &q) < 0)
+	q = store_query(s, "history: load a build", sql.data, exp);
+	if (!q)
 		goto out;
-	store_bind_text(q, 1, exp);
 	store_bind_int64(q, 2, build);
 	if (store_step_rc(q) == STORE_ROW)
 		st->built_at = store_column_int64(q, 0);
 	store_finalize(q);
 	buf_reset(&sql);
 	buf_printf(&sql, "SELECT run FROM %sruns WHERE experiment = ?1 AND build = ?2 ORDER BY run", prefix);
-	if (store_prepare(s, "history: load a build's runs", sql.data, &q) < 0)
+	q = store_query(s, "history: load a build's runs", sql.data, exp);
+	if (!q)
 		goto out;
-	store_bind_text(q, 1, exp);
 	store_bind_int64(q, 2, build);
 	size_t cap = 0;
 	while (store_step_rc(q) == STORE_ROW) {

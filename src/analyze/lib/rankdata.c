@@ -36,11 +36,10 @@ int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n
 	struct store_stmt *st;
 	*out = NULL;
 	*n = 0;
-	if (store_prepare(s, "list ranks", "SELECT r.run, r.id, t.rank, r.position FROM traces t JOIN runs r ON r.id = t.run_id"
-		    " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank",
-		    &st) < 0)
+	st = store_query(s, "list ranks", "SELECT r.run, r.id, t.rank, r.position FROM traces t JOIN runs r ON r.id = t.run_id"
+		    " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank", exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp);
 	size_t cap = 0;
 	int rc;
 	while ((rc = store_step_rc(st)) == STORE_ROW) {

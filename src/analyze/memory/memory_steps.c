@@ -544,10 +544,9 @@ out:
 /* Whether the experiment (?1 of sql, a SELECT EXISTS) has what sql asks: 1, 0, or -1 after diag. */
 static int exp_has(struct store *s, const char *exp, const char *what, const char *sql)
 {
-	struct store_stmt *st;
-	if (store_prepare(s, what, sql, &st) < 0)
+	struct store_stmt *st = store_query(s, what, sql, exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp);
 	int r = store_step(s, st, what);
 	if (r == 1)
 		r = store_column_int(st, 0);

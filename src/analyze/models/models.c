@@ -108,9 +108,9 @@ static int query_facts(struct store *s, const char *exp, const char *run, int64_
 		"   ORDER BY h.gpu LIMIT 1)),"
 		" (SELECT max(i.global_batch) FROM iterations i JOIN traces t ON t.id = i.trace_id WHERE t.run_id = r.id)"
 		" FROM runs r WHERE r.experiment = ?1 AND r.run = ?2";
-	if (store_prepare(s, "models: a run's facts", sql, &st) < 0)
+	st = store_query(s, "models: a run's facts", sql, exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp);
 	store_bind_text(st, 2, run);
 	if (store_step_rc(st) == STORE_ROW) {
 		f->gpus = store_column_int(st, 0);
@@ -847,13 +847,12 @@ static void relative(const struct analysis_ctx *ctx, struct analysis_result *out
 /* The GPUs that nvidia-smi -q -x describes. */
 static int hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct store_stmt *st;
-	if (store_prepare(ctx->store, "models: gpu hardware",
+	struct store_stmt *st = store_query(ctx->store, "models: gpu hardware",
 			"SELECT gpu, product, memory_mib, driver, cuda, max_sm_mhz, max_mem_mhz, power_limit_w,"
 			" pcie_gen_max, pcie_width_max, pcie_gen_cur, pcie_width_cur, pci_bus, dtd, path"
-			" FROM gpu_hardware WHERE experiment = ?1 ORDER BY path, gpu", &st) < 0)
+			" FROM gpu_hardware WHERE experiment = ?1 ORDER BY path, gpu", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment);
 	struct table *t = table_new("hardware", "GPUs as nvidia-smi -q -x describes them",
 				    "gpu:int,product:text,memory_mib:int,driver:text,cuda:text,max_sm_mhz:int,"
 				    "max_mem_mhz:int,power_limit_w:real,pcie_gen_max:int,pcie_width_max:int,"

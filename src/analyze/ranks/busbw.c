@@ -174,16 +174,15 @@ static int add_transfers(const struct analysis_ctx *ctx, struct point *p, size_t
 
 int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct store_stmt *st;
-	if (store_prepare(ctx->store, "busbw: collectives with their kernels",
+	struct store_stmt *st = store_query(ctx->store, "busbw: collectives with their kernels",
 			"SELECT coalesce(c.group_size, t.world_size), max(c.in_nelems, c.out_nelems), c.dtype,"
 			" c.collective, a.dur_ns, r.run FROM collectives c JOIN traces t ON t.id = c.trace_id"
 			" JOIN runs r ON r.id = t.run_id"
 			" JOIN activities a ON a.trace_id = c.trace_id AND a.start_ns = c.start_ns"
 			"  AND a.correlation IS c.correlation AND a.kind = 'kernel'"
-			" WHERE r.experiment = ?1", &st) < 0)
+			" WHERE r.experiment = ?1", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment);
 	struct point *p = NULL;
 	size_t np = 0, cap = 0;
 	struct buf type;

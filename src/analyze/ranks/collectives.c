@@ -163,7 +163,7 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 		classifier_free(cls);
 		return -1;
 	}
-	if (store_prepare(s, "collectives: communication kernels",
+	st = store_query(s, "collectives: communication kernels",
 			"SELECT r.run, t.rank, n.name, a.dur_ns, c.collective, c.in_nelems, c.out_nelems,"
 			" c.dtype, coalesce(c.group_size, t.world_size) FROM activities a"
 			" JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
@@ -171,12 +171,12 @@ int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result 
 			" LEFT JOIN collectives c ON c.trace_id = a.trace_id AND c.start_ns = a.start_ns"
 			"  AND c.correlation IS a.correlation"
 			" WHERE r.experiment = ?1 AND a.kind = 'kernel' AND a.name_id IN (SELECT id FROM temp.comm_names)"
-			" ORDER BY r.position, t.rank, a.start_ns", &st) < 0) {
+			" ORDER BY r.position, t.rank, a.start_ns", ctx->experiment);
+	if (!st) {
 		table_free(t);
 		classifier_free(cls);
 		return -1;
 	}
-	store_bind_text(st, 1, ctx->experiment);
 	struct agg {
 		char *run, *type;
 		int64_t rank, calls, time, bytes, bytes_time, group;

@@ -65,6 +65,17 @@ static int table_rows(struct store *s, struct store_stmt *st, const char *what, 
 	return 0;
 }
 
+/* The rows of st in t by its column types (store_rows_to_table): *out = t, or t freed; 0, or -1 after diag. */
+static int typed_rows(struct store_stmt *st, struct table *t, struct table **out)
+{
+	if (store_rows_to_table(st, t) < 0) {
+		table_free(t);
+		return -1;
+	}
+	*out = t;
+	return 0;
+}
+
 static enum activity_kind kind_of(const char *k)
 {
 	return !strcmp(k, "kernel") ? ACT_KERNEL : !strcmp(k, "memcpy") ? ACT_MEMCPY : ACT_MEMSET;
@@ -352,26 +363,26 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 	if (insert_kernel_stats(s, exp) < 0)
 		goto fail;
 	/* Ranks with no GPU activities: the totals of their profiler's summary rows. */
-	if (store_prepare(s, "build kernels", "INSERT INTO kernel_stats SELECT r.experiment, r.run, t.rank, m.name_id, g.grp, sum(m.calls),"
+	st = store_query(s, "build kernels", "INSERT INTO kernel_stats SELECT r.experiment, r.run, t.rank, m.name_id, g.grp, sum(m.calls),"
 		    " sum(m.total_ns), min(m.min_ns), max(m.max_ns) FROM summaries m"
 		    " JOIN traces t ON t.id = m.trace_id JOIN runs r ON r.id = t.run_id"
 		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
 		    " WHERE r.experiment = ?1 AND m.kind = 'kernel' AND (t.run_id, t.rank) NOT IN"
 		    "  (SELECT t2.run_id, t2.rank FROM traces t2 WHERE t2.id IN (SELECT trace_id FROM activities))"
-		    " GROUP BY r.id, t.rank, m.name_id", &st) < 0)
+		    " GROUP BY r.id, t.rank, m.name_id", exp);
+	if (!st)
 		goto fail;
-	store_bind_text(st, 1, exp);
 	if (store_step_rc(st) != STORE_DONE) {
 		failed(s, st, "basic: kernel stats");
 		goto fail;
 	}
 	store_finalize(st);
-	if (store_prepare(s, "build kernels", "SELECT k.run, k.rank, n.name, k.grp, k.calls, k.total_ns, k.min_ns, k.max_ns"
+	st = store_query(s, "build kernels", "SELECT k.run, k.rank, n.name, k.grp, k.calls, k.total_ns, k.min_ns, k.max_ns"
 		    " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
 		    " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
-		    " WHERE k.experiment = ?1 ORDER BY r.position, k.rank, k.total_ns DESC, n.name", &st) < 0)
+		    " WHERE k.experiment = ?1 ORDER BY r.position, k.rank, k.total_ns DESC, n.name", exp);
+	if (!st)
 		goto fail;
-	store_bind_text(st, 1, exp);
 	return table_rows(s, st, "basic: kernel stats", t, kernels_row, out);
 fail:
 	table_free(t);
@@ -391,14 +402,13 @@ static int build_steps(struct store *s, const char *exp, struct table **out)
 {
 	struct table *t = table_new("steps", "Duration of each profiled training step (ProfilerStep#N, host side)",
 				    "run:text,rank:int,step:int,step_us:us");
-	struct store_stmt *st;
-	if (store_prepare(s, "build steps", "SELECT r.run, t.rank, s.step, s.dur_ns FROM steps s JOIN traces t ON t.id = s.trace_id"
+	struct store_stmt *st = store_query(s, "build steps", "SELECT r.run, t.rank, s.step, s.dur_ns FROM steps s JOIN traces t ON t.id = s.trace_id"
 		    " JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
-		    " ORDER BY r.position, t.rank, s.step, s.start_ns", &st) < 0) {
+		    " ORDER BY r.position, t.rank, s.step, s.start_ns", exp);
+	if (!st) {
 		table_free(t);
 		return -1;
 	}
-	store_bind_text(st, 1, exp);
 	return table_rows(s, st, "basic: steps", t, steps_row, out);
 }
 
@@ -438,7 +448,7 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 	 * (data_parallel ... schedule_source) stay empty here: run_layout.c
 	 * fills them after pipeline_stages.csv.
 	 */
-	if (store_prepare(s, "build runs", "SELECT r.run, r.label, coalesce(r.gpus, max(t.world_size), count(DISTINCT t.rank)),"
+	st = store_query(s, "build runs", "SELECT r.run, r.label, coalesce(r.gpus, max(t.world_size), count(DISTINCT t.rank)),"
 		    " count(DISTINCT t.rank), r.model, r.batch, r.strategy,"
 		    " (SELECT d.name FROM devices d JOIN traces t2 ON t2.id = d.trace_id WHERE t2.run_id = r.id"
 		    "   ORDER BY t2.rank, d.device LIMIT 1),"
@@ -446,11 +456,11 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 		    "   WHERE t3.run_id = r.id AND a.kind = 'kernel'),"
 		    " (SELECT avg(s.dur_ns) FROM steps s JOIN traces t4 ON t4.id = s.trace_id WHERE t4.run_id = r.id)"
 		    " FROM runs r LEFT JOIN traces t ON t.run_id = r.id WHERE r.experiment = ?1"
-		    " GROUP BY r.id ORDER BY r.position", &st) < 0) {
+		    " GROUP BY r.id ORDER BY r.position", exp);
+	if (!st) {
 		table_free(t);
 		return -1;
 	}
-	store_bind_text(st, 1, exp);
 	return table_rows(s, st, "basic: runs", t, runs_row, out);
 }
 
@@ -458,26 +468,12 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 #define DEVICE_LABEL(t) "coalesce((SELECT d.name || ' (' || d.device || ')' FROM devices d WHERE d.trace_id = " t ".id" \
 	" AND d.device = " t ".device AND d.name IS NOT NULL ORDER BY d.rowid LIMIT 1), CAST(" t ".device AS TEXT))"
 
-/* A row of rank_devices.csv from (run, rank, device, device label, file, devices in the file). */
-static void rank_devices_row(struct table *t, size_t row, struct store_stmt *st)
-{
-	table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
-	table_set_int(t, row, 1, store_column_int64(st, 1));
-	if (store_column_type(st, 2) != STORE_NULL)
-		table_set_int(t, row, 2, store_column_int64(st, 2));
-	if (store_column_type(st, 3) != STORE_NULL)
-		table_set_text(t, row, 3, (const char *)store_column_text(st, 3));
-	table_set_text(t, row, 4, (const char *)store_column_text(st, 4));
-	table_set_int(t, row, 5, store_column_int64(st, 5));
-}
-
 /* rank_devices: which device, of which file, each rank is. */
 static int build_rank_devices(struct store *s, const char *exp, struct table **out)
 {
 	struct table *t = table_new("rank_devices", "The device each rank's GPU activities are on",
 				    "run:text,rank:int,device:int,device_name:text,file:text,devices_in_file:int");
-	struct store_stmt *st;
-	if (store_prepare(s, "build rank devices", "SELECT r.run, t.rank, t.device, " DEVICE_LABEL("t") ","
+	struct store_stmt *st = store_query(s, "build rank devices", "SELECT r.run, t.rank, t.device, " DEVICE_LABEL("t") ","
 		    /*
 		     * the file's first row and its other devices' rows: counted once
 		     * for all (a count with an OR per row read the table per row, 3 s
@@ -487,26 +483,12 @@ static int build_rank_devices(struct store *s, const char *exp, struct table **o
 		    " FROM traces t JOIN runs r ON r.id = t.run_id"
 		    " LEFT JOIN (SELECT part_of AS f, count(*) AS c FROM traces WHERE part_of IS NOT NULL GROUP BY part_of) k"
 		    " ON k.f = coalesce(t.part_of, t.id) WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
-		    " ORDER BY r.position, t.rank, t.id", &st) < 0) {
+		    " ORDER BY r.position, t.rank, t.id", exp);
+	if (!st) {
 		table_free(t);
 		return -1;
 	}
-	store_bind_text(st, 1, exp);
-	return table_rows(s, st, "basic: devices per rank", t, rank_devices_row, out);
-}
-
-/* A row of top_kernels.csv from (run, place, rank, device label, name, group, calls, total). */
-static void top_kernels_row(struct table *t, size_t row, struct store_stmt *st)
-{
-	table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
-	table_set_int(t, row, 1, store_column_int64(st, 1));
-	table_set_int(t, row, 2, store_column_int64(st, 2));
-	if (store_column_type(st, 3) != STORE_NULL)
-		table_set_text(t, row, 3, (const char *)store_column_text(st, 3));
-	table_set_text(t, row, 4, (const char *)store_column_text(st, 4));
-	table_set_text(t, row, 5, (const char *)store_column_text(st, 5));
-	table_set_int(t, row, 6, store_column_int64(st, 6));
-	table_set_ns(t, row, 7, store_column_int64(st, 7));
+	return typed_rows(st, t, out);
 }
 
 /*
@@ -521,21 +503,20 @@ static int build_top_kernels(struct store *s, const char *exp, int top_n, struct
 				    "run:text,place:int,rank:int,device:text,name:text,group:text,calls:int,total_us:us");
 	struct store_stmt *st;
 	/* The device of the top rows alone: looked up for every row, it cost a lookup per rank and kernel. */
-	if (store_prepare(s, "build top kernels", "SELECT x.run, x.place, x.rank, (SELECT " DEVICE_LABEL("t") " FROM traces t"
+	st = store_query(s, "build top kernels", "SELECT x.run, x.place, x.rank, (SELECT " DEVICE_LABEL("t") " FROM traces t"
 		    " WHERE t.run_id = x.run_id AND t.rank = x.rank ORDER BY t.id LIMIT 1),"
 		    " x.name, x.grp, x.calls, x.total_ns FROM (SELECT k.run, k.rank, n.name, k.grp,"
 		    " k.calls, k.total_ns, r.position, r.id AS run_id, row_number() OVER (PARTITION BY r.id ORDER BY"
 		    " k.total_ns DESC, k.rank, n.name) AS place"
 		    " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
 		    " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
-		    " WHERE k.experiment = ?1 AND k.rank IS NOT NULL) x WHERE x.place <= ?2 ORDER BY x.position, x.place",
-		    &st) < 0) {
+		    " WHERE k.experiment = ?1 AND k.rank IS NOT NULL) x WHERE x.place <= ?2 ORDER BY x.position, x.place", exp);
+	if (!st) {
 		table_free(t);
 		return -1;
 	}
-	store_bind_text(st, 1, exp);
 	store_bind_int(st, 2, top_n);
-	return table_rows(s, st, "basic: top kernels", t, top_kernels_row, out);
+	return typed_rows(st, t, out);
 }
 
 /*
@@ -594,14 +575,13 @@ static struct table *build_group_totals(const struct table *groups, const struct
  */
 static int add_device_notes(struct store *s, const char *exp, struct analysis_result *out)
 {
-	struct store_stmt *st;
-	if (store_prepare(s, "add device notes", "SELECT f.id, r.run, f.path, 'device ' || p.device || ' = rank ' || p.rank"
+	struct store_stmt *st = store_query(s, "add device notes", "SELECT f.id, r.run, f.path, 'device ' || p.device || ' = rank ' || p.rank"
 		    " FROM traces p JOIN traces f ON f.id = coalesce(p.part_of, p.id) JOIN runs r ON r.id = f.run_id"
 		    " WHERE r.experiment = ?1 AND f.part_of IS NULL"
 		    " AND f.id IN (SELECT part_of FROM traces WHERE part_of IS NOT NULL)"
-		    " ORDER BY r.position, f.file_index, f.id, p.device, p.id", &st) < 0)
+		    " ORDER BY r.position, f.file_index, f.id, p.device, p.id", exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp);
 	struct buf parts;
 	buf_init(&parts);
 	char *run = NULL, *path = NULL;
@@ -646,13 +626,12 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
  */
 static int add_source_notes(struct store *s, const char *exp, struct analysis_result *out)
 {
-	struct store_stmt *st;
-	if (store_prepare(s, "add source notes", "SELECT r.run, t.rank, t.path, t.format, (SELECT count(*) FROM summaries m WHERE m.trace_id = t.id)"
+	struct store_stmt *st = store_query(s, "add source notes", "SELECT r.run, t.rank, t.path, t.format, (SELECT count(*) FROM summaries m WHERE m.trace_id = t.id)"
 		    " FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
 		    " AND t.rank IS NOT NULL AND t.id NOT IN (SELECT trace_id FROM activities)"
-		    " ORDER BY r.position, t.rank, t.path", &st) < 0)
+		    " ORDER BY r.position, t.rank, t.path", exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp);
 	int rc;
 	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		const char *run = (const char *)store_column_text(st, 0);

@@ -38,9 +38,9 @@ static int column_of(struct store *s, const char *sql, const char *exp, const ch
 	struct store_stmt *st;
 	*v = NULL;
 	*n = 0;
-	if (store_prepare(s, "profiler_overhead: a run's samples", sql, &st) < 0)
+	st = store_query(s, "profiler_overhead: a run's samples", sql, exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp);
 	store_bind_text(st, 2, run);
 	size_t cap = 0;
 	int rc;

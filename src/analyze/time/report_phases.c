@@ -63,13 +63,13 @@ static int reports_load(const struct analysis_ctx *ctx, struct report **out, siz
 	struct store_stmt *st;
 	*out = NULL;
 	*n = 0;
-	if (store_prepare(ctx->store, "report_phases: phase reports",
+	st = store_query(ctx->store, "report_phases: phase reports",
 			"SELECT r.run, t.path, p.action, p.calls, p.total_ns, t.id"
 			" FROM phase_times p JOIN traces t ON t.id = p.trace_id JOIN runs r ON r.id = t.run_id"
 			" WHERE r.experiment = ?1 AND p.action IS NOT NULL AND p.total_ns IS NOT NULL"
-			" ORDER BY r.position, t.file_index, p.rowid", &st) < 0)
+			" ORDER BY r.position, t.file_index, p.rowid", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment);
 	size_t cap = 0;
 	int64_t last_trace = -1;
 	while (store_step_rc(st) == STORE_ROW) {
