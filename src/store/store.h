@@ -11,16 +11,21 @@
  * finalizes them. Functions return 0 (or a row id >= 1) and -1 after
  * reporting through diag.
  *
- * This header is the one door to SQLite: code outside src/store/ (but the
- * readers of SQLite inputs in src/ingest/ and util/sqlguard.c, which bounds
- * them) queries the store through the query API below (store_prepare,
- * store_step, store_step_done, store_exec), which reports every failure
- * naming the database file and the statement's purpose:
+ * This header is the one door to SQLite, and does not include <sqlite3.h>:
+ * code outside src/store/ (but the readers of SQLite inputs in src/ingest/
+ * and util/sqlguard.c, which bounds them) queries the store through the
+ * query API below: an opaque struct store_stmt (prepared by store_prepare
+ * or store_query, stepped by store_next, read by store_column_*), whose
+ * every failure is reported naming the database file and the statement's
+ * purpose:
  *   out.tmp.42/perfstudy.db: error: sqlite: check ranks: no such table: traces
  * Other SQLite files (shards, a previous or another directory's store) are
- * opened here too (store_open_read, store_create_shard), and every table is
- * created in schema.c; tests/e2e/t_layout.sh checks both. The analyses keep
- * their SQL (it is their definition) but never hold the raw handle.
+ * opened here too (store_open_read, store_create_shard), every table is
+ * created in schema.c, and the build's own SQL (the cache, the shards, the
+ * rank checks) is here behind functions named for what they do;
+ * tests/e2e/t_layout.sh checks that no SQLite name appears outside. The
+ * analyses keep their SQL (it is their definition) but never hold SQLite's
+ * handle or statement.
  */
 #ifndef PERFSTUDY_STORE_H
 #define PERFSTUDY_STORE_H
