@@ -190,9 +190,9 @@ static const char *const cut_sql[NSRC] = {
 	" coalesce(x.copy_kind, '')" RANK_ROWS("activities", ""),
 };
 
-static int64_t col_or(sqlite3_stmt *st, int i, int64_t dflt)
+static int64_t col_or(struct store_stmt *st, int i, int64_t dflt)
 {
-	return store_column_type(st, i) == SQLITE_NULL ? dflt : store_column_int64(st, i);
+	return store_column_type(st, i) == STORE_NULL ? dflt : store_column_int64(st, i);
 }
 
 /* A ProfilerStep#N host range: N, or -1 (the store's steps view: N is the digits after '#'). */
@@ -204,7 +204,7 @@ static int64_t step_of(const char *name, size_t n)
 }
 
 /* Writes the current row of source src of rank r (index ri). */
-static void write_row(struct tx_run *x, size_t ri, int src, sqlite3_stmt *st)
+static void write_row(struct tx_run *x, size_t ri, int src, struct store_stmt *st)
 {
 	struct tx_rank *r = &x->ranks[ri];
 	struct tx_out *o = &x->o;
@@ -277,7 +277,7 @@ static void write_row(struct tx_run *x, size_t ri, int src, sqlite3_stmt *st)
 		keys[nk] = "correlation", cols[nk++] = 6;
 	}
 	for (int k = 0; k < nk; k++) {
-		if (store_column_type(st, cols[k]) == SQLITE_NULL || ((src == SRC_ACT || src == SRC_CPU) && cols[k] >= 5 &&
+		if (store_column_type(st, cols[k]) == STORE_NULL || ((src == SRC_ACT || src == SRC_CPU) && cols[k] >= 5 &&
 									 store_column_int64(st, cols[k]) < 0))
 			continue;
 		buf_adds(&o->b, any++ ? ",\"" : "\"");
@@ -325,7 +325,7 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 	for (int k = 0; k < NSRC; k++) {
 		char *sql = xasprintf("SELECT rt.rank, count(*), min(x.start_ns) FROM traces rt JOIN %s x ON x.trace_id = rt.id"
 				      " WHERE rt.run_id = ?1 AND rt.rank IS NOT NULL GROUP BY rt.rank", tabs_sql[k]);
-		sqlite3_stmt *st;
+		struct store_stmt *st;
 		int rc = store_prepare(x->s, "count a run's events", sql, &st);
 		free(sql);
 		if (rc < 0)
@@ -357,7 +357,7 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 		return 0;
 	/* Each rank's share; a rank over it sets the cut at its share's last event. */
 	int64_t q = max_events / (int64_t)x->nranks > 0 ? max_events / (int64_t)x->nranks : 1;
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 #define RANK_START(t) \
 	"SELECT x.start_ns AS s FROM traces rt JOIN " t " x ON x.trace_id = rt.id WHERE rt.run_id = ?1 AND rt.rank = ?2"
 	if (store_prepare(x->s, "cut a run's trace",
@@ -393,7 +393,7 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
  * what it needs but does not write, as for an uncut run, so that the file
  * is the one the whole run's rows give. Returns 0 or -1 after diag.
  */
-static int read_rank(struct tx_run *x, size_t ri, sqlite3_stmt **st, const struct wrow *w, size_t nw)
+static int read_rank(struct tx_run *x, size_t ri, struct store_stmt **st, const struct wrow *w, size_t nw)
 {
 	struct tx_rank *r = &x->ranks[ri];
 	int64_t lim = x->cut + r->off, act_lim = lim;
@@ -470,7 +470,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	/* the file's name: the run id where it is [a-z0-9-], else a stem unique per id (fs.h): ids may hold '/' */
 	char *file = fs_figure_name("", run, ".trace.json.gz");
 	char *path = xasprintf("%s/%s", dir, file), *tmp = NULL;
-	sqlite3_stmt *st[NSRC] = {0};
+	struct store_stmt *st[NSRC] = {0};
 	int have[NSRC] = {0};
 	struct wrow *w = NULL;
 	struct tx_op *ops = NULL;

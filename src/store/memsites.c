@@ -154,7 +154,7 @@ int store_memsites_flush(struct store *s, int64_t trace_id, const char *path)
 		if (!mark[i])
 			continue;
 		const struct pending_op *o = ord[i];
-		if (!st && store_prepare(s, "prepare", "INSERT INTO memory_ops VALUES(?1,?2,?3,?4,?5,?6,?7,?8)", &st) < 0)
+		if (!st && store_sql_prepare(s, "prepare", "INSERT INTO memory_ops VALUES(?1,?2,?3,?4,?5,?6,?7,?8)", &st) < 0)
 			goto out;
 		sqlite3_bind_int64(st, 1, trace_id);
 		bind_opt(st, 2, o->tid, o->tid >= 0);
@@ -164,7 +164,7 @@ int store_memsites_flush(struct store *s, int64_t trace_id, const char *path)
 		bind_opt(st, 6, o->dims_id, o->dims_id >= 0);
 		bind_opt(st, 7, o->types_id, o->types_id >= 0);
 		bind_opt(st, 8, o->concrete_id, o->concrete_id >= 0);
-		if (store_step_rebind(s, st, "insert memory op") < 0)
+		if (store_sql_step_rebind(s, st, "insert memory op") < 0)
 			goto out;
 	}
 	ret = 0;

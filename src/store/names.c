@@ -125,7 +125,7 @@ int64_t store_name_id(struct store *s, const char *name)
 int store_reload_names(struct store *s)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(s, "prepare", "SELECT id, name FROM names", &st) < 0)
+	if (store_sql_prepare(s, "prepare", "SELECT id, name FROM names", &st) < 0)
 		return -1;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -7,6 +7,7 @@
 #include "store/store_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include "util/diag.h"
@@ -61,7 +62,11 @@ int store_exec(struct store *s, const char *sql, const char *what)
 	return 0;
 }
 
-int store_prepare(struct store *s, const char *what, const char *sql, sqlite3_stmt **st)
+/*
+ * The store's own statements (store_int.h): SQLite's, prepared and stepped
+ * with the same messages as the query API's.
+ */
+int store_sql_prepare(struct store *s, const char *what, const char *sql, sqlite3_stmt **st)
 {
 	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
 		*st = NULL;
@@ -70,21 +75,7 @@ int store_prepare(struct store *s, const char *what, const char *sql, sqlite3_st
 	return 0;
 }
 
-int store_prepare_quiet(struct store *s, const char *sql, sqlite3_stmt **st)
-{
-	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
-		*st = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-int store_prepare_kept(struct store *s, const char *what, const char *sql, sqlite3_stmt **slot)
-{
-	return *slot ? 0 : store_prepare(s, what, sql, slot);
-}
-
-int store_step(struct store *s, sqlite3_stmt *st, const char *what)
+int store_sql_step(struct store *s, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
@@ -94,7 +85,12 @@ int store_step(struct store *s, sqlite3_stmt *st, const char *what)
 	return store_fail(s, what);
 }
 
-int store_step_done(struct store *s, sqlite3_stmt *st, const char *what)
+int store_sql_prepare_kept(struct store *s, const char *what, const char *sql, sqlite3_stmt **slot)
+{
+	return *slot ? 0 : store_sql_prepare(s, what, sql, slot);
+}
+
+int store_sql_step_done(struct store *s, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
@@ -109,13 +105,169 @@ int store_step_done(struct store *s, sqlite3_stmt *st, const char *what)
  * bind every parameter of every row (NULLs included), and clearing them
  * each time costs as much as a bind.
  */
-int store_step_rebind(struct store *s, sqlite3_stmt *st, const char *what)
+int store_sql_step_rebind(struct store *s, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return store_fail(s, what);
 	return 0;
+}
+
+/* A statement of the query API: SQLite's, with its store and purpose for the messages. */
+struct store_stmt {
+	sqlite3_stmt *st;
+	struct store *s;
+	const char *what;
+};
+
+static struct store_stmt *stmt_new(struct store *s, const char *what, sqlite3_stmt *raw)
+{
+	struct store_stmt *st = xmalloc(sizeof(*st));
+	st->st = raw;
+	st->s = s;
+	st->what = what;
+	return st;
+}
+
+int store_prepare(struct store *s, const char *what, const char *sql, struct store_stmt **st)
+{
+	sqlite3_stmt *raw;
+	*st = NULL;
+	if (store_sql_prepare(s, what, sql, &raw) < 0)
+		return -1;
+	*st = stmt_new(s, what, raw);
+	return 0;
+}
+
+int store_prepare_quiet(struct store *s, const char *sql, struct store_stmt **st)
+{
+	sqlite3_stmt *raw;
+	*st = NULL;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &raw, NULL) != SQLITE_OK)
+		return -1;
+	*st = stmt_new(s, "query", raw);
+	return 0;
+}
+
+int store_step_rc(struct store_stmt *st)
+{
+	int rc = sqlite3_step(st->st);
+	return rc == SQLITE_ROW ? STORE_ROW : rc == SQLITE_DONE ? STORE_DONE : STORE_ERROR;
+}
+
+int store_step(struct store *s, struct store_stmt *st, const char *what)
+{
+	int rc = store_step_rc(st);
+	return rc == STORE_ERROR ? store_fail(s, what) : rc;
+}
+
+int store_next(struct store_stmt *st)
+{
+	return store_step(st->s, st, st->what);
+}
+
+int store_step_done(struct store *s, struct store_stmt *st, const char *what)
+{
+	return store_sql_step_done(s, st->st, what);
+}
+
+/* The types are SQLite's own, so that a column's type passes through unchanged. */
+_Static_assert(STORE_INTEGER == SQLITE_INTEGER && STORE_FLOAT == SQLITE_FLOAT && STORE_TEXT == SQLITE_TEXT &&
+		       STORE_BLOB == SQLITE_BLOB && STORE_NULL == SQLITE_NULL,
+	       "store_type is SQLite's");
+
+void store_bind_text(struct store_stmt *st, int i, const char *v)
+{
+	sqlite3_bind_text(st->st, i, v, -1, SQLITE_STATIC);
+}
+
+void store_bind_text_copy(struct store_stmt *st, int i, const char *v)
+{
+	sqlite3_bind_text(st->st, i, v, -1, SQLITE_TRANSIENT);
+}
+
+void store_bind_int64(struct store_stmt *st, int i, int64_t v)
+{
+	sqlite3_bind_int64(st->st, i, v);
+}
+
+void store_bind_int(struct store_stmt *st, int i, int v)
+{
+	sqlite3_bind_int(st->st, i, v);
+}
+
+void store_bind_double(struct store_stmt *st, int i, double v)
+{
+	sqlite3_bind_double(st->st, i, v);
+}
+
+void store_bind_null(struct store_stmt *st, int i)
+{
+	sqlite3_bind_null(st->st, i);
+}
+
+void store_bind_blob(struct store_stmt *st, int i, const void *v, uint64_t n)
+{
+	sqlite3_bind_blob64(st->st, i, v, n, SQLITE_STATIC);
+}
+
+int store_column_type(struct store_stmt *st, int i)
+{
+	return sqlite3_column_type(st->st, i);
+}
+
+int64_t store_column_int64(struct store_stmt *st, int i)
+{
+	return sqlite3_column_int64(st->st, i);
+}
+
+int store_column_int(struct store_stmt *st, int i)
+{
+	return sqlite3_column_int(st->st, i);
+}
+
+double store_column_double(struct store_stmt *st, int i)
+{
+	return sqlite3_column_double(st->st, i);
+}
+
+const unsigned char *store_column_text(struct store_stmt *st, int i)
+{
+	return sqlite3_column_text(st->st, i);
+}
+
+const void *store_column_blob(struct store_stmt *st, int i)
+{
+	return sqlite3_column_blob(st->st, i);
+}
+
+int store_column_bytes(struct store_stmt *st, int i)
+{
+	return sqlite3_column_bytes(st->st, i);
+}
+
+void store_reset(struct store_stmt *st)
+{
+	sqlite3_reset(st->st);
+}
+
+void store_clear_bindings(struct store_stmt *st)
+{
+	sqlite3_clear_bindings(st->st);
+}
+
+int store_vm_steps(struct store_stmt *st)
+{
+	return sqlite3_stmt_status(st->st, SQLITE_STMTSTATUS_VM_STEP, 0);
+}
+
+void store_finalize(struct store_stmt *st)
+{
+	if (!st)
+		return;
+	sqlite3_finalize(st->st);
+	free(st);
 }
 
 int store_attach(struct store *s, const char *path, const char *alias)

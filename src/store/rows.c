@@ -22,12 +22,12 @@ int store_row_buf_open(struct store *s, struct row_buf *b, const char *table, in
 		for (int c = 0; c < ncols; c++)
 			buf_adds(&sql, c ? ",?" : "?");
 		buf_addc(&sql, ')');
-		if (r == 0 && store_prepare(s, "prepare", sql.data, &b->one) < 0) {
+		if (r == 0 && store_sql_prepare(s, "prepare", sql.data, &b->one) < 0) {
 			buf_release(&sql);
 			return -1;
 		}
 	}
-	int rc = store_prepare(s, "prepare", sql.data, &b->many);
+	int rc = store_sql_prepare(s, "prepare", sql.data, &b->many);
 	buf_release(&sql);
 	return rc;
 }
@@ -52,12 +52,12 @@ int store_row_buf_flush(struct store *s, struct row_buf *b)
 	if (n == ROWS_PER_INSERT) {
 		for (int k = 0; k < n * b->ncols; k++)
 			bind_cell(b->many, k + 1, &b->cells[k]);
-		return store_step_rebind(s, b->many, b->what);
+		return store_sql_step_rebind(s, b->many, b->what);
 	}
 	for (int r = 0; r < n; r++) {
 		for (int c = 0; c < b->ncols; c++)
 			bind_cell(b->one, c + 1, &b->cells[r * b->ncols + c]);
-		if (store_step_rebind(s, b->one, b->what) < 0)
+		if (store_sql_step_rebind(s, b->one, b->what) < 0)
 			return -1;
 	}
 	return 0;

@@ -166,12 +166,12 @@ int store_open(const char *path, struct store **out)
 	}
 	if (store_exec(s, SCHEMA, "create the schema") < 0 ||
 	    store_exec(s, "INSERT INTO meta VALUES('schema_version','1'),('perfstudy_version','" PERFSTUDY_VERSION "');", "write meta") < 0 ||
-	    store_prepare(s, "prepare", "INSERT INTO names(id, name) VALUES(?1, ?2)", &s->ins_name) < 0 ||
+	    store_sql_prepare(s, "prepare", "INSERT INTO names(id, name) VALUES(?1, ?2)", &s->ins_name) < 0 ||
 	    store_row_buf_open(s, &s->act, "activities", 10, "insert activity") < 0 ||
 	    store_row_buf_open(s, &s->launch, "launches", 7, "insert launch") < 0 ||
 	    store_row_buf_open(s, &s->annot, "annotations", 6, "insert annotation") < 0 ||
-	    store_prepare(s, "prepare", "INSERT INTO devices VALUES(?1,?2,?3,?4,?5,?6,?7)", &s->ins_dev) < 0 ||
-	    store_prepare(s, "prepare", "INSERT INTO summaries VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)", &s->ins_sum) < 0 ||
+	    store_sql_prepare(s, "prepare", "INSERT INTO devices VALUES(?1,?2,?3,?4,?5,?6,?7)", &s->ins_dev) < 0 ||
+	    store_sql_prepare(s, "prepare", "INSERT INTO summaries VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)", &s->ins_sum) < 0 ||
 	    store_row_buf_open(s, &s->cpu, "cpu_ops", 7, "insert cpu op") < 0 ||
 	    store_row_buf_open(s, &s->mem, "memory_events", 9, "insert memory event") < 0) {
 		store_close(s);
@@ -199,6 +199,11 @@ int store_close(struct store *s)
 	sqlite3_finalize(s->upd_trace);
 	sqlite3_finalize(s->upd_info);
 	sqlite3_finalize(s->upd_device);
+	sqlite3_finalize(s->ins_site);
+	sqlite3_finalize(s->shard_ins_batch);
+	sqlite3_finalize(s->shard_ins_trace);
+	sqlite3_finalize(s->shard_trace);
+	sqlite3_finalize(s->shard_batches);
 	if (s->db && sqlite3_close(s->db) != SQLITE_OK) {
 		diag_syserror(s->path, "cannot close database: %s", sqlite3_errmsg(s->db));
 		ret = -1;
@@ -243,7 +248,7 @@ static int several_traces(struct store *s, const char *t)
 	char *q = xasprintf("SELECT (SELECT trace_id FROM \"%s\" ORDER BY rowid LIMIT 1) IS NOT"
 			    " (SELECT trace_id FROM \"%s\" ORDER BY rowid DESC LIMIT 1)", t, t);
 	sqlite3_stmt *st;
-	int r = store_prepare(s, "prepare", q, &st);
+	int r = store_sql_prepare(s, "prepare", q, &st);
 	free(q);
 	if (r < 0)
 		return -1;
@@ -259,7 +264,7 @@ static int several_traces(struct store *s, const char *t)
 static int index_sql(struct store *s, struct buf *sql, struct buf *stats)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(s, "prepare", "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c"
+	if (store_sql_prepare(s, "prepare", "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c"
 		       " WHERE m.type = 'table' AND c.name = 'trace_id' AND c.pk = 0 ORDER BY m.name", &st) < 0)
 		return -1;
 	int rc;
@@ -528,13 +533,13 @@ int store_history_drop_build(struct store *s, const char *exp, int64_t build)
 		sqlite3_stmt *q;
 		buf_reset(&sql);
 		buf_printf(&sql, "DELETE FROM temp.h_%s WHERE experiment = ?1 AND build = ?2", history_tables[i].name);
-		if (store_prepare(s, "history: drop a staged build", sql.data, &q) < 0) {
+		if (store_sql_prepare(s, "history: drop a staged build", sql.data, &q) < 0) {
 			ret = -1;
 			break;
 		}
 		sqlite3_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(q, 2, build);
-		ret = store_step_done(s, q, "history: drop a staged build");
+		ret = store_sql_step_done(s, q, "history: drop a staged build");
 		sqlite3_finalize(q);
 	}
 	buf_release(&sql);

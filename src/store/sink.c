@@ -122,7 +122,7 @@ static int sink_software(struct store *s, int64_t trace_id, const struct trace_i
 	if (!value[0] && !value[1] && !value[2] && !value[3])
 		return 0;
 	sqlite3_stmt *st;
-	if (store_prepare(s, "prepare", "INSERT INTO trace_software VALUES(?1,?2,?3)", &st) < 0)
+	if (store_sql_prepare(s, "prepare", "INSERT INTO trace_software VALUES(?1,?2,?3)", &st) < 0)
 		return -1;
 	int rc = 0;
 	for (int k = 0; k < 4 && rc == 0; k++)
@@ -130,7 +130,7 @@ static int sink_software(struct store *s, int64_t trace_id, const struct trace_i
 			sqlite3_bind_int64(st, 1, trace_id);
 			sqlite3_bind_text(st, 2, item[k], -1, SQLITE_STATIC);
 			sqlite3_bind_text(st, 3, value[k], -1, SQLITE_TRANSIENT);
-			rc = store_step_done(s, st, "insert trace software");
+			rc = store_sql_step_done(s, st, "insert trace software");
 		}
 	sqlite3_finalize(st);
 	return rc;
@@ -140,7 +140,7 @@ static int sink_info(void *ctx, const struct trace_info *info)
 {
 	struct sink_ctx *c = ctx;
 	struct store *s = c->s;
-	if (store_prepare_kept(s, "prepare", "UPDATE traces SET rank=coalesce(?2, rank), rank_from_trace=?2 IS NOT NULL,"
+	if (store_sql_prepare_kept(s, "prepare", "UPDATE traces SET rank=coalesce(?2, rank), rank_from_trace=?2 IS NOT NULL,"
 			       " world_size=?3, epoch_offset_ns=?4 WHERE id=?1", &s->upd_info) < 0)
 		return -1;
 	sqlite3_stmt *st = s->upd_info;
@@ -148,7 +148,7 @@ static int sink_info(void *ctx, const struct trace_info *info)
 	bind_opt(st, 2, info->rank, info->rank >= 0);
 	bind_opt(st, 3, info->world_size, info->world_size > 0);
 	bind_opt(st, 4, info->epoch_offset_ns, info->epoch_offset_ns >= 0);
-	int rc = store_step_done(s, st, "update trace");
+	int rc = store_sql_step_done(s, st, "update trace");
 	if (rc < 0 || TEXTS_FIT(c, "an NCCL version", info->nccl_version) < 0 ||
 	    TEXTS_FIT(c, "a strategy", info->strategy) < 0 ||
 	    sink_software(s, c->trace_id, info) < 0)
@@ -166,7 +166,7 @@ static int sink_info(void *ctx, const struct trace_info *info)
 		bind_opt(s->ins_dev, 5, d->sm_count, d->sm_count >= 0);
 		bind_text_opt(s->ins_dev, 6, d->cc_major >= 0 ? cc : NULL);
 		bind_opt(s->ins_dev, 7, d->mem_bandwidth, d->mem_bandwidth > 0);
-		if (store_step_done(s, s->ins_dev, "insert device") < 0)
+		if (store_sql_step_done(s, s->ins_dev, "insert device") < 0)
 			return -1;
 	}
 	return 0;
@@ -220,7 +220,7 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
 	if (TEXTS_FIT(c, "a collective's arguments", a->collective, a->dtype, a->process_group) < 0)
 		return -1;
 	/* The NCCL args of a communication kernel, keyed by its start and correlation. */
-	if (!s->ins_coll && store_prepare(s, "prepare", "INSERT INTO collectives VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)", &s->ins_coll) < 0)
+	if (!s->ins_coll && store_sql_prepare(s, "prepare", "INSERT INTO collectives VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)", &s->ins_coll) < 0)
 		return -1;
 	sqlite3_stmt *st = s->ins_coll;
 	sqlite3_bind_int64(st, 1, c->trace_id);
@@ -236,7 +236,7 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
 	bind_text_opt(st, 9, a->process_group);
 	bind_opt(st, 10, a->seq, a->has_seq);
 	bind_opt(st, 11, a->peer, a->has_peer);
-	return store_step_rebind(s, st, "insert collective");
+	return store_sql_step_rebind(s, st, "insert collective");
 }
 
 /*
@@ -398,10 +398,10 @@ static int sink_cpu_op(void *ctx, const struct cpu_op *op)
 		ops_add(s, &po);
 		s->ops_sorted = 0;
 		sqlite3_stmt *st;
-		if (store_row_buf_flush(s, &s->cpu) < 0 || store_prepare(s, "prepare", "DELETE FROM cpu_ops WHERE trace_id = ?1", &st) < 0)
+		if (store_row_buf_flush(s, &s->cpu) < 0 || store_sql_prepare(s, "prepare", "DELETE FROM cpu_ops WHERE trace_id = ?1", &st) < 0)
 			return -1;
 		sqlite3_bind_int64(st, 1, c->trace_id);
-		int rc = store_step_done(s, st, "delete cpu ops");
+		int rc = store_sql_step_done(s, st, "delete cpu ops");
 		sqlite3_finalize(st);
 		return rc;
 	}
@@ -506,7 +506,7 @@ static int sink_summary(void *ctx, const struct summary_row *r)
 		sqlite3_bind_double(st, 10, r->time_pct);
 	else
 		sqlite3_bind_null(st, 10);
-	return store_step_done(s, st, "insert summary");
+	return store_sql_step_done(s, st, "insert summary");
 }
 
 /* Inputs that are not per-rank traces: the rows say which trace file they came from. */
@@ -517,7 +517,7 @@ static int sink_metrics(void *ctx, const struct kernel_metrics *m)
 	struct store *s = c->s;
 	int64_t name = store_name_id(s, m->name);
 	sqlite3_stmt *st;
-	if (name < 0 || TEXTS_FIT(c, "a block or grid size", m->block, m->grid) < 0 || store_prepare(s, "prepare", "INSERT INTO kernel_metrics VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)", &st) < 0)
+	if (name < 0 || TEXTS_FIT(c, "a block or grid size", m->block, m->grid) < 0 || store_sql_prepare(s, "prepare", "INSERT INTO kernel_metrics VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)", &st) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, c->trace_id);
 	sqlite3_bind_int64(st, 2, m->id);
@@ -530,7 +530,7 @@ static int sink_metrics(void *ctx, const struct kernel_metrics *m)
 	bind_opt(st, 9, m->fp64_flops, m->fp64_flops >= 0);
 	bind_opt(st, 10, m->dram_bytes, m->dram_bytes >= 0);
 	bind_opt(st, 11, m->dur_ns, m->dur_ns >= 0);
-	int rc = store_step_done(s, st, "insert kernel metrics");
+	int rc = store_sql_step_done(s, st, "insert kernel metrics");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -540,7 +540,7 @@ static int sink_iteration(void *ctx, const struct log_iteration *it)
 	struct sink_ctx *c = ctx;
 	struct store *s = c->s;
 	sqlite3_stmt *st;
-	if (store_prepare(s, "prepare", "INSERT INTO iterations VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)", &st) < 0)
+	if (store_sql_prepare(s, "prepare", "INSERT INTO iterations VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)", &st) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, c->trace_id);
 	sqlite3_bind_int64(st, 2, it->iteration);
@@ -553,7 +553,7 @@ static int sink_iteration(void *ctx, const struct log_iteration *it)
 	if (it->has_loss)
 		sqlite3_bind_double(st, 8, it->loss);
 	bind_opt(st, 9, it->launcher_rank, it->launcher_rank >= 0);
-	int rc = store_step_done(s, st, "insert iteration");
+	int rc = store_sql_step_done(s, st, "insert iteration");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -565,7 +565,7 @@ static int sink_phase(void *ctx, const struct phase_time *p)
 	sqlite3_stmt *st;
 	if (TEXTS_FIT(c, "a phase name", p->action) < 0)
 		return -1;
-	if (store_prepare(s, "prepare", "INSERT INTO phase_times VALUES(?1,?2,?3,?4,?5,?6)", &st) < 0)
+	if (store_sql_prepare(s, "prepare", "INSERT INTO phase_times VALUES(?1,?2,?3,?4,?5,?6)", &st) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, c->trace_id);
 	bind_text_opt(st, 2, p->action);
@@ -574,7 +574,7 @@ static int sink_phase(void *ctx, const struct phase_time *p)
 	bind_opt(st, 5, p->total_ns, p->total_ns >= 0);
 	if (p->percent >= 0)
 		sqlite3_bind_double(st, 6, p->percent);
-	int rc = store_step_done(s, st, "insert phase time");
+	int rc = store_sql_step_done(s, st, "insert phase time");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -586,7 +586,7 @@ static int sink_hardware(void *ctx, const struct gpu_hardware *g)
 	sqlite3_stmt *st;
 	if (TEXTS_FIT(c, "an nvidia-smi value", g->dtd, g->product, g->uuid, g->pci_bus, g->driver, g->cuda) < 0)
 		return -1;
-	if (store_prepare(s, "prepare", "INSERT INTO gpu_hardware VALUES(coalesce(?1, (SELECT r.experiment FROM traces t"
+	if (store_sql_prepare(s, "prepare", "INSERT INTO gpu_hardware VALUES(coalesce(?1, (SELECT r.experiment FROM traces t"
 		       " JOIN runs r ON r.id = t.run_id WHERE t.id = ?2)), ?2, coalesce(?3, (SELECT path FROM traces"
 		       " WHERE id = ?2)), ?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)", &st) < 0)
 		return -1;
@@ -610,7 +610,7 @@ static int sink_hardware(void *ctx, const struct gpu_hardware *g)
 	bind_opt(st, 17, g->pcie_gen_cur, g->pcie_gen_cur >= 0);
 	bind_opt(st, 18, g->pcie_width_max, g->pcie_width_max >= 0);
 	bind_opt(st, 19, g->pcie_width_cur, g->pcie_width_cur >= 0);
-	int rc = store_step_done(s, st, "insert gpu hardware");
+	int rc = store_sql_step_done(s, st, "insert gpu hardware");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -623,7 +623,7 @@ static int sink_link(void *ctx, const struct gpu_link *l)
 	sqlite3_stmt *st;
 	if (TEXTS_FIT(c, "a topology value", l->a, l->b, l->link, l->cpu_affinity, l->numa_affinity) < 0)
 		return -1;
-	if (store_prepare(s, "prepare", "INSERT INTO gpu_links VALUES(coalesce(?1, (SELECT r.experiment FROM traces t"
+	if (store_sql_prepare(s, "prepare", "INSERT INTO gpu_links VALUES(coalesce(?1, (SELECT r.experiment FROM traces t"
 		       " JOIN runs r ON r.id = t.run_id WHERE t.id = ?2)), ?2, coalesce(?3, (SELECT path FROM traces"
 		       " WHERE id = ?2)), ?4, ?5, ?6, ?7, ?8)", &st) < 0)
 		return -1;
@@ -635,7 +635,7 @@ static int sink_link(void *ctx, const struct gpu_link *l)
 	bind_text_opt(st, 6, l->link);
 	bind_text_opt(st, 7, l->cpu_affinity);
 	bind_text_opt(st, 8, l->numa_affinity);
-	int rc = store_step_done(s, st, "insert gpu link");
+	int rc = store_sql_step_done(s, st, "insert gpu link");
 	sqlite3_finalize(st);
 	return rc;
 }

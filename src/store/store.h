@@ -11,23 +11,27 @@
  * finalizes them. Functions return 0 (or a row id >= 1) and -1 after
  * reporting through diag.
  *
- * This header is the one door to SQLite: code outside src/store/ (but the
- * readers of SQLite inputs in src/ingest/ and util/sqlguard.c, which bounds
- * them) queries the store through the query API below (store_prepare,
- * store_step, store_step_done, store_exec), which reports every failure
- * naming the database file and the statement's purpose:
+ * This header is the one door to SQLite, and does not include <sqlite3.h>:
+ * code outside src/store/ (but the readers of SQLite inputs in src/ingest/
+ * and util/sqlguard.c, which bounds them) queries the store through the
+ * query API below: an opaque struct store_stmt (prepared by store_prepare
+ * or store_query, stepped by store_next, read by store_column_*), whose
+ * every failure is reported naming the database file and the statement's
+ * purpose:
  *   out.tmp.42/perfstudy.db: error: sqlite: check ranks: no such table: traces
  * Other SQLite files (shards, a previous or another directory's store) are
- * opened here too (store_open_read, store_create_shard), and every table is
- * created in schema.c; tests/e2e/t_layout.sh checks both. The analyses keep
- * their SQL (it is their definition) but never hold the raw handle.
+ * opened here too (store_open_read, store_create_shard), every table is
+ * created in schema.c, and the build's own SQL (the cache, the shards, the
+ * rank checks) is here behind functions named for what they do;
+ * tests/e2e/t_layout.sh checks that no SQLite name appears outside. The
+ * analyses keep their SQL (it is their definition) but never hold SQLite's
+ * handle or statement.
  */
 #ifndef PERFSTUDY_STORE_H
 #define PERFSTUDY_STORE_H
 
+#include <stddef.h>
 #include <stdint.h>
-
-#include <sqlite3.h>
 
 #include "ingest/ingest.h"
 
@@ -136,22 +140,40 @@ int64_t store_name_id(struct store *s, const char *name);
 /*
  * The query API. `what` says what the statement is for ("check ranks"),
  * for the message on failure: "<store file>: error: sqlite: <what>: <why>".
+ * A struct store_stmt is a prepared statement of a store: it remembers its
+ * store and its `what`, so that store_next reports its own failure.
  */
+struct store_stmt;
 
 /* Runs SQL with no result rows (schema changes, aggregates); 0, or -1 after diag. */
 int store_exec(struct store *s, const char *sql, const char *what);
-/* Prepares sql into *st (the caller finalizes it); 0, or -1 after diag with *st NULL. */
-int store_prepare(struct store *s, const char *what, const char *sql, sqlite3_stmt **st);
+/*
+ * Prepares sql into *st (the caller frees it with store_finalize; `what`
+ * must live as long as it); 0, or -1 after diag with *st NULL.
+ */
+int store_prepare(struct store *s, const char *what, const char *sql, struct store_stmt **st);
 /*
  * store_prepare without a diagnostic, for a probe of what may legitimately
  * be missing (a table of a file that may not be a shard): 0, or -1 with
  * *st NULL (store_errmsg says why).
  */
-int store_prepare_quiet(struct store *s, const char *sql, sqlite3_stmt **st);
-/* Steps st: 1 with a row, 0 at the end, -1 after diag. */
-int store_step(struct store *s, sqlite3_stmt *st, const char *what);
+int store_prepare_quiet(struct store *s, const char *sql, struct store_stmt **st);
+/* Steps st: 1 with a row, 0 at the end, -1 after diag naming `what`. */
+int store_step(struct store *s, struct store_stmt *st, const char *what);
+/* Steps st: 1 with a row, 0 at the end, -1 after diag naming the `what` st was prepared for. */
+int store_next(struct store_stmt *st);
+/*
+ * Steps st without a diagnostic: STORE_ROW, STORE_DONE or STORE_ERROR,
+ * for loops that test it after the last row and report a failure with
+ * store_fail (which names the store file and the statement's purpose), or
+ * that may legitimately fail.
+ */
+#define STORE_ROW 1
+#define STORE_DONE 0
+#define STORE_ERROR (-1)
+int store_step_rc(struct store_stmt *st);
 /* Runs st (an INSERT, UPDATE ...) to its end, then resets it and clears its bindings; 0, or -1 after diag. */
-int store_step_done(struct store *s, sqlite3_stmt *st, const char *what);
+int store_step_done(struct store *s, struct store_stmt *st, const char *what);
 /* Reports the database's last error as the failure of what; returns -1. */
 int store_fail(struct store *s, const char *what);
 /* The database file's path (for messages; owned by s). */
@@ -198,6 +220,100 @@ int store_history_stage(struct store *s);
 const char *store_history_carry(struct store *s, const char *alias);
 int store_history_drop_build(struct store *s, const char *exp, int64_t build);
 int store_history_write(struct store *s);
+
+/*
+ * The build cache's SQL (cache.c; study/cache.c decides what is unchanged).
+ *
+ * store_set_meta sets meta's key (the build id, the fingerprint); what
+ * names it in a message.
+ * The previous build's store, attached as "prev" (store_attach):
+ * store_prev_check returns NULL when it may be reused by a build of
+ * build_id, else why not (a static string, no diagnostic);
+ * store_prev_open copies its names and prepares the copies of a trace
+ * (every table with a trace_id column), store_prev_close finalizes them
+ * and detaches "prev". store_prev_lookup finds the trace of path there: 1
+ * with *t, 0 when it is not there (a failure too: reading it says what is
+ * wrong). store_prev_copy_trace copies old_id's traces row and rows to the
+ * new trace id; store_prev_warnings hands fn old_id's recorded warnings,
+ * in order.
+ * store_record_trace_file records what the next build compares a trace's
+ * file with; store_record_trace_warnings records diag's warnings from
+ * number `from` on as trace_id's.
+ * store_add_site_file records a file of the built site (after
+ * store_add_site_files); store_site_files hands fn every file a previous
+ * build recorded, while fn returns 0: 0, or -1 (no diagnostic) when the
+ * table cannot be read.
+ * Each other returns 0, or -1 after diag.
+ */
+struct store_prev;
+struct store_prev_trace {
+	int64_t id, size, mtime_ns; /* size, mtime_ns -1: not recorded */
+	char sha256[65];
+	char file_id[48];           /* "device:inode", "" when not recorded */
+};
+int store_set_meta(struct store *s, const char *key, const char *value, const char *what);
+const char *store_prev_check(struct store *s, const char *build_id);
+int store_prev_open(struct store *s, struct store_prev **out);
+void store_prev_close(struct store_prev *p);
+int store_prev_lookup(struct store_prev *p, const char *path, struct store_prev_trace *t);
+int store_prev_copy_trace(struct store_prev *p, int64_t id, int64_t old_id);
+void store_prev_warnings(struct store_prev *p, int64_t old_id, void (*fn)(void *ctx, const char *message), void *ctx);
+int store_record_trace_file(struct store *s, int64_t trace_id, int64_t mtime_ns, const char *file_id);
+int store_record_trace_warnings(struct store *s, int64_t trace_id, size_t from);
+int store_add_site_file(struct store *s, const char *path, int64_t size);
+int store_site_files(struct store *s, int (*fn)(void *ctx, const char *path, int64_t size), void *ctx);
+
+/*
+ * A run's ranks once its traces are in (ranks.c), for study/read.c's
+ * checks. store_duplicate_rank: 1 when two of run_id's traces record one
+ * rank, with *rank and their paths (the caller frees them), 0 when none.
+ * store_each_split_file hands fn each file of run_id split by device
+ * (store_split_devices), in file order, with the run's number of ranks;
+ * store_each_unranked_trace each trace that records no rank (its rank is
+ * its position) with its format ("" when none). Strings are fn's until it
+ * returns. Each returns 0 (or 1), or -1 after diag.
+ */
+struct store_split_file {
+	const char *path;
+	int devices;             /* the traces it became */
+	const char *device_list; /* "0, 1, 2, 3" */
+	int ranks;               /* the run's ranks */
+};
+int store_duplicate_rank(struct store *s, int64_t run_id, int *rank, char **first, char **second);
+int store_each_split_file(struct store *s, int64_t run_id, void (*fn)(void *ctx, const struct store_split_file *f),
+			  void *ctx);
+int store_each_unranked_trace(struct store *s, int64_t run_id,
+			      void (*fn)(void *ctx, const char *path, int rank, const char *format), void *ctx);
+
+/*
+ * A shard database's rows (shard.c; study/shard.h says what a shard is),
+ * db a store of store_create_shard or store_open_read. Writing:
+ * store_shard_begin starts the one transaction, then store_shard_put_meta, store_shard_put_trace (size and mtime_ns NULL
+ * unless known), store_shard_put_batch (data is not copied: it must live
+ * until the call returns), then store_shard_index indexes the batches and
+ * commits. Reading: store_shard_meta returns meta's key (the caller frees
+ * it) or NULL, quietly; after store_shard_prepare_read, store_shard_trace
+ * reads the trace at position: 1 with *t (t->path NULL when not text; the
+ * caller frees it), 0 when there is none (a failure too: the caller says
+ * the shard holds no such trace); store_shard_batches hands fn its batches
+ * in order, stopping at fn's -1. Each other returns 0, or -1 after diag.
+ */
+struct store_shard_trace {
+	char *path;
+	int known; /* size recorded */
+	int64_t size, mtime_ns;
+};
+int store_shard_begin(struct store *db);
+int store_shard_put_meta(struct store *db, const char *key, const char *value);
+int store_shard_put_trace(struct store *db, int64_t position, const char *path, int known, int64_t size,
+			  int64_t mtime_ns);
+int store_shard_put_batch(struct store *db, int64_t position, int64_t seq, const void *data, size_t len);
+int store_shard_index(struct store *db);
+char *store_shard_meta(struct store *db, const char *key);
+int store_shard_prepare_read(struct store *db);
+int store_shard_trace(struct store *db, int64_t position, struct store_shard_trace *t);
+int store_shard_batches(struct store *db, int64_t position, int (*fn)(void *ctx, const char *data, size_t len),
+			void *ctx);
 
 /*
  * Other SQLite files through the same door (file.c), each a struct store
@@ -249,42 +365,48 @@ const char *store_not_plain(struct store *s, const char *table);
 int store_has_table(struct store *s, const char *table);
 
 /*
- * A prepared statement's parameters and result columns, for code outside
- * src/store/: SQLite's own calls under the store's names, so that every
- * call into SQLite is made from src/store/ (t_layout.sh checks it).
- * Parameters are numbered from 1, columns from 0, as in SQLite.
+ * A prepared statement's parameters and result columns. Parameters are
+ * numbered from 1, columns from 0, as in SQLite. store_bind_text and
+ * store_bind_blob keep the caller's pointer (it must live until st is
+ * reset, bound again or finalized); store_bind_text_copy copies the text.
+ * A column's text or blob is owned by st until its next step.
  */
-static inline int store_bind_text(sqlite3_stmt *st, int i, const char *v, int n, void (*del)(void *))
-{
-	return sqlite3_bind_text(st, i, v, n, del);
-}
-static inline int store_bind_int64(sqlite3_stmt *st, int i, int64_t v) { return sqlite3_bind_int64(st, i, v); }
-static inline int store_bind_int(sqlite3_stmt *st, int i, int v) { return sqlite3_bind_int(st, i, v); }
-static inline int store_bind_double(sqlite3_stmt *st, int i, double v) { return sqlite3_bind_double(st, i, v); }
-static inline int store_bind_null(sqlite3_stmt *st, int i) { return sqlite3_bind_null(st, i); }
-static inline int store_bind_blob64(sqlite3_stmt *st, int i, const void *v, uint64_t n, void (*del)(void *))
-{
-	return sqlite3_bind_blob64(st, i, v, n, del);
-}
-static inline int store_column_type(sqlite3_stmt *st, int i) { return sqlite3_column_type(st, i); }
-static inline int64_t store_column_int64(sqlite3_stmt *st, int i) { return sqlite3_column_int64(st, i); }
-static inline int store_column_int(sqlite3_stmt *st, int i) { return sqlite3_column_int(st, i); }
-static inline double store_column_double(sqlite3_stmt *st, int i) { return sqlite3_column_double(st, i); }
-static inline const unsigned char *store_column_text(sqlite3_stmt *st, int i) { return sqlite3_column_text(st, i); }
-static inline const void *store_column_blob(sqlite3_stmt *st, int i) { return sqlite3_column_blob(st, i); }
-static inline int store_column_bytes(sqlite3_stmt *st, int i) { return sqlite3_column_bytes(st, i); }
-/*
- * One step's SQLite result code (SQLITE_ROW, SQLITE_DONE or an error), for
- * loops that test it after the last row and report a failure with
- * store_fail, which names the store file and the statement's purpose.
- */
-static inline int store_step_rc(sqlite3_stmt *st) { return sqlite3_step(st); }
-static inline int store_reset(sqlite3_stmt *st) { return sqlite3_reset(st); }
-static inline int store_clear_bindings(sqlite3_stmt *st) { return sqlite3_clear_bindings(st); }
+void store_bind_text(struct store_stmt *st, int i, const char *v);
+void store_bind_text_copy(struct store_stmt *st, int i, const char *v);
+void store_bind_int64(struct store_stmt *st, int i, int64_t v);
+void store_bind_int(struct store_stmt *st, int i, int v);
+void store_bind_double(struct store_stmt *st, int i, double v);
+void store_bind_null(struct store_stmt *st, int i);
+void store_bind_blob(struct store_stmt *st, int i, const void *v, uint64_t n);
+/* A column's type: one of these (SQLite's own fundamental types). */
+enum store_type { STORE_INTEGER = 1, STORE_FLOAT = 2, STORE_TEXT = 3, STORE_BLOB = 4, STORE_NULL = 5 };
+int store_column_type(struct store_stmt *st, int i);
+int64_t store_column_int64(struct store_stmt *st, int i);
+int store_column_int(struct store_stmt *st, int i);
+double store_column_double(struct store_stmt *st, int i);
+const unsigned char *store_column_text(struct store_stmt *st, int i);
+const void *store_column_blob(struct store_stmt *st, int i);
+int store_column_bytes(struct store_stmt *st, int i);
+/* Resets st to run again (its bindings kept); store_clear_bindings sets them all NULL. */
+void store_reset(struct store_stmt *st);
+void store_clear_bindings(struct store_stmt *st);
 /* The virtual-machine steps st has run since it was prepared (PERFSTUDY_TIMING's measure of a query's work). */
-static inline int store_vm_steps(sqlite3_stmt *st) { return sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0); }
+int store_vm_steps(struct store_stmt *st);
 /* Frees st (NULL is allowed). */
-static inline int store_finalize(sqlite3_stmt *st) { return sqlite3_finalize(st); }
+void store_finalize(struct store_stmt *st);
+
+/*
+ * The analyses' query idiom (table_rows.c). store_query prepares sql for
+ * what and binds exp (the experiment; NULL: nothing bound) as ?1: the
+ * statement (the caller finalizes it, binds any other parameter), or NULL
+ * after diag. store_rows_to_table appends a row to t for each row of st,
+ * result column i into t's column i by its type (text; int; us from
+ * integer ns; frac and real), a NULL left empty, and finalizes st; 0, or
+ * -1 after diag naming st's purpose.
+ */
+struct table;
+struct store_stmt *store_query(struct store *s, const char *what, const char *sql, const char *exp);
+int store_rows_to_table(struct store_stmt *st, struct table *t);
 
 /*
  * The SQLite application_id of a shard database ('pfsh'), written first, so

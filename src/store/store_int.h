@@ -113,6 +113,8 @@ struct store {
 	sqlite3_stmt *ins_coll; /* prepared on first use */
 	/* a trace's own statements (write.c, sink.c), prepared on its first use: not once a trace */
 	sqlite3_stmt *ins_trace, *upd_trace, *upd_info, *upd_device;
+	/* kept on first use: the site's files (cache.c), a shard's rows (shard.c) */
+	sqlite3_stmt *ins_site, *shard_ins_batch, *shard_ins_trace, *shard_trace, *shard_batches;
 	int64_t first_ns, last_ns;
 	/* the current trace's activity devices, seen as they are stored (store_split_devices) */
 	int64_t dev_first;
@@ -138,13 +140,21 @@ extern const char store_shard_schema[];
 /* schema.c: 1 when sql is, byte for byte, the CREATE VIEW statement of view name that the schema writes. */
 int store_own_view(const char *name, const char *sql);
 
-/* query.c: a statement to its end, bindings kept (the per-event inserts bind every parameter). */
-int store_step_rebind(struct store *s, sqlite3_stmt *st, const char *what);
 /*
- * *slot: sql prepared the first time and kept (store_close finalizes it),
- * for a statement run once a trace; 0, or -1 after diag.
+ * query.c: the store's own statements, SQLite's (the query API's struct
+ * store_stmt is for code outside src/store/), with its messages:
+ * store_sql_prepare, store_sql_step and store_sql_step_done as
+ * store_prepare, store_step and store_step_done; store_sql_step_rebind runs st to its end with its
+ * bindings kept (the per-event inserts bind every parameter);
+ * store_sql_prepare_kept prepares sql into *slot the first time and keeps
+ * it (store_close finalizes it), for a statement run once a trace. Each
+ * returns 0, or -1 after diag.
  */
-int store_prepare_kept(struct store *s, const char *what, const char *sql, sqlite3_stmt **slot);
+int store_sql_prepare(struct store *s, const char *what, const char *sql, sqlite3_stmt **st);
+int store_sql_step(struct store *s, sqlite3_stmt *st, const char *what);
+int store_sql_step_done(struct store *s, sqlite3_stmt *st, const char *what);
+int store_sql_step_rebind(struct store *s, sqlite3_stmt *st, const char *what);
+int store_sql_prepare_kept(struct store *s, const char *what, const char *sql, sqlite3_stmt **slot);
 
 /* names.c: the in-memory index of names; store_names_forget_after drops ids after last_id (rollback). */
 void store_names_init(struct store *s);

@@ -15,14 +15,14 @@ int store_add_experiment(struct store *s, const char *id, const char *title, con
 			 const char *manifest_text, const char *classification)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(s, "prepare", "INSERT INTO experiments VALUES(?1,?2,?3,?4,?5)", &st) < 0)
+	if (store_sql_prepare(s, "prepare", "INSERT INTO experiments VALUES(?1,?2,?3,?4,?5)", &st) < 0)
 		return -1;
 	bind_text_opt(st, 1, id);
 	bind_text_opt(st, 2, title);
 	bind_text_opt(st, 3, source_path);
 	bind_text_opt(st, 4, manifest_text);
 	bind_text_opt(st, 5, classification);
-	int r = store_step_done(s, st, "insert experiment");
+	int r = store_sql_step_done(s, st, "insert experiment");
 	sqlite3_finalize(st);
 	return r;
 }
@@ -30,7 +30,7 @@ int store_add_experiment(struct store *s, const char *id, const char *title, con
 int64_t store_add_run(struct store *s, const struct store_run *r)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(s, "prepare", "INSERT INTO runs(experiment, run, label, position, gpus, batch, strategy, model,"
+	if (store_sql_prepare(s, "prepare", "INSERT INTO runs(experiment, run, label, position, gpus, batch, strategy, model,"
 		       " layers, hidden, heads, ffn, seq, vocab, profiler_lo, profiler_hi)"
 		       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
 		    &st) < 0)
@@ -51,14 +51,14 @@ int64_t store_add_run(struct store *s, const struct store_run *r)
 	bind_opt(st, 14, r->vocab, r->vocab > 0);
 	bind_opt(st, 15, r->profiler_lo, r->has_profiler_steps);
 	bind_opt(st, 16, r->profiler_hi, r->has_profiler_steps);
-	int rc = store_step_done(s, st, "insert run");
+	int rc = store_sql_step_done(s, st, "insert run");
 	sqlite3_finalize(st);
 	return rc < 0 ? -1 : sqlite3_last_insert_rowid(s->db);
 }
 
 int64_t store_add_trace(struct store *s, int64_t run_id, const char *path, int file_index)
 {
-	if (store_prepare_kept(s, "prepare", "INSERT INTO traces(run_id, path, file_index, rank, rank_from_trace)"
+	if (store_sql_prepare_kept(s, "prepare", "INSERT INTO traces(run_id, path, file_index, rank, rank_from_trace)"
 			       " VALUES(?1,?2,?3,?3,0)", &s->ins_trace) < 0)
 		return -1;
 	sqlite3_stmt *st = s->ins_trace;
@@ -67,7 +67,7 @@ int64_t store_add_trace(struct store *s, int64_t run_id, const char *path, int f
 	sqlite3_bind_int(st, 3, file_index);
 	free(s->reading);
 	s->reading = path ? xstrdup(path) : NULL;
-	int rc = store_step_done(s, st, "insert trace");
+	int rc = store_sql_step_done(s, st, "insert trace");
 	s->first_ns = INT64_MAX;
 	s->last_ns = INT64_MIN;
 	s->dev_seen = 0;
@@ -81,7 +81,7 @@ int store_finish_trace(struct store *s, int64_t trace_id, const char *format,
 {
 	if (store_flush_cpu_ops(s, trace_id) < 0 || store_rows_flush(s) < 0)
 		return -1;
-	if (store_prepare_kept(s, "prepare", "UPDATE traces SET format=?2, size=?3, sha256=?4, events=?5, skipped=?6,"
+	if (store_sql_prepare_kept(s, "prepare", "UPDATE traces SET format=?2, size=?3, sha256=?4, events=?5, skipped=?6,"
 			       " first_ns=?7, last_ns=?8 WHERE id=?1", &s->upd_trace) < 0)
 		return -1;
 	sqlite3_stmt *st = s->upd_trace;
@@ -93,7 +93,7 @@ int store_finish_trace(struct store *s, int64_t trace_id, const char *format,
 	sqlite3_bind_int64(st, 6, counts->skipped);
 	bind_opt(st, 7, s->first_ns, s->first_ns != INT64_MAX);
 	bind_opt(st, 8, s->last_ns, s->last_ns != INT64_MIN);
-	int rc = store_step_done(s, st, "update trace");
+	int rc = store_sql_step_done(s, st, "update trace");
 	free(s->reading);
 	s->reading = NULL;
 	return rc;
@@ -148,7 +148,7 @@ int store_split_devices(struct store *s, int64_t trace_id, int *ndevices)
 		devs[n++] = s->dev_first;
 	} else if (s->dev_seen == 2) {
 		sqlite3_stmt *st;
-		if (store_prepare(s, "prepare", "SELECT DISTINCT device FROM activities WHERE trace_id = ?1 AND device IS NOT NULL"
+		if (store_sql_prepare(s, "prepare", "SELECT DISTINCT device FROM activities WHERE trace_id = ?1 AND device IS NOT NULL"
 			       " ORDER BY device", &st) < 0)
 			return -1;
 		sqlite3_bind_int64(st, 1, trace_id);
@@ -165,21 +165,21 @@ int store_split_devices(struct store *s, int64_t trace_id, int *ndevices)
 	 * processes, not the devices each drives, so a split file records none.
 	 */
 	if (ret == 0 && n > 0 &&
-	    store_prepare_kept(s, "prepare", "UPDATE traces SET device = ?2, world_size = CASE WHEN ?3 > 1 THEN NULL"
+	    store_sql_prepare_kept(s, "prepare", "UPDATE traces SET device = ?2, world_size = CASE WHEN ?3 > 1 THEN NULL"
 			       " ELSE world_size END, rank_from_trace = CASE WHEN ?3 > 1 THEN 0 ELSE rank_from_trace END"
 			       " WHERE id = ?1", &s->upd_device) == 0) {
 		st = s->upd_device;
 		sqlite3_bind_int64(st, 1, trace_id);
 		sqlite3_bind_int64(st, 2, devs[0]);
 		sqlite3_bind_int64(st, 3, (int64_t)n);
-		ret = store_step_done(s, st, "set trace device");
+		ret = store_sql_step_done(s, st, "set trace device");
 	} else if (ret == 0 && n > 0) {
 		ret = -1;
 	}
 	for (size_t d = 1; ret == 0 && d < n; d++) {
 		int64_t piece = 0;
 		for (size_t k = 0; ret == 0 && k < sizeof(split_sql) / sizeof(split_sql[0]); k++) {
-			if (store_prepare(s, "prepare", split_sql[k], &st) < 0) {
+			if (store_sql_prepare(s, "prepare", split_sql[k], &st) < 0) {
 				ret = -1;
 				break;
 			}
@@ -187,7 +187,7 @@ int store_split_devices(struct store *s, int64_t trace_id, int *ndevices)
 			sqlite3_bind_int64(st, 1, trace_id);
 			sqlite3_bind_int64(st, 2, piece);
 			sqlite3_bind_int64(st, 3, devs[d]);
-			ret = store_step_done(s, st, "split trace by device");
+			ret = store_sql_step_done(s, st, "split trace by device");
 			sqlite3_finalize(st);
 			if (k == 0)
 				piece = sqlite3_last_insert_rowid(s->db);
@@ -203,11 +203,11 @@ int store_number_device_ranks(struct store *s, int64_t run_id)
 {
 	sqlite3_stmt *sel, *upd;
 	/* Ranks before: the file's (every share of a file has it); then the device. */
-	if (store_prepare(s, "prepare", "SELECT id FROM traces WHERE run_id = ?1 AND rank IS NOT NULL"
+	if (store_sql_prepare(s, "prepare", "SELECT id FROM traces WHERE run_id = ?1 AND rank IS NOT NULL"
 		       " AND EXISTS (SELECT 1 FROM traces p WHERE p.run_id = ?1 AND p.part_of IS NOT NULL)"
 		       " ORDER BY rank, device, id", &sel) < 0)
 		return -1;
-	if (store_prepare(s, "prepare", "UPDATE traces SET rank = ?2, rank_from_trace = 0 WHERE id = ?1", &upd) < 0) {
+	if (store_sql_prepare(s, "prepare", "UPDATE traces SET rank = ?2, rank_from_trace = 0 WHERE id = ?1", &upd) < 0) {
 		sqlite3_finalize(sel);
 		return -1;
 	}
@@ -225,7 +225,7 @@ int store_number_device_ranks(struct store *s, int64_t run_id)
 	for (size_t i = 0; ret == 0 && i < n; i++, rank++) {
 		sqlite3_bind_int64(upd, 1, ids[i]);
 		sqlite3_bind_int(upd, 2, rank);
-		ret = store_step_done(s, upd, "number ranks");
+		ret = store_sql_step_done(s, upd, "number ranks");
 	}
 	sqlite3_finalize(upd);
 	free(ids);

@@ -42,12 +42,11 @@ void exp_output_release(struct exp_output *o)
 
 static int collect_inputs(struct store *s, const char *exp, struct exp_output *o)
 {
-	sqlite3_stmt *st;
-	if (store_prepare(s, "list inputs",
+	struct store_stmt *st = store_query(s, "list inputs",
 			  "SELECT t.path, t.size, t.sha256 FROM traces t JOIN runs r ON r.id = t.run_id"
-			  " WHERE r.experiment = ?1 AND t.part_of IS NULL ORDER BY r.position, t.file_index", &st) < 0)
+			  " WHERE r.experiment = ?1 AND t.part_of IS NULL ORDER BY r.position, t.file_index", exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	size_t cap = 0, cap2 = 0;
 	int rc;
 	while ((rc = store_step(s, st, "list inputs")) > 0) {
@@ -69,7 +68,7 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 	 * baseTimeNanoseconds) or, without one, from times that already are
 	 * epoch times (plausible between 2000 and 2100).
 	 */
-	if (store_prepare(s, "summarize runs",
+	st = store_query(s, "summarize runs",
 			  "SELECT (SELECT group_concat(model, ', ') FROM (SELECT model FROM runs"
 			  "   WHERE experiment = ?1 AND model IS NOT NULL GROUP BY model ORDER BY min(position))),"
 			  " (SELECT max(g) FROM (SELECT coalesce(r.gpus, (SELECT max(world_size) FROM traces t"
@@ -77,16 +76,15 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 			  "   FROM runs r WHERE r.experiment = ?1)),"
 			  " (SELECT date(max(t.last_ns + coalesce(t.epoch_offset_ns, 0)) / 1000000000, 'unixepoch')"
 			  "   FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
-			  "   AND t.last_ns + coalesce(t.epoch_offset_ns, 0) BETWEEN 946684800000000000 AND 4102444800000000000)",
-			  &st) < 0)
+			  "   AND t.last_ns + coalesce(t.epoch_offset_ns, 0) BETWEEN 946684800000000000 AND 4102444800000000000)", exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	rc = store_step(s, st, "summarize runs");
 	if (rc > 0) {
-		if (store_column_type(st, 0) != SQLITE_NULL)
+		if (store_column_type(st, 0) != STORE_NULL)
 			o->models = xstrdup((const char *)store_column_text(st, 0));
 		o->gpus_max = store_column_int(st, 1);
-		if (store_column_type(st, 2) != SQLITE_NULL)
+		if (store_column_type(st, 2) != STORE_NULL)
 			o->date = xstrdup((const char *)store_column_text(st, 2));
 	}
 	store_finalize(st);

@@ -166,22 +166,24 @@ static int ingest_trace(struct build *b, int64_t run_id, const char *path, int i
 
 static int check_ranks(struct store *s, int64_t run_id, const char *run)
 {
-	sqlite3_stmt *st;
-	if (store_prepare(s, "check ranks",
-			  "SELECT a.rank, a.path, b.path FROM traces a JOIN traces b ON a.run_id = b.run_id"
-			  " AND a.rank = b.rank AND a.id < b.id WHERE a.run_id = ?1 LIMIT 1", &st) < 0)
-		return -1;
-	store_bind_int64(st, 1, run_id);
-	int ret = store_step(s, st, "check ranks");
+	int rank;
+	char *first, *second;
+	int ret = store_duplicate_rank(s, run_id, &rank, &first, &second);
 	if (ret > 0) {
-		diag_error((const char *)store_column_text(st, 2),
-			   "run '%s': rank %d is also recorded by '%s'", run, store_column_int(st, 0),
-			   (const char *)store_column_text(st, 1));
+		diag_error(second, "run '%s': rank %d is also recorded by '%s'", run, rank, first);
 		ret = -1;
 	}
-	store_finalize(st);
+	free(first);
+	free(second);
 	return ret;
 }
+
+/* What the rank checks' warnings say of the run. */
+struct rank_note {
+	const char *run;
+	int manifest_gpus;
+	size_t ntraces;
+};
 
 /*
  * A run whose files hold several devices each (store_split_devices) has
@@ -190,32 +192,22 @@ static int check_ranks(struct store *s, int64_t run_id, const char *run)
  * gives, so that no file is split (or its devices merged) without a word;
  * the page says it for every split file, in a note (basic.c).
  */
+static void warn_split(void *ctx, const struct store_split_file *f)
+{
+	const struct rank_note *n = ctx;
+	if (n->manifest_gpus > 0 && f->ranks != n->manifest_gpus)
+		diag_warning(f->path,
+			     "holds GPU activities on %d devices (%s), each taken as a rank of its own: run '%s'"
+			     " has %d ranks, but its manifest says gpus: %d",
+			     f->devices, f->device_list, n->run, f->ranks, n->manifest_gpus);
+}
+
 static int number_device_ranks(struct store *s, int64_t run_id, const char *run, int manifest_gpus)
 {
 	if (store_number_device_ranks(s, run_id) < 0)
 		return -1;
-	sqlite3_stmt *st;
-	if (store_prepare(s, "list split files",
-			  "SELECT t.path, count(*), (SELECT group_concat(device, ', ') FROM (SELECT device FROM traces"
-			  "  WHERE id = t.id OR part_of = t.id ORDER BY device)),"
-			  " (SELECT count(DISTINCT rank) FROM traces x WHERE x.run_id = ?1)"
-			  " FROM traces t JOIN traces p ON p.id = t.id OR p.part_of = t.id"
-			  " WHERE t.run_id = ?1 AND t.part_of IS NULL GROUP BY t.id HAVING count(*) > 1 ORDER BY t.file_index",
-			  &st) < 0)
-		return -1;
-	store_bind_int64(st, 1, run_id);
-	int rc;
-	while ((rc = store_step(s, st, "list split files")) > 0) {
-		int ranks = store_column_int(st, 3);
-		if (manifest_gpus > 0 && ranks != manifest_gpus)
-			diag_warning((const char *)store_column_text(st, 0),
-				     "holds GPU activities on %d devices (%s), each taken as a rank of its own: run '%s'"
-				     " has %d ranks, but its manifest says gpus: %d",
-				     store_column_int(st, 1), (const char *)store_column_text(st, 2), run, ranks,
-				     manifest_gpus);
-	}
-	store_finalize(st);
-	return rc;
+	struct rank_note n = {.run = run, .manifest_gpus = manifest_gpus};
+	return store_each_split_file(s, run_id, warn_split, &n);
 }
 
 /*
@@ -226,27 +218,21 @@ static int number_device_ranks(struct store *s, int64_t run_id, const char *run,
  * (said in the Methods, runs.csv's ranks), not a warning. Returns 0, or -1
  * after diag.
  */
+static void warn_unranked_one(void *ctx, const char *path, int rank, const char *format)
+{
+	const struct rank_note *n = ctx;
+	int kineto = !strcmp(format, "kineto");
+	if (n->ntraces < 2)
+		return;
+	diag_warning(path, "%s; taken as rank %d, its position among the %zu file%s of run '%s'",
+		     kineto ? "no rank recorded (no 'distributedInfo')" : "the format records no rank", rank,
+		     n->ntraces, n->ntraces == 1 ? "" : "s", n->run);
+}
+
 static int warn_unranked(struct store *s, int64_t run_id, const char *run, size_t ntraces)
 {
-	sqlite3_stmt *st;
-	if (store_prepare(s, "list unranked traces", "SELECT path, rank, coalesce(format, '') FROM traces"
-			  " WHERE run_id = ?1 AND rank_from_trace = 0 AND part_of IS NULL"
-			  " AND id NOT IN (SELECT part_of FROM traces WHERE part_of IS NOT NULL) ORDER BY file_index", &st) < 0)
-		return -1;
-	store_bind_int64(st, 1, run_id);
-	int rc;
-	while ((rc = store_step(s, st, "list unranked traces")) > 0) {
-		const char *fmt = (const char *)store_column_text(st, 2);
-		int kineto = !strcmp(fmt, "kineto");
-		if (ntraces < 2)
-			continue;
-		diag_warning((const char *)store_column_text(st, 0),
-			     "%s; taken as rank %d, its position among the %zu file%s of run '%s'",
-			     kineto ? "no rank recorded (no 'distributedInfo')" : "the format records no rank",
-			     store_column_int(st, 1), ntraces, ntraces == 1 ? "" : "s", run);
-	}
-	store_finalize(st);
-	return rc;
+	struct rank_note n = {.run = run, .ntraces = ntraces};
+	return store_each_unranked_trace(s, run_id, warn_unranked_one, &n);
 }
 
 /*

@@ -8,8 +8,9 @@
  * the end. Reading: each shard is opened read-only; a trace's batches are
  * read back in order and replayed by the feed into the store. Both go
  * through the store's door (store.h: store_create_shard, whose tables are
- * in store/schema.c, and store_open_read), so that a failure names the
- * shard and what the statement was for.
+ * in store/schema.c, store_open_read, and the store_shard_* functions of
+ * store/shard.c, which hold the SQL), so that a failure names the shard
+ * and what the statement was for.
  */
 #include "study/shard.h"
 
@@ -53,17 +54,13 @@ static int64_t mtime_ns(const struct stat *st)
 
 struct shard_writer {
 	struct store *db;
-	sqlite3_stmt *ins;
 	int64_t position, seq;
 };
 
 static int write_batch(void *ctx, const char *data, size_t len)
 {
 	struct shard_writer *w = ctx;
-	store_bind_int64(w->ins, 1, w->position);
-	store_bind_int64(w->ins, 2, w->seq++);
-	store_bind_blob64(w->ins, 3, data, len, SQLITE_STATIC);
-	return store_step_done(w->db, w->ins, "shard: insert batch");
+	return store_shard_put_batch(w->db, w->position, w->seq++, data, len);
 }
 
 /* 1 when path is a file whose SQLite header carries the shard application_id (STORE_SHARD_APP_ID). */
@@ -149,14 +146,13 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 	sweep_stale_tmp(out, quiet);
 	struct shard_writer w = {0};
 	struct trace_feed *feed = NULL;
-	sqlite3_stmt *st = NULL;
 	int ret = -1, made = 0;
 	if (create_tmp(tmp) < 0)
 		goto out;
 	made = 1;
 	/* A signal or running out of memory removes tmp, as a build's DIR.tmp.<pid> (cleanup.h). */
 	cleanup_arm(tmp);
-	if (store_create_shard(tmp, out, &w.db) < 0 || store_exec(w.db, "BEGIN", "shard: begin") < 0)
+	if (store_create_shard(tmp, out, &w.db) < 0 || store_shard_begin(w.db) < 0)
 		goto out;
 	char hex[65], num[3][32];
 	inputs_id(paths, n, hex);
@@ -165,21 +161,9 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 	snprintf(num[2], sizeof(num[2]), "%zu", n);
 	const char *meta[][2] = {{"format", SHARD_FORMAT}, {"build_id", cache_build_id()}, {"shard", num[0]},
 				 {"shards", num[1]}, {"traces", num[2]}, {"inputs", hex}};
-	if (store_prepare(w.db, "shard: insert meta", "INSERT INTO shard_meta VALUES(?1, ?2)", &st) < 0)
-		goto out;
-	for (size_t k = 0; k < sizeof(meta) / sizeof(meta[0]); k++) {
-		store_bind_text(st, 1, meta[k][0], -1, SQLITE_STATIC);
-		store_bind_text(st, 2, meta[k][1], -1, SQLITE_STATIC);
-		if (store_step_done(w.db, st, "shard: insert meta") < 0)
+	for (size_t k = 0; k < sizeof(meta) / sizeof(meta[0]); k++)
+		if (store_shard_put_meta(w.db, meta[k][0], meta[k][1]) < 0)
 			goto out;
-	}
-	store_finalize(st);
-	st = NULL;
-	if (store_prepare(w.db, "shard: insert batch",
-			"INSERT INTO shard_batches VALUES(?1, ?2, ?3)", &w.ins) < 0 ||
-	    store_prepare(w.db, "shard: insert trace",
-			"INSERT INTO shard_traces VALUES(?1, ?2, ?3, ?4)", &st) < 0)
-		goto out;
 
 	feed = feed_new(paths, n, jobs);
 	int64_t total = 0;
@@ -207,26 +191,13 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 		if (feed_take_batches(feed, i, write_batch, &w) < 0)
 			goto out;
 		progress_read(&prog, have ? sb.st_size : 0);
-		store_bind_int64(st, 1, (int64_t)i);
-		store_bind_text(st, 2, paths[i], -1, SQLITE_STATIC);
-		if (have) {
-			store_bind_int64(st, 3, sb.st_size);
-			store_bind_int64(st, 4, mtime_ns(&sb));
-		} else {
-			store_bind_null(st, 3);
-			store_bind_null(st, 4);
-		}
-		if (store_step_done(w.db, st, "shard: insert trace") < 0)
+		if (store_shard_put_trace(w.db, (int64_t)i, paths[i], have, have ? sb.st_size : 0,
+					  have ? mtime_ns(&sb) : 0) < 0)
 			goto out;
 	}
 	progress_finish(&prog);
-	/* The index comes after the load: appending rows is then all the inserts do. */
-	if (store_exec(w.db, "CREATE INDEX shard_batches_at ON shard_batches(position, seq); COMMIT",
-		       "shard: index batches") < 0)
+	if (store_shard_index(w.db) < 0)
 		goto out;
-	store_finalize(st);
-	store_finalize(w.ins);
-	st = w.ins = NULL;
 	int rc = store_close(w.db);
 	w.db = NULL;
 	if (rc < 0)
@@ -242,28 +213,12 @@ int shard_write(const char *out, const char *const *paths, size_t n, int shard, 
 	ret = 0;
 out:
 	feed_free(feed);
-	store_finalize(st);
-	store_finalize(w.ins);
 	store_close(w.db);
 	if (ret < 0 && made)
 		unlink(tmp);
 	cleanup_disarm();
 	free(tmp);
 	return ret;
-}
-
-/* Text of shard_meta[key] (caller frees), or NULL. */
-static char *meta_get(struct store *db, const char *key)
-{
-	sqlite3_stmt *st;
-	char *v = NULL;
-	if (store_prepare_quiet(db, "SELECT value FROM shard_meta WHERE key = ?1", &st) < 0)
-		return NULL;
-	store_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	if (store_step_rc(st) == SQLITE_ROW && store_column_type(st, 0) != SQLITE_NULL)
-		v = xstrdup((const char *)store_column_text(st, 0));
-	store_finalize(st);
-	return v;
 }
 
 /*
@@ -318,7 +273,7 @@ int shard_is_shard(const char *path)
 		store_close(db);
 		return 1;
 	}
-	char *fmt = meta_get(db, "format");
+	char *fmt = store_shard_meta(db, "format");
 	int yes = fmt && !strncmp(fmt, "perfstudy shard ", 16);
 	free(fmt);
 	store_close(db);
@@ -328,7 +283,6 @@ int shard_is_shard(const char *path)
 struct shard_db {
 	const char *path;
 	struct store *db;
-	sqlite3_stmt *trace, *batches;
 };
 
 struct shard_set {
@@ -342,11 +296,8 @@ void shard_set_free(struct shard_set *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nshards; i++) {
-		store_finalize(s->by_index[i].trace);
-		store_finalize(s->by_index[i].batches);
+	for (size_t i = 0; i < s->nshards; i++)
 		store_close(s->by_index[i].db);
-	}
 	free(s->by_index);
 	free(s);
 }
@@ -354,7 +305,7 @@ void shard_set_free(struct shard_set *s)
 /* Parses a decimal meta value; -1 when absent or not a number. */
 static long meta_num(struct store *db, const char *key)
 {
-	char *v = meta_get(db, key), *end = NULL;
+	char *v = store_shard_meta(db, key), *end = NULL;
 	long r = v ? strtol(v, &end, 10) : -1;
 	if (!v || end == v || *end)
 		r = -1;
@@ -381,7 +332,7 @@ int shard_set_open(const char *const *dbs, size_t ndbs, const char *const *paths
 			store_close(db);
 			goto fail;
 		}
-		char *fmt = db ? meta_get(db, "format") : NULL;
+		char *fmt = db ? store_shard_meta(db, "format") : NULL;
 		if (!fmt || strcmp(fmt, SHARD_FORMAT)) {
 			diag_error(path, "not a shard database of this perfstudy (expected '%s')", SHARD_FORMAT);
 			free(fmt);
@@ -389,7 +340,7 @@ int shard_set_open(const char *const *dbs, size_t ndbs, const char *const *paths
 			goto fail;
 		}
 		free(fmt);
-		char *bid = meta_get(db, "build_id"), *inputs = meta_get(db, "inputs");
+		char *bid = store_shard_meta(db, "build_id"), *inputs = store_shard_meta(db, "inputs");
 		long shard = meta_num(db, "shard"), nshards = meta_num(db, "shards"), traces = meta_num(db, "traces");
 		const char *why = NULL;
 		if (!bid || strcmp(bid, cache_build_id()))
@@ -426,10 +377,7 @@ int shard_set_open(const char *const *dbs, size_t ndbs, const char *const *paths
 		struct shard_db *d = &s->by_index[shard];
 		d->path = path;
 		d->db = db;
-		if (store_prepare(db, "shard: read a trace", "SELECT path, size, mtime_ns FROM shard_traces WHERE position = ?1",
-				  &d->trace) < 0 ||
-		    store_prepare(db, "shard: read batches", "SELECT data FROM shard_batches WHERE position = ?1 ORDER BY seq",
-				  &d->batches) < 0)
+		if (store_shard_prepare_read(db) < 0)
 			goto fail;
 	}
 	if (!s->nshards) {
@@ -454,20 +402,20 @@ int shard_set_batches(void *set, size_t i, int (*fn)(void *ctx, const char *data
 	struct shard_set *s = set;
 	struct shard_db *d = &s->by_index[i % s->nshards];
 	const char *path = s->paths[i];
+	struct store_shard_trace t;
 	int ret = -1;
-	store_bind_int64(d->trace, 1, (int64_t)i);
-	if (store_step_rc(d->trace) != SQLITE_ROW) {
+	if (!store_shard_trace(d->db, (int64_t)i, &t)) {
 		diag_error(d->path, "shard holds no trace '%s' at position %zu", path, i);
-		goto out;
+		return -1;
 	}
 	/* Prevents a NULL or non-text path (a damaged or forged shard) reaching strcmp. */
-	if (store_column_type(d->trace, 0) != SQLITE_TEXT) {
+	if (!t.path) {
 		diag_error(d->path, "table shard_traces, row position %zu: path is not text, expected '%s'; "
 				    "the shard is damaged: run perfstudy ingest --shard %zu/%zu again",
 			   i, path, i % s->nshards, s->nshards);
 		goto out;
 	}
-	if (strcmp((const char *)store_column_text(d->trace, 0), path)) {
+	if (strcmp(t.path, path)) {
 		diag_error(d->path, "shard holds no trace '%s' at position %zu", path, i);
 		goto out;
 	}
@@ -476,26 +424,14 @@ int shard_set_batches(void *set, size_t i, int (*fn)(void *ctx, const char *data
 		diag_syserror(path, "cannot stat: %s", strerror(errno));
 		goto out;
 	}
-	if (store_column_type(d->trace, 1) == SQLITE_NULL || store_column_int64(d->trace, 1) != st.st_size ||
-	    store_column_int64(d->trace, 2) != mtime_ns(&st)) {
+	if (!t.known || t.size != st.st_size || t.mtime_ns != mtime_ns(&st)) {
 		diag_error(path, "changed since shard %zu/%zu read it (%s); run that shard again", i % s->nshards,
 			   s->nshards, d->path);
 		goto out;
 	}
-	store_bind_int64(d->batches, 1, (int64_t)i);
-	int rc;
-	ret = 0;
-	while ((rc = store_step_rc(d->batches)) == SQLITE_ROW) {
-		if (fn(ctx, store_column_blob(d->batches, 0), (size_t)store_column_bytes(d->batches, 0)) < 0) {
-			ret = -1;
-			break;
-		}
-	}
-	if (!ret && rc != SQLITE_DONE)
-		ret = store_fail(d->db, "shard: read batches");
-	store_reset(d->batches);
+	ret = store_shard_batches(d->db, (int64_t)i, fn, ctx);
 out:
-	store_reset(d->trace);
+	free(t.path);
 	return ret;
 }
 

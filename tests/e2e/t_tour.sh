@@ -14,7 +14,8 @@ tour_missing() {
 	local f b d
 	for f in $(find src -type f \( -name '*.c' -o -name '*.cpp' \) | sort); do
 		b=${f##*/}
-		grep -qF -e "$b" -e "\`${b%.*}\`" "$1" || echo "$f"
+		# the whole name: guard.c is not named by sqlguard.c
+		grep -qE -e "(^|[^A-Za-z0-9_])${b//./\\.}" -e "\`${b%.*}\`" "$1" || echo "$f"
 	done
 	for d in $(find src -mindepth 1 -type d | sort); do
 		grep -qF -e "\`$d/\`" -e "\`${d##*/}/\`" -e "$d/ " "$1" || echo "$d/"

@@ -6,6 +6,8 @@
  * probes (store_probe_text, store_file_meta, store_attach) fail quietly.
  * The sink refuses an event whose end (start + duration) is beyond int64
  * (issue 43: a forged shard's start near INT64_MAX overflowed there).
+ * store_query binds the experiment and store_rows_to_table copies rows by
+ * the table's column types, NULL left empty, a failure naming the purpose.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/fs.h"
+#include "util/table.h"
 #include "util/xalloc.h"
 
 /* What diag said while diverted: one line per message. */
@@ -37,34 +40,40 @@ static void test_api(const char *dir)
 
 	/* A row in through the API, and back. */
 	CHECK_INT(store_exec(s, "CREATE TABLE t(k TEXT PRIMARY KEY, v INTEGER NOT NULL)", "make t"), 0);
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	CHECK_INT(store_prepare(s, "insert into t", "INSERT INTO t VALUES(?1, ?2)", &st), 0);
-	sqlite3_bind_text(st, 1, "a", -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, 7);
+	store_bind_text(st, 1, "a");
+	store_bind_int(st, 2, 7);
 	CHECK_INT(store_step_done(s, st, "insert into t"), 0);
 	/* store_step_done cleared the bindings: v NULL breaks NOT NULL. */
-	sqlite3_bind_text(st, 1, "b", -1, SQLITE_STATIC);
+	store_bind_text(st, 1, "b");
 	diag_reset();
 	buf_reset(&said);
 	diag_divert(keep, NULL);
 	CHECK_INT(store_step_done(s, st, "insert into t"), -1);
+	/* store_next names the purpose st was prepared for. */
+	store_bind_text(st, 1, "c");
+	CHECK_INT(store_next(st), -1);
+	store_reset(st);
 	diag_divert(NULL, NULL);
-	sqlite3_finalize(st);
-	char *want = xasprintf("2 %s: error: sqlite: insert into t: NOT NULL constraint failed: t.v\n", path);
+	store_finalize(st);
+	char *want = xasprintf("2 %s: error: sqlite: insert into t: NOT NULL constraint failed: t.v\n"
+			       "2 %s: error: sqlite: insert into t: NOT NULL constraint failed: t.v\n", path, path);
 	CHECK_STR(said.data, want);
 	free(want);
 
 	CHECK_INT(store_prepare(s, "read t", "SELECT k, v FROM t ORDER BY k", &st), 0);
 	CHECK_INT(store_step(s, st, "read t"), 1);
-	CHECK_STR((const char *)sqlite3_column_text(st, 0), "a");
-	CHECK_INT(sqlite3_column_int(st, 1), 7);
+	CHECK_STR((const char *)store_column_text(st, 0), "a");
+	CHECK_INT(store_column_int(st, 1), 7);
+	CHECK_INT(store_column_type(st, 1), STORE_INTEGER);
 	CHECK_INT(store_step(s, st, "read t"), 0);
-	sqlite3_finalize(st);
+	store_finalize(st);
 
 	/* A statement that cannot be prepared: one error naming file and purpose, *st NULL. */
 	buf_reset(&said);
 	diag_divert(keep, NULL);
-	st = (sqlite3_stmt *)&said;
+	st = (struct store_stmt *)&said;
 	CHECK_INT(store_prepare(s, "check ranks", "SELECT * FROM no_such_table", &st), -1);
 	CHECK(st == NULL);
 	CHECK_INT(store_exec(s, "DROP TABLE no_such_table", "drop a table"), -1);
@@ -150,6 +159,47 @@ static void test_sink_span(const char *dir)
 	free(path);
 }
 
+/* The query idiom: the experiment bound as ?1, rows into a typed table. */
+static void test_query_table(const char *dir)
+{
+	char *path = xasprintf("%s/query.db", dir);
+	struct store *s;
+	CHECK_INT(store_open(path, &s), 0);
+	CHECK_INT(store_exec(s, "CREATE TABLE q(exp TEXT, name TEXT, n INTEGER, ns INTEGER, f REAL);"
+			     "INSERT INTO q VALUES('a', 'x', 3, 1500, 0.25), ('a', NULL, NULL, 2000, NULL),"
+			     " ('b', 'y', 1, 1, 1.0)", "make q"), 0);
+	struct store_stmt *st = store_query(s, "read q", "SELECT name, n, ns, f FROM q WHERE exp = ?1 ORDER BY rowid", "a");
+	CHECK(st != NULL);
+	struct table *t = table_new("q", "q", "name:text,n:int,t_us:us,f:frac");
+	CHECK_INT(store_rows_to_table(st, t), 0);
+	CHECK_INT(t->nrows, 2);
+	CHECK_STR(table_text(t, 0, 0), "x");
+	CHECK_INT(table_cell(t, 0, 1)->v.i, 3);
+	CHECK_INT(table_cell(t, 0, 2)->v.i, 1500); /* integer ns: 1.5 us */
+	CHECK(table_num(t, 0, 3) == 0.25);
+	CHECK(table_cell(t, 1, 0)->null && table_cell(t, 1, 1)->null && table_cell(t, 1, 3)->null);
+	CHECK_INT(table_cell(t, 1, 2)->v.i, 2000);
+	table_free(t);
+
+	/* A failure while stepping names the purpose the statement was prepared for; one that cannot be prepared too. */
+	diag_reset();
+	buf_reset(&said);
+	diag_divert(keep, NULL);
+	st = store_query(s, "overflow", "SELECT abs(-9223372036854775807 - 1)", NULL);
+	CHECK(st != NULL);
+	t = table_new("o", "o", "v:int");
+	CHECK_INT(store_rows_to_table(st, t), -1);
+	table_free(t);
+	CHECK(store_query(s, "read r", "SELECT * FROM r WHERE exp = ?1", "a") == NULL);
+	diag_divert(NULL, NULL);
+	char *want = xasprintf("2 %s: error: sqlite: overflow: integer overflow\n"
+			       "2 %s: error: sqlite: read r: no such table: r\n", path, path);
+	CHECK_STR(said.data, want);
+	free(want);
+	CHECK_INT(store_close(s), 0);
+	free(path);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test_store.XXXXXX";
@@ -161,6 +211,7 @@ int main(void)
 	buf_init(&said);
 	test_api(dir);
 	test_sink_span(dir);
+	test_query_table(dir);
 	buf_release(&said);
 	diag_reset();
 	fs_remove_tree(dir);

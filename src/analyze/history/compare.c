@@ -57,8 +57,8 @@ static int cmp_keyed(const void *pa, const void *pb)
  * 1.0 s), each named and grouped once, sorted by name. Returns 0, or -1
  * after diag.
  */
-static int items_load(struct store *s, const char *exp, int64_t run_id, struct act_sums *a, sqlite3_stmt *traces,
-		      sqlite3_stmt *name, struct run_items *r)
+static int items_load(struct store *s, const char *exp, int64_t run_id, struct act_sums *a, struct store_stmt *traces,
+		      struct store_stmt *name, struct run_items *r)
 {
 	store_bind_int64(traces, 1, run_id);
 	if (act_sums_add_traces(a, s, traces, 0) < 0)
@@ -69,7 +69,7 @@ static int items_load(struct store *s, const char *exp, int64_t run_id, struct a
 	for (size_t i = 0; i < a->n && !ret; i++) {
 		const char *grp = NULL;
 		store_bind_int64(name, 1, act_key_name(a->keys[i]));
-		if (store_step_rc(name) != SQLITE_ROW) { /* every name id is in names */
+		if (store_step_rc(name) != STORE_ROW) { /* every name id is in names */
 			store_fail(s, "compare: a kernel's name");
 			ret = -1;
 		} else if (act_sums_group(a, s, exp, a->keys[i], &grp) < 0) {
@@ -103,7 +103,7 @@ static int items_load(struct store *s, const char *exp, int64_t run_id, struct a
 
 static int run_load(struct store *s, const char *exp, struct run_items **out, size_t *nout)
 {
-	sqlite3_stmt *st = NULL, *traces = NULL, *name = NULL;
+	struct store_stmt *st = NULL, *traces = NULL, *name = NULL;
 	struct act_sums a;
 	act_sums_init(&a);
 	int ret = -1, said = 0;
@@ -119,10 +119,10 @@ static int run_load(struct store *s, const char *exp, struct run_items **out, si
 		said = 1;
 		goto out;
 	}
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, exp);
 	size_t cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		*out = xgrow(*out, &cap, *nout + 1, sizeof(**out));
 		struct run_items *r = &(*out)[(*nout)++];
 		memset(r, 0, sizeof(*r));
@@ -136,7 +136,7 @@ static int run_load(struct store *s, const char *exp, struct run_items **out, si
 			goto out;
 		}
 	}
-	if (rc == SQLITE_DONE)
+	if (rc == STORE_DONE)
 		ret = 0;
 out:
 	if (ret < 0 && !said)

@@ -57,15 +57,15 @@ static struct run_phases *run_of(struct run_phases *r, size_t nr, const char *ru
 /* ProfilerStep ranges of all of run's ranks, or its ranks when it has none; 0 unknown. */
 static int64_t step_divisor(const struct analysis_ctx *ctx, const char *run, int64_t ranks)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	int64_t steps = 0;
-	if (store_prepare(ctx->store, "compare_phases: steps of a run",
+	st = store_query(ctx->store, "compare_phases: steps of a run",
 			"SELECT count(*) FROM steps s JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = "
-			"t.run_id WHERE r.experiment = ?1 AND r.run = ?2", &st) < 0)
+			"t.run_id WHERE r.experiment = ?1 AND r.run = ?2", ctx->experiment);
+	if (!st)
 		return ranks;
-	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
-	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
-	if (store_step_rc(st) == SQLITE_ROW)
+	store_bind_text(st, 2, run);
+	if (store_step_rc(st) == STORE_ROW)
 		steps = store_column_int64(st, 0);
 	store_finalize(st);
 	return steps > 0 ? steps : ranks;

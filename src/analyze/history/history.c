@@ -232,16 +232,16 @@ struct table *history_changes(const struct hstate *old, const struct hstate *cur
 
 /* ---- this build's state ---- */
 
-static int insert_number(sqlite3_stmt *ins, const char *run, const char *metric, double v)
+static int insert_number(struct store_stmt *ins, const char *run, const char *metric, double v)
 {
 	if (!isfinite(v))
 		return 0;
-	store_bind_text(ins, 3, run, -1, SQLITE_TRANSIENT);
-	store_bind_text(ins, 4, metric, -1, SQLITE_STATIC);
+	store_bind_text_copy(ins, 3, run);
+	store_bind_text(ins, 4, metric);
 	store_bind_double(ins, 5, v);
 	int rc = store_step_rc(ins);
 	store_reset(ins);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return rc == STORE_DONE ? 0 : -1;
 }
 
 /* Cell (row, c) of t as a real (COL_US in us), c its contract's enum; NAN when null. */
@@ -264,7 +264,7 @@ static double cell_real(const struct table *t, size_t row, int c)
  * exact idle over their summed exact span: the trace's own times, not
  * HTA's rounded ones, which move when every time is stretched).
  */
-static int insert_numbers(sqlite3_stmt *ins, const struct analysis_result *res)
+static int insert_numbers(struct store_stmt *ins, const struct analysis_result *res)
 {
 	static const struct {
 		int col;
@@ -320,21 +320,19 @@ static int stage_state(struct store *s, const char *exp, int64_t build, const st
 		" AND " SQL_UNPROFILED_ITERATION,
 	};
 	for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++) {
-		sqlite3_stmt *q;
-		if (store_prepare(s, "history: stage this build", copies[i], &q) < 0)
+		struct store_stmt *q = store_query(s, "history: stage this build", copies[i], exp);
+		if (!q)
 			return -1;
-		store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 		store_bind_int64(q, 2, build);
 		int rc = store_step_done(s, q, "history: stage this build");
 		store_finalize(q);
 		if (rc < 0)
 			return -1;
 	}
-	sqlite3_stmt *ins;
-	if (store_prepare(s, "history: stage this build's numbers",
-			"INSERT INTO temp.h_numbers VALUES(?1, ?2, ?3, ?4, ?5)", &ins) < 0)
+	struct store_stmt *ins = store_query(s, "history: stage this build's numbers",
+			"INSERT INTO temp.h_numbers VALUES(?1, ?2, ?3, ?4, ?5)", exp);
+	if (!ins)
 		return -1;
-	store_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
 	store_bind_int64(ins, 2, build);
 	int r = insert_numbers(ins, res);
 	if (r < 0)
@@ -346,15 +344,15 @@ static int stage_state(struct store *s, const char *exp, int64_t build, const st
 /* The last build staged for exp (0: none) and its digest (empty: none). */
 static int last_build(struct store *s, const char *exp, int64_t *build, char digest[65])
 {
-	sqlite3_stmt *q;
+	struct store_stmt *q;
 	*build = 0;
 	digest[0] = '\0';
-	if (store_prepare(s, "history: the last build",
+	q = store_query(s, "history: the last build",
 			"SELECT build, state_sha256 FROM temp.h_builds WHERE experiment = ?1"
-			" ORDER BY build DESC LIMIT 1", &q) < 0)
+			" ORDER BY build DESC LIMIT 1", exp);
+	if (!q)
 		return -1;
-	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
-	if (store_step_rc(q) == SQLITE_ROW) {
+	if (store_step_rc(q) == STORE_ROW) {
 		*build = store_column_int64(q, 0);
 		const unsigned char *d = store_column_text(q, 1);
 		snprintf(digest, 65, "%s", d ? (const char *)d : "");
@@ -380,10 +378,9 @@ static int adopt_parts(struct store *s, const char *exp, int64_t build)
 		" LIMIT 1) WHERE experiment = ?1 AND build = ?2 AND rank IS NULL AND format IS NULL",
 	};
 	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
-		sqlite3_stmt *q;
-		if (store_prepare(s, "history: keep the parts", sql[i], &q) < 0)
+		struct store_stmt *q = store_query(s, "history: keep the parts", sql[i], exp);
+		if (!q)
 			return -1;
-		store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 		store_bind_int64(q, 2, build);
 		int rc = store_step_done(s, q, "history: keep the parts");
 		store_finalize(q);
@@ -597,17 +594,16 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, c
 		    hstate_load(s, "temp.h_", exp, last, &cur) < 0)
 			return -1;
 	} else {
-		sqlite3_stmt *q;
-		if (store_prepare(s, "history: record this build",
-				"INSERT INTO temp.h_builds VALUES(?1, ?2, ?3, ?4, ?5)", &q) < 0) {
+		struct store_stmt *q = store_query(s, "history: record this build",
+				"INSERT INTO temp.h_builds VALUES(?1, ?2, ?3, ?4, ?5)", exp);
+		if (!q) {
 			hstate_release(&cur);
 			return -1;
 		}
-		store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 		store_bind_int64(q, 2, build);
 		store_bind_int64(q, 3, built_at);
-		store_bind_text(q, 4, PERFSTUDY_VERSION, -1, SQLITE_STATIC);
-		store_bind_text(q, 5, digest, -1, SQLITE_STATIC);
+		store_bind_text(q, 4, PERFSTUDY_VERSION);
+		store_bind_text(q, 5, digest);
 		int rc = store_step_done(s, q, "history: record this build");
 		store_finalize(q);
 		if (rc < 0) {
@@ -687,7 +683,7 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, c
 
 int history_write(struct store *s, const char *const *exps, const struct manifest *const *manifests, size_t nexp)
 {
-	sqlite3_stmt *q = NULL;
+	struct store_stmt *q = NULL;
 	int ret = 0;
 	if (store_history_write(s) < 0 ||
 	    store_prepare(s, "write the history thresholds",
@@ -700,8 +696,8 @@ int history_write(struct store *s, const char *const *exps, const struct manifes
 		for (int k = 0; k < 2 && !ret; k++) {
 			if (v[k] == 0)
 				continue;
-			store_bind_text(q, 1, exps[i], -1, SQLITE_STATIC);
-			store_bind_text(q, 2, metric[k], -1, SQLITE_STATIC);
+			store_bind_text(q, 1, exps[i]);
+			store_bind_text(q, 2, metric[k]);
 			store_bind_double(q, 3, v[k]);
 			ret = store_step_done(s, q, "write the history thresholds");
 		}

@@ -88,13 +88,12 @@ fail:
 /* The latest build of exp in s, 0 when it has none. */
 static int64_t latest(struct store *s, const char *exp)
 {
-	sqlite3_stmt *q;
+	struct store_stmt *q;
 	int64_t b = 0;
-	if (store_prepare(s, "diff: the latest build", "SELECT max(build) FROM history_builds WHERE experiment = ?1",
-			  &q) < 0)
+	q = store_query(s, "diff: the latest build", "SELECT max(build) FROM history_builds WHERE experiment = ?1", exp);
+	if (!q)
 		return 0;
-	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
-	if (store_step_rc(q) == SQLITE_ROW)
+	if (store_step_rc(q) == STORE_ROW)
 		b = store_column_int64(q, 0);
 	store_finalize(q);
 	return b;
@@ -102,13 +101,12 @@ static int64_t latest(struct store *s, const char *exp)
 
 static void limits(struct store *s, const char *exp, struct history_limits *lim)
 {
-	sqlite3_stmt *q;
+	struct store_stmt *q;
 	memset(lim, 0, sizeof(*lim));
-	if (store_prepare(s, "diff: thresholds", "SELECT metric, value FROM history_thresholds WHERE experiment = ?1",
-			  &q) < 0)
+	q = store_query(s, "diff: thresholds", "SELECT metric, value FROM history_thresholds WHERE experiment = ?1", exp);
+	if (!q)
 		return;
-	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
-	while (store_step_rc(q) == SQLITE_ROW) {
+	while (store_step_rc(q) == STORE_ROW) {
 		const char *m = (const char *)store_column_text(q, 0);
 		if (m && !strcmp(m, "step_time_pct"))
 			lim->step_time_pct = store_column_double(q, 1);
@@ -331,15 +329,14 @@ static void bench_entries(struct diff_out *d, const char *exp, const struct hsta
 /* Whether build `build` of exp in s has run `run`. */
 static int has_run(struct store *s, const char *exp, int64_t build, const char *run)
 {
-	sqlite3_stmt *q;
+	struct store_stmt *q;
 	int has = 0;
-	if (store_prepare(s, "diff: --pair", "SELECT 1 FROM history_runs WHERE experiment = ?1 AND build = ?2 AND run = ?3",
-			  &q) < 0)
+	q = store_query(s, "diff: --pair", "SELECT 1 FROM history_runs WHERE experiment = ?1 AND build = ?2 AND run = ?3", exp);
+	if (!q)
 		return 0;
-	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 	store_bind_int64(q, 2, build);
-	store_bind_text(q, 3, run, -1, SQLITE_STATIC);
-	has = store_step_rc(q) == SQLITE_ROW;
+	store_bind_text(q, 3, run);
+	has = store_step_rc(q) == STORE_ROW;
 	store_finalize(q);
 	return has;
 }
@@ -353,12 +350,12 @@ static int pairs_fit(struct store *odb, struct store *ndb, const char *old_dir, 
 		     const struct history_diff_opts *o)
 {
 	for (size_t p = 0; p < o->npairs; p++) {
-		sqlite3_stmt *q;
+		struct store_stmt *q;
 		int fits = 0;
 		if (store_prepare(ndb, "diff: list experiments",
 				"SELECT DISTINCT experiment FROM history_builds ORDER BY experiment", &q) < 0)
 			return -1;
-		while (!fits && store_step_rc(q) == SQLITE_ROW) {
+		while (!fits && store_step_rc(q) == STORE_ROW) {
 			const char *exp = (const char *)store_column_text(q, 0);
 			int64_t ob = exp ? latest(odb, exp) : 0;
 			fits = ob && has_run(ndb, exp, latest(ndb, exp), o->pair_new[p]) &&
@@ -491,11 +488,11 @@ int history_diff(const char *old_dir, const char *new_dir, const struct history_
 	int ret = 0;
 	*crossed = 0;
 	/* Every experiment either side records, by id. */
-	sqlite3_stmt *q;
+	struct store_stmt *q;
 	if (store_prepare(ndb, "diff: list experiments",
 			"SELECT DISTINCT experiment FROM history_builds ORDER BY experiment", &q) < 0)
 		ret = -1;
-	while (q && store_step_rc(q) == SQLITE_ROW) {
+	while (q && store_step_rc(q) == STORE_ROW) {
 		const char *exp = (const char *)store_column_text(q, 0);
 		struct hstate a = {0}, b;
 		int64_t ob = latest(odb, exp);
@@ -536,7 +533,7 @@ int history_diff(const char *old_dir, const char *new_dir, const struct history_
 	store_finalize(q);
 	if (ret == 0 && store_prepare(odb, "diff: list experiments",
 				      "SELECT DISTINCT experiment FROM history_builds ORDER BY experiment", &q) == 0) {
-		while (store_step_rc(q) == SQLITE_ROW)
+		while (store_step_rc(q) == STORE_ROW)
 			if (!latest(ndb, (const char *)store_column_text(q, 0))) {
 				if (!quiet)
 					diag_line(stdout, "%s: experiment removed", (const char *)store_column_text(q, 0));

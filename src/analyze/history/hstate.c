@@ -154,7 +154,7 @@ static void sort_run(struct hstate_run *r)
 	}
 }
 
-static const char *col_text(sqlite3_stmt *q, int c)
+static const char *col_text(struct store_stmt *q, int c)
 {
 	const unsigned char *t = store_column_text(q, c);
 	return t ? (const char *)t : "";
@@ -166,12 +166,11 @@ static const char *col_text(sqlite3_stmt *q, int c)
  * store was damaged or crafted, and `diff` reads stores it did not write).
  */
 static int each_row(struct store *s, const char *what, const char *sql, const char *exp, int64_t build,
-		    struct hstate *st, int (*row)(struct hstate_run *r, sqlite3_stmt *q, const char *where))
+		    struct hstate *st, int (*row)(struct hstate_run *r, struct store_stmt *q, const char *where))
 {
-	sqlite3_stmt *q;
-	if (store_prepare(s, what, sql, &q) < 0)
+	struct store_stmt *q = store_query(s, what, sql, exp);
+	if (!q)
 		return -1;
-	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 	store_bind_int64(q, 2, build);
 	int rc;
 	while ((rc = store_step(s, q, what)) > 0) {
@@ -186,7 +185,7 @@ static int each_row(struct store *s, const char *what, const char *sql, const ch
 }
 
 /* An input: path, size, SHA-256, rank (NULL, or a store before it: HSTATE_NO_RANK) and format ('' unknown). */
-static int add_input(struct hstate_run *r, sqlite3_stmt *q, const char *where)
+static int add_input(struct hstate_run *r, struct store_stmt *q, const char *where)
 {
 	(void)where;
 	r->paths = xrealloc(r->paths, (r->ninputs + 1) * sizeof(*r->paths));
@@ -196,7 +195,7 @@ static int add_input(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 	r->formats = xrealloc(r->formats, (r->ninputs + 1) * sizeof(*r->formats));
 	r->paths[r->ninputs] = xstrdup(col_text(q, 1));
 	r->sizes[r->ninputs] = store_column_int64(q, 2);
-	r->ranks[r->ninputs] = store_column_type(q, 4) == SQLITE_INTEGER ? store_column_int64(q, 4) : HSTATE_NO_RANK;
+	r->ranks[r->ninputs] = store_column_type(q, 4) == STORE_INTEGER ? store_column_int64(q, 4) : HSTATE_NO_RANK;
 	r->formats[r->ninputs] = xstrdup(col_text(q, 5));
 	r->sha256[r->ninputs++] = xstrdup(col_text(q, 3));
 	return 0;
@@ -206,7 +205,7 @@ static int add_input(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 static int inputs_ranked(struct store *s, const char *prefix)
 {
 	char *sql = xasprintf("SELECT rank, format FROM %sinputs LIMIT 0", prefix);
-	sqlite3_stmt *q;
+	struct store_stmt *q;
 	int has = store_prepare_quiet(s, sql, &q) == 0;
 	store_finalize(q);
 	free(sql);
@@ -215,17 +214,17 @@ static int inputs_ranked(struct store *s, const char *prefix)
 
 /*
  * A metric's value: a number, or NULL (no value: left out). Text such as
- * 'NaNx' was read as 0 (sqlite3_column_double), a change that never was.
+ * 'NaNx' was read as 0 (store_column_double), a change that never was.
  */
-static int add_number(struct hstate_run *r, sqlite3_stmt *q, const char *where)
+static int add_number(struct hstate_run *r, struct store_stmt *q, const char *where)
 {
 	int type = store_column_type(q, 2);
-	if (type == SQLITE_NULL)
+	if (type == STORE_NULL)
 		return 0;
 	double v = store_column_double(q, 2);
-	if ((type != SQLITE_INTEGER && type != SQLITE_FLOAT) || !isfinite(v)) {
+	if ((type != STORE_INTEGER && type != STORE_FLOAT) || !isfinite(v)) {
 		diag_error(where, "table 'history_numbers', run '%s', metric '%s': value '%.40s' is not a number",
-			   r->run, col_text(q, 1), type == SQLITE_BLOB ? "(a blob)" : col_text(q, 2));
+			   r->run, col_text(q, 1), type == STORE_BLOB ? "(a blob)" : col_text(q, 2));
 		return -1;
 	}
 	r->metrics = xrealloc(r->metrics, (r->nnumbers + 1) * sizeof(*r->metrics));
@@ -236,11 +235,11 @@ static int add_number(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 }
 
 /* A step time sample: source 'log' (an unprofiled iteration of a training log) or 'steps' (a profiled step). */
-static int add_step(struct hstate_run *r, sqlite3_stmt *q, const char *where)
+static int add_step(struct hstate_run *r, struct store_stmt *q, const char *where)
 {
-	if (store_column_type(q, 2) != SQLITE_INTEGER || store_column_int64(q, 2) < 0) {
+	if (store_column_type(q, 2) != STORE_INTEGER || store_column_int64(q, 2) < 0) {
 		diag_error(where, "table 'history_steps', run '%s': dur_ns '%.40s' is not a whole number of nanoseconds "
-				  "at least 0", r->run, store_column_type(q, 2) == SQLITE_BLOB ? "(a blob)" : col_text(q, 2));
+				  "at least 0", r->run, store_column_type(q, 2) == STORE_BLOB ? "(a blob)" : col_text(q, 2));
 		return -1;
 	}
 	if (!strcmp(col_text(q, 1), "log")) {
@@ -254,13 +253,13 @@ static int add_step(struct hstate_run *r, sqlite3_stmt *q, const char *where)
 }
 
 /* A part of the run's step (parts.c): kind, name, value; a value that is no number is refused. */
-static int add_part(struct hstate_run *r, sqlite3_stmt *q, const char *where)
+static int add_part(struct hstate_run *r, struct store_stmt *q, const char *where)
 {
 	int type = store_column_type(q, 3);
 	double v = store_column_double(q, 3);
-	if ((type != SQLITE_INTEGER && type != SQLITE_FLOAT) || !isfinite(v)) {
+	if ((type != STORE_INTEGER && type != STORE_FLOAT) || !isfinite(v)) {
 		diag_error(where, "table 'history_parts', run '%s', %s '%s': value '%.40s' is not a number", r->run,
-			   col_text(q, 1), col_text(q, 2), type == SQLITE_BLOB ? "(a blob)" : col_text(q, 3));
+			   col_text(q, 1), col_text(q, 2), type == STORE_BLOB ? "(a blob)" : col_text(q, 3));
 		return -1;
 	}
 	/* past the kernel rows a build writes: summed into one row '(other kernels)' (a warning follows) */
@@ -290,24 +289,24 @@ int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t bu
 	st->build = build;
 	struct buf sql;
 	buf_init(&sql);
-	sqlite3_stmt *q = NULL;
+	struct store_stmt *q = NULL;
 	int ret = -1;
 	buf_printf(&sql, "SELECT built_at FROM %sbuilds WHERE experiment = ?1 AND build = ?2", prefix);
-	if (store_prepare(s, "history: load a build", sql.data, &q) < 0)
+	q = store_query(s, "history: load a build", sql.data, exp);
+	if (!q)
 		goto out;
-	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 	store_bind_int64(q, 2, build);
-	if (store_step_rc(q) == SQLITE_ROW)
+	if (store_step_rc(q) == STORE_ROW)
 		st->built_at = store_column_int64(q, 0);
 	store_finalize(q);
 	buf_reset(&sql);
 	buf_printf(&sql, "SELECT run FROM %sruns WHERE experiment = ?1 AND build = ?2 ORDER BY run", prefix);
-	if (store_prepare(s, "history: load a build's runs", sql.data, &q) < 0)
+	q = store_query(s, "history: load a build's runs", sql.data, exp);
+	if (!q)
 		goto out;
-	store_bind_text(q, 1, exp, -1, SQLITE_STATIC);
 	store_bind_int64(q, 2, build);
 	size_t cap = 0;
-	while (store_step_rc(q) == SQLITE_ROW) {
+	while (store_step_rc(q) == STORE_ROW) {
 		st->runs = xgrow(st->runs, &cap, st->nruns + 1, sizeof(*st->runs));
 		memset(&st->runs[st->nruns], 0, sizeof(*st->runs));
 		st->runs[st->nruns++].run = xstrdup(col_text(q, 0));

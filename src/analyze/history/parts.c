@@ -86,7 +86,7 @@ struct pwalk {
 	const char *exp;
 	const struct classifier *cls;
 	int64_t build;
-	sqlite3_stmt *ins;
+	struct store_stmt *ins;
 	const struct phase *ph;
 	size_t nph;
 	struct phase_names nm;
@@ -98,11 +98,11 @@ struct pwalk {
 
 static int insert(struct pwalk *w, const char *kind, const char *name, double value)
 {
-	store_bind_text(w->ins, 1, w->exp, -1, SQLITE_STATIC);
+	store_bind_text(w->ins, 1, w->exp);
 	store_bind_int64(w->ins, 2, w->build);
-	store_bind_text(w->ins, 3, w->r.run, -1, SQLITE_STATIC);
-	store_bind_text(w->ins, 4, kind, -1, SQLITE_STATIC);
-	store_bind_text(w->ins, 5, name, -1, SQLITE_TRANSIENT);
+	store_bind_text(w->ins, 3, w->r.run);
+	store_bind_text(w->ins, 4, kind);
+	store_bind_text_copy(w->ins, 5, name);
 	store_bind_double(w->ins, 6, value);
 	int rc = store_step_done(w->s, w->ins, "history: stage this build's parts");
 	store_reset(w->ins);

@@ -25,7 +25,7 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 
-static const char *text(sqlite3_stmt *st, int col)
+static const char *text(struct store_stmt *st, int col)
 {
 	const char *t = (const char *)store_column_text(st, col);
 	return t ? t : "";
@@ -33,16 +33,15 @@ static const char *text(sqlite3_stmt *st, int col)
 
 static int empty_traces(const struct analysis_ctx *ctx)
 {
-	sqlite3_stmt *st;
-	if (store_prepare(ctx->store, "list empty traces",
+	struct store_stmt *st = store_query(ctx->store, "list empty traces",
 		 "SELECT t.path, r.run FROM traces t JOIN runs r ON r.id = t.run_id"
 		 " WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
 		 " AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.trace_id = t.id)"
 		 " AND NOT EXISTS (SELECT 1 FROM summaries m WHERE m.trace_id = t.id)"
-		 " ORDER BY r.position, t.file_index", &st) < 0)
+		 " ORDER BY r.position, t.file_index", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
-	while (store_step_rc(st) == SQLITE_ROW) {
+	while (store_step_rc(st) == STORE_ROW) {
 		/* The report's note comes from basic.c; this is the line on stderr. */
 		diag_warning(text(st, 0), "no GPU activity (no kernel, memcpy or memset) in run '%s'", text(st, 1));
 	}
@@ -52,14 +51,13 @@ static int empty_traces(const struct analysis_ctx *ctx)
 
 static int missing_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	sqlite3_stmt *st;
-	if (store_prepare(ctx->store, "list missing ranks",
+	struct store_stmt *st = store_query(ctx->store, "list missing ranks",
 		 "SELECT r.run, max(t.world_size), count(DISTINCT t.rank), min(t.path) FROM runs r"
 		 " JOIN traces t ON t.run_id = r.id WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
-		 " GROUP BY r.id HAVING max(t.world_size) > count(DISTINCT t.rank) ORDER BY r.position", &st) < 0)
+		 " GROUP BY r.id HAVING max(t.world_size) > count(DISTINCT t.rank) ORDER BY r.position", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
-	while (store_step_rc(st) == SQLITE_ROW) {
+	while (store_step_rc(st) == STORE_ROW) {
 		int world = store_column_int(st, 1), have = store_column_int(st, 2);
 		diag_warning(text(st, 3), "run '%s': traces of %d of its %d ranks (world_size %d); "
 			     "its totals cover only those", text(st, 0), have, world, world);
@@ -133,20 +131,20 @@ static void clock_note(struct analysis_result *out, const char *run, const struc
 
 static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	/*
 	 * Pairs of traces (a before b in file order) of one run whose ranges
 	 * are disjoint; epoch offsets are used only when both traces have one.
 	 * One pair per run is enough to say it: the first in file order.
 	 */
-	if (store_prepare(ctx->store, "compare rank clocks",
+	st = store_query(ctx->store, "compare rank clocks",
 		 "SELECT r.id, r.run, t.rank, t.path, t.file_index, t.epoch_offset_ns IS NOT NULL,"
 		 " t.first_ns + coalesce(t.epoch_offset_ns, 0), t.last_ns + coalesce(t.epoch_offset_ns, 0)"
 		 " FROM runs r JOIN traces t ON t.run_id = r.id"
 		 " WHERE r.experiment = ?1 AND t.rank IS NOT NULL AND t.first_ns IS NOT NULL AND t.last_ns IS NOT NULL"
-		 " ORDER BY r.position, r.id, t.file_index, t.id", &st) < 0)
+		 " ORDER BY r.position, r.id, t.file_index, t.id", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct span_row *v = NULL;
 	size_t n = 0, cap = 0;
 	int64_t run_id = 0;
@@ -154,7 +152,7 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 	int rc;
 	for (;;) {
 		rc = store_step_rc(st);
-		if (n && (rc != SQLITE_ROW || store_column_int64(st, 0) != run_id)) {
+		if (n && (rc != STORE_ROW || store_column_int64(st, 0) != run_id)) {
 			size_t i0, j0, i1, j1;
 			first_disjoint(v, n, 0, &i0, &j0);
 			first_disjoint(v, n, 1, &i1, &j1);
@@ -169,7 +167,7 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 				free(v[k].path);
 			n = 0;
 		}
-		if (rc != SQLITE_ROW)
+		if (rc != STORE_ROW)
 			break;
 		if (!n) {
 			run_id = store_column_int64(st, 0);
@@ -189,7 +187,7 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 	store_finalize(st);
 	free(v);
 	free(run);
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		store_fail(ctx->store, "checks: clock ranges");
 		return -1;
 	}

@@ -44,15 +44,14 @@ static const char *base_name(const char *path)
 
 static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	sqlite3_stmt *st;
-	if (store_prepare(ctx->store, "inputs: gpu links",
+	struct store_stmt *st = store_query(ctx->store, "inputs: gpu links",
 			"SELECT a, b, link, cpu_affinity, numa_affinity, path FROM gpu_links"
-			" WHERE experiment = ?1 ORDER BY rowid", &st) < 0)
+			" WHERE experiment = ?1 ORDER BY rowid", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct table *t = table_new("interconnect", "How the devices are connected (nvidia-smi topo -m)",
 				    TABLE_SCHEMA(INTERCONNECT_COLUMNS));
-	while (store_step_rc(st) == SQLITE_ROW) {
+	while (store_step_rc(st) == STORE_ROW) {
 		size_t row = table_add_row(t);
 		for (int c = 0; c < 6; c++) {
 			const char *v = (const char *)store_column_text(st, c);
@@ -81,28 +80,27 @@ static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *
 
 static int phase_report(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	sqlite3_stmt *st;
-	if (store_prepare(ctx->store, "inputs: phase times",
+	struct store_stmt *st = store_query(ctx->store, "inputs: phase times",
 			"SELECT r.run, t.path, p.action, p.calls, p.mean_ns, p.total_ns, p.percent"
 			" FROM phase_times p JOIN traces t ON t.id = p.trace_id JOIN runs r ON r.id = t.run_id"
-			" WHERE r.experiment = ?1 ORDER BY r.position, t.file_index, p.rowid", &st) < 0)
+			" WHERE r.experiment = ?1 ORDER BY r.position, t.file_index, p.rowid", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct table *t = table_new("phase_report", "Phases as the framework's profiler reported them",
 				    "run:text,source:text,action:text,calls:int,mean_us:us,total_us:us,percent:real");
-	while (store_step_rc(st) == SQLITE_ROW) {
+	while (store_step_rc(st) == STORE_ROW) {
 		size_t row = table_add_row(t);
 		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
 		table_set_text(t, row, 1, base_name((const char *)store_column_text(st, 1)));
-		if (store_column_type(st, 2) != SQLITE_NULL)
+		if (store_column_type(st, 2) != STORE_NULL)
 			table_set_text(t, row, 2, (const char *)store_column_text(st, 2));
-		if (store_column_type(st, 3) != SQLITE_NULL)
+		if (store_column_type(st, 3) != STORE_NULL)
 			table_set_int(t, row, 3, store_column_int64(st, 3));
-		if (store_column_type(st, 4) != SQLITE_NULL)
+		if (store_column_type(st, 4) != STORE_NULL)
 			table_set_ns(t, row, 4, store_column_int64(st, 4));
-		if (store_column_type(st, 5) != SQLITE_NULL)
+		if (store_column_type(st, 5) != STORE_NULL)
 			table_set_ns(t, row, 5, store_column_int64(st, 5));
-		if (store_column_type(st, 6) != SQLITE_NULL)
+		if (store_column_type(st, 6) != STORE_NULL)
 			table_set_real(t, row, 6, store_column_double(st, 6));
 	}
 	store_finalize(st);

@@ -95,14 +95,13 @@ static void say(struct said *s, const char *key, const char *source, char *value
 /* Distinct values of column 0 of sql (bound to the experiment), joined with "; ", or NULL. */
 static char *distinct(struct store *s, const char *exp, const char *sql)
 {
-	sqlite3_stmt *st;
-	if (store_prepare(s, "system: hardware and software", sql, &st) < 0)
+	struct store_stmt *st = store_query(s, "system: hardware and software", sql, exp);
+	if (!st)
 		return NULL;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	struct buf b;
 	buf_init(&b);
-	while (store_step_rc(st) == SQLITE_ROW)
-		if (store_column_type(st, 0) != SQLITE_NULL)
+	while (store_step_rc(st) == STORE_ROW)
+		if (store_column_type(st, 0) != STORE_NULL)
 			buf_printf(&b, "%s%s", b.len ? "; " : "", (const char *)store_column_text(st, 0));
 	store_finalize(st);
 	if (!b.len) {

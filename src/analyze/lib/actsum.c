@@ -47,7 +47,7 @@ static void reserve(struct act_sums *a, int64_t id)
 
 int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, int kernels_only)
 {
-	sqlite3_stmt **st = &a->rows[kernels_only ? 1 : 0];
+	struct store_stmt **st = &a->rows[kernels_only ? 1 : 0];
 	if (!*st && store_prepare(s, "activity sums: a trace's activities",
 			kernels_only ? "SELECT 'kernel', name_id, dur_ns FROM activities"
 				       " WHERE trace_id = ?1 AND kind = 'kernel'"
@@ -56,7 +56,7 @@ int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, in
 		return -1;
 	store_bind_int64(*st, 1, trace_id);
 	int rc;
-	while ((rc = store_step_rc(*st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(*st)) == STORE_ROW) {
 		const char *k = (const char *)store_column_text(*st, 0);
 		/* The schema's CHECK allows these three only. */
 		enum activity_kind kind = k[0] == 'k' ? ACT_KERNEL : k[3] == 'c' ? ACT_MEMCPY : ACT_MEMSET;
@@ -82,19 +82,19 @@ int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, in
 			e->max_ns = dur;
 	}
 	store_reset(*st);
-	return rc == SQLITE_DONE ? 0 : failed(s, "activity sums: a trace's activities");
+	return rc == STORE_DONE ? 0 : failed(s, "activity sums: a trace's activities");
 }
 
-int act_sums_add_traces(struct act_sums *a, struct store *s, sqlite3_stmt *ids, int kernels_only)
+int act_sums_add_traces(struct act_sums *a, struct store *s, struct store_stmt *ids, int kernels_only)
 {
 	int rc;
-	while ((rc = store_step_rc(ids)) == SQLITE_ROW)
+	while ((rc = store_step_rc(ids)) == STORE_ROW)
 		if (act_sums_add_trace(a, s, store_column_int64(ids, 0), kernels_only) < 0) {
 			store_reset(ids);
 			return -1;
 		}
 	store_reset(ids);
-	return rc == SQLITE_DONE ? 0 : failed(s, "activity sums: list traces");
+	return rc == STORE_DONE ? 0 : failed(s, "activity sums: list traces");
 }
 
 int act_sums_group(struct act_sums *a, struct store *s, const char *exp, int64_t key, const char **grp)
@@ -103,15 +103,15 @@ int act_sums_group(struct act_sums *a, struct store *s, const char *exp, int64_t
 					    " WHERE experiment = ?1 AND kind = ?2 AND name_id = ?3", &a->group) < 0)
 		return -1;
 	store_reset(a->group);
-	store_bind_text(a->group, 1, exp, -1, SQLITE_STATIC);
-	store_bind_text(a->group, 2, act_kind_name(act_key_kind(key)), -1, SQLITE_STATIC);
+	store_bind_text(a->group, 1, exp);
+	store_bind_text(a->group, 2, act_kind_name(act_key_kind(key)));
 	store_bind_int64(a->group, 3, act_key_name(key));
 	int rc = store_step_rc(a->group);
-	if (rc == SQLITE_ROW) {
+	if (rc == STORE_ROW) {
 		*grp = (const char *)store_column_text(a->group, 0);
 		return 1;
 	}
-	return rc == SQLITE_DONE ? 0 : failed(s, "activity sums: a name's group");
+	return rc == STORE_DONE ? 0 : failed(s, "activity sums: a name's group");
 }
 
 const struct act_sum *act_sums_get(const struct act_sums *a, int64_t key)

@@ -26,8 +26,8 @@ struct act_sums {
 	struct act_sum *sums[4]; /* [kind (ACT_KERNEL..ACT_MEMSET)][name id]; sums[0] unused */
 	size_t n, cap_keys;
 	int64_t *keys;           /* act_key of every entry with calls */
-	sqlite3_stmt *rows[2];   /* every kind, kernels only */
-	sqlite3_stmt *group;     /* act_sums_group's lookup */
+	struct store_stmt *rows[2];   /* every kind, kernels only */
+	struct store_stmt *group;     /* act_sums_group's lookup */
 };
 
 /* An entry's key: ordered by name id, then kind. */
@@ -58,7 +58,7 @@ int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, in
  * Adds the traces whose ids are the first column of ids (its parameters
  * bound by the caller; reset here). Returns 0, or -1 after diag.
  */
-int act_sums_add_traces(struct act_sums *a, struct store *s, sqlite3_stmt *ids, int kernels_only);
+int act_sums_add_traces(struct act_sums *a, struct store *s, struct store_stmt *ids, int kernels_only);
 /*
  * The group of key's (kind, name) in experiment exp (activity_groups):
  * 1 with *grp set (valid until the next call), 0 when it has none, -1

@@ -25,7 +25,7 @@ static int64_t span_end(int64_t start, int64_t dur)
 	return start > INT64_MAX - dur ? INT64_MAX : start + dur;
 }
 
-static int fail(struct store *s, sqlite3_stmt *st, const char *what)
+static int fail(struct store *s, struct store_stmt *st, const char *what)
 {
 	store_fail(s, what);
 	store_finalize(st);
@@ -34,17 +34,16 @@ static int fail(struct store *s, sqlite3_stmt *st, const char *what)
 
 int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	*out = NULL;
 	*n = 0;
-	if (store_prepare(s, "list ranks", "SELECT r.run, r.id, t.rank, r.position FROM traces t JOIN runs r ON r.id = t.run_id"
-		    " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank",
-		    &st) < 0)
+	st = store_query(s, "list ranks", "SELECT r.run, r.id, t.rank, r.position FROM traces t JOIN runs r ON r.id = t.run_id"
+		    " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank", exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	size_t cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 		struct rank_key *k = &(*out)[(*n)++];
 		k->run = xstrdup((const char *)store_column_text(st, 0));
@@ -52,7 +51,7 @@ int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n
 		k->rank = store_column_int(st, 2);
 		k->position = store_column_int(st, 3);
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		rank_keys_free(*out, *n);
 		*out = NULL;
 		*n = 0;
@@ -135,7 +134,7 @@ static void sort_unless_sorted(void *base, size_t n, size_t size, int (*cmp)(con
  */
 enum kept_slot { KEPT_ACTS, KEPT_LAUNCHES, KEPT_ANNOTS, KEPT_GPU_ANNOTS, KEPT_CPU_OPS, KEPT_STEPS, KEPT_NAME,
 		 KEPT_FORMATS, KEPT_N };
-static sqlite3_stmt *kept_st[KEPT_N];
+static struct store_stmt *kept_st[KEPT_N];
 static const struct store *kept_store;
 
 static void kept_clear(void)
@@ -148,7 +147,7 @@ static void kept_clear(void)
 }
 
 /* The statement of slot for s (prepared from sql the first time), or NULL after diag. */
-static sqlite3_stmt *kept(struct store *s, enum kept_slot slot, const char *what, const char *sql)
+static struct store_stmt *kept(struct store *s, enum kept_slot slot, const char *what, const char *sql)
 {
 	if (kept_store != s) {
 		kept_clear();
@@ -162,9 +161,9 @@ static sqlite3_stmt *kept(struct store *s, enum kept_slot slot, const char *what
 }
 
 /* kept(), for a rank's load, bound to rank k: ?1 its run's id, ?2 its rank. NULL after diag. */
-static sqlite3_stmt *kept_rank(struct store *s, enum kept_slot slot, const char *sql, const struct rank_key *k)
+static struct store_stmt *kept_rank(struct store *s, enum kept_slot slot, const char *sql, const struct rank_key *k)
 {
-	sqlite3_stmt *st = kept(s, slot, "load a rank", sql);
+	struct store_stmt *st = kept(s, slot, "load a rank", sql);
 	if (st) {
 		store_bind_int64(st, 1, k->run_db_id);
 		store_bind_int(st, 2, k->rank);
@@ -176,22 +175,22 @@ static sqlite3_stmt *kept_rank(struct store *s, enum kept_slot slot, const char 
 static int load_ranges(struct store *s, enum kept_slot slot, const char *sql, const struct rank_key *k,
 		       struct rk_range **out, size_t *n)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	*out = NULL;
 	*n = 0;
 	if (!(st = kept_rank(s, slot, sql, k)))
 		return -1;
 	size_t cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 		struct rk_range *r = &(*out)[(*n)++];
 		r->start = store_column_int64(st, 0);
 		r->end = span_end(r->start, store_column_int64(st, 1));
-		r->tid = store_column_type(st, 2) == SQLITE_NULL ? -1 : store_column_int64(st, 2);
-		r->key = store_column_type(st, 3) == SQLITE_NULL ? -1 : store_column_int64(st, 3);
+		r->tid = store_column_type(st, 2) == STORE_NULL ? -1 : store_column_int64(st, 2);
+		r->key = store_column_type(st, 3) == STORE_NULL ? -1 : store_column_int64(st, 3);
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		store_fail(s, "load a rank");
 		store_reset(st);
 		return -1;
@@ -251,11 +250,11 @@ static int class_of(struct store *s, const struct classifier *cls, enum activity
 		memo_n[k] = n;
 	}
 	if (!memo[k][id]) {
-		sqlite3_stmt *nm = kept(s, KEPT_NAME, "look up a name", "SELECT name FROM names WHERE id = ?1");
+		struct store_stmt *nm = kept(s, KEPT_NAME, "look up a name", "SELECT name FROM names WHERE id = ?1");
 		if (!nm)
 			return -1;
 		store_bind_int64(nm, 1, name_id);
-		const char *name = store_step_rc(nm) == SQLITE_ROW ? (const char *)store_column_text(nm, 0) : NULL;
+		const char *name = store_step_rc(nm) == STORE_ROW ? (const char *)store_column_text(nm, 0) : NULL;
 		const char *g = classify(cls, (enum activity_kind)k, name ? name : "");
 		enum rk_class c = !strcmp(g, "communication") ? RK_COMM : !strcmp(g, "memory") ? RK_MEMORY : RK_COMPUTE;
 		store_reset(nm);
@@ -268,20 +267,20 @@ static int class_of(struct store *s, const struct classifier *cls, enum activity
 static int load_uncached(struct store *s, const struct rank_key *k, const struct classifier *cls, struct rank_data *d)
 {
 	memset(d, 0, sizeof(*d));
-	sqlite3_stmt *st = kept_rank(s, KEPT_ACTS,
+	struct store_stmt *st = kept_rank(s, KEPT_ACTS,
 				     "SELECT x.start_ns, x.dur_ns, x.correlation, x.kind, x.name_id, x.bytes, x.copy_kind, x.stream"
 				     RANK_ROWS("activities"), k);
 	if (!st)
 		return -1;
 	size_t cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		d->acts = xgrow(d->acts, &cap, d->nacts + 1, sizeof(*d->acts));
 		struct rk_act *a = &d->acts[d->nacts++];
 		memset(a, 0, sizeof(*a));
 		a->start = store_column_int64(st, 0);
 		a->end = span_end(a->start, store_column_int64(st, 1));
-		a->corr = store_column_type(st, 2) == SQLITE_NULL ? -1 : store_column_int64(st, 2);
+		a->corr = store_column_type(st, 2) == STORE_NULL ? -1 : store_column_int64(st, 2);
 		const char *kind = (const char *)store_column_text(st, 3);
 		a->kind = !strcmp(kind, "kernel") ? ACT_KERNEL : !strcmp(kind, "memcpy") ? ACT_MEMCPY : ACT_MEMSET;
 		a->name_id = store_column_int64(st, 4);
@@ -289,13 +288,13 @@ static int load_uncached(struct store *s, const struct rank_key *k, const struct
 			store_reset(st);
 			goto fail;
 		}
-		a->bytes = store_column_type(st, 5) == SQLITE_NULL ? -1 : store_column_int64(st, 5);
+		a->bytes = store_column_type(st, 5) == STORE_NULL ? -1 : store_column_int64(st, 5);
 		const char *ck = (const char *)store_column_text(st, 6);
 		if (ck && strlen(ck) < sizeof(a->copy_kind))
 			memcpy(a->copy_kind, ck, strlen(ck) + 1);
-		a->stream = store_column_type(st, 7) == SQLITE_NULL ? -1 : store_column_int64(st, 7);
+		a->stream = store_column_type(st, 7) == STORE_NULL ? -1 : store_column_int64(st, 7);
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		store_fail(s, "load a rank");
 		store_reset(st);
 		goto fail;
@@ -546,12 +545,12 @@ static size_t budget(struct store *s)
 {
 	if (budget_store == s)
 		return cache_budget;
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	double largest = 0, ntraces = 0;
 	inputs_total = 0;
 	if (store_prepare(s, "rankdata: trace sizes",
 			"SELECT coalesce(max(size), 0), coalesce(sum(size), 0), count(*) FROM traces", &st) == 0) {
-		if (store_step_rc(st) == SQLITE_ROW) {
+		if (store_step_rc(st) == STORE_ROW) {
 			largest = store_column_double(st, 0);
 			inputs_total = store_column_double(st, 1);
 			ntraces = store_column_double(st, 2);
@@ -582,13 +581,13 @@ static size_t budget(struct store *s)
 /* Bytes of the trace files of one rank. */
 static double rank_input_bytes(struct store *s, const struct rank_key *k)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	double r = 0;
 	if (store_prepare(s, "load a rank", "SELECT coalesce(sum(size), 0) FROM traces WHERE run_id = ?1 AND rank = ?2", &st) < 0)
 		return 0;
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int(st, 2, k->rank);
-	if (store_step_rc(st) == SQLITE_ROW)
+	if (store_step_rc(st) == STORE_ROW)
 		r = store_column_double(st, 0);
 	store_finalize(st);
 	return r;
@@ -703,13 +702,13 @@ void rank_data_release(struct rank_data *d)
 char *rank_formats(struct store *s, const struct rank_key *k)
 {
 	char *r = NULL;
-	sqlite3_stmt *st = kept(s, KEPT_FORMATS, "load a rank", "SELECT group_concat(format, ', ') FROM (SELECT DISTINCT"
+	struct store_stmt *st = kept(s, KEPT_FORMATS, "load a rank", "SELECT group_concat(format, ', ') FROM (SELECT DISTINCT"
 				" format FROM traces WHERE run_id = ?1 AND rank = ?2 ORDER BY format)");
 	if (!st)
 		return xstrdup("unknown");
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int(st, 2, k->rank);
-	if (store_step_rc(st) == SQLITE_ROW && store_column_text(st, 0))
+	if (store_step_rc(st) == STORE_ROW && store_column_text(st, 0))
 		r = xstrdup((const char *)store_column_text(st, 0));
 	store_reset(st);
 	return r ? r : xstrdup("unknown");
@@ -718,28 +717,28 @@ char *rank_formats(struct store *s, const struct rank_key *k)
 char *rank_name(struct store *s, int64_t name_id)
 {
 	char *r = NULL;
-	sqlite3_stmt *st = kept(s, KEPT_NAME, "look up a name", "SELECT name FROM names WHERE id = ?1");
+	struct store_stmt *st = kept(s, KEPT_NAME, "look up a name", "SELECT name FROM names WHERE id = ?1");
 	if (!st)
 		return NULL;
 	store_bind_int64(st, 1, name_id);
-	if (store_step_rc(st) == SQLITE_ROW)
+	if (store_step_rc(st) == STORE_ROW)
 		r = xstrdup((const char *)store_column_text(st, 0));
 	store_reset(st);
 	return r;
 }
 
-int64_t *rank_column_ids(struct store *s, sqlite3_stmt *st, size_t *n)
+int64_t *rank_column_ids(struct store *s, struct store_stmt *st, size_t *n)
 {
 	*n = 0;
 	size_t cap = 8;
 	int64_t *ids = xmalloc(cap * sizeof(*ids));
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		if (*n == cap)
 			ids = xrealloc(ids, (cap *= 2) * sizeof(*ids));
 		ids[(*n)++] = store_column_int64(st, 0);
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		fail(s, st, "rankdata: list ids");
 		free(ids);
 		return NULL;

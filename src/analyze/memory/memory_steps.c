@@ -227,7 +227,7 @@ static const char *phase_name(const struct mem_walk *w, int p)
 /* The device's memory in bytes from the rank's traces (deviceProperties), or -1. */
 static int64_t device_bytes(struct store *s, const struct rank_key *k, int device)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	int64_t v = -1;
 	if (store_prepare(s, "memory: device size",
 			  "SELECT d.total_mem FROM traces t CROSS JOIN devices d ON d.trace_id = t.id"
@@ -409,7 +409,7 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 	size_t np, pi = 0, at = 0;
 	struct probe *pr = make_probes(S, ns, nph, &np);
 	struct live_map live = {0};
-	sqlite3_stmt *st = NULL;
+	struct store_stmt *st = NULL;
 	int ret = -1, first = 1, device = -1, drawn = 0;
 	int64_t cur = 0, res = 0, other = 0, last_ts = 0, start0 = ns ? S[0].start : 0;
 	if (store_prepare(s, "memory: a rank's events",
@@ -427,10 +427,10 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 	while ((rc = store_step(s, st, "memory: a rank's events")) == 1) {
 		int dev = store_column_int(st, 0);
 		int64_t ts = store_column_int64(st, 1), bytes = store_column_int64(st, 2);
-		int64_t addr = store_column_type(st, 3) == SQLITE_NULL ? -1 : store_column_int64(st, 3);
+		int64_t addr = store_column_type(st, 3) == STORE_NULL ? -1 : store_column_int64(st, 3);
 		int64_t tot = store_column_int64(st, 4);
-		int64_t rsv = store_column_type(st, 5) == SQLITE_NULL ? 0 : store_column_int64(st, 5);
-		int64_t tid = store_column_type(st, 6) == SQLITE_NULL ? -1 : store_column_int64(st, 6);
+		int64_t rsv = store_column_type(st, 5) == STORE_NULL ? 0 : store_column_int64(st, 5);
+		int64_t tid = store_column_type(st, 6) == STORE_NULL ? -1 : store_column_int64(st, 6);
 		if (first) {
 			device = dev;
 			cur = tot - bytes;
@@ -544,10 +544,9 @@ out:
 /* Whether the experiment (?1 of sql, a SELECT EXISTS) has what sql asks: 1, 0, or -1 after diag. */
 static int exp_has(struct store *s, const char *exp, const char *what, const char *sql)
 {
-	sqlite3_stmt *st;
-	if (store_prepare(s, what, sql, &st) < 0)
+	struct store_stmt *st = store_query(s, what, sql, exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp, -1, NULL);
 	int r = store_step(s, st, what);
 	if (r == 1)
 		r = store_column_int(st, 0);

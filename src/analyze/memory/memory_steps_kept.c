@@ -94,7 +94,7 @@ static void list_free(struct range_list *l)
 /* The rank's ranges of sql (?1 run, ?2 rank; columns tid, start, dur, name, dims, types, concrete), in order of thread and start. */
 static int load(struct store *s, const struct rank_key *k, const char *what, const char *sql, struct range_list *l)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	if (store_prepare(s, what, sql, &st) < 0)
 		return -1;
 	store_bind_int64(st, 1, k->run_db_id);
@@ -103,7 +103,7 @@ static int load(struct store *s, const struct rank_key *k, const char *what, con
 	while ((rc = store_step(s, st, what)) == 1) {
 		l->v = xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
 		struct range *r = &l->v[l->n++];
-		r->tid = store_column_type(st, 0) == SQLITE_NULL ? -1 : store_column_int64(st, 0);
+		r->tid = store_column_type(st, 0) == STORE_NULL ? -1 : store_column_int64(st, 0);
 		r->start = store_column_int64(st, 1);
 		r->end = r->start + store_column_int64(st, 2); /* within int64: the store refused any other */
 		const unsigned char *n = store_column_text(st, 3);

@@ -72,18 +72,18 @@ struct rank_comm {
 /* The collectives of one run, per rank. Returns the number of ranks in *out, or -1. */
 static int load_run(struct store *s, const char *exp, const char *run, int gpus, struct rank_comm **out, size_t *n)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	*out = NULL;
 	*n = 0;
-	if (store_prepare(s, "comm_volume: a run's collectives",
+	st = store_query(s, "comm_volume: a run's collectives",
 			"SELECT t.rank, c.collective, c.dtype, c.in_nelems, c.out_nelems, c.group_size,"
 			" (SELECT count(*) FROM steps s WHERE s.trace_id = t.id)"
 			" FROM collectives c JOIN traces t ON t.id = c.trace_id JOIN runs r ON r.id = t.run_id"
 			" WHERE r.experiment = ?1 AND r.run = ?2 AND t.rank IS NOT NULL"
-			" ORDER BY t.rank, c.start_ns", &st) < 0)
+			" ORDER BY t.rank, c.start_ns", exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	store_bind_text(st, 2, run);
 	size_t cap = 0;
 	struct buf type;
 	buf_init(&type);
@@ -93,7 +93,7 @@ static int load_run(struct store *s, const char *exp, const char *run, int gpus,
 	} grad[8];
 	size_t ngrad = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		int64_t rank = store_column_int64(st, 0);
 		if (!*n || (*out)[*n - 1].rank != rank) {
 			*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
@@ -108,7 +108,7 @@ static int load_run(struct store *s, const char *exp, const char *run, int gpus,
 		collective_canonical((const char *)store_column_text(st, 1), &type);
 		const char *dtype = (const char *)store_column_text(st, 2);
 		int64_t in = store_column_int64(st, 3), outn = store_column_int64(st, 4);
-		int64_t group = store_column_type(st, 5) == SQLITE_NULL ? gpus : store_column_int64(st, 5);
+		int64_t group = store_column_type(st, 5) == STORE_NULL ? gpus : store_column_int64(st, 5);
 		if (group > rc_->group)
 			rc_->group = group;
 		int size = collective_dtype_size(dtype);
@@ -146,7 +146,7 @@ static int load_run(struct store *s, const char *exp, const char *run, int gpus,
 	}
 	buf_release(&type);
 	int ret = 0;
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		store_fail(s, "comm_volume: a run's collectives");
 		ret = -1;
 	}

@@ -162,15 +162,14 @@ static void flops_figures(const struct table *t, const struct table *q, size_t n
 
 static int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	sqlite3_stmt *st;
-	if (store_prepare(ctx->store, "flops: kernel metrics per run", "SELECT r.run, coalesce(r.batch, 0),"
+	struct store_stmt *st = store_query(ctx->store, "flops: kernel metrics per run", "SELECT r.run, coalesce(r.batch, 0),"
 			       " sum(coalesce(k.fp16_flops, 0) + coalesce(k.fp32_flops, 0) + coalesce(k.fp64_flops, 0)),"
 			       " count(k.fp16_flops) + count(k.fp32_flops) + count(k.fp64_flops),"
 			       " sum(k.dram_bytes), count(k.dram_bytes), sum(k.dur_ns), count(k.dur_ns), count(*)"
 			       " FROM kernel_metrics k JOIN traces t ON t.id = k.trace_id JOIN runs r ON r.id = t.run_id"
-			       " WHERE r.experiment = ?1 GROUP BY r.id ORDER BY r.position", &st) < 0)
+			       " WHERE r.experiment = ?1 GROUP BY r.id ORDER BY r.position", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct table *t = table_new("flops", "Estimated and measured FLOPs (Nsight Compute), per run",
 				    "run:text,batch:int,estimated_flops:int,measured_flops:int,dram_bytes:int,kernel_us:us,"
 				    "method:text,estimated_macs:int,perfstudy_flops:int,paper001_flops:int");
@@ -179,7 +178,7 @@ static int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result
 				    "achieved_tflops:real");
 	size_t cap = 0, n = 0;
 	double *xs = NULL, *ys = NULL;
-	while (store_step_rc(st) == SQLITE_ROW) {
+	while (store_step_rc(st) == STORE_ROW) {
 		const char *run = (const char *)store_column_text(st, 0);
 		int batch = store_column_int(st, 1);
 		const char *why = NULL;

@@ -88,7 +88,7 @@ struct run_facts {
 
 static int query_facts(struct store *s, const char *exp, const char *run, int64_t log_ns, struct run_facts *f)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	memset(f, 0, sizeof(*f));
 	f->logged_tflops = -1;
 	/*
@@ -114,26 +114,26 @@ static int query_facts(struct store *s, const char *exp, const char *run, int64_
 		"   ORDER BY h.gpu LIMIT 1)),"
 		" (SELECT max(i.global_batch) FROM iterations i JOIN traces t ON t.id = i.trace_id WHERE t.run_id = r.id)"
 		" FROM runs r WHERE r.experiment = ?1 AND r.run = ?2";
-	if (store_prepare(s, "models: a run's facts", sql, &st) < 0)
+	st = store_query(s, "models: a run's facts", sql, exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
-	if (store_step_rc(st) == SQLITE_ROW) {
+	store_bind_text(st, 2, run);
+	if (store_step_rc(st) == STORE_ROW) {
 		f->gpus = store_column_int(st, 0);
 		if (log_ns > 0) {
 			f->step_s = (double)log_ns / 1e9;
 			f->step_source = "log";
 			f->iterations = store_column_int64(st, 3);
-			if (store_column_type(st, 2) != SQLITE_NULL)
+			if (store_column_type(st, 2) != STORE_NULL)
 				f->logged_tflops = store_column_double(st, 2);
-		} else if (store_column_type(st, 1) != SQLITE_NULL) {
+		} else if (store_column_type(st, 1) != STORE_NULL) {
 			f->step_s = store_column_double(st, 1) / 1e9;
 			f->step_source = "trace";
 		}
-		if (store_column_type(st, 4) != SQLITE_NULL)
+		if (store_column_type(st, 4) != STORE_NULL)
 			f->gpu_name = xstrdup((const char *)store_column_text(st, 4));
 		f->gpu_mem = store_column_int64(st, 5);
-		if (store_column_type(st, 6) != SQLITE_NULL)
+		if (store_column_type(st, 6) != STORE_NULL)
 			f->logged_batch = store_column_int64(st, 6);
 	}
 	store_finalize(st);
@@ -850,23 +850,22 @@ static void relative(const struct analysis_ctx *ctx, struct analysis_result *out
 /* The GPUs that nvidia-smi -q -x describes. */
 static int hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	sqlite3_stmt *st;
-	if (store_prepare(ctx->store, "models: gpu hardware",
+	struct store_stmt *st = store_query(ctx->store, "models: gpu hardware",
 			"SELECT gpu, product, memory_mib, driver, cuda, max_sm_mhz, max_mem_mhz, power_limit_w,"
 			" pcie_gen_max, pcie_width_max, pcie_gen_cur, pcie_width_cur, pci_bus, dtd, path"
-			" FROM gpu_hardware WHERE experiment = ?1 ORDER BY path, gpu", &st) < 0)
+			" FROM gpu_hardware WHERE experiment = ?1 ORDER BY path, gpu", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct table *t = table_new("hardware", "GPUs as nvidia-smi -q -x describes them",
 				    "gpu:int,product:text,memory_mib:int,driver:text,cuda:text,max_sm_mhz:int,"
 				    "max_mem_mhz:int,power_limit_w:real,pcie_gen_max:int,pcie_width_max:int,"
 				    "pcie_gen_cur:int,pcie_width_cur:int,pci_bus:text,dtd:text,source:text");
 	static const enum col_type types[] = {COL_INT, COL_TEXT, COL_INT, COL_TEXT, COL_TEXT, COL_INT, COL_INT,
 					      COL_REAL, COL_INT, COL_INT, COL_INT, COL_INT, COL_TEXT, COL_TEXT, COL_TEXT};
-	while (store_step_rc(st) == SQLITE_ROW) {
+	while (store_step_rc(st) == STORE_ROW) {
 		size_t row = table_add_row(t);
 		for (int c = 0; c < 15; c++) {
-			if (store_column_type(st, c) == SQLITE_NULL)
+			if (store_column_type(st, c) == STORE_NULL)
 				continue;
 			if (types[c] == COL_TEXT) {
 				const char *s = (const char *)store_column_text(st, c);

@@ -46,7 +46,7 @@ struct ttt {
 /* A run's logged iterations: their count, last consumed_samples, summed time and the first one's time. */
 static int log_of(const struct analysis_ctx *ctx, const char *run, struct ttt *t)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 #define TTT_FROM                                                                                               \
 	" FROM iterations i JOIN traces t ON t.id = i.trace_id JOIN runs r ON r.id = t.run_id"                 \
 	" WHERE r.experiment = ?1 AND r.run = ?2 AND i.elapsed_ns IS NOT NULL"
@@ -56,8 +56,8 @@ static int log_of(const struct analysis_ctx *ctx, const char *run, struct ttt *t
 			  &st) < 0)
 		return -1;
 #undef TTT_FROM
-	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
-	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	store_bind_text(st, 1, ctx->experiment);
+	store_bind_text(st, 2, run);
 	int rc = store_step(ctx->store, st, "time_to_train: a run's logged iterations");
 	if (rc == 1) {
 		t->iterations = store_column_int64(st, 0);

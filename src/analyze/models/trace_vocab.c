@@ -56,15 +56,14 @@ int64_t models_trace_vocab(struct store *s, const char *exp, const char *run, in
 	*rank = -1;
 	if (d <= 0)
 		return 0;
-	sqlite3_stmt *st;
-	if (store_prepare(s, "models: the shapes of a run's aten::linear",
+	struct store_stmt *st = store_query(s, "models: the shapes of a run's aten::linear",
 			  "SELECT t.rank, dn.name FROM cpu_ops c JOIN names n ON n.id = c.name_id"
 			  " JOIN names dn ON dn.id = c.dims_id JOIN traces t ON t.id = c.trace_id"
 			  " JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND r.run = ?2"
-			  " AND n.name = 'aten::linear' GROUP BY t.rank, dn.name ORDER BY t.rank", &st) < 0)
+			  " AND n.name = 'aten::linear' GROUP BY t.rank, dn.name ORDER BY t.rank", exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	store_bind_text(st, 2, run);
 	if (f <= 0)
 		f = 4 * d; /* the manifest's default ffn */
 	int64_t best = 0, floor = 3 * d > f ? 3 * d : f;

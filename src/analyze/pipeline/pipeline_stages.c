@@ -166,7 +166,7 @@ static int64_t offset_of(const struct table *co, const char *run, int rank)
 /* The rank's sends and recvs with a recorded peer (issue and kernel end filled by load_rank). */
 static int load_ops(struct store *s, struct pp_rank *r)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	if (store_prepare(s, "pipeline_stages: point-to-point ops",
 			  "SELECT x.start_ns, x.correlation, x.collective, x.in_nelems, x.dtype, x.seq, x.peer"
 			  " FROM traces rt JOIN collectives x ON x.trace_id = rt.id"
@@ -182,13 +182,13 @@ static int load_ops(struct store *s, struct pp_rank *r)
 		struct pp_op *o = &r->ops[r->nops++];
 		memset(o, 0, sizeof(*o));
 		o->start = o->issue = o->end = store_column_int64(st, 0);
-		o->corr = store_column_type(st, 1) == SQLITE_NULL ? -1 : store_column_int64(st, 1);
+		o->corr = store_column_type(st, 1) == STORE_NULL ? -1 : store_column_int64(st, 1);
 		const char *coll = (const char *)store_column_text(st, 2);
 		o->recv_too = !strcmp(coll, "sendrecv");
 		o->send = o->recv_too || !strcmp(coll, "send");
-		int64_t nel = store_column_type(st, 3) == SQLITE_NULL ? 0 : store_column_int64(st, 3);
+		int64_t nel = store_column_type(st, 3) == STORE_NULL ? 0 : store_column_int64(st, 3);
 		o->bytes = nel * collective_dtype_size((const char *)store_column_text(st, 4));
-		o->has_seq = store_column_type(st, 5) != SQLITE_NULL;
+		o->has_seq = store_column_type(st, 5) != STORE_NULL;
 		o->seq = o->has_seq ? store_column_int64(st, 5) : -1;
 		o->peer = store_column_int64(st, 6);
 	}
@@ -787,7 +787,7 @@ static int analysis_pipeline_stages(const struct analysis_ctx *ctx, struct analy
 	size_t nkeys, nopt = 0;
 	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
 		return -1;
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	int64_t *opt = NULL;
 	if (store_prepare(ctx->store, "pipeline_stages: optimizer step names",
 			  "SELECT id FROM names WHERE substr(name, 1, 15) = 'Optimizer.step#' ORDER BY id", &st) < 0 ||

@@ -50,17 +50,15 @@ static int ddp_name(struct store *s, const char *exp, const char *run, const cha
 {
 	static const char *const names[] = {"DistributedDataParallel.forward", "FullyShardedDataParallel.forward"};
 	*name = NULL;
-	sqlite3_stmt *st;
-	if (store_prepare(s, "run_layout: a data-parallel wrapper's annotation",
+	struct store_stmt *st = store_query(s, "run_layout: a data-parallel wrapper's annotation",
 			  "SELECT n.name FROM annotations a JOIN names n ON n.id = a.name_id"
 			  " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
-			  " WHERE r.experiment = ?1 AND r.run = ?2 AND n.name IN (?3, ?4) ORDER BY n.name LIMIT 1",
-			  &st) < 0)
+			  " WHERE r.experiment = ?1 AND r.run = ?2 AND n.name IN (?3, ?4) ORDER BY n.name LIMIT 1", exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
-	store_bind_text(st, 3, names[0], -1, SQLITE_STATIC);
-	store_bind_text(st, 4, names[1], -1, SQLITE_STATIC);
+	store_bind_text(st, 2, run);
+	store_bind_text(st, 3, names[0]);
+	store_bind_text(st, 4, names[1]);
 	int rc = store_step(s, st, "run_layout: a data-parallel wrapper's annotation");
 	if (rc == 1)
 		*name = !strcmp((const char *)store_column_text(st, 0), names[0]) ? names[0] : names[1];

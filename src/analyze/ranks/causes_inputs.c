@@ -41,7 +41,7 @@ static int cmp_op_dims(const void *pa, const void *pb)
 /* Rank k's first call with dims per operator name, sorted by name, into *out; their count, -1 on error. */
 long causes_rank_op_dims(struct store *s, const struct rank_key *k, struct op_dims **out)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	*out = NULL;
 	if (store_prepare(s, "straggler_causes: input dims",
 			  "SELECT x.name_id, x.dims_id, x.start_ns FROM traces rt JOIN cpu_ops x ON x.trace_id = rt.id"
@@ -52,12 +52,12 @@ long causes_rank_op_dims(struct store *s, const struct rank_key *k, struct op_di
 	struct op_dims *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		v = xgrow(v, &cap, n + 1, sizeof(*v));
 		v[n++] = (struct op_dims){store_column_int64(st, 0), store_column_int64(st, 1), store_column_int64(st, 2)};
 	}
 	store_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		free(v);
 		return store_fail(s, "straggler_causes: input dims");
 	}
@@ -218,15 +218,15 @@ double causes_pinned_gbps(struct store *s, int64_t run_db_id, const char *name)
 	struct buf pn;
 	buf_init(&pn);
 	buf_printf(&pn, "%.*sPinned%s", (int)(p - name), name, p + 8);
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	double r = NAN;
 	if (store_prepare(s, "straggler_causes: pinned copies",
 			  "SELECT sum(a.bytes), sum(a.dur_ns) FROM traces t JOIN activities a ON a.trace_id = t.id"
 			  " JOIN names n ON n.id = a.name_id WHERE t.run_id = ?1 AND a.kind = 'memcpy' AND n.name = ?2"
 			  " AND a.bytes > 0 AND a.dur_ns > 0", &st) == 0) {
 		store_bind_int64(st, 1, run_db_id);
-		store_bind_text(st, 2, pn.data, -1, SQLITE_STATIC);
-		if (store_step_rc(st) == SQLITE_ROW && store_column_type(st, 0) != SQLITE_NULL &&
+		store_bind_text(st, 2, pn.data);
+		if (store_step_rc(st) == STORE_ROW && store_column_type(st, 0) != STORE_NULL &&
 		    store_column_int64(st, 1) > 0)
 			r = (double)store_column_int64(st, 0) / (double)store_column_int64(st, 1);
 		store_finalize(st);

@@ -119,7 +119,7 @@ double collective_bus_factor(const char *type, int64_t n)
  */
 static int comm_names(struct store *s, struct classifier *cls)
 {
-	sqlite3_stmt *names = NULL, *ins = NULL;
+	struct store_stmt *names = NULL, *ins = NULL;
 	int ret = -1;
 	if (store_exec(s, "CREATE TEMP TABLE IF NOT EXISTS comm_names(id INTEGER PRIMARY KEY);"
 			  " DELETE FROM temp.comm_names;", "list communication kernels") < 0)
@@ -132,15 +132,15 @@ static int comm_names(struct store *s, struct classifier *cls)
 		return -1;
 	}
 	int rc;
-	while ((rc = store_step_rc(names)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(names)) == STORE_ROW) {
 		if (strcmp(classify(cls, ACT_KERNEL, (const char *)store_column_text(names, 1)), "communication"))
 			continue;
 		store_bind_int64(ins, 1, store_column_int64(names, 0));
-		if (store_step_rc(ins) != SQLITE_DONE)
+		if (store_step_rc(ins) != STORE_DONE)
 			goto out;
 		store_reset(ins);
 	}
-	if (rc == SQLITE_DONE)
+	if (rc == STORE_DONE)
 		ret = 0;
 out:
 	if (ret < 0)
@@ -157,14 +157,14 @@ static int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_
 				    "run:text,rank:int,collective:text,calls:int,time_us:us,bytes:int,"
 				    "algbw_gb_per_s:real,busbw_gb_per_s:real");
 	struct classifier *cls = classifier_preset("default");
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	/* Communication kernels with their args where recorded (same trace, start and correlation). */
 	if (comm_names(s, cls) < 0) {
 		table_free(t);
 		classifier_free(cls);
 		return -1;
 	}
-	if (store_prepare(s, "collectives: communication kernels",
+	st = store_query(s, "collectives: communication kernels",
 			"SELECT r.run, t.rank, n.name, a.dur_ns, c.collective, c.in_nelems, c.out_nelems,"
 			" c.dtype, coalesce(c.group_size, t.world_size) FROM activities a"
 			" JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
@@ -172,12 +172,12 @@ static int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_
 			" LEFT JOIN collectives c ON c.trace_id = a.trace_id AND c.start_ns = a.start_ns"
 			"  AND c.correlation IS a.correlation"
 			" WHERE r.experiment = ?1 AND a.kind = 'kernel' AND a.name_id IN (SELECT id FROM temp.comm_names)"
-			" ORDER BY r.position, t.rank, a.start_ns", &st) < 0) {
+			" ORDER BY r.position, t.rank, a.start_ns", ctx->experiment);
+	if (!st) {
 		table_free(t);
 		classifier_free(cls);
 		return -1;
 	}
-	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	struct agg {
 		char *run, *type;
 		int64_t rank, calls, time, bytes, bytes_time, group;
@@ -186,12 +186,12 @@ static int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_
 	struct buf type;
 	buf_init(&type);
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		const char *name = (const char *)store_column_text(st, 2);
 		const char *run = (const char *)store_column_text(st, 0);
 		int64_t rank = store_column_int64(st, 1), dur = store_column_int64(st, 3);
 		buf_reset(&type);
-		if (store_column_type(st, 4) != SQLITE_NULL)
+		if (store_column_type(st, 4) != STORE_NULL)
 			collective_canonical((const char *)store_column_text(st, 4), &type);
 		else
 			type_from_kernel(name, &type);
@@ -215,11 +215,11 @@ static int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_
 			ag[i].bytes += collective_message_nelems(type.data, in, outn) * sz;
 			ag[i].bytes_time += dur;
 		}
-		if (store_column_type(st, 8) != SQLITE_NULL)
+		if (store_column_type(st, 8) != STORE_NULL)
 			ag[i].group = store_column_int64(st, 8);
 	}
 	int ret = 0;
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		store_fail(s, "collectives: communication kernels");
 		ret = -1;
 	}

@@ -159,7 +159,7 @@ static int32_t last_end_in(const struct cp_graph *g, int64_t lo, int64_t hi)
  * rank's launches scanned once, the few names looked up once (not a scan
  * per name). 0, or -1 after diag.
  */
-int cp_sync_calls_prepare(struct store *s, sqlite3_stmt **st)
+int cp_sync_calls_prepare(struct store *s, struct store_stmt **st)
 {
 	struct buf sql;
 	buf_init(&sql);
@@ -174,15 +174,15 @@ int cp_sync_calls_prepare(struct store *s, sqlite3_stmt **st)
 }
 
 /* The launches (indices) of this rank that are synchronising calls, marked in is_sync; st left reset. */
-static int mark_sync_calls(struct store *s, sqlite3_stmt *st, const struct rank_key *k, const struct rank_data *d,
+static int mark_sync_calls(struct store *s, struct store_stmt *st, const struct rank_key *k, const struct rank_data *d,
 			   unsigned char *is_sync)
 {
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int(st, 2, k->rank);
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		int64_t start = store_column_int64(st, 0);
-		int64_t tid = store_column_type(st, 1) == SQLITE_NULL ? -1 : store_column_int64(st, 1);
+		int64_t tid = store_column_type(st, 1) == STORE_NULL ? -1 : store_column_int64(st, 1);
 		/* launches are sorted by start: the first of this start, then those after it */
 		size_t l = rk_search(d->launches, d->nlaunches, start, 0);
 		for (; l < d->nlaunches && d->launches[l].start == start; l++)
@@ -190,7 +190,7 @@ static int mark_sync_calls(struct store *s, sqlite3_stmt *st, const struct rank_
 				is_sync[l] = 1;
 	}
 	store_reset(st);
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		store_fail(s, "find synchronising calls");
 		return -1;
 	}
@@ -212,7 +212,7 @@ void cp_graph_release(struct cp_graph *g)
 }
 
 /* Builds the edges of one rank's graph over d (which g borrows). Returns 0 or -1 after diag. */
-int cp_graph_build(struct store *s, sqlite3_stmt *sync, const struct rank_key *k, const struct rank_data *d,
+int cp_graph_build(struct store *s, struct store_stmt *sync, const struct rank_key *k, const struct rank_data *d,
 		   struct cp_graph *g)
 {
 	memset(g, 0, sizeof(*g));

@@ -88,9 +88,9 @@ struct cp_jump {
  * every rank: the rank's launches scanned once, the few names looked up
  * once (not a scan per name). 0, or -1 after diag.
  */
-int cp_sync_calls_prepare(struct store *s, sqlite3_stmt **st);
+int cp_sync_calls_prepare(struct store *s, struct store_stmt **st);
 /* Builds the edges of one rank's graph over d (which g borrows). Returns 0 or -1 after diag. */
-int cp_graph_build(struct store *s, sqlite3_stmt *sync, const struct rank_key *k, const struct rank_data *d,
+int cp_graph_build(struct store *s, struct store_stmt *sync, const struct rank_key *k, const struct rank_data *d,
 		   struct cp_graph *g);
 /* The joins of rank index ri's matched collectives (see critical_path.c). */
 void cp_graph_joins(struct cp_graph *g, const struct xr_run *run, size_t ri);

@@ -484,7 +484,7 @@ static int analysis_critical_path(const struct analysis_ctx *ctx, struct analysi
 	memset(&xa, 0, sizeof(xa));
 	int64_t *step_pt = NULL;
 	size_t cap_pt = 0;
-	sqlite3_stmt *sync = NULL;
+	struct store_stmt *sync = NULL;
 	if (cp_sync_calls_prepare(ctx->store, &sync) < 0)
 		goto out;
 	for (size_t k = 0; k < nkeys; k++) {

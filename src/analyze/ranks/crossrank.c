@@ -135,13 +135,13 @@ ssize_t crossrank_act_index(const struct rank_data *d, int64_t start, int64_t co
  * (XR_PATH_SQL: its first trace file, for its warnings) and q[1]
  * (XR_COLLS_SQL). Returns 0 or -1 after diag.
  */
-static int load_rank(struct store *s, sqlite3_stmt *const q[2], const struct rank_key *k, const struct rank_data *d,
+static int load_rank(struct store *s, struct store_stmt *const q[2], const struct rank_key *k, const struct rank_data *d,
 		     struct xr_run *run, struct xr_rank *r)
 {
-	sqlite3_stmt *st = q[0];
+	struct store_stmt *st = q[0];
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int(st, 2, k->rank);
-	if (store_step_rc(st) == SQLITE_ROW)
+	if (store_step_rc(st) == STORE_ROW)
 		r->path = xstrdup((const char *)store_column_text(st, 0));
 	store_reset(st);
 	st = q[1];
@@ -152,9 +152,9 @@ static int load_rank(struct store *s, sqlite3_stmt *const q[2], const struct ran
 	buf_init(&type);
 	size_t cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		int64_t start = store_column_int64(st, 0);
-		int64_t corr = store_column_type(st, 1) == SQLITE_NULL ? -1 : store_column_int64(st, 1);
+		int64_t corr = store_column_type(st, 1) == STORE_NULL ? -1 : store_column_int64(st, 1);
 		ssize_t ai = crossrank_act_index(d, start, corr);
 		if (ai < 0)
 			continue; /* args without their kernel: nothing to time */
@@ -168,11 +168,11 @@ static int load_rank(struct store *s, sqlite3_stmt *const q[2], const struct ran
 		kn->in_nelems = store_column_int64(st, 3);
 		kn->out_nelems = store_column_int64(st, 4);
 		kn->group_size = store_column_int64(st, 6);
-		kn->seq = store_column_type(st, 8) == SQLITE_NULL ? -1 : store_column_int64(st, 8);
+		kn->seq = store_column_type(st, 8) == STORE_NULL ? -1 : store_column_int64(st, 8);
 		buf_reset(&type);
 		collective_canonical((const char *)store_column_text(st, 2), &type);
 		kn->type = intern(&run->names, &run->nnames, type.data);
-		kn->peer = store_column_type(st, 9) == SQLITE_NULL ? -1 : store_column_int64(st, 9);
+		kn->peer = store_column_type(st, 9) == STORE_NULL ? -1 : store_column_int64(st, 9);
 		kn->p2p = !strcmp(type.data, "Send") || !strcmp(type.data, "Recv") || kn->peer >= 0;
 		const char *dt = (const char *)store_column_text(st, 5);
 		kn->dtype = dt ? intern(&run->names, &run->nnames, dt) : -1;
@@ -183,12 +183,12 @@ static int load_rank(struct store *s, sqlite3_stmt *const q[2], const struct ran
 		kn->step = step_at(d, l ? l->start : a->start);
 		kn->op = -1;
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != STORE_DONE)
 		store_fail(s, "crossrank: a rank's collectives");
 	store_reset(st);
 	free(lidx);
 	buf_release(&type);
-	if (rc != SQLITE_DONE)
+	if (rc != STORE_DONE)
 		return -1;
 	if (r->nkerns > 1) /* a rank without communication kernels has none (NULL) */
 		qsort(r->kerns, r->nkerns, sizeof(*r->kerns), cmp_kern);
@@ -642,7 +642,7 @@ int crossrank_match(struct store *s, const struct rank_key *keys, size_t n, cons
 	run->name = xstrdup(n ? keys[0].run : "");
 	run->ranks = xcalloc(n ? n : 1, sizeof(*run->ranks));
 	run->nranks = n;
-	sqlite3_stmt *q[2] = {NULL, NULL};
+	struct store_stmt *q[2] = {NULL, NULL};
 	int rc = store_prepare(s, "match collectives", XR_PATH_SQL, &q[0]);
 	if (rc == 0)
 		rc = store_prepare(s, "match collectives", XR_COLLS_SQL, &q[1]);

@@ -99,19 +99,19 @@ static double trace_step(struct store *s, const struct rank_key *k)
 int rp_references(struct store *s, const char *exp, const struct manifest *mf, const struct analysis_result *res,
 		  const struct rank_key *keys, size_t nkeys, struct rp_ref **out, size_t *nout)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	*out = NULL;
 	*nout = 0;
 	if (store_prepare(s, "replay: the runs' configurations",
 			  "SELECT id, run, " CONFIG_COLUMNS " FROM runs WHERE experiment = ?1 ORDER BY position, id", &st) < 0)
 		return -1;
-	store_bind_text(st, 1, exp, -1, SQLITE_TRANSIENT);
+	store_bind_text_copy(st, 1, exp);
 	struct run_row *r = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
 	struct buf b;
 	buf_init(&b);
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		r = xgrow(r, &cap, n + 1, sizeof(*r));
 		struct run_row *x = &r[n++];
 		memset(x, 0, sizeof(*x));
@@ -147,7 +147,7 @@ int rp_references(struct store *s, const char *exp, const struct manifest *mf, c
 	store_finalize(st);
 	buf_release(&b);
 	int ret = 0;
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		ret = store_fail(s, "replay: the runs' configurations");
 		goto out;
 	}
@@ -273,7 +273,7 @@ static int cmp_hop(const void *pa, const void *pb)
 static long occurrences(struct store *s, const struct rank_key *k, const struct rp_model *m, struct occ **out,
 			struct occ **kern, size_t *nkern)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	*out = NULL;
 	if (store_prepare(s, "replay: the operators that launched kernels",
 			  "SELECT coalesce(x.tid, 0), x.start_ns, x.dur_ns, x.name_id, coalesce(x.dims_id, -1) FROM traces rt "
@@ -284,14 +284,14 @@ static long occurrences(struct store *s, const struct rank_key *k, const struct 
 	struct hop *h = NULL;
 	size_t nh = 0, cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		h = xgrow(h, &cap, nh + 1, sizeof(*h));
 		int64_t start = store_column_int64(st, 1);
 		h[nh++] = (struct hop){store_column_int64(st, 0), start, start + store_column_int64(st, 2),
 				       store_column_int64(st, 3), store_column_int64(st, 4)};
 	}
 	store_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		free(h);
 		return store_fail(s, "replay: the operators that launched kernels");
 	}

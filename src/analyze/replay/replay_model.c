@@ -63,9 +63,9 @@ struct span {
 	int64_t start, end;
 };
 
-static sqlite3_stmt *rank_query(struct store *s, const char *sql, const struct rank_key *k)
+static struct store_stmt *rank_query(struct store *s, const char *sql, const struct rank_key *k)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	if (store_prepare(s, "replay: read a rank", sql, &st) < 0)
 		return NULL;
 	store_bind_int64(st, 1, k->run_db_id);
@@ -129,14 +129,14 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 {
 	size_t cap;
 	int rc;
-	sqlite3_stmt *st = rank_query(s,
+	struct store_stmt *st = rank_query(s,
 				      "SELECT x.start_ns, x.dur_ns, coalesce(x.tid, 0), coalesce(x.correlation, -1), rt.id, "
 				      "x.name_id, instr(n.name, 'Synchronize') > 0, " CALL_MAY_BLOCK " FROM traces rt JOIN launches x ON x.trace_id = rt.id "
 				      "JOIN names n ON n.id = x.name_id WHERE rt.run_id = ?1 AND rt.rank = ?2",
 				      k);
 	if (!st)
 		return -1;
-	for (cap = 0; (rc = store_step_rc(st)) == SQLITE_ROW;) {
+	for (cap = 0; (rc = store_step_rc(st)) == STORE_ROW;) {
 		*calls = xgrow(*calls, &cap, *ncalls + 1, sizeof(**calls));
 		struct raw_call *c = &(*calls)[(*ncalls)++];
 		c->start = store_column_int64(st, 0);
@@ -149,7 +149,7 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		c->may_block = (int)store_column_int64(st, 7);
 	}
 	store_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (rc != STORE_DONE)
 		return store_fail(s, "replay: read launches");
 	st = rank_query(s,
 			"SELECT x.start_ns, x.dur_ns, coalesce(x.stream, -1), coalesce(x.correlation, -1), rt.id, "
@@ -160,7 +160,7 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 			k);
 	if (!st)
 		return -1;
-	for (cap = 0; (rc = store_step_rc(st)) == SQLITE_ROW;) {
+	for (cap = 0; (rc = store_step_rc(st)) == STORE_ROW;) {
 		*ops = xgrow(*ops, &cap, *nops + 1, sizeof(**ops));
 		struct raw_op *o = &(*ops)[(*nops)++];
 		o->start = store_column_int64(st, 0);
@@ -174,24 +174,24 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		o->comm = (int)store_column_int64(st, 9);
 	}
 	store_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (rc != STORE_DONE)
 		return store_fail(s, "replay: read activities");
 	st = rank_query(s, "SELECT x.start_ns, x.dur_ns" RANK_ROWS("cpu_ops"), k);
 	if (!st)
 		return -1;
-	for (cap = 0; (rc = store_step_rc(st)) == SQLITE_ROW;) {
+	for (cap = 0; (rc = store_step_rc(st)) == STORE_ROW;) {
 		*cover = xgrow(*cover, &cap, *ncover + 1, sizeof(**cover));
 		(*cover)[*ncover].start = store_column_int64(st, 0);
 		(*cover)[*ncover].end = (*cover)[*ncover].start + store_column_int64(st, 1);
 		(*ncover)++;
 	}
 	store_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (rc != STORE_DONE)
 		return store_fail(s, "replay: read operators");
 	st = rank_query(s, "SELECT x.step, x.start_ns, x.dur_ns" RANK_ROWS("steps") " ORDER BY x.start_ns", k);
 	if (!st)
 		return -1;
-	for (cap = 0; (rc = store_step_rc(st)) == SQLITE_ROW;) {
+	for (cap = 0; (rc = store_step_rc(st)) == STORE_ROW;) {
 		*steps = xgrow(*steps, &cap, *nsteps + 1, sizeof(**steps));
 		struct rp_step *p = &(*steps)[(*nsteps)++];
 		p->number = store_column_int64(st, 0);
@@ -200,7 +200,7 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		p->first_op = -1;
 	}
 	store_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (rc != STORE_DONE)
 		return store_fail(s, "replay: read steps");
 	return 0;
 }

@@ -45,7 +45,7 @@ void whatif_result_release(struct whatif_result *r)
  */
 static int find_run(struct store *s, const char *db, const char *run, char **exp, char **name)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	const char *what = "whatif: list the runs";
 	if (store_prepare(s, what, "SELECT experiment, run FROM runs ORDER BY experiment, position", &st) < 0)
 		return -1;
@@ -55,7 +55,7 @@ static int find_run(struct store *s, const char *db, const char *run, char **exp
 	size_t nhits = 0, nruns = 0;
 	int rc;
 	*exp = *name = NULL;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		const char *e = (const char *)store_column_text(st, 0), *r = (const char *)store_column_text(st, 1);
 		if (!e || !r)
 			continue;
@@ -72,7 +72,7 @@ static int find_run(struct store *s, const char *db, const char *run, char **exp
 	}
 	store_finalize(st);
 	int ret = 0;
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		ret = store_fail(s, what);
 	} else if (nhits != 1) {
 		if (!nhits)
@@ -110,7 +110,7 @@ static int cmp_span(const void *a, const void *b)
  */
 static int64_t loader_cut(struct store *s, const struct rank_key *k, const struct rp_model *m, int64_t *cut)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	const char *what = "whatif: read the DataLoader ranges";
 	if (store_prepare(s, what,
 			  "SELECT x.start_ns, x.dur_ns FROM traces rt JOIN cpu_ops x ON x.trace_id = rt.id JOIN names n "
@@ -122,14 +122,14 @@ static int64_t loader_cut(struct store *s, const struct rank_key *k, const struc
 	struct span *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		v = xgrow(v, &cap, n + 1, sizeof(*v));
 		v[n].start = store_column_int64(st, 0);
 		v[n].end = v[n].start + store_column_int64(st, 1);
 		n++;
 	}
 	store_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		free(v);
 		return store_fail(s, what);
 	}
@@ -173,7 +173,7 @@ static int64_t loader_cut(struct store *s, const struct rank_key *k, const struc
 /* The ids of the names that match pattern, sorted; *n set. NULL with -1 in *n after diag. */
 static int64_t *matching_names(struct store *s, const char *pattern, size_t *n)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	const char *what = "whatif: read the names";
 	*n = 0;
 	if (store_prepare(s, what, "SELECT id, name FROM names ORDER BY id", &st) < 0)
@@ -181,7 +181,7 @@ static int64_t *matching_names(struct store *s, const char *pattern, size_t *n)
 	int64_t *ids = NULL;
 	size_t cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		const char *name = (const char *)store_column_text(st, 1);
 		if (name && !fnmatch(pattern, name, 0)) {
 			ids = xgrow(ids, &cap, *n + 1, sizeof(*ids));
@@ -189,7 +189,7 @@ static int64_t *matching_names(struct store *s, const char *pattern, size_t *n)
 		}
 	}
 	store_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		free(ids);
 		store_fail(s, what);
 		return NULL;

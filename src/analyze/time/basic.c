@@ -39,7 +39,7 @@
 #include "util/xalloc.h"
 #include "analyze/time/time_tables.h"
 
-static int failed(struct store *s, sqlite3_stmt *st, const char *what)
+static int failed(struct store *s, struct store_stmt *st, const char *what)
 {
 	store_fail(s, what);
 	store_finalize(st);
@@ -51,17 +51,28 @@ static int failed(struct store *s, sqlite3_stmt *st, const char *what)
  * is finalized; a failure is reported as what's. On success *out = t; on failure t is freed. Returns 0, or
  * -1 after diag.
  */
-static int table_rows(struct store *s, sqlite3_stmt *st, const char *what, struct table *t,
-		      void (*fill)(struct table *t, size_t row, sqlite3_stmt *st), struct table **out)
+static int table_rows(struct store *s, struct store_stmt *st, const char *what, struct table *t,
+		      void (*fill)(struct table *t, size_t row, struct store_stmt *st), struct table **out)
 {
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW)
+	while ((rc = store_step_rc(st)) == STORE_ROW)
 		fill(t, table_add_row(t), st);
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		table_free(t);
 		return failed(s, st, what);
 	}
 	store_finalize(st);
+	*out = t;
+	return 0;
+}
+
+/* The rows of st in t by its column types (store_rows_to_table): *out = t, or t freed; 0, or -1 after diag. */
+static int typed_rows(struct store_stmt *st, struct table *t, struct table **out)
+{
+	if (store_rows_to_table(st, t) < 0) {
+		table_free(t);
+		return -1;
+	}
 	*out = t;
 	return 0;
 }
@@ -74,7 +85,7 @@ static enum activity_kind kind_of(const char *k)
 /* activity_groups: one row per distinct (kind, name) of the experiment. */
 static int classify_all(struct store *s, const char *exp, const struct classifier *c)
 {
-	sqlite3_stmt *sel, *ins;
+	struct store_stmt *sel, *ins;
 	if (store_prepare(s, "classify all", "SELECT DISTINCT a.kind, a.name_id, n.name FROM (SELECT trace_id, kind, name_id FROM activities"
 		    " UNION SELECT trace_id, kind, name_id FROM summaries) a"
 		    " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
@@ -84,24 +95,24 @@ static int classify_all(struct store *s, const char *exp, const struct classifie
 		store_finalize(sel);
 		return -1;
 	}
-	store_bind_text(sel, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(sel, 1, exp);
 	int rc;
-	while ((rc = store_step_rc(sel)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(sel)) == STORE_ROW) {
 		const char *kind = (const char *)store_column_text(sel, 0);
 		const char *name = (const char *)store_column_text(sel, 2);
 		const char *g = classify(c, kind_of(kind), name);
-		store_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
-		store_bind_text(ins, 2, kind, -1, SQLITE_TRANSIENT);
+		store_bind_text(ins, 1, exp);
+		store_bind_text_copy(ins, 2, kind);
 		store_bind_int64(ins, 3, store_column_int64(sel, 1));
-		store_bind_text(ins, 4, g, -1, SQLITE_STATIC);
-		if (store_step_rc(ins) != SQLITE_DONE) {
+		store_bind_text(ins, 4, g);
+		if (store_step_rc(ins) != STORE_DONE) {
 			store_finalize(ins);
 			return failed(s, sel, "basic: classify activities");
 		}
 		store_reset(ins);
 	}
 	store_finalize(ins);
-	if (rc != SQLITE_DONE)
+	if (rc != STORE_DONE)
 		return failed(s, sel, "basic: classify activities");
 	store_finalize(sel);
 	return 0;
@@ -114,7 +125,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	struct table *t = table_new("groups", "GPU time by kernel group, per run and rank",
 				    TABLE_SCHEMA(GROUPS_COLUMNS));
 	/* Every (run, rank) with its per-group sums; groups absent from a rank are 0. */
-	sqlite3_stmt *ranks, *rank_traces;
+	struct store_stmt *ranks, *rank_traces;
 	if (store_prepare(s, "build groups", "SELECT r.run, t.rank, r.id FROM traces t JOIN runs r ON r.id = t.run_id"
 		    " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank",
 		    &ranks) < 0)
@@ -130,7 +141,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 		goto fail;
 	}
 	/* A rank with no GPU activities: its profiler's summary rows (nvprof --print-gpu-summary), if any. */
-	sqlite3_stmt *sum_rows;
+	struct store_stmt *sum_rows;
 	if (store_prepare(s, "build groups", "SELECT g.grp, sum(m.total_ns) FROM summaries m JOIN traces t ON t.id = m.trace_id"
 		    " JOIN runs r ON r.id = t.run_id"
 		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
@@ -139,12 +150,12 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 		store_finalize(rank_traces);
 		goto fail;
 	}
-	store_bind_text(ranks, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(ranks, 1, exp);
 	int64_t *ns = xcalloc(ng, sizeof(*ns));
 	struct act_sums a;
 	act_sums_init(&a);
 	int rc, said = 0;
-	while ((rc = store_step_rc(ranks)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(ranks)) == STORE_ROW) {
 		const char *run = (const char *)store_column_text(ranks, 0);
 		int64_t rank = store_column_int64(ranks, 1);
 		memset(ns, 0, ng * sizeof(*ns));
@@ -178,10 +189,10 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 		if (said)
 			break;
 		if (!any) {
-			store_bind_text(sum_rows, 1, exp, -1, SQLITE_STATIC);
-			store_bind_text(sum_rows, 2, run, -1, SQLITE_TRANSIENT);
+			store_bind_text(sum_rows, 1, exp);
+			store_bind_text_copy(sum_rows, 2, run);
 			store_bind_int64(sum_rows, 3, rank);
-			while (store_step_rc(sum_rows) == SQLITE_ROW) {
+			while (store_step_rc(sum_rows) == STORE_ROW) {
 				const char *g = (const char *)store_column_text(sum_rows, 0);
 				int64_t v = store_column_int64(sum_rows, 1);
 				for (size_t i = 0; i < ng; i++)
@@ -209,26 +220,26 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 		store_finalize(ranks);
 		goto fail;
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		failed(s, ranks, "basic: group times");
 		goto fail;
 	}
 	store_finalize(ranks);
 	/* Keep the aggregate in the store for users' queries. */
-	sqlite3_stmt *ins;
+	struct store_stmt *ins;
 	if (store_prepare(s, "build groups", "INSERT INTO group_times VALUES(?1,?2,?3,?4,?5,?6)", &ins) < 0)
 		goto fail;
 	for (size_t r = 0; r < t->nrows; r++) {
-		store_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
-		store_bind_text(ins, 2, table_cell(t, r, 0)->v.text, -1, SQLITE_STATIC);
+		store_bind_text(ins, 1, exp);
+		store_bind_text(ins, 2, table_cell(t, r, 0)->v.text);
 		store_bind_int64(ins, 3, table_cell(t, r, 1)->v.i);
-		store_bind_text(ins, 4, table_cell(t, r, 2)->v.text, -1, SQLITE_STATIC);
+		store_bind_text(ins, 4, table_cell(t, r, 2)->v.text);
 		store_bind_int64(ins, 5, table_cell(t, r, 3)->v.i);
 		if (table_cell(t, r, 4)->null)
 			store_bind_null(ins, 6);
 		else
 			store_bind_double(ins, 6, table_cell(t, r, 4)->v.f);
-		if (store_step_rc(ins) != SQLITE_DONE) {
+		if (store_step_rc(ins) != STORE_DONE) {
 			failed(s, ins, "basic: group times");
 			goto fail;
 		}
@@ -246,14 +257,14 @@ fail:
  * One rank's kernel_stats rows (its kernels summed in a), in name id
  * order, each with its group; a emptied.
  */
-static int flush_kernel_stats(sqlite3_stmt *ins, const char *exp, const char *run, int null_rank, int64_t rank,
+static int flush_kernel_stats(struct store_stmt *ins, const char *exp, const char *run, int null_rank, int64_t rank,
 			      struct act_sums *a)
 {
 	act_sums_sort(a);
 	for (size_t i = 0; i < a->n; i++) {
 		const struct act_sum *e = act_sums_get(a, a->keys[i]);
-		store_bind_text(ins, 1, exp, -1, SQLITE_STATIC);
-		store_bind_text(ins, 2, run, -1, SQLITE_STATIC);
+		store_bind_text(ins, 1, exp);
+		store_bind_text(ins, 2, run);
 		if (null_rank)
 			store_bind_null(ins, 3);
 		else
@@ -263,7 +274,7 @@ static int flush_kernel_stats(sqlite3_stmt *ins, const char *exp, const char *ru
 		store_bind_int64(ins, 6, e->total_ns);
 		store_bind_int64(ins, 7, e->min_ns);
 		store_bind_int64(ins, 8, e->max_ns);
-		if (store_step_rc(ins) != SQLITE_DONE) {
+		if (store_step_rc(ins) != STORE_DONE) {
 			store_reset(ins);
 			return -1;
 		}
@@ -282,7 +293,7 @@ static int flush_kernel_stats(sqlite3_stmt *ins, const char *exp, const char *ru
  */
 static int insert_kernel_stats(struct store *s, const char *exp)
 {
-	sqlite3_stmt *tr = NULL, *ins = NULL;
+	struct store_stmt *tr = NULL, *ins = NULL;
 	struct act_sums a;
 	act_sums_init(&a);
 	char *run = NULL;
@@ -294,12 +305,12 @@ static int insert_kernel_stats(struct store *s, const char *exp)
 		said = 1;
 		goto out;
 	}
-	store_bind_text(tr, 1, exp, -1, SQLITE_STATIC);
+	store_bind_text(tr, 1, exp);
 	int64_t run_id = 0, rank = 0;
 	int null_rank = 0, any = 0, rc;
-	while ((rc = store_step_rc(tr)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(tr)) == STORE_ROW) {
 		int64_t rid = store_column_int64(tr, 0);
-		int nr = store_column_type(tr, 2) == SQLITE_NULL;
+		int nr = store_column_type(tr, 2) == STORE_NULL;
 		int64_t rk = nr ? 0 : store_column_int64(tr, 2);
 		if (any && (rid != run_id || nr != null_rank || rk != rank) &&
 		    flush_kernel_stats(ins, exp, run, null_rank, rank, &a) < 0)
@@ -317,7 +328,7 @@ static int insert_kernel_stats(struct store *s, const char *exp)
 			goto out;
 		}
 	}
-	if (rc == SQLITE_DONE && (!any || flush_kernel_stats(ins, exp, run, null_rank, rank, &a) == 0))
+	if (rc == STORE_DONE && (!any || flush_kernel_stats(ins, exp, run, null_rank, rank, &a) == 0))
 		ret = 0;
 out:
 	if (ret < 0 && !said)
@@ -330,7 +341,7 @@ out:
 }
 
 /* A row of kernels.csv from (run, rank, name, group, calls, total, min, max). */
-static void kernels_row(struct table *t, size_t row, sqlite3_stmt *st)
+static void kernels_row(struct table *t, size_t row, struct store_stmt *st)
 {
 	table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
 	table_set_int(t, row, 1, store_column_int64(st, 1));
@@ -349,30 +360,30 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 {
 	struct table *t = table_new("kernels", "Kernels per run and rank, by total GPU time",
 				    TABLE_SCHEMA(KERNELS_COLUMNS));
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	if (insert_kernel_stats(s, exp) < 0)
 		goto fail;
 	/* Ranks with no GPU activities: the totals of their profiler's summary rows. */
-	if (store_prepare(s, "build kernels", "INSERT INTO kernel_stats SELECT r.experiment, r.run, t.rank, m.name_id, g.grp, sum(m.calls),"
+	st = store_query(s, "build kernels", "INSERT INTO kernel_stats SELECT r.experiment, r.run, t.rank, m.name_id, g.grp, sum(m.calls),"
 		    " sum(m.total_ns), min(m.min_ns), max(m.max_ns) FROM summaries m"
 		    " JOIN traces t ON t.id = m.trace_id JOIN runs r ON r.id = t.run_id"
 		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
 		    " WHERE r.experiment = ?1 AND m.kind = 'kernel' AND (t.run_id, t.rank) NOT IN"
 		    "  (SELECT t2.run_id, t2.rank FROM traces t2 WHERE t2.id IN (SELECT trace_id FROM activities))"
-		    " GROUP BY r.id, t.rank, m.name_id", &st) < 0)
+		    " GROUP BY r.id, t.rank, m.name_id", exp);
+	if (!st)
 		goto fail;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	if (store_step_rc(st) != SQLITE_DONE) {
+	if (store_step_rc(st) != STORE_DONE) {
 		failed(s, st, "basic: kernel stats");
 		goto fail;
 	}
 	store_finalize(st);
-	if (store_prepare(s, "build kernels", "SELECT k.run, k.rank, n.name, k.grp, k.calls, k.total_ns, k.min_ns, k.max_ns"
+	st = store_query(s, "build kernels", "SELECT k.run, k.rank, n.name, k.grp, k.calls, k.total_ns, k.min_ns, k.max_ns"
 		    " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
 		    " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
-		    " WHERE k.experiment = ?1 ORDER BY r.position, k.rank, k.total_ns DESC, n.name", &st) < 0)
+		    " WHERE k.experiment = ?1 ORDER BY r.position, k.rank, k.total_ns DESC, n.name", exp);
+	if (!st)
 		goto fail;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	return table_rows(s, st, "basic: kernel stats", t, kernels_row, out);
 fail:
 	table_free(t);
@@ -380,7 +391,7 @@ fail:
 }
 
 /* A row of steps.csv from (run, rank, step, duration). */
-static void steps_row(struct table *t, size_t row, sqlite3_stmt *st)
+static void steps_row(struct table *t, size_t row, struct store_stmt *st)
 {
 	table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
 	table_set_int(t, row, 1, store_column_int64(st, 1));
@@ -392,22 +403,21 @@ static int build_steps(struct store *s, const char *exp, struct table **out)
 {
 	struct table *t = table_new("steps", "Duration of each profiled training step (ProfilerStep#N, host side)",
 				    "run:text,rank:int,step:int,step_us:us");
-	sqlite3_stmt *st;
-	if (store_prepare(s, "build steps", "SELECT r.run, t.rank, s.step, s.dur_ns FROM steps s JOIN traces t ON t.id = s.trace_id"
+	struct store_stmt *st = store_query(s, "build steps", "SELECT r.run, t.rank, s.step, s.dur_ns FROM steps s JOIN traces t ON t.id = s.trace_id"
 		    " JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
-		    " ORDER BY r.position, t.rank, s.step, s.start_ns", &st) < 0) {
+		    " ORDER BY r.position, t.rank, s.step, s.start_ns", exp);
+	if (!st) {
 		table_free(t);
 		return -1;
 	}
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	return table_rows(s, st, "basic: steps", t, steps_row, out);
 }
 
 /* A row of runs.csv: each column by its type, NULL left empty. */
-static void runs_row(struct table *t, size_t row, sqlite3_stmt *st)
+static void runs_row(struct table *t, size_t row, struct store_stmt *st)
 {
 	for (int c = 0; c < 10; c++) {
-		if (store_column_type(st, c) == SQLITE_NULL)
+		if (store_column_type(st, c) == STORE_NULL)
 			continue;
 		switch (t->cols[c].type) {
 		case COL_TEXT:
@@ -429,14 +439,14 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 {
 	struct table *t = table_new("runs", "Runs",
 				    TABLE_SCHEMA(RUNS_COLUMNS));
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	/*
 	 * gpus: the manifest's value, else the largest world_size a trace
 	 * records, else the number of rank files. The layout's columns
 	 * (data_parallel ... schedule_source) stay empty here: run_layout.c
 	 * fills them after pipeline_stages.csv.
 	 */
-	if (store_prepare(s, "build runs", "SELECT r.run, r.label, coalesce(r.gpus, max(t.world_size), count(DISTINCT t.rank)),"
+	st = store_query(s, "build runs", "SELECT r.run, r.label, coalesce(r.gpus, max(t.world_size), count(DISTINCT t.rank)),"
 		    " count(DISTINCT t.rank), r.model, r.batch, r.strategy,"
 		    " (SELECT d.name FROM devices d JOIN traces t2 ON t2.id = d.trace_id WHERE t2.run_id = r.id"
 		    "   ORDER BY t2.rank, d.device LIMIT 1),"
@@ -444,11 +454,11 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 		    "   WHERE t3.run_id = r.id AND a.kind = 'kernel'),"
 		    " (SELECT avg(s.dur_ns) FROM steps s JOIN traces t4 ON t4.id = s.trace_id WHERE t4.run_id = r.id)"
 		    " FROM runs r LEFT JOIN traces t ON t.run_id = r.id WHERE r.experiment = ?1"
-		    " GROUP BY r.id ORDER BY r.position", &st) < 0) {
+		    " GROUP BY r.id ORDER BY r.position", exp);
+	if (!st) {
 		table_free(t);
 		return -1;
 	}
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	return table_rows(s, st, "basic: runs", t, runs_row, out);
 }
 
@@ -456,26 +466,12 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 #define DEVICE_LABEL(t) "coalesce((SELECT d.name || ' (' || d.device || ')' FROM devices d WHERE d.trace_id = " t ".id" \
 	" AND d.device = " t ".device AND d.name IS NOT NULL ORDER BY d.rowid LIMIT 1), CAST(" t ".device AS TEXT))"
 
-/* A row of rank_devices.csv from (run, rank, device, device label, file, devices in the file). */
-static void rank_devices_row(struct table *t, size_t row, sqlite3_stmt *st)
-{
-	table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
-	table_set_int(t, row, 1, store_column_int64(st, 1));
-	if (store_column_type(st, 2) != SQLITE_NULL)
-		table_set_int(t, row, 2, store_column_int64(st, 2));
-	if (store_column_type(st, 3) != SQLITE_NULL)
-		table_set_text(t, row, 3, (const char *)store_column_text(st, 3));
-	table_set_text(t, row, 4, (const char *)store_column_text(st, 4));
-	table_set_int(t, row, 5, store_column_int64(st, 5));
-}
-
 /* rank_devices: which device, of which file, each rank is. */
 static int build_rank_devices(struct store *s, const char *exp, struct table **out)
 {
 	struct table *t = table_new("rank_devices", "The device each rank's GPU activities are on",
 				    "run:text,rank:int,device:int,device_name:text,file:text,devices_in_file:int");
-	sqlite3_stmt *st;
-	if (store_prepare(s, "build rank devices", "SELECT r.run, t.rank, t.device, " DEVICE_LABEL("t") ","
+	struct store_stmt *st = store_query(s, "build rank devices", "SELECT r.run, t.rank, t.device, " DEVICE_LABEL("t") ","
 		    /*
 		     * the file's first row and its other devices' rows: counted once
 		     * for all (a count with an OR per row read the table per row, 3 s
@@ -485,26 +481,12 @@ static int build_rank_devices(struct store *s, const char *exp, struct table **o
 		    " FROM traces t JOIN runs r ON r.id = t.run_id"
 		    " LEFT JOIN (SELECT part_of AS f, count(*) AS c FROM traces WHERE part_of IS NOT NULL GROUP BY part_of) k"
 		    " ON k.f = coalesce(t.part_of, t.id) WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
-		    " ORDER BY r.position, t.rank, t.id", &st) < 0) {
+		    " ORDER BY r.position, t.rank, t.id", exp);
+	if (!st) {
 		table_free(t);
 		return -1;
 	}
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	return table_rows(s, st, "basic: devices per rank", t, rank_devices_row, out);
-}
-
-/* A row of top_kernels.csv from (run, place, rank, device label, name, group, calls, total). */
-static void top_kernels_row(struct table *t, size_t row, sqlite3_stmt *st)
-{
-	table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
-	table_set_int(t, row, 1, store_column_int64(st, 1));
-	table_set_int(t, row, 2, store_column_int64(st, 2));
-	if (store_column_type(st, 3) != SQLITE_NULL)
-		table_set_text(t, row, 3, (const char *)store_column_text(st, 3));
-	table_set_text(t, row, 4, (const char *)store_column_text(st, 4));
-	table_set_text(t, row, 5, (const char *)store_column_text(st, 5));
-	table_set_int(t, row, 6, store_column_int64(st, 6));
-	table_set_ns(t, row, 7, store_column_int64(st, 7));
+	return typed_rows(st, t, out);
 }
 
 /*
@@ -517,23 +499,22 @@ static int build_top_kernels(struct store *s, const char *exp, int top_n, struct
 	struct table *t = table_new("top_kernels", "The kernels with the largest total GPU time per run, over all "
 				    "its devices (paper 000's top-10 tables)",
 				    "run:text,place:int,rank:int,device:text,name:text,group:text,calls:int,total_us:us");
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	/* The device of the top rows alone: looked up for every row, it cost a lookup per rank and kernel. */
-	if (store_prepare(s, "build top kernels", "SELECT x.run, x.place, x.rank, (SELECT " DEVICE_LABEL("t") " FROM traces t"
+	st = store_query(s, "build top kernels", "SELECT x.run, x.place, x.rank, (SELECT " DEVICE_LABEL("t") " FROM traces t"
 		    " WHERE t.run_id = x.run_id AND t.rank = x.rank ORDER BY t.id LIMIT 1),"
 		    " x.name, x.grp, x.calls, x.total_ns FROM (SELECT k.run, k.rank, n.name, k.grp,"
 		    " k.calls, k.total_ns, r.position, r.id AS run_id, row_number() OVER (PARTITION BY r.id ORDER BY"
 		    " k.total_ns DESC, k.rank, n.name) AS place"
 		    " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
 		    " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
-		    " WHERE k.experiment = ?1 AND k.rank IS NOT NULL) x WHERE x.place <= ?2 ORDER BY x.position, x.place",
-		    &st) < 0) {
+		    " WHERE k.experiment = ?1 AND k.rank IS NOT NULL) x WHERE x.place <= ?2 ORDER BY x.position, x.place", exp);
+	if (!st) {
 		table_free(t);
 		return -1;
 	}
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	store_bind_int(st, 2, top_n);
-	return table_rows(s, st, "basic: top kernels", t, top_kernels_row, out);
+	return typed_rows(st, t, out);
 }
 
 /*
@@ -592,14 +573,13 @@ static struct table *build_group_totals(const struct table *groups, const struct
  */
 static int add_device_notes(struct store *s, const char *exp, struct analysis_result *out)
 {
-	sqlite3_stmt *st;
-	if (store_prepare(s, "add device notes", "SELECT f.id, r.run, f.path, 'device ' || p.device || ' = rank ' || p.rank"
+	struct store_stmt *st = store_query(s, "add device notes", "SELECT f.id, r.run, f.path, 'device ' || p.device || ' = rank ' || p.rank"
 		    " FROM traces p JOIN traces f ON f.id = coalesce(p.part_of, p.id) JOIN runs r ON r.id = f.run_id"
 		    " WHERE r.experiment = ?1 AND f.part_of IS NULL"
 		    " AND f.id IN (SELECT part_of FROM traces WHERE part_of IS NOT NULL)"
-		    " ORDER BY r.position, f.file_index, f.id, p.device, p.id", &st) < 0)
+		    " ORDER BY r.position, f.file_index, f.id, p.device, p.id", exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	struct buf parts;
 	buf_init(&parts);
 	char *run = NULL, *path = NULL;
@@ -607,14 +587,14 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
 	int rc;
 	for (;;) {
 		rc = store_step_rc(st);
-		int64_t id = rc == SQLITE_ROW ? store_column_int64(st, 0) : -1;
+		int64_t id = rc == STORE_ROW ? store_column_int64(st, 0) : -1;
 		if (file >= 0 && id != file) /* group_concat(x, '; ') of the file's shares, NULLs left out */
 			result_add_note(out,
 					"Run %s: %s holds GPU activities on several devices, one process driving them all; "
 					"each device is a rank of its own here (%s). Host-side ranges are each device's; host "
 					"operators and profiler summary rows stay with the first.",
 					run, path, parts.len ? parts.data : "(null)");
-		if (rc != SQLITE_ROW)
+		if (rc != STORE_ROW)
 			break;
 		if (id != file) {
 			free(run);
@@ -624,13 +604,13 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
 			buf_reset(&parts);
 			file = id;
 		}
-		if (store_column_type(st, 3) != SQLITE_NULL)
+		if (store_column_type(st, 3) != STORE_NULL)
 			buf_printf(&parts, "%s%s", parts.len ? "; " : "", (const char *)store_column_text(st, 3));
 	}
 	free(run);
 	free(path);
 	buf_release(&parts);
-	if (rc != SQLITE_DONE)
+	if (rc != STORE_DONE)
 		return failed(s, st, "basic: device notes");
 	store_finalize(st);
 	return 0;
@@ -644,15 +624,14 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
  */
 static int add_source_notes(struct store *s, const char *exp, struct analysis_result *out)
 {
-	sqlite3_stmt *st;
-	if (store_prepare(s, "add source notes", "SELECT r.run, t.rank, t.path, t.format, (SELECT count(*) FROM summaries m WHERE m.trace_id = t.id)"
+	struct store_stmt *st = store_query(s, "add source notes", "SELECT r.run, t.rank, t.path, t.format, (SELECT count(*) FROM summaries m WHERE m.trace_id = t.id)"
 		    " FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
 		    " AND t.rank IS NOT NULL AND t.id NOT IN (SELECT trace_id FROM activities)"
-		    " ORDER BY r.position, t.rank, t.path", &st) < 0)
+		    " ORDER BY r.position, t.rank, t.path", exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		const char *run = (const char *)store_column_text(st, 0);
 		int64_t rank = store_column_int64(st, 1);
 		const char *path = (const char *)store_column_text(st, 2);
@@ -671,7 +650,7 @@ static int add_source_notes(struct store *s, const char *exp, struct analysis_re
 					"GPU tables and figures.",
 					run, rank, path, fmt);
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != STORE_DONE)
 		return failed(s, st, "basic: source notes");
 	store_finalize(st);
 	return 0;

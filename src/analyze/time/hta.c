@@ -44,8 +44,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "analyze/time/hta.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
@@ -86,7 +84,7 @@ enum hta_ktype hta_kernel_type(const char *n)
 
 struct hta_names {
 	struct store *store;
-	sqlite3_stmt *st;  /* SELECT name FROM names WHERE id = ?1 */
+	struct store_stmt *st;  /* SELECT name FROM names WHERE id = ?1 */
 	signed char *type; /* by name id: 0 not looked up yet, else 1 + hta_ktype */
 	size_t n;
 };
@@ -107,7 +105,7 @@ void hta_names_free(struct hta_names *nm)
 	free(nm);
 }
 
-static int sql_fail(struct store *s, sqlite3_stmt *st, const char *what)
+static int sql_fail(struct store *s, struct store_stmt *st, const char *what)
 {
 	store_fail(s, what);
 	store_finalize(st);
@@ -130,7 +128,7 @@ int hta_type(struct hta_names *nm, int64_t name_id, enum hta_ktype *out)
 				"SELECT name FROM names WHERE id = ?1", &nm->st) < 0)
 			return -1;
 		store_bind_int64(nm->st, 1, name_id);
-		const char *name = store_step_rc(nm->st) == SQLITE_ROW ? (const char *)store_column_text(nm->st, 0) : NULL;
+		const char *name = store_step_rc(nm->st) == STORE_ROW ? (const char *)store_column_text(nm->st, 0) : NULL;
 		nm->type[id] = (signed char)(1 + hta_kernel_type(name ? name : ""));
 		store_reset(nm->st);
 	}
@@ -140,14 +138,14 @@ int hta_type(struct hta_names *nm, int64_t name_id, enum hta_ktype *out)
 
 int hta_run_filters(struct store *s, int64_t run_db_id)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	/* the run's traces, their annotations, the names by id: not every trace once per step name */
 	if (store_prepare(s, "hta: profiler steps of a run",
 			"SELECT count(DISTINCT a.name_id) FROM traces t CROSS JOIN annotations a ON a.trace_id = t.id"
 			" CROSS JOIN names n ON n.id = a.name_id WHERE t.run_id = ?1 AND n.name GLOB 'ProfilerStep#[0-9]*'", &st) < 0)
 		return -1;
 	store_bind_int64(st, 1, run_db_id);
-	if (store_step_rc(st) != SQLITE_ROW)
+	if (store_step_rc(st) != STORE_ROW)
 		return sql_fail(s, st, "hta: profiler steps of a run");
 	int filters = store_column_int64(st, 0) >= 2;
 	store_finalize(st);

@@ -33,8 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "analyze/analysis.h"
 #include "analyze/time/hta.h"
 #include "analyze/lib/rankdata.h"
@@ -161,7 +159,7 @@ static void launches_of(const struct rank_data *d, const struct hta_rank *r, con
 	" ORDER BY 1"
 
 /* One rank's launch correlations from st (LAUNCH_IDS_SQL; left reset); caller frees; NULL after diag. */
-static int64_t *launch_ids_of(struct store *s, sqlite3_stmt *st, const struct rank_key *k, size_t *n)
+static int64_t *launch_ids_of(struct store *s, struct store_stmt *st, const struct rank_key *k, size_t *n)
 {
 	*n = 0;
 	store_bind_int64(st, 1, k->run_db_id);
@@ -169,12 +167,12 @@ static int64_t *launch_ids_of(struct store *s, sqlite3_stmt *st, const struct ra
 	size_t cap = 0;
 	int64_t *ids = NULL;
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		ids = xgrow(ids, &cap, *n + 1, sizeof(*ids));
 		ids[(*n)++] = store_column_int64(st, 0);
 	}
 	store_reset(st);
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		store_fail(s, "list launches");
 		free(ids);
 		return NULL;
@@ -204,7 +202,7 @@ static void set_launch(struct table *t, size_t row, size_t col, const struct lau
 /* What rank_rows reads besides the rank (the store, the prepared launch list) and the tables it fills. */
 struct tables {
 	const struct analysis_ctx *ctx;
-	sqlite3_stmt *launch_ids;
+	struct store_stmt *launch_ids;
 	struct table *idle, *launch;
 };
 

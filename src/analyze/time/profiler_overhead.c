@@ -37,21 +37,21 @@
 /* The int64 values of a one-column query bound to (experiment, run), into *v (n of them). */
 static int column_of(struct store *s, const char *sql, const char *exp, const char *run, int64_t **v, size_t *n)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	*v = NULL;
 	*n = 0;
-	if (store_prepare(s, "profiler_overhead: a run's samples", sql, &st) < 0)
+	st = store_query(s, "profiler_overhead: a run's samples", sql, exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	store_bind_text(st, 2, run);
 	size_t cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == SQLITE_ROW) {
+	while ((rc = store_step_rc(st)) == STORE_ROW) {
 		*v = xgrow(*v, &cap, *n + 1, sizeof(**v));
 		(*v)[(*n)++] = store_column_int64(st, 0);
 	}
 	store_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		store_fail(s, "profiler_overhead: a run's samples");
 		free(*v);
 		return -1;

@@ -60,19 +60,19 @@ static const char *base_name(const char *path)
 /* The experiment's reports, in run and file order; *n set. Returns 0, or -1 after diag. */
 static int reports_load(const struct analysis_ctx *ctx, struct report **out, size_t *n)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	*out = NULL;
 	*n = 0;
-	if (store_prepare(ctx->store, "report_phases: phase reports",
+	st = store_query(ctx->store, "report_phases: phase reports",
 			"SELECT r.run, t.path, p.action, p.calls, p.total_ns, t.id"
 			" FROM phase_times p JOIN traces t ON t.id = p.trace_id JOIN runs r ON r.id = t.run_id"
 			" WHERE r.experiment = ?1 AND p.action IS NOT NULL AND p.total_ns IS NOT NULL"
-			" ORDER BY r.position, t.file_index, p.rowid", &st) < 0)
+			" ORDER BY r.position, t.file_index, p.rowid", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	size_t cap = 0;
 	int64_t last_trace = -1;
-	while (store_step_rc(st) == SQLITE_ROW) {
+	while (store_step_rc(st) == STORE_ROW) {
 		int64_t trace = store_column_int64(st, 5);
 		if (trace != last_trace) {
 			*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
@@ -83,7 +83,7 @@ static int reports_load(const struct analysis_ctx *ctx, struct report **out, siz
 		struct report *r = &(*out)[*n - 1];
 		r->a = xgrow(r->a, &r->cap, r->n + 1, sizeof(*r->a));
 		r->a[r->n++] = (struct action){xstrdup((const char *)store_column_text(st, 2)),
-					       store_column_type(st, 3) == SQLITE_NULL ? -1 : store_column_int64(st, 3),
+					       store_column_type(st, 3) == STORE_NULL ? -1 : store_column_int64(st, 3),
 					       store_column_int64(st, 4)};
 	}
 	store_finalize(st);

@@ -34,14 +34,14 @@ static const char *const part_names[NPARTS] = {"compute", "memcpy", "memset", "c
 /* Name ids of enumerate(DataLoader)... ranges; *n set; caller frees. */
 static int64_t *dataloader_ids(struct store *s, size_t *n)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	int64_t *ids = NULL;
 	size_t cap = 0;
 	*n = 0;
 	if (store_prepare(s, "step_breakdown: DataLoader names",
 			"SELECT id FROM names WHERE name GLOB 'enumerate(DataLoader)*'", &st) < 0)
 		return NULL;
-	while (store_step_rc(st) == SQLITE_ROW) {
+	while (store_step_rc(st) == STORE_ROW) {
 		ids = xgrow(ids, &cap, *n + 1, sizeof(*ids));
 		ids[(*n)++] = store_column_int64(st, 0);
 	}

@@ -28,7 +28,7 @@
 
 int step_samples(struct store *s, const char *exp, const char *run, int64_t **v, size_t *n, int64_t *ranks)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	*v = NULL;
 	*n = 0;
 	*ranks = 0;
@@ -39,37 +39,37 @@ int step_samples(struct store *s, const char *exp, const char *run, int64_t **v,
 	 * this one SQLite ran it once a row, over every rank's steps, which made
 	 * 256 ranks of 100 steps take 31 s.
 	 */
-	if (store_prepare(s, "step_stats: step times of a run",
+	st = store_query(s, "step_stats: step times of a run",
 			"SELECT max(s.dur_ns) FROM steps s JOIN traces t ON t.id = s.trace_id"
 			" JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND r.run = ?2"
-			" GROUP BY s.step ORDER BY s.step", &st) < 0)
+			" GROUP BY s.step ORDER BY s.step", exp);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-	store_bind_text(st, 2, run, -1, SQLITE_STATIC);
+	store_bind_text(st, 2, run);
 	if (!(*v = rank_column_ids(s, st, n))) {
 		*n = 0;
 		return -1;
 	}
-	int rc = SQLITE_DONE;
+	int rc = STORE_DONE;
 	if (*n) {
-		if (store_prepare(s, "step_stats: step times of a run",
+		st = store_query(s, "step_stats: step times of a run",
 				"SELECT count(DISTINCT t.rank) FROM traces t JOIN runs r ON r.id = t.run_id"
 				" WHERE r.experiment = ?1 AND r.run = ?2"
-				" AND EXISTS (SELECT 1 FROM steps x WHERE x.trace_id = t.id)", &st) < 0) {
+				" AND EXISTS (SELECT 1 FROM steps x WHERE x.trace_id = t.id)", exp);
+		if (!st) {
 			free(*v);
 			*v = NULL;
 			*n = 0;
 			return -1;
 		}
-		store_bind_text(st, 1, exp, -1, SQLITE_STATIC);
-		store_bind_text(st, 2, run, -1, SQLITE_STATIC);
-		if ((rc = store_step_rc(st)) == SQLITE_ROW) {
+		store_bind_text(st, 2, run);
+		if ((rc = store_step_rc(st)) == STORE_ROW) {
 			*ranks = store_column_int64(st, 0);
-			rc = SQLITE_DONE;
+			rc = STORE_DONE;
 		}
 		store_finalize(st);
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		store_fail(s, "step_stats: step times of a run");
 		free(*v);
 		*v = NULL;
@@ -94,16 +94,16 @@ struct run_steps {
 
 static int load_runs(const struct analysis_ctx *ctx, struct run_steps **out, size_t *nout)
 {
-	sqlite3_stmt *st;
+	struct store_stmt *st;
 	*out = NULL;
 	*nout = 0;
-	if (store_prepare(ctx->store, "step_stats: runs",
-			"SELECT run, coalesce(model, '') FROM runs WHERE experiment = ?1 ORDER BY position", &st) < 0)
+	st = store_query(ctx->store, "step_stats: runs",
+			"SELECT run, coalesce(model, '') FROM runs WHERE experiment = ?1 ORDER BY position", ctx->experiment);
+	if (!st)
 		return -1;
-	store_bind_text(st, 1, ctx->experiment, -1, SQLITE_STATIC);
 	size_t cap = 0;
 	int ret = 0;
-	while (!ret && store_step_rc(st) == SQLITE_ROW) {
+	while (!ret && store_step_rc(st) == STORE_ROW) {
 		*out = xgrow(*out, &cap, *nout + 1, sizeof(**out));
 		struct run_steps *r = &(*out)[(*nout)++];
 		memset(r, 0, sizeof(*r));
