@@ -62,7 +62,7 @@ static const char *const schedule_words[] = {"gpipe", "1f1b"};
  * The ranks of one model replica, tensor_parallel x pipeline_parallel,
  * must fit the run: at most its gpus when given, else at most INT_MAX.
  * Each factor alone is within INT_MAX, their product is not: 65536 x 65536
- * wrapped to 0 in models_replica_ranks(), and the scaling analysis divided
+ * wrapped to 0 in layout_replica_ranks(), and the scaling analysis divided
  * by it. Checked here, once, so that every analysis can divide by it.
  */
 static void check_replica(struct ctx *c, const struct manifest_run *r, const struct ynode *tp_v,

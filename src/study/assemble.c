@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "analyze/lib/classify.h"
-#include "analyze/models/models.h"
+#include "analyze/lib/layout.h"
 #include "study/build_int.h"
 #include "chart/chart.h"
 #include "chart/figures.h"
@@ -173,7 +173,7 @@ static char *make_headline(const struct table *runs)
 /*
  * The page's Models fact: the manifest's models (models; NULL: none named),
  * then the runs' strategies as the figures name them (runs.csv strategy,
- * models_strategy_shown) with where they came from (strategy_source:
+ * layout_strategy_shown) with where they came from (strategy_source:
  * manifest, trace annotations, training logs), those of one source
  * together: "GPT-2 124M; strategies single, DDP, ZeRO-1 (manifest)", "not
  * named in the manifest; strategy DDP (trace annotations and training
@@ -196,7 +196,7 @@ static char *models_fact(char *models, const struct table *runs, const struct ma
 			if (!strcmp(m->runs[k].id, id))
 				mr = &m->runs[k];
 		char name[64];
-		models_strategy_shown(mr, st, name, sizeof(name));
+		layout_strategy_shown(mr, st, name, sizeof(name));
 		unsigned bits = !src || !strcmp(src, "manifest") ? 1u : 0u;
 		bits |= src && !strncmp(src, "trace: ", 7) ? 2u : 0u;
 		/* the logs agree: "training log (<file>): ..." first, or "; training log (<file>): ..." after the trace's */

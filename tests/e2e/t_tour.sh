@@ -39,7 +39,7 @@ tour_stale "$DOC" > "$T/stale"
 
 # The checks can fail: a file's name taken out, a folder's, a name of no file put in.
 sed 's/`trace_vocab\.c`/`a file`/' "$DOC" > "$T/less.md"
-[ "$(tour_missing "$T/less.md")" = src/analyze/models/trace_vocab.c ] && ok ||
+[ "$(tour_missing "$T/less.md")" = src/analyze/lib/trace_vocab.c ] && ok ||
 	bad "a tour without trace_vocab.c is not caught: '$(tour_missing "$T/less.md")'"
 sed 's/`rocm\/`/`amd`/' "$DOC" > "$T/nofolder.md"
 tour_missing "$T/nofolder.md" | grep -qx 'src/ingest/rocm/' && ok || bad "a tour without rocm/ is not caught"

@@ -22,7 +22,7 @@
  *                     but not a rank that grows (grows = 1), whose excess
  *                     its growth finding states; none left, no finding.
  *   memory-strategy   two runs of different strategies (runs.csv strategy,
- *                     as models_strategy_shown names it), the same model
+ *                     as layout_strategy_shown names it), the same model
  *                     (runs.csv model; both empty counts, said so) and the
  *                     same number of GPUs (more than one), both with
  *                     allocator events: each run's peak memory per GPU is
@@ -44,8 +44,8 @@
 
 #include "util/buf.h"
 #include "analyze/findings/cells.h"
+#include "analyze/lib/layout.h"
 #include "analyze/memory/memory_steps_kept.h"
-#include "analyze/models/models.h"
 #include "analyze/time/time_tables.h"
 
 #define MEM_IMBALANCE 0.10 /* peaks differing by more than this share of the lowest */
@@ -223,13 +223,13 @@ static void strategies(const struct analysis_result *res, const struct manifest 
 	if (!a.ranks)
 		return;
 	char sa[64], sb[64];
-	models_strategy_shown(man_run(mf, run), text(rt, me, cs), sa, sizeof(sa));
+	layout_strategy_shown(man_run(mf, run), text(rt, me, cs), sa, sizeof(sa));
 	const char *model = text(rt, me, cm);
 	for (size_t q = 0; q < me; q++) {
 		const char *other = text(rt, q, crun), *om = text(rt, q, cm);
 		if (!other || num(rt, q, cg) != num(rt, me, cg) || strcmp(model ? model : "", om ? om : ""))
 			continue;
-		models_strategy_shown(man_run(mf, other), text(rt, q, cs), sb, sizeof(sb));
+		layout_strategy_shown(man_run(mf, other), text(rt, q, cs), sb, sizeof(sb));
 		if (!*sa || !*sb || !strcmp(sa, sb))
 			continue;
 		struct run_mem o;

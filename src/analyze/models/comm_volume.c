@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/lib/layout.h"
 #include "analyze/models/estimate.h"
 #include "analyze/models/models.h"
 #include "analyze/ranks/collectives.h"
@@ -179,7 +180,7 @@ static void type_rows(struct table *t, const struct manifest_run *r, const struc
 	enum est_precision prec = est_precision_parse(r->model.precision);
 	int a = prec == PREC_FP32 || prec == PREC_TF32 ? 4 : 2; /* activation bytes */
 	double est[NCOLL];
-	est_comm_dp(P, models_zero_stage(r), dp, g, est);
+	est_comm_dp(P, layout_zero_stage(r), dp, g, est);
 	double tpv = r->batch > 0 ? est_comm_tp(&em, r->batch, tp, a, (enum est_recompute)r->recompute) : 0;
 	est[COLL_ALLREDUCE] += tpv;
 	est[COLL_SENDRECV] += r->batch > 0 ? est_comm_pp(&em, r->batch, pp, a) : 0;
@@ -193,7 +194,7 @@ static void type_rows(struct table *t, const struct manifest_run *r, const struc
 	for (size_t i = 0; i < n; i++)
 		for (int ty = 0; ty < NCOLL; ty++)
 			seen[ty] += rk[i].type_sent[ty];
-	int zero1_bcast = models_zero_stage(r) == 1 && seen[COLL_BROADCAST] > 0 && seen[COLL_ALLGATHER] <= 0 &&
+	int zero1_bcast = layout_zero_stage(r) == 1 && seen[COLL_BROADCAST] > 0 && seen[COLL_ALLGATHER] <= 0 &&
 			  est[COLL_ALLGATHER] > 0;
 	if (zero1_bcast) {
 		est[COLL_BROADCAST] += est[COLL_ALLGATHER];
@@ -263,8 +264,8 @@ static int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_
 		struct est_model em;
 		models_est_model(&r->model, &em);
 		/* A data-parallel rank of a model split tp x pp ways holds about 1 / (tp pp) of P. */
-		int tp = r->tensor_parallel > 0 ? r->tensor_parallel : 1, mp = models_replica_ranks(r);
-		int z = models_zero_stage(r);
+		int tp = r->tensor_parallel > 0 ? r->tensor_parallel : 1, mp = layout_replica_ranks(r);
+		int z = layout_zero_stage(r);
 		/* The parameters as estimates.csv counts them (the model's framework). */
 		int64_t P = r->model.layers && r->model.hidden && r->model.seq ? est_params_as(&em, tp) : 0;
 		for (size_t k = 0; k < n; k++) {

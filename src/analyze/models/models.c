@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/lib/layout.h"
 #include "analyze/models/estimate.h"
 #include "analyze/models/models.h"
 #include "analyze/lib/profiled.h"
@@ -140,60 +141,12 @@ static int query_facts(struct store *s, const char *exp, const char *run, int64_
 	return 0;
 }
 
-/* The ZeRO stage a strategy's name says (zero1..3, fsdp = 3), else 0. */
-static int zero_of_name(const char *s)
-{
-	if (strstr(s, "zero1") || strstr(s, "zero-1") || strstr(s, "ZeRO-1"))
-		return 1;
-	if (strstr(s, "zero2") || strstr(s, "zero-2") || strstr(s, "ZeRO-2"))
-		return 2;
-	if (strstr(s, "zero3") || strstr(s, "zero-3") || strstr(s, "ZeRO-3") || strstr(s, "fsdp"))
-		return 3;
-	return 0;
-}
-
-/* ZeRO stage: the manifest's 'zero', else read from the strategy's name, else 0. */
-int models_zero_stage(const struct manifest_run *r)
-{
-	if (r->zero >= 0)
-		return r->zero;
-	return zero_of_name(r->strategy ? r->strategy : "");
-}
-
-void models_strategy_shown(const struct manifest_run *r, const char *strategy, char *buf, size_t n)
-{
-	int zero = r ? models_zero_stage(r) : 0;
-	const char *s = strategy ? strategy : r && r->strategy ? r->strategy : "";
-	if (!zero && (!r || r->zero < 0))
-		zero = zero_of_name(s); /* a strategy the manifest does not give: inferred (run_layout.c) */
-	if (zero > 0)
-		snprintf(buf, n, "ZeRO-%d", zero);
-	else if (!strcmp(s, "ddp"))
-		snprintf(buf, n, "DDP");
-	else if (!strcmp(s, "tp"))
-		snprintf(buf, n, "tensor parallel");
-	else if (!strcmp(s, "pp"))
-		snprintf(buf, n, "pipeline parallel");
-	else
-		snprintf(buf, n, "%s", s);
-}
-
 int models_grad_bytes(const struct manifest_run *r)
 {
 	if (r->grad_bytes)
 		return r->grad_bytes;
 	enum est_precision p = est_precision_parse(r->model.precision);
 	return p == PREC_FP32 || p == PREC_TF32 ? 4 : p == PREC_FP64 ? 8 : 2;
-}
-
-int models_tp(const struct manifest_run *r)
-{
-	return r->tensor_parallel > 0 ? r->tensor_parallel : 1;
-}
-
-int models_replica_ranks(const struct manifest_run *r)
-{
-	return models_tp(r) * (r->pipeline_parallel > 0 ? r->pipeline_parallel : 1);
 }
 
 int models_has_model(const struct manifest_model *m)
@@ -325,10 +278,10 @@ struct run_memory {
 static struct run_memory memory_per_gpu(const struct manifest_run *r, const struct est_model *em, int64_t P, int dp,
 					double b)
 {
-	int tp = models_tp(r);
+	int tp = layout_tp(r);
 	struct run_memory m = {0, 0};
 	m.act = b > 0 ? est_activation_bytes(em, b, tp, (enum est_recompute)r->recompute) : 0;
-	m.state = P ? est_model_state_bytes((double)P / models_replica_ranks(r), models_zero_stage(r), dp) : 0;
+	m.state = P ? est_model_state_bytes((double)P / layout_replica_ranks(r), layout_zero_stage(r), dp) : 0;
 	return m;
 }
 
@@ -447,7 +400,7 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 			ret = -1;
 			break;
 		}
-		int p = r->gpus > 0 ? r->gpus : f.gpus, tp = models_tp(r), mp = models_replica_ranks(r), z = models_zero_stage(r);
+		int p = r->gpus > 0 ? r->gpus : f.gpus, tp = layout_tp(r), mp = layout_replica_ranks(r), z = layout_zero_stage(r);
 		int dp = p > 0 ? (p / mp > 0 ? p / mp : 1) : 1;
 		int64_t P = est_params_as(&em, tp);
 		double B = r->batch > 0 ? (double)r->batch * dp : 0;
@@ -460,7 +413,7 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		struct est_model emv = em;
 		emv.vocab = est_vocab_padded(&em, tp);
 		int vrank = -1;
-		int64_t tv = em.vocab > 0 ? 0 : models_trace_vocab(ctx->store, ctx->experiment, r->id, em.hidden,
+		int64_t tv = em.vocab > 0 ? 0 : layout_trace_vocab(ctx->store, ctx->experiment, r->id, em.hidden,
 								    est_ffn(&em), &vrank);
 		if (tv < 0) {
 			ret = -1;
@@ -683,7 +636,7 @@ static void throughput(const struct analysis_ctx *ctx, struct analysis_result *o
 		if (!ms->iteration_ms && !ms->samples_per_s && !ms->oom)
 			continue;
 		size_t row = table_add_row(t);
-		int tp = models_tp(r), dp = r->gpus > 0 ? r->gpus / models_replica_ranks(r) : 0;
+		int tp = layout_tp(r), dp = r->gpus > 0 ? r->gpus / layout_replica_ranks(r) : 0;
 		table_set_text(t, row, 0, r->id);
 		if (r->gpus)
 			table_set_int(t, row, 1, r->gpus);
@@ -759,7 +712,7 @@ static void throughput(const struct analysis_ctx *ctx, struct analysis_result *o
 			const struct manifest_run *a = &man->runs[i], *b = &man->runs[j];
 			double sa = a->measured.samples_per_s, sb = b->measured.samples_per_s;
 			if (i == j || sa <= 0 || sb <= 0 || a->gpus <= 0 || b->gpus <= a->gpus || a->batch != b->batch ||
-			    models_tp(a) != models_tp(b) || !a->model.name || !b->model.name || strcmp(a->model.name, b->model.name))
+			    layout_tp(a) != layout_tp(b) || !a->model.name || !b->model.name || strcmp(a->model.name, b->model.name))
 				continue;
 			size_t row = table_add_row(sc);
 			table_set_text(sc, row, 0, a->id);

@@ -18,26 +18,6 @@
 void models_est_model(const struct manifest_model *m, struct est_model *out);
 /* Whose count estimates.csv's params is, in words: "formula", "megatron mlm+nsp", "huggingface BertForMaskedLM"... */
 const char *models_params_method(const struct est_model *em);
-/* A run's ZeRO stage: the manifest's zero, else from the strategy's name (zero1..3, fsdp = 3), else 0. */
-int models_zero_stage(const struct manifest_run *r);
-/*
- * A run's strategy as every figure names it, into buf: "ZeRO-n" for a ZeRO
- * stage n >= 1 (models_zero_stage, else the stage strategy's own name says
- * where r gives no zero; r may be NULL), "DDP" for ddp, "tensor
- * parallel" for tp, "pipeline parallel" for pp, else strategy as written
- * (NULL: r's, else ""): a key's abbreviation never titles a figure.
- */
-void models_strategy_shown(const struct manifest_run *r, const char *strategy, char *buf, size_t n);
-/*
- * The ranks of one model replica, tensor_parallel x pipeline_parallel (each
- * 1 when unset): gpus over it is the data-parallel degree, the replicas
- * that take samples of their own, and each of its ranks holds about
- * 1 / replica of the parameters (a pipeline's stages are not exactly equal:
- * the first holds the embedding, the last the head).
- */
-int models_replica_ranks(const struct manifest_run *r);
-/* A run's tensor-parallel degree: the manifest's, else 1. */
-int models_tp(const struct manifest_run *r);
 /* 1 when the manifest gives the model's layers, hidden size and sequence length. */
 int models_has_model(const struct manifest_model *m);
 /* published.csv: the manifest's published estimates beside perfstudy's (models_published.c). */
@@ -45,13 +25,6 @@ void models_published(const struct analysis_ctx *ctx, struct analysis_result *ou
 /* Bytes per gradient element: the manifest's grad_bytes, else 4 for fp32/tf32, 8 for fp64, else 2. */
 int models_grad_bytes(const struct manifest_run *r);
 
-/*
- * The vocabulary of a run's traces (trace_vocab.c): the widest aten::linear
- * weight [n, d] over an input of width d (hidden) with n > 3d and n > f
- * (ffn), the logit layer's; *rank the lowest rank that runs it. 0: none
- * (or d unknown); -1 after diag.
- */
-int64_t models_trace_vocab(struct store *s, const char *exp, const char *run, int64_t d, int64_t f, int *rank);
 
 /* scaling.csv's columns, in order. */
 #define SCALING_COLUMNS(X)                                          \

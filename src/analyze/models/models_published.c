@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/lib/layout.h"
 #include "analyze/models/estimate.h"
 #include "analyze/models/models.h"
 #include "util/buf.h"
@@ -43,7 +44,7 @@ void models_published(const struct analysis_ctx *ctx, struct analysis_result *ou
 		struct est_model em;
 		models_est_model(&r->model, &em);
 		double b = r->batch > 0 ? r->batch : 1;
-		double whole = (double)est_params_as(&em, models_tp(r)), simple = (double)est_params_simple(&em);
+		double whole = (double)est_params_as(&em, layout_tp(r)), simple = (double)est_params_simple(&em);
 		struct {
 			const char *what;
 			double pub, ours;

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/lib/layout.h"
 #include "analyze/models/estimate.h"
 #include "analyze/models/models.h"
 #include "chart/chart.h"
@@ -159,7 +160,7 @@ static int setting_of(const struct manifest *m, struct setting *s, struct analys
 	models_est_model(&s->r->model, &s->em);
 	s->gpus = m->parallel_comm.gpus;
 	s->per_node = m->parallel_comm.gpus_per_node;
-	s->zero = m->parallel_comm.zero >= 0 ? m->parallel_comm.zero : models_zero_stage(s->r);
+	s->zero = m->parallel_comm.zero >= 0 ? m->parallel_comm.zero : layout_zero_stage(s->r);
 	s->g = models_grad_bytes(s->r);
 	enum est_precision prec = est_precision_parse(s->r->model.precision);
 	s->a = prec == PREC_FP32 || prec == PREC_TF32 ? 4 : 2; /* activation bytes, as comm_types.csv */

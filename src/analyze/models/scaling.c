@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/lib/layout.h"
 #include "analyze/models/models.h"
 #include "analyze/lib/rankdata.h"
 #include "analyze/lib/stats.h"
@@ -152,7 +153,7 @@ static struct srun *load_runs(const struct analysis_ctx *ctx, const struct analy
 		const struct manifest *m = ctx->manifest;
 		for (size_t j = 0; m && j < m->nruns; j++)
 			if (m->runs[j].id && !strcmp(m->runs[j].id, r->run)) {
-				r->mp = models_replica_ranks(&m->runs[j]);
+				r->mp = layout_replica_ranks(&m->runs[j]);
 				r->chosen = m->runs[j].scaling_baseline;
 			}
 		r->dp = r->gpus / r->mp > 0 ? r->gpus / r->mp : 1;
@@ -464,7 +465,7 @@ static void compute_model(const struct analysis_ctx *ctx, struct analysis_result
 /*
  * A run's strategy as the figures name it, one naming everywhere: "ZeRO-n"
  * for a ZeRO stage n >= 1 (the manifest's 'zero', else read from the
- * strategy's name: zero1, fsdp = ZeRO-3; models_zero_stage), "DDP" for ddp,
+ * strategy's name: zero1, fsdp = ZeRO-3; layout_zero_stage), "DDP" for ddp,
  * else the strategy as written.
  */
 static void strategy_shown(const struct analysis_ctx *ctx, struct srun *r)
@@ -473,7 +474,7 @@ static void strategy_shown(const struct analysis_ctx *ctx, struct srun *r)
 	for (size_t i = 0; ctx->manifest && i < ctx->manifest->nruns; i++)
 		if (!strcmp(ctx->manifest->runs[i].id, r->run))
 			mr = &ctx->manifest->runs[i];
-	models_strategy_shown(mr, r->strategy, r->shown, sizeof(r->shown));
+	layout_strategy_shown(mr, r->strategy, r->shown, sizeof(r->shown));
 }
 
 static int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_result *out)

@@ -8,7 +8,7 @@
  * -2 and -3).
  *
  * Strategies are told apart by the name the report shows
- * (models_strategy_shown: "fsdp" and "zero3" are both ZeRO-3). A strategy
+ * (layout_strategy_shown: "fsdp" and "zero3" are both ZeRO-3). A strategy
  * S gets a figure when some model has profiled runs of S, or 1-GPU runs,
  * on two or more GPU counts; its runs are those of S and the 1-GPU runs of
  * the same models (the first column of the paper's figures), ordered by
@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/lib/layout.h"
 #include "analyze/models/models.h"
 #include "chart/chart.h"
 #include "util/buf.h"
@@ -446,7 +447,7 @@ static int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct anal
 		for (size_t j = 0; ctx->manifest && j < ctx->manifest->nruns; j++)
 			if (ctx->manifest->runs[j].id && !strcmp(ctx->manifest->runs[j].id, r->run))
 				mr = &ctx->manifest->runs[j];
-		models_strategy_shown(mr, table_text(rt, i, cs), r->shown, sizeof(r->shown));
+		layout_strategy_shown(mr, table_text(rt, i, cs), r->shown, sizeof(r->shown));
 		for (r->strategy = 0; r->strategy < nstrat && strcmp(strat[r->strategy], r->shown); r->strategy++)
 			;
 		if (r->strategy == nstrat)

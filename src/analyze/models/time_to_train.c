@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/lib/layout.h"
 #include "analyze/models/models.h"
 #include "analyze/time/profiler_overhead.h"
 #include "chart/chart.h"
@@ -38,7 +39,7 @@
 struct ttt {
 	const char *run;
 	const char *model; /* the manifest's model name, "" if none */
-	char shown[32];    /* the strategy in the figures' words (models_strategy_shown) */
+	char shown[32];    /* the strategy in the figures' words (layout_strategy_shown) */
 	int gpus, batch;
 	int64_t iterations, samples, wall_ns, first_ns, steady_ns;
 };
@@ -86,7 +87,7 @@ static int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysi
 		for (size_t k = 0; rt && k < rt->nrows; k++)
 			if (!strcmp(table_text(rt, k, crun), r->id))
 				strategy = table_text(rt, k, cst);
-		models_strategy_shown(r, strategy, t.shown, sizeof(t.shown));
+		layout_strategy_shown(r, strategy, t.shown, sizeof(t.shown));
 		if (log_of(ctx, r->id, &t) < 0) {
 			free(v);
 			return -1;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/models/models.h"
+#include "analyze/lib/layout.h"
 #include "analyze/pipeline/pipeline_balance.h"
 #include "util/xalloc.h"
 #include "analyze/pipeline/pipeline_tables.h"
@@ -46,7 +46,7 @@ int pipeline_balance_words(struct store *s, const char *exp, const char *run, co
 	if (isnan(imb) || imb <= PP_SPLIT_IMBALANCE || rank < 0)
 		return 0;
 	int head_rank = -1;
-	int64_t V = models_trace_vocab(s, exp, run, hidden, ffn, &head_rank);
+	int64_t V = layout_trace_vocab(s, exp, run, hidden, ffn, &head_rank);
 	if (V < 0)
 		return -1;
 	int head = V > 0 && head_rank == rank;

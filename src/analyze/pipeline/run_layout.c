@@ -5,7 +5,7 @@
  * Per run, the first rule that applies:
  *   manifest          tensor_parallel or pipeline_parallel given: t and p
  *                     (1 where one is not given), data_parallel gpus / (t p);
- *   manifest strategy a strategy of ddp or a ZeRO stage (models_zero_stage:
+ *   manifest strategy a strategy of ddp or a ZeRO stage (layout_zero_stage:
  *                     zero1..3, fsdp): data_parallel gpus, t = p = 1;
  *   trace: send/recv path  pipeline_stages.csv found pipelines in the
  *                     ranks' point-to-point peers: p its stages,
@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
-#include "analyze/models/models.h"
+#include "analyze/lib/layout.h"
 #include "store/store.h"
 #include "util/buf.h"
 #include "analyze/pipeline/pipeline_tables.h"
@@ -70,7 +70,7 @@ static int ddp_name(struct store *s, const char *exp, const char *run, const cha
 static int data_parallel(const char *strategy)
 {
 	char shown[64];
-	models_strategy_shown(NULL, strategy, shown, sizeof(shown));
+	layout_strategy_shown(NULL, strategy, shown, sizeof(shown));
 	return !strcmp(shown, "DDP") || !strncmp(shown, "ZeRO-", 5);
 }
 
@@ -148,7 +148,7 @@ static int analysis_run_layout(const struct analysis_ctx *ctx, struct analysis_r
 			pp = mr->pipeline_parallel > 0 ? mr->pipeline_parallel : 1;
 			dp = gpus / (tp * pp);
 			src = "manifest";
-		} else if (mr && mr->strategy && (!strcmp(mr->strategy, "ddp") || models_zero_stage(mr) > 0)) {
+		} else if (mr && mr->strategy && (!strcmp(mr->strategy, "ddp") || layout_zero_stage(mr) > 0)) {
 			dp = gpus, tp = pp = 1;
 			src = "manifest strategy";
 		} else if (inferred && !piped) {

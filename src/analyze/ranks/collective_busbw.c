@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
-#include "analyze/models/models.h"
+#include "analyze/lib/layout.h"
 #include "analyze/ranks/collectives.h"
 #include "chart/chart.h"
 #include "util/buf.h"
@@ -201,8 +201,8 @@ static int analysis_collective_busbw(const struct analysis_ctx *ctx, struct anal
 		 * (settings, transports), each is a category named by its label.
 		 */
 		buf_reset(&label);
-		char shown[32]; /* "ZeRO-3", "DDP": the naming of every figure (models_strategy_shown) */
-		models_strategy_shown(x->mr, x->strategy, shown, sizeof(shown));
+		char shown[32]; /* "ZeRO-3", "DDP": the naming of every figure (layout_strategy_shown) */
+		layout_strategy_shown(x->mr, x->strategy, shown, sizeof(shown));
 		if (x->strategy)
 			table_set_text(t, row, 12, shown);
 		if (shares_cell(v, n, i))

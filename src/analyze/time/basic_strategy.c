@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
-#include "analyze/models/models.h"
+#include "analyze/lib/layout.h"
 #include "analyze/time/basic_strategy.h"
 #include "store/store.h"
 #include "util/buf.h"
@@ -133,8 +133,8 @@ static int from_logs(struct store *s, const char *exp, const char *run, struct b
 static int same_strategy(const char *a, const char *b)
 {
 	char sa[64], sb[64];
-	models_strategy_shown(NULL, a, sa, sizeof(sa));
-	models_strategy_shown(NULL, b, sb, sizeof(sb));
+	layout_strategy_shown(NULL, a, sa, sizeof(sa));
+	layout_strategy_shown(NULL, b, sb, sizeof(sb));
 	return !strcmp(a, b) || !strcmp(sa, sb);
 }
 

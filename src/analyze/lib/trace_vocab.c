@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/models/models.h"
+#include "analyze/lib/layout.h"
 #include "store/store.h"
 
 /*
@@ -51,7 +51,7 @@ static int dims_group(const char **p, int64_t *v, int cap)
 	return n;
 }
 
-int64_t models_trace_vocab(struct store *s, const char *exp, const char *run, int64_t d, int64_t f, int *rank)
+int64_t layout_trace_vocab(struct store *s, const char *exp, const char *run, int64_t d, int64_t f, int *rank)
 {
 	*rank = -1;
 	if (d <= 0)
