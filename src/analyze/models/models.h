@@ -22,6 +22,11 @@ const char *models_params_method(const struct est_model *em);
 int models_has_model(const struct manifest_model *m);
 /* published.csv: the manifest's published estimates beside perfstudy's (models_published.c). */
 void models_published(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* throughput.csv, throughput_scaling.csv and relative.csv: numbers typed in from a study (models_typed.c). */
+void models_throughput(const struct analysis_ctx *ctx, struct analysis_result *out);
+void models_relative(const struct analysis_ctx *ctx, struct analysis_result *out);
+/* hardware.csv: the GPUs of nvidia-smi -q -x (models_hardware.c); 0, or -1 after diag. */
+int models_hardware(const struct analysis_ctx *ctx, struct analysis_result *out);
 /* Bytes per gradient element: the manifest's grad_bytes, else 4 for fp32/tf32, 8 for fp64, else 2. */
 int models_grad_bytes(const struct manifest_run *r);
 
