@@ -69,7 +69,6 @@ static void rule_straggler_windows(struct findings *f, const struct analysis_res
 	}
 }
 
-/* The mean of a rank's step_us in ranks.csv, in us (NAN if none); *nsteps its rows. */
 /* The price in words: the replay's (findings_replay_price) where there is one, else the collectives'. */
 static void saving_words(struct findings *f, const struct analysis_result *res, const char *run, int straggler,
 			 double saving)

@@ -75,6 +75,7 @@
 #include "analyze/lib/rankdata.h"
 #include "analyze/ranks/collectives.h"
 #include "analyze/pipeline/pipeline_balance.h"
+#include "analyze/pipeline/pipeline_ranks.h"
 #include "analyze/lib/stats.h"
 #include "util/search.h"
 #include "chart/chart.h"
@@ -83,255 +84,6 @@
 #include "util/xalloc.h"
 #include "analyze/pipeline/pipeline_tables.h"
 #include "analyze/ranks/ranks_tables.h"
-
-/* One send or recv of a rank. */
-struct pp_op {
-	int64_t issue, start, end; /* issue: the launch's host start (else the kernel's); own clock */
-	int64_t peer, seq, bytes, corr; /* seq -1 where has_seq is 0; corr -1: none */
-	int send, has_seq;
-	int recv_too; /* a coalesced batch that sends and receives ("sendrecv"): send is 1 too */
-};
-
-/* A compute kernel: its launch's host start and its GPU interval, own clock. */
-struct pp_kern {
-	int64_t launch, start, end;
-};
-
-struct pp_rank {
-	const struct rank_key *key;
-	int64_t offset; /* ns: own time - offset is the aligned time */
-	struct pp_op *ops;
-	size_t nops;
-	struct pp_kern *kerns; /* sorted by launch */
-	size_t nkerns;
-	struct rk_range *steps;
-	size_t nsteps;
-	int64_t *opt; /* Optimizer.step annotation starts, sorted */
-	size_t nopt;
-	int64_t *peers; /* the distinct ranks it sends to, sorted */
-	size_t npeers;
-	int pipe; /* -1: not in a pipeline */
-	size_t nbr[2], nnbr; /* indexes of the ranks it exchanges sends with both ways */
-};
-
-static int cmp_op(const void *pa, const void *pb)
-{
-	const struct pp_op *a = pa, *b = pb;
-	return (a->issue > b->issue) - (a->issue < b->issue);
-}
-
-static int cmp_kern(const void *pa, const void *pb)
-{
-	const struct pp_kern *a = pa, *b = pb;
-	return (a->launch > b->launch) - (a->launch < b->launch);
-}
-
-static int cmp_step_key(const void *pa, const void *pb)
-{
-	const struct rk_range *a = pa, *b = pb;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return (a->start > b->start) - (a->start < b->start);
-}
-
-/* The median of v (n >= 1, sorted in place): the middle value or the mean of the two middle ones. */
-/*
- * The rank's clock offset (ns) from clock_offsets.csv, where crossrank
- * trusts it (residual_us at most PP_RESIDUAL_NS, crossrank's own bound),
- * else 0: crossrank matches a communicator's kernels by Seq or order, and
- * the sends and recvs of a pipeline, which are no collectives, can pair
- * with each other there and give a wrong offset with a large residual.
- */
-#define PP_RESIDUAL_NS 100000
-static int64_t offset_of(const struct table *co, const char *run, int rank)
-{
-	int crun = co ? CO_RUN : -1, crank = co ? CO_RANK : -1;
-	int coff = co ? CO_OFFSET_US : -1, cres = co ? CO_RESIDUAL_US : -1;
-	for (size_t r = 0; crun >= 0 && crank >= 0 && coff >= 0 && cres >= 0 && r < co->nrows; r++) {
-		const struct cell *a = table_cell(co, r, (size_t)crun);
-		if (a->null || strcmp(a->v.text, run))
-			continue;
-		const struct cell *k = table_cell(co, r, (size_t)crank);
-		if (k->null || k->v.i != rank)
-			continue;
-		const struct cell *res = table_cell(co, r, (size_t)cres);
-		if (res->null || res->v.i > PP_RESIDUAL_NS)
-			return 0;
-		const struct cell *o = table_cell(co, r, (size_t)coff);
-		return o->null ? 0 : o->v.i;
-	}
-	return 0;
-}
-
-/* The rank's sends and recvs with a recorded peer (issue and kernel end filled by load_rank). */
-static int load_ops(struct store *s, struct pp_rank *r)
-{
-	struct store_stmt *st;
-	if (store_prepare(s, "pipeline_stages: point-to-point ops",
-			  "SELECT x.start_ns, x.correlation, x.collective, x.in_nelems, x.dtype, x.seq, x.peer"
-			  " FROM traces rt JOIN collectives x ON x.trace_id = rt.id"
-			  " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.peer IS NOT NULL"
-			  " AND x.collective IN ('send', 'recv', 'sendrecv') ORDER BY x.start_ns", &st) < 0)
-		return -1;
-	store_bind_int64(st, 1, r->key->run_db_id);
-	store_bind_int64(st, 2, r->key->rank);
-	size_t cap = 0;
-	int more;
-	while ((more = store_step(s, st, "pipeline_stages: point-to-point ops")) > 0) {
-		r->ops = xgrow(r->ops, &cap, r->nops + 1, sizeof(*r->ops));
-		struct pp_op *o = &r->ops[r->nops++];
-		memset(o, 0, sizeof(*o));
-		o->start = o->issue = o->end = store_column_int64(st, 0);
-		o->corr = store_column_type(st, 1) == STORE_NULL ? -1 : store_column_int64(st, 1);
-		const char *coll = (const char *)store_column_text(st, 2);
-		o->recv_too = !strcmp(coll, "sendrecv");
-		o->send = o->recv_too || !strcmp(coll, "send");
-		int64_t nel = store_column_type(st, 3) == STORE_NULL ? 0 : store_column_int64(st, 3);
-		o->bytes = nel * collective_dtype_size((const char *)store_column_text(st, 4));
-		o->has_seq = store_column_type(st, 5) != STORE_NULL;
-		o->seq = o->has_seq ? store_column_int64(st, 5) : -1;
-		o->peer = store_column_int64(st, 6);
-	}
-	store_finalize(st);
-	if (more < 0)
-		return -1;
-	r->peers = xmalloc((r->nops ? r->nops : 1) * sizeof(*r->peers));
-	for (size_t i = 0; i < r->nops; i++)
-		if (r->ops[i].send)
-			r->peers[r->npeers++] = r->ops[i].peer;
-	qsort(r->peers, r->npeers, sizeof(*r->peers), stats_cmp_i64);
-	size_t k = 0;
-	for (size_t i = 0; i < r->npeers; i++)
-		if (!k || r->peers[i] != r->peers[k - 1])
-			r->peers[k++] = r->peers[i];
-	r->npeers = k;
-	return 0;
-}
-
-/*
- * The rest of a pipeline rank from its rank_data: each op's kernel end
- * and issue time, the compute kernels, steps and Optimizer.step starts.
- */
-static int load_rank(struct store *s, const struct classifier *cls, const int64_t *opt_ids, size_t nopt_ids,
-		     struct pp_rank *r)
-{
-	struct rank_data d;
-	if (rank_data_load(s, r->key, cls, &d) < 0)
-		return -1;
-	int64_t *idx = rank_launch_index(&d);
-	for (size_t i = 0; i < r->nops; i++) {
-		struct pp_op *o = &r->ops[i];
-		int64_t corr = o->corr;
-		for (size_t a = rank_act_at(&d, o->start); a < d.nacts && d.acts[a].start == o->start; a++)
-			if (d.acts[a].kind == ACT_KERNEL && d.acts[a].corr == corr) {
-				o->end = d.acts[a].end;
-				break;
-			}
-		const struct rk_range *l = corr >= 0 ? rank_launch_of(&d, idx, corr) : NULL;
-		if (l)
-			o->issue = l->start;
-	}
-	if (r->nops)
-		qsort(r->ops, r->nops, sizeof(*r->ops), cmp_op);
-	size_t cap = 0;
-	for (size_t a = 0; a < d.nacts; a++) {
-		const struct rk_act *x = &d.acts[a];
-		if (x->kind != ACT_KERNEL || x->cls == RK_COMM)
-			continue;
-		const struct rk_range *l = x->corr >= 0 ? rank_launch_of(&d, idx, x->corr) : NULL;
-		r->kerns = xgrow(r->kerns, &cap, r->nkerns + 1, sizeof(*r->kerns));
-		r->kerns[r->nkerns++] = (struct pp_kern){l ? l->start : x->start, x->start, x->end};
-	}
-	if (r->nkerns)
-		qsort(r->kerns, r->nkerns, sizeof(*r->kerns), cmp_kern);
-	r->steps = xmalloc((d.nsteps ? d.nsteps : 1) * sizeof(*r->steps));
-	if (d.nsteps)
-		memcpy(r->steps, d.steps, d.nsteps * sizeof(*r->steps));
-	r->nsteps = d.nsteps;
-	qsort(r->steps, r->nsteps, sizeof(*r->steps), cmp_step_key);
-	cap = 0;
-	for (size_t a = 0; a < d.nannots; a++)
-		if (nopt_ids && bsearch(&d.annots[a].key, opt_ids, nopt_ids, sizeof(*opt_ids), stats_cmp_i64)) {
-			r->opt = xgrow(r->opt, &cap, r->nopt + 1, sizeof(*r->opt));
-			r->opt[r->nopt++] = d.annots[a].start; /* annots are sorted by start */
-		}
-	free(idx);
-	rank_data_release(&d);
-	return 0;
-}
-
-/* Frees what load_rank loaded (a pipeline's ranks are loaded one pipeline at a time). */
-static void rank_unload(struct pp_rank *r)
-{
-	free(r->kerns);
-	free(r->steps);
-	free(r->opt);
-	r->kerns = NULL;
-	r->steps = NULL;
-	r->opt = NULL;
-	r->nkerns = r->nsteps = r->nopt = 0;
-}
-
-static void rank_release(struct pp_rank *r)
-{
-	rank_unload(r);
-	free(r->ops);
-	free(r->peers);
-}
-
-/* lower_bound's predicates: the op's issue, the kernel's launch, before the key (int64_t). */
-static int op_before(const void *e, const void *key)
-{
-	return ((const struct pp_op *)e)->issue < *(const int64_t *)key;
-}
-
-static int kern_before(const void *e, const void *key)
-{
-	return ((const struct pp_kern *)e)->launch < *(const int64_t *)key;
-}
-
-/* The first op of r issued at t or later (ops sorted by issue); r->nops when none. */
-static size_t op_at(const struct pp_rank *r, int64_t t)
-{
-	return lower_bound(r->ops, r->nops, sizeof(*r->ops), &t, op_before);
-}
-
-/* The first kernel of r launched at t or later (sorted by launch); r->nkerns when none. */
-static size_t kern_at(const struct pp_rank *r, int64_t t)
-{
-	return lower_bound(r->kerns, r->nkerns, sizeof(*r->kerns), &t, kern_before);
-}
-
-/* Whether a sends to rank b. */
-static int sends_to(const struct pp_rank *a, int64_t b)
-{
-	return a->npeers && bsearch(&b, a->peers, a->npeers, sizeof(*a->peers), stats_cmp_i64) != NULL;
-}
-
-/* The index of rank among v[n] (in rank order, as rank_keys gives a run's ranks), or n. */
-static size_t index_of(const struct pp_rank *v, size_t n, int64_t rank)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].key->rank < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].key->rank == rank ? lo : n;
-}
-
-/* Whether the first op of r in its first step with any is a send (-1: it has none). */
-static int starts_with_send(const struct pp_rank *r)
-{
-	for (size_t s = 0; s < r->nsteps; s++) { /* in step order */
-		size_t i = op_at(r, r->steps[s].start);
-		if (i < r->nops && r->ops[i].issue < r->steps[s].end)
-			return r->ops[i].send;
-	}
-	return r->nops ? r->ops[0].send : -1;
-}
 
 /*
  * The pipelines of a run: the paths of the graph of ranks that send to
@@ -350,8 +102,8 @@ static int find_pipes(struct pp_rank *v, size_t n, size_t *order, size_t *norder
 	int bad = 0;
 	for (size_t i = 0; i < n; i++)
 		for (size_t q = 0; q < v[i].npeers; q++) {
-			size_t j = index_of(v, n, v[i].peers[q]);
-			if (j == n || j <= i || !sends_to(&v[j], v[i].key->rank))
+			size_t j = pp_index_of(v, n, v[i].peers[q]);
+			if (j == n || j <= i || !pp_sends_to(&v[j], v[i].key->rank))
 				continue;
 			if (v[i].nnbr == 2 || v[j].nnbr == 2) {
 				bad = 1; /* a rank with three neighbours: no path */
@@ -396,7 +148,7 @@ static int find_pipes(struct pp_rank *v, size_t n, size_t *order, size_t *norder
  */
 static void orient(const struct pp_rank *v, size_t *order, size_t n)
 {
-	if (n < 2 || starts_with_send(&v[order[0]]) == 1 || starts_with_send(&v[order[n - 1]]) != 1)
+	if (n < 2 || pp_starts_with_send(&v[order[0]]) == 1 || pp_starts_with_send(&v[order[n - 1]]) != 1)
 		return;
 	for (size_t a = 0, b = n - 1; a < b; a++, b--) {
 		size_t t = order[a];
@@ -448,8 +200,8 @@ static void step_kernels(const struct pp_rank *r, const struct rk_range *st, siz
 	}
 	if (lo < r->nopt && r->opt[lo] < st->end)
 		lim = r->opt[lo];
-	*a = kern_at(r, st->start);
-	*b = kern_at(r, lim);
+	*a = pp_kern_at(r, st->start);
+	*b = pp_kern_at(r, lim);
 	if (*b < *a)
 		*b = *a;
 }
@@ -464,7 +216,7 @@ static void stage0_counts(const struct pp_rank *r, const struct rk_range *st, in
 {
 	int64_t first_recv = INT64_MAX, nsend = 0, k = 0;
 	int all_seq = 1;
-	size_t a = op_at(r, st->start), b = op_at(r, st->end);
+	size_t a = pp_op_at(r, st->start), b = pp_op_at(r, st->end);
 	for (size_t i = a; i < b; i++) {
 		const struct pp_op *op = &r->ops[i];
 		if (op->peer == peer && (!op->send || op->recv_too) && op->issue < first_recv)
@@ -517,7 +269,7 @@ static int one_step(const struct pp_pipe *pp, int64_t key, struct pp_step *out, 
 		struct pp_step *o = &out[j];
 		memset(o, 0, sizeof(*o));
 		o->m = o->k = -1;
-		for (size_t i = op_at(r, st->start), e = op_at(r, st->end); i < e; i++) {
+		for (size_t i = pp_op_at(r, st->start), e = pp_op_at(r, st->end); i < e; i++) {
 			const struct pp_op *op = &r->ops[i];
 			o->p2p += (double)(op->end - op->start);
 			if (op->send)
@@ -712,8 +464,8 @@ static int one_run(const struct analysis_ctx *ctx, struct analysis_result *out, 
 	int rc = 0, npipes = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		v[i].key = &keys[i];
-		v[i].offset = offset_of(co, keys[i].run, keys[i].rank);
-		rc = load_ops(ctx->store, &v[i]);
+		v[i].offset = pp_offset_of(co, keys[i].run, keys[i].rank);
+		rc = pp_load_ops(ctx->store, &v[i]);
 	}
 	if (!rc)
 		npipes = find_pipes(v, n, order, &norder);
@@ -744,7 +496,7 @@ static int one_run(const struct analysis_ctx *ctx, struct analysis_result *out, 
 			b++;
 		/* one pipeline's ranks in memory at a time */
 		for (size_t i = a; i < b && !rc; i++)
-			rc = load_rank(ctx->store, cls, opt, nopt, &v[order[i]]);
+			rc = pp_load_rank(ctx->store, cls, opt, nopt, &v[order[i]]);
 		if (!rc)
 			orient(v, &order[a], b - a);
 		struct pp_pipe pp = {mr, b - a, &order[a], v};
@@ -754,7 +506,7 @@ static int one_run(const struct analysis_ctx *ctx, struct analysis_result *out, 
 					"every stage ran compute kernels",
 					keys[0].run, v[order[a]].pipe, v[order[a]].key->rank);
 		for (size_t i = a; i < b; i++)
-			rank_unload(&v[order[i]]);
+			pp_rank_unload(&v[order[i]]);
 		a = b;
 	}
 	if (c && !chart_is_empty(c)) {
@@ -775,7 +527,7 @@ static int one_run(const struct analysis_ctx *ctx, struct analysis_result *out, 
 		chart_free(c);
 	}
 	for (size_t i = 0; i < n; i++)
-		rank_release(&v[i]);
+		pp_rank_release(&v[i]);
 	free(v);
 	free(order);
 	return rc;

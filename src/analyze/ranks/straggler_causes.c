@@ -281,7 +281,6 @@ static const struct item *find_item(const struct rank_prof *rp, const struct ite
 	return rp->n ? bsearch(key, rp->v, rp->n, sizeof(*rp->v), cmp_item) : NULL;
 }
 
-/* The median of v[0 .. n) (sorts v); 0 when n is 0. */
 /* A row before its output. */
 struct cause {
 	int kind, region;
