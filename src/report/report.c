@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "analyze/time/time_tables.h"
+#include "analyze/history/history.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/fs.h"
@@ -337,7 +338,7 @@ static const struct table *changes_of(const struct report_experiment *e)
  */
 static size_t set_changes(struct tmpl_dict *d, const char *name, const struct table *t)
 {
-	if (!t || !t->nrows || t->ncols < 9)
+	if (!t || !t->nrows || t->ncols != CHG_NCOLS)
 		return 0;
 	struct tmpl_dict *sec = tmpl_add_section(d, name);
 	struct buf v;
@@ -346,22 +347,22 @@ static size_t set_changes(struct tmpl_dict *d, const char *name, const struct ta
 	/* pass 0: the regressions; pass 1: the other step-time verdicts; the rest only counted */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t r = 0; r < t->nrows; r++) {
-			const char *change = table_cell(t, r, 0)->v.text;
-			int crossed = !table_cell(t, r, 8)->null, step = !strcmp(change, "step time");
+			const char *change = table_cell(t, r, CHG_CHANGE)->v.text;
+			int crossed = !table_cell(t, r, CHG_THRESHOLD_CROSSED)->null, step = !strcmp(change, "step time");
 			if (pass == 0 ? !crossed : crossed || !step) {
 				others += pass == 1 && !crossed && !step;
 				continue;
 			}
 			buf_reset(&v);
 			if (step)
-				buf_printf(&v, "%s: step time %s -> %s ms (%+.2f %%), %s", table_cell(t, r, 1)->v.text,
-					   table_cell(t, r, 3)->v.text, table_cell(t, r, 4)->v.text, table_cell(t, r, 5)->v.f,
-					   table_cell(t, r, 7)->v.text);
+				buf_printf(&v, "%s: step time %s -> %s ms (%+.2f %%), %s", table_cell(t, r, CHG_RUN)->v.text,
+					   table_cell(t, r, CHG_OLD)->v.text, table_cell(t, r, CHG_NEW)->v.text, table_cell(t, r, CHG_DIFF_PCT)->v.f,
+					   table_cell(t, r, CHG_VERDICT)->v.text);
 			else
-				buf_printf(&v, "%s: %s %s -> %s, %s", table_cell(t, r, 1)->v.text, table_cell(t, r, 2)->v.text,
-					   table_cell(t, r, 3)->v.text, table_cell(t, r, 4)->v.text, table_cell(t, r, 7)->v.text);
+				buf_printf(&v, "%s: %s %s -> %s, %s", table_cell(t, r, CHG_RUN)->v.text, table_cell(t, r, CHG_ITEM)->v.text,
+					   table_cell(t, r, CHG_OLD)->v.text, table_cell(t, r, CHG_NEW)->v.text, table_cell(t, r, CHG_VERDICT)->v.text);
 			if (crossed) {
-				buf_printf(&v, ": a regression (%s)", table_cell(t, r, 8)->v.text);
+				buf_printf(&v, ": a regression (%s)", table_cell(t, r, CHG_THRESHOLD_CROSSED)->v.text);
 				regressions++;
 			}
 			struct tmpl_dict *c = tmpl_add_section(sec, "CHANGE");

@@ -112,13 +112,13 @@ void history_change_row(struct table *t, const char *change, const char *run, co
 			const char *new)
 {
 	size_t row = table_add_row(t);
-	table_set_text(t, row, 0, change);
-	table_set_text(t, row, 1, run);
-	table_set_text(t, row, 2, item);
+	table_set_text(t, row, CHG_CHANGE, change);
+	table_set_text(t, row, CHG_RUN, run);
+	table_set_text(t, row, CHG_ITEM, item);
 	if (old)
-		table_set_text(t, row, 3, old);
+		table_set_text(t, row, CHG_OLD, old);
 	if (new)
-		table_set_text(t, row, 4, new);
+		table_set_text(t, row, CHG_NEW, new);
 }
 
 /*
@@ -144,18 +144,18 @@ static size_t step_row(struct table *t, const struct hstate_run *a, const struct
 	history_change_row(t, "step time", b->run, item, ov, nv);
 	free(item);
 	size_t row = t->nrows - 1;
-	table_set_real(t, row, 5, j->change * 100);
+	table_set_real(t, row, CHG_DIFF_PCT, j->change * 100);
 	if (j->testable)
-		table_set_real(t, row, 6, j->p);
+		table_set_real(t, row, CHG_P_VALUE, j->p);
 	int regression = j->verdict == VERDICT_SLOWER;
 	char *words = verdict_words(j, history_min_effect(lim), "slower", "faster", regression);
-	table_set_text(t, row, 7, words);
+	table_set_text(t, row, CHG_VERDICT, words);
 	free(words);
 	if (!regression)
 		return 0;
 	char *what = lim->step_time_pct > 0 ? xasprintf("step_time_pct %g", lim->step_time_pct)
 					     : xasprintf("min effect %g %%", VERDICT_MIN_EFFECT * 100);
-	table_set_text(t, row, 8, what);
+	table_set_text(t, row, CHG_THRESHOLD_CROSSED, what);
 	free(what);
 	return 1;
 }
@@ -182,22 +182,22 @@ static size_t number_rows(struct table *t, const struct hstate_run *a, const str
 		history_change_row(t, "moved", b->run, b->metrics[i], ov, nv);
 		size_t row = t->nrows - 1;
 		if (old != 0)
-			table_set_real(t, row, 5, (cur - old) / fabs(old) * 100);
+			table_set_real(t, row, CHG_DIFF_PCT, (cur - old) / fabs(old) * 100);
 		struct judgement j;
 		if (history_number_judge(a, b, b->metrics[i], &j) < 0) {
-			table_set_text(t, row, 7, "no samples to test");
+			table_set_text(t, row, CHG_VERDICT, "no samples to test");
 			continue;
 		}
 		if (j.testable)
-			table_set_real(t, row, 6, j.p);
+			table_set_real(t, row, CHG_P_VALUE, j.p);
 		/* the words' direction and size are the number's own, the noise its samples' */
 		j.change = old != 0 ? (cur - old) / fabs(old) : 0;
 		char *words = verdict_words(&j, 0, "higher", "lower", 0);
-		table_set_text(t, row, 7, words);
+		table_set_text(t, row, CHG_VERDICT, words);
 		free(words);
 		if (j.beyond && !strcmp(b->metrics[i], "mfu") && lim->mfu_pp < 0 && (cur - old) * 100 < lim->mfu_pp) {
 			char *what = xasprintf("mfu_pp %g", lim->mfu_pp);
-			table_set_text(t, row, 8, what);
+			table_set_text(t, row, CHG_THRESHOLD_CROSSED, what);
 			free(what);
 			crossed++;
 		}
@@ -208,9 +208,7 @@ static size_t number_rows(struct table *t, const struct hstate_run *a, const str
 struct table *history_changes(const struct hstate *old, const struct hstate *cur, const struct history_limits *lim,
 			      size_t *crossed)
 {
-	struct table *t = table_new("changes", "What changed since the build before",
-				    "change:text,run:text,item:text,old:text,new:text,diff_pct:real,p_value:real,"
-				    "verdict:text,threshold_crossed:text");
+	struct table *t = table_new("changes", "What changed since the build before", TABLE_SCHEMA(CHANGES_COLUMNS));
 	*crossed = 0;
 	for (size_t i = 0; i < cur->nruns; i++)
 		if (!find_run(old, cur->runs[i].run))

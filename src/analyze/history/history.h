@@ -77,6 +77,19 @@ int history_parts_stage(struct store *s, const char *exp, const struct manifest 
  */
 int history_write(struct store *s, const char *const *exps, const struct manifest *const *manifests, size_t nexp);
 
+/* changes.csv's columns, in order (history.c; the report lists them at the top of the page). */
+#define CHANGES_COLUMNS(X)                                \
+	X(CHG_CHANGE, "change", text)                     \
+	X(CHG_RUN, "run", text)                           \
+	X(CHG_ITEM, "item", text)                         \
+	X(CHG_OLD, "old", text)                           \
+	X(CHG_NEW, "new", text)                           \
+	X(CHG_DIFF_PCT, "diff_pct", real)                 \
+	X(CHG_P_VALUE, "p_value", real)                   \
+	X(CHG_VERDICT, "verdict", text)                   \
+	X(CHG_THRESHOLD_CROSSED, "threshold_crossed", text)
+enum changes_col { CHANGES_COLUMNS(TABLE_COL_ENUM) CHG_NCOLS };
+
 /* One build's state of one experiment, as the history tables hold it. */
 #define HSTATE_NO_RANK INT64_MIN
 struct hstate_run {
