@@ -7,7 +7,7 @@
  *                   the smallest bonded-link count over the pairs of GPUs
  *                   in interconnect.csv (nvidia-smi topo -m); only where
  *                   every pair of GPUs there is NV#, and the GPU is one of
- *                   the table in ranks/nccl_path.c (else: nothing said);
+ *                   the table in replay/replay_nccl_path.c (else: nothing said);
  *   measured        collective_busbw.csv busbw_gb_per_s of the run's
  *                   AllReduce, else of its collective type with the most
  *                   bytes (the first of equals): the nccl-tests bus
@@ -19,7 +19,7 @@
  * '/'-separated parts: NET/Socket, SHM/direct, P2P/CUMEM) and the number
  * of channel lines naming it.
  *
- * The test is nccl_path_of (ranks/nccl_path.c, with the per-link NVLink
+ * The test is nccl_path_of (replay/replay_nccl_path.c, with the per-link NVLink
  * bandwidths), which the replay's nccl_path fix shares.
  */
 #include "analyze/findings/findings_nccl.h"

@@ -8,7 +8,7 @@
 #define PERFSTUDY_FINDINGS_NCCL_H
 #include "analyze/analysis.h"
 #include "analyze/findings/findings_memory.h"
-#include "analyze/ranks/nccl_path.h"
+#include "analyze/replay/replay_nccl_path.h"
 
 typedef void (*nccl_finding_fn)(void *ctx, const char *run, int rank, double value, double saving_us,
 				const char *evidence, const char *rule, const char *text);

@@ -56,7 +56,7 @@
 #include "analyze/replay/replay.h"
 #include "analyze/replay/replay_mech.h"
 #include "analyze/lib/stats.h"
-#include "analyze/ranks/nccl_path.h"
+#include "analyze/replay/replay_nccl_path.h"
 #include "analyze/time/profiler_overhead.h"
 #include "util/buf.h"
 #include "util/xalloc.h"

@@ -56,7 +56,7 @@ static const struct rp_mechanism mechanisms[NMECH] = {
 		     "beyond its count per step of the same operator and input shapes",
 		     "those kernels dropped (no time on their stream)",
 		     "remove that work from the step (the operator named), or run it less often"},
-	/* decided by the nccl-path rule (ranks/nccl_path.c nccl_path_of), priced by replay.c add_nccl_path */
+	/* decided by the nccl-path rule (replay/replay_nccl_path.c nccl_path_of), priced by replay.c add_nccl_path */
 	[M_NCCL_PATH] = {"nccl_path", "collectives off NVLink",
 			 "collectives over a path slower than the GPUs' NVLinks (the nccl-path finding: NCCL's bus "
 			 "bandwidth under 1/8 of the links')",

@@ -1,5 +1,5 @@
 /*
- * straggler_side.c: the side that made a rank late (straggler_causes.h's
+ * straggler_causes_side.c: the side that made a rank late (straggler_causes.h's
  * straggler_side): its GPU's extra compute time against its GPU's extra
  * idle time per step, each against the median of the run's other ranks,
  * from straggler_ranks.csv and ranks.csv. The findings and

@@ -1,5 +1,5 @@
 /*
- * nccl_path.c: a run's collectives against its NVLinks (nccl_path.h).
+ * replay_nccl_path.c: a run's collectives against its NVLinks (replay_nccl_path.h).
  *
  * Definition. For a run of more than one GPU (collective_busbw.csv gpus):
  *   links_gb_per_s  NV# x the per-link NVLink bandwidth of the GPU
@@ -22,7 +22,7 @@
  * datasheets): 25 GB/s per link per direction each; B200 NVLink 5: 18
  * links, 1.8 TB/s (DGX B200 datasheet): 50 GB/s per link per direction.
  */
-#include "analyze/ranks/nccl_path.h"
+#include "analyze/replay/replay_nccl_path.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,10 +1,10 @@
 /*
- * nccl_path.h: whether a run's collectives took a path slower than its
- * GPUs' NVLinks (nccl_path.c): the nccl-path finding's test
+ * replay_nccl_path.h: whether a run's collectives took a path slower than its
+ * GPUs' NVLinks (replay_nccl_path.c): the nccl-path finding's test
  * (findings_nccl.c) and the replay's nccl_path fix (replay.c) share it.
  */
-#ifndef PERFSTUDY_NCCL_PATH_H
-#define PERFSTUDY_NCCL_PATH_H
+#ifndef PERFSTUDY_REPLAY_NCCL_PATH_H
+#define PERFSTUDY_REPLAY_NCCL_PATH_H
 
 #include "analyze/analysis.h"
 
