@@ -37,14 +37,18 @@ json.dump({"schemaVersion": 1, "traceEvents": ev}, open(sys.argv[1], "w"))
 PY
 
 # signal_build SIGNAL OUT: starts a build of big.json into OUT, sends SIGNAL
-# once OUT.tmp.<pid> exists (the handlers are armed then); sets rc and
-# leaves stderr in $T/err. rc 0: the build ended first.
+# once OUT.tmp.<pid> holds its partial mark (.perfstudy-partial, written
+# just after the cleanup is armed: the directory alone can exist a moment
+# before, and a crash signal, never held back, sent in that moment left it
+# behind, as under the sanitizers on a loaded machine); sets rc and leaves
+# stderr in $T/err. rc 0: the build ended first. The path is tested as it
+# is, not as a pattern (-o may hold '[').
 signal_build() {
 	local sig=$1 out=$2 pid i
 	"$P" build -q "$T/big.json" -o "$out" 2>"$T/err" &
 	pid=$!
 	for i in $(seq 1000); do
-		compgen -G "$out.tmp.$pid" >/dev/null && break
+		[ -e "$out.tmp.$pid/.perfstudy-partial" ] && break
 		kill -0 $pid 2>/dev/null || break
 		sleep 0.005
 	done
