@@ -31,22 +31,6 @@
 #include "analyze/inputs/inputs_tables.h"
 #include "analyze/ranks/ranks_tables.h"
 
-/* Column c of t, or -1 where t is absent: the contract's enum (util/table.h). */
-static int col(const struct table *t, int c)
-{
-	return t ? c : -1;
-}
-
-static double num(const struct table *t, size_t row, int c)
-{
-	return table_num(t, row, c);
-}
-
-static const char *text(const struct table *t, size_t row, int c)
-{
-	return table_text(t, row, c);
-}
-
 /* GB/s per NVLink per direction of a GPU model's name; 0: not known. */
 static double link_gb_per_s(const char *gpu)
 {
@@ -63,9 +47,9 @@ static double link_gb_per_s(const char *gpu)
 /* The smallest NV# between two GPUs of interconnect.csv; 0 where a pair of GPUs is not NVLink or none is. */
 static int nvlinks(const struct table *ic)
 {
-	int ca = col(ic, IC_A), cb = col(ic, IC_B), cl = col(ic, IC_LINK), least = 0;
-	for (size_t r = 0; ca >= 0 && cb >= 0 && cl >= 0 && r < ic->nrows; r++) {
-		const char *a = text(ic, r, ca), *b = text(ic, r, cb), *l = text(ic, r, cl);
+	int least = 0;
+	for (size_t r = 0; r < ic->nrows; r++) {
+		const char *a = table_text(ic, r, IC_A), *b = table_text(ic, r, IC_B), *l = table_text(ic, r, IC_LINK);
 		if (!a || !b || strncmp(a, "GPU", 3) || strncmp(b, "GPU", 3))
 			continue;
 		int n = l && !strncmp(l, "NV", 2) ? atoi(l + 2) : 0;
@@ -79,11 +63,10 @@ static int nvlinks(const struct table *ic)
 
 static const char *gpu_model(const struct table *sys)
 {
-	int ci = col(sys, SYS_ITEM), cv = col(sys, SYS_VALUE);
-	for (size_t r = 0; ci >= 0 && cv >= 0 && r < sys->nrows; r++) {
-		const char *i = text(sys, r, ci);
+	for (size_t r = 0; r < sys->nrows; r++) {
+		const char *i = table_text(sys, r, SYS_ITEM);
 		if (i && !strcmp(i, "GPU model"))
-			return text(sys, r, cv);
+			return table_text(sys, r, SYS_VALUE);
 	}
 	return NULL;
 }
@@ -100,35 +83,33 @@ int nccl_path_of(const struct analysis_result *res, const char *run, struct nccl
 	p->nv = nvlinks(ic);
 	if (!p->per_link || !p->nv)
 		return 0;
-	int crun = col(bw, CBW_RUN), cg = col(bw, CBW_GPUS), cc = col(bw, CBW_COLLECTIVE), cb = col(bw, CBW_BYTES),
-	    cbw = col(bw, CBW_BUSBW_GB_PER_S);
-	if (crun < 0 || cg < 0 || cc < 0 || cb < 0 || cbw < 0)
-		return 0;
+	/* the tables are there (above): their contracts' columns (a table short of them reads NAN or NULL) */
+	const int crun = CBW_RUN, cg = CBW_GPUS, cc = CBW_COLLECTIVE, cb = CBW_BYTES, cbw = CBW_BUSBW_GB_PER_S;
 	long pick = -1;
 	for (size_t r = 0; r < bw->nrows; r++) {
-		const char *rr = text(bw, r, crun), *c = text(bw, r, cc);
-		if (!rr || strcmp(rr, run) || !(num(bw, r, cg) > 1) || isnan(num(bw, r, cbw)))
+		const char *rr = table_text(bw, r, crun), *c = table_text(bw, r, cc);
+		if (!rr || strcmp(rr, run) || !(table_num(bw, r, cg) > 1) || isnan(table_num(bw, r, cbw)))
 			continue;
 		if (c && !strcmp(c, "AllReduce")) {
 			pick = (long)r;
 			break;
 		}
-		if (pick < 0 || num(bw, r, cb) > num(bw, (size_t)pick, cb))
+		if (pick < 0 || table_num(bw, r, cb) > table_num(bw, (size_t)pick, cb))
 			pick = (long)r;
 	}
 	if (pick < 0)
 		return 0;
-	p->measured = num(bw, (size_t)pick, cbw);
+	p->measured = table_num(bw, (size_t)pick, cbw);
 	p->links = p->nv * p->per_link;
-	p->coll = text(bw, (size_t)pick, cc);
+	p->coll = table_text(bw, (size_t)pick, cc);
 	if (!(p->measured < NCCL_PATH_SHARE * p->links))
 		return 0;
 	/* what the same collective reaches over NVLink in another run of the experiment */
 	p->reach = NCCL_NVLINK_REACH * p->links;
 	for (size_t r = 0; p->coll && r < bw->nrows; r++) {
-		const char *rr = text(bw, r, crun), *c = text(bw, r, cc);
-		double v = num(bw, r, cbw);
-		if (rr && strcmp(rr, run) && c && !strcmp(c, p->coll) && num(bw, r, cg) > 1 &&
+		const char *rr = table_text(bw, r, crun), *c = table_text(bw, r, cc);
+		double v = table_num(bw, r, cbw);
+		if (rr && strcmp(rr, run) && c && !strcmp(c, p->coll) && table_num(bw, r, cg) > 1 &&
 		    v >= NCCL_PATH_SHARE * p->links && (!p->reach_run || v > p->reach)) {
 			p->reach = v;
 			p->reach_run = rr;
