@@ -595,14 +595,19 @@ static void set_experiment(struct tmpl_dict *d, const struct report_experiment *
 
 	/* findings.csv is shown at the top of the page (report_top.c), not as a table. */
 	report_top(d, e);
+	/* each table's place once, then the tables place by place (those of one place in the order added) */
 	size_t nshown = 0, nrank = sizeof(page_tables) / sizeof(page_tables[0]);
-	for (size_t rank = 0; rank <= nrank; rank++)
+	size_t *rank = xcalloc(e->ntables + 1, sizeof(*rank));
+	for (size_t i = 0; i < e->ntables; i++)
+		rank[i] = page_rank(e->tables[i]->name);
+	for (size_t at = 0; at <= nrank; at++)
 		for (size_t i = 0; i < e->ntables; i++) {
-			if (page_rank(e->tables[i]->name) != rank || !strcmp(e->tables[i]->name, "findings"))
+			if (rank[i] != at || !strcmp(e->tables[i]->name, "findings"))
 				continue;
 			set_table(tmpl_add_section(d, "TABLE"), e->tables[i], PAGE_ROWS);
 			nshown++;
 		}
+	free(rank);
 	if (nshown)
 		tmpl_show_section(d, "TABLES");
 
