@@ -158,15 +158,29 @@ int store_prepare(struct store *s, const char *what, const char *sql, struct sto
  * *st NULL (store_errmsg says why).
  */
 int store_prepare_quiet(struct store *s, const char *sql, struct store_stmt **st);
-/* Steps st: 1 with a row, 0 at the end, -1 after diag naming `what`. */
-int store_step(struct store *s, struct store_stmt *st, const char *what);
-/* Steps st: 1 with a row, 0 at the end, -1 after diag naming the `what` st was prepared for. */
+/*
+ * Steps st: 1 with a row, 0 at the end, -1 after diag naming the store
+ * file and the `what` st was prepared for. The one loop over a query's
+ * rows:
+ *	while ((rc = store_next(st)) > 0)
+ *		... store_column_*(st, i) ...
+ *	store_finalize(st);   (or store_reset, for a statement kept)
+ *	if (rc < 0)
+ *		return -1;    (already said)
+ */
 int store_next(struct store_stmt *st);
 /*
+ * Runs st (an INSERT, UPDATE ...: no result rows wanted) to its end, then
+ * resets it and clears its bindings, for the next row's: 0, or -1 after
+ * diag naming the `what` st was prepared for.
+ */
+int store_exec_stmt(struct store_stmt *st);
+/* store_next, with the failure reported as `what`'s. */
+int store_step(struct store *s, struct store_stmt *st, const char *what);
+/*
  * Steps st without a diagnostic: STORE_ROW, STORE_DONE or STORE_ERROR,
- * for loops that test it after the last row and report a failure with
- * store_fail (which names the store file and the statement's purpose), or
- * that may legitimately fail.
+ * for a statement that may legitimately fail (a previous store's, or a
+ * file perfstudy did not write), whose caller says what a failure means.
  */
 #define STORE_ROW 1
 #define STORE_DONE 0

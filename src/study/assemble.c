@@ -49,7 +49,7 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 		return -1;
 	size_t cap = 0, cap2 = 0;
 	int rc;
-	while ((rc = store_step(s, st, "list inputs")) > 0) {
+	while ((rc = store_next(st)) > 0) {
 		o->inputs = xgrow(o->inputs, &cap, o->ninputs + 1, sizeof(*o->inputs));
 		o->input_strs = xgrow(o->input_strs, &cap2, 2 * o->ninputs + 2, sizeof(char *));
 		o->input_strs[2 * o->ninputs] = xstrdup((const char *)store_column_text(st, 0));
@@ -79,7 +79,7 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 			  "   AND t.last_ns + coalesce(t.epoch_offset_ns, 0) BETWEEN 946684800000000000 AND 4102444800000000000)", exp);
 	if (!st)
 		return -1;
-	rc = store_step(s, st, "summarize runs");
+	rc = store_next(st);
 	if (rc > 0) {
 		if (store_column_type(st, 0) != STORE_NULL)
 			o->models = xstrdup((const char *)store_column_text(st, 0));

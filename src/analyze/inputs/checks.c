@@ -41,12 +41,13 @@ static int empty_traces(const struct analysis_ctx *ctx)
 		 " ORDER BY r.position, t.file_index", ctx->experiment);
 	if (!st)
 		return -1;
-	while (store_step_rc(st) == STORE_ROW) {
+	int rc;
+	while ((rc = store_next(st)) > 0) {
 		/* The report's note comes from basic.c; this is the line on stderr. */
 		diag_warning(text(st, 0), "no GPU activity (no kernel, memcpy or memset) in run '%s'", text(st, 1));
 	}
 	store_finalize(st);
-	return 0;
+	return rc;
 }
 
 static int missing_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
@@ -57,7 +58,8 @@ static int missing_ranks(const struct analysis_ctx *ctx, struct analysis_result 
 		 " GROUP BY r.id HAVING max(t.world_size) > count(DISTINCT t.rank) ORDER BY r.position", ctx->experiment);
 	if (!st)
 		return -1;
-	while (store_step_rc(st) == STORE_ROW) {
+	int rc;
+	while ((rc = store_next(st)) > 0) {
 		int world = store_column_int(st, 1), have = store_column_int(st, 2);
 		diag_warning(text(st, 3), "run '%s': traces of %d of its %d ranks (world_size %d); "
 			     "its totals cover only those", text(st, 0), have, world, world);
@@ -65,7 +67,7 @@ static int missing_ranks(const struct analysis_ctx *ctx, struct analysis_result 
 				"per-run totals and comparisons cover only those ranks.", text(st, 0), have, world, world);
 	}
 	store_finalize(st);
-	return 0;
+	return rc;
 }
 
 /* A trace of clocks(): its range on the epoch clock when it has an offset, else on its own. */
@@ -151,8 +153,8 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 	char *run = NULL;
 	int rc;
 	for (;;) {
-		rc = store_step_rc(st);
-		if (n && (rc != STORE_ROW || store_column_int64(st, 0) != run_id)) {
+		rc = store_next(st);
+		if (n && (rc <= 0 || store_column_int64(st, 0) != run_id)) {
 			size_t i0, j0, i1, j1;
 			first_disjoint(v, n, 0, &i0, &j0);
 			first_disjoint(v, n, 1, &i1, &j1);
@@ -167,7 +169,7 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 				free(v[k].path);
 			n = 0;
 		}
-		if (rc != STORE_ROW)
+		if (rc <= 0)
 			break;
 		if (!n) {
 			run_id = store_column_int64(st, 0);
@@ -187,11 +189,7 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 	store_finalize(st);
 	free(v);
 	free(run);
-	if (rc != STORE_DONE) {
-		store_fail(ctx->store, "checks: clock ranges");
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 static int analysis_checks(const struct analysis_ctx *ctx, struct analysis_result *out)

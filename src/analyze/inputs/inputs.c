@@ -51,7 +51,8 @@ static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *
 		return -1;
 	struct table *t = table_new("interconnect", "How the devices are connected (nvidia-smi topo -m)",
 				    TABLE_SCHEMA(INTERCONNECT_COLUMNS));
-	while (store_step_rc(st) == STORE_ROW) {
+	int rc;
+	while ((rc = store_next(st)) > 0) {
 		size_t row = table_add_row(t);
 		for (int c = 0; c < 6; c++) {
 			const char *v = (const char *)store_column_text(st, c);
@@ -64,9 +65,9 @@ static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *
 		}
 	}
 	store_finalize(st);
-	if (!t->nrows) {
+	if (rc < 0 || !t->nrows) {
 		table_free(t);
-		return 0;
+		return rc;
 	}
 	result_add_table(out, t);
 	result_add_method(out, "interconnect.csv",
@@ -88,7 +89,8 @@ static int phase_report(const struct analysis_ctx *ctx, struct analysis_result *
 		return -1;
 	struct table *t = table_new("phase_report", "Phases as the framework's profiler reported them",
 				    "run:text,source:text,action:text,calls:int,mean_us:us,total_us:us,percent:real");
-	while (store_step_rc(st) == STORE_ROW) {
+	int rc;
+	while ((rc = store_next(st)) > 0) {
 		size_t row = table_add_row(t);
 		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
 		table_set_text(t, row, 1, base_name((const char *)store_column_text(st, 1)));
@@ -104,9 +106,9 @@ static int phase_report(const struct analysis_ctx *ctx, struct analysis_result *
 			table_set_real(t, row, 6, store_column_double(st, 6));
 	}
 	store_finalize(st);
-	if (!t->nrows) {
+	if (rc < 0 || !t->nrows) {
 		table_free(t);
-		return 0;
+		return rc;
 	}
 	result_add_table(out, t);
 	result_add_method(out, "phase_report.csv",

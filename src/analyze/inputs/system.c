@@ -100,7 +100,7 @@ static char *distinct(struct store *s, const char *exp, const char *sql)
 		return NULL;
 	struct buf b;
 	buf_init(&b);
-	while (store_step_rc(st) == STORE_ROW)
+	while (store_next(st) > 0)
 		if (store_column_type(st, 0) != STORE_NULL)
 			buf_printf(&b, "%s%s", b.len ? "; " : "", (const char *)store_column_text(st, 0));
 	store_finalize(st);

@@ -68,7 +68,7 @@ int64_t layout_trace_vocab(struct store *s, const char *exp, const char *run, in
 		f = 4 * d; /* the manifest's default ffn */
 	int64_t best = 0, floor = 3 * d > f ? 3 * d : f;
 	int rc;
-	while ((rc = store_step(s, st, "models: the shapes of a run's aten::linear")) == 1) {
+	while ((rc = store_next(st)) > 0) {
 		const char *p = (const char *)store_column_text(st, 1);
 		int64_t in[8], w[8];
 		int nin = p ? dims_group(&p, in, 8) : -1;

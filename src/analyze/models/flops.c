@@ -178,7 +178,8 @@ static int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result
 				    "achieved_tflops:real");
 	size_t cap = 0, n = 0;
 	double *xs = NULL, *ys = NULL;
-	while (store_step_rc(st) == STORE_ROW) {
+	int rc;
+	while ((rc = store_next(st)) > 0) {
 		const char *run = (const char *)store_column_text(st, 0);
 		int batch = store_column_int(st, 1);
 		const char *why = NULL;
@@ -233,12 +234,12 @@ static int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result
 		}
 	}
 	store_finalize(st);
-	if (!t->nrows) {
+	if (rc < 0 || !t->nrows) {
 		table_free(t);
 		table_free(q);
 		free(xs);
 		free(ys);
-		return 0;
+		return rc;
 	}
 	result_add_table(out, t);
 	result_add_table(out, q);

@@ -22,7 +22,8 @@ int models_hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 				    "pcie_gen_cur:int,pcie_width_cur:int,pci_bus:text,dtd:text,source:text");
 	static const enum col_type types[] = {COL_INT, COL_TEXT, COL_INT, COL_TEXT, COL_TEXT, COL_INT, COL_INT,
 					      COL_REAL, COL_INT, COL_INT, COL_INT, COL_INT, COL_TEXT, COL_TEXT, COL_TEXT};
-	while (store_step_rc(st) == STORE_ROW) {
+	int rc;
+	while ((rc = store_next(st)) > 0) {
 		size_t row = table_add_row(t);
 		for (int c = 0; c < 15; c++) {
 			if (store_column_type(st, c) == STORE_NULL)
@@ -40,9 +41,9 @@ int models_hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 		}
 	}
 	store_finalize(st);
-	if (!t->nrows) {
+	if (rc < 0 || !t->nrows) {
 		table_free(t);
-		return 0;
+		return rc;
 	}
 	result_add_table(out, t);
 	result_add_method(out, "hardware.csv",

@@ -59,7 +59,7 @@ static int log_of(const struct analysis_ctx *ctx, const char *run, struct ttt *t
 #undef TTT_FROM
 	store_bind_text(st, 1, ctx->experiment);
 	store_bind_text(st, 2, run);
-	int rc = store_step(ctx->store, st, "time_to_train: a run's logged iterations");
+	int rc = store_next(st);
 	if (rc == 1) {
 		t->iterations = store_column_int64(st, 0);
 		t->samples = store_column_int64(st, 1);

@@ -59,7 +59,7 @@ static int ddp_name(struct store *s, const char *exp, const char *run, const cha
 	store_bind_text(st, 2, run);
 	store_bind_text(st, 3, names[0]);
 	store_bind_text(st, 4, names[1]);
-	int rc = store_step(s, st, "run_layout: a data-parallel wrapper's annotation");
+	int rc = store_next(st);
 	if (rc == 1)
 		*name = !strcmp((const char *)store_column_text(st, 0), names[0]) ? names[0] : names[1];
 	store_finalize(st);

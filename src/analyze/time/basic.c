@@ -39,29 +39,22 @@
 #include "util/xalloc.h"
 #include "analyze/time/time_tables.h"
 
-static int failed(struct store *s, struct store_stmt *st, const char *what)
-{
-	store_fail(s, what);
-	store_finalize(st);
-	return -1;
-}
-
 /*
  * A row of t for each row of st (prepared and bound), filled by fill; st
- * is finalized; a failure is reported as what's. On success *out = t; on failure t is freed. Returns 0, or
+ * is finalized. On success *out = t; on failure t is freed. Returns 0, or
  * -1 after diag.
  */
-static int table_rows(struct store *s, struct store_stmt *st, const char *what, struct table *t,
+static int table_rows(struct store_stmt *st, struct table *t,
 		      void (*fill)(struct table *t, size_t row, struct store_stmt *st), struct table **out)
 {
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW)
+	while ((rc = store_next(st)) > 0)
 		fill(t, table_add_row(t), st);
-	if (rc != STORE_DONE) {
-		table_free(t);
-		return failed(s, st, what);
-	}
 	store_finalize(st);
+	if (rc < 0) {
+		table_free(t);
+		return -1;
+	}
 	*out = t;
 	return 0;
 }
@@ -97,7 +90,7 @@ static int classify_all(struct store *s, const char *exp, const struct classifie
 	}
 	store_bind_text(sel, 1, exp);
 	int rc;
-	while ((rc = store_step_rc(sel)) == STORE_ROW) {
+	while ((rc = store_next(sel)) > 0) {
 		const char *kind = (const char *)store_column_text(sel, 0);
 		const char *name = (const char *)store_column_text(sel, 2);
 		const char *g = classify(c, kind_of(kind), name);
@@ -105,17 +98,14 @@ static int classify_all(struct store *s, const char *exp, const struct classifie
 		store_bind_text_copy(ins, 2, kind);
 		store_bind_int64(ins, 3, store_column_int64(sel, 1));
 		store_bind_text(ins, 4, g);
-		if (store_step_rc(ins) != STORE_DONE) {
-			store_finalize(ins);
-			return failed(s, sel, "basic: classify activities");
+		if (store_exec_stmt(ins) < 0) {
+			rc = -1;
+			break;
 		}
-		store_reset(ins);
 	}
 	store_finalize(ins);
-	if (rc != STORE_DONE)
-		return failed(s, sel, "basic: classify activities");
 	store_finalize(sel);
-	return 0;
+	return rc;
 }
 
 static int build_groups(struct store *s, const char *exp, const struct classifier *c, struct table **out)
@@ -155,7 +145,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	struct act_sums a;
 	act_sums_init(&a);
 	int rc, said = 0;
-	while ((rc = store_step_rc(ranks)) == STORE_ROW) {
+	while ((rc = store_next(ranks)) > 0) {
 		const char *run = (const char *)store_column_text(ranks, 0);
 		int64_t rank = store_column_int64(ranks, 1);
 		memset(ns, 0, ng * sizeof(*ns));
@@ -192,7 +182,8 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 			store_bind_text(sum_rows, 1, exp);
 			store_bind_text_copy(sum_rows, 2, run);
 			store_bind_int64(sum_rows, 3, rank);
-			while (store_step_rc(sum_rows) == STORE_ROW) {
+			int more;
+			while ((more = store_next(sum_rows)) > 0) {
 				const char *g = (const char *)store_column_text(sum_rows, 0);
 				int64_t v = store_column_int64(sum_rows, 1);
 				for (size_t i = 0; i < ng; i++)
@@ -201,6 +192,10 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 				total += v;
 			}
 			store_reset(sum_rows);
+			if (more < 0) {
+				said = 1;
+				break;
+			}
 		}
 		for (size_t i = 0; i < ng; i++) {
 			size_t row = table_add_row(t);
@@ -216,15 +211,9 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	act_sums_release(&a);
 	store_finalize(rank_traces);
 	store_finalize(sum_rows);
-	if (said) {
-		store_finalize(ranks);
-		goto fail;
-	}
-	if (rc != STORE_DONE) {
-		failed(s, ranks, "basic: group times");
-		goto fail;
-	}
 	store_finalize(ranks);
+	if (said || rc < 0)
+		goto fail;
 	/* Keep the aggregate in the store for users' queries. */
 	struct store_stmt *ins;
 	if (store_prepare(s, "build groups", "INSERT INTO group_times VALUES(?1,?2,?3,?4,?5,?6)", &ins) < 0)
@@ -239,11 +228,10 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 			store_bind_null(ins, 6);
 		else
 			store_bind_double(ins, 6, table_cell(t, r, 4)->v.f);
-		if (store_step_rc(ins) != STORE_DONE) {
-			failed(s, ins, "basic: group times");
+		if (store_exec_stmt(ins) < 0) {
+			store_finalize(ins);
 			goto fail;
 		}
-		store_reset(ins);
 	}
 	store_finalize(ins);
 	*out = t;
@@ -274,11 +262,8 @@ static int flush_kernel_stats(struct store_stmt *ins, const char *exp, const cha
 		store_bind_int64(ins, 6, e->total_ns);
 		store_bind_int64(ins, 7, e->min_ns);
 		store_bind_int64(ins, 8, e->max_ns);
-		if (store_step_rc(ins) != STORE_DONE) {
-			store_reset(ins);
+		if (store_exec_stmt(ins) < 0)
 			return -1;
-		}
-		store_reset(ins);
 	}
 	act_sums_clear(a);
 	return 0;
@@ -297,18 +282,16 @@ static int insert_kernel_stats(struct store *s, const char *exp)
 	struct act_sums a;
 	act_sums_init(&a);
 	char *run = NULL;
-	int ret = -1, said = 0;
+	int ret = -1;
 	if (store_prepare(s, "insert kernel stats", "SELECT r.id, r.run, t.rank, t.id FROM runs r CROSS JOIN traces t"
 		    " WHERE t.run_id = r.id AND r.experiment = ?1 ORDER BY r.id, t.rank, t.id", &tr) < 0 ||
 	    store_prepare(s, "insert kernel stats", "INSERT INTO kernel_stats SELECT ?1, ?2, ?3, ?4, g.grp, ?5, ?6, ?7, ?8 FROM activity_groups g"
-		    " WHERE g.experiment = ?1 AND g.kind = 'kernel' AND g.name_id = ?4", &ins) < 0) {
-		said = 1;
+		    " WHERE g.experiment = ?1 AND g.kind = 'kernel' AND g.name_id = ?4", &ins) < 0)
 		goto out;
-	}
 	store_bind_text(tr, 1, exp);
 	int64_t run_id = 0, rank = 0;
 	int null_rank = 0, any = 0, rc;
-	while ((rc = store_step_rc(tr)) == STORE_ROW) {
+	while ((rc = store_next(tr)) > 0) {
 		int64_t rid = store_column_int64(tr, 0);
 		int nr = store_column_type(tr, 2) == STORE_NULL;
 		int64_t rk = nr ? 0 : store_column_int64(tr, 2);
@@ -323,16 +306,12 @@ static int insert_kernel_stats(struct store *s, const char *exp)
 		run_id = rid;
 		null_rank = nr;
 		rank = rk;
-		if (act_sums_add_trace(&a, s, store_column_int64(tr, 3), 1) < 0) {
-			said = 1;
+		if (act_sums_add_trace(&a, s, store_column_int64(tr, 3), 1) < 0)
 			goto out;
-		}
 	}
-	if (rc == STORE_DONE && (!any || flush_kernel_stats(ins, exp, run, null_rank, rank, &a) == 0))
+	if (rc == 0 && (!any || flush_kernel_stats(ins, exp, run, null_rank, rank, &a) == 0))
 		ret = 0;
 out:
-	if (ret < 0 && !said)
-		store_fail(s, "basic: kernel stats per rank");
 	free(run);
 	act_sums_release(&a);
 	store_finalize(tr);
@@ -373,8 +352,8 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 		    " GROUP BY r.id, t.rank, m.name_id", exp);
 	if (!st)
 		goto fail;
-	if (store_step_rc(st) != STORE_DONE) {
-		failed(s, st, "basic: kernel stats");
+	if (store_exec_stmt(st) < 0) {
+		store_finalize(st);
 		goto fail;
 	}
 	store_finalize(st);
@@ -384,19 +363,10 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 		    " WHERE k.experiment = ?1 ORDER BY r.position, k.rank, k.total_ns DESC, n.name", exp);
 	if (!st)
 		goto fail;
-	return table_rows(s, st, "basic: kernel stats", t, kernels_row, out);
+	return table_rows(st, t, kernels_row, out);
 fail:
 	table_free(t);
 	return -1;
-}
-
-/* A row of steps.csv from (run, rank, step, duration). */
-static void steps_row(struct table *t, size_t row, struct store_stmt *st)
-{
-	table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
-	table_set_int(t, row, 1, store_column_int64(st, 1));
-	table_set_int(t, row, 2, store_column_int64(st, 2));
-	table_set_ns(t, row, 3, store_column_int64(st, 3));
 }
 
 static int build_steps(struct store *s, const char *exp, struct table **out)
@@ -410,7 +380,7 @@ static int build_steps(struct store *s, const char *exp, struct table **out)
 		table_free(t);
 		return -1;
 	}
-	return table_rows(s, st, "basic: steps", t, steps_row, out);
+	return typed_rows(st, t, out);
 }
 
 /* A row of runs.csv: each column by its type, NULL left empty. */
@@ -459,7 +429,7 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 		table_free(t);
 		return -1;
 	}
-	return table_rows(s, st, "basic: runs", t, runs_row, out);
+	return table_rows(st, t, runs_row, out);
 }
 
 /* "NAME (ID)" as nvprof prints a device, the id alone without a name; NULL when the rank's device is unknown. */
@@ -586,15 +556,15 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
 	int64_t file = -1;
 	int rc;
 	for (;;) {
-		rc = store_step_rc(st);
-		int64_t id = rc == STORE_ROW ? store_column_int64(st, 0) : -1;
+		rc = store_next(st);
+		int64_t id = rc > 0 ? store_column_int64(st, 0) : -1;
 		if (file >= 0 && id != file) /* group_concat(x, '; ') of the file's shares, NULLs left out */
 			result_add_note(out,
 					"Run %s: %s holds GPU activities on several devices, one process driving them all; "
 					"each device is a rank of its own here (%s). Host-side ranges are each device's; host "
 					"operators and profiler summary rows stay with the first.",
 					run, path, parts.len ? parts.data : "(null)");
-		if (rc != STORE_ROW)
+		if (rc <= 0)
 			break;
 		if (id != file) {
 			free(run);
@@ -610,10 +580,8 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
 	free(run);
 	free(path);
 	buf_release(&parts);
-	if (rc != STORE_DONE)
-		return failed(s, st, "basic: device notes");
 	store_finalize(st);
-	return 0;
+	return rc;
 }
 
 /*
@@ -631,7 +599,7 @@ static int add_source_notes(struct store *s, const char *exp, struct analysis_re
 	if (!st)
 		return -1;
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		const char *run = (const char *)store_column_text(st, 0);
 		int64_t rank = store_column_int64(st, 1);
 		const char *path = (const char *)store_column_text(st, 2);
@@ -650,10 +618,8 @@ static int add_source_notes(struct store *s, const char *exp, struct analysis_re
 					"GPU tables and figures.",
 					run, rank, path, fmt);
 	}
-	if (rc != STORE_DONE)
-		return failed(s, st, "basic: source notes");
 	store_finalize(st);
-	return 0;
+	return rc;
 }
 
 static int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)

@@ -59,7 +59,7 @@ static int from_trace(struct store *s, const char *exp, const char *run, const c
 	store_bind_text(st, 2, run);
 	int64_t zro = 0, fsdp1 = 0, ddp = 0, pre = 0, gather = 0;
 	int rc;
-	while ((rc = store_step(s, st, "runs: the wrappers' annotations")) == 1) {
+	while ((rc = store_next(st)) > 0) {
 		const char *n = (const char *)store_column_text(st, 0);
 		int64_t c = store_column_int64(st, 1);
 		if (!n)
@@ -114,7 +114,7 @@ static int from_logs(struct store *s, const char *exp, const char *run, struct b
 	buf_reset(names);
 	buf_reset(file);
 	int rc, n = 0;
-	while ((rc = store_step(s, st, "runs: the strategy the training logs name")) == 1) {
+	while ((rc = store_next(st)) > 0) {
 		const char *v = (const char *)store_column_text(st, 0), *p = (const char *)store_column_text(st, 1);
 		if (!v)
 			continue;

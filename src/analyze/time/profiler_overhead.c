@@ -46,13 +46,12 @@ static int column_of(struct store *s, const char *sql, const char *exp, const ch
 	store_bind_text(st, 2, run);
 	size_t cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		*v = xgrow(*v, &cap, *n + 1, sizeof(**v));
 		(*v)[(*n)++] = store_column_int64(st, 0);
 	}
 	store_finalize(st);
-	if (rc != STORE_DONE) {
-		store_fail(s, "profiler_overhead: a run's samples");
+	if (rc < 0) {
 		free(*v);
 		return -1;
 	}

@@ -72,7 +72,8 @@ static int reports_load(const struct analysis_ctx *ctx, struct report **out, siz
 		return -1;
 	size_t cap = 0;
 	int64_t last_trace = -1;
-	while (store_step_rc(st) == STORE_ROW) {
+	int rc;
+	while ((rc = store_next(st)) > 0) {
 		int64_t trace = store_column_int64(st, 5);
 		if (trace != last_trace) {
 			*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
@@ -87,7 +88,7 @@ static int reports_load(const struct analysis_ctx *ctx, struct report **out, siz
 					       store_column_int64(st, 4)};
 	}
 	store_finalize(st);
-	return 0;
+	return rc;
 }
 
 /* Index of the phase called name, or -1. */
