@@ -43,8 +43,8 @@ void exp_output_release(struct exp_output *o)
 static int collect_inputs(struct store *s, const char *exp, struct exp_output *o)
 {
 	struct store_stmt *st = store_query(s, "list inputs",
-			  "SELECT t.path, t.size, t.sha256 FROM traces t JOIN runs r ON r.id = t.run_id"
-			  " WHERE r.experiment = ?1 AND t.part_of IS NULL ORDER BY r.position, t.file_index", exp);
+			  "SELECT t.path, t.size, t.sha256 FROM run_traces t"
+			  " WHERE t.experiment = ?1 AND t.part_of IS NULL ORDER BY t.position, t.file_index", exp);
 	if (!st)
 		return -1;
 	size_t cap = 0, cap2 = 0;
@@ -75,7 +75,7 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 			  "   WHERE t.run_id = r.id), (SELECT count(*) FROM traces t WHERE t.run_id = r.id AND t.rank IS NOT NULL)) AS g"
 			  "   FROM runs r WHERE r.experiment = ?1)),"
 			  " (SELECT date(max(t.last_ns + coalesce(t.epoch_offset_ns, 0)) / 1000000000, 'unixepoch')"
-			  "   FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
+			  "   FROM run_traces t WHERE t.experiment = ?1"
 			  "   AND t.last_ns + coalesce(t.epoch_offset_ns, 0) BETWEEN 946684800000000000 AND 4102444800000000000)", exp);
 	if (!st)
 		return -1;

@@ -95,7 +95,7 @@ fails ranks "a.rank, a.path, b.path" "check ranks"
 fails split "count(DISTINCT rank) FROM traces x" "list split files"
 fails unranked "rank_from_trace = 0 AND part_of IS NULL" "list unranked traces"
 # The Provenance inputs and the index's line on each experiment (assemble.c's collect_inputs).
-fails inputs "SELECT t.path, t.size, t.sha256 FROM traces" "list inputs"
+fails inputs "SELECT t.path, t.size, t.sha256 FROM run_traces" "list inputs"
 fails summary "SELECT (SELECT group_concat(model" "summarize runs"
 # Statements the analyses prepare once and reuse for every rank (rankdata.c, hta_idle.c, critical_path.c).
 fails rankload "x.copy_kind, x.stream" "load a rank"

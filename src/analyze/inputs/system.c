@@ -111,10 +111,10 @@ static char *distinct(struct store *s, const char *exp, const char *sql)
 	return b.data;
 }
 
-#define TRACE_SOFTWARE " FROM trace_software v JOIN traces t ON t.id = v.trace_id JOIN runs r ON r.id = t.run_id" \
-		       " WHERE r.experiment = ?1"
-#define TRACE_DEVICES " FROM devices d JOIN traces t ON t.id = d.trace_id JOIN runs r ON r.id = t.run_id" \
-		      " WHERE r.experiment = ?1"
+#define TRACE_SOFTWARE " FROM trace_software v JOIN run_traces t ON t.id = v.trace_id" \
+		       " WHERE t.experiment = ?1"
+#define TRACE_DEVICES " FROM devices d JOIN run_traces t ON t.id = d.trace_id" \
+		      " WHERE t.experiment = ?1"
 
 static void from_inputs(struct store *store, const char *exp, struct said *s)
 {

@@ -58,8 +58,8 @@ int64_t layout_trace_vocab(struct store *s, const char *exp, const char *run, in
 		return 0;
 	struct store_stmt *st = store_query(s, "models: the shapes of a run's aten::linear",
 			  "SELECT t.rank, dn.name FROM cpu_ops c JOIN names n ON n.id = c.name_id"
-			  " JOIN names dn ON dn.id = c.dims_id JOIN traces t ON t.id = c.trace_id"
-			  " JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND r.run = ?2"
+			  " JOIN names dn ON dn.id = c.dims_id JOIN run_traces t ON t.id = c.trace_id"
+			  " WHERE t.experiment = ?1 AND t.run = ?2"
 			  " AND n.name = 'aten::linear' GROUP BY t.rank, dn.name ORDER BY t.rank", exp);
 	if (!st)
 		return -1;

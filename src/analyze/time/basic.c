@@ -81,8 +81,8 @@ static int classify_all(struct store *s, const char *exp, const struct classifie
 	struct store_stmt *sel, *ins;
 	if (store_prepare(s, "classify all", "SELECT DISTINCT a.kind, a.name_id, n.name FROM (SELECT trace_id, kind, name_id FROM activities"
 		    " UNION SELECT trace_id, kind, name_id FROM summaries) a"
-		    " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
-		    " JOIN names n ON n.id = a.name_id WHERE r.experiment = ?1", &sel) < 0)
+		    " JOIN run_traces t ON t.id = a.trace_id"
+		    " JOIN names n ON n.id = a.name_id WHERE t.experiment = ?1", &sel) < 0)
 		return -1;
 	if (store_prepare(s, "classify all", "INSERT INTO activity_groups VALUES(?1, ?2, ?3, ?4)", &ins) < 0) {
 		store_finalize(sel);
@@ -116,8 +116,8 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 				    TABLE_SCHEMA(GROUPS_COLUMNS));
 	/* Every (run, rank) with its per-group sums; groups absent from a rank are 0. */
 	struct store_stmt *ranks, *rank_traces;
-	if (store_prepare(s, "build groups", "SELECT r.run, t.rank, r.id FROM traces t JOIN runs r ON r.id = t.run_id"
-		    " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank",
+	if (store_prepare(s, "build groups", "SELECT t.run, t.rank, t.run_id FROM run_traces t"
+		    " WHERE t.experiment = ?1 AND t.rank IS NOT NULL GROUP BY t.run_id, t.rank ORDER BY t.position, t.rank",
 		    &ranks) < 0)
 		goto fail;
 	/*
@@ -132,10 +132,9 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	}
 	/* A rank with no GPU activities: its profiler's summary rows (nvprof --print-gpu-summary), if any. */
 	struct store_stmt *sum_rows;
-	if (store_prepare(s, "build groups", "SELECT g.grp, sum(m.total_ns) FROM summaries m JOIN traces t ON t.id = m.trace_id"
-		    " JOIN runs r ON r.id = t.run_id"
-		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
-		    " WHERE r.experiment = ?1 AND r.run = ?2 AND t.rank = ?3 GROUP BY g.grp", &sum_rows) < 0) {
+	if (store_prepare(s, "build groups", "SELECT g.grp, sum(m.total_ns) FROM summaries m JOIN run_traces t ON t.id = m.trace_id"
+		    " JOIN activity_groups g ON g.experiment = t.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
+		    " WHERE t.experiment = ?1 AND t.run = ?2 AND t.rank = ?3 GROUP BY g.grp", &sum_rows) < 0) {
 		store_finalize(ranks);
 		store_finalize(rank_traces);
 		goto fail;
@@ -343,13 +342,13 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 	if (insert_kernel_stats(s, exp) < 0)
 		goto fail;
 	/* Ranks with no GPU activities: the totals of their profiler's summary rows. */
-	st = store_query(s, "build kernels", "INSERT INTO kernel_stats SELECT r.experiment, r.run, t.rank, m.name_id, g.grp, sum(m.calls),"
+	st = store_query(s, "build kernels", "INSERT INTO kernel_stats SELECT t.experiment, t.run, t.rank, m.name_id, g.grp, sum(m.calls),"
 		    " sum(m.total_ns), min(m.min_ns), max(m.max_ns) FROM summaries m"
-		    " JOIN traces t ON t.id = m.trace_id JOIN runs r ON r.id = t.run_id"
-		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
-		    " WHERE r.experiment = ?1 AND m.kind = 'kernel' AND (t.run_id, t.rank) NOT IN"
+		    " JOIN run_traces t ON t.id = m.trace_id"
+		    " JOIN activity_groups g ON g.experiment = t.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
+		    " WHERE t.experiment = ?1 AND m.kind = 'kernel' AND (t.run_id, t.rank) NOT IN"
 		    "  (SELECT t2.run_id, t2.rank FROM traces t2 WHERE t2.id IN (SELECT trace_id FROM activities))"
-		    " GROUP BY r.id, t.rank, m.name_id", exp);
+		    " GROUP BY t.run_id, t.rank, m.name_id", exp);
 	if (!st)
 		goto fail;
 	if (store_exec_stmt(st) < 0) {
@@ -373,9 +372,9 @@ static int build_steps(struct store *s, const char *exp, struct table **out)
 {
 	struct table *t = table_new("steps", "Duration of each profiled training step (ProfilerStep#N, host side)",
 				    "run:text,rank:int,step:int,step_us:us");
-	struct store_stmt *st = store_query(s, "build steps", "SELECT r.run, t.rank, s.step, s.dur_ns FROM steps s JOIN traces t ON t.id = s.trace_id"
-		    " JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
-		    " ORDER BY r.position, t.rank, s.step, s.start_ns", exp);
+	struct store_stmt *st = store_query(s, "build steps", "SELECT t.run, t.rank, s.step, s.dur_ns FROM steps s JOIN run_traces t ON t.id = s.trace_id"
+		    " WHERE t.experiment = ?1"
+		    " ORDER BY t.position, t.rank, s.step, s.start_ns", exp);
 	if (!st) {
 		table_free(t);
 		return -1;
@@ -441,17 +440,17 @@ static int build_rank_devices(struct store *s, const char *exp, struct table **o
 {
 	struct table *t = table_new("rank_devices", "The device each rank's GPU activities are on",
 				    "run:text,rank:int,device:int,device_name:text,file:text,devices_in_file:int");
-	struct store_stmt *st = store_query(s, "build rank devices", "SELECT r.run, t.rank, t.device, " DEVICE_LABEL("t") ","
+	struct store_stmt *st = store_query(s, "build rank devices", "SELECT t.run, t.rank, t.device, " DEVICE_LABEL("t") ","
 		    /*
 		     * the file's first row and its other devices' rows: counted once
 		     * for all (a count with an OR per row read the table per row, 3 s
 		     * at 4096 ranks)
 		     */
 		    " t.path, 1 + coalesce(k.c, 0)"
-		    " FROM traces t JOIN runs r ON r.id = t.run_id"
+		    " FROM run_traces t"
 		    " LEFT JOIN (SELECT part_of AS f, count(*) AS c FROM traces WHERE part_of IS NOT NULL GROUP BY part_of) k"
-		    " ON k.f = coalesce(t.part_of, t.id) WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
-		    " ORDER BY r.position, t.rank, t.id", exp);
+		    " ON k.f = coalesce(t.part_of, t.id) WHERE t.experiment = ?1 AND t.rank IS NOT NULL"
+		    " ORDER BY t.position, t.rank, t.id", exp);
 	if (!st) {
 		table_free(t);
 		return -1;
@@ -543,11 +542,11 @@ static struct table *build_group_totals(const struct table *groups, const struct
  */
 static int add_device_notes(struct store *s, const char *exp, struct analysis_result *out)
 {
-	struct store_stmt *st = store_query(s, "add device notes", "SELECT f.id, r.run, f.path, 'device ' || p.device || ' = rank ' || p.rank"
-		    " FROM traces p JOIN traces f ON f.id = coalesce(p.part_of, p.id) JOIN runs r ON r.id = f.run_id"
-		    " WHERE r.experiment = ?1 AND f.part_of IS NULL"
+	struct store_stmt *st = store_query(s, "add device notes", "SELECT f.id, f.run, f.path, 'device ' || p.device || ' = rank ' || p.rank"
+		    " FROM traces p JOIN run_traces f ON f.id = coalesce(p.part_of, p.id)"
+		    " WHERE f.experiment = ?1 AND f.part_of IS NULL"
 		    " AND f.id IN (SELECT part_of FROM traces WHERE part_of IS NOT NULL)"
-		    " ORDER BY r.position, f.file_index, f.id, p.device, p.id", exp);
+		    " ORDER BY f.position, f.file_index, f.id, p.device, p.id", exp);
 	if (!st)
 		return -1;
 	struct buf parts;
@@ -592,10 +591,10 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
  */
 static int add_source_notes(struct store *s, const char *exp, struct analysis_result *out)
 {
-	struct store_stmt *st = store_query(s, "add source notes", "SELECT r.run, t.rank, t.path, t.format, (SELECT count(*) FROM summaries m WHERE m.trace_id = t.id)"
-		    " FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
+	struct store_stmt *st = store_query(s, "add source notes", "SELECT t.run, t.rank, t.path, t.format, (SELECT count(*) FROM summaries m WHERE m.trace_id = t.id)"
+		    " FROM run_traces t WHERE t.experiment = ?1"
 		    " AND t.rank IS NOT NULL AND t.id NOT IN (SELECT trace_id FROM activities)"
-		    " ORDER BY r.position, t.rank, t.path", exp);
+		    " ORDER BY t.position, t.rank, t.path", exp);
 	if (!st)
 		return -1;
 	int rc;

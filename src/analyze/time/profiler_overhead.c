@@ -59,15 +59,15 @@ static int column_of(struct store *s, const char *sql, const char *exp, const ch
 }
 
 #define RUN_ITERATIONS \
-	"SELECT i.elapsed_ns FROM iterations i JOIN traces t ON t.id = i.trace_id JOIN runs r ON r.id = t.run_id" \
-	" WHERE r.experiment = ?1 AND r.run = ?2 AND "
+	"SELECT i.elapsed_ns FROM iterations i JOIN run_traces t ON t.id = i.trace_id" \
+	" WHERE t.experiment = ?1 AND t.run = ?2 AND "
 
 static const char *const queries[] = {
 	/* one value per step: its slowest rank's */
-	"SELECT max(s.dur_ns) FROM steps s JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = t.run_id"
-	" WHERE r.experiment = ?1 AND r.run = ?2 GROUP BY s.step",
-	RUN_ITERATIONS SQL_PROFILED_ITERATION,
-	RUN_ITERATIONS SQL_UNPROFILED_ITERATION,
+	"SELECT max(s.dur_ns) FROM steps s JOIN run_traces t ON t.id = s.trace_id"
+	" WHERE t.experiment = ?1 AND t.run = ?2 GROUP BY s.step",
+	RUN_ITERATIONS SQL_PROFILED_ITERATION_OF("t", "t.run_id"),
+	RUN_ITERATIONS SQL_UNPROFILED_ITERATION_OF("t", "t.run_id"),
 };
 
 /*

@@ -40,8 +40,8 @@ int step_samples(struct store *s, const char *exp, const char *run, int64_t **v,
 	 * 256 ranks of 100 steps take 31 s.
 	 */
 	st = store_query(s, "step_stats: step times of a run",
-			"SELECT max(s.dur_ns) FROM steps s JOIN traces t ON t.id = s.trace_id"
-			" JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND r.run = ?2"
+			"SELECT max(s.dur_ns) FROM steps s JOIN run_traces t ON t.id = s.trace_id"
+			" WHERE t.experiment = ?1 AND t.run = ?2"
 			" GROUP BY s.step ORDER BY s.step", exp);
 	if (!st)
 		return -1;
@@ -53,8 +53,8 @@ int step_samples(struct store *s, const char *exp, const char *run, int64_t **v,
 	int rc = 0;
 	if (*n) {
 		st = store_query(s, "step_stats: step times of a run",
-				"SELECT count(DISTINCT t.rank) FROM traces t JOIN runs r ON r.id = t.run_id"
-				" WHERE r.experiment = ?1 AND r.run = ?2"
+				"SELECT count(DISTINCT t.rank) FROM run_traces t"
+				" WHERE t.experiment = ?1 AND t.run = ?2"
 				" AND EXISTS (SELECT 1 FROM steps x WHERE x.trace_id = t.id)", exp);
 		rc = -1;
 		if (st) {
