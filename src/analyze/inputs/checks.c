@@ -34,11 +34,11 @@ static const char *text(struct store_stmt *st, int col)
 static int empty_traces(const struct analysis_ctx *ctx)
 {
 	struct store_stmt *st = store_query(ctx->store, "list empty traces",
-		 "SELECT t.path, t.run FROM run_traces t"
-		 " WHERE t.experiment = ?1 AND t.rank IS NOT NULL"
-		 " AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.trace_id = t.id)"
-		 " AND NOT EXISTS (SELECT 1 FROM summaries m WHERE m.trace_id = t.id)"
-		 " ORDER BY t.position, t.file_index", ctx->experiment);
+					    "SELECT t.path, t.run FROM run_traces t"
+					    " WHERE t.experiment = ?1 AND t.rank IS NOT NULL"
+					    " AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.trace_id = t.id)"
+					    " AND NOT EXISTS (SELECT 1 FROM summaries m WHERE m.trace_id = t.id)"
+					    " ORDER BY t.position, t.file_index", ctx->experiment);
 	if (!st)
 		return -1;
 	int rc;
@@ -53,9 +53,12 @@ static int empty_traces(const struct analysis_ctx *ctx)
 static int missing_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct store_stmt *st = store_query(ctx->store, "list missing ranks",
-		 "SELECT t.run, max(t.world_size), count(DISTINCT t.rank), min(t.path) FROM run_traces t"
-		 " WHERE t.experiment = ?1 AND t.rank IS NOT NULL"
-		 " GROUP BY t.run_id HAVING max(t.world_size) > count(DISTINCT t.rank) ORDER BY t.position", ctx->experiment);
+					    "SELECT t.run, max(t.world_size), count(DISTINCT t.rank), min(t.path)"
+					    " FROM run_traces t"
+					    " WHERE t.experiment = ?1 AND t.rank IS NOT NULL"
+					    " GROUP BY t.run_id"
+					    " HAVING max(t.world_size) > count(DISTINCT t.rank)"
+					    " ORDER BY t.position", ctx->experiment);
 	if (!st)
 		return -1;
 	int rc;
@@ -140,11 +143,12 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 	 * One pair per run is enough to say it: the first in file order.
 	 */
 	st = store_query(ctx->store, "compare rank clocks",
-		 "SELECT t.run_id, t.run, t.rank, t.path, t.file_index, t.epoch_offset_ns IS NOT NULL,"
-		 " t.first_ns + coalesce(t.epoch_offset_ns, 0), t.last_ns + coalesce(t.epoch_offset_ns, 0)"
-		 " FROM run_traces t"
-		 " WHERE t.experiment = ?1 AND t.rank IS NOT NULL AND t.first_ns IS NOT NULL AND t.last_ns IS NOT NULL"
-		 " ORDER BY t.position, t.run_id, t.file_index, t.id", ctx->experiment);
+			 "SELECT t.run_id, t.run, t.rank, t.path, t.file_index, t.epoch_offset_ns IS NOT NULL,"
+			 " t.first_ns + coalesce(t.epoch_offset_ns, 0), t.last_ns + coalesce(t.epoch_offset_ns, 0)"
+			 " FROM run_traces t"
+			 " WHERE t.experiment = ?1 AND t.rank IS NOT NULL AND t.first_ns IS NOT NULL"
+			 " AND t.last_ns IS NOT NULL"
+			 " ORDER BY t.position, t.run_id, t.file_index, t.id", ctx->experiment);
 	if (!st)
 		return -1;
 	struct span_row *v = NULL;

@@ -45,8 +45,8 @@ static const char *base_name(const char *path)
 static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct store_stmt *st = store_query(ctx->store, "inputs: gpu links",
-			"SELECT a, b, link, cpu_affinity, numa_affinity, path FROM gpu_links"
-			" WHERE experiment = ?1 ORDER BY rowid", ctx->experiment);
+					    "SELECT a, b, link, cpu_affinity, numa_affinity, path FROM gpu_links"
+					    " WHERE experiment = ?1 ORDER BY rowid", ctx->experiment);
 	if (!st)
 		return -1;
 	struct table *t = table_new("interconnect", "How the devices are connected (nvidia-smi topo -m)",
@@ -82,9 +82,10 @@ static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *
 static int phase_report(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct store_stmt *st = store_query(ctx->store, "inputs: phase times",
-			"SELECT t.run, t.path, p.action, p.calls, p.mean_ns, p.total_ns, p.percent"
-			" FROM phase_times p JOIN run_traces t ON t.id = p.trace_id"
-			" WHERE t.experiment = ?1 ORDER BY t.position, t.file_index, p.rowid", ctx->experiment);
+					    "SELECT t.run, t.path, p.action, p.calls, p.mean_ns, p.total_ns, p.percent"
+					    " FROM phase_times p JOIN run_traces t ON t.id = p.trace_id"
+					    " WHERE t.experiment = ?1 ORDER BY t.position, t.file_index, p.rowid",
+					    ctx->experiment);
 	if (!st)
 		return -1;
 	struct table *t = table_new("phase_report", "Phases as the framework's profiler reported them",

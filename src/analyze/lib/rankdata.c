@@ -32,7 +32,8 @@ int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n
 	*out = NULL;
 	*n = 0;
 	st = store_query(s, "list ranks", "SELECT t.run, t.run_id, t.rank, t.position FROM run_traces t"
-		    " WHERE t.experiment = ?1 AND t.rank IS NOT NULL GROUP BY t.run_id, t.rank ORDER BY t.position, t.rank", exp);
+			 " WHERE t.experiment = ?1 AND t.rank IS NOT NULL GROUP BY t.run_id, t.rank"
+			 " ORDER BY t.position, t.rank", exp);
 	if (!st)
 		return -1;
 	size_t cap = 0;

@@ -77,11 +77,11 @@ static int load_run(struct store *s, const char *exp, const char *run, int gpus,
 	*out = NULL;
 	*n = 0;
 	st = store_query(s, "comm_volume: a run's collectives",
-			"SELECT t.rank, c.collective, c.dtype, c.in_nelems, c.out_nelems, c.group_size,"
-			" (SELECT count(*) FROM steps s WHERE s.trace_id = t.id)"
-			" FROM collectives c JOIN run_traces t ON t.id = c.trace_id"
-			" WHERE t.experiment = ?1 AND t.run = ?2 AND t.rank IS NOT NULL"
-			" ORDER BY t.rank, c.start_ns", exp);
+			 "SELECT t.rank, c.collective, c.dtype, c.in_nelems, c.out_nelems, c.group_size,"
+			 " (SELECT count(*) FROM steps s WHERE s.trace_id = t.id)"
+			 " FROM collectives c JOIN run_traces t ON t.id = c.trace_id"
+			 " WHERE t.experiment = ?1 AND t.run = ?2 AND t.rank IS NOT NULL"
+			 " ORDER BY t.rank, c.start_ns", exp);
 	if (!st)
 		return -1;
 	store_bind_text(st, 2, run);

@@ -162,12 +162,16 @@ static void flops_figures(const struct table *t, const struct table *q, size_t n
 
 static int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct store_stmt *st = store_query(ctx->store, "flops: kernel metrics per run", "SELECT t.run, coalesce(t.batch, 0),"
-			       " sum(coalesce(k.fp16_flops, 0) + coalesce(k.fp32_flops, 0) + coalesce(k.fp64_flops, 0)),"
-			       " count(k.fp16_flops) + count(k.fp32_flops) + count(k.fp64_flops),"
-			       " sum(k.dram_bytes), count(k.dram_bytes), sum(k.dur_ns), count(k.dur_ns), count(*)"
-			       " FROM kernel_metrics k JOIN run_traces t ON t.id = k.trace_id"
-			       " WHERE t.experiment = ?1 GROUP BY t.run_id ORDER BY t.position", ctx->experiment);
+	struct store_stmt *st = store_query(ctx->store, "flops: kernel metrics per run",
+					    "SELECT t.run, coalesce(t.batch, 0),"
+					    " sum(coalesce(k.fp16_flops, 0) + coalesce(k.fp32_flops, 0)"
+					    " + coalesce(k.fp64_flops, 0)),"
+					    " count(k.fp16_flops) + count(k.fp32_flops) + count(k.fp64_flops),"
+					    " sum(k.dram_bytes), count(k.dram_bytes), sum(k.dur_ns), count(k.dur_ns),"
+					    " count(*)"
+					    " FROM kernel_metrics k JOIN run_traces t ON t.id = k.trace_id"
+					    " WHERE t.experiment = ?1 GROUP BY t.run_id ORDER BY t.position",
+					    ctx->experiment);
 	if (!st)
 		return -1;
 	struct table *t = table_new("flops", "Estimated and measured FLOPs (Nsight Compute), per run",

@@ -11,9 +11,10 @@
 int models_hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct store_stmt *st = store_query(ctx->store, "models: gpu hardware",
-			"SELECT gpu, product, memory_mib, driver, cuda, max_sm_mhz, max_mem_mhz, power_limit_w,"
-			" pcie_gen_max, pcie_width_max, pcie_gen_cur, pcie_width_cur, pci_bus, dtd, path"
-			" FROM gpu_hardware WHERE experiment = ?1 ORDER BY path, gpu", ctx->experiment);
+					    "SELECT gpu, product, memory_mib, driver, cuda, max_sm_mhz, max_mem_mhz,"
+					    " power_limit_w, pcie_gen_max, pcie_width_max, pcie_gen_cur,"
+					    " pcie_width_cur, pci_bus, dtd, path FROM gpu_hardware"
+					    " WHERE experiment = ?1 ORDER BY path, gpu", ctx->experiment);
 	if (!st)
 		return -1;
 	struct table *t = table_new("hardware", "GPUs as nvidia-smi -q -x describes them",

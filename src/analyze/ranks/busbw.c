@@ -176,11 +176,12 @@ static int add_transfers(const struct analysis_ctx *ctx, struct point *p, size_t
 static int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct store_stmt *st = store_query(ctx->store, "busbw: collectives with their kernels",
-			"SELECT coalesce(c.group_size, t.world_size), max(c.in_nelems, c.out_nelems), c.dtype,"
-			" c.collective, a.dur_ns, t.run FROM collectives c JOIN run_traces t ON t.id = c.trace_id"
-			" JOIN activities a ON a.trace_id = c.trace_id AND a.start_ns = c.start_ns"
-			"  AND a.correlation IS c.correlation AND a.kind = 'kernel'"
-			" WHERE t.experiment = ?1", ctx->experiment);
+					    "SELECT coalesce(c.group_size, t.world_size),"
+					    " max(c.in_nelems, c.out_nelems), c.dtype, c.collective, a.dur_ns, t.run"
+					    " FROM collectives c JOIN run_traces t ON t.id = c.trace_id"
+					    " JOIN activities a ON a.trace_id = c.trace_id AND a.start_ns = c.start_ns"
+					    "  AND a.correlation IS c.correlation AND a.kind = 'kernel'"
+					    " WHERE t.experiment = ?1", ctx->experiment);
 	if (!st)
 		return -1;
 	struct point *p = NULL;

@@ -160,14 +160,15 @@ static int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_
 		return -1;
 	}
 	st = store_query(s, "collectives: communication kernels",
-			"SELECT t.run, t.rank, n.name, a.dur_ns, c.collective, c.in_nelems, c.out_nelems,"
-			" c.dtype, coalesce(c.group_size, t.world_size) FROM activities a"
-			" JOIN run_traces t ON t.id = a.trace_id"
-			" JOIN names n ON n.id = a.name_id"
-			" LEFT JOIN collectives c ON c.trace_id = a.trace_id AND c.start_ns = a.start_ns"
-			"  AND c.correlation IS a.correlation"
-			" WHERE t.experiment = ?1 AND a.kind = 'kernel' AND a.name_id IN (SELECT id FROM temp.comm_names)"
-			" ORDER BY t.position, t.rank, a.start_ns", ctx->experiment);
+			 "SELECT t.run, t.rank, n.name, a.dur_ns, c.collective, c.in_nelems, c.out_nelems,"
+			 " c.dtype, coalesce(c.group_size, t.world_size) FROM activities a"
+			 " JOIN run_traces t ON t.id = a.trace_id"
+			 " JOIN names n ON n.id = a.name_id"
+			 " LEFT JOIN collectives c ON c.trace_id = a.trace_id AND c.start_ns = a.start_ns"
+			 "  AND c.correlation IS a.correlation"
+			 " WHERE t.experiment = ?1 AND a.kind = 'kernel'"
+			 " AND a.name_id IN (SELECT id FROM temp.comm_names)"
+			 " ORDER BY t.position, t.rank, a.start_ns", ctx->experiment);
 	if (!st) {
 		table_free(t);
 		classifier_free(cls);

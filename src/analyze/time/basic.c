@@ -79,10 +79,12 @@ static enum activity_kind kind_of(const char *k)
 static int classify_all(struct store *s, const char *exp, const struct classifier *c)
 {
 	struct store_stmt *sel, *ins;
-	if (store_prepare(s, "classify all", "SELECT DISTINCT a.kind, a.name_id, n.name FROM (SELECT trace_id, kind, name_id FROM activities"
-		    " UNION SELECT trace_id, kind, name_id FROM summaries) a"
-		    " JOIN run_traces t ON t.id = a.trace_id"
-		    " JOIN names n ON n.id = a.name_id WHERE t.experiment = ?1", &sel) < 0)
+	if (store_prepare(s, "classify all",
+			  "SELECT DISTINCT a.kind, a.name_id, n.name"
+			  " FROM (SELECT trace_id, kind, name_id FROM activities"
+			  " UNION SELECT trace_id, kind, name_id FROM summaries) a"
+			  " JOIN run_traces t ON t.id = a.trace_id"
+			  " JOIN names n ON n.id = a.name_id WHERE t.experiment = ?1", &sel) < 0)
 		return -1;
 	if (store_prepare(s, "classify all", "INSERT INTO activity_groups VALUES(?1, ?2, ?3, ?4)", &ins) < 0) {
 		store_finalize(sel);
@@ -117,8 +119,8 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	/* Every (run, rank) with its per-group sums; groups absent from a rank are 0. */
 	struct store_stmt *ranks, *rank_traces;
 	if (store_prepare(s, "build groups", "SELECT t.run, t.rank, t.run_id FROM run_traces t"
-		    " WHERE t.experiment = ?1 AND t.rank IS NOT NULL GROUP BY t.run_id, t.rank ORDER BY t.position, t.rank",
-		    &ranks) < 0)
+			  " WHERE t.experiment = ?1 AND t.rank IS NOT NULL GROUP BY t.run_id, t.rank"
+			  " ORDER BY t.position, t.rank", &ranks) < 0)
 		goto fail;
 	/*
 	 * A rank's traces: their activities are summed per (kind, name) in C
@@ -132,9 +134,11 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	}
 	/* A rank with no GPU activities: its profiler's summary rows (nvprof --print-gpu-summary), if any. */
 	struct store_stmt *sum_rows;
-	if (store_prepare(s, "build groups", "SELECT g.grp, sum(m.total_ns) FROM summaries m JOIN run_traces t ON t.id = m.trace_id"
-		    " JOIN activity_groups g ON g.experiment = t.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
-		    " WHERE t.experiment = ?1 AND t.run = ?2 AND t.rank = ?3 GROUP BY g.grp", &sum_rows) < 0) {
+	if (store_prepare(s, "build groups",
+			  "SELECT g.grp, sum(m.total_ns) FROM summaries m JOIN run_traces t ON t.id = m.trace_id"
+			  " JOIN activity_groups g ON g.experiment = t.experiment AND g.kind = m.kind"
+			  " AND g.name_id = m.name_id"
+			  " WHERE t.experiment = ?1 AND t.run = ?2 AND t.rank = ?3 GROUP BY g.grp", &sum_rows) < 0) {
 		store_finalize(ranks);
 		store_finalize(rank_traces);
 		goto fail;
@@ -283,9 +287,10 @@ static int insert_kernel_stats(struct store *s, const char *exp)
 	char *run = NULL;
 	int ret = -1;
 	if (store_prepare(s, "insert kernel stats", "SELECT r.id, r.run, t.rank, t.id FROM runs r CROSS JOIN traces t"
-		    " WHERE t.run_id = r.id AND r.experiment = ?1 ORDER BY r.id, t.rank, t.id", &tr) < 0 ||
-	    store_prepare(s, "insert kernel stats", "INSERT INTO kernel_stats SELECT ?1, ?2, ?3, ?4, g.grp, ?5, ?6, ?7, ?8 FROM activity_groups g"
-		    " WHERE g.experiment = ?1 AND g.kind = 'kernel' AND g.name_id = ?4", &ins) < 0)
+			  " WHERE t.run_id = r.id AND r.experiment = ?1 ORDER BY r.id, t.rank, t.id", &tr) < 0 ||
+	    store_prepare(s, "insert kernel stats",
+			  "INSERT INTO kernel_stats SELECT ?1, ?2, ?3, ?4, g.grp, ?5, ?6, ?7, ?8 FROM activity_groups g"
+			  " WHERE g.experiment = ?1 AND g.kind = 'kernel' AND g.name_id = ?4", &ins) < 0)
 		goto out;
 	store_bind_text(tr, 1, exp);
 	int64_t run_id = 0, rank = 0;
@@ -342,13 +347,15 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 	if (insert_kernel_stats(s, exp) < 0)
 		goto fail;
 	/* Ranks with no GPU activities: the totals of their profiler's summary rows. */
-	st = store_query(s, "build kernels", "INSERT INTO kernel_stats SELECT t.experiment, t.run, t.rank, m.name_id, g.grp, sum(m.calls),"
-		    " sum(m.total_ns), min(m.min_ns), max(m.max_ns) FROM summaries m"
-		    " JOIN run_traces t ON t.id = m.trace_id"
-		    " JOIN activity_groups g ON g.experiment = t.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
-		    " WHERE t.experiment = ?1 AND m.kind = 'kernel' AND (t.run_id, t.rank) NOT IN"
-		    "  (SELECT t2.run_id, t2.rank FROM traces t2 WHERE t2.id IN (SELECT trace_id FROM activities))"
-		    " GROUP BY t.run_id, t.rank, m.name_id", exp);
+	st = store_query(s, "build kernels",
+			 "INSERT INTO kernel_stats SELECT t.experiment, t.run, t.rank, m.name_id, g.grp, sum(m.calls),"
+			 " sum(m.total_ns), min(m.min_ns), max(m.max_ns) FROM summaries m"
+			 " JOIN run_traces t ON t.id = m.trace_id"
+			 " JOIN activity_groups g ON g.experiment = t.experiment AND g.kind = m.kind"
+			 " AND g.name_id = m.name_id"
+			 " WHERE t.experiment = ?1 AND m.kind = 'kernel' AND (t.run_id, t.rank) NOT IN"
+			 "  (SELECT t2.run_id, t2.rank FROM traces t2 WHERE t2.id IN (SELECT trace_id FROM activities))"
+			 " GROUP BY t.run_id, t.rank, m.name_id", exp);
 	if (!st)
 		goto fail;
 	if (store_exec_stmt(st) < 0) {
@@ -356,10 +363,11 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 		goto fail;
 	}
 	store_finalize(st);
-	st = store_query(s, "build kernels", "SELECT k.run, k.rank, n.name, k.grp, k.calls, k.total_ns, k.min_ns, k.max_ns"
-		    " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
-		    " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
-		    " WHERE k.experiment = ?1 ORDER BY r.position, k.rank, k.total_ns DESC, n.name", exp);
+	st = store_query(s, "build kernels",
+			 "SELECT k.run, k.rank, n.name, k.grp, k.calls, k.total_ns, k.min_ns, k.max_ns"
+			 " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
+			 " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
+			 " WHERE k.experiment = ?1 ORDER BY r.position, k.rank, k.total_ns DESC, n.name", exp);
 	if (!st)
 		goto fail;
 	return table_rows(st, t, kernels_row, out);
@@ -372,9 +380,11 @@ static int build_steps(struct store *s, const char *exp, struct table **out)
 {
 	struct table *t = table_new("steps", "Duration of each profiled training step (ProfilerStep#N, host side)",
 				    "run:text,rank:int,step:int,step_us:us");
-	struct store_stmt *st = store_query(s, "build steps", "SELECT t.run, t.rank, s.step, s.dur_ns FROM steps s JOIN run_traces t ON t.id = s.trace_id"
-		    " WHERE t.experiment = ?1"
-		    " ORDER BY t.position, t.rank, s.step, s.start_ns", exp);
+	struct store_stmt *st = store_query(s, "build steps",
+					    "SELECT t.run, t.rank, s.step, s.dur_ns"
+					    " FROM steps s JOIN run_traces t ON t.id = s.trace_id"
+					    " WHERE t.experiment = ?1"
+					    " ORDER BY t.position, t.rank, s.step, s.start_ns", exp);
 	if (!st) {
 		table_free(t);
 		return -1;
@@ -415,15 +425,17 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 	 * (data_parallel ... schedule_source) stay empty here: run_layout.c
 	 * fills them after pipeline_stages.csv.
 	 */
-	st = store_query(s, "build runs", "SELECT r.run, r.label, coalesce(r.gpus, max(t.world_size), count(DISTINCT t.rank)),"
-		    " count(DISTINCT t.rank), r.model, r.batch, r.strategy,"
-		    " (SELECT d.name FROM devices d JOIN traces t2 ON t2.id = d.trace_id WHERE t2.run_id = r.id"
-		    "   ORDER BY t2.rank, d.device LIMIT 1),"
-		    " (SELECT count(*) FROM activities a JOIN traces t3 ON t3.id = a.trace_id"
-		    "   WHERE t3.run_id = r.id AND a.kind = 'kernel'),"
-		    " (SELECT avg(s.dur_ns) FROM steps s JOIN traces t4 ON t4.id = s.trace_id WHERE t4.run_id = r.id)"
-		    " FROM runs r LEFT JOIN traces t ON t.run_id = r.id WHERE r.experiment = ?1"
-		    " GROUP BY r.id ORDER BY r.position", exp);
+	st = store_query(s, "build runs",
+			 "SELECT r.run, r.label, coalesce(r.gpus, max(t.world_size), count(DISTINCT t.rank)),"
+			 " count(DISTINCT t.rank), r.model, r.batch, r.strategy,"
+			 " (SELECT d.name FROM devices d JOIN traces t2 ON t2.id = d.trace_id WHERE t2.run_id = r.id"
+			 "   ORDER BY t2.rank, d.device LIMIT 1),"
+			 " (SELECT count(*) FROM activities a JOIN traces t3 ON t3.id = a.trace_id"
+			 "   WHERE t3.run_id = r.id AND a.kind = 'kernel'),"
+			 " (SELECT avg(s.dur_ns) FROM steps s JOIN traces t4 ON t4.id = s.trace_id"
+			 " WHERE t4.run_id = r.id)"
+			 " FROM runs r LEFT JOIN traces t ON t.run_id = r.id WHERE r.experiment = ?1"
+			 " GROUP BY r.id ORDER BY r.position", exp);
 	if (!st) {
 		table_free(t);
 		return -1;
@@ -440,17 +452,20 @@ static int build_rank_devices(struct store *s, const char *exp, struct table **o
 {
 	struct table *t = table_new("rank_devices", "The device each rank's GPU activities are on",
 				    "run:text,rank:int,device:int,device_name:text,file:text,devices_in_file:int");
-	struct store_stmt *st = store_query(s, "build rank devices", "SELECT t.run, t.rank, t.device, " DEVICE_LABEL("t") ","
-		    /*
-		     * the file's first row and its other devices' rows: counted once
-		     * for all (a count with an OR per row read the table per row, 3 s
-		     * at 4096 ranks)
-		     */
-		    " t.path, 1 + coalesce(k.c, 0)"
-		    " FROM run_traces t"
-		    " LEFT JOIN (SELECT part_of AS f, count(*) AS c FROM traces WHERE part_of IS NOT NULL GROUP BY part_of) k"
-		    " ON k.f = coalesce(t.part_of, t.id) WHERE t.experiment = ?1 AND t.rank IS NOT NULL"
-		    " ORDER BY t.position, t.rank, t.id", exp);
+	struct store_stmt *st = store_query(s, "build rank devices",
+					    "SELECT t.run, t.rank, t.device, " DEVICE_LABEL("t") ","
+					    /*
+					     * the file's first row and its other devices' rows: counted once
+					     * for all (a count with an OR per row read the table per row, 3 s
+					     * at 4096 ranks)
+					     */
+					    " t.path, 1 + coalesce(k.c, 0)"
+					    " FROM run_traces t"
+					    " LEFT JOIN (SELECT part_of AS f, count(*) AS c FROM traces"
+					    " WHERE part_of IS NOT NULL GROUP BY part_of) k"
+					    " ON k.f = coalesce(t.part_of, t.id) WHERE t.experiment = ?1"
+					    " AND t.rank IS NOT NULL"
+					    " ORDER BY t.position, t.rank, t.id", exp);
 	if (!st) {
 		table_free(t);
 		return -1;
@@ -470,14 +485,17 @@ static int build_top_kernels(struct store *s, const char *exp, int top_n, struct
 				    "run:text,place:int,rank:int,device:text,name:text,group:text,calls:int,total_us:us");
 	struct store_stmt *st;
 	/* The device of the top rows alone: looked up for every row, it cost a lookup per rank and kernel. */
-	st = store_query(s, "build top kernels", "SELECT x.run, x.place, x.rank, (SELECT " DEVICE_LABEL("t") " FROM traces t"
-		    " WHERE t.run_id = x.run_id AND t.rank = x.rank ORDER BY t.id LIMIT 1),"
-		    " x.name, x.grp, x.calls, x.total_ns FROM (SELECT k.run, k.rank, n.name, k.grp,"
-		    " k.calls, k.total_ns, r.position, r.id AS run_id, row_number() OVER (PARTITION BY r.id ORDER BY"
-		    " k.total_ns DESC, k.rank, n.name) AS place"
-		    " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
-		    " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
-		    " WHERE k.experiment = ?1 AND k.rank IS NOT NULL) x WHERE x.place <= ?2 ORDER BY x.position, x.place", exp);
+	st = store_query(s, "build top kernels",
+			 "SELECT x.run, x.place, x.rank, (SELECT " DEVICE_LABEL("t") " FROM traces t"
+			 " WHERE t.run_id = x.run_id AND t.rank = x.rank ORDER BY t.id LIMIT 1),"
+			 " x.name, x.grp, x.calls, x.total_ns FROM (SELECT k.run, k.rank, n.name, k.grp,"
+			 " k.calls, k.total_ns, r.position, r.id AS run_id,"
+			 " row_number() OVER (PARTITION BY r.id ORDER BY"
+			 " k.total_ns DESC, k.rank, n.name) AS place"
+			 " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
+			 " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
+			 " WHERE k.experiment = ?1 AND k.rank IS NOT NULL) x WHERE x.place <= ?2"
+			 " ORDER BY x.position, x.place", exp);
 	if (!st) {
 		table_free(t);
 		return -1;
@@ -542,11 +560,12 @@ static struct table *build_group_totals(const struct table *groups, const struct
  */
 static int add_device_notes(struct store *s, const char *exp, struct analysis_result *out)
 {
-	struct store_stmt *st = store_query(s, "add device notes", "SELECT f.id, f.run, f.path, 'device ' || p.device || ' = rank ' || p.rank"
-		    " FROM traces p JOIN run_traces f ON f.id = coalesce(p.part_of, p.id)"
-		    " WHERE f.experiment = ?1 AND f.part_of IS NULL"
-		    " AND f.id IN (SELECT part_of FROM traces WHERE part_of IS NOT NULL)"
-		    " ORDER BY f.position, f.file_index, f.id, p.device, p.id", exp);
+	struct store_stmt *st = store_query(s, "add device notes",
+					    "SELECT f.id, f.run, f.path, 'device ' || p.device || ' = rank ' || p.rank"
+					    " FROM traces p JOIN run_traces f ON f.id = coalesce(p.part_of, p.id)"
+					    " WHERE f.experiment = ?1 AND f.part_of IS NULL"
+					    " AND f.id IN (SELECT part_of FROM traces WHERE part_of IS NOT NULL)"
+					    " ORDER BY f.position, f.file_index, f.id, p.device, p.id", exp);
 	if (!st)
 		return -1;
 	struct buf parts;
@@ -591,10 +610,12 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
  */
 static int add_source_notes(struct store *s, const char *exp, struct analysis_result *out)
 {
-	struct store_stmt *st = store_query(s, "add source notes", "SELECT t.run, t.rank, t.path, t.format, (SELECT count(*) FROM summaries m WHERE m.trace_id = t.id)"
-		    " FROM run_traces t WHERE t.experiment = ?1"
-		    " AND t.rank IS NOT NULL AND t.id NOT IN (SELECT trace_id FROM activities)"
-		    " ORDER BY t.position, t.rank, t.path", exp);
+	struct store_stmt *st = store_query(s, "add source notes",
+					    "SELECT t.run, t.rank, t.path, t.format,"
+					    " (SELECT count(*) FROM summaries m WHERE m.trace_id = t.id)"
+					    " FROM run_traces t WHERE t.experiment = ?1"
+					    " AND t.rank IS NOT NULL AND t.id NOT IN (SELECT trace_id FROM activities)"
+					    " ORDER BY t.position, t.rank, t.path", exp);
 	if (!st)
 		return -1;
 	int rc;

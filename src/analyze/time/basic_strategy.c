@@ -47,13 +47,16 @@ static int from_trace(struct store *s, const char *exp, const char *run, const c
 {
 	*strategy = NULL;
 	struct store_stmt *st = store_query(s, "runs: the wrappers' annotations",
-			  "SELECT n.name, count(*) FROM annotations a JOIN names n ON n.id = a.name_id"
-			  " JOIN run_traces t ON t.id = a.trace_id"
-			  " WHERE t.experiment = ?1 AND t.run = ?2 AND a.on_gpu = 0 AND (n.name IN"
-			  " ('Optimizer.step#ZeroRedundancyOptimizer.step', 'FullyShardedDataParallel.forward',"
-			  " 'DistributedDataParallel.forward') OR n.name GLOB 'FSDP::pre_forward*'"
-			  " OR (n.name GLOB 'FSDP::all_gather*' AND n.name NOT GLOB 'FSDP::all_gather_copy*'))"
-			  " GROUP BY n.name ORDER BY n.name", exp);
+					    "SELECT n.name, count(*)"
+					    " FROM annotations a JOIN names n ON n.id = a.name_id"
+					    " JOIN run_traces t ON t.id = a.trace_id"
+					    " WHERE t.experiment = ?1 AND t.run = ?2 AND a.on_gpu = 0 AND (n.name IN"
+					    " ('Optimizer.step#ZeroRedundancyOptimizer.step',"
+					    " 'FullyShardedDataParallel.forward', 'DistributedDataParallel.forward')"
+					    " OR n.name GLOB 'FSDP::pre_forward*'"
+					    " OR (n.name GLOB 'FSDP::all_gather*'"
+					    " AND n.name NOT GLOB 'FSDP::all_gather_copy*'))"
+					    " GROUP BY n.name ORDER BY n.name", exp);
 	if (!st)
 		return -1;
 	store_bind_text(st, 2, run);
@@ -105,9 +108,10 @@ static int from_trace(struct store *s, const char *exp, const char *run, const c
 static int from_logs(struct store *s, const char *exp, const char *run, struct buf *names, struct buf *file)
 {
 	struct store_stmt *st = store_query(s, "runs: the strategy the training logs name",
-			  "SELECT v.value, min(t.path) FROM trace_software v JOIN run_traces t ON t.id = v.trace_id"
-			  " WHERE t.experiment = ?1 AND t.run = ?2 AND v.item = 'strategy'"
-			  " GROUP BY v.value ORDER BY min(t.file_index), v.value", exp);
+					    "SELECT v.value, min(t.path)"
+					    " FROM trace_software v JOIN run_traces t ON t.id = v.trace_id"
+					    " WHERE t.experiment = ?1 AND t.run = ?2 AND v.item = 'strategy'"
+					    " GROUP BY v.value ORDER BY min(t.file_index), v.value", exp);
 	if (!st)
 		return -1;
 	store_bind_text(st, 2, run);

@@ -64,10 +64,10 @@ static int reports_load(const struct analysis_ctx *ctx, struct report **out, siz
 	*out = NULL;
 	*n = 0;
 	st = store_query(ctx->store, "report_phases: phase reports",
-			"SELECT t.run, t.path, p.action, p.calls, p.total_ns, t.id"
-			" FROM phase_times p JOIN run_traces t ON t.id = p.trace_id"
-			" WHERE t.experiment = ?1 AND p.action IS NOT NULL AND p.total_ns IS NOT NULL"
-			" ORDER BY t.position, t.file_index, p.rowid", ctx->experiment);
+			 "SELECT t.run, t.path, p.action, p.calls, p.total_ns, t.id"
+			 " FROM phase_times p JOIN run_traces t ON t.id = p.trace_id"
+			 " WHERE t.experiment = ?1 AND p.action IS NOT NULL AND p.total_ns IS NOT NULL"
+			 " ORDER BY t.position, t.file_index, p.rowid", ctx->experiment);
 	if (!st)
 		return -1;
 	size_t cap = 0;

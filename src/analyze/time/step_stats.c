@@ -40,9 +40,9 @@ int step_samples(struct store *s, const char *exp, const char *run, int64_t **v,
 	 * 256 ranks of 100 steps take 31 s.
 	 */
 	st = store_query(s, "step_stats: step times of a run",
-			"SELECT max(s.dur_ns) FROM steps s JOIN run_traces t ON t.id = s.trace_id"
-			" WHERE t.experiment = ?1 AND t.run = ?2"
-			" GROUP BY s.step ORDER BY s.step", exp);
+			 "SELECT max(s.dur_ns) FROM steps s JOIN run_traces t ON t.id = s.trace_id"
+			 " WHERE t.experiment = ?1 AND t.run = ?2"
+			 " GROUP BY s.step ORDER BY s.step", exp);
 	if (!st)
 		return -1;
 	store_bind_text(st, 2, run);
@@ -53,9 +53,9 @@ int step_samples(struct store *s, const char *exp, const char *run, int64_t **v,
 	int rc = 0;
 	if (*n) {
 		st = store_query(s, "step_stats: step times of a run",
-				"SELECT count(DISTINCT t.rank) FROM run_traces t"
-				" WHERE t.experiment = ?1 AND t.run = ?2"
-				" AND EXISTS (SELECT 1 FROM steps x WHERE x.trace_id = t.id)", exp);
+				 "SELECT count(DISTINCT t.rank) FROM run_traces t"
+				 " WHERE t.experiment = ?1 AND t.run = ?2"
+				 " AND EXISTS (SELECT 1 FROM steps x WHERE x.trace_id = t.id)", exp);
 		rc = -1;
 		if (st) {
 			store_bind_text(st, 2, run);
@@ -92,7 +92,8 @@ static int load_runs(const struct analysis_ctx *ctx, struct run_steps **out, siz
 	*out = NULL;
 	*nout = 0;
 	st = store_query(ctx->store, "step_stats: runs",
-			"SELECT run, coalesce(model, '') FROM runs WHERE experiment = ?1 ORDER BY position", ctx->experiment);
+			 "SELECT run, coalesce(model, '') FROM runs WHERE experiment = ?1"
+			 " ORDER BY position", ctx->experiment);
 	if (!st)
 		return -1;
 	size_t cap = 0;
