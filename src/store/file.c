@@ -185,6 +185,8 @@ int store_open_site(const char *path, struct store **out)
 	sqlite3_finalize(q);
 	/* every view is the schema's own: the queries that read through them run perfstudy's SQL */
 	sqlite3_db_config(s->db, SQLITE_DBCONFIG_ENABLE_VIEW, 1, (int *)NULL);
+	if (store_add_temp_views(s) < 0)
+		goto fail;
 	*out = s;
 	return 0;
 fail:

@@ -172,6 +172,11 @@ int store_step_done(struct store *s, struct store_stmt *st, const char *what)
 	return store_sql_step_done(s, st->st, what);
 }
 
+int store_exec_stmt(struct store_stmt *st)
+{
+	return store_sql_step_done(st->s, st->st, st->what);
+}
+
 /* The types are SQLite's own, so that a column's type passes through unchanged. */
 _Static_assert(STORE_INTEGER == SQLITE_INTEGER && STORE_FLOAT == SQLITE_FLOAT && STORE_TEXT == SQLITE_TEXT &&
 		       STORE_BLOB == SQLITE_BLOB && STORE_NULL == SQLITE_NULL,

@@ -141,6 +141,25 @@ static const char SCHEMA[] =
 	"  FROM activities a JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id\n"
 	"  JOIN names n ON n.id = a.name_id;\n";
 
+/*
+ * The connection's own views, TEMP: never written into the store file
+ * (whose schema docs/schema.md documents), made again by each opening
+ * whose queries read them (store_open, store_open_site). run_traces is a
+ * trace with its run's columns (run_id the run's id), the join the
+ * analyses start from: "JOIN run_traces t ON t.id = x.trace_id WHERE
+ * t.experiment = ?1". SQLite flattens the view into the query that reads
+ * it, which then runs as the join it spells.
+ */
+static const char TEMP_VIEWS[] =
+	"CREATE TEMP VIEW run_traces AS SELECT t.*, r.experiment, r.run, r.label, r.position, r.gpus,\n"
+	"  r.batch, r.strategy, r.model, r.layers, r.hidden, r.heads, r.ffn, r.seq, r.vocab,\n"
+	"  r.profiler_lo, r.profiler_hi FROM traces t JOIN runs r ON r.id = t.run_id;\n";
+
+int store_add_temp_views(struct store *s)
+{
+	return store_exec(s, TEMP_VIEWS, "create the temporary views");
+}
+
 int store_own_view(const char *name, const char *sql)
 {
 	struct buf head;
@@ -164,7 +183,7 @@ int store_open(const char *path, struct store **out)
 		store_close(s);
 		return -1;
 	}
-	if (store_exec(s, SCHEMA, "create the schema") < 0 ||
+	if (store_exec(s, SCHEMA, "create the schema") < 0 || store_add_temp_views(s) < 0 ||
 	    store_exec(s, "INSERT INTO meta VALUES('schema_version','1'),('perfstudy_version','" PERFSTUDY_VERSION "');", "write meta") < 0 ||
 	    store_sql_prepare(s, "prepare", "INSERT INTO names(id, name) VALUES(?1, ?2)", &s->ins_name) < 0 ||
 	    store_row_buf_open(s, &s->act, "activities", 10, "insert activity") < 0 ||

@@ -586,9 +586,9 @@ static int sink_hardware(void *ctx, const struct gpu_hardware *g)
 	sqlite3_stmt *st;
 	if (TEXTS_FIT(c, "an nvidia-smi value", g->dtd, g->product, g->uuid, g->pci_bus, g->driver, g->cuda) < 0)
 		return -1;
-	if (store_sql_prepare(s, "prepare", "INSERT INTO gpu_hardware VALUES(coalesce(?1, (SELECT r.experiment FROM traces t"
-		       " JOIN runs r ON r.id = t.run_id WHERE t.id = ?2)), ?2, coalesce(?3, (SELECT path FROM traces"
-		       " WHERE id = ?2)), ?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)", &st) < 0)
+	if (store_sql_prepare(s, "prepare", "INSERT INTO gpu_hardware VALUES(coalesce(?1, (SELECT experiment"
+		       " FROM run_traces WHERE id = ?2)), ?2, coalesce(?3, (SELECT path FROM traces WHERE id = ?2)),"
+		       " ?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)", &st) < 0)
 		return -1;
 	bind_text_opt(st, 1, c->experiment);
 	bind_opt(st, 2, c->trace_id, c->trace_id > 0);
@@ -623,9 +623,9 @@ static int sink_link(void *ctx, const struct gpu_link *l)
 	sqlite3_stmt *st;
 	if (TEXTS_FIT(c, "a topology value", l->a, l->b, l->link, l->cpu_affinity, l->numa_affinity) < 0)
 		return -1;
-	if (store_sql_prepare(s, "prepare", "INSERT INTO gpu_links VALUES(coalesce(?1, (SELECT r.experiment FROM traces t"
-		       " JOIN runs r ON r.id = t.run_id WHERE t.id = ?2)), ?2, coalesce(?3, (SELECT path FROM traces"
-		       " WHERE id = ?2)), ?4, ?5, ?6, ?7, ?8)", &st) < 0)
+	if (store_sql_prepare(s, "prepare", "INSERT INTO gpu_links VALUES(coalesce(?1, (SELECT experiment"
+		       " FROM run_traces WHERE id = ?2)), ?2, coalesce(?3, (SELECT path FROM traces WHERE id = ?2)),"
+		       " ?4, ?5, ?6, ?7, ?8)", &st) < 0)
 		return -1;
 	bind_text_opt(st, 1, c->experiment);
 	bind_opt(st, 2, c->trace_id, c->trace_id > 0);

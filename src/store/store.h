@@ -158,15 +158,29 @@ int store_prepare(struct store *s, const char *what, const char *sql, struct sto
  * *st NULL (store_errmsg says why).
  */
 int store_prepare_quiet(struct store *s, const char *sql, struct store_stmt **st);
-/* Steps st: 1 with a row, 0 at the end, -1 after diag naming `what`. */
-int store_step(struct store *s, struct store_stmt *st, const char *what);
-/* Steps st: 1 with a row, 0 at the end, -1 after diag naming the `what` st was prepared for. */
+/*
+ * Steps st: 1 with a row, 0 at the end, -1 after diag naming the store
+ * file and the `what` st was prepared for. The one loop over a query's
+ * rows:
+ *	while ((rc = store_next(st)) > 0)
+ *		... store_column_*(st, i) ...
+ *	store_finalize(st);   (or store_reset, for a statement kept)
+ *	if (rc < 0)
+ *		return -1;    (already said)
+ */
 int store_next(struct store_stmt *st);
 /*
+ * Runs st (an INSERT, UPDATE ...: no result rows wanted) to its end, then
+ * resets it and clears its bindings, for the next row's: 0, or -1 after
+ * diag naming the `what` st was prepared for.
+ */
+int store_exec_stmt(struct store_stmt *st);
+/* store_next, with the failure reported as `what`'s. */
+int store_step(struct store *s, struct store_stmt *st, const char *what);
+/*
  * Steps st without a diagnostic: STORE_ROW, STORE_DONE or STORE_ERROR,
- * for loops that test it after the last row and report a failure with
- * store_fail (which names the store file and the statement's purpose), or
- * that may legitimately fail.
+ * for a statement that may legitimately fail (a previous store's, or a
+ * file perfstudy did not write), whose caller says what a failure means.
  */
 #define STORE_ROW 1
 #define STORE_DONE 0
@@ -357,8 +371,9 @@ int store_check_previous(const char *path, char **why);
  * store_guard says, and with views on only because each of its views is
  * byte for byte one the store's schema writes (`steps`, which the replay
  * and the training log's profiled window read), so that no query runs the
- * file's own SQL. 0, or -1 after diag naming path (an error of the input;
- * of the system where the file cannot be read).
+ * file's own SQL; the connection's own run_traces is made as store_open
+ * makes it. 0, or -1 after diag naming path (an error of the input; of the
+ * system where the file cannot be read).
  */
 int store_open_site(const char *path, struct store **out);
 const char *store_not_plain(struct store *s, const char *table);
@@ -403,6 +418,14 @@ void store_finalize(struct store_stmt *st);
  * result column i into t's column i by its type (text; int; us from
  * integer ns; frac and real), a NULL left empty, and finalizes st; 0, or
  * -1 after diag naming st's purpose.
+ *
+ * Their SQL starts from run_traces, a TEMP view that store_open and
+ * store_open_site make on the connection (never written into the file, so
+ * not in docs/schema.md): each trace's columns with its run's (experiment,
+ * run, label, position, gpus, batch, ...; run_id is the run's id), the
+ * join of traces with runs said once:
+ *   SELECT t.run, t.rank, s.step FROM steps s JOIN run_traces t ON t.id = s.trace_id
+ *   WHERE t.experiment = ?1 ORDER BY t.position, t.rank
  */
 struct table;
 struct store_stmt *store_query(struct store *s, const char *what, const char *sql, const char *exp);

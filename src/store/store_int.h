@@ -137,6 +137,8 @@ struct store {
 
 /* schema.c: the shard database's tables (file.c creates it). */
 extern const char store_shard_schema[];
+/* schema.c: the connection's TEMP views (run_traces); 0, or -1 after diag. */
+int store_add_temp_views(struct store *s);
 /* schema.c: 1 when sql is, byte for byte, the CREATE VIEW statement of view name that the schema writes. */
 int store_own_view(const char *name, const char *sql);
 

@@ -43,13 +43,14 @@ void exp_output_release(struct exp_output *o)
 static int collect_inputs(struct store *s, const char *exp, struct exp_output *o)
 {
 	struct store_stmt *st = store_query(s, "list inputs",
-			  "SELECT t.path, t.size, t.sha256 FROM traces t JOIN runs r ON r.id = t.run_id"
-			  " WHERE r.experiment = ?1 AND t.part_of IS NULL ORDER BY r.position, t.file_index", exp);
+					    "SELECT t.path, t.size, t.sha256 FROM run_traces t"
+					    " WHERE t.experiment = ?1 AND t.part_of IS NULL"
+					    " ORDER BY t.position, t.file_index", exp);
 	if (!st)
 		return -1;
 	size_t cap = 0, cap2 = 0;
 	int rc;
-	while ((rc = store_step(s, st, "list inputs")) > 0) {
+	while ((rc = store_next(st)) > 0) {
 		o->inputs = xgrow(o->inputs, &cap, o->ninputs + 1, sizeof(*o->inputs));
 		o->input_strs = xgrow(o->input_strs, &cap2, 2 * o->ninputs + 2, sizeof(char *));
 		o->input_strs[2 * o->ninputs] = xstrdup((const char *)store_column_text(st, 0));
@@ -69,17 +70,19 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 	 * epoch times (plausible between 2000 and 2100).
 	 */
 	st = store_query(s, "summarize runs",
-			  "SELECT (SELECT group_concat(model, ', ') FROM (SELECT model FROM runs"
-			  "   WHERE experiment = ?1 AND model IS NOT NULL GROUP BY model ORDER BY min(position))),"
-			  " (SELECT max(g) FROM (SELECT coalesce(r.gpus, (SELECT max(world_size) FROM traces t"
-			  "   WHERE t.run_id = r.id), (SELECT count(*) FROM traces t WHERE t.run_id = r.id AND t.rank IS NOT NULL)) AS g"
-			  "   FROM runs r WHERE r.experiment = ?1)),"
-			  " (SELECT date(max(t.last_ns + coalesce(t.epoch_offset_ns, 0)) / 1000000000, 'unixepoch')"
-			  "   FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
-			  "   AND t.last_ns + coalesce(t.epoch_offset_ns, 0) BETWEEN 946684800000000000 AND 4102444800000000000)", exp);
+			 "SELECT (SELECT group_concat(model, ', ') FROM (SELECT model FROM runs"
+			 "   WHERE experiment = ?1 AND model IS NOT NULL GROUP BY model ORDER BY min(position))),"
+			 " (SELECT max(g) FROM (SELECT coalesce(r.gpus, (SELECT max(world_size) FROM traces t"
+			 "   WHERE t.run_id = r.id),"
+			 " (SELECT count(*) FROM traces t WHERE t.run_id = r.id AND t.rank IS NOT NULL)) AS g"
+			 "   FROM runs r WHERE r.experiment = ?1)),"
+			 " (SELECT date(max(t.last_ns + coalesce(t.epoch_offset_ns, 0)) / 1000000000, 'unixepoch')"
+			 "   FROM run_traces t WHERE t.experiment = ?1"
+			 "   AND t.last_ns + coalesce(t.epoch_offset_ns, 0)"
+			 " BETWEEN 946684800000000000 AND 4102444800000000000)", exp);
 	if (!st)
 		return -1;
-	rc = store_step(s, st, "summarize runs");
+	rc = store_next(st);
 	if (rc > 0) {
 		if (store_column_type(st, 0) != STORE_NULL)
 			o->models = xstrdup((const char *)store_column_text(st, 0));

@@ -34,30 +34,35 @@ static const char *text(struct store_stmt *st, int col)
 static int empty_traces(const struct analysis_ctx *ctx)
 {
 	struct store_stmt *st = store_query(ctx->store, "list empty traces",
-		 "SELECT t.path, r.run FROM traces t JOIN runs r ON r.id = t.run_id"
-		 " WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
-		 " AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.trace_id = t.id)"
-		 " AND NOT EXISTS (SELECT 1 FROM summaries m WHERE m.trace_id = t.id)"
-		 " ORDER BY r.position, t.file_index", ctx->experiment);
+					    "SELECT t.path, t.run FROM run_traces t"
+					    " WHERE t.experiment = ?1 AND t.rank IS NOT NULL"
+					    " AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.trace_id = t.id)"
+					    " AND NOT EXISTS (SELECT 1 FROM summaries m WHERE m.trace_id = t.id)"
+					    " ORDER BY t.position, t.file_index", ctx->experiment);
 	if (!st)
 		return -1;
-	while (store_step_rc(st) == STORE_ROW) {
+	int rc;
+	while ((rc = store_next(st)) > 0) {
 		/* The report's note comes from basic.c; this is the line on stderr. */
 		diag_warning(text(st, 0), "no GPU activity (no kernel, memcpy or memset) in run '%s'", text(st, 1));
 	}
 	store_finalize(st);
-	return 0;
+	return rc;
 }
 
 static int missing_ranks(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct store_stmt *st = store_query(ctx->store, "list missing ranks",
-		 "SELECT r.run, max(t.world_size), count(DISTINCT t.rank), min(t.path) FROM runs r"
-		 " JOIN traces t ON t.run_id = r.id WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
-		 " GROUP BY r.id HAVING max(t.world_size) > count(DISTINCT t.rank) ORDER BY r.position", ctx->experiment);
+					    "SELECT t.run, max(t.world_size), count(DISTINCT t.rank), min(t.path)"
+					    " FROM run_traces t"
+					    " WHERE t.experiment = ?1 AND t.rank IS NOT NULL"
+					    " GROUP BY t.run_id"
+					    " HAVING max(t.world_size) > count(DISTINCT t.rank)"
+					    " ORDER BY t.position", ctx->experiment);
 	if (!st)
 		return -1;
-	while (store_step_rc(st) == STORE_ROW) {
+	int rc;
+	while ((rc = store_next(st)) > 0) {
 		int world = store_column_int(st, 1), have = store_column_int(st, 2);
 		diag_warning(text(st, 3), "run '%s': traces of %d of its %d ranks (world_size %d); "
 			     "its totals cover only those", text(st, 0), have, world, world);
@@ -65,7 +70,7 @@ static int missing_ranks(const struct analysis_ctx *ctx, struct analysis_result 
 				"per-run totals and comparisons cover only those ranks.", text(st, 0), have, world, world);
 	}
 	store_finalize(st);
-	return 0;
+	return rc;
 }
 
 /* A trace of clocks(): its range on the epoch clock when it has an offset, else on its own. */
@@ -138,11 +143,12 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 	 * One pair per run is enough to say it: the first in file order.
 	 */
 	st = store_query(ctx->store, "compare rank clocks",
-		 "SELECT r.id, r.run, t.rank, t.path, t.file_index, t.epoch_offset_ns IS NOT NULL,"
-		 " t.first_ns + coalesce(t.epoch_offset_ns, 0), t.last_ns + coalesce(t.epoch_offset_ns, 0)"
-		 " FROM runs r JOIN traces t ON t.run_id = r.id"
-		 " WHERE r.experiment = ?1 AND t.rank IS NOT NULL AND t.first_ns IS NOT NULL AND t.last_ns IS NOT NULL"
-		 " ORDER BY r.position, r.id, t.file_index, t.id", ctx->experiment);
+			 "SELECT t.run_id, t.run, t.rank, t.path, t.file_index, t.epoch_offset_ns IS NOT NULL,"
+			 " t.first_ns + coalesce(t.epoch_offset_ns, 0), t.last_ns + coalesce(t.epoch_offset_ns, 0)"
+			 " FROM run_traces t"
+			 " WHERE t.experiment = ?1 AND t.rank IS NOT NULL AND t.first_ns IS NOT NULL"
+			 " AND t.last_ns IS NOT NULL"
+			 " ORDER BY t.position, t.run_id, t.file_index, t.id", ctx->experiment);
 	if (!st)
 		return -1;
 	struct span_row *v = NULL;
@@ -151,8 +157,8 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 	char *run = NULL;
 	int rc;
 	for (;;) {
-		rc = store_step_rc(st);
-		if (n && (rc != STORE_ROW || store_column_int64(st, 0) != run_id)) {
+		rc = store_next(st);
+		if (n && (rc <= 0 || store_column_int64(st, 0) != run_id)) {
 			size_t i0, j0, i1, j1;
 			first_disjoint(v, n, 0, &i0, &j0);
 			first_disjoint(v, n, 1, &i1, &j1);
@@ -167,7 +173,7 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 				free(v[k].path);
 			n = 0;
 		}
-		if (rc != STORE_ROW)
+		if (rc <= 0)
 			break;
 		if (!n) {
 			run_id = store_column_int64(st, 0);
@@ -187,11 +193,7 @@ static int clocks(const struct analysis_ctx *ctx, struct analysis_result *out)
 	store_finalize(st);
 	free(v);
 	free(run);
-	if (rc != STORE_DONE) {
-		store_fail(ctx->store, "checks: clock ranges");
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 static int analysis_checks(const struct analysis_ctx *ctx, struct analysis_result *out)

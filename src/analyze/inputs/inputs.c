@@ -45,13 +45,14 @@ static const char *base_name(const char *path)
 static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct store_stmt *st = store_query(ctx->store, "inputs: gpu links",
-			"SELECT a, b, link, cpu_affinity, numa_affinity, path FROM gpu_links"
-			" WHERE experiment = ?1 ORDER BY rowid", ctx->experiment);
+					    "SELECT a, b, link, cpu_affinity, numa_affinity, path FROM gpu_links"
+					    " WHERE experiment = ?1 ORDER BY rowid", ctx->experiment);
 	if (!st)
 		return -1;
 	struct table *t = table_new("interconnect", "How the devices are connected (nvidia-smi topo -m)",
 				    TABLE_SCHEMA(INTERCONNECT_COLUMNS));
-	while (store_step_rc(st) == STORE_ROW) {
+	int rc;
+	while ((rc = store_next(st)) > 0) {
 		size_t row = table_add_row(t);
 		for (int c = 0; c < 6; c++) {
 			const char *v = (const char *)store_column_text(st, c);
@@ -64,9 +65,9 @@ static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *
 		}
 	}
 	store_finalize(st);
-	if (!t->nrows) {
+	if (rc < 0 || !t->nrows) {
 		table_free(t);
-		return 0;
+		return rc;
 	}
 	result_add_table(out, t);
 	result_add_method(out, "interconnect.csv",
@@ -81,14 +82,16 @@ static int interconnect(const struct analysis_ctx *ctx, struct analysis_result *
 static int phase_report(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct store_stmt *st = store_query(ctx->store, "inputs: phase times",
-			"SELECT r.run, t.path, p.action, p.calls, p.mean_ns, p.total_ns, p.percent"
-			" FROM phase_times p JOIN traces t ON t.id = p.trace_id JOIN runs r ON r.id = t.run_id"
-			" WHERE r.experiment = ?1 ORDER BY r.position, t.file_index, p.rowid", ctx->experiment);
+					    "SELECT t.run, t.path, p.action, p.calls, p.mean_ns, p.total_ns, p.percent"
+					    " FROM phase_times p JOIN run_traces t ON t.id = p.trace_id"
+					    " WHERE t.experiment = ?1 ORDER BY t.position, t.file_index, p.rowid",
+					    ctx->experiment);
 	if (!st)
 		return -1;
 	struct table *t = table_new("phase_report", "Phases as the framework's profiler reported them",
 				    "run:text,source:text,action:text,calls:int,mean_us:us,total_us:us,percent:real");
-	while (store_step_rc(st) == STORE_ROW) {
+	int rc;
+	while ((rc = store_next(st)) > 0) {
 		size_t row = table_add_row(t);
 		table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
 		table_set_text(t, row, 1, base_name((const char *)store_column_text(st, 1)));
@@ -104,9 +107,9 @@ static int phase_report(const struct analysis_ctx *ctx, struct analysis_result *
 			table_set_real(t, row, 6, store_column_double(st, 6));
 	}
 	store_finalize(st);
-	if (!t->nrows) {
+	if (rc < 0 || !t->nrows) {
 		table_free(t);
-		return 0;
+		return rc;
 	}
 	result_add_table(out, t);
 	result_add_method(out, "phase_report.csv",

@@ -100,7 +100,7 @@ static char *distinct(struct store *s, const char *exp, const char *sql)
 		return NULL;
 	struct buf b;
 	buf_init(&b);
-	while (store_step_rc(st) == STORE_ROW)
+	while (store_next(st) > 0)
 		if (store_column_type(st, 0) != STORE_NULL)
 			buf_printf(&b, "%s%s", b.len ? "; " : "", (const char *)store_column_text(st, 0));
 	store_finalize(st);
@@ -111,10 +111,10 @@ static char *distinct(struct store *s, const char *exp, const char *sql)
 	return b.data;
 }
 
-#define TRACE_SOFTWARE " FROM trace_software v JOIN traces t ON t.id = v.trace_id JOIN runs r ON r.id = t.run_id" \
-		       " WHERE r.experiment = ?1"
-#define TRACE_DEVICES " FROM devices d JOIN traces t ON t.id = d.trace_id JOIN runs r ON r.id = t.run_id" \
-		      " WHERE r.experiment = ?1"
+#define TRACE_SOFTWARE " FROM trace_software v JOIN run_traces t ON t.id = v.trace_id" \
+		       " WHERE t.experiment = ?1"
+#define TRACE_DEVICES " FROM devices d JOIN run_traces t ON t.id = d.trace_id" \
+		      " WHERE t.experiment = ?1"
 
 static void from_inputs(struct store *store, const char *exp, struct said *s)
 {

@@ -24,12 +24,6 @@ void act_sums_init(struct act_sums *a)
 	memset(a, 0, sizeof(*a));
 }
 
-static int failed(struct store *s, const char *what)
-{
-	store_fail(s, what);
-	return -1;
-}
-
 /* Room for name id id in every kind's array. */
 static void reserve(struct act_sums *a, int64_t id)
 {
@@ -56,7 +50,7 @@ int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, in
 		return -1;
 	store_bind_int64(*st, 1, trace_id);
 	int rc;
-	while ((rc = store_step_rc(*st)) == STORE_ROW) {
+	while ((rc = store_next(*st)) > 0) {
 		const char *k = (const char *)store_column_text(*st, 0);
 		/* The schema's CHECK allows these three only. */
 		enum activity_kind kind = k[0] == 'k' ? ACT_KERNEL : k[3] == 'c' ? ACT_MEMCPY : ACT_MEMSET;
@@ -82,19 +76,19 @@ int act_sums_add_trace(struct act_sums *a, struct store *s, int64_t trace_id, in
 			e->max_ns = dur;
 	}
 	store_reset(*st);
-	return rc == STORE_DONE ? 0 : failed(s, "activity sums: a trace's activities");
+	return rc;
 }
 
 int act_sums_add_traces(struct act_sums *a, struct store *s, struct store_stmt *ids, int kernels_only)
 {
 	int rc;
-	while ((rc = store_step_rc(ids)) == STORE_ROW)
+	while ((rc = store_next(ids)) > 0)
 		if (act_sums_add_trace(a, s, store_column_int64(ids, 0), kernels_only) < 0) {
 			store_reset(ids);
 			return -1;
 		}
 	store_reset(ids);
-	return rc == STORE_DONE ? 0 : failed(s, "activity sums: list traces");
+	return rc;
 }
 
 int act_sums_group(struct act_sums *a, struct store *s, const char *exp, int64_t key, const char **grp)
@@ -106,12 +100,10 @@ int act_sums_group(struct act_sums *a, struct store *s, const char *exp, int64_t
 	store_bind_text(a->group, 1, exp);
 	store_bind_text(a->group, 2, act_kind_name(act_key_kind(key)));
 	store_bind_int64(a->group, 3, act_key_name(key));
-	int rc = store_step_rc(a->group);
-	if (rc == STORE_ROW) {
+	int rc = store_next(a->group);
+	if (rc > 0)
 		*grp = (const char *)store_column_text(a->group, 0);
-		return 1;
-	}
-	return rc == STORE_DONE ? 0 : failed(s, "activity sums: a name's group");
+	return rc;
 }
 
 const struct act_sum *act_sums_get(const struct act_sums *a, int64_t key)

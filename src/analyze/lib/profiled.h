@@ -1,8 +1,8 @@
 /*
  * profiled.h: which iterations of a run's training log ran under the
- * profiler, as SQL conditions on an iterations row `i` of a run `r`
- * (FROM iterations i JOIN traces t ON t.id = i.trace_id JOIN runs r ON
- * r.id = t.run_id).
+ * profiler, as SQL conditions on an iterations row `i` of a run: its row
+ * `x` of run_traces (FROM iterations i JOIN run_traces x ON x.id =
+ * i.trace_id; id "x.run_id") or of runs (id "x.id").
  *
  * torch.profiler counts its steps from 0 and a training log its iterations
  * from 1, so ProfilerStep#N is iteration N + 1. With schedule(wait, warmup,
@@ -22,16 +22,23 @@
 #ifndef PERFSTUDY_PROFILED_H
 #define PERFSTUDY_PROFILED_H
 
-#define SQL_PROFILER_LO \
-	"coalesce((SELECT min(s.step) FROM steps s JOIN traces u ON u.id = s.trace_id WHERE u.run_id = r.id), r.profiler_lo)"
-#define SQL_PROFILER_HI \
-	"coalesce((SELECT max(s.step) FROM steps s JOIN traces u ON u.id = s.trace_id WHERE u.run_id = r.id), r.profiler_hi)"
+/* Of the run whose row is x (of runs, or of run_traces), its id the SQL expression id. */
+#define SQL_PROFILER_LO_OF(x, id)                                                                           \
+	"coalesce((SELECT min(s.step) FROM steps s JOIN traces u ON u.id = s.trace_id WHERE u.run_id = " id \
+	"), " x ".profiler_lo)"
+#define SQL_PROFILER_HI_OF(x, id)                                                                           \
+	"coalesce((SELECT max(s.step) FROM steps s JOIN traces u ON u.id = s.trace_id WHERE u.run_id = " id \
+	"), " x ".profiler_hi)"
 
-#define SQL_UNPROFILED_ITERATION                                                                        \
-	"i.iteration >= 3 AND i.elapsed_ns > 0 AND NOT i.iteration BETWEEN coalesce(" SQL_PROFILER_LO \
-	", 1000000000) - 1 AND coalesce(" SQL_PROFILER_HI ", -1000000000) + 2"
+#define SQL_UNPROFILED_ITERATION_OF(x, id)                                                                      \
+	"i.iteration >= 3 AND i.elapsed_ns > 0 AND NOT i.iteration BETWEEN coalesce(" SQL_PROFILER_LO_OF(x, id) \
+	", 1000000000) - 1 AND coalesce(" SQL_PROFILER_HI_OF(x, id) ", -1000000000) + 2"
 
-#define SQL_PROFILED_ITERATION \
-	"i.elapsed_ns > 0 AND i.iteration BETWEEN " SQL_PROFILER_LO " + 1 AND " SQL_PROFILER_HI " + 1"
+#define SQL_PROFILED_ITERATION_OF(x, id)                                                                            \
+	"i.elapsed_ns > 0 AND i.iteration BETWEEN " SQL_PROFILER_LO_OF(x, id) " + 1 AND " SQL_PROFILER_HI_OF(x, id) \
+	" + 1"
+
+/* Of a run r of runs. */
+#define SQL_UNPROFILED_ITERATION SQL_UNPROFILED_ITERATION_OF("r", "r.id")
 
 #endif

@@ -26,25 +26,19 @@ static int64_t span_end(int64_t start, int64_t dur)
 	return start > INT64_MAX - dur ? INT64_MAX : start + dur;
 }
 
-static int fail(struct store *s, struct store_stmt *st, const char *what)
-{
-	store_fail(s, what);
-	store_finalize(st);
-	return -1;
-}
-
 int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n)
 {
 	struct store_stmt *st;
 	*out = NULL;
 	*n = 0;
-	st = store_query(s, "list ranks", "SELECT r.run, r.id, t.rank, r.position FROM traces t JOIN runs r ON r.id = t.run_id"
-		    " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank", exp);
+	st = store_query(s, "list ranks", "SELECT t.run, t.run_id, t.rank, t.position FROM run_traces t"
+			 " WHERE t.experiment = ?1 AND t.rank IS NOT NULL GROUP BY t.run_id, t.rank"
+			 " ORDER BY t.position, t.rank", exp);
 	if (!st)
 		return -1;
 	size_t cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 		struct rank_key *k = &(*out)[(*n)++];
 		k->run = xstrdup((const char *)store_column_text(st, 0));
@@ -52,13 +46,13 @@ int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n
 		k->rank = store_column_int(st, 2);
 		k->position = store_column_int(st, 3);
 	}
-	if (rc != STORE_DONE) {
+	store_finalize(st);
+	if (rc < 0) {
 		rank_keys_free(*out, *n);
 		*out = NULL;
 		*n = 0;
-		return fail(s, st, "rankdata: list ranks");
+		return -1;
 	}
-	store_finalize(st);
 	return 0;
 }
 
@@ -183,7 +177,7 @@ static int load_ranges(struct store *s, enum kept_slot slot, const char *sql, co
 		return -1;
 	size_t cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 		struct rk_range *r = &(*out)[(*n)++];
 		r->start = store_column_int64(st, 0);
@@ -191,12 +185,9 @@ static int load_ranges(struct store *s, enum kept_slot slot, const char *sql, co
 		r->tid = store_column_type(st, 2) == STORE_NULL ? -1 : store_column_int64(st, 2);
 		r->key = store_column_type(st, 3) == STORE_NULL ? -1 : store_column_int64(st, 3);
 	}
-	if (rc != STORE_DONE) {
-		store_fail(s, "load a rank");
-		store_reset(st);
-		return -1;
-	}
 	store_reset(st);
+	if (rc < 0)
+		return -1;
 	sort_unless_sorted(*out, *n, sizeof(**out), cmp_range);
 	return 0;
 }
@@ -255,7 +246,12 @@ static int class_of(struct store *s, const struct classifier *cls, enum activity
 		if (!nm)
 			return -1;
 		store_bind_int64(nm, 1, name_id);
-		const char *name = store_step_rc(nm) == STORE_ROW ? (const char *)store_column_text(nm, 0) : NULL;
+		int rc = store_next(nm);
+		if (rc < 0) {
+			store_reset(nm);
+			return -1;
+		}
+		const char *name = rc ? (const char *)store_column_text(nm, 0) : NULL;
 		const char *g = classify(cls, (enum activity_kind)k, name ? name : "");
 		enum rk_class c = !strcmp(g, "communication") ? RK_COMM : !strcmp(g, "memory") ? RK_MEMORY : RK_COMPUTE;
 		store_reset(nm);
@@ -275,7 +271,7 @@ static int load_uncached(struct store *s, const struct rank_key *k, const struct
 		return -1;
 	size_t cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		d->acts = xgrow(d->acts, &cap, d->nacts + 1, sizeof(*d->acts));
 		struct rk_act *a = &d->acts[d->nacts++];
 		memset(a, 0, sizeof(*a));
@@ -295,12 +291,9 @@ static int load_uncached(struct store *s, const struct rank_key *k, const struct
 			memcpy(a->copy_kind, ck, strlen(ck) + 1);
 		a->stream = store_column_type(st, 7) == STORE_NULL ? -1 : store_column_int64(st, 7);
 	}
-	if (rc != STORE_DONE) {
-		store_fail(s, "load a rank");
-		store_reset(st);
-		goto fail;
-	}
 	store_reset(st);
+	if (rc < 0)
+		goto fail;
 	sort_unless_sorted(d->acts, d->nacts, sizeof(*d->acts), cmp_act);
 	if (load_ranges(s, KEPT_LAUNCHES, "SELECT start_ns, dur_ns, tid, correlation" RANK_ROWS("launches"),
 			k, &d->launches, &d->nlaunches) < 0 ||
@@ -416,7 +409,7 @@ static size_t budget(struct store *s)
 	inputs_total = 0;
 	if (store_prepare(s, "rankdata: trace sizes",
 			"SELECT coalesce(max(size), 0), coalesce(sum(size), 0), count(*) FROM traces", &st) == 0) {
-		if (store_step_rc(st) == STORE_ROW) {
+		if (store_next(st) > 0) {
 			largest = store_column_double(st, 0);
 			inputs_total = store_column_double(st, 1);
 			ntraces = store_column_double(st, 2);
@@ -453,7 +446,7 @@ static double rank_input_bytes(struct store *s, const struct rank_key *k)
 		return 0;
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int(st, 2, k->rank);
-	if (store_step_rc(st) == STORE_ROW)
+	if (store_next(st) > 0)
 		r = store_column_double(st, 0);
 	store_finalize(st);
 	return r;
@@ -574,7 +567,7 @@ char *rank_formats(struct store *s, const struct rank_key *k)
 		return xstrdup("unknown");
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int(st, 2, k->rank);
-	if (store_step_rc(st) == STORE_ROW && store_column_text(st, 0))
+	if (store_next(st) > 0 && store_column_text(st, 0))
 		r = xstrdup((const char *)store_column_text(st, 0));
 	store_reset(st);
 	return r ? r : xstrdup("unknown");
@@ -587,29 +580,28 @@ char *rank_name(struct store *s, int64_t name_id)
 	if (!st)
 		return NULL;
 	store_bind_int64(st, 1, name_id);
-	if (store_step_rc(st) == STORE_ROW)
+	if (store_next(st) > 0)
 		r = xstrdup((const char *)store_column_text(st, 0));
 	store_reset(st);
 	return r;
 }
 
-int64_t *rank_column_ids(struct store *s, struct store_stmt *st, size_t *n)
+int64_t *rank_column_ids(struct store_stmt *st, size_t *n)
 {
 	*n = 0;
 	size_t cap = 8;
 	int64_t *ids = xmalloc(cap * sizeof(*ids));
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		if (*n == cap)
 			ids = xrealloc(ids, (cap *= 2) * sizeof(*ids));
 		ids[(*n)++] = store_column_int64(st, 0);
 	}
-	if (rc != STORE_DONE) {
-		fail(s, st, "rankdata: list ids");
+	store_finalize(st);
+	if (rc < 0) {
 		free(ids);
 		return NULL;
 	}
-	store_finalize(st);
 	return ids;
 }
 

@@ -86,7 +86,7 @@ char *rank_name(struct store *s, int64_t name_id);
  * Column 0 of every row of a prepared, bound statement (caller frees); *n
  * set; the statement is finalized. NULL on error (after diag).
  */
-int64_t *rank_column_ids(struct store *s, struct store_stmt *st, size_t *n);
+int64_t *rank_column_ids(struct store_stmt *st, size_t *n);
 
 /*
  * In ranges sorted by start: the index of the first whose start is at

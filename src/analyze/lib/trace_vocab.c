@@ -57,10 +57,11 @@ int64_t layout_trace_vocab(struct store *s, const char *exp, const char *run, in
 	if (d <= 0)
 		return 0;
 	struct store_stmt *st = store_query(s, "models: the shapes of a run's aten::linear",
-			  "SELECT t.rank, dn.name FROM cpu_ops c JOIN names n ON n.id = c.name_id"
-			  " JOIN names dn ON dn.id = c.dims_id JOIN traces t ON t.id = c.trace_id"
-			  " JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND r.run = ?2"
-			  " AND n.name = 'aten::linear' GROUP BY t.rank, dn.name ORDER BY t.rank", exp);
+					    "SELECT t.rank, dn.name FROM cpu_ops c JOIN names n ON n.id = c.name_id"
+					    " JOIN names dn ON dn.id = c.dims_id JOIN run_traces t ON t.id = c.trace_id"
+					    " WHERE t.experiment = ?1 AND t.run = ?2"
+					    " AND n.name = 'aten::linear' GROUP BY t.rank, dn.name ORDER BY t.rank",
+					    exp);
 	if (!st)
 		return -1;
 	store_bind_text(st, 2, run);
@@ -68,7 +69,7 @@ int64_t layout_trace_vocab(struct store *s, const char *exp, const char *run, in
 		f = 4 * d; /* the manifest's default ffn */
 	int64_t best = 0, floor = 3 * d > f ? 3 * d : f;
 	int rc;
-	while ((rc = store_step(s, st, "models: the shapes of a run's aten::linear")) == 1) {
+	while ((rc = store_next(st)) > 0) {
 		const char *p = (const char *)store_column_text(st, 1);
 		int64_t in[8], w[8];
 		int nin = p ? dims_group(&p, in, 8) : -1;

@@ -237,7 +237,7 @@ static int64_t device_bytes(struct store *s, const struct rank_key *k, int devic
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int(st, 2, k->rank);
 	store_bind_int(st, 3, device);
-	if (store_step(s, st, "memory: device size") == 1)
+	if (store_next(st) > 0)
 		v = store_column_int64(st, 0);
 	store_finalize(st);
 	return v;
@@ -424,7 +424,7 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 	store_bind_int(st, 2, k->rank);
 	store_bind_int64(st, 3, MAX_BYTES);
 	int rc;
-	while ((rc = store_step(s, st, "memory: a rank's events")) == 1) {
+	while ((rc = store_next(st)) > 0) {
 		int dev = store_column_int(st, 0);
 		int64_t ts = store_column_int64(st, 1), bytes = store_column_int64(st, 2);
 		int64_t addr = store_column_type(st, 3) == STORE_NULL ? -1 : store_column_int64(st, 3);
@@ -547,7 +547,7 @@ static int exp_has(struct store *s, const char *exp, const char *what, const cha
 	struct store_stmt *st = store_query(s, what, sql, exp);
 	if (!st)
 		return -1;
-	int r = store_step(s, st, what);
+	int r = store_next(st);
 	if (r == 1)
 		r = store_column_int(st, 0);
 	store_finalize(st);

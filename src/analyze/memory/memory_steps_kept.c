@@ -100,7 +100,7 @@ static int load(struct store *s, const struct rank_key *k, const char *what, con
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int(st, 2, k->rank);
 	int rc;
-	while ((rc = store_step(s, st, what)) == 1) {
+	while ((rc = store_next(st)) > 0) {
 		l->v = xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
 		struct range *r = &l->v[l->n++];
 		r->tid = store_column_type(st, 0) == STORE_NULL ? -1 : store_column_int64(st, 0);

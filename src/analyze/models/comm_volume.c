@@ -77,11 +77,11 @@ static int load_run(struct store *s, const char *exp, const char *run, int gpus,
 	*out = NULL;
 	*n = 0;
 	st = store_query(s, "comm_volume: a run's collectives",
-			"SELECT t.rank, c.collective, c.dtype, c.in_nelems, c.out_nelems, c.group_size,"
-			" (SELECT count(*) FROM steps s WHERE s.trace_id = t.id)"
-			" FROM collectives c JOIN traces t ON t.id = c.trace_id JOIN runs r ON r.id = t.run_id"
-			" WHERE r.experiment = ?1 AND r.run = ?2 AND t.rank IS NOT NULL"
-			" ORDER BY t.rank, c.start_ns", exp);
+			 "SELECT t.rank, c.collective, c.dtype, c.in_nelems, c.out_nelems, c.group_size,"
+			 " (SELECT count(*) FROM steps s WHERE s.trace_id = t.id)"
+			 " FROM collectives c JOIN run_traces t ON t.id = c.trace_id"
+			 " WHERE t.experiment = ?1 AND t.run = ?2 AND t.rank IS NOT NULL"
+			 " ORDER BY t.rank, c.start_ns", exp);
 	if (!st)
 		return -1;
 	store_bind_text(st, 2, run);
@@ -94,7 +94,7 @@ static int load_run(struct store *s, const char *exp, const char *run, int gpus,
 	} grad[8];
 	size_t ngrad = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		int64_t rank = store_column_int64(st, 0);
 		if (!*n || (*out)[*n - 1].rank != rank) {
 			*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
@@ -146,13 +146,8 @@ static int load_run(struct store *s, const char *exp, const char *run, int gpus,
 		}
 	}
 	buf_release(&type);
-	int ret = 0;
-	if (rc != STORE_DONE) {
-		store_fail(s, "comm_volume: a run's collectives");
-		ret = -1;
-	}
 	store_finalize(st);
-	return ret;
+	return rc;
 }
 
 /*

@@ -162,12 +162,16 @@ static void flops_figures(const struct table *t, const struct table *q, size_t n
 
 static int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct store_stmt *st = store_query(ctx->store, "flops: kernel metrics per run", "SELECT r.run, coalesce(r.batch, 0),"
-			       " sum(coalesce(k.fp16_flops, 0) + coalesce(k.fp32_flops, 0) + coalesce(k.fp64_flops, 0)),"
-			       " count(k.fp16_flops) + count(k.fp32_flops) + count(k.fp64_flops),"
-			       " sum(k.dram_bytes), count(k.dram_bytes), sum(k.dur_ns), count(k.dur_ns), count(*)"
-			       " FROM kernel_metrics k JOIN traces t ON t.id = k.trace_id JOIN runs r ON r.id = t.run_id"
-			       " WHERE r.experiment = ?1 GROUP BY r.id ORDER BY r.position", ctx->experiment);
+	struct store_stmt *st = store_query(ctx->store, "flops: kernel metrics per run",
+					    "SELECT t.run, coalesce(t.batch, 0),"
+					    " sum(coalesce(k.fp16_flops, 0) + coalesce(k.fp32_flops, 0)"
+					    " + coalesce(k.fp64_flops, 0)),"
+					    " count(k.fp16_flops) + count(k.fp32_flops) + count(k.fp64_flops),"
+					    " sum(k.dram_bytes), count(k.dram_bytes), sum(k.dur_ns), count(k.dur_ns),"
+					    " count(*)"
+					    " FROM kernel_metrics k JOIN run_traces t ON t.id = k.trace_id"
+					    " WHERE t.experiment = ?1 GROUP BY t.run_id ORDER BY t.position",
+					    ctx->experiment);
 	if (!st)
 		return -1;
 	struct table *t = table_new("flops", "Estimated and measured FLOPs (Nsight Compute), per run",
@@ -178,7 +182,8 @@ static int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result
 				    "achieved_tflops:real");
 	size_t cap = 0, n = 0;
 	double *xs = NULL, *ys = NULL;
-	while (store_step_rc(st) == STORE_ROW) {
+	int rc;
+	while ((rc = store_next(st)) > 0) {
 		const char *run = (const char *)store_column_text(st, 0);
 		int batch = store_column_int(st, 1);
 		const char *why = NULL;
@@ -233,12 +238,12 @@ static int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result
 		}
 	}
 	store_finalize(st);
-	if (!t->nrows) {
+	if (rc < 0 || !t->nrows) {
 		table_free(t);
 		table_free(q);
 		free(xs);
 		free(ys);
-		return 0;
+		return rc;
 	}
 	result_add_table(out, t);
 	result_add_table(out, q);

@@ -115,7 +115,8 @@ static int query_facts(struct store *s, const char *exp, const char *run, int64_
 	if (!st)
 		return -1;
 	store_bind_text(st, 2, run);
-	if (store_step_rc(st) == STORE_ROW) {
+	int rc = store_next(st);
+	if (rc > 0) {
 		f->gpus = store_column_int(st, 0);
 		if (log_ns > 0) {
 			f->step_s = (double)log_ns / 1e9;
@@ -134,7 +135,7 @@ static int query_facts(struct store *s, const char *exp, const char *run, int64_
 			f->logged_batch = store_column_int64(st, 6);
 	}
 	store_finalize(st);
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 int models_grad_bytes(const struct manifest_run *r)

@@ -11,9 +11,10 @@
 int models_hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct store_stmt *st = store_query(ctx->store, "models: gpu hardware",
-			"SELECT gpu, product, memory_mib, driver, cuda, max_sm_mhz, max_mem_mhz, power_limit_w,"
-			" pcie_gen_max, pcie_width_max, pcie_gen_cur, pcie_width_cur, pci_bus, dtd, path"
-			" FROM gpu_hardware WHERE experiment = ?1 ORDER BY path, gpu", ctx->experiment);
+					    "SELECT gpu, product, memory_mib, driver, cuda, max_sm_mhz, max_mem_mhz,"
+					    " power_limit_w, pcie_gen_max, pcie_width_max, pcie_gen_cur,"
+					    " pcie_width_cur, pci_bus, dtd, path FROM gpu_hardware"
+					    " WHERE experiment = ?1 ORDER BY path, gpu", ctx->experiment);
 	if (!st)
 		return -1;
 	struct table *t = table_new("hardware", "GPUs as nvidia-smi -q -x describes them",
@@ -22,7 +23,8 @@ int models_hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 				    "pcie_gen_cur:int,pcie_width_cur:int,pci_bus:text,dtd:text,source:text");
 	static const enum col_type types[] = {COL_INT, COL_TEXT, COL_INT, COL_TEXT, COL_TEXT, COL_INT, COL_INT,
 					      COL_REAL, COL_INT, COL_INT, COL_INT, COL_INT, COL_TEXT, COL_TEXT, COL_TEXT};
-	while (store_step_rc(st) == STORE_ROW) {
+	int rc;
+	while ((rc = store_next(st)) > 0) {
 		size_t row = table_add_row(t);
 		for (int c = 0; c < 15; c++) {
 			if (store_column_type(st, c) == STORE_NULL)
@@ -40,9 +42,9 @@ int models_hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 		}
 	}
 	store_finalize(st);
-	if (!t->nrows) {
+	if (rc < 0 || !t->nrows) {
 		table_free(t);
-		return 0;
+		return rc;
 	}
 	result_add_table(out, t);
 	result_add_method(out, "hardware.csv",

@@ -49,8 +49,8 @@ static int log_of(const struct analysis_ctx *ctx, const char *run, struct ttt *t
 {
 	struct store_stmt *st;
 #define TTT_FROM                                                                                               \
-	" FROM iterations i JOIN traces t ON t.id = i.trace_id JOIN runs r ON r.id = t.run_id"                 \
-	" WHERE r.experiment = ?1 AND r.run = ?2 AND i.elapsed_ns IS NOT NULL"
+	" FROM iterations i JOIN run_traces t ON t.id = i.trace_id"                                            \
+	" WHERE t.experiment = ?1 AND t.run = ?2 AND i.elapsed_ns IS NOT NULL"
 	if (store_prepare(ctx->store, "time_to_train: a run's logged iterations",
 			  "SELECT count(*), max(i.consumed_samples), sum(i.elapsed_ns),"
 			  " (SELECT i.elapsed_ns" TTT_FROM " ORDER BY i.iteration, i.rowid LIMIT 1)" TTT_FROM,
@@ -59,7 +59,7 @@ static int log_of(const struct analysis_ctx *ctx, const char *run, struct ttt *t
 #undef TTT_FROM
 	store_bind_text(st, 1, ctx->experiment);
 	store_bind_text(st, 2, run);
-	int rc = store_step(ctx->store, st, "time_to_train: a run's logged iterations");
+	int rc = store_next(st);
 	if (rc == 1) {
 		t->iterations = store_column_int64(st, 0);
 		t->samples = store_column_int64(st, 1);

@@ -77,7 +77,7 @@ int pp_load_ops(struct store *s, struct pp_rank *r)
 	store_bind_int64(st, 2, r->key->rank);
 	size_t cap = 0;
 	int more;
-	while ((more = store_step(s, st, "pipeline_stages: point-to-point ops")) > 0) {
+	while ((more = store_next(st)) > 0) {
 		r->ops = xgrow(r->ops, &cap, r->nops + 1, sizeof(*r->ops));
 		struct pp_op *o = &r->ops[r->nops++];
 		memset(o, 0, sizeof(*o));

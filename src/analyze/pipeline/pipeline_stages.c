@@ -543,7 +543,7 @@ static int analysis_pipeline_stages(const struct analysis_ctx *ctx, struct analy
 	int64_t *opt = NULL;
 	if (store_prepare(ctx->store, "pipeline_stages: optimizer step names",
 			  "SELECT id FROM names WHERE substr(name, 1, 15) = 'Optimizer.step#' ORDER BY id", &st) < 0 ||
-	    !(opt = rank_column_ids(ctx->store, st, &nopt))) {
+	    !(opt = rank_column_ids(st, &nopt))) {
 		rank_keys_free(keys, nkeys);
 		return -1;
 	}

@@ -51,15 +51,16 @@ static int ddp_name(struct store *s, const char *exp, const char *run, const cha
 	static const char *const names[] = {"DistributedDataParallel.forward", "FullyShardedDataParallel.forward"};
 	*name = NULL;
 	struct store_stmt *st = store_query(s, "run_layout: a data-parallel wrapper's annotation",
-			  "SELECT n.name FROM annotations a JOIN names n ON n.id = a.name_id"
-			  " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
-			  " WHERE r.experiment = ?1 AND r.run = ?2 AND n.name IN (?3, ?4) ORDER BY n.name LIMIT 1", exp);
+					    "SELECT n.name FROM annotations a JOIN names n ON n.id = a.name_id"
+					    " JOIN run_traces t ON t.id = a.trace_id"
+					    " WHERE t.experiment = ?1 AND t.run = ?2 AND n.name IN (?3, ?4)"
+					    " ORDER BY n.name LIMIT 1", exp);
 	if (!st)
 		return -1;
 	store_bind_text(st, 2, run);
 	store_bind_text(st, 3, names[0]);
 	store_bind_text(st, 4, names[1]);
-	int rc = store_step(s, st, "run_layout: a data-parallel wrapper's annotation");
+	int rc = store_next(st);
 	if (rc == 1)
 		*name = !strcmp((const char *)store_column_text(st, 0), names[0]) ? names[0] : names[1];
 	store_finalize(st);

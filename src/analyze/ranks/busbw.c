@@ -176,12 +176,12 @@ static int add_transfers(const struct analysis_ctx *ctx, struct point *p, size_t
 static int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct store_stmt *st = store_query(ctx->store, "busbw: collectives with their kernels",
-			"SELECT coalesce(c.group_size, t.world_size), max(c.in_nelems, c.out_nelems), c.dtype,"
-			" c.collective, a.dur_ns, r.run FROM collectives c JOIN traces t ON t.id = c.trace_id"
-			" JOIN runs r ON r.id = t.run_id"
-			" JOIN activities a ON a.trace_id = c.trace_id AND a.start_ns = c.start_ns"
-			"  AND a.correlation IS c.correlation AND a.kind = 'kernel'"
-			" WHERE r.experiment = ?1", ctx->experiment);
+					    "SELECT coalesce(c.group_size, t.world_size),"
+					    " max(c.in_nelems, c.out_nelems), c.dtype, c.collective, a.dur_ns, t.run"
+					    " FROM collectives c JOIN run_traces t ON t.id = c.trace_id"
+					    " JOIN activities a ON a.trace_id = c.trace_id AND a.start_ns = c.start_ns"
+					    "  AND a.correlation IS c.correlation AND a.kind = 'kernel'"
+					    " WHERE t.experiment = ?1", ctx->experiment);
 	if (!st)
 		return -1;
 	struct point *p = NULL;
@@ -189,7 +189,7 @@ static int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result
 	struct buf type;
 	buf_init(&type);
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		buf_reset(&type);
 		collective_canonical((const char *)store_column_text(st, 3), &type);
 		int size = collective_dtype_size((const char *)store_column_text(st, 2));
@@ -210,8 +210,7 @@ static int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result
 	}
 	buf_release(&type);
 	store_finalize(st);
-	if (rc != STORE_DONE) {
-		store_fail(ctx->store, "busbw: collectives with their kernels");
+	if (rc < 0) {
 		points_free(p, np);
 		return -1;
 	}

@@ -52,14 +52,14 @@ long causes_rank_op_dims(struct store *s, const struct rank_key *k, struct op_di
 	struct op_dims *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		v = xgrow(v, &cap, n + 1, sizeof(*v));
 		v[n++] = (struct op_dims){store_column_int64(st, 0), store_column_int64(st, 1), store_column_int64(st, 2)};
 	}
 	store_finalize(st);
-	if (rc != STORE_DONE) {
+	if (rc < 0) {
 		free(v);
-		return store_fail(s, "straggler_causes: input dims");
+		return -1;
 	}
 	if (n > 1)
 		qsort(v, n, sizeof(*v), cmp_op_dims);
@@ -226,7 +226,7 @@ double causes_pinned_gbps(struct store *s, int64_t run_db_id, const char *name)
 			  " AND a.bytes > 0 AND a.dur_ns > 0", &st) == 0) {
 		store_bind_int64(st, 1, run_db_id);
 		store_bind_text(st, 2, pn.data);
-		if (store_step_rc(st) == STORE_ROW && store_column_type(st, 0) != STORE_NULL &&
+		if (store_next(st) > 0 && store_column_type(st, 0) != STORE_NULL &&
 		    store_column_int64(st, 1) > 0)
 			r = (double)store_column_int64(st, 0) / (double)store_column_int64(st, 1);
 		store_finalize(st);

@@ -120,7 +120,6 @@ double collective_bus_factor(const char *type, int64_t n)
 static int comm_names(struct store *s, struct classifier *cls)
 {
 	struct store_stmt *names = NULL, *ins = NULL;
-	int ret = -1;
 	if (store_exec(s, "CREATE TEMP TABLE IF NOT EXISTS comm_names(id INTEGER PRIMARY KEY);"
 			  " DELETE FROM temp.comm_names;", "list communication kernels") < 0)
 		return -1;
@@ -132,22 +131,18 @@ static int comm_names(struct store *s, struct classifier *cls)
 		return -1;
 	}
 	int rc;
-	while ((rc = store_step_rc(names)) == STORE_ROW) {
+	while ((rc = store_next(names)) > 0) {
 		if (strcmp(classify(cls, ACT_KERNEL, (const char *)store_column_text(names, 1)), "communication"))
 			continue;
 		store_bind_int64(ins, 1, store_column_int64(names, 0));
-		if (store_step_rc(ins) != STORE_DONE)
-			goto out;
-		store_reset(ins);
+		if (store_exec_stmt(ins) < 0) {
+			rc = -1;
+			break;
+		}
 	}
-	if (rc == STORE_DONE)
-		ret = 0;
-out:
-	if (ret < 0)
-		store_fail(s, "collectives: list communication kernels");
 	store_finalize(names);
 	store_finalize(ins);
-	return ret;
+	return rc;
 }
 
 static int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_result *out)
@@ -165,14 +160,15 @@ static int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_
 		return -1;
 	}
 	st = store_query(s, "collectives: communication kernels",
-			"SELECT r.run, t.rank, n.name, a.dur_ns, c.collective, c.in_nelems, c.out_nelems,"
-			" c.dtype, coalesce(c.group_size, t.world_size) FROM activities a"
-			" JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
-			" JOIN names n ON n.id = a.name_id"
-			" LEFT JOIN collectives c ON c.trace_id = a.trace_id AND c.start_ns = a.start_ns"
-			"  AND c.correlation IS a.correlation"
-			" WHERE r.experiment = ?1 AND a.kind = 'kernel' AND a.name_id IN (SELECT id FROM temp.comm_names)"
-			" ORDER BY r.position, t.rank, a.start_ns", ctx->experiment);
+			 "SELECT t.run, t.rank, n.name, a.dur_ns, c.collective, c.in_nelems, c.out_nelems,"
+			 " c.dtype, coalesce(c.group_size, t.world_size) FROM activities a"
+			 " JOIN run_traces t ON t.id = a.trace_id"
+			 " JOIN names n ON n.id = a.name_id"
+			 " LEFT JOIN collectives c ON c.trace_id = a.trace_id AND c.start_ns = a.start_ns"
+			 "  AND c.correlation IS a.correlation"
+			 " WHERE t.experiment = ?1 AND a.kind = 'kernel'"
+			 " AND a.name_id IN (SELECT id FROM temp.comm_names)"
+			 " ORDER BY t.position, t.rank, a.start_ns", ctx->experiment);
 	if (!st) {
 		table_free(t);
 		classifier_free(cls);
@@ -186,7 +182,7 @@ static int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_
 	struct buf type;
 	buf_init(&type);
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		const char *name = (const char *)store_column_text(st, 2);
 		const char *run = (const char *)store_column_text(st, 0);
 		int64_t rank = store_column_int64(st, 1), dur = store_column_int64(st, 3);
@@ -218,11 +214,7 @@ static int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_
 		if (store_column_type(st, 8) != STORE_NULL)
 			ag[i].group = store_column_int64(st, 8);
 	}
-	int ret = 0;
-	if (rc != STORE_DONE) {
-		store_fail(s, "collectives: communication kernels");
-		ret = -1;
-	}
+	int ret = rc;
 	store_finalize(st);
 	for (size_t i = 0; i < nag; i++) {
 		size_t row = table_add_row(t);

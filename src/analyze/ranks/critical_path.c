@@ -174,13 +174,13 @@ int cp_sync_calls_prepare(struct store *s, struct store_stmt **st)
 }
 
 /* The launches (indices) of this rank that are synchronising calls, marked in is_sync; st left reset. */
-static int mark_sync_calls(struct store *s, struct store_stmt *st, const struct rank_key *k, const struct rank_data *d,
+static int mark_sync_calls(struct store_stmt *st, const struct rank_key *k, const struct rank_data *d,
 			   unsigned char *is_sync)
 {
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int(st, 2, k->rank);
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		int64_t start = store_column_int64(st, 0);
 		int64_t tid = store_column_type(st, 1) == STORE_NULL ? -1 : store_column_int64(st, 1);
 		/* launches are sorted by start: the first of this start, then those after it */
@@ -190,11 +190,7 @@ static int mark_sync_calls(struct store *s, struct store_stmt *st, const struct 
 				is_sync[l] = 1;
 	}
 	store_reset(st);
-	if (rc != STORE_DONE) {
-		store_fail(s, "find synchronising calls");
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 void cp_graph_release(struct cp_graph *g)
@@ -212,8 +208,7 @@ void cp_graph_release(struct cp_graph *g)
 }
 
 /* Builds the edges of one rank's graph over d (which g borrows). Returns 0 or -1 after diag. */
-int cp_graph_build(struct store *s, struct store_stmt *sync, const struct rank_key *k, const struct rank_data *d,
-		   struct cp_graph *g)
+int cp_graph_build(struct store_stmt *sync, const struct rank_key *k, const struct rank_data *d, struct cp_graph *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->d = d;
@@ -287,7 +282,7 @@ int cp_graph_build(struct store *s, struct store_stmt *sync, const struct rank_k
 
 	/* Synchronising calls wait for the activity that ended last inside them. */
 	unsigned char *is_sync = xcalloc(nl, 1);
-	if (mark_sync_calls(s, sync, k, d, is_sync) < 0) {
+	if (mark_sync_calls(sync, k, d, is_sync) < 0) {
 		free(is_sync);
 		cp_graph_release(g);
 		return -1;

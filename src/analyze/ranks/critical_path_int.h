@@ -90,8 +90,7 @@ struct cp_jump {
  */
 int cp_sync_calls_prepare(struct store *s, struct store_stmt **st);
 /* Builds the edges of one rank's graph over d (which g borrows). Returns 0 or -1 after diag. */
-int cp_graph_build(struct store *s, struct store_stmt *sync, const struct rank_key *k, const struct rank_data *d,
-		   struct cp_graph *g);
+int cp_graph_build(struct store_stmt *sync, const struct rank_key *k, const struct rank_data *d, struct cp_graph *g);
 /* The joins of rank index ri's matched collectives (see critical_path.c). */
 void cp_graph_joins(struct cp_graph *g, const struct xr_run *run, size_t ri);
 void cp_graph_release(struct cp_graph *g);

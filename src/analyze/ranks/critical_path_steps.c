@@ -514,7 +514,7 @@ static int analysis_critical_path(const struct analysis_ctx *ctx, struct analysi
 			continue;
 		}
 		struct cp_graph g;
-		if (cp_graph_build(ctx->store, sync, &keys[k], &d, &g) < 0) {
+		if (cp_graph_build(sync, &keys[k], &d, &g) < 0) {
 			rank_data_release(&d);
 			goto out;
 		}

@@ -135,15 +135,18 @@ ssize_t crossrank_act_index(const struct rank_data *d, int64_t start, int64_t co
  * (XR_PATH_SQL: its first trace file, for its warnings) and q[1]
  * (XR_COLLS_SQL). Returns 0 or -1 after diag.
  */
-static int load_rank(struct store *s, struct store_stmt *const q[2], const struct rank_key *k, const struct rank_data *d,
+static int load_rank(struct store_stmt *const q[2], const struct rank_key *k, const struct rank_data *d,
 		     struct xr_run *run, struct xr_rank *r)
 {
 	struct store_stmt *st = q[0];
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int(st, 2, k->rank);
-	if (store_step_rc(st) == STORE_ROW)
+	int rc = store_next(st);
+	if (rc > 0)
 		r->path = xstrdup((const char *)store_column_text(st, 0));
 	store_reset(st);
+	if (rc < 0)
+		return -1;
 	st = q[1];
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int(st, 2, k->rank);
@@ -151,8 +154,7 @@ static int load_rank(struct store *s, struct store_stmt *const q[2], const struc
 	struct buf type;
 	buf_init(&type);
 	size_t cap = 0;
-	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		int64_t start = store_column_int64(st, 0);
 		int64_t corr = store_column_type(st, 1) == STORE_NULL ? -1 : store_column_int64(st, 1);
 		ssize_t ai = crossrank_act_index(d, start, corr);
@@ -183,12 +185,10 @@ static int load_rank(struct store *s, struct store_stmt *const q[2], const struc
 		kn->step = step_at(d, l ? l->start : a->start);
 		kn->op = -1;
 	}
-	if (rc != STORE_DONE)
-		store_fail(s, "crossrank: a rank's collectives");
 	store_reset(st);
 	free(lidx);
 	buf_release(&type);
-	if (rc != STORE_DONE)
+	if (rc < 0)
 		return -1;
 	if (r->nkerns > 1) /* a rank without communication kernels has none (NULL) */
 		qsort(r->kerns, r->nkerns, sizeof(*r->kerns), cmp_kern);
@@ -650,7 +650,7 @@ int crossrank_match(struct store *s, const struct rank_key *keys, size_t n, cons
 		run->ranks[i].rank = keys[i].rank;
 		struct rank_data d;
 		if ((rc = rank_data_load(s, &keys[i], cls, &d)) == 0) {
-			rc = load_rank(s, q, &keys[i], &d, run, &run->ranks[i]);
+			rc = load_rank(q, &keys[i], &d, run, &run->ranks[i]);
 			rank_data_release(&d);
 		}
 	}

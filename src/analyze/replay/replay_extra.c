@@ -111,7 +111,7 @@ int rp_references(struct store *s, const char *exp, const struct manifest *mf, c
 	int rc;
 	struct buf b;
 	buf_init(&b);
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		r = xgrow(r, &cap, n + 1, sizeof(*r));
 		struct run_row *x = &r[n++];
 		memset(x, 0, sizeof(*x));
@@ -146,11 +146,9 @@ int rp_references(struct store *s, const char *exp, const struct manifest *mf, c
 	}
 	store_finalize(st);
 	buf_release(&b);
-	int ret = 0;
-	if (rc != STORE_DONE) {
-		ret = store_fail(s, "replay: the runs' configurations");
+	int ret = rc;
+	if (rc < 0)
 		goto out;
-	}
 	/* a configuration where some run has no log: every run of it by its profiled step on the trace */
 	for (size_t i = 0; i < n; i++) {
 		int mixed = 0, others = 0;
@@ -284,16 +282,16 @@ static long occurrences(struct store *s, const struct rank_key *k, const struct 
 	struct hop *h = NULL;
 	size_t nh = 0, cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		h = xgrow(h, &cap, nh + 1, sizeof(*h));
 		int64_t start = store_column_int64(st, 1);
 		h[nh++] = (struct hop){store_column_int64(st, 0), start, start + store_column_int64(st, 2),
 				       store_column_int64(st, 3), store_column_int64(st, 4)};
 	}
 	store_finalize(st);
-	if (rc != STORE_DONE) {
+	if (rc < 0) {
 		free(h);
-		return store_fail(s, "replay: the operators that launched kernels");
+		return -1;
 	}
 	if (nh > 1)
 		qsort(h, nh, sizeof(*h), cmp_hop);

@@ -63,10 +63,11 @@ struct span {
 	int64_t start, end;
 };
 
-static struct store_stmt *rank_query(struct store *s, const char *sql, const struct rank_key *k)
+/* sql prepared for what, bound to rank k: ?1 its run's id, ?2 its rank. NULL after diag. */
+static struct store_stmt *rank_query(struct store *s, const char *what, const char *sql, const struct rank_key *k)
 {
 	struct store_stmt *st;
-	if (store_prepare(s, "replay: read a rank", sql, &st) < 0)
+	if (store_prepare(s, what, sql, &st) < 0)
 		return NULL;
 	store_bind_int64(st, 1, k->run_db_id);
 	store_bind_int64(st, 2, k->rank);
@@ -129,14 +130,14 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 {
 	size_t cap;
 	int rc;
-	struct store_stmt *st = rank_query(s,
+	struct store_stmt *st = rank_query(s, "replay: read launches",
 				      "SELECT x.start_ns, x.dur_ns, coalesce(x.tid, 0), coalesce(x.correlation, -1), rt.id, "
 				      "x.name_id, instr(n.name, 'Synchronize') > 0, " CALL_MAY_BLOCK " FROM traces rt JOIN launches x ON x.trace_id = rt.id "
 				      "JOIN names n ON n.id = x.name_id WHERE rt.run_id = ?1 AND rt.rank = ?2",
 				      k);
 	if (!st)
 		return -1;
-	for (cap = 0; (rc = store_step_rc(st)) == STORE_ROW;) {
+	for (cap = 0; (rc = store_next(st)) > 0;) {
 		*calls = xgrow(*calls, &cap, *ncalls + 1, sizeof(**calls));
 		struct raw_call *c = &(*calls)[(*ncalls)++];
 		c->start = store_column_int64(st, 0);
@@ -149,9 +150,9 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		c->may_block = (int)store_column_int64(st, 7);
 	}
 	store_finalize(st);
-	if (rc != STORE_DONE)
-		return store_fail(s, "replay: read launches");
-	st = rank_query(s,
+	if (rc < 0)
+		return -1;
+	st = rank_query(s, "replay: read activities",
 			"SELECT x.start_ns, x.dur_ns, coalesce(x.stream, -1), coalesce(x.correlation, -1), rt.id, "
 			"coalesce(x.bytes, -1), x.name_id, x.kind, CASE WHEN x.kind = 'memcpy' THEN n.name END, "
 			"x.kind = 'kernel' AND (instr(n.name, 'nccl') > 0 OR instr(n.name, 'rccl') > 0) "
@@ -160,7 +161,7 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 			k);
 	if (!st)
 		return -1;
-	for (cap = 0; (rc = store_step_rc(st)) == STORE_ROW;) {
+	for (cap = 0; (rc = store_next(st)) > 0;) {
 		*ops = xgrow(*ops, &cap, *nops + 1, sizeof(**ops));
 		struct raw_op *o = &(*ops)[(*nops)++];
 		o->start = store_column_int64(st, 0);
@@ -174,24 +175,25 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		o->comm = (int)store_column_int64(st, 9);
 	}
 	store_finalize(st);
-	if (rc != STORE_DONE)
-		return store_fail(s, "replay: read activities");
-	st = rank_query(s, "SELECT x.start_ns, x.dur_ns" RANK_ROWS("cpu_ops"), k);
+	if (rc < 0)
+		return -1;
+	st = rank_query(s, "replay: read operators", "SELECT x.start_ns, x.dur_ns" RANK_ROWS("cpu_ops"), k);
 	if (!st)
 		return -1;
-	for (cap = 0; (rc = store_step_rc(st)) == STORE_ROW;) {
+	for (cap = 0; (rc = store_next(st)) > 0;) {
 		*cover = xgrow(*cover, &cap, *ncover + 1, sizeof(**cover));
 		(*cover)[*ncover].start = store_column_int64(st, 0);
 		(*cover)[*ncover].end = (*cover)[*ncover].start + store_column_int64(st, 1);
 		(*ncover)++;
 	}
 	store_finalize(st);
-	if (rc != STORE_DONE)
-		return store_fail(s, "replay: read operators");
-	st = rank_query(s, "SELECT x.step, x.start_ns, x.dur_ns" RANK_ROWS("steps") " ORDER BY x.start_ns", k);
+	if (rc < 0)
+		return -1;
+	st = rank_query(s, "replay: read steps", "SELECT x.step, x.start_ns, x.dur_ns" RANK_ROWS("steps") " ORDER BY x.start_ns",
+			k);
 	if (!st)
 		return -1;
-	for (cap = 0; (rc = store_step_rc(st)) == STORE_ROW;) {
+	for (cap = 0; (rc = store_next(st)) > 0;) {
 		*steps = xgrow(*steps, &cap, *nsteps + 1, sizeof(**steps));
 		struct rp_step *p = &(*steps)[(*nsteps)++];
 		p->number = store_column_int64(st, 0);
@@ -200,8 +202,8 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		p->first_op = -1;
 	}
 	store_finalize(st);
-	if (rc != STORE_DONE)
-		return store_fail(s, "replay: read steps");
+	if (rc < 0)
+		return -1;
 	return 0;
 }
 

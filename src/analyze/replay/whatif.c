@@ -46,8 +46,8 @@ void whatif_result_release(struct whatif_result *r)
 static int find_run(struct store *s, const char *db, const char *run, char **exp, char **name)
 {
 	struct store_stmt *st;
-	const char *what = "whatif: list the runs";
-	if (store_prepare(s, what, "SELECT experiment, run FROM runs ORDER BY experiment, position", &st) < 0)
+	if (store_prepare(s, "whatif: list the runs", "SELECT experiment, run FROM runs ORDER BY experiment, position",
+			  &st) < 0)
 		return -1;
 	struct buf all, hits;
 	buf_init(&all);
@@ -55,7 +55,7 @@ static int find_run(struct store *s, const char *db, const char *run, char **exp
 	size_t nhits = 0, nruns = 0;
 	int rc;
 	*exp = *name = NULL;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		const char *e = (const char *)store_column_text(st, 0), *r = (const char *)store_column_text(st, 1);
 		if (!e || !r)
 			continue;
@@ -71,10 +71,8 @@ static int find_run(struct store *s, const char *db, const char *run, char **exp
 		free(full);
 	}
 	store_finalize(st);
-	int ret = 0;
-	if (rc != STORE_DONE) {
-		ret = store_fail(s, what);
-	} else if (nhits != 1) {
+	int ret = rc;
+	if (rc == 0 && nhits != 1) {
 		if (!nhits)
 			diag_error(db, "no run '%s' (%s: %s)", run, nruns ? "its runs" : "it has no runs",
 				   nruns ? all.data : "build one first");
@@ -111,8 +109,7 @@ static int cmp_span(const void *a, const void *b)
 static int64_t loader_cut(struct store *s, const struct rank_key *k, const struct rp_model *m, int64_t *cut)
 {
 	struct store_stmt *st;
-	const char *what = "whatif: read the DataLoader ranges";
-	if (store_prepare(s, what,
+	if (store_prepare(s, "whatif: read the DataLoader ranges",
 			  "SELECT x.start_ns, x.dur_ns FROM traces rt JOIN cpu_ops x ON x.trace_id = rt.id JOIN names n "
 			  "ON n.id = x.name_id WHERE rt.run_id = ?1 AND rt.rank = ?2 AND n.name GLOB 'enumerate(DataLoader)*'",
 			  &st) < 0)
@@ -122,16 +119,16 @@ static int64_t loader_cut(struct store *s, const struct rank_key *k, const struc
 	struct span *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		v = xgrow(v, &cap, n + 1, sizeof(*v));
 		v[n].start = store_column_int64(st, 0);
 		v[n].end = v[n].start + store_column_int64(st, 1);
 		n++;
 	}
 	store_finalize(st);
-	if (rc != STORE_DONE) {
+	if (rc < 0) {
 		free(v);
-		return store_fail(s, what);
+		return -1;
 	}
 	int64_t ranges = (int64_t)n;
 	/* their union, sorted */
@@ -174,14 +171,13 @@ static int64_t loader_cut(struct store *s, const struct rank_key *k, const struc
 static int64_t *matching_names(struct store *s, const char *pattern, size_t *n)
 {
 	struct store_stmt *st;
-	const char *what = "whatif: read the names";
 	*n = 0;
-	if (store_prepare(s, what, "SELECT id, name FROM names ORDER BY id", &st) < 0)
+	if (store_prepare(s, "whatif: read the names", "SELECT id, name FROM names ORDER BY id", &st) < 0)
 		return NULL;
 	int64_t *ids = NULL;
 	size_t cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		const char *name = (const char *)store_column_text(st, 1);
 		if (name && !fnmatch(pattern, name, 0)) {
 			ids = xgrow(ids, &cap, *n + 1, sizeof(*ids));
@@ -189,9 +185,8 @@ static int64_t *matching_names(struct store *s, const char *pattern, size_t *n)
 		}
 	}
 	store_finalize(st);
-	if (rc != STORE_DONE) {
+	if (rc < 0) {
 		free(ids);
-		store_fail(s, what);
 		return NULL;
 	}
 	if (!ids)

@@ -39,29 +39,22 @@
 #include "util/xalloc.h"
 #include "analyze/time/time_tables.h"
 
-static int failed(struct store *s, struct store_stmt *st, const char *what)
-{
-	store_fail(s, what);
-	store_finalize(st);
-	return -1;
-}
-
 /*
  * A row of t for each row of st (prepared and bound), filled by fill; st
- * is finalized; a failure is reported as what's. On success *out = t; on failure t is freed. Returns 0, or
+ * is finalized. On success *out = t; on failure t is freed. Returns 0, or
  * -1 after diag.
  */
-static int table_rows(struct store *s, struct store_stmt *st, const char *what, struct table *t,
+static int table_rows(struct store_stmt *st, struct table *t,
 		      void (*fill)(struct table *t, size_t row, struct store_stmt *st), struct table **out)
 {
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW)
+	while ((rc = store_next(st)) > 0)
 		fill(t, table_add_row(t), st);
-	if (rc != STORE_DONE) {
-		table_free(t);
-		return failed(s, st, what);
-	}
 	store_finalize(st);
+	if (rc < 0) {
+		table_free(t);
+		return -1;
+	}
 	*out = t;
 	return 0;
 }
@@ -86,10 +79,12 @@ static enum activity_kind kind_of(const char *k)
 static int classify_all(struct store *s, const char *exp, const struct classifier *c)
 {
 	struct store_stmt *sel, *ins;
-	if (store_prepare(s, "classify all", "SELECT DISTINCT a.kind, a.name_id, n.name FROM (SELECT trace_id, kind, name_id FROM activities"
-		    " UNION SELECT trace_id, kind, name_id FROM summaries) a"
-		    " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
-		    " JOIN names n ON n.id = a.name_id WHERE r.experiment = ?1", &sel) < 0)
+	if (store_prepare(s, "classify all",
+			  "SELECT DISTINCT a.kind, a.name_id, n.name"
+			  " FROM (SELECT trace_id, kind, name_id FROM activities"
+			  " UNION SELECT trace_id, kind, name_id FROM summaries) a"
+			  " JOIN run_traces t ON t.id = a.trace_id"
+			  " JOIN names n ON n.id = a.name_id WHERE t.experiment = ?1", &sel) < 0)
 		return -1;
 	if (store_prepare(s, "classify all", "INSERT INTO activity_groups VALUES(?1, ?2, ?3, ?4)", &ins) < 0) {
 		store_finalize(sel);
@@ -97,7 +92,7 @@ static int classify_all(struct store *s, const char *exp, const struct classifie
 	}
 	store_bind_text(sel, 1, exp);
 	int rc;
-	while ((rc = store_step_rc(sel)) == STORE_ROW) {
+	while ((rc = store_next(sel)) > 0) {
 		const char *kind = (const char *)store_column_text(sel, 0);
 		const char *name = (const char *)store_column_text(sel, 2);
 		const char *g = classify(c, kind_of(kind), name);
@@ -105,17 +100,14 @@ static int classify_all(struct store *s, const char *exp, const struct classifie
 		store_bind_text_copy(ins, 2, kind);
 		store_bind_int64(ins, 3, store_column_int64(sel, 1));
 		store_bind_text(ins, 4, g);
-		if (store_step_rc(ins) != STORE_DONE) {
-			store_finalize(ins);
-			return failed(s, sel, "basic: classify activities");
+		if (store_exec_stmt(ins) < 0) {
+			rc = -1;
+			break;
 		}
-		store_reset(ins);
 	}
 	store_finalize(ins);
-	if (rc != STORE_DONE)
-		return failed(s, sel, "basic: classify activities");
 	store_finalize(sel);
-	return 0;
+	return rc;
 }
 
 static int build_groups(struct store *s, const char *exp, const struct classifier *c, struct table **out)
@@ -126,9 +118,9 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 				    TABLE_SCHEMA(GROUPS_COLUMNS));
 	/* Every (run, rank) with its per-group sums; groups absent from a rank are 0. */
 	struct store_stmt *ranks, *rank_traces;
-	if (store_prepare(s, "build groups", "SELECT r.run, t.rank, r.id FROM traces t JOIN runs r ON r.id = t.run_id"
-		    " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank",
-		    &ranks) < 0)
+	if (store_prepare(s, "build groups", "SELECT t.run, t.rank, t.run_id FROM run_traces t"
+			  " WHERE t.experiment = ?1 AND t.rank IS NOT NULL GROUP BY t.run_id, t.rank"
+			  " ORDER BY t.position, t.rank", &ranks) < 0)
 		goto fail;
 	/*
 	 * A rank's traces: their activities are summed per (kind, name) in C
@@ -142,10 +134,11 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	}
 	/* A rank with no GPU activities: its profiler's summary rows (nvprof --print-gpu-summary), if any. */
 	struct store_stmt *sum_rows;
-	if (store_prepare(s, "build groups", "SELECT g.grp, sum(m.total_ns) FROM summaries m JOIN traces t ON t.id = m.trace_id"
-		    " JOIN runs r ON r.id = t.run_id"
-		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
-		    " WHERE r.experiment = ?1 AND r.run = ?2 AND t.rank = ?3 GROUP BY g.grp", &sum_rows) < 0) {
+	if (store_prepare(s, "build groups",
+			  "SELECT g.grp, sum(m.total_ns) FROM summaries m JOIN run_traces t ON t.id = m.trace_id"
+			  " JOIN activity_groups g ON g.experiment = t.experiment AND g.kind = m.kind"
+			  " AND g.name_id = m.name_id"
+			  " WHERE t.experiment = ?1 AND t.run = ?2 AND t.rank = ?3 GROUP BY g.grp", &sum_rows) < 0) {
 		store_finalize(ranks);
 		store_finalize(rank_traces);
 		goto fail;
@@ -155,7 +148,7 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	struct act_sums a;
 	act_sums_init(&a);
 	int rc, said = 0;
-	while ((rc = store_step_rc(ranks)) == STORE_ROW) {
+	while ((rc = store_next(ranks)) > 0) {
 		const char *run = (const char *)store_column_text(ranks, 0);
 		int64_t rank = store_column_int64(ranks, 1);
 		memset(ns, 0, ng * sizeof(*ns));
@@ -192,7 +185,8 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 			store_bind_text(sum_rows, 1, exp);
 			store_bind_text_copy(sum_rows, 2, run);
 			store_bind_int64(sum_rows, 3, rank);
-			while (store_step_rc(sum_rows) == STORE_ROW) {
+			int more;
+			while ((more = store_next(sum_rows)) > 0) {
 				const char *g = (const char *)store_column_text(sum_rows, 0);
 				int64_t v = store_column_int64(sum_rows, 1);
 				for (size_t i = 0; i < ng; i++)
@@ -201,6 +195,10 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 				total += v;
 			}
 			store_reset(sum_rows);
+			if (more < 0) {
+				said = 1;
+				break;
+			}
 		}
 		for (size_t i = 0; i < ng; i++) {
 			size_t row = table_add_row(t);
@@ -216,15 +214,9 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 	act_sums_release(&a);
 	store_finalize(rank_traces);
 	store_finalize(sum_rows);
-	if (said) {
-		store_finalize(ranks);
-		goto fail;
-	}
-	if (rc != STORE_DONE) {
-		failed(s, ranks, "basic: group times");
-		goto fail;
-	}
 	store_finalize(ranks);
+	if (said || rc < 0)
+		goto fail;
 	/* Keep the aggregate in the store for users' queries. */
 	struct store_stmt *ins;
 	if (store_prepare(s, "build groups", "INSERT INTO group_times VALUES(?1,?2,?3,?4,?5,?6)", &ins) < 0)
@@ -239,11 +231,10 @@ static int build_groups(struct store *s, const char *exp, const struct classifie
 			store_bind_null(ins, 6);
 		else
 			store_bind_double(ins, 6, table_cell(t, r, 4)->v.f);
-		if (store_step_rc(ins) != STORE_DONE) {
-			failed(s, ins, "basic: group times");
+		if (store_exec_stmt(ins) < 0) {
+			store_finalize(ins);
 			goto fail;
 		}
-		store_reset(ins);
 	}
 	store_finalize(ins);
 	*out = t;
@@ -274,11 +265,8 @@ static int flush_kernel_stats(struct store_stmt *ins, const char *exp, const cha
 		store_bind_int64(ins, 6, e->total_ns);
 		store_bind_int64(ins, 7, e->min_ns);
 		store_bind_int64(ins, 8, e->max_ns);
-		if (store_step_rc(ins) != STORE_DONE) {
-			store_reset(ins);
+		if (store_exec_stmt(ins) < 0)
 			return -1;
-		}
-		store_reset(ins);
 	}
 	act_sums_clear(a);
 	return 0;
@@ -297,18 +285,17 @@ static int insert_kernel_stats(struct store *s, const char *exp)
 	struct act_sums a;
 	act_sums_init(&a);
 	char *run = NULL;
-	int ret = -1, said = 0;
+	int ret = -1;
 	if (store_prepare(s, "insert kernel stats", "SELECT r.id, r.run, t.rank, t.id FROM runs r CROSS JOIN traces t"
-		    " WHERE t.run_id = r.id AND r.experiment = ?1 ORDER BY r.id, t.rank, t.id", &tr) < 0 ||
-	    store_prepare(s, "insert kernel stats", "INSERT INTO kernel_stats SELECT ?1, ?2, ?3, ?4, g.grp, ?5, ?6, ?7, ?8 FROM activity_groups g"
-		    " WHERE g.experiment = ?1 AND g.kind = 'kernel' AND g.name_id = ?4", &ins) < 0) {
-		said = 1;
+			  " WHERE t.run_id = r.id AND r.experiment = ?1 ORDER BY r.id, t.rank, t.id", &tr) < 0 ||
+	    store_prepare(s, "insert kernel stats",
+			  "INSERT INTO kernel_stats SELECT ?1, ?2, ?3, ?4, g.grp, ?5, ?6, ?7, ?8 FROM activity_groups g"
+			  " WHERE g.experiment = ?1 AND g.kind = 'kernel' AND g.name_id = ?4", &ins) < 0)
 		goto out;
-	}
 	store_bind_text(tr, 1, exp);
 	int64_t run_id = 0, rank = 0;
 	int null_rank = 0, any = 0, rc;
-	while ((rc = store_step_rc(tr)) == STORE_ROW) {
+	while ((rc = store_next(tr)) > 0) {
 		int64_t rid = store_column_int64(tr, 0);
 		int nr = store_column_type(tr, 2) == STORE_NULL;
 		int64_t rk = nr ? 0 : store_column_int64(tr, 2);
@@ -323,16 +310,12 @@ static int insert_kernel_stats(struct store *s, const char *exp)
 		run_id = rid;
 		null_rank = nr;
 		rank = rk;
-		if (act_sums_add_trace(&a, s, store_column_int64(tr, 3), 1) < 0) {
-			said = 1;
+		if (act_sums_add_trace(&a, s, store_column_int64(tr, 3), 1) < 0)
 			goto out;
-		}
 	}
-	if (rc == STORE_DONE && (!any || flush_kernel_stats(ins, exp, run, null_rank, rank, &a) == 0))
+	if (rc == 0 && (!any || flush_kernel_stats(ins, exp, run, null_rank, rank, &a) == 0))
 		ret = 0;
 out:
-	if (ret < 0 && !said)
-		store_fail(s, "basic: kernel stats per rank");
 	free(run);
 	act_sums_release(&a);
 	store_finalize(tr);
@@ -364,53 +347,49 @@ static int build_kernels(struct store *s, const char *exp, struct table **out)
 	if (insert_kernel_stats(s, exp) < 0)
 		goto fail;
 	/* Ranks with no GPU activities: the totals of their profiler's summary rows. */
-	st = store_query(s, "build kernels", "INSERT INTO kernel_stats SELECT r.experiment, r.run, t.rank, m.name_id, g.grp, sum(m.calls),"
-		    " sum(m.total_ns), min(m.min_ns), max(m.max_ns) FROM summaries m"
-		    " JOIN traces t ON t.id = m.trace_id JOIN runs r ON r.id = t.run_id"
-		    " JOIN activity_groups g ON g.experiment = r.experiment AND g.kind = m.kind AND g.name_id = m.name_id"
-		    " WHERE r.experiment = ?1 AND m.kind = 'kernel' AND (t.run_id, t.rank) NOT IN"
-		    "  (SELECT t2.run_id, t2.rank FROM traces t2 WHERE t2.id IN (SELECT trace_id FROM activities))"
-		    " GROUP BY r.id, t.rank, m.name_id", exp);
+	st = store_query(s, "build kernels",
+			 "INSERT INTO kernel_stats SELECT t.experiment, t.run, t.rank, m.name_id, g.grp, sum(m.calls),"
+			 " sum(m.total_ns), min(m.min_ns), max(m.max_ns) FROM summaries m"
+			 " JOIN run_traces t ON t.id = m.trace_id"
+			 " JOIN activity_groups g ON g.experiment = t.experiment AND g.kind = m.kind"
+			 " AND g.name_id = m.name_id"
+			 " WHERE t.experiment = ?1 AND m.kind = 'kernel' AND (t.run_id, t.rank) NOT IN"
+			 "  (SELECT t2.run_id, t2.rank FROM traces t2 WHERE t2.id IN (SELECT trace_id FROM activities))"
+			 " GROUP BY t.run_id, t.rank, m.name_id", exp);
 	if (!st)
 		goto fail;
-	if (store_step_rc(st) != STORE_DONE) {
-		failed(s, st, "basic: kernel stats");
+	if (store_exec_stmt(st) < 0) {
+		store_finalize(st);
 		goto fail;
 	}
 	store_finalize(st);
-	st = store_query(s, "build kernels", "SELECT k.run, k.rank, n.name, k.grp, k.calls, k.total_ns, k.min_ns, k.max_ns"
-		    " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
-		    " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
-		    " WHERE k.experiment = ?1 ORDER BY r.position, k.rank, k.total_ns DESC, n.name", exp);
+	st = store_query(s, "build kernels",
+			 "SELECT k.run, k.rank, n.name, k.grp, k.calls, k.total_ns, k.min_ns, k.max_ns"
+			 " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
+			 " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
+			 " WHERE k.experiment = ?1 ORDER BY r.position, k.rank, k.total_ns DESC, n.name", exp);
 	if (!st)
 		goto fail;
-	return table_rows(s, st, "basic: kernel stats", t, kernels_row, out);
+	return table_rows(st, t, kernels_row, out);
 fail:
 	table_free(t);
 	return -1;
-}
-
-/* A row of steps.csv from (run, rank, step, duration). */
-static void steps_row(struct table *t, size_t row, struct store_stmt *st)
-{
-	table_set_text(t, row, 0, (const char *)store_column_text(st, 0));
-	table_set_int(t, row, 1, store_column_int64(st, 1));
-	table_set_int(t, row, 2, store_column_int64(st, 2));
-	table_set_ns(t, row, 3, store_column_int64(st, 3));
 }
 
 static int build_steps(struct store *s, const char *exp, struct table **out)
 {
 	struct table *t = table_new("steps", "Duration of each profiled training step (ProfilerStep#N, host side)",
 				    "run:text,rank:int,step:int,step_us:us");
-	struct store_stmt *st = store_query(s, "build steps", "SELECT r.run, t.rank, s.step, s.dur_ns FROM steps s JOIN traces t ON t.id = s.trace_id"
-		    " JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
-		    " ORDER BY r.position, t.rank, s.step, s.start_ns", exp);
+	struct store_stmt *st = store_query(s, "build steps",
+					    "SELECT t.run, t.rank, s.step, s.dur_ns"
+					    " FROM steps s JOIN run_traces t ON t.id = s.trace_id"
+					    " WHERE t.experiment = ?1"
+					    " ORDER BY t.position, t.rank, s.step, s.start_ns", exp);
 	if (!st) {
 		table_free(t);
 		return -1;
 	}
-	return table_rows(s, st, "basic: steps", t, steps_row, out);
+	return typed_rows(st, t, out);
 }
 
 /* A row of runs.csv: each column by its type, NULL left empty. */
@@ -446,20 +425,22 @@ static int build_runs(struct store *s, const char *exp, struct table **out)
 	 * (data_parallel ... schedule_source) stay empty here: run_layout.c
 	 * fills them after pipeline_stages.csv.
 	 */
-	st = store_query(s, "build runs", "SELECT r.run, r.label, coalesce(r.gpus, max(t.world_size), count(DISTINCT t.rank)),"
-		    " count(DISTINCT t.rank), r.model, r.batch, r.strategy,"
-		    " (SELECT d.name FROM devices d JOIN traces t2 ON t2.id = d.trace_id WHERE t2.run_id = r.id"
-		    "   ORDER BY t2.rank, d.device LIMIT 1),"
-		    " (SELECT count(*) FROM activities a JOIN traces t3 ON t3.id = a.trace_id"
-		    "   WHERE t3.run_id = r.id AND a.kind = 'kernel'),"
-		    " (SELECT avg(s.dur_ns) FROM steps s JOIN traces t4 ON t4.id = s.trace_id WHERE t4.run_id = r.id)"
-		    " FROM runs r LEFT JOIN traces t ON t.run_id = r.id WHERE r.experiment = ?1"
-		    " GROUP BY r.id ORDER BY r.position", exp);
+	st = store_query(s, "build runs",
+			 "SELECT r.run, r.label, coalesce(r.gpus, max(t.world_size), count(DISTINCT t.rank)),"
+			 " count(DISTINCT t.rank), r.model, r.batch, r.strategy,"
+			 " (SELECT d.name FROM devices d JOIN traces t2 ON t2.id = d.trace_id WHERE t2.run_id = r.id"
+			 "   ORDER BY t2.rank, d.device LIMIT 1),"
+			 " (SELECT count(*) FROM activities a JOIN traces t3 ON t3.id = a.trace_id"
+			 "   WHERE t3.run_id = r.id AND a.kind = 'kernel'),"
+			 " (SELECT avg(s.dur_ns) FROM steps s JOIN traces t4 ON t4.id = s.trace_id"
+			 " WHERE t4.run_id = r.id)"
+			 " FROM runs r LEFT JOIN traces t ON t.run_id = r.id WHERE r.experiment = ?1"
+			 " GROUP BY r.id ORDER BY r.position", exp);
 	if (!st) {
 		table_free(t);
 		return -1;
 	}
-	return table_rows(s, st, "basic: runs", t, runs_row, out);
+	return table_rows(st, t, runs_row, out);
 }
 
 /* "NAME (ID)" as nvprof prints a device, the id alone without a name; NULL when the rank's device is unknown. */
@@ -471,17 +452,20 @@ static int build_rank_devices(struct store *s, const char *exp, struct table **o
 {
 	struct table *t = table_new("rank_devices", "The device each rank's GPU activities are on",
 				    "run:text,rank:int,device:int,device_name:text,file:text,devices_in_file:int");
-	struct store_stmt *st = store_query(s, "build rank devices", "SELECT r.run, t.rank, t.device, " DEVICE_LABEL("t") ","
-		    /*
-		     * the file's first row and its other devices' rows: counted once
-		     * for all (a count with an OR per row read the table per row, 3 s
-		     * at 4096 ranks)
-		     */
-		    " t.path, 1 + coalesce(k.c, 0)"
-		    " FROM traces t JOIN runs r ON r.id = t.run_id"
-		    " LEFT JOIN (SELECT part_of AS f, count(*) AS c FROM traces WHERE part_of IS NOT NULL GROUP BY part_of) k"
-		    " ON k.f = coalesce(t.part_of, t.id) WHERE r.experiment = ?1 AND t.rank IS NOT NULL"
-		    " ORDER BY r.position, t.rank, t.id", exp);
+	struct store_stmt *st = store_query(s, "build rank devices",
+					    "SELECT t.run, t.rank, t.device, " DEVICE_LABEL("t") ","
+					    /*
+					     * the file's first row and its other devices' rows: counted once
+					     * for all (a count with an OR per row read the table per row, 3 s
+					     * at 4096 ranks)
+					     */
+					    " t.path, 1 + coalesce(k.c, 0)"
+					    " FROM run_traces t"
+					    " LEFT JOIN (SELECT part_of AS f, count(*) AS c FROM traces"
+					    " WHERE part_of IS NOT NULL GROUP BY part_of) k"
+					    " ON k.f = coalesce(t.part_of, t.id) WHERE t.experiment = ?1"
+					    " AND t.rank IS NOT NULL"
+					    " ORDER BY t.position, t.rank, t.id", exp);
 	if (!st) {
 		table_free(t);
 		return -1;
@@ -501,14 +485,17 @@ static int build_top_kernels(struct store *s, const char *exp, int top_n, struct
 				    "run:text,place:int,rank:int,device:text,name:text,group:text,calls:int,total_us:us");
 	struct store_stmt *st;
 	/* The device of the top rows alone: looked up for every row, it cost a lookup per rank and kernel. */
-	st = store_query(s, "build top kernels", "SELECT x.run, x.place, x.rank, (SELECT " DEVICE_LABEL("t") " FROM traces t"
-		    " WHERE t.run_id = x.run_id AND t.rank = x.rank ORDER BY t.id LIMIT 1),"
-		    " x.name, x.grp, x.calls, x.total_ns FROM (SELECT k.run, k.rank, n.name, k.grp,"
-		    " k.calls, k.total_ns, r.position, r.id AS run_id, row_number() OVER (PARTITION BY r.id ORDER BY"
-		    " k.total_ns DESC, k.rank, n.name) AS place"
-		    " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
-		    " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
-		    " WHERE k.experiment = ?1 AND k.rank IS NOT NULL) x WHERE x.place <= ?2 ORDER BY x.position, x.place", exp);
+	st = store_query(s, "build top kernels",
+			 "SELECT x.run, x.place, x.rank, (SELECT " DEVICE_LABEL("t") " FROM traces t"
+			 " WHERE t.run_id = x.run_id AND t.rank = x.rank ORDER BY t.id LIMIT 1),"
+			 " x.name, x.grp, x.calls, x.total_ns FROM (SELECT k.run, k.rank, n.name, k.grp,"
+			 " k.calls, k.total_ns, r.position, r.id AS run_id,"
+			 " row_number() OVER (PARTITION BY r.id ORDER BY"
+			 " k.total_ns DESC, k.rank, n.name) AS place"
+			 " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
+			 " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
+			 " WHERE k.experiment = ?1 AND k.rank IS NOT NULL) x WHERE x.place <= ?2"
+			 " ORDER BY x.position, x.place", exp);
 	if (!st) {
 		table_free(t);
 		return -1;
@@ -573,11 +560,12 @@ static struct table *build_group_totals(const struct table *groups, const struct
  */
 static int add_device_notes(struct store *s, const char *exp, struct analysis_result *out)
 {
-	struct store_stmt *st = store_query(s, "add device notes", "SELECT f.id, r.run, f.path, 'device ' || p.device || ' = rank ' || p.rank"
-		    " FROM traces p JOIN traces f ON f.id = coalesce(p.part_of, p.id) JOIN runs r ON r.id = f.run_id"
-		    " WHERE r.experiment = ?1 AND f.part_of IS NULL"
-		    " AND f.id IN (SELECT part_of FROM traces WHERE part_of IS NOT NULL)"
-		    " ORDER BY r.position, f.file_index, f.id, p.device, p.id", exp);
+	struct store_stmt *st = store_query(s, "add device notes",
+					    "SELECT f.id, f.run, f.path, 'device ' || p.device || ' = rank ' || p.rank"
+					    " FROM traces p JOIN run_traces f ON f.id = coalesce(p.part_of, p.id)"
+					    " WHERE f.experiment = ?1 AND f.part_of IS NULL"
+					    " AND f.id IN (SELECT part_of FROM traces WHERE part_of IS NOT NULL)"
+					    " ORDER BY f.position, f.file_index, f.id, p.device, p.id", exp);
 	if (!st)
 		return -1;
 	struct buf parts;
@@ -586,15 +574,15 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
 	int64_t file = -1;
 	int rc;
 	for (;;) {
-		rc = store_step_rc(st);
-		int64_t id = rc == STORE_ROW ? store_column_int64(st, 0) : -1;
+		rc = store_next(st);
+		int64_t id = rc > 0 ? store_column_int64(st, 0) : -1;
 		if (file >= 0 && id != file) /* group_concat(x, '; ') of the file's shares, NULLs left out */
 			result_add_note(out,
 					"Run %s: %s holds GPU activities on several devices, one process driving them all; "
 					"each device is a rank of its own here (%s). Host-side ranges are each device's; host "
 					"operators and profiler summary rows stay with the first.",
 					run, path, parts.len ? parts.data : "(null)");
-		if (rc != STORE_ROW)
+		if (rc <= 0)
 			break;
 		if (id != file) {
 			free(run);
@@ -610,10 +598,8 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
 	free(run);
 	free(path);
 	buf_release(&parts);
-	if (rc != STORE_DONE)
-		return failed(s, st, "basic: device notes");
 	store_finalize(st);
-	return 0;
+	return rc;
 }
 
 /*
@@ -624,14 +610,16 @@ static int add_device_notes(struct store *s, const char *exp, struct analysis_re
  */
 static int add_source_notes(struct store *s, const char *exp, struct analysis_result *out)
 {
-	struct store_stmt *st = store_query(s, "add source notes", "SELECT r.run, t.rank, t.path, t.format, (SELECT count(*) FROM summaries m WHERE m.trace_id = t.id)"
-		    " FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
-		    " AND t.rank IS NOT NULL AND t.id NOT IN (SELECT trace_id FROM activities)"
-		    " ORDER BY r.position, t.rank, t.path", exp);
+	struct store_stmt *st = store_query(s, "add source notes",
+					    "SELECT t.run, t.rank, t.path, t.format,"
+					    " (SELECT count(*) FROM summaries m WHERE m.trace_id = t.id)"
+					    " FROM run_traces t WHERE t.experiment = ?1"
+					    " AND t.rank IS NOT NULL AND t.id NOT IN (SELECT trace_id FROM activities)"
+					    " ORDER BY t.position, t.rank, t.path", exp);
 	if (!st)
 		return -1;
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		const char *run = (const char *)store_column_text(st, 0);
 		int64_t rank = store_column_int64(st, 1);
 		const char *path = (const char *)store_column_text(st, 2);
@@ -650,10 +638,8 @@ static int add_source_notes(struct store *s, const char *exp, struct analysis_re
 					"GPU tables and figures.",
 					run, rank, path, fmt);
 	}
-	if (rc != STORE_DONE)
-		return failed(s, st, "basic: source notes");
 	store_finalize(st);
-	return 0;
+	return rc;
 }
 
 static int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result *out)

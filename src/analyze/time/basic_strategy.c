@@ -47,19 +47,22 @@ static int from_trace(struct store *s, const char *exp, const char *run, const c
 {
 	*strategy = NULL;
 	struct store_stmt *st = store_query(s, "runs: the wrappers' annotations",
-			  "SELECT n.name, count(*) FROM annotations a JOIN names n ON n.id = a.name_id"
-			  " JOIN traces t ON t.id = a.trace_id JOIN runs r ON r.id = t.run_id"
-			  " WHERE r.experiment = ?1 AND r.run = ?2 AND a.on_gpu = 0 AND (n.name IN"
-			  " ('Optimizer.step#ZeroRedundancyOptimizer.step', 'FullyShardedDataParallel.forward',"
-			  " 'DistributedDataParallel.forward') OR n.name GLOB 'FSDP::pre_forward*'"
-			  " OR (n.name GLOB 'FSDP::all_gather*' AND n.name NOT GLOB 'FSDP::all_gather_copy*'))"
-			  " GROUP BY n.name ORDER BY n.name", exp);
+					    "SELECT n.name, count(*)"
+					    " FROM annotations a JOIN names n ON n.id = a.name_id"
+					    " JOIN run_traces t ON t.id = a.trace_id"
+					    " WHERE t.experiment = ?1 AND t.run = ?2 AND a.on_gpu = 0 AND (n.name IN"
+					    " ('Optimizer.step#ZeroRedundancyOptimizer.step',"
+					    " 'FullyShardedDataParallel.forward', 'DistributedDataParallel.forward')"
+					    " OR n.name GLOB 'FSDP::pre_forward*'"
+					    " OR (n.name GLOB 'FSDP::all_gather*'"
+					    " AND n.name NOT GLOB 'FSDP::all_gather_copy*'))"
+					    " GROUP BY n.name ORDER BY n.name", exp);
 	if (!st)
 		return -1;
 	store_bind_text(st, 2, run);
 	int64_t zro = 0, fsdp1 = 0, ddp = 0, pre = 0, gather = 0;
 	int rc;
-	while ((rc = store_step(s, st, "runs: the wrappers' annotations")) == 1) {
+	while ((rc = store_next(st)) > 0) {
 		const char *n = (const char *)store_column_text(st, 0);
 		int64_t c = store_column_int64(st, 1);
 		if (!n)
@@ -105,16 +108,17 @@ static int from_trace(struct store *s, const char *exp, const char *run, const c
 static int from_logs(struct store *s, const char *exp, const char *run, struct buf *names, struct buf *file)
 {
 	struct store_stmt *st = store_query(s, "runs: the strategy the training logs name",
-			  "SELECT v.value, min(t.path) FROM trace_software v JOIN traces t ON t.id = v.trace_id"
-			  " JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND r.run = ?2 AND v.item = 'strategy'"
-			  " GROUP BY v.value ORDER BY min(t.file_index), v.value", exp);
+					    "SELECT v.value, min(t.path)"
+					    " FROM trace_software v JOIN run_traces t ON t.id = v.trace_id"
+					    " WHERE t.experiment = ?1 AND t.run = ?2 AND v.item = 'strategy'"
+					    " GROUP BY v.value ORDER BY min(t.file_index), v.value", exp);
 	if (!st)
 		return -1;
 	store_bind_text(st, 2, run);
 	buf_reset(names);
 	buf_reset(file);
 	int rc, n = 0;
-	while ((rc = store_step(s, st, "runs: the strategy the training logs name")) == 1) {
+	while ((rc = store_next(st)) > 0) {
 		const char *v = (const char *)store_column_text(st, 0), *p = (const char *)store_column_text(st, 1);
 		if (!v)
 			continue;

@@ -105,13 +105,6 @@ void hta_names_free(struct hta_names *nm)
 	free(nm);
 }
 
-static int sql_fail(struct store *s, struct store_stmt *st, const char *what)
-{
-	store_fail(s, what);
-	store_finalize(st);
-	return -1;
-}
-
 int hta_type(struct hta_names *nm, int64_t name_id, enum hta_ktype *out)
 {
 	size_t id = name_id > 0 ? (size_t)name_id : 0;
@@ -128,9 +121,13 @@ int hta_type(struct hta_names *nm, int64_t name_id, enum hta_ktype *out)
 				"SELECT name FROM names WHERE id = ?1", &nm->st) < 0)
 			return -1;
 		store_bind_int64(nm->st, 1, name_id);
-		const char *name = store_step_rc(nm->st) == STORE_ROW ? (const char *)store_column_text(nm->st, 0) : NULL;
-		nm->type[id] = (signed char)(1 + hta_kernel_type(name ? name : ""));
+		int rc = store_next(nm->st);
+		const char *name = rc > 0 ? (const char *)store_column_text(nm->st, 0) : NULL;
+		enum hta_ktype type = hta_kernel_type(name ? name : "");
 		store_reset(nm->st);
+		if (rc < 0)
+			return -1;
+		nm->type[id] = (signed char)(1 + type);
 	}
 	*out = (enum hta_ktype)(nm->type[id] - 1);
 	return 0;
@@ -145,8 +142,10 @@ int hta_run_filters(struct store *s, int64_t run_db_id)
 			" CROSS JOIN names n ON n.id = a.name_id WHERE t.run_id = ?1 AND n.name GLOB 'ProfilerStep#[0-9]*'", &st) < 0)
 		return -1;
 	store_bind_int64(st, 1, run_db_id);
-	if (store_step_rc(st) != STORE_ROW)
-		return sql_fail(s, st, "hta: profiler steps of a run");
+	if (store_next(st) <= 0) { /* count() has a row */
+		store_finalize(st);
+		return -1;
+	}
 	int filters = store_column_int64(st, 0) >= 2;
 	store_finalize(st);
 	return filters;

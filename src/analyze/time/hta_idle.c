@@ -159,7 +159,7 @@ static void launches_of(const struct rank_data *d, const struct hta_rank *r, con
 	" ORDER BY 1"
 
 /* One rank's launch correlations from st (LAUNCH_IDS_SQL; left reset); caller frees; NULL after diag. */
-static int64_t *launch_ids_of(struct store *s, struct store_stmt *st, const struct rank_key *k, size_t *n)
+static int64_t *launch_ids_of(struct store_stmt *st, const struct rank_key *k, size_t *n)
 {
 	*n = 0;
 	store_bind_int64(st, 1, k->run_db_id);
@@ -167,13 +167,12 @@ static int64_t *launch_ids_of(struct store *s, struct store_stmt *st, const stru
 	size_t cap = 0;
 	int64_t *ids = NULL;
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		ids = xgrow(ids, &cap, *n + 1, sizeof(*ids));
 		ids[(*n)++] = store_column_int64(st, 0);
 	}
 	store_reset(st);
-	if (rc != STORE_DONE) {
-		store_fail(s, "list launches");
+	if (rc < 0) {
 		free(ids);
 		return NULL;
 	}
@@ -222,7 +221,7 @@ static int rank_rows(const struct rank_key *key, const struct rank_data *d, cons
 	if (!he->n)
 		return 0;
 	size_t nids;
-	int64_t *ids = launch_ids_of(t->ctx->store, t->launch_ids, key, &nids);
+	int64_t *ids = launch_ids_of(t->launch_ids, key, &nids);
 	if (!ids)
 		return -1;
 	int64_t *idx = rank_launch_index(d);

@@ -46,13 +46,12 @@ static int column_of(struct store *s, const char *sql, const char *exp, const ch
 	store_bind_text(st, 2, run);
 	size_t cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		*v = xgrow(*v, &cap, *n + 1, sizeof(**v));
 		(*v)[(*n)++] = store_column_int64(st, 0);
 	}
 	store_finalize(st);
-	if (rc != STORE_DONE) {
-		store_fail(s, "profiler_overhead: a run's samples");
+	if (rc < 0) {
 		free(*v);
 		return -1;
 	}
@@ -60,15 +59,15 @@ static int column_of(struct store *s, const char *sql, const char *exp, const ch
 }
 
 #define RUN_ITERATIONS \
-	"SELECT i.elapsed_ns FROM iterations i JOIN traces t ON t.id = i.trace_id JOIN runs r ON r.id = t.run_id" \
-	" WHERE r.experiment = ?1 AND r.run = ?2 AND "
+	"SELECT i.elapsed_ns FROM iterations i JOIN run_traces t ON t.id = i.trace_id" \
+	" WHERE t.experiment = ?1 AND t.run = ?2 AND "
 
 static const char *const queries[] = {
 	/* one value per step: its slowest rank's */
-	"SELECT max(s.dur_ns) FROM steps s JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = t.run_id"
-	" WHERE r.experiment = ?1 AND r.run = ?2 GROUP BY s.step",
-	RUN_ITERATIONS SQL_PROFILED_ITERATION,
-	RUN_ITERATIONS SQL_UNPROFILED_ITERATION,
+	"SELECT max(s.dur_ns) FROM steps s JOIN run_traces t ON t.id = s.trace_id"
+	" WHERE t.experiment = ?1 AND t.run = ?2 GROUP BY s.step",
+	RUN_ITERATIONS SQL_PROFILED_ITERATION_OF("t", "t.run_id"),
+	RUN_ITERATIONS SQL_UNPROFILED_ITERATION_OF("t", "t.run_id"),
 };
 
 /*

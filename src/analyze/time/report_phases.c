@@ -64,15 +64,16 @@ static int reports_load(const struct analysis_ctx *ctx, struct report **out, siz
 	*out = NULL;
 	*n = 0;
 	st = store_query(ctx->store, "report_phases: phase reports",
-			"SELECT r.run, t.path, p.action, p.calls, p.total_ns, t.id"
-			" FROM phase_times p JOIN traces t ON t.id = p.trace_id JOIN runs r ON r.id = t.run_id"
-			" WHERE r.experiment = ?1 AND p.action IS NOT NULL AND p.total_ns IS NOT NULL"
-			" ORDER BY r.position, t.file_index, p.rowid", ctx->experiment);
+			 "SELECT t.run, t.path, p.action, p.calls, p.total_ns, t.id"
+			 " FROM phase_times p JOIN run_traces t ON t.id = p.trace_id"
+			 " WHERE t.experiment = ?1 AND p.action IS NOT NULL AND p.total_ns IS NOT NULL"
+			 " ORDER BY t.position, t.file_index, p.rowid", ctx->experiment);
 	if (!st)
 		return -1;
 	size_t cap = 0;
 	int64_t last_trace = -1;
-	while (store_step_rc(st) == STORE_ROW) {
+	int rc;
+	while ((rc = store_next(st)) > 0) {
 		int64_t trace = store_column_int64(st, 5);
 		if (trace != last_trace) {
 			*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
@@ -87,7 +88,7 @@ static int reports_load(const struct analysis_ctx *ctx, struct report **out, siz
 					       store_column_int64(st, 4)};
 	}
 	store_finalize(st);
-	return 0;
+	return rc;
 }
 
 /* Index of the phase called name, or -1. */

@@ -31,22 +31,23 @@ enum { P_COMPUTE, P_MEMCPY, P_MEMSET, P_COMM, P_RUNTIME, P_DATA, P_CPU, P_OTHER,
 static const char *const part_names[NPARTS] = {"compute", "memcpy", "memset", "communication",
 					       "cuda_runtime", "data_loading", "cpu_other", "other"};
 
-/* Name ids of enumerate(DataLoader)... ranges; *n set; caller frees. */
-static int64_t *dataloader_ids(struct store *s, size_t *n)
+/* Name ids of enumerate(DataLoader)... ranges into *ids (the caller frees them), *n set; 0, or -1 after diag. */
+static int dataloader_ids(struct store *s, int64_t **ids, size_t *n)
 {
 	struct store_stmt *st;
-	int64_t *ids = NULL;
 	size_t cap = 0;
+	*ids = NULL;
 	*n = 0;
 	if (store_prepare(s, "step_breakdown: DataLoader names",
 			"SELECT id FROM names WHERE name GLOB 'enumerate(DataLoader)*'", &st) < 0)
-		return NULL;
-	while (store_step_rc(st) == STORE_ROW) {
-		ids = xgrow(ids, &cap, *n + 1, sizeof(*ids));
-		ids[(*n)++] = store_column_int64(st, 0);
+		return -1;
+	int rc;
+	while ((rc = store_next(st)) > 0) {
+		*ids = xgrow(*ids, &cap, *n + 1, sizeof(**ids));
+		(*ids)[(*n)++] = store_column_int64(st, 0);
 	}
 	store_finalize(st);
-	return ids;
+	return rc;
 }
 
 static int is_in(const int64_t *ids, size_t n, int64_t id)
@@ -149,7 +150,11 @@ static int step_rank(const struct rank_key *k, const struct rank_data *d, void *
 static int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	size_t ndl;
-	int64_t *dl = dataloader_ids(ctx->store, &ndl);
+	int64_t *dl;
+	if (dataloader_ids(ctx->store, &dl, &ndl) < 0) {
+		free(dl);
+		return -1;
+	}
 	struct table *t = table_new("step_breakdown", "Step time by part, in priority order (parts sum to the step)",
 				    "run:text,rank:int,step:int,part:text,time_us:us");
 	struct chart *c = chart_new(CHART_STACKED_BAR, "step_breakdown", "Step time by part",

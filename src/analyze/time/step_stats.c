@@ -40,37 +40,31 @@ int step_samples(struct store *s, const char *exp, const char *run, int64_t **v,
 	 * 256 ranks of 100 steps take 31 s.
 	 */
 	st = store_query(s, "step_stats: step times of a run",
-			"SELECT max(s.dur_ns) FROM steps s JOIN traces t ON t.id = s.trace_id"
-			" JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1 AND r.run = ?2"
-			" GROUP BY s.step ORDER BY s.step", exp);
+			 "SELECT max(s.dur_ns) FROM steps s JOIN run_traces t ON t.id = s.trace_id"
+			 " WHERE t.experiment = ?1 AND t.run = ?2"
+			 " GROUP BY s.step ORDER BY s.step", exp);
 	if (!st)
 		return -1;
 	store_bind_text(st, 2, run);
-	if (!(*v = rank_column_ids(s, st, n))) {
+	if (!(*v = rank_column_ids(st, n))) {
 		*n = 0;
 		return -1;
 	}
-	int rc = STORE_DONE;
+	int rc = 0;
 	if (*n) {
 		st = store_query(s, "step_stats: step times of a run",
-				"SELECT count(DISTINCT t.rank) FROM traces t JOIN runs r ON r.id = t.run_id"
-				" WHERE r.experiment = ?1 AND r.run = ?2"
-				" AND EXISTS (SELECT 1 FROM steps x WHERE x.trace_id = t.id)", exp);
-		if (!st) {
-			free(*v);
-			*v = NULL;
-			*n = 0;
-			return -1;
+				 "SELECT count(DISTINCT t.rank) FROM run_traces t"
+				 " WHERE t.experiment = ?1 AND t.run = ?2"
+				 " AND EXISTS (SELECT 1 FROM steps x WHERE x.trace_id = t.id)", exp);
+		rc = -1;
+		if (st) {
+			store_bind_text(st, 2, run);
+			if ((rc = store_next(st)) > 0)
+				*ranks = store_column_int64(st, 0);
+			store_finalize(st);
 		}
-		store_bind_text(st, 2, run);
-		if ((rc = store_step_rc(st)) == STORE_ROW) {
-			*ranks = store_column_int64(st, 0);
-			rc = STORE_DONE;
-		}
-		store_finalize(st);
 	}
-	if (rc != STORE_DONE) {
-		store_fail(s, "step_stats: step times of a run");
+	if (rc < 0) {
 		free(*v);
 		*v = NULL;
 		*n = 0;
@@ -98,12 +92,13 @@ static int load_runs(const struct analysis_ctx *ctx, struct run_steps **out, siz
 	*out = NULL;
 	*nout = 0;
 	st = store_query(ctx->store, "step_stats: runs",
-			"SELECT run, coalesce(model, '') FROM runs WHERE experiment = ?1 ORDER BY position", ctx->experiment);
+			 "SELECT run, coalesce(model, '') FROM runs WHERE experiment = ?1"
+			 " ORDER BY position", ctx->experiment);
 	if (!st)
 		return -1;
 	size_t cap = 0;
-	int ret = 0;
-	while (!ret && store_step_rc(st) == STORE_ROW) {
+	int ret = 0, more = 0;
+	while (!ret && (more = store_next(st)) > 0) {
 		*out = xgrow(*out, &cap, *nout + 1, sizeof(**out));
 		struct run_steps *r = &(*out)[(*nout)++];
 		memset(r, 0, sizeof(*r));
@@ -114,7 +109,7 @@ static int load_runs(const struct analysis_ctx *ctx, struct run_steps **out, siz
 			stats_dist(r->v, r->n, &r->d);
 	}
 	store_finalize(st);
-	return ret;
+	return ret ? ret : more;
 }
 
 static void runs_free(struct run_steps *r, size_t n)
