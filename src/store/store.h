@@ -222,6 +222,45 @@ int store_history_drop_build(struct store *s, const char *exp, int64_t build);
 int store_history_write(struct store *s);
 
 /*
+ * The build history's SQL (history.c; analyze/history/history.c decides
+ * what a build's state is). Each returns 0, or -1 after diag, unless said.
+ *
+ * store_history_open: outside a transaction, before the analyses, stages
+ * the history of the previous store prev_db (missing, unreadable or
+ * without history: an empty one; unless quiet, stderr says why an
+ * existing store's is not carried).
+ * store_history_stage_build stages exp's runs, inputs and step times (one
+ * per profiled step, the slowest rank's, and the training log's
+ * iterations i of run r that the SQL condition unprofiled keeps) as build
+ * `build`. store_history_numbers prepares the insert of build's numbers of
+ * exp (NULL after diag), store_history_put_number adds one (a value not
+ * finite is left out; -1 without diag: store_fail says why).
+ * store_history_parts prepares the insert of parts (NULL after diag),
+ * store_history_put_part adds one.
+ * store_history_last_build: the last build staged for exp (0: none) and
+ * its digest (empty: none). store_history_add_build records build with the
+ * time, perfstudy's version and the state's digest. store_history_adopt_parts
+ * moves build + 1's staged parts of exp to build when build has none, and
+ * gives build's inputs without a rank and format (a store written before
+ * them) those of build + 1's input of the same run and path.
+ * store_history_put_threshold adds a row to history_thresholds through *q
+ * (prepared on first use, NULL before; the caller finalizes it).
+ */
+int store_history_open(struct store *s, const char *prev_db, int quiet);
+int store_history_stage_build(struct store *s, const char *exp, int64_t build, const char *unprofiled);
+struct store_stmt *store_history_numbers(struct store *s, const char *exp, int64_t build);
+int store_history_put_number(struct store_stmt *ins, const char *run, const char *metric, double v);
+struct store_stmt *store_history_parts(struct store *s);
+int store_history_put_part(struct store *s, struct store_stmt *ins, const char *exp, int64_t build, const char *run,
+			   const char *kind, const char *name, double value);
+int store_history_last_build(struct store *s, const char *exp, int64_t *build, char digest[65]);
+int store_history_add_build(struct store *s, const char *exp, int64_t build, int64_t built_at, const char *version,
+			    const char *digest);
+int store_history_adopt_parts(struct store *s, const char *exp, int64_t build);
+int store_history_put_threshold(struct store *s, struct store_stmt **q, const char *exp, const char *metric,
+				double value);
+
+/*
  * The build cache's SQL (cache.c; study/cache.c decides what is unchanged).
  *
  * store_set_meta sets meta's key (the build id, the fingerprint); what

@@ -19,7 +19,9 @@
  * The carried history is staged in temporary tables (temp.h_*) while the
  * analyses run and written into the store's history_* tables at the end,
  * in one order whatever the build read, so the store's bytes do not depend
- * on whether the rows were carried or new.
+ * on whether the rows were carried or new. That SQL is the store's
+ * (store/history.c: store_history_open carries the previous build's
+ * history over, before the analyses); history.c decides what to keep.
  */
 #ifndef PERFSTUDY_HISTORY_H
 #define PERFSTUDY_HISTORY_H
@@ -41,14 +43,6 @@ void history_change_row(struct table *t, const char *change, const char *run, co
 			const char *new);
 
 int64_t history_build_time(void);
-
-/*
- * Outside a transaction, before the analyses: stages the history of the
- * previous store prev_db (missing, unreadable or without history: an empty
- * one; unless quiet, stderr says why an existing store's is not carried).
- * Returns 0, or -1 after diag.
- */
-int history_open(struct store *s, const char *prev_db, int quiet);
 
 /*
  * After an experiment's analyses: records its state as build built_at when
