@@ -134,33 +134,6 @@ struct hstate_run *hstate_find_run(const struct hstate *st, const char *run);
 /* The first i with v[i] equal to s in v sorted by strcmp, or n (hstate.c). */
 size_t hstate_find_str(char *const *v, size_t n, const char *s);
 
-/*
- * The changes from old to new as rows of a new table `changes` (added,
- * removed and re-read runs, numbers that moved, each with the Mann-Whitney
- * test of the run's step times and whether a threshold was crossed);
- * *crossed counts the rows that crossed a threshold.
- */
-/*
- * perfstudy diff: compares the latest build of each experiment recorded in
- * OLD_DIR/perfstudy.db and NEW_DIR/perfstudy.db, printing one line per
- * change on stdout (with quiet, only threshold crossings), the contributors
- * of each run whose step time changed beyond the noise, and a summary;
- * with o->json the same as JSON, with o->benchmark_json each run's step
- * time in github-action-benchmark's customSmallerIsBetter format;
- * *crossed: the thresholds crossed. A run of OLD_DIR that o pairs with
- * one of another name in NEW_DIR is compared as that run. Returns 0, -1
- * after diag (a store missing, unreadable or without history, a file not
- * written), or -2 after diag when a pair fits no experiment (a usage
- * error).
- */
-struct history_diff_opts {
-	int quiet;
-	const char *json, *benchmark_json; /* files to write, or NULL */
-	/* --pair OLD=NEW: old run pair_old[i] compared as new run pair_new[i] (each name once a side) */
-	size_t npairs;
-	char **pair_old, **pair_new;
-};
-int history_diff(const char *old_dir, const char *new_dir, const struct history_diff_opts *o, size_t *crossed);
 
 /*
  * A run's step time in builds a and b judged by verdict.h (judge.c says on
@@ -218,6 +191,12 @@ void history_json_num(struct buf *b, double v);
  */
 void history_input_rows(struct table *t, const struct hstate_run *a, const struct hstate_run *b);
 
+/*
+ * The changes from old to new as rows of a new table `changes` (added,
+ * removed and re-read runs, numbers that moved, each with the Mann-Whitney
+ * test of the run's step times and whether a threshold was crossed);
+ * *crossed counts the rows that crossed a threshold.
+ */
 struct table *history_changes(const struct hstate *old, const struct hstate *cur, const struct history_limits *lim,
 			      size_t *crossed);
 

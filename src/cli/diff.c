@@ -1,5 +1,5 @@
 /*
- * analyze/history/history_diff.c: `perfstudy diff`'s comparison (history.h): the
+ * cli/diff.c: `perfstudy diff`'s comparison (diff.h): the
  * history tables of two output directories' stores, the latest build of
  * each experiment on either side, compared as the change table of a build
  * compares it with the one before: one statement per run on its step time
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/diff.h"
 #include "analyze/history/history.h"
 #include "analyze/lib/stats.h"
 #include "analyze/lib/verdict.h"
