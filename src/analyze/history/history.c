@@ -238,11 +238,11 @@ static int insert_numbers(struct store_stmt *ins, const struct analysis_result *
 	const struct table *t = result_table(res, "step_stats");
 	for (size_t r = 0; t && r < t->nrows; r++)
 		for (size_t k = 0; k < sizeof(stat_cols) / sizeof(stat_cols[0]); k++)
-			if (store_history_put_number(ins, table_cell(t, r, 0)->v.text, stat_cols[k].key, cell_real(t, r, stat_cols[k].col)) < 0)
+			if (store_history_put_number(ins, table_cell(t, r, SS_RUN)->v.text, stat_cols[k].key, cell_real(t, r, stat_cols[k].col)) < 0)
 				return -1;
 	t = result_table(res, "utilization");
 	for (size_t r = 0; t && r < t->nrows; r++) {
-		const char *run = table_cell(t, r, 0)->v.text;
+		const char *run = table_cell(t, r, UT_RUN)->v.text;
 		double step_us = cell_real(t, r, UT_STEP_US), batch = cell_real(t, r, UT_GLOBAL_BATCH);
 		if (store_history_put_number(ins, run, "achieved_tflops_per_gpu", cell_real(t, r, UT_ACHIEVED_TFLOPS_PER_GPU)) < 0 ||
 		    store_history_put_number(ins, run, "mfu", cell_real(t, r, UT_MFU)) < 0 ||
@@ -251,9 +251,9 @@ static int insert_numbers(struct store_stmt *ins, const struct analysis_result *
 	}
 	t = result_table(res, "temporal");
 	for (size_t r = 0; t && r < t->nrows;) {
-		const char *run = table_cell(t, r, 0)->v.text;
+		const char *run = table_cell(t, r, TEMPORAL_RUN)->v.text;
 		double span = 0, idle = 0;
-		for (; r < t->nrows && !strcmp(table_cell(t, r, 0)->v.text, run); r++) {
+		for (; r < t->nrows && !strcmp(table_cell(t, r, TEMPORAL_RUN)->v.text, run); r++) {
 			span += cell_real(t, r, TEMPORAL_EXACT_SPAN_US);
 			idle += cell_real(t, r, TEMPORAL_EXACT_IDLE_US);
 		}
