@@ -1,7 +1,7 @@
 /*
  * cli/diff.h: `perfstudy diff`'s comparison (diff.c), beside its command
  * line (cmd_diff.c): two output directories' build histories read back
- * (analyze/history/hstate.c) and judged as the change table judges a
+ * (store/hstate.c) and judged as the change table judges a
  * build against the one before (analyze/history/history.h).
  */
 #ifndef PERFSTUDY_CLI_DIFF_H

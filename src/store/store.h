@@ -261,6 +261,60 @@ int store_history_put_threshold(struct store *s, struct store_stmt **q, const ch
 				double value);
 
 /*
+ * One build's state of one experiment, as the history tables hold it
+ * (hstate.c reads it back, for analyze/history/'s change table and
+ * `perfstudy diff`).
+ */
+#define HSTATE_NO_RANK INT64_MIN
+struct hstate_run {
+	char *run;
+	size_t ninputs;
+	char **paths, **sha256;
+	int64_t *sizes;
+	int64_t *ranks; /* HSTATE_NO_RANK: none (an input that is no rank's, or a store written before them) */
+	char **formats; /* the input's format (traces.format), '' unknown */
+	size_t nnumbers;
+	char **metrics;
+	double *values;
+	size_t nsteps, cap_steps;
+	int64_t *steps; /* one per profiled step, the slowest rank's */
+	size_t nlog, cap_log;
+	int64_t *log;   /* the unprofiled iterations of its training log */
+	size_t nparts, cap_parts; /* history_parts rows (analyze/history/parts.c): 0 for a build written before them */
+	char **part_kinds, **part_names;
+	double *part_values;
+	/* kernel rows read; past HISTORY_MAX_KERNEL_ROWS the rest go into row other_kernels - 1 */
+	size_t nkernel_rows, other_kernels;
+};
+
+/*
+ * Kernel names a build keeps per run (the largest; the rest summed as one
+ * row '(other kernels)'), and the kernel rows a store is read with: a
+ * store perfstudy did not write may hold more, whose rest is summed the
+ * same way, with a warning, so that diff's work stays bounded.
+ */
+#define PARTS_MAX_KERNELS 2000
+#define HISTORY_MAX_KERNEL_ROWS (PARTS_MAX_KERNELS + 1)
+
+struct hstate {
+	int64_t build, built_at;
+	size_t nruns;
+	struct hstate_run *runs; /* sorted by run id (strcmp) */
+};
+
+/*
+ * Loads build `build` of experiment exp from s's tables <prefix>builds,
+ * <prefix>runs, ... (prefix "history_" in a store, "temp.h_" while
+ * staging). Returns 0, or -1 after diag naming s's file.
+ */
+int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t build, struct hstate *st);
+void hstate_release(struct hstate *st);
+/* st's run of id run (the first, should a damaged store repeat it), or NULL; binary search. */
+struct hstate_run *hstate_find_run(const struct hstate *st, const char *run);
+/* The first i with v[i] equal to s in v sorted by strcmp, or n. */
+size_t hstate_find_str(char *const *v, size_t n, const char *s);
+
+/*
  * The build cache's SQL (cache.c; study/cache.c decides what is unchanged).
  *
  * store_set_meta sets meta's key (the build id, the fingerprint); what

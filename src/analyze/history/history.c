@@ -2,7 +2,7 @@
  * history.c: the build history's analysis: a build's state (its digest,
  * the numbers kept from the analyses' tables), the change table, the runs
  * over the builds and the series' trends; see history.h. Its SQL is
- * store/history.c's, a state read back hstate.c's.
+ * store/history.c's, a state read back store/hstate.c's.
  */
 #include "analyze/history/history.h"
 

@@ -84,56 +84,11 @@ int history_write(struct store *s, const char *const *exps, const struct manifes
 	X(CHG_THRESHOLD_CROSSED, "threshold_crossed", text)
 enum changes_col { CHANGES_COLUMNS(TABLE_COL_ENUM) CHG_NCOLS };
 
-/* One build's state of one experiment, as the history tables hold it. */
-#define HSTATE_NO_RANK INT64_MIN
-struct hstate_run {
-	char *run;
-	size_t ninputs;
-	char **paths, **sha256;
-	int64_t *sizes;
-	int64_t *ranks; /* HSTATE_NO_RANK: none (an input that is no rank's, or a store written before them) */
-	char **formats; /* the input's format (traces.format), '' unknown */
-	size_t nnumbers;
-	char **metrics;
-	double *values;
-	size_t nsteps, cap_steps;
-	int64_t *steps; /* one per profiled step, the slowest rank's */
-	size_t nlog, cap_log;
-	int64_t *log;   /* the unprofiled iterations of its training log */
-	size_t nparts, cap_parts; /* history_parts rows (parts.c): 0 for a build written before them */
-	char **part_kinds, **part_names;
-	double *part_values;
-	/* kernel rows read; past HISTORY_MAX_KERNEL_ROWS the rest go into row other_kernels - 1 */
-	size_t nkernel_rows, other_kernels;
-};
-
 /*
- * Kernel names a build keeps per run (the largest; the rest summed as one
- * row '(other kernels)'), and the kernel rows a store is read with: a
- * store perfstudy did not write may hold more, whose rest is summed the
- * same way, with a warning, so that diff's work stays bounded.
+ * One build's state of one experiment (struct hstate, struct hstate_run)
+ * is read back from a store's history tables by hstate_load
+ * (store/hstate.c, store.h).
  */
-#define PARTS_MAX_KERNELS 2000
-#define HISTORY_MAX_KERNEL_ROWS (PARTS_MAX_KERNELS + 1)
-
-struct hstate {
-	int64_t build, built_at;
-	size_t nruns;
-	struct hstate_run *runs; /* sorted by run id (strcmp) */
-};
-
-/*
- * Loads build `build` of experiment exp from s's tables <prefix>builds,
- * <prefix>runs, ... (prefix "history_" in a store, "temp.h_" while
- * staging). Returns 0, or -1 after diag naming s's file.
- */
-int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t build, struct hstate *st);
-void hstate_release(struct hstate *st);
-/* st's run of id run (the first, should a damaged store repeat it), or NULL; binary search. */
-struct hstate_run *hstate_find_run(const struct hstate *st, const char *run);
-/* The first i with v[i] equal to s in v sorted by strcmp, or n (hstate.c). */
-size_t hstate_find_str(char *const *v, size_t n, const char *s);
-
 
 /*
  * A run's step time in builds a and b judged by verdict.h (judge.c says on
