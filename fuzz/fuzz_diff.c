@@ -19,7 +19,7 @@
 
 #include <sqlite3.h>
 
-#include "analyze/history/history.h"
+#include "cli/diff.h"
 #include "fuzz.h"
 #include "util/diag.h"
 #include "util/sqlguard.h"

@@ -2,7 +2,7 @@
  * cli/cmd_diff.c: perfstudy diff OLD_DIR NEW_DIR, what changed between two
  * builds' outputs, for CI pipelines.
  *
- * The comparison is history_diff (analyze/history/history_diff.c): per experiment,
+ * The comparison is history_diff (cli/diff.c): per experiment,
  * the latest build each store records, the rows of changes.csv printed one
  * per line (a run's step time as one statement, with where a change beyond
  * the noise went: history_explain.c), and with --json / --benchmark-json
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "analyze/history/history.h"
+#include "cli/diff.h"
 #include "util/diag.h"
 #include "util/fs.h"
 #include "util/xalloc.h"

@@ -236,6 +236,99 @@ int store_history_drop_build(struct store *s, const char *exp, int64_t build);
 int store_history_write(struct store *s);
 
 /*
+ * The build history's SQL (history.c; analyze/history/history.c decides
+ * what a build's state is). Each returns 0, or -1 after diag, unless said.
+ *
+ * store_history_open: outside a transaction, before the analyses, stages
+ * the history of the previous store prev_db (missing, unreadable or
+ * without history: an empty one; unless quiet, stderr says why an
+ * existing store's is not carried).
+ * store_history_stage_build stages exp's runs, inputs and step times (one
+ * per profiled step, the slowest rank's, and the training log's
+ * iterations i of run r that the SQL condition unprofiled keeps) as build
+ * `build`. store_history_numbers prepares the insert of build's numbers of
+ * exp (NULL after diag), store_history_put_number adds one (a value not
+ * finite is left out; -1 without diag: store_fail says why).
+ * store_history_parts prepares the insert of parts (NULL after diag),
+ * store_history_put_part adds one.
+ * store_history_last_build: the last build staged for exp (0: none) and
+ * its digest (empty: none). store_history_add_build records build with the
+ * time, perfstudy's version and the state's digest. store_history_adopt_parts
+ * moves build + 1's staged parts of exp to build when build has none, and
+ * gives build's inputs without a rank and format (a store written before
+ * them) those of build + 1's input of the same run and path.
+ * store_history_put_threshold adds a row to history_thresholds through *q
+ * (prepared on first use, NULL before; the caller finalizes it).
+ */
+int store_history_open(struct store *s, const char *prev_db, int quiet);
+int store_history_stage_build(struct store *s, const char *exp, int64_t build, const char *unprofiled);
+struct store_stmt *store_history_numbers(struct store *s, const char *exp, int64_t build);
+int store_history_put_number(struct store_stmt *ins, const char *run, const char *metric, double v);
+struct store_stmt *store_history_parts(struct store *s);
+int store_history_put_part(struct store *s, struct store_stmt *ins, const char *exp, int64_t build, const char *run,
+			   const char *kind, const char *name, double value);
+int store_history_last_build(struct store *s, const char *exp, int64_t *build, char digest[65]);
+int store_history_add_build(struct store *s, const char *exp, int64_t build, int64_t built_at, const char *version,
+			    const char *digest);
+int store_history_adopt_parts(struct store *s, const char *exp, int64_t build);
+int store_history_put_threshold(struct store *s, struct store_stmt **q, const char *exp, const char *metric,
+				double value);
+
+/*
+ * One build's state of one experiment, as the history tables hold it
+ * (hstate.c reads it back, for analyze/history/'s change table and
+ * `perfstudy diff`).
+ */
+#define HSTATE_NO_RANK INT64_MIN
+struct hstate_run {
+	char *run;
+	size_t ninputs;
+	char **paths, **sha256;
+	int64_t *sizes;
+	int64_t *ranks; /* HSTATE_NO_RANK: none (an input that is no rank's, or a store written before them) */
+	char **formats; /* the input's format (traces.format), '' unknown */
+	size_t nnumbers;
+	char **metrics;
+	double *values;
+	size_t nsteps, cap_steps;
+	int64_t *steps; /* one per profiled step, the slowest rank's */
+	size_t nlog, cap_log;
+	int64_t *log;   /* the unprofiled iterations of its training log */
+	size_t nparts, cap_parts; /* history_parts rows (analyze/history/parts.c): 0 for a build written before them */
+	char **part_kinds, **part_names;
+	double *part_values;
+	/* kernel rows read; past HISTORY_MAX_KERNEL_ROWS the rest go into row other_kernels - 1 */
+	size_t nkernel_rows, other_kernels;
+};
+
+/*
+ * Kernel names a build keeps per run (the largest; the rest summed as one
+ * row '(other kernels)'), and the kernel rows a store is read with: a
+ * store perfstudy did not write may hold more, whose rest is summed the
+ * same way, with a warning, so that diff's work stays bounded.
+ */
+#define PARTS_MAX_KERNELS 2000
+#define HISTORY_MAX_KERNEL_ROWS (PARTS_MAX_KERNELS + 1)
+
+struct hstate {
+	int64_t build, built_at;
+	size_t nruns;
+	struct hstate_run *runs; /* sorted by run id (strcmp) */
+};
+
+/*
+ * Loads build `build` of experiment exp from s's tables <prefix>builds,
+ * <prefix>runs, ... (prefix "history_" in a store, "temp.h_" while
+ * staging). Returns 0, or -1 after diag naming s's file.
+ */
+int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t build, struct hstate *st);
+void hstate_release(struct hstate *st);
+/* st's run of id run (the first, should a damaged store repeat it), or NULL; binary search. */
+struct hstate_run *hstate_find_run(const struct hstate *st, const char *run);
+/* The first i with v[i] equal to s in v sorted by strcmp, or n. */
+size_t hstate_find_str(char *const *v, size_t n, const char *s);
+
+/*
  * The build cache's SQL (cache.c; study/cache.c decides what is unchanged).
  *
  * store_set_meta sets meta's key (the build id, the fingerprint); what

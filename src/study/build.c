@@ -281,7 +281,7 @@ static int analyze_and_assemble(struct build *b)
 	const struct plan *p = &b->plan;
 	double t_lap = timing_now();
 	b->built_at = history_build_time();
-	if (history_open(b->store, b->prev_db, b->opt->quiet) < 0)
+	if (store_history_open(b->store, b->prev_db, b->opt->quiet) < 0)
 		return -1;
 	b->outs = xcalloc(p->nexp, sizeof(*b->outs));
 	int ok = store_begin(b->store) == 0;

@@ -8,8 +8,16 @@
  * threshold; a rule whose tables are missing, or whose numbers do not
  * reach the threshold, says nothing. Times are in microseconds.
  *
- * Rules, in the order they are applied per run (waiting, cause, price and
- * straggler-windows in findings_wait.c, through findings_int.h):
+ * findings.c is the driver: the order of the rules, the shared helpers
+ * (the statement appender, the per-rank pooled ratios and views of
+ * findings_int.h) and the table. Each family of rules is a file of its own:
+ * scaling in findings_scaling.c; waiting, cause, price, straggler-windows
+ * and comm-skew in findings_wait.c; host-bound and gpu-idle in
+ * findings_host.c; the replay's, memory, pipeline and nccl-path rules in
+ * findings_replay.c, findings_memory.c, findings_pipeline.c and
+ * findings_nccl.c.
+ *
+ * Rules, in the order they are applied per run:
  *   scaling     every run with more GPUs than its baseline in scaling.csv:
  *               its speedup against the baseline and the ideal (the GPU
  *               ratio), with the efficiency.
@@ -215,95 +223,6 @@ const struct rank_mean *findings_rank_mean_find(const struct rank_mean *m, size_
 	return n ? bsearch(&key, m, n, sizeof(*m), findings_cmp_rank_mean) : NULL;
 }
 
-/*
- * The run scaling.csv measures run against: its baseline column where it
- * has one, else the run of the same model with the fewest GPUs (the first
- * in manifest order), as scaling.csv chooses it.
- */
-static const char *baseline_of(const struct table *runs, const struct table *sc, size_t scrow, const char *run)
-{
-	const char *b = text(sc, scrow, col(sc, SCL_BASELINE));
-	if (b)
-		return b;
-	int crun = col(runs, RUNS_RUN), cm = col(runs, RUNS_MODEL), cg = col(runs, RUNS_GPUS);
-	const char *model = NULL;
-	for (size_t r = 0; r < runs->nrows && !model; r++)
-		if (text(runs, r, crun) && !strcmp(text(runs, r, crun), run))
-			model = text(runs, r, cm);
-	if (!model)
-		return NULL;
-	double best = INFINITY;
-	for (size_t r = 0; r < runs->nrows; r++) {
-		const char *m = text(runs, r, cm);
-		double g = num(runs, r, cg);
-		if (m && !strcmp(m, model) && g < best) {
-			best = g;
-			b = text(runs, r, crun);
-		}
-	}
-	return b;
-}
-
-static void rule_scaling(struct findings *f, const struct analysis_result *res, const struct table *runs,
-			 const struct table *sc, const char *run)
-{
-	int crun = col(sc, SCL_RUN), cs = col(sc, SCL_SPEEDUP), cg = col(sc, SCL_GPUS), ce = col(sc, SCL_EFFICIENCY),
-	    cls = col(sc, SCL_LOG_SPEEDUP), cle = col(sc, SCL_LOG_EFFICIENCY), cpl = col(sc, SCL_PAST_LINEAR);
-	if (crun < 0 || cs < 0 || cg < 0 || ce < 0)
-		return;
-	for (size_t r = 0; r < sc->nrows; r++) {
-		const char *rr = text(sc, r, crun);
-		double s = num(sc, r, cs), g = num(sc, r, cg), e = num(sc, r, ce);
-		double ls = cls >= 0 ? num(sc, r, cls) : NAN, le = cle >= 0 ? num(sc, r, cle) : NAN;
-		if (!rr || strcmp(rr, run) || isnan(s) || isnan(e) || isnan(g) || e <= 0)
-			continue;
-		double ideal = s / e; /* efficiency = speedup / (n / g) */
-		if (ideal < 1.5)
-			continue; /* the baseline itself, or a run with as many GPUs */
-		const char *base = baseline_of(runs, sc, r, run);
-		int past = num(sc, r, cpl) == 1; /* beyond the medians' noise (scaling.csv) */
-		if (!isnan(ls) && !isnan(le) && le > 0) {
-			int64_t na = profiler_unprofiled_count(res, run), nb = base ? profiler_unprofiled_count(res, base) : 0;
-			/* the training, not the profiler: the log's unprofiled iterations (profiler_overhead.csv) */
-			buf_printf(&f->s, "%s trains at %.2fx the throughput of %s with %.0fx its GPUs (%.0f %% scaling "
-				   "efficiency, from the training logs' unprofiled iterations)%s", run, ls,
-				   base ? base : "its baseline", ideal, 100 * le, ls < 1 ? ": slower than the baseline" : "");
-			if (fabs(s - ls) > SCALING_SPLIT * ls)
-				buf_printf(&f->s, "; its profiled steps say %.2fx (%.0f %%): the profiler slowed the runs "
-					   "unevenly (profiler_overhead.csv)", s, 100 * e);
-			/* fewer than 5 samples a side: said, with the counts */
-			if (na < 5 || nb < 5)
-				buf_printf(&f->s, " (from only %lld and %lld unprofiled iterations: too few to measure "
-						  "their noise)", (long long)na, (long long)nb);
-			if (past)
-				buf_adds(&f->s, "; more than linear is not plausible: see the notes on scaling.csv");
-			findings_add(f, run, -1, ls, "table-scaling",
-			    "scaling: every run with more GPUs than its baseline; speedup and efficiency from the training "
-			    "logs' unprofiled iterations where both runs have a log (scaling.csv log_speedup), else from "
-			    "the profiled steps");
-			continue;
-		}
-		buf_printf(&f->s, "%s runs at %.2fx the throughput of %s with %.0fx its GPUs (%.0f %% scaling efficiency)%s",
-			   run, s, base ? base : "its baseline",
-			   ideal, 100 * e, s < 1 ? ": slower than the baseline" : "");
-		if (past)
-			buf_adds(&f->s, "; more than linear is not plausible: see the notes on scaling.csv");
-		findings_add(f, run, -1, s, "table-scaling",
-		    "scaling: every run with more GPUs than its baseline; speedup and efficiency from the training "
-		    "logs' unprofiled iterations where both runs have a log (scaling.csv log_speedup), else from "
-		    "the profiled steps");
-	}
-}
-
-/* What the tables say of one rank of a run, each pooled over its whole steps (NAN where no table says). */
-struct rank_view {
-	int rank;
-	double comm; /* ranks.csv comm_us / step_us */
-	double idle; /* gpu_idle.csv idle_share (else ranks.csv idle_us / step_us) */
-	double host; /* critical_path.csv host_us / step_us */
-	double host_wait; /* gpu_idle.csv host_wait_share: of the GPU's idle time, the share waiting for the host */
-};
-
 /* m sorted by rank (findings_cmp_rank_mean): the ratio of its sums for rank, or NAN. */
 double findings_ratio_of(const struct rank_mean *m, size_t n, int rank)
 {
@@ -311,7 +230,7 @@ double findings_ratio_of(const struct rank_mean *m, size_t n, int rank)
 	return e ? e->a / e->b : NAN;
 }
 
-static size_t rank_views(const struct analysis_result *res, const char *run, struct rank_view **out)
+size_t findings_rank_views(const struct analysis_result *res, const char *run, struct rank_view **out)
 {
 	const struct table *rk = result_table(res, "ranks"), *cp = result_table(res, "critical_path"),
 			   *gi = result_table(res, "gpu_idle");
@@ -345,157 +264,6 @@ static size_t rank_views(const struct analysis_result *res, const char *run, str
 	free(hw);
 	free(p.v);
 	return n;
-}
-
-/*
- * comm-skew: the ranks that spend at least SKEW_MIN more of their step
- * inside collectives than the rank with the least wait for that rank.
- * Returns the index of the rank waited for, or -1.
- */
-static long rule_comm_skew(struct findings *f, const char *run, const struct rank_view *v, size_t n)
-{
-	if (n < 2)
-		return -1;
-	size_t hi = 0, lo = 0;
-	for (size_t i = 1; i < n; i++) {
-		if (v[i].comm > v[hi].comm)
-			hi = i;
-		if (v[i].comm < v[lo].comm)
-			lo = i;
-	}
-	if (v[hi].comm - v[lo].comm < SKEW_MIN)
-		return -1;
-	struct buf others;
-	buf_init(&others);
-	size_t nw = 0;
-	for (size_t i = 0; i < n; i++)
-		if (v[i].comm - v[lo].comm >= SKEW_MIN) {
-			buf_printf(&others, "%s%d (%.0f %%)", nw ? ", " : "", v[i].rank, 100 * v[i].comm);
-			nw++;
-		}
-	buf_printf(&f->s,
-		   "%s: rank%s %s spend%s that share of the step inside collective kernels, rank %d %.0f %%: "
-		   "up to %.0f %% of the step is spent waiting inside the collectives for rank %d",
-		   run, nw > 1 ? "s" : "", others.data, nw > 1 ? "" : "s", v[lo].rank, 100 * v[lo].comm,
-		   100 * (v[hi].comm - v[lo].comm), v[lo].rank);
-	findings_add(f, run, v[lo].rank, v[hi].comm - v[lo].comm, "table-ranks",
-	    findings_rulef(f, "comm-skew: the ranks' mean shares of the step inside collective kernels (ranks.csv comm_us / "
-		     "step_us) differ by at least %.0f percentage points", 100 * SKEW_MIN));
-	buf_release(&others);
-	return (long)lo;
-}
-
-/*
- * host-bound: the rank's GPU is idle at least IDLE_MIN of the step and at
- * least HOST_MIN of its critical path is host work: the GPU waits for the
- * host. An idle GPU alone (waiting for another rank, for data) or a host
- * path alone (a host running ahead of a busy GPU) is not enough.
- */
-static int is_host_bound(const struct rank_view *v)
-{
-	return !(isnan(v->idle) || isnan(v->host) || v->idle < IDLE_MIN || v->host < HOST_MIN ||
-		 (!isnan(v->host_wait) && v->host_wait < HOST_MIN));
-}
-
-/* The host-bound rule's text, then more (printf format) after it. */
-#define HOST_BOUND_RULE                                                                                    \
-	"host-bound: gpu_idle.csv idle_share at least %.2f (ranks.csv idle_us / step_us without it), "      \
-	"critical_path.csv host_us / step_us at least %.2f and gpu_idle.csv host_wait_share at least %.2f, " \
-	"each pooled over the rank's whole steps (idle_time_steps.csv whole = 1)"
-
-static int rule_host_bound(struct findings *f, const char *run, const struct rank_view *v, int straggler)
-{
-	if (!is_host_bound(v))
-		return 0;
-	buf_printf(&f->s,
-		   "%s rank %d is host-bound: its GPU is idle %.0f %% of the step, and %.0f %% of the step's critical "
-		   "path is host operators and kernel launches",
-		   run, v->rank, 100 * v->idle, 100 * v->host);
-	if (!isnan(v->host_wait))
-		buf_printf(&f->s, "; %.0f %% of its GPU's idle time (no kernel, copy or memset on any stream) is "
-				  "spent waiting for the host to launch work",
-			   100 * v->host_wait);
-	if (straggler)
-		buf_adds(&f->s, ", so the other ranks wait for its host");
-	findings_add(f, run, v->rank, v->idle, "table-gpu_idle", findings_rulef(f, HOST_BOUND_RULE, IDLE_MIN, HOST_MIN, HOST_MIN));
-	return 1;
-}
-
-/* "44 %" or "44-45 %": a range of shares as the page rounds them. */
-static void pct_range(struct buf *b, double lo, double hi)
-{
-	if (round(100 * lo) == round(100 * hi))
-		buf_printf(b, "%.0f %%", 100 * lo);
-	else
-		buf_printf(b, "%.0f-%.0f %%", 100 * lo, 100 * hi);
-}
-
-/* The smallest and largest of the k-th share (0 idle, 1 host, 2 host_wait) of the host-bound ranks. */
-static void share_range(const struct rank_view *v, size_t n, int k, double *lo, double *hi)
-{
-	*lo = INFINITY;
-	*hi = -INFINITY;
-	for (size_t i = 0; i < n; i++) {
-		double x = k == 0 ? v[i].idle : k == 1 ? v[i].host : v[i].host_wait;
-		if (!is_host_bound(&v[i]) || isnan(x))
-			continue;
-		*lo = x < *lo ? x : *lo;
-		*hi = x > *hi ? x : *hi;
-	}
-}
-
-/*
- * host-bound over many ranks: where more than HOST_BOUND_EACH ranks of a
- * run are host-bound, one statement for the run, with how many and the
- * range of each share, instead of one line per rank (a run of 1000 ranks
- * filled the page's top with 1000 near-copies); rank: the rank idle longest
- * (the lowest of ties), value: its idle share.
- */
-static void rule_host_bound_many(struct findings *f, const char *run, const struct rank_view *v, size_t n,
-				 size_t nbound)
-{
-	size_t most = n;
-	for (size_t i = 0; i < n; i++)
-		if (is_host_bound(&v[i]) && (most == n || v[i].idle > v[most].idle ||
-					     (v[i].idle == v[most].idle && v[i].rank < v[most].rank)))
-			most = i;
-	double lo, hi;
-	share_range(v, n, 0, &lo, &hi);
-	buf_printf(&f->s, "%s: %zu of its %zu ranks are host-bound: their GPUs are idle ", run, nbound, n);
-	pct_range(&f->s, lo, hi);
-	buf_adds(&f->s, " of the step, and ");
-	share_range(v, n, 1, &lo, &hi);
-	pct_range(&f->s, lo, hi);
-	buf_adds(&f->s, " of the step's critical path is host operators and kernel launches");
-	share_range(v, n, 2, &lo, &hi);
-	if (lo <= hi) {
-		buf_adds(&f->s, "; ");
-		pct_range(&f->s, lo, hi);
-		buf_adds(&f->s, " of their GPUs' idle time (no kernel, copy or memset on any stream) is spent waiting "
-				"for the host to launch work");
-	}
-	buf_printf(&f->s, "; rank %d idles most (ranks.csv, gpu_idle.csv name each)", v[most].rank);
-	findings_add(f, run, v[most].rank, v[most].idle, "table-gpu_idle",
-	    findings_rulef(f, HOST_BOUND_RULE "; more than %d ranks of a run: one statement with the range of each share",
-		  IDLE_MIN, HOST_MIN, HOST_MIN, HOST_BOUND_EACH));
-}
-
-static void rule_gpu_idle(struct findings *f, const struct analysis_result *res, const char *run)
-{
-	const struct table *tp = result_table(res, "temporal");
-	struct rank_mean *m;
-	size_t n = tp ? findings_rank_means(tp, &temporal_keys, run, TEMPORAL_IDLE_US, TEMPORAL_SPAN_US, NULL, &m) : 0;
-	for (size_t i = 0; i < n; i++) {
-		double share = m[i].a / m[i].b;
-		if (share < IDLE_MIN)
-			continue;
-		buf_printf(&f->s, "%s rank %d: the GPU is idle %.0f %% of the profiled span", run, m[i].rank,
-			   100 * share);
-		findings_add(f, run, m[i].rank, share, "table-temporal",
-		    findings_rulef(f, "gpu-idle: temporal.csv idle_us / span_us at least %.2f", IDLE_MIN));
-	}
-	if (n)
-		free(m);
 }
 
 /* findings_memory's statements, added as every other rule's. */
@@ -543,9 +311,9 @@ static int analysis_findings(const struct analysis_ctx *ctx, struct analysis_res
 			continue;
 		f.overhead = profiler_overhead_of(out, run);
 		if (sc)
-			rule_scaling(&f, out, runs, sc, run);
+			findings_rule_scaling(&f, out, runs, sc, run);
 		struct rank_view *v;
-		size_t n = rank_views(out, run, &v);
+		size_t n = findings_rank_views(out, run, &v);
 		for (size_t i = 0; i < n; i++) /* idle time its pipeline explains: not host-bound (findings_pipeline.c) */
 			v[i].idle = findings_pipeline_idle_explained(out, run, v[i].rank) ? NAN : v[i].idle;
 		/*
@@ -556,7 +324,7 @@ static int analysis_findings(const struct analysis_ctx *ctx, struct analysis_res
 		 */
 		int pipe = findings_pipeline_has(out, run);
 		int w = pipe ? -1 : findings_rule_waiting(&f, out, run);
-		long straggler = w == -2 ? rule_comm_skew(&f, run, v, n) : -1;
+		long straggler = w == -2 ? findings_rule_comm_skew(&f, run, v, n) : -1;
 		for (size_t i = 0; w >= 0 && i < n; i++)
 			if (v[i].rank == w)
 				straggler = (long)i;
@@ -564,18 +332,18 @@ static int analysis_findings(const struct analysis_ctx *ctx, struct analysis_res
 		int stated = 0;
 		size_t nbound = 0;
 		for (size_t i = 0; straggler < 0 && i < n; i++)
-			nbound += is_host_bound(&v[i]);
+			nbound += findings_is_host_bound(&v[i]);
 		if (nbound > HOST_BOUND_EACH) {
-			rule_host_bound_many(&f, run, v, n, nbound);
+			findings_rule_host_bound_many(&f, run, v, n, nbound);
 			stated = 1;
 		}
 		for (size_t i = 0; nbound <= HOST_BOUND_EACH && i < n; i++)
 			if (straggler < 0 || (size_t)straggler == i)
-				stated += rule_host_bound(&f, run, &v[i], straggler >= 0);
+				stated += findings_rule_host_bound(&f, run, &v[i], straggler >= 0);
 		if (n == 1)
 			stated += findings_replay(out, run, add_replay, &f);
 		if (n == 1 && !stated)
-			rule_gpu_idle(&f, out, run);
+			findings_rule_gpu_idle(&f, out, run);
 		findings_memory(out, ctx->manifest, run, add_memory, &f);
 		findings_pipeline(out, run, add_pipeline, &f);
 		findings_nccl(out, ctx->manifest, run, add_pipeline, &f);

@@ -1,8 +1,9 @@
 /*
  * findings_int.h: what findings.c shares with the rules in other files of
  * findings/ that add their statements through it (findings_wait.c: waiting,
- * cause and straggler-windows): the findings being gathered, the statement
- * appender and the per-rank pooled ratios.
+ * cause, straggler-windows and comm-skew; findings_scaling.c: scaling;
+ * findings_host.c: host-bound and gpu-idle): the findings being gathered,
+ * the statement appender, the per-rank pooled ratios and views.
  */
 #ifndef PERFSTUDY_FINDINGS_INT_H
 #define PERFSTUDY_FINDINGS_INT_H
@@ -53,6 +54,43 @@ int findings_cmp_rank_mean(const void *pa, const void *pb);
 const struct rank_mean *findings_rank_mean_find(const struct rank_mean *m, size_t n, int rank);
 /* m sorted by rank: the ratio of its sums for rank, or NAN. */
 double findings_ratio_of(const struct rank_mean *m, size_t n, int rank);
+/* What the tables say of one rank of a run, each pooled over its whole steps (NAN where no table says). */
+struct rank_view {
+	int rank;
+	double comm; /* ranks.csv comm_us / step_us */
+	double idle; /* gpu_idle.csv idle_share (else ranks.csv idle_us / step_us) */
+	double host; /* critical_path.csv host_us / step_us */
+	double host_wait; /* gpu_idle.csv host_wait_share: of the GPU's idle time, the share waiting for the host */
+};
+
+/* One view per rank of run from ranks.csv, critical_path.csv and gpu_idle.csv (findings.c); *out freed by the caller. */
+size_t findings_rank_views(const struct analysis_result *res, const char *run, struct rank_view **out);
+
+/*
+ * scaling (findings_scaling.c): run's speedup and efficiency against its
+ * baseline, from scaling.csv sc (runs: runs.csv, for the baseline a row
+ * does not name).
+ */
+void findings_rule_scaling(struct findings *f, const struct analysis_result *res, const struct table *runs,
+			   const struct table *sc, const char *run);
+/*
+ * comm-skew (findings_wait.c): without matched collectives, the ranks that
+ * spend more of their step inside collectives wait for the rank with the
+ * least; returns the index in v of the rank waited for, or -1.
+ */
+long findings_rule_comm_skew(struct findings *f, const char *run, const struct rank_view *v, size_t n);
+/*
+ * host-bound and gpu-idle (findings_host.c): whether a rank's GPU waits for
+ * its host; the statement of one such rank (straggler: the others wait for
+ * it; returns 1 when stated), of many in one run (nbound of its n ranks),
+ * and of a one-rank run whose GPU is idle without being host-bound.
+ */
+int findings_is_host_bound(const struct rank_view *v);
+int findings_rule_host_bound(struct findings *f, const char *run, const struct rank_view *v, int straggler);
+void findings_rule_host_bound_many(struct findings *f, const char *run, const struct rank_view *v, size_t n,
+				   size_t nbound);
+void findings_rule_gpu_idle(struct findings *f, const struct analysis_result *res, const char *run);
+
 /*
  * waiting, cause and straggler-windows (findings_wait.c): the rank the
  * others waited for longest in run, its cause and windows; returns that

@@ -2,7 +2,9 @@
  * findings_wait.c: the findings of a straggler (findings.c's rules waiting,
  * cause and straggler-windows, and the price they state first): the rank
  * the others waited for longest in a run's matched collectives, what it did
- * more than the others, and what its GPU did while they waited.
+ * more than the others, and what its GPU did while they waited; without
+ * matched collectives, comm-skew: the ranks' shares of the step inside
+ * collectives.
  */
 #include <math.h>
 #include <stdint.h>
@@ -391,3 +393,40 @@ int findings_rule_waiting(struct findings *f, const struct analysis_result *res,
 	return named ? straggler : -1;
 }
 
+/*
+ * comm-skew: the ranks that spend at least SKEW_MIN more of their step
+ * inside collectives than the rank with the least wait for that rank.
+ * Returns the index of the rank waited for, or -1.
+ */
+long findings_rule_comm_skew(struct findings *f, const char *run, const struct rank_view *v, size_t n)
+{
+	if (n < 2)
+		return -1;
+	size_t hi = 0, lo = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (v[i].comm > v[hi].comm)
+			hi = i;
+		if (v[i].comm < v[lo].comm)
+			lo = i;
+	}
+	if (v[hi].comm - v[lo].comm < SKEW_MIN)
+		return -1;
+	struct buf others;
+	buf_init(&others);
+	size_t nw = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].comm - v[lo].comm >= SKEW_MIN) {
+			buf_printf(&others, "%s%d (%.0f %%)", nw ? ", " : "", v[i].rank, 100 * v[i].comm);
+			nw++;
+		}
+	buf_printf(&f->s,
+		   "%s: rank%s %s spend%s that share of the step inside collective kernels, rank %d %.0f %%: "
+		   "up to %.0f %% of the step is spent waiting inside the collectives for rank %d",
+		   run, nw > 1 ? "s" : "", others.data, nw > 1 ? "" : "s", v[lo].rank, 100 * v[lo].comm,
+		   100 * (v[hi].comm - v[lo].comm), v[lo].rank);
+	findings_add(f, run, v[lo].rank, v[hi].comm - v[lo].comm, "table-ranks",
+	    findings_rulef(f, "comm-skew: the ranks' mean shares of the step inside collective kernels (ranks.csv comm_us / "
+		     "step_us) differ by at least %.0f percentage points", 100 * SKEW_MIN));
+	buf_release(&others);
+	return (long)lo;
+}

@@ -159,7 +159,7 @@ static int collect(const struct crossexp_exp *e, size_t n, size_t self, const st
 				p->system = system_of(cp, x->id);
 				int cg = RUNS_GPUS;
 				for (size_t row = 0; cg >= 0 && row < x->res->runs->nrows; row++)
-					if (!strcmp(table_cell(x->res->runs, row, 0)->v.text, r->run) &&
+					if (!strcmp(table_cell(x->res->runs, row, RUNS_RUN)->v.text, r->run) &&
 					    !table_cell(x->res->runs, row, (size_t)cg)->null)
 						p->gpus = table_cell(x->res->runs, row, (size_t)cg)->v.i;
 				p->v = xcalloc(*nkeys + 1, sizeof(*p->v));

@@ -1,4 +1,9 @@
-/* history.c: the build history in the store, the change table and the trends; see history.h. */
+/*
+ * history.c: the build history's analysis: a build's state (its digest,
+ * the numbers kept from the analyses' tables), the change table, the runs
+ * over the builds and the series' trends; see history.h. Its SQL is
+ * store/history.c's, a state read back store/hstate.c's.
+ */
 #include "analyze/history/history.h"
 
 #include <errno.h>
@@ -7,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "analyze/lib/profiled.h"
@@ -34,35 +38,6 @@ int64_t history_build_time(void)
 			return v;
 	}
 	return (int64_t)time(NULL);
-}
-
-int history_open(struct store *s, const char *prev_db, int quiet)
-{
-	if (store_history_stage(s) < 0)
-		return -1;
-	struct stat st;
-	if (!prev_db || stat(prev_db, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	char *unsafe;
-	if (store_check_previous(prev_db, &unsafe) < 0) {
-		if (!quiet)
-			diag_line(stderr, "perfstudy: %s: build history not carried over: %s", prev_db, unsafe);
-		free(unsafe);
-		return 0;
-	}
-	if (store_attach(s, prev_db, "hprev") < 0) {
-		if (!quiet)
-			diag_line(stderr, "perfstudy: %s: build history not carried over: %s", prev_db, store_errmsg(s));
-		return 0;
-	}
-	char *found = store_probe_text(s, "SELECT 1 FROM hprev.sqlite_master WHERE type = 'table'"
-					  " AND name = 'history_builds'");
-	const char *why = found ? store_history_carry(s, "hprev") : NULL;
-	free(found);
-	if (why && !quiet)
-		diag_line(stderr, "perfstudy: %s: build history not carried over: %s", prev_db, why);
-	store_detach(s, "hprev");
-	return 0;
 }
 
 static struct hstate_run *find_run(const struct hstate *st, const char *run)
@@ -230,18 +205,6 @@ struct table *history_changes(const struct hstate *old, const struct hstate *cur
 
 /* ---- this build's state ---- */
 
-static int insert_number(struct store_stmt *ins, const char *run, const char *metric, double v)
-{
-	if (!isfinite(v))
-		return 0;
-	store_bind_text_copy(ins, 3, run);
-	store_bind_text(ins, 4, metric);
-	store_bind_double(ins, 5, v);
-	int rc = store_step_rc(ins);
-	store_reset(ins);
-	return rc == STORE_DONE ? 0 : -1;
-}
-
 /* Cell (row, c) of t as a real (COL_US in us), c its contract's enum; NAN when null. */
 static double cell_real(const struct table *t, size_t row, int c)
 {
@@ -275,26 +238,26 @@ static int insert_numbers(struct store_stmt *ins, const struct analysis_result *
 	const struct table *t = result_table(res, "step_stats");
 	for (size_t r = 0; t && r < t->nrows; r++)
 		for (size_t k = 0; k < sizeof(stat_cols) / sizeof(stat_cols[0]); k++)
-			if (insert_number(ins, table_cell(t, r, 0)->v.text, stat_cols[k].key, cell_real(t, r, stat_cols[k].col)) < 0)
+			if (store_history_put_number(ins, table_cell(t, r, SS_RUN)->v.text, stat_cols[k].key, cell_real(t, r, stat_cols[k].col)) < 0)
 				return -1;
 	t = result_table(res, "utilization");
 	for (size_t r = 0; t && r < t->nrows; r++) {
-		const char *run = table_cell(t, r, 0)->v.text;
+		const char *run = table_cell(t, r, UT_RUN)->v.text;
 		double step_us = cell_real(t, r, UT_STEP_US), batch = cell_real(t, r, UT_GLOBAL_BATCH);
-		if (insert_number(ins, run, "achieved_tflops_per_gpu", cell_real(t, r, UT_ACHIEVED_TFLOPS_PER_GPU)) < 0 ||
-		    insert_number(ins, run, "mfu", cell_real(t, r, UT_MFU)) < 0 ||
-		    insert_number(ins, run, "samples_per_s", step_us > 0 ? batch / (step_us / 1e6) : NAN) < 0)
+		if (store_history_put_number(ins, run, "achieved_tflops_per_gpu", cell_real(t, r, UT_ACHIEVED_TFLOPS_PER_GPU)) < 0 ||
+		    store_history_put_number(ins, run, "mfu", cell_real(t, r, UT_MFU)) < 0 ||
+		    store_history_put_number(ins, run, "samples_per_s", step_us > 0 ? batch / (step_us / 1e6) : NAN) < 0)
 			return -1;
 	}
 	t = result_table(res, "temporal");
 	for (size_t r = 0; t && r < t->nrows;) {
-		const char *run = table_cell(t, r, 0)->v.text;
+		const char *run = table_cell(t, r, TEMPORAL_RUN)->v.text;
 		double span = 0, idle = 0;
-		for (; r < t->nrows && !strcmp(table_cell(t, r, 0)->v.text, run); r++) {
+		for (; r < t->nrows && !strcmp(table_cell(t, r, TEMPORAL_RUN)->v.text, run); r++) {
 			span += cell_real(t, r, TEMPORAL_EXACT_SPAN_US);
 			idle += cell_real(t, r, TEMPORAL_EXACT_IDLE_US);
 		}
-		if (span > 0 && insert_number(ins, run, "gpu_busy_frac", (span - idle) / span) < 0)
+		if (span > 0 && store_history_put_number(ins, run, "gpu_busy_frac", (span - idle) / span) < 0)
 			return -1;
 	}
 	return 0;
@@ -304,88 +267,17 @@ static int insert_numbers(struct store_stmt *ins, const struct analysis_result *
 static int stage_state(struct store *s, const char *exp, int64_t build, const struct manifest *m,
 		       const struct classifier *cls, const struct analysis_result *res)
 {
-	static const char *const copies[] = {
-		"INSERT INTO temp.h_runs SELECT ?1, ?2, run FROM runs WHERE experiment = ?1",
-		"INSERT INTO temp.h_inputs SELECT ?1, ?2, r.run, t.path, t.size, t.sha256, t.rank, t.format FROM traces t"
-		" JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1",
-		/* one sample per profiled step: the slowest rank's */
-		"INSERT INTO temp.h_steps SELECT ?1, ?2, r.run, 'steps', max(s.dur_ns) FROM steps s"
-		" JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
-		" GROUP BY r.run, s.step",
-		/* the unprofiled iterations of the run's training log (profiled.h) */
-		"INSERT INTO temp.h_steps SELECT ?1, ?2, r.run, 'log', i.elapsed_ns FROM iterations i"
-		" JOIN traces t ON t.id = i.trace_id JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
-		" AND " SQL_UNPROFILED_ITERATION,
-	};
-	for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++) {
-		struct store_stmt *q = store_query(s, "history: stage this build", copies[i], exp);
-		if (!q)
-			return -1;
-		store_bind_int64(q, 2, build);
-		int rc = store_step_done(s, q, "history: stage this build");
-		store_finalize(q);
-		if (rc < 0)
-			return -1;
-	}
-	struct store_stmt *ins = store_query(s, "history: stage this build's numbers",
-			"INSERT INTO temp.h_numbers VALUES(?1, ?2, ?3, ?4, ?5)", exp);
+	/* the step times: the training log's unprofiled iterations (profiled.h) beside the profiled steps */
+	if (store_history_stage_build(s, exp, build, SQL_UNPROFILED_ITERATION) < 0)
+		return -1;
+	struct store_stmt *ins = store_history_numbers(s, exp, build);
 	if (!ins)
 		return -1;
-	store_bind_int64(ins, 2, build);
 	int r = insert_numbers(ins, res);
 	if (r < 0)
 		store_fail(s, "history: stage this build's numbers");
 	store_finalize(ins);
 	return r < 0 ? r : history_parts_stage(s, exp, m, cls, build);
-}
-
-/* The last build staged for exp (0: none) and its digest (empty: none). */
-static int last_build(struct store *s, const char *exp, int64_t *build, char digest[65])
-{
-	struct store_stmt *q;
-	*build = 0;
-	digest[0] = '\0';
-	q = store_query(s, "history: the last build",
-			"SELECT build, state_sha256 FROM temp.h_builds WHERE experiment = ?1"
-			" ORDER BY build DESC LIMIT 1", exp);
-	if (!q)
-		return -1;
-	if (store_step_rc(q) == STORE_ROW) {
-		*build = store_column_int64(q, 0);
-		const unsigned char *d = store_column_text(q, 1);
-		snprintf(digest, 65, "%s", d ? (const char *)d : "");
-	}
-	store_finalize(q);
-	return 0;
-}
-
-/*
- * Moves build + 1's staged parts of exp to build when build has none, and
- * gives build's inputs without a rank and format (a store written before
- * them) those of build + 1's input of the same run and path. Returns 0 or
- * -1 after diag.
- */
-static int adopt_parts(struct store *s, const char *exp, int64_t build)
-{
-	static const char *const sql[] = {
-		"UPDATE temp.h_parts SET build = ?2 WHERE experiment = ?1 AND build = ?2 + 1 AND NOT EXISTS"
-		" (SELECT 1 FROM temp.h_parts WHERE experiment = ?1 AND build = ?2)",
-		/* the inputs' rank and format, which a store before them lacks (outside the digest) */
-		"UPDATE temp.h_inputs SET (rank, format) = (SELECT n.rank, n.format FROM temp.h_inputs AS n"
-		" WHERE n.experiment = ?1 AND n.build = ?2 + 1 AND n.run = h_inputs.run AND n.path = h_inputs.path"
-		" LIMIT 1) WHERE experiment = ?1 AND build = ?2 AND rank IS NULL AND format IS NULL",
-	};
-	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
-		struct store_stmt *q = store_query(s, "history: keep the parts", sql[i], exp);
-		if (!q)
-			return -1;
-		store_bind_int64(q, 2, build);
-		int rc = store_step_done(s, q, "history: keep the parts");
-		store_finalize(q);
-		if (rc < 0)
-			return -1;
-	}
-	return 0;
 }
 
 /* ---- series ---- */
@@ -575,7 +467,7 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, c
 {
 	int64_t last;
 	char last_digest[65], digest[65];
-	if (last_build(s, exp, &last, last_digest) < 0 || stage_state(s, exp, last + 1, m, cls, res) < 0)
+	if (store_history_last_build(s, exp, &last, last_digest) < 0 || stage_state(s, exp, last + 1, m, cls, res) < 0)
 		return -1;
 	struct hstate cur, old;
 	if (hstate_load(s, "temp.h_", exp, last + 1, &cur) < 0)
@@ -588,23 +480,11 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, c
 		   which are the same). */
 		build = last;
 		hstate_release(&cur);
-		if (adopt_parts(s, exp, last) < 0 || store_history_drop_build(s, exp, last + 1) < 0 ||
+		if (store_history_adopt_parts(s, exp, last) < 0 || store_history_drop_build(s, exp, last + 1) < 0 ||
 		    hstate_load(s, "temp.h_", exp, last, &cur) < 0)
 			return -1;
 	} else {
-		struct store_stmt *q = store_query(s, "history: record this build",
-				"INSERT INTO temp.h_builds VALUES(?1, ?2, ?3, ?4, ?5)", exp);
-		if (!q) {
-			hstate_release(&cur);
-			return -1;
-		}
-		store_bind_int64(q, 2, build);
-		store_bind_int64(q, 3, built_at);
-		store_bind_text(q, 4, PERFSTUDY_VERSION);
-		store_bind_text(q, 5, digest);
-		int rc = store_step_done(s, q, "history: record this build");
-		store_finalize(q);
-		if (rc < 0) {
+		if (store_history_add_build(s, exp, build, built_at, PERFSTUDY_VERSION, digest) < 0) {
 			hstate_release(&cur);
 			return -1;
 		}
@@ -682,23 +562,14 @@ int history_record(struct store *s, const char *exp, const struct manifest *m, c
 int history_write(struct store *s, const char *const *exps, const struct manifest *const *manifests, size_t nexp)
 {
 	struct store_stmt *q = NULL;
-	int ret = 0;
-	if (store_history_write(s) < 0 ||
-	    store_prepare(s, "write the history thresholds",
-			"INSERT INTO main.history_thresholds VALUES(?1, ?2, ?3)", &q) < 0)
-		ret = -1;
+	int ret = store_history_write(s);
 	for (size_t i = 0; !ret && i < nexp; i++) {
 		const struct manifest *m = manifests[i];
 		const char *metric[2] = {"step_time_pct", "mfu_pp"};
 		double v[2] = {m ? m->thresholds.step_time_pct : 0, m ? m->thresholds.mfu_pp : 0};
-		for (int k = 0; k < 2 && !ret; k++) {
-			if (v[k] == 0)
-				continue;
-			store_bind_text(q, 1, exps[i]);
-			store_bind_text(q, 2, metric[k]);
-			store_bind_double(q, 3, v[k]);
-			ret = store_step_done(s, q, "write the history thresholds");
-		}
+		for (int k = 0; k < 2 && !ret; k++)
+			if (v[k] != 0)
+				ret = store_history_put_threshold(s, &q, exps[i], metric[k], v[k]);
 	}
 	store_finalize(q);
 	return ret;

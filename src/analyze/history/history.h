@@ -19,7 +19,9 @@
  * The carried history is staged in temporary tables (temp.h_*) while the
  * analyses run and written into the store's history_* tables at the end,
  * in one order whatever the build read, so the store's bytes do not depend
- * on whether the rows were carried or new.
+ * on whether the rows were carried or new. That SQL is the store's
+ * (store/history.c: store_history_open carries the previous build's
+ * history over, before the analyses); history.c decides what to keep.
  */
 #ifndef PERFSTUDY_HISTORY_H
 #define PERFSTUDY_HISTORY_H
@@ -41,14 +43,6 @@ void history_change_row(struct table *t, const char *change, const char *run, co
 			const char *new);
 
 int64_t history_build_time(void);
-
-/*
- * Outside a transaction, before the analyses: stages the history of the
- * previous store prev_db (missing, unreadable or without history: an empty
- * one; unless quiet, stderr says why an existing store's is not carried).
- * Returns 0, or -1 after diag.
- */
-int history_open(struct store *s, const char *prev_db, int quiet);
 
 /*
  * After an experiment's analyses: records its state as build built_at when
@@ -90,83 +84,11 @@ int history_write(struct store *s, const char *const *exps, const struct manifes
 	X(CHG_THRESHOLD_CROSSED, "threshold_crossed", text)
 enum changes_col { CHANGES_COLUMNS(TABLE_COL_ENUM) CHG_NCOLS };
 
-/* One build's state of one experiment, as the history tables hold it. */
-#define HSTATE_NO_RANK INT64_MIN
-struct hstate_run {
-	char *run;
-	size_t ninputs;
-	char **paths, **sha256;
-	int64_t *sizes;
-	int64_t *ranks; /* HSTATE_NO_RANK: none (an input that is no rank's, or a store written before them) */
-	char **formats; /* the input's format (traces.format), '' unknown */
-	size_t nnumbers;
-	char **metrics;
-	double *values;
-	size_t nsteps, cap_steps;
-	int64_t *steps; /* one per profiled step, the slowest rank's */
-	size_t nlog, cap_log;
-	int64_t *log;   /* the unprofiled iterations of its training log */
-	size_t nparts, cap_parts; /* history_parts rows (parts.c): 0 for a build written before them */
-	char **part_kinds, **part_names;
-	double *part_values;
-	/* kernel rows read; past HISTORY_MAX_KERNEL_ROWS the rest go into row other_kernels - 1 */
-	size_t nkernel_rows, other_kernels;
-};
-
 /*
- * Kernel names a build keeps per run (the largest; the rest summed as one
- * row '(other kernels)'), and the kernel rows a store is read with: a
- * store perfstudy did not write may hold more, whose rest is summed the
- * same way, with a warning, so that diff's work stays bounded.
+ * One build's state of one experiment (struct hstate, struct hstate_run)
+ * is read back from a store's history tables by hstate_load
+ * (store/hstate.c, store.h).
  */
-#define PARTS_MAX_KERNELS 2000
-#define HISTORY_MAX_KERNEL_ROWS (PARTS_MAX_KERNELS + 1)
-
-struct hstate {
-	int64_t build, built_at;
-	size_t nruns;
-	struct hstate_run *runs; /* sorted by run id (strcmp) */
-};
-
-/*
- * Loads build `build` of experiment exp from s's tables <prefix>builds,
- * <prefix>runs, ... (prefix "history_" in a store, "temp.h_" while
- * staging). Returns 0, or -1 after diag naming s's file.
- */
-int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t build, struct hstate *st);
-void hstate_release(struct hstate *st);
-/* st's run of id run (the first, should a damaged store repeat it), or NULL; binary search. */
-struct hstate_run *hstate_find_run(const struct hstate *st, const char *run);
-/* The first i with v[i] equal to s in v sorted by strcmp, or n (hstate.c). */
-size_t hstate_find_str(char *const *v, size_t n, const char *s);
-
-/*
- * The changes from old to new as rows of a new table `changes` (added,
- * removed and re-read runs, numbers that moved, each with the Mann-Whitney
- * test of the run's step times and whether a threshold was crossed);
- * *crossed counts the rows that crossed a threshold.
- */
-/*
- * perfstudy diff: compares the latest build of each experiment recorded in
- * OLD_DIR/perfstudy.db and NEW_DIR/perfstudy.db, printing one line per
- * change on stdout (with quiet, only threshold crossings), the contributors
- * of each run whose step time changed beyond the noise, and a summary;
- * with o->json the same as JSON, with o->benchmark_json each run's step
- * time in github-action-benchmark's customSmallerIsBetter format;
- * *crossed: the thresholds crossed. A run of OLD_DIR that o pairs with
- * one of another name in NEW_DIR is compared as that run. Returns 0, -1
- * after diag (a store missing, unreadable or without history, a file not
- * written), or -2 after diag when a pair fits no experiment (a usage
- * error).
- */
-struct history_diff_opts {
-	int quiet;
-	const char *json, *benchmark_json; /* files to write, or NULL */
-	/* --pair OLD=NEW: old run pair_old[i] compared as new run pair_new[i] (each name once a side) */
-	size_t npairs;
-	char **pair_old, **pair_new;
-};
-int history_diff(const char *old_dir, const char *new_dir, const struct history_diff_opts *o, size_t *crossed);
 
 /*
  * A run's step time in builds a and b judged by verdict.h (judge.c says on
@@ -224,6 +146,12 @@ void history_json_num(struct buf *b, double v);
  */
 void history_input_rows(struct table *t, const struct hstate_run *a, const struct hstate_run *b);
 
+/*
+ * The changes from old to new as rows of a new table `changes` (added,
+ * removed and re-read runs, numbers that moved, each with the Mann-Whitney
+ * test of the run's step times and whether a threshold was crossed);
+ * *crossed counts the rows that crossed a threshold.
+ */
 struct table *history_changes(const struct hstate *old, const struct hstate *cur, const struct history_limits *lim,
 			      size_t *crossed);
 

@@ -1,6 +1,6 @@
 /*
  * history_explain.c: where a run's change of step time went, for `perfstudy
- * diff` (history_diff.c): the contributors per kernel group, kernel, region
+ * diff` (cli/diff.c): the contributors per kernel group, kernel, region
  * and rank, from the parts each build keeps (parts.c says how they
  * partition the step), and the JSON writers of diff's --json and
  * --benchmark-json.

@@ -4,7 +4,7 @@
  * iterations or the profiled steps, gpu_busy_frac on its per-step busy
  * shares (parts.c), the numbers that are a constant over the step time on
  * the step samples' reciprocals. The change table (history.c) and `perfstudy
- * diff` (history_diff.c) judge through these, so both say the same.
+ * diff` (cli/diff.c) judge through these, so both say the same.
  */
 #include <math.h>
 #include <stdint.h>

@@ -98,15 +98,7 @@ struct pwalk {
 
 static int insert(struct pwalk *w, const char *kind, const char *name, double value)
 {
-	store_bind_text(w->ins, 1, w->exp);
-	store_bind_int64(w->ins, 2, w->build);
-	store_bind_text(w->ins, 3, w->r.run);
-	store_bind_text(w->ins, 4, kind);
-	store_bind_text_copy(w->ins, 5, name);
-	store_bind_double(w->ins, 6, value);
-	int rc = store_step_done(w->s, w->ins, "history: stage this build's parts");
-	store_reset(w->ins);
-	return rc;
+	return store_history_put_part(w->s, w->ins, w->exp, w->build, w->r.run, kind, name, value);
 }
 
 static int cmp_pname(const void *pa, const void *pb)
@@ -315,8 +307,8 @@ int history_parts_stage(struct store *s, const char *exp, const struct manifest 
 	w.exp = exp;
 	w.cls = cls;
 	w.build = build;
-	if (store_prepare(s, "history: stage this build's parts", "INSERT INTO temp.h_parts VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-			  &w.ins) < 0)
+	w.ins = store_history_parts(s);
+	if (!w.ins)
 		return -1;
 	struct phase *ph = phase_list(m, &w.nph);
 	w.ph = ph;

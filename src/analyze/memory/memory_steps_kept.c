@@ -484,7 +484,7 @@ static int cmp_group(const void *pa, const void *pb)
 struct table *memory_kept_table(void)
 {
 	return table_new("memory_kept", "GPU memory kept from step to step, by the host operator that allocated it",
-			 MEMORY_KEPT_COLUMNS);
+			 TABLE_SCHEMA(MEMORY_KEPT_COLUMNS));
 }
 
 int memory_kept_rank(struct store *s, const struct rank_key *k, struct kept_alloc *v, size_t n, int64_t rate_steps,

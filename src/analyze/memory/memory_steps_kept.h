@@ -18,27 +18,37 @@ struct rank_key;
 struct store;
 struct table;
 
-/* memory_kept.csv's columns, in order (MEMORY_KEPT_COLUMNS names them). */
-enum memory_kept_col {
-	MK_RUN,
-	MK_RANK,
-	MK_OP,            /* the nearest operator around the allocation that is not the allocator's own */
-	MK_PARENT,        /* the operator around that one, else the innermost host range, else empty */
-	MK_SHAPE,         /* "8192x50257" where the operators' inputs give it, else empty */
-	MK_DTYPE,         /* "bf16" where the operators' input types give it, with the shape; else empty */
-	MK_ELEMENT_BYTES, /* bytes an element, with the shape */
-	MK_BYTES,         /* of one allocation */
-	MK_ALLOCATIONS,   /* kept, in the steps the rate rests on */
-	MK_PER_STEP,      /* allocations / rate_steps */
-	MK_STEPS_SEEN,    /* of those steps, how many kept one */
-	MK_RATE_STEPS,    /* the profiled steps but the last */
-	MK_KEPT_BYTES_PER_STEP,
-	MK_EVERY_STEP,    /* 1 when steps_seen = rate_steps */
-	MK_NCOLS
-};
-#define MEMORY_KEPT_COLUMNS                                                                                         \
-	"run:text,rank:int,op:text,parent:text,shape:text,dtype:text,element_bytes:int,bytes:int,allocations:int," \
-	"per_step:real,steps_seen:int,rate_steps:int,kept_bytes_per_step:int,every_step:int"
+/*
+ * memory_kept.csv's columns, in order: its contract (util/table.h), read by
+ * the findings and the report.
+ *   op         the nearest operator around the allocation that is not the allocator's own
+ *   parent     the operator around that one, else the innermost host range, else empty
+ *   shape      "8192x50257" where the operators' inputs give it, else empty
+ *   dtype      "bf16" where the operators' input types give it, with the shape; else empty
+ *   element_bytes  bytes an element, with the shape
+ *   bytes      of one allocation
+ *   allocations  kept, in the steps the rate rests on
+ *   per_step   allocations / rate_steps
+ *   steps_seen  of those steps, how many kept one
+ *   rate_steps  the profiled steps but the last
+ *   every_step  1 when steps_seen = rate_steps
+ */
+#define MEMORY_KEPT_COLUMNS(X)                                  \
+	X(MK_RUN, "run", text)                                  \
+	X(MK_RANK, "rank", int)                                 \
+	X(MK_OP, "op", text)                                    \
+	X(MK_PARENT, "parent", text)                            \
+	X(MK_SHAPE, "shape", text)                              \
+	X(MK_DTYPE, "dtype", text)                              \
+	X(MK_ELEMENT_BYTES, "element_bytes", int)               \
+	X(MK_BYTES, "bytes", int)                               \
+	X(MK_ALLOCATIONS, "allocations", int)                   \
+	X(MK_PER_STEP, "per_step", real)                        \
+	X(MK_STEPS_SEEN, "steps_seen", int)                     \
+	X(MK_RATE_STEPS, "rate_steps", int)                     \
+	X(MK_KEPT_BYTES_PER_STEP, "kept_bytes_per_step", int)   \
+	X(MK_EVERY_STEP, "every_step", int)
+enum memory_kept_col { MEMORY_KEPT_COLUMNS(TABLE_COL_ENUM) MK_NCOLS };
 
 /* An allocation a rank kept: its thread, time, bytes and the index of its profiled step. */
 struct kept_alloc {

@@ -161,7 +161,7 @@ int models_has_model(const struct manifest_model *m)
 static void spread_from_steps(struct chart *c, size_t cat, const struct table *stats, const char *run)
 {
 	for (size_t i = 0; stats && i < stats->nrows; i++)
-		if (!strcmp(table_cell(stats, i, 0)->v.text, run)) {
+		if (!strcmp(table_cell(stats, i, SS_RUN)->v.text, run)) {
 			int cmin = SS_MIN_US, cmax = SS_MAX_US;
 			chart_set_spread(c, cat, (double)table_cell(stats, i, (size_t)cmin)->v.i / 1e6,
 					 (double)table_cell(stats, i, (size_t)cmax)->v.i / 1e6, NAN, NAN);
@@ -207,9 +207,9 @@ static void utilization_figures(const struct table *u, const struct table *e, st
 		const char *vsrc = NULL;
 		int unknown = 0;
 		for (size_t k = 0; k < e->nrows; k++)
-			if (!strcmp(table_cell(e, k, 0)->v.text, run)) {
-				unknown = table_cell(e, k, 15)->null;
-				vsrc = unknown ? NULL : table_cell(e, k, 16)->v.text;
+			if (!strcmp(table_cell(e, k, EST_RUN)->v.text, run)) {
+				unknown = table_cell(e, k, EST_VOCAB_USED)->null;
+				vsrc = unknown ? NULL : table_cell(e, k, EST_VOCAB_SOURCE)->v.text;
 			}
 		if (unknown)
 			buf_printf(&novocab, "%s%s", novocab.len ? ", " : "", run);
@@ -371,10 +371,7 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 {
 	const struct manifest *man = ctx->manifest;
 	struct table *e = table_new("estimates", "Analytical estimates per run (per GPU where it says so)",
-				    "run:text,model:text,params:int,params_12ld2:int,global_batch:int,flops_per_step:real,"
-				    "activation_bytes_per_gpu:real,model_state_bytes_per_gpu:real,memory_bytes_per_gpu:real,"
-				    "gpu_memory_bytes:int,exceeds_gpu_memory:text,zero:int,comm_bytes_per_gpu:real,"
-				    "params_method:text,params_layers:int,vocab_used:int,vocab_source:text");
+				    TABLE_SCHEMA(ESTIMATES_COLUMNS));
 	struct table *u = table_new("utilization", "Achieved TFLOP/s per GPU and model FLOPs utilization",
 				    TABLE_SCHEMA(UTILIZATION_COLUMNS));
 	struct table *mb = table_new("memory_by_batch", "Projected memory per GPU over batch sizes",
@@ -425,39 +422,39 @@ static int estimates(const struct analysis_ctx *ctx, struct analysis_result *out
 		}
 		double flops = B > 0 ? est_train_flops(&emv, B, (enum est_recompute)r->recompute, emv.vocab > 0) : -1;
 		size_t row = table_add_row(e);
-		table_set_text(e, row, 0, r->id);
+		table_set_text(e, row, EST_RUN, r->id);
 		if (r->model.name)
-			table_set_text(e, row, 1, r->model.name);
+			table_set_text(e, row, EST_MODEL, r->model.name);
 		if (P)
-			table_set_int(e, row, 2, P);
-		table_set_int(e, row, 3, est_params_simple(&em));
+			table_set_int(e, row, EST_PARAMS, P);
+		table_set_int(e, row, EST_PARAMS_12LD2, est_params_simple(&em));
 		if (B > 0)
-			table_set_int(e, row, 4, (int64_t)B);
+			table_set_int(e, row, EST_GLOBAL_BATCH, (int64_t)B);
 		if (flops >= 0)
-			table_set_real(e, row, 5, flops);
+			table_set_real(e, row, EST_FLOPS_PER_STEP, flops);
 		struct run_memory rm = memory_per_gpu(r, &em, P, dp, r->batch);
 		double act = rm.act, state = rm.state;
 		int64_t mem = gpu_memory_bytes(man, &f);
 		if (act > 0)
-			table_set_real(e, row, 6, act);
+			table_set_real(e, row, EST_ACTIVATION_BYTES_PER_GPU, act);
 		if (state > 0)
-			table_set_real(e, row, 7, state);
+			table_set_real(e, row, EST_MODEL_STATE_BYTES_PER_GPU, state);
 		if (act > 0 && state > 0) {
-			table_set_real(e, row, 8, act + state);
+			table_set_real(e, row, EST_MEMORY_BYTES_PER_GPU, act + state);
 			if (mem > 0) {
-				table_set_int(e, row, 9, mem);
-				table_set_text(e, row, 10, act + state > (double)mem ? "yes" : "no");
+				table_set_int(e, row, EST_GPU_MEMORY_BYTES, mem);
+				table_set_text(e, row, EST_EXCEEDS_GPU_MEMORY, act + state > (double)mem ? "yes" : "no");
 			}
 		}
 		memory_by_batch_rows(man, r, &em, P, dp, mem, mb, mbc);
-		table_set_int(e, row, 11, z);
+		table_set_int(e, row, EST_ZERO, z);
 		if (P && p > 0)
-			table_set_real(e, row, 12, est_comm_bytes((double)P / mp, z, dp, models_grad_bytes(r)));
-		table_set_text(e, row, 13, models_params_method(&em));
-		table_set_int(e, row, 14, em.layers * est_layer_params(&em));
+			table_set_real(e, row, EST_COMM_BYTES_PER_GPU, est_comm_bytes((double)P / mp, z, dp, models_grad_bytes(r)));
+		table_set_text(e, row, EST_PARAMS_METHOD, models_params_method(&em));
+		table_set_int(e, row, EST_PARAMS_LAYERS, em.layers * est_layer_params(&em));
 		if (emv.vocab > 0) {
-			table_set_int(e, row, 15, emv.vocab);
-			table_set_text(e, row, 16, tv > 0 ? "trace" : "manifest");
+			table_set_int(e, row, EST_VOCAB_USED, emv.vocab);
+			table_set_text(e, row, EST_VOCAB_SOURCE, tv > 0 ? "trace" : "manifest");
 		}
 		if (!P)
 			result_add_note(out, "estimates.csv: run %s: no parameter count without the model's vocab "

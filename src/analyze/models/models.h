@@ -55,6 +55,27 @@ int models_grad_bytes(const struct manifest_run *r);
 	X(SCL_STEP_SAMPLES, "step_samples", int)
 enum scaling_col { SCALING_COLUMNS(TABLE_COL_ENUM) SCL_NCOLS };
 
+/* estimates.csv's columns, in order (models.c makes it and reads it back for the utilization figures). */
+#define ESTIMATES_COLUMNS(X)                                               \
+	X(EST_RUN, "run", text)                                            \
+	X(EST_MODEL, "model", text)                                        \
+	X(EST_PARAMS, "params", int)                                       \
+	X(EST_PARAMS_12LD2, "params_12ld2", int)                           \
+	X(EST_GLOBAL_BATCH, "global_batch", int)                           \
+	X(EST_FLOPS_PER_STEP, "flops_per_step", real)                      \
+	X(EST_ACTIVATION_BYTES_PER_GPU, "activation_bytes_per_gpu", real)  \
+	X(EST_MODEL_STATE_BYTES_PER_GPU, "model_state_bytes_per_gpu", real) \
+	X(EST_MEMORY_BYTES_PER_GPU, "memory_bytes_per_gpu", real)          \
+	X(EST_GPU_MEMORY_BYTES, "gpu_memory_bytes", int)                   \
+	X(EST_EXCEEDS_GPU_MEMORY, "exceeds_gpu_memory", text)              \
+	X(EST_ZERO, "zero", int)                                           \
+	X(EST_COMM_BYTES_PER_GPU, "comm_bytes_per_gpu", real)              \
+	X(EST_PARAMS_METHOD, "params_method", text)                        \
+	X(EST_PARAMS_LAYERS, "params_layers", int)                         \
+	X(EST_VOCAB_USED, "vocab_used", int)                               \
+	X(EST_VOCAB_SOURCE, "vocab_source", text)
+enum estimates_col { ESTIMATES_COLUMNS(TABLE_COL_ENUM) EST_NCOLS };
+
 /* utilization.csv's columns, in order. */
 #define UTILIZATION_COLUMNS(X)                                         \
 	X(UT_RUN, "run", text)                                         \

@@ -104,7 +104,7 @@ static void collect(struct ss_run *rs, size_t n, const struct table *bd)
 {
 	struct ss_run *r = NULL;
 	for (size_t row = 0; row < bd->nrows; row++) {
-		const char *run = table_cell(bd, row, 0)->v.text;
+		const char *run = table_cell(bd, row, SBD_RUN)->v.text;
 		if (!r || strcmp(r->run, run)) {
 			r = NULL;
 			for (size_t i = 0; i < n && !r; i++)
@@ -113,14 +113,14 @@ static void collect(struct ss_run *rs, size_t n, const struct table *bd)
 			if (!r)
 				continue;
 		}
-		int64_t rank = table_cell(bd, row, 1)->v.i, step = table_cell(bd, row, 2)->v.i;
-		const char *part = table_cell(bd, row, 3)->v.text;
+		int64_t rank = table_cell(bd, row, SBD_RANK)->v.i, step = table_cell(bd, row, SBD_STEP)->v.i;
+		const char *part = table_cell(bd, row, SBD_PART)->v.text;
 		int p = !strcmp(part, "compute") ? SS_COMPUTE : !strcmp(part, "communication") ? SS_COMM : SS_OTHER;
 		if (!r->ncells || r->cells[r->ncells - 1].step != step || r->cells[r->ncells - 1].rank != rank) {
 			r->cells = xgrow(r->cells, &r->cap, r->ncells + 1, sizeof(*r->cells));
 			r->cells[r->ncells++] = (struct ss_cell){.step = step, .rank = rank};
 		}
-		r->cells[r->ncells - 1].ns[p] += table_cell(bd, row, 4)->v.i;
+		r->cells[r->ncells - 1].ns[p] += table_cell(bd, row, SBD_TIME_US)->v.i;
 	}
 }
 
@@ -169,7 +169,7 @@ static void speedup_of(struct ss_run *r, const struct table *sc)
 	int cb = SCL_BASELINE, cs = SCL_SPEEDUP,
 	    cl = SCL_LOG_SPEEDUP;
 	for (size_t row = 0; sc && row < sc->nrows; row++) {
-		if (strcmp(table_cell(sc, row, 0)->v.text, r->run))
+		if (strcmp(table_cell(sc, row, SCL_RUN)->v.text, r->run))
 			continue;
 		r->baseline = table_text(sc, row, cb);
 		double l = table_num(sc, row, cl), s = table_num(sc, row, cs);
@@ -196,13 +196,13 @@ static void peak_of(struct ss_run *r, const struct table *mr)
 	r->grown_rank = -1;
 	for (size_t row = 0; mr && cp >= 0 && row < mr->nrows; row++) {
 		const struct cell *c = table_cell(mr, row, (size_t)cp);
-		if (strcmp(table_cell(mr, row, 0)->v.text, r->run) || c->null)
+		if (strcmp(table_cell(mr, row, MR_RUN)->v.text, r->run) || c->null)
 			continue;
 		if (c->v.i > all)
 			all = c->v.i;
 		if (cg >= 0 && table_num(mr, row, cg) == 1) {
 			if (!r->grown++)
-				r->grown_rank = (int64_t)table_num(mr, row, 1);
+				r->grown_rank = (int64_t)table_num(mr, row, MR_RANK);
 		} else if (c->v.i > peak) {
 			peak = c->v.i;
 		}
@@ -218,7 +218,7 @@ static int64_t unprofiled_of(const char *run, const struct table *po)
 	int cu = po ? PO_UNPROFILED : -1;
 	for (size_t row = 0; po && cu >= 0 && row < po->nrows; row++) {
 		const struct cell *c = table_cell(po, row, (size_t)cu);
-		if (!strcmp(table_cell(po, row, 0)->v.text, run) && !c->null)
+		if (!strcmp(table_cell(po, row, PO_RUN)->v.text, run) && !c->null)
 			return c->v.i;
 	}
 	return -1;
@@ -433,7 +433,7 @@ static int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct anal
 	int css = RUNS_STRATEGY_SOURCE;
 	for (size_t i = 0; i < n; i++) {
 		struct ss_run *r = &rs[i];
-		r->run = table_cell(rt, i, 0)->v.text;
+		r->run = table_cell(rt, i, RUNS_RUN)->v.text;
 		r->model = table_text(rt, i, cm) ? table_text(rt, i, cm) : "";
 		const char *ssrc = table_text(rt, i, css);
 		r->strategy_src = ssrc && strcmp(ssrc, "manifest") ? ssrc : NULL;

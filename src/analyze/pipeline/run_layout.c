@@ -130,7 +130,7 @@ static int analysis_run_layout(const struct analysis_ctx *ctx, struct analysis_r
 	buf_init(&sw);
 	int ret = 0;
 	for (size_t r = 0; r < rt->nrows; r++) {
-		const char *run = table_cell(rt, r, 0)->v.text;
+		const char *run = table_cell(rt, r, RUNS_RUN)->v.text;
 		const struct cell *g = table_cell(rt, r, (size_t)cgpus);
 		int64_t gpus = g->null ? 0 : g->v.i, dp = 0, tp = 0, pp = 0;
 		const struct manifest_run *mr = man_run(ctx->manifest, run);

@@ -179,11 +179,11 @@ static struct step_wait *run_steps(const struct analysis_result *out, const char
 	size_t cap = 0;
 	*n = 0;
 	for (size_t r = 0; rk && r < rk->nrows; r++) {
-		if (strcmp(table_cell(rk, r, 0)->v.text, run))
+		if (strcmp(table_cell(rk, r, RANKS_RUN)->v.text, run))
 			continue;
 		sw = xgrow(sw, &cap, *n + 1, sizeof(*sw));
-		sw[(*n)++] = (struct step_wait){table_cell(rk, r, 2)->v.i, table_cell(rk, r, 1)->v.i,
-						table_cell(rk, r, 3)->v.i, cw ? 0 : -1};
+		sw[(*n)++] = (struct step_wait){table_cell(rk, r, RANKS_RANK)->v.i, table_cell(rk, r, RANKS_STEP)->v.i,
+						table_cell(rk, r, RANKS_STEP_US)->v.i, cw ? 0 : -1};
 	}
 	if (*n > 1)
 		qsort(sw, *n, sizeof(*sw), cmp_step_wait);
@@ -209,7 +209,8 @@ static struct rank_row *run_ranks(const struct table *g, size_t first, size_t en
 	size_t cap = 0;
 	*n = 0;
 	for (size_t r = first; r < end; r++) {
-		int64_t rank = table_cell(g, r, 1)->v.i, ns = table_cell(g, r, 3)->null ? 0 : table_cell(g, r, 3)->v.i;
+		const struct cell *t = table_cell(g, r, GRP_TIME_US);
+		int64_t rank = table_cell(g, r, GRP_RANK)->v.i, ns = t->null ? 0 : t->v.i;
 		if (!*n || rr[*n - 1].rank != rank) {
 			rr = xgrow(rr, &cap, *n + 1, sizeof(*rr));
 			rr[(*n)++] = (struct rank_row){.rank = rank, .step_med = -1};
@@ -320,9 +321,9 @@ static int analysis_rank_spread(const struct analysis_ctx *ctx, struct analysis_
 	struct table *t = table_new("rank_spread", "Every rank of each run: median step time, exposed wait and own time",
 				    TABLE_SCHEMA(RANK_SPREAD_COLUMNS));
 	for (size_t first = 0; first < g->nrows;) {
-		const char *run = table_cell(g, first, 0)->v.text;
+		const char *run = table_cell(g, first, GRP_RUN)->v.text;
 		size_t end = first;
-		while (end < g->nrows && !strcmp(table_cell(g, end, 0)->v.text, run))
+		while (end < g->nrows && !strcmp(table_cell(g, end, GRP_RUN)->v.text, run))
 			end++;
 		size_t n, nsw;
 		int have_wait;

@@ -101,12 +101,12 @@ static int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result
 	 */
 	for (size_t a = 0; a < t->nrows;) {
 		size_t b = a;
-		while (b < t->nrows && !strcmp(table_cell(t, b, 0)->v.text, table_cell(t, a, 0)->v.text))
+		while (b < t->nrows && !strcmp(table_cell(t, b, RANKS_RUN)->v.text, table_cell(t, a, RANKS_RUN)->v.text))
 			b++;
 		size_t n = b - a, ng = 0;
 		struct step_row *sr = xcalloc(n ? n : 1, sizeof(*sr));
 		for (size_t x = a; x < b; x++)
-			sr[x - a] = (struct step_row){table_cell(t, x, 1)->v.i, x};
+			sr[x - a] = (struct step_row){table_cell(t, x, RANKS_STEP)->v.i, x};
 		qsort(sr, n, sizeof(*sr), cmp_step_row);
 		struct step_row *groups = xcalloc(n ? n : 1, sizeof(*groups)); /* (first index into sr, first row) */
 		for (size_t i = 0; i < n; i++)
@@ -131,8 +131,8 @@ static int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result
 				table_set_int(t, sr[i].row, 6, sr[i].row == slow);
 			if (nranks > 1 && (double)maxd > 1.1 * (double)mind)
 				result_add_note(out, "ranks.csv: warning: in run %s, step %lld, rank %lld's step is %.1f%% "
-						"longer than the fastest rank's", table_cell(t, slow, 0)->v.text,
-						(long long)step, (long long)table_cell(t, slow, 2)->v.i,
+						"longer than the fastest rank's", table_cell(t, slow, RANKS_RUN)->v.text,
+						(long long)step, (long long)table_cell(t, slow, RANKS_RANK)->v.i,
 						100.0 * ((double)maxd / (double)mind - 1));
 		}
 		free(groups);

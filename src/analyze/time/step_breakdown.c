@@ -22,6 +22,7 @@
 #include "analyze/analysis.h"
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
+#include "analyze/time/time_tables.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -128,11 +129,11 @@ static int step_rank(const struct rank_key *k, const struct rank_data *d, void *
 			int64_t v = p == P_OTHER ? (st->end - st->start) - used : ivsum_within(&sum[p], st->start, st->end);
 			used += v;
 			size_t row = table_add_row(w->t);
-			table_set_text(w->t, row, 0, k->run);
-			table_set_int(w->t, row, 1, k->rank);
-			table_set_int(w->t, row, 2, st->key);
-			table_set_text(w->t, row, 3, part_names[p]);
-			table_set_ns(w->t, row, 4, v);
+			table_set_text(w->t, row, SBD_RUN, k->run);
+			table_set_int(w->t, row, SBD_RANK, k->rank);
+			table_set_int(w->t, row, SBD_STEP, st->key);
+			table_set_text(w->t, row, SBD_PART, part_names[p]);
+			table_set_ns(w->t, row, SBD_TIME_US, v);
 			chart_update(w->c, cat, (size_t)p,
 				     chart_get(w->c, cat, (size_t)p) + (double)v / 1e6 / (double)d->nsteps);
 		}
@@ -156,7 +157,7 @@ static int analysis_step_breakdown(const struct analysis_ctx *ctx, struct analys
 		return -1;
 	}
 	struct table *t = table_new("step_breakdown", "Step time by part, in priority order (parts sum to the step)",
-				    "run:text,rank:int,step:int,part:text,time_us:us");
+				    TABLE_SCHEMA(STEP_BREAKDOWN_COLUMNS));
 	struct chart *c = chart_new(CHART_STACKED_BAR, "step_breakdown", "Step time by part",
 				    "mean time per step (ms)");
 	for (int p = 0; p < NPARTS; p++)

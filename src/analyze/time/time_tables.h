@@ -101,6 +101,15 @@ enum profiler_overhead_col { PROFILER_OVERHEAD_COLUMNS(TABLE_COL_ENUM) PO_NCOLS 
 	X(KRN_MAX_US, "max_us", us)
 enum kernels_col { KERNELS_COLUMNS(TABLE_COL_ENUM) KRN_NCOLS };
 
+/* step_breakdown.csv's columns, in order (step_breakdown.c; strategy_scaling.c reads it). */
+#define STEP_BREAKDOWN_COLUMNS(X)       \
+	X(SBD_RUN, "run", text)         \
+	X(SBD_RANK, "rank", int)        \
+	X(SBD_STEP, "step", int)        \
+	X(SBD_PART, "part", text)       \
+	X(SBD_TIME_US, "time_us", us)
+enum step_breakdown_col { STEP_BREAKDOWN_COLUMNS(TABLE_COL_ENUM) SBD_NCOLS };
+
 /* groups.csv's columns, in order. */
 #define GROUPS_COLUMNS(X)                 \
 	X(GRP_RUN, "run", text)           \

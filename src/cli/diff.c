@@ -1,5 +1,5 @@
 /*
- * analyze/history/history_diff.c: `perfstudy diff`'s comparison (history.h): the
+ * cli/diff.c: `perfstudy diff`'s comparison (diff.h): the
  * history tables of two output directories' stores, the latest build of
  * each experiment on either side, compared as the change table of a build
  * compares it with the one before: one statement per run on its step time
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/diff.h"
 #include "analyze/history/history.h"
 #include "analyze/lib/stats.h"
 #include "analyze/lib/verdict.h"
@@ -144,8 +145,8 @@ static void json_cell(struct buf *b, const struct table *t, size_t r, size_t c)
 static void step_line(struct diff_out *d, const char *exp, const struct table *t, size_t r, const struct hstate *a,
 		      const struct hstate *b, const struct history_limits *lim, int quiet, size_t *nruns)
 {
-	const char *run = table_cell(t, r, 1)->v.text;
-	int crossed = !table_cell(t, r, 8)->null;
+	const char *run = table_cell(t, r, CHG_RUN)->v.text;
+	int crossed = !table_cell(t, r, CHG_THRESHOLD_CROSSED)->null;
 	const struct hstate_run *ra = hstate_find_run(a, run), *rb = hstate_find_run(b, run);
 	struct judgement j;
 	int use_log = 0, same = 0, judged = ra && rb && history_step_judge(ra, rb, lim, &j, &use_log, &same) == 0;
@@ -154,15 +155,15 @@ static void step_line(struct diff_out *d, const char *exp, const struct table *t
 	if (!quiet || crossed) {
 		struct buf line;
 		buf_init(&line);
-		buf_printf(&line, "%s: %s: step %s -> %s ms (%+.2f %%, ", exp, run, table_cell(t, r, 3)->v.text,
-			   table_cell(t, r, 4)->v.text, table_cell(t, r, 5)->v.f);
-		for (const char *p = table_cell(t, r, 2)->v.text; *p; p++)
+		buf_printf(&line, "%s: %s: step %s -> %s ms (%+.2f %%, ", exp, run, table_cell(t, r, CHG_OLD)->v.text,
+			   table_cell(t, r, CHG_NEW)->v.text, table_cell(t, r, CHG_DIFF_PCT)->v.f);
+		for (const char *p = table_cell(t, r, CHG_ITEM)->v.text; *p; p++)
 			buf_addc(&line, *p == ';' ? ',' : *p);
-		if (!table_cell(t, r, 6)->null)
-			buf_printf(&line, ", p = %.3g", table_cell(t, r, 6)->v.f);
-		buf_printf(&line, "): %s", table_cell(t, r, 7)->v.text);
+		if (!table_cell(t, r, CHG_P_VALUE)->null)
+			buf_printf(&line, ", p = %.3g", table_cell(t, r, CHG_P_VALUE)->v.f);
+		buf_printf(&line, "): %s", table_cell(t, r, CHG_VERDICT)->v.text);
 		if (crossed)
-			buf_printf(&line, ": REGRESSION (%s)", table_cell(t, r, 8)->v.text);
+			buf_printf(&line, ": REGRESSION (%s)", table_cell(t, r, CHG_THRESHOLD_CROSSED)->v.text);
 		diag_line(stdout, "%s", line.data);
 		buf_release(&line);
 		if (judged && j.beyond && !explained)
@@ -216,40 +217,40 @@ static void print_changes(struct diff_out *d, const char *exp, const struct tabl
 	if (d->o->json)
 		buf_adds(&d->json, ", \"step_times\": [");
 	for (size_t r = 0; r < t->nrows; r++) {
-		int crossed = !table_cell(t, r, 8)->null;
-		if (!strcmp(table_cell(t, r, 0)->v.text, "step time")) {
+		int crossed = !table_cell(t, r, CHG_THRESHOLD_CROSSED)->null;
+		if (!strcmp(table_cell(t, r, CHG_CHANGE)->v.text, "step time")) {
 			step_line(d, exp, t, r, a, b, lim, quiet, &nruns);
 			continue;
 		}
 		if (quiet && !crossed)
 			continue;
 		buf_reset(&line);
-		if (!strcmp(table_cell(t, r, 0)->v.text, "inputs moved")) {
+		if (!strcmp(table_cell(t, r, CHG_CHANGE)->v.text, "inputs moved")) {
 			/* "exp: run: inputs moved: OLD_DIR -> NEW_DIR (5 inputs, matched by rank and format; ...)" */
-			diag_line(stdout, "%s: %s: inputs moved: %s -> %s (%s)", exp, table_cell(t, r, 1)->v.text,
-				  table_cell(t, r, 3)->v.text, table_cell(t, r, 4)->v.text, table_cell(t, r, 2)->v.text);
+			diag_line(stdout, "%s: %s: inputs moved: %s -> %s (%s)", exp, table_cell(t, r, CHG_RUN)->v.text,
+				  table_cell(t, r, CHG_OLD)->v.text, table_cell(t, r, CHG_NEW)->v.text, table_cell(t, r, CHG_ITEM)->v.text);
 			continue;
 		}
-		int moved = !strcmp(table_cell(t, r, 0)->v.text, "moved");
-		buf_printf(&line, "%s: %s: %s", exp, table_cell(t, r, 1)->v.text, moved ? "" : table_cell(t, r, 0)->v.text);
-		for (size_t c = 2; c <= 4; c++) {
+		int moved = !strcmp(table_cell(t, r, CHG_CHANGE)->v.text, "moved");
+		buf_printf(&line, "%s: %s: %s", exp, table_cell(t, r, CHG_RUN)->v.text, moved ? "" : table_cell(t, r, CHG_CHANGE)->v.text);
+		for (size_t c = CHG_ITEM; c <= CHG_NEW; c++) {
 			const struct cell *x = table_cell(t, r, c);
 			if (!x->null && x->v.text[0])
-				buf_printf(&line, "%s%s", c == 4 && !table_cell(t, r, 3)->null ? " -> " : moved && c == 2 ? "" : " ",
+				buf_printf(&line, "%s%s", c == CHG_NEW && !table_cell(t, r, CHG_OLD)->null ? " -> " : moved && c == CHG_ITEM ? "" : " ",
 					   x->v.text);
 		}
-		if (!table_cell(t, r, 5)->null || !table_cell(t, r, 6)->null) {
+		if (!table_cell(t, r, CHG_DIFF_PCT)->null || !table_cell(t, r, CHG_P_VALUE)->null) {
 			buf_adds(&line, " (");
-			if (!table_cell(t, r, 5)->null)
-				buf_printf(&line, "%+.2f %%%s", table_cell(t, r, 5)->v.f, table_cell(t, r, 6)->null ? "" : ", ");
-			if (!table_cell(t, r, 6)->null)
-				buf_printf(&line, "p = %.3g", table_cell(t, r, 6)->v.f);
+			if (!table_cell(t, r, CHG_DIFF_PCT)->null)
+				buf_printf(&line, "%+.2f %%%s", table_cell(t, r, CHG_DIFF_PCT)->v.f, table_cell(t, r, CHG_P_VALUE)->null ? "" : ", ");
+			if (!table_cell(t, r, CHG_P_VALUE)->null)
+				buf_printf(&line, "p = %.3g", table_cell(t, r, CHG_P_VALUE)->v.f);
 			buf_adds(&line, ")");
 		}
-		if (!table_cell(t, r, 7)->null)
-			buf_printf(&line, ": %s", table_cell(t, r, 7)->v.text);
+		if (!table_cell(t, r, CHG_VERDICT)->null)
+			buf_printf(&line, ": %s", table_cell(t, r, CHG_VERDICT)->v.text);
 		if (crossed)
-			buf_printf(&line, ": REGRESSION (%s)", table_cell(t, r, 8)->v.text);
+			buf_printf(&line, ": REGRESSION (%s)", table_cell(t, r, CHG_THRESHOLD_CROSSED)->v.text);
 		diag_line(stdout, "%s", line.data);
 	}
 	if (d->o->json) {
@@ -445,13 +446,13 @@ static void pair_hint(const char *exp, const struct table *t)
 	size_t added = 0, removed = 0;
 	const char *na = NULL, *nr = NULL;
 	for (size_t r = 0; r < t->nrows; r++) {
-		const char *c = table_cell(t, r, 0)->v.text;
+		const char *c = table_cell(t, r, CHG_CHANGE)->v.text;
 		if (!strcmp(c, "run added")) {
 			added++;
-			na = table_cell(t, r, 1)->v.text;
+			na = table_cell(t, r, CHG_RUN)->v.text;
 		} else if (!strcmp(c, "run removed")) {
 			removed++;
-			nr = table_cell(t, r, 1)->v.text;
+			nr = table_cell(t, r, CHG_RUN)->v.text;
 		}
 	}
 	if (added == 1 && removed == 1)

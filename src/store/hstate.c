@@ -1,9 +1,10 @@
 /*
  * hstate.c: one build's state read back from a store's history tables
- * (history.h: hstate_load, hstate_find_run), for the change table and
- * `perfstudy diff`; split from history.c, which writes the history.
+ * (store.h: hstate_load, hstate_find_run), for analyze/history/'s change
+ * table and `perfstudy diff` (cli/diff.c); history.c beside it writes the
+ * history.
  */
-#include "analyze/history/history.h"
+#include "store/store.h"
 
 #include <math.h>
 #include <stdio.h>
