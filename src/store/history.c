@@ -50,17 +50,15 @@ int store_history_open(struct store *s, const char *prev_db, int quiet)
 
 int store_history_stage_build(struct store *s, const char *exp, int64_t build, const char *unprofiled)
 {
-	char *log_steps = xasprintf("INSERT INTO temp.h_steps SELECT ?1, ?2, r.run, 'log', i.elapsed_ns FROM iterations i"
-				    " JOIN traces t ON t.id = i.trace_id JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
-				    " AND %s", unprofiled);
+	char *log_steps = xasprintf("INSERT INTO temp.h_steps SELECT ?1, ?2, t.run, 'log', i.elapsed_ns FROM iterations i"
+				    " JOIN run_traces t ON t.id = i.trace_id WHERE t.experiment = ?1 AND %s", unprofiled);
 	const char *const copies[] = {
 		"INSERT INTO temp.h_runs SELECT ?1, ?2, run FROM runs WHERE experiment = ?1",
-		"INSERT INTO temp.h_inputs SELECT ?1, ?2, r.run, t.path, t.size, t.sha256, t.rank, t.format FROM traces t"
-		" JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1",
+		"INSERT INTO temp.h_inputs SELECT ?1, ?2, t.run, t.path, t.size, t.sha256, t.rank, t.format FROM run_traces t"
+		" WHERE t.experiment = ?1",
 		/* one sample per profiled step: the slowest rank's */
-		"INSERT INTO temp.h_steps SELECT ?1, ?2, r.run, 'steps', max(s.dur_ns) FROM steps s"
-		" JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = t.run_id WHERE r.experiment = ?1"
-		" GROUP BY r.run, s.step",
+		"INSERT INTO temp.h_steps SELECT ?1, ?2, t.run, 'steps', max(s.dur_ns) FROM steps s"
+		" JOIN run_traces t ON t.id = s.trace_id WHERE t.experiment = ?1 GROUP BY t.run, s.step",
 		/* the unprofiled iterations of the run's training log */
 		log_steps,
 	};

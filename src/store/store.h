@@ -245,8 +245,8 @@ int store_history_write(struct store *s);
  * existing store's is not carried).
  * store_history_stage_build stages exp's runs, inputs and step times (one
  * per profiled step, the slowest rank's, and the training log's
- * iterations i of run r that the SQL condition unprofiled keeps) as build
- * `build`. store_history_numbers prepares the insert of build's numbers of
+ * iterations i of run_traces t that the SQL condition unprofiled keeps)
+ * as build `build`. store_history_numbers prepares the insert of build's numbers of
  * exp (NULL after diag), store_history_put_number adds one (a value not
  * finite is left out; -1 without diag: store_fail says why).
  * store_history_parts prepares the insert of parts (NULL after diag),

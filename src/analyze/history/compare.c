@@ -69,8 +69,10 @@ static int items_load(struct store *s, const char *exp, int64_t run_id, struct a
 	for (size_t i = 0; i < a->n && !ret; i++) {
 		const char *grp = NULL;
 		store_bind_int64(name, 1, act_key_name(a->keys[i]));
-		if (store_step_rc(name) != STORE_ROW) { /* every name id is in names */
-			store_fail(s, "compare: a kernel's name");
+		int got = store_next(name); /* every name id is in names */
+		if (got <= 0) {
+			if (got == 0)
+				store_fail(s, "compare: a kernel's name");
 			ret = -1;
 		} else if (act_sums_group(a, s, exp, a->keys[i], &grp) < 0) {
 			ret = -1;
@@ -122,7 +124,7 @@ static int run_load(struct store *s, const char *exp, struct run_items **out, si
 	store_bind_text(st, 1, exp);
 	size_t cap = 0;
 	int rc;
-	while ((rc = store_step_rc(st)) == STORE_ROW) {
+	while ((rc = store_next(st)) > 0) {
 		*out = xgrow(*out, &cap, *nout + 1, sizeof(**out));
 		struct run_items *r = &(*out)[(*nout)++];
 		memset(r, 0, sizeof(*r));
@@ -136,8 +138,10 @@ static int run_load(struct store *s, const char *exp, struct run_items **out, si
 			goto out;
 		}
 	}
-	if (rc == STORE_DONE)
+	if (rc == 0)
 		ret = 0;
+	else
+		said = 1; /* store_next said why */
 out:
 	if (ret < 0 && !said)
 		store_fail(s, "compare: runs");

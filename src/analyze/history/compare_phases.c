@@ -60,12 +60,12 @@ static int64_t step_divisor(const struct analysis_ctx *ctx, const char *run, int
 	struct store_stmt *st;
 	int64_t steps = 0;
 	st = store_query(ctx->store, "compare_phases: steps of a run",
-			"SELECT count(*) FROM steps s JOIN traces t ON t.id = s.trace_id JOIN runs r ON r.id = "
-			"t.run_id WHERE r.experiment = ?1 AND r.run = ?2", ctx->experiment);
+			"SELECT count(*) FROM steps s JOIN run_traces t ON t.id = s.trace_id"
+			" WHERE t.experiment = ?1 AND t.run = ?2", ctx->experiment);
 	if (!st)
 		return ranks;
 	store_bind_text(st, 2, run);
-	if (store_step_rc(st) == STORE_ROW)
+	if (store_next(st) > 0)
 		steps = store_column_int64(st, 0);
 	store_finalize(st);
 	return steps > 0 ? steps : ranks;

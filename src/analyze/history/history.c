@@ -268,7 +268,7 @@ static int stage_state(struct store *s, const char *exp, int64_t build, const st
 		       const struct classifier *cls, const struct analysis_result *res)
 {
 	/* the step times: the training log's unprofiled iterations (profiled.h) beside the profiled steps */
-	if (store_history_stage_build(s, exp, build, SQL_UNPROFILED_ITERATION) < 0)
+	if (store_history_stage_build(s, exp, build, SQL_UNPROFILED_ITERATION_OF("t", "t.run_id")) < 0)
 		return -1;
 	struct store_stmt *ins = store_history_numbers(s, exp, build);
 	if (!ins)
