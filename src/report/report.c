@@ -602,7 +602,7 @@ static void set_experiment(struct tmpl_dict *d, const struct report_experiment *
 		rank[i] = page_rank(e->tables[i]->name);
 	for (size_t at = 0; at <= nrank; at++)
 		for (size_t i = 0; i < e->ntables; i++) {
-			if (rank[i] != at || !strcmp(e->tables[i]->name, "findings"))
+			if (rank[i] != at || !strcmp(e->tables[i]->name, "findings") || e->tables[i]->internal)
 				continue;
 			set_table(tmpl_add_section(d, "TABLE"), e->tables[i], PAGE_ROWS);
 			nshown++;
@@ -654,7 +654,7 @@ int report_write_experiment(const char *site, const struct report_experiment *e)
 	if (e->runs && write_csv(data, e->runs))
 		goto out;
 	for (size_t i = 0; i < e->ntables; i++)
-		if (write_csv(data, e->tables[i]))
+		if (!e->tables[i]->internal && write_csv(data, e->tables[i]))
 			goto out;
 	d = tmpl_dict_new();
 	set_experiment(d, e);

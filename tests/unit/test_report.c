@@ -781,6 +781,49 @@ out:
 	table_free(sp);
 }
 
+/* An internal table (table.h) is handed to the report but neither written as CSV nor shown. */
+static void test_internal(void)
+{
+	struct table *runs = table_new("runs", "Runs", "run:text");
+	struct table *shown = table_new("shown_parts", "Shown parts", "run:text,total_us:us");
+	struct table *hidden = table_new("hidden_parts", "Hidden parts", "run:text,total_us:us");
+	hidden->internal = 1;
+	struct table *ts[] = {shown, hidden};
+	for (int i = 0; i < 2; i++) {
+		size_t r = table_add_row(ts[i]);
+		table_set_text(ts[i], r, 0, "r1");
+		table_set_ns(ts[i], r, 1, 1500);
+	}
+	const struct table *tables[] = {hidden, shown};
+	struct report_experiment e = {.id = "inner", .title = "Inner", .classification = "h200", .runs = runs,
+				      .ntables = 2, .tables = tables, .methods_rules = ""};
+	char tmpl_d[] = "/tmp/test_report_i_XXXXXX";
+	char *d = mkdtemp(tmpl_d);
+	CHECK(d != NULL);
+	if (d) {
+		CHECK_INT(report_write_experiment(d, &e), 0);
+		char *csv = xasprintf("%s/inner/data/shown_parts.csv", d), *hcsv = xasprintf("%s/inner/data/hidden_parts.csv", d);
+		char *path = xasprintf("%s/inner/index.html", d);
+		CHECK(access(csv, F_OK) == 0);
+		CHECK(access(hcsv, F_OK) != 0);
+		char *page = slurp(path, NULL);
+		CHECK(page != NULL);
+		if (page) {
+			CHECK(strstr(page, "shown_parts") != NULL);
+			CHECK(strstr(page, "hidden_parts") == NULL);
+			CHECK(strstr(page, "Hidden parts") == NULL);
+		}
+		free(page);
+		free(path);
+		free(hcsv);
+		free(csv);
+		remove_tree(d);
+	}
+	table_free(runs);
+	table_free(shown);
+	table_free(hidden);
+}
+
 static void test_errors(void)
 {
 	/* A site under a regular file cannot be made: -1, a system error, no crash. */
@@ -830,6 +873,7 @@ int main(int argc, char **argv)
 	test_tmpl();
 	test_site();
 	test_top();
+	test_internal();
 	test_errors();
 	if (argc > 1) {
 		/* Leave the example site for a look in a browser. */
