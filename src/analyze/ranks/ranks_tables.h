@@ -5,7 +5,8 @@
  * ranks.csv (ranks.c), critical_path.csv, critical_path_steps.csv,
  * critical_path_across.csv and critical_path_hops (critical_path_steps.c),
  * collective_waits.csv, clock_offsets.csv, stragglers.csv and
- * straggler_ranks.csv (crossrank_waits.c), rank_spread.csv (rank_spread.c),
+ * straggler_ranks.csv and the internal exposed_waits (crossrank_waits.c),
+ * rank_spread.csv (rank_spread.c),
  * straggler_causes.csv (straggler_causes.c) and collective_busbw.csv
  * (collective_busbw.c).
  */
@@ -49,6 +50,26 @@ enum ranks_col { RANKS_COLUMNS(TABLE_COL_ENUM) RANKS_NCOLS };
 	X(CW_BUSBW_GB_PER_S, "busbw_gb_per_s", real) \
 	X(CW_EXPOSED_WAIT_US, "exposed_wait_us", us)
 enum collective_waits_col { COLLECTIVE_WAITS_COLUMNS(TABLE_COL_ENUM) CW_NCOLS };
+
+/*
+ * exposed_waits' columns, in order: an internal table (table.h: no CSV),
+ * the pieces of each matched collective's exposed wait (collective_waits.csv's
+ * exposed_wait_us: they sum to it), which the merged trace draws. One row
+ * per piece, the rows of a rank together, ranks in order, each rank's by
+ * its kernel's start (then the operation's order in collective_waits.csv),
+ * then the piece's start; start_us, end_us on the rank's own clock;
+ * last_rank: the rank it waited for.
+ */
+#define EXPOSED_WAITS_COLUMNS(X)                 \
+	X(EW_RUN, "run", text)                   \
+	X(EW_STEP, "step", int)                  \
+	X(EW_RANK, "rank", int)                  \
+	X(EW_COMMUNICATOR, "communicator", text) \
+	X(EW_COLLECTIVE, "collective", int)      \
+	X(EW_LAST_RANK, "last_rank", int)        \
+	X(EW_START_US, "start_us", us)           \
+	X(EW_END_US, "end_us", us)
+enum exposed_waits_col { EXPOSED_WAITS_COLUMNS(TABLE_COL_ENUM) EW_NCOLS };
 
 /* clock_offsets.csv's columns, in order. */
 #define CLOCK_OFFSETS_COLUMNS(X)                    \
