@@ -530,7 +530,7 @@ const char *const *report_page_tables(size_t *n)
 static const char *const report_reads[] = {
 	"findings", "memory_kept", "memory_ranks", "profiler_overhead", "replay_fixes", "scaling", "step_stats",
 	"straggler_causes", "changes", "clock_offsets", "collective_waits", "stragglers", "straggler_ranks",
-	"critical_path", "critical_path_across", "exposed_waits",
+	"critical_path", "critical_path_across", "exposed_waits", "straggler_windows",
 };
 
 const char *const *report_read_tables(size_t *n)

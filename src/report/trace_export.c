@@ -25,7 +25,8 @@
  *                       table of crossrank_waits.c)
  *   straggler windows   each collective this rank arrived last in while
  *                       another rank waited: [first arrival, its arrival]
- *                       (stragglers.csv's row in args)
+ *                       (the rows of straggler_windows, an internal table
+ *                       of crossrank_waits.c; stragglers.csv's row in args)
  *   critical path       each step's ProfilerStep range, named by its bound,
  *                       critical_path.csv's row in args
  *   findings            one instant per finding of this rank (findings.csv's
@@ -119,9 +120,10 @@ static const char *const added_lanes[] = {NULL, "waits inside collectives", "exp
 					  "critical path", "findings"};
 
 static const char *const tab_names[NTAB] = {"clock_offsets", "collective_waits", "stragglers", "straggler_ranks",
-					    "critical_path", "critical_path_across", "findings", "exposed_waits"};
+					    "critical_path", "critical_path_across", "findings", "exposed_waits",
+					    "straggler_windows"};
 /* Their run columns (ranks_tables.h, findings_tables.h). */
-static const int tab_runs[NTAB] = {CO_RUN, CW_RUN, STG_RUN, SR_RUN, CPATH_RUN, CPA_RUN, FND_RUN, EW_RUN};
+static const int tab_runs[NTAB] = {CO_RUN, CW_RUN, STG_RUN, SR_RUN, CPATH_RUN, CPA_RUN, FND_RUN, EW_RUN, SW_RUN};
 
 const char *const *trace_export_read_tables(size_t *n)
 {
@@ -521,8 +523,8 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		if (x.cut == INT64_MAX && (have[k] = store_step(s, st[k], "export a run's events")) < 0)
 			goto out;
 	}
-	w = tx_collect_waits(&x, &tabs[T_WAITS], &nw, &ops, &nops);
-	tx_pair_stragglers(&x, &tabs[T_STRAG], ops, nops);
+	w = tx_collect_waits(&x, &tabs[T_WAITS], &nw);
+	ops = tx_collect_windows(&x, &tabs[T_WINDOWS], &tabs[T_STRAG], &nops);
 	size_t wi = 0, oi = 0;
 	/* the rows of each rank, walked along with the ranks (a search of the run's rows per rank was quadratic) */
 	size_t ncrit = rows_by_rank(&tabs[T_CRIT], CPATH_RANK, run, &crit),

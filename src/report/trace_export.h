@@ -6,8 +6,8 @@
  * runtime and driver calls, host operators, host and GPU annotations, the
  * ProfilerStep#N ranges among them) and the experiment's result tables
  * (clock_offsets, collective_waits, stragglers, straggler_ranks,
- * critical_path, critical_path_across, findings, and exposed_waits, an
- * internal table: util/table.h), and writes Chrome
+ * critical_path, critical_path_across, findings, and exposed_waits and
+ * straggler_windows, internal tables: util/table.h), and writes Chrome
  * trace-event JSON, gzipped, with one process per rank, every time moved
  * onto the run's reference clock by clock_offsets.csv, and tracks that
  * perfstudy adds: waits inside collectives and their exposed parts,

@@ -88,7 +88,7 @@ int64_t tx_cell_i(const struct table *t, size_t row, int col, int64_t dflt);
 const char *tx_cell_s(const struct table *t, size_t row, int col);
 
 /* The result tables the export reads (trace_export.c's tab_names). */
-enum { T_OFFS, T_WAITS, T_STRAG, T_STRAG_RANKS, T_CRIT, T_ACROSS, T_FINDINGS, T_EXPOSED, NTAB };
+enum { T_OFFS, T_WAITS, T_STRAG, T_STRAG_RANKS, T_CRIT, T_ACROSS, T_FINDINGS, T_EXPOSED, T_WINDOWS, NTAB };
 
 /* A row of a table with its rank (INT64_MIN: none). */
 struct rrow {
@@ -121,15 +121,15 @@ struct tx_rank {
 /* A row of collective_waits.csv, by rank. */
 struct wrow {
 	size_t ri, row;
-	int64_t start, arrival, last_arrival, wait;
-	int last_rank, matched;
+	int64_t start, arrival, wait;
+	int last_rank;
 };
 
+/* A row of straggler_windows: a window in which others waited for last_rank (reference clock). */
 struct tx_op {
-	const char *comm;
-	int64_t id, first_arrival, last_arrival, caused;
 	int last_rank;
-	size_t strag_row; /* SIZE_MAX: none */
+	int64_t first_arrival, last_arrival;
+	size_t row, strag_row; /* its row, and its row of stragglers.csv (SIZE_MAX: none) */
 };
 
 struct tx_run {
@@ -150,10 +150,13 @@ struct tx_run {
 /* The index of rank number rank among x's ranks, or SIZE_MAX. */
 size_t tx_rank_index(const struct tx_run *x, int rank);
 
-/* trace_tracks.c. The rows of collective_waits.csv of the run by rank, and its matched operations. */
-struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t *nw, struct tx_op **ops, size_t *nops);
-/* Pairs each operation with its row of stragglers.csv, then sorts them by last rank and first arrival. */
-void tx_pair_stragglers(struct tx_run *x, const struct tx_tab *ts, struct tx_op *ops, size_t nops);
+/* trace_tracks.c. The rows of collective_waits.csv of the run by rank. */
+struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t *nw);
+/*
+ * The run's straggler windows (straggler_windows, tw), each paired with its
+ * row of stragglers.csv (ts), sorted by the rank waited for, then first arrival.
+ */
+struct tx_op *tx_collect_windows(struct tx_run *x, const struct tx_tab *tw, const struct tx_tab *ts, size_t *nops);
 /* Orders r's step ranges for tx_step_range_of; call once its events are read. */
 void tx_sort_steps(struct tx_rank *r);
 /* The range of step of rank r (binary search), or NULL. */

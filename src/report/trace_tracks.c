@@ -44,52 +44,25 @@ static void write_exposed(struct tx_run *x, size_t ri, const struct table *t, co
 	}
 }
 
-/* The rows of collective_waits.csv of the run, by rank, and its matched operations in the table's order. */
-struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t *nw, struct tx_op **ops,
-				  size_t *nops)
+/* The rows of collective_waits.csv of the run, by rank. */
+struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t *nw)
 {
 	const struct table *t = tw->t;
-	size_t *rows, n = tx_tab_rows(tw, x->run, &rows), cap = 0;
+	size_t *rows, n = tx_tab_rows(tw, x->run, &rows);
 	struct wrow *w = xcalloc(n + 1, sizeof(*w));
 	*nw = 0;
-	*ops = NULL;
-	*nops = 0;
-	if (!n) {
-		free(rows);
-		return w;
-	}
-	int crank = CW_RANK, cstart = CW_START_US, carr = CW_ARRIVAL_US,
-	    clast = CW_LAST_ARRIVAL_US, clr = CW_LAST_RANK,
-	    cwait = CW_WAIT_US, cm = CW_MATCHED,
-	    ccomm = CW_COMMUNICATOR, ccol = CW_COLLECTIVE;
 	for (size_t i = 0; i < n; i++) {
-		size_t ri = tx_rank_index(x, (int)tx_cell_i(t, rows[i], crank, -1));
+		size_t ri = tx_rank_index(x, (int)tx_cell_i(t, rows[i], CW_RANK, -1));
 		if (ri == SIZE_MAX)
 			continue;
-		struct wrow *r = &w[(*nw)++];
-		*r = (struct wrow){
+		w[(*nw)++] = (struct wrow){
 			.ri = ri,
 			.row = rows[i],
-			.start = tx_cell_i(t, rows[i], cstart, 0),
-			.arrival = tx_cell_i(t, rows[i], carr, 0),
-			.last_arrival = tx_cell_i(t, rows[i], clast, 0),
-			.wait = tx_cell_i(t, rows[i], cwait, 0),
-			.last_rank = (int)tx_cell_i(t, rows[i], clr, -1),
-			.matched = (int)tx_cell_i(t, rows[i], cm, 0),
+			.start = tx_cell_i(t, rows[i], CW_START_US, 0),
+			.arrival = tx_cell_i(t, rows[i], CW_ARRIVAL_US, 0),
+			.wait = tx_cell_i(t, rows[i], CW_WAIT_US, 0),
+			.last_rank = (int)tx_cell_i(t, rows[i], CW_LAST_RANK, -1),
 		};
-		if (!r->matched)
-			continue;
-		/* an operation's rows are consecutive (crossrank_waits.c): first arrival, last arrival, the waiting it caused */
-		const char *comm = tx_cell_s(t, rows[i], ccomm);
-		int64_t id = tx_cell_i(t, rows[i], ccol, -1);
-		struct tx_op *op = *nops ? &(*ops)[*nops - 1] : NULL;
-		if (!op || strcmp(op->comm, comm) || op->id != id) {
-			*ops = xgrow(*ops, &cap, *nops + 1, sizeof(**ops));
-			op = &(*ops)[(*nops)++];
-			*op = (struct tx_op){comm, id, r->arrival, r->last_arrival, 0, r->last_rank, SIZE_MAX};
-		}
-		op->first_arrival = r->arrival < op->first_arrival ? r->arrival : op->first_arrival;
-		op->caused += r->wait > 0 ? r->wait : 0;
 	}
 	free(rows);
 	if (*nw > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
@@ -97,31 +70,55 @@ struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t 
 	return w;
 }
 
-/* Operations by the rank that arrived last, then first arrival. */
+/* Windows by the rank waited for, then first arrival, then row. */
 static int cmp_op(const void *pa, const void *pb)
 {
 	const struct tx_op *a = pa, *b = pb;
 	if (a->last_rank != b->last_rank)
 		return a->last_rank < b->last_rank ? -1 : 1;
-	return a->first_arrival < b->first_arrival ? -1 : a->first_arrival > b->first_arrival;
+	if (a->first_arrival != b->first_arrival)
+		return a->first_arrival < b->first_arrival ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
 }
 
-/* Pairs each operation with its row of stragglers.csv (the same order: one row per matched operation). */
-void tx_pair_stragglers(struct tx_run *x, const struct tx_tab *ts, struct tx_op *ops, size_t nops)
+/*
+ * The run's rows of straggler_windows (tw), each with its row of
+ * stragglers.csv (ts: the same order, windows those of its rows that made
+ * some rank wait; communicator and collective the key), sorted by the rank
+ * waited for, then first arrival.
+ */
+struct tx_op *tx_collect_windows(struct tx_run *x, const struct tx_tab *tw, const struct tx_tab *ts, size_t *nops)
 {
-	size_t *rows, n = tx_tab_rows(ts, x->run, &rows);
-	int ccomm = ts->t ? STG_COMMUNICATOR : -1;
-	int ccol = ts->t ? STG_COLLECTIVE : -1;
-	for (size_t i = 0, j = 0; i < n && j < nops; i++) {
-		while (j < nops && (strcmp(ops[j].comm, tx_cell_s(ts->t, rows[i], ccomm)) ||
-				    ops[j].id != tx_cell_i(ts->t, rows[i], ccol, -2)))
-			j++;
-		if (j < nops)
-			ops[j++].strag_row = rows[i];
+	const struct table *t = tw->t;
+	size_t *rows, n = tx_tab_rows(tw, x->run, &rows), *srows, ns = tx_tab_rows(ts, x->run, &srows);
+	struct tx_op *ops = xcalloc(n + 1, sizeof(*ops));
+	int ccomm = ts->t ? STG_COMMUNICATOR : -1, ccol = ts->t ? STG_COLLECTIVE : -1;
+	size_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct tx_op *op = &ops[i];
+		*op = (struct tx_op){
+			.last_rank = (int)tx_cell_i(t, rows[i], SW_RANK, -1),
+			.first_arrival = tx_cell_i(t, rows[i], SW_FIRST_ARRIVAL_US, 0),
+			.last_arrival = tx_cell_i(t, rows[i], SW_LAST_ARRIVAL_US, 0),
+			.row = rows[i],
+			.strag_row = SIZE_MAX,
+		};
+		const char *comm = tx_cell_s(t, rows[i], SW_COMMUNICATOR);
+		int64_t id = tx_cell_i(t, rows[i], SW_COLLECTIVE, -1);
+		size_t k = j;
+		while (k < ns && (strcmp(comm, tx_cell_s(ts->t, srows[k], ccomm)) || id != tx_cell_i(ts->t, srows[k], ccol, -2)))
+			k++;
+		if (k < ns) {
+			op->strag_row = srows[k];
+			j = k + 1;
+		}
 	}
 	free(rows);
-	if (nops > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
-		qsort(ops, nops, sizeof(*ops), cmp_op);
+	free(srows);
+	if (n > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
+		qsort(ops, n, sizeof(*ops), cmp_op);
+	*nops = n;
+	return ops;
 }
 
 static int cmp_step_range(const void *a, const void *b)
@@ -218,7 +215,7 @@ void tx_write_rank_tracks(struct tx_run *x, size_t ri, const struct tx_tab *tabs
 	if (x->o.nevents > before)
 		*used |= 1u << LANE_EXPOSED;
 	for (size_t i = 0; i < nops; i++) {
-		if (ops[i].last_rank != r->rank || ops[i].caused <= 0 || ops[i].first_arrival >= x->cut)
+		if (ops[i].last_rank != r->rank || ops[i].first_arrival >= x->cut)
 			continue;
 		tx_write_slice(x, ri + 1, LANE_WINDOWS, ops[i].first_arrival - x->base, ops[i].last_arrival - ops[i].first_arrival,
 			    "others wait for this rank", ops[i].strag_row != SIZE_MAX ? tabs[T_STRAG].t : NULL, ops[i].strag_row);

@@ -7,7 +7,7 @@
 # the ranks' collective ends together within the offsets' residual, the
 # added tracks there (the exposed waits summing to collective_waits.csv),
 # a marker per finding with its text; the internal tables the tracks are
-# drawn from (exposed_waits) neither in data/ nor on the page. On the
+# drawn from (exposed_waits, straggler_windows) neither in data/ nor on the page. On the
 # bundled h200 example (1, 2 and 4 GPUs) and on experiments/h200x4's
 # planted straggler ddp-sleep (rank 3 sleeps 25 ms per step: the other ranks wait for it, so the straggler
 # windows are rank 3's). Then: names with quotes, backslashes, control
@@ -48,7 +48,7 @@ grep -q 'ui.perfetto.dev' "$O/index.html" && ok || bad "h200: the page does not 
 grep -qiE '(href|src)="(https?:)?//' "$O/index.html" && bad "h200: the page links outside the site" || ok
 grep -q '<dt><code>traces/&lt;run&gt;.trace.json.gz</code></dt>' "$O/index.html" && ok || bad "h200: no Methods entry"
 # the tables the export draws from that are no CSV (table.h's internal ones) stay out of data/ and the page
-for t in exposed_waits; do
+for t in exposed_waits straggler_windows; do
 	[ ! -e "$O/data/$t.csv" ] && ! grep -q "$t" "$O/index.html" && ok || bad "h200: internal table $t written or shown"
 done
 # site_files (the up-to-date check) lists every export with its size

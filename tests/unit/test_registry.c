@@ -315,7 +315,8 @@ static void test_report_reads(const struct analysis_def *const *r, size_t n)
 /*
  * The merged trace draws what the analyses made: each table it reads
  * (trace_export_read_tables) is declared among the report's reads and made
- * by an analysis; among them crossrank's exposed-wait pieces, internal
+ * by an analysis; among them crossrank's exposed-wait pieces and straggler
+ * windows, internal
  * tables (util/table.h) that the page does not place.
  */
 static void test_trace_reads(const struct analysis_def *const *r, size_t n)
@@ -334,7 +335,7 @@ static void test_trace_reads(const struct analysis_def *const *r, size_t n)
 			CHECK(0);
 		}
 	}
-	static const char *const internal[] = {"exposed_waits"};
+	static const char *const internal[] = {"exposed_waits", "straggler_windows"};
 	for (size_t i = 0; i < sizeof(internal) / sizeof(internal[0]); i++) {
 		long m = maker(r, n, internal[i]);
 		CHECK(m >= 0 && !strcmp(r[m]->name, "crossrank"));

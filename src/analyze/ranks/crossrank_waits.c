@@ -3,8 +3,9 @@
  * of the collectives crossrank_match (crossrank.c) matched across ranks:
  * collective_waits.csv, clock_offsets.csv, the rank each collective waited
  * for (stragglers.csv, straggler_ranks.csv), figure rank_waits, and the
- * internal table the merged trace draws (table.h: no CSV): exposed_waits,
- * the pieces of each exposed wait.
+ * internal tables the merged trace draws (table.h: no CSV): exposed_waits,
+ * the pieces of each exposed wait, and straggler_windows, the windows in
+ * which other ranks waited for one.
  *
  * Per matched collective (times on the reference clock): arrival of a rank
  * = its kernel's start; last arrival = the latest; wait_us = last arrival
@@ -137,7 +138,7 @@ int crossrank_times(const struct xr_run *run, const struct xr_rank *r, const str
 }
 
 struct xr_tables {
-	struct table *waits, *offsets, *strag, *strag_ranks, *exposed;
+	struct table *waits, *offsets, *strag, *strag_ranks, *exposed, *windows;
 	struct chart *chart;
 };
 
@@ -432,6 +433,19 @@ static int run_tables(struct store *s, const struct rank_key *keys, const struct
 		table_set_ns(xt->strag, row, c++, caused);
 		for (int w = 0; w < NW; w++)
 			table_set_ns(xt->strag, row, c++, brk[o][w]);
+		if (caused > 0) { /* the window in which the others waited for last_rank */
+			struct table *tw = xt->windows;
+			size_t wr = table_add_row(tw);
+			table_set_text(tw, wr, SW_RUN, run->name);
+			if (op_step[o] >= 0)
+				table_set_int(tw, wr, SW_STEP, op_step[o]);
+			table_set_int(tw, wr, SW_RANK, op->last_rank);
+			table_set_text(tw, wr, SW_COMMUNICATOR, run->pgs[op->pg]);
+			table_set_int(tw, wr, SW_COLLECTIVE, op->id);
+			table_set_ns(tw, wr, SW_FIRST_ARRIVAL_US, op->first_arrival);
+			table_set_ns(tw, wr, SW_LAST_ARRIVAL_US, op->last_arrival);
+			table_set_ns(tw, wr, SW_CAUSED_WAIT_US, caused);
+		}
 		if (op_step[o] < 0)
 			continue;
 		size_t si;
@@ -614,6 +628,9 @@ static int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_re
 	xt.exposed = table_new("exposed_waits", "The pieces of each exposed wait, for the merged trace",
 			       TABLE_SCHEMA(EXPOSED_WAITS_COLUMNS));
 	xt.exposed->internal = 1;
+	xt.windows = table_new("straggler_windows", "The windows in which other ranks waited for a rank, for the merged trace",
+			       TABLE_SCHEMA(STRAGGLER_WINDOWS_COLUMNS));
+	xt.windows->internal = 1;
 	xt.chart = chart_new(CHART_STACKED_BAR, "rank_waits", "Where each rank's step goes: computing, communicating, "
 			     "waiting for another rank, idle", "mean time per step (ms)");
 	chart_add_series(xt.chart, "compute and copies");
@@ -648,6 +665,7 @@ static int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_re
 		result_add_table(out, xt.strag);
 		result_add_table(out, xt.strag_ranks);
 		result_add_table(out, xt.exposed);
+		result_add_table(out, xt.windows);
 		result_add_figure(out, xt.chart,
 				  "Per run and rank of the multi-GPU runs, mean per step, a partition of the step (the "
 				  "bars reach the step): its GPU running compute kernels, copies or memsets; only "
@@ -655,7 +673,7 @@ static int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_re
 				  "for another rank to arrive (exposed wait); nothing (idle). straggler_ranks.csv holds "
 				  "the values.");
 		add_methods(out);
-		xt.waits = xt.offsets = xt.strag = xt.strag_ranks = xt.exposed = NULL;
+		xt.waits = xt.offsets = xt.strag = xt.strag_ranks = xt.exposed = xt.windows = NULL;
 		xt.chart = NULL;
 	}
 done:
@@ -664,6 +682,7 @@ done:
 	table_free(xt.strag);
 	table_free(xt.strag_ranks);
 	table_free(xt.exposed);
+	table_free(xt.windows);
 	chart_free(xt.chart);
 	classifier_free(cls);
 	rank_keys_free(keys, nkeys);
@@ -674,6 +693,7 @@ const struct analysis_def analysis_def_crossrank = {
 	.name = "crossrank",
 	.run = analysis_crossrank,
 	.needs = ANALYSIS_NONE,
-	.makes = ANALYSIS_TABLES("collective_waits", "clock_offsets", "stragglers", "straggler_ranks", "exposed_waits"),
+	.makes = ANALYSIS_TABLES("collective_waits", "clock_offsets", "stragglers", "straggler_ranks", "exposed_waits",
+				 "straggler_windows"),
 	.figures = ANALYSIS_NAMES("rank_waits"),
 };

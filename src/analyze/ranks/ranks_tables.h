@@ -5,7 +5,8 @@
  * ranks.csv (ranks.c), critical_path.csv, critical_path_steps.csv,
  * critical_path_across.csv and critical_path_hops (critical_path_steps.c),
  * collective_waits.csv, clock_offsets.csv, stragglers.csv and
- * straggler_ranks.csv and the internal exposed_waits (crossrank_waits.c),
+ * straggler_ranks.csv and the internal exposed_waits and straggler_windows
+ * (crossrank_waits.c),
  * rank_spread.csv (rank_spread.c),
  * straggler_causes.csv (straggler_causes.c) and collective_busbw.csv
  * (collective_busbw.c).
@@ -70,6 +71,26 @@ enum collective_waits_col { COLLECTIVE_WAITS_COLUMNS(TABLE_COL_ENUM) CW_NCOLS };
 	X(EW_START_US, "start_us", us)           \
 	X(EW_END_US, "end_us", us)
 enum exposed_waits_col { EXPOSED_WAITS_COLUMNS(TABLE_COL_ENUM) EW_NCOLS };
+
+/*
+ * straggler_windows' columns, in order: an internal table (table.h: no
+ * CSV), the windows in which other ranks waited for a rank, which the
+ * merged trace draws. One row per row of stragglers.csv whose
+ * caused_wait_us > 0, in its order (communicator and collective are its
+ * key there); rank: the one that arrived last (stragglers.csv's
+ * last_rank); first_arrival_us, last_arrival_us: the window, on the
+ * reference clock as collective_waits.csv's arrival_us.
+ */
+#define STRAGGLER_WINDOWS_COLUMNS(X)                     \
+	X(SW_RUN, "run", text)                           \
+	X(SW_STEP, "step", int)                          \
+	X(SW_RANK, "rank", int)                          \
+	X(SW_COMMUNICATOR, "communicator", text)         \
+	X(SW_COLLECTIVE, "collective", int)              \
+	X(SW_FIRST_ARRIVAL_US, "first_arrival_us", us)   \
+	X(SW_LAST_ARRIVAL_US, "last_arrival_us", us)     \
+	X(SW_CAUSED_WAIT_US, "caused_wait_us", us)
+enum straggler_windows_col { STRAGGLER_WINDOWS_COLUMNS(TABLE_COL_ENUM) SW_NCOLS };
 
 /* clock_offsets.csv's columns, in order. */
 #define CLOCK_OFFSETS_COLUMNS(X)                    \
