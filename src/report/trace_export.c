@@ -64,8 +64,6 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "analyze/lib/intervals.h"
-#include "analyze/lib/rankdata.h"
 #include "util/search.h"
 #include "util/timing.h"
 #include "util/buf.h"
@@ -713,9 +711,9 @@ int trace_export_experiment(struct store *s, const char *site, const char *exp, 
 {
 	*out = NULL;
 	*n = 0;
-	struct rank_key *keys;
-	size_t nkeys;
-	if (rank_keys(s, exp, &keys, &nkeys) < 0)
+	struct store_ranked_run *runs;
+	size_t nruns;
+	if (store_ranked_runs(s, exp, &runs, &nruns) < 0)
 		return -1;
 	int64_t max_events = TX_MAX_EVENTS;
 	const char *env = getenv("PERFSTUDY_TRACE_MAX_EVENTS");
@@ -726,30 +724,23 @@ int trace_export_experiment(struct store *s, const char *site, const char *exp, 
 		tx_tab_open(&tabs[k], tables, ntables, tab_names[k], tab_runs[k]);
 	char *dir = xasprintf("%s/%s/traces", site, exp);
 	int ret = -1;
-	int *ranks = xcalloc(nkeys + 1, sizeof(*ranks));
 	size_t cap = 0;
-	if (nkeys && fs_mkdirs(dir) < 0)
+	if (nruns && fs_mkdirs(dir) < 0)
 		goto out;
-	for (size_t k = 0; k < nkeys;) {
-		size_t e = k;
-		while (e < nkeys && !strcmp(keys[e].run, keys[k].run)) {
-			ranks[e - k] = keys[e].rank;
-			e++;
-		}
+	for (size_t k = 0; k < nruns; k++) {
+		const struct store_ranked_run *r = &runs[k];
 		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 		memset(&(*out)[*n], 0, sizeof(**out));
-		if (export_run(s, dir, keys[k].run, keys[k].run_db_id, ranks, e - k, tabs, exp, max_events, &(*out)[*n]) < 0)
+		if (export_run(s, dir, r->run, r->run_id, r->ranks, r->nranks, tabs, exp, max_events, &(*out)[*n]) < 0)
 			goto out;
 		(*n)++;
-		k = e;
 	}
 	ret = 0;
 out:
 	for (int k = 0; k < NTAB; k++)
 		free(tabs[k].segs);
-	free(ranks);
 	free(dir);
-	rank_keys_free(keys, nkeys);
+	store_ranked_runs_free(runs, nruns);
 	if (ret < 0) {
 		trace_export_free(*out, *n);
 		*out = NULL;
