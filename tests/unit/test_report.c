@@ -27,6 +27,7 @@
 #include "report/tmpl.h"
 #include "analyze/models/models.h"
 #include "analyze/ranks/ranks_tables.h"
+#include "analyze/ranks/straggler_causes.h"
 #include "analyze/time/step_stats.h"
 #include "analyze/time/time_tables.h"
 #include "util/buf.h"
@@ -781,6 +782,26 @@ out:
 	table_free(sp);
 }
 
+/*
+ * straggler_causes.csv's mechanism codes are read by their enum (the top
+ * of the page, the findings): each code maps to its own enum and has
+ * words; other text maps to none.
+ */
+static void test_mechanisms(void)
+{
+	static const char *const codes[] = {"pageable_copy", "copy", "host_sync", "host_outside_ops", "uneven_data",
+					    "slower_gpu", "extra_work", "more_calls", "different_kernel",
+					    "slower_kernels", "slower_host"};
+	CHECK_INT((int)(sizeof(codes) / sizeof(codes[0])), NSMECH);
+	for (int i = 0; i < NSMECH && i < (int)(sizeof(codes) / sizeof(codes[0])); i++) {
+		CHECK_INT((int)straggler_mechanism(codes[i]), i);
+		CHECK(straggler_mechanism_words(codes[i]) != NULL);
+	}
+	CHECK_INT((int)straggler_mechanism("pageable"), NSMECH);
+	CHECK_INT((int)straggler_mechanism(NULL), NSMECH);
+	CHECK(straggler_mechanism_words("pageable") == NULL);
+}
+
 /* An internal table (table.h) is handed to the report but neither written as CSV nor shown. */
 static void test_internal(void)
 {
@@ -874,6 +895,7 @@ int main(int argc, char **argv)
 	test_site();
 	test_top();
 	test_internal();
+	test_mechanisms();
 	test_errors();
 	if (argc > 1) {
 		/* Leave the example site for a look in a browser. */
