@@ -465,9 +465,9 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	struct store_stmt *st[NSRC] = {0};
 	int have[NSRC] = {0};
 	struct wrow *w = NULL;
-	struct tx_op *ops = NULL;
+	struct tx_window *wins = NULL;
 	struct rrow *crit = NULL, *fnd = NULL, *sr = NULL, *ex = NULL;
-	size_t nw = 0, nops = 0;
+	size_t nw = 0, nwins = 0;
 	int ret = -1;
 	buf_init(&x.o.b);
 	double t0 = timing_now(), c0 = timing_thread_cpu();
@@ -522,8 +522,8 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 			goto out;
 	}
 	w = tx_collect_waits(&x, &tabs[T_WAITS], &nw);
-	ops = tx_collect_windows(&x, &tabs[T_WINDOWS], &tabs[T_STRAG], &nops);
-	size_t wi = 0, oi = 0;
+	wins = tx_collect_windows(&x, &tabs[T_WINDOWS], &tabs[T_STRAG], &nwins);
+	size_t wi = 0, wn = 0;
 	/* the rows of each rank, walked along with the ranks (a search of the run's rows per rank was quadratic) */
 	size_t ncrit = rows_by_rank(&tabs[T_CRIT], CPATH_RANK, run, &crit),
 	       nfnd = rows_by_rank(&tabs[T_FINDINGS], FND_RANK, run, &fnd);
@@ -553,17 +553,17 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 			}
 		tx_sort_steps(r);
 		unsigned used = 0;
-		size_t o0 = oi;
-		while (oi < nops && ops[oi].last_rank == r->rank)
-			oi++;
+		size_t n0 = wn;
+		while (wn < nwins && wins[wn].last_rank == r->rank)
+			wn++;
 		while (ei < nex && ex[ei].rank < r->rank)
 			ei++;
 		size_t e0 = ei;
 		while (ei < nex && ex[ei].rank == r->rank)
 			ei++;
 		/* (no offset on a NULL array: a run without waits or host operators) */
-		tx_write_rank_tracks(&x, ri, tabs, w ? w + w0 : NULL, wi - w0, ex + e0, ei - e0, ops ? ops + o0 : NULL,
-				     oi - o0, &used);
+		tx_write_rank_tracks(&x, ri, tabs, w ? w + w0 : NULL, wi - w0, ex + e0, ei - e0, wins ? wins + n0 : NULL,
+				     wn - n0, &used);
 		/* each step's critical path, named by its bound */
 		int cstep = tc ? CPATH_STEP : -1, cbound = tc ? CPATH_BOUND : -1;
 		for (; ci < ncrit && crit[ci].rank <= r->rank; ci++) {
@@ -699,7 +699,7 @@ out:
 	free(sr);
 	free(ex);
 	free(w);
-	free(ops);
+	free(wins);
 	free(file);
 	free(path);
 	free(tmp);

@@ -126,7 +126,7 @@ struct wrow {
 };
 
 /* A row of straggler_windows: a window in which others waited for last_rank (reference clock). */
-struct tx_op {
+struct tx_window {
 	int last_rank;
 	int64_t first_arrival, last_arrival;
 	size_t row, strag_row; /* its row, and its row of stragglers.csv (SIZE_MAX: none) */
@@ -156,7 +156,7 @@ struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t 
  * The run's straggler windows (straggler_windows, tw), each paired with its
  * row of stragglers.csv (ts), sorted by the rank waited for, then first arrival.
  */
-struct tx_op *tx_collect_windows(struct tx_run *x, const struct tx_tab *tw, const struct tx_tab *ts, size_t *nops);
+struct tx_window *tx_collect_windows(struct tx_run *x, const struct tx_tab *tw, const struct tx_tab *ts, size_t *nwins);
 /* Orders r's step ranges for tx_step_range_of; call once its events are read. */
 void tx_sort_steps(struct tx_rank *r);
 /* The range of step of rank r (binary search), or NULL. */
@@ -170,10 +170,10 @@ void tx_write_slice(struct tx_run *x, size_t pid, int tid, int64_t ts, int64_t d
 		    const struct table *t, size_t row);
 /*
  * The waits, their exposed parts and the straggler windows of rank ri (its
- * waits w, its rows ex of exposed_waits, its operations ops); sets the bits
+ * waits w, its rows ex of exposed_waits, its windows wins); sets the bits
  * of the lanes it used in used.
  */
 void tx_write_rank_tracks(struct tx_run *x, size_t ri, const struct tx_tab *tabs, const struct wrow *w, size_t nw,
-			  const struct rrow *ex, size_t nex, const struct tx_op *ops, size_t nops, unsigned *used);
+			  const struct rrow *ex, size_t nex, const struct tx_window *wins, size_t nwins, unsigned *used);
 
 #endif

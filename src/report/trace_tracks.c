@@ -71,9 +71,9 @@ struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t 
 }
 
 /* Windows by the rank waited for, then first arrival, then row. */
-static int cmp_op(const void *pa, const void *pb)
+static int cmp_window(const void *pa, const void *pb)
 {
-	const struct tx_op *a = pa, *b = pb;
+	const struct tx_window *a = pa, *b = pb;
 	if (a->last_rank != b->last_rank)
 		return a->last_rank < b->last_rank ? -1 : 1;
 	if (a->first_arrival != b->first_arrival)
@@ -87,16 +87,16 @@ static int cmp_op(const void *pa, const void *pb)
  * some rank wait; communicator and collective the key), sorted by the rank
  * waited for, then first arrival.
  */
-struct tx_op *tx_collect_windows(struct tx_run *x, const struct tx_tab *tw, const struct tx_tab *ts, size_t *nops)
+struct tx_window *tx_collect_windows(struct tx_run *x, const struct tx_tab *tw, const struct tx_tab *ts, size_t *nwins)
 {
 	const struct table *t = tw->t;
 	size_t *rows, n = tx_tab_rows(tw, x->run, &rows), *srows, ns = tx_tab_rows(ts, x->run, &srows);
-	struct tx_op *ops = xcalloc(n + 1, sizeof(*ops));
+	struct tx_window *wins = xcalloc(n + 1, sizeof(*wins));
 	int ccomm = ts->t ? STG_COMMUNICATOR : -1, ccol = ts->t ? STG_COLLECTIVE : -1;
 	size_t j = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct tx_op *op = &ops[i];
-		*op = (struct tx_op){
+		struct tx_window *win = &wins[i];
+		*win = (struct tx_window){
 			.last_rank = (int)tx_cell_i(t, rows[i], SW_RANK, -1),
 			.first_arrival = tx_cell_i(t, rows[i], SW_FIRST_ARRIVAL_US, 0),
 			.last_arrival = tx_cell_i(t, rows[i], SW_LAST_ARRIVAL_US, 0),
@@ -109,16 +109,16 @@ struct tx_op *tx_collect_windows(struct tx_run *x, const struct tx_tab *tw, cons
 		while (k < ns && (strcmp(comm, tx_cell_s(ts->t, srows[k], ccomm)) || id != tx_cell_i(ts->t, srows[k], ccol, -2)))
 			k++;
 		if (k < ns) {
-			op->strag_row = srows[k];
+			win->strag_row = srows[k];
 			j = k + 1;
 		}
 	}
 	free(rows);
 	free(srows);
 	if (n > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
-		qsort(ops, n, sizeof(*ops), cmp_op);
-	*nops = n;
-	return ops;
+		qsort(wins, n, sizeof(*wins), cmp_window);
+	*nwins = n;
+	return wins;
 }
 
 static int cmp_step_range(const void *a, const void *b)
@@ -198,7 +198,7 @@ void tx_write_slice(struct tx_run *x, size_t pid, int tid, int64_t ts, int64_t d
 
 /* The tracks perfstudy adds to rank ri after its events (trace_export_int.h). */
 void tx_write_rank_tracks(struct tx_run *x, size_t ri, const struct tx_tab *tabs, const struct wrow *w, size_t nw,
-			  const struct rrow *ex, size_t nex, const struct tx_op *ops, size_t nops, unsigned *used)
+			  const struct rrow *ex, size_t nex, const struct tx_window *wins, size_t nwins, unsigned *used)
 {
 	struct tx_rank *r = &x->ranks[ri];
 	const struct table *tw = tabs[T_WAITS].t;
@@ -214,11 +214,11 @@ void tx_write_rank_tracks(struct tx_run *x, size_t ri, const struct tx_tab *tabs
 	write_exposed(x, ri, tabs[T_EXPOSED].t, ex, nex);
 	if (x->o.nevents > before)
 		*used |= 1u << LANE_EXPOSED;
-	for (size_t i = 0; i < nops; i++) {
-		if (ops[i].last_rank != r->rank || ops[i].first_arrival >= x->cut)
+	for (size_t i = 0; i < nwins; i++) {
+		if (wins[i].last_rank != r->rank || wins[i].first_arrival >= x->cut)
 			continue;
-		tx_write_slice(x, ri + 1, LANE_WINDOWS, ops[i].first_arrival - x->base, ops[i].last_arrival - ops[i].first_arrival,
-			    "others wait for this rank", ops[i].strag_row != SIZE_MAX ? tabs[T_STRAG].t : NULL, ops[i].strag_row);
+		tx_write_slice(x, ri + 1, LANE_WINDOWS, wins[i].first_arrival - x->base, wins[i].last_arrival - wins[i].first_arrival,
+			    "others wait for this rank", wins[i].strag_row != SIZE_MAX ? tabs[T_STRAG].t : NULL, wins[i].strag_row);
 		*used |= 1u << LANE_WINDOWS;
 	}
 }
