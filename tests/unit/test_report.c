@@ -27,7 +27,6 @@
 #include "report/tmpl.h"
 #include "analyze/models/models.h"
 #include "analyze/ranks/ranks_tables.h"
-#include "analyze/ranks/straggler_causes.h"
 #include "analyze/time/step_stats.h"
 #include "analyze/time/time_tables.h"
 #include "util/buf.h"
@@ -782,69 +781,6 @@ out:
 	table_free(sp);
 }
 
-/*
- * straggler_causes.csv's mechanism codes are read by their enum (the top
- * of the page, the findings): each code maps to its own enum and has
- * words; other text maps to none.
- */
-static void test_mechanisms(void)
-{
-	static const char *const codes[] = {"pageable_copy", "copy", "host_sync", "host_outside_ops", "uneven_data",
-					    "slower_gpu", "extra_work", "more_calls", "different_kernel",
-					    "slower_kernels", "slower_host"};
-	CHECK_INT((int)(sizeof(codes) / sizeof(codes[0])), NSMECH);
-	for (int i = 0; i < NSMECH && i < (int)(sizeof(codes) / sizeof(codes[0])); i++) {
-		CHECK_INT((int)straggler_mechanism(codes[i]), i);
-		CHECK(straggler_mechanism_words(codes[i]) != NULL);
-	}
-	CHECK_INT((int)straggler_mechanism("pageable"), NSMECH);
-	CHECK_INT((int)straggler_mechanism(NULL), NSMECH);
-	CHECK(straggler_mechanism_words("pageable") == NULL);
-}
-
-/* An internal table (table.h) is handed to the report but neither written as CSV nor shown. */
-static void test_internal(void)
-{
-	struct table *runs = table_new("runs", "Runs", "run:text");
-	struct table *shown = table_new("shown_parts", "Shown parts", "run:text,total_us:us");
-	struct table *hidden = table_new("hidden_parts", "Hidden parts", "run:text,total_us:us");
-	hidden->internal = 1;
-	struct table *ts[] = {shown, hidden};
-	for (int i = 0; i < 2; i++) {
-		size_t r = table_add_row(ts[i]);
-		table_set_text(ts[i], r, 0, "r1");
-		table_set_ns(ts[i], r, 1, 1500);
-	}
-	const struct table *tables[] = {hidden, shown};
-	struct report_experiment e = {.id = "inner", .title = "Inner", .classification = "h200", .runs = runs,
-				      .ntables = 2, .tables = tables, .methods_rules = ""};
-	char tmpl_d[] = "/tmp/test_report_i_XXXXXX";
-	char *d = mkdtemp(tmpl_d);
-	CHECK(d != NULL);
-	if (d) {
-		CHECK_INT(report_write_experiment(d, &e), 0);
-		char *csv = xasprintf("%s/inner/data/shown_parts.csv", d), *hcsv = xasprintf("%s/inner/data/hidden_parts.csv", d);
-		char *path = xasprintf("%s/inner/index.html", d);
-		CHECK(access(csv, F_OK) == 0);
-		CHECK(access(hcsv, F_OK) != 0);
-		char *page = slurp(path, NULL);
-		CHECK(page != NULL);
-		if (page) {
-			CHECK(strstr(page, "shown_parts") != NULL);
-			CHECK(strstr(page, "hidden_parts") == NULL);
-			CHECK(strstr(page, "Hidden parts") == NULL);
-		}
-		free(page);
-		free(path);
-		free(hcsv);
-		free(csv);
-		remove_tree(d);
-	}
-	table_free(runs);
-	table_free(shown);
-	table_free(hidden);
-}
-
 static void test_errors(void)
 {
 	/* A site under a regular file cannot be made: -1, a system error, no crash. */
@@ -894,8 +830,6 @@ int main(int argc, char **argv)
 	test_tmpl();
 	test_site();
 	test_top();
-	test_internal();
-	test_mechanisms();
 	test_errors();
 	if (argc > 1) {
 		/* Leave the example site for a look in a browser. */
