@@ -3,13 +3,13 @@
  * analyses, the report and the charts read back (util/table.h: columns
  * listed once, as an enum and the schema the maker passes to table_new):
  * ranks.csv (ranks.c), critical_path.csv, critical_path_steps.csv,
- * critical_path_across.csv and critical_path_hops (critical_path_steps.c),
- * collective_waits.csv, clock_offsets.csv, stragglers.csv and
- * straggler_ranks.csv and the internal exposed_waits and straggler_windows
- * (crossrank_waits.c),
- * rank_spread.csv (rank_spread.c),
+ * critical_path_across.csv and the internal critical_path_hops
+ * (critical_path_steps.c), collective_waits.csv, clock_offsets.csv,
+ * stragglers.csv, straggler_ranks.csv and the internal exposed_waits and
+ * straggler_windows (crossrank_waits.c), rank_spread.csv (rank_spread.c),
  * straggler_causes.csv (straggler_causes.c) and collective_busbw.csv
- * (collective_busbw.c).
+ * (collective_busbw.c). Internal tables (util/table.h) go to the figures
+ * and the merged trace only: no CSV.
  */
 #ifndef PERFSTUDY_RANKS_TABLES_H
 #define PERFSTUDY_RANKS_TABLES_H
@@ -245,7 +245,7 @@ enum critical_path_steps_col { CRITICAL_PATH_STEPS_COLUMNS(TABLE_COL_ENUM) CPS_N
 	X(CPA_CUT, "cut", int)
 enum critical_path_across_col { CRITICAL_PATH_ACROSS_COLUMNS(TABLE_COL_ENUM) CPA_NCOLS };
 
-/* critical_path_hops.csv's columns, in order. */
+/* critical_path_hops' columns, in order: an internal table (table.h: no CSV), for step_timeline's figure. */
 #define CRITICAL_PATH_HOPS_COLUMNS(X) \
 	X(CPH_RUN, "run", text)       \
 	X(CPH_STEP, "step", int)      \
