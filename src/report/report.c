@@ -530,7 +530,7 @@ const char *const *report_page_tables(size_t *n)
 static const char *const report_reads[] = {
 	"findings", "memory_kept", "memory_ranks", "profiler_overhead", "replay_fixes", "scaling", "step_stats",
 	"straggler_causes", "changes", "clock_offsets", "collective_waits", "stragglers", "straggler_ranks",
-	"critical_path", "critical_path_across",
+	"critical_path", "critical_path_across", "exposed_waits", "straggler_windows",
 };
 
 const char *const *report_read_tables(size_t *n)
@@ -602,7 +602,7 @@ static void set_experiment(struct tmpl_dict *d, const struct report_experiment *
 		rank[i] = page_rank(e->tables[i]->name);
 	for (size_t at = 0; at <= nrank; at++)
 		for (size_t i = 0; i < e->ntables; i++) {
-			if (rank[i] != at || !strcmp(e->tables[i]->name, "findings"))
+			if (rank[i] != at || !strcmp(e->tables[i]->name, "findings") || e->tables[i]->internal)
 				continue;
 			set_table(tmpl_add_section(d, "TABLE"), e->tables[i], PAGE_ROWS);
 			nshown++;
@@ -654,7 +654,7 @@ int report_write_experiment(const char *site, const struct report_experiment *e)
 	if (e->runs && write_csv(data, e->runs))
 		goto out;
 	for (size_t i = 0; i < e->ntables; i++)
-		if (write_csv(data, e->tables[i]))
+		if (!e->tables[i]->internal && write_csv(data, e->tables[i]))
 			goto out;
 	d = tmpl_dict_new();
 	set_experiment(d, e);

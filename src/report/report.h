@@ -10,7 +10,7 @@
  *   <site>/assets/style.css
  *   <site>/<id>/index.html            what to fix first, key numbers, findings (report_top.c),
  *                                     run table, figures with captions, tables, Methods, Provenance
- *   <site>/<id>/data/<table>.csv      every table, one CSV each
+ *   <site>/<id>/data/<table>.csv      every table, one CSV each (but internal ones, table.h)
  * Every string that came from an input is escaped (HTML by the template
  * engine, CSV by csv_write_table). The report owns nothing it is given.
  */
@@ -64,7 +64,7 @@ struct report_experiment {
 	const char *models;      /* comma-separated model names, may be NULL */
 	const struct table *runs; /* shown first; also written as data/runs.csv */
 	size_t ntables;
-	const struct table *const *tables; /* each shown and written as data/<name>.csv */
+	const struct table *const *tables; /* each shown and written as data/<name>.csv, unless internal */
 	size_t nfigures;
 	const struct report_figure *figures;
 	size_t nmethods;

@@ -114,16 +114,17 @@ static void fix_words(struct buf *b, const struct report_experiment *e, const ch
 		long x = cause_row(t, run, rank, 0, mech);
 		const char *name = x >= 0 ? table_text(t, (size_t)x, SC_NAME) : NULL;
 		/* the copy's direction, and the synchronising call, where the row names them */
-		if (!strcmp(mech, "pageable_copy") && name && strstr(name, "HtoD"))
+		enum straggler_mech mk = straggler_mechanism(mech);
+		if (mk == SM_PAGEABLE_COPY && name && strstr(name, "HtoD"))
 			buf_adds(b, "pageable host-to-device copy");
-		else if (!strcmp(mech, "pageable_copy") && name && strstr(name, "DtoH"))
+		else if (mk == SM_PAGEABLE_COPY && name && strstr(name, "DtoH"))
 			buf_adds(b, "pageable device-to-host copy");
 		else if (words)
 			buf_adds(b, words);
 		else
 			for (const char *p = mech; *p; p++)
 				buf_addc(b, *p == '_' ? ' ' : *p);
-		if (!strcmp(mech, "host_sync") && name && strlen(name) <= 40)
+		if (mk == SM_HOST_SYNC && name && strlen(name) <= 40)
 			buf_printf(b, " (%s)", name);
 		return;
 	}

@@ -21,10 +21,12 @@
  *                       the row in args)
  *   exposed waits       the parts of those waits in which no other kernel,
  *                       copy or memset of the rank ran (exposed_wait_us's
- *                       pieces, worked out here from the rank's activities)
+ *                       pieces: the rows of exposed_waits, an internal
+ *                       table of crossrank_waits.c)
  *   straggler windows   each collective this rank arrived last in while
  *                       another rank waited: [first arrival, its arrival]
- *                       (stragglers.csv's row in args)
+ *                       (the rows of straggler_windows, an internal table
+ *                       of crossrank_waits.c; stragglers.csv's row in args)
  *   critical path       each step's ProfilerStep range, named by its bound,
  *                       critical_path.csv's row in args
  *   findings            one instant per finding of this rank (findings.csv's
@@ -62,8 +64,6 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "analyze/lib/intervals.h"
-#include "analyze/lib/rankdata.h"
 #include "util/search.h"
 #include "util/timing.h"
 #include "util/buf.h"
@@ -118,9 +118,16 @@ static const char *const added_lanes[] = {NULL, "waits inside collectives", "exp
 					  "critical path", "findings"};
 
 static const char *const tab_names[NTAB] = {"clock_offsets", "collective_waits", "stragglers", "straggler_ranks",
-					    "critical_path", "critical_path_across", "findings"};
+					    "critical_path", "critical_path_across", "findings", "exposed_waits",
+					    "straggler_windows"};
 /* Their run columns (ranks_tables.h, findings_tables.h). */
-static const int tab_runs[NTAB] = {CO_RUN, CW_RUN, STG_RUN, SR_RUN, CPATH_RUN, CPA_RUN, FND_RUN};
+static const int tab_runs[NTAB] = {CO_RUN, CW_RUN, STG_RUN, SR_RUN, CPATH_RUN, CPA_RUN, FND_RUN, EW_RUN, SW_RUN};
+
+const char *const *trace_export_read_tables(size_t *n)
+{
+	*n = NTAB;
+	return tab_names;
+}
 
 /* lower_bound's predicate: the tx_rank's number is below the key's (int). */
 static int rank_before(const void *elem, const void *key)
@@ -174,9 +181,8 @@ static const char *const src_sql[NSRC] = {
  * The same rows for one rank when the run is cut (?2 its rank): only those
  * the export needs, so that the rows past the cut stay in SQLite (the
  * cost follows what is written): those starting before ?3 (the cut on the
- * rank's own clock; for activities, the end of the rank's last wait that
- * starts before the cut, whose exposed part they shape), and the host
- * ProfilerStep#N ranges (a finding's marker stands at the first step).
+ * rank's own clock), and the host ProfilerStep#N ranges (a finding's
+ * marker stands at the first step).
  */
 #define RANK_ROWS(x, more) " FROM traces rt JOIN " x " x ON x.trace_id = rt.id JOIN names n ON n.id = x.name_id" \
 			   " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND (x.start_ns < ?3" more ")"
@@ -219,10 +225,6 @@ static void write_row(struct tx_run *x, size_t ri, int src, struct store_stmt *s
 			r->steps = xgrow(r->steps, &r->cap_steps, r->nsteps + 1, sizeof(*r->steps));
 			r->steps[r->nsteps++] = (struct step_range){step, start, start + dur};
 		}
-	}
-	if (src == SRC_ACT) {
-		x->acts = xgrow(x->acts, &x->cap_acts, x->nacts + 1, sizeof(*x->acts));
-		x->acts[x->nacts++] = (struct ival){start, start + dur};
 	}
 	if (start - r->off >= x->cut)
 		return;
@@ -387,25 +389,21 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 
 /*
  * Reads and writes rank ri's rows of a cut run through the statements of
- * cut_sql (st), given its rows of collective_waits.csv (w[0 .. nw)): the
- * rows starting before the cut, the activities up to the end of the last
- * wait that starts before it, the ProfilerStep#N ranges. write_row skips
- * what it needs but does not write, as for an uncut run, so that the file
- * is the one the whole run's rows give. Returns 0 or -1 after diag.
+ * cut_sql (st): the rows starting before the cut and the ProfilerStep#N
+ * ranges. write_row skips what it needs but does not write, as for an
+ * uncut run, so that the file is the one the whole run's rows give.
+ * Returns 0 or -1 after diag.
  */
-static int read_rank(struct tx_run *x, size_t ri, struct store_stmt **st, const struct wrow *w, size_t nw)
+static int read_rank(struct tx_run *x, size_t ri, struct store_stmt **st)
 {
 	struct tx_rank *r = &x->ranks[ri];
-	int64_t lim = x->cut + r->off, act_lim = lim;
-	for (size_t i = 0; i < nw; i++) /* write_exposed's pieces before the cut lie in [start, start + wait) */
-		if (w && w[i].wait > 0 && w[i].start - r->off < x->cut && w[i].start + w[i].wait > act_lim)
-			act_lim = w[i].start + w[i].wait;
+	int64_t lim = x->cut + r->off;
 	for (int k = 0; k < NSRC; k++) {
 		int rc;
 		store_reset(st[k]);
 		store_bind_int64(st[k], 1, x->run_db_id);
 		store_bind_int(st[k], 2, r->rank);
-		store_bind_int64(st[k], 3, k == SRC_ACT ? act_lim : lim);
+		store_bind_int64(st[k], 3, lim);
 		while ((rc = store_step(x->s, st[k], "export a run's events")) > 0) {
 			x->rows_read++;
 			write_row(x, ri, k, st[k]);
@@ -415,12 +413,6 @@ static int read_rank(struct tx_run *x, size_t ri, struct store_stmt **st, const 
 	}
 	return 0;
 }
-
-/* A row of a table with its rank (INT64_MIN: none). */
-struct rrow {
-	int64_t rank;
-	size_t row;
-};
 
 static int cmp_rrow(const void *pa, const void *pb)
 {
@@ -473,8 +465,9 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	struct store_stmt *st[NSRC] = {0};
 	int have[NSRC] = {0};
 	struct wrow *w = NULL;
-	struct tx_op *ops = NULL;
-	size_t nw = 0, nops = 0;
+	struct tx_window *wins = NULL;
+	struct rrow *crit = NULL, *fnd = NULL, *sr = NULL, *ex = NULL;
+	size_t nw = 0, nwins = 0;
 	int ret = -1;
 	buf_init(&x.o.b);
 	double t0 = timing_now(), c0 = timing_thread_cpu();
@@ -528,14 +521,14 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		if (x.cut == INT64_MAX && (have[k] = store_step(s, st[k], "export a run's events")) < 0)
 			goto out;
 	}
-	w = tx_collect_waits(&x, &tabs[T_WAITS], &nw, &ops, &nops);
-	tx_pair_stragglers(&x, &tabs[T_STRAG], ops, nops);
-	size_t wi = 0, oi = 0;
+	w = tx_collect_waits(&x, &tabs[T_WAITS], &nw);
+	wins = tx_collect_windows(&x, &tabs[T_WINDOWS], &tabs[T_STRAG], &nwins);
+	size_t wi = 0, wn = 0;
 	/* the rows of each rank, walked along with the ranks (a search of the run's rows per rank was quadratic) */
-	struct rrow *crit, *fnd, *sr;
 	size_t ncrit = rows_by_rank(&tabs[T_CRIT], CPATH_RANK, run, &crit),
 	       nfnd = rows_by_rank(&tabs[T_FINDINGS], FND_RANK, run, &fnd);
 	size_t nsr = rows_by_rank(&tabs[T_STRAG_RANKS], SR_RANK, run, &sr), ci = 0, fi = 0, si = 0;
+	size_t nex = rows_by_rank(&tabs[T_EXPOSED], EW_RANK, run, &ex), ei = 0;
 	const struct table *tc = tabs[T_CRIT].t, *tf = tabs[T_FINDINGS].t, *tsr = tabs[T_STRAG_RANKS].t;
 	for (size_t ri = 0; ri < nranks; ri++) {
 		struct tx_rank *r = &x.ranks[ri];
@@ -545,11 +538,10 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		tx_ev_meta(&x.o, "process_sort_index", ri + 1, 0, NULL, (int64_t)ri + 1);
 		x.nlanes = 0;
 		intmap_free(&x.lane_map);
-		x.nacts = 0;
 		size_t w0 = wi;
 		while (wi < nw && w[wi].ri == ri)
 			wi++;
-		if (x.cut != INT64_MAX && read_rank(&x, ri, st, w + w0, wi - w0) < 0)
+		if (x.cut != INT64_MAX && read_rank(&x, ri, st) < 0)
 			goto out;
 		for (int k = 0; x.cut == INT64_MAX && k < NSRC; k++)
 			while (have[k] > 0 && store_column_int(st[k], 0) <= r->rank) {
@@ -561,11 +553,17 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 			}
 		tx_sort_steps(r);
 		unsigned used = 0;
-		size_t o0 = oi;
-		while (oi < nops && ops[oi].last_rank == r->rank)
-			oi++;
+		size_t n0 = wn;
+		while (wn < nwins && wins[wn].last_rank == r->rank)
+			wn++;
+		while (ei < nex && ex[ei].rank < r->rank)
+			ei++;
+		size_t e0 = ei;
+		while (ei < nex && ex[ei].rank == r->rank)
+			ei++;
 		/* (no offset on a NULL array: a run without waits or host operators) */
-		tx_write_rank_tracks(&x, ri, tabs, w ? w + w0 : NULL, wi - w0, ops ? ops + o0 : NULL, oi - o0, &used);
+		tx_write_rank_tracks(&x, ri, tabs, w ? w + w0 : NULL, wi - w0, ex + e0, ei - e0, wins ? wins + n0 : NULL,
+				     wn - n0, &used);
 		/* each step's critical path, named by its bound */
 		int cstep = tc ? CPATH_STEP : -1, cbound = tc ? CPATH_BOUND : -1;
 		for (; ci < ncrit && crit[ci].rank <= r->rank; ci++) {
@@ -659,9 +657,6 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		tx_ev_meta(&x.o, "process_labels", apid, 0, lb.data, 0);
 		buf_release(&lb);
 	}
-	free(crit);
-	free(fnd);
-	free(sr);
 	buf_adds(b, "\n]}\n");
 	tx_out_pump(&x.o, Z_FINISH);
 	FILE *f = x.o.f;
@@ -699,9 +694,12 @@ out:
 	buf_release(&x.o.b);
 	free(x.lanes);
 	intmap_free(&x.lane_map);
-	free(x.acts);
+	free(crit);
+	free(fnd);
+	free(sr);
+	free(ex);
 	free(w);
-	free(ops);
+	free(wins);
 	free(file);
 	free(path);
 	free(tmp);
@@ -713,9 +711,9 @@ int trace_export_experiment(struct store *s, const char *site, const char *exp, 
 {
 	*out = NULL;
 	*n = 0;
-	struct rank_key *keys;
-	size_t nkeys;
-	if (rank_keys(s, exp, &keys, &nkeys) < 0)
+	struct store_ranked_run *runs;
+	size_t nruns;
+	if (store_ranked_runs(s, exp, &runs, &nruns) < 0)
 		return -1;
 	int64_t max_events = TX_MAX_EVENTS;
 	const char *env = getenv("PERFSTUDY_TRACE_MAX_EVENTS");
@@ -726,30 +724,23 @@ int trace_export_experiment(struct store *s, const char *site, const char *exp, 
 		tx_tab_open(&tabs[k], tables, ntables, tab_names[k], tab_runs[k]);
 	char *dir = xasprintf("%s/%s/traces", site, exp);
 	int ret = -1;
-	int *ranks = xcalloc(nkeys + 1, sizeof(*ranks));
 	size_t cap = 0;
-	if (nkeys && fs_mkdirs(dir) < 0)
+	if (nruns && fs_mkdirs(dir) < 0)
 		goto out;
-	for (size_t k = 0; k < nkeys;) {
-		size_t e = k;
-		while (e < nkeys && !strcmp(keys[e].run, keys[k].run)) {
-			ranks[e - k] = keys[e].rank;
-			e++;
-		}
+	for (size_t k = 0; k < nruns; k++) {
+		const struct store_ranked_run *r = &runs[k];
 		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 		memset(&(*out)[*n], 0, sizeof(**out));
-		if (export_run(s, dir, keys[k].run, keys[k].run_db_id, ranks, e - k, tabs, exp, max_events, &(*out)[*n]) < 0)
+		if (export_run(s, dir, r->run, r->run_id, r->ranks, r->nranks, tabs, exp, max_events, &(*out)[*n]) < 0)
 			goto out;
 		(*n)++;
-		k = e;
 	}
 	ret = 0;
 out:
 	for (int k = 0; k < NTAB; k++)
 		free(tabs[k].segs);
-	free(ranks);
 	free(dir);
-	rank_keys_free(keys, nkeys);
+	store_ranked_runs_free(runs, nruns);
 	if (ret < 0) {
 		trace_export_free(*out, *n);
 		*out = NULL;

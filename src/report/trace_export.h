@@ -6,7 +6,8 @@
  * runtime and driver calls, host operators, host and GPU annotations, the
  * ProfilerStep#N ranges among them) and the experiment's result tables
  * (clock_offsets, collective_waits, stragglers, straggler_ranks,
- * critical_path, critical_path_across, findings), and writes Chrome
+ * critical_path, critical_path_across, findings, and exposed_waits and
+ * straggler_windows, internal tables: util/table.h), and writes Chrome
  * trace-event JSON, gzipped, with one process per rank, every time moved
  * onto the run's reference clock by clock_offsets.csv, and tracks that
  * perfstudy adds: waits inside collectives and their exposed parts,
@@ -41,5 +42,11 @@ extern const char trace_export_method[];
 int trace_export_experiment(struct store *s, const char *site, const char *exp, const struct table *const *tables,
 			    size_t ntables, struct report_trace **out, size_t *n);
 void trace_export_free(struct report_trace *t, size_t n);
+/*
+ * The result tables the export reads (sets *n): each must be in the
+ * report's report_reads (report_table refuses others) and made by an
+ * analysis (tests/unit/test_registry.c).
+ */
+const char *const *trace_export_read_tables(size_t *n);
 
 #endif

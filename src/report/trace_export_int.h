@@ -13,7 +13,6 @@
 #include <zlib.h>
 
 #include "analyze/findings/findings_tables.h"
-#include "analyze/lib/intervals.h"
 #include "analyze/ranks/ranks_tables.h"
 #include "store/store.h"
 #include "util/buf.h"
@@ -89,7 +88,13 @@ int64_t tx_cell_i(const struct table *t, size_t row, int col, int64_t dflt);
 const char *tx_cell_s(const struct table *t, size_t row, int col);
 
 /* The result tables the export reads (trace_export.c's tab_names). */
-enum { T_OFFS, T_WAITS, T_STRAG, T_STRAG_RANKS, T_CRIT, T_ACROSS, T_FINDINGS, NTAB };
+enum { T_OFFS, T_WAITS, T_STRAG, T_STRAG_RANKS, T_CRIT, T_ACROSS, T_FINDINGS, T_EXPOSED, T_WINDOWS, NTAB };
+
+/* A row of a table with its rank (INT64_MIN: none). */
+struct rrow {
+	int64_t rank;
+	size_t row;
+};
 
 /* The lanes (thread ids) of a rank's process: those perfstudy adds, then the input's. */
 enum { LANE_WAITS = 1, LANE_EXPOSED, LANE_WINDOWS, LANE_CRIT, LANE_FINDINGS, LANE_INPUT };
@@ -116,15 +121,15 @@ struct tx_rank {
 /* A row of collective_waits.csv, by rank. */
 struct wrow {
 	size_t ri, row;
-	int64_t start, end, arrival, last_arrival, wait;
-	int last_rank, matched;
+	int64_t start, arrival, wait;
+	int last_rank;
 };
 
-struct tx_op {
-	const char *comm;
-	int64_t id, first_arrival, last_arrival, caused;
+/* A row of straggler_windows: a window in which others waited for last_rank (reference clock). */
+struct tx_window {
 	int last_rank;
-	size_t strag_row; /* SIZE_MAX: none */
+	int64_t first_arrival, last_arrival;
+	size_t row, strag_row; /* its row, and its row of stragglers.csv (SIZE_MAX: none) */
 };
 
 struct tx_run {
@@ -139,18 +144,19 @@ struct tx_run {
 	struct lane *lanes;
 	size_t nlanes, cap_lanes;
 	struct intmap lane_map;
-	struct ival *acts; /* the current rank's activities, own clock */
-	size_t nacts, cap_acts;
 	int64_t rows_read, vm_steps; /* the export queries' rows handed over, SQLite's VM steps (PERFSTUDY_TIMING) */
 };
 
 /* The index of rank number rank among x's ranks, or SIZE_MAX. */
 size_t tx_rank_index(const struct tx_run *x, int rank);
 
-/* trace_tracks.c. The rows of collective_waits.csv of the run by rank, and its matched operations. */
-struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t *nw, struct tx_op **ops, size_t *nops);
-/* Pairs each operation with its row of stragglers.csv, then sorts them by last rank and first arrival. */
-void tx_pair_stragglers(struct tx_run *x, const struct tx_tab *ts, struct tx_op *ops, size_t nops);
+/* trace_tracks.c. The rows of collective_waits.csv of the run by rank. */
+struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t *nw);
+/*
+ * The run's straggler windows (straggler_windows, tw), each paired with its
+ * row of stragglers.csv (ts), sorted by the rank waited for, then first arrival.
+ */
+struct tx_window *tx_collect_windows(struct tx_run *x, const struct tx_tab *tw, const struct tx_tab *ts, size_t *nwins);
 /* Orders r's step ranges for tx_step_range_of; call once its events are read. */
 void tx_sort_steps(struct tx_rank *r);
 /* The range of step of rank r (binary search), or NULL. */
@@ -164,9 +170,10 @@ void tx_write_slice(struct tx_run *x, size_t pid, int tid, int64_t ts, int64_t d
 		    const struct table *t, size_t row);
 /*
  * The waits, their exposed parts and the straggler windows of rank ri (its
- * waits w, its operations ops); sets the bits of the lanes it used in used.
+ * waits w, its rows ex of exposed_waits, its windows wins); sets the bits
+ * of the lanes it used in used.
  */
 void tx_write_rank_tracks(struct tx_run *x, size_t ri, const struct tx_tab *tabs, const struct wrow *w, size_t nw,
-			  const struct tx_op *ops, size_t nops, unsigned *used);
+			  const struct rrow *ex, size_t nex, const struct tx_window *wins, size_t nwins, unsigned *used);
 
 #endif

@@ -26,135 +26,43 @@ static int cmp_wrow(const void *pa, const void *pb)
 	return a->row < b->row ? -1 : a->row > b->row;
 }
 
-static int cmp_ival(const void *pa, const void *pb)
-{
-	const struct ival *a = pa, *b = pb;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->end < b->end ? -1 : a->end > b->end;
-}
-
 /*
- * The exposed parts of the waits of rank ri (its rows w[0 .. n), sorted by
- * start): [start, start + wait) minus the union of the rank's other
- * activities (x->acts: every activity but the collectives' own kernels,
- * and the other collective kernels that overlap), as collective_waits.csv
- * defines exposed_wait_us. Writes one slice per part.
+ * The exposed parts of rank ri's waits: its rows ex of exposed_waits
+ * (crossrank_waits.c cuts each wait into them, as collective_waits.csv
+ * defines exposed_wait_us), one slice each, in the table's order.
  */
-static void write_exposed(struct tx_run *x, size_t ri, const struct wrow *w, size_t n, const struct table *t)
+static void write_exposed(struct tx_run *x, size_t ri, const struct table *t, const struct rrow *ex, size_t n)
 {
 	struct tx_rank *r = &x->ranks[ri];
-	struct ival *k = xmalloc((n ? n : 1) * sizeof(*k));
-	int64_t maxw = 0;
 	for (size_t i = 0; i < n; i++) {
-		k[i] = (struct ival){w[i].start, w[i].end};
-		maxw = w[i].end - w[i].start > maxw ? w[i].end - w[i].start : maxw;
-	}
-	if (n > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
-		qsort(k, n, sizeof(*k), cmp_ival);
-	struct ivset u, piece, t1, oc, t2;
-	ivset_init(&u);
-	ivset_init(&piece);
-	ivset_init(&t1);
-	ivset_init(&oc);
-	ivset_init(&t2);
-	for (size_t i = 0; i < x->nacts; i++)
-		if (!bsearch(&x->acts[i], k, n, sizeof(*k), cmp_ival))
-			ivset_add(&u, x->acts[i].start, x->acts[i].end);
-	ivset_normalize(&u);
-	int clast = CW_LAST_RANK;
-	for (size_t i = 0; i < n; i++) {
-		if (w[i].wait <= 0)
+		int64_t start = tx_cell_i(t, ex[i].row, EW_START_US, 0), end = tx_cell_i(t, ex[i].row, EW_END_US, 0);
+		if (start - r->off >= x->cut)
 			continue;
-		int64_t lo = w[i].start, hi = w[i].start + w[i].wait;
-		ivset_clear(&piece);
-		ivset_clear(&t1);
-		ivset_clear(&oc);
-		ivset_clear(&t2);
-		ivset_add(&piece, lo, hi);
-		ivset_subtract(&piece, &u, &t1);
-		/* the other collective kernels that may overlap: they start before hi, and after lo - maxw */
-		size_t j0 = 0, j1 = n;
-		while (j0 < j1) { /* the first kernel starting at lo - maxw or later */
-			size_t mid = j0 + (j1 - j0) / 2;
-			if (k[mid].start < lo - maxw)
-				j0 = mid + 1;
-			else
-				j1 = mid;
-		}
-		for (size_t j = j0; j < n; j++) {
-			if (k[j].start >= hi)
-				break;
-			if (k[j].start < lo - maxw || k[j].end <= lo || (k[j].start == w[i].start && k[j].end == w[i].end))
-				continue;
-			ivset_add(&oc, k[j].start, k[j].end);
-		}
-		ivset_normalize(&oc);
-		ivset_subtract(&t1, &oc, &t2);
-		for (size_t p = 0; p < t2.n; p++) {
-			if (t2.v[p].start - r->off >= x->cut)
-				continue;
-			tx_ev_head(&x->o, "X", "perfstudy", ri + 1, LANE_EXPOSED, t2.v[p].start - r->off - x->base);
-			tx_ev_dur(&x->o, t2.v[p].end - t2.v[p].start);
-			buf_printf(&x->o.b, ",\"name\":\"exposed wait for rank %" PRId64 "\"}", tx_cell_i(t, w[i].row, clast, -1));
-		}
+		tx_ev_head(&x->o, "X", "perfstudy", ri + 1, LANE_EXPOSED, start - r->off - x->base);
+		tx_ev_dur(&x->o, end - start);
+		buf_printf(&x->o.b, ",\"name\":\"exposed wait for rank %" PRId64 "\"}", tx_cell_i(t, ex[i].row, EW_LAST_RANK, -1));
 	}
-	ivset_release(&u);
-	ivset_release(&piece);
-	ivset_release(&t1);
-	ivset_release(&oc);
-	ivset_release(&t2);
-	free(k);
 }
 
-/* The rows of collective_waits.csv of the run, by rank, and its matched operations in the table's order. */
-struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t *nw, struct tx_op **ops,
-				  size_t *nops)
+/* The rows of collective_waits.csv of the run, by rank. */
+struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t *nw)
 {
 	const struct table *t = tw->t;
-	size_t *rows, n = tx_tab_rows(tw, x->run, &rows), cap = 0;
+	size_t *rows, n = tx_tab_rows(tw, x->run, &rows);
 	struct wrow *w = xcalloc(n + 1, sizeof(*w));
 	*nw = 0;
-	*ops = NULL;
-	*nops = 0;
-	if (!n) {
-		free(rows);
-		return w;
-	}
-	int crank = CW_RANK, cstart = CW_START_US,
-	    cend = CW_END_US, carr = CW_ARRIVAL_US,
-	    clast = CW_LAST_ARRIVAL_US, clr = CW_LAST_RANK,
-	    cwait = CW_WAIT_US, cm = CW_MATCHED,
-	    ccomm = CW_COMMUNICATOR, ccol = CW_COLLECTIVE;
 	for (size_t i = 0; i < n; i++) {
-		size_t ri = tx_rank_index(x, (int)tx_cell_i(t, rows[i], crank, -1));
+		size_t ri = tx_rank_index(x, (int)tx_cell_i(t, rows[i], CW_RANK, -1));
 		if (ri == SIZE_MAX)
 			continue;
-		struct wrow *r = &w[(*nw)++];
-		*r = (struct wrow){
+		w[(*nw)++] = (struct wrow){
 			.ri = ri,
 			.row = rows[i],
-			.start = tx_cell_i(t, rows[i], cstart, 0),
-			.end = tx_cell_i(t, rows[i], cend, 0),
-			.arrival = tx_cell_i(t, rows[i], carr, 0),
-			.last_arrival = tx_cell_i(t, rows[i], clast, 0),
-			.wait = tx_cell_i(t, rows[i], cwait, 0),
-			.last_rank = (int)tx_cell_i(t, rows[i], clr, -1),
-			.matched = (int)tx_cell_i(t, rows[i], cm, 0),
+			.start = tx_cell_i(t, rows[i], CW_START_US, 0),
+			.arrival = tx_cell_i(t, rows[i], CW_ARRIVAL_US, 0),
+			.wait = tx_cell_i(t, rows[i], CW_WAIT_US, 0),
+			.last_rank = (int)tx_cell_i(t, rows[i], CW_LAST_RANK, -1),
 		};
-		if (!r->matched)
-			continue;
-		/* an operation's rows are consecutive (crossrank_waits.c): first arrival, last arrival, the waiting it caused */
-		const char *comm = tx_cell_s(t, rows[i], ccomm);
-		int64_t id = tx_cell_i(t, rows[i], ccol, -1);
-		struct tx_op *op = *nops ? &(*ops)[*nops - 1] : NULL;
-		if (!op || strcmp(op->comm, comm) || op->id != id) {
-			*ops = xgrow(*ops, &cap, *nops + 1, sizeof(**ops));
-			op = &(*ops)[(*nops)++];
-			*op = (struct tx_op){comm, id, r->arrival, r->last_arrival, 0, r->last_rank, SIZE_MAX};
-		}
-		op->first_arrival = r->arrival < op->first_arrival ? r->arrival : op->first_arrival;
-		op->caused += r->wait > 0 ? r->wait : 0;
 	}
 	free(rows);
 	if (*nw > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
@@ -162,31 +70,55 @@ struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t 
 	return w;
 }
 
-/* Operations by the rank that arrived last, then first arrival. */
-static int cmp_op(const void *pa, const void *pb)
+/* Windows by the rank waited for, then first arrival, then row. */
+static int cmp_window(const void *pa, const void *pb)
 {
-	const struct tx_op *a = pa, *b = pb;
+	const struct tx_window *a = pa, *b = pb;
 	if (a->last_rank != b->last_rank)
 		return a->last_rank < b->last_rank ? -1 : 1;
-	return a->first_arrival < b->first_arrival ? -1 : a->first_arrival > b->first_arrival;
+	if (a->first_arrival != b->first_arrival)
+		return a->first_arrival < b->first_arrival ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
 }
 
-/* Pairs each operation with its row of stragglers.csv (the same order: one row per matched operation). */
-void tx_pair_stragglers(struct tx_run *x, const struct tx_tab *ts, struct tx_op *ops, size_t nops)
+/*
+ * The run's rows of straggler_windows (tw), each with its row of
+ * stragglers.csv (ts: the same order, windows those of its rows that made
+ * some rank wait; communicator and collective the key), sorted by the rank
+ * waited for, then first arrival.
+ */
+struct tx_window *tx_collect_windows(struct tx_run *x, const struct tx_tab *tw, const struct tx_tab *ts, size_t *nwins)
 {
-	size_t *rows, n = tx_tab_rows(ts, x->run, &rows);
-	int ccomm = ts->t ? STG_COMMUNICATOR : -1;
-	int ccol = ts->t ? STG_COLLECTIVE : -1;
-	for (size_t i = 0, j = 0; i < n && j < nops; i++) {
-		while (j < nops && (strcmp(ops[j].comm, tx_cell_s(ts->t, rows[i], ccomm)) ||
-				    ops[j].id != tx_cell_i(ts->t, rows[i], ccol, -2)))
-			j++;
-		if (j < nops)
-			ops[j++].strag_row = rows[i];
+	const struct table *t = tw->t;
+	size_t *rows, n = tx_tab_rows(tw, x->run, &rows), *srows, ns = tx_tab_rows(ts, x->run, &srows);
+	struct tx_window *wins = xcalloc(n + 1, sizeof(*wins));
+	int ccomm = ts->t ? STG_COMMUNICATOR : -1, ccol = ts->t ? STG_COLLECTIVE : -1;
+	size_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct tx_window *win = &wins[i];
+		*win = (struct tx_window){
+			.last_rank = (int)tx_cell_i(t, rows[i], SW_RANK, -1),
+			.first_arrival = tx_cell_i(t, rows[i], SW_FIRST_ARRIVAL_US, 0),
+			.last_arrival = tx_cell_i(t, rows[i], SW_LAST_ARRIVAL_US, 0),
+			.row = rows[i],
+			.strag_row = SIZE_MAX,
+		};
+		const char *comm = tx_cell_s(t, rows[i], SW_COMMUNICATOR);
+		int64_t id = tx_cell_i(t, rows[i], SW_COLLECTIVE, -1);
+		size_t k = j;
+		while (k < ns && (strcmp(comm, tx_cell_s(ts->t, srows[k], ccomm)) || id != tx_cell_i(ts->t, srows[k], ccol, -2)))
+			k++;
+		if (k < ns) {
+			win->strag_row = srows[k];
+			j = k + 1;
+		}
 	}
 	free(rows);
-	if (nops > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
-		qsort(ops, nops, sizeof(*ops), cmp_op);
+	free(srows);
+	if (n > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
+		qsort(wins, n, sizeof(*wins), cmp_window);
+	*nwins = n;
+	return wins;
 }
 
 static int cmp_step_range(const void *a, const void *b)
@@ -266,7 +198,7 @@ void tx_write_slice(struct tx_run *x, size_t pid, int tid, int64_t ts, int64_t d
 
 /* The tracks perfstudy adds to rank ri after its events (trace_export_int.h). */
 void tx_write_rank_tracks(struct tx_run *x, size_t ri, const struct tx_tab *tabs, const struct wrow *w, size_t nw,
-			      const struct tx_op *ops, size_t nops, unsigned *used)
+			  const struct rrow *ex, size_t nex, const struct tx_window *wins, size_t nwins, unsigned *used)
 {
 	struct tx_rank *r = &x->ranks[ri];
 	const struct table *tw = tabs[T_WAITS].t;
@@ -278,17 +210,15 @@ void tx_write_rank_tracks(struct tx_run *x, size_t ri, const struct tx_tab *tabs
 		tx_write_slice(x, ri + 1, LANE_WAITS, w[i].arrival - x->base, w[i].wait, name, tw, w[i].row);
 		*used |= 1u << LANE_WAITS;
 	}
-	if (nw) {
-		size_t before = x->o.nevents;
-		write_exposed(x, ri, w, nw, tw);
-		if (x->o.nevents > before)
-			*used |= 1u << LANE_EXPOSED;
-	}
-	for (size_t i = 0; i < nops; i++) {
-		if (ops[i].last_rank != r->rank || ops[i].caused <= 0 || ops[i].first_arrival >= x->cut)
+	size_t before = x->o.nevents;
+	write_exposed(x, ri, tabs[T_EXPOSED].t, ex, nex);
+	if (x->o.nevents > before)
+		*used |= 1u << LANE_EXPOSED;
+	for (size_t i = 0; i < nwins; i++) {
+		if (wins[i].last_rank != r->rank || wins[i].first_arrival >= x->cut)
 			continue;
-		tx_write_slice(x, ri + 1, LANE_WINDOWS, ops[i].first_arrival - x->base, ops[i].last_arrival - ops[i].first_arrival,
-			    "others wait for this rank", ops[i].strag_row != SIZE_MAX ? tabs[T_STRAG].t : NULL, ops[i].strag_row);
+		tx_write_slice(x, ri + 1, LANE_WINDOWS, wins[i].first_arrival - x->base, wins[i].last_arrival - wins[i].first_arrival,
+			    "others wait for this rank", wins[i].strag_row != SIZE_MAX ? tabs[T_STRAG].t : NULL, wins[i].strag_row);
 		*used |= 1u << LANE_WINDOWS;
 	}
 }

@@ -1,7 +1,8 @@
 /*
  * ranks.c: a run's ranks as the store holds them once its traces are in
  * (store.h), for the checks study/read.c reports: two files of one rank,
- * files split by device, files that record no rank.
+ * files split by device, files that record no rank; and an experiment's
+ * runs with their ranks, for the merged traces (report/trace_export.c).
  */
 #include "store/store_int.h"
 
@@ -71,4 +72,47 @@ int store_each_unranked_trace(struct store *s, int64_t run_id,
 		   (const char *)sqlite3_column_text(st, 2));
 	sqlite3_finalize(st);
 	return rc;
+}
+
+int store_ranked_runs(struct store *s, const char *exp, struct store_ranked_run **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0, rcap = 0;
+	*out = NULL;
+	*n = 0;
+	if (store_sql_prepare(s, "list a run's ranks",
+			      "SELECT r.run, r.id, t.rank FROM traces t JOIN runs r ON r.id = t.run_id"
+			      " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank",
+			      &st) < 0)
+		return -1;
+	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
+	int rc;
+	while ((rc = store_sql_step(s, st, "list a run's ranks")) > 0) {
+		int64_t id = sqlite3_column_int64(st, 1);
+		struct store_ranked_run *r = *n ? &(*out)[*n - 1] : NULL;
+		if (!r || r->run_id != id) {
+			*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
+			r = &(*out)[(*n)++];
+			*r = (struct store_ranked_run){xstrdup((const char *)sqlite3_column_text(st, 0)), id, NULL, 0};
+			rcap = 0;
+		}
+		r->ranks = xgrow(r->ranks, &rcap, r->nranks + 1, sizeof(*r->ranks));
+		r->ranks[r->nranks++] = sqlite3_column_int(st, 2);
+	}
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		store_ranked_runs_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+void store_ranked_runs_free(struct store_ranked_run *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(r[i].run);
+		free(r[i].ranks);
+	}
+	free(r);
 }

@@ -391,6 +391,20 @@ int store_each_split_file(struct store *s, int64_t run_id, void (*fn)(void *ctx,
 			  void *ctx);
 int store_each_unranked_trace(struct store *s, int64_t run_id,
 			      void (*fn)(void *ctx, const char *path, int rank, const char *format), void *ctx);
+/*
+ * Experiment exp's runs that have a rank's trace, in run order, each with
+ * its ranks in order (ranks.c; the merged trace's processes): *out (the
+ * caller frees it with store_ranked_runs_free), *n their count. Returns 0,
+ * or -1 after diag.
+ */
+struct store_ranked_run {
+	char *run;
+	int64_t run_id;
+	int *ranks;
+	size_t nranks;
+};
+int store_ranked_runs(struct store *s, const char *exp, struct store_ranked_run **out, size_t *n);
+void store_ranked_runs_free(struct store_ranked_run *r, size_t n);
 
 /*
  * A shard database's rows (shard.c; study/shard.h says what a shard is),

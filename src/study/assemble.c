@@ -351,7 +351,7 @@ static void drop_notes_of_left_out(struct analysis_result *r)
 	unsigned char *has = xcalloc(r->ntables + 1, 1);
 	for (size_t i = 0; i < r->ntables; i++) {
 		has[i] = (unsigned char)table_has_data(r->tables[i]);
-		if (r->tables[i]->nrows && !has[i])
+		if (r->tables[i]->nrows && !has[i] && !r->tables[i]->internal)
 			add_name(&names, r->tables[i]->name, strlen(r->tables[i]->name), &ntables);
 	}
 	for (size_t n = 0; n < r->nnotes; n++) {
@@ -423,9 +423,12 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 		o->methods[i].text = r->methods[i].text;
 	}
 	o->tables = xcalloc(r->ntables + 1, sizeof(*o->tables));
-	/* Tables with no data are left out of the page and data/, as empty figures are (drop_no_data). */
+	/*
+	 * Tables with no data are left out of the page and data/, as empty
+	 * figures are (drop_no_data); internal ones (table.h) are never shown.
+	 */
 	for (size_t i = 0; i < r->ntables; i++)
-		if (table_has_data(r->tables[i]))
+		if (table_has_data(r->tables[i]) && !r->tables[i]->internal)
 			o->tables[o->ntables++] = r->tables[i];
 	drop_notes_of_left_out(&o->res);
 	o->headline = make_headline(r->runs);

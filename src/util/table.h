@@ -3,7 +3,7 @@
  *
  * A table is what one analysis hands on to the report: named, typed columns
  * and rows of cells. The report writes each one as data/<name>.csv and as an
- * HTML table; charts are built from them. Times are stored as integer
+ * HTML table (but an internal one, below); charts are built from them. Times are stored as integer
  * nanoseconds (COL_US) and always shown in microseconds with three decimals,
  * so no precision is lost between the trace and the CSV.
  *
@@ -62,6 +62,14 @@ struct table_spill; /* table.c: the file and the blocks read back */
 struct table {
 	char *name;  /* file stem: data/<name>.csv */
 	char *title; /* caption in the report */
+	/*
+	 * Non-zero: a table handed from an analysis to the report's drawing
+	 * (the merged trace's tracks) and to nothing else: not written as
+	 * CSV, not shown on the page nor in docs/output.md, not scanned by
+	 * sanity, not compared across experiments. Its maker sets it after
+	 * table_new; its contract is in the maker's header as any table's.
+	 */
+	int internal;
 	size_t ncols;
 	struct table_col *cols;
 	size_t nrows, cap;

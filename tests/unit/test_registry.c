@@ -4,6 +4,7 @@
  * no two entries make one table; each entry's file is
  * src/analyze/<family>/<name>.c; every table an analysis's files look up
  * by name (result_table) or create (table_new) is declared in its entry;
+ * the tables the report and the merged trace read are made by an entry;
  * result_table refuses, fatally, a table the running analysis did not
  * declare. Run from the repository root (make check does).
  */
@@ -18,6 +19,7 @@
 #include "analyze/analysis.h"
 #include "chart/chart.h"
 #include "report/report.h"
+#include "report/trace_export.h"
 #include "check.h"
 #include "util/table.h"
 
@@ -310,6 +312,42 @@ static void test_report_reads(const struct analysis_def *const *r, size_t n)
 	table_free(t);
 }
 
+/*
+ * The merged trace draws what the analyses made: each table it reads
+ * (trace_export_read_tables) is declared among the report's reads and made
+ * by an analysis; among them crossrank's exposed-wait pieces and straggler
+ * windows, internal
+ * tables (util/table.h) that the page does not place.
+ */
+static void test_trace_reads(const struct analysis_def *const *r, size_t n)
+{
+	size_t nt, nr, np;
+	const char *const *tx = trace_export_read_tables(&nt), *const *reads = report_read_tables(&nr);
+	const char *const *page = report_page_tables(&np);
+	CHECK(nt >= 8);
+	for (size_t j = 0; j < nt; j++) {
+		size_t k = 0;
+		while (k < nr && strcmp(reads[k], tx[j]))
+			k++;
+		if (k == nr || maker(r, n, tx[j]) < 0) {
+			fprintf(stderr, "registry: the trace export reads %s, which %s\n", tx[j],
+				k == nr ? "report.c's report_reads does not list" : "no analysis makes");
+			CHECK(0);
+		}
+	}
+	static const char *const internal[] = {"exposed_waits", "straggler_windows"};
+	for (size_t i = 0; i < sizeof(internal) / sizeof(internal[0]); i++) {
+		long m = maker(r, n, internal[i]);
+		CHECK(m >= 0 && !strcmp(r[m]->name, "crossrank"));
+		size_t j = 0;
+		while (j < nt && strcmp(tx[j], internal[i]))
+			j++;
+		CHECK(j < nt);
+		for (size_t k = 0; k < np; k++)
+			CHECK(strcmp(page[k], internal[i]) != 0);
+	}
+}
+
 int main(void)
 {
 	size_t n;
@@ -320,5 +358,6 @@ int main(void)
 	test_figures(r, n);
 	test_page_order(r, n);
 	test_report_reads(r, n);
+	test_trace_reads(r, n);
 	return check_result("test_registry");
 }

@@ -1,7 +1,7 @@
 /*
  * test_sanity.c: sanity.c flags a share over 100 % once per column, with
  * its table, column, row count, largest value and that row's run; shares of
- * exactly 100 % and null cells are not flagged.
+ * exactly 100 %, null cells and internal tables are not flagged.
  */
 #include <string.h>
 
@@ -24,6 +24,13 @@ int main(void)
 	}
 	table_add_row(t); /* all null */
 	result_add_table(&res, t);
+	/* an internal table (table.h) is never shown: no warning about it */
+	struct table *in = table_new("parts_inside", "parts handed to the trace", "run:text,share:frac");
+	in->internal = 1;
+	size_t ir = table_add_row(in);
+	table_set_text(in, ir, 0, "e");
+	table_set_real(in, ir, 1, 2.5);
+	result_add_table(&res, in);
 	struct analysis_ctx ctx;
 	memset(&ctx, 0, sizeof(ctx));
 	size_t n;

@@ -200,6 +200,45 @@ static void test_query_table(const char *dir)
 	free(path);
 }
 
+/* An experiment's runs with their ranks (the merged traces' processes): run order, ranks in order, once each. */
+static void test_ranked_runs(const char *dir)
+{
+	char *path = xasprintf("%s/ranked.db", dir);
+	struct store *s;
+	CHECK_INT(store_open(path, &s), 0);
+	CHECK_INT(store_add_experiment(s, "e", "e", "e.yaml", "", "default"), 0);
+	CHECK_INT(store_add_experiment(s, "f", "f", "f.yaml", "", "default"), 0);
+	struct store_run late = {.experiment = "e", .run = "late", .label = "late", .position = 1};
+	struct store_run early = {.experiment = "e", .run = "early", .label = "early", .position = 0};
+	struct store_run other = {.experiment = "f", .run = "other", .label = "other", .position = 0};
+	int64_t rl = store_add_run(s, &late), re = store_add_run(s, &early), ro = store_add_run(s, &other);
+	CHECK(rl > 0 && re > 0 && ro > 0);
+	/* late: files at positions 2, 0, 1 (their ranks until a trace says), early: one file */
+	CHECK(store_add_trace(s, rl, "l2.json", 2) > 0);
+	CHECK(store_add_trace(s, rl, "l0.json", 0) > 0);
+	CHECK(store_add_trace(s, rl, "l1.json", 1) > 0);
+	CHECK(store_add_trace(s, re, "e0.json", 0) > 0);
+	CHECK(store_add_trace(s, ro, "o0.json", 0) > 0);
+	struct store_ranked_run *runs;
+	size_t n;
+	CHECK_INT(store_ranked_runs(s, "e", &runs, &n), 0);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		CHECK_STR(runs[0].run, "early");
+		CHECK(runs[0].run_id == re && runs[0].nranks == 1 && runs[0].ranks[0] == 0);
+		CHECK_STR(runs[1].run, "late");
+		CHECK(runs[1].run_id == rl && runs[1].nranks == 3);
+		for (size_t i = 0; i < runs[1].nranks && i < 3; i++)
+			CHECK_INT(runs[1].ranks[i], (int)i);
+	}
+	store_ranked_runs_free(runs, n);
+	CHECK_INT(store_ranked_runs(s, "none", &runs, &n), 0);
+	CHECK_INT(n, 0);
+	store_ranked_runs_free(runs, n);
+	CHECK_INT(store_close(s), 0);
+	free(path);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test_store.XXXXXX";
@@ -212,6 +251,7 @@ int main(void)
 	test_api(dir);
 	test_sink_span(dir);
 	test_query_table(dir);
+	test_ranked_runs(dir);
 	buf_release(&said);
 	diag_reset();
 	fs_remove_tree(dir);

@@ -353,7 +353,8 @@ int findings_rule_waiting(struct findings *f, const struct analysis_result *res,
 	 */
 	double log_step = (double)profiler_unprofiled_ns(res, run) / 1000;
 	const char *mech = named ? why_rank_mechanism(res, run, straggler) : NULL;
-	if (mech && (!strcmp(mech, "slower_host") || !strcmp(mech, "slower_kernels")) &&
+	enum straggler_mech mk = straggler_mechanism(mech);
+	if ((mk == SM_SLOWER_HOST || mk == SM_SLOWER_KERNELS) &&
 	    ((f->overhead > 1 && log_step > 0 && saving < (f->overhead - 1) * log_step) || !sm || sm->n < MIN_SAMPLES))
 		named = 0;
 	if (f->rp.what && isnan(saving))

@@ -27,6 +27,7 @@
 #include "analyze/findings/cells.h"
 #include "analyze/findings/findings_why.h"
 #include "analyze/ranks/ranks_tables.h"
+#include "analyze/ranks/straggler_causes.h"
 #include "analyze/time/profiler_overhead.h"
 #include "util/intmap.h"
 #include "util/xalloc.h"
@@ -158,16 +159,19 @@ double why_saving(const struct analysis_result *res, const char *run, int stragg
 	return mine;
 }
 
-/* The row of straggler_causes.csv of run and rank with the largest excess whose column cn matches pred. */
-static long best_row(const struct table *t, const char *run, int rank, int (*pred)(const char *name, const char *where,
-									     const char *mech))
+/*
+ * The row of straggler_causes.csv of run and rank with the largest excess
+ * that matches pred (its name, "" for a region row, where, and mechanism).
+ */
+static long best_row(const struct table *t, const char *run, int rank,
+		     int (*pred)(const char *name, const char *where, enum straggler_mech mech))
 {
 	int crun = col(t, SC_RUN), crank = col(t, SC_RANK), cn = col(t, SC_NAME), cw = col(t, SC_WHERE),
 	    cm = col(t, SC_MECHANISM), ce = col(t, SC_EXCESS_US_PER_STEP);
 	long best = -1;
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *rr = text(t, r, crun), *n = text(t, r, cn), *w = text(t, r, cw), *m = text(t, r, cm);
-		if (!rr || strcmp(rr, run) || num(t, r, crank) != rank || !pred(n ? n : "", w ? w : "", m ? m : ""))
+		if (!rr || strcmp(rr, run) || num(t, r, crank) != rank || !pred(n ? n : "", w ? w : "", straggler_mechanism(m)))
 			continue;
 		if (best < 0 || num(t, r, ce) > num(t, (size_t)best, ce))
 			best = (long)r;
@@ -175,41 +179,41 @@ static long best_row(const struct table *t, const char *run, int rank, int (*pre
 	return best;
 }
 
-static int is_region(const char *n, const char *w, const char *m)
+static int is_region(const char *n, const char *w, enum straggler_mech m)
 {
 	(void)w;
 	(void)m;
 	return !*n;
 }
-static int is_pageable(const char *n, const char *w, const char *m)
+static int is_pageable(const char *n, const char *w, enum straggler_mech m)
 {
-	return *n && !strcmp(w, "gpu") && !strcmp(m, "pageable_copy");
+	return *n && !strcmp(w, "gpu") && m == SM_PAGEABLE_COPY;
 }
-static int is_copy(const char *n, const char *w, const char *m)
+static int is_copy(const char *n, const char *w, enum straggler_mech m)
 {
-	return *n && !strcmp(w, "gpu") && (!strcmp(m, "copy") || is_pageable(n, w, m));
+	return *n && !strcmp(w, "gpu") && (m == SM_COPY || is_pageable(n, w, m));
 }
-static int is_sync_row(const char *n, const char *w, const char *m)
-{
-	(void)w;
-	return *n && !strcmp(m, "host_sync");
-}
-static int is_gap(const char *n, const char *w, const char *m)
+static int is_sync_row(const char *n, const char *w, enum straggler_mech m)
 {
 	(void)w;
-	return *n && !strcmp(m, "host_outside_ops");
+	return *n && m == SM_HOST_SYNC;
 }
-static int is_only_here(const char *n, const char *w, const char *m)
+static int is_gap(const char *n, const char *w, enum straggler_mech m)
 {
 	(void)w;
-	return *n && !strcmp(m, "extra_work");
+	return *n && m == SM_HOST_OUTSIDE_OPS;
 }
-static int is_more_calls(const char *n, const char *w, const char *m)
+static int is_only_here(const char *n, const char *w, enum straggler_mech m)
 {
 	(void)w;
-	return *n && !strcmp(m, "more_calls");
+	return *n && m == SM_EXTRA_WORK;
 }
-static int is_fb_gpu(const char *n, const char *w, const char *m)
+static int is_more_calls(const char *n, const char *w, enum straggler_mech m)
+{
+	(void)w;
+	return *n && m == SM_MORE_CALLS;
+}
+static int is_fb_gpu(const char *n, const char *w, enum straggler_mech m)
 {
 	(void)m;
 	return !*n && !strcmp(w, "gpu");
@@ -238,9 +242,10 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 	const char *mech = text(t, (size_t)r, cm);
 	if (!mech)
 		return NULL;
+	enum straggler_mech mk = straggler_mechanism(mech);
 	long x;
 	char rw[320]; /* the region in words (why_region_words) */
-	if (!strcmp(mech, "pageable_copy") && (x = best_row(t, run, straggler, is_pageable)) >= 0) {
+	if (mk == SM_PAGEABLE_COPY && (x = best_row(t, run, straggler, is_pageable)) >= 0) {
 		int cpg = col(t, SC_PINNED_GB_PER_S);
 		double pg = cpg >= 0 ? num(t, (size_t)x, cpg) : NAN;
 		char pinned[96] = "";
@@ -253,12 +258,12 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 			      "the GPU",
 			   text(t, (size_t)x, cn), num(t, (size_t)x, cb) / 1e6, num(t, (size_t)x, cg), pinned,
 			   num(t, (size_t)x, ce) / 1000, why_region_words(text(t, (size_t)x, creg), rw, sizeof(rw)));
-	} else if (!strcmp(mech, "copy") && (x = best_row(t, run, straggler, is_copy)) >= 0) {
+	} else if (mk == SM_COPY && (x = best_row(t, run, straggler, is_copy)) >= 0) {
 		buf_printf(b, "why: copies: %s, %.1f MB per step, %.1f ms per step more than the median rank. Fix: "
 			      "copy less (keep the data where it is used) or overlap the copy with compute",
 			   text(t, (size_t)x, cn), isnan(num(t, (size_t)x, cb)) ? 0 : num(t, (size_t)x, cb) / 1e6,
 			   num(t, (size_t)x, ce) / 1000);
-	} else if (!strcmp(mech, "host_sync") && (x = best_row(t, run, straggler, is_sync_row)) >= 0) {
+	} else if (mk == SM_HOST_SYNC && (x = best_row(t, run, straggler, is_sync_row)) >= 0) {
 		buf_printf(b, "why: host synchronisation: %s, %.0f calls over the trace (the median rank %.0f), "
 			      "%.1f ms per step more %s: each call makes the host wait until the GPU has finished "
 			      "everything queued, then the GPU waits for the host to launch again. Fix: keep values on "
@@ -266,18 +271,18 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 			      "read them once every N steps",
 			   text(t, (size_t)x, cn), num(t, (size_t)x, cc), num(t, (size_t)x, coc),
 			   num(t, (size_t)x, ce) / 1000, why_region_words(text(t, (size_t)x, creg), rw, sizeof(rw)));
-	} else if (!strcmp(mech, "host_outside_ops") && (x = best_row(t, run, straggler, is_gap)) >= 0) {
+	} else if (mk == SM_HOST_OUTSIDE_OPS && (x = best_row(t, run, straggler, is_gap)) >= 0) {
 		buf_printf(b, "why: host time outside every operator and CUDA call: %.1f ms per step more than the "
 			      "median rank %s, with nothing recorded on any thread (a sleep, Python work, I/O, a "
 			      "lock or the data loader). Fix: find the code with a host profiler (py-spy) or "
 			      "record_function annotations around that part of the step",
 			   num(t, (size_t)x, ce) / 1000, why_region_words(text(t, (size_t)x, creg), rw, sizeof(rw)));
-	} else if (!strcmp(mech, "uneven_data") || !strcmp(mech, "slower_gpu")) {
+	} else if (mk == SM_UNEVEN_DATA || mk == SM_SLOWER_GPU) {
 		double m = 0, o = 0;
 		for (size_t i = 0; i < t->nrows; i++) {
 			const char *rr = text(t, i, crun), *n = text(t, i, cn), *w = text(t, i, col(t, SC_WHERE));
 			const char *g = text(t, i, creg);
-			if (rr && !strcmp(rr, run) && num(t, i, crank) == straggler && is_fb_gpu(n ? n : "", w ? w : "", "") &&
+			if (rr && !strcmp(rr, run) && num(t, i, crank) == straggler && is_fb_gpu(n ? n : "", w ? w : "", NSMECH) &&
 			    g && strstr(g, "optim") == NULL) {
 				m += num(t, i, cmine);
 				o += num(t, i, coth);
@@ -295,7 +300,7 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 		double ratio;
 		struct buf pre;
 		buf_init(&pre);
-		if (!strcmp(mech, "uneven_data") && sh && sscanf(sh, "%127s vs %127s (%lfx)", mine, other, &ratio) == 3) {
+		if (mk == SM_UNEVEN_DATA && sh && sscanf(sh, "%127s vs %127s (%lfx)", mine, other, &ratio) == 3) {
 			buf_printf(&pre, "rank %d's inputs are ", straggler);
 			for (const char *p = mine; *p; p++)
 				buf_printf(&pre, *p == ',' ? ", " : "%c", *p);
@@ -304,7 +309,7 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 				buf_printf(&pre, *p == ',' ? ", " : "%c", *p);
 			buf_printf(&pre, " (%.3gx); ", ratio);
 		}
-		if (!strcmp(mech, "uneven_data"))
+		if (mk == SM_UNEVEN_DATA)
 			buf_printf(b, "why: uneven data: %sthe kernels it shares with the other ranks (same name and "
 				      "calls) take longer in forward and backward (its GPU there %.2fx the median rank's), "
 				      "not in the optimizer step, whose work does not grow with the batch: its inputs are "
@@ -320,13 +325,13 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 				      "processes on it",
 				   o > 0 ? m / o : NAN);
 		buf_release(&pre);
-	} else if (!strcmp(mech, "extra_work") && (x = best_row(t, run, straggler, is_only_here)) >= 0) {
+	} else if (mk == SM_EXTRA_WORK && (x = best_row(t, run, straggler, is_only_here)) >= 0) {
 		buf_printf(b, "why: extra work no other rank runs: %s, %.0f calls over the trace, %.1f ms per step "
 			      "%s. Fix: remove it from the step or spread it over the ranks (logging, evaluation or "
 			      "code under `if rank == ...`)",
 			   text(t, (size_t)x, cn), num(t, (size_t)x, cc), num(t, (size_t)x, ce) / 1000,
 			   why_region_words(text(t, (size_t)x, creg), rw, sizeof(rw)));
-	} else if (!strcmp(mech, "more_calls") && (x = best_row(t, run, straggler, is_more_calls)) >= 0) {
+	} else if (mk == SM_MORE_CALLS && (x = best_row(t, run, straggler, is_more_calls)) >= 0) {
 		buf_printf(b, "why: more calls than the other ranks: %s, %.0f calls over the trace against the median "
 			      "rank's %.0f, %.1f ms per step more %s. Fix: find why this rank calls it more often "
 			      "(a loop over its data, a retry, rank-specific code)",
@@ -335,7 +340,7 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 	} else {
 		buf_printf(b, "why: its %s is slower throughout (mechanism %s: no copy, synchronisation, gap, extra or "
 			      "uneven work stands out)",
-			   !strcmp(mech, "slower_kernels") ? "GPU work" : "host work", mech);
+			   mk == SM_SLOWER_KERNELS ? "GPU work" : "host work", mech);
 	}
 	return mech;
 }

@@ -128,6 +128,8 @@ static int collect(const struct crossexp_exp *e, size_t n, size_t self, const st
 			if (!x || !x->res)
 				continue;
 			const struct table *t = result_table(x->res, cp->table);
+			if (t && t->internal) /* no CSV of that name (table.h): as a table left out */
+				t = NULL;
 			char *where = xasprintf("%s:%d:%d", m->path, cp->line, cp->col);
 			int crun = t ? table_col_index(t, "run") : -1, cv = t ? table_col_index(t, cp->column) : -1;
 			int ck = t && cp->stack_by ? table_col_index(t, cp->stack_by) : -1;

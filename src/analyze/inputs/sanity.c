@@ -19,6 +19,8 @@ static int analysis_sanity(const struct analysis_ctx *ctx, struct analysis_resul
 	(void)ctx;
 	for (size_t i = 0; i < out->ntables; i++) {
 		const struct table *t = out->tables[i];
+		if (t->internal) /* never shown: not the page's to warn about */
+			continue;
 		int crun = table_col_index(t, "run");
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (t->cols[c].type != COL_FRAC)

@@ -460,9 +460,13 @@ static int analysis_critical_path(const struct analysis_ctx *ctx, struct analysi
 				     "Critical path of each step across ranks: through each collective to the rank that "
 				     "arrived last",
 				     TABLE_SCHEMA(CRITICAL_PATH_ACROSS_COLUMNS));
-	/* The path's geometry, for step_timeline's figure, which takes the table out of the result: no CSV. */
+	/*
+	 * The path's geometry, for step_timeline's figure, which takes the
+	 * table out of the result: internal (table.h), no CSV.
+	 */
 	struct table *th = table_new("critical_path_hops", "Critical path across ranks: its segments",
 				     TABLE_SCHEMA(CRITICAL_PATH_HOPS_COLUMNS));
+	th->internal = 1;
 	struct chart *c = chart_new(CHART_STACKED_BAR, "critical_path", "Critical path of the step by category",
 				    "mean time per step (ms)");
 	for (int k = 0; k < NCAT; k++)

@@ -2,7 +2,10 @@
  * crossrank_waits.c: the tables and figure of the cross-rank analysis, made
  * of the collectives crossrank_match (crossrank.c) matched across ranks:
  * collective_waits.csv, clock_offsets.csv, the rank each collective waited
- * for (stragglers.csv, straggler_ranks.csv) and figure rank_waits.
+ * for (stragglers.csv, straggler_ranks.csv), figure rank_waits, and the
+ * internal tables the merged trace draws (table.h: no CSV): exposed_waits,
+ * the pieces of each exposed wait, and straggler_windows, the windows in
+ * which other ranks waited for one.
  *
  * Per matched collective (times on the reference clock): arrival of a rank
  * = its kernel's start; last arrival = the latest; wait_us = last arrival
@@ -135,9 +138,53 @@ int crossrank_times(const struct xr_run *run, const struct xr_rank *r, const str
 }
 
 struct xr_tables {
-	struct table *waits, *offsets, *strag, *strag_ranks;
+	struct table *waits, *offsets, *strag, *strag_ranks, *exposed, *windows;
 	struct chart *chart;
 };
+
+/* A piece of an exposed wait: its kernel (index in the rank's kerns), the kernel's start and operation. */
+struct ew_piece {
+	int64_t kstart, start, end;
+	int32_t op;
+	size_t kern;
+};
+
+struct ew_pieces {
+	struct ew_piece *v;
+	size_t n, cap;
+};
+
+/* Pieces by their kernel's start, then operation (collective_waits.csv's order), then start. */
+static int cmp_piece(const void *pa, const void *pb)
+{
+	const struct ew_piece *a = pa, *b = pb;
+	if (a->kstart != b->kstart)
+		return a->kstart < b->kstart ? -1 : 1;
+	if (a->op != b->op)
+		return a->op < b->op ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* exposed_waits' rows of rank r (its pieces p, sorted here); empties p. */
+static void exposed_rows(struct table *t, const struct xr_run *run, const struct xr_rank *r, struct ew_pieces *p)
+{
+	if (p->n > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
+		qsort(p->v, p->n, sizeof(*p->v), cmp_piece);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct xr_kern *k = &r->kerns[p->v[i].kern];
+		size_t row = table_add_row(t);
+		table_set_text(t, row, EW_RUN, run->name);
+		if (k->step >= 0)
+			table_set_int(t, row, EW_STEP, k->step);
+		table_set_int(t, row, EW_RANK, r->rank);
+		table_set_text(t, row, EW_COMMUNICATOR, run->pgs[k->pg]);
+		table_set_int(t, row, EW_COLLECTIVE, k->seq >= 0 ? k->seq : k->index);
+		table_set_int(t, row, EW_LAST_RANK, run->ops[k->op].last_rank);
+		table_set_ns(t, row, EW_START_US, p->v[i].start);
+		table_set_ns(t, row, EW_END_US, p->v[i].end);
+	}
+	p->n = 0;
+}
 
 /* A row of collective_waits.csv; exposed: the exposed part of the kernel's wait (ns), -1 unknown. */
 static void waits_row(struct table *t, const struct xr_run *run, const struct xr_rank *r, const struct xr_kern *k,
@@ -194,10 +241,13 @@ static void waits_row(struct table *t, const struct xr_run *run, const struct xr
  * communication, copies and memsets; and its other communication kernels,
  * found among d's activities sorted by start, none longer than maxcomm),
  * the kernel that waits (starting at self_start, correlation self_corr)
- * excepted. Adds the exposed pieces to ew; returns their measure.
+ * excepted. Adds the exposed pieces to ew and, as pieces of the kernel's
+ * wait (its operation op, index kern among the rank's kernels), to pv;
+ * returns their measure.
  */
 static int64_t exposed_wait(const struct rank_data *d, const struct ivset *cm, int64_t maxcomm, int64_t lo, int64_t hi,
-			    int64_t self_start, int64_t self_corr, struct ivset *ew)
+			    int64_t self_start, int64_t self_corr, struct ivset *ew, int32_t op, size_t kern,
+			    struct ew_pieces *pv)
 {
 	struct ivset w, t1, oc, t2;
 	ivset_init(&w);
@@ -219,6 +269,10 @@ static int64_t exposed_wait(const struct rank_data *d, const struct ivset *cm, i
 	ivset_subtract(&t1, &oc, &t2);
 	int64_t r = ivset_measure(&t2);
 	ivset_add_all(ew, &t2);
+	for (size_t i = 0; i < t2.n; i++) {
+		pv->v = xgrow(pv->v, &pv->cap, pv->n + 1, sizeof(*pv->v));
+		pv->v[pv->n++] = (struct ew_piece){self_start, t2.v[i].start, t2.v[i].end, op, kern};
+	}
 	ivset_release(&w);
 	ivset_release(&t1);
 	ivset_release(&oc);
@@ -248,6 +302,7 @@ static int run_tables(struct store *s, const struct rank_key *keys, const struct
 	int64_t (*brk)[NW] = xcalloc(run->nops ? run->nops : 1, sizeof(*brk));
 	int64_t *op_step = xmalloc((run->nops ? run->nops : 1) * sizeof(*op_step));
 	int64_t *op_caused = xcalloc(run->nops ? run->nops : 1, sizeof(*op_caused));
+	struct ew_pieces pieces = {0};
 	for (size_t o = 0; o < run->nops; o++) {
 		op_step[o] = -1;
 		/* the waiting each operation caused: the sum of its ranks' waits */
@@ -271,6 +326,7 @@ static int run_tables(struct store *s, const struct rank_key *keys, const struct
 			free(acc);
 			free(brk);
 			free(op_step);
+			free(pieces.v);
 			return -1;
 		}
 		struct gpu_sets g;
@@ -292,7 +348,8 @@ static int run_tables(struct store *s, const struct rank_key *keys, const struct
 			int64_t wait, transfer;
 			crossrank_times(run, r, k, &wait, &transfer);
 			if (wait > 0)
-				exposed[ri][i] = exposed_wait(&d, &g.cm, maxcomm, k->start, k->start + wait, k->start, k->corr, &ew);
+				exposed[ri][i] = exposed_wait(&d, &g.cm, maxcomm, k->start, k->start + wait, k->start, k->corr, &ew,
+							      k->op, i, &pieces);
 			if (k->step >= 0) {
 				acc[ri].waited += wait;
 				acc[ri].transfer += transfer;
@@ -332,6 +389,7 @@ static int run_tables(struct store *s, const struct rank_key *keys, const struct
 			acc[ri].idle += (hi - lo) - a;
 		}
 		ivset_release(&ew);
+		exposed_rows(xt->exposed, run, r, &pieces);
 		gpu_sets_release(&g);
 		rank_data_release(&d);
 	}
@@ -349,6 +407,7 @@ static int run_tables(struct store *s, const struct rank_key *keys, const struct
 	for (size_t ri = 0; ri < nr; ri++)
 		free(exposed[ri]);
 	free(exposed);
+	free(pieces.v);
 
 	/* stragglers.csv, and the waiting each rank caused per step */
 	struct step_caused *sc = NULL;
@@ -374,6 +433,19 @@ static int run_tables(struct store *s, const struct rank_key *keys, const struct
 		table_set_ns(xt->strag, row, c++, caused);
 		for (int w = 0; w < NW; w++)
 			table_set_ns(xt->strag, row, c++, brk[o][w]);
+		if (caused > 0) { /* the window in which the others waited for last_rank */
+			struct table *tw = xt->windows;
+			size_t wr = table_add_row(tw);
+			table_set_text(tw, wr, SW_RUN, run->name);
+			if (op_step[o] >= 0)
+				table_set_int(tw, wr, SW_STEP, op_step[o]);
+			table_set_int(tw, wr, SW_RANK, op->last_rank);
+			table_set_text(tw, wr, SW_COMMUNICATOR, run->pgs[op->pg]);
+			table_set_int(tw, wr, SW_COLLECTIVE, op->id);
+			table_set_ns(tw, wr, SW_FIRST_ARRIVAL_US, op->first_arrival);
+			table_set_ns(tw, wr, SW_LAST_ARRIVAL_US, op->last_arrival);
+			table_set_ns(tw, wr, SW_CAUSED_WAIT_US, caused);
+		}
 		if (op_step[o] < 0)
 			continue;
 		size_t si;
@@ -553,6 +625,12 @@ static int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_re
 			     TABLE_SCHEMA(STRAGGLERS_COLUMNS));
 	xt.strag_ranks = table_new("straggler_ranks", "Per rank: the waiting it caused and its own wait, transfer and compute",
 				   TABLE_SCHEMA(STRAGGLER_RANKS_COLUMNS));
+	xt.exposed = table_new("exposed_waits", "The pieces of each exposed wait, for the merged trace",
+			       TABLE_SCHEMA(EXPOSED_WAITS_COLUMNS));
+	xt.exposed->internal = 1;
+	xt.windows = table_new("straggler_windows", "The windows in which other ranks waited for a rank, for the merged trace",
+			       TABLE_SCHEMA(STRAGGLER_WINDOWS_COLUMNS));
+	xt.windows->internal = 1;
 	xt.chart = chart_new(CHART_STACKED_BAR, "rank_waits", "Where each rank's step goes: computing, communicating, "
 			     "waiting for another rank, idle", "mean time per step (ms)");
 	chart_add_series(xt.chart, "compute and copies");
@@ -586,6 +664,8 @@ static int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_re
 		result_add_table(out, xt.offsets);
 		result_add_table(out, xt.strag);
 		result_add_table(out, xt.strag_ranks);
+		result_add_table(out, xt.exposed);
+		result_add_table(out, xt.windows);
 		result_add_figure(out, xt.chart,
 				  "Per run and rank of the multi-GPU runs, mean per step, a partition of the step (the "
 				  "bars reach the step): its GPU running compute kernels, copies or memsets; only "
@@ -593,7 +673,7 @@ static int analysis_crossrank(const struct analysis_ctx *ctx, struct analysis_re
 				  "for another rank to arrive (exposed wait); nothing (idle). straggler_ranks.csv holds "
 				  "the values.");
 		add_methods(out);
-		xt.waits = xt.offsets = xt.strag = xt.strag_ranks = NULL;
+		xt.waits = xt.offsets = xt.strag = xt.strag_ranks = xt.exposed = xt.windows = NULL;
 		xt.chart = NULL;
 	}
 done:
@@ -601,6 +681,8 @@ done:
 	table_free(xt.offsets);
 	table_free(xt.strag);
 	table_free(xt.strag_ranks);
+	table_free(xt.exposed);
+	table_free(xt.windows);
 	chart_free(xt.chart);
 	classifier_free(cls);
 	rank_keys_free(keys, nkeys);
@@ -611,6 +693,7 @@ const struct analysis_def analysis_def_crossrank = {
 	.name = "crossrank",
 	.run = analysis_crossrank,
 	.needs = ANALYSIS_NONE,
-	.makes = ANALYSIS_TABLES("collective_waits", "clock_offsets", "stragglers", "straggler_ranks"),
+	.makes = ANALYSIS_TABLES("collective_waits", "clock_offsets", "stragglers", "straggler_ranks", "exposed_waits",
+				 "straggler_windows"),
 	.figures = ANALYSIS_NAMES("rank_waits"),
 };

@@ -3,11 +3,13 @@
  * analyses, the report and the charts read back (util/table.h: columns
  * listed once, as an enum and the schema the maker passes to table_new):
  * ranks.csv (ranks.c), critical_path.csv, critical_path_steps.csv,
- * critical_path_across.csv and critical_path_hops (critical_path_steps.c),
- * collective_waits.csv, clock_offsets.csv, stragglers.csv and
- * straggler_ranks.csv (crossrank_waits.c), rank_spread.csv (rank_spread.c),
+ * critical_path_across.csv and the internal critical_path_hops
+ * (critical_path_steps.c), collective_waits.csv, clock_offsets.csv,
+ * stragglers.csv, straggler_ranks.csv and the internal exposed_waits and
+ * straggler_windows (crossrank_waits.c), rank_spread.csv (rank_spread.c),
  * straggler_causes.csv (straggler_causes.c) and collective_busbw.csv
- * (collective_busbw.c).
+ * (collective_busbw.c). Internal tables (util/table.h) go to the figures
+ * and the merged trace only: no CSV.
  */
 #ifndef PERFSTUDY_RANKS_TABLES_H
 #define PERFSTUDY_RANKS_TABLES_H
@@ -49,6 +51,46 @@ enum ranks_col { RANKS_COLUMNS(TABLE_COL_ENUM) RANKS_NCOLS };
 	X(CW_BUSBW_GB_PER_S, "busbw_gb_per_s", real) \
 	X(CW_EXPOSED_WAIT_US, "exposed_wait_us", us)
 enum collective_waits_col { COLLECTIVE_WAITS_COLUMNS(TABLE_COL_ENUM) CW_NCOLS };
+
+/*
+ * exposed_waits' columns, in order: an internal table (table.h: no CSV),
+ * the pieces of each matched collective's exposed wait (collective_waits.csv's
+ * exposed_wait_us: they sum to it), which the merged trace draws. One row
+ * per piece, the rows of a rank together, ranks in order, each rank's by
+ * its kernel's start (then the operation's order in collective_waits.csv),
+ * then the piece's start; start_us, end_us on the rank's own clock;
+ * last_rank: the rank it waited for.
+ */
+#define EXPOSED_WAITS_COLUMNS(X)                 \
+	X(EW_RUN, "run", text)                   \
+	X(EW_STEP, "step", int)                  \
+	X(EW_RANK, "rank", int)                  \
+	X(EW_COMMUNICATOR, "communicator", text) \
+	X(EW_COLLECTIVE, "collective", int)      \
+	X(EW_LAST_RANK, "last_rank", int)        \
+	X(EW_START_US, "start_us", us)           \
+	X(EW_END_US, "end_us", us)
+enum exposed_waits_col { EXPOSED_WAITS_COLUMNS(TABLE_COL_ENUM) EW_NCOLS };
+
+/*
+ * straggler_windows' columns, in order: an internal table (table.h: no
+ * CSV), the windows in which other ranks waited for a rank, which the
+ * merged trace draws. One row per row of stragglers.csv whose
+ * caused_wait_us > 0, in its order (communicator and collective are its
+ * key there); rank: the one that arrived last (stragglers.csv's
+ * last_rank); first_arrival_us, last_arrival_us: the window, on the
+ * reference clock as collective_waits.csv's arrival_us.
+ */
+#define STRAGGLER_WINDOWS_COLUMNS(X)                     \
+	X(SW_RUN, "run", text)                           \
+	X(SW_STEP, "step", int)                          \
+	X(SW_RANK, "rank", int)                          \
+	X(SW_COMMUNICATOR, "communicator", text)         \
+	X(SW_COLLECTIVE, "collective", int)              \
+	X(SW_FIRST_ARRIVAL_US, "first_arrival_us", us)   \
+	X(SW_LAST_ARRIVAL_US, "last_arrival_us", us)     \
+	X(SW_CAUSED_WAIT_US, "caused_wait_us", us)
+enum straggler_windows_col { STRAGGLER_WINDOWS_COLUMNS(TABLE_COL_ENUM) SW_NCOLS };
 
 /* clock_offsets.csv's columns, in order. */
 #define CLOCK_OFFSETS_COLUMNS(X)                    \
@@ -203,7 +245,7 @@ enum critical_path_steps_col { CRITICAL_PATH_STEPS_COLUMNS(TABLE_COL_ENUM) CPS_N
 	X(CPA_CUT, "cut", int)
 enum critical_path_across_col { CRITICAL_PATH_ACROSS_COLUMNS(TABLE_COL_ENUM) CPA_NCOLS };
 
-/* critical_path_hops.csv's columns, in order. */
+/* critical_path_hops' columns, in order: an internal table (table.h: no CSV), for step_timeline's figure. */
 #define CRITICAL_PATH_HOPS_COLUMNS(X) \
 	X(CPH_RUN, "run", text)       \
 	X(CPH_STEP, "step", int)      \

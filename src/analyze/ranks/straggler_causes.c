@@ -317,17 +317,13 @@ static int is_optimizer_region(const struct phase *ph, int region)
 }
 
 /*
- * straggler_causes.csv's mechanism codes, the one table of them: each with
- * its words in short, which What to fix first shows (report_top.c, through
+ * straggler_causes.csv's mechanism codes, the one table of them (enum
+ * straggler_mech: straggler_causes.h): each with its words in short, which
+ * What to fix first shows (report_top.c, through
  * straggler_mechanism_words); the finding says them in full with the
- * numbers and the fix (findings_why.c).
+ * numbers and the fix (findings_why.c). Readers of the column compare
+ * straggler_mechanism(code) with the enum, never the code's text.
  */
-enum straggler_mech {
-	SM_PAGEABLE_COPY, SM_COPY, SM_HOST_SYNC, SM_HOST_OUTSIDE_OPS, SM_UNEVEN_DATA, SM_SLOWER_GPU, SM_EXTRA_WORK,
-	SM_MORE_CALLS, SM_DIFFERENT_KERNEL, SM_SLOWER_KERNELS, SM_SLOWER_HOST,
-	NSMECH
-};
-
 static const struct {
 	const char *code, *words;
 } mechanisms[NSMECH] = {
@@ -344,12 +340,18 @@ static const struct {
 	[SM_SLOWER_HOST] = {"slower_host", "slower host work throughout"},
 };
 
-const char *straggler_mechanism_words(const char *code)
+enum straggler_mech straggler_mechanism(const char *code)
 {
 	for (size_t i = 0; code && i < NSMECH; i++)
 		if (!strcmp(mechanisms[i].code, code))
-			return mechanisms[i].words;
-	return NULL;
+			return (enum straggler_mech)i;
+	return NSMECH;
+}
+
+const char *straggler_mechanism_words(const char *code)
+{
+	enum straggler_mech m = straggler_mechanism(code);
+	return m < NSMECH ? mechanisms[m].words : NULL;
 }
 
 /*
