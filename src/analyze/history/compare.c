@@ -20,6 +20,7 @@
 #include "analyze/lib/pairs.h"
 #include "analyze/lib/actsum.h"
 #include "analyze/analysis.h"
+#include "analyze/history/history.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -302,8 +303,7 @@ static int analysis_compare(const struct analysis_ctx *ctx, struct analysis_resu
 	if (run_load(ctx->store, ctx->experiment, &r, &nr) < 0)
 		return -1;
 	struct table *t = table_new("compare", "Two runs compared, per group and per kernel, sorted by the change",
-				    "run_a:text,run_b:text,level:text,name:text,group:text,a_us:us,b_us:us,diff_us:us,"
-				    "ratio:real");
+				    TABLE_SCHEMA(COMPARE_COLUMNS));
 	const char **names = xcalloc(nr + 1, sizeof(*names)), **models = xcalloc(nr + 1, sizeof(*models));
 	for (size_t i = 0; i < nr; i++) {
 		names[i] = r[i].run;

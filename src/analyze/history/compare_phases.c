@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/history/history.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
 #include "analyze/time/phases.h"
@@ -164,7 +165,7 @@ static int analysis_compare_phases(const struct analysis_ctx *ctx, struct analys
 	}
 	free(units);
 	struct table *t = table_new("compare_phases", "Two runs compared, per phase of a step",
-				    "run_a:text,run_b:text,source:text,phase:text,a_us:us,b_us:us,ratio:real,change_pct:real");
+				    TABLE_SCHEMA(COMPARE_PHASES_COLUMNS));
 	/* The pairs: the manifest's compare list, else each run against its baseline. */
 	size_t npairs = m->ncompare ? m->ncompare : nr - 1;
 	for (size_t p = 0; p < npairs; p++) {

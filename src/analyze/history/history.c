@@ -298,8 +298,7 @@ static int add_series(struct store *s, const char *exp, const struct manifest *m
 	if (!m || !m->nseries)
 		return 0;
 	struct table *t = table_new("series", "Runs of each series in order: step time and the change from the run before",
-				    "series:text,order:int,run:text,steps:int,median_us:us,ci_low_us:us,ci_high_us:us,"
-				    "ratio_to_previous:real,p_value:real,verdict:text");
+				    TABLE_SCHEMA(SERIES_COLUMNS));
 	int ret = 0;
 	for (size_t i = 0; i < m->nseries && !ret; i++) {
 		const struct manifest_series *se = &m->series[i];
@@ -379,8 +378,7 @@ static int add_series(struct store *s, const char *exp, const struct manifest *m
 static int add_history(struct store *s, const char *exp, int64_t last, struct analysis_result *res)
 {
 	struct table *t = table_new("history", "Every run's step time over the builds of this output directory",
-				    "build:int,run:text,samples:int,source:text,median_us:us,ci_low_us:us,ci_high_us:us,"
-				    "gpu_busy_frac:real,mfu:real");
+				    TABLE_SCHEMA(HISTORY_COLUMNS));
 	struct chart *c = chart_new(CHART_LINE, "history", "Median step time of each run over the builds",
 				    "step time (ms)");
 	c->entity_series = 1; /* runs, not categories of time: greys (chart_style) */

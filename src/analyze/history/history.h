@@ -22,6 +22,11 @@
  * on whether the rows were carried or new. That SQL is the store's
  * (store/history.c: store_history_open carries the previous build's
  * history over, before the analyses); history.c decides what to keep.
+ *
+ * The contracts (util/table.h) of the family's tables are in this header:
+ * changes.csv, series.csv and history.csv (history.c), compare.csv
+ * (compare.c), compare_phases.csv (compare_phases.c), step_diff.csv
+ * (step_diff.c).
  */
 #ifndef PERFSTUDY_HISTORY_H
 #define PERFSTUDY_HISTORY_H
@@ -154,5 +159,71 @@ void history_input_rows(struct table *t, const struct hstate_run *a, const struc
  */
 struct table *history_changes(const struct hstate *old, const struct hstate *cur, const struct history_limits *lim,
 			      size_t *crossed);
+
+/* compare.csv's columns, in order (compare.c). */
+#define COMPARE_COLUMNS(X)            \
+	X(CMP_RUN_A, "run_a", text)   \
+	X(CMP_RUN_B, "run_b", text)   \
+	X(CMP_LEVEL, "level", text)   \
+	X(CMP_NAME, "name", text)     \
+	X(CMP_GROUP, "group", text)   \
+	X(CMP_A_US, "a_us", us)       \
+	X(CMP_B_US, "b_us", us)       \
+	X(CMP_DIFF_US, "diff_us", us) \
+	X(CMP_RATIO, "ratio", real)
+enum compare_col { COMPARE_COLUMNS(TABLE_COL_ENUM) CMP_NCOLS };
+
+/* compare_phases.csv's columns, in order (compare_phases.c). */
+#define COMPARE_PHASES_COLUMNS(X)              \
+	X(CPHS_RUN_A, "run_a", text)           \
+	X(CPHS_RUN_B, "run_b", text)           \
+	X(CPHS_SOURCE, "source", text)         \
+	X(CPHS_PHASE, "phase", text)           \
+	X(CPHS_A_US, "a_us", us)               \
+	X(CPHS_B_US, "b_us", us)               \
+	X(CPHS_RATIO, "ratio", real)           \
+	X(CPHS_CHANGE_PCT, "change_pct", real)
+enum compare_phases_col { COMPARE_PHASES_COLUMNS(TABLE_COL_ENUM) CPHS_NCOLS };
+
+/* step_diff.csv's columns, in order (step_diff.c). */
+#define STEP_DIFF_COLUMNS(X)                                     \
+	X(SD_RUN, "run", text)                                   \
+	X(SD_BASELINE, "baseline", text)                         \
+	X(SD_RANKS, "ranks", int)                                \
+	X(SD_STEP_US, "step_us", us)                             \
+	X(SD_BASELINE_STEP_US, "baseline_step_us", us)           \
+	X(SD_EXTRA_US, "extra_us", us)                           \
+	X(SD_BUSY_EXTRA_US, "busy_extra_us", us)                 \
+	X(SD_EXPOSED_COMM_EXTRA_US, "exposed_comm_extra_us", us) \
+	X(SD_EXPOSED_WAIT_EXTRA_US, "exposed_wait_extra_us", us) \
+	X(SD_IDLE_EXTRA_US, "idle_extra_us", us)
+enum step_diff_col { STEP_DIFF_COLUMNS(TABLE_COL_ENUM) SD_NCOLS };
+
+/* series.csv's columns, in order (history.c). */
+#define SERIES_COLUMNS(X)                                   \
+	X(SER_SERIES, "series", text)                       \
+	X(SER_ORDER, "order", int)                          \
+	X(SER_RUN, "run", text)                             \
+	X(SER_STEPS, "steps", int)                          \
+	X(SER_MEDIAN_US, "median_us", us)                   \
+	X(SER_CI_LOW_US, "ci_low_us", us)                   \
+	X(SER_CI_HIGH_US, "ci_high_us", us)                 \
+	X(SER_RATIO_TO_PREVIOUS, "ratio_to_previous", real) \
+	X(SER_P_VALUE, "p_value", real)                     \
+	X(SER_VERDICT, "verdict", text)
+enum series_col { SERIES_COLUMNS(TABLE_COL_ENUM) SER_NCOLS };
+
+/* history.csv's columns, in order (history.c). */
+#define HISTORY_COLUMNS(X)                           \
+	X(HIST_BUILD, "build", int)                  \
+	X(HIST_RUN, "run", text)                     \
+	X(HIST_SAMPLES, "samples", int)              \
+	X(HIST_SOURCE, "source", text)               \
+	X(HIST_MEDIAN_US, "median_us", us)           \
+	X(HIST_CI_LOW_US, "ci_low_us", us)           \
+	X(HIST_CI_HIGH_US, "ci_high_us", us)         \
+	X(HIST_GPU_BUSY_FRAC, "gpu_busy_frac", real) \
+	X(HIST_MFU, "mfu", real)
+enum history_col { HISTORY_COLUMNS(TABLE_COL_ENUM) HIST_NCOLS };
 
 #endif

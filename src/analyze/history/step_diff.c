@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/history/history.h"
 #include "chart/chart.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
@@ -116,8 +117,7 @@ static int analysis_step_diff(const struct analysis_ctx *ctx, struct analysis_re
 	if (crun < 0 || cbase < 0)
 		return 0;
 	struct table *t = table_new("step_diff", "Where the extra time of a run's step over its baseline's goes",
-				    "run:text,baseline:text,ranks:int,step_us:us,baseline_step_us:us,extra_us:us,"
-				    "busy_extra_us:us,exposed_comm_extra_us:us,exposed_wait_extra_us:us,idle_extra_us:us");
+				    TABLE_SCHEMA(STEP_DIFF_COLUMNS));
 	struct chart *c = chart_new(CHART_STACKED_BAR, "step_diff",
 				    "Where the step goes, against the baseline run (mean over ranks)", "time per step (ms)");
 	chart_set_x_axis(c, "run (baseline first)", CHART_SCALE_LINEAR);

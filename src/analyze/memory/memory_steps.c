@@ -587,11 +587,9 @@ static int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis
 	buf_init(&w.without);
 	memory_fig_start(&w.fig);
 	w.steps = table_new("memory_steps", "GPU memory per profiled step: the caching allocator's own numbers",
-			    "run:text,rank:int,step:int,events:int,start_allocated_bytes:int,peak_allocated_bytes:int,"
-			    "peak_at_us:us,peak_region:text,end_allocated_bytes:int,peak_reserved_bytes:int");
+			    TABLE_SCHEMA(MEMORY_STEPS_COLUMNS));
 	w.regions = table_new("memory_regions", "GPU memory per profiled step and phase",
-			      "run:text,rank:int,step:int,region:text,start_allocated_bytes:int,"
-			      "end_allocated_bytes:int,peak_allocated_bytes:int");
+			      TABLE_SCHEMA(MEMORY_REGIONS_COLUMNS));
 	w.ranks = table_new("memory_ranks", "GPU memory per rank: its peak, and what it keeps from step to step",
 			    TABLE_SCHEMA(MEMORY_RANKS_COLUMNS));
 	w.kept = memory_kept_table();

@@ -4,7 +4,9 @@
  * memory_steps.c hands over the kept allocations it found in its one pass
  * over a rank's events; memory_steps_kept.c names their operators from the
  * store's memory_ops and annotations and adds the rows. The findings and
- * the report read the table by the columns below.
+ * the report read the table by the columns below. The contracts of
+ * memory_steps.c's other tables are here too: memory_ranks.csv,
+ * memory_steps.csv and memory_regions.csv (util/table.h).
  */
 #ifndef PERFSTUDY_MEMORY_STEPS_KEPT_H
 #define PERFSTUDY_MEMORY_STEPS_KEPT_H
@@ -92,5 +94,30 @@ const char *memory_kept_method(void);
 	X(MR_STEPS_TO_FULL, "steps_to_full", int)                         \
 	X(MR_STEPS_TO_FULL_RESERVED, "steps_to_full_reserved", int)
 enum memory_ranks_col { MEMORY_RANKS_COLUMNS(TABLE_COL_ENUM) MR_NCOLS };
+
+/* memory_steps.csv's columns, in order (memory_steps.c). */
+#define MEMORY_STEPS_COLUMNS(X)                                   \
+	X(MS_RUN, "run", text)                                    \
+	X(MS_RANK, "rank", int)                                   \
+	X(MS_STEP, "step", int)                                   \
+	X(MS_EVENTS, "events", int)                               \
+	X(MS_START_ALLOCATED_BYTES, "start_allocated_bytes", int) \
+	X(MS_PEAK_ALLOCATED_BYTES, "peak_allocated_bytes", int)   \
+	X(MS_PEAK_AT_US, "peak_at_us", us)                        \
+	X(MS_PEAK_REGION, "peak_region", text)                    \
+	X(MS_END_ALLOCATED_BYTES, "end_allocated_bytes", int)     \
+	X(MS_PEAK_RESERVED_BYTES, "peak_reserved_bytes", int)
+enum memory_steps_col { MEMORY_STEPS_COLUMNS(TABLE_COL_ENUM) MS_NCOLS };
+
+/* memory_regions.csv's columns, in order (memory_steps.c). */
+#define MEMORY_REGIONS_COLUMNS(X)                                   \
+	X(MREG_RUN, "run", text)                                    \
+	X(MREG_RANK, "rank", int)                                   \
+	X(MREG_STEP, "step", int)                                   \
+	X(MREG_REGION, "region", text)                              \
+	X(MREG_START_ALLOCATED_BYTES, "start_allocated_bytes", int) \
+	X(MREG_END_ALLOCATED_BYTES, "end_allocated_bytes", int)     \
+	X(MREG_PEAK_ALLOCATED_BYTES, "peak_allocated_bytes", int)
+enum memory_regions_col { MEMORY_REGIONS_COLUMNS(TABLE_COL_ENUM) MREG_NCOLS };
 
 #endif

@@ -239,12 +239,9 @@ static int analysis_comm_volume(const struct analysis_ctx *ctx, struct analysis_
 {
 	const struct manifest *man = ctx->manifest;
 	struct table *t = table_new("comm_volume", "Communication bytes per GPU and step: measured in the trace and estimated",
-				    "run:text,rank:int,gpus:int,zero:int,params:int,grad_dtype:text,grad_bytes:int,"
-				    "estimated_bytes_per_gpu:int,steps:int,message_bytes_per_step:int,"
-				    "measured_bytes_per_gpu:int,ratio:real");
+				    TABLE_SCHEMA(COMM_VOLUME_COLUMNS));
 	struct table *ty = table_new("comm_types", "Communication bytes per GPU and step, per collective type: measured and estimated",
-				     "run:text,collective:text,gpus:int,calls_per_step:real,message_bytes_per_step:int,"
-				     "measured_bytes_per_gpu:int,estimated_bytes_per_gpu:int,ratio:real,estimate:text");
+				     TABLE_SCHEMA(COMM_TYPES_COLUMNS));
 	int ret = 0;
 	for (size_t i = 0; man && i < man->nruns; i++) {
 		const struct manifest_run *r = &man->runs[i];

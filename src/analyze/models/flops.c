@@ -175,11 +175,9 @@ static int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result
 	if (!st)
 		return -1;
 	struct table *t = table_new("flops", "Estimated and measured FLOPs (Nsight Compute), per run",
-				    "run:text,batch:int,estimated_flops:int,measured_flops:int,dram_bytes:int,kernel_us:us,"
-				    "method:text,estimated_macs:int,perfstudy_flops:int,paper001_flops:int");
+				    TABLE_SCHEMA(FLOPS_COLUMNS));
 	struct table *q = table_new("flops_ratio", "Measured over estimated FLOPs, arithmetic intensity, per run",
-				    "run:text,batch:int,launches:int,measured_over_estimated:real,flops_per_dram_byte:real,"
-				    "achieved_tflops:real");
+				    TABLE_SCHEMA(FLOPS_RATIO_COLUMNS));
 	size_t cap = 0, n = 0;
 	double *xs = NULL, *ys = NULL;
 	int rc;
@@ -251,7 +249,7 @@ static int analysis_flops(const struct analysis_ctx *ctx, struct analysis_result
 	int have_fit = est_fit_line(xs, ys, (int)n, &slope, &icpt, &r2) == 0;
 	if (have_fit) {
 		struct table *f = table_new("flops_fit", "Least-squares line of measured on estimated FLOPs",
-					    "runs:int,slope:real,intercept:real,r2:real");
+					    TABLE_SCHEMA(FLOPS_FIT_COLUMNS));
 		size_t row = table_add_row(f);
 		table_set_int(f, row, 0, (int64_t)n);
 		table_set_real(f, row, 1, slope);

@@ -18,9 +18,7 @@ int models_hardware(const struct analysis_ctx *ctx, struct analysis_result *out)
 	if (!st)
 		return -1;
 	struct table *t = table_new("hardware", "GPUs as nvidia-smi -q -x describes them",
-				    "gpu:int,product:text,memory_mib:int,driver:text,cuda:text,max_sm_mhz:int,"
-				    "max_mem_mhz:int,power_limit_w:real,pcie_gen_max:int,pcie_width_max:int,"
-				    "pcie_gen_cur:int,pcie_width_cur:int,pci_bus:text,dtd:text,source:text");
+				    TABLE_SCHEMA(HARDWARE_COLUMNS));
 	static const enum col_type types[] = {COL_INT, COL_TEXT, COL_INT, COL_TEXT, COL_TEXT, COL_INT, COL_INT,
 					      COL_REAL, COL_INT, COL_INT, COL_INT, COL_INT, COL_TEXT, COL_TEXT, COL_TEXT};
 	int rc;

@@ -22,10 +22,7 @@ void models_throughput(const struct analysis_ctx *ctx, struct analysis_result *o
 	const struct manifest *man = ctx->manifest;
 	size_t n = man ? man->nruns : 0;
 	struct table *t = table_new("throughput", "Throughput typed in from the study, per run",
-				    "run:text,gpus:int,batch:int,tensor_parallel:int,status:text,iteration_ms:real,"
-				    "samples_per_s:real,samples_per_s_derived:real,model_size:int,size_x_samples_per_s:real,"
-				    "normalized:real,memory_gb:real,params_estimated:int,params_difference:int,"
-				    "params_method:text");
+				    TABLE_SCHEMA(THROUGHPUT_COLUMNS));
 	double *sx = xcalloc(n + 1, sizeof(*sx));
 	for (size_t i = 0; i < n; i++) {
 		const struct manifest_run *r = &man->runs[i];
@@ -102,8 +99,7 @@ void models_throughput(const struct analysis_ctx *ctx, struct analysis_result *o
 	result_add_table(out, t);
 
 	struct table *sc = table_new("throughput_scaling", "Scaling between GPU counts (same model, batch and tensor parallelism)",
-				     "from_run:text,to_run:text,gpus_from:int,gpus_to:int,samples_per_s_from:real,"
-				     "samples_per_s_to:real,speedup:real,efficiency:frac");
+				     TABLE_SCHEMA(THROUGHPUT_SCALING_COLUMNS));
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < n; j++) {
 			const struct manifest_run *a = &man->runs[i], *b = &man->runs[j];
@@ -158,8 +154,7 @@ void models_relative(const struct analysis_ctx *ctx, struct analysis_result *out
 {
 	const struct manifest *man = ctx->manifest;
 	struct table *t = table_new("relative", "Relative values typed in from the study (multiples of a reference, shares)",
-				    "run:text,relative_to:text,time_x:real,comm_time_x:real,comm_pct:real,compute_pct:real,"
-				    "comm_share_x:real,time_saved_pct:real");
+				    TABLE_SCHEMA(RELATIVE_COLUMNS));
 	for (size_t i = 0; man && i < man->nruns; i++) {
 		const struct manifest_measured *ms = &man->runs[i].measured;
 		if (!ms->time_x && !ms->comm_time_x && !ms->comm_pct)

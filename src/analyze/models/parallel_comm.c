@@ -184,11 +184,7 @@ static int analysis_parallel_comm(const struct analysis_ctx *ctx, struct analysi
 		return 0;
 	struct table *t = table_new("parallel_comm",
 				    "Estimated communication per GPU and step of each TP x PP x DP split, per inter-node bandwidth",
-				    "plane:text,run:text,tp:int,pp:int,dp:int,replica_batch:real,bandwidth:text,"
-				    "inter_node_gbs:real,intra_node_gbs:real,tp_link:text,pp_link:text,dp_link:text,"
-				    "dp_allreduce_bytes:int,dp_allgather_bytes:int,dp_reducescatter_bytes:int,"
-				    "tp_allreduce_bytes:int,pp_sendrecv_bytes:int,dp_time_s:real,tp_time_s:real,"
-				    "pp_time_s:real,time_s:real,constraint:text");
+				    TABLE_SCHEMA(PARALLEL_COMM_COLUMNS));
 	struct buf label, cap, left_out;
 	buf_init(&label);
 	buf_init(&cap);

@@ -383,8 +383,7 @@ static void compute_model(const struct analysis_ctx *ctx, struct analysis_result
 	const struct table *kt = result_table(out, "kernels");
 	struct classifier *def = classifier_preset("default");
 	struct table *t = table_new("compute_model", "Compute time and the k1 k2 model of Cheng et al., per run",
-				    "run:text,flops_per_gpu:real,t_compute_us:us,kernel_us:us,k1:frac,k2:frac,"
-				    "transformer_tflops:real,prediction_base:text,t_compute_est_us:us");
+				    TABLE_SCHEMA(COMPUTE_MODEL_COLUMNS));
 	double *k2 = xcalloc(n + 1, sizeof(*k2)), *flops = xcalloc(n + 1, sizeof(*flops));
 	for (size_t i = 0; i < n; i++) {
 		const struct srun *r = &rs[i];
@@ -579,8 +578,7 @@ static int analysis_scaling(const struct analysis_ctx *ctx, struct analysis_resu
 	 * log on both sides) and against the profiled steps' (trace_mse).
 	 */
 	struct table *e = table_new("speedup_error", "Predicted against measured speedup: mean squared error",
-				    "model:text,strategy:text,strategy_label:text,log_runs:int,log_mse:real,runs:int,"
-				    "trace_mse:real");
+				    TABLE_SCHEMA(SPEEDUP_ERROR_COLUMNS));
 	double all = 0, all_log = 0;
 	size_t nall = 0, nall_log = 0;
 	for (size_t i = 0; i < n; i++) {

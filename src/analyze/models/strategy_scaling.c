@@ -491,9 +491,7 @@ static int analysis_strategy_scaling(const struct analysis_ctx *ctx, struct anal
 		if (!t)
 			t = table_new("strategy_scaling",
 				      "Time per iteration by part and speedup over GPUs and models, per strategy",
-				      "strategy:text,run:text,model:text,gpus:int,steps:int,ranks:int,step_us:us,"
-				      "compute_us:us,communication_us:us,other_us:us,comm_share:frac,baseline:text,"
-				      "speedup:real,speedup_source:text,peak_allocated_bytes:int");
+				      TABLE_SCHEMA(STRATEGY_SCALING_COLUMNS));
 		for (size_t i = 0; i < nv; i++) {
 			const struct ss_run *r = v[i];
 			size_t row = table_add_row(t);

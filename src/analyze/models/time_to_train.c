@@ -115,8 +115,7 @@ static int analysis_time_to_train(const struct analysis_ctx *ctx, struct analysi
 		return 0;
 	}
 	struct table *t = table_new("time_to_train", "Time to train a fixed number of samples, from the training logs",
-				    "run:text,gpus:int,batch:int,samples:int,iterations:int,wall_s:real,first_s:real,"
-				    "after_first_s:real,steady_s:real,speedup:real,wall_speedup:real");
+				    TABLE_SCHEMA(TIME_TO_TRAIN_COLUMNS));
 	struct chart *c = chart_new(CHART_GROUPED_BAR, "time_to_train",
 				    "Time to train a fixed number of samples over GPUs, first iteration excluded",
 				    "time to train after the first iteration (s)");

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/ranks/ranks_tables.h"
 #include "analyze/ranks/collectives.h"
 #include "analyze/ranks/crossrank.h"
 #include "chart/chart.h"
@@ -224,8 +225,7 @@ static int analysis_busbw(const struct analysis_ctx *ctx, struct analysis_result
 	}
 	qsort(p, np, sizeof(*p), cmp_point);
 	struct table *t = table_new("allreduce_busbw", "AllReduce bus bandwidth by GPU count and message size",
-				    "gpus:int,message_bytes:int,calls:int,time_us:us,algbw_gb_per_s:real,busbw_gb_per_s:real,"
-				    "runs:text,matched_calls:int,transfer_us:us,transfer_busbw_gb_per_s:real");
+				    TABLE_SCHEMA(ALLREDUCE_BUSBW_COLUMNS));
 	struct buf runs;
 	buf_init(&runs);
 	for (size_t i = 0; i < np; i++) {

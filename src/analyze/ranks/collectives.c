@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "analyze/analysis.h"
+#include "analyze/ranks/ranks_tables.h"
 #include "analyze/ranks/collectives.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -149,8 +150,7 @@ static int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_
 {
 	struct store *s = ctx->store;
 	struct table *t = table_new("collectives", "NCCL collectives per run, rank and type",
-				    "run:text,rank:int,collective:text,calls:int,time_us:us,bytes:int,"
-				    "algbw_gb_per_s:real,busbw_gb_per_s:real");
+				    TABLE_SCHEMA(COLLECTIVES_COLUMNS));
 	struct classifier *cls = classifier_preset("default");
 	struct store_stmt *st;
 	/* Communication kernels with their args where recorded (same trace, start and correlation). */

@@ -7,8 +7,9 @@
  * (critical_path_steps.c), collective_waits.csv, clock_offsets.csv,
  * stragglers.csv, straggler_ranks.csv and the internal exposed_waits and
  * straggler_windows (crossrank_waits.c), rank_spread.csv (rank_spread.c),
- * straggler_causes.csv (straggler_causes.c) and collective_busbw.csv
- * (collective_busbw.c). Internal tables (util/table.h) go to the figures
+ * straggler_causes.csv (straggler_causes.c), collective_busbw.csv
+ * (collective_busbw.c), allreduce_busbw.csv (busbw.c) and collectives.csv
+ * (collectives.c). Internal tables (util/table.h) go to the figures
  * and the merged trace only: no CSV.
  */
 #ifndef PERFSTUDY_RANKS_TABLES_H
@@ -267,5 +268,31 @@ enum critical_path_hops_col { CRITICAL_PATH_HOPS_COLUMNS(TABLE_COL_ENUM) CPH_NCO
 	X(RS_ROLE, "role", text)                                   \
 	X(RS_DRAWN, "drawn", int)
 enum rank_spread_col { RANK_SPREAD_COLUMNS(TABLE_COL_ENUM) RS_NCOLS };
+
+/* allreduce_busbw.csv's columns, in order (busbw.c). */
+#define ALLREDUCE_BUSBW_COLUMNS(X)                                      \
+	X(ABW_GPUS, "gpus", int)                                        \
+	X(ABW_MESSAGE_BYTES, "message_bytes", int)                      \
+	X(ABW_CALLS, "calls", int)                                      \
+	X(ABW_TIME_US, "time_us", us)                                   \
+	X(ABW_ALGBW_GB_PER_S, "algbw_gb_per_s", real)                   \
+	X(ABW_BUSBW_GB_PER_S, "busbw_gb_per_s", real)                   \
+	X(ABW_RUNS, "runs", text)                                       \
+	X(ABW_MATCHED_CALLS, "matched_calls", int)                      \
+	X(ABW_TRANSFER_US, "transfer_us", us)                           \
+	X(ABW_TRANSFER_BUSBW_GB_PER_S, "transfer_busbw_gb_per_s", real)
+enum allreduce_busbw_col { ALLREDUCE_BUSBW_COLUMNS(TABLE_COL_ENUM) ABW_NCOLS };
+
+/* collectives.csv's columns, in order (collectives.c). */
+#define COLLECTIVES_COLUMNS(X)                         \
+	X(COLS_RUN, "run", text)                       \
+	X(COLS_RANK, "rank", int)                      \
+	X(COLS_COLLECTIVE, "collective", text)         \
+	X(COLS_CALLS, "calls", int)                    \
+	X(COLS_TIME_US, "time_us", us)                 \
+	X(COLS_BYTES, "bytes", int)                    \
+	X(COLS_ALGBW_GB_PER_S, "algbw_gb_per_s", real) \
+	X(COLS_BUSBW_GB_PER_S, "busbw_gb_per_s", real)
+enum collectives_col { COLLECTIVES_COLUMNS(TABLE_COL_ENUM) COLS_NCOLS };
 
 #endif

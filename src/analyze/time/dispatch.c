@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/time/time_tables.h"
 #include "analyze/time/dispatch.h"
 #include "chart/chart.h"
 #include "util/buf.h"
@@ -210,8 +211,7 @@ static int dispatch_rank(const struct rank_key *k, const struct rank_data *d, vo
 static int analysis_dispatch(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct table *t = table_new("dispatch", "Communication-first step time and GPU idle split into dispatch",
-				    "run:text,rank:int,step:int,step_us:us,comm_us:us,compute_us:us,memory_us:us,"
-				    "idle_us:us,intra_op_us:us,inter_op_us:us");
+				    TABLE_SCHEMA(DISPATCH_COLUMNS));
 	struct chart *c = chart_new(CHART_STACKED_BAR, "dispatch", "Communication first, then compute and dispatch",
 				    "share of step time");
 	for (int p = 0; p < D_NPARTS; p++)

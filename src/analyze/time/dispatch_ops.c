@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/time/time_tables.h"
 #include "analyze/time/dispatch.h"
 #include "chart/chart.h"
 #include "util/buf.h"
@@ -415,7 +416,7 @@ static int analysis_dispatch_ops(const struct analysis_ctx *ctx, struct analysis
 	struct classifier *cls = classifier_preset("default");
 	struct table *t = table_new("dispatch_ops",
 				    "Compute-kernel time per kernel type and intra-op dispatch per host operator",
-				    "run:text,part:text,name:text,time_us:us,share:frac");
+				    TABLE_SCHEMA(DISPATCH_OPS_COLUMNS));
 	struct chart *c = chart_new(CHART_STACKED_BAR, "dispatch_ops", "Compute-kernel time per kernel type",
 				    "share of compute-kernel time");
 	for (int i = 0; i < NKT; i++)

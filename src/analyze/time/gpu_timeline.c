@@ -33,6 +33,7 @@
 #include <strings.h>
 
 #include "analyze/analysis.h"
+#include "analyze/time/time_tables.h"
 #include "analyze/lib/intervals.h"
 #include "analyze/lib/rankdata.h"
 #include "util/xalloc.h"
@@ -128,8 +129,7 @@ static int visit_rank(const struct rank_key *k, const struct rank_data *d, void 
 static int analysis_gpu_timeline(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct table *t = table_new("gpu_timeline", "GPU timeline per rank, as TraceLens computes it",
-				    "run:text,rank:int,computation_us:us,exposed_comm_us:us,exposed_memcpy_us:us,"
-				    "busy_us:us,idle_us:us,total_us:us,total_comm_us:us,total_memcpy_us:us");
+				    TABLE_SCHEMA(GPU_TIMELINE_COLUMNS));
 	int ret = -1;
 	struct timeline_walk w = {ctx->store, t};
 	if (for_each_rank(ctx->store, ctx->experiment, visit_rank, &w) < 0)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/time/time_tables.h"
 #include "analyze/lib/rankdata.h"
 #include "chart/chart.h"
 #include "util/buf.h"
@@ -67,7 +68,7 @@ static int memops_rank(const struct rank_key *k, const struct rank_data *d, void
 static int analysis_memops(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct table *t = table_new("memops", "Memory operations per run, rank and kind",
-				    "run:text,rank:int,kind:text,count:int,bytes:int,time_us:us,gb_per_s:real");
+				    TABLE_SCHEMA(MEMOPS_COLUMNS));
 	struct chart *c = chart_new(CHART_GROUPED_BAR, "memops", "Memory operations per device",
 				    "time per device (ms)");
 	struct buf label;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/time/time_tables.h"
 #include "analyze/lib/pairs.h"
 #include "analyze/lib/rankdata.h"
 #include "analyze/lib/stats.h"
@@ -156,8 +157,7 @@ static struct table *compare_table(const struct analysis_ctx *ctx, const struct 
 	struct table *t = table_new("step_compare",
 				    "Step times of compared runs: the ratio of the medians and whether the difference "
 				    "is beyond the noise (Mann-Whitney U test)",
-				    "run_a:text,run_b:text,steps_a:int,steps_b:int,median_a_us:us,median_b_us:us,"
-				    "ratio:real,u:real,p_value:real,p_method:text,verdict:text");
+				    TABLE_SCHEMA(STEP_COMPARE_COLUMNS));
 	const char **names = xcalloc(nr + 1, sizeof(*names)), **models = xcalloc(nr + 1, sizeof(*models));
 	for (size_t i = 0; i < nr; i++) {
 		names[i] = r[i].run;

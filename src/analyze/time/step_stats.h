@@ -1,7 +1,7 @@
 /*
  * step_stats.h: the step samples of a run and the verdict on two of them
- * (step_stats.c), and the contract of step_stats.csv (util/table.h), which
- * the report and other analyses read back.
+ * (step_stats.c), and the contracts of step_stats.csv and step_compare.csv
+ * (util/table.h), which the report and other analyses read back.
  */
 #ifndef PERFSTUDY_STEPSTATS_H
 #define PERFSTUDY_STEPSTATS_H
@@ -36,5 +36,20 @@ const char *step_verdict(const struct mw_test *t);
 	X(SS_MAX_US, "max_us", us)         \
 	X(SS_MEAN_US, "mean_us", us)
 enum step_stats_col { STEP_STATS_COLUMNS(TABLE_COL_ENUM) SS_NCOLS };
+
+/* step_compare.csv's columns, in order (step_stats.c). */
+#define STEP_COMPARE_COLUMNS(X)               \
+	X(STC_RUN_A, "run_a", text)           \
+	X(STC_RUN_B, "run_b", text)           \
+	X(STC_STEPS_A, "steps_a", int)        \
+	X(STC_STEPS_B, "steps_b", int)        \
+	X(STC_MEDIAN_A_US, "median_a_us", us) \
+	X(STC_MEDIAN_B_US, "median_b_us", us) \
+	X(STC_RATIO, "ratio", real)           \
+	X(STC_U, "u", real)                   \
+	X(STC_P_VALUE, "p_value", real)       \
+	X(STC_P_METHOD, "p_method", text)     \
+	X(STC_VERDICT, "verdict", text)
+enum step_compare_col { STEP_COMPARE_COLUMNS(TABLE_COL_ENUM) STC_NCOLS };
 
 #endif

@@ -151,10 +151,9 @@ static int analysis_temporal(const struct analysis_ctx *ctx, struct analysis_res
 	struct table *t = table_new("temporal", "Temporal breakdown per rank, as Holistic Trace Analysis computes it",
 				    TABLE_SCHEMA(TEMPORAL_COLUMNS));
 	struct table *o = table_new("overlap", "Communication/computation overlap per rank, as HTA computes it",
-				    "run:text,rank:int,comm_us:us,overlap_us:us,overlap_fraction:frac,"
-				    "exact_comm_us:us,exact_overlap_us:us,exact_overlap_fraction:frac");
+				    TABLE_SCHEMA(OVERLAP_COLUMNS));
 	struct table *kt = table_new("kernel_types", "GPU time by kernel type and their overlaps per run, as HTA computes it",
-				     "run:text,kernel_type:text,time_us:us,fraction:frac,exact_time_us:us,exact_fraction:frac");
+				     TABLE_SCHEMA(KERNEL_TYPES_COLUMNS));
 	struct chart *c = chart_new(CHART_STACKED_BAR, "temporal_breakdown", "Temporal breakdown (HTA, exact times)",
 				    "share of the GPU span");
 	chart_add_series(c, "compute");

@@ -1,9 +1,14 @@
 /*
- * time_tables.h: the contracts of the time family's tables that other
+ * time_tables.h: the contracts of the time family's tables, which other
  * analyses, the report and the charts read back (util/table.h: columns
  * listed once, as an enum and the schema the maker passes to table_new):
- * runs.csv, kernels.csv and groups.csv (basic.c), idle_time_steps.csv and gpu_idle.csv (gpu_idle.c),
- * temporal.csv (temporal.c), profiler_overhead.csv (profiler_overhead.c).
+ * runs.csv, kernels.csv and groups.csv (basic.c), idle_time_steps.csv and
+ * gpu_idle.csv (gpu_idle.c), temporal.csv, overlap.csv and
+ * kernel_types.csv (temporal.c), profiler_overhead.csv
+ * (profiler_overhead.c), gpu_timeline.csv (gpu_timeline.c), dispatch.csv
+ * (dispatch.c), dispatch_ops.csv (dispatch_ops.c), memops.csv (memops.c),
+ * step_breakdown.csv (step_breakdown.c).
+ * step_stats.csv and step_compare.csv are step_stats.h's.
  */
 #ifndef PERFSTUDY_TIME_TABLES_H
 #define PERFSTUDY_TIME_TABLES_H
@@ -118,5 +123,75 @@ enum step_breakdown_col { STEP_BREAKDOWN_COLUMNS(TABLE_COL_ENUM) SBD_NCOLS };
 	X(GRP_TIME_US, "time_us", us)     \
 	X(GRP_FRACTION, "fraction", frac)
 enum groups_col { GROUPS_COLUMNS(TABLE_COL_ENUM) GRP_NCOLS };
+
+/* gpu_timeline.csv's columns, in order (gpu_timeline.c). */
+#define GPU_TIMELINE_COLUMNS(X)                          \
+	X(GT_RUN, "run", text)                           \
+	X(GT_RANK, "rank", int)                          \
+	X(GT_COMPUTATION_US, "computation_us", us)       \
+	X(GT_EXPOSED_COMM_US, "exposed_comm_us", us)     \
+	X(GT_EXPOSED_MEMCPY_US, "exposed_memcpy_us", us) \
+	X(GT_BUSY_US, "busy_us", us)                     \
+	X(GT_IDLE_US, "idle_us", us)                     \
+	X(GT_TOTAL_US, "total_us", us)                   \
+	X(GT_TOTAL_COMM_US, "total_comm_us", us)         \
+	X(GT_TOTAL_MEMCPY_US, "total_memcpy_us", us)
+enum gpu_timeline_col { GPU_TIMELINE_COLUMNS(TABLE_COL_ENUM) GT_NCOLS };
+
+/* dispatch.csv's columns, in order (dispatch.c). */
+#define DISPATCH_COLUMNS(X)                   \
+	X(DSP_RUN, "run", text)               \
+	X(DSP_RANK, "rank", int)              \
+	X(DSP_STEP, "step", int)              \
+	X(DSP_STEP_US, "step_us", us)         \
+	X(DSP_COMM_US, "comm_us", us)         \
+	X(DSP_COMPUTE_US, "compute_us", us)   \
+	X(DSP_MEMORY_US, "memory_us", us)     \
+	X(DSP_IDLE_US, "idle_us", us)         \
+	X(DSP_INTRA_OP_US, "intra_op_us", us) \
+	X(DSP_INTER_OP_US, "inter_op_us", us)
+enum dispatch_col { DISPATCH_COLUMNS(TABLE_COL_ENUM) DSP_NCOLS };
+
+/* overlap.csv's columns, in order (temporal.c). */
+#define OVERLAP_COLUMNS(X)                                           \
+	X(OV_RUN, "run", text)                                       \
+	X(OV_RANK, "rank", int)                                      \
+	X(OV_COMM_US, "comm_us", us)                                 \
+	X(OV_OVERLAP_US, "overlap_us", us)                           \
+	X(OV_OVERLAP_FRACTION, "overlap_fraction", frac)             \
+	X(OV_EXACT_COMM_US, "exact_comm_us", us)                     \
+	X(OV_EXACT_OVERLAP_US, "exact_overlap_us", us)               \
+	X(OV_EXACT_OVERLAP_FRACTION, "exact_overlap_fraction", frac)
+enum overlap_col { OVERLAP_COLUMNS(TABLE_COL_ENUM) OV_NCOLS };
+
+/* kernel_types.csv's columns, in order (temporal.c). */
+#define KERNEL_TYPES_COLUMNS(X)                       \
+	X(KTY_RUN, "run", text)                       \
+	X(KTY_KERNEL_TYPE, "kernel_type", text)       \
+	X(KTY_TIME_US, "time_us", us)                 \
+	X(KTY_FRACTION, "fraction", frac)             \
+	X(KTY_EXACT_TIME_US, "exact_time_us", us)     \
+	X(KTY_EXACT_FRACTION, "exact_fraction", frac)
+enum kernel_types_col { KERNEL_TYPES_COLUMNS(TABLE_COL_ENUM) KTY_NCOLS };
+
+/* memops.csv's columns, in order (memops.c). */
+#define MEMOPS_COLUMNS(X)                \
+	X(MO_RUN, "run", text)           \
+	X(MO_RANK, "rank", int)          \
+	X(MO_KIND, "kind", text)         \
+	X(MO_COUNT, "count", int)        \
+	X(MO_BYTES, "bytes", int)        \
+	X(MO_TIME_US, "time_us", us)     \
+	X(MO_GB_PER_S, "gb_per_s", real)
+enum memops_col { MEMOPS_COLUMNS(TABLE_COL_ENUM) MO_NCOLS };
+
+/* dispatch_ops.csv's columns, in order (dispatch_ops.c). */
+#define DISPATCH_OPS_COLUMNS(X)      \
+	X(DO_RUN, "run", text)       \
+	X(DO_PART, "part", text)     \
+	X(DO_NAME, "name", text)     \
+	X(DO_TIME_US, "time_us", us) \
+	X(DO_SHARE, "share", frac)
+enum dispatch_ops_col { DISPATCH_OPS_COLUMNS(TABLE_COL_ENUM) DO_NCOLS };
 
 #endif
