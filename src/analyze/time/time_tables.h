@@ -2,7 +2,8 @@
  * time_tables.h: the contracts of the time family's tables that other
  * analyses, the report and the charts read back (util/table.h: columns
  * listed once, as an enum and the schema the maker passes to table_new):
- * runs.csv, kernels.csv and groups.csv (basic.c), idle_time_steps.csv and gpu_idle.csv (gpu_idle.c),
+ * runs.csv (basic_runs.c), kernels.csv (basic_kernels.c), groups.csv (basic_groups.c),
+ * idle_time_steps.csv and gpu_idle.csv (gpu_idle.c),
  * temporal.csv (temporal.c), profiler_overhead.csv (profiler_overhead.c).
  */
 #ifndef PERFSTUDY_TIME_TABLES_H
