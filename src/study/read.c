@@ -190,7 +190,7 @@ struct rank_note {
  * one rank per (file, device), numbered by store_number_device_ranks. Said
  * as a warning where the manifest's gpus disagrees with the ranks that
  * gives, so that no file is split (or its devices merged) without a word;
- * the page says it for every split file, in a note (basic.c).
+ * the page says it for every split file, in a note (basic_runs.c).
  */
 static void warn_split(void *ctx, const struct store_split_file *f)
 {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # t_manyfiles.sh: a directory of many tiny traces, each one rank with one
 # kernel (issue 30: 100,000 of them were stopped at 590 s). Scans of every
-# trace per trace (the device notes of basic.c), of every rank per step
+# trace per trace (the device notes of basic_runs.c), of every rank per step
 # (critical_path), of a table per note (the page's left-out tables) and a
 # statement prepared per rank made it quadratic: 10,000 ranks took 20 s of
 # CPU, now about 6 s (docs/performance.md). 20,000 ranks

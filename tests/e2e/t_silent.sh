@@ -102,7 +102,7 @@ fails rankload "x.copy_kind, x.stream" "load a rank"
 fails launches "'hipMemcpyAsync', 'hipMemsetAsync')" "list launches"
 fails synccalls "'cuCtxSynchronize'" "find synchronising calls"
 # A step that fails: in a loop over rows that ended silently (models_hardware.c, step_breakdown.c), one
-# that said so (rankdata.c), an INSERT of each row (basic.c's classification, which named another purpose).
+# that said so (rankdata.c), an INSERT of each row (basic_groups.c's classification, which named another purpose).
 step_fails hardware "FROM gpu_hardware WHERE experiment" "models: gpu hardware"
 step_fails loader "SELECT id FROM names WHERE name GLOB 'enumerate(DataLoader)" "step_breakdown: DataLoader names"
 step_fails rankstep "x.copy_kind, x.stream" "load a rank"

@@ -1,6 +1,6 @@
 /*
  * run_layout.c: runs.csv's parallel layout (perfstudy issue 54), filled
- * into the columns basic.c leaves empty, after pipeline_stages.csv.
+ * into the columns basic_runs.c leaves empty, after pipeline_stages.csv.
  *
  * Per run, the first rule that applies:
  *   manifest          tensor_parallel or pipeline_parallel given: t and p

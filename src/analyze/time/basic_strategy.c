@@ -1,6 +1,6 @@
 /*
  * basic_strategy.c: runs.csv's strategy and strategy_source (perfstudy
- * issue #57 item 7), filled right after basic.c makes the table, so that
+ * issue #57 item 7), filled right after basic_runs.c makes the table, so that
  * every later analysis (scaling, the strategy figures, the layout) reads
  * the same strategy.
  *
@@ -33,7 +33,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/lib/layout.h"
-#include "analyze/time/basic_strategy.h"
+#include "analyze/time/basic_int.h"
 #include "store/store.h"
 #include "util/buf.h"
 #include "analyze/time/time_tables.h"

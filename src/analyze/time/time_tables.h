@@ -2,13 +2,13 @@
  * time_tables.h: the contracts of the time family's tables, which other
  * analyses, the report and the charts read back (util/table.h: columns
  * listed once, as an enum and the schema the maker passes to table_new):
- * runs.csv, kernels.csv and groups.csv (basic.c), idle_time_steps.csv and
- * gpu_idle.csv (gpu_idle.c), temporal.csv, overlap.csv and
- * kernel_types.csv (temporal.c), profiler_overhead.csv
- * (profiler_overhead.c), gpu_timeline.csv (gpu_timeline.c), dispatch.csv
- * (dispatch.c), dispatch_ops.csv (dispatch_ops.c), memops.csv (memops.c),
- * step_breakdown.csv (step_breakdown.c).
- * step_stats.csv and step_compare.csv are step_stats.h's.
+ * runs.csv (basic_runs.c), kernels.csv (basic_kernels.c), groups.csv
+ * (basic_groups.c), idle_time_steps.csv and gpu_idle.csv (gpu_idle.c),
+ * temporal.csv, overlap.csv and kernel_types.csv (temporal.c),
+ * profiler_overhead.csv (profiler_overhead.c), gpu_timeline.csv
+ * (gpu_timeline.c), dispatch.csv (dispatch.c), dispatch_ops.csv
+ * (dispatch_ops.c), memops.csv (memops.c), step_breakdown.csv
+ * (step_breakdown.c). step_stats.csv and step_compare.csv are step_stats.h's.
  */
 #ifndef PERFSTUDY_TIME_TABLES_H
 #define PERFSTUDY_TIME_TABLES_H
