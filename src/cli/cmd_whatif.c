@@ -109,7 +109,7 @@ static int output_is_input(const char *out, const char *db)
 /* Writes the rows of r to path through a temporary file; 0, or -1 after diag. */
 static int write_csv(const char *path, const struct whatif_result *r, const char *change, double *mean)
 {
-	struct table *t = table_new("whatif", "A run's steps replayed under a change", WHATIF_COLUMNS);
+	struct table *t = table_new("whatif", "A run's steps replayed under a change", TABLE_SCHEMA(WHATIF_COLUMNS));
 	whatif_table_add(t, r, change, mean);
 	char *tmp;
 	FILE *f = fs_create_tmp(path, &tmp);

@@ -586,12 +586,10 @@ static int analysis_replay(const struct analysis_ctx *ctx, struct analysis_resul
 		return -1;
 	}
 	x.steps = table_new("replay_steps", "Each profiled step measured and replayed from its dependency graph",
-			    "run:text,rank:int,step:int,measured_us:us,replayed_us:us,error:real");
+			    TABLE_SCHEMA(REPLAY_STEPS_COLUMNS));
 	x.cal = table_new("replay_calibration",
 			  "The replay calibrated to the training log's unprofiled iterations (host factor)",
-			  "run:text,rank:int,steps:int,replayed_profiled_us:us,log_median_us:us,log_samples:int,"
-			  "host_factor:real,host_factor_lo:real,host_factor_hi:real,replayed_us:us,error:real,basis:text,"
-			  "launch_queue:int");
+			  TABLE_SCHEMA(REPLAY_CALIBRATION_COLUMNS));
 	x.fixes = table_new("replay_fixes", "What each fix saves per step, from the replay without its cause",
 			    TABLE_SCHEMA(REPLAY_FIXES_COLUMNS));
 	int ret = 0;

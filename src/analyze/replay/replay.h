@@ -292,4 +292,31 @@ double rp_factor_lo(double f, double lo, double hi);
 	X(RF_SAVING_FAST_HOST_US, "saving_fast_host_us", us)
 enum replay_fixes_col { REPLAY_FIXES_COLUMNS(TABLE_COL_ENUM) RF_NCOLS };
 
+/* replay_steps.csv's columns, in order (replay.c). */
+#define REPLAY_STEPS_COLUMNS(X)               \
+	X(RPS_RUN, "run", text)               \
+	X(RPS_RANK, "rank", int)              \
+	X(RPS_STEP, "step", int)              \
+	X(RPS_MEASURED_US, "measured_us", us) \
+	X(RPS_REPLAYED_US, "replayed_us", us) \
+	X(RPS_ERROR, "error", real)
+enum replay_steps_col { REPLAY_STEPS_COLUMNS(TABLE_COL_ENUM) RPS_NCOLS };
+
+/* replay_calibration.csv's columns, in order (replay.c). */
+#define REPLAY_CALIBRATION_COLUMNS(X)                           \
+	X(RPC_RUN, "run", text)                                 \
+	X(RPC_RANK, "rank", int)                                \
+	X(RPC_STEPS, "steps", int)                              \
+	X(RPC_REPLAYED_PROFILED_US, "replayed_profiled_us", us) \
+	X(RPC_LOG_MEDIAN_US, "log_median_us", us)               \
+	X(RPC_LOG_SAMPLES, "log_samples", int)                  \
+	X(RPC_HOST_FACTOR, "host_factor", real)                 \
+	X(RPC_HOST_FACTOR_LO, "host_factor_lo", real)           \
+	X(RPC_HOST_FACTOR_HI, "host_factor_hi", real)           \
+	X(RPC_REPLAYED_US, "replayed_us", us)                   \
+	X(RPC_ERROR, "error", real)                             \
+	X(RPC_BASIS, "basis", text)                             \
+	X(RPC_LAUNCH_QUEUE, "launch_queue", int)
+enum replay_calibration_col { REPLAY_CALIBRATION_COLUMNS(TABLE_COL_ENUM) RPC_NCOLS };
+
 #endif

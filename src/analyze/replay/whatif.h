@@ -44,6 +44,7 @@
 
 #include "manifest/whatif_change.h"
 #include "store/store.h"
+#include "util/table.h"
 
 struct whatif_step {
 	int64_t number;                      /* N of ProfilerStep#N */
@@ -88,9 +89,18 @@ void whatif_result_release(struct whatif_result *r);
  * the host's speed: the saving at the top, where f is, is the least it
  * allows, and this the most).
  */
-#define WHATIF_COLUMNS                                                                                      \
-	"run:text,change:text,step:text,measured_us:us,replayed_us:us,whatif_us:us,saving_us:us,host_factor:real," \
-	"host_factor_lo:real,saving_fast_host_us:us"
+#define WHATIF_COLUMNS(X)                                     \
+	X(WIF_RUN, "run", text)                               \
+	X(WIF_CHANGE, "change", text)                         \
+	X(WIF_STEP, "step", text)                             \
+	X(WIF_MEASURED_US, "measured_us", us)                 \
+	X(WIF_REPLAYED_US, "replayed_us", us)                 \
+	X(WIF_WHATIF_US, "whatif_us", us)                     \
+	X(WIF_SAVING_US, "saving_us", us)                     \
+	X(WIF_HOST_FACTOR, "host_factor", real)               \
+	X(WIF_HOST_FACTOR_LO, "host_factor_lo", real)         \
+	X(WIF_SAVING_FAST_HOST_US, "saving_fast_host_us", us)
+enum whatif_col { WHATIF_COLUMNS(TABLE_COL_ENUM) WIF_NCOLS };
 struct table;
 /* Adds r's rows under change to t (WHATIF_COLUMNS) and sets mean[0..5) to the mean row's measured, replayed, whatif, replayed_fast, whatif_fast (ns). */
 void whatif_table_add(struct table *t, const struct whatif_result *r, const char *change, double *mean);

@@ -50,7 +50,7 @@ static int analysis_whatif_manifest(const struct analysis_ctx *ctx, struct analy
 	if (!mf || !mf->nwhatif)
 		return 0;
 	struct table *t = table_new("whatif", "The manifest's questions: each run's steps replayed under its changes",
-				    WHATIF_COLUMNS);
+				    TABLE_SCHEMA(WHATIF_COLUMNS));
 	size_t answered = 0;
 	for (size_t i = 0; i < mf->nwhatif; i++) {
 		const struct manifest_whatif *q = &mf->whatif[i];

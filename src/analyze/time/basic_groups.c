@@ -209,7 +209,7 @@ static struct table *group_totals(const struct table *groups, const struct table
 				  const char *const *order, size_t ng, struct chart **fig)
 {
 	struct table *t = table_new("group_totals", "GPU time by kernel group per run, summed over its ranks",
-				    "run:text,gpus:int,group:text,time_us:us,fraction:frac");
+				    TABLE_SCHEMA(GROUP_TOTALS_COLUMNS));
 	struct chart *c = chart_new(CHART_STACKED_BAR, "group_fractions_run", "GPU time by kernel group per run",
 				    "share of the run's GPU time");
 	for (size_t g = 0; g < ng; g++)

@@ -162,7 +162,7 @@ int basic_build_top_kernels(struct store *s, const char *exp, int top_n, struct 
 {
 	struct table *t = table_new("top_kernels", "The kernels with the largest total GPU time per run, over all "
 				    "its devices (paper 000's top-10 tables)",
-				    "run:text,place:int,rank:int,device:text,name:text,group:text,calls:int,total_us:us");
+				    TABLE_SCHEMA(TOP_KERNELS_COLUMNS));
 	struct store_stmt *st;
 	/* The device of the top rows alone: looked up for every row, it cost a lookup per rank and kernel. */
 	st = store_query(s, "build top kernels",

@@ -76,7 +76,7 @@ int basic_build_runs(struct store *s, const char *exp, struct table **out)
 int basic_build_rank_devices(struct store *s, const char *exp, struct table **out)
 {
 	struct table *t = table_new("rank_devices", "The device each rank's GPU activities are on",
-				    "run:text,rank:int,device:int,device_name:text,file:text,devices_in_file:int");
+				    TABLE_SCHEMA(RANK_DEVICES_COLUMNS));
 	struct store_stmt *st = store_query(s, "build rank devices",
 					    "SELECT t.run, t.rank, t.device, " DEVICE_LABEL("t") ","
 					    /*
@@ -101,7 +101,7 @@ int basic_build_rank_devices(struct store *s, const char *exp, struct table **ou
 int basic_build_steps(struct store *s, const char *exp, struct table **out)
 {
 	struct table *t = table_new("steps", "Duration of each profiled training step (ProfilerStep#N, host side)",
-				    "run:text,rank:int,step:int,step_us:us");
+				    TABLE_SCHEMA(STEPS_COLUMNS));
 	struct store_stmt *st = store_query(s, "build steps",
 					    "SELECT t.run, t.rank, s.step, s.dur_ns"
 					    " FROM steps s JOIN run_traces t ON t.id = s.trace_id"

@@ -2,7 +2,8 @@
  * time_tables.h: the contracts of the time family's tables, which other
  * analyses, the report and the charts read back (util/table.h: columns
  * listed once, as an enum and the schema the maker passes to table_new):
- * runs.csv (basic_runs.c), kernels.csv (basic_kernels.c), groups.csv
+ * runs.csv, rank_devices.csv and steps.csv (basic_runs.c), kernels.csv and
+ * top_kernels.csv (basic_kernels.c), groups.csv and group_totals.csv
  * (basic_groups.c), idle_time_steps.csv and gpu_idle.csv (gpu_idle.c),
  * temporal.csv, overlap.csv and kernel_types.csv (temporal.c),
  * profiler_overhead.csv (profiler_overhead.c), gpu_timeline.csv
@@ -193,5 +194,44 @@ enum memops_col { MEMOPS_COLUMNS(TABLE_COL_ENUM) MO_NCOLS };
 	X(DO_TIME_US, "time_us", us) \
 	X(DO_SHARE, "share", frac)
 enum dispatch_ops_col { DISPATCH_OPS_COLUMNS(TABLE_COL_ENUM) DO_NCOLS };
+
+/* steps.csv's columns, in order (basic_runs.c). */
+#define STEPS_COLUMNS(X)              \
+	X(STP_RUN, "run", text)       \
+	X(STP_RANK, "rank", int)      \
+	X(STP_STEP, "step", int)      \
+	X(STP_STEP_US, "step_us", us)
+enum steps_col { STEPS_COLUMNS(TABLE_COL_ENUM) STP_NCOLS };
+
+/* rank_devices.csv's columns, in order (basic_runs.c). */
+#define RANK_DEVICES_COLUMNS(X)                         \
+	X(RDEV_RUN, "run", text)                        \
+	X(RDEV_RANK, "rank", int)                       \
+	X(RDEV_DEVICE, "device", int)                   \
+	X(RDEV_DEVICE_NAME, "device_name", text)        \
+	X(RDEV_FILE, "file", text)                      \
+	X(RDEV_DEVICES_IN_FILE, "devices_in_file", int)
+enum rank_devices_col { RANK_DEVICES_COLUMNS(TABLE_COL_ENUM) RDEV_NCOLS };
+
+/* top_kernels.csv's columns, in order (basic_kernels.c). */
+#define TOP_KERNELS_COLUMNS(X)           \
+	X(TOPK_RUN, "run", text)         \
+	X(TOPK_PLACE, "place", int)      \
+	X(TOPK_RANK, "rank", int)        \
+	X(TOPK_DEVICE, "device", text)   \
+	X(TOPK_NAME, "name", text)       \
+	X(TOPK_GROUP, "group", text)     \
+	X(TOPK_CALLS, "calls", int)      \
+	X(TOPK_TOTAL_US, "total_us", us)
+enum top_kernels_col { TOP_KERNELS_COLUMNS(TABLE_COL_ENUM) TOPK_NCOLS };
+
+/* group_totals.csv's columns, in order (basic_groups.c). */
+#define GROUP_TOTALS_COLUMNS(X)            \
+	X(GTOT_RUN, "run", text)           \
+	X(GTOT_GPUS, "gpus", int)          \
+	X(GTOT_GROUP, "group", text)       \
+	X(GTOT_TIME_US, "time_us", us)     \
+	X(GTOT_FRACTION, "fraction", frac)
+enum group_totals_col { GROUP_TOTALS_COLUMNS(TABLE_COL_ENUM) GTOT_NCOLS };
 
 #endif
