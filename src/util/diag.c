@@ -141,17 +141,32 @@ static char *format(const char *where, const char *level, const char *fmt, va_li
 	return buf_detach(&b);
 }
 
+/* Reports m (and takes it): to the diversion, or on stderr, counted; a warning is also kept. */
+static void report(enum diag_level level, char *m)
+{
+	if (diverted(level, m))
+		return;
+	if (level == DIAG_WARNING) {
+		if (!quiet)
+			fprintf(stderr, "%s\n", m);
+		warnings = xgrow(warnings, &cap_warnings, n_warnings + 1, sizeof(*warnings));
+		warnings[n_warnings++] = m;
+		return;
+	}
+	fprintf(stderr, "%s\n", m);
+	free(m);
+	n_errors++;
+	if (level == DIAG_SYSERROR)
+		system_failed = 1;
+}
+
 void diag_error(const char *where, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	char *m = format(where, "error", fmt, ap);
 	va_end(ap);
-	if (diverted(DIAG_ERROR, m))
-		return;
-	fprintf(stderr, "%s\n", m);
-	free(m);
-	n_errors++;
+	report(DIAG_ERROR, m);
 }
 
 void diag_syserror(const char *where, const char *fmt, ...)
@@ -160,12 +175,7 @@ void diag_syserror(const char *where, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *m = format(where, "error", fmt, ap);
 	va_end(ap);
-	if (diverted(DIAG_SYSERROR, m))
-		return;
-	fprintf(stderr, "%s\n", m);
-	free(m);
-	n_errors++;
-	system_failed = 1;
+	report(DIAG_SYSERROR, m);
 }
 
 void diag_warning(const char *where, const char *fmt, ...)
@@ -174,12 +184,7 @@ void diag_warning(const char *where, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *m = format(where, "warning", fmt, ap);
 	va_end(ap);
-	if (diverted(DIAG_WARNING, m))
-		return;
-	if (!quiet)
-		fprintf(stderr, "%s\n", m);
-	warnings = xgrow(warnings, &cap_warnings, n_warnings + 1, sizeof(*warnings));
-	warnings[n_warnings++] = m;
+	report(DIAG_WARNING, m);
 }
 
 size_t diag_error_count(void)
@@ -235,15 +240,5 @@ void diag_replay(enum diag_level level, const char *text)
 		divert_fn(divert_ctx, level, text);
 		return;
 	}
-	if (level == DIAG_WARNING) {
-		if (!quiet)
-			fprintf(stderr, "%s\n", text);
-		warnings = xgrow(warnings, &cap_warnings, n_warnings + 1, sizeof(*warnings));
-		warnings[n_warnings++] = xstrdup(text);
-		return;
-	}
-	fprintf(stderr, "%s\n", text);
-	n_errors++;
-	if (level == DIAG_SYSERROR)
-		system_failed = 1;
+	report(level, xstrdup(text));
 }
