@@ -46,6 +46,21 @@ int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n
 	return 0;
 }
 
+void rank_bind(struct store_stmt *st, const struct rank_key *k)
+{
+	store_bind_int64(st, 1, k->run_db_id);
+	store_bind_int(st, 2, k->rank);
+}
+
+struct store_stmt *rank_query(struct store *s, const char *what, const char *sql, const struct rank_key *k)
+{
+	struct store_stmt *st;
+	if (store_prepare(s, what, sql, &st) < 0)
+		return NULL;
+	rank_bind(st, k);
+	return st;
+}
+
 void rank_keys_free(struct rank_key *k, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -149,10 +164,8 @@ static struct store_stmt *kept(struct store *s, enum kept_slot slot, const char 
 static struct store_stmt *kept_rank(struct store *s, enum kept_slot slot, const char *sql, const struct rank_key *k)
 {
 	struct store_stmt *st = kept(s, slot, "load a rank", sql);
-	if (st) {
-		store_bind_int64(st, 1, k->run_db_id);
-		store_bind_int(st, 2, k->rank);
-	}
+	if (st)
+		rank_bind(st, k);
 	return st;
 }
 
@@ -432,10 +445,10 @@ static double rank_input_bytes(struct store *s, const struct rank_key *k)
 {
 	struct store_stmt *st;
 	double r = 0;
-	if (store_prepare(s, "load a rank", "SELECT coalesce(sum(size), 0) FROM traces WHERE run_id = ?1 AND rank = ?2", &st) < 0)
+	st = rank_query(s, "load a rank", "SELECT coalesce(sum(size), 0) FROM traces WHERE run_id = ?1 AND rank = ?2",
+			k);
+	if (!st)
 		return 0;
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int(st, 2, k->rank);
 	if (store_next(st) > 0)
 		r = store_column_double(st, 0);
 	store_finalize(st);
@@ -555,8 +568,7 @@ char *rank_formats(struct store *s, const struct rank_key *k)
 				" format FROM traces WHERE run_id = ?1 AND rank = ?2 ORDER BY format)");
 	if (!st)
 		return xstrdup("unknown");
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int(st, 2, k->rank);
+	rank_bind(st, k);
 	if (store_next(st) > 0 && store_column_text(st, 0))
 		r = xstrdup((const char *)store_column_text(st, 0));
 	store_reset(st);

@@ -60,17 +60,6 @@ struct raw_op {
 	int kind, comm;
 };
 
-/* sql prepared for what, bound to rank k: ?1 its run's id, ?2 its rank. NULL after diag. */
-static struct store_stmt *rank_query(struct store *s, const char *what, const char *sql, const struct rank_key *k)
-{
-	struct store_stmt *st;
-	if (store_prepare(s, what, sql, &st) < 0)
-		return NULL;
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int64(st, 2, k->rank);
-	return st;
-}
-
 /* What an activity is, from its kind and (for a copy) its name: "Memcpy HtoD (Pageable -> Device)". */
 static int op_kind(const char *kind, const char *name)
 {

@@ -100,13 +100,12 @@ static int find_run(struct store *s, const char *db, const char *run, char **exp
 static int64_t loader_cut(struct store *s, const struct rank_key *k, const struct rp_model *m, int64_t *cut)
 {
 	struct store_stmt *st;
-	if (store_prepare(s, "whatif: read the DataLoader ranges",
-			  "SELECT x.start_ns, x.dur_ns FROM traces rt JOIN cpu_ops x ON x.trace_id = rt.id JOIN names n "
-			  "ON n.id = x.name_id WHERE rt.run_id = ?1 AND rt.rank = ?2 AND n.name GLOB 'enumerate(DataLoader)*'",
-			  &st) < 0)
+	st = rank_query(s, "whatif: read the DataLoader ranges",
+			"SELECT x.start_ns, x.dur_ns FROM traces rt JOIN cpu_ops x ON x.trace_id = rt.id JOIN names n "
+			"ON n.id = x.name_id WHERE rt.run_id = ?1 AND rt.rank = ?2 AND n.name GLOB 'enumerate(DataLoader)*'",
+			k);
+	if (!st)
 		return -1;
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int64(st, 2, k->rank);
 	struct ival *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
