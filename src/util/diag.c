@@ -160,31 +160,34 @@ static void report(enum diag_level level, char *m)
 		system_failed = 1;
 }
 
+/* Formats the message of level for where and reports it. */
+static void vreport(enum diag_level level, const char *where, const char *fmt, va_list ap)
+{
+	report(level, format(where, level == DIAG_WARNING ? "warning" : "error", fmt, ap));
+}
+
 void diag_error(const char *where, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *m = format(where, "error", fmt, ap);
+	vreport(DIAG_ERROR, where, fmt, ap);
 	va_end(ap);
-	report(DIAG_ERROR, m);
 }
 
 void diag_syserror(const char *where, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *m = format(where, "error", fmt, ap);
+	vreport(DIAG_SYSERROR, where, fmt, ap);
 	va_end(ap);
-	report(DIAG_SYSERROR, m);
 }
 
 void diag_warning(const char *where, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *m = format(where, "warning", fmt, ap);
+	vreport(DIAG_WARNING, where, fmt, ap);
 	va_end(ap);
-	report(DIAG_WARNING, m);
 }
 
 size_t diag_error_count(void)
