@@ -169,6 +169,35 @@ inline simdjson::error_code event_object(Elem &elem, simdjson::ondemand::documen
 }
 
 /*
+ * The walk over the root's field 'traceEvents' (field, as events_array
+ * takes it) that both readers make: each element, as event_object gives
+ * it, to each(obj, offset, e), which returns true to stop the walk or sets
+ * e for an event it cannot read. Returns -1 when the field or an element
+ * is not what it should be (*err filled), 1 when each stopped the walk,
+ * else 0 with e the error each set (the caller ends its walk with
+ * close_object) or SUCCESS.
+ */
+template <class F, class Err, class Each>
+inline int each_event(F &field, simdjson::ondemand::document &doc, const char *data, size_t &last,
+		      simdjson::error_code &e, Err *err, Each each)
+{
+	simdjson::ondemand::array arr;
+	if ((e = events_array(field, doc, data, last, arr, err)))
+		return -1;
+	for (auto elem : arr) {
+		simdjson::ondemand::object obj;
+		if ((e = event_object(elem, doc, data, 0, last, obj, err)))
+			return -1;
+		bool stop = each(obj, last, e);
+		if (e)
+			return 0;
+		if (stop)
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * Where content follows the document's root value: its offset in data into
  * *off, and true. On-demand parses lazily, so after the root the iterator
  * must be at the end; a location before data + len means more text.

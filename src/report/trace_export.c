@@ -333,7 +333,7 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 		if (rc < 0)
 			return -1;
 		store_bind_int64(st, 1, x->run_db_id);
-		while ((rc = store_step(x->s, st, "count a run's events")) > 0) {
+		while ((rc = store_next(st)) > 0) {
 			size_t ri = tx_rank_index(x, store_column_int(st, 0));
 			if (ri == SIZE_MAX)
 				continue;
@@ -373,7 +373,7 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 		store_bind_int64(st, 1, x->run_db_id);
 		store_bind_int(st, 2, x->ranks[i].rank);
 		store_bind_int64(st, 3, q);
-		int rc = store_step(x->s, st, "cut a run's trace");
+		int rc = store_next(st);
 		if (rc < 0) {
 			store_finalize(st);
 			return -1;
@@ -404,7 +404,7 @@ static int read_rank(struct tx_run *x, size_t ri, struct store_stmt **st)
 		store_bind_int64(st[k], 1, x->run_db_id);
 		store_bind_int(st[k], 2, r->rank);
 		store_bind_int64(st[k], 3, lim);
-		while ((rc = store_step(x->s, st[k], "export a run's events")) > 0) {
+		while ((rc = store_next(st[k])) > 0) {
 			x->rows_read++;
 			write_row(x, ri, k, st[k]);
 		}
@@ -518,7 +518,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		if (store_prepare(s, "export a run's events", x.cut == INT64_MAX ? src_sql[k] : cut_sql[k], &st[k]) < 0)
 			goto out;
 		store_bind_int64(st[k], 1, run_db_id);
-		if (x.cut == INT64_MAX && (have[k] = store_step(s, st[k], "export a run's events")) < 0)
+		if (x.cut == INT64_MAX && (have[k] = store_next(st[k])) < 0)
 			goto out;
 	}
 	w = tx_collect_waits(&x, &tabs[T_WAITS], &nw);
@@ -548,7 +548,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 				x.rows_read++;
 				if (store_column_int(st[k], 0) == r->rank)
 					write_row(&x, ri, k, st[k]);
-				if ((have[k] = store_step(s, st[k], "export a run's events")) < 0)
+				if ((have[k] = store_next(st[k])) < 0)
 					goto out;
 			}
 		tx_sort_steps(r);

@@ -174,7 +174,7 @@ static int each_row(struct store *s, const char *what, const char *sql, const ch
 		return -1;
 	store_bind_int64(q, 2, build);
 	int rc;
-	while ((rc = store_step(s, q, what)) > 0) {
+	while ((rc = store_next(q)) > 0) {
 		struct hstate_run *r = find_run(st, col_text(q, 0));
 		if (r && row(r, q, store_path(s)) < 0) {
 			store_finalize(q);

@@ -81,7 +81,7 @@ int store_ranked_runs(struct store *s, const char *exp, struct store_ranked_run 
 	*out = NULL;
 	*n = 0;
 	if (store_sql_prepare(s, "list a run's ranks",
-			      "SELECT r.run, r.id, t.rank FROM traces t JOIN runs r ON r.id = t.run_id"
+			      "SELECT r.run, r.id, t.rank, r.position FROM traces t JOIN runs r ON r.id = t.run_id"
 			      " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank",
 			      &st) < 0)
 		return -1;
@@ -93,7 +93,8 @@ int store_ranked_runs(struct store *s, const char *exp, struct store_ranked_run 
 		if (!r || r->run_id != id) {
 			*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 			r = &(*out)[(*n)++];
-			*r = (struct store_ranked_run){xstrdup((const char *)sqlite3_column_text(st, 0)), id, NULL, 0};
+			*r = (struct store_ranked_run){xstrdup((const char *)sqlite3_column_text(st, 0)), id,
+							       sqlite3_column_int(st, 3), NULL, 0};
 			rcap = 0;
 		}
 		r->ranks = xgrow(r->ranks, &rcap, r->nranks + 1, sizeof(*r->ranks));

@@ -400,6 +400,7 @@ int store_each_unranked_trace(struct store *s, int64_t run_id,
 struct store_ranked_run {
 	char *run;
 	int64_t run_id;
+	int position; /* the run's order */
 	int *ranks;
 	size_t nranks;
 };

@@ -141,45 +141,53 @@ static char *format(const char *where, const char *level, const char *fmt, va_li
 	return buf_detach(&b);
 }
 
+/* Reports m (and takes it): to the diversion, or on stderr, counted; a warning is also kept. */
+static void report(enum diag_level level, char *m)
+{
+	if (diverted(level, m))
+		return;
+	if (level == DIAG_WARNING) {
+		if (!quiet)
+			fprintf(stderr, "%s\n", m);
+		warnings = xgrow(warnings, &cap_warnings, n_warnings + 1, sizeof(*warnings));
+		warnings[n_warnings++] = m;
+		return;
+	}
+	fprintf(stderr, "%s\n", m);
+	free(m);
+	n_errors++;
+	if (level == DIAG_SYSERROR)
+		system_failed = 1;
+}
+
+/* Formats the message of level for where and reports it. */
+static void vreport(enum diag_level level, const char *where, const char *fmt, va_list ap)
+{
+	report(level, format(where, level == DIAG_WARNING ? "warning" : "error", fmt, ap));
+}
+
 void diag_error(const char *where, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *m = format(where, "error", fmt, ap);
+	vreport(DIAG_ERROR, where, fmt, ap);
 	va_end(ap);
-	if (diverted(DIAG_ERROR, m))
-		return;
-	fprintf(stderr, "%s\n", m);
-	free(m);
-	n_errors++;
 }
 
 void diag_syserror(const char *where, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *m = format(where, "error", fmt, ap);
+	vreport(DIAG_SYSERROR, where, fmt, ap);
 	va_end(ap);
-	if (diverted(DIAG_SYSERROR, m))
-		return;
-	fprintf(stderr, "%s\n", m);
-	free(m);
-	n_errors++;
-	system_failed = 1;
 }
 
 void diag_warning(const char *where, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *m = format(where, "warning", fmt, ap);
+	vreport(DIAG_WARNING, where, fmt, ap);
 	va_end(ap);
-	if (diverted(DIAG_WARNING, m))
-		return;
-	if (!quiet)
-		fprintf(stderr, "%s\n", m);
-	warnings = xgrow(warnings, &cap_warnings, n_warnings + 1, sizeof(*warnings));
-	warnings[n_warnings++] = m;
 }
 
 size_t diag_error_count(void)
@@ -235,15 +243,5 @@ void diag_replay(enum diag_level level, const char *text)
 		divert_fn(divert_ctx, level, text);
 		return;
 	}
-	if (level == DIAG_WARNING) {
-		if (!quiet)
-			fprintf(stderr, "%s\n", text);
-		warnings = xgrow(warnings, &cap_warnings, n_warnings + 1, sizeof(*warnings));
-		warnings[n_warnings++] = xstrdup(text);
-		return;
-	}
-	fprintf(stderr, "%s\n", text);
-	n_errors++;
-	if (level == DIAG_SYSERROR)
-		system_failed = 1;
+	report(level, xstrdup(text));
 }

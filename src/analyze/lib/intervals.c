@@ -106,21 +106,26 @@ static void sort_by_start(struct ival *v, size_t n)
 	free(tmp);
 }
 
-void ivset_normalize(struct ivset *s)
+size_t ival_union(struct ival *v, size_t n)
 {
-	if (s->n < 2)
-		return;
-	sort_by_start(s->v, s->n);
+	if (n < 2)
+		return n;
+	sort_by_start(v, n);
 	size_t w = 0;
-	for (size_t i = 1; i < s->n; i++) {
-		if (s->v[i].start <= s->v[w].end) {
-			if (s->v[i].end > s->v[w].end)
-				s->v[w].end = s->v[i].end;
+	for (size_t i = 1; i < n; i++) {
+		if (v[i].start <= v[w].end) {
+			if (v[i].end > v[w].end)
+				v[w].end = v[i].end;
 		} else {
-			s->v[++w] = s->v[i];
+			v[++w] = v[i];
 		}
 	}
-	s->n = w + 1;
+	return w + 1;
+}
+
+void ivset_normalize(struct ivset *s)
+{
+	s->n = ival_union(s->v, s->n);
 }
 
 int64_t ivset_measure(const struct ivset *s)
@@ -183,9 +188,14 @@ static int ends_by(const void *elem, const void *key)
 	return ((const struct ival *)elem)->end <= *(const int64_t *)key;
 }
 
+size_t ival_first_ending_after(const struct ival *v, size_t n, int64_t t)
+{
+	return lower_bound(v, n, sizeof(*v), &t, ends_by);
+}
+
 size_t ivset_first_ending_after(const struct ivset *a, int64_t t)
 {
-	return lower_bound(a->v, a->n, sizeof(*a->v), &t, ends_by);
+	return ival_first_ending_after(a->v, a->n, t);
 }
 
 void ivset_clip(const struct ivset *a, int64_t lo, int64_t hi, struct ivset *out)

@@ -23,6 +23,15 @@ struct ival {
 	int64_t start, end; /* [start, end); end >= start */
 };
 
+/*
+ * The union of the n intervals of v, sorted by start and merged in place
+ * where they overlap or touch: how many are left. Unlike ivset_add's, an
+ * empty interval is kept (a point that still splits a gap).
+ */
+size_t ival_union(struct ival *v, size_t n);
+/* The index of the first of v's n intervals (a union: ends sorted too) that ends after t; n if none. */
+size_t ival_first_ending_after(const struct ival *v, size_t n, int64_t t);
+
 struct ivset {
 	struct ival *v;
 	size_t n, cap;

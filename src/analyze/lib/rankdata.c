@@ -28,32 +28,37 @@ static int64_t span_end(int64_t start, int64_t dur)
 
 int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n)
 {
-	struct store_stmt *st;
+	struct store_ranked_run *runs;
+	size_t nruns, total = 0;
 	*out = NULL;
 	*n = 0;
-	st = store_query(s, "list ranks", "SELECT t.run, t.run_id, t.rank, t.position FROM run_traces t"
-			 " WHERE t.experiment = ?1 AND t.rank IS NOT NULL GROUP BY t.run_id, t.rank"
-			 " ORDER BY t.position, t.rank", exp);
-	if (!st)
+	if (store_ranked_runs(s, exp, &runs, &nruns) < 0)
 		return -1;
-	size_t cap = 0;
-	int rc;
-	while ((rc = store_next(st)) > 0) {
-		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
-		struct rank_key *k = &(*out)[(*n)++];
-		k->run = xstrdup((const char *)store_column_text(st, 0));
-		k->run_db_id = store_column_int64(st, 1);
-		k->rank = store_column_int(st, 2);
-		k->position = store_column_int(st, 3);
-	}
-	store_finalize(st);
-	if (rc < 0) {
-		rank_keys_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return -1;
-	}
+	for (size_t r = 0; r < nruns; r++)
+		total += runs[r].nranks;
+	if (total)
+		*out = xcalloc(total, sizeof(**out));
+	for (size_t r = 0; r < nruns; r++)
+		for (size_t i = 0; i < runs[r].nranks; i++)
+			(*out)[(*n)++] = (struct rank_key){xstrdup(runs[r].run), runs[r].run_id, runs[r].ranks[i],
+							   runs[r].position};
+	store_ranked_runs_free(runs, nruns);
 	return 0;
+}
+
+void rank_bind(struct store_stmt *st, const struct rank_key *k)
+{
+	store_bind_int64(st, 1, k->run_db_id);
+	store_bind_int(st, 2, k->rank);
+}
+
+struct store_stmt *rank_query(struct store *s, const char *what, const char *sql, const struct rank_key *k)
+{
+	struct store_stmt *st;
+	if (store_prepare(s, what, sql, &st) < 0)
+		return NULL;
+	rank_bind(st, k);
+	return st;
 }
 
 void rank_keys_free(struct rank_key *k, size_t n)
@@ -159,10 +164,8 @@ static struct store_stmt *kept(struct store *s, enum kept_slot slot, const char 
 static struct store_stmt *kept_rank(struct store *s, enum kept_slot slot, const char *sql, const struct rank_key *k)
 {
 	struct store_stmt *st = kept(s, slot, "load a rank", sql);
-	if (st) {
-		store_bind_int64(st, 1, k->run_db_id);
-		store_bind_int(st, 2, k->rank);
-	}
+	if (st)
+		rank_bind(st, k);
 	return st;
 }
 
@@ -442,10 +445,10 @@ static double rank_input_bytes(struct store *s, const struct rank_key *k)
 {
 	struct store_stmt *st;
 	double r = 0;
-	if (store_prepare(s, "load a rank", "SELECT coalesce(sum(size), 0) FROM traces WHERE run_id = ?1 AND rank = ?2", &st) < 0)
+	st = rank_query(s, "load a rank", "SELECT coalesce(sum(size), 0) FROM traces WHERE run_id = ?1 AND rank = ?2",
+			k);
+	if (!st)
 		return 0;
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int(st, 2, k->rank);
 	if (store_next(st) > 0)
 		r = store_column_double(st, 0);
 	store_finalize(st);
@@ -565,8 +568,7 @@ char *rank_formats(struct store *s, const struct rank_key *k)
 				" format FROM traces WHERE run_id = ?1 AND rank = ?2 ORDER BY format)");
 	if (!st)
 		return xstrdup("unknown");
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int(st, 2, k->rank);
+	rank_bind(st, k);
 	if (store_next(st) > 0 && store_column_text(st, 0))
 		r = xstrdup((const char *)store_column_text(st, 0));
 	store_reset(st);

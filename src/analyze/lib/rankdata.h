@@ -78,6 +78,11 @@ int for_each_rank(struct store *s, const char *exp,
  */
 void rank_cache_clear(void);
 
+/* Binds rank k to st: ?1 its run's id, ?2 its rank. */
+void rank_bind(struct store_stmt *st, const struct rank_key *k);
+/* sql prepared for what and bound to rank k (rank_bind): the statement (caller finalizes), or NULL after diag. */
+struct store_stmt *rank_query(struct store *s, const char *what, const char *sql, const struct rank_key *k);
+
 /* The formats of the rank's trace files, e.g. "nsys" or "kineto" (a new string, caller frees). */
 char *rank_formats(struct store *s, const struct rank_key *k);
 /* The name of a name id (a new string, caller frees), or NULL. */

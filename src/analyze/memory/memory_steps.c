@@ -229,13 +229,12 @@ static int64_t device_bytes(struct store *s, const struct rank_key *k, int devic
 {
 	struct store_stmt *st;
 	int64_t v = -1;
-	if (store_prepare(s, "memory: device size",
-			  "SELECT d.total_mem FROM traces t CROSS JOIN devices d ON d.trace_id = t.id"
-			  " WHERE t.run_id = ?1 AND t.rank = ?2 AND d.device = ?3 AND d.total_mem > 0"
-			  " ORDER BY t.id LIMIT 1", &st) < 0)
+	st = rank_query(s, "memory: device size",
+			"SELECT d.total_mem FROM traces t CROSS JOIN devices d ON d.trace_id = t.id"
+			" WHERE t.run_id = ?1 AND t.rank = ?2 AND d.device = ?3 AND d.total_mem > 0"
+			" ORDER BY t.id LIMIT 1", k);
+	if (!st)
 		return -1;
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int(st, 2, k->rank);
 	store_bind_int(st, 3, device);
 	if (store_next(st) > 0)
 		v = store_column_int64(st, 0);
@@ -412,16 +411,15 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 	struct store_stmt *st = NULL;
 	int ret = -1, first = 1, device = -1, drawn = 0;
 	int64_t cur = 0, res = 0, other = 0, last_ts = 0, start0 = ns ? S[0].start : 0;
-	if (store_prepare(s, "memory: a rank's events",
-			  "SELECT m.device, m.ts_ns, m.bytes, m.addr, m.total_allocated, m.total_reserved, m.tid"
-			  " FROM traces t CROSS JOIN memory_events m ON m.trace_id = t.id"
-			  " WHERE t.run_id = ?1 AND t.rank = ?2 AND m.device_type = 1 AND m.device >= 0"
-			  " AND m.total_allocated BETWEEN 0 AND ?3 AND m.bytes BETWEEN -?3 AND ?3"
-			  " AND (m.total_reserved IS NULL OR m.total_reserved BETWEEN 0 AND ?3)"
-			  " ORDER BY m.ts_ns, m.rowid", &st) < 0)
+	st = rank_query(s, "memory: a rank's events",
+			"SELECT m.device, m.ts_ns, m.bytes, m.addr, m.total_allocated, m.total_reserved, m.tid"
+			" FROM traces t CROSS JOIN memory_events m ON m.trace_id = t.id"
+			" WHERE t.run_id = ?1 AND t.rank = ?2 AND m.device_type = 1 AND m.device >= 0"
+			" AND m.total_allocated BETWEEN 0 AND ?3 AND m.bytes BETWEEN -?3 AND ?3"
+			" AND (m.total_reserved IS NULL OR m.total_reserved BETWEEN 0 AND ?3)"
+			" ORDER BY m.ts_ns, m.rowid", k);
+	if (!st)
 		goto out;
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int(st, 2, k->rank);
 	store_bind_int64(st, 3, MAX_BYTES);
 	int rc;
 	while ((rc = store_next(st)) > 0) {

@@ -95,10 +95,9 @@ static void list_free(struct range_list *l)
 static int load(struct store *s, const struct rank_key *k, const char *what, const char *sql, struct range_list *l)
 {
 	struct store_stmt *st;
-	if (store_prepare(s, what, sql, &st) < 0)
+	st = rank_query(s, what, sql, k);
+	if (!st)
 		return -1;
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int(st, 2, k->rank);
 	int rc;
 	while ((rc = store_next(st)) > 0) {
 		l->v = xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));

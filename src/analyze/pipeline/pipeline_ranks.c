@@ -67,14 +67,13 @@ int64_t pp_offset_of(const struct table *co, const char *run, int rank)
 int pp_load_ops(struct store *s, struct pp_rank *r)
 {
 	struct store_stmt *st;
-	if (store_prepare(s, "pipeline_stages: point-to-point ops",
-			  "SELECT x.start_ns, x.correlation, x.collective, x.in_nelems, x.dtype, x.seq, x.peer"
-			  " FROM traces rt JOIN collectives x ON x.trace_id = rt.id"
-			  " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.peer IS NOT NULL"
-			  " AND x.collective IN ('send', 'recv', 'sendrecv') ORDER BY x.start_ns", &st) < 0)
+	st = rank_query(s, "pipeline_stages: point-to-point ops",
+			"SELECT x.start_ns, x.correlation, x.collective, x.in_nelems, x.dtype, x.seq, x.peer"
+			" FROM traces rt JOIN collectives x ON x.trace_id = rt.id"
+			" WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.peer IS NOT NULL"
+			" AND x.collective IN ('send', 'recv', 'sendrecv') ORDER BY x.start_ns", r->key);
+	if (!st)
 		return -1;
-	store_bind_int64(st, 1, r->key->run_db_id);
-	store_bind_int64(st, 2, r->key->rank);
 	size_t cap = 0;
 	int more;
 	while ((more = store_next(st)) > 0) {

@@ -43,12 +43,11 @@ long causes_rank_op_dims(struct store *s, const struct rank_key *k, struct op_di
 {
 	struct store_stmt *st;
 	*out = NULL;
-	if (store_prepare(s, "straggler_causes: input dims",
-			  "SELECT x.name_id, x.dims_id, x.start_ns FROM traces rt JOIN cpu_ops x ON x.trace_id = rt.id"
-			  " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.dims_id IS NOT NULL", &st) < 0)
+	st = rank_query(s, "straggler_causes: input dims",
+			"SELECT x.name_id, x.dims_id, x.start_ns FROM traces rt JOIN cpu_ops x ON x.trace_id = rt.id"
+			" WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.dims_id IS NOT NULL", k);
+	if (!st)
 		return -1;
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int64(st, 2, k->rank);
 	struct op_dims *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc;

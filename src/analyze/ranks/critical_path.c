@@ -177,8 +177,7 @@ int cp_sync_calls_prepare(struct store *s, struct store_stmt **st)
 static int mark_sync_calls(struct store_stmt *st, const struct rank_key *k, const struct rank_data *d,
 			   unsigned char *is_sync)
 {
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int(st, 2, k->rank);
+	rank_bind(st, k);
 	int rc;
 	while ((rc = store_next(st)) > 0) {
 		int64_t start = store_column_int64(st, 0);

@@ -139,8 +139,7 @@ static int load_rank(struct store_stmt *const q[2], const struct rank_key *k, co
 		     struct xr_run *run, struct xr_rank *r)
 {
 	struct store_stmt *st = q[0];
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int(st, 2, k->rank);
+	rank_bind(st, k);
 	int rc = store_next(st);
 	if (rc > 0)
 		r->path = xstrdup((const char *)store_column_text(st, 0));
@@ -148,8 +147,7 @@ static int load_rank(struct store_stmt *const q[2], const struct rank_key *k, co
 	if (rc < 0)
 		return -1;
 	st = q[1];
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int(st, 2, k->rank);
+	rank_bind(st, k);
 	int64_t *lidx = rank_launch_index(d);
 	struct buf type;
 	buf_init(&type);

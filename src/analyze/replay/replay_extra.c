@@ -273,12 +273,12 @@ static long occurrences(struct store *s, const struct rank_key *k, const struct 
 {
 	struct store_stmt *st;
 	*out = NULL;
-	if (store_prepare(s, "replay: the operators that launched kernels",
-			  "SELECT coalesce(x.tid, 0), x.start_ns, x.dur_ns, x.name_id, coalesce(x.dims_id, -1) FROM traces rt "
-			  "JOIN cpu_ops x ON x.trace_id = rt.id WHERE rt.run_id = ?1 AND rt.rank = ?2", &st) < 0)
+	st = rank_query(s, "replay: the operators that launched kernels",
+			"SELECT coalesce(x.tid, 0), x.start_ns, x.dur_ns, x.name_id, coalesce(x.dims_id, -1)"
+			" FROM traces rt JOIN cpu_ops x ON x.trace_id = rt.id WHERE rt.run_id = ?1 AND rt.rank = ?2",
+			k);
+	if (!st)
 		return -1;
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int64(st, 2, k->rank);
 	struct hop *h = NULL;
 	size_t nh = 0, cap = 0;
 	int rc;

@@ -24,6 +24,7 @@
  *             moves with the one it waited for).
  */
 #include "analyze/replay/replay.h"
+#include "analyze/lib/intervals.h"
 #include "analyze/lib/stats.h"
 
 #include <stdlib.h>
@@ -59,21 +60,6 @@ struct raw_op {
 	int kind, comm;
 };
 
-struct span {
-	int64_t start, end;
-};
-
-/* sql prepared for what, bound to rank k: ?1 its run's id, ?2 its rank. NULL after diag. */
-static struct store_stmt *rank_query(struct store *s, const char *what, const char *sql, const struct rank_key *k)
-{
-	struct store_stmt *st;
-	if (store_prepare(s, what, sql, &st) < 0)
-		return NULL;
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int64(st, 2, k->rank);
-	return st;
-}
-
 /* What an activity is, from its kind and (for a copy) its name: "Memcpy HtoD (Pageable -> Device)". */
 static int op_kind(const char *kind, const char *name)
 {
@@ -86,12 +72,6 @@ static int op_kind(const char *kind, const char *name)
 	if (name && strstr(name, "DtoH"))
 		return RP_OP_D2H;
 	return RP_OP_OTHER_COPY;
-}
-
-static int cmp_span(const void *a, const void *b)
-{
-	const struct span *x = a, *y = b;
-	return (x->start > y->start) - (x->start < y->start);
 }
 
 static int cmp_call(const void *a, const void *b)
@@ -125,7 +105,7 @@ static int cmp_corr(const void *a, const void *b)
 }
 
 static int load_raw(struct store *s, const struct rank_key *k, struct raw_call **calls, size_t *ncalls,
-		    struct raw_op **ops, size_t *nops, struct span **cover, size_t *ncover, struct rp_step **steps,
+		    struct raw_op **ops, size_t *nops, struct ival **cover, size_t *ncover, struct rp_step **steps,
 		    size_t *nsteps)
 {
 	size_t cap;
@@ -207,38 +187,12 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 	return 0;
 }
 
-/* The union of the spans, sorted and merged in place; returns how many are left. */
-static size_t merge_spans(struct span *v, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_span);
-	size_t w = 0;
-	for (size_t i = 1; i < n; i++) {
-		if (v[i].start <= v[w].end) {
-			if (v[i].end > v[w].end)
-				v[w].end = v[i].end;
-		} else {
-			v[++w] = v[i];
-		}
-	}
-	return w + 1;
-}
-
 /* The total length of the stretches of (a, b) outside every span of v that are RP_UNRECORDED_NS or longer. */
-static int64_t unrecorded(const struct span *v, size_t n, int64_t a, int64_t b)
+static int64_t unrecorded(const struct ival *v, size_t n, int64_t a, int64_t b)
 {
 	if (b - a < RP_UNRECORDED_NS)
 		return 0;
-	/* the first span that ends after a */
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (v[mid].end <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = ival_first_ending_after(v, n, a);
 	int64_t at = a, total = 0;
 	for (size_t i = lo; i < n && v[i].start < b && at < b; i++) {
 		if (v[i].start > at && v[i].start - at >= RP_UNRECORDED_NS)
@@ -313,7 +267,7 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 {
 	struct raw_call *rc = NULL;
 	struct raw_op *ro = NULL;
-	struct span *cover = NULL;
+	struct ival *cover = NULL;
 	size_t nrc = 0, nro = 0, ncover = 0;
 	memset(m, 0, sizeof(*m));
 	m->queue = RP_QUEUE_DEFAULT;
@@ -328,7 +282,7 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 		m->nsteps = 0;
 		goto out;
 	}
-	ncover = merge_spans(cover, ncover);
+	ncover = ival_union(cover, ncover);
 	int64_t w0 = m->steps[0].start, w1 = m->steps[m->nsteps - 1].end;
 
 	/* Activities by (trace, correlation). */

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/lib/intervals.h"
 #include "analyze/replay/replay.h"
 #include "analyze/time/profiler_overhead.h"
 #include "util/buf.h"
@@ -91,16 +92,6 @@ static int find_run(struct store *s, const char *db, const char *run, char **exp
 	return ret;
 }
 
-struct span {
-	int64_t start, end;
-};
-
-static int cmp_span(const void *a, const void *b)
-{
-	const struct span *x = a, *y = b;
-	return (x->start > y->start) - (x->start < y->start);
-}
-
 /*
  * Per call of m, the host time of its gap inside the rank's
  * enumerate(DataLoader)... ranges (their union) into cut. Returns how
@@ -109,14 +100,13 @@ static int cmp_span(const void *a, const void *b)
 static int64_t loader_cut(struct store *s, const struct rank_key *k, const struct rp_model *m, int64_t *cut)
 {
 	struct store_stmt *st;
-	if (store_prepare(s, "whatif: read the DataLoader ranges",
-			  "SELECT x.start_ns, x.dur_ns FROM traces rt JOIN cpu_ops x ON x.trace_id = rt.id JOIN names n "
-			  "ON n.id = x.name_id WHERE rt.run_id = ?1 AND rt.rank = ?2 AND n.name GLOB 'enumerate(DataLoader)*'",
-			  &st) < 0)
+	st = rank_query(s, "whatif: read the DataLoader ranges",
+			"SELECT x.start_ns, x.dur_ns FROM traces rt JOIN cpu_ops x ON x.trace_id = rt.id JOIN names n "
+			"ON n.id = x.name_id WHERE rt.run_id = ?1 AND rt.rank = ?2 AND n.name GLOB 'enumerate(DataLoader)*'",
+			k);
+	if (!st)
 		return -1;
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int64(st, 2, k->rank);
-	struct span *v = NULL;
+	struct ival *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
 	while ((rc = store_next(st)) > 0) {
@@ -131,36 +121,14 @@ static int64_t loader_cut(struct store *s, const struct rank_key *k, const struc
 		return -1;
 	}
 	int64_t ranges = (int64_t)n;
-	/* their union, sorted */
-	size_t w = 0;
-	if (n) {
-		qsort(v, n, sizeof(*v), cmp_span);
-		for (size_t i = 1; i < n; i++) {
-			if (v[i].start <= v[w].end) {
-				if (v[i].end > v[w].end)
-					v[w].end = v[i].end;
-			} else {
-				v[++w] = v[i];
-			}
-		}
-		w++;
-	}
+	size_t w = ival_union(v, n); /* their union, sorted */
 	for (size_t i = 0; i < m->ncalls; i++) {
 		const struct rp_call *c = &m->calls[i];
 		cut[i] = 0;
 		if (c->gap <= 0)
 			continue;
 		int64_t a = c->start - c->gap, b = c->start;
-		/* the first span that ends after a */
-		size_t lo = 0, hi = w;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (v[mid].end <= a)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (size_t j = lo; j < w && v[j].start < b; j++)
+		for (size_t j = ival_first_ending_after(v, w, a); j < w && v[j].start < b; j++)
 			cut[i] += (v[j].end < b ? v[j].end : b) - (v[j].start > a ? v[j].start : a);
 	}
 	free(v);

@@ -162,8 +162,7 @@ static void launches_of(const struct rank_data *d, const struct hta_rank *r, con
 static int64_t *launch_ids_of(struct store_stmt *st, const struct rank_key *k, size_t *n)
 {
 	*n = 0;
-	store_bind_int64(st, 1, k->run_db_id);
-	store_bind_int64(st, 2, k->rank);
+	rank_bind(st, k);
 	size_t cap = 0;
 	int64_t *ids = NULL;
 	int rc;

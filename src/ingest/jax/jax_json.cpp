@@ -151,23 +151,19 @@ int walk(const char *data, size_t len, int pass, jj_event_fn on_event, void *ctx
 			break;
 		if (key != "traceEvents")
 			continue;
-		ondemand::array arr;
-		if ((e = sj::events_array(field, doc, data, last, arr, err)))
-			return -1;
 		seen = true;
-		for (auto elem : arr) {
-			ondemand::object obj;
-			if ((e = sj::event_object(elem, doc, data, 0, last, obj, err)))
-				return -1;
+		auto each = [&](ondemand::object &obj, size_t at, error_code &ee) {
 			jj_event ev;
 			std::memset(&ev, 0, sizeof(ev));
-			ev.offset = last;
+			ev.offset = at;
 			bool skip;
-			if ((e = read_event(obj, ev, b, pass, skip)))
-				break;
-			if (!skip && on_event(ctx, pass, &ev))
-				return 1;
-		}
+			if ((ee = read_event(obj, ev, b, pass, skip)))
+				return false;
+			return !skip && on_event(ctx, pass, &ev);
+		};
+		int r = sj::each_event(field, doc, data, last, e, err, each);
+		if (r)
+			return r;
 		if (e)
 			break;
 	}

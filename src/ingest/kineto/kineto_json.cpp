@@ -472,23 +472,19 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_
 		if ((e = field.unescaped_key().get(key)))
 			break;
 		if (key == "traceEvents") {
-			ondemand::array arr;
-			if ((e = sj::events_array(field, doc, data, last, arr, err)))
-				return -1;
 			meta->has_trace_events = 1;
-			for (auto elem : arr) {
-				ondemand::object obj;
-				if ((e = sj::event_object(elem, doc, data, 0, last, obj, err)))
-					return -1;
+			auto each = [&](ondemand::object &obj, size_t at, error_code &ee) {
 				kj_event ev;
 				std::memset(&ev, 0, sizeof(ev));
-				ev.offset = last;
+				ev.offset = at;
 				ev.tid = -1;
-				if ((e = read_event(obj, ev, bufs, cat_fn)))
-					break;
-				if (on_event(ctx, &ev))
-					return 1;
-			}
+				if ((ee = read_event(obj, ev, bufs, cat_fn)))
+					return false;
+				return on_event(ctx, &ev) != 0;
+			};
+			int r = sj::each_event(field, doc, data, last, e, err, each);
+			if (r)
+				return r;
 			if (e)
 				break;
 		} else if (key == "distributedInfo") {
