@@ -377,8 +377,7 @@ int crossexp_add(const struct crossexp_exp *e, size_t n, size_t self, struct ana
 	if (!m || !m->ncomparisons)
 		return 0;
 	struct table *t = table_new("comparisons", "Runs of several experiments side by side: values and ratios to a baseline",
-				    "comparison:text,system:text,experiment:text,run:text,gpus:int,key:text,value:real,"
-				    "baseline:text,baseline_value:real,ratio:real,change_pct:real,log_ms:real,log_ratio:real");
+				    TABLE_SCHEMA(COMPARISONS_COLUMNS));
 	int ret = 0;
 	struct buf ref;
 	buf_init(&ref);

@@ -7,6 +7,7 @@
  * run's value comes from that table of the run's own experiment, the ratio
  * to the baseline run's value goes into comparisons.csv, and the values into
  * a grouped (or, with stack_by, stacked) bar figure by system and GPU count.
+ * comparisons.csv's contract (util/table.h) is at the end.
  */
 #ifndef PERFSTUDY_CROSSEXP_H
 #define PERFSTUDY_CROSSEXP_H
@@ -39,5 +40,22 @@ int crossexp_check(const struct crossexp_exp *e, size_t n);
  * not have, or one that is not a number).
  */
 int crossexp_add(const struct crossexp_exp *e, size_t n, size_t self, struct analysis_result *out);
+
+/* comparisons.csv's columns, in order (crossexp.c). */
+#define COMPARISONS_COLUMNS(X)                         \
+	X(CMPS_COMPARISON, "comparison", text)         \
+	X(CMPS_SYSTEM, "system", text)                 \
+	X(CMPS_EXPERIMENT, "experiment", text)         \
+	X(CMPS_RUN, "run", text)                       \
+	X(CMPS_GPUS, "gpus", int)                      \
+	X(CMPS_KEY, "key", text)                       \
+	X(CMPS_VALUE, "value", real)                   \
+	X(CMPS_BASELINE, "baseline", text)             \
+	X(CMPS_BASELINE_VALUE, "baseline_value", real) \
+	X(CMPS_RATIO, "ratio", real)                   \
+	X(CMPS_CHANGE_PCT, "change_pct", real)         \
+	X(CMPS_LOG_MS, "log_ms", real)                 \
+	X(CMPS_LOG_RATIO, "log_ratio", real)
+enum comparisons_col { COMPARISONS_COLUMNS(TABLE_COL_ENUM) CMPS_NCOLS };
 
 #endif

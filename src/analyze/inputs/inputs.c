@@ -89,7 +89,7 @@ static int phase_report(const struct analysis_ctx *ctx, struct analysis_result *
 	if (!st)
 		return -1;
 	struct table *t = table_new("phase_report", "Phases as the framework's profiler reported them",
-				    "run:text,source:text,action:text,calls:int,mean_us:us,total_us:us,percent:real");
+				    TABLE_SCHEMA(PHASE_REPORT_COLUMNS));
 	int rc;
 	while ((rc = store_next(st)) > 0) {
 		size_t row = table_add_row(t);

@@ -35,6 +35,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/time/hta.h"
+#include "analyze/time/time_tables.h"
 #include "analyze/lib/rankdata.h"
 #include "analyze/lib/stats.h"
 #include "util/buf.h"
@@ -191,12 +192,6 @@ static void set_launch(struct table *t, size_t row, size_t col, const struct lau
 	table_set_int(t, row, col, l->short_kernels);
 }
 
-#define LAUNCH_COLS(p)                                                                                            \
-	p "launches:int," p "cpu_duration_sum_us:us," p "cpu_duration_median_us:us," p "cpu_duration_max_us:us," p \
-	  "gpu_duration_sum_us:us," p "gpu_duration_median_us:us," p "gpu_duration_max_us:us," p                    \
-	  "launch_delay_sum_us:us," p "launch_delay_median_us:us," p "launch_delay_max_us:us," p                    \
-	  "cpu_duration_over_50us:int," p "launch_delay_over_100us:int," p "short_kernels:int"
-
 /* What rank_rows reads besides the rank (the store, the prepared launch list) and the tables it fills. */
 struct tables {
 	const struct analysis_ctx *ctx;
@@ -279,11 +274,9 @@ static int analysis_hta_idle(const struct analysis_ctx *ctx, struct analysis_res
 		ctx,
 		NULL,
 		table_new("idle_time", "GPU idle time per stream by cause, as Holistic Trace Analysis computes it",
-			  "run:text,rank:int,stream:int,host_wait_us:us,kernel_wait_us:us,other_us:us,"
-			  "exact_host_wait_us:us,exact_kernel_wait_us:us,exact_other_us:us"),
+			  TABLE_SCHEMA(IDLE_TIME_COLUMNS)),
 		table_new("launch_stats", "Kernel launch statistics per rank, as HTA computes them",
-			  "run:text,rank:int," LAUNCH_COLS("") "," LAUNCH_COLS("exact_")
-			  ",compute_stream:int,idle_share:frac,host_wait_share:frac,statement:text"),
+			  TABLE_SCHEMA(LAUNCH_STATS_COLUMNS)),
 	};
 	int ret = -1;
 	if (store_prepare(ctx->store, "list launches", LAUNCH_IDS_SQL, &t.launch_ids) < 0)

@@ -4,7 +4,8 @@
  * listed once, as an enum and the schema the maker passes to table_new):
  * runs.csv, rank_devices.csv and steps.csv (basic_runs.c), kernels.csv and
  * top_kernels.csv (basic_kernels.c), groups.csv and group_totals.csv
- * (basic_groups.c), idle_time_steps.csv and gpu_idle.csv (gpu_idle.c),
+ * (basic_groups.c), idle_time.csv and launch_stats.csv (hta_idle.c),
+ * idle_time_steps.csv and gpu_idle.csv (gpu_idle.c),
  * temporal.csv, overlap.csv and kernel_types.csv (temporal.c),
  * profiler_overhead.csv (profiler_overhead.c), gpu_timeline.csv
  * (gpu_timeline.c), dispatch.csv (dispatch.c), dispatch_ops.csv
@@ -233,5 +234,54 @@ enum top_kernels_col { TOP_KERNELS_COLUMNS(TABLE_COL_ENUM) TOPK_NCOLS };
 	X(GTOT_TIME_US, "time_us", us)     \
 	X(GTOT_FRACTION, "fraction", frac)
 enum group_totals_col { GROUP_TOTALS_COLUMNS(TABLE_COL_ENUM) GTOT_NCOLS };
+
+/* idle_time.csv's columns, in order (hta_idle.c). */
+#define IDLE_TIME_COLUMNS(X)                                    \
+	X(IDT_RUN, "run", text)                                 \
+	X(IDT_RANK, "rank", int)                                \
+	X(IDT_STREAM, "stream", int)                            \
+	X(IDT_HOST_WAIT_US, "host_wait_us", us)                 \
+	X(IDT_KERNEL_WAIT_US, "kernel_wait_us", us)             \
+	X(IDT_OTHER_US, "other_us", us)                         \
+	X(IDT_EXACT_HOST_WAIT_US, "exact_host_wait_us", us)     \
+	X(IDT_EXACT_KERNEL_WAIT_US, "exact_kernel_wait_us", us) \
+	X(IDT_EXACT_OTHER_US, "exact_other_us", us)
+enum idle_time_col { IDLE_TIME_COLUMNS(TABLE_COL_ENUM) IDT_NCOLS };
+
+/* launch_stats.csv's columns, in order (hta_idle.c): each statistic plain, then exact_. */
+#define LAUNCH_STATS_COLUMNS(X)                                                    \
+	X(LST_RUN, "run", text)                                                    \
+	X(LST_RANK, "rank", int)                                                   \
+	X(LST_LAUNCHES, "launches", int)                                           \
+	X(LST_CPU_DURATION_SUM_US, "cpu_duration_sum_us", us)                      \
+	X(LST_CPU_DURATION_MEDIAN_US, "cpu_duration_median_us", us)                \
+	X(LST_CPU_DURATION_MAX_US, "cpu_duration_max_us", us)                      \
+	X(LST_GPU_DURATION_SUM_US, "gpu_duration_sum_us", us)                      \
+	X(LST_GPU_DURATION_MEDIAN_US, "gpu_duration_median_us", us)                \
+	X(LST_GPU_DURATION_MAX_US, "gpu_duration_max_us", us)                      \
+	X(LST_LAUNCH_DELAY_SUM_US, "launch_delay_sum_us", us)                      \
+	X(LST_LAUNCH_DELAY_MEDIAN_US, "launch_delay_median_us", us)                \
+	X(LST_LAUNCH_DELAY_MAX_US, "launch_delay_max_us", us)                      \
+	X(LST_CPU_DURATION_OVER_50US, "cpu_duration_over_50us", int)               \
+	X(LST_LAUNCH_DELAY_OVER_100US, "launch_delay_over_100us", int)             \
+	X(LST_SHORT_KERNELS, "short_kernels", int)                                 \
+	X(LST_EXACT_LAUNCHES, "exact_launches", int)                               \
+	X(LST_EXACT_CPU_DURATION_SUM_US, "exact_cpu_duration_sum_us", us)          \
+	X(LST_EXACT_CPU_DURATION_MEDIAN_US, "exact_cpu_duration_median_us", us)    \
+	X(LST_EXACT_CPU_DURATION_MAX_US, "exact_cpu_duration_max_us", us)          \
+	X(LST_EXACT_GPU_DURATION_SUM_US, "exact_gpu_duration_sum_us", us)          \
+	X(LST_EXACT_GPU_DURATION_MEDIAN_US, "exact_gpu_duration_median_us", us)    \
+	X(LST_EXACT_GPU_DURATION_MAX_US, "exact_gpu_duration_max_us", us)          \
+	X(LST_EXACT_LAUNCH_DELAY_SUM_US, "exact_launch_delay_sum_us", us)          \
+	X(LST_EXACT_LAUNCH_DELAY_MEDIAN_US, "exact_launch_delay_median_us", us)    \
+	X(LST_EXACT_LAUNCH_DELAY_MAX_US, "exact_launch_delay_max_us", us)          \
+	X(LST_EXACT_CPU_DURATION_OVER_50US, "exact_cpu_duration_over_50us", int)   \
+	X(LST_EXACT_LAUNCH_DELAY_OVER_100US, "exact_launch_delay_over_100us", int) \
+	X(LST_EXACT_SHORT_KERNELS, "exact_short_kernels", int)                     \
+	X(LST_COMPUTE_STREAM, "compute_stream", int)                               \
+	X(LST_IDLE_SHARE, "idle_share", frac)                                      \
+	X(LST_HOST_WAIT_SHARE, "host_wait_share", frac)                            \
+	X(LST_STATEMENT, "statement", text)
+enum launch_stats_col { LAUNCH_STATS_COLUMNS(TABLE_COL_ENUM) LST_NCOLS };
 
 #endif
