@@ -189,7 +189,7 @@ static char *models_fact(char *models, const struct table *runs, const struct ma
 	char(*shown)[64] = xcalloc(n + 1, sizeof(*shown));
 	unsigned *from = xcalloc(n + 1, sizeof(*from));
 	for (size_t i = 0; i < n; i++) {
-		const char *st = table_text(runs, i, cst), *src = table_text(runs, i, csrc), *id = table_text(runs, i, 0);
+		const char *st = table_text(runs, i, cst), *src = table_text(runs, i, csrc), *id = table_text(runs, i, RUNS_RUN);
 		if (!st || !*st) {
 			none++;
 			continue;

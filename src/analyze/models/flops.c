@@ -93,11 +93,11 @@ static void flops_figures(const struct table *t, const struct table *q, size_t n
 {
 	double max_flops = 0, max_dram = 0, unit_f, unit_d;
 	for (size_t r = 0; r < t->nrows; r++) {
-		for (size_t col = 2; col <= 3; col++)
+		for (size_t col = FL_ESTIMATED_FLOPS; col <= FL_MEASURED_FLOPS; col++)
 			if (!table_cell(t, r, col)->null)
 				max_flops = fmax(max_flops, (double)table_cell(t, r, col)->v.i);
-		if (!table_cell(t, r, 4)->null)
-			max_dram = fmax(max_dram, (double)table_cell(t, r, 4)->v.i);
+		if (!table_cell(t, r, FL_DRAM_BYTES)->null)
+			max_dram = fmax(max_dram, (double)table_cell(t, r, FL_DRAM_BYTES)->v.i);
 	}
 	char *fu = xstrdup(figure_si_unit(max_flops, "FLOP", &unit_f));
 	char *du = xstrdup(figure_si_unit(max_dram, "B", &unit_d));

@@ -72,18 +72,18 @@ void models_throughput(const struct analysis_ctx *ctx, struct analysis_result *o
 		if (sx[i] > 0) {
 			const char *arch = r->model.arch ? r->model.arch : "gpt";
 			size_t best = i;
-			int64_t best_size = table_cell(t, row, 8)->v.i;
+			int64_t best_size = table_cell(t, row, TP_MODEL_SIZE)->v.i;
 			for (size_t j = 0, rj = 0; j < n; j++) {
 				const struct manifest_run *o = &man->runs[j];
 				if (!o->measured.iteration_ms && !o->measured.samples_per_s && !o->measured.oom)
 					continue;
 				const char *oa = o->model.arch ? o->model.arch : "gpt";
-				int64_t size = table_cell(t, rj, 8)->v.i;
+				int64_t size = table_cell(t, rj, TP_MODEL_SIZE)->v.i;
 				/* The smallest model; of equal sizes the first in the manifest. */
 				if (sx[j] > 0 && o->gpus == r->gpus && !strcmp(oa, arch) &&
 				    (size < best_size || (size == best_size && j < best))) {
 					best = j;
-					best_size = table_cell(t, rj, 8)->v.i;
+					best_size = table_cell(t, rj, TP_MODEL_SIZE)->v.i;
 				}
 				rj++;
 			}

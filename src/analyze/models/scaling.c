@@ -159,12 +159,12 @@ static struct srun *load_runs(const struct analysis_ctx *ctx, const struct analy
 		r->dp = r->gpus / r->mp > 0 ? r->gpus / r->mp : 1;
 	}
 	for (size_t row = 0; dt && row < dt->nrows; row++) {
-		const char *run = table_cell(dt, row, 0)->v.text;
+		const char *run = table_cell(dt, row, DSP_RUN)->v.text;
 		for (size_t i = 0; i < *n; i++) {
 			if (strcmp(rs[i].run, run))
 				continue;
-			int64_t step = table_cell(dt, row, 3)->v.i, comm = table_cell(dt, row, 4)->v.i;
-			rs[i].kernel_sum += (double)table_cell(dt, row, 5)->v.i;
+			int64_t step = table_cell(dt, row, DSP_STEP_US)->v.i, comm = table_cell(dt, row, DSP_COMM_US)->v.i;
+			rs[i].kernel_sum += (double)table_cell(dt, row, DSP_COMPUTE_US)->v.i;
 			rs[i].durs = xgrow(rs[i].durs, &rs[i].cap, rs[i].ndurs + 1, sizeof(*rs[i].durs));
 			rs[i].durs[rs[i].ndurs++] = step;
 			rs[i].step_sum += (double)step;
@@ -391,7 +391,7 @@ static void compute_model(const struct analysis_ctx *ctx, struct analysis_result
 		double cat = 0, all = 0;
 		int cn = kt ? KRN_NAME : -1, ct = kt ? KRN_TOTAL_US : -1;
 		for (size_t row = 0; cn >= 0 && ct >= 0 && row < kt->nrows; row++) {
-			if (strcmp(table_cell(kt, row, 0)->v.text, r->run))
+			if (strcmp(table_cell(kt, row, KRN_RUN)->v.text, r->run))
 				continue;
 			const char *g = classify(def, ACT_KERNEL, table_cell(kt, row, (size_t)cn)->v.text);
 			double us = (double)table_cell(kt, row, (size_t)ct)->v.i;

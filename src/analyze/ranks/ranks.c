@@ -120,7 +120,7 @@ static int analysis_ranks(const struct analysis_ctx *ctx, struct analysis_result
 			size_t slow = sr[i0].row;
 			int nranks = 0;
 			for (; i1 < n && sr[i1].step == step; i1++) {
-				int64_t dd = table_cell(t, sr[i1].row, 3)->v.i;
+				int64_t dd = table_cell(t, sr[i1].row, RANKS_STEP_US)->v.i;
 				nranks++;
 				if (dd > maxd)
 					maxd = dd, slow = sr[i1].row;

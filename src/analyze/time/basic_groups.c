@@ -178,14 +178,14 @@ int basic_build_groups(struct store *s, const char *exp, const struct classifier
 		goto fail;
 	for (size_t r = 0; r < t->nrows; r++) {
 		store_bind_text(ins, 1, exp);
-		store_bind_text(ins, 2, table_cell(t, r, 0)->v.text);
-		store_bind_int64(ins, 3, table_cell(t, r, 1)->v.i);
-		store_bind_text(ins, 4, table_cell(t, r, 2)->v.text);
-		store_bind_int64(ins, 5, table_cell(t, r, 3)->v.i);
-		if (table_cell(t, r, 4)->null)
+		store_bind_text(ins, 2, table_cell(t, r, GRP_RUN)->v.text);
+		store_bind_int64(ins, 3, table_cell(t, r, GRP_RANK)->v.i);
+		store_bind_text(ins, 4, table_cell(t, r, GRP_GROUP)->v.text);
+		store_bind_int64(ins, 5, table_cell(t, r, GRP_TIME_US)->v.i);
+		if (table_cell(t, r, GRP_FRACTION)->null)
 			store_bind_null(ins, 6);
 		else
-			store_bind_double(ins, 6, table_cell(t, r, 4)->v.f);
+			store_bind_double(ins, 6, table_cell(t, r, GRP_FRACTION)->v.f);
 		if (store_exec_stmt(ins) < 0) {
 			store_finalize(ins);
 			goto fail;
@@ -218,20 +218,20 @@ static struct table *group_totals(const struct table *groups, const struct table
 	int cg = RUNS_GPUS;
 	/* groups.csv lists each rank's ng groups in classification order, a run's ranks together. */
 	for (size_t r = 0; r + ng <= groups->nrows && ng;) {
-		const char *run = table_cell(groups, r, 0)->v.text;
+		const char *run = table_cell(groups, r, GRP_RUN)->v.text;
 		int64_t total = 0;
 		memset(ns, 0, ng * sizeof(*ns));
-		for (; r + ng <= groups->nrows && !strcmp(table_cell(groups, r, 0)->v.text, run); r += ng)
+		for (; r + ng <= groups->nrows && !strcmp(table_cell(groups, r, GRP_RUN)->v.text, run); r += ng)
 			for (size_t g = 0; g < ng; g++) {
-				ns[g] += table_cell(groups, r + g, 3)->v.i;
-				total += table_cell(groups, r + g, 3)->v.i;
+				ns[g] += table_cell(groups, r + g, GRP_TIME_US)->v.i;
+				total += table_cell(groups, r + g, GRP_TIME_US)->v.i;
 			}
 		size_t cat = chart_add_category(c, run);
 		for (size_t g = 0; g < ng; g++) {
 			size_t row = table_add_row(t);
 			table_set_text(t, row, 0, run);
 			for (size_t k = 0; k < runs->nrows; k++)
-				if (!strcmp(table_cell(runs, k, 0)->v.text, run) && !table_cell(runs, k, (size_t)cg)->null)
+				if (!strcmp(table_cell(runs, k, RUNS_RUN)->v.text, run) && !table_cell(runs, k, (size_t)cg)->null)
 					table_set_int(t, row, 1, table_cell(runs, k, (size_t)cg)->v.i);
 			table_set_text(t, row, 2, order[g]);
 			table_set_ns(t, row, 3, ns[g]);

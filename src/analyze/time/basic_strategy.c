@@ -154,7 +154,7 @@ int basic_strategies(struct store *s, const char *exp, struct table *runs, struc
 	buf_init(&src);
 	int ret = 0;
 	for (size_t r = 0; r < runs->nrows && ret == 0; r++) {
-		const char *run = table_text(runs, r, 0), *given = table_text(runs, r, cst);
+		const char *run = table_text(runs, r, RUNS_RUN), *given = table_text(runs, r, cst);
 		if (given && *given) {
 			table_set_text(runs, r, (size_t)csrc, "manifest");
 			continue;

@@ -80,7 +80,7 @@ static int analysis_memops(const struct analysis_ctx *ctx, struct analysis_resul
 	/* The figure: one group of bars per device, one bar per kind any device has. */
 	int used[NKINDS] = {0};
 	for (size_t row = 0; row < t->nrows; row++)
-		if (table_cell(t, row, 5)->v.i > 0)
+		if (table_cell(t, row, MO_TIME_US)->v.i > 0)
 			used[row % NKINDS] = 1;
 	size_t series[NKINDS];
 	for (size_t x = 0; x < NKINDS; x++)
@@ -88,11 +88,11 @@ static int analysis_memops(const struct analysis_ctx *ctx, struct analysis_resul
 			series[x] = chart_add_series(c, kinds[x]);
 	for (size_t row = 0; row < t->nrows; row += NKINDS) {
 		buf_reset(&label);
-		buf_printf(&label, "%s r%lld", table_cell(t, row, 0)->v.text, (long long)table_cell(t, row, 1)->v.i);
+		buf_printf(&label, "%s r%lld", table_cell(t, row, MO_RUN)->v.text, (long long)table_cell(t, row, MO_RANK)->v.i);
 		size_t cat = chart_add_category(c, label.data);
 		for (size_t x = 0; x < NKINDS; x++)
 			if (used[x])
-				chart_set(c, cat, series[x], (double)table_cell(t, row + x, 5)->v.i / 1e6);
+				chart_set(c, cat, series[x], (double)table_cell(t, row + x, MO_TIME_US)->v.i / 1e6);
 	}
 	result_add_table(out, t);
 	t = NULL;

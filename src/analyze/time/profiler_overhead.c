@@ -156,7 +156,7 @@ static int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct ana
 	double *ov = xcalloc(rt->nrows, sizeof(*ov)); /* 0: none */
 	int ret = 0;
 	for (size_t i = 0; i < rt->nrows && !ret; i++) {
-		const char *run = table_cell(rt, i, 0)->v.text;
+		const char *run = table_cell(rt, i, RUNS_RUN)->v.text;
 		int64_t med[3] = {0, 0, 0}, *v[3] = {NULL, NULL, NULL};
 		size_t n[3] = {0, 0, 0};
 		for (size_t q = 0; q < 3 && !ret; q++)
@@ -218,8 +218,8 @@ static int analysis_profiler_overhead(const struct analysis_ctx *ctx, struct ana
 			result_add_note(out, "profiler_overhead.csv: the profiler slowed the %s runs by different amounts "
 					"(%s %.2fx, %s %.2fx): speedups and comparisons from their profiled steps are "
 					"distorted by up to %.0f %%; scaling.csv's log_ columns use the unprofiled "
-					"iterations", mi->v.text, table_cell(rt, lo, 0)->v.text, ov[lo],
-					table_cell(rt, hi, 0)->v.text, ov[hi], (ov[hi] / ov[lo] - 1) * 100);
+					"iterations", mi->v.text, table_cell(rt, lo, RUNS_RUN)->v.text, ov[lo],
+					table_cell(rt, hi, RUNS_RUN)->v.text, ov[hi], (ov[hi] / ov[lo] - 1) * 100);
 	}
 	free(ov);
 	if (!t->nrows) {
