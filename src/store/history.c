@@ -133,13 +133,14 @@ int store_history_last_build(struct store *s, const char *exp, int64_t *build, c
 			" ORDER BY build DESC LIMIT 1", exp);
 	if (!q)
 		return -1;
-	if (store_step_rc(q) == STORE_ROW) {
+	int rc = store_next(q);
+	if (rc > 0) {
 		*build = store_column_int64(q, 0);
 		const unsigned char *d = store_column_text(q, 1);
 		snprintf(digest, 65, "%s", d ? (const char *)d : "");
 	}
 	store_finalize(q);
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 int store_history_add_build(struct store *s, const char *exp, int64_t build, int64_t built_at, const char *version,

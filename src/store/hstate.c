@@ -297,9 +297,12 @@ int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t bu
 	if (!q)
 		goto out;
 	store_bind_int64(q, 2, build);
-	if (store_step_rc(q) == STORE_ROW)
+	int rc = store_next(q);
+	if (rc > 0)
 		st->built_at = store_column_int64(q, 0);
 	store_finalize(q);
+	if (rc < 0)
+		goto out;
 	buf_reset(&sql);
 	buf_printf(&sql, "SELECT run FROM %sruns WHERE experiment = ?1 AND build = ?2 ORDER BY run", prefix);
 	q = store_query(s, "history: load a build's runs", sql.data, exp);
@@ -307,12 +310,14 @@ int hstate_load(struct store *s, const char *prefix, const char *exp, int64_t bu
 		goto out;
 	store_bind_int64(q, 2, build);
 	size_t cap = 0;
-	while (store_step_rc(q) == STORE_ROW) {
+	while ((rc = store_next(q)) > 0) {
 		st->runs = xgrow(st->runs, &cap, st->nruns + 1, sizeof(*st->runs));
 		memset(&st->runs[st->nruns], 0, sizeof(*st->runs));
 		st->runs[st->nruns++].run = xstrdup(col_text(q, 0));
 	}
 	store_finalize(q);
+	if (rc < 0)
+		goto out;
 	if (st->nruns > 1) /* every row is a bare id yet: equal ids are alike, whatever their order */
 		qsort(st->runs, st->nruns, sizeof(*st->runs), cmp_run);
 	buf_reset(&sql);
