@@ -3,9 +3,10 @@
  *
  * A table is what one analysis hands on to the report: named, typed columns
  * and rows of cells. The report writes each one as data/<name>.csv and as an
- * HTML table (but an internal one, below); charts are built from them. Times are stored as integer
- * nanoseconds (COL_US) and always shown in microseconds with three decimals,
- * so no precision is lost between the trace and the CSV.
+ * HTML table (all but an internal one, below); charts are built from them.
+ * Times are stored as integer nanoseconds (COL_US) and always shown in
+ * microseconds with three decimals, so no precision is lost between the
+ * trace and the CSV.
  *
  * A table owns its strings (copied in table_set_text, each distinct one
  * once: cells with the same text share it; never write into one) and is freed with
