@@ -81,8 +81,8 @@ int store_ranked_runs(struct store *s, const char *exp, struct store_ranked_run 
 	*out = NULL;
 	*n = 0;
 	if (store_sql_prepare(s, "list a run's ranks",
-			      "SELECT r.run, r.id, t.rank, r.position FROM traces t JOIN runs r ON r.id = t.run_id"
-			      " WHERE r.experiment = ?1 AND t.rank IS NOT NULL GROUP BY r.id, t.rank ORDER BY r.position, t.rank",
+			      "SELECT t.run, t.run_id, t.rank, t.position FROM run_traces t WHERE t.experiment = ?1"
+			      " AND t.rank IS NOT NULL GROUP BY t.run_id, t.rank ORDER BY t.position, t.rank",
 			      &st) < 0)
 		return -1;
 	sqlite3_bind_text(st, 1, exp, -1, SQLITE_STATIC);
