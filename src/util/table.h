@@ -92,8 +92,9 @@ struct table {
 
 /*
  * Every table an analysis makes has a typed contract in its maker's
- * header (tests/e2e/t_contracts.sh checks it, and that docs/output.md
- * lists the same columns): its columns listed once, as an X-macro
+ * header, or in its maker's file when no other code reads it
+ * (tests/e2e/t_contracts.sh checks it, and that docs/output.md lists the
+ * same columns): its columns listed once, as an X-macro
  *
  *   #define STEP_STATS_COLUMNS(X) X(SS_RUN, "run", text) X(SS_RANKS, "ranks", int) ...
  *   enum step_stats_col { STEP_STATS_COLUMNS(TABLE_COL_ENUM) SS_NCOLS };

@@ -4,7 +4,8 @@ contract, and docs/output.md lists each table's columns as that contract
 says (issue 53, part 1).
 
 Reads the C sources as text, as t_layout.sh does:
-- a contract is an X-macro column list in a header,
+- a contract is an X-macro column list in a header (or, for a table
+  only its maker reads, in the maker's own file),
     #define NAME_COLUMNS(X) X(ID, "column", type) ...
 - every table_new("name", title, schema) call under SRC passes
   TABLE_SCHEMA(NAME_COLUMNS) of one such list, never a schema string;
@@ -27,7 +28,7 @@ def strip_comments(text):
     return re.sub(r"/\*.*?\*/|//[^\n]*", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
 
 contracts = {}  # macro -> [column names]
-for h in glob.glob(os.path.join(src, "**", "*.h"), recursive=True):
+for h in sorted(glob.glob(os.path.join(src, "**", "*.[ch]"), recursive=True)):
     text = strip_comments(open(h, encoding="utf-8").read())
     for m in re.finditer(r"#define (\w+_COLUMNS)\(X\)((?:[^\n]*\\\n)*[^\n]*)", text):
         cols = re.findall(r'X\(\s*\w+\s*,\s*"([^"]+)"\s*,\s*(\w+)\s*\)', m.group(2))
