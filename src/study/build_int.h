@@ -4,8 +4,8 @@
  * into the store, assemble.c draws and writes the site). Nothing outside
  * src/study/ includes it.
  */
-#ifndef PERFSTUDY_BUILD_INT_H
-#define PERFSTUDY_BUILD_INT_H
+#ifndef PERFSTUDY_STUDY_BUILD_INT_H
+#define PERFSTUDY_STUDY_BUILD_INT_H
 
 #include <stdint.h>
 

@@ -15,8 +15,8 @@
  * Schema: shard_meta(key, value), shard_traces(position, path, size,
  * mtime_ns), shard_batches(position, seq, data).
  */
-#ifndef PERFSTUDY_SHARD_H
-#define PERFSTUDY_SHARD_H
+#ifndef PERFSTUDY_STUDY_SHARD_H
+#define PERFSTUDY_STUDY_SHARD_H
 
 #include <stddef.h>
 #include <stdint.h>
