@@ -24,12 +24,16 @@
 
 /*
  * A row of t for each row of st (prepared and bound), filled by fill; st
- * is finalized. On success *out = t; on failure t is freed. Returns 0, or
- * -1 after diag.
+ * is finalized. On success *out = t; on failure t is freed. st NULL (its
+ * prepare failed and said why) is a failure. Returns 0, or -1 after diag.
  */
 int basic_table_rows(struct store_stmt *st, struct table *t,
 		     void (*fill)(struct table *t, size_t row, struct store_stmt *st), struct table **out)
 {
+	if (!st) {
+		table_free(t);
+		return -1;
+	}
 	int rc;
 	while ((rc = store_next(st)) > 0)
 		fill(t, table_add_row(t), st);
@@ -45,7 +49,7 @@ int basic_table_rows(struct store_stmt *st, struct table *t,
 /* The rows of st in t by its column types (store_rows_to_table): *out = t, or t freed; 0, or -1 after diag. */
 int basic_typed_rows(struct store_stmt *st, struct table *t, struct table **out)
 {
-	if (store_rows_to_table(st, t) < 0) {
+	if (!st || store_rows_to_table(st, t) < 0) {
 		table_free(t);
 		return -1;
 	}

@@ -17,12 +17,13 @@
 
 /*
  * A row of t for each row of st (prepared and bound), filled by fill; st
- * is finalized. On success *out = t; on failure t is freed. Returns 0, or
- * -1 after diag (basic.c).
+ * is finalized. On success *out = t; on failure t is freed. st NULL (its
+ * prepare failed and said why) is a failure. Returns 0, or -1 after diag
+ * (basic.c).
  */
 int basic_table_rows(struct store_stmt *st, struct table *t,
 		     void (*fill)(struct table *t, size_t row, struct store_stmt *st), struct table **out);
-/* The rows of st in t by its column types (store_rows_to_table): *out = t, or t freed; 0, or -1 after diag. */
+/* The rows of st in t by its column types (store_rows_to_table), st NULL as above: *out = t, or t freed; 0, or -1 after diag. */
 int basic_typed_rows(struct store_stmt *st, struct table *t, struct table **out);
 
 /* "NAME (ID)" as nvprof prints a device, the id alone without a name; NULL when the rank's device is unknown. */

@@ -145,8 +145,6 @@ int basic_build_kernels(struct store *s, const char *exp, struct table **out)
 			 " FROM kernel_stats k JOIN names n ON n.id = k.name_id"
 			 " JOIN runs r ON r.experiment = k.experiment AND r.run = k.run"
 			 " WHERE k.experiment = ?1 ORDER BY r.position, k.rank, k.total_ns DESC, n.name", exp);
-	if (!st)
-		goto fail;
 	return basic_table_rows(st, t, kernels_row, out);
 fail:
 	table_free(t);

@@ -65,10 +65,6 @@ int basic_build_runs(struct store *s, const char *exp, struct table **out)
 			 " WHERE t4.run_id = r.id)"
 			 " FROM runs r LEFT JOIN traces t ON t.run_id = r.id WHERE r.experiment = ?1"
 			 " GROUP BY r.id ORDER BY r.position", exp);
-	if (!st) {
-		table_free(t);
-		return -1;
-	}
 	return basic_table_rows(st, t, runs_row, out);
 }
 
@@ -91,10 +87,6 @@ int basic_build_rank_devices(struct store *s, const char *exp, struct table **ou
 					    " ON k.f = coalesce(t.part_of, t.id) WHERE t.experiment = ?1"
 					    " AND t.rank IS NOT NULL"
 					    " ORDER BY t.position, t.rank, t.id", exp);
-	if (!st) {
-		table_free(t);
-		return -1;
-	}
 	return basic_typed_rows(st, t, out);
 }
 
@@ -107,10 +99,6 @@ int basic_build_steps(struct store *s, const char *exp, struct table **out)
 					    " FROM steps s JOIN run_traces t ON t.id = s.trace_id"
 					    " WHERE t.experiment = ?1"
 					    " ORDER BY t.position, t.rank, s.step, s.start_ns", exp);
-	if (!st) {
-		table_free(t);
-		return -1;
-	}
 	return basic_typed_rows(st, t, out);
 }
 
