@@ -10,6 +10,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int check_failures;
@@ -45,6 +46,31 @@ static int check_count;
 			check_failures++;                                             \
 		}                                                                     \
 	} while (0)
+
+/*
+ * The whole file at path, with a NUL after its bytes (caller frees), or
+ * NULL when it cannot be opened; *len, when len is not NULL, gets its size.
+ */
+static inline char *check_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (len)
+		*len = 0;
+	if (!f)
+		return NULL;
+	size_t n = 0, cap = 4096, got;
+	char *s = malloc(cap + 1);
+	while (s && (got = fread(s + n, 1, cap - n, f)) > 0)
+		if ((n += got) == cap)
+			s = realloc(s, (cap *= 2) + 1);
+	fclose(f);
+	if (!s)
+		abort();
+	s[n] = '\0';
+	if (len)
+		*len = n;
+	return s;
+}
 
 static inline int check_result(const char *name)
 {

@@ -23,29 +23,10 @@
 #include "util/xalloc.h"
 #include "check.h"
 
-/* Returns the file's bytes (caller frees) and its length in *len, or NULL. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct buf b;
-	char chunk[8192];
-	size_t n;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	buf_init(&b);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_add(&b, chunk, n);
-	fclose(f);
-	*len = b.len;
-	return b.data; /* the bytes move to the caller */
-}
-
 static char *slurp_in(const char *dir, const char *file, size_t *len)
 {
 	char *path = xasprintf("%s/%s", dir, file);
-	char *s = slurp(path, len);
+	char *s = check_slurp(path, len);
 	free(path);
 	return s;
 }

@@ -53,23 +53,6 @@ static void mkd(const char *path)
 	remember(path);
 }
 
-static char *slurp(const char *path)
-{
-	struct buf b;
-	char chunk[4096];
-	size_t n;
-	FILE *f = fopen(path, "rb");
-	buf_init(&b);
-	if (f) {
-		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-			buf_add(&b, chunk, n);
-		fclose(f);
-	}
-	char *s = buf_detach(&b);
-	buf_release(&b);
-	return s;
-}
-
 /* Runs manifest_load(path) with stderr captured; returns what was written (caller frees). */
 static char *load(const char *path, struct manifest **m, int *rc)
 {
@@ -87,7 +70,8 @@ static char *load(const char *path, struct manifest **m, int *rc)
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
-	return slurp("stderr.txt");
+	char *s = check_slurp("stderr.txt", NULL);
+	return s ? s : calloc(1, 1); /* nothing said: an empty text */
 }
 
 /* A run line that is valid in the working directory. */

@@ -91,21 +91,6 @@ static const struct analysis_def *entry_of(const struct analysis_def *const *r, 
 	return best;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long size = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)size + 1);
-	size_t got = fread(s, 1, (size_t)size, f);
-	s[got] = 0;
-	fclose(f);
-	return s;
-}
-
 /*
  * Every string literal that is the argument after the first comma of a call
  * `call(` (result_table) or its first argument (table_new) in text; calls
@@ -165,7 +150,7 @@ static void test_sources(const struct analysis_def *const *r, size_t n)
 	size_t lookups = 0, tables = 0;
 	for (size_t f = 0; f < g.gl_pathc; f++) {
 		const char *path = g.gl_pathv[f];
-		char *text = slurp(path);
+		char *text = check_slurp(path, NULL);
 		CHECK(text != NULL);
 		if (!text)
 			continue;

@@ -395,24 +395,6 @@ static void fixture_release(struct fixture *fx)
 	table_free(fx->wide);
 }
 
-/* The whole file, or NULL if it cannot be read; *len gets its size. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct buf b;
-	buf_init(&b);
-	char chunk[4096];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_add(&b, chunk, n);
-	fclose(f);
-	if (len)
-		*len = b.len;
-	return b.data; /* ownership moves to the caller */
-}
-
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -481,7 +463,7 @@ static int count(const char *hay, const char *needle)
 static void check_page(const char *site, const char *rel)
 {
 	char *path = xasprintf("%s/%s", site, rel);
-	char *html = slurp(path, NULL);
+	char *html = check_slurp(path, NULL);
 	CHECK(html != NULL);
 	if (html) {
 		CHECK(strstr(html, "<script>alert") == NULL);
@@ -515,7 +497,7 @@ static void test_site(void)
 	size_t first_len[NSITE];
 	for (size_t i = 0; i < NSITE; i++) {
 		char *path = xasprintf("%s/%s", site_a, site_files[i]);
-		first[i] = slurp(path, &first_len[i]);
+		first[i] = check_slurp(path, &first_len[i]);
 		if (!first[i])
 			fprintf(stderr, "missing: %s\n", path);
 		CHECK(first[i] != NULL);
@@ -589,7 +571,7 @@ static void test_site(void)
 		for (int k = 0; k < 2; k++) {
 			char *path = xasprintf("%s/%s", k ? site_b : site_a, site_files[i]);
 			size_t len = 0;
-			char *again = slurp(path, &len);
+			char *again = check_slurp(path, &len);
 			int same = again && first[i] && len == first_len[i] && !memcmp(again, first[i], len);
 			if (!same)
 				fprintf(stderr, "differs: %s\n", path);
@@ -709,7 +691,7 @@ static void test_top(void)
 		goto out;
 	CHECK_INT(report_write_experiment(d, &e), 0);
 	char *path = xasprintf("%s/top/index.html", d);
-	char *page = slurp(path, NULL);
+	char *page = check_slurp(path, NULL);
 	CHECK(page != NULL);
 	if (page) {
 		CHECK(strstr(page, "<script>alert") == NULL);
@@ -759,7 +741,7 @@ static void test_top(void)
 				      .ntables = 1, .tables = only, .methods_rules = ""};
 	CHECK_INT(report_write_experiment(d, &q), 0);
 	char *qpath = xasprintf("%s/quiet/index.html", d);
-	char *qpage = slurp(qpath, NULL);
+	char *qpage = check_slurp(qpath, NULL);
 	CHECK(qpage != NULL);
 	if (qpage) {
 		CHECK(strstr(qpage, "<p class=\"fix-none\">No cause worth fixing found: ") != NULL);

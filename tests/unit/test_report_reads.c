@@ -18,22 +18,6 @@
 #include "util/table.h"
 #include "util/xalloc.h"
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct buf b;
-	buf_init(&b);
-	char chunk[4096];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_add(&b, chunk, n);
-	fclose(f);
-	buf_addc(&b, 0);
-	return b.data;
-}
-
 /*
  * straggler_causes.csv's mechanism codes are read by their enum (the top
  * of the page, the findings): each code maps to its own enum and has
@@ -79,7 +63,7 @@ static void test_internal(void)
 		char *path = xasprintf("%s/inner/index.html", d);
 		CHECK(access(csv, F_OK) == 0);
 		CHECK(access(hcsv, F_OK) != 0);
-		char *page = slurp(path);
+		char *page = check_slurp(path, NULL);
 		CHECK(page != NULL);
 		if (page) {
 			CHECK(strstr(page, "shown_parts") != NULL);
