@@ -21,6 +21,14 @@
  *                     run names (trace_software 'strategy': the line "params
  *                     N world W strategy S" trainlog.c reads), where all
  *                     its logs that name one name the same.
+ * A run on one GPU (gpus 1, at most one rank) whose traces show a wrapper
+ * is "single": with one rank no wrapper shards or reduces anything (PyTorch's
+ * FSDP switches itself to NO_SHARD at world size 1, FSDP2 gathers nothing,
+ * NCCL launches no kernel), and FSDP2's stage cannot be told from it;
+ * strategy_source names the wrapper's annotation. FSDP1's annotations do
+ * not say its sharding strategy: FULL_SHARD (ZeRO-3), its default, is
+ * assumed and strategy_source says so. Both were found on a recording made
+ * after the rule (experiments/gpu1-wrappers).
  * Where both say one, the trace's is taken: strategy_source gives the
  * trace's clause first, then "; training log (<file>): strategy S" where
  * the log agrees (the same name, or the same ZeRO stage: fsdp and zero3),
@@ -91,7 +99,8 @@ static int from_trace(struct store *s, const char *exp, const char *run, const c
 			   gather, pre, gather > pre ? "gathered again in backward" : "not gathered again in backward");
 	} else if (fsdp1) {
 		*strategy = "fsdp";
-		buf_adds(src, "trace: FullyShardedDataParallel.forward");
+		buf_adds(src, "trace: FullyShardedDataParallel.forward (its sharding strategy is not in the annotations: "
+			      "FULL_SHARD, FSDP's default, assumed)");
 	} else if (ddp) {
 		*strategy = "ddp";
 		buf_adds(src, "trace: DistributedDataParallel.forward");
@@ -131,6 +140,26 @@ static int from_logs(struct store *s, const char *exp, const char *run, struct b
 	}
 	store_finalize(st);
 	return rc < 0 ? -1 : n;
+}
+
+/* Whether run row r of runs.csv ran on one GPU: gpus 1 and at most one rank, or gpus not given and one rank. */
+static int one_gpu(const struct table *runs, size_t r)
+{
+	double g = table_num(runs, r, RUNS_GPUS), n = table_num(runs, r, RUNS_RANKS);
+	return g == g ? g == 1 && !(n > 1) : n == 1;
+}
+
+/* The annotation a from_trace() source names ("trace: NAME ..." or "trace: NAME, ..."), in a static buffer. */
+static const char *annotation_of(const char *src)
+{
+	static char name[128];
+	const char *p = src + 7; /* after "trace: " */
+	size_t n = strcspn(p, " ,");
+	if (n >= sizeof(name))
+		n = sizeof(name) - 1;
+	memcpy(name, p, n);
+	name[n] = 0;
+	return name;
 }
 
 /* Whether strategies a and b are one: the same name, or the same shown name ("fsdp" and "zero3": ZeRO-3). */
@@ -182,6 +211,15 @@ int basic_strategies(struct store *s, const char *exp, struct table *runs, struc
 			}
 		} else if (logged) {
 			buf_printf(&src, "training log (%s): strategy %s", file.data, logged);
+		}
+		if (traced && one_gpu(runs, r)) {
+			/* one rank: the wrapper shards and reduces nothing (see the file's comment) */
+			buf_reset(&src);
+			buf_printf(&src, "trace: %s on one GPU: the wrapper has one rank, nothing is sharded or reduced "
+				   "across ranks", annotation_of(tsrc.data));
+			if (logged)
+				buf_printf(&src, "; the training log (%s) says %s", file.data, logged);
+			traced = "single";
 		}
 		if (traced || logged) {
 			table_set_text(runs, r, (size_t)cst, traced ? traced : logged);
