@@ -21,6 +21,7 @@
 #include "analyze/ranks/collectives.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/timing.h"
 #include "util/xalloc.h"
 
 int collective_dtype_size(const char *t)
@@ -195,6 +196,7 @@ static int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_
 		for (i = 0; i < nag; i++)
 			if (ag[i].rank == rank && !strcmp(ag[i].run, run) && !strcmp(ag[i].type, type.data))
 				break;
+		work_add(WORK_SCANNED, (long long)i); /* PERFSTUDY_COUNTS */
 		if (i == nag) {
 			ag = xgrow(ag, &cap, nag + 1, sizeof(*ag));
 			memset(&ag[nag], 0, sizeof(*ag));
