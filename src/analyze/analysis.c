@@ -126,11 +126,13 @@ static void undeclared(const struct analysis_def *a, const char *verb, const cha
 /* Runs the entries of kind when; out->current names the one running. */
 static int run_entries(const struct analysis_ctx *ctx, struct analysis_result *out, enum analysis_when when)
 {
-	int timed = timing_enabled();
+	int timed = timing_enabled(), counted = counting_enabled();
 	for (size_t i = 0; i < NREGISTRY; i++) {
 		if (registry[i]->when != when)
 			continue;
 		double t0 = timed ? timing_now() : 0, c0 = timed ? timing_thread_cpu() : 0;
+		long long w0[WORK_NKINDS];
+		memcpy(w0, work_count, sizeof(w0));
 		out->current = registry[i];
 		int rc = registry[i]->run(ctx, out);
 		out->current = NULL;
@@ -140,6 +142,13 @@ static int run_entries(const struct analysis_ctx *ctx, struct analysis_result *o
 		if (timed)
 			fprintf(stderr, "perfstudy: timing: analysis %s %s %.3f s, %.3f s CPU\n", ctx->experiment,
 				registry[i]->name, timing_now() - t0, timing_thread_cpu() - c0);
+		/* PERFSTUDY_COUNTS: the work of each analysis, counted (util/timing.h). */
+		if (counted)
+			fprintf(stderr,
+				"perfstudy: counts: analysis %s %s %lld VM steps, %lld rows, %lld cells, %lld scanned\n",
+				ctx->experiment, registry[i]->name, work_count[WORK_VM_STEPS] - w0[WORK_VM_STEPS],
+				work_count[WORK_ROWS] - w0[WORK_ROWS], work_count[WORK_CELLS] - w0[WORK_CELLS],
+				work_count[WORK_SCANNED] - w0[WORK_SCANNED]);
 	}
 	return 0;
 }

@@ -84,7 +84,7 @@ char *kernel_label(const char *name)
 }
 
 struct chart *figure_top_kernels(const struct table *kernels, const struct kernel_cols *k, const char *run,
-				 int64_t rank, int top_n, const char *name)
+				 int64_t rank, int top_n, const char *name, const size_t *rows, size_t nrows)
 {
 	char *title = xasprintf("Top %d kernels by total time: %s, rank %" PRId64, top_n, run, rank);
 	struct chart *c = chart_new(CHART_HBAR, name, title, "total time (ms)");
@@ -96,7 +96,9 @@ struct chart *figure_top_kernels(const struct table *kernels, const struct kerne
 	int cgroup = k->group;
 	int n = 0;
 	/* kernels.csv is sorted by total time within (run, rank). */
-	for (size_t r = 0; r < kernels->nrows && n < top_n; r++) {
+	size_t end = rows ? nrows : kernels->nrows;
+	for (size_t i = 0; i < end && n < top_n; i++) {
+		size_t r = rows ? rows[i] : i;
 		if (strcmp(table_cell(kernels, r, (size_t)crun)->v.text, run) ||
 		    table_cell(kernels, r, (size_t)crank)->v.i != rank)
 			continue;

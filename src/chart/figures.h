@@ -38,10 +38,12 @@ struct chart *figure_group_fractions(const struct table *groups, const struct gr
 /*
  * Horizontal bars: the top_n kernels of one run and rank by total time (ms),
  * each bar keyed by its kernel's group (its colour) with the full kernel
- * name as its tooltip.
+ * name as its tooltip. rows[nrows]: the rows of kernels to look at, in
+ * table order (the run and rank's, found by the caller, so that a figure
+ * per rank reads its own rows, not the table); NULL: every row.
  */
 struct chart *figure_top_kernels(const struct table *kernels, const struct kernel_cols *k, const char *run,
-				 int64_t rank, int top_n, const char *name);
+				 int64_t rank, int top_n, const char *name, const size_t *rows, size_t nrows);
 
 /*
  * Grouped bars of published.csv for one quantity ("params", "flops_tflop",

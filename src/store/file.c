@@ -32,6 +32,7 @@ static int open_file(const char *file, const char *name, int flags, struct store
 		store_close(s);
 		return -1;
 	}
+	store_count_work(s->db);
 	*out = s;
 	return 0;
 }

@@ -12,6 +12,7 @@
 
 #include "util/diag.h"
 #include "util/sqlguard.h"
+#include "util/timing.h"
 #include "util/xalloc.h"
 
 const char *store_path(const struct store *s)
@@ -164,7 +165,24 @@ int store_step(struct store *s, struct store_stmt *st, const char *what)
 
 int store_next(struct store_stmt *st)
 {
-	return store_step(st->s, st, st->what);
+	int rc = store_step(st->s, st, st->what);
+	if (rc == STORE_ROW)
+		work_add(WORK_ROWS, 1);
+	return rc;
+}
+
+/* PERFSTUDY_COUNTS: called every WORK_VM_EVERY VM steps of the connection, on the thread stepping it. */
+static int count_vm_steps(void *arg)
+{
+	(void)arg;
+	work_add(WORK_VM_STEPS, WORK_VM_EVERY);
+	return 0;
+}
+
+void store_count_work(sqlite3 *db)
+{
+	if (counting_enabled())
+		sqlite3_progress_handler(db, WORK_VM_EVERY, count_vm_steps, NULL);
 }
 
 int store_step_done(struct store *s, struct store_stmt *st, const char *what)

@@ -183,6 +183,7 @@ int store_open(const char *path, struct store **out)
 		store_close(s);
 		return -1;
 	}
+	store_count_work(s->db);
 	if (store_exec(s, SCHEMA, "create the schema") < 0 || store_add_temp_views(s) < 0 ||
 	    store_exec(s, "INSERT INTO meta VALUES('schema_version','1'),('perfstudy_version','" PERFSTUDY_VERSION "');", "write meta") < 0 ||
 	    store_sql_prepare(s, "prepare", "INSERT INTO names(id, name) VALUES(?1, ?2)", &s->ins_name) < 0 ||

@@ -157,6 +157,8 @@ int store_sql_step(struct store *s, sqlite3_stmt *st, const char *what);
 int store_sql_step_done(struct store *s, sqlite3_stmt *st, const char *what);
 int store_sql_step_rebind(struct store *s, sqlite3_stmt *st, const char *what);
 int store_sql_prepare_kept(struct store *s, const char *what, const char *sql, sqlite3_stmt **slot);
+/* query.c: with PERFSTUDY_COUNTS, the connection's VM steps counted (util/timing.h's work_count). */
+void store_count_work(sqlite3 *db);
 
 /* names.c: the in-memory index of names; store_names_forget_after drops ids after last_id (rollback). */
 void store_names_init(struct store *s);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/scratch.h"
+#include "util/timing.h"
 #include "util/xalloc.h"
 
 /*
@@ -260,6 +261,7 @@ void table_set_real(struct table *t, size_t row, size_t col, double v)
 
 const struct cell *table_cell(const struct table *t, size_t row, size_t col)
 {
+	work_add(WORK_CELLS, 1); /* PERFSTUDY_COUNTS */
 	if (row >= t->first)
 		return &t->cells[(row - t->first) * t->ncols + col];
 	struct table_spill *sp = t->spill;

@@ -1,4 +1,4 @@
-/* timing.c: per-stage wall-clock accounting (see timing.h). */
+/* timing.c: per-stage wall-clock accounting and the analyses' work counts (see timing.h). */
 #include "util/timing.h"
 
 #include <stdatomic.h>
@@ -54,6 +54,14 @@ void timing_add_nested(enum timing_stage s, double secs)
 int timing_enabled(void)
 {
 	const char *e = getenv("PERFSTUDY_TIMING");
+	return e && *e && strcmp(e, "0");
+}
+
+_Thread_local long long work_count[WORK_NKINDS];
+
+int counting_enabled(void)
+{
+	const char *e = getenv("PERFSTUDY_COUNTS");
 	return e && *e && strcmp(e, "0");
 }
 

@@ -48,4 +48,30 @@ int timing_enabled(void);
 /* Prints the stages on stderr when enabled; total is the command's wall time. */
 void timing_print(double total);
 
+/*
+ * PERFSTUDY_COUNTS=1: the work of each analysis counted, not timed (a
+ * count does not move with the machine's load), one line each on stderr:
+ *   perfstudy: counts: analysis default collectives 41216 VM steps,
+ *   3072 rows, 0 cells, 0 scanned
+ * VM steps: SQLite's virtual-machine instructions, every statement of the
+ * store's connection (its progress handler, in units of
+ * WORK_VM_EVERY, installed only while counting); rows: the rows the query
+ * API (store_next) handed over; cells: the cells of the analyses' tables
+ * read (table_cell); scanned: the entries a search of an array passed
+ * over, counted where an analysis searches one. Each is the calling
+ * thread's (an experiment's analyses run on one thread). tests/e2e/
+ * t_rank_work.sh doubles the ranks of a generated run and checks that
+ * no count grows by more than about twice.
+ */
+enum work_kind { WORK_VM_STEPS, WORK_ROWS, WORK_CELLS, WORK_SCANNED, WORK_NKINDS };
+#define WORK_VM_EVERY 16
+extern _Thread_local long long work_count[WORK_NKINDS];
+/* Non-zero when PERFSTUDY_COUNTS is set to something other than 0. */
+int counting_enabled(void);
+/* Adds n to the calling thread's count of kind k. */
+static inline void work_add(enum work_kind k, long long n)
+{
+	work_count[k] += n;
+}
+
 #endif

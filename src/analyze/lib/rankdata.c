@@ -11,6 +11,7 @@
 #include "util/diag.h"
 #include "util/intmap.h"
 #include "util/scratch.h"
+#include "util/table.h"
 #include "util/xalloc.h"
 
 /*
@@ -677,4 +678,52 @@ const struct rk_range *rank_launch_of(const struct rank_data *d, const int64_t *
 	struct launch_key key = {d->launches, corr};
 	size_t l = lower_bound(idx, d->nlaunches, sizeof(*idx), &key, launch_corr_before);
 	return l < d->nlaunches && d->launches[idx[l]].key == corr ? &d->launches[idx[l]] : NULL;
+}
+
+static int cmp_rank_row(const void *pa, const void *pb)
+{
+	const struct rank_row_at *a = pa, *b = pb;
+	int c = strcmp(a->run, b->run);
+	if (c)
+		return c;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return (a->row > b->row) - (a->row < b->row);
+}
+
+void rank_rows_init(struct rank_rows *rr, const struct table *t, int run_col, int rank_col)
+{
+	memset(rr, 0, sizeof(*rr));
+	if (!t || !t->nrows || run_col < 0 || rank_col < 0)
+		return;
+	rr->v = xmalloc(t->nrows * sizeof(*rr->v));
+	for (size_t r = 0; r < t->nrows; r++) {
+		const struct cell *u = table_cell(t, r, (size_t)run_col), *k = table_cell(t, r, (size_t)rank_col);
+		if (!u->null && !k->null)
+			rr->v[rr->n++] = (struct rank_row_at){u->v.text, k->v.i, r};
+	}
+	if (rr->n > 1)
+		qsort(rr->v, rr->n, sizeof(*rr->v), cmp_rank_row);
+}
+
+/* The row is before (run, rank, row 0): rank_rows_find's predicate. */
+static int rank_row_before(const void *elem, const void *key)
+{
+	return cmp_rank_row(elem, key) < 0;
+}
+
+size_t rank_rows_find(const struct rank_rows *rr, const char *run, int64_t rank, const struct rank_row_at **first)
+{
+	struct rank_row_at key = {run, rank, 0};
+	size_t lo = lower_bound(rr->v, rr->n, sizeof(*rr->v), &key, rank_row_before), hi = lo;
+	while (hi < rr->n && rr->v[hi].rank == rank && !strcmp(rr->v[hi].run, run))
+		hi++;
+	*first = hi > lo ? &rr->v[lo] : NULL;
+	return hi - lo;
+}
+
+void rank_rows_release(struct rank_rows *rr)
+{
+	free(rr->v);
+	memset(rr, 0, sizeof(*rr));
 }

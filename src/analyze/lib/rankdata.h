@@ -108,4 +108,27 @@ const struct rk_range *rank_launch_of(const struct rank_data *d, const int64_t *
  */
 int64_t *rank_launch_index(const struct rank_data *d);
 
+/*
+ * The rows of a result table by (run, rank), for a walk over a run's ranks
+ * that reads each rank's row of a per-rank table (clock_offsets,
+ * rank_spread): the rows whose run (text) and rank (int) cells are set,
+ * sorted once by run, rank and row, each rank found by binary search (a
+ * scan of the table per rank is quadratic in ranks: 3.1 s for 16,384).
+ * rank_rows_find gives the first of the rows of (run, rank) in v (the
+ * others follow it, in table order) and their count; 0 where it has none.
+ */
+struct table;
+struct rank_row_at {
+	const char *run;
+	int64_t rank;
+	size_t row;
+};
+struct rank_rows {
+	struct rank_row_at *v;
+	size_t n;
+};
+void rank_rows_init(struct rank_rows *rr, const struct table *t, int run_col, int rank_col);
+size_t rank_rows_find(const struct rank_rows *rr, const char *run, int64_t rank, const struct rank_row_at **first);
+void rank_rows_release(struct rank_rows *rr);
+
 #endif

@@ -43,55 +43,50 @@ static int cmp_step_key(const void *pa, const void *pb)
  * with each other there and give a wrong offset with a large residual.
  */
 #define PP_RESIDUAL_NS 100000
-int64_t pp_offset_of(const struct table *co, const char *run, int rank)
+int64_t pp_offset_of(const struct table *co, const struct rank_rows *cor, const char *run, int rank)
 {
-	int crun = co ? CO_RUN : -1, crank = co ? CO_RANK : -1;
-	int coff = co ? CO_OFFSET_US : -1, cres = co ? CO_RESIDUAL_US : -1;
-	for (size_t r = 0; crun >= 0 && crank >= 0 && coff >= 0 && cres >= 0 && r < co->nrows; r++) {
-		const struct cell *a = table_cell(co, r, (size_t)crun);
-		if (a->null || strcmp(a->v.text, run))
-			continue;
-		const struct cell *k = table_cell(co, r, (size_t)crank);
-		if (k->null || k->v.i != rank)
-			continue;
-		const struct cell *res = table_cell(co, r, (size_t)cres);
-		if (res->null || res->v.i > PP_RESIDUAL_NS)
-			return 0;
-		const struct cell *o = table_cell(co, r, (size_t)coff);
-		return o->null ? 0 : o->v.i;
-	}
-	return 0;
+	const struct rank_row_at *f;
+	if (!rank_rows_find(cor, run, rank, &f)) /* its first row decides */
+		return 0;
+	const struct cell *res = table_cell(co, f->row, CO_RESIDUAL_US);
+	if (res->null || res->v.i > PP_RESIDUAL_NS)
+		return 0;
+	const struct cell *o = table_cell(co, f->row, CO_OFFSET_US);
+	return o->null ? 0 : o->v.i;
 }
 
-/* The rank's sends and recvs with a recorded peer (issue and kernel end filled by load_rank). */
-int pp_load_ops(struct store *s, struct pp_rank *r)
+/*
+ * The rank's sends and recvs with a recorded peer (issue and kernel end
+ * filled by load_rank); *st is the query, prepared on the first call and
+ * reset after each (the caller finalizes it).
+ */
+int pp_load_ops(struct store *s, struct store_stmt **st, struct pp_rank *r)
 {
-	struct store_stmt *st;
-	st = rank_query(s, "pipeline_stages: point-to-point ops",
-			"SELECT x.start_ns, x.correlation, x.collective, x.in_nelems, x.dtype, x.seq, x.peer"
-			" FROM traces rt JOIN collectives x ON x.trace_id = rt.id"
-			" WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.peer IS NOT NULL"
-			" AND x.collective IN ('send', 'recv', 'sendrecv') ORDER BY x.start_ns", r->key);
-	if (!st)
+	if (!*st && store_prepare(s, "pipeline_stages: point-to-point ops",
+				  "SELECT x.start_ns, x.correlation, x.collective, x.in_nelems, x.dtype, x.seq, x.peer"
+				  " FROM traces rt JOIN collectives x ON x.trace_id = rt.id"
+				  " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.peer IS NOT NULL"
+				  " AND x.collective IN ('send', 'recv', 'sendrecv') ORDER BY x.start_ns", st) < 0)
 		return -1;
+	rank_bind(*st, r->key);
 	size_t cap = 0;
 	int more;
-	while ((more = store_next(st)) > 0) {
+	while ((more = store_next(*st)) > 0) {
 		r->ops = xgrow(r->ops, &cap, r->nops + 1, sizeof(*r->ops));
 		struct pp_op *o = &r->ops[r->nops++];
 		memset(o, 0, sizeof(*o));
-		o->start = o->issue = o->end = store_column_int64(st, 0);
-		o->corr = store_column_type(st, 1) == STORE_NULL ? -1 : store_column_int64(st, 1);
-		const char *coll = (const char *)store_column_text(st, 2);
+		o->start = o->issue = o->end = store_column_int64(*st, 0);
+		o->corr = store_column_type(*st, 1) == STORE_NULL ? -1 : store_column_int64(*st, 1);
+		const char *coll = (const char *)store_column_text(*st, 2);
 		o->recv_too = !strcmp(coll, "sendrecv");
 		o->send = o->recv_too || !strcmp(coll, "send");
-		int64_t nel = store_column_type(st, 3) == STORE_NULL ? 0 : store_column_int64(st, 3);
-		o->bytes = nel * collective_dtype_size((const char *)store_column_text(st, 4));
-		o->has_seq = store_column_type(st, 5) != STORE_NULL;
-		o->seq = o->has_seq ? store_column_int64(st, 5) : -1;
-		o->peer = store_column_int64(st, 6);
+		int64_t nel = store_column_type(*st, 3) == STORE_NULL ? 0 : store_column_int64(*st, 3);
+		o->bytes = nel * collective_dtype_size((const char *)store_column_text(*st, 4));
+		o->has_seq = store_column_type(*st, 5) != STORE_NULL;
+		o->seq = o->has_seq ? store_column_int64(*st, 5) : -1;
+		o->peer = store_column_int64(*st, 6);
 	}
-	store_finalize(st);
+	store_reset(*st);
 	if (more < 0)
 		return -1;
 	r->peers = xmalloc((r->nops ? r->nops : 1) * sizeof(*r->peers));

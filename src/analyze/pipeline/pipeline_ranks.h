@@ -43,10 +43,17 @@ struct pp_rank {
 	size_t nbr[2], nnbr; /* indexes of the ranks it exchanges sends with both ways */
 };
 
-/* The rank's clock offset (clock_offsets.csv offset_us) in ns; 0 where none is trusted. */
-int64_t pp_offset_of(const struct table *co, const char *run, int rank);
-/* The rank's sends and recvs with a recorded peer (issue and kernel end filled by load_rank). */
-int pp_load_ops(struct store *s, struct pp_rank *r);
+/*
+ * The rank's clock offset (clock_offsets.csv offset_us) in ns; 0 where
+ * none is trusted. cor: co's rows by run and rank (rank_rows_init).
+ */
+int64_t pp_offset_of(const struct table *co, const struct rank_rows *cor, const char *run, int rank);
+/*
+ * The rank's sends and recvs with a recorded peer (issue and kernel end
+ * filled by load_rank). *st: the query, prepared on the first call (NULL
+ * before it) and kept for the next rank; the caller finalizes it.
+ */
+int pp_load_ops(struct store *s, struct store_stmt **st, struct pp_rank *r);
 /*
  * The rest of a pipeline rank from its rank_data: each op's kernel end
  * and issue time, the compute kernels, steps and Optimizer.step starts.

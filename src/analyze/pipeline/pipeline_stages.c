@@ -455,7 +455,8 @@ static const struct manifest_run *manifest_run_of(const struct manifest *m, cons
 
 /* The pipelines of one run (keys[n]) into t; returns 0 or -1 after diag. */
 static int one_run(const struct analysis_ctx *ctx, struct analysis_result *out, const struct rank_key *keys, size_t n,
-		   const struct classifier *cls, const int64_t *opt, size_t nopt, struct table **t)
+		   const struct classifier *cls, const int64_t *opt, size_t nopt, const struct rank_rows *cor,
+		   struct store_stmt **ops_st, struct table **t)
 {
 	const struct manifest_run *mr = manifest_run_of(ctx->manifest, keys[0].run);
 	const struct table *co = result_table(out, "clock_offsets");
@@ -464,8 +465,8 @@ static int one_run(const struct analysis_ctx *ctx, struct analysis_result *out, 
 	int rc = 0, npipes = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		v[i].key = &keys[i];
-		v[i].offset = pp_offset_of(co, keys[i].run, keys[i].rank);
-		rc = pp_load_ops(ctx->store, &v[i]);
+		v[i].offset = pp_offset_of(co, cor, keys[i].run, keys[i].rank);
+		rc = pp_load_ops(ctx->store, ops_st, &v[i]);
 	}
 	if (!rc)
 		npipes = find_pipes(v, n, order, &norder);
@@ -549,15 +550,21 @@ static int analysis_pipeline_stages(const struct analysis_ctx *ctx, struct analy
 	}
 	struct classifier *cls = classifier_preset("default");
 	struct table *t = NULL;
+	/* clock_offsets' rows by run and rank, and the ops query, made once for every rank of every run */
+	struct rank_rows cor;
+	rank_rows_init(&cor, result_table(out, "clock_offsets"), CO_RUN, CO_RANK);
+	struct store_stmt *ops_st = NULL;
 	int rc = 0;
 	for (size_t k = 0; k < nkeys && !rc;) {
 		size_t e = k + 1;
 		while (e < nkeys && !strcmp(keys[e].run, keys[k].run))
 			e++;
 		if (e - k >= 2)
-			rc = one_run(ctx, out, &keys[k], e - k, cls, opt, nopt, &t);
+			rc = one_run(ctx, out, &keys[k], e - k, cls, opt, nopt, &cor, &ops_st, &t);
 		k = e;
 	}
+	store_finalize(ops_st);
+	rank_rows_release(&cor);
 	classifier_free(cls);
 	free(opt);
 	rank_keys_free(keys, nkeys);

@@ -12,6 +12,7 @@
  * (ncclDevKernel_AllReduce_Sum_bf16_RING_LL -> AllReduce; NCCL 2.4-2.7's
  * ncclReduceRingLLKernel_sum_f32 -> Reduce).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -21,6 +22,8 @@
 #include "analyze/ranks/collectives.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/intmap.h"
+#include "util/timing.h"
 #include "util/xalloc.h"
 
 int collective_dtype_size(const char *t)
@@ -174,11 +177,18 @@ static int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_
 		classifier_free(cls);
 		return -1;
 	}
+	/*
+	 * The (run, rank, type) aggregates in the order first seen; those of
+	 * one rank chained (next, from the map's entry of the rank), so that
+	 * each row compares the few of its rank, not every rank's.
+	 */
 	struct agg {
 		char *run, *type;
 		int64_t rank, calls, time, bytes, bytes_time, group;
+		size_t next; /* the next aggregate of the same rank, SIZE_MAX: none */
 	} *ag = NULL;
-	size_t nag = 0, cap = 0;
+	size_t nag = 0, cap = 0, *head = NULL, nhead = 0, cap_head = 0;
+	struct intmap byrank = {0};
 	struct buf type;
 	buf_init(&type);
 	int rc;
@@ -191,17 +201,28 @@ static int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_
 			collective_canonical((const char *)store_column_text(st, 4), &type);
 		else
 			type_from_kernel(name, &type);
-		size_t i;
-		for (i = 0; i < nag; i++)
-			if (ag[i].rank == rank && !strcmp(ag[i].run, run) && !strcmp(ag[i].type, type.data))
+		size_t h = intmap_index(&byrank, rank, nhead), i, last = SIZE_MAX;
+		if (h == nhead) {
+			head = xgrow(head, &cap_head, nhead + 1, sizeof(*head));
+			head[nhead++] = SIZE_MAX;
+		}
+		long long scanned = 0;
+		for (i = head[h]; i != SIZE_MAX; last = i, i = ag[i].next, scanned++)
+			if (!strcmp(ag[i].run, run) && !strcmp(ag[i].type, type.data))
 				break;
-		if (i == nag) {
+		work_add(WORK_SCANNED, scanned); /* PERFSTUDY_COUNTS */
+		if (i == SIZE_MAX) { /* a new one, at its chain's end */
 			ag = xgrow(ag, &cap, nag + 1, sizeof(*ag));
 			memset(&ag[nag], 0, sizeof(*ag));
 			ag[nag].run = xstrdup(run);
 			ag[nag].type = xstrdup(type.data);
 			ag[nag].rank = rank;
-			nag++;
+			ag[nag].next = SIZE_MAX;
+			if (last == SIZE_MAX)
+				head[h] = nag;
+			else
+				ag[last].next = nag;
+			i = nag++;
 		}
 		ag[i].calls++;
 		ag[i].time += dur;
@@ -237,6 +258,8 @@ static int analysis_collectives(const struct analysis_ctx *ctx, struct analysis_
 		free(ag[i].type);
 	}
 	free(ag);
+	free(head);
+	intmap_free(&byrank);
 	buf_release(&type);
 	classifier_free(cls);
 	if (ret < 0) {

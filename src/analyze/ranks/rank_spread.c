@@ -49,6 +49,7 @@
 #include "chart/chart.h"
 #include "chart/figures.h"
 #include "analyze/analysis.h"
+#include "analyze/lib/rankdata.h"
 #include "analyze/lib/stats.h"
 #include "util/search.h"
 #include "util/fs.h"
@@ -292,13 +293,17 @@ static struct chart *spread_figure(const char *run, struct rank_row *const *by, 
 
 /* The top-kernel figures of run's drawn ranks, in rank order of the group table. */
 static void top_kernel_figures(const struct analysis_ctx *ctx, struct analysis_result *out, const char *run,
-			       const struct rank_row *rr, size_t n)
+			       const struct rank_row *rr, size_t n, const struct rank_rows *kbyrank)
 {
 	const struct table *k = result_table(out, "kernels");
 	static const struct kernel_cols kcols = {KRN_RUN, KRN_RANK, KRN_NAME, KRN_TOTAL_US, KRN_GROUP};
 	for (size_t i = 0; k && i < n; i++) {
+		const struct rank_row_at *f;
 		if (!rr[i].drawn)
 			continue;
+		size_t nrows = rank_rows_find(kbyrank, run, rr[i].rank, &f), *rows = xcalloc(nrows + 1, sizeof(*rows));
+		for (size_t j = 0; j < nrows; j++)
+			rows[j] = f[j].row;
 		/* One file per exact run id: "UP" and "up", "a.b" and "a_b" must not share one. */
 		char rank[32];
 		snprintf(rank, sizeof(rank), "_r%" PRId64, rr[i].rank);
@@ -307,7 +312,9 @@ static void top_kernel_figures(const struct analysis_ctx *ctx, struct analysis_r
 					  "%s%s (total over the whole trace file, in milliseconds).",
 					  ctx->top_n, run, rr[i].rank, n > ALL_RANKS && rr[i].role[0] ? ", the " : "",
 					  n > ALL_RANKS ? rr[i].role : "");
-		result_add_figure(out, figure_top_kernels(k, &kcols, run, rr[i].rank, ctx->top_n, name), caption);
+		result_add_figure(out, figure_top_kernels(k, &kcols, run, rr[i].rank, ctx->top_n, name, rows, nrows),
+				  caption);
+		free(rows);
 		free(name);
 		free(caption);
 	}
@@ -320,6 +327,9 @@ static int analysis_rank_spread(const struct analysis_ctx *ctx, struct analysis_
 		return 0;
 	struct table *t = table_new("rank_spread", "Every rank of each run: median step time, exposed wait and own time",
 				    TABLE_SCHEMA(RANK_SPREAD_COLUMNS));
+	/* kernels.csv's rows by run and rank, so that each drawn rank's figure reads its own rows only */
+	struct rank_rows kbyrank;
+	rank_rows_init(&kbyrank, result_table(out, "kernels"), KRN_RUN, KRN_RANK);
 	for (size_t first = 0; first < g->nrows;) {
 		const char *run = table_cell(g, first, GRP_RUN)->v.text;
 		size_t end = first;
@@ -366,7 +376,7 @@ static int analysis_rank_spread(const struct analysis_ctx *ctx, struct analysis_
 					by_steps ? "median own time per step" : "GPU time", nout, nout == 1 ? "" : "s",
 					MAX_OUTLIERS);
 		}
-		top_kernel_figures(ctx, out, run, rr, n);
+		top_kernel_figures(ctx, out, run, rr, n, &kbyrank);
 		free(by);
 		free(rr);
 		first = end;
@@ -395,6 +405,7 @@ static int analysis_rank_spread(const struct analysis_ctx *ctx, struct analysis_
 			"order of own time, the chosen ranks labelled.");
 	}
 	table_free(t);
+	rank_rows_release(&kbyrank);
 	return 0;
 }
 

@@ -105,78 +105,33 @@ static int64_t median_step(const struct table *cps, const char *run, int64_t *le
 	return step;
 }
 
-/* The rank's clock offset (ns) from clock_offsets.csv, 0 where none. */
-static int64_t offset_of(const struct table *co, const char *run, int rank)
+/*
+ * The rank's clock offset (ns) from clock_offsets.csv, 0 where none: of
+ * its rows (co, by run and rank), the first with an offset.
+ */
+static int64_t offset_of(const struct table *co, const struct rank_rows *cor, const char *run, int rank)
 {
-	if (!co)
-		return 0;
-	int crun = CO_RUN, crank = CO_RANK, coff = CO_OFFSET_US;
-	for (size_t r = 0; r < co->nrows; r++) {
-		const struct cell *k = cell_of(co, crank, r), *o = cell_of(co, coff, r);
-		if (run_is(co, crun, r, run) && k && o && k->v.i == rank)
+	const struct rank_row_at *f;
+	size_t n = rank_rows_find(cor, run, rank, &f);
+	for (size_t i = 0; i < n; i++) {
+		const struct cell *o = cell_of(co, CO_OFFSET_US, f[i].row);
+		if (o)
 			return o->v.i;
 	}
 	return 0;
 }
 
 /*
- * The ranks rank_spread.csv draws (drawn = 1), for runs of more than
- * TL_MAX_LANES ranks: its (run, rank) rows sorted once, each looked up by
- * binary search (a scan of the table per rank took 36 s for 40,000 ranks).
- * Of rows repeating a run and rank, the first decides, as a scan would.
+ * Whether rank_spread.csv (rs, by run and rank) draws the rank (a run of
+ * more than TL_MAX_LANES ranks): its first row of the run and rank decides.
  */
-struct drawn_row {
-	const char *run;
-	int64_t rank;
-	size_t row;
-	int drawn;
-};
-
-struct drawn_set {
-	struct drawn_row *v;
-	size_t n;
-};
-
-static int cmp_drawn_row(const void *pa, const void *pb)
+static int drawn_rank(const struct table *rs, const struct rank_rows *rsr, const char *run, int rank)
 {
-	const struct drawn_row *a = pa, *b = pb;
-	int c = strcmp(a->run, b->run);
-	if (c)
-		return c;
-	if (a->rank != b->rank)
-		return a->rank < b->rank ? -1 : 1;
-	return (a->row > b->row) - (a->row < b->row);
-}
-
-static void drawn_set_init(struct drawn_set *ds, const struct table *rs)
-{
-	memset(ds, 0, sizeof(*ds));
-	if (!rs || !rs->nrows)
-		return;
-	int crun = RS_RUN, crank = RS_RANK, cd = RS_DRAWN;
-	ds->v = xmalloc(rs->nrows * sizeof(*ds->v));
-	for (size_t r = 0; r < rs->nrows; r++) {
-		const struct cell *u = cell_of(rs, crun, r), *k = cell_of(rs, crank, r), *d = cell_of(rs, cd, r);
-		if (u && k)
-			ds->v[ds->n++] = (struct drawn_row){u->v.text, k->v.i, r, d && d->v.i};
-	}
-	if (ds->n > 1)
-		qsort(ds->v, ds->n, sizeof(*ds->v), cmp_drawn_row);
-}
-
-/* Whether rank_spread.csv draws the rank (a run of more than TL_MAX_LANES ranks). */
-static int drawn_rank(const struct drawn_set *ds, const char *run, int rank)
-{
-	size_t lo = 0, hi = ds->n;
-	struct drawn_row key = {run, rank, 0, 0};
-	while (lo < hi) { /* the first row not before (run, rank, row 0) */
-		size_t mid = lo + (hi - lo) / 2;
-		if (cmp_drawn_row(&ds->v[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ds->n && !strcmp(ds->v[lo].run, run) && ds->v[lo].rank == rank && ds->v[lo].drawn;
+	const struct rank_row_at *f;
+	if (!rank_rows_find(rsr, run, rank, &f))
+		return 0;
+	const struct cell *d = cell_of(rs, RS_DRAWN, f->row);
+	return d && d->v.i;
 }
 
 /* One lane: its rank, its step on the reference clock, its data while the figure is built. */
@@ -333,7 +288,7 @@ static void lane_path(const struct table *hops, const char *run, int64_t step, c
 /* The figure of one run (keys[0..n), its ranks); NULL when it has no step to draw. */
 static struct chart *run_timeline(const struct analysis_ctx *ctx, struct analysis_result *out,
 				  const struct rank_key *keys, size_t n, struct phase_names *nm, const struct phase *ph,
-				  size_t nph, const struct classifier *cls, const struct drawn_set *ds, int64_t *step_out,
+				  size_t nph, const struct classifier *cls, const struct rank_rows *byrank, int64_t *step_out,
 				  int *fail)
 {
 	const char *run = keys[0].run;
@@ -341,12 +296,12 @@ static struct chart *run_timeline(const struct analysis_ctx *ctx, struct analysi
 	int64_t len = 0, step = cps ? median_step(cps, run, &len) : -1;
 	if (step < 0)
 		return NULL;
-	const struct table *co = result_table(out, "clock_offsets");
+	const struct table *co = result_table(out, "clock_offsets"), *rs = result_table(out, "rank_spread");
 	struct lane *lanes = xcalloc(n, sizeof(*lanes));
 	size_t nl = 0;
 	for (size_t i = 0; i < n; i++)
-		if (n <= TL_MAX_LANES || drawn_rank(ds, run, keys[i].rank))
-			lanes[nl++] = (struct lane){&keys[i], offset_of(co, run, keys[i].rank), 1, 0};
+		if (n <= TL_MAX_LANES || drawn_rank(rs, &byrank[1], run, keys[i].rank))
+			lanes[nl++] = (struct lane){&keys[i], offset_of(co, &byrank[0], run, keys[i].rank), 1, 0};
 	struct rank_data *data = xcalloc(nl ? nl : 1, sizeof(*data));
 	size_t loaded = 0;
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
@@ -417,14 +372,16 @@ static int analysis_step_timeline(const struct analysis_ctx *ctx, struct analysi
 	int fail = 0, any = 0;
 	struct buf cap;
 	buf_init(&cap);
-	struct drawn_set ds;
-	drawn_set_init(&ds, result_table(out, "rank_spread"));
+	/* clock_offsets' and rank_spread's rows by run and rank, sorted once */
+	struct rank_rows byrank[2];
+	rank_rows_init(&byrank[0], result_table(out, "clock_offsets"), CO_RUN, CO_RANK);
+	rank_rows_init(&byrank[1], result_table(out, "rank_spread"), RS_RUN, RS_RANK);
 	for (size_t k = 0; k < nkeys && !fail;) {
 		size_t e = k + 1;
 		while (e < nkeys && !strcmp(keys[e].run, keys[k].run))
 			e++;
 		int64_t step = -1;
-		struct chart *c = run_timeline(ctx, out, &keys[k], e - k, &nm, ph, nph, cls, &ds, &step, &fail);
+		struct chart *c = run_timeline(ctx, out, &keys[k], e - k, &nm, ph, nph, cls, byrank, &step, &fail);
 		if (c) {
 			buf_reset(&cap);
 			/* one rank: no clocks to align, no rank to wait for (issue #57) */
@@ -466,7 +423,8 @@ static int analysis_step_timeline(const struct analysis_ctx *ctx, struct analysi
 			"collective to the rank that arrived last (one rank, or no joined collective: along the rank "
 			"whose step ended last).");
 	buf_release(&cap);
-	free(ds.v);
+	rank_rows_release(&byrank[0]);
+	rank_rows_release(&byrank[1]);
 	phase_names_release(&nm);
 	free(ph);
 	classifier_free(cls);
