@@ -215,8 +215,9 @@ valgrind-check: perfstudy $(TEST_BINS) $(REGRESS_BINS) unpack
 # interrupted unpack is done again.
 PACKED := experiments/h200x4/traces.tar.xz experiments/h200/traces.tar.xz \
 	experiments/h200x4-parallel/par.tar.xz experiments/h200x4-parallel/zero.tar.xz \
-	experiments/h200x4-parallel/p2p.tar.xz experiments/gpu1-causes/traces.tar.xz
-REGZIP := experiments/h200/traces.tar.xz
+	experiments/h200x4-parallel/p2p.tar.xz experiments/gpu1-causes/traces.tar.xz \
+	experiments/h100x4-papers/traces.tar.xz
+REGZIP := experiments/h200/traces.tar.xz experiments/h100x4-papers/traces.tar.xz
 UNPACKED := $(PACKED:%.tar.xz=%/.unpacked)
 unpack: $(UNPACKED)
 $(UNPACKED): %/.unpacked: %.tar.xz
@@ -229,7 +230,7 @@ $(UNPACKED): %/.unpacked: %.tar.xz
 # tests/golden/h200-runs.sh, outside comments and lines that unpack for
 # themselves (tests/e2e/lib.sh's `unpacked`). A script that reads them
 # another way belongs in E2E_READ_PACKED_MORE.
-E2E_READ_PACKED_MORE :=
+E2E_READ_PACKED_MORE := t_nccl_path
 E2E_PACKED_RE := $(subst $(eval ) ,|,$(strip $(PACKED:%.tar.xz=%) \
 	$(patsubst %/,%/[^/ ]*\.yaml,$(sort $(dir $(PACKED:%.tar.xz=%)))))) |/\^example:|h200-runs\.sh
 E2E_READ_PACKED := $(filter-out $(E2E_READ_EXAMPLE),$(E2E_READ_PACKED_MORE) $(patsubst tests/e2e/%.sh,%,$(shell \
