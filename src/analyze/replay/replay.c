@@ -91,6 +91,13 @@ struct fix_row {
 	double fast; /* the saving at the bottom of the host factor's range */
 };
 
+/* The masks of a rank's stated fixes, or'ed together (saving_all_causes_us). */
+struct fix_union {
+	unsigned char *no_gap, *no_wait, *drop_op;
+	size_t nstated;  /* stated fixes in it */
+	size_t first;    /* the rank's first row in replay_fixes */
+};
+
 static void add_fix_row(struct table *t, const struct fix_row *f, const char *where)
 {
 	size_t row = table_add_row(t);
@@ -109,6 +116,13 @@ static void add_fix_row(struct table *t, const struct fix_row *f, const char *wh
 	table_set_int(t, row, 11, f->stated);
 	table_set_text(t, row, 12, f->joint ? "together" : "alone");
 	table_set_ns(t, row, 13, llround(f->fast));
+}
+
+/* ORs n flags of b into a (b NULL: none). */
+static void or_into(unsigned char *a, const unsigned char *b, size_t n)
+{
+	for (size_t i = 0; b && i < n; i++)
+		a[i] |= b[i];
 }
 
 /* The same rank of k's reference run (extra_gpu_work) and, in *ref, that run's row; NULL where it has none. */
@@ -207,6 +221,28 @@ static double saving_at(struct ctx *x, const struct rp_subject *sj, size_t r, co
 }
 
 /*
+ * saving_all_causes_us of rank r's rows from u->first: where two or more
+ * of its fixes are stated, the saving with all of them removed in one
+ * replay (their savings overlap: each alone counts the time the others'
+ * removal would also give back), set on each stated row; else left null.
+ */
+static void all_causes(struct ctx *x, struct rp_subject *sj, size_t r, const struct fix_union *u, double mean)
+{
+	if (u->nstated < 2)
+		return;
+	const struct rp_model *m = sj->m[r];
+	struct rp_change c = {.host_factor = sj->f[r], .no_gap = u->no_gap, .no_wait = u->no_wait,
+			      .drop_op = u->drop_op};
+	rp_subject_replay(sj, r, &c, x->alt);
+	struct savings v;
+	if (!savings_of(x->base, x->alt, m->nsteps, mean, &v))
+		return;
+	for (size_t row = u->first; row < x->fixes->nrows; row++)
+		if (table_num(x->fixes, row, RF_STATED) == 1)
+			table_set_ns(x->fixes, row, RF_SAVING_ALL_CAUSES_US, llround(v.saving));
+}
+
+/*
  * Prices every mechanism of rank r (of s) by replaying without it, into
  * replay_fixes.csv; flo: each rank's host factor at the bottom of the
  * range its log allows (saving_fast_host_us).
@@ -230,6 +266,8 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 	double mean = sum / (double)n;
 	/* a pipeline's stages run different layers: "like the other ranks" is no fix there */
 	int pipe = run_is_pipeline(x->res, k->run);
+	struct fix_union u = {xcalloc(m->ncalls + 1, 1), xcalloc(m->ncalls + 1, 1), xcalloc(m->nops + 1, 1), 0,
+			      x->fixes->nrows};
 	for (int id = 0; id < NMECH; id++) {
 		if (((id == M_GPU_MEDIAN || id == M_HOST_MEDIAN) && (!sj->joint || pipe)) || id == M_NCCL_PATH)
 			continue; /* nccl_path: the run's, add_nccl_path */
@@ -310,6 +348,13 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 					}
 					add_fix_row(x->fixes, &fr, where);
 					free(where);
+					/* removed by masks alone (not the rank made like the others): into the union */
+					if (v.stated && saving > 0 && !scale && host_scale == 1.0) {
+						or_into(u.no_gap, fx.no_gap, m->ncalls);
+						or_into(u.no_wait, fx.no_wait, m->ncalls);
+						or_into(u.drop_op, fx.drop_op, m->nops);
+						u.nstated++;
+					}
 				}
 			}
 		}
@@ -319,6 +364,10 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 		free(fx.no_wait);
 		free(fx.drop_op);
 	}
+	all_causes(x, sj, r, &u, mean);
+	free(u.no_gap);
+	free(u.no_wait);
+	free(u.drop_op);
 out:
 	if (have_d)
 		rank_data_release(&d);
@@ -678,6 +727,10 @@ static int analysis_replay(const struct analysis_ctx *ctx, struct analysis_resul
 		   "Where the run is GPU-bound (the range runs down to %.1f: the step is the GPU's all along it) "
 		   "saving_us_per_step, at the range's top, is the least the log allows and saving_fast_host_us "
 		   "the most; where the log pins the factor they differ by at most %.0f %% of the step. "
+		   "saving_all_causes_us: where a rank has two or more stated fixes that remove instances (not "
+		   "gpu_like_median or host_like_median, which make the rank like the others), the saving with all "
+		   "of them removed in one replay, on each of them; their own savings overlap (each alone counts time "
+		   "that removing another would also give back) and do not add. "
 		   "Mechanisms and how each is removed:",
 		   RP_JOINT_PRICED, 100 * RP_SAVING_MIN, 100 * RP_SAVING_MIN, RP_F_MIN, 200 * RP_F_TOL);
 	for (int i = 0; i < NMECH; i++)
