@@ -394,7 +394,9 @@ static long timeline_of(const struct report_experiment *e, const char *run)
  * Key numbers, one row per run of runs.csv: the training log's unprofiled
  * median step (profiler_overhead.csv), the trace's median step
  * (step_stats.csv), the speedup over the baseline (scaling.csv: the logs'
- * where both runs have one, else the profiled steps'), the run's first
+ * where both runs have one, else the profiled steps'; against a baseline
+ * of as many GPUs, the ratio of the step times instead of an efficiency),
+ * the run's first
  * line of "What to fix first"; then each run's timeline figure. A column
  * no run has a number for is left out; the block, when none has any.
  */
@@ -470,7 +472,18 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 				tmpl_set(val, "SOURCE", log ? "training logs" : "profiled steps");
 				long bg = run_row(sc, SCL_RUN, base);
 				double ratio = bg >= 0 ? table_num(sc, (size_t)k, cg) / table_num(sc, (size_t)bg, cg) : NAN;
-				if (!isnan(eff) && !isnan(ratio)) {
+				int cst = log ? SCL_LOG_STEP_US : SCL_STEP_US;
+				double step = table_num(sc, (size_t)k, cst), bstep = bg >= 0 ? table_num(sc, (size_t)bg, cst) : NAN;
+				if (ratio == 1) {
+					/* as many GPUs as the baseline: no scaling to measure, the step times' ratio instead */
+					if (!isnan(step) && bstep > 0) {
+						buf_reset(&v);
+						buf_printf(&v, "%.2fx", step / bstep);
+						struct tmpl_dict *st = tmpl_add_section(val, "STEP");
+						tmpl_set(st, "TEXT", v.data);
+						tmpl_set(st, "BASELINE", base);
+					}
+				} else if (!isnan(eff) && !isnan(ratio)) {
 					buf_reset(&v);
 					buf_printf(&v, "%.0f %% of %gx", 100 * eff, ratio);
 					tmpl_set(tmpl_add_section(val, "EFF"), "TEXT", v.data);
