@@ -30,6 +30,13 @@ static const struct chart_colour colours[] = {
 	{"HtoD", 1}, {"DtoH", 4}, {"DtoD", 6}, {"PtoP", 2}, {"other copy", 5},
 	/* HTA's temporal breakdown (temporal.c): non-compute kernels are communication and memory */
 	{"non-compute", 2}, {"idle", CHART_COLOUR_IDLE}, {"GPU idle", CHART_COLOUR_IDLE},
+	/*
+	 * the step timeline's host row outside the phases (step_timeline.c):
+	 * no profiled work in light grey; the operators outside the phases in
+	 * black, which the timeline keeps for its path and so gives the first
+	 * colour left after the phases'
+	 */
+	{"host time outside operators", CHART_COLOUR_IDLE}, {"host operators outside the phases", 7},
 	/* the default phases (phases.c) */
 	{"get_train_batch", 6}, {"forward", 1}, {"backward", 4}, {"optimizer_step", 0},
 };
