@@ -92,7 +92,7 @@ static void pale_rect(cairo_t *cr, double x, double y, double w, double h, size_
  * The colours of this figure's keys. Rows are taken from the last (the
  * GPU's collectives, copies, kernels) to the first (the host's phases), so
  * that the GPU's parts keep the colours they have in every figure. A key
- * takes its fixed colour (colour_of; the idle grey always) unless a key taken before has it; such
+ * takes its fixed colour (colour_of) unless a key taken before has it; such
  * a key then takes the first palette colour no key has (black is the
  * path's), then the colours past the palette (COLOUR_EXTRA), and past those
  * its fixed colour drawn pale. So no two keys of one figure look alike: the
@@ -128,7 +128,7 @@ static struct tl_colour *tl_colours(const struct chart *c, size_t *n)
 			k[nk++] = (struct tl_colour){s->key, col, 0};
 			if (col < TL_PALETTE && !used[col])
 				used[col] = 1;
-			else if (col != COLOUR_IDLE) /* idle's grey is no palette colour: kept */
+			else
 				k[nk - 1].colour = SIZE_MAX; /* taken: chosen below */
 		}
 	size_t next = 0;

@@ -32,11 +32,11 @@ static const struct chart_colour colours[] = {
 	{"non-compute", 2}, {"idle", CHART_COLOUR_IDLE}, {"GPU idle", CHART_COLOUR_IDLE},
 	/*
 	 * the step timeline's host row outside the phases (step_timeline.c):
-	 * no profiled work in light grey; the operators outside the phases in
-	 * black, which the timeline keeps for its path and so gives the first
-	 * colour left after the phases'
+	 * black, which the timeline keeps for its path, so that each takes the
+	 * first colour left after the phases' (and the phases keep theirs);
+	 * not the idle grey, which its hatched waits look like
 	 */
-	{"host time outside operators", CHART_COLOUR_IDLE}, {"host operators outside the phases", 7},
+	{"host operators outside the phases", 7}, {"host time outside operators", 7},
 	/* the default phases (phases.c) */
 	{"get_train_batch", 6}, {"forward", 1}, {"backward", 4}, {"optimizer_step", 0},
 };
