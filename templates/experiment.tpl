@@ -86,7 +86,7 @@
 <div class="table-wrap">
 <table class="data keynums">
 <thead>
-<tr><th scope="col" class="text">Run</th>{{#KLOG}}<th scope="col" class="num">Step, training log <span class="unit">(unprofiled, median)</span></th>{{/KLOG}}{{#KTRACE}}<th scope="col" class="num">Step, trace <span class="unit">(profiled, median over steps of each step&rsquo;s slowest rank)</span></th>{{/KTRACE}}{{#KGPU}}<th scope="col" class="num">Step, trace GPU side <span class="unit">(profiled, median period from one step&rsquo;s GPU work ending to the next&rsquo;s)</span></th>{{/KGPU}}{{#KSPEEDUP}}<th scope="col" class="num">Speedup <span class="unit">(vs baseline)</span></th>{{/KSPEEDUP}}<th scope="col" class="text">Top cause</th></tr>
+<tr><th scope="col" class="text">Run</th>{{#KLOG}}<th scope="col" class="num">Step, training log <span class="unit">(unprofiled, median)</span></th>{{/KLOG}}{{#KTRACE}}<th scope="col" class="num">Step, trace <span class="unit">(profiled, median over steps of each step&rsquo;s slowest rank)</span></th>{{/KTRACE}}{{#KGPU}}<th scope="col" class="num">Step, trace GPU side <span class="unit">(profiled, median period)</span></th>{{/KGPU}}{{#KSPEEDUP}}<th scope="col" class="num">Speedup <span class="unit">(vs baseline)</span></th>{{/KSPEEDUP}}<th scope="col" class="text">Top cause</th></tr>
 </thead>
 <tbody>
 {{#KROW}}
