@@ -7,7 +7,9 @@ src/analyze/lib/stats.c on the same numbers.
     stats_ref.py compare A=TRACES B=TRACES        one row of step_compare.csv
 
 A step is a ProfilerStep#N event of category user_annotation (host side);
-a run's sample holds one value per N, its slowest rank's.
+a run's sample holds one value per N, its slowest rank's. Its GPU side
+(gpu_periods_ns): the period from the end of the GPU work step N-1
+launched to the end of step N's, per N the longest over the ranks.
 The median's interval is the order-statistic one with exact binomial
 probabilities (fractions, not floating point); the Mann-Whitney p-value is
 exact by enumerating the rank sums when there are no ties and at most 100
@@ -33,6 +35,34 @@ def steps_ns(paths):
                     and e.get("name", "").startswith("ProfilerStep#")):
                 n = e["name"][len("ProfilerStep#"):]
                 out[n] = max(out.get(n, 0), round(float(e["dur"]) * 1000))
+    return list(out.values())
+
+
+def gpu_periods_ns(paths):
+    """The GPU side of the steps: per trace, per ProfilerStep#N, the end of the
+    last kernel, memcpy or memset launched (same correlation) by a runtime or
+    driver call inside it; step N's period that end minus step N-1's; per N
+    the longest over the traces."""
+    out = {}
+    for p in paths:
+        op = gzip.open if p.endswith(".gz") else open
+        with op(p, "rt") as f:
+            ev = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+        steps = [(float(e["ts"]), float(e["ts"]) + float(e["dur"]), int(e["name"][len("ProfilerStep#"):])) for e in ev
+                 if e.get("cat") == "user_annotation" and e.get("name", "").startswith("ProfilerStep#")]
+        launch = {e["args"]["correlation"]: float(e["ts"]) for e in ev
+                  if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})}
+        last = {}
+        for e in ev:
+            if e.get("cat") not in ("kernel", "gpu_memcpy", "gpu_memset"):
+                continue
+            t = launch.get(e.get("args", {}).get("correlation"))
+            for a, b, n in steps:
+                if t is not None and a <= t < b:
+                    last[n] = max(last.get(n, 0), round((float(e["ts"]) + float(e["dur"])) * 1000))
+        for n in last:
+            if n - 1 in last and last[n] > last[n - 1]:
+                out[n] = max(out.get(n, 0), last[n] - last[n - 1])
     return list(out.values())
 
 
@@ -100,13 +130,15 @@ def main():
     mode, args = sys.argv[1], sys.argv[2:]
     runs = [(a.split("=", 1)[0], a.split("=", 1)[1].split(",")) for a in args]
     if mode == "stats":
-        print("run,ranks,steps,median_us,ci_low_us,ci_high_us,ci_level,min_us,max_us,mean_us")
+        print("run,ranks,steps,median_us,ci_low_us,ci_high_us,ci_level,min_us,max_us,mean_us,gpu_periods,"
+              "gpu_period_median_us")
         for run, paths in runs:
             v = steps_ns(paths)
             lo, hi, level = median_ci(v)
             mean = math.floor(Fraction(sum(v), len(v)) + Fraction(1, 2))
             print(",".join([run, str(len(paths)), str(len(v)), us(median(v)), us(lo), us(hi), "%.6f" % level,
-                            us(min(v)), us(max(v)), us(mean)]))
+                            us(min(v)), us(max(v)), us(mean)] +
+                           ([str(len(g)), us(median(g))] if (g := gpu_periods_ns(paths)) else ["", ""])))
     else:
         (ra, pa), (rb, pb) = runs
         a, b = steps_ns(pa), steps_ns(pb)

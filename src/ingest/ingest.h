@@ -115,6 +115,8 @@ struct trace_info {
 	 * NULL: not named.
 	 */
 	const char *strategy;
+	/* The model's parameter count the same line gives as N; 0: not given. */
+	int64_t params;
 	int64_t cuda_runtime_version, cuda_driver_version; /* CUDA's integer form: 1000 major + 10 minor */
 	size_t ndevices;
 	const struct device_info *devices;

@@ -11,9 +11,10 @@
  * decimal text into integer ns. One line more is read where a log has it:
  * "params N world W strategy S", which the generator of the bundled runs
  * (../shared/corpus/h200/generator/train_trace.py) writes last; S, the
- * parallel strategy it ran ("single", "ddp", "zero1", "fsdp", ...), goes to
- * the trace's info (trace_software 'strategy'). Megatron-LM writes no such
- * line; no other wording is taken for one.
+ * parallel strategy it ran ("single", "ddp", "zero1", "fsdp", ...), and N,
+ * the model's parameter count, go to the trace's info (trace_software
+ * 'strategy' and 'params'). Megatron-LM writes no such line; no other
+ * wording is taken for one.
  *
  * lightning-profiler: PyTorch Lightning's profiler report. The
  * SimpleProfiler table (Action | Mean duration (s) | Num calls | Total time
@@ -158,16 +159,17 @@ static const char *digits(const char *p, const char *e)
 /*
  * The strategy S of a line "params N world W strategy S" (blanks around
  * it allowed), S of letters, digits and "_.-", at most 31 of them, copied
- * into out; 0 when the line is not one.
+ * into out, and N into *params (0 where it does not fit); 0 when the line
+ * is not one.
  */
-static int strategy_line(const char *p, size_t n, char out[32])
+static int strategy_line(const char *p, size_t n, char out[32], int64_t *params)
 {
-	const char *e = p + n;
+	const char *e = p + n, *np;
 	while (p < e && isspace((unsigned char)*p))
 		p++;
 	while (e > p && isspace((unsigned char)e[-1]))
 		e--;
-	if (!(p = word(p, e, "params")) || !(p = digits(p, e)) || !(p = word(p, e, "world")) ||
+	if (!(p = word(p, e, "params")) || !(np = p, p = digits(p, e)) || !(p = word(p, e, "world")) ||
 	    !(p = digits(p, e)) || !(p = word(p, e, "strategy")) || e - p < 1 || e - p > 31)
 		return 0;
 	for (const char *q = p; q < e; q++)
@@ -175,6 +177,11 @@ static int strategy_line(const char *p, size_t n, char out[32])
 			return 0;
 	memcpy(out, p, (size_t)(e - p));
 	out[e - p] = 0;
+	size_t nd = 0;
+	while (isdigit((unsigned char)np[nd]))
+		nd++;
+	if (parse_int(np, nd, params) < 0)
+		*params = 0;
 	return 1;
 }
 
@@ -184,11 +191,12 @@ static int megatron_read(const struct source *src, const struct ingest_sink *sin
 	int no = 0;
 	struct line l;
 	char *where = NULL, strategy[32] = "";
+	int64_t params = 0;
 	while (next_line(src, &pos, &no, &l)) {
 		int rank;
 		const char *it = iteration_start(l.p, l.n, &rank);
 		if (!it) {
-			strategy_line(l.p, l.n, strategy); /* the last such line */
+			strategy_line(l.p, l.n, strategy, &params); /* the last such line */
 			continue;
 		}
 		size_t n = (size_t)(l.p + l.n - it), len;
@@ -261,7 +269,7 @@ static int megatron_read(const struct source *src, const struct ingest_sink *sin
 	if (!strategy[0])
 		return 0;
 	struct trace_info info = {.format = "megatron-log", .rank = -1, .world_size = -1, .epoch_offset_ns = -1,
-				  .strategy = strategy};
+				  .strategy = strategy, .params = params};
 	return sink->info && sink->info(sink->ctx, &info) < 0 ? -1 : 0;
 fail:
 	free(where);

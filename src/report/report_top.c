@@ -33,6 +33,12 @@
 #define FIX_LINES 8
 /* A number resting on fewer samples than this says how many. */
 #define FEW_SAMPLES 5
+/*
+ * A run whose trace's step (its ProfilerStep#N host ranges) is under this
+ * share of its GPU-side period (step_stats.csv gpu_period_median_us) ran an
+ * asynchronous loop: Key numbers shows that period and says why they differ.
+ */
+#define ASYNC_SHARE 0.8
 /* A finding's summary (its first clause) longer than this many bytes is cut at a space. */
 #define SUMMARY_MAX 160
 /* The figure of a run's step across its ranks (drawn by its own analysis; absent before it). */
@@ -394,9 +400,15 @@ static long timeline_of(const struct report_experiment *e, const char *run)
  * Key numbers, one row per run of runs.csv: the training log's unprofiled
  * median step (profiler_overhead.csv), the trace's median step
  * (step_stats.csv), the speedup over the baseline (scaling.csv: the logs'
- * where both runs have one, else the profiled steps'), the run's first
+ * where both runs have one, else the profiled steps'; against a baseline
+ * of as many GPUs, the ratio of the step times instead of an efficiency),
+ * the run's first
  * line of "What to fix first"; then each run's timeline figure. A column
  * no run has a number for is left out; the block, when none has any.
+ * Where a run's trace step is under ASYNC_SHARE of its GPU-side period,
+ * a column gives that period (step_stats.csv gpu_period_median_us) and a
+ * note under the table names those runs and says which number is the
+ * training's step (issue #57).
  */
 static void set_key(struct tmpl_dict *d, const struct report_experiment *e, const struct fix_line *l, size_t n)
 {
@@ -405,6 +417,7 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 	int crun = runs ? RUNS_RUN : -1;
 	int cpn = po ? PO_UNPROFILED : -1, cpm = po ? PO_UNPROFILED_MEDIAN_US : -1;
 	int csn = ss ? SS_STEPS : -1, csm = ss ? SS_MEDIAN_US : -1;
+	int cgn = ss ? SS_GPU_PERIODS : -1, cgm = ss ? SS_GPU_PERIOD_MEDIAN_US : -1;
 	int cb = sc ? SCL_BASELINE : -1, cg = sc ? SCL_GPUS : -1,
 	    csp = sc ? SCL_SPEEDUP : -1, cse = sc ? SCL_EFFICIENCY : -1,
 	    cls = sc ? SCL_LOG_SPEEDUP : -1, cle = sc ? SCL_LOG_EFFICIENCY : -1;
@@ -412,6 +425,8 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 		return;
 	/* which columns any run fills */
 	int any_log = 0, any_trace = 0, any_speedup = 0;
+	struct buf async;
+	buf_init(&async);
 	for (size_t r = 0; r < runs->nrows; r++) {
 		const char *run = table_text(runs, r, crun);
 		long p = run && po ? run_row(po, PO_RUN, run) : -1, s = run && ss ? run_row(ss, SS_RUN, run) : -1,
@@ -419,9 +434,19 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 		any_log |= p >= 0 && !isnan(table_num(po, (size_t)p, cpm)) && table_num(po, (size_t)p, cpn) > 0;
 		any_trace |= s >= 0 && !isnan(table_num(ss, (size_t)s, csm)) && table_num(ss, (size_t)s, csn) > 0;
 		any_speedup |= k >= 0 && !isnan(table_num(sc, (size_t)k, csp));
+		double host = s >= 0 ? table_num(ss, (size_t)s, csm) : NAN, gpu = s >= 0 ? table_num(ss, (size_t)s, cgm) : NAN;
+		if (s >= 0 && table_num(ss, (size_t)s, cgn) > 0 && host < ASYNC_SHARE * gpu) {
+			buf_printf(&async, "%s%s (", async.len ? ", " : "", run);
+			time_words(&async, host);
+			buf_adds(&async, " against ");
+			time_words(&async, gpu);
+			buf_adds(&async, ")");
+		}
 	}
-	if (!any_log && !any_trace)
+	if (!any_log && !any_trace) {
+		buf_release(&async);
 		return;
+	}
 	struct tmpl_dict *sec = tmpl_add_section(d, "KEY");
 	if (any_log)
 		tmpl_show_section(sec, "KLOG");
@@ -429,6 +454,15 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 		tmpl_show_section(sec, "KSPEEDUP");
 	if (any_trace)
 		tmpl_show_section(sec, "KTRACE");
+	if (async.len) {
+		tmpl_show_section(sec, "KGPU");
+		struct tmpl_dict *x = tmpl_add_section(sec, "KASYNC");
+		tmpl_set(x, "RUNS", async.data);
+		if (any_log)
+			tmpl_show_section(x, "KLOG");
+		else
+			tmpl_show_section(x, "NOLOG");
+	}
 	struct buf v;
 	buf_init(&v);
 	for (size_t r = 0; r < runs->nrows; r++) {
@@ -453,6 +487,13 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 			else
 				tmpl_show_section(c, "NONE");
 		}
+		if (async.len) {
+			struct tmpl_dict *c = tmpl_add_section(row, "KGPU");
+			if (s >= 0 && table_num(ss, (size_t)s, cgn) > 0)
+				set_median(tmpl_add_section(c, "VAL"), table_num(ss, (size_t)s, cgm), table_num(ss, (size_t)s, cgn));
+			else
+				tmpl_show_section(c, "NONE");
+		}
 		if (any_speedup) {
 			struct tmpl_dict *c = tmpl_add_section(row, "KSPEEDUP");
 			const char *base = k >= 0 ? table_text(sc, (size_t)k, cb) : NULL;
@@ -470,7 +511,18 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 				tmpl_set(val, "SOURCE", log ? "training logs" : "profiled steps");
 				long bg = run_row(sc, SCL_RUN, base);
 				double ratio = bg >= 0 ? table_num(sc, (size_t)k, cg) / table_num(sc, (size_t)bg, cg) : NAN;
-				if (!isnan(eff) && !isnan(ratio)) {
+				int cst = log ? SCL_LOG_STEP_US : SCL_STEP_US;
+				double step = table_num(sc, (size_t)k, cst), bstep = bg >= 0 ? table_num(sc, (size_t)bg, cst) : NAN;
+				if (ratio == 1) {
+					/* as many GPUs as the baseline: no scaling to measure, the step times' ratio instead */
+					if (!isnan(step) && bstep > 0) {
+						buf_reset(&v);
+						buf_printf(&v, "%.2fx", step / bstep);
+						struct tmpl_dict *st = tmpl_add_section(val, "STEP");
+						tmpl_set(st, "TEXT", v.data);
+						tmpl_set(st, "BASELINE", base);
+					}
+				} else if (!isnan(eff) && !isnan(ratio)) {
 					buf_reset(&v);
 					buf_printf(&v, "%.0f %% of %gx", 100 * eff, ratio);
 					tmpl_set(tmpl_add_section(val, "EFF"), "TEXT", v.data);
@@ -499,6 +551,7 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 		tmpl_set_int(x, "FIG_NUMBER", fig + 1);
 	}
 	buf_release(&v);
+	buf_release(&async);
 }
 
 /*

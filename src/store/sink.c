@@ -105,13 +105,14 @@ void store_ops_release(struct store *s)
  * The software versions a trace names, as trace_software rows: 'nccl' as
  * written, 'cuda_runtime' and 'cuda_driver' from CUDA's integer form
  * 1000 major + 10 minor (13000 -> "13.0", 12040 -> "12.4"); and
- * 'strategy', the parallel strategy a training log names, as written.
+ * 'strategy', the parallel strategy a training log names, as written, and
+ * 'params', the parameter count it gives, in decimal.
  */
 static int sink_software(struct store *s, int64_t trace_id, const struct trace_info *info)
 {
-	char ver[2][32];
-	const char *item[4] = {"nccl", "cuda_runtime", "cuda_driver", "strategy"};
-	const char *value[4] = {info->nccl_version, NULL, NULL, info->strategy};
+	char ver[2][32], params[32];
+	const char *item[5] = {"nccl", "cuda_runtime", "cuda_driver", "strategy", "params"};
+	const char *value[5] = {info->nccl_version, NULL, NULL, info->strategy, NULL};
 	int64_t cuda[2] = {info->cuda_runtime_version, info->cuda_driver_version};
 	for (int k = 0; k < 2; k++)
 		if (cuda[k] > 0) {
@@ -119,13 +120,17 @@ static int sink_software(struct store *s, int64_t trace_id, const struct trace_i
 				 (long long)(cuda[k] % 1000 / 10));
 			value[k + 1] = ver[k];
 		}
-	if (!value[0] && !value[1] && !value[2] && !value[3])
+	if (info->params > 0) {
+		snprintf(params, sizeof(params), "%lld", (long long)info->params);
+		value[4] = params;
+	}
+	if (!value[0] && !value[1] && !value[2] && !value[3] && !value[4])
 		return 0;
 	sqlite3_stmt *st;
 	if (store_sql_prepare(s, "prepare", "INSERT INTO trace_software VALUES(?1,?2,?3)", &st) < 0)
 		return -1;
 	int rc = 0;
-	for (int k = 0; k < 4 && rc == 0; k++)
+	for (int k = 0; k < 5 && rc == 0; k++)
 		if (value[k]) {
 			sqlite3_bind_int64(st, 1, trace_id);
 			sqlite3_bind_text(st, 2, item[k], -1, SQLITE_STATIC);

@@ -24,8 +24,9 @@ dat="$T/out/study/data"
 grep -q "nvprof_2dev.csv: warning: .* 2 devices (0, 1), .*rank.*'dp2' .* 2 ranks, .*gpus: 1$" "$T/err" &&
 	ok || bad "no warning for gpus: 1 with two devices: $(cat "$T/err")"
 # runs.csv: gpus is the manifest's 1, ranks the 2 devices; its layout one GPU's (gpus 1).
-# The last column, strategy_source, is empty: no manifest strategy, no wrapper annotation in the trace.
-grep -q '^dp2,dp2,1,2,,,,Tesla V100-SXM2-32GB,5,,1,1,1,one GPU,,,,$' "$dat/runs.csv" && ok || bad "runs.csv: $(cat "$dat/runs.csv")"
+# The last columns, strategy_source, model_source and batch_source, are empty: no manifest strategy,
+# model or batch, no wrapper annotation in the trace, no training log.
+grep -q '^dp2,dp2,1,2,,,,Tesla V100-SXM2-32GB,5,,1,1,1,one GPU,,,,,,$' "$dat/runs.csv" && ok || bad "runs.csv: $(cat "$dat/runs.csv")"
 # Device 0 (rank 0): volta_sgemm 100 us; ncclReduce 30; HtoD 10 us of 64 KB = 65536 B; PtoP 8 us of
 # 128 KB = 131072 B. Device 1 (rank 1): volta_sgemm 40 + 20 = 60 us in 2 calls (mean 30, min 20, max 40);
 # ncclReduce 25; DtoH 5 us of 2 KB = 2048 B; memset 2 us of 1 KB = 1024 B.
@@ -132,7 +133,7 @@ same "$T/want" "$T/got" "kineto 2 devices: rows per rank"
 # no layout (no DDP annotation, no sends or receives).
 printf 'run,rank,step,step_us\nkineto_dp.json,0,1,200.000\nkineto_dp.json,1,1,200.000\n' >"$T/want"
 same "$T/want" "$T/k/default/data/steps.csv" "kineto 2 devices: steps.csv"
-grep -q '^kineto_dp.json,kineto_dp.json,2,2,,,,GPU A,3,200.000,,,,,,,,$' "$T/k/default/data/runs.csv" && ok ||
+grep -q '^kineto_dp.json,kineto_dp.json,2,2,,,,GPU A,3,200.000,,,,,,,,,,$' "$T/k/default/data/runs.csv" && ok ||
 	bad "kineto runs.csv: $(cat "$T/k/default/data/runs.csv")"
 grep -q '^kineto_dp.json,1,HtoD,1,512,4.000,0.128$' "$T/k/default/data/memops.csv" && ok || bad "kineto memops of device 1"
 

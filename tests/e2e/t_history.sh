@@ -37,11 +37,16 @@ $PERFSTUDY build -q "$T/s1/study.yaml" -o "$T/o1" 2> "$T/err" && ok || bad "buil
 #   2 P(B <= 2) = 2 * 46/512 = 0.18 > 0.05, so l = 2: [x(2), x(8)] =
 #   [95, 107], level 1 - 20/512 = 0.9609375. Mean 909 / 9 = 101.
 # d3, n = 9: median 116, [110, 122], level 0.9609375, mean 1044 / 9 = 116.
+# GPU side: each step launches one kernel (same correlation); its end minus
+# the previous step's. d1: ends 1256 1458 1655 1857 2059 2254, periods 202
+# 197 202 202 195, median 202 of 5. d2: 202 197 202 202 195 206 193 208,
+# median (202 + 202) / 2 = 202 of 8. d3: 197 205 194 208 194 203 198 204,
+# median (198 + 203) / 2 = 200.5 of 8.
 cat > "$T/want" <<'WANT'
-run,ranks,steps,median_us,ci_low_us,ci_high_us,ci_level,min_us,max_us,mean_us
-d1,1,6,101.000,96.000,106.000,0.968750,96.000,106.000,101.000
-d2,1,9,101.000,95.000,107.000,0.960938,93.000,109.000,101.000
-d3,1,9,116.000,110.000,122.000,0.960938,108.000,124.000,116.000
+run,ranks,steps,median_us,ci_low_us,ci_high_us,ci_level,min_us,max_us,mean_us,gpu_periods,gpu_period_median_us
+d1,1,6,101.000,96.000,106.000,0.968750,96.000,106.000,101.000,5,202.000
+d2,1,9,101.000,95.000,107.000,0.960938,93.000,109.000,101.000,8,202.000
+d3,1,9,116.000,110.000,122.000,0.960938,108.000,124.000,116.000,8,200.500
 WANT
 same "$T/want" "$T/o1/nightly/data/step_stats.csv" "step_stats.csv"
 

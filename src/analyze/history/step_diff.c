@@ -12,8 +12,10 @@
  * A multi-rank run takes the partition of straggler_ranks.csv
  * (*_per_step_us, crossrank_waits.c); a one-rank run, which has no rank to wait
  * for, takes ranks.csv: idle_us, and busy = step_us - idle_us (its
- * communication kernels, if any, count as busy). The baseline is the run
- * scaling.csv measures the run against. Per run with a baseline other than
+ * communication kernels, if any, count as busy); a figure whose runs all
+ * ran on one GPU only draws busy and idle (issue #57: no "wait for
+ * another rank" on one GPU). The baseline is the run scaling.csv
+ * measures the run against. Per run with a baseline other than
  * itself: extra = its step - the baseline's, and the extra of each part,
  * which add up to it (to the ns; each is rounded to the ns). The steps are
  * the profiled ones (profiler_overhead.csv says how much the profiler
@@ -21,6 +23,7 @@
  * training's.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +112,17 @@ static int part_of(const struct analysis_result *res, const char *run, struct pa
 	return 0;
 }
 
+/* The run's gpus in scaling.csv, or 0. */
+static int64_t gpus_of(const struct table *sc, const char *run)
+{
+	for (size_t r = 0; r < sc->nrows; r++)
+		if (text_is(sc, r, SCL_RUN, run)) {
+			const struct cell *g = table_cell(sc, r, SCL_GPUS);
+			return g->null ? 0 : g->v.i;
+		}
+	return 0;
+}
+
 static int analysis_step_diff(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	(void)ctx;
@@ -116,13 +130,37 @@ static int analysis_step_diff(const struct analysis_ctx *ctx, struct analysis_re
 	int crun = sc ? SCL_RUN : -1, cbase = sc ? SCL_BASELINE : -1;
 	if (crun < 0 || cbase < 0)
 		return 0;
+	/*
+	 * Whether every run drawn (each run with a baseline, and that baseline)
+	 * ran on one GPU (scaling.csv gpus) and has its one rank: then no part
+	 * waits for another rank or communicates, and the figure leaves those
+	 * two parts out (issue #57). A run of more GPUs with one rank's trace
+	 * waited unseen: it keeps them.
+	 */
+	int one_rank = 1;
+	for (size_t r = 0; r < sc->nrows && one_rank; r++) {
+		const struct cell *a = table_cell(sc, r, (size_t)crun), *b = table_cell(sc, r, (size_t)cbase);
+		struct part pr, pb;
+		if (a->null || b->null || !strcmp(a->v.text, b->v.text) || part_of(out, a->v.text, &pr) < 0 ||
+		    part_of(out, b->v.text, &pb) < 0)
+			continue;
+		one_rank = pr.ranks == 1 && pb.ranks == 1 && gpus_of(sc, a->v.text) == 1 && gpus_of(sc, b->v.text) == 1;
+	}
 	struct table *t = table_new("step_diff", "Where the extra time of a run's step over its baseline's goes",
 				    TABLE_SCHEMA(STEP_DIFF_COLUMNS));
 	struct chart *c = chart_new(CHART_STACKED_BAR, "step_diff",
-				    "Where the step goes, against the baseline run (mean over ranks)", "time per step (ms)");
+				    one_rank ? "Where the step goes, against the baseline run (one GPU each)"
+					     : "Where the step goes, against the baseline run (mean over ranks)",
+				    "time per step (ms)");
 	chart_set_x_axis(c, "run (baseline first)", CHART_SCALE_LINEAR);
-	for (int p = 0; p < NPART; p++)
-		chart_add_series(c, part_names[p]);
+	size_t series[NPART];
+	for (int p = 0, k = 0; p < NPART; p++)
+		if (!one_rank || (p != P_COMM && p != P_WAIT)) {
+			series[p] = (size_t)k++;
+			chart_add_series(c, part_names[p]);
+		} else {
+			series[p] = SIZE_MAX;
+		}
 	struct buf seen;
 	buf_init(&seen);
 	for (size_t r = 0; r < sc->nrows; r++) {
@@ -156,7 +194,8 @@ static int analysis_step_diff(const struct analysis_ctx *ctx, struct analysis_re
 			buf_release(&key);
 			size_t cat = chart_add_category(c, names[k]);
 			for (int p = 0; p < NPART; p++)
-				chart_set(c, cat, (size_t)p, bars[k]->p[p] / 1e6);
+				if (series[p] != SIZE_MAX)
+					chart_set(c, cat, series[p], bars[k]->p[p] / 1e6);
 		}
 	}
 	buf_release(&seen);
@@ -166,12 +205,20 @@ static int analysis_step_diff(const struct analysis_ctx *ctx, struct analysis_re
 		return 0;
 	}
 	result_add_table(out, t);
-	result_add_figure(out, c,
-			  "Each run's step, mean over its ranks, as a partition: compute kernels, copies or memsets; "
-			  "only communication, not waiting (exposed communication); only a collective waiting for "
-			  "another rank (exposed wait); nothing on the GPU (idle). Each baseline's bar comes first, so "
-			  "the growth of each part is where the extra time of the run over its baseline goes "
-			  "(step_diff.csv). Profiled steps.");
+	if (one_rank)
+		result_add_figure(out, c,
+				  "Each run's step on its one GPU as a partition: kernels (communication kernels among them, "
+				  "if any), copies or memsets; nothing on the GPU (idle). One rank waits for no other rank "
+				  "and has no exposed communication: step_diff.csv's exposed columns are 0. Each baseline's "
+				  "bar comes first, so the growth of each part is where the extra time of the run over its "
+				  "baseline goes (step_diff.csv). Profiled steps.");
+	else
+		result_add_figure(out, c,
+				  "Each run's step, mean over its ranks, as a partition: compute kernels, copies or memsets; "
+				  "only communication, not waiting (exposed communication); only a collective waiting for "
+				  "another rank (exposed wait); nothing on the GPU (idle). Each baseline's bar comes first, so "
+				  "the growth of each part is where the extra time of the run over its baseline goes "
+				  "(step_diff.csv). Profiled steps.");
 	result_add_method(
 		out, "step_diff.csv",
 		"Per run with a baseline other than itself (scaling.csv): each run's step, the mean over its ranks "
@@ -179,9 +226,10 @@ static int analysis_step_diff(const struct analysis_ctx *ctx, struct analysis_re
 		"communication (only communication kernels, not waiting), exposed wait (only a collective waiting "
 		"for another rank) and idle (nothing on the GPU), from straggler_ranks.csv's *_per_step_us for a "
 		"multi-rank run and from ranks.csv for a one-rank run (busy = step_us - idle_us: no rank to wait "
-		"for). extra_us = the run's step - the baseline's, and *_extra_us the same for each part; the four "
-		"add up to extra_us (each rounded to the ns). These are the profiled steps: profiler_overhead.csv "
-		"gives how much the profiler slowed each run.");
+		"for, so its exposed_comm_extra_us and exposed_wait_extra_us are 0, and a figure whose runs all "
+		"ran on one GPU leaves those two parts out). extra_us = the run's step - the baseline's, and "
+		"*_extra_us the same for each part; the four add up to extra_us (each rounded to the ns). These "
+		"are the profiled steps: profiler_overhead.csv gives how much the profiler slowed each run.");
 	return 0;
 }
 

@@ -30,6 +30,13 @@ static const struct chart_colour colours[] = {
 	{"HtoD", 1}, {"DtoH", 4}, {"DtoD", 6}, {"PtoP", 2}, {"other copy", 5},
 	/* HTA's temporal breakdown (temporal.c): non-compute kernels are communication and memory */
 	{"non-compute", 2}, {"idle", CHART_COLOUR_IDLE}, {"GPU idle", CHART_COLOUR_IDLE},
+	/*
+	 * the step timeline's host row outside the phases (step_timeline.c):
+	 * black, which the timeline keeps for its path, so that each takes the
+	 * first colour left after the phases' (and the phases keep theirs);
+	 * not the idle grey, which its hatched waits look like
+	 */
+	{"host operators outside the phases", 7}, {"host time outside operators", 7},
 	/* the default phases (phases.c) */
 	{"get_train_batch", 6}, {"forward", 1}, {"backward", 4}, {"optimizer_step", 0},
 };

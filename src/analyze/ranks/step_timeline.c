@@ -17,7 +17,10 @@
  *   host         the rank's time in each phase of phases.csv (phases.c's
  *                rule: per thread the innermost matched annotation) within
  *                its step N; a rank without any is drawn with the
- *                outermost user annotations inside the step instead
+ *                outermost user annotations inside the step instead; the
+ *                rest of the step as "host operators outside the phases"
+ *                where a host operator, runtime call or other annotation
+ *                runs, else "host time outside operators" (host_rest)
  *   kernels      its compute kernels (every kernel not communication by
  *                the default classification)
  *   copies       its memcpys and memsets
@@ -31,6 +34,10 @@
  * drawn from segment to segment, at a joined collective from one lane to
  * the next. A run whose step has no such segment (one rank, or no matched
  * collective) gets its path along the rank whose step ended last.
+ *
+ * A run of one rank has no other clock (the axis says no reference clock)
+ * and draws only the GPU rows with something in its step (issue #57: no
+ * empty collectives row on one GPU).
  *
  * The rows hold every activity of the step: the figure merges those
  * closer than 0.4 pt (draw_timeline.c). critical_path_hops is used here
@@ -54,6 +61,9 @@
 
 enum { ROW_HOST, ROW_KERNELS, ROW_COPIES, ROW_COLL, NROWS };
 static const char *const row_names[NROWS] = {"host", "kernels", "copies", "collectives"};
+/* The host row's keys for its time in no phase (host_rest). */
+#define HOST_OTHER_OPS "host operators outside the phases"
+#define HOST_OUTSIDE_OPS "host time outside operators"
 
 struct step_len {
 	int64_t step, us;
@@ -162,17 +172,80 @@ static double ms_own(int64_t own, const struct lane *ln, int64_t t0)
 	return ((double)own - (double)ln->offset - (double)t0) / 1e6;
 }
 
-/* The host, kernel, copy and collective rows of one lane. */
+/* The row an activity belongs to: collectives, kernels or copies. */
+static int act_row(const struct rk_act *a)
+{
+	return a->cls == RK_COMM ? ROW_COLL : a->kind == ACT_KERNEL ? ROW_KERNELS : ROW_COPIES;
+}
+
+/* Adds each interval of v to the lane's host row under key, with its tooltip. */
+static void host_spans(struct chart *c, size_t li, const struct lane *ln, int64_t t0, const struct ivset *v,
+		       const char *key, struct buf *tip)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		buf_reset(tip);
+		buf_printf(tip, "%s, %s: %.3f to %.3f ms", c->categories[li], key, ms_own(v->v[i].start, ln, t0),
+			   ms_own(v->v[i].end, ln, t0));
+		chart_add_span(c, li, ROW_HOST, ms_own(v->v[i].start, ln, t0), ms_own(v->v[i].end, ln, t0), key,
+			       tip->data, 0);
+		chart_update(c, li, ROW_HOST, chart_get(c, li, ROW_HOST) + (double)(v->v[i].end - v->v[i].start) / 1e6);
+	}
+}
+
+/*
+ * The host row's time in none of the phases drawn (drawn: their union,
+ * normal), [lo, hi) on the lane's own clock: where a host operator, a
+ * runtime call or a user annotation other than the step's own range runs,
+ * HOST_OTHER_OPS; where none does (Python between operators, a sleep, a
+ * busy loop), HOST_OUTSIDE_OPS (issue #57: a blank host row read as idle).
+ */
+static void host_rest(const struct rank_data *d, const struct lane *ln, size_t li, int64_t t0, struct chart *c,
+		      const struct ivset *drawn, struct buf *tip)
+{
+	int64_t lo = ln->start + ln->offset, hi = ln->end + ln->offset;
+	struct ivset busy, step, rest, ops, none;
+	ivset_init(&busy);
+	ivset_init(&step);
+	ivset_init(&rest);
+	ivset_init(&ops);
+	ivset_init(&none);
+	const struct rk_range *sets[3] = {d->cpu_ops, d->launches, d->annots};
+	size_t ns[3] = {d->ncpu_ops, d->nlaunches, d->nannots};
+	for (int k = 0; k < 3; k++)
+		for (size_t i = 0; i < ns[k]; i++) {
+			const struct rk_range *a = &sets[k][i];
+			if (a->start >= hi)
+				break; /* sorted by start */
+			if (a->end <= lo || (k == 2 && a->start <= lo && a->end >= hi))
+				continue; /* outside, or a range around the whole step (ProfilerStep#N) */
+			ivset_add(&busy, a->start < lo ? lo : a->start, a->end > hi ? hi : a->end);
+		}
+	ivset_normalize(&busy);
+	ivset_add(&step, lo, hi);
+	ivset_subtract(&step, drawn, &rest);
+	ivset_intersect(&rest, &busy, &ops);
+	ivset_subtract(&rest, &busy, &none);
+	host_spans(c, li, ln, t0, &ops, HOST_OTHER_OPS, tip);
+	host_spans(c, li, ln, t0, &none, HOST_OUTSIDE_OPS, tip);
+	ivset_release(&busy);
+	ivset_release(&step);
+	ivset_release(&rest);
+	ivset_release(&ops);
+	ivset_release(&none);
+}
+
+/* The host, kernel, copy and collective rows of one lane (row_of: each row's series, -1 none drawn). */
 static void lane_rows(struct store *s, struct phase_names *nm, const struct phase *ph, size_t nph,
 		      const struct rank_data *d, const struct lane *ln, size_t li, int64_t t0, struct chart *c,
-		      struct buf *tip)
+		      const int *row_of, struct buf *tip)
 {
 	int64_t lo = ln->start + ln->offset, hi = ln->end + ln->offset; /* own clock */
-	struct ivset *host = xcalloc(nph ? nph : 1, sizeof(*host)), clip;
+	struct ivset *host = xcalloc(nph ? nph : 1, sizeof(*host)), clip, drawn;
 	int64_t *calls = xcalloc(nph ? nph : 1, sizeof(*calls));
 	for (size_t p = 0; p < nph; p++)
 		ivset_init(&host[p]);
 	ivset_init(&clip);
+	ivset_init(&drawn);
 	phase_host_time(s, nm, ph, nph, d, host, calls);
 	int any = 0;
 	for (size_t p = 0; p < nph; p++) {
@@ -184,6 +257,7 @@ static void lane_rows(struct store *s, struct phase_names *nm, const struct phas
 			chart_add_span(c, li, ROW_HOST, ms_own(clip.v[i].start, ln, t0),
 				       ms_own(clip.v[i].end, ln, t0), ph[p].name, tip->data, 0);
 			chart_update(c, li, ROW_HOST, chart_get(c, li, ROW_HOST) + (double)(clip.v[i].end - clip.v[i].start) / 1e6);
+			ivset_add(&drawn, clip.v[i].start, clip.v[i].end);
 			any = 1;
 		}
 	}
@@ -200,8 +274,12 @@ static void lane_rows(struct store *s, struct phase_names *nm, const struct phas
 		chart_add_span(c, li, ROW_HOST, ms_own(a->start, ln, t0), ms_own(a->end, ln, t0),
 			       "user annotation", tip->data, 0);
 		chart_update(c, li, ROW_HOST, chart_get(c, li, ROW_HOST) + (double)(a->end - a->start) / 1e6);
+		ivset_add(&drawn, a->start, a->end);
 		covered = a->end;
 	}
+	ivset_normalize(&drawn);
+	host_rest(d, ln, li, t0, c, &drawn, tip);
+	ivset_release(&drawn);
 	for (size_t p = 0; p < nph; p++)
 		ivset_release(&host[p]);
 	ivset_release(&clip);
@@ -215,9 +293,12 @@ static void lane_rows(struct store *s, struct phase_names *nm, const struct phas
 		if (a->end <= lo)
 			continue;
 		int64_t s0 = a->start < lo ? lo : a->start, s1 = a->end > hi ? hi : a->end;
-		size_t row = a->cls == RK_COMM ? ROW_COLL : a->kind == ACT_KERNEL ? ROW_KERNELS : ROW_COPIES;
-		const char *key = row == ROW_COLL ? "communication" : row == ROW_KERNELS ? "compute"
-							   : a->kind == ACT_MEMSET ? "memset" : "memcpy";
+		int kind = act_row(a);
+		const char *key = kind == ROW_COLL ? "communication" : kind == ROW_KERNELS ? "compute"
+							    : a->kind == ACT_MEMSET ? "memset" : "memcpy";
+		if (row_of[kind] < 0)
+			continue;
+		size_t row = (size_t)row_of[kind];
 		chart_add_span(c, li, row, ms_own(s0, ln, t0), ms_own(s1, ln, t0), key, NULL, 0);
 		chart_update(c, li, row, chart_get(c, li, row) + (double)(s1 - s0) / 1e6);
 	}
@@ -225,9 +306,9 @@ static void lane_rows(struct store *s, struct phase_names *nm, const struct phas
 
 /* The hatched waits of the lanes' matched collectives of step N (collective_waits.csv). */
 static void lane_waits(const struct table *cw, const char *run, int64_t step, const struct lane *lanes, size_t nl,
-		       int64_t t0, struct chart *c, struct buf *tip)
+		       int64_t t0, struct chart *c, int coll_row, struct buf *tip)
 {
-	if (!cw)
+	if (!cw || coll_row < 0)
 		return;
 	int crun = CW_RUN, cstep = CW_STEP, crank = CW_RANK,
 	    carr = CW_ARRIVAL_US, clast = CW_LAST_ARRIVAL_US,
@@ -248,7 +329,8 @@ static void lane_waits(const struct table *cw, const char *run, int64_t step, co
 		buf_printf(tip, "%s waits in %s for rank %lld: %.3f ms (exposed %.3f ms), %.3f to %.3f ms", c->categories[li],
 			   nm ? nm->v.text : "a collective", lr ? (long long)lr->v.i : -1LL, (double)wt->v.i / 1e6,
 			   ex ? (double)ex->v.i / 1e6 : 0.0, ms(ar->v.i, t0), ms(la->v.i, t0));
-		chart_add_span(c, li, ROW_COLL, ms(ar->v.i, t0), ms(la->v.i, t0), "waiting for another rank", tip->data, 1);
+		chart_add_span(c, li, (size_t)coll_row, ms(ar->v.i, t0), ms(la->v.i, t0), "waiting for another rank",
+			       tip->data, 1);
 	}
 }
 
@@ -330,10 +412,27 @@ static struct chart *run_timeline(const struct analysis_ctx *ctx, struct analysi
 		c = chart_new(CHART_TIMELINE, name, title, "rank");
 		free(name);
 		free(title);
-		chart_set_x_axis(c, "time from the step's start on the reference clock (ms)", CHART_SCALE_LINEAR);
+		/* one rank: no other clock to align to; its GPU rows with nothing in the step left out */
+		chart_set_x_axis(c, n == 1 ? "time from the step's start (ms)"
+					   : "time from the step's start on the reference clock (ms)",
+				 CHART_SCALE_LINEAR);
 		chart_set_path_label(c, n == 1 ? "critical path" : "critical path across ranks");
-		for (size_t r = 0; r < NROWS; r++)
-			chart_add_series(c, row_names[r]);
+		int used[NROWS] = {1, n > 1, n > 1, n > 1}, row_of[NROWS];
+		for (size_t li = 0; li < nl && n == 1; li++) {
+			int64_t lo = lanes[li].start + lanes[li].offset, hi = lanes[li].end + lanes[li].offset;
+			for (size_t i = 0; lanes[li].start <= lanes[li].end && i < data[li].nacts; i++) {
+				const struct rk_act *a = &data[li].acts[i];
+				if (a->start >= hi)
+					break;
+				if (a->end > lo)
+					used[act_row(a)] = 1;
+			}
+		}
+		for (int r = 0, k = 0; r < NROWS; r++) {
+			row_of[r] = used[r] ? k++ : -1;
+			if (used[r])
+				chart_add_series(c, row_names[r]);
+		}
 		struct buf lab, tip;
 		buf_init(&lab);
 		buf_init(&tip);
@@ -344,8 +443,8 @@ static struct chart *run_timeline(const struct analysis_ctx *ctx, struct analysi
 		}
 		for (size_t li = 0; li < nl; li++)
 			if (lanes[li].start <= lanes[li].end)
-				lane_rows(ctx->store, nm, ph, nph, &data[li], &lanes[li], li, t0, c, &tip);
-		lane_waits(result_table(out, "collective_waits"), run, step, lanes, nl, t0, c, &tip);
+				lane_rows(ctx->store, nm, ph, nph, &data[li], &lanes[li], li, t0, c, row_of, &tip);
+		lane_waits(result_table(out, "collective_waits"), run, step, lanes, nl, t0, c, row_of[ROW_COLL], &tip);
 		lane_path(result_table(out, "critical_path_hops"), run, step, lanes, nl, t0, c);
 		buf_release(&lab);
 		buf_release(&tip);
@@ -414,10 +513,14 @@ static int analysis_step_timeline(const struct analysis_ctx *ctx, struct analysi
 			"steps ordered by step_us, equal ones by step number (of n steps the ((n - 1) / 2)-th from 0). "
 			"One lane per rank (every rank of a run of at most 8, else the ranks rank_spread.csv draws), each "
 			"rank's times moved onto the reference clock by its clock_offsets.csv offset; time in ms from the "
-			"earliest start of step N of the lanes. Rows: host (each phase's host time as in phases.csv, or "
-			"where a rank has none its outermost user annotations inside the step), kernels (compute "
-			"kernels), copies (memcpys and memsets), collectives (communication kernels by the default "
-			"classification), with each matched collective's wait for the last rank hatched (arrival_us to "
+			"earliest start of step N of the lanes (a run of one rank: its own clock). Rows: host (each phase's "
+			"host time as in phases.csv, or where a rank has none its outermost user annotations inside the "
+			"step; the rest of the step as host operators outside the phases where a host operator, runtime "
+			"call or other user annotation runs, else as host time outside operators: Python between "
+			"operators, a sleep, a busy loop), kernels (compute kernels), copies (memcpys and memsets), "
+			"collectives (communication kernels by the default classification; a run of one rank draws "
+			"only the rows with something in its step), with each matched collective's wait for the last "
+			"rank hatched (arrival_us to "
 			"last_arrival_us of collective_waits.csv); the critical path across ranks of the step as "
 			"critical_path_across.csv defines it, drawn from the step's end back through each joined "
 			"collective to the rank that arrived last (one rank, or no joined collective: along the rank "

@@ -4,8 +4,10 @@
  * Methods, which the page shows in the order they are added); the
  * definitions are in the files that make them (basic_int.h):
  *
- *   basic_runs.c:     runs, rank_devices, steps, and the notes on trace
- *                     files without a GPU timeline or with several devices;
+ *   basic_runs.c:     runs (its model and batch from the training logs
+ *                     where the manifest gives none), rank_devices, steps,
+ *                     and the notes on trace files without a GPU timeline
+ *                     or with several devices;
  *   basic_strategy.c: runs.csv's strategy and strategy_source;
  *   basic_groups.c:   the classification (store: activity_groups), groups
  *                     (store: group_times), group_totals and their figures;
@@ -72,6 +74,7 @@ static int analysis_basic(const struct analysis_ctx *ctx, struct analysis_result
 		return -1;
 	result_add_table(out, steps);
 	if (basic_build_runs(s, exp, &out->runs) < 0 || basic_strategies(s, exp, out->runs, out) < 0 ||
+	    basic_runs_from_logs(s, exp, out->runs) < 0 ||
 	    basic_add_source_notes(s, exp, out) < 0 ||
 	    basic_add_device_notes(s, exp, out) < 0)
 		return -1;

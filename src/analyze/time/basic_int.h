@@ -37,6 +37,13 @@ int basic_build_steps(struct store *s, const char *exp, struct table **out);
 /* Notes on the trace files without a GPU timeline, and on each file whose activities are on several devices. */
 int basic_add_source_notes(struct store *s, const char *exp, struct analysis_result *out);
 int basic_add_device_notes(struct store *s, const char *exp, struct analysis_result *out);
+/*
+ * Fills runs' model and batch where the manifest gives none from the run's
+ * training logs (the parameter count of "params N world W strategy S",
+ * "global batch size" over the run's GPUs), and model_source and
+ * batch_source for every run with one. Returns 0, or -1 after diag.
+ */
+int basic_runs_from_logs(struct store *s, const char *exp, struct table *runs);
 void basic_method_runs(struct analysis_result *out); /* runs.csv, then ranks and devices */
 void basic_method_steps(struct analysis_result *out);
 

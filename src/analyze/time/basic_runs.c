@@ -3,7 +3,9 @@
  * it):
  *
  *   runs:    one row per run: what the manifest says and what was read
- *            (its strategy: basic_strategy.c; its layout: run_layout.c).
+ *            (its strategy: basic_strategy.c; its layout: run_layout.c;
+ *            its model and batch, where the manifest gives none, from the
+ *            training logs: basic_runs_from_logs).
  *   rank_devices: per run and rank, the device its activities are on and
  *            the file they come from (a file driving several devices is
  *            one rank per device: store_split_devices).
@@ -14,6 +16,7 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyze/analysis.h"
 #include "analyze/time/basic_int.h"
@@ -66,6 +69,91 @@ int basic_build_runs(struct store *s, const char *exp, struct table **out)
 			 " FROM runs r LEFT JOIN traces t ON t.run_id = r.id WHERE r.experiment = ?1"
 			 " GROUP BY r.id ORDER BY r.position", exp);
 	return basic_table_rows(st, t, runs_row, out);
+}
+
+/* "53.6M params": n in 3 significant digits, with its SI prefix. */
+static void params_words(struct buf *b, int64_t n)
+{
+	if (n >= 1000000000)
+		buf_printf(b, "%.3gB params", (double)n / 1e9);
+	else if (n >= 1000000)
+		buf_printf(b, "%.3gM params", (double)n / 1e6);
+	else
+		buf_printf(b, "%" PRId64 " params", n);
+}
+
+/* The file name of path: after its last '/'. */
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	return slash ? slash + 1 : path ? path : "";
+}
+
+int basic_runs_from_logs(struct store *s, const char *exp, struct table *runs)
+{
+	if (!runs)
+		return 0;
+	/*
+	 * Per run: the parameter count its logs give (one value, else none),
+	 * the first such log; the global batch its iterations give (one value),
+	 * the first log with one.
+	 */
+	struct store_stmt *st = store_query(s, "runs: model and batch from the training logs",
+					    "SELECT (SELECT CASE WHEN count(DISTINCT v.value) = 1 THEN min(v.value) END"
+					    "   FROM trace_software v JOIN run_traces t ON t.id = v.trace_id"
+					    "   WHERE t.experiment = ?1 AND t.run = ?2 AND v.item = 'params'),"
+					    " (SELECT t.path FROM trace_software v JOIN run_traces t ON t.id = v.trace_id"
+					    "   WHERE t.experiment = ?1 AND t.run = ?2 AND v.item = 'params'"
+					    "   ORDER BY t.file_index, t.id LIMIT 1),"
+					    " (SELECT CASE WHEN min(i.global_batch) = max(i.global_batch) THEN min(i.global_batch) END"
+					    "   FROM iterations i JOIN run_traces t ON t.id = i.trace_id"
+					    "   WHERE t.experiment = ?1 AND t.run = ?2 AND i.global_batch > 0),"
+					    " (SELECT t.path FROM iterations i JOIN run_traces t ON t.id = i.trace_id"
+					    "   WHERE t.experiment = ?1 AND t.run = ?2 AND i.global_batch > 0"
+					    "   ORDER BY t.file_index, t.id LIMIT 1)", exp);
+	if (!st)
+		return -1;
+	struct buf v, src;
+	buf_init(&v);
+	buf_init(&src);
+	int rc = 0;
+	for (size_t r = 0; r < runs->nrows && rc >= 0; r++) {
+		const char *run = table_text(runs, r, RUNS_RUN), *model = table_text(runs, r, RUNS_MODEL);
+		int has_batch = !table_cell(runs, r, RUNS_BATCH)->null;
+		if (model && *model)
+			table_set_text(runs, r, RUNS_MODEL_SOURCE, "manifest");
+		if (has_batch)
+			table_set_text(runs, r, RUNS_BATCH_SOURCE, "manifest");
+		if ((model && *model) && has_batch)
+			continue;
+		store_reset(st);
+		store_bind_text(st, 2, run);
+		if ((rc = store_next(st)) <= 0)
+			continue;
+		const char *params = (const char *)store_column_text(st, 0);
+		if (!(model && *model) && params && strtoll(params, NULL, 10) > 0) {
+			buf_reset(&v);
+			params_words(&v, strtoll(params, NULL, 10));
+			buf_reset(&src);
+			buf_printf(&src, "training log (%s): params %s", base_name((const char *)store_column_text(st, 1)),
+				   params);
+			table_set_text(runs, r, RUNS_MODEL, v.data);
+			table_set_text(runs, r, RUNS_MODEL_SOURCE, src.data);
+		}
+		int64_t gb = store_column_type(st, 2) != STORE_NULL ? store_column_int64(st, 2) : 0,
+			gpus = table_cell(runs, r, RUNS_GPUS)->null ? 0 : table_cell(runs, r, RUNS_GPUS)->v.i;
+		if (!has_batch && gb > 0 && gpus > 0 && gb % gpus == 0) {
+			buf_reset(&src);
+			buf_printf(&src, "training log (%s): global batch size %" PRId64 " / %" PRId64 " GPU%s",
+				   base_name((const char *)store_column_text(st, 3)), gb, gpus, gpus == 1 ? "" : "s");
+			table_set_int(runs, r, RUNS_BATCH, gb / gpus);
+			table_set_text(runs, r, RUNS_BATCH_SOURCE, src.data);
+		}
+	}
+	store_finalize(st);
+	buf_release(&v);
+	buf_release(&src);
+	return rc < 0 ? -1 : 0;
 }
 
 /* rank_devices: which device, of which file, each rank is. */
@@ -197,7 +285,15 @@ void basic_method_runs(struct analysis_result *out)
 {
 	result_add_method(out, "runs.csv",
 			  "One row per run. gpus: the manifest's value, else the largest world_size its traces "
-			  "record, else its number of ranks. ranks: as in rank_devices.csv. kernels: kernel "
+			  "record, else its number of ranks. ranks: as in rank_devices.csv. "
+			  "model: the manifest's (model_source 'manifest'), else the parameter count N that the run's "
+			  "training logs give in a line 'params N world W strategy S', where they all give the same, in 3 "
+			  "significant digits ('53.6M params'; model_source 'training log (<file>): params N'); batch: "
+			  "the manifest's batch per GPU (batch_source 'manifest'), else the 'global batch size' of the "
+			  "run's training-log iterations, where they all give the same, over its gpus where that divides "
+			  "exactly (batch_source 'training log (<file>): global batch size B / G GPUs'); else empty, and so"
+			  " their sources. "
+			  "kernels: kernel "
 			  "launches read. mean_step_us: the mean duration of all ProfilerStep#N ranges of all its ranks. "
 			  "data_parallel, tensor_parallel, pipeline_parallel: the run's layout, by the first rule that "
 			  "applies (layout_source): 'manifest', its tensor_parallel and pipeline_parallel (1 where one "

@@ -5,7 +5,11 @@
  *   step_stats.csv:   per run, the durations of every ProfilerStep#N host
  *                     range of every rank taken as one sample: n, median
  *                     with its order-statistic confidence interval (level
- *                     in ci_level), min, max, mean (stats.h).
+ *                     in ci_level), min, max, mean (stats.h); and the
+ *                     GPU side of the profiled steps (gpu_periods): the
+ *                     median period between the ends of the GPU work that
+ *                     consecutive steps launched, the step itself where an
+ *                     asynchronous loop's host runs ahead of its GPU.
  *   step_compare.csv: per pair of compare.csv (compare_pairs), the two
  *                     medians, their ratio b / a, and the Mann-Whitney test
  *                     of the two samples: "change" when p < 0.05, else
@@ -14,6 +18,7 @@
  *                     min to max as a whisker.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,7 +90,88 @@ struct run_steps {
 	size_t n;
 	int64_t ranks;
 	struct step_dist d;
+	struct step_period *p; /* the GPU-side periods of its ranks' steps (gpu_periods) */
+	size_t np, pcap;
+	struct step_dist pd; /* of the longest period of each step; pd.n 0: none */
 };
+
+/* One GPU-side period: step N of a rank, in ns. */
+struct step_period {
+	int64_t step, ns;
+};
+
+static int cmp_period(const void *pa, const void *pb)
+{
+	const struct step_period *a = pa, *b = pb;
+	if (a->step != b->step)
+		return (a->step > b->step) - (a->step < b->step);
+	return (a->ns > b->ns) - (a->ns < b->ns);
+}
+
+struct period_walk {
+	struct run_steps *r;
+	size_t nr, at; /* at: the run of the last rank visited */
+};
+
+/*
+ * One rank's GPU-side step periods: per ProfilerStep#N, the end of the last
+ * GPU activity (kernel, memcpy, memset) launched by a runtime call inside
+ * it (same correlation), and for each N whose N - 1 is the rank's previous
+ * step, that end minus step N - 1's (when positive).
+ */
+static int period_visit(const struct rank_key *k, const struct rank_data *d, void *arg)
+{
+	struct period_walk *w = arg;
+	if (w->at >= w->nr || strcmp(w->r[w->at].run, k->run))
+		for (w->at = 0; w->at < w->nr && strcmp(w->r[w->at].run, k->run); w->at++)
+			;
+	if (w->at == w->nr || d->nsteps < 2)
+		return 0;
+	struct run_steps *r = &w->r[w->at];
+	int64_t *last = xmalloc(d->nsteps * sizeof(*last)), *idx = rank_launch_index(d);
+	for (size_t j = 0; j < d->nsteps; j++)
+		last[j] = INT64_MIN;
+	for (size_t i = 0; i < d->nacts; i++) {
+		const struct rk_range *l = rank_launch_of(d, idx, d->acts[i].corr);
+		if (!l)
+			continue;
+		size_t j = rk_search(d->steps, d->nsteps, l->start, 1);
+		if (j-- == 0 || l->start >= d->steps[j].end)
+			continue;
+		if (d->acts[i].end > last[j])
+			last[j] = d->acts[i].end;
+	}
+	for (size_t j = 1; j < d->nsteps; j++)
+		if (d->steps[j].key == d->steps[j - 1].key + 1 && last[j] != INT64_MIN && last[j - 1] != INT64_MIN &&
+		    last[j] > last[j - 1]) {
+			r->p = xgrow(r->p, &r->pcap, r->np + 1, sizeof(*r->p));
+			r->p[r->np++] = (struct step_period){d->steps[j].key, last[j] - last[j - 1]};
+		}
+	free(last);
+	free(idx);
+	return 0;
+}
+
+/* Every run's GPU-side periods, then per step the longest over its ranks and their distribution (pd). */
+static int gpu_periods(const struct analysis_ctx *ctx, struct run_steps *r, size_t nr)
+{
+	struct period_walk w = {r, nr, 0};
+	if (for_each_rank(ctx->store, ctx->experiment, period_visit, &w) < 0)
+		return -1;
+	for (size_t i = 0; i < nr; i++) {
+		if (!r[i].np)
+			continue;
+		qsort(r[i].p, r[i].np, sizeof(*r[i].p), cmp_period);
+		int64_t *v = xmalloc(r[i].np * sizeof(*v));
+		size_t n = 0;
+		for (size_t j = 0; j < r[i].np; j++)
+			if (j + 1 == r[i].np || r[i].p[j + 1].step != r[i].p[j].step)
+				v[n++] = r[i].p[j].ns; /* the step's longest: sorted last */
+		stats_dist(v, n, &r[i].pd);
+		free(v);
+	}
+	return 0;
+}
 
 static int load_runs(const struct analysis_ctx *ctx, struct run_steps **out, size_t *nout)
 {
@@ -119,6 +205,7 @@ static void runs_free(struct run_steps *r, size_t n)
 		free(r[i].run);
 		free(r[i].model);
 		free(r[i].v);
+		free(r[i].p);
 	}
 	free(r);
 }
@@ -144,6 +231,10 @@ static struct table *dist_table(const struct run_steps *r, size_t nr, struct cha
 		table_set_ns(t, row, 7, d->min_ns);
 		table_set_ns(t, row, 8, d->max_ns);
 		table_set_ns(t, row, 9, (int64_t)floor(d->mean_ns + 0.5));
+		if (r[i].pd.n) {
+			table_set_int(t, row, SS_GPU_PERIODS, (int64_t)r[i].pd.n);
+			table_set_ns(t, row, SS_GPU_PERIOD_MEDIAN_US, r[i].pd.median_ns);
+		}
 		size_t cat = chart_add_category(c, r[i].run);
 		chart_set(c, cat, 0, (double)d->median_ns / 1e6);
 		chart_set_spread(c, cat, (double)d->min_ns / 1e6, (double)d->max_ns / 1e6, (double)d->ci_lo_ns / 1e6,
@@ -195,7 +286,7 @@ static int analysis_step_stats(const struct analysis_ctx *ctx, struct analysis_r
 {
 	struct run_steps *r;
 	size_t nr;
-	if (load_runs(ctx, &r, &nr) < 0) {
+	if (load_runs(ctx, &r, &nr) < 0 || gpu_periods(ctx, r, nr) < 0) {
 		runs_free(r, nr);
 		return -1;
 	}
@@ -240,7 +331,15 @@ static int analysis_step_stats(const struct analysis_ctx *ctx, struct analysis_r
 			  "2 P(B <= l-1) <= 0.05 for B ~ Binomial(n, 1/2); ci_level = 1 - 2 P(B <= l-1) is its "
 			  "exact coverage (at least 0.95). With 5 steps or fewer no such l exists: the interval is "
 			  "min to max, covering 1 - 2^(1-n). No resampling, so a rebuild gives the same numbers. "
-			  "mean_us: the arithmetic mean, rounded to the nearest ns.");
+			  "mean_us: the arithmetic mean, rounded to the nearest ns. gpu_periods, "
+			  "gpu_period_median_us: the GPU side of the same steps: per rank, the end of the last GPU "
+			  "activity (kernel, memcpy, memset) that a runtime call inside ProfilerStep#N launched (same "
+			  "correlation), and step N's period that end minus step N-1's, for each N whose N-1 the rank "
+			  "also profiled; per step the longest over the ranks, gpu_periods their number and "
+			  "gpu_period_median_us their median as median_us's (empty with none). Where a loop does not "
+			  "synchronise around its steps the host runs ahead of the GPU and its ProfilerStep#N range "
+			  "is the time to enqueue the step's work; this period is then the step, the time between "
+			  "CUDA events recorded at each iteration's end.");
 	result_add_method(out, "step_compare.csv",
 			  "For each pair of compare.csv (a, b), the two runs' step samples of step_stats.csv: "
 			  "ratio = median b / median a; u = the Mann-Whitney U of b (pairs with b's step longer than "

@@ -34,7 +34,9 @@ const char *step_verdict(const struct mw_test *t);
 	X(SS_CI_LEVEL, "ci_level", frac)   \
 	X(SS_MIN_US, "min_us", us)         \
 	X(SS_MAX_US, "max_us", us)         \
-	X(SS_MEAN_US, "mean_us", us)
+	X(SS_MEAN_US, "mean_us", us)       \
+	X(SS_GPU_PERIODS, "gpu_periods", int) \
+	X(SS_GPU_PERIOD_MEDIAN_US, "gpu_period_median_us", us)
 enum step_stats_col { STEP_STATS_COLUMNS(TABLE_COL_ENUM) SS_NCOLS };
 
 /* step_compare.csv's columns, in order (step_stats.c). */

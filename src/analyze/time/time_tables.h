@@ -36,7 +36,9 @@
 	X(RUNS_SCHEDULE, "schedule", text)                  \
 	X(RUNS_MICROBATCHES, "microbatches", int)           \
 	X(RUNS_SCHEDULE_SOURCE, "schedule_source", text)    \
-	X(RUNS_STRATEGY_SOURCE, "strategy_source", text)
+	X(RUNS_STRATEGY_SOURCE, "strategy_source", text)    \
+	X(RUNS_MODEL_SOURCE, "model_source", text)          \
+	X(RUNS_BATCH_SOURCE, "batch_source", text)
 enum runs_col { RUNS_COLUMNS(TABLE_COL_ENUM) RUNS_NCOLS };
 
 /* idle_time_steps.csv's columns, in order. */
