@@ -182,7 +182,9 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 		if (num(t, r, ce) / 1000 >= CAUSE_MIN_MS && !isnan(idle_share) && idle_share >= IDLE_MIN) {
 			const char *reg2 = text(t, r, creg);
 			long k = why_top_name_row(t, run, straggler, "gpu", reg2);
-			buf_printf(&f->s, "; its GPU also spends %.1f ms more per step in %s", num(t, r, ce) / 1000, reg2);
+			/* the region in words: "outside every phase", never the raw key (issue #57) */
+			buf_printf(&f->s, "; its GPU also spends %.1f ms more per step %s", num(t, r, ce) / 1000,
+				   why_region_words(reg2, rw, sizeof(rw)));
 			if (k >= 0 && num(t, (size_t)k, ce) / 1000 >= CAUSE_MIN_MS) {
 				buf_printf(&f->s, ", %.1f ms of it in kernel %s (%.0f calls", num(t, (size_t)k, ce) / 1000,
 					   text(t, (size_t)k, cn), num(t, (size_t)k, cc));
