@@ -11,8 +11,8 @@
  * findings.c is the driver: the order of the rules, the shared helpers
  * (the statement appender, the per-rank pooled ratios and views of
  * findings_int.h) and the table. Each family of rules is a file of its own:
- * scaling in findings_scaling.c; waiting, cause, price, straggler-windows
- * and comm-skew in findings_wait.c; host-bound and gpu-idle in
+ * scaling in findings_scaling.c; waiting, cause, price, straggler-windows,
+ * straggler-unpriced and comm-skew in findings_wait.c; host-bound and gpu-idle in
  * findings_host.c; the replay's, memory, pipeline and nccl-path rules in
  * findings_replay.c, findings_memory.c, findings_pipeline.c and
  * findings_nccl.c.
@@ -41,6 +41,10 @@
  *               (NOISE_K x the training's step noise, the saving any other
  *               rank gives, SAVING_MIN of the step); findings.csv
  *               saving_us_per_step.
+ *   straggler-unpriced  a straggler the price leaves unstated (the noise
+ *               rules above, or the replay's) that another rank waited for at
+ *               least WAIT_MIN of its step: said with the waits and the rule
+ *               that left it unpriced, with no saving (findings_wait.c).
  *   order       findings with a saving first, largest first across runs
  *               (findings_order.c); the others after, in the order of the rules.
  *   straggler-windows  what that rank's GPU did in the windows in which
