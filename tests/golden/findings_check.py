@@ -51,6 +51,11 @@ disagreement) where the statement does not hold:
                    point; and at least half of that idle time is spent waiting
                    for a launch: a gap on the GPU whose next activity's
                    launching call ended after the gap began.
+                   Where the finding puts 100 % of the critical path on the
+                   host, the path never left the step's thread: the share
+                   it says is outside every operator must be that thread's
+                   time inside no cpu_op and no runtime call over the whole
+                   steps, within 1 point (0 where it names none).
   comm-skew        per rank, the share of its whole steps inside NCCL kernels
                    (their union, pooled): the rank named has the least, the spread
                    is at least 20 points, each share printed within 1 point.
@@ -96,6 +101,14 @@ class Rank:
         self.annots = [e for e in ev if e.get('cat') == 'user_annotation']
         self.steps = sorted((e['ts'], e['ts'] + e['dur']) for e in ev
                             if e.get('cat') == 'user_annotation' and e['name'].startswith('ProfilerStep#'))
+        self.step_tid = {(e['ts'], e['ts'] + e['dur']): e['tid'] for e in ev
+                         if e.get('cat') == 'user_annotation' and e['name'].startswith('ProfilerStep#')}
+        # per thread, the union of its host operators and runtime calls
+        ops = collections.defaultdict(list)
+        for e in ev:
+            if e.get('cat') in ('cpu_op', 'cuda_runtime', 'cuda_driver'):
+                ops[e['tid']].append([e['ts'], e['ts'] + e['dur']])
+        self.host_ops = {t: union(v) for t, v in ops.items()}
         self.gpu = sorted((e for e in ev if e.get('cat') in ('kernel', 'gpu_memcpy', 'gpu_memset')),
                           key=lambda e: e['ts'])
         self.launch = {e['args']['correlation']: e for e in ev
@@ -128,6 +141,13 @@ class Rank:
         """Pooled over whole steps: (their time - GPU busy time in them) / their time."""
         w = self.whole_steps()
         return 1 - sum(covered(self.busy, s, e) for s, e in w) / sum(e - s for s, e in w)
+
+    def outside_share(self):
+        """Pooled over whole steps: the time of each step's thread inside no host operator and no runtime
+        call, over their time."""
+        w = self.whole_steps()
+        out = sum((e - s) - covered(self.host_ops.get(self.step_tid[s, e], []), s, e) for s, e in w)
+        return out / sum(e - s for s, e in w)
 
     def host_wait_share(self):
         """Of the GPU's idle time in the whole steps, the share in gaps whose next activity was launched by a
@@ -392,6 +412,18 @@ def main():
             if not m or abs(100 * idle - int(m.group(1))) > 1 or idle < 0.2 or hw < 0.5:
                 bad.append('%s host-bound rank %d: %s; expected idle %.1f %%, host wait %.1f %% of it'
                            % (run, rank, text, 100 * idle, 100 * hw))
+            # A critical path all host time never leaves the step's thread (a GPU segment would be
+            # no host time), so its time outside every operator is that thread's (issue #57: a
+            # time.sleep called "host operators"); said apart where it is 1 % or more.
+            o = re.search(r"(\d+) % of the step's critical path is (?:host operators and kernel launches|host time: "
+                          r"(\d+) % in host operators and kernel launches, (\d+) % outside every operator|host time "
+                          r"(outside every operator))", text)
+            if o and int(o.group(1)) == 100:
+                out = rk.outside_share()
+                said = int(o.group(3)) if o.group(3) else 100 if o.group(4) else 0
+                if abs(100 * out - said) > 1 or (o.group(2) and abs(100 - 100 * out - int(o.group(2))) > 1):
+                    bad.append('%s host-bound rank %d: %s; expected %.1f %% of the step outside every operator'
+                               % (run, rank, text, 100 * out))
         elif rule == 'cause':
             text, _, hide = text.partition('; its GPU also spends ')
             if hide:
