@@ -33,7 +33,9 @@
  * collective) gets its path along the rank whose step ended last.
  *
  * The rows hold every activity of the step: the figure merges those
- * closer than 0.4 pt (draw_timeline.c). critical_path_hops is used here
+ * closer than 0.4 pt, drawn as dense as they are busy (draw_timeline.c);
+ * the caption gives each lane's GPU busy share of its step, all streams as
+ * one (issue #57: a lane 74 % idle looked solid). critical_path_hops is used here
  * and dropped from the result, so it is no CSV.
  */
 #include <stdint.h>
@@ -207,8 +209,8 @@ static double ms_own(int64_t own, const struct lane *ln, int64_t t0)
 	return ((double)own - (double)ln->offset - (double)t0) / 1e6;
 }
 
-/* The host, kernel, copy and collective rows of one lane. */
-static void lane_rows(struct store *s, struct phase_names *nm, const struct phase *ph, size_t nph,
+/* The host, kernel, copy and collective rows of one lane; returns its GPU's busy time in the step (ns). */
+static int64_t lane_rows(struct store *s, struct phase_names *nm, const struct phase *ph, size_t nph,
 		      const struct rank_data *d, const struct lane *ln, size_t li, int64_t t0, struct chart *c,
 		      struct buf *tip)
 {
@@ -252,7 +254,8 @@ static void lane_rows(struct store *s, struct phase_names *nm, const struct phas
 	ivset_release(&clip);
 	free(host);
 	free(calls);
-	/* The GPU rows: every activity overlapping the step, clipped to it. */
+	/* The GPU rows: every activity overlapping the step, clipped to it; their union, all streams as one. */
+	int64_t busy = 0, upto = lo;
 	for (size_t i = 0; i < d->nacts; i++) {
 		const struct rk_act *a = &d->acts[i];
 		if (a->start >= hi)
@@ -260,12 +263,17 @@ static void lane_rows(struct store *s, struct phase_names *nm, const struct phas
 		if (a->end <= lo)
 			continue;
 		int64_t s0 = a->start < lo ? lo : a->start, s1 = a->end > hi ? hi : a->end;
+		if (s1 > upto) { /* activities by start: the union grows at its end */
+			busy += s1 - (s0 > upto ? s0 : upto);
+			upto = s1;
+		}
 		size_t row = a->cls == RK_COMM ? ROW_COLL : a->kind == ACT_KERNEL ? ROW_KERNELS : ROW_COPIES;
 		const char *key = row == ROW_COLL ? "communication" : row == ROW_KERNELS ? "compute"
 							   : a->kind == ACT_MEMSET ? "memset" : "memcpy";
 		chart_add_span(c, li, row, ms_own(s0, ln, t0), ms_own(s1, ln, t0), key, NULL, 0);
 		chart_update(c, li, row, chart_get(c, li, row) + (double)(s1 - s0) / 1e6);
 	}
+	return busy;
 }
 
 /* The hatched waits of the lanes' matched collectives of step N (collective_waits.csv). */
@@ -334,7 +342,7 @@ static void lane_path(const struct table *hops, const char *run, int64_t step, c
 static struct chart *run_timeline(const struct analysis_ctx *ctx, struct analysis_result *out,
 				  const struct rank_key *keys, size_t n, struct phase_names *nm, const struct phase *ph,
 				  size_t nph, const struct classifier *cls, const struct drawn_set *ds, int64_t *step_out,
-				  int *fail)
+				  struct buf *busy_words, int *fail)
 {
 	const char *run = keys[0].run;
 	const struct table *cps = result_table(out, "critical_path_steps");
@@ -387,9 +395,16 @@ static struct chart *run_timeline(const struct analysis_ctx *ctx, struct analysi
 			buf_printf(&lab, "rank %d", lanes[li].key->rank);
 			chart_add_category(c, lab.data);
 		}
-		for (size_t li = 0; li < nl; li++)
-			if (lanes[li].start <= lanes[li].end)
-				lane_rows(ctx->store, nm, ph, nph, &data[li], &lanes[li], li, t0, c, &tip);
+		buf_reset(busy_words);
+		for (size_t li = 0; li < nl; li++) {
+			if (lanes[li].start > lanes[li].end)
+				continue;
+			int64_t busy = lane_rows(ctx->store, nm, ph, nph, &data[li], &lanes[li], li, t0, c, &tip);
+			int64_t len = lanes[li].end - lanes[li].start;
+			if (len > 0)
+				buf_printf(busy_words, "%s%s %.0f %%", busy_words->len ? ", " : "", c->categories[li],
+					   100.0 * (double)busy / (double)len);
+		}
 		lane_waits(result_table(out, "collective_waits"), run, step, lanes, nl, t0, c, &tip);
 		lane_path(result_table(out, "critical_path_hops"), run, step, lanes, nl, t0, c);
 		buf_release(&lab);
@@ -415,8 +430,9 @@ static int analysis_step_timeline(const struct analysis_ctx *ctx, struct analysi
 	struct phase_names nm;
 	memset(&nm, 0, sizeof(nm));
 	int fail = 0, any = 0;
-	struct buf cap;
+	struct buf cap, busy;
 	buf_init(&cap);
+	buf_init(&busy);
 	struct drawn_set ds;
 	drawn_set_init(&ds, result_table(out, "rank_spread"));
 	for (size_t k = 0; k < nkeys && !fail;) {
@@ -424,7 +440,7 @@ static int analysis_step_timeline(const struct analysis_ctx *ctx, struct analysi
 		while (e < nkeys && !strcmp(keys[e].run, keys[k].run))
 			e++;
 		int64_t step = -1;
-		struct chart *c = run_timeline(ctx, out, &keys[k], e - k, &nm, ph, nph, cls, &ds, &step, &fail);
+		struct chart *c = run_timeline(ctx, out, &keys[k], e - k, &nm, ph, nph, cls, &ds, &step, &busy, &fail);
 		if (c) {
 			buf_reset(&cap);
 			/* one rank: no clocks to align, no rank to wait for (issue #57) */
@@ -441,6 +457,10 @@ static int analysis_step_timeline(const struct analysis_ctx *ctx, struct analysi
 					   (long long)step, keys[k].run, c->ncat);
 			if (e - k > TL_MAX_LANES)
 				buf_printf(&cap, " Of its %zu ranks, those rank_spread.csv draws.", e - k);
+			/* how busy each lane's GPU is, so that a row of many short kernels is not read as solid */
+			if (busy.len)
+				buf_printf(&cap, " GPU busy in this step (all streams as one): %s; a paler bar is mostly idle.",
+					   busy.data);
 			result_add_figure(out, c, cap.data);
 			any = 1;
 		}
@@ -461,11 +481,14 @@ static int analysis_step_timeline(const struct analysis_ctx *ctx, struct analysi
 			"where a rank has none its outermost user annotations inside the step), kernels (compute "
 			"kernels), copies (memcpys and memsets), collectives (communication kernels by the default "
 			"classification), with each matched collective's wait for the last rank hatched (arrival_us to "
-			"last_arrival_us of collective_waits.csv); the critical path across ranks of the step as "
+			"last_arrival_us of collective_waits.csv); activities of a row closer than 0.4 pt drawn as one bar "
+			"whose opacity is the share of it they cover (at least 0.15), and the caption gives each lane's "
+			"GPU busy share of its step (the union of its activities, all streams as one); the critical path across ranks of the step as "
 			"critical_path_across.csv defines it, drawn from the step's end back through each joined "
 			"collective to the rank that arrived last (one rank, or no joined collective: along the rank "
 			"whose step ended last).");
 	buf_release(&cap);
+	buf_release(&busy);
 	free(ds.v);
 	phase_names_release(&nm);
 	free(ph);
