@@ -140,6 +140,10 @@ if command -v python3 >/dev/null; then
 		"$T/h200/h200/data/findings.csv" && ok || bad "h200: bert-4gpu-ddp's straggler rank 3 is not said unpriced"
 	grep -q 'rank 3 held the other ranks back' "$T/h200/h200/index.html" && ok ||
 		bad "h200 page: the unpriced straggler is not on the page"
+	# and under "What to fix first", which lists only priced causes
+	sed -n '/<section id="fix"/,/<\/section>/p' "$T/h200/h200/index.html" |
+		grep -q 'Seen, not priced: .*bert-4gpu-ddp rank 3.* held the other ranks back' && ok ||
+		bad "h200 page: What to fix first does not name the unpriced straggler"
 else
 	skipped "python3 not installed: the bundled study's findings are not checked"
 fi
