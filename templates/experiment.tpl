@@ -40,6 +40,9 @@
 {{#FIX_NONE}}
 <p class="fix-none">No cause worth fixing found: no finding states what fixing it would save (a saving is stated where replaying the step without a cause shortens it beyond the replay's noise, or for a rank the others wait for at their collectives where it exceeds the run's noise; Methods: <code>replay_fixes.csv</code>, <code>findings.csv</code>).{{#FIX_NONE_FINDINGS}} The {{N}} finding{{S}} below{{#RULES}} ({{LIST}}){{/RULES}} {{VERB}}; none prices a fix.{{/FIX_NONE_FINDINGS}}</p>
 {{/FIX_NONE}}
+{{#UNPRICED}}
+<p class="fix-unpriced">Seen, not priced: {{LIST}} held the other ranks back at their collectives, but no saving is stated (each within the noise, or less than the profiler added to each step); each one's straggler-unpriced finding below says how long the others waited and why.</p>
+{{/UNPRICED}}
 </section>
 {{/FIX}}
 {{#CHANGES}}

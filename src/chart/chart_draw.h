@@ -185,6 +185,8 @@ size_t colour_of(const char *key, size_t fallback);
 size_t *series_colours(const struct chart *c);
 void set_grey(cairo_t *cr, double g);
 void set_colour(cairo_t *cr, size_t colour);
+/* A palette colour (half white where pale) at opacity alpha: a bar drawn as dense as it is busy. */
+void set_colour_alpha(cairo_t *cr, size_t colour, int pale, double alpha);
 void fill_rect(cairo_t *cr, double x, double y, double w, double h, size_t colour);
 
 /*

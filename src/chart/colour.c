@@ -171,6 +171,15 @@ void set_colour(cairo_t *cr, size_t colour)
 	cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
 }
 
+void set_colour_alpha(cairo_t *cr, size_t colour, int pale, double alpha)
+{
+	double rgb[3];
+	colour_rgb(colour, rgb);
+	for (int i = 0; pale && i < 3; i++)
+		rgb[i] = (rgb[i] + 1) / 2; /* half white, as a pale bar's fill */
+	cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], alpha);
+}
+
 /*
  * Fills a rectangle in a palette colour and, with hatching on, lays the
  * colour's own line pattern over it: colour 0 plain, then /, \, -, |, x, +

@@ -11,7 +11,12 @@
  * the key, its entries in lines across the figure, and a note naming the
  * rows. Bars of one key in a row closer than 0.4 pt are drawn as one
  * rectangle (a step holds thousands of kernels: the SVG stays small); a
- * bar is at least 0.25 pt wide, so a short kernel still shows.
+ * bar is at least 0.25 pt wide, so a short kernel still shows. Such a bar
+ * is drawn as dense as it is busy: its opacity the share of its width its
+ * spans cover (their union), at least DENSE_MIN, so that its ink is the
+ * time it stands for and a lane of many short kernels with gaps between
+ * them reads as mostly idle, not solid (issue #57: a rank 74 % idle drawn
+ * as a solid row of kernels).
  */
 #include "chart/chart_draw.h"
 
@@ -24,6 +29,7 @@
 
 #define MERGE_PT 0.4
 #define MIN_BAR_PT 0.25
+#define DENSE_MIN 0.15 /* the faintest bar: a lone 1 us kernel still shows */
 
 static int cmp_span(const void *pa, const void *pb, const struct chart *c)
 {
@@ -72,6 +78,14 @@ static void hatch_rect(cairo_t *cr, double x, double y, double w, double h, size
 	set_colour(cr, colour);
 	cairo_set_line_width(cr, 0.5);
 	cairo_stroke(cr);
+}
+
+/* A rectangle filled at opacity alpha (no outline, no hatching): a bar mostly idle. */
+static void sparse_rect(cairo_t *cr, double x, double y, double w, double h, size_t colour, int pale, double alpha)
+{
+	cairo_rectangle(cr, x, y, w, h);
+	set_colour_alpha(cr, colour, pale, alpha);
+	cairo_fill(cr);
 }
 
 /* A rectangle in a colour made pale (half white), outlined in the colour itself. */
@@ -243,12 +257,16 @@ static void draw_timeline(cairo_t *cr, const struct chart *c, const struct text 
 		size_t len = 64;
 		for (size_t r = 0; r < nr; r++)
 			len += strlen(t->series[r]) + 2;
+		static const char dense[] = " Activities too close to tell apart are one bar, as dense as they fill "
+					    "it: a paler bar is mostly idle.";
+		len += sizeof(dense);
 		char *s = xmalloc(len);
 		strcpy(s, "Rows of each lane, top to bottom: ");
 		for (size_t r = 0; r < nr; r++) {
 			strcat(s, t->series[r]);
 			strcat(s, r + 1 < nr ? ", " : ".");
 		}
+		strcat(s, dense);
 		nnote = wrap_text(cr, s, key_w, &note);
 		free(s);
 	}
@@ -349,13 +367,17 @@ static void draw_timeline(cairo_t *cr, const struct chart *c, const struct text 
 	for (size_t i = 0; i < nord;) {
 		const struct chart_span *s = &c->spans[ord[i]];
 		double x0 = X(s->x0), x1 = X(s->x1);
+		double busy = x1 - x0; /* the union of the merged spans' widths */
 		size_t j = i + 1;
 		while (!s->mark && j < nord) {
 			const struct chart_span *n = &c->spans[ord[j]];
 			if (n->lane != s->lane || n->row != s->row || n->mark || strcmp(n->key, s->key) ||
 			    X(n->x0) - x1 > MERGE_PT || (n->tip && s->tip))
 				break;
-			x1 = fmax(x1, X(n->x1));
+			double nx1 = X(n->x1);
+			if (nx1 > x1)
+				busy += nx1 - fmax(X(n->x0), x1);
+			x1 = fmax(x1, nx1);
 			j++;
 		}
 		if (x1 - x0 < MIN_BAR_PT) {
@@ -363,10 +385,14 @@ static void draw_timeline(cairo_t *cr, const struct chart *c, const struct text 
 			x0 = mid - MIN_BAR_PT / 2;
 			x1 = mid + MIN_BAR_PT / 2;
 		}
+		/* as dense as it is busy; within a thousandth of solid: solid */
+		double dense = fmax(DENSE_MIN, fmin(1, busy / (x1 - x0)));
 		double y = b.y0 + (double)s->lane * lane_h + strip + (double)s->row * row_h + 0.5;
 		const struct tl_colour *tc = tl_colour_of(cols, ncol, s->key);
 		if (s->mark)
 			hatch_rect(cr, x0, y, x1 - x0, row_h - 1, tc->colour);
+		else if (dense < 0.999)
+			sparse_rect(cr, x0, y, x1 - x0, row_h - 1, tc->colour, tc->pale, dense);
 		else if (tc->pale)
 			pale_rect(cr, x0, y, x1 - x0, row_h - 1, tc->colour);
 		else

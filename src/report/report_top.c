@@ -348,6 +348,29 @@ static void fix_none_findings(struct tmpl_dict *sec, const struct table *t)
 }
 
 /*
+ * Under "What to fix first": the stragglers seen but left unpriced
+ * (findings.csv rule straggler-unpriced), "bert-4gpu-ddp rank 3, ...", so
+ * that a straggler the noise rules keep off the list is not missing from
+ * the top of the page (issue #57); each line's finding says why.
+ */
+static void set_unpriced(struct tmpl_dict *sec, const struct table *t)
+{
+	static const char rule[] = "straggler-unpriced:";
+	struct buf list;
+	buf_init(&list);
+	for (size_t r = 0; t && r < t->nrows; r++) {
+		const char *ru = table_text(t, r, FND_RULE), *run = table_text(t, r, FND_RUN);
+		double rank = table_num(t, r, FND_RANK);
+		if (!ru || !run || strncmp(ru, rule, sizeof(rule) - 1) || isnan(rank))
+			continue;
+		buf_printf(&list, "%s%s rank %.0f", list.len ? ", " : "", run, rank);
+	}
+	if (list.len)
+		tmpl_set(tmpl_add_section(sec, "UNPRICED"), "LIST", list.data);
+	buf_release(&list);
+}
+
+/*
  * "What to fix first": the first FIX_LINES lines, then how many more; or,
  * where no finding has a saving, the one line that says so. Shown where
  * the experiment has findings or profiled steps to judge.
@@ -357,6 +380,7 @@ static void set_fix(struct tmpl_dict *d, const struct report_experiment *e, cons
 	if (!table_of(e, "findings") && !table_of(e, "step_stats"))
 		return;
 	struct tmpl_dict *sec = tmpl_add_section(d, "FIX");
+	set_unpriced(sec, table_of(e, "findings"));
 	if (!n) {
 		tmpl_show_section(sec, "FIX_NONE");
 		fix_none_findings(sec, table_of(e, "findings"));

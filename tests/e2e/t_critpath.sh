@@ -33,12 +33,18 @@
 # launch at 2012 is later than the stream's previous end, step 1's relu at
 # 1090), [2010, 2012] 2, [2003, 2010] 7, [2000, 2003] 3 host.
 # compute 68, host 5 + 5 + 8 + 2 + 7 + 3 = 30, idle 2: 100.
+# host_outside_ops_us, the host segments in which thread 1 is inside no
+# operator and no runtime call (issue #57): step 1 [1095, 1100] 5 (after
+# the sync), [1030, 1032] 2 (between aten::mm and cudaMemcpyAsync),
+# [1003, 1010] 7 (between aten::empty and aten::mm) = 14; the sync's and
+# the launches' segments are inside calls or launch latency. Step 2 [2095,
+# 2100] 5, [2003, 2010] 7 = 12.
 $PERFSTUDY build -q tests/data/critpath/one -o "$T/one" 2>"$T/err"
 [ $? -eq 0 ] && ok || bad "one-rank build failed: $(cat "$T/err")"
 cat >"$T/want" <<'WANT'
-run,rank,step,step_us,compute_us,communication_us,memory_us,host_us,idle_us,wait_us,wait_rank,bound
-one,0,1,100.000,18.000,0.000,18.000,60.000,4.000,0.000,,host and launch
-one,0,2,100.000,68.000,0.000,0.000,30.000,2.000,0.000,,compute
+run,rank,step,step_us,compute_us,communication_us,memory_us,host_us,idle_us,wait_us,wait_rank,bound,host_outside_ops_us
+one,0,1,100.000,18.000,0.000,18.000,60.000,4.000,0.000,,host and launch,14.000
+one,0,2,100.000,68.000,0.000,0.000,30.000,2.000,0.000,,compute,12.000
 WANT
 same "$T/want" "$T/one/default/data/critical_path.csv" "one-rank critical_path.csv"
 cat >"$T/want" <<'WANT'

@@ -55,6 +55,11 @@
 # Step 2 on both: the AllReduce ends at 2030, after the last host event
 # (2008) and waited for by nothing: host [2008, 2100] 92, [2007, 2008] 1,
 # [2003, 2007] 4, [2002, 2003] 1, [2000, 2002] 2: host 100.
+# Of the host time, outside every operator and runtime call
+# (host_outside_ops_us, issue #57): step 1 [1097, 1100] 3 (after
+# aten::item) and [1000, 1005] 5 (before the thread's first event) = 8;
+# step 2 [2008, 2100] 92 (after nccl:all_reduce) and [2000, 2002] 2 (back
+# to step 1's aten::item end, 1097) = 94; on both ranks.
 $PERFSTUDY build -q tests/data/crossrank/two -o "$T/two" 2>"$T/err"
 [ $? -eq 0 ] && ok || bad "two-rank build failed: $(cat "$T/err")"
 D=$T/two/default/data
@@ -81,11 +86,11 @@ two,1,2,1,1,1,20.000,10.000,0.000,0.000,30.000,15.000,50.000,25.000,0.000,0.000,
 WANT
 same "$T/want" "$D/straggler_ranks.csv" "two-rank straggler_ranks.csv"
 cat >"$T/want" <<'WANT'
-run,rank,step,step_us,compute_us,communication_us,memory_us,host_us,idle_us,wait_us,wait_rank,bound
-two,0,1,100.000,30.000,10.000,0.000,32.000,8.000,20.000,1,host and launch
-two,0,2,100.000,0.000,0.000,0.000,100.000,0.000,0.000,,host and launch
-two,1,1,100.000,50.000,10.000,0.000,32.000,8.000,0.000,,compute
-two,1,2,100.000,0.000,0.000,0.000,100.000,0.000,0.000,,host and launch
+run,rank,step,step_us,compute_us,communication_us,memory_us,host_us,idle_us,wait_us,wait_rank,bound,host_outside_ops_us
+two,0,1,100.000,30.000,10.000,0.000,32.000,8.000,20.000,1,host and launch,8.000
+two,0,2,100.000,0.000,0.000,0.000,100.000,0.000,0.000,,host and launch,94.000
+two,1,1,100.000,50.000,10.000,0.000,32.000,8.000,0.000,,compute,8.000
+two,1,2,100.000,0.000,0.000,0.000,100.000,0.000,0.000,,host and launch,94.000
 WANT
 same "$T/want" "$D/critical_path.csv" "two-rank critical_path.csv"
 # The path across ranks, step 1: both steps end at 1100 (tie: rank 0).

@@ -130,6 +130,20 @@ if command -v python3 >/dev/null; then
 	[ "$(grep -c . "$T/h200/h200/data/findings.csv")" -gt 10 ] && ok || bad "h200: fewer than 10 findings"
 	python3 tests/golden/findings_check.py "$T/h200/h200/data/findings.csv" "${A[@]}" >"$T/fc" 2>&1 \
 		&& ok || bad "h200 findings disagree with the raw traces: $(cat "$T/fc")"
+	# Issue #57: in bert-4gpu-ddp ranks 0-2 wait for rank 3 about 76-79 of their
+	# ~123 ms profiled step inside the all-reduces (by hand from the raw traces,
+	# findings_check.py's waits()), yet its saving (the replay's ~10 ms) is less
+	# than the ~57 ms per step the profiler added (rank0.log: profiled median
+	# 127.1 ms less unprofiled 70.35 ms): the straggler is said, unpriced, with
+	# why; findings_check.py has checked each number of it above.
+	grep -q '^bert-4gpu-ddp,3,"bert-4gpu-ddp: rank 3 held the other ranks back, but no saving is stated for it: .*rank 0 [0-9.]* ms exposed .*rank 1 .*rank 2 .*No saving, because .*less than the [0-9.]* ms per step the profiler added' \
+		"$T/h200/h200/data/findings.csv" && ok || bad "h200: bert-4gpu-ddp's straggler rank 3 is not said unpriced"
+	grep -q 'rank 3 held the other ranks back' "$T/h200/h200/index.html" && ok ||
+		bad "h200 page: the unpriced straggler is not on the page"
+	# and under "What to fix first", which lists only priced causes
+	sed -n '/<section id="fix"/,/<\/section>/p' "$T/h200/h200/index.html" |
+		grep -q 'Seen, not priced: .*bert-4gpu-ddp rank 3.* held the other ranks back' && ok ||
+		bad "h200 page: What to fix first does not name the unpriced straggler"
 else
 	skipped "python3 not installed: the bundled study's findings are not checked"
 fi

@@ -17,7 +17,9 @@ W ms"), under a tenth of every other lane's, every other lane's largest
 wait is at least 5 % of the step, and the critical path's longest stretch
 is on the planted rank. When the PNG of the figure lies beside the SVG:
 no two entries of the key look alike (their swatches' mean colours, read
-from the PNG, at least 40 apart in RGB). Prints one line per fault; exits
+from the PNG, at least 40 apart in RGB). Each lane's kernels row draws as
+much ink (bar width x opacity) as the rank's compute kernels are busy in
+the step (issue #57: many short kernels drawn as a solid row). Prints one line per fault; exits
 1 if any."""
 import glob
 import gzip
@@ -134,6 +136,52 @@ if planted is not None:
             spans[r] = spans.get(r, 0) + float(m.group(3)) - float(m.group(2))
     if not spans or max(spans, key=spans.get) != planted:
         faults.append(f"the critical path is longest on rank {max(spans, key=spans.get) if spans else None}, not {planted}")
+
+
+# --- the kernels rows' ink against the raw traces (issue #57) ---
+# A bar of the figure stands for the activities it merges, drawn at the opacity of the share of its width
+# they cover: its ink (width x opacity) is their busy time, except a bar at the faintest opacity (0.15),
+# whose ink may exceed theirs by all of its own. So per lane, the kernels row's ink must be the union of
+# the rank's compute kernels (every kernel not NCCL's) in its step N, clipped to it, in pt, within the
+# ink of its faintest bars + 0.2 pt (the SVG's coordinates, to 1/1000 pt per edge). A row drawn solid
+# over gaps (the old drawing) has ink far above its busy time.
+def kernel_busy_ms(path, n):
+    ev = [e for e in load(path)["traceEvents"] if e.get("ph") == "X"]
+    st = [e for e in ev if e.get("cat") == "user_annotation" and e["name"] == f"ProfilerStep#{n}"]
+    if not st:
+        return None
+    lo, hi = st[0]["ts"], st[0]["ts"] + st[0]["dur"]
+    iv = sorted((max(e["ts"], lo), min(e["ts"] + e["dur"], hi)) for e in ev
+                if e.get("cat") == "kernel" and "nccl" not in e["name"].lower() and e["ts"] < hi and e["ts"] + e["dur"] > lo)
+    busy, upto = 0.0, lo
+    for a, b in iv:
+        if b > upto:
+            busy += b - max(a, upto)
+            upto = b
+    return busy / 1000
+
+
+bars = []  # (x0, x1, y0, opacity) of every filled rectangle
+for p in root.iter(NS + "path"):
+    m = re.search(r"fill:rgb\([^)]*\);fill-opacity:([0-9.]+)", p.get("style") or "")
+    d = re.fullmatch(r"M ([0-9.]+) ([0-9.]+) L ([0-9.]+) \2 L \3 ([0-9.]+) L \1 \4 Z M \1 \2 ", p.get("d") or "")
+    if m and d:
+        bars.append((float(d.group(1)), float(d.group(3)), float(d.group(2)), float(m.group(1))))
+for i, path in enumerate(files):
+    host = [(r, t) for r, t in tips if t.startswith(f"rank {i}, ") and re.search(r": ([0-9.]+) to ([0-9.]+) ms$", t)]
+    if not host:
+        continue
+    r, t = max(host, key=lambda h: float(h[0].get("width")))
+    a, b = (float(v) for v in re.search(r": ([0-9.]+) to ([0-9.]+) ms$", t).groups())
+    pt_per_ms = float(r.get("width")) / (b - a)
+    y_kern = float(r.get("y")) + float(r.get("height")) + 1  # the next row: rows are height + 1 apart
+    row = [(x0, x1, o) for x0, x1, y0, o in bars if abs(y0 - y_kern) < 0.02]
+    ink = sum((x1 - x0) * o for x0, x1, o in row) / pt_per_ms
+    faint = sum((x1 - x0) * o for x0, x1, o in row if o <= 0.15) / pt_per_ms
+    busy = kernel_busy_ms(path, median)
+    print(f"rank {i} kernels: ink {ink:.3f} ms ({len(row)} bars, {faint:.3f} ms at the faintest), trace {busy:.3f} ms")
+    if busy is not None and abs(ink - busy) > faint + 0.2 / pt_per_ms:
+        faults.append(f"rank {i}'s kernels row draws {ink:.3f} ms of ink, its kernels are busy {busy:.3f} ms")
 
 
 # --- the key's colours, read from the PNG beside the SVG: no two keys alike ---

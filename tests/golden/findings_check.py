@@ -32,6 +32,13 @@ disagreement) where the statement does not hold:
                    and its exposed wait (the wait less the union of the
                    rank's other GPU activities) within 0.1 ms (printed to
                    0.1 ms).
+  straggler-unpriced  a straggler the waiting rule leaves unpriced: its rank
+                   and each named rank's waits as for waiting; the time the
+                   profiler added per step (the training log's profiled
+                   iterations' median less its unprofiled ones', as for
+                   scaling) and its factor (their ratio) within 0.1 ms and
+                   0.006; the profiled steps it rests on, the trace's count.
+                   The replay's saving it quotes is not recomputed.
   straggler-windows for each operation the straggler arrived last in with
                    another rank waiting, the window [first arrival, its
                    arrival] (offsets as above, on the straggler's clock):
@@ -44,6 +51,11 @@ disagreement) where the statement does not hold:
                    point; and at least half of that idle time is spent waiting
                    for a launch: a gap on the GPU whose next activity's
                    launching call ended after the gap began.
+                   Where the finding puts 100 % of the critical path on the
+                   host, the path never left the step's thread: the share
+                   it says is outside every operator must be that thread's
+                   time inside no cpu_op and no runtime call over the whole
+                   steps, within 1 point (0 where it names none).
   comm-skew        per rank, the share of its whole steps inside NCCL kernels
                    (their union, pooled): the rank named has the least, the spread
                    is at least 20 points, each share printed within 1 point.
@@ -89,6 +101,14 @@ class Rank:
         self.annots = [e for e in ev if e.get('cat') == 'user_annotation']
         self.steps = sorted((e['ts'], e['ts'] + e['dur']) for e in ev
                             if e.get('cat') == 'user_annotation' and e['name'].startswith('ProfilerStep#'))
+        self.step_tid = {(e['ts'], e['ts'] + e['dur']): e['tid'] for e in ev
+                         if e.get('cat') == 'user_annotation' and e['name'].startswith('ProfilerStep#')}
+        # per thread, the union of its host operators and runtime calls
+        ops = collections.defaultdict(list)
+        for e in ev:
+            if e.get('cat') in ('cpu_op', 'cuda_runtime', 'cuda_driver'):
+                ops[e['tid']].append([e['ts'], e['ts'] + e['dur']])
+        self.host_ops = {t: union(v) for t, v in ops.items()}
         self.gpu = sorted((e for e in ev if e.get('cat') in ('kernel', 'gpu_memcpy', 'gpu_memset')),
                           key=lambda e: e['ts'])
         self.launch = {e['args']['correlation']: e for e in ev
@@ -121,6 +141,13 @@ class Rank:
         """Pooled over whole steps: (their time - GPU busy time in them) / their time."""
         w = self.whole_steps()
         return 1 - sum(covered(self.busy, s, e) for s, e in w) / sum(e - s for s, e in w)
+
+    def outside_share(self):
+        """Pooled over whole steps: the time of each step's thread inside no host operator and no runtime
+        call, over their time."""
+        w = self.whole_steps()
+        out = sum((e - s) - covered(self.host_ops.get(self.step_tid[s, e], []), s, e) for s, e in w)
+        return out / sum(e - s for s, e in w)
 
     def host_wait_share(self):
         """Of the GPU's idle time in the whole steps, the share in gaps whose next activity was launched by a
@@ -208,6 +235,31 @@ def offsets(ranks, ops):
     return off
 
 
+def waits(ranks):
+    """Per (waiter, last) the summed wait and exposed wait (us) in the matched NCCL kernels, and
+    the straggler: the rank waited for longest in total."""
+    wait = collections.defaultdict(float)  # (waiter, last) -> us
+    exposed = collections.defaultdict(float)
+    ops = matched_ops(ranks)
+    off = offsets(ranks, ops)
+    for op in ops:
+        arr = {r: k['ts'] - off[r] for r, k in op.items()}
+        last = max(op, key=lambda r: (arr[r], -r))
+        for r, k in op.items():
+            # a kernel that ended before the last arrival (a Broadcast's root) did not wait
+            if r != last and k['ts'] + k['dur'] - off[r] > arr[last]:
+                wait[r, last] += arr[last] - arr[r]
+                # exposed: the wait less every other GPU activity of rank r
+                lo, hi = k['ts'], k['ts'] + arr[last] - arr[r]
+                other = union([[g['ts'], g['ts'] + g['dur']] for g in ranks[r].gpu
+                               if g is not k and g['ts'] < hi and g['ts'] + g['dur'] > lo])
+                exposed[r, last] += (hi - lo) - covered(other, lo, hi)
+    by_last = collections.defaultdict(float)
+    for (a, b), w in wait.items():
+        by_last[b] += w
+    return wait, exposed, max(by_last, key=by_last.get)
+
+
 LOGS, STEP_NS = {}, {}
 
 
@@ -251,6 +303,23 @@ def main():
                 v.append(float(m.group(2)))
         return g * b / statistics.median(v)
 
+    def log_medians(run):
+        """The training log's median iteration (ms) of its profiled iterations (ProfilerStep#N is
+        iteration N + 1) and of its unprofiled ones (as log_tput takes them)."""
+        ns = [int(x) for x in STEP_NS[run]]
+        lo, hi = min(ns), max(ns)
+        prof, unprof = [], []
+        for line in open(LOGS[run]):
+            m = re.search(r'iteration\s+(\d+)/\s*\d+ .*?elapsed time per iteration \(ms\): ([0-9.]+)', line)
+            if not m:
+                continue
+            i = int(m.group(1))
+            if lo + 1 <= i <= hi + 1:
+                prof.append(float(m.group(2)))
+            elif i >= 3 and not lo - 1 <= i <= hi + 2:
+                unprof.append(float(m.group(2)))
+        return statistics.median(prof), statistics.median(unprof)
+
     for f in findings:
         if f['run'] not in runs:
             continue
@@ -269,41 +338,38 @@ def main():
                     bad.append('%s scaling: %s; profiled steps give %.2fx' % (run, text, tput(run) / tput(base)))
             if not m or m.group(3) != base or abs(float(m.group(2)) - s) > 0.005:
                 bad.append('%s scaling: %s; expected %.2fx of %s' % (run, text, s, base))
-        elif rule == 'waiting':
-            wait = collections.defaultdict(float)  # (waiter, last) -> us
-            exposed = collections.defaultdict(float)
-            ops = matched_ops(ranks)
-            off = offsets(ranks, ops)
-            for op in ops:
-                arr = {r: k['ts'] - off[r] for r, k in op.items()}
-                last = max(op, key=lambda r: (arr[r], -r))
-                for r, k in op.items():
-                    # a kernel that ended before the last arrival (a Broadcast's root) did not wait
-                    if r != last and k['ts'] + k['dur'] - off[r] > arr[last]:
-                        wait[r, last] += arr[last] - arr[r]
-                        # exposed: the wait less every other GPU activity of rank r
-                        lo, hi = k['ts'], k['ts'] + arr[last] - arr[r]
-                        other = union([[g['ts'], g['ts'] + g['dur']] for g in ranks[r].gpu
-                                       if g is not k and g['ts'] < hi and g['ts'] + g['dur'] > lo])
-                        exposed[r, last] += (hi - lo) - covered(other, lo, hi)
-            by_last = collections.defaultdict(float)
-            for (a, b), w in wait.items():
-                by_last[b] += w
-            straggler = max(by_last, key=by_last.get)
+        elif rule in ('waiting', 'straggler-unpriced'):
+            wait, exposed, straggler = waits(ranks)
             if straggler != rank:
-                bad.append('%s waiting: straggler %s, expected %d' % (run, rank, straggler))
+                bad.append('%s %s: straggler %s, expected %d' % (run, rule, rank, straggler))
+            named = 0
             for m in re.finditer(r'rank (\d+) ([0-9.]+) ms exposed \(([0-9.]+) ms in all, (\d+) % of its step\)', text):
+                named += 1
                 a = int(m.group(1))
                 steps = ranks[a].steps
                 share = wait[a, straggler] / len(steps) / statistics.mean(e - s for s, e in steps)
                 if abs(100 * share - int(m.group(4))) > 2:
-                    bad.append('%s waiting: rank %d %s %%, expected %.1f %%' % (run, a, m.group(4), 100 * share))
+                    bad.append('%s %s: rank %d %s %%, expected %.1f %%' % (run, rule, a, m.group(4), 100 * share))
                 # printed to 0.1 ms; the offsets here may differ from perfstudy's by some us
                 if abs(float(m.group(3)) - wait[a, straggler] / len(steps) / 1000) > 0.1 or \
                         abs(float(m.group(2)) - exposed[a, straggler] / len(steps) / 1000) > 0.1:
-                    bad.append('%s waiting: rank %d %s ms exposed of %s, expected %.2f of %.2f' % (
-                        run, a, m.group(2), m.group(3), exposed[a, straggler] / len(steps) / 1000,
+                    bad.append('%s %s: rank %d %s ms exposed of %s, expected %.2f of %.2f' % (
+                        run, rule, a, m.group(2), m.group(3), exposed[a, straggler] / len(steps) / 1000,
                         wait[a, straggler] / len(steps) / 1000))
+            if rule == 'straggler-unpriced':
+                if not named:
+                    bad.append('%s straggler-unpriced: names no waiting rank: %s' % (run, text))
+                # the profiler's added time per step, from the training log alone: its profiled
+                # iterations' median less its unprofiled iterations' median
+                p = re.search(r'less than the ([0-9.]+) ms per step the profiler added \(its factor ([0-9.]+)x', text)
+                if p:
+                    prof, unprof = log_medians(run)
+                    if abs(float(p.group(1)) - (prof - unprof)) > 0.1 or abs(float(p.group(2)) - prof / unprof) > 0.006:
+                        bad.append('%s straggler-unpriced: %s ms added, factor %s; the log gives %.2f ms, %.3f' % (
+                            run, p.group(1), p.group(2), prof - unprof, prof / unprof))
+                q = re.search(r'it rests on (\d+) profiled steps?', text)
+                if q and int(q.group(1)) != len(ranks[rank].steps):
+                    bad.append('%s straggler-unpriced: %s steps, the trace has %d' % (run, q.group(1), len(ranks[rank].steps)))
         elif rule == 'straggler-windows':
             rk = ranks[rank]
             tot = idle = 0
@@ -346,13 +412,31 @@ def main():
             if not m or abs(100 * idle - int(m.group(1))) > 1 or idle < 0.2 or hw < 0.5:
                 bad.append('%s host-bound rank %d: %s; expected idle %.1f %%, host wait %.1f %% of it'
                            % (run, rank, text, 100 * idle, 100 * hw))
+            # A critical path all host time never leaves the step's thread (a GPU segment would be
+            # no host time), so its time outside every operator is that thread's (issue #57: a
+            # time.sleep called "host operators"); said apart where it is 1 % or more.
+            o = re.search(r"(\d+) % of the step's critical path is (?:host operators and kernel launches|host time: "
+                          r"(\d+) % in host operators and kernel launches, (\d+) % outside every operator|host time "
+                          r"(outside every operator))", text)
+            if o and int(o.group(1)) == 100:
+                out = rk.outside_share()
+                said = int(o.group(3)) if o.group(3) else 100 if o.group(4) else 0
+                if abs(100 * out - said) > 1 or (o.group(2) and abs(100 - 100 * out - int(o.group(2))) > 1):
+                    bad.append('%s host-bound rank %d: %s; expected %.1f %% of the step outside every operator'
+                               % (run, rank, text, 100 * out))
         elif rule == 'cause':
             text, _, hide = text.partition('; its GPU also spends ')
             if hide:
-                h = re.match(r'([0-9.]+) ms more per step in (\S+?)(?:, ([0-9.]+) ms of it in kernel (.*) \((\d+) calls'
-                             r'(, run only on rank \d+)?(?: vs \d+)?\))?, which likely hides behind its host-bound '
-                             r'step: its GPU is idle (\d+) % of the step', hide)
-                if not h:
+                # the region in words: "in <phase>", or "outside every phase" (straggler_causes.csv's
+                # "(outside phases)", issue #57), whose GPU time causes_check.py recomputes
+                h = re.match(r'([0-9.]+) ms more per step (?:in (\S+?)|outside every phase)(?:, ([0-9.]+) ms of it in '
+                             r'kernel (.*) \((\d+) calls(, run only on rank \d+)?(?: vs \d+)?\))?, which likely hides '
+                             r'behind its host-bound step: its GPU is idle (\d+) % of the step', hide)
+                if h and not h.group(2):
+                    idle = ranks[rank].idle_share()
+                    if abs(100 * idle - int(h.group(7))) > 1 or idle < 0.2:
+                        bad.append('%s cause: %s; expected idle %.1f %%' % (run, hide, 100 * idle))
+                elif not h:
                     bad.append('%s cause: cannot read the hidden GPU work in %s' % (run, hide))
                 else:
                     t = {r: region_times(rk, h.group(2)) for r, rk in ranks.items()}

@@ -11,8 +11,8 @@
  * findings.c is the driver: the order of the rules, the shared helpers
  * (the statement appender, the per-rank pooled ratios and views of
  * findings_int.h) and the table. Each family of rules is a file of its own:
- * scaling in findings_scaling.c; waiting, cause, price, straggler-windows
- * and comm-skew in findings_wait.c; host-bound and gpu-idle in
+ * scaling in findings_scaling.c; waiting, cause, price, straggler-windows,
+ * straggler-unpriced and comm-skew in findings_wait.c; host-bound and gpu-idle in
  * findings_host.c; the replay's, memory, pipeline and nccl-path rules in
  * findings_replay.c, findings_memory.c, findings_pipeline.c and
  * findings_nccl.c.
@@ -41,6 +41,10 @@
  *               (NOISE_K x the training's step noise, the saving any other
  *               rank gives, SAVING_MIN of the step); findings.csv
  *               saving_us_per_step.
+ *   straggler-unpriced  a straggler the price leaves unstated (the noise
+ *               rules above, or the replay's) that another rank waited for at
+ *               least WAIT_MIN of its step: said with the waits and the rule
+ *               that left it unpriced, with no saving (findings_wait.c).
  *   order       findings with a saving first, largest first across runs
  *               (findings_order.c); the others after, in the order of the rules.
  *   straggler-windows  what that rank's GPU did in the windows in which
@@ -236,15 +240,17 @@ size_t findings_rank_views(const struct analysis_result *res, const char *run, s
 			   *gi = result_table(res, "gpu_idle");
 	struct partial p;
 	partial_of(res, run, &p);
-	struct rank_mean *comm = NULL, *idle = NULL, *host = NULL, *gidle = NULL, *hw = NULL;
+	struct rank_mean *comm = NULL, *idle = NULL, *host = NULL, *gidle = NULL, *hw = NULL, *hout = NULL;
 	size_t n = rk ? findings_rank_means(rk, &ranks_keys, run, RANKS_COMM_US, RANKS_STEP_US, &p, &comm) : 0;
 	size_t ni = rk ? findings_rank_means(rk, &ranks_keys, run, RANKS_IDLE_US, RANKS_STEP_US, &p, &idle) : 0;
 	size_t nh = cp ? findings_rank_means(cp, &cpath_keys, run, CPATH_HOST_US, CPATH_STEP_US, &p, &host) : 0;
+	size_t no = cp ? findings_rank_means(cp, &cpath_keys, run, CPATH_HOST_OUTSIDE_OPS_US, CPATH_STEP_US, &p, &hout)
+		       : 0;
 	size_t ng = gi ? findings_rank_means(gi, &gi_keys, run, GI_IDLE_US, GI_STEP_US, NULL, &gidle) : 0;
 	size_t nw = gi ? findings_rank_means(gi, &gi_keys, run, GI_HOST_WAIT_US, GI_IDLE_US, NULL, &hw) : 0;
-	struct rank_mean *sorted[] = {idle, host, gidle, hw};
-	size_t counts[] = {ni, nh, ng, nw};
-	for (int k = 0; k < 4; k++)
+	struct rank_mean *sorted[] = {idle, host, gidle, hw, hout};
+	size_t counts[] = {ni, nh, ng, nw, no};
+	for (int k = 0; k < 5; k++)
 		if (counts[k])
 			qsort(sorted[k], counts[k], sizeof(*sorted[k]), findings_cmp_rank_mean);
 	*out = n ? xcalloc(n, sizeof(**out)) : NULL;
@@ -255,11 +261,13 @@ size_t findings_rank_views(const struct analysis_result *res, const char *run, s
 					       .comm = comm[i].a / comm[i].b,
 					       .idle = !isnan(gidl) ? gidl : findings_ratio_of(idle, ni, r),
 					       .host = findings_ratio_of(host, nh, r),
+					       .host_outside = findings_ratio_of(hout, no, r),
 					       .host_wait = findings_ratio_of(hw, nw, r)};
 	}
 	free(comm);
 	free(idle);
 	free(host);
+	free(hout);
 	free(gidle);
 	free(hw);
 	free(p.v);

@@ -29,20 +29,43 @@ int findings_is_host_bound(const struct rank_view *v)
 		 (!isnan(v->host_wait) && v->host_wait < HOST_MIN));
 }
 
+/*
+ * "N % of the step's critical path is host operators and kernel launches",
+ * split where part of it is host time outside every operator and runtime
+ * call (critical_path.csv host_outside_ops_us: nothing recorded on the
+ * thread), which is no operator (issue #57: a time.sleep between steps read
+ * as "100 % host operators").
+ */
+static void host_words(struct buf *b, double host, double outside)
+{
+	static const char what[] = "no operator or runtime call recorded on its thread: a sleep, Python, I/O, a "
+				   "lock, the data loader or a wait for another thread";
+	double ops = isnan(outside) ? host : host - outside;
+	if (isnan(outside) || 100 * outside < 1) /* under 1 %: not said */
+		buf_printf(b, "%.0f %% of the step's critical path is host operators and kernel launches", 100 * host);
+	else if (100 * ops < 1)
+		buf_printf(b, "%.0f %% of the step's critical path is host time outside every operator (%s)",
+			   100 * host, what);
+	else
+		buf_printf(b, "%.0f %% of the step's critical path is host time: %.0f %% in host operators and kernel "
+			      "launches, %.0f %% outside every operator (%s)",
+			   100 * host, 100 * ops, 100 * outside, what);
+}
+
 /* The host-bound rule's text, then more (printf format) after it. */
 #define HOST_BOUND_RULE                                                                                    \
 	"host-bound: gpu_idle.csv idle_share at least %.2f (ranks.csv idle_us / step_us without it), "      \
 	"critical_path.csv host_us / step_us at least %.2f and gpu_idle.csv host_wait_share at least %.2f, " \
-	"each pooled over the rank's whole steps (idle_time_steps.csv whole = 1)"
+	"each pooled over the rank's whole steps (idle_time_steps.csv whole = 1); host time outside every "  \
+	"operator (critical_path.csv host_outside_ops_us) said apart"
 
 int findings_rule_host_bound(struct findings *f, const char *run, const struct rank_view *v, int straggler)
 {
 	if (!findings_is_host_bound(v))
 		return 0;
-	buf_printf(&f->s,
-		   "%s rank %d is host-bound: its GPU is idle %.0f %% of the step, and %.0f %% of the step's critical "
-		   "path is host operators and kernel launches",
-		   run, v->rank, 100 * v->idle, 100 * v->host);
+	buf_printf(&f->s, "%s rank %d is host-bound: its GPU is idle %.0f %% of the step, and ", run, v->rank,
+		   100 * v->idle);
+	host_words(&f->s, v->host, v->host_outside);
 	if (!isnan(v->host_wait))
 		buf_printf(&f->s, "; %.0f %% of its GPU's idle time (no kernel, copy or memset on any stream) is "
 				  "spent waiting for the host to launch work",
@@ -62,13 +85,13 @@ static void pct_range(struct buf *b, double lo, double hi)
 		buf_printf(b, "%.0f-%.0f %%", 100 * lo, 100 * hi);
 }
 
-/* The smallest and largest of the k-th share (0 idle, 1 host, 2 host_wait) of the host-bound ranks. */
+/* The smallest and largest of the k-th share (0 idle, 1 host, 2 host_wait, 3 host_outside) of the host-bound ranks. */
 static void share_range(const struct rank_view *v, size_t n, int k, double *lo, double *hi)
 {
 	*lo = INFINITY;
 	*hi = -INFINITY;
 	for (size_t i = 0; i < n; i++) {
-		double x = k == 0 ? v[i].idle : k == 1 ? v[i].host : v[i].host_wait;
+		double x = k == 0 ? v[i].idle : k == 1 ? v[i].host : k == 2 ? v[i].host_wait : v[i].host_outside;
 		if (!findings_is_host_bound(&v[i]) || isnan(x))
 			continue;
 		*lo = x < *lo ? x : *lo;
@@ -99,6 +122,14 @@ void findings_rule_host_bound_many(struct findings *f, const char *run, const st
 	share_range(v, n, 1, &lo, &hi);
 	pct_range(&f->s, lo, hi);
 	buf_adds(&f->s, " of the step's critical path is host operators and kernel launches");
+	share_range(v, n, 3, &lo, &hi);
+	if (lo <= hi && 100 * hi >= 1) {
+		buf_adds(&f->s, " or host time outside every operator (no operator or runtime call recorded on the "
+				"thread: a sleep, Python, I/O, a lock, the data loader or a wait for another thread), the "
+				"latter ");
+		pct_range(&f->s, lo, hi);
+		buf_adds(&f->s, " of the step");
+	}
 	share_range(v, n, 2, &lo, &hi);
 	if (lo <= hi) {
 		buf_adds(&f->s, "; ");

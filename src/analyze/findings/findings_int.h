@@ -60,6 +60,7 @@ struct rank_view {
 	double comm; /* ranks.csv comm_us / step_us */
 	double idle; /* gpu_idle.csv idle_share (else ranks.csv idle_us / step_us) */
 	double host; /* critical_path.csv host_us / step_us */
+	double host_outside; /* critical_path.csv host_outside_ops_us / step_us: of host, outside every operator */
 	double host_wait; /* gpu_idle.csv host_wait_share: of the GPU's idle time, the share waiting for the host */
 };
 

@@ -31,7 +31,9 @@ void findings_methods(struct buf *m)
 		"receive unevenly by design. gpu-idle: a rank's GPU idle at least %.0f %% of its span (temporal.csv). "
 		"host-bound: the rank's GPU (all streams as one) is idle at least %.0f %% of the step, at least %s of "
 		"that idle time waiting for the host to launch work (gpu_idle.csv), and host operators and launches "
-		"make at least %s of its critical path (critical_path.csv host_us / step_us); every share is a "
+		"make at least %s of its critical path (critical_path.csv host_us / step_us), said apart from the "
+		"host time outside every operator and runtime call in it (host_outside_ops_us: a sleep, Python, "
+		"I/O), which is no operator; every share is a "
 		"ratio of sums over the rank's whole steps (idle_time_steps.csv whole = 1), not a mean of per-step "
 		"shares; where more than %d ranks of a run are, one statement for the run gives their count and the "
 		"range of each share, and names the rank idle longest; not for a pipeline stage whose idle time its "
@@ -67,7 +69,10 @@ void findings_methods(struct buf *m)
 		"straggler has no specific mechanism (slower_host, slower_kernels) and its saving is less than the "
 		"time the profiler added per step ((overhead - 1) x the training's step): the profiler's cost is "
 		"uneven across ranks and can make such a straggler, nor where such a straggler rests on fewer than "
-		"5 profiled steps (too few to tell it from the ranks' step-to-step noise). Where the run's ranks "
+		"5 profiled steps (too few to tell it from the ranks' step-to-step noise). straggler-unpriced: a "
+		"straggler left unpriced so, or by the replay below, for whom another rank waited at least %.0f %% of "
+		"its step, is still said, with no saving: the others' waits for it as waiting gives them, and which of "
+		"these rules left its saving unstated, with the numbers it compared. Where the run's ranks "
 		"were replayed together (replay_fixes.csv replayed = together), the replay "
 		"prices the straggler instead: the saving of its fix with the largest saving, the step replayed "
 		"with its ranks' collectives joined and that cause removed (GPU work or host work at the median "
@@ -100,7 +105,8 @@ void findings_methods(struct buf *m)
 		"of the earlier run's; stated at the later run of runs.csv, against the first earlier run of another "
 		"strategy only, with the ranks and profiled steps each rests on. ",
 		100 * SKEW_MIN, 100 * IDLE_MIN, 100 * IDLE_MIN, findings_share_words(HOST_MIN, host_half), findings_share_words(HOST_MIN, crit_half),
-		HOST_BOUND_EACH, 100 * WAIT_MIN, XR_RESIDUAL_WARN_NS / 1000, CAUSE_MIN_MS, 100 * SAVING_MIN, NOISE_K);
+		HOST_BOUND_EACH, 100 * WAIT_MIN, XR_RESIDUAL_WARN_NS / 1000, CAUSE_MIN_MS, 100 * SAVING_MIN, NOISE_K,
+		100 * WAIT_MIN);
 	buf_printf(
 		m,
 		"nccl-path: a run of more than one GPU whose GPUs are all linked by NVLink in nvidia-smi topo -m "

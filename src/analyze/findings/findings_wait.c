@@ -4,7 +4,8 @@
  * the others waited for longest in a run's matched collectives, what it did
  * more than the others, and what its GPU did while they waited; without
  * matched collectives, comm-skew: the ranks' shares of the step inside
- * collectives.
+ * collectives; straggler-unpriced: a straggler the price's noise rules
+ * leave unstated, said with the waits and why it has no saving.
  */
 #include <math.h>
 #include <stdint.h>
@@ -182,7 +183,9 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 		if (num(t, r, ce) / 1000 >= CAUSE_MIN_MS && !isnan(idle_share) && idle_share >= IDLE_MIN) {
 			const char *reg2 = text(t, r, creg);
 			long k = why_top_name_row(t, run, straggler, "gpu", reg2);
-			buf_printf(&f->s, "; its GPU also spends %.1f ms more per step in %s", num(t, r, ce) / 1000, reg2);
+			/* the region in words: "outside every phase", never the raw key (issue #57) */
+			buf_printf(&f->s, "; its GPU also spends %.1f ms more per step %s", num(t, r, ce) / 1000,
+				   why_region_words(reg2, rw, sizeof(rw)));
 			if (k >= 0 && num(t, (size_t)k, ce) / 1000 >= CAUSE_MIN_MS) {
 				buf_printf(&f->s, ", %.1f ms of it in kernel %s (%.0f calls", num(t, (size_t)k, ce) / 1000,
 					   text(t, (size_t)k, cn), num(t, (size_t)k, cc));
@@ -202,6 +205,79 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 		     "largest excess per step over the median of the other ranks), with its largest operator or "
 		     "kernel in that region, when at least %g ms per step; value: the excess in ms per step",
 		  CAUSE_MIN_MS));
+}
+
+/* Why the waiting rule left a straggler that others waited for unpriced (findings_rule_waiting). */
+struct unpriced {
+	size_t waiters;        /* ranks that waited for it at least WAIT_MIN of their step */
+	double saving, noise;  /* us per step, as the price rules had them */
+	double added;          /* what the profiler added per step, us; 0 unknown */
+	const char *mech;      /* its mechanism code where it has no specific one, else NULL */
+	int below_noise, profiler, replay_none;
+	size_t steps;          /* its profiled steps, where too few */
+};
+
+/* The saving in words, with where it comes from: the replay's or the collectives'. */
+static void unpriced_saving(struct findings *f, double saving)
+{
+	buf_adds(&f->s, "about ");
+	findings_time_words(&f->s, saving);
+	buf_adds(&f->s, f->rp.what ? " per step (from the replay of its ranks together, replay_fixes.csv)"
+				   : " per step (from the others' exposed waits at its collectives)");
+}
+
+/*
+ * straggler-unpriced: a straggler the others waited for at least WAIT_MIN
+ * of their step whose saving the price rules leave unstated (below the
+ * noise, no specific mechanism and less than the profiler added, too few
+ * steps, or the replay finding nothing beyond its noise) is still said:
+ * the ranks' waits for it, measured in the trace, and which rule kept its
+ * saving off the page, with no saving (issue #57: a straggler seen and
+ * dropped without a word).
+ */
+static void rule_unpriced(struct findings *f, const struct analysis_result *res, const char *run, int straggler,
+			  const char *who, double top, const struct unpriced *u)
+{
+	(void)res;
+	buf_printf(&f->s, "%s: rank %d held the other rank%s back, but no saving is stated for it: inside matched "
+		   "collectives %s waited for it per step, exposed (their GPU doing nothing else) first: %s. No "
+		   "saving, because ", run, straggler, u->waiters == 1 ? "" : "s", u->waiters == 1 ? "it" : "they", who);
+	int n = 0;
+	if (u->below_noise) {
+		buf_adds(&f->s, "fixing it would save ");
+		unpriced_saving(f, u->saving);
+		buf_adds(&f->s, ", within the run's noise of ");
+		findings_time_words(&f->s, u->noise);
+		n++;
+	}
+	if (u->replay_none) {
+		buf_printf(&f->s, "%sreplaying its ranks together without its causes shortens the step by no more than "
+			   "the replay's noise of ", n++ ? "; and " : "");
+		findings_time_words(&f->s, u->noise);
+	}
+	if (u->mech) {
+		const char *w = straggler_mechanism_words(u->mech);
+		buf_printf(&f->s, "%sit has no single cause (straggler_causes.csv: %s)", n++ ? "; and " : "",
+			   w ? w : u->mech);
+		if (u->profiler) {
+			buf_adds(&f->s, " and fixing it would save ");
+			unpriced_saving(f, u->saving);
+			buf_adds(&f->s, ", less than the ");
+			findings_time_words(&f->s, u->added);
+			buf_printf(&f->s, " per step the profiler added (its factor %.2fx over the training log's "
+				   "unprofiled steps): the straggling may be the profiler's own", f->overhead);
+		}
+		if (u->steps && u->steps < MIN_SAMPLES)
+			buf_printf(&f->s, "%s it rests on %zu profiled step%s, too few (fewer than %d) to tell a rank slower "
+				   "throughout from the ranks' step-to-step noise", u->profiler ? "; and" : ", and",
+				   u->steps, u->steps == 1 ? "" : "s", MIN_SAMPLES);
+		buf_adds(&f->s, ". Confirm on an unprofiled run, or profile more steps");
+	}
+	f->saving = NAN;
+	findings_add(f, run, straggler, top, "table-collective_waits",
+	    findings_rulef(f, "straggler-unpriced: the rank the waiting rule names (others waited for it at least %.0f %% "
+		     "of their step) where the price's noise rules leave its saving unstated: the others' waits for it "
+		     "and the rule that left it unpriced, with no saving; value: the largest share", 100 * WAIT_MIN));
 }
 
 /* Waiting of rank a for rank b, summed over the run's matched collectives (collective_waits.csv). */
@@ -340,8 +416,12 @@ int findings_rule_waiting(struct findings *f, const struct analysis_result *res,
 		saving = f->rp.stated ? f->rp.saving : NAN;
 		noise = f->rp.noise;
 	}
-	if (!isnan(saving) && saving < noise)
+	/* why a straggler the others waited for is left unpriced, for straggler-unpriced */
+	struct unpriced why = {.waiters = named, .saving = saving, .noise = noise};
+	if (!isnan(saving) && saving < noise) {
 		named = 0;
+		why.below_noise = 1;
+	}
 	/*
 	 * The profiler's own cost is uneven across ranks (host-bound ones pay
 	 * most): a straggler with no specific mechanism (slower_host,
@@ -354,11 +434,20 @@ int findings_rule_waiting(struct findings *f, const struct analysis_result *res,
 	double log_step = (double)profiler_unprofiled_ns(res, run) / 1000;
 	const char *mech = named ? why_rank_mechanism(res, run, straggler) : NULL;
 	enum straggler_mech mk = straggler_mechanism(mech);
+	why.added = f->overhead > 1 && log_step > 0 ? (f->overhead - 1) * log_step : 0;
 	if ((mk == SM_SLOWER_HOST || mk == SM_SLOWER_KERNELS) &&
-	    ((f->overhead > 1 && log_step > 0 && saving < (f->overhead - 1) * log_step) || !sm || sm->n < MIN_SAMPLES))
+	    ((why.added > 0 && saving < why.added) || !sm || sm->n < MIN_SAMPLES)) {
 		named = 0;
-	if (f->rp.what && isnan(saving))
+		why.mech = mech;
+		why.profiler = why.added > 0 && saving < why.added;
+		why.steps = sm ? sm->n : 0;
+	}
+	if (f->rp.what && isnan(saving)) {
 		named = 0; /* the replay says the rank's fixes save nothing beyond its noise */
+		why.replay_none = 1;
+	}
+	if (!named && why.waiters)
+		rule_unpriced(f, res, run, straggler, who.data, top, &why);
 	if (named) {
 		buf_printf(&f->s, "%s: ", run);
 		if (!isnan(saving)) {

@@ -216,15 +216,25 @@ int cp_graph_build(struct store_stmt *sync, const struct rank_key *k, const stru
 	g->pts = xmalloc((g->npts ? g->npts : 1) * sizeof(*g->pts));
 	size_t n = 0;
 	for (size_t i = 0; i < d->ncpu_ops; i++) {
-		g->pts[n++] = (struct cp_point){d->cpu_ops[i].start, d->cpu_ops[i].tid, (int32_t)i, PT_OP_START};
-		g->pts[n++] = (struct cp_point){d->cpu_ops[i].end, d->cpu_ops[i].tid, (int32_t)i, PT_OP_END};
+		g->pts[n++] = (struct cp_point){d->cpu_ops[i].start, d->cpu_ops[i].tid, (int32_t)i, PT_OP_START, 0};
+		g->pts[n++] = (struct cp_point){d->cpu_ops[i].end, d->cpu_ops[i].tid, (int32_t)i, PT_OP_END, 0};
 	}
 	for (size_t i = 0; i < d->nlaunches; i++) {
-		g->pts[n++] = (struct cp_point){d->launches[i].start, d->launches[i].tid, (int32_t)i, PT_CALL_START};
-		g->pts[n++] = (struct cp_point){d->launches[i].end, d->launches[i].tid, (int32_t)i, PT_CALL_END};
+		g->pts[n++] = (struct cp_point){d->launches[i].start, d->launches[i].tid, (int32_t)i, PT_CALL_START, 0};
+		g->pts[n++] = (struct cp_point){d->launches[i].end, d->launches[i].tid, (int32_t)i, PT_CALL_END, 0};
 	}
 	if (g->npts) /* qsort's array may not be NULL, even when empty */
 		qsort(g->pts, g->npts, sizeof(*g->pts), cmp_point);
+	/* per thread, how many operators and calls are open after each point: none, outside every one */
+	for (size_t i = 0, depth = 0; i < g->npts; i++) {
+		if (i && g->pts[i].tid != g->pts[i - 1].tid)
+			depth = 0;
+		if (g->pts[i].type == PT_OP_START || g->pts[i].type == PT_CALL_START)
+			depth++;
+		else if (depth)
+			depth--;
+		g->pts[i].outside = depth == 0;
+	}
 
 	size_t nl = d->nlaunches ? d->nlaunches : 1, na = d->nacts ? d->nacts : 1;
 	g->launch_start_pt = xmalloc(nl * sizeof(int32_t));
@@ -364,6 +374,15 @@ static int add_seg(struct cp_path *p, enum cp_cat c, int64_t from, int64_t to, i
 	return from <= clip;
 }
 
+/* A host segment, its time also counted as outside every operator and call where outside is set. */
+static int add_host(struct cp_path *p, int64_t from, int64_t to, int64_t clip, int outside)
+{
+	int64_t lo = from > clip ? from : clip;
+	if (outside && to > lo)
+		p->host_outside += to - lo;
+	return add_seg(p, CP_HOST, from, to, clip, -1);
+}
+
 /* The kernel of op on its last rank: (rank index, kernel), or NULL. */
 const struct xr_kern *cp_last_kern(const struct xr_run *xr, const struct xr_op *op, size_t *ri)
 {
@@ -417,12 +436,12 @@ static void walk_from(struct cp_graph *g, enum node_kind kind, size_t i, int64_t
 				kind = N_END;
 				i = (size_t)s;
 			} else if (have_prev) {
-				if (add_seg(p, CP_HOST, g->pts[i - 1].t, pt->t, clip, -1))
+				if (add_host(p, g->pts[i - 1].t, pt->t, clip, g->pts[i - 1].outside))
 					return;
 				i--;
 			} else {
 				/* the thread's first recorded event: the thread ran before it, unrecorded */
-				add_seg(p, CP_HOST, clip, pt->t, clip, -1);
+				add_host(p, clip, pt->t, clip, 1);
 				return;
 			}
 		} else if (kind == N_END) {
@@ -510,7 +529,7 @@ void cp_walk(struct cp_graph *g, size_t pi, int64_t end, int64_t clip, struct cp
 {
 	if (jp)
 		jp->next_op = -1;
-	if (add_seg(p, CP_HOST, g->pts[pi].t, end, clip, -1))
+	if (add_host(p, g->pts[pi].t, end, clip, g->pts[pi].outside))
 		return;
 	cp_walk_node(g, N_PT, pi, clip, p, jp);
 }

@@ -20,6 +20,7 @@ struct cp_point {
 	int64_t t, tid;
 	int32_t idx; /* index into cpu_ops or launches */
 	unsigned char type;
+	unsigned char outside; /* after it the thread is inside no operator and no runtime call */
 };
 
 /* A collective's join on this rank's clock: the last rank's arrival. */
@@ -63,6 +64,7 @@ struct cp_waits {
 
 struct cp_path {
 	int64_t cat[NCAT];
+	int64_t host_outside; /* of cat[CP_HOST], the host time outside every operator and runtime call */
 	struct cp_waits *w;
 	int cut;               /* the walk met a node twice (a cycle of zero-length events) */
 };

@@ -550,8 +550,8 @@ static int analysis_critical_path(const struct analysis_ctx *ctx, struct analysi
 			int64_t tid = step_tid(&g, st);
 			ssize_t pi = last_point(&g, tid, st->end);
 			step_pt[si] = pi;
-			if (pi < 0)
-				p.cat[CP_HOST] = st->end - st->start; /* no host event on its thread: host time */
+			if (pi < 0) /* no host event on its thread: host time, outside every operator */
+				p.cat[CP_HOST] = p.host_outside = st->end - st->start;
 			else
 				cp_walk(&g, (size_t)pi, st->end, st->start, &p, NULL);
 			ncut += p.cut;
@@ -579,7 +579,8 @@ static int analysis_critical_path(const struct analysis_ctx *ctx, struct analysi
 			if (wr >= 0)
 				table_set_int(t, row, col, waits.ranks[wr]);
 			col++;
-			table_set_text(t, row, col, cat_series[bound]);
+			table_set_text(t, row, col++, cat_series[bound]);
+			table_set_ns(t, row, col, p.host_outside);
 			any = 1;
 
 			/* the run's steps: the rank that waited least, and the one that waited most */
@@ -658,7 +659,9 @@ static int analysis_critical_path(const struct analysis_ctx *ctx, struct analysi
 			"arrival), host_us (host operators, runtime calls, gaps between them, and launch latency "
 			"from a call's start to its kernel's start), idle_us (the GPU idle between an activity and "
 			"the next one it waited for), wait_us (inside collectives, before the last rank arrived; "
-			"wait_rank: the rank waited for longest). bound: the largest part. Differences from HTA's "
+			"wait_rank: the rank waited for longest). bound: the largest part. host_outside_ops_us: the part of "
+			"host_us in which its thread was inside no host operator and no runtime call (a sleep, Python, "
+			"I/O, a lock or the data loader: nothing recorded). Differences from HTA's "
 			"critical path analysis: HTA weighs dependency edges zero, so its path is shorter than the "
 			"step and is reported as shares of itself; it reads cuda_sync events (not stored here) for "
 			"stream waits and synchronisation, adds a launch edge only when the stream's queue was "

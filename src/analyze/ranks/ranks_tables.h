@@ -187,7 +187,8 @@ enum collective_busbw_col { COLLECTIVE_BUSBW_COLUMNS(TABLE_COL_ENUM) CBW_NCOLS }
 	X(CPATH_IDLE_US, "idle_us", us)                   \
 	X(CPATH_WAIT_US, "wait_us", us)                   \
 	X(CPATH_WAIT_RANK, "wait_rank", int)              \
-	X(CPATH_BOUND, "bound", text)
+	X(CPATH_BOUND, "bound", text)                     \
+	X(CPATH_HOST_OUTSIDE_OPS_US, "host_outside_ops_us", us)
 enum critical_path_col { CRITICAL_PATH_COLUMNS(TABLE_COL_ENUM) CPATH_NCOLS };
 
 /* stragglers.csv's columns, in order: the window split of crossrank_waits.c's W_* last. */

@@ -40,7 +40,9 @@
  * empty collectives row on one GPU).
  *
  * The rows hold every activity of the step: the figure merges those
- * closer than 0.4 pt (draw_timeline.c). critical_path_hops is used here
+ * closer than 0.4 pt, drawn as dense as they are busy (draw_timeline.c);
+ * the caption gives each lane's GPU busy share of its step, all streams as
+ * one (issue #57: a lane 74 % idle looked solid). critical_path_hops is used here
  * and dropped from the result, so it is no CSV.
  */
 #include <stdint.h>
@@ -234,8 +236,11 @@ static void host_rest(const struct rank_data *d, const struct lane *ln, size_t l
 	ivset_release(&none);
 }
 
-/* The host, kernel, copy and collective rows of one lane (row_of: each row's series, -1 none drawn). */
-static void lane_rows(struct store *s, struct phase_names *nm, const struct phase *ph, size_t nph,
+/*
+ * The host, kernel, copy and collective rows of one lane (row_of: each
+ * row's series, -1 none drawn); returns its GPU's busy time in the step (ns).
+ */
+static int64_t lane_rows(struct store *s, struct phase_names *nm, const struct phase *ph, size_t nph,
 		      const struct rank_data *d, const struct lane *ln, size_t li, int64_t t0, struct chart *c,
 		      const int *row_of, struct buf *tip)
 {
@@ -285,7 +290,8 @@ static void lane_rows(struct store *s, struct phase_names *nm, const struct phas
 	ivset_release(&clip);
 	free(host);
 	free(calls);
-	/* The GPU rows: every activity overlapping the step, clipped to it. */
+	/* The GPU rows: every activity overlapping the step, clipped to it; their union, all streams as one. */
+	int64_t busy = 0, upto = lo;
 	for (size_t i = 0; i < d->nacts; i++) {
 		const struct rk_act *a = &d->acts[i];
 		if (a->start >= hi)
@@ -293,6 +299,10 @@ static void lane_rows(struct store *s, struct phase_names *nm, const struct phas
 		if (a->end <= lo)
 			continue;
 		int64_t s0 = a->start < lo ? lo : a->start, s1 = a->end > hi ? hi : a->end;
+		if (s1 > upto) { /* activities by start: the union grows at its end */
+			busy += s1 - (s0 > upto ? s0 : upto);
+			upto = s1;
+		}
 		int kind = act_row(a);
 		const char *key = kind == ROW_COLL ? "communication" : kind == ROW_KERNELS ? "compute"
 							    : a->kind == ACT_MEMSET ? "memset" : "memcpy";
@@ -302,6 +312,7 @@ static void lane_rows(struct store *s, struct phase_names *nm, const struct phas
 		chart_add_span(c, li, row, ms_own(s0, ln, t0), ms_own(s1, ln, t0), key, NULL, 0);
 		chart_update(c, li, row, chart_get(c, li, row) + (double)(s1 - s0) / 1e6);
 	}
+	return busy;
 }
 
 /* The hatched waits of the lanes' matched collectives of step N (collective_waits.csv). */
@@ -371,7 +382,7 @@ static void lane_path(const struct table *hops, const char *run, int64_t step, c
 static struct chart *run_timeline(const struct analysis_ctx *ctx, struct analysis_result *out,
 				  const struct rank_key *keys, size_t n, struct phase_names *nm, const struct phase *ph,
 				  size_t nph, const struct classifier *cls, const struct rank_rows *byrank, int64_t *step_out,
-				  int *fail)
+				  struct buf *busy_words, int *fail)
 {
 	const char *run = keys[0].run;
 	const struct table *cps = result_table(out, "critical_path_steps");
@@ -441,9 +452,16 @@ static struct chart *run_timeline(const struct analysis_ctx *ctx, struct analysi
 			buf_printf(&lab, "rank %d", lanes[li].key->rank);
 			chart_add_category(c, lab.data);
 		}
-		for (size_t li = 0; li < nl; li++)
-			if (lanes[li].start <= lanes[li].end)
-				lane_rows(ctx->store, nm, ph, nph, &data[li], &lanes[li], li, t0, c, row_of, &tip);
+		buf_reset(busy_words);
+		for (size_t li = 0; li < nl; li++) {
+			if (lanes[li].start > lanes[li].end)
+				continue;
+			int64_t busy = lane_rows(ctx->store, nm, ph, nph, &data[li], &lanes[li], li, t0, c, row_of, &tip);
+			int64_t len = lanes[li].end - lanes[li].start;
+			if (len > 0)
+				buf_printf(busy_words, "%s%s %.0f %%", busy_words->len ? ", " : "", c->categories[li],
+					   100.0 * (double)busy / (double)len);
+		}
 		lane_waits(result_table(out, "collective_waits"), run, step, lanes, nl, t0, c, row_of[ROW_COLL], &tip);
 		lane_path(result_table(out, "critical_path_hops"), run, step, lanes, nl, t0, c);
 		buf_release(&lab);
@@ -469,18 +487,19 @@ static int analysis_step_timeline(const struct analysis_ctx *ctx, struct analysi
 	struct phase_names nm;
 	memset(&nm, 0, sizeof(nm));
 	int fail = 0, any = 0;
-	struct buf cap;
+	struct buf cap, busy;
 	buf_init(&cap);
 	/* clock_offsets' and rank_spread's rows by run and rank, sorted once */
 	struct rank_rows byrank[2];
 	rank_rows_init(&byrank[0], result_table(out, "clock_offsets"), CO_RUN, CO_RANK);
 	rank_rows_init(&byrank[1], result_table(out, "rank_spread"), RS_RUN, RS_RANK);
+	buf_init(&busy);
 	for (size_t k = 0; k < nkeys && !fail;) {
 		size_t e = k + 1;
 		while (e < nkeys && !strcmp(keys[e].run, keys[k].run))
 			e++;
 		int64_t step = -1;
-		struct chart *c = run_timeline(ctx, out, &keys[k], e - k, &nm, ph, nph, cls, byrank, &step, &fail);
+		struct chart *c = run_timeline(ctx, out, &keys[k], e - k, &nm, ph, nph, cls, byrank, &step, &busy, &fail);
 		if (c) {
 			buf_reset(&cap);
 			/* one rank: no clocks to align, no rank to wait for (issue #57) */
@@ -497,6 +516,10 @@ static int analysis_step_timeline(const struct analysis_ctx *ctx, struct analysi
 					   (long long)step, keys[k].run, c->ncat);
 			if (e - k > TL_MAX_LANES)
 				buf_printf(&cap, " Of its %zu ranks, those rank_spread.csv draws.", e - k);
+			/* how busy each lane's GPU is, so that a row of many short kernels is not read as solid */
+			if (busy.len)
+				buf_printf(&cap, " GPU busy in this step (all streams as one): %s; a paler bar is mostly idle.",
+					   busy.data);
 			result_add_figure(out, c, cap.data);
 			any = 1;
 		}
@@ -521,13 +544,17 @@ static int analysis_step_timeline(const struct analysis_ctx *ctx, struct analysi
 			"collectives (communication kernels by the default classification; a run of one rank draws "
 			"only the rows with something in its step), with each matched collective's wait for the last "
 			"rank hatched (arrival_us to "
-			"last_arrival_us of collective_waits.csv); the critical path across ranks of the step as "
+			"last_arrival_us of collective_waits.csv); activities of a row closer than 0.4 pt drawn as one bar "
+			"whose opacity is the share of it they cover (at least 0.15), and the caption gives each lane's "
+			"GPU busy share of its step (the union of its activities, all streams as one); the critical path "
+			"across ranks of the step as "
 			"critical_path_across.csv defines it, drawn from the step's end back through each joined "
 			"collective to the rank that arrived last (one rank, or no joined collective: along the rank "
 			"whose step ended last).");
 	buf_release(&cap);
 	rank_rows_release(&byrank[0]);
 	rank_rows_release(&byrank[1]);
+	buf_release(&busy);
 	phase_names_release(&nm);
 	free(ph);
 	classifier_free(cls);
