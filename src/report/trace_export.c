@@ -3,7 +3,7 @@
  * <site>/<experiment>/traces/<run>.trace.json.gz.
  *
  * The file is Chrome trace-event JSON ({"traceEvents": [...]}, complete
- * events "X", instants "i", metadata "M"), gzipped by zlib, which Perfetto
+ * events "X", instants "i", metadata "M"), gzipped by ISA-L's igzip, which Perfetto
  * and chrome://tracing open. Each rank is a process (pid = its position
  * among the run's ranks + 1, named "rank N"); one more process, "perfstudy
  * analysis", holds the run's own tracks. Its threads (lanes):
@@ -62,7 +62,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "util/search.h"
 #include "util/timing.h"
@@ -83,12 +82,6 @@
  */
 #define TX_MAX_EVENTS 1000000
 #define TX_MAX_JSON (1024LL * 1024 * 1024)
-/*
- * zlib level 1: 2.3 times as fast as the default (6) on the example's
- * largest run (26 MB of JSON), for a file 24 % larger.
- */
-#define TX_LEVEL 1
-
 const char trace_export_term[] = "traces/<run>.trace.json.gz";
 const char trace_export_method[] =
 	"Per run with a rank's trace (<run>: the run id where it is lower-case letters, digits and '-' only, else "
@@ -476,12 +469,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	x.o.f = fs_create_tmp(path, &tmp);
 	if (!x.o.f)
 		goto out;
-	x.o.zbuf = xmalloc(TX_CHUNK);
-	if (deflateInit2(&x.o.z, TX_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		diag_syserror(tmp, "cannot write: zlib could not start");
-		goto out;
-	}
-	x.o.zinit = 1;
+	tx_out_start(&x.o, x.o.f);
 	struct buf *b = &x.o.b;
 	int64_t stored = 0;
 	for (size_t i = 0; i < nranks; i++)
@@ -658,7 +646,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		buf_release(&lb);
 	}
 	buf_adds(b, "\n]}\n");
-	tx_out_pump(&x.o, Z_FINISH);
+	tx_out_pump(&x.o, 1);
 	FILE *f = x.o.f;
 	x.o.f = NULL; /* closed (and tmp removed on failure) by fs_commit_tmp */
 	if (fs_commit_tmp(f, tmp, path, x.o.failed ? x.o.err : 0) < 0)
@@ -667,7 +655,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	info->file = xasprintf("traces/%s", file);
 	info->ranks = (int)nranks;
 	info->events = stored;
-	info->bytes = (int64_t)x.o.z.total_out;
+	info->bytes = x.o.gz_bytes;
 	ret = 0;
 	/* PERFSTUDY_TIMING: the export's cost and what it read (rows handed over, SQLite's VM steps) for what it wrote */
 	if (timing_enabled()) {
@@ -683,14 +671,12 @@ out:
 		fclose(x.o.f);
 		remove(tmp);
 	}
-	if (x.o.zinit)
-		deflateEnd(&x.o.z);
 	for (int k = 0; k < NSRC; k++)
 		store_finalize(st[k]);
 	for (size_t i = 0; i < nranks; i++)
 		free(x.ranks[i].steps);
 	free(x.ranks);
-	free(x.o.zbuf);
+	tx_out_end(&x.o);
 	buf_release(&x.o.b);
 	free(x.lanes);
 	intmap_free(&x.lane_map);

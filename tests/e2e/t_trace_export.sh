@@ -51,6 +51,27 @@ grep -q '<dt><code>traces/&lt;run&gt;.trace.json.gz</code></dt>' "$O/index.html"
 for t in exposed_waits straggler_windows; do
 	[ ! -e "$O/data/$t.csv" ] && ! grep -q "$t" "$O/index.html" && ok || bad "h200: internal table $t written or shown"
 done
+# each file one valid gzip member (header, deflate stream, CRC-32 and length
+# checked by Python's gzip and again by hand), deflated by ISA-L's igzip:
+# the example's larger runs (over 5 MB of JSON) no more than 95 % of what
+# zlib's level 1 (the export's deflate before) makes of the same JSON
+python3 - "$O"/traces/*.trace.json.gz >"$T/out" 2>&1 <<'EOF' && ok || bad "h200: gzip: $(cat "$T/out")"
+import gzip, struct, sys, zlib
+for f in sys.argv[1:]:
+    raw = open(f, "rb").read()
+    assert raw[:3] == b"\x1f\x8b\x08", "%s: not a gzip header" % f
+    data = gzip.decompress(raw)  # raises on a bad CRC-32 or length
+    d = zlib.decompressobj(16 + 15)
+    assert d.decompress(raw) == data and d.eof and not d.unused_data, "%s: not one gzip member" % f
+    crc, size = struct.unpack("<II", raw[-8:])
+    assert crc == zlib.crc32(data) and size == len(data) % 2**32, "%s: trailer" % f
+    if len(data) > 5 << 20:
+        z = zlib.compressobj(1, zlib.DEFLATED, 16 + 15)
+        zl = len(z.compress(data) + z.flush())
+        assert len(raw) <= 0.95 * zl, "%s: %d bytes, zlib level 1 %d" % (f, len(raw), zl)
+        print("%s: %d bytes, zlib level 1 %d" % (f.split("/")[-1], len(raw), zl))
+EOF
+cat "$T/out"
 # site_files (the up-to-date check) lists every export with its size
 python3 - "$T/h" >"$T/out" 2>&1 <<'EOF' && ok || bad "site_files: $(cat "$T/out")"
 import os, sqlite3, sys
