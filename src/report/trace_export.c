@@ -159,8 +159,14 @@ static int lane_of(struct tx_run *x, int kind, int64_t a, int64_t b)
 
 enum { SRC_ANNOT, SRC_CPU, SRC_LAUNCH, SRC_ACT, NSRC };
 
+/*
+ * Each rank's rows in the order they were stored (rt.id, x.rowid): the
+ * event tables' index is on (trace_id, start_ns) (store/schema.c), which
+ * hands a trace's rows over by start, and the file is written in the order
+ * it always was.
+ */
 #define RUN_ROWS(x) " FROM traces rt JOIN " x " x ON x.trace_id = rt.id JOIN names n ON n.id = x.name_id" \
-		    " WHERE rt.run_id = ?1 AND rt.rank IS NOT NULL ORDER BY rt.rank"
+		    " WHERE rt.run_id = ?1 AND rt.rank IS NOT NULL ORDER BY rt.rank, rt.id, x.rowid"
 
 static const char *const src_sql[NSRC] = {
 	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.on_gpu, NULL, NULL, NULL" RUN_ROWS("annotations"),
@@ -174,19 +180,25 @@ static const char *const src_sql[NSRC] = {
  * The same rows for one rank when the run is cut (?2 its rank): only those
  * the export needs, so that the rows past the cut stay in SQLite (the
  * cost follows what is written): those starting before ?3 (the cut on the
- * rank's own clock), and the host ProfilerStep#N ranges (a finding's
- * marker stands at the first step).
+ * rank's own clock; the index on (trace_id, start_ns) finds them without
+ * visiting the others), and the host ProfilerStep#N ranges (a finding's
+ * marker stands at the first step), which the annotations after the cut
+ * are searched for. Sorted as stored (RUN_ROWS): the rows written only.
  */
-#define RANK_ROWS(x, more) " FROM traces rt JOIN " x " x ON x.trace_id = rt.id JOIN names n ON n.id = x.name_id" \
-			   " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND (x.start_ns < ?3" more ")"
+#define RANK_FROM(x) " FROM traces rt JOIN " x " x ON x.trace_id = rt.id JOIN names n ON n.id = x.name_id" \
+		     " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND "
+#define RANK_ORDER " ORDER BY rt.id, x.rowid"
+#define ANNOT_COLS "SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.on_gpu, NULL, NULL, NULL, rt.id, x.rowid"
 
 static const char *const cut_sql[NSRC] = {
-	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.on_gpu, NULL, NULL, NULL"
-	RANK_ROWS("annotations", " OR (coalesce(x.on_gpu, 0) = 0 AND n.name GLOB 'ProfilerStep#[0-9]*')"),
-	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.external_id, NULL, NULL, NULL" RANK_ROWS("cpu_ops", ""),
-	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.correlation, x.driver, NULL, NULL" RANK_ROWS("launches", ""),
+	ANNOT_COLS RANK_FROM("annotations") "x.start_ns < ?3 UNION ALL " ANNOT_COLS RANK_FROM("annotations")
+	"x.start_ns >= ?3 AND coalesce(x.on_gpu, 0) = 0 AND +n.name GLOB 'ProfilerStep#[0-9]*' ORDER BY 10, 11",
+	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.external_id, NULL, NULL, NULL" RANK_FROM("cpu_ops")
+	"x.start_ns < ?3" RANK_ORDER,
+	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.correlation, x.driver, NULL, NULL" RANK_FROM("launches")
+	"x.start_ns < ?3" RANK_ORDER,
 	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.device, x.stream, x.correlation, x.bytes, x.kind || ' ' ||"
-	" coalesce(x.copy_kind, '')" RANK_ROWS("activities", ""),
+	" coalesce(x.copy_kind, '')" RANK_FROM("activities") "x.start_ns < ?3" RANK_ORDER,
 };
 
 static int64_t col_or(struct store_stmt *st, int i, int64_t dflt)
@@ -318,8 +330,10 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 	static const char *const tabs_sql[NSRC] = {"annotations", "cpu_ops", "launches", "activities"};
 	int64_t total = 0;
 	for (int k = 0; k < NSRC; k++) {
-		char *sql = xasprintf("SELECT rt.rank, count(*), min(x.start_ns) FROM traces rt JOIN %s x ON x.trace_id = rt.id"
-				      " WHERE rt.run_id = ?1 AND rt.rank IS NOT NULL GROUP BY rt.rank", tabs_sql[k]);
+		/* per trace: a count over the index (its entries, not the rows), the first start from its first entry */
+		char *sql = xasprintf("SELECT rt.rank, (SELECT count(*) FROM %s x WHERE x.trace_id = rt.id), (SELECT"
+				      " min(x.start_ns) FROM %s x WHERE x.trace_id = rt.id) FROM traces rt"
+				      " WHERE rt.run_id = ?1 AND rt.rank IS NOT NULL", tabs_sql[k], tabs_sql[k]);
 		struct store_stmt *st;
 		int rc = store_prepare(x->s, "count a run's events", sql, &st);
 		free(sql);
@@ -352,32 +366,62 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 		return 0;
 	/* Each rank's share; a rank over it sets the cut at its share's last event. */
 	int64_t q = max_events / (int64_t)x->nranks > 0 ? max_events / (int64_t)x->nranks : 1;
-	struct store_stmt *st;
-#define RANK_START(t) \
-	"SELECT x.start_ns AS s FROM traces rt JOIN " t " x ON x.trace_id = rt.id WHERE rt.run_id = ?1 AND rt.rank = ?2"
+	/*
+	 * The start of the share's last event: a rank of one trace (the usual)
+	 * merges its four tables' rows in the index's order and stops there;
+	 * a rank of several traces sorts its rows.
+	 */
+	struct store_stmt *st[3] = {0};
+#define RANK_START(t) "SELECT x.start_ns AS s FROM traces rt JOIN " t " x ON x.trace_id = rt.id" \
+		      " WHERE rt.run_id = ?1 AND rt.rank = ?2"
+#define TRACE_START(t) "SELECT start_ns AS s FROM " t " WHERE trace_id = ?1"
+	int ret = -1;
 	if (store_prepare(x->s, "cut a run's trace",
 			  "SELECT s FROM (" RANK_START("annotations") " UNION ALL " RANK_START("cpu_ops") " UNION ALL "
-			  RANK_START("launches") " UNION ALL " RANK_START("activities") ") ORDER BY s LIMIT 1 OFFSET ?3", &st) < 0)
-		return -1;
+			  RANK_START("launches") " UNION ALL " RANK_START("activities") ") ORDER BY s LIMIT 1 OFFSET ?3", &st[0]) < 0 ||
+	    store_prepare(x->s, "cut a run's trace", TRACE_START("annotations") " UNION ALL " TRACE_START("cpu_ops")
+			  " UNION ALL " TRACE_START("launches") " UNION ALL " TRACE_START("activities")
+			  " ORDER BY s LIMIT 1 OFFSET ?2", &st[1]) < 0 ||
+	    store_prepare(x->s, "cut a run's trace", "SELECT id FROM traces WHERE run_id = ?1 AND rank = ?2 LIMIT 2",
+			  &st[2]) < 0)
+		goto out;
 #undef RANK_START
+#undef TRACE_START
 	for (size_t i = 0; i < x->nranks; i++) {
 		if (x->ranks[i].nstored <= q)
 			continue;
-		store_bind_int64(st, 1, x->run_db_id);
-		store_bind_int(st, 2, x->ranks[i].rank);
-		store_bind_int64(st, 3, q);
-		int rc = store_next(st);
-		if (rc < 0) {
-			store_finalize(st);
-			return -1;
+		int64_t trace = -1;
+		int n = 0, rc;
+		store_reset(st[2]);
+		store_bind_int64(st[2], 1, x->run_db_id);
+		store_bind_int(st[2], 2, x->ranks[i].rank);
+		while ((rc = store_next(st[2])) > 0)
+			trace = store_column_int64(st[2], 0), n++;
+		if (rc < 0)
+			goto out;
+		struct store_stmt *q1 = st[n == 1];
+		store_reset(q1);
+		if (n == 1) {
+			store_bind_int64(q1, 1, trace);
+			store_bind_int64(q1, 2, q);
+		} else {
+			store_bind_int64(q1, 1, x->run_db_id);
+			store_bind_int(q1, 2, x->ranks[i].rank);
+			store_bind_int64(q1, 3, q);
 		}
-		if (rc > 0 && store_column_int64(st, 0) - x->ranks[i].off < x->cut)
-			x->cut = store_column_int64(st, 0) - x->ranks[i].off;
-		store_reset(st);
+		if ((rc = store_next(q1)) < 0)
+			goto out;
+		if (rc > 0 && store_column_int64(q1, 0) - x->ranks[i].off < x->cut)
+			x->cut = store_column_int64(q1, 0) - x->ranks[i].off;
 	}
-	x->vm_steps += store_vm_steps(st);
-	store_finalize(st);
-	return 0;
+	ret = 0;
+out:
+	for (int k = 0; k < 3; k++) {
+		if (st[k])
+			x->vm_steps += store_vm_steps(st[k]);
+		store_finalize(st[k]);
+	}
+	return ret;
 }
 
 /*
