@@ -160,10 +160,10 @@ static int lane_of(struct tx_run *x, int kind, int64_t a, int64_t b)
 enum { SRC_ANNOT, SRC_CPU, SRC_LAUNCH, SRC_ACT, NSRC };
 
 /*
- * Each rank's rows in the order they were stored (rt.id, x.rowid): the
- * event tables' index is on (trace_id, start_ns) (store/schema.c), which
- * hands a trace's rows over by start, and the file is written in the order
- * it always was.
+ * Each rank's rows in the order they were stored (rt.id, x.rowid), the
+ * order of the index on trace_id (<table>_by_trace; store/schema.c): no
+ * sort. The order is spelled out because the index on (trace_id,
+ * start_ns) would hand them over by start.
  */
 #define RUN_ROWS(x) " FROM traces rt JOIN " x " x ON x.trace_id = rt.id JOIN names n ON n.id = x.name_id" \
 		    " WHERE rt.run_id = ?1 AND rt.rank IS NOT NULL ORDER BY rt.rank, rt.id, x.rowid"
@@ -180,15 +180,17 @@ static const char *const src_sql[NSRC] = {
  * The same rows for one rank when the run is cut (?2 its rank): only those
  * the export needs, so that the rows past the cut stay in SQLite (the
  * cost follows what is written): those starting before ?3 (the cut on the
- * rank's own clock; the index on (trace_id, start_ns) finds them without
- * visiting the others), and the host ProfilerStep#N ranges (a finding's
+ * rank's own clock; <table>_by_start, on (trace_id, start_ns), finds them
+ * without visiting the others), and the host ProfilerStep#N ranges (a finding's
  * marker stands at the first step), which the annotations after the cut
- * are searched for. Sorted as stored (RUN_ROWS): the rows written only.
+ * are searched for. Sorted as stored (RUN_ROWS): the rows written only
+ * ("+x.rowid": an order the index on trace_id gives would make SQLite
+ * take it and walk the rank's rows).
  */
 #define RANK_FROM(x) " FROM traces rt JOIN " x " x ON x.trace_id = rt.id JOIN names n ON n.id = x.name_id" \
 		     " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND "
-#define RANK_ORDER " ORDER BY rt.id, x.rowid"
-#define ANNOT_COLS "SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.on_gpu, NULL, NULL, NULL, rt.id, x.rowid"
+#define RANK_ORDER " ORDER BY rt.id, +x.rowid"
+#define ANNOT_COLS "SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.on_gpu, NULL, NULL, NULL, rt.id, +x.rowid"
 
 static const char *const cut_sql[NSRC] = {
 	ANNOT_COLS RANK_FROM("annotations") "x.start_ns < ?3 UNION ALL " ANNOT_COLS RANK_FROM("annotations")
