@@ -3,7 +3,7 @@
  * <site>/<experiment>/traces/<run>.trace.json.gz.
  *
  * The file is Chrome trace-event JSON ({"traceEvents": [...]}, complete
- * events "X", instants "i", metadata "M"), gzipped by zlib, which Perfetto
+ * events "X", instants "i", metadata "M"), gzipped by ISA-L's igzip, which Perfetto
  * and chrome://tracing open. Each rank is a process (pid = its position
  * among the run's ranks + 1, named "rank N"); one more process, "perfstudy
  * analysis", holds the run's own tracks. Its threads (lanes):
@@ -62,7 +62,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "util/search.h"
 #include "util/timing.h"
@@ -83,12 +82,6 @@
  */
 #define TX_MAX_EVENTS 1000000
 #define TX_MAX_JSON (1024LL * 1024 * 1024)
-/*
- * zlib level 1: 2.3 times as fast as the default (6) on the example's
- * largest run (26 MB of JSON), for a file 24 % larger.
- */
-#define TX_LEVEL 1
-
 const char trace_export_term[] = "traces/<run>.trace.json.gz";
 const char trace_export_method[] =
 	"Per run with a rank's trace (<run>: the run id where it is lower-case letters, digits and '-' only, else "
@@ -166,8 +159,14 @@ static int lane_of(struct tx_run *x, int kind, int64_t a, int64_t b)
 
 enum { SRC_ANNOT, SRC_CPU, SRC_LAUNCH, SRC_ACT, NSRC };
 
+/*
+ * Each rank's rows in the order they were stored (rt.id, x.rowid), the
+ * order of the index on trace_id (<table>_by_trace; store/schema.c): no
+ * sort. The order is spelled out because the index on (trace_id,
+ * start_ns) would hand them over by start.
+ */
 #define RUN_ROWS(x) " FROM traces rt JOIN " x " x ON x.trace_id = rt.id JOIN names n ON n.id = x.name_id" \
-		    " WHERE rt.run_id = ?1 AND rt.rank IS NOT NULL ORDER BY rt.rank"
+		    " WHERE rt.run_id = ?1 AND rt.rank IS NOT NULL ORDER BY rt.rank, rt.id, x.rowid"
 
 static const char *const src_sql[NSRC] = {
 	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.on_gpu, NULL, NULL, NULL" RUN_ROWS("annotations"),
@@ -181,19 +180,27 @@ static const char *const src_sql[NSRC] = {
  * The same rows for one rank when the run is cut (?2 its rank): only those
  * the export needs, so that the rows past the cut stay in SQLite (the
  * cost follows what is written): those starting before ?3 (the cut on the
- * rank's own clock), and the host ProfilerStep#N ranges (a finding's
- * marker stands at the first step).
+ * rank's own clock; <table>_by_start, on (trace_id, start_ns), finds them
+ * without visiting the others), and the host ProfilerStep#N ranges (a finding's
+ * marker stands at the first step), which the annotations after the cut
+ * are searched for. Sorted as stored (RUN_ROWS): the rows written only
+ * ("+x.rowid": an order the index on trace_id gives would make SQLite
+ * take it and walk the rank's rows).
  */
-#define RANK_ROWS(x, more) " FROM traces rt JOIN " x " x ON x.trace_id = rt.id JOIN names n ON n.id = x.name_id" \
-			   " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND (x.start_ns < ?3" more ")"
+#define RANK_FROM(x) " FROM traces rt JOIN " x " x ON x.trace_id = rt.id JOIN names n ON n.id = x.name_id" \
+		     " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND "
+#define RANK_ORDER " ORDER BY rt.id, +x.rowid"
+#define ANNOT_COLS "SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.on_gpu, NULL, NULL, NULL, rt.id, +x.rowid"
 
 static const char *const cut_sql[NSRC] = {
-	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.on_gpu, NULL, NULL, NULL"
-	RANK_ROWS("annotations", " OR (coalesce(x.on_gpu, 0) = 0 AND n.name GLOB 'ProfilerStep#[0-9]*')"),
-	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.external_id, NULL, NULL, NULL" RANK_ROWS("cpu_ops", ""),
-	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.correlation, x.driver, NULL, NULL" RANK_ROWS("launches", ""),
+	ANNOT_COLS RANK_FROM("annotations") "x.start_ns < ?3 UNION ALL " ANNOT_COLS RANK_FROM("annotations")
+	"x.start_ns >= ?3 AND coalesce(x.on_gpu, 0) = 0 AND +n.name GLOB 'ProfilerStep#[0-9]*' ORDER BY 10, 11",
+	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.external_id, NULL, NULL, NULL" RANK_FROM("cpu_ops")
+	"x.start_ns < ?3" RANK_ORDER,
+	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.tid, x.correlation, x.driver, NULL, NULL" RANK_FROM("launches")
+	"x.start_ns < ?3" RANK_ORDER,
 	"SELECT rt.rank, x.start_ns, x.dur_ns, n.name, x.device, x.stream, x.correlation, x.bytes, x.kind || ' ' ||"
-	" coalesce(x.copy_kind, '')" RANK_ROWS("activities", ""),
+	" coalesce(x.copy_kind, '')" RANK_FROM("activities") "x.start_ns < ?3" RANK_ORDER,
 };
 
 static int64_t col_or(struct store_stmt *st, int i, int64_t dflt)
@@ -325,8 +332,10 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 	static const char *const tabs_sql[NSRC] = {"annotations", "cpu_ops", "launches", "activities"};
 	int64_t total = 0;
 	for (int k = 0; k < NSRC; k++) {
-		char *sql = xasprintf("SELECT rt.rank, count(*), min(x.start_ns) FROM traces rt JOIN %s x ON x.trace_id = rt.id"
-				      " WHERE rt.run_id = ?1 AND rt.rank IS NOT NULL GROUP BY rt.rank", tabs_sql[k]);
+		/* per trace: a count over the index (its entries, not the rows), the first start from its first entry */
+		char *sql = xasprintf("SELECT rt.rank, (SELECT count(*) FROM %s x WHERE x.trace_id = rt.id), (SELECT"
+				      " min(x.start_ns) FROM %s x WHERE x.trace_id = rt.id) FROM traces rt"
+				      " WHERE rt.run_id = ?1 AND rt.rank IS NOT NULL", tabs_sql[k], tabs_sql[k]);
 		struct store_stmt *st;
 		int rc = store_prepare(x->s, "count a run's events", sql, &st);
 		free(sql);
@@ -359,32 +368,62 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 		return 0;
 	/* Each rank's share; a rank over it sets the cut at its share's last event. */
 	int64_t q = max_events / (int64_t)x->nranks > 0 ? max_events / (int64_t)x->nranks : 1;
-	struct store_stmt *st;
-#define RANK_START(t) \
-	"SELECT x.start_ns AS s FROM traces rt JOIN " t " x ON x.trace_id = rt.id WHERE rt.run_id = ?1 AND rt.rank = ?2"
+	/*
+	 * The start of the share's last event: a rank of one trace (the usual)
+	 * merges its four tables' rows in the index's order and stops there;
+	 * a rank of several traces sorts its rows.
+	 */
+	struct store_stmt *st[3] = {0};
+#define RANK_START(t) "SELECT x.start_ns AS s FROM traces rt JOIN " t " x ON x.trace_id = rt.id" \
+		      " WHERE rt.run_id = ?1 AND rt.rank = ?2"
+#define TRACE_START(t) "SELECT start_ns AS s FROM " t " WHERE trace_id = ?1"
+	int ret = -1;
 	if (store_prepare(x->s, "cut a run's trace",
 			  "SELECT s FROM (" RANK_START("annotations") " UNION ALL " RANK_START("cpu_ops") " UNION ALL "
-			  RANK_START("launches") " UNION ALL " RANK_START("activities") ") ORDER BY s LIMIT 1 OFFSET ?3", &st) < 0)
-		return -1;
+			  RANK_START("launches") " UNION ALL " RANK_START("activities") ") ORDER BY s LIMIT 1 OFFSET ?3", &st[0]) < 0 ||
+	    store_prepare(x->s, "cut a run's trace", TRACE_START("annotations") " UNION ALL " TRACE_START("cpu_ops")
+			  " UNION ALL " TRACE_START("launches") " UNION ALL " TRACE_START("activities")
+			  " ORDER BY s LIMIT 1 OFFSET ?2", &st[1]) < 0 ||
+	    store_prepare(x->s, "cut a run's trace", "SELECT id FROM traces WHERE run_id = ?1 AND rank = ?2 LIMIT 2",
+			  &st[2]) < 0)
+		goto out;
 #undef RANK_START
+#undef TRACE_START
 	for (size_t i = 0; i < x->nranks; i++) {
 		if (x->ranks[i].nstored <= q)
 			continue;
-		store_bind_int64(st, 1, x->run_db_id);
-		store_bind_int(st, 2, x->ranks[i].rank);
-		store_bind_int64(st, 3, q);
-		int rc = store_next(st);
-		if (rc < 0) {
-			store_finalize(st);
-			return -1;
+		int64_t trace = -1;
+		int n = 0, rc;
+		store_reset(st[2]);
+		store_bind_int64(st[2], 1, x->run_db_id);
+		store_bind_int(st[2], 2, x->ranks[i].rank);
+		while ((rc = store_next(st[2])) > 0)
+			trace = store_column_int64(st[2], 0), n++;
+		if (rc < 0)
+			goto out;
+		struct store_stmt *q1 = st[n == 1];
+		store_reset(q1);
+		if (n == 1) {
+			store_bind_int64(q1, 1, trace);
+			store_bind_int64(q1, 2, q);
+		} else {
+			store_bind_int64(q1, 1, x->run_db_id);
+			store_bind_int(q1, 2, x->ranks[i].rank);
+			store_bind_int64(q1, 3, q);
 		}
-		if (rc > 0 && store_column_int64(st, 0) - x->ranks[i].off < x->cut)
-			x->cut = store_column_int64(st, 0) - x->ranks[i].off;
-		store_reset(st);
+		if ((rc = store_next(q1)) < 0)
+			goto out;
+		if (rc > 0 && store_column_int64(q1, 0) - x->ranks[i].off < x->cut)
+			x->cut = store_column_int64(q1, 0) - x->ranks[i].off;
 	}
-	x->vm_steps += store_vm_steps(st);
-	store_finalize(st);
-	return 0;
+	ret = 0;
+out:
+	for (int k = 0; k < 3; k++) {
+		if (st[k])
+			x->vm_steps += store_vm_steps(st[k]);
+		store_finalize(st[k]);
+	}
+	return ret;
 }
 
 /*
@@ -476,12 +515,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	x.o.f = fs_create_tmp(path, &tmp);
 	if (!x.o.f)
 		goto out;
-	x.o.zbuf = xmalloc(TX_CHUNK);
-	if (deflateInit2(&x.o.z, TX_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		diag_syserror(tmp, "cannot write: zlib could not start");
-		goto out;
-	}
-	x.o.zinit = 1;
+	tx_out_start(&x.o, x.o.f);
 	struct buf *b = &x.o.b;
 	int64_t stored = 0;
 	for (size_t i = 0; i < nranks; i++)
@@ -658,7 +692,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		buf_release(&lb);
 	}
 	buf_adds(b, "\n]}\n");
-	tx_out_pump(&x.o, Z_FINISH);
+	tx_out_pump(&x.o, 1);
 	FILE *f = x.o.f;
 	x.o.f = NULL; /* closed (and tmp removed on failure) by fs_commit_tmp */
 	if (fs_commit_tmp(f, tmp, path, x.o.failed ? x.o.err : 0) < 0)
@@ -667,7 +701,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	info->file = xasprintf("traces/%s", file);
 	info->ranks = (int)nranks;
 	info->events = stored;
-	info->bytes = (int64_t)x.o.z.total_out;
+	info->bytes = x.o.gz_bytes;
 	ret = 0;
 	/* PERFSTUDY_TIMING: the export's cost and what it read (rows handed over, SQLite's VM steps) for what it wrote */
 	if (timing_enabled()) {
@@ -683,14 +717,12 @@ out:
 		fclose(x.o.f);
 		remove(tmp);
 	}
-	if (x.o.zinit)
-		deflateEnd(&x.o.z);
 	for (int k = 0; k < NSRC; k++)
 		store_finalize(st[k]);
 	for (size_t i = 0; i < nranks; i++)
 		free(x.ranks[i].steps);
 	free(x.ranks);
-	free(x.o.zbuf);
+	tx_out_end(&x.o);
 	buf_release(&x.o.b);
 	free(x.lanes);
 	intmap_free(&x.lane_map);

@@ -1,7 +1,7 @@
 /*
  * trace_export_int.h: what the files of the merged trace share (trace_export.h):
  * trace_export.c reads the run's events and writes the file; trace_json.c
- * writes JSON text through zlib and finds the result tables' rows of a run;
+ * writes JSON text through ISA-L's igzip and finds the result tables' rows of a run;
  * trace_tracks.c writes the tracks perfstudy adds. Only these include it.
  */
 #ifndef PERFSTUDY_TRACE_EXPORT_INT_H
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <zlib.h>
+#include <isa-l/igzip_lib.h>
 
 #include "analyze/findings/findings_tables.h"
 #include "analyze/ranks/ranks_tables.h"
@@ -24,20 +24,25 @@
 /* JSON gathered before it is deflated, and deflate's output buffer. */
 #define TX_CHUNK (256 * 1024)
 
-/* The output: JSON text gathered in b, deflated into f. */
+/* The output: JSON text gathered in b, deflated (gzip) into f. */
 struct tx_out {
 	FILE *f;
-	z_stream z;
-	int zinit;
+	struct isal_zstream z;
+	unsigned char *level_buf; /* igzip's hash tables and tokens for its level */
 	struct buf b;
 	unsigned char *zbuf;
 	int64_t json_bytes; /* deflated so far */
+	int64_t gz_bytes;   /* written to f so far */
 	int failed, err;
 	size_t nevents;     /* traceEvents written, for the separators */
 };
 
-/* Deflates what b holds (flush: Z_NO_FLUSH, or Z_FINISH at the end); a failure sets failed and err. */
-void tx_out_pump(struct tx_out *o, int flush);
+/* Starts deflating into f (o zeroed, b initialized). */
+void tx_out_start(struct tx_out *o, FILE *f);
+/* Deflates what b holds (finish: 1 at the end, the gzip trailer written); a failure sets failed and err. */
+void tx_out_pump(struct tx_out *o, int finish);
+/* Frees what tx_out_start took (not f, not b). */
+void tx_out_end(struct tx_out *o);
 /* Starts the next element of traceEvents (a separator after the first), deflating a full chunk first. */
 void tx_out_next(struct tx_out *o);
 /* Appends v in decimal; ns as microseconds with three decimals, exactly. */

@@ -1,6 +1,6 @@
 /*
  * trace_json.c: the merged trace's JSON text (trace_export_int.h): numbers,
- * escaped strings, event heads, table rows as objects, deflated by zlib as
+ * escaped strings, event heads, table rows as objects, deflated by ISA-L's igzip as
  * it is written; and the rows of each run in the experiment's result
  * tables, found once per table.
  */
@@ -16,19 +16,48 @@
 #include "util/search.h"
 #include "util/xalloc.h"
 
+/*
+ * ISA-L's igzip level 1 (its hash tables and a token buffer in level_buf),
+ * gzip header and trailer: the same JSON as zlib's level 1 gave, deflated
+ * in a quarter to a sixth of its CPU time into a file 7 % smaller (26 MB
+ * of JSON, the example's largest run: 0.02 s instead of 0.08-0.13 s;
+ * docs/performance.md).
+ */
+#define TX_LEVEL 1
+#define TX_LEVEL_BUF ISAL_DEF_LVL1_DEFAULT
+
+void tx_out_start(struct tx_out *o, FILE *f)
+{
+	o->f = f;
+	o->zbuf = xmalloc(TX_CHUNK);
+	o->level_buf = xmalloc(TX_LEVEL_BUF);
+	isal_deflate_init(&o->z);
+	o->z.level = TX_LEVEL;
+	o->z.level_buf = o->level_buf;
+	o->z.level_buf_size = TX_LEVEL_BUF;
+	o->z.gzip_flag = IGZIP_GZIP;
+	o->z.flush = NO_FLUSH;
+}
+
+void tx_out_end(struct tx_out *o)
+{
+	free(o->zbuf);
+	free(o->level_buf);
+	o->zbuf = o->level_buf = NULL;
+}
+
 /* Deflates what o->b holds into o->f (trace_export_int.h). */
-void tx_out_pump(struct tx_out *o, int flush)
+void tx_out_pump(struct tx_out *o, int finish)
 {
 	if (o->failed)
 		return;
-	o->z.next_in = (Bytef *)o->b.data;
-	o->z.avail_in = (uInt)o->b.len;
-	int zr;
+	o->z.next_in = (uint8_t *)o->b.data;
+	o->z.avail_in = (uint32_t)o->b.len;
+	o->z.end_of_stream = finish != 0;
 	do {
 		o->z.next_out = o->zbuf;
 		o->z.avail_out = TX_CHUNK;
-		zr = deflate(&o->z, flush);
-		if (zr == Z_STREAM_ERROR) {
+		if (isal_deflate(&o->z) != COMP_OK) {
 			o->failed = 1;
 			o->err = EIO;
 			return;
@@ -39,7 +68,8 @@ void tx_out_pump(struct tx_out *o, int flush)
 			o->err = errno ? errno : EIO;
 			return;
 		}
-	} while (o->z.avail_out == 0 || (flush == Z_FINISH && zr != Z_STREAM_END));
+		o->gz_bytes += (int64_t)have;
+	} while (o->z.avail_out == 0 || o->z.avail_in || (finish && o->z.internal_state.state != ZSTATE_END));
 	o->json_bytes += (int64_t)o->b.len;
 	buf_reset(&o->b);
 }
@@ -48,7 +78,7 @@ void tx_out_pump(struct tx_out *o, int flush)
 static void out_maybe(struct tx_out *o)
 {
 	if (o->b.len >= TX_CHUNK)
-		tx_out_pump(o, Z_NO_FLUSH);
+		tx_out_pump(o, 0);
 }
 
 /* Starts the next element of traceEvents. */
