@@ -35,6 +35,9 @@
 {{#MORE}}
 <p class="more"><a href="#findings">and {{N}} more</a></p>
 {{/MORE}}
+{{#TOGETHER}}
+<p class="fix-together">Not to be added up: {{LIST}} (replayed with all of them removed at once: each fix alone also counts time that removing another gives back; <code>replay_fixes.csv</code> <code>saving_all_causes_us</code>).</p>
+{{/TOGETHER}}
 <p class="meta">One line per cause (a straggler's waiting and cause findings are one), largest saving first across the runs: how much shorter each training step would be with that cause fixed (findings.csv <code>saving_us_per_step</code>); each links to its finding below, with the evidence and the fix to try.</p>
 {{/FIX_LINES}}
 {{#FIX_NONE}}
