@@ -21,6 +21,20 @@
  * reached it: the side-by-side replay falls back to rounds. Rank 0's c0
  * starts 10 and c1 20; rank 1's c1 10 and c0 20; each collective joins at
  * 20 and transfers 30: every end is 50, the step from 10 to 50, 40.
+ *
+ * peers: two pipeline stages in 1F1B's order, sends on stream 1 and
+ * receives on stream 2 of each rank, every send and receive with its
+ * peer recorded. Rank 0 launches sF1, sF2 at 0-10, 10-20 and, after 50
+ * of host time, rB1 at 70-80; rank 1 rF1, sB1, rF2 at 0-10, 10-20,
+ * 20-30. Measured: sF1 and rF1 10-60; sF2 and rF2 60-110 (each after its
+ * stream's previous one); sB1 20-130 and rB1 80-130. In start order rank
+ * 0 runs sF1, sF2, rB1 and rank 1 rF1, sB1, rF2, so a join by order would
+ * pair sF2 with sB1 and rB1 with rF2. By peer: (sF1, rF1) joins at 10,
+ * (sF2, rF2) at 60, (sB1, rB1) at 80, each transferring 50: the step from
+ * 10 to 130, 120. With rank 0's 50 of host time cut, rB1 launches at
+ * 20-30, starts 30, and (sB1, rB1) ends at 80: the step ends with sF2
+ * and rF2 at 110, 100. (By order it would stay 120: rB1 would wait for
+ * rF2's start at 60, and sF2's pair with sB1 would take 70 from 60.)
  */
 #include <stdlib.h>
 
@@ -48,7 +62,7 @@ static void chain_rank(struct rp_model *m, struct rp_call *calls, struct rp_op *
 	op(&ops[2], 360, b, 2, 1, 0);
 	op(&ops[3], 360 + b, 710 - (360 + b), 3, 2, 1);
 	*st = (struct rp_step){.number = 1, .start = 0, .end = 40, .first_op = 0};
-	*m = (struct rp_model){calls, 4, ops, 4, st, 1, RP_QUEUE_DEFAULT, 0};
+	*m = (struct rp_model){calls, 4, ops, 4, st, 1, RP_QUEUE_DEFAULT, 0, 0};
 }
 
 static void test_chain(void)
@@ -97,7 +111,7 @@ static void test_crossed(void)
 	call(&c1[1], 10, 0);
 	op(&o1[0], 20, 30, 1, -1, 1);
 	op(&o1[1], 10, 40, 0, -1, 1);
-	struct rp_model m[2] = {{c0, 2, o0, 2, &s0, 1, RP_QUEUE_DEFAULT, 0}, {c1, 2, o1, 2, &s1, 1, RP_QUEUE_DEFAULT, 0}};
+	struct rp_model m[2] = {{c0, 2, o0, 2, &s0, 1, RP_QUEUE_DEFAULT, 0, 0}, {c1, 2, o1, 2, &s1, 1, RP_QUEUE_DEFAULT, 0, 1}};
 	const struct rp_model *mp[2] = {&m[0], &m[1]};
 	struct rp_joint *j = rp_joint_new(mp, 2);
 	CHECK(j != NULL);
@@ -110,9 +124,65 @@ static void test_crossed(void)
 	rp_joint_free(j);
 }
 
+/* An activity of peers on stream st: a send (p2p RP_P2P_SEND) or recv to or from peer. */
+static void p2p_op(struct rp_op *o, int64_t start, int64_t dur, int64_t call, int64_t prev, int p2p, int64_t peer)
+{
+	op(o, start, dur, call, prev, 1);
+	o->p2p = p2p;
+	o->peer = peer;
+}
+
+static void test_peers(void)
+{
+	struct rp_call c0[3], c1[3];
+	struct rp_op o0[3], o1[3];
+	struct rp_step s0 = {.number = 1, .start = 0, .end = 80, .first_op = 0}, s1 = s0;
+	s1.end = 30;
+	/* rank 0: sF1 (activity 0), sF2 (1), rB1 (2) after 50 of host time */
+	call(&c0[0], 0, 0);
+	call(&c0[1], 10, 1);
+	call(&c0[2], 70, 2);
+	c0[2].gap = 50;
+	p2p_op(&o0[0], 10, 50, 0, -1, RP_P2P_SEND, 1);
+	p2p_op(&o0[1], 60, 50, 1, 0, RP_P2P_SEND, 1);
+	p2p_op(&o0[2], 80, 50, 2, -1, RP_P2P_RECV, 1);
+	/* rank 1: rF1 (activity 0), sB1 (1), rF2 (2), in start order */
+	call(&c1[0], 0, 0);
+	call(&c1[1], 10, 1);
+	call(&c1[2], 20, 2);
+	p2p_op(&o1[0], 10, 50, 0, -1, RP_P2P_RECV, 0);
+	p2p_op(&o1[1], 20, 110, 1, -1, RP_P2P_SEND, 0);
+	p2p_op(&o1[2], 60, 50, 2, 0, RP_P2P_RECV, 0);
+	struct rp_model m[2] = {{c0, 3, o0, 3, &s0, 1, RP_QUEUE_DEFAULT, 0, 0}, {c1, 3, o1, 3, &s1, 1, RP_QUEUE_DEFAULT, 0, 1}};
+	const struct rp_model *mp[2] = {&m[0], &m[1]};
+	struct rp_joint *j = rp_joint_new(mp, 2);
+	CHECK(j != NULL);
+	if (!j)
+		return;
+	struct rp_change ch[2] = {{.host_factor = 1}, {.host_factor = 1}};
+	int64_t step = -1;
+	CHECK(rp_joint_replay(j, ch, &step) >= 0);
+	CHECK_INT(step, 120);
+	int64_t cut[3] = {0, 0, 50};
+	ch[0].gap_cut = cut;
+	CHECK(rp_joint_replay(j, ch, &step) >= 0);
+	CHECK_INT(step, 100);
+	/* the peers outside the run: joined by order, as without them */
+	o1[0].peer = 5;
+	rp_joint_free(j);
+	j = rp_joint_new(mp, 2);
+	CHECK(j != NULL);
+	if (!j)
+		return;
+	CHECK(rp_joint_replay(j, ch, &step) >= 0);
+	CHECK_INT(step, 120);
+	rp_joint_free(j);
+}
+
 int main(void)
 {
 	test_chain();
 	test_crossed();
+	test_peers();
 	return check_result("test_replay_joint");
 }

@@ -551,7 +551,7 @@ static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 			have++;
 		}
 	}
-	/* the ranks together where their collectives match (not a pipeline's sends), at most RP_JOINT_MAX */
+	/* the ranks together where their collectives match (sends and receives by peer), at most RP_JOINT_MAX */
 	struct rp_joint *joint = ret == 0 && have > 1 && have <= RP_JOINT_MAX ? rp_joint_new(mp, have) : NULL;
 	size_t used = 0;
 	for (size_t i = 0; ret == 0 && i < have; i++) {
@@ -679,16 +679,20 @@ static int analysis_replay(const struct analysis_ctx *ctx, struct analysis_resul
 		   "of each measured time is kept, so the unchanged graph replays the measured step (measured_us, "
 		   "replayed_us). A step runs from the start of the first GPU activity launched in it to that of the "
 		   "next step (the last step: to the end of its last activity or call). The ranks of a run of at most "
-		   "%d ranks whose collective kernels match (the same count) are replayed together: the i-th "
-		   "collective of every rank is one, whose transfer starts when the last rank's kernel starts and "
-		   "takes the measured wait-free time (median over ranks of its end minus the last start); the job's "
-		   "step runs from the earliest start of a step on any rank to the earliest of the next. Not "
-		   "modelled: host threads waiting for each other outside the merged order, GPU contention (each "
-		   "activity keeps its measured duration, whatever runs beside it), clocks of different hosts, and "
-		   "pipelines' point-to-point transfers by peer: a pipeline whose ranks have as many send and receive "
-		   "kernels (two stages) is joined as above, the i-th of one rank with the i-th of the other, which "
-		   "pairs a send with its receive in GPipe's order but not always in 1F1B's; one whose ranks differ in "
-		   "count is replayed rank by rank. The fixes that compare a rank with the other ranks "
+		   "%d ranks whose collective kernels match are replayed together, their collectives joined in "
+		   "groups: a send or receive whose peer the trace records (collectives.peer) with its peer's, the "
+		   "k-th send of rank a to rank b with the k-th receive of b from a (and the k-th fused sendrecv of a "
+		   "with b with the k-th of b with a), in start order, so that a pipeline's stages are joined whatever "
+		   "their schedule and however many neighbours each has; every other collective kernel, the i-th of "
+		   "every rank among them, as one of all ranks. A group's transfer starts when its last member's "
+		   "kernel starts and takes the measured wait-free time (median over its members of their end minus "
+		   "the last start); the job's step runs from the earliest start of a step on any rank to the earliest "
+		   "of the next. Where the peers do not pair up or are not recorded, every collective kernel is joined "
+		   "by order, the i-th of every rank as one (a two-stage pipeline's sends and receives so pair in "
+		   "GPipe's order but not always in 1F1B's), and ranks whose counts then differ are replayed rank by "
+		   "rank. Not modelled: host threads waiting for each other outside the merged order, GPU contention "
+		   "(each activity keeps its measured duration, whatever runs beside it), and clocks of different "
+		   "hosts. The fixes that compare a rank with the other ranks "
 		   "(gpu_like_median, host_like_median) are not priced in a run with pipeline stages "
 		   "(pipeline_stages.csv): its stages run different layers.",
 		   RP_QUEUE_DEFAULT, RP_JOINT_MAX);

@@ -61,7 +61,12 @@ struct rp_op {
 	int64_t name_id;
 	int kind;            /* enum rp_op_kind */
 	int comm;            /* a collective or point-to-point kernel (NCCL, RCCL) */
+	int p2p;             /* a comm kernel's point-to-point kind with a recorded peer (RP_P2P_*), 0: none */
+	int64_t peer;        /* then its peer, a global rank (collectives.peer), else -1 */
 };
+
+/* rp_op.p2p: a send, a recv, a fused batch that sends to and receives from one peer (collectives.collective) */
+enum { RP_P2P_SEND = 1, RP_P2P_RECV, RP_P2P_SENDRECV };
 
 struct rp_call {
 	int64_t start, dur;  /* measured, ns */
@@ -98,6 +103,7 @@ struct rp_model {
 	size_t nsteps;
 	int64_t queue;        /* the launch queue's depth used */
 	int64_t origin;       /* the first step's host start, where the first call's gap begins */
+	int rank;             /* the rank's global rank (its trace's), which rp_op.peer names */
 };
 
 /*
@@ -217,7 +223,11 @@ char *rp_extra_words(struct store *s, const struct rp_extra_where *w);
 
 /* The ranks of one run replayed together (replay_joint.c). */
 struct rp_joint;
-/* The join of n ranks' models (kept, not copied); NULL where their collectives or steps do not match. */
+/*
+ * The join of n ranks' models (kept, not copied): point-to-point kernels
+ * by peer, the others by order (replay_joint.c); NULL where their
+ * collectives or steps do not match.
+ */
 struct rp_joint *rp_joint_new(const struct rp_model *const *m, size_t n);
 void rp_joint_free(struct rp_joint *x);
 /* count[r]: at how many collectives rank r started last, as measured (the rank the others waited for). */

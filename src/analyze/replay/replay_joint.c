@@ -2,19 +2,32 @@
  * replay_joint.c: the ranks of one run replayed together, their
  * collectives joined (replay.h, issue #52).
  *
- * The i-th collective kernel of every rank (NCCL's or RCCL's, in start
- * order over the window) is one collective: its transfer starts when the
- * last rank's kernel starts, and takes the wait-free time measured, the
- * median over ranks of (the rank's kernel end - the last rank's kernel
- * start), at least 0. Each rank's kernel ends that long after the later of
- * its own start and the last rank's. Ranks whose collective counts differ
- * (a pipeline's sends and receives) are not joined: rp_joint_new says so.
+ * A group is the kernels of one collective operation, on the ranks that
+ * take part in it (NCCL's or RCCL's, in start order over the window):
+ *   - a point-to-point kernel whose peer the store records (collectives:
+ *     a send's Dst Rank, a recv's Src Rank, a fused sendrecv's one peer):
+ *     the k-th send of rank a to rank b with the k-th recv of b from a,
+ *     the k-th sendrecv of a with b with the k-th of b with a, per ordered
+ *     pair of ranks: a group of two ranks. A pipeline's stages are so
+ *     joined whatever their schedule and however many neighbours each has;
+ *   - every other collective kernel: the i-th of every rank among them, a
+ *     group of all ranks.
+ * Where the peers do not pair up (a send without its recv in the window, a
+ * peer outside the run), or no kernel records one, every collective kernel
+ * is taken as all ranks', the i-th of every rank as one (right for a
+ * two-stage pipeline's sends and receives in GPipe's order, not always in
+ * 1F1B's); ranks whose counts then differ are not joined: rp_joint_new says
+ * so. A group's transfer starts when its last member's kernel starts, and
+ * takes the wait-free time measured, the median over members of (the
+ * member's kernel end - the last member's kernel start), at least 0. Each
+ * member's kernel ends that long after the later of its own start and the
+ * last member's.
  *
  * The ranks are replayed side by side (replay_lockstep): each rank until
- * it reaches a collective the others have not all reached, in one pass.
- * Where that cannot go on (a rank launched its collectives in another
+ * it reaches a group the others of the group have not all reached, in one
+ * pass. Where that cannot go on (a rank launched its collectives in another
  * order than they started), they are replayed one after another, each
- * with the last ranks' starts of the previous round, until no start moves
+ * with the last members' starts of the previous round, until no start moves
  * (a fixed point: the starts only grow from round to round, from each
  * rank's own start with no wait in the first); both give the same steps.
  * Ranks share one clock (one host): clock offsets between hosts are not
@@ -31,78 +44,204 @@
 
 struct rp_joint {
 	const struct rp_model *const *m;
-	size_t n, nc;
-	int64_t **comm;      /* per rank: its collectives' activity indexes, in start order */
-	int64_t *last;       /* per collective: the last rank's start, this round */
+	size_t n, ng;
+	size_t *goff;        /* per group g: its members are goff[g] .. goff[g + 1] - 1 */
+	size_t *mrank;       /* per member: its rank */
+	int64_t *mop;        /* per member: its activity on that rank */
+	int64_t *last;       /* per group: the last member's start, this round */
 	int64_t **join, **transfer, **starts; /* per rank and activity, for rp_change */
-	int64_t **cpos;      /* per rank and activity: its collective's index, -1 none */
+	int64_t **gpos;      /* per rank and activity: its group, -1 none */
 	int64_t *steps;      /* one rank's step times */
 	size_t max_steps;
 };
+
+/* A point-to-point kernel to pair: the ordered pair of ranks (from, to), its occurrence on that pair, side. */
+struct pkey {
+	size_t from, to, occ, side;
+	size_t r;
+	int64_t j;
+};
+
+static int cmp_pkey(const void *a, const void *b)
+{
+	const struct pkey *x = a, *y = b;
+	if (x->from != y->from)
+		return (x->from > y->from) - (x->from < y->from);
+	if (x->to != y->to)
+		return (x->to > y->to) - (x->to < y->to);
+	if (x->occ != y->occ)
+		return (x->occ > y->occ) - (x->occ < y->occ);
+	return (x->side > y->side) - (x->side < y->side);
+}
+
+/*
+ * The point-to-point groups of the n ranks: pairs (v[2i], v[2i + 1]) of
+ * the returned array, *npairs set; NULL where no kernel records a peer or
+ * they do not pair up (*npairs 0).
+ */
+static struct pkey *p2p_pairs(const struct rp_model *const *m, size_t n, size_t *npairs)
+{
+	*npairs = 0;
+	size_t nv = 0;
+	for (size_t r = 0; r < n; r++)
+		for (size_t j = 0; j < m[r]->nops; j++)
+			nv += m[r]->ops[j].comm && m[r]->ops[j].p2p;
+	if (!nv)
+		return NULL;
+	struct pkey *v = xmalloc(nv * sizeof(*v));
+	size_t w = 0, *occ = xmalloc(3 * n * sizeof(*occ)); /* per kind and peer: kernels seen */
+	int ok = nv % 2 == 0;
+	for (size_t r = 0; r < n && ok; r++) {
+		memset(occ, 0, 3 * n * sizeof(*occ));
+		for (size_t j = 0; j < m[r]->nops && ok; j++) {
+			const struct rp_op *o = &m[r]->ops[j];
+			if (!o->comm || !o->p2p)
+				continue;
+			size_t q = 0;
+			while (q < n && m[q]->rank != o->peer)
+				q++;
+			if (q == n || q == r) {
+				ok = 0;
+				break;
+			}
+			size_t k = occ[(size_t)(o->p2p - 1) * n + q]++;
+			struct pkey *e = &v[w++];
+			if (o->p2p == RP_P2P_SEND)
+				*e = (struct pkey){r, q, 2 * k, 0, r, (int64_t)j};
+			else if (o->p2p == RP_P2P_RECV)
+				*e = (struct pkey){q, r, 2 * k, 1, r, (int64_t)j};
+			else /* sendrecv: occurrences apart from the sends' (odd) */
+				*e = (struct pkey){r < q ? r : q, r < q ? q : r, 2 * k + 1, r < q ? 0 : 1, r, (int64_t)j};
+		}
+	}
+	free(occ);
+	if (ok) {
+		qsort(v, nv, sizeof(*v), cmp_pkey);
+		for (size_t i = 0; i < nv && ok; i += 2)
+			ok = v[i].side == 0 && v[i + 1].side == 1 && v[i].from == v[i + 1].from && v[i].to == v[i + 1].to &&
+			     v[i].occ == v[i + 1].occ;
+	}
+	if (!ok) {
+		free(v);
+		return NULL;
+	}
+	*npairs = nv / 2;
+	return v;
+}
+
+/* The all-rank groups: per rank, its kernels that are not in pairs; NULL where their counts differ. */
+static int64_t **all_rank(const struct rp_model *const *m, size_t n, int by_peer, size_t *nc)
+{
+	size_t c0 = 0;
+	for (size_t r = 0; r < n; r++) {
+		size_t c = 0;
+		for (size_t j = 0; j < m[r]->nops; j++)
+			c += m[r]->ops[j].comm && !(by_peer && m[r]->ops[j].p2p);
+		if (r && c != c0)
+			return NULL;
+		c0 = c;
+	}
+	int64_t **v = xcalloc(n, sizeof(*v));
+	for (size_t r = 0; r < n; r++) {
+		v[r] = xmalloc((c0 ? c0 : 1) * sizeof(int64_t));
+		size_t c = 0;
+		for (size_t j = 0; j < m[r]->nops; j++)
+			if (m[r]->ops[j].comm && !(by_peer && m[r]->ops[j].p2p))
+				v[r][c++] = (int64_t)j;
+	}
+	*nc = c0;
+	return v;
+}
 
 struct rp_joint *rp_joint_new(const struct rp_model *const *m, size_t n)
 {
 	if (n < 2)
 		return NULL;
-	size_t nc = 0;
-	for (size_t j = 0; j < m[0]->nops; j++)
-		nc += m[0]->ops[j].comm;
-	for (size_t r = 1; r < n; r++) {
-		size_t c = 0;
-		for (size_t j = 0; j < m[r]->nops; j++)
-			c += m[r]->ops[j].comm;
-		if (c != nc || m[r]->nsteps != m[0]->nsteps)
+	for (size_t r = 1; r < n; r++)
+		if (m[r]->nsteps != m[0]->nsteps)
 			return NULL;
+	size_t npairs, nc = 0;
+	struct pkey *pairs = p2p_pairs(m, n, &npairs);
+	int64_t **all = all_rank(m, n, pairs != NULL, &nc);
+	if (!all && pairs) { /* the rest does not match: every kernel by order, as without peers */
+		free(pairs);
+		pairs = NULL;
+		npairs = 0;
+		all = all_rank(m, n, 0, &nc);
 	}
-	if (!nc)
+	if (!all || !(nc + npairs)) {
+		free(pairs);
+		if (all)
+			for (size_t r = 0; r < n; r++)
+				free(all[r]);
+		free(all);
 		return NULL;
+	}
 	struct rp_joint *x = xcalloc(1, sizeof(*x));
 	x->m = m;
 	x->n = n;
-	x->nc = nc;
-	x->comm = xcalloc(n, sizeof(*x->comm));
+	x->ng = nc + npairs;
+	x->goff = xmalloc((x->ng + 1) * sizeof(*x->goff));
+	size_t nm = nc * n + 2 * npairs;
+	x->mrank = xmalloc(nm * sizeof(*x->mrank));
+	x->mop = xmalloc(nm * sizeof(*x->mop));
+	x->last = xmalloc(x->ng * sizeof(*x->last));
+	size_t w = 0;
+	for (size_t c = 0; c < nc; c++) {
+		x->goff[c] = w;
+		for (size_t r = 0; r < n; r++, w++) {
+			x->mrank[w] = r;
+			x->mop[w] = all[r][c];
+		}
+	}
+	for (size_t p = 0; p < 2 * npairs; p++, w++) {
+		if (p % 2 == 0)
+			x->goff[nc + p / 2] = w;
+		x->mrank[w] = pairs[p].r;
+		x->mop[w] = pairs[p].j;
+	}
+	x->goff[x->ng] = w;
+	for (size_t r = 0; r < n; r++)
+		free(all[r]);
+	free(all);
+	free(pairs);
 	x->join = xcalloc(n, sizeof(*x->join));
 	x->transfer = xcalloc(n, sizeof(*x->transfer));
 	x->starts = xcalloc(n, sizeof(*x->starts));
-	x->cpos = xcalloc(n, sizeof(*x->cpos));
-	x->last = xmalloc(nc * sizeof(*x->last));
+	x->gpos = xcalloc(n, sizeof(*x->gpos));
 	for (size_t r = 0; r < n; r++) {
 		size_t no = m[r]->nops;
-		x->comm[r] = xmalloc(nc * sizeof(int64_t));
-		x->join[r] = xmalloc(no * sizeof(int64_t));
-		x->transfer[r] = xcalloc(no, sizeof(int64_t));
-		x->starts[r] = xmalloc(no * sizeof(int64_t));
-		x->cpos[r] = xmalloc(no * sizeof(int64_t));
-		size_t c = 0;
+		x->join[r] = xmalloc((no ? no : 1) * sizeof(int64_t));
+		x->transfer[r] = xcalloc(no ? no : 1, sizeof(int64_t));
+		x->starts[r] = xmalloc((no ? no : 1) * sizeof(int64_t));
+		x->gpos[r] = xmalloc((no ? no : 1) * sizeof(int64_t));
 		for (size_t j = 0; j < no; j++) {
 			x->join[r][j] = RP_NO_JOIN;
-			x->cpos[r][j] = -1;
-			if (m[r]->ops[j].comm) {
-				x->cpos[r][j] = (int64_t)c;
-				x->comm[r][c++] = (int64_t)j;
-			}
+			x->gpos[r][j] = -1;
 		}
 		if (m[r]->nsteps > x->max_steps)
 			x->max_steps = m[r]->nsteps;
 	}
 	x->steps = xmalloc((x->max_steps ? x->max_steps : 1) * sizeof(*x->steps));
-	/* the wait-free transfer of each collective, measured */
+	/* the wait-free transfer of each group, measured */
 	int64_t *v = xmalloc(n * sizeof(*v));
-	for (size_t c = 0; c < nc; c++) {
+	for (size_t g = 0; g < x->ng; g++) {
 		int64_t last = INT64_MIN;
-		for (size_t r = 0; r < n; r++) {
-			const struct rp_op *o = &m[r]->ops[x->comm[r][c]];
+		for (size_t i = x->goff[g]; i < x->goff[g + 1]; i++) {
+			const struct rp_op *o = &m[x->mrank[i]]->ops[x->mop[i]];
+			x->gpos[x->mrank[i]][x->mop[i]] = (int64_t)g;
 			if (o->start > last)
 				last = o->start;
 		}
-		for (size_t r = 0; r < n; r++) {
-			const struct rp_op *o = &m[r]->ops[x->comm[r][c]];
-			v[r] = o->start + o->dur - last;
+		size_t k = 0;
+		for (size_t i = x->goff[g]; i < x->goff[g + 1]; i++) {
+			const struct rp_op *o = &m[x->mrank[i]]->ops[x->mop[i]];
+			v[k++] = o->start + o->dur - last;
 		}
-		qsort(v, n, sizeof(*v), stats_cmp_i64);
-		int64_t t = v[n / 2] > 0 ? v[n / 2] : 0;
-		for (size_t r = 0; r < n; r++)
-			x->transfer[r][x->comm[r][c]] = t;
+		qsort(v, k, sizeof(*v), stats_cmp_i64);
+		int64_t t = v[k / 2] > 0 ? v[k / 2] : 0;
+		for (size_t i = x->goff[g]; i < x->goff[g + 1]; i++)
+			x->transfer[x->mrank[i]][x->mop[i]] = t;
 	}
 	free(v);
 	return x;
@@ -112,12 +251,12 @@ void rp_joint_latest(const struct rp_joint *x, size_t *count)
 {
 	for (size_t r = 0; r < x->n; r++)
 		count[r] = 0;
-	for (size_t c = 0; c < x->nc; c++) {
-		size_t last = 0;
-		for (size_t r = 1; r < x->n; r++)
-			if (x->m[r]->ops[x->comm[r][c]].start > x->m[last]->ops[x->comm[last][c]].start)
-				last = r;
-		count[last]++;
+	for (size_t g = 0; g < x->ng; g++) {
+		size_t last = x->goff[g];
+		for (size_t i = x->goff[g] + 1; i < x->goff[g + 1]; i++)
+			if (x->m[x->mrank[i]]->ops[x->mop[i]].start > x->m[x->mrank[last]]->ops[x->mop[last]].start)
+				last = i;
+		count[x->mrank[last]]++;
 	}
 }
 
@@ -126,24 +265,42 @@ void rp_joint_free(struct rp_joint *x)
 	if (!x)
 		return;
 	for (size_t r = 0; r < x->n; r++) {
-		free(x->comm[r]);
 		free(x->join[r]);
 		free(x->transfer[r]);
 		free(x->starts[r]);
-		free(x->cpos[r]);
+		free(x->gpos[r]);
 	}
-	free(x->comm);
+	free(x->goff);
+	free(x->mrank);
+	free(x->mop);
 	free(x->join);
 	free(x->transfer);
 	free(x->starts);
-	free(x->cpos);
+	free(x->gpos);
 	free(x->last);
 	free(x->steps);
 	free(x);
 }
 
+/* The latest replayed start of group g's members (x->starts). */
+static int64_t group_last(const struct rp_joint *x, size_t g)
+{
+	int64_t last = INT64_MIN;
+	for (size_t i = x->goff[g]; i < x->goff[g + 1]; i++)
+		if (x->starts[x->mrank[i]][x->mop[i]] > last)
+			last = x->starts[x->mrank[i]][x->mop[i]];
+	return last;
+}
+
+/* Sets every member's join of group g to v. */
+static void group_join(struct rp_joint *x, size_t g, int64_t v)
+{
+	for (size_t i = x->goff[g]; i < x->goff[g + 1]; i++)
+		x->join[x->mrank[i]][x->mop[i]] = v;
+}
+
 /*
- * Replays every rank under changes, each collective joined at x->last, and
+ * Replays every rank under changes, each group joined at x->last, and
  * sets lo[k] to the earliest start of step k on any rank (lo[nsteps]: the
  * latest end of the last step), -1 where no rank has one.
  */
@@ -152,9 +309,9 @@ static void replay_round(struct rp_joint *x, const struct rp_change *changes, in
 	size_t nsteps = x->m[0]->nsteps;
 	for (size_t k = 0; k <= nsteps; k++)
 		lo[k] = -1;
+	for (size_t g = 0; g < x->ng; g++)
+		group_join(x, g, x->last[g]);
 	for (size_t r = 0; r < x->n; r++) {
-		for (size_t c = 0; c < x->nc; c++)
-			x->join[r][x->comm[r][c]] = x->last[c];
 		struct rp_change ch = changes[r];
 		ch.join = x->join[r];
 		ch.transfer = x->transfer[r];
@@ -172,7 +329,7 @@ static void replay_round(struct rp_joint *x, const struct rp_change *changes, in
 /*
  * The ranks replayed side by side (rp_sim_run): each rank runs until it
  * reaches a collective whose join is not known, its start then known; when
- * every rank has reached collective c, its join is the last of their
+ * every member of group g has reached it, its join is the last of their
  * starts and the ranks waiting on it go on. Each rank stops once per
  * collective, so this is one replay of every rank, not one per round. The
  * result is the rounds' fixed point (a rank's start of a collective never
@@ -187,10 +344,10 @@ static int replay_lockstep(struct rp_joint *x, const struct rp_change *changes, 
 	struct rp_change *ch = xcalloc(n, sizeof(*ch));
 	struct rp_sim **sim = xcalloc(n, sizeof(*sim));
 	int64_t *wait = xmalloc(n * sizeof(*wait)); /* the activity rank r waits on; -1 none, -2 done */
-	size_t *reached = xcalloc(x->nc ? x->nc : 1, sizeof(*reached));
+	size_t *reached = xcalloc(x->ng ? x->ng : 1, sizeof(*reached));
+	for (size_t g = 0; g < x->ng; g++)
+		group_join(x, g, RP_JOIN_PENDING);
 	for (size_t r = 0; r < n; r++) {
-		for (size_t c = 0; c < x->nc; c++)
-			x->join[r][x->comm[r][c]] = RP_JOIN_PENDING;
 		ch[r] = changes[r];
 		ch[r].join = x->join[r];
 		ch[r].transfer = x->transfer[r];
@@ -213,16 +370,11 @@ static int replay_lockstep(struct rp_joint *x, const struct rp_change *changes, 
 				left--;
 				continue;
 			}
-			int64_t c = x->cpos[r][wait[r]];
-			if (++reached[c] < n)
+			size_t g = (size_t)x->gpos[r][wait[r]];
+			if (++reached[g] < x->goff[g + 1] - x->goff[g])
 				continue;
-			int64_t last = INT64_MIN;
-			for (size_t q = 0; q < n; q++)
-				if (x->starts[q][x->comm[q][c]] > last)
-					last = x->starts[q][x->comm[q][c]];
-			x->last[c] = last;
-			for (size_t q = 0; q < n; q++)
-				x->join[q][x->comm[q][c]] = last;
+			x->last[g] = group_last(x, g);
+			group_join(x, g, x->last[g]);
 		}
 	}
 	for (size_t k = 0; k <= nsteps; k++)
@@ -250,22 +402,16 @@ int rp_joint_replay(struct rp_joint *x, const struct rp_change *changes, int64_t
 	int64_t *lo = xmalloc((nsteps + 1) * sizeof(*lo)), *b = xmalloc((nsteps + 1) * sizeof(*b));
 	int rounds = 1;
 	if (replay_lockstep(x, changes, lo, b) < 0) {
-		for (size_t r = 0; r < x->n; r++)
-			for (size_t c = 0; c < x->nc; c++)
-				x->join[r][x->comm[r][c]] = RP_NO_JOIN;
-		for (size_t c = 0; c < x->nc; c++)
-			x->last[c] = RP_NO_JOIN + 1; /* no wait in the first round */
+		for (size_t g = 0; g < x->ng; g++)
+			x->last[g] = RP_NO_JOIN + 1; /* no wait in the first round */
 		/* Rounds until no last start moves: the round that moved nothing ran with the final joins. */
 		for (rounds = 0; rounds < RP_JOINT_ROUNDS; rounds++) {
 			replay_round(x, changes, lo, b);
 			int moved = 0;
-			for (size_t c = 0; c < x->nc; c++) {
-				int64_t last = INT64_MIN;
-				for (size_t r = 0; r < x->n; r++)
-					if (x->starts[r][x->comm[r][c]] > last)
-						last = x->starts[r][x->comm[r][c]];
-				if (last != x->last[c]) {
-					x->last[c] = last;
+			for (size_t g = 0; g < x->ng; g++) {
+				int64_t last = group_last(x, g);
+				if (last != x->last[g]) {
+					x->last[g] = last;
 					moved = 1;
 				}
 			}

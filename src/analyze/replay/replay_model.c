@@ -56,8 +56,8 @@ struct raw_call {
 	"(instr(n.name, 'Memset') > 0 AND instr(n.name, 'Async') = 0))"
 
 struct raw_op {
-	int64_t start, dur, stream, corr, trace, bytes, name_id;
-	int kind, comm;
+	int64_t start, dur, stream, corr, trace, bytes, name_id, peer;
+	int kind, comm, p2p;
 };
 
 /* What an activity is, from its kind and (for a copy) its name: "Memcpy HtoD (Pageable -> Device)". */
@@ -102,6 +102,70 @@ static int cmp_corr(const void *a, const void *b)
 	if (x->trace != y->trace)
 		return (x->trace > y->trace) - (x->trace < y->trace);
 	return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+/* A point-to-point kernel's peer (collectives.peer) by (trace, start, correlation), as collectives keys it. */
+struct peer_key {
+	int64_t trace, start, corr, peer;
+	int p2p;
+};
+
+static int cmp_peer_key(const void *a, const void *b)
+{
+	const struct peer_key *x = a, *y = b;
+	if (x->trace != y->trace)
+		return (x->trace > y->trace) - (x->trace < y->trace);
+	if (x->start != y->start)
+		return (x->start > y->start) - (x->start < y->start);
+	return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+/*
+ * Sets p2p and peer of the rank's comm kernels that collectives gives a
+ * peer (a send, a recv, a fused sendrecv: pipeline_ranks.c's source), the
+ * others none. Returns 0, or -1 after diag.
+ */
+static int load_peers(struct store *s, const struct rank_key *k, struct raw_op *ops, size_t nops)
+{
+	struct store_stmt *st = rank_query(s, "replay: read point-to-point peers",
+					   "SELECT rt.id, x.start_ns, coalesce(x.correlation, -1), x.collective, x.peer"
+					   " FROM traces rt JOIN collectives x ON x.trace_id = rt.id"
+					   " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.peer IS NOT NULL"
+					   " AND x.collective IN ('send', 'recv', 'sendrecv')",
+					   k);
+	if (!st)
+		return -1;
+	struct peer_key *v = NULL;
+	size_t nv = 0, cap = 0;
+	int rc;
+	while ((rc = store_next(st)) > 0) {
+		v = xgrow(v, &cap, nv + 1, sizeof(*v));
+		const char *coll = (const char *)store_column_text(st, 3);
+		v[nv++] = (struct peer_key){store_column_int64(st, 0), store_column_int64(st, 1), store_column_int64(st, 2),
+					    store_column_int64(st, 4),
+					    !strcmp(coll, "send") ? RP_P2P_SEND : !strcmp(coll, "recv") ? RP_P2P_RECV : RP_P2P_SENDRECV};
+	}
+	store_finalize(st);
+	if (rc < 0) {
+		free(v);
+		return -1;
+	}
+	if (nv)
+		qsort(v, nv, sizeof(*v), cmp_peer_key);
+	for (size_t i = 0; i < nops; i++) {
+		ops[i].p2p = 0;
+		ops[i].peer = -1;
+		if (!ops[i].comm || !nv)
+			continue;
+		struct peer_key want = {ops[i].trace, ops[i].start, ops[i].corr, 0, 0};
+		const struct peer_key *hit = bsearch(&want, v, nv, sizeof(*v), cmp_peer_key);
+		if (hit) {
+			ops[i].p2p = hit->p2p;
+			ops[i].peer = hit->peer;
+		}
+	}
+	free(v);
+	return 0;
 }
 
 static int load_raw(struct store *s, const struct rank_key *k, struct raw_call **calls, size_t *ncalls,
@@ -156,6 +220,8 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 	}
 	store_finalize(st);
 	if (rc < 0)
+		return -1;
+	if (load_peers(s, k, *ops, *nops) < 0)
 		return -1;
 	st = rank_query(s, "replay: read operators", "SELECT x.start_ns, x.dur_ns" RANK_ROWS("cpu_ops"), k);
 	if (!st)
@@ -271,6 +337,7 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 	size_t nrc = 0, nro = 0, ncover = 0;
 	memset(m, 0, sizeof(*m));
 	m->queue = RP_QUEUE_DEFAULT;
+	m->rank = k->rank;
 	if (load_raw(s, k, &rc, &nrc, &ro, &nro, &cover, &ncover, &m->steps, &m->nsteps) < 0) {
 		free(rc);
 		free(ro);
@@ -369,6 +436,8 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 		o->name_id = ro[i].name_id;
 		o->kind = ro[i].kind;
 		o->comm = ro[i].comm;
+		o->p2p = ro[i].p2p;
+		o->peer = ro[i].peer;
 		new_index[i] = (int64_t)m->nops++;
 	}
 	for (size_t i = 0; i < m->ncalls; i++)
