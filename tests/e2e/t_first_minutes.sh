@@ -12,7 +12,8 @@
 #   item 8: the speedup column on runs of as many GPUs: a step-time ratio,
 #           no "% of 1x";
 #   the page pass: the Models fact from the logs, whole folded summaries,
-#           no CSV codes in the findings' prose.
+#           no CSV codes in the findings' prose, step_compare.csv's verdict
+#           on too few steps.
 . "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 G=experiments/gpu1-causes
@@ -201,9 +202,9 @@ grep -q '<td class="text">53.6M params</td>' "$T/h4/h200x4-causes/index.html" &&
 #   prose; ddp-sync's "200 calls over the trace (the median rank 0)" read
 #   as rank 0 being the median rank: want the median rank's count said as
 #   a count (the traces: rank 3 alone calls aten::item in forward).
-python3 - "$H/traces" "$T/h4/h200x4-causes/index.html" "$T/g1/gpu1-causes/index.html" <<'PY' && ok || bad "page pass: Models fact, folded summaries, codes in prose"
+python3 - "$H/traces" "$T/h4/h200x4-causes/index.html" "$T/g1/gpu1-causes/index.html" "$G/traces" <<'PY' && ok || bad "page pass: Models fact, folded summaries, codes in prose"
 import html, json, os, re, sys
-TR, H4, G1 = sys.argv[1:4]
+TR, H4, G1, GTR = sys.argv[1:5]
 bad = False
 def text(s):
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", s)).split())
@@ -240,6 +241,25 @@ want = "%d calls over the trace against the median rank's %d" % (calls[3], other
 if want not in fnd:
     print("ddp-sync: want %r in its cause" % want, file=sys.stderr)
     bad = True
+# step_compare.csv: clean against sleep-shown (7x the step) said "within
+# noise" on 3 steps a side, where no ordering of the steps can reach
+# p < 0.05 (the smallest exact p is 2 / C(6, 3) = 0.1): want "too few
+# steps" wherever the raw traces' ProfilerStep#N counts cannot reach it.
+import csv, math
+G1D = os.path.dirname(G1)
+def nsteps(run):
+    f = os.path.join(GTR, run, "rank0.pt.trace.json")
+    ev = json.load(open(f))["traceEvents"]
+    return len({e["name"] for e in ev if e.get("ph") == "X" and e.get("name", "").startswith("ProfilerStep#")})
+rows = list(csv.DictReader(open(os.path.join(G1D, "data", "step_compare.csv"))))
+if not rows:
+    print("gpu1-causes: no step_compare.csv rows", file=sys.stderr)
+    bad = True
+for r in rows:
+    na, nb = nsteps(r["run_a"]), nsteps(r["run_b"])
+    if 2 / math.comb(na + nb, na) >= 0.05 and r["verdict"] != "too few steps":
+        print("step_compare %s/%s on %d and %d steps: %r, want 'too few steps'" % (r["run_a"], r["run_b"], na, nb, r["verdict"]), file=sys.stderr)
+        bad = True
 sys.exit(bad)
 PY
 finish
