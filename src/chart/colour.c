@@ -75,8 +75,10 @@ static int is_run(const char *key)
  * Each series' colour (see chart_style): runs grey, darkest first; a
  * known category its fixed colour; the others, in order, the palette
  * colours no series of this chart has yet, so that an unknown part never
- * shares its colour with a known neighbour. Lines skip yellow. Past the
- * palette's colours they repeat by position. A bar chart of one series
+ * shares its colour with a known neighbour, nor with a shaded band (the
+ * bands' key lists them beside the series). Lines skip yellow. Past the
+ * palette's colours, a chart with bands takes the extra colours; then
+ * they repeat by position. A bar chart of one series
  * without keys is one grey. Sets look.nruns. Caller frees.
  */
 size_t *series_colours(const struct chart *c)
@@ -103,7 +105,13 @@ size_t *series_colours(const struct chart *c)
 	}
 	if (look.lines)
 		used[3] = 1; /* yellow: a line or marker in it is hard to see on white */
-	size_t next = 0;
+	/* the shaded bands' colours (a memory timeline's phases): no series drawn in one of them */
+	for (size_t i = 0; i < c->nbands; i++) {
+		size_t bc = colour_of(c->bands[i].key, 7);
+		if (bc < NPALETTE)
+			used[bc] = 1;
+	}
+	size_t next = 0, more = 0;
 	for (size_t i = 0; i < c->nseries; i++) {
 		if (col[i] != SIZE_MAX)
 			continue;
@@ -112,6 +120,8 @@ size_t *series_colours(const struct chart *c)
 		if (next < NPALETTE) {
 			col[i] = next;
 			used[next] = 1;
+		} else if (c->nbands && more < NCOLOUR_EXTRA) {
+			col[i] = COLOUR_EXTRA + more++; /* past the bands' colours: the extra ones */
 		} else {
 			col[i] = i % NPALETTE;
 		}

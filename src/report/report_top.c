@@ -106,12 +106,21 @@ static long cause_row(const struct table *t, const char *run, long rank, int reg
 
 /*
  * What fixing a finding of run (and rank, -1 none) is about, in a few words:
- * the rank's mechanism (straggler_causes.csv) where it has one, else, for a
- * rank the others wait for, its lateness; else the rule's name (the rule
- * text up to its first ':'). Appended to b.
+ * a pipeline bubble's own cause (its finding, text, blames the slowest
+ * stage or the sends and receives: the stage's kernels that no other stage
+ * runs are its layers, not extra work); else the rank's mechanism
+ * (straggler_causes.csv) where it has one, else, for a rank the others
+ * wait for, its lateness; else the rule's name (the rule text up to its
+ * first ':'). Appended to b.
  */
-static void fix_words(struct buf *b, const struct report_experiment *e, const char *run, long rank, const char *rule)
+static void fix_words(struct buf *b, const struct report_experiment *e, const char *run, long rank, const char *rule,
+		      const char *text)
 {
+	if (rule && !strncmp(rule, "pipeline-bubble:", 16)) {
+		buf_adds(b, text && strstr(text, "Fix: move layers off stage") ? "unbalanced pipeline stages"
+									     : "pipeline bubble beyond the schedule's");
+		return;
+	}
 	const struct table *t = table_of(e, "straggler_causes");
 	long r = t && rank >= 0 ? cause_row(t, run, rank, 1, NULL) : -1;
 	const char *mech = r >= 0 ? table_text(t, (size_t)r, SC_MECHANISM) : NULL;
@@ -268,7 +277,7 @@ static size_t fix_lines(const struct report_experiment *e, const struct table *f
 			continue;
 		}
 		buf_reset(&w);
-		fix_words(&w, e, run, rank, table_text(f, r, crule));
+		fix_words(&w, e, run, rank, table_text(f, r, crule), table_text(f, r, FND_FINDING));
 		l = xgrow(l, &cap, n + 1, sizeof(*l));
 		l[n++] = (struct fix_line){r, run, rank, saving, xstrdup(w.data), NULL};
 	}
@@ -619,14 +628,17 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 
 /*
  * A finding's summary: its first clause, up to the first "; " or " (" after
- * the run's name (which may hold either), cut at a space with "…" past
- * SUMMARY_MAX bytes. Appended to b.
+ * the run's name (which may hold either), a " (rank N)" aside, cut at a
+ * space with "…" past SUMMARY_MAX bytes. Appended to b.
  */
 static void finding_summary(struct buf *b, const char *text, const char *run)
 {
 	size_t skip = run && !strncmp(text, run, strlen(run)) ? strlen(run) : 0;
 	size_t end = strlen(text);
 	const char *a = strstr(text + skip, "; "), *p = strstr(text + skip, " (");
+	/* "pipeline stage 1 of 2 (rank 1) computes ...": a rank named in passing does not end the clause */
+	while (p && !strncmp(p, " (rank ", 7) && p[7] >= '0' && p[7] <= '9' && p[7 + strspn(p + 7, "0123456789")] == ')')
+		p = strstr(p + 7, " (");
 	if (a && (size_t)(a - text) < end)
 		end = (size_t)(a - text);
 	if (p && (size_t)(p - text) < end)
@@ -635,6 +647,14 @@ static void finding_summary(struct buf *b, const char *text, const char *run)
 		size_t cut = SUMMARY_MAX;
 		while (cut > skip && text[cut] != ' ')
 			cut--;
+		/* not after a number whose unit the cut would drop ("idles 84.0 …") */
+		for (size_t w = cut; cut > skip && w > skip; cut = w) {
+			w = cut - 1;
+			while (w > skip && text[w] != ' ')
+				w--;
+			if (!(text[w + 1] >= '0' && text[w + 1] <= '9'))
+				break;
+		}
 		if (cut > skip) {
 			buf_add(b, text, cut);
 			buf_adds(b, " …");

@@ -174,13 +174,40 @@ static char *make_headline(const struct table *runs)
 }
 
 /*
+ * The models the training logs give where the manifest names none
+ * (runs.csv model where model_source is "training log (<file>): ..."), each
+ * once, then " (training logs)": "53.6M params (training logs)". Appended
+ * to b; nothing where no log gives one.
+ */
+static void models_from_logs(struct buf *b, const struct table *runs)
+{
+	size_t n = runs ? runs->nrows : 0, start = b->len, said = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *v = table_text(runs, i, RUNS_MODEL), *src = table_text(runs, i, RUNS_MODEL_SOURCE);
+		if (!v || !*v || !src || strncmp(src, "training log (", 14))
+			continue;
+		int seen = 0;
+		for (size_t k = 0; k < i && !seen; k++) {
+			const char *w = table_text(runs, k, RUNS_MODEL), *ws = table_text(runs, k, RUNS_MODEL_SOURCE);
+			seen = w && ws && !strcmp(w, v) && !strncmp(ws, "training log (", 14);
+		}
+		if (!seen)
+			buf_printf(b, "%s%s", said++ ? ", " : "", v);
+	}
+	if (b->len > start)
+		buf_adds(b, " (training logs)");
+}
+
+/*
  * The page's Models fact: the manifest's models (models; NULL: none named),
  * then the runs' strategies as the figures name them (runs.csv strategy,
  * layout_strategy_shown) with where they came from (strategy_source:
  * manifest, trace annotations, training logs), those of one source
  * together: "GPT-2 124M; strategies single, DDP, ZeRO-1 (manifest)", "not
  * named in the manifest; strategy DDP (trace annotations and training
- * logs)". NULL when there is neither. Frees models.
+ * logs)"; without a manifest's models those the training logs give
+ * (models_from_logs): "53.6M params (training logs); strategy DDP (...)".
+ * NULL when there is neither. Frees models.
  */
 static char *models_fact(char *models, const struct table *runs, const struct manifest *m)
 {
@@ -215,9 +242,12 @@ static char *models_fact(char *models, const struct table *runs, const struct ma
 	buf_init(&b);
 	if (models)
 		buf_adds(&b, models);
+	else
+		models_from_logs(&b, runs);
+	int named = b.len > 0;
 	if (ns) {
 		static const char *const word[] = {"manifest", "trace annotations", "training logs"};
-		buf_printf(&b, "%s; strateg%s ", models ? "" : "not named in the manifest", ns > 1 ? "ies" : "y");
+		buf_printf(&b, "%s; strateg%s ", named ? "" : "not named in the manifest", ns > 1 ? "ies" : "y");
 		for (size_t k = 0; k < ns; k++) {
 			buf_printf(&b, "%s%s", k ? ", " : "", shown[k]);
 			if (k + 1 < ns && from[k + 1] == from[k])

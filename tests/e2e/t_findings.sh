@@ -140,6 +140,10 @@ if command -v python3 >/dev/null; then
 		"$T/h200/h200/data/findings.csv" && ok || bad "h200: bert-4gpu-ddp's straggler rank 3 is not said unpriced"
 	grep -q 'rank 3 held the other ranks back' "$T/h200/h200/index.html" && ok ||
 		bad "h200 page: the unpriced straggler is not on the page"
+	# its folded summary says who waited for whom: it read "inside matched
+	# collectives they waited for it per step, exposed", cut mid-phrase
+	grep -q '<summary>bert-4gpu-ddp: rank 3 held the other ranks back, but no saving is stated for it: inside matched collectives the others waited for it per step</summary>' \
+		"$T/h200/h200/index.html" && ok || bad "h200 page: the unpriced straggler's summary: $(grep -o '<summary>bert-4gpu-ddp: rank 3[^<]*' "$T/h200/h200/index.html")"
 	# and under "What to fix first", which lists only priced causes
 	sed -n '/<section id="fix"/,/<\/section>/p' "$T/h200/h200/index.html" |
 		grep -q 'Seen, not priced: .*bert-4gpu-ddp rank 3.* held the other ranks back' && ok ||

@@ -10,7 +10,10 @@
 #           step_diff's figure without "wait for another rank" on one GPU;
 #   item 7: h200x4's runs table: model and batch from the training logs;
 #   item 8: the speedup column on runs of as many GPUs: a step-time ratio,
-#           no "% of 1x".
+#           no "% of 1x";
+#   the page pass: the Models fact from the logs, whole folded summaries,
+#           no CSV codes in the findings' prose, step_compare.csv's verdict
+#           on too few steps.
 . "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 G=experiments/gpu1-causes
@@ -187,4 +190,76 @@ if len(rows) != 6:
 sys.exit(bad)
 PY
 grep -q '<td class="text">53.6M params</td>' "$T/h4/h200x4-causes/index.html" && ok || bad "h200x4's runs table shows no model"
+
+# The page pass (h57pages): what the pages said that an engineer doubts.
+#   the Models fact of h200x4 said "not named in the manifest" beside the
+#   runs table's model from the logs: want the logs' "params N" (one value
+#   over the 6 runs, 3 significant digits) with "(training logs)";
+#   extra's folded finding read "extra: GPU work the reference run" (the
+#   fold cut inside the clause at " ("): want its summary to say what the
+#   run does that the reference run does not;
+#   ddp-uneven's cause said "(mechanism different_kernel)", a CSV code in
+#   prose; ddp-sync's "200 calls over the trace (the median rank 0)" read
+#   as rank 0 being the median rank: want the median rank's count said as
+#   a count (the traces: rank 3 alone calls aten::item in forward).
+python3 - "$H/traces" "$T/h4/h200x4-causes/index.html" "$T/g1/gpu1-causes/index.html" "$G/traces" <<'PY' && ok || bad "page pass: Models fact, folded summaries, codes in prose"
+import html, json, os, re, sys
+TR, H4, G1, GTR = sys.argv[1:5]
+bad = False
+def text(s):
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", s)).split())
+h4, g1 = open(H4).read(), open(G1).read()
+n = set()
+for run in ("ddp-clean", "ddp-uneven", "ddp-pageable", "ddp-sync", "ddp-sleep", "ddp-extra"):
+    n |= set(re.findall(r"^params (\d+) world", open(os.path.join(TR, run, "rank0.log")).read(), re.M))
+assert len(n) == 1
+want = "%.3gM params (training logs); strategy" % (int(n.pop()) / 1e6)
+m = re.search(r"<dt>Models</dt><dd>(.*?)</dd>", h4)
+if not m or not text(m.group(1)).startswith(want):
+    print("h200x4 Models fact %r, want it to start %r" % (m and text(m.group(1)), want), file=sys.stderr)
+    bad = True
+sums = [text(x) for x in re.findall(r"<summary[^>]*>(.*?)</summary>", g1, re.S)]
+ex = [x for x in sums if x.startswith("extra: ")]
+if not ex or not re.match(r"extra: GPU work .*does not do", ex[0]):
+    print("gpu1-causes extra's summary %r: want what the reference run does not do" % ex[:1], file=sys.stderr)
+    bad = True
+fnd = text(re.search(r'<section id="findings".*?</section>', h4, re.S).group(0))
+fnd = re.sub(r"rule: .*?(?= ddp-| CSV|$)", "", fnd)
+if "different_kernel" in fnd or "mechanism " in fnd:
+    print("h200x4 findings name a CSV code in prose: %s" % fnd[max(0, fnd.find("mechanism") - 80):][:200], file=sys.stderr)
+    bad = True
+# aten::item on ddp-sync: each rank's calls inside its forward ranges (the
+# region the cause names), rank 3's against the median of the other ranks'
+calls = []
+for r in range(4):
+    f = os.path.join(TR, "ddp-sync", "rank%d.pt.trace.json" % r)
+    ev = [e for e in json.load(open(f))["traceEvents"] if e.get("ph") == "X"]
+    fw = [(e["ts"], e["ts"] + e["dur"]) for e in ev if e.get("name") == "forward"]
+    calls.append(sum(1 for e in ev if e.get("name") == "aten::item" and any(a <= e["ts"] < b for a, b in fw)))
+others = sorted(calls[:3])
+want = "%d calls over the trace against the median rank's %d" % (calls[3], others[1])
+if want not in fnd:
+    print("ddp-sync: want %r in its cause" % want, file=sys.stderr)
+    bad = True
+# step_compare.csv: clean against sleep-shown (7x the step) said "within
+# noise" on 3 steps a side, where no ordering of the steps can reach
+# p < 0.05 (the smallest exact p is 2 / C(6, 3) = 0.1): want "too few
+# steps" wherever the raw traces' ProfilerStep#N counts cannot reach it.
+import csv, math
+G1D = os.path.dirname(G1)
+def nsteps(run):
+    f = os.path.join(GTR, run, "rank0.pt.trace.json")
+    ev = json.load(open(f))["traceEvents"]
+    return len({e["name"] for e in ev if e.get("ph") == "X" and e.get("name", "").startswith("ProfilerStep#")})
+rows = list(csv.DictReader(open(os.path.join(G1D, "data", "step_compare.csv"))))
+if not rows:
+    print("gpu1-causes: no step_compare.csv rows", file=sys.stderr)
+    bad = True
+for r in rows:
+    na, nb = nsteps(r["run_a"]), nsteps(r["run_b"])
+    if 2 / math.comb(na + nb, na) >= 0.05 and r["verdict"] != "too few steps":
+        print("step_compare %s/%s on %d and %d steps: %r, want 'too few steps'" % (r["run_a"], r["run_b"], na, nb, r["verdict"]), file=sys.stderr)
+        bad = True
+sys.exit(bad)
+PY
 finish

@@ -195,6 +195,22 @@ for r in mem-1gpu mem-ddp-leak mem-fsdp; do
 	[ -s "$T/o/mem/figures/memory_timeline_$r.png" ] && ok || bad "no memory_timeline_$r.png"
 done
 [ ! -e "$T/o/mem/figures/memory_timeline_ddp-clean.png" ] && ok || bad "a memory figure for ddp-clean, which has no events"
+# No rank's line in a phase's colour: gpu1-causes' leak figure drew rank 0
+# in orange beside the orange "optimizer step" band, two legend entries of
+# one colour (issue #57 item 8). The bands are the fills at opacity 0.18,
+# the lines the strokes that are not grey.
+python3 - "$T/o/mem/figures" <<'PY' && ok || bad "memory timeline: a rank's line in a phase band's colour"
+import glob, re, sys
+bad = False
+for f in sorted(glob.glob(sys.argv[1] + "/memory_timeline_*.svg")):
+    svg = open(f).read()
+    bands = set(re.findall(r"fill:(rgb\([^)]*\));fill-opacity:0\.18", svg))
+    lines = {c for c in re.findall(r"stroke:(rgb\([^)]*\))", svg) if len(set(re.findall(r"[\d.]+%", c))) > 1}
+    if not bands or not lines or bands & lines:
+        print("%s: bands %s, lines %s" % (f, sorted(bands), sorted(lines)), file=sys.stderr)
+        bad = True
+sys.exit(bad)
+PY
 grep -q 'run ddp-clean records no allocator events' "$T/o/mem/index.html" && ok || bad "no note for ddp-clean"
 
 # An experiment without any allocator event: the Methods say so, no table, no figure.

@@ -404,6 +404,17 @@ EOF
 # over 50,257 words) computes more than the first, and the finding says so
 n=$(grep -c '^pp2-[a-z0-9-]*,1,"[^"]*pipeline stage 1 of 2 (rank 1) computes' "$P/findings.csv")
 [ "$n" = 4 ] && ok || bad "pipeline-bubble findings naming stage 1: $n, want 4"
+# ... and What to fix first says so: the last stage's head and loss kernels,
+# which no other stage runs, are its layers, not extra work (the page said
+# "pp2-gpipe-m4 · rank 1 · extra work no other rank runs"); the finding's
+# folded summary keeps its clause past "(rank 1)"
+for d in h200x2-parallel h200x2-p2p; do
+	f=$T/o/$d/index.html
+	grep -q 'extra work no other rank runs' "$f" && bad "$d: a pipeline stage's own layers called extra work" || ok
+	grep -q 'rank 1 &middot; unbalanced pipeline stages &middot; <strong>saves' "$f" && ok || bad "$d: no unbalanced-stages line in What to fix first"
+	grep -q '<summary>[^<]*pipeline stage 1 of 2 (rank 1) computes [0-9.]*x the mean of the stages, and the others wait' "$f" &&
+		ok || bad "$d: the pipeline finding's summary stops at (rank 1)"
+done
 
 # tensor parallel: check_tp.py, then the all-reduces' calls and bytes per rank from the raw args
 for dr in par/tp2 p2p/tp2-p2p p2p/tp2-nop2p; do

@@ -14,7 +14,8 @@
 #               the trace's, the disagreement in strategy_source and a note.
 # Expected: the log's line and the traces' annotation names read here from
 # the raw files. runs.csv's strategy and strategy_source, the page's Models
-# fact (which said "not recorded"), the strategy figures' captions, and
+# fact (which said "not recorded", then "not named in the manifest" where
+# the logs name the model by its size), the strategy figures' captions, and
 # collective_busbw.csv's strategy column (which was empty for a run the
 # manifest gave none).
 . "$(dirname "$0")/lib.sh"
@@ -108,7 +109,15 @@ parts = []
 for i, s in enumerate(names):
     parts.append(s if i + 1 < len(names) and srcs[names[i + 1]] == srcs[s] else
                  "%s (%s)" % (s, " and ".join(words[k] for k in sorted(srcs[s]))))
-want = "not named in the manifest; strategies " + ", ".join(parts)
+# the models: none in the manifest, so those the logs' "params N" lines give, each once, in
+# 3 significant digits ("53.6M params"), then "(training logs)"
+models = []
+for log in [E + "/" + r + "/rank0.log" for r in ("ddp-clean", "mem-fsdp", "mem-1gpu", "ddp-sleep")] + [edited]:
+    n = [int(m.group(1)) for m in (re.fullmatch(r"\s*params (\d+) world .*\s*", l) for l in open(log)) if m]
+    w = n and ("%.3gB params" % (n[-1] / 1e9) if n[-1] >= 1e9 else "%.3gM params" % (n[-1] / 1e6))
+    if w and w not in models:
+        models.append(w)
+want = ", ".join(models) + " (training logs); strategies " + ", ".join(parts)
 page = open(O + "/index.html").read()
 m = re.search(r"<dt>Models</dt><dd>(.*?)</dd>", page)
 if not m or html.unescape(m.group(1)) != want:

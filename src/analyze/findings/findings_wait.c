@@ -240,8 +240,9 @@ static void rule_unpriced(struct findings *f, const struct analysis_result *res,
 {
 	(void)res;
 	buf_printf(&f->s, "%s: rank %d held the other rank%s back, but no saving is stated for it: inside matched "
-		   "collectives %s waited for it per step, exposed (their GPU doing nothing else) first: %s. No "
-		   "saving, because ", run, straggler, u->waiters == 1 ? "" : "s", u->waiters == 1 ? "it" : "they", who);
+		   "collectives %s waited for it per step (exposed, their GPU doing nothing else, first): %s. No "
+		   "saving, because ", run, straggler, u->waiters == 1 ? "" : "s",
+		   u->waiters == 1 ? "the other rank" : "the others", who);
 	int n = 0;
 	if (u->below_noise) {
 		buf_adds(&f->s, "fixing it would save ");

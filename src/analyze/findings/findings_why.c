@@ -264,7 +264,7 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 			   text(t, (size_t)x, cn), isnan(num(t, (size_t)x, cb)) ? 0 : num(t, (size_t)x, cb) / 1e6,
 			   num(t, (size_t)x, ce) / 1000);
 	} else if (mk == SM_HOST_SYNC && (x = best_row(t, run, straggler, is_sync_row)) >= 0) {
-		buf_printf(b, "why: host synchronisation: %s, %.0f calls over the trace (the median rank %.0f), "
+		buf_printf(b, "why: host synchronisation: %s, %.0f calls over the trace against the median rank's %.0f, "
 			      "%.1f ms per step more %s: each call makes the host wait until the GPU has finished "
 			      "everything queued, then the GPU waits for the host to launch again. Fix: keep values on "
 			      "the GPU inside the step (no .item(), .cpu(), print or Python condition on a GPU tensor); "
@@ -314,7 +314,7 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 				      "calls) take longer in forward and backward (its GPU there %.2fx the median rank's), "
 				      "not in the optimizer step, whose work does not grow with the batch: its inputs are "
 				      "larger (more samples or longer sequences); a kernel only it runs is then cuBLAS's "
-				      "choice for the larger shape (mechanism different_kernel). Fix: balance the data per "
+				      "choice for the larger shape. Fix: balance the data per "
 				      "rank (the same number of samples and tokens: DistributedSampler, length bucketing, "
 				      "padding to a fixed length)",
 				   pre.data, o > 0 ? m / o : NAN);
@@ -337,10 +337,13 @@ const char *why_mechanism(struct buf *b, const struct analysis_result *res, cons
 			      "(a loop over its data, a retry, rank-specific code)",
 			   text(t, (size_t)x, cn), num(t, (size_t)x, cc), num(t, (size_t)x, coc),
 			   num(t, (size_t)x, ce) / 1000, why_region_words(text(t, (size_t)x, creg), rw, sizeof(rw)));
+	} else if (mk == SM_SLOWER_KERNELS || mk == SM_SLOWER_HOST) {
+		buf_printf(b, "why: its %s is slower throughout (no copy, synchronisation, gap, extra or uneven work "
+			      "stands out)",
+			   mk == SM_SLOWER_KERNELS ? "GPU work" : "host work");
 	} else {
-		buf_printf(b, "why: its %s is slower throughout (mechanism %s: no copy, synchronisation, gap, extra or "
-			      "uneven work stands out)",
-			   mk == SM_SLOWER_KERNELS ? "GPU work" : "host work", mech);
+		const char *w = straggler_mechanism_words(mech);
+		buf_printf(b, "why: %s", w ? w : mech);
 	}
 	return mech;
 }

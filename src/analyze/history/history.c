@@ -339,7 +339,7 @@ static int add_series(struct store *s, const char *exp, const struct manifest *m
 				if (pd.median_ns > 0)
 					table_set_real(t, row, 7, (double)d.median_ns / (double)pd.median_ns);
 				table_set_real(t, row, 8, mw.p);
-				table_set_text(t, row, 9, step_verdict(&mw));
+				table_set_text(t, row, 9, step_verdict(&mw, nprev, n));
 			}
 			free(prev);
 			prev = v;
@@ -362,7 +362,8 @@ static int add_series(struct store *s, const char *exp, const struct manifest *m
 			  "distribution of step_stats.csv (n, median, its order-statistic interval) and, from the "
 			  "second run on, ratio_to_previous = median / the previous run's median and the two-sided "
 			  "Mann-Whitney test of the two runs' step times, as in step_compare.csv ('change' when "
-			  "p < 0.05, else 'within noise'). The trend figures draw the same numbers.");
+			  "p < 0.05, 'too few steps' where so few steps cannot reach it, else 'within noise'). The "
+			  "trend figures draw the same numbers.");
 	return ret;
 }
 

@@ -52,8 +52,8 @@ static const struct rp_mechanism mechanisms[NMECH] = {
 			   "find what its host does more than the others (straggler_causes.csv's host rows) and even it "
 			   "out"},
 	[M_EXTRA] = {"extra_gpu_work", "GPU work beyond the reference run's",
-		     "GPU work the reference run (the same configuration) does not do: the kernels of operator calls "
-		     "beyond its count per step of the same operator and input shapes",
+		     "GPU work that a reference run of the same configuration does not do: the kernels of operator "
+		     "calls beyond its count per step of the same operator and input shapes",
 		     "those kernels dropped (no time on their stream)",
 		     "remove that work from the step (the operator named), or run it less often"},
 	/* decided by the nccl-path rule (replay/replay_nccl_path.c nccl_path_of), priced by replay.c add_nccl_path */

@@ -12,8 +12,9 @@
  *                     asynchronous loop's host runs ahead of its GPU.
  *   step_compare.csv: per pair of compare.csv (compare_pairs), the two
  *                     medians, their ratio b / a, and the Mann-Whitney test
- *                     of the two samples: "change" when p < 0.05, else
- *                     "within noise".
+ *                     of the two samples: "change" when p < 0.05, "too
+ *                     few steps" when no two samples of their sizes can
+ *                     reach it, else "within noise".
  *   figure step_times: the median per run, the CI as a thick bar over it,
  *                     min to max as a whisker.
  */
@@ -79,9 +80,24 @@ int step_samples(struct store *s, const char *exp, const char *run, int64_t **v,
 	return 0;
 }
 
-const char *step_verdict(const struct mw_test *t)
+/*
+ * The smallest two-sided p the exact Mann-Whitney test can give samples of
+ * n and m values: 2 / C(n + m, n), all of one sample below the other (at
+ * most 1).
+ */
+static double smallest_p(size_t n, size_t m)
 {
-	return t->p < STATS_ALPHA ? "change" : "within noise";
+	double c = 1;
+	for (size_t k = 1; k <= n && c < 1e12; k++)
+		c = c * (double)(m + k) / (double)k;
+	return c > 2 ? 2 / c : 1;
+}
+
+const char *step_verdict(const struct mw_test *t, size_t n, size_t m)
+{
+	if (t->p < STATS_ALPHA)
+		return "change";
+	return smallest_p(n, m) >= STATS_ALPHA ? "too few steps" : "within noise";
 }
 
 struct run_steps {
@@ -274,7 +290,7 @@ static struct table *compare_table(const struct analysis_ctx *ctx, const struct 
 		table_set_real(t, row, 7, mw.u);
 		table_set_real(t, row, 8, mw.p);
 		table_set_text(t, row, 9, mw.exact ? "exact" : "normal");
-		table_set_text(t, row, 10, step_verdict(&mw));
+		table_set_text(t, row, 10, step_verdict(&mw, a->n, b->n));
 	}
 	free(pairs);
 	free(names);
@@ -347,8 +363,10 @@ static int analysis_step_stats(const struct analysis_ctx *ctx, struct analysis_r
 			  "test, exact (the rank sum's distribution counted over all subsets; p_method 'exact') when "
 			  "no two steps tie and n_a + n_b <= 100, else the normal approximation with tie-corrected "
 			  "variance and a continuity correction of 1/2 ('normal'). verdict: 'change' when p < 0.05, "
-			  "else 'within noise'. With 3 steps a side no difference can reach p < 0.05 (the smallest "
-			  "exact p is 0.1): profile at least 4 steps a run to tell a change from noise.");
+			  "'too few steps' where no difference can reach it with as many steps (the smallest "
+			  "two-sided exact p, 2 / C(n_a + n_b, n_a), is 0.05 or more: 0.1 with 3 steps a side, 0.057 "
+			  "with 3 and 4), else 'within noise': profile at least 4 steps a run to tell a change from "
+			  "noise.");
 	return 0;
 }
 

@@ -20,8 +20,12 @@
  */
 int step_samples(struct store *s, const char *exp, const char *run, int64_t **v, size_t *n, int64_t *ranks);
 
-/* "change" when the test's p is below STATS_ALPHA, else "within noise". */
-const char *step_verdict(const struct mw_test *t);
+/*
+ * "change" when the test's p is below STATS_ALPHA, "too few steps" when no
+ * samples of n and m values could reach it (2 / C(n + m, n) >= STATS_ALPHA),
+ * else "within noise".
+ */
+const char *step_verdict(const struct mw_test *t, size_t n, size_t m);
 
 /* step_stats.csv's columns, in order. */
 #define STEP_STATS_COLUMNS(X)              \
