@@ -16,6 +16,26 @@ P=67736832
 $PERFSTUDY build -q experiments/h100x4-papers/zero.yaml -o "$T/z" 2>"$T/err" && ok || { bad "build: $(cat "$T/err")"; finish; exit; }
 C=$T/z/h100x4-zero/data/comm_types.csv
 
+# An unpriced straggler says "the other rank(s)" only where every other rank
+# of the run waited for it (is named with its wait): gpt2-4gpu-ddp's rank 2
+# held 2 of its 3 others (#57: "the other ranks" overclaimed). The ranks of
+# a run: its trace files here.
+python3 - "$T/z/h100x4-zero/data/findings.csv" experiments/h100x4-papers/traces <<'PY' >"$T/held" 2>&1 && ok || bad "held wording: $(cat "$T/held")"
+import csv, glob, re, sys
+bad = 0
+for r in csv.DictReader(open(sys.argv[1])):
+    if not r["rule"].startswith("straggler-unpriced"):
+        continue
+    ranks = len(glob.glob("%s/%s/rank*.pt.trace.json*" % (sys.argv[2], r["run"])))
+    named = len(re.findall(r"rank \d+ [0-9.]+ ms exposed", r["finding"]))
+    m = re.search(r"held (.*?) back", r["finding"])
+    want = ("the other rank" if named == 1 else "the other ranks") if named == ranks - 1 else \
+        ("another rank" if named == 1 else "%d other ranks" % named)
+    if not m or m.group(1) != want:
+        print("%s: held %r back, %d of %d other ranks named" % (r["run"], m and m.group(1), named, ranks - 1)); bad += 1
+sys.exit(bad > 0)
+PY
+
 # Nothing was planted in these runs (SOURCE.md), so no straggler is worth a
 # fix: no finding with a saving. Their 2-GPU ZeRO-2 and ZeRO-3 runs have a
 # rank whose host is 1.3-1.6x slower on every operator in the 2 profiled

@@ -210,6 +210,7 @@ static void rule_cause(struct findings *f, const struct analysis_result *res, co
 /* Why the waiting rule left a straggler that others waited for unpriced (findings_rule_waiting). */
 struct unpriced {
 	size_t waiters;        /* ranks that waited for it at least WAIT_MIN of their step */
+	size_t others;         /* the run's other ranks (0: not known) */
 	double saving, noise;  /* us per step, as the price rules had them */
 	double added;          /* what the profiler added per step, us; 0 unknown */
 	const char *mech;      /* its mechanism code where it has no specific one, else NULL */
@@ -239,10 +240,19 @@ static void rule_unpriced(struct findings *f, const struct analysis_result *res,
 			  const char *who, double top, const struct unpriced *u)
 {
 	(void)res;
-	buf_printf(&f->s, "%s: rank %d held the other rank%s back, but no saving is stated for it: inside matched "
+	/* "the other ranks" only where every other rank waited: one of three is "another rank" */
+	int all = !u->others || u->waiters >= u->others;
+	char held[48];
+	if (all)
+		snprintf(held, sizeof(held), "the other rank%s", u->waiters == 1 ? "" : "s");
+	else if (u->waiters == 1)
+		snprintf(held, sizeof(held), "another rank");
+	else
+		snprintf(held, sizeof(held), "%zu other ranks", u->waiters);
+	buf_printf(&f->s, "%s: rank %d held %s back, but no saving is stated for it: inside matched "
 		   "collectives %s waited for it per step (exposed, their GPU doing nothing else, first): %s. No "
-		   "saving, because ", run, straggler, u->waiters == 1 ? "" : "s",
-		   u->waiters == 1 ? "the other rank" : "the others", who);
+		   "saving, because ", run, straggler, held,
+		   all ? (u->waiters == 1 ? "the other rank" : "the others") : (u->waiters == 1 ? "that rank" : "they"), who);
 	int n = 0;
 	if (u->below_noise) {
 		buf_adds(&f->s, "fixing it would save ");
@@ -418,7 +428,8 @@ int findings_rule_waiting(struct findings *f, const struct analysis_result *res,
 		noise = f->rp.noise;
 	}
 	/* why a straggler the others waited for is left unpriced, for straggler-unpriced */
-	struct unpriced why = {.waiters = named, .saving = saving, .noise = noise};
+	struct unpriced why = {.waiters = named, .others = nsteps_of ? nsteps_of - 1 : 0, .saving = saving,
+			       .noise = noise};
 	if (!isnan(saving) && saving < noise) {
 		named = 0;
 		why.below_noise = 1;
