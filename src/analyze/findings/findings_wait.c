@@ -237,9 +237,8 @@ static void unpriced_saving(struct findings *f, double saving)
  * dropped without a word).
  */
 static void rule_unpriced(struct findings *f, const struct analysis_result *res, const char *run, int straggler,
-			  const char *who, double top, const struct unpriced *u)
+			  const char *who, double top, const struct unpriced *u, const struct clock_wait *w)
 {
-	(void)res;
 	/* "the other ranks" only where every other rank waited: one of three is "another rank" */
 	int all = !u->others || u->waiters >= u->others;
 	char held[48];
@@ -250,9 +249,12 @@ static void rule_unpriced(struct findings *f, const struct analysis_result *res,
 	else
 		snprintf(held, sizeof(held), "%zu other ranks", u->waiters);
 	buf_printf(&f->s, "%s: rank %d held %s back, but no saving is stated for it: inside matched "
-		   "collectives %s waited for it per step (exposed, their GPU doing nothing else, first): %s. No "
-		   "saving, because ", run, straggler, held,
+		   "collectives %s waited for it per step (exposed, their GPU doing nothing else, first): %s", run,
+		   straggler, held,
 		   all ? (u->waiters == 1 ? "the other rank" : "the others") : (u->waiters == 1 ? "that rank" : "they"), who);
+	/* where a clock is off, how far the waits can be trusted (as the waiting finding says it) */
+	findings_clock_words(&f->s, res, run, straggler, w, u->waiters);
+	buf_adds(&f->s, ". No saving, because ");
 	int n = 0;
 	if (u->below_noise) {
 		buf_adds(&f->s, "fixing it would save ");
@@ -459,7 +461,7 @@ int findings_rule_waiting(struct findings *f, const struct analysis_result *res,
 		why.replay_none = 1;
 	}
 	if (!named && why.waiters)
-		rule_unpriced(f, res, run, straggler, who.data, top, &why);
+		rule_unpriced(f, res, run, straggler, who.data, top, &why, named_w);
 	if (named) {
 		buf_printf(&f->s, "%s: ", run);
 		if (!isnan(saving)) {
