@@ -59,10 +59,11 @@ struct rp_op {
 	int64_t extra;       /* measured start past every dependency (may be < 0: started before its launch returned) */
 	int64_t bytes;
 	int64_t name_id;
-	int kind;            /* enum rp_op_kind */
-	int comm;            /* a collective or point-to-point kernel (NCCL, RCCL) */
-	int p2p;             /* a comm kernel's point-to-point kind with a recorded peer (RP_P2P_*), 0: none */
-	int64_t peer;        /* then its peer, a global rank (collectives.peer), else -1 */
+	/* small fields last, packed: a rank's model holds every activity of its window (72 bytes each) */
+	int32_t peer;        /* a point-to-point kernel's peer, a global rank (collectives.peer), else -1 */
+	unsigned char kind;  /* enum rp_op_kind */
+	unsigned char comm;  /* a collective or point-to-point kernel (NCCL, RCCL) */
+	unsigned char p2p;   /* a comm kernel's point-to-point kind with a recorded peer (RP_P2P_*), 0: none */
 };
 
 /* rp_op.p2p: a send, a recv, a fused batch that sends to and receives from one peer (collectives.collective) */

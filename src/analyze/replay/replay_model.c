@@ -161,7 +161,7 @@ static int load_peers(struct store *s, const struct rank_key *k, struct raw_op *
 		const struct peer_key *hit = bsearch(&want, v, nv, sizeof(*v), cmp_peer_key);
 		if (hit) {
 			ops[i].p2p = hit->p2p;
-			ops[i].peer = hit->peer;
+			ops[i].peer = (int32_t)hit->peer;
 		}
 	}
 	free(v);
@@ -434,10 +434,10 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 		o->prev = o->dep = -1;
 		o->bytes = ro[i].bytes;
 		o->name_id = ro[i].name_id;
-		o->kind = ro[i].kind;
-		o->comm = ro[i].comm;
-		o->p2p = ro[i].p2p;
-		o->peer = ro[i].peer;
+		o->kind = (unsigned char)ro[i].kind;
+		o->comm = (unsigned char)ro[i].comm;
+		o->p2p = (unsigned char)ro[i].p2p;
+		o->peer = (int32_t)ro[i].peer;
 		new_index[i] = (int64_t)m->nops++;
 	}
 	for (size_t i = 0; i < m->ncalls; i++)
