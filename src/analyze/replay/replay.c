@@ -527,6 +527,51 @@ static int one_rank(const struct rank_key *k, struct ctx *x, int alone, struct r
 	return nrep > 0;
 }
 
+/* one_run's note on a run without a training log's unprofiled iterations. */
+static void no_log_note(struct ctx *x, const char *run)
+{
+	result_add_note(x->out,
+			"%s: no training log with unprofiled iterations was given or found beside the traces (a run "
+			"directory's *.log): the replay prices fixes on the profiled steps, with the host as the "
+			"profiler slowed it (replay_calibration.csv)",
+			run);
+}
+
+/*
+ * A run of more than RP_JOINT_MAX ranks, each replayed alone: one rank's
+ * model at a time, loaded, calibrated, priced and freed, so that memory
+ * does not grow with the ranks (a model holds every activity of its
+ * window); the same rows in the same order as one_run's.
+ */
+static int one_run_alone(const struct rank_key *keys, size_t n, struct ctx *x)
+{
+	size_t have = 0;
+	int ret = 0;
+	for (size_t i = 0; i < n && ret == 0; i++) {
+		struct rp_model m;
+		if (rp_model_load(x->a->store, &keys[i], &m) < 0) {
+			ret = -1;
+			break;
+		}
+		if (m.nsteps) {
+			have++;
+			double f = 0, flo = 0;
+			if (one_rank(&keys[i], x, 1, &m, &f, &flo)) {
+				x->ranks_replayed++;
+				const struct rp_model *mp = &m;
+				struct rp_change ch;
+				memset(&ch, 0, sizeof(ch));
+				struct rp_subject sj = {&mp, 1, NULL, &f, &ch};
+				add_fixes(x, &keys[i], &sj, 0, &flo);
+			}
+		}
+		rp_model_release(&m);
+	}
+	if (ret == 0 && have && profiler_unprofiled_ns(x->res, keys[0].run) <= 0)
+		no_log_note(x, keys[0].run);
+	return ret;
+}
+
 /*
  * The ranks keys[0..n) of one run: each replayed and calibrated, then the
  * fixes priced, with the ranks replayed together where their collectives
@@ -534,6 +579,8 @@ static int one_rank(const struct rank_key *k, struct ctx *x, int alone, struct r
  */
 static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 {
+	if (n > RP_JOINT_MAX)
+		return one_run_alone(keys, n, x);
 	struct rp_model *m = xcalloc(n, sizeof(*m));
 	const struct rp_model **mp = xcalloc(n, sizeof(*mp));
 	const struct rank_key **kp = xcalloc(n, sizeof(*kp));
@@ -564,11 +611,7 @@ static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 	struct rp_change *ch = xcalloc(have ? have : 1, sizeof(*ch));
 	int64_t median = profiler_unprofiled_ns(x->res, keys[0].run);
 	if (have && median <= 0)
-		result_add_note(x->out,
-				"%s: no training log with unprofiled iterations was given or found beside the traces (a run "
-				"directory's *.log): the replay prices fixes on the profiled steps, with the host as the "
-				"profiler slowed it (replay_calibration.csv)",
-				keys[0].run);
+		no_log_note(x, keys[0].run);
 	if (joint && median > 0) {
 		/* one host factor for the run: the ranks' replay together against the one log */
 		struct rp_subject sj = {mp, have, joint, f, ch};
