@@ -63,7 +63,6 @@
 #include "analyze/pipeline/pipeline_tables.h"
 #include "analyze/ranks/ranks_tables.h"
 
-#define RP_SAVING_MIN 0.01 /* a saving under this share of the step is not stated */
 #define RP_JOINT_PRICED 4  /* of a run replayed together, the ranks whose fixes are priced: the latest ones */
 
 struct ctx {
@@ -154,47 +153,6 @@ static int run_is_pipeline(const struct analysis_result *res, const char *run)
 }
 
 /*
- * The paired savings of base over alt (per step, ns; steps < 0 left out),
- * against a step of mean: their mean, smallest, largest, the mean step
- * replayed without the cause, the noise (twice the standard error of the
- * per-step savings, at least RP_SAVING_MIN of the step) and whether the
- * saving is stated (above the noise; with fewer than 3 steps, where no
- * spread can be told, every step's saving above it). Returns the steps
- * counted (0: none, nothing set).
- */
-struct savings {
-	double saving, smin, smax, without, noise;
-	int stated;
-};
-
-static size_t savings_of(const int64_t *base, const int64_t *alt, size_t nsteps, double mean, struct savings *v)
-{
-	double sum = 0, sq = 0, smin = INFINITY, smax = -INFINITY, wsum = 0;
-	size_t n = 0;
-	for (size_t s = 0; s < nsteps; s++) {
-		if (base[s] < 0 || alt[s] < 0)
-			continue;
-		double sv = (double)(base[s] - alt[s]);
-		sum += sv;
-		sq += sv * sv;
-		wsum += (double)alt[s];
-		smin = fmin(smin, sv);
-		smax = fmax(smax, sv);
-		n++;
-	}
-	if (!n)
-		return 0;
-	double sd = n > 2 ? sqrt(fmax(0, (sq - sum * sum / (double)n) / (double)(n - 1))) : 0;
-	v->saving = sum / (double)n;
-	v->smin = smin;
-	v->smax = smax;
-	v->without = wsum / (double)n;
-	v->noise = fmax(2 * sd / sqrt((double)n), RP_SAVING_MIN * mean);
-	v->stated = v->saving > v->noise && (n > 2 || smin > v->noise);
-	return n;
-}
-
-/*
  * The mean saving of change c on rank r of sj with every rank's host
  * factor from flo instead (c's own factor times flo[r] / sj->f[r]).
  */
@@ -234,8 +192,8 @@ static void all_causes(struct ctx *x, struct rp_subject *sj, size_t r, const str
 	struct rp_change c = {.host_factor = sj->f[r], .no_gap = u->no_gap, .no_wait = u->no_wait,
 			      .drop_op = u->drop_op};
 	rp_subject_replay(sj, r, &c, x->alt);
-	struct savings v;
-	if (!savings_of(x->base, x->alt, m->nsteps, mean, &v))
+	struct rp_savings v;
+	if (!rp_savings_of(x->base, x->alt, m->nsteps, mean, &v))
 		return;
 	for (size_t row = u->first; row < x->fixes->nrows; row++)
 		if (table_num(x->fixes, row, RF_STATED) == 1)
@@ -323,8 +281,8 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 			struct rp_change c = {.host_factor = f * host_scale, .no_gap = fx.no_gap, .no_wait = fx.no_wait,
 					      .drop_op = fx.drop_op, .op_scale = scale};
 			rp_subject_replay(sj, r, &c, x->alt);
-			struct savings v;
-			if (savings_of(x->base, x->alt, m->nsteps, mean, &v)) {
+			struct rp_savings v;
+			if (rp_savings_of(x->base, x->alt, m->nsteps, mean, &v)) {
 				double saving = v.saving;
 				/* a rank no slower than the others: evening it out saves nothing, and is not listed */
 				if (!((id == M_GPU_MEDIAN || id == M_HOST_MEDIAN) && saving <= 0)) {
@@ -414,8 +372,8 @@ static void add_nccl_path(struct ctx *x, const struct rank_key *k, struct rp_sub
 	}
 	double step = joint_mean(sj, sj->f, NULL, x->base);
 	joint_mean(sj, sj->f, scale, x->alt);
-	struct savings v;
-	if (comm && savings_of(x->base, x->alt, m0->nsteps, step, &v)) {
+	struct rp_savings v;
+	if (comm && rp_savings_of(x->base, x->alt, m0->nsteps, step, &v)) {
 		double fast = joint_mean(sj, flo, NULL, x->buf) - joint_mean(sj, flo, scale, x->buf);
 		struct fix_row fr = {k, 1, rp_mechanism_at(M_NCCL_PATH)->id, (double)comm / (double)m0->nsteps, step,
 				     v.without, v.saving, v.smin, v.smax, v.noise, v.stated, 1, fast};

@@ -3,10 +3,12 @@
  * table of their words (replay_fixes.csv mechanism, What to fix first; the
  * findings and the report read them through rp_mechanism), and the rules
  * that pick each one's instances in a rank's model (replay.c removes them
- * and replays the step).
+ * and replays the step); and what removing them saves, per step and
+ * against the noise (rp_savings_of).
  */
 #include "analyze/replay/replay_mech.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,4 +159,32 @@ void rp_pick(const struct rp_model *m, int id, struct rp_fix *f)
 const struct rp_mechanism *rp_mechanism_at(int id)
 {
 	return &mechanisms[id];
+}
+
+/* The paired savings of base over alt (replay_mech.h). */
+size_t rp_savings_of(const int64_t *base, const int64_t *alt, size_t nsteps, double mean, struct rp_savings *v)
+{
+	double sum = 0, sq = 0, smin = INFINITY, smax = -INFINITY, wsum = 0;
+	size_t n = 0;
+	for (size_t s = 0; s < nsteps; s++) {
+		if (base[s] < 0 || alt[s] < 0)
+			continue;
+		double sv = (double)(base[s] - alt[s]);
+		sum += sv;
+		sq += sv * sv;
+		wsum += (double)alt[s];
+		smin = fmin(smin, sv);
+		smax = fmax(smax, sv);
+		n++;
+	}
+	if (!n)
+		return 0;
+	double sd = n > 2 ? sqrt(fmax(0, (sq - sum * sum / (double)n) / (double)(n - 1))) : 0;
+	v->saving = sum / (double)n;
+	v->smin = smin;
+	v->smax = smax;
+	v->without = wsum / (double)n;
+	v->noise = fmax(2 * sd / sqrt((double)n), RP_SAVING_MIN * mean);
+	v->stated = v->saving > v->noise && (n > 2 || smin > v->noise);
+	return n;
 }

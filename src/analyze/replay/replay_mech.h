@@ -36,4 +36,21 @@ struct rp_fix {
 /* Marks the instances of mechanism id in m into f. */
 void rp_pick(const struct rp_model *m, int id, struct rp_fix *f);
 
+#define RP_SAVING_MIN 0.01 /* a saving under this share of the step is not stated */
+
+/*
+ * The paired savings of base over alt (per step, ns; steps < 0 left out),
+ * against a step of mean: their mean, smallest, largest, the mean step
+ * replayed without the cause, the noise (twice the standard error of the
+ * per-step savings, at least RP_SAVING_MIN of the step) and whether the
+ * saving is stated (above the noise; with fewer than 3 steps, where no
+ * spread can be told, every step's saving above it). Returns the steps
+ * counted (0: none, nothing set).
+ */
+struct rp_savings {
+	double saving, smin, smax, without, noise;
+	int stated;
+};
+size_t rp_savings_of(const int64_t *base, const int64_t *alt, size_t nsteps, double mean, struct rp_savings *v);
+
 #endif
