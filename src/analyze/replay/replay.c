@@ -93,8 +93,8 @@ struct fix_row {
 /* The masks of a rank's stated fixes, or'ed together (saving_all_causes_us). */
 struct fix_union {
 	unsigned char *no_gap, *no_wait, *drop_op;
-	size_t nstated;  /* stated fixes in it */
-	size_t first;    /* the rank's first row in replay_fixes */
+	size_t rows[NMECH]; /* their rows in replay_fixes (a mechanism gives a rank one row at most) */
+	size_t nrows;
 };
 
 static void add_fix_row(struct table *t, const struct fix_row *f, const char *where)
@@ -179,14 +179,14 @@ static double saving_at(struct ctx *x, const struct rp_subject *sj, size_t r, co
 }
 
 /*
- * saving_all_causes_us of rank r's rows from u->first: where two or more
- * of its fixes are stated, the saving with all of them removed in one
- * replay (their savings overlap: each alone counts the time the others'
- * removal would also give back), set on each stated row; else left null.
+ * saving_all_causes_us of the rows u holds (rank r's stated fixes that
+ * remove instances): where there are two or more, the saving with all of
+ * them removed in one replay (their savings overlap: each alone counts the
+ * time the others' removal would also give back), set on each; else null.
  */
 static void all_causes(struct ctx *x, struct rp_subject *sj, size_t r, const struct fix_union *u, double mean)
 {
-	if (u->nstated < 2)
+	if (u->nrows < 2)
 		return;
 	const struct rp_model *m = sj->m[r];
 	struct rp_change c = {.host_factor = sj->f[r], .no_gap = u->no_gap, .no_wait = u->no_wait,
@@ -195,9 +195,8 @@ static void all_causes(struct ctx *x, struct rp_subject *sj, size_t r, const str
 	struct rp_savings v;
 	if (!rp_savings_of(x->base, x->alt, m->nsteps, mean, &v))
 		return;
-	for (size_t row = u->first; row < x->fixes->nrows; row++)
-		if (table_num(x->fixes, row, RF_STATED) == 1)
-			table_set_ns(x->fixes, row, RF_SAVING_ALL_CAUSES_US, llround(v.saving));
+	for (size_t i = 0; i < u->nrows; i++)
+		table_set_ns(x->fixes, u->rows[i], RF_SAVING_ALL_CAUSES_US, llround(v.saving));
 }
 
 /*
@@ -224,8 +223,7 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 	double mean = sum / (double)n;
 	/* a pipeline's stages run different layers: "like the other ranks" is no fix there */
 	int pipe = run_is_pipeline(x->res, k->run);
-	struct fix_union u = {xcalloc(m->ncalls + 1, 1), xcalloc(m->ncalls + 1, 1), xcalloc(m->nops + 1, 1), 0,
-			      x->fixes->nrows};
+	struct fix_union u = {xcalloc(m->ncalls + 1, 1), xcalloc(m->ncalls + 1, 1), xcalloc(m->nops + 1, 1), {0}, 0};
 	for (int id = 0; id < NMECH; id++) {
 		if (((id == M_GPU_MEDIAN || id == M_HOST_MEDIAN) && (!sj->joint || pipe)) || id == M_NCCL_PATH)
 			continue; /* nccl_path: the run's, add_nccl_path */
@@ -306,12 +304,13 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 					}
 					add_fix_row(x->fixes, &fr, where);
 					free(where);
+					size_t row = x->fixes->nrows - 1;
 					/* removed by masks alone (not the rank made like the others): into the union */
 					if (v.stated && saving > 0 && !scale && host_scale == 1.0) {
 						or_into(u.no_gap, fx.no_gap, m->ncalls);
 						or_into(u.no_wait, fx.no_wait, m->ncalls);
 						or_into(u.drop_op, fx.drop_op, m->nops);
-						u.nstated++;
+						u.rows[u.nrows++] = row;
 					}
 				}
 			}
