@@ -34,6 +34,7 @@
 #include "util/buf.h"
 #include "analyze/findings/cells.h"
 #include "analyze/pipeline/pipeline_tables.h"
+#include "analyze/replay/replay.h"
 #include "analyze/ranks/ranks_tables.h"
 
 #define PP_MIN_STEPS 3      /* fewer steps: their spread is unknown, nothing is stated */
@@ -58,8 +59,30 @@ static double pp_noise(const struct table *t, const struct pp_cols *c, size_t r)
 	return fmax(PP_EXCESS_MIN, PP_NOISE_K * (isnan(sig) ? 0 : sig));
 }
 
+/* replay_fixes.csv's pipeline_balance row of a run (replay/replay_run.c), us. */
+struct pp_replay {
+	double saving, step, noise;
+	int stated, found;
+};
+
+/* The pipeline_balance row of run into *p; 0 where there is none (its ranks were not replayed together). */
+static int replay_of(const struct analysis_result *res, const char *run, struct pp_replay *p)
+{
+	const struct table *t = result_table(res, "replay_fixes");
+	int crun = col(t, RF_RUN), cm = col(t, RF_MECHANISM);
+	for (size_t r = 0; t && crun >= 0 && cm >= 0 && r < t->nrows; r++) {
+		const char *rr = text(t, r, crun), *m = text(t, r, cm);
+		if (!rr || strcmp(rr, run) || !m || strcmp(m, "pipeline_balance"))
+			continue;
+		*p = (struct pp_replay){num(t, r, col(t, RF_SAVING_US_PER_STEP)), num(t, r, col(t, RF_STEP_US)),
+					num(t, r, col(t, RF_NOISE_US)), num(t, r, col(t, RF_STATED)) > 0, 1};
+		return 1;
+	}
+	return 0;
+}
+
 /* The statement of one pipeline (its rows carry pipe); nothing when no stage exceeds the noise. */
-static void one_pipe(const struct table *t, const struct pp_cols *c, const char *run, double pipe,
+static void one_pipe(const struct analysis_result *res, const struct table *t, const struct pp_cols *c, const char *run, double pipe,
 		     pipeline_finding_fn emit, void *ctx, struct buf *b, struct buf *rule)
 {
 	long best = -1, slow = -1, over = 0;
@@ -96,15 +119,20 @@ static void one_pipe(const struct table *t, const struct pp_cols *c, const char 
 	int blame = !isnan(imb) && imb > PP_IMBALANCE && slow >= 0;
 	size_t who = blame ? (size_t)slow : r;
 	double m = num(t, r, c->m), saving = ex * span, balanced = NAN;
+	struct pp_replay rp = {NAN, NAN, NAN, 0, 0};
 	if (blame && m >= 1) {
 		balanced = (m - 1) / m * most * (1 - 1 / imb);
 		saving = fmin(saving, balanced);
 	}
+	/* the replay's price, where the run's ranks were replayed together; the formula only where not */
+	if (blame && replay_of(res, run, &rp))
+		saving = rp.stated ? rp.saving : NAN;
 	buf_reset(b);
 	if (blame)
-		buf_printf(b, "%s: pipeline stage %.0f of %.0f (rank %.0f) computes %.2fx the mean of the stages, and "
-			      "the others wait for it: ",
-			   run, num(t, who, c->stage), num(t, who, c->stages), num(t, who, c->rank), imb);
+		buf_printf(b, "%s: pipeline stage %.0f of %.0f (rank %.0f) computes %.2fx the mean of the stages, %s: ",
+			   run, num(t, who, c->stage), num(t, who, c->stages), num(t, who, c->rank), imb,
+			   rp.found && !rp.stated ? "yet the replay finds the step held elsewhere"
+						  : "and the others wait for it");
 	else
 		buf_printf(b, "%s: ", run);
 	buf_printf(b, "pipeline stage %.0f of %.0f (rank %.0f) idles %.1f %% of the pipeline's span per step, "
@@ -115,10 +143,29 @@ static void one_pipe(const struct table *t, const struct pp_cols *c, const char 
 		   num(t, r, c->steps));
 	if (over > 1)
 		buf_printf(b, " (%ld stages of this pipeline exceed it; this one costs the most)", over);
-	if (blame)
+	if (blame && rp.found && rp.stated)
+		buf_printf(b, ". Fix: move layers off stage %.0f: replayed with every stage's compute at the stages' "
+			      "mean (replay_fixes.csv pipeline_balance: the ranks together, waiting for each other and "
+			      "for their hosts), the step would take %.2f ms less than its %.2f ms; whole layers can "
+			      "only come near the mean. The schedule's formula, (m - 1) / m x (%.2f ms - the mean's "
+			      "%.2f ms), would say %.2f ms",
+			   num(t, who, c->stage), rp.saving / 1000, rp.step / 1000, most / 1000, most / imb / 1000,
+			   fmin(ex * span, balanced) / 1000);
+	else if (blame && rp.found)
+		buf_printf(b, ". Moving layers off stage %.0f would not shorten the step: replayed with every "
+			      "stage's compute at the stages' mean (replay_fixes.csv pipeline_balance: the ranks "
+			      "together, waiting for each other and for their hosts), it changes by %+.2f ms of its "
+			      "%.2f ms, within the replay's noise of %.2f ms: something else holds the step (the "
+			      "critical path says what). The schedule's formula, (m - 1) / m x (%.2f ms - the mean's "
+			      "%.2f ms), would say %.2f ms, as if the stages' compute alone set the step",
+			   num(t, who, c->stage), -rp.saving / 1000, rp.step / 1000, rp.noise / 1000, most / 1000,
+			   most / imb / 1000, fmin(ex * span, balanced) / 1000);
+	else if (blame)
 		buf_printf(b, ". Fix: move layers off stage %.0f: with the stages' compute balanced at their mean, the "
 			      "step would be about %.2f ms shorter ((m - 1) / m x (%.2f ms - the mean's %.2f ms), the slowest "
-			      "stage's compute per step against the mean's%s)",
+			      "stage's compute per step against the mean's%s; by the schedule's formula, not the replay: the "
+			      "ranks were not replayed together, or their replay together was off the measured steps by "
+			      "more than 3 %%)",
 			   num(t, who, c->stage), saving / 1000, most / 1000, most / imb / 1000,
 			   saving < balanced ? "; no more than the bubble beyond the schedule's" : "");
 	else
@@ -198,7 +245,7 @@ void findings_pipeline(const struct analysis_result *res, const char *run, pipel
 		if (!rr || strcmp(rr, run) || pipe == last)
 			continue;
 		last = pipe;
-		one_pipe(t, &c, run, pipe, emit, ctx, &b, &rule);
+		one_pipe(res, t, &c, run, pipe, emit, ctx, &b, &rule);
 	}
 	buf_release(&b);
 	buf_release(&rule);

@@ -611,11 +611,17 @@ static int analysis_pipeline_stages(const struct analysis_ctx *ctx, struct analy
 		"fewer the spread is unknown and nothing is stated); its likely cause is the slowest stage where "
 		"imbalance exceeds 1.10 (the finding then leads with that stage and is its rank's, where the fix is: "
 		"move layers off it), else the send and recv time. Its price (saving_us_per_step): with a slowest "
-		"stage to blame, what balancing the stages' compute at their mean would save, (m - 1) / m x (the "
-		"slowest stage's compute_us - the mean's): in a GPipe or 1F1B schedule whose stage s takes t_s per "
-		"micro-batch the span is about sum t_s + (m - 1) max t_s (the fill, then the slowest stage sets the "
-		"pace), balanced (p + m - 1) x the mean; no more than the bubble beyond the schedule's, excess_share x "
-		"span_us, which is the price where no stage is blamed.");
+		"stage to blame, the replay's (replay_fixes.csv pipeline_balance: the run's ranks replayed together "
+		"with every stage's kernels outside communication at their durations x the stages' mean compute over "
+		"its own), stated only where the replay states it (above its noise; else the finding says that "
+		"balancing would not shorten the step, and what holds it is elsewhere); where the ranks were not "
+		"replayed together, or their unchanged replay together is off the measured steps by more than 3 %, "
+		"the schedule's formula, (m - 1) / m x (the slowest stage's compute_us - the mean's): in a GPipe or "
+		"1F1B schedule whose stage s takes t_s per micro-batch the span is about sum t_s + (m - 1) max t_s "
+		"(the fill, then the slowest stage sets the pace), balanced (p + m - 1) x the mean; no more than the "
+		"bubble beyond the schedule's, excess_share x span_us, which is the price where no stage is "
+		"blamed. The finding gives the formula's figure beside the replay's: the formula counts the stages' "
+		"compute as if it alone set the step.");
 	return 0;
 }
 

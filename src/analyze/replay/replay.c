@@ -56,6 +56,7 @@
 #include "analyze/replay/replay.h"
 #include "analyze/replay/replay_mech.h"
 #include "analyze/lib/stats.h"
+#include "analyze/replay/replay_int.h"
 #include "analyze/replay/replay_nccl_path.h"
 #include "analyze/time/profiler_overhead.h"
 #include "util/buf.h"
@@ -65,57 +66,12 @@
 
 #define RP_JOINT_PRICED 4  /* of a run replayed together, the ranks whose fixes are priced: the latest ones */
 
-struct ctx {
-	const struct analysis_ctx *a;
-	const struct rank_key *keys; /* the experiment's ranks */
-	size_t nkeys;
-	struct rp_ref *refs;         /* each run's reference (extra_gpu_work) */
-	size_t nrefs;
-	const struct analysis_result *res;
-	struct analysis_result *out; /* the same, for notes */
-	struct table *steps, *cal, *fixes;
-	size_t ranks_replayed;
-	double *flo;                 /* scratch: each rank's host factor at the bottom of its log's range */
-	int64_t *buf, *base, *alt;
-	size_t cap;
-};
-
-/* One row of replay_fixes.csv. */
-struct fix_row {
-	const struct rank_key *k; /* its rank; run_wide: its run only (rank empty) */
-	int run_wide;
-	const char *mechanism;
-	double per_step, step, without, saving, smin, smax, noise;
-	int stated, joint;
-	double fast; /* the saving at the bottom of the host factor's range */
-};
-
 /* The masks of a rank's stated fixes, or'ed together (saving_all_causes_us). */
 struct fix_union {
 	unsigned char *no_gap, *no_wait, *drop_op;
 	size_t rows[NMECH]; /* their rows in replay_fixes (a mechanism gives a rank one row at most) */
 	size_t nrows;
 };
-
-static void add_fix_row(struct table *t, const struct fix_row *f, const char *where)
-{
-	size_t row = table_add_row(t);
-	table_set_text(t, row, 0, f->k->run);
-	if (!f->run_wide)
-		table_set_int(t, row, 1, f->k->rank);
-	table_set_text(t, row, 2, f->mechanism);
-	table_set_text(t, row, 3, where);
-	table_set_real(t, row, 4, f->per_step);
-	table_set_ns(t, row, 5, llround(f->step));
-	table_set_ns(t, row, 6, llround(f->without));
-	table_set_ns(t, row, 7, llround(f->saving));
-	table_set_ns(t, row, 8, llround(f->smin));
-	table_set_ns(t, row, 9, llround(f->smax));
-	table_set_ns(t, row, 10, llround(f->noise));
-	table_set_int(t, row, 11, f->stated);
-	table_set_text(t, row, 12, f->joint ? "together" : "alone");
-	table_set_ns(t, row, 13, llround(f->fast));
-}
 
 /* ORs n flags of b into a (b NULL: none). */
 static void or_into(unsigned char *a, const unsigned char *b, size_t n)
@@ -125,7 +81,7 @@ static void or_into(unsigned char *a, const unsigned char *b, size_t n)
 }
 
 /* The same rank of k's reference run (extra_gpu_work) and, in *ref, that run's row; NULL where it has none. */
-static const struct rank_key *reference_of(const struct ctx *x, const struct rank_key *k, const struct rp_ref **ref)
+static const struct rank_key *reference_of(const struct rp_ctx *x, const struct rank_key *k, const struct rp_ref **ref)
 {
 	for (size_t i = 0; i < x->nrefs; i++) {
 		if (x->refs[i].run_db_id != k->run_db_id || x->refs[i].ref_db_id < 0)
@@ -156,7 +112,7 @@ static int run_is_pipeline(const struct analysis_result *res, const char *run)
  * The mean saving of change c on rank r of sj with every rank's host
  * factor from flo instead (c's own factor times flo[r] / sj->f[r]).
  */
-static double saving_at(struct ctx *x, const struct rp_subject *sj, size_t r, const struct rp_change *c,
+static double saving_at(struct rp_ctx *x, const struct rp_subject *sj, size_t r, const struct rp_change *c,
 			const double *flo)
 {
 	const struct rp_model *m = sj->m[r];
@@ -184,7 +140,7 @@ static double saving_at(struct ctx *x, const struct rp_subject *sj, size_t r, co
  * them removed in one replay (their savings overlap: each alone counts the
  * time the others' removal would also give back), set on each; else null.
  */
-static void all_causes(struct ctx *x, struct rp_subject *sj, size_t r, const struct fix_union *u, double mean)
+static void all_causes(struct rp_ctx *x, struct rp_subject *sj, size_t r, const struct fix_union *u, double mean)
 {
 	if (u->nrows < 2)
 		return;
@@ -204,7 +160,7 @@ static void all_causes(struct ctx *x, struct rp_subject *sj, size_t r, const str
  * replay_fixes.csv; flo: each rank's host factor at the bottom of the
  * range its log allows (saving_fast_host_us).
  */
-static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject *sj, size_t r, const double *flo)
+static void add_fixes(struct rp_ctx *x, const struct rank_key *k, struct rp_subject *sj, size_t r, const double *flo)
 {
 	const struct rp_model *m = sj->m[r];
 	double f = sj->f[r];
@@ -225,8 +181,8 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 	int pipe = run_is_pipeline(x->res, k->run);
 	struct fix_union u = {xcalloc(m->ncalls + 1, 1), xcalloc(m->ncalls + 1, 1), xcalloc(m->nops + 1, 1), {0}, 0};
 	for (int id = 0; id < NMECH; id++) {
-		if (((id == M_GPU_MEDIAN || id == M_HOST_MEDIAN) && (!sj->joint || pipe)) || id == M_NCCL_PATH)
-			continue; /* nccl_path: the run's, add_nccl_path */
+		if (((id == M_GPU_MEDIAN || id == M_HOST_MEDIAN) && (!sj->joint || pipe)) || id == M_NCCL_PATH || id == M_PIPE_BALANCE)
+			continue; /* nccl_path, pipeline_balance: the run's, replay_run.c */
 		double host_scale = 1.0;
 		if (id == M_HOST_MEDIAN) {
 			/* the median of the other ranks' host work over this rank's; only a rank with more */
@@ -302,7 +258,7 @@ static void add_fixes(struct ctx *x, const struct rank_key *k, struct rp_subject
 						free(where);
 						where = w;
 					}
-					add_fix_row(x->fixes, &fr, where);
+					rp_add_fix_row(x->fixes, &fr, where);
 					free(where);
 					size_t row = x->fixes->nrows - 1;
 					/* removed by masks alone (not the rank made like the others): into the union */
@@ -330,70 +286,8 @@ out:
 		rank_data_release(&d);
 }
 
-/* The mean replayed step of the ranks of sj together, each at factor f[q] and with op_scale scale[q] (NULL: none). */
-static double joint_mean(struct rp_subject *sj, const double *f, double *const *scale, int64_t *steps)
-{
-	for (size_t q = 0; q < sj->n; q++)
-		sj->ch[q] = (struct rp_change){.host_factor = f[q], .op_scale = scale ? scale[q] : NULL};
-	rp_joint_replay(sj->joint, sj->ch, steps);
-	double sum = 0;
-	size_t n = 0;
-	for (size_t s = 0; s < sj->m[0]->nsteps; s++)
-		if (steps[s] >= 0) {
-			sum += (double)steps[s];
-			n++;
-		}
-	return n ? sum / (double)n : NAN;
-}
-
-/*
- * nccl_path, once per run whose ranks are replayed together: where the
- * nccl-path rule finds its collectives off its NVLinks (nccl_path_of),
- * every rank's collective kernels replayed with their transfer times
- * measured / reach (the bus bandwidth measured over the one NCCL reaches
- * over NVLink), against the replay at f; noise and statement as a rank's
- * fixes (add_fixes). A row of the run (rank empty).
- */
-static void add_nccl_path(struct ctx *x, const struct rank_key *k, struct rp_subject *sj, const double *flo)
-{
-	struct nccl_path p;
-	if (!sj->joint || !nccl_path_of(x->res, k->run, &p) || !(p.reach > p.measured) || !(p.measured > 0))
-		return;
-	const struct rp_model *m0 = sj->m[0];
-	double **scale = xcalloc(sj->n, sizeof(*scale));
-	size_t comm = 0;
-	for (size_t q = 0; q < sj->n; q++) {
-		scale[q] = xmalloc((sj->m[q]->nops + 1) * sizeof(**scale));
-		for (size_t j = 0; j < sj->m[q]->nops; j++) {
-			scale[q][j] = sj->m[q]->ops[j].comm ? p.measured / p.reach : 1.0;
-			comm += q == 0 && sj->m[q]->ops[j].comm;
-		}
-	}
-	double step = joint_mean(sj, sj->f, NULL, x->base);
-	joint_mean(sj, sj->f, scale, x->alt);
-	struct rp_savings v;
-	if (comm && rp_savings_of(x->base, x->alt, m0->nsteps, step, &v)) {
-		double fast = joint_mean(sj, flo, NULL, x->buf) - joint_mean(sj, flo, scale, x->buf);
-		struct fix_row fr = {k, 1, rp_mechanism_at(M_NCCL_PATH)->id, (double)comm / (double)m0->nsteps, step,
-				     v.without, v.saving, v.smin, v.smax, v.noise, v.stated, 1, fast};
-		char *where = p.reach_run ? xasprintf("%s at %.3g GB/s measured, replayed at %.3g GB/s: the same collective's "
-						      "bus bandwidth over NVLink in run %s",
-						      p.coll ? p.coll : "collectives", p.measured, p.reach, p.reach_run)
-					  : xasprintf("%s at %.3g GB/s measured, replayed at %.3g GB/s: %.0f %% of NV%d x %.0f "
-						      "GB/s, what NCCL's AllReduce reached over NVLink in the bundled "
-						      "tp2-p2p run (2 x H200, NV18)",
-						      p.coll ? p.coll : "collectives", p.measured, p.reach,
-						      100 * NCCL_NVLINK_REACH, p.nv, p.per_link);
-		add_fix_row(x->fixes, &fr, where);
-		free(where);
-	}
-	for (size_t q = 0; q < sj->n; q++)
-		free(scale[q]);
-	free(scale);
-}
-
 /* The calibration's columns of replay_calibration.csv row r. */
-static void cal_row(struct ctx *x, size_t r, int64_t median, int64_t samples, double f, double lo, double hi,
+static void cal_row(struct rp_ctx *x, size_t r, int64_t median, int64_t samples, double f, double lo, double hi,
 		    double at)
 {
 	table_set_ns(x->cal, r, 4, median);
@@ -427,7 +321,7 @@ static void cal_row(struct ctx *x, size_t r, int64_t median, int64_t samples, do
  * where it allows none but f).
  * Returns 1 where a step was replayed, else 0.
  */
-static int one_rank(const struct rank_key *k, struct ctx *x, int alone, struct rp_model *mp, double *fp, double *flop)
+static int one_rank(const struct rank_key *k, struct rp_ctx *x, int alone, struct rp_model *mp, double *fp, double *flop)
 {
 	struct rp_model m = *mp;
 	if (m.nsteps > x->cap) {
@@ -485,7 +379,7 @@ static int one_rank(const struct rank_key *k, struct ctx *x, int alone, struct r
 }
 
 /* one_run's note on a run without a training log's unprofiled iterations. */
-static void no_log_note(struct ctx *x, const char *run)
+static void no_log_note(struct rp_ctx *x, const char *run)
 {
 	result_add_note(x->out,
 			"%s: no training log with unprofiled iterations was given or found beside the traces (a run "
@@ -500,7 +394,7 @@ static void no_log_note(struct ctx *x, const char *run)
  * does not grow with the ranks (a model holds every activity of its
  * window); the same rows in the same order as one_run's.
  */
-static int one_run_alone(const struct rank_key *keys, size_t n, struct ctx *x)
+static int one_run_alone(const struct rank_key *keys, size_t n, struct rp_ctx *x)
 {
 	size_t have = 0;
 	int ret = 0;
@@ -534,7 +428,7 @@ static int one_run_alone(const struct rank_key *keys, size_t n, struct ctx *x)
  * fixes priced, with the ranks replayed together where their collectives
  * match (at most RP_JOINT_MAX ranks), else each alone.
  */
-static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
+static int one_run(const struct rank_key *keys, size_t n, struct rp_ctx *x)
 {
 	if (n > RP_JOINT_MAX)
 		return one_run_alone(keys, n, x);
@@ -608,7 +502,8 @@ static int one_run(const struct rank_key *keys, size_t n, struct ctx *x)
 	}
 	if (ret == 0 && joint) {
 		struct rp_subject sj = {mp, have, joint, f, ch};
-		add_nccl_path(x, kp[0], &sj, flo);
+		rp_add_nccl_path(x, kp[0], &sj, flo);
+		rp_add_pipe_balance(x, kp[0], &sj, flo);
 	}
 	free(latest);
 	free(ch);
@@ -629,7 +524,7 @@ static int analysis_replay(const struct analysis_ctx *ctx, struct analysis_resul
 	size_t nkeys = 0;
 	if (rank_keys(ctx->store, ctx->experiment, &keys, &nkeys) < 0)
 		return -1;
-	struct ctx x = {.a = ctx, .keys = keys, .nkeys = nkeys, .res = out, .out = out};
+	struct rp_ctx x = {.a = ctx, .keys = keys, .nkeys = nkeys, .res = out, .out = out};
 	if (rp_references(ctx->store, ctx->experiment, ctx->manifest, out, keys, nkeys, &x.refs, &x.nrefs) < 0) {
 		rank_keys_free(keys, nkeys);
 		return -1;

@@ -65,6 +65,12 @@ static const struct rp_mechanism mechanisms[NMECH] = {
 			 "every rank's collective transfers scaled by the measured bus bandwidth over the one NCCL "
 			 "reaches over NVLink (where says which), the ranks replayed together",
 			 "let NCCL use NVLink: unset NCCL_P2P_DISABLE, NCCL_SHM_DISABLE and NCCL_NET"},
+	/* decided by pipeline_stages.csv's imbalance (PP_SPLIT_IMBALANCE), priced by replay_run.c */
+	[M_PIPE_BALANCE] = {"pipeline_balance", "pipeline stages computing unevenly",
+			    "a pipeline's stages computing unevenly (pipeline_stages.csv imbalance above the threshold at which the bubble figure says the split, not the schedule, makes the bubble)",
+			    "every stage's kernels outside communication at their durations x the stages' mean "
+			    "compute over the stage's own, the ranks replayed together",
+			    "move layers off the slowest stage (whole layers can only come near the mean)"},
 };
 
 const struct rp_mechanism *rp_mechanism(const char *id)

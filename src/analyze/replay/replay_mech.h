@@ -14,7 +14,7 @@
 
 enum mech_id {
 	M_HOST_GAP, M_SYNC, M_BLOCKING_COPY, M_PAGEABLE, M_IMPLICIT, M_GPU_MEDIAN, M_HOST_MEDIAN, M_EXTRA, M_NCCL_PATH,
-	NMECH
+	M_PIPE_BALANCE, NMECH
 };
 
 /* Mechanism id's entry of the table (id < NMECH). */
