@@ -61,6 +61,7 @@
 	X(report_phases) \
 	X(compare_phases) \
 	X(flops) \
+	X(op_roofline) \
 	X(memory_steps) \
 	X(strategy_scaling) \
 	X(replay) \

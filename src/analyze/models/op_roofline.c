@@ -1,0 +1,301 @@
+/*
+ * op_roofline.c: each operator against its roofline (issue 56):
+ * op_roofline.csv, one row per rank, operator and shapes, from the store's
+ * model_ops (the operators the model prices, at any depth, with their
+ * shapes) and the rank's kernels.
+ *
+ * A kernel's time goes to one operator: its launch (by correlation) is a
+ * host runtime call, and the kernel goes to the innermost model_ops
+ * operator of the launching thread whose range holds the call (an
+ * aten::mm inside aten::linear gets it, not the linear), so each kernel
+ * counts once however the operators nest. Only calls starting inside a
+ * ProfilerStep#N range count (every call when the rank has no steps), and
+ * per step means over the rank's steps. FLOPs and bytes per call come from
+ * op_roofline_model.c (TraceLens's definitions); the peaks from its table,
+ * by the device name of the rank's trace.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/lib/rankdata.h"
+#include "analyze/models/op_roofline.h"
+#include "util/xalloc.h"
+
+#define OP_ROOFLINE_COLUMNS(X)                      \
+	X(ORL_RUN, "run", text)                     \
+	X(ORL_RANK, "rank", int)                    \
+	X(ORL_OP, "op", text)                       \
+	X(ORL_SHAPES, "shapes", text)               \
+	X(ORL_DTYPE, "dtype", text)                 \
+	X(ORL_CALLS_PER_STEP, "calls_per_step", real) \
+	X(ORL_GPU_US_PER_STEP, "gpu_us_per_step", real) \
+	X(ORL_FLOPS_PER_CALL, "flops_per_call", real) \
+	X(ORL_BYTES_PER_CALL, "bytes_per_call", real) \
+	X(ORL_TFLOPS, "tflops", real)               \
+	X(ORL_TBPS, "tbps", real)                   \
+	X(ORL_INTENSITY, "intensity", real)         \
+	X(ORL_PEAK_SHARE, "peak_share", frac)
+enum op_roofline_col { OP_ROOFLINE_COLUMNS(TABLE_COL_ENUM) ORL_NCOLS };
+
+/* One model_ops call of a rank. */
+struct mop {
+	int64_t tid, start, end, name, dims, types, concrete;
+	int64_t parent; /* the index of the innermost call around it on its thread, -1 none */
+	int64_t gpu_ns;
+	int in_step;
+};
+
+static int cmp_mop(const void *pa, const void *pb)
+{
+	const struct mop *a = pa, *b = pb;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->end > b->end ? -1 : a->end < b->end;
+}
+
+static int cmp_key(const void *pa, const void *pb)
+{
+	const struct mop *a = *(const struct mop *const *)pa, *b = *(const struct mop *const *)pb;
+	int64_t x[4] = {a->name, a->dims, a->types, a->concrete}, y[4] = {b->name, b->dims, b->types, b->concrete};
+	for (int i = 0; i < 4; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+/* A kernel's time claimed by a call: the kernel's name id, the call's index. */
+struct claim {
+	int64_t name;
+	long op;
+	int64_t ns;
+};
+
+static int cmp_claim(const void *pa, const void *pb)
+{
+	const struct claim *a = pa, *b = pb;
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+struct orl {
+	struct store *s;
+	struct table *t;
+	size_t rows_from; /* the current rank's first row */
+};
+
+/* The last call with (tid, start <= ts) in v sorted by cmp_mop, or -1. */
+static long last_at(const struct mop *v, size_t n, int64_t tid, int64_t ts)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].tid < tid || (v[mid].tid == tid && v[mid].start <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || v[lo - 1].tid != tid)
+		return -1;
+	return (long)lo - 1;
+}
+
+static char *name_of(struct store *s, int64_t id)
+{
+	return id >= 0 ? rank_name(s, id) : NULL;
+}
+
+/* Adds a row per priced (operator, shapes) group of rank k. */
+static int add_groups(struct orl *w, const struct rank_key *k, struct mop *v, size_t n, double nsteps,
+		      const struct device_peaks *pk)
+{
+	struct mop **by = xmalloc((n ? n : 1) * sizeof(*by));
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].in_step)
+			by[m++] = &v[i];
+	qsort(by, m, sizeof(*by), cmp_key);
+	for (size_t i = 0; i < m;) {
+		size_t j = i;
+		int64_t gpu = 0, calls = 0;
+		for (; j < m && !cmp_key(&by[i], &by[j]); j++) {
+			gpu += by[j]->gpu_ns;
+			calls++;
+		}
+		char *name = name_of(w->s, by[i]->name), *dims = name_of(w->s, by[i]->dims);
+		char *types = name_of(w->s, by[i]->types), *conc = name_of(w->s, by[i]->concrete);
+		struct op_cost c;
+		if (gpu > 0 && name && op_roofline_cost(name, dims, types, conc, &c)) {
+			struct table *t = w->t;
+			size_t row = table_add_row(t);
+			double us = (double)gpu / 1e3 / nsteps, per = (double)calls / nsteps;
+			double rate = c.flops * per / (us * 1e-6), bw = c.bytes * per / (us * 1e-6);
+			table_set_text(t, row, ORL_RUN, k->run);
+			table_set_int(t, row, ORL_RANK, k->rank);
+			table_set_text(t, row, ORL_OP, name);
+			table_set_text(t, row, ORL_SHAPES, dims);
+			if (c.dtype)
+				table_set_text(t, row, ORL_DTYPE, c.dtype);
+			table_set_real(t, row, ORL_CALLS_PER_STEP, per);
+			table_set_real(t, row, ORL_GPU_US_PER_STEP, us);
+			table_set_real(t, row, ORL_FLOPS_PER_CALL, c.flops);
+			table_set_real(t, row, ORL_BYTES_PER_CALL, c.bytes);
+			table_set_real(t, row, ORL_TFLOPS, rate / 1e12);
+			table_set_real(t, row, ORL_TBPS, bw / 1e12);
+			if (c.bytes > 0)
+				table_set_real(t, row, ORL_INTENSITY, c.flops / c.bytes);
+			double pf = op_roofline_peak_flops(pk, c.dtype);
+			if (pf > 0 && pk->hbm > 0 && c.bytes > 0) {
+				double bound = c.flops / c.bytes * pk->hbm;
+				table_set_real(t, row, ORL_PEAK_SHARE, rate / (bound < pf ? bound : pf));
+			}
+		}
+		free(name);
+		free(dims);
+		free(types);
+		free(conc);
+		i = j;
+	}
+	free(by);
+	return 0;
+}
+
+static int visit(const struct rank_key *k, const struct rank_data *d, void *arg)
+{
+	struct orl *w = arg;
+	struct store_stmt *st = rank_query(w->s, "op_roofline: model ops",
+		"SELECT x.tid, x.start_ns, x.dur_ns, x.name_id, x.dims_id, x.types_id, x.concrete_id"
+		" FROM traces rt JOIN model_ops x ON x.trace_id = rt.id WHERE rt.run_id = ?1 AND rt.rank = ?2", k);
+	if (!st)
+		return -1;
+	struct mop *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+	while ((rc = store_next(st)) > 0) {
+		v = xgrow(v, &cap, n + 1, sizeof(*v));
+		int64_t start = store_column_int64(st, 1);
+		int64_t c[4];
+		for (int i = 0; i < 4; i++)
+			c[i] = store_column_type(st, 3 + i) == STORE_NULL ? -1 : store_column_int64(st, 3 + i);
+		v[n++] = (struct mop){store_column_type(st, 0) == STORE_NULL ? -1 : store_column_int64(st, 0), start,
+				      start + store_column_int64(st, 2), c[0], c[1], c[2], c[3], -1, 0, 0};
+	}
+	store_finalize(st);
+	if (rc < 0 || !n) {
+		free(v);
+		return rc < 0 ? -1 : 0;
+	}
+	qsort(v, n, sizeof(*v), cmp_mop);
+	/* each call's parent: the innermost earlier call of its thread that holds its start */
+	for (size_t i = 1; i < n; i++) {
+		long p = v[i - 1].tid == v[i].tid ? (long)i - 1 : -1;
+		while (p >= 0 && v[p].end < v[i].start)
+			p = v[p].parent;
+		v[i].parent = p;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!d->nsteps) {
+			v[i].in_step = 1;
+			continue;
+		}
+		size_t s = rk_search(d->steps, d->nsteps, v[i].start, 1);
+		v[i].in_step = s > 0 && d->steps[s - 1].end > v[i].start;
+	}
+	int64_t *idx = d->nlaunches ? rank_launch_index(d) : NULL;
+	struct claim *cl = NULL;
+	size_t ncl = 0, capcl = 0;
+	for (size_t i = 0; idx && i < d->nacts; i++) {
+		const struct rk_act *a = &d->acts[i];
+		if (a->kind != ACT_KERNEL || a->corr < 0)
+			continue;
+		const struct rk_range *l = rank_launch_of(d, idx, a->corr);
+		if (!l)
+			continue;
+		long j = last_at(v, n, l->tid, l->start);
+		while (j >= 0 && v[j].end < l->start)
+			j = v[j].parent;
+		if (j < 0)
+			continue;
+		cl = xgrow(cl, &capcl, ncl + 1, sizeof(*cl));
+		cl[ncl++] = (struct claim){a->name_id, j, a->end - a->start};
+	}
+	free(idx);
+	/*
+	 * ATen's own kernels ("void at::native::..."; TraceLens's fallback
+	 * rule for elementwise and reduce kernels) are an operator left out of
+	 * model_ops inside the priced one, such as the casts autocast runs
+	 * inside an aten::addmm before the inner bf16 one: not the product's
+	 * or the attention's time, so left out.
+	 */
+	qsort(cl, ncl, sizeof(*cl), cmp_claim);
+	int aten = 0;
+	for (size_t i = 0; i < ncl; i++) {
+		if (!i || cl[i].name != cl[i - 1].name) {
+			char *kn = rank_name(w->s, cl[i].name);
+			aten = kn && !strncmp(kn, "void at::native::", 17);
+			free(kn);
+		}
+		if (!aten)
+			v[cl[i].op].gpu_ns += cl[i].ns;
+	}
+	free(cl);
+	/* the device of the rank's trace, for its peaks */
+	const struct device_peaks *pk = NULL;
+	st = rank_query(w->s, "op_roofline: device",
+			"SELECT x.name FROM traces rt JOIN devices x ON x.trace_id = rt.id"
+			" WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.name IS NOT NULL ORDER BY x.device LIMIT 1", k);
+	if (!st) {
+		free(v);
+		return -1;
+	}
+	if ((rc = store_next(st)) > 0)
+		pk = op_roofline_peaks((const char *)store_column_text(st, 0));
+	store_finalize(st);
+	rc = rc < 0 ? -1 : add_groups(w, k, v, n, d->nsteps ? (double)d->nsteps : 1, pk);
+	free(v);
+	return rc;
+}
+
+static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	struct orl w = {ctx->store, NULL, 0};
+	w.t = table_new("op_roofline", "Each operator against its roofline", TABLE_SCHEMA(OP_ROOFLINE_COLUMNS));
+	if (for_each_rank(ctx->store, ctx->experiment, visit, &w) < 0) {
+		table_free(w.t);
+		return -1;
+	}
+	if (!w.t->nrows) {
+		table_free(w.t);
+		return 0;
+	}
+	result_add_table(out, w.t);
+	result_add_method(out, "op_roofline.csv",
+		"One row per rank, operator and input shapes, for the operators whose FLOPs and bytes follow from "
+		"their recorded shapes (record_shapes=True): the matrix products aten::mm, addmm, bmm, baddbmm and "
+		"_scaled_mm, and scaled-dot-product attention (flash, memory-efficient and cuDNN, forward and "
+		"backward). A kernel's time goes to the innermost such operator around its launch on the launching "
+		"thread (by correlation), so each kernel counts once however the operators nest (an aten::mm inside "
+		"aten::linear gets it); only calls starting inside a ProfilerStep#N range count. calls_per_step and "
+		"gpu_us_per_step (its kernels' time): per step of the rank. flops_per_call and bytes_per_call are "
+		"TraceLens's perf model (PerfModel/perf_model.py): a product of A [M, K] and B [K, N] does 2MNK FLOPs "
+		"(plus MN for addmm's bias) and moves (MK + KN + MN) elements (plus N for the bias) of A's type, "
+		"times the batch for bmm; attention with queries [B, H, N, d] and keys and values [B, Hkv, Nkv, d] "
+		"does 4BHN*Nkv*d FLOPs forward (QK^T and PV, softmax left out) and moves Q, K, V and the output, and "
+		"backward does four such products (five for flash attention, which recomputes QK^T) and moves Q, K, "
+		"V and dO read and dQ, dK, dV written; causal attention halves the FLOPs. Unlike TraceLens, which "
+		"takes 2 bytes per attention element whatever the type, the element size here is the query's type. "
+		"tflops and tbps: FLOPs and bytes per step over gpu_us_per_step; intensity: flops_per_call / "
+		"bytes_per_call; peak_share: tflops over the roofline's bound at that intensity, the lesser of the "
+		"device's dense peak for the dtype (bf16, fp16, or fp32 without TF32) and intensity times its memory "
+		"bandwidth, from the vendors' datasheets (NVIDIA H100, H200 and A100 Tensor Core GPU datasheets), "
+		"by the device name in the trace; empty where the device or dtype is not in that table.");
+	return 0;
+}
+
+const struct analysis_def analysis_def_op_roofline = {
+	.name = "op_roofline",
+	.run = analysis_op_roofline,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("op_roofline"),
+};
