@@ -14,12 +14,17 @@
  * op_roofline_model.c (TraceLens's definitions); the peaks from its table,
  * by the device name of the rank's trace.
  */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/analysis.h"
 #include "analyze/lib/rankdata.h"
 #include "analyze/models/op_roofline.h"
+#include "chart/chart.h"
+#include "util/buf.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 #define OP_ROOFLINE_COLUMNS(X)                      \
@@ -79,10 +84,19 @@ static int cmp_claim(const void *pa, const void *pb)
 	return a->name < b->name ? -1 : a->name > b->name;
 }
 
+/* A rank's rows of the table and its device's peaks, for the run's figure. */
+struct orl_rank {
+	char *run;
+	int rank;
+	size_t from, to;
+	const struct device_peaks *pk;
+};
+
 struct orl {
 	struct store *s;
 	struct table *t;
-	size_t rows_from; /* the current rank's first row */
+	struct orl_rank *ranks;
+	size_t nranks, cap;
 };
 
 /* The last call with (tid, start <= ts) in v sorted by cmp_mop, or -1. */
@@ -252,24 +266,81 @@ static int visit(const struct rank_key *k, const struct rank_data *d, void *arg)
 	if ((rc = store_next(st)) > 0)
 		pk = op_roofline_peaks((const char *)store_column_text(st, 0));
 	store_finalize(st);
+	size_t from = w->t->nrows;
 	rc = rc < 0 ? -1 : add_groups(w, k, v, n, d->nsteps ? (double)d->nsteps : 1, pk);
 	free(v);
+	if (rc == 0 && w->t->nrows > from) {
+		w->ranks = xgrow(w->ranks, &w->cap, w->nranks + 1, sizeof(*w->ranks));
+		w->ranks[w->nranks++] = (struct orl_rank){xstrdup(k->run), k->rank, from, w->t->nrows, pk};
+	}
 	return rc;
+}
+
+/*
+ * The roofline of a run's first rank with rows: each (operator, shapes) a
+ * point at its intensity and achieved TFLOP/s, both axes log; the memory
+ * roof (intensity x bandwidth) and the compute roof (the bf16 dense peak)
+ * cross at the ridge. Without the device's peaks, the points alone.
+ */
+static void add_figure(const struct orl *w, const struct orl_rank *r, struct analysis_result *out)
+{
+	struct buf title, cap;
+	buf_init(&title);
+	buf_init(&cap);
+	char *name = fs_figure_name("op_roofline_", r->run, NULL);
+	buf_printf(&title, "Each operator against its roofline, %s rank %d", r->run, r->rank);
+	struct chart *c = chart_new(CHART_XY, name, title.data, "achieved TFLOP/s");
+	chart_set_x_axis(c, "arithmetic intensity (FLOP per byte)", CHART_SCALE_LOG10);
+	c->y_scale = CHART_SCALE_LOG10;
+	c->markers_only = 1;
+	c->sparse = 1;
+	size_t sg = chart_add_series(c, "matrix products"), sa = chart_add_series(c, "attention");
+	for (size_t i = r->from; i < r->to; i++) {
+		const char *op = table_text(w->t, i, ORL_OP), *shapes = table_text(w->t, i, ORL_SHAPES);
+		struct buf lab;
+		buf_init(&lab);
+		buf_printf(&lab, "%s %s", op, shapes ? shapes : "");
+		size_t cat = chart_add_category(c, lab.data);
+		buf_release(&lab);
+		chart_set_x(c, cat, table_num(w->t, i, ORL_INTENSITY));
+		int attn = strstr(op, "attention") != NULL;
+		chart_set(c, cat, attn ? sa : sg, table_num(w->t, i, ORL_TFLOPS));
+		chart_set(c, cat, attn ? sg : sa, NAN);
+	}
+	if (r->pk) {
+		char lab[96];
+		snprintf(lab, sizeof(lab), "memory roof, %.2f TB/s", r->pk->hbm / 1e12);
+		chart_add_refline(c, lab, r->pk->hbm / 1e12, 0, 1);
+		snprintf(lab, sizeof(lab), "bf16 dense peak, %.0f TFLOP/s", r->pk->bf16 / 1e12);
+		chart_add_refline(c, lab, 0, r->pk->bf16 / 1e12, 1);
+		buf_printf(&cap, "Each priced operator and shape of %s rank %d (op_roofline.csv): its arithmetic "
+			   "intensity against the TFLOP/s it achieved; the dashed lines are the memory roof and the "
+			   "bf16 dense compute roof of the device (%s), which cross at the ridge, %.0f FLOP per byte.",
+			   r->run, r->rank, r->pk->source, r->pk->bf16 / r->pk->hbm);
+	} else {
+		buf_printf(&cap, "Each priced operator and shape of %s rank %d (op_roofline.csv): its arithmetic "
+			   "intensity against the TFLOP/s it achieved; no roofs, the device is not in perfstudy's "
+			   "table of peaks.", r->run, r->rank);
+	}
+	result_add_figure(out, c, cap.data);
+	free(name);
+	buf_release(&title);
+	buf_release(&cap);
 }
 
 static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct orl w = {ctx->store, NULL, 0};
+	struct orl w = {ctx->store, NULL, NULL, 0, 0};
 	w.t = table_new("op_roofline", "Each operator against its roofline", TABLE_SCHEMA(OP_ROOFLINE_COLUMNS));
-	if (for_each_rank(ctx->store, ctx->experiment, visit, &w) < 0) {
+	int rc = for_each_rank(ctx->store, ctx->experiment, visit, &w);
+	if (rc < 0 || !w.t->nrows) {
 		table_free(w.t);
-		return -1;
-	}
-	if (!w.t->nrows) {
-		table_free(w.t);
-		return 0;
+		goto out;
 	}
 	result_add_table(out, w.t);
+	for (size_t i = 0; i < w.nranks; i++)
+		if (!i || strcmp(w.ranks[i].run, w.ranks[i - 1].run))
+			add_figure(&w, &w.ranks[i], out);
 	result_add_method(out, "op_roofline.csv",
 		"One row per rank, operator and input shapes, for the operators whose FLOPs and bytes follow from "
 		"their recorded shapes (record_shapes=True): the matrix products aten::mm, addmm, bmm, baddbmm and "
@@ -290,7 +361,11 @@ static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_
 		"device's dense peak for the dtype (bf16, fp16, or fp32 without TF32) and intensity times its memory "
 		"bandwidth, from the vendors' datasheets (NVIDIA H100, H200 and A100 Tensor Core GPU datasheets), "
 		"by the device name in the trace; empty where the device or dtype is not in that table.");
-	return 0;
+out:
+	for (size_t i = 0; i < w.nranks; i++)
+		free(w.ranks[i].run);
+	free(w.ranks);
+	return rc < 0 ? -1 : 0;
 }
 
 const struct analysis_def analysis_def_op_roofline = {
@@ -298,4 +373,5 @@ const struct analysis_def analysis_def_op_roofline = {
 	.run = analysis_op_roofline,
 	.needs = ANALYSIS_NONE,
 	.makes = ANALYSIS_TABLES("op_roofline"),
+	.figures = ANALYSIS_NAMES("op_roofline_*"),
 };
