@@ -240,18 +240,37 @@ static int visit(const struct rank_key *k, const struct rank_data *d, void *arg)
 	 * rule for elementwise and reduce kernels) are an operator left out of
 	 * model_ops inside the priced one, such as the casts autocast runs
 	 * inside an aten::addmm before the inner bf16 one: not the product's
-	 * or the attention's time, so left out.
+	 * or the attention's time, so left out; a norm's or an elementwise
+	 * operator's own kernels are ATen's, and kept.
 	 */
 	qsort(cl, ncl, sizeof(*cl), cmp_claim);
 	int aten = 0;
+	int64_t own[64]; /* operators whose own kernels are ATen's (norms, elementwise): name ids, -1 - id when not */
+	size_t nown = 0;
 	for (size_t i = 0; i < ncl; i++) {
 		if (!i || cl[i].name != cl[i - 1].name) {
 			char *kn = rank_name(w->s, cl[i].name);
 			aten = kn && !strncmp(kn, "void at::native::", 17);
 			free(kn);
 		}
-		if (!aten)
-			v[cl[i].op].gpu_ns += cl[i].ns;
+		if (aten) {
+			int64_t op = v[cl[i].op].name;
+			size_t k = 0;
+			while (k < nown && own[k] != op && own[k] != -1 - op)
+				k++;
+			if (k == nown) {
+				char *on = rank_name(w->s, op);
+				int yes = on && op_roofline_aten_kernels(on);
+				free(on);
+				if (nown < sizeof(own) / sizeof(own[0]))
+					own[nown++] = yes ? op : -1 - op;
+				else if (!yes)
+					continue;
+			}
+			if (k < nown && own[k] != op)
+				continue;
+		}
+		v[cl[i].op].gpu_ns += cl[i].ns;
 	}
 	free(cl);
 	/* the device of the rank's trace, for its peaks */
@@ -295,6 +314,7 @@ static void add_figure(const struct orl *w, const struct orl_rank *r, struct ana
 	c->markers_only = 1;
 	c->sparse = 1;
 	size_t sg = chart_add_series(c, "matrix products"), sa = chart_add_series(c, "attention");
+	size_t so = chart_add_series(c, "norms, elementwise");
 	for (size_t i = r->from; i < r->to; i++) {
 		const char *op = table_text(w->t, i, ORL_OP), *shapes = table_text(w->t, i, ORL_SHAPES);
 		struct buf lab;
@@ -303,9 +323,9 @@ static void add_figure(const struct orl *w, const struct orl_rank *r, struct ana
 		size_t cat = chart_add_category(c, lab.data);
 		buf_release(&lab);
 		chart_set_x(c, cat, table_num(w->t, i, ORL_INTENSITY));
-		int attn = strstr(op, "attention") != NULL;
-		chart_set(c, cat, attn ? sa : sg, table_num(w->t, i, ORL_TFLOPS));
-		chart_set(c, cat, attn ? sg : sa, NAN);
+		size_t at = strstr(op, "attention") ? sa : strstr(op, "mm") ? sg : so;
+		for (size_t k = 0; k < 3; k++)
+			chart_set(c, cat, k, k == at ? table_num(w->t, i, ORL_TFLOPS) : NAN);
 	}
 	if (r->pk) {
 		char lab[96];
@@ -344,18 +364,25 @@ static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_
 	result_add_method(out, "op_roofline.csv",
 		"One row per rank, operator and input shapes, for the operators whose FLOPs and bytes follow from "
 		"their recorded shapes (record_shapes=True): the matrix products aten::mm, addmm, bmm, baddbmm and "
-		"_scaled_mm, and scaled-dot-product attention (flash, memory-efficient and cuDNN, forward and "
-		"backward). A kernel's time goes to the innermost such operator around its launch on the launching "
-		"thread (by correlation), so each kernel counts once however the operators nest (an aten::mm inside "
-		"aten::linear gets it); only calls starting inside a ProfilerStep#N range count. calls_per_step and "
+		"_scaled_mm, scaled-dot-product attention (flash, memory-efficient and cuDNN, forward and "
+		"backward), aten::native_layer_norm and its backward, and aten::silu and gelu. A kernel's time goes "
+		"to the innermost such operator around its launch on the launching thread (by correlation), so "
+		"each kernel counts once however the operators nest (an aten::mm inside aten::linear gets it); "
+		"ATen's own kernels (void at::native::...) count only for the norms and elementwise operators, "
+		"those inside a product being another operator's (autocast's casts); only calls starting inside a "
+		"ProfilerStep#N range count. calls_per_step and "
 		"gpu_us_per_step (its kernels' time): per step of the rank. flops_per_call and bytes_per_call are "
 		"TraceLens's perf model (PerfModel/perf_model.py): a product of A [M, K] and B [K, N] does 2MNK FLOPs "
 		"(plus MN for addmm's bias) and moves (MK + KN + MN) elements (plus N for the bias) of A's type, "
 		"times the batch for bmm; attention with queries [B, H, N, d] and keys and values [B, Hkv, Nkv, d] "
 		"does 4BHN*Nkv*d FLOPs forward (QK^T and PV, softmax left out) and moves Q, K, V and the output, and "
 		"backward does four such products (five for flash attention, which recomputes QK^T) and moves Q, K, "
-		"V and dO read and dQ, dK, dV written; causal attention halves the FLOPs. Unlike TraceLens, which "
-		"takes 2 bytes per attention element whatever the type, the element size here is the query's type. "
+		"V and dO read and dQ, dK, dV written; causal attention halves the FLOPs. A layer norm over N elements, "
+		"C of them normalised, does 6C + 5N FLOPs and moves 2N + 6C elements forward, and 9N FLOPs and 3N + "
+		"4C elements backward (by its output mask); a unary elementwise operator N FLOPs and 2N elements. "
+		"Unlike TraceLens, which "
+		"takes 2 bytes per attention element whatever the type, the element size here is the query's type, "
+		"and aten::gelu, which TraceLens does not price, is priced as its unary operators are. "
 		"tflops and tbps: FLOPs and bytes per step over gpu_us_per_step; intensity: flops_per_call / "
 		"bytes_per_call; peak_share: tflops over the roofline's bound at that intensity, the lesser of the "
 		"device's dense peak for the dtype (bf16, fp16, or fp32 without TF32) and intensity times its memory "

@@ -25,6 +25,9 @@ struct op_cost {
 int op_roofline_cost(const char *name, const char *dims, const char *types, const char *concrete,
 		     struct op_cost *c);
 
+/* 1 when operator name's own kernels are ATen's ("void at::native::..."): norms, elementwise; else 0. */
+int op_roofline_aten_kernels(const char *name);
+
 /* A device's dense peaks (FLOP/s by dtype, bytes/s of HBM) and where they come from. */
 struct device_peaks {
 	const char *match;  /* a substring of the device name ("H200") */

@@ -30,6 +30,9 @@
  *   here it is read from the backward call's own q, k, v shapes, the same
  *   numbers.
  *
+ * Layer norm (LayerNorm, LayerNormBwd) and unary elementwise operators
+ * (UnaryElementwise): see layer_norm() and unary() below.
+ *
  * One difference, documented in the Methods: TraceLens takes 2 bytes per
  * element for attention whatever the dtype (SDPA.bytes' default); here it
  * is the element size of the query's type (the same for bf16 and fp16).
@@ -185,6 +188,109 @@ static int sdpa(const char *dims, const char *types, const char *concrete, int q
 	return 1;
 }
 
+/* The product of the integers of list text "[768]" or "[8, 768]"; 0 when it is not one. */
+static double list_prod(const char *s)
+{
+	if (*s != '[')
+		return 0;
+	double p = 1;
+	int n = 0;
+	for (s++; *s && *s != ']';) {
+		char *end;
+		long long x = strtoll(s, &end, 10);
+		if (end == s)
+			return 0;
+		p *= (double)x;
+		n++;
+		s = end;
+		while (*s == ',' || *s == ' ')
+			s++;
+	}
+	return n ? p : 0;
+}
+
+/* The i-th boolean of list text "[True, True, False]"; def when absent. */
+static int list_bool(const char *s, int i, int def)
+{
+	for (int k = 0; *s; k++) {
+		while (*s == '[' || *s == ',' || *s == ' ')
+			s++;
+		if (k == i)
+			return !strncmp(s, "True", 4) ? 1 : !strncmp(s, "False", 5) ? 0 : def;
+		while (*s && *s != ',' && *s != ']')
+			s++;
+		if (*s == ']')
+			break;
+	}
+	return def;
+}
+
+static double elems_at(const char *dims, int i)
+{
+	int64_t v[MAXD];
+	int n = dims_at(dims, i, v);
+	double p = 1;
+	for (int k = 0; k < n; k++)
+		p *= (double)v[k];
+	return n > 0 ? p : 0;
+}
+
+/*
+ * Layer norm, TraceLens's LayerNorm and LayerNormBwd (class Normalization,
+ * is_training and, forward, the affine weight and bias always counted):
+ * N elements, C normalised ones (the normalized_shape concrete input).
+ *   forward:  flops 6C + 5N; bytes 2N + 6C elements (input and output;
+ *             weight, bias, mean, variance, and the two saved statistics)
+ *   backward: flops 4N + 5N (2N without grad_input); bytes N (grad_out) +
+ *             2N (input, grad_input) + C (invstd) + C (weight) + 2C
+ *             (grad_weight, grad_bias), by output_mask
+ * in elements of the input's type.
+ */
+static int layer_norm(const char *dims, const char *types, const char *concrete, int bwd, struct op_cost *c)
+{
+	char t[64], cs[128], mask[64] = "";
+	double N = elems_at(dims, bwd ? 1 : 0);
+	if (!N || !field_at(types, bwd ? 1 : 0, t, sizeof(t)) || !field_at(concrete, bwd ? 2 : 1, cs, sizeof(cs)))
+		return 0;
+	double C = list_prod(cs);
+	int size = type_size(t);
+	if (!C || !size)
+		return 0;
+	if (!bwd) {
+		c->flops = 6 * C + 5 * N;
+		c->bytes = (2 * N + 6 * C) * size;
+	} else {
+		field_at(concrete, 7, mask, sizeof(mask));
+		int gin = list_bool(mask, 0, 1), gw = list_bool(mask, 1, 1), gb = list_bool(mask, 2, 1);
+		c->flops = 4 * N + (gin ? 5 * N : 2 * N);
+		c->bytes = (N + N * (gin ? 2 : 1) + C + (gw ? C + C * (gb ? 2 : 1) : 0)) * size;
+	}
+	c->family = bwd ? "norm_bwd" : "norm_fwd";
+	c->dtype = static_type(t);
+	return 1;
+}
+
+/*
+ * A unary elementwise operator (TraceLens's UnaryElementwise): N elements
+ * of the first input, one FLOP each; bytes N read and N written, the
+ * output's type being the second input's when it has one.
+ */
+static int unary(const char *dims, const char *types, struct op_cost *c)
+{
+	char t[64], o[64];
+	double N = elems_at(dims, 0);
+	if (!N || !field_at(types, 0, t, sizeof(t)))
+		return 0;
+	int in = type_size(t), out = elems_at(dims, 1) > 0 && field_at(types, 1, o, sizeof(o)) ? type_size(o) : in;
+	if (!in || !out)
+		return 0;
+	c->flops = N;
+	c->bytes = N * in + N * out;
+	c->family = "elementwise";
+	c->dtype = static_type(t);
+	return 1;
+}
+
 int op_roofline_cost(const char *name, const char *dims, const char *types, const char *concrete,
 		     struct op_cost *c)
 {
@@ -221,7 +327,20 @@ int op_roofline_cost(const char *name, const char *dims, const char *types, cons
 		return sdpa(dims, types, concrete, 0, 0, 5, 0, 1, c);
 	if (!strcmp(name, "flash_attn::_flash_attn_backward"))
 		return sdpa(dims, types, concrete, 1, 0, 10, 1, 1, c);
+	if (!strcmp(name, "aten::native_layer_norm"))
+		return layer_norm(dims, types, concrete, 0, c);
+	if (!strcmp(name, "aten::native_layer_norm_backward"))
+		return layer_norm(dims, types, concrete, 1, c);
+	/* aten::silu is in TraceLens's unary list; aten::gelu is not, priced here as it would be */
+	if (!strcmp(name, "aten::silu") || !strcmp(name, "aten::gelu"))
+		return unary(dims, types, c);
 	return 0;
+}
+
+int op_roofline_aten_kernels(const char *name)
+{
+	return !strcmp(name, "aten::native_layer_norm") || !strcmp(name, "aten::native_layer_norm_backward") ||
+	       !strcmp(name, "aten::silu") || !strcmp(name, "aten::gelu");
 }
 
 /*

@@ -6,7 +6,7 @@ Usage: tracelens_ops.py TRACELENS_DIR > tracelens_ops.csv   (run from the reposi
 TRACELENS_DIR is a checkout of github.com/AMD-AGI/TraceLens (the commit in
 README.md). This runs its TreePerfAnalyzer over the bundled h200 1-GPU traces
 and asks its perf model, as generate_perf_report_pytorch does, for every
-GEMM and SDPA operator: compute_perf_metrics(event) for the forward events,
+GEMM, SDPA and normalisation operator: compute_perf_metrics(event) for the forward events,
 and compute_perf_metrics(event, bwd=True) for an SDPA forward event, whose
 backward TraceLens prices from the forward's shapes (written under the
 linked backward event's name and shapes, as perfstudy names that call).
@@ -39,7 +39,7 @@ for run, path in TRACES:
     with contextlib.redirect_stdout(sys.stderr):  # TraceLens's progress lines
         pa = TreePerfAnalyzer.from_file(profile_filepath=path)
     cats = build_sheet_category_to_op_names(pa.op_to_perf_model_class_map)
-    for cat in ("GEMM", "SDPA"):
+    for cat in ("GEMM", "SDPA", "Normalization"):
         for ev in [e for e in pa.tree.events if e["name"] in cats.get(cat, [])]:
             todo = [(ev, False, ev)]
             if cat == "SDPA":
@@ -54,7 +54,7 @@ for run, path in TRACES:
                     todo.append((ev, True, bwd[0]))
             for fwd, is_bwd, named in todo:
                 m = pa.compute_perf_metrics(fwd, bwd=is_bwd)
-                a_at = 1 if named["name"] in ("aten::addmm", "aten::baddbmm") or is_bwd else 0
+                a_at = 1 if named["name"] in ("aten::addmm", "aten::baddbmm", "aten::native_layer_norm_backward") or is_bwd else 0
                 key = (run, named["name"], shapes(named), named["args"]["Input type"][a_at])
                 val = (m["GFLOPS"] * 1e9, m["Data Moved (MB)"] * 1024 * 1024)
                 old = rows.get(key)
