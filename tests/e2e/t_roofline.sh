@@ -66,4 +66,16 @@ aten::mm,"[256,128],[128,64]",c10::BFloat16,1,4,4.1943e+06,114688,1.04858,0.0286
 else
 	bad "build of the hand-made trace: $(cat "$T/err")"
 fi
+
+# The same trace without "Input Dims" (record_shapes=False): no op_roofline.csv, no figure, and the
+# Methods say why.
+mkdir -p "$T/noshape"
+sed 's/"Input Dims": [^}]*, "Input type"/"Input type"/' "$T/mm/rank0.json" > "$T/noshape/rank0.json"
+grep -q 'Input Dims' "$T/noshape/rank0.json" && bad "the sed left Input Dims in"
+if $PERFSTUDY build -q "$T/noshape" -o "$T/o2" 2> "$T/err"; then
+	ls "$T"/o2/*/data/op_roofline.csv "$T"/o2/*/figures/op_roofline_* > /dev/null 2>&1 && bad "op_roofline output without shapes" || ok
+	grep -q 'the traces record no operator input shapes' "$T"/o2/*/index.html && ok || bad "no Methods line on the missing shapes"
+else
+	bad "build of the trace without shapes: $(cat "$T/err")"
+fi
 finish

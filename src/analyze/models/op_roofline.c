@@ -348,6 +348,36 @@ static void add_figure(const struct orl *w, const struct orl_rank *r, struct ana
 	buf_release(&cap);
 }
 
+/*
+ * No row: where the traces have host operators, the Methods say why there
+ * is no op_roofline.csv (no shapes recorded, or none of the operators
+ * priced); traces without host operators (Nsight Systems, nvprof) say
+ * nothing. 0, or -1 after diag.
+ */
+static int say_none(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	struct store_stmt *st = store_query(ctx->store, "op_roofline: operators and shapes",
+		"SELECT EXISTS (SELECT 1 FROM run_traces t JOIN cpu_ops x ON x.trace_id = t.id WHERE t.experiment = ?1),"
+		" EXISTS (SELECT 1 FROM run_traces t JOIN cpu_ops x ON x.trace_id = t.id WHERE t.experiment = ?1"
+		" AND x.dims_id IS NOT NULL)", ctx->experiment);
+	if (!st)
+		return -1;
+	int rc = store_next(st);
+	int ops = rc > 0 && store_column_int64(st, 0), dims = rc > 0 && store_column_int64(st, 1);
+	store_finalize(st);
+	if (rc < 0)
+		return -1;
+	if (ops)
+		result_add_method(out, "op_roofline",
+			dims ? "No operator against its roofline: none of the traces' operators with recorded shapes is "
+			       "one the per-operator model prices (matrix products, attention, layer norm, SiLU, GELU) "
+			       "with kernels of its own, so there is no op_roofline.csv and no roofline figure."
+			     : "No operator against its roofline: the traces record no operator input shapes (the "
+			       "profiler's record_shapes=True), from which the per-operator model takes FLOPs and bytes, "
+			       "so there is no op_roofline.csv and no roofline figure.");
+	return 0;
+}
+
 static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
 	struct orl w = {ctx->store, NULL, NULL, 0, 0};
@@ -355,6 +385,8 @@ static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_
 	int rc = for_each_rank(ctx->store, ctx->experiment, visit, &w);
 	if (rc < 0 || !w.t->nrows) {
 		table_free(w.t);
+		if (rc >= 0)
+			rc = say_none(ctx, out);
 		goto out;
 	}
 	result_add_table(out, w.t);
