@@ -314,7 +314,7 @@ static void add_figure(const struct orl *w, const struct orl_rank *r, struct ana
 	c->markers_only = 1;
 	c->sparse = 1;
 	size_t sg = chart_add_series(c, "matrix products"), sa = chart_add_series(c, "attention");
-	size_t so = chart_add_series(c, "norms, elementwise");
+	size_t so = chart_add_series(c, "norms, softmax, elementwise");
 	for (size_t i = r->from; i < r->to; i++) {
 		const char *op = table_text(w->t, i, ORL_OP), *shapes = table_text(w->t, i, ORL_SHAPES);
 		struct buf lab;
@@ -370,7 +370,7 @@ static int say_none(const struct analysis_ctx *ctx, struct analysis_result *out)
 	if (ops)
 		result_add_method(out, "op_roofline",
 			dims ? "No operator against its roofline: none of the traces' operators with recorded shapes is "
-			       "one the per-operator model prices (matrix products, attention, layer norm, SiLU, GELU) "
+			       "one the per-operator model prices (matrix products, attention, layer norm, SiLU, GELU, softmax) "
 			       "with kernels of its own, so there is no op_roofline.csv and no roofline figure."
 			     : "No operator against its roofline: the traces record no operator input shapes (the "
 			       "profiler's record_shapes=True), from which the per-operator model takes FLOPs and bytes, "
@@ -397,7 +397,8 @@ static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_
 		"One row per rank, operator and input shapes, for the operators whose FLOPs and bytes follow from "
 		"their recorded shapes (record_shapes=True): the matrix products aten::mm, addmm, bmm, baddbmm and "
 		"_scaled_mm, scaled-dot-product attention (flash, memory-efficient and cuDNN, forward and "
-		"backward), aten::native_layer_norm and its backward, and aten::silu and gelu. A kernel's time goes "
+		"backward), aten::native_layer_norm and its backward, aten::silu and gelu, and softmax and "
+		"log-softmax forward and backward. A kernel's time goes "
 		"to the innermost such operator around its launch on the launching thread (by correlation), so "
 		"each kernel counts once however the operators nest (an aten::mm inside aten::linear gets it); "
 		"ATen's own kernels (void at::native::...) count only for the norms and elementwise operators, "
@@ -411,7 +412,9 @@ static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_
 		"backward does four such products (five for flash attention, which recomputes QK^T) and moves Q, K, "
 		"V and dO read and dQ, dK, dV written; causal attention halves the FLOPs. A layer norm over N elements, "
 		"C of them normalised, does 6C + 5N FLOPs and moves 2N + 6C elements forward, and 9N FLOPs and 3N + "
-		"4C elements backward (by its output mask); a unary elementwise operator N FLOPs and 2N elements. "
+		"4C elements backward (by its output mask); a unary elementwise operator N FLOPs and 2N elements; "
+		"a softmax or log-softmax 3N FLOPs and 2N elements forward and twice both backward (TraceLens's "
+		"Softmax, which its operator map does not use). "
 		"Unlike TraceLens, which "
 		"takes 2 bytes per attention element whatever the type, the element size here is the query's type, "
 		"and aten::gelu, which TraceLens does not price, is priced as its unary operators are. "

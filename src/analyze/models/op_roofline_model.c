@@ -30,8 +30,9 @@
  *   here it is read from the backward call's own q, k, v shapes, the same
  *   numbers.
  *
- * Layer norm (LayerNorm, LayerNormBwd) and unary elementwise operators
- * (UnaryElementwise): see layer_norm() and unary() below.
+ * Layer norm (LayerNorm, LayerNormBwd), unary elementwise operators
+ * (UnaryElementwise) and softmax (Softmax): see layer_norm(), unary() and
+ * softmax() below.
  *
  * One difference, documented in the Methods: TraceLens takes 2 bytes per
  * element for attention whatever the dtype (SDPA.bytes' default); here it
@@ -291,6 +292,28 @@ static int unary(const char *dims, const char *types, struct op_cost *c)
 	return 1;
 }
 
+/*
+ * Softmax and log-softmax over N elements, TraceLens's Softmax helper
+ * (which its operator map does not use): 3N FLOPs (exponent, sum,
+ * division) and 2N elements forward, twice both backward (the forward
+ * taken as recomputed), in the input's type.
+ */
+static int softmax(const char *dims, const char *types, int bwd, struct op_cost *c)
+{
+	char t[64];
+	double N = elems_at(dims, 0);
+	if (!N || !field_at(types, 0, t, sizeof(t)))
+		return 0;
+	int size = type_size(t);
+	if (!size)
+		return 0;
+	c->flops = (bwd ? 2 : 1) * 3 * N;
+	c->bytes = (bwd ? 2 : 1) * 2 * N * size;
+	c->family = "softmax";
+	c->dtype = static_type(t);
+	return 1;
+}
+
 int op_roofline_cost(const char *name, const char *dims, const char *types, const char *concrete,
 		     struct op_cost *c)
 {
@@ -331,6 +354,10 @@ int op_roofline_cost(const char *name, const char *dims, const char *types, cons
 		return layer_norm(dims, types, concrete, 0, c);
 	if (!strcmp(name, "aten::native_layer_norm_backward"))
 		return layer_norm(dims, types, concrete, 1, c);
+	if (!strcmp(name, "aten::_softmax") || !strcmp(name, "aten::_log_softmax"))
+		return softmax(dims, types, 0, c);
+	if (!strcmp(name, "aten::_softmax_backward_data") || !strcmp(name, "aten::_log_softmax_backward_data"))
+		return softmax(dims, types, 1, c);
 	/* aten::silu is in TraceLens's unary list; aten::gelu is not, priced here as it would be */
 	if (!strcmp(name, "aten::silu") || !strcmp(name, "aten::gelu"))
 		return unary(dims, types, c);
@@ -340,7 +367,9 @@ int op_roofline_cost(const char *name, const char *dims, const char *types, cons
 int op_roofline_aten_kernels(const char *name)
 {
 	return !strcmp(name, "aten::native_layer_norm") || !strcmp(name, "aten::native_layer_norm_backward") ||
-	       !strcmp(name, "aten::silu") || !strcmp(name, "aten::gelu");
+	       !strcmp(name, "aten::silu") || !strcmp(name, "aten::gelu") || !strcmp(name, "aten::_softmax") ||
+	       !strcmp(name, "aten::_log_softmax") || !strcmp(name, "aten::_softmax_backward_data") ||
+	       !strcmp(name, "aten::_log_softmax_backward_data");
 }
 
 /*
