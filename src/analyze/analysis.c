@@ -71,6 +71,8 @@
 	X(step_timeline) \
 	/* after every figure with a bar per rank */ \
 	X(figure_ranks) \
+	/* after every other figure, so that adding its own renumbers none */ \
+	X(op_roofline) \
 	/* reads every table so far: flags impossible shares */ \
 	X(sanity) \
 	X(findings) \

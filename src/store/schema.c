@@ -106,6 +106,14 @@ static const char SCHEMA[] =
 	"  start_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL, name_id INTEGER NOT NULL REFERENCES names(id),\n"
 	"  dims_id INTEGER REFERENCES names(id), types_id INTEGER REFERENCES names(id),\n"
 	"  concrete_id INTEGER REFERENCES names(id));\n"
+	/*
+	 * The operators the per-operator model prices (modelops.c), at any
+	 * depth, with "Input Dims": the columns of memory_ops.
+	 */
+	"CREATE TABLE model_ops(trace_id INTEGER NOT NULL REFERENCES traces(id), tid INTEGER,\n"
+	"  start_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL, name_id INTEGER NOT NULL REFERENCES names(id),\n"
+	"  dims_id INTEGER REFERENCES names(id), types_id INTEGER REFERENCES names(id),\n"
+	"  concrete_id INTEGER REFERENCES names(id));\n"
 	"CREATE TABLE activity_groups(experiment TEXT NOT NULL, kind TEXT NOT NULL,\n"
 	"  name_id INTEGER NOT NULL, grp TEXT NOT NULL, PRIMARY KEY(experiment, kind, name_id));\n"
 	"CREATE TABLE group_times(experiment TEXT, run TEXT, rank INTEGER, grp TEXT,\n"
@@ -193,7 +201,8 @@ int store_open(const char *path, struct store **out)
 	    store_sql_prepare(s, "prepare", "INSERT INTO devices VALUES(?1,?2,?3,?4,?5,?6,?7)", &s->ins_dev) < 0 ||
 	    store_sql_prepare(s, "prepare", "INSERT INTO summaries VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)", &s->ins_sum) < 0 ||
 	    store_row_buf_open(s, &s->cpu, "cpu_ops", 7, "insert cpu op") < 0 ||
-	    store_row_buf_open(s, &s->mem, "memory_events", 9, "insert memory event") < 0) {
+	    store_row_buf_open(s, &s->mem, "memory_events", 9, "insert memory event") < 0 ||
+	    store_row_buf_open(s, &s->mops, "model_ops", 8, "insert model op") < 0) {
 		store_close(s);
 		return -1;
 	}
@@ -209,7 +218,7 @@ int store_close(struct store *s)
 	if (!s)
 		return 0;
 	sqlite3_finalize(s->ins_name);
-	struct row_buf *bufs[] = {&s->act, &s->launch, &s->annot, &s->cpu, &s->mem};
+	struct row_buf *bufs[] = {&s->act, &s->launch, &s->annot, &s->cpu, &s->mem, &s->mops};
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		store_row_buf_close(bufs[i]);
 	sqlite3_finalize(s->ins_dev);

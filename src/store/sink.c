@@ -379,6 +379,8 @@ static int sink_cpu_op(void *ctx, const struct cpu_op *op)
 		return -1;
 	struct pending_op po = {op->start_ns, op->dur_ns, op->tid, op->external_id, name, dims, types, concrete,
 				!strncmp(op->name, "enumerate(DataLoader)", 21)};
+	if (op->dims && store_is_model_op(op->name) && store_model_op_add(s, c->trace_id, &po) < 0)
+		return -1;
 	if (!s->ops_sorted) {
 		ops_add(s, &po);
 		return 0;

@@ -107,6 +107,7 @@ struct store {
 	int guarded; /* bounded by store_guard: an interrupt is its step budget running out */
 	sqlite3_stmt *ins_name, *ins_dev, *ins_sum;
 	struct row_buf act, launch, annot, cpu, mem; /* the event tables' rows, ROWS_PER_INSERT at a time */
+	struct row_buf mops; /* model_ops rows (modelops.c) */
 	struct name_slot *slots;
 	size_t nslots, nnames;
 	struct sink_ctx sink;
@@ -190,6 +191,13 @@ void store_memsites_alloc(struct store *s, int64_t tid, int64_t ts);
 int store_memsites_flush(struct store *s, int64_t trace_id, const char *path);
 void store_memsites_reset(struct store *s);
 void store_memsites_release(struct store *s);
+
+/*
+ * modelops.c: whether an operator's name is one the per-operator model
+ * prices (1) or not (0); and its model_ops row (0, or -1 after diag).
+ */
+int store_is_model_op(const char *name);
+int store_model_op_add(struct store *s, int64_t trace_id, const struct pending_op *o);
 
 static inline void bind_opt(sqlite3_stmt *st, int i, int64_t v, int present)
 {

@@ -1,0 +1,439 @@
+/*
+ * op_roofline.c: each operator against its roofline (issue 56):
+ * op_roofline.csv, one row per rank, operator and shapes, from the store's
+ * model_ops (the operators the model prices, at any depth, with their
+ * shapes) and the rank's kernels.
+ *
+ * A kernel's time goes to one operator: its launch (by correlation) is a
+ * host runtime call, and the kernel goes to the innermost model_ops
+ * operator of the launching thread whose range holds the call (an
+ * aten::mm inside aten::linear gets it, not the linear), so each kernel
+ * counts once however the operators nest. Only calls starting inside a
+ * ProfilerStep#N range count (every call when the rank has no steps), and
+ * per step means over the rank's steps. FLOPs and bytes per call come from
+ * op_roofline_model.c (TraceLens's definitions); the peaks from its table,
+ * by the device name of the rank's trace.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/lib/rankdata.h"
+#include "analyze/models/op_roofline.h"
+#include "chart/chart.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/xalloc.h"
+
+#define OP_ROOFLINE_COLUMNS(X)                      \
+	X(ORL_RUN, "run", text)                     \
+	X(ORL_RANK, "rank", int)                    \
+	X(ORL_OP, "op", text)                       \
+	X(ORL_SHAPES, "shapes", text)               \
+	X(ORL_DTYPE, "dtype", text)                 \
+	X(ORL_CALLS_PER_STEP, "calls_per_step", real) \
+	X(ORL_GPU_US_PER_STEP, "gpu_us_per_step", real) \
+	X(ORL_FLOPS_PER_CALL, "flops_per_call", real) \
+	X(ORL_BYTES_PER_CALL, "bytes_per_call", real) \
+	X(ORL_TFLOPS, "tflops", real)               \
+	X(ORL_TBPS, "tbps", real)                   \
+	X(ORL_INTENSITY, "intensity", real)         \
+	X(ORL_PEAK_SHARE, "peak_share", frac)
+enum op_roofline_col { OP_ROOFLINE_COLUMNS(TABLE_COL_ENUM) ORL_NCOLS };
+
+/* One model_ops call of a rank. */
+struct mop {
+	int64_t tid, start, end, name, dims, types, concrete;
+	int64_t parent; /* the index of the innermost call around it on its thread, -1 none */
+	int64_t gpu_ns;
+	int in_step;
+};
+
+static int cmp_mop(const void *pa, const void *pb)
+{
+	const struct mop *a = pa, *b = pb;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->end > b->end ? -1 : a->end < b->end;
+}
+
+static int cmp_key(const void *pa, const void *pb)
+{
+	const struct mop *a = *(const struct mop *const *)pa, *b = *(const struct mop *const *)pb;
+	int64_t x[4] = {a->name, a->dims, a->types, a->concrete}, y[4] = {b->name, b->dims, b->types, b->concrete};
+	for (int i = 0; i < 4; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+/* A kernel's time claimed by a call: the kernel's name id, the call's index. */
+struct claim {
+	int64_t name;
+	long op;
+	int64_t ns;
+};
+
+static int cmp_claim(const void *pa, const void *pb)
+{
+	const struct claim *a = pa, *b = pb;
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+/* A rank's rows of the table and its device's peaks, for the run's figure. */
+struct orl_rank {
+	char *run;
+	int rank;
+	size_t from, to;
+	const struct device_peaks *pk;
+};
+
+struct orl {
+	struct store *s;
+	struct table *t;
+	struct orl_rank *ranks;
+	size_t nranks, cap;
+};
+
+/* The last call with (tid, start <= ts) in v sorted by cmp_mop, or -1. */
+static long last_at(const struct mop *v, size_t n, int64_t tid, int64_t ts)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].tid < tid || (v[mid].tid == tid && v[mid].start <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || v[lo - 1].tid != tid)
+		return -1;
+	return (long)lo - 1;
+}
+
+static char *name_of(struct store *s, int64_t id)
+{
+	return id >= 0 ? rank_name(s, id) : NULL;
+}
+
+/* Adds a row per priced (operator, shapes) group of rank k. */
+static int add_groups(struct orl *w, const struct rank_key *k, struct mop *v, size_t n, double nsteps,
+		      const struct device_peaks *pk)
+{
+	struct mop **by = xmalloc((n ? n : 1) * sizeof(*by));
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].in_step)
+			by[m++] = &v[i];
+	qsort(by, m, sizeof(*by), cmp_key);
+	for (size_t i = 0; i < m;) {
+		size_t j = i;
+		int64_t gpu = 0, calls = 0;
+		for (; j < m && !cmp_key(&by[i], &by[j]); j++) {
+			gpu += by[j]->gpu_ns;
+			calls++;
+		}
+		char *name = name_of(w->s, by[i]->name), *dims = name_of(w->s, by[i]->dims);
+		char *types = name_of(w->s, by[i]->types), *conc = name_of(w->s, by[i]->concrete);
+		struct op_cost c;
+		if (gpu > 0 && name && op_roofline_cost(name, dims, types, conc, &c)) {
+			struct table *t = w->t;
+			size_t row = table_add_row(t);
+			double us = (double)gpu / 1e3 / nsteps, per = (double)calls / nsteps;
+			double rate = c.flops * per / (us * 1e-6), bw = c.bytes * per / (us * 1e-6);
+			table_set_text(t, row, ORL_RUN, k->run);
+			table_set_int(t, row, ORL_RANK, k->rank);
+			table_set_text(t, row, ORL_OP, name);
+			table_set_text(t, row, ORL_SHAPES, dims);
+			if (c.dtype)
+				table_set_text(t, row, ORL_DTYPE, c.dtype);
+			table_set_real(t, row, ORL_CALLS_PER_STEP, per);
+			table_set_real(t, row, ORL_GPU_US_PER_STEP, us);
+			table_set_real(t, row, ORL_FLOPS_PER_CALL, c.flops);
+			table_set_real(t, row, ORL_BYTES_PER_CALL, c.bytes);
+			table_set_real(t, row, ORL_TFLOPS, rate / 1e12);
+			table_set_real(t, row, ORL_TBPS, bw / 1e12);
+			if (c.bytes > 0)
+				table_set_real(t, row, ORL_INTENSITY, c.flops / c.bytes);
+			double pf = op_roofline_peak_flops(pk, c.dtype);
+			if (pf > 0 && pk->hbm > 0 && c.bytes > 0) {
+				double bound = c.flops / c.bytes * pk->hbm;
+				table_set_real(t, row, ORL_PEAK_SHARE, rate / (bound < pf ? bound : pf));
+			}
+		}
+		free(name);
+		free(dims);
+		free(types);
+		free(conc);
+		i = j;
+	}
+	free(by);
+	return 0;
+}
+
+static int visit(const struct rank_key *k, const struct rank_data *d, void *arg)
+{
+	struct orl *w = arg;
+	struct store_stmt *st = rank_query(w->s, "op_roofline: model ops",
+		"SELECT x.tid, x.start_ns, x.dur_ns, x.name_id, x.dims_id, x.types_id, x.concrete_id"
+		" FROM traces rt JOIN model_ops x ON x.trace_id = rt.id WHERE rt.run_id = ?1 AND rt.rank = ?2", k);
+	if (!st)
+		return -1;
+	struct mop *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+	while ((rc = store_next(st)) > 0) {
+		v = xgrow(v, &cap, n + 1, sizeof(*v));
+		int64_t start = store_column_int64(st, 1);
+		int64_t c[4];
+		for (int i = 0; i < 4; i++)
+			c[i] = store_column_type(st, 3 + i) == STORE_NULL ? -1 : store_column_int64(st, 3 + i);
+		v[n++] = (struct mop){store_column_type(st, 0) == STORE_NULL ? -1 : store_column_int64(st, 0), start,
+				      start + store_column_int64(st, 2), c[0], c[1], c[2], c[3], -1, 0, 0};
+	}
+	store_finalize(st);
+	if (rc < 0 || !n) {
+		free(v);
+		return rc < 0 ? -1 : 0;
+	}
+	qsort(v, n, sizeof(*v), cmp_mop);
+	/* each call's parent: the innermost earlier call of its thread that holds its start */
+	for (size_t i = 1; i < n; i++) {
+		long p = v[i - 1].tid == v[i].tid ? (long)i - 1 : -1;
+		while (p >= 0 && v[p].end < v[i].start)
+			p = v[p].parent;
+		v[i].parent = p;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!d->nsteps) {
+			v[i].in_step = 1;
+			continue;
+		}
+		size_t s = rk_search(d->steps, d->nsteps, v[i].start, 1);
+		v[i].in_step = s > 0 && d->steps[s - 1].end > v[i].start;
+	}
+	int64_t *idx = d->nlaunches ? rank_launch_index(d) : NULL;
+	struct claim *cl = NULL;
+	size_t ncl = 0, capcl = 0;
+	for (size_t i = 0; idx && i < d->nacts; i++) {
+		const struct rk_act *a = &d->acts[i];
+		if (a->kind != ACT_KERNEL || a->corr < 0)
+			continue;
+		const struct rk_range *l = rank_launch_of(d, idx, a->corr);
+		if (!l)
+			continue;
+		long j = last_at(v, n, l->tid, l->start);
+		while (j >= 0 && v[j].end < l->start)
+			j = v[j].parent;
+		if (j < 0)
+			continue;
+		cl = xgrow(cl, &capcl, ncl + 1, sizeof(*cl));
+		cl[ncl++] = (struct claim){a->name_id, j, a->end - a->start};
+	}
+	free(idx);
+	/*
+	 * ATen's own kernels ("void at::native::..."; TraceLens's fallback
+	 * rule for elementwise and reduce kernels) are an operator left out of
+	 * model_ops inside the priced one, such as the casts autocast runs
+	 * inside an aten::addmm before the inner bf16 one: not the product's
+	 * or the attention's time, so left out; a norm's or an elementwise
+	 * operator's own kernels are ATen's, and kept.
+	 */
+	qsort(cl, ncl, sizeof(*cl), cmp_claim);
+	int aten = 0;
+	int64_t own[64]; /* operators whose own kernels are ATen's (norms, elementwise): name ids, -1 - id when not */
+	size_t nown = 0;
+	for (size_t i = 0; i < ncl; i++) {
+		if (!i || cl[i].name != cl[i - 1].name) {
+			char *kn = rank_name(w->s, cl[i].name);
+			aten = kn && !strncmp(kn, "void at::native::", 17);
+			free(kn);
+		}
+		if (aten) {
+			int64_t op = v[cl[i].op].name;
+			size_t k = 0;
+			while (k < nown && own[k] != op && own[k] != -1 - op)
+				k++;
+			if (k == nown) {
+				char *on = rank_name(w->s, op);
+				int yes = on && op_roofline_aten_kernels(on);
+				free(on);
+				if (nown < sizeof(own) / sizeof(own[0]))
+					own[nown++] = yes ? op : -1 - op;
+				else if (!yes)
+					continue;
+			}
+			if (k < nown && own[k] != op)
+				continue;
+		}
+		v[cl[i].op].gpu_ns += cl[i].ns;
+	}
+	free(cl);
+	/* the device of the rank's trace, for its peaks */
+	const struct device_peaks *pk = NULL;
+	st = rank_query(w->s, "op_roofline: device",
+			"SELECT x.name FROM traces rt JOIN devices x ON x.trace_id = rt.id"
+			" WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.name IS NOT NULL ORDER BY x.device LIMIT 1", k);
+	if (!st) {
+		free(v);
+		return -1;
+	}
+	if ((rc = store_next(st)) > 0)
+		pk = op_roofline_peaks((const char *)store_column_text(st, 0));
+	store_finalize(st);
+	size_t from = w->t->nrows;
+	rc = rc < 0 ? -1 : add_groups(w, k, v, n, d->nsteps ? (double)d->nsteps : 1, pk);
+	free(v);
+	if (rc == 0 && w->t->nrows > from) {
+		w->ranks = xgrow(w->ranks, &w->cap, w->nranks + 1, sizeof(*w->ranks));
+		w->ranks[w->nranks++] = (struct orl_rank){xstrdup(k->run), k->rank, from, w->t->nrows, pk};
+	}
+	return rc;
+}
+
+/*
+ * The roofline of a run's first rank with rows: each (operator, shapes) a
+ * point at its intensity and achieved TFLOP/s, both axes log; the memory
+ * roof (intensity x bandwidth) and the compute roof (the bf16 dense peak)
+ * cross at the ridge. Without the device's peaks, the points alone.
+ */
+static void add_figure(const struct orl *w, const struct orl_rank *r, struct analysis_result *out)
+{
+	struct buf title, cap;
+	buf_init(&title);
+	buf_init(&cap);
+	char *name = fs_figure_name("op_roofline_", r->run, NULL);
+	buf_printf(&title, "Each operator against its roofline, %s rank %d", r->run, r->rank);
+	struct chart *c = chart_new(CHART_XY, name, title.data, "achieved TFLOP/s");
+	chart_set_x_axis(c, "arithmetic intensity (FLOP per byte)", CHART_SCALE_LOG10);
+	c->y_scale = CHART_SCALE_LOG10;
+	c->markers_only = 1;
+	c->sparse = 1;
+	size_t sg = chart_add_series(c, "matrix products"), sa = chart_add_series(c, "attention");
+	size_t so = chart_add_series(c, "norms, softmax, elementwise");
+	for (size_t i = r->from; i < r->to; i++) {
+		const char *op = table_text(w->t, i, ORL_OP), *shapes = table_text(w->t, i, ORL_SHAPES);
+		struct buf lab;
+		buf_init(&lab);
+		buf_printf(&lab, "%s %s", op, shapes ? shapes : "");
+		size_t cat = chart_add_category(c, lab.data);
+		buf_release(&lab);
+		chart_set_x(c, cat, table_num(w->t, i, ORL_INTENSITY));
+		size_t at = strstr(op, "attention") ? sa : strstr(op, "mm") ? sg : so;
+		for (size_t k = 0; k < 3; k++)
+			chart_set(c, cat, k, k == at ? table_num(w->t, i, ORL_TFLOPS) : NAN);
+	}
+	if (r->pk) {
+		char lab[96];
+		snprintf(lab, sizeof(lab), "memory roof, %.2f TB/s", r->pk->hbm / 1e12);
+		chart_add_refline(c, lab, r->pk->hbm / 1e12, 0, 1);
+		snprintf(lab, sizeof(lab), "bf16 dense peak, %.0f TFLOP/s", r->pk->bf16 / 1e12);
+		chart_add_refline(c, lab, 0, r->pk->bf16 / 1e12, 1);
+		buf_printf(&cap, "Each priced operator and shape of %s rank %d (op_roofline.csv): its arithmetic "
+			   "intensity against the TFLOP/s it achieved; the dashed lines are the memory roof and the "
+			   "bf16 dense compute roof of the device (%s), which cross at the ridge, %.0f FLOP per byte.",
+			   r->run, r->rank, r->pk->source, r->pk->bf16 / r->pk->hbm);
+	} else {
+		buf_printf(&cap, "Each priced operator and shape of %s rank %d (op_roofline.csv): its arithmetic "
+			   "intensity against the TFLOP/s it achieved; no roofs, the device is not in perfstudy's "
+			   "table of peaks.", r->run, r->rank);
+	}
+	result_add_figure(out, c, cap.data);
+	free(name);
+	buf_release(&title);
+	buf_release(&cap);
+}
+
+/*
+ * No row: where the traces have host operators, the Methods say why there
+ * is no op_roofline.csv (no shapes recorded, or none of the operators
+ * priced); traces without host operators (Nsight Systems, nvprof) say
+ * nothing. 0, or -1 after diag.
+ */
+static int say_none(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	struct store_stmt *st = store_query(ctx->store, "op_roofline: operators and shapes",
+		"SELECT EXISTS (SELECT 1 FROM run_traces t JOIN cpu_ops x ON x.trace_id = t.id WHERE t.experiment = ?1),"
+		" EXISTS (SELECT 1 FROM run_traces t JOIN cpu_ops x ON x.trace_id = t.id WHERE t.experiment = ?1"
+		" AND x.dims_id IS NOT NULL)", ctx->experiment);
+	if (!st)
+		return -1;
+	int rc = store_next(st);
+	int ops = rc > 0 && store_column_int64(st, 0), dims = rc > 0 && store_column_int64(st, 1);
+	store_finalize(st);
+	if (rc < 0)
+		return -1;
+	if (ops)
+		result_add_method(out, "op_roofline",
+			dims ? "No operator against its roofline: none of the traces' operators with recorded shapes is "
+			       "one the per-operator model prices (matrix products, attention, layer norm, SiLU, GELU, softmax) "
+			       "with kernels of its own, so there is no op_roofline.csv and no roofline figure."
+			     : "No operator against its roofline: the traces record no operator input shapes (the "
+			       "profiler's record_shapes=True), from which the per-operator model takes FLOPs and bytes, "
+			       "so there is no op_roofline.csv and no roofline figure.");
+	return 0;
+}
+
+static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_result *out)
+{
+	struct orl w = {ctx->store, NULL, NULL, 0, 0};
+	w.t = table_new("op_roofline", "Each operator against its roofline", TABLE_SCHEMA(OP_ROOFLINE_COLUMNS));
+	int rc = for_each_rank(ctx->store, ctx->experiment, visit, &w);
+	if (rc < 0 || !w.t->nrows) {
+		table_free(w.t);
+		if (rc >= 0)
+			rc = say_none(ctx, out);
+		goto out;
+	}
+	result_add_table(out, w.t);
+	for (size_t i = 0; i < w.nranks; i++)
+		if (!i || strcmp(w.ranks[i].run, w.ranks[i - 1].run))
+			add_figure(&w, &w.ranks[i], out);
+	result_add_method(out, "op_roofline.csv",
+		"One row per rank, operator and input shapes, for the operators whose FLOPs and bytes follow from "
+		"their recorded shapes (record_shapes=True): the matrix products aten::mm, addmm, bmm, baddbmm and "
+		"_scaled_mm, scaled-dot-product attention (flash, memory-efficient and cuDNN, forward and "
+		"backward), aten::native_layer_norm and its backward, aten::silu and gelu, and softmax and "
+		"log-softmax forward and backward. A kernel's time goes "
+		"to the innermost such operator around its launch on the launching thread (by correlation), so "
+		"each kernel counts once however the operators nest (an aten::mm inside aten::linear gets it); "
+		"ATen's own kernels (void at::native::...) count only for the norms and elementwise operators, "
+		"those inside a product being another operator's (autocast's casts); only calls starting inside a "
+		"ProfilerStep#N range count. calls_per_step and "
+		"gpu_us_per_step (its kernels' time): per step of the rank. flops_per_call and bytes_per_call are "
+		"TraceLens's perf model (PerfModel/perf_model.py): a product of A [M, K] and B [K, N] does 2MNK FLOPs "
+		"(plus MN for addmm's bias) and moves (MK + KN + MN) elements (plus N for the bias) of A's type, "
+		"times the batch for bmm; attention with queries [B, H, N, d] and keys and values [B, Hkv, Nkv, d] "
+		"does 4BHN*Nkv*d FLOPs forward (QK^T and PV, softmax left out) and moves Q, K, V and the output, and "
+		"backward does four such products (five for flash attention, which recomputes QK^T) and moves Q, K, "
+		"V and dO read and dQ, dK, dV written; causal attention halves the FLOPs. A layer norm over N elements, "
+		"C of them normalised, does 6C + 5N FLOPs and moves 2N + 6C elements forward, and 9N FLOPs and 3N + "
+		"4C elements backward (by its output mask); a unary elementwise operator N FLOPs and 2N elements; "
+		"a softmax or log-softmax 3N FLOPs and 2N elements forward and twice both backward (TraceLens's "
+		"Softmax, which its operator map does not use). "
+		"Unlike TraceLens, which "
+		"takes 2 bytes per attention element whatever the type, the element size here is the query's type, "
+		"and aten::gelu, which TraceLens does not price, is priced as its unary operators are. "
+		"tflops and tbps: FLOPs and bytes per step over gpu_us_per_step; intensity: flops_per_call / "
+		"bytes_per_call; peak_share: tflops over the roofline's bound at that intensity, the lesser of the "
+		"device's dense peak for the dtype (bf16, fp16, or fp32 without TF32) and intensity times its memory "
+		"bandwidth, from the vendors' datasheets (NVIDIA H100, H200 and A100 Tensor Core GPU datasheets), "
+		"by the device name in the trace; empty where the device or dtype is not in that table.");
+out:
+	for (size_t i = 0; i < w.nranks; i++)
+		free(w.ranks[i].run);
+	free(w.ranks);
+	return rc < 0 ? -1 : 0;
+}
+
+const struct analysis_def analysis_def_op_roofline = {
+	.name = "op_roofline",
+	.run = analysis_op_roofline,
+	.needs = ANALYSIS_NONE,
+	.makes = ANALYSIS_TABLES("op_roofline"),
+	.figures = ANALYSIS_NAMES("op_roofline_*"),
+};

@@ -1,0 +1,44 @@
+/*
+ * op_roofline.h: what op_roofline.c (the analysis, op_roofline.csv) and
+ * op_roofline_model.c (FLOPs and bytes of one operator call from its
+ * recorded shapes, and the devices' peaks) share.
+ */
+#ifndef PERFSTUDY_OP_ROOFLINE_H
+#define PERFSTUDY_OP_ROOFLINE_H
+
+#include <stdint.h>
+
+/* One call's work as the model prices it. */
+struct op_cost {
+	double flops, bytes;
+	const char *family; /* "gemm", "sdpa_fwd", "sdpa_bwd" */
+	const char *dtype;  /* the type of the first matrix input, as the trace writes it ("c10::BFloat16") */
+};
+
+/*
+ * FLOPs and bytes of one call of operator name with the compact "Input
+ * Dims", "Input type" and "Concrete Inputs" texts of model_ops (types and
+ * concrete may be NULL): 1 with *c filled, 0 when the model does not
+ * price this operator or these shapes. c->dtype points into a static
+ * string or is NULL.
+ */
+int op_roofline_cost(const char *name, const char *dims, const char *types, const char *concrete,
+		     struct op_cost *c);
+
+/* 1 when operator name's own kernels are ATen's ("void at::native::..."): norms, elementwise; else 0. */
+int op_roofline_aten_kernels(const char *name);
+
+/* A device's dense peaks (FLOP/s by dtype, bytes/s of HBM) and where they come from. */
+struct device_peaks {
+	const char *match;  /* a substring of the device name ("H200") */
+	double bf16, fp16, tf32, fp32, hbm;
+	const char *source; /* the vendor's document */
+};
+
+/* The peaks of device name (as deviceProperties or nvidia-smi writes it), or NULL when unknown. */
+const struct device_peaks *op_roofline_peaks(const char *device);
+
+/* The dense peak FLOP/s of dtype (the trace's "Input type" text) on p; 0 when unknown. */
+double op_roofline_peak_flops(const struct device_peaks *p, const char *dtype);
+
+#endif

@@ -1,0 +1,89 @@
+/*
+ * modelops.c: the host operators that the per-operator performance model
+ * prices (analyze/models/op_roofline.c), kept at any depth with their
+ * shapes in model_ops. cpu_ops keeps only the outermost operators
+ * (sink.c), and the operators whose shapes give FLOPs and bytes are inner
+ * ones: aten::mm under aten::linear or AddmmBackward0, the cuDNN or flash
+ * attention under aten::scaled_dot_product_attention. Only the names below
+ * and only calls with "Input Dims" (record_shapes=True) are kept, so a
+ * trace without shapes adds no rows and one with them a few per layer.
+ */
+#include "store/store_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The operators kept, sorted for bsearch: TraceLens's perf-model map
+ * (PerfModel/torch_op_mapping.py) for matrix products, attention,
+ * convolution and normalisation, and the softmax, embedding, activation
+ * and fused-optimizer calls of the models perfstudy's examples train.
+ * aten::linear and aten::matmul are kept as the shapes a reader knows,
+ * although the kernels are launched by the aten::mm or addmm inside.
+ */
+static const char *const model_op_names[] = {
+	"aten::_efficient_attention_backward",
+	"aten::_efficient_attention_forward",
+	"aten::_fused_adam_",
+	"aten::_fused_adamw_",
+	"aten::_fused_rms_norm",
+	"aten::_fused_rms_norm_backward",
+	"aten::_log_softmax",
+	"aten::_log_softmax_backward_data",
+	"aten::_scaled_dot_product_cudnn_attention",
+	"aten::_scaled_dot_product_cudnn_attention_backward",
+	"aten::_scaled_dot_product_efficient_attention",
+	"aten::_scaled_dot_product_efficient_attention_backward",
+	"aten::_scaled_dot_product_flash_attention",
+	"aten::_scaled_dot_product_flash_attention_backward",
+	"aten::_scaled_mm",
+	"aten::_softmax",
+	"aten::_softmax_backward_data",
+	"aten::addmm",
+	"aten::baddbmm",
+	"aten::bmm",
+	"aten::convolution",
+	"aten::convolution_backward",
+	"aten::embedding",
+	"aten::embedding_dense_backward",
+	"aten::gelu",
+	"aten::gelu_backward",
+	"aten::linear",
+	"aten::matmul",
+	"aten::mm",
+	"aten::native_batch_norm",
+	"aten::native_batch_norm_backward",
+	"aten::native_layer_norm",
+	"aten::native_layer_norm_backward",
+	"aten::silu",
+	"aten::silu_backward",
+	"flash_attn::_flash_attn_backward",
+	"flash_attn::_flash_attn_forward",
+};
+
+static int cmp_name(const void *key, const void *elem)
+{
+	return strcmp(key, *(const char *const *)elem);
+}
+
+int store_is_model_op(const char *name)
+{
+	return bsearch(name, model_op_names, sizeof(model_op_names) / sizeof(model_op_names[0]),
+		       sizeof(model_op_names[0]), cmp_name) != NULL;
+}
+
+int store_model_op_add(struct store *s, int64_t trace_id, const struct pending_op *o)
+{
+	struct cell *row = row_buf_add(s, &s->mops);
+	if (!row)
+		return -1;
+	cell_int(&row[0], trace_id);
+	cell_opt(&row[1], o->tid, o->tid >= 0);
+	cell_int(&row[2], o->start);
+	cell_int(&row[3], o->dur);
+	cell_int(&row[4], o->name_id);
+	cell_opt(&row[5], o->dims_id, o->dims_id >= 0);
+	cell_opt(&row[6], o->types_id, o->types_id >= 0);
+	cell_opt(&row[7], o->concrete_id, o->concrete_id >= 0);
+	return 0;
+}
