@@ -202,7 +202,8 @@ static void models_from_logs(struct buf *b, const struct table *runs)
  * The page's Models fact: the manifest's models (models; NULL: none named),
  * then the runs' strategies as the figures name them (runs.csv strategy,
  * layout_strategy_shown) with where they came from (strategy_source:
- * manifest, trace annotations, training logs), those of one source
+ * manifest, trace annotations, training logs, a 1-GPU run without a
+ * wrapper), those of one source
  * together: "GPT-2 124M; strategies single, DDP, ZeRO-1 (manifest)", "not
  * named in the manifest; strategy DDP (trace annotations and training
  * logs)"; without a manifest's models those the training logs give
@@ -231,6 +232,7 @@ static char *models_fact(char *models, const struct table *runs, const struct ma
 		bits |= src && !strncmp(src, "trace: ", 7) ? 2u : 0u;
 		/* the logs agree: "training log (<file>): ..." first, or "; training log (<file>): ..." after the trace's */
 		bits |= src && (!strncmp(src, "training log (", 14) || strstr(src, "; training log (")) ? 4u : 0u;
+		bits |= src && !strncmp(src, "one GPU, ", 9) ? 8u : 0u;
 		size_t k = 0;
 		while (k < ns && strcmp(shown[k], name))
 			k++;
@@ -246,14 +248,15 @@ static char *models_fact(char *models, const struct table *runs, const struct ma
 		models_from_logs(&b, runs);
 	int named = b.len > 0;
 	if (ns) {
-		static const char *const word[] = {"manifest", "trace annotations", "training logs"};
+		static const char *const word[] = {"manifest", "trace annotations", "training logs",
+						   "one GPU, no wrapper in its traces"};
 		buf_printf(&b, "%s; strateg%s ", named ? "" : "not named in the manifest", ns > 1 ? "ies" : "y");
 		for (size_t k = 0; k < ns; k++) {
 			buf_printf(&b, "%s%s", k ? ", " : "", shown[k]);
 			if (k + 1 < ns && from[k + 1] == from[k])
 				continue;
 			buf_adds(&b, " (");
-			for (int w = 0, said = 0; w < 3; w++)
+			for (int w = 0, said = 0; w < 4; w++)
 				if (from[k] & (1u << w))
 					buf_printf(&b, "%s%s", said++ ? " and " : "", word[w]);
 			buf_addc(&b, ')');

@@ -14,6 +14,10 @@
 #   the page pass: the Models fact from the logs, whole folded summaries,
 #           no CSV codes in the findings' prose, step_compare.csv's verdict
 #           on too few steps.
+#   the page pass (h57rest):
+#     a. nvprof-000's Models fact said "not known for 1 run" of its 1-GPU
+#        run (one device in its nvprof CSV, no wrapper, no manifest
+#        strategy): want strategy single.
 . "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 G=experiments/gpu1-causes
@@ -260,6 +264,41 @@ for r in rows:
     if 2 / math.comb(na + nb, na) >= 0.05 and r["verdict"] != "too few steps":
         print("step_compare %s/%s on %d and %d steps: %r, want 'too few steps'" % (r["run_a"], r["run_b"], na, nb, r["verdict"]), file=sys.stderr)
         bad = True
+sys.exit(bad)
+PY
+# a. nvprof-000: each run without a manifest strategy whose nvprof CSV holds
+# one device (nvprof records no wrapper annotations) is "single"; the
+# Models fact names no run as not known.
+N=experiments/nvprof-000
+$PERFSTUDY build -q $N/study.yaml -o "$T/nv" 2> "$T/err" && ok || bad "nvprof-000 build failed: $(cat "$T/err")"
+python3 - "$N" "$T/nv/nvprof-000" <<'PY' && ok || bad "nvprof-000: the 1-GPU run's strategy (h57rest a)"
+import csv, html, os, re, sys
+N, D = sys.argv[1:3]
+bad = False
+man = open(os.path.join(N, "study.yaml")).read()
+runs = {r["run"]: r for r in csv.DictReader(open(os.path.join(D, "data", "runs.csv")))}
+want_single = []
+for blk in re.split(r"\n  - id: ", man)[1:]:
+    rid = blk.split("\n")[0].strip()
+    if re.search(r"^    strategy:", blk, re.M):
+        continue
+    f = re.search(r"^    traces: (\S+)", blk, re.M).group(1)
+    lines = [l for l in open(os.path.join(N, f)) if not l.startswith("==")]
+    rows = list(csv.DictReader(lines))
+    devs = {r["Device"] for r in rows if r.get("Device")}
+    if len(devs) == 1:
+        want_single.append(rid)
+assert want_single == ["1gpu"], want_single
+for rid in want_single:
+    if runs[rid]["strategy"] != "single":
+        print("nvprof-000 %s strategy %r, want 'single'" % (rid, runs[rid]["strategy"]), file=sys.stderr)
+        bad = True
+page = open(os.path.join(D, "index.html")).read()
+m = re.search(r"<dt>Models</dt><dd>(.*?)</dd>", page, re.S)
+fact = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", m.group(1))).split()) if m else ""
+if "not known" in fact or "single (" not in fact:
+    print("nvprof-000 Models fact %r: want single named, no run not known" % fact, file=sys.stderr)
+    bad = True
 sys.exit(bad)
 PY
 finish
