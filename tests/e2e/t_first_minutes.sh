@@ -18,6 +18,10 @@
 #     a. nvprof-000's Models fact said "not known for 1 run" of its 1-GPU
 #        run (one device in its nvprof CSV, no wrapper, no manifest
 #        strategy): want strategy single.
+#     d. replay findings said "(forward, 4 per step)", read as inside an
+#        operator: want "(in the forward phase, ...)", "(after the X phase,
+#        ...)" or "(outside every annotated phase, ...)", X a host
+#        annotation (user_annotation) of the run's raw trace.
 . "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 G=experiments/gpu1-causes
@@ -298,6 +302,35 @@ m = re.search(r"<dt>Models</dt><dd>(.*?)</dd>", page, re.S)
 fact = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", m.group(1))).split()) if m else ""
 if "not known" in fact or "single (" not in fact:
     print("nvprof-000 Models fact %r: want single named, no run not known" % fact, file=sys.stderr)
+    bad = True
+sys.exit(bad)
+PY
+# d. gpu1-causes' replay findings (findings.csv rule "replay (...)"): the
+# place each names is a phase, worded as one, its name one of the run's
+# raw trace's user_annotation names.
+python3 - "$G/traces" "$T/g1/gpu1-causes/data/findings.csv" <<'PY' && ok || bad "replay findings: the place said as a phase (h57rest d)"
+import csv, json, os, re, sys
+TR, F = sys.argv[1:3]
+bad = False
+n = 0
+for r in csv.DictReader(open(F)):
+    if not r["rule"].startswith("replay ("):
+        continue
+    m = re.search(r"\((in the (.+?) phase(?: \([^)]*\))?|after the (.+?) phase|outside every annotated phase|against .+?), [0-9.]+ per step\): removing", r["finding"])
+    if not m:
+        print("%s: place not said as a phase: %s" % (r["run"], r["finding"][:200]), file=sys.stderr)
+        bad = True
+        continue
+    name = m.group(2) or m.group(3)
+    if name:
+        ev = json.load(open(os.path.join(TR, r["run"], "rank0.pt.trace.json")))["traceEvents"]
+        names = {e["name"] for e in ev if e.get("ph") == "X" and e.get("cat") == "user_annotation"}
+        if name not in names:
+            print("%s: phase %r is no user_annotation of its trace" % (r["run"], name), file=sys.stderr)
+            bad = True
+    n += 1
+if n < 3:
+    print("want the replay findings of gpu1-causes, got %d" % n, file=sys.stderr)
     bad = True
 sys.exit(bad)
 PY
