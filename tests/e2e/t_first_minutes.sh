@@ -22,6 +22,11 @@
 #        operator: want "(in the forward phase, ...)", "(after the X phase,
 #        ...)" or "(outside every annotated phase, ...)", X a host
 #        annotation (user_annotation) of the run's raw trace.
+#     e. h200x2-zero's host-bound finding said "76 % outside every
+#        operator" beside a replay pricing 4.7 ms: want it to say how much
+#        of that lies in stretches of 1 ms or more that no operator on any
+#        thread covers (the only ones the replay takes out), worked out
+#        from the raw trace.
 . "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 G=experiments/gpu1-causes
@@ -334,4 +339,52 @@ if n < 3:
     bad = True
 sys.exit(bad)
 PY
+# e. h200x2-zero 350m-2gpu-zero3 rank 0: the stretches of 1 ms or more
+# that no cpu_op of any thread covers, in each gap before a runtime or
+# driver call (from the first ProfilerStep's start), per ProfilerStep#N
+# range of the main thread: the host time the replay's host_gap fix takes
+# out. The host-bound finding says it in ms per step.
+Z=experiments/h200x4-parallel/zero/350m-2gpu-zero3/rank0.pt.trace.json
+if [ -f $Z ]; then
+	$PERFSTUDY build -q experiments/h200x4-parallel/zero.yaml -o "$T/zero" 2> "$T/err" && ok || bad "h200x2-zero build failed"
+	python3 - "$Z" "$T/zero/h200x2-zero/data" <<'PY' && ok || bad "h200x2-zero: the host-bound finding's long stretches (h57rest e)"
+import csv, json, os, sys
+Z, D = sys.argv[1:3]
+X = [e for e in json.load(open(Z))["traceEvents"] if e.get("ph") == "X"]
+steps = sorted((e["ts"], e["ts"] + e["dur"]) for e in X
+               if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#"))
+cover = []
+for a, b in sorted((e["ts"], e["ts"] + e["dur"]) for e in X if e.get("cat") == "cpu_op"):
+    if cover and a <= cover[-1][1]:
+        cover[-1][1] = max(cover[-1][1], b)
+    else:
+        cover.append([a, b])
+def uncovered(a, b):
+    if b - a < 1000:
+        return 0
+    at, tot = a, 0
+    for s, e in cover:
+        if e <= a:
+            continue
+        if s >= b:
+            break
+        if s > at and s - at >= 1000:
+            tot += s - at
+        at = max(at, e)
+    return tot + (b - at if b - at >= 1000 else 0)
+prev, tot = steps[0][0], 0
+for s, e in sorted((e["ts"], e["ts"] + e["dur"]) for e in X if e.get("cat") in ("cuda_runtime", "cuda_driver")):
+    if s > prev:
+        tot += uncovered(prev, s)
+    prev = e
+want = "%.1f ms per step" % (tot / len(steps) / 1000)
+bad = False
+rows = [r for r in csv.DictReader(open(os.path.join(D, "findings.csv")))
+        if r["run"] == "350m-2gpu-zero3" and r["rank"] == "0" and "is host-bound" in r["finding"]]
+if not rows or "of that, %s" % want not in rows[0]["finding"] or "stretches of 1 ms or more" not in rows[0]["finding"]:
+    print("350m-2gpu-zero3 host-bound finding: want 'of that, %s' in stretches of 1 ms or more: %s" % (want, rows and rows[0]["finding"][:600]), file=sys.stderr)
+    bad = True
+sys.exit(bad)
+PY
+fi
 finish

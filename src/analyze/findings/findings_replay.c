@@ -127,6 +127,25 @@ int findings_replay_price(const struct analysis_result *res, const char *run, in
 	return 1;
 }
 
+int findings_replay_gaps(const struct analysis_result *res, const char *run, int rank, double *gap_us)
+{
+	const struct table *t = result_table(res, "replay_fixes");
+	int crun = col(t, RF_RUN), crank = col(t, RF_RANK), cmech = col(t, RF_MECHANISM), cgap = col(t, RF_GAP_US_PER_STEP);
+	int any = 0, gap_seen = 0;
+	*gap_us = 0;
+	for (size_t r = 0; t && crun >= 0 && r < t->nrows; r++) {
+		const char *rr = text(t, r, crun), *mech = text(t, r, cmech);
+		if (!rr || strcmp(rr, run) || table_num(t, r, crank) != rank)
+			continue;
+		if (mech && !strcmp(mech, "host_gap") && !gap_seen) {
+			gap_seen = 1;
+			*gap_us = table_num(t, r, cgap);
+		}
+		any = 1;
+	}
+	return any;
+}
+
 void findings_replay_words(struct buf *b, const struct replay_price *p, double saving)
 {
 	buf_adds(b, "about ");
