@@ -27,6 +27,9 @@
 #        of that lies in stretches of 1 ms or more that no operator on any
 #        thread covers (the only ones the replay takes out), worked out
 #        from the raw trace.
+#     f. a phase's colour differed between the step timeline ("forward"
+#        blue) and the memory timeline ("forward" sky blue) of one run:
+#        want one colour for each phase in both figures.
 . "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 G=experiments/gpu1-causes
@@ -387,4 +390,40 @@ if not rows or "of that, %s" % want not in rows[0]["finding"] or "stretches of 1
 sys.exit(bad)
 PY
 fi
+# f. Each run with both a step timeline and a memory timeline (gpu1-causes'
+# leak, h200x2-zero's runs): every key the two figures share (the phases)
+# is drawn in one colour in both, the swatches read as check_figs.py reads
+# them (its functions, up to its main loop).
+python3 - "$T/g1/gpu1-causes/figures" "$T/zero/h200x2-zero/figures" <<'PY' && ok || bad "a phase's colour differs between the step and memory timelines (h57rest f)"
+import glob, os, sys
+dirs = [d for d in sys.argv[1:] if os.path.isdir(d)]
+sys.argv = sys.argv[:1]
+exec(open("tests/e2e/check_figs.py").read().split("\nfaults = nkeys")[0])
+def keys(path):
+    root = ElementTree.parse(path).getroot()
+    items = drawn(root)
+    out = {}
+    for r in root.iter(NS + "rect"):
+        t = r.find(NS + "title")
+        if t is not None and t.text and t.text.startswith("key: "):
+            box = (float(r.get("x")), float(r.get("y")), float(r.get("width")), float(r.get("height")))
+            out[t.text[5:]] = swatch_colour(items, box)[0]
+    return out
+bad, pairs = False, 0
+for d in dirs:
+    for st in sorted(glob.glob(os.path.join(d, "step_timeline_*.svg"))):
+        mem = os.path.join(d, "memory_timeline_" + os.path.basename(st)[len("step_timeline_"):])
+        if not os.path.exists(mem):
+            continue
+        a, b = keys(st), keys(mem)
+        for k in sorted(set(a) & set(b)):
+            pairs += 1
+            if a[k] is None or b[k] is None or not same_colour(a[k], b[k]):
+                print("%s: %r is %s on the step timeline, %s on the memory timeline" % (os.path.basename(st), k, a[k] and hexc(a[k]), b[k] and hexc(b[k])), file=sys.stderr)
+                bad = True
+if pairs < 8:
+    print("only %d phase keys compared" % pairs, file=sys.stderr)
+    bad = True
+sys.exit(bad)
+PY
 finish
