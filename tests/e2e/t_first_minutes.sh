@@ -30,6 +30,9 @@
 #     f. a phase's colour differed between the step timeline ("forward"
 #        blue) and the memory timeline ("forward" sky blue) of one run:
 #        want one colour for each phase in both figures.
+#     g. gpu1-causes' step_compare.csv compared enqueue spans (its loop is
+#        asynchronous: each step's GPU work ends after its host range):
+#        want the GPU-side periods compared, and said (compared).
 . "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 G=experiments/gpu1-causes
@@ -423,6 +426,33 @@ for d in dirs:
                 bad = True
 if pairs < 8:
     print("only %d phase keys compared" % pairs, file=sys.stderr)
+    bad = True
+sys.exit(bad)
+PY
+# g. gpu1-causes' step_compare.csv: for each pair, tests/stats_ref.py (plain
+# Python over the raw traces) says which samples to compare (the GPU-side
+# periods where either run's steps mostly end before their GPU work and
+# its host step is under 0.8 of its period) and their counts, medians and
+# verdict.
+python3 - "$G/traces" "$T/g1/gpu1-causes/data/step_compare.csv" <<'PY' && ok || bad "step_compare: GPU periods on an asynchronous loop (h57rest g)"
+import csv, os, subprocess, sys
+TR, F = sys.argv[1:3]
+bad, n = False, 0
+for r in csv.DictReader(open(F)):
+    a, b = r["run_a"], r["run_b"]
+    ref = subprocess.run(["python3", "tests/stats_ref.py", "compare",
+                          "%s=%s" % (a, os.path.join(TR, a, "rank0.pt.trace.json")),
+                          "%s=%s" % (b, os.path.join(TR, b, "rank0.pt.trace.json"))],
+                         capture_output=True, text=True, check=True).stdout.strip().split(",")
+    want = {"steps_a": ref[2], "steps_b": ref[3], "verdict": ref[10], "compared": ref[11]}
+    got = {k: r.get(k) for k in want}
+    close = all(abs(float(r[k]) - float(ref[i])) < 0.01 for k, i in (("median_a_us", 4), ("median_b_us", 5)))
+    if got != want or not close or want["compared"] != "GPU periods":
+        print("%s/%s: %s, medians %s %s; want %s, medians %s %s" % (a, b, got, r["median_a_us"], r["median_b_us"], want, ref[4], ref[5]), file=sys.stderr)
+        bad = True
+    n += 1
+if n < 8:
+    print("only %d step_compare rows" % n, file=sys.stderr)
     bad = True
 sys.exit(bad)
 PY
