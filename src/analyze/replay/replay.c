@@ -383,10 +383,9 @@ static void add_nccl_path(struct ctx *x, const struct rank_key *k, struct rp_sub
 						      "bus bandwidth over NVLink in run %s",
 						      p.coll ? p.coll : "collectives", p.measured, p.reach, p.reach_run)
 					  : xasprintf("%s at %.3g GB/s measured, replayed at %.3g GB/s: %.0f %% of NV%d x %.0f "
-						      "GB/s, what NCCL's AllReduce reached over NVLink in the bundled "
-						      "tp2-p2p run (2 x H200, NV18)",
+						      "GB/s, what NCCL's AllReduce reached over NVLink in %s",
 						      p.coll ? p.coll : "collectives", p.measured, p.reach,
-						      100 * NCCL_NVLINK_REACH, p.nv, p.per_link);
+						      100 * p.reach_share, p.nv, p.per_link, p.reach_bundled);
 		add_fix_row(x->fixes, &fr, where);
 		free(where);
 	}
@@ -768,11 +767,13 @@ static int analysis_replay(const struct analysis_ctx *ctx, struct analysis_resul
 		 "says it), with every rank's collective kernels changed at once: their transfer times scaled by the "
 		 "run's measured bus bandwidth (collective_busbw.csv, its AllReduce, else the collective type with "
 		 "the most bytes) over the one NCCL reaches over NVLink, the largest the same collective measured "
-		 "over NVLink in another run of the experiment, else %.0f %% of the links' NV# x per-link GB/s (what "
-		 "NCCL's AllReduce reached over NV18 on 2 x H200 in the bundled tp2-p2p run); where says which. "
+		 "over NVLink in another run of the experiment, else, from a bundled run on the same GPU, %.0f %% of "
+		 "the links' NV# x per-link GB/s on H200 (what NCCL's AllReduce reached over NV18 on 2 x H200 in the "
+		 "bundled tp2-p2p run) or %.0f %% on H100 (2 x H100, NV18, the gpt2-2gpu-ddp run of h100x4-papers), "
+		 "else none: not priced, the finding says so; where says which. "
 		 "It keeps the other kernels' durations as measured: the compute that NCCL's long kernels slowed "
 		 "beside them stays slowed, so the saving is a floor.",
-		   100 * NCCL_NVLINK_REACH);
+		   100 * NCCL_NVLINK_REACH, 100 * NCCL_NVLINK_REACH_H100);
 	result_add_method(out, "replay_fixes.csv", b.data);
 	buf_release(&b);
 	return 0;
