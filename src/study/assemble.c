@@ -63,6 +63,7 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 	store_finalize(st);
 	if (rc < 0)
 		return -1;
+	o->traced = o->ninputs > 0;
 	/*
 	 * Models in manifest order without repeats; the most GPUs of any run;
 	 * the newest trace's date, from its epoch offset (Kineto's
@@ -274,6 +275,26 @@ static char *models_fact(char *models, const struct table *runs, const struct ma
 }
 
 /*
+ * GPUs (max) where no run records its GPUs (a study of published tables):
+ * the GPUs the manifest's model-parallelism estimate splits
+ * (parallel_comm's gpus), else the system's (hardware gpus), saying which.
+ */
+static void gpus_of_manifest(const struct manifest *m, struct exp_output *o)
+{
+	if (o->gpus_max > 0 || !m)
+		return;
+	double hw = manifest_hardware_number(m, "gpus");
+	if (m->parallel_comm.run && m->parallel_comm.gpus > 0) {
+		o->gpus_max = m->parallel_comm.gpus;
+		o->gpus_source = "the model-parallelism estimate's, from the manifest's parallel_comm; no run records "
+				 "its GPUs";
+	} else if (hw >= 1 && hw <= 1e9) {
+		o->gpus_max = (int)hw;
+		o->gpus_source = "the system's, from the manifest's hardware gpus; no run records its GPUs";
+	}
+}
+
+/*
  * Puts the files the traces were read with into the Provenance inputs too:
  * the manifest first, then its nvidia-smi and topology files, each with size
  * and SHA-256.
@@ -468,6 +489,7 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 	if (collect_inputs(s, e->id, o) < 0 || add_file_inputs(e, o) < 0)
 		goto out;
 	o->models = models_fact(o->models, r->runs, e->manifest);
+	gpus_of_manifest(e->manifest, o);
 	/* Each run's merged trace, from the store and every table (those left out of the page too). */
 	if (trace_export_experiment(s, site, e->id, (const struct table *const *)r->tables, r->ntables, &o->traces,
 				    &o->ntraces) < 0)
@@ -490,6 +512,8 @@ static int write_page(struct build *b, size_t i, struct report_experiment *rep)
 		.description = e->description,
 		.classification = classifier_name(e->cls),
 		.gpus_max = o->gpus_max,
+		.untraced = !o->traced,
+		.gpus_source = o->gpus_source,
 		.newest_trace_date = o->date,
 		.headline = o->headline,
 		.models = o->models,

@@ -33,6 +33,11 @@
 #     g. gpu1-causes' step_compare.csv compared enqueue spans (its loop is
 #        asynchronous: each step's GPU work ends after its host range):
 #        want the GPU-side periods compared, and said (compared).
+#     b. cheng-002 (published tables, no trace): "GPUs (max): not
+#        recorded", runs.csv gpus 0 for runs of no GPU count, and "Newest
+#        trace: unknown": want the manifest's GPU counts (parallel_comm's,
+#        Table 4's "N GPUs, scaled") with their source, gpus empty, and
+#        that the numbers are the published table's, with no trace.
 . "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 G=experiments/gpu1-causes
@@ -454,6 +459,34 @@ for r in csv.DictReader(open(F)):
 if n < 8:
     print("only %d step_compare rows" % n, file=sys.stderr)
     bad = True
+sys.exit(bad)
+PY
+# b. cheng-002, -polaris, -tg40: GPU counts from the manifests' text (the
+# model-parallelism estimate's gpus, the systems' "N GPUs, scaled"), no run
+# with a GPU count of 0, and no "unknown" newest trace.
+C=experiments/cheng-002
+$PERFSTUDY build -q $C/study.yaml $C/polaris.yaml $C/tg40.yaml -o "$T/cheng" 2> "$T/err" && ok || bad "cheng-002 build failed: $(cat "$T/err")"
+python3 - "$C" "$T/cheng" <<'PY' && ok || bad "cheng-002: GPUs (max), gpus 0 and Newest trace (h57rest b)"
+import csv, html, os, re, sys
+C, O = sys.argv[1:3]
+bad = False
+want = {"cheng-002": re.search(r"^parallel_comm:\n(?:  .*\n)*?  gpus: (\d+)", open(os.path.join(C, "study.yaml")).read(), re.M).group(1)}
+for f, exp in (("polaris.yaml", "cheng-002-polaris"), ("tg40.yaml", "cheng-002-tg40")):
+    want[exp] = re.search(r"^  system: .*?(\d+) GPUs, scaled", open(os.path.join(C, f)).read(), re.M).group(1)
+for exp, g in want.items():
+    page = open(os.path.join(O, exp, "index.html")).read()
+    m = re.search(r'<dt>Newest trace</dt><dd>(.*?)</dd></div>\s*<div><dt>GPUs \(max\)</dt><dd class="num">(.*?)</dd>', page, re.S)
+    newest, gpus = (html.unescape(m.group(1)), html.unescape(m.group(2))) if m else ("", "")
+    if not gpus.startswith(g + ": ") or "no run records" not in gpus:
+        print("%s: GPUs (max) %r, want %s and its source" % (exp, gpus, g), file=sys.stderr)
+        bad = True
+    if "unknown" in newest or "published table" not in newest:
+        print("%s: Newest trace %r" % (exp, newest), file=sys.stderr)
+        bad = True
+    for r in csv.DictReader(open(os.path.join(O, exp, "data", "runs.csv"))):
+        if r["gpus"] == "0":
+            print("%s: run %s has gpus 0" % (exp, r["run"]), file=sys.stderr)
+            bad = True
 sys.exit(bad)
 PY
 finish
