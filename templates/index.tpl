@@ -33,7 +33,7 @@
 </ul>
 {{/CHANGES}}
 <dl class="facts">
-<div><dt>Newest trace</dt><dd>{{#NEWEST}}{{TEXT}}{{/NEWEST}}{{#NEWEST_NONE}}unknown{{/NEWEST_NONE}}</dd></div>
+<div><dt>Newest trace</dt><dd>{{#NEWEST}}{{TEXT}}{{/NEWEST}}{{#NEWEST_NONE}}unknown{{/NEWEST_NONE}}{{#NEWEST_TABLE}}none: the numbers are from the published table, with no trace{{/NEWEST_TABLE}}</dd></div>
 <div><dt>GPUs (max)</dt><dd class="num">{{GPUS_MAX}}</dd></div>
 <div><dt>Models</dt><dd>{{#MODELS}}{{TEXT}}{{/MODELS}}{{#MODELS_NONE}}not recorded{{/MODELS_NONE}}</dd></div>
 </dl>

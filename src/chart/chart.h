@@ -187,10 +187,13 @@ struct chart {
  * is in: a series label or category key an analysis uses ("compute",
  * "HtoD", "forward"). colour is a position in the Okabe-Ito palette
  * (0 orange, 1 sky blue, 2 bluish green, 3 yellow, 4 blue, 5 vermillion,
- * 6 reddish purple, 7 black) or CHART_COLOUR_IDLE (light grey: no work).
+ * 6 reddish purple, 7 black), CHART_COLOUR_EXTRA + i (i < 5: colour.c's
+ * colours past the palette, 0 olive, 1 wine, 2 indigo, 3 rose, 4 teal) or
+ * CHART_COLOUR_IDLE (light grey: no work).
  * The analyses own these names (analyze/lib/colours.c); the renderer knows none.
  */
 #define CHART_COLOUR_IDLE 100
+#define CHART_COLOUR_EXTRA 8
 struct chart_colour {
 	const char *name;
 	size_t colour;

@@ -60,7 +60,7 @@
 #define COLOUR_IDLE CHART_COLOUR_IDLE
 #define COLOUR_RUN 200
 /* Past the palette for a key that needs more (colour.c): COLOUR_EXTRA + i, i < NCOLOUR_EXTRA. */
-#define COLOUR_EXTRA 8
+#define COLOUR_EXTRA CHART_COLOUR_EXTRA
 #define NCOLOUR_EXTRA 5
 
 /* The chart's strings, made safe to hand to cairo. */

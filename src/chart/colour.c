@@ -81,10 +81,18 @@ static int is_run(const char *key)
  * they repeat by position. A bar chart of one series
  * without keys is one grey. Sets look.nruns. Caller frees.
  */
+/* The first extra colour from i on that used (the palette's flags, then the extras') does not mark. */
+static size_t first_free_extra(const int *used, size_t i)
+{
+	while (i < NCOLOUR_EXTRA && used[NPALETTE + i])
+		i++;
+	return i;
+}
+
 size_t *series_colours(const struct chart *c)
 {
 	size_t *col = xcalloc(c->nseries + 1, sizeof(*col));
-	int used[NPALETTE] = {0};
+	int used[NPALETTE + NCOLOUR_EXTRA] = {0}; /* the palette's, then the extra colours (COLOUR_EXTRA + i) */
 	int keyed = 0;
 	for (size_t i = 0; i < c->ncat; i++)
 		keyed |= c->cat_keys[i] != NULL;
@@ -100,7 +108,7 @@ size_t *series_colours(const struct chart *c)
 			continue;
 		}
 		col[i] = colour_of(c->series[i], SIZE_MAX);
-		if (col[i] < NPALETTE)
+		if (col[i] < NPALETTE + NCOLOUR_EXTRA)
 			used[col[i]] = 1;
 	}
 	if (look.lines)
@@ -108,7 +116,7 @@ size_t *series_colours(const struct chart *c)
 	/* the shaded bands' colours (a memory timeline's phases): no series drawn in one of them */
 	for (size_t i = 0; i < c->nbands; i++) {
 		size_t bc = colour_of(c->bands[i].key, 7);
-		if (bc < NPALETTE)
+		if (bc < NPALETTE + NCOLOUR_EXTRA)
 			used[bc] = 1;
 	}
 	size_t next = 0, more = 0;
@@ -120,8 +128,9 @@ size_t *series_colours(const struct chart *c)
 		if (next < NPALETTE) {
 			col[i] = next;
 			used[next] = 1;
-		} else if (c->nbands && more < NCOLOUR_EXTRA) {
-			col[i] = COLOUR_EXTRA + more++; /* past the bands' colours: the extra ones */
+		} else if (c->nbands && (more = first_free_extra(used, more)) < NCOLOUR_EXTRA) {
+			col[i] = COLOUR_EXTRA + more; /* past the bands' colours: the extra ones no band has */
+			used[NPALETTE + more++] = 1;
 		} else {
 			col[i] = i % NPALETTE;
 		}

@@ -121,12 +121,13 @@ struct tl_colour {
 };
 
 #define TL_PALETTE 8 /* colour.c's palette, black last */
+_Static_assert(COLOUR_EXTRA == TL_PALETTE, "the extra colours follow the palette's");
 
 static struct tl_colour *tl_colours(const struct chart *c, size_t *n)
 {
 	struct tl_colour *k = xcalloc(c->nspans + 1, sizeof(*k));
 	size_t nk = 0;
-	int used[TL_PALETTE] = {0};
+	int used[TL_PALETTE + NCOLOUR_EXTRA] = {0}; /* the palette's, then the extra colours (COLOUR_EXTRA + i) */
 	used[TL_PALETTE - 1] = 1;
 	for (size_t r = c->nseries; r-- > 0;)
 		for (size_t i = 0; i < c->nspans; i++) {
@@ -140,7 +141,7 @@ static struct tl_colour *tl_colours(const struct chart *c, size_t *n)
 				continue;
 			size_t col = colour_of(s->key, 5);
 			k[nk++] = (struct tl_colour){s->key, col, 0};
-			if (col < TL_PALETTE && !used[col])
+			if (col < TL_PALETTE + NCOLOUR_EXTRA && !used[col])
 				used[col] = 1;
 			else
 				k[nk - 1].colour = SIZE_MAX; /* taken: chosen below */
@@ -149,13 +150,11 @@ static struct tl_colour *tl_colours(const struct chart *c, size_t *n)
 	for (size_t j = 0; j < nk; j++) {
 		if (k[j].colour != SIZE_MAX)
 			continue;
-		while (next < TL_PALETTE && used[next])
+		while (next < TL_PALETTE + NCOLOUR_EXTRA && used[next])
 			next++;
-		if (next < TL_PALETTE) {
-			k[j].colour = next;
+		if (next < TL_PALETTE + NCOLOUR_EXTRA) {
+			k[j].colour = next < TL_PALETTE ? next : COLOUR_EXTRA + (next - TL_PALETTE);
 			used[next] = 1;
-		} else if (next < TL_PALETTE + NCOLOUR_EXTRA) {
-			k[j].colour = COLOUR_EXTRA + (next++ - TL_PALETTE);
 		} else {
 			k[j].colour = colour_of(k[j].key, 5);
 			k[j].pale = 1;

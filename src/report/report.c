@@ -565,17 +565,35 @@ static size_t page_rank(const char *name)
 	return n;
 }
 
+/*
+ * The Newest trace and GPUs (max) facts of e: without any trace, that the
+ * numbers are the published tables' (NEWEST_TABLE), not an unknown date;
+ * GPUs with where they came from when no run records them.
+ */
+static void set_facts(struct tmpl_dict *d, const struct report_experiment *e)
+{
+	if (!e->newest_trace_date && e->untraced)
+		tmpl_show_section(d, "NEWEST_TABLE");
+	else
+		set_optional(d, "NEWEST", e->newest_trace_date);
+	if (e->gpus_max > 0 && e->gpus_source) {
+		char *v = xasprintf("%d: %s", e->gpus_max, e->gpus_source);
+		tmpl_set(d, "GPUS_MAX", v);
+		free(v);
+	} else if (e->gpus_max > 0) {
+		tmpl_set_int(d, "GPUS_MAX", e->gpus_max);
+	} else {
+		tmpl_set(d, "GPUS_MAX", "not recorded");
+	}
+}
+
 static void set_experiment(struct tmpl_dict *d, const struct report_experiment *e)
 {
 	set_changes(d, "CHANGES", changes_of(e));
 	tmpl_set(d, "VERSION", PERFSTUDY_VERSION);
 	tmpl_set(d, "TITLE", e->title);
 	set_optional(d, "DESCRIPTION", e->description);
-	set_optional(d, "NEWEST", e->newest_trace_date);
-	if (e->gpus_max > 0)
-		tmpl_set_int(d, "GPUS_MAX", e->gpus_max);
-	else
-		tmpl_set(d, "GPUS_MAX", "not recorded");
+	set_facts(d, e);
 	set_optional(d, "MODELS", e->models);
 	tmpl_set(d, "CLASSIFICATION", e->classification);
 
@@ -702,11 +720,7 @@ int report_write_index(const char *site, const struct report_experiment *const *
 		tmpl_set(x, "TITLE", e[i]->title);
 		set_optional(x, "HEADLINE", e[i]->headline);
 		set_changes(x, "CHANGES", changes_of(e[i]));
-		set_optional(x, "NEWEST", e[i]->newest_trace_date);
-		if (e[i]->gpus_max > 0)
-			tmpl_set_int(x, "GPUS_MAX", e[i]->gpus_max);
-		else
-			tmpl_set(x, "GPUS_MAX", "not recorded");
+		set_facts(x, e[i]);
 		set_optional(x, "MODELS", e[i]->models);
 	}
 	tmpl_show_section(d, n ? "EXPERIMENTS" : "EXPERIMENTS_NONE");

@@ -61,6 +61,8 @@ struct report_experiment {
 	const char *newest_trace_date; /* "YYYY-MM-DD" or NULL */
 	const char *headline;    /* one line for the index, may be NULL */
 	int gpus_max;
+	const char *gpus_source; /* where gpus_max came from when no run records its GPUs; NULL: the runs */
+	int untraced;            /* no run has a trace: the numbers are the published tables' (the manifest's) */
 	const char *models;      /* comma-separated model names, may be NULL */
 	const struct table *runs; /* shown first; also written as data/runs.csv */
 	size_t ntables;

@@ -33,12 +33,6 @@
 #define FIX_LINES 8
 /* A number resting on fewer samples than this says how many. */
 #define FEW_SAMPLES 5
-/*
- * A run whose trace's step (its ProfilerStep#N host ranges) is under this
- * share of its GPU-side period (step_stats.csv gpu_period_median_us) ran an
- * asynchronous loop: Key numbers shows that period and says why they differ.
- */
-#define ASYNC_SHARE 0.8
 /* A finding's summary (its first clause) longer than this many bytes is cut at a space. */
 #define SUMMARY_MAX 160
 /* The figure of a run's step across its ranks (drawn by its own analysis; absent before it). */
@@ -477,7 +471,7 @@ static long timeline_of(const struct report_experiment *e, const char *run)
  * the run's first
  * line of "What to fix first"; then each run's timeline figure. A column
  * no run has a number for is left out; the block, when none has any.
- * Where a run's trace step is under ASYNC_SHARE of its GPU-side period,
+ * Where a run's trace step is under STEP_ASYNC_SHARE of its GPU-side period,
  * a column gives that period (step_stats.csv gpu_period_median_us) and a
  * note under the table names those runs and says which number is the
  * training's step (issue #57).
@@ -507,7 +501,7 @@ static void set_key(struct tmpl_dict *d, const struct report_experiment *e, cons
 		any_trace |= s >= 0 && !isnan(table_num(ss, (size_t)s, csm)) && table_num(ss, (size_t)s, csn) > 0;
 		any_speedup |= k >= 0 && !isnan(table_num(sc, (size_t)k, csp));
 		double host = s >= 0 ? table_num(ss, (size_t)s, csm) : NAN, gpu = s >= 0 ? table_num(ss, (size_t)s, cgm) : NAN;
-		if (s >= 0 && table_num(ss, (size_t)s, cgn) > 0 && host < ASYNC_SHARE * gpu) {
+		if (s >= 0 && table_num(ss, (size_t)s, cgn) > 0 && host < STEP_ASYNC_SHARE * gpu) {
 			buf_printf(&async, "%s%s (", async.len ? ", " : "", run);
 			time_words(&async, host);
 			buf_adds(&async, " against ");

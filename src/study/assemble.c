@@ -63,6 +63,7 @@ static int collect_inputs(struct store *s, const char *exp, struct exp_output *o
 	store_finalize(st);
 	if (rc < 0)
 		return -1;
+	o->traced = o->ninputs > 0;
 	/*
 	 * Models in manifest order without repeats; the most GPUs of any run;
 	 * the newest trace's date, from its epoch offset (Kineto's
@@ -202,7 +203,8 @@ static void models_from_logs(struct buf *b, const struct table *runs)
  * The page's Models fact: the manifest's models (models; NULL: none named),
  * then the runs' strategies as the figures name them (runs.csv strategy,
  * layout_strategy_shown) with where they came from (strategy_source:
- * manifest, trace annotations, training logs), those of one source
+ * manifest, trace annotations, training logs, a 1-GPU run without a
+ * wrapper), those of one source
  * together: "GPT-2 124M; strategies single, DDP, ZeRO-1 (manifest)", "not
  * named in the manifest; strategy DDP (trace annotations and training
  * logs)"; without a manifest's models those the training logs give
@@ -231,6 +233,7 @@ static char *models_fact(char *models, const struct table *runs, const struct ma
 		bits |= src && !strncmp(src, "trace: ", 7) ? 2u : 0u;
 		/* the logs agree: "training log (<file>): ..." first, or "; training log (<file>): ..." after the trace's */
 		bits |= src && (!strncmp(src, "training log (", 14) || strstr(src, "; training log (")) ? 4u : 0u;
+		bits |= src && !strncmp(src, "one GPU, ", 9) ? 8u : 0u;
 		size_t k = 0;
 		while (k < ns && strcmp(shown[k], name))
 			k++;
@@ -246,14 +249,15 @@ static char *models_fact(char *models, const struct table *runs, const struct ma
 		models_from_logs(&b, runs);
 	int named = b.len > 0;
 	if (ns) {
-		static const char *const word[] = {"manifest", "trace annotations", "training logs"};
+		static const char *const word[] = {"manifest", "trace annotations", "training logs",
+						   "one GPU, no wrapper in its traces"};
 		buf_printf(&b, "%s; strateg%s ", named ? "" : "not named in the manifest", ns > 1 ? "ies" : "y");
 		for (size_t k = 0; k < ns; k++) {
 			buf_printf(&b, "%s%s", k ? ", " : "", shown[k]);
 			if (k + 1 < ns && from[k + 1] == from[k])
 				continue;
 			buf_adds(&b, " (");
-			for (int w = 0, said = 0; w < 3; w++)
+			for (int w = 0, said = 0; w < 4; w++)
 				if (from[k] & (1u << w))
 					buf_printf(&b, "%s%s", said++ ? " and " : "", word[w]);
 			buf_addc(&b, ')');
@@ -268,6 +272,26 @@ static char *models_fact(char *models, const struct table *runs, const struct ma
 		return buf_detach(&b);
 	buf_release(&b);
 	return NULL;
+}
+
+/*
+ * GPUs (max) where no run records its GPUs (a study of published tables):
+ * the GPUs the manifest's model-parallelism estimate splits
+ * (parallel_comm's gpus), else the system's (hardware gpus), saying which.
+ */
+static void gpus_of_manifest(const struct manifest *m, struct exp_output *o)
+{
+	if (o->gpus_max > 0 || !m)
+		return;
+	double hw = manifest_hardware_number(m, "gpus");
+	if (m->parallel_comm.run && m->parallel_comm.gpus > 0) {
+		o->gpus_max = m->parallel_comm.gpus;
+		o->gpus_source = "the model-parallelism estimate's, from the manifest's parallel_comm; no run records "
+				 "its GPUs";
+	} else if (hw >= 1 && hw <= 1e9) {
+		o->gpus_max = (int)hw;
+		o->gpus_source = "the system's, from the manifest's hardware gpus; no run records its GPUs";
+	}
 }
 
 /*
@@ -465,6 +489,7 @@ static int output_experiment(struct store *s, struct exp_plan *e, const char *si
 	if (collect_inputs(s, e->id, o) < 0 || add_file_inputs(e, o) < 0)
 		goto out;
 	o->models = models_fact(o->models, r->runs, e->manifest);
+	gpus_of_manifest(e->manifest, o);
 	/* Each run's merged trace, from the store and every table (those left out of the page too). */
 	if (trace_export_experiment(s, site, e->id, (const struct table *const *)r->tables, r->ntables, &o->traces,
 				    &o->ntraces) < 0)
@@ -487,6 +512,8 @@ static int write_page(struct build *b, size_t i, struct report_experiment *rep)
 		.description = e->description,
 		.classification = classifier_name(e->cls),
 		.gpus_max = o->gpus_max,
+		.untraced = !o->traced,
+		.gpus_source = o->gpus_source,
 		.newest_trace_date = o->date,
 		.headline = o->headline,
 		.models = o->models,

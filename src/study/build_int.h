@@ -30,6 +30,8 @@ struct exp_output {
 	char *date;
 	char *headline;
 	int gpus_max;
+	int traced; /* a run of it has a trace (run_traces), else its numbers are all the manifest's */
+	const char *gpus_source; /* where gpus_max came from when no run records its GPUs; NULL: the runs */
 	struct report_trace *traces; /* the runs' merged traces (report/trace_export.h) */
 	size_t ntraces;
 };

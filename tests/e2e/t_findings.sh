@@ -87,7 +87,7 @@ grep -q 'two rank 1 is host-bound: .*idle 74 % of the step, .*94 % of the step.s
 # end (1460) and woke 40 later; returning at once (after its 10 us cost, at
 # 1080) the step ends with the gemm: 400, 40 us saved, 9 % of the step, over
 # the noise (1 % of 440 = 4.4): the one finding of run one.
-grep -q '^one,0,.*one: synchronisations .*(cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize) (outside every annotation, 1 per step): .* 40 us per step, 9 % of the 440 us replayed step' "$D/data/findings.csv" &&
+grep -q '^one,0,.*one: synchronisations .*(cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize) (outside every annotated phase, 1 per step): .* 40 us per step, 9 % of the 440 us replayed step' "$D/data/findings.csv" &&
 	ok || bad "run one: the synchronize's replayed price"
 [ "$(grep -c '^one,' "$D/data/findings.csv")" -eq 1 ] && ok || bad "run one: more than the one finding"
 

@@ -14,6 +14,30 @@
 #   the page pass: the Models fact from the logs, whole folded summaries,
 #           no CSV codes in the findings' prose, step_compare.csv's verdict
 #           on too few steps.
+#   the page pass (h57rest):
+#     a. nvprof-000's Models fact said "not known for 1 run" of its 1-GPU
+#        run (one device in its nvprof CSV, no wrapper, no manifest
+#        strategy): want strategy single.
+#     d. replay findings said "(forward, 4 per step)", read as inside an
+#        operator: want "(in the forward phase, ...)", "(after the X phase,
+#        ...)" or "(outside every annotated phase, ...)", X a host
+#        annotation (user_annotation) of the run's raw trace.
+#     e. h200x2-zero's host-bound finding said "76 % outside every
+#        operator" beside a replay pricing 4.7 ms: want it to say how much
+#        of that lies in stretches of 1 ms or more that no operator on any
+#        thread covers (the only ones the replay takes out), worked out
+#        from the raw trace.
+#     f. a phase's colour differed between the step timeline ("forward"
+#        blue) and the memory timeline ("forward" sky blue) of one run:
+#        want one colour for each phase in both figures.
+#     g. gpu1-causes' step_compare.csv compared enqueue spans (its loop is
+#        asynchronous: each step's GPU work ends after its host range):
+#        want the GPU-side periods compared, and said (compared).
+#     b. cheng-002 (published tables, no trace): "GPUs (max): not
+#        recorded", runs.csv gpus 0 for runs of no GPU count, and "Newest
+#        trace: unknown": want the manifest's GPU counts (parallel_comm's,
+#        Table 4's "N GPUs, scaled") with their source, gpus empty, and
+#        that the numbers are the published table's, with no trace.
 . "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 G=experiments/gpu1-causes
@@ -260,6 +284,209 @@ for r in rows:
     if 2 / math.comb(na + nb, na) >= 0.05 and r["verdict"] != "too few steps":
         print("step_compare %s/%s on %d and %d steps: %r, want 'too few steps'" % (r["run_a"], r["run_b"], na, nb, r["verdict"]), file=sys.stderr)
         bad = True
+sys.exit(bad)
+PY
+# a. nvprof-000: each run without a manifest strategy whose nvprof CSV holds
+# one device (nvprof records no wrapper annotations) is "single"; the
+# Models fact names no run as not known.
+N=experiments/nvprof-000
+$PERFSTUDY build -q $N/study.yaml -o "$T/nv" 2> "$T/err" && ok || bad "nvprof-000 build failed: $(cat "$T/err")"
+python3 - "$N" "$T/nv/nvprof-000" <<'PY' && ok || bad "nvprof-000: the 1-GPU run's strategy (h57rest a)"
+import csv, html, os, re, sys
+N, D = sys.argv[1:3]
+bad = False
+man = open(os.path.join(N, "study.yaml")).read()
+runs = {r["run"]: r for r in csv.DictReader(open(os.path.join(D, "data", "runs.csv")))}
+want_single = []
+for blk in re.split(r"\n  - id: ", man)[1:]:
+    rid = blk.split("\n")[0].strip()
+    if re.search(r"^    strategy:", blk, re.M):
+        continue
+    f = re.search(r"^    traces: (\S+)", blk, re.M).group(1)
+    lines = [l for l in open(os.path.join(N, f)) if not l.startswith("==")]
+    rows = list(csv.DictReader(lines))
+    devs = {r["Device"] for r in rows if r.get("Device")}
+    if len(devs) == 1:
+        want_single.append(rid)
+assert want_single == ["1gpu"], want_single
+for rid in want_single:
+    if runs[rid]["strategy"] != "single":
+        print("nvprof-000 %s strategy %r, want 'single'" % (rid, runs[rid]["strategy"]), file=sys.stderr)
+        bad = True
+page = open(os.path.join(D, "index.html")).read()
+m = re.search(r"<dt>Models</dt><dd>(.*?)</dd>", page, re.S)
+fact = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", m.group(1))).split()) if m else ""
+if "not known" in fact or "single (" not in fact:
+    print("nvprof-000 Models fact %r: want single named, no run not known" % fact, file=sys.stderr)
+    bad = True
+sys.exit(bad)
+PY
+# d. gpu1-causes' replay findings (findings.csv rule "replay (...)"): the
+# place each names is a phase, worded as one, its name one of the run's
+# raw trace's user_annotation names.
+python3 - "$G/traces" "$T/g1/gpu1-causes/data/findings.csv" <<'PY' && ok || bad "replay findings: the place said as a phase (h57rest d)"
+import csv, json, os, re, sys
+TR, F = sys.argv[1:3]
+bad = False
+n = 0
+for r in csv.DictReader(open(F)):
+    if not r["rule"].startswith("replay ("):
+        continue
+    m = re.search(r"\((in the (.+?) phase(?: \([^)]*\))?|after the (.+?) phase|outside every annotated phase|against .+?), [0-9.]+ per step\): removing", r["finding"])
+    if not m:
+        print("%s: place not said as a phase: %s" % (r["run"], r["finding"][:200]), file=sys.stderr)
+        bad = True
+        continue
+    name = m.group(2) or m.group(3)
+    if name:
+        ev = json.load(open(os.path.join(TR, r["run"], "rank0.pt.trace.json")))["traceEvents"]
+        names = {e["name"] for e in ev if e.get("ph") == "X" and e.get("cat") == "user_annotation"}
+        if name not in names:
+            print("%s: phase %r is no user_annotation of its trace" % (r["run"], name), file=sys.stderr)
+            bad = True
+    n += 1
+if n < 3:
+    print("want the replay findings of gpu1-causes, got %d" % n, file=sys.stderr)
+    bad = True
+sys.exit(bad)
+PY
+# e. h200x2-zero 350m-2gpu-zero3 rank 0: the stretches of 1 ms or more
+# that no cpu_op of any thread covers, in each gap before a runtime or
+# driver call (from the first ProfilerStep's start), per ProfilerStep#N
+# range of the main thread: the host time the replay's host_gap fix takes
+# out. The host-bound finding says it in ms per step.
+Z=experiments/h200x4-parallel/zero/350m-2gpu-zero3/rank0.pt.trace.json
+if [ -f $Z ]; then
+	$PERFSTUDY build -q experiments/h200x4-parallel/zero.yaml -o "$T/zero" 2> "$T/err" && ok || bad "h200x2-zero build failed"
+	python3 - "$Z" "$T/zero/h200x2-zero/data" <<'PY' && ok || bad "h200x2-zero: the host-bound finding's long stretches (h57rest e)"
+import csv, json, os, sys
+Z, D = sys.argv[1:3]
+X = [e for e in json.load(open(Z))["traceEvents"] if e.get("ph") == "X"]
+steps = sorted((e["ts"], e["ts"] + e["dur"]) for e in X
+               if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#"))
+cover = []
+for a, b in sorted((e["ts"], e["ts"] + e["dur"]) for e in X if e.get("cat") == "cpu_op"):
+    if cover and a <= cover[-1][1]:
+        cover[-1][1] = max(cover[-1][1], b)
+    else:
+        cover.append([a, b])
+def uncovered(a, b):
+    if b - a < 1000:
+        return 0
+    at, tot = a, 0
+    for s, e in cover:
+        if e <= a:
+            continue
+        if s >= b:
+            break
+        if s > at and s - at >= 1000:
+            tot += s - at
+        at = max(at, e)
+    return tot + (b - at if b - at >= 1000 else 0)
+prev, tot = steps[0][0], 0
+for s, e in sorted((e["ts"], e["ts"] + e["dur"]) for e in X if e.get("cat") in ("cuda_runtime", "cuda_driver")):
+    if s > prev:
+        tot += uncovered(prev, s)
+    prev = e
+want = "%.1f ms per step" % (tot / len(steps) / 1000)
+bad = False
+rows = [r for r in csv.DictReader(open(os.path.join(D, "findings.csv")))
+        if r["run"] == "350m-2gpu-zero3" and r["rank"] == "0" and "is host-bound" in r["finding"]]
+if not rows or "of that, %s" % want not in rows[0]["finding"] or "stretches of 1 ms or more" not in rows[0]["finding"]:
+    print("350m-2gpu-zero3 host-bound finding: want 'of that, %s' in stretches of 1 ms or more: %s" % (want, rows and rows[0]["finding"][:600]), file=sys.stderr)
+    bad = True
+sys.exit(bad)
+PY
+fi
+# f. Each run with both a step timeline and a memory timeline (gpu1-causes'
+# leak, h200x2-zero's runs): every key the two figures share (the phases)
+# is drawn in one colour in both, the swatches read as check_figs.py reads
+# them (its functions, up to its main loop).
+python3 - "$T/g1/gpu1-causes/figures" "$T/zero/h200x2-zero/figures" <<'PY' && ok || bad "a phase's colour differs between the step and memory timelines (h57rest f)"
+import glob, os, sys
+dirs = [d for d in sys.argv[1:] if os.path.isdir(d)]
+sys.argv = sys.argv[:1]
+exec(open("tests/e2e/check_figs.py").read().split("\nfaults = nkeys")[0])
+def keys(path):
+    root = ElementTree.parse(path).getroot()
+    items = drawn(root)
+    out = {}
+    for r in root.iter(NS + "rect"):
+        t = r.find(NS + "title")
+        if t is not None and t.text and t.text.startswith("key: "):
+            box = (float(r.get("x")), float(r.get("y")), float(r.get("width")), float(r.get("height")))
+            out[t.text[5:]] = swatch_colour(items, box)[0]
+    return out
+bad, pairs = False, 0
+for d in dirs:
+    for st in sorted(glob.glob(os.path.join(d, "step_timeline_*.svg"))):
+        mem = os.path.join(d, "memory_timeline_" + os.path.basename(st)[len("step_timeline_"):])
+        if not os.path.exists(mem):
+            continue
+        a, b = keys(st), keys(mem)
+        for k in sorted(set(a) & set(b)):
+            pairs += 1
+            if a[k] is None or b[k] is None or not same_colour(a[k], b[k]):
+                print("%s: %r is %s on the step timeline, %s on the memory timeline" % (os.path.basename(st), k, a[k] and hexc(a[k]), b[k] and hexc(b[k])), file=sys.stderr)
+                bad = True
+if pairs < 8:
+    print("only %d phase keys compared" % pairs, file=sys.stderr)
+    bad = True
+sys.exit(bad)
+PY
+# g. gpu1-causes' step_compare.csv: for each pair, tests/stats_ref.py (plain
+# Python over the raw traces) says which samples to compare (the GPU-side
+# periods where either run's steps mostly end before their GPU work and
+# its host step is under 0.8 of its period) and their counts, medians and
+# verdict.
+python3 - "$G/traces" "$T/g1/gpu1-causes/data/step_compare.csv" <<'PY' && ok || bad "step_compare: GPU periods on an asynchronous loop (h57rest g)"
+import csv, os, subprocess, sys
+TR, F = sys.argv[1:3]
+bad, n = False, 0
+for r in csv.DictReader(open(F)):
+    a, b = r["run_a"], r["run_b"]
+    ref = subprocess.run(["python3", "tests/stats_ref.py", "compare",
+                          "%s=%s" % (a, os.path.join(TR, a, "rank0.pt.trace.json")),
+                          "%s=%s" % (b, os.path.join(TR, b, "rank0.pt.trace.json"))],
+                         capture_output=True, text=True, check=True).stdout.strip().split(",")
+    want = {"steps_a": ref[2], "steps_b": ref[3], "verdict": ref[10], "compared": ref[11]}
+    got = {k: r.get(k) for k in want}
+    close = all(abs(float(r[k]) - float(ref[i])) < 0.01 for k, i in (("median_a_us", 4), ("median_b_us", 5)))
+    if got != want or not close or want["compared"] != "GPU periods":
+        print("%s/%s: %s, medians %s %s; want %s, medians %s %s" % (a, b, got, r["median_a_us"], r["median_b_us"], want, ref[4], ref[5]), file=sys.stderr)
+        bad = True
+    n += 1
+if n < 8:
+    print("only %d step_compare rows" % n, file=sys.stderr)
+    bad = True
+sys.exit(bad)
+PY
+# b. cheng-002, -polaris, -tg40: GPU counts from the manifests' text (the
+# model-parallelism estimate's gpus, the systems' "N GPUs, scaled"), no run
+# with a GPU count of 0, and no "unknown" newest trace.
+C=experiments/cheng-002
+$PERFSTUDY build -q $C/study.yaml $C/polaris.yaml $C/tg40.yaml -o "$T/cheng" 2> "$T/err" && ok || bad "cheng-002 build failed: $(cat "$T/err")"
+python3 - "$C" "$T/cheng" <<'PY' && ok || bad "cheng-002: GPUs (max), gpus 0 and Newest trace (h57rest b)"
+import csv, html, os, re, sys
+C, O = sys.argv[1:3]
+bad = False
+want = {"cheng-002": re.search(r"^parallel_comm:\n(?:  .*\n)*?  gpus: (\d+)", open(os.path.join(C, "study.yaml")).read(), re.M).group(1)}
+for f, exp in (("polaris.yaml", "cheng-002-polaris"), ("tg40.yaml", "cheng-002-tg40")):
+    want[exp] = re.search(r"^  system: .*?(\d+) GPUs, scaled", open(os.path.join(C, f)).read(), re.M).group(1)
+for exp, g in want.items():
+    page = open(os.path.join(O, exp, "index.html")).read()
+    m = re.search(r'<dt>Newest trace</dt><dd>(.*?)</dd></div>\s*<div><dt>GPUs \(max\)</dt><dd class="num">(.*?)</dd>', page, re.S)
+    newest, gpus = (html.unescape(m.group(1)), html.unescape(m.group(2))) if m else ("", "")
+    if not gpus.startswith(g + ": ") or "no run records" not in gpus:
+        print("%s: GPUs (max) %r, want %s and its source" % (exp, gpus, g), file=sys.stderr)
+        bad = True
+    if "unknown" in newest or "published table" not in newest:
+        print("%s: Newest trace %r" % (exp, newest), file=sys.stderr)
+        bad = True
+    for r in csv.DictReader(open(os.path.join(O, exp, "data", "runs.csv"))):
+        if r["gpus"] == "0":
+            print("%s: run %s has gpus 0" % (exp, r["run"]), file=sys.stderr)
+            bad = True
 sys.exit(bad)
 PY
 finish

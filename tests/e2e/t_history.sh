@@ -58,10 +58,12 @@ same "$T/want" "$T/o1/nightly/data/step_stats.csv" "step_stats.csv"
 #   U = 54, the largest value; exactly one of the C(15, 6) = 5005 equally
 #   likely rank sets gives it, so p = 2 / 5005 = 0.0003996: a change.
 #   ratio 116 / 101 = 1.14851.
+# compared: host steps, the loop not asynchronous: each step's one kernel
+# (half the step long, 6 us after its start) ends inside its host range.
 cat > "$T/want" <<'WANT'
-run_a,run_b,steps_a,steps_b,median_a_us,median_b_us,ratio,u,p_value,p_method,verdict
-d1,d2,6,9,101.000,101.000,1,27,1,exact,within noise
-d1,d3,6,9,101.000,116.000,1.14851,54,0.0003996,exact,change
+run_a,run_b,steps_a,steps_b,median_a_us,median_b_us,ratio,u,p_value,p_method,verdict,compared
+d1,d2,6,9,101.000,101.000,1,27,1,exact,within noise,host steps
+d1,d3,6,9,101.000,116.000,1.14851,54,0.0003996,exact,change,host steps
 WANT
 same "$T/want" "$T/o1/nightly/data/step_compare.csv" "step_compare.csv"
 

@@ -240,24 +240,30 @@ size_t findings_rank_views(const struct analysis_result *res, const char *run, s
 			   *gi = result_table(res, "gpu_idle");
 	struct partial p;
 	partial_of(res, run, &p);
-	struct rank_mean *comm = NULL, *idle = NULL, *host = NULL, *gidle = NULL, *hw = NULL, *hout = NULL;
+	struct rank_mean *comm = NULL, *idle = NULL, *host = NULL, *gidle = NULL, *hw = NULL, *hout = NULL, *cstep = NULL;
 	size_t n = rk ? findings_rank_means(rk, &ranks_keys, run, RANKS_COMM_US, RANKS_STEP_US, &p, &comm) : 0;
 	size_t ni = rk ? findings_rank_means(rk, &ranks_keys, run, RANKS_IDLE_US, RANKS_STEP_US, &p, &idle) : 0;
 	size_t nh = cp ? findings_rank_means(cp, &cpath_keys, run, CPATH_HOST_US, CPATH_STEP_US, &p, &host) : 0;
 	size_t no = cp ? findings_rank_means(cp, &cpath_keys, run, CPATH_HOST_OUTSIDE_OPS_US, CPATH_STEP_US, &p, &hout)
 		       : 0;
+	size_t ns = cp ? findings_rank_means(cp, &cpath_keys, run, CPATH_STEP_US, -1, &p, &cstep) : 0;
 	size_t ng = gi ? findings_rank_means(gi, &gi_keys, run, GI_IDLE_US, GI_STEP_US, NULL, &gidle) : 0;
 	size_t nw = gi ? findings_rank_means(gi, &gi_keys, run, GI_HOST_WAIT_US, GI_IDLE_US, NULL, &hw) : 0;
-	struct rank_mean *sorted[] = {idle, host, gidle, hw, hout};
-	size_t counts[] = {ni, nh, ng, nw, no};
-	for (int k = 0; k < 5; k++)
+	struct rank_mean *sorted[] = {idle, host, gidle, hw, hout, cstep};
+	size_t counts[] = {ni, nh, ng, nw, no, ns};
+	for (int k = 0; k < 6; k++)
 		if (counts[k])
 			qsort(sorted[k], counts[k], sizeof(*sorted[k]), findings_cmp_rank_mean);
 	*out = n ? xcalloc(n, sizeof(**out)) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		int r = comm[i].rank;
 		double gidl = findings_ratio_of(gidle, ng, r);
+		double gap = NAN;
+		if (!findings_replay_gaps(res, run, r, &gap))
+			gap = NAN;
 		(*out)[i] = (struct rank_view){.rank = r,
+					       .gap_us = gap,
+					       .step_us = findings_ratio_of(cstep, ns, r),
 					       .comm = comm[i].a / comm[i].b,
 					       .idle = !isnan(gidl) ? gidl : findings_ratio_of(idle, ni, r),
 					       .host = findings_ratio_of(host, nh, r),
@@ -268,6 +274,7 @@ size_t findings_rank_views(const struct analysis_result *res, const char *run, s
 	free(idle);
 	free(host);
 	free(hout);
+	free(cstep);
 	free(gidle);
 	free(hw);
 	free(p.v);

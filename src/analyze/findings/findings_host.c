@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "analyze/findings/findings_int.h"
+#include "analyze/findings/findings_replay.h"
 #include "analyze/findings/findings_rules.h"
 #include "util/buf.h"
 
@@ -36,7 +37,7 @@ int findings_is_host_bound(const struct rank_view *v)
  * thread), which is no operator (issue #57: a time.sleep between steps read
  * as "100 % host operators").
  */
-static void host_words(struct buf *b, double host, double outside)
+static void host_words(struct buf *b, double host, double outside, double gap, double step)
 {
 	static const char what[] = "no operator or runtime call recorded on its thread: a sleep, Python, I/O, a "
 				   "lock, the data loader or a wait for another thread";
@@ -50,6 +51,25 @@ static void host_words(struct buf *b, double host, double outside)
 		buf_printf(b, "%.0f %% of the step's critical path is host time: %.0f %% in host operators and kernel "
 			      "launches, %.0f %% outside every operator (%s)",
 			   100 * host, 100 * ops, 100 * outside, what);
+	/*
+	 * the replay's host_gap fix takes out only the stretches of 1 ms or
+	 * more that no operator on any thread covers: how much of this that is
+	 */
+	if (isnan(outside) || 100 * outside < 1 || isnan(gap))
+		return;
+	buf_adds(b, "; of that, ");
+	if (gap > 0) {
+		findings_time_words(b, gap);
+		buf_adds(b, " per step");
+		if (step > 0)
+			buf_printf(b, " (%.*f %% of the step)", 100 * gap / step < 9.95 ? 1 : 0, 100 * gap / step);
+		buf_adds(b, " lies in");
+	} else {
+		buf_adds(b, "nothing lies in");
+	}
+	buf_adds(b, " stretches of 1 ms or more that no operator on any thread covers, the only host time the "
+		    "replay's fix for it takes out (replay_fixes.csv gap_us_per_step); the rest is shorter stretches "
+		    "between operators or a wait for another thread's operators");
 }
 
 /* The host-bound rule's text, then more (printf format) after it. */
@@ -65,7 +85,7 @@ int findings_rule_host_bound(struct findings *f, const char *run, const struct r
 		return 0;
 	buf_printf(&f->s, "%s rank %d is host-bound: its GPU is idle %.0f %% of the step, and ", run, v->rank,
 		   100 * v->idle);
-	host_words(&f->s, v->host, v->host_outside);
+	host_words(&f->s, v->host, v->host_outside, v->gap_us, v->step_us);
 	if (!isnan(v->host_wait))
 		buf_printf(&f->s, "; %.0f %% of its GPU's idle time (no kernel, copy or memset on any stream) is "
 				  "spent waiting for the host to launch work",

@@ -61,6 +61,8 @@ struct rank_view {
 	double idle; /* gpu_idle.csv idle_share (else ranks.csv idle_us / step_us) */
 	double host; /* critical_path.csv host_us / step_us */
 	double host_outside; /* critical_path.csv host_outside_ops_us / step_us: of host, outside every operator */
+	double gap_us;  /* replay_fixes.csv host_gap gap_us_per_step (0: none); NAN: not replayed */
+	double step_us; /* critical_path.csv step_us, the mean */
 	double host_wait; /* gpu_idle.csv host_wait_share: of the GPU's idle time, the share waiting for the host */
 };
 

@@ -123,8 +123,10 @@ void findings_methods(struct buf *m)
 		"replayed together, when stated: the step replayed with every rank's collective transfers scaled by "
 		"the measured bus bandwidth over the one NCCL reaches over NVLink, the largest that the same "
 		"collective measured in another run of the experiment over NVLink (at least %.3g of the links), else "
-		"%.0f %% of the links' (what NCCL's AllReduce reached over NV18 on 2 x H200 in the bundled tp2-p2p "
-		"run, 268 of 450 GB/s). ",
-		NCCL_PATH_SHARE, NCCL_PATH_SHARE, 100 * NCCL_NVLINK_REACH);
+		"a bundled run's share on the same GPU: %.0f %% of the links' on H200 (what NCCL's AllReduce reached "
+		"over NV18 on 2 x H200 in the bundled tp2-p2p run, 268 of 450 GB/s), %.0f %% on H100 (2 x H100, "
+		"NV18, the gpt2-2gpu-ddp run of h100x4-papers, 141 of 450 GB/s); on another GPU no run measured it "
+		"and the finding says so, unpriced. ",
+		NCCL_PATH_SHARE, NCCL_PATH_SHARE, 100 * NCCL_NVLINK_REACH, 100 * NCCL_NVLINK_REACH_H100);
 	buf_adds(m, "A rule whose table is missing, or whose number is under its threshold, states nothing.");
 }

@@ -153,6 +153,10 @@ void findings_nccl(const struct analysis_result *res, const struct manifest *mf,
 		buf_adds(&b, "; no NCCL log among the run's inputs says which transport it took (NCCL_DEBUG=INFO "
 			     "prints it per channel)");
 	double saving = replay_words(res, run, &b);
+	if (!(p.reach > 0))
+		buf_printf(&b, ". Not priced: no run on %s measured what NCCL reaches over NVLink (none in this "
+			       "experiment, none bundled), and another GPU's is no reference",
+			   p.gpu);
 	buf_adds(&b, ". Unset NCCL_P2P_DISABLE, NCCL_SHM_DISABLE and NCCL_NET (and NCCL_P2P_LEVEL below NVL), "
 		     "or check that the GPUs the job sees are the ones nvidia-smi topo -m links");
 	buf_printf(&rule, "nccl-path (collectives off NVLink): collective_busbw.csv busbw_gb_per_s below %.3g of the "

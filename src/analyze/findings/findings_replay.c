@@ -16,6 +16,35 @@ void findings_time_words(struct buf *b, double us)
 		buf_printf(b, "%.0f us", us);
 }
 
+/*
+ * replay_fixes.csv's where in words that say it is a phase (a host
+ * annotation's range), not an operator: "backward" -> "in the backward
+ * phase", "after optimizer_step" -> "after the optimizer_step phase",
+ * "FSDP::post_backward_reduce (transformer.h.9)" -> "in the
+ * FSDP::post_backward_reduce phase (transformer.h.9)", "outside every
+ * annotation" -> "outside every annotated phase"; another run's ("against
+ * <run>, ...") and anything else as it is.
+ */
+static void where_words(struct buf *b, const char *where)
+{
+	if (!where || !*where) {
+		buf_adds(b, "?");
+		return;
+	}
+	if (!strcmp(where, "outside every annotation")) {
+		buf_adds(b, "outside every annotated phase");
+		return;
+	}
+	if (!strncmp(where, "against ", 8)) {
+		buf_adds(b, where);
+		return;
+	}
+	int after = !strncmp(where, "after ", 6);
+	const char *name = after ? where + 6 : where, *paren = strstr(name, " (");
+	size_t len = paren ? (size_t)(paren - name) : strlen(name);
+	buf_printf(b, "%s the %.*s phase%s", after ? "after" : "in", (int)len, name, paren ? paren : "");
+}
+
 int findings_replay(const struct analysis_result *res, const char *run, replay_finding_fn emit, void *ctx)
 {
 	const struct table *t = result_table(res, "replay_fixes");
@@ -37,8 +66,9 @@ int findings_replay(const struct analysis_result *res, const char *run, replay_f
 		if (!mech)
 			continue;
 		buf_reset(&b);
-		buf_printf(&b, "%s: %s (%s, %.3g per step): removing them saves ", run, mech->what, where ? where : "?",
-			   table_num(t, r, cper));
+		buf_printf(&b, "%s: %s (", run, mech->what);
+		where_words(&b, where);
+		buf_printf(&b, ", %.3g per step): removing them saves ", table_num(t, r, cper));
 		findings_time_words(&b, save);
 		buf_printf(&b, " per step, %.0f %% of the ", 100 * save / step);
 		findings_time_words(&b, step);
@@ -95,6 +125,25 @@ int findings_replay_price(const struct analysis_result *res, const char *run, in
 	if (!strcmp(mech->id, "extra_gpu_work"))
 		p->where = text(t, (size_t)best, cwhere);
 	return 1;
+}
+
+int findings_replay_gaps(const struct analysis_result *res, const char *run, int rank, double *gap_us)
+{
+	const struct table *t = result_table(res, "replay_fixes");
+	int crun = col(t, RF_RUN), crank = col(t, RF_RANK), cmech = col(t, RF_MECHANISM), cgap = col(t, RF_GAP_US_PER_STEP);
+	int any = 0, gap_seen = 0;
+	*gap_us = 0;
+	for (size_t r = 0; t && crun >= 0 && r < t->nrows; r++) {
+		const char *rr = text(t, r, crun), *mech = text(t, r, cmech);
+		if (!rr || strcmp(rr, run) || table_num(t, r, crank) != rank)
+			continue;
+		if (mech && !strcmp(mech, "host_gap") && !gap_seen) {
+			gap_seen = 1;
+			*gap_us = table_num(t, r, cgap);
+		}
+		any = 1;
+	}
+	return any;
 }
 
 void findings_replay_words(struct buf *b, const struct replay_price *p, double saving)

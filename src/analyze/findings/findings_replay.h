@@ -31,6 +31,12 @@ struct replay_price {
 };
 /* Fills *p for rank of run and returns 1, or 0 where the run's ranks were not replayed together. */
 int findings_replay_price(const struct analysis_result *res, const char *run, int rank, struct replay_price *p);
+/*
+ * Where rank of run was replayed (a row of replay_fixes.csv): its host_gap
+ * row's gap_us_per_step into *gap_us (0 where it has none: no stretch to
+ * take out), and returns 1; else 0.
+ */
+int findings_replay_gaps(const struct analysis_result *res, const char *run, int rank, double *gap_us);
 /* The price of p in words: "about 4.3 ms per step, 11 % of the 39.4 ms step of ...". */
 void findings_replay_words(struct buf *b, const struct replay_price *p, double saving);
 /* A time in us in words: "39.3 ms", "850 us". */

@@ -37,8 +37,14 @@ static const struct chart_colour colours[] = {
 	 * not the idle grey, which its hatched waits look like
 	 */
 	{"host operators outside the phases", 7}, {"host time outside operators", 7},
-	/* the default phases (phases.c) */
-	{"get_train_batch", 6}, {"forward", 1}, {"backward", 4}, {"optimizer_step", 0},
+	/*
+	 * the default phases (phases.c): one colour each in every figure, the
+	 * step timeline's (the GPU's parts beside them there: compute 0, memcpy
+	 * 1, communication 2, memset 3, the path black) and the memory
+	 * timeline's bands alike; four phases and three palette colours left,
+	 * so forward takes the first colour past the palette
+	 */
+	{"get_train_batch", 6}, {"forward", CHART_COLOUR_EXTRA}, {"backward", 4}, {"optimizer_step", 5},
 };
 
 const struct chart_colour *analysis_colours(size_t *n)

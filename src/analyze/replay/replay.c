@@ -202,7 +202,7 @@ static void add_fixes(struct rp_ctx *x, const struct rank_key *k, struct rp_subj
 		const struct rank_key *refk = id == M_EXTRA ? reference_of(x, k, &ref) : NULL;
 		if (id == M_EXTRA && !refk)
 			continue;
-		struct rp_fix fx = {xcalloc(m->ncalls + 1, 1), xcalloc(m->ncalls + 1, 1), xcalloc(m->nops + 1, 1), 0, 0, 0};
+		struct rp_fix fx = {xcalloc(m->ncalls + 1, 1), xcalloc(m->ncalls + 1, 1), xcalloc(m->nops + 1, 1), 0, 0, 0, 0};
 		double *scale = NULL;
 		char *what = NULL; /* extra_gpu_work: its largest key in words */
 		if (id == M_EXTRA) {
@@ -261,6 +261,9 @@ static void add_fixes(struct rp_ctx *x, const struct rank_key *k, struct rp_subj
 					rp_add_fix_row(x->fixes, &fr, where);
 					free(where);
 					size_t row = x->fixes->nrows - 1;
+					if (id == M_HOST_GAP)
+						table_set_ns(x->fixes, row, RF_GAP_US_PER_STEP,
+							     llround((double)fx.removed / (double)m->nsteps));
 					/* removed by masks alone (not the rank made like the others): into the union */
 					if (v.stated && saving > 0 && !scale && host_scale == 1.0) {
 						or_into(u.no_gap, fx.no_gap, m->ncalls);
@@ -630,6 +633,9 @@ static int analysis_replay(const struct analysis_ctx *ctx, struct analysis_resul
 		   "gpu_like_median or host_like_median, which make the rank like the others), the saving with all "
 		   "of them removed in one replay, on each of them; their own savings overlap (each alone counts time "
 		   "that removing another would also give back) and do not add. "
+		   "gap_us_per_step: host_gap's only, the host time it takes out per step (the stretches of 1 ms or "
+		   "more that no recorded operator on any thread covers); the rest of the host time outside every "
+		   "operator (critical_path.csv host_outside_ops_us) stays. "
 		   "Mechanisms and how each is removed:",
 		   RP_JOINT_PRICED, 100 * RP_SAVING_MIN, 100 * RP_SAVING_MIN, RP_F_MIN, 200 * RP_F_TOL);
 	for (int i = 0; i < NMECH; i++)
@@ -657,11 +663,13 @@ static int analysis_replay(const struct analysis_ctx *ctx, struct analysis_resul
 		 "says it), with every rank's collective kernels changed at once: their transfer times scaled by the "
 		 "run's measured bus bandwidth (collective_busbw.csv, its AllReduce, else the collective type with "
 		 "the most bytes) over the one NCCL reaches over NVLink, the largest the same collective measured "
-		 "over NVLink in another run of the experiment, else %.0f %% of the links' NV# x per-link GB/s (what "
-		 "NCCL's AllReduce reached over NV18 on 2 x H200 in the bundled tp2-p2p run); where says which. "
+		 "over NVLink in another run of the experiment, else, from a bundled run on the same GPU, %.0f %% of "
+		 "the links' NV# x per-link GB/s on H200 (what NCCL's AllReduce reached over NV18 on 2 x H200 in the "
+		 "bundled tp2-p2p run) or %.0f %% on H100 (2 x H100, NV18, the gpt2-2gpu-ddp run of h100x4-papers), "
+		 "else none: not priced, the finding says so; where says which. "
 		 "It keeps the other kernels' durations as measured: the compute that NCCL's long kernels slowed "
 		 "beside them stays slowed, so the saving is a floor.",
-		   100 * NCCL_NVLINK_REACH);
+		   100 * NCCL_NVLINK_REACH, 100 * NCCL_NVLINK_REACH_H100);
 	result_add_method(out, "replay_fixes.csv", b.data);
 	buf_release(&b);
 	return 0;

@@ -139,6 +139,7 @@ void rp_pick(const struct rp_model *m, int id, struct rp_fix *f)
 		if (id == M_HOST_GAP && c->gap_fixed >= RP_UNRECORDED_NS) {
 			f->no_gap[i] = 1;
 			f->instances++;
+			f->removed += c->gap_fixed;
 			if (c->gap_fixed > f->largest) {
 				f->largest = c->gap_fixed;
 				f->where_t = c->start - c->gap / 2;

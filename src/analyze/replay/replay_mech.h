@@ -31,6 +31,7 @@ struct rp_fix {
 	size_t instances;
 	int64_t where_t; /* the time of the largest instance */
 	int64_t largest;
+	int64_t removed; /* host_gap: the summed gap_fixed of its instances */
 };
 
 /* Marks the instances of mechanism id in m into f. */

@@ -61,6 +61,26 @@ static int nvlinks(const struct table *ic)
 	return least;
 }
 
+/* The bundled reference of p->gpu (replay_nccl_path.h) into p->reach, reach_share and reach_bundled; 0: none. */
+static void bundled_reach(struct nccl_path *p)
+{
+	static const struct {
+		const char *part;
+		double share;
+		const char *run;
+	} ref[] = {{"H200", NCCL_NVLINK_REACH, "the bundled tp2-p2p run (2 x H200, NV18)"},
+		   {"H100", NCCL_NVLINK_REACH_H100, "the bundled gpt2-2gpu-ddp run of h100x4-papers (2 x H100, NV18)"}};
+	p->reach = p->reach_share = 0;
+	p->reach_bundled = NULL;
+	for (size_t i = 0; p->gpu && i < sizeof(ref) / sizeof(ref[0]); i++)
+		if (strstr(p->gpu, ref[i].part)) {
+			p->reach_share = ref[i].share;
+			p->reach = ref[i].share * p->links;
+			p->reach_bundled = ref[i].run;
+			return;
+		}
+}
+
 static const char *gpu_model(const struct table *sys)
 {
 	for (size_t r = 0; r < sys->nrows; r++) {
@@ -104,8 +124,8 @@ int nccl_path_of(const struct analysis_result *res, const char *run, struct nccl
 	p->coll = table_text(bw, (size_t)pick, cc);
 	if (!(p->measured < NCCL_PATH_SHARE * p->links))
 		return 0;
-	/* what the same collective reaches over NVLink in another run of the experiment */
-	p->reach = NCCL_NVLINK_REACH * p->links;
+	/* what the same collective reaches over NVLink in another run of the experiment, else a bundled run's on this GPU */
+	bundled_reach(p);
 	for (size_t r = 0; p->coll && r < bw->nrows; r++) {
 		const char *rr = table_text(bw, r, crun), *c = table_text(bw, r, cc);
 		double v = table_num(bw, r, cbw);

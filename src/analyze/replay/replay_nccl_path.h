@@ -19,12 +19,17 @@
 #define NCCL_PATH_SHARE 0.125
 
 /*
- * NCCL_NVLINK_REACH: the share of its NVLinks' bandwidth NCCL's bus
- * bandwidth reaches over NVLink where the experiment has no run that
- * measures it: the bundled tp2-p2p run's AllReduce (experiments/h200x4-
- * parallel, 2 x H200, NV18, 50 MiB messages), 268 of 450 GB/s.
+ * The share of its NVLinks' bandwidth NCCL's bus bandwidth reaches over
+ * NVLink where the experiment has no run that measures it, from a bundled
+ * run on the same GPU (a reference on another GPU is not one):
+ *   H200: the tp2-p2p run's AllReduce (experiments/h200x4-parallel, 2 x
+ *         H200, NV18, 50 MiB messages), 268 of 450 GB/s;
+ *   H100: the gpt2-2gpu-ddp run's AllReduce (experiments/h100x4-papers,
+ *         2 x H100, NV18, DDP's 25 MB buckets), 141 of 450 GB/s.
+ * Other GPUs have none: the path is not priced.
  */
 #define NCCL_NVLINK_REACH 0.59
+#define NCCL_NVLINK_REACH_H100 0.31
 
 /* A run's NCCL path against its NVLinks (nccl_path_of). */
 struct nccl_path {
@@ -36,11 +41,13 @@ struct nccl_path {
 	/*
 	 * GB/s NCCL reaches over those NVLinks: the largest busbw_gb_per_s of
 	 * coll among the experiment's runs over NVLink (at least
-	 * NCCL_PATH_SHARE of the links), reach_run naming it; else
-	 * NCCL_NVLINK_REACH x links, reach_run NULL
+	 * NCCL_PATH_SHARE of the links), reach_run naming it; else the
+	 * bundled run's share of the same GPU x links, reach_run NULL and
+	 * reach_share, reach_bundled its share and words; else 0 (no
+	 * reference on this GPU: not priced)
 	 */
-	double reach;
-	const char *reach_run;
+	double reach, reach_share;
+	const char *reach_run, *reach_bundled;
 };
 /*
  * 1 where run's collectives are off its NVLinks (the nccl-path rule:

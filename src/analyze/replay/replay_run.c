@@ -88,10 +88,9 @@ void rp_add_nccl_path(struct rp_ctx *x, const struct rank_key *k, struct rp_subj
 						      "bus bandwidth over NVLink in run %s",
 						      p.coll ? p.coll : "collectives", p.measured, p.reach, p.reach_run)
 					  : xasprintf("%s at %.3g GB/s measured, replayed at %.3g GB/s: %.0f %% of NV%d x %.0f "
-						      "GB/s, what NCCL's AllReduce reached over NVLink in the bundled "
-						      "tp2-p2p run (2 x H200, NV18)",
+						      "GB/s, what NCCL's AllReduce reached over NVLink in %s",
 						      p.coll ? p.coll : "collectives", p.measured, p.reach,
-						      100 * NCCL_NVLINK_REACH, p.nv, p.per_link);
+						      100 * p.reach_share, p.nv, p.per_link, p.reach_bundled);
 		rp_add_fix_row(x->fixes, &fr, where);
 		free(where);
 	}

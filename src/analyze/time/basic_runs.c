@@ -53,12 +53,13 @@ int basic_build_runs(struct store *s, const char *exp, struct table **out)
 	struct store_stmt *st;
 	/*
 	 * gpus: the manifest's value, else the largest world_size a trace
-	 * records, else the number of rank files. The layout's columns
+	 * records, else the number of rank files; empty with none (a run of
+	 * a published table, no trace: not 0 GPUs). The layout's columns
 	 * (data_parallel ... schedule_source) stay empty here: run_layout.c
 	 * fills them after pipeline_stages.csv.
 	 */
 	st = store_query(s, "build runs",
-			 "SELECT r.run, r.label, coalesce(r.gpus, max(t.world_size), count(DISTINCT t.rank)),"
+			 "SELECT r.run, r.label, coalesce(r.gpus, max(t.world_size), nullif(count(DISTINCT t.rank), 0)),"
 			 " count(DISTINCT t.rank), r.model, r.batch, r.strategy,"
 			 " (SELECT d.name FROM devices d JOIN traces t2 ON t2.id = d.trace_id WHERE t2.run_id = r.id"
 			 "   ORDER BY t2.rank, d.device LIMIT 1),"
@@ -285,7 +286,7 @@ void basic_method_runs(struct analysis_result *out)
 {
 	result_add_method(out, "runs.csv",
 			  "One row per run. gpus: the manifest's value, else the largest world_size its traces "
-			  "record, else its number of ranks. ranks: as in rank_devices.csv. "
+			  "record, else its number of ranks, else empty (a run with no trace). ranks: as in rank_devices.csv. "
 			  "model: the manifest's (model_source 'manifest'), else the parameter count N that the run's "
 			  "training logs give in a line 'params N world W strategy S', where they all give the same, in 3 "
 			  "significant digits ('53.6M params'; model_source 'training log (<file>): params N'); batch: "
@@ -319,7 +320,8 @@ void basic_method_runs(struct analysis_result *out)
 			  "names the annotation and 'on one GPU'); else the strategy S that the run's training logs name "
 			  "in a line 'params N world W strategy S' (the bundled generator's last line; strategy_source "
 			  "'training log (<file>): strategy S'), where those that name one all name the same; else "
-			  "empty. Where the traces and a log both name one, the traces' is taken and strategy_source "
+			  "single where the run ran on one GPU and its one traced rank shows no wrapper (strategy_source "
+			  "'one GPU, no wrapper in its traces'); else empty. Where the traces and a log both name one, the traces' is taken and strategy_source "
 			  "adds '; training log (<file>): strategy S' where the log agrees (the same name or ZeRO stage: "
 			  "fsdp and zero3 agree), '; the training log (<file>) says S' and a note where it does not. "
 			  "Every analysis after this table (scaling, collective_busbw, time_to_train, the strategy "

@@ -25,7 +25,11 @@
  * is "single": with one rank no wrapper shards or reduces anything (PyTorch's
  * FSDP switches itself to NO_SHARD at world size 1, FSDP2 gathers nothing,
  * NCCL launches no kernel), and FSDP2's stage cannot be told from it;
- * strategy_source names the wrapper's annotation. FSDP1's annotations do
+ * strategy_source names the wrapper's annotation. A run on one GPU whose
+ * one rank's traces show no wrapper and whose logs name no strategy is
+ * "single" too (strategy_source "one GPU, no wrapper in its traces"); one with no
+ * traced rank (ncu reports only) stays empty: nothing shows its wrapper.
+ * FSDP1's annotations do
  * not say its sharding strategy: FULL_SHARD (ZeRO-3), its default, is
  * assumed and strategy_source says so. Both were found on a recording made
  * after the rule (experiments/gpu1-wrappers).
@@ -149,6 +153,12 @@ static int one_gpu(const struct table *runs, size_t r)
 	return g == g ? g == 1 && !(n > 1) : n == 1;
 }
 
+/* Whether run row r ran on one GPU whose trace was read: one_gpu() and exactly one rank. */
+static int one_traced_gpu(const struct table *runs, size_t r)
+{
+	return one_gpu(runs, r) && table_num(runs, r, RUNS_RANKS) == 1;
+}
+
 /* The annotation a from_trace() source names ("trace: NAME ..." or "trace: NAME, ..."), in a static buffer. */
 static const char *annotation_of(const char *src)
 {
@@ -224,6 +234,10 @@ int basic_strategies(struct store *s, const char *exp, struct table *runs, struc
 		if (traced || logged) {
 			table_set_text(runs, r, (size_t)cst, traced ? traced : logged);
 			table_set_text(runs, r, (size_t)csrc, src.data);
+		} else if (one_traced_gpu(runs, r)) {
+			/* one traced rank, no wrapper, no log: a plain 1-GPU run */
+			table_set_text(runs, r, (size_t)cst, "single");
+			table_set_text(runs, r, (size_t)csrc, "one GPU, no wrapper in its traces");
 		}
 	}
 	buf_release(&tsrc);

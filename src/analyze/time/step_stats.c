@@ -12,7 +12,8 @@
  *                     asynchronous loop's host runs ahead of its GPU.
  *   step_compare.csv: per pair of compare.csv (compare_pairs), the two
  *                     medians, their ratio b / a, and the Mann-Whitney test
- *                     of the two samples: "change" when p < 0.05, "too
+ *                     of the two samples (the host steps, or the GPU-side
+ *                     periods where either run's loop is asynchronous): "change" when p < 0.05, "too
  *                     few steps" when no two samples of their sizes can
  *                     reach it, else "within noise".
  *   figure step_times: the median per run, the CI as a thick bar over it,
@@ -109,6 +110,8 @@ struct run_steps {
 	struct step_period *p; /* the GPU-side periods of its ranks' steps (gpu_periods) */
 	size_t np, pcap;
 	struct step_dist pd; /* of the longest period of each step; pd.n 0: none */
+	int64_t *pv;         /* those longest periods, sorted after stats_dist (pd.n of them) */
+	size_t gpu_steps, ahead; /* ranks' steps with GPU work; of them, those whose work ends after the step */
 };
 
 /* One GPU-side period: step N of a rank, in ns. */
@@ -157,6 +160,11 @@ static int period_visit(const struct rank_key *k, const struct rank_data *d, voi
 		if (d->acts[i].end > last[j])
 			last[j] = d->acts[i].end;
 	}
+	for (size_t j = 0; j < d->nsteps; j++)
+		if (last[j] != INT64_MIN) {
+			r->gpu_steps++;
+			r->ahead += last[j] > d->steps[j].end; /* the host left the step before its GPU work ended */
+		}
 	for (size_t j = 1; j < d->nsteps; j++)
 		if (d->steps[j].key == d->steps[j - 1].key + 1 && last[j] != INT64_MIN && last[j - 1] != INT64_MIN &&
 		    last[j] > last[j - 1]) {
@@ -184,7 +192,7 @@ static int gpu_periods(const struct analysis_ctx *ctx, struct run_steps *r, size
 			if (j + 1 == r[i].np || r[i].p[j + 1].step != r[i].p[j].step)
 				v[n++] = r[i].p[j].ns; /* the step's longest: sorted last */
 		stats_dist(v, n, &r[i].pd);
-		free(v);
+		r[i].pv = v;
 	}
 	return 0;
 }
@@ -222,6 +230,7 @@ static void runs_free(struct run_steps *r, size_t n)
 		free(r[i].model);
 		free(r[i].v);
 		free(r[i].p);
+		free(r[i].pv);
 	}
 	free(r);
 }
@@ -259,6 +268,19 @@ static struct table *dist_table(const struct run_steps *r, size_t nr, struct cha
 	return t;
 }
 
+/*
+ * Whether r ran an asynchronous loop: its host runs ahead, the GPU work of
+ * most of its steps ending after their host ranges, and its host step is
+ * under STEP_ASYNC_SHARE of its GPU-side period. (A loop whose steps end
+ * with their GPU work but start far apart, the host idle between them, is
+ * not: its host ranges are whole steps.)
+ */
+static int is_async(const struct run_steps *r)
+{
+	return r->n && r->pd.n && 2 * r->ahead > r->gpu_steps &&
+	       (double)r->d.median_ns < STEP_ASYNC_SHARE * (double)r->pd.median_ns;
+}
+
 static struct table *compare_table(const struct analysis_ctx *ctx, const struct run_steps *r, size_t nr)
 {
 	struct table *t = table_new("step_compare",
@@ -276,21 +298,26 @@ static struct table *compare_table(const struct analysis_ctx *ctx, const struct 
 		const struct run_steps *a = &r[pairs[p][0]], *b = &r[pairs[p][1]];
 		if (!a->n || !b->n)
 			continue;
+		/* an asynchronous loop's host ranges are its enqueue time: both runs' GPU-side periods then */
+		int gpu = (is_async(a) || is_async(b)) && a->pd.n && b->pd.n;
+		const int64_t *va = gpu ? a->pv : a->v, *vb = gpu ? b->pv : b->v;
+		const struct step_dist *da = gpu ? &a->pd : &a->d, *db = gpu ? &b->pd : &b->d;
 		struct mw_test mw;
-		stats_mann_whitney(a->v, a->n, b->v, b->n, &mw);
+		stats_mann_whitney(va, da->n, vb, db->n, &mw);
 		size_t row = table_add_row(t);
 		table_set_text(t, row, 0, a->run);
 		table_set_text(t, row, 1, b->run);
-		table_set_int(t, row, 2, (int64_t)a->n);
-		table_set_int(t, row, 3, (int64_t)b->n);
-		table_set_ns(t, row, 4, a->d.median_ns);
-		table_set_ns(t, row, 5, b->d.median_ns);
-		if (a->d.median_ns > 0)
-			table_set_real(t, row, 6, (double)b->d.median_ns / (double)a->d.median_ns);
+		table_set_int(t, row, 2, (int64_t)da->n);
+		table_set_int(t, row, 3, (int64_t)db->n);
+		table_set_ns(t, row, 4, da->median_ns);
+		table_set_ns(t, row, 5, db->median_ns);
+		if (da->median_ns > 0)
+			table_set_real(t, row, 6, (double)db->median_ns / (double)da->median_ns);
 		table_set_real(t, row, 7, mw.u);
 		table_set_real(t, row, 8, mw.p);
 		table_set_text(t, row, 9, mw.exact ? "exact" : "normal");
-		table_set_text(t, row, 10, step_verdict(&mw, a->n, b->n));
+		table_set_text(t, row, 10, step_verdict(&mw, da->n, db->n));
+		table_set_text(t, row, STC_COMPARED, gpu ? "GPU periods" : "host steps");
 	}
 	free(pairs);
 	free(names);
@@ -366,7 +393,12 @@ static int analysis_step_stats(const struct analysis_ctx *ctx, struct analysis_r
 			  "'too few steps' where no difference can reach it with as many steps (the smallest "
 			  "two-sided exact p, 2 / C(n_a + n_b, n_a), is 0.05 or more: 0.1 with 3 steps a side, 0.057 "
 			  "with 3 and 4), else 'within noise': profile at least 4 steps a run to tell a change from "
-			  "noise.");
+			  "noise. compared: the samples compared, 'host steps' (step_stats.csv's steps), or 'GPU "
+			  "periods' (its GPU-side periods, one per step but the first, steps_a, steps_b and the "
+			  "medians theirs) where either run's loop is asynchronous and both have periods: the GPU "
+			  "work of most of its ranks' steps ends after the step's host range and its median_us is "
+			  "under 0.8 of its gpu_period_median_us (the host ranges are then the time to enqueue a "
+			  "step).");
 	return 0;
 }
 

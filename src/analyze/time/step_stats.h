@@ -43,6 +43,14 @@ const char *step_verdict(const struct mw_test *t, size_t n, size_t m);
 	X(SS_GPU_PERIOD_MEDIAN_US, "gpu_period_median_us", us)
 enum step_stats_col { STEP_STATS_COLUMNS(TABLE_COL_ENUM) SS_NCOLS };
 
+/*
+ * A run whose step (step_stats.csv median_us, its ProfilerStep#N host
+ * ranges) is under this share of its GPU-side period (gpu_period_median_us)
+ * ran an asynchronous loop: its host ranges are the time to enqueue a step,
+ * the period is the step (Key numbers, step_compare.csv).
+ */
+#define STEP_ASYNC_SHARE 0.8
+
 /* step_compare.csv's columns, in order (step_stats.c). */
 #define STEP_COMPARE_COLUMNS(X)               \
 	X(STC_RUN_A, "run_a", text)           \
@@ -55,7 +63,8 @@ enum step_stats_col { STEP_STATS_COLUMNS(TABLE_COL_ENUM) SS_NCOLS };
 	X(STC_U, "u", real)                   \
 	X(STC_P_VALUE, "p_value", real)       \
 	X(STC_P_METHOD, "p_method", text)     \
-	X(STC_VERDICT, "verdict", text)
+	X(STC_VERDICT, "verdict", text)       \
+	X(STC_COMPARED, "compared", text)
 enum step_compare_col { STEP_COMPARE_COLUMNS(TABLE_COL_ENUM) STC_NCOLS };
 
 #endif
