@@ -230,9 +230,13 @@ void analysis_result_release(struct analysis_result *r)
 		free(r->methods[i].text);
 	}
 	free(r->methods);
-	for (size_t i = 0; i < r->nnotes; i++)
+	for (size_t i = 0; i < r->nnotes; i++) {
 		free(r->notes[i]);
+		if (r->more)
+			free(r->more[i].v);
+	}
 	free(r->notes);
+	free(r->more);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -281,6 +285,66 @@ void result_add_method(struct analysis_result *r, const char *term, const char *
 	r->nmethods++;
 }
 
+int notes_rank_at(const char *note, size_t *at, size_t *len)
+{
+	for (const char *p = strstr(note, " rank "); p; p = strstr(p + 1, " rank ")) {
+		const char *q = p + 6;
+		size_t n = strspn(q, "0123456789");
+		if (n) {
+			*at = (size_t)(q - note);
+			*len = n;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int notes_same_but_rank(const char *a, const char *b)
+{
+	size_t ia, la, ib, lb;
+	return notes_rank_at(a, &ia, &la) && notes_rank_at(b, &ib, &lb) && ia == ib && !strncmp(a, b, ia) &&
+	       !strcmp(a + ia + la, b + ib + lb);
+}
+
+void notes_with_rank(const char *note, long rank, struct buf *out)
+{
+	size_t at = 0, len = 0;
+	buf_reset(out);
+	if (!notes_rank_at(note, &at, &len)) {
+		buf_adds(out, note);
+		return;
+	}
+	buf_add(out, note, at);
+	buf_printf(out, "%ld", rank);
+	buf_adds(out, note + at + len);
+}
+
+/*
+ * Folds s into the note before it where s says the same of another rank
+ * and its rank number is written as "%ld" writes it (so that
+ * notes_with_rank gives s back, byte for byte): 1, and s is freed.
+ */
+static int fold_note(struct analysis_result *r, char *s)
+{
+	if (!r->nnotes || !notes_same_but_rank(r->notes[r->nnotes - 1], s))
+		return 0;
+	size_t at, len;
+	notes_rank_at(s, &at, &len);
+	char digits[24];
+	if (len >= sizeof(digits))
+		return 0;
+	long v = strtol(s + at, NULL, 10);
+	if (snprintf(digits, sizeof(digits), "%ld", v) != (int)len || memcmp(digits, s + at, len))
+		return 0;
+	if (!r->more)
+		r->more = xcalloc(r->cap_notes, sizeof(*r->more));
+	struct note_ranks *m = &r->more[r->nnotes - 1];
+	m->v = xgrow(m->v, &m->cap, m->n + 1, sizeof(*m->v));
+	m->v[m->n++] = v;
+	free(s);
+	return 1;
+}
+
 void result_add_note(struct analysis_result *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -291,7 +355,14 @@ void result_add_note(struct analysis_result *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
 	va_end(ap);
+	if (fold_note(r, s))
+		return;
+	size_t cap = r->cap_notes;
 	r->notes = xgrow(r->notes, &r->cap_notes, r->nnotes + 1, sizeof(*r->notes));
+	if (r->more && r->cap_notes != cap) {
+		r->more = xreallocarray(r->more, r->cap_notes, sizeof(*r->more));
+		memset(r->more + cap, 0, (r->cap_notes - cap) * sizeof(*r->more));
+	}
 	r->notes[r->nnotes++] = s;
 }
 

@@ -26,6 +26,7 @@
 #include "util/table.h"
 
 struct chart; /* chart/chart.h: the figures an analysis hands on */
+struct buf;  /* util/buf.h */
 struct chart_colour;
 
 struct crossexp_exp; /* history/crossexp.h: the build's experiments */
@@ -52,6 +53,18 @@ struct analysis_method {
 	char *text;
 };
 
+/*
+ * The ranks of the notes folded into one as they came (result_add_note):
+ * a note that says the same of another rank as the note before it
+ * (notes_same_but_rank) is kept as that rank's number only, 8 bytes where
+ * 16,384 ranks' notes were 250 bytes each; the page lists them as the one
+ * note and its near-copies in order (report.c).
+ */
+struct note_ranks {
+	size_t n, cap;
+	long *v;
+};
+
 struct analysis_result {
 	struct table *runs; /* the run table, shown first */
 	size_t ntables, cap_tables;
@@ -62,6 +75,11 @@ struct analysis_result {
 	struct analysis_method *methods;
 	size_t nnotes, cap_notes;
 	char **notes;
+	/*
+	 * more[i] (NULL while no note was folded): notes[i] is followed by
+	 * itself with its rank (notes_rank_at) replaced by each of more[i].v.
+	 */
+	struct note_ranks *more;
 	const struct analysis_def *current; /* the analysis running, whose needs[] result_table checks */
 };
 
@@ -132,6 +150,15 @@ void result_add_table(struct analysis_result *r, struct table *t);
 void result_add_figure(struct analysis_result *r, struct chart *c, const char *caption);
 void result_add_method(struct analysis_result *r, const char *term, const char *text);
 void result_add_note(struct analysis_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Where a note names a rank (" rank N"), the place of N and its length in
+ * note; 0 when it names none. Notes that differ only there say one thing
+ * of several ranks (notes_same_but_rank: 1 when a and b do).
+ */
+int notes_rank_at(const char *note, size_t *at, size_t *len);
+int notes_same_but_rank(const char *a, const char *b);
+/* Into out (reset): note with its rank (notes_rank_at) replaced by rank. */
+void notes_with_rank(const char *note, long rank, struct buf *out);
 /*
  * The table of that name, or NULL. While an analysis of the registry runs,
  * a name outside its needs[] and makes[] is a programming error: it is

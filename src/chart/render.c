@@ -218,6 +218,31 @@ static void xml_escape(struct buf *b, const char *s)
 	}
 }
 
+/* The SVG's text and its title, for svg_write_titled: what fs_write_file_by's fill is given. */
+struct titled {
+	const struct buf *svg;
+	char *title;
+	struct buf out; /* the bytes not yet written */
+};
+
+/* Writes what t->out holds to f once it holds at least least bytes; 0, or -1 when the write failed. */
+static int flush_at(struct titled *t, FILE *f, size_t least)
+{
+	if (t->out.len < least || !t->out.len)
+		return 0;
+	int ok = fwrite(t->out.data, 1, t->out.len, f) == t->out.len;
+	buf_reset(&t->out);
+	return ok ? 0 : -1;
+}
+
+/* Writes n bytes of the SVG's own text from p, after what t->out holds; 0 or -1. */
+static int put_svg(struct titled *t, FILE *f, const char *p, size_t n)
+{
+	if (flush_at(t, f, 0) < 0)
+		return -1;
+	return fwrite(p, 1, n, f) == n ? 0 : -1;
+}
+
 /*
  * cairo's SVG surface cannot write <title> elements, so they are added to
  * its text here: the chart's title as the document's <title> right after
@@ -225,53 +250,60 @@ static void xml_escape(struct buf *b, const char *s)
  * tooltip (a bar, a label) whose <title> browsers show on hover, with the
  * full kernel name the drawn label shortened. Every text went through
  * clean_text() (valid UTF-8, no control characters, which XML 1.0 refuses)
- * and is escaped here, so a name from a trace cannot become markup.
+ * and is escaped here, so a name from a trace cannot become markup. The
+ * text goes to the file 64 KiB at a time (fs_write_file_by's fill): a
+ * figure of a bar per rank has a tooltip each (16,384 ranks: 147,462
+ * rectangles, 6.5 MB, which a second copy in memory took 8 MiB for).
  */
-static void svg_add_titles(struct buf *svg, const char *title)
+static int svg_write_titled(FILE *f, void *ctx)
 {
+	struct titled *t = ctx;
+	const struct buf *svg = t->svg;
 	char *open = strstr(svg->data, "<svg");
 	char *open_end = open ? strchr(open, '>') : NULL;
 	char *close = open_end ? strstr(open_end, "</svg>") : NULL;
 	if (!close)
-		return;
-	struct buf out;
-	buf_init(&out);
-	buf_add(&out, svg->data, (size_t)(open_end + 1 - svg->data));
-	if (title[0]) {
-		buf_adds(&out, "\n<title>");
-		xml_escape(&out, title);
-		buf_adds(&out, "</title>");
+		return put_svg(t, f, svg->data, svg->len);
+	enum { SVG_FLUSH = 64 * 1024 };
+	struct buf *out = &t->out;
+	if (put_svg(t, f, svg->data, (size_t)(open_end + 1 - svg->data)) < 0)
+		return -1;
+	if (t->title[0]) {
+		buf_adds(out, "\n<title>");
+		xml_escape(out, t->title);
+		buf_adds(out, "</title>");
 	}
-	buf_add(&out, open_end + 1, (size_t)(close - open_end - 1));
+	if (put_svg(t, f, open_end + 1, (size_t)(close - open_end - 1)) < 0)
+		return -1;
 	if (look.ntips) {
-		buf_adds(&out, "<g fill=\"#fff\" fill-opacity=\"0\">\n");
+		buf_adds(out, "<g fill=\"#fff\" fill-opacity=\"0\">\n");
 		for (size_t i = 0; i < look.ntips; i++) {
 			const struct tip *tp = &look.tips[i];
-			buf_printf(&out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"",
+			buf_printf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"",
 				   tp->x, tp->y, tp->w, tp->h);
 			if (tp->label) {
 				/* The label as drawn (a line break as a space) and the name it shortens, for checks that read the SVG. */
-				buf_adds(&out, " data-label=\"");
+				buf_adds(out, " data-label=\"");
 				for (const char *q = tp->label; *q; q++) {
 					char one[2] = {*q == '\n' ? ' ' : *q, '\0'};
-					xml_escape(&out, one);
+					xml_escape(out, one);
 				}
-				buf_adds(&out, "\"");
+				buf_adds(out, "\"");
 			}
 			if (tp->name) {
-				buf_adds(&out, " data-name=\"");
-				xml_escape(&out, tp->name);
-				buf_adds(&out, "\"");
+				buf_adds(out, " data-name=\"");
+				xml_escape(out, tp->name);
+				buf_adds(out, "\"");
 			}
-			buf_adds(&out, "><title>");
-			xml_escape(&out, tp->text);
-			buf_adds(&out, "</title></rect>\n");
+			buf_adds(out, "><title>");
+			xml_escape(out, tp->text);
+			buf_adds(out, "</title></rect>\n");
+			if (flush_at(t, f, SVG_FLUSH) < 0)
+				return -1;
 		}
-		buf_adds(&out, "</g>\n");
+		buf_adds(out, "</g>\n");
 	}
-	buf_adds(&out, close);
-	buf_release(svg);
-	*svg = out;
+	return put_svg(t, f, close, svg->len - (size_t)(close - svg->data));
 }
 
 static void tips_release(void)
@@ -339,12 +371,15 @@ static int write_one(const struct chart *c, const char *dir, enum fmt fmt, doubl
 	}
 	if (fmt == FMT_SVG) {
 		svg_pin_surface_id(&out);
-		char *title = clean_text(c->title);
-		svg_add_titles(&out, title);
-		free(title);
+		struct titled t = {.svg = &out, .title = clean_text(c->title)};
+		buf_init(&t.out);
+		ret = fs_write_file_by(path, "figure", svg_write_titled, &t);
+		buf_release(&t.out);
+		free(t.title);
 		tips_release();
+	} else {
+		ret = fs_write_file_as(path, out.data, out.len, "figure");
 	}
-	ret = fs_write_file_as(path, out.data, out.len, "figure");
 out:
 	buf_release(&out);
 	free(path);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "analyze/analysis.h"
 #include "analyze/time/time_tables.h"
 #include "analyze/history/history.h"
 #include "util/buf.h"
@@ -382,30 +383,41 @@ static size_t set_changes(struct tmpl_dict *d, const char *name, const struct ta
 }
 
 /*
- * Where a note names a rank (" rank N"), the place of N and its length in
- * note; 0 when it names none. Notes that differ only there say one thing
- * of several ranks.
+ * A place in the page's notes as the analyses made them: note g itself
+ * (m 0), or its m-th near-copy folded into it (analysis.h: struct
+ * note_ranks), the note with its rank replaced.
  */
-static int rank_in_note(const char *note, size_t *at, size_t *len)
+struct note_at {
+	size_t g, m;
+};
+
+static void note_next(const struct report_experiment *e, struct note_at *a)
 {
-	for (const char *p = strstr(note, " rank "); p; p = strstr(p + 1, " rank ")) {
-		const char *q = p + 6;
-		size_t n = strspn(q, "0123456789");
-		if (n) {
-			*at = (size_t)(q - note);
-			*len = n;
-			return 1;
-		}
+	if (e->notes_more && a->m < e->notes_more[a->g].n) {
+		a->m++;
+	} else {
+		a->g++;
+		a->m = 0;
 	}
-	return 0;
 }
 
-/* 1 when notes a and b say the same of different ranks (rank_in_note). */
-static int same_but_rank(const char *a, const char *b)
+/* The text of the note at a: the note itself, or written into b. */
+static const char *note_text(const struct report_experiment *e, const struct note_at *a, struct buf *b)
 {
-	size_t ia, la, ib, lb;
-	return rank_in_note(a, &ia, &la) && rank_in_note(b, &ib, &lb) && ia == ib && !strncmp(a, b, ia) &&
-	       !strcmp(a + ia + la, b + ib + lb);
+	if (!a->m)
+		return e->notes[a->g];
+	notes_with_rank(e->notes[a->g], e->notes_more[a->g].v[a->m - 1], b);
+	return b->data;
+}
+
+/* The rank the note at a names (notes_rank_at). */
+static long note_rank(const struct report_experiment *e, const struct note_at *a)
+{
+	if (a->m)
+		return e->notes_more[a->g].v[a->m - 1];
+	size_t at, len;
+	notes_rank_at(e->notes[a->g], &at, &len);
+	return strtol(e->notes[a->g] + at, NULL, 10);
 }
 
 /*
@@ -414,36 +426,38 @@ static int same_but_rank(const char *a, const char *b)
  * ranks ("likewise 255 more ranks: 1-255"; a run of 1000 ranks
  * listed 1000 near-copies).
  */
-static void set_notes(struct tmpl_dict *d, const char *const *notes, size_t n)
+static void set_notes(struct tmpl_dict *d, const struct report_experiment *e)
 {
-	struct buf b;
+	struct buf b, first, other;
 	buf_init(&b);
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1;
-		while (j < n && same_but_rank(notes[i], notes[j]))
-			j++;
-		if (j - i < 3)
-			j = i + 1;
+	buf_init(&first);
+	buf_init(&other);
+	for (struct note_at i = {0, 0}; i.g < e->nnotes;) {
+		const char *text = note_text(e, &i, &first);
+		struct note_at j = i;
+		size_t n = 1;
+		for (note_next(e, &j); j.g < e->nnotes && notes_same_but_rank(text, note_text(e, &j, &other));
+		     note_next(e, &j))
+			n++;
+		if (n < 3) {
+			j = i;
+			note_next(e, &j);
+		}
 		buf_reset(&b);
-		buf_adds(&b, notes[i]);
-		if (j - i >= 3) {
-			buf_printf(&b, " (likewise %zu more ranks: ", j - i - 1);
+		buf_adds(&b, text);
+		if (n >= 3) {
+			buf_printf(&b, " (likewise %zu more ranks: ", n - 1);
 			/* their ranks, consecutive ones as a range */
-			for (size_t k = i + 1; k < j;) {
-				size_t at, len;
-				rank_in_note(notes[k], &at, &len);
-				long first = strtol(notes[k] + at, NULL, 10), last = first;
-				size_t m = k + 1;
-				for (; m < j; m++) {
-					rank_in_note(notes[m], &at, &len);
-					if (strtol(notes[m] + at, NULL, 10) != last + 1)
-						break;
+			struct note_at k = i;
+			note_next(e, &k);
+			for (int any = 0; k.g != j.g || k.m != j.m; any = 1) {
+				long from = note_rank(e, &k), last = from;
+				for (note_next(e, &k); (k.g != j.g || k.m != j.m) && note_rank(e, &k) == last + 1;
+				     note_next(e, &k))
 					last++;
-				}
-				buf_printf(&b, k > i + 1 ? ", %ld" : "%ld", first);
-				if (last > first)
+				buf_printf(&b, any ? ", %ld" : "%ld", from);
+				if (last > from)
 					buf_printf(&b, "-%ld", last);
-				k = m;
 			}
 			buf_adds(&b, ")");
 		}
@@ -451,6 +465,8 @@ static void set_notes(struct tmpl_dict *d, const char *const *notes, size_t n)
 		i = j;
 	}
 	buf_release(&b);
+	buf_release(&first);
+	buf_release(&other);
 }
 
 /* The runs' merged traces under Runs, and their Methods entry (trace_export.h). */
@@ -635,7 +651,7 @@ static void set_experiment(struct tmpl_dict *d, const struct report_experiment *
 		tmpl_set(m, "TEXT", e->methods[i].text);
 	}
 	set_traces(d, e);
-	set_notes(d, e->notes, e->nnotes);
+	set_notes(d, e);
 	if (e->nnotes)
 		tmpl_show_section(d, "NOTES");
 	tmpl_set(d, "RULES", e->methods_rules);

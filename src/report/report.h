@@ -23,6 +23,8 @@
 
 #include "util/table.h"
 
+struct note_ranks; /* analyze/analysis.h */
+
 struct report_figure {
 	const char *name;    /* file stem in figures/ */
 	const char *caption; /* one or two sentences, plain text */
@@ -74,6 +76,11 @@ struct report_experiment {
 	const char *methods_rules; /* the classification rules, plain text, shown in Methods */
 	size_t nnotes;
 	const char *const *notes; /* what could not be computed and why, shown above the tables */
+	/*
+	 * NULL, or per note the ranks of its near-copies folded into it as the
+	 * analyses made them (analysis.h: struct note_ranks), listed after it.
+	 */
+	const struct note_ranks *notes_more;
 	size_t ninputs;
 	const struct report_input *inputs;
 	const char *manifest_text; /* the manifest as written, or NULL for a directory build */

@@ -413,14 +413,21 @@ static void drop_notes_of_left_out(struct analysis_result *r)
 		while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_')
 			p++;
 		size_t len = (size_t)(p - note);
+		/* the notes folded into it (analysis.h: more) name the same table */
+		struct note_ranks more = r->more ? r->more[n] : (struct note_ranks){0, 0, NULL};
 		if (len && !strncmp(p, ".csv:", 5) && !shows_table(r, has, note, len)) {
 			add_name(&names, note, len, &ntables);
 			free(r->notes[n]);
-			dropped++;
+			free(more.v);
+			dropped += 1 + more.n;
 		} else {
+			if (r->more)
+				r->more[keep] = more;
 			r->notes[keep++] = r->notes[n];
 		}
 	}
+	if (r->more)
+		memset(r->more + keep, 0, (r->nnotes - keep) * sizeof(*r->more));
 	r->nnotes = keep;
 	free(has);
 	if (ntables) {
@@ -428,11 +435,19 @@ static void drop_notes_of_left_out(struct analysis_result *r)
 		if (dropped)
 			buf_printf(&names, " Their %zu note%s on single runs %s not repeated.", dropped,
 				   dropped == 1 ? "" : "s", dropped == 1 ? "is" : "are");
+		size_t before = r->nnotes;
 		result_add_note(r, "Left out, as no run has data for %s: %s", ntables == 1 ? "it" : "them", names.data);
-		/* First: it explains why the page has less than other studies' pages. */
-		char *first = r->notes[r->nnotes - 1];
-		memmove(r->notes + 1, r->notes, (r->nnotes - 1) * sizeof(*r->notes));
-		r->notes[0] = first;
+		/* First: it explains why the page has less than other studies' pages (it names no rank: never folded). */
+		if (r->nnotes > before) {
+			char *first = r->notes[r->nnotes - 1];
+			memmove(r->notes + 1, r->notes, (r->nnotes - 1) * sizeof(*r->notes));
+			r->notes[0] = first;
+			if (r->more) { /* its own entry (none folded into it) goes first with it */
+				struct note_ranks none = r->more[r->nnotes - 1];
+				memmove(r->more + 1, r->more, (r->nnotes - 1) * sizeof(*r->more));
+				r->more[0] = none;
+			}
+		}
 	}
 	buf_release(&names);
 }
@@ -527,6 +542,7 @@ static int write_page(struct build *b, size_t i, struct report_experiment *rep)
 		.methods_rules = classifier_describe(e->cls),
 		.nnotes = o->res.nnotes,
 		.notes = (const char *const *)o->res.notes,
+		.notes_more = o->res.more,
 		.ninputs = o->ninputs,
 		.inputs = o->inputs,
 		.manifest_text = e->manifest_text,

@@ -256,7 +256,7 @@ int fs_same_file(const char *a, const char *b)
 	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-int fs_write_file_as(const char *path, const void *data, size_t len, const char *what)
+int fs_write_file_by(const char *path, const char *what, int (*fill)(FILE *f, void *ctx), void *ctx)
 {
 	char *tmp = NULL;
 	const char *sp = what ? " " : "", *w = what ? what : "";
@@ -268,7 +268,7 @@ int fs_write_file_as(const char *path, const void *data, size_t len, const char 
 		goto out;
 	}
 	errno = 0;
-	if (fwrite(data, 1, len, f) != len) {
+	if (fill(f, ctx) < 0) {
 		diag_syserror(path, "cannot write%s%s: %s", sp, w, strerror(errno ? errno : EIO));
 		fclose(f);
 		unlink(tmp);
@@ -289,6 +289,23 @@ int fs_write_file_as(const char *path, const void *data, size_t len, const char 
 out:
 	free(tmp);
 	return ret;
+}
+
+struct bytes {
+	const void *data;
+	size_t len;
+};
+
+static int fill_bytes(FILE *f, void *ctx)
+{
+	const struct bytes *b = ctx;
+	return fwrite(b->data, 1, b->len, f) == b->len ? 0 : -1;
+}
+
+int fs_write_file_as(const char *path, const void *data, size_t len, const char *what)
+{
+	struct bytes b = {data, len};
+	return fs_write_file_by(path, what, fill_bytes, &b);
 }
 
 int fs_write_file(const char *path, const void *data, size_t len)

@@ -88,6 +88,12 @@ int fs_same_file(const char *a, const char *b);
  * through diag (what NULL: "cannot write: <reason>").
  */
 int fs_write_file_as(const char *path, const void *data, size_t len, const char *what);
+/*
+ * fs_write_file_as where fill writes the bytes into f (a temporary file
+ * beside path) as it makes them, so they need not all be in memory at
+ * once; fill returns 0, or -1 when a write failed (errno set, or 0: EIO).
+ */
+int fs_write_file_by(const char *path, const char *what, int (*fill)(FILE *f, void *ctx), void *ctx);
 /* fs_write_file_as(path, data, len, NULL). */
 int fs_write_file(const char *path, const void *data, size_t len);
 /*

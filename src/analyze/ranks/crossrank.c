@@ -188,6 +188,13 @@ static int load_rank(struct store_stmt *const q[2], const struct rank_key *k, co
 	buf_release(&type);
 	if (rc < 0)
 		return -1;
+	/*
+	 * Every rank's kernels are kept until the run is matched: xgrow's
+	 * first 16 would be 1.7 KB a rank of 3 collectives (27 MB at 16,384
+	 * ranks), so the list is cut to its length.
+	 */
+	if (cap > r->nkerns && r->nkerns)
+		r->kerns = xrealloc(r->kerns, r->nkerns * sizeof(*r->kerns));
 	if (r->nkerns > 1) /* a rank without communication kernels has none (NULL) */
 		qsort(r->kerns, r->nkerns, sizeof(*r->kerns), cmp_kern);
 	/* each kernel's number on its communicator, in order of start; the point-to-point ones apart */

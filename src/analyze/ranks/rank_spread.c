@@ -54,6 +54,7 @@
 #include "util/search.h"
 #include "util/fs.h"
 #include "util/xalloc.h"
+#include "analyze/ranks/figure_ranks.h"
 #include "analyze/ranks/ranks_tables.h"
 #include "analyze/time/time_tables.h"
 
@@ -406,6 +407,8 @@ static int analysis_rank_spread(const struct analysis_ctx *ctx, struct analysis_
 	}
 	table_free(t);
 	rank_rows_release(&kbyrank);
+	/* the per-rank figures made so far keep the drawn ranks only from here on (figure_ranks.c) */
+	figure_ranks_trim(out);
 	return 0;
 }
 
