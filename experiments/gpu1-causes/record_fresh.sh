@@ -1,7 +1,7 @@
 #!/bin/bash
 # record_fresh.sh: runs recorded after the replay (src/analyze/replay/) was
 # written, to check it on runs it was never developed on (issue #52):
-#   bash record_fresh.sh OUTDIR [host|gpu]
+#   bash record_fresh.sh OUTDIR [host|gpu|fifth]
 # The same generator (train_async.py, asynchronous loop) on other models and
 # other sizes for each cause. host (the first call): GPT-2 of 4 layers,
 # d=1024, 16 heads, seq 512, batch 4, which turned out host-bound, with a
@@ -22,6 +22,9 @@ sha256sum "$G" | sed 's#  .*/#  #' >> meta/versions.txt
 MODE=${2:-host}
 M="--layers 4 --hidden 1024 --heads 16 --seq 512 --batch 4"
 [ "$MODE" = gpu ] && M="--layers 4 --hidden 1024 --heads 16 --seq 1024 --batch 8"
+# fifth (the fifth call, 7 Dec 2026): a model no earlier call used, after
+# the p2p join and the all-at-once price were written
+[ "$MODE" = fifth ] && M="--layers 6 --hidden 768 --heads 12 --seq 1024 --batch 6"
 run() { # folder generator-args...
 	local name=$1; shift
 	local t0=$(date +%s.%N)
@@ -38,6 +41,19 @@ if [ "$MODE" = host ]; then
 	run syncblocks --plant syncblocks
 	run extra --plant extra --plant-size 8
 	run clean-2 --plant none
+elif [ "$MODE" = fifth ]; then
+	run clean-a --plant none --probe 8
+	run item --plant item --plant-size 15
+	run clean-b --plant none
+	run sleep-shown --plant sleep --plant-size 40
+	run sleep-hidden --plant sleep --plant-size 4
+	run clean-c --plant none
+	run pageable --plant pageable --plant-size 160
+	run syncblocks --plant syncblocks
+	run clean-d --plant none
+	run extra --plant extra --plant-size 5
+	run item-b --plant item --plant-size 8
+	run clean-e --plant none
 else
 	run clean-a --plant none --probe 8
 	run sleep-shown --plant sleep --plant-size 60
