@@ -3,7 +3,10 @@
  * what it holds and what it leaves out), built from the store.
  *
  * The inferences, each on measured times only:
- *   wait      a call that can wait (CALL_MAY_BLOCK), of at least
+ *   wait      a call that can wait (CALL_MAY_BLOCK) but for one that
+ *             copies from pinned host memory to the device (which CUDA
+ *             runs asynchronously: the call returns once it is queued,
+ *             whatever the GPU is doing when it ends), of at least
  *             RP_WAIT_MIN_NS, whose own activity ended
  *             within RP_WAKE_MAX_NS of its end (a pageable copy) waited for
  *             it; else one that ended at most RP_WAKE_MAX_NS after a GPU
@@ -493,6 +496,9 @@ int rp_model_load(struct store *s, const struct rank_key *k, struct rp_model *m)
 					costs[ncosts++] = c->dur;
 				continue;
 			}
+			/* a copy from pinned memory to the device: the call returns at once (CUDA's async copy) */
+			if (c->op >= 0 && m->ops[c->op].kind == RP_OP_H2D)
+				continue;
 			if (c->op >= 0 && c->may_block) {
 				/* a copy the call itself waits for (pageable): its end may follow the call's by a little */
 				int64_t oe = m->ops[c->op].start + m->ops[c->op].dur;
