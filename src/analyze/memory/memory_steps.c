@@ -53,16 +53,17 @@
  * The CUDA context and NCCL's buffers lie outside the allocator and so
  * outside the trace: the device fills sooner still by them, said in words.
  *
- * Events whose totals or bytes are negative or above MAX_BYTES (1 PiB)
- * are left out as not an allocator's.
+ * Events whose totals or bytes are negative or above STORE_MEM_MAX (1 PiB)
+ * are left out as not an allocator's (the store keeps none of them, nor
+ * the host's: store/memevents.c).
  *
  * memory_kept.csv (memory_steps_kept.c): the same kept allocations by the host
  * operator that made them, its parent, the shape where its inputs give it,
  * and how many per step.
  *
  * Memory stays bounded by the live allocations (one slot per address not
- * yet freed) and MEMFIG_POINTS points per drawn rank: the events are read
- * from the store one at a time.
+ * yet freed), MEMFIG_POINTS points per drawn rank and one rank's events
+ * (48 bytes each, decoded from the store's compact rows a rank at a time).
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -77,6 +78,7 @@
 #include "analyze/time/phases.h"
 #include "chart/chart.h"
 #include "util/buf.h"
+#include "util/diag.h"
 #include "util/intmap.h"
 #include "util/xalloc.h"
 
@@ -86,7 +88,6 @@
  * or larger are not an allocator's (a damaged or hostile trace) and are
  * left out, so that no difference of two of them overflows.
  */
-#define MAX_BYTES ((int64_t)1 << 50)
 
 /* a + b, at most INT64_MAX (a, b >= 0): a kept total of many allocations. */
 static int64_t sat_add(int64_t a, int64_t b)
@@ -217,6 +218,8 @@ struct mem_walk {
 	char *run;               /* the current run */
 	struct memory_fig fig;   /* the current run's figure */
 	struct buf without;      /* the runs without memory events, for the Methods */
+	struct store_mem_event *ev; /* the rank's allocator events (load_events), kept for the next rank */
+	size_t evcap;
 };
 
 static const char *phase_name(const struct mem_walk *w, int p)
@@ -368,6 +371,59 @@ static void flush_run(struct mem_walk *w)
 	w->nmr = 0;
 }
 
+static int cmp_event(const void *pa, const void *pb)
+{
+	const struct store_mem_event *a = pa, *b = pb;
+	if (a->ts_ns != b->ts_ns)
+		return a->ts_ns < b->ts_ns ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The rank's allocator events into w->ev, in order of time, among equal
+ * times by trace, then by place in the trace (the store keeps a trace's in
+ * that order: a rank of one trace needs no sort). *n: how many. Returns 0,
+ * or -1 after diag.
+ */
+static int load_events(struct store *s, const struct rank_key *k, struct mem_walk *w, size_t *n)
+{
+	struct store_stmt *st = rank_query(s, "memory: a rank's events",
+					   "SELECT m.trace_id, m.events, m.data FROM traces t CROSS JOIN memory_events m"
+					   " ON m.trace_id = t.id WHERE t.run_id = ?1 AND t.rank = ?2 ORDER BY t.id, m.chunk", k);
+	if (!st)
+		return -1;
+	int rc, traces = 0, bad = 0;
+	int64_t trace = -1;
+	*n = 0;
+	while ((rc = store_next(st)) > 0) {
+		int64_t id = store_column_int64(st, 0), m = store_column_int64(st, 1);
+		const void *data = store_column_blob(st, 2);
+		int len = store_column_bytes(st, 2);
+		if (m < 0 || m > (1 << 20)) {
+			bad = 1;
+			break;
+		}
+		w->ev = xgrow(w->ev, &w->evcap, *n + (size_t)m + 1, sizeof(*w->ev));
+		if (store_mem_decode(data ? data : "", (size_t)len, (size_t)m, w->ev + *n) < 0) {
+			bad = 1;
+			break;
+		}
+		*n += (size_t)m;
+		if (id != trace)
+			traces++;
+		trace = id;
+	}
+	store_finalize(st);
+	if (bad)
+		diag_error(NULL, "memory: run %s rank %d: memory_events rows not as perfstudy stores them", k->run,
+			   k->rank);
+	if (bad || rc < 0)
+		return -1;
+	if (traces > 1) /* by time; the index breaks ties: trace, then place in it */
+		qsort(w->ev, *n, sizeof(*w->ev), cmp_event);
+	return 0;
+}
+
 /* One rank's events, read once in order of time. Returns 0, or -1 after diag. */
 static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *arg)
 {
@@ -408,27 +464,16 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 	size_t np, pi = 0, at = 0;
 	struct probe *pr = make_probes(S, ns, nph, &np);
 	struct live_map live = {0};
-	struct store_stmt *st = NULL;
+	size_t nev = 0;
 	int ret = -1, first = 1, device = -1, drawn = 0;
 	int64_t cur = 0, res = 0, other = 0, last_ts = 0, start0 = ns ? S[0].start : 0;
-	st = rank_query(s, "memory: a rank's events",
-			"SELECT m.device, m.ts_ns, m.bytes, m.addr, m.total_allocated, m.total_reserved, m.tid"
-			" FROM traces t CROSS JOIN memory_events m ON m.trace_id = t.id"
-			" WHERE t.run_id = ?1 AND t.rank = ?2 AND m.device_type = 1 AND m.device >= 0"
-			" AND m.total_allocated BETWEEN 0 AND ?3 AND m.bytes BETWEEN -?3 AND ?3"
-			" AND (m.total_reserved IS NULL OR m.total_reserved BETWEEN 0 AND ?3)"
-			" ORDER BY m.ts_ns, m.rowid", k);
-	if (!st)
+	if (load_events(s, k, w, &nev) < 0)
 		goto out;
-	store_bind_int64(st, 3, MAX_BYTES);
-	int rc;
-	while ((rc = store_next(st)) > 0) {
-		int dev = store_column_int(st, 0);
-		int64_t ts = store_column_int64(st, 1), bytes = store_column_int64(st, 2);
-		int64_t addr = store_column_type(st, 3) == STORE_NULL ? -1 : store_column_int64(st, 3);
-		int64_t tot = store_column_int64(st, 4);
-		int64_t rsv = store_column_type(st, 5) == STORE_NULL ? 0 : store_column_int64(st, 5);
-		int64_t tid = store_column_type(st, 6) == STORE_NULL ? -1 : store_column_int64(st, 6);
+	for (size_t ei = 0; ei < nev; ei++) {
+		const struct store_mem_event *e = &w->ev[ei];
+		int dev = e->device;
+		int64_t ts = e->ts_ns, bytes = e->bytes, addr = e->addr, tot = e->total_allocated;
+		int64_t rsv = e->total_reserved < 0 ? 0 : e->total_reserved, tid = e->tid;
 		if (first) {
 			device = dev;
 			cur = tot - bytes;
@@ -472,8 +517,6 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 		else if (bytes < 0)
 			live_take(&live, addr);
 	}
-	if (rc < 0)
-		goto out;
 	ret = 0;
 	if (first)
 		goto out; /* no memory events: no rows */
@@ -531,7 +574,6 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 	w->mr = xgrow(w->mr, &w->capmr, w->nmr + 1, sizeof(*w->mr));
 	w->mr[w->nmr++] = r;
 out:
-	store_finalize(st);
 	free(live.v);
 	free(pr);
 	free(slab);
@@ -557,8 +599,7 @@ static int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis
 	/* allocator events of a GPU; without, whether a Kineto trace (the one format read for them) could have had them */
 	int any = exp_has(ctx->store, ctx->experiment, "memory: any events",
 			  "SELECT EXISTS(SELECT 1 FROM runs r CROSS JOIN traces t ON t.run_id = r.id"
-			  " CROSS JOIN memory_events m ON m.trace_id = t.id WHERE r.experiment = ?1"
-			  " AND m.device_type = 1 AND m.device >= 0)");
+			  " CROSS JOIN memory_events m ON m.trace_id = t.id WHERE r.experiment = ?1)");
 	if (any < 0)
 		return -1;
 	int kineto = any ? 1 : exp_has(ctx->store, ctx->experiment, "memory: any kineto trace",
@@ -665,6 +706,7 @@ static int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis
 	free(w.calls);
 	free(w.ph);
 	free(w.mr);
+	free(w.ev);
 	free(w.run);
 	phase_names_release(&w.nm);
 	buf_release(&w.without);
