@@ -7,13 +7,17 @@
 # varint encoding takes about 12-16: head 1, tid 2, time 2-3, bytes 2-4,
 # address 4-5, totals 1-2; one SQLite row an event took about 50), and
 # memory_steps.csv still counts, per step, every GPU event an independent
-# count over the raw JSON puts in it.
+# count over the raw JSON puts in it. Then the same trace again beside a
+# copy of it in the same output directory: the first is reused from the
+# previous store (the build cache copies memory_events rows, keyed without
+# a rowid) and gives the same memory_steps.csv rows as before.
 . "$(dirname "$0")/lib.sh"
 
 N=30000
 python3 tests/data/memory_big/gen.py "$T/mem.json" $N || bad "gen.py"
 python3 tests/data/memory_big/gen.py "$T/bare.json" $N --no-memory || bad "gen.py --no-memory"
 $PERFSTUDY build -q "$T/mem.json" -o "$T/m" 2>"$T/err" && ok || bad "build: $(cat "$T/err")"
+cp "$T/m/default/data/memory_steps.csv" "$T/first.csv"
 $PERFSTUDY build -q "$T/bare.json" -o "$T/b" 2>"$T/err" && ok || bad "build without events: $(cat "$T/err")"
 python3 - "$T/mem.json" "$T/m/perfstudy.db" "$T/b/perfstudy.db" "$T/m/default/data/memory_steps.csv" <<'PY' && ok || bad "memory store"
 import csv, json, os, sys
@@ -34,4 +38,10 @@ for r in rows:
     want = sum(1 for e in gpu if round(a * 1000) <= round(e["ts"] * 1000) < round(b * 1000))
     assert int(r["events"]) == want, (r["step"], r["events"], want)
 PY
+cp "$T/mem.json" "$T/mem2.json"
+$PERFSTUDY build -q "$T/mem.json" "$T/mem2.json" -o "$T/m" 2>"$T/err" && ok || bad "build again: $(cat "$T/err")"
+for f in mem.json mem2.json; do
+	[ "$(grep "^$f," "$T/m/default/data/memory_steps.csv" | cut -d, -f2-)" = "$(grep "^mem.json," "$T/first.csv" | cut -d, -f2-)" ] &&
+		ok || bad "memory_steps.csv of $f after the cache's copy"
+done
 finish
