@@ -148,7 +148,7 @@ int store_mem_flush(struct store *s, int64_t trace_id)
 		rc = put_chunk(s, trace_id, (int64_t)(i / MEM_CHUNK), s->mev + i,
 			       s->nmev - i < MEM_CHUNK ? s->nmev - i : MEM_CHUNK, &b);
 	buf_release(&b);
-	s->nmev = 0;
+	store_mem_release(s); /* the next trace may have none: its memory back now */
 	return rc;
 }
 

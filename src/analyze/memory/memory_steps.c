@@ -62,8 +62,8 @@
  * and how many per step.
  *
  * Memory stays bounded by the live allocations (one slot per address not
- * yet freed), MEMFIG_POINTS points per drawn rank and one rank's events
- * (48 bytes each, decoded from the store's compact rows a rank at a time).
+ * yet freed), MEMFIG_POINTS points per drawn rank and one store row's
+ * events (4096; a rank of several traces: all its events, 56 bytes each).
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -218,7 +218,7 @@ struct mem_walk {
 	char *run;               /* the current run */
 	struct memory_fig fig;   /* the current run's figure */
 	struct buf without;      /* the runs without memory events, for the Methods */
-	struct store_mem_event *ev; /* the rank's allocator events (load_events), kept for the next rank */
+	struct store_mem_event *ev; /* a row's or the rank's allocator events (struct ev_src), kept for the next */
 	size_t evcap;
 };
 
@@ -380,48 +380,87 @@ static int cmp_event(const void *pa, const void *pb)
 }
 
 /*
- * The rank's allocator events into w->ev, in order of time, among equal
- * times by trace, then by place in the trace (the store keeps a trace's in
- * that order: a rank of one trace needs no sort). *n: how many. Returns 0,
- * or -1 after diag.
+ * A rank's allocator events in order of time, among equal times by trace,
+ * then by place in the trace. The store keeps a trace's in that order, so
+ * a rank of one trace (the usual) is decoded a row (4096 events) at a
+ * time; one of several traces is decoded whole into w->ev and sorted.
  */
-static int load_events(struct store *s, const struct rank_key *k, struct mem_walk *w, size_t *n)
+struct ev_src {
+	struct store_stmt *st;
+	struct mem_walk *w;
+	size_t n, i;
+	int err; /* a failure, said */
+};
+
+/* The next row's events into w->ev: 1, 0 at the end, -1 after diag. */
+static int ev_row(struct ev_src *src, const struct rank_key *k, size_t at, int64_t *trace)
 {
-	struct store_stmt *st = rank_query(s, "memory: a rank's events",
-					   "SELECT m.trace_id, m.events, m.data FROM traces t CROSS JOIN memory_events m"
-					   " ON m.trace_id = t.id WHERE t.run_id = ?1 AND t.rank = ?2 ORDER BY t.id, m.chunk", k);
+	struct mem_walk *w = src->w;
+	int rc = store_next(src->st);
+	if (rc <= 0)
+		return rc;
+	int64_t m = store_column_int64(src->st, 1);
+	const void *data = store_column_blob(src->st, 2);
+	size_t len = (size_t)store_column_bytes(src->st, 2);
+	*trace = store_column_int64(src->st, 0);
+	if (m >= 0 && m <= (1 << 20)) {
+		w->ev = xgrow(w->ev, &w->evcap, at + (size_t)m + 1, sizeof(*w->ev));
+		if (store_mem_decode(data ? data : "", len, (size_t)m, w->ev + at) == 0) {
+			src->n = at + (size_t)m;
+			return 1;
+		}
+	}
+	diag_error(NULL, "memory: run %s rank %d: memory_events rows not as perfstudy stores them", k->run, k->rank);
+	return -1;
+}
+
+/* Opens the rank's events: 0, or -1 after diag. */
+static int ev_open(struct ev_src *src, struct store *s, const struct rank_key *k, struct mem_walk *w)
+{
+	*src = (struct ev_src){.w = w};
+	struct store_stmt *st = rank_query(s, "memory: a rank's traces with events",
+					   "SELECT count(DISTINCT m.trace_id) FROM traces t CROSS JOIN memory_events m"
+					   " ON m.trace_id = t.id WHERE t.run_id = ?1 AND t.rank = ?2", k);
 	if (!st)
 		return -1;
-	int rc, traces = 0, bad = 0;
-	int64_t trace = -1;
-	*n = 0;
-	while ((rc = store_next(st)) > 0) {
-		int64_t id = store_column_int64(st, 0), m = store_column_int64(st, 1);
-		const void *data = store_column_blob(st, 2);
-		int len = store_column_bytes(st, 2);
-		if (m < 0 || m > (1 << 20)) {
-			bad = 1;
-			break;
-		}
-		w->ev = xgrow(w->ev, &w->evcap, *n + (size_t)m + 1, sizeof(*w->ev));
-		if (store_mem_decode(data ? data : "", (size_t)len, (size_t)m, w->ev + *n) < 0) {
-			bad = 1;
-			break;
-		}
-		*n += (size_t)m;
-		if (id != trace)
-			traces++;
-		trace = id;
-	}
+	int rc = store_next(st);
+	int64_t traces = rc > 0 ? store_column_int64(st, 0) : 0;
 	store_finalize(st);
-	if (bad)
-		diag_error(NULL, "memory: run %s rank %d: memory_events rows not as perfstudy stores them", k->run,
-			   k->rank);
-	if (bad || rc < 0)
+	if (rc < 0)
 		return -1;
-	if (traces > 1) /* by time; the index breaks ties: trace, then place in it */
-		qsort(w->ev, *n, sizeof(*w->ev), cmp_event);
+	src->st = rank_query(s, "memory: a rank's events",
+			     "SELECT m.trace_id, m.events, m.data FROM traces t CROSS JOIN memory_events m"
+			     " ON m.trace_id = t.id WHERE t.run_id = ?1 AND t.rank = ?2 ORDER BY t.id, m.chunk", k);
+	if (!src->st)
+		return -1;
+	if (traces <= 1)
+		return 0;
+	int64_t trace;
+	while ((rc = ev_row(src, k, src->n, &trace)) > 0)
+		;
+	store_finalize(src->st);
+	src->st = NULL;
+	if (rc < 0)
+		return -1;
+	/* by time; the place in w->ev breaks ties: trace, then place in it */
+	qsort(w->ev, src->n, sizeof(*w->ev), cmp_event);
 	return 0;
+}
+
+/* The next event, or NULL at the end or after a failure (src->err). */
+static const struct store_mem_event *ev_next(struct ev_src *src, const struct rank_key *k)
+{
+	if (src->i == src->n && src->st) {
+		int64_t trace;
+		int rc = ev_row(src, k, 0, &trace);
+		src->i = 0;
+		if (rc <= 0) {
+			src->n = 0;
+			src->err = rc < 0;
+			return NULL;
+		}
+	}
+	return src->i < src->n ? &src->w->ev[src->i++] : NULL;
 }
 
 /* One rank's events, read once in order of time. Returns 0, or -1 after diag. */
@@ -464,13 +503,13 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 	size_t np, pi = 0, at = 0;
 	struct probe *pr = make_probes(S, ns, nph, &np);
 	struct live_map live = {0};
-	size_t nev = 0;
+	struct ev_src src = {0};
 	int ret = -1, first = 1, device = -1, drawn = 0;
 	int64_t cur = 0, res = 0, other = 0, last_ts = 0, start0 = ns ? S[0].start : 0;
-	if (load_events(s, k, w, &nev) < 0)
+	if (ev_open(&src, s, k, w) < 0)
 		goto out;
-	for (size_t ei = 0; ei < nev; ei++) {
-		const struct store_mem_event *e = &w->ev[ei];
+	const struct store_mem_event *e;
+	while ((e = ev_next(&src, k))) {
 		int dev = e->device;
 		int64_t ts = e->ts_ns, bytes = e->bytes, addr = e->addr, tot = e->total_allocated;
 		int64_t rsv = e->total_reserved < 0 ? 0 : e->total_reserved, tid = e->tid;
@@ -517,6 +556,8 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 		else if (bytes < 0)
 			live_take(&live, addr);
 	}
+	if (src.err)
+		goto out;
 	ret = 0;
 	if (first)
 		goto out; /* no memory events: no rows */
@@ -574,6 +615,7 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 	w->mr = xgrow(w->mr, &w->capmr, w->nmr + 1, sizeof(*w->mr));
 	w->mr[w->nmr++] = r;
 out:
+	store_finalize(src.st);
 	free(live.v);
 	free(pr);
 	free(slab);
