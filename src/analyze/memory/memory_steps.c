@@ -371,12 +371,20 @@ static void flush_run(struct mem_walk *w)
 	w->nmr = 0;
 }
 
-static int cmp_event(const void *pa, const void *pb)
+/* v[0..n) by time, stably (equal times keep their order), through tmp of n. */
+static void sort_events(struct store_mem_event *v, struct store_mem_event *tmp, size_t n)
 {
-	const struct store_mem_event *a = pa, *b = pb;
-	if (a->ts_ns != b->ts_ns)
-		return a->ts_ns < b->ts_ns ? -1 : 1;
-	return a < b ? -1 : a > b;
+	if (n < 2)
+		return;
+	size_t h = n / 2;
+	sort_events(v, tmp, h);
+	sort_events(v + h, tmp, n - h);
+	size_t i = 0, j = h, o = 0;
+	while (i < h && j < n)
+		tmp[o++] = v[j].ts_ns < v[i].ts_ns ? v[j++] : v[i++];
+	while (i < h)
+		tmp[o++] = v[i++];
+	memcpy(v, tmp, o * sizeof(*v)); /* v[j..n) are in place */
 }
 
 /*
@@ -443,7 +451,9 @@ static int ev_open(struct ev_src *src, struct store *s, const struct rank_key *k
 	if (rc < 0)
 		return -1;
 	/* by time; the place in w->ev breaks ties: trace, then place in it */
-	qsort(w->ev, src->n, sizeof(*w->ev), cmp_event);
+	struct store_mem_event *tmp = xcalloc(src->n + 1, sizeof(*tmp));
+	sort_events(w->ev, tmp, src->n);
+	free(tmp);
 	return 0;
 }
 
