@@ -107,12 +107,28 @@ static int prepare_copy(struct store *s, const char *table, int *has, sqlite3_st
 		goto out;
 	rc = 0;
 	if (*has) {
+		/*
+		 * A WITHOUT ROWID table (memory_events, keyed by trace and chunk)
+		 * has no rowid to order by: its rows of a trace come out in key
+		 * order, the order they were stored in.
+		 */
+		int keyed = 0;
+		sqlite3_stmt *kind;
+		if (store_sql_prepare(s, "list columns", "SELECT sql LIKE '%WITHOUT ROWID' FROM main.sqlite_master"
+				      " WHERE type = 'table' AND name = ?1", &kind) < 0) {
+			rc = -1;
+			goto out;
+		}
+		sqlite3_bind_text(kind, 1, table, -1, SQLITE_STATIC);
+		if (sqlite3_step(kind) == SQLITE_ROW)
+			keyed = sqlite3_column_int(kind, 0);
+		sqlite3_finalize(kind);
 		buf_reset(&sql);
 		buf_adds(&sql, "INSERT INTO main.");
 		add_ident(&sql, table);
 		buf_printf(&sql, "(%s) SELECT %s FROM prev.", cols.data, sel.data);
 		add_ident(&sql, table);
-		buf_adds(&sql, " WHERE trace_id = ?2 ORDER BY rowid");
+		buf_adds(&sql, keyed ? " WHERE trace_id = ?2" : " WHERE trace_id = ?2 ORDER BY rowid");
 		rc = store_sql_prepare(s, "prepare the copy of a trace's rows", sql.data, out);
 	}
 out:

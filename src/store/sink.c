@@ -90,11 +90,13 @@ void store_ops_reset(struct store *s)
 	}
 	s->nthreads = 0;
 	store_memsites_reset(s);
+	store_mem_reset(s);
 }
 
 void store_ops_release(struct store *s)
 {
 	store_memsites_release(s);
+	store_mem_release(s);
 	free(s->ops);
 	for (size_t i = 0; i < s->nthreads_cap; i++)
 		free(s->threads[i].group);
@@ -648,27 +650,16 @@ static int sink_link(void *ctx, const struct gpu_link *l)
 }
 
 /*
- * An allocator event: a row of memory_events (rows go to SQLite
- * ROWS_PER_INSERT at a time); of a GPU allocation, its thread and time are
- * kept to the trace's end for memory_ops (memsites.c).
+ * An allocator event: held to the trace's end for memory_events
+ * (memevents.c); of a GPU allocation, its thread and time are kept to the
+ * trace's end for memory_ops (memsites.c).
  */
 static int sink_memory(void *ctx, const struct memory_event *m)
 {
 	struct sink_ctx *c = ctx;
 	if (span_fits(c, "memory event", "[memory]", m->ts_ns, 0) < 0)
 		return -1;
-	struct cell *row = row_buf_add(c->s, &c->s->mem);
-	if (!row)
-		return -1;
-	cell_int(&row[0], c->trace_id);
-	cell_int(&row[1], m->device);
-	cell_opt(&row[2], m->device_type, m->device_type >= 0);
-	cell_opt(&row[3], m->tid, m->tid >= 0);
-	cell_int(&row[4], m->ts_ns);
-	cell_int(&row[5], m->bytes);
-	cell_opt(&row[6], m->addr, m->addr >= 0);
-	cell_int(&row[7], m->total_allocated);
-	cell_opt(&row[8], m->total_reserved, m->total_reserved >= 0);
+	store_mem_add(c->s, m);
 	if (m->bytes > 0 && m->device_type == 1 && m->tid >= 0)
 		store_memsites_alloc(c->s, m->tid, m->ts_ns);
 	return 0;

@@ -519,6 +519,23 @@ int store_vm_steps(struct store_stmt *st);
 void store_finalize(struct store_stmt *st);
 
 /*
+ * The caching allocator's events of a trace, as memory_events holds them
+ * (memevents.c): rows (trace_id, chunk, events, data), each data a blob of
+ * `events` events in order of time (file order among equal times), the
+ * chunks in order. store_mem_decode writes a row's n events to out: 0, or
+ * -1 when the blob is not n events. Only a GPU's events (device_type 1,
+ * device 0 or more) with totals in [0, STORE_MEM_MAX] and bytes in
+ * [-STORE_MEM_MAX, STORE_MEM_MAX] are stored. addr, tid, total_reserved:
+ * -1 where the trace does not record them.
+ */
+#define STORE_MEM_MAX ((int64_t)1 << 50)
+struct store_mem_event {
+	int64_t ts_ns, bytes, addr, total_allocated, total_reserved, tid;
+	int device;
+};
+int store_mem_decode(const void *data, size_t len, size_t n, struct store_mem_event *out);
+
+/*
  * The analyses' query idiom (table_rows.c). store_query prepares sql for
  * what and binds exp (the experiment; NULL: nothing bound) as ?1: the
  * statement (the caller finalizes it, binds any other parameter), or NULL

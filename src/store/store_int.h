@@ -106,7 +106,11 @@ struct store {
 	char *reading;
 	int guarded; /* bounded by store_guard: an interrupt is its step budget running out */
 	sqlite3_stmt *ins_name, *ins_dev, *ins_sum;
-	struct row_buf act, launch, annot, cpu, mem; /* the event tables' rows, ROWS_PER_INSERT at a time */
+	struct row_buf act, launch, annot, cpu; /* the event tables' rows, ROWS_PER_INSERT at a time */
+	/* the trace's allocator events, stored at its end (memevents.c) */
+	struct mem_pending *mev;
+	size_t nmev, mevcap;
+	sqlite3_stmt *ins_mem;
 	struct row_buf mops; /* model_ops rows (modelops.c) */
 	struct name_slot *slots;
 	size_t nslots, nnames;
@@ -176,6 +180,13 @@ void store_rows_drop(struct store *s);
 
 /* sink.c: host operators held for the current trace. */
 void store_ops_reset(struct store *s);
+struct memory_event;
+struct mem_pending;
+/* memevents.c: a trace's allocator events, held (add), stored (flush), forgotten (reset) */
+void store_mem_add(struct store *s, const struct memory_event *m);
+int store_mem_flush(struct store *s, int64_t trace_id);
+void store_mem_reset(struct store *s);
+void store_mem_release(struct store *s);
 void store_ops_release(struct store *s);
 int store_flush_cpu_ops(struct store *s, int64_t trace_id);
 

@@ -79,7 +79,8 @@ int64_t store_add_trace(struct store *s, int64_t run_id, const char *path, int f
 int store_finish_trace(struct store *s, int64_t trace_id, const char *format,
 		       const struct source_meta *meta, const struct ingest_counts *counts)
 {
-	if (store_flush_cpu_ops(s, trace_id) < 0 || store_rows_flush(s) < 0)
+	/* the allocator events first: store_flush_cpu_ops forgets the trace's held state */
+	if (store_mem_flush(s, trace_id) < 0 || store_flush_cpu_ops(s, trace_id) < 0 || store_rows_flush(s) < 0)
 		return -1;
 	if (store_sql_prepare_kept(s, "prepare", "UPDATE traces SET format=?2, size=?3, sha256=?4, events=?5, skipped=?6,"
 			       " first_ns=?7, last_ns=?8 WHERE id=?1", &s->upd_trace) < 0)

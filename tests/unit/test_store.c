@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "ingest/source.h"
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -159,6 +160,109 @@ static void test_sink_span(const char *dir)
 	free(path);
 }
 
+/*
+ * The allocator events (store/memevents.c): a GPU's, in order of time
+ * (file order among equal times), read back by store_mem_decode exactly,
+ * across chunks' ends (4096 events a row), with the extremes the ingest lets
+ * through (times at the span's ends, addresses up to INT64_MAX, totals
+ * and bytes at +-2^50) and fields not recorded; the host's, another
+ * device type's and those out of 0..2^50 are not kept.
+ */
+struct mem_in {
+	struct memory_event m;
+	size_t i; /* its place in the file */
+};
+
+static int cmp_mem(const void *pa, const void *pb)
+{
+	const struct mem_in *a = pa, *b = pb;
+	if (a->m.ts_ns != b->m.ts_ns)
+		return a->m.ts_ns < b->m.ts_ns ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static void test_mem_events(const char *dir)
+{
+	char *path = xasprintf("%s/mem.db", dir);
+	struct store *s;
+	CHECK_INT(store_open(path, &s), 0);
+	CHECK_INT(store_add_experiment(s, "e", "e", "e.yaml", "", "default"), 0);
+	struct store_run r = {.experiment = "e", .run = "r", .label = "r"};
+	int64_t run = store_add_run(s, &r);
+	int64_t trace = store_add_trace(s, run, "t.json", 0);
+	CHECK(trace > 0);
+	struct ingest_sink sink;
+	store_sink(s, trace, &sink);
+	enum { N = 20000 };
+	const int64_t P = (int64_t)1 << 50;
+	struct memory_event *in = xcalloc(N, sizeof(*in));
+	struct mem_in *want = xcalloc(N, sizeof(*want));
+	size_t nwant = 0;
+	uint64_t x = 55;
+	for (size_t i = 0; i < N; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		struct memory_event *m = &in[i];
+		*m = (struct memory_event){.ts_ns = 1700000000000000000LL + (int64_t)(x >> 40) % 1000,
+					   .bytes = (int64_t)(x >> 20) % 100000 - 50000, .addr = (int64_t)(x >> 17),
+					   .total_allocated = (int64_t)(x >> 30), .total_reserved = (int64_t)(x >> 29),
+					   .device = (int)(x >> 61), .device_type = 1, .tid = (int64_t)(x >> 33)};
+		switch (i % 13) {
+		case 1: m->ts_ns = -((int64_t)1 << 60); break;
+		case 2: m->ts_ns = 3 * ((int64_t)1 << 60); break;
+		case 3: m->addr = INT64_MAX; m->bytes = P; m->total_allocated = P; break;
+		case 4: m->addr = -1; m->tid = -1; m->total_reserved = -1; m->bytes = -P; m->total_allocated = 0; break;
+		case 5: m->device_type = 0; m->device = -1; break; /* the host's: not kept */
+		case 6: m->device = -1; break;
+		case 7: m->total_allocated = P + 1; break;
+		case 8: m->total_reserved = P + 1; break;
+		case 9: m->bytes = -P - 1; break;
+		case 10: m->device = 1000000; m->addr = 0; break;
+		}
+		CHECK_INT(sink.memory(sink.ctx, m), 0);
+		if (m->device_type == 1 && m->device >= 0 && m->total_allocated >= 0 && m->total_allocated <= P &&
+		    m->bytes >= -P && m->bytes <= P && m->total_reserved <= P)
+			want[nwant++] = (struct mem_in){*m, i};
+	}
+	qsort(want, nwant, sizeof(*want), cmp_mem);
+	struct source_meta meta = {.size = 1};
+	struct ingest_counts counts = {0};
+	CHECK_INT(store_finish_trace(s, trace, "kineto", &meta, &counts), 0);
+	struct store_stmt *st = store_query(s, "mem", "SELECT events, data FROM memory_events ORDER BY chunk", NULL);
+	struct store_mem_event *got = xcalloc(N, sizeof(*got)), *spare = xcalloc(4096, sizeof(*spare));
+	size_t n = 0, rows = 0;
+	while (st && store_next(st) > 0) {
+		size_t m = (size_t)store_column_int64(st, 0);
+		CHECK(n + m <= N && m <= 4096);
+		if (n + m > N || m > 4096)
+			break;
+		CHECK_INT(store_mem_decode(store_column_blob(st, 1), (size_t)store_column_bytes(st, 1), m, got + n), 0);
+		/* a blob cut short is not m events */
+		CHECK_INT(store_mem_decode(store_column_blob(st, 1), (size_t)store_column_bytes(st, 1) - 1, m, spare), -1);
+		n += m;
+		rows++;
+	}
+	store_finalize(st);
+	CHECK(nwant > 2 * 4096);
+	CHECK_INT(rows, (nwant + 4095) / 4096);
+	CHECK_INT(n, nwant);
+	size_t same = 0;
+	for (size_t i = 0; i < n && i < nwant; i++) {
+		const struct memory_event *w = &want[i].m;
+		const struct store_mem_event *g = &got[i];
+		same += g->ts_ns == w->ts_ns && g->bytes == w->bytes && g->addr == (w->addr >= 0 ? w->addr : -1) &&
+			g->total_allocated == w->total_allocated &&
+			g->total_reserved == (w->total_reserved >= 0 ? w->total_reserved : -1) &&
+			g->tid == (w->tid >= 0 ? w->tid : -1) && g->device == w->device;
+	}
+	CHECK_INT(same, nwant);
+	free(in);
+	free(want);
+	free(got);
+	free(spare);
+	CHECK_INT(store_close(s), 0);
+	free(path);
+}
+
 /* The query idiom: the experiment bound as ?1, rows into a typed table. */
 static void test_query_table(const char *dir)
 {
@@ -252,6 +356,7 @@ int main(void)
 	test_sink_span(dir);
 	test_query_table(dir);
 	test_ranked_runs(dir);
+	test_mem_events(dir);
 	buf_release(&said);
 	diag_reset();
 	fs_remove_tree(dir);

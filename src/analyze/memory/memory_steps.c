@@ -53,16 +53,17 @@
  * The CUDA context and NCCL's buffers lie outside the allocator and so
  * outside the trace: the device fills sooner still by them, said in words.
  *
- * Events whose totals or bytes are negative or above MAX_BYTES (1 PiB)
- * are left out as not an allocator's.
+ * Events whose totals or bytes are negative or above STORE_MEM_MAX (1 PiB)
+ * are left out as not an allocator's (the store keeps none of them, nor
+ * the host's: store/memevents.c).
  *
  * memory_kept.csv (memory_steps_kept.c): the same kept allocations by the host
  * operator that made them, its parent, the shape where its inputs give it,
  * and how many per step.
  *
  * Memory stays bounded by the live allocations (one slot per address not
- * yet freed) and MEMFIG_POINTS points per drawn rank: the events are read
- * from the store one at a time.
+ * yet freed), MEMFIG_POINTS points per drawn rank and one store row's
+ * events (4096; a rank of several traces: all its events, 56 bytes each).
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -77,6 +78,7 @@
 #include "analyze/time/phases.h"
 #include "chart/chart.h"
 #include "util/buf.h"
+#include "util/diag.h"
 #include "util/intmap.h"
 #include "util/xalloc.h"
 
@@ -86,7 +88,6 @@
  * or larger are not an allocator's (a damaged or hostile trace) and are
  * left out, so that no difference of two of them overflows.
  */
-#define MAX_BYTES ((int64_t)1 << 50)
 
 /* a + b, at most INT64_MAX (a, b >= 0): a kept total of many allocations. */
 static int64_t sat_add(int64_t a, int64_t b)
@@ -217,6 +218,8 @@ struct mem_walk {
 	char *run;               /* the current run */
 	struct memory_fig fig;   /* the current run's figure */
 	struct buf without;      /* the runs without memory events, for the Methods */
+	struct store_mem_event *ev; /* a row's or the rank's allocator events (struct ev_src), kept for the next */
+	size_t evcap;
 };
 
 static const char *phase_name(const struct mem_walk *w, int p)
@@ -368,6 +371,108 @@ static void flush_run(struct mem_walk *w)
 	w->nmr = 0;
 }
 
+/* v[0..n) by time, stably (equal times keep their order), through tmp of n. */
+static void sort_events(struct store_mem_event *v, struct store_mem_event *tmp, size_t n)
+{
+	if (n < 2)
+		return;
+	size_t h = n / 2;
+	sort_events(v, tmp, h);
+	sort_events(v + h, tmp, n - h);
+	size_t i = 0, j = h, o = 0;
+	while (i < h && j < n)
+		tmp[o++] = v[j].ts_ns < v[i].ts_ns ? v[j++] : v[i++];
+	while (i < h)
+		tmp[o++] = v[i++];
+	memcpy(v, tmp, o * sizeof(*v)); /* v[j..n) are in place */
+}
+
+/*
+ * A rank's allocator events in order of time, among equal times by trace,
+ * then by place in the trace. The store keeps a trace's in that order, so
+ * a rank of one trace (the usual) is decoded a row (4096 events) at a
+ * time; one of several traces is decoded whole into w->ev and sorted.
+ */
+struct ev_src {
+	struct store_stmt *st;
+	struct mem_walk *w;
+	size_t n, i;
+	int err; /* a failure, said */
+};
+
+/* The next row's events into w->ev: 1, 0 at the end, -1 after diag. */
+static int ev_row(struct ev_src *src, const struct rank_key *k, size_t at, int64_t *trace)
+{
+	struct mem_walk *w = src->w;
+	int rc = store_next(src->st);
+	if (rc <= 0)
+		return rc;
+	int64_t m = store_column_int64(src->st, 1);
+	const void *data = store_column_blob(src->st, 2);
+	size_t len = (size_t)store_column_bytes(src->st, 2);
+	*trace = store_column_int64(src->st, 0);
+	if (m >= 0 && m <= (1 << 20)) {
+		w->ev = xgrow(w->ev, &w->evcap, at + (size_t)m + 1, sizeof(*w->ev));
+		if (store_mem_decode(data ? data : "", len, (size_t)m, w->ev + at) == 0) {
+			src->n = at + (size_t)m;
+			return 1;
+		}
+	}
+	diag_error(NULL, "memory: run %s rank %d: memory_events rows not as perfstudy stores them", k->run, k->rank);
+	return -1;
+}
+
+/* Opens the rank's events: 0, or -1 after diag. */
+static int ev_open(struct ev_src *src, struct store *s, const struct rank_key *k, struct mem_walk *w)
+{
+	*src = (struct ev_src){.w = w};
+	struct store_stmt *st = rank_query(s, "memory: a rank's traces with events",
+					   "SELECT count(DISTINCT m.trace_id) FROM traces t CROSS JOIN memory_events m"
+					   " ON m.trace_id = t.id WHERE t.run_id = ?1 AND t.rank = ?2", k);
+	if (!st)
+		return -1;
+	int rc = store_next(st);
+	int64_t traces = rc > 0 ? store_column_int64(st, 0) : 0;
+	store_finalize(st);
+	if (rc < 0)
+		return -1;
+	src->st = rank_query(s, "memory: a rank's events",
+			     "SELECT m.trace_id, m.events, m.data FROM traces t CROSS JOIN memory_events m"
+			     " ON m.trace_id = t.id WHERE t.run_id = ?1 AND t.rank = ?2 ORDER BY t.id, m.chunk", k);
+	if (!src->st)
+		return -1;
+	if (traces <= 1)
+		return 0;
+	int64_t trace;
+	while ((rc = ev_row(src, k, src->n, &trace)) > 0)
+		;
+	store_finalize(src->st);
+	src->st = NULL;
+	if (rc < 0)
+		return -1;
+	/* by time; the place in w->ev breaks ties: trace, then place in it */
+	struct store_mem_event *tmp = xcalloc(src->n + 1, sizeof(*tmp));
+	sort_events(w->ev, tmp, src->n);
+	free(tmp);
+	return 0;
+}
+
+/* The next event, or NULL at the end or after a failure (src->err). */
+static const struct store_mem_event *ev_next(struct ev_src *src, const struct rank_key *k)
+{
+	if (src->i == src->n && src->st) {
+		int64_t trace;
+		int rc = ev_row(src, k, 0, &trace);
+		src->i = 0;
+		if (rc <= 0) {
+			src->n = 0;
+			src->err = rc < 0;
+			return NULL;
+		}
+	}
+	return src->i < src->n ? &src->w->ev[src->i++] : NULL;
+}
+
 /* One rank's events, read once in order of time. Returns 0, or -1 after diag. */
 static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *arg)
 {
@@ -408,27 +513,16 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 	size_t np, pi = 0, at = 0;
 	struct probe *pr = make_probes(S, ns, nph, &np);
 	struct live_map live = {0};
-	struct store_stmt *st = NULL;
+	struct ev_src src = {0};
 	int ret = -1, first = 1, device = -1, drawn = 0;
 	int64_t cur = 0, res = 0, other = 0, last_ts = 0, start0 = ns ? S[0].start : 0;
-	st = rank_query(s, "memory: a rank's events",
-			"SELECT m.device, m.ts_ns, m.bytes, m.addr, m.total_allocated, m.total_reserved, m.tid"
-			" FROM traces t CROSS JOIN memory_events m ON m.trace_id = t.id"
-			" WHERE t.run_id = ?1 AND t.rank = ?2 AND m.device_type = 1 AND m.device >= 0"
-			" AND m.total_allocated BETWEEN 0 AND ?3 AND m.bytes BETWEEN -?3 AND ?3"
-			" AND (m.total_reserved IS NULL OR m.total_reserved BETWEEN 0 AND ?3)"
-			" ORDER BY m.ts_ns, m.rowid", k);
-	if (!st)
+	if (ev_open(&src, s, k, w) < 0)
 		goto out;
-	store_bind_int64(st, 3, MAX_BYTES);
-	int rc;
-	while ((rc = store_next(st)) > 0) {
-		int dev = store_column_int(st, 0);
-		int64_t ts = store_column_int64(st, 1), bytes = store_column_int64(st, 2);
-		int64_t addr = store_column_type(st, 3) == STORE_NULL ? -1 : store_column_int64(st, 3);
-		int64_t tot = store_column_int64(st, 4);
-		int64_t rsv = store_column_type(st, 5) == STORE_NULL ? 0 : store_column_int64(st, 5);
-		int64_t tid = store_column_type(st, 6) == STORE_NULL ? -1 : store_column_int64(st, 6);
+	const struct store_mem_event *e;
+	while ((e = ev_next(&src, k))) {
+		int dev = e->device;
+		int64_t ts = e->ts_ns, bytes = e->bytes, addr = e->addr, tot = e->total_allocated;
+		int64_t rsv = e->total_reserved < 0 ? 0 : e->total_reserved, tid = e->tid;
 		if (first) {
 			device = dev;
 			cur = tot - bytes;
@@ -472,7 +566,7 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 		else if (bytes < 0)
 			live_take(&live, addr);
 	}
-	if (rc < 0)
+	if (src.err)
 		goto out;
 	ret = 0;
 	if (first)
@@ -531,7 +625,7 @@ static int mem_rank(const struct rank_key *k, const struct rank_data *d, void *a
 	w->mr = xgrow(w->mr, &w->capmr, w->nmr + 1, sizeof(*w->mr));
 	w->mr[w->nmr++] = r;
 out:
-	store_finalize(st);
+	store_finalize(src.st);
 	free(live.v);
 	free(pr);
 	free(slab);
@@ -557,8 +651,7 @@ static int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis
 	/* allocator events of a GPU; without, whether a Kineto trace (the one format read for them) could have had them */
 	int any = exp_has(ctx->store, ctx->experiment, "memory: any events",
 			  "SELECT EXISTS(SELECT 1 FROM runs r CROSS JOIN traces t ON t.run_id = r.id"
-			  " CROSS JOIN memory_events m ON m.trace_id = t.id WHERE r.experiment = ?1"
-			  " AND m.device_type = 1 AND m.device >= 0)");
+			  " CROSS JOIN memory_events m ON m.trace_id = t.id WHERE r.experiment = ?1)");
 	if (any < 0)
 		return -1;
 	int kineto = any ? 1 : exp_has(ctx->store, ctx->experiment, "memory: any kineto trace",
@@ -665,6 +758,7 @@ static int analysis_memory_steps(const struct analysis_ctx *ctx, struct analysis
 	free(w.calls);
 	free(w.ph);
 	free(w.mr);
+	free(w.ev);
 	free(w.run);
 	phase_names_release(&w.nm);
 	buf_release(&w.without);

@@ -1,0 +1,209 @@
+/*
+ * memevents.c: the caching allocator's events (Kineto "[memory]") in the
+ * store's memory_events table, compactly: a trace's events are held until
+ * its end, put in order of time (file order among equal times), and stored
+ * MEM_CHUNK to a row as one blob of varints, each field a difference from
+ * the event before it in the chunk; and read back by store_mem_decode.
+ *
+ * Only the events memory_steps.c reads are kept: those of a GPU
+ * (device_type 1, device id 0 or more) whose total allocated is within
+ * [0, STORE_MEM_MAX], bytes within [-STORE_MEM_MAX, STORE_MEM_MAX] and
+ * total reserved, when recorded, within [0, STORE_MEM_MAX]; the others
+ * were never read (the query that read the one-row-per-event table left
+ * them out).
+ *
+ * An event's fields, in this order (varint: 7 bits a byte, low first, the
+ * high bit set on all but the last; zigzag: 2v for v >= 0, -2v - 1 else):
+ *   head      varint: device << 3 | 4 (reserved recorded) | 2 (addr
+ *             recorded) | 1 (tid recorded)
+ *   tid       varint, when recorded
+ *   ts        zigzag of ts_ns - the previous event's (the first: - 0)
+ *   bytes     zigzag
+ *   addr      zigzag of addr - the previous recorded addr's (0 at first),
+ *             when recorded
+ *   allocated zigzag of total_allocated - (the previous event's + bytes):
+ *             0, one byte, when the allocator's totals add up
+ *   reserved  zigzag of total_reserved - the previous recorded one's (0 at
+ *             first), when recorded
+ * Differences are taken modulo 2^64, so any int64 round-trips. A chunk
+ * starts from zeros, so each row decodes alone.
+ */
+#include "store/store_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+/* Events in one memory_events row: 4096 events, about 60 kB. */
+#define MEM_CHUNK 4096
+
+struct mem_pending {
+	struct store_mem_event e;
+	size_t seq; /* its place in the trace */
+};
+
+void store_mem_reset(struct store *s)
+{
+	s->nmev = 0;
+}
+
+void store_mem_release(struct store *s)
+{
+	free(s->mev);
+	s->mev = NULL;
+	s->nmev = s->mevcap = 0;
+}
+
+static int in_bytes(int64_t v, int64_t lo)
+{
+	return v >= lo && v <= STORE_MEM_MAX;
+}
+
+void store_mem_add(struct store *s, const struct memory_event *m)
+{
+	if (m->device_type != 1 || m->device < 0 || !in_bytes(m->total_allocated, 0) ||
+	    !in_bytes(m->bytes, -STORE_MEM_MAX) || (m->total_reserved >= 0 && !in_bytes(m->total_reserved, 0)))
+		return;
+	s->mev = xgrow(s->mev, &s->mevcap, s->nmev + 1, sizeof(*s->mev));
+	struct mem_pending *p = &s->mev[s->nmev];
+	p->e = (struct store_mem_event){m->ts_ns, m->bytes, m->addr >= 0 ? m->addr : -1, m->total_allocated,
+					m->total_reserved >= 0 ? m->total_reserved : -1, m->tid >= 0 ? m->tid : -1,
+					m->device};
+	p->seq = s->nmev++;
+}
+
+static int cmp_pending(const void *pa, const void *pb)
+{
+	const struct mem_pending *a = pa, *b = pb;
+	if (a->e.ts_ns != b->e.ts_ns)
+		return a->e.ts_ns < b->e.ts_ns ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static void put_varint(struct buf *b, uint64_t v)
+{
+	unsigned char t[10];
+	size_t n = 0;
+	while (v >= 0x80) {
+		t[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	t[n++] = (unsigned char)v;
+	buf_add(b, t, n);
+}
+
+static void put_diff(struct buf *b, int64_t v, int64_t prev)
+{
+	uint64_t d = (uint64_t)v - (uint64_t)prev;
+	put_varint(b, (d << 1) ^ (0 - (d >> 63)));
+}
+
+static int put_chunk(struct store *s, int64_t trace_id, int64_t chunk, const struct mem_pending *p, size_t n,
+		     struct buf *b)
+{
+	int64_t ts = 0, addr = 0, tot = 0, rsv = 0;
+	buf_reset(b);
+	for (size_t i = 0; i < n; i++) {
+		const struct store_mem_event *e = &p[i].e;
+		put_varint(b, (uint64_t)e->device << 3 | (e->total_reserved >= 0) << 2 | (e->addr >= 0) << 1 |
+				      (e->tid >= 0));
+		if (e->tid >= 0)
+			put_varint(b, (uint64_t)e->tid);
+		put_diff(b, e->ts_ns, ts);
+		put_diff(b, e->bytes, 0);
+		if (e->addr >= 0) {
+			put_diff(b, e->addr, addr);
+			addr = e->addr;
+		}
+		put_diff(b, e->total_allocated, (int64_t)((uint64_t)tot + (uint64_t)e->bytes));
+		if (e->total_reserved >= 0) {
+			put_diff(b, e->total_reserved, rsv);
+			rsv = e->total_reserved;
+		}
+		ts = e->ts_ns;
+		tot = e->total_allocated;
+	}
+	if (store_sql_prepare_kept(s, "prepare", "INSERT INTO memory_events(trace_id, chunk, events, data)"
+			       " VALUES(?1,?2,?3,?4)", &s->ins_mem) < 0)
+		return -1;
+	sqlite3_stmt *st = s->ins_mem;
+	sqlite3_bind_int64(st, 1, trace_id);
+	sqlite3_bind_int64(st, 2, chunk);
+	sqlite3_bind_int64(st, 3, (int64_t)n);
+	sqlite3_bind_blob(st, 4, b->data, (int)b->len, SQLITE_STATIC);
+	return store_sql_step_done(s, st, "insert memory events");
+}
+
+int store_mem_flush(struct store *s, int64_t trace_id)
+{
+	if (!s->nmev)
+		return 0;
+	qsort(s->mev, s->nmev, sizeof(*s->mev), cmp_pending);
+	struct buf b;
+	buf_init(&b);
+	int rc = 0;
+	for (size_t i = 0; i < s->nmev && rc == 0; i += MEM_CHUNK)
+		rc = put_chunk(s, trace_id, (int64_t)(i / MEM_CHUNK), s->mev + i,
+			       s->nmev - i < MEM_CHUNK ? s->nmev - i : MEM_CHUNK, &b);
+	buf_release(&b);
+	store_mem_release(s); /* the next trace may have none: its memory back now */
+	return rc;
+}
+
+/* ---- reading ---- */
+
+static int get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+	uint64_t r = 0;
+	for (int sh = 0; sh < 64 && *p < end; sh += 7) {
+		unsigned char c = *(*p)++;
+		r |= (uint64_t)(c & 0x7f) << sh;
+		if (!(c & 0x80)) {
+			*v = r;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int get_diff(const unsigned char **p, const unsigned char *end, int64_t prev, int64_t *v)
+{
+	uint64_t z;
+	if (get_varint(p, end, &z) < 0)
+		return -1;
+	*v = (int64_t)((uint64_t)prev + ((z >> 1) ^ (0 - (z & 1))));
+	return 0;
+}
+
+int store_mem_decode(const void *data, size_t len, size_t n, struct store_mem_event *out)
+{
+	const unsigned char *p = data, *end = p + len;
+	int64_t ts = 0, addr = 0, tot = 0, rsv = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct store_mem_event *e = &out[i];
+		uint64_t head, tid = 0;
+		if (get_varint(&p, end, &head) < 0 || head >> 3 > INT32_MAX || ((head & 1) && get_varint(&p, end, &tid) < 0))
+			return -1;
+		e->device = (int)(head >> 3);
+		e->tid = head & 1 ? (int64_t)tid : -1;
+		if (get_diff(&p, end, ts, &e->ts_ns) < 0 || get_diff(&p, end, 0, &e->bytes) < 0)
+			return -1;
+		e->addr = -1;
+		if ((head & 2) && get_diff(&p, end, addr, &e->addr) < 0)
+			return -1;
+		if (head & 2)
+			addr = e->addr;
+		if (get_diff(&p, end, (int64_t)((uint64_t)tot + (uint64_t)e->bytes), &e->total_allocated) < 0)
+			return -1;
+		e->total_reserved = -1;
+		if ((head & 4) && get_diff(&p, end, rsv, &e->total_reserved) < 0)
+			return -1;
+		if (head & 4)
+			rsv = e->total_reserved;
+		ts = e->ts_ns;
+		tot = e->total_allocated;
+	}
+	return p == end ? 0 : -1;
+}
