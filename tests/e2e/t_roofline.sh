@@ -36,7 +36,7 @@ else
 	bad "no op_roofline.csv in the h200 example"
 fi
 
-# One step (0 .. 100 us) on an H100 SXM: aten::linear (2 .. 40) holds aten::mm (4 .. 20), whose
+# One step (0 .. 50 us) on an H100 SXM: aten::linear (2 .. 40) holds aten::mm (4 .. 20), whose
 # launch at 5 us starts a 4 us GEMM kernel; a copy kernel (void at::native::...) launched at 25 us,
 # inside the linear but not the mm, is an operator left out of model_ops: no row's time.
 # By hand, aten::mm [256, 128] x [128, 64] bf16 (M 256, K 128, N 64):
@@ -45,11 +45,15 @@ fi
 #   tflops 4194304 / 4 us = 1.048576; tbps 114688 / 4 us = 0.028672
 #   intensity 4194304 / 114688 = 36.571429 FLOP/byte, under H100 SXM's ridge (989.5e12 / 3.35e12 = 295.4),
 #   so bound by bandwidth: 36.571429 x 3.35e12 = 122.514 TFLOP/s; peak_share 1.048576 / 122.514 = 0.008559
+#   roofline time max(4194304 / 989.5e12, 114688 / 3.35e12) = 114688 / 3.35e12 s = 0.0342352 us
+#   (memory-bound); time lost 4 - 0.0342352 = 3.96576 us per step, of the 50 us step 0.079315: over
+#   the op-roofline finding's 5 %, so a finding: 0.9 % of its roofline, 4 us where the roofline allows
+#   0.0342 us, 3.97 us lost, 7.9 % of the step, and no saving.
 mkdir -p "$T/mm"
 cat > "$T/mm/rank0.json" <<'JSON'
 {"deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85029158912, "computeMajor": 9, "computeMinor": 0, "numSms": 132}],
  "traceEvents": [
- {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 50},
  {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 2, "dur": 38, "args": {"External id": 1, "Input Dims": [[256, 128], [64, 128], []], "Input type": ["c10::BFloat16", "c10::BFloat16", ""]}},
  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 4, "dur": 16, "args": {"External id": 2, "Input Dims": [[256, 128], [128, 64]], "Input type": ["c10::BFloat16", "c10::BFloat16"]}},
  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 5, "dur": 2, "args": {"correlation": 1}},
@@ -60,9 +64,23 @@ cat > "$T/mm/rank0.json" <<'JSON'
 JSON
 if $PERFSTUDY build -q "$T/mm" -o "$T/o" 2> "$T/err"; then
 	got=$(cut -d, -f3- "$T/o"/*/data/op_roofline.csv 2>&1)
-	want='op,shapes,dtype,calls_per_step,gpu_us_per_step,flops_per_call,bytes_per_call,tflops,tbps,intensity,peak_share
-aten::mm,"[256,128],[128,64]",c10::BFloat16,1,4,4.1943e+06,114688,1.04858,0.028672,36.5714,0.008559'
+	want='op,shapes,dtype,calls_per_step,gpu_us_per_step,flops_per_call,bytes_per_call,tflops,tbps,intensity,peak_share,roofline_us_per_step,lost_us_per_step
+aten::mm,"[256,128],[128,64]",c10::BFloat16,1,4,4.1943e+06,114688,1.04858,0.028672,36.5714,0.008559,0.0342352,3.96576'
 	[ "$got" = "$want" ] && ok || bad "hand-made aten::mm: got $got"
+	got=$(cut -d, -f2- "$T/o"/*/data/op_roofline_top.csv 2>&1)
+	want='order,rank,ranks,op,shapes,dtype,gpu_us_per_step,roofline_us_per_step,lost_us_per_step,step_us,lost_share,peak_share,bound
+1,0,1,aten::mm,"[256,128],[128,64]",c10::BFloat16,4,0.0342352,3.96576,50,0.079315,0.008559,memory'
+	[ "$got" = "$want" ] && ok || bad "hand-made op_roofline_top.csv: got $got"
+	python3 - "$T/o"/*/data/findings.csv > "$T/fnd" 2>&1 <<'PY' && ok || bad "op-roofline finding: $(cat "$T/fnd")"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["rule"].startswith("op-roofline")]
+want = ("aten::mm [256,128] x [128,64] bf16: 0.9 % of its roofline (memory-bound), 4 us per step on the GPU "
+        "where the roofline allows 0.0342 us: 3.97 us per step lost, 7.9 % of the step (op_roofline_top.csv).")
+ok = len(rows) == 1 and rows[0]["finding"].startswith(want) and rows[0]["saving_us_per_step"] == "" \
+    and abs(float(rows[0]["value"]) - 0.008559) < 1e-6 and rows[0]["rank"] == "0"
+print(rows)
+sys.exit(0 if ok else 1)
+PY
 else
 	bad "build of the hand-made trace: $(cat "$T/err")"
 fi

@@ -40,7 +40,9 @@
 	X(ORL_TFLOPS, "tflops", real)               \
 	X(ORL_TBPS, "tbps", real)                   \
 	X(ORL_INTENSITY, "intensity", real)         \
-	X(ORL_PEAK_SHARE, "peak_share", frac)
+	X(ORL_PEAK_SHARE, "peak_share", frac)       \
+	X(ORL_ROOFLINE_US_PER_STEP, "roofline_us_per_step", real) \
+	X(ORL_LOST_US_PER_STEP, "lost_us_per_step", real)
 enum op_roofline_col { OP_ROOFLINE_COLUMNS(TABLE_COL_ENUM) ORL_NCOLS };
 
 /* One model_ops call of a rank. */
@@ -90,6 +92,7 @@ struct orl_rank {
 	int rank;
 	size_t from, to;
 	const struct device_peaks *pk;
+	double step_us; /* the rank's mean ProfilerStep#N, us; NAN without steps */
 };
 
 struct orl {
@@ -159,10 +162,23 @@ static int add_groups(struct orl *w, const struct rank_key *k, struct mop *v, si
 			table_set_real(t, row, ORL_TBPS, bw / 1e12);
 			if (c.bytes > 0)
 				table_set_real(t, row, ORL_INTENSITY, c.flops / c.bytes);
-			double pf = op_roofline_peak_flops(pk, c.dtype);
-			if (pf > 0 && pk->hbm > 0 && c.bytes > 0) {
+			/*
+			 * The roofline's time of a call: max(flops / the dtype's dense
+			 * peak, bytes / the memory bandwidth), bytes alone for an
+			 * operator of no FLOPs; time lost: the GPU time over it.
+			 */
+			double pf = op_roofline_peak_flops(pk, c.dtype), roof = NAN;
+			if (c.flops > 0 && pf > 0 && pk->hbm > 0 && c.bytes > 0) {
 				double bound = c.flops / c.bytes * pk->hbm;
 				table_set_real(t, row, ORL_PEAK_SHARE, rate / (bound < pf ? bound : pf));
+				roof = c.flops / pf > c.bytes / pk->hbm ? c.flops / pf : c.bytes / pk->hbm;
+			} else if (c.flops == 0 && pk && pk->hbm > 0 && c.bytes > 0) {
+				table_set_real(t, row, ORL_PEAK_SHARE, bw / pk->hbm);
+				roof = c.bytes / pk->hbm;
+			}
+			if (!isnan(roof)) {
+				table_set_real(t, row, ORL_ROOFLINE_US_PER_STEP, roof * per * 1e6);
+				table_set_real(t, row, ORL_LOST_US_PER_STEP, us - roof * per * 1e6);
 			}
 		}
 		free(name);
@@ -289,8 +305,12 @@ static int visit(const struct rank_key *k, const struct rank_data *d, void *arg)
 	rc = rc < 0 ? -1 : add_groups(w, k, v, n, d->nsteps ? (double)d->nsteps : 1, pk);
 	free(v);
 	if (rc == 0 && w->t->nrows > from) {
+		double step = 0;
+		for (size_t i = 0; i < d->nsteps; i++)
+			step += (double)(d->steps[i].end - d->steps[i].start) / 1e3;
 		w->ranks = xgrow(w->ranks, &w->cap, w->nranks + 1, sizeof(*w->ranks));
-		w->ranks[w->nranks++] = (struct orl_rank){xstrdup(k->run), k->rank, from, w->t->nrows, pk};
+		w->ranks[w->nranks++] = (struct orl_rank){xstrdup(k->run), k->rank, from, w->t->nrows, pk,
+							  d->nsteps ? step / (double)d->nsteps : NAN};
 	}
 	return rc;
 }
@@ -348,6 +368,104 @@ static void add_figure(const struct orl *w, const struct orl_rank *r, struct ana
 	buf_release(&cap);
 }
 
+/* A row of op_roofline.csv with its time lost, and its rank. */
+struct lost {
+	size_t row;
+	const struct orl_rank *r;
+	double us;
+};
+
+static int cmp_lost(const void *pa, const void *pb)
+{
+	const struct lost *a = pa, *b = pb;
+	if (a->us != b->us)
+		return a->us > b->us ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/* Whether rows a and b of op_roofline.csv are the same operator, shapes and dtype. */
+static int same_op(const struct table *t, size_t a, size_t b)
+{
+	static const int c[] = {ORL_OP, ORL_SHAPES, ORL_DTYPE};
+	for (int i = 0; i < 3; i++) {
+		const char *x = table_text(t, a, c[i]), *y = table_text(t, b, c[i]);
+		if (!x != !y || (x && strcmp(x, y)))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * op_roofline_top.csv: per run, its rows by time lost, largest first, each
+ * operator, shapes and dtype once (at the rank where it loses the most,
+ * with the number of the run's ranks that have it), at most
+ * OP_ROOFLINE_TOP_N; NULL when no row has a time lost.
+ */
+static struct table *top_table(const struct orl *w)
+{
+	struct table *top = table_new("op_roofline_top", "The operators that lose the most time against their roofline",
+				      TABLE_SCHEMA(OP_ROOFLINE_TOP_COLUMNS));
+	const struct table *t = w->t;
+	for (size_t i = 0, j; i < w->nranks; i = j) {
+		size_t n = 0, cap = 0;
+		struct lost *v = NULL;
+		for (j = i; j < w->nranks && !strcmp(w->ranks[j].run, w->ranks[i].run); j++)
+			for (size_t row = w->ranks[j].from; row < w->ranks[j].to; row++) {
+				double us = table_num(t, row, ORL_LOST_US_PER_STEP);
+				if (isnan(us))
+					continue;
+				v = xgrow(v, &cap, n + 1, sizeof(*v));
+				v[n++] = (struct lost){row, &w->ranks[j], us};
+			}
+		if (n > 1)
+			qsort(v, n, sizeof(*v), cmp_lost);
+		int order = 0;
+		for (size_t a = 0; a < n && order < OP_ROOFLINE_TOP_N; a++) {
+			size_t b = 0;
+			while (b < a && !same_op(t, v[b].row, v[a].row))
+				b++;
+			if (b < a)
+				continue;
+			int64_t ranks = 0;
+			for (size_t c = 0; c < n; c++) {
+				size_t e = 0;
+				while (e < c && !(v[e].r == v[c].r && same_op(t, v[e].row, v[a].row)))
+					e++;
+				ranks += same_op(t, v[c].row, v[a].row) && e == c;
+			}
+			size_t src = v[a].row, row = table_add_row(top);
+			const struct orl_rank *r = v[a].r;
+			const char *dtype = table_text(t, src, ORL_DTYPE);
+			double flops = table_num(t, src, ORL_FLOPS_PER_CALL), bytes = table_num(t, src, ORL_BYTES_PER_CALL);
+			double pf = op_roofline_peak_flops(r->pk, dtype);
+			table_set_text(top, row, ORT_RUN, r->run);
+			table_set_int(top, row, ORT_ORDER, ++order);
+			table_set_int(top, row, ORT_RANK, r->rank);
+			table_set_int(top, row, ORT_RANKS, ranks);
+			table_set_text(top, row, ORT_OP, table_text(t, src, ORL_OP));
+			table_set_text(top, row, ORT_SHAPES, table_text(t, src, ORL_SHAPES));
+			if (dtype)
+				table_set_text(top, row, ORT_DTYPE, dtype);
+			table_set_real(top, row, ORT_GPU_US_PER_STEP, table_num(t, src, ORL_GPU_US_PER_STEP));
+			table_set_real(top, row, ORT_ROOFLINE_US_PER_STEP, table_num(t, src, ORL_ROOFLINE_US_PER_STEP));
+			table_set_real(top, row, ORT_LOST_US_PER_STEP, v[a].us);
+			if (!isnan(r->step_us)) {
+				table_set_real(top, row, ORT_STEP_US, r->step_us);
+				table_set_real(top, row, ORT_LOST_SHARE, v[a].us / r->step_us);
+			}
+			table_set_real(top, row, ORT_PEAK_SHARE, table_num(t, src, ORL_PEAK_SHARE));
+			table_set_text(top, row, ORT_BOUND, flops > 0 && pf > 0 && flops / pf >= bytes / r->pk->hbm
+							   ? "compute" : "memory");
+		}
+		free(v);
+	}
+	if (!top->nrows) {
+		table_free(top);
+		return NULL;
+	}
+	return top;
+}
+
 /*
  * No row: where the traces have host operators, the Methods say why there
  * is no op_roofline.csv (no shapes recorded, or none of the operators
@@ -390,6 +508,9 @@ static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_
 		goto out;
 	}
 	result_add_table(out, w.t);
+	struct table *top = top_table(&w);
+	if (top)
+		result_add_table(out, top);
 	for (size_t i = 0; i < w.nranks; i++)
 		if (!i || strcmp(w.ranks[i].run, w.ranks[i - 1].run))
 			add_figure(&w, &w.ranks[i], out);
@@ -422,7 +543,21 @@ static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_
 		"bytes_per_call; peak_share: tflops over the roofline's bound at that intensity, the lesser of the "
 		"device's dense peak for the dtype (bf16, fp16, or fp32 without TF32) and intensity times its memory "
 		"bandwidth, from the vendors' datasheets (NVIDIA H100, H200 and A100 Tensor Core GPU datasheets), "
-		"by the device name in the trace; empty where the device or dtype is not in that table.");
+		"by the device name in the trace; empty where the device or dtype is not in that table. "
+		"roofline_us_per_step: the time the roofline allows the calls of a step, calls_per_step x "
+		"max(flops_per_call / the dtype's dense peak, bytes_per_call / the memory bandwidth) (bytes alone "
+		"for an operator of no FLOPs); lost_us_per_step: gpu_us_per_step minus it, the time the operator "
+		"takes beyond its roofline (gpu_us_per_step x (1 - peak_share)).");
+	if (top)
+		result_add_method(out, "op_roofline_top.csv",
+			"Per run, the operators and shapes of op_roofline.csv that lose the most time against their "
+			"roofline (lost_us_per_step, largest first; order 1 the largest), each operator, shapes and dtype "
+			"once, at the rank where it loses the most (ranks: how many of the run's ranks have a row of it), "
+			"at most " OP_ROOFLINE_TOP_N_TEXT " per run. step_us: that rank's mean ProfilerStep#N, "
+			"lost_share: lost_us_per_step over it; bound: compute where the roofline's time is the FLOPs' at "
+			"the dtype's dense peak, memory where it is the bytes' at the memory bandwidth. The time lost is "
+			"what the operator's kernels take beyond the roofline, not what the step would gain: kernels "
+			"beside it on other streams, and the host, may hide or set the step.");
 out:
 	for (size_t i = 0; i < w.nranks; i++)
 		free(w.ranks[i].run);
@@ -434,6 +569,6 @@ const struct analysis_def analysis_def_op_roofline = {
 	.name = "op_roofline",
 	.run = analysis_op_roofline,
 	.needs = ANALYSIS_NONE,
-	.makes = ANALYSIS_TABLES("op_roofline"),
+	.makes = ANALYSIS_TABLES("op_roofline", "op_roofline_top"),
 	.figures = ANALYSIS_NAMES("op_roofline_*"),
 };
