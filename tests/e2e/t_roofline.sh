@@ -85,6 +85,26 @@ else
 	bad "build of the hand-made trace: $(cat "$T/err")"
 fi
 
+# The manifest's hardware.peaks over the table's: bf16 100 TFLOP/s and 1000 GB/s. By hand, the ridge is
+# 100e12 / 1e12 = 100 FLOP/byte, over the mm's 36.571429, so still bound by bandwidth:
+#   peak_share 1.048576 / (36.571429 x 1e12 / 1e12) = 0.028672 (its tbps over 1 TB/s)
+#   roofline time 114688 / 1e12 s = 0.114688 us; lost 4 - 0.114688 = 3.88531 us
+# and the Methods name the manifest as the source of those two.
+mkdir -p "$T/peaks"
+cp "$T/mm/rank0.json" "$T/peaks/rank0.json"
+printf 'title: Peaks\nhardware:\n  peaks: {bf16_tflops: 100, memory_gbs: 1000}\nruns:\n  - {id: mm, traces: [rank0.json]}\n' \
+	> "$T/peaks/study.yaml"
+if $PERFSTUDY build -q "$T/peaks/study.yaml" -o "$T/o3" 2> "$T/err"; then
+	got=$(sed -n 2p "$T"/o3/*/data/op_roofline.csv | cut -d, -f3-)
+	want='aten::mm,"[256,128],[128,64]",c10::BFloat16,1,4,4.1943e+06,114688,1.04858,0.028672,36.5714,0.028672,0.114688,3.88531'
+	[ "$got" = "$want" ] && ok || bad "hardware.peaks: got $got"
+	grep -q 'source: manifest), the manifest&#39;s: bf16 100 TFLOP/s, memory bandwidth 1000 GB/s' "$T"/o3/*/index.html ||
+		grep -q "source: manifest), the manifest's: bf16 100 TFLOP/s, memory bandwidth 1000 GB/s" "$T"/o3/*/index.html &&
+		ok || bad "no Methods line on the manifest's peaks"
+else
+	bad "build with hardware.peaks: $(cat "$T/err")"
+fi
+
 # The same trace without "Input Dims" (record_shapes=False): no op_roofline.csv, no figure, and the
 # Methods say why.
 mkdir -p "$T/noshape"

@@ -95,12 +95,64 @@ struct orl_rank {
 	double step_us; /* the rank's mean ProfilerStep#N, us; NAN without steps */
 };
 
+/* A device's peaks with the manifest's hardware.peaks put over them. */
+struct orl_peaks {
+	const struct device_peaks *base; /* the table's entry, or NULL */
+	struct device_peaks p;
+	char source[320];
+};
+
 struct orl {
 	struct store *s;
 	struct table *t;
 	struct orl_rank *ranks;
 	size_t nranks, cap;
+	const struct manifest *mf;
+	struct orl_peaks over[16];
+	size_t nover;
 };
+
+/* Whether the manifest gives any of hardware.peaks. */
+static int manifest_peaks(const struct manifest *m)
+{
+	return m && (m->hardware.peaks.bf16 > 0 || m->hardware.peaks.fp16 > 0 || m->hardware.peaks.tf32 > 0 ||
+		     m->hardware.peaks.fp32 > 0 || m->hardware.peaks.memory_gbs > 0);
+}
+
+/*
+ * The peaks of a device whose table entry is base (NULL: not in the table)
+ * with each value the manifest's hardware.peaks gives put in its place, the
+ * source saying which; base itself where the manifest gives none.
+ */
+static const struct device_peaks *with_manifest(struct orl *w, const struct device_peaks *base)
+{
+	if (!manifest_peaks(w->mf))
+		return base;
+	for (size_t i = 0; i < w->nover; i++)
+		if (w->over[i].base == base)
+			return &w->over[i].p;
+	if (w->nover == sizeof(w->over) / sizeof(w->over[0]))
+		return base;
+	struct orl_peaks *o = &w->over[w->nover++];
+	const struct manifest_peaks *m = &w->mf->hardware.peaks;
+	o->base = base;
+	o->p = base ? *base : (struct device_peaks){.match = "manifest"};
+	double *dst[] = {&o->p.bf16, &o->p.fp16, &o->p.tf32, &o->p.fp32, &o->p.hbm};
+	const double src[] = {m->bf16 * 1e12, m->fp16 * 1e12, m->tf32 * 1e12, m->fp32 * 1e12, m->memory_gbs * 1e9};
+	static const char *const names[] = {"bf16", "fp16", "tf32", "fp32", "memory bandwidth"};
+	size_t n = snprintf(o->source, sizeof(o->source), "manifest (hardware.peaks:");
+	for (int i = 0, k = 0; i < 5; i++)
+		if (src[i] > 0) {
+			*dst[i] = src[i];
+			if (n < sizeof(o->source))
+				n += snprintf(o->source + n, sizeof(o->source) - n, "%s %s", k++ ? "," : "", names[i]);
+		}
+	if (n < sizeof(o->source))
+		snprintf(o->source + n, sizeof(o->source) - n, ")%s%s", base ? "; the rest " : "",
+			 base ? base->source : "");
+	o->p.source = o->source;
+	return &o->p;
+}
 
 /* The last call with (tid, start <= ts) in v sorted by cmp_mop, or -1. */
 static long last_at(const struct mop *v, size_t n, int64_t tid, int64_t ts)
@@ -301,6 +353,7 @@ static int visit(const struct rank_key *k, const struct rank_data *d, void *arg)
 	if ((rc = store_next(st)) > 0)
 		pk = op_roofline_peaks((const char *)store_column_text(st, 0));
 	store_finalize(st);
+	pk = with_manifest(w, pk);
 	size_t from = w->t->nrows;
 	rc = rc < 0 ? -1 : add_groups(w, k, v, n, d->nsteps ? (double)d->nsteps : 1, pk);
 	free(v);
@@ -347,7 +400,7 @@ static void add_figure(const struct orl *w, const struct orl_rank *r, struct ana
 		for (size_t k = 0; k < 3; k++)
 			chart_set(c, cat, k, k == at ? table_num(w->t, i, ORL_TFLOPS) : NAN);
 	}
-	if (r->pk) {
+	if (r->pk && r->pk->bf16 > 0 && r->pk->hbm > 0) {
 		char lab[96];
 		snprintf(lab, sizeof(lab), "memory roof, %.2f TB/s", r->pk->hbm / 1e12);
 		chart_add_refline(c, lab, r->pk->hbm / 1e12, 0, 1);
@@ -498,7 +551,7 @@ static int say_none(const struct analysis_ctx *ctx, struct analysis_result *out)
 
 static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_result *out)
 {
-	struct orl w = {ctx->store, NULL, NULL, 0, 0};
+	struct orl w = {.s = ctx->store, .mf = ctx->manifest};
 	w.t = table_new("op_roofline", "Each operator against its roofline", TABLE_SCHEMA(OP_ROOFLINE_COLUMNS));
 	int rc = for_each_rank(ctx->store, ctx->experiment, visit, &w);
 	if (rc < 0 || !w.t->nrows) {
@@ -508,6 +561,24 @@ static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_
 		goto out;
 	}
 	result_add_table(out, w.t);
+	if (manifest_peaks(ctx->manifest)) {
+		const struct manifest_peaks *m = &ctx->manifest->hardware.peaks;
+		const double v[] = {m->bf16, m->fp16, m->tf32, m->fp32, m->memory_gbs};
+		static const char *const what[] = {"bf16 %g TFLOP/s", "fp16 %g TFLOP/s", "tf32 %g TFLOP/s",
+						   "fp32 %g TFLOP/s", "memory bandwidth %g GB/s"};
+		struct buf b;
+		buf_init(&b);
+		buf_adds(&b, "The device's peaks in op_roofline.csv, op_roofline_top.csv and the roofline figures are, "
+			     "where the manifest gives them (hardware.peaks; source: manifest), the manifest's: ");
+		for (int i = 0, k = 0; i < 5; i++)
+			if (v[i] > 0) {
+				buf_adds(&b, k++ ? ", " : "");
+				buf_printf(&b, what[i], v[i]);
+			}
+		buf_adds(&b, "; the others from perfstudy's table of datasheet peaks, by the device name in the trace.");
+		result_add_method(out, "op_roofline peaks", b.data);
+		buf_release(&b);
+	}
 	struct table *top = top_table(&w);
 	if (top)
 		result_add_table(out, top);
