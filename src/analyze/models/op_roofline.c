@@ -212,7 +212,7 @@ static int add_groups(struct orl *w, const struct rank_key *k, struct mop *v, si
 			table_set_real(t, row, ORL_BYTES_PER_CALL, c.bytes);
 			table_set_real(t, row, ORL_TFLOPS, rate / 1e12);
 			table_set_real(t, row, ORL_TBPS, bw / 1e12);
-			if (c.bytes > 0)
+			if (c.bytes > 0 && c.flops > 0)
 				table_set_real(t, row, ORL_INTENSITY, c.flops / c.bytes);
 			/*
 			 * The roofline's time of a call: max(flops / the dtype's dense
@@ -390,6 +390,8 @@ static void add_figure(const struct orl *w, const struct orl_rank *r, struct ana
 	size_t so = chart_add_series(c, "norms, softmax, elementwise");
 	for (size_t i = r->from; i < r->to; i++) {
 		const char *op = table_text(w->t, i, ORL_OP), *shapes = table_text(w->t, i, ORL_SHAPES);
+		if (!(table_num(w->t, i, ORL_INTENSITY) > 0) || !(table_num(w->t, i, ORL_TFLOPS) > 0))
+			continue; /* no FLOPs (embedding): no point on log axes */
 		struct buf lab;
 		buf_init(&lab);
 		buf_printf(&lab, "%s %s", op, shapes ? shapes : "");
@@ -541,7 +543,8 @@ static int say_none(const struct analysis_ctx *ctx, struct analysis_result *out)
 	if (ops)
 		result_add_method(out, "op_roofline",
 			dims ? "No operator against its roofline: none of the traces' operators with recorded shapes is "
-			       "one the per-operator model prices (matrix products, attention, layer norm, SiLU, GELU, softmax) "
+			       "one the per-operator model prices (matrix products, attention, layer norm, SiLU, GELU, softmax, "
+			       "convolution, embedding) "
 			       "with kernels of its own, so there is no op_roofline.csv and no roofline figure."
 			     : "No operator against its roofline: the traces record no operator input shapes (the "
 			       "profiler's record_shapes=True), from which the per-operator model takes FLOPs and bytes, "
@@ -589,8 +592,9 @@ static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_
 		"One row per rank, operator and input shapes, for the operators whose FLOPs and bytes follow from "
 		"their recorded shapes (record_shapes=True): the matrix products aten::mm, addmm, bmm, baddbmm and "
 		"_scaled_mm, scaled-dot-product attention (flash, memory-efficient and cuDNN, forward and "
-		"backward), aten::native_layer_norm and its backward, aten::silu and gelu, and softmax and "
-		"log-softmax forward and backward. A kernel's time goes "
+		"backward), aten::native_layer_norm and its backward, aten::silu and gelu, softmax and "
+		"log-softmax forward and backward, aten::convolution and its backward, and aten::embedding. A "
+		"kernel's time goes "
 		"to the innermost such operator around its launch on the launching thread (by correlation), so "
 		"each kernel counts once however the operators nest (an aten::mm inside aten::linear gets it); "
 		"ATen's own kernels (void at::native::...) count only for the norms and elementwise operators, "
@@ -606,15 +610,26 @@ static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_
 		"C of them normalised, does 6C + 5N FLOPs and moves 2N + 6C elements forward, and 9N FLOPs and 3N + "
 		"4C elements backward (by its output mask); a unary elementwise operator N FLOPs and 2N elements; "
 		"a softmax or log-softmax 3N FLOPs and 2N elements forward and twice both backward (TraceLens's "
-		"Softmax, which its operator map does not use). "
+		"Softmax, which its operator map does not use). A convolution of input [N, C, H, W] and weight "
+		"[K, C / groups, R, S] into [N, K, P, Q] (P, Q from the stride, padding and dilation) does 2 x N x K "
+		"x C x R x S x P x Q / groups FLOPs (TraceLens's CONV, after torch.utils.flop_counter: 2 prod(output) "
+		"prod(weight[1:]), in any number of spatial dimensions), plus prod(output) with a bias, and moves "
+		"the input, weight and output (and K bias elements) in the input's type; its backward does that "
+		"product once for grad_input and once for grad_weight and prod(output) for the bias gradient, "
+		"moving grad_output, weight and input for each of the first two and grad_output and K for the "
+		"bias, each by output_mask (TraceLens prices all three whatever the mask, and takes no bias from "
+		"aten::convolution's recorded shapes); transposed convolutions are not priced. aten::embedding "
+		"(weight [V, D], N indices), perfstudy's own model (TraceLens has none): no FLOPs, the N indices "
+		"read in their type and N x D elements read and N x D written in the weight's type. "
 		"Unlike TraceLens, which "
 		"takes 2 bytes per attention element whatever the type, the element size here is the query's type, "
 		"and aten::gelu, which TraceLens does not price, is priced as its unary operators are. "
 		"tflops and tbps: FLOPs and bytes per step over gpu_us_per_step; intensity: flops_per_call / "
-		"bytes_per_call; peak_share: tflops over the roofline's bound at that intensity, the lesser of the "
+		"bytes_per_call, empty for an operator of no FLOPs (and no point in the figure); peak_share: tflops over the roofline's bound at that intensity, the lesser of the "
 		"device's dense peak for the dtype (bf16, fp16, or fp32 without TF32) and intensity times its memory "
-		"bandwidth, from the vendors' datasheets (NVIDIA H100, H200 and A100 Tensor Core GPU datasheets), "
-		"by the device name in the trace; empty where the device or dtype is not in that table. "
+		"bandwidth (for an operator of no FLOPs, tbps over the bandwidth), from the vendors' datasheets "
+		"(NVIDIA H100, H200 and A100 Tensor Core GPU datasheets), by the device name in the trace; empty "
+		"where the device or dtype is not in that table. "
 		"roofline_us_per_step: the time the roofline allows the calls of a step, calls_per_step x "
 		"max(flops_per_call / the dtype's dense peak, bytes_per_call / the memory bandwidth) (bytes alone "
 		"for an operator of no FLOPs); lost_us_per_step: gpu_us_per_step minus it, the time the operator "
