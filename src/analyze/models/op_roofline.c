@@ -388,6 +388,9 @@ static void add_figure(const struct orl *w, const struct orl_rank *r, struct ana
 	c->sparse = 1;
 	size_t sg = chart_add_series(c, "matrix products"), sa = chart_add_series(c, "attention");
 	size_t so = chart_add_series(c, "norms, softmax, elementwise");
+	double most = 0;
+	for (size_t i = r->from; i < r->to; i++)
+		most = fmax(most, table_num(w->t, i, ORL_GPU_US_PER_STEP));
 	for (size_t i = r->from; i < r->to; i++) {
 		const char *op = table_text(w->t, i, ORL_OP), *shapes = table_text(w->t, i, ORL_SHAPES);
 		if (!(table_num(w->t, i, ORL_INTENSITY) > 0) || !(table_num(w->t, i, ORL_TFLOPS) > 0))
@@ -398,6 +401,9 @@ static void add_figure(const struct orl *w, const struct orl_rank *r, struct ana
 		size_t cat = chart_add_category(c, lab.data);
 		buf_release(&lab);
 		chart_set_x(c, cat, table_num(w->t, i, ORL_INTENSITY));
+		/* the marker's area grows with the GPU time per step: radius 1 to 4 times the usual */
+		if (most > 0)
+			chart_set_point_size(c, cat, 1 + 3 * sqrt(table_num(w->t, i, ORL_GPU_US_PER_STEP) / most));
 		size_t at = strstr(op, "attention") ? sa : strstr(op, "mm") ? sg : so;
 		for (size_t k = 0; k < 3; k++)
 			chart_set(c, cat, k, k == at ? table_num(w->t, i, ORL_TFLOPS) : NAN);
@@ -409,12 +415,14 @@ static void add_figure(const struct orl *w, const struct orl_rank *r, struct ana
 		snprintf(lab, sizeof(lab), "bf16 dense peak, %.0f TFLOP/s", r->pk->bf16 / 1e12);
 		chart_add_refline(c, lab, 0, r->pk->bf16 / 1e12, 1);
 		buf_printf(&cap, "Each priced operator and shape of %s rank %d (op_roofline.csv): its arithmetic "
-			   "intensity against the TFLOP/s it achieved; the dashed lines are the memory roof and the "
+			   "intensity against the TFLOP/s it achieved, its marker's area growing with its GPU time per "
+			   "step (radius 1 to 4 times the usual, the largest for the longest); the dashed lines are the memory roof and the "
 			   "bf16 dense compute roof of the device (%s), which cross at the ridge, %.0f FLOP per byte.",
 			   r->run, r->rank, r->pk->source, r->pk->bf16 / r->pk->hbm);
 	} else {
 		buf_printf(&cap, "Each priced operator and shape of %s rank %d (op_roofline.csv): its arithmetic "
-			   "intensity against the TFLOP/s it achieved; no roofs, the device is not in perfstudy's "
+			   "intensity against the TFLOP/s it achieved, its marker's area growing with its GPU time per "
+			   "step; no roofs, the device is not in perfstudy's "
 			   "table of peaks.", r->run, r->rank);
 	}
 	result_add_figure(out, c, cap.data);
