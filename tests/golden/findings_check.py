@@ -97,7 +97,10 @@ def load(path):
 
 class Rank:
     def __init__(self, path):
-        ev = [e for e in load(path) if e.get('ph') == 'X']
+        with (gzip.open(path) if path.endswith('.gz') else open(path, 'rb')) as f:
+            doc = json.load(f)
+        self.device = ((doc.get('deviceProperties') or [{}])[0]).get('name', '')
+        ev = [e for e in doc['traceEvents'] if e.get('ph') == 'X']
         self.annots = [e for e in ev if e.get('cat') == 'user_annotation']
         self.steps = sorted((e['ts'], e['ts'] + e['dur']) for e in ev
                             if e.get('cat') == 'user_annotation' and e['name'].startswith('ProfilerStep#'))
@@ -273,11 +276,12 @@ def step_numbers(path):
                    if e.get('cat') == 'user_annotation' and e.get('name', '').startswith('ProfilerStep#')}, key=int)
 
 
-H200_BF16, H200_HBM = 989.5e12, 4.8e12  # NVIDIA H200 datasheet (SXM): dense bf16 FLOP/s, HBM bytes/s
+# dense bf16 FLOP/s and HBM bytes/s from NVIDIA's datasheets (SXM parts), by a substring of the device name
+PEAKS = [('H200', 989.5e12, 4.8e12), ('H100', 989.5e12, 3.35e12)]
 
 
 def roofline(rk, text):
-    """An op-roofline finding of a bf16 matrix product (aten::mm A x B) on an H200, from the raw trace: its
+    """An op-roofline finding of a bf16 matrix product (aten::mm A x B) on an H200 or H100 SXM, from the raw trace: its
     calls starting inside a ProfilerStep, the kernels launched inside each call on its thread (by
     correlation), per step over the rank's steps; FLOPs 2MNK and bytes 2 (MK + KN + MN); the roofline's time
     max(FLOPs / bf16 peak, bytes / bandwidth) per call. None when it agrees, else what was expected."""
@@ -286,6 +290,10 @@ def roofline(rk, text):
                  r'([0-9.]+) (ms|us): ([0-9.]+) (ms|us) per step lost, ([0-9.]+) % of the step', text)
     if not m or m.group(1) != 'aten::mm':
         return 'not a bf16 aten::mm finding this check reads'
+    peaks = [(f, b) for name, f, b in PEAKS if name in rk.device and 'NVL' not in rk.device and 'PCIe' not in rk.device]
+    if not peaks:
+        return 'device %r not in the check\'s peaks' % rk.device
+    peak_f, peak_b = peaks[0]
     a, b = json.loads(m.group(2)), json.loads(m.group(3))
     calls = [e for e in rk.cpu_ops if e['name'] == 'aten::mm' and e.get('args', {}).get('Input Dims', [])[:2] == [a, b]
              and e['args'].get('Input type', [''])[0] == 'c10::BFloat16' and any(s <= e['ts'] < t for s, t in rk.steps)]
@@ -303,9 +311,9 @@ def roofline(rk, text):
     M, K, N = a[0], a[1], b[1]
     flops, nbytes = 2 * M * N * K, 2 * (M * K + K * N + M * N)
     gpu_us = gpu / n
-    roof_us = len(calls) / n * max(flops / H200_BF16, nbytes / H200_HBM) * 1e6
+    roof_us = len(calls) / n * max(flops / peak_f, nbytes / peak_b) * 1e6
     step_us = sum(t - s for s, t in rk.steps) / n
-    bound = 'compute' if flops / H200_BF16 >= nbytes / H200_HBM else 'memory'
+    bound = 'compute' if flops / peak_f >= nbytes / peak_b else 'memory'
 
     def us(i):
         return float(m.group(i)) * (1000 if m.group(i + 1) == 'ms' else 1)
