@@ -43,6 +43,7 @@ void chart_free(struct chart *c)
 	free(c->cat_keys);
 	free(c->cat_tips);
 	free(c->marked);
+	free(c->point_size);
 	free(c->x_values);
 	free(c->x_label);
 	for (size_t i = 0; i < c->nrefs; i++)
@@ -88,6 +89,8 @@ static void grow_rows(struct chart *c, size_t need)
 	c->x_values = xreallocarray(c->x_values, cap, sizeof(*c->x_values));
 	if (c->marked)
 		c->marked = xreallocarray(c->marked, cap, 1);
+	if (c->point_size)
+		c->point_size = xreallocarray(c->point_size, cap, sizeof(*c->point_size));
 	if (c->spread)
 		c->spread = xreallocarray(c->spread, cap, 4 * sizeof(*c->spread));
 	if (c->nseries) {
@@ -106,6 +109,8 @@ size_t chart_add_category(struct chart *c, const char *label)
 	c->cat_tips[c->ncat] = NULL;
 	if (c->marked)
 		c->marked[c->ncat] = 0;
+	if (c->point_size)
+		c->point_size[c->ncat] = 1;
 	c->x_values[c->ncat] = NAN;
 	if (c->spread)
 		for (int k = 0; k < 4; k++)
@@ -156,6 +161,8 @@ void chart_keep_categories(struct chart *c, const unsigned char *keep)
 		c->cat_keys[k] = c->cat_keys[i];
 		c->cat_tips[k] = c->cat_tips[i];
 		c->x_values[k] = c->x_values[i];
+		if (c->point_size)
+			c->point_size[k] = c->point_size[i];
 		if (c->spread)
 			memmove(&c->spread[k * 4], &c->spread[i * 4], 4 * sizeof(*c->spread));
 		if (c->nseries) {
@@ -256,6 +263,17 @@ void chart_mark_category(struct chart *c, size_t cat)
 	if (!c->marked)
 		c->marked = xcalloc(c->cap_cat, 1);
 	c->marked[cat] = 1;
+}
+
+void chart_set_point_size(struct chart *c, size_t cat, double size)
+{
+	assert(cat < c->ncat);
+	if (!c->point_size) {
+		c->point_size = xreallocarray(NULL, c->cap_cat, sizeof(*c->point_size));
+		for (size_t i = 0; i < c->cap_cat; i++)
+			c->point_size[i] = 1;
+	}
+	c->point_size[cat] = size > 0 && isfinite(size) ? size : 1;
 }
 
 void chart_set_x(struct chart *c, size_t cat, double x)

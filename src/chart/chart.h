@@ -146,6 +146,11 @@ struct chart {
 	 * others joined by the line and named in their tooltips. NULL: every point.
 	 */
 	unsigned char *marked;
+	/*
+	 * CHART_XY: ncat radius factors of the categories' markers (1: the
+	 * usual size; chart_set_point_size), NULL: every marker the usual size.
+	 */
+	double *point_size;
 	size_t nrefs, cap_refs;
 	struct chart_refline *refs;
 	size_t nbands, cap_bands;
@@ -292,6 +297,8 @@ void chart_set_category_key(struct chart *c, size_t cat, const char *key);
 void chart_set_category_tip(struct chart *c, size_t cat, const char *tip);
 /* CHART_XY: a marker at cat's points; once one category is marked, only marked ones get markers. */
 void chart_mark_category(struct chart *c, size_t cat);
+/* CHART_XY: category cat's markers drawn with size times the usual radius (a point sized by a quantity). */
+void chart_set_point_size(struct chart *c, size_t cat, double size);
 /* CHART_XY: the x of a category's points; the x axis label (copied) and scale; a reference line; the note. */
 void chart_set_x(struct chart *c, size_t cat, double x);
 void chart_set_x_axis(struct chart *c, const char *label, enum chart_scale scale);

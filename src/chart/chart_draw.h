@@ -246,6 +246,8 @@ void draw_spread(cairo_t *cr, int vertical, double at, double cap, const double 
 void draw_spreads_up(cairo_t *cr, const struct chart *c, const struct box *b, double slot, double scale,
 		     double y_zero, double cap);
 void marker(cairo_t *cr, double x, double y, size_t k);
+/* marker() with size times its radius. */
+void marker_sized(cairo_t *cr, double x, double y, size_t k, double size);
 void set_ref_line(cairo_t *cr, int dashed);
 void line_point(cairo_t *cr, int *open, double x, double y);
 

@@ -445,7 +445,7 @@ static void draw_xy(cairo_t *cr, const struct chart *c, const struct text *t, do
 			double px = b.x0 + xy_frac(&ax, x) * pw, py = b.y1 - xy_frac(&ay, y) * ph;
 			set_colour(cr, look.series_colour[s]);
 			if (!c->marked || c->marked[i])
-				marker(cr, px, py, s);
+				marker_sized(cr, px, py, s, c->point_size ? c->point_size[i] : 1);
 			char *xt = xy_value_text(x), *yt = xy_value_text(y);
 			/* A point without a label (only some are named) still says in its tooltip what it is. */
 			char *who = c->cat_tips && c->cat_tips[i] ? clean_text(c->cat_tips[i]) : NULL;

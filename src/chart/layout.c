@@ -480,7 +480,12 @@ void draw_value_grid_y(cairo_t *cr, const struct axis *a, const struct box *b)
 /* A point marker whose shape tells series apart in greyscale: circle, square, triangle, diamond. */
 void marker(cairo_t *cr, double x, double y, size_t k)
 {
-	double r = 2.2;
+	marker_sized(cr, x, y, k, 1);
+}
+
+void marker_sized(cairo_t *cr, double x, double y, size_t k, double size)
+{
+	double r = 2.2 * size;
 	switch (k % 4) {
 	case 0:
 		cairo_new_sub_path(cr);

@@ -1,6 +1,6 @@
 /*
  * hardware.c: the manifest's 'hardware' (nvidia-smi and topology files,
- * peak TFLOP/s, the descriptive keys shown in system.csv) and 'software'
+ * peak TFLOP/s, the peaks by dtype of op_roofline.csv, the descriptive keys shown in system.csv) and 'software'
  * (package versions), and manifest_hardware_number() to look a number up.
  */
 #include "manifest/manifest_int.h"
@@ -61,10 +61,27 @@ static const struct {
 };
 #define NHW_DESC (sizeof(hw_desc) / sizeof(hw_desc[0]))
 
+/* hardware.peaks: bf16_tflops, fp16_tflops, tf32_tflops, fp32_tflops (dense) and memory_gbs, each > 0. */
+static void get_peaks(struct ctx *c, const struct ynode *key, const struct ynode *map)
+{
+	static const char *const keys[] = {"bf16_tflops", "fp16_tflops", "tf32_tflops", "fp32_tflops", "memory_gbs"};
+	const struct ynode *seen[5] = {0};
+	struct manifest *m = c->m;
+	double *out[] = {&m->hardware.peaks.bf16, &m->hardware.peaks.fp16, &m->hardware.peaks.tf32,
+			 &m->hardware.peaks.fp32, &m->hardware.peaks.memory_gbs};
+	if (mf_want_mapping(c, key, map) <= 0)
+		return;
+	for (size_t i = 0; i < map->n; i += 2) {
+		int f = mf_field_index(c, map, i, keys, 5, seen);
+		if (f >= 0)
+			mf_get_posnum(c, map->items[i], map->items[i + 1], out[f]);
+	}
+}
+
 void mf_get_hardware(struct ctx *c, const struct ynode *key, const struct ynode *map)
 {
-	enum { NFILE_KEYS = 4, NKEYS = NFILE_KEYS + NHW_DESC };
-	const char *keys[NKEYS] = {"nvidia_smi", "interconnect", "peak_tflops", "topology"};
+	enum { NFILE_KEYS = 5, NKEYS = NFILE_KEYS + NHW_DESC };
+	const char *keys[NKEYS] = {"nvidia_smi", "interconnect", "peak_tflops", "topology", "peaks"};
 	for (size_t i = 0; i < NHW_DESC; i++)
 		keys[NFILE_KEYS + i] = hw_desc[i].key;
 	const struct ynode *seen[NKEYS] = {0};
@@ -89,6 +106,9 @@ void mf_get_hardware(struct ctx *c, const struct ynode *key, const struct ynode 
 			break;
 		case 2:
 			mf_get_posnum(c, k, v, &m->hardware.peak_tflops);
+			break;
+		case 4:
+			get_peaks(c, k, v);
 			break;
 		default: {
 			if (f < NFILE_KEYS)

@@ -190,6 +190,14 @@ struct manifest {
 		char *topology;     /* resolved path of `nvidia-smi topo -m` output, or NULL */
 		char *interconnect; /* free text, or NULL */
 		double peak_tflops; /* 0: not given */
+		/*
+		 * 'peaks': the GPU's dense peaks by dtype, TFLOP/s, and its memory
+		 * bandwidth, GB/s, replacing perfstudy's table of peaks in
+		 * op_roofline.csv (analyze/models/op_roofline.c); 0: not given.
+		 */
+		struct manifest_peaks {
+			double bf16, fp16, tf32, fp32, memory_gbs;
+		} peaks;
 		size_t nfacts;
 		struct manifest_fact *facts; /* the descriptive keys (system, cpu, ...), in the file's order */
 	} hardware;

@@ -121,7 +121,8 @@ grep -q '^<h3>one</h3>$' "$P" && ok || bad "no heading for run one's finding"
 # traces by tests/golden/findings_check.py (Python's json module, none of
 # perfstudy's tables): scaling, who waits for whom inside matched
 # collectives and how long, what the last rank's GPU did before it arrived,
-# host-bound ranks (idle share, and most of the idle time waiting for a launch).
+# host-bound ranks (idle share, and most of the idle time waiting for a launch),
+# and the matrix products that lose the most time against their roofline.
 if command -v python3 >/dev/null; then
 	example_h200 "$T/h200" 2>"$T/err"
 	[ $? -eq 0 ] && ok || bad "h200 build failed: $(cat "$T/err")"

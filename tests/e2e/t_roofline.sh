@@ -36,7 +36,7 @@ else
 	bad "no op_roofline.csv in the h200 example"
 fi
 
-# One step (0 .. 100 us) on an H100 SXM: aten::linear (2 .. 40) holds aten::mm (4 .. 20), whose
+# One step (0 .. 50 us) on an H100 SXM: aten::linear (2 .. 40) holds aten::mm (4 .. 20), whose
 # launch at 5 us starts a 4 us GEMM kernel; a copy kernel (void at::native::...) launched at 25 us,
 # inside the linear but not the mm, is an operator left out of model_ops: no row's time.
 # By hand, aten::mm [256, 128] x [128, 64] bf16 (M 256, K 128, N 64):
@@ -45,11 +45,15 @@ fi
 #   tflops 4194304 / 4 us = 1.048576; tbps 114688 / 4 us = 0.028672
 #   intensity 4194304 / 114688 = 36.571429 FLOP/byte, under H100 SXM's ridge (989.5e12 / 3.35e12 = 295.4),
 #   so bound by bandwidth: 36.571429 x 3.35e12 = 122.514 TFLOP/s; peak_share 1.048576 / 122.514 = 0.008559
+#   roofline time max(4194304 / 989.5e12, 114688 / 3.35e12) = 114688 / 3.35e12 s = 0.0342352 us
+#   (memory-bound); time lost 4 - 0.0342352 = 3.96576 us per step, of the 50 us step 0.079315: over
+#   the op-roofline finding's 5 %, so a finding: 0.9 % of its roofline, 4 us where the roofline allows
+#   0.0342 us, 3.97 us lost, 7.9 % of the step, and no saving.
 mkdir -p "$T/mm"
 cat > "$T/mm/rank0.json" <<'JSON'
 {"deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85029158912, "computeMajor": 9, "computeMinor": 0, "numSms": 132}],
  "traceEvents": [
- {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 50},
  {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 2, "dur": 38, "args": {"External id": 1, "Input Dims": [[256, 128], [64, 128], []], "Input type": ["c10::BFloat16", "c10::BFloat16", ""]}},
  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 4, "dur": 16, "args": {"External id": 2, "Input Dims": [[256, 128], [128, 64]], "Input type": ["c10::BFloat16", "c10::BFloat16"]}},
  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 5, "dur": 2, "args": {"correlation": 1}},
@@ -60,11 +64,122 @@ cat > "$T/mm/rank0.json" <<'JSON'
 JSON
 if $PERFSTUDY build -q "$T/mm" -o "$T/o" 2> "$T/err"; then
 	got=$(cut -d, -f3- "$T/o"/*/data/op_roofline.csv 2>&1)
-	want='op,shapes,dtype,calls_per_step,gpu_us_per_step,flops_per_call,bytes_per_call,tflops,tbps,intensity,peak_share
-aten::mm,"[256,128],[128,64]",c10::BFloat16,1,4,4.1943e+06,114688,1.04858,0.028672,36.5714,0.008559'
+	want='op,shapes,dtype,calls_per_step,gpu_us_per_step,flops_per_call,bytes_per_call,tflops,tbps,intensity,peak_share,roofline_us_per_step,lost_us_per_step
+aten::mm,"[256,128],[128,64]",c10::BFloat16,1,4,4.1943e+06,114688,1.04858,0.028672,36.5714,0.008559,0.0342352,3.96576'
 	[ "$got" = "$want" ] && ok || bad "hand-made aten::mm: got $got"
+	got=$(cut -d, -f2- "$T/o"/*/data/op_roofline_top.csv 2>&1)
+	want='order,rank,ranks,op,shapes,dtype,gpu_us_per_step,roofline_us_per_step,lost_us_per_step,step_us,lost_share,peak_share,bound
+1,0,1,aten::mm,"[256,128],[128,64]",c10::BFloat16,4,0.0342352,3.96576,50,0.079315,0.008559,memory'
+	[ "$got" = "$want" ] && ok || bad "hand-made op_roofline_top.csv: got $got"
+	python3 - "$T/o"/*/data/findings.csv > "$T/fnd" 2>&1 <<'PY' && ok || bad "op-roofline finding: $(cat "$T/fnd")"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["rule"].startswith("op-roofline")]
+want = ("aten::mm [256,128] x [128,64] bf16: 0.9 % of its roofline (memory-bound), 4 us per step on the GPU "
+        "where the roofline allows 0.0342 us: 3.97 us per step lost, 7.9 % of the step (op_roofline_top.csv).")
+ok = len(rows) == 1 and rows[0]["finding"].startswith(want) and rows[0]["saving_us_per_step"] == "" \
+    and abs(float(rows[0]["value"]) - 0.008559) < 1e-6 and rows[0]["rank"] == "0"
+print(rows)
+sys.exit(0 if ok else 1)
+PY
 else
 	bad "build of the hand-made trace: $(cat "$T/err")"
+fi
+
+# The manifest's hardware.peaks over the table's: bf16 100 TFLOP/s and 1000 GB/s. By hand, the ridge is
+# 100e12 / 1e12 = 100 FLOP/byte, over the mm's 36.571429, so still bound by bandwidth:
+#   peak_share 1.048576 / (36.571429 x 1e12 / 1e12) = 0.028672 (its tbps over 1 TB/s)
+#   roofline time 114688 / 1e12 s = 0.114688 us; lost 4 - 0.114688 = 3.88531 us
+# and the Methods name the manifest as the source of those two.
+mkdir -p "$T/peaks"
+cp "$T/mm/rank0.json" "$T/peaks/rank0.json"
+printf 'title: Peaks\nhardware:\n  peaks: {bf16_tflops: 100, memory_gbs: 1000}\nruns:\n  - {id: mm, traces: [rank0.json]}\n' \
+	> "$T/peaks/study.yaml"
+if $PERFSTUDY build -q "$T/peaks/study.yaml" -o "$T/o3" 2> "$T/err"; then
+	got=$(sed -n 2p "$T"/o3/*/data/op_roofline.csv | cut -d, -f3-)
+	want='aten::mm,"[256,128],[128,64]",c10::BFloat16,1,4,4.1943e+06,114688,1.04858,0.028672,36.5714,0.028672,0.114688,3.88531'
+	[ "$got" = "$want" ] && ok || bad "hardware.peaks: got $got"
+	grep -q 'source: manifest), the manifest&#39;s: bf16 100 TFLOP/s, memory bandwidth 1000 GB/s' "$T"/o3/*/index.html ||
+		grep -q "source: manifest), the manifest's: bf16 100 TFLOP/s, memory bandwidth 1000 GB/s" "$T"/o3/*/index.html &&
+		ok || bad "no Methods line on the manifest's peaks"
+else
+	bad "build with hardware.peaks: $(cat "$T/err")"
+fi
+
+# More operators, one call and one 10 us kernel each, worked by hand (flops_per_call, bytes_per_call):
+#   aten::bmm [4,64,32] x [4,32,16] bf16: B x 2MNK = 4 x 2 x 64 x 16 x 32 = 262144;
+#     B (MK + KN + MN) x 2 = 4 x (2048 + 512 + 1024) x 2 = 28672
+#   aten::baddbmm [4,64,16] + [4,64,32] x [4,32,16] bf16: B (2MNK + MN) = 4 x (65536 + 1024) = 266240;
+#     B ((MK + KN + N) x 2 + MN x 2) = 4 x (2576 x 2 + 2048) = 28800 (the bias taken as 1 x N, as TraceLens)
+#   aten::convolution x [2,8,16,16], w [4,8,3,3], no bias, stride 1, padding 1, dilation 1, groups 1, bf16:
+#     output [2,4,16,16] (16 + 2 - 2 - 1) / 1 + 1 = 16; 2 N K C R S P Q / g = 2 x 2 x 4 x 8 x 9 x 256 = 294912;
+#     (4096 + 288 + 2048) x 2 = 12864
+#   aten::convolution x [1,8,9,9], w [8,2,3,3], bias [8], stride [2], padding [0], groups 4, fp32:
+#     output [1,8,4,4] (9 - 2 - 1) / 2 + 1 = 4; 2 x 1 x 8 x 8 x 9 x 16 / 4 = 4608, + 128 for the bias = 4736;
+#     (648 + 144 + 128 + 8) x 4 = 3712
+#   aten::convolution_backward of the first, output_mask [True, True, False]: 2 x 294912 = 589824;
+#     2 x (2048 + 288 + 4096) x 2 = 25728
+#   aten::embedding weight [1000,64] fp32, indices [4,32] int64: 0 FLOPs; 128 x 8 + 2 x 128 x 64 x 4 = 66560,
+#     and its ATen kernel (void at::native::...) counts for it: gpu_us_per_step 10
+mkdir -p "$T/more"
+python3 - "$T/more/rank0.json" <<'PY'
+import json, sys
+ops = [
+    ("aten::bmm", [[4, 64, 32], [4, 32, 16]], ["c10::BFloat16", "c10::BFloat16"], ["", ""], "nvjet_bmm"),
+    ("aten::baddbmm", [[4, 64, 16], [4, 64, 32], [4, 32, 16], [], []],
+     ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"], ["", "", "", "1", "1"], "nvjet_baddbmm"),
+    ("aten::convolution", [[2, 8, 16, 16], [4, 8, 3, 3], [], [], [], [], [], [], []],
+     ["c10::BFloat16", "c10::BFloat16", "", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"],
+     ["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1"], "sm90_xmma_fprop_conv"),
+    ("aten::convolution", [[1, 8, 9, 9], [8, 2, 3, 3], [8], [], [], [], [], [], []],
+     ["float", "float", "float", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"],
+     ["", "", "", "[2]", "[0]", "[1]", "False", "[0]", "4"], "sm90_xmma_fprop_grouped"),
+    ("aten::convolution_backward", [[2, 4, 16, 16], [2, 8, 16, 16], [4, 8, 3, 3], [], [], [], [], [], [], [], []],
+     ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "ScalarList", "ScalarList", "ScalarList", "ScalarList",
+      "Scalar", "ScalarList", "Scalar", "ScalarList"],
+     ["", "", "", "[4]", "[1, 1]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1", "[True, True, False]"], "sm90_xmma_dgrad"),
+    ("aten::embedding", [[1000, 64], [4, 32], [], [], []], ["float", "long int", "Scalar", "Scalar", "Scalar"],
+     ["", "", "-1", "False", "False"], "void at::native::indexSelectLargeIndex<float>(int)"),
+]
+ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000}]
+for i, (name, dims, types, conc, kernel) in enumerate(ops):
+    t = 10 + 100 * i
+    ev.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": t, "dur": 50,
+               "args": {"External id": i + 1, "Input Dims": dims, "Input type": types, "Concrete Inputs": conc}})
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": t + 5, "dur": 2,
+               "args": {"correlation": i + 1}})
+    ev.append({"ph": "X", "cat": "kernel", "name": kernel, "pid": 0, "tid": 7, "ts": t + 20, "dur": 10,
+               "args": {"device": 0, "stream": 7, "correlation": i + 1}})
+json.dump({"deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85029158912,
+                                 "computeMajor": 9, "computeMinor": 0, "numSms": 132}], "traceEvents": ev},
+          open(sys.argv[1], "w"))
+PY
+if $PERFSTUDY build -q "$T/more" -o "$T/o4" 2> "$T/err"; then
+	python3 - "$T"/o4/*/data/op_roofline.csv > "$T/more.out" 2>&1 <<'PY' && ok || bad "bmm, conv, embedding: $(cat "$T/more.out")"
+import csv, sys
+want = {
+    ("aten::bmm", "[4,64,32],[4,32,16]"): (262144, 28672),
+    ("aten::baddbmm", "[4,64,16],[4,64,32],[4,32,16],[],[]"): (266240, 28800),
+    ("aten::convolution", "[2,8,16,16],[4,8,3,3],[],[],[],[],[],[],[]"): (294912, 12864),
+    ("aten::convolution", "[1,8,9,9],[8,2,3,3],[8],[],[],[],[],[],[]"): (4736, 3712),
+    ("aten::convolution_backward", "[2,4,16,16],[2,8,16,16],[4,8,3,3],[],[],[],[],[],[],[],[]"): (589824, 25728),
+    ("aten::embedding", "[1000,64],[4,32],[],[],[]"): (0, 66560),
+}
+got = {(r["op"], r["shapes"]): r for r in csv.DictReader(open(sys.argv[1]))}
+bad = []
+for k, (fl, by) in want.items():
+    r = got.get(k)
+    if not r or abs(float(r["flops_per_call"]) - fl) > 1e-5 * max(fl, 1) or abs(float(r["bytes_per_call"]) - by) > 1e-5 * by \
+            or float(r["gpu_us_per_step"]) != 10:
+        bad.append((k, r and (r["flops_per_call"], r["bytes_per_call"], r["gpu_us_per_step"])))
+emb = got.get(("aten::embedding", "[1000,64],[4,32],[],[],[]"))
+# no FLOPs: no intensity; peak_share its bandwidth share, 66560 B / 10 us = 0.006656 TB/s of H100 SXM's 3.35
+if not emb or emb["intensity"] != "" or abs(float(emb["peak_share"]) - 0.006656 / 3.35) > 1e-6:
+    bad.append(("embedding intensity, peak_share", emb))
+print(len(got), "rows; wrong:", bad)
+sys.exit(1 if bad or len(got) != 6 else 0)
+PY
+else
+	bad "build of the bmm, conv and embedding trace: $(cat "$T/err")"
 fi
 
 # The same trace without "Input Dims" (record_shapes=False): no op_roofline.csv, no figure, and the

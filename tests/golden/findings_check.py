@@ -97,7 +97,10 @@ def load(path):
 
 class Rank:
     def __init__(self, path):
-        ev = [e for e in load(path) if e.get('ph') == 'X']
+        with (gzip.open(path) if path.endswith('.gz') else open(path, 'rb')) as f:
+            doc = json.load(f)
+        self.device = ((doc.get('deviceProperties') or [{}])[0]).get('name', '')
+        ev = [e for e in doc['traceEvents'] if e.get('ph') == 'X']
         self.annots = [e for e in ev if e.get('cat') == 'user_annotation']
         self.steps = sorted((e['ts'], e['ts'] + e['dur']) for e in ev
                             if e.get('cat') == 'user_annotation' and e['name'].startswith('ProfilerStep#'))
@@ -114,6 +117,7 @@ class Rank:
         self.launch = {e['args']['correlation']: e for e in ev
                        if e.get('cat') in ('cuda_runtime', 'cuda_driver') and 'correlation' in e.get('args', {})}
         self.busy = union([[g['ts'], g['ts'] + g['dur']] for g in self.gpu])
+        self.cpu_ops = [e for e in ev if e.get('cat') == 'cpu_op']
         # NCCL kernels with their args whose launching call is inside a profiled step
         self.nccl = [g for g in self.gpu if g.get('cat') == 'kernel' and 'nccl' in g['name'].lower()
                      and 'Collective name' in g.get('args', {}) and self.in_step(g)]
@@ -270,6 +274,55 @@ def step_numbers(path):
         doc = json.load(f)
     return sorted({e['name'][len('ProfilerStep#'):] for e in doc['traceEvents']
                    if e.get('cat') == 'user_annotation' and e.get('name', '').startswith('ProfilerStep#')}, key=int)
+
+
+# dense bf16 FLOP/s and HBM bytes/s from NVIDIA's datasheets (SXM parts), by a substring of the device name
+PEAKS = [('H200', 989.5e12, 4.8e12), ('H100', 989.5e12, 3.35e12)]
+
+
+def roofline(rk, text):
+    """An op-roofline finding of a bf16 matrix product (aten::mm A x B) on an H200 or H100 SXM, from the raw trace: its
+    calls starting inside a ProfilerStep, the kernels launched inside each call on its thread (by
+    correlation), per step over the rank's steps; FLOPs 2MNK and bytes 2 (MK + KN + MN); the roofline's time
+    max(FLOPs / bf16 peak, bytes / bandwidth) per call. None when it agrees, else what was expected."""
+    m = re.match(r'(\S+) (\[[0-9,]+\]) x (\[[0-9,]+\]) bf16(?: on rank \d+ \(.*?\))?: ([0-9.]+) % of its roofline '
+                 r'\((compute|memory)-bound\), ([0-9.]+) (ms|us) per step on the GPU where the roofline allows '
+                 r'([0-9.]+) (ms|us): ([0-9.]+) (ms|us) per step lost, ([0-9.]+) % of the step', text)
+    if not m or m.group(1) != 'aten::mm':
+        return 'not a bf16 aten::mm finding this check reads'
+    peaks = [(f, b) for name, f, b in PEAKS if name in rk.device and 'NVL' not in rk.device and 'PCIe' not in rk.device]
+    if not peaks:
+        return 'device %r not in the check\'s peaks' % rk.device
+    peak_f, peak_b = peaks[0]
+    a, b = json.loads(m.group(2)), json.loads(m.group(3))
+    calls = [e for e in rk.cpu_ops if e['name'] == 'aten::mm' and e.get('args', {}).get('Input Dims', [])[:2] == [a, b]
+             and e['args'].get('Input type', [''])[0] == 'c10::BFloat16' and any(s <= e['ts'] < t for s, t in rk.steps)]
+    corr = {}
+    for c in rk.launch.values():
+        corr.setdefault(c['tid'], []).append(c)
+    gpu = 0.0
+    by_corr = {g['args'].get('correlation'): g for g in rk.gpu if g.get('cat') == 'kernel'}
+    for e in calls:
+        for c in corr.get(e['tid'], []):
+            k = by_corr.get(c['args']['correlation'])
+            if e['ts'] <= c['ts'] <= e['ts'] + e['dur'] and k and not k['name'].startswith('void at::native::'):
+                gpu += k['dur']
+    n = len(rk.steps)
+    M, K, N = a[0], a[1], b[1]
+    flops, nbytes = 2 * M * N * K, 2 * (M * K + K * N + M * N)
+    gpu_us = gpu / n
+    roof_us = len(calls) / n * max(flops / peak_f, nbytes / peak_b) * 1e6
+    step_us = sum(t - s for s, t in rk.steps) / n
+    bound = 'compute' if flops / peak_f >= nbytes / peak_b else 'memory'
+
+    def us(i):
+        return float(m.group(i)) * (1000 if m.group(i + 1) == 'ms' else 1)
+    got = (float(m.group(4)), us(6), us(8), us(10), float(m.group(12)))
+    want = (100 * roof_us / gpu_us, gpu_us, roof_us, gpu_us - roof_us, 100 * (gpu_us - roof_us) / step_us)
+    ok = (abs(got[0] - want[0]) <= 0.051 and all(abs(x - y) <= 0.006 * y for x, y in zip(got[1:4], want[1:4]))
+          and abs(got[4] - want[4]) <= 0.051 and m.group(5) == bound)
+    return None if ok else 'expected %.1f %% (%s-bound), %.4g us, roofline %.4g us, lost %.4g us, %.1f %% of the step' % (
+        want[0], bound, want[1], want[2], want[3], want[4])
 
 
 def main():
@@ -486,6 +539,10 @@ def main():
                 only = all(name not in t[r][2] for r in t if r != rank)
                 if abs(float(k.group(1)) - ex) > 0.051 or bool(k.group(4)) != only:
                     bad.append('%s cause: %s; expected kernel %.2f ms, only here %s' % (run, text, ex, only))
+        elif rule == 'op-roofline':
+            err = roofline(ranks[rank], text)
+            if err:
+                bad.append('%s op-roofline: %s; %s' % (run, text, err))
         else:
             bad.append('%s: no check for rule %s' % (run, rule))
     for b in bad:

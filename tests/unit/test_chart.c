@@ -530,6 +530,42 @@ static struct chart *sample_xy(const char *name)
 	return c;
 }
 
+/*
+ * CHART_XY markers sized by a quantity (chart_set_point_size): a larger
+ * marker draws other bytes; a size follows its category through
+ * chart_keep_categories, and a new category's is the usual 1.
+ */
+static void test_point_size(void)
+{
+	char *d1 = make_tmpdir(), *d2 = make_tmpdir();
+	size_t l1 = 0, l2 = 0;
+	struct chart *a = sample_xy("p"), *b = sample_xy("p");
+	a->markers_only = b->markers_only = 1;
+	CHECK(b->point_size == NULL);
+	chart_set_point_size(b, 0, 4);
+	CHECK_INT(chart_write(a, d1, NULL), 0);
+	CHECK_INT(chart_write(b, d2, NULL), 0);
+	char *s1 = slurp_in(d1, "p.svg", &l1), *s2 = slurp_in(d2, "p.svg", &l2);
+	CHECK(s1 && s2 && (l1 != l2 || memcmp(s1, s2, l1)));
+	free(s1);
+	free(s2);
+	CHECK(b->point_size[0] == 4 && b->point_size[1] == 1 && b->point_size[4] == 1);
+	chart_set_point_size(b, 2, 3);
+	chart_set_point_size(b, 3, NAN); /* not a size: the usual one */
+	CHECK(b->point_size[3] == 1);
+	unsigned char keep[5] = {0, 1, 1, 0, 1};
+	chart_keep_categories(b, keep);
+	CHECK(b->ncat == 3 && b->point_size[0] == 1 && b->point_size[1] == 3 && b->point_size[2] == 1);
+	size_t k = chart_add_category(b, "new");
+	CHECK(b->point_size[k] == 1);
+	chart_free(a);
+	chart_free(b);
+	remove_tree(d1);
+	remove_tree(d2);
+	free(d1);
+	free(d2);
+}
+
 static void test_xy(void)
 {
 	char *d1 = make_tmpdir(), *d2 = make_tmpdir();
@@ -1323,6 +1359,7 @@ int main(void)
 	test_deterministic();
 	test_grouped_and_line();
 	test_xy();
+	test_point_size();
 	test_empty();
 	test_timeline();
 	test_failures();

@@ -14,8 +14,8 @@
  * scaling in findings_scaling.c; waiting, cause, price, straggler-windows,
  * straggler-unpriced and comm-skew in findings_wait.c; host-bound and gpu-idle in
  * findings_host.c; the replay's, memory, pipeline and nccl-path rules in
- * findings_replay.c, findings_memory.c, findings_pipeline.c and
- * findings_nccl.c.
+ * findings_replay.c, findings_memory.c, findings_pipeline.c,
+ * findings_nccl.c and findings_roofline.c.
  *
  * Rules, in the order they are applied per run:
  *   scaling     every run with more GPUs than its baseline in scaling.csv:
@@ -70,6 +70,9 @@
  *   memory-growth, memory-imbalance, memory-strategy  from memory_ranks.csv:
  *                     findings_memory.c.
  *   nccl-path   bus bandwidth far below the topology's NVLinks: findings_nccl.c.
+ *   op-roofline the operators that lose the most time against their
+ *               roofline (op_roofline_top.csv), with their shapes:
+ *               findings_roofline.c.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -362,6 +365,7 @@ static int analysis_findings(const struct analysis_ctx *ctx, struct analysis_res
 		findings_memory(out, ctx->manifest, run, add_memory, &f);
 		findings_pipeline(out, run, add_pipeline, &f);
 		findings_nccl(out, ctx->manifest, run, add_pipeline, &f);
+		findings_rule_roofline(&f, out, run);
 		free(v);
 	}
 	findings_flush(f.t, f.p, f.np);
@@ -387,6 +391,6 @@ const struct analysis_def analysis_def_findings = {
 	.needs = ANALYSIS_TABLES("runs", "idle_time_steps", "gpu_idle", "temporal", "ranks", "critical_path",
 		"straggler_ranks", "straggler_causes", "collective_waits", "clock_offsets", "scaling",
 		"profiler_overhead", "memory_ranks", "memory_kept", "pipeline_stages", "replay_fixes",
-		"collective_busbw", "interconnect", "system"),
+		"collective_busbw", "interconnect", "system", "op_roofline_top"),
 	.makes = ANALYSIS_TABLES("findings"),
 };

@@ -2,7 +2,7 @@
  * findings_int.h: what findings.c shares with the rules in other files of
  * findings/ that add their statements through it (findings_wait.c: waiting,
  * cause, straggler-windows and comm-skew; findings_scaling.c: scaling;
- * findings_host.c: host-bound and gpu-idle): the findings being gathered,
+ * findings_host.c: host-bound and gpu-idle; findings_roofline.c: op-roofline): the findings being gathered,
  * the statement appender, the per-rank pooled ratios and views.
  */
 #ifndef PERFSTUDY_FINDINGS_INT_H
@@ -100,5 +100,11 @@ void findings_rule_gpu_idle(struct findings *f, const struct analysis_result *re
  * rank, -1 when none is stated, -2 when the run has no matched collectives.
  */
 int findings_rule_waiting(struct findings *f, const struct analysis_result *res, const char *run);
+
+/*
+ * op-roofline (findings_roofline.c): the operators of run that lose the
+ * most time against their roofline (op_roofline_top.csv), with no saving.
+ */
+void findings_rule_roofline(struct findings *f, const struct analysis_result *res, const char *run);
 
 #endif

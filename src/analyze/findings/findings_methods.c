@@ -128,5 +128,15 @@ void findings_methods(struct buf *m)
 		"NV18, the gpt2-2gpu-ddp run of h100x4-papers, 141 of 450 GB/s); on another GPU no run measured it "
 		"and the finding says so, unpriced. ",
 		NCCL_PATH_SHARE, NCCL_PATH_SHARE, 100 * NCCL_NVLINK_REACH, 100 * NCCL_NVLINK_REACH_H100);
+	buf_printf(
+		m,
+		"op-roofline: per run, the first %d rows of op_roofline_top.csv (its operators and shapes by time lost "
+		"against their roofline, largest first) whose lost_us_per_step is at least %.0f %% of that rank's mean "
+		"step (lost_share): the operator, its shapes and dtype, the share of its roofline it reaches "
+		"(peak_share, the value), its GPU time per step, the roofline's (calls_per_step x max(flops / the "
+		"dtype's dense peak, bytes / the memory bandwidth)) and the difference, the time lost. No saving: "
+		"what the step would gain from a faster operator depends on what runs beside it, and the replay "
+		"prices no operator at its roofline. ",
+		ROOF_EACH, 100 * ROOF_LOST_MIN);
 	buf_adds(m, "A rule whose table is missing, or whose number is under its threshold, states nothing.");
 }

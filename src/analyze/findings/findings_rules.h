@@ -19,6 +19,8 @@
 #define MIN_SAMPLES 5         /* profiled steps a straggler with no specific mechanism needs */
 #define NOISE_K 2.0          /* a straggler's saving must exceed this many times the training's step noise */
 #define SAVING_MIN 0.02      /* ... and this share of the step */
+#define ROOF_LOST_MIN 0.05   /* an operator's time lost against its roofline worth a finding, share of the step */
+#define ROOF_EACH 3          /* ... the most such operators stated per run */
 
 struct buf;
 

@@ -8,6 +8,34 @@
 
 #include <stdint.h>
 
+#include "util/table.h"
+
+/*
+ * op_roofline_top.csv (op_roofline.c), which the op-roofline finding
+ * reads: per run, the operators and shapes that lose the most time against
+ * their roofline, each once, at the rank where it loses the most.
+ */
+#define OP_ROOFLINE_TOP_COLUMNS(X)                         \
+	X(ORT_RUN, "run", text)                            \
+	X(ORT_ORDER, "order", int)                         \
+	X(ORT_RANK, "rank", int)                           \
+	X(ORT_RANKS, "ranks", int)                         \
+	X(ORT_OP, "op", text)                              \
+	X(ORT_SHAPES, "shapes", text)                      \
+	X(ORT_DTYPE, "dtype", text)                        \
+	X(ORT_GPU_US_PER_STEP, "gpu_us_per_step", real)    \
+	X(ORT_ROOFLINE_US_PER_STEP, "roofline_us_per_step", real) \
+	X(ORT_LOST_US_PER_STEP, "lost_us_per_step", real)  \
+	X(ORT_STEP_US, "step_us", real)                    \
+	X(ORT_LOST_SHARE, "lost_share", frac)              \
+	X(ORT_PEAK_SHARE, "peak_share", frac)              \
+	X(ORT_BOUND, "bound", text)
+enum op_roofline_top_col { OP_ROOFLINE_TOP_COLUMNS(TABLE_COL_ENUM) ORT_NCOLS };
+
+/* The most rows of op_roofline_top.csv per run. */
+#define OP_ROOFLINE_TOP_N 10
+#define OP_ROOFLINE_TOP_N_TEXT "10"
+
 /* One call's work as the model prices it. */
 struct op_cost {
 	double flops, bytes;

@@ -31,8 +31,9 @@
  *   numbers.
  *
  * Layer norm (LayerNorm, LayerNormBwd), unary elementwise operators
- * (UnaryElementwise) and softmax (Softmax): see layer_norm(), unary() and
- * softmax() below.
+ * (UnaryElementwise), softmax (Softmax), convolution (CONV) and
+ * embedding (perfstudy's own): see layer_norm(), unary(), softmax(),
+ * conv() and embedding() below.
  *
  * One difference, documented in the Methods: TraceLens takes 2 bytes per
  * element for attention whatever the dtype (SDPA.bytes' default); here it
@@ -314,6 +315,117 @@ static int softmax(const char *dims, const char *types, int bwd, struct op_cost 
 	return 1;
 }
 
+/* The integers of list text s ("[1, 1]", "[2]") into v, broadcast to n when one; 0 when not n of them. */
+static int int_list(const char *s, int64_t *v, int n)
+{
+	int k = 0;
+	if (*s != '[')
+		return 0;
+	for (s++; *s && *s != ']';) {
+		char *end;
+		long long x = strtoll(s, &end, 10);
+		if (end == s || k == MAXD)
+			return 0;
+		v[k++] = x;
+		s = end;
+		while (*s == ',' || *s == ' ')
+			s++;
+	}
+	for (int i = k; k == 1 && i < n; i++)
+		v[i] = v[0];
+	return k == n || k == 1;
+}
+
+/*
+ * Convolution, TraceLens's CONV (after torch.utils.flop_counter): input x
+ * [N, C, spatial...], weight w [K, C / groups, kernel...], output
+ * [N, K, out...] with out = floor((in + 2 pad - dil (k - 1) - 1) / stride)
+ * + 1 per spatial dimension:
+ *   forward:  flops 2 prod(out) prod(w[1:]) (= 2 N K C R S P Q / groups in
+ *             2-d) + prod(out) with a bias; bytes prod(x) + prod(w) +
+ *             prod(out) (+ K with a bias) elements of x's type
+ *   backward: grad_input and grad_weight each the forward's product, the
+ *             bias gradient prod(out); bytes: grad_output, weight and
+ *             input for each of the first two (out + w + x), grad_output
+ *             and K for the bias; each by output_mask
+ * Unlike TraceLens, the bias is the third input when it is a tensor (its
+ * aten::convolution takes a bias only from three "Input Dims", which the
+ * profiler never writes), and the backward follows output_mask (TraceLens
+ * prices all three). Transposed convolutions are not priced.
+ */
+static int conv(const char *dims, const char *types, const char *concrete, int bwd, struct op_cost *c)
+{
+	int64_t x[MAXD], w[MAXD], o[MAXD], b[MAXD], st[MAXD], pad[MAXD], dil[MAXD];
+	char t[64], f[64];
+	int at = bwd ? 1 : 0, nx = dims_at(dims, at, x);
+	if (nx < 3 || dims_at(dims, at + 1, w) != nx || !field_at(types, at, t, sizeof(t)))
+		return 0;
+	int ns = nx - 2;
+	if (!field_at(concrete, bwd ? 7 : 6, f, sizeof(f)) || strcmp(f, "False"))
+		return 0; /* transposed, or not said */
+	if (bwd) {
+		if (dims_at(dims, 0, o) != nx)
+			return 0;
+	} else {
+		if (!field_at(concrete, 3, f, sizeof(f)) || !int_list(f, st, ns) || !field_at(concrete, 4, f, sizeof(f)) ||
+		    !int_list(f, pad, ns) || !field_at(concrete, 5, f, sizeof(f)) || !int_list(f, dil, ns))
+			return 0;
+		o[0] = x[0];
+		o[1] = w[0];
+		for (int i = 0; i < ns; i++) {
+			if (st[i] <= 0)
+				return 0;
+			o[2 + i] = (x[2 + i] + 2 * pad[i] - dil[i] * (w[2 + i] - 1) - 1) / st[i] + 1;
+		}
+	}
+	double px = 1, pw = 1, po = 1;
+	for (int i = 0; i < nx; i++) {
+		px *= (double)x[i];
+		pw *= (double)w[i];
+		po *= (double)o[i];
+	}
+	int size = type_size(t);
+	if (!size || po <= 0)
+		return 0;
+	double K = (double)w[0], F = 2 * po * (pw / K);
+	if (!bwd) {
+		int bias = dims_at(dims, 2, b) == 1;
+		c->flops = F + (bias ? po : 0);
+		c->bytes = (px + pw + po + (bias ? K : 0)) * size;
+	} else {
+		char mask[64] = "";
+		field_at(concrete, 10, mask, sizeof(mask));
+		int gin = list_bool(mask, 0, 1), gw = list_bool(mask, 1, 1), gb = list_bool(mask, 2, 0);
+		c->flops = (gin ? F : 0) + (gw ? F : 0) + (gb ? po : 0);
+		c->bytes = ((gin ? po + pw + px : 0) + (gw ? po + px + pw : 0) + (gb ? po + K : 0)) * size;
+	}
+	c->family = bwd ? "conv_bwd" : "conv_fwd";
+	c->dtype = static_type(t);
+	return 1;
+}
+
+/*
+ * aten::embedding (weight [V, D], indices of N elements): a gather, no
+ * FLOPs; bytes the N indices read (their own element size, 8 for int64),
+ * N rows of D read from the weight and N x D written, in the weight's type.
+ */
+static int embedding(const char *dims, const char *types, struct op_cost *c)
+{
+	int64_t w[MAXD];
+	char t[64], it[64];
+	double N = elems_at(dims, 1);
+	if (dims_at(dims, 0, w) != 2 || !N || !field_at(types, 0, t, sizeof(t)) || !field_at(types, 1, it, sizeof(it)))
+		return 0;
+	int size = type_size(t), isize = type_size(it);
+	if (!size || !isize)
+		return 0;
+	c->flops = 0;
+	c->bytes = N * isize + 2 * N * (double)w[1] * size;
+	c->family = "embedding";
+	c->dtype = static_type(t);
+	return 1;
+}
+
 int op_roofline_cost(const char *name, const char *dims, const char *types, const char *concrete,
 		     struct op_cost *c)
 {
@@ -358,6 +470,12 @@ int op_roofline_cost(const char *name, const char *dims, const char *types, cons
 		return softmax(dims, types, 0, c);
 	if (!strcmp(name, "aten::_softmax_backward_data") || !strcmp(name, "aten::_log_softmax_backward_data"))
 		return softmax(dims, types, 1, c);
+	if (!strcmp(name, "aten::convolution"))
+		return conv(dims, types, concrete, 0, c);
+	if (!strcmp(name, "aten::convolution_backward"))
+		return conv(dims, types, concrete, 1, c);
+	if (!strcmp(name, "aten::embedding"))
+		return embedding(dims, types, c);
 	/* aten::silu is in TraceLens's unary list; aten::gelu is not, priced here as it would be */
 	if (!strcmp(name, "aten::silu") || !strcmp(name, "aten::gelu"))
 		return unary(dims, types, c);
@@ -369,7 +487,7 @@ int op_roofline_aten_kernels(const char *name)
 	return !strcmp(name, "aten::native_layer_norm") || !strcmp(name, "aten::native_layer_norm_backward") ||
 	       !strcmp(name, "aten::silu") || !strcmp(name, "aten::gelu") || !strcmp(name, "aten::_softmax") ||
 	       !strcmp(name, "aten::_log_softmax") || !strcmp(name, "aten::_softmax_backward_data") ||
-	       !strcmp(name, "aten::_log_softmax_backward_data");
+	       !strcmp(name, "aten::_log_softmax_backward_data") || !strcmp(name, "aten::embedding");
 }
 
 /*
