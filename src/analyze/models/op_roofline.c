@@ -413,11 +413,12 @@ static void add_figure(const struct orl *w, const struct orl_rank *r, struct ana
 		snprintf(lab, sizeof(lab), "memory roof, %.2f TB/s", r->pk->hbm / 1e12);
 		chart_add_refline(c, lab, r->pk->hbm / 1e12, 0, 1);
 		snprintf(lab, sizeof(lab), "bf16 dense peak, %.0f TFLOP/s", r->pk->bf16 / 1e12);
-		chart_add_refline(c, lab, 0, r->pk->bf16 / 1e12, 1);
+		chart_add_refline(c, lab, 0, r->pk->bf16 / 1e12, 0); /* solid black: a key of its own colour */
 		buf_printf(&cap, "Each priced operator and shape of %s rank %d (op_roofline.csv): its arithmetic "
 			   "intensity against the TFLOP/s it achieved, its marker's area growing with its GPU time per "
-			   "step (radius 1 to 4 times the usual, the largest for the longest); the dashed lines are the memory roof and the "
-			   "bf16 dense compute roof of the device (%s), which cross at the ridge, %.0f FLOP per byte.",
+			   "step (radius 1 to 4 times the usual, the largest for the longest); the dashed grey line is the memory "
+			   "roof and the solid black one the bf16 dense compute roof of the device (%s); they cross at the "
+			   "ridge, %.0f FLOP per byte, and an operator's roofline is the lower of the two at its intensity.",
 			   r->run, r->rank, r->pk->source, r->pk->bf16 / r->pk->hbm);
 	} else {
 		buf_printf(&cap, "Each priced operator and shape of %s rank %d (op_roofline.csv): its arithmetic "
