@@ -29,7 +29,7 @@
 {{#FIX_LINES}}
 <ol class="fix-list">
 {{#LINE}}
-<li><a href="#{{ANCHOR}}"><span class="run">{{RUN}}</span>{{#RANK}} &middot; rank {{N}}{{/RANK}} &middot; {{WHAT}} &middot; {{#SAVES}}<strong>saves {{SAVING}}/step</strong>{{/SAVES}}{{#FULL}}<strong>{{WHEN}}</strong>{{/FULL}}</a></li>
+<li><a href="#{{ANCHOR}}"><span class="run">{{RUN}}</span>{{#RANK}} &middot; rank {{N}}{{/RANK}} &middot; {{WHAT}} &middot; {{#SAVES}}<strong>saves {{SAVING}}/step</strong>{{/SAVES}}{{#FULL}}<strong class="when">{{WHEN}}</strong>{{/FULL}}</a></li>
 {{/LINE}}
 </ol>
 {{#MORE}}
@@ -96,7 +96,7 @@
 </thead>
 <tbody>
 {{#KROW}}
-<tr><td class="text">{{RUN}}</td>{{#KLOG}}<td class="num">{{#VAL}}{{MS}} <span class="n{{#FEW}} few{{/FEW}}">{{#FEW}}only {{/FEW}}{{N}} iteration{{#PLURAL}}s{{/PLURAL}}</span>{{/VAL}}{{#NONE}}<span class="n">no log</span>{{/NONE}}</td>{{/KLOG}}{{#KTRACE}}<td class="num">{{#VAL}}{{MS}} <span class="n{{#FEW}} few{{/FEW}}">{{#FEW}}only {{/FEW}}{{N}} step{{#PLURAL}}s{{/PLURAL}}</span>{{/VAL}}{{#NONE}}<span class="n">no trace</span>{{/NONE}}</td>{{/KTRACE}}{{#KGPU}}<td class="num">{{#VAL}}{{MS}} <span class="n{{#FEW}} few{{/FEW}}">{{#FEW}}only {{/FEW}}{{N}} period{{#PLURAL}}s{{/PLURAL}}</span>{{/VAL}}{{#NONE}}<span class="n">&ndash;</span>{{/NONE}}</td>{{/KGPU}}{{#KSPEEDUP}}<td class="num">{{#VAL}}{{X}} <span class="n">vs {{BASELINE}}{{#EFF}}, {{TEXT}}{{/EFF}}{{#STEP}}: step {{TEXT}} {{BASELINE}}&rsquo;s, same GPU count{{/STEP}}; {{SOURCE}}</span>{{/VAL}}{{#BASE}}<span class="n">baseline</span>{{/BASE}}{{#NONE}}<span class="n">&ndash;</span>{{/NONE}}</td>{{/KSPEEDUP}}<td class="text">{{#CAUSE}}<a href="#{{ANCHOR}}">{{#RANK}}rank {{N}}: {{/RANK}}{{WHAT}}{{#SAVES}}, saves {{SAVING}}/step{{/SAVES}}{{#FULL}}, {{WHEN}}{{/FULL}}</a>{{/CAUSE}}{{#CAUSE_NONE}}<span class="n">none found</span>{{/CAUSE_NONE}}</td></tr>
+<tr><td class="text">{{RUN}}</td>{{#KLOG}}<td class="num">{{#VAL}}{{MS}} <span class="n{{#FEW}} few{{/FEW}}">{{#FEW}}only {{/FEW}}{{N}} iteration{{#PLURAL}}s{{/PLURAL}}</span>{{/VAL}}{{#NONE}}<span class="n">no log</span>{{/NONE}}</td>{{/KLOG}}{{#KTRACE}}<td class="num">{{#VAL}}{{MS}} <span class="n{{#FEW}} few{{/FEW}}">{{#FEW}}only {{/FEW}}{{N}} step{{#PLURAL}}s{{/PLURAL}}</span>{{/VAL}}{{#NONE}}<span class="n">no trace</span>{{/NONE}}</td>{{/KTRACE}}{{#KGPU}}<td class="num">{{#VAL}}{{MS}} <span class="n{{#FEW}} few{{/FEW}}">{{#FEW}}only {{/FEW}}{{N}} period{{#PLURAL}}s{{/PLURAL}}</span>{{/VAL}}{{#NONE}}<span class="n">&ndash;</span>{{/NONE}}</td>{{/KGPU}}{{#KSPEEDUP}}<td class="num speedup">{{#VAL}}{{X}} <span class="n">vs {{BASELINE}}{{#EFF}}, {{TEXT}}{{/EFF}}{{#STEP}}: step {{TEXT}} {{BASELINE}}&rsquo;s, same GPU count{{/STEP}}; {{SOURCE}}</span>{{/VAL}}{{#BASE}}<span class="n">baseline</span>{{/BASE}}{{#NONE}}<span class="n">&ndash;</span>{{/NONE}}</td>{{/KSPEEDUP}}<td class="text">{{#CAUSE}}<a href="#{{ANCHOR}}">{{#RANK}}rank {{N}}: {{/RANK}}{{WHAT}}{{#SAVES}}, saves {{SAVING}}/step{{/SAVES}}{{#FULL}}, {{WHEN}}{{/FULL}}</a>{{/CAUSE}}{{#CAUSE_NONE}}<span class="n">none found</span>{{/CAUSE_NONE}}</td></tr>
 {{/KROW}}
 </tbody>
 </table>
