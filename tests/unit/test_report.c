@@ -716,9 +716,9 @@ static void test_top(void)
 		CHECK(strstr(page, "<summary>r1 is host-bound: its GPU idles</summary>") != NULL);
 		/* key numbers: counts, "only" under 5, the source of the speedup, the baseline */
 		CHECK(strstr(page, "<td class=\"num\">33.7 ms <span class=\"n\">23 iterations</span></td><td class=\"num\">"
-				   "45.7 ms <span class=\"n\">7 steps</span></td><td class=\"num\"><span class=\"n\">baseline"
+				   "45.7 ms <span class=\"n\">7 steps</span></td><td class=\"num speedup\"><span class=\"n\">baseline"
 				   "</span></td>") != NULL);
-		CHECK(strstr(page, "45.7 ms <span class=\"n few\">only 3 steps</span></td><td class=\"num\">3.10x <span "
+		CHECK(strstr(page, "45.7 ms <span class=\"n few\">only 3 steps</span></td><td class=\"num speedup\">3.10x <span "
 				   "class=\"n\">vs r&lt;i&gt;0&lt;/i&gt;, 78 % of 4x; profiled steps</span>") != NULL);
 		CHECK(strstr(page, "3.50x <span class=\"n\">vs r&lt;i&gt;0&lt;/i&gt;, 88 % of 4x; training logs</span>") != NULL);
 		CHECK(strstr(page, "<a href=\"#finding-4\">rank 1: copies, saves 9.0 ms/step</a>") != NULL);
