@@ -25,6 +25,7 @@
 #include <libxml/parser.h>
 
 #include "ingest/stream.h"
+#include "util/cleanup.h"
 #include "util/diag.h"
 #include "util/timing.h"
 #include "util/xalloc.h"
@@ -253,7 +254,7 @@ void feed_start(struct trace_feed *f, const struct ingest_sink *like)
 	pthread_cond_init(&f->room, NULL);
 	f->threads = xcalloc((size_t)nt, sizeof(*f->threads));
 	for (int t = 0; t < nt; t++) {
-		if (pthread_create(&f->threads[t], NULL, worker, f) != 0)
+		if (cleanup_thread(&f->threads[t], worker, f) != 0)
 			break; /* fewer workers; the store thread reads what none claims */
 		f->nthreads++;
 	}

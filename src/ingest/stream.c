@@ -16,6 +16,7 @@
 
 #include <isa-l/igzip_lib.h>
 
+#include "util/cleanup.h"
 #include "util/diag.h"
 #include "util/fs.h"
 #include "util/timing.h"
@@ -128,7 +129,7 @@ static int ra_start(struct source_stream *s)
 		ra->buf[i] = xmalloc(RA_CHUNK);
 	pthread_mutex_init(&ra->mu, NULL);
 	pthread_cond_init(&ra->cv, NULL);
-	if (pthread_create(&ra->thread, NULL, ra_main, ra) != 0) {
+	if (cleanup_thread(&ra->thread, ra_main, ra) != 0) {
 		/* No thread: read here instead. */
 		pthread_mutex_destroy(&ra->mu);
 		pthread_cond_destroy(&ra->cv);

@@ -268,6 +268,19 @@ void cleanup_hold(int on)
 	sigprocmask(on ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
 }
 
+int cleanup_thread(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t set, old;
+	sigemptyset(&set);
+	for (size_t i = 0; i < NSIGNALS; i++)
+		sigaddset(&set, signals[i]);
+	/* the new thread inherits the mask; the caller's own comes back as it was */
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	int r = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
+}
+
 /* The pid in name = base + ".tmp." or ".old." + digits, or 0. */
 static long stale_pid(const char *name, const char *base, const char **kind)
 {

@@ -19,6 +19,8 @@
 #ifndef PERFSTUDY_CLEANUP_H
 #define PERFSTUDY_CLEANUP_H
 
+#include <pthread.h>
+
 /* Installs the handlers; tmpdir (copied) is removed if a signal comes. */
 void cleanup_arm(const char *tmpdir);
 /*
@@ -54,6 +56,14 @@ void cleanup_release(void);
 void cleanup_in_child(void);
 /* Holds the signals back (on) or lets them through (off), around the swap. */
 void cleanup_hold(int on);
+/*
+ * pthread_create(t, NULL, fn, arg) for a thread that never takes SIGINT,
+ * SIGTERM or SIGHUP (it starts with them blocked): the handler then runs
+ * on the thread that writes DIR.tmp.<pid> (the store, the site), between
+ * two of its calls, so that no write there races the handler's removal of
+ * it. Other threads only read and parse. Returns pthread_create's value.
+ */
+int cleanup_thread(pthread_t *t, void *(*fn)(void *), void *arg);
 /*
  * Removes DIR.tmp.<pid> and DIR.old.<pid> of processes that no longer run,
  * first moving DIR.old.<pid> back to DIR when DIR is missing (a build killed

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/cleanup.h"
 #include "util/diag.h"
 #include "util/timing.h"
 #include "util/xalloc.h"
@@ -371,12 +372,12 @@ int kstream_run_cut(struct framer *f, int nhelpers)
 	pthread_cond_init(&c->cv, NULL);
 	f->cut = c;
 	int r = -3;
-	if (pthread_create(&c->thread, NULL, cut_main, c) == 0) {
+	if (cleanup_thread(&c->thread, cut_main, c) == 0) {
 		if (nhelpers) {
 			c->helpers = xcalloc((size_t)nhelpers, sizeof(*c->helpers));
 			pthread_mutex_lock(&c->mu);
 			for (int i = 0; i < nhelpers; i++) {
-				if (pthread_create(&c->helpers[i], NULL, helper_main, c) != 0)
+				if (cleanup_thread(&c->helpers[i], helper_main, c) != 0)
 					break; /* fewer helpers */
 				c->nhelpers++;
 			}
