@@ -33,6 +33,7 @@
 
 #include "util/buf.h"
 #include "analyze/findings/cells.h"
+#include "analyze/pipeline/pipeline_balance.h"
 #include "analyze/pipeline/pipeline_tables.h"
 #include "analyze/replay/replay.h"
 #include "analyze/ranks/ranks_tables.h"
@@ -40,7 +41,8 @@
 #define PP_MIN_STEPS 3      /* fewer steps: their spread is unknown, nothing is stated */
 #define PP_EXCESS_MIN 0.02  /* an excess under 2 % of the span is not stated */
 #define PP_NOISE_K 3.0      /* times the robust sigma of the per-step bubble shares */
-#define PP_IMBALANCE 1.10   /* the slowest stage named as the cause above this */
+/* the slowest stage named as the cause above this: the bubble figure's and the replay's pipeline_balance threshold */
+#define PP_IMBALANCE PP_SPLIT_IMBALANCE
 
 struct pp_cols {
 	int run, rank, pipe, stage, stages, sched, m, steps, span, compute, bubble, formula, excess, sigma, imb, p2p;
