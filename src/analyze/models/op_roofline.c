@@ -311,7 +311,8 @@ static int visit(const struct rank_key *k, const struct rank_data *d, void *arg)
 	 * or the attention's time, so left out; a norm's or an elementwise
 	 * operator's own kernels are ATen's, and kept.
 	 */
-	qsort(cl, ncl, sizeof(*cl), cmp_claim);
+	if (ncl) /* cl is NULL when no kernel was claimed: qsort's pointer must not be */
+		qsort(cl, ncl, sizeof(*cl), cmp_claim);
 	int aten = 0;
 	int64_t own[64]; /* operators whose own kernels are ATen's (norms, elementwise): name ids, -1 - id when not */
 	size_t nown = 0;
