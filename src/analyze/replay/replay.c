@@ -33,6 +33,11 @@
  * same steps replayed with and without the cause, paired) and
  * RP_SAVING_MIN of the step; with fewer than 3 steps, where no spread can
  * be told, each step's saving must exceed RP_SAVING_MIN of the step.
+ * Where the log leaves the host's speed open (host_factor_lo below f) a
+ * fix is also stated where that rule holds at the range's bottom and its
+ * saving at the top exceeds RP_SAVING_MIN of the step: at the top a step
+ * can turn host-bound without the cause, a spread the fast host's steps do
+ * not have, and the log allows both ends.
  * saving_fast_host_us: the same saving with the host at the bottom of the
  * range of f the log allows (host_factor_lo). Over that range the step
  * with the cause reproduces the log (within RP_F_TOL) while the step
@@ -109,11 +114,12 @@ static int run_is_pipeline(const struct analysis_result *res, const char *run)
 }
 
 /*
- * The mean saving of change c on rank r of sj with every rank's host
- * factor from flo instead (c's own factor times flo[r] / sj->f[r]).
+ * The savings of change c on rank r of sj with every rank's host factor
+ * from flo instead (c's own factor times flo[r] / sj->f[r]) into *v, by
+ * rp_savings_of (its noise rule too); 0 where no step replayed.
  */
-static double saving_at(struct rp_ctx *x, const struct rp_subject *sj, size_t r, const struct rp_change *c,
-			const double *flo)
+static size_t savings_at(struct rp_ctx *x, const struct rp_subject *sj, size_t r, const struct rp_change *c,
+			 const double *flo, double mean, struct rp_savings *v)
 {
 	const struct rp_model *m = sj->m[r];
 	struct rp_subject sl = *sj;
@@ -123,15 +129,9 @@ static double saving_at(struct rp_ctx *x, const struct rp_subject *sj, size_t r,
 	int64_t *alt = xmalloc((m->nsteps ? m->nsteps : 1) * sizeof(*alt));
 	rp_subject_replay(&sl, r, NULL, x->buf);
 	rp_subject_replay(&sl, r, &cl, alt);
-	double sum = 0;
-	size_t n = 0;
-	for (size_t s = 0; s < m->nsteps; s++)
-		if (x->buf[s] >= 0 && alt[s] >= 0) {
-			sum += (double)(x->buf[s] - alt[s]);
-			n++;
-		}
+	size_t n = rp_savings_of(x->buf, alt, m->nsteps, mean, v);
 	free(alt);
-	return n ? sum / (double)n : 0;
+	return n;
 }
 
 /*
@@ -243,10 +243,22 @@ static void add_fixes(struct rp_ctx *x, const struct rank_key *k, struct rp_subj
 					int differ = 0;
 					for (size_t q = 0; q < sj->n; q++)
 						differ |= flo[q] != sj->f[q];
+					/*
+					 * Where the log leaves the host's speed open, the cause is
+					 * told from the noise anywhere in the range it allows: at
+					 * the top a step can turn host-bound without the cause and
+					 * widen the spread that the fast host's steps do not have.
+					 * The saving stated stays the top's, the least the log
+					 * allows, and must pass the floor (RP_SAVING_MIN) there.
+					 */
+					struct rp_savings vlo = v;
+					if (differ && !savings_at(x, sj, r, &c, flo, mean, &vlo))
+						vlo = v;
+					int stated = v.stated || (vlo.stated && saving > RP_SAVING_MIN * mean);
 					struct fix_row fr = {k, 0, rp_mechanism_at(id)->id,
 							     (double)fx.instances / (double)m->nsteps, mean,
-							     v.without, saving, v.smin, v.smax, v.noise, v.stated,
-							     sj->joint != NULL, differ ? saving_at(x, sj, r, &c, flo) : saving};
+							     v.without, saving, v.smin, v.smax, v.noise, stated,
+							     sj->joint != NULL, vlo.saving};
 					char *where = have_d ? rp_where_at(x->a->store, &d, fx.where_t) : xstrdup("");
 					if (what) {
 						/* which run it was compared with, and the work that takes the most time */
@@ -265,7 +277,7 @@ static void add_fixes(struct rp_ctx *x, const struct rank_key *k, struct rp_subj
 						table_set_ns(x->fixes, row, RF_GAP_US_PER_STEP,
 							     llround((double)fx.removed / (double)m->nsteps));
 					/* removed by masks alone (not the rank made like the others): into the union */
-					if (v.stated && saving > 0 && !scale && host_scale == 1.0) {
+					if (stated && saving > 0 && !scale && host_scale == 1.0) {
 						or_into(u.no_gap, fx.no_gap, m->ncalls);
 						or_into(u.no_wait, fx.no_wait, m->ncalls);
 						or_into(u.drop_op, fx.drop_op, m->nops);
@@ -622,7 +634,11 @@ static int analysis_replay(const struct analysis_ctx *ctx, struct analysis_resul
 		   "only where they save something. Stated (stated = 1) only where it exceeds the noise: twice the "
 		   "saving's standard error (the per-step savings' spread over the square root of the steps; each "
 		   "step replayed with and without the cause) and %.0f %% of the step; with fewer than 3 profiled "
-		   "steps, where no spread can be told, every step's saving must exceed %.0f %% of the step. "
+		   "steps, where no spread can be told, every step's saving must exceed %.0f %% of the step. Where the "
+		   "log leaves the host's speed open (host_factor_lo below the host factor), a fix is also stated "
+		   "where that rule holds with the host at the range's bottom and its saving at the top exceeds %.0f %% "
+		   "of the step: at the top a step can turn host-bound without the cause, a spread the fast host's "
+		   "steps do not have, and the log allows both. "
 		   "saving_fast_host_us: the same saving with every rank's host at the bottom of the range of host "
 		   "factors its log allows (replay_calibration.csv host_factor_lo): over that range the step with "
 		   "the cause reproduces the log while the step without it can only shorten with a faster host. "
@@ -637,7 +653,8 @@ static int analysis_replay(const struct analysis_ctx *ctx, struct analysis_resul
 		   "more that no recorded operator on any thread covers); the rest of the host time outside every "
 		   "operator (critical_path.csv host_outside_ops_us) stays. "
 		   "Mechanisms and how each is removed:",
-		   RP_JOINT_PRICED, 100 * RP_SAVING_MIN, 100 * RP_SAVING_MIN, RP_F_MIN, 200 * RP_F_TOL);
+		   RP_JOINT_PRICED, 100 * RP_SAVING_MIN, 100 * RP_SAVING_MIN, 100 * RP_SAVING_MIN, RP_F_MIN,
+		   200 * RP_F_TOL);
 	for (int i = 0; i < NMECH; i++)
 		buf_printf(&b, " %s, %s: %s (fix: %s);", rp_mechanism_at(i)->id, rp_mechanism_at(i)->what, rp_mechanism_at(i)->removed,
 			   rp_mechanism_at(i)->fix);

@@ -125,10 +125,12 @@ EXTRA = (("gpu-ref", 1, trace_extra([(A, 20, 10000), (A, 10020, 10000)], 21000, 
          ("host-extra", 2, trace_extra([(A, 20, 5000), (X, 5020, 3000)], 30000, False)),
          ("host-ref", 2, trace_extra([(A, 20, 5000)], 30000, False)))
 
-def trace_slack(extra):
-    ev, corr, period = [], 0, 15030 if extra else 12050
-    for k in (1, 2):
-        o = (k - 1) * period
+def trace_slack(extra, hosts=(12000, 12000)):
+    """hosts: each step's aten::add (us); the synchronize after it returns
+    10 us after the later of its call and the GPU's last kernel."""
+    ev, corr, o = [], 0, 0
+    for k, h in enumerate(hosts, 1):
+        period = max(40 + h + 10, (15020 if extra else 10020) + 10)
         ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{k}", "pid": 1, "tid": 1,
                    "ts": o, "dur": period - 1})
         for at, dims, ks, kd in ((0, A, 20, 10000), (20, X, 10020, 5000))[:2 if extra else 1]:
@@ -139,9 +141,10 @@ def trace_slack(extra):
                        "ts": o + at, "dur": 10, "args": {"correlation": corr}})
             ev.append({"ph": "X", "cat": "kernel", "name": "gemm_a", "pid": 0, "tid": 7, "ts": o + ks,
                        "dur": kd, "args": {"device": 0, "stream": 7, "correlation": corr}})
-        ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": o + 40, "dur": 12000})
+        ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": o + 40, "dur": h})
         ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 1,
-                   "ts": o + 12040, "dur": period - 12040, "args": {"correlation": corr + 1000}})
+                   "ts": o + 40 + h, "dur": period - 40 - h, "args": {"correlation": corr + 1000}})
+        o += period
     return {"distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": ev}
 
 def megatron_log(ms):
@@ -159,6 +162,18 @@ with open(os.path.join(out, "slack", "study.yaml"), "w") as f:
         with open(os.path.join(out, "slack", name + ".json"), "w") as t:
             json.dump(trace_slack(extra), t, indent=0)
         with open(os.path.join(out, "slack", name + ".log"), "w") as t:
+            t.write(megatron_log(ms))
+# slack3: three steps whose host work differs (H3 below), for the noise at
+# either end of the range of host factors the log allows
+H3 = (14960, 14960, 4000)
+os.makedirs(os.path.join(out, "slack3"), exist_ok=True)
+with open(os.path.join(out, "slack3", "study.yaml"), "w") as f:
+    f.write("version: 1\nid: slack3\ntitle: host slack, uneven host\nruns:\n")
+    for name, extra, ms in (("slack3-extra", True, 15.03), ("slack3-ref", False, 13.34)):
+        f.write(f"  - {{id: {name}, gpus: 1, batch: 3, strategy: single, traces: [{name}.json], inputs: [{name}.log]}}\n")
+        with open(os.path.join(out, "slack3", name + ".json"), "w") as t:
+            json.dump(trace_slack(extra, H3), t, indent=0)
+        with open(os.path.join(out, "slack3", name + ".log"), "w") as t:
             t.write(megatron_log(ms))
 os.makedirs(os.path.join(out, "extra"), exist_ok=True)
 with open(os.path.join(out, "extra", "study.yaml"), "w") as f:
