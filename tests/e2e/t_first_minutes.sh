@@ -37,7 +37,8 @@
 #        recorded", runs.csv gpus 0 for runs of no GPU count, and "Newest
 #        trace: unknown": want the manifest's GPU counts (parallel_comm's,
 #        Table 4's "N GPUs, scaled") with their source, gpus empty, and
-#        that the numbers are the published table's, with no trace.
+#        that the numbers are the published table's, with no trace. Its
+#        runs table said ranks 0 and kernels 0: want them empty.
 . "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 G=experiments/gpu1-causes
@@ -486,6 +487,11 @@ for exp, g in want.items():
     for r in csv.DictReader(open(os.path.join(O, exp, "data", "runs.csv"))):
         if r["gpus"] == "0":
             print("%s: run %s has gpus 0" % (exp, r["run"]), file=sys.stderr)
+            bad = True
+        # no trace read: no ranks or kernels measured, not 0 of them
+        if r["ranks"] != "" or r["kernels"] != "":
+            print("%s: run %s of no trace has ranks %r, kernels %r" % (exp, r["run"], r["ranks"], r["kernels"]),
+                  file=sys.stderr)
             bad = True
 sys.exit(bad)
 PY

@@ -54,17 +54,18 @@ int basic_build_runs(struct store *s, const char *exp, struct table **out)
 	/*
 	 * gpus: the manifest's value, else the largest world_size a trace
 	 * records, else the number of rank files; empty with none (a run of
-	 * a published table, no trace: not 0 GPUs). The layout's columns
+	 * a published table, no trace: not 0 GPUs), and so ranks and kernels,
+	 * which such a run did not measure as 0. The layout's columns
 	 * (data_parallel ... schedule_source) stay empty here: run_layout.c
 	 * fills them after pipeline_stages.csv.
 	 */
 	st = store_query(s, "build runs",
 			 "SELECT r.run, r.label, coalesce(r.gpus, max(t.world_size), nullif(count(DISTINCT t.rank), 0)),"
-			 " count(DISTINCT t.rank), r.model, r.batch, r.strategy,"
+			 " nullif(count(DISTINCT t.rank), 0), r.model, r.batch, r.strategy,"
 			 " (SELECT d.name FROM devices d JOIN traces t2 ON t2.id = d.trace_id WHERE t2.run_id = r.id"
 			 "   ORDER BY t2.rank, d.device LIMIT 1),"
-			 " (SELECT count(*) FROM activities a JOIN traces t3 ON t3.id = a.trace_id"
-			 "   WHERE t3.run_id = r.id AND a.kind = 'kernel'),"
+			 " CASE WHEN count(t.id) > 0 THEN (SELECT count(*) FROM activities a JOIN traces t3"
+			 "   ON t3.id = a.trace_id WHERE t3.run_id = r.id AND a.kind = 'kernel') END,"
 			 " (SELECT avg(s.dur_ns) FROM steps s JOIN traces t4 ON t4.id = s.trace_id"
 			 " WHERE t4.run_id = r.id)"
 			 " FROM runs r LEFT JOIN traces t ON t.run_id = r.id WHERE r.experiment = ?1"
@@ -286,7 +287,8 @@ void basic_method_runs(struct analysis_result *out)
 {
 	result_add_method(out, "runs.csv",
 			  "One row per run. gpus: the manifest's value, else the largest world_size its traces "
-			  "record, else its number of ranks, else empty (a run with no trace). ranks: as in rank_devices.csv. "
+			  "record, else its number of ranks, else empty (a run with no trace). ranks: as in rank_devices.csv; empty for a run with no "
+			  "trace (a published table's), as are kernels. "
 			  "model: the manifest's (model_source 'manifest'), else the parameter count N that the run's "
 			  "training logs give in a line 'params N world W strategy S', where they all give the same, in 3 "
 			  "significant digits ('53.6M params'; model_source 'training log (<file>): params N'); batch: "
