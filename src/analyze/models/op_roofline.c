@@ -247,8 +247,16 @@ static int visit(const struct rank_key *k, const struct rank_data *d, void *arg)
 {
 	struct orl *w = arg;
 	struct store_stmt *st = rank_query(w->s, "op_roofline: model ops",
-		"SELECT x.tid, x.start_ns, x.dur_ns, x.name_id, x.dims_id, x.types_id, x.concrete_id"
-		" FROM traces rt JOIN model_ops x ON x.trace_id = rt.id WHERE rt.run_id = ?1 AND rt.rank = ?2", k);
+		/*
+		 * An optimizer's concrete inputs (its learning rate, a step's bias
+		 * corrections) change from step to step and its price does not read
+		 * them: left out, so that its calls make one row.
+		 */
+		"SELECT x.tid, x.start_ns, x.dur_ns, x.name_id, x.dims_id, x.types_id,"
+		" CASE WHEN n.name GLOB 'aten::_foreach_*' OR n.name GLOB 'aten::_fused_adam*' THEN NULL"
+		" ELSE x.concrete_id END"
+		" FROM traces rt JOIN model_ops x ON x.trace_id = rt.id JOIN names n ON n.id = x.name_id"
+		" WHERE rt.run_id = ?1 AND rt.rank = ?2", k);
 	if (!st)
 		return -1;
 	struct mop *v = NULL;
@@ -603,11 +611,13 @@ static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_
 		"their recorded shapes (record_shapes=True): the matrix products aten::mm, addmm, bmm, baddbmm and "
 		"_scaled_mm, scaled-dot-product attention (flash, memory-efficient and cuDNN, forward and "
 		"backward), aten::native_layer_norm and its backward, aten::silu and gelu, softmax and "
-		"log-softmax forward and backward, aten::convolution and its backward, and aten::embedding. A "
+		"log-softmax forward and backward, aten::convolution and its backward, aten::embedding, and the "
+		"optimizers' aten::_fused_adam_, _fused_adamw_ and _foreach_ operators. A "
 		"kernel's time goes "
 		"to the innermost such operator around its launch on the launching thread (by correlation), so "
 		"each kernel counts once however the operators nest (an aten::mm inside aten::linear gets it); "
-		"ATen's own kernels (void at::native::...) count only for the norms and elementwise operators, "
+		"ATen's own kernels (void at::native::...) count only for the norms, elementwise operators and "
+		"optimizers, "
 		"those inside a product being another operator's (autocast's casts); only calls starting inside a "
 		"ProfilerStep#N range count. calls_per_step and "
 		"gpu_us_per_step (its kernels' time): per step of the rank. flops_per_call and bytes_per_call are "
@@ -631,6 +641,18 @@ static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_
 		"aten::convolution's recorded shapes); transposed convolutions are not priced. aten::embedding "
 		"(weight [V, D], N indices), perfstudy's own model (TraceLens has none): no FLOPs, the N indices "
 		"read in their type and N x D elements read and N x D written in the weight's type. "
+		"The optimizers, perfstudy's own model (TraceLens has none): a list of tensors among the inputs (a "
+		"TensorList) is written in shapes {T:E}, its T tensors and their E elements in all, and taken as fp32 "
+		"(the trace gives no element type for a list; mixed-precision training keeps the parameters and the "
+		"optimizer's state in fp32): the fused Adam and AdamW move 7E elements (param, grad, exp_avg and "
+		"exp_avg_sq read, param, exp_avg and exp_avg_sq written; 9E with amsgrad, max_exp_avg_sq read and "
+		"written) and read one per step tensor, and do 16E FLOPs, 17E with amsgrad (the operations per "
+		"element of torch.optim.AdamW's documented algorithm: weight decay 2, the two moments 3 and 4, the "
+		"bias corrections 2, the update 5); a _foreach_ operator over L lists of E elements moves (L + 1)E "
+		"(each list read, one written; addcmul_ reads its two factors once when their shapes match, as Adam's "
+		"addcmul_(exp_avg_sq, grad, grad) does) and does E FLOPs, 3E for lerp, addcmul and addcdiv; an "
+		"optimizer's concrete inputs (its learning rate, a step's bias corrections) are left out of its row, "
+		"so that its calls with the same shapes make one. "
 		"Unlike TraceLens, which "
 		"takes 2 bytes per attention element whatever the type, the element size here is the query's type, "
 		"and aten::gelu, which TraceLens does not price, is priced as its unary operators are. "

@@ -39,7 +39,7 @@ enum op_roofline_top_col { OP_ROOFLINE_TOP_COLUMNS(TABLE_COL_ENUM) ORT_NCOLS };
 /* One call's work as the model prices it. */
 struct op_cost {
 	double flops, bytes;
-	const char *family; /* "gemm", "sdpa_fwd", "sdpa_bwd" */
+	const char *family; /* "gemm", "sdpa_fwd", "sdpa_bwd", "optimizer", ... */
 	const char *dtype;  /* the type of the first matrix input, as the trace writes it ("c10::BFloat16") */
 };
 
