@@ -39,7 +39,7 @@ struct bad_case {
 	const char *why;
 };
 
-#define ONE_OF "collectives=X, kernels:PATTERN=X, host=X, gaps=0, data-loading=0, syncs=0 or rank=R:median"
+#define ONE_OF "collectives=X, kernels:PATTERN=X, roofline:OP=F, host=X, gaps=0, data-loading=0, syncs=0 or rank=R:median"
 
 static const struct bad_case bads[] = {
 	{"collectives", "expected CHANGE=VALUE, one of " ONE_OF},
