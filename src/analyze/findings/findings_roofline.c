@@ -44,12 +44,13 @@ static const char *dtype_words(const char *t)
 /*
  * The shapes as a reader says them: the inputs with a shape (the compact
  * "[8192,768],[768,50257]" split at its top-level commas, empty ones left
- * out), "x" between a matrix product's two matrices, ", " otherwise.
+ * out), "x" between a matrix product's two matrices, ", " otherwise; a
+ * list of tensors ("{T:E}") as "T tensors of E elements", the first only.
  */
 static void shape_words(struct buf *b, const char *op, const char *shapes)
 {
 	int mm = !strcmp(op, "aten::mm") || !strcmp(op, "aten::bmm") || !strcmp(op, "aten::_scaled_mm");
-	int n = 0, depth = 0;
+	int n = 0, depth = 0, lists = 0;
 	const char *start = shapes;
 	for (const char *p = shapes; p; p++) {
 		if (*p == '[')
@@ -58,7 +59,14 @@ static void shape_words(struct buf *b, const char *op, const char *shapes)
 			depth--;
 		if (*p && (*p != ',' || depth))
 			continue;
-		if (p - start > 2) {
+		unsigned long long lt, le;
+		if (*start == '{' && sscanf(start, "{%llu:%llu}", &lt, &le) == 2) {
+			/* a list of tensors ("{T:E}"): said once, the optimizer's other lists being alike */
+			if (!lists++) {
+				buf_adds(b, n++ ? ", " : " ");
+				buf_printf(b, "%llu tensor%s of %llu elements", lt, lt == 1 ? "" : "s", le);
+			}
+		} else if (p - start > 2) {
 			buf_adds(b, n ? (mm && n == 1 ? " x " : ", ") : " ");
 			buf_printf(b, "%.*s", (int)(p - start), start);
 			n++;
