@@ -2,7 +2,8 @@
  * cli/cmd_whatif.c: perfstudy whatif SITE RUN CHANGE... [-o FILE], a
  * question of the user's own to the replay (issue #52): what a run's step
  * would take with collectives twice as fast, data loading free, some
- * kernels at half their time, or a rank like the median rank.
+ * kernels at half their time, an operator at a fraction of its roofline,
+ * or a rank like the median rank.
  *
  * The replay is analyze/replay/whatif.c's; here: the options, the store
  * of SITE opened read-only under the bounds of a file perfstudy did not
@@ -22,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "analyze/lib/rankdata.h"
 #include "analyze/replay/replay.h"
 #include "analyze/replay/whatif.h"
 #include "report/report.h"
@@ -50,6 +52,10 @@ void usage_whatif(void)
 	       "                     together, X times the transfer past the last rank's start\n"
 	       "  kernels:PATTERN=X  kernels whose name matches the fnmatch PATTERN (quote it:\n"
 	       "                     'kernels:nvjet*=0.5') take X times their time; 0 drops them\n"
+	       "  roofline:OP=F      each row of op_roofline.csv whose operator matches the\n"
+	       "                     fnmatch OP ('roofline:aten::mm=0.8') at the fraction F\n"
+	       "                     (0 < F <= 1) of its roofline: its kernels take at most\n"
+	       "                     roofline time / F in all; those already faster stay\n"
 	       "  host=X             host time between and in the runtime calls times X, on top\n"
 	       "                     of the calibrated factor (X > 0)\n"
 	       "  gaps=0             host stretches of 1 ms or more that no operator covers on\n"
@@ -218,6 +224,7 @@ int cmd_whatif(int argc, char **argv)
 				  r.host_factor_lo, r.host_factor, 100 * RP_F_TOL, r.host_factor_lo, dfast / 1e6);
 	}
 	whatif_result_release(&r);
+	rank_cache_clear(); /* rank_data_load's statements (roofline:OP=F), before the store closes */
 	store_close(s);
 	free(db);
 	for (size_t i = 0; i < n; i++)

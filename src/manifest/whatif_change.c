@@ -8,8 +8,8 @@
 
 #include "util/xalloc.h"
 
-static const char EXPECTED[] = "collectives=X, kernels:PATTERN=X, host=X, gaps=0, data-loading=0, syncs=0 or "
-			       "rank=R:median";
+static const char EXPECTED[] = "collectives=X, kernels:PATTERN=X, roofline:OP=F, host=X, gaps=0, data-loading=0, "
+			       "syncs=0 or rank=R:median";
 
 /* A factor from text: 0, or -1 when it is not a plain decimal number in [0, WHATIF_MAX_FACTOR]. */
 static int factor(const char *t, double *v)
@@ -60,6 +60,17 @@ int whatif_parse(const char *arg, int position, struct whatif_change *c, char **
 			*why = xasprintf("expected kernels:PATTERN=X, X a number from 0 to %.0f", WHATIF_MAX_FACTOR);
 		else
 			c->pattern = xstrndup(arg + 8, klen - 8);
+		return *why ? -1 : 0;
+	}
+	if (!strncmp(arg, "roofline:", 9)) {
+		c->kind = WI_ROOFLINE;
+		if (klen == 9)
+			*why = xstrdup("expected roofline:OP=F with an operator pattern OP (fnmatch, e.g. 'aten::mm')");
+		else if (factor(val, &c->factor) < 0 || c->factor <= 0 || c->factor > 1)
+			*why = xstrdup("expected roofline:OP=F, F the fraction of its roofline the operator reaches, "
+				       "above 0, at most 1");
+		else
+			c->pattern = xstrndup(arg + 9, klen - 9);
 		return *why ? -1 : 0;
 	}
 	if (!strncmp(arg, "rank=", 5)) {

@@ -11,14 +11,14 @@
 
 #include <stdint.h>
 
-enum whatif_kind { WI_COLLECTIVES, WI_KERNELS, WI_HOST, WI_GAPS, WI_DATA_LOADING, WI_SYNCS, WI_RANK_MEDIAN };
+enum whatif_kind { WI_COLLECTIVES, WI_KERNELS, WI_HOST, WI_GAPS, WI_DATA_LOADING, WI_SYNCS, WI_RANK_MEDIAN, WI_ROOFLINE };
 
 #define WHATIF_MAX_FACTOR 1000.0
 
 struct whatif_change {
 	int kind;            /* enum whatif_kind */
-	double factor;       /* WI_COLLECTIVES, WI_KERNELS, WI_HOST */
-	char *pattern;       /* WI_KERNELS: the fnmatch pattern; owned */
+	double factor;       /* WI_COLLECTIVES, WI_KERNELS, WI_HOST; WI_ROOFLINE: the fraction of the roofline */
+	char *pattern;       /* WI_KERNELS, WI_ROOFLINE: the fnmatch pattern; owned */
 	int64_t rank;        /* WI_RANK_MEDIAN */
 	const char *arg;     /* the argument as written; not owned */
 	int position;        /* its position among the command's arguments */

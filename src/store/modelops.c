@@ -17,13 +17,32 @@
  * The operators kept, sorted for bsearch: TraceLens's perf-model map
  * (PerfModel/torch_op_mapping.py) for matrix products, attention,
  * convolution and normalisation, and the softmax, embedding, activation
- * and fused-optimizer calls of the models perfstudy's examples train.
+ * and optimizer calls of the models perfstudy's examples train (the
+ * fused Adam and AdamW, and the _foreach_ operators of the foreach ones,
+ * whose lists of tensors take_dims writes "{T:E}").
  * aten::linear and aten::matmul are kept as the shapes a reader knows,
  * although the kernels are launched by the aten::mm or addmm inside.
  */
 static const char *const model_op_names[] = {
 	"aten::_efficient_attention_backward",
 	"aten::_efficient_attention_forward",
+	"aten::_foreach_add",
+	"aten::_foreach_add_",
+	"aten::_foreach_addcdiv_",
+	"aten::_foreach_addcmul_",
+	"aten::_foreach_div",
+	"aten::_foreach_div_",
+	"aten::_foreach_lerp_",
+	"aten::_foreach_maximum_",
+	"aten::_foreach_mul",
+	"aten::_foreach_mul_",
+	"aten::_foreach_neg",
+	"aten::_foreach_neg_",
+	"aten::_foreach_reciprocal_",
+	"aten::_foreach_sqrt",
+	"aten::_foreach_sqrt_",
+	"aten::_foreach_sub",
+	"aten::_foreach_sub_",
 	"aten::_fused_adam_",
 	"aten::_fused_adamw_",
 	"aten::_fused_rms_norm",

@@ -107,7 +107,9 @@ static const char SCHEMA[] =
 	"  concrete_id INTEGER REFERENCES names(id));\n"
 	/*
 	 * The operators the per-operator model prices (modelops.c), at any
-	 * depth, with "Input Dims": the columns of memory_ops.
+	 * depth, with "Input Dims": the columns of memory_ops, an input that is
+	 * a list of tensors written "{T:E}" (its tensors and their elements,
+	 * kineto_json.cpp take_dims), which cpu_ops and memory_ops leave out.
 	 */
 	"CREATE TABLE model_ops(trace_id INTEGER NOT NULL REFERENCES traces(id), tid INTEGER,\n"
 	"  start_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL, name_id INTEGER NOT NULL REFERENCES names(id),\n"

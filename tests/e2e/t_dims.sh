@@ -4,7 +4,7 @@
 # a list of integer lists, cut after 256 bytes at a whole input with ",...";
 # "External id" still read whichever of the two comes first, and keys
 # written with escapes still found. Then "Input type" and "Concrete Inputs"
-# into memory_ops.
+# into memory_ops, and lists of tensors into model_ops.
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$T/d"
@@ -78,5 +78,41 @@ S|$s18|NULL"
 	[ "$got" = "$want" ] && ok || bad "memory_ops types and concrete inputs: got $got"
 else
 	bad "build with types: $(cat "$T/err")"
+fi
+# Lists of tensors (a TensorList, issue #56) in model_ops.dims_id as "{T:E}", T tensors and E elements in
+# all, a 0-d tensor ([]) counting one; cpu_ops (the outermost operators) leaves them NULL. By hand:
+#   U aten::_foreach_mul_ [[[2, 3], [4]], []]: 2 tensors of 6 + 4 = 10 elements: {2:10},[]
+#   V aten::_foreach_add_ [[[], [], []], [5, 5]]: three 0-d tensors: {3:3},[5,5]
+#   W aten::_foreach_sqrt [[[2, -3]]]: a negative size: NULL (no row: model_ops keeps calls with dims)
+#   X aten::_foreach_div_ [[[1], 5]]: a list mixing shapes and sizes: NULL
+#   Y aten::_fused_adamw_ with 30 lists of [[1000, 1000], [7]] ({2:1000007}, 11 bytes and a comma each):
+#     cut after the last whole input that leaves room for ",...": 21 x 12 - 1 = 251 bytes (22 would be
+#     263), then ",..."
+#   Z aten::_foreach_mul_ [[[0, 8]]]: an empty tensor: {1:0}
+mkdir -p "$T/l"
+cat > "$T/l/rank0.json" <<JSON
+{"traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "aten::_foreach_mul_", "ts": 0, "dur": 1, "tid": 1, "args": {"External id": 1, "Input Dims": [[[2, 3], [4]], []]}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::_foreach_add_", "ts": 2, "dur": 1, "tid": 1, "args": {"External id": 2, "Input Dims": [[[], [], []], [5, 5]]}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::_foreach_sqrt", "ts": 4, "dur": 1, "tid": 1, "args": {"External id": 3, "Input Dims": [[[2, -3]]]}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::_foreach_div_", "ts": 6, "dur": 1, "tid": 1, "args": {"External id": 4, "Input Dims": [[[1], 5]]}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::_fused_adamw_", "ts": 8, "dur": 1, "tid": 1, "args": {"External id": 5, "Input Dims": [$(python3 -c 'print(", ".join(["[[1000, 1000], [7]]"] * 30))')]}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::_foreach_mul_", "ts": 10, "dur": 1, "tid": 1, "args": {"External id": 6, "Input Dims": [[[0, 8]]]}},
+ {"ph": "X", "cat": "kernel", "name": "K", "ts": 1, "dur": 1, "args": {"device": 0, "stream": 7}}
+]}
+JSON
+if $PERFSTUDY build -q "$T/l" -o "$T/lo" 2>"$T/err"; then
+	got=$(sqlite3 "$T/lo/perfstudy.db" "SELECT m.start_ns / 1000, n.name, coalesce(d.name, 'NULL') FROM model_ops m
+		JOIN names n ON n.id = m.name_id LEFT JOIN names d ON d.id = m.dims_id ORDER BY m.start_ns")
+	cut=$(python3 -c 'print(",".join(["{2:1000007}"] * 21) + ",...")')
+	want="0|aten::_foreach_mul_|{2:10},[]
+2|aten::_foreach_add_|{3:3},[5,5]
+8|aten::_fused_adamw_|$cut
+10|aten::_foreach_mul_|{1:0}"
+	[ "$got" = "$want" ] && ok || bad "model_ops lists of tensors: got $got"
+	got=$(sqlite3 "$T/lo/perfstudy.db" "SELECT count(*) FROM cpu_ops WHERE dims_id IS NOT NULL")
+	[ "$got" = 0 ] && ok || bad "cpu_ops kept $got lists of tensors"
+else
+	bad "build with lists of tensors: $(cat "$T/err")"
 fi
 finish

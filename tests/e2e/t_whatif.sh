@@ -13,7 +13,8 @@ command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exi
 
 python3 tests/data/whatif/make_whatif.py "$T/wi"
 python3 tests/data/replay/make_replay.py "$T/wi"
-$PERFSTUDY build -q "$T/wi/gpu" "$T/wi/pair" "$T/wi/split" "$T/wi/loader" "$T/wi/nosteps" "$T/wi/shown" -o "$T/site" 2> "$T/err" &&
+$PERFSTUDY build -q "$T/wi/gpu" "$T/wi/pair" "$T/wi/split" "$T/wi/loader" "$T/wi/nosteps" "$T/wi/shown" "$T/wi/roof" \
+	-o "$T/site" 2> "$T/err" &&
 	ok || bad "build failed: $(cat "$T/err")"
 
 # is EXPECTED ACTUAL NAME: the two strings are equal.
@@ -82,6 +83,27 @@ steps elem 9000.000 9000.000 7000.000 9010.000 9010.000 7010.000 "gpu kernels:el
 wi both gpu 'kernels:nvjet*=0' collectives=0.5 && ok || bad "gpu two changes: $(cat "$T/both.err")"
 steps both 9000.000 9000.000 3510.000 9010.000 9010.000 3510.000 "gpu kernels:nvjet*=0 collectives=0.5"
 is "kernels:nvjet*=0 collectives=0.5" "$(col "$T/both.csv" mean change)" "the change column"
+
+# roof: gpu with each nvjet_gemm inside an aten::mm of [8192, 8192] x [8192, 8192] bf16 on an H100 SXM
+# (989.5 TFLOP/s bf16, 3.35 TB/s). By hand: 2 x 8192^3 = 1099511627776 FLOPs, 1111.179 us at the peak;
+# 3 x 8192^2 x 2 = 402653184 bytes, 120.195 us at the bandwidth: the roofline is 1111.179 us a call.
+# roofline:aten::mm=0.5: the mm at half its roofline, 1111.179 / 0.5 = 2222.358 us a call where it
+# took 4000: each gemm 2222.358, 1777.642 saved in each step: 9000 - 1777.642 = 7222.358 and
+# 9010 - 1777.642 = 7232.358. The all-reduce and elementwise kernels, no mm's, stay.
+wi roof roof 'roofline:aten::mm=0.5' && ok || bad "roof roofline:aten::mm=0.5: $(cat "$T/roof.err")"
+steps roof 9000.000 9000.000 7222.358 9010.000 9010.000 7232.358 "roof roofline:aten::mm=0.5"
+is "run roof: 9.0 ms -> 7.2 ms per step (-1.8 ms, -19.7 %), replayed over 2 steps (1 rank, host factor 1, no training log)" \
+	"$(cat "$T/roof.out")" "roof roofline:aten::mm=0.5: the summary line"
+# roofline:aten::mm=0.25: a quarter of the roofline is 4444.716 us, slower than the 4000 measured:
+# the mm keeps its time, nothing saved.
+wi roofq roof 'roofline:aten::mm=0.25' && ok || bad "roof roofline:aten::mm=0.25: $(cat "$T/roofq.err")"
+steps roofq 9000.000 9000.000 9000.000 9010.000 9010.000 9010.000 "roof roofline:aten::mm=0.25"
+# A pattern no priced operator matches changes nothing, with a warning; the gpu run has no shapes.
+wi roofn roof 'roofline:aten::bmm=1' && ok || bad "roof roofline:aten::bmm=1: $(cat "$T/roofn.err")"
+grep -q "no operator of run 'roof' matching 'aten::bmm' has a roofline" "$T/roofn.err" && ok || bad "roofline: no warning: $(cat "$T/roofn.err")"
+steps roofn 9000.000 9000.000 9000.000 9010.000 9010.000 9010.000 "roof roofline:aten::bmm=1"
+wi roofg gpu 'roofline:*=1' && ok || bad "gpu roofline:*=1: $(cat "$T/roofg.err")"
+grep -q "has a roofline" "$T/roofg.err" && ok || bad "roofline without shapes: no warning: $(cat "$T/roofg.err")"
 
 # pair: two ranks replayed together, their all-reduces joined. Rank 1's
 # gemm takes 6000 (20-6020): each all-reduce's transfer starts at 6020 and
@@ -271,9 +293,9 @@ fails() {
 G="(see perfstudy whatif --help)"
 fails fast 2 "perfstudy whatif: error: argument 3 'collectives=fast': expected collectives=X, X a number from 0 to 1000 $G" \
 	"$T/site" gpu collectives=fast
-fails bogus 2 "perfstudy whatif: error: argument 4 'bogus=1': unknown change 'bogus': expected one of collectives=X, kernels:PATTERN=X, host=X, gaps=0, data-loading=0, syncs=0 or rank=R:median $G" \
+fails bogus 2 "perfstudy whatif: error: argument 4 'bogus=1': unknown change 'bogus': expected one of collectives=X, kernels:PATTERN=X, roofline:OP=F, host=X, gaps=0, data-loading=0, syncs=0 or rank=R:median $G" \
 	"$T/site" gpu host=0.5 bogus=1
-fails noeq 2 "perfstudy whatif: error: argument 3 'collectives': expected CHANGE=VALUE, one of collectives=X, kernels:PATTERN=X, host=X, gaps=0, data-loading=0, syncs=0 or rank=R:median $G" \
+fails noeq 2 "perfstudy whatif: error: argument 3 'collectives': expected CHANGE=VALUE, one of collectives=X, kernels:PATTERN=X, roofline:OP=F, host=X, gaps=0, data-loading=0, syncs=0 or rank=R:median $G" \
 	"$T/site" gpu collectives
 fails gaps1 2 "perfstudy whatif: error: argument 3 'gaps=1': expected gaps=0 (taken out: the only value this change takes) $G" \
 	"$T/site" gpu gaps=1
@@ -284,7 +306,11 @@ fails nopat 2 "perfstudy whatif: error: argument 3 'kernels:=0.5': expected kern
 fails rankx 2 "perfstudy whatif: error: argument 3 'rank=x:median': expected rank=R:median, R a rank of the run $G" \
 	"$T/site" pair rank=x:median
 fails nochange 2 "perfstudy whatif: error: expected SITE RUN CHANGE... $G" "$T/site" gpu
-fails norun 2 "$T/site/perfstudy.db: error: no run 'nope' (its runs: gpu, pair, split, loader, nosteps, shown)" \
+fails roof2 2 "perfstudy whatif: error: argument 3 'roofline:aten::mm=2': expected roofline:OP=F, F the fraction of its roofline the operator reaches, above 0, at most 1 $G" \
+	"$T/site" roof roofline:aten::mm=2
+fails roof0 2 "perfstudy whatif: error: argument 3 'roofline:aten::mm=0': expected roofline:OP=F, F the fraction of its roofline the operator reaches, above 0, at most 1 $G" \
+	"$T/site" roof roofline:aten::mm=0
+fails norun 2 "$T/site/perfstudy.db: error: no run 'nope' (its runs: gpu, pair, split, loader, nosteps, shown, roof)" \
 	"$T/site" nope host=1
 fails onerank 2 "$T/site/perfstudy.db: error: argument 3 'rank=0:median': run 'gpu' has one rank, so no rank can be set to the median rank's: rank=R:median needs ranks replayed together" \
 	"$T/site" gpu rank=0:median

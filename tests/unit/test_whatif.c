@@ -32,6 +32,8 @@ static const struct ok_case oks[] = {
 	{"syncs=0", WI_SYNCS, 1, NULL, -1},
 	{"rank=0:median", WI_RANK_MEDIAN, 1, NULL, 0},
 	{"rank=12:median", WI_RANK_MEDIAN, 1, NULL, 12},
+	{"roofline:aten::mm=0.8", WI_ROOFLINE, 0.8, "aten::mm", -1},
+	{"roofline:*=1", WI_ROOFLINE, 1, "*", -1},
 };
 
 struct bad_case {
@@ -39,7 +41,7 @@ struct bad_case {
 	const char *why;
 };
 
-#define ONE_OF "collectives=X, kernels:PATTERN=X, host=X, gaps=0, data-loading=0, syncs=0 or rank=R:median"
+#define ONE_OF "collectives=X, kernels:PATTERN=X, roofline:OP=F, host=X, gaps=0, data-loading=0, syncs=0 or rank=R:median"
 
 static const struct bad_case bads[] = {
 	{"collectives", "expected CHANGE=VALUE, one of " ONE_OF},
@@ -56,6 +58,11 @@ static const struct bad_case bads[] = {
 	{"host=0", "expected host=X, X a number above 0, at most 1000"},
 	{"kernels:=1", "expected kernels:PATTERN=X with a PATTERN (fnmatch, e.g. 'nvjet*')"},
 	{"kernels:x=", "expected kernels:PATTERN=X, X a number from 0 to 1000"},
+	{"roofline:=0.5", "expected roofline:OP=F with an operator pattern OP (fnmatch, e.g. 'aten::mm')"},
+	{"roofline:aten::mm=0", "expected roofline:OP=F, F the fraction of its roofline the operator reaches, above 0, "
+				"at most 1"},
+	{"roofline:aten::mm=1.5", "expected roofline:OP=F, F the fraction of its roofline the operator reaches, above "
+				  "0, at most 1"},
 	{"gaps=1", "expected gaps=0 (taken out: the only value this change takes)"},
 	{"syncs=0.5", "expected syncs=0 (taken out: the only value this change takes)"},
 	{"data-loading=free", "expected data-loading=0 (taken out: the only value this change takes)"},

@@ -130,13 +130,17 @@ void findings_methods(struct buf *m)
 		NCCL_PATH_SHARE, NCCL_PATH_SHARE, 100 * NCCL_NVLINK_REACH, 100 * NCCL_NVLINK_REACH_H100);
 	buf_printf(
 		m,
-		"op-roofline: per run, the first %d rows of op_roofline_top.csv (its operators and shapes by time lost "
+		"op-roofline: of the rows of op_roofline_top.csv (each run's operators and shapes by time lost "
 		"against their roofline, largest first) whose lost_us_per_step is at least %.0f %% of that rank's mean "
-		"step (lost_share): the operator, its shapes and dtype, the share of its roofline it reaches "
+		"step (lost_share), the %d with the largest share over the experiment's runs, at most %d of one run, "
+		"each operator, shapes and dtype once (at the run where its share is largest, the finding counting "
+		"the other runs that have it; the last one stated says how many more op_roofline_top.csv holds): the "
+		"operator, its shapes and dtype, the share of its roofline it reaches "
 		"(peak_share, the value), its GPU time per step, the roofline's (calls_per_step x max(flops / the "
 		"dtype's dense peak, bytes / the memory bandwidth)) and the difference, the time lost. No saving: "
-		"what the step would gain from a faster operator depends on what runs beside it, and the replay "
-		"prices no operator at its roofline. ",
-		ROOF_EACH, 100 * ROOF_LOST_MIN);
+		"what the step would gain from a faster operator depends on what runs beside it; the finding names "
+		"the perfstudy whatif change (roofline:OP=1) that replays the run with the operator at its "
+		"roofline. ",
+		100 * ROOF_LOST_MIN, ROOF_PAGE, ROOF_EACH);
 	buf_adds(m, "A rule whose table is missing, or whose number is under its threshold, states nothing.");
 }

@@ -21,6 +21,7 @@
 #define SAVING_MIN 0.02      /* ... and this share of the step */
 #define ROOF_LOST_MIN 0.05   /* an operator's time lost against its roofline worth a finding, share of the step */
 #define ROOF_EACH 3          /* ... the most such operators stated per run */
+#define ROOF_PAGE 5          /* ... and per experiment (its page); the rest are in op_roofline_top.csv */
 
 struct buf;
 

@@ -45,24 +45,6 @@
 	X(ORL_LOST_US_PER_STEP, "lost_us_per_step", real)
 enum op_roofline_col { OP_ROOFLINE_COLUMNS(TABLE_COL_ENUM) ORL_NCOLS };
 
-/* One model_ops call of a rank. */
-struct mop {
-	int64_t tid, start, end, name, dims, types, concrete;
-	int64_t parent; /* the index of the innermost call around it on its thread, -1 none */
-	int64_t gpu_ns;
-	int in_step;
-};
-
-static int cmp_mop(const void *pa, const void *pb)
-{
-	const struct mop *a = pa, *b = pb;
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->end > b->end ? -1 : a->end < b->end;
-}
-
 static int cmp_key(const void *pa, const void *pb)
 {
 	const struct mop *a = *(const struct mop *const *)pa, *b = *(const struct mop *const *)pb;
@@ -71,19 +53,6 @@ static int cmp_key(const void *pa, const void *pb)
 		if (x[i] != y[i])
 			return x[i] < y[i] ? -1 : 1;
 	return 0;
-}
-
-/* A kernel's time claimed by a call: the kernel's name id, the call's index. */
-struct claim {
-	int64_t name;
-	long op;
-	int64_t ns;
-};
-
-static int cmp_claim(const void *pa, const void *pb)
-{
-	const struct claim *a = pa, *b = pb;
-	return a->name < b->name ? -1 : a->name > b->name;
 }
 
 /* A rank's rows of the table and its device's peaks, for the run's figure. */
@@ -152,22 +121,6 @@ static const struct device_peaks *with_manifest(struct orl *w, const struct devi
 			 base ? base->source : "");
 	o->p.source = o->source;
 	return &o->p;
-}
-
-/* The last call with (tid, start <= ts) in v sorted by cmp_mop, or -1. */
-static long last_at(const struct mop *v, size_t n, int64_t tid, int64_t ts)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].tid < tid || (v[mid].tid == tid && v[mid].start <= ts))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || v[lo - 1].tid != tid)
-		return -1;
-	return (long)lo - 1;
 }
 
 static char *name_of(struct store *s, int64_t id)
@@ -246,102 +199,12 @@ static int add_groups(struct orl *w, const struct rank_key *k, struct mop *v, si
 static int visit(const struct rank_key *k, const struct rank_data *d, void *arg)
 {
 	struct orl *w = arg;
-	struct store_stmt *st = rank_query(w->s, "op_roofline: model ops",
-		"SELECT x.tid, x.start_ns, x.dur_ns, x.name_id, x.dims_id, x.types_id, x.concrete_id"
-		" FROM traces rt JOIN model_ops x ON x.trace_id = rt.id WHERE rt.run_id = ?1 AND rt.rank = ?2", k);
-	if (!st)
-		return -1;
-	struct mop *v = NULL;
-	size_t n = 0, cap = 0;
-	int rc;
-	while ((rc = store_next(st)) > 0) {
-		v = xgrow(v, &cap, n + 1, sizeof(*v));
-		int64_t start = store_column_int64(st, 1);
-		int64_t c[4];
-		for (int i = 0; i < 4; i++)
-			c[i] = store_column_type(st, 3 + i) == STORE_NULL ? -1 : store_column_int64(st, 3 + i);
-		v[n++] = (struct mop){store_column_type(st, 0) == STORE_NULL ? -1 : store_column_int64(st, 0), start,
-				      start + store_column_int64(st, 2), c[0], c[1], c[2], c[3], -1, 0, 0};
-	}
-	store_finalize(st);
-	if (rc < 0 || !n) {
-		free(v);
-		return rc < 0 ? -1 : 0;
-	}
-	qsort(v, n, sizeof(*v), cmp_mop);
-	/* each call's parent: the innermost earlier call of its thread that holds its start */
-	for (size_t i = 1; i < n; i++) {
-		long p = v[i - 1].tid == v[i].tid ? (long)i - 1 : -1;
-		while (p >= 0 && v[p].end < v[i].start)
-			p = v[p].parent;
-		v[i].parent = p;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (!d->nsteps) {
-			v[i].in_step = 1;
-			continue;
-		}
-		size_t s = rk_search(d->steps, d->nsteps, v[i].start, 1);
-		v[i].in_step = s > 0 && d->steps[s - 1].end > v[i].start;
-	}
-	int64_t *idx = d->nlaunches ? rank_launch_index(d) : NULL;
-	struct claim *cl = NULL;
-	size_t ncl = 0, capcl = 0;
-	for (size_t i = 0; idx && i < d->nacts; i++) {
-		const struct rk_act *a = &d->acts[i];
-		if (a->kind != ACT_KERNEL || a->corr < 0)
-			continue;
-		const struct rk_range *l = rank_launch_of(d, idx, a->corr);
-		if (!l)
-			continue;
-		long j = last_at(v, n, l->tid, l->start);
-		while (j >= 0 && v[j].end < l->start)
-			j = v[j].parent;
-		if (j < 0)
-			continue;
-		cl = xgrow(cl, &capcl, ncl + 1, sizeof(*cl));
-		cl[ncl++] = (struct claim){a->name_id, j, a->end - a->start};
-	}
-	free(idx);
-	/*
-	 * ATen's own kernels ("void at::native::..."; TraceLens's fallback
-	 * rule for elementwise and reduce kernels) are an operator left out of
-	 * model_ops inside the priced one, such as the casts autocast runs
-	 * inside an aten::addmm before the inner bf16 one: not the product's
-	 * or the attention's time, so left out; a norm's or an elementwise
-	 * operator's own kernels are ATen's, and kept.
-	 */
-	if (ncl) /* cl is NULL when no kernel was claimed: qsort's pointer must not be */
-		qsort(cl, ncl, sizeof(*cl), cmp_claim);
-	int aten = 0;
-	int64_t own[64]; /* operators whose own kernels are ATen's (norms, elementwise): name ids, -1 - id when not */
-	size_t nown = 0;
-	for (size_t i = 0; i < ncl; i++) {
-		if (!i || cl[i].name != cl[i - 1].name) {
-			char *kn = rank_name(w->s, cl[i].name);
-			aten = kn && !strncmp(kn, "void at::native::", 17);
-			free(kn);
-		}
-		if (aten) {
-			int64_t op = v[cl[i].op].name;
-			size_t k = 0;
-			while (k < nown && own[k] != op && own[k] != -1 - op)
-				k++;
-			if (k == nown) {
-				char *on = rank_name(w->s, op);
-				int yes = on && op_roofline_aten_kernels(on);
-				free(on);
-				if (nown < sizeof(own) / sizeof(own[0]))
-					own[nown++] = yes ? op : -1 - op;
-				else if (!yes)
-					continue;
-			}
-			if (k < nown && own[k] != op)
-				continue;
-		}
-		v[cl[i].op].gpu_ns += cl[i].ns;
-	}
-	free(cl);
+	struct mop *v;
+	size_t n;
+	int rc = op_roofline_calls(w->s, k, d, &v, &n, NULL, NULL);
+	if (rc < 0 || !n)
+		return rc;
+	struct store_stmt *st;
 	/* the device of the rank's trace, for its peaks */
 	const struct device_peaks *pk = NULL;
 	st = rank_query(w->s, "op_roofline: device",
@@ -603,11 +466,13 @@ static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_
 		"their recorded shapes (record_shapes=True): the matrix products aten::mm, addmm, bmm, baddbmm and "
 		"_scaled_mm, scaled-dot-product attention (flash, memory-efficient and cuDNN, forward and "
 		"backward), aten::native_layer_norm and its backward, aten::silu and gelu, softmax and "
-		"log-softmax forward and backward, aten::convolution and its backward, and aten::embedding. A "
+		"log-softmax forward and backward, aten::convolution and its backward, aten::embedding, and the "
+		"optimizers' aten::_fused_adam_, _fused_adamw_ and _foreach_ operators. A "
 		"kernel's time goes "
 		"to the innermost such operator around its launch on the launching thread (by correlation), so "
 		"each kernel counts once however the operators nest (an aten::mm inside aten::linear gets it); "
-		"ATen's own kernels (void at::native::...) count only for the norms and elementwise operators, "
+		"ATen's own kernels (void at::native::...) count only for the norms, elementwise operators and "
+		"optimizers, "
 		"those inside a product being another operator's (autocast's casts); only calls starting inside a "
 		"ProfilerStep#N range count. calls_per_step and "
 		"gpu_us_per_step (its kernels' time): per step of the rank. flops_per_call and bytes_per_call are "
@@ -616,7 +481,11 @@ static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_
 		"times the batch for bmm; attention with queries [B, H, N, d] and keys and values [B, Hkv, Nkv, d] "
 		"does 4BHN*Nkv*d FLOPs forward (QK^T and PV, softmax left out) and moves Q, K, V and the output, and "
 		"backward does four such products (five for flash attention, which recomputes QK^T) and moves Q, K, "
-		"V and dO read and dQ, dK, dV written; causal attention halves the FLOPs. A layer norm over N elements, "
+		"V and dO read and dQ, dK, dV written; causal attention halves the FLOPs (the masked half is not "
+		"computed), whereas the analytical model's flops_per_step (estimates.csv: 4Bs^2d a layer for QK^T and "
+		"PV) counts attention at full size, so that to compare the two, a causal attention row counts twice "
+		"(as tests/e2e/t_roofline.sh's check of the products' and attention's FLOPs per step against "
+		"flops_per_step, within 2 %, does for GPT-2, whose attention is causal). A layer norm over N elements, "
 		"C of them normalised, does 6C + 5N FLOPs and moves 2N + 6C elements forward, and 9N FLOPs and 3N + "
 		"4C elements backward (by its output mask); a unary elementwise operator N FLOPs and 2N elements; "
 		"a softmax or log-softmax 3N FLOPs and 2N elements forward and twice both backward (TraceLens's "
@@ -631,6 +500,18 @@ static int analysis_op_roofline(const struct analysis_ctx *ctx, struct analysis_
 		"aten::convolution's recorded shapes); transposed convolutions are not priced. aten::embedding "
 		"(weight [V, D], N indices), perfstudy's own model (TraceLens has none): no FLOPs, the N indices "
 		"read in their type and N x D elements read and N x D written in the weight's type. "
+		"The optimizers, perfstudy's own model (TraceLens has none): a list of tensors among the inputs (a "
+		"TensorList) is written in shapes {T:E}, its T tensors and their E elements in all, and taken as fp32 "
+		"(the trace gives no element type for a list; mixed-precision training keeps the parameters and the "
+		"optimizer's state in fp32): the fused Adam and AdamW move 7E elements (param, grad, exp_avg and "
+		"exp_avg_sq read, param, exp_avg and exp_avg_sq written; 9E with amsgrad, max_exp_avg_sq read and "
+		"written) and read one per step tensor, and do 16E FLOPs, 17E with amsgrad (the operations per "
+		"element of torch.optim.AdamW's documented algorithm: weight decay 2, the two moments 3 and 4, the "
+		"bias corrections 2, the update 5); a _foreach_ operator over L lists of E elements moves (L + 1)E "
+		"(each list read, one written; addcmul_ reads its two factors once when their shapes match, as Adam's "
+		"addcmul_(exp_avg_sq, grad, grad) does) and does E FLOPs, 3E for lerp, addcmul and addcdiv; an "
+		"optimizer's concrete inputs (its learning rate, a step's bias corrections) are left out of its row, "
+		"so that its calls with the same shapes make one. "
 		"Unlike TraceLens, which "
 		"takes 2 bytes per attention element whatever the type, the element size here is the query's type, "
 		"and aten::gelu, which TraceLens does not price, is priced as its unary operators are. "

@@ -39,7 +39,7 @@ enum op_roofline_top_col { OP_ROOFLINE_TOP_COLUMNS(TABLE_COL_ENUM) ORT_NCOLS };
 /* One call's work as the model prices it. */
 struct op_cost {
 	double flops, bytes;
-	const char *family; /* "gemm", "sdpa_fwd", "sdpa_bwd" */
+	const char *family; /* "gemm", "sdpa_fwd", "sdpa_bwd", "optimizer", ... */
 	const char *dtype;  /* the type of the first matrix input, as the trace writes it ("c10::BFloat16") */
 };
 
@@ -55,6 +55,53 @@ int op_roofline_cost(const char *name, const char *dims, const char *types, cons
 
 /* 1 when operator name's own kernels are ATen's ("void at::native::..."): norms, elementwise; else 0. */
 int op_roofline_aten_kernels(const char *name);
+
+/* One model_ops call of a rank (op_roofline_calls.c). */
+struct mop {
+	int64_t tid, start, end, name, dims, types, concrete; /* names ids, -1 when absent */
+	int64_t parent; /* the index of the innermost call around it on its thread, -1 none */
+	int64_t gpu_ns; /* the time of the kernels it claims */
+	int in_step;    /* it starts inside a ProfilerStep#N range (every call when the rank has none) */
+};
+
+/* A kernel claimed by a call: its index in rank_data's acts, the call's index. */
+struct op_roofline_claim {
+	size_t act;
+	long call;
+};
+
+struct store;
+struct rank_key;
+struct rank_data;
+/*
+ * Rank k's model_ops calls (d: the rank loaded) into *out, sorted by
+ * thread, start, longer first, each with the GPU time of the kernels it
+ * claims; with kept non-NULL, each claimed kernel into *kept. An
+ * optimizer's concrete inputs are left out (concrete -1), so that its
+ * calls group by shapes. Returns 0 (*nout 0: none), or -1 after diag.
+ */
+int op_roofline_calls(struct store *s, const struct rank_key *k, const struct rank_data *d, struct mop **out,
+		      size_t *nout, struct op_roofline_claim **kept, size_t *nkept);
+
+/* A kernel's factor under the what-if roofline:OP=F: the activity's start (ns) and name id. */
+struct op_roofline_scale {
+	int64_t start, name_id;
+	double scale;
+};
+
+/*
+ * The what-if change roofline:PATTERN=F (analyze/replay/whatif.c) on rank
+ * k: for each row of op_roofline.csv the rank would have (an operator,
+ * its shapes, types and concrete inputs, over the calls that start in a
+ * step) whose operator name matches the fnmatch PATTERN and that has a
+ * roofline time R (the device's datasheet peaks) for its GPU time G, the
+ * kernels its calls claim take min(1, R / (F G)) times their time: the
+ * row then runs at the fraction F (0 < F <= 1) of its roofline, or as
+ * measured where it already does better. Into *out, sorted by start and
+ * name (only factors below 1), *rows the rows matched. 0, or -1 after diag.
+ */
+int op_roofline_whatif(struct store *s, const struct rank_key *k, const struct rank_data *d, const char *pattern,
+		       double frac, struct op_roofline_scale **out, size_t *nout, size_t *rows);
 
 /* A device's dense peaks (FLOP/s by dtype, bytes/s of HBM) and where they come from. */
 struct device_peaks {

@@ -32,8 +32,9 @@
  *
  * Layer norm (LayerNorm, LayerNormBwd), unary elementwise operators
  * (UnaryElementwise), softmax (Softmax), convolution (CONV) and
- * embedding (perfstudy's own): see layer_norm(), unary(), softmax(),
- * conv() and embedding() below.
+ * embedding, the fused Adam and the _foreach_ operators (perfstudy's own:
+ * TraceLens has no model of an optimizer): see layer_norm(), unary(),
+ * softmax(), conv(), embedding(), fused_adam() and foreach_op() below.
  *
  * One difference, documented in the Methods: TraceLens takes 2 bytes per
  * element for attention whatever the dtype (SDPA.bytes' default); here it
@@ -41,6 +42,7 @@
  */
 #include "analyze/models/op_roofline.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -426,6 +428,103 @@ static int embedding(const char *dims, const char *types, struct op_cost *c)
 	return 1;
 }
 
+/* The i-th input of dims when it is a list of tensors, "{T:E}": *t tensors, *e elements; 0 when not. */
+static int list_at(const char *dims, int i, double *t, double *e)
+{
+	char f[64];
+	unsigned long long a, b;
+	char end;
+	if (!field_at(dims, i, f, sizeof(f)) || sscanf(f, "{%llu:%llu%c", &a, &b, &end) != 3 || end != '}')
+		return 0;
+	*t = (double)a;
+	*e = (double)b;
+	return 1;
+}
+
+/*
+ * The fused Adam and AdamW (aten::_fused_adam_, _fused_adamw_: params,
+ * grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1,
+ * beta2, weight_decay, eps, amsgrad, ...), one kernel over E parameter
+ * elements in T tensors. Kineto writes no element type for a list of
+ * tensors ("TensorList"): fp32 is taken (4 bytes; the parameters and
+ * optimizer state of mixed-precision training).
+ *   bytes: param, grad, exp_avg, exp_avg_sq read and param, exp_avg,
+ *          exp_avg_sq written, 7 E x 4, the steps read (one element
+ *          each), 4 bytes each; amsgrad (max_exp_avg_sqs not empty: PyTorch
+ *          passes an empty list without it) adds max_exp_avg_sq read and
+ *          written, 2 E x 4
+ *   FLOPs: 16 E, the operations of torch.optim.AdamW's documented
+ *          algorithm per element: weight decay 2, first moment 3, second
+ *          moment 4, the two bias corrections 2, the update 5 (square
+ *          root, epsilon, division, learning rate, subtraction); amsgrad
+ *          one more (the maximum). Adam's L2 term (g + lambda theta) is 2
+ *          as well.
+ */
+static int fused_adam(const char *dims, struct op_cost *c)
+{
+	double T, E, t4, e4, ts, es;
+	for (int i = 1; i < 4; i++)
+		if (!list_at(dims, i, &t4, &e4))
+			return 0;
+	if (!list_at(dims, 0, &T, &E) || !E || !list_at(dims, 5, &ts, &es))
+		return 0;
+	int ams = list_at(dims, 4, &t4, &e4) && e4 > 0;
+	c->flops = (ams ? 17 : 16) * E;
+	c->bytes = ((ams ? 9 : 7) * E + es) * 4;
+	c->family = "optimizer";
+	c->dtype = "float";
+	return 1;
+}
+
+/*
+ * A _foreach_ operator of the foreach optimizers: L lists of tensors of E
+ * elements each (the first list's count), elementwise: each list read
+ * once and one written (the first, in place, or a new one), (L + 1) x E x
+ * 4 bytes (fp32, as for the fused Adam above); FLOPs per element those of
+ * the operation as PyTorch documents it: one for add, sub, mul, div,
+ * maximum, neg, reciprocal and sqrt (a scalar's alpha left out), three for
+ * lerp (start + weight (end - start)), addcmul (self + value t1 t2) and
+ * addcdiv (self + value t1 / t2). An addcmul whose t1 and t2 have the
+ * same shapes reads them once: Adam's and AdamW's addcmul_(exp_avg_sq,
+ * grad, grad) reads grad once, and for two lists that differ it stays a
+ * lower bound, as a roofline's bytes must be.
+ */
+static int foreach_op(const char *name, const char *dims, struct op_cost *c)
+{
+	static const struct {
+		const char *op;
+		int flops;
+	} ops[] = {
+		{"add", 1}, {"sub", 1}, {"mul", 1}, {"div", 1}, {"maximum", 1}, {"neg", 1}, {"reciprocal", 1},
+		{"sqrt", 1}, {"lerp", 3}, {"addcmul", 3}, {"addcdiv", 3},
+	};
+	const char *op = name + strlen("aten::_foreach_");
+	size_t n = strcspn(op, "_");
+	int f = 0;
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (strlen(ops[i].op) == n && !strncmp(op, ops[i].op, n))
+			f = ops[i].flops;
+	double T, E = 0, t, e;
+	int L = 0;
+	for (int i = 0; f && i < 8; i++)
+		if (list_at(dims, i, &t, &e)) {
+			if (!L)
+				E = e;
+			L++;
+		}
+	if (!L || !E || !list_at(dims, 0, &T, &e))
+		return 0;
+	char t1[64], t2[64];
+	if (n == 7 && !strncmp(op, "addcmul", n) && L == 3 && field_at(dims, 1, t1, sizeof(t1)) &&
+	    field_at(dims, 2, t2, sizeof(t2)) && !strcmp(t1, t2))
+		L = 2; /* addcmul_(v, g, g) of Adam: g read once, a lower bound when they differ */
+	c->flops = f * E;
+	c->bytes = (L + 1) * E * 4;
+	c->family = "optimizer";
+	c->dtype = "float";
+	return 1;
+}
+
 int op_roofline_cost(const char *name, const char *dims, const char *types, const char *concrete,
 		     struct op_cost *c)
 {
@@ -479,6 +578,10 @@ int op_roofline_cost(const char *name, const char *dims, const char *types, cons
 	/* aten::silu is in TraceLens's unary list; aten::gelu is not, priced here as it would be */
 	if (!strcmp(name, "aten::silu") || !strcmp(name, "aten::gelu"))
 		return unary(dims, types, c);
+	if (!strcmp(name, "aten::_fused_adam_") || !strcmp(name, "aten::_fused_adamw_"))
+		return fused_adam(dims, c);
+	if (!strncmp(name, "aten::_foreach_", 15))
+		return foreach_op(name, dims, c);
 	return 0;
 }
 
@@ -487,7 +590,9 @@ int op_roofline_aten_kernels(const char *name)
 	return !strcmp(name, "aten::native_layer_norm") || !strcmp(name, "aten::native_layer_norm_backward") ||
 	       !strcmp(name, "aten::silu") || !strcmp(name, "aten::gelu") || !strcmp(name, "aten::_softmax") ||
 	       !strcmp(name, "aten::_log_softmax") || !strcmp(name, "aten::_softmax_backward_data") ||
-	       !strcmp(name, "aten::_log_softmax_backward_data") || !strcmp(name, "aten::embedding");
+	       !strcmp(name, "aten::_log_softmax_backward_data") || !strcmp(name, "aten::embedding") ||
+	       !strcmp(name, "aten::_fused_adam_") || !strcmp(name, "aten::_fused_adamw_") ||
+	       !strncmp(name, "aten::_foreach_", 15);
 }
 
 /*

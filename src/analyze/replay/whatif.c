@@ -23,7 +23,10 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/lib/classify.h"
 #include "analyze/lib/intervals.h"
+#include "analyze/lib/rankdata.h"
+#include "analyze/models/op_roofline.h"
 #include "analyze/replay/replay.h"
 #include "analyze/time/profiler_overhead.h"
 #include "util/buf.h"
@@ -208,6 +211,56 @@ struct job {
 	int64_t matched_kernels, matched_comm, loader_ranges;
 };
 
+static int cmp_scale_key(const void *key, const void *elem)
+{
+	const struct rp_op *o = key;
+	const struct op_roofline_scale *e = elem;
+	if (o->start != e->start)
+		return o->start < e->start ? -1 : 1;
+	return o->name_id < e->name_id ? -1 : o->name_id > e->name_id;
+}
+
+/*
+ * roofline:OP=F: on every rank, the kernels of the rows of op_roofline.csv
+ * whose operator matches OP scaled so that each row runs at F of its
+ * roofline, or as measured where it does better (op_roofline_whatif); a
+ * kernel of the replay's model is found by its start and name. 0 or -1
+ * after diag; a pattern that matches no priced row is a warning.
+ */
+static int roofline_change(struct job *j, const struct whatif_change *c)
+{
+	struct classifier *cls = classifier_preset("default");
+	size_t rows = 0;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < j->have; i++) {
+		struct rank_data d;
+		struct op_roofline_scale *sc = NULL;
+		size_t nsc = 0, r = 0;
+		if (rank_data_load(j->s, j->kp[i], cls, &d) < 0) {
+			rc = -1;
+			break;
+		}
+		rc = op_roofline_whatif(j->s, j->kp[i], &d, c->pattern, c->factor, &sc, &nsc, &r);
+		rank_data_release(&d);
+		rows += r;
+		const struct rp_model *m = j->mp[i];
+		for (size_t o = 0; rc == 0 && nsc && o < m->nops; o++) {
+			if (m->ops[o].kind != RP_OP_KERNEL)
+				continue;
+			const struct op_roofline_scale *e = bsearch(&m->ops[o], sc, nsc, sizeof(*sc), cmp_scale_key);
+			if (e)
+				j->rc[i].scale[o] *= e->scale;
+		}
+		free(sc);
+	}
+	classifier_free(cls);
+	if (rc == 0 && !rows)
+		diag_warning(j->db, "argument %d '%s': no operator of run '%s' matching '%s' has a roofline in "
+				    "op_roofline.csv (shapes recorded, a device whose peaks are known): it changes nothing",
+			     c->position, c->arg, j->out->run, c->pattern);
+	return rc;
+}
+
 /*
  * The changes of every rank into j->rc: each rank at its factor f[i],
  * times host=X. Returns 0, WHATIF_USAGE or -1 after diag.
@@ -267,6 +320,11 @@ static int build_changes(struct job *j, const struct whatif_change *c, size_t n)
 					   .op_scale = rc->scale, .gap_cut = rc->cut};
 	}
 	for (size_t q = 0; q < n; q++) {
+		if (c[q].kind == WI_ROOFLINE) {
+			if (roofline_change(j, &c[q]) < 0)
+				return -1;
+			continue;
+		}
 		size_t nids = 0;
 		int64_t *ids = NULL;
 		if (c[q].kind == WI_KERNELS && !(ids = matching_names(j->s, c[q].pattern, &nids)))

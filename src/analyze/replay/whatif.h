@@ -17,6 +17,13 @@
  *                      else the measured time, any wait for other ranks in it
  *   kernels:PATTERN=X  kernels whose name matches the fnmatch(3) PATTERN
  *                      (the store's name table) take X times their duration
+ *   roofline:OP=F      each row of op_roofline.csv whose operator matches
+ *                      the fnmatch(3) pattern OP runs at the fraction F (0 <
+ *                      F <= 1) of its roofline: the kernels its calls claim
+ *                      take min(1, R / (F G)) times their duration, R the
+ *                      roofline's time of the row's calls (the device's
+ *                      datasheet peaks, not the manifest's hardware.peaks),
+ *                      G their measured GPU time (op_roofline_whatif)
  *   host=X             the host's time between and in its runtime calls,
  *                      already scaled by the calibrated factor, times X
  *                      (the stretches no operator covers stay as measured)

@@ -127,9 +127,15 @@ struct event_bufs {
 /*
  * An operator's "Input Dims" ([[36, 1024], [50257, 1024]], one list per
  * input, [] for a non-tensor) as compact text without the outer brackets
- * and spaces: "[36,1024],[50257,1024]". Left absent when the value is not
- * an array of arrays of integers (only digits, '-', ',', '[', ']' and
- * spaces), or when no input is a tensor with dimensions.
+ * and spaces: "[36,1024],[50257,1024]". An input that is a list of
+ * tensors (a TensorList: [[768, 768], [768]], as aten::_fused_adamw_ and
+ * the _foreach_ operators take) is written "{T:E}", its T tensors and
+ * their E elements in all (a 0-d tensor, [], counts one): "{2:590592}";
+ * store/sink.c keeps such text for model_ops alone. Left absent when the
+ * value is not an array of arrays of integers (or of lists of them: only
+ * digits, '-', ',', '[', ']' and spaces), when a list of tensors holds a
+ * negative size or more than 2^53 elements, or when no input is a tensor
+ * with dimensions.
  */
 void take_dims(ondemand::value v, event_bufs &b, kj_str &out)
 {
@@ -139,26 +145,85 @@ void take_dims(ondemand::value v, event_bufs &b, kj_str &out)
 		return;
 	std::string &d = b.dims;
 	d.clear();
-	int depth = 0, any = 0;
+	const uint64_t lim = (uint64_t)1 << 53;
+	int depth = 0, any = 0, list = 0, num = 0;
+	size_t open = 0;              /* where the input at depth 2 starts in d */
+	uint64_t tensors = 0, elems = 0, prod = 1, x = 0;
 	for (char c : raw) {
 		if (c == ' ' || c == '\n' || c == '\t' || c == '\r')
 			continue;
 		if (c == '[') {
-			if (++depth > 2)
+			if (++depth > 3)
 				return;
 			if (depth == 1)
 				continue;
+			if (depth == 3) {
+				if (!list) {
+					if (d.size() != open + 1)
+						return; /* [768,[1]]: neither a shape nor a list of them */
+					d.resize(open);
+					list = 1;
+					tensors = elems = 0;
+				}
+				tensors++;
+				prod = 1;
+				num = 0;
+				continue;
+			}
+			open = d.size();
+			list = 0;
 		} else if (c == ']') {
 			if (--depth < 0)
 				return;
 			if (depth == 0)
 				break;
+			if (depth == 2) {
+				if (num) {
+					if (x && prod > lim / x)
+						return;
+					prod *= x;
+				}
+				num = 0;
+				elems += prod;
+				if (elems > lim)
+					return;
+				continue;
+			}
+			if (list) {
+				d += "{" + std::to_string(tensors) + ":" + std::to_string(elems) + "}";
+				any = 1;
+				list = 0;
+				continue;
+			}
 		} else if ((c >= '0' && c <= '9') || c == '-') {
-			if (depth == 2)
+			if (depth == 3) {
+				if (c == '-')
+					return;
+				if (!num)
+					x = 0;
+				num = 1;
+				if (x > lim / 10)
+					return;
+				x = x * 10 + (uint64_t)(c - '0');
+				continue;
+			}
+			if (depth == 2 && !list)
 				any = 1;
 			else
 				return;
-		} else if (c != ',') {
+		} else if (c == ',') {
+			if (depth == 3) {
+				if (num) {
+					if (x && prod > lim / x)
+						return;
+					prod *= x;
+				}
+				num = 0;
+				continue;
+			}
+			if (depth == 2 && list)
+				continue;
+		} else {
 			return;
 		}
 		d.push_back(c);
@@ -166,7 +231,11 @@ void take_dims(ondemand::value v, event_bufs &b, kj_str &out)
 	if (!any || depth != 0)
 		return;
 	if (d.size() > KJ_DIMS_MAX) {
-		size_t cut = d.rfind("],", KJ_DIMS_MAX - 4);
+		/* after the last whole input ("]," or "},") that leaves room for ",..." */
+		size_t cut = std::string::npos;
+		for (size_t i = 0; i + 4 <= KJ_DIMS_MAX; i++)
+			if ((d[i] == ']' || d[i] == '}') && d[i + 1] == ',')
+				cut = i;
 		if (cut == std::string::npos)
 			return;
 		d.resize(cut + 1);

@@ -24,6 +24,9 @@ All times in us, one host thread (tid 1), one stream (7), no training log.
                       2000 us kernel and a cudaDeviceSynchronize, then
                       aten::add up to the next step (period 12000).
   nosteps/rank0.json  one kernel and its launch, no ProfilerStep range.
+  roof/rank0.json     gpu on an H100 SXM, each nvjet_gemm launched inside
+                      an aten::mm of [8192, 8192] x [8192, 8192] bf16
+                      (shapes recorded): roofline:OP=F's input.
 Python 3 standard library only.
 """
 import json, os, sys
@@ -95,3 +98,12 @@ for k in (1, 2):
 write(out, "loader", "rank0.json", trace(ev))
 
 write(out, "nosteps", "rank0.json", trace([launch(0, 1), kernel("gemm_k1", 20, 100, 1)]))
+
+ev = gpu_bound(4000, False)
+for k in (1, 2):
+    ev.append(X("cpu_op", "aten::mm", (k - 1) * 1000, 15,
+                args={"Input Dims": [[8192, 8192], [8192, 8192]], "Input type": ["c10::BFloat16", "c10::BFloat16"]}))
+doc = trace(ev)
+doc["deviceProperties"] = [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85029158912,
+                            "computeMajor": 9, "computeMinor": 0, "numSms": 132}]
+write(out, "roof", "rank0.json", doc)
