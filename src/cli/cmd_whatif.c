@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "analyze/lib/rankdata.h"
 #include "analyze/replay/replay.h"
 #include "analyze/replay/whatif.h"
 #include "report/report.h"
@@ -218,6 +219,7 @@ int cmd_whatif(int argc, char **argv)
 				  r.host_factor_lo, r.host_factor, 100 * RP_F_TOL, r.host_factor_lo, dfast / 1e6);
 	}
 	whatif_result_release(&r);
+	rank_cache_clear(); /* the statements the replay kept (rank_query_kept) */
 	store_close(s);
 	free(db);
 	for (size_t i = 0; i < n; i++)

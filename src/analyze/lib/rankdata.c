@@ -138,12 +138,24 @@ enum kept_slot { KEPT_ACTS, KEPT_LAUNCHES, KEPT_ANNOTS, KEPT_GPU_ANNOTS, KEPT_CP
 static struct store_stmt *kept_st[KEPT_N];
 static const struct store *kept_store;
 
+/* rank_query_kept's statements, by their SQL text */
+static struct kept_sql {
+	const char *sql;
+	struct store_stmt *st;
+} *kept_q;
+static size_t nkept_q, kept_qcap;
+
 static void kept_clear(void)
 {
 	for (int i = 0; i < KEPT_N; i++) {
 		store_finalize(kept_st[i]);
 		kept_st[i] = NULL;
 	}
+	for (size_t i = 0; i < nkept_q; i++)
+		store_finalize(kept_q[i].st);
+	free(kept_q);
+	kept_q = NULL;
+	nkept_q = kept_qcap = 0;
 	kept_store = NULL;
 }
 
@@ -159,6 +171,28 @@ static struct store_stmt *kept(struct store *s, enum kept_slot slot, const char 
 	store_reset(kept_st[slot]);
 	store_clear_bindings(kept_st[slot]);
 	return kept_st[slot];
+}
+
+struct store_stmt *rank_query_kept(struct store *s, const char *what, const char *sql, const struct rank_key *k)
+{
+	if (kept_store != s) {
+		kept_clear();
+		kept_store = s;
+	}
+	size_t i = 0;
+	while (i < nkept_q && strcmp(kept_q[i].sql, sql))
+		i++;
+	if (i == nkept_q) {
+		struct store_stmt *st;
+		if (store_prepare(s, what, sql, &st) < 0)
+			return NULL;
+		kept_q = xgrow(kept_q, &kept_qcap, nkept_q + 1, sizeof(*kept_q));
+		kept_q[nkept_q++] = (struct kept_sql){sql, st};
+	}
+	store_reset(kept_q[i].st);
+	store_clear_bindings(kept_q[i].st);
+	rank_bind(kept_q[i].st, k);
+	return kept_q[i].st;
 }
 
 /* kept(), for a rank's load, bound to rank k: ?1 its run's id, ?2 its rank. NULL after diag. */

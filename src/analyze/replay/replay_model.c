@@ -130,7 +130,7 @@ static int cmp_peer_key(const void *a, const void *b)
  */
 static int load_peers(struct store *s, const struct rank_key *k, struct raw_op *ops, size_t nops)
 {
-	struct store_stmt *st = rank_query(s, "replay: read point-to-point peers",
+	struct store_stmt *st = rank_query_kept(s, "replay: read point-to-point peers",
 					   "SELECT rt.id, x.start_ns, coalesce(x.correlation, -1), x.collective, x.peer"
 					   " FROM traces rt JOIN collectives x ON x.trace_id = rt.id"
 					   " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.peer IS NOT NULL"
@@ -148,7 +148,7 @@ static int load_peers(struct store *s, const struct rank_key *k, struct raw_op *
 					    store_column_int64(st, 4),
 					    !strcmp(coll, "send") ? RP_P2P_SEND : !strcmp(coll, "recv") ? RP_P2P_RECV : RP_P2P_SENDRECV};
 	}
-	store_finalize(st);
+	store_reset(st);
 	if (rc < 0) {
 		free(v);
 		return -1;
@@ -177,7 +177,7 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 {
 	size_t cap;
 	int rc;
-	struct store_stmt *st = rank_query(s, "replay: read launches",
+	struct store_stmt *st = rank_query_kept(s, "replay: read launches",
 				      "SELECT x.start_ns, x.dur_ns, coalesce(x.tid, 0), coalesce(x.correlation, -1), rt.id, "
 				      "x.name_id, instr(n.name, 'Synchronize') > 0, " CALL_MAY_BLOCK " FROM traces rt JOIN launches x ON x.trace_id = rt.id "
 				      "JOIN names n ON n.id = x.name_id WHERE rt.run_id = ?1 AND rt.rank = ?2",
@@ -196,10 +196,10 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		c->sync = (int)store_column_int64(st, 6);
 		c->may_block = (int)store_column_int64(st, 7);
 	}
-	store_finalize(st);
+	store_reset(st);
 	if (rc < 0)
 		return -1;
-	st = rank_query(s, "replay: read activities",
+	st = rank_query_kept(s, "replay: read activities",
 			"SELECT x.start_ns, x.dur_ns, coalesce(x.stream, -1), coalesce(x.correlation, -1), rt.id, "
 			"coalesce(x.bytes, -1), x.name_id, x.kind, CASE WHEN x.kind = 'memcpy' THEN n.name END, "
 			"x.kind = 'kernel' AND (instr(n.name, 'nccl') > 0 OR instr(n.name, 'rccl') > 0) "
@@ -221,12 +221,12 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		o->kind = op_kind((const char *)store_column_text(st, 7), (const char *)store_column_text(st, 8));
 		o->comm = (int)store_column_int64(st, 9);
 	}
-	store_finalize(st);
+	store_reset(st);
 	if (rc < 0)
 		return -1;
 	if (load_peers(s, k, *ops, *nops) < 0)
 		return -1;
-	st = rank_query(s, "replay: read operators", "SELECT x.start_ns, x.dur_ns" RANK_ROWS("cpu_ops"), k);
+	st = rank_query_kept(s, "replay: read operators", "SELECT x.start_ns, x.dur_ns" RANK_ROWS("cpu_ops"), k);
 	if (!st)
 		return -1;
 	for (cap = 0; (rc = store_next(st)) > 0;) {
@@ -235,10 +235,10 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		(*cover)[*ncover].end = (*cover)[*ncover].start + store_column_int64(st, 1);
 		(*ncover)++;
 	}
-	store_finalize(st);
+	store_reset(st);
 	if (rc < 0)
 		return -1;
-	st = rank_query(s, "replay: read steps", "SELECT x.step, x.start_ns, x.dur_ns" RANK_ROWS("steps") " ORDER BY x.start_ns",
+	st = rank_query_kept(s, "replay: read steps", "SELECT x.step, x.start_ns, x.dur_ns" RANK_ROWS("steps") " ORDER BY x.start_ns",
 			k);
 	if (!st)
 		return -1;
@@ -250,7 +250,7 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		p->end = p->start + store_column_int64(st, 2);
 		p->first_op = -1;
 	}
-	store_finalize(st);
+	store_reset(st);
 	if (rc < 0)
 		return -1;
 	return 0;
