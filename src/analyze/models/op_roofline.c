@@ -246,7 +246,7 @@ static int add_groups(struct orl *w, const struct rank_key *k, struct mop *v, si
 static int visit(const struct rank_key *k, const struct rank_data *d, void *arg)
 {
 	struct orl *w = arg;
-	struct store_stmt *st = rank_query(w->s, "op_roofline: model ops",
+	struct store_stmt *st = rank_query_kept(w->s, "op_roofline: model ops",
 		"SELECT x.tid, x.start_ns, x.dur_ns, x.name_id, x.dims_id, x.types_id, x.concrete_id"
 		" FROM traces rt JOIN model_ops x ON x.trace_id = rt.id WHERE rt.run_id = ?1 AND rt.rank = ?2", k);
 	if (!st)
@@ -263,7 +263,7 @@ static int visit(const struct rank_key *k, const struct rank_data *d, void *arg)
 		v[n++] = (struct mop){store_column_type(st, 0) == STORE_NULL ? -1 : store_column_int64(st, 0), start,
 				      start + store_column_int64(st, 2), c[0], c[1], c[2], c[3], -1, 0, 0};
 	}
-	store_finalize(st);
+	store_reset(st);
 	if (rc < 0 || !n) {
 		free(v);
 		return rc < 0 ? -1 : 0;
@@ -344,7 +344,7 @@ static int visit(const struct rank_key *k, const struct rank_data *d, void *arg)
 	free(cl);
 	/* the device of the rank's trace, for its peaks */
 	const struct device_peaks *pk = NULL;
-	st = rank_query(w->s, "op_roofline: device",
+	st = rank_query_kept(w->s, "op_roofline: device",
 			"SELECT x.name FROM traces rt JOIN devices x ON x.trace_id = rt.id"
 			" WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.name IS NOT NULL ORDER BY x.device LIMIT 1", k);
 	if (!st) {
@@ -353,7 +353,7 @@ static int visit(const struct rank_key *k, const struct rank_data *d, void *arg)
 	}
 	if ((rc = store_next(st)) > 0)
 		pk = op_roofline_peaks((const char *)store_column_text(st, 0));
-	store_finalize(st);
+	store_reset(st);
 	pk = with_manifest(w, pk);
 	size_t from = w->t->nrows;
 	rc = rc < 0 ? -1 : add_groups(w, k, v, n, d->nsteps ? (double)d->nsteps : 1, pk);
