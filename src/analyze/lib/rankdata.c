@@ -27,14 +27,40 @@ static int64_t span_end(int64_t start, int64_t dur)
 	return start > INT64_MAX - dur ? INT64_MAX : start + dur;
 }
 
+/*
+ * The last experiment's ranked runs, kept until rank_cache_clear: every
+ * walk over the ranks (a dozen analyses) asked the store again, a sort of
+ * every trace of the experiment each time.
+ */
+static const struct store *keys_store;
+static char *keys_exp;
+static struct store_ranked_run *keys_runs;
+static size_t keys_nruns;
+
+static void keys_clear(void)
+{
+	store_ranked_runs_free(keys_runs, keys_nruns);
+	free(keys_exp);
+	keys_runs = NULL;
+	keys_nruns = 0;
+	keys_exp = NULL;
+	keys_store = NULL;
+}
+
 int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n)
 {
-	struct store_ranked_run *runs;
-	size_t nruns, total = 0;
+	size_t total = 0;
 	*out = NULL;
 	*n = 0;
-	if (store_ranked_runs(s, exp, &runs, &nruns) < 0)
-		return -1;
+	if (keys_store != s || !keys_exp || strcmp(keys_exp, exp)) {
+		keys_clear();
+		if (store_ranked_runs(s, exp, &keys_runs, &keys_nruns) < 0)
+			return -1;
+		keys_store = s;
+		keys_exp = xstrdup(exp);
+	}
+	const struct store_ranked_run *runs = keys_runs;
+	size_t nruns = keys_nruns;
 	for (size_t r = 0; r < nruns; r++)
 		total += runs[r].nranks;
 	if (total)
@@ -43,7 +69,6 @@ int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n
 		for (size_t i = 0; i < runs[r].nranks; i++)
 			(*out)[(*n)++] = (struct rank_key){xstrdup(runs[r].run), runs[r].run_id, runs[r].ranks[i],
 							   runs[r].position};
-	store_ranked_runs_free(runs, nruns);
 	return 0;
 }
 
@@ -585,6 +610,7 @@ void rank_cache_clear(void)
 	budget_store = NULL;
 	memo_clear();
 	kept_clear();
+	keys_clear();
 }
 
 void rank_data_release(struct rank_data *d)
