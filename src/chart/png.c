@@ -24,6 +24,10 @@
 
 #include "util/xalloc.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 static void put32(unsigned char *p, uint32_t v)
 {
 	p[0] = (unsigned char)(v >> 24);
@@ -49,6 +53,36 @@ static void chunk(struct buf *out, const char type[4], const unsigned char *data
 	}
 	put32(crc, (uint32_t)c);
 	buf_add(out, crc, 4);
+}
+
+/*
+ * d[i] = a[i] - b[i] (mod 256) for i < n, and the sum over them of each
+ * byte taken as signed, its magnitude: min(d, 256 - d). With SSE2 sixteen
+ * bytes at a time (the minimum of d and -d, summed by PSADBW): the same
+ * numbers as the byte loop, which did a third of a small study's build.
+ */
+static unsigned long diff_cost(unsigned char *d, const unsigned char *a, const unsigned char *b, size_t n)
+{
+	unsigned long sum = 0;
+	size_t i = 0;
+#if defined(__SSE2__)
+	__m128i acc = _mm_setzero_si128(), zero = _mm_setzero_si128();
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+					 _mm_loadu_si128((const __m128i *)(const void *)(b + i)));
+		_mm_storeu_si128((__m128i *)(void *)(d + i), v);
+		acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_min_epu8(v, _mm_sub_epi8(zero, v)), zero));
+	}
+	uint64_t lanes[2];
+	_mm_storeu_si128((__m128i *)(void *)lanes, acc);
+	sum = (unsigned long)(lanes[0] + lanes[1]);
+#endif
+	for (; i < n; i++) {
+		unsigned char v = (unsigned char)(a[i] - b[i]);
+		d[i] = v;
+		sum += v < 128 ? v : 256u - v;
+	}
+	return sum;
 }
 
 void png_scratch_release(struct png_scratch *s)
@@ -94,12 +128,13 @@ int png_encode_rgb24_with(struct png_scratch *s, const unsigned char *data, int 
 	enum { PNG_BATCH_ROWS = 64, PNG_ZCHUNK = 1 << 16 };
 	unsigned char *raw = png_scratch_take(&s->rows, &s->rows_cap, PNG_BATCH_ROWS * (rowlen + 1));
 	unsigned char *zbuf = png_scratch_take(&s->z, &s->z_cap, PNG_ZCHUNK);
-	unsigned char *prev = xcalloc(rowlen, 1), *cur = xmalloc(rowlen);
+	unsigned char *prev = xcalloc(rowlen, 1), *cur = xmalloc(rowlen), *up = xmalloc(rowlen);
 	z_stream z;
 	memset(&z, 0, sizeof(z));
 	if (deflateInit(&z, 3) != Z_OK) {
 		free(prev);
 		free(cur);
+		free(up);
 		png_scratch_release(&own);
 		return -1;
 	}
@@ -122,16 +157,16 @@ int png_encode_rgb24_with(struct png_scratch *s, const unsigned char *data, int 
 			 * zeros, Up rows like the one above.
 			 */
 			unsigned char *dst = raw + (y - y0) * (rowlen + 1);
-			unsigned long cs = 0, cu = 0;
-			for (size_t i = 0; i < rowlen; i++) {
-				unsigned char a = (unsigned char)(cur[i] - (i >= 3 ? cur[i - 3] : 0));
-				unsigned char b = (unsigned char)(cur[i] - prev[i]);
-				cs += a < 128 ? a : 256u - a;
-				cu += b < 128 ? b : 256u - b;
+			unsigned long cs = 0, cu;
+			for (size_t i = 0; i < 3; i++) { /* the first pixel: Sub takes 0 on its left */
+				dst[1 + i] = cur[i];
+				cs += cur[i] < 128 ? cur[i] : 256u - cur[i];
 			}
+			cs += diff_cost(dst + 4, cur + 3, cur, rowlen - 3);
+			cu = diff_cost(up, cur, prev, rowlen);
 			dst[0] = cu <= cs ? 2 : 1;
-			for (size_t i = 0; i < rowlen; i++)
-				dst[1 + i] = (unsigned char)(cur[i] - (cu <= cs ? prev[i] : i >= 3 ? cur[i - 3] : 0));
+			if (cu <= cs)
+				memcpy(dst + 1, up, rowlen);
 			unsigned char *t = prev;
 			prev = cur;
 			cur = t;
@@ -150,6 +185,7 @@ int png_encode_rgb24_with(struct png_scratch *s, const unsigned char *data, int 
 	}
 	free(prev);
 	free(cur);
+	free(up);
 	deflateEnd(&z);
 	if (zr != Z_STREAM_END) {
 		buf_release(&zout);

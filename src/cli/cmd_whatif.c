@@ -224,7 +224,7 @@ int cmd_whatif(int argc, char **argv)
 				  r.host_factor_lo, r.host_factor, 100 * RP_F_TOL, r.host_factor_lo, dfast / 1e6);
 	}
 	whatif_result_release(&r);
-	rank_cache_clear(); /* rank_data_load's statements (roofline:OP=F), before the store closes */
+	rank_cache_clear(); /* the statements kept: rank_data_load's (roofline:OP=F) and the replay's (rank_query_kept) */
 	store_close(s);
 	free(db);
 	for (size_t i = 0; i < n; i++)

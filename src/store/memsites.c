@@ -149,27 +149,25 @@ int store_memsites_flush(struct store *s, int64_t trace_id, const char *path)
 			depth--;
 		stack[depth++] = i;
 	}
-	sqlite3_stmt *st = NULL;
+	/* ROWS_PER_INSERT rows to a statement (rows.c), not one INSERT a row */
 	for (size_t i = 0; i < n; i++) {
 		if (!mark[i])
 			continue;
 		const struct pending_op *o = ord[i];
-		if (!st && store_sql_prepare(s, "prepare", "INSERT INTO memory_ops VALUES(?1,?2,?3,?4,?5,?6,?7,?8)", &st) < 0)
+		struct cell *row = row_buf_add(s, &s->memops);
+		if (!row)
 			goto out;
-		sqlite3_bind_int64(st, 1, trace_id);
-		bind_opt(st, 2, o->tid, o->tid >= 0);
-		sqlite3_bind_int64(st, 3, o->start);
-		sqlite3_bind_int64(st, 4, o->dur);
-		sqlite3_bind_int64(st, 5, o->name_id);
-		bind_opt(st, 6, o->dims_id, o->dims_id >= 0);
-		bind_opt(st, 7, o->types_id, o->types_id >= 0);
-		bind_opt(st, 8, o->concrete_id, o->concrete_id >= 0);
-		if (store_sql_step_rebind(s, st, "insert memory op") < 0)
-			goto out;
+		cell_int(&row[0], trace_id);
+		cell_opt(&row[1], o->tid, o->tid >= 0);
+		cell_int(&row[2], o->start);
+		cell_int(&row[3], o->dur);
+		cell_int(&row[4], o->name_id);
+		cell_opt(&row[5], o->dims_id, o->dims_id >= 0);
+		cell_opt(&row[6], o->types_id, o->types_id >= 0);
+		cell_opt(&row[7], o->concrete_id, o->concrete_id >= 0);
 	}
 	ret = 0;
 out:
-	sqlite3_finalize(st);
 	free(stack);
 	free(mark);
 	free(ord);

@@ -1,6 +1,6 @@
 /*
  * rows.c: the rows of the event tables (activities, launches, annotations,
- * cpu_ops, model_ops), inserted ROWS_PER_INSERT at a time (see struct row_buf in
+ * cpu_ops, model_ops, memory_ops), inserted ROWS_PER_INSERT at a time (see struct row_buf in
  * store_int.h); the sinks fill them through row_buf_add and cell_*.
  */
 #include "store/store_int.h"
@@ -72,7 +72,7 @@ void store_row_buf_close(struct row_buf *b)
 /* Every event table's pending rows in. */
 int store_rows_flush(struct store *s)
 {
-	struct row_buf *bufs[] = {&s->act, &s->launch, &s->annot, &s->cpu, &s->mops};
+	struct row_buf *bufs[] = {&s->act, &s->launch, &s->annot, &s->cpu, &s->mops, &s->memops};
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		if (store_row_buf_flush(s, bufs[i]) < 0)
 			return -1;
@@ -81,5 +81,5 @@ int store_rows_flush(struct store *s)
 
 void store_rows_drop(struct store *s)
 {
-	s->act.n = s->launch.n = s->annot.n = s->cpu.n = s->mops.n = 0;
+	s->act.n = s->launch.n = s->annot.n = s->cpu.n = s->mops.n = s->memops.n = 0;
 }

@@ -202,7 +202,8 @@ int store_open(const char *path, struct store **out)
 	    store_sql_prepare(s, "prepare", "INSERT INTO devices VALUES(?1,?2,?3,?4,?5,?6,?7)", &s->ins_dev) < 0 ||
 	    store_sql_prepare(s, "prepare", "INSERT INTO summaries VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)", &s->ins_sum) < 0 ||
 	    store_row_buf_open(s, &s->cpu, "cpu_ops", 7, "insert cpu op") < 0 ||
-	    store_row_buf_open(s, &s->mops, "model_ops", 8, "insert model op") < 0) {
+	    store_row_buf_open(s, &s->mops, "model_ops", 8, "insert model op") < 0 ||
+	    store_row_buf_open(s, &s->memops, "memory_ops", 8, "insert memory op") < 0) {
 		store_close(s);
 		return -1;
 	}
@@ -218,7 +219,7 @@ int store_close(struct store *s)
 	if (!s)
 		return 0;
 	sqlite3_finalize(s->ins_name);
-	struct row_buf *bufs[] = {&s->act, &s->launch, &s->annot, &s->cpu, &s->mops};
+	struct row_buf *bufs[] = {&s->act, &s->launch, &s->annot, &s->cpu, &s->mops, &s->memops};
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		store_row_buf_close(bufs[i]);
 	sqlite3_finalize(s->ins_dev);

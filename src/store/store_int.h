@@ -112,6 +112,7 @@ struct store {
 	size_t nmev, mevcap;
 	sqlite3_stmt *ins_mem;
 	struct row_buf mops; /* model_ops rows (modelops.c) */
+	struct row_buf memops; /* memory_ops rows (memsites.c) */
 	struct name_slot *slots;
 	size_t nslots, nnames;
 	struct sink_ctx sink;

@@ -27,14 +27,40 @@ static int64_t span_end(int64_t start, int64_t dur)
 	return start > INT64_MAX - dur ? INT64_MAX : start + dur;
 }
 
+/*
+ * The last experiment's ranked runs, kept until rank_cache_clear: every
+ * walk over the ranks (a dozen analyses) asked the store again, a sort of
+ * every trace of the experiment each time.
+ */
+static const struct store *keys_store;
+static char *keys_exp;
+static struct store_ranked_run *keys_runs;
+static size_t keys_nruns;
+
+static void keys_clear(void)
+{
+	store_ranked_runs_free(keys_runs, keys_nruns);
+	free(keys_exp);
+	keys_runs = NULL;
+	keys_nruns = 0;
+	keys_exp = NULL;
+	keys_store = NULL;
+}
+
 int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n)
 {
-	struct store_ranked_run *runs;
-	size_t nruns, total = 0;
+	size_t total = 0;
 	*out = NULL;
 	*n = 0;
-	if (store_ranked_runs(s, exp, &runs, &nruns) < 0)
-		return -1;
+	if (keys_store != s || !keys_exp || strcmp(keys_exp, exp)) {
+		keys_clear();
+		if (store_ranked_runs(s, exp, &keys_runs, &keys_nruns) < 0)
+			return -1;
+		keys_store = s;
+		keys_exp = xstrdup(exp);
+	}
+	const struct store_ranked_run *runs = keys_runs;
+	size_t nruns = keys_nruns;
 	for (size_t r = 0; r < nruns; r++)
 		total += runs[r].nranks;
 	if (total)
@@ -43,7 +69,6 @@ int rank_keys(struct store *s, const char *exp, struct rank_key **out, size_t *n
 		for (size_t i = 0; i < runs[r].nranks; i++)
 			(*out)[(*n)++] = (struct rank_key){xstrdup(runs[r].run), runs[r].run_id, runs[r].ranks[i],
 							   runs[r].position};
-	store_ranked_runs_free(runs, nruns);
 	return 0;
 }
 
@@ -138,12 +163,24 @@ enum kept_slot { KEPT_ACTS, KEPT_LAUNCHES, KEPT_ANNOTS, KEPT_GPU_ANNOTS, KEPT_CP
 static struct store_stmt *kept_st[KEPT_N];
 static const struct store *kept_store;
 
+/* rank_query_kept's statements, by their SQL text */
+static struct kept_sql {
+	const char *sql;
+	struct store_stmt *st;
+} *kept_q;
+static size_t nkept_q, kept_qcap;
+
 static void kept_clear(void)
 {
 	for (int i = 0; i < KEPT_N; i++) {
 		store_finalize(kept_st[i]);
 		kept_st[i] = NULL;
 	}
+	for (size_t i = 0; i < nkept_q; i++)
+		store_finalize(kept_q[i].st);
+	free(kept_q);
+	kept_q = NULL;
+	nkept_q = kept_qcap = 0;
 	kept_store = NULL;
 }
 
@@ -159,6 +196,28 @@ static struct store_stmt *kept(struct store *s, enum kept_slot slot, const char 
 	store_reset(kept_st[slot]);
 	store_clear_bindings(kept_st[slot]);
 	return kept_st[slot];
+}
+
+struct store_stmt *rank_query_kept(struct store *s, const char *what, const char *sql, const struct rank_key *k)
+{
+	if (kept_store != s) {
+		kept_clear();
+		kept_store = s;
+	}
+	size_t i = 0;
+	while (i < nkept_q && strcmp(kept_q[i].sql, sql))
+		i++;
+	if (i == nkept_q) {
+		struct store_stmt *st;
+		if (store_prepare(s, what, sql, &st) < 0)
+			return NULL;
+		kept_q = xgrow(kept_q, &kept_qcap, nkept_q + 1, sizeof(*kept_q));
+		kept_q[nkept_q++] = (struct kept_sql){sql, st};
+	}
+	store_reset(kept_q[i].st);
+	store_clear_bindings(kept_q[i].st);
+	rank_bind(kept_q[i].st, k);
+	return kept_q[i].st;
 }
 
 /* kept(), for a rank's load, bound to rank k: ?1 its run's id, ?2 its rank. NULL after diag. */
@@ -551,6 +610,7 @@ void rank_cache_clear(void)
 	budget_store = NULL;
 	memo_clear();
 	kept_clear();
+	keys_clear();
 }
 
 void rank_data_release(struct rank_data *d)

@@ -82,6 +82,13 @@ void rank_cache_clear(void);
 void rank_bind(struct store_stmt *st, const struct rank_key *k);
 /* sql prepared for what and bound to rank k (rank_bind): the statement (caller finalizes), or NULL after diag. */
 struct store_stmt *rank_query(struct store *s, const char *what, const char *sql, const struct rank_key *k);
+/*
+ * rank_query for a statement run once a rank: prepared once for the store
+ * (by its SQL text) and kept, like a rank's load's own statements, until
+ * rank_cache_clear; each call hands it out reset and bound to k. The caller
+ * ends with store_reset, never store_finalize. NULL after diag.
+ */
+struct store_stmt *rank_query_kept(struct store *s, const char *what, const char *sql, const struct rank_key *k);
 
 /* The formats of the rank's trace files, e.g. "nsys" or "kineto" (a new string, caller frees). */
 char *rank_formats(struct store *s, const struct rank_key *k);

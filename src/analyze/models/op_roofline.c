@@ -207,7 +207,7 @@ static int visit(const struct rank_key *k, const struct rank_data *d, void *arg)
 	struct store_stmt *st;
 	/* the device of the rank's trace, for its peaks */
 	const struct device_peaks *pk = NULL;
-	st = rank_query(w->s, "op_roofline: device",
+	st = rank_query_kept(w->s, "op_roofline: device",
 			"SELECT x.name FROM traces rt JOIN devices x ON x.trace_id = rt.id"
 			" WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.name IS NOT NULL ORDER BY x.device LIMIT 1", k);
 	if (!st) {
@@ -216,7 +216,7 @@ static int visit(const struct rank_key *k, const struct rank_data *d, void *arg)
 	}
 	if ((rc = store_next(st)) > 0)
 		pk = op_roofline_peaks((const char *)store_column_text(st, 0));
-	store_finalize(st);
+	store_reset(st);
 	pk = with_manifest(w, pk);
 	size_t from = w->t->nrows;
 	rc = rc < 0 ? -1 : add_groups(w, k, v, n, d->nsteps ? (double)d->nsteps : 1, pk);

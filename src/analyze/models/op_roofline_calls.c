@@ -62,7 +62,7 @@ static long last_at(const struct mop *v, size_t n, int64_t tid, int64_t ts)
 int op_roofline_calls(struct store *s, const struct rank_key *k, const struct rank_data *d, struct mop **out,
 		      size_t *nout, struct op_roofline_claim **kept, size_t *nkept)
 {
-	struct store_stmt *st = rank_query(s, "op_roofline: model ops",
+	struct store_stmt *st = rank_query_kept(s, "op_roofline: model ops",
 		/*
 		 * An optimizer's concrete inputs (its learning rate, a step's bias
 		 * corrections) change from step to step and its price does not read
@@ -93,7 +93,7 @@ int op_roofline_calls(struct store *s, const struct rank_key *k, const struct ra
 		v[n++] = (struct mop){store_column_type(st, 0) == STORE_NULL ? -1 : store_column_int64(st, 0), start,
 				      start + store_column_int64(st, 2), c[0], c[1], c[2], c[3], -1, 0, 0};
 	}
-	store_finalize(st);
+	store_reset(st); /* kept for the next rank (rank_query_kept) */
 	if (rc < 0 || !n) {
 		free(v);
 		return rc < 0 ? -1 : 0;

@@ -43,7 +43,7 @@ long causes_rank_op_dims(struct store *s, const struct rank_key *k, struct op_di
 {
 	struct store_stmt *st;
 	*out = NULL;
-	st = rank_query(s, "straggler_causes: input dims",
+	st = rank_query_kept(s, "straggler_causes: input dims",
 			"SELECT x.name_id, x.dims_id, x.start_ns FROM traces rt JOIN cpu_ops x ON x.trace_id = rt.id"
 			" WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.dims_id IS NOT NULL", k);
 	if (!st)
@@ -55,7 +55,7 @@ long causes_rank_op_dims(struct store *s, const struct rank_key *k, struct op_di
 		v = xgrow(v, &cap, n + 1, sizeof(*v));
 		v[n++] = (struct op_dims){store_column_int64(st, 0), store_column_int64(st, 1), store_column_int64(st, 2)};
 	}
-	store_finalize(st);
+	store_reset(st);
 	if (rc < 0) {
 		free(v);
 		return -1;

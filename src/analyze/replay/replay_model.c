@@ -46,17 +46,6 @@ struct raw_call {
 	int sync, may_block;
 };
 
-/*
- * The runtime calls that can wait for the GPU (n.name of a launches row):
- * synchronizes, copies (cudaMemcpyAsync blocks for pageable memory and
- * device-to-host into it), frees and allocations (cudaFree synchronizes the
- * device), and the synchronous memset. A kernel launch waits only for the
- * launch queue.
- */
-#define CALL_MAY_BLOCK                                                                                     \
-	"(instr(n.name, 'Synchronize') > 0 OR instr(n.name, 'Memcpy') > 0 OR instr(n.name, 'Free') > 0 OR " \
-	"instr(n.name, 'Malloc') > 0 OR instr(n.name, 'HostAlloc') > 0 OR instr(n.name, 'HostRegister') > 0 OR " \
-	"(instr(n.name, 'Memset') > 0 AND instr(n.name, 'Async') = 0))"
 
 struct raw_op {
 	int64_t start, dur, stream, corr, trace, bytes, name_id, peer;
@@ -75,6 +64,61 @@ static int op_kind(const char *kind, const char *name)
 	if (name && strstr(name, "DtoH"))
 		return RP_OP_D2H;
 	return RP_OP_OTHER_COPY;
+}
+
+/*
+ * What a name says, looked up once per name id for one rank's load
+ * (rank_name) rather than joined to every row and tested by SQL's instr
+ * there, once a row: NAME_SEEN once looked up,
+ * NAME_GONE when the id has no name (the join dropped such a row),
+ * NAME_SYNC a synchronize, NAME_MAY_BLOCK a runtime call that can wait for
+ * the GPU (CALL_MAY_BLOCK: synchronizes, copies (cudaMemcpyAsync blocks for
+ * pageable memory and device-to-host into it), frees and allocations
+ * (cudaFree synchronizes the device), and the synchronous memset; a kernel
+ * launch waits only for the launch queue), NAME_COMM a kernel's nccl or
+ * rccl; copy[id] a copy's op_kind.
+ */
+enum { NAME_SEEN = 1, NAME_GONE = 2, NAME_SYNC = 4, NAME_MAY_BLOCK = 8, NAME_COMM = 16 };
+struct name_memo {
+	unsigned char *f, *copy;
+	size_t n;
+};
+
+static unsigned name_flags(struct store *s, struct name_memo *m, int64_t id, int *copy)
+{
+	if (id < 0 || id >= ((int64_t)1 << 26))
+		return NAME_GONE; /* the store numbers its names from 1 */
+	size_t i = (size_t)id;
+	if (i >= m->n) {
+		size_t n = m->n ? m->n : 256;
+		while (n <= i)
+			n *= 2;
+		m->f = xrealloc(m->f, n);
+		m->copy = xrealloc(m->copy, n);
+		memset(m->f + m->n, 0, n - m->n);
+		m->n = n;
+	}
+	if (!m->f[i]) {
+		char *name = rank_name(s, id);
+		unsigned f = NAME_SEEN;
+		if (!name) {
+			f |= NAME_GONE;
+		} else {
+			if (strstr(name, "Synchronize"))
+				f |= NAME_SYNC | NAME_MAY_BLOCK;
+			if (strstr(name, "Memcpy") || strstr(name, "Free") || strstr(name, "Malloc") ||
+			    strstr(name, "HostAlloc") || strstr(name, "HostRegister") ||
+			    (strstr(name, "Memset") && !strstr(name, "Async")))
+				f |= NAME_MAY_BLOCK;
+			if (strstr(name, "nccl") || strstr(name, "rccl"))
+				f |= NAME_COMM;
+			m->copy[i] = (unsigned char)op_kind("memcpy", name);
+		}
+		m->f[i] = (unsigned char)f;
+		free(name);
+	}
+	*copy = m->copy[i];
+	return m->f[i];
 }
 
 static int cmp_call(const void *a, const void *b)
@@ -130,7 +174,7 @@ static int cmp_peer_key(const void *a, const void *b)
  */
 static int load_peers(struct store *s, const struct rank_key *k, struct raw_op *ops, size_t nops)
 {
-	struct store_stmt *st = rank_query(s, "replay: read point-to-point peers",
+	struct store_stmt *st = rank_query_kept(s, "replay: read point-to-point peers",
 					   "SELECT rt.id, x.start_ns, coalesce(x.correlation, -1), x.collective, x.peer"
 					   " FROM traces rt JOIN collectives x ON x.trace_id = rt.id"
 					   " WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.peer IS NOT NULL"
@@ -148,7 +192,7 @@ static int load_peers(struct store *s, const struct rank_key *k, struct raw_op *
 					    store_column_int64(st, 4),
 					    !strcmp(coll, "send") ? RP_P2P_SEND : !strcmp(coll, "recv") ? RP_P2P_RECV : RP_P2P_SENDRECV};
 	}
-	store_finalize(st);
+	store_reset(st);
 	if (rc < 0) {
 		free(v);
 		return -1;
@@ -177,14 +221,16 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 {
 	size_t cap;
 	int rc;
-	struct store_stmt *st = rank_query(s, "replay: read launches",
+	struct name_memo memo = {0};
+	int copy;
+	struct store_stmt *st = rank_query_kept(s, "replay: read launches",
 				      "SELECT x.start_ns, x.dur_ns, coalesce(x.tid, 0), coalesce(x.correlation, -1), rt.id, "
-				      "x.name_id, instr(n.name, 'Synchronize') > 0, " CALL_MAY_BLOCK " FROM traces rt JOIN launches x ON x.trace_id = rt.id "
-				      "JOIN names n ON n.id = x.name_id WHERE rt.run_id = ?1 AND rt.rank = ?2",
+				      "x.name_id" RANK_ROWS("launches"),
 				      k);
 	if (!st)
 		return -1;
 	for (cap = 0; (rc = store_next(st)) > 0;) {
+		/* the rows are read to the end before a name is looked up: one statement at a time */
 		*calls = xgrow(*calls, &cap, *ncalls + 1, sizeof(**calls));
 		struct raw_call *c = &(*calls)[(*ncalls)++];
 		c->start = store_column_int64(st, 0);
@@ -193,21 +239,30 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		c->corr = store_column_int64(st, 3);
 		c->trace = store_column_int64(st, 4);
 		c->name_id = store_column_int64(st, 5);
-		c->sync = (int)store_column_int64(st, 6);
-		c->may_block = (int)store_column_int64(st, 7);
 	}
-	store_finalize(st);
+	store_reset(st);
 	if (rc < 0)
 		return -1;
-	st = rank_query(s, "replay: read activities",
+	size_t kept_calls = 0;
+	for (size_t i = 0; i < *ncalls; i++) {
+		struct raw_call *c = &(*calls)[i];
+		unsigned f = name_flags(s, &memo, c->name_id, &copy);
+		if (f & NAME_GONE)
+			continue;
+		c->sync = !!(f & NAME_SYNC);
+		c->may_block = !!(f & NAME_MAY_BLOCK);
+		(*calls)[kept_calls++] = *c;
+	}
+	*ncalls = kept_calls;
+	st = rank_query_kept(s, "replay: read activities",
 			"SELECT x.start_ns, x.dur_ns, coalesce(x.stream, -1), coalesce(x.correlation, -1), rt.id, "
-			"coalesce(x.bytes, -1), x.name_id, x.kind, CASE WHEN x.kind = 'memcpy' THEN n.name END, "
-			"x.kind = 'kernel' AND (instr(n.name, 'nccl') > 0 OR instr(n.name, 'rccl') > 0) "
-			"FROM traces rt JOIN activities x ON x.trace_id = rt.id JOIN names n ON n.id = x.name_id "
-			"WHERE rt.run_id = ?1 AND rt.rank = ?2",
+			"coalesce(x.bytes, -1), x.name_id, x.kind" RANK_ROWS("activities"),
 			k);
-	if (!st)
+	if (!st) {
+		free(memo.f);
+		free(memo.copy);
 		return -1;
+	}
 	for (cap = 0; (rc = store_next(st)) > 0;) {
 		*ops = xgrow(*ops, &cap, *nops + 1, sizeof(**ops));
 		struct raw_op *o = &(*ops)[(*nops)++];
@@ -218,15 +273,34 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		o->trace = store_column_int64(st, 4);
 		o->bytes = store_column_int64(st, 5);
 		o->name_id = store_column_int64(st, 6);
-		o->kind = op_kind((const char *)store_column_text(st, 7), (const char *)store_column_text(st, 8));
-		o->comm = (int)store_column_int64(st, 9);
+		const char *kind = (const char *)store_column_text(st, 7);
+		/* the kind's class now, the name's part once the rows are read: 1 kernel, 2 copy */
+		o->kind = op_kind(kind, NULL);
+		o->comm = !strcmp(kind, "kernel") ? 1 : !strcmp(kind, "memcpy") ? 2 : 0;
 	}
-	store_finalize(st);
-	if (rc < 0)
+	store_reset(st);
+	if (rc < 0) {
+		free(memo.f);
+		free(memo.copy);
 		return -1;
+	}
+	size_t kept_ops = 0;
+	for (size_t i = 0; i < *nops; i++) {
+		struct raw_op *o = &(*ops)[i];
+		unsigned f = name_flags(s, &memo, o->name_id, &copy);
+		if (f & NAME_GONE)
+			continue;
+		if (o->comm == 2)
+			o->kind = copy;
+		o->comm = o->comm == 1 && (f & NAME_COMM);
+		(*ops)[kept_ops++] = *o;
+	}
+	*nops = kept_ops;
+	free(memo.f);
+	free(memo.copy);
 	if (load_peers(s, k, *ops, *nops) < 0)
 		return -1;
-	st = rank_query(s, "replay: read operators", "SELECT x.start_ns, x.dur_ns" RANK_ROWS("cpu_ops"), k);
+	st = rank_query_kept(s, "replay: read operators", "SELECT x.start_ns, x.dur_ns" RANK_ROWS("cpu_ops"), k);
 	if (!st)
 		return -1;
 	for (cap = 0; (rc = store_next(st)) > 0;) {
@@ -235,10 +309,10 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		(*cover)[*ncover].end = (*cover)[*ncover].start + store_column_int64(st, 1);
 		(*ncover)++;
 	}
-	store_finalize(st);
+	store_reset(st);
 	if (rc < 0)
 		return -1;
-	st = rank_query(s, "replay: read steps", "SELECT x.step, x.start_ns, x.dur_ns" RANK_ROWS("steps") " ORDER BY x.start_ns",
+	st = rank_query_kept(s, "replay: read steps", "SELECT x.step, x.start_ns, x.dur_ns" RANK_ROWS("steps") " ORDER BY x.start_ns",
 			k);
 	if (!st)
 		return -1;
@@ -250,7 +324,7 @@ static int load_raw(struct store *s, const struct rank_key *k, struct raw_call *
 		p->end = p->start + store_column_int64(st, 2);
 		p->first_op = -1;
 	}
-	store_finalize(st);
+	store_reset(st);
 	if (rc < 0)
 		return -1;
 	return 0;
