@@ -33,7 +33,9 @@
  *                       row in args), at the start of its first step
  * and in "perfstudy analysis": the critical path across ranks of each step
  * (critical_path_across.csv: [end of the step on end_rank - path_us, that
- * end]) and the run's findings that name no rank.
+ * end]) and the run's findings that name no rank. Slices of an added
+ * track that would overlap in part go on further lanes of the track
+ * (tx_spill_place), "perfstudy: <track> (2)" and on.
  *
  * Time: "ts" and "dur" are microseconds with three decimals (exact ns);
  * ts = (time on the rank's own clock - the rank's clock offset
@@ -100,7 +102,8 @@ const char trace_export_method[] =
 	"tables hold a path's parts, not its segments, so the slice spans the step, named by its bound) and its "
 	"findings as instant markers (findings.csv's row in args); in the process 'perfstudy analysis', the "
 	"critical path across ranks of each step (critical_path_across.csv, ending at the end of end_rank's step) "
-	"and the run's other findings. Not in the store, so not in the file: host operators inside another of their "
+	"and the run's other findings; slices of a track that would overlap in part go on the track's further "
+	"lanes ('(2)', '(3)', ...). Not in the store, so not in the file: host operators inside another of their "
 	"thread, flow arrows (ac2g, fwdbwd), instant and counter events, the profiler's own 'Trace' span, Python "
 	"function events, and the args the store does not keep (grid, block, registers, occupancy, NCCL args, "
 	"shapes). Bound: 1,000,000 events per run (a rank's "
@@ -650,23 +653,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	size_t apid = nranks + 1;
 	tx_ev_meta(&x.o, "process_name", apid, 0, "perfstudy analysis", 0);
 	tx_ev_meta(&x.o, "process_sort_index", apid, 0, NULL, (int64_t)apid);
-	const struct table *ta = tabs[T_ACROSS].t;
-	size_t *ac = NULL, nac = tx_tab_rows(&tabs[T_ACROSS], run, &ac);
-	unsigned used = 0;
-	for (size_t i = 0; i < nac; i++) {
-		size_t eri = tx_rank_index(&x, (int)tx_cell_i(ta, ac[i], CPA_END_RANK, -1));
-		const struct step_range *sp =
-			eri == SIZE_MAX ? NULL : tx_step_range_of(&x.ranks[eri], tx_cell_i(ta, ac[i], CPA_STEP, -1));
-		if (!sp || sp->end - x.ranks[eri].off >= x.cut)
-			continue;
-		int64_t path = tx_cell_i(ta, ac[i], CPA_PATH_US, 0), end = sp->end - x.ranks[eri].off - x.base;
-		char name[96];
-		snprintf(name, sizeof(name), "critical path across ranks, step %" PRId64 " (ends on rank %d)",
-			 tx_cell_i(ta, ac[i], CPA_STEP, -1), x.ranks[eri].rank);
-		tx_write_slice(&x, apid, 1, end - path, path, name, ta, ac[i]);
-		used |= 1;
-	}
-	free(ac);
+	unsigned used = tx_write_across(&x, &tabs[T_ACROSS], apid) ? 1 : 0;
 	for (size_t i = 0; i < nfnd; i++) {
 		int64_t rk = fnd[i].rank;
 		if (rk >= INT32_MIN && rk <= INT32_MAX && tx_rank_index(&x, (int)rk) != SIZE_MAX)

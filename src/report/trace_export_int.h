@@ -155,7 +155,25 @@ struct tx_run {
 /* The index of rank number rank among x's ranks, or SIZE_MAX. */
 size_t tx_rank_index(const struct tx_run *x, int rank);
 
-/* trace_tracks.c. The rows of collective_waits.csv of the run by rank. */
+/*
+ * trace_tracks.c. The lanes of an added track whose slices overlap: each
+ * slice, in order of start, on the first lane free by then (tx_spill_place
+ * returns its index k), lane 0 the track's own tid (first), lane k > 0 tid
+ * more + k - 1 (tx_spill_tid), named "perfstudy: <name> (k + 1)" by
+ * tx_spill_names; so no two slices of one thread overlap.
+ */
+struct tx_spill {
+	int64_t *end; /* each lane's last end */
+	size_t n, cap;
+};
+size_t tx_spill_place(struct tx_spill *s, int64_t start, int64_t end);
+int tx_spill_tid(int first, int more, size_t k);
+void tx_spill_names(struct tx_run *x, const struct tx_spill *s, size_t pid, int more, const char *name, int sort);
+
+/* The critical path across ranks of each step on lane 1 of process pid (its lanes spilled from tid 3): the slices written. */
+size_t tx_write_across(struct tx_run *x, const struct tx_tab *ta, size_t pid);
+
+/* The rows of collective_waits.csv of the run by rank. */
 struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t *nw);
 /*
  * The run's straggler windows (straggler_windows, tw), each paired with its

@@ -5,7 +5,8 @@
 # JSON in the trace-event format, one process per rank, every raw event the
 # store keeps there with its name and duration at raw ts - offset - base,
 # the ranks' collective ends together within the offsets' residual, the
-# added tracks there (the exposed waits summing to collective_waits.csv),
+# added tracks there (the exposed waits summing to collective_waits.csv,
+# no two slices of one added track overlapping in part),
 # a marker per finding with its text; the internal tables the tracks are
 # drawn from (exposed_waits, straggler_windows) neither in data/ nor on the page. On the
 # bundled h200 example (1, 2 and 4 GPUs) and on experiments/h200x4's
@@ -35,6 +36,12 @@ for r in gpt2-1gpu:gpt2-124m/1gpu gpt2-2gpu-ddp:gpt2-124m/2gpu-ddp gpt2-4gpu-ddp
 		>"$T/out" 2>&1; then ok; else bad "h200 $run: $(cat "$T/out")"; fi
 	cat "$T/out"
 done
+# every run's file, those the loop above does not check included (the ZeRO-1
+# runs' straggler windows of two communicators and paths across ranks longer
+# than their step overlapped): no slice of an added track overlaps another
+# of its thread in part
+python3 $CHECK --overlaps "$O"/traces/*.trace.json.gz >"$T/out" 2>&1 && ok || bad "h200 overlaps: $(cat "$T/out")"
+cat "$T/out"
 # one file per run of the manifest, each linked from Runs; cross-rank findings link theirs
 n=$(ls "$O/traces" | wc -l)
 [ "$n" -eq 10 ] && ok || bad "h200: $n files in traces/, want 10"
@@ -98,6 +105,7 @@ if [ -d "$E/ddp-sleep" ]; then
 			>"$T/out" 2>&1; then ok; else bad "causes $run: $(cat "$T/out")"; fi
 		cat "$T/out"
 	done
+	python3 $CHECK --overlaps "$T"/c/causes/traces/*.trace.json.gz >"$T/out" 2>&1 && ok || bad "causes overlaps: $(cat "$T/out")"
 	# rank 3's straggler windows: the most window time, and a label saying so
 	python3 - "$T/c/causes/traces/ddp-sleep.trace.json.gz" >"$T/out" 2>&1 <<'EOF' && ok || bad "ddp-sleep: $(cat "$T/out")"
 import gzip, json, sys
@@ -105,7 +113,7 @@ from collections import Counter
 ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
 procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
 lanes = {(e["pid"], e["tid"]) for e in ev if e["ph"] == "M" and e["name"] == "thread_name"
-         and e["args"]["name"] == "perfstudy: straggler windows"}
+         and e["args"]["name"].startswith("perfstudy: straggler windows")}
 win = Counter()
 for e in ev:
     if e["ph"] == "X" and (e["pid"], e["tid"]) in lanes:

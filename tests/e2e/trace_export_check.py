@@ -3,6 +3,7 @@
 against the raw Kineto traces it was made from, without perfstudy's code.
 
 Usage: trace_export_check.py EXPORT DATA_DIR RUN RAW_TRACE...
+       trace_export_check.py --overlaps EXPORT...   (only the overlap check below)
 
 DATA_DIR is the experiment's data/ (clock_offsets.csv, collective_waits.csv,
 findings.csv: the numbers the export says it used). Checks:
@@ -27,7 +28,11 @@ findings.csv: the numbers the export says it used). Checks:
     windows and the path across ranks where the tables have rows; the path
     across ranks ends at a step's end, so a cut export may have none), the
     exposed waits of each rank sum to collective_waits.csv's exposed_wait_us;
-  - each findings.csv row of the run is an instant whose args carry its text.
+  - each findings.csv row of the run is an instant whose args carry its text;
+  - no two slices ("X") of a track perfstudy adds (cat "perfstudy") on one
+    (pid, tid) overlap in part: Chrome's format nests a thread's slices, so
+    one may hold another whole, or end where the next starts, but not end
+    inside it (the input's own lanes hold the events as recorded).
 Prints one line per run; exits 1 on the first failure, naming it.
 """
 import csv
@@ -60,7 +65,45 @@ def load_raw(path):
         return json.loads(f.read(), parse_float=Decimal)
 
 
+def partial_overlaps(events):
+    """The first partial overlap among the perfstudy slices of each (pid, tid): [(track, a, b)]."""
+    by = defaultdict(list)
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") == "perfstudy":
+            s = ns(e["ts"])
+            by[(e["pid"], e["tid"])].append((s, s + ns(e["dur"]), e["name"]))
+    out = []
+    for k, v in sorted(by.items()):
+        v.sort(key=lambda x: (x[0], -x[1]))
+        open_ = []  # the slices holding the current start, innermost last
+        for sl in v:
+            while open_ and open_[-1][1] <= sl[0]:
+                open_.pop()
+            if open_ and sl[1] > open_[-1][1]:
+                out.append((k, open_[-1], sl))
+                break
+            open_.append(sl)
+    return out
+
+
+def check_overlaps(path, events):
+    bad = partial_overlaps(events)
+    if bad:
+        (pid, tid), a, b = bad[0]
+        fail("%s: %d tracks with slices that overlap in part, e.g. pid %d tid %d: %r [%d, %d) ns and %r [%d, %d) ns"
+             % (path, len(bad), pid, tid, a[2], a[0], a[1], b[2], b[0], b[1]))
+
+
 def main():
+    if sys.argv[1] == "--overlaps":
+        n = 0
+        for path in sys.argv[2:]:
+            with gzip.open(path, "rb") as f:
+                events = json.loads(f.read(), parse_float=Decimal)["traceEvents"]
+            check_overlaps(path, events)
+            n += sum(1 for e in events if e.get("ph") == "X" and e.get("cat") == "perfstudy")
+        print("%d files, %d added slices: none overlaps another of its track in part" % (len(sys.argv) - 2, n))
+        return
     export, data, run = sys.argv[1:4]
     raws = sys.argv[4:]
     with gzip.open(export, "rb") as f:
@@ -206,6 +249,8 @@ def main():
             if abs(got - want) > nrows:
                 fail("%s rank %d: exposed waits sum to %.3f us, collective_waits.csv says %.3f us"
                      % (run, rank, got / 1e3, want / 1e3))
+
+    check_overlaps(export, events)
 
     # a marker per finding, its text in args
     texts = Counter(e["args"].get("finding") for e in events if e["ph"] == "i")
