@@ -38,10 +38,13 @@
  * (tx_spill_place), "perfstudy: <track> (2)" and on.
  *
  * Time: "ts" and "dur" are microseconds with three decimals (exact ns);
- * ts = (time on the rank's own clock - the rank's clock offset
- * (clock_offsets.csv; 0 where none) - time_base_ns) / 1000, time_base_ns
- * (in otherData) the run's earliest event on the reference clock, so that
- * a double holds every ts to the nanosecond.
+ * ts = (time on the rank's own clock - the rank's clock offset - time_base_ns)
+ * / 1000, the offset clock_offsets.csv's where it exceeds its residual, else
+ * 0 (tx_clock_applied, trace_tracks.c: one within its residual cannot be
+ * told from one clock), time_base_ns (in otherData) the run's earliest
+ * event so moved, so that a double holds every ts to the nanosecond. The
+ * tables' times on the reference clock (waits, straggler windows) are
+ * drawn beside the rank's events: + its table offset - the one applied.
  *
  * Bound: at most TX_MAX_EVENTS of the run's stored events (each rank
  * TX_MAX_EVENTS / ranks, at least 1): where a rank has more, only events starting
@@ -94,8 +97,10 @@ const char trace_export_method[] =
 	"operators as the store keeps them: each thread's outermost and the DataLoader ranges; runtime and driver "
 	"calls) and its GPU streams (kernels, memcpys, memsets; GPU annotations on a "
 	"lane of their own), every event the store holds, each time moved onto the run's reference clock: ts = "
-	"(own time - the rank's offset_us in clock_offsets.csv - time_base_ns) / 1000, time_base_ns (in the file's "
-	"otherData) the run's earliest event. Added tracks: per rank, its waits inside matched collectives "
+	"(own time - the rank's offset - time_base_ns) / 1000, the offset clock_offsets.csv's offset_us where it "
+	"exceeds its residual_us, else 0 (an offset within the spread of the collectives' ends cannot be told from "
+	"one clock, as ranks of one host have; the applied and estimated offsets in otherData), time_base_ns the "
+	"run's earliest event so moved. Added tracks: per rank, its waits inside matched collectives "
 	"([arrival, last arrival), collective_waits.csv's row in args) and their exposed parts (the wait minus every "
 	"other kernel, copy and memset of the rank; they sum to exposed_wait_us), the windows in which another rank "
 	"waited for it (stragglers.csv: first to last arrival), each step's critical path (critical_path.csv; the "
@@ -328,8 +333,9 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 		if (ri == SIZE_MAX || coff < 0 || table_cell(t, rows[i], (size_t)coff)->null)
 			continue;
 		x->ranks[ri].has_off = 1;
-		x->ranks[ri].off = tx_cell_i(t, rows[i], coff, 0);
+		x->ranks[ri].est = tx_cell_i(t, rows[i], coff, 0);
 		x->ranks[ri].resid = tx_cell_i(t, rows[i], CO_RESIDUAL_US, 0);
+		x->ranks[ri].off = tx_clock_applied(x->ranks[ri].est, x->ranks[ri].resid);
 	}
 	free(rows);
 	static const char *const tabs_sql[NSRC] = {"annotations", "cpu_ops", "launches", "activities"};
@@ -531,11 +537,17 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	buf_adds(b, ",\"time_base_ns\":");
 	tx_put_i64(b, x.base);
 	buf_adds(b, ",\"clock\":\"ts = (event time on its rank's clock - the rank's clock offset - time_base_ns) / 1000;"
-		    " offsets from clock_offsets.csv\",\"clock_offsets_ns\":{");
+		    " offsets from clock_offsets.csv where larger than their residual, else 0\",\"clock_offsets_ns\":{");
 	for (size_t i = 0; i < nranks; i++) {
 		buf_printf(b, "%s\"%d\":", i ? "," : "", x.ranks[i].rank);
 		tx_put_i64(b, x.ranks[i].off);
 	}
+	buf_adds(b, "},\"clock_offsets_estimated_ns\":{");
+	for (size_t i = 0, k = 0; i < nranks; i++)
+		if (x.ranks[i].has_off) {
+			buf_printf(b, "%s\"%d\":", k++ ? "," : "", x.ranks[i].rank);
+			tx_put_i64(b, x.ranks[i].est);
+		}
 	buf_adds(b, "},\"clock_residuals_ns\":{");
 	for (size_t i = 0, k = 0; i < nranks; i++)
 		if (x.ranks[i].has_off) {
@@ -601,18 +613,8 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		/* (no offset on a NULL array: a run without waits or host operators) */
 		tx_write_rank_tracks(&x, ri, tabs, w ? w + w0 : NULL, wi - w0, ex + e0, ei - e0, wins ? wins + n0 : NULL,
 				     wn - n0, &used);
-		/* each step's critical path, named by its bound */
-		int cstep = tc ? CPATH_STEP : -1, cbound = tc ? CPATH_BOUND : -1;
-		for (; ci < ncrit && crit[ci].rank <= r->rank; ci++) {
-			const struct step_range *sp =
-				crit[ci].rank == r->rank ? tx_step_range_of(r, tx_cell_i(tc, crit[ci].row, cstep, -1)) : NULL;
-			if (!sp || sp->start - r->off >= x.cut)
-				continue;
-			snprintf(name, sizeof(name), "critical path: %.40s-bound", tx_cell_s(tc, crit[ci].row, cbound));
-			tx_write_slice(&x, ri + 1, LANE_CRIT, sp->start - r->off - x.base, sp->end - sp->start, name, tc,
-				       crit[ci].row);
+		if (tx_write_crit(&x, ri, tc, crit, ncrit, &ci))
 			used |= 1u << LANE_CRIT;
-		}
 		for (; fi < nfnd && fnd[fi].rank <= r->rank; fi++)
 			if (fnd[fi].rank == r->rank) {
 				tx_write_finding(&x, tf, fnd[fi].row, ri + 1, LANE_FINDINGS, tx_marker_ts(&x, r));

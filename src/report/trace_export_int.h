@@ -115,7 +115,14 @@ struct step_range {
 
 struct tx_rank {
 	int rank;
-	int64_t off, resid;
+	/*
+	 * off: the offset applied to the rank's events (tx_clock_applied:
+	 * clock_offsets.csv's where it exceeds its residual, else 0); est:
+	 * clock_offsets.csv's own, on which the tables' reference-clock times
+	 * stand (a wait's arrival, a window's), so that such a time t is
+	 * drawn at t + est - off, beside the rank's events.
+	 */
+	int64_t off, est, resid;
 	int has_off;
 	int64_t nstored, first; /* events in the store; the earliest start (own clock), INT64_MAX none */
 	int64_t kept;
@@ -152,6 +159,9 @@ struct tx_run {
 	int64_t rows_read, vm_steps; /* the export queries' rows handed over, SQLite's VM steps (PERFSTUDY_TIMING) */
 };
 
+/* The offset the export applies of a rank's clock_offsets.csv row (trace_export.c's rule). */
+int64_t tx_clock_applied(int64_t offset, int64_t residual);
+
 /* The index of rank number rank among x's ranks, or SIZE_MAX. */
 size_t tx_rank_index(const struct tx_run *x, int rank);
 
@@ -172,6 +182,9 @@ void tx_spill_names(struct tx_run *x, const struct tx_spill *s, size_t pid, int 
 
 /* The critical path across ranks of each step on lane 1 of process pid (its lanes spilled from tid 3): the slices written. */
 size_t tx_write_across(struct tx_run *x, const struct tx_tab *ta, size_t pid);
+
+/* Each step's critical path of rank ri (critical_path.csv's rows by rank from crit[*ci]): the slices written. */
+size_t tx_write_crit(struct tx_run *x, size_t ri, const struct table *tc, const struct rrow *crit, size_t ncrit, size_t *ci);
 
 /* The rows of collective_waits.csv of the run by rank. */
 struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t *nw);

@@ -13,6 +13,28 @@
 #include "util/search.h"
 #include "util/xalloc.h"
 
+/*
+ * The clock offset the export applies: clock_offsets.csv's offset_us where
+ * its magnitude exceeds its residual_us, else 0. The offset is the median
+ * of the differences between the ends of the collectives two ranks shared,
+ * the residual the 90th percentile of how far they stray from it
+ * (crossrank.c): an offset within the residual is within the spread of the
+ * ends themselves, as large as the ends' own scatter on one clock, and
+ * cannot be told from none. On one host (one clock, true offset 0) the
+ * estimates are such noise: the bundled runs' offsets are within 90 us of
+ * 0 with residuals of 8-135 us, and a 4-stage pipeline's offsets of 52-107
+ * us moved its matched sends' and recvs' ends from 13 us apart in the raw
+ * traces to 39 us in the merged file. So an offset moves a rank's events
+ * only where it exceeds its own stated error (clocks of different hosts:
+ * NTP's milliseconds). The tables keep their own offsets; their
+ * reference-clock times are drawn against the rank's events (est - off,
+ * trace_export_int.h).
+ */
+int64_t tx_clock_applied(int64_t offset, int64_t residual)
+{
+	return (offset < 0 ? -offset : offset) > residual ? offset : 0;
+}
+
 /* ---- the run's added tracks ---- */
 
 /* Waits by rank index, then start, then row. */
@@ -293,6 +315,29 @@ size_t tx_write_across(struct tx_run *x, const struct tx_tab *ta, size_t pid)
 	return n;
 }
 
+/*
+ * Each step's critical path of rank ri (critical_path.csv, tc; its rows by
+ * rank, crit[*ci ..), *ci moved past the rank's): a slice over the step's
+ * ProfilerStep range, named by its bound. Returns the slices written.
+ */
+size_t tx_write_crit(struct tx_run *x, size_t ri, const struct table *tc, const struct rrow *crit, size_t ncrit, size_t *ci)
+{
+	const struct tx_rank *r = &x->ranks[ri];
+	int cstep = tc ? CPATH_STEP : -1, cbound = tc ? CPATH_BOUND : -1;
+	size_t n = 0;
+	char name[64];
+	for (; *ci < ncrit && crit[*ci].rank <= r->rank; (*ci)++) {
+		const struct rrow *c = &crit[*ci];
+		const struct step_range *sp = c->rank == r->rank ? tx_step_range_of(r, tx_cell_i(tc, c->row, cstep, -1)) : NULL;
+		if (!sp || sp->start - r->off >= x->cut)
+			continue;
+		snprintf(name, sizeof(name), "critical path: %.40s-bound", tx_cell_s(tc, c->row, cbound));
+		tx_write_slice(x, ri + 1, LANE_CRIT, sp->start - r->off - x->base, sp->end - sp->start, name, tc, c->row);
+		n++;
+	}
+	return n;
+}
+
 /* The tracks perfstudy adds to rank ri after its events (trace_export_int.h). */
 void tx_write_rank_tracks(struct tx_run *x, size_t ri, const struct tx_tab *tabs, const struct wrow *w, size_t nw,
 			  const struct rrow *ex, size_t nex, const struct tx_window *wins, size_t nwins, unsigned *used)
@@ -300,11 +345,13 @@ void tx_write_rank_tracks(struct tx_run *x, size_t ri, const struct tx_tab *tabs
 	struct tx_rank *r = &x->ranks[ri];
 	const struct table *tw = tabs[T_WAITS].t;
 	char name[64];
+	/* the tables' reference-clock times, moved beside the rank's events (trace_export_int.h) */
+	int64_t shift = r->est - r->off;
 	for (size_t i = 0; i < nw; i++) {
-		if (w[i].wait <= 0 || w[i].arrival >= x->cut)
+		if (w[i].wait <= 0 || w[i].arrival + shift >= x->cut)
 			continue;
 		snprintf(name, sizeof(name), "wait for rank %d", w[i].last_rank);
-		tx_write_slice(x, ri + 1, LANE_WAITS, w[i].arrival - x->base, w[i].wait, name, tw, w[i].row);
+		tx_write_slice(x, ri + 1, LANE_WAITS, w[i].arrival + shift - x->base, w[i].wait, name, tw, w[i].row);
 		*used |= 1u << LANE_WAITS;
 	}
 	size_t before = x->o.nevents;
@@ -315,11 +362,11 @@ void tx_write_rank_tracks(struct tx_run *x, size_t ri, const struct tx_tab *tabs
 	struct tx_spill sp = {0};
 	int more = LANE_INPUT + (int)x->nlanes;
 	for (size_t i = 0; i < nwins; i++) {
-		if (wins[i].last_rank != r->rank || wins[i].first_arrival >= x->cut)
+		if (wins[i].last_rank != r->rank || wins[i].first_arrival + shift >= x->cut)
 			continue;
 		int64_t dur = wins[i].last_arrival - wins[i].first_arrival;
 		size_t k = tx_spill_place(&sp, wins[i].first_arrival, wins[i].first_arrival + (dur > 0 ? dur : 0));
-		tx_write_slice(x, ri + 1, tx_spill_tid(LANE_WINDOWS, more, k), wins[i].first_arrival - x->base, dur,
+		tx_write_slice(x, ri + 1, tx_spill_tid(LANE_WINDOWS, more, k), wins[i].first_arrival + shift - x->base, dur,
 			       "others wait for this rank", wins[i].strag_row != SIZE_MAX ? tabs[T_STRAG].t : NULL,
 			       wins[i].strag_row);
 		*used |= 1u << LANE_WINDOWS;

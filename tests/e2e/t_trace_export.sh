@@ -21,7 +21,9 @@
 # stored, and doubling its steps adds only their ProfilerStep#N ranges;
 # the page links each file
 # from Runs and from the cross-rank findings and fetches nothing; site_files
-# lists the files; Chromium parses one (when installed).
+# lists the files; an offset within its residual moves no event (two
+# ranks of one clock keep their send's and recv's ends 13 us apart);
+# Chromium parses one (when installed).
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { skipped "python3 not installed"; finish; exit; }
 CHECK=tests/e2e/trace_export_check.py
@@ -255,6 +257,59 @@ assert r2 - r1 <= p2 - p1, "doubling the stored rows (%d -> %d) read %d -> %d ro
 # VM steps an index entry), so twice the rows cost well under twice the steps
 assert v2 <= 1.7 * v1, "doubling the stored rows (%d -> %d) took %d -> %d VM steps" % (s1, s2, v1, v2)
 print("rows read: %d of %d stored at 20 steps, %d of %d at 40; VM steps %d -> %d" % (r1, s1, r2, s2, v1, v2))
+EOF
+cat "$T/out"
+
+# --- one host, one clock: an offset within its residual moves no event ---
+# Two ranks recorded on one clock: their AllReduces start together and end
+# (rank 1 - rank 0) -40, 10, 30, 40 and 50 us apart, so crossrank's offset
+# (the median) is 30 us and its residual (the 90th percentile of |d - 30|)
+# 70 us; in step 2 rank 0's send ends 13 us before rank 1's recv. The
+# offset is within its residual: the export applies none, and the two ends
+# stay 13 us apart (moved by the 30 us, they were 17 us apart the other way).
+python3 - "$T/host" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+os.makedirs(d, exist_ok=True)
+ends = [-40, 10, 30, 40, 50]
+for r in range(2):
+    ev, t = [], 1000
+    for s, e in enumerate(ends):
+        ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % s, "pid": 1, "tid": 1, "ts": t, "dur": 1000})
+        kerns = [("gemm", t + 10, 500, 7, {}),
+                 ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", t + 600, 200 + (e if r else 0), 9,
+                  {"Collective name": "allreduce", "In msg nelems": 1048576, "Out msg nelems": 1048576, "dtype": "Float",
+                   "Group size": 2, "Process Group Name": "0", "Seq": s})]
+        if s == 2:
+            kerns.append(("ncclDevKernel_SendRecv", t + 850, 63 if r else 50, 11,
+                          {"Collective name": "recv" if r else "send", "In msg nelems": 1024, "Out msg nelems": 1024,
+                           "dtype": "Float", "Group size": 2, "Process Group Name": "0"}))
+        for k, (name, ts, dur, stream, extra) in enumerate(kerns):
+            c = s * 10 + k
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": ts - 5, "dur": 4,
+                       "args": {"correlation": c}})
+            ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": stream, "ts": ts, "dur": dur,
+                       "args": dict({"device": r, "stream": stream, "correlation": c}, **extra)})
+        t += 1100
+    json.dump({"distributedInfo": {"rank": r, "world_size": 2, "backend": "nccl"}, "traceEvents": ev},
+              open("%s/rank%d.json" % (d, r), "w"))
+EOF
+$PERFSTUDY build -q "$T/host" -o "$T/ho" 2>"$T/err" && ok || bad "one host build: $(cat "$T/err")"
+if python3 $CHECK "$T/ho/default/traces/host.trace.json.gz" "$T/ho/default/data" host "$T/host"/rank*.json \
+	>"$T/out" 2>&1; then ok; else bad "one host: $(cat "$T/out")"; fi
+python3 - "$T/ho/default/traces/host.trace.json.gz" "$T/ho/default/data/clock_offsets.csv" >"$T/out" 2>&1 <<'EOF' && ok || bad "one host: $(cat "$T/out")"
+import csv, gzip, json, sys
+from decimal import Decimal
+row = [r for r in csv.DictReader(open(sys.argv[2])) if r["rank"] == "1"][0]
+off, resid = Decimal(row["offset_us"]), Decimal(row["residual_us"])
+assert off == 30 and resid == 70, "crossrank's estimate changed (%s us, residual %s us): the test's premise" % (off, resid)
+doc = json.loads(gzip.open(sys.argv[1]).read(), parse_float=Decimal)
+assert doc["otherData"]["clock_offsets_ns"] == {"0": 0, "1": 0}, doc["otherData"]["clock_offsets_ns"]
+procs = {e["pid"]: e["args"]["name"] for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"}
+end = {procs[e["pid"]]: e["ts"] + e["dur"] for e in doc["traceEvents"] if e.get("name") == "ncclDevKernel_SendRecv"}
+gap = end["rank 1"] - end["rank 0"]
+assert gap == Decimal("13.000"), "send and recv ends %s us apart in the export, 13 in the raw traces" % gap
+print("one host: offset %s us within residual %s us not applied; send/recv ends 13 us apart as raw" % (off, resid))
 EOF
 cat "$T/out"
 
