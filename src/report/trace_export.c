@@ -3,7 +3,7 @@
  * <site>/<experiment>/traces/<run>.trace.json.gz.
  *
  * The file is Chrome trace-event JSON ({"traceEvents": [...]}, complete
- * events "X", instants "i", metadata "M"), gzipped by ISA-L's igzip, which Perfetto
+ * events "X", instants "i", counters "C", metadata "M"), gzipped by ISA-L's igzip, which Perfetto
  * and chrome://tracing open. Each rank is a process (pid = its position
  * among the run's ranks + 1, named "rank N"); one more process, "perfstudy
  * analysis", holds the run's own tracks. Its threads (lanes):
@@ -31,6 +31,8 @@
  *                       critical_path.csv's row in args
  *   findings            one instant per finding of this rank (findings.csv's
  *                       row in args), at the start of its first step
+ *   memory: GPU D       a counter of the allocator's allocated and reserved
+ *                       bytes (trace_counters.c)
  * and in "perfstudy analysis": the critical path across ranks of each step
  * (critical_path_across.csv: [end of the step on end_rank - path_us, that
  * end]) and the run's findings that name no rank. Slices of an added
@@ -107,9 +109,11 @@ const char trace_export_method[] =
 	"tables hold a path's parts, not its segments, so the slice spans the step, named by its bound) and its "
 	"findings as instant markers (findings.csv's row in args); in the process 'perfstudy analysis', the "
 	"critical path across ranks of each step (critical_path_across.csv, ending at the end of end_rank's step) "
-	"and the run's other findings; slices of a track that would overlap in part go on the track's further "
+	"and the run's other findings; per rank and GPU a counter 'memory: GPU D' of the allocator's allocated and "
+	"reserved bytes after each of its events that changes them (a rank's share of the bound at most, else each "
+	"run of changes' lowest and highest); slices of a track that would overlap in part go on the track's further "
 	"lanes ('(2)', '(3)', ...). Not in the store, so not in the file: host operators inside another of their "
-	"thread, flow arrows (ac2g, fwdbwd), instant and counter events, the profiler's own 'Trace' span, Python "
+	"thread, flow arrows (ac2g, fwdbwd), the input's instant and counter events, the profiler's own 'Trace' span, Python "
 	"function events, and the args the store does not keep (grid, block, registers, occupancy, NCCL args, "
 	"shapes). Bound: 1,000,000 events per run (a rank's "
 	"share: 1,000,000 / ranks); past it, events starting after the earliest rank's cut are left out, the cut in "
@@ -613,6 +617,8 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		/* (no offset on a NULL array: a run without waits or host operators) */
 		tx_write_rank_tracks(&x, ri, tabs, w ? w + w0 : NULL, wi - w0, ex + e0, ei - e0, wins ? wins + n0 : NULL,
 				     wn - n0, &used);
+		if (tx_write_counters(&x, ri, max_events) < 0)
+			goto out;
 		if (tx_write_crit(&x, ri, tc, crit, ncrit, &ci))
 			used |= 1u << LANE_CRIT;
 		for (; fi < nfnd && fnd[fi].rank <= r->rank; fi++)
@@ -667,6 +673,15 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		tx_ev_meta(&x.o, "thread_name", apid, 1, "perfstudy: critical path across ranks", 0);
 	if (used & 2)
 		tx_ev_meta(&x.o, "thread_name", apid, 2, "perfstudy: findings of the run", 0);
+	int64_t nctr = 0, nctr_all = 0;
+	for (size_t i = 0; i < nranks; i++)
+		nctr += x.ranks[i].counters, nctr_all += x.ranks[i].counters_all;
+	if (nctr < nctr_all) {
+		char *lb = xasprintf("memory counters: %" PRId64 " of %" PRId64 " changes written (at most %" PRId64
+				     " a rank: each run's lowest and highest)", nctr, nctr_all, max_events / (int64_t)nranks);
+		tx_ev_meta(&x.o, "process_labels", apid, 0, lb, 0);
+		free(lb);
+	}
 	if (x.cut != INT64_MAX || x.dropped_bytes) {
 		struct buf lb;
 		buf_init(&lb);

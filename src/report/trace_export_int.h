@@ -2,7 +2,8 @@
  * trace_export_int.h: what the files of the merged trace share (trace_export.h):
  * trace_export.c reads the run's events and writes the file; trace_json.c
  * writes JSON text through ISA-L's igzip and finds the result tables' rows of a run;
- * trace_tracks.c writes the tracks perfstudy adds. Only these include it.
+ * trace_tracks.c writes the tracks perfstudy adds, trace_counters.c the memory
+ * counters. Only these include it.
  */
 #ifndef PERFSTUDY_TRACE_EXPORT_INT_H
 #define PERFSTUDY_TRACE_EXPORT_INT_H
@@ -126,6 +127,7 @@ struct tx_rank {
 	int has_off;
 	int64_t nstored, first; /* events in the store; the earliest start (own clock), INT64_MAX none */
 	int64_t kept;
+	int64_t counters, counters_all; /* memory counter events written, and the changes before the cut */
 	struct step_range *steps;
 	size_t nsteps, cap_steps;
 };
@@ -185,6 +187,9 @@ size_t tx_write_across(struct tx_run *x, const struct tx_tab *ta, size_t pid);
 
 /* Each step's critical path of rank ri (critical_path.csv's rows by rank from crit[*ci]): the slices written. */
 size_t tx_write_crit(struct tx_run *x, size_t ri, const struct table *tc, const struct rrow *crit, size_t ncrit, size_t *ci);
+
+/* trace_counters.c. Rank ri's memory counters (allocated, reserved bytes per GPU): 0, or -1 after diag. */
+int tx_write_counters(struct tx_run *x, size_t ri, int64_t max_events);
 
 /* The rows of collective_waits.csv of the run by rank. */
 struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t *nw);

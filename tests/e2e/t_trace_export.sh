@@ -22,7 +22,9 @@
 # the page links each file
 # from Runs and from the cross-rank findings and fetches nothing; site_files
 # lists the files; an offset within its residual moves no event (two
-# ranks of one clock keep their send's and recv's ends 13 us apart);
+# ranks of one clock keep their send's and recv's ends 13 us apart); the
+# allocator's allocated and reserved bytes are counters with the values
+# worked out by hand, bounded with their peaks kept;
 # Chromium parses one (when installed).
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { skipped "python3 not installed"; finish; exit; }
@@ -310,6 +312,66 @@ end = {procs[e["pid"]]: e["ts"] + e["dur"] for e in doc["traceEvents"] if e.get(
 gap = end["rank 1"] - end["rank 0"]
 assert gap == Decimal("13.000"), "send and recv ends %s us apart in the export, 13 in the raw traces" % gap
 print("one host: offset %s us within residual %s us not applied; send/recv ends 13 us apart as raw" % (off, resid))
+EOF
+cat "$T/out"
+
+# --- the allocator's memory as counters per rank ---
+# A rank whose allocator events (GPU 0) allocate 1000 and 3000 bytes, free
+# the 1000, allocate 5000 while the reserved grows to 4 MiB, and free the
+# 5000, one event every 100 us from 100 us past the step's start (a host
+# allocation between them is not the GPU's): allocated 1000, 4000, 3000,
+# 8000, 3000 bytes, reserved 2, 2, 2, 4, 4 MiB, worked out by hand. Then
+# 1000 changes under a bound of 100 events: at most 100 written, the peak
+# among them, said in a label.
+python3 - "$T/mem" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+os.makedirs(d + "/a", exist_ok=True)
+os.makedirs(d + "/b", exist_ok=True)
+MiB = 1 << 20
+def trace(path, mem):
+    ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 1, "tid": 1, "ts": 1000, "dur": 100000},
+          {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1010, "dur": 4, "args": {"correlation": 1}},
+          {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1020, "dur": 50, "args": {"device": 0, "stream": 7, "correlation": 1}}]
+    for ts, dev_type, addr, b, alloc, res in mem:
+        ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": ts,
+                   "args": {"Addr": addr, "Bytes": b, "Total Allocated": alloc, "Total Reserved": res,
+                            "Device Id": 0 if dev_type else -1, "Device Type": dev_type}})
+    json.dump({"traceEvents": ev}, open(path, "w"))
+trace(d + "/a/mem.json", [(1100, 1, 1, 1000, 1000, 2 * MiB), (1200, 1, 2, 3000, 4000, 2 * MiB),
+                          (1250, 0, 9, 777, 777, 0), (1300, 1, 1, -1000, 3000, 2 * MiB),
+                          (1400, 1, 3, 5000, 8000, 4 * MiB), (1500, 1, 3, -5000, 3000, 4 * MiB)])
+mem, tot = [], 0
+for i in range(1000):
+    b = (i * 37 % 101 + 1) * 1000 if i % 2 == 0 else -mem[-1][3]
+    tot += b
+    mem.append((2000 + i * 10, 1, 10 + i // 2, b, tot, 64 * MiB))
+trace(d + "/b/many.json", mem)
+EOF
+$PERFSTUDY build -q "$T/mem/a/mem.json" -o "$T/mem/oa" 2>"$T/err" && ok || bad "memory build: $(cat "$T/err")"
+python3 - "$(echo "$T"/mem/oa/default/traces/mem_json*.trace.json.gz)" >"$T/out" 2>&1 <<'EOF' && ok || bad "memory counters: $(cat "$T/out")"
+import gzip, json, sys
+from decimal import Decimal
+MiB = 1 << 20
+doc = json.loads(gzip.open(sys.argv[1]).read(), parse_float=Decimal)
+procs = {e["pid"]: e["args"]["name"] for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"}
+c = [(procs[e["pid"]], e["name"], e["ts"], e["args"]) for e in doc["traceEvents"] if e["ph"] == "C"]
+want = [("rank 0", "memory: GPU 0", Decimal(t), {"allocated_bytes": a, "reserved_bytes": r})
+        for t, a, r in [("100.000", 1000, 2 * MiB), ("200.000", 4000, 2 * MiB), ("300.000", 3000, 2 * MiB),
+                        ("400.000", 8000, 4 * MiB), ("500.000", 3000, 4 * MiB)]]
+assert c == want, "counters %r, want %r" % (c, want)
+EOF
+PERFSTUDY_TRACE_MAX_EVENTS=100 $PERFSTUDY build -q "$T/mem/b/many.json" -o "$T/mem/ob" 2>"$T/err" && ok ||
+	bad "memory bound build: $(cat "$T/err")"
+python3 - "$(echo "$T"/mem/ob/default/traces/many_json*.trace.json.gz)" >"$T/out" 2>&1 <<'EOF' && ok || bad "memory bound: $(cat "$T/out")"
+import gzip, json, sys
+ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
+c = [e["args"]["allocated_bytes"] for e in ev if e["ph"] == "C"]
+peak = max((i * 37 % 101 + 1) * 1000 for i in range(0, 1000, 2))
+assert 50 <= len(c) <= 100 and max(c) == peak and min(c) == 0, (len(c), max(c), peak, min(c))
+labels = [e["args"]["labels"] for e in ev if e["ph"] == "M" and e["name"] == "process_labels"]
+assert any(l.startswith("memory counters: %d of 1000 changes written" % len(c)) for l in labels), labels
+print("memory bound: %d of 1000 changes written, peak %d kept" % (len(c), peak))
 EOF
 cat "$T/out"
 
