@@ -466,31 +466,6 @@ static int read_rank(struct tx_run *x, size_t ri, struct store_stmt **st)
 	return 0;
 }
 
-static int cmp_rrow(const void *pa, const void *pb)
-{
-	const struct rrow *a = pa, *b = pb;
-	if (a->rank != b->rank)
-		return a->rank < b->rank ? -1 : 1;
-	return a->row < b->row ? -1 : a->row > b->row;
-}
-
-/*
- * The rows of run in x with their ranks (column crank, its contract's enum),
- * sorted by rank, then row, into *out (caller frees); returns the count.
- */
-static size_t rows_by_rank(const struct tx_tab *x, int crank, const char *run, struct rrow **out)
-{
-	size_t *rows, n = tx_tab_rows(x, run, &rows);
-	int c = x->t ? crank : -1;
-	*out = xcalloc(n + 1, sizeof(**out));
-	for (size_t i = 0; i < n; i++)
-		(*out)[i] = (struct rrow){tx_cell_i(x->t, rows[i], c, INT64_MIN), rows[i]};
-	free(rows);
-	if (n > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
-		qsort(*out, n, sizeof(**out), cmp_rrow);
-	return n;
-}
-
 /*
  * Writes the merged trace of one run (its ranks in rank order, ranks[0 ..
  * nranks)) into dir/<run>.trace.json.gz through a fresh temporary file, from the store
@@ -560,6 +535,12 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		}
 	buf_adds(b, "},\"events_in_store\":");
 	tx_put_i64(b, stored);
+	buf_adds(b, ",\"events_in_store_by_rank\":{");
+	for (size_t i = 0; i < nranks; i++) {
+		buf_printf(b, "%s\"%d\":", i ? "," : "", x.ranks[i].rank);
+		tx_put_i64(b, x.ranks[i].nstored);
+	}
+	buf_addc(b, '}');
 	if (x.cut != INT64_MAX) {
 		buf_adds(b, ",\"cut_at_us\":");
 		tx_put_us(b, x.cut - x.base);
@@ -578,10 +559,10 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	wins = tx_collect_windows(&x, &tabs[T_WINDOWS], &tabs[T_STRAG], &nwins);
 	size_t wi = 0, wn = 0;
 	/* the rows of each rank, walked along with the ranks (a search of the run's rows per rank was quadratic) */
-	size_t ncrit = rows_by_rank(&tabs[T_CRIT], CPATH_RANK, run, &crit),
-	       nfnd = rows_by_rank(&tabs[T_FINDINGS], FND_RANK, run, &fnd);
-	size_t nsr = rows_by_rank(&tabs[T_STRAG_RANKS], SR_RANK, run, &sr), ci = 0, fi = 0, si = 0;
-	size_t nex = rows_by_rank(&tabs[T_EXPOSED], EW_RANK, run, &ex), ei = 0;
+	size_t ncrit = tx_rows_by_rank(&tabs[T_CRIT], CPATH_RANK, run, &crit),
+	       nfnd = tx_rows_by_rank(&tabs[T_FINDINGS], FND_RANK, run, &fnd);
+	size_t nsr = tx_rows_by_rank(&tabs[T_STRAG_RANKS], SR_RANK, run, &sr), ci = 0, fi = 0, si = 0;
+	size_t nex = tx_rows_by_rank(&tabs[T_EXPOSED], EW_RANK, run, &ex), ei = 0;
 	const struct table *tc = tabs[T_CRIT].t, *tf = tabs[T_FINDINGS].t, *tsr = tabs[T_STRAG_RANKS].t;
 	for (size_t ri = 0; ri < nranks; ri++) {
 		struct tx_rank *r = &x.ranks[ri];

@@ -89,18 +89,21 @@ struct tx_tab {
 void tx_tab_open(struct tx_tab *x, const struct table *const *tables, size_t n, const char *name, int crun);
 /* The rows of run in x, in the table's order: *rows (caller frees), returns their count. */
 size_t tx_tab_rows(const struct tx_tab *x, const char *run, size_t **rows);
+/* A row of a table with its rank (INT64_MIN: none). */
+struct rrow {
+	int64_t rank;
+	size_t row;
+};
+
+/* The rows of run in x with their ranks (column crank), sorted by rank, then row, into *out (caller frees): their count. */
+size_t tx_rows_by_rank(const struct tx_tab *x, int crank, const char *run, struct rrow **out);
+
 /* A cell's integer (dflt when null or col < 0) and text ("" then). */
 int64_t tx_cell_i(const struct table *t, size_t row, int col, int64_t dflt);
 const char *tx_cell_s(const struct table *t, size_t row, int col);
 
 /* The result tables the export reads (trace_export.c's tab_names). */
 enum { T_OFFS, T_WAITS, T_STRAG, T_STRAG_RANKS, T_CRIT, T_ACROSS, T_FINDINGS, T_EXPOSED, T_WINDOWS, NTAB };
-
-/* A row of a table with its rank (INT64_MIN: none). */
-struct rrow {
-	int64_t rank;
-	size_t row;
-};
 
 /* The lanes (thread ids) of a rank's process: those perfstudy adds, then the input's. */
 enum { LANE_WAITS = 1, LANE_EXPOSED, LANE_WINDOWS, LANE_CRIT, LANE_FINDINGS, LANE_INPUT };

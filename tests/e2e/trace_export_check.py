@@ -30,6 +30,10 @@ findings.csv: the numbers the export says it used). Checks:
     windows and the path across ranks where the tables have rows; the path
     across ranks ends at a step's end, so a cut export may have none), the
     exposed waits of each rank sum to collective_waits.csv's exposed_wait_us;
+  - otherData's counts: events_in_store_by_rank per rank, in an uncut file
+    the rank's events in the file and those of the raw trace (host
+    operators: the file's, checked above), at least those in a cut one;
+    their sum events_in_store;
   - each findings.csv row of the run is an instant whose args carry its text;
   - no two slices ("X") of a track perfstudy adds (cat "perfstudy") on one
     (pid, tid) overlap in part: Chrome's format nests a thread's slices, so
@@ -204,10 +208,21 @@ def main():
             fail("%s rank %d: the export's events differ from the raw trace's: missing %r, extra %r (of %d)"
                  % (run, rank, miss, extra, sum(want.values())))
         ranks[rank] = sum(want.values()) + want_ops
+        # the counts the file states: per rank, what the store holds (uncut: every event written, which is
+        # every raw event of a kept kind but the inner host operators; cut: at least those written)
+        by_rank = other.get("events_in_store_by_rank", {})
+        written = sum(1 for e in by_pid[pid_of[rank]] if e["ph"] == "X" and e.get("cat") != "perfstudy")
+        stated = by_rank.get(str(rank))
+        if stated is None or (cut is None and not stated == written == ranks[rank]) or (cut is not None and stated < written):
+            fail("%s rank %d: otherData.events_in_store_by_rank says %r, the file holds %d of its events, the raw "
+                 "trace %d (the host operators the store keeps counted as the file's)" % (run, rank, stated, written,
+                                                                                           ranks[rank]))
         # each synchronising collective's end on the export's clock (the raw kernel, shifted)
         nccl[rank] = {pg: [ts + dur - off - base for ts, _, dur in sorted(v)] for pg, v in coll.items()}
     if len(pid_of) != len(raws):
         fail("%d processes named 'rank N' for %d traces" % (len(pid_of), len(raws)))
+    if sum(other["events_in_store_by_rank"].values()) != other["events_in_store"]:
+        fail("%s: events_in_store %d, its ranks' %r" % (run, other["events_in_store"], other["events_in_store_by_rank"]))
 
     # collective ends line up within the offsets' stated error
     ref = min(nccl)
