@@ -363,6 +363,12 @@ assert c == want, "counters %r, want %r" % (c, want)
 EOF
 PERFSTUDY_TRACE_MAX_EVENTS=100 $PERFSTUDY build -q "$T/mem/b/many.json" -o "$T/mem/ob" 2>"$T/err" && ok ||
 	bad "memory bound build: $(cat "$T/err")"
+# and against the raw allocator events, by trace_export_check.py (every change; bounded: a subset with the peak)
+for m in oa:a/mem.json ob:b/many.json; do
+	o=${m%%:*} raw=${m#*:}
+	if python3 $CHECK "$(echo "$T"/mem/$o/default/traces/*.trace.json.gz)" "$T/mem/$o/default/data" "${raw#*/}" "$T/mem/$raw" \
+		>"$T/out" 2>&1; then ok; else bad "memory $raw: $(cat "$T/out")"; fi
+done
 python3 - "$(echo "$T"/mem/ob/default/traces/many_json*.trace.json.gz)" >"$T/out" 2>&1 <<'EOF' && ok || bad "memory bound: $(cat "$T/out")"
 import gzip, json, sys
 ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]

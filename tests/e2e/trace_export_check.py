@@ -30,6 +30,10 @@ findings.csv: the numbers the export says it used). Checks:
     windows and the path across ranks where the tables have rows; the path
     across ranks ends at a step's end, so a cut export may have none), the
     exposed waits of each rank sum to collective_waits.csv's exposed_wait_us;
+  - the counters "memory: GPU D": one per change of a GPU's allocator
+    totals in the raw trace ("[memory]" events of device type 1), at its
+    time, with its Total Allocated and Total Reserved; where the file says
+    it bounded them, a subset holding the peak;
   - otherData's counts: events_in_store_by_rank per rank, in an uncut file
     the rank's events in the file and those of the raw trace (host
     operators: the file's, checked above), at least those in a cut one;
@@ -167,7 +171,14 @@ def main():
         want = Counter()
         ops = defaultdict(list)
         coll = defaultdict(list)
-        for e in raw["traceEvents"]:
+        mem = []
+        for i, e in enumerate(raw["traceEvents"]):
+            a = e.get("args", {})
+            if (e.get("name") == "[memory]" and a.get("Device Type") == 1 and isinstance(a.get("Device Id"), int)
+                    and a["Device Id"] >= 0 and isinstance(a.get("Total Allocated"), int) and "ts" in e):
+                t = ns(e["ts"]) - off - base
+                if cut is None or t < cut:
+                    mem.append((a["Device Id"], ns(e["ts"]), i, t, a["Total Allocated"], a.get("Total Reserved")))
             if e.get("ph") != "X" or e.get("cat") not in KEPT or "ts" not in e or "dur" not in e:
                 continue
             t = ns(e["ts"]) - off - base
@@ -208,6 +219,20 @@ def main():
             fail("%s rank %d: the export's events differ from the raw trace's: missing %r, extra %r (of %d)"
                  % (run, rank, miss, extra, sum(want.values())))
         ranks[rank] = sum(want.values()) + want_ops
+        # the allocator's counters: each change of a GPU's totals, in order (a bounded file: some of them, the peak)
+        changes, last = [], {}
+        for dev, _, _, t, alloc, res in sorted(mem):
+            if last.get(dev) != (alloc, res):
+                last[dev] = (alloc, res)
+                changes.append(("memory: GPU %d" % dev, t, alloc, res))
+        counters = [(e["name"], ns(e["ts"]), e["args"]["allocated_bytes"], e["args"].get("reserved_bytes"))
+                    for e in by_pid[pid_of[rank]] if e["ph"] == "C"]
+        bounded = any(e["ph"] == "M" and e["name"] == "process_labels" and e["args"]["labels"].startswith("memory counters:")
+                      for e in events)
+        if counters != changes and not (bounded and set(counters) <= set(changes) and
+                                        max(c[2] for c in counters) == max(c[2] for c in changes)):
+            fail("%s rank %d: %d memory counter events, the raw trace's allocator changes %d: e.g. %r against %r"
+                 % (run, rank, len(counters), len(changes), counters[:2], changes[:2]))
         # the counts the file states: per rank, what the store holds (uncut: every event written, which is
         # every raw event of a kept kind but the inner host operators; cut: at least those written)
         by_rank = other.get("events_in_store_by_rank", {})
