@@ -113,9 +113,9 @@ const char trace_export_method[] =
 	"reserved bytes after each of its events that changes them (a rank's share of the bound at most, else each "
 	"run of changes' lowest and highest); slices of a track that would overlap in part go on the track's further "
 	"lanes ('(2)', '(3)', ...). Not in the store, so not in the file: host operators inside another of their "
-	"thread, flow arrows (ac2g, fwdbwd), the input's instant and counter events, the profiler's own 'Trace' span, Python "
-	"function events, and the args the store does not keep (grid, block, registers, occupancy, NCCL args, "
-	"shapes). Bound: 1,000,000 events per run (a rank's "
+	"thread, flow arrows (ac2g, fwdbwd), the input's instant and counter events, the profiler's own 'Trace' "
+	"span, Python function events, and the args the store does not keep (grid, block, registers, occupancy, "
+	"NCCL args, shapes). Bound: 1,000,000 events per run (a rank's "
 	"share: 1,000,000 / ranks); past it, events starting after the earliest rank's cut are left out, the cut in "
 	"otherData.cut_at_us; names over 16 KiB are cut; 1 GiB of JSON at most.";
 

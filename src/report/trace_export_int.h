@@ -95,7 +95,10 @@ struct rrow {
 	size_t row;
 };
 
-/* The rows of run in x with their ranks (column crank), sorted by rank, then row, into *out (caller frees): their count. */
+/*
+ * The rows of run in x with their ranks (column crank), sorted by rank,
+ * then row, into *out (caller frees): their count.
+ */
 size_t tx_rows_by_rank(const struct tx_tab *x, int crank, const char *run, struct rrow **out);
 
 /* A cell's integer (dflt when null or col < 0) and text ("" then). */
@@ -185,11 +188,15 @@ size_t tx_spill_place(struct tx_spill *s, int64_t start, int64_t end);
 int tx_spill_tid(int first, int more, size_t k);
 void tx_spill_names(struct tx_run *x, const struct tx_spill *s, size_t pid, int more, const char *name, int sort);
 
-/* The critical path across ranks of each step on lane 1 of process pid (its lanes spilled from tid 3): the slices written. */
+/*
+ * The critical path across ranks of each step on lane 1 of process pid
+ * (its lanes spilled from tid 3): the slices written.
+ */
 size_t tx_write_across(struct tx_run *x, const struct tx_tab *ta, size_t pid);
 
 /* Each step's critical path of rank ri (critical_path.csv's rows by rank from crit[*ci]): the slices written. */
-size_t tx_write_crit(struct tx_run *x, size_t ri, const struct table *tc, const struct rrow *crit, size_t ncrit, size_t *ci);
+size_t tx_write_crit(struct tx_run *x, size_t ri, const struct table *tc, const struct rrow *crit, size_t ncrit,
+		     size_t *ci);
 
 /* trace_counters.c. Rank ri's memory counters (allocated, reserved bytes per GPU): 0, or -1 after diag. */
 int tx_write_counters(struct tx_run *x, size_t ri, int64_t max_events);

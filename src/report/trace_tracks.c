@@ -320,7 +320,8 @@ size_t tx_write_across(struct tx_run *x, const struct tx_tab *ta, size_t pid)
  * rank, crit[*ci ..), *ci moved past the rank's): a slice over the step's
  * ProfilerStep range, named by its bound. Returns the slices written.
  */
-size_t tx_write_crit(struct tx_run *x, size_t ri, const struct table *tc, const struct rrow *crit, size_t ncrit, size_t *ci)
+size_t tx_write_crit(struct tx_run *x, size_t ri, const struct table *tc, const struct rrow *crit, size_t ncrit,
+		     size_t *ci)
 {
 	const struct tx_rank *r = &x->ranks[ri];
 	int cstep = tc ? CPATH_STEP : -1, cbound = tc ? CPATH_BOUND : -1;

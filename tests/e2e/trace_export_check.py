@@ -269,7 +269,7 @@ def main():
         if p90 > resid + 1000:
             fail("%s rank %d: the collectives' ends differ by %.3f us (90th percentile) after the shift, more than "
                  "the offset's residual and the offset not applied, %.3f us" % (run, rank, p90 / 1e3, resid / 1e3))
-        worst.append("rank %d p90 %.3f us (residual %.3f)" % (rank, p90 / 1e3, resid / 1e3))
+        worst.append("rank %d p90 %.3f us (allowed %.3f)" % (rank, p90 / 1e3, resid / 1e3))
 
     # added tracks
     names = set(threads.values())
