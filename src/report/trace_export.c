@@ -3,7 +3,7 @@
  * <site>/<experiment>/traces/<run>.trace.json.gz.
  *
  * The file is Chrome trace-event JSON ({"traceEvents": [...]}, complete
- * events "X", instants "i", metadata "M"), gzipped by ISA-L's igzip, which Perfetto
+ * events "X", instants "i", counters "C", metadata "M"), gzipped by ISA-L's igzip, which Perfetto
  * and chrome://tracing open. Each rank is a process (pid = its position
  * among the run's ranks + 1, named "rank N"); one more process, "perfstudy
  * analysis", holds the run's own tracks. Its threads (lanes):
@@ -31,15 +31,22 @@
  *                       critical_path.csv's row in args
  *   findings            one instant per finding of this rank (findings.csv's
  *                       row in args), at the start of its first step
+ *   memory: GPU D       a counter of the allocator's allocated and reserved
+ *                       bytes (trace_counters.c)
  * and in "perfstudy analysis": the critical path across ranks of each step
  * (critical_path_across.csv: [end of the step on end_rank - path_us, that
- * end]) and the run's findings that name no rank.
+ * end]) and the run's findings that name no rank. Slices of an added
+ * track that would overlap in part go on further lanes of the track
+ * (tx_spill_place), "perfstudy: <track> (2)" and on.
  *
  * Time: "ts" and "dur" are microseconds with three decimals (exact ns);
- * ts = (time on the rank's own clock - the rank's clock offset
- * (clock_offsets.csv; 0 where none) - time_base_ns) / 1000, time_base_ns
- * (in otherData) the run's earliest event on the reference clock, so that
- * a double holds every ts to the nanosecond.
+ * ts = (time on the rank's own clock - the rank's clock offset - time_base_ns)
+ * / 1000, the offset clock_offsets.csv's where it exceeds its residual, else
+ * 0 (tx_clock_applied, trace_tracks.c: one within its residual cannot be
+ * told from one clock), time_base_ns (in otherData) the run's earliest
+ * event so moved, so that a double holds every ts to the nanosecond. The
+ * tables' times on the reference clock (waits, straggler windows) are
+ * drawn beside the rank's events: + its table offset - the one applied.
  *
  * Bound: at most TX_MAX_EVENTS of the run's stored events (each rank
  * TX_MAX_EVENTS / ranks, at least 1): where a rank has more, only events starting
@@ -92,18 +99,23 @@ const char trace_export_method[] =
 	"operators as the store keeps them: each thread's outermost and the DataLoader ranges; runtime and driver "
 	"calls) and its GPU streams (kernels, memcpys, memsets; GPU annotations on a "
 	"lane of their own), every event the store holds, each time moved onto the run's reference clock: ts = "
-	"(own time - the rank's offset_us in clock_offsets.csv - time_base_ns) / 1000, time_base_ns (in the file's "
-	"otherData) the run's earliest event. Added tracks: per rank, its waits inside matched collectives "
+	"(own time - the rank's offset - time_base_ns) / 1000, the offset clock_offsets.csv's offset_us where it "
+	"exceeds its residual_us, else 0 (an offset within the spread of the collectives' ends cannot be told from "
+	"one clock, as ranks of one host have; the applied and estimated offsets in otherData), time_base_ns the "
+	"run's earliest event so moved. Added tracks: per rank, its waits inside matched collectives "
 	"([arrival, last arrival), collective_waits.csv's row in args) and their exposed parts (the wait minus every "
 	"other kernel, copy and memset of the rank; they sum to exposed_wait_us), the windows in which another rank "
 	"waited for it (stragglers.csv: first to last arrival), each step's critical path (critical_path.csv; the "
 	"tables hold a path's parts, not its segments, so the slice spans the step, named by its bound) and its "
 	"findings as instant markers (findings.csv's row in args); in the process 'perfstudy analysis', the "
 	"critical path across ranks of each step (critical_path_across.csv, ending at the end of end_rank's step) "
-	"and the run's other findings. Not in the store, so not in the file: host operators inside another of their "
-	"thread, flow arrows (ac2g, fwdbwd), instant and counter events, the profiler's own 'Trace' span, Python "
-	"function events, and the args the store does not keep (grid, block, registers, occupancy, NCCL args, "
-	"shapes). Bound: 1,000,000 events per run (a rank's "
+	"and the run's other findings; per rank and GPU a counter 'memory: GPU D' of the allocator's allocated and "
+	"reserved bytes after each of its events that changes them (a rank's share of the bound at most, else each "
+	"run of changes' lowest and highest); slices of a track that would overlap in part go on the track's further "
+	"lanes ('(2)', '(3)', ...). Not in the store, so not in the file: host operators inside another of their "
+	"thread, flow arrows (ac2g, fwdbwd), the input's instant and counter events, the profiler's own 'Trace' "
+	"span, Python function events, and the args the store does not keep (grid, block, registers, occupancy, "
+	"NCCL args, shapes). Bound: 1,000,000 events per run (a rank's "
 	"share: 1,000,000 / ranks); past it, events starting after the earliest rank's cut are left out, the cut in "
 	"otherData.cut_at_us; names over 16 KiB are cut; 1 GiB of JSON at most.";
 
@@ -325,8 +337,9 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 		if (ri == SIZE_MAX || coff < 0 || table_cell(t, rows[i], (size_t)coff)->null)
 			continue;
 		x->ranks[ri].has_off = 1;
-		x->ranks[ri].off = tx_cell_i(t, rows[i], coff, 0);
+		x->ranks[ri].est = tx_cell_i(t, rows[i], coff, 0);
 		x->ranks[ri].resid = tx_cell_i(t, rows[i], CO_RESIDUAL_US, 0);
+		x->ranks[ri].off = tx_clock_applied(x->ranks[ri].est, x->ranks[ri].resid);
 	}
 	free(rows);
 	static const char *const tabs_sql[NSRC] = {"annotations", "cpu_ops", "launches", "activities"};
@@ -453,31 +466,6 @@ static int read_rank(struct tx_run *x, size_t ri, struct store_stmt **st)
 	return 0;
 }
 
-static int cmp_rrow(const void *pa, const void *pb)
-{
-	const struct rrow *a = pa, *b = pb;
-	if (a->rank != b->rank)
-		return a->rank < b->rank ? -1 : 1;
-	return a->row < b->row ? -1 : a->row > b->row;
-}
-
-/*
- * The rows of run in x with their ranks (column crank, its contract's enum),
- * sorted by rank, then row, into *out (caller frees); returns the count.
- */
-static size_t rows_by_rank(const struct tx_tab *x, int crank, const char *run, struct rrow **out)
-{
-	size_t *rows, n = tx_tab_rows(x, run, &rows);
-	int c = x->t ? crank : -1;
-	*out = xcalloc(n + 1, sizeof(**out));
-	for (size_t i = 0; i < n; i++)
-		(*out)[i] = (struct rrow){tx_cell_i(x->t, rows[i], c, INT64_MIN), rows[i]};
-	free(rows);
-	if (n > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
-		qsort(*out, n, sizeof(**out), cmp_rrow);
-	return n;
-}
-
 /*
  * Writes the merged trace of one run (its ranks in rank order, ranks[0 ..
  * nranks)) into dir/<run>.trace.json.gz through a fresh temporary file, from the store
@@ -528,11 +516,17 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	buf_adds(b, ",\"time_base_ns\":");
 	tx_put_i64(b, x.base);
 	buf_adds(b, ",\"clock\":\"ts = (event time on its rank's clock - the rank's clock offset - time_base_ns) / 1000;"
-		    " offsets from clock_offsets.csv\",\"clock_offsets_ns\":{");
+		    " offsets from clock_offsets.csv where larger than their residual, else 0\",\"clock_offsets_ns\":{");
 	for (size_t i = 0; i < nranks; i++) {
 		buf_printf(b, "%s\"%d\":", i ? "," : "", x.ranks[i].rank);
 		tx_put_i64(b, x.ranks[i].off);
 	}
+	buf_adds(b, "},\"clock_offsets_estimated_ns\":{");
+	for (size_t i = 0, k = 0; i < nranks; i++)
+		if (x.ranks[i].has_off) {
+			buf_printf(b, "%s\"%d\":", k++ ? "," : "", x.ranks[i].rank);
+			tx_put_i64(b, x.ranks[i].est);
+		}
 	buf_adds(b, "},\"clock_residuals_ns\":{");
 	for (size_t i = 0, k = 0; i < nranks; i++)
 		if (x.ranks[i].has_off) {
@@ -541,6 +535,12 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		}
 	buf_adds(b, "},\"events_in_store\":");
 	tx_put_i64(b, stored);
+	buf_adds(b, ",\"events_in_store_by_rank\":{");
+	for (size_t i = 0; i < nranks; i++) {
+		buf_printf(b, "%s\"%d\":", i ? "," : "", x.ranks[i].rank);
+		tx_put_i64(b, x.ranks[i].nstored);
+	}
+	buf_addc(b, '}');
 	if (x.cut != INT64_MAX) {
 		buf_adds(b, ",\"cut_at_us\":");
 		tx_put_us(b, x.cut - x.base);
@@ -559,10 +559,10 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	wins = tx_collect_windows(&x, &tabs[T_WINDOWS], &tabs[T_STRAG], &nwins);
 	size_t wi = 0, wn = 0;
 	/* the rows of each rank, walked along with the ranks (a search of the run's rows per rank was quadratic) */
-	size_t ncrit = rows_by_rank(&tabs[T_CRIT], CPATH_RANK, run, &crit),
-	       nfnd = rows_by_rank(&tabs[T_FINDINGS], FND_RANK, run, &fnd);
-	size_t nsr = rows_by_rank(&tabs[T_STRAG_RANKS], SR_RANK, run, &sr), ci = 0, fi = 0, si = 0;
-	size_t nex = rows_by_rank(&tabs[T_EXPOSED], EW_RANK, run, &ex), ei = 0;
+	size_t ncrit = tx_rows_by_rank(&tabs[T_CRIT], CPATH_RANK, run, &crit),
+	       nfnd = tx_rows_by_rank(&tabs[T_FINDINGS], FND_RANK, run, &fnd);
+	size_t nsr = tx_rows_by_rank(&tabs[T_STRAG_RANKS], SR_RANK, run, &sr), ci = 0, fi = 0, si = 0;
+	size_t nex = tx_rows_by_rank(&tabs[T_EXPOSED], EW_RANK, run, &ex), ei = 0;
 	const struct table *tc = tabs[T_CRIT].t, *tf = tabs[T_FINDINGS].t, *tsr = tabs[T_STRAG_RANKS].t;
 	for (size_t ri = 0; ri < nranks; ri++) {
 		struct tx_rank *r = &x.ranks[ri];
@@ -598,18 +598,10 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		/* (no offset on a NULL array: a run without waits or host operators) */
 		tx_write_rank_tracks(&x, ri, tabs, w ? w + w0 : NULL, wi - w0, ex + e0, ei - e0, wins ? wins + n0 : NULL,
 				     wn - n0, &used);
-		/* each step's critical path, named by its bound */
-		int cstep = tc ? CPATH_STEP : -1, cbound = tc ? CPATH_BOUND : -1;
-		for (; ci < ncrit && crit[ci].rank <= r->rank; ci++) {
-			const struct step_range *sp =
-				crit[ci].rank == r->rank ? tx_step_range_of(r, tx_cell_i(tc, crit[ci].row, cstep, -1)) : NULL;
-			if (!sp || sp->start - r->off >= x.cut)
-				continue;
-			snprintf(name, sizeof(name), "critical path: %.40s-bound", tx_cell_s(tc, crit[ci].row, cbound));
-			tx_write_slice(&x, ri + 1, LANE_CRIT, sp->start - r->off - x.base, sp->end - sp->start, name, tc,
-				       crit[ci].row);
+		if (tx_write_counters(&x, ri, max_events) < 0)
+			goto out;
+		if (tx_write_crit(&x, ri, tc, crit, ncrit, &ci))
 			used |= 1u << LANE_CRIT;
-		}
 		for (; fi < nfnd && fnd[fi].rank <= r->rank; fi++)
 			if (fnd[fi].rank == r->rank) {
 				tx_write_finding(&x, tf, fnd[fi].row, ri + 1, LANE_FINDINGS, tx_marker_ts(&x, r));
@@ -650,23 +642,7 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	size_t apid = nranks + 1;
 	tx_ev_meta(&x.o, "process_name", apid, 0, "perfstudy analysis", 0);
 	tx_ev_meta(&x.o, "process_sort_index", apid, 0, NULL, (int64_t)apid);
-	const struct table *ta = tabs[T_ACROSS].t;
-	size_t *ac = NULL, nac = tx_tab_rows(&tabs[T_ACROSS], run, &ac);
-	unsigned used = 0;
-	for (size_t i = 0; i < nac; i++) {
-		size_t eri = tx_rank_index(&x, (int)tx_cell_i(ta, ac[i], CPA_END_RANK, -1));
-		const struct step_range *sp =
-			eri == SIZE_MAX ? NULL : tx_step_range_of(&x.ranks[eri], tx_cell_i(ta, ac[i], CPA_STEP, -1));
-		if (!sp || sp->end - x.ranks[eri].off >= x.cut)
-			continue;
-		int64_t path = tx_cell_i(ta, ac[i], CPA_PATH_US, 0), end = sp->end - x.ranks[eri].off - x.base;
-		char name[96];
-		snprintf(name, sizeof(name), "critical path across ranks, step %" PRId64 " (ends on rank %d)",
-			 tx_cell_i(ta, ac[i], CPA_STEP, -1), x.ranks[eri].rank);
-		tx_write_slice(&x, apid, 1, end - path, path, name, ta, ac[i]);
-		used |= 1;
-	}
-	free(ac);
+	unsigned used = tx_write_across(&x, &tabs[T_ACROSS], apid) ? 1 : 0;
 	for (size_t i = 0; i < nfnd; i++) {
 		int64_t rk = fnd[i].rank;
 		if (rk >= INT32_MIN && rk <= INT32_MAX && tx_rank_index(&x, (int)rk) != SIZE_MAX)
@@ -678,6 +654,15 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 		tx_ev_meta(&x.o, "thread_name", apid, 1, "perfstudy: critical path across ranks", 0);
 	if (used & 2)
 		tx_ev_meta(&x.o, "thread_name", apid, 2, "perfstudy: findings of the run", 0);
+	int64_t nctr = 0, nctr_all = 0;
+	for (size_t i = 0; i < nranks; i++)
+		nctr += x.ranks[i].counters, nctr_all += x.ranks[i].counters_all;
+	if (nctr < nctr_all) {
+		char *lb = xasprintf("memory counters: %" PRId64 " of %" PRId64 " changes written (at most %" PRId64
+				     " a rank: each run's lowest and highest)", nctr, nctr_all, max_events / (int64_t)nranks);
+		tx_ev_meta(&x.o, "process_labels", apid, 0, lb, 0);
+		free(lb);
+	}
 	if (x.cut != INT64_MAX || x.dropped_bytes) {
 		struct buf lb;
 		buf_init(&lb);

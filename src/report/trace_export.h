@@ -9,7 +9,8 @@
  * critical_path, critical_path_across, findings, and exposed_waits and
  * straggler_windows, internal tables: util/table.h), and writes Chrome
  * trace-event JSON, gzipped, with one process per rank, every time moved
- * onto the run's reference clock by clock_offsets.csv, and tracks that
+ * onto the run's reference clock by clock_offsets.csv (an offset beyond
+ * its residual; trace_tracks.c's tx_clock_applied), and tracks that
  * perfstudy adds: waits inside collectives and their exposed parts,
  * straggler windows, the critical path of each step, and a marker per
  * finding. The JSON is written as it is read (a window of it in memory);

@@ -2,7 +2,8 @@
  * trace_export_int.h: what the files of the merged trace share (trace_export.h):
  * trace_export.c reads the run's events and writes the file; trace_json.c
  * writes JSON text through ISA-L's igzip and finds the result tables' rows of a run;
- * trace_tracks.c writes the tracks perfstudy adds. Only these include it.
+ * trace_tracks.c writes the tracks perfstudy adds, trace_counters.c the memory
+ * counters. Only these include it.
  */
 #ifndef PERFSTUDY_TRACE_EXPORT_INT_H
 #define PERFSTUDY_TRACE_EXPORT_INT_H
@@ -88,18 +89,24 @@ struct tx_tab {
 void tx_tab_open(struct tx_tab *x, const struct table *const *tables, size_t n, const char *name, int crun);
 /* The rows of run in x, in the table's order: *rows (caller frees), returns their count. */
 size_t tx_tab_rows(const struct tx_tab *x, const char *run, size_t **rows);
+/* A row of a table with its rank (INT64_MIN: none). */
+struct rrow {
+	int64_t rank;
+	size_t row;
+};
+
+/*
+ * The rows of run in x with their ranks (column crank), sorted by rank,
+ * then row, into *out (caller frees): their count.
+ */
+size_t tx_rows_by_rank(const struct tx_tab *x, int crank, const char *run, struct rrow **out);
+
 /* A cell's integer (dflt when null or col < 0) and text ("" then). */
 int64_t tx_cell_i(const struct table *t, size_t row, int col, int64_t dflt);
 const char *tx_cell_s(const struct table *t, size_t row, int col);
 
 /* The result tables the export reads (trace_export.c's tab_names). */
 enum { T_OFFS, T_WAITS, T_STRAG, T_STRAG_RANKS, T_CRIT, T_ACROSS, T_FINDINGS, T_EXPOSED, T_WINDOWS, NTAB };
-
-/* A row of a table with its rank (INT64_MIN: none). */
-struct rrow {
-	int64_t rank;
-	size_t row;
-};
 
 /* The lanes (thread ids) of a rank's process: those perfstudy adds, then the input's. */
 enum { LANE_WAITS = 1, LANE_EXPOSED, LANE_WINDOWS, LANE_CRIT, LANE_FINDINGS, LANE_INPUT };
@@ -115,10 +122,18 @@ struct step_range {
 
 struct tx_rank {
 	int rank;
-	int64_t off, resid;
+	/*
+	 * off: the offset applied to the rank's events (tx_clock_applied:
+	 * clock_offsets.csv's where it exceeds its residual, else 0); est:
+	 * clock_offsets.csv's own, on which the tables' reference-clock times
+	 * stand (a wait's arrival, a window's), so that such a time t is
+	 * drawn at t + est - off, beside the rank's events.
+	 */
+	int64_t off, est, resid;
 	int has_off;
 	int64_t nstored, first; /* events in the store; the earliest start (own clock), INT64_MAX none */
 	int64_t kept;
+	int64_t counters, counters_all; /* memory counter events written, and the changes before the cut */
 	struct step_range *steps;
 	size_t nsteps, cap_steps;
 };
@@ -152,10 +167,41 @@ struct tx_run {
 	int64_t rows_read, vm_steps; /* the export queries' rows handed over, SQLite's VM steps (PERFSTUDY_TIMING) */
 };
 
+/* The offset the export applies of a rank's clock_offsets.csv row (trace_export.c's rule). */
+int64_t tx_clock_applied(int64_t offset, int64_t residual);
+
 /* The index of rank number rank among x's ranks, or SIZE_MAX. */
 size_t tx_rank_index(const struct tx_run *x, int rank);
 
-/* trace_tracks.c. The rows of collective_waits.csv of the run by rank. */
+/*
+ * trace_tracks.c. The lanes of an added track whose slices overlap: each
+ * slice, in order of start, on the first lane free by then (tx_spill_place
+ * returns its index k), lane 0 the track's own tid (first), lane k > 0 tid
+ * more + k - 1 (tx_spill_tid), named "perfstudy: <name> (k + 1)" by
+ * tx_spill_names; so no two slices of one thread overlap.
+ */
+struct tx_spill {
+	int64_t *end; /* each lane's last end */
+	size_t n, cap;
+};
+size_t tx_spill_place(struct tx_spill *s, int64_t start, int64_t end);
+int tx_spill_tid(int first, int more, size_t k);
+void tx_spill_names(struct tx_run *x, const struct tx_spill *s, size_t pid, int more, const char *name, int sort);
+
+/*
+ * The critical path across ranks of each step on lane 1 of process pid
+ * (its lanes spilled from tid 3): the slices written.
+ */
+size_t tx_write_across(struct tx_run *x, const struct tx_tab *ta, size_t pid);
+
+/* Each step's critical path of rank ri (critical_path.csv's rows by rank from crit[*ci]): the slices written. */
+size_t tx_write_crit(struct tx_run *x, size_t ri, const struct table *tc, const struct rrow *crit, size_t ncrit,
+		     size_t *ci);
+
+/* trace_counters.c. Rank ri's memory counters (allocated, reserved bytes per GPU): 0, or -1 after diag. */
+int tx_write_counters(struct tx_run *x, size_t ri, int64_t max_events);
+
+/* The rows of collective_waits.csv of the run by rank. */
 struct wrow *tx_collect_waits(struct tx_run *x, const struct tx_tab *tw, size_t *nw);
 /*
  * The run's straggler windows (straggler_windows, tw), each paired with its

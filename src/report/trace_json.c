@@ -2,7 +2,7 @@
  * trace_json.c: the merged trace's JSON text (trace_export_int.h): numbers,
  * escaped strings, event heads, table rows as objects, deflated by ISA-L's igzip as
  * it is written; and the rows of each run in the experiment's result
- * tables, found once per table.
+ * tables, found once per table, and by rank.
  */
 #include "report/trace_export_int.h"
 
@@ -281,4 +281,29 @@ void tx_ev_meta(struct tx_out *o, const char *name, size_t pid, int tid, const c
 		tx_put_i64(b, num);
 	}
 	buf_adds(b, "}}");
+}
+
+static int cmp_rrow(const void *pa, const void *pb)
+{
+	const struct rrow *a = pa, *b = pb;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/*
+ * The rows of run in x with their ranks (column crank, its contract's enum),
+ * sorted by rank, then row, into *out (caller frees); returns the count.
+ */
+size_t tx_rows_by_rank(const struct tx_tab *x, int crank, const char *run, struct rrow **out)
+{
+	size_t *rows, n = tx_tab_rows(x, run, &rows);
+	int c = x->t ? crank : -1;
+	*out = xcalloc(n + 1, sizeof(**out));
+	for (size_t i = 0; i < n; i++)
+		(*out)[i] = (struct rrow){tx_cell_i(x->t, rows[i], c, INT64_MIN), rows[i]};
+	free(rows);
+	if (n > 1) /* qsort's array may be NULL when empty: not even a 0-length call */
+		qsort(*out, n, sizeof(**out), cmp_rrow);
+	return n;
 }

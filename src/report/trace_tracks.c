@@ -13,6 +13,28 @@
 #include "util/search.h"
 #include "util/xalloc.h"
 
+/*
+ * The clock offset the export applies: clock_offsets.csv's offset_us where
+ * its magnitude exceeds its residual_us, else 0. The offset is the median
+ * of the differences between the ends of the collectives two ranks shared,
+ * the residual the 90th percentile of how far they stray from it
+ * (crossrank.c): an offset within the residual is within the spread of the
+ * ends themselves, as large as the ends' own scatter on one clock, and
+ * cannot be told from none. On one host (one clock, true offset 0) the
+ * estimates are such noise: the bundled runs' offsets are within 90 us of
+ * 0 with residuals of 8-135 us, and a 4-stage pipeline's offsets of 52-107
+ * us moved its matched sends' and recvs' ends from 13 us apart in the raw
+ * traces to 39 us in the merged file. So an offset moves a rank's events
+ * only where it exceeds its own stated error (clocks of different hosts:
+ * NTP's milliseconds). The tables keep their own offsets; their
+ * reference-clock times are drawn against the rank's events (est - off,
+ * trace_export_int.h).
+ */
+int64_t tx_clock_applied(int64_t offset, int64_t residual)
+{
+	return (offset < 0 ? -offset : offset) > residual ? offset : 0;
+}
+
 /* ---- the run's added tracks ---- */
 
 /* Waits by rank index, then start, then row. */
@@ -196,6 +218,127 @@ void tx_write_slice(struct tx_run *x, size_t pid, int tid, int64_t ts, int64_t d
 	buf_adds(&x->o.b, "}");
 }
 
+/*
+ * The lane of a slice [start, end) of an added track whose slices come in
+ * order of start: the first lane whose last slice ended by start, else a
+ * new one (trace_export_int.h). Chrome's format nests the slices of one
+ * thread, so two that overlap in part would be drawn one inside the other,
+ * cut wrong; slices that overlap (a rank last in collectives of two
+ * communicators at once, a step's path across ranks longer than its step)
+ * go on lanes of their own instead.
+ */
+size_t tx_spill_place(struct tx_spill *s, int64_t start, int64_t end)
+{
+	for (size_t k = 0; k < s->n; k++)
+		if (s->end[k] <= start) {
+			s->end[k] = end;
+			return k;
+		}
+	s->end = xgrow(s->end, &s->cap, s->n + 1, sizeof(*s->end));
+	s->end[s->n] = end;
+	return s->n++;
+}
+
+/* The tid of lane k of a track on tid first, its lanes past the first from tid more on. */
+int tx_spill_tid(int first, int more, size_t k)
+{
+	return k ? more + (int)k - 1 : first;
+}
+
+/* Names lanes 1 .. of s (tids from more): "<name> (k + 1)", sorted with the track's own (sort; < 0: no sort index). */
+void tx_spill_names(struct tx_run *x, const struct tx_spill *s, size_t pid, int more, const char *name, int sort)
+{
+	for (size_t k = 1; k < s->n; k++) {
+		char *ln = xasprintf("perfstudy: %s (%zu)", name, k + 1);
+		tx_ev_meta(&x->o, "thread_name", pid, more + (int)k - 1, ln, 0);
+		if (sort >= 0)
+			tx_ev_meta(&x->o, "thread_sort_index", pid, more + (int)k - 1, NULL, sort);
+		free(ln);
+	}
+}
+
+struct across {
+	int64_t start, path;
+	size_t row, eri, lane;
+};
+
+/* Slices by start, then row. */
+static int cmp_across(const void *pa, const void *pb)
+{
+	const struct across *a = *(const struct across *const *)pa, *b = *(const struct across *const *)pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/*
+ * The critical path across ranks of each step (critical_path_across.csv,
+ * ta) on lane 1 of the process "perfstudy analysis" (pid): [end of the
+ * step on end_rank - path_us, that end], in the table's order; a path
+ * longer than its step overlaps the step before, so the lanes are given
+ * in order of start (tx_spill_place; the extra ones from tid 3 on).
+ * Returns the slices written.
+ */
+size_t tx_write_across(struct tx_run *x, const struct tx_tab *ta, size_t pid)
+{
+	const struct table *t = ta->t;
+	size_t *rows = NULL, nrows = tx_tab_rows(ta, x->run, &rows), n = 0;
+	struct across *a = xcalloc(nrows + 1, sizeof(*a));
+	struct across **by = xcalloc(nrows + 1, sizeof(*by));
+	for (size_t i = 0; i < nrows; i++) {
+		size_t eri = tx_rank_index(x, (int)tx_cell_i(t, rows[i], CPA_END_RANK, -1));
+		const struct step_range *sp =
+			eri == SIZE_MAX ? NULL : tx_step_range_of(&x->ranks[eri], tx_cell_i(t, rows[i], CPA_STEP, -1));
+		if (!sp || sp->end - x->ranks[eri].off >= x->cut)
+			continue;
+		int64_t path = tx_cell_i(t, rows[i], CPA_PATH_US, 0), end = sp->end - x->ranks[eri].off - x->base;
+		a[n] = (struct across){end - path, path, rows[i], eri, 0};
+		by[n] = &a[n];
+		n++;
+	}
+	if (n > 1)
+		qsort(by, n, sizeof(*by), cmp_across);
+	struct tx_spill sp = {0};
+	for (size_t i = 0; i < n; i++)
+		by[i]->lane = tx_spill_place(&sp, by[i]->start, by[i]->start + (by[i]->path > 0 ? by[i]->path : 0));
+	for (size_t i = 0; i < n; i++) {
+		char name[96];
+		snprintf(name, sizeof(name), "critical path across ranks, step %" PRId64 " (ends on rank %d)",
+			 tx_cell_i(t, a[i].row, CPA_STEP, -1), x->ranks[a[i].eri].rank);
+		tx_write_slice(x, pid, tx_spill_tid(1, 3, a[i].lane), a[i].start, a[i].path, name, t, a[i].row);
+	}
+	tx_spill_names(x, &sp, pid, 3, "critical path across ranks", -1);
+	free(sp.end);
+	free(by);
+	free(a);
+	free(rows);
+	return n;
+}
+
+/*
+ * Each step's critical path of rank ri (critical_path.csv, tc; its rows by
+ * rank, crit[*ci ..), *ci moved past the rank's): a slice over the step's
+ * ProfilerStep range, named by its bound. Returns the slices written.
+ */
+size_t tx_write_crit(struct tx_run *x, size_t ri, const struct table *tc, const struct rrow *crit, size_t ncrit,
+		     size_t *ci)
+{
+	const struct tx_rank *r = &x->ranks[ri];
+	int cstep = tc ? CPATH_STEP : -1, cbound = tc ? CPATH_BOUND : -1;
+	size_t n = 0;
+	char name[64];
+	for (; *ci < ncrit && crit[*ci].rank <= r->rank; (*ci)++) {
+		const struct rrow *c = &crit[*ci];
+		const struct step_range *sp = c->rank == r->rank ? tx_step_range_of(r, tx_cell_i(tc, c->row, cstep, -1)) : NULL;
+		if (!sp || sp->start - r->off >= x->cut)
+			continue;
+		snprintf(name, sizeof(name), "critical path: %.40s-bound", tx_cell_s(tc, c->row, cbound));
+		tx_write_slice(x, ri + 1, LANE_CRIT, sp->start - r->off - x->base, sp->end - sp->start, name, tc, c->row);
+		n++;
+	}
+	return n;
+}
+
 /* The tracks perfstudy adds to rank ri after its events (trace_export_int.h). */
 void tx_write_rank_tracks(struct tx_run *x, size_t ri, const struct tx_tab *tabs, const struct wrow *w, size_t nw,
 			  const struct rrow *ex, size_t nex, const struct tx_window *wins, size_t nwins, unsigned *used)
@@ -203,24 +346,34 @@ void tx_write_rank_tracks(struct tx_run *x, size_t ri, const struct tx_tab *tabs
 	struct tx_rank *r = &x->ranks[ri];
 	const struct table *tw = tabs[T_WAITS].t;
 	char name[64];
+	/* the tables' reference-clock times, moved beside the rank's events (trace_export_int.h) */
+	int64_t shift = r->est - r->off;
 	for (size_t i = 0; i < nw; i++) {
-		if (w[i].wait <= 0 || w[i].arrival >= x->cut)
+		if (w[i].wait <= 0 || w[i].arrival + shift >= x->cut)
 			continue;
 		snprintf(name, sizeof(name), "wait for rank %d", w[i].last_rank);
-		tx_write_slice(x, ri + 1, LANE_WAITS, w[i].arrival - x->base, w[i].wait, name, tw, w[i].row);
+		tx_write_slice(x, ri + 1, LANE_WAITS, w[i].arrival + shift - x->base, w[i].wait, name, tw, w[i].row);
 		*used |= 1u << LANE_WAITS;
 	}
 	size_t before = x->o.nevents;
 	write_exposed(x, ri, tabs[T_EXPOSED].t, ex, nex);
 	if (x->o.nevents > before)
 		*used |= 1u << LANE_EXPOSED;
+	/* in order of first arrival (tx_collect_windows); past the input's lanes, those of overlapping windows */
+	struct tx_spill sp = {0};
+	int more = LANE_INPUT + (int)x->nlanes;
 	for (size_t i = 0; i < nwins; i++) {
-		if (wins[i].last_rank != r->rank || wins[i].first_arrival >= x->cut)
+		if (wins[i].last_rank != r->rank || wins[i].first_arrival + shift >= x->cut)
 			continue;
-		tx_write_slice(x, ri + 1, LANE_WINDOWS, wins[i].first_arrival - x->base, wins[i].last_arrival - wins[i].first_arrival,
-			    "others wait for this rank", wins[i].strag_row != SIZE_MAX ? tabs[T_STRAG].t : NULL, wins[i].strag_row);
+		int64_t dur = wins[i].last_arrival - wins[i].first_arrival;
+		size_t k = tx_spill_place(&sp, wins[i].first_arrival, wins[i].first_arrival + (dur > 0 ? dur : 0));
+		tx_write_slice(x, ri + 1, tx_spill_tid(LANE_WINDOWS, more, k), wins[i].first_arrival + shift - x->base, dur,
+			       "others wait for this rank", wins[i].strag_row != SIZE_MAX ? tabs[T_STRAG].t : NULL,
+			       wins[i].strag_row);
 		*used |= 1u << LANE_WINDOWS;
 	}
+	tx_spill_names(x, &sp, ri + 1, more, "straggler windows", LANE_WINDOWS);
+	free(sp.end);
 }
 
 /* Writes the merged trace of one run (its ranks in rank order) into dir; fills info. 0 or -1 after diag. */

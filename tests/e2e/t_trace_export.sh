@@ -5,7 +5,8 @@
 # JSON in the trace-event format, one process per rank, every raw event the
 # store keeps there with its name and duration at raw ts - offset - base,
 # the ranks' collective ends together within the offsets' residual, the
-# added tracks there (the exposed waits summing to collective_waits.csv),
+# added tracks there (the exposed waits summing to collective_waits.csv,
+# no two slices of one added track overlapping in part),
 # a marker per finding with its text; the internal tables the tracks are
 # drawn from (exposed_waits, straggler_windows) neither in data/ nor on the page. On the
 # bundled h200 example (1, 2 and 4 GPUs) and on experiments/h200x4's
@@ -20,7 +21,11 @@
 # stored, and doubling its steps adds only their ProfilerStep#N ranges;
 # the page links each file
 # from Runs and from the cross-rank findings and fetches nothing; site_files
-# lists the files; Chromium parses one (when installed).
+# lists the files; an offset within its residual moves no event (two
+# ranks of one clock keep their send's and recv's ends 13 us apart); the
+# allocator's allocated and reserved bytes are counters with the values
+# worked out by hand, bounded with their peaks kept;
+# Chromium parses one (when installed).
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { skipped "python3 not installed"; finish; exit; }
 CHECK=tests/e2e/trace_export_check.py
@@ -35,6 +40,12 @@ for r in gpt2-1gpu:gpt2-124m/1gpu gpt2-2gpu-ddp:gpt2-124m/2gpu-ddp gpt2-4gpu-ddp
 		>"$T/out" 2>&1; then ok; else bad "h200 $run: $(cat "$T/out")"; fi
 	cat "$T/out"
 done
+# every run's file, those the loop above does not check included (the ZeRO-1
+# runs' straggler windows of two communicators and paths across ranks longer
+# than their step overlapped): no slice of an added track overlaps another
+# of its thread in part
+python3 $CHECK --overlaps "$O"/traces/*.trace.json.gz >"$T/out" 2>&1 && ok || bad "h200 overlaps: $(cat "$T/out")"
+cat "$T/out"
 # one file per run of the manifest, each linked from Runs; cross-rank findings link theirs
 n=$(ls "$O/traces" | wc -l)
 [ "$n" -eq 10 ] && ok || bad "h200: $n files in traces/, want 10"
@@ -98,6 +109,7 @@ if [ -d "$E/ddp-sleep" ]; then
 			>"$T/out" 2>&1; then ok; else bad "causes $run: $(cat "$T/out")"; fi
 		cat "$T/out"
 	done
+	python3 $CHECK --overlaps "$T"/c/causes/traces/*.trace.json.gz >"$T/out" 2>&1 && ok || bad "causes overlaps: $(cat "$T/out")"
 	# rank 3's straggler windows: the most window time, and a label saying so
 	python3 - "$T/c/causes/traces/ddp-sleep.trace.json.gz" >"$T/out" 2>&1 <<'EOF' && ok || bad "ddp-sleep: $(cat "$T/out")"
 import gzip, json, sys
@@ -105,7 +117,7 @@ from collections import Counter
 ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
 procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
 lanes = {(e["pid"], e["tid"]) for e in ev if e["ph"] == "M" and e["name"] == "thread_name"
-         and e["args"]["name"] == "perfstudy: straggler windows"}
+         and e["args"]["name"].startswith("perfstudy: straggler windows")}
 win = Counter()
 for e in ev:
     if e["ph"] == "X" and (e["pid"], e["tid"]) in lanes:
@@ -247,6 +259,125 @@ assert r2 - r1 <= p2 - p1, "doubling the stored rows (%d -> %d) read %d -> %d ro
 # VM steps an index entry), so twice the rows cost well under twice the steps
 assert v2 <= 1.7 * v1, "doubling the stored rows (%d -> %d) took %d -> %d VM steps" % (s1, s2, v1, v2)
 print("rows read: %d of %d stored at 20 steps, %d of %d at 40; VM steps %d -> %d" % (r1, s1, r2, s2, v1, v2))
+EOF
+cat "$T/out"
+
+# --- one host, one clock: an offset within its residual moves no event ---
+# Two ranks recorded on one clock: their AllReduces start together and end
+# (rank 1 - rank 0) -40, 10, 30, 40 and 50 us apart, so crossrank's offset
+# (the median) is 30 us and its residual (the 90th percentile of |d - 30|)
+# 70 us; in step 2 rank 0's send ends 13 us before rank 1's recv. The
+# offset is within its residual: the export applies none, and the two ends
+# stay 13 us apart (moved by the 30 us, they were 17 us apart the other way).
+python3 - "$T/host" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+os.makedirs(d, exist_ok=True)
+ends = [-40, 10, 30, 40, 50]
+for r in range(2):
+    ev, t = [], 1000
+    for s, e in enumerate(ends):
+        ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % s, "pid": 1, "tid": 1, "ts": t, "dur": 1000})
+        kerns = [("gemm", t + 10, 500, 7, {}),
+                 ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", t + 600, 200 + (e if r else 0), 9,
+                  {"Collective name": "allreduce", "In msg nelems": 1048576, "Out msg nelems": 1048576, "dtype": "Float",
+                   "Group size": 2, "Process Group Name": "0", "Seq": s})]
+        if s == 2:
+            kerns.append(("ncclDevKernel_SendRecv", t + 850, 63 if r else 50, 11,
+                          {"Collective name": "recv" if r else "send", "In msg nelems": 1024, "Out msg nelems": 1024,
+                           "dtype": "Float", "Group size": 2, "Process Group Name": "0"}))
+        for k, (name, ts, dur, stream, extra) in enumerate(kerns):
+            c = s * 10 + k
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": ts - 5, "dur": 4,
+                       "args": {"correlation": c}})
+            ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": stream, "ts": ts, "dur": dur,
+                       "args": dict({"device": r, "stream": stream, "correlation": c}, **extra)})
+        t += 1100
+    json.dump({"distributedInfo": {"rank": r, "world_size": 2, "backend": "nccl"}, "traceEvents": ev},
+              open("%s/rank%d.json" % (d, r), "w"))
+EOF
+$PERFSTUDY build -q "$T/host" -o "$T/ho" 2>"$T/err" && ok || bad "one host build: $(cat "$T/err")"
+if python3 $CHECK "$T/ho/default/traces/host.trace.json.gz" "$T/ho/default/data" host "$T/host"/rank*.json \
+	>"$T/out" 2>&1; then ok; else bad "one host: $(cat "$T/out")"; fi
+python3 - "$T/ho/default/traces/host.trace.json.gz" "$T/ho/default/data/clock_offsets.csv" >"$T/out" 2>&1 <<'EOF' && ok || bad "one host: $(cat "$T/out")"
+import csv, gzip, json, sys
+from decimal import Decimal
+row = [r for r in csv.DictReader(open(sys.argv[2])) if r["rank"] == "1"][0]
+off, resid = Decimal(row["offset_us"]), Decimal(row["residual_us"])
+assert off == 30 and resid == 70, "crossrank's estimate changed (%s us, residual %s us): the test's premise" % (off, resid)
+doc = json.loads(gzip.open(sys.argv[1]).read(), parse_float=Decimal)
+assert doc["otherData"]["clock_offsets_ns"] == {"0": 0, "1": 0}, doc["otherData"]["clock_offsets_ns"]
+procs = {e["pid"]: e["args"]["name"] for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"}
+end = {procs[e["pid"]]: e["ts"] + e["dur"] for e in doc["traceEvents"] if e.get("name") == "ncclDevKernel_SendRecv"}
+gap = end["rank 1"] - end["rank 0"]
+assert gap == Decimal("13.000"), "send and recv ends %s us apart in the export, 13 in the raw traces" % gap
+print("one host: offset %s us within residual %s us not applied; send/recv ends 13 us apart as raw" % (off, resid))
+EOF
+cat "$T/out"
+
+# --- the allocator's memory as counters per rank ---
+# A rank whose allocator events (GPU 0) allocate 1000 and 3000 bytes, free
+# the 1000, allocate 5000 while the reserved grows to 4 MiB, and free the
+# 5000, one event every 100 us from 100 us past the step's start (a host
+# allocation between them is not the GPU's): allocated 1000, 4000, 3000,
+# 8000, 3000 bytes, reserved 2, 2, 2, 4, 4 MiB, worked out by hand. Then
+# 1000 changes under a bound of 100 events: at most 100 written, the peak
+# among them, said in a label.
+python3 - "$T/mem" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+os.makedirs(d + "/a", exist_ok=True)
+os.makedirs(d + "/b", exist_ok=True)
+MiB = 1 << 20
+def trace(path, mem):
+    ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 1, "tid": 1, "ts": 1000, "dur": 100000},
+          {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1010, "dur": 4, "args": {"correlation": 1}},
+          {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1020, "dur": 50, "args": {"device": 0, "stream": 7, "correlation": 1}}]
+    for ts, dev_type, addr, b, alloc, res in mem:
+        ev.append({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": ts,
+                   "args": {"Addr": addr, "Bytes": b, "Total Allocated": alloc, "Total Reserved": res,
+                            "Device Id": 0 if dev_type else -1, "Device Type": dev_type}})
+    json.dump({"traceEvents": ev}, open(path, "w"))
+trace(d + "/a/mem.json", [(1100, 1, 1, 1000, 1000, 2 * MiB), (1200, 1, 2, 3000, 4000, 2 * MiB),
+                          (1250, 0, 9, 777, 777, 0), (1300, 1, 1, -1000, 3000, 2 * MiB),
+                          (1400, 1, 3, 5000, 8000, 4 * MiB), (1500, 1, 3, -5000, 3000, 4 * MiB)])
+mem, tot = [], 0
+for i in range(1000):
+    b = (i * 37 % 101 + 1) * 1000 if i % 2 == 0 else -mem[-1][3]
+    tot += b
+    mem.append((2000 + i * 10, 1, 10 + i // 2, b, tot, 64 * MiB))
+trace(d + "/b/many.json", mem)
+EOF
+$PERFSTUDY build -q "$T/mem/a/mem.json" -o "$T/mem/oa" 2>"$T/err" && ok || bad "memory build: $(cat "$T/err")"
+python3 - "$(echo "$T"/mem/oa/default/traces/mem_json*.trace.json.gz)" >"$T/out" 2>&1 <<'EOF' && ok || bad "memory counters: $(cat "$T/out")"
+import gzip, json, sys
+from decimal import Decimal
+MiB = 1 << 20
+doc = json.loads(gzip.open(sys.argv[1]).read(), parse_float=Decimal)
+procs = {e["pid"]: e["args"]["name"] for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"}
+c = [(procs[e["pid"]], e["name"], e["ts"], e["args"]) for e in doc["traceEvents"] if e["ph"] == "C"]
+want = [("rank 0", "memory: GPU 0", Decimal(t), {"allocated_bytes": a, "reserved_bytes": r})
+        for t, a, r in [("100.000", 1000, 2 * MiB), ("200.000", 4000, 2 * MiB), ("300.000", 3000, 2 * MiB),
+                        ("400.000", 8000, 4 * MiB), ("500.000", 3000, 4 * MiB)]]
+assert c == want, "counters %r, want %r" % (c, want)
+EOF
+PERFSTUDY_TRACE_MAX_EVENTS=100 $PERFSTUDY build -q "$T/mem/b/many.json" -o "$T/mem/ob" 2>"$T/err" && ok ||
+	bad "memory bound build: $(cat "$T/err")"
+# and against the raw allocator events, by trace_export_check.py (every change; bounded: a subset with the peak)
+for m in oa:a/mem.json ob:b/many.json; do
+	o=${m%%:*} raw=${m#*:}
+	if python3 $CHECK "$(echo "$T"/mem/$o/default/traces/*.trace.json.gz)" "$T/mem/$o/default/data" "${raw#*/}" "$T/mem/$raw" \
+		>"$T/out" 2>&1; then ok; else bad "memory $raw: $(cat "$T/out")"; fi
+done
+python3 - "$(echo "$T"/mem/ob/default/traces/many_json*.trace.json.gz)" >"$T/out" 2>&1 <<'EOF' && ok || bad "memory bound: $(cat "$T/out")"
+import gzip, json, sys
+ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
+c = [e["args"]["allocated_bytes"] for e in ev if e["ph"] == "C"]
+peak = max((i * 37 % 101 + 1) * 1000 for i in range(0, 1000, 2))
+assert 50 <= len(c) <= 100 and max(c) == peak and min(c) == 0, (len(c), max(c), peak, min(c))
+labels = [e["args"]["labels"] for e in ev if e["ph"] == "M" and e["name"] == "process_labels"]
+assert any(l.startswith("memory counters: %d of 1000 changes written" % len(c)) for l in labels), labels
+print("memory bound: %d of 1000 changes written, peak %d kept" % (len(c), peak))
 EOF
 cat "$T/out"
 

@@ -3,6 +3,7 @@
 against the raw Kineto traces it was made from, without perfstudy's code.
 
 Usage: trace_export_check.py EXPORT DATA_DIR RUN RAW_TRACE...
+       trace_export_check.py --overlaps EXPORT...   (only the overlap check below)
 
 DATA_DIR is the experiment's data/ (clock_offsets.csv, collective_waits.csv,
 findings.csv: the numbers the export says it used). Checks:
@@ -13,7 +14,9 @@ findings.csv: the numbers the export says it used). Checks:
   - every raw event of a kind the store keeps (kernel, gpu_memcpy,
     gpu_memset, cuda_runtime, cuda_driver, user_annotation,
     gpu_user_annotation) is there with its name and duration, at
-    raw ts - the rank's offset_us - time_base_ns, to the nanosecond (or, in
+    raw ts - the rank's offset - time_base_ns, to the nanosecond (the
+    offset: clock_offsets.csv's offset_us where |offset_us| > residual_us,
+    else 0, as otherData.clock_offsets_ns must say) (or, in
     a cut export, exactly those starting before cut_at_us), and nothing
     else; of the host operators (cpu_op) the store keeps each thread's
     outermost ones (docs/schema.md): each of those is there, and every
@@ -22,12 +25,24 @@ findings.csv: the numbers the export says it used). Checks:
     ReduceScatter), paired here by order per process group from the raw
     args, end together after the shift: per rank, the 90th percentile of
     |end - the lowest rank's end| is within the rank's residual_us (the
-    offset's stated error) + 1 us;
+    offset's stated error) + the offset left unapplied + 1 us;
   - the added tracks exist (waits, exposed waits, critical path; straggler
     windows and the path across ranks where the tables have rows; the path
     across ranks ends at a step's end, so a cut export may have none), the
     exposed waits of each rank sum to collective_waits.csv's exposed_wait_us;
-  - each findings.csv row of the run is an instant whose args carry its text.
+  - the counters "memory: GPU D": one per change of a GPU's allocator
+    totals in the raw trace ("[memory]" events of device type 1), at its
+    time, with its Total Allocated and Total Reserved; where the file says
+    it bounded them, a subset holding the peak;
+  - otherData's counts: events_in_store_by_rank per rank, in an uncut file
+    the rank's events in the file and those of the raw trace (host
+    operators: the file's, checked above), at least those in a cut one;
+    their sum events_in_store;
+  - each findings.csv row of the run is an instant whose args carry its text;
+  - no two slices ("X") of a track perfstudy adds (cat "perfstudy") on one
+    (pid, tid) overlap in part: Chrome's format nests a thread's slices, so
+    one may hold another whole, or end where the next starts, but not end
+    inside it (the input's own lanes hold the events as recorded).
 Prints one line per run; exits 1 on the first failure, naming it.
 """
 import csv
@@ -60,7 +75,45 @@ def load_raw(path):
         return json.loads(f.read(), parse_float=Decimal)
 
 
+def partial_overlaps(events):
+    """The first partial overlap among the perfstudy slices of each (pid, tid): [(track, a, b)]."""
+    by = defaultdict(list)
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") == "perfstudy":
+            s = ns(e["ts"])
+            by[(e["pid"], e["tid"])].append((s, s + ns(e["dur"]), e["name"]))
+    out = []
+    for k, v in sorted(by.items()):
+        v.sort(key=lambda x: (x[0], -x[1]))
+        open_ = []  # the slices holding the current start, innermost last
+        for sl in v:
+            while open_ and open_[-1][1] <= sl[0]:
+                open_.pop()
+            if open_ and sl[1] > open_[-1][1]:
+                out.append((k, open_[-1], sl))
+                break
+            open_.append(sl)
+    return out
+
+
+def check_overlaps(path, events):
+    bad = partial_overlaps(events)
+    if bad:
+        (pid, tid), a, b = bad[0]
+        fail("%s: %d tracks with slices that overlap in part, e.g. pid %d tid %d: %r [%d, %d) ns and %r [%d, %d) ns"
+             % (path, len(bad), pid, tid, a[2], a[0], a[1], b[2], b[0], b[1]))
+
+
 def main():
+    if sys.argv[1] == "--overlaps":
+        n = 0
+        for path in sys.argv[2:]:
+            with gzip.open(path, "rb") as f:
+                events = json.loads(f.read(), parse_float=Decimal)["traceEvents"]
+            check_overlaps(path, events)
+            n += sum(1 for e in events if e.get("ph") == "X" and e.get("cat") == "perfstudy")
+        print("%d files, %d added slices: none overlaps another of its track in part" % (len(sys.argv) - 2, n))
+        return
     export, data, run = sys.argv[1:4]
     raws = sys.argv[4:]
     with gzip.open(export, "rb") as f:
@@ -95,7 +148,14 @@ def main():
     for r in csv.DictReader(open(os.path.join(data, "clock_offsets.csv"))) if os.path.exists(
             os.path.join(data, "clock_offsets.csv")) else []:
         if r["run"] == run and r["offset_us"] != "":
-            offsets[int(r["rank"])] = (ns(r["offset_us"]), ns(r["residual_us"]))
+            est, resid = ns(r["offset_us"]), ns(r["residual_us"])
+            # the offset applied: the estimate where it exceeds its residual (else one clock can't be ruled out)
+            offsets[int(r["rank"])] = (est if abs(est) > resid else 0, resid, est)
+    said = {int(k): int(v) for k, v in other.get("clock_offsets_ns", {}).items()}
+    for rank, (app, _, est) in offsets.items():
+        if said.get(rank, 0) != app:
+            fail("%s rank %d: otherData.clock_offsets_ns says %r, want %d (estimate %d, residual %d)"
+                 % (run, rank, said.get(rank), app, est, offsets[rank][1]))
 
     by_pid = defaultdict(list)
     for e in events:
@@ -111,7 +171,14 @@ def main():
         want = Counter()
         ops = defaultdict(list)
         coll = defaultdict(list)
-        for e in raw["traceEvents"]:
+        mem = []
+        for i, e in enumerate(raw["traceEvents"]):
+            a = e.get("args", {})
+            if (e.get("name") == "[memory]" and a.get("Device Type") == 1 and isinstance(a.get("Device Id"), int)
+                    and a["Device Id"] >= 0 and isinstance(a.get("Total Allocated"), int) and "ts" in e):
+                t = ns(e["ts"]) - off - base
+                if cut is None or t < cut:
+                    mem.append((a["Device Id"], ns(e["ts"]), i, t, a["Total Allocated"], a.get("Total Reserved")))
             if e.get("ph") != "X" or e.get("cat") not in KEPT or "ts" not in e or "dur" not in e:
                 continue
             t = ns(e["ts"]) - off - base
@@ -152,10 +219,35 @@ def main():
             fail("%s rank %d: the export's events differ from the raw trace's: missing %r, extra %r (of %d)"
                  % (run, rank, miss, extra, sum(want.values())))
         ranks[rank] = sum(want.values()) + want_ops
+        # the allocator's counters: each change of a GPU's totals, in order (a bounded file: some of them, the peak)
+        changes, last = [], {}
+        for dev, _, _, t, alloc, res in sorted(mem):
+            if last.get(dev) != (alloc, res):
+                last[dev] = (alloc, res)
+                changes.append(("memory: GPU %d" % dev, t, alloc, res))
+        counters = [(e["name"], ns(e["ts"]), e["args"]["allocated_bytes"], e["args"].get("reserved_bytes"))
+                    for e in by_pid[pid_of[rank]] if e["ph"] == "C"]
+        bounded = any(e["ph"] == "M" and e["name"] == "process_labels" and e["args"]["labels"].startswith("memory counters:")
+                      for e in events)
+        if counters != changes and not (bounded and set(counters) <= set(changes) and
+                                        max(c[2] for c in counters) == max(c[2] for c in changes)):
+            fail("%s rank %d: %d memory counter events, the raw trace's allocator changes %d: e.g. %r against %r"
+                 % (run, rank, len(counters), len(changes), counters[:2], changes[:2]))
+        # the counts the file states: per rank, what the store holds (uncut: every event written, which is
+        # every raw event of a kept kind but the inner host operators; cut: at least those written)
+        by_rank = other.get("events_in_store_by_rank", {})
+        written = sum(1 for e in by_pid[pid_of[rank]] if e["ph"] == "X" and e.get("cat") != "perfstudy")
+        stated = by_rank.get(str(rank))
+        if stated is None or (cut is None and not stated == written == ranks[rank]) or (cut is not None and stated < written):
+            fail("%s rank %d: otherData.events_in_store_by_rank says %r, the file holds %d of its events, the raw "
+                 "trace %d (the host operators the store keeps counted as the file's)" % (run, rank, stated, written,
+                                                                                           ranks[rank]))
         # each synchronising collective's end on the export's clock (the raw kernel, shifted)
         nccl[rank] = {pg: [ts + dur - off - base for ts, _, dur in sorted(v)] for pg, v in coll.items()}
     if len(pid_of) != len(raws):
         fail("%d processes named 'rank N' for %d traces" % (len(pid_of), len(raws)))
+    if sum(other["events_in_store_by_rank"].values()) != other["events_in_store"]:
+        fail("%s: events_in_store %d, its ranks' %r" % (run, other["events_in_store"], other["events_in_store_by_rank"]))
 
     # collective ends line up within the offsets' stated error
     ref = min(nccl)
@@ -173,11 +265,11 @@ def main():
             continue
         diffs.sort()
         p90 = diffs[min(len(diffs) - 1, int(0.9 * len(diffs)))]
-        resid = offsets[rank][1]
+        resid = offsets[rank][1] + abs(offsets[rank][2] - offsets[rank][0])
         if p90 > resid + 1000:
             fail("%s rank %d: the collectives' ends differ by %.3f us (90th percentile) after the shift, more than "
-                 "the offset's residual %.3f us" % (run, rank, p90 / 1e3, resid / 1e3))
-        worst.append("rank %d p90 %.3f us (residual %.3f)" % (rank, p90 / 1e3, resid / 1e3))
+                 "the offset's residual and the offset not applied, %.3f us" % (run, rank, p90 / 1e3, resid / 1e3))
+        worst.append("rank %d p90 %.3f us (allowed %.3f)" % (rank, p90 / 1e3, resid / 1e3))
 
     # added tracks
     names = set(threads.values())
@@ -206,6 +298,8 @@ def main():
             if abs(got - want) > nrows:
                 fail("%s rank %d: exposed waits sum to %.3f us, collective_waits.csv says %.3f us"
                      % (run, rank, got / 1e3, want / 1e3))
+
+    check_overlaps(export, events)
 
     # a marker per finding, its text in args
     texts = Counter(e["args"].get("finding") for e in events if e["ph"] == "i")
