@@ -170,7 +170,7 @@
 <p class="meta">Each run's events in one file: one process per rank, every time moved onto the run's reference clock (<code>clock_offsets.csv</code>), with tracks added for the waits inside collectives, the straggler windows, the critical path and the findings (Methods: <code>traces/&lt;run&gt;.trace.json.gz</code>). To open one, download it and open it in Perfetto: in <code>ui.perfetto.dev</code> choose <em>Open trace file</em> (Perfetto runs in the browser and reads the file there; nothing is uploaded), or load it in <code>chrome://tracing</code>. For a file too large for a browser tab, start Perfetto's trace processor on your machine (<code>trace_processor --httpd FILE</code>) and open <code>ui.perfetto.dev</code>, which then uses it. Nothing on this page fetches anything.</p>
 <ul>
 {{#TRACE}}
-<li id="trace-{{RUN}}"><a class="download" href="{{FILE}}" download>{{RUN}}</a> &middot; {{RANKS}} rank{{#PLURAL}}s{{/PLURAL}} &middot; {{EVENTS}} events &middot; {{SIZE}}{{#CUT}} &middot; {{TEXT}}{{/CUT}}</li>
+<li id="trace-{{RUN}}">{{#WRITTEN}}<a class="download" href="{{FILE}}" download>{{RUN}}</a>{{/WRITTEN}}{{#SKIPPED}}{{RUN}}{{/SKIPPED}} &middot; {{RANKS}} rank{{#PLURAL}}s{{/PLURAL}} &middot; {{EVENTS}} events{{#WRITTEN}} &middot; {{SIZE}}{{/WRITTEN}}{{#CUT}} &middot; {{TEXT}}{{/CUT}}{{#SKIPPED}} &middot; {{TEXT}}{{/SKIPPED}}</li>
 {{/TRACE}}
 </ul>
 </section>

@@ -477,15 +477,25 @@ static void set_traces(struct tmpl_dict *d, const struct report_experiment *e)
 	struct tmpl_dict *sec = tmpl_add_section(d, "TRACES");
 	struct buf v;
 	buf_init(&v);
+	int64_t skipped_over = 0;
 	for (size_t i = 0; i < e->ntraces; i++) {
 		const struct report_trace *t = &e->traces[i];
 		struct tmpl_dict *x = tmpl_add_section(sec, "TRACE");
 		tmpl_set(x, "RUN", t->run);
-		tmpl_set(x, "FILE", t->file);
 		tmpl_set_int(x, "RANKS", t->ranks);
 		if (t->ranks != 1)
 			tmpl_show_section(x, "PLURAL");
 		tmpl_set_int(x, "EVENTS", (long long)t->events);
+		if (t->skipped_over > 0) {
+			/* the size rule: no file, the line says why (Methods) */
+			buf_reset(&v);
+			buf_printf(&v, "not written: over %lld events in the store (Methods: size rule)",
+				   (long long)t->skipped_over);
+			tmpl_set(tmpl_add_section(x, "SKIPPED"), "TEXT", v.data);
+			skipped_over = t->skipped_over;
+			continue;
+		}
+		tmpl_set(tmpl_add_section(x, "WRITTEN"), "FILE", t->file);
 		buf_reset(&v);
 		if (t->bytes >= 1000000)
 			buf_printf(&v, "%.1f MB", (double)t->bytes / 1e6);
@@ -498,10 +508,14 @@ static void set_traces(struct tmpl_dict *d, const struct report_experiment *e)
 			tmpl_set(tmpl_add_section(x, "CUT"), "TEXT", v.data);
 		}
 	}
-	buf_release(&v);
 	struct tmpl_dict *m = tmpl_add_section(d, "METHOD");
 	tmpl_set(m, "TERM", trace_export_term);
-	tmpl_set(m, "TEXT", trace_export_method);
+	buf_reset(&v);
+	buf_adds(&v, trace_export_method);
+	if (skipped_over > 0)
+		buf_printf(&v, trace_export_skip_method, (long long)skipped_over);
+	tmpl_set(m, "TEXT", v.data);
+	buf_release(&v);
 }
 
 /*

@@ -53,6 +53,7 @@ struct report_trace {
 	int64_t events;  /* the run's events in the store */
 	int64_t kept;    /* those written (all, unless the run was cut) */
 	int64_t bytes;   /* the file's size */
+	int64_t skipped_over; /* > 0: not written, its events over this limit (file NULL) */
 };
 
 struct report_experiment {

@@ -668,14 +668,15 @@ static int cmp_trace_run(const void *pa, const void *pb)
 /*
  * The merged trace of run among e's sorted by run (by_run, n of them), when
  * it holds several ranks: a finding of that run that names a rank is a
- * cross-rank finding and links it. NULL otherwise.
+ * cross-rank finding and links it. NULL otherwise (or where the size
+ * rule left the file out).
  */
 static const struct report_trace *multi_rank_trace(const struct report_trace *const *by_run, size_t n, const char *run)
 {
 	struct report_trace key = {.run = (char *)run};
 	const struct report_trace *kp = &key;
 	const struct report_trace *const *hit = n ? bsearch(&kp, by_run, n, sizeof(*by_run), cmp_trace_run) : NULL;
-	return hit && (*hit)->ranks > 1 ? *hit : NULL;
+	return hit && (*hit)->ranks > 1 && (*hit)->file ? *hit : NULL;
 }
 
 /*

@@ -86,39 +86,11 @@
  * The bounds. A million events is about 200 MB of JSON (15 MB gzipped),
  * what Perfetto's UI opens in a browser tab; the bundled example's largest
  * run has 350,000. PERFSTUDY_TRACE_MAX_EVENTS lowers it (tests).
+ * The size rule, TX_EXPORT_MAX (PERFSTUDY_TRACE_EXPORT_MAX): trace_method.c.
  */
 #define TX_MAX_EVENTS 1000000
+#define TX_EXPORT_MAX 500000
 #define TX_MAX_JSON (1024LL * 1024 * 1024)
-const char trace_export_term[] = "traces/<run>.trace.json.gz";
-const char trace_export_method[] =
-	"Per run with a rank's trace (<run>: the run id where it is lower-case letters, digits and '-' only, else "
-	"those of it with every other byte '_' and 16 hex digits of its SHA-256), its events merged into one Chrome "
-	"trace-event JSON file (gzip), which Perfetto "
-	"(ui.perfetto.dev, Open trace file: the file is read in the browser, never uploaded) and chrome://tracing "
-	"open: one process per rank ('rank N'), its host threads (annotations with the ProfilerStep#N ranges, host "
-	"operators as the store keeps them: each thread's outermost and the DataLoader ranges; runtime and driver "
-	"calls) and its GPU streams (kernels, memcpys, memsets; GPU annotations on a "
-	"lane of their own), every event the store holds, each time moved onto the run's reference clock: ts = "
-	"(own time - the rank's offset - time_base_ns) / 1000, the offset clock_offsets.csv's offset_us where it "
-	"exceeds its residual_us, else 0 (an offset within the spread of the collectives' ends cannot be told from "
-	"one clock, as ranks of one host have; the applied and estimated offsets in otherData), time_base_ns the "
-	"run's earliest event so moved. Added tracks: per rank, its waits inside matched collectives "
-	"([arrival, last arrival), collective_waits.csv's row in args) and their exposed parts (the wait minus every "
-	"other kernel, copy and memset of the rank; they sum to exposed_wait_us), the windows in which another rank "
-	"waited for it (stragglers.csv: first to last arrival), each step's critical path (critical_path.csv; the "
-	"tables hold a path's parts, not its segments, so the slice spans the step, named by its bound) and its "
-	"findings as instant markers (findings.csv's row in args); in the process 'perfstudy analysis', the "
-	"critical path across ranks of each step (critical_path_across.csv, ending at the end of end_rank's step) "
-	"and the run's other findings; per rank and GPU a counter 'memory: GPU D' of the allocator's allocated and "
-	"reserved bytes after each of its events that changes them (a rank's share of the bound at most, else each "
-	"run of changes' lowest and highest); slices of a track that would overlap in part go on the track's further "
-	"lanes ('(2)', '(3)', ...). Not in the store, so not in the file: host operators inside another of their "
-	"thread, flow arrows (ac2g, fwdbwd), the input's instant and counter events, the profiler's own 'Trace' "
-	"span, Python function events, and the args the store does not keep (grid, block, registers, occupancy, "
-	"NCCL args, shapes). Bound: 1,000,000 events per run (a rank's "
-	"share: 1,000,000 / ranks); past it, events starting after the earliest rank's cut are left out, the cut in "
-	"otherData.cut_at_us; names over 16 KiB are cut; 1 GiB of JSON at most.";
-
 static const char *const added_lanes[] = {NULL, "waits inside collectives", "exposed waits", "straggler windows",
 					  "critical path", "findings"};
 
@@ -377,6 +349,10 @@ static int run_plan(struct tx_run *x, const struct tx_tab *tabs, int64_t max_eve
 	if (x->base == INT64_MAX)
 		x->base = 0;
 	x->cut = INT64_MAX;
+	if (x->export_max > 0 && total > x->export_max) {
+		x->skipped = 1; /* not written: the size rule */
+		return 0;
+	}
 	if (total <= max_events)
 		return 0;
 	/* Each rank's share; a rank over it sets the cut at its share's last event. */
@@ -439,6 +415,28 @@ out:
 	return ret;
 }
 
+/* The run's stored events where the store holds no other trace, from the tables' pages (run_plan's counts
+ * scan a table of one trace: 0.17 s CPU at 628,000 events); -1: other traces are there; -2 after diag. */
+static int64_t rows_if_alone(struct tx_run *x)
+{
+	struct store_stmt *st;
+	if (store_prepare(x->s, "count a run's events", "SELECT (SELECT count(*) FROM traces WHERE run_id IS NOT ?1"
+			  " OR rank IS NULL), (SELECT count(*) FROM annotations), (SELECT count(*) FROM cpu_ops),"
+			  " (SELECT count(*) FROM launches), (SELECT count(*) FROM activities)", &st) < 0)
+		return -2;
+	store_bind_int64(st, 1, x->run_db_id);
+	int64_t n = -1;
+	int rc = store_next(st);
+	if (rc < 0)
+		n = -2;
+	else if (rc > 0)
+		n = store_column_int64(st, 0) ? -1 : store_column_int64(st, 1) + store_column_int64(st, 2) +
+			store_column_int64(st, 3) + store_column_int64(st, 4);
+	x->vm_steps += store_vm_steps(st);
+	store_finalize(st);
+	return n;
+}
+
 /*
  * Reads and writes rank ri's rows of a cut run through the statements of
  * cut_sql (st): the rows starting before the cut and the ProfilerStep#N
@@ -472,15 +470,16 @@ static int read_rank(struct tx_run *x, size_t ri, struct store_stmt **st)
  * and the tables; fills info. Returns 0 or -1 after diag.
  */
 static int export_run(struct store *s, const char *dir, const char *run, int64_t run_db_id, const int *ranks,
-		      size_t nranks, const struct tx_tab *tabs, const char *exp, int64_t max_events, struct report_trace *info)
+		      size_t nranks, const struct tx_tab *tabs, const char *exp, int64_t max_events, int64_t export_max,
+		      struct report_trace *info)
 {
-	struct tx_run x;
-	memset(&x, 0, sizeof(x));
+	struct tx_run x = {0};
 	x.s = s;
 	x.run = run;
 	x.run_db_id = run_db_id;
 	x.nranks = nranks;
 	x.max_json = TX_MAX_JSON;
+	x.export_max = export_max;
 	x.ranks = xcalloc(nranks, sizeof(*x.ranks));
 	for (size_t i = 0; i < nranks; i++) {
 		x.ranks[i].rank = ranks[i];
@@ -498,16 +497,36 @@ static int export_run(struct store *s, const char *dir, const char *run, int64_t
 	int ret = -1;
 	buf_init(&x.o.b);
 	double t0 = timing_now(), c0 = timing_thread_cpu();
-	if (run_plan(&x, tabs, max_events) < 0)
+	int64_t stored = export_max > 0 ? rows_if_alone(&x) : -1;
+	if (stored < -1)
+		goto out;
+	if (export_max > 0 && stored > export_max) {
+		x.skipped = 1; /* over the size rule, told without run_plan's counts */
+	} else {
+		if (run_plan(&x, tabs, max_events) < 0)
+			goto out;
+		stored = 0;
+		for (size_t i = 0; i < nranks; i++)
+			stored += x.ranks[i].nstored;
+	}
+	if (x.skipped) {
+		info->run = xstrdup(run);
+		info->ranks = (int)nranks;
+		info->events = stored;
+		info->skipped_over = export_max;
+		ret = 0;
+		if (timing_enabled())
+			fprintf(stderr, "perfstudy: timing: trace export %s %.3f s CPU, not written: %" PRId64 " events\n",
+				run, timing_thread_cpu() - c0, stored);
+		goto out;
+	}
+	if (fs_mkdirs(dir) < 0) /* here, not before: a study whose every run is over the size rule has no traces/ */
 		goto out;
 	x.o.f = fs_create_tmp(path, &tmp);
 	if (!x.o.f)
 		goto out;
 	tx_out_start(&x.o, x.o.f);
 	struct buf *b = &x.o.b;
-	int64_t stored = 0;
-	for (size_t i = 0; i < nranks; i++)
-		stored += x.ranks[i].nstored;
 	buf_adds(b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"perfstudy " PERFSTUDY_VERSION
 		    "\",\"experiment\":");
 	tx_put_cstr(b, exp);
@@ -736,19 +755,22 @@ int trace_export_experiment(struct store *s, const char *site, const char *exp, 
 	const char *env = getenv("PERFSTUDY_TRACE_MAX_EVENTS");
 	if (env && atoll(env) > 0)
 		max_events = atoll(env);
+	int64_t export_max = TX_EXPORT_MAX;
+	env = getenv("PERFSTUDY_TRACE_EXPORT_MAX");
+	if (env && *env && atoll(env) >= 0)
+		export_max = atoll(env);
 	struct tx_tab tabs[NTAB];
 	for (int k = 0; k < NTAB; k++)
 		tx_tab_open(&tabs[k], tables, ntables, tab_names[k], tab_runs[k]);
 	char *dir = xasprintf("%s/%s/traces", site, exp);
 	int ret = -1;
 	size_t cap = 0;
-	if (nruns && fs_mkdirs(dir) < 0)
-		goto out;
 	for (size_t k = 0; k < nruns; k++) {
 		const struct store_ranked_run *r = &runs[k];
 		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 		memset(&(*out)[*n], 0, sizeof(**out));
-		if (export_run(s, dir, r->run, r->run_id, r->ranks, r->nranks, tabs, exp, max_events, &(*out)[*n]) < 0)
+		if (export_run(s, dir, r->run, r->run_id, r->ranks, r->nranks, tabs, exp, max_events, export_max,
+			       &(*out)[*n]) < 0)
 			goto out;
 		(*n)++;
 	}

@@ -31,6 +31,8 @@
 /* The Methods entry of the merged traces (term and text), shown on a page that links one. */
 extern const char trace_export_term[];
 extern const char trace_export_method[];
+/* Added to it where a run was not written (the size rule); a printf format of the limit (long long). */
+extern const char trace_export_skip_method[];
 
 /*
  * Writes the merged trace of every run of experiment exp that has a

@@ -165,6 +165,8 @@ struct tx_run {
 	size_t nlanes, cap_lanes;
 	struct intmap lane_map;
 	int64_t rows_read, vm_steps; /* the export queries' rows handed over, SQLite's VM steps (PERFSTUDY_TIMING) */
+	int64_t export_max; /* a run with more stored events is not written (0: every run is) */
+	int skipped;        /* set by run_plan: this run is over export_max */
 };
 
 /* The offset the export applies of a rank's clock_offsets.csv row (trace_export.c's rule). */

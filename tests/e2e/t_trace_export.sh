@@ -15,7 +15,9 @@
 # bytes and bytes that are not UTF-8 come out as valid JSON; a name over
 # 16 KiB is cut (ending in "…", its length in args); a run over the
 # bound is cut (same window for every rank), said on the page, and the
-# build succeeds; two builds give the same bytes; a cut run's exposed
+# build succeeds; two builds give the same bytes; a run over the size
+# rule (PERFSTUDY_TRACE_EXPORT_MAX) gets no file and the page says so and
+# how to have it (=0 writes it); a cut run's exposed
 # waits before the cut are the uncut run's; a cut run of generated
 # ranks reads (PERFSTUDY_TIMING's rows read) what it writes, not what is
 # stored, and doubling its steps adds only their ProfilerStep#N ranges;
@@ -184,6 +186,19 @@ grep -q 'cut: [0-9]* of the events kept' "$T/cut/o/cut/index.html" && ok || bad 
 # the same bytes again (SOURCE_DATE_EPOCH builds are compared byte for byte)
 PERFSTUDY_TRACE_MAX_EVENTS=5000 $PERFSTUDY build -q --force "$T/cut/m.yaml" -o "$T/cut/o2" 2>"$T/err"
 cmp -s "$T/cut/o/cut/traces/r.trace.json.gz" "$T/cut/o2/cut/traces/r.trace.json.gz" && ok || bad "two builds wrote different exports"
+
+# --- the size rule: a run over PERFSTUDY_TRACE_EXPORT_MAX stored events gets no file, said on the page ---
+PERFSTUDY_TRACE_EXPORT_MAX=1000 $PERFSTUDY build -q "$T/cut/m.yaml" -o "$T/cut/o3" 2>"$T/err" && ok ||
+	bad "size rule build: $(cat "$T/err")"
+[ ! -e "$T/cut/o3/cut/traces/r.trace.json.gz" ] && ok || bad "size rule: the run over the limit was written"
+grep -q '<li id="trace-r">r &middot; 2 ranks &middot; [0-9]* events &middot; not written: over 1000 events' \
+	"$T/cut/o3/cut/index.html" && ok || bad "size rule: the page's line does not say the file was not written"
+grep -q 'Size rule: a run with more than 1000 events.*PERFSTUDY_TRACE_EXPORT_MAX=0' "$T/cut/o3/cut/index.html" && ok ||
+	bad "size rule: Methods do not say how to have the file"
+! grep -q 'traces/r.trace.json.gz' "$T/cut/o3/cut/index.html" && ok || bad "size rule: the page links a file not written"
+PERFSTUDY_TRACE_EXPORT_MAX=0 $PERFSTUDY build -q --force "$T/cut/m.yaml" -o "$T/cut/o4" 2>"$T/err" &&
+	[ -s "$T/cut/o4/cut/traces/r.trace.json.gz" ] && ! grep -q 'Size rule' "$T/cut/o4/cut/index.html" && ok ||
+	bad "size rule: PERFSTUDY_TRACE_EXPORT_MAX=0 did not write the file"
 
 # a cut run's exposed waits before the cut are the uncut export's: the
 # activities past the cut inside a wait that starts before it are still

@@ -100,13 +100,51 @@ struct launch_sum {
 	int64_t sum[3], median[3], max[3]; /* cpu_duration, gpu_duration, launch_delay */
 };
 
+/*
+ * Moves the k-th smallest of v[0 .. n) to v[k], the smaller ones before it
+ * and the others after (Hoare's selection, the middle of three as pivot):
+ * linear on average, where sorting the whole rank's launches for their
+ * median was 0.3 s of a 628,000-event trace's build.
+ */
+static void select_kth(int64_t *v, size_t n, size_t kk)
+{
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, k = (ptrdiff_t)kk;
+	while (lo < hi) {
+		int64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi];
+		int64_t p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		ptrdiff_t i = lo, j = hi;
+		do {
+			while (v[i] < p)
+				i++;
+			while (p < v[j])
+				j--;
+			if (i <= j) {
+				int64_t t = v[i];
+				v[i++] = v[j];
+				v[j--] = t;
+			}
+		} while (i <= j);
+		/* v[lo .. j] <= p <= v[i .. hi]; between them (if any) all equal p */
+		if (j < k)
+			lo = i;
+		if (k < i)
+			hi = j;
+	}
+}
+
 /* pandas' median: the middle value, or the mean of the two middle ones (rounded to the ns). */
 static int64_t median(int64_t *v, size_t n)
 {
 	if (!n)
 		return 0;
-	qsort(v, n, sizeof(*v), stats_cmp_i64);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	select_kth(v, n, n / 2);
+	if (n % 2)
+		return v[n / 2];
+	int64_t below = v[0]; /* the largest of v[0 .. n/2), all <= v[n/2] */
+	for (size_t i = 1; i < n / 2; i++)
+		if (v[i] > below)
+			below = v[i];
+	return (below + v[n / 2]) / 2;
 }
 
 /* launch_ids: the sorted correlations of the rank's launch calls HTA counts. */

@@ -245,11 +245,21 @@ void take_dims(ondemand::value v, event_bufs &b, kj_str &out)
 	out.n = d.size();
 }
 
-/* Whether c may stand in a string of take_strings' compact text (see there). */
+/* The bytes that may stand in a string of take_strings' compact text (see there), as a table. */
+struct list_chars {
+	bool ok[256];
+	list_chars() : ok()
+	{
+		for (int c = 0; c < 256; c++)
+			ok[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ' ' ||
+				c == '_' || c == ':' || c == '.' || c == '<' || c == '>' || c == '+' || c == '-' || c == '[' ||
+				c == ']' || c == ',';
+	}
+};
+const list_chars list_char_table;
 inline bool list_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ' ' || c == '_' ||
-	       c == ':' || c == '.' || c == '<' || c == '>' || c == '+' || c == '-' || c == '[' || c == ']' || c == ',';
+	return list_char_table.ok[(unsigned char)c];
 }
 
 /*
@@ -272,8 +282,10 @@ void take_strings(ondemand::value v, std::string &d, kj_str &out)
 	d.clear();
 	bool any = false, first = true;
 	for (auto el : arr) {
+		/* the raw text where it holds no escape (no copy), else unescaped */
+		ondemand::value ev;
 		std::string_view s;
-		if (el.get_string().get(s) != SUCCESS)
+		if (el.get(ev) != SUCCESS || (!raw_string(ev, s) && ev.get_string().get(s) != SUCCESS))
 			return;
 		if (!first)
 			d.push_back(',');
