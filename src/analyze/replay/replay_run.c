@@ -2,7 +2,7 @@
  * replay_run.c: the fixes of replay_fixes.csv that are a run's, not one
  * rank's, priced where the run's ranks are replayed together (replay.c
  * prices each rank's): nccl_path, every rank's collectives over NVLink,
- * and pipeline_balance, a pipeline's stages computing the same.
+ * and pipeline_balance, a pipeline's layers moved between its stages.
  */
 #include <math.h>
 #include <stdio.h>
@@ -234,18 +234,23 @@ static char *layer_plan(const struct table *t, struct rp_subject *sj, const long
  * pipeline_balance, once per run with pipeline stages whose ranks are
  * replayed together: where a pipeline's imbalance (pipeline_stages.csv:
  * its slowest stage's compute over the stages' mean) exceeds
- * PP_SPLIT_IMBALANCE, what moving layers between its stages can give at
- * most: every stage's kernels outside communication replayed at their
- * durations x the stages' mean compute over the stage's own, so that each
- * stage computes the mean; every pipeline of the run at once (data-
- * parallel replicas hold one split). A split by whole layers can only come
- * near it. The step is the ranks' joint replay: the stages wait for each
- * other through their sends and receives, and for their hosts, so a
- * pipeline whose step a host holds gains what the replay says, not what
- * the stages' compute alone would. Against the replay at f; noise and
- * statement as a rank's fixes. A row of the run (rank empty); where names
- * the slowest stage of the most uneven pipeline. Not where the ranks'
- * unchanged replay together is off the measured steps (joint_trusted).
+ * PP_SPLIT_IMBALANCE, what moving whole layers between its stages gives:
+ * each stage's layers found in its trace and the split that minimises the
+ * slowest stage (replay_layers.c, layer_plan), every stage's kernels
+ * outside communication replayed at their durations x its compute after
+ * the move over its own; every pipeline of the run at once (data-parallel
+ * replicas hold one split). The where names the move and states, as its
+ * bound, the saving with every stage at the stages' mean compute, the most
+ * moving layers could give. Where a stage's layers are not found, or no
+ * move shortens the slowest stage, the row prices that mean instead and
+ * where says why. The step is the ranks' joint replay: the stages wait
+ * for each other through their sends and receives, and for their hosts,
+ * so a pipeline whose step a host holds gains what the replay says, not
+ * what the stages' compute alone would. Against the replay at f; noise
+ * and statement as a rank's fixes. A row of the run (rank empty); where
+ * names the slowest stage of the most uneven pipeline. Not where the
+ * ranks' unchanged replay together is off the measured steps
+ * (joint_trusted).
  */
 void rp_add_pipe_balance(struct rp_ctx *x, const struct rank_key *k, struct rp_subject *sj, const double *flo)
 {
