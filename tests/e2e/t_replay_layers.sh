@@ -107,4 +107,18 @@ grep -F 'pipeline-bubble' "$F" > "$T/fp"
 grep -q '^layers2,1,.*,1100\.000$' "$T/fp" && ok || bad "the finding's price is not the replay's 1100 us: $(cat "$T/fp")"
 grep -qF 'move 2 layers from stage 1 to stage 0: 3+5 -> 5+3' "$T/fp" &&
 	grep -qF 'the step would take 1.10 ms less than its 13.57 ms' "$T/fp" && ok || bad "the finding's words: $(cat "$T/fp")"
+
+# Stage 0 of one layer (make_replay_layers.py OUT 1 5): its compute
+# kernels of a step are emb, lyr_qkv, lyr_mlp twice in a row (the two
+# micro-batches' forwards; the send between them is communication), then
+# bwd0 twice: each block repeats in one run only, not once in each of the
+# m = 2 micro-batches, so no layer is found (the micro-batches' repeat is
+# not a layer) and the row keeps the stages' mean, saying why.
+python3 tests/data/replay/make_replay_layers.py "$T/rp" 1 5
+$PERFSTUDY build -q "$T/rp/layers1x5" -o "$T/site1" 2> "$T/err" && ok || bad "build 1x5 failed: $(cat "$T/err")"
+W=$(row "$(find "$T/site1" -name replay_fixes.csv | head -1)" pipeline_balance where)
+case "$W" in
+"stage 1 of 2 (rank 1) computes 8.00 ms per step"*"every other stage's at its own mean over its compute"*"(layers not found: stage 0 (rank 0): its compute kernels have no block that repeats in each of its micro-batches)") ok ;;
+*) bad "one layer: $W" ;;
+esac
 finish

@@ -3,7 +3,11 @@
 5 identical layer blocks (two 1-GPU Kineto traces, ranks 0 and 1 of world
 2) for t_replay_layers.sh, which works the move by whole layers out by hand.
 
-Usage: make_replay_layers.py OUTDIR   (writes OUTDIR/layers2/rank{0,1}.json)
+Usage: make_replay_layers.py OUTDIR [L0 L1]
+  writes OUTDIR/layers2/rank{0,1}.json; with L0 L1 (layers of stage 0 and
+  1, 3 and 5 by default) OUTDIR/layers<L0>x<L1>/ instead, the kernels'
+  times as below but for the layers' count (not worked out by hand: the
+  test reads only which rule applies)
 
 m = 2 micro-batches a and b. A layer's forward is two kernels, lyr_qkv
 (150 us) then lyr_mlp (50 us). Per micro-batch:
@@ -38,12 +42,14 @@ import json, os, sys
 
 PERIOD = 15000
 LAYER = [("lyr_qkv", 150), ("lyr_mlp", 50)]
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
+LAYERS = (int(ARGS[1]), int(ARGS[2])) if len(ARGS) == 3 else (3, 5)
 
 
 def fwd(r):
     if r == 0:
-        return [("emb", 100)] + LAYER * 3
-    return LAYER * 5 + [("head", 400)]
+        return [("emb", 100)] + LAYER * LAYERS[0]
+    return LAYER * LAYERS[1] + [("head", 400)]
 
 
 # per rank, in launch order: (kernel, duration) or ("send"/"recv", peer)
@@ -127,7 +133,7 @@ sched = schedule()
 if "--print" in sys.argv:
     for r in PLAN:
         print(r, [(PLAN[r][i][0], s, e) for i, (s, e) in enumerate(sched[r])])
-out = os.path.join(sys.argv[1], "layers2")
+out = os.path.join(ARGS[0], "layers2" if LAYERS == (3, 5) else "layers%dx%d" % LAYERS)
 os.makedirs(out, exist_ok=True)
 for r in PLAN:
     with open(os.path.join(out, f"rank{r}.json"), "w") as f:
