@@ -53,6 +53,8 @@ void rp_add_pipe_balance(struct rp_ctx *x, const struct rank_key *k, struct rp_s
 
 /* The least share of a step's compute kernels' time a stage's layers' forwards cover (replay_layers.c). */
 #define RP_LAYER_SHARE 0.03
+/* The most kernels of a layer's forward looked for (the search is the step's kernels x this). */
+#define RP_LAYER_MAX_BLOCK 1024
 /* A layer's compute per step over its forward's: the backward costs twice the forward. */
 #define RP_LAYER_FWD_BWD 3.0
 /* A pipeline stage's layers as its trace shows them (replay_layers.c). */

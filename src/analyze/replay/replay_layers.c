@@ -7,7 +7,7 @@
  * communication) of its first replayed step, in start order, by name. A
  * transformer stage's forward of one micro-batch runs its layer's block of
  * kernels L times in a row, and the step runs m forwards. The layer is the
- * smallest block (p kernels) whose maximal runs of r >= 2 consecutive
+ * smallest block (p kernels, p <= RP_LAYER_MAX_BLOCK) whose maximal runs of r >= 2 consecutive
  * repeats, the same block repeated the same r times, occur exactly m
  * times in the step (m: the stage's micro-batches, pipeline_stages.csv)
  * and cover at least RP_LAYER_SHARE of the step's compute kernels' time.
@@ -30,13 +30,25 @@
 #include "util/xalloc.h"
 
 struct run {
-	size_t at, r; /* first kernel, repeats */
-	int group;    /* -1: not compared yet */
+	size_t at, r;  /* first kernel, repeats */
+	int64_t first; /* its block's first kernel's name */
+	int done;      /* counted in a block's group */
 };
 
 static int same_block(const int64_t *nm, size_t i, size_t j, size_t p)
 {
-	return !memcmp(nm + i, nm + j, p * sizeof(*nm));
+	return nm[i] == nm[j] && !memcmp(nm + i, nm + j, p * sizeof(*nm));
+}
+
+/* runs by repeats, then their block's first name, then position: a block's runs side by side */
+static int cmp_run(const void *a, const void *b)
+{
+	const struct run *x = a, *y = b;
+	if (x->r != y->r)
+		return (x->r > y->r) - (x->r < y->r);
+	if (x->first != y->first)
+		return (x->first > y->first) - (x->first < y->first);
+	return (x->at > y->at) - (x->at < y->at);
 }
 
 int rp_layers_of(const struct rp_model *m, int64_t micro, double compute, struct rp_layers *out)
@@ -58,7 +70,7 @@ int rp_layers_of(const struct rp_model *m, int64_t micro, double compute, struct
 	}
 	struct run *rn = xmalloc((n + 1) * sizeof(*rn));
 	size_t um = (size_t)micro;
-	for (size_t p = 1; !out->found && total > 0 && 2 * p * um <= n; p++) {
+	for (size_t p = 1; !out->found && total > 0 && 2 * p * um <= n && p <= RP_LAYER_MAX_BLOCK; p++) {
 		/* the maximal runs of r >= 2 repeats of a block of p kernels */
 		size_t nr = 0;
 		for (size_t i = 0; i + 2 * p <= n;) {
@@ -69,33 +81,41 @@ int rp_layers_of(const struct rp_model *m, int64_t micro, double compute, struct
 				i++;
 				continue;
 			}
-			rn[nr++] = (struct run){i, r, -1};
+			rn[nr++] = (struct run){i, r, nm[i], 0};
 			i += r * p;
 		}
-		for (size_t a = 0; a < nr && !out->found; a++) {
-			if (rn[a].group >= 0)
+		qsort(rn, nr, sizeof(*rn), cmp_run);
+		/* of the blocks whose runs qualify, the one that runs first */
+		size_t best = nr;
+		double best_t = 0;
+		for (size_t a = 0; a < nr; a++) {
+			if (rn[a].done)
 				continue;
 			size_t cnt = 0;
 			double t = 0;
-			for (size_t b = a; b < nr; b++)
-				if (rn[b].group < 0 && rn[b].r == rn[a].r && same_block(nm, rn[a].at, rn[b].at, p)) {
-					rn[b].group = (int)a;
+			for (size_t b = a; b < nr && rn[b].r == rn[a].r && rn[b].first == rn[a].first; b++)
+				if (!rn[b].done && same_block(nm, rn[a].at, rn[b].at, p)) {
+					rn[b].done = 1;
 					cnt++;
 					for (size_t j = rn[b].at; j < rn[b].at + rn[b].r * p; j++)
 						t += dur[j];
 				}
-			if (cnt != um || t < RP_LAYER_SHARE * total)
-				continue;
-			out->found = 1;
-			out->layers = (int64_t)rn[a].r;
-			out->block = (int64_t)p;
-			out->per_layer = compute * RP_LAYER_FWD_BWD * t / total / (double)rn[a].r;
-			out->fixed = compute - (double)out->layers * out->per_layer;
-			out->why = NULL;
-			if (out->fixed < 0) {
-				out->found = 0;
-				out->why = "its layers' forwards x 3 exceed its compute";
+			if (cnt == um && t >= RP_LAYER_SHARE * total && (best == nr || rn[a].at < rn[best].at)) {
+				best = a;
+				best_t = t;
 			}
+		}
+		if (best == nr)
+			continue;
+		out->found = 1;
+		out->layers = (int64_t)rn[best].r;
+		out->block = (int64_t)p;
+		out->per_layer = compute * RP_LAYER_FWD_BWD * best_t / total / (double)rn[best].r;
+		out->fixed = compute - (double)out->layers * out->per_layer;
+		out->why = NULL;
+		if (out->fixed < 0) {
+			out->found = 0;
+			out->why = "its layers' forwards x 3 exceed its compute";
 		}
 	}
 	if (!out->found && out->why && n && 2 * um > n)

@@ -70,8 +70,8 @@ static const struct rp_mechanism mechanisms[NMECH] = {
 			    "a pipeline's stages computing unevenly (pipeline_stages.csv imbalance above the threshold at which the bubble figure says the split, not the schedule, makes the bubble)",
 			    "the pipeline's layers split anew by whole layers, the ranks replayed together with every "
 			    "stage's kernels outside communication at their durations x its compute after the move over "
-			    "its own (pipeline_stages.csv compute_us). A stage's layers: the smallest block of its "
-			    "compute kernels (by name, in start order, in its first replayed step) whose runs of two or "
+			    "its own (pipeline_stages.csv compute_us). A stage's layers: the smallest block (of at "
+			    "most 1024) of its compute kernels (by name, in start order, in its first replayed step) whose runs of two or "
 			    "more repeats in a row, the same block as many times, occur once in each of its micro-batches "
 			    "(pipeline_stages.csv microbatches; so the micro-batches' own repeat is not taken for a "
 			    "layer) and cover at least 3 % of its compute kernels' time; the repeats are its layer count "
