@@ -54,7 +54,8 @@ static int cmp_run(const void *a, const void *b)
 int rp_layers_of(const struct rp_model *m, int64_t micro, double compute, struct rp_layers *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->why = "its compute kernels have no block that repeats in each of its micro-batches";
+	out->why = micro < 1 ? "its micro-batches are not known"
+			     : "its compute kernels have no block that repeats in each of its micro-batches";
 	if (!m->nsteps || micro < 1 || !(compute > 0))
 		return 0;
 	size_t n = 0;
