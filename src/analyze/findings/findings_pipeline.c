@@ -65,6 +65,7 @@ static double pp_noise(const struct table *t, const struct pp_cols *c, size_t r)
 struct pp_replay {
 	double saving, step, noise;
 	int stated, found;
+	char move[160]; /* the whole-layer move its where names ("move 1 layer from stage 1 to stage 0: 4+4 -> 5+3"), "" none */
 };
 
 /* The pipeline_balance row of run into *p; 0 where there is none (its ranks were not replayed together). */
@@ -77,7 +78,12 @@ static int replay_of(const struct analysis_result *res, const char *run, struct 
 		if (!rr || strcmp(rr, run) || !m || strcmp(m, "pipeline_balance"))
 			continue;
 		*p = (struct pp_replay){num(t, r, col(t, RF_SAVING_US_PER_STEP)), num(t, r, col(t, RF_STEP_US)),
-					num(t, r, col(t, RF_NOISE_US)), num(t, r, col(t, RF_STATED)) > 0, 1};
+					num(t, r, col(t, RF_NOISE_US)), num(t, r, col(t, RF_STATED)) > 0, 1, ""};
+		/* replay_run.c's where leads with the move, up to its second ':' */
+		const char *w = text(t, r, col(t, RF_WHERE)), *e = w && !strncmp(w, "move ", 5) ? strchr(w, ':') : NULL;
+		e = e ? strchr(e + 1, ':') : NULL;
+		if (e && (size_t)(e - w) < sizeof(p->move))
+			snprintf(p->move, sizeof(p->move), "%.*s", (int)(e - w), w);
 		return 1;
 	}
 	return 0;
@@ -121,7 +127,7 @@ static void one_pipe(const struct analysis_result *res, const struct table *t, c
 	int blame = !isnan(imb) && imb > PP_IMBALANCE && slow >= 0;
 	size_t who = blame ? (size_t)slow : r;
 	double m = num(t, r, c->m), saving = ex * span, balanced = NAN;
-	struct pp_replay rp = {NAN, NAN, NAN, 0, 0};
+	struct pp_replay rp = {NAN, NAN, NAN, 0, 0, ""};
 	if (blame && m >= 1) {
 		balanced = (m - 1) / m * most * (1 - 1 / imb);
 		saving = fmin(saving, balanced);
@@ -145,7 +151,14 @@ static void one_pipe(const struct analysis_result *res, const struct table *t, c
 		   num(t, r, c->steps));
 	if (over > 1)
 		buf_printf(b, " (%ld stages of this pipeline exceed it; this one costs the most)", over);
-	if (blame && rp.found && rp.stated)
+	if (blame && rp.found && rp.stated && rp.move[0])
+		buf_printf(b, ". Fix: move layers off stage %.0f by whole layers (%s): replayed with each stage's "
+			      "compute after that move (replay_fixes.csv pipeline_balance: the ranks together, waiting for each other and "
+			      "for their hosts), the step would take %.2f ms less than its %.2f ms. The schedule's "
+			      "formula, (m - 1) / m x (%.2f ms - the mean's %.2f ms), would say %.2f ms",
+			   num(t, who, c->stage), rp.move, rp.saving / 1000, rp.step / 1000, most / 1000, most / imb / 1000,
+			   fmin(ex * span, balanced) / 1000);
+	else if (blame && rp.found && rp.stated)
 		buf_printf(b, ". Fix: move layers off stage %.0f: replayed with every stage's compute at the stages' "
 			      "mean (replay_fixes.csv pipeline_balance: the ranks together, waiting for each other and "
 			      "for their hosts), the step would take %.2f ms less than its %.2f ms; whole layers can "
@@ -154,13 +167,15 @@ static void one_pipe(const struct analysis_result *res, const struct table *t, c
 			   num(t, who, c->stage), rp.saving / 1000, rp.step / 1000, most / 1000, most / imb / 1000,
 			   fmin(ex * span, balanced) / 1000);
 	else if (blame && rp.found)
-		buf_printf(b, ". Moving layers off stage %.0f would not shorten the step: replayed with every "
-			      "stage's compute at the stages' mean (replay_fixes.csv pipeline_balance: the ranks "
+		buf_printf(b, ". Moving layers off stage %.0f would not shorten the step: replayed with %s%s%s "
+			      "(replay_fixes.csv pipeline_balance: the ranks "
 			      "together, waiting for each other and for their hosts), it changes by %+.2f ms of its "
 			      "%.2f ms, within the replay's noise of %.2f ms: something else holds the step (the "
 			      "critical path says what). The schedule's formula, (m - 1) / m x (%.2f ms - the mean's "
 			      "%.2f ms), would say %.2f ms, as if the stages' compute alone set the step",
-			   num(t, who, c->stage), -rp.saving / 1000, rp.step / 1000, rp.noise / 1000, most / 1000,
+			   num(t, who, c->stage),
+			   rp.move[0] ? "the stages' compute after the move by whole layers (" : "every stage's compute at the stages' mean",
+			   rp.move, rp.move[0] ? ")" : "", -rp.saving / 1000, rp.step / 1000, rp.noise / 1000, most / 1000,
 			   most / imb / 1000, fmin(ex * span, balanced) / 1000);
 	else if (blame)
 		buf_printf(b, ". Fix: move layers off stage %.0f: with the stages' compute balanced at their mean, the "

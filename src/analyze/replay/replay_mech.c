@@ -68,9 +68,23 @@ static const struct rp_mechanism mechanisms[NMECH] = {
 	/* decided by pipeline_stages.csv's imbalance (PP_SPLIT_IMBALANCE), priced by replay_run.c */
 	[M_PIPE_BALANCE] = {"pipeline_balance", "pipeline stages computing unevenly",
 			    "a pipeline's stages computing unevenly (pipeline_stages.csv imbalance above the threshold at which the bubble figure says the split, not the schedule, makes the bubble)",
-			    "every stage's kernels outside communication at their durations x the stages' mean "
-			    "compute over the stage's own, the ranks replayed together",
-			    "move layers off the slowest stage (whole layers can only come near the mean)"},
+			    "the pipeline's layers split anew by whole layers, the ranks replayed together with every "
+			    "stage's kernels outside communication at their durations x its compute after the move over "
+			    "its own (pipeline_stages.csv compute_us). A stage's layers: the smallest block (of at "
+			    "most 1024) of its compute kernels (by name, in start order, in its first replayed step) whose runs of two or "
+			    "more repeats in a row, the same block as many times, occur once in each of its micro-batches "
+			    "(pipeline_stages.csv microbatches; so the micro-batches' own repeat is not taken for a "
+			    "layer) and cover at least 3 % of its compute kernels' time; the repeats are its layer count "
+			    "L and the run a forward; a layer's compute per step is 3 x its forward (a backward twice "
+			    "its forward), taken as a share of the kernels' time of its compute, the rest the stage's "
+			    "own work (embedding, head, loss), which stays. The split: the stages' layers in order, "
+			    "contiguous, each stage at least one, a layer costing the compute of a layer of the stage it "
+			    "moves to, that makes the slowest stage's compute least (ties: nearest the split as run); "
+			    "where names the move and what every stage at the stages' mean compute, the most moving "
+			    "layers could give, would save. Where a stage's layers are not found (one layer, no repeat) "
+			    "or no move shortens the slowest stage, every stage at the stages' mean compute instead, "
+			    "and where says why",
+			    "move layers off the slowest stage (where says how many, to which stage)"},
 };
 
 const struct rp_mechanism *rp_mechanism(const char *id)
