@@ -153,18 +153,8 @@ int store_memsites_flush(struct store *s, int64_t trace_id, const char *path)
 	for (size_t i = 0; i < n; i++) {
 		if (!mark[i])
 			continue;
-		const struct pending_op *o = ord[i];
-		struct cell *row = row_buf_add(s, &s->memops);
-		if (!row)
+		if (op_row_add(s, &s->memops, trace_id, ord[i]) < 0)
 			goto out;
-		cell_int(&row[0], trace_id);
-		cell_opt(&row[1], o->tid, o->tid >= 0);
-		cell_int(&row[2], o->start);
-		cell_int(&row[3], o->dur);
-		cell_int(&row[4], o->name_id);
-		cell_opt(&row[5], o->dims_id, o->dims_id >= 0);
-		cell_opt(&row[6], o->types_id, o->types_id >= 0);
-		cell_opt(&row[7], o->concrete_id, o->concrete_id >= 0);
 	}
 	ret = 0;
 out:

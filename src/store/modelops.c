@@ -93,16 +93,5 @@ int store_is_model_op(const char *name)
 
 int store_model_op_add(struct store *s, int64_t trace_id, const struct pending_op *o)
 {
-	struct cell *row = row_buf_add(s, &s->mops);
-	if (!row)
-		return -1;
-	cell_int(&row[0], trace_id);
-	cell_opt(&row[1], o->tid, o->tid >= 0);
-	cell_int(&row[2], o->start);
-	cell_int(&row[3], o->dur);
-	cell_int(&row[4], o->name_id);
-	cell_opt(&row[5], o->dims_id, o->dims_id >= 0);
-	cell_opt(&row[6], o->types_id, o->types_id >= 0);
-	cell_opt(&row[7], o->concrete_id, o->concrete_id >= 0);
-	return 0;
+	return op_row_add(s, &s->mops, trace_id, o);
 }

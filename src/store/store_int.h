@@ -249,6 +249,27 @@ static inline void cell_opt(struct cell *c, int64_t v, int present)
 }
 
 /*
+ * Host operator o of trace trace_id as a row of memory_ops or model_ops,
+ * whose columns are the same: trace_id, tid, start_ns, dur_ns, name_id,
+ * dims_id, types_id, concrete_id (absent ids NULL).
+ */
+static inline int op_row_add(struct store *s, struct row_buf *b, int64_t trace_id, const struct pending_op *o)
+{
+	struct cell *row = row_buf_add(s, b);
+	if (!row)
+		return -1;
+	cell_int(&row[0], trace_id);
+	cell_opt(&row[1], o->tid, o->tid >= 0);
+	cell_int(&row[2], o->start);
+	cell_int(&row[3], o->dur);
+	cell_int(&row[4], o->name_id);
+	cell_opt(&row[5], o->dims_id, o->dims_id >= 0);
+	cell_opt(&row[6], o->types_id, o->types_id >= 0);
+	cell_opt(&row[7], o->concrete_id, o->concrete_id >= 0);
+	return 0;
+}
+
+/*
  * A text; NULL is SQL NULL. A short one is copied into the cell; a longer
  * one is only pointed to, and -1 says that the caller must flush before t
  * goes away.

@@ -45,16 +45,6 @@
 	X(ORL_LOST_US_PER_STEP, "lost_us_per_step", real)
 enum op_roofline_col { OP_ROOFLINE_COLUMNS(TABLE_COL_ENUM) ORL_NCOLS };
 
-static int cmp_key(const void *pa, const void *pb)
-{
-	const struct mop *a = *(const struct mop *const *)pa, *b = *(const struct mop *const *)pb;
-	int64_t x[4] = {a->name, a->dims, a->types, a->concrete}, y[4] = {b->name, b->dims, b->types, b->concrete};
-	for (int i = 0; i < 4; i++)
-		if (x[i] != y[i])
-			return x[i] < y[i] ? -1 : 1;
-	return 0;
-}
-
 /* A rank's rows of the table and its device's peaks, for the run's figure. */
 struct orl_rank {
 	char *run;
@@ -137,11 +127,11 @@ static int add_groups(struct orl *w, const struct rank_key *k, struct mop *v, si
 	for (size_t i = 0; i < n; i++)
 		if (v[i].in_step)
 			by[m++] = &v[i];
-	qsort(by, m, sizeof(*by), cmp_key);
+	qsort(by, m, sizeof(*by), op_roofline_cmp_row);
 	for (size_t i = 0; i < m;) {
 		size_t j = i;
 		int64_t gpu = 0, calls = 0;
-		for (; j < m && !cmp_key(&by[i], &by[j]); j++) {
+		for (; j < m && !op_roofline_cmp_row(&by[i], &by[j]); j++) {
 			gpu += by[j]->gpu_ns;
 			calls++;
 		}
@@ -204,19 +194,12 @@ static int visit(const struct rank_key *k, const struct rank_data *d, void *arg)
 	int rc = op_roofline_calls(w->s, k, d, &v, &n, NULL, NULL);
 	if (rc < 0 || !n)
 		return rc;
-	struct store_stmt *st;
 	/* the device of the rank's trace, for its peaks */
 	const struct device_peaks *pk = NULL;
-	st = rank_query_kept(w->s, "op_roofline: device",
-			"SELECT x.name FROM traces rt JOIN devices x ON x.trace_id = rt.id"
-			" WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.name IS NOT NULL ORDER BY x.device LIMIT 1", k);
-	if (!st) {
+	if (op_roofline_rank_peaks(w->s, k, &pk) < 0) {
 		free(v);
 		return -1;
 	}
-	if ((rc = store_next(st)) > 0)
-		pk = op_roofline_peaks((const char *)store_column_text(st, 0));
-	store_reset(st);
 	pk = with_manifest(w, pk);
 	size_t from = w->t->nrows;
 	rc = rc < 0 ? -1 : add_groups(w, k, v, n, d->nsteps ? (double)d->nsteps : 1, pk);

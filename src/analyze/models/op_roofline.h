@@ -84,6 +84,9 @@ int op_roofline_calls(struct store *s, const struct rank_key *k, const struct ra
 		      size_t *nout, struct op_roofline_claim **kept, size_t *nkept);
 
 /* A kernel's factor under the what-if roofline:OP=F: the activity's start (ns) and name id. */
+/* qsort order of pointers to struct mop: by operator, dims, types and concrete inputs, one row a run of equals. */
+int op_roofline_cmp_row(const void *pa, const void *pb);
+
 struct op_roofline_scale {
 	int64_t start, name_id;
 	double scale;
@@ -114,6 +117,9 @@ struct device_peaks {
 const struct device_peaks *op_roofline_peaks(const char *device);
 
 /* The dense peak FLOP/s of dtype (the trace's "Input type" text) on p; 0 when unknown. */
+/* *pk: the peaks of rank k's first named device (NULL where not in the table); -1 after diag. */
+int op_roofline_rank_peaks(struct store *s, const struct rank_key *k, const struct device_peaks **pk);
+
 double op_roofline_peak_flops(const struct device_peaks *p, const char *dtype);
 
 #endif

@@ -191,13 +191,8 @@ static int cmp_scale(const void *pa, const void *pb)
 	return a->name_id < b->name_id ? -1 : a->name_id > b->name_id;
 }
 
-/* Calls a and b are one row of op_roofline.csv: the same operator, dims, types and concrete inputs. */
-static int same_row(const struct mop *a, const struct mop *b)
-{
-	return a->name == b->name && a->dims == b->dims && a->types == b->types && a->concrete == b->concrete;
-}
-
-static int cmp_row(const void *pa, const void *pb)
+/* qsort order of pointers to calls (op_roofline.h): one row of op_roofline.csv is a run of equal ones. */
+int op_roofline_cmp_row(const void *pa, const void *pb)
 {
 	const struct mop *a = *(const struct mop *const *)pa, *b = *(const struct mop *const *)pb;
 	int64_t x[4] = {a->name, a->dims, a->types, a->concrete}, y[4] = {b->name, b->dims, b->types, b->concrete};
@@ -205,6 +200,22 @@ static int cmp_row(const void *pa, const void *pb)
 		if (x[i] != y[i])
 			return x[i] < y[i] ? -1 : 1;
 	return 0;
+}
+
+/* The peaks of rank k's first named device (op_roofline.h). */
+int op_roofline_rank_peaks(struct store *s, const struct rank_key *k, const struct device_peaks **pk)
+{
+	*pk = NULL;
+	struct store_stmt *st = rank_query_kept(s, "op_roofline: device",
+		"SELECT x.name FROM traces rt JOIN devices x ON x.trace_id = rt.id"
+		" WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.name IS NOT NULL ORDER BY x.device LIMIT 1", k);
+	if (!st)
+		return -1;
+	int rc = store_next(st);
+	if (rc > 0)
+		*pk = op_roofline_peaks((const char *)store_column_text(st, 0));
+	store_reset(st);
+	return rc < 0 ? -1 : 0;
 }
 
 int op_roofline_whatif(struct store *s, const struct rank_key *k, const struct rank_data *d, const char *pattern,
@@ -218,18 +229,7 @@ int op_roofline_whatif(struct store *s, const struct rank_key *k, const struct r
 	if (op_roofline_calls(s, k, d, &v, &n, &cl, &ncl) < 0)
 		return -1;
 	const struct device_peaks *pk = NULL;
-	struct store_stmt *st = n ? rank_query(s, "whatif: the device's peaks",
-		"SELECT x.name FROM traces rt JOIN devices x ON x.trace_id = rt.id"
-		" WHERE rt.run_id = ?1 AND rt.rank = ?2 AND x.name IS NOT NULL ORDER BY x.device LIMIT 1", k) : NULL;
-	int rc = 0;
-	if (n && !st)
-		rc = -1;
-	else if (st) {
-		if ((rc = store_next(st)) > 0)
-			pk = op_roofline_peaks((const char *)store_column_text(st, 0));
-		store_finalize(st);
-		rc = rc < 0 ? -1 : 0;
-	}
+	int rc = n ? op_roofline_rank_peaks(s, k, &pk) : 0;
 	double *scale = xmalloc((n + 1) * sizeof(*scale)); /* per call: its kernels' factor */
 	struct mop **by = xmalloc((n + 1) * sizeof(*by));
 	size_t m = 0;
@@ -239,10 +239,10 @@ int op_roofline_whatif(struct store *s, const struct rank_key *k, const struct r
 			by[m++] = &v[i];
 	}
 	if (m)
-		qsort(by, m, sizeof(*by), cmp_row);
+		qsort(by, m, sizeof(*by), op_roofline_cmp_row);
 	for (size_t i = 0, j; rc == 0 && pk && i < m; i = j) {
 		int64_t gpu = 0, calls = 0;
-		for (j = i; j < m && same_row(by[i], by[j]); j++) {
+		for (j = i; j < m && !op_roofline_cmp_row(&by[i], &by[j]); j++) {
 			gpu += by[j]->gpu_ns;
 			calls++;
 		}
