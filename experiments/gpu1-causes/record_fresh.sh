@@ -1,7 +1,7 @@
 #!/bin/bash
 # record_fresh.sh: runs recorded after the replay (src/analyze/replay/) was
 # written, to check it on runs it was never developed on (issue #52):
-#   bash record_fresh.sh OUTDIR [host|gpu|fifth|sixth]
+#   bash record_fresh.sh OUTDIR [host|gpu|fifth|sixth|seventh]
 # The same generator (train_async.py, asynchronous loop) on other models and
 # other sizes for each cause. host (the first call): GPT-2 of 4 layers,
 # d=1024, 16 heads, seq 512, batch 4, which turned out host-bound, with a
@@ -27,6 +27,9 @@ M="--layers 4 --hidden 1024 --heads 16 --seq 512 --batch 4"
 [ "$MODE" = fifth ] && M="--layers 6 --hidden 768 --heads 12 --seq 1024 --batch 6"
 # sixth (7 Dec 2026): after the pinned-copy rule the fifth led to
 [ "$MODE" = sixth ] && M="--layers 5 --hidden 896 --heads 14 --seq 768 --batch 8"
+# seventh (7 Dec 2026, evening): after the host-factor range rule (e05042f)
+# and the layer search; a model shape no earlier call used, every cause
+[ "$MODE" = seventh ] && M="--layers 3 --hidden 1280 --heads 20 --seq 640 --batch 6"
 run() { # folder generator-args...
 	local name=$1; shift
 	local t0=$(date +%s.%N)
@@ -43,6 +46,17 @@ if [ "$MODE" = host ]; then
 	run syncblocks --plant syncblocks
 	run extra --plant extra --plant-size 8
 	run clean-2 --plant none
+elif [ "$MODE" = seventh ]; then
+	run clean-a --plant none --probe 8
+	run pageable --plant pageable --plant-size 224
+	run sleep-hidden --plant sleep --plant-size 6
+	run clean-b --plant none
+	run extra --plant extra --plant-size 7
+	run item --plant item --plant-size 12
+	run clean-c --plant none
+	run syncblocks --plant syncblocks
+	run sleep-shown --plant sleep --plant-size 45
+	run clean-d --plant none
 elif [ "$MODE" = sixth ]; then
 	run clean-a --plant none --probe 8
 	run syncblocks --plant syncblocks
