@@ -378,7 +378,8 @@ static void set_unpriced(struct tmpl_dict *sec, const struct table *t)
  * (replay_fixes.csv saving_all_causes_us set), what fixing them all saves
  * in one replay beside their sum, "item rank 0: its 2 fixes at once save
  * 16.5 ms/step, not their sum 31.5 ms", so that overlapping lines are not
- * added (issue #52).
+ * added (issue #52); not where they all lie in one place (saving_same_place_us
+ * the same), which their one finding says.
  */
 static void set_together(struct tmpl_dict *sec, const struct table *t)
 {
@@ -387,18 +388,20 @@ static void set_together(struct tmpl_dict *sec, const struct table *t)
 	for (size_t r = 0; t && r < t->nrows;) {
 		const char *run = table_text(t, r, RF_RUN);
 		double rank = table_num(t, r, RF_RANK), all = NAN, sum = 0;
-		size_t e = r, k = 0;
+		size_t e = r, k = 0, placed = 0;
 		for (; e < t->nrows && run && table_text(t, e, RF_RUN) && !strcmp(table_text(t, e, RF_RUN), run) &&
 		       table_num(t, e, RF_RANK) == rank;
 		     e++)
 			if (table_num(t, e, RF_STATED) == 1 && !isnan(table_num(t, e, RF_SAVING_ALL_CAUSES_US))) {
 				all = table_num(t, e, RF_SAVING_ALL_CAUSES_US);
 				sum += table_num(t, e, RF_SAVING_US_PER_STEP);
+				placed += table_num(t, e, RF_SAVING_SAME_PLACE_US) == all;
 				k++;
 			}
 		if (e == r)
 			e = r + 1; /* a row without run or rank: on its own */
-		if (k >= 2) {
+		/* all of them in one place: their finding is already one, at that saving */
+		if (k >= 2 && placed < k) {
 			buf_printf(&list, "%s%s rank %.0f: its %zu fixes at once save ", list.len ? "; " : "", run, rank, k);
 			time_words(&list, all);
 			buf_adds(&list, "/step, not their sum ");

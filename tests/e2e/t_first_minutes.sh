@@ -333,7 +333,7 @@ n = 0
 for r in csv.DictReader(open(F)):
     if not r["rule"].startswith("replay ("):
         continue
-    m = re.search(r"\((in the (.+?) phase(?: \([^)]*\))?|after the (.+?) phase|outside every annotated phase|against .+?), [0-9.]+ per step\): removing", r["finding"])
+    m = re.search(r"\((in the (.+?) phase(?: \([^)]*\))?|after the (.+?) phase|outside every annotated phase|against .+?), [0-9.]+(?: and [0-9.]+)* per step\): removing", r["finding"])
     if not m:
         print("%s: place not said as a phase: %s" % (r["run"], r["finding"][:200]), file=sys.stderr)
         bad = True

@@ -110,6 +110,50 @@ if got != want:
     sys.exit(f"priced findings {got}, expected {want}")
 PY
 
+# itemwork (make_replay.py's): `.item()` and the host work after it, both
+# after the optimizer_step annotation (saving_same_place_us). By hand, in
+# us, host factor 1 (no log), the copy call's own cost 10 (the median of
+# the launches'), K1's, K2's and K1' start 10 after their launch returned,
+# the copy right after K1. Measured: step 1 = K1' 30020 - K1 20 = 30000;
+# step 2 (the last) to K2' 's end 57060 - 30020 = 27040; mean 28520.
+#  - the sleep out: K1 20 .. 10020, the copy 10020 .. 10030, the call
+#    returns at 10040; K2 launched 10040 .. 10050, 10060 .. 15060; 7950 of
+#    covered host work: K1' launched at 18000, 18020 .. 28020 (step 1 =
+#    18000); the copy waits for it, 28020 .. 28030, the call returns 28040;
+#    K2' 28060 .. 33060: step 2 = 15040; 12000 saved each step.
+#  - the wait out: the copy call returns at 30; K2 launched 12030 .. 12040,
+#    runs 12050 .. 17050; K1' launched 19990 .. 20000, 20010 .. 30010
+#    (step 1 = 19990); the copy 30010 .. 30020; K2' launched 32020 .. 32030,
+#    32040 .. 37040: step 2 = 17030; 10010 saved each step.
+#  - both out: K2 launched 30 .. 40, runs after the copy, 10040 .. 15040;
+#    K1' launched 7990 .. 8000, runs after K2, 15050 .. 25050 (step 1 =
+#    15030, 14970 saved); the copy 25050 .. 25060, K2' 25070 .. 30070: step
+#    2 = 15020 (12020 saved); mean 13495, more than either alone, less than
+#    their sum: one finding at 13495, not two.
+python3 tests/data/replay/make_replay.py "$T/rpi" > /dev/null
+$PERFSTUDY build -q "$T/rpi/itemwork" -o "$T/isite" 2> "$T/err" && ok || bad "itemwork build failed: $(cat "$T/err")"
+I=$(dirname "$(find "$T/isite" -name replay_fixes.csv | head -1)")
+is 30000.000 "$(field "$I/replay_steps.csv" itemwork step 1 replayed_us)" "itemwork step 1 replayed"
+is 27040.000 "$(field "$I/replay_steps.csv" itemwork step 2 replayed_us)" "itemwork step 2 replayed"
+is 12000.000 "$(field "$I/replay_fixes.csv" itemwork mechanism host_gap saving_us_per_step)" "itemwork: the sleep alone"
+is 10010.000 "$(field "$I/replay_fixes.csv" itemwork mechanism blocking_copy saving_us_per_step)" "itemwork: the wait alone"
+is "after optimizer_step" "$(field "$I/replay_fixes.csv" itemwork mechanism blocking_copy where)" "itemwork: the copy's place"
+is 13495.000 "$(field "$I/replay_fixes.csv" itemwork mechanism host_gap saving_same_place_us)" "itemwork: both, one place"
+is 13495.000 "$(field "$I/replay_fixes.csv" itemwork mechanism blocking_copy saving_same_place_us)" "itemwork: both, on the copy's row"
+# shown's sleep and synchronize lie outside every annotation: no place in common
+is "" "$(field "$D/replay_fixes.csv" shown mechanism sync saving_same_place_us)" "shown: no place, no same-place saving"
+python3 - "$I/findings.csv" << 'PY' && ok || bad "itemwork: one finding for both"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["saving_us_per_step"]]
+got = [(r["saving_us_per_step"], "saves 13.5 ms per step" in r["finding"], "each alone: 12.0 ms, 10.0 ms" in r["finding"])
+       for r in rows]
+if got != [("13495.000", True, True)]:
+    sys.exit(f"priced findings {got}, expected one at 13495 naming both parts")
+PY
+# ... and What to fix first does not say it twice (its "at once" line is for fixes in different places)
+grep -q "itemwork rank 0: its 2 fixes at once" "$(dirname "$I")/index.html" &&
+	bad "itemwork: What to fix first repeats the one finding's saving" || ok
+
 # extra_gpu_work, by hand (make_replay.py's extra/, no logs: host factor 1).
 # Measured and replayed steps: gpu-ref 21000 (step 2's K1a at 21020 - 20)
 # and 20010 (its synchronize's end 41030 - 21020): mean 20505; gpu-extra

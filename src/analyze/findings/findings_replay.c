@@ -1,6 +1,7 @@
 /* findings_replay.c: the replay's findings and prices (findings_replay.h). */
 #include "analyze/findings/findings_replay.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,13 +46,83 @@ static void where_words(struct buf *b, const char *where)
 	buf_printf(b, "%s the %.*s phase%s", after ? "after" : "in", (int)len, name, paren ? paren : "");
 }
 
+/* Whether row r of t (a stated row with saving_same_place_us) shares its place with a stated row before it. */
+static int place_seen(const struct table *t, size_t r, int crun, int cstated, int cwhere, int cplace)
+{
+	const char *run = text(t, r, crun), *where = text(t, r, cwhere);
+	for (size_t q = 0; q < r; q++) {
+		const char *rq = text(t, q, crun), *wq = text(t, q, cwhere);
+		if (rq && wq && where && !strcmp(rq, run) && !strcmp(wq, where) && table_num(t, q, cstated) > 0 &&
+		    !isnan(table_num(t, q, cplace)))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The finding of the stated fixes of run that lie in row r's place
+ * (replay_fixes.csv saving_same_place_us set on each, replay.c): one cause,
+ * priced by removing them together, each part's own saving beside it,
+ * largest first, into b and rule.
+ */
+static double same_place_words(const struct table *t, size_t r, const char *run, struct buf *b, struct buf *rule)
+{
+	int crun = col(t, RF_RUN), cstated = col(t, RF_STATED), csave = col(t, RF_SAVING_US_PER_STEP),
+	    cwhere = col(t, RF_WHERE), cmech = col(t, RF_MECHANISM), cper = col(t, RF_PER_STEP),
+	    cplace = col(t, RF_SAVING_SAME_PLACE_US), cstep = col(t, RF_STEP_US);
+	const char *where = text(t, r, cwhere);
+	size_t part[16], n = 0;
+	for (size_t q = r; q < t->nrows && n < 16; q++) {
+		const char *rq = text(t, q, crun), *wq = text(t, q, cwhere);
+		if (!rq || !wq || strcmp(rq, run) || strcmp(wq, where) || !(table_num(t, q, cstated) > 0) ||
+		    isnan(table_num(t, q, cplace)) || !rp_mechanism(text(t, q, cmech)))
+			continue;
+		size_t at = n++;
+		for (; at > 0 && table_num(t, part[at - 1], csave) < table_num(t, q, csave); at--)
+			part[at] = part[at - 1];
+		part[at] = q;
+	}
+	double save = table_num(t, r, cplace), step = table_num(t, r, cstep);
+	buf_printf(b, "%s: ", run);
+	for (size_t i = 0; i < n; i++)
+		buf_printf(b, "%s%s", i ? (i + 1 == n ? " and " : ", ") : "", rp_mechanism(text(t, part[i], cmech))->what);
+	buf_adds(b, ", in one place (");
+	where_words(b, where);
+	for (size_t i = 0; i < n; i++)
+		buf_printf(b, "%s%.3g", i ? " and " : ", ", table_num(t, part[i], cper));
+	buf_adds(b, " per step): removing them together saves ");
+	findings_time_words(b, save);
+	buf_printf(b, " per step, %.0f %% of the ", 100 * save / step);
+	findings_time_words(b, step);
+	buf_adds(b, " replayed step (each alone: ");
+	for (size_t i = 0; i < n; i++) {
+		buf_adds(b, i ? ", " : "");
+		findings_time_words(b, table_num(t, part[i], csave));
+	}
+	buf_adds(b, ", which overlap: with one removed the other still holds the step, as the host work after a "
+		    "wait does; replayed without them: ");
+	for (size_t i = 0; i < n; i++)
+		buf_printf(b, "%s%s", i ? "; " : "", rp_mechanism(text(t, part[i], cmech))->removed);
+	buf_adds(b, "; replay_fixes.csv saving_same_place_us). Fix: ");
+	for (size_t i = 0; i < n; i++)
+		buf_printf(b, "%s%s", i ? "; and " : "", rp_mechanism(text(t, part[i], cmech))->fix);
+	buf_adds(rule, "replay (");
+	for (size_t i = 0; i < n; i++)
+		buf_printf(rule, "%s%s", i ? " and " : "", rp_mechanism(text(t, part[i], cmech))->words);
+	buf_adds(rule, "): ");
+	for (size_t i = 0; i < n; i++)
+		buf_printf(rule, "%s%s", i ? "+" : "", rp_mechanism(text(t, part[i], cmech))->id);
+	buf_adds(rule, ", priced by replaying the step without them together (replay_fixes.csv saving_same_place_us)");
+	return save;
+}
+
 int findings_replay(const struct analysis_result *res, const char *run, replay_finding_fn emit, void *ctx)
 {
 	const struct table *t = result_table(res, "replay_fixes");
 	int crun = col(t, RF_RUN), cstated = col(t, RF_STATED), csave = col(t, RF_SAVING_US_PER_STEP), cstep = col(t, RF_STEP_US),
 	    cwhere = col(t, RF_WHERE), cmin = col(t, RF_SAVING_MIN_US), cmax = col(t, RF_SAVING_MAX_US),
 	    cmech = col(t, RF_MECHANISM), cper = col(t, RF_PER_STEP), cfast = col(t, RF_SAVING_FAST_HOST_US),
-	    cnoise = col(t, RF_NOISE_US);
+	    cnoise = col(t, RF_NOISE_US), cplace = col(t, RF_SAVING_SAME_PLACE_US);
 	struct buf b, rule;
 	buf_init(&b);
 	buf_init(&rule);
@@ -66,6 +137,16 @@ int findings_replay(const struct analysis_result *res, const char *run, replay_f
 		if (!mech)
 			continue;
 		buf_reset(&b);
+		buf_reset(&rule);
+		if (cplace >= 0 && !isnan(table_num(t, r, cplace))) {
+			/* one cause with the stated fixes of its place: said once, at the first */
+			if (place_seen(t, r, crun, cstated, cwhere, cplace))
+				continue;
+			double together = same_place_words(t, r, run, &b, &rule);
+			emit(ctx, run, together / step, together, rule.data, b.data);
+			n++;
+			continue;
+		}
 		buf_printf(&b, "%s: %s (", run, mech->what);
 		where_words(&b, where);
 		buf_printf(&b, ", %.3g per step): removing them saves ", table_num(t, r, cper));

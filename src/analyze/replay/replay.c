@@ -71,10 +71,14 @@
 
 #define RP_JOINT_PRICED 4  /* of a run replayed together, the ranks whose fixes are priced: the latest ones */
 
-/* The masks of a rank's stated fixes, or'ed together (saving_all_causes_us). */
+/*
+ * The masks of a rank's stated fixes, or'ed together (saving_all_causes_us),
+ * and each one's own (saving_same_place_us).
+ */
 struct fix_union {
 	unsigned char *no_gap, *no_wait, *drop_op;
 	size_t rows[NMECH]; /* their rows in replay_fixes (a mechanism gives a rank one row at most) */
+	unsigned char *gap[NMECH], *wait[NMECH], *drop[NMECH];
 	size_t nrows;
 };
 
@@ -156,6 +160,72 @@ static void all_causes(struct rp_ctx *x, struct rp_subject *sj, size_t r, const 
 }
 
 /*
+ * Whether a replay_fixes where names a phase of the step (a host
+ * annotation's range, or after one): not "outside every annotation", not
+ * another run's ("against ..."), not empty.
+ */
+static int where_is_phase(const char *w)
+{
+	return w && *w && strcmp(w, "outside every annotation") && strncmp(w, "against ", 8);
+}
+
+/*
+ * saving_same_place_us of the rows u holds: where two or more of them lie
+ * in the same phase of the step (the same where), the saving with all of
+ * those removed in one replay, set on each; else null. A wait and the host
+ * work after it are one cause where they meet: `.item()` and the Python
+ * after it. Removing the host work alone still waits for the GPU to drain;
+ * removing the wait alone still runs that host work with the GPU idle once
+ * the queue empties; only both let the host run ahead again.
+ */
+static void same_place(struct rp_ctx *x, struct rp_subject *sj, size_t r, const struct fix_union *u, double mean)
+{
+	const struct rp_model *m = sj->m[r];
+	unsigned char done[NMECH] = {0};
+	for (size_t i = 0; i < u->nrows; i++) {
+		const char *w = table_text(x->fixes, u->rows[i], RF_WHERE);
+		if (done[i] || !where_is_phase(w))
+			continue;
+		unsigned char *gap = xcalloc(m->ncalls + 1, 1), *wait = xcalloc(m->ncalls + 1, 1),
+			      *drop = xcalloc(m->nops + 1, 1);
+		size_t n = 0;
+		for (size_t j = i; j < u->nrows; j++) {
+			const char *wj = table_text(x->fixes, u->rows[j], RF_WHERE);
+			if (done[j] || !wj || strcmp(w, wj))
+				continue;
+			done[j] = 1;
+			or_into(gap, u->gap[j], m->ncalls);
+			or_into(wait, u->wait[j], m->ncalls);
+			or_into(drop, u->drop[j], m->nops);
+			n++;
+		}
+		struct rp_change c = {.host_factor = sj->f[r], .no_gap = gap, .no_wait = wait, .drop_op = drop};
+		struct rp_savings v;
+		if (n >= 2) {
+			rp_subject_replay(sj, r, &c, x->alt);
+			if (rp_savings_of(x->base, x->alt, m->nsteps, mean, &v))
+				for (size_t j = i; j < u->nrows; j++) {
+					const char *wj = table_text(x->fixes, u->rows[j], RF_WHERE);
+					if (wj && !strcmp(w, wj))
+						table_set_ns(x->fixes, u->rows[j], RF_SAVING_SAME_PLACE_US, llround(v.saving));
+				}
+		}
+		free(gap);
+		free(wait);
+		free(drop);
+	}
+}
+
+/* A copy of n flags of a (NULL: none). */
+static unsigned char *flags_dup(const unsigned char *a, size_t n)
+{
+	unsigned char *c = xcalloc(n + 1, 1);
+	if (a)
+		memcpy(c, a, n);
+	return c;
+}
+
+/*
  * Prices every mechanism of rank r (of s) by replaying without it, into
  * replay_fixes.csv; flo: each rank's host factor at the bottom of the
  * range its log allows (saving_fast_host_us).
@@ -179,7 +249,8 @@ static void add_fixes(struct rp_ctx *x, const struct rank_key *k, struct rp_subj
 	double mean = sum / (double)n;
 	/* a pipeline's stages run different layers: "like the other ranks" is no fix there */
 	int pipe = run_is_pipeline(x->res, k->run);
-	struct fix_union u = {xcalloc(m->ncalls + 1, 1), xcalloc(m->ncalls + 1, 1), xcalloc(m->nops + 1, 1), {0}, 0};
+	struct fix_union u = {xcalloc(m->ncalls + 1, 1), xcalloc(m->ncalls + 1, 1), xcalloc(m->nops + 1, 1), {0},
+			      {NULL}, {NULL}, {NULL}, 0};
 	for (int id = 0; id < NMECH; id++) {
 		if (((id == M_GPU_MEDIAN || id == M_HOST_MEDIAN) && (!sj->joint || pipe)) || id == M_NCCL_PATH || id == M_PIPE_BALANCE)
 			continue; /* nccl_path, pipeline_balance: the run's, replay_run.c */
@@ -281,6 +352,9 @@ static void add_fixes(struct rp_ctx *x, const struct rank_key *k, struct rp_subj
 						or_into(u.no_gap, fx.no_gap, m->ncalls);
 						or_into(u.no_wait, fx.no_wait, m->ncalls);
 						or_into(u.drop_op, fx.drop_op, m->nops);
+						u.gap[u.nrows] = flags_dup(fx.no_gap, m->ncalls);
+						u.wait[u.nrows] = flags_dup(fx.no_wait, m->ncalls);
+						u.drop[u.nrows] = flags_dup(fx.drop_op, m->nops);
 						u.rows[u.nrows++] = row;
 					}
 				}
@@ -293,6 +367,12 @@ static void add_fixes(struct rp_ctx *x, const struct rank_key *k, struct rp_subj
 		free(fx.drop_op);
 	}
 	all_causes(x, sj, r, &u, mean);
+	same_place(x, sj, r, &u, mean);
+	for (size_t i = 0; i < u.nrows; i++) {
+		free(u.gap[i]);
+		free(u.wait[i]);
+		free(u.drop[i]);
+	}
 	free(u.no_gap);
 	free(u.no_wait);
 	free(u.drop_op);
@@ -649,6 +729,12 @@ static int analysis_replay(const struct analysis_ctx *ctx, struct analysis_resul
 		   "gpu_like_median or host_like_median, which make the rank like the others), the saving with all "
 		   "of them removed in one replay, on each of them; their own savings overlap (each alone counts time "
 		   "that removing another would also give back) and do not add. "
+		   "saving_same_place_us: where two or more of those lie in the same phase of the step (the same "
+		   "where, a host annotation's range or after one), the saving with those removed in one replay, on "
+		   "each of them: a wait and the host work after it are one cause (`.item()` and the Python after "
+		   "it: without the host work the host still waits for the GPU to drain, without the wait it still "
+		   "works with the GPU idle once the queue is empty), and the finding states that saving, with each "
+		   "part's own beside it. "
 		   "gap_us_per_step: host_gap's only, the host time it takes out per step (the stretches of 1 ms or "
 		   "more that no recorded operator on any thread covers); the rest of the host time outside every "
 		   "operator (critical_path.csv host_outside_ops_us) stays. "

@@ -302,6 +302,7 @@ double rp_factor_lo(double f, double lo, double hi);
 	X(RF_REPLAYED, "replayed", text)                     \
 	X(RF_SAVING_FAST_HOST_US, "saving_fast_host_us", us) \
 	X(RF_SAVING_ALL_CAUSES_US, "saving_all_causes_us", us) \
+	X(RF_SAVING_SAME_PLACE_US, "saving_same_place_us", us) \
 	X(RF_GAP_US_PER_STEP, "gap_us_per_step", us)
 enum replay_fixes_col { REPLAY_FIXES_COLUMNS(TABLE_COL_ENUM) RF_NCOLS };
 

@@ -55,6 +55,17 @@ step's start:
             host slack
   slack-ref (period 12050) the same without Kx: the synchronize from
             o+12040 to o+12050 waits for nothing
+OUTDIR/itemwork/rank0.json: `.item()` and the host work after it, in one
+place (saving_same_place_us), two steps of period 30000 on host thread 1 at
+o = the step's start:
+  o+0 .. o+15  a user annotation 'optimizer_step' (the phase both lie after)
+  o+0      cudaLaunchKernel (10)  -> K1, 10000 long, o+20 .. o+10020
+  o+20     cudaMemcpyAsync until o+10040 -> 'Memcpy DtoH (Device -> Pageable)'
+           on the same stream, o+10020 .. o+10030 (the copy waits for K1,
+           the call for the copy: a blocking copy, woken 10 us after it)
+           a sleep of 12000 us: no operator covers it
+  o+22040  cudaLaunchKernel (10)  -> K2, 5000 long, o+22060 .. o+27060
+  then     (the first step) an 'aten::add' from o+22050 to the next step.
 Python 3 standard library only.
 """
 import json, os, sys
@@ -83,6 +94,34 @@ def trace(sleep, period):
         if k == 1:
             ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1,
                        "ts": sync_end, "dur": o + period - sync_end})
+    return {"distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": ev}
+
+def trace_itemwork(period=30000):
+    ev, corr = [], 0
+    for k in (1, 2):
+        o = (k - 1) * period
+        ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{k}", "pid": 1, "tid": 1,
+                   "ts": o, "dur": period - 1})
+        ev.append({"ph": "X", "cat": "user_annotation", "name": "optimizer_step", "pid": 1, "tid": 1,
+                   "ts": o, "dur": 15})
+        corr += 1
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                   "ts": o, "dur": 10, "args": {"correlation": corr}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "gemm_k1", "pid": 0, "tid": 7, "ts": o + 20,
+                   "dur": 10000, "args": {"device": 0, "stream": 7, "correlation": corr}})
+        corr += 1
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 1,
+                   "ts": o + 20, "dur": 10020, "args": {"correlation": corr}})
+        ev.append({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "pid": 0, "tid": 7,
+                   "ts": o + 10020, "dur": 10, "args": {"device": 0, "stream": 7, "correlation": corr, "bytes": 4}})
+        corr += 1
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                   "ts": o + 22040, "dur": 10, "args": {"correlation": corr}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "gemm_k2", "pid": 0, "tid": 7, "ts": o + 22060,
+                   "dur": 5000, "args": {"device": 0, "stream": 7, "correlation": corr}})
+        if k == 1:
+            ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1,
+                       "ts": o + 22050, "dur": period - 22050})
     return {"distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": ev}
 
 def trace_extra(launches, period, sync_wait):
@@ -186,3 +225,6 @@ for name, sleep, period in (("shown", 30000, 36000), ("hidden", 15000, 26000)):
     os.makedirs(os.path.join(out, name), exist_ok=True)
     with open(os.path.join(out, name, "rank0.json"), "w") as f:
         json.dump(trace(sleep, period), f, indent=0)
+os.makedirs(os.path.join(out, "itemwork"), exist_ok=True)
+with open(os.path.join(out, "itemwork", "rank0.json"), "w") as f:
+    json.dump(trace_itemwork(), f, indent=0)
