@@ -1,7 +1,7 @@
 #!/bin/bash
 # record_fresh.sh: runs recorded after the replay (src/analyze/replay/) was
 # written, to check it on runs it was never developed on (issue #52):
-#   bash record_fresh.sh OUTDIR [host|gpu|fifth|sixth|seventh]
+#   bash record_fresh.sh OUTDIR [host|gpu|fifth|sixth|seventh|eighth]
 # The same generator (train_async.py, asynchronous loop) on other models and
 # other sizes for each cause. host (the first call): GPT-2 of 4 layers,
 # d=1024, 16 heads, seq 512, batch 4, which turned out host-bound, with a
@@ -30,6 +30,9 @@ M="--layers 4 --hidden 1024 --heads 16 --seq 512 --batch 4"
 # seventh (7 Dec 2026, evening): after the host-factor range rule (e05042f)
 # and the layer search; a model shape no earlier call used, every cause
 [ "$MODE" = seventh ] && M="--layers 3 --hidden 1280 --heads 20 --seq 640 --batch 6"
+# eighth (7 Dec 2026, evening): after the same-place price (a wait and the
+# host work after it priced together), on a shape no earlier call used
+[ "$MODE" = eighth ] && M="--layers 7 --hidden 640 --heads 10 --seq 896 --batch 5"
 run() { # folder generator-args...
 	local name=$1; shift
 	local t0=$(date +%s.%N)
@@ -46,6 +49,18 @@ if [ "$MODE" = host ]; then
 	run syncblocks --plant syncblocks
 	run extra --plant extra --plant-size 8
 	run clean-2 --plant none
+elif [ "$MODE" = eighth ]; then
+	run clean-a --plant none --probe 8
+	run item --plant item --plant-size 18
+	run syncblocks --plant syncblocks
+	run clean-b --plant none
+	run sleep-hidden --plant sleep --plant-size 3
+	run item-b --plant item --plant-size 6
+	run clean-c --plant none
+	run extra --plant extra --plant-size 3
+	run pageable --plant pageable --plant-size 96
+	run sleep-shown --plant sleep --plant-size 25
+	run clean-d --plant none
 elif [ "$MODE" = seventh ]; then
 	run clean-a --plant none --probe 8
 	run pageable --plant pageable --plant-size 224
