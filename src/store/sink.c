@@ -371,14 +371,15 @@ static int sink_cpu_op(void *ctx, const struct cpu_op *op)
 	struct store *s = c->s;
 	if (span_fits(c, "operator", op->name, op->start_ns, op->dur_ns) < 0)
 		return -1;
-	int64_t name = store_name_id(s, op->name);
+	unsigned flags;
+	int64_t name = store_name_id_flags(s, op->name, &flags);
 	if (name < 0)
 		return -1;
 	/*
 	 * Dims with a list of tensors ("{T:E}", kineto_json.cpp take_dims) are
 	 * kept for model_ops alone: cpu_ops and memory_ops hold tensors' shapes.
 	 */
-	int model = op->dims && store_is_model_op(op->name), lists = op->dims && strchr(op->dims, '{');
+	int model = op->dims && (flags & NAME_MODEL_OP), lists = op->dims && strchr(op->dims, '{');
 	const char *dtext = lists && !model ? NULL : op->dims;
 	int64_t dims = dtext ? store_name_id(s, dtext) : -1;
 	int64_t types = op->types ? store_name_id(s, op->types) : -1;
@@ -386,7 +387,7 @@ static int sink_cpu_op(void *ctx, const struct cpu_op *op)
 	if ((dtext && dims < 0) || (op->types && types < 0) || (op->concrete && concrete < 0))
 		return -1;
 	struct pending_op po = {op->start_ns, op->dur_ns, op->tid, op->external_id, name, dims, types, concrete,
-				!strncmp(op->name, "enumerate(DataLoader)", 21)};
+				(flags & NAME_LOADER) != 0};
 	if (model && store_model_op_add(s, c->trace_id, &po) < 0)
 		return -1;
 	if (lists)

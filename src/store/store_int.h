@@ -24,7 +24,13 @@ struct name_slot {
 	char *name;
 	uint64_t hash;
 	int64_t id;
+	size_t len;
+	unsigned flags; /* NAME_* of the name, worked out once when it is interned */
 };
+
+/* What sink_cpu_op asks of an operator's name, kept in its slot rather than found again per event. */
+#define NAME_MODEL_OP 1u /* store_is_model_op */
+#define NAME_LOADER 2u   /* an enumerate(DataLoader)... range, stored at any depth */
 
 
 /* A host operator (cpu_op) held until its trace ends: see flush_cpu_ops. */
@@ -170,6 +176,8 @@ void store_count_work(sqlite3 *db);
 void store_names_init(struct store *s);
 void store_names_release(struct store *s);
 void store_names_forget_after(struct store *s, size_t last_id);
+/* names.c: store_name_id, with the name's NAME_* flags in *flags. */
+int64_t store_name_id_flags(struct store *s, const char *name, unsigned *flags);
 
 /* rows.c: the event tables' pending rows. */
 int store_row_buf_open(struct store *s, struct row_buf *b, const char *table, int ncols, const char *what);
