@@ -267,13 +267,7 @@ static int sink_activity(void *ctx, const struct gpu_activity *a)
 int store_cmp_op(const void *a, const void *b)
 {
 	const struct pending_op *x = a, *y = b;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->dur != y->dur)
-		return x->dur > y->dur ? -1 : 1;
-	return x->name_id < y->name_id ? -1 : x->name_id > y->name_id;
+	return store_cmp_op_key(x->tid, x->start, x->dur, x->name_id, y->tid, y->start, y->dur, y->name_id);
 }
 
 /*
