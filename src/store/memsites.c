@@ -67,18 +67,22 @@ void store_memsites_alloc(struct store *s, int64_t tid, int64_t ts)
 	s->allocs[s->nallocs++] = (struct alloc_at){tid, ts};
 }
 
+/* Forgets the trace's operators and allocations, giving their memory back (see store_ops_reset). */
 void store_memsites_reset(struct store *s)
 {
-	s->ninner = 0;
-	s->nallocs = 0;
+	free(s->inner);
+	free(s->allocs);
+	s->inner = NULL;
+	s->allocs = NULL;
+	s->ninner = s->innercap = 0;
+	s->nallocs = s->alloccap = 0;
 	s->inner_over = 0;
 	s->allocs_over = 0;
 }
 
 void store_memsites_release(struct store *s)
 {
-	free(s->inner);
-	free(s->allocs);
+	store_memsites_reset(s);
 }
 
 /*
