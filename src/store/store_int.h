@@ -114,6 +114,12 @@ struct row_buf {
 	const char *what;         /* for messages: "insert activity" */
 	int ncols, n;
 	struct cell cells[ROWS_PER_INSERT * ROW_MAX_COLS];
+	/*
+	 * What many's parameters hold now (all NULL when prepared, as the
+	 * zeroed store has it): a cell equal to its parameter's is not bound
+	 * again (rows.c).
+	 */
+	struct cell bound[ROWS_PER_INSERT * ROW_MAX_COLS];
 };
 
 struct sink_ctx {
