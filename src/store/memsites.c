@@ -8,7 +8,7 @@
  * under aten::linear. A Kineto trace writes a thread's "[memory]" events
  * after its operators (another writer may not), so neither can wait for
  * the other: the operators that cpu_ops leaves out are held here (at most
- * INNER_MAX, 72 bytes each) with the times of the trace's GPU allocations
+ * INNER_MAX, 40 bytes each) with the times of the trace's GPU allocations
  * (bytes > 0, device type 1; at most ALLOCS_MAX, 16 bytes each), and at
  * the trace's end every operator, stored or not, that encloses one of
  * those allocations on its thread (start <= ts <= start + dur) is a
@@ -21,14 +21,27 @@
  */
 #include "store/store_int.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/diag.h"
+#include "util/intmap.h"
 #include "util/xalloc.h"
 
-#define INNER_MAX ((size_t)1 << 20) /* nested operators held for one trace (72 MiB) */
+#define INNER_MAX ((size_t)1 << 20) /* nested operators held for one trace (40 MiB) */
 #define ALLOCS_MAX ((size_t)1 << 22) /* GPU allocations held for one trace (64 MiB) */
+
+/* A names id (-1: absent) as struct inner_op keeps it, and back. */
+static uint32_t id_in(int64_t id)
+{
+	return (uint32_t)(id + 1);
+}
+
+static int64_t id_out(uint32_t v)
+{
+	return (int64_t)v - 1;
+}
 
 void store_memsites_inner(struct store *s, const struct pending_op *o)
 {
@@ -40,7 +53,8 @@ void store_memsites_inner(struct store *s, const struct pending_op *o)
 		return;
 	}
 	s->inner = xgrow(s->inner, &s->innercap, s->ninner + 1, sizeof(*s->inner));
-	s->inner[s->ninner++] = *o;
+	s->inner[s->ninner++] = (struct inner_op){o->start, o->dur, o->tid, id_in(o->name_id), id_in(o->dims_id),
+						  id_in(o->types_id), id_in(o->concrete_id)};
 }
 
 void store_memsites_alloc(struct store *s, int64_t tid, int64_t ts)
@@ -53,24 +67,182 @@ void store_memsites_alloc(struct store *s, int64_t tid, int64_t ts)
 	s->allocs[s->nallocs++] = (struct alloc_at){tid, ts};
 }
 
+/* Forgets the trace's operators and allocations, giving their memory back (see store_ops_reset). */
 void store_memsites_reset(struct store *s)
 {
-	s->ninner = 0;
-	s->nallocs = 0;
+	free(s->inner);
+	free(s->allocs);
+	s->inner = NULL;
+	s->allocs = NULL;
+	s->ninner = s->innercap = 0;
+	s->nallocs = s->alloccap = 0;
 	s->inner_over = 0;
 	s->allocs_over = 0;
 }
 
 void store_memsites_release(struct store *s)
 {
-	free(s->inner);
-	free(s->allocs);
+	store_memsites_reset(s);
 }
 
-/* Operators by thread, start, longer first (sink.c's order), through an array of pointers. */
-static int cmp_opp(const void *a, const void *b)
+/*
+ * The flush's operators are numbered: 0 .. nops - 1 the stored ones
+ * (store.ops), then the inner ones. An operator's thread, start, duration
+ * and name, whichever array it is in.
+ */
+struct op_key {
+	int64_t tid, start, dur, name;
+};
+
+static struct op_key key_at(const struct store *s, size_t i)
 {
-	return store_cmp_op(*(const struct pending_op *const *)a, *(const struct pending_op *const *)b);
+	if (i < s->nops) {
+		const struct pending_op *o = &s->ops[i];
+		return (struct op_key){o->tid, o->start, o->dur, o->name_id};
+	}
+	const struct inner_op *o = &s->inner[i - s->nops];
+	return (struct op_key){o->tid, o->start, o->dur, id_out(o->name)};
+}
+
+/* sink.c's order (store_cmp_op); ties by number, as a stable sort of the stored operators, then the inner ones. */
+static int cmp_key(const struct op_key *x, size_t i, const struct op_key *y, size_t j)
+{
+	int c = store_cmp_op_key(x->tid, x->start, x->dur, x->name, y->tid, y->start, y->dur, y->name);
+	return c ? c : i < j ? -1 : i > j;
+}
+
+struct keyed {
+	struct op_key k;
+	size_t i;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	return cmp_key(&x->k, x->i, &y->k, y->i);
+}
+
+/* Puts v[0..n) (operator numbers, one thread's) in cmp_key's order; in order already, as a rule. */
+static void sort_run(const struct store *s, size_t *v, size_t n)
+{
+	size_t i = 1;
+	for (struct op_key prev = n ? key_at(s, v[0]) : (struct op_key){0}; i < n; i++) {
+		struct op_key k = key_at(s, v[i]);
+		if (cmp_key(&prev, v[i - 1], &k, v[i]) > 0)
+			break;
+		prev = k;
+	}
+	if (i >= n)
+		return;
+	struct keyed *t = xmalloc(n * sizeof(*t));
+	for (size_t j = 0; j < n; j++)
+		t[j] = (struct keyed){key_at(s, v[j]), v[j]};
+	qsort(t, n, sizeof(*t), cmp_keyed);
+	for (size_t j = 0; j < n; j++)
+		v[j] = t[j].i;
+	free(t);
+}
+
+/* A thread's operators: how many of each kind, and where they go in the order. */
+struct thread_run {
+	int64_t tid;
+	size_t nops, ninner, at;
+};
+
+static int cmp_run(const void *a, const void *b)
+{
+	const struct thread_run *x = a, *y = b;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * The flush's n operators in sink.c's order, as their numbers. The stored
+ * ones come in that order on each thread (sink.c decides a thread's start
+ * after start) and so do the inner ones, each thread's interleaved with
+ * the others': they are put by thread (threads in order of tid), and each
+ * thread's two runs merged, rather than all sorted (a trace's 900k took a
+ * qsort of 0.09 s). A run out of order (operators that came out of order,
+ * sorted at the trace's end) is sorted first.
+ */
+static size_t *op_order(const struct store *s, size_t n)
+{
+	struct intmap map = {0};
+	struct thread_run *runs = NULL;
+	size_t nruns = 0, runcap = 0, last = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		int64_t tid = key_at(s, i).tid;
+		if (last == SIZE_MAX || runs[last].tid != tid) {
+			last = intmap_index(&map, tid, nruns);
+			if (last == nruns) {
+				runs = xgrow(runs, &runcap, nruns + 1, sizeof(*runs));
+				runs[nruns++] = (struct thread_run){tid, 0, 0, 0};
+			}
+		}
+		if (i < s->nops)
+			runs[last].nops++;
+		else
+			runs[last].ninner++;
+	}
+	/* each run's place: runs sorted by tid, a rank for each run's old index */
+	size_t *rank = xmalloc((nruns ? nruns : 1) * sizeof(*rank));
+	struct thread_run *sorted = xmalloc((nruns ? nruns : 1) * sizeof(*sorted));
+	memcpy(sorted, runs, nruns * sizeof(*runs));
+	for (size_t r = 0; r < nruns; r++)
+		sorted[r].at = r; /* its index in runs, until placed */
+	qsort(sorted, nruns, sizeof(*sorted), cmp_run);
+	size_t at = 0;
+	for (size_t r = 0; r < nruns; r++) {
+		rank[sorted[r].at] = r;
+		sorted[r].at = at;
+		at += sorted[r].nops + sorted[r].ninner;
+	}
+	/* by thread, each thread's stored operators then its inner ones, each in their first order */
+	size_t *v = xmalloc((n ? n : 1) * sizeof(*v));
+	size_t *fill = xcalloc(nruns ? nruns : 1, sizeof(*fill)), *fill_inner = xcalloc(nruns ? nruns : 1, sizeof(*fill));
+	last = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		int64_t tid = key_at(s, i).tid;
+		if (last == SIZE_MAX || runs[last].tid != tid)
+			last = intmap_get(&map, tid);
+		size_t r = rank[last];
+		if (i < s->nops)
+			v[sorted[r].at + fill[r]++] = i;
+		else
+			v[sorted[r].at + sorted[r].nops + fill_inner[r]++] = i;
+	}
+	intmap_free(&map);
+	free(fill);
+	free(fill_inner);
+	free(rank);
+	free(runs);
+	/* each thread: its two runs in order, merged */
+	size_t *ord = xmalloc((n ? n : 1) * sizeof(*ord));
+	for (size_t r = 0; r < nruns; r++) {
+		size_t *a = v + sorted[r].at, na = sorted[r].nops, *b = a + na, nb = sorted[r].ninner;
+		size_t *out = ord + sorted[r].at, x = 0, y = 0;
+		sort_run(s, a, na);
+		sort_run(s, b, nb);
+		struct op_key ka = na ? key_at(s, a[0]) : (struct op_key){0};
+		struct op_key kb = nb ? key_at(s, b[0]) : (struct op_key){0};
+		while (x < na && y < nb) {
+			if (cmp_key(&ka, a[x], &kb, b[y]) <= 0) {
+				*out++ = a[x++];
+				if (x < na)
+					ka = key_at(s, a[x]);
+			} else {
+				*out++ = b[y++];
+				if (y < nb)
+					kb = key_at(s, b[y]);
+			}
+		}
+		while (x < na)
+			*out++ = a[x++];
+		while (y < nb)
+			*out++ = b[y++];
+	}
+	free(v);
+	free(sorted);
+	return ord;
 }
 
 static int cmp_alloc(const void *a, const void *b)
@@ -81,9 +253,22 @@ static int cmp_alloc(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-static int64_t op_end(const struct pending_op *o)
+/* Operator i's start and end (within int64: sink_cpu_op refused any other). */
+static int64_t op_start(const struct store *s, size_t i)
 {
-	return o->start + o->dur; /* within int64: sink_cpu_op refused any other */
+	return i < s->nops ? s->ops[i].start : s->inner[i - s->nops].start;
+}
+
+static int64_t op_end(const struct store *s, size_t i)
+{
+	if (i < s->nops)
+		return s->ops[i].start + s->ops[i].dur;
+	return s->inner[i - s->nops].start + s->inner[i - s->nops].dur;
+}
+
+static int64_t op_tid(const struct store *s, size_t i)
+{
+	return i < s->nops ? s->ops[i].tid : s->inner[i - s->nops].tid;
 }
 
 /*
@@ -93,13 +278,25 @@ static int64_t op_end(const struct pending_op *o)
  * remain hold a, and those below a marked one are marked already: each
  * operator is marked once, however deep the nesting.
  */
-static void mark_open(const struct pending_op *const *ord, const size_t *stack, size_t *depth, const struct alloc_at *a,
-		      unsigned char *mark)
+static void mark_open(const struct store *s, const size_t *ord, const size_t *stack, size_t *depth,
+		      const struct alloc_at *a, unsigned char *mark)
 {
-	while (*depth && op_end(ord[stack[*depth - 1]]) < a->ts)
+	while (*depth && op_end(s, ord[stack[*depth - 1]]) < a->ts)
 		(*depth)--;
 	for (size_t k = *depth; k-- > 0 && !mark[stack[k]];)
 		mark[stack[k]] = 1;
+}
+
+/* Operator i as a memory_ops row. */
+static int add_row(struct store *s, int64_t trace_id, size_t i)
+{
+	if (i < s->nops)
+		return op_row_add(s, &s->memops, trace_id, &s->ops[i]);
+	const struct inner_op *o = &s->inner[i - s->nops];
+	struct pending_op p = {.start = o->start, .dur = o->dur, .tid = o->tid, .name_id = id_out(o->name),
+			       .dims_id = id_out(o->dims), .types_id = id_out(o->types),
+			       .concrete_id = id_out(o->concrete)};
+	return op_row_add(s, &s->memops, trace_id, &p);
 }
 
 int store_memsites_flush(struct store *s, int64_t trace_id, const char *path)
@@ -113,13 +310,7 @@ int store_memsites_flush(struct store *s, int64_t trace_id, const char *path)
 		diag_warning(path, "more than %zu GPU allocations: the operators around the later ones are not kept, and "
 			     "memory_kept.csv names no operator for them", ALLOCS_MAX);
 	size_t n = s->nops + s->ninner;
-	const struct pending_op **ord = xmalloc((n ? n : 1) * sizeof(*ord));
-	for (size_t i = 0; i < s->nops; i++)
-		ord[i] = &s->ops[i];
-	for (size_t i = 0; i < s->ninner; i++)
-		ord[s->nops + i] = &s->inner[i];
-	if (n > 1)
-		qsort(ord, n, sizeof(*ord), cmp_opp);
+	size_t *ord = op_order(s, n);
 	if (s->nallocs > 1)
 		qsort(s->allocs, s->nallocs, sizeof(*s->allocs), cmp_alloc);
 	unsigned char *mark = xcalloc(n ? n : 1, 1);
@@ -127,25 +318,27 @@ int store_memsites_flush(struct store *s, int64_t trace_id, const char *path)
 	int ret = -1;
 	/* one sweep: the operators open at each allocation are on the stack, outermost first */
 	for (size_t i = 0; i <= n; i++) {
-		const struct pending_op *o = i < n ? ord[i] : NULL;
-		if (i && (!o || o->tid != ord[i - 1]->tid)) {
+		int64_t tid = i < n ? op_tid(s, ord[i]) : 0;
+		if (i && (i == n || tid != op_tid(s, ord[i - 1]))) {
 			/* the thread's last operators: its allocations after the last start */
-			for (; a < s->nallocs && s->allocs[a].tid == ord[i - 1]->tid; a++)
-				mark_open(ord, stack, &depth, &s->allocs[a], mark);
+			int64_t prev = op_tid(s, ord[i - 1]);
+			for (; a < s->nallocs && s->allocs[a].tid == prev; a++)
+				mark_open(s, ord, stack, &depth, &s->allocs[a], mark);
 			depth = 0;
 		}
-		if (!o)
+		if (i == n)
 			break;
-		while (a < s->nallocs && s->allocs[a].tid < o->tid)
+		int64_t start = op_start(s, ord[i]), end = op_end(s, ord[i]);
+		while (a < s->nallocs && s->allocs[a].tid < tid)
 			a++; /* a thread without operators */
-		for (; a < s->nallocs && s->allocs[a].tid == o->tid && s->allocs[a].ts < o->start; a++)
-			mark_open(ord, stack, &depth, &s->allocs[a], mark);
+		for (; a < s->nallocs && s->allocs[a].tid == tid && s->allocs[a].ts < start; a++)
+			mark_open(s, ord, stack, &depth, &s->allocs[a], mark);
 		/*
 		 * Those that end before o ends are closed: ended ones, and one that
 		 * overlaps o without holding it (not in a Kineto trace; a forged one
 		 * must not make the stack a long list scanned at every allocation).
 		 */
-		while (depth && op_end(ord[stack[depth - 1]]) < op_end(o))
+		while (depth && op_end(s, ord[stack[depth - 1]]) < end)
 			depth--;
 		stack[depth++] = i;
 	}
@@ -153,7 +346,7 @@ int store_memsites_flush(struct store *s, int64_t trace_id, const char *path)
 	for (size_t i = 0; i < n; i++) {
 		if (!mark[i])
 			continue;
-		if (op_row_add(s, &s->memops, trace_id, ord[i]) < 0)
+		if (add_row(s, trace_id, ord[i]) < 0)
 			goto out;
 	}
 	ret = 0;

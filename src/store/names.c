@@ -32,9 +32,8 @@ void store_names_release(struct store *s)
  * bytes and more; it is called for every stored event. Ids are given in
  * order of first appearance, so the hash never shows in the store.
  */
-static uint64_t name_hash(const char *p)
+static uint64_t name_hash(const char *p, size_t n)
 {
-	size_t n = strlen(p);
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
 	for (; n >= 8; n -= 8, p += 8) {
 		uint64_t w;
@@ -86,7 +85,29 @@ void store_names_forget_after(struct store *s, size_t last_id)
 	s->nnames = last_id;
 }
 
+/* The NAME_* flags of a name, when it is first interned. */
+static unsigned name_flags(const char *name)
+{
+	return (store_is_model_op(name) ? NAME_MODEL_OP : 0) |
+	       (!strncmp(name, "enumerate(DataLoader)", 21) ? NAME_LOADER : 0);
+}
+
+/*
+ * A slot matches on hash, then length, then bytes: memcmp on the length
+ * already known, not strcmp, for the hit that every event makes (issue 55).
+ */
+static int slot_is(const struct name_slot *sl, uint64_t h, const char *name, size_t len)
+{
+	return sl->hash == h && sl->len == len && !memcmp(sl->name, name, len);
+}
+
 int64_t store_name_id(struct store *s, const char *name)
+{
+	unsigned flags;
+	return store_name_id_flags(s, name, &flags);
+}
+
+int64_t store_name_id_flags(struct store *s, const char *name, unsigned *flags)
 {
 	/*
 	 * A name past STORE_MAX_NAME is refused here, naming the input: every
@@ -100,11 +121,13 @@ int64_t store_name_id(struct store *s, const char *name)
 			   STORE_MAX_NAME >> 20, name);
 		return -1;
 	}
-	uint64_t h = name_hash(name);
+	uint64_t h = name_hash(name, len);
 	size_t j = h & (s->nslots - 1);
 	while (s->slots[j].name) {
-		if (s->slots[j].hash == h && !strcmp(s->slots[j].name, name))
+		if (slot_is(&s->slots[j], h, name, len)) {
+			*flags = s->slots[j].flags;
 			return s->slots[j].id;
+		}
 		j = (j + 1) & (s->nslots - 1);
 	}
 	int64_t id = (int64_t)s->nnames + 1;
@@ -117,6 +140,8 @@ int64_t store_name_id(struct store *s, const char *name)
 	s->slots[j].name = xstrdup(name);
 	s->slots[j].hash = h;
 	s->slots[j].id = id;
+	s->slots[j].len = len;
+	s->slots[j].flags = *flags = name_flags(name);
 	if (++s->nnames * 2 > s->nslots)
 		rehash(s);
 	return id;
@@ -131,14 +156,17 @@ int store_reload_names(struct store *s)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 		const char *name = (const char *)sqlite3_column_text(st, 1);
-		uint64_t h = name_hash(name);
+		size_t len = strlen(name);
+		uint64_t h = name_hash(name, len);
 		size_t j = h & (s->nslots - 1);
-		while (s->slots[j].name && !(s->slots[j].hash == h && !strcmp(s->slots[j].name, name)))
+		while (s->slots[j].name && !slot_is(&s->slots[j], h, name, len))
 			j = (j + 1) & (s->nslots - 1);
 		if (!s->slots[j].name) {
 			s->slots[j].name = xstrdup(name);
 			s->slots[j].hash = h;
 			s->slots[j].id = id;
+			s->slots[j].len = len;
+			s->slots[j].flags = name_flags(name);
 			/* New names continue after the largest id; nnames >= names held keeps the table sparse. */
 			if ((size_t)id > s->nnames)
 				s->nnames = (size_t)id;

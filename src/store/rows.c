@@ -5,6 +5,8 @@
  */
 #include "store/store_int.h"
 
+#include <string.h>
+
 #include "util/buf.h"
 
 /* Prepares the one-row and the ROWS_PER_INSERT-row inserts of table (ncols columns). */
@@ -13,6 +15,8 @@ int store_row_buf_open(struct store *s, struct row_buf *b, const char *table, in
 	b->ncols = ncols;
 	b->what = what;
 	b->n = 0;
+	for (size_t k = 0; k < sizeof(b->bound) / sizeof(b->bound[0]); k++)
+		b->bound[k].type = CELL_NULL; /* a statement's parameters start NULL */
 	struct buf sql;
 	buf_init(&sql);
 	/* Table names are the schema's own, never an input's. */
@@ -44,14 +48,37 @@ static void bind_cell(sqlite3_stmt *st, int i, const struct cell *c)
 		sqlite3_bind_null(st, i);
 }
 
-/* Inserts the pending rows: ROWS_PER_INSERT at once when that many, else one by one. */
+/*
+ * Whether parameter value c is bound already, as was: an integer or NULL
+ * the same, or a short text the same (bound SQLITE_STATIC from the same
+ * cell, which SQLite reads when the statement runs). A longer text is
+ * bound again every time: it was only pointed to.
+ */
+static int same_cell(const struct cell *c, const struct cell *was)
+{
+	if (c->type != was->type)
+		return 0;
+	return c->type == CELL_NULL || (c->type == CELL_INT && c->v == was->v) ||
+	       (c->type == CELL_TEXT && !strcmp(c->text, was->text));
+}
+
+/*
+ * Inserts the pending rows: ROWS_PER_INSERT at once when that many, else
+ * one by one. Of the many-row statement's parameters, only those that
+ * change are bound (issue 55: binding was a tenth of the big trace's
+ * store; its trace_id, NULLs and kinds repeat from batch to batch).
+ */
 int store_row_buf_flush(struct store *s, struct row_buf *b)
 {
 	int n = b->n;
 	b->n = 0;
 	if (n == ROWS_PER_INSERT) {
-		for (int k = 0; k < n * b->ncols; k++)
+		for (int k = 0; k < n * b->ncols; k++) {
+			if (same_cell(&b->cells[k], &b->bound[k]))
+				continue;
 			bind_cell(b->many, k + 1, &b->cells[k]);
+			b->bound[k] = b->cells[k];
+		}
 		return store_sql_step_rebind(s, b->many, b->what);
 	}
 	for (int r = 0; r < n; r++) {

@@ -24,7 +24,13 @@ struct name_slot {
 	char *name;
 	uint64_t hash;
 	int64_t id;
+	size_t len;
+	unsigned flags; /* NAME_* of the name, worked out once when it is interned */
 };
+
+/* What sink_cpu_op asks of an operator's name, kept in its slot rather than found again per event. */
+#define NAME_MODEL_OP 1u /* store_is_model_op */
+#define NAME_LOADER 2u   /* an enumerate(DataLoader)... range, stored at any depth */
 
 
 /* A host operator (cpu_op) held until its trace ends: see flush_cpu_ops. */
@@ -36,6 +42,30 @@ struct pending_op {
 };
 /* qsort order of pending_op (sink.c): by thread, start, longer first (an enclosing one before those it encloses), name. */
 int store_cmp_op(const void *a, const void *b);
+/* store_cmp_op's order on the four fields it reads, for memsites.c's operators of either kind. */
+static inline int store_cmp_op_key(int64_t tid_a, int64_t start_a, int64_t dur_a, int64_t name_a, int64_t tid_b,
+				   int64_t start_b, int64_t dur_b, int64_t name_b)
+{
+	if (tid_a != tid_b)
+		return tid_a < tid_b ? -1 : 1;
+	if (start_a != start_b)
+		return start_a < start_b ? -1 : 1;
+	if (dur_a != dur_b)
+		return dur_a > dur_b ? -1 : 1;
+	return name_a < name_b ? -1 : name_a > name_b;
+}
+
+/*
+ * An operator cpu_ops leaves out, as memsites.c holds it to the trace's
+ * end: 40 bytes, not pending_op's 72 (a trace's 700k of them took 50 MB).
+ * The names ids are kept + 1 (0: absent) in 32 bits: ids are given one a
+ * name, and the index of names (names.c) would need more than 100 GB before
+ * one passed 2^32 - 2.
+ */
+struct inner_op {
+	int64_t start, dur, tid;
+	uint32_t name, dims, types, concrete;
+};
 
 /* A GPU allocation's thread and time, held until its trace ends (memsites.c). */
 struct alloc_at {
@@ -84,6 +114,12 @@ struct row_buf {
 	const char *what;         /* for messages: "insert activity" */
 	int ncols, n;
 	struct cell cells[ROWS_PER_INSERT * ROW_MAX_COLS];
+	/*
+	 * What many's parameters hold now (all NULL when prepared, as the
+	 * zeroed store has it): a cell equal to its parameter's is not bound
+	 * again (rows.c).
+	 */
+	struct cell bound[ROWS_PER_INSERT * ROW_MAX_COLS];
 };
 
 struct sink_ctx {
@@ -132,7 +168,7 @@ struct store {
 	struct op_thread *threads; /* open addressing on tid; nthreads_cap a power of two */
 	size_t nthreads, nthreads_cap;
 	/* memsites.c: the trace's operators cpu_ops leaves out, and its GPU allocations */
-	struct pending_op *inner;
+	struct inner_op *inner;
 	size_t ninner, innercap;
 	int inner_over; /* more than memsites.c's INNER_MAX: none held */
 	struct alloc_at *allocs;
@@ -170,6 +206,8 @@ void store_count_work(sqlite3 *db);
 void store_names_init(struct store *s);
 void store_names_release(struct store *s);
 void store_names_forget_after(struct store *s, size_t last_id);
+/* names.c: store_name_id, with the name's NAME_* flags in *flags. */
+int64_t store_name_id_flags(struct store *s, const char *name, unsigned *flags);
 
 /* rows.c: the event tables' pending rows. */
 int store_row_buf_open(struct store *s, struct row_buf *b, const char *table, int ncols, const char *what);
