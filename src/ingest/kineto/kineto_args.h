@@ -1,21 +1,22 @@
 /*
- * kineto_args.h: an event's args read straight from the JSON text (C++;
- * kineto_json.cpp is its one includer), and the compact texts of an
- * operator's "Input Dims", "Input type" and "Concrete Inputs" that both
- * ways of reading share.
+ * kineto_args.h: a Kineto event, its args above all, read straight from
+ * the JSON text (C++; kineto_json.cpp is its one includer), and the
+ * compact texts of an operator's "Input Dims", "Input type" and "Concrete
+ * Inputs" that both ways of reading share.
  *
- * read_args in kineto_json.cpp walks args with simdjson's on-demand
- * iterator, a field at a time; most of a big trace's events are operators
- * whose args hold nine fields and three arrays, and walking them so cost
- * more than the rest of the event. args_text reads the same fields from
- * the text in one pass, for args as Kineto writes them: keys and strings
- * without escapes, integers as take_int reads them in place, the usual
- * JSON structure. Whatever else it meets (an escape, a string where
- * kineto_json.cpp wants one copied, a number it does not read in place,
- * structure it does not expect) it gives up on, having read nothing for
- * good, and read_args reads the args its way: the same fields and the same
- * errors either way. simdjson then skips the object as it skips any field
- * not read.
+ * read_event and read_args in kineto_json.cpp walk an event with
+ * simdjson's on-demand iterator, a field at a time; most of a big trace's
+ * events are operators whose args hold nine fields and three arrays, and
+ * walking them so cost more than the rest of the event. event_text and
+ * args_text read the same fields from the text in one pass, for events as
+ * Kineto writes them: keys and strings without escapes, integers as
+ * take_int reads them in place, plain JSON structure. Whatever else they
+ * meet (an escape, a string that is copied for a collective, a number not
+ * read in place, a value that is not what read_event takes, structure that
+ * is not well formed) they give up on, having kept nothing, and
+ * kineto_json.cpp reads the event its way: the same fields and the same
+ * errors either way. simdjson then skips the object read from the text
+ * as it skips any value not read.
  */
 #ifndef PERFSTUDY_KINETO_ARGS_H
 #define PERFSTUDY_KINETO_ARGS_H
@@ -368,27 +369,29 @@ inline const char *int_arg(const char *p, const char *end, int64_t *v, int *has)
 /*
  * The args object at p ('{') into ev as read_args reads them for want
  * (want & KJ_ONLY_EXTERNAL_ID: the four of an operator, reading stopped
- * once all four were read). False to give up: ev's args may then be half
+ * once all four were read; the rest skipped, as simdjson skips it). Returns
+ * where the object ends, or nullptr to give up: ev's args may then be half
  * filled and bufs' texts changed; the caller clears the args and reads
  * them again through simdjson.
  */
-inline bool args_text(const char *p, const char *end, kj_event &ev, event_bufs &b, int want)
+inline const char *args_text(const char *p, const char *end, kj_event &ev, event_bufs &b, int want)
 {
 	unsigned seen = 0;
+	bool done = false; /* all four of an operator's read: the rest only skipped */
 	p = skip_blanks(p + 1, end);
 	if (p < end && *p == '}')
-		return true;
+		return p + 1;
 	for (;;) {
 		std::string_view k;
 		if (p >= end || *p != '"' || !(p = text_string(p, end, k)))
-			return false;
-		key_id key = kj_keys::key_at(k.data(), true);
+			return nullptr;
+		key_id key = done ? kj_keys::K_OTHER : kj_keys::key_at(k.data(), true);
 		p = skip_blanks(p, end);
 		if (p >= end || *p != ':')
-			return false;
+			return nullptr;
 		p = skip_blanks(p + 1, end);
 		if (p >= end)
-			return false;
+			return nullptr;
 		bool four = key == kj_keys::K_EXTERNAL_ID || key == kj_keys::K_INPUT_DIMS || key == kj_keys::K_INPUT_TYPE ||
 			    key == kj_keys::K_CONCRETE;
 		if ((want & KJ_ONLY_EXTERNAL_ID) && !four) {
@@ -422,27 +425,122 @@ inline bool args_text(const char *p, const char *end, kj_event &ev, event_bufs &
 			case kj_keys::K_DEV_ID: p = int_arg(p, end, &ev.dev_id, &ev.has_dev_id); break;
 			case kj_keys::K_DEV_TYPE: p = int_arg(p, end, &ev.dev_type, &ev.has_dev_type); break;
 			case kj_keys::K_OTHER: p = skip_value(p, end); break;
-			default: return false; /* a string copied (the collective's), or a key written with escapes */
+			default: return nullptr; /* a string copied (the collective's), or a key written with escapes */
 			}
 		}
 		if (!p)
-			return false;
+			return nullptr;
 		if (four) {
 			seen |= 1u << (key == kj_keys::K_EXTERNAL_ID ? 0 : key == kj_keys::K_INPUT_DIMS ? 1 :
 				       key == kj_keys::K_INPUT_TYPE ? 2 : 3);
-			if ((want & KJ_ONLY_EXTERNAL_ID) && seen == 15) {
-				/*
-				 * Nothing else is used: simdjson skips the rest, as it
-				 * would after read_args stops there, but only when a ','
-				 * or '}' follows (else its skip starts from another token).
-				 */
-				p = skip_blanks(p, end);
-				return p < end && (*p == ',' || *p == '}');
-			}
+			done = (want & KJ_ONLY_EXTERNAL_ID) && seen == 15;
 		}
 		p = skip_blanks(p, end);
 		if (p >= end)
+			return nullptr;
+		if (*p == '}')
+			return p + 1;
+		if (*p != ',')
+			return nullptr;
+		p = skip_blanks(p + 1, end);
+	}
+}
+
+/* A string value at p without escapes or NUL bytes copied into buf, out pointing at it. */
+inline const char *text_copy(const char *p, const char *end, std::string &buf, kj_str &out)
+{
+	std::string_view s;
+	if (p >= end || *p != '"' || !(p = text_string(p, end, s)) || memchr(s.data(), 0, s.size()))
+		return nullptr;
+	buf.assign(s.data(), s.size());
+	out.p = buf.c_str();
+	out.n = buf.size();
+	return p;
+}
+
+/*
+ * A number's text at p as take_number_text takes it: a run of letters,
+ * digits, '.', '+', '-' that starts with a digit or '-'.
+ */
+inline const char *text_number(const char *p, const char *end, kj_str &out)
+{
+	if (p >= end || !((*p >= '0' && *p <= '9') || *p == '-'))
+		return nullptr;
+	const char *q = skip_value(p, end);
+	if (q) {
+		out.p = p;
+		out.n = (size_t)(q - p);
+	}
+	return q;
+}
+
+/*
+ * The whole event object at p ('{') into ev as read_event reads it: "ph",
+ * "cat" (reading stops at a "ph" other than "X" or "i", or a category
+ * cat_fn does not want), "ts", "dur", "tid", "name" and the args
+ * (args_text). False to give up where read_event would copy or unescape
+ * what it reads, or where the text is not plain JSON; ev is then to be
+ * read again from scratch through simdjson.
+ */
+inline bool event_text(const char *p, const char *end, kj_event &ev, event_bufs &b, kj_cat_fn cat_fn,
+		       int (*want_of)(const kj_event &, int))
+{
+	int want = KJ_ONLY_EXTERNAL_ID - 1; /* everything, until cat says otherwise */
+	bool args = false;
+	p = skip_blanks(p + 1, end);
+	if (p < end && *p == '}')
+		return true;
+	for (;;) {
+		std::string_view k;
+		if (p >= end || *p != '"' || !(p = text_string(p, end, k)))
 			return false;
+		key_id key = kj_keys::key_at(k.data(), false);
+		p = skip_blanks(p, end);
+		if (p >= end || *p != ':')
+			return false;
+		p = skip_blanks(p + 1, end);
+		bool stop = false;
+		switch (key) {
+		case kj_keys::K_PH:
+			if (p + 2 < end && p[0] == '"' && (p[1] == 'X' || p[1] == 'i') && p[2] == '"') {
+				ev.ph.p = p[1] == 'X' ? "X" : "i";
+				ev.ph.n = 1;
+				p += 3;
+			} else {
+				p = text_copy(p, end, b.ph, ev.ph);
+				stop = true;
+			}
+			break;
+		case kj_keys::K_TS: p = text_number(p, end, ev.ts); break;
+		case kj_keys::K_DUR: p = text_number(p, end, ev.dur); break;
+		case kj_keys::K_CAT: {
+			std::string_view s;
+			if (p >= end || *p != '"' || !(p = text_string(p, end, s)))
+				return false;
+			ev.cat.p = s.data();
+			ev.cat.n = s.size();
+			want = cat_fn(ev.cat.p, ev.cat.n);
+			ev.cls = want & 0xff;
+			stop = !ev.cls;
+			break;
+		}
+		case kj_keys::K_TID: p = text_int(p, end, ev.tid); break;
+		case kj_keys::K_NAME: p = text_copy(p, end, b.name, ev.name); break;
+		case kj_keys::K_ARGS:
+			if (args || p >= end || *p != '{')
+				return false;
+			args = true;
+			p = args_text(p, end, ev, b, want_of(ev, want));
+			break;
+		default: p = skip_value(p, end); break;
+		}
+		if (!p)
+			return false;
+		p = skip_blanks(p, end);
+		if (p >= end)
+			return false;
+		if (stop)
+			return *p == ',' || *p == '}'; /* the rest skipped, as read_event skips it */
 		if (*p == '}')
 			return true;
 		if (*p != ',')

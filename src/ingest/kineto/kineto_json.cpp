@@ -259,8 +259,17 @@ error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int wan
  * simdjson as the array moves on, once "ph" is not "X" or "i" or cat_fn says the
  * category is not used (see kj_cat_fn).
  */
-error_code read_event(ondemand::object obj, kj_event &ev, event_bufs &b, kj_cat_fn cat_fn)
+error_code read_event(ondemand::object obj, const char *at, kj_event &ev, event_bufs &b, kj_cat_fn cat_fn)
 {
+	/* The event from its text (at: its '{', or nullptr) where event_text can; else from a clean slate. */
+	if (at && *at == '{') {
+		if (event_text(at, b.end, ev, b, cat_fn, args_want))
+			return SUCCESS;
+		size_t offset = ev.offset;
+		std::memset(&ev, 0, sizeof(ev));
+		ev.offset = offset;
+		ev.tid = -1;
+	}
 	int want = KJ_ONLY_EXTERNAL_ID - 1; /* everything, until cat says otherwise */
 	int args_seen = 0;
 	for (auto field : obj) {
@@ -412,7 +421,7 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_
 				std::memset(&ev, 0, sizeof(ev));
 				ev.offset = at;
 				ev.tid = -1;
-				if ((ee = read_event(obj, ev, bufs, cat_fn)))
+				if ((ee = read_event(obj, nullptr, ev, bufs, cat_fn)))
 					return false;
 				return on_event(ctx, &ev) != 0;
 			};
@@ -561,13 +570,15 @@ int parse_window(kj_parser *p, const char *data, size_t len, size_t base, kj_eve
 	size_t last = 0;
 	for (auto elem : arr) {
 		ondemand::object obj;
+		std::string_view tok;
+		const char *at = elem.raw_json_token().get(tok) == SUCCESS ? tok.data() : nullptr;
 		if ((e = sj::event_object(elem, doc, data, base, last, obj, err)))
 			return -1;
 		kj_event ev;
 		std::memset(&ev, 0, sizeof(ev));
 		ev.offset = base + last;
 		ev.tid = -1;
-		if ((e = read_event(obj, ev, p->bufs, cat_fn)))
+		if ((e = read_event(obj, at, ev, p->bufs, cat_fn)))
 			break;
 		if (on_event(ctx, &ev))
 			return 1;
