@@ -477,29 +477,29 @@ inline const char *text_number(const char *p, const char *end, kj_str &out)
 /*
  * The whole event object at p ('{') into ev as read_event reads it: "ph",
  * "cat" (reading stops at a "ph" other than "X" or "i", or a category
- * cat_fn does not want), "ts", "dur", "tid", "name" and the args
- * (args_text). False to give up where read_event would copy or unescape
- * what it reads, or where the text is not plain JSON; ev is then to be
- * read again from scratch through simdjson.
+ * cat_fn does not want: the rest is skipped), "ts", "dur", "tid", "name"
+ * and the args (args_text). Returns where the object ends, or nullptr to
+ * give up where read_event would copy or unescape what it reads, or where
+ * the text is not plain JSON; ev is then to be read again from scratch
+ * through simdjson.
  */
-inline bool event_text(const char *p, const char *end, kj_event &ev, event_bufs &b, kj_cat_fn cat_fn,
-		       int (*want_of)(const kj_event &, int))
+inline const char *event_text(const char *p, const char *end, kj_event &ev, event_bufs &b, kj_cat_fn cat_fn,
+			      int (*want_of)(const kj_event &, int))
 {
 	int want = KJ_ONLY_EXTERNAL_ID - 1; /* everything, until cat says otherwise */
-	bool args = false;
+	bool args = false, stop = false;
 	p = skip_blanks(p + 1, end);
 	if (p < end && *p == '}')
-		return true;
+		return p + 1;
 	for (;;) {
 		std::string_view k;
 		if (p >= end || *p != '"' || !(p = text_string(p, end, k)))
-			return false;
-		key_id key = kj_keys::key_at(k.data(), false);
+			return nullptr;
+		key_id key = stop ? kj_keys::K_OTHER : kj_keys::key_at(k.data(), false);
 		p = skip_blanks(p, end);
 		if (p >= end || *p != ':')
-			return false;
+			return nullptr;
 		p = skip_blanks(p + 1, end);
-		bool stop = false;
 		switch (key) {
 		case kj_keys::K_PH:
 			if (p + 2 < end && p[0] == '"' && (p[1] == 'X' || p[1] == 'i') && p[2] == '"') {
@@ -516,7 +516,7 @@ inline bool event_text(const char *p, const char *end, kj_event &ev, event_bufs 
 		case kj_keys::K_CAT: {
 			std::string_view s;
 			if (p >= end || *p != '"' || !(p = text_string(p, end, s)))
-				return false;
+				return nullptr;
 			ev.cat.p = s.data();
 			ev.cat.n = s.size();
 			want = cat_fn(ev.cat.p, ev.cat.n);
@@ -524,27 +524,32 @@ inline bool event_text(const char *p, const char *end, kj_event &ev, event_bufs 
 			stop = !ev.cls;
 			break;
 		}
-		case kj_keys::K_TID: p = text_int(p, end, ev.tid); break;
+		case kj_keys::K_TID:
+			if (p < end && *p == '"') {
+				std::string_view s; /* a name ("PyTorch Profiler"): no tid, as take_int reads none */
+				p = text_string(p, end, s);
+			} else {
+				p = text_int(p, end, ev.tid);
+			}
+			break;
 		case kj_keys::K_NAME: p = text_copy(p, end, b.name, ev.name); break;
 		case kj_keys::K_ARGS:
 			if (args || p >= end || *p != '{')
-				return false;
+				return nullptr;
 			args = true;
 			p = args_text(p, end, ev, b, want_of(ev, want));
 			break;
 		default: p = skip_value(p, end); break;
 		}
 		if (!p)
-			return false;
+			return nullptr;
 		p = skip_blanks(p, end);
 		if (p >= end)
-			return false;
-		if (stop)
-			return *p == ',' || *p == '}'; /* the rest skipped, as read_event skips it */
+			return nullptr;
 		if (*p == '}')
-			return true;
+			return p + 1;
 		if (*p != ',')
-			return false;
+			return nullptr;
 		p = skip_blanks(p + 1, end);
 	}
 }

@@ -568,7 +568,43 @@ int parse_window(kj_parser *p, const char *data, size_t len, size_t base, kj_eve
 	}
 	p->bufs.end = data + len;
 	size_t last = 0;
+	/*
+	 * The events from the text while event_text can read them (its
+	 * comment), then, from the first it cannot, through simdjson, which
+	 * skips those already read (the same text walked again: only where an
+	 * event is not plain JSON, rare). The array read to its end from the
+	 * text with nothing but blanks after it is the whole window.
+	 */
+	size_t done = 0;
+	const char *end = data + len, *q = kj_args::skip_blanks(data, end);
+	if (q < end && *q == '[') {
+		for (q = kj_args::skip_blanks(q + 1, end); q < end && *q == '{'; done++) {
+			kj_event ev;
+			std::memset(&ev, 0, sizeof(ev));
+			ev.offset = base + (size_t)(q - data);
+			ev.tid = -1;
+			const char *r = event_text(q, end, ev, p->bufs, cat_fn, args_want);
+			if (!r)
+				break;
+			if (on_event(ctx, &ev))
+				return 1;
+			q = kj_args::skip_blanks(r, end);
+			if (q < end && *q == ',') {
+				q = kj_args::skip_blanks(q + 1, end);
+			} else {
+				if (q < end && *q == ']' && kj_args::skip_blanks(q + 1, end) == end)
+					return 0;
+				done++;
+				break;
+			}
+		}
+	}
 	for (auto elem : arr) {
+		if (done) {
+			last = where(doc, data, last); /* as event_object keeps it */
+			done--;
+			continue;
+		}
 		ondemand::object obj;
 		std::string_view tok;
 		const char *at = elem.raw_json_token().get(tok) == SUCCESS ? tok.data() : nullptr;
