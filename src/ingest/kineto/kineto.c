@@ -116,6 +116,29 @@ int kineto_cat_class(const char *cat, size_t n)
 	return EV_OTHER;
 }
 
+/*
+ * parse_us_to_ns for the form Kineto writes times in, 1 to 15 digits, '.',
+ * three digits ("5043029021981.550"): those 18 digits at most are the
+ * nanoseconds, read without the general parser's rounding and scaling (the
+ * same value). Any other text goes to parse_us_to_ns.
+ */
+static int us_to_ns(const char *s, size_t n, int64_t *ns)
+{
+	if (n < 5 || n > 19 || s[n - 4] != '.')
+		return parse_us_to_ns(s, n, ns);
+	int64_t v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i == n - 4)
+			continue;
+		unsigned d = (unsigned)(unsigned char)s[i] - '0';
+		if (d > 9)
+			return parse_us_to_ns(s, n, ns);
+		v = v * 10 + (int64_t)d;
+	}
+	*ns = v;
+	return 0;
+}
+
 /* "Memcpy HtoD (Pageable -> Device)" -> "HtoD"; NULL when the name says nothing. */
 static const char *copy_kind_of(const char *name, char out[16])
 {
@@ -172,7 +195,7 @@ static int on_memory(struct kctx *k, const struct kj_event *ev)
 		return 0;
 	k->counts->memory++;
 	int64_t ts;
-	if (!ev->ts.p || ev->ts_bad || parse_us_to_ns(ev->ts.p, ev->ts.n, &ts) < 0) {
+	if (!ev->ts.p || ev->ts_bad || us_to_ns(ev->ts.p, ev->ts.n, &ts) < 0) {
 		warn_skip(k, ev, ev->ts.p || ev->ts_bad ? "'ts' is not a representable number" : "no 'ts'");
 		return 0;
 	}
@@ -271,7 +294,7 @@ static void keep_p2p_op(struct kctx *k, const struct kj_event *ev)
 	int send = ev->collective.p && !strcmp(ev->collective.p, "send");
 	int recv = ev->collective.p && !strcmp(ev->collective.p, "recv");
 	int64_t ts;
-	if ((!send && !recv) || !ev->ts.p || ev->ts_bad || parse_us_to_ns(ev->ts.p, ev->ts.n, &ts) < 0)
+	if ((!send && !recv) || !ev->ts.p || ev->ts_bad || us_to_ns(ev->ts.p, ev->ts.n, &ts) < 0)
 		return;
 	int64_t peer = send ? (ev->has_dst ? ev->dst : -1) : (ev->has_src ? ev->src : -1);
 	coalesced_op(coalesced_of(k), ev->tid, ts, ev->external_id, send, peer < 0 ? -1 : peer,
@@ -362,7 +385,7 @@ static int on_event(void *ctx, const struct kj_event *ev)
 		}
 		int64_t ots, odur;
 		if (!k->sink->cpu_op || !ev->ts.p || ev->ts_bad || !ev->dur.p || ev->dur_bad ||
-		    parse_us_to_ns(ev->ts.p, ev->ts.n, &ots) < 0 || parse_us_to_ns(ev->dur.p, ev->dur.n, &odur) < 0 ||
+		    us_to_ns(ev->ts.p, ev->ts.n, &ots) < 0 || us_to_ns(ev->dur.p, ev->dur.n, &odur) < 0 ||
 		    ingest_span_problem(ots, odur))
 			return 0;
 		struct cpu_op op = {
@@ -382,11 +405,11 @@ static int on_event(void *ctx, const struct kj_event *ev)
 		return 0;
 	}
 	int64_t ts, dur;
-	if (!ev->ts.p || ev->ts_bad || parse_us_to_ns(ev->ts.p, ev->ts.n, &ts) < 0) {
+	if (!ev->ts.p || ev->ts_bad || us_to_ns(ev->ts.p, ev->ts.n, &ts) < 0) {
 		warn_skip(k, ev, ev->ts.p || ev->ts_bad ? "'ts' is not a representable number" : "no 'ts'");
 		return 0;
 	}
-	if (!ev->dur.p || ev->dur_bad || parse_us_to_ns(ev->dur.p, ev->dur.n, &dur) < 0) {
+	if (!ev->dur.p || ev->dur_bad || us_to_ns(ev->dur.p, ev->dur.n, &dur) < 0) {
 		warn_skip(k, ev, ev->dur.p || ev->dur_bad ? "'dur' is not a representable number" : "no 'dur'");
 		return 0;
 	}

@@ -10,9 +10,11 @@
 #include "ingest/kineto/kineto_json.h"
 #include "ingest/simdjson_util.h"
 #include "ingest/kineto/kineto_keys.h"
+#include "ingest/kineto/kineto_args.h"
 
 #include <simdjson.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -26,6 +28,7 @@ extern "C" {
 
 using namespace simdjson;
 using namespace kj_keys;
+using namespace kj_args;
 
 namespace {
 
@@ -117,149 +120,14 @@ bool raw_string(ondemand::value v, std::string_view &sv)
 	return true;
 }
 
-struct event_bufs {
-	std::string ph, cat, name, collective, dtype, process_group, dims, types, concrete;
-};
-
-/* The longest compact "Input Dims" text kept; a longer one is cut after its last whole input, then ",...". */
-#define KJ_DIMS_MAX 256
-
-/*
- * An operator's "Input Dims" ([[36, 1024], [50257, 1024]], one list per
- * input, [] for a non-tensor) as compact text without the outer brackets
- * and spaces: "[36,1024],[50257,1024]". An input that is a list of
- * tensors (a TensorList: [[768, 768], [768]], as aten::_fused_adamw_ and
- * the _foreach_ operators take) is written "{T:E}", its T tensors and
- * their E elements in all (a 0-d tensor, [], counts one): "{2:590592}";
- * store/sink.c keeps such text for model_ops alone. Left absent when the
- * value is not an array of arrays of integers (or of lists of them: only
- * digits, '-', ',', '[', ']' and spaces), when a list of tensors holds a
- * negative size or more than 2^53 elements, or when no input is a tensor
- * with dimensions.
- */
+/* An operator's "Input Dims" as compact text (dims_text in kineto_args.h); absent when not an array. */
 void take_dims(ondemand::value v, event_bufs &b, kj_str &out)
 {
 	std::string_view raw;
 	ondemand::array arr;
 	if (v.get_array().get(arr) != SUCCESS || arr.raw_json().get(raw) != SUCCESS)
 		return;
-	std::string &d = b.dims;
-	d.clear();
-	const uint64_t lim = (uint64_t)1 << 53;
-	int depth = 0, any = 0, list = 0, num = 0;
-	size_t open = 0;              /* where the input at depth 2 starts in d */
-	uint64_t tensors = 0, elems = 0, prod = 1, x = 0;
-	for (char c : raw) {
-		if (c == ' ' || c == '\n' || c == '\t' || c == '\r')
-			continue;
-		if (c == '[') {
-			if (++depth > 3)
-				return;
-			if (depth == 1)
-				continue;
-			if (depth == 3) {
-				if (!list) {
-					if (d.size() != open + 1)
-						return; /* [768,[1]]: neither a shape nor a list of them */
-					d.resize(open);
-					list = 1;
-					tensors = elems = 0;
-				}
-				tensors++;
-				prod = 1;
-				num = 0;
-				continue;
-			}
-			open = d.size();
-			list = 0;
-		} else if (c == ']') {
-			if (--depth < 0)
-				return;
-			if (depth == 0)
-				break;
-			if (depth == 2) {
-				if (num) {
-					if (x && prod > lim / x)
-						return;
-					prod *= x;
-				}
-				num = 0;
-				elems += prod;
-				if (elems > lim)
-					return;
-				continue;
-			}
-			if (list) {
-				d += "{" + std::to_string(tensors) + ":" + std::to_string(elems) + "}";
-				any = 1;
-				list = 0;
-				continue;
-			}
-		} else if ((c >= '0' && c <= '9') || c == '-') {
-			if (depth == 3) {
-				if (c == '-')
-					return;
-				if (!num)
-					x = 0;
-				num = 1;
-				if (x > lim / 10)
-					return;
-				x = x * 10 + (uint64_t)(c - '0');
-				continue;
-			}
-			if (depth == 2 && !list)
-				any = 1;
-			else
-				return;
-		} else if (c == ',') {
-			if (depth == 3) {
-				if (num) {
-					if (x && prod > lim / x)
-						return;
-					prod *= x;
-				}
-				num = 0;
-				continue;
-			}
-			if (depth == 2 && list)
-				continue;
-		} else {
-			return;
-		}
-		d.push_back(c);
-	}
-	if (!any || depth != 0)
-		return;
-	if (d.size() > KJ_DIMS_MAX) {
-		/* after the last whole input ("]," or "},") that leaves room for ",..." */
-		size_t cut = std::string::npos;
-		for (size_t i = 0; i + 4 <= KJ_DIMS_MAX; i++)
-			if ((d[i] == ']' || d[i] == '}') && d[i + 1] == ',')
-				cut = i;
-		if (cut == std::string::npos)
-			return;
-		d.resize(cut + 1);
-		d += ",...";
-	}
-	out.p = d.c_str();
-	out.n = d.size();
-}
-
-/* The bytes that may stand in a string of take_strings' compact text (see there), as a table. */
-struct list_chars {
-	bool ok[256];
-	list_chars() : ok()
-	{
-		for (int c = 0; c < 256; c++)
-			ok[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ' ' ||
-				c == '_' || c == ':' || c == '.' || c == '<' || c == '>' || c == '+' || c == '-' || c == '[' ||
-				c == ']' || c == ',';
-	}
-};
-const list_chars list_char_table;
-inline bool list_char(char c)
-{
-	return list_char_table.ok[(unsigned char)c];
+	dims_text(raw, b.dims, out);
 }
 
 /*
@@ -287,58 +155,30 @@ void take_strings(ondemand::value v, std::string &d, kj_str &out)
 		std::string_view s;
 		if (el.get(ev) != SUCCESS || (!raw_string(ev, s) && ev.get_string().get(s) != SUCCESS))
 			return;
-		if (!first)
-			d.push_back(',');
-		first = false;
-		size_t at = d.size();
-		int depth = 0;
-		bool ok = true;
-		for (char c : s) {
-			depth += c == '[' ? 1 : c == ']' ? -1 : 0;
-			if (!list_char(c) || depth < 0 || (c == ',' && !depth)) {
-				ok = false;
-				break;
-			}
-		}
-		if (ok && !depth)
-			d.append(s);
-		else
-			d.push_back('?');
-		any = any || d.size() > at;
-		if (d.size() > KJ_DIMS_MAX + 1)
+		if (!list_add(d, s, first, any))
 			break;
 	}
-	if (!any)
-		return;
-	if (d.size() > KJ_DIMS_MAX) {
-		/* the last ',' at depth 0 that leaves room for ",..." */
-		size_t cut = std::string::npos;
-		int depth = 0;
-		for (size_t i = 0; i + 4 <= KJ_DIMS_MAX; i++) {
-			depth += d[i] == '[' ? 1 : d[i] == ']' ? -1 : 0;
-			if (d[i] == ',' && !depth)
-				cut = i;
-		}
-		if (cut == std::string::npos)
-			return;
-		d.resize(cut);
-		d += ",...";
-	}
-	out.p = d.c_str();
-	out.n = d.size();
+	list_done(d, any, out);
 }
 
 /*
- * Reads the args an event's class uses: all, or "External id", "Input
- * Dims", "Input type" and "Concrete Inputs" alone (KJ_ONLY_EXTERNAL_ID: an
- * operator's; the rest skipped once all four were read), but
- * of an operator named record_param_comms, or not named before its args,
- * all (its c10d args: kineto.c joins them to its kernel).
+ * The args an event's class uses: all, or "External id", "Input Dims",
+ * "Input type" and "Concrete Inputs" alone (KJ_ONLY_EXTERNAL_ID: an
+ * operator's; the rest skipped once all four were read), but of an
+ * operator named record_param_comms, or not named before its args, all
+ * (its c10d args: kineto.c joins them to its kernel).
  */
-error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int want)
+int args_want(const kj_event &ev, int want)
 {
 	if ((want & KJ_ONLY_EXTERNAL_ID) && (!ev.name.p || !strcmp(ev.name.p, "record_param_comms")))
 		want &= ~KJ_ONLY_EXTERNAL_ID;
+	return want;
+}
+
+/* Reads the args of args_want through simdjson, a field at a time. */
+error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int want)
+{
+	want = args_want(ev, want);
 	unsigned seen = 0; /* of the four an operator's args are read for, those read */
 	for (auto field : args) {
 		key_id key;
@@ -419,9 +259,19 @@ error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int wan
  * simdjson as the array moves on, once "ph" is not "X" or "i" or cat_fn says the
  * category is not used (see kj_cat_fn).
  */
-error_code read_event(ondemand::object obj, kj_event &ev, event_bufs &b, kj_cat_fn cat_fn)
+error_code read_event(ondemand::object obj, const char *at, kj_event &ev, event_bufs &b, kj_cat_fn cat_fn)
 {
+	/* The event from its text (at: its '{', or nullptr) where event_text can; else from a clean slate. */
+	if (at && *at == '{') {
+		if (event_text(at, b.end, ev, b, cat_fn, args_want))
+			return SUCCESS;
+		size_t offset = ev.offset;
+		std::memset(&ev, 0, sizeof(ev));
+		ev.offset = offset;
+		ev.tid = -1;
+	}
 	int want = KJ_ONLY_EXTERNAL_ID - 1; /* everything, until cat says otherwise */
+	int args_seen = 0;
 	for (auto field : obj) {
 		key_id key;
 		ondemand::field f;
@@ -478,6 +328,17 @@ error_code read_event(ondemand::object obj, kj_event &ev, event_bufs &b, kj_cat_
 			take_string(v, b.name, ev.name);
 			break;
 		case K_ARGS: {
+			/*
+			 * The first args from the text where args_text can
+			 * (kineto_args.h); else, or when it gives up, through
+			 * simdjson, from a clean slate.
+			 */
+			const char *p = v.raw_json_token().data();
+			if (!args_seen++ && *p == '{') {
+				if (args_text(p, b.end, ev, b, args_want(ev, want)))
+					break;
+				std::memset(&ev.has_device, 0, sizeof(ev) - offsetof(kj_event, has_device));
+			}
 			ondemand::object args;
 			if (v.get_object().get(args) == SUCCESS) {
 				if ((e = read_args(args, ev, b, want)))
@@ -547,6 +408,7 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_
 	if (e)
 		return -1;
 	event_bufs bufs;
+	bufs.end = data + len;
 	size_t last = 0;
 	for (auto field : root) {
 		std::string_view key;
@@ -559,7 +421,7 @@ int parse_doc(const char *data, size_t len, kj_event_fn on_event, kj_cat_fn cat_
 				std::memset(&ev, 0, sizeof(ev));
 				ev.offset = at;
 				ev.tid = -1;
-				if ((ee = read_event(obj, ev, bufs, cat_fn)))
+				if ((ee = read_event(obj, nullptr, ev, bufs, cat_fn)))
 					return false;
 				return on_event(ctx, &ev) != 0;
 			};
@@ -704,16 +566,55 @@ int parse_window(kj_parser *p, const char *data, size_t len, size_t base, kj_eve
 		set_error(err, base + where(doc, data, 0), "malformed JSON", e);
 		return -1;
 	}
+	p->bufs.end = data + len;
 	size_t last = 0;
+	/*
+	 * The events from the text while event_text can read them (its
+	 * comment), then, from the first it cannot, through simdjson, which
+	 * skips those already read (the same text walked again: only where an
+	 * event is not plain JSON, rare). The array read to its end from the
+	 * text with nothing but blanks after it is the whole window.
+	 */
+	size_t done = 0;
+	const char *end = data + len, *q = kj_args::skip_blanks(data, end);
+	if (q < end && *q == '[') {
+		for (q = kj_args::skip_blanks(q + 1, end); q < end && *q == '{'; done++) {
+			kj_event ev;
+			std::memset(&ev, 0, sizeof(ev));
+			ev.offset = base + (size_t)(q - data);
+			ev.tid = -1;
+			const char *r = event_text(q, end, ev, p->bufs, cat_fn, args_want);
+			if (!r)
+				break;
+			if (on_event(ctx, &ev))
+				return 1;
+			q = kj_args::skip_blanks(r, end);
+			if (q < end && *q == ',') {
+				q = kj_args::skip_blanks(q + 1, end);
+			} else {
+				if (q < end && *q == ']' && kj_args::skip_blanks(q + 1, end) == end)
+					return 0;
+				done++;
+				break;
+			}
+		}
+	}
 	for (auto elem : arr) {
+		if (done) {
+			last = where(doc, data, last); /* as event_object keeps it */
+			done--;
+			continue;
+		}
 		ondemand::object obj;
+		std::string_view tok;
+		const char *at = elem.raw_json_token().get(tok) == SUCCESS ? tok.data() : nullptr;
 		if ((e = sj::event_object(elem, doc, data, base, last, obj, err)))
 			return -1;
 		kj_event ev;
 		std::memset(&ev, 0, sizeof(ev));
 		ev.offset = base + last;
 		ev.tid = -1;
-		if ((e = read_event(obj, ev, p->bufs, cat_fn)))
+		if ((e = read_event(obj, at, ev, p->bufs, cat_fn)))
 			break;
 		if (on_event(ctx, &ev))
 			return 1;

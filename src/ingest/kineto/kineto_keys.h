@@ -88,11 +88,68 @@ inline key_id key_by_name(std::string_view k, bool args)
 }
 
 /*
- * A field's key as a key_id. Kineto's keys never hold escapes, so the raw
- * text is compared in place, up to and with its closing quote (the text
- * is padded: reading a few bytes past a short key is safe). A key that
- * matches none is checked for a backslash: one written with escapes is
- * unescaped and compared again, so that "\u0074s" is still "ts".
+ * The id of the key whose text (after its opening quote) is at p, compared
+ * in place up to and with its closing quote (the text is padded: reading a
+ * few bytes past a short key is safe); K_OTHER when none matches as
+ * written. args: the keys of args, else those of the event.
+ */
+inline key_id key_at(const char *p, bool args)
+{
+	if (!args) {
+		switch (p[0]) {
+		case 'p': if (key_is(p, "ph")) return K_PH; break;
+		case 't': if (key_is(p, "ts")) return K_TS; if (key_is(p, "tid")) return K_TID; break;
+		case 'c': if (key_is(p, "cat")) return K_CAT; break;
+		case 'd': if (key_is(p, "dur")) return K_DUR; break;
+		case 'n': if (key_is(p, "name")) return K_NAME; break;
+		case 'a': if (key_is(p, "args")) return K_ARGS; break;
+		default: break;
+		}
+		return K_OTHER;
+	}
+	switch (p[0]) {
+	case 'E': if (key_is(p, "External id")) return K_EXTERNAL_ID; break;
+	case 'e': if (key_is(p, "external id")) return K_EXTERNAL_ID; break;
+	case 'd': if (key_is(p, "device")) return K_DEVICE; if (key_is(p, "dtype")) return K_DTYPE; break;
+	case 's': if (key_is(p, "stream")) return K_STREAM; break;
+	case 'c': if (key_is(p, "correlation")) return K_CORRELATION; break;
+	case 'b': if (key_is(p, "bytes")) return K_BYTES; break;
+	case 'C':
+		if (key_is(p, "Collective name")) return K_COLLECTIVE;
+		if (key_is(p, "Concrete Inputs")) return K_CONCRETE;
+		break;
+	case 'I':
+		if (key_is(p, "In msg nelems")) return K_IN_NELEMS;
+		if (key_is(p, "Input Dims")) return K_INPUT_DIMS;
+		if (key_is(p, "Input type")) return K_INPUT_TYPE;
+		break;
+	case 'O': if (key_is(p, "Out msg nelems")) return K_OUT_NELEMS; break;
+	case 'G': if (key_is(p, "Group size")) return K_GROUP_SIZE; break;
+	case 'P':
+		if (key_is(p, "Process Group Name")) return K_PG_NAME;
+		if (key_is(p, "Process Group Description")) return K_PG_DESC;
+		break;
+	case 'S': if (key_is(p, "Seq")) return K_SEQ; if (key_is(p, "Src Rank")) return K_SRC_RANK; break;
+	case 'T':
+		if (key_is(p, "Total Allocated")) return K_TOTAL_ALLOC;
+		if (key_is(p, "Total Reserved")) return K_TOTAL_RESERVED;
+		break;
+	case 'B': if (key_is(p, "Bytes")) return K_MEM_BYTES; break;
+	case 'A': if (key_is(p, "Addr")) return K_ADDR; break;
+	case 'D':
+		if (key_is(p, "Device Id")) return K_DEV_ID;
+		if (key_is(p, "Device Type")) return K_DEV_TYPE;
+		if (key_is(p, "Dst Rank")) return K_DST_RANK;
+		break;
+	default: break;
+	}
+	return K_OTHER;
+}
+
+/*
+ * A field's key as a key_id (key_at). Kineto's keys never hold escapes; a
+ * key that matches none is checked for a backslash: one written with
+ * escapes is unescaped and compared again, so that "\u0074s" is still "ts".
  */
 inline error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field &field, bool args, key_id &id)
 {
@@ -100,55 +157,7 @@ inline error_code key_of(simdjson_result<ondemand::field> &res, ondemand::field 
 	if (e)
 		return e;
 	const char *p = field.key().raw();
-	id = K_OTHER;
-	if (!args) {
-		switch (p[0]) {
-		case 'p': if (key_is(p, "ph")) id = K_PH; break;
-		case 't': if (key_is(p, "ts")) id = K_TS; else if (key_is(p, "tid")) id = K_TID; break;
-		case 'c': if (key_is(p, "cat")) id = K_CAT; break;
-		case 'd': if (key_is(p, "dur")) id = K_DUR; break;
-		case 'n': if (key_is(p, "name")) id = K_NAME; break;
-		case 'a': if (key_is(p, "args")) id = K_ARGS; break;
-		default: break;
-		}
-	} else {
-		switch (p[0]) {
-		case 'E': if (key_is(p, "External id")) id = K_EXTERNAL_ID; break;
-		case 'e': if (key_is(p, "external id")) id = K_EXTERNAL_ID; break;
-		case 'd': if (key_is(p, "device")) id = K_DEVICE; else if (key_is(p, "dtype")) id = K_DTYPE; break;
-		case 's': if (key_is(p, "stream")) id = K_STREAM; break;
-		case 'c': if (key_is(p, "correlation")) id = K_CORRELATION; break;
-		case 'b': if (key_is(p, "bytes")) id = K_BYTES; break;
-		case 'C':
-			if (key_is(p, "Collective name")) id = K_COLLECTIVE;
-			else if (key_is(p, "Concrete Inputs")) id = K_CONCRETE;
-			break;
-		case 'I':
-			if (key_is(p, "In msg nelems")) id = K_IN_NELEMS;
-			else if (key_is(p, "Input Dims")) id = K_INPUT_DIMS;
-			else if (key_is(p, "Input type")) id = K_INPUT_TYPE;
-			break;
-		case 'O': if (key_is(p, "Out msg nelems")) id = K_OUT_NELEMS; break;
-		case 'G': if (key_is(p, "Group size")) id = K_GROUP_SIZE; break;
-		case 'P':
-			if (key_is(p, "Process Group Name")) id = K_PG_NAME;
-			else if (key_is(p, "Process Group Description")) id = K_PG_DESC;
-			break;
-		case 'S': if (key_is(p, "Seq")) id = K_SEQ; else if (key_is(p, "Src Rank")) id = K_SRC_RANK; break;
-		case 'T':
-			if (key_is(p, "Total Allocated")) id = K_TOTAL_ALLOC;
-			else if (key_is(p, "Total Reserved")) id = K_TOTAL_RESERVED;
-			break;
-		case 'B': if (key_is(p, "Bytes")) id = K_MEM_BYTES; break;
-		case 'A': if (key_is(p, "Addr")) id = K_ADDR; break;
-		case 'D':
-			if (key_is(p, "Device Id")) id = K_DEV_ID;
-			else if (key_is(p, "Device Type")) id = K_DEV_TYPE;
-			else if (key_is(p, "Dst Rank")) id = K_DST_RANK;
-			break;
-		default: break;
-		}
-	}
+	id = key_at(p, args);
 	if (id != K_OTHER || plain_len(p) != SIZE_MAX)
 		return SUCCESS;
 	std::string_view key;
