@@ -32,8 +32,7 @@ M="--layers 4 --hidden 1024 --heads 16 --seq 512 --batch 4"
 [ "$MODE" = seventh ] && M="--layers 3 --hidden 1280 --heads 20 --seq 640 --batch 6"
 # eighth (7 Dec 2026, evening): after the same-place price (a wait and the
 # host work after it priced together), on a shape no earlier call used;
-# five runs only (the device time left that session): the two item runs,
-# whose price the same-place rule changed, between clean ones
+# not recorded yet: the session that wrote it got no device machine
 [ "$MODE" = eighth ] && M="--layers 7 --hidden 640 --heads 10 --seq 896 --batch 5"
 run() { # folder generator-args...
 	local name=$1; shift
@@ -54,9 +53,15 @@ if [ "$MODE" = host ]; then
 elif [ "$MODE" = eighth ]; then
 	run clean-a --plant none --probe 8
 	run item --plant item --plant-size 18
+	run syncblocks --plant syncblocks
 	run clean-b --plant none
+	run sleep-hidden --plant sleep --plant-size 3
 	run item-b --plant item --plant-size 6
 	run clean-c --plant none
+	run extra --plant extra --plant-size 3
+	run pageable --plant pageable --plant-size 96
+	run sleep-shown --plant sleep --plant-size 25
+	run clean-d --plant none
 elif [ "$MODE" = seventh ]; then
 	run clean-a --plant none --probe 8
 	run pageable --plant pageable --plant-size 224
