@@ -186,7 +186,8 @@ static size_t *op_order(const struct store *s, size_t n)
 	/* each run's place: runs sorted by tid, a rank for each run's old index */
 	size_t *rank = xmalloc((nruns ? nruns : 1) * sizeof(*rank));
 	struct thread_run *sorted = xmalloc((nruns ? nruns : 1) * sizeof(*sorted));
-	memcpy(sorted, runs, nruns * sizeof(*runs));
+	if (nruns)
+		memcpy(sorted, runs, nruns * sizeof(*runs));
 	for (size_t r = 0; r < nruns; r++)
 		sorted[r].at = r; /* its index in runs, until placed */
 	qsort(sorted, nruns, sizeof(*sorted), cmp_run);
