@@ -7,6 +7,7 @@
 
 #include "analyze/findings/cells.h"
 #include "analyze/replay/replay.h"
+#include "analyze/replay/replay_mech.h"
 #include "util/buf.h"
 
 void findings_time_words(struct buf *b, double us)
@@ -71,8 +72,8 @@ static double same_place_words(const struct table *t, size_t r, const char *run,
 	    cwhere = col(t, RF_WHERE), cmech = col(t, RF_MECHANISM), cper = col(t, RF_PER_STEP),
 	    cplace = col(t, RF_SAVING_SAME_PLACE_US), cstep = col(t, RF_STEP_US);
 	const char *where = text(t, r, cwhere);
-	size_t part[16], n = 0;
-	for (size_t q = r; q < t->nrows && n < 16; q++) {
+	size_t part[NMECH], n = 0;
+	for (size_t q = r; q < t->nrows && n < NMECH; q++) {
 		const char *rq = text(t, q, crun), *wq = text(t, q, cwhere);
 		if (!rq || !wq || strcmp(rq, run) || strcmp(wq, where) || !(table_num(t, q, cstated) > 0) ||
 		    isnan(table_num(t, q, cplace)) || !rp_mechanism(text(t, q, cmech)))
@@ -82,10 +83,13 @@ static double same_place_words(const struct table *t, size_t r, const char *run,
 			part[at] = part[at - 1];
 		part[at] = q;
 	}
+	const struct rp_mechanism *m[NMECH];
+	for (size_t i = 0; i < n; i++)
+		m[i] = rp_mechanism(text(t, part[i], cmech));
 	double save = table_num(t, r, cplace), step = table_num(t, r, cstep);
 	buf_printf(b, "%s: ", run);
 	for (size_t i = 0; i < n; i++)
-		buf_printf(b, "%s%s", i ? (i + 1 == n ? " and " : ", ") : "", rp_mechanism(text(t, part[i], cmech))->what);
+		buf_printf(b, "%s%s", i ? (i + 1 == n ? " and " : ", ") : "", m[i]->what);
 	buf_adds(b, ", in one place (");
 	where_words(b, where);
 	for (size_t i = 0; i < n; i++)
@@ -102,16 +106,16 @@ static double same_place_words(const struct table *t, size_t r, const char *run,
 	buf_adds(b, ", which overlap: with one removed the other still holds the step, as the host work after a "
 		    "wait does; replayed without them: ");
 	for (size_t i = 0; i < n; i++)
-		buf_printf(b, "%s%s", i ? "; " : "", rp_mechanism(text(t, part[i], cmech))->removed);
+		buf_printf(b, "%s%s", i ? "; " : "", m[i]->removed);
 	buf_adds(b, "; replay_fixes.csv saving_same_place_us). Fix: ");
 	for (size_t i = 0; i < n; i++)
-		buf_printf(b, "%s%s", i ? "; and " : "", rp_mechanism(text(t, part[i], cmech))->fix);
+		buf_printf(b, "%s%s", i ? "; and " : "", m[i]->fix);
 	buf_adds(rule, "replay (");
 	for (size_t i = 0; i < n; i++)
-		buf_printf(rule, "%s%s", i ? " and " : "", rp_mechanism(text(t, part[i], cmech))->words);
+		buf_printf(rule, "%s%s", i ? " and " : "", m[i]->words);
 	buf_adds(rule, "): ");
 	for (size_t i = 0; i < n; i++)
-		buf_printf(rule, "%s%s", i ? "+" : "", rp_mechanism(text(t, part[i], cmech))->id);
+		buf_printf(rule, "%s%s", i ? "+" : "", m[i]->id);
 	buf_adds(rule, ", priced by replaying the step without them together (replay_fixes.csv saving_same_place_us)");
 	return save;
 }

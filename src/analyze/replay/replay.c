@@ -71,12 +71,8 @@
 
 #define RP_JOINT_PRICED 4  /* of a run replayed together, the ranks whose fixes are priced: the latest ones */
 
-/*
- * The masks of a rank's stated fixes, or'ed together (saving_all_causes_us),
- * and each one's own (saving_same_place_us).
- */
+/* A rank's stated fixes that remove instances, each with its masks (saving_all_causes_us, saving_same_place_us). */
 struct fix_union {
-	unsigned char *no_gap, *no_wait, *drop_op;
 	size_t rows[NMECH]; /* their rows in replay_fixes (a mechanism gives a rank one row at most) */
 	unsigned char *gap[NMECH], *wait[NMECH], *drop[NMECH];
 	size_t nrows;
@@ -139,6 +135,40 @@ static size_t savings_at(struct rp_ctx *x, const struct rp_subject *sj, size_t r
 }
 
 /*
+ * Rank r's steps replayed with the fixes of u that pick marks removed at
+ * once, where they are two or more: the saving set in column col of each
+ * of their rows.
+ */
+static void price_together(struct rp_ctx *x, struct rp_subject *sj, size_t r, const struct fix_union *u,
+			   const unsigned char *pick, int col, double mean)
+{
+	const struct rp_model *m = sj->m[r];
+	size_t n = 0;
+	for (size_t i = 0; i < u->nrows; i++)
+		n += pick[i];
+	if (n < 2)
+		return;
+	unsigned char *gap = xcalloc(m->ncalls + 1, 1), *wait = xcalloc(m->ncalls + 1, 1),
+		      *drop = xcalloc(m->nops + 1, 1);
+	for (size_t i = 0; i < u->nrows; i++)
+		if (pick[i]) {
+			or_into(gap, u->gap[i], m->ncalls);
+			or_into(wait, u->wait[i], m->ncalls);
+			or_into(drop, u->drop[i], m->nops);
+		}
+	struct rp_change c = {.host_factor = sj->f[r], .no_gap = gap, .no_wait = wait, .drop_op = drop};
+	rp_subject_replay(sj, r, &c, x->alt);
+	struct rp_savings v;
+	if (rp_savings_of(x->base, x->alt, m->nsteps, mean, &v))
+		for (size_t i = 0; i < u->nrows; i++)
+			if (pick[i])
+				table_set_ns(x->fixes, u->rows[i], col, llround(v.saving));
+	free(gap);
+	free(wait);
+	free(drop);
+}
+
+/*
  * saving_all_causes_us of the rows u holds (rank r's stated fixes that
  * remove instances): where there are two or more, the saving with all of
  * them removed in one replay (their savings overlap: each alone counts the
@@ -146,17 +176,9 @@ static size_t savings_at(struct rp_ctx *x, const struct rp_subject *sj, size_t r
  */
 static void all_causes(struct rp_ctx *x, struct rp_subject *sj, size_t r, const struct fix_union *u, double mean)
 {
-	if (u->nrows < 2)
-		return;
-	const struct rp_model *m = sj->m[r];
-	struct rp_change c = {.host_factor = sj->f[r], .no_gap = u->no_gap, .no_wait = u->no_wait,
-			      .drop_op = u->drop_op};
-	rp_subject_replay(sj, r, &c, x->alt);
-	struct rp_savings v;
-	if (!rp_savings_of(x->base, x->alt, m->nsteps, mean, &v))
-		return;
-	for (size_t i = 0; i < u->nrows; i++)
-		table_set_ns(x->fixes, u->rows[i], RF_SAVING_ALL_CAUSES_US, llround(v.saving));
+	unsigned char all[NMECH];
+	memset(all, 1, sizeof(all));
+	price_together(x, sj, r, u, all, RF_SAVING_ALL_CAUSES_US, mean);
 }
 
 /*
@@ -180,49 +202,19 @@ static int where_is_phase(const char *w)
  */
 static void same_place(struct rp_ctx *x, struct rp_subject *sj, size_t r, const struct fix_union *u, double mean)
 {
-	const struct rp_model *m = sj->m[r];
 	unsigned char done[NMECH] = {0};
 	for (size_t i = 0; i < u->nrows; i++) {
 		const char *w = table_text(x->fixes, u->rows[i], RF_WHERE);
 		if (done[i] || !where_is_phase(w))
 			continue;
-		unsigned char *gap = xcalloc(m->ncalls + 1, 1), *wait = xcalloc(m->ncalls + 1, 1),
-			      *drop = xcalloc(m->nops + 1, 1);
-		size_t n = 0;
+		unsigned char pick[NMECH] = {0};
 		for (size_t j = i; j < u->nrows; j++) {
 			const char *wj = table_text(x->fixes, u->rows[j], RF_WHERE);
-			if (done[j] || !wj || strcmp(w, wj))
-				continue;
-			done[j] = 1;
-			or_into(gap, u->gap[j], m->ncalls);
-			or_into(wait, u->wait[j], m->ncalls);
-			or_into(drop, u->drop[j], m->nops);
-			n++;
+			pick[j] = !done[j] && wj && !strcmp(w, wj);
+			done[j] |= pick[j];
 		}
-		struct rp_change c = {.host_factor = sj->f[r], .no_gap = gap, .no_wait = wait, .drop_op = drop};
-		struct rp_savings v;
-		if (n >= 2) {
-			rp_subject_replay(sj, r, &c, x->alt);
-			if (rp_savings_of(x->base, x->alt, m->nsteps, mean, &v))
-				for (size_t j = i; j < u->nrows; j++) {
-					const char *wj = table_text(x->fixes, u->rows[j], RF_WHERE);
-					if (wj && !strcmp(w, wj))
-						table_set_ns(x->fixes, u->rows[j], RF_SAVING_SAME_PLACE_US, llround(v.saving));
-				}
-		}
-		free(gap);
-		free(wait);
-		free(drop);
+		price_together(x, sj, r, u, pick, RF_SAVING_SAME_PLACE_US, mean);
 	}
-}
-
-/* A copy of n flags of a (NULL: none). */
-static unsigned char *flags_dup(const unsigned char *a, size_t n)
-{
-	unsigned char *c = xcalloc(n + 1, 1);
-	if (a)
-		memcpy(c, a, n);
-	return c;
 }
 
 /*
@@ -249,8 +241,7 @@ static void add_fixes(struct rp_ctx *x, const struct rank_key *k, struct rp_subj
 	double mean = sum / (double)n;
 	/* a pipeline's stages run different layers: "like the other ranks" is no fix there */
 	int pipe = run_is_pipeline(x->res, k->run);
-	struct fix_union u = {xcalloc(m->ncalls + 1, 1), xcalloc(m->ncalls + 1, 1), xcalloc(m->nops + 1, 1), {0},
-			      {NULL}, {NULL}, {NULL}, 0};
+	struct fix_union u = {{0}, {NULL}, {NULL}, {NULL}, 0};
 	for (int id = 0; id < NMECH; id++) {
 		if (((id == M_GPU_MEDIAN || id == M_HOST_MEDIAN) && (!sj->joint || pipe)) || id == M_NCCL_PATH || id == M_PIPE_BALANCE)
 			continue; /* nccl_path, pipeline_balance: the run's, replay_run.c */
@@ -349,12 +340,11 @@ static void add_fixes(struct rp_ctx *x, const struct rank_key *k, struct rp_subj
 							     llround((double)fx.removed / (double)m->nsteps));
 					/* removed by masks alone (not the rank made like the others): into the union */
 					if (stated && saving > 0 && !scale && host_scale == 1.0) {
-						or_into(u.no_gap, fx.no_gap, m->ncalls);
-						or_into(u.no_wait, fx.no_wait, m->ncalls);
-						or_into(u.drop_op, fx.drop_op, m->nops);
-						u.gap[u.nrows] = flags_dup(fx.no_gap, m->ncalls);
-						u.wait[u.nrows] = flags_dup(fx.no_wait, m->ncalls);
-						u.drop[u.nrows] = flags_dup(fx.drop_op, m->nops);
+						/* its masks move into u */
+						u.gap[u.nrows] = fx.no_gap;
+						u.wait[u.nrows] = fx.no_wait;
+						u.drop[u.nrows] = fx.drop_op;
+						fx.no_gap = fx.no_wait = fx.drop_op = NULL;
 						u.rows[u.nrows++] = row;
 					}
 				}
@@ -373,9 +363,6 @@ static void add_fixes(struct rp_ctx *x, const struct rank_key *k, struct rp_subj
 		free(u.wait[i]);
 		free(u.drop[i]);
 	}
-	free(u.no_gap);
-	free(u.no_wait);
-	free(u.drop_op);
 out:
 	if (have_d)
 		rank_data_release(&d);
