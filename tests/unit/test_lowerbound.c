@@ -3,7 +3,7 @@
  * cases, both strict ("elem < key": the first not less) and non-strict
  * ("elem <= key": the first greater) predicates, on duplicates, an empty
  * array, keys below and above everything, and a struct searched through
- * an index array as rank_launch_of and the critical path search; then
+ * an index array as the critical path search does; then
  * against a linear scan for every key of small arrays.
  */
 #include <stdint.h>

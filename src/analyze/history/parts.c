@@ -237,7 +237,7 @@ static int parts_rank(const struct rank_key *k, const struct rank_data *d, void 
 	all = high;
 	ivset_init(&high);
 	phase_host_time(w->s, &w->nm, w->ph, w->nph, d, w->host, w->calls);
-	int64_t *idx = d->nlaunches ? rank_launch_index(d) : NULL;
+	struct launch_index *idx = d->nlaunches ? rank_launch_index(d) : NULL;
 	double nsteps = (double)d->nsteps;
 	int64_t busy = 0, work = 0;
 	for (int c = 0; c < 3; c++) {

@@ -670,26 +670,92 @@ int64_t *rank_column_ids(struct store_stmt *st, size_t *n)
 
 static const struct rank_data *sort_d;
 
+/* By correlation, the earliest call first when one repeats, then by position (qsort is not stable). */
 static int cmp_corr(const void *pa, const void *pb)
 {
-	int64_t a = sort_d->launches[*(const int64_t *)pa].key, b = sort_d->launches[*(const int64_t *)pb].key;
+	uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
+	int64_t a = sort_d->launches[ia].key, b = sort_d->launches[ib].key;
 	if (a != b)
 		return a < b ? -1 : 1;
-	/* The earliest call first when a correlation repeats. */
-	int64_t sa = sort_d->launches[*(const int64_t *)pa].start, sb = sort_d->launches[*(const int64_t *)pb].start;
-	return sa < sb ? -1 : sa > sb;
+	int64_t sa = sort_d->launches[ia].start, sb = sort_d->launches[ib].start;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	return (ia > ib) - (ia < ib);
 }
 
-int64_t *rank_launch_index(const struct rank_data *d)
+/*
+ * Two forms, one answer (the earliest call of a correlation: launches are
+ * sorted by start, so the first position that holds it). Kineto numbers
+ * its runtime calls from a counter, so a rank's correlations are nearly
+ * dense: where they span at most 4 slots a launch, pos[c - base] is the
+ * position + 1 of correlation c (0: none), one read a lookup. Otherwise
+ * (made-up traces) pos holds the positions sorted by correlation, searched.
+ */
+struct launch_index {
+	int64_t base;  /* dense: the smallest correlation */
+	size_t nslots; /* dense: span of the correlations; 0: sorted form */
+	size_t n;      /* sorted form: the launches with a correlation (>= 0) */
+	uint32_t pos[];
+};
+
+struct launch_index *rank_launch_index(const struct rank_data *d)
 {
-	int64_t *idx = xmalloc((d->nlaunches ? d->nlaunches : 1) * sizeof(*idx));
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	size_t n = 0;
+	for (size_t i = 0; i < d->nlaunches; i++) {
+		int64_t c = d->launches[i].key;
+		if (c < 0)
+			continue;
+		n++;
+		lo = c < lo ? c : lo;
+		hi = c > hi ? c : hi;
+	}
+	uint64_t span = n ? (uint64_t)hi - (uint64_t)lo + 1 : 0;
+	struct launch_index *x;
+	if (n && span <= 4 * (uint64_t)n + 64) {
+		x = xcalloc(1, sizeof(*x) + span * sizeof(x->pos[0]));
+		x->base = lo;
+		x->nslots = (size_t)span;
+		for (size_t i = 0; i < d->nlaunches; i++) {
+			int64_t c = d->launches[i].key;
+			if (c >= 0 && !x->pos[c - lo])
+				x->pos[c - lo] = (uint32_t)i + 1;
+		}
+		return x;
+	}
+	x = xmalloc(sizeof(*x) + (n ? n : 1) * sizeof(x->pos[0]));
+	x->base = 0;
+	x->nslots = 0;
+	x->n = 0;
 	for (size_t i = 0; i < d->nlaunches; i++)
-		idx[i] = (int64_t)i;
+		if (d->launches[i].key >= 0)
+			x->pos[x->n++] = (uint32_t)i;
 	sort_d = d;
-	if (d->nlaunches > 1)
-		qsort(idx, d->nlaunches, sizeof(*idx), cmp_corr);
+	if (x->n > 1)
+		qsort(x->pos, x->n, sizeof(x->pos[0]), cmp_corr);
 	sort_d = NULL;
-	return idx;
+	return x;
+}
+
+const struct rk_range *rank_launch_of(const struct rank_data *d, const struct launch_index *x, int64_t corr)
+{
+	if (corr < 0 || !x)
+		return NULL;
+	if (x->nslots) {
+		if (corr < x->base || (uint64_t)corr - (uint64_t)x->base >= x->nslots)
+			return NULL;
+		uint32_t p = x->pos[corr - x->base];
+		return p ? &d->launches[p - 1] : NULL;
+	}
+	size_t l = 0, h = x->n; /* the first position whose correlation is not below corr */
+	while (l < h) {
+		size_t m = l + (h - l) / 2;
+		if (d->launches[x->pos[m]].key < corr)
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l < x->n && d->launches[x->pos[l]].key == corr ? &d->launches[x->pos[l]] : NULL;
 }
 
 /* lower_bound predicates: a range (an activity) that starts before the int64_t key, or at it or before. */
@@ -716,28 +782,6 @@ size_t rk_search(const struct rk_range *v, size_t n, int64_t t, int after)
 size_t rank_act_at(const struct rank_data *d, int64_t t)
 {
 	return lower_bound(d->acts, d->nacts, sizeof(*d->acts), &t, act_starts_before);
-}
-
-/* The key of rank_launch_of's search: the launches the indices point into, and the correlation sought. */
-struct launch_key {
-	const struct rk_range *launches;
-	int64_t corr;
-};
-
-/* The launch at an index (int64_t) has a correlation below the key's. */
-static int launch_corr_before(const void *elem, const void *key)
-{
-	const struct launch_key *k = key;
-	return k->launches[*(const int64_t *)elem].key < k->corr;
-}
-
-const struct rk_range *rank_launch_of(const struct rank_data *d, const int64_t *idx, int64_t corr)
-{
-	if (corr < 0)
-		return NULL;
-	struct launch_key key = {d->launches, corr};
-	size_t l = lower_bound(idx, d->nlaunches, sizeof(*idx), &key, launch_corr_before);
-	return l < d->nlaunches && d->launches[idx[l]].key == corr ? &d->launches[idx[l]] : NULL;
 }
 
 static int cmp_rank_row(const void *pa, const void *pb)

@@ -108,12 +108,14 @@ size_t rk_search(const struct rk_range *v, size_t n, int64_t t, int after);
 /* The index of the first activity of d starting at t or later; d->nacts when there is none. */
 size_t rank_act_at(const struct rank_data *d, int64_t t);
 
-/* The runtime call with this correlation (binary search over a sorted copy), or NULL. */
-const struct rk_range *rank_launch_of(const struct rank_data *d, const int64_t *corr_sorted_idx, int64_t corr);
 /*
- * Launch indices sorted by correlation, for rank_launch_of (caller frees).
+ * A rank's runtime calls by correlation, for rank_launch_of (rankdata.c
+ * says how); the caller frees it with free().
  */
-int64_t *rank_launch_index(const struct rank_data *d);
+struct launch_index;
+struct launch_index *rank_launch_index(const struct rank_data *d);
+/* The runtime call with this correlation (the earliest where one repeats), or NULL; x may be NULL. */
+const struct rk_range *rank_launch_of(const struct rank_data *d, const struct launch_index *x, int64_t corr);
 
 /*
  * The rows of a result table by (run, rank), for a walk over a run's ranks

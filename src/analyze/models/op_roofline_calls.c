@@ -114,7 +114,7 @@ int op_roofline_calls(struct store *s, const struct rank_key *k, const struct ra
 		size_t s = rk_search(d->steps, d->nsteps, v[i].start, 1);
 		v[i].in_step = s > 0 && d->steps[s - 1].end > v[i].start;
 	}
-	int64_t *idx = d->nlaunches ? rank_launch_index(d) : NULL;
+	struct launch_index *idx = d->nlaunches ? rank_launch_index(d) : NULL;
 	struct claim *cl = NULL;
 	size_t ncl = 0, capcl = 0;
 	for (size_t i = 0; idx && i < d->nacts; i++) {

@@ -112,7 +112,7 @@ int pp_load_rank(struct store *s, const struct classifier *cls, const int64_t *o
 	struct rank_data d;
 	if (rank_data_load(s, r->key, cls, &d) < 0)
 		return -1;
-	int64_t *idx = rank_launch_index(&d);
+	struct launch_index *idx = rank_launch_index(&d);
 	for (size_t i = 0; i < r->nops; i++) {
 		struct pp_op *o = &r->ops[i];
 		int64_t corr = o->corr;

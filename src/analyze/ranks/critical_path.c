@@ -275,7 +275,7 @@ int cp_graph_build(struct store_stmt *sync, const struct rank_key *k, const stru
 
 	/* Launch of each activity (correlation), and the sync edge of a call that waited for its own copy. */
 	g->launch_of = xmalloc(na * sizeof(int32_t));
-	int64_t *lidx = rank_launch_index(d);
+	struct launch_index *lidx = rank_launch_index(d);
 	for (size_t i = 0; i < d->nacts; i++) {
 		const struct rk_range *l = rank_launch_of(d, lidx, d->acts[i].corr);
 		g->launch_of[i] = l ? (int32_t)(l - d->launches) : -1;

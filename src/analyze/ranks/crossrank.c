@@ -148,7 +148,7 @@ static int load_rank(struct store_stmt *const q[2], const struct rank_key *k, co
 		return -1;
 	st = q[1];
 	rank_bind(st, k);
-	int64_t *lidx = rank_launch_index(d);
+	struct launch_index *lidx = rank_launch_index(d);
 	struct buf type;
 	buf_init(&type);
 	size_t cap = 0;

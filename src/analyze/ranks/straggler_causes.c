@@ -248,7 +248,7 @@ static void profile_rank(struct store *s, struct phase_names *nm, const struct p
 	int64_t *gcount = xcalloc(nph + 1, sizeof(*gcount));
 	for (size_t p = 0; p <= nph; p++)
 		ivset_init(&gpu[p]);
-	int64_t *idx = rank_launch_index(d);
+	struct launch_index *idx = rank_launch_index(d);
 	for (size_t i = 0; i < d->nacts; i++) {
 		const struct rk_act *a = &d->acts[i];
 		if (a->kind == ACT_KERNEL && a->cls == RK_COMM)

@@ -50,7 +50,7 @@ struct gap {
 };
 
 /* The cause of the gap [a, b), b the start of a busy interval. */
-static int cause_of(const struct rank_data *d, const int64_t *idx, int64_t a, int64_t b)
+static int cause_of(const struct rank_data *d, const struct launch_index *idx, int64_t a, int64_t b)
 {
 	for (size_t i = rank_act_at(d, b); i < d->nacts && d->acts[i].start == b; i++) {
 		const struct rk_range *l = d->acts[i].corr >= 0 ? rank_launch_of(d, idx, d->acts[i].corr) : NULL;
@@ -61,7 +61,7 @@ static int cause_of(const struct rank_data *d, const int64_t *idx, int64_t a, in
 }
 
 /* The gaps of the union u (normal), with their causes; *n set (u->n + 1). */
-static struct gap *gaps_of(const struct rank_data *d, const int64_t *idx, const struct ivset *u, size_t *n)
+static struct gap *gaps_of(const struct rank_data *d, const struct launch_index *idx, const struct ivset *u, size_t *n)
 {
 	struct gap *g = xmalloc((u->n + 1) * sizeof(*g));
 	for (size_t i = 0; i <= u->n; i++) {
@@ -74,7 +74,7 @@ static struct gap *gaps_of(const struct rank_data *d, const int64_t *idx, const 
 }
 
 /* Per step of d: 1 when at least one GPU activity was launched inside its host range (caller frees). */
-static char *steps_with_launches(const struct rank_data *d, const int64_t *idx)
+static char *steps_with_launches(const struct rank_data *d, const struct launch_index *idx)
 {
 	char *has = xcalloc(d->nsteps ? d->nsteps : 1, 1);
 	for (size_t i = 0; i < d->nacts; i++) {
@@ -101,7 +101,7 @@ static int rank_rows(const struct rank_key *key, const struct rank_data *d, void
 	for (size_t i = 0; i < d->nacts; i++)
 		ivset_add(&u, d->acts[i].start, d->acts[i].end);
 	ivset_normalize(&u);
-	int64_t *idx = rank_launch_index(d);
+	struct launch_index *idx = rank_launch_index(d);
 	size_t ng;
 	struct gap *g = gaps_of(d, idx, &u, &ng);
 	char *launched = steps_with_launches(d, idx);

@@ -229,7 +229,7 @@ int hta_rank_events(const struct rank_data *d, struct hta_names *nm, int filter,
 		if (checked_yes)
 			out->last_step = hta_start(out, a->start);
 	}
-	int64_t *idx = filter ? rank_launch_index(d) : NULL;
+	struct launch_index *idx = filter ? rank_launch_index(d) : NULL;
 	out->ev = xmalloc((d->nacts ? d->nacts : 1) * sizeof(*out->ev));
 	for (size_t i = 0; i < d->nacts; i++) {
 		const struct rk_act *a = &d->acts[i];

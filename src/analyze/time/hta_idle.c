@@ -66,7 +66,7 @@ static int cmp_stream_start(const void *pa, const void *pb)
 }
 
 /* The idle breakdown of every stream of r (streams sorted by id, *nstreams set; caller frees). */
-static struct stream_idle *idle_of(const struct rank_data *d, const struct hta_rank *r, const int64_t *idx,
+static struct stream_idle *idle_of(const struct rank_data *d, const struct hta_rank *r, const struct launch_index *idx,
 				   size_t *nstreams)
 {
 	struct hta_ev *ev = xmalloc((r->n ? r->n : 1) * sizeof(*ev));
@@ -148,7 +148,7 @@ static int64_t median(int64_t *v, size_t n)
 }
 
 /* launch_ids: the sorted correlations of the rank's launch calls HTA counts. */
-static void launches_of(const struct rank_data *d, const struct hta_rank *r, const int64_t *idx,
+static void launches_of(const struct rank_data *d, const struct hta_rank *r, const struct launch_index *idx,
 			const int64_t *launch_ids, size_t nlaunch_ids, struct launch_sum *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -256,7 +256,7 @@ static int rank_rows(const struct rank_key *key, const struct rank_data *d, cons
 	int64_t *ids = launch_ids_of(t->launch_ids, key, &nids);
 	if (!ids)
 		return -1;
-	int64_t *idx = rank_launch_index(d);
+	struct launch_index *idx = rank_launch_index(d);
 	size_t nh, ne;
 	struct stream_idle *sh = idle_of(d, hr, idx, &nh), *se = idle_of(d, he, idx, &ne);
 	/* The rounded and the exact events are the same events (hta.c), so the same streams. */

@@ -296,7 +296,7 @@ static int phases_rank(const struct rank_key *k, const struct rank_data *d, void
 	phase_host_time(w->ctx->store, w->nm, w->ph, w->nph, d, w->host, w->calls);
 	int gpu_known = 1;
 	if (d->nlaunches) {
-		int64_t *idx = rank_launch_index(d);
+		struct launch_index *idx = rank_launch_index(d);
 		for (size_t i = 0; i < d->nacts; i++) {
 			const struct rk_range *l = rank_launch_of(d, idx, d->acts[i].corr);
 			int p = l ? phase_at(w->host, w->nph, l->start) : -1;

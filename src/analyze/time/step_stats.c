@@ -147,7 +147,8 @@ static int period_visit(const struct rank_key *k, const struct rank_data *d, voi
 	if (w->at == w->nr || d->nsteps < 2)
 		return 0;
 	struct run_steps *r = &w->r[w->at];
-	int64_t *last = xmalloc(d->nsteps * sizeof(*last)), *idx = rank_launch_index(d);
+	int64_t *last = xmalloc(d->nsteps * sizeof(*last));
+	struct launch_index *idx = rank_launch_index(d);
 	for (size_t j = 0; j < d->nsteps; j++)
 		last[j] = INT64_MIN;
 	for (size_t i = 0; i < d->nacts; i++) {

@@ -1,0 +1,117 @@
+/*
+ * test_launchindex.c: rank_launch_index and rank_launch_of
+ * (analyze/lib/rankdata.h), a rank's runtime call by correlation, against
+ * hand-worked cases in both of the index's forms (correlations dense
+ * enough for a table, and sparse ones searched): a correlation that
+ * repeats (the earliest call, and of two at one start the first stored),
+ * negative correlations (never found), keys below, between and above the
+ * stored ones, no launches at all; then against a linear scan for every
+ * key of generated ranks in both forms.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "analyze/lib/rankdata.h"
+#include "check.h"
+
+/* What rank_launch_of must answer: the first launch (they are sorted by start) with the correlation. */
+static const struct rk_range *scan(const struct rank_data *d, int64_t corr)
+{
+	if (corr < 0)
+		return NULL;
+	for (size_t i = 0; i < d->nlaunches; i++)
+		if (d->launches[i].key == corr)
+			return &d->launches[i];
+	return NULL;
+}
+
+static void hand(const int64_t *corr, size_t n)
+{
+	struct rk_range l[8];
+	for (size_t i = 0; i < n; i++)
+		l[i] = (struct rk_range){(int64_t)(i / 2 * 10), (int64_t)(i / 2 * 10 + 5), 1, corr[i]}; /* starts 0 0 10 10 ... */
+	struct rank_data d = {.nlaunches = n, .launches = l};
+	struct launch_index *x = rank_launch_index(&d);
+	for (int64_t k = -3; k < 1000010; k = k < 20 ? k + 1 : k * 10 + 1)
+		CHECK(rank_launch_of(&d, x, k) == scan(&d, k));
+	free(x);
+}
+
+int main(void)
+{
+	/* Dense: 7..12 with 9 twice, one call without a correlation (-1). */
+	static const int64_t dense[] = {7, 9, 8, -1, 9, 10, 12, 11};
+	hand(dense, 8);
+	{
+		struct rk_range l[8];
+		for (size_t i = 0; i < 8; i++)
+			l[i] = (struct rk_range){(int64_t)(i / 2 * 10), 0, 1, dense[i]};
+		struct rank_data d = {.nlaunches = 8, .launches = l};
+		struct launch_index *x = rank_launch_index(&d);
+		CHECK(rank_launch_of(&d, x, 9) == &l[1]); /* the earliest of the two 9s (starts 0 and 20) */
+		CHECK(rank_launch_of(&d, x, 7) == &l[0]);
+		CHECK(rank_launch_of(&d, x, 12) == &l[6]);
+		CHECK(rank_launch_of(&d, x, 6) == NULL);
+		CHECK(rank_launch_of(&d, x, 13) == NULL);
+		CHECK(rank_launch_of(&d, x, -1) == NULL);
+		CHECK(rank_launch_of(&d, NULL, 7) == NULL);
+		free(x);
+	}
+	/* Sparse: a span far over 4 slots a launch; 5 twice at one start (the first stored wins). */
+	static const int64_t sparse[] = {1000000, 5, 5, 3, -7, 999999, 1, 40};
+	hand(sparse, 8);
+	{
+		struct rk_range l[8];
+		for (size_t i = 0; i < 8; i++)
+			l[i] = (struct rk_range){(int64_t)(i / 2 * 10), 0, 1, sparse[i]};
+		struct rank_data d = {.nlaunches = 8, .launches = l};
+		struct launch_index *x = rank_launch_index(&d);
+		CHECK(rank_launch_of(&d, x, 5) == &l[1]); /* l[1] and l[2] start at 0 and 10: the earlier */
+		CHECK(rank_launch_of(&d, x, 1000000) == &l[0]);
+		CHECK(rank_launch_of(&d, x, 2) == NULL);
+		CHECK(rank_launch_of(&d, x, -7) == NULL);
+		free(x);
+	}
+	/* One start for a repeated correlation: the first stored. */
+	{
+		struct rk_range l[3] = {{5, 6, 1, 4}, {5, 7, 2, 4}, {6, 8, 1, 4000}};
+		struct rank_data d = {.nlaunches = 3, .launches = l};
+		struct launch_index *x = rank_launch_index(&d);
+		CHECK(rank_launch_of(&d, x, 4) == &l[0]);
+		free(x);
+	}
+	/* No launches; only negative correlations. */
+	{
+		struct rank_data d = {0};
+		struct launch_index *x = rank_launch_index(&d);
+		CHECK(rank_launch_of(&d, x, 0) == NULL);
+		free(x);
+		struct rk_range l[2] = {{0, 1, 1, -1}, {2, 3, 1, -2}};
+		d.nlaunches = 2;
+		d.launches = l;
+		x = rank_launch_index(&d);
+		CHECK(rank_launch_of(&d, x, 0) == NULL && rank_launch_of(&d, x, -1) == NULL);
+		free(x);
+	}
+	/* Generated: correlations with gaps 0..g (dense for small g, sparse for large), some repeated. */
+	srand(55);
+	static const int gaps[] = {1, 3, 9, 1000};
+	for (size_t gi = 0; gi < sizeof(gaps) / sizeof(gaps[0]); gi++) {
+		size_t n = 500;
+		struct rk_range *l = malloc(n * sizeof(*l));
+		int64_t c = 100;
+		for (size_t i = 0; i < n; i++) {
+			int r = rand() % 10;
+			c += r == 0 ? 0 : rand() % (gaps[gi] + 1);
+			int64_t k = r == 1 ? -1 : r == 2 && i > 3 ? l[i - 3].key : c; /* none, an older one again, or the next */
+			l[i] = (struct rk_range){(int64_t)i * 3 - (int64_t)(rand() % 2), 0, 1, k};
+		}
+		struct rank_data d = {.nlaunches = n, .launches = l};
+		struct launch_index *x = rank_launch_index(&d);
+		for (int64_t k = 95; k <= c + 5; k++)
+			CHECK(rank_launch_of(&d, x, k) == scan(&d, k));
+		free(x);
+		free(l);
+	}
+	return check_result("launchindex");
+}
