@@ -2,11 +2,12 @@
  * test_launchindex.c: rank_launch_index and rank_launch_of
  * (analyze/lib/rankdata.h), a rank's runtime call by correlation, against
  * hand-worked cases in both of the index's forms (correlations dense
- * enough for a table, and sparse ones searched): a correlation that
+ * enough for a table, and sparse ones searched, put in order by insertion
+ * or, far from it, by qsort): a correlation that
  * repeats (the earliest call, and of two at one start the first stored),
  * negative correlations (never found), keys below, between and above the
  * stored ones, no launches at all; then against a linear scan for every
- * key of generated ranks in both forms.
+ * key of generated ranks in every form.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -93,9 +94,13 @@ int main(void)
 		CHECK(rank_launch_of(&d, x, 0) == NULL && rank_launch_of(&d, x, -1) == NULL);
 		free(x);
 	}
-	/* Generated: correlations with gaps 0..g (dense for small g, sparse for large), some repeated. */
+	/*
+	 * Generated: correlations with gaps 0..g (dense for small g, sparse for
+	 * large), some repeated; the last two sparse and in reverse order (the
+	 * insertion sort gives up for qsort), the first of them with repeats.
+	 */
 	srand(55);
-	static const int gaps[] = {1, 3, 9, 1000};
+	static const int gaps[] = {1, 3, 9, 40, 1000, 1000, 1000};
 	for (size_t gi = 0; gi < sizeof(gaps) / sizeof(gaps[0]); gi++) {
 		size_t n = 500;
 		struct rk_range *l = malloc(n * sizeof(*l));
@@ -106,9 +111,12 @@ int main(void)
 			int64_t k = r == 1 ? -1 : r == 2 && i > 3 ? l[i - 3].key : c; /* none, an older one again, or the next */
 			l[i] = (struct rk_range){(int64_t)i * 3 - (int64_t)(rand() % 2), 0, 1, k};
 		}
+		if (gi >= 5)
+			for (size_t i = 0; i < n; i++)
+				l[i].key = l[i].key < 0 ? -1 : c + 100 - l[i].key + (gi == 6 ? (int64_t)i : 0);
 		struct rank_data d = {.nlaunches = n, .launches = l};
 		struct launch_index *x = rank_launch_index(&d);
-		for (int64_t k = 95; k <= c + 5; k++)
+		for (int64_t k = 95; k <= 2 * c + 1000; k++)
 			CHECK(rank_launch_of(&d, x, k) == scan(&d, k));
 		free(x);
 		free(l);

@@ -686,15 +686,19 @@ static int cmp_corr(const void *pa, const void *pb)
 /*
  * Two forms, one answer (the earliest call of a correlation: launches are
  * sorted by start, so the first position that holds it). Kineto numbers
- * its runtime calls from a counter, so a rank's correlations are nearly
- * dense: where they span at most 4 slots a launch, pos[c - base] is the
- * position + 1 of correlation c (0: none), one read a lookup. Otherwise
- * (made-up traces) pos holds the positions sorted by correlation, searched.
+ * its runtime calls from one counter, so a rank's correlations are nearly
+ * dense (a real trace's span 5 to 16 slots a launch: calls that are not
+ * launches, steps before the profiled ones) and nearly in order of start:
+ * where they span at most 16 slots a launch, pos[c - base] is the position
+ * + 1 of correlation c (0: none), one read a look-up; otherwise key[] holds
+ * the correlations in order and pos[] their positions, searched. The order
+ * is found by an insertion sort that gives up for qsort past n moves.
  */
 struct launch_index {
-	int64_t base;  /* dense: the smallest correlation */
-	size_t nslots; /* dense: span of the correlations; 0: sorted form */
-	size_t n;      /* sorted form: the launches with a correlation (>= 0) */
+	int64_t base;  /* table: the smallest correlation */
+	size_t nslots; /* table: the span of the correlations; 0: the searched form */
+	size_t n;      /* searched: the launches with a correlation (>= 0) */
+	int64_t *key;  /* searched: their correlations in order (in the same block) */
 	uint32_t pos[];
 };
 
@@ -712,7 +716,7 @@ struct launch_index *rank_launch_index(const struct rank_data *d)
 	}
 	uint64_t span = n ? (uint64_t)hi - (uint64_t)lo + 1 : 0;
 	struct launch_index *x;
-	if (n && span <= 4 * (uint64_t)n + 64) {
+	if (n && span <= 16 * (uint64_t)n + 64) {
 		x = xcalloc(1, sizeof(*x) + span * sizeof(x->pos[0]));
 		x->base = lo;
 		x->nslots = (size_t)span;
@@ -723,17 +727,36 @@ struct launch_index *rank_launch_index(const struct rank_data *d)
 		}
 		return x;
 	}
-	x = xmalloc(sizeof(*x) + (n ? n : 1) * sizeof(x->pos[0]));
+	size_t at = (sizeof(*x) + (n ? n : 1) * sizeof(x->pos[0]) + 7) / 8 * 8;
+	x = xmalloc(at + (n ? n : 1) * sizeof(*x->key));
 	x->base = 0;
 	x->nslots = 0;
 	x->n = 0;
-	for (size_t i = 0; i < d->nlaunches; i++)
-		if (d->launches[i].key >= 0)
-			x->pos[x->n++] = (uint32_t)i;
-	sort_d = d;
-	if (x->n > 1)
+	x->key = (int64_t *)((char *)x + at);
+	size_t moves = 0;
+	for (size_t i = 0; i < d->nlaunches && moves <= n; i++) {
+		int64_t c = d->launches[i].key;
+		if (c < 0)
+			continue;
+		size_t j = x->n++; /* stable: an equal key stays before, so the earliest call comes first */
+		for (; j > 0 && x->key[j - 1] > c && moves <= n; j--, moves++) {
+			x->key[j] = x->key[j - 1];
+			x->pos[j] = x->pos[j - 1];
+		}
+		x->key[j] = c;
+		x->pos[j] = (uint32_t)i;
+	}
+	if (moves > n) { /* far from in order: sort */
+		x->n = 0;
+		for (size_t i = 0; i < d->nlaunches; i++)
+			if (d->launches[i].key >= 0)
+				x->pos[x->n++] = (uint32_t)i;
+		sort_d = d;
 		qsort(x->pos, x->n, sizeof(x->pos[0]), cmp_corr);
-	sort_d = NULL;
+		sort_d = NULL;
+		for (size_t j = 0; j < x->n; j++)
+			x->key[j] = d->launches[x->pos[j]].key;
+	}
 	return x;
 }
 
@@ -747,15 +770,15 @@ const struct rk_range *rank_launch_of(const struct rank_data *d, const struct la
 		uint32_t p = x->pos[corr - x->base];
 		return p ? &d->launches[p - 1] : NULL;
 	}
-	size_t l = 0, h = x->n; /* the first position whose correlation is not below corr */
+	size_t l = 0, h = x->n; /* the first key not below corr */
 	while (l < h) {
 		size_t m = l + (h - l) / 2;
-		if (d->launches[x->pos[m]].key < corr)
+		if (x->key[m] < corr)
 			l = m + 1;
 		else
 			h = m;
 	}
-	return l < x->n && d->launches[x->pos[l]].key == corr ? &d->launches[x->pos[l]] : NULL;
+	return l < x->n && x->key[l] == corr ? &d->launches[x->pos[l]] : NULL;
 }
 
 /* lower_bound predicates: a range (an activity) that starts before the int64_t key, or at it or before. */
