@@ -1,7 +1,9 @@
 # lib.sh: what every end-to-end test script shares. Source it from a
 # tests/e2e/t_*.sh script; it cds to the repository root, makes a temporary
 # directory $T, and counts checks: ok, bad "why", skipped "why", same
-# EXPECTED ACTUAL NAME; finish prints the tally and sets the exit code.
+# EXPECTED ACTUAL NAME (files), is EXPECTED ACTUAL NAME (strings); finish
+# prints the tally and sets the exit code. row FILE KEY COL reads one cell
+# of a CSV; replay_site builds a tests/data/replay/ generator's runs.
 # ms_to_us turns the ms of a published table into perfstudy's us as text.
 # rss CMD... measures a command's peak RSS and CPU time.
 set -u
@@ -19,6 +21,35 @@ skipped() { echo "SKIP: $*" >&2; skip=$((skip + 1)); }
 
 same() { # same EXPECTED ACTUAL NAME
 	if cmp -s "$1" "$2"; then ok; else bad "$3: $2 differs from $1"; diff "$1" "$2" | head -10 >&2; fi
+}
+
+is() { # is EXPECTED ACTUAL NAME: the two strings are equal.
+	if [ "$1" = "$2" ]; then ok; else bad "$3: '$2', expected '$1'"; fi
+}
+
+# row FILE KEY COL: the value of COL in the first row of FILE whose cells include KEY (python3).
+row() {
+	python3 - "$@" << 'PY'
+import csv, sys
+f, key, c = sys.argv[1:]
+for r in csv.DictReader(open(f)):
+    if key in r.values():
+        print(r[c]); break
+PY
+}
+
+# replay_site GEN CSV RUN...: writes tests/data/replay/GEN.py's traces into
+# $T/rp, builds the runs $T/rp/RUN... into $T/site and sets D to the folder
+# of the site's CSV (replay_fixes.csv, replay_steps.csv); counts the build
+# and whether D is there. For the t_replay*.sh scripts, after their python3 check.
+replay_site() {
+	local gen=$1 csv=$2 run runs=()
+	shift 2
+	for run in "$@"; do runs+=("$T/rp/$run"); done
+	python3 "tests/data/replay/$gen.py" "$T/rp"
+	$PERFSTUDY build -q "${runs[@]}" -o "$T/site" 2> "$T/err" && ok || bad "build failed: $(cat "$T/err")"
+	D=$(dirname "$(find "$T/site" -name "$csv" | head -1)")
+	[ -d "$D" ] && ok || bad "no $csv"
 }
 
 # ms_to_us: each line's ms, as text with at most 6 decimals, in us with 3, by moving the decimal point

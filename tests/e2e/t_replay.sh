@@ -25,13 +25,8 @@
 source "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 
-python3 tests/data/replay/make_replay.py "$T/rp"
-$PERFSTUDY build -q "$T/rp/shown" "$T/rp/hidden" -o "$T/site" 2> "$T/err" && ok || bad "build failed: $(cat "$T/err")"
-D=$(dirname "$(find "$T/site" -name replay_fixes.csv | head -1)")
-[ -d "$D" ] && ok || bad "no replay_fixes.csv"
+replay_site make_replay replay_fixes.csv shown hidden
 
-# is EXPECTED ACTUAL NAME: the two strings are equal.
-is() { if [ "$1" = "$2" ]; then ok; else bad "$3: $2, expected $1"; fi; }
 # field FILE RUN KEYCOL KEY COL: the value of COL in the row of RUN whose KEYCOL is KEY.
 field() {
 	python3 - "$@" << 'PY'

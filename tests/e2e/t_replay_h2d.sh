@@ -13,10 +13,7 @@
 source "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 
-python3 tests/data/replay/make_replay_h2d.py "$T/rp"
-$PERFSTUDY build -q "$T/rp/h2d" -o "$T/site" 2> "$T/err" && ok || bad "build failed: $(cat "$T/err")"
-D=$(dirname "$(find "$T/site" -name replay_fixes.csv | head -1)")
-[ -d "$D" ] && ok || bad "no replay_fixes.csv"
+replay_site make_replay_h2d replay_fixes.csv h2d
 
 # col MECHANISM COL: the value of COL in h2d's replay_fixes row of MECHANISM.
 col() {
@@ -28,7 +25,6 @@ for r in csv.DictReader(open(f)):
         print(r[c]); break
 PY
 }
-is() { if [ "$1" = "$2" ]; then ok; else bad "$3: '$2', expected '$1'"; fi; }
 
 # Measured steps: step 1 from gemm_k1's start (o+20) to step 2's (35020),
 # 35000; step 2 to its synchronize's end, 28090 - 20 = 28070. Mean 31535.

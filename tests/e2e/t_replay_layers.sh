@@ -16,23 +16,7 @@
 source "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 
-python3 tests/data/replay/make_replay_layers.py "$T/rp"
-$PERFSTUDY build -q "$T/rp/layers2" -o "$T/site" 2> "$T/err" && ok || bad "build failed: $(cat "$T/err")"
-D=$(dirname "$(find "$T/site" -name replay_fixes.csv | head -1)")
-[ -d "$D" ] && ok || bad "no replay_fixes.csv"
-
-# is EXPECTED ACTUAL NAME: the two strings are equal.
-is() { if [ "$1" = "$2" ]; then ok; else bad "$3: '$2', expected '$1'"; fi; }
-# row FILE KEY COL: the value of COL in the first row of FILE whose cells include KEY.
-row() {
-	python3 - "$@" << 'PY'
-import csv, sys
-f, key, c = sys.argv[1:]
-for r in csv.DictReader(open(f)):
-    if key in r.values():
-        print(r[c]); break
-PY
-}
+replay_site make_replay_layers replay_fixes.csv layers2
 
 # The stages' compute per step: stage 0 2 x (700 + 1300) = 4000 us,
 # stage 1 2 x (1400 + 2600) = 8000; mean 6000, imbalance 1.33 > 1.10.

@@ -11,13 +11,8 @@
 source "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || { skipped "python3 not installed"; finish; exit; }
 
-python3 tests/data/replay/make_replay_p2p.py "$T/rp"
-$PERFSTUDY build -q "$T/rp/pipe3" -o "$T/site" 2> "$T/err" && ok || bad "build failed: $(cat "$T/err")"
-D=$(dirname "$(find "$T/site" -name replay_steps.csv | head -1)")
-[ -d "$D" ] && ok || bad "no replay_steps.csv"
+replay_site make_replay_p2p replay_steps.csv pipe3
 
-# is EXPECTED ACTUAL NAME: the two strings are equal.
-is() { if [ "$1" = "$2" ]; then ok; else bad "$3: '$2', expected '$1'"; fi; }
 # field FILE RANK STEP COL: the value of COL in pipe3's row of RANK and STEP (STEP '' for a file without steps).
 field() {
 	python3 - "$@" << 'PY'

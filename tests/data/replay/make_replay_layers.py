@@ -36,9 +36,11 @@ after the later of their two starts. Relative to o, the GPU:
   rank 1: recv a 1010-1110, forward a 1110-2510, recv b 2510-2610,
           forward b 2610-4010, bwd1 a 4010-6610, send ga 6610-6710,
           bwd1 b 6710-9310, send gb 9310-9410 (synchronize ends 9420)
-Python 3 standard library only.
+Written by replay_trace.py (this folder). Python 3 standard library only.
 """
-import json, os, sys
+import sys
+
+import replay_trace
 
 PERIOD = 15000
 LAYER = [("lyr_qkv", 150), ("lyr_mlp", 50)]
@@ -95,46 +97,15 @@ def schedule():
     return done
 
 
-def trace(r, sched, steps=3):
-    ev, corr = [], 0
-    for k in range(1, steps + 1):
-        o = (k - 1) * PERIOD
-        ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{k}", "pid": 1, "tid": 1,
-                   "ts": o, "dur": PERIOD - 1})
-        if HOST[r]:
-            name, h0, h1 = HOST[r]
-            ev.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": o + h0, "dur": h1 - h0})
-        for i, (kname, x) in enumerate(PLAN[r]):
-            corr += 1
-            at = o + FIRST[r] + 10 * i
-            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
-                       "ts": at, "dur": 10, "args": {"correlation": corr}})
-            args = {"device": r, "stream": 7, "correlation": corr}
-            start, end = sched[r][i]
-            if kname in ("send", "recv"):
-                args.update({"Collective name": kname, "In msg nelems": 1024, "Out msg nelems": 1024,
-                             "dtype": "BFloat16", "Group size": 2, "Process Group Name": "0",
-                             "Process Group Ranks": "[0, 1]"})
-                args["Dst Rank" if kname == "send" else "Src Rank"] = x
-                kname = "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)"
-            ev.append({"ph": "X", "cat": "kernel", "name": kname, "pid": 0, "tid": 7, "ts": o + start,
-                       "dur": end - start, "args": args})
-        at = o + FIRST[r] + 10 * len(PLAN[r])
-        sync_end = o + sched[r][-1][1] + 10
-        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 1,
-                   "ts": at, "dur": sync_end - at, "args": {"correlation": corr + 1000}})
-        if k < steps:
-            ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1,
-                       "ts": sync_end, "dur": o + PERIOD - sync_end})
-    return {"distributedInfo": {"backend": "nccl", "rank": r, "world_size": 2}, "traceEvents": ev}
+def kernels(r, sched):
+    """Rank r's kernels as replay_trace.py takes them: (name, launch, start, end, peer) relative to o."""
+    return [(name, FIRST[r] + 10 * i, start, end, x if name in ("send", "recv") else None)
+            for i, ((name, x), (start, end)) in enumerate(zip(PLAN[r], sched[r]))]
 
 
 sched = schedule()
 if "--print" in sys.argv:
     for r in PLAN:
         print(r, [(PLAN[r][i][0], s, e) for i, (s, e) in enumerate(sched[r])])
-out = os.path.join(ARGS[0], "layers2" if LAYERS == (3, 5) else "layers%dx%d" % LAYERS)
-os.makedirs(out, exist_ok=True)
-for r in PLAN:
-    with open(os.path.join(out, f"rank{r}.json"), "w") as f:
-        json.dump(trace(r, sched), f, indent=0)
+run = "layers2" if LAYERS == (3, 5) else "layers%dx%d" % LAYERS
+replay_trace.write(ARGS[0], run, PERIOD, 3, {r: (HOST[r], kernels(r, sched)) for r in PLAN})

@@ -29,9 +29,11 @@ end 100 us after the send starts. Relative to o, the GPU:
   rank 1: recv<-0 10-1110, fwd_s1 1110-2110, send->2 2110-2210,
           recv<-2 2210-5310, bwd_s1 5310-7310, send->0 7310-7410
   rank 2: recv<-1 10-2210, fwd_s2 2210-3210, bwd_s2 3210-5210, send->1 5210-5310
-Python 3 standard library only.
+Written by replay_trace.py (this folder). Python 3 standard library only.
 """
-import json, os, sys
+import sys
+
+import replay_trace
 
 PERIOD = 10000
 PLAN = {  # per rank: (kernel, duration or None for a send/recv, send/recv and peer)
@@ -44,46 +46,21 @@ PLAN = {  # per rank: (kernel, duration or None for a send/recv, send/recv and p
 SEND = {(0, 1): 1010, (1, 2): 2110, (2, 1): 5210, (1, 0): 7310}
 
 
-def trace(r):
-    ev, corr = [], 0
-    for k in (1, 2):
-        o = (k - 1) * PERIOD
-        ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{k}", "pid": 1, "tid": 1,
-                   "ts": o, "dur": PERIOD - 1})
-        at, gpu = o, o  # the next launch, the stream's last end
-        for name, dur, peer in PLAN[r]:
-            corr += 1
-            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
-                       "ts": at, "dur": 10, "args": {"correlation": corr}})
-            args = {"device": r, "stream": 7, "correlation": corr}
-            if peer is None:
-                start, end = max(at + 10, gpu), max(at + 10, gpu) + dur
-                kname = name
-            else:
-                send = SEND[(r, peer)] if name == "send" else SEND[(peer, r)]
-                start = o + send if name == "send" else max(at + 10, gpu)
-                end = o + send + 100
-                kname = "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)"
-                args.update({"Collective name": name, "In msg nelems": 1024, "Out msg nelems": 1024,
-                             "dtype": "BFloat16", "Group size": 3, "Process Group Name": "0",
-                             "Process Group Ranks": "[0, 1, 2]"})
-                args["Dst Rank" if name == "send" else "Src Rank"] = peer
-            assert start >= max(at + 10, gpu), (r, k, name)
-            ev.append({"ph": "X", "cat": "kernel", "name": kname, "pid": 0, "tid": 7, "ts": start,
-                       "dur": end - start, "args": args})
-            at += 10
-            gpu = end
-        sync_end = gpu + 10
-        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 1,
-                   "ts": at, "dur": sync_end - at, "args": {"correlation": corr + 1000}})
-        if k == 1:
-            ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1,
-                       "ts": sync_end, "dur": o + PERIOD - sync_end})
-    return {"distributedInfo": {"backend": "nccl", "rank": r, "world_size": 3}, "traceEvents": ev}
+def kernels(r):
+    """Rank r's kernels as replay_trace.py takes them: (name, launch, start, end, peer) relative to o."""
+    ks, at, gpu = [], 0, 0  # the next launch, the stream's last end
+    for name, dur, peer in PLAN[r]:
+        if peer is None:
+            start, end = max(at + 10, gpu), max(at + 10, gpu) + dur
+        else:
+            send = SEND[(r, peer)] if name == "send" else SEND[(peer, r)]
+            start = send if name == "send" else max(at + 10, gpu)
+            end = send + 100
+        assert start >= max(at + 10, gpu), (r, name)
+        ks.append((name, at, start, end, peer))
+        at += 10
+        gpu = end
+    return ks
 
 
-out = os.path.join(sys.argv[1], "pipe3")
-os.makedirs(out, exist_ok=True)
-for r in PLAN:
-    with open(os.path.join(out, f"rank{r}.json"), "w") as f:
-        json.dump(trace(r), f, indent=0)
+replay_trace.write(sys.argv[1], "pipe3", PERIOD, 2, {r: (None, kernels(r)) for r in PLAN})

@@ -28,9 +28,11 @@ after the later of their two starts. Relative to o, the GPU:
   rank 1: recv a 3010-3110, f1a 3110-5110, recv b 5110-6130, f1b 6130-8130,
           b1a 8130-12130, send ga 12130-12230, b1b 12230-16230,
           send gb 16230-16330
-Python 3 standard library only.
+Written by replay_trace.py (this folder). Python 3 standard library only.
 """
-import json, os, sys
+import sys
+
+import replay_trace
 
 PERIOD = 25000
 F = {0: 1000, 1: 2000}
@@ -50,51 +52,23 @@ XFER = {(0, 1, 0): 3010, (0, 1, 1): 6030, (1, 0, 0): 12130, (1, 0, 1): 16230}
 LAUNCH = {0: [0, 10] + [5020 + 10 * i for i in range(6)], 1: [3000 + 10 * i for i in range(8)]}
 
 
-def trace(r, steps=3):
-    ev, corr = [], 0
-    for k in range(1, steps + 1):
-        o = (k - 1) * PERIOD
-        ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{k}", "pid": 1, "tid": 1,
-                   "ts": o, "dur": PERIOD - 1})
-        name, h0, h1 = HOST[r]
-        ev.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": o + h0, "dur": h1 - h0})
-        gpu, sent = o, {}
-        for i, (kname, dur, kind, peer) in enumerate(PLAN[r]):
-            corr += 1
-            at = o + LAUNCH[r][i]
-            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
-                       "ts": at, "dur": 10, "args": {"correlation": corr}})
-            args = {"device": r, "stream": 7, "correlation": corr}
-            start = max(at + 10, gpu)
-            if kind is None:
-                end = start + dur
-            else:
-                src, dst = (r, peer) if kind == "send" else (peer, r)
-                idx = sent.get((src, dst), 0)
-                sent[(src, dst)] = idx + 1
-                x = o + XFER[(src, dst, idx)]
-                assert x >= start, (r, k, i)
-                end = x + 100
-                kname = "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)"
-                args.update({"Collective name": kind, "In msg nelems": 1024, "Out msg nelems": 1024,
-                             "dtype": "BFloat16", "Group size": 2, "Process Group Name": "0",
-                             "Process Group Ranks": "[0, 1]"})
-                args["Dst Rank" if kind == "send" else "Src Rank"] = peer
-            ev.append({"ph": "X", "cat": "kernel", "name": kname, "pid": 0, "tid": 7, "ts": start,
-                       "dur": end - start, "args": args})
-            gpu = end
-        at = o + LAUNCH[r][-1] + 10
-        sync_end = gpu + 10
-        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 1,
-                   "ts": at, "dur": sync_end - at, "args": {"correlation": corr + 1000}})
-        if k < steps:
-            ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1,
-                       "ts": sync_end, "dur": o + PERIOD - sync_end})
-    return {"distributedInfo": {"backend": "nccl", "rank": r, "world_size": 2}, "traceEvents": ev}
+def kernels(r):
+    """Rank r's kernels as replay_trace.py takes them: (name, launch, start, end, peer) relative to o."""
+    ks, gpu, sent = [], 0, {}
+    for i, (kname, dur, kind, peer) in enumerate(PLAN[r]):
+        start = max(LAUNCH[r][i] + 10, gpu)
+        if kind is None:
+            end = start + dur
+        else:
+            src, dst = (r, peer) if kind == "send" else (peer, r)
+            idx = sent.get((src, dst), 0)
+            sent[(src, dst)] = idx + 1
+            x = XFER[(src, dst, idx)]
+            assert x >= start, (r, i)
+            end = x + 100
+        ks.append((kname, LAUNCH[r][i], start, end, peer))
+        gpu = end
+    return ks
 
 
-out = os.path.join(sys.argv[1], "pipe2")
-os.makedirs(out, exist_ok=True)
-for r in PLAN:
-    with open(os.path.join(out, f"rank{r}.json"), "w") as f:
-        json.dump(trace(r), f, indent=0)
+replay_trace.write(sys.argv[1], "pipe2", PERIOD, 3, {r: (HOST[r], kernels(r)) for r in PLAN})
