@@ -1,13 +1,12 @@
 /*
  * test_launchindex.c: rank_launch_index and rank_launch_of
- * (analyze/lib/rankdata.h), a rank's runtime call by correlation, against
- * hand-worked cases in both of the index's forms (correlations dense
- * enough for a table, and sparse ones searched, put in order by insertion
- * or, far from it, by qsort): a correlation that
- * repeats (the earliest call, and of two at one start the first stored),
- * negative correlations (never found), keys below, between and above the
- * stored ones, no launches at all; then against a linear scan for every
- * key of generated ranks in every form.
+ * (analyze/lib/rankdata.h, launch_index.c), a rank's runtime call by
+ * correlation, against hand-worked cases: dense and sparse correlations
+ * (buckets of one and of many), put in order by insertion or, far from
+ * it, by qsort; a correlation that repeats (the earliest call, and of two
+ * at one start the first stored), negative correlations (never found),
+ * keys below, between and above the stored ones, no launches at all; then
+ * against a linear scan for every key of generated ranks.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -109,7 +109,7 @@ size_t rk_search(const struct rk_range *v, size_t n, int64_t t, int after);
 size_t rank_act_at(const struct rank_data *d, int64_t t);
 
 /*
- * A rank's runtime calls by correlation, for rank_launch_of (rankdata.c
+ * A rank's runtime calls by correlation, for rank_launch_of (launch_index.c
  * says how); the caller frees it with free().
  */
 struct launch_index;
