@@ -281,6 +281,69 @@ inline const char *text_int(const char *p, const char *end, int64_t &out)
  * structure differently when it walks values than when it skips them, so
  * the text is only read here where it is well formed.
  */
+/* The bytes of a number's run as skip_value takes it: letters, digits, '.', '+' and '-'. */
+struct token_chars {
+	bool ok[256];
+	token_chars() : ok()
+	{
+		for (int c = 0; c < 256; c++)
+			ok[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' ||
+				c == '+' || c == '-';
+	}
+};
+inline const token_chars token_char_table;
+
+inline bool token_char(char c)
+{
+	return token_char_table.ok[(unsigned char)c];
+}
+
+/*
+ * An array at p ('[') of numbers and arrays of them only ("Input Strides",
+ * "Input Dims": most of what an operator's args hold), skipped in one loop
+ * instead of a call a value: where it ends, as skip_value's walk would
+ * find it, or nullptr at anything else (a string, an object, a value that
+ * does not start with a digit or '-', structure that is not JSON's, more
+ * than depth arrays deep, the text's end), where skip_value walks it its
+ * way from p and so gives the same answer.
+ */
+inline const char *skip_number_array(const char *p, const char *end, int depth)
+{
+	int level = 0;
+	bool value = false; /* after a value: ',' or ']' next */
+	bool open = false;  /* just after '[': ']' may close it */
+	for (; p < end; p++) {
+		char c = *p;
+		if (c == '[') {
+			if (value || level >= depth)
+				return nullptr;
+			level++;
+			open = true;
+		} else if (c == ']') {
+			if (!value && !open)
+				return nullptr;
+			if (--level == 0)
+				return p + 1;
+			value = true;
+			open = false;
+		} else if (c == ',') {
+			if (!value)
+				return nullptr;
+			value = false;
+		} else if ((c >= '0' && c <= '9') || c == '-') {
+			if (value)
+				return nullptr;
+			while (p + 1 < end && token_char(p[1]))
+				p++;
+			value = true;
+			open = false;
+		} else if (!blank(c)) {
+			return nullptr;
+		}
+	}
+	return nullptr;
+}
+
 inline const char *skip_value(const char *p, const char *end, int depth = 16)
 {
 	std::string_view s;
@@ -288,6 +351,11 @@ inline const char *skip_value(const char *p, const char *end, int depth = 16)
 		return nullptr;
 	if (*p == '"')
 		return text_string(p, end, s);
+	if (*p == '[' && depth) {
+		const char *q = skip_number_array(p, end, depth);
+		if (q)
+			return q;
+	}
 	if (*p == '[' || *p == '{') {
 		char close = *p == '[' ? ']' : '}';
 		if (!depth)
@@ -317,8 +385,7 @@ inline const char *skip_value(const char *p, const char *end, int depth = 16)
 		}
 	}
 	const char *q = p;
-	while (q < end && ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
-			   *q == '.' || *q == '+' || *q == '-'))
+	while (q < end && token_char(*q))
 		q++;
 	return q > p ? q : nullptr;
 }
