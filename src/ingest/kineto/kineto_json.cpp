@@ -30,6 +30,10 @@ using namespace simdjson;
 using namespace kj_keys;
 using namespace kj_args;
 
+extern "C" {
+int kj_text_read = 1;
+}
+
 namespace {
 
 /*
@@ -262,7 +266,7 @@ error_code read_args(ondemand::object args, kj_event &ev, event_bufs &b, int wan
 error_code read_event(ondemand::object obj, const char *at, kj_event &ev, event_bufs &b, kj_cat_fn cat_fn)
 {
 	/* The event from its text (at: its '{', or nullptr) where event_text can; else from a clean slate. */
-	if (at && *at == '{') {
+	if (at && *at == '{' && kj_text_read) {
 		if (event_text(at, b.end, ev, b, cat_fn, args_want))
 			return SUCCESS;
 		size_t offset = ev.offset;
@@ -334,7 +338,7 @@ error_code read_event(ondemand::object obj, const char *at, kj_event &ev, event_
 			 * simdjson, from a clean slate.
 			 */
 			const char *p = v.raw_json_token().data();
-			if (!args_seen++ && *p == '{') {
+			if (!args_seen++ && kj_text_read && *p == '{') {
 				if (args_text(p, b.end, ev, b, args_want(ev, want)))
 					break;
 				std::memset(&ev.has_device, 0, sizeof(ev) - offsetof(kj_event, has_device));
@@ -577,7 +581,7 @@ int parse_window(kj_parser *p, const char *data, size_t len, size_t base, kj_eve
 	 */
 	size_t done = 0;
 	const char *end = data + len, *q = kj_args::skip_blanks(data, end);
-	if (q < end && *q == '[') {
+	if (kj_text_read && q < end && *q == '[') {
 		for (q = kj_args::skip_blanks(q + 1, end); q < end && *q == '{'; done++) {
 			kj_event ev;
 			std::memset(&ev, 0, sizeof(ev));

@@ -130,6 +130,13 @@ void kj_parser_free(struct kj_parser *p);
 int kj_parse_events(struct kj_parser *p, const char *data, size_t len, size_t base,
 		    kj_event_fn on_event, kj_cat_fn cat_fn, void *ctx, struct kj_error *err);
 
+/*
+ * Whether events are read from their text where kineto_args.h can (1, the
+ * default), or each through simdjson alone (0): for tests/unit's
+ * test_kineto_text, which checks that both give the same events and errors.
+ */
+extern int kj_text_read;
+
 #ifdef __cplusplus
 }
 #endif
