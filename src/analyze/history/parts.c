@@ -261,7 +261,7 @@ static int parts_rank(const struct rank_key *k, const struct rank_data *d, void 
 				work += t;
 		}
 	}
-	free(idx);
+	rank_launch_index_release(d, idx);
 	struct prun *r = &w->r;
 	r->ranks++;
 	r->step_ns += (double)span / nsteps;

@@ -79,7 +79,8 @@ static void order(const struct rank_data *d, struct launch_index *x)
 		x->key[j] = d->launches[x->pos[j]].key;
 }
 
-struct launch_index *rank_launch_index(const struct rank_data *d)
+/* The launches with a correlation (>= 0), and their span in *span (1 when none). */
+static size_t count(const struct rank_data *d, int64_t *lo_out, uint64_t *span)
 {
 	size_t n = 0;
 	int64_t lo = INT64_MAX, hi = 0;
@@ -91,13 +92,42 @@ struct launch_index *rank_launch_index(const struct rank_data *d)
 		lo = c < lo ? c : lo;
 		hi = c > hi ? c : hi;
 	}
-	uint64_t span = n ? (uint64_t)hi - (uint64_t)lo + 1 : 1;
+	*span = n ? (uint64_t)hi - (uint64_t)lo + 1 : 1;
+	*lo_out = lo;
+	return n;
+}
+
+/* The buckets' width (2^shift) for n keys over span: at most n / 2 + 1 buckets. */
+static unsigned shift_of(size_t n, uint64_t span)
+{
 	unsigned shift = 0;
 	while ((span >> shift) > n / 2 + 1)
 		shift++;
+	return shift;
+}
+
+static size_t bytes_of(size_t n, size_t nb)
+{
+	return sizeof(struct launch_index) + n * sizeof(int64_t) + n * sizeof(uint32_t) + (nb + 1) * sizeof(uint32_t) +
+	       sizeof(int64_t);
+}
+
+size_t rank_launch_index_bytes(const struct rank_data *d)
+{
+	int64_t lo;
+	uint64_t span;
+	size_t n = count(d, &lo, &span);
+	return bytes_of(n, (size_t)((span - 1) >> shift_of(n, span)) + 1);
+}
+
+struct launch_index *launch_index_build(const struct rank_data *d)
+{
+	int64_t lo;
+	uint64_t span;
+	size_t n = count(d, &lo, &span);
+	unsigned shift = shift_of(n, span);
 	size_t nb = (size_t)((span - 1) >> shift) + 1;
-	struct launch_index *x = xmalloc(sizeof(*x) + n * sizeof(int64_t) + n * sizeof(uint32_t) +
-					 (nb + 1) * sizeof(uint32_t) + sizeof(int64_t));
+	struct launch_index *x = xmalloc(bytes_of(n, nb));
 	x->n = n;
 	x->base = n ? lo : 0;
 	x->shift = shift;
@@ -114,6 +144,17 @@ struct launch_index *rank_launch_index(const struct rank_data *d)
 	}
 	x->bucket[nb] = (uint32_t)n;
 	return x;
+}
+
+struct launch_index *rank_launch_index(const struct rank_data *d)
+{
+	return d->lidx ? d->lidx : launch_index_build(d);
+}
+
+void rank_launch_index_release(const struct rank_data *d, struct launch_index *x)
+{
+	if (x != d->lidx)
+		free(x);
 }
 
 const struct rk_range *rank_launch_of(const struct rank_data *d, const struct launch_index *x, int64_t corr)

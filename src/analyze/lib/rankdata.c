@@ -456,6 +456,7 @@ static void free_arrays(struct rank_data *d)
 	free(d->gpu_annots);
 	free(d->cpu_ops);
 	free(d->steps);
+	free(d->lidx);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -571,8 +572,10 @@ int rank_data_load(struct store *s, const struct rank_key *k, const struct class
 			free(packed);
 			packed = NULL;
 		}
-	} else if (cache_bytes + bytes > limit || cache_mem_bytes + bytes > cache_mem_budget) {
-		return 0; /* the cache is full: the caller owns d's arrays */
+	} else {
+		bytes += rank_launch_index_bytes(d); /* kept with the arrays: built once, not by each analysis */
+		if (cache_bytes + bytes > limit || cache_mem_bytes + bytes > cache_mem_budget)
+			return 0; /* the cache is full: the caller owns d's arrays */
 	}
 	cache = xgrow(cache, &cache_cap, cache_n + 1, sizeof(*cache));
 	intmap_index(&cache_index, cache_key(k->run_db_id, k->rank), cache_n);
@@ -591,6 +594,7 @@ int rank_data_load(struct store *s, const struct rank_key *k, const struct class
 		e->packed = packed; /* the caller keeps d's arrays */
 		return 0;
 	}
+	d->lidx = launch_index_build(d);
 	e->data = *d;
 	d->cached = 1;
 	return 0;

@@ -49,6 +49,7 @@ struct rank_data {
 	struct rk_range *cpu_ops;    /* key: name id; sorted by start, then longest first */
 	struct rk_range *steps;      /* ProfilerStep#N host ranges, key: N; sorted by start */
 	int cached;                  /* non-zero: the arrays belong to the rank cache (rankdata.c) */
+	struct launch_index *lidx;   /* the cache's index of the launches (rank_launch_index), or NULL */
 };
 
 /* Every (run, rank) of the experiment in run order, then rank; *n set. Caller frees with rank_keys_free. */
@@ -110,10 +111,16 @@ size_t rank_act_at(const struct rank_data *d, int64_t t);
 
 /*
  * A rank's runtime calls by correlation, for rank_launch_of (launch_index.c
- * says how); the caller frees it with free().
+ * says how): a cached rank's own, built once when it was cached, or one
+ * built for the call; either way given back with rank_launch_index_release.
  */
 struct launch_index;
 struct launch_index *rank_launch_index(const struct rank_data *d);
+void rank_launch_index_release(const struct rank_data *d, struct launch_index *x);
+/* The index's bytes, as the rank cache counts them. */
+size_t rank_launch_index_bytes(const struct rank_data *d);
+/* A new index of d's launches (rank_launch_index builds with it; the caller frees). */
+struct launch_index *launch_index_build(const struct rank_data *d);
 /* The runtime call with this correlation (the earliest where one repeats), or NULL; x may be NULL. */
 const struct rk_range *rank_launch_of(const struct rank_data *d, const struct launch_index *x, int64_t corr);
 

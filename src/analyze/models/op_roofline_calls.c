@@ -132,7 +132,7 @@ int op_roofline_calls(struct store *s, const struct rank_key *k, const struct ra
 		cl = xgrow(cl, &capcl, ncl + 1, sizeof(*cl));
 		cl[ncl++] = (struct claim){a->name_id, j, a->end - a->start, i};
 	}
-	free(idx);
+	rank_launch_index_release(d, idx);
 	/*
 	 * ATen's own kernels ("void at::native::..."; TraceLens's fallback
 	 * rule for elementwise and reduce kernels) are an operator left out of

@@ -149,7 +149,7 @@ int pp_load_rank(struct store *s, const struct classifier *cls, const int64_t *o
 			r->opt = xgrow(r->opt, &cap, r->nopt + 1, sizeof(*r->opt));
 			r->opt[r->nopt++] = d.annots[a].start; /* annots are sorted by start */
 		}
-	free(idx);
+	rank_launch_index_release(&d, idx);
 	rank_data_release(&d);
 	return 0;
 }

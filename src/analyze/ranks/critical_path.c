@@ -287,7 +287,7 @@ int cp_graph_build(struct store_stmt *sync, const struct rank_key *k, const stru
 		    (g->sync_act[li] < 0 || e > d->acts[g->sync_act[li]].end))
 			g->sync_act[li] = (int32_t)i;
 	}
-	free(lidx);
+	rank_launch_index_release(d, lidx);
 
 	/* Synchronising calls wait for the activity that ended last inside them. */
 	unsigned char *is_sync = xcalloc(nl, 1);

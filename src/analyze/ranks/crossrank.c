@@ -184,7 +184,7 @@ static int load_rank(struct store_stmt *const q[2], const struct rank_key *k, co
 		kn->op = -1;
 	}
 	store_reset(st);
-	free(lidx);
+	rank_launch_index_release(d, lidx);
 	buf_release(&type);
 	if (rc < 0)
 		return -1;

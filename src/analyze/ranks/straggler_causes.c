@@ -262,7 +262,7 @@ static void profile_rank(struct store *s, struct phase_names *nm, const struct p
 		gcount[pi]++;
 		push(&v, &n, &cap, (struct item){K_GPU_NAME, p, a->name_id, a->end - a->start, 1, a->bytes > 0 ? a->bytes : 0});
 	}
-	free(idx);
+	rank_launch_index_release(d, idx);
 	for (size_t p = 0; p <= nph; p++) {
 		ivset_normalize(&gpu[p]);
 		push(&v, &n, &cap, (struct item){K_GPU_REGION, p < nph ? (int)p : -1, -1, ivset_measure(&gpu[p]), gcount[p], 0});

@@ -176,7 +176,7 @@ static int rank_rows(const struct rank_key *key, const struct rank_data *d, void
 	free(dur);
 	free(launched);
 	free(g);
-	free(idx);
+	rank_launch_index_release(d, idx);
 	ivset_release(&u);
 	return 0;
 }

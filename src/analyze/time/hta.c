@@ -247,13 +247,13 @@ int hta_rank_events(const struct rank_data *d, struct hta_names *nm, int filter,
 		e->corr = a->corr;
 		e->act = i;
 		if (hta_type(nm, a->name_id, &e->type) < 0) {
-			free(idx);
+			rank_launch_index_release(d, idx);
 			hta_rank_release(out);
 			return -1;
 		}
 		out->n++;
 	}
-	free(idx);
+	rank_launch_index_release(d, idx);
 	/* acts are sorted by start, and rounding up keeps that order: nothing to sort. */
 	return 0;
 }

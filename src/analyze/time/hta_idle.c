@@ -301,7 +301,7 @@ static int rank_rows(const struct rank_key *key, const struct rank_data *d, cons
 	}
 	free(sh);
 	free(se);
-	free(idx);
+	rank_launch_index_release(d, idx);
 	free(ids);
 	return 0;
 }

@@ -303,7 +303,7 @@ static int phases_rank(const struct rank_key *k, const struct rank_data *d, void
 			if (p >= 0)
 				ivset_add(&w->gpu[p], d->acts[i].start, d->acts[i].end);
 		}
-		free(idx);
+		rank_launch_index_release(d, idx);
 	} else if (d->ngpu_annots) {
 		for (size_t i = 0; i < d->ngpu_annots; i++) {
 			int p = phase_of_name(w->ctx->store, w->nm, w->ph, w->nph, d->gpu_annots[i].key);

@@ -173,7 +173,7 @@ static int period_visit(const struct rank_key *k, const struct rank_data *d, voi
 			r->p[r->np++] = (struct step_period){d->steps[j].key, last[j] - last[j - 1]};
 		}
 	free(last);
-	free(idx);
+	rank_launch_index_release(d, idx);
 	return 0;
 }
 
