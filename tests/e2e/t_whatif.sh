@@ -17,8 +17,6 @@ $PERFSTUDY build -q "$T/wi/gpu" "$T/wi/pair" "$T/wi/split" "$T/wi/loader" "$T/wi
 	-o "$T/site" 2> "$T/err" &&
 	ok || bad "build failed: $(cat "$T/err")"
 
-# is EXPECTED ACTUAL NAME: the two strings are equal.
-is() { if [ "$1" = "$2" ]; then ok; else bad "$3: '$2', expected '$1'"; fi; }
 # col FILE STEP COL: the value of COL in the row of step STEP (a number or 'mean').
 col() {
 	python3 - "$@" << 'PY'
