@@ -4,11 +4,10 @@
  * cairo_surface_write_to_png goes through libpng with its defaults: zlib
  * level 6 and all five filters tried on every row. A chart is mostly flat
  * colour; per row the better of Sub and Up (by the usual sum-of-bytes
- * estimate) and zlib level 3, the last of zlib's fast levels, wrote the 23
+ * estimate) and zlib level 3, the last of zlib's fast levels, write the 23
  * figures of a 16-rank report 2.2x faster (render 1.44 s -> 0.66 s) for
- * 9 % more bytes. The zlib stream is now ISA-L's (igzip, which the build
- * already links to inflate traces; its zlib wrapper, IGZIP_ZLIB):
- * ISAL_LEVEL below says what it cost against zlib's level 3.
+ * 9 % more bytes; level 4 gets within 10 % of libpng's size but costs
+ * 50 % more time.
  *
  * Layout (PNG specification, 2nd edition, sections 5 and 11): the 8-byte
  * signature, IHDR (8-bit truecolour, no alpha: the surface is opaque),
@@ -21,21 +20,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <isa-l/igzip_lib.h>
 #include <zlib.h>
 
 #include "util/xalloc.h"
-
-/*
- * igzip's level and its working memory (332 KB, a thread's, kept in its
- * png_scratch). Measured on make example's 620 PNG figures (7 Dec 2026,
- * perf at 2,000 Hz, one build each): zlib level 3 wrote 78,595,905 bytes in
- * 14,111 samples of libz; igzip level 1 85,490,033 bytes (+8.8 %), level 2
- * 85,345,719 (+8.6 %) in 2,234 samples of its deflate (6.3x fewer), level 3
- * 88,670,379 in about 18,700 (its deflate does not suit these images).
- */
-#define ISAL_LEVEL 2
-#define ISAL_LEVEL_BUF ISAL_DEF_LVL2_DEFAULT
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -103,7 +90,6 @@ void png_scratch_release(struct png_scratch *s)
 	free(s->pixels);
 	free(s->rows);
 	free(s->z);
-	free(s->lvl);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -136,24 +122,26 @@ int png_encode_rgb24_with(struct png_scratch *s, const unsigned char *data, int 
 	 * and the row each) and compressed as it goes, so that a figure needs a
 	 * batch and its compressed bytes, not its whole filtered image and a
 	 * deflateBound of it (13 MB a thread for a 2100 x 1050 figure: issue
-	 * 32's memory bound). The batches depend on the image alone, so its bytes
-	 * do too.
+	 * 32's memory bound). zlib's output does not depend on how the input is
+	 * cut between Z_NO_FLUSH calls: the bytes are those of one call.
 	 */
 	enum { PNG_BATCH_ROWS = 64, PNG_ZCHUNK = 1 << 16 };
 	unsigned char *raw = png_scratch_take(&s->rows, &s->rows_cap, PNG_BATCH_ROWS * (rowlen + 1));
 	unsigned char *zbuf = png_scratch_take(&s->z, &s->z_cap, PNG_ZCHUNK);
 	unsigned char *prev = xcalloc(rowlen, 1), *cur = xmalloc(rowlen), *up = xmalloc(rowlen);
-	struct isal_zstream z;
-	isal_deflate_init(&z);
-	unsigned char *lvl = png_scratch_take(&s->lvl, &s->lvl_cap, ISAL_LEVEL_BUF);
-	z.level = ISAL_LEVEL;
-	z.level_buf = lvl;
-	z.level_buf_size = ISAL_LEVEL_BUF;
-	z.gzip_flag = IGZIP_ZLIB;
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	if (deflateInit(&z, 3) != Z_OK) {
+		free(prev);
+		free(cur);
+		free(up);
+		png_scratch_release(&own);
+		return -1;
+	}
 	struct buf zout;
 	buf_init(&zout);
-	int zr = COMP_OK;
-	for (size_t y0 = 0; y0 < h && zr == COMP_OK; y0 += PNG_BATCH_ROWS) {
+	int zr = Z_OK;
+	for (size_t y0 = 0; y0 < h && zr == Z_OK; y0 += PNG_BATCH_ROWS) {
 		size_t y1 = y0 + PNG_BATCH_ROWS < h ? y0 + PNG_BATCH_ROWS : h;
 		for (size_t y = y0; y < y1; y++) {
 			const uint32_t *src = (const uint32_t *)(const void *)(data + y * (size_t)stride);
@@ -183,20 +171,23 @@ int png_encode_rgb24_with(struct png_scratch *s, const unsigned char *data, int 
 			prev = cur;
 			cur = t;
 		}
-		z.end_of_stream = y1 == h;
+		int flush = y1 == h ? Z_FINISH : Z_NO_FLUSH;
 		z.next_in = raw;
-		z.avail_in = (uint32_t)((y1 - y0) * (rowlen + 1));
-		do { /* until the batch is taken and, at the end, the stream written out */
+		z.avail_in = (uInt)((y1 - y0) * (rowlen + 1));
+		do {
 			z.next_out = zbuf;
 			z.avail_out = PNG_ZCHUNK;
-			zr = isal_deflate(&z);
+			zr = deflate(&z, flush);
 			buf_add(&zout, zbuf, PNG_ZCHUNK - z.avail_out);
-		} while (zr == COMP_OK && (z.avail_in > 0 || (z.end_of_stream && z.internal_state.state != ZSTATE_END)));
+		} while ((zr == Z_OK || zr == Z_BUF_ERROR) && (z.avail_in > 0 || z.avail_out == 0));
+		if (zr == Z_BUF_ERROR)
+			zr = Z_OK; /* no progress possible: all input taken and nothing left to write */
 	}
 	free(prev);
 	free(cur);
 	free(up);
-	if (zr != COMP_OK || z.internal_state.state != ZSTATE_END) {
+	deflateEnd(&z);
+	if (zr != Z_STREAM_END) {
 		buf_release(&zout);
 		png_scratch_release(&own);
 		return -1;

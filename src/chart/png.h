@@ -23,8 +23,8 @@ int png_encode_rgb24(const unsigned char *data, int width, int height, int strid
  * png_scratch_release frees it.
  */
 struct png_scratch {
-	unsigned char *pixels, *rows, *z, *lvl; /* lvl: the deflater's working memory */
-	size_t pixels_cap, rows_cap, z_cap, lvl_cap;
+	unsigned char *pixels, *rows, *z;
+	size_t pixels_cap, rows_cap, z_cap;
 };
 void png_scratch_release(struct png_scratch *s);
 /* n bytes of *p (capacity *cap), grown when needed; the contents are not kept. */
