@@ -241,40 +241,10 @@ inline const char *skip_blanks(const char *p, const char *end)
 	return p;
 }
 
-/*
- * plain_len for the text path: also SIZE_MAX where a byte below 0x20 comes
- * before the closing quote (JSON refuses it in a string; simdjson's first
- * stage, which parse_window skips for windows the text path reads whole,
- * would have).
- */
-inline size_t text_plain_len(const char *p)
-{
-	const char *q = p;
-#ifdef __SSE2__
-	/* 16 bytes at a time: the text is followed by SIMDJSON_PADDING bytes, and a string ends before it. */
-	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), low = _mm_set1_epi8(0x1f);
-	for (;;) {
-		__m128i v = _mm_loadu_si128((const __m128i *)q);
-		__m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-					    _mm_cmpeq_epi8(_mm_max_epu8(v, low), low)); /* '"', '\\' or v <= 0x1f */
-		unsigned m = (unsigned)_mm_movemask_epi8(stop);
-		if (m) {
-			q += __builtin_ctz(m);
-			break;
-		}
-		q += 16;
-	}
-#else
-	while (*q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
-		q++;
-#endif
-	return *q == '"' ? (size_t)(q - p) : SIZE_MAX;
-}
-
 /* A string at p (its opening quote) without escapes or control bytes: after its closing quote. */
 inline const char *text_string(const char *p, const char *end, std::string_view &s)
 {
-	size_t n = text_plain_len(p + 1);
+	size_t n = plain_len(p + 1);
 	if (n == SIZE_MAX || p + 1 + n >= end)
 		return nullptr;
 	s = std::string_view(p + 1, n);

@@ -22,16 +22,24 @@ namespace kj_keys {
 
 using namespace simdjson;
 
-/* Length of the string text at p up to its closing quote; SIZE_MAX when a backslash comes first. */
+/*
+ * Length of the string text at p up to its closing quote; SIZE_MAX when a
+ * backslash or a byte below 0x20 comes first. JSON refuses such a byte in
+ * a string: simdjson's first stage has refused the text before its walk
+ * asks (raw_string, key_of), and kineto_args.h's text path, which reads a
+ * window before that stage, gives the window up to simdjson here.
+ */
 inline size_t plain_len(const char *p)
 {
 	const char *q = p;
 #ifdef __SSE2__
 	/* 16 bytes at a time: the text is followed by SIMDJSON_PADDING bytes, and a string ends before it. */
-	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), low = _mm_set1_epi8(0x1f);
 	for (;;) {
 		__m128i v = _mm_loadu_si128((const __m128i *)q);
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+		__m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+					    _mm_cmpeq_epi8(_mm_max_epu8(v, low), low)); /* '"', '\\' or v <= 0x1f */
+		unsigned m = (unsigned)_mm_movemask_epi8(stop);
 		if (m) {
 			q += __builtin_ctz(m);
 			break;
@@ -39,7 +47,7 @@ inline size_t plain_len(const char *p)
 		q += 16;
 	}
 #else
-	while (*q != '"' && *q != '\\')
+	while (*q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
 		q++;
 #endif
 	return *q == '"' ? (size_t)(q - p) : SIZE_MAX;
