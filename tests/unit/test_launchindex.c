@@ -25,12 +25,19 @@ static const struct rk_range *scan(const struct rank_data *d, int64_t corr)
 	return NULL;
 }
 
+/* n launches into l, correlation corr[i], starting two by two: 0 0 10 10 20 20 ... */
+static struct rank_data fill(struct rk_range *l, const int64_t *corr, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		l[i] = (struct rk_range){(int64_t)(i / 2 * 10), (int64_t)(i / 2 * 10 + 5), 1, corr[i]};
+	return (struct rank_data){.nlaunches = n, .launches = l};
+}
+
+/* Every key from -3 up, sparser past 20, looked up against the scan. */
 static void hand(const int64_t *corr, size_t n)
 {
 	struct rk_range l[8];
-	for (size_t i = 0; i < n; i++)
-		l[i] = (struct rk_range){(int64_t)(i / 2 * 10), (int64_t)(i / 2 * 10 + 5), 1, corr[i]}; /* starts 0 0 10 10 ... */
-	struct rank_data d = {.nlaunches = n, .launches = l};
+	struct rank_data d = fill(l, corr, n);
 	struct launch_index *x = rank_launch_index(&d);
 	for (int64_t k = -3; k < 1000010; k = k < 20 ? k + 1 : k * 10 + 1)
 		CHECK(rank_launch_of(&d, x, k) == scan(&d, k));
@@ -44,9 +51,7 @@ int main(void)
 	hand(dense, 8);
 	{
 		struct rk_range l[8];
-		for (size_t i = 0; i < 8; i++)
-			l[i] = (struct rk_range){(int64_t)(i / 2 * 10), 0, 1, dense[i]};
-		struct rank_data d = {.nlaunches = 8, .launches = l};
+		struct rank_data d = fill(l, dense, 8);
 		struct launch_index *x = rank_launch_index(&d);
 		CHECK(rank_launch_of(&d, x, 9) == &l[1]); /* the earliest of the two 9s (starts 0 and 20) */
 		CHECK(rank_launch_of(&d, x, 7) == &l[0]);
@@ -62,9 +67,7 @@ int main(void)
 	hand(sparse, 8);
 	{
 		struct rk_range l[8];
-		for (size_t i = 0; i < 8; i++)
-			l[i] = (struct rk_range){(int64_t)(i / 2 * 10), 0, 1, sparse[i]};
-		struct rank_data d = {.nlaunches = 8, .launches = l};
+		struct rank_data d = fill(l, sparse, 8);
 		struct launch_index *x = rank_launch_index(&d);
 		CHECK(rank_launch_of(&d, x, 5) == &l[1]); /* l[1] and l[2] start at 0 and 10: the earlier */
 		CHECK(rank_launch_of(&d, x, 1000000) == &l[0]);

@@ -81,70 +81,64 @@ static void order(const struct rank_data *d, struct launch_index *x)
 		x->key[j] = d->launches[x->pos[j]].key;
 }
 
-/* The launches with a correlation (>= 0), and their span in *span (1 when none). */
-static size_t count(const struct rank_data *d, int64_t *lo_out, uint64_t *span)
+/* An index's layout: its keys (the launches with a correlation >= 0), the smallest, the buckets. */
+struct layout {
+	size_t n, nbuckets;
+	int64_t lo;
+	unsigned shift; /* a bucket holds 2^shift correlations: at most n / 2 + 1 buckets */
+};
+
+static struct layout layout_of(const struct rank_data *d)
 {
-	size_t n = 0;
+	struct layout y = {0, 0, 0, 0};
 	int64_t lo = INT64_MAX, hi = 0;
 	for (size_t i = 0; i < d->nlaunches; i++) {
 		int64_t c = d->launches[i].key;
 		if (c < 0)
 			continue;
-		n++;
+		y.n++;
 		lo = c < lo ? c : lo;
 		hi = c > hi ? c : hi;
 	}
-	*span = n ? (uint64_t)hi - (uint64_t)lo + 1 : 1;
-	*lo_out = lo;
-	return n;
+	uint64_t span = y.n ? (uint64_t)hi - (uint64_t)lo + 1 : 1;
+	while ((span >> y.shift) > y.n / 2 + 1)
+		y.shift++;
+	y.nbuckets = (size_t)((span - 1) >> y.shift) + 1;
+	y.lo = y.n ? lo : 0;
+	return y;
 }
 
-/* The buckets' width (2^shift) for n keys over span: at most n / 2 + 1 buckets. */
-static unsigned shift_of(size_t n, uint64_t span)
+static size_t bytes_of(const struct layout *y)
 {
-	unsigned shift = 0;
-	while ((span >> shift) > n / 2 + 1)
-		shift++;
-	return shift;
-}
-
-static size_t bytes_of(size_t n, size_t nb)
-{
-	return sizeof(struct launch_index) + n * sizeof(int64_t) + n * sizeof(uint32_t) + (nb + 1) * sizeof(uint32_t) +
-	       sizeof(int64_t);
+	return sizeof(struct launch_index) + y->n * (sizeof(int64_t) + sizeof(uint32_t)) +
+	       (y->nbuckets + 1) * sizeof(uint32_t) + sizeof(int64_t);
 }
 
 size_t rank_launch_index_bytes(const struct rank_data *d)
 {
-	int64_t lo;
-	uint64_t span;
-	size_t n = count(d, &lo, &span);
-	return bytes_of(n, (size_t)((span - 1) >> shift_of(n, span)) + 1);
+	struct layout y = layout_of(d);
+	return bytes_of(&y);
 }
 
 struct launch_index *launch_index_build(const struct rank_data *d)
 {
-	int64_t lo;
-	uint64_t span;
-	size_t n = count(d, &lo, &span);
-	unsigned shift = shift_of(n, span);
-	size_t nb = (size_t)((span - 1) >> shift) + 1;
-	struct launch_index *x = xmalloc(bytes_of(n, nb));
-	x->n = n;
-	x->base = n ? lo : 0;
-	x->shift = shift;
-	x->nbuckets = nb;
+	struct layout y = layout_of(d);
+	struct launch_index *x = xmalloc(bytes_of(&y));
+	x->n = y.n;
+	x->base = y.lo;
+	x->shift = y.shift;
+	x->nbuckets = y.nbuckets;
 	x->key = x->store;
-	x->pos = (uint32_t *)(x->key + n);
-	x->bucket = x->pos + n;
+	x->pos = (uint32_t *)(x->key + y.n);
+	x->bucket = x->pos + y.n;
 	order(d, x);
 	size_t j = 0;
-	for (size_t b = 0; b < nb; b++) {
-		while (j < n && (uint64_t)(x->key[j] - x->base) >> shift < b)
+	for (size_t b = 0; b < y.nbuckets; b++) {
+		while (j < y.n && (uint64_t)(x->key[j] - x->base) >> y.shift < b)
 			j++;
 		x->bucket[b] = (uint32_t)j;
 	}
-	x->bucket[nb] = (uint32_t)n;
+	x->bucket[y.nbuckets] = (uint32_t)y.n;
 	return x;
 }
 
