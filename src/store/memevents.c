@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/intmap.h"
 #include "util/xalloc.h"
 
 /* Events in one memory_events row: 4096 events, about 60 kB. */
@@ -163,6 +164,71 @@ static void sift_down(const struct mem_pending *mev, struct mem_run *h, size_t n
 }
 
 /*
+ * The allocations that no later event undoes, found on the events' walk in
+ * store order, for memsites.c (store_memsites_keep): an allocation (bytes
+ * > 0, an address) stays live until an event of its device frees its
+ * address or allocates it again. memory_steps.c reads the same events in
+ * the same order and calls kept an allocation still live at the end (and
+ * made in a step before the last), on its rank's first device only; so its
+ * kept allocations are among these, whatever the steps and devices, and
+ * memory_ops needs the operators around these alone. A (device, address)
+ * is an entry: intmap finds an address's first, the others of the same
+ * address (other devices; not in a real trace) follow its chain.
+ */
+struct addr_state {
+	int64_t addr, tid, ts;
+	int device, live;
+	size_t next; /* the same address on another device, or SIZE_MAX */
+};
+
+struct live_set {
+	struct intmap map;
+	struct addr_state *v;
+	size_t n, cap;
+};
+
+static void live_event(struct live_set *l, const struct store_mem_event *e)
+{
+	if (e->addr < 0 || !e->bytes)
+		return;
+	size_t i = intmap_get(&l->map, e->addr), last = SIZE_MAX;
+	while (i != SIZE_MAX && l->v[i].device != e->device) {
+		last = i;
+		i = l->v[i].next;
+	}
+	if (i == SIZE_MAX) {
+		if (e->bytes < 0)
+			return; /* freed, never allocated here: allocated before the trace */
+		l->v = xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
+		i = l->n++;
+		l->v[i] = (struct addr_state){.addr = e->addr, .device = e->device, .next = SIZE_MAX};
+		if (last == SIZE_MAX)
+			intmap_index(&l->map, e->addr, i);
+		else
+			l->v[last].next = i;
+	}
+	l->v[i].live = e->bytes > 0;
+	l->v[i].tid = e->tid;
+	l->v[i].ts = e->ts_ns;
+}
+
+/* The live set's allocations (their thread and time) to memsites.c; frees the set. */
+static void live_done(struct store *s, struct live_set *l)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].live && l->v[i].tid >= 0)
+			l->v[n++] = l->v[i];
+	struct alloc_at *keep = xmalloc((n ? n : 1) * sizeof(*keep));
+	for (size_t i = 0; i < n; i++)
+		keep[i] = (struct alloc_at){l->v[i].tid, l->v[i].ts};
+	store_memsites_keep(s, keep, n);
+	free(keep);
+	intmap_free(&l->map);
+	free(l->v);
+}
+
+/*
  * The events go in by time, merged from the runs in which they were held,
  * not sorted: a trace's events come in order of time thread by thread,
  * some hundred runs (the big Kineto trace: 364k events, 323 runs), and
@@ -171,8 +237,11 @@ static void sift_down(const struct mem_pending *mev, struct mem_run *h, size_t n
  */
 int store_mem_flush(struct store *s, int64_t trace_id)
 {
-	if (!s->nmev)
+	struct live_set live = {0};
+	if (!s->nmev) {
+		live_done(s, &live);
 		return 0;
+	}
 	struct mem_run *runs = NULL;
 	size_t nruns = 0, runcap = 0;
 	for (size_t i = 0; i < s->nmev;) {
@@ -192,6 +261,7 @@ int store_mem_flush(struct store *s, int64_t trace_id)
 	size_t n = 0;
 	int64_t row = 0;
 	while (nruns && rc == 0) {
+		live_event(&live, &s->mev[runs[0].at].e);
 		chunk[n++] = &s->mev[runs[0].at++];
 		if (runs[0].at == runs[0].end)
 			runs[0] = runs[--nruns];
@@ -204,6 +274,7 @@ int store_mem_flush(struct store *s, int64_t trace_id)
 	buf_release(&b);
 	free(chunk);
 	free(runs);
+	live_done(s, &live);
 	store_mem_release(s); /* the next trace may have none: its memory back now */
 	return rc;
 }

@@ -9,11 +9,15 @@
  * after its operators (another writer may not), so neither can wait for
  * the other: the operators that cpu_ops leaves out are held here (at most
  * INNER_MAX, 40 bytes each) with the times of the trace's GPU allocations
- * (bytes > 0, device type 1; at most ALLOCS_MAX, 16 bytes each), and at
- * the trace's end every operator, stored or not, that encloses one of
- * those allocations on its thread (start <= ts <= start + dur) is a
- * memory_ops row: the whole chain of operators around each allocation,
- * and nothing else. An operator that overlaps a later one of its thread
+ * (bytes > 0, device type 1; at most ALLOCS_MAX, 16 bytes each). At the
+ * trace's end memevents.c's walk of the allocator events keeps of these
+ * the allocations no later event frees or allocates again on their device
+ * (store_memsites_keep): memory_kept.csv's are among them, and most of a
+ * step's allocations are freed within it (the big benchmark trace: 7 of
+ * 566 allocations a repetition left). Every operator, stored or not, that
+ * encloses one of those on its thread (start <= ts <= start + dur) is a
+ * memory_ops row: the whole chain of operators around each such
+ * allocation, and nothing else. An operator that overlaps a later one of its thread
  * without holding it (Kineto never writes one) counts as ended at the
  * later one's start. Past either bound a warning says what is left out:
  * beyond INNER_MAX, the nested operators (the outermost name the
@@ -252,6 +256,22 @@ static int cmp_alloc(const void *a, const void *b)
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/*
+ * Keeps of the held allocations those that store_mem_flush found live at
+ * the trace's end (keep[0..n), put in cmp_alloc's order here): only they
+ * can be memory_kept.csv's, so only the operators around them are rows.
+ */
+void store_memsites_keep(struct store *s, struct alloc_at *keep, size_t n)
+{
+	if (n > 1)
+		qsort(keep, n, sizeof(*keep), cmp_alloc);
+	size_t m = 0;
+	for (size_t i = 0; i < s->nallocs; i++)
+		if (n && bsearch(&s->allocs[i], keep, n, sizeof(*keep), cmp_alloc))
+			s->allocs[m++] = s->allocs[i];
+	s->nallocs = m;
 }
 
 /* Operator i's start and end (within int64: sink_cpu_op refused any other). */

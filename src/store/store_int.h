@@ -238,6 +238,8 @@ int store_flush_cpu_ops(struct store *s, int64_t trace_id);
  */
 void store_memsites_inner(struct store *s, const struct pending_op *o);
 void store_memsites_alloc(struct store *s, int64_t tid, int64_t ts);
+/* Keeps of the trace's GPU allocations those of the n in keep (a thread and a time), before flush. */
+void store_memsites_keep(struct store *s, struct alloc_at *keep, size_t n);
 int store_memsites_flush(struct store *s, int64_t trace_id, const char *path);
 void store_memsites_reset(struct store *s);
 void store_memsites_release(struct store *s);
