@@ -160,7 +160,8 @@ static int cmp_run(const void *a, const void *b)
 }
 
 /*
- * The flush's n operators in sink.c's order, as their numbers. The stored
+ * The flush's n operators cand[0..n) (numbers, increasing) in sink.c's
+ * order, as their numbers. The stored
  * ones come in that order on each thread (sink.c decides a thread's start
  * after start) and so do the inner ones, each thread's interleaved with
  * the others': they are put by thread (threads in order of tid), and each
@@ -168,12 +169,13 @@ static int cmp_run(const void *a, const void *b)
  * qsort of 0.09 s). A run out of order (operators that came out of order,
  * sorted at the trace's end) is sorted first.
  */
-static size_t *op_order(const struct store *s, size_t n)
+static size_t *op_order(const struct store *s, const size_t *cand, size_t n)
 {
 	struct intmap map = {0};
 	struct thread_run *runs = NULL;
 	size_t nruns = 0, runcap = 0, last = SIZE_MAX;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t k = 0; k < n; k++) {
+		size_t i = cand[k];
 		int64_t tid = key_at(s, i).tid;
 		if (last == SIZE_MAX || runs[last].tid != tid) {
 			last = intmap_index(&map, tid, nruns);
@@ -205,7 +207,8 @@ static size_t *op_order(const struct store *s, size_t n)
 	size_t *v = xmalloc((n ? n : 1) * sizeof(*v));
 	size_t *fill = xcalloc(nruns ? nruns : 1, sizeof(*fill)), *fill_inner = xcalloc(nruns ? nruns : 1, sizeof(*fill));
 	last = SIZE_MAX;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t k = 0; k < n; k++) {
+		size_t i = cand[k];
 		int64_t tid = key_at(s, i).tid;
 		if (last == SIZE_MAX || runs[last].tid != tid)
 			last = intmap_get(&map, tid);
@@ -330,10 +333,33 @@ int store_memsites_flush(struct store *s, int64_t trace_id, const char *path)
 	if (s->allocs_over)
 		diag_warning(path, "more than %zu GPU allocations: the operators around the later ones are not kept, and "
 			     "memory_kept.csv names no operator for them", ALLOCS_MAX);
-	size_t n = s->nops + s->ninner;
-	size_t *ord = op_order(s, n);
 	if (s->nallocs > 1)
 		qsort(s->allocs, s->nallocs, sizeof(*s->allocs), cmp_alloc);
+	/*
+	 * Only the operators that hold an allocation of their thread, start <=
+	 * ts <= start + dur, take part: one that holds none changes no mark
+	 * below. It closes those on the stack that end before it ends, but an
+	 * allocation at or after its start that they hold, it holds too; and
+	 * it is itself closed before any later allocation is marked.
+	 */
+	size_t *cand = NULL, n = 0, cap = 0;
+	for (size_t i = 0; i < s->nops + s->ninner; i++) {
+		struct alloc_at from = {op_tid(s, i), op_start(s, i)};
+		size_t lo = 0, hi = s->nallocs;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (cmp_alloc(&s->allocs[mid], &from) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < s->nallocs && s->allocs[lo].tid == from.tid && s->allocs[lo].ts <= op_end(s, i)) {
+			cand = xgrow(cand, &cap, n + 1, sizeof(*cand));
+			cand[n++] = i;
+		}
+	}
+	size_t *ord = op_order(s, cand, n);
+	free(cand);
 	unsigned char *mark = xcalloc(n ? n : 1, 1);
 	size_t *stack = xmalloc((n ? n : 1) * sizeof(*stack)), depth = 0, a = 0;
 	int ret = -1;
