@@ -12,14 +12,14 @@
  * (bytes > 0, device type 1; at most ALLOCS_MAX, 16 bytes each). At the
  * trace's end memevents.c's walk of the allocator events keeps of these
  * the allocations no later event frees or allocates again on their device
- * (store_memsites_keep): memory_kept.csv's are among them, and most of a
- * step's allocations are freed within it (the big benchmark trace: 7 of
- * 566 allocations a repetition left). Every operator, stored or not, that
- * encloses one of those on its thread (start <= ts <= start + dur) is a
- * memory_ops row: the whole chain of operators around each such
- * allocation, and nothing else. An operator that overlaps a later one of its thread
- * without holding it (Kineto never writes one) counts as ended at the
- * later one's start. Past either bound a warning says what is left out:
+ * (store_memsites_keep): memory_kept.csv's are among them, and most
+ * allocations are freed within their step (experiments/h200x4's
+ * mem-1gpu: 7 of 566 are left at the end). Every operator, stored or not,
+ * that encloses one of those on its thread (start <= ts <= start + dur)
+ * is a memory_ops row: the whole chain of operators around each such
+ * allocation, and nothing else. An operator that overlaps a later one of
+ * its thread without holding it (Kineto never writes one) counts as ended
+ * at the later one's start. Past either bound a warning says what is left out:
  * beyond INNER_MAX, the nested operators (the outermost name the
  * allocations); beyond ALLOCS_MAX, the later allocations.
  */
