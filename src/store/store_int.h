@@ -144,8 +144,14 @@ struct store {
 	sqlite3_stmt *ins_name, *ins_dev, *ins_sum;
 	struct row_buf act, launch, annot, cpu; /* the event tables' rows, ROWS_PER_INSERT at a time */
 	/* the trace's allocator events, stored at its end (memevents.c) */
-	struct mem_pending *mev;
-	size_t nmev, mevcap;
+	unsigned char *mevb;        /* held events, coded as a row is (memevents.c) */
+	size_t mevlen, mevcap, nmev;
+	struct mem_hrun *mruns;     /* the runs in order of time they make */
+	size_t nmruns, mrunscap;
+	/* memevents.c's coder state in a stream: the last event's time and totals, the last recorded address, reserve */
+	struct mem_coder {
+		int64_t ts, addr, tot, rsv;
+	} mcode; /* the last run's */
 	sqlite3_stmt *ins_mem;
 	struct row_buf mops; /* model_ops rows (modelops.c) */
 	struct row_buf memops; /* memory_ops rows (memsites.c) */
@@ -220,7 +226,7 @@ void store_rows_drop(struct store *s);
 /* sink.c: host operators held for the current trace. */
 void store_ops_reset(struct store *s);
 struct memory_event;
-struct mem_pending;
+struct mem_hrun;
 /* memevents.c: a trace's allocator events, held (add), stored (flush), forgotten (reset) */
 void store_mem_add(struct store *s, const struct memory_event *m);
 int store_mem_flush(struct store *s, int64_t trace_id);
