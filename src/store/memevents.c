@@ -205,13 +205,24 @@ static int put_chunk(struct store *s, int64_t trace_id, int64_t chunk, const str
 	return store_sql_step_done(s, st, "insert memory events");
 }
 
-/* A run being merged: where its next event is coded, its state, how many are left, and that event, decoded. */
+/* A run being merged: where its next event is coded, its state, how many are left, and the current one, decoded. */
 struct mem_cursor {
 	const unsigned char *p, *end;
 	struct mem_coder c;
-	size_t left, seq; /* seq: the decoded event's place in the trace */
+	size_t left, next; /* next: the place in the trace of the event after e */
 	struct store_mem_event e;
+	size_t seq;        /* e's place in the trace */
 };
+
+/* Decodes the run's next event into k->e: 1, 0 when the run has none left, -1 when its bytes are cut short. */
+static int cursor_next(struct mem_cursor *k)
+{
+	if (!k->left)
+		return 0;
+	k->left--;
+	k->seq = k->next++;
+	return decode_event(&k->p, k->end, &k->c, &k->e) < 0 ? -1 : 1;
+}
 
 /* Time, then place in the trace: the order of the rows (a total order). */
 static int cursor_before(const struct mem_cursor *a, const struct mem_cursor *b)
@@ -327,8 +338,8 @@ int store_mem_flush(struct store *s, int64_t trace_id)
 		struct mem_cursor *k = &h[nh++];
 		*k = (struct mem_cursor){.p = s->mevb + run->off,
 					 .end = s->mevb + (r + 1 < s->nmruns ? s->mruns[r + 1].off : s->mevlen),
-					 .left = run->n - 1, .seq = run->seq};
-		if (decode_event(&k->p, k->end, &k->c, &k->e) < 0)
+					 .left = run->n, .next = run->seq};
+		if (cursor_next(k) < 1) /* a run holds one event at least */
 			rc = store_fail(s, "decode the held memory events");
 	}
 	for (size_t i = nh / 2; i-- > 0;)
@@ -341,10 +352,11 @@ int store_mem_flush(struct store *s, int64_t trace_id)
 	while (nh && rc == 0) {
 		live_event(&live, &h[0].e);
 		chunk[n++] = h[0].e;
-		if (!h[0].left)
-			h[0] = h[--nh];
-		else if (h[0].left--, h[0].seq++, decode_event(&h[0].p, h[0].end, &h[0].c, &h[0].e) < 0)
+		int more = cursor_next(&h[0]);
+		if (more < 0)
 			rc = store_fail(s, "decode the held memory events");
+		else if (!more)
+			h[0] = h[--nh];
 		sift_down(h, nh, 0);
 		if (rc == 0 && (n == MEM_CHUNK || !nh)) {
 			rc = put_chunk(s, trace_id, row++, chunk, n, &b);

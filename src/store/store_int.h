@@ -20,6 +20,11 @@
 
 #include "store/store.h"
 
+/* memevents.c's coder state in a stream: the last event's time and totals, the last recorded address, reserve. */
+struct mem_coder {
+	int64_t ts, addr, tot, rsv;
+};
+
 struct name_slot {
 	char *name;
 	uint64_t hash;
@@ -148,10 +153,7 @@ struct store {
 	size_t mevlen, mevcap, nmev;
 	struct mem_hrun *mruns;     /* the runs in order of time they make */
 	size_t nmruns, mrunscap;
-	/* memevents.c's coder state in a stream: the last event's time and totals, the last recorded address, reserve */
-	struct mem_coder {
-		int64_t ts, addr, tot, rsv;
-	} mcode; /* the last run's */
+	struct mem_coder mcode; /* the last run's coder state */
 	sqlite3_stmt *ins_mem;
 	struct row_buf mops; /* model_ops rows (modelops.c) */
 	struct row_buf memops; /* memory_ops rows (memsites.c) */
